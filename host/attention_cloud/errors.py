@@ -1,0 +1,52 @@
+"""One exception tree for the whole library.
+
+Every error a user can cause derives from :class:`AtcError`; the CLI turns each into one line
+on stderr and a non-zero exit. Prolog errors keep their original error term.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class AtcError(Exception):
+    """Base class of every error Attention Cloud raises on purpose."""
+
+    exit_code = 1
+
+
+class UsageError(AtcError):
+    """Bad arguments or options (exit 2)."""
+
+    exit_code = 2
+
+
+class InputError(AtcError):
+    """Input that cannot be ingested: malformed transcript, unreadable path, unknown format."""
+
+    exit_code = 1
+
+
+class HomeError(AtcError):
+    """The memory home is missing, locked, corrupt or of an incompatible version."""
+
+
+class EmbeddingError(AtcError):
+    """No embedder could be loaded, or vectors of a different embedder or dimension exist."""
+
+
+class PrologError(AtcError):
+    """An exception raised by Prolog, carrying the original error term and its message.
+
+    Attributes:
+        term: the Prolog error term converted to Python (see ``attention_cloud.bridge.terms``).
+    """
+
+    exit_code = 2
+
+    def __init__(self, message: str, term: Any = None) -> None:
+        super().__init__(message)
+        self.term = term
+
+
+class BridgeError(AtcError):
+    """SWI-Prolog could not be found or loaded, or the chosen backend is unusable."""
