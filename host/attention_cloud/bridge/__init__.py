@@ -1,0 +1,126 @@
+"""The one Python module that talks to Prolog.
+
+Two backends behind one interface: **janus** (SWI-Prolog's own janus-swi, needs SWI-Prolog ≥ 9.1.12)
+and **pyswip** (pyswip locates ``libswipl``; every call then goes through the C API with ctypes,
+which works on the SWI-Prolog 9.0.x that Debian 12 ships). :func:`get_prolog` chooses
+automatically; ``ATC_PROLOG=janus|pyswip`` forces one. Either way values cross as terms, never as
+goal text, and Prolog exceptions surface as :class:`~attention_cloud.errors.PrologError`.
+
+Example::
+
+    pl = get_prolog()
+    (length,) = pl.once("lists:length", [1, 2, 3], Var())
+"""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import BridgeError, PrologError
+from .terms import Atom, Term, Var, pair, to_plain
+
+__all__ = ["Prolog", "get_prolog", "choose_backend", "Atom", "Term", "Var", "pair", "to_plain",
+           "PrologError"]
+
+_lock = threading.Lock()
+_instance: "Prolog | None" = None
+
+
+def choose_backend() -> tuple[str, str]:
+    """Return ``(backend, reason)`` for this process: forced by ``ATC_PROLOG`` or detected."""
+    forced = os.environ.get("ATC_PROLOG", "").strip().lower()
+    if forced:
+        if forced not in ("janus", "pyswip"):
+            raise BridgeError(f"ATC_PROLOG must be 'janus' or 'pyswip', not {forced!r}")
+        return forced, f"forced by ATC_PROLOG={forced}"
+    from .janus_engine import janus_status
+
+    usable, why = janus_status()
+    if usable:
+        return "janus", why
+    return "pyswip", f"janus unavailable ({why}); using pyswip with the C API"
+
+
+class Prolog:
+    """The embedded Prolog engine with the project's rules loaded.
+
+    Use :func:`get_prolog` rather than constructing it: SWI-Prolog is initialised once per process.
+    """
+
+    def __init__(self, engine: Any, reason: str) -> None:
+        self.engine = engine
+        self.backend: str = engine.backend
+        self.backend_reason = reason
+        self._registered: set[str] = set()
+
+    @property
+    def version(self) -> str:
+        """SWI-Prolog's version, e.g. ``9.0.4``."""
+        return self.engine.version
+
+    def once(self, pred: str, *args: Any) -> tuple | None:
+        """Call ``module:pred(args...)`` once.
+
+        Returns the values bound to the :class:`Var` arguments, in order (an empty tuple when
+        there are none), or None when the goal fails. Raises PrologError on a Prolog exception.
+        """
+        return self.engine.once(pred, *args)
+
+    def solutions(self, pred: str, *args: Any, limit: int | None = None) -> list[tuple]:
+        """All (or the first ``limit``) solutions of ``module:pred(args...)``."""
+        return self.engine.solutions(pred, *args, limit=limit)
+
+    def succeeds(self, pred: str, *args: Any) -> bool:
+        """True when ``module:pred(args...)`` has a solution."""
+        return self.once(pred, *args) is not None
+
+    def consult(self, path: str | Path) -> None:
+        """Load a Prolog source file."""
+        self.once("user:load_files", str(Path(path)), [Term("if", [Atom("true")])])
+
+    def register(self, name: str, arity: int, fn: Callable[..., Any], *, module: str = "user",
+                 nondet: bool = False) -> None:
+        """Define ``module:name/arity`` as a call of ``fn``.
+
+        ``fn`` receives the first ``arity - 1`` arguments (converted to Python) and returns the
+        value for the last one; with ``nondet=True`` it returns an iterable and each element is
+        one solution (a cut simply abandons the rest). A Python exception becomes the Prolog
+        error ``error(python_error(Type, Message), _)`` that ``catch/3`` sees.
+        """
+        key = f"{module}:{name}/{arity}"
+        self.engine.register_callable(key, fn, nondet)
+        self.once("bridge:define_python_predicate", Atom(module), Atom(name), arity, Atom(key),
+                  Atom("true" if nondet else "false"))
+        self._registered.add(key)
+
+
+def _load_rules(pl: Prolog) -> None:
+    from ..paths import rules_dir
+
+    rules = rules_dir()
+    pl.engine.load_bootstrap(rules / "bridge.pl")
+    api = rules / "api.pl"
+    if api.exists():
+        pl.consult(api)
+
+
+def get_prolog() -> Prolog:
+    """The process-wide Prolog engine with ``rules/`` loaded (created on first use)."""
+    global _instance
+    with _lock:
+        if _instance is None:
+            backend, reason = choose_backend()
+            if backend == "janus":
+                from .janus_engine import JanusEngine
+
+                engine: Any = JanusEngine()
+            else:
+                from .swi_engine import SwiEngine
+
+                engine = SwiEngine()
+            pl = Prolog(engine, reason)
+            _load_rules(pl)
+            _instance = pl
+        return _instance

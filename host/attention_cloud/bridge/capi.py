@@ -1,0 +1,111 @@
+"""SWI-Prolog's C API through ctypes, on the library that pyswip finds and loads.
+
+pyswip's own query layer loses exceptions, strings and UTF-8 and forbids nested queries, so we use
+it only to locate and load ``libswipl`` and make every call through the C API ourselves. All calls go
+through one process-wide re-entrant lock: a Python callback running inside a Prolog query may itself
+query Prolog (nesting), but two Python threads never drive the engine at once.
+"""
+from __future__ import annotations
+
+import ctypes
+from ctypes import (CFUNCTYPE, POINTER, byref, c_char_p, c_double, c_int, c_int64, c_size_t,
+                    c_uint, c_void_p, string_at)
+
+term_t = c_size_t
+atom_t = c_size_t
+functor_t = c_size_t
+fid_t = c_size_t
+qid_t = c_void_p
+predicate_t = c_void_p
+module_t = c_void_p
+foreign_t = c_size_t
+
+PL_VARIABLE, PL_ATOM, PL_INTEGER, PL_RATIONAL, PL_FLOAT, PL_STRING, PL_TERM = 1, 2, 3, 4, 5, 6, 7
+PL_NIL, PL_BLOB, PL_LIST_PAIR, PL_DICT = 8, 9, 10, 44
+PL_FA_VARARGS = 0x08
+PL_Q_NODEBUG, PL_Q_CATCH_EXCEPTION, PL_Q_EXT_STATUS = 0x04, 0x08, 0x40
+PL_S_EXCEPTION, PL_S_FALSE, PL_S_TRUE, PL_S_LAST = -1, 0, 1, 2
+CVT_ATOM, CVT_STRING, CVT_INTEGER, CVT_WRITEQ = 0x1, 0x2, 0x8, 0x200
+CVT_RATIONAL = 0x10
+REP_UTF8 = 0x00100000
+BUF_STACK = 0x00010000
+PL_CHARS_ATOM, PL_CHARS_STRING = PL_ATOM, PL_STRING
+
+#: ``foreign_t f(term_t t0, int arity, void *context)`` for PL_FA_VARARGS predicates.
+FOREIGN_VARARGS = CFUNCTYPE(foreign_t, term_t, c_int, c_void_p)
+
+
+def load_library() -> tuple[ctypes.CDLL, str | None]:
+    """Return libswipl as pyswip located it, and SWI-Prolog's home directory."""
+    from pyswip import core  # imported late: locating libswipl has side effects
+
+    return core._lib, core.SWI_HOME_DIR
+
+
+class CApi:
+    """Typed handles on the C functions we use (signatures declared once)."""
+
+    def __init__(self, lib: ctypes.CDLL) -> None:
+        self.lib = lib
+        sig = self._sig
+        sig("PL_initialise", c_int, c_int, POINTER(c_char_p))
+        sig("PL_is_initialised", c_int, POINTER(c_int), POINTER(POINTER(c_char_p)))
+        sig("PL_thread_self", c_int)
+        sig("PL_thread_attach_engine", c_int, c_void_p)
+        sig("PL_new_term_ref", term_t)
+        sig("PL_new_term_refs", term_t, c_int)
+        sig("PL_copy_term_ref", term_t, term_t)
+        sig("PL_new_atom_mbchars", atom_t, c_int, c_size_t, c_char_p)
+        sig("PL_new_functor_sz", functor_t, atom_t, c_size_t)
+        sig("PL_put_variable", c_int, term_t)
+        sig("PL_put_atom", c_int, term_t, atom_t)
+        sig("PL_put_chars", c_int, term_t, c_int, c_size_t, c_char_p)
+        sig("PL_put_int64", c_int, term_t, c_int64)
+        sig("PL_put_float", c_int, term_t, c_double)
+        sig("PL_put_nil", c_int, term_t)
+        sig("PL_put_term", c_int, term_t, term_t)
+        sig("PL_cons_list", c_int, term_t, term_t, term_t)
+        sig("PL_cons_functor_v", c_int, term_t, functor_t, term_t)
+        sig("PL_put_dict", c_int, term_t, atom_t, c_size_t, POINTER(atom_t), term_t)
+        sig("PL_put_term_from_chars", c_int, term_t, c_int, c_size_t, c_char_p)
+        sig("PL_term_type", c_int, term_t)
+        sig("PL_get_nchars", c_int, term_t, POINTER(c_size_t), POINTER(c_char_p), c_uint)
+        sig("PL_get_int64", c_int, term_t, POINTER(c_int64))
+        sig("PL_get_float", c_int, term_t, POINTER(c_double))
+        sig("PL_get_name_arity_sz", c_int, term_t, POINTER(atom_t), POINTER(c_size_t))
+        sig("PL_get_arg_sz", c_int, c_size_t, term_t, term_t)
+        sig("PL_get_list", c_int, term_t, term_t, term_t)
+        sig("PL_atom_nchars", c_char_p, atom_t, POINTER(c_size_t))
+        sig("PL_unify", c_int, term_t, term_t)
+        sig("PL_open_foreign_frame", fid_t)
+        sig("PL_discard_foreign_frame", None, fid_t)
+        sig("PL_close_foreign_frame", None, fid_t)
+        sig("PL_predicate", predicate_t, c_char_p, c_int, c_char_p)
+        sig("PL_open_query", qid_t, module_t, c_int, predicate_t, term_t)
+        sig("PL_next_solution", c_int, qid_t)
+        sig("PL_cut_query", c_int, qid_t)
+        sig("PL_close_query", c_int, qid_t)
+        sig("PL_exception", term_t, qid_t)
+        sig("PL_clear_exception", None)
+        sig("PL_raise_exception", c_int, term_t)
+        sig("PL_register_foreign_in_module", c_int, c_char_p, c_char_p, c_int, FOREIGN_VARARGS, c_int)
+
+    def _sig(self, name: str, restype, *argtypes) -> None:
+        fn = getattr(self.lib, name)
+        fn.restype = restype
+        fn.argtypes = list(argtypes)
+        setattr(self, name, fn)
+
+    # -- text ------------------------------------------------------------------------------
+    def get_text(self, t: int, flags: int) -> str | None:
+        """Text of an atom/string/number term as UTF-8-decoded ``str``, or None if not textual."""
+        length = c_size_t()
+        buf = c_char_p()
+        if not self.PL_get_nchars(t, byref(length), byref(buf), flags | REP_UTF8 | BUF_STACK):
+            return None
+        return string_at(buf, length.value).decode("utf-8", "surrogatepass")
+
+    def atom_text(self, a: int) -> str:
+        length = c_size_t()
+        ptr = self.PL_atom_nchars(a, byref(length))
+        return (ptr or b"").decode("utf-8", "surrogatepass")

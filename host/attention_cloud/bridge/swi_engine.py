@@ -1,0 +1,295 @@
+"""The C-API engine: pyswip locates libswipl, every call goes through ``capi``.
+
+Values cross as terms built with the C API (never as goal text), Prolog exceptions come back as
+:class:`~attention_cloud.errors.PrologError` with the error term and SWI-Prolog's own message, and
+Python callables become Prolog predicates through one varargs foreign predicate.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+from typing import Any, Callable, Iterable
+
+from ..errors import BridgeError, PrologError
+from . import capi as C
+from .terms import Atom, Term, Var
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+class SwiEngine:
+    """One embedded SWI-Prolog, driven through its C API under one process-wide lock."""
+
+    backend = "pyswip"
+
+    def __init__(self) -> None:
+        lib, home = C.load_library()
+        self.home = home
+        self.api = C.CApi(lib)
+        self.lock = threading.RLock()
+        self._atoms: dict[str, int] = {}
+        self._functors: dict[tuple[str, int], int] = {}
+        self._preds: dict[tuple[str, str, int], int] = {}
+        self._callables: dict[str, tuple[Callable[..., Any], bool]] = {}
+        self._initialise(home)
+        self._foreign = C.FOREIGN_VARARGS(self._dispatch)  # keep a reference: ctypes would free it
+        if not self.api.PL_register_foreign_in_module(b"bridge", b"$py_call", 3, self._foreign,
+                                                      C.PL_FA_VARARGS):
+            raise BridgeError("could not register the Python dispatcher predicate")
+
+    # -- start-up ----------------------------------------------------------------------------
+    def _initialise(self, home: str | None) -> None:
+        api = self.api
+        if api.PL_is_initialised(None, None):
+            return
+        argv = [b"attention-cloud", b"-q", b"--nosignals", b"--no-packs"]
+        if home:
+            argv.append(f"--home={home}".encode())
+        arr = (ctypes.c_char_p * (len(argv) + 1))(*argv, None)
+        if not api.PL_initialise(len(argv), arr):
+            raise BridgeError("SWI-Prolog failed to initialise (PL_initialise returned false)")
+
+    def load_bootstrap(self, path) -> None:
+        """Load the bridge's own Prolog module (before its error formatting exists)."""
+        self.once("user:load_files", str(path), [Term("if", [Atom("true")])])
+
+    def _attach(self) -> None:
+        if self.api.PL_thread_self() == -1 and self.api.PL_thread_attach_engine(None) < 0:
+            raise BridgeError("could not attach a Prolog engine to this thread")
+
+    @property
+    def version(self) -> str:
+        """SWI-Prolog's version as ``major.minor.patch``."""
+        (v,) = self.once("user:current_prolog_flag", Atom("version"), Var())
+        return f"{v // 10000}.{v // 100 % 100}.{v % 100}"
+
+    # -- atoms and functors ------------------------------------------------------------------
+    def _atom(self, name: str) -> int:
+        a = self._atoms.get(name)
+        if a is None:
+            data = name.encode("utf-8", "surrogatepass")
+            a = self.api.PL_new_atom_mbchars(C.REP_UTF8, len(data), data)
+            if len(self._atoms) < 100_000:  # names and keys repeat; arbitrary values go via put_chars
+                self._atoms[name] = a
+        return a
+
+    def _functor(self, name: str, arity: int) -> int:
+        key = (name, arity)
+        f = self._functors.get(key)
+        if f is None:
+            f = self.api.PL_new_functor_sz(self._atom(name), arity)
+            self._functors[key] = f
+        return f
+
+    # -- Python -> Prolog ------------------------------------------------------------------------
+    def put(self, t: int, value: Any, varmap: dict[int, int]) -> None:
+        """Put ``value`` into term reference ``t`` (see ``terms`` for the mapping)."""
+        api = self.api
+        if isinstance(value, Atom):
+            data = str.encode(value, "utf-8", "surrogatepass")
+            ok = api.PL_put_chars(t, C.PL_ATOM | C.REP_UTF8, len(data), data)
+        elif isinstance(value, str):
+            data = value.encode("utf-8", "surrogatepass")
+            ok = api.PL_put_chars(t, C.PL_STRING | C.REP_UTF8, len(data), data)
+        elif isinstance(value, bool):
+            ok = api.PL_put_atom(t, self._atom("true" if value else "false"))
+        elif isinstance(value, int):
+            if _INT64_MIN <= value <= _INT64_MAX:
+                ok = api.PL_put_int64(t, value)
+            else:  # digits we produced ourselves: safe to read as a number
+                data = str(value).encode()
+                ok = api.PL_put_term_from_chars(t, C.REP_UTF8, len(data), data)
+        elif isinstance(value, float):
+            ok = api.PL_put_float(t, value)
+        elif value is None:
+            ok = api.PL_put_atom(t, self._atom("null"))
+        elif isinstance(value, (list, tuple)):
+            ok = api.PL_put_nil(t)
+            head = api.PL_new_term_ref()
+            for item in reversed(value):
+                self.put(head, item, varmap)
+                ok = ok and api.PL_cons_list(t, head, t)
+        elif isinstance(value, Term):
+            n = len(value.args)
+            if n == 0:
+                ok = api.PL_put_atom(t, self._atom(value.name))
+            else:
+                a0 = api.PL_new_term_refs(n)
+                for i, arg in enumerate(value.args):
+                    self.put(a0 + i, arg, varmap)
+                ok = api.PL_cons_functor_v(t, self._functor(value.name, n), a0)
+        elif isinstance(value, Var):
+            bound = varmap.get(id(value))
+            if bound is None:
+                ok = api.PL_put_variable(t)
+                varmap[id(value)] = api.PL_copy_term_ref(t)
+            else:
+                ok = api.PL_put_term(t, bound)
+        elif isinstance(value, dict):
+            n = len(value)
+            keys = (C.atom_t * max(n, 1))(*(self._atom(str(k)) for k in value))
+            vals = api.PL_new_term_refs(n) if n else 0
+            for i, v in enumerate(value.values()):
+                self.put(vals + i, v, varmap)
+            ok = api.PL_put_dict(t, 0, n, keys, vals)
+        else:
+            raise TypeError(f"cannot pass {type(value).__name__} to Prolog")
+        if not ok:
+            raise BridgeError(f"could not build a Prolog term from {type(value).__name__}")
+
+    # -- Prolog -> Python ------------------------------------------------------------------------
+    def get(self, t: int) -> Any:
+        """Convert the term at ``t`` to Python (see ``terms``)."""
+        api = self.api
+        kind = api.PL_term_type(t)
+        if kind == C.PL_ATOM:
+            return Atom(api.get_text(t, C.CVT_ATOM) or "")
+        if kind == C.PL_STRING:
+            return api.get_text(t, C.CVT_STRING) or ""
+        if kind == C.PL_INTEGER:
+            i = ctypes.c_int64()
+            if api.PL_get_int64(t, ctypes.byref(i)):
+                return i.value
+            return int(api.get_text(t, C.CVT_INTEGER) or "0")
+        if kind == C.PL_FLOAT:
+            f = ctypes.c_double()
+            api.PL_get_float(t, ctypes.byref(f))
+            return f.value
+        if kind == C.PL_NIL:
+            return []
+        if kind == C.PL_LIST_PAIR:
+            return self._get_list(t)
+        if kind == C.PL_VARIABLE:
+            return Var()
+        if kind in (C.PL_TERM, C.PL_DICT):
+            return self._get_compound(t, kind == C.PL_DICT)
+        return api.get_text(t, C.CVT_WRITEQ | C.CVT_RATIONAL) or ""
+
+    def _get_list(self, t: int) -> Any:
+        api = self.api
+        out = []
+        rest = api.PL_copy_term_ref(t)
+        head = api.PL_new_term_ref()
+        while api.PL_get_list(rest, head, rest):
+            out.append(self.get(head))
+        if api.PL_term_type(rest) != C.PL_NIL:  # partial list: keep the tail visible
+            return Term("[|]", (out, self.get(rest)))
+        return out
+
+    def _get_compound(self, t: int, is_dict: bool) -> Any:
+        api = self.api
+        name = C.atom_t()
+        arity = ctypes.c_size_t()
+        api.PL_get_name_arity_sz(t, ctypes.byref(name), ctypes.byref(arity))
+        arg = api.PL_new_term_ref()
+        args = []
+        for i in range(1, arity.value + 1):
+            api.PL_get_arg_sz(i, t, arg)
+            args.append(self.get(arg))
+        if is_dict:  # dict(Tag, V1, K1, V2, K2, ...)
+            return {str(args[i + 1]): args[i] for i in range(1, len(args), 2)}
+        return Term(self._atom_name(name.value), args)
+
+    def _atom_name(self, a: int) -> str:
+        t = self.api.PL_new_term_ref()
+        self.api.PL_put_atom(t, a)
+        return self.api.get_text(t, C.CVT_ATOM) or ""
+
+    # -- queries ------------------------------------------------------------------------------
+    def _pred(self, spec: str, arity: int) -> int:
+        module, _, name = spec.rpartition(":")
+        key = (module or "user", name, arity)
+        p = self._preds.get(key)
+        if p is None:
+            p = self.api.PL_predicate(name.encode(), arity, (module or "user").encode())
+            self._preds[key] = p
+        return p
+
+    def solutions(self, pred: str, *args: Any, limit: int | None = None) -> list[tuple]:
+        """All solutions of ``pred(args...)``: per solution, the values of the ``Var`` arguments."""
+        api = self.api
+        with self.lock:
+            self._attach()
+            fid = api.PL_open_foreign_frame()
+            try:
+                varmap: dict[int, int] = {}
+                t0 = api.PL_new_term_refs(len(args)) if args else api.PL_new_term_ref()
+                for i, a in enumerate(args):
+                    self.put(t0 + i, a, varmap)
+                outs = [t0 + i for i, a in enumerate(args) if isinstance(a, Var)]
+                flags = C.PL_Q_NODEBUG | C.PL_Q_CATCH_EXCEPTION | C.PL_Q_EXT_STATUS
+                qid = api.PL_open_query(None, flags, self._pred(pred, len(args)), t0)
+                results: list[tuple] = []
+                try:
+                    while limit is None or len(results) < limit:
+                        rc = api.PL_next_solution(qid)
+                        if rc == C.PL_S_EXCEPTION:
+                            raise self._exception(api.PL_exception(qid))
+                        if rc == C.PL_S_FALSE:
+                            break
+                        results.append(tuple(self.get(o) for o in outs))
+                        if rc == C.PL_S_LAST:
+                            break
+                finally:
+                    api.PL_cut_query(qid)
+                return results
+            finally:
+                api.PL_discard_foreign_frame(fid)
+
+    def once(self, pred: str, *args: Any) -> tuple | None:
+        """First solution of ``pred(args...)`` (values of the ``Var`` arguments), or None."""
+        found = self.solutions(pred, *args, limit=1)
+        return found[0] if found else None
+
+    def _exception(self, ex: int) -> PrologError:
+        term = self.get(ex)
+        message = None
+        try:  # a nested query inside the failed one: SWI-Prolog's own wording of the error
+            found = self._nested_message(ex)
+            message = found
+        except Exception:  # noqa: BLE001 - the message is a nicety; the term is the truth
+            message = None
+        return PrologError(message or _fallback_message(term), term)
+
+    def _nested_message(self, ex: int) -> str | None:
+        api = self.api
+        t0 = api.PL_new_term_refs(2)
+        api.PL_put_term(t0, ex)
+        api.PL_put_variable(t0 + 1)
+        qid = api.PL_open_query(None, C.PL_Q_NODEBUG | C.PL_Q_CATCH_EXCEPTION | C.PL_Q_EXT_STATUS,
+                                self._pred("bridge:error_message", 2), t0)
+        try:
+            rc = api.PL_next_solution(qid)
+            return self.get(t0 + 1) if rc in (C.PL_S_TRUE, C.PL_S_LAST) else None
+        finally:
+            api.PL_cut_query(qid)
+
+    # -- Python predicates ------------------------------------------------------------------------
+    def register_callable(self, key: str, fn: Callable[..., Any], nondet: bool) -> None:
+        """Make ``fn`` reachable from Prolog as ``bridge:'$py_call'(Key, Args, Result)``."""
+        self._callables[key] = (fn, nondet)
+
+    def _dispatch(self, t0: int, arity: int, _context: int) -> int:
+        api = self.api
+        try:
+            key = self.get(t0)
+            args = self.get(t0 + 1)
+            fn, nondet = self._callables[str(key)]
+            value = fn(*args)
+            if nondet:
+                value = list(value if isinstance(value, Iterable) else [value])
+            out = api.PL_new_term_ref()
+            self.put(out, value, {})
+            return api.PL_unify(t0 + 2, out)
+        except Exception as exc:  # noqa: BLE001 - every Python error becomes a Prolog error
+            err = api.PL_new_term_ref()
+            detail = str(exc) or type(exc).__name__
+            self.put(err, Term("error", (Term("python_error", (Atom(type(exc).__name__), detail)),
+                                         Var())), {})
+            return api.PL_raise_exception(err)
+
+
+def _fallback_message(term: Any) -> str:
+    from .terms import to_plain
+
+    return f"Prolog error: {to_plain(term)}"
