@@ -1,0 +1,265 @@
+"""The Python API: :class:`Memory` opens a memory home and is the library behind every command.
+
+Example::
+
+    from attention_cloud import Memory
+    mem = Memory.open("~/.attention-cloud")
+    report = mem.ingest(["session.jsonl"])
+    for row in mem.query("item_kind(H, error), item_goal(H, G)").rows:
+        print(row["H"], row["G"])
+
+One Memory is open per process at a time: SWI-Prolog's database is process-wide, so opening a
+second home replaces the first.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
+from .errors import HomeError, InputError, PrologError, UsageError
+from .home import WriteLock, read_config, resolve_home
+from .store import open_store, snapshot_due, sync_journal, write_snapshot
+
+_current: "Memory | None" = None
+
+TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".txt", ".md", ".markdown", ".log")
+
+
+@dataclass
+class IngestReport:
+    """What one ingest call did."""
+
+    files: int = 0
+    files_unchanged: int = 0
+    records: int = 0
+    new: int = 0
+    unchanged: int = 0
+    evicted: int = 0
+    envelopes_stripped: int = 0
+    skipped: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, reason)
+    new_handles: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        return {"files": self.files, "files_unchanged": self.files_unchanged,
+                "records": self.records, "new": self.new, "unchanged": self.unchanged,
+                "evicted": self.evicted, "envelopes_stripped": self.envelopes_stripped,
+                "skipped": [{"file": f, "line": n, "reason": r} for f, n, r in self.skipped]}
+
+
+@dataclass
+class QueryResult:
+    """Solutions of a user goal: one dict per solution, variable name to value."""
+
+    rows: list[dict[str, Any]]
+    more: bool                       # True when ``limit`` cut the solutions off
+    variables: list[str]
+
+
+@dataclass(frozen=True)
+class Item:
+    """A journal item as the API returns it."""
+
+    handle: str
+    kind: str
+    role: str
+    goal: str
+    session: str
+    seq: int
+    time: str
+    segment: str
+    source: str
+    source_name: str
+    text: str
+    relations: tuple[tuple[str, str], ...]
+
+
+class Memory:
+    """A memory home loaded into the embedded Prolog engine."""
+
+    def __init__(self, home: Path, pl: Prolog) -> None:
+        self.home = home
+        self.pl = pl
+        self.lock = WriteLock(home)
+        self.config = read_config(home)
+        self.open_info = open_store(pl, home, self.lock)
+        self._closed = False
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, home: str | os.PathLike[str] | None = None) -> "Memory":
+        """Open (creating if needed) the memory home ``home`` (default ``$ATC_HOME`` or
+        ``~/.attention-cloud``)."""
+        global _current
+        path = resolve_home(home)
+        if path.exists() and not path.is_dir():
+            raise HomeError(f"{path}: memory home is not a directory")
+        if _current is not None and not _current._closed:
+            _current.close()
+        pl = get_prolog()
+        _current = cls(path, pl)
+        return _current
+
+    def close(self) -> None:
+        """Release the write lock (snapshotting first when the journal has grown a lot)."""
+        if self._closed:
+            return
+        if self.lock.held and snapshot_due(self.home):
+            write_snapshot(self.pl, self.home)
+        self.pl.once("api:api_close")
+        self.lock.release()
+        self._closed = True
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def snapshot(self) -> int:
+        """Rebuild the compiled snapshot now; returns the number of facts written."""
+        self.lock.acquire()
+        return write_snapshot(self.pl, self.home)
+
+    # -- writing ----------------------------------------------------------------------------------
+    def batch(self, pred: str, *args: Any) -> tuple | None:
+        """Run ``api:api_batch(pred(args))`` as one durable batch and fsync before returning."""
+        self.lock.acquire()
+        module, _, name = pred.rpartition(":")
+        goal = Term(":", [Atom(module or "api"), Term(name, args)]) if args else \
+            Term(":", [Atom(module or "api"), Atom(name)])
+        result = self.pl.once("api:api_batch", goal)
+        sync_journal(self.home)
+        return result
+
+    def ingest(self, paths: Iterable[str | os.PathLike[str]], *, format: str | None = None,
+               segment: str = "default", source: str | None = None,
+               item_budget: int | None = None) -> IngestReport:
+        """Parse transcripts and upsert their items as one batch.
+
+        Every path is parsed before anything is written; if any path cannot be ingested the
+        call raises InputError and the journal is unchanged. Files whose size and content digest
+        match their watermark are skipped without parsing.
+        """
+        from .ingest import parse_path
+
+        files = list(_expand(paths))
+        if not files:
+            raise InputError("no transcript files found in the given paths")
+        report = IngestReport(files=len(files))
+        terms: list[Term] = []
+        marks: list[tuple[str, int, str]] = []
+        for path in files:
+            name = source if (source and len(files) == 1) else str(path)
+            size, digest = _fingerprint(path)
+            if self._watermark(name) == (size, digest):
+                report.files_unchanged += 1
+                continue
+            parsed = parse_path(path, format=format, item_budget=item_budget)
+            report.records += parsed.records_read
+            report.evicted += len(parsed.evicted)
+            report.envelopes_stripped += parsed.envelopes_stripped
+            report.skipped.extend((str(path), line, why) for line, why in parsed.skipped)
+            terms.extend(_item_term(rec, name, segment) for rec in parsed.items)
+            marks.append((name, size, digest))
+        if terms or marks:
+            self.lock.acquire()
+            (counts,) = self.pl.once("api:api_ingest_with_marks", terms,
+                                     [Term("mark", [Atom(n), s, d]) for n, s, d in marks], Var())
+            sync_journal(self.home)
+            report.new = counts["new"]
+            report.unchanged = counts["unchanged"]
+            report.new_handles = [str(h) for h in counts["new_handles"]]
+        return report
+
+    def _watermark(self, name: str) -> tuple[int, str] | None:
+        found = self.pl.once("journal:journal_watermark", Atom(name), Var(), Var())
+        return (found[0], str(found[1])) if found else None
+
+    # -- reading ----------------------------------------------------------------------------------
+    def query(self, goal: str, *, limit: int = 100, time_limit: float = 30.0,
+              rules: str | os.PathLike[str] | None = None) -> QueryResult:
+        """Solutions of a Prolog goal over the public vocabulary, run under library(sandbox)."""
+        if limit < 1:
+            raise UsageError("limit must be at least 1")
+        options: dict[str, Any] = {"limit": limit, "time_limit": time_limit}
+        if rules is not None:
+            options["module"] = Atom(self.load_rules_file(Path(rules)))
+        (solutions, more) = self.pl.once("api:api_query", goal, options, Var(), Var())
+        rows = [{str(pair.args[0]): to_plain(pair.args[1]) for pair in sol} for sol in solutions]
+        variables = list(rows[0]) if rows else []
+        return QueryResult(rows=rows, more=str(more) == "true", variables=variables)
+
+    def load_rules_file(self, path: Path) -> str:
+        """Check a user rules file with library(sandbox) and load it into a scratch module."""
+        if not path.is_file():
+            raise InputError(f"{path}: rules file not found")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{path}: cannot read rules file ({exc})") from exc
+        (module,) = self.pl.once("api:api_load_rules", text, str(path), Var())
+        return str(module)
+
+    def item(self, handle: str) -> Item | None:
+        """The live journal item with this handle, or None."""
+        found = self.pl.once("api:api_item", Atom(handle), Var())
+        if not found:
+            return None
+        d = found[0]
+        return Item(handle=str(d["handle"]), kind=str(d["kind"]), role=str(d["role"]),
+                    goal=d["goal"], session=str(d["session"]), seq=d["seq"], time=d["time"],
+                    segment=str(d["segment"]), source=d["source"],
+                    source_name=str(d["source_name"]), text=d["text"],
+                    relations=tuple((str(p), str(o)) for p, o in d["relations"]))
+
+    def stats(self) -> dict[str, Any]:
+        """Counts of items, kinds, sessions, relations; on-disk sizes."""
+        (stats,) = self.pl.once("journal:journal_stats", Var())
+        out = to_plain(stats)
+        out["kinds"] = {k: n for k, n in out["kinds"]}
+        out["segments"] = {k: n for k, n in out["segments"]}
+        out["home"] = str(self.home)
+        out["disk_bytes"] = sum(p.stat().st_size for p in self.home.rglob("*") if p.is_file())
+        return out
+
+
+def _expand(paths: Iterable[str | os.PathLike[str]]) -> Iterable[Path]:
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*")
+                              if p.is_file() and p.suffix.lower() in TRANSCRIPT_SUFFIXES)
+        elif path.exists():
+            yield path
+        else:
+            raise InputError(f"{path}: no such file or directory")
+
+
+def _fingerprint(path: Path) -> tuple[int, str]:
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+                size += len(chunk)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    return size, digest.hexdigest()[:32]
+
+
+def _item_term(rec: Any, source: str, segment: str) -> Term:
+    rels = [Term("rel", [Atom(s), Atom(p), Atom(o)]) for s, p, o in rec.relations]
+    return Term("item", [Atom(rec.handle), Atom(source), rec.session, rec.seq, Atom(rec.kind),
+                         Atom(rec.role), rec.goal, rec.time, Atom(segment), rec.pointer,
+                         rec.text, rels])
+
+
+def current() -> "Memory | None":
+    """The Memory open in this process, if any."""
+    return _current if _current is not None and not _current._closed else None

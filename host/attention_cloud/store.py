@@ -1,0 +1,118 @@
+"""Open, commit and snapshot the Prolog store of a memory home (host side of rules/store.pl)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .bridge import Atom, Prolog, Var
+from .errors import HomeError
+from .home import WriteLock, fsync_path
+
+#: Rebuild the snapshot on close once the journal has grown this much past it.
+SNAPSHOT_AFTER_BYTES = 32 * 1024 * 1024
+
+
+@dataclass
+class StoreInfo:
+    """What opening a home found."""
+
+    snapshot_facts: int
+    replayed: int
+    truncated_bytes: int
+
+
+def open_store(pl: Prolog, home: Path, lock: WriteLock) -> StoreInfo:
+    """Load ``home`` into Prolog; cut a torn journal tail (from a crash) when we may write."""
+    home.mkdir(parents=True, exist_ok=True)
+    (info,) = pl.once("api:api_open", str(home), Var())
+    committed, size = info["committed_bytes"], info["file_bytes"]
+    truncated = 0
+    if committed < size and lock.try_acquire():
+        # Uncommitted bytes past the last commit marker: a batch that was never acknowledged.
+        journal = home / "journal.pl"
+        with open(journal, "r+b") as fh:
+            fh.truncate(committed)
+            fh.flush()
+            os.fsync(fh.fileno())
+        truncated = size - committed
+    return StoreInfo(info["snapshot"], info["replayed"], truncated)
+
+
+def journal_path(home: Path) -> Path:
+    return home / "journal.pl"
+
+
+def sync_journal(home: Path) -> None:
+    """fsync the journal: called after every committed batch, before acknowledging it."""
+    path = journal_path(home)
+    if path.exists():
+        fsync_path(path)
+
+
+def _swipl_binary(pl: Prolog) -> str:
+    (home,) = pl.once("user:current_prolog_flag", Atom("home"), Var()) or ("",)
+    for candidate in sorted(Path(str(home)).glob("bin/*/swipl")) if home else []:
+        return str(candidate)
+    found = shutil.which("swipl")
+    if not found:
+        raise HomeError("cannot find the swipl executable to compile a snapshot")
+    return found
+
+
+def snapshot_due(home: Path) -> bool:
+    """True when the journal has grown enough past the snapshot to be worth a rebuild."""
+    journal = journal_path(home)
+    if not journal.exists():
+        return False
+    covered = _snapshot_offset(home)
+    return journal.stat().st_size - covered >= SNAPSHOT_AFTER_BYTES
+
+
+def _snapshot_offset(home: Path) -> int:
+    meta = home / "snapshot.meta"
+    try:
+        text = meta.read_text(encoding="utf-8")
+        return int(text.split(",")[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def write_snapshot(pl: Prolog, home: Path) -> int:
+    """Dump every durable fact and compile it to ``snapshot.qlf`` in a separate swipl process.
+
+    The new snapshot and its meta file replace the old ones by rename, meta last, so a crash at
+    any point leaves a consistent pair (the old meta never points at a newer qlf: the offset
+    it records is still valid for the journal, which only grows).
+    Returns the number of facts written.
+    """
+    journal = journal_path(home)
+    with tempfile.TemporaryDirectory(dir=home, prefix=".snap-") as tmp:
+        src = Path(tmp) / "snapshot.pl"
+        (facts,) = pl.once("store:store_dump", str(src), Var())
+        sync_journal(home)
+        offset = journal.stat().st_size if journal.exists() else 0
+        (version,) = pl.once("user:current_prolog_flag", Atom("version"), Var())
+        _qcompile(pl, src)
+        meta_tmp = Path(tmp) / "snapshot.meta"
+        meta_tmp.write_text(f"snapshot({int(version)},{offset},{int(facts)}).\n", encoding="utf-8")
+        os.replace(src.with_suffix(".qlf"), home / "snapshot.qlf")
+        fsync_path(home / "snapshot.qlf")
+        os.replace(meta_tmp, home / "snapshot.meta")
+        fsync_path(home)
+    return int(facts)
+
+
+def _qcompile(pl: Prolog, src: Path) -> None:
+    # A separate process: compiling in ours would load the dump a second time.
+    proc = subprocess.run(
+        [_swipl_binary(pl), "-q", "--no-packs", "-g",
+         "getenv('ATC_SNAPSHOT_SRC', F), qcompile(F), halt", "-t", "halt(1)"],
+        capture_output=True, text=True, timeout=3600,
+        env={**os.environ, "ATC_SNAPSHOT_SRC": str(src)},
+    )
+    if proc.returncode != 0 or not src.with_suffix(".qlf").exists():
+        raise HomeError(f"snapshot compilation failed: {proc.stderr.strip()[:300]}")
