@@ -6,7 +6,8 @@
             api_ingest_with_marks/3,    % +Items, +Marks, -Counts
             api_load_rules/3,           % +Text, +Name, -Module
             api_query/4,                % +GoalText, +Options, -Solutions, -More
-            api_item/2                  % +Handle, -Dict
+            api_item/2,                 % +Handle, -Dict
+            api_describe/3              % +Handle, +Level, -Dict
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -70,6 +71,20 @@ api_item(H, _{handle: H, kind: K, role: R, goal: G, session: S, seq: Q, time: T,
     item_time(H, T), item_segment(H, Seg), item_source(H, P), item_source_name(H, Src),
     item_text(H, Text),
     findall([P1, O], relation(H, P1, O), Rels).
+
+%!  api_describe(+Handle, +Level, -Record:dict) is semidet.
+%   An item's fields with its text at Level (l0..l3); fails for an unknown handle.
+%   @error existence_error(rung, Handle-Level) when that rung has not been curated yet.
+api_describe(H, Level, Record) :-
+    api_item(H, Item),
+    (   rung_text_(H, Level, Text)
+    ->  true
+    ;   existence_error(rung, H-Level)
+    ),
+    Record = Item.put(_{level: Level, text: Text}).
+
+:- multifile rung_text_/3.
+rung_text_(H, l0, Text) :- item_text(H, Text).
 
 		 /*******************************
 		 *        USER QUERIES          *

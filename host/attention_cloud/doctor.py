@@ -1,0 +1,43 @@
+"""``atc doctor``: is everything this installation needs present, and which bridge runs."""
+from __future__ import annotations
+
+import importlib.util
+import platform
+
+from .errors import AtcError
+from .home import resolve_home
+
+
+def _size(path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+
+def run_doctor(home: str | None) -> tuple[bool, list[str]]:
+    """Return (all required parts present, report lines)."""
+    lines = [f"python: {platform.python_version()}"]
+    ok = True
+    try:
+        from .bridge import get_prolog
+
+        pl = get_prolog()
+        lines.append(f"swi-prolog: {pl.version}")
+        lines.append(f"bridge: {pl.backend} ({pl.backend_reason})")
+    except AtcError as exc:
+        ok = False
+        lines.append(f"swi-prolog: MISSING ({exc})")
+    except Exception as exc:  # noqa: BLE001 - doctor reports whatever breaks loading
+        ok = False
+        lines.append(f"swi-prolog: MISSING ({type(exc).__name__}: {exc})")
+    for module, required in (("faiss", True), ("numpy", True), ("onnxruntime", False),
+                             ("janus_swi", False)):
+        present = importlib.util.find_spec(module) is not None
+        ok = ok and (present or not required)
+        status = "ok" if present else ("MISSING" if required else "absent (optional)")
+        lines.append(f"{module}: {status}")
+    path = resolve_home(home)
+    lines.append(f"home: {path} ({'exists' if path.exists() else 'not created yet'})")
+    for name in ("journal.pl", "snapshot.qlf", "vectors", "receipts"):
+        target = path / name
+        if target.exists():
+            lines.append(f"  {name}: {_size(target) if target.is_dir() else target.stat().st_size} bytes")
+    return ok, lines
