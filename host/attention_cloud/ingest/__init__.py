@@ -1,0 +1,112 @@
+"""Deterministic transcript parsing: agent transcripts in, memory items out.
+
+Pure Python, no Prolog: the journal stores what this package returns.
+
+>>> from attention_cloud.ingest import parse_path
+>>> result = parse_path("session.jsonl", item_budget=500)      # doctest: +SKIP
+>>> [(item.kind, item.text[:40]) for item in result.items]     # doctest: +SKIP
+
+Formats (detected from the content; ``format=`` overrides)
+    ``claude-code``
+        Claude Code session JSONL (``~/.claude/projects/*/<session>.jsonl``).
+    ``openai``
+        OpenAI-style chat: a JSON array of messages, ``{"messages": [...]}``, or JSON Lines of
+        messages or of conversations.
+    ``text``
+        Plain text or markdown with speaker lines: ``User:``/``Human:``, ``Assistant:``/``AI:``,
+        ``System:``, ``Tool:``, or headings such as ``## User``; a turn runs to the next speaker.
+
+Order of work
+    1. Envelopes first: every ``<memory-frame ...>…</memory-frame>`` (multi-line, several, nested,
+       inside JSON strings, unclosed) is removed with all its content before anything else looks
+       at the text, and counted in ``envelopes_stripped``. Recalled memory is never re-ingested.
+    2. Records are read; malformed ones (bad JSON, bad UTF-8, a truncated last line) are skipped
+       and listed in ``skipped`` with their line numbers. Only a transcript in which no record
+       parses is an error.
+    3. Each record is cleaned (``<system-reminder>`` blocks and client wrappers removed) and cut
+       into items of the kinds below; noise becomes nothing.
+    4. The per-session item budget, if any, evicts items and returns them in ``evicted``.
+
+Item kinds
+    ``user_goal``
+        A user message with real content. It becomes the session's active goal: the ``goal``
+        of every later item (and of itself) is its text, whitespace-collapsed and cut to 300
+        characters. Items before the first goal have goal ``""``. Tool results carried in user
+        records, sidechain prompts (a subagent's task) and bare replies ("no", "wait") are not
+        goals.
+    ``conclusion``
+        Assistant text. Long texts keep their first 1200 and last 800 characters, joined by
+        `` … ``, so endings survive truncation.
+    ``file_op``
+        A file tool call: Claude Code ``Read``, ``Write``, ``Edit``, ``MultiEdit``,
+        ``NotebookEdit``; chat functions such as ``read_file``, ``write_file`` or
+        ``str_replace_based_edit_tool``; simple shell commands that obviously touch a file
+        (``rm``, ``mv``, ``cp``, ``touch``, ``sed -i``, ``> file``). Text:
+        ``edit src/app.py: "old" -> "new"``, ``write src/app.py: 42 lines, starting "..."``,
+        ``read src/app.py``.
+    ``error``
+        Tool output flagged ``is_error``, or tool or system output that reports a failure: a
+        Python traceback, ``SomethingError:``/``Error:`` at a line start, pytest ``FAILED`` or
+        ``N failed``, a non-zero exit status, ``command not found``. Also Claude Code API error
+        messages. Text: the call's label (``$ pytest -q``), then the output's first 600 and last
+        1000 characters. (A user message with a traceback stays a goal: what the user wants
+        is the point; the traceback's error classes are still linked.)
+    ``tool_result``
+        Other useful tool output: label, then the first 800 and last 400 characters.
+    ``turn``
+        Kept, but neither goal nor conclusion: system/developer instructions of chat formats,
+        sidechain prompts, bare replies, and one-line assistant narration of the next step
+        ("Let me read the tests first.").
+
+Noise (no item)
+    Empty text; bare acknowledgements ("ok", "thanks!", "yes please continue", "👍");
+    ``<system-reminder>`` blocks; thinking blocks; slash-command and local-command wrappers
+    (``<command-name>`` ...; a command's arguments are kept as the message) and the "Caveat:"
+    message before them; ``[Request interrupted by user]``; Claude Code ``isMeta`` records;
+    compaction summaries (``isCompactSummary``) and ``summary`` records, which restate earlier
+    items under a client-written title; non-error ``system`` records (hook notices); output of
+    successful file tools (a read returns the file, which may since have changed and which the
+    ``file_op`` item records; a write or edit echoes what was just written); trivial tool output
+    ("(no output)", "Todos have been modified successfully").
+
+Identity and order
+    ``handle`` is ``it_`` + 16 hex digits of SHA-256 over (session, kind, record identity,
+    text); the record identity is the Claude Code ``uuid`` plus block number, else the line
+    number or message index. The same input always gives the same handles; appending to a
+    transcript leaves earlier handles (and ``seq`` numbers) unchanged; a record seen twice (same
+    handle) is kept once and the repeat is listed in ``skipped``. ``seq`` numbers items per
+    session from 0 in transcript order. ``pointer`` is ``<path>:<line>`` for line-oriented
+    files, ``<path>#<JSON pointer>`` for JSON documents, and ``<path>:<line>#/messages/<i>``
+    for a conversation held on one JSONL line; ``path`` is absolute for files.
+
+Relations (subject is always the item's handle)
+    ``in_session`` session; ``cwd`` working directory; ``touches_file`` path (file operations,
+    relative to the cwd when under it); ``file_op`` read|write|edit; ``tool`` tool name;
+    ``mentions_file`` other paths named in the text (by extension, at most 8); ``mentions``
+    error class names (``ValueError``, ``ReadTimeout``; at most 8); ``sidechain`` true.
+
+Item budget
+    With ``item_budget=N``, a session with more than N items keeps, per kind, a share of N:
+    conclusion 0.25, user_goal 0.20, error 0.20, file_op 0.20, tool_result 0.10, turn 0.05
+    (``kind_shares`` replaces these). A kind that needs less leaves its share to the others in
+    proportion to theirs. Within a kind the most recent items stay; the rest go to ``evicted``.
+"""
+from __future__ import annotations
+
+from .api import parse_path, parse_text
+from .budget import DEFAULT_KIND_SHARES
+from .detect import detect_format
+from .envelope import strip_envelopes
+from .records import FORMATS, KINDS, ItemRecord, ParseResult
+
+__all__ = [
+    "DEFAULT_KIND_SHARES",
+    "FORMATS",
+    "KINDS",
+    "ItemRecord",
+    "ParseResult",
+    "detect_format",
+    "parse_path",
+    "parse_text",
+    "strip_envelopes",
+]

@@ -1,0 +1,103 @@
+"""The entry points: parse a transcript file or text into items."""
+from __future__ import annotations
+
+import os
+from typing import Callable, Mapping
+
+from ..errors import InputError, UsageError
+from .budget import apply_item_budget, check_budget
+from .claude_code import ClaudeCodeParser
+from .collector import ItemCollector
+from .detect import detect_source_format
+from .openai_chat import OpenAIChatParser
+from .plain_text import PlainTextParser
+from .records import FORMATS, ParseResult
+from .source import Source, fail, make_source, read_path
+
+_PARSERS: dict[str, Callable[[ItemCollector, str], ClaudeCodeParser | OpenAIChatParser | PlainTextParser]] = {
+    "claude-code": ClaudeCodeParser,
+    "openai": OpenAIChatParser,
+    "text": PlainTextParser,
+}
+
+
+def parse_path(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    session: str | None = None,
+    item_budget: int | None = None,
+    kind_shares: Mapping[str, float] | None = None,
+) -> ParseResult:
+    """Parse the transcript file at ``path`` into items.
+
+    Args:
+        path: a transcript file.
+        format: one of :data:`FORMATS`; None detects it from the content.
+        session: the session name for records that carry no session id of their own
+            (default: the file name without its extension).
+        item_budget: at most this many items per session (None: no limit); see
+            :mod:`attention_cloud.ingest.budget` for how kinds share it.
+        kind_shares: share of the budget per kind, replacing the defaults (normalised to 1).
+
+    Raises:
+        InputError: one line naming the file (and the line when known): missing, unreadable
+            or a directory; binary; invalid UTF-8; unknown or undetectable format; nothing in
+            it could be parsed.
+        UsageError: invalid ``session``, ``item_budget`` or ``kind_shares``.
+    """
+    shares = check_budget(item_budget, kind_shares)
+    _check_arguments(format, session)
+    return _parse(read_path(path), format, session, item_budget, shares)
+
+
+def parse_text(
+    text: str | bytes,
+    *,
+    name: str,
+    format: str | None = None,
+    session: str | None = None,
+    item_budget: int | None = None,
+    kind_shares: Mapping[str, float] | None = None,
+) -> ParseResult:
+    """Parse an in-memory transcript; ``name`` stands for its path in pointers and errors.
+
+    Other arguments and errors are those of :func:`parse_path`.
+    """
+    if not isinstance(name, str) or not name:
+        raise UsageError("parse_text needs a non-empty name for pointers and errors")
+    shares = check_budget(item_budget, kind_shares)
+    _check_arguments(format, session)
+    return _parse(make_source(text, name=name), format, session, item_budget, shares)
+
+
+def _check_arguments(format: str | None, session: str | None) -> None:
+    if format is not None and format not in FORMATS:
+        raise InputError(f"unknown format {format!r} (expected one of: {', '.join(FORMATS)})")
+    if session is not None and (not isinstance(session, str) or not session.strip()):
+        raise UsageError(f"session must be a non-empty string, not {session!r}")
+
+
+def _parse(
+    source: Source,
+    format: str | None,
+    session: str | None,
+    item_budget: int | None,
+    shares: Mapping[str, float],
+) -> ParseResult:
+    chosen = format or detect_source_format(source)
+    collector = ItemCollector(chosen)
+    parser = _PARSERS[chosen](collector, session or source.stem)
+    if parser.parse(source) == 0:
+        raise fail(source.name, _nothing_parsed(chosen, collector))
+    result = collector.result()
+    result.items, result.evicted = apply_item_budget(result.items, item_budget, shares)
+    return result
+
+
+def _nothing_parsed(format: str, collector: ItemCollector) -> str:
+    message = f"no {format} records could be parsed"
+    if collector.skipped:
+        line, reason = collector.skipped[0]
+        message += f" ({len(collector.skipped)} skipped; line {line}: {reason})"
+    return message

@@ -1,0 +1,95 @@
+"""Kind decisions shared by the formats: user messages, assistant text, tool output."""
+from __future__ import annotations
+
+import re
+
+from .entities import looks_like_error
+from .textutil import head_and_tail, is_acknowledgement, is_bare_reply, strip_system_reminders
+from .tools import ToolCall
+
+MESSAGE_HEAD, MESSAGE_TAIL = 1200, 800
+"""User and assistant texts longer than head + tail keep only their first and last characters."""
+OUTPUT_HEAD, OUTPUT_TAIL = 800, 400
+"""Tool output keeps less of its middle than messages do."""
+ERROR_HEAD, ERROR_TAIL = 600, 1000
+"""Errors keep more of their end, where the exception and the failing assertion are."""
+
+# Short assistant lines announcing the next step ("Let me read the tests.") say what the
+# assistant is about to do, not what it found: they are turns, not conclusions. Sentences that
+# decide something ("Let's use Postgres", "I'll cap retries at 5") do not match.
+_NARRATION = re.compile(
+    r"(?:(?:now|first|next|ok(?:ay)?|great|perfect|good|alright)[,!.]?\s+)?"
+    r"(?:let me|i'm going to|i am going to|i need to (?:check|look|read|see|find))\b",
+    re.IGNORECASE,
+)
+_NARRATION_MAX_CHARS = 160
+_TRIVIAL_OUTPUT = frozenset(
+    {"", "ok", "done", "success", "true", "null", "none", "(no output)", "(no content)", "(empty)"}
+)
+_TODO_RESULT = "Todos have been modified successfully"
+_NO_CONTENT = "(no content)"
+
+
+def user_message_kind(text: str, *, is_sidechain: bool = False) -> str | None:
+    """``user_goal``, ``turn`` or None (noise) for cleaned user text.
+
+    A sidechain prompt (a subagent's task, written by the main agent) is a turn: it must not
+    replace the user's goal. A bare reply ("no", "wait") is a turn for the same reason.
+    """
+    if not text or is_acknowledgement(text):
+        return None
+    if is_sidechain or is_bare_reply(text):
+        return "turn"
+    return "user_goal"
+
+
+def assistant_text_kind(text: str) -> str | None:
+    """``conclusion``, ``turn`` (one-line narration of the next step) or None (empty)."""
+    if not text or text == _NO_CONTENT:
+        return None
+    if len(text) <= _NARRATION_MAX_CHARS and "\n" not in text and _NARRATION.match(text):
+        return "turn"
+    return "conclusion"
+
+
+def tool_output_kind(call: ToolCall | None, output: str, is_error: bool) -> str | None:
+    """``error``, ``tool_result`` or None (noise) for the output of ``call``.
+
+    Output of a successful file operation is noise: a read returns the file (which the
+    ``file_op`` item records and which may since have changed), a write or edit echoes what
+    was just written. (Shell commands that write files still report their output.) Known boilerplate ("Todos have been modified successfully") is noise.
+    """
+    if is_error:
+        return "error"
+    if call is not None and call.is_file_op and (call.op == "read" or not call.shell):
+        return None
+    if looks_like_error(output):
+        return "error"
+    if output.strip().lower() in _TRIVIAL_OUTPUT or output.startswith(_TODO_RESULT):
+        return None
+    if call is None and output.startswith(("File created successfully at:", "The file ")) and (
+        "has been updated" in output[:400] or output.startswith("File created")
+    ):
+        return None  # the echo of a write whose call was not seen
+    return "tool_result"
+
+
+def clean_message(text: str) -> str:
+    """Strip client-injected reminders and surrounding whitespace from message text."""
+    return strip_system_reminders(text).strip()
+
+
+def message_text(text: str) -> str:
+    """The L0 text of a user or assistant message."""
+    return head_and_tail(text, MESSAGE_HEAD, MESSAGE_TAIL)
+
+
+def output_text(call: ToolCall | None, output: str, kind: str) -> str:
+    """The L0 text of tool output: the call's label, then the output's head and tail."""
+    if kind == "error":
+        body = head_and_tail(output.strip(), ERROR_HEAD, ERROR_TAIL)
+    else:
+        body = head_and_tail(output.strip(), OUTPUT_HEAD, OUTPUT_TAIL)
+    if call is None:
+        return body
+    return f"{call.label}\n{body}" if body else call.label

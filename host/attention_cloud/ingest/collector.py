@@ -1,0 +1,140 @@
+"""Turning classified pieces of a transcript into :class:`ItemRecord` values.
+
+Every format parser feeds the same :class:`ItemCollector`, which owns what is common to all of
+them: per-session sequence numbers and active goals, content-derived handles, duplicate
+detection, and the entity relations every item carries.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .entities import error_classes, file_paths
+from .records import ItemRecord, ParseResult, Relation
+from .textutil import goal_text
+
+HANDLE_PREFIX = "it_"
+HANDLE_HEX_DIGITS = 16
+
+
+def item_handle(session: str, kind: str, identity: str, text: str) -> str:
+    """``it_`` + 16 hex digits of SHA-256 over session, kind, record identity and text.
+
+    The identity names the record within the transcript independently of anything that comes
+    after it (a Claude Code ``uuid`` and block number, a line number, a message index), so a
+    transcript that grows by appending keeps the handles of its earlier items, and two
+    distinct records never share a handle even when their texts are equal.
+    """
+    digest = hashlib.sha256("\x1f".join((session, kind, identity, text)).encode("utf-8", "surrogatepass"))
+    return HANDLE_PREFIX + digest.hexdigest()[:HANDLE_HEX_DIGITS]
+
+
+@dataclass
+class _Session:
+    next_seq: int = 0
+    goal: str = ""
+
+
+@dataclass
+class ItemCollector:
+    """Accumulates items and parse bookkeeping for one transcript.
+
+    Attributes:
+        format: the format being parsed.
+        items: items so far, in transcript order.
+        records_read: records seen (malformed ones included).
+        skipped: ``(record number, reason)`` for records not used.
+        envelopes_stripped: envelopes removed so far.
+    """
+
+    format: str
+    items: list[ItemRecord] = field(default_factory=list)
+    records_read: int = 0
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    envelopes_stripped: int = 0
+    _sessions: dict[str, _Session] = field(default_factory=dict)
+    _seen: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, record_no: int, reason: str) -> None:
+        """Report a record that is not used."""
+        self.skipped.append((record_no, reason))
+
+    def goal(self, session: str) -> str:
+        """The goal active in ``session`` now."""
+        state = self._sessions.get(session)
+        return state.goal if state else ""
+
+    def add(
+        self,
+        *,
+        record_no: int,
+        session: str,
+        kind: str,
+        role: str,
+        identity: str,
+        text: str,
+        time: str,
+        pointer: str,
+        cwd: str = "",
+        links: Iterable[tuple[str, str]] = (),
+        sets_goal: bool = False,
+    ) -> ItemRecord | None:
+        """Make and keep one item; return it, or None when it duplicates an earlier one.
+
+        Args:
+            record_no: line or message number, for the duplicate report.
+            identity: the record's identity within the transcript (see :func:`item_handle`).
+            text: the item's L0 text, already cleaned and truncated.
+            cwd: the working directory the record was produced in ("" if unknown).
+            links: extra ``(predicate, object)`` relations, e.g. ``("touches_file", path)``.
+            sets_goal: the item is a user goal: it becomes the active goal of its session,
+                for itself and everything after it.
+        """
+        state = self._sessions.get(session)
+        if state is None:
+            state = self._sessions[session] = _Session()
+        handle = item_handle(session, kind, identity, text)
+        first = self._seen.get(handle)
+        if first is not None:
+            self.skip(record_no, f"duplicate of record {first}")
+            return None
+        self._seen[handle] = record_no
+        if sets_goal:
+            state.goal = goal_text(text)
+        relations = _relations(handle, session, cwd, links, text)
+        item = ItemRecord(handle, session, state.next_seq, kind, role, state.goal, time, pointer, text, relations)
+        state.next_seq += 1
+        self.items.append(item)
+        return item
+
+    def result(self) -> ParseResult:
+        """The parse result so far (before any item budget)."""
+        return ParseResult(
+            items=self.items,
+            format=self.format,
+            records_read=self.records_read,
+            skipped=self.skipped,
+            envelopes_stripped=self.envelopes_stripped,
+        )
+
+
+def _relations(
+    handle: str, session: str, cwd: str, links: Iterable[tuple[str, str]], text: str
+) -> tuple[Relation, ...]:
+    relations: list[Relation] = [(handle, "in_session", session)]
+    if cwd:
+        relations.append((handle, "cwd", cwd))
+    known_files: set[str] = set()
+    for predicate, obj in links:
+        if obj:
+            relations.append((handle, predicate, obj))
+            if predicate == "touches_file":
+                known_files.add(obj)
+    for path in file_paths(text, cwd):
+        if path not in known_files:
+            known_files.add(path)
+            relations.append((handle, "mentions_file", path))
+    for name in error_classes(text):
+        relations.append((handle, "mentions", name))
+    return tuple(relations)

@@ -1,0 +1,97 @@
+"""Telling the transcript formats apart by their content.
+
+JSON is looked at first: a line that is a JSON object with a string ``type`` and Claude Code's
+fields (``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with a
+``role`` or a ``messages`` list means ``openai``, as does a JSON array of messages or a JSON
+document with ``messages``. Otherwise a speaker line (``User:``, ``## Assistant``) means
+``text``. Anything else cannot be detected, and says so.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .plain_text import has_speaker_lines
+from .source import Source, fail, make_source, read_path
+
+_LINES_TO_TRY = 50
+_CLAUDE_CODE_FIELDS = ("sessionId", "uuid", "leafUuid", "message", "parentUuid")
+_TRANSCRIPT_SUFFIXES = frozenset({".jsonl", ".json", ".txt", ".md", ".markdown", ".log", ".ndjson"})
+
+
+def detect_format(path_or_text: str | os.PathLike[str] | bytes) -> str:
+    """Name the format of a transcript: ``claude-code``, ``openai`` or ``text``.
+
+    Args:
+        path_or_text: a path (``os.PathLike``, or a one-line string naming an existing file or
+            ending in a transcript suffix such as ``.jsonl``), or the transcript itself as text
+            or bytes.
+
+    Raises:
+        InputError: ``<name>: cannot detect format`` (or the reading error for a path).
+    """
+    if isinstance(path_or_text, bytes):
+        source = make_source(path_or_text, name="<text>")
+    elif isinstance(path_or_text, str) and not _names_a_file(path_or_text):
+        source = make_source(path_or_text, name="<text>")
+    else:
+        source = read_path(path_or_text)
+    return detect_source_format(source)
+
+
+def _names_a_file(text: str) -> bool:
+    if "\n" in text or not text.strip():
+        return False
+    return os.path.exists(text) or Path(text).suffix.lower() in _TRANSCRIPT_SUFFIXES
+
+
+def detect_source_format(source: Source) -> str:
+    """The format of a read source (see :func:`detect_format`)."""
+    text = source.text if source.text is not None else source.data.decode("utf-8", "replace")
+    head = text.lstrip()
+    if head[:1] in ("{", "["):
+        found = _json_format(text, head[0])
+        if found:
+            return found
+    if has_speaker_lines(text):
+        return "text"
+    raise fail(source.name, "cannot detect format")
+
+
+def _json_format(text: str, first: str) -> str | None:
+    tried = 0
+    for line in text.split("\n", 4 * _LINES_TO_TRY):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            value = None
+        found = _record_format(value)
+        if found:
+            return found
+        tried += 1
+        if tried == _LINES_TO_TRY:
+            break
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        # A JSON array cut short is still recognisable by its first message.
+        return "openai" if first == "[" and '"role"' in text[:2000] else None
+    if isinstance(document, list):
+        return "openai" if any(isinstance(m, dict) and "role" in m for m in document[:_LINES_TO_TRY]) else None
+    if isinstance(document, dict) and isinstance(document.get("messages"), list):
+        return "openai"
+    return None
+
+
+def _record_format(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("type"), str) and any(field in value for field in _CLAUDE_CODE_FIELDS):
+        return "claude-code"
+    if isinstance(value.get("role"), str) or isinstance(value.get("messages"), list):
+        return "openai"
+    return None

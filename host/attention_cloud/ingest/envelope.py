@@ -1,0 +1,140 @@
+"""Remove tagged blocks from text: ``<memory-frame>`` envelopes and other wrappers.
+
+Hydration wraps everything it injects as ``<memory-frame ...>…</memory-frame>``; capture must
+drop every such envelope, content included, before anything else looks at the text, so recalled
+memory is never ingested as new memory. The scanner errs on the side of removal:
+
+* nested envelopes are removed whole, from the outermost opening tag to its matching close;
+* an opening tag that is never closed removes everything after it (a truncated envelope);
+* a closing tag with no opening tag removes everything before it in the same string (the
+  opening tag was cut off, so the text before the close is envelope content);
+* ``<memory-frame ... />`` is an empty envelope.
+
+Each removed unit counts as one envelope. Tags match case-insensitively. The scanner is linear
+in the length of the text (no backtracking regular expression spans a block).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+ENVELOPE_TAG = "memory-frame"
+
+_TAG_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _tag_pattern(tag: str) -> re.Pattern[str]:
+    pattern = _TAG_PATTERNS.get(tag)
+    if pattern is None:
+        pattern = re.compile(r"<(/?)" + re.escape(tag) + r"(?![\w-])", re.IGNORECASE)
+        _TAG_PATTERNS[tag] = pattern
+    return pattern
+
+
+def strip_tag_blocks(text: str, tag: str, *, keep_newlines: bool = False) -> tuple[str, int]:
+    """Remove every ``<tag ...>…</tag>`` block from ``text``.
+
+    Args:
+        text: any text.
+        tag: the element name, e.g. ``"memory-frame"`` or ``"system-reminder"``.
+        keep_newlines: replace each removed block by the newlines it contained, so that line
+            numbers of the text after it stay those of the original.
+
+    Returns:
+        The text without the blocks, and the number of blocks removed.
+    """
+    stripped, count, _ = scan_tag_blocks(text, tag, keep_newlines=keep_newlines)
+    return stripped, count
+
+
+def scan_tag_blocks(text: str, tag: str, *, keep_newlines: bool = False) -> tuple[str, int, int]:
+    """Like :func:`strip_tag_blocks`, also returning where an unclosed block opens (or -1)."""
+    pattern = _tag_pattern(tag)
+    first = pattern.search(text)
+    if first is None:
+        return text, 0, -1
+    pieces: list[str] = []
+    keep_from = 0  # start of the text not yet copied or dropped
+    block_start = 0  # start of the outermost open block
+    resume_at = 0  # end of the last tag handled
+    depth = 0
+    count = 0
+
+    def drop(start: int, end: int) -> None:
+        if keep_newlines:
+            pieces.append("\n" * text.count("\n", start, end))
+
+    for match in pattern.finditer(text, first.start()):
+        if match.start() < resume_at:
+            continue  # inside the attributes of a tag already handled
+        closing = match.group(1) == "/"
+        gt = text.find(">", match.end())
+        tag_end = len(text) if gt < 0 else gt + 1
+        if not closing:
+            if depth == 0:
+                pieces.append(text[keep_from : match.start()])
+                block_start = match.start()
+            if gt > 0 and text[gt - 1] == "/":  # self-closing: an empty envelope
+                if depth == 0:
+                    count += 1
+                    drop(block_start, tag_end)
+                    keep_from = tag_end
+            else:
+                depth += 1
+        elif depth == 0:
+            # The opening tag was lost: what precedes the close in this string is envelope text.
+            count += 1
+            drop(keep_from, tag_end)
+            keep_from = tag_end
+        else:
+            depth -= 1
+            if depth == 0:
+                count += 1
+                drop(block_start, tag_end)
+                keep_from = tag_end
+        if gt < 0:
+            break
+        resume_at = tag_end
+    if depth > 0:
+        count += 1  # never closed: the rest of the text is envelope content
+        drop(block_start, len(text))
+        return "".join(pieces), count, block_start
+    pieces.append(text[keep_from:])
+    return "".join(pieces), count, -1
+
+
+def strip_envelopes(text: str, *, keep_newlines: bool = False) -> tuple[str, int]:
+    """Remove every ``<memory-frame>`` envelope from ``text``; return ``(text, count)``."""
+    return strip_tag_blocks(text, ENVELOPE_TAG, keep_newlines=keep_newlines)
+
+
+def has_closing_envelope_tag(text: str) -> bool:
+    """True when ``text`` contains ``</memory-frame>``."""
+    return any(m.group(1) == "/" for m in _tag_pattern(ENVELOPE_TAG).finditer(text))
+
+
+def strip_envelopes_in(document: Any) -> int:
+    """Remove envelopes from every string value inside a decoded JSON ``document``, in place.
+
+    Walks dicts and lists iteratively (documents may be nested far deeper than Python's
+    recursion limit) and returns the number of envelopes removed. Keys are left alone.
+    """
+    count = 0
+    stack: list[Any] = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            entries = list(node.items())
+        elif isinstance(node, list):
+            entries = list(enumerate(node))
+        else:
+            continue
+        for key, value in entries:
+            if isinstance(value, str):
+                cleaned, found = strip_tag_blocks(value, ENVELOPE_TAG)
+                if found:
+                    node[key] = cleaned
+                    count += found
+            elif isinstance(value, (dict, list)):
+                stack.append(value)
+    return count

@@ -1,0 +1,65 @@
+"""Reading JSON Lines transcripts record by record, skipping and reporting bad lines.
+
+A malformed line (invalid JSON, invalid UTF-8, nesting deeper than the decoder allows, a
+truncated last line left by a writer that was cut off) is one record lost, not the transcript:
+it goes to ``skipped`` with its line number. Envelopes are removed from every string of each
+decoded record before the record is looked at. An envelope written raw across several lines
+(not inside a JSON string) is dropped too, with every line up to its closing tag, even lines
+that would parse.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterator
+
+from .collector import ItemCollector
+from .envelope import ENVELOPE_TAG, has_closing_envelope_tag, scan_tag_blocks, strip_envelopes_in
+from .source import Source, lines_of
+
+# A line can only hold an envelope if it names the tag or hides characters in \\u escapes.
+_ENVELOPE_HINT = re.compile(r"memory-frame|\\u", re.IGNORECASE)
+
+
+def json_error_reason(error: json.JSONDecodeError) -> str:
+    """``invalid JSON (<what> at column <n>)``."""
+    return f"invalid JSON ({error.msg} at column {error.colno})"
+
+
+def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line number, decoded value)`` for every well-formed non-blank line.
+
+    Bad lines are reported to ``collector.skip``; every non-blank line counts as read.
+    """
+    last_line = source.data.count(b"\n") + 1
+    complete = source.ends_with_newline
+    inside_envelope = False
+    for number, line, problem in lines_of(source):
+        if line is None:
+            collector.records_read += 1
+            collector.skip(number, problem)
+            continue
+        if not line or line.isspace():
+            continue
+        collector.records_read += 1
+        if inside_envelope:
+            collector.skip(number, "inside a <memory-frame> envelope")
+            inside_envelope = not has_closing_envelope_tag(line)
+            continue
+        try:
+            record = json.loads(line)
+        except RecursionError:
+            collector.skip(number, "JSON nested too deeply")
+            continue
+        except json.JSONDecodeError as error:
+            reason = json_error_reason(error)
+            if number == last_line and not complete:
+                reason = "truncated last line: " + reason
+            collector.skip(number, reason)
+            _, found, open_at = scan_tag_blocks(line, ENVELOPE_TAG)
+            collector.envelopes_stripped += found
+            inside_envelope = open_at >= 0
+            continue
+        if _ENVELOPE_HINT.search(line):
+            collector.envelopes_stripped += strip_envelopes_in(record)
+        yield number, record

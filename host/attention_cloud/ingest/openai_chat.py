@@ -1,0 +1,291 @@
+"""OpenAI-style chat transcripts.
+
+Accepted shapes: a JSON array of messages; a JSON object ``{"messages": [...]}`` with optional
+``session_id``/``conversation_id``/``id`` and ``timestamp``/``date``/``created``; JSON Lines of
+messages (a ``session_id`` on a message names its session); JSON Lines of conversations, one
+``{"messages": [...]}`` per line (as in fine-tuning data sets), each its own session.
+
+Messages have ``role`` (``system``/``developer``, ``user``, ``assistant``, ``tool``, legacy
+``function``), ``content`` as a string or a list of parts (``{"type": "text", "text": ...}``),
+optional ``name``, ``tool_calls`` (``function.name`` and JSON ``function.arguments``) or legacy
+``function_call``, ``tool_call_id`` on tool messages, and an optional ``timestamp``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .classify import (
+    assistant_text_kind,
+    clean_message,
+    message_text,
+    output_text,
+    tool_output_kind,
+    user_message_kind,
+)
+from .collector import ItemCollector
+from .envelope import strip_envelopes_in
+from .jsonlines import json_error_reason, json_records
+from .source import Source, fail, require_text
+from .timefmt import iso_utc
+from .tools import ToolCall, describe_call
+
+_DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id", "id")
+_MESSAGE_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id")
+_TIME_KEYS = ("timestamp", "created_at", "create_time", "created", "date", "time")
+_TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
+_ENVELOPE_HINT = re.compile(r"memory-frame|\\u", re.IGNORECASE)
+
+
+class _Conversation:
+    """Where a run of messages comes from and how to point into it."""
+
+    __slots__ = ("session", "time", "pointer_prefix", "identity_prefix", "line")
+
+    def __init__(self, session: str, time: str, pointer_prefix: str, identity_prefix: str, line: int | None) -> None:
+        self.session = session
+        self.time = time
+        self.pointer_prefix = pointer_prefix  # message i lives at pointer_prefix + f"/{i}"
+        self.identity_prefix = identity_prefix
+        self.line = line  # the JSONL line holding the conversation, None for a JSON document
+
+
+class OpenAIChatParser:
+    """Parses one OpenAI-style chat transcript into an :class:`ItemCollector`."""
+
+    def __init__(self, collector: ItemCollector, default_session: str) -> None:
+        self.collector = collector
+        self.default_session = default_session
+        self.calls: dict[str, ToolCall] = {}  # tool call id (or "name:<fn>") -> call
+
+    def parse(self, source: Source) -> int:
+        """Read every message; return how many were well-formed messages."""
+        document = self._document(source)
+        if document is None:
+            return self._parse_lines(source)
+        base = source.pointer_base
+        if isinstance(document, list):
+            conversation = _Conversation(self.default_session, "", f"{base}#", "", None)
+            return self._conversation(conversation, document)
+        messages = document.get("messages")
+        if not isinstance(messages, list):
+            raise fail(source.name, 'JSON document has no "messages" list')
+        conversation = _Conversation(
+            _session_of(document, self.default_session, _DOCUMENT_SESSION_KEYS),
+            _time_of(document),
+            f"{base}#/messages",
+            "",
+            None,
+        )
+        return self._conversation(conversation, messages)
+
+    def _document(self, source: Source) -> list[Any] | dict[str, Any] | None:
+        """The transcript as one JSON document, or None when it is JSON Lines."""
+        first = source.data.lstrip()[:1]
+        if first not in (b"[", b"{"):
+            return None
+        if source.text is None:
+            if first == b"[":
+                require_text(source)  # raises: a JSON document must be valid UTF-8 throughout
+            return None
+        try:
+            document = json.loads(source.text)
+        except RecursionError:
+            raise fail(source.name, "JSON nested too deeply") from None
+        except json.JSONDecodeError as error:
+            if first == b"{" and (error.msg == "Extra data" or _some_line_parses(source.text)):
+                return None  # several values, one per line: JSON Lines
+            raise fail(source.name, json_error_reason(error), error.lineno) from None
+        if isinstance(document, dict) and "role" in document:
+            return None  # a single message on one line
+        if not isinstance(document, (list, dict)):
+            raise fail(source.name, "JSON document is neither a list of messages nor an object")
+        if _ENVELOPE_HINT.search(source.text):
+            self.collector.envelopes_stripped += strip_envelopes_in(document)
+        return document
+
+    def _parse_lines(self, source: Source) -> int:
+        well_formed = 0
+        for number, record in json_records(source, self.collector):
+            if not isinstance(record, dict):
+                self.collector.skip(number, "not a JSON object")
+                continue
+            if isinstance(record.get("messages"), list):
+                conversation = _Conversation(
+                    _session_of(record, f"{self.default_session}#{number}", _DOCUMENT_SESSION_KEYS),
+                    _time_of(record),
+                    f"{source.pointer_base}:{number}#/messages",
+                    f"line{number}/",
+                    number,
+                )
+                well_formed += self._conversation(conversation, record["messages"])
+                continue
+            session = _session_of(record, self.default_session, _MESSAGE_SESSION_KEYS)
+            conversation = _Conversation(session, "", "", "", number)
+            if self._message(conversation, record, number, f"{source.pointer_base}:{number}", f"line{number}"):
+                well_formed += 1
+        return well_formed
+
+    def _conversation(self, conversation: _Conversation, messages: list[Any]) -> int:
+        well_formed = 0
+        for index, message in enumerate(messages):
+            if conversation.line is None:
+                self.collector.records_read += 1  # in JSON Lines the line was counted
+            record_no = index + 1 if conversation.line is None else conversation.line
+            if not isinstance(message, dict):
+                self.collector.skip(record_no, f"message {index} is not a JSON object")
+                continue
+            pointer = f"{conversation.pointer_prefix}/{index}"
+            identity = f"{conversation.identity_prefix}m{index}"
+            if self._message(conversation, message, record_no, pointer, identity):
+                well_formed += 1
+        return well_formed
+
+    def _message(
+        self, conversation: _Conversation, message: dict[str, Any], record_no: int, pointer: str, identity: str
+    ) -> bool:
+        role = message.get("role")
+        if not isinstance(role, str):
+            self.collector.skip(record_no, 'message has no "role"')
+            return False
+        role = role.lower()
+        time = _time_of(message) or conversation.time
+        text = clean_message(_content_text(message.get("content")))
+
+        def add(kind: str, item_role: str, item_text: str, block: str, **extra: Any) -> None:
+            self.collector.add(
+                record_no=record_no,
+                session=conversation.session,
+                kind=kind,
+                role=item_role,
+                identity=f"{identity}/{block}",
+                text=item_text,
+                time=time,
+                pointer=pointer,
+                **extra,
+            )
+
+        if role == "user":
+            kind = user_message_kind(text)
+            if kind is not None:
+                add(kind, "user", message_text(text), "0", sets_goal=kind == "user_goal")
+        elif role == "assistant":
+            kind = assistant_text_kind(text)
+            if kind is not None:
+                add(kind, "assistant", message_text(text), "0")
+            for block, call in self._calls_of(message):
+                if call.is_file_op:
+                    links = (("touches_file", call.path), ("file_op", call.op), ("tool", call.name))
+                    add("file_op", "assistant", call.file_op_text(), block, links=links)
+        elif role in ("system", "developer"):
+            if text:  # instructions and constraints: kept, but never a goal
+                add("turn", "system", message_text(text), "0")
+        elif role in ("tool", "function"):
+            call = self._call_answered(message)
+            kind = tool_output_kind(call, text, message.get("is_error") is True)
+            if kind is not None:
+                links = (("tool", call.name),) if call is not None else ()
+                add(kind, "tool", output_text(call, text, kind), "0", links=links)
+        else:
+            self.collector.skip(record_no, f"unknown role {role!r}")
+            return False
+        return True
+
+    def _calls_of(self, message: dict[str, Any]) -> list[tuple[str, ToolCall]]:
+        """``(block name, call)`` for each tool call of an assistant message, remembered."""
+        found: list[tuple[str, ToolCall]] = []
+        tool_calls = message.get("tool_calls")
+        if isinstance(tool_calls, list):
+            for number, entry in enumerate(tool_calls):
+                if not isinstance(entry, dict) or not isinstance(entry.get("function"), dict):
+                    continue
+                call = _describe_function(entry["function"])
+                if call is None:
+                    continue
+                if isinstance(entry.get("id"), str):
+                    self.calls[entry["id"]] = call
+                self.calls["name:" + call.name] = call
+                found.append((f"call{number}", call))
+        legacy = message.get("function_call")
+        if isinstance(legacy, dict):
+            call = _describe_function(legacy)
+            if call is not None:
+                self.calls["name:" + call.name] = call
+                found.append(("function_call", call))
+        return found
+
+    def _call_answered(self, message: dict[str, Any]) -> ToolCall | None:
+        call_id = message.get("tool_call_id")
+        if isinstance(call_id, str) and call_id in self.calls:
+            return self.calls[call_id]
+        name = message.get("name")
+        if isinstance(name, str) and name:
+            return self.calls.get("name:" + name) or describe_call(name, {})
+        return None
+
+
+def _describe_function(function: dict[str, Any]) -> ToolCall | None:
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError):
+            arguments = {}
+    return describe_call(name, arguments)
+
+
+def _content_text(content: Any) -> str:
+    """Text of ``content``: a string, or the text parts of a list joined by newlines."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts: list[str] = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and part.get("type", "text") in _TEXT_PART_TYPES:
+            text = part.get("text")
+            if isinstance(text, dict):  # older API: {"type": "text", "text": {"value": ...}}
+                text = text.get("value")
+            if isinstance(text, str):
+                texts.append(text)
+    return "\n".join(texts)
+
+
+def _session_of(record: dict[str, Any], default: str, keys: tuple[str, ...]) -> str:
+    for key in keys:
+        value = record.get(key)
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
+            return str(value)
+    return default
+
+
+def _time_of(record: dict[str, Any]) -> str:
+    for key in _TIME_KEYS:
+        if key in record:
+            time = iso_utc(record[key])
+            if time:
+                return time
+    return ""
+
+
+def _some_line_parses(text: str, lines_to_try: int = 50) -> bool:
+    """True when one of the first non-blank lines is a JSON object on its own (JSON Lines)."""
+    tried = 0
+    for line in text.split("\n", 4 * lines_to_try):
+        if not line.strip():
+            continue
+        try:
+            if isinstance(json.loads(line), dict):
+                return True
+        except (ValueError, RecursionError):
+            pass
+        tried += 1
+        if tried == lines_to_try:
+            break
+    return False

@@ -1,0 +1,73 @@
+"""The two result types of ingestion: one :class:`ItemRecord` per memory item, one
+:class:`ParseResult` per parsed transcript."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FORMATS: tuple[str, ...] = ("claude-code", "openai", "text")
+"""Transcript formats the parser understands, by the name ``format=`` accepts."""
+
+KINDS: tuple[str, ...] = ("user_goal", "conclusion", "file_op", "error", "tool_result", "turn")
+"""Item kinds, in the order the module docstring of :mod:`attention_cloud.ingest` explains them."""
+
+ROLES: tuple[str, ...] = ("user", "assistant", "tool", "system")
+
+Relation = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """One memory item cut from a transcript.
+
+    Attributes:
+        handle: content-derived id (``it_`` + 16 hex digits of SHA-256 over session, kind,
+            record identity and text): parsing the same input again gives the same handle, and
+            appending to a transcript leaves earlier handles unchanged.
+        session: session id (Claude Code ``sessionId``, an OpenAI ``session_id``/``id``,
+            otherwise the ``session=`` argument or the file stem).
+        seq: 0-based position of the item within its session, stable under appends.
+        kind: one of :data:`KINDS`.
+        role: ``user``, ``assistant``, ``tool`` or ``system``.
+        goal: whitespace-collapsed text (at most 300 characters) of the user goal active when
+            the item was produced; ``""`` before the first goal.
+        time: ISO 8601 UTC time (``2026-01-02T03:04:05Z``) or ``""`` when unknown.
+        pointer: ``<path>:<line>`` (1-based) for line-oriented files, ``<path>#<JSON pointer>``
+            for JSON documents, ``<path>:<line>#<JSON pointer>`` for a conversation held in one
+            JSONL line.
+        text: the item's L0 text (long texts keep head and tail).
+        relations: entity links ``(subject, predicate, object)``; the subject is the handle.
+    """
+
+    handle: str
+    session: str
+    seq: int
+    kind: str
+    role: str
+    goal: str
+    time: str
+    pointer: str
+    text: str
+    relations: tuple[Relation, ...]
+
+
+@dataclass
+class ParseResult:
+    """Everything one parse produced, including what it could not use.
+
+    Attributes:
+        items: kept items, in transcript order.
+        format: the format parsed (one of :data:`FORMATS`).
+        records_read: non-blank lines (JSONL, text speaker turns) or messages (JSON) read,
+            malformed ones included.
+        skipped: ``(line or record number, reason)`` for every record that was not used
+            because it was malformed or a duplicate; the caller reports them.
+        envelopes_stripped: ``<memory-frame>`` envelopes removed before parsing.
+        evicted: items dropped by the per-session item budget, in transcript order.
+    """
+
+    items: list[ItemRecord]
+    format: str
+    records_read: int = 0
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    envelopes_stripped: int = 0
+    evicted: list[ItemRecord] = field(default_factory=list)

@@ -1,0 +1,79 @@
+"""Small text rules shared by every format: whitespace, truncation, goals, noise."""
+from __future__ import annotations
+
+import re
+
+from .envelope import strip_tag_blocks
+
+GOAL_MAX_CHARS = 300
+"""A goal is the user's message, whitespace-collapsed and cut to this many characters."""
+
+ELLIPSIS = " … "
+
+# Bare acknowledgements carry no goal: a short message made only of these words is noise.
+_ACK_WORDS = frozenset(
+    """ok okay k kk okk thanks thank you thx ty cheers yes yeah yep yup ya sure continue go on
+    ahead proceed please pls great cool nice perfect awesome lgtm good sounds got it alright
+    right fine done next keep going do that this looks""".split()
+)
+# Bare replies that redirect without saying where: kept as turns, but they never replace the
+# active goal ("no" after a proposal does not make "no" the goal of what follows).
+_REPLY_WORDS = frozenset("no nope nah stop wait hold on hmm hm cancel abort not".split())
+_MAX_BARE_WORDS = 5
+_LETTER_RUNS = re.compile(r"[^\W\d_]+")
+
+
+def collapse_whitespace(text: str) -> str:
+    """Return ``text`` with every run of whitespace turned into one space, ends trimmed."""
+    return " ".join(text.split())
+
+
+def head_and_tail(text: str, head: int, tail: int) -> str:
+    """Keep the first ``head`` and last ``tail`` characters of a long text.
+
+    Endings often carry the result (the exception line of a traceback, the answer at the end
+    of an explanation), so truncation keeps both ends, joined by `` … ``.
+    """
+    if len(text) <= head + tail + len(ELLIPSIS):
+        return text
+    return text[:head].rstrip() + ELLIPSIS + text[-tail:].lstrip()
+
+
+def goal_text(text: str) -> str:
+    """The goal string for a user message: whitespace-collapsed, at most 300 characters."""
+    goal = collapse_whitespace(text[: GOAL_MAX_CHARS * 8])
+    if len(goal) > GOAL_MAX_CHARS:
+        goal = goal[: GOAL_MAX_CHARS - 1].rstrip() + "…"
+    return goal
+
+
+def _bare_words(text: str) -> list[str] | None:
+    """Lower-cased words of a short message without digits; None when it is not short."""
+    stripped = text.strip()
+    if len(stripped) > 60 or any(ch.isdigit() for ch in stripped):
+        return None
+    words = _LETTER_RUNS.findall(stripped.lower())
+    return words if len(words) <= _MAX_BARE_WORDS else None
+
+
+def is_acknowledgement(text: str) -> bool:
+    """True for a bare acknowledgement ("ok", "Thanks!", "yes please continue", "👍")."""
+    words = _bare_words(text)
+    return words is not None and all(word in _ACK_WORDS for word in words)
+
+
+def is_bare_reply(text: str) -> bool:
+    """True for a short reply made of acknowledgement and refusal words only ("no", "wait")."""
+    words = _bare_words(text)
+    return (
+        words is not None
+        and bool(words)
+        and all(word in _ACK_WORDS or word in _REPLY_WORDS for word in words)
+    )
+
+
+def strip_system_reminders(text: str) -> str:
+    """Remove ``<system-reminder>`` blocks that clients inject into messages and tool output."""
+    if "system-reminder" not in text:
+        return text
+    return strip_tag_blocks(text, "system-reminder")[0]
