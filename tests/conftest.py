@@ -1,0 +1,34 @@
+"""Shared fixtures: a fresh memory home per test, the process-wide Prolog engine."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def pl():
+    """The embedded Prolog engine (one per process, rules loaded)."""
+    from attention_cloud.bridge import get_prolog
+
+    return get_prolog()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty memory home directory for one test."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def memory(home: Path):
+    """A Memory opened on a fresh home, closed after the test."""
+    from attention_cloud import Memory
+
+    mem = Memory.open(home)
+    yield mem
+    mem.close()

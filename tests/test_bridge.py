@@ -1,0 +1,109 @@
+"""The bridge: values cross as terms, errors keep their meaning, Python predicates behave."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from attention_cloud.bridge import Atom, Term, Var
+from attention_cloud.errors import PrologError
+
+TRICKY_TEXT = [
+    "plain",
+    "",
+    "quote ' double \" backslash \\ end",
+    "foo :- halt.",
+    "X = Y, shell('rm -rf /')",
+    "héllo wörld — 日本語 🚀 \u0000 nul",
+    "line1\nline2\ttab",
+    "0'a 0'\\n \"\\x41\\\"",
+    "x" * 200_000,
+]
+
+
+@pytest.mark.parametrize("text", TRICKY_TEXT)
+def test_strings_round_trip_exactly_and_are_never_parsed(pl, text):
+    (back,) = pl.once("user:=", Var(), text)
+    assert back == text and type(back) is str
+    (length,) = pl.once("user:string_length", text, Var())
+    assert length == len(text)
+
+
+def test_atoms_numbers_lists_terms_and_dicts_round_trip(pl):
+    value = [Atom("ünï"), 42, -7, 2**80, 3.25, [], [1, [2, [3]]], Term("f", [Atom("a"), "s"]),
+             {"k": "v", "n": 1}, True, None]
+    (back,) = pl.once("user:=", Var(), value)
+    assert back[0] == "ünï" and isinstance(back[0], Atom)
+    assert back[1:7] == [42, -7, 2**80, 3.25, [], [1, [2, [3]]]]
+    assert back[7] == Term("f", [Atom("a"), "s"])
+    assert back[8] == {"k": "v", "n": 1}
+    assert back[9] == "true" and back[10] == "null"
+
+
+def test_shared_var_objects_are_one_variable(pl):
+    x = Var()
+    assert pl.once("user:=", Term("f", [x, x]), Term("f", [1, Var()])) == ()
+    assert pl.once("user:=", Term("f", [x, x]), Term("f", [1, 2])) is None
+
+
+def test_failure_is_none_and_prolog_errors_are_typed(pl):
+    assert pl.once("lists:member", 4, [1, 2, 3]) is None
+    with pytest.raises(PrologError) as err:
+        pl.once("user:atom_length", Var(), Var())
+    assert "instantiated" in str(err.value)
+    assert err.value.term.name == "error"
+
+
+def test_python_exception_becomes_a_prolog_error_catch_sees(pl):
+    def explode(x):
+        raise ValueError(f"cannot handle {x}")
+
+    pl.register("explode", 2, explode)
+    (caught,) = pl.once("user:catch", Term("explode", [7, Var()]), Var(), Atom("true"))
+    assert caught.name == "error"
+    assert caught.args[0] == Term("python_error", [Atom("ValueError"), "cannot handle 7"])
+    with pytest.raises(PrologError, match="ValueError: cannot handle 8"):
+        pl.once("user:explode", 8, Var())
+
+
+def test_deterministic_predicate_unifies_and_fails_on_mismatch(pl):
+    pl.register("double", 2, lambda x: x * 2)
+    assert pl.once("user:double", 21, Var()) == (42,)
+    assert pl.once("user:double", 21, 42) == ()
+    assert pl.once("user:double", 21, 43) is None
+
+
+def test_nondeterministic_predicate_yields_each_and_cut_releases(pl):
+    calls = []
+
+    def upto(n):
+        calls.append(n)
+        return range(n)
+
+    pl.register("upto", 2, upto, nondet=True)
+    assert pl.solutions("user:upto", 4, Var()) == [(0,), (1,), (2,), (3,)]
+    assert pl.once("user:once", Term("upto", [1000, Var()])) == ()
+    assert pl.solutions("user:upto", 0, Var()) == []
+
+
+def test_python_predicate_may_query_prolog_again(pl):
+    pl.register("py_length", 2, lambda xs: pl.once("lists:length", xs, Var())[0])
+    assert pl.once("user:py_length", [1, 2, 3], Var()) == (3,)
+
+
+def test_other_threads_can_use_the_engine(pl):
+    results = []
+
+    def work(n):
+        results.append(pl.once("lists:length", list(range(n)), Var())[0])
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [0, 1, 2, 3, 4]
+
+
+def test_solutions_limit(pl):
+    assert pl.solutions("lists:member", Var(), [1, 2, 3], limit=2) == [(1,), (2,)]

@@ -1,0 +1,121 @@
+"""Durability of the journal: reopen, torn tails, failed batches, snapshots."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from attention_cloud import InputError, Memory
+from attention_cloud.bridge import Var
+
+SESSION = [
+    {"type": "user", "uuid": "u1", "sessionId": "S1", "timestamp": "2026-01-01T10:00:00Z",
+     "message": {"role": "user", "content": "Make the retry loop use exponential backoff"}},
+    {"type": "assistant", "uuid": "a1", "sessionId": "S1", "timestamp": "2026-01-01T10:01:00Z",
+     "message": {"role": "assistant",
+                 "content": "Done: backoff doubles from 100 ms up to 5 retries; tests pass."}},
+]
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def handles(mem: Memory) -> set[str]:
+    return {row["H"] for row in mem.query("item(H)", limit=10_000).rows}
+
+
+def test_items_survive_reopen(home, tmp_path):
+    src = write_jsonl(tmp_path / "s.jsonl", SESSION)
+    with Memory.open(home) as mem:
+        report = mem.ingest([src])
+        before = handles(mem)
+    assert report.new == 2 and len(before) == 2
+    with Memory.open(home) as mem:
+        assert handles(mem) == before
+
+
+def test_reingest_is_an_upsert_and_growth_adds_only_new(home, tmp_path):
+    src = write_jsonl(tmp_path / "s.jsonl", SESSION)
+    with Memory.open(home) as mem:
+        first = mem.ingest([src])
+        again = mem.ingest([src])
+        assert (first.new, again.new, again.files_unchanged) == (2, 0, 1)
+        grown = SESSION + [{"type": "user", "uuid": "u2", "sessionId": "S1",
+                            "message": {"role": "user", "content": "Now cap the delay at 2 s"}}]
+        write_jsonl(src, grown)
+        third = mem.ingest([src])
+        assert third.new == 1 and third.unchanged == 2
+
+
+def test_torn_journal_tail_is_cut_and_committed_items_stay(home, tmp_path):
+    src = write_jsonl(tmp_path / "s.jsonl", SESSION)
+    with Memory.open(home) as mem:
+        mem.ingest([src])
+        kept = handles(mem)
+    journal = home / "journal.pl"
+    size = journal.stat().st_size
+    with open(journal, "a", encoding="utf-8") as fh:  # a batch that died mid-write
+        fh.write("a(journal:item_(it_torn, s, 'S', 0, error, user, \"g\", \"\", default, \"p\")).\n"
+                 "a(journal:text_(it_to")
+    with Memory.open(home) as mem:
+        assert handles(mem) == kept
+        assert mem.open_info.truncated_bytes > 0
+    assert journal.stat().st_size == size
+
+
+def test_failed_batch_leaves_journal_unchanged(home, tmp_path):
+    good = write_jsonl(tmp_path / "good.jsonl", SESSION)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"\x00\x01\x02 binary garbage \xff\xfe")
+    with Memory.open(home) as mem:
+        with pytest.raises(InputError, match="bad.jsonl"):
+            mem.ingest([good, bad])
+        assert handles(mem) == set()
+    assert not (home / "journal.pl").exists() or "item_" not in (home / "journal.pl").read_text()
+
+
+def test_snapshot_then_tail_replay(home, tmp_path):
+    src = write_jsonl(tmp_path / "s.jsonl", SESSION)
+    with Memory.open(home) as mem:
+        mem.ingest([src])
+        assert mem.snapshot() >= 2
+        more = tmp_path / "t.jsonl"
+        write_jsonl(more, [dict(SESSION[0], sessionId="S2", uuid="x1")])
+        mem.ingest([more])
+        everything = handles(mem)
+    with Memory.open(home) as mem:
+        assert mem.open_info.snapshot_facts >= 2
+        assert mem.open_info.replayed > 0
+        assert handles(mem) == everything
+
+
+def test_snapshot_from_another_prolog_version_is_ignored(home, tmp_path):
+    src = write_jsonl(tmp_path / "s.jsonl", SESSION)
+    with Memory.open(home) as mem:
+        mem.ingest([src])
+        mem.snapshot()
+        everything = handles(mem)
+    meta = home / "snapshot.meta"
+    meta.write_text(meta.read_text().replace("snapshot(", "snapshot(1"), encoding="utf-8")
+    with Memory.open(home) as mem:
+        assert mem.open_info.snapshot_facts == 0  # rebuilt from the journal instead
+        assert handles(mem) == everything
+
+
+def test_second_writer_is_refused(home, tmp_path):
+    import subprocess
+    import sys
+
+    src = write_jsonl(tmp_path / "s.jsonl", SESSION)
+    other_src = write_jsonl(tmp_path / "o.jsonl", [dict(SESSION[0], sessionId="S9", uuid="z")])
+    with Memory.open(home) as mem:
+        mem.ingest([src])  # holds the write lock now
+        other = subprocess.run(
+            [sys.executable, "-m", "attention_cloud.cli", "ingest", str(other_src),
+             "--home", str(home)],
+            capture_output=True, text=True, timeout=120)
+    assert other.returncode != 0
+    assert "another process is writing" in other.stderr
