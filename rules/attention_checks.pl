@@ -1,0 +1,98 @@
+:- module(attention_checks,
+          [ must_be_time/1,               % +Seconds
+            must_be_probability/1,        % +P
+            must_be_cost/1,               % +Cost
+            must_be_stakes/1,             % +Loss
+            must_be_boolean_atom/1,       % +Bool
+            text_atom/2,                  % +Text, -Atom
+            optional/2                    % +Value, -Maybe
+          ]).
+:- use_module(library(error)).
+
+/** <module> Argument checks shared by the TMS, the attention controller and the validator
+
+Bad numbers are refused at the door, with library(error) terms, so nothing absurd is stored and
+the trace never records a value the controller could not have acted on. The bounds are generous
+and documented: a timestamp is Unix seconds between 0 and 1e11 (the year 5138), a cost or a loss
+lies between 0 and 1e6, a probability between 0 and 1.
+*/
+
+%!  must_be_time(+Seconds) is det.
+%
+%   Seconds is a Unix time (or an age) between 0 and 1e11.
+%   @error type_error(number, Seconds), domain_error(time_seconds, Seconds)
+
+must_be_time(T) :-
+    must_be(number, T),
+    (   T >= 0, T =< 1.0e11
+    ->  true
+    ;   domain_error(time_seconds, T)
+    ).
+
+%!  must_be_probability(+P) is det.
+%
+%   P is a number in [0,1].
+%   @error type_error(number, P), domain_error(probability, P)
+
+must_be_probability(P) :-
+    must_be(number, P),
+    (   P >= 0, P =< 1
+    ->  true
+    ;   domain_error(probability, P)
+    ).
+
+%!  must_be_cost(+Cost) is det.
+%
+%   Cost is a number in [0, 1e6].
+%   @error type_error(number, Cost), domain_error(cost, Cost)
+
+must_be_cost(C) :-
+    must_be(number, C),
+    (   C >= 0, C =< 1.0e6
+    ->  true
+    ;   domain_error(cost, C)
+    ).
+
+%!  must_be_stakes(+Loss) is det.
+%
+%   Loss (a loss if wrong, in utility units) is a number in [0, 1e6].
+%   @error type_error(number, Loss), domain_error(loss_if_wrong, Loss)
+
+must_be_stakes(L) :-
+    must_be(number, L),
+    (   L >= 0, L =< 1.0e6
+    ->  true
+    ;   domain_error(loss_if_wrong, L)
+    ).
+
+%!  must_be_boolean_atom(+Bool) is det.
+%
+%   Bool is `true` or `false`.
+
+must_be_boolean_atom(B) :-
+    must_be(boolean, B).
+
+%!  text_atom(+Text, -Atom) is det.
+%
+%   Identifiers arrive as strings or atoms and are stored as non-empty atoms.
+%   @error type_error(text, Text), domain_error(non_empty_text, Text)
+
+text_atom(Text, Atom) :-
+    must_be(text, Text),
+    atom_string(Atom, Text),
+    (   Atom == ''
+    ->  domain_error(non_empty_text, Text)
+    ;   true
+    ).
+
+%!  optional(+Value, -Maybe) is det.
+%
+%   Maybe is `none` when Value is `null` (Python's None) or `none`, else some(Value).
+
+optional(V, none) :-
+    (   V == null
+    ;   V == none
+    ;   var(V)
+    ),
+    !.
+optional(V, some(V)).

@@ -1,0 +1,813 @@
+:- module(tms,
+          [ tms_add_source/4,             % +Scope, +Name, +ClaimType, +Options
+            source_claim_type/3,          % ?Scope, ?Source, ?ClaimType
+            source_authority/3,           % +Scope, +Source, -Authority
+            source_cost/3,                % +Scope, +Source, -Cost
+            source_trusted/2,             % +Scope, +Source
+            source_info/3,                % +Scope, +Source, -Info
+
+            tms_add_belief/3,             % +Scope, +Id, +Belief
+            belief_live/2,                % ?Scope, ?Id
+            belief_claim/4,               % ?Scope, ?Id, ?ClaimType, ?Subject
+            belief_value/3,               % ?Scope, ?Id, ?Value
+            belief_observed/5,            % ?Scope, ?Id, ?Confidence, ?ObservedAt, ?Volatility
+            belief_origin/3,              % ?Scope, ?Id, ?Source
+            belief_support/3,             % ?Scope, ?Id, ?Support
+            belief_current/3,             % +Scope, +Id, -Current
+            belief_dirty/3,               % ?Scope, ?Id, ?Cause
+            belief_info/4,                % +Scope, +Id, +Now, -Info
+            belief_why/3,                 % +Scope, +Id, -Why
+            belief_list/3,                % +Scope, +Now, -Infos
+            claim_beliefs/4,              % +Scope, +ClaimType, +Subject, -LiveIds
+            contradiction/4,              % ?Scope, ?ClaimType, ?Subject, -Ids
+
+            p_stale/3,                    % +Class, +AgeSeconds, -P
+            belief_p_stale/4,             % +Scope, +Id, +Now, -P
+            belief_effective_confidence/4, % +Scope, +Id, +Now, -Confidence
+
+            tms_source_changed/4,         % +Scope, +Source, +Now, -Dirtied
+            tms_item_changed/4,           % +Scope, +Handle, +Now, -Dirtied
+            tms_record_inspection/8,      % +Scope, +Source, +Subject, +Value, +Now, +Succeeded, +Cost, -Id
+            inspection/8,                 % ?Scope, ?Id, ?Source, ?ClaimType, ?Subject, ?Value, ?At, ?Succeeded
+            tms_observe/6,                % +Scope, +InspectionId, +ClaimType, +Subject, +Now, -Outcome
+            item_dirty_beliefs/2,         % +Handle, -BeliefIds
+            item_dirty_beliefs/3,         % +Scope, +Handle, -BeliefIds
+
+            tms_drop/1                    % +Scope
+          ]).
+:- use_module(library(error)).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(library(pairs)).
+:- use_module(attention_store).
+:- use_module(attention_checks).
+:- use_module('../facts/volatility').
+:- use_module('../facts/authority').
+
+/** <module> Beliefs that go dirty: a justification-based truth maintenance system
+
+A belief records a claim (claim type and subject), its value, the confidence it was held with,
+when it was observed, the volatility class of the state it describes, and why it is held: the
+inspections, journal items, sources and other beliefs that support it (Doyle, 1979). Three
+things follow from keeping the why:
+
+  - **Dirty propagation.** When a source changes (tms_source_changed/4), or an inspection
+    overturns a belief (tms_observe/6), every belief that depends on it, transitively, is marked
+    dirty with its cause. A dirty belief is never silently reused: the attention controller
+    turns it into a candidate, the validator refuses it as evidence, and hydration can flag the
+    journal items it cites (item_dirty_beliefs/2).
+  - **Staleness as probability.** P(stale by t) = 1 - exp(-λ t), λ from facts/volatility.pl.
+  - **Contradictions.** Two live beliefs on one claim with different values are a contradiction
+    (contradiction/4), which the controller checks with high priority.
+
+Beliefs are never edited into a different claim: an inspection that disagrees creates a new
+belief and marks the old one superseded, so `why` and the trace can always say what was
+believed before. Every fact carries its scope first and is written through
+attention_store:scoped_assert/1 (journalled, except for `bench-*` scopes).
+
+    ?- tms_add_source(s, registry, dependency_version, _{kind: package_registry}),
+       tms_add_belief(s, ver, _{claim_type: dependency_version, subject: "libfoo",
+                                value: "4.1", confidence: 0.9, observed_at: 0,
+                                volatility: package_release, supports: [], source: null}),
+       tms_source_changed(s, registry, 100, Dirtied).
+    Dirtied = [] .          % ver did not come from the registry
+*/
+
+:- dynamic
+    source/7,            % source(Scope, Name, ClaimType, Kind, Authority, Cost, Trusted)
+    belief/8,            % belief(Scope, Id, ClaimType, Subject, Value, Confidence, ObservedAt, Volatility)
+    origin/3,            % origin(Scope, Id, Source): the source this belief is a reading of
+    support/3,           % support(Scope, Id, Support): belief(B) | item(H) | source(S) | inspection(I)
+    superseded/4,        % superseded(Scope, Old, New, At)
+    dirty/4,             % dirty(Scope, Id, Cause, At)
+    inspection/8.        % inspection(Scope, Id, Source, ClaimType, Subject, Value, At, Succeeded)
+:- dynamic inspection_cost/3.   % inspection_cost(Scope, Id, Cost)
+
+
+                 /*******************************
+                 *           SOURCES            *
+                 *******************************/
+
+%!  tms_add_source(+Scope, +Name, +ClaimType, +Options:dict) is det.
+%
+%   Register (or re-register) a source that answers claims of ClaimType. Options keys, all
+%   optional: `kind` (the registry kind, default Name), `authority` (number in [0,1]; null or
+%   absent: looked up in facts/authority.pl for ClaimType and kind), `cost` (default 1.0) and
+%   `trusted` (default true; events from untrusted sources cannot raise priority).
+%
+%   @error existence_error(claim_type, ClaimType) for an unknown claim type
+%   @error existence_error(source_authority, ClaimType-Kind) when no authority is given and the
+%          registry does not rank that kind for that claim type
+
+tms_add_source(Scope0, Name0, ClaimType0, Options) :-
+    scope_atom(Scope0, Scope),
+    text_atom(Name0, Name),
+    known_claim_type(ClaimType0, ClaimType),
+    must_be(dict, Options),
+    option_value(Options, kind, Name, Kind0),
+    text_atom(Kind0, Kind),
+    option_value(Options, authority, null, Authority0),
+    (   Authority0 == null
+    ->  registry_authority(ClaimType, Kind, Authority)
+    ;   must_be_probability(Authority0),
+        Authority = Authority0
+    ),
+    option_value(Options, cost, 1.0, Cost),
+    must_be_cost(Cost),
+    option_value(Options, trusted, true, Trusted),
+    must_be_boolean_atom(Trusted),
+    scoped_retract(tms:source(Scope, Name, _, _, _, _, _)),
+    scoped_assert(tms:source(Scope, Name, ClaimType, Kind, Authority, Cost, Trusted)).
+
+registry_authority(ClaimType, Kind, Authority) :-
+    (   claim_authority(ClaimType, Kind, Authority)
+    ->  true
+    ;   existence_error(source_authority, ClaimType-Kind)
+    ).
+
+option_value(Dict, Key, Default, Value) :-
+    (   get_dict(Key, Dict, V), V \== null
+    ->  Value = V
+    ;   Value = Default
+    ).
+
+known_claim_type(Text, ClaimType) :-
+    text_atom(Text, ClaimType),
+    (   claim_type(ClaimType, _)
+    ->  true
+    ;   existence_error(claim_type, ClaimType)
+    ).
+
+known_source(Scope, Text, Source) :-
+    text_atom(Text, Source),
+    (   source(Scope, Source, _, _, _, _, _)
+    ->  true
+    ;   existence_error(source, Source)
+    ).
+
+%!  source_claim_type(?Scope, ?Source, ?ClaimType) is nondet.
+%
+%   Source, registered in Scope, answers claims of ClaimType.
+
+source_claim_type(Scope, Source, ClaimType) :-
+    source(Scope, Source, ClaimType, _, _, _, _).
+
+%!  source_authority(+Scope, +Source, -Authority) is det.
+%
+%   Authority of Source for its claim type.
+%   @error existence_error(source, Source)
+
+source_authority(Scope, Source0, Authority) :-
+    known_source(Scope, Source0, Source),
+    source(Scope, Source, _, _, Authority, _, _).
+
+%!  source_cost(+Scope, +Source, -Cost) is det.
+%
+%   What one inspection of Source costs, in the units the cost weight converts to utility.
+%   @error existence_error(source, Source)
+
+source_cost(Scope, Source0, Cost) :-
+    known_source(Scope, Source0, Source),
+    source(Scope, Source, _, _, _, Cost, _).
+
+%!  source_trusted(+Scope, +Source) is semidet.
+%
+%   Source is registered in Scope and trusted. Unregistered sources are untrusted.
+
+source_trusted(Scope, Source0) :-
+    text_atom(Source0, Source),
+    source(Scope, Source, _, _, _, _, true).
+
+%!  source_info(+Scope, +Source, -Info:dict) is det.
+%
+%   Everything registered about Source.
+%   @error existence_error(source, Source)
+
+source_info(Scope, Source0, Info) :-
+    known_source(Scope, Source0, Source),
+    source(Scope, Source, ClaimType, Kind, Authority, Cost, Trusted),
+    Info = _{name: Source, claim_type: ClaimType, kind: Kind, authority: Authority,
+             cost: Cost, trusted: Trusted}.
+
+
+                 /*******************************
+                 *           BELIEFS            *
+                 *******************************/
+
+%!  tms_add_belief(+Scope, +Id, +Belief:dict) is det.
+%
+%   Record a belief, or a new observation of an existing one (which clears its dirt). Belief has
+%   the keys `claim_type`, `subject`, `value`, `confidence` (in [0,1]), `observed_at` (Unix
+%   seconds), `volatility` (a class of facts/volatility.pl), and optionally `supports` (a list of
+%   `belief:ID`, `item:HANDLE`, `source:NAME`, `inspection:ID`, or bare ids resolved in that
+%   order, with `it_...` read as a journal item) and `source` (the source this belief is a
+%   reading of). A belief justified by a dirty belief starts dirty. When a re-observation
+%   changes the value, the belief's dependants are marked dirty.
+%
+%   @error existence_error(claim_type | volatility_class | source | belief | journal_item |
+%          inspection | support, X) for unknown references
+%   @error domain_error(acyclic_justification, Id-Support) when Support depends on Id
+%   @error permission_error(modify, superseded_belief, Id) when Id was superseded
+
+tms_add_belief(Scope0, Id0, Belief) :-
+    scope_atom(Scope0, Scope),
+    text_atom(Id0, Id),
+    must_be(dict, Belief),
+    required(Belief, claim_type, ClaimType0),
+    known_claim_type(ClaimType0, ClaimType),
+    required(Belief, subject, Subject),
+    must_be(atomic, Subject),
+    required(Belief, value, Value),
+    must_be(atomic, Value),
+    required(Belief, confidence, Confidence),
+    must_be_probability(Confidence),
+    required(Belief, observed_at, ObservedAt),
+    must_be_time(ObservedAt),
+    required(Belief, volatility, Volatility0),
+    known_volatility(Volatility0, Volatility),
+    option_value(Belief, supports, [], SupportTexts),
+    must_be(list, SupportTexts),
+    maplist(support_term(Scope), SupportTexts, Supports0),
+    sort(Supports0, Supports),
+    option_value(Belief, source, null, Source0),
+    (   Source0 == null
+    ->  Origin = none
+    ;   known_source(Scope, Source0, OriginSource),
+        Origin = some(OriginSource)
+    ),
+    (   superseded(Scope, Id, _, _)
+    ->  permission_error(modify, superseded_belief, Id)
+    ;   true
+    ),
+    maplist(acyclic_support(Scope, Id), Supports),
+    (   belief(Scope, Id, _, _, OldValue, _, _, _)
+    ->  Revised = revised(OldValue)
+    ;   Revised = new
+    ),
+    forget_belief_(Scope, Id),
+    scoped_assert(tms:belief(Scope, Id, ClaimType, Subject, Value, Confidence, ObservedAt,
+                             Volatility)),
+    forall(member(S, Supports), scoped_assert(tms:support(Scope, Id, S))),
+    (   Origin = some(O)
+    ->  scoped_assert(tms:origin(Scope, Id, O))
+    ;   true
+    ),
+    inherit_dirt_(Scope, Id, Supports, ObservedAt),
+    (   Revised = revised(Old), Old \== Value
+    ->  dependants_dirty_(Scope, Id, belief_revised(Id), ObservedAt, _)
+    ;   true
+    ).
+
+required(Dict, Key, Value) :-
+    (   get_dict(Key, Dict, Value), Value \== null
+    ->  true
+    ;   existence_error(key, Key, Dict)
+    ).
+
+known_volatility(Text, Class) :-
+    text_atom(Text, Class),
+    (   volatility_class(Class, _, _)
+    ->  true
+    ;   existence_error(volatility_class, Class)
+    ).
+
+forget_belief_(Scope, Id) :-
+    scoped_retract(tms:belief(Scope, Id, _, _, _, _, _, _)),
+    scoped_retract(tms:support(Scope, Id, _)),
+    scoped_retract(tms:origin(Scope, Id, _)),
+    scoped_retract(tms:dirty(Scope, Id, _, _)).
+
+% A support arrives as text; its kind is named by a prefix or found by lookup.
+support_term(Scope, Text, Support) :-
+    must_be(text, Text),
+    atom_string(Atom, Text),
+    (   sub_atom(Atom, B, 1, A, ':'),
+        sub_atom(Atom, 0, B, _, Kind),
+        memberchk(Kind, [belief, item, source, inspection])
+    ->  sub_atom(Atom, _, A, 0, Ref),
+        Support0 =.. [Kind, Ref]
+    ;   bare_support_(Scope, Atom, Support0)
+    ),
+    checked_support(Scope, Support0, Support).
+
+bare_support_(Scope, Ref, Support) :-
+    (   belief(Scope, Ref, _, _, _, _, _, _)
+    ->  Support = belief(Ref)
+    ;   sub_atom(Ref, 0, _, _, it_)
+    ->  Support = item(Ref)
+    ;   source(Scope, Ref, _, _, _, _, _)
+    ->  Support = source(Ref)
+    ;   inspection(Scope, Ref, _, _, _, _, _, _)
+    ->  Support = inspection(Ref)
+    ;   existence_error(support, Ref)
+    ).
+
+checked_support(Scope, belief(B), belief(B)) :- !,
+    (   belief(Scope, B, _, _, _, _, _, _)
+    ->  true
+    ;   existence_error(belief, B)
+    ).
+checked_support(_, item(H), item(H)) :- !,
+    (   journal_item(H)
+    ->  true
+    ;   existence_error(journal_item, H)
+    ).
+checked_support(Scope, source(S), source(S)) :- !,
+    known_source(Scope, S, _).
+checked_support(Scope, inspection(I), inspection(I)) :-
+    (   inspection(Scope, I, _, _, _, _, _, _)
+    ->  true
+    ;   existence_error(inspection, I)
+    ).
+
+% The journal module may not be loaded (rules tested alone, or no home): then no item exists.
+journal_item(H) :-
+    current_predicate(journal:item/1),
+    catch(journal:item(H), error(existence_error(_, _), _), fail),
+    !.
+
+% Id may not (transitively) support any of its own supports.
+acyclic_support(Scope, Id, belief(B)) :- !,
+    (   depends_on_(Scope, B, Id, [])
+    ->  domain_error(acyclic_justification, Id-B)
+    ;   true
+    ).
+acyclic_support(_, _, _).
+
+depends_on_(_, B, Id, _) :-
+    B == Id, !.
+depends_on_(Scope, B, Id, Seen) :-
+    \+ memberchk(B, Seen),
+    support(Scope, B, belief(S0)),
+    belief_current(Scope, S0, S),
+    depends_on_(Scope, S, Id, [B|Seen]),
+    !.
+
+inherit_dirt_(Scope, Id, Supports, At) :-
+    forall(( member(belief(S0), Supports),
+             belief_current(Scope, S0, S),
+             dirty(Scope, S, _, _)
+           ),
+           add_dirt_(Scope, Id, via(S), At)).
+
+%!  belief_live(?Scope, ?Id) is nondet.
+%
+%   Id is a belief of Scope that no inspection has superseded (dirty or not).
+
+belief_live(Scope, Id) :-
+    belief(Scope, Id, _, _, _, _, _, _),
+    \+ superseded(Scope, Id, _, _).
+
+%!  belief_claim(?Scope, ?Id, ?ClaimType, ?Subject) is nondet.
+%
+%   Belief Id is about Subject, a claim of ClaimType.
+
+belief_claim(Scope, Id, ClaimType, Subject) :-
+    belief(Scope, Id, ClaimType, Subject, _, _, _, _).
+
+%!  belief_value(?Scope, ?Id, ?Value) is nondet.
+%
+%   Belief Id holds Value.
+
+belief_value(Scope, Id, Value) :-
+    belief(Scope, Id, _, _, Value, _, _, _).
+
+%!  belief_observed(?Scope, ?Id, ?Confidence, ?ObservedAt, ?Volatility) is nondet.
+%
+%   Belief Id was observed at ObservedAt with Confidence, about state of class Volatility.
+
+belief_observed(Scope, Id, Confidence, ObservedAt, Volatility) :-
+    belief(Scope, Id, _, _, _, Confidence, ObservedAt, Volatility).
+
+%!  belief_origin(?Scope, ?Id, ?Source) is nondet.
+%
+%   Belief Id is a reading of Source.
+
+belief_origin(Scope, Id, Source) :-
+    origin(Scope, Id, Source).
+
+%!  belief_support(?Scope, ?Id, ?Support) is nondet.
+%
+%   Support (belief(B), item(H), source(S) or inspection(I)) is part of why Id is held.
+
+belief_support(Scope, Id, Support) :-
+    support(Scope, Id, Support).
+
+%!  belief_current(+Scope, +Id, -Current) is det.
+%
+%   Current is the live belief that Id has become, following supersession (Id itself when it
+%   is live).
+%   @error existence_error(belief, Id)
+
+belief_current(Scope, Id0, Current) :-
+    text_atom(Id0, Id),
+    (   belief(Scope, Id, _, _, _, _, _, _)
+    ->  current_(Scope, Id, Current)
+    ;   existence_error(belief, Id)
+    ).
+
+current_(Scope, Id, Current) :-
+    (   superseded(Scope, Id, Next, _)
+    ->  current_(Scope, Next, Current)
+    ;   Current = Id
+    ).
+
+%!  belief_dirty(?Scope, ?Id, ?Cause) is nondet.
+%
+%   Belief Id is dirty because of Cause: source_changed(S), item_changed(H),
+%   belief_revised(B), superseded(Old, New) or via(B) (a belief it depends on is dirty).
+
+belief_dirty(Scope, Id, Cause) :-
+    dirty(Scope, Id, Cause, _).
+
+%!  claim_beliefs(+Scope, +ClaimType, +Subject, -Ids:list) is det.
+%
+%   Ids are the live beliefs on the claim (ClaimType, Subject), in standard order.
+
+claim_beliefs(Scope, ClaimType, Subject, Ids) :-
+    findall(Id, ( belief(Scope, Id, ClaimType, Subject, _, _, _, _),
+                  \+ superseded(Scope, Id, _, _) ), Ids0),
+    sort(Ids0, Ids).
+
+%!  contradiction(?Scope, ?ClaimType, ?Subject, -Ids:list) is nondet.
+%
+%   The live beliefs Ids on claim (ClaimType, Subject) do not all hold the same value.
+
+contradiction(Scope, ClaimType, Subject, Ids) :-
+    setof(ClaimType-Subject, Id^V^C^O^Vol^( belief(Scope, Id, ClaimType, Subject, V, C, O, Vol),
+                                             \+ superseded(Scope, Id, _, _) ), Claims),
+    member(ClaimType-Subject, Claims),
+    claim_beliefs(Scope, ClaimType, Subject, Ids),
+    findall(V, ( member(Id, Ids), belief(Scope, Id, _, _, V, _, _, _) ), Vs0),
+    sort(Vs0, Vs),
+    Vs = [_, _|_].
+
+
+                 /*******************************
+                 *          STALENESS           *
+                 *******************************/
+
+%!  p_stale(+Class, +AgeSeconds, -P) is det.
+%
+%   P = 1 - exp(-λ AgeSeconds), λ the hazard rate of volatility Class.
+%   @error existence_error(volatility_class, Class)
+%   @error domain_error(time_seconds, AgeSeconds) for a negative or absurd age
+
+p_stale(Class0, Age, P) :-
+    known_volatility(Class0, Class),
+    must_be_time(Age),
+    volatility_class(Class, Lambda, _),
+    P is 1 - exp(-Lambda * Age).
+
+%!  belief_p_stale(+Scope, +Id, +Now, -P) is det.
+%
+%   Probability that belief Id no longer describes the world at Now. Evidence from the future
+%   (clock skew) counts as just observed.
+
+belief_p_stale(Scope, Id, Now, P) :-
+    belief(Scope, Id, _, _, _, _, ObservedAt, Class),
+    !,
+    Age is max(0, Now - ObservedAt),
+    p_stale(Class, Age, P).
+belief_p_stale(_, Id, _, _) :-
+    existence_error(belief, Id).
+
+%!  belief_effective_confidence(+Scope, +Id, +Now, -Confidence) is det.
+%
+%   The confidence belief Id still deserves at Now: zero when dirty, else its confidence times
+%   the probability it is not stale.
+
+belief_effective_confidence(Scope, Id, Now, Confidence) :-
+    (   dirty(Scope, Id, _, _)
+    ->  Confidence = 0.0
+    ;   belief(Scope, Id, _, _, _, C, _, _),
+        belief_p_stale(Scope, Id, Now, P),
+        Confidence is C * (1 - P)
+    ).
+
+
+                 /*******************************
+                 *       DIRTY PROPAGATION      *
+                 *******************************/
+
+%!  tms_source_changed(+Scope, +Source, +Now, -Dirtied:list) is det.
+%
+%   Source changed at Now: every live belief read from it or justified by it is marked dirty
+%   with cause source_changed(Source), and so, transitively, is every belief they support.
+%   Dirtied lists all of them, nearest first.
+%   @error existence_error(source, Source)
+
+tms_source_changed(Scope0, Source0, Now, Dirtied) :-
+    scope_atom(Scope0, Scope),
+    known_source(Scope, Source0, Source),
+    must_be_time(Now),
+    findall(Id, ( belief_live(Scope, Id),
+                  (   origin(Scope, Id, Source)
+                  ;   support(Scope, Id, source(Source))
+                  ) ), Seeds0),
+    list_to_set(Seeds0, Seeds),
+    dirty_closure_(Scope, Seeds, source_changed(Source), Now, Dirtied).
+
+%!  tms_item_changed(+Scope, +Handle, +Now, -Dirtied:list) is det.
+%
+%   Journal item Handle changed (or was withdrawn): beliefs citing it, and their dependants,
+%   are marked dirty with cause item_changed(Handle).
+
+tms_item_changed(Scope0, Handle0, Now, Dirtied) :-
+    scope_atom(Scope0, Scope),
+    text_atom(Handle0, Handle),
+    must_be_time(Now),
+    findall(Id, ( belief_live(Scope, Id), support(Scope, Id, item(Handle)) ), Seeds0),
+    list_to_set(Seeds0, Seeds),
+    dirty_closure_(Scope, Seeds, item_changed(Handle), Now, Dirtied).
+
+% Breadth first from Seeds; each seed gets the root cause, each later belief via(Parent).
+dirty_closure_(Scope, Seeds, Cause, Now, Dirtied) :-
+    forall(member(Id, Seeds), add_dirt_(Scope, Id, Cause, Now)),
+    findall(Id-Id, member(Id, Seeds), Queue),
+    propagate_(Queue, Scope, Now, Seeds, Dirtied).
+
+propagate_([], _, _, Seen, Seen).
+propagate_([_-Parent|Queue0], Scope, Now, Seen0, Seen) :-
+    findall(D, direct_dependant_(Scope, Parent, D), Ds0),
+    list_to_set(Ds0, Ds),
+    exclude([D]>>memberchk(D, Seen0), Ds, New),
+    forall(member(D, New), add_dirt_(Scope, D, via(Parent), Now)),
+    append(Seen0, New, Seen1),
+    findall(D-D, member(D, New), More),
+    append(Queue0, More, Queue),
+    propagate_(Queue, Scope, Now, Seen1, Seen).
+
+% D is live and cites Parent, or a belief that Parent superseded.
+direct_dependant_(Scope, Parent, D) :-
+    support(Scope, D, belief(Cited)),
+    belief_live(Scope, D),
+    current_(Scope, Cited, Parent).
+
+dependants_dirty_(Scope, Id, Cause, Now, Dirtied) :-
+    findall(D, direct_dependant_(Scope, Id, D), Ds0),
+    list_to_set(Ds0, Ds),
+    dirty_closure_(Scope, Ds, Cause, Now, Dirtied).
+
+add_dirt_(Scope, Id, Cause, Now) :-
+    (   dirty(Scope, Id, Cause, _)
+    ->  true
+    ;   scoped_assert(tms:dirty(Scope, Id, Cause, Now))
+    ).
+
+
+                 /*******************************
+                 *    INSPECTIONS (OBSERVING)   *
+                 *******************************/
+
+%!  tms_record_inspection(+Scope, +Source, +Subject, +Value, +Now, +Succeeded, +Cost, -Id) is det.
+%
+%   Record that Source was inspected about Subject at Now, returning Value (any atomic; ignored
+%   when Succeeded is false: the source was found unavailable). Id is the new inspection id
+%   (`insp-N`), usable as evidence and as a belief support.
+
+tms_record_inspection(Scope0, Source0, Subject, Value, Now, Succeeded, Cost, Id) :-
+    scope_atom(Scope0, Scope),
+    known_source(Scope, Source0, Source),
+    must_be(atomic, Subject),
+    must_be(atomic, Value),
+    must_be_time(Now),
+    must_be_boolean_atom(Succeeded),
+    must_be_cost(Cost),
+    source(Scope, Source, ClaimType, _, _, _, _),
+    next_id(Scope, tms:inspection_taken_(Scope), insp, Id),
+    scoped_assert(tms:inspection(Scope, Id, Source, ClaimType, Subject, Value, Now, Succeeded)),
+    scoped_assert(tms:inspection_cost(Scope, Id, Cost)).
+
+inspection_taken_(Scope, Id) :-
+    inspection(Scope, Id, _, _, _, _, _, _).
+
+%!  tms_observe(+Scope, +InspectionId, +ClaimType, +Subject, +Now, -Outcome:dict) is det.
+%
+%   Integrate the value a successful inspection returned into the beliefs on the claim
+%   (ClaimType, Subject). With authority A of the inspected source:
+%
+%     - no live belief: a new belief is created;
+%     - all live beliefs agree with the value: they are re-observed (fresh, clean);
+%     - some disagree and A is at least their effective confidence: the disagreeing beliefs are
+%       superseded (by the agreeing one, or by a new belief) and their dependants go dirty;
+%     - some disagree but are held more firmly than A warrants: the reading is kept as a new,
+%       contradicting belief, and the contradiction is left for attention to settle.
+%
+%   Outcome is `_{belief_changed, new_belief, dirtied, contradiction, previous}`.
+
+tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
+    inspection(Scope, InspId, Source, _, _, Value, _, true),
+    source(Scope, Source, _, _, Authority, _, _),
+    claim_beliefs(Scope, ClaimType, Subject, Live),
+    partition([Id]>>belief(Scope, Id, _, _, Value, _, _, _), Live, Same, Diff),
+    previous_values_(Scope, Live, Previous),
+    (   Live == []
+    ->  default_volatility_(ClaimType, Class),
+        new_belief_id_(ClaimType, Subject, InspId, NewId),
+        observed_belief_(Scope, NewId, ClaimType, Subject, Value, Authority, Now, Class,
+                         Source, InspId),
+        Outcome = _{belief_changed: true, new_belief: NewId, dirtied: [],
+                    contradiction: false, previous: Previous}
+    ;   Diff == []
+    ->  forall(member(Id, Same), reobserve_(Scope, Id, Authority, Now, Source, InspId)),
+        Outcome = _{belief_changed: false, new_belief: null, dirtied: [],
+                    contradiction: false, previous: Previous}
+    ;   maplist([Id, E]>>belief_effective_confidence(Scope, Id, Now, E), Diff, Es),
+        max_list(Es, Firmest),
+        Authority >= Firmest
+    ->  (   Same = [Keep|_]
+        ->  forall(member(Id, Same), reobserve_(Scope, Id, Authority, Now, Source, InspId))
+        ;   Diff = [First|_],
+            belief(Scope, First, _, _, _, _, _, Class),
+            new_belief_id_(First, InspId, Keep),
+            observed_belief_(Scope, Keep, ClaimType, Subject, Value, Authority, Now, Class,
+                             Source, InspId)
+        ),
+        foldl(supersede_(Scope, Keep, Now), Diff, [], Dirtied),
+        Outcome = _{belief_changed: true, new_belief: Keep, dirtied: Dirtied,
+                    contradiction: false, previous: Previous}
+    ;   Diff = [First|_],
+        belief(Scope, First, _, _, _, _, _, Class),
+        new_belief_id_(First, InspId, NewId),
+        observed_belief_(Scope, NewId, ClaimType, Subject, Value, Authority, Now, Class,
+                         Source, InspId),
+        Outcome = _{belief_changed: false, new_belief: NewId, dirtied: [],
+                    contradiction: true, previous: Previous}
+    ).
+
+previous_values_(Scope, Ids, Values) :-
+    findall(V, ( member(Id, Ids), belief(Scope, Id, _, _, V, _, _, _) ), Vs),
+    sort(Vs, Values).
+
+default_volatility_(ClaimType, Class) :-
+    (   default_volatility(ClaimType, Class)
+    ->  true
+    ;   Class = deploy_state
+    ).
+
+% A belief revised by inspection keeps the stem of the id it replaces: ver -> ver@insp-3.
+new_belief_id_(Old, InspId, New) :-
+    (   sub_atom(Old, B, _, _, '@')
+    ->  sub_atom(Old, 0, B, _, Stem)
+    ;   Stem = Old
+    ),
+    atomic_list_concat([Stem, '@', InspId], New).
+
+new_belief_id_(ClaimType, Subject, InspId, New) :-
+    format(atom(New), '~w:~w@~w', [ClaimType, Subject, InspId]).
+
+observed_belief_(Scope, Id, ClaimType, Subject, Value, Confidence, Now, Class, Source, InspId) :-
+    scoped_assert(tms:belief(Scope, Id, ClaimType, Subject, Value, Confidence, Now, Class)),
+    scoped_assert(tms:support(Scope, Id, inspection(InspId))),
+    scoped_assert(tms:origin(Scope, Id, Source)).
+
+% The same value seen again: fresh evidence replaces the old justification and clears dirt.
+% Dependants that were dirty only because Id was are clean again: their justification held.
+reobserve_(Scope, Id, Authority, Now, Source, InspId) :-
+    belief(Scope, Id, ClaimType, Subject, Value, C0, _, Class),
+    C is max(C0, Authority),
+    forget_belief_(Scope, Id),
+    observed_belief_(Scope, Id, ClaimType, Subject, Value, C, Now, Class, Source, InspId),
+    clean_via_(Scope, Id).
+
+clean_via_(Scope, Id) :-
+    findall(D, dirty(Scope, D, via(Id), _), Ds0),
+    sort(Ds0, Ds),
+    forall(member(D, Ds),
+           (   scoped_retract(tms:dirty(Scope, D, via(Id), _)),
+               (   dirty(Scope, D, _, _)
+               ->  true
+               ;   clean_via_(Scope, D)
+               )
+           )).
+
+supersede_(Scope, New, Now, Old, Dirtied0, Dirtied) :-
+    findall(D, ( support(Scope, D, belief(Cited)),
+                 belief_live(Scope, D),
+                 on_chain_(Scope, Cited, Old) ), Ds0),
+    list_to_set(Ds0, Seeds),
+    scoped_assert(tms:superseded(Scope, Old, New, Now)),
+    scoped_retract(tms:dirty(Scope, Old, _, _)),
+    dirty_closure_(Scope, Seeds, superseded(Old, New), Now, Ds),
+    append(Dirtied0, Ds, Dirtied1),
+    list_to_set(Dirtied1, Dirtied).
+
+% Following supersession from Cited passes through Target.
+on_chain_(_, Target, Target) :- !.
+on_chain_(Scope, Cited, Target) :-
+    superseded(Scope, Cited, Next, _),
+    on_chain_(Scope, Next, Target).
+
+
+                 /*******************************
+                 *          REPORTING           *
+                 *******************************/
+
+%!  belief_info(+Scope, +Id, +Now, -Info:dict) is det.
+%
+%   Info describes belief Id at Now: its claim, value, confidence, observation time and age,
+%   volatility and P(stale), origin, whether it is live or superseded (and by what), and its
+%   dirt (a list of `_{cause, at}`).
+%   @error existence_error(belief, Id)
+
+belief_info(Scope0, Id0, Now, Info) :-
+    scope_atom(Scope0, Scope),
+    text_atom(Id0, Id),
+    must_be_time(Now),
+    (   belief(Scope, Id, ClaimType, Subject, Value, Confidence, ObservedAt, Class)
+    ->  true
+    ;   existence_error(belief, Id)
+    ),
+    belief_p_stale(Scope, Id, Now, PStale),
+    Age is max(0, Now - ObservedAt),
+    (   origin(Scope, Id, Source) -> true ; Source = null ),
+    (   superseded(Scope, Id, By, _) -> Live = false ; By = null, Live = true ),
+    findall(_{cause: Text, at: At},
+            ( dirty(Scope, Id, Cause, At), term_string(Cause, Text) ), Dirt),
+    (   Dirt == [] -> Dirty = false ; Dirty = true ),
+    Info = _{id: Id, claim_type: ClaimType, subject: Subject, value: Value,
+             confidence: Confidence, observed_at: ObservedAt, age_s: Age,
+             volatility: Class, p_stale: PStale, source: Source, live: Live,
+             superseded_by: By, dirty: Dirty, dirt: Dirt}.
+
+%!  belief_why(+Scope, +Id, -Why:dict) is det.
+%
+%   The justification tree of belief Id: `_{id, value, dirty, supports}` where each support is
+%   `_{kind: belief, id, why}` (recursively, through the belief it has become), or
+%   `_{kind: item|source|inspection, id}`.
+%   @error existence_error(belief, Id)
+
+belief_why(Scope0, Id0, Why) :-
+    scope_atom(Scope0, Scope),
+    text_atom(Id0, Id),
+    (   belief(Scope, Id, _, _, _, _, _, _)
+    ->  why_(Scope, Id, [], Why)
+    ;   existence_error(belief, Id)
+    ).
+
+why_(Scope, Id, Seen, Why) :-
+    belief(Scope, Id, ClaimType, Subject, Value, _, _, _),
+    findall(Text, ( dirty(Scope, Id, Cause, _), term_string(Cause, Text) ), Dirt),
+    findall(S, support(Scope, Id, S), Supports0),
+    maplist(why_support_(Scope, [Id|Seen]), Supports0, Supports),
+    Why = _{id: Id, claim_type: ClaimType, subject: Subject, value: Value, dirt: Dirt,
+            supports: Supports}.
+
+why_support_(Scope, Seen, belief(B0), _{kind: belief, id: B0, why: Sub}) :- !,
+    current_(Scope, B0, B),
+    (   memberchk(B, Seen)
+    ->  Sub = null
+    ;   why_(Scope, B, Seen, Sub)
+    ).
+why_support_(_, _, Support, _{kind: Kind, id: Ref}) :-
+    Support =.. [Kind, Ref].
+
+%!  belief_list(+Scope, +Now, -Infos:list(dict)) is det.
+%
+%   belief_info/4 of every belief in Scope, live or superseded, ordered by id.
+
+belief_list(Scope0, Now, Infos) :-
+    scope_atom(Scope0, Scope),
+    findall(Id, belief(Scope, Id, _, _, _, _, _, _), Ids0),
+    sort(Ids0, Ids),
+    maplist([Id, I]>>belief_info(Scope, Id, Now, I), Ids, Infos).
+
+%!  item_dirty_beliefs(+Handle, -BeliefIds:list) is det.
+%
+%   BeliefIds are the live, dirty beliefs in any scope that cite journal item Handle as
+%   evidence, so hydration can flag the item. Sorted, without duplicates.
+
+item_dirty_beliefs(Handle0, Ids) :-
+    text_atom(Handle0, Handle),
+    findall(Id, ( support(Scope, Id, item(Handle)),
+                  belief_live(Scope, Id),
+                  dirty(Scope, Id, _, _) ), Ids0),
+    sort(Ids0, Ids).
+
+%!  item_dirty_beliefs(+Scope, +Handle, -BeliefIds:list) is det.
+%
+%   As item_dirty_beliefs/2, within one scope.
+
+item_dirty_beliefs(Scope0, Handle0, Ids) :-
+    scope_atom(Scope0, Scope),
+    text_atom(Handle0, Handle),
+    findall(Id, ( support(Scope, Id, item(Handle)),
+                  belief_live(Scope, Id),
+                  dirty(Scope, Id, _, _) ), Ids0),
+    sort(Ids0, Ids).
+
+%!  tms_drop(+Scope) is det.
+%
+%   Forget every source, belief, inspection and mark of Scope.
+
+tms_drop(Scope0) :-
+    scope_atom(Scope0, Scope),
+    scoped_retract(tms:source(Scope, _, _, _, _, _, _)),
+    scoped_retract(tms:belief(Scope, _, _, _, _, _, _, _)),
+    scoped_retract(tms:origin(Scope, _, _)),
+    scoped_retract(tms:support(Scope, _, _)),
+    scoped_retract(tms:superseded(Scope, _, _, _)),
+    scoped_retract(tms:dirty(Scope, _, _, _)),
+    scoped_retract(tms:inspection(Scope, _, _, _, _, _, _, _)),
+    scoped_retract(tms:inspection_cost(Scope, _, _)).
