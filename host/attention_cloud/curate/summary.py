@@ -1,0 +1,45 @@
+"""L1, the summary: the best sentence of an item, with a second when both fit the cap.
+
+The sentence scores come from :mod:`.analysis`. A single best sentence is often a bare
+request ("Can you recommend a flash?") while the fact that matters sits beside it ("... for my
+Sony A7R IV"), so a second sentence is added when it scores well and the pair still fits the
+L1 cap; the pair is kept in text order so it reads as the original did.
+"""
+from __future__ import annotations
+
+from .analysis import Analysis
+from .distill import strip_openers
+from .tokens import estimate_tokens, truncate_to_tokens
+
+#: Largest L1, in tokens (see :mod:`.ladder` for the full set of rung invariants).
+L1_TOKENS = 40
+#: A second sentence joins only if it scores at least this fraction of the best one.
+_SECOND_FRACTION = 0.25
+_NEIGHBOUR_BONUS = 0.5
+
+
+def summarise(analysis: Analysis, budget: int = L1_TOKENS) -> str:
+    """The L1 text of an analysed item, at most ``budget`` tokens ("" for an empty text)."""
+    if not analysis.sentences:
+        return ""
+    order = sorted(range(len(analysis.sentences)), key=lambda i: (-analysis.scores[i], i))
+    best = order[0]
+    first = strip_openers(analysis.sentences[best].text)
+    used = estimate_tokens(first)
+    if used >= budget:
+        return truncate_to_tokens(first, budget)
+    best_score = analysis.scores[best]
+    # A neighbour of the best sentence reads on from it, so it gets a small head start.
+    seconds = sorted(
+        order[1:], key=lambda i: (-(analysis.scores[i] + (_NEIGHBOUR_BONUS if abs(i - best) == 1 else 0.0)), i)
+    )
+    for other in seconds[:3]:
+        score = analysis.scores[other]
+        if score <= 0 or score < best_score * _SECOND_FRACTION:
+            continue
+        second = strip_openers(analysis.sentences[other].text)
+        pair = (first, second) if best < other else (second, first)
+        joined = " ".join(pair)
+        if estimate_tokens(joined) <= budget:
+            return joined
+    return first

@@ -1,0 +1,89 @@
+"""The project's one token estimator, and truncation that respects it.
+
+Every budget in Attention Cloud (rung caps, hydration budgets, receipts) is counted with
+:func:`estimate_tokens`, so the numbers agree everywhere without a tokenizer download. The rule:
+
+    tokens = max(ceil(utf8_bytes / 4), ceil(words * 1.3))
+
+Four bytes a token is the usual rule of thumb for English under BPE tokenizers; counting UTF-8
+bytes rather than characters makes CJK and emoji (3-4 bytes, about one token each) cost more,
+as they do in real tokenizers. The word term keeps short-word prose from being undercounted.
+Both terms only grow when text is appended, so the estimate is monotone: a prefix never costs
+more than the whole, which is what makes truncation by binary search correct.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+#: Appended to text cut short, so a reader can see the cut.
+ELLIPSIS = "…"
+
+_WORD_CHARS = re.compile(r"\w")
+# Places where a cut reads naturally, best first: clause punctuation, then a plain space.
+_CLAUSE_BREAK = re.compile(r"[,;:)\]]\s|\s[-–—]\s|\s(?:which|and|but|because|so|while|where|who)\s")
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimate how many LLM tokens ``text`` costs: ``max(ceil(bytes/4), ceil(words*1.3))``.
+
+    Deterministic, fast (linear in the text) and monotone under appending. Words are runs of
+    non-whitespace. The empty string costs 0.
+    """
+    if not text:
+        return 0
+    by_bytes = -(-len(text.encode("utf-8", "surrogatepass")) // 4)
+    by_words = math.ceil(len(text.split()) * 1.3)
+    return by_bytes if by_bytes >= by_words else by_words
+
+
+def fits(text: str, budget: int) -> bool:
+    """True when ``text`` costs at most ``budget`` tokens."""
+    # Cheap rejection first: a text of more than 4*budget+4 bytes can never fit.
+    if len(text) > 4 * budget + 4 and len(text.encode("utf-8", "surrogatepass")) > 4 * budget:
+        return False
+    return estimate_tokens(text) <= budget
+
+
+def truncate_to_tokens(text: str, budget: int, *, ellipsis: str = ELLIPSIS) -> str:
+    """Return ``text`` if it fits ``budget`` tokens, else its longest readable prefix that does.
+
+    The cut prefers a clause boundary in the last quarter of the kept text, then a word boundary,
+    and ends with ``ellipsis``; the result (ellipsis included) always fits. A budget too small
+    for even the ellipsis gives the empty string.
+    """
+    if budget <= 0 or not text:
+        return ""
+    if fits(text, budget):
+        return text
+    if estimate_tokens(ellipsis) > budget:
+        return ""
+    # Binary search the longest prefix whose estimate (with the ellipsis) fits; the estimate is
+    # monotone in the prefix length, and no prefix longer than 4*budget characters can fit.
+    lo, hi = 0, min(len(text), 4 * budget + 1)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if estimate_tokens(text[:mid].rstrip() + ellipsis) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo == 0:
+        return ellipsis
+    return _readable_cut(text, lo) + ellipsis
+
+
+def _readable_cut(text: str, end: int) -> str:
+    """Shorten ``text[:end]`` to end at a clause or word boundary, when one is near enough."""
+    prefix = text[:end]
+    floor = (len(prefix) * 3) // 4
+    best = -1
+    for match in _CLAUSE_BREAK.finditer(prefix, floor):
+        best = match.start() + (1 if prefix[match.start()] in ",;:)]" else 0)
+    if best > floor:
+        return prefix[:best].rstrip(" ,;:-–—")
+    mid_word = end < len(text) and _WORD_CHARS.match(text[end]) and _WORD_CHARS.match(text[end - 1])
+    if mid_word:
+        space = prefix.rfind(" ", floor)
+        if space > 0:
+            return prefix[:space].rstrip(" ,;:-–—")
+    return prefix.rstrip(" ,;:-–—")
