@@ -47,9 +47,9 @@ def test_sigkill_never_loses_acknowledged_items(tmp_path):
     killed = completed = 0
     for attempt in range(22):
         src = tmp_path / f"s{attempt}.jsonl"
-        _session_file(src, f"S{attempt}", 600)
+        _session_file(src, f"S{attempt}", 2000)
         proc = _ingest(home, src)
-        time.sleep(rng.uniform(0.0, 1.6))
+        time.sleep(rng.uniform(0.2, 1.8))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
         out, _ = proc.communicate()
@@ -61,6 +61,6 @@ def test_sigkill_never_loses_acknowledged_items(tmp_path):
         live = _live_count(home)
         assert live >= acknowledged
         acknowledged = live  # a batch killed after its fsync but before the report counts too
-    assert killed >= 5 and completed >= 3, (killed, completed)  # both paths were exercised
+    assert killed >= 4 and completed >= 3, (killed, completed)  # both paths were exercised
     with Memory.open(home) as mem:
         assert mem.stats()["live"] == acknowledged
