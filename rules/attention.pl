@@ -63,6 +63,14 @@ Worked example (seed §30; the test suite runs it through the CLI):
     turn_/5,             % turn_(Scope, Turn, Goal, At, Budget)
     inspected_/3.        % inspected_(Scope, Id, InspectionId)
 
+% Journalled by the store (rules/store.pl); `bench-*` scopes never reach the journal.
+:- multifile store:durable_predicate/1.
+store:durable_predicate(attention:candidate_/5).
+store:durable_predicate(attention:candidate_closed_/4).
+store:durable_predicate(attention:selection_/8).
+store:durable_predicate(attention:turn_/5).
+store:durable_predicate(attention:inspected_/3).
+
 
                  /*******************************
                  *            ATTEND            *
@@ -326,7 +334,7 @@ decide_(Scope, Goal, Turn, Budget, Now, Current, [Top|Rest], Decision, Chosen, R
     ;   Decision = inspect, Chosen = Top, reason_(Top, Reason)
     ),
     (   Decision == inspect
-    ->  nth1(Rank, [Top|Rest], Chosen),
+    ->  once(nth1(Rank, [Top|Rest], Chosen)),
         select_(Scope, Goal, Turn, Budget, Now, Chosen, Rank, Reason)
     ;   true
     ).

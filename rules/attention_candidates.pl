@@ -276,7 +276,7 @@ score_(Ctx, Key-Ps, Score) :-
     put_dict(_{key: Key, kind: Kind, target: Target, trigger: Trigger, triggers: Triggers},
              Score0, Score).
 
-score_key_(key(inspect_source, Source, T-S), Ctx, Triggers, Goals0, _, Score) :-
+score_key_(key(inspect_source, Source, T-S), Ctx, Triggers, Goals0, _, Score) :- !,
     Ctx = ctx(Scope, Attended, Now, Closures),
     source_authority(Scope, Source, A),
     source_cost(Scope, Source, Cost),

@@ -59,6 +59,15 @@ Events are where untrusted text enters, so this module is also the first line of
     event_handled_/3,    % event_handled_(Scope, Id, At)
     weight_override_/3.  % weight_override_(Scope, Name, Value)
 
+% Journalled by the store (rules/store.pl); `bench-*` scopes never reach the journal.
+:- multifile store:durable_predicate/1.
+store:durable_predicate(attention_state:goal_/8).
+store:durable_predicate(attention_state:goal_dependency_/3).
+store:durable_predicate(attention_state:event_/8).
+store:durable_predicate(attention_state:event_payload_/3).
+store:durable_predicate(attention_state:event_handled_/3).
+store:durable_predicate(attention_state:weight_override_/3).
+
 
                  /*******************************
                  *            GOALS             *

@@ -83,6 +83,17 @@ attention_store:scoped_assert/1 (journalled, except for `bench-*` scopes).
     inspection/8.        % inspection(Scope, Id, Source, ClaimType, Subject, Value, At, Succeeded)
 :- dynamic inspection_cost/3.   % inspection_cost(Scope, Id, Cost)
 
+% Journalled by the store (rules/store.pl); `bench-*` scopes never reach the journal.
+:- multifile store:durable_predicate/1.
+store:durable_predicate(tms:source/7).
+store:durable_predicate(tms:belief/8).
+store:durable_predicate(tms:origin/3).
+store:durable_predicate(tms:support/3).
+store:durable_predicate(tms:superseded/4).
+store:durable_predicate(tms:dirty/4).
+store:durable_predicate(tms:inspection/8).
+store:durable_predicate(tms:inspection_cost/3).
+
 
                  /*******************************
                  *           SOURCES            *

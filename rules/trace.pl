@@ -33,6 +33,10 @@ pairs; trace_events/3 returns dicts.
 
 :- dynamic trace_event/5.               % trace_event(Scope, Seq, At, Event, Fields)
 
+% Journalled by the store (rules/store.pl); `bench-*` scopes never reach the journal.
+:- multifile store:durable_predicate/1.
+store:durable_predicate(attention_trace:trace_event/5).
+
 %!  trace_event_type(?Event:atom, ?Category:atom) is nondet.
 %
 %   Event is a known trace event type of Category `attention` or `validator`.

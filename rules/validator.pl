@@ -47,6 +47,12 @@ ATTN_SUMMARY_SUBSTITUTION; citing nothing at all is ATTN_UNDERINSPECTION.
     pending_/6,          % pending_(Scope, Id, ClaimType, Subject, Origin, At): awaiting inspection
     pending_done_/3.     % pending_done_(Scope, Id, At)
 
+% Journalled by the store (rules/store.pl); `bench-*` scopes never reach the journal.
+:- multifile store:durable_predicate/1.
+store:durable_predicate(validator:claim_/8).
+store:durable_predicate(validator:pending_/6).
+store:durable_predicate(validator:pending_done_/3).
+
 %!  validator_known_claim_type(+ClaimType) is det.
 %
 %   ClaimType has a policy.

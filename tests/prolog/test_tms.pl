@@ -1,0 +1,267 @@
+:- use_module('../../rules/store').
+:- use_module('../../rules/journal').
+:- use_module('../../rules/tms').
+:- use_module('../../facts/authority').
+:- use_module('../../facts/volatility').
+:- use_module(library(plunit)).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(library(pairs)).
+
+% A chain of justifications: a is read from the registry, b cites a, c cites b; d is unrelated.
+chain(S) :-
+    tms_add_source(S, registry, dependency_version, _{kind: package_registry}),
+    tms_add_source(S, matrix, compatibility, _{kind: compatibility_matrix}),
+    add(S, a, dependency_version, libfoo, "4.1", 0.9, 1000, [], registry),
+    add(S, b, compatibility, deploy, "A", 0.9, 1000, ["a"], null),
+    add(S, c, compatibility, rollout, "ok", 0.8, 1000, ["belief:b"], null),
+    add(S, d, compatibility, other, "x", 0.8, 1000, [], matrix).
+
+% add(+Scope, +Id, +Type, +Subject, +Value, +Confidence, +ObservedAt, +Supports, +Source)
+add(S, Id, Type, Subject, Value, Conf, At, Supports, Source) :-
+    default_volatility(Type, Class),
+    tms_add_belief(S, Id, _{claim_type: Type, subject: Subject, value: Value,
+                            confidence: Conf, observed_at: At, volatility: Class,
+                            supports: Supports, source: Source}).
+
+fresh :-
+    store_reset.
+
+:- begin_tests(tms_sources, [setup(fresh), cleanup(fresh)]).
+
+test(authority_from_registry, [setup(fresh), A == 0.97]) :-
+    tms_add_source(s, registry, dependency_version, _{kind: package_registry}),
+    source_authority(s, registry, A).
+
+test(authority_given_wins, [setup(fresh), A == 0.42]) :-
+    tms_add_source(s, odd, dependency_version, _{authority: 0.42}),
+    source_authority(s, odd, A).
+
+test(unknown_claim_type, [setup(fresh), throws(error(existence_error(claim_type, weather), _))]) :-
+    tms_add_source(s, x, weather, _{}).
+
+test(kind_not_ranked_for_claim_type,
+     [setup(fresh), throws(error(existence_error(source_authority, historical_result-package_registry), _))]) :-
+    tms_add_source(s, x, historical_result, _{kind: package_registry}).
+
+test(negative_cost, [setup(fresh), throws(error(domain_error(cost, -1), _))]) :-
+    tms_add_source(s, registry, dependency_version, _{kind: package_registry, cost: -1}).
+
+test(authority_above_one, [setup(fresh), throws(error(domain_error(probability, 1.5), _))]) :-
+    tms_add_source(s, registry, dependency_version, _{authority: 1.5}).
+
+:- end_tests(tms_sources).
+
+:- begin_tests(tms_authority_registry).
+
+ranking(ClaimType, Kinds) :-
+    findall(NegA-K, ( claim_authority(ClaimType, K, A), NegA is -A ), Pairs),
+    keysort(Pairs, Sorted),
+    pairs_values(Sorted, Kinds).
+
+test(live_state_order,
+     Kinds == [live_health_endpoint, process_state, recent_log, cached_status, own_summary,
+               remembered_prose]) :-
+    ranking(live_system_state, Kinds).
+
+test(historical_decision_prefers_the_record, [setup(fresh), true]) :-
+    ranking(historical_decision, [decision_record|_]),
+    \+ claim_authority(historical_decision, live_health_endpoint, _),
+    claim_authority(historical_decision, own_summary, Own),
+    claim_authority(live_system_state, own_summary, OwnLive),
+    Own > OwnLive.
+
+test(every_ranked_claim_type_is_known, [setup(fresh), true]) :-
+    forall(claim_authority(T, _, A), ( claim_type(T, _), A >= 0, A =< 1 )).
+
+:- end_tests(tms_authority_registry).
+
+:- begin_tests(tms_beliefs, [setup(fresh), cleanup(fresh)]).
+
+test(info, [setup(fresh), V-Dirty-Src == "4.1"-false-registry]) :-
+    chain(s),
+    belief_info(s, a, 1000, I),
+    V = I.value, Dirty = I.dirty, Src = I.source.
+
+test(unknown_volatility, [setup(fresh), throws(error(existence_error(volatility_class, sometimes), _))]) :-
+    tms_add_belief(s, x, _{claim_type: compatibility, subject: s, value: "v", confidence: 0.5,
+                           observed_at: 0, volatility: sometimes}).
+
+test(confidence_out_of_range, [setup(fresh), throws(error(domain_error(probability, 2), _))]) :-
+    tms_add_belief(s, x, _{claim_type: compatibility, subject: s, value: "v", confidence: 2,
+                           observed_at: 0, volatility: config_docs}).
+
+test(negative_observation_time, [setup(fresh), throws(error(domain_error(time_seconds, -5), _))]) :-
+    tms_add_belief(s, x, _{claim_type: compatibility, subject: s, value: "v", confidence: 0.5,
+                           observed_at: -5, volatility: config_docs}).
+
+test(missing_key, [setup(fresh), throws(error(existence_error(key, value, _), _))]) :-
+    tms_add_belief(s, x, _{claim_type: compatibility, subject: s, confidence: 0.5,
+                           observed_at: 0, volatility: config_docs}).
+
+test(unknown_support, [setup(fresh), throws(error(existence_error(support, ghost), _))]) :-
+    add(s, x, compatibility, s, "v", 0.5, 0, ["ghost"], null).
+
+test(missing_journal_item, [setup(fresh), throws(error(existence_error(journal_item, it_nothing), _))]) :-
+    add(s, x, compatibility, s, "v", 0.5, 0, ["it_nothing"], null).
+
+test(self_support_is_a_cycle, [setup(fresh), throws(error(domain_error(acyclic_justification, b-b), _))]) :-
+    chain(s),
+    add(s, b, compatibility, deploy, "A", 0.9, 1000, ["b"], null).
+
+test(indirect_cycle, [setup(fresh), throws(error(domain_error(acyclic_justification, a-c), _))]) :-
+    chain(s),
+    add(s, a, dependency_version, libfoo, "4.1", 0.9, 1000, ["c"], null).
+
+test(cycle_leaves_belief_unchanged, [setup(fresh), Supports == []]) :-
+    chain(s),
+    catch(add(s, a, dependency_version, libfoo, "4.1", 0.9, 1000, ["c"],
+                                       null), _, true),
+    findall(X, belief_support(s, a, X), Supports).
+
+test(why_tree, [setup(fresh), Kind-Id-Inner == belief-b-a]) :-
+    chain(s),
+    belief_why(s, c, W),
+    W.supports = [S],
+    Kind = S.kind, Id = S.id,
+    [Inner0] = S.why.supports, Inner = Inner0.id.
+
+test(contradiction, [setup(fresh), Ids == [x1, x2]]) :-
+    add(s, x1, compatibility, deploy, "A", 0.9, 0, [], null),
+    add(s, x2, compatibility, deploy, "B", 0.6, 0, [], null),
+    add(s, x3, compatibility, other, "B", 0.6, 0, [], null),
+    contradiction(s, compatibility, deploy, Ids),
+    \+ contradiction(s, compatibility, other, _).
+
+:- end_tests(tms_beliefs).
+
+:- begin_tests(tms_dirty, [setup(fresh), cleanup(fresh)]).
+
+test(source_change_dirties_transitively, [setup(fresh), Dirtied == [a, b, c]]) :-
+    chain(s),
+    tms_source_changed(s, registry, 2000, Dirtied),
+    \+ belief_dirty(s, d, _).
+
+test(causes_name_the_path, [setup(fresh), Causes == [a-source_changed(registry), b-via(a), c-via(b)]]) :-
+    chain(s),
+    tms_source_changed(s, registry, 2000, _),
+    findall(B-C, belief_dirty(s, B, C), Causes0),
+    msort(Causes0, Causes).
+
+test(unknown_source, [setup(fresh), throws(error(existence_error(source, nowhere), _))]) :-
+    chain(s),
+    tms_source_changed(s, nowhere, 2000, _).
+
+test(justified_by_dirty_starts_dirty, [setup(fresh), Cause == via(a)]) :-
+    chain(s),
+    tms_source_changed(s, registry, 2000, _),
+    add(s, e, compatibility, e, "y", 0.9, 2000, ["a"], null),
+    belief_dirty(s, e, Cause).
+
+test(reobserving_clears_dirt, [setup(fresh), true]) :-
+    chain(s),
+    tms_source_changed(s, registry, 2000, _),
+    add(s, a, dependency_version, libfoo, "4.1", 0.9, 2100, [], registry),
+    \+ belief_dirty(s, a, _).
+
+test(scopes_are_separate, [setup(fresh), Dirtied == []]) :-
+    chain(s),
+    chain(t),
+    tms_source_changed(t, registry, 2000, _),
+    findall(B, belief_dirty(s, B, _), Dirtied).
+
+test(journal_items_flag_dirty_beliefs, [setup(fresh), Flagged == [j]]) :-
+    journal_add_items([item(it_abc, src, "s1", 0, conclusion, assistant, "g", "", default,
+                            "f:1", "deploys use config A", [])], _),
+    tms_add_source(s, matrix, compatibility, _{kind: compatibility_matrix}),
+    add(s, j, compatibility, deploy, "A", 0.9, 0, ["it_abc", "matrix"],
+                                 null),
+    item_dirty_beliefs(it_abc, []),
+    tms_source_changed(s, matrix, 10, _),
+    item_dirty_beliefs(it_abc, Flagged).
+
+test(item_change_dirties_citing_beliefs, [setup(fresh), Dirtied == [j]]) :-
+    journal_add_items([item(it_abc, src, "s1", 0, conclusion, assistant, "g", "", default,
+                            "f:1", "deploys use config A", [])], _),
+    add(s, j, compatibility, deploy, "A", 0.9, 0, ["item:it_abc"], null),
+    tms_item_changed(s, it_abc, 10, Dirtied).
+
+:- end_tests(tms_dirty).
+
+:- begin_tests(tms_staleness).
+
+test(hazard_formula, [setup(fresh), true(Diff < 1.0e-9)]) :-
+    p_stale(deploy_state, 3600, P),
+    Diff is abs(P - (1 - exp(-2.7778e-4 * 3600))).
+
+test(immutable_never_stale, [setup(fresh), P =:= 0]) :-
+    p_stale(immutable, 1.0e9, P).
+
+test(more_volatile_is_staler, [setup(fresh), true]) :-
+    p_stale(queue_depth, 600, Q),
+    p_stale(deploy_state, 600, D),
+    p_stale(static_docs, 600, S),
+    Q > D, D > S.
+
+test(older_is_staler, [setup(fresh), true]) :-
+    p_stale(deploy_state, 60, P1),
+    p_stale(deploy_state, 6000, P2),
+    P2 > P1, P2 < 1.
+
+test(negative_age, [setup(fresh), throws(error(domain_error(time_seconds, -1), _))]) :-
+    p_stale(deploy_state, -1, _).
+
+test(unknown_class, [setup(fresh), throws(error(existence_error(volatility_class, vibes), _))]) :-
+    p_stale(vibes, 1, _).
+
+:- end_tests(tms_staleness).
+
+:- begin_tests(tms_observe, [setup(fresh), cleanup(fresh)]).
+
+observe(S, Source, Subject, Value, Now, Outcome) :-
+    source_claim_type(S, Source, T),
+    tms_record_inspection(S, Source, Subject, Value, Now, true, 1.0, I),
+    tms_observe(S, I, T, Subject, Now, Outcome).
+
+test(new_value_supersedes_and_dirties_dependants, [setup(fresh), New-Dirtied-Current == 'a@insp-1'-[b, c]-'a@insp-1']) :-
+    chain(s),
+    observe(s, registry, libfoo, "4.2", 30000, O),
+    New = O.new_belief, Dirtied = O.dirtied,
+    belief_current(s, a, Current),
+    belief_value(s, Current, "4.2"),
+    \+ belief_live(s, a).
+
+test(same_value_refreshes, [setup(fresh), Changed-At == false-30000]) :-
+    chain(s),
+    tms_source_changed(s, registry, 20000, _),
+    observe(s, registry, libfoo, "4.1", 30000, O),
+    Changed = O.belief_changed,
+    belief_observed(s, a, _, At, _),
+    \+ belief_dirty(s, a, _),
+    \+ belief_dirty(s, b, _),        % dirty only through a, which held
+    \+ belief_dirty(s, c, _).
+
+test(weak_reading_contradicts_instead, [setup(fresh), Contradiction-Live == true-[a, 'a@insp-1']]) :-
+    chain(s),
+    tms_add_source(s, summary, dependency_version, _{kind: own_summary}),
+    observe(s, summary, libfoo, "3.9", 1000, O),
+    Contradiction = O.contradiction,
+    claim_beliefs(s, dependency_version, libfoo, Live).
+
+test(first_reading_creates_belief, [setup(fresh), Id == 'compatibility:fresh@insp-1']) :-
+    chain(s),
+    observe(s, matrix, fresh, "B", 1000, O),
+    Id = O.new_belief.
+
+:- end_tests(tms_observe).
+
+:- begin_tests(tms_drop, [setup(fresh), cleanup(fresh)]).
+
+test(drop_forgets_scope, [setup(fresh), true]) :-
+    chain(s),
+    chain(t),
+    tms_drop(s),
+    \+ belief_live(s, _),
+    belief_live(t, a).
+
+:- end_tests(tms_drop).
