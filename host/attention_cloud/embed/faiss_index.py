@@ -1,0 +1,247 @@
+"""The faiss index policy behind :class:`~attention_cloud.embed.store.VectorStore`.
+
+Policy (measured on this project's 2-core machines; see ``scripts/bench/embed_speed.py``):
+
+* **Flat inner product below 50,000 vectors.** Exact, no training, ~5 ms per query at 50k on
+  one core; every index is wrapped in ``IndexIDMap2`` so faiss ids are the store's stable row
+  ids and survive log compaction.
+* **HNSW at and above 50,000** (``M = 32``, ``efConstruction = 40``, ``efSearch = 64``): well
+  under a millisecond per query at 100k, recall@10 ~0.98 against exact. Its build is slow
+  (minutes at 1M on one core), so it runs in a background thread, in chunks that can be
+  cancelled, while the flat index keeps serving; rows added meanwhile are caught up when it
+  is adopted. HNSW cannot delete, so removed rows stay as tombstones that searches skip
+  through an ``IDSelectorBitmap`` of live ids; past 30 % tombstones the index is rebuilt.
+* **IVF-Flat** is the alternative (``ann="ivf"``): ``nlist = sqrt(n)`` lists trained on a sample
+  of ``64 * nlist`` rows, ``nprobe = 16``; builds in seconds and removes cheaply, but searches
+  more slowly than HNSW. It is retrained when the rows outgrow the lists (``nlist < sqrt(n)/2``).
+* Filtered searches whose candidates number at most ``exact_filter_limit`` (20,000) skip the
+  index and score the candidates exactly from the memory-mapped vector log: graph and list
+  indexes lose recall under very selective filters, and exact scoring of 20k rows takes ~2 ms.
+* ``faiss.omp_set_num_threads(1)``: one query is far too small to parallelise, and faiss' OpenMP
+  threads would fight onnxruntime and the Prolog engine for two cores.
+* Batched queries (``VectorStore.search_many``) lower ``distance_compute_blas_threshold`` so
+  that flat scans of several queries go through one BLAS matrix product.
+
+Contents:
+    IndexPolicy       -- the tunables above, frozen
+    configure_faiss   -- process-wide settings, applied once
+    build_index       -- a new index of a kind over given ids and vectors (cancellable)
+    add_to_index, search_index, index_kind, read_index, write_index
+"""
+from __future__ import annotations
+
+import math
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import faiss
+import numpy as np
+
+__all__ = [
+    "IndexPolicy",
+    "configure_faiss",
+    "build_index",
+    "add_to_index",
+    "search_index",
+    "index_kind",
+    "read_index",
+    "write_index",
+    "KINDS",
+]
+
+#: Index kinds a policy can name.
+KINDS = ("flat", "hnsw", "ivf")
+#: Below this many live rows every policy uses a flat index.
+MIN_ANN_ROWS = 1024
+
+_configure_lock = threading.Lock()
+_blas_lock = threading.Lock()
+_configured = False
+#: faiss' own threshold (queries x rows) below which it scans without BLAS; kept for single
+#: queries, where the scan is faster than a BLAS call.
+_DEFAULT_BLAS_THRESHOLD: int | None = None
+
+
+def configure_faiss() -> None:
+    """Apply the process-wide faiss settings (one OpenMP thread) once."""
+    global _configured, _DEFAULT_BLAS_THRESHOLD
+    with _configure_lock:
+        if not _configured:
+            faiss.omp_set_num_threads(1)
+            _DEFAULT_BLAS_THRESHOLD = int(faiss.cvar.distance_compute_blas_threshold)
+            _configured = True
+
+
+@dataclass(frozen=True)
+class IndexPolicy:
+    """Which faiss index a store uses and how (see module doc).
+
+    Attributes:
+        kind: ``"auto"`` (flat below ``flat_limit`` live rows, ``ann`` from there), or force
+            ``"flat"``, ``"hnsw"`` or ``"ivf"``.
+        flat_limit: live rows from which ``auto`` switches to ``ann``.
+        ann: the approximate kind ``auto`` uses: ``"hnsw"`` or ``"ivf"``.
+        background: build approximate indexes in a background thread.
+        exact_filter_limit: filtered searches over at most this many candidates are exact.
+        tombstone_rebuild: rebuild an HNSW index when this fraction of it is removed rows.
+    """
+
+    kind: str = "auto"
+    flat_limit: int = 50_000
+    ann: str = "hnsw"
+    hnsw_m: int = 32
+    hnsw_ef_construction: int = 40
+    hnsw_ef_search: int = 64
+    ivf_nprobe: int = 16
+    background: bool = True
+    exact_filter_limit: int = 20_000
+    tombstone_rebuild: float = 0.3
+    build_chunk: int = 20_000
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("auto",) + KINDS:
+            raise ValueError(f"index kind must be auto, flat, hnsw or ivf, not {self.kind!r}")
+        if self.ann not in ("hnsw", "ivf"):
+            raise ValueError(f"ann must be hnsw or ivf, not {self.ann!r}")
+
+    def kind_for(self, live_rows: int, current: str | None = None) -> str:
+        """The kind a store with ``live_rows`` should use; ``current`` adds hysteresis so that
+        a store hovering around ``flat_limit`` does not rebuild back and forth."""
+        if live_rows < MIN_ANN_ROWS:
+            return "flat"  # nothing to approximate: a flat scan of this few rows is microseconds
+        if self.kind != "auto":
+            return self.kind
+        if current == self.ann and live_rows >= self.flat_limit // 2:
+            return self.ann
+        return self.ann if live_rows >= self.flat_limit else "flat"
+
+
+def index_kind(index: faiss.Index) -> str:
+    """``flat``, ``hnsw`` or ``ivf`` for an index made by :func:`build_index`."""
+    inner = faiss.downcast_index(index.index) if isinstance(index, faiss.IndexIDMap2) else index
+    if isinstance(inner, faiss.IndexHNSW):
+        return "hnsw"
+    if isinstance(inner, faiss.IndexIVF):
+        return "ivf"
+    return "flat"
+
+
+def ivf_lists(index: faiss.Index) -> int:
+    """Number of inverted lists of an IVF index (0 for other kinds)."""
+    return int(index.nlist) if isinstance(index, faiss.IndexIVF) else 0
+
+
+def _empty_index(
+    kind: str, dim: int, policy: IndexPolicy, train: np.ndarray | None = None, nlist: int = 1
+) -> faiss.Index:
+    if kind == "flat":
+        return faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+    if kind == "hnsw":
+        inner = faiss.IndexHNSWFlat(dim, policy.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        inner.hnsw.efConstruction = policy.hnsw_ef_construction
+        inner.hnsw.efSearch = policy.hnsw_ef_search
+        return faiss.IndexIDMap2(inner)
+    if kind == "ivf":
+        # IVF takes ids natively and removes cheaply, so it needs no IndexIDMap2 around it.
+        index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
+        index.cp.min_points_per_centroid = 1  # small stores: no warning, no failure
+        if train is None or len(train) < nlist:
+            raise ValueError(f"an IVF index of {nlist} lists needs at least {nlist} training rows")
+        index.train(np.ascontiguousarray(train, dtype=np.float32))
+        index.nprobe = policy.ivf_nprobe
+        return index
+    raise ValueError(f"unknown index kind {kind!r}")
+
+
+def build_index(
+    kind: str,
+    dim: int,
+    ids: np.ndarray,
+    vectors_of: Callable[[np.ndarray], np.ndarray],
+    policy: IndexPolicy,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> faiss.Index | None:
+    """A new index of ``kind`` holding ``ids``; ``vectors_of(id_slice)`` supplies their vectors.
+
+    Works in chunks of ``policy.build_chunk`` rows and returns ``None`` as soon as
+    ``cancelled()`` says so (background builds stop promptly on close).
+    """
+    configure_faiss()
+    ids = np.asarray(ids, dtype=np.int64)
+    train = None
+    nlist = 1
+    if kind == "ivf":
+        if not len(ids):
+            raise ValueError("an IVF index cannot be trained on no rows")
+        nlist = max(1, int(math.sqrt(len(ids))))
+        sample_size = min(len(ids), 64 * nlist)
+        sample_ids = np.sort(np.random.default_rng(0).choice(ids, size=sample_size, replace=False))
+        train = vectors_of(sample_ids)
+    index = _empty_index(kind, dim, policy, train, nlist)
+    for start in range(0, len(ids), policy.build_chunk):
+        if cancelled():
+            return None
+        chunk = ids[start : start + policy.build_chunk]
+        add_to_index(index, chunk, vectors_of(chunk))
+    return index
+
+
+def add_to_index(index: faiss.Index, ids: np.ndarray, vectors: np.ndarray) -> None:
+    """Add ``vectors`` under ``ids`` (int64) to ``index``."""
+    if len(ids):
+        index.add_with_ids(
+            np.ascontiguousarray(vectors, dtype=np.float32), np.ascontiguousarray(ids, dtype=np.int64)
+        )
+
+
+def search_index(
+    index: faiss.Index,
+    queries: np.ndarray,
+    k: int,
+    policy: IndexPolicy,
+    allowed_bits: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """faiss search; ``allowed_bits`` is a little-endian packed bitmap of ids that may match."""
+    kind = index_kind(index)
+    selector = faiss.IDSelectorBitmap(len(allowed_bits), faiss.swig_ptr(allowed_bits)) if allowed_bits is not None else None
+    if kind == "hnsw":
+        params: faiss.SearchParameters = faiss.SearchParametersHNSW(efSearch=max(policy.hnsw_ef_search, k))
+    elif kind == "ivf":
+        params = faiss.SearchParametersIVF(nprobe=policy.ivf_nprobe)
+    else:
+        params = faiss.SearchParameters()
+    if selector is not None:
+        params.sel = selector
+    queries = np.ascontiguousarray(queries, dtype=np.float32)
+    if len(queries) > 1 and kind == "flat":
+        with _blas_lock:
+            # One BLAS product beats per-query scans as soon as there are a few queries.
+            faiss.cvar.distance_compute_blas_threshold = 0
+            try:
+                return index.search(queries, k, params=params)
+            finally:
+                faiss.cvar.distance_compute_blas_threshold = _DEFAULT_BLAS_THRESHOLD or 20
+    return index.search(queries, k, params=params)
+
+
+def write_index(index: faiss.Index, path: Path) -> None:
+    """Write ``index`` to ``path`` atomically (temporary file, fsync, rename)."""
+    temporary = path.with_name(path.name + ".tmp")
+    faiss.write_index(index, str(temporary))
+    with open(temporary, "rb+") as handle:
+        os.fsync(handle.fileno())
+    temporary.replace(path)
+
+
+def read_index(path: Path) -> faiss.Index | None:
+    """The index stored at ``path``, or ``None`` when it is missing or unreadable."""
+    if not path.is_file():
+        return None
+    try:
+        return faiss.read_index(str(path))
+    except RuntimeError:
+        return None

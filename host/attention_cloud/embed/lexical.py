@@ -1,0 +1,222 @@
+"""BM25 over the lexical terms of each key's text: the lexical half of hybrid retrieval.
+
+Scoring is Okapi BM25 with ``k1 = 1.2``, ``b = 0.75`` and the non-negative IDF
+``log(1 + (N - df + 0.5) / (df + 0.5))`` (Lucene's), over the terms of :mod:`.terms`
+(identifiers kept whole, so an exact handle or error code ranks first).
+
+Persistence: ``LexicalIndex.open(directory)`` keeps an append-only log ``lexical.jsonl`` of
+``{"k": key, "t": {term: count}}`` (add or replace) and ``{"d": key}`` (remove) records, replayed
+on open; a torn final line (crash mid-write) is dropped; the log is rewritten compactly when
+superseded records outnumber live ones. ``flush()`` makes the writes durable (fsync). A plain
+``LexicalIndex()`` lives in memory only, for callers that rebuild it from the journal instead
+(tokenising is about 20k short texts per second).
+
+Contents:
+    LexicalIndex -- add / remove / has / search / flush / close
+"""
+from __future__ import annotations
+
+import heapq
+import json
+import math
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Iterable
+
+from attention_cloud.errors import UsageError
+
+from .terms import lexical_terms
+
+__all__ = ["LexicalIndex"]
+
+_LOG_NAME = "lexical.jsonl"
+
+
+class LexicalIndex:
+    """BM25 index of texts by key (see module doc). Not thread-safe: callers serialise writes."""
+
+    def __init__(self, *, k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1 = k1
+        self.b = b
+        self._doc_terms: dict[str, Counter[str]] = {}
+        self._doc_len: dict[str, int] = {}
+        self._postings: dict[str, dict[str, int]] = {}
+        self._total_len = 0
+        self._log_path: Path | None = None
+        self._log = None
+        self._log_records = 0
+
+    # ------------------------------------------------------------------ persistence
+
+    @classmethod
+    def open(cls, directory: Path, *, k1: float = 1.2, b: float = 0.75) -> "LexicalIndex":
+        """Open (or create) the persisted index under ``directory``, replaying its log."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        index = cls(k1=k1, b=b)
+        index._log_path = directory / _LOG_NAME
+        good_bytes = 0
+        if index._log_path.exists():
+            with open(index._log_path, "rb") as handle:
+                for line in handle:
+                    if not line.endswith(b"\n"):
+                        break  # torn final write
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        break
+                    index._apply(record)
+                    index._log_records += 1
+                    good_bytes += len(line)
+            if good_bytes != index._log_path.stat().st_size:
+                os.truncate(index._log_path, good_bytes)
+        index._log = open(index._log_path, "a", encoding="utf-8")
+        return index
+
+    def _apply(self, record: dict) -> None:
+        if "d" in record:
+            self._drop(record["d"])
+        else:
+            self._put(record["k"], Counter(record["t"]))
+
+    def _append(self, record: dict) -> None:
+        if self._log is not None:
+            self._log.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self._log_records += 1
+
+    def flush(self) -> None:
+        """Make every write so far durable; compact the log when it is mostly superseded."""
+        if self._log is None:
+            return
+        superseded = self._log_records - len(self._doc_terms)
+        if superseded >= 1000 and superseded > len(self._doc_terms):
+            self._compact()
+        self._log.flush()
+        os.fsync(self._log.fileno())
+
+    def _compact(self) -> None:
+        assert self._log_path is not None and self._log is not None
+        temporary = self._log_path.with_suffix(".jsonl.tmp")
+        with open(temporary, "w", encoding="utf-8") as out:
+            for key, terms in self._doc_terms.items():
+                out.write(json.dumps({"k": key, "t": terms}, ensure_ascii=False, separators=(",", ":")) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        self._log.close()
+        os.replace(temporary, self._log_path)
+        _fsync_directory(self._log_path.parent)
+        self._log = open(self._log_path, "a", encoding="utf-8")
+        self._log_records = len(self._doc_terms)
+
+    def close(self) -> None:
+        """Flush and release the log file."""
+        if self._log is not None:
+            self.flush()
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> "LexicalIndex":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ updates
+
+    def _put(self, key: str, terms: Counter[str]) -> None:
+        self._drop(key)
+        self._doc_terms[key] = terms
+        length = sum(terms.values())
+        self._doc_len[key] = length
+        self._total_len += length
+        for term, count in terms.items():
+            self._postings.setdefault(term, {})[key] = count
+
+    def _drop(self, key: str) -> bool:
+        terms = self._doc_terms.pop(key, None)
+        if terms is None:
+            return False
+        self._total_len -= self._doc_len.pop(key)
+        for term in terms:
+            posting = self._postings[term]
+            del posting[key]
+            if not posting:
+                del self._postings[term]
+        return True
+
+    def add(self, keys: list[str], texts: list[str]) -> int:
+        """Index (or re-index) each key's text; returns how many keys were new."""
+        if isinstance(keys, str) or isinstance(texts, str):
+            raise UsageError("LexicalIndex.add takes lists of keys and texts")
+        if len(keys) != len(texts):
+            raise UsageError(f"LexicalIndex.add got {len(keys)} keys but {len(texts)} texts")
+        added = 0
+        for key, text in zip(keys, texts):
+            terms = Counter(lexical_terms(text))
+            added += key not in self._doc_terms
+            self._put(key, terms)
+            self._append({"k": key, "t": terms})
+        return added
+
+    def remove(self, keys: Iterable[str]) -> int:
+        """Forget these keys; returns how many were present."""
+        removed = 0
+        for key in keys:
+            if self._drop(key):
+                removed += 1
+                self._append({"d": key})
+        return removed
+
+    def has(self, key: str) -> bool:
+        """Whether ``key`` is indexed."""
+        return key in self._doc_terms
+
+    def __len__(self) -> int:
+        return len(self._doc_terms)
+
+    # ------------------------------------------------------------------ search
+
+    def idf(self, term: str) -> float:
+        """BM25 inverse document frequency of one (already normalised) term."""
+        df = len(self._postings.get(term, ()))
+        n = len(self._doc_terms)
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def scores(self, text: str) -> dict[str, float]:
+        """BM25 score of every key sharing at least one term with ``text``."""
+        if not self._doc_terms:
+            return {}
+        query = Counter(lexical_terms(text))
+        average = self._total_len / len(self._doc_terms) or 1.0
+        k1, b = self.k1, self.b
+        doc_len = self._doc_len
+        scores: dict[str, float] = {}
+        for term, query_count in query.items():
+            posting = self._postings.get(term)
+            if not posting:
+                continue
+            weight = self.idf(term) * query_count
+            for key, tf in posting.items():
+                norm = k1 * (1.0 - b + b * doc_len[key] / average)
+                scores[key] = scores.get(key, 0.0) + weight * tf * (k1 + 1.0) / (tf + norm)
+        return scores
+
+    def search(
+        self, text: str, k: int, *, allow: Callable[[str], bool] | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``k`` best keys for ``text`` as ``(key, score)``, best first (ties by key)."""
+        if k <= 0:
+            return []
+        items: Iterable[tuple[str, float]] = self.scores(text).items()
+        if allow is not None:
+            items = [item for item in items if allow(item[0])]
+        return heapq.nsmallest(k, items, key=lambda item: (-item[1], item[0]))
+
+
+def _fsync_directory(directory: Path) -> None:
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

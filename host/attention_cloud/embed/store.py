@@ -1,0 +1,815 @@
+"""VectorStore: one vector per key under a directory, searchable through a faiss index.
+
+On disk (everything the store owns lives in its directory)::
+
+    manifest.json     format, embedder id, dimension, generation, committed rows, next row id,
+                      and what the saved index file holds; replaced atomically on flush
+    vectors-G.f32     append-only float32 log, one row per write, memory-mapped for reads
+    keys-G.jsonl      append-only log, one line per write: {"r": id, "k": key, "m": meta}
+                      for an upsert (its vector is the same-numbered row of vectors-G.f32)
+                      and {"d": key} for a removal
+    index.faiss       the approximate (HNSW / IVF) index, when there is one
+    .lock             advisory lock: one process writes a store at a time
+
+Every write gets a fresh, never reused row id; an upsert makes the key's previous row a
+tombstone. ``flush()`` is the durability point: it fsyncs both logs, then the manifest. On open
+the logs are replayed; a torn final row or line (a crash mid-write) and any row whose partner
+in the other log is missing are cut off, so a crash loses at most the writes since the last
+flush and never yields a half-written vector. When tombstones pass a quarter of the log,
+``flush()`` compacts: live rows are copied to generation G+1 files (fsynced), the manifest
+switches to them, the old files are deleted. Row ids survive compaction, so faiss indexes
+(keyed by row id) stay valid.
+
+The faiss index is derived data (policy in :mod:`.faiss_index`). The flat index is not saved:
+rebuilding it is a copy of the memory-mapped log, as fast as reading a saved one. An approximate
+index is saved on flush (when it gained many rows or is new); on open it is reloaded when the
+manifest says it matches, caught up with rows written after it was saved, and rebuilt when
+missing, unreadable or stale (its row count differs from the manifest's).
+
+Re-adding a key with an identical vector and meta writes nothing, so re-ingestion is cheap.
+
+Contents:
+    VectorStore, handle_of, META_TYPES
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import os
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import faiss
+import numpy as np
+
+from attention_cloud.errors import EmbeddingError, HomeError, UsageError
+
+from .faiss_index import (
+    IndexPolicy,
+    add_to_index,
+    build_index,
+    configure_faiss,
+    index_kind,
+    ivf_lists,
+    read_index,
+    search_index,
+    write_index,
+)
+
+__all__ = ["VectorStore", "handle_of", "META_TYPES"]
+
+FORMAT = 1
+MANIFEST = "manifest.json"
+INDEX_FILE = "index.faiss"
+#: Types a meta value may have (JSON scalars).
+META_TYPES = (str, int, float, bool, type(None))
+_COMPACT_MIN_DEAD = 1024
+_COMPACT_FRACTION = 0.25
+
+
+def handle_of(key: str) -> str:
+    """The item handle a key stands for: ``"it_3fa2#l1"`` -> ``"it_3fa2"``."""
+    return key.split("#", 1)[0]
+
+
+def _fsync_directory(directory: Path) -> None:
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _write_json_atomically(path: Path, payload: dict) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(payload, handle, indent=1, sort_keys=True)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    _fsync_directory(path.parent)
+
+
+def _meta_code_key(value: Any) -> str:
+    # JSON text tells 1 from "1" from true, which plain dict keys would merge.
+    return json.dumps(value, sort_keys=True)
+
+
+class VectorStore:
+    """Vectors by key with upsert, removal, filtered top-k search and crash-safe persistence.
+
+    Open with :meth:`open`; use as a context manager or call :meth:`close`. All public
+    methods are thread-safe (one lock); faiss builds for large stores run in a background
+    thread. Scores are inner products of the stored rows and the query: cosine similarity
+    for the unit-length vectors every :class:`~attention_cloud.embed.Embedder` returns.
+    """
+
+    # ------------------------------------------------------------------ opening
+
+    def __init__(self, directory: Path, embedder_id: str, dim: int, policy: IndexPolicy) -> None:
+        # Use VectorStore.open(); this only sets up empty state.
+        self.directory = directory
+        self.embedder_id = embedder_id
+        self.dim = dim
+        self.policy = policy
+        self._lock = threading.RLock()
+        self._generation = 0
+        self._rows = 0  # rows in the current vector log
+        self._next_id = 0
+        self._row_of: dict[str, int] = {}  # key -> live row id
+        self._key_of: dict[int, str] = {}  # live row id -> key
+        self._meta: dict[int, dict] = {}
+        self._capacity = 0
+        self._live = np.zeros(0, dtype=bool)  # by row id
+        self._position = np.zeros(0, dtype=np.int64)  # row id -> row in the vector log
+        self._codes: dict[str, np.ndarray] = {}  # meta field -> value code by row id (-1: absent)
+        self._values: dict[str, dict[str, int]] = {}  # meta field -> value key -> code
+        self._version = 0
+        self._mask_cache: dict[Any, tuple[int, np.ndarray, np.ndarray, int]] = {}
+        self._mapped: np.ndarray | None = None
+        self._vector_log = None
+        self._key_log = None
+        self._lock_file = None
+        self._index: faiss.Index | None = None
+        self._index_dead = 0  # tombstoned ids still inside the index
+        self._saved_index: dict | None = None  # what index.faiss holds, per the manifest
+        self._index_unsaved = True
+        self._builder: threading.Thread | None = None
+        self._built: tuple[faiss.Index, int] | None = None
+        self._build_cancel = threading.Event()
+        self._build_generation = 0
+        self._committed_rows = 0
+
+    @classmethod
+    def open(
+        cls,
+        directory: Path,
+        *,
+        embedder_id: str,
+        dim: int,
+        policy: IndexPolicy | None = None,
+    ) -> "VectorStore":
+        """Open the store in ``directory``, creating it when empty.
+
+        Raises:
+            EmbeddingError: the store holds vectors of another embedder id or dimension.
+            HomeError: another process has the store open, or its files are damaged.
+        """
+        configure_faiss()
+        if not isinstance(dim, int) or dim <= 0:
+            raise UsageError(f"vector dimension must be a positive integer, not {dim!r}")
+        if not embedder_id:
+            raise UsageError("a vector store needs the id of the embedder that made its vectors")
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        store = cls(directory, embedder_id, dim, policy or IndexPolicy())
+        store._take_lock()
+        try:
+            store._load()
+        except BaseException:
+            store._release_files()
+            raise
+        return store
+
+    def _take_lock(self) -> None:
+        self._lock_file = open(self.directory / ".lock", "a+")
+        try:
+            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            self._lock_file.close()
+            self._lock_file = None
+            raise HomeError(f"vector store {self.directory} is open in another process or handle") from exc
+
+    def _vector_path(self, generation: int | None = None) -> Path:
+        return self.directory / f"vectors-{self._generation if generation is None else generation}.f32"
+
+    def _key_path(self, generation: int | None = None) -> Path:
+        return self.directory / f"keys-{self._generation if generation is None else generation}.jsonl"
+
+    def _load(self) -> None:
+        manifest_path = self.directory / MANIFEST
+        if manifest_path.exists():
+            try:
+                manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise HomeError(f"vector store manifest {manifest_path} is not valid JSON") from exc
+            if manifest.get("format") != FORMAT:
+                raise HomeError(f"vector store {self.directory} has format {manifest.get('format')}, expected {FORMAT}")
+            if manifest["embedder_id"] != self.embedder_id or manifest["dim"] != self.dim:
+                raise EmbeddingError(
+                    f"vector store {self.directory} holds {manifest['dim']}-d vectors of embedder "
+                    f"{manifest['embedder_id']!r}, not {self.dim}-d vectors of {self.embedder_id!r}; "
+                    "re-embed into a new store or choose the same embedder"
+                )
+            self._generation = int(manifest["generation"])
+            self._next_id = int(manifest["next_id"])
+            self._committed_rows = int(manifest["rows"])
+            self._saved_index = manifest.get("index")
+        elif any(self.directory.glob("vectors-*.f32")):
+            raise HomeError(f"vector store {self.directory} has vector logs but no manifest")
+        else:
+            self._write_manifest()
+        self._replay()
+        self._vector_log = open(self._vector_path(), "ab")
+        self._key_log = open(self._key_path(), "a", encoding="utf-8")
+        self._open_index()
+
+    def _replay(self) -> None:
+        vector_path, key_path = self._vector_path(), self._key_path()
+        row_bytes = 4 * self.dim
+        available = vector_path.stat().st_size // row_bytes if vector_path.exists() else 0
+        good_bytes = 0
+        rows = 0
+        max_id = self._next_id - 1
+        if key_path.exists():
+            with open(key_path, "rb") as handle:
+                for line in handle:
+                    if not line.endswith(b"\n"):
+                        break  # torn final line
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        break
+                    if "d" in record:
+                        self._forget(record["d"])
+                    else:
+                        if rows >= available:
+                            break  # its vector never reached the disk
+                        row_id = int(record["r"])
+                        self._remember(record["k"], row_id, rows, record.get("m") or {})
+                        max_id = max(max_id, row_id)
+                        rows += 1
+                    good_bytes += len(line)
+        if rows < self._committed_rows:
+            raise HomeError(
+                f"vector store {self.directory} has {rows} rows but its manifest committed "
+                f"{self._committed_rows}: the logs were truncated"
+            )
+        self._rows = rows
+        self._next_id = max(self._next_id, max_id + 1)
+        # Cut what the crash left half-done, so new writes append to a clean log.
+        if key_path.exists() and key_path.stat().st_size != good_bytes:
+            os.truncate(key_path, good_bytes)
+        if vector_path.exists() and vector_path.stat().st_size != rows * row_bytes:
+            os.truncate(vector_path, rows * row_bytes)
+
+    # ------------------------------------------------------------------ in-memory tables
+
+    def _grow(self, needed: int) -> None:
+        if needed <= self._capacity:
+            return
+        capacity = max(needed, 2 * self._capacity, 1024)
+        live = np.zeros(capacity, dtype=bool)
+        live[: self._capacity] = self._live
+        position = np.full(capacity, -1, dtype=np.int64)
+        position[: self._capacity] = self._position
+        for field, codes in self._codes.items():
+            grown = np.full(capacity, -1, dtype=np.int32)
+            grown[: self._capacity] = codes
+            self._codes[field] = grown
+        self._live, self._position, self._capacity = live, position, capacity
+
+    def _remember(self, key: str, row_id: int, position: int, meta: Mapping[str, Any]) -> None:
+        self._forget(key)
+        self._grow(row_id + 1)
+        self._row_of[key] = row_id
+        self._key_of[row_id] = key
+        self._live[row_id] = True
+        self._position[row_id] = position
+        if meta:
+            self._meta[row_id] = dict(meta)
+            for field, value in meta.items():
+                values = self._values.setdefault(field, {})
+                code = values.setdefault(_meta_code_key(value), len(values))
+                codes = self._codes.get(field)
+                if codes is None:
+                    codes = self._codes[field] = np.full(self._capacity, -1, dtype=np.int32)
+                codes[row_id] = code
+        self._version += 1
+
+    def _forget(self, key: str) -> bool:
+        row_id = self._row_of.pop(key, None)
+        if row_id is None:
+            return False
+        del self._key_of[row_id]
+        self._live[row_id] = False
+        meta = self._meta.pop(row_id, None)
+        if meta:
+            for field in meta:
+                self._codes[field][row_id] = -1
+        if self._index is not None:
+            self._index_dead += 1
+        self._version += 1
+        return True
+
+    def _matrix(self) -> np.ndarray:
+        """The vector log as a read-only (rows, dim) array (memory-mapped)."""
+        if self._mapped is None or len(self._mapped) < self._rows:
+            if self._vector_log is not None:
+                self._vector_log.flush()
+            if self._rows == 0:
+                return np.zeros((0, self.dim), dtype=np.float32)
+            self._mapped = np.memmap(self._vector_path(), dtype=np.float32, mode="r", shape=(self._rows, self.dim))
+        return self._mapped
+
+    def _vectors_of_ids(self, ids: np.ndarray) -> np.ndarray:
+        return np.asarray(self._matrix()[self._position[ids]], dtype=np.float32)
+
+    # ------------------------------------------------------------------ writing
+
+    def _check_vectors(self, vectors: np.ndarray, count: int) -> np.ndarray:
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim == 1 and count == 1:
+            matrix = matrix[None, :]
+        if matrix.ndim != 2 or matrix.shape[0] != count:
+            raise UsageError(f"expected {count} vectors, got an array of shape {np.shape(vectors)}")
+        if matrix.shape[1] != self.dim:
+            raise EmbeddingError(
+                f"vector store {self.directory} holds {self.dim}-d vectors; got {matrix.shape[1]}-d ones"
+            )
+        if not np.isfinite(matrix).all():
+            raise EmbeddingError("vectors contain NaN or infinity")
+        return np.ascontiguousarray(matrix)
+
+    @staticmethod
+    def _check_meta(meta: Any) -> dict:
+        if meta is None:
+            return {}
+        if not isinstance(meta, Mapping):
+            raise UsageError(f"meta must be a dict, not {type(meta).__name__}")
+        for field, value in meta.items():
+            if not isinstance(field, str) or not isinstance(value, META_TYPES):
+                raise UsageError(f"meta {field!r}: values must be str, int, float, bool or None, not {type(value).__name__}")
+        return dict(meta)
+
+    def add(self, keys: Sequence[str], vectors: np.ndarray, meta: Sequence[Mapping[str, Any] | None] | None = None) -> int:
+        """Insert or replace the vector (and meta) of each key; returns the rows written.
+
+        A key whose vector and meta are unchanged is skipped (not counted). When a key occurs
+        twice in one call, the later occurrence wins.
+
+        Raises:
+            UsageError: mismatched lengths, non-string keys, meta that is not a dict of scalars.
+            EmbeddingError: vectors of the wrong dimension, or not finite.
+        """
+        if isinstance(keys, str):
+            raise UsageError("VectorStore.add takes a list of keys, not a single string")
+        keys = list(keys)
+        matrix = self._check_vectors(vectors, len(keys))
+        metas = [None] * len(keys) if meta is None else list(meta)
+        if len(metas) != len(keys):
+            raise UsageError(f"VectorStore.add got {len(keys)} keys but {len(metas)} meta entries")
+        last = {}
+        for index, key in enumerate(keys):
+            if not isinstance(key, str) or not key:
+                raise UsageError(f"keys must be non-empty strings, not {key!r}")
+            last[key] = index
+        checked = [self._check_meta(m) for m in metas]
+        with self._lock:
+            self._require_open()
+            self._adopt_build()
+            picked = self._changed(last, matrix, checked)
+            if not picked:
+                return 0
+            first_id = self._next_id
+            ids = np.arange(first_id, first_id + len(picked), dtype=np.int64)
+            lines = []
+            for row_id, i in zip(ids.tolist(), picked):
+                record: dict[str, Any] = {"r": row_id, "k": keys[i]}
+                if checked[i]:
+                    record["m"] = checked[i]
+                lines.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+            # Vectors first: a key line is only honoured on replay if its vector row exists.
+            self._vector_log.write(matrix[picked].tobytes())
+            self._vector_log.flush()
+            self._key_log.write("\n".join(lines) + "\n")
+            self._key_log.flush()
+            for offset, (row_id, i) in enumerate(zip(ids.tolist(), picked)):
+                self._remember(keys[i], row_id, self._rows + offset, checked[i])
+            self._rows += len(picked)
+            self._next_id += len(picked)
+            if self._index is not None:
+                add_to_index(self._index, ids, matrix[picked])
+                self._index_unsaved = True
+            self._maintain_index()
+            return len(picked)
+
+    def _changed(self, last: dict[str, int], matrix: np.ndarray, metas: list[dict]) -> list[int]:
+        """Indexes (ascending) of the keys whose vector or meta differ from what is stored."""
+        changed, existing = [], []
+        for key, i in last.items():
+            row_id = self._row_of.get(key)
+            if row_id is None or self._meta.get(row_id, {}) != metas[i]:
+                changed.append(i)
+            else:
+                existing.append((i, row_id))
+        if existing:
+            indexes = np.array([i for i, _ in existing])
+            stored = self._vectors_of_ids(np.array([row_id for _, row_id in existing]))
+            differs = ~np.all(stored == matrix[indexes], axis=1)
+            changed.extend(indexes[differs].tolist())
+        return sorted(changed)
+
+    def remove(self, keys: Iterable[str]) -> int:
+        """Remove these keys; returns how many were present."""
+        if isinstance(keys, str):
+            raise UsageError("VectorStore.remove takes a list of keys, not a single string")
+        with self._lock:
+            self._require_open()
+            self._adopt_build()
+            lines = []
+            for key in keys:
+                if self._forget(key):
+                    lines.append(json.dumps({"d": key}, ensure_ascii=False, separators=(",", ":")))
+            if lines:
+                self._key_log.write("\n".join(lines) + "\n")
+                self._key_log.flush()
+                self._maintain_index()
+            return len(lines)
+
+    # ------------------------------------------------------------------ reading
+
+    def has(self, key: str) -> bool:
+        """Whether ``key`` has a vector."""
+        with self._lock:
+            return key in self._row_of
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._row_of)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.has(key)
+
+    def keys(self) -> list[str]:
+        """Every key, in write order."""
+        with self._lock:
+            return [self._key_of[i] for i in sorted(self._key_of)]
+
+    def meta(self, key: str) -> dict:
+        """The meta stored with ``key``.
+
+        Raises:
+            KeyError: no such key.
+        """
+        with self._lock:
+            return dict(self._meta.get(self._row_of[key], {}))
+
+    def vector(self, key: str) -> np.ndarray:
+        """A copy of the vector stored for ``key``.
+
+        Raises:
+            KeyError: no such key.
+        """
+        with self._lock:
+            return self._vectors_of_ids(np.array([self._row_of[key]]))[0].copy()
+
+    @property
+    def index_kind(self) -> str | None:
+        """``flat``, ``hnsw`` or ``ivf``: the faiss index serving searches now."""
+        with self._lock:
+            self._adopt_build()
+            return None if self._index is None else index_kind(self._index)
+
+    def wait_for_index(self, timeout: float | None = None) -> str | None:
+        """Wait for a background index build to finish and adopt it; returns the index kind."""
+        builder = self._builder
+        if builder is not None:
+            builder.join(timeout)
+        return self.index_kind
+
+    # ------------------------------------------------------------------ search
+
+    def _as_queries(self, query: np.ndarray) -> np.ndarray:
+        matrix = np.asarray(query, dtype=np.float32)
+        if matrix.ndim == 1:
+            matrix = matrix[None, :]
+        if matrix.ndim != 2 or matrix.shape[1] != self.dim:
+            raise EmbeddingError(f"query has shape {np.shape(query)}; this store holds {self.dim}-d vectors")
+        return np.ascontiguousarray(matrix)
+
+    def _candidates(self, filter_meta: Mapping[str, Any] | None) -> tuple[np.ndarray | None, np.ndarray | None, int]:
+        """(mask by row id or None for "every live row", packed bitmap or None, candidate count)."""
+        live_count = len(self._row_of)
+        if not filter_meta:
+            if self._index_dead == 0:
+                return None, None, live_count
+            cache_key: Any = ()
+        else:
+            cache_key = tuple(
+                sorted((f, tuple(sorted(map(_meta_code_key, v))) if isinstance(v, (list, tuple, set, frozenset)) else (_meta_code_key(v),))
+                       for f, v in filter_meta.items())
+            )
+        cached = self._mask_cache.get(cache_key)
+        if cached is not None and cached[0] == self._version:
+            return cached[1], cached[2], cached[3]
+        mask = self._live[: self._next_id].copy()
+        for field, wanted in (cache_key if filter_meta else ()):
+            codes = self._codes.get(field)
+            values = self._values.get(field, {})
+            wanted_codes = [values[w] for w in wanted if w in values]
+            if codes is None or not wanted_codes:
+                mask[:] = False
+                break
+            mask &= np.isin(codes[: self._next_id], wanted_codes)
+        bits = np.packbits(mask, bitorder="little")
+        count = int(mask.sum())
+        if len(self._mask_cache) > 64:
+            self._mask_cache.clear()
+        self._mask_cache[cache_key] = (self._version, mask, bits, count)
+        return mask, bits, count
+
+    def _exact(self, queries: np.ndarray, ids: np.ndarray, fetch: int) -> list[list[tuple[int, float]]]:
+        scores = self._vectors_of_ids(ids) @ queries.T  # (candidates, queries)
+        results = []
+        for column in range(queries.shape[0]):
+            column_scores = scores[:, column]
+            if fetch < len(ids):
+                top = np.argpartition(-column_scores, fetch - 1)[:fetch]
+            else:
+                top = np.arange(len(ids))
+            top = top[np.lexsort((ids[top], -column_scores[top]))]
+            results.append([(int(ids[t]), float(column_scores[t])) for t in top])
+        return results
+
+    def _search_ids(self, queries: np.ndarray, fetch: int, filter_meta: Mapping[str, Any] | None) -> list[list[tuple[int, float]]]:
+        mask, bits, count = self._candidates(filter_meta)
+        if count == 0 or fetch <= 0:
+            return [[] for _ in range(len(queries))]
+        fetch = min(fetch, count)
+        if self._index is None or (mask is not None and filter_meta and count <= self.policy.exact_filter_limit):
+            ids = np.flatnonzero(mask) if mask is not None else np.flatnonzero(self._live[: self._next_id])
+            return self._exact(queries, ids, fetch)
+        distances, labels = search_index(self._index, queries, fetch, self.policy, bits)
+        return [
+            [(int(i), float(d)) for i, d in zip(row_ids, row_scores) if i >= 0]
+            for row_ids, row_scores in zip(labels, distances)
+        ]
+
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        *,
+        allow: Callable[[str], bool] | None = None,
+        filter_meta: Mapping[str, Any] | None = None,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` nearest keys to ``query`` as ``(key, score)``, best first.
+
+        Args:
+            query: one vector (``dim`` floats).
+            k: how many results at most.
+            allow: a predicate on keys (e.g. grants); results it rejects are skipped and the
+                search widens until ``k`` pass or no candidates remain.
+            filter_meta: ``{field: value}`` (or ``{field: [v1, v2]}`` for any of them); every
+                field must match. Applied inside the index through an id bitmap.
+        """
+        queries = self._as_queries(query)
+        if queries.shape[0] != 1:
+            raise UsageError("search() takes one query vector; use search_many() for several")
+        if k <= 0:
+            return []
+        with self._lock:
+            self._require_open()
+            self._adopt_build()
+            if allow is None:
+                return [(self._key_of[i], s) for i, s in self._search_ids(queries, k, filter_meta)[0]]
+            _, _, count = self._candidates(filter_meta)
+            fetch = min(count, max(4 * k, 32))
+            while True:
+                hits = self._search_ids(queries, fetch, filter_meta)[0]
+                passed = [(self._key_of[i], s) for i, s in hits if allow(self._key_of[i])]
+                if len(passed) >= k or len(hits) < fetch or fetch >= count:
+                    return passed[:k]
+                fetch = min(count, fetch * 4)
+
+    def search_many(
+        self, queries: np.ndarray, k: int, *, filter_meta: Mapping[str, Any] | None = None
+    ) -> list[list[tuple[str, float]]]:
+        """:meth:`search` for a batch of query vectors (one faiss call), without ``allow``."""
+        matrix = self._as_queries(queries)
+        if k <= 0:
+            return [[] for _ in range(len(matrix))]
+        with self._lock:
+            self._require_open()
+            self._adopt_build()
+            return [[(self._key_of[i], s) for i, s in hits] for hits in self._search_ids(matrix, k, filter_meta)]
+
+    # ------------------------------------------------------------------ the index
+
+    def _live_ids(self) -> np.ndarray:
+        return np.flatnonzero(self._live[: self._next_id]).astype(np.int64)
+
+    def _open_index(self) -> None:
+        """Load the saved index when the manifest vouches for it, else build one."""
+        saved = self._saved_index
+        live = len(self._row_of)
+        target = self.policy.kind_for(live, saved["kind"] if saved else None)
+        if saved and saved.get("kind") == target and target != "flat":
+            index = read_index(self.directory / INDEX_FILE)
+            if index is not None and index.ntotal == saved["ntotal"] and index_kind(index) == target:
+                covered = int(saved["covered"])
+                newer = self._live_ids()
+                newer = newer[newer >= covered]
+                add_to_index(index, newer, self._vectors_of_ids(newer))
+                self._index = index
+                self._index_dead = int(index.ntotal) - live
+                self._index_unsaved = len(newer) > 0
+                self._maintain_index()
+                return
+        self._rebuild(target)
+
+    def _rebuild(self, target: str) -> None:
+        """Replace the index by a fresh one of ``target`` kind: at once when it is flat or the
+        store is small or background builds are off; otherwise a flat index serves meanwhile."""
+        ids = self._live_ids()
+        if target == "flat" or not self.policy.background or len(ids) < 2 * self.policy.build_chunk:
+            self._index = build_index(target, self.dim, ids, self._vectors_of_ids, self.policy)
+            self._index_dead = 0
+            self._index_unsaved = True
+            return
+        if self._index is None:
+            self._index = build_index("flat", self.dim, ids, self._vectors_of_ids, self.policy)
+            self._index_dead = 0
+            self._index_unsaved = True
+        self._start_build(target, ids)
+
+    def _start_build(self, target: str, ids: np.ndarray) -> None:
+        matrix = self._matrix()
+        positions = self._position.copy()
+        covered = self._next_id
+        cancel = self._build_cancel = threading.Event()
+        self._build_generation += 1
+        generation = self._build_generation
+
+        def vectors_of(chunk: np.ndarray) -> np.ndarray:
+            return np.asarray(matrix[positions[chunk]], dtype=np.float32)
+
+        def run() -> None:
+            index = build_index(target, self.dim, ids, vectors_of, self.policy, cancelled=cancel.is_set)
+            if index is not None:
+                with self._lock:
+                    if generation == self._build_generation:
+                        self._built = (index, covered)
+
+        self._builder = threading.Thread(target=run, name=f"atc-faiss-{target}-build", daemon=True)
+        self._builder.start()
+
+    def _adopt_build(self) -> None:
+        """Swap in a finished background index, adding the rows written since it started."""
+        if self._built is None:
+            return
+        index, covered = self._built
+        self._built = None
+        self._builder = None
+        newer = self._live_ids()
+        newer = newer[newer >= covered]
+        add_to_index(index, newer, self._vectors_of_ids(newer))
+        self._index = index
+        self._index_dead = int(index.ntotal) - len(self._row_of)
+        self._index_unsaved = True
+
+    def _maintain_index(self) -> None:
+        """Start a rebuild when the store outgrew (or shrank below) its index kind, when HNSW
+        carries too many tombstones, or when IVF has too few lists for its rows."""
+        if self._builder is not None and self._builder.is_alive():
+            return
+        live = len(self._row_of)
+        if self._index is None:
+            self._rebuild(self.policy.kind_for(live))
+            return
+        current = index_kind(self._index)
+        target = self.policy.kind_for(live, current)
+        ntotal = max(1, int(self._index.ntotal))
+        if target != current:
+            self._rebuild(target)
+        elif current == "hnsw" and self._index_dead > self.policy.tombstone_rebuild * ntotal:
+            self._rebuild("hnsw")
+        elif current == "ivf" and ivf_lists(self._index) < math.sqrt(max(live, 1)) / 2:
+            self._rebuild("ivf")
+
+    def _drop_index_tombstones(self) -> None:
+        """Physically remove dead ids from flat and IVF indexes (HNSW cannot; it is rebuilt)."""
+        if self._index is None or self._index_dead == 0 or index_kind(self._index) == "hnsw":
+            return
+        dead = np.flatnonzero(~self._live[: self._next_id]).astype(np.int64)
+        self._index.remove_ids(faiss.IDSelectorBatch(dead))
+        self._index_dead = 0
+        self._index_unsaved = True
+
+    # ------------------------------------------------------------------ durability
+
+    def _require_open(self) -> None:
+        if self._key_log is None:
+            raise UsageError(f"vector store {self.directory} is closed")
+
+    def _manifest(self) -> dict:
+        return {
+            "format": FORMAT,
+            "embedder_id": self.embedder_id,
+            "dim": self.dim,
+            "generation": self._generation,
+            "rows": self._committed_rows,
+            "live": len(self._row_of),
+            "next_id": self._next_id,
+            "index": self._saved_index,
+        }
+
+    def _write_manifest(self) -> None:
+        _write_json_atomically(self.directory / MANIFEST, self._manifest())
+
+    def flush(self) -> None:
+        """Make every write so far durable (fsync logs, then the manifest); compact the logs
+        when tombstones pass a quarter of them; save an approximate index that changed a lot."""
+        with self._lock:
+            self._require_open()
+            self._adopt_build()
+            dead_rows = self._rows - len(self._row_of)
+            if dead_rows >= _COMPACT_MIN_DEAD and dead_rows > _COMPACT_FRACTION * self._rows:
+                self._compact()
+            else:
+                for log in (self._vector_log, self._key_log):
+                    log.flush()
+                    os.fsync(log.fileno())
+                self._committed_rows = self._rows
+            self._save_index_if_due()
+            self._write_manifest()
+
+    def _save_index_if_due(self) -> None:
+        index = self._index
+        if index is None or index_kind(index) == "flat" or not self._index_unsaved:
+            return
+        saved = self._saved_index
+        grown = int(index.ntotal) - (saved["ntotal"] if saved else 0)
+        if saved and saved["kind"] == index_kind(index) and 0 <= grown < max(10_000, 0.05 * index.ntotal):
+            return  # cheap to catch up on open; not worth rewriting a large file now
+        write_index(index, self.directory / INDEX_FILE)
+        self._saved_index = {"kind": index_kind(index), "ntotal": int(index.ntotal), "covered": self._next_id}
+        self._index_unsaved = False
+
+    def _compact(self) -> None:
+        """Copy live rows to the next generation's logs and switch the manifest to them."""
+        generation = self._generation + 1
+        ids = self._live_ids()
+        vector_path, key_path = self._vector_path(generation), self._key_path(generation)
+        with open(vector_path, "wb") as vectors, open(key_path, "w", encoding="utf-8") as keys:
+            for start in range(0, len(ids), 50_000):
+                chunk = ids[start : start + 50_000]
+                vectors.write(self._vectors_of_ids(chunk).tobytes())
+                for row_id in chunk.tolist():
+                    record: dict[str, Any] = {"r": row_id, "k": self._key_of[row_id]}
+                    if row_id in self._meta:
+                        record["m"] = self._meta[row_id]
+                    keys.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+            for handle in (vectors, keys):
+                handle.flush()
+                os.fsync(handle.fileno())
+        old_vectors, old_keys = self._vector_path(), self._key_path()
+        self._vector_log.close()
+        self._key_log.close()
+        self._generation = generation
+        self._rows = self._committed_rows = len(ids)
+        self._position[ids] = np.arange(len(ids))
+        self._position[~self._live[: self._capacity]] = -1
+        self._mapped = None
+        self._drop_index_tombstones()
+        self._write_manifest()  # the switch: from here on the new generation is the store
+        for old in (old_vectors, old_keys):
+            old.unlink(missing_ok=True)
+        self._vector_log = open(self._vector_path(), "ab")
+        self._key_log = open(self._key_path(), "a", encoding="utf-8")
+
+    def _release_files(self) -> None:
+        for handle in (self._vector_log, self._key_log):
+            if handle is not None:
+                handle.close()
+        self._vector_log = self._key_log = None
+        self._mapped = None
+        if self._lock_file is not None:
+            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
+            self._lock_file.close()
+            self._lock_file = None
+
+    def close(self) -> None:
+        """Flush, stop any background build, and release the files and the lock."""
+        if self._key_log is None:
+            return
+        self._build_cancel.set()
+        builder = self._builder
+        if builder is not None:
+            builder.join()
+        with self._lock:
+            self._built = None
+            self.flush()
+            self._release_files()
+
+    def __enter__(self) -> "VectorStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"VectorStore({str(self.directory)!r}, {self.embedder_id!r}, dim={self.dim}, keys={len(self._row_of)})"

@@ -1,0 +1,135 @@
+"""BM25 lexical index, its terms, its persistence, and rank fusion."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from attention_cloud.embed import LexicalIndex, fuse_rankings
+from attention_cloud.embed.terms import lexical_terms
+from attention_cloud.errors import UsageError
+
+DOCS = {
+    "it_1": "The deploy of it_3fa2 failed with ERR_CONN_RESET on prod-eu",
+    "it_2": "We deployed the frontend and the deploy went fine",
+    "it_3": "Lunch plans: tacos on Friday",
+    "it_4": "Retry the deploy of it_3fa3 after fixing the config",
+}
+
+
+def make_index() -> LexicalIndex:
+    index = LexicalIndex()
+    index.add(list(DOCS), list(DOCS.values()))
+    return index
+
+
+def test_terms_keep_identifiers_whole_and_split():
+    terms = lexical_terms("Deploying it_3fa2#l1 to prod-eu.example.com: ERR_CONN_RESET, Café")
+    assert "it_3fa2#l1" in terms and "3fa2" in terms and "l1" in terms
+    assert "prod-eu.example.com" in terms and "example" in terms
+    assert "err_conn_reset" in terms and "cafe" in terms
+    assert "deploy" in terms  # "deploying" folded
+    assert "to" not in terms  # stopword
+
+
+def test_terms_fold_inflections_but_not_identifiers():
+    assert lexical_terms("stories deployed deploys") == ["story", "deploy", "deploy"]
+    assert lexical_terms("v1.2.3s") == ["v1.2.3s", "v1", "2", "3s"]
+
+
+def test_terms_split_cjk_characters():
+    assert lexical_terms("東京タワー") == ["東", "京", "タ", "ワ", "ー"]
+
+
+def test_exact_identifier_ranks_first():
+    index = make_index()
+    hits = index.search("what happened to it_3fa2", 4)
+    assert hits[0][0] == "it_1"
+    # the near-miss identifier it_3fa3 is not confused with it_3fa2
+    assert "it_4" not in [key for key, _ in hits[:1]]
+    assert index.search("ERR_CONN_RESET", 1)[0][0] == "it_1"
+
+
+def test_bm25_scores_follow_the_formula():
+    index = LexicalIndex(k1=1.2, b=0.75)
+    index.add(["a", "b"], ["apple banana", "banana cherry cherry date"])
+    n, df = 2, 1
+    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    average = (2 + 4) / 2
+    tf, length = 2, 4
+    expected = idf * tf * 2.2 / (tf + 1.2 * (1 - 0.75 + 0.75 * length / average))
+    (key, score), = index.search("cherry", 5)
+    assert key == "b" and score == pytest.approx(expected)
+
+
+def test_search_misses_return_nothing_and_k_limits():
+    index = make_index()
+    assert index.search("zebra", 3) == []
+    assert index.search("deploy", 0) == []
+    assert len(index.search("deploy", 2)) == 2
+
+
+def test_upsert_and_remove():
+    index = make_index()
+    assert index.add(["it_3"], ["Dinner: pasta about it_3fa2"]) == 0
+    assert index.search("tacos", 5) == []
+    assert {key for key, _ in index.search("it_3fa2", 5)} == {"it_1", "it_3"}
+    assert index.remove(["it_1", "nope"]) == 1
+    assert [key for key, _ in index.search("it_3fa2", 5)] == ["it_3"]
+    assert len(index) == 3 and not index.has("it_1")
+
+
+def test_allow_filters_results():
+    hits = make_index().search("deploy", 5, allow=lambda key: key != "it_1")
+    assert hits and all(key != "it_1" for key, _ in hits)
+
+
+def test_mismatched_lengths_are_refused():
+    with pytest.raises(UsageError, match="2 keys but 1 texts"):
+        LexicalIndex().add(["a", "b"], ["only one"])
+
+
+def test_persisted_index_reopens_and_ignores_a_torn_line(tmp_path):
+    with LexicalIndex.open(tmp_path) as index:
+        index.add(list(DOCS), list(DOCS.values()))
+        index.remove(["it_3"])
+    with open(tmp_path / "lexical.jsonl", "a", encoding="utf-8") as log:
+        log.write('{"k": "it_9", "t": {"tor')
+    with LexicalIndex.open(tmp_path) as index:
+        assert len(index) == 3 and not index.has("it_3") and not index.has("it_9")
+        assert index.search("it_3fa2", 1)[0][0] == "it_1"
+        index.add(["it_9"], ["after the crash"])
+    with LexicalIndex.open(tmp_path) as index:
+        assert index.search("crash", 1)[0][0] == "it_9"
+
+
+def test_persisted_log_is_compacted_when_mostly_superseded(tmp_path):
+    with LexicalIndex.open(tmp_path) as index:
+        for round_ in range(3):
+            index.add([f"k{i}" for i in range(600)], [f"text {round_} number {i}" for i in range(600)])
+    lines = (tmp_path / "lexical.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 600
+    with LexicalIndex.open(tmp_path) as index:
+        assert index.search("number 17", 1)[0][0] == "k17"
+
+
+def test_rrf_fusion_rewards_agreement():
+    dense = [("a", 0.9), ("b", 0.8), ("c", 0.1)]
+    lexical = [("b", 12.0), ("d", 5.0), ("a", 1.0)]
+    fused = fuse_rankings([dense, lexical])
+    assert [key for key, _ in fused] == ["b", "a", "d", "c"]
+    assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)
+
+
+def test_minmax_fusion_uses_score_margins_and_weights():
+    dense = [("a", 0.9), ("b", 0.5), ("c", 0.1)]
+    lexical = [("c", 10.0), ("b", 9.0), ("a", 0.0)]
+    fused = dict(fuse_rankings([dense, lexical], method="minmax", weights=[1.0, 0.5]))
+    assert fused == pytest.approx({"a": 1.0, "b": 0.5 + 0.45, "c": 0.5})
+
+
+def test_fusion_refuses_unknown_method_and_bad_weights():
+    with pytest.raises(ValueError, match="unknown fusion method"):
+        fuse_rankings([[("a", 1.0)]], method="borda")
+    with pytest.raises(ValueError, match="1 rankings but 2 weights"):
+        fuse_rankings([[("a", 1.0)]], weights=[1, 2])

@@ -1,0 +1,284 @@
+"""VectorStore: upsert, removal, reopen, crash safety, index rebuilds and filtered search."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention_cloud.embed import VectorStore, handle_of, load_embedder
+from attention_cloud.embed.faiss_index import IndexPolicy
+from attention_cloud.errors import EmbeddingError, HomeError, UsageError
+
+DIM = 24
+
+
+def unit_rows(count: int, seed: int = 0, dim: int = DIM) -> np.ndarray:
+    rows = np.random.default_rng(seed).standard_normal((count, dim)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def open_store(path: Path, **kwargs) -> VectorStore:
+    return VectorStore.open(path, embedder_id="test@1", dim=DIM, **kwargs)
+
+
+def exact_top(vectors: np.ndarray, keys: list[str], query: np.ndarray, k: int) -> list[str]:
+    order = np.argsort(-(vectors @ query), kind="stable")[:k]
+    return [keys[i] for i in order]
+
+
+def test_add_search_and_upsert(tmp_path):
+    vectors = unit_rows(50)
+    keys = [f"it_{i:03d}" for i in range(50)]
+    with open_store(tmp_path) as store:
+        assert store.add(keys, vectors) == 50
+        assert len(store) == 50 and store.has("it_007") and "it_007" in store
+        hits = store.search(vectors[7], 3)
+        assert hits[0][0] == "it_007" and hits[0][1] == pytest.approx(1.0, abs=1e-5)
+        assert [key for key, _ in hits] == exact_top(vectors, keys, vectors[7], 3)
+        # same vector again: nothing written; a new vector replaces the old one
+        assert store.add(["it_007"], vectors[7:8]) == 0
+        assert store.add(["it_007"], vectors[8:9]) == 1
+        assert len(store) == 50
+        assert np.allclose(store.vector("it_007"), vectors[8])
+        assert {key for key, _ in store.search(vectors[8], 2)} == {"it_007", "it_008"}
+
+
+def test_duplicate_key_in_one_call_keeps_the_last(tmp_path):
+    vectors = unit_rows(2)
+    with open_store(tmp_path) as store:
+        assert store.add(["a", "a"], vectors) == 1
+        assert np.allclose(store.vector("a"), vectors[1])
+
+
+def test_remove_hides_keys_from_search(tmp_path):
+    vectors = unit_rows(20)
+    keys = [f"k{i}" for i in range(20)]
+    with open_store(tmp_path) as store:
+        store.add(keys, vectors)
+        assert store.remove(["k3", "k4", "missing"]) == 2
+        assert not store.has("k3") and len(store) == 18
+        found = [key for key, _ in store.search(vectors[3], 20)]
+        assert "k3" not in found and "k4" not in found and len(found) == 18
+
+
+def test_reopen_restores_keys_vectors_and_meta(tmp_path):
+    vectors = unit_rows(30)
+    keys = [f"it_{i}#l1" for i in range(30)]
+    with open_store(tmp_path) as store:
+        store.add(keys, vectors, [{"segment": "default", "level": "l1", "n": i} for i in range(30)])
+        store.remove(["it_5#l1"])
+    with open_store(tmp_path) as store:
+        assert len(store) == 29 and not store.has("it_5#l1")
+        assert store.meta("it_9#l1") == {"segment": "default", "level": "l1", "n": 9}
+        assert np.allclose(store.vector("it_9#l1"), vectors[9])
+        assert store.search(vectors[9], 1)[0][0] == "it_9#l1"
+
+
+def test_writes_since_last_flush_survive_a_crash(tmp_path):
+    vectors = unit_rows(10)
+    store = open_store(tmp_path)
+    store.add([f"k{i}" for i in range(10)], vectors)
+    store.remove(["k0"])
+    store._release_files()  # a crash: no flush, no manifest update
+    with open_store(tmp_path) as reopened:
+        assert len(reopened) == 9 and not reopened.has("k0")
+
+
+def test_torn_final_row_and_line_are_ignored_on_reopen(tmp_path):
+    vectors = unit_rows(6)
+    with open_store(tmp_path) as store:
+        store.add([f"k{i}" for i in range(5)], vectors[:5])
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    generation = manifest["generation"]
+    # a crash in the middle of the next write: half a vector and half a key line
+    with open(tmp_path / f"vectors-{generation}.f32", "ab") as log:
+        log.write(vectors[5].tobytes()[: DIM * 2])
+    with open(tmp_path / f"keys-{generation}.jsonl", "a") as log:
+        log.write('{"r": 5, "k": "k5"')
+    with open_store(tmp_path) as store:
+        assert len(store) == 5 and not store.has("k5")
+        assert store.add(["k5"], vectors[5:6]) == 1  # the log continues cleanly after the cut
+    with open_store(tmp_path) as store:
+        assert len(store) == 6
+        assert np.allclose(store.vector("k5"), vectors[5])
+        assert store.search(vectors[5], 1)[0][0] == "k5"
+
+
+def test_key_line_whose_vector_never_reached_disk_is_dropped(tmp_path):
+    vectors = unit_rows(3)
+    with open_store(tmp_path) as store:
+        store.add(["a", "b"], vectors[:2])
+    generation = json.loads((tmp_path / "manifest.json").read_text())["generation"]
+    with open(tmp_path / f"keys-{generation}.jsonl", "a") as log:
+        log.write('{"r":2,"k":"c"}\n')
+    with open_store(tmp_path) as store:
+        assert sorted(store.keys()) == ["a", "b"]
+
+
+def test_refuses_other_embedder_or_dimension(tmp_path):
+    with open_store(tmp_path) as store:
+        store.add(["a"], unit_rows(1))
+        with pytest.raises(EmbeddingError, match="holds 24-d vectors; got 8-d"):
+            store.add(["b"], unit_rows(1, dim=8))
+    with pytest.raises(EmbeddingError, match="holds 24-d vectors of embedder 'test@1', not 32-d vectors of 'test@1'"):
+        VectorStore.open(tmp_path, embedder_id="test@1", dim=32)
+    with pytest.raises(EmbeddingError, match="not 24-d vectors of 'other@2'"):
+        VectorStore.open(tmp_path, embedder_id="other@2", dim=DIM)
+
+
+def test_bad_input_is_refused_with_clear_errors(tmp_path):
+    with open_store(tmp_path) as store:
+        with pytest.raises(UsageError, match="expected 2 vectors"):
+            store.add(["a", "b"], unit_rows(3))
+        with pytest.raises(EmbeddingError, match="NaN"):
+            store.add(["a"], np.full((1, DIM), np.nan, dtype=np.float32))
+        with pytest.raises(UsageError, match="values must be str, int, float, bool or None"):
+            store.add(["a"], unit_rows(1), [{"tags": ["x"]}])
+        with pytest.raises(UsageError, match="not a single string"):
+            store.add("a", unit_rows(1))
+        with pytest.raises(EmbeddingError, match="query has shape"):
+            store.search(np.zeros(5, dtype=np.float32), 1)
+
+
+def test_second_open_of_the_same_store_is_refused(tmp_path):
+    with open_store(tmp_path):
+        with pytest.raises(HomeError, match="is open in another process or handle"):
+            open_store(tmp_path)
+    open_store(tmp_path).close()  # released on close
+
+
+def test_search_filters_on_meta_and_allow(tmp_path):
+    vectors = unit_rows(300, seed=1)
+    keys = [f"it_{i}" for i in range(300)]
+    meta = [{"segment": "ops" if i % 3 == 0 else "default", "level": f"l{i % 4}", "kind": "error" if i % 5 == 0 else "turn"}
+            for i in range(300)]
+    with open_store(tmp_path) as store:
+        store.add(keys, vectors, meta)
+        query = vectors[42]
+        hits = store.search(query, 10, filter_meta={"segment": "ops", "kind": "error"})
+        wanted = [i for i in range(300) if i % 15 == 0]
+        assert [k for k, _ in hits] == exact_top(vectors[wanted], [keys[i] for i in wanted], query, 10)
+        either = store.search(query, 300, filter_meta={"level": ["l1", "l2"]})
+        assert len(either) == 150 and all(store.meta(k)["level"] in ("l1", "l2") for k, _ in either)
+        assert store.search(query, 5, filter_meta={"segment": "nowhere"}) == []
+        assert store.search(query, 5, filter_meta={"colour": "red"}) == []
+        allowed = store.search(query, 5, allow=lambda key: int(key[3:]) % 2 == 1)
+        odd = [i for i in range(300) if i % 2 == 1]
+        assert [k for k, _ in allowed] == exact_top(vectors[odd], [keys[i] for i in odd], query, 5)
+        assert store.search(query, 5, allow=lambda key: False) == []
+
+
+def test_meta_filter_tells_numbers_from_strings(tmp_path):
+    with open_store(tmp_path) as store:
+        store.add(["a", "b"], unit_rows(2), [{"n": 1}, {"n": "1"}])
+        assert [k for k, _ in store.search(unit_rows(1)[0], 5, filter_meta={"n": 1})] == ["a"]
+
+
+def test_search_many_matches_single_searches(tmp_path):
+    vectors = unit_rows(200, seed=3)
+    with open_store(tmp_path) as store:
+        store.add([f"k{i}" for i in range(200)], vectors)
+        batch = store.search_many(vectors[:25], 4)
+        assert [[k for k, _ in hits] for hits in batch] == [[k for k, _ in store.search(v, 4)] for v in vectors[:25]]
+
+
+def test_compaction_keeps_live_rows_and_shrinks_the_log(tmp_path):
+    vectors = unit_rows(3000, seed=4)
+    keys = [f"k{i}" for i in range(3000)]
+    with open_store(tmp_path) as store:
+        store.add(keys, vectors, [{"even": i % 2 == 0} for i in range(3000)])
+        store.remove(keys[:2000])
+        store.flush()
+        manifest = json.loads((tmp_path / "manifest.json").read_text())
+        assert manifest["generation"] == 1 and manifest["rows"] == 1000
+        assert not (tmp_path / "vectors-0.f32").exists()
+        assert (tmp_path / "vectors-1.f32").stat().st_size == 1000 * DIM * 4
+        assert store.search(vectors[2500], 1)[0][0] == "k2500"
+        store.add(["new"], unit_rows(1, seed=9))
+    with open_store(tmp_path) as store:
+        assert len(store) == 1001
+        assert store.meta("k2999") == {"even": False}
+        hits = store.search(vectors[2998], 3, filter_meta={"even": True})
+        assert hits[0][0] == "k2998" and all(store.meta(k)["even"] for k, _ in hits)
+
+
+def test_approximate_index_is_saved_reloaded_and_rebuilt_when_stale(tmp_path):
+    policy = IndexPolicy(kind="hnsw", background=False)
+    vectors = unit_rows(2000, seed=5)
+    keys = [f"k{i}" for i in range(2000)]
+    with open_store(tmp_path, policy=policy) as store:
+        store.add(keys, vectors)
+        assert store.index_kind == "hnsw"
+    saved = json.loads((tmp_path / "manifest.json").read_text())["index"]
+    assert saved == {"kind": "hnsw", "ntotal": 2000, "covered": 2000}
+    assert (tmp_path / "index.faiss").exists()
+    # reopen: loads the saved index and catches up rows written after it was saved
+    store = open_store(tmp_path, policy=policy)
+    store.add(["late"], unit_rows(1, seed=6))
+    store._release_files()  # crash: the index file still holds 2000 rows
+    with open_store(tmp_path, policy=policy) as store:
+        assert store.index_kind == "hnsw" and store._index.ntotal == 2001
+        assert store.search(unit_rows(1, seed=6)[0], 1)[0][0] == "late"
+    # stale: the manifest says the saved index holds more rows than the file does
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    manifest["index"]["ntotal"] += 7
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with open_store(tmp_path, policy=policy) as store:
+        assert store._index.ntotal == 2001
+        assert store.search(vectors[10], 1)[0][0] == "k10"
+    # missing: rebuilt from the log
+    (tmp_path / "index.faiss").unlink()
+    with open_store(tmp_path, policy=policy) as store:
+        assert store.index_kind == "hnsw" and len(store) == 2001
+        assert store.search(vectors[11], 1)[0][0] == "k11"
+
+
+@pytest.mark.parametrize("kind", ["hnsw", "ivf"])
+def test_approximate_indexes_skip_tombstones_and_keep_recall(tmp_path, kind):
+    vectors = unit_rows(3000, seed=7)
+    keys = [f"k{i}" for i in range(3000)]
+    with open_store(tmp_path, policy=IndexPolicy(kind=kind, background=False)) as store:
+        store.add(keys, vectors, [{"odd": i % 2 == 1} for i in range(3000)])
+        assert store.index_kind == kind
+        store.remove(keys[:300])
+        for i in range(300, 330):
+            assert store.search(vectors[i], 1)[0][0] == keys[i]
+        nearest_to_removed = store.search(vectors[5], 20)
+        assert len(nearest_to_removed) == 20 and all(int(k[1:]) >= 300 for k, _ in nearest_to_removed)
+        hits = store.search(vectors[401], 5, filter_meta={"odd": True})
+        assert hits[0][0] == "k401" and all(int(k[1:]) % 2 == 1 for k, _ in hits)
+
+
+def test_auto_policy_switches_to_ann_in_the_background(tmp_path):
+    policy = IndexPolicy(flat_limit=4000, build_chunk=1000)
+    vectors = unit_rows(5000, seed=8)
+    keys = [f"k{i}" for i in range(5000)]
+    with open_store(tmp_path, policy=policy) as store:
+        store.add(keys[:3000], vectors[:3000])
+        assert store.index_kind == "flat"
+        store.add(keys[3000:], vectors[3000:])  # crosses the limit: HNSW builds while flat serves
+        assert store.search(vectors[4321], 1)[0][0] == "k4321"
+        store.add(["after"], unit_rows(1, seed=99))  # written during the build, caught up on adoption
+        assert store.wait_for_index(timeout=60) == "hnsw"
+        assert store.search(unit_rows(1, seed=99)[0], 1)[0][0] == "after"
+        assert store._index.ntotal == 5001
+
+
+def test_keys_with_levels_map_to_their_handle():
+    assert handle_of("it_3fa2#l1") == "it_3fa2"
+    assert handle_of("it_3fa2") == "it_3fa2"
+
+
+def test_real_embeddings_find_the_paraphrase(tmp_path):
+    embedder = load_embedder()
+    texts = {
+        "it_a": "The deploy to eu-west failed because the database migration timed out",
+        "it_b": "We picked a blue colour scheme for the landing page",
+        "it_c": "Grandma's lasagne recipe uses three kinds of cheese",
+    }
+    with VectorStore.open(tmp_path, embedder_id=embedder.id, dim=embedder.dim) as store:
+        store.add(list(texts), embedder.embed(list(texts.values())))
+        query = embedder.embed(["why did the release break in europe?"])[0]
+        assert store.search(query, 1)[0][0] == "it_a"
