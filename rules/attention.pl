@@ -114,7 +114,7 @@ attention_attend(Scope0, Goal0, Budget, Now, Current0, Result) :-
     ;   true
     ),
     saturation_(Scope, Goal, Turn, Now, Ranked, Alarm),
-    include([C]>>get_dict(eligible, C, true), Ranked, Eligible),
+    include(eligible_, Ranked, Eligible),
     decide_(Scope, Goal, Turn, Budget, Now, Current, Eligible, Decision, Chosen, Reason),
     attention_decision(Scope, Goal, GoalDecision),
     maplist(public_candidate_, Ranked, Public),
@@ -225,8 +225,11 @@ floor_severity_(mandatory_proof,             3).
 
 % Ineligible candidates stay visible, after the eligible ones.
 order_final_(Cands, Ordered) :-
-    partition([C]>>get_dict(eligible, C, true), Cands, Eligible, Ineligible),
+    partition(eligible_, Cands, Eligible, Ineligible),
     append(Eligible, Ineligible, Ordered).
+
+eligible_(C) :-
+    get_dict(eligible, C, true).
 
 % Source quotas and the exploration share, walked in rank order.
 eligibility_(Scope, Cands0, Cands) :-

@@ -112,7 +112,10 @@ goal_claims(Scope, Goal, ClaimRels) :-
     closure_(Q0, Scope, Decay, [], [], Pairs),
     msort(Pairs, Sorted),
     group_pairs_by_key(Sorted, Grouped),
-    maplist([C-Rs, C-R]>>max_list(Rs, R), Grouped, ClaimRels).
+    maplist(max_relevance_, Grouped, ClaimRels).
+
+max_relevance_(Claim-Rs, Claim-R) :-
+    max_list(Rs, R).
 
 closure_([], _, _, _, Acc, Acc).
 closure_([B-Rel|Queue0], Scope, Decay, Seen, Acc0, Acc) :-

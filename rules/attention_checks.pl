@@ -5,6 +5,7 @@
             must_be_stakes/1,             % +Loss
             must_be_boolean_atom/1,       % +Bool
             text_atom/2,                  % +Text, -Atom
+            subject_key/2,                % +Subject, -Key
             optional/2                    % +Value, -Maybe
           ]).
 :- use_module(library(error)).
@@ -83,6 +84,20 @@ text_atom(Text, Atom) :-
     (   Atom == ''
     ->  domain_error(non_empty_text, Text)
     ;   true
+    ).
+
+%!  subject_key(+Subject, -Key) is det.
+%
+%   What a claim is about, as stored: text becomes an atom (so "libfoo" and libfoo are one
+%   subject), numbers stay numbers; null (no subject) becomes ''.
+
+subject_key(S, '') :-
+    S == null, !.
+subject_key(S, Key) :-
+    must_be(atomic, S),
+    (   string(S)
+    ->  atom_string(Key, S)
+    ;   Key = S
     ).
 
 %!  optional(+Value, -Maybe) is det.

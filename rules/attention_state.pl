@@ -91,7 +91,7 @@ attention_add_goal(Scope0, Goal0, DependsOn0, Options) :-
     ;   true
     ),
     maplist(text_atom, DependsOn0, DependsOn),
-    maplist([B]>>belief_current(Scope, B, _), DependsOn),
+    forall(member(B, DependsOn), belief_current(Scope, B, _)),
     must_be(dict, Options),
     (   get_dict(loss_if_wrong, Options, Loss), Loss \== null
     ->  must_be_stakes(Loss)

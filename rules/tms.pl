@@ -226,8 +226,8 @@ tms_add_belief(Scope0, Id0, Belief) :-
     must_be(dict, Belief),
     required(Belief, claim_type, ClaimType0),
     known_claim_type(ClaimType0, ClaimType),
-    required(Belief, subject, Subject),
-    must_be(atomic, Subject),
+    required(Belief, subject, Subject0),
+    subject_key(Subject0, Subject),
     required(Belief, value, Value),
     must_be(atomic, Value),
     required(Belief, confidence, Confidence),
@@ -542,7 +542,7 @@ propagate_([], _, _, Seen, Seen).
 propagate_([_-Parent|Queue0], Scope, Now, Seen0, Seen) :-
     findall(D, direct_dependant_(Scope, Parent, D), Ds0),
     list_to_set(Ds0, Ds),
-    exclude([D]>>memberchk(D, Seen0), Ds, New),
+    subtract(Ds, Seen0, New),
     forall(member(D, New), add_dirt_(Scope, D, via(Parent), Now)),
     append(Seen0, New, Seen1),
     findall(D-D, member(D, New), More),
@@ -577,10 +577,10 @@ add_dirt_(Scope, Id, Cause, Now) :-
 %   when Succeeded is false: the source was found unavailable). Id is the new inspection id
 %   (`insp-N`), usable as evidence and as a belief support.
 
-tms_record_inspection(Scope0, Source0, Subject, Value, Now, Succeeded, Cost, Id) :-
+tms_record_inspection(Scope0, Source0, Subject0, Value, Now, Succeeded, Cost, Id) :-
     scope_atom(Scope0, Scope),
     known_source(Scope, Source0, Source),
-    must_be(atomic, Subject),
+    subject_key(Subject0, Subject),
     must_be(atomic, Value),
     must_be_time(Now),
     must_be_boolean_atom(Succeeded),
@@ -611,7 +611,7 @@ tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
     inspection(Scope, InspId, Source, _, _, Value, _, true),
     source(Scope, Source, _, _, Authority, _, _),
     claim_beliefs(Scope, ClaimType, Subject, Live),
-    partition([Id]>>belief(Scope, Id, _, _, Value, _, _, _), Live, Same, Diff),
+    partition(holds_value_(Scope, Value), Live, Same, Diff),
     previous_values_(Scope, Live, Previous),
     (   Live == []
     ->  default_volatility_(ClaimType, Class),
@@ -624,7 +624,7 @@ tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
     ->  forall(member(Id, Same), reobserve_(Scope, Id, Authority, Now, Source, InspId)),
         Outcome = _{belief_changed: false, new_belief: null, dirtied: [],
                     contradiction: false, previous: Previous}
-    ;   maplist([Id, E]>>belief_effective_confidence(Scope, Id, Now, E), Diff, Es),
+    ;   maplist(effective_confidence_(Scope, Now), Diff, Es),
         max_list(Es, Firmest),
         Authority >= Firmest
     ->  (   Same = [Keep|_]
@@ -646,6 +646,12 @@ tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
         Outcome = _{belief_changed: false, new_belief: NewId, dirtied: [],
                     contradiction: true, previous: Previous}
     ).
+
+holds_value_(Scope, Value, Id) :-
+    belief(Scope, Id, _, _, Value, _, _, _).
+
+effective_confidence_(Scope, Now, Id, E) :-
+    belief_effective_confidence(Scope, Id, Now, E).
 
 previous_values_(Scope, Ids, Values) :-
     findall(V, ( member(Id, Ids), belief(Scope, Id, _, _, V, _, _, _) ), Vs),
@@ -782,7 +788,10 @@ belief_list(Scope0, Now, Infos) :-
     scope_atom(Scope0, Scope),
     findall(Id, belief(Scope, Id, _, _, _, _, _, _), Ids0),
     sort(Ids0, Ids),
-    maplist([Id, I]>>belief_info(Scope, Id, Now, I), Ids, Infos).
+    maplist(info_at_(Scope, Now), Ids, Infos).
+
+info_at_(Scope, Now, Id, Info) :-
+    belief_info(Scope, Id, Now, Info).
 
 %!  item_dirty_beliefs(+Handle, -BeliefIds:list) is det.
 %

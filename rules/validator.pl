@@ -118,11 +118,8 @@ validator_claim(Scope0, Text, ClaimType0, Subject0, Evidence0, Mode0, Now, Verdi
 claim_taken_(Scope, Id) :-
     claim_(Scope, Id, _, _, _, _, _, _).
 
-subject_(S, '') :-
-    (   S == null ; S == '' ; S == "" ),
-    !.
-subject_(S, S) :-
-    must_be(atomic, S).
+subject_(S0, S) :-
+    subject_key(S0, S).
 
 mode_(Mode0, Mode) :-
     text_atom(Mode0, Mode1),

@@ -1,0 +1,420 @@
+"""``atc belief|source|goal|attend|inspect|claim|trace``: the attention controller's commands.
+
+Each command is a few lines over :class:`~attention_cloud.attention.Controller`. They use the
+memory home given by ``--home`` (or a Memory passed as the click context object), the scope
+given by ``--scope`` (default ``default``, env ``ATC_SCOPE``) and the clock given by ``--now``
+(Unix seconds, default the current time; tests and replays pin it).
+
+The attention seed's worked example, end to end::
+
+    atc source add registry --type dependency_version --kind package_registry
+    atc source add matrix --type compatibility --kind compatibility_matrix
+    atc belief add ver --type dependency_version --subject libfoo --value 4.1 \\
+        --confidence 0.9 --age 21600 --volatility package_release
+    atc belief add compat --type compatibility --subject deploy --value A \\
+        --confidence 0.9 --age 21600 --volatility config_docs --supports ver
+    atc attend --goal deploy --depends-on compat --loss 1 --budget 3   # -> inspect registry
+    atc inspect attn-1 --result 4.2                                   # compat goes dirty
+    atc attend --goal deploy --budget 2                                # -> inspect matrix
+    atc inspect attn-2 --result B                                     # decision A -> B
+    atc attend --goal deploy --budget 1                                # -> stop
+"""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+import click
+
+from ..cli import fail_cleanly, home_option, open_memory
+from .controller import Controller
+from .results import AttendResult, Candidate
+
+
+def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option("--now", type=float, default=None,
+                      help="The current time in Unix seconds [default: now].")(fn)
+    fn = click.option("--scope", envvar="ATC_SCOPE", default="default", show_default=True,
+                      show_envvar=True, help="Namespace of beliefs, goals and trace.")(fn)
+    return home_option(fn)
+
+
+def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+                        show_default=True)(fn)
+
+
+def _controller(ctx: click.Context, home: str | None, scope: str) -> Controller:
+    memory = ctx.obj if hasattr(ctx.obj, "pl") and hasattr(ctx.obj, "home") else None
+    if memory is None:
+        memory = open_memory(home)
+    return Controller(memory.pl, scope, memory=memory)
+
+
+def _now(now: float | None) -> float:
+    return time.time() if now is None else now
+
+
+def _json(value: Any) -> None:
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+# -- belief -----------------------------------------------------------------------------------
+@click.group()
+def belief() -> None:
+    """Beliefs with justifications: add, show, why, list."""
+
+
+@belief.command("add")
+@click.argument("belief_id")
+@click.option("--type", "claim_type", required=True, help="Claim type, e.g. deploy_state.")
+@click.option("--subject", required=True, help="What the claim is about.")
+@click.option("--value", required=True, help="The believed value.")
+@click.option("--confidence", type=float, required=True, help="Confidence in [0,1].")
+@click.option("--observed-at", type=float, default=None, help="When it was observed (Unix s).")
+@click.option("--age", type=float, default=None, help="Or: how many seconds ago.")
+@click.option("--volatility", required=True, help="Volatility class, e.g. deploy_state.")
+@click.option("--supports", multiple=True, help="Belief, it_ item, source or inspection id.")
+@click.option("--source", default=None, help="The source this belief is a reading of.")
+@_common
+@click.pass_context
+@fail_cleanly
+def belief_add(ctx: click.Context, belief_id: str, claim_type: str, subject: str, value: str,
+               confidence: float, observed_at: float | None, age: float | None,
+               volatility: str, supports: tuple[str, ...], source: str | None,
+               home: str | None, scope: str, now: float | None) -> None:
+    """Record a belief and why it is held.
+
+    Example: atc belief add ver --type dependency_version --subject libfoo --value 4.1
+    --confidence 0.9 --age 21600 --volatility package_release --source summary
+    """
+    at = observed_at if observed_at is not None else _now(now) - (age or 0.0)
+    _controller(ctx, home, scope).add_belief(
+        belief_id, claim_type=claim_type, subject=subject, value=value, confidence=confidence,
+        observed_at=at, volatility=volatility, supports=supports, source=source)
+    click.echo(f"belief {belief_id}: {claim_type} {subject} = {value}")
+
+
+@belief.command("show")
+@click.argument("belief_id")
+@_format_option
+@_common
+@click.pass_context
+@fail_cleanly
+def belief_show(ctx: click.Context, belief_id: str, fmt: str, home: str | None, scope: str,
+                now: float | None) -> None:
+    """Show a belief: value, age, P(stale), dirt, and what superseded it."""
+    info = _controller(ctx, home, scope).belief(belief_id, now=_now(now))
+    if fmt == "json":
+        _json(info)
+        return
+    click.echo(_belief_line(info))
+    for dirt in info["dirt"]:
+        click.echo(f"  dirty: {dirt['cause']} (at {_num(dirt['at'], 0)})")
+    if info["superseded_by"]:
+        click.echo(f"  superseded by {info['superseded_by']}")
+
+
+def _belief_line(info: dict[str, Any]) -> str:
+    status = "DIRTY" if info["dirty"] else ("superseded" if not info["live"] else "clean")
+    return (f"{info['id']}: {info['claim_type']} {info['subject']} = {info['value']} "
+            f"[{status}] confidence {_num(info['confidence'], 2)}, "
+            f"age {_num(info['age_s'], 0)} s, P(stale) {_num(info['p_stale'])}, "
+            f"source {info['source'] or '-'}")
+
+
+@belief.command("why")
+@click.argument("belief_id")
+@_format_option
+@_common
+@click.pass_context
+@fail_cleanly
+def belief_why(ctx: click.Context, belief_id: str, fmt: str, home: str | None, scope: str,
+               now: float | None) -> None:
+    """Show why a belief is held: its justification tree."""
+    tree = _controller(ctx, home, scope).why(belief_id)
+    if fmt == "json":
+        _json(tree)
+        return
+    _print_why(tree, 0)
+
+
+def _print_why(node: dict[str, Any], depth: int) -> None:
+    pad = "  " * depth
+    dirt = f"  DIRTY: {'; '.join(node['dirt'])}" if node["dirt"] else ""
+    click.echo(f"{pad}{node['id']}: {node['claim_type']} {node['subject']} = {node['value']}{dirt}")
+    for support in node["supports"]:
+        if support["kind"] == "belief" and support.get("why"):
+            _print_why(support["why"], depth + 1)
+        else:
+            click.echo(f"{pad}  {support['kind']} {support['id']}")
+
+
+@belief.command("list")
+@click.option("--dirty", is_flag=True, help="Only dirty beliefs.")
+@_format_option
+@_common
+@click.pass_context
+@fail_cleanly
+def belief_list(ctx: click.Context, dirty: bool, fmt: str, home: str | None, scope: str,
+                now: float | None) -> None:
+    """List the beliefs of the scope."""
+    infos = _controller(ctx, home, scope).beliefs(now=_now(now))
+    infos = [i for i in infos if i["dirty"] or not dirty]
+    if fmt == "json":
+        _json(infos)
+        return
+    for info in infos:
+        click.echo(_belief_line(info))
+
+
+# -- source -----------------------------------------------------------------------------------
+@click.group()
+def source() -> None:
+    """Sources: add, changed (dirties dependants), event (interruptions and the like)."""
+
+
+@source.command("add")
+@click.argument("name")
+@click.option("--type", "claim_type", required=True, help="The claim type it answers.")
+@click.option("--kind", default=None, help="Registry kind [default: NAME].")
+@click.option("--authority", type=float, default=None, help="Override the registry.")
+@click.option("--cost", type=float, default=1.0, show_default=True)
+@click.option("--untrusted", is_flag=True, help="Its events cannot set priority.")
+@_common
+@click.pass_context
+@fail_cleanly
+def source_add(ctx: click.Context, name: str, claim_type: str, kind: str | None,
+               authority: float | None, cost: float, untrusted: bool, home: str | None,
+               scope: str, now: float | None) -> None:
+    """Register a source for a claim type.
+
+    Example: atc source add health --type live_system_state --kind live_health_endpoint
+    """
+    ctl = _controller(ctx, home, scope)
+    ctl.add_source(name, claim_type=claim_type, authority=authority, cost=cost,
+                   trusted=not untrusted, kind=kind)
+    info = ctl.source(name)
+    click.echo(f"source {name}: {info['claim_type']} authority {_num(info['authority'], 2)}")
+
+
+@source.command("changed")
+@click.argument("name")
+@_common
+@click.pass_context
+@fail_cleanly
+def source_changed(ctx: click.Context, name: str, home: str | None, scope: str,
+                   now: float | None) -> None:
+    """A source changed: mark every belief depending on it, transitively, dirty."""
+    dirtied = _controller(ctx, home, scope).source_changed(name, now=_now(now))
+    click.echo(f"dirtied {len(dirtied)}: {', '.join(dirtied) or '-'}")
+
+
+@source.command("event")
+@click.argument("kind", type=click.Choice(["interruption", "failed_action", "state_change",
+                                           "claim_drafted"]))
+@click.option("--from", "origin", required=True, help="The source reporting the event.")
+@click.option("--target", required=True, help="What it is about.")
+@click.option("--payload", default="", help="Free text; kept, never interpreted.")
+@click.option("--priority", type=float, default=None, help="Honoured from trusted sources only.")
+@_common
+@click.pass_context
+@fail_cleanly
+def source_event(ctx: click.Context, kind: str, origin: str, target: str, payload: str,
+                 priority: float | None, home: str | None, scope: str,
+                 now: float | None) -> None:
+    """Report an event; it becomes a candidate, never an automatic switch."""
+    receipt = _controller(ctx, home, scope).add_event(
+        kind, source=origin, target=target, payload_text=payload, trusted_priority=priority,
+        now=_now(now))
+    click.echo(f"event {receipt.event_id or '-'}: {receipt.status}")
+
+
+# -- goal -------------------------------------------------------------------------------------
+@click.command()
+@click.argument("goal_id")
+@click.option("--depends-on", multiple=True, required=True, help="Belief ids the decision needs.")
+@click.option("--loss", type=float, required=True, help="Loss if the decision is wrong.")
+@click.option("--deadline-s", type=float, default=None, help="Seconds until the deadline.")
+@click.option("--irreversible", is_flag=True)
+@click.option("--safety-critical", is_flag=True)
+@click.option("--decides", default=None, help="The belief whose value is the decision.")
+@_common
+@click.pass_context
+@fail_cleanly
+def goal(ctx: click.Context, goal_id: str, depends_on: tuple[str, ...], loss: float,
+         deadline_s: float | None, irreversible: bool, safety_critical: bool,
+         decides: str | None, home: str | None, scope: str, now: float | None) -> None:
+    """Set a goal and the beliefs its next decision depends on."""
+    _controller(ctx, home, scope).add_goal(
+        goal_id, depends_on=depends_on, loss_if_wrong=loss, deadline_s=deadline_s,
+        irreversible=irreversible, safety_critical=safety_critical, decides=decides,
+        now=_now(now))
+    click.echo(f"goal {goal_id}: depends on {', '.join(depends_on)}")
+
+
+# -- attend / inspect -------------------------------------------------------------------------
+@click.command()
+@click.option("--goal", "goal_id", required=True, help="The goal to attend to.")
+@click.option("--budget", type=int, default=3, show_default=True, help="Inspections left.")
+@click.option("--current", default=None, help="Candidate being worked on (hysteresis).")
+@click.option("--depends-on", multiple=True, help="Set the goal first: its dependencies.")
+@click.option("--loss", type=float, default=1.0, show_default=True,
+              help="With --depends-on: loss if the decision is wrong.")
+@click.option("--top", type=int, default=10, show_default=True, help="Candidates to list.")
+@_format_option
+@_common
+@click.pass_context
+@fail_cleanly
+def attend(ctx: click.Context, goal_id: str, budget: int, current: str | None,
+           depends_on: tuple[str, ...], loss: float, top: int, fmt: str, home: str | None,
+           scope: str, now: float | None) -> None:
+    """Rank candidate computations by predicted VOC and decide: inspect one, or stop.
+
+    Example: atc attend --goal deploy --budget 3
+    """
+    ctl = _controller(ctx, home, scope)
+    at = _now(now)
+    if depends_on:
+        ctl.add_goal(goal_id, depends_on=depends_on, loss_if_wrong=loss, now=at)
+    result = ctl.attend(goal_id, budget=budget, now=at, current=current)
+    if fmt == "json":
+        _json(_result_dict(result))
+        return
+    _print_result(result, top)
+
+
+def _result_dict(result: AttendResult) -> dict[str, Any]:
+    return {"turn_id": result.turn_id, "decision": result.decision, "reason": result.reason,
+            "chosen": result.chosen.as_dict() if result.chosen else None,
+            "saturation_alarm": result.saturation_alarm, "dropped": result.dropped,
+            "goal_decision": result.goal_decision,
+            "ranked": [c.as_dict() for c in result.ranked]}
+
+
+def _print_result(result: AttendResult, top: int) -> None:
+    click.echo(f"{'rank':>4}  {'candidate':<10} {'kind':<20} {'target':<18} {'trigger':<22} "
+               f"{'P(chg)':>6} {'VOC':>6} {'net':>7}  floor")
+    for cand in result.ranked[:top]:
+        click.echo(_candidate_row(cand))
+    if len(result.ranked) > top:
+        click.echo(f"  ... {len(result.ranked) - top} more")
+    if result.saturation_alarm:
+        click.echo("ALARM: priorities cluster at the maximum (possible priority inflation)")
+    if result.decision == "inspect" and result.chosen is not None:
+        click.echo(f"decision: inspect {result.chosen.candidate_id} ({result.chosen.kind} "
+                   f"{result.chosen.target}), reason {result.reason}")
+    else:
+        click.echo(f"decision: stop, reason {result.reason}")
+    gd = result.goal_decision or {}
+    if gd:
+        dirty = " (DIRTY)" if gd.get("dirty") else ""
+        click.echo(f"goal decision: {gd.get('value')} from belief {gd.get('belief')}{dirty}")
+
+
+def _candidate_row(c: Candidate) -> str:
+    flag = "" if c.eligible else f" [held: {c.skip_reason}]"
+    floor = c.floor if c.floor else "-"
+    return (f"{c.rank:>4}  {c.candidate_id:<10} {c.kind:<20} {str(c.target):<18} "
+            f"{c.trigger:<22} {c.p_decision_changes:>6.3f} {c.predicted_voc:>6.3f} "
+            f"{c.net_voc:>7.3f}  {floor}{flag}")
+
+
+@click.command()
+@click.argument("candidate_id")
+@click.option("--result", "value", default="", help="What the inspection returned.")
+@click.option("--failed", is_flag=True, help="The inspection could not be carried out.")
+@click.option("--cost", type=float, default=None, help="Actual cost [default: the source's].")
+@_format_option
+@_common
+@click.pass_context
+@fail_cleanly
+def inspect(ctx: click.Context, candidate_id: str, value: str, failed: bool,
+            cost: float | None, fmt: str, home: str | None, scope: str,
+            now: float | None) -> None:
+    """Record the outcome of a candidate; updates beliefs and may dirty dependants.
+
+    Example: atc inspect attn-1 --result 4.2
+    """
+    out = _controller(ctx, home, scope).inspect(candidate_id, result=value, now=_now(now),
+                                                succeeded=not failed, cost=cost)
+    if fmt == "json":
+        _json(out.__dict__)
+        return
+    what = "belief changed" if out.belief_changed else "belief unchanged"
+    click.echo(f"inspection {out.inspection_id or '-'}: {what}"
+               + (f", new belief {out.new_belief}" if out.new_belief else "")
+               + (", CONTRADICTION" if out.contradiction else "")
+               + (", decision changed" if out.decision_changed else ""))
+    if out.dirtied:
+        click.echo(f"dirtied: {', '.join(out.dirtied)}")
+
+
+# -- claim / trace ----------------------------------------------------------------------------
+@click.command()
+@click.argument("text")
+@click.option("--type", "claim_type", required=True, help="Claim type of the claim.")
+@click.option("--evidence", multiple=True, help="Inspection or belief id cited.")
+@click.option("--subject", default=None, help="What the claim is about [default: any].")
+@click.option("--mode", type=click.Choice(["attention-only", "production"]),
+              default="attention-only", show_default=True)
+@_format_option
+@_common
+@click.pass_context
+@fail_cleanly
+def claim(ctx: click.Context, text: str, claim_type: str, evidence: tuple[str, ...],
+          subject: str | None, mode: str, fmt: str, home: str | None, scope: str,
+          now: float | None) -> None:
+    """Check a claim's evidence; in production mode a claim without it is blocked (exit 1).
+
+    Example: atc claim "deploy B" --type compatibility --evidence insp-2 --mode production
+    """
+    verdict = _controller(ctx, home, scope).claim(text, claim_type=claim_type,
+                                                  evidence=evidence, mode=mode, now=_now(now),
+                                                  subject=subject)
+    if fmt == "json":
+        _json(verdict.__dict__)
+    elif verdict.allowed and not verdict.violations:
+        click.echo(f"{verdict.claim_id}: allowed")
+    elif verdict.allowed:
+        click.echo(f"{verdict.claim_id}: allowed, violation logged ({verdict.failure_code})")
+        for why in verdict.violations:
+            click.echo(f"  missing: {why}")
+    else:
+        click.echo(f"{verdict.claim_id}: BLOCKED ({verdict.failure_code})")
+        for why in verdict.violations:
+            click.echo(f"  missing: {why}")
+    if not verdict.allowed:
+        ctx.exit(1)
+
+
+@click.command()
+@click.option("--goal", "goal_id", default=None, help="Only this goal's events.")
+@click.option("--category", type=click.Choice(["attention", "validator"]), default=None)
+@click.option("--event", default=None, help="Only this event type.")
+@_format_option
+@_common
+@click.pass_context
+@fail_cleanly
+def trace(ctx: click.Context, goal_id: str | None, category: str | None, event: str | None,
+          fmt: str, home: str | None, scope: str, now: float | None) -> None:
+    """Show the attention trace: selections (written before outcomes) and resolutions."""
+    events = _controller(ctx, home, scope).trace(goal_id, category=category, event=event)
+    if fmt == "json":
+        _json(events)
+        return
+    skip = {"seq", "time", "event", "category"}
+    for ev in events:
+        rest = " ".join(f"{k}={_num(v)}" for k, v in sorted(ev.items())
+                        if k not in skip and v is not None)
+        click.echo(f"{ev['seq']:>5} {_num(ev['time'], 0)} {ev['event']:<34} {rest}")
+
+
+#: Every command of this package, for the host CLI to mount.
+COMMANDS = {"belief": belief, "source": source, "goal": goal, "attend": attend,
+            "inspect": inspect, "claim": claim, "trace": trace}

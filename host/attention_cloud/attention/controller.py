@@ -1,0 +1,220 @@
+"""The attention controller as a Python API: a thin layer over ``rules/attention_api.pl``.
+
+All computation (candidate generation, value of computation, floors, stopping, hysteresis,
+aging, the validator and the trace) happens in Prolog; this module converts arguments and
+results. Each changing call is one batch of the memory home's journal when a
+:class:`~attention_cloud.Memory` is open (and fsynced before it returns); scopes named
+``bench-*`` never reach the journal.
+
+Example (the attention seed's worked example, §30)::
+
+    from attention_cloud.bridge import get_prolog
+    from attention_cloud.attention import Controller
+
+    ctl = Controller(get_prolog(), scope="bench-demo")
+    ctl.add_source("registry", claim_type="dependency_version", kind="package_registry")
+    ctl.add_source("matrix", claim_type="compatibility", kind="compatibility_matrix")
+    ctl.add_belief("ver", claim_type="dependency_version", subject="libfoo", value="4.1",
+                   confidence=0.9, observed_at=now - 6 * 3600, volatility="package_release")
+    ctl.add_belief("compat", claim_type="compatibility", subject="deploy", value="A",
+                   confidence=0.9, observed_at=now - 6 * 3600, volatility="config_docs",
+                   supports=["ver"])
+    ctl.add_goal("deploy", depends_on=["compat"], loss_if_wrong=1.0, now=now)
+    result = ctl.attend("deploy", budget=3, now=now)      # chooses the registry
+    ctl.inspect(result.chosen.candidate_id, result="4.2", now=now)
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable
+
+from ..bridge import Atom, Prolog, Var
+from ..paths import rules_dir
+from .results import AttendResult, ClaimVerdict, EventReceipt, InspectOutcome, plain
+
+_API = "attention_api"
+_MODES = {"attention-only": "attention_only", "attention_only": "attention_only",
+          "production": "production"}
+
+
+def ensure_loaded(pl: Prolog) -> None:
+    """Load the attention rules into ``pl`` unless they are already there."""
+    if pl.once("user:current_module", Atom(_API)) is None:
+        pl.once("user:use_module", str(rules_dir() / "attention_api.pl"))
+
+
+def _opt(value: Any) -> Any:
+    return None if value is None else value
+
+
+class Controller:
+    """Beliefs, goals, events, candidates, claims and trace of one scope.
+
+    A scope is a namespace: an agent, a project, or one benchmark trial. ``drop()`` forgets it.
+    """
+
+    def __init__(self, pl: Prolog, scope: str = "default", *, memory: Any = None) -> None:
+        ensure_loaded(pl)
+        self.pl = pl
+        self.scope = scope
+        self._memory = memory
+        self.transient = scope.startswith("bench-")
+
+    # -- plumbing ------------------------------------------------------------------------------
+    def _home_memory(self) -> Any:
+        if self.transient:
+            return None
+        if self._memory is not None:
+            return self._memory
+        from ..memory import current
+
+        return current()
+
+    def _change(self, pred: str, *args: Any) -> tuple:
+        """Call a changing predicate as one journal batch, fsynced when a home is open."""
+        memory = self._home_memory()
+        if memory is not None:
+            memory.lock.acquire()
+        result = self.pl.once(f"{_API}:{pred}", self.scope, *args)
+        if memory is not None:
+            from ..store import sync_journal
+
+            sync_journal(memory.home)
+        if result is None:  # pragma: no cover - every changing predicate is det
+            raise RuntimeError(f"{pred} failed in scope {self.scope}")
+        return result
+
+    def _read(self, pred: str, *args: Any) -> Any:
+        result = self.pl.once(f"{_API}:{pred}", self.scope, *args)
+        if result is None:  # pragma: no cover - every read predicate is det
+            raise RuntimeError(f"{pred} failed in scope {self.scope}")
+        return plain(result[0])
+
+    # -- sources, beliefs, goals, events --------------------------------------------------------
+    def add_source(self, name: str, *, claim_type: str, authority: float | None = None,
+                   cost: float = 1.0, trusted: bool = True, kind: str | None = None) -> None:
+        """Register a source of ``claim_type``; ``authority`` None looks up ``kind`` (default
+        ``name``) in the claim-type authority registry (facts/authority.pl)."""
+        options = {"authority": _opt(authority), "cost": cost, "trusted": trusted,
+                   "kind": kind or name}
+        self._change("add_source", name, claim_type, options)
+
+    def add_belief(self, belief_id: str, *, claim_type: str, subject: str, value: Any,
+                   confidence: float, observed_at: float, volatility: str,
+                   supports: Iterable[str] = (), source: str | None = None) -> None:
+        """Record a belief and why it is held (``supports``: belief ids, ``it_...`` journal
+        items, source names, inspection ids, or ``kind:id``)."""
+        belief = {"claim_type": claim_type, "subject": subject, "value": value,
+                  "confidence": confidence, "observed_at": observed_at,
+                  "volatility": volatility, "supports": list(supports), "source": source}
+        self._change("add_belief", belief_id, belief)
+
+    def add_goal(self, goal_id: str, *, depends_on: Iterable[str], loss_if_wrong: float,
+                 deadline_s: float | None = None, irreversible: bool = False,
+                 safety_critical: bool = False, decides: str | None = None,
+                 now: float | None = None) -> None:
+        """Set a goal whose next decision depends on ``depends_on``; ``deadline_s`` counts from
+        ``now``; the goal's decision is the value of ``decides`` (default the first
+        dependency)."""
+        now = time.time() if now is None else now
+        options = {"loss_if_wrong": loss_if_wrong,
+                   "deadline_at": None if deadline_s is None else now + deadline_s,
+                   "irreversible": irreversible, "safety_critical": safety_critical,
+                   "decides": decides, "now": now}
+        self._change("add_goal", goal_id, list(depends_on), options)
+
+    def add_event(self, kind: str, *, source: str, target: str, payload_text: str = "",
+                  trusted_priority: float | None = None,
+                  now: float | None = None) -> EventReceipt:
+        """Report an interruption, failed action, state change or drafted claim. Priority
+        comes only from ``trusted_priority`` of a trusted source; the payload is never read."""
+        now = time.time() if now is None else now
+        (raw,) = self._change("add_event", kind, source, target, payload_text,
+                              _opt(trusted_priority), now, Var())
+        return EventReceipt.from_prolog(raw)
+
+    def source_changed(self, name: str, *, now: float) -> list[str]:
+        """Mark every belief depending on source ``name``, transitively, dirty."""
+        (dirtied,) = self._change("source_changed", name, now, Var())
+        return [str(b) for b in dirtied]
+
+    def item_changed(self, handle: str, *, now: float) -> list[str]:
+        """Mark every belief citing journal item ``handle``, transitively, dirty."""
+        (dirtied,) = self._change("item_changed", handle, now, Var())
+        return [str(b) for b in dirtied]
+
+    def set_weight(self, name: str, value: float) -> None:
+        """Override an attention weight (facts/attention_weights.pl) for this scope."""
+        self._change("set_weight", name, value)
+
+    # -- the loop -------------------------------------------------------------------------------
+    def attend(self, goal_id: str, *, budget: int, now: float,
+               current: str | None = None) -> AttendResult:
+        """One attention turn: rank candidates and choose one to inspect, or stop."""
+        (raw,) = self._change("attend", goal_id, budget, now, _opt(current), Var())
+        return AttendResult.from_prolog(raw)
+
+    def inspect(self, candidate_id: str, *, result: Any, now: float, succeeded: bool = True,
+                cost: float | None = None) -> InspectOutcome:
+        """Record what carrying out a candidate returned; updates beliefs and the trace."""
+        value = "" if result is None else result
+        (raw,) = self._change("inspect", candidate_id, value, now, succeeded, _opt(cost), Var())
+        return InspectOutcome.from_prolog(raw)
+
+    def claim(self, text: str, *, claim_type: str, evidence: Iterable[str] = (),
+              mode: str = "attention-only", now: float,
+              subject: str | None = None) -> ClaimVerdict:
+        """Check a claim's cited evidence against its claim type's policy."""
+        prolog_mode = _MODES.get(mode, mode)
+        (raw,) = self._change("claim", text, claim_type, _opt(subject), list(evidence),
+                              Atom(prolog_mode), now, Var())
+        return ClaimVerdict.from_prolog(raw)
+
+    def drop(self) -> None:
+        """Forget everything this scope holds."""
+        self._change("drop")
+
+    # -- reading --------------------------------------------------------------------------------
+    def trace(self, goal_id: str | None = None, *, category: str | None = None,
+              event: str | None = None, candidate_id: str | None = None) -> list[dict]:
+        """Trace events in order, optionally of one goal, category, event type or candidate."""
+        flt = {k: v for k, v in (("goal_id", goal_id), ("category", category),
+                                 ("event", event), ("candidate_id", candidate_id))
+               if v is not None}
+        return self._read("trace", flt, Var())
+
+    def belief(self, belief_id: str, *, now: float) -> dict[str, Any]:
+        """A belief's claim, value, staleness, dirt and status at ``now``."""
+        return self._read("belief", belief_id, now, Var())
+
+    def why(self, belief_id: str) -> dict[str, Any]:
+        """A belief's justification tree."""
+        return self._read("why", belief_id, Var())
+
+    def beliefs(self, *, now: float) -> list[dict[str, Any]]:
+        """Every belief of the scope, live or superseded."""
+        return self._read("beliefs", now, Var())
+
+    def source(self, name: str) -> dict[str, Any]:
+        """A source's claim type, kind, authority, cost and trust."""
+        return self._read("source", name, Var())
+
+    def decision(self, goal_id: str) -> dict[str, Any]:
+        """A goal's current decision: ``{goal_id, belief, value, dirty}``."""
+        return self._read("decision", goal_id, Var())
+
+    def proposals(self, goal_id: str, generator: str, *, now: float) -> list[dict[str, Any]]:
+        """What one candidate generator alone proposes (candidate recall per generator)."""
+        return self._read("generate", goal_id, generator, now, Var())
+
+    def candidate(self, candidate_id: str) -> dict[str, Any]:
+        """The candidate table's record of one candidate."""
+        return self._read("candidate", candidate_id, Var())
+
+    def claims(self) -> list[dict[str, Any]]:
+        """Every claim the validator checked, oldest first."""
+        return self._read("claims", Var())
+
+    def weight(self, name: str) -> float:
+        """The value of an attention weight in force for this scope."""
+        return self._read("weight", name, Var())
