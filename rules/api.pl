@@ -4,10 +4,12 @@
             api_batch/1,                % :Goal
             api_ingest/2,               % +Items, -Counts
             api_ingest_with_marks/3,    % +Items, +Marks, -Counts
-            api_load_rules/3,           % +Text, +Name, -Module
+            api_load_rules/3,           % +Text, +Module, -Module
+            api_rule_predicates/2,      % +Text, -Indicators
             api_query/4,                % +GoalText, +Options, -Solutions, -More
             api_item/2,                 % +Handle, -Dict
-            api_describe/3              % +Handle, +Level, -Dict
+            api_describe/3,             % +Handle, +Level, -Dict
+            api_hydrate/3               % +Goal, +Options, -Frame
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -17,6 +19,9 @@
 :- use_module(library(solution_sequences)).
 :- use_module(store).
 :- use_module(journal).
+:- use_module(ladder).
+:- use_module(jump).
+:- use_module(hydrate).
 :- use_module(memory).
 
 /** <module> The one module the host calls
@@ -84,7 +89,12 @@ api_describe(H, Level, Record) :-
     Record = Item.put(_{level: Level, text: Text}).
 
 :- multifile rung_text_/3.
-rung_text_(H, l0, Text) :- item_text(H, Text).
+rung_text_(H, Level, Text) :- rung(H, Level, Text).
+
+%!  api_hydrate(+Goal, +Options, -Frame) is det.
+%   hydrate/3 for the host (see hydrate:hydrate/3 for Options).
+api_hydrate(Goal, Options, Frame) :-
+    hydrate(Goal, Options, Frame).
 
 		 /*******************************
 		 *        USER QUERIES          *
@@ -125,29 +135,40 @@ binding_pair_(Name=Value, Name-Out) :-
 		 *         USER RULES           *
 		 *******************************/
 
-%!  api_load_rules(+Text:string, +Name, -Module) is det.
+%!  api_load_rules(+Text:string, +Module, -Module) is det.
 %
-%   Load the clauses in Text into a fresh module that sees the public vocabulary, then check
-%   every predicate it defines with library(sandbox). Directives are sandboxed too. On any
+%   Load the clauses in Text into Module (emptied first), which sees the public vocabulary, then
+%   check every predicate it defines with library(sandbox). Directives are sandboxed too. On an
 %   unsafe or broken clause nothing stays loaded and the error names the reason.
 %   @error permission_error(call, sandboxed, Goal) for unsafe code; syntax_error
 
-api_load_rules(Text, Name, Module) :-
+api_load_rules(Text, Module, Module) :-
     must_be(string, Text),
-    rules_module_(Name, Module),
+    must_be(atom, Module),
     wipe_module_(Module),
     add_import_module(Module, memory, end),
     catch(( setup_call_cleanup(open_string(Text, S),
-                               load_files(Module:Name, [stream(S), sandboxed(true), silent(true)]),
+                               load_files(Module:user_rules_text,
+                                          [stream(S), sandboxed(true), silent(true)]),
                                close(S)),
             forall(user_predicate_(Module, Head), safe_goal(Module:Head)) ),
           E,
           ( wipe_module_(Module), throw(E) )).
 
-rules_module_(Name, Module) :-
-    variant_sha1(Name, Hash),
-    sub_atom(Hash, 0, 12, _, Short),
-    atom_concat('rules_', Short, Module).
+%!  api_rule_predicates(+Text:string, -Indicators:list) is det.
+%   Name/Arity of every predicate Text defines (read as data, not loaded).
+api_rule_predicates(Text, Indicators) :-
+    setup_call_cleanup(open_string(Text, S), read_clauses_(S, Clauses), close(S)),
+    findall(N/A, ( member(C, Clauses), clause_head_(C, H), functor(H, N, A) ), PIs0),
+    sort(PIs0, Indicators).
+
+read_clauses_(S, Clauses) :-
+    read_term(S, T, []),
+    (   T == end_of_file -> Clauses = [] ; Clauses = [T|Rest], read_clauses_(S, Rest) ).
+
+clause_head_((:- _), _) :- !, fail.
+clause_head_((H :- _), H) :- !.
+clause_head_(H, H).
 
 user_predicate_(M, Head) :-
     current_predicate(M:N/A),

@@ -1,11 +1,26 @@
 :- module(memory,
           [ item/1, item_kind/2, item_role/2, item_goal/2, item_session/2, item_time/2,
             item_seq/2, item_segment/2, item_source/2, item_source_name/2, item_text/2,
-            relation/3
+            relation/3,
+            rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2, arc_goal/2,
+            arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2,
+            nearest/3, nearest/4, lexical/4,
+            hydrate/3
           ]).
 :- reexport(journal, [ item/1, item_kind/2, item_role/2, item_goal/2, item_session/2,
                        item_time/2, item_seq/2, item_segment/2, item_source/2,
                        item_source_name/2, item_text/2, relation/3 ]).
+:- reexport(ladder, [ rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2,
+                      arc_goal/2, arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2 ]).
+:- reexport(jump, [ nearest/3, nearest/4, lexical/4 ]).
+:- reexport(hydrate, [ hydrate/3 ]).
+
+% The jump calls Python (faiss) through predicates the host registers; they only read.
+:- multifile sandbox:safe_primitive/1.
+sandbox:safe_primitive(jump:nearest(_, _, _)).
+sandbox:safe_primitive(jump:nearest(_, _, _, _)).
+sandbox:safe_primitive(jump:lexical(_, _, _, _)).
+sandbox:safe_primitive(hydrate:hydrate(_, _, _)).
 
 /** <module> The public query vocabulary
 

@@ -135,6 +135,37 @@ def _print_ingest(report: Any, out: str) -> None:
         click.echo(f"  ... and {len(report.skipped) - 50} more skipped lines", err=True)
 
 
+# -- curate ---------------------------------------------------------------------------------------
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@home_option
+@fail_cleanly
+def curate(fmt: str, home: str | None) -> None:
+    """Build the ladder (L1-L3), arcs and session rollups; embed what is new; mark echoes.
+
+    Incremental: a second run with nothing new does no work.
+
+    Example: atc curate
+    """
+    mem = open_memory(home)
+    try:
+        with click.progressbar(length=_uncurated_estimate(mem), label="curating",
+                               file=sys.stderr) as bar:
+            report = mem.curate(progress=bar.update)
+    finally:
+        mem.close()
+    if fmt == "json":
+        emit_json(report.as_dict())
+    else:
+        click.echo("  ".join(f"{k}: {v}" for k, v in report.as_dict().items()))
+
+
+def _uncurated_estimate(mem: Memory) -> int:
+    stats = mem.stats()
+    return int(stats.get("live", 0))
+
+
 # -- query ----------------------------------------------------------------------------------------
 @main.command()
 @click.argument("goal")
@@ -180,6 +211,132 @@ def _print_table(columns: list[str], rows: list[dict[str, Any]]) -> None:
 def _cell(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return " ".join(text.split())
+
+
+# -- hydrate / receipt ----------------------------------------------------------------------------
+def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for raw in values:
+        name, sep, num = raw.partition("=")
+        if not sep or not name or not num.strip().isdigit():
+            raise click.BadParameter(f"{raw!r} is not SEGMENT=TOKENS", param_hint="--segment")
+        out[name.strip()] = int(num)
+    return out
+
+
+@main.command()
+@click.option("--goal", required=True, help="What the agent is trying to do now.")
+@click.option("--budget", type=click.IntRange(min=0), default=2000, show_default=True,
+              help="Total token budget (estimated tokens).")
+@click.option("--plane", default="default", show_default=True,
+              help="default, execution, exploration, or one from a rules file.")
+@click.option("--segment", "segments", multiple=True, metavar="SEGMENT=TOKENS",
+              help="Budget for one segment (repeatable); overrides the plane's split.")
+@click.option("--ceiling", type=click.Choice(["L0", "L1", "L2", "L3"], case_sensitive=False),
+              default="L0", show_default=True, help="Most detailed level allowed in the frame.")
+@click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
+              help="Extra rules file (walk rules, planes), checked by library(sandbox).")
+@click.option("--walk", default=None, help="Name of a walk rule to use instead of the plane's.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "envelope"]),
+              default="text", show_default=True)
+@home_option
+@fail_cleanly
+def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceiling: str,
+            rules_file: str | None, walk: str | None, fmt: str, home: str | None) -> None:
+    """Render a frame of memory for GOAL within a token budget, with its receipt.
+
+    Example: atc hydrate --goal "why do payment retries fail" --budget 1500 --plane execution
+    """
+    budgets = _segment_budgets(segments)
+    mem = open_memory(home)
+    try:
+        frame = mem.hydrate(goal, budget=budget, plane=plane, segments=budgets,
+                            ceiling=ceiling, rules=rules_file, walk=walk)
+    finally:
+        mem.close()
+    if fmt == "json":
+        emit_json(frame.as_json())
+    elif fmt == "envelope":
+        click.echo(frame.envelope)
+    else:
+        click.echo(frame.text)
+
+
+@main.command()
+@click.argument("receipt_id")
+@home_option
+@fail_cleanly
+def receipt(receipt_id: str, home: str | None) -> None:
+    """Print a stored hydration receipt (JSON).
+
+    Example: atc receipt r_3f9a2c41d0b7e815
+    """
+    from .hydration import load_receipt
+    from .home import resolve_home
+
+    emit_json(load_receipt(resolve_home(home), receipt_id))
+
+
+# -- rules ----------------------------------------------------------------------------------------
+@main.group()
+def rules() -> None:
+    """Traversal rules saved in the memory home (checked by library(sandbox))."""
+
+
+@rules.command("add")
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.option("--name", default=None, help="Name to save it under [default: the file's stem].")
+@home_option
+@fail_cleanly
+def rules_add(file: Any, name: str | None, home: str | None) -> None:
+    """Check and save a rules FILE (or - for stdin); it applies to the next query or frame.
+
+    Example: atc rules add fixes.pl
+    """
+    text = file.read()
+    if name is None:
+        if file.name in ("-", "<stdin>"):
+            raise click.BadParameter("--name is required when reading from stdin")
+        name = Path(file.name).stem
+    mem = open_memory(home)
+    try:
+        mem.rules_add(text, name)
+    finally:
+        mem.close()
+    click.echo(f"saved rule {name}")
+
+
+@rules.command("list")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@home_option
+@fail_cleanly
+def rules_list(fmt: str, home: str | None) -> None:
+    """List saved rules and the predicates they define."""
+    mem = open_memory(home)
+    try:
+        listed = mem.rules_list()
+    finally:
+        mem.close()
+    if fmt == "json":
+        emit_json(listed)
+        return
+    for r in listed:
+        click.echo(f"{r['name']}: {', '.join(r['predicates'])}")
+
+
+@rules.command("remove")
+@click.argument("name")
+@home_option
+@fail_cleanly
+def rules_remove(name: str, home: str | None) -> None:
+    """Delete a saved rule."""
+    mem = open_memory(home)
+    try:
+        mem.rules_remove(name)
+    finally:
+        mem.close()
+    click.echo(f"removed rule {name}")
 
 
 # -- show / stats ---------------------------------------------------------------------------------

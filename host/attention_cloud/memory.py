@@ -88,6 +88,7 @@ class Memory:
         self.config = read_config(home)
         self.open_info = open_store(pl, home, self.lock)
         self._closed = False
+        self._jump: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------------
     @classmethod
@@ -110,6 +111,8 @@ class Memory:
             return
         if self.lock.held and snapshot_due(self.home):
             write_snapshot(self.pl, self.home)
+        if self._jump is not None:
+            self._jump.close()
         self.pl.once("api:api_close")
         self.lock.release()
         self._closed = True
@@ -125,16 +128,41 @@ class Memory:
         self.lock.acquire()
         return write_snapshot(self.pl, self.home)
 
+    # -- the jump ---------------------------------------------------------------------------------
+    @property
+    def jump(self) -> Any:
+        """Embedder, vectors and BM25 of this home, registered as Prolog's jump predicates."""
+        if self._jump is None:
+            from .jump import Jump
+
+            self._jump = Jump(self.home, self.config.get("embedder"))
+            self._jump.register(self.pl)
+        return self._jump
+
     # -- writing ----------------------------------------------------------------------------------
-    def batch(self, pred: str, *args: Any) -> tuple | None:
-        """Run ``api:api_batch(pred(args))`` as one durable batch and fsync before returning."""
+    def store_ladder(self, records: list[Term]) -> None:
+        """Store curated records (see ladder:ladder_store/1) as one fsynced batch."""
         self.lock.acquire()
-        module, _, name = pred.rpartition(":")
-        goal = Term(":", [Atom(module or "api"), Term(name, args)]) if args else \
-            Term(":", [Atom(module or "api"), Atom(name)])
-        result = self.pl.once("api:api_batch", goal)
+        self.pl.once("api:api_batch", Term(":", [Atom("ladder"), Term("ladder_store", [records])]))
         sync_journal(self.home)
-        return result
+
+    def curate(self, *, progress: Any = None) -> Any:
+        """Build the ladder, arcs, rollups, vectors and echoes for everything new.
+
+        Returns a :class:`~attention_cloud.curation.CurateReport`.
+        """
+        from .curation import curate_memory
+
+        return curate_memory(self, progress=progress, model=self._model_curator())
+
+    def _model_curator(self) -> Any:
+        spec = self.config.get("curator")
+        if not spec or not spec.get("url"):
+            return None
+        from .curate import ModelCurator
+
+        return ModelCurator(spec["url"], spec.get("model", ""),
+                            api_key=os.environ.get(spec.get("api_key_env", "ATC_CURATOR_API_KEY")))
 
     def ingest(self, paths: Iterable[str | os.PathLike[str]], *, format: str | None = None,
                segment: str = "default", source: str | None = None,
@@ -183,27 +211,107 @@ class Memory:
     # -- reading ----------------------------------------------------------------------------------
     def query(self, goal: str, *, limit: int = 100, time_limit: float = 30.0,
               rules: str | os.PathLike[str] | None = None) -> QueryResult:
-        """Solutions of a Prolog goal over the public vocabulary, run under library(sandbox)."""
+        """Solutions of a Prolog goal over the public vocabulary, run under library(sandbox).
+
+        The home's saved rules (``atc rules add``) and the optional ``rules`` file are loaded
+        first, so the goal may call predicates they define.
+        """
         if limit < 1:
             raise UsageError("limit must be at least 1")
-        options: dict[str, Any] = {"limit": limit, "time_limit": time_limit}
-        if rules is not None:
-            options["module"] = Atom(self.load_rules_file(Path(rules)))
+        self.jump  # nearest/3 in a user goal needs the host's search registered
+        options: dict[str, Any] = {"limit": limit, "time_limit": time_limit,
+                                   "module": Atom(self._load_user_rules(rules))}
         (solutions, more) = self.pl.once("api:api_query", goal, options, Var(), Var())
         rows = [{str(pair.args[0]): to_plain(pair.args[1]) for pair in sol} for sol in solutions]
         variables = list(rows[0]) if rows else []
         return QueryResult(rows=rows, more=str(more) == "true", variables=variables)
 
-    def load_rules_file(self, path: Path) -> str:
-        """Check a user rules file with library(sandbox) and load it into a scratch module."""
-        if not path.is_file():
-            raise InputError(f"{path}: rules file not found")
+    # -- user rules -------------------------------------------------------------------------------
+    @property
+    def rules_dir(self) -> Path:
+        """Where ``atc rules add`` saves rules."""
+        return self.home / "rules"
+
+    def rules_add(self, text: str, name: str) -> None:
+        """Check a rules text with library(sandbox) and save it in the home under ``name``.
+
+        Raises PrologError naming the reason when a clause is unsafe or does not parse; nothing
+        is saved then.
+        """
+        if not name or not name.replace("_", "").replace("-", "").isalnum():
+            raise UsageError(f"rule name {name!r} must be letters, digits, '-' or '_'")
+        others = [p.read_text(encoding="utf-8") for p in self._rule_files() if p.stem != name]
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"{path}: cannot read rules file ({exc})") from exc
-        (module,) = self.pl.once("api:api_load_rules", text, str(path), Var())
+            self.pl.once("api:api_load_rules", "\n".join([*others, text]), Atom("rules_check"),
+                         Var())
+        except PrologError as exc:
+            raise PrologError(f"rule {name} rejected: {exc}", exc.term) from exc
+        self.rules_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.rules_dir / f".{name}.tmp"
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(self.rules_dir / f"{name}.pl")
+
+    def rules_list(self) -> list[dict[str, Any]]:
+        """Saved rules: name, size, and the predicates each defines."""
+        out = []
+        for path in self._rule_files():
+            (preds,) = self.pl.once("api:api_rule_predicates", path.read_text(encoding="utf-8"),
+                                    Var())
+            out.append({"name": path.stem, "bytes": path.stat().st_size,
+                        "predicates": [f"{p.args[0]}/{p.args[1]}" for p in preds]})
+        return out
+
+    def rules_remove(self, name: str) -> None:
+        """Delete a saved rule; InputError when there is none of that name."""
+        path = self.rules_dir / f"{name}.pl"
+        if not name or not path.is_file():
+            raise InputError(f"{name}: no such saved rule")
+        path.unlink()
+
+    def _rule_files(self) -> list[Path]:
+        return sorted(self.rules_dir.glob("*.pl")) if self.rules_dir.is_dir() else []
+
+    def _load_user_rules(self, extra: str | os.PathLike[str] | None) -> str:
+        """Load saved rules plus ``extra`` into module user_rules; returns the module to use."""
+        texts = [p.read_text(encoding="utf-8") for p in self._rule_files()]
+        if extra is not None:
+            path = Path(extra)
+            if not path.is_file():
+                raise InputError(f"{path}: rules file not found")
+            try:
+                texts.append(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as exc:
+                raise InputError(f"{path}: cannot read rules file ({exc})") from exc
+        if not texts:
+            return "memory"
+        (module,) = self.pl.once("api:api_load_rules", "\n".join(texts), Atom("user_rules"),
+                                 Var())
         return str(module)
+
+    # -- hydration --------------------------------------------------------------------------------
+    def hydrate(self, goal: str, *, budget: int = 2000, plane: str = "default",
+                segments: dict[str, int] | None = None, ceiling: str = "L0",
+                rules: str | os.PathLike[str] | None = None, walk: str | None = None) -> Any:
+        """Render a frame for ``goal``.
+
+        Returns a :class:`~attention_cloud.hydration.Frame` with ``.text``, ``.receipt``
+        (also stored in the home; ``atc receipt ID`` prints it) and ``.envelope``.
+
+        Args:
+            goal: what the agent is trying to do now.
+            budget: total token budget (estimated tokens).
+            plane: default, execution, exploration, or a plane defined in a rules file.
+            segments: per-segment budgets overriding the plane's split.
+            ceiling: the most detailed level allowed (L0..L3).
+            rules: an extra rules file (checked by library(sandbox)) with walk rules or planes.
+            walk: a walk rule ``Name(+Seeds, -Handle-Score)`` to use instead of the plane's.
+        """
+        from .hydration import hydrate
+
+        module = self._load_user_rules(rules)
+        return hydrate(self, goal, budget=budget, plane=plane, segments=segments,
+                       ceiling=ceiling, rules=module if module != "memory" else None,
+                       walk_rule=walk)
 
     def item(self, handle: str) -> Item | None:
         """The live journal item with this handle, or None."""

@@ -1,0 +1,159 @@
+"""``atc curate``: build the ladder (L1–L3, arcs, rollups), embed it, and mark echoes.
+
+Incremental and idempotent: only items without rungs are curated; arcs and rollups are rebuilt
+only for sessions that gained items; only records without vectors are embedded. A second run
+with nothing new does no work.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .bridge import Atom, Term, Var
+from .curate import ItemView, Rungs, curate_items, estimate_tokens
+
+BATCH = 2000
+
+
+@dataclass
+class CurateReport:
+    """What one curation pass did."""
+
+    items: int = 0
+    arcs: int = 0
+    rollups: int = 0
+    embedded: int = 0
+    echoes: int = 0
+    model_improved: int = 0
+    sessions: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"items": self.items, "arcs": self.arcs, "rollups": self.rollups,
+                "embedded": self.embedded, "echoes": self.echoes,
+                "model_improved": self.model_improved, "sessions": len(self.sessions)}
+
+
+def _view(term: Term) -> ItemView:
+    h, s, q, k, g, t, p, x = term.args
+    return ItemView(handle=str(h), session=str(s), seq=int(q), kind=str(k), goal=g, time=t,
+                    pointer=p, text=x)
+
+
+def _rungs_term(r: Rungs) -> Term:
+    d = r.distillation
+    fields = [Term("-", [Atom(name), value])
+              for name, values in (("entity", d.entities), ("decision", d.decisions),
+                                   ("constraint", d.constraints), ("outcome", d.outcomes),
+                                   ("tag", d.tags))
+              for value in values]
+    tokens = Term("t", [estimate_tokens(r.l1), estimate_tokens(r.l2), estimate_tokens(r.l3)])
+    return Term("rungs", [Atom(r.handle), Atom(r.curator), r.l1, r.l2, r.l3, tokens, fields,
+                          [Atom(p) for p in r.provenance]])
+
+
+def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
+                  model: Any = None) -> CurateReport:
+    """Curate everything new in ``mem`` (a :class:`~attention_cloud.Memory`)."""
+    from .curate import curate_arc, curate_session, plan_arcs
+
+    report = CurateReport()
+    touched: set[str] = set()
+    new_views: list[ItemView] = []
+    while True:
+        (raw,) = mem.pl.once("ladder:ladder_uncurated", BATCH, Var())
+        if not raw:
+            break
+        views = [_view(t) for t in raw]
+        rungs = curate_items(views)
+        if model is not None:
+            improved = model.improve(views, rungs)
+            report.model_improved += sum(a.curator != b.curator for a, b in zip(improved, rungs))
+            rungs = improved
+        records = [_rungs_term(r) for r in rungs]
+        records += [Term("l0_tokens", [Atom(v.handle), estimate_tokens(v.text)]) for v in views]
+        mem.store_ladder(records)
+        touched.update(v.session for v in views)
+        new_views.extend(views)
+        report.items += len(views)
+        if progress:
+            progress(len(views))
+
+    segments = _segments(mem, [v.handle for v in new_views])
+    index_keys: list[str] = [v.handle for v in new_views]
+    index_texts: list[str] = [v.text for v in new_views]
+    index_meta: list[dict[str, Any]] = [
+        {"record": "item", "level": "l0", "kind": v.kind, "segment": segments.get(v.handle, "default")}
+        for v in new_views]
+    for session in sorted(touched):
+        (raw,) = mem.pl.once("ladder:ladder_session_items", session, Var())
+        views = [_view(t) for t in raw]
+        if not views:
+            continue
+        by_handle = {r.handle: r for r in curate_items(views)}
+        records: list[Term] = []
+        for plan in plan_arcs(views):
+            if mem.pl.once("ladder:arc", Atom(plan.arc_id)) is not None:
+                continue
+            members = [v for v in views if v.handle in set(plan.members)]
+            arc = curate_arc(plan, members, [by_handle[m.handle] for m in members])
+            records.append(Term("arc", [Atom(plan.arc_id), Atom(plan.session), plan.goal,
+                                        [Atom(m) for m in plan.members]]))
+            records.append(_rungs_term(arc))
+            index_keys.append(plan.arc_id)
+            index_texts.append(arc.l1 + "\n" + arc.l2)
+            index_meta.append({"record": "arc", "level": "l1", "kind": "arc",
+                               "segment": segments.get(plan.members[0], "default")})
+            report.arcs += 1
+        rollup = curate_session(session, views, [by_handle[v.handle] for v in views])
+        records.append(Term("rollup", [Atom(rollup.handle), Atom(session)]))
+        records.append(_rungs_term(rollup))
+        report.rollups += 1
+        mem.store_ladder(records)
+    report.sessions = sorted(touched)
+
+    if index_keys:
+        report.embedded = mem.jump.index(index_keys, index_texts, index_meta)
+        report.echoes = _mark_echoes(mem, new_views)
+        mem.jump.flush()
+    return report
+
+
+def _segments(mem: Any, handles: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for h in handles:
+        found = mem.pl.once("journal:item_segment", Atom(h), Var())
+        if found:
+            out[h] = str(found[0])
+    return out
+
+
+def _mark_echoes(mem: Any, views: list[ItemView]) -> int:
+    """Flag new items that restate memory from another, earlier session."""
+    from .curate import find_echoes
+
+    jump = mem.jump
+    if jump.disabled or not views or not jump.has_vectors():
+        return 0
+    vectors = [jump.vectors.vector(v.handle) if jump.vectors.has(v.handle) else None for v in views]
+    keep = [i for i, vec in enumerate(vectors) if vec is not None]
+    if not keep:
+        return 0
+    import numpy as np
+
+    matrix = np.stack([vectors[i] for i in keep])
+    echoes = find_echoes([views[i] for i in keep], matrix,
+                         lambda vec, k: jump.vectors.search(vec, k, filter_meta={"record": "item"}),
+                         lambda h: _lookup_view(mem, h))
+    if echoes:
+        mem.store_ladder([Term("echo", [Atom(e), Atom(o), float(s)]) for e, o, s in echoes])
+    return len(echoes)
+
+
+def _lookup_view(mem: Any, handle: str) -> ItemView | None:
+    found = mem.pl.once("api:api_item", Atom(handle), Var())
+    if not found:
+        return None
+    d = found[0]
+    return ItemView(handle=str(d["handle"]), session=str(d["session"]), seq=d["seq"],
+                    kind=str(d["kind"]), goal=d["goal"], time=d["time"], pointer=d["source"],
+                    text=d["text"])

@@ -1,0 +1,175 @@
+"""Frames and receipts: run ``hydrate/3`` and render its result (text, JSON, envelope).
+
+Planning happens in Prolog (rules/hydrate.pl); this module converts the resulting term, stores
+the receipt under ``home/receipts/<id>.json`` and renders. Rendering functions are pure.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .bridge import Atom, Term, Var, to_plain
+from .errors import InputError, UsageError
+
+ESTIMATOR = "max(ceil(utf8_bytes/4), ceil(words*1.3))"
+LEVELS = ("l0", "l1", "l2", "l3")
+
+
+@dataclass(frozen=True)
+class FrameFact:
+    """One fact of a frame, with the receipt's fields and its rendered text."""
+
+    handle: str
+    segment: str
+    level: str
+    seeded_by: str
+    score: float
+    tokens: int
+    hops: int
+    source: str
+    text: str
+    dirty_beliefs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A rendered frame: ``text`` to inject, ``receipt`` saying why each fact is there."""
+
+    receipt_id: str
+    facts: tuple[FrameFact, ...]
+    receipt: dict[str, Any]
+    text: str
+
+    @property
+    def envelope(self) -> str:
+        """The frame wrapped so that ingestion strips it (never captured as new memory)."""
+        return envelope(self.receipt_id, self.text)
+
+    def as_json(self) -> dict[str, Any]:
+        """The frame and its receipt as one JSON-ready object."""
+        return {"receipt_id": self.receipt_id, "text": self.text, "receipt": self.receipt}
+
+
+def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
+            segments: dict[str, int] | None = None, ceiling: str = "l0",
+            rules: str | None = None, walk_rule: str | None = None,
+            store_receipt: bool = True) -> Frame:
+    """Plan a frame for ``goal`` in Prolog and render it (see :meth:`Memory.hydrate`)."""
+    if not goal.strip():
+        raise UsageError("the goal must not be empty")
+    if budget < 0:
+        raise UsageError("budget must be a non-negative number of tokens")
+    ceiling = ceiling.lower()
+    if ceiling not in LEVELS:
+        raise UsageError(f"ceiling must be one of L0, L1, L2, L3, not {ceiling!r}")
+    mem.jump  # register the host's search before the proof calls nearest/4
+    options: dict[str, Any] = {"budget": budget, "plane": Atom(plane), "ceiling": Atom(ceiling),
+                               "segments": [Term("-", [Atom(s), int(n)])
+                                            for s, n in (segments or {}).items()]}
+    if rules is not None:
+        options["rules"] = Atom(rules)
+    if walk_rule:
+        options["walk"] = Term("rule", [Atom(walk_rule)])
+    (frame,) = mem.pl.once("api:api_hydrate", goal, options, Var())
+    return build_frame(frame, home=mem.home if store_receipt else None)
+
+
+def build_frame(term: Term, *, home: Path | None) -> Frame:
+    """Turn the ``frame(Meta, Facts, Beyond)`` term into a Frame (and store its receipt)."""
+    meta, facts_t, beyond_t = term.args
+    facts = tuple(_fact(f) for f in facts_t)
+    receipt = _receipt(to_plain(meta), facts, beyond_t)
+    rid = "r_" + hashlib.sha256(json.dumps(receipt, sort_keys=True).encode()).hexdigest()[:16]
+    receipt = {"id": rid, **receipt}
+    text = render_text(receipt, facts)
+    if home is not None:
+        save_receipt(home, receipt)
+    return Frame(receipt_id=rid, facts=facts, receipt=receipt, text=text)
+
+
+def _fact(t: Term) -> FrameFact:
+    h, seg, lvl, by, score, tokens, hops, src, text, dirty = t.args
+    return FrameFact(handle=str(h), segment=str(seg), level=str(lvl), seeded_by=str(by),
+                     score=round(float(score), 4), tokens=int(tokens), hops=int(hops),
+                     source=str(src), text=str(text), dirty_beliefs=tuple(str(d) for d in dirty))
+
+
+def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Term]) -> dict:
+    return {
+        "goal": meta["goal"],
+        "plane": meta["plane"],
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "budget": {"total": meta["budget"], "spent": meta["spent"],
+                   "segments": {s["segment"]: {"budget": s["budget"], "spent": s["spent"],
+                                               "path": s["path"]} for s in meta["segments"]}},
+        "ceiling": meta["ceiling"].upper(),
+        "path": meta["path"],
+        "tokens": {"estimated": True, "estimator": ESTIMATOR},
+        "facts": [{"handle": f.handle, "segment": f.segment, "level": f.level.upper(),
+                   "seeded_by": f.seeded_by, "score": f.score, "tokens": f.tokens,
+                   "hops": f.hops, "source": f.source,
+                   **({"dirty_beliefs": list(f.dirty_beliefs)} if f.dirty_beliefs else {})}
+                  for f in facts],
+        "beyond": [{"handle": str(c.args[0]), "segment": str(c.args[1]),
+                    "level": str(c.args[2]).upper(), "tokens": int(c.args[3]),
+                    "source": str(c.args[4]), "text": str(c.args[5])} for c in beyond],
+    }
+
+
+# -- rendering (pure) ---------------------------------------------------------------------------
+def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...]) -> str:
+    """The frame as text: grouped by segment, each fact tagged with level, why and pointer."""
+    b = receipt["budget"]
+    lines = [f"memory frame for: {receipt['goal']}",
+             f"plane {receipt['plane']} · path {receipt['path']} · "
+             f"{b['spent']}/{b['total']} tokens (estimated) · receipt {receipt['id']}"]
+    for segment, seg in b["segments"].items():
+        lines.append("")
+        lines.append(f"## {segment} ({seg['spent']}/{seg['budget']} tokens, {seg['path']})")
+        for f in (f for f in facts if f.segment == segment):
+            flag = " DIRTY-BELIEF" if f.dirty_beliefs else ""
+            lines.append(f"[{f.level.upper()} · {f.seeded_by} · {f.score:.2f}{flag}] "
+                         f"{f.handle} ← {f.source}")
+            lines.extend("  " + line for line in f.text.splitlines() or [""])
+        crumbs = [c for c in receipt["beyond"] if c["segment"] == segment]
+        if crumbs:
+            lines.append("beyond this frame (ask for more):")
+            lines.extend(f"  · {c['handle']} [{c['level']}] {' '.join(c['text'].split())}"
+                         for c in crumbs)
+    if not facts and not receipt["beyond"]:
+        lines.append("")
+        lines.append("(memory holds nothing for this goal yet)")
+    return "\n".join(lines)
+
+
+def envelope(receipt_id: str, text: str) -> str:
+    """Wrap frame text as ``<memory-frame receipt=… source="attention-cloud">…</memory-frame>``."""
+    safe = text.replace("</memory-frame", "</memory-frame\u200b")
+    return (f'<memory-frame receipt="{receipt_id}" source="attention-cloud">\n{safe}\n'
+            f"</memory-frame>")
+
+
+# -- receipts on disk ---------------------------------------------------------------------------
+def save_receipt(home: Path, receipt: dict[str, Any]) -> Path:
+    """Write a receipt to ``home/receipts/<id>.json``."""
+    folder = home / "receipts"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{receipt['id']}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(receipt, ensure_ascii=False, indent=2), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def load_receipt(home: Path, receipt_id: str) -> dict[str, Any]:
+    """A stored receipt by id; InputError when there is none."""
+    if not receipt_id.replace("_", "").isalnum():
+        raise InputError(f"{receipt_id}: not a receipt id")
+    path = home / "receipts" / f"{receipt_id}.json"
+    if not path.exists():
+        raise InputError(f"{receipt_id}: no such receipt in {home}")
+    return json.loads(path.read_text(encoding="utf-8"))

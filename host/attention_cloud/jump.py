@@ -1,0 +1,170 @@
+"""The jump's host side: embeddings, the vector index and BM25 behind ``nearest/3``.
+
+The Prolog predicates in ``rules/jump.pl`` call two Python predicates registered here,
+``jump:semantic_hits/4`` and ``jump:lexical_hits/4``. Keys in the vector store are item and arc
+handles for the rung embedded (see ``EMBEDDED_LEVELS``); meta carries segment, level and kind so
+searches filter inside the index.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from .bridge import Atom, Prolog, Term
+from .errors import EmbeddingError
+
+#: Which rung of each record kind is embedded, and indexed for BM25.
+EMBEDDED_LEVELS = {"item": "l0", "arc": "l1", "rollup": "l1"}
+
+
+class EmbeddingsUnavailable(EmbeddingError):
+    """No vectors can answer this query: nothing embedded yet, or no embedder configured."""
+
+
+class Jump:
+    """Embedder, vector store and lexical index of one memory home."""
+
+    def __init__(self, home: Path, embedder_spec: str | None) -> None:
+        self.home = home
+        self.embedder_spec = embedder_spec
+        self._embedder: Any = None
+        self._vectors: Any = None
+        self._lexical: Any = None
+
+    # -- lazily opened parts ----------------------------------------------------------------------
+    @property
+    def disabled(self) -> bool:
+        """True when the home is configured with no embedder (lexical and recency only)."""
+        return (self.embedder_spec or "").strip().lower() == "none"
+
+    @property
+    def embedder(self) -> Any:
+        if self.disabled:
+            raise EmbeddingsUnavailable("no embedder is configured for this memory home")
+        if self._embedder is None:
+            from .embed import load_embedder
+
+            self._embedder = load_embedder(self.embedder_spec)
+        return self._embedder
+
+    @property
+    def vectors(self) -> Any:
+        if self._vectors is None:
+            from .embed import VectorStore
+
+            self._vectors = VectorStore.open(self.home / "vectors", embedder_id=self.embedder.id,
+                                             dim=self.embedder.dim)
+        return self._vectors
+
+    @property
+    def lexical(self) -> Any:
+        if self._lexical is None:
+            from .embed import LexicalIndex
+
+            self._lexical = LexicalIndex.open(self.home / "lexical")
+        return self._lexical
+
+    def has_vectors(self) -> bool:
+        """True when at least one vector exists (without loading the embedder if none do)."""
+        if self.disabled or not (self.home / "vectors").exists():
+            return False
+        return len(self.vectors) > 0
+
+    # -- writing ----------------------------------------------------------------------------------
+    def index(self, keys: list[str], texts: list[str], meta: list[dict[str, Any]],
+              *, embed: bool = True, batch_size: int = 64) -> int:
+        """Add records to BM25 and (unless disabled) embed them. Returns vectors added."""
+        if not keys:
+            return 0
+        self.lexical.add(keys, texts)
+        if not embed or self.disabled:
+            return 0
+        todo = [i for i, k in enumerate(keys) if not self.vectors.has(k)]
+        if not todo:
+            return 0
+        vecs = self.embedder.embed([texts[i] for i in todo], batch_size=batch_size)
+        return self.vectors.add([keys[i] for i in todo], vecs, [meta[i] for i in todo])
+
+    def remove(self, keys: Iterable[str]) -> None:
+        """Forget records in both indexes (erasure)."""
+        keys = list(keys)
+        self.lexical.remove(keys)
+        if (self.home / "vectors").exists() and not self.disabled:
+            self.vectors.remove(keys)
+
+    def flush(self) -> None:
+        if self._lexical is not None:
+            self._lexical.flush()
+        if self._vectors is not None:
+            self._vectors.flush()
+
+    def close(self) -> None:
+        for part in (self._lexical, self._vectors):
+            if part is not None:
+                part.close()
+        self._lexical = self._vectors = None
+
+    # -- searching --------------------------------------------------------------------------------
+    def query_vector(self, query: str) -> np.ndarray:
+        """The vector for query text, or the stored vector when ``query`` is a known key."""
+        if isinstance(query, Atom) and self.vectors.has(str(query)):
+            return self.vectors.vector(str(query))
+        return self.embedder.embed([str(query)])[0]
+
+    def semantic(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
+        """Best-first ``(key, cosine)`` hits; EmbeddingsUnavailable when nothing is embedded."""
+        if not self.has_vectors():
+            raise EmbeddingsUnavailable("nothing is embedded in this memory yet (run atc curate)")
+        return self.vectors.search(self.query_vector(query), k, filter_meta=_filters(options))
+
+    def lexical_hits(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
+        """Best-first BM25 ``(key, score)`` hits (empty when nothing matches)."""
+        wanted = _filters(options)
+        if not wanted:
+            return self.lexical.search(str(query), k)
+        return self.lexical.search(str(query), k, allow=lambda key: self._meta_ok(key, wanted))
+
+    def _meta_ok(self, key: str, wanted: dict[str, Any]) -> bool:
+        if self.disabled or not (self.home / "vectors").exists():
+            return True
+        meta = self.vectors.meta(key) or {}
+        return all(meta.get(f) in (v if isinstance(v, list) else [v]) for f, v in wanted.items())
+
+    def register(self, pl: Prolog) -> None:
+        """Make this home's search reachable from Prolog (rules/jump.pl)."""
+        pl.register("semantic_hits", 4, self._semantic_for_prolog, module="jump")
+        pl.register("lexical_hits", 4, self._lexical_for_prolog, module="jump")
+
+    def _semantic_for_prolog(self, query: Any, k: int, options: Any) -> list[Term]:
+        return _pairs(self.semantic(query, int(k), _options(options)))
+
+    def _lexical_for_prolog(self, query: Any, k: int, options: Any) -> list[Term]:
+        return _pairs(self.lexical_hits(query, int(k), _options(options)))
+
+
+def _pairs(hits: list[tuple[str, float]]) -> list[Term]:
+    return [Term("-", [Atom(key), float(score)]) for key, score in hits]
+
+
+def _options(options: Any) -> dict[str, Any]:
+    """Prolog option list ``[segment(S), kinds([..]), level(L)]`` to a dict."""
+    out: dict[str, Any] = {}
+    for opt in options or []:
+        if isinstance(opt, Term) and opt.arity == 1:
+            out[opt.name] = opt.args[0]
+    return out
+
+
+def _filters(options: dict[str, Any]) -> dict[str, Any]:
+    wanted: dict[str, Any] = {}
+    if options.get("segment"):
+        wanted["segment"] = str(options["segment"])
+    if options.get("kinds"):
+        wanted["kind"] = [str(k) for k in options["kinds"]]
+    if options.get("level"):
+        wanted["level"] = str(options["level"])
+    if options.get("record"):
+        wanted["record"] = str(options["record"])
+    return wanted

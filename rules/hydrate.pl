@@ -1,0 +1,524 @@
+:- module(hydrate,
+          [ hydrate/3,                  % +Goal, +Options, -Frame
+            estimate_tokens/2,          % +Text, -Tokens
+            level_rank/2                % ?Level, ?Rank
+          ]).
+:- use_module(library(error)).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(library(pairs)).
+:- use_module(library(aggregate)).
+:- use_module(library(solution_sequences)).
+:- use_module(library(yall)).
+:- use_module(journal).
+:- use_module(ladder).
+:- use_module(jump).
+:- use_module('../facts/planes').
+
+/** <module> Hydration: a goal, a plane and a budget rendered into a frame with its receipt
+
+hydrate/3 plans the frame entirely in Prolog:
+
+  1. *Jump* per segment: nearest/4 (embeddings) fused with lexical/4 (BM25), so exact names
+     and numbers count beside paraphrase. With no embeddings the jump is lexical; with neither
+     it seeds by recency and every such fact says so.
+  2. *Walk*: from the seeds through structure: the seed's arc (an arc record stands in for its
+     members when it has several), the entity graph (same file, same error, same named thing),
+     neighbours in the session, and items produced under the same goal (the trajectory). A
+     plane may name a user rule instead; what it adds is `seeded_by: rule:<name>`.
+  3. *Fovea*: detail by distance from the focus: seeds at L0, their arc at L1, one hop at L2,
+     the periphery at L3; never above the ceiling.
+  4. *Budget*: over budget, demote the least relevant fact one rung (L0 → L1 → L2 → L3) before
+     anything is dropped; what still does not fit, plus what lay past the fact cap, becomes
+     breadcrumbs (L3 pointers in `beyond`) within a small reserved share.
+
+```
+?- hydrate("why did the payment retries fail", _{budget: 1500, plane: execution}, Frame).
+```
+
+Frame = frame(Meta, Facts, Beyond) where Meta is a dict (goal, plane, path, budget, spent,
+segments), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source, Text,
+Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source, Text).
+*/
+
+		 /*******************************
+		 *            ENTRY             *
+		 *******************************/
+
+%!  hydrate(+Goal:string, +Options:dict, -Frame) is det.
+%
+%   Options: budget (total tokens, default 2000), plane (default), segments (list of
+%   Segment-Budget overriding the plane), ceiling (most detailed level allowed, l0..l3,
+%   default l0), rules (module holding user rules, default none), walk (entity_walk or
+%   rule(Name): the walk, overriding the plane's).
+%   @error existence_error(plane, P) for an unknown plane; domain_error for a bad budget.
+
+hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
+    text_string_(Goal0, Goal),
+    option_(Options, plane, default, Plane),
+    option_(Options, rules, none, RulesModule),
+    (   plane_settings_(RulesModule, Plane, Settings0) -> true ; existence_error(plane, Plane) ),
+    option_(Options, budget, 2000, Budget),
+    must_be(nonneg, Budget),
+    option_(Options, ceiling, l0, Ceiling),
+    (   level_rank(Ceiling, _) -> true ; domain_error(level, Ceiling) ),
+    option_(Options, segments, [], Overrides),
+    option_(Options, walk, Settings0.walk, Walk),
+    Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk}),
+    segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets),
+    foldl(hydrate_segment_(Goal, Settings), SegBudgets, Parts, 0, Spent),
+    pairs_keys_values_(Parts, SegMetas, FactLists, CrumbLists),
+    append(FactLists, Facts),
+    append(CrumbLists, Beyond),
+    maplist([S,P]>>get_dict(path, S, P), SegMetas, Paths),
+    overall_path_(Paths, Path),
+    Total is max(Budget, Spent),
+    Meta = _{goal: Goal, plane: Plane, path: Path, budget: Total, spent: Spent,
+             ceiling: Ceiling, segments: SegMetas}.
+
+% A user rules module may define its own planes (plane/2, plane_segment/3).
+plane_settings_(Module, Plane, Settings) :-
+    (   user_plane_(Module, Plane, S0)
+    ->  plane(default, Defaults),
+        Settings = Defaults.put(S0)
+    ;   plane(Plane, Settings)
+    ).
+
+user_plane_(Module, Plane, Settings) :-
+    Module \== none,
+    current_predicate(Module:plane/2),
+    Module:plane(Plane, Settings).
+
+plane_segment_(Module, Plane, S, Share) :-
+    (   user_plane_(Module, Plane, _)
+    ->  (   current_predicate(Module:plane_segment/3)
+        ->  Module:plane_segment(Plane, S, Share)
+        ;   S = '*', Share = 1
+        )
+    ;   plane_segment(Plane, S, Share)
+    ).
+
+pairs_keys_values_([], [], [], []).
+pairs_keys_values_([part(M, F, C)|T], [M|Ms], [F|Fs], [C|Cs]) :-
+    pairs_keys_values_(T, Ms, Fs, Cs).
+
+option_(Options, Key, Default, Value) :-
+    (   get_dict(Key, Options, V0), V0 \== null -> Value = V0 ; Value = Default ).
+
+text_string_(Text, String) :-
+    (   string(Text) -> String = Text
+    ;   atom(Text) -> atom_string(Text, String)
+    ;   type_error(text, Text)
+    ).
+
+% The least capable path wins: a frame never claims more relevance than its weakest segment.
+overall_path_([], recency).
+overall_path_(Paths, Path) :-
+    Paths \== [],
+    maplist(path_rank_, Paths, Ranks),
+    min_list(Ranks, Min),
+    path_rank_(Path, Min), !.
+
+path_rank_(recency, 0).
+path_rank_(lexical, 1).
+path_rank_(semantic, 2).
+path_rank_(hybrid, 3).
+
+%!  level_rank(?Level, ?Rank) is nondet.
+%   Levels of detail from most (l0, rank 0) to least (l3, rank 3).
+level_rank(l0, 0).
+level_rank(l1, 1).
+level_rank(l2, 2).
+level_rank(l3, 3).
+
+		 /*******************************
+		 *           BUDGETS            *
+		 *******************************/
+
+% SegBudgets: list of Segment-Budget. Overrides are absolute; the rest of the total is shared
+% by the plane's segments ('*' expands to every segment in memory the plane does not name).
+segment_budgets_(Module, Plane, Total, Overrides, SegBudgets) :-
+    must_be(list, Overrides),
+    findall(S-Share, plane_share_(Module, Plane, Overrides, S, Share), Shared),
+    sum_values_(Overrides, Fixed),
+    Rest is max(0, Total - Fixed),
+    sum_values_(Shared, ShareSum),
+    (   ShareSum > 0
+    ->  findall(S-B, ( member(S-Sh, Shared), B is floor(Rest * Sh / ShareSum) ), Split)
+    ;   Split = []
+    ),
+    append(Overrides, Split, SegBudgets0),
+    (   SegBudgets0 == [] -> SegBudgets = [default-Total] ; SegBudgets = SegBudgets0 ).
+
+plane_share_(Module, Plane, Overrides, S, Share) :-
+    plane_segment_(Module, Plane, S0, Share),
+    (   S0 == '*'
+    ->  distinct(S, item_segment(_, S)),
+        \+ plane_segment_(Module, Plane, S, _)
+    ;   S = S0
+    ),
+    \+ memberchk(S-_, Overrides).
+
+sum_values_(Pairs, Sum) :-
+    foldl([_-V, A0, A]>>(A is A0 + V), Pairs, 0, Sum).
+
+		 /*******************************
+		 *          ONE SEGMENT         *
+		 *******************************/
+
+hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spent0, Spent) :-
+    Seeds = Settings.seeds,
+    jump_(Goal, Segment, Seeds, Path, SeedHits),
+    walk_(Settings, Segment, SeedHits, Expanded),
+    merge_candidates_(SeedHits, Expanded, Candidates0),
+    FactCap = Settings.fact_cap,
+    split_at_(FactCap, Candidates0, Candidates, PastCap),
+    maplist(fovea_(Settings.ceiling), Candidates, Placed0),
+    exclude(==(none), Placed0, Placed),
+    Reserve is max(0, floor(Budget * Settings.breadcrumbs)),
+    FitBudget is Budget - Reserve,
+    fit_(Placed, FitBudget, Kept, Dropped),
+    used_tokens_(Kept, Used),
+    CrumbBudget is Budget - Used,
+    append(Dropped, PastCap, Outside),
+    breadcrumbs_(Outside, Segment, Settings.ceiling, CrumbBudget, Crumbs, CrumbTokens),
+    maplist(render_fact_(Segment), Kept, Facts),
+    SegSpent is Used + CrumbTokens,
+    Spent is Spent0 + SegSpent,
+    Meta = _{segment: Segment, budget: Budget, spent: SegSpent, path: Path}.
+
+split_at_(N, List, Front, Back) :-
+    length(List, Len),
+    (   Len =< N -> Front = List, Back = []
+    ;   length(Front, N), append(Front, Back, List)
+    ).
+
+		 /*******************************
+		 *             JUMP             *
+		 *******************************/
+
+% A candidate is c(Id, Score, SeededBy, Hops, Role) with Role seed, arc, near or far.
+
+jump_(Goal, Segment, K, Path, Seeds) :-
+    Fetch is K * 4,
+    Opts = [segment(Segment)],
+    (   catch(nearest(Goal, Fetch, Opts, Sem), error(existence_error(embeddings, _), _), fail)
+    ->  HaveSem = true
+    ;   Sem = [], HaveSem = false
+    ),
+    lexical(Goal, Fetch, Opts, Lex),
+    (   HaveSem == true, Lex \== [] -> Path = hybrid
+    ;   HaveSem == true -> Path = semantic
+    ;   Lex \== [] -> Path = lexical
+    ;   Path = recency
+    ),
+    (   Path == recency
+    ->  recency_seeds_(Segment, K, Seeds)
+    ;   fuse_(Sem, Lex, Fused),
+        discount_echoes_(Fused, Scored),
+        take_(K, Scored, Top),
+        findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds)
+    ).
+
+% Relevance = 0.6 * cosine + 0.4 * BM25 scaled by the best BM25 score of this query: cosine
+% carries paraphrase, BM25 carries exact identifiers and numbers. A key found by only one
+% ranking keeps only that ranking's share, so agreement between the two wins.
+fuse_(Sem, Lex, Fused) :-
+    (   Lex = [_-Best|_], Best > 0 -> true ; Best = 1 ),
+    findall(K, ( member(K-_, Sem) ; member(K-_, Lex) ), Keys0),
+    sort(Keys0, Keys),
+    (   Sem == [] -> WS = 0.0, WL = 1.0
+    ;   Lex == [] -> WS = 1.0, WL = 0.0
+    ;   WS = 0.6, WL = 0.4
+    ),
+    findall(K-Score,
+            ( member(K, Keys),
+              ( memberchk(K-C, Sem) -> true ; C = 0.0 ),
+              ( memberchk(K-L, Lex) -> LN is L / Best ; LN = 0.0 ),
+              Score0 is WS * max(0.0, C) + WL * LN,
+              Score is round(Score0 * 10000) / 10000
+            ),
+            Pairs),
+    sort_by_score_(Pairs, Fused).
+
+sort_by_score_(Pairs, Sorted) :-
+    findall(NS-(K-S), ( member(K-S, Pairs), NS is -S ), Keyed),
+    keysort(Keyed, KeyedSorted),
+    pairs_values(KeyedSorted, Sorted).
+
+% An echo (a restatement of older memory from another session) counts half.
+discount_echoes_(Pairs, Out) :-
+    maplist([K-S, K-S1]>>( echo_of(K, _, _) -> S1 is S * 0.5 ; S1 = S ), Pairs, Out0),
+    sort_by_score_(Out0, Out).
+
+take_(K, List, Front) :-
+    split_at_(K, List, Front, _).
+
+recency_seeds_(Segment, K, Seeds) :-
+    findall(T-(Sess-Seq)-H,
+            ( item_segment(H, Segment), item_time(H, T), item_session(H, Sess), item_seq(H, Seq) ),
+            Keyed),
+    sort(0, @>=, Keyed, Newest),
+    take_(K, Newest, Top),
+    length(Top, N),
+    findall(c(H, Score, recency, 0, seed),
+            ( nth1(I, Top, _-_-H), Score is round((1 - (I - 1) / max(1, N)) * 1000) / 1000 ),
+            Seeds).
+
+		 /*******************************
+		 *             WALK             *
+		 *******************************/
+
+walk_(Settings, Segment, Seeds, Expanded) :-
+    (   Settings.walk = rule(Name)
+    ->  user_walk_(Settings.rules, Name, Segment, Seeds, Expanded)
+    ;   Depth = Settings.depth,
+        entity_walk_(Settings, Segment, Seeds, Depth, Expanded)
+    ).
+
+entity_walk_(Settings, Segment, Seeds, Depth, Expanded) :-
+    walk_hops_(1, Depth, Settings, Segment, Seeds, Seeds, [], Expanded).
+
+walk_hops_(Hop, Depth, _, _, _, _, Acc, Acc) :-
+    Hop > Depth, !.
+walk_hops_(Hop, Depth, Settings, Segment, Frontier, Seen0, Acc0, Acc) :-
+    findall(c(N, S, entity_expansion, Hop, Role),
+            ( member(c(Id, S0, _, _, _), Frontier),
+              neighbour_(Settings, Id, N, Weight, Role0),
+              in_segment_(N, Segment),
+              \+ memberchk(c(N, _, _, _, _), Seen0),
+              role_at_hop_(Role0, Hop, Role),
+              S is round(S0 * Weight * 10000) / 10000 ),
+            Found0),
+    best_per_id_(Found0, Found),
+    append(Seen0, Found, Seen),
+    append(Acc0, Found, Acc1),
+    Next is Hop + 1,
+    walk_hops_(Next, Depth, Settings, Segment, Found, Seen, Acc1, Acc).
+
+role_at_hop_(arc, 1, arc) :- !.
+role_at_hop_(_, 1, near) :- !.
+role_at_hop_(_, _, far).
+
+in_segment_(Id, Segment) :-
+    (   item_segment(Id, S) -> S == Segment
+    ;   arc(Id) -> once(( arc_member(Id, M), item_segment(M, Segment) ))
+    ;   true
+    ).
+
+% neighbour_(+Settings, +Id, -Neighbour, -Weight, -Role)
+% An arc with several members stands in for them; a small arc contributes its members.
+neighbour_(_, Id, Arc, 0.85, arc) :-
+    item_arc(Id, Arc),
+    aggregate_all(count, arc_member(Arc, _), N), N > 2.
+neighbour_(_, Id, Mate, 0.85, arc) :-
+    item_arc(Id, Arc),
+    aggregate_all(count, arc_member(Arc, _), N), N =< 2,
+    arc_member(Arc, Mate), Mate \== Id.
+neighbour_(_, Arc, Member, 0.8, arc) :-
+    arc(Arc),
+    arc_member(Arc, Member).
+neighbour_(_, Id, Other, 0.7, near) :-
+    shared_entity_(Id, Other).
+neighbour_(_, Id, Other, 0.6, near) :-
+    item_session(Id, S), item_seq(Id, Q),
+    ( Q1 is Q - 1 ; Q1 is Q + 1 ),
+    item_session(Other, S), item_seq(Other, Q1).
+neighbour_(Settings, Id, Other, W, near) :-
+    item_goal(Id, G), G \== "",
+    W is 0.4 + 0.5 * Settings.trajectory,
+    limit(6, ( item_goal(Other, G), Other \== Id, \+ item_arc(Id, _) )).
+
+% Entities that pick out something specific, not the whole session or tool.
+walk_predicate_(touches_file).
+walk_predicate_(mentions).
+walk_predicate_(names).
+
+shared_entity_(Id, Other) :-
+    walk_predicate_(P),
+    relation(Id, P, E),
+    limit(5, ( relation(Other, P, E), Other \== Id )).
+
+best_per_id_(Cands, Best) :-
+    findall(Id-C, ( member(C, Cands), C = c(Id, _, _, _, _) ), Pairs),
+    keysort(Pairs, Sorted),
+    group_pairs_by_key(Sorted, Groups),
+    findall(C, ( member(_-Cs, Groups), best_score_(Cs, C) ), Best).
+
+best_score_(Cs, Best) :-
+    findall(NS-C, ( member(C, Cs), C = c(_, S, _, _, _), NS is -S ), Keyed),
+    keysort(Keyed, [_-Best|_]).
+
+user_walk_(Module, Name, Segment, Seeds, Expanded) :-
+    (   Module == none
+    ->  existence_error(walk_rule, Name)
+    ;   true
+    ),
+    findall(Id-S, member(c(Id, S, _, _, _), Seeds), SeedPairs),
+    atom_concat('rule:', Name, By),
+    catch(findall(c(N, S, By, 1, near),
+                  ( call(Module:Name, SeedPairs, N-S0),
+                    item(N), in_segment_(N, Segment),
+                    S is min(1.0, max(0.0, S0)) ),
+                  Found0),
+          E,
+          throw(error(walk_rule_failed(Name, E), _))),
+    best_per_id_(Found0, Expanded).
+
+merge_candidates_(Seeds, Expanded, Candidates) :-
+    findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds),
+    exclude([c(Id, _, _, _, _)]>>memberchk(Id, SeedIds), Expanded, Rest0),
+    findall(NS-C, ( member(C, Rest0), C = c(_, S, _, _, _), NS is -S ), Keyed),
+    keysort(Keyed, Sorted),
+    pairs_values(Sorted, Rest),
+    append(Seeds, Rest, Candidates).
+
+		 /*******************************
+		 *            FOVEA             *
+		 *******************************/
+
+% p(Candidate, Level, Tokens, Levels): Levels are the rungs this record has, detail first,
+% never above the ceiling.
+fovea_(Ceiling, C, Placed) :-
+    C = c(Id, _, _, _, Role),
+    available_levels_(Id, Ceiling, Levels),
+    (   Levels == []
+    ->  Placed = none
+    ;   target_level_(Role, Target),
+        level_rank(Ceiling, CR),
+        level_rank(Target, TR0),
+        TR is max(CR, TR0),
+        first_at_or_below_(Levels, TR, Level),
+        fact_tokens_(Id, Level, Tokens),
+        Placed = p(C, Level, Tokens, Levels)
+    ).
+
+target_level_(seed, l0).
+target_level_(arc, l1).
+target_level_(near, l2).
+target_level_(far, l3).
+
+available_levels_(Id, Ceiling, Levels) :-
+    level_rank(Ceiling, CR),
+    findall(L, ( level_rank(L, R), R >= CR, once(rung(Id, L, _)) ), Levels).
+
+% The first available level at or below (less detailed than) rank TR, else the least detailed.
+first_at_or_below_(Levels, TR, Level) :-
+    (   member(Level, Levels), level_rank(Level, R), R >= TR
+    ->  true
+    ;   last(Levels, Level)
+    ).
+
+fact_tokens_(Id, Level, Tokens) :-
+    (   rung_tokens(Id, Level, T) -> Tokens = T
+    ;   rung(Id, Level, Text) -> estimate_tokens(Text, Tokens)
+    ;   Tokens = 0
+    ).
+
+		 /*******************************
+		 *      DEMOTION AND BUDGET     *
+		 *******************************/
+
+% fit_(+Placed, +Budget, -Kept, -Dropped): while over budget, demote the least relevant fact
+% that still has a lower rung; only when nothing can be demoted, drop the least relevant.
+fit_(Placed, Budget, Kept, Dropped) :-
+    used_tokens_(Placed, Used),
+    (   Used =< Budget
+    ->  Kept = Placed, Dropped = []
+    ;   demote_one_(Placed, Placed1)
+    ->  fit_(Placed1, Budget, Kept, Dropped)
+    ;   drop_weakest_(Placed, Placed1, Gone),
+        fit_(Placed1, Budget, Kept, Dropped0),
+        Dropped = [Gone|Dropped0]
+    ).
+
+used_tokens_(Placed, Used) :-
+    foldl([p(_, _, T, _), A0, A]>>(A is A0 + T), Placed, 0, Used).
+
+demote_one_(Placed, Out) :-
+    findall(S-I, ( nth0(I, Placed, p(c(_, S, _, _, _), L, _, Ls)), lower_level_(Ls, L, _) ),
+            Demotable),
+    Demotable \== [],
+    keysort(Demotable, [_-I|_]),
+    nth0(I, Placed, p(C, L, _, Ls), Rest),
+    lower_level_(Ls, L, L1),
+    C = c(Id, _, _, _, _),
+    fact_tokens_(Id, L1, T1),
+    nth0(I, Out, p(C, L1, T1, Ls), Rest).
+
+lower_level_(Levels, Level, Lower) :-
+    level_rank(Level, R),
+    member(Lower, Levels),
+    level_rank(Lower, R1),
+    R1 > R, !.
+
+drop_weakest_(Placed, Out, Gone) :-
+    findall(S-I, nth0(I, Placed, p(c(_, S, _, _, _), _, _, _)), Keyed),
+    keysort(Keyed, [_-I|_]),
+    nth0(I, Placed, p(C, _, _, _), Out),
+    Gone = C.
+
+% Breadcrumbs: the skeleton (L3, or the least detailed rung there is) of what lies just past
+% the cutoff, most relevant first, while they fit what the facts left of the budget.
+breadcrumbs_(Outside, Segment, Ceiling, Budget, Crumbs, Spent) :-
+    crumbs_(Outside, Segment, Ceiling, Budget, 0, Spent, 8, Crumbs).
+
+crumbs_([], _, _, _, S, S, _, []).
+crumbs_(_, _, _, _, S, S, 0, []) :- !.
+crumbs_([c(Id, _, _, _, _)|T], Seg, Ceiling, Budget, S0, S, N, Crumbs) :-
+    available_levels_(Id, Ceiling, Levels),
+    (   last(Levels, L), fact_tokens_(Id, L, Tok), S0 + Tok =< Budget
+    ->  rung(Id, L, Text),
+        source_of_(Id, Src),
+        S1 is S0 + Tok, N1 is N - 1,
+        Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest],
+        crumbs_(T, Seg, Ceiling, Budget, S1, S, N1, Rest)
+    ;   crumbs_(T, Seg, Ceiling, Budget, S0, S, N, Crumbs)
+    ).
+
+render_fact_(Segment, p(c(Id, Score, By, Hops, _), Level, Tokens, _),
+             fact(Id, Segment, Level, By, Score, Tokens, Hops, Source, Text, Dirty)) :-
+    rung(Id, Level, Text), !,
+    source_of_(Id, Source),
+    dirty_beliefs_(Id, Dirty).
+
+source_of_(Id, Source) :-
+    (   item_source(Id, S) -> Source = S
+    ;   arc(Id), arc_member(Id, First), item_source(First, S) -> Source = S
+    ;   Source = ""
+    ).
+
+% Beliefs resting on this item that went dirty (when the belief system is loaded).
+dirty_beliefs_(Id, Dirty) :-
+    (   current_predicate(tms:item_dirty_beliefs/2)
+    ->  catch(tms:item_dirty_beliefs(Id, Dirty), _, Dirty = [])
+    ;   Dirty = []
+    ).
+
+		 /*******************************
+		 *        TOKEN ESTIMATE        *
+		 *******************************/
+
+%!  estimate_tokens(+Text, -Tokens:integer) is det.
+%
+%   The project's one token estimator (also attention_cloud.curate.estimate_tokens):
+%   max(ceil(utf8_bytes / 4), ceil(words * 1.3)), words being runs of non-blank characters.
+%   Receipts say their token counts are estimates.
+estimate_tokens(Text, Tokens) :-
+    (   Text == "" -> Tokens = 0
+    ;   string_codes(Text, Codes),
+        foldl(utf8_bytes_, Codes, 0, Bytes),
+        split_string(Text, " \t\n\r\f\v", " \t\n\r\f\v", Parts),
+        exclude(==(""), Parts, Words),
+        length(Words, W),
+        ByBytes is (Bytes + 3) // 4,
+        ByWords is (W * 13 + 9) // 10,
+        Tokens is max(ByBytes, ByWords)
+    ).
+
+utf8_bytes_(C, B0, B) :-
+    (   C < 0x80 -> B is B0 + 1
+    ;   C < 0x800 -> B is B0 + 2
+    ;   C < 0x10000 -> B is B0 + 3
+    ;   B is B0 + 4
+    ).

@@ -1,0 +1,97 @@
+:- module(jump,
+          [ nearest/3,                  % +Query, +K, -Hits  |  +Query, -Handle, -Score
+            nearest/4,                  % +Query, +K, +Options, -Hits
+            lexical/4,                  % +Query, +K, +Options, -Hits
+            jump_available/1            % +Options
+          ]).
+:- use_module(library(error)).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(journal).
+:- use_module(ladder).
+
+/** <module> The jump: similarity search callable mid-proof
+
+nearest/3 lands directly on the items (and arcs) most similar to a query, by cosine over the
+memory's embeddings. It is implemented in Python (faiss) and registered by the host as
+jump:semantic_hits/4; this module gives it its public shape and its errors.
+
+```
+?- nearest("tests failing", H, S), item_kind(H, error).
+?- nearest("retry policy", 5, Hits).
+```
+
+When nothing is embedded (no curation yet, or no embedder configured) nearest raises
+existence_error(embeddings, Why) rather than answering an empty list, so a caller can
+declare a recency fallback instead of pretending relevance.
+*/
+
+%!  nearest(+Query, +K, -Hits) is det.
+%!  nearest(+Query, -Handle, -Score) is nondet.
+%
+%   With an integer K: Hits is a list of Handle-Score, best first, at most K long.
+%   Otherwise: one Handle-Score per solution, best first (from the best 50).
+%   Query is text (a string) or a handle (an atom) whose stored vector is used.
+%   @error existence_error(embeddings, Why) when nothing can be searched.
+
+nearest(Query, K, Hits) :-
+    integer(K), !,
+    nearest(Query, K, [], Hits).
+nearest(Query, Handle, Score) :-
+    nearest(Query, 50, [], Hits),
+    member(Handle-Score, Hits).
+
+%!  nearest(+Query, +K, +Options, -Hits) is det.
+%
+%   As nearest/3 with filters: segment(S), kinds(ListOfKinds), level(L), record(item|arc|rollup).
+%   Hits are live records only (tombstoned items never come back).
+
+nearest(Query, K, Options, Hits) :-
+    must_be(nonneg, K),
+    must_be(list, Options),
+    query_arg_(Query, Q),
+    (   current_predicate(jump:semantic_hits/4)
+    ->  Fetch is K + 16,
+        catch(semantic_hits(Q, Fetch, Options, Raw), E, embeddings_error_(E))
+    ;   existence_error(embeddings, 'no embedder is attached to this engine')
+    ),
+    live_top_(Raw, K, Hits).
+
+%!  lexical(+Query, +K, +Options, -Hits) is det.
+%   BM25 over the same records as nearest/4 (exact names, numbers and identifiers), best first.
+lexical(Query, K, Options, Hits) :-
+    must_be(nonneg, K),
+    query_arg_(Query, Q),
+    (   current_predicate(jump:lexical_hits/4)
+    ->  Fetch is K + 16,
+        lexical_hits(Q, Fetch, Options, Raw),
+        live_top_(Raw, K, Hits)
+    ;   Hits = []
+    ).
+
+%!  jump_available(+Options) is semidet.
+%   True when nearest/4 with Options can answer from embeddings.
+jump_available(Options) :-
+    catch(nearest("probe", 1, Options, _), error(existence_error(embeddings, _), _), fail).
+
+query_arg_(Query, Q) :-
+    (   string(Query) -> Q = Query
+    ;   atom(Query) -> Q = Query
+    ;   is_list(Query) -> string_codes(Q, Query)
+    ;   type_error(text_or_handle, Query)
+    ).
+
+embeddings_error_(error(python_error('EmbeddingsUnavailable', Why), _)) :- !,
+    existence_error(embeddings, Why).
+embeddings_error_(error(python_error('EmbeddingError', Why), _)) :- !,
+    existence_error(embeddings, Why).
+embeddings_error_(E) :-
+    throw(E).
+
+live_top_(Raw, K, Hits) :-
+    include(live_hit_, Raw, Live),
+    length(Live, N),
+    (   N =< K -> Hits = Live ; length(Hits, K), append(Hits, _, Live) ).
+
+live_hit_(Key-_) :-
+    (   item(Key) -> true ; arc(Key) -> true ; rollup(Key, _) ).

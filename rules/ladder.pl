@@ -1,0 +1,210 @@
+:- module(ladder,
+          [ rung/3,                     % ?Id, ?Level, ?Text
+            rung_tokens/3,              % ?Id, ?Level, ?Tokens
+            distilled/3,                % ?Id, ?Field, ?Value
+            provenance/2,               % ?Id, ?SourceHandle
+            arc/1,                      % ?Arc
+            arc_member/2,               % ?Arc, ?Handle
+            arc_goal/2,                 % ?Arc, ?Goal
+            arc_session/2,              % ?Arc, ?Session
+            item_arc/2,                 % ?Handle, ?Arc
+            rollup/2,                   % ?Rollup, ?Session
+            echo_of/3,                  % ?Echo, ?Original, ?Similarity
+            curated/2,                  % ?Id, ?Curator
+
+            ladder_store/1,             % +Records
+            ladder_uncurated/2,         % +Limit, -Items
+            ladder_session_items/2,     % +Session, -Items
+            ladder_forget_derivatives/2 % +Handle, -Invalidated
+          ]).
+:- use_module(library(error)).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(library(solution_sequences)).
+:- use_module(store).
+:- use_module(journal).
+
+/** <module> The level-of-detail ladder: rungs, distillations, arcs, rollups, echoes
+
+L0 is the verbatim item text (owned by the journal). Curation adds, for every item, arc and
+session rollup: L1 (one sentence), L2 (the distillation, rendered; its structured parts are
+distilled/3 facts) and L3 (the skeleton: tags, entities, pointer). Every curated record names
+the items it was computed from (provenance/2), so forgetting an item can invalidate what was
+derived from it.
+
+```
+?- item_kind(H, error), rung(H, l1, Summary).
+?- arc_member(A, H), rung(A, l2, Distillation).
+```
+*/
+
+:- dynamic
+    rung_/4,          % Id, Level, Text, Tokens        (l1..l3; l0 of items lives in journal)
+    distill_/3,       % Id, Field, Value               (entity, decision, constraint, outcome, tag)
+    provenance_/2,    % Id, SourceHandle
+    arc_/3,           % Arc, Session, Goal
+    arc_member_/3,    % Arc, Handle, Order
+    rollup_/2,        % Rollup, Session
+    echo_/3,          % Echo, Original, Similarity
+    curated_/2,       % Id, Curator
+    l0_tokens_/2.     % Handle, Tokens
+
+:- multifile store:durable_predicate/1.
+store:durable_predicate(ladder:rung_/4).
+store:durable_predicate(ladder:distill_/3).
+store:durable_predicate(ladder:provenance_/2).
+store:durable_predicate(ladder:arc_/3).
+store:durable_predicate(ladder:arc_member_/3).
+store:durable_predicate(ladder:rollup_/2).
+store:durable_predicate(ladder:echo_/3).
+store:durable_predicate(ladder:curated_/2).
+store:durable_predicate(ladder:l0_tokens_/2).
+
+		 /*******************************
+		 *         VOCABULARY           *
+		 *******************************/
+
+%!  rung(?Id, ?Level, ?Text:string) is nondet.
+%   Text of an item, arc or rollup at Level (l0 .. l3). Arcs and rollups have no l0.
+rung(Id, l0, Text) :-
+    item_text(Id, Text).
+rung(Id, Level, Text) :-
+    rung_(Id, Level, Text, _),
+    live_record_(Id).
+
+%!  rung_tokens(?Id, ?Level, ?Tokens:integer) is nondet.
+%   Estimated token cost of a rung (the project's one estimator, see estimate_tokens/2 docs).
+rung_tokens(Id, l0, Tokens) :-
+    l0_tokens_(Id, Tokens),
+    item(Id).
+rung_tokens(Id, Level, Tokens) :-
+    rung_(Id, Level, _, Tokens),
+    live_record_(Id).
+
+%!  distilled(?Id, ?Field, ?Value:string) is nondet.
+%   Structured L2 facts: Field is entity, decision, constraint, outcome or tag.
+distilled(Id, Field, Value) :-
+    distill_(Id, Field, Value),
+    live_record_(Id).
+
+%!  provenance(?Id, ?Handle) is nondet.
+%   Curated record Id was computed from journal item Handle.
+provenance(Id, Handle) :- provenance_(Id, Handle).
+
+%!  arc(?Arc) is nondet.
+%   A run of consecutive same-goal items in one session.
+arc(A) :- arc_(A, _, _), live_record_(A).
+
+%!  arc_member(?Arc, ?Handle) is nondet.
+arc_member(A, H) :- arc_member_(A, H, _), arc(A), item(H).
+
+%!  arc_goal(?Arc, ?Goal:string) is nondet.
+arc_goal(A, G) :- arc_(A, _, G), live_record_(A).
+
+%!  arc_session(?Arc, ?Session) is nondet.
+arc_session(A, S) :- arc_(A, S, _), live_record_(A).
+
+%!  item_arc(?Handle, ?Arc) is nondet.
+item_arc(H, A) :- arc_member(A, H).
+
+%!  rollup(?Rollup, ?Session) is nondet.
+%   Rollup is the session-level summary record of Session.
+rollup(R, S) :- rollup_(R, S), live_record_(R).
+
+%!  echo_of(?Echo, ?Original, ?Similarity:float) is nondet.
+%   Echo restates Original (from an earlier session); its relevance is discounted, never deleted.
+echo_of(E, O, Sim) :- echo_(E, O, Sim), item(E), item(O).
+
+%!  curated(?Id, ?Curator) is nondet.
+%   Id was curated by Curator (extractive@Version or model:Name).
+curated(Id, C) :- curated_(Id, C).
+
+% A derived record is live while every item in its provenance is live.
+live_record_(Id) :-
+    \+ ( provenance_(Id, H), tombstoned(H) ).
+
+		 /*******************************
+		 *           WRITING            *
+		 *******************************/
+
+%!  ladder_store(+Records:list) is det.
+%
+%   Store curated records, each one of
+%     - rungs(Id, Curator, L1, L2, L3, Tokens, Fields, Provenance), Tokens = t(T1,T2,T3),
+%       Fields a list of Field-Value;
+%     - l0_tokens(Handle, Tokens);
+%     - arc(Arc, Session, Goal, Members);
+%     - rollup(Id, Session);
+%     - echo(Echo, Original, Similarity).
+%   A record that exists already is replaced (curation is idempotent).
+
+ladder_store(Records) :-
+    must_be(list, Records),
+    maplist(store_record_, Records).
+
+store_record_(rungs(Id, Curator, L1, L2, L3, t(T1, T2, T3), Fields, Prov)) :- !,
+    must_be(atom, Id),
+    maplist(must_be(string), [L1, L2, L3]),
+    clear_record_(Id),
+    durable_assert(ladder:rung_(Id, l1, L1, T1)),
+    durable_assert(ladder:rung_(Id, l2, L2, T2)),
+    durable_assert(ladder:rung_(Id, l3, L3, T3)),
+    forall(member(F-V, Fields), durable_assert(ladder:distill_(Id, F, V))),
+    forall(member(P, Prov), durable_assert(ladder:provenance_(Id, P))),
+    durable_assert(ladder:curated_(Id, Curator)).
+store_record_(l0_tokens(H, T)) :- !,
+    must_be(nonneg, T),
+    durable_retract(ladder:l0_tokens_(H, _)),
+    durable_assert(ladder:l0_tokens_(H, T)).
+store_record_(arc(A, S, G, Members)) :- !,
+    must_be(list(atom), Members),
+    (   arc_(A, _, _)
+    ->  true
+    ;   durable_assert(ladder:arc_(A, S, G)),
+        foldl(store_member_(A), Members, 0, _)
+    ).
+store_record_(rollup(R, S)) :- !,
+    (   rollup_(R, S) -> true ; durable_assert(ladder:rollup_(R, S)) ).
+store_record_(echo(E, O, Sim)) :- !,
+    durable_retract(ladder:echo_(E, _, _)),
+    durable_assert(ladder:echo_(E, O, Sim)).
+store_record_(Other) :-
+    domain_error(ladder_record, Other).
+
+store_member_(A, H, I0, I) :-
+    durable_assert(ladder:arc_member_(A, H, I0)),
+    I is I0 + 1.
+
+clear_record_(Id) :-
+    durable_retract(ladder:rung_(Id, _, _, _)),
+    durable_retract(ladder:distill_(Id, _, _)),
+    durable_retract(ladder:provenance_(Id, _)),
+    durable_retract(ladder:curated_(Id, _)).
+
+%!  ladder_uncurated(+Limit, -Items:list) is det.
+%   Up to Limit live items without rungs, as
+%   view(Handle, Session, Seq, Kind, Goal, Time, Pointer, Text).
+ladder_uncurated(Limit, Items) :-
+    findall(V, limit(Limit, ( item(H), \+ curated_(H, _), item_view_(H, V) )), Items).
+
+%!  ladder_session_items(+Session, -Items:list) is det.
+%   All live items of Session in order, as views (see ladder_uncurated/2).
+ladder_session_items(Session, Items) :-
+    findall(Seq-V, ( item_session(H, Session), item_seq(H, Seq), item_view_(H, V) ), Pairs),
+    keysort(Pairs, Sorted),
+    pairs_values(Sorted, Items).
+
+item_view_(H, view(H, S, Q, K, G, T, P, X)) :-
+    item_session(H, S), item_seq(H, Q), item_kind(H, K), item_goal(H, G),
+    item_time(H, T), item_source(H, P), item_text(H, X).
+
+%!  ladder_forget_derivatives(+Handle, -Invalidated:list) is det.
+%   Drop every curated record whose provenance includes Handle (arcs and rollups are
+%   recomputed by the next curation from the items that remain).
+ladder_forget_derivatives(H, Ids) :-
+    findall(Id, distinct(Id, provenance_(Id, H)), Ids),
+    forall(member(Id, Ids),
+           ( clear_record_(Id),
+             durable_retract(ladder:arc_(Id, _, _)),
+             durable_retract(ladder:arc_member_(Id, _, _)),
+             durable_retract(ladder:rollup_(Id, _)) )).
