@@ -394,21 +394,37 @@ def stats(fmt: str, home: str | None) -> None:
         click.echo(f"{key}: {value}")
 
 
-def _mount_optional_commands() -> None:
-    """Attach command groups that live in their own packages."""
-    for module, names in (("attention_cloud.attention.cli", ("belief", "source", "attend", "inspect",
-                                                              "claim", "trace")),):
-        try:
-            mod = __import__(module, fromlist=list(names))
-        except ImportError:
-            continue
-        for name in names:
-            cmd = getattr(mod, name, None)
-            if isinstance(cmd, click.Command):
-                main.add_command(cmd, name)
+class _LazyGroup(click.Group):
+    """A group whose subcommands are imported only when used (they pull in heavy packages)."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy:
+            module, _, attr = self.lazy[name].partition(":")
+            return getattr(__import__(module, fromlist=[attr]), attr)
+        return super().get_command(ctx, name)
 
 
-_mount_optional_commands()
+@main.group(cls=_LazyGroup, lazy={"attention": "attention_cloud.benchmark.cli:bench_attention"})
+def bench() -> None:
+    """Benchmarks that ship with the product (the attention suite)."""
+
+
+def _mount_attention_commands() -> None:
+    """The belief and attention controller commands live in their own package."""
+    from .attention import cli as attention_cli
+
+    for name in ("belief", "source", "attend", "inspect", "claim", "trace"):
+        main.add_command(getattr(attention_cli, name), name)
+
+
+_mount_attention_commands()
 
 
 if __name__ == "__main__":  # pragma: no cover
