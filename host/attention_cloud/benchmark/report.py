@@ -14,7 +14,7 @@ import numpy as np
 
 from .families import FAMILIES
 from .metrics import FAILURE_CODES, STAGES, TrialRecord
-from .runner import ORACLE_ROW, BenchResult
+from .runner import ORACLE_ROW, BenchResult, dedupe_notes, sealed_notes
 from .stats import bootstrap_mean, bootstrap_score, normalised_score, transitions, wilson
 
 #: The reference every ablation is compared with, when it ran.
@@ -203,7 +203,8 @@ def build_report(result: BenchResult, freeze: dict[str, Any], *, sealed: bool) -
     out: dict[str, Any] = {"freeze": freeze, "sealed": sealed, "elapsed_s": result.elapsed_s,
                            "rows": rows, "summary": summary, "ablations": ablations,
                            "modes": modes, "initiation_gap": gaps, "failures": failures,
-                           "notes": list(result.notes)}
+                           "notes": sealed_notes(result.notes) if sealed
+                           else dedupe_notes(result.notes)}
     if not sealed:
         out["trials"] = [_trial_dict(r) for r in result.records]
     return out

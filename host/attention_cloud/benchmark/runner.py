@@ -22,6 +22,8 @@ from .policies.base import Policy
 from .session import InspectionRecord, PolicyContext, PolicyProtocolError, PolicyReport, TrialSession
 
 ORACLE_ROW = "oracle"
+#: Separates a note's summary from its per-case detail (dropped from sealed reports).
+NOTE_DETAIL = " — "
 CONDITION_CHOICES = ("default", "announced", "unprompted", "both")
 MODE_CHOICES = ("family", "adaptive", "static")
 
@@ -121,7 +123,8 @@ def _run_family_seeds(family: str, seeds: Sequence[int], settings: BenchSettings
                     session, report, wall_ms, error = run_policy(
                         policy, scenario, condition=condition, mode=mode)
                     if error:
-                        notes.append(f"{name} broke the protocol on a {family} trial: {error}")
+                        notes.append(f"{name} broke the protocol on family {family} trials"
+                                     f"{NOTE_DETAIL}{error}")
                     records.append(score_trial(scenario, model, oracle, session, report,
                                                policy=name, wall_ms=wall_ms))
     finally:
@@ -190,15 +193,20 @@ def run_benchmark(settings: BenchSettings, *,
                 notes += ns
                 if progress:
                     progress(f"family {fam}: {len(seeds)} trials done")
-    return BenchResult(settings, records, _dedupe(notes), time.perf_counter() - start)
+    return BenchResult(settings, records, notes, time.perf_counter() - start)
 
 
-def _dedupe(notes: Iterable[str]) -> list[str]:
-    out: list[str] = []
+def dedupe_notes(notes: Iterable[str]) -> list[str]:
+    """Notes in first-seen order, each with how often it occurred."""
+    counts: dict[str, int] = {}
     for n in notes:
-        if n not in out:
-            out.append(n)
-    return out[:50]
+        counts[n] = counts.get(n, 0) + 1
+    return [n if c == 1 else f"{n} (x{c})" for n, c in list(counts.items())[:50]]
+
+
+def sealed_notes(notes: Iterable[str]) -> list[str]:
+    """Notes without their per-case detail, for a sealed report."""
+    return dedupe_notes(n.split(NOTE_DETAIL, 1)[0] for n in notes)
 
 
 def summarise_settings(settings: BenchSettings, seeds_source: str, seeds_digest: str,

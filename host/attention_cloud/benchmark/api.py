@@ -1,0 +1,95 @@
+"""The library entry point behind ``atc bench attention``."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import UsageError
+from .families import resolve_families
+from .freeze import freeze_record, seeds_hash
+from .policies import resolve_policy_names
+from .report import build_report, render_markdown
+from .runner import BenchResult, BenchSettings, run_benchmark, summarise_settings
+from .seeds import DEV_SEEDS_FILE, dev_seeds, inside_repository, load_seeds
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    """Everything ``atc bench attention`` accepts, as library arguments."""
+
+    families: str = "all"
+    trials: int = 200
+    policies: str = "all"
+    policy_cmd: str | None = None
+    policy_timeout_s: float = 30.0
+    conditions: str = "default"
+    mode: str = "family"
+    seeds_file: Path | None = None
+    sealed: bool = False
+    json_path: Path | None = None
+    markdown_path: Path | None = None
+    plots_dir: Path | None = None
+    jobs: int = 1
+
+
+@dataclass
+class BenchOutcome:
+    """The report (plain data and markdown), the raw result, and the files written."""
+
+    report: dict[str, Any]
+    markdown: str
+    result: BenchResult
+    written: list[Path] = field(default_factory=list)
+
+
+def _seeds(options: BenchOptions) -> tuple[list[int], str]:
+    if options.seeds_file is None:
+        if options.sealed:
+            raise UsageError("--sealed needs --seeds-file: hold-out seeds must come from a file "
+                             "kept outside the repository")
+        return dev_seeds(), str(DEV_SEEDS_FILE.name)
+    if options.sealed and inside_repository(options.seeds_file):
+        raise UsageError(f"{options.seeds_file} is inside the repository; a readable hold-out "
+                         "is not held out")
+    seeds = load_seeds(options.seeds_file)
+    return seeds, "external seeds file" if options.sealed else str(options.seeds_file)
+
+
+def run_attention_benchmark(options: BenchOptions, *,
+                            progress: Callable[[str], None] | None = None) -> BenchOutcome:
+    """Run the benchmark described by ``options`` and write the requested outputs."""
+    try:
+        families = resolve_families(options.families)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    names, notes = resolve_policy_names(options.policies)
+    seeds, source = _seeds(options)
+    if options.trials > len(seeds):
+        raise UsageError(f"--trials {options.trials} exceeds the {len(seeds)} seeds available")
+    seeds = seeds[:options.trials]
+    settings = BenchSettings(families=tuple(f.code for f in families), seeds=tuple(seeds),
+                             policies=tuple(names), conditions=options.conditions,
+                             mode=options.mode, policy_cmd=options.policy_cmd,
+                             policy_timeout_s=options.policy_timeout_s, jobs=options.jobs)
+    freeze = freeze_record(summarise_settings(settings, source, seeds_hash(seeds), options.sealed))
+    result = run_benchmark(settings, progress=progress)
+    result.notes = notes + result.notes
+    report = build_report(result, freeze, sealed=options.sealed)
+    markdown = render_markdown(report)
+    written: list[Path] = []
+    if options.json_path is not None:
+        options.json_path.parent.mkdir(parents=True, exist_ok=True)
+        options.json_path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        written.append(options.json_path)
+    if options.markdown_path is not None:
+        options.markdown_path.parent.mkdir(parents=True, exist_ok=True)
+        options.markdown_path.write_text(markdown + "\n", encoding="utf-8")
+        written.append(options.markdown_path)
+    if options.plots_dir is not None:
+        from .plots import write_plots
+
+        written += write_plots(report, result.records, options.plots_dir,
+                               ["oracle"] + list(settings.policy_names()))
+    return BenchOutcome(report, markdown, result, written)

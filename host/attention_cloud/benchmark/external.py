@@ -1,0 +1,159 @@
+"""Outside policies over JSON lines on stdin/stdout (``--policy-cmd CMD``).
+
+The evaluator starts ``CMD`` once and exchanges one JSON object per line. The policy runs in its
+own process and only ever receives the scenario interface and the observations it asked for, so a
+team can score its own agent — LLM-driven or not — without access to the evaluator.
+
+Evaluator → policy::
+
+    {"type": "hello", "protocol": "attention-bench/1"}
+    {"type": "trial", "protocol": "attention-bench/1", "scenario": {...interface...}}
+    {"type": "observation", "object_id": ..., "ok": ..., "reports": ..., "content": ...,
+     "observed_at_s": ..., "budget_left": ...}              # after an adaptive inspect
+    {"type": "observations", "results": [...]}               # after a static batch
+    {"type": "error", "message": "..."}                      # a request was refused
+    {"type": "end"}                                          # no more trials; exit
+
+Policy → evaluator, after each ``trial``, ``observation(s)`` or ``error``::
+
+    {"type": "inspect", "object_id": "obj-..."}              # one_at_a_time protocol
+    {"type": "inspect", "object_ids": ["obj-...", ...]}      # batch protocol, once
+    {"type": "decide", "decisions": {"goal-...": "opt-..."}} # ends the trial
+
+Scenario fields are described by ``atc bench attention --print-schema``. A policy that sends
+invalid messages three times in a trial, or stays silent past the timeout, forfeits the trial
+(its undecided goals score their worst option); a silent process is restarted for the next one.
+"""
+from __future__ import annotations
+
+import json
+import queue
+import shlex
+import subprocess
+import threading
+from typing import Any
+
+from ..errors import UsageError
+from .session import PolicyContext, PolicyProtocolError, PolicyReport
+
+PROTOCOL = "attention-bench/1"
+MAX_INVALID = 3
+
+
+class ExternalPolicy:
+    """A policy that lives in another process and speaks the JSON-lines protocol."""
+
+    name = "external"
+    description = "outside policy over JSON lines (--policy-cmd)"
+
+    def __init__(self, command: str, *, timeout_s: float = 30.0) -> None:
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise UsageError("--policy-cmd is empty")
+        self.timeout_s = timeout_s
+        self._proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._stderr_tail: list[str] = []
+
+    # -- process management ---------------------------------------------------------------------
+    def _start(self) -> None:
+        try:
+            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True, bufsize=1)
+        except OSError as exc:
+            raise UsageError(f"cannot start --policy-cmd {self.argv[0]!r}: {exc.strerror or exc}") from exc
+        self._lines = queue.Queue()
+        proc = self._proc
+        threading.Thread(target=self._pump, args=(proc,), daemon=True).start()
+        threading.Thread(target=self._drain_stderr, args=(proc,), daemon=True).start()
+        self._send({"type": "hello", "protocol": PROTOCOL})
+
+    def _pump(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def _drain_stderr(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            self._stderr_tail = (self._stderr_tail + [line.rstrip()])[-5:]
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(json.dumps(message) + "\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise PolicyProtocolError("the policy process is gone" + self._why()) from None
+
+    def _receive(self) -> dict[str, Any]:
+        try:
+            line = self._lines.get(timeout=self.timeout_s)
+        except queue.Empty:
+            self._kill()
+            raise PolicyProtocolError(f"no answer within {self.timeout_s:g} s") from None
+        if line is None:
+            self._kill()
+            raise PolicyProtocolError("the policy process exited" + self._why())
+        try:
+            message = json.loads(line)
+        except json.JSONDecodeError:
+            return {"type": "__invalid__", "why": "not a JSON object"}
+        if not isinstance(message, dict):
+            return {"type": "__invalid__", "why": "not a JSON object"}
+        return message
+
+    def _why(self) -> str:
+        return f" (stderr: {' | '.join(self._stderr_tail)})" if self._stderr_tail else ""
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+
+    def close(self) -> None:
+        """Tell the policy there are no more trials and wait for it to exit."""
+        if self._proc is None:
+            return
+        try:
+            self._send({"type": "end"})
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            self._proc.wait(timeout=5)
+        except (PolicyProtocolError, subprocess.TimeoutExpired, OSError):
+            pass
+        finally:
+            self._kill()
+
+    # -- one trial --------------------------------------------------------------------------------
+    def run(self, ctx: PolicyContext) -> PolicyReport:
+        if self._proc is None or self._proc.poll() is not None:
+            self._start()
+        self._send({"type": "trial", "protocol": PROTOCOL, "scenario": ctx.interface})
+        invalid = 0
+        while True:
+            message = self._receive()
+            kind = message.get("type")
+            try:
+                if kind == "decide":
+                    decisions = message.get("decisions")
+                    if not isinstance(decisions, dict):
+                        raise PolicyProtocolError("'decisions' must be an object of goal -> option")
+                    ctx.decide(decisions)
+                    return PolicyReport()
+                if kind == "inspect" and "object_ids" in message:
+                    results = ctx.inspect_batch(message["object_ids"])
+                    self._send({"type": "observations", "results": results})
+                    continue
+                if kind == "inspect":
+                    self._send({"type": "observation", **ctx.inspect(message.get("object_id"))})
+                    continue
+                raise PolicyProtocolError(message.get("why") or f"unknown message type {kind!r}")
+            except PolicyProtocolError as exc:
+                invalid += 1
+                if invalid >= MAX_INVALID:
+                    self._kill()        # it is mid-trial; start afresh for the next one
+                    raise PolicyProtocolError(f"{invalid} invalid messages, last: {exc}") from None
+                self._send({"type": "error", "message": str(exc)})
