@@ -21,15 +21,28 @@ The attention seed's worked example, end to end::
 """
 from __future__ import annotations
 
+import functools
 import json
 import time
 from typing import Any, Callable
 
 import click
 
-from ..cli import fail_cleanly, home_option, open_memory
-from .controller import Controller
+from .controller import Controller, ensure_loaded
 from .results import AttendResult, Candidate
+
+
+def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The host CLI's error handling (one line, exit code), looked up when a command runs:
+    ``attention_cloud.cli`` imports this module while it is being imported itself."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..cli import fail_cleanly as host_fail_cleanly
+
+        return host_fail_cleanly(fn)(*args, **kwargs)
+
+    return wrapper
 
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -37,7 +50,9 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
                       help="The current time in Unix seconds [default: now].")(fn)
     fn = click.option("--scope", envvar="ATC_SCOPE", default="default", show_default=True,
                       show_envvar=True, help="Namespace of beliefs, goals and trace.")(fn)
-    return home_option(fn)
+    return click.option("--home", envvar="ATC_HOME", type=click.Path(file_okay=False),
+                        default=None, show_envvar=True,
+                        help="Memory home directory [default: ~/.attention-cloud].")(fn)
 
 
 def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,7 +63,12 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _controller(ctx: click.Context, home: str | None, scope: str) -> Controller:
     memory = ctx.obj if hasattr(ctx.obj, "pl") and hasattr(ctx.obj, "home") else None
     if memory is None:
-        memory = open_memory(home)
+        from ..bridge import get_prolog
+        from ..memory import Memory
+
+        # Load the attention rules before the home's journal is replayed into them.
+        ensure_loaded(get_prolog())
+        memory = Memory.open(home)
     return Controller(memory.pl, scope, memory=memory)
 
 
