@@ -97,6 +97,7 @@ from .api import parse_path, parse_text
 from .budget import DEFAULT_KIND_SHARES
 from .detect import detect_format
 from .envelope import strip_envelopes
+from .pointers import Pointer, parse_pointer, read_pointer
 from .records import FORMATS, KINDS, ItemRecord, ParseResult
 
 __all__ = [
@@ -105,8 +106,11 @@ __all__ = [
     "KINDS",
     "ItemRecord",
     "ParseResult",
+    "Pointer",
     "detect_format",
     "parse_path",
+    "parse_pointer",
     "parse_text",
+    "read_pointer",
     "strip_envelopes",
 ]

@@ -57,21 +57,32 @@ def strip_command_wrappers(text: str) -> str:
 
 
 class _Record:
-    """What every item cut from one Claude Code record shares."""
+    """What every item cut from one Claude Code record shares (worked out only when needed:
+    many records, such as file reads and thinking blocks, produce no item)."""
 
-    __slots__ = ("number", "session", "uuid", "time", "cwd", "pointer", "sidechain")
+    __slots__ = ("number", "record", "base", "default_session", "sidechain")
 
     def __init__(self, number: int, record: dict[str, Any], default_session: str, base: str) -> None:
         self.number = number
-        session = record.get("sessionId")
-        self.session = session if isinstance(session, str) and session else default_session
-        uuid = record.get("uuid")
-        self.uuid = uuid if isinstance(uuid, str) and uuid else f"line{number}"
-        self.time = iso_utc(record.get("timestamp"))
-        cwd = record.get("cwd")
-        self.cwd = cwd if isinstance(cwd, str) else ""
-        self.pointer = f"{base}:{number}"
+        self.record = record
+        self.base = base
+        self.default_session = default_session
         self.sidechain = record.get("isSidechain") is True
+
+    @property
+    def session(self) -> str:
+        session = self.record.get("sessionId")
+        return session if isinstance(session, str) and session else self.default_session
+
+    @property
+    def uuid(self) -> str:
+        uuid = self.record.get("uuid")
+        return uuid if isinstance(uuid, str) and uuid else f"line{self.number}"
+
+    @property
+    def cwd(self) -> str:
+        cwd = self.record.get("cwd")
+        return cwd if isinstance(cwd, str) else ""
 
 
 class ClaudeCodeParser:
@@ -200,8 +211,8 @@ class ClaudeCodeParser:
             role=role,
             identity=f"{rec.uuid}/{index}",
             text=text,
-            time=rec.time,
-            pointer=rec.pointer,
+            time=iso_utc(rec.record.get("timestamp")),
+            pointer=f"{rec.base}:{rec.number}",
             cwd=rec.cwd,
             links=links,
             sets_goal=sets_goal,

@@ -24,32 +24,45 @@ _EXTENSIONS = (
     "html htm css scss sass less xml xsd proto graphql gql tf tfvars hcl lock log cmake mk "
     "dockerfile tex bib svg"
 ).split()
-_PATH = re.compile(
-    r"(?<![\w./~@+-])"
-    r"((?:~|\.{1,2})?/?(?:[\w.@+-]+/)*[\w@+-][\w.@+-]*\.(?:" + "|".join(_EXTENSIONS) + r"))"
-    r"(?![\w/-]|\.\w)",
-)
-_ERROR_CLASS = re.compile(
-    r"(?<![\w])(?:[A-Za-z_]\w*\.)*([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Timeout|Interrupt|Exit))\b"
-)
-_ERROR_CLASS_HINT = re.compile(r"Error|Exception|Warning|Timeout|Interrupt|Exit")
+# Paths are found from their extension backwards: the scan looks for "." (a fast literal
+# search) instead of trying a path pattern at every character.
+def _extension_alternatives(extensions: list[str]) -> str:
+    """``(?:p(?:yi|y|...)|j(?:s|...)|...)``: grouped by first letter, so a "." followed by a
+    letter tries one group rather than every extension (sentences have many dots)."""
+    groups: dict[str, list[str]] = {}
+    for extension in extensions:
+        groups.setdefault(extension[0], []).append(extension[1:])
+    parts = []
+    for first, rests in sorted(groups.items()):
+        rests = sorted(set(rests), key=lambda rest: (-len(rest), rest))
+        parts.append(first + "(?:" + "|".join(rests) + ")")
+    return "(?:" + "|".join(parts) + ")"
+
+
+_EXTENSION_AT = re.compile(r"\.(?=[a-z])" + _extension_alternatives(_EXTENSIONS) + r"(?![\w/-]|\.\w)")
+# The characters of a path, matched backwards from the extension on the reversed text.
+_PATH_RUN = re.compile(r"[A-Za-z0-9_.@+~/-]*")
+_ERROR_SUFFIX = re.compile(r"(?:Error|Exception|Warning|Timeout|Interrupt|Exit)\b")
+_NAME_RUN = re.compile(r"[A-Za-z0-9]*")
 
 # Output that reports a failure: a Python traceback, "SomethingError: ..." or "Error: ..." at
 # the start of a line, pytest/unittest failure summaries, non-zero exit statuses, shell and
-# compiler failures. Anchored alternatives keep ordinary prose ("no errors found") out.
-_ERROR_OUTPUT = re.compile(
-    r"Traceback \(most recent call last\)"
-    r"|^\s*(?:[\w.]*(?:Error|Exception)|Error|ERROR|FATAL|Fatal|fatal|error(?:\[\w+\])?)(?::|\s*!)\s"
-    r"|^(?:FAILED|FAIL:|ERROR\b)"
-    r"|\b[1-9]\d* (?:failed|errors?)\b(?=[ ,=]|$)"
-    r"|\b[Ee]xit (?:code|status)[: ]\s*[1-9]\d*"
-    r"|\bexited with (?:code|status) [1-9]\d*"
-    r"|\b(?:returned )?non-zero exit"
-    r"|: command not found\b"
-    r"|^npm ERR!"
-    r"|\bpanicked at\b",
-    re.MULTILINE,
+# compiler failures. Anchored patterns keep ordinary prose ("no errors found") out. Each
+# pattern runs only when a literal it needs is present: one regular expression with all of
+# them as alternatives is tried at every character and costs ten times more.
+_TRACEBACK = "Traceback (most recent call last)"
+_ERROR_WORD = re.compile(r"(?:rror|RROR|xception|atal|ATAL)(?:\[\w+\])?(?::|\s*!)\s")
+_ERROR_WORD_LINE_START = re.compile(r"[ \t]*[\w.]*")  # what may precede the word on its line
+_GUARDED_FAILURES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("FAIL", re.compile(r"^(?:FAILED|FAIL:)", re.MULTILINE)),
+    ("ERROR", re.compile(r"^ERROR\b", re.MULTILINE)),
+    (" failed", re.compile(r"\b[1-9]\d* failed\b")),
+    (" error", re.compile(r"\b[1-9]\d* errors?\b(?=[ ,=]|$)", re.MULTILINE)),
+    ("xit ", re.compile(r"\b[Ee]xit (?:code|status)[: ]\s*[1-9]")),
+    ("exited with", re.compile(r"\bexited with (?:code|status) [1-9]")),
+    ("npm ERR!", re.compile(r"^npm ERR!", re.MULTILINE)),
 )
+_FAILURE_PHRASES = ("non-zero exit", ": command not found", "panicked at")
 
 
 def probe(text: str) -> str:
@@ -60,19 +73,41 @@ def probe(text: str) -> str:
 
 
 def looks_like_error(text: str) -> bool:
-    """True when tool output or a message reports a failure (see module docstring)."""
-    return _ERROR_OUTPUT.search(probe(text)) is not None
+    """True when tool output or a message reports a failure (see the patterns above)."""
+    view = probe(text)
+    if _TRACEBACK in view or any(phrase in view for phrase in _FAILURE_PHRASES):
+        return True
+    for match in _ERROR_WORD.finditer(view):
+        line_start = view.rfind("\n", 0, match.start()) + 1
+        # "ValueError: x", "  ERROR: y", "error[E0308]: z" -- the word starts its line.
+        if (
+            match.start() > line_start
+            and view[match.start() - 1].isalpha()
+            and _ERROR_WORD_LINE_START.fullmatch(view, line_start, match.start())
+        ):
+            return True
+    return any(guard in view and pattern.search(view) for guard, pattern in _GUARDED_FAILURES)
 
 
 def error_classes(text: str) -> list[str]:
     """Distinct error class names in ``text``, in order of first appearance (at most 8)."""
     view = probe(text)
-    if _ERROR_CLASS_HINT.search(view) is None:
+    if not (
+        "Error" in view or "Exception" in view or "Warning" in view
+        or "Timeout" in view or "Interrupt" in view or "Exit" in view
+    ):
         return []
     found: list[str] = []
-    for match in _ERROR_CLASS.finditer(view):
-        name = match.group(1)
-        if name not in found:
+    backwards = view[::-1]
+    for match in _ERROR_SUFFIX.finditer(view):
+        start = match.start() - _run_length(_NAME_RUN, backwards, len(view) - match.start())
+        name = view[start : match.end()]
+        if (
+            len(name) > match.end() - match.start()
+            and name[0].isupper()
+            and (start == 0 or view[start - 1] != "_")
+            and name not in found
+        ):
             found.append(name)
             if len(found) == MAX_ENTITIES_PER_KIND:
                 break
@@ -82,16 +117,30 @@ def error_classes(text: str) -> list[str]:
 def file_paths(text: str, cwd: str = "") -> list[str]:
     """Distinct file paths mentioned in ``text`` (made relative to ``cwd`` when under it)."""
     view = probe(text)
-    if "." not in view:
-        return []
     found: list[str] = []
-    for match in _PATH.finditer(view):
-        path = relative_path(match.group(1), cwd)
+    backwards = ""
+    for match in _EXTENSION_AT.finditer(view):
+        if not backwards:
+            backwards = view[::-1]
+        start = match.start() - _run_length(_PATH_RUN, backwards, len(view) - match.start())
+        candidate = view[start : match.end()]
+        # The file name must not start with "." (".py" alone; hidden files are skipped too).
+        name_start = candidate.rfind("/") + 1
+        if candidate[name_start] == ".":
+            continue
+        path = relative_path(candidate, cwd) if cwd or "/." in candidate or "//" in candidate else candidate
         if path not in found:
             found.append(path)
             if len(found) == MAX_ENTITIES_PER_KIND:
                 break
     return found
+
+
+def _run_length(run: re.Pattern[str], backwards: str, position: int) -> int:
+    """Length of the run of ``run`` characters ending just before ``len - position`` in the
+    original text, found by matching forwards in the reversed text ``backwards``."""
+    found = run.match(backwards, position)
+    return found.end() - position if found else 0
 
 
 def relative_path(path: str, cwd: str = "") -> str:

@@ -10,20 +10,23 @@ that would parse.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Iterator
 
 from .collector import ItemCollector
-from .envelope import ENVELOPE_TAG, has_closing_envelope_tag, scan_tag_blocks, strip_envelopes_in
+from .envelope import (
+    ENVELOPE_TAG,
+    has_closing_envelope_tag,
+    may_hold_envelope,
+    scan_tag_blocks,
+    strip_envelopes_in,
+)
 from .source import Source, lines_of
 
-# A line can only hold an envelope if it names the tag or hides characters in \\u escapes.
-_ENVELOPE_HINT = re.compile(r"memory-frame|\\u", re.IGNORECASE)
 
 
 def json_error_reason(error: json.JSONDecodeError) -> str:
-    """``invalid JSON (<what> at column <n>)``."""
-    return f"invalid JSON ({error.msg} at column {error.colno})"
+    """``invalid JSON: <what> (column <n>)``."""
+    return f"invalid JSON: {error.msg} (column {error.colno})"
 
 
 def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int, Any]]:
@@ -52,14 +55,17 @@ def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int
             collector.skip(number, "JSON nested too deeply")
             continue
         except json.JSONDecodeError as error:
-            reason = json_error_reason(error)
-            if number == last_line and not complete:
-                reason = "truncated last line: " + reason
-            collector.skip(number, reason)
             _, found, open_at = scan_tag_blocks(line, ENVELOPE_TAG)
-            collector.envelopes_stripped += found
-            inside_envelope = open_at >= 0
+            if found:
+                reason = "<memory-frame> envelope outside JSON"
+                collector.envelopes_stripped += found
+                inside_envelope = open_at >= 0
+            elif number == last_line and not complete:
+                reason = "truncated last line: " + json_error_reason(error)
+            else:
+                reason = json_error_reason(error)
+            collector.skip(number, reason)
             continue
-        if _ENVELOPE_HINT.search(line):
+        if may_hold_envelope(line):
             collector.envelopes_stripped += strip_envelopes_in(record)
         yield number, record

@@ -13,7 +13,6 @@ optional ``name``, ``tool_calls`` (``function.name`` and JSON ``function.argumen
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from .classify import (
@@ -25,7 +24,7 @@ from .classify import (
     user_message_kind,
 )
 from .collector import ItemCollector
-from .envelope import strip_envelopes_in
+from .envelope import may_hold_envelope, strip_envelopes_in
 from .jsonlines import json_error_reason, json_records
 from .source import Source, fail, require_text
 from .timefmt import iso_utc
@@ -35,7 +34,6 @@ _DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_
 _MESSAGE_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id")
 _TIME_KEYS = ("timestamp", "created_at", "create_time", "created", "date", "time")
 _TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
-_ENVELOPE_HINT = re.compile(r"memory-frame|\\u", re.IGNORECASE)
 
 
 class _Conversation:
@@ -101,7 +99,7 @@ class OpenAIChatParser:
             return None  # a single message on one line
         if not isinstance(document, (list, dict)):
             raise fail(source.name, "JSON document is neither a list of messages nor an object")
-        if _ENVELOPE_HINT.search(source.text):
+        if may_hold_envelope(source.text):
             self.collector.envelopes_stripped += strip_envelopes_in(document)
         return document
 

@@ -10,15 +10,21 @@ GOAL_MAX_CHARS = 300
 
 ELLIPSIS = " … "
 
-# Bare acknowledgements carry no goal: a short message made only of these words is noise.
+# Bare acknowledgements carry no goal: a short message made only of these words and phrases
+# is noise. Phrases hold words that mean something else on their own ("keep this" is not an
+# acknowledgement; "keep going" is).
 _ACK_WORDS = frozenset(
-    """ok okay k kk okk thanks thank you thx ty cheers yes yeah yep yup ya sure continue go on
-    ahead proceed please pls great cool nice perfect awesome lgtm good sounds got it alright
-    right fine done next keep going do that this looks""".split()
+    """ok okay k kk okk thanks thank you thx ty cheers yes yeah yep yup ya sure great cool nice
+    perfect awesome excellent lgtm alright fine good please pls continue proceed next done go""".split()
+)
+_ACK_PHRASES = (
+    "looks good to me", "go on", "go ahead", "keep going", "carry on", "do it", "do that", "looks good", "sounds good",
+    "got it", "makes sense", "all good", "that works", "thats right", "right", "agreed",
 )
 # Bare replies that redirect without saying where: kept as turns, but they never replace the
 # active goal ("no" after a proposal does not make "no" the goal of what follows).
-_REPLY_WORDS = frozenset("no nope nah stop wait hold on hmm hm cancel abort not".split())
+_REPLY_WORDS = frozenset("no nope nah stop wait hmm hm cancel abort".split())
+_REPLY_PHRASES = ("hold on", "not yet", "not now", "not that")
 _MAX_BARE_WORDS = 5
 _LETTER_RUNS = re.compile(r"[^\W\d_]+")
 
@@ -47,29 +53,33 @@ def goal_text(text: str) -> str:
     return goal
 
 
-def _bare_words(text: str) -> list[str] | None:
-    """Lower-cased words of a short message without digits; None when it is not short."""
+def _bare_words(text: str, phrases: tuple[str, ...]) -> list[str] | None:
+    """Words of a short message without digits, known ``phrases`` removed; None if not short."""
     stripped = text.strip()
     if len(stripped) > 60 or any(ch.isdigit() for ch in stripped):
         return None
-    words = _LETTER_RUNS.findall(stripped.lower())
-    return words if len(words) <= _MAX_BARE_WORDS else None
+    words = _LETTER_RUNS.findall(stripped.lower().replace("'", ""))
+    if len(words) > _MAX_BARE_WORDS:
+        return None
+    padded = f" {' '.join(words)} "
+    for phrase in phrases:
+        padded = padded.replace(f" {phrase} ", " ")
+    return padded.split()
 
 
 def is_acknowledgement(text: str) -> bool:
-    """True for a bare acknowledgement ("ok", "Thanks!", "yes please continue", "👍")."""
-    words = _bare_words(text)
+    """True for a bare acknowledgement ("ok", "Thanks!", "yes please, go ahead", "👍")."""
+    words = _bare_words(text, _ACK_PHRASES)
     return words is not None and all(word in _ACK_WORDS for word in words)
 
 
 def is_bare_reply(text: str) -> bool:
-    """True for a short reply made of acknowledgement and refusal words only ("no", "wait")."""
-    words = _bare_words(text)
-    return (
-        words is not None
-        and bool(words)
-        and all(word in _ACK_WORDS or word in _REPLY_WORDS for word in words)
-    )
+    """True for a short refusal or pause ("no", "wait", "hold on, not yet") that is not an
+    acknowledgement."""
+    words = _bare_words(text, _ACK_PHRASES + _REPLY_PHRASES)
+    if words is None or not _LETTER_RUNS.search(text) or is_acknowledgement(text):
+        return False
+    return all(word in _ACK_WORDS or word in _REPLY_WORDS for word in words)
 
 
 def strip_system_reminders(text: str) -> str:

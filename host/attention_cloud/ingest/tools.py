@@ -33,7 +33,9 @@ _CLAUDE_FILE_TOOLS = {
 _PATH_KEYS = ("file_path", "path", "filename", "file", "target_file", "notebook_path", "filepath")
 _COMMAND_KEYS = ("command", "cmd", "script")
 _EDITOR_COMMANDS = {"view": "read", "create": "write", "str_replace": "edit", "insert": "edit", "undo_edit": "edit"}
-_SHELL_NAMES = frozenset({"bash", "shell", "sh", "terminal", "runcommand", "runshellcommand", "execute", "exec", "runterminalcmd"})
+# A function is a shell when its name says so and it takes a command ("Bash", "run_shell",
+# "execute_command", "terminal" ...).
+_SHELL_WORDS = ("bash", "shell", "command", "terminal", "exec", "cmd")
 _WRITE_COMMANDS = frozenset({"rm", "mv", "cp", "touch", "tee", "truncate", "chmod", "ln"})
 _READ_COMMANDS = frozenset({"cat", "head", "tail", "less", "more", "wc"})
 _REDIRECT = re.compile(r"(?<![0-9&<>])>>?\s*([^\s;&|<>]+)")
@@ -88,7 +90,8 @@ def _first_string(args: dict[str, Any], keys: tuple[str, ...]) -> str:
 
 
 def _normal_name(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
+    lowered = name.lower()
+    return lowered if lowered.isalnum() else re.sub(r"[^a-z0-9]", "", lowered)
 
 
 def describe_call(name: str, args: Any, cwd: str = "") -> ToolCall:
@@ -102,10 +105,12 @@ def describe_call(name: str, args: Any, cwd: str = "") -> ToolCall:
     if not isinstance(args, dict):
         args = {}
     op = _CLAUDE_FILE_TOOLS.get(name, "")
-    norm = _normal_name(name)
-    command = _first_string(args, _COMMAND_KEYS)
-    if not op and norm in _SHELL_NAMES and command:
-        return _describe_shell(name, command, cwd)
+    if not op:
+        norm = _normal_name(name)
+        if norm == "sh" or any(word in norm for word in _SHELL_WORDS):
+            command = _first_string(args, _COMMAND_KEYS)
+            if command:
+                return _describe_shell(name, command, cwd)
     raw_path = _first_string(args, _PATH_KEYS)
     if not op and raw_path:
         op = _guess_file_op(norm, args)
@@ -189,10 +194,13 @@ def _shell_file_op(command: str) -> tuple[str, str]:
     """
     if len(command) > 500 or any(sep in command for sep in ("\n", "&&", "||", "|", ";", "`", "$(")):
         return "", ""
-    redirect = _REDIRECT.search(command)
+    redirect = _REDIRECT.search(command) if ">" in command else None
     if redirect:
         target = redirect.group(1)
         return ("", "") if target.startswith(("/dev/", "&")) else ("write", target)
+    first_word = command.split(None, 1)[0] if command.strip() else ""
+    if first_word not in _WRITE_COMMANDS and first_word not in _READ_COMMANDS and first_word != "sed":
+        return "", ""
     try:
         words = shlex.split(command)
     except ValueError:

@@ -1,0 +1,85 @@
+"""Following an item's pointer back to the verbatim record it came from.
+
+Pointers have three shapes: ``<path>:<line>`` (1-based line of a JSONL or text file),
+``<path>#<JSON pointer>`` (RFC 6901, into a JSON document) and ``<path>:<line>#<JSON pointer>``
+(into the JSON value held on one line).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+
+_LINE_SUFFIX = re.compile(r":(\d+)\Z")
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A parsed pointer: the file, the 1-based line (or None), the JSON pointer (or "")."""
+
+    path: str
+    line: int | None
+    json_pointer: str
+
+
+def parse_pointer(pointer: str) -> Pointer:
+    """Split a pointer into its parts (see the module docstring)."""
+    hash_at = pointer.rfind("#/")
+    location, json_pointer = (pointer, "") if hash_at < 0 else (pointer[:hash_at], pointer[hash_at + 1 :])
+    match = _LINE_SUFFIX.search(location)
+    if match:
+        return Pointer(location[: match.start()], int(match.group(1)), json_pointer)
+    if not json_pointer:
+        raise InputError(f"{pointer}: not a pointer (expected PATH:LINE or PATH#/JSON/POINTER)")
+    return Pointer(location, None, json_pointer)
+
+
+def read_pointer(pointer: str) -> Any:
+    """The verbatim record ``pointer`` addresses: a line of text, or a decoded JSON value.
+
+    Raises:
+        InputError: the file cannot be read, or the line or JSON pointer does not exist in it.
+    """
+    target = parse_pointer(pointer)
+    try:
+        with open(target.path, encoding="utf-8", newline="\n") as handle:
+            if target.line is None:
+                value: Any = json.load(handle)
+            else:
+                value = _line(handle, target.line, pointer)
+    except OSError as error:
+        raise InputError(f"{target.path}: cannot read ({error.strerror or error})") from None
+    except (ValueError, RecursionError) as error:
+        raise InputError(f"{pointer}: not readable as UTF-8 JSON ({error})") from None
+    if not target.json_pointer:
+        return value
+    if target.line is not None:
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError) as error:
+            raise InputError(f"{pointer}: line is not JSON ({error})") from None
+    return resolve_json_pointer(value, target.json_pointer, pointer)
+
+
+def _line(handle: Any, number: int, pointer: str) -> str:
+    for current, line in enumerate(handle, 1):
+        if current == number:
+            return line.rstrip("\r\n")
+    raise InputError(f"{pointer}: the file has fewer than {number} lines")
+
+
+def resolve_json_pointer(document: Any, json_pointer: str, pointer: str = "") -> Any:
+    """The value at an RFC 6901 ``json_pointer`` (``/messages/3``) inside ``document``."""
+    value = document
+    for token in json_pointer.split("/")[1:]:
+        key = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        elif isinstance(value, dict) and key in value:
+            value = value[key]
+        else:
+            raise InputError(f"{pointer or json_pointer}: no {key!r} in the JSON value")
+    return value

@@ -1,0 +1,82 @@
+"""Plain text and markdown transcripts with speaker lines."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from attention_cloud.ingest import parse_path, parse_text, read_pointer
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+
+
+def test_colon_speakers_aliases_and_multiline_turns():
+    path = FIXTURES / "transcript.txt"
+    result = parse_path(path)
+    assert result.format == "text"
+    assert result.records_read == 7
+    base = os.path.abspath(path)
+    assert [(i.kind, i.role, i.pointer) for i in result.items] == [
+        ("user_goal", "user", f"{base}:3"),
+        ("turn", "assistant", f"{base}:5"),  # narration of the next step
+        ("conclusion", "assistant", f"{base}:6"),
+        ("user_goal", "user", f"{base}:10"),  # "Human:"; the "thanks!" at line 9 is dropped
+        ("conclusion", "assistant", f"{base}:11"),  # "AI:"
+        ("turn", "system", f"{base}:12"),
+    ]
+    first = result.items[0]
+    assert first.text == (
+        "The nightly export job crashes with MemoryError on tables over 2 GB.\n"
+        "Can you make it stream rows instead of loading them all?"
+    )
+    assert first.goal == (
+        "The nightly export job crashes with MemoryError on tables over 2 GB. "
+        "Can you make it stream rows instead of loading them all?"
+    )
+    assert ("mentions", "MemoryError") in [(p, o) for _, p, o in first.relations]
+    assert result.items[2].text.endswith("so memory stays flat regardless of table size.")
+    assert result.items[4].goal == "Also compress the output with gzip, level 6."
+    assert {i.session for i in result.items} == {"transcript"}
+    assert {i.time for i in result.items} == {""}
+
+
+def test_markdown_headings_and_code_fences():
+    result = parse_path(FIXTURES / "transcript.md")
+    assert [(i.kind, i.pointer.rsplit(":", 1)[1]) for i in result.items] == [
+        ("user_goal", "5"),
+        ("conclusion", "9"),  # runs through the fenced block and its "User:" line
+        ("conclusion", "27"),  # "### Assistant:"; the "ok" turn at 23 is noise
+    ]
+    answer = result.items[1].text
+    assert "User: this line is inside a code fence and must not start a turn" in answer
+    assert answer.endswith("Buckets live in Redis so every instance shares them.")
+    assert "Notes exported" not in " ".join(i.text for i in result.items)  # preamble
+
+
+def test_pointer_line_is_the_speaker_line():
+    items = parse_path(FIXTURES / "transcript.txt").items
+    assert read_pointer(items[3].pointer) == "Human: Also compress the output with gzip, level 6."
+
+
+def test_parse_text_uses_the_name_for_pointers_and_session():
+    result = parse_text("User: Add a dark mode toggle.\nAssistant: Added it to settings.tsx.\n", name="notes/chat-7.md")
+    assert [(i.session, i.pointer) for i in result.items] == [
+        ("chat-7", "notes/chat-7.md:1"),
+        ("chat-7", "notes/chat-7.md:2"),
+    ]
+    assert parse_text("User: x y z\n", name="n.txt", session="s1").items[0].session == "s1"
+
+
+def test_bold_speakers_and_crlf_line_endings():
+    text = "**User:** Fix the login redirect.\r\nIt loops forever.\r\n**Assistant:** The callback URL lacked a trailing slash.\r\n"
+    items = parse_text(text, name="bold.md").items
+    assert [(i.kind, i.text) for i in items] == [
+        ("user_goal", "Fix the login redirect.\nIt loops forever."),
+        ("conclusion", "The callback URL lacked a trailing slash."),
+    ]
+
+
+def test_tool_speaker_output_is_classified():
+    text = "User: Run the tests.\nTool: FAILED tests/test_a.py::test_b - ZeroDivisionError: division by zero\nTool: 12 passed in 0.4s\n"
+    items = parse_text(text, name="tools.txt").items
+    assert [(i.kind, i.role) for i in items] == [("user_goal", "user"), ("error", "tool"), ("tool_result", "tool")]
+    assert ("mentions", "ZeroDivisionError") in [(p, o) for _, p, o in items[1].relations]
