@@ -10,6 +10,7 @@
 :- use_module(library(apply)).
 :- use_module(library(pairs)).
 :- use_module(library(aggregate)).
+:- use_module(library(ordsets)).
 :- use_module(attention_store).
 :- use_module(attention_checks).
 :- use_module(tms).
@@ -199,10 +200,11 @@ expire_(Scope, Goal, Turn, Id, Score, Now) :-
 
 expire_unproposed_(Scope, Goal, Turn, Scores, Now) :-
     weight(Scope, candidate_ttl_s, TTL),
-    findall(K, ( member(S, Scores), get_dict(key, S, K) ), Keys),
+    findall(K, ( member(S, Scores), get_dict(key, S, K) ), Keys0),
+    sort(Keys0, Keys),
     forall(( open_candidate_(Scope, Key, Id, _, Created),
              Created + TTL < Now,
-             \+ memberchk(Key, Keys) ),
+             \+ ord_memberchk(Key, Keys) ),
            expire_(Scope, Goal, Turn, Id, none, Now)).
 
 % Floors first (by severity), then rank score, then id for a stable order.

@@ -205,10 +205,9 @@ propose(exploration, ctx(Scope, _, _, Closures), proposal(exploration, Key, [], 
     findall(T, ( member(_-Claims, Closures), member((T-_)-_, Claims) ), Ts0),
     sort(Ts0, GoalTypes),
     findall(NegA-Source,
-            ( source_claim_type(Scope, Source, T),
+            ( source_rank(Scope, Source, T, A, _),
               \+ memberchk(T, GoalTypes),
               \+ inspection(Scope, _, Source, _, _, _, _, _),
-              source_authority(Scope, Source, A),
               NegA is -A ), Pairs),
     msort(Pairs, [_-Source|_]),
     source_claim_type(Scope, Source, T),
@@ -240,8 +239,7 @@ claim_beliefs_of_type_(Scope, T, Subjects) :-
 
 % The most authoritative source registered for a claim type (ties by name).
 top_source_(Scope, T, Source) :-
-    findall(NegA-S, ( source_claim_type(Scope, S, T), source_authority(Scope, S, A),
-                      NegA is -A ), Pairs),
+    findall(NegA-S, ( source_rank(Scope, S, T, A, _), NegA is -A ), Pairs),
     msort(Pairs, [_-Source|_]).
 
 
@@ -281,8 +279,7 @@ score_(Ctx, Key-Ps, Score) :-
 
 score_key_(key(inspect_source, Source, T-S), Ctx, Triggers, Goals0, _, Score) :- !,
     Ctx = ctx(Scope, Attended, Now, Closures),
-    source_authority(Scope, Source, A),
-    source_cost(Scope, Source, Cost),
+    once(source_rank(Scope, Source, T, A, Cost)),
     claim_beliefs(Scope, T, S, Live),
     p_belief_wrong(Scope, T-S, Now, PWrong),
     findall(G, ( member(G-Claims, Closures), memberchk((T-S)-_, Claims) ), Gs1),
@@ -479,8 +476,8 @@ event_related_(Ctx, Target) :-
 floor_(Ctx, Source, Claim, GoalIds, Floor) :-
     Ctx = ctx(Scope, Attended, Now, Closures),
     Claim = T-_,
-    (   top_source_(Scope, T, Source),
-        floor_reason_(Scope, Attended, Now, Closures, Source, Claim, GoalIds, Reason)
+    (   floor_reason_(Scope, Attended, Now, Closures, Source, Claim, GoalIds, Reason),
+        top_source_(Scope, T, Source)
     ->  Floor = Reason
     ;   Floor = false
     ).
@@ -499,13 +496,13 @@ floor_reason_(Scope, Attended, Now, _, Source, Claim, GoalIds, mandatory_proof) 
     mandatory_proof(T),
     claim_policy(T, Requirements),
     memberchk(fresh_authoritative_evidence(MaxAge, MinA), Requirements),
-    source_authority(Scope, Source, A),
+    source_rank(Scope, Source, _, A, _),
     A >= MinA,
     \+ ( claim_beliefs(Scope, T, S, Live),
          member(B, Live),
          \+ belief_dirty(Scope, B, _),
          belief_origin(Scope, B, O),
-         source_authority(Scope, O, OA), OA >= MinA,
+         source_rank(Scope, O, _, OA, _), OA >= MinA,
          belief_observed(Scope, B, _, At, _),
          Now - At =< MaxAge ).
 

@@ -5,6 +5,7 @@
             source_cost/3,                % +Scope, +Source, -Cost
             source_trusted/2,             % +Scope, +Source
             source_info/3,                % +Scope, +Source, -Info
+            source_rank/5,                % ?Scope, ?Source, ?ClaimType, ?Authority, ?Cost
 
             tms_add_belief/3,             % +Scope, +Id, +Belief
             belief_live/2,                % ?Scope, ?Id
@@ -162,6 +163,14 @@ known_source(Scope, Text, Source) :-
 
 source_claim_type(Scope, Source, ClaimType) :-
     source(Scope, Source, ClaimType, _, _, _, _).
+
+%!  source_rank(?Scope, ?Source, ?ClaimType, ?Authority, ?Cost) is nondet.
+%
+%   Source of Scope answers ClaimType with Authority at Cost: the unchecked relation the
+%   controller scans while ranking (source_authority/3 and friends check their arguments).
+
+source_rank(Scope, Source, ClaimType, Authority, Cost) :-
+    source(Scope, Source, ClaimType, _, Authority, Cost, _).
 
 %!  source_authority(+Scope, +Source, -Authority) is det.
 %
@@ -445,9 +454,13 @@ claim_beliefs(Scope, ClaimType, Subject, Ids) :-
 %   The live beliefs Ids on claim (ClaimType, Subject) do not all hold the same value.
 
 contradiction(Scope, ClaimType, Subject, Ids) :-
-    setof(ClaimType-Subject, Id^V^C^O^Vol^( belief(Scope, Id, ClaimType, Subject, V, C, O, Vol),
-                                             \+ superseded(Scope, Id, _, _) ), Claims),
-    member(ClaimType-Subject, Claims),
+    (   ground(Scope-ClaimType-Subject)
+    ->  true                            % one claim: no need to enumerate them all
+    ;   setof(ClaimType-Subject,
+              Id^V^C^O^Vol^( belief(Scope, Id, ClaimType, Subject, V, C, O, Vol),
+                             \+ superseded(Scope, Id, _, _) ), Claims),
+        member(ClaimType-Subject, Claims)
+    ),
     claim_beliefs(Scope, ClaimType, Subject, Ids),
     findall(V, ( member(Id, Ids), belief(Scope, Id, _, _, V, _, _, _) ), Vs0),
     sort(Vs0, Vs),
