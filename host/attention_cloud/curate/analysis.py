@@ -13,18 +13,25 @@ that both a coding turn and a chat turn keep what a later question asks about:
 """
 from __future__ import annotations
 
-import bisect
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 
 from .cues import is_first_person, lower_same_length, scan
 from .entities import SPECIFIC_KINDS, Entity, find_entities
 from .lexicon import ASIDE_MARKERS, CHATTER, FILLER_OPENERS, STOPWORDS
 from .sentences import Sentence, split_sentences, window
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
-_ERROR_LINE = re.compile(r"^[A-Z][\w.]*(?:Error|Exception|Warning)\b|^(?:error|fatal|FAILED)\b[:\s]", re.IGNORECASE)
+# Content words: start with a letter, three characters or more (digits are entities' business).
+_WORD = re.compile(r"[a-z][a-z0-9'-]{2,}")
+_START = attrgetter("start")
+_WEIGHTY_CUES = frozenset({"decision", "constraint", "outcome"})
+_ERROR_LINE = re.compile(r"[A-Z][\w.]*(?:Error|Exception|Warning)\b|(?:error|fatal|FAILED)\b[:\s]", re.IGNORECASE)
+_FILLER = re.compile("|".join(re.escape(o) for o in FILLER_OPENERS))
+_ASIDE = re.compile("|".join(re.escape(o) for o in ASIDE_MARKERS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,14 +43,16 @@ class Analysis:
         scores: one L1 score per sentence.
         cues: per sentence, the cue categories found in it (with "fact" added for first-person
             sentences that name something specific).
+        filler: per sentence, True for pleasantries and acknowledgements ("Thanks!").
         entities: every entity occurrence, in order.
         sentence_entities: per sentence, the entities inside it.
-        keywords: the most frequent content words, most frequent first.
+        keywords: topical words, most telling first.
     """
 
     sentences: tuple[Sentence, ...]
     scores: tuple[float, ...]
     cues: tuple[frozenset[str], ...]
+    filler: tuple[bool, ...]
     entities: tuple[Entity, ...]
     sentence_entities: tuple[tuple[Entity, ...], ...]
     keywords: tuple[str, ...]
@@ -52,128 +61,125 @@ class Analysis:
 def analyse(text: str, kind: str = "") -> Analysis:
     """Analyse ``text`` (an item of the given journal ``kind``) for curation."""
     view = window(text)
+    lowered = lower_same_length(view)
     sentences = split_sentences(view)
     entities = find_entities(view)
     starts = [s.start for s in sentences]
+    ends = [s.end for s in sentences]
     per_cues: list[set[str]] = [set() for _ in sentences]
     durations = False
-    for start, end, category in scan(lower_same_length(view)):
+    for start, end, category in scan(lowered):
         if category == "duration":
             entities.append(Entity(" ".join(view[start:end].split()), "duration", start))
             durations = True
             continue
-        index = _sentence_at(starts, sentences, start)
-        if index >= 0 and not sentences[index].code:
+        index = bisect_right(starts, start) - 1
+        if index >= 0 and start < ends[index] and not sentences[index].code:
             per_cues[index].add(category)
     if durations:
-        entities.sort(key=lambda e: e.start)
+        entities.sort(key=_START)
     per_entities: list[list[Entity]] = [[] for _ in sentences]
-    if sentences:
-        for entity in entities:
-            index = _sentence_at(starts, sentences, entity.start)
-            if index >= 0:
-                per_entities[index].append(entity)
+    for entity in entities:
+        index = bisect_right(starts, entity.start) - 1
+        if index >= 0 and entity.start < ends[index]:
+            per_entities[index].append(entity)
     for index, sentence in enumerate(sentences):
+        # A first-person sentence naming something specific states a fact ("I paid $40").
+        found = per_cues[index]
         if (
-            "fact" not in per_cues[index]
+            "fact" not in found
+            and per_entities[index]
             and not sentence.code
-            and any(e.kind in SPECIFIC_KINDS for e in per_entities[index])
+            and not SPECIFIC_KINDS.isdisjoint([e.kind for e in per_entities[index]])
             and is_first_person(sentence.text)
         ):
-            per_cues[index].add("fact")
-    words = [_content_words(s.text) for s in sentences]
-    scores = _score(sentences, words, per_cues, per_entities, kind)
+            found.add("fact")
+    filler = [_FILLER.match(lowered, s.start) is not None for s in sentences]
+    words = [set(_WORD.findall(lowered, s.start, s.end)) - STOPWORDS for s in sentences]
+    spread: Counter[str] = Counter(chain.from_iterable(words))
+    scores = _score(sentences, lowered, words, spread, per_cues, per_entities, filler, kind)
     return Analysis(
         sentences=tuple(sentences),
         scores=tuple(scores),
         cues=tuple(frozenset(c) for c in per_cues),
+        filler=tuple(filler),
         entities=tuple(entities),
         sentence_entities=tuple(tuple(e) for e in per_entities),
-        keywords=_keywords(words, scores),
+        keywords=_keywords(words, spread, scores),
     )
-
-
-def _sentence_at(starts: list[int], sentences: list[Sentence], offset: int) -> int:
-    """Index of the sentence containing ``offset``, or -1 when it falls between sentences."""
-    index = bisect.bisect_right(starts, offset) - 1
-    if index >= 0 and offset < sentences[index].end:
-        return index
-    return -1
-
-
-def _content_words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in STOPWORDS]
 
 
 def _score(
     sentences: list[Sentence],
-    words: list[list[str]],
+    lowered: str,
+    words: list[set[str]],
+    spread: Counter[str],
     cues: list[set[str]],
     entities: list[list[Entity]],
+    filler: list[bool],
     kind: str,
 ) -> list[float]:
-    count = len(sentences)
-    if not count:
+    if not sentences:
         return []
     # Centrality: how many other sentences share each content word, per sqrt(length).
-    spread: Counter[str] = Counter()
-    for ws in words:
-        spread.update(set(ws))
-    raw = []
-    for ws in words:
-        distinct = set(ws)
-        shared = sum(spread[w] - 1 for w in distinct)
-        raw.append(shared / (1.0 + len(distinct)) ** 0.5)
-    top = max(raw) or 1.0
-    last_prose = max((s.index for s in sentences if not s.code), default=-1)
-    scores = []
+    raw = [(sum(map(spread.__getitem__, ws)) - len(ws)) / (1.0 + len(ws)) ** 0.5 for ws in words]
+    scale = 1.0 / (max(raw) or 1.0)
+    prose = [s.index for s in sentences if not s.code]
+    last_prose = prose[-1] if prose else -1
+    scores = [r * scale for r in raw]
+    # Position: a goal states itself first; a chat turn often opens by answering the last
+    # reply, so its opening counts for less. The closing sentence holds a conclusion.
+    scores[0] += 1.0 if kind in ("user_goal", "error") else 0.6
+    if len(scores) > 1:
+        scores[1] += 0.3
+    if last_prose > 0:
+        scores[last_prose] += 0.8 if kind == "conclusion" else 0.3
+    error_kind = kind == "error"
     for i, sentence in enumerate(sentences):
-        score = raw[i] / top
-        if i == 0:
-            # A goal states itself first; a chat turn often opens by answering the last reply.
-            score += 1.0 if kind in ("user_goal", "error") else 0.6
-        elif i == 1:
-            score += 0.3
-        if i == last_prose and i > 0:
-            score += 0.8 if kind == "conclusion" else 0.3
+        score = scores[i]
         found = cues[i]
-        score += 1.2 * len(found & {"decision", "constraint", "outcome"}) + (1.0 if "fact" in found else 0.0)
-        specific = sum(1 for e in entities[i] if e.kind != "identifier")
-        score += 0.5 * min(specific, 4)
-        text = sentence.text
-        n_words = len(words[i])
-        lower = text.lower()
+        if found:
+            score += 1.2 * len(found & _WEIGHTY_CUES) + (1.0 if "fact" in found else 0.0)
+        mentioned = entities[i]
+        if mentioned:
+            specific = len(mentioned) - [e.kind for e in mentioned].count("identifier")
+            score += 0.5 * (specific if specific < 4 else 4)
+        elif len(words[i]) < 2:
+            score -= 1.5  # a fragment: "Done." "Yes!"
+        error_line = _ERROR_LINE.match(sentence.text) is not None
         if sentence.code:
             score -= 2.5
-            if _ERROR_LINE.match(text):
-                score += 3.0 if kind == "error" else 1.5
-        elif _ERROR_LINE.match(text):
-            score += 2.0 if kind == "error" else 0.5
-        if lower.startswith(FILLER_OPENERS):
+            if error_line:
+                score += 3.0 if error_kind else 1.5
+        elif error_line:
+            score += 2.0 if error_kind else 0.5
+        if filler[i]:
             score -= 2.0
-        elif lower.startswith(ASIDE_MARKERS):
+        elif _ASIDE.match(lowered, sentence.start):
             score += 1.0
-        if n_words < 2 and not entities[i]:
-            score -= 1.5
-        if len(text) > 400:
+        if sentence.end - sentence.start > 400:
             score -= 0.5
-        scores.append(score)
+        scores[i] = score
     return scores
 
 
-def _keywords(words: list[list[str]], scores: list[float], limit: int = 4) -> tuple[str, ...]:
-    """The topical words: most frequent first, then those of the best-scored sentences, then
-    first seen; conversational filler and short words are skipped."""
-    counts: Counter[str] = Counter()
-    first: dict[str, int] = {}
-    position = 0
-    for ws in words:
-        for w in ws:
-            if w.isalpha() and len(w) > 3 and w not in CHATTER:
-                counts[w] += 1
-                first.setdefault(w, position)
-            position += 1
-    best = sorted(range(len(words)), key=lambda i: (-scores[i], i))[:2]
-    favoured = {w for i in best for w in words[i]}
-    ranked = sorted(counts, key=lambda w: (-counts[w], w not in favoured, first[w]))
-    return tuple(ranked[:limit])
+def _keywords(words: list[set[str]], spread: Counter[str], scores: list[float], limit: int = 4) -> tuple[str, ...]:
+    """Topical words: those in most sentences first, then the words of the best sentence
+    (longest first), alphabetical among equals; filler and short words are skipped."""
+    if not words:
+        return ()
+    # Sort keys end in the word itself, so set iteration order (hash seeded) never shows.
+    repeated = sorted((-count, w) for w, count in spread.items() if count > 1)
+    best = max(range(len(words)), key=scores.__getitem__)
+    ranked = [w for _, w in repeated] + sorted(words[best], key=_longest_first)
+    out: list[str] = []
+    for w in ranked:
+        if len(w) > 3 and w not in CHATTER and w.isalpha() and w not in out:
+            out.append(w)
+            if len(out) == limit:
+                break
+    return tuple(out)
+
+
+def _longest_first(word: str) -> tuple[int, str]:
+    return (-len(word), word)

@@ -7,12 +7,13 @@ sentences carry a cue than the cap allows, the best-scored ones are kept, in tex
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .analysis import Analysis
 from .entities import rank_entities
-from .lexicon import FILLER_OPENERS, SOFT_OPENERS
+from .lexicon import SOFT_OPENERS
 from .tokens import estimate_tokens, truncate_to_tokens
 
 #: Most statements kept per category, entities and tags per distillation.
@@ -21,6 +22,12 @@ MAX_ENTITIES = 10
 MAX_TAGS = 8
 #: Longest single statement, in tokens.
 STATEMENT_TOKENS = 28
+
+_SOFT_OPENER = re.compile(
+    "(?:" + "|".join(re.escape(o.strip()) for o in SOFT_OPENERS) + r")[,\s]*(?:(?:" +
+    "|".join(re.escape(o.strip()) for o in SOFT_OPENERS) + r")[,\s]*)*",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -86,7 +93,7 @@ def distill(analysis: Analysis, tags: tuple[str, ...]) -> Distillation:
     chosen: dict[str, list[int]] = {"decision": [], "constraint": [], "outcome": [], "fact": []}
     # Each sentence goes to its first category in render order, so no statement repeats.
     for index, found in enumerate(analysis.cues):
-        if analysis.sentences[index].text.lower().startswith(FILLER_OPENERS):
+        if analysis.filler[index]:
             continue
         for category in ("decision", "constraint", "outcome", "fact"):
             if category in found:
@@ -125,19 +132,11 @@ def statement_text(sentence: str, budget: int = STATEMENT_TOKENS) -> str:
 
 def strip_openers(sentence: str) -> str:
     """Remove leading discourse markers ("By the way, ...") and re-capitalise."""
-    text = sentence
-    changed = True
-    while changed:
-        changed = False
-        lower = text.lower()
-        for opener in SOFT_OPENERS:
-            if lower.startswith(opener) and len(text) > len(opener) + 3:
-                text = text[len(opener):]
-                changed = True
-                break
-    if text and text[0].islower() and text is not sentence:
-        text = text[0].upper() + text[1:]
-    return text
+    match = _SOFT_OPENER.match(sentence)
+    if not match or len(sentence) - match.end() < 4:
+        return sentence
+    text = sentence[match.end():]
+    return text[0].upper() + text[1:] if text[0].islower() else text
 
 
 def merge(parts: list[Distillation], *, extra_tags: tuple[str, ...] = ()) -> Distillation:
@@ -180,35 +179,48 @@ def _ranked(groups: list[tuple[str, ...]], limit: int) -> tuple[str, ...]:
     return tuple(first[key][1] for key in ranked[:limit])
 
 
-def render_within(distillation: Distillation, budget: int) -> tuple[Distillation, str]:
-    """Drop statements and entities until the rendering fits ``budget`` tokens.
+def statement_count(distillation: Distillation) -> int:
+    """How many statements (not entities or tags) a distillation holds."""
+    d = distillation
+    return len(d.decisions) + len(d.constraints) + len(d.outcomes) + len(d.facts)
 
-    Entities go first down to four, then the last statement of the longest section, and so on;
-    if even one statement is too long the text is truncated. Returns the distillation actually
-    rendered and its text.
+
+def render_within(distillation: Distillation, budget: int) -> tuple[Distillation, str]:
+    """The largest part of ``distillation`` whose rendering fits ``budget`` tokens.
+
+    Parts are admitted in priority order: the first statement of each section, up to four
+    entities, then the remaining statements section by section, then the remaining entities;
+    a part that does not fit is skipped. If not even one part fits, the full rendering is
+    truncated. Returns the distillation actually rendered and its text.
     """
     text = distillation.render()
-    while estimate_tokens(text) > budget:
-        shrunk = _drop_one(distillation)
-        if shrunk is None:
-            return distillation, truncate_to_tokens(text, budget)
-        distillation = shrunk
-        text = distillation.render()
-    return distillation, text
-
-
-def _drop_one(d: Distillation) -> Distillation | None:
-    if len(d.entities) > 4:
-        return replace(d, entities=d.entities[:-1])
+    if estimate_tokens(text) <= budget:
+        return distillation, text
+    d = distillation
     sections = {"decisions": d.decisions, "constraints": d.constraints, "outcomes": d.outcomes, "facts": d.facts}
-    longest = max(sections, key=lambda name: (len(sections[name]), name))
-    if len(sections[longest]) > 1:
-        return replace(d, **{longest: sections[longest][:-1]})
-    if d.entities:
-        return replace(d, entities=d.entities[:-1])
-    if sum(1 for values in sections.values() if values) > 1:
-        # Several one-statement sections: drop the last non-empty one in render order.
-        for name in ("facts", "outcomes", "constraints", "decisions"):
-            if sections[name]:
-                return replace(d, **{name: ()})
-    return None
+    order: list[tuple[str, int]] = [(name, 0) for name, values in sections.items() if values]
+    order += [("entities", i) for i in range(min(4, len(d.entities)))]
+    order += [(name, i) for name, values in sections.items() for i in range(1, len(values))]
+    order += [("entities", i) for i in range(4, len(d.entities))]
+    chosen: dict[str, list[int]] = {name: [] for name in (*sections, "entities")}
+    # Upper bound of the rendering's cost: each part's own estimate plus a token for its
+    # separator and three for its section label; exact estimates would re-render each time.
+    spent = 0
+    for name, index in order:
+        values = d.entities if name == "entities" else sections[name]
+        cost = estimate_tokens(values[index]) + 1 + (0 if chosen[name] else 3)
+        if spent + cost <= budget:
+            chosen[name].append(index)
+            spent += cost
+    picked = Distillation(
+        entities=tuple(d.entities[i] for i in sorted(chosen["entities"])),
+        decisions=tuple(d.decisions[i] for i in sorted(chosen["decisions"])),
+        constraints=tuple(d.constraints[i] for i in sorted(chosen["constraints"])),
+        outcomes=tuple(d.outcomes[i] for i in sorted(chosen["outcomes"])),
+        tags=d.tags,
+        facts=tuple(d.facts[i] for i in sorted(chosen["facts"])),
+    )
+    text = picked.render()
+    if picked.is_empty() or estimate_tokens(text) > budget:
+        return distillation, truncate_to_tokens(distillation.render(), budget)
+    return picked, text

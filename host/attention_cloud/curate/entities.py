@@ -16,7 +16,7 @@ position the earlier alternative wins, so the order of the alternatives is the p
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .lexicon import NOT_NAMES, STOPWORDS
 
@@ -107,11 +107,12 @@ _ENTITY = re.compile(
 )
 _ERROR_WORD = re.compile(rf"\b[A-Z][A-Za-z0-9]*+(?:{_ERROR_SUFFIX})\b")
 _TRAILING = ".,;:!?'\")]}”’"
+_KIND_OF = {group: group.split("_", 1)[0] for group in _ENTITY.groupindex}
+_TRIMMED_KINDS = frozenset({"url", "path", "identifier", "quantity", "money", "version"})
 _SINGLE_LETTER_DOTTED = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]?$")
 
 
-@dataclass(frozen=True, slots=True)
-class Entity:
+class Entity(NamedTuple):
     """One entity occurrence: its surface text, kind and offset in the analysed window."""
 
     text: str
@@ -133,15 +134,26 @@ def find_entities(text: str) -> list[Entity]:
     out: list[Entity] = []
     for match in _ENTITY.finditer(text):
         group = match.lastgroup or "name_single"
-        kind = group.split("_", 1)[0]
+        kind = _KIND_OF[group]
         surface = match.group(group)
         start = match.start()
-        if kind == "name" and _ERROR_WORD.search(surface):
-            _split_error_name(surface, start, text, out)
-            continue
-        cleaned = _normalise(surface, kind, text, start)
-        if cleaned:
-            out.append(Entity(cleaned, kind, start))
+        if group == "name_single":
+            # One capitalised word inside a sentence: a name unless it is a common word.
+            if surface.lower() in NOT_NAMES:
+                continue
+        elif kind == "name":
+            if _ERROR_WORD.search(surface):
+                _split_error_name(surface, start, text, out)
+                continue
+            surface = _trim_name(" ".join(surface.split()), at_sentence_start=_opens_sentence(text, start))
+        elif kind in _TRIMMED_KINDS:
+            surface = _normalise(surface.rstrip(_TRAILING), kind)
+        elif kind == "code":
+            surface = surface.strip()
+        elif kind == "date" and ("\n" in surface or "  " in surface):
+            surface = " ".join(surface.split())
+        if surface:
+            out.append(Entity(surface, kind, start))
     return out
 
 
@@ -160,28 +172,21 @@ def _split_error_name(surface: str, start: int, text: str, out: list[Entity]) ->
         out.append(Entity(tail, "name", start + last))
 
 
-def _normalise(surface: str, kind: str, text: str, start: int) -> str:
-    """Trim punctuation and reject matches that are not entities after all."""
-    surface = " ".join(surface.split())
-    if kind in ("url", "path", "identifier", "quantity", "money", "version"):
-        surface = surface.rstrip(_TRAILING)
-        if kind == "url":
-            return surface if len(surface) > 10 else ""
+def _normalise(surface: str, kind: str) -> str:
+    """Reject trimmed matches that are not entities after all ("e.g", a bare "/")."""
+    if kind == "url":
+        return surface if len(surface) > 10 else ""
     if kind == "identifier" and _SINGLE_LETTER_DOTTED.match(surface):
         return ""
-    if kind == "path" and (surface.count("/") == 0 or surface.strip("/.~") == "") and "." not in surface:
+    if kind == "path" and not surface.strip("/.~"):
         return ""
-    if kind == "name":
-        return _trim_name(surface, at_sentence_start=_opens_sentence(text, start))
-    if kind == "code":
-        return surface.strip()
     return surface
 
 
 def _trim_name(surface: str, *, at_sentence_start: bool) -> str:
     """Drop leading sentence-openers and pronouns ("The History Museum" -> "History Museum")."""
     words = surface.split()
-    while words and (words[0].lower() in NOT_NAMES or words[0].lower().rstrip("'’s") in NOT_NAMES):
+    while words and words[0].lower() in NOT_NAMES:
         words.pop(0)
     while words and words[-1].lower() in NOT_NAMES:
         words.pop()

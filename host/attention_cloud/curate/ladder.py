@@ -9,10 +9,14 @@ so both chains ``L3 <= L1 <= L0`` and ``L3 <= L2 <= L0`` hold. Arcs and session 
 no single verbatim text; for them the caps and ``L3 <= min(L1, L2)`` hold. Typically
 ``L2 >= L1`` as well, but that is not promised: a text without cues has a short L2.
 
+``Rungs.distillation`` always holds the whole distillation (at most three statements per
+section, ten entities); the L2 text renders as much of it as fits.
+
 How the invariants are kept, in order of preference:
 
 1. A rung longer than the verbatim text is replaced by the verbatim text with whitespace
-   collapsed (a short item is its own summary).
+   collapsed (a short item is its own summary). For L2 this also applies when the
+   distillation's statements do not all fit within the verbatim size.
 2. A rung over its cap is truncated at a clause or word boundary, ending in "…".
 3. L3 always starts with the pointer when the pointer fits; otherwise, for a tiny item, L3 is
    the shorter of L1 and L2 (it says everything); for a long one, tags and entities only.
@@ -20,7 +24,7 @@ How the invariants are kept, in order of preference:
 from __future__ import annotations
 
 from .analysis import analyse
-from .distill import distill, render_within
+from .distill import Distillation, distill, render_within, statement_count
 from .records import EXTRACTIVE, ItemView, Rungs
 from .skeleton import L3_TOKENS, item_tags, render_skeleton
 from .summary import L1_TOKENS, summarise
@@ -44,11 +48,7 @@ def curate_item(item: ItemView) -> Rungs:
     tags = item_tags(item.kind, analysis)
     distillation = distill(analysis, tags)
     l1 = summarise(analysis)
-    l2_text = ""
-    if not distillation.is_empty():
-        # Shrink the distillation itself to the verbatim size, rather than fall back to L0.
-        budget = L2_TOKENS if not fits(item.text, L2_TOKENS) else estimate_tokens(item.text)
-        distillation, l2_text = render_within(distillation, budget)
+    l2_text = render_l2(distillation, item.text)
     l1, l2, l3 = settle(
         l1, l2_text, item.pointer, distillation.tags, distillation.entities, verbatim=item.text
     )
@@ -56,6 +56,22 @@ def curate_item(item: ItemView) -> Rungs:
         handle=item.handle, l1=l1, l2=l2, l3=l3, distillation=distillation,
         provenance=(item.handle,), curator=EXTRACTIVE,
     )
+
+
+def render_l2(distillation: Distillation, verbatim: str) -> str:
+    """The L2 text of an item: as much of its distillation as fits (module docstring).
+
+    A short item whose distillation cannot be rendered whole within the item's own size is
+    its own best distillation: its text, whitespace collapsed. "" when nothing was distilled.
+    """
+    if distillation.is_empty():
+        return ""
+    if not fits(verbatim, L2_TOKENS):
+        return render_within(distillation, L2_TOKENS)[1]
+    picked, text = render_within(distillation, estimate_tokens(verbatim))
+    if statement_count(picked) < statement_count(distillation):
+        return " ".join(verbatim.split())
+    return text
 
 
 def settle(

@@ -9,7 +9,7 @@ Markdown list markers and emphasis are dropped, and code lines are kept as their
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .lexicon import ABBREVIATIONS
 
@@ -24,12 +24,11 @@ _MARKER = re.compile(r"\s*(?:[-*+•>]+|\d{1,3}[.)]|#{1,6}|[a-zA-Z][.)](?=\s))\s
 _BOUNDARY = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+")
 _EMPHASIS = re.compile(r"\*\*|`|(?<!\w)__|__(?!\w)|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
 _DROP_CODE_CHARS = str.maketrans("", "", "{}();=<>[]|&$\\")
-_ABBREV_TAIL = re.compile(r"(?:^|[\s(])((?:[A-Za-z]\.)+[A-Za-z]?|[A-Za-z]+)\.$")
 
 
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    """One sentence of the analysed window.
+class Sentence(NamedTuple):
+    """One sentence of the analysed window (a named tuple: built by the thousand, it must be
+    cheap to make).
 
     Attributes:
         text: the sentence, Markdown stripped and whitespace collapsed.
@@ -124,8 +123,9 @@ def _ends_with_abbreviation(line: str, start: int, end: int) -> bool:
     """True when the piece ``line[start:end]`` ends with an abbreviation such as "e.g." or "Dr."."""
     if end - start < 2 or line[end - 1] != ".":
         return False
-    match = _ABBREV_TAIL.search(line, max(start, end - 12), end)
-    return bool(match) and match.group(1).lower() in ABBREVIATIONS
+    space = max(line.rfind(" ", start, end), line.rfind("(", start, end))
+    word = line[max(space + 1, start) : end - 1].lower()
+    return word in ABBREVIATIONS
 
 
 def _looks_like_code(line: str, stripped: str) -> bool:

@@ -7,6 +7,7 @@ the least salient entities drop off the end.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .analysis import Analysis
 from .tokens import estimate_tokens
@@ -21,6 +22,7 @@ _TAG_UNSAFE = re.compile(r"[^a-z0-9]+")
 _EXTENSION = re.compile(r"\.([A-Za-z0-9]{1,8})$")
 
 
+@lru_cache(maxsize=4096)
 def tag(value: str) -> str:
     """Normalise a label to a tag: lowercase letters, digits and single underscores."""
     return _TAG_UNSAFE.sub("_", value.lower()).strip("_")

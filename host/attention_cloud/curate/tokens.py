@@ -13,7 +13,6 @@ more than the whole, which is what makes truncation by binary search correct.
 """
 from __future__ import annotations
 
-import math
 import re
 
 #: Appended to text cut short, so a reader can see the cut.
@@ -27,20 +26,22 @@ _CLAUSE_BREAK = re.compile(r"[,;:)\]]\s|\s[-–—]\s|\s(?:which|and|but|because
 def estimate_tokens(text: str) -> int:
     """Estimate how many LLM tokens ``text`` costs: ``max(ceil(bytes/4), ceil(words*1.3))``.
 
-    Deterministic, fast (linear in the text) and monotone under appending. Words are runs of
-    non-whitespace. The empty string costs 0.
+    Deterministic (integer arithmetic only), fast (linear in the text) and monotone under
+    appending. Words are runs of non-whitespace. The empty string costs 0.
     """
     if not text:
         return 0
-    by_bytes = -(-len(text.encode("utf-8", "surrogatepass")) // 4)
-    by_words = math.ceil(len(text.split()) * 1.3)
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    by_bytes = -(-size // 4)
+    by_words = -(-len(text.split()) * 13 // 10)
     return by_bytes if by_bytes >= by_words else by_words
 
 
 def fits(text: str, budget: int) -> bool:
     """True when ``text`` costs at most ``budget`` tokens."""
-    # Cheap rejection first: a text of more than 4*budget+4 bytes can never fit.
-    if len(text) > 4 * budget + 4 and len(text.encode("utf-8", "surrogatepass")) > 4 * budget:
+    # UTF-8 has at least one byte a character, so more than 4*budget characters never fit;
+    # this spares encoding a long text just to learn that.
+    if len(text) > 4 * budget:
         return False
     return estimate_tokens(text) <= budget
 

@@ -1,0 +1,149 @@
+"""Paraphrase recycling: find new items that restate memory from an earlier session.
+
+The envelope stops verbatim echo; a model restating recalled memory in its own words slips
+past it. An item is an **echo** of an original when all of these hold:
+
+1. their embeddings are close: cosine similarity at least ``sim_threshold`` (default 0.92);
+2. they share words: at least ``ngram_threshold`` (default 0.5) of the echo's word n-grams
+   (content words, lowercased, crudely stemmed, n = 1) occur in the original;
+3. the echo adds no number the original lacks ("3 retries" is not an echo of "5 retries");
+4. the original comes from a different session and is strictly older (by ``time``; items
+   whose time is missing or unparsable are never judged older).
+
+Echoes are only reported, never deleted: the caller records them and discounts their
+relevance. Each new item is reported at most once, against its most similar original.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+import numpy as np
+
+from ..errors import InputError
+from .lexicon import STOPWORDS
+from .records import ItemView
+from .sentences import window
+
+#: Neighbours fetched per new item before the filters above are applied.
+ECHO_CANDIDATES = 8
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_SUFFIXES = ("ing", "ed", "es", "s", "ly")
+_DATE_DIGITS = re.compile(r"(\d{4})\D(\d{1,2})\D(\d{1,2})(?:\D+(\d{1,2}):(\d{2})(?::(\d{2}))?)?")
+
+
+def find_echoes(
+    new: list[ItemView],
+    vectors_new: np.ndarray,
+    search: Callable[[np.ndarray, int], list[tuple[str, float]]],
+    lookup: Callable[[str], ItemView | None],
+    *,
+    sim_threshold: float = 0.92,
+    ngram_threshold: float = 0.5,
+) -> list[tuple[str, str, float]]:
+    """``(echo_handle, original_handle, similarity)`` for each new item that is an echo.
+
+    Args:
+        new: the newly ingested items.
+        vectors_new: one embedding row per item of ``new``, same order.
+        search: ``search(vector, k)`` returns up to ``k`` ``(handle, cosine)`` neighbours
+            from existing memory.
+        lookup: the item behind a handle, or None when it is gone.
+        sim_threshold: least cosine similarity of an echo and its original.
+        ngram_threshold: least share of the echo's n-grams found in the original.
+
+    Returns:
+        One tuple per echo, in the order of ``new``.
+
+    Raises:
+        InputError: when ``vectors_new`` does not have one row per new item.
+    """
+    matrix = np.asarray(vectors_new)
+    if matrix.ndim != 2 or matrix.shape[0] != len(new):
+        raise InputError(
+            f"find_echoes: {len(new)} items but vectors of shape {tuple(matrix.shape)}"
+        )
+    out: list[tuple[str, str, float]] = []
+    for item, vector in zip(new, matrix):
+        hits = sorted(search(vector, ECHO_CANDIDATES), key=lambda hit: (-float(hit[1]), hit[0]))
+        for handle, similarity in hits:
+            if float(similarity) < sim_threshold:
+                break
+            if handle == item.handle:
+                continue
+            original = lookup(handle)
+            if original is None or not _is_echo_of(item, original, ngram_threshold):
+                continue
+            out.append((item.handle, original.handle, float(similarity)))
+            break
+    return out
+
+
+def _is_echo_of(item: ItemView, original: ItemView, ngram_threshold: float) -> bool:
+    if original.session == item.session or not is_older(original.time, item.time):
+        return False
+    if not _numbers(item.text) <= _numbers(original.text):
+        return False
+    return ngram_overlap(item.text, original.text) >= ngram_threshold
+
+
+def ngram_overlap(echo: str, original: str) -> float:
+    """Share of ``echo``'s word n-grams that occur in ``original`` (0.0 when it has none).
+
+    Words are lowercased, stopwords dropped, and crudely stemmed (a trailing "ing", "ed",
+    "es", "s" or "ly" removed from words longer than four letters) so that "stored" and
+    "stores" meet. Long texts are read through the curator's head and tail window.
+    """
+    grams = _grams(echo)
+    if not grams:
+        return 0.0
+    return len(grams & _grams(original)) / len(grams)
+
+
+def _grams(text: str) -> set[str]:
+    return {_stem(w) for w in _WORD.findall(window(text).lower()) if w not in STOPWORDS}
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4:
+        for suffix in _SUFFIXES:
+            if word.endswith(suffix):
+                return word[: -len(suffix)]
+    return word
+
+
+def _numbers(text: str) -> set[str]:
+    return set(_NUMBER.findall(window(text)))
+
+
+def is_older(earlier: str, later: str) -> bool:
+    """True when time ``earlier`` is strictly before time ``later``.
+
+    Accepts ISO 8601 (``2023-05-20T07:47:00Z``, naive taken as UTC) and looser forms with a
+    year-month-day and optional hours and minutes (``2023/05/20 (Sat) 07:47``). Missing or
+    unparsable times are never older.
+    """
+    a, b = _time_key(earlier), _time_key(later)
+    return a is not None and b is not None and a < b
+
+
+def _time_key(value: str) -> datetime | None:
+    value = (value or "").strip()
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        match = _DATE_DIGITS.search(value)
+        if not match:
+            return None
+        try:
+            parsed = datetime(*(int(g) for g in match.groups(default="0")))
+        except ValueError:
+            return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed
