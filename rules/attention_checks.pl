@@ -24,11 +24,7 @@ lies between 0 and 1e6, a probability between 0 and 1.
 %   @error type_error(number, Seconds), domain_error(time_seconds, Seconds)
 
 must_be_time(T) :-
-    must_be(number, T),
-    (   T >= 0, T =< 1.0e11
-    ->  true
-    ;   domain_error(time_seconds, T)
-    ).
+    must_be_between_(time_seconds, 0, 1.0e11, T).
 
 %!  must_be_probability(+P) is det.
 %
@@ -36,11 +32,7 @@ must_be_time(T) :-
 %   @error type_error(number, P), domain_error(probability, P)
 
 must_be_probability(P) :-
-    must_be(number, P),
-    (   P >= 0, P =< 1
-    ->  true
-    ;   domain_error(probability, P)
-    ).
+    must_be_between_(probability, 0, 1, P).
 
 %!  must_be_cost(+Cost) is det.
 %
@@ -48,11 +40,7 @@ must_be_probability(P) :-
 %   @error type_error(number, Cost), domain_error(cost, Cost)
 
 must_be_cost(C) :-
-    must_be(number, C),
-    (   C >= 0, C =< 1.0e6
-    ->  true
-    ;   domain_error(cost, C)
-    ).
+    must_be_between_(cost, 0, 1.0e6, C).
 
 %!  must_be_stakes(+Loss) is det.
 %
@@ -60,10 +48,13 @@ must_be_cost(C) :-
 %   @error type_error(number, Loss), domain_error(loss_if_wrong, Loss)
 
 must_be_stakes(L) :-
-    must_be(number, L),
-    (   L >= 0, L =< 1.0e6
+    must_be_between_(loss_if_wrong, 0, 1.0e6, L).
+
+must_be_between_(Domain, Low, High, X) :-
+    must_be(number, X),
+    (   X >= Low, X =< High
     ->  true
-    ;   domain_error(loss_if_wrong, L)
+    ;   domain_error(Domain, X)
     ).
 
 %!  must_be_boolean_atom(+Bool) is det.
