@@ -471,7 +471,7 @@ carry_out_(key(_, _, _), Scope, Id, _, Now, Succeeded, Cost0,
 
 % The events that nominated a candidate are handled once it is carried out.
 handle_events_(Scope, Id, Now) :-
-    candidate_(Scope, Id, Key, _, _),
+    once(candidate_(Scope, Id, Key, _, _)),
     (   Key = key(inspect_source, Source, _)
     ->  forall(( event(Scope, Ev, state_change, _, Source, _, _), event_pending(Scope, Ev) ),
                event_handled(Scope, Ev, Now))
@@ -516,7 +516,7 @@ attention_decision(Scope0, Goal0, Decision) :-
     text_atom(Goal0, Goal),
     (   goal_decides(Scope, Goal, B0) -> true ; existence_error(goal, Goal) ),
     belief_current(Scope, B0, B),
-    belief_value(Scope, B, Value),
+    once(belief_value(Scope, B, Value)),
     (   belief_dirty(Scope, B, _) -> Dirty = true ; Dirty = false ),
     Decision = _{goal_id: Goal, belief: B, value: Value, dirty: Dirty}.
 

@@ -121,7 +121,7 @@ closure_([], _, _, _, Acc, Acc).
 closure_([B-Rel|Queue0], Scope, Decay, Seen, Acc0, Acc) :-
     (   memberchk(B, Seen)
     ->  closure_(Queue0, Scope, Decay, Seen, Acc0, Acc)
-    ;   belief_claim(Scope, B, T, S),
+    ;   once(belief_claim(Scope, B, T, S)),
         Rel1 is Rel * Decay,
         findall(C-Rel1, ( belief_support(Scope, B, belief(C0)), belief_current(Scope, C0, C) ),
                 More),
@@ -313,7 +313,7 @@ score_key_(key(Kind, Target, from(Origin)), Ctx, _, _, Evs, Score) :-
     Ctx = ctx(Scope, Attended, Now, _),
     event_probability_(Scope, Kind, Evs, P),
     (   event_related_(Ctx, Target)
-    ->  goal_stakes(Scope, Attended, Loss),
+    ->  once(goal_stakes(Scope, Attended, Loss)),
         deadline_pressure(Scope, Attended, Now, Pressure),
         Stakes is Loss * Pressure,
         Rel = 1.0, Switch = 0, GoalIds = [Attended], BestGoal = Attended
@@ -430,7 +430,7 @@ evidence_age_(Scope, Live, Now, Age) :-
     Age is max(0, Now - Latest).
 
 claim_volatility_(Scope, _, [B|_], Class) :- !,
-    belief_observed(Scope, B, _, _, Class).
+    once(belief_observed(Scope, B, _, _, Class)).
 claim_volatility_(_, T, [], Class) :-
     (   default_volatility(T, Class) -> true ; Class = null ).
 

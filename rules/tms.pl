@@ -179,7 +179,7 @@ source_rank(Scope, Source, ClaimType, Authority, Cost) :-
 
 source_authority(Scope, Source0, Authority) :-
     known_source(Scope, Source0, Source),
-    source(Scope, Source, _, _, Authority, _, _).
+    once(source(Scope, Source, _, _, Authority, _, _)).
 
 %!  source_cost(+Scope, +Source, -Cost) is det.
 %
@@ -188,7 +188,7 @@ source_authority(Scope, Source0, Authority) :-
 
 source_cost(Scope, Source0, Cost) :-
     known_source(Scope, Source0, Source),
-    source(Scope, Source, _, _, _, Cost, _).
+    once(source(Scope, Source, _, _, _, Cost, _)).
 
 %!  source_trusted(+Scope, +Source) is semidet.
 %
@@ -205,7 +205,7 @@ source_trusted(Scope, Source0) :-
 
 source_info(Scope, Source0, Info) :-
     known_source(Scope, Source0, Source),
-    source(Scope, Source, ClaimType, Kind, Authority, Cost, Trusted),
+    once(source(Scope, Source, ClaimType, Kind, Authority, Cost, Trusted)),
     Info = _{name: Source, claim_type: ClaimType, kind: Kind, authority: Authority,
              cost: Cost, trusted: Trusted}.
 
@@ -504,7 +504,7 @@ belief_p_stale(_, Id, _, _) :-
 belief_effective_confidence(Scope, Id, Now, Confidence) :-
     (   dirty(Scope, Id, _, _)
     ->  Confidence = 0.0
-    ;   belief(Scope, Id, _, _, _, C, _, _),
+    ;   once(belief(Scope, Id, _, _, _, C, _, _)),
         belief_p_stale(Scope, Id, Now, P),
         Confidence is C * (1 - P)
     ).
@@ -598,7 +598,7 @@ tms_record_inspection(Scope0, Source0, Subject0, Value, Now, Succeeded, Cost, Id
     must_be_time(Now),
     must_be_boolean_atom(Succeeded),
     must_be_cost(Cost),
-    source(Scope, Source, ClaimType, _, _, _, _),
+    once(source(Scope, Source, ClaimType, _, _, _, _)),
     next_id(Scope, tms:inspection_taken_(Scope), insp, Id),
     scoped_assert(tms:inspection(Scope, Id, Source, ClaimType, Subject, Value, Now, Succeeded)),
     scoped_assert(tms:inspection_cost(Scope, Id, Cost)).
@@ -621,8 +621,8 @@ inspection_taken_(Scope, Id) :-
 %   Outcome is `_{belief_changed, new_belief, dirtied, contradiction, previous}`.
 
 tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
-    inspection(Scope, InspId, Source, _, _, Value, _, true),
-    source(Scope, Source, _, _, Authority, _, _),
+    once(inspection(Scope, InspId, Source, _, _, Value, _, true)),
+    once(source(Scope, Source, _, _, Authority, _, _)),
     claim_beliefs(Scope, ClaimType, Subject, Live),
     partition(holds_value_(Scope, Value), Live, Same, Diff),
     previous_values_(Scope, Live, Previous),
@@ -643,7 +643,7 @@ tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
     ->  (   Same = [Keep|_]
         ->  forall(member(Id, Same), reobserve_(Scope, Id, Authority, Now, Source, InspId))
         ;   Diff = [First|_],
-            belief(Scope, First, _, _, _, _, _, Class),
+            once(belief(Scope, First, _, _, _, _, _, Class)),
             new_belief_id_(First, InspId, Keep),
             observed_belief_(Scope, Keep, ClaimType, Subject, Value, Authority, Now, Class,
                              Source, InspId)
@@ -652,7 +652,7 @@ tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
         Outcome = _{belief_changed: true, new_belief: Keep, dirtied: Dirtied,
                     contradiction: false, previous: Previous}
     ;   Diff = [First|_],
-        belief(Scope, First, _, _, _, _, _, Class),
+        once(belief(Scope, First, _, _, _, _, _, Class)),
         new_belief_id_(First, InspId, NewId),
         observed_belief_(Scope, NewId, ClaimType, Subject, Value, Authority, Now, Class,
                          Source, InspId),
@@ -695,7 +695,7 @@ observed_belief_(Scope, Id, ClaimType, Subject, Value, Confidence, Now, Class, S
 % The same value seen again: fresh evidence replaces the old justification and clears dirt.
 % Dependants that were dirty only because Id was are clean again: their justification held.
 reobserve_(Scope, Id, Authority, Now, Source, InspId) :-
-    belief(Scope, Id, ClaimType, Subject, Value, C0, _, Class),
+    once(belief(Scope, Id, ClaimType, Subject, Value, C0, _, Class)),
     C is max(C0, Authority),
     forget_belief_(Scope, Id),
     observed_belief_(Scope, Id, ClaimType, Subject, Value, C, Now, Class, Source, InspId),
@@ -777,7 +777,7 @@ belief_why(Scope0, Id0, Why) :-
     ).
 
 why_(Scope, Id, Seen, Why) :-
-    belief(Scope, Id, ClaimType, Subject, Value, _, _, _),
+    once(belief(Scope, Id, ClaimType, Subject, Value, _, _, _)),
     findall(Text, ( dirty(Scope, Id, Cause, _), term_string(Cause, Text) ), Dirt),
     findall(S, support(Scope, Id, S), Supports0),
     maplist(why_support_(Scope, [Id|Seen]), Supports0, Supports),

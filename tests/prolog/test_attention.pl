@@ -268,7 +268,7 @@ test(hysteresis_keeps_current, [setup(fresh), Reason-Kept-Verdict == hysteresis_
     attention_attend(s, g, 3, T, Cur.candidate_id, R),
     Reason = R.reason, Kept = R.chosen.target,
     trace_types(s, Types), last(Types, candidate_selected),
-    nth1(I, Types, switch_requested), I1 is I + 1, nth1(I1, Types, Verdict).
+    once(nth1(I, Types, switch_requested)), I1 is I + 1, nth1(I1, Types, Verdict).
 
 test(switch_past_margin, [setup(fresh), Target-Verdict == api-switch_accepted]) :-
     two_close(s), t0(T),
@@ -278,7 +278,7 @@ test(switch_past_margin, [setup(fresh), Target-Verdict == api-switch_accepted]) 
     attention_attend(s, g, 3, T, Cur.candidate_id, R),
     Target = R.chosen.target,
     trace_types(s, Types),
-    nth1(I, Types, switch_requested), I1 is I + 1, nth1(I1, Types, Verdict).
+    once(nth1(I, Types, switch_requested)), I1 is I + 1, nth1(I1, Types, Verdict).
 
 test(continue_current, [setup(fresh), Reason == continue_current]) :-
     two_close(s), t0(T),
