@@ -45,9 +45,11 @@ def read_pointer(pointer: str) -> Any:
     """
     target = parse_pointer(pointer)
     try:
-        with open(target.path, encoding="utf-8", newline="\n") as handle:
+        # Binary reading splits on b"\n" only, as the parser does, and decodes just the line
+        # wanted: other lines of a JSONL file may be invalid UTF-8 (the parser skipped them).
+        with open(target.path, "rb") as handle:
             if target.line is None:
-                value: Any = json.load(handle)
+                value: Any = json.loads(handle.read().decode("utf-8"))
             else:
                 value = _line(handle, target.line, pointer)
     except OSError as error:
@@ -65,9 +67,11 @@ def read_pointer(pointer: str) -> Any:
 
 
 def _line(handle: Any, number: int, pointer: str) -> str:
-    for current, line in enumerate(handle, 1):
+    for current, raw in enumerate(handle, 1):
         if current == number:
-            return line.rstrip("\r\n")
+            line = raw.decode("utf-8").rstrip("\n")
+            line = line[:-1] if line.endswith("\r") else line
+            return line[1:] if current == 1 and line.startswith("\ufeff") else line
     raise InputError(f"{pointer}: the file has fewer than {number} lines")
 
 

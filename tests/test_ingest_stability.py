@@ -1,0 +1,165 @@
+"""Handles, sequence numbers and pointers: deterministic, append-stable, resolvable."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from attention_cloud.errors import InputError
+from attention_cloud.ingest import ItemRecord, parse_path, parse_pointer, parse_text, read_pointer
+from attention_cloud.ingest.plain_text import speaker_of
+from attention_cloud.samples import sample_paths
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+GOOD_FIXTURES = sorted(p for p in FIXTURES.iterdir() if p.is_file())
+ALL_TRANSCRIPTS = GOOD_FIXTURES + sample_paths()
+
+
+def strings_in(value) -> list[str]:
+    """Every string inside a decoded JSON value."""
+    found, stack = [], [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            found.append(node)
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def verbatim(item: ItemRecord, format: str) -> str:
+    """The text of the record an item's pointer addresses, read back from the file."""
+    record = read_pointer(item.pointer)
+    if format == "text":
+        target = parse_pointer(item.pointer)
+        lines = Path(target.path).read_text(encoding="utf-8").split("\n")[target.line - 1 :]
+        turn = [lines[0]]
+        for line in lines[1:]:
+            if speaker_of(line):
+                break
+            turn.append(line)
+        return "\n".join(turn)
+    if isinstance(record, str):
+        record = json.loads(record)
+    return "\n".join(strings_in(record))
+
+
+def evidence(item: ItemRecord) -> list[str]:
+    """Words of the item that its verbatim record must contain."""
+    if item.kind == "file_op":
+        return [obj for _, pred, obj in item.relations if pred == "touches_file"]
+    text = item.text
+    if any(pred == "tool" for _, pred, _ in item.relations) and "\n" in text:
+        text = text.split("\n", 1)[1]  # drop the call label the parser put first
+    return text.split()[:8]
+
+
+@pytest.mark.parametrize("path", ALL_TRANSCRIPTS, ids=lambda p: p.name)
+def test_every_pointer_addresses_the_verbatim_record(path):
+    result = parse_path(path)
+    assert result.items
+    for item in result.items:
+        source = verbatim(item, result.format)
+        for word in evidence(item):
+            assert word in source, (item.pointer, word)
+
+
+@pytest.mark.parametrize("path", ALL_TRANSCRIPTS, ids=lambda p: p.name)
+def test_parsing_is_deterministic_and_handles_are_distinct(path):
+    first, second = parse_path(path), parse_path(path)
+    assert first == second
+    handles = [i.handle for i in first.items]
+    assert len(set(handles)) == len(handles)
+    assert all(re.fullmatch(r"it_[0-9a-f]{16}", h) for h in handles)
+    in_memory = parse_text(path.read_bytes(), name=str(path))
+    assert [i.handle for i in in_memory.items] == handles
+
+
+def test_handles_do_not_depend_on_where_the_file_lives(tmp_path):
+    original = FIXTURES / "claude_code_session.jsonl"
+    moved = tmp_path / "elsewhere" / original.name
+    moved.parent.mkdir()
+    shutil.copy(original, moved)
+    assert [i.handle for i in parse_path(moved).items] == [i.handle for i in parse_path(original).items]
+
+
+def comparable(item: ItemRecord) -> tuple:
+    return (item.handle, item.session, item.seq, item.kind, item.role, item.goal, item.time, item.text, item.relations)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["claude_code_session.jsonl", "claude_code_two_sessions.jsonl", "openai_messages.jsonl", "transcript.txt", "transcript.md"],
+)
+def test_appending_keeps_earlier_items_unchanged(tmp_path, name):
+    lines = (FIXTURES / name).read_text(encoding="utf-8").split("\n")
+    target = tmp_path / name
+    if name.endswith((".txt", ".md")):
+        # A text turn runs to the next speaker line: grow the file a whole turn at a time.
+        cuts = [int(i.pointer.rsplit(":", 1)[1]) - 1 for i in parse_path(FIXTURES / name).items]
+    else:
+        cuts = list(range(1, len(lines)))
+    previous: list[ItemRecord] = []
+    for cut in cuts + [len(lines)]:
+        target.write_text("\n".join(lines[:cut]) + "\n", encoding="utf-8")
+        try:
+            items = parse_path(target).items
+        except InputError:
+            continue  # a prefix with nothing parseable yet
+        assert [comparable(i) for i in items[: len(previous)]] == [comparable(i) for i in previous]
+        assert [i.pointer for i in items[: len(previous)]] == [i.pointer for i in previous]
+        previous = items
+    assert [i.handle for i in previous] == [i.handle for i in parse_path(FIXTURES / name).items]
+
+
+def test_truncated_last_line_becomes_an_item_once_complete(tmp_path):
+    lines = (FIXTURES / "claude_code_two_sessions.jsonl").read_text().split("\n")[:5]
+    target = tmp_path / "growing.jsonl"
+    target.write_text("\n".join(lines[:4]) + "\n" + lines[4][:50])  # a writer cut off mid-line
+    partial = parse_path(target)
+    assert [line for line, _ in partial.skipped] == [5]
+    assert partial.skipped[0][1].startswith("truncated last line: invalid JSON")
+    target.write_text("\n".join(lines) + "\n")
+    complete = parse_path(target)
+    assert complete.skipped == []
+    assert [comparable(i) for i in complete.items[:4]] == [comparable(i) for i in partial.items]
+    assert complete.items[4].text == "A record without a session id."
+
+
+def test_identical_records_at_different_lines_get_different_handles():
+    text = "User: Retry the deploy.\nAssistant: Retried.\nUser: Retry the deploy.\nAssistant: Retried.\n"
+    handles = [i.handle for i in parse_text(text, name="dup.txt").items]
+    assert len(set(handles)) == 4
+
+
+def test_a_repeated_record_is_kept_once_and_reported():
+    line = json.dumps({"type": "user", "uuid": "same", "sessionId": "s", "message": {"role": "user", "content": "Bump the version."}})
+    result = parse_text(f"{line}\n{line}\n", name="repeat.jsonl")
+    assert [i.text for i in result.items] == ["Bump the version."]
+    assert result.skipped == [(2, "duplicate of record 1")]
+
+
+def test_pointer_parsing_and_errors(tmp_path):
+    assert parse_pointer("/a/b.jsonl:12") == parse_pointer("/a/b.jsonl:12")
+    assert (parse_pointer("/a/b.jsonl:12").path, parse_pointer("/a/b.jsonl:12").line) == ("/a/b.jsonl", 12)
+    pointer = parse_pointer("/x/c.json#/messages/3")
+    assert (pointer.path, pointer.line, pointer.json_pointer) == ("/x/c.json", None, "/messages/3")
+    pointer = parse_pointer("/x/d.jsonl:2#/messages/0")
+    assert (pointer.path, pointer.line, pointer.json_pointer) == ("/x/d.jsonl", 2, "/messages/0")
+    with pytest.raises(InputError, match="not a pointer"):
+        parse_pointer("/x/no-line.jsonl")
+    short = tmp_path / "short.txt"
+    short.write_text("User: hi\n")
+    with pytest.raises(InputError) as caught:
+        read_pointer(f"{short}:5")
+    assert str(caught.value) == f"{short}:5: the file has fewer than 5 lines"
+    doc = tmp_path / "doc.json"
+    doc.write_text(json.dumps({"messages": [{"a~b/c": 1}]}))
+    assert read_pointer(f"{doc}#/messages/0/a~0b~1c") == 1
+    with pytest.raises(InputError, match="no '7'"):
+        read_pointer(f"{doc}#/messages/7")
