@@ -44,7 +44,9 @@ attention_scores/4 merges and scores them (seed §3.3, §8, §11.1):
 
     P(belief wrong)      = 1 - confidence * (1 - P(stale)), at least `dirty_p_wrong` when
                            dirty and `contradiction_p_wrong` when contradicted
-    P(decision changes)  = P(belief wrong) * authority * goal relevance
+    P(decision changes)  = P(belief wrong) * authority * goal relevance, and 0 when the source
+                           is less authoritative than the firmest live belief's effective
+                           confidence (its reading could not overturn it)
     E|ΔU|                = loss if wrong * deadline pressure (* other_goal_weight for a
                            goal other than the attended one)
     predicted_voc        = P(decision changes) * E|ΔU|
@@ -286,7 +288,8 @@ score_key_(key(inspect_source, Source, T-S), Ctx, Triggers, Goals0, _, Score) :-
     append(Goals0, Gs1, Gs2),
     sort(Gs2, GoalIds),
     best_goal_(Ctx, T-S, GoalIds, Triggers, best(BestGoal, Rel, Stakes, Loss)),
-    PChange is PWrong * A * Rel,
+    overturn_(Scope, Live, Now, A, Overturn),
+    PChange is PWrong * A * Rel * Overturn,
     Predicted0 is PChange * Stakes,
     (   Triggers == [exploration]
     ->  weight(Scope, exploration_value, EV),
@@ -341,6 +344,14 @@ score_key_(key(Kind, Target, from(Origin)), Ctx, _, _, Evs, Score) :-
                stakes: Stakes, authority: A, evidence_age_s: Age, volatility: null,
                deadline_s: DeadlineS, cost: Cost, switch_cost: Switch,
                predicted_voc: Predicted, net_voc: Net, floor: false, events: Evs }.
+
+% A reading can change what is believed only if it is at least as firm as the firmest live
+% belief on the claim (tms:tms_observe/6 keeps a weaker reading as a mere contradiction), so a
+% summary or a partial source is worth nothing once the authoritative reading is in.
+overturn_(Scope, Live, Now, A, Overturn) :-
+    findall(E, ( member(B, Live), belief_effective_confidence(Scope, B, Now, E) ), Es),
+    max_list([0.0|Es], Firmest),
+    (   A >= Firmest -> Overturn = 1.0 ; Overturn = 0.0 ).
 
 net_(Scope, Predicted, Cost, Switch, Net) :-
     weight(Scope, cost_weight, Lambda),
