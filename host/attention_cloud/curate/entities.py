@@ -37,6 +37,7 @@ _UNIT = (
     r"k?g\b|kgs?\b|lbs?\b|pounds?\b|oz\b|ml\b|l\b|liters?\b|litres?\b|°[CF]?|degrees?\b|"
     r"px\b|pt\b|em\b|rem\b|dpi\b|fps\b|[kKMG]?Hz\b|x\b|k\b|K\b|[MB]\b"
 )
+_AM_PM = r"(?:[aApP]\.[mM]\.|[aApP][mM]\b)"
 _NAME_WORD = r"[A-Z][\w'’&+-]*+"
 _CONNECTOR = r"(?:(?:of|for|the|de|la|le|del|van|von|da|du|di|y|on)\s+){0,2}"
 _STOP_ALT = "|".join(sorted((w for w in STOPWORDS if w.isalpha()), key=len, reverse=True))
@@ -60,8 +61,8 @@ _ENTITY = re.compile(
           (?P<date_iso>\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}(?:[T\ ]\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?(?!\d))
         | (?P<date_dmy>\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b)
         | (?P<date_dm>\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+\d{{4}}\b)?)
-        | (?P<time_hm>\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:\s?[aApP]\.?[mM]\b\.?)?(?!\d))
-        | (?P<time_ampm>\d{{1,2}}\s?[aApP]\.?[mM]\b\.?)
+        | (?P<time_hm>\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:\s?{_AM_PM})?(?!\d))
+        | (?P<time_ampm>\d{{1,2}}\s?{_AM_PM})
         | (?P<money_word>\d[\d,]*+(?:\.\d++)?\s?(?:dollars|bucks|euros|USD|EUR|GBP|cents)\b)
         | (?P<version_num>\d++\.\d++\.\d++(?:[-+.][\w.]+)?\b)
         | (?P<quantity_unit>-?\d[\d,]*+(?:\.\d++)?(?:-\d++(?:\.\d++)?)?\s?(?:{_UNIT}))

@@ -69,8 +69,8 @@ def render_l2(distillation: Distillation, verbatim: str) -> str:
     if not fits(verbatim, L2_TOKENS):
         return render_within(distillation, L2_TOKENS)[1]
     picked, text = render_within(distillation, estimate_tokens(verbatim))
-    if statement_count(picked) < statement_count(distillation):
-        return " ".join(verbatim.split())
+    if statement_count(picked) < statement_count(distillation) or text != picked.render():
+        return " ".join(verbatim.split())  # a statement was dropped or cut
     return text
 
 

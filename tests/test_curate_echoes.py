@@ -1,0 +1,147 @@
+"""Paraphrase recycling: echoes of older memory from another session are flagged."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_cloud.curate import ItemView, find_echoes, ngram_overlap
+from attention_cloud.curate.echoes import is_older
+from attention_cloud.errors import InputError
+
+ORIGINAL = ("We decided to stream the import in 64 MB chunks because loading the whole 2 GB "
+            "export ran out of memory.")
+PARAPHRASE = ("The import now streams in 64 MB chunks, since loading the entire 2 GB export "
+              "exhausted memory.")
+UNRELATED = "We should rotate the API keys before the audit next week."
+
+
+def view(handle: str, session: str, time: str, text: str) -> ItemView:
+    return ItemView(handle, session, 1, "turn", "", time, f"{session}.jsonl#L1", text)
+
+
+class Memory:
+    """A stand-in for the vector store: exact cosine search over a few items."""
+
+    def __init__(self, items: list[ItemView], vectors: np.ndarray) -> None:
+        self.items = {i.handle: i for i in items}
+        self.handles = [i.handle for i in items]
+        self.vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    def search(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        scores = self.vectors @ (vector / np.linalg.norm(vector))
+        order = np.argsort(-scores)[:k]
+        return [(self.handles[i], float(scores[i])) for i in order]
+
+    def lookup(self, handle: str) -> ItemView | None:
+        return self.items.get(handle)
+
+
+def unit(*values: float) -> np.ndarray:
+    v = np.array(values, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def run(new: ItemView, new_vector: np.ndarray, old: list[ItemView], old_vectors: list[np.ndarray], **kw):
+    memory = Memory(old + [new], np.stack(old_vectors + [new_vector]))
+    return find_echoes([new], new_vector[None, :], memory.search, memory.lookup, **kw)
+
+
+OLD = view("it_old", "ses_1", "2026-01-01T10:00:00Z", ORIGINAL)
+OLD_VEC = unit(1.0, 0.0, 0.0)
+CLOSE_VEC = unit(1.0, 0.2, 0.0)  # cosine 0.98 with OLD_VEC
+FAR_VEC = unit(0.0, 1.0, 0.0)
+
+
+def test_a_paraphrase_from_a_later_session_is_an_echo_of_the_original():
+    new = view("it_new", "ses_2", "2026-02-01T10:00:00Z", PARAPHRASE)
+    ((echo, original, similarity),) = run(new, CLOSE_VEC, [OLD], [OLD_VEC])
+    assert (echo, original) == ("it_new", "it_old")
+    assert similarity == pytest.approx(0.98, abs=0.01)
+
+
+def test_the_same_session_restating_itself_is_not_an_echo():
+    new = view("it_new", "ses_1", "2026-02-01T10:00:00Z", PARAPHRASE)
+    assert run(new, CLOSE_VEC, [OLD], [OLD_VEC]) == []
+
+
+def test_unrelated_text_is_not_an_echo():
+    new = view("it_new", "ses_2", "2026-02-01T10:00:00Z", UNRELATED)
+    assert run(new, FAR_VEC, [OLD], [OLD_VEC]) == []
+
+
+def test_similar_vectors_without_shared_words_are_not_an_echo():
+    new = view("it_new", "ses_2", "2026-02-01T10:00:00Z", UNRELATED)
+    assert run(new, CLOSE_VEC, [OLD], [OLD_VEC]) == []
+
+
+def test_an_original_that_is_not_older_is_not_an_echo_source():
+    newer = view("it_new", "ses_2", "2025-12-01T10:00:00Z", PARAPHRASE)
+    assert run(newer, CLOSE_VEC, [OLD], [OLD_VEC]) == []
+    untimed = view("it_new", "ses_2", "", PARAPHRASE)
+    assert run(untimed, CLOSE_VEC, [OLD], [OLD_VEC]) == []
+
+
+def test_a_restatement_with_a_new_number_is_news_not_an_echo():
+    new = view("it_new", "ses_2", "2026-02-01T10:00:00Z", PARAPHRASE.replace("64 MB", "128 MB"))
+    assert run(new, CLOSE_VEC, [OLD], [OLD_VEC]) == []
+
+
+def test_thresholds_are_the_callers_to_set():
+    new = view("it_new", "ses_2", "2026-02-01T10:00:00Z", PARAPHRASE)
+    assert run(new, CLOSE_VEC, [OLD], [OLD_VEC], sim_threshold=0.99) == []
+    assert run(new, CLOSE_VEC, [OLD], [OLD_VEC], ngram_threshold=0.95) == []
+
+
+def test_the_most_similar_qualifying_original_wins_and_missing_items_are_skipped():
+    older = view("it_older", "ses_0", "2025-06-01T10:00:00Z", ORIGINAL)
+    gone = view("it_gone", "ses_3", "2025-01-01T10:00:00Z", ORIGINAL)
+    new = view("it_new", "ses_2", "2026-02-01T10:00:00Z", PARAPHRASE)
+    # cosine with the new item: it_gone 1.0, it_older 0.995, it_old 0.98
+    memory = Memory([OLD, older, gone, new], np.stack([OLD_VEC, unit(1.0, 0.1, 0.0), CLOSE_VEC, CLOSE_VEC]))
+    lookup = lambda h: None if h == "it_gone" else memory.lookup(h)  # noqa: E731
+    ((echo, original, similarity),) = find_echoes([new], CLOSE_VEC[None, :], memory.search, lookup)
+    assert (echo, original) == ("it_new", "it_older")
+    assert similarity == pytest.approx(0.995, abs=0.003)
+
+
+def test_vectors_must_match_the_items():
+    new = view("it_new", "ses_2", "2026-02-01T10:00:00Z", PARAPHRASE)
+    with pytest.raises(InputError, match="1 items but vectors of shape"):
+        find_echoes([new], np.zeros((2, 3)), lambda v, k: [], lambda h: None)
+
+
+def test_ngram_overlap_measures_how_much_of_the_echo_is_old():
+    assert ngram_overlap(PARAPHRASE, ORIGINAL) >= 0.5
+    assert ngram_overlap(UNRELATED, ORIGINAL) < 0.2
+    assert ngram_overlap("", ORIGINAL) == 0.0
+
+
+def test_time_comparison_accepts_iso_and_loose_dates():
+    assert is_older("2023-05-20T07:47:00Z", "2023-05-21T00:00:00+00:00")
+    assert is_older("2023/05/20 (Sat) 07:47", "2023/05/20 (Sat) 21:44")
+    assert not is_older("2023-05-21", "2023-05-20")
+    assert not is_older("", "2023-05-20") and not is_older("yesterday", "2023-05-20")
+
+
+def test_with_the_real_embedder():
+    embed = pytest.importorskip("attention_cloud.embed")
+    try:
+        embedder = embed.load_embedder()
+    except Exception as error:  # no model on this installation
+        pytest.skip(f"no embedder: {error}")
+    old_chat = view("it_a", "ses_1", "2026-01-01T10:00:00Z",
+                    "My sister Maya is getting married in Lisbon on June 14, and I am the maid of honour.")
+    old_code = view("it_b", "ses_1", "2026-01-01T10:05:00Z", ORIGINAL)
+    paraphrase = view("it_p", "ses_2", "2026-02-01T10:00:00Z",
+                      "I am the maid of honour at my sister Maya's wedding in Lisbon on June 14.")
+    same_session = view("it_s", "ses_1", "2026-02-01T10:00:00Z", PARAPHRASE)
+    unrelated = view("it_u", "ses_2", "2026-02-01T10:00:00Z", UNRELATED)
+    news = view("it_n", "ses_2", "2026-02-01T10:00:00Z",
+                "My sister Maya is getting married in Lisbon on June 21, and I am the maid of honour.")
+    everything = [old_chat, old_code, paraphrase, same_session, unrelated, news]
+    vectors = np.asarray(embedder.embed([i.text for i in everything]), dtype=np.float32)
+    memory = Memory(everything, vectors)
+    new = everything[2:]
+    echoes = find_echoes(new, vectors[2:], memory.search, memory.lookup)
+    assert [(e, o) for e, o, _ in echoes] == [("it_p", "it_a")]
+    assert echoes[0][2] >= 0.92
