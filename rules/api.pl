@@ -22,6 +22,7 @@
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(hydrate).
+:- use_module(attention_api, []).
 :- use_module(memory).
 
 /** <module> The one module the host calls
@@ -147,8 +148,9 @@ api_load_rules(Text, Module, Module) :-
     must_be(atom, Module),
     wipe_module_(Module),
     add_import_module(Module, memory, end),
+    atom_concat(Module, '_source', SourceId),   % one source id per module: SWI-Prolog insists
     catch(( setup_call_cleanup(open_string(Text, S),
-                               load_files(Module:user_rules_text,
+                               load_files(Module:SourceId,
                                           [stream(S), sandboxed(true), silent(true)]),
                                close(S)),
             forall(user_predicate_(Module, Head), safe_goal(Module:Head)) ),

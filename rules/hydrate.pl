@@ -9,7 +9,6 @@
 :- use_module(library(pairs)).
 :- use_module(library(aggregate)).
 :- use_module(library(solution_sequences)).
-:- use_module(library(yall)).
 :- use_module(journal).
 :- use_module(ladder).
 :- use_module(jump).
@@ -70,7 +69,7 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     pairs_keys_values_(Parts, SegMetas, FactLists, CrumbLists),
     append(FactLists, Facts),
     append(CrumbLists, Beyond),
-    maplist([S,P]>>get_dict(path, S, P), SegMetas, Paths),
+    maplist(segment_path_, SegMetas, Paths),
     overall_path_(Paths, Path),
     Total is max(Budget, Spent),
     Meta = _{goal: Goal, plane: Plane, path: Path, budget: Total, spent: Spent,
@@ -97,6 +96,9 @@ plane_segment_(Module, Plane, S, Share) :-
         )
     ;   plane_segment(Plane, S, Share)
     ).
+
+segment_path_(Meta, Path) :-
+    get_dict(path, Meta, Path).
 
 pairs_keys_values_([], [], [], []).
 pairs_keys_values_([part(M, F, C)|T], [M|Ms], [F|Fs], [C|Cs]) :-
@@ -160,7 +162,8 @@ plane_share_(Module, Plane, Overrides, S, Share) :-
     \+ memberchk(S-_, Overrides).
 
 sum_values_(Pairs, Sum) :-
-    foldl([_-V, A0, A]>>(A is A0 + V), Pairs, 0, Sum).
+    pairs_values(Pairs, Values),
+    sum_list(Values, Sum).
 
 		 /*******************************
 		 *          ONE SEGMENT         *
@@ -248,8 +251,11 @@ sort_by_score_(Pairs, Sorted) :-
 
 % An echo (a restatement of older memory from another session) counts half.
 discount_echoes_(Pairs, Out) :-
-    maplist([K-S, K-S1]>>( echo_of(K, _, _) -> S1 is S * 0.5 ; S1 = S ), Pairs, Out0),
+    maplist(echo_discount_, Pairs, Out0),
     sort_by_score_(Out0, Out).
+
+echo_discount_(K-S, K-S1) :-
+    (   echo_of(K, _, _) -> S1 is S * 0.5 ; S1 = S ).
 
 take_(K, List, Front) :-
     split_at_(K, List, Front, _).
@@ -367,11 +373,14 @@ user_walk_(Module, Name, Segment, Seeds, Expanded) :-
 
 merge_candidates_(Seeds, Expanded, Candidates) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds),
-    exclude([c(Id, _, _, _, _)]>>memberchk(Id, SeedIds), Expanded, Rest0),
+    exclude(candidate_in_(SeedIds), Expanded, Rest0),
     findall(NS-C, ( member(C, Rest0), C = c(_, S, _, _, _), NS is -S ), Keyed),
     keysort(Keyed, Sorted),
     pairs_values(Sorted, Rest),
     append(Seeds, Rest, Candidates).
+
+candidate_in_(Ids, c(Id, _, _, _, _)) :-
+    memberchk(Id, Ids).
 
 		 /*******************************
 		 *            FOVEA             *
@@ -433,7 +442,10 @@ fit_(Placed, Budget, Kept, Dropped) :-
     ).
 
 used_tokens_(Placed, Used) :-
-    foldl([p(_, _, T, _), A0, A]>>(A is A0 + T), Placed, 0, Used).
+    foldl(add_tokens_, Placed, 0, Used).
+
+add_tokens_(p(_, _, T, _), A0, A) :-
+    A is A0 + T.
 
 demote_one_(Placed, Out) :-
     findall(S-I, ( nth0(I, Placed, p(c(_, S, _, _, _), L, _, Ls)), lower_level_(Ls, L, _) ),

@@ -420,8 +420,8 @@ def _mount_attention_commands() -> None:
     """The belief and attention controller commands live in their own package."""
     from .attention import cli as attention_cli
 
-    for name in ("belief", "source", "attend", "inspect", "claim", "trace"):
-        main.add_command(getattr(attention_cli, name), name)
+    for name, command in attention_cli.COMMANDS.items():
+        main.add_command(command, name)
 
 
 _mount_attention_commands()

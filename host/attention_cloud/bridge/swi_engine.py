@@ -33,9 +33,6 @@ class SwiEngine:
         self._callables: dict[str, tuple[Callable[..., Any], bool]] = {}
         self._initialise(home)
         self._foreign = C.FOREIGN_VARARGS(self._dispatch)  # keep a reference: ctypes would free it
-        if not self.api.PL_register_foreign_in_module(b"bridge", b"$py_call", 3, self._foreign,
-                                                      C.PL_FA_VARARGS):
-            raise BridgeError("could not register the Python dispatcher predicate")
 
     # -- start-up ----------------------------------------------------------------------------
     def _initialise(self, home: str | None) -> None:
@@ -50,8 +47,15 @@ class SwiEngine:
             raise BridgeError("SWI-Prolog failed to initialise (PL_initialise returned false)")
 
     def load_bootstrap(self, path) -> None:
-        """Load the bridge's own Prolog module (before its error formatting exists)."""
+        """Load the bridge's own Prolog module, then add the Python dispatcher to it.
+
+        The dispatcher is registered after loading: loading a module file abolishes foreign
+        predicates the file does not define.
+        """
         self.once("user:load_files", str(path), [Term("if", [Atom("true")])])
+        if not self.api.PL_register_foreign_in_module(b"bridge", b"$py_call", 3, self._foreign,
+                                                      C.PL_FA_VARARGS):
+            raise BridgeError("could not register the Python dispatcher predicate")
 
     def _attach(self) -> None:
         if self.api.PL_thread_self() == -1 and self.api.PL_thread_attach_engine(None) < 0:

@@ -1,0 +1,159 @@
+"""Hydration: budgets, declared paths, demotion, breadcrumbs, ceilings, envelopes, user rules."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from attention_cloud import Memory
+from attention_cloud.home import write_config
+from attention_cloud.paths import samples_dir
+
+GOAL = "why did charges fail when the processor timed out, and what retry policy did we choose"
+
+ERROR_FIX_RULES = """
+% From an error seed, walk to the file operations of the same session that followed it.
+error_fix(Seeds, Op-0.9) :-
+    member(Seed-_, Seeds),
+    item_kind(Seed, error),
+    item_session(Seed, Session), item_seq(Seed, At),
+    item_session(Op, Session), item_kind(Op, file_op),
+    item_seq(Op, Later), Later > At.
+
+plane(fixes, _{walk: rule(error_fix), seeds: 4}).
+"""
+
+
+def _open(home: Path, embedder: str) -> Memory:
+    write_config(home, {"embedder": embedder})
+    return Memory.open(home)
+
+
+@pytest.fixture
+def curated(home):
+    """The bundled sample, ingested and curated with the fast hashing embedder."""
+    mem = _open(home, "hash")
+    mem.ingest([samples_dir()])
+    mem.curate()
+    yield mem
+    mem.close()
+
+
+def _spent(receipt):
+    return sum(f["tokens"] for f in receipt["facts"]) + sum(c["tokens"] for c in receipt["beyond"])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(budget=st.integers(min_value=0, max_value=2500),
+       plane=st.sampled_from(["default", "execution", "exploration"]),
+       override=st.one_of(st.none(), st.integers(min_value=0, max_value=800)))
+def test_budgets_are_never_exceeded(curated, budget, plane, override):
+    segments = {"default": override} if override is not None else None
+    frame = curated.hydrate(GOAL, budget=budget, plane=plane, segments=segments)
+    r = frame.receipt
+    assert r["budget"]["spent"] == _spent(r)
+    assert r["budget"]["spent"] <= r["budget"]["total"]
+    for seg in r["budget"]["segments"].values():
+        assert seg["spent"] <= seg["budget"]
+    if override is None:
+        assert r["budget"]["total"] == budget
+
+
+def test_frame_is_relevant_and_explained(curated):
+    frame = curated.hydrate(GOAL, budget=1500)
+    r = frame.receipt
+    assert r["path"] in ("hybrid", "semantic")
+    assert r["facts"] and all(f["source"] for f in r["facts"])
+    assert any(f["seeded_by"] == "relevance" for f in r["facts"])
+    assert "retr" in frame.text.lower() and "processor" in frame.text.lower()
+    assert r["tokens"]["estimated"] is True
+
+
+def test_recency_is_declared_when_nothing_is_embedded(home):
+    mem = _open(home, "none")
+    try:
+        mem.ingest([samples_dir()])
+        r = mem.hydrate(GOAL, budget=800).receipt
+        assert r["path"] == "recency"
+        assert r["facts"] and {f["seeded_by"] for f in r["facts"] if f["hops"] == 0} == {"recency"}
+        mem.curate()  # BM25 only: the jump becomes lexical, still declared
+        r = mem.hydrate(GOAL, budget=800).receipt
+        assert r["path"] == "lexical"
+    finally:
+        mem.close()
+
+
+def test_demotion_keeps_more_items_than_truncation(curated):
+    budget = 350
+    roomy = curated.hydrate(GOAL, budget=100_000).receipt["facts"]
+    used, truncated = 0, 0
+    for fact in roomy:  # truncation: the same ranked facts at their focus level, cut at budget
+        if used + fact["tokens"] > budget:
+            break
+        used += fact["tokens"]
+        truncated += 1
+    tight = curated.hydrate(GOAL, budget=budget).receipt
+    assert len({f["handle"] for f in tight["facts"]}) > truncated
+    assert any(f["level"] != "L0" for f in tight["facts"])  # something was demoted
+
+
+def test_breadcrumbs_mark_the_edge_of_the_frame(curated):
+    r = curated.hydrate(GOAL, budget=250).receipt
+    assert r["beyond"], "memory past the cutoff should leave breadcrumbs"
+    in_frame = {f["handle"] for f in r["facts"]}
+    for crumb in r["beyond"]:
+        assert crumb["handle"] not in in_frame
+        assert crumb["tokens"] <= 40
+
+
+def test_ceiling_is_honoured(curated):
+    r = curated.hydrate(GOAL, budget=3000, ceiling="L2").receipt
+    assert r["facts"]
+    assert {f["level"] for f in r["facts"]} <= {"L2", "L3"}
+    assert all(c["level"] in ("L2", "L3") for c in r["beyond"])
+
+
+def test_hydrated_envelope_fed_back_adds_nothing(curated, tmp_path):
+    frame = curated.hydrate(GOAL, budget=600)
+    before = curated.stats()["items"]
+    transcript = tmp_path / "echo.jsonl"
+    record = {"type": "user", "uuid": "e1", "sessionId": "echo",
+              "message": {"role": "user", "content": frame.envelope}}
+    transcript.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    report = curated.ingest([transcript])
+    assert report.new == 0 and report.envelopes_stripped == 1
+    assert curated.stats()["items"] == before
+
+
+def test_user_rule_changes_the_next_frame(curated, tmp_path):
+    before = curated.hydrate("ValueError in the retry tests", budget=1200, plane="default")
+    rules = tmp_path / "fixes.pl"
+    rules.write_text(ERROR_FIX_RULES, encoding="utf-8")
+    curated.rules_add(rules.read_text(), "fixes")
+    after = curated.hydrate("ValueError in the retry tests", budget=1200, plane="fixes")
+    by_rule = [f for f in after.receipt["facts"] if f["seeded_by"] == "rule:error_fix"]
+    assert by_rule, "the rule's walk should add file operations"
+    assert {f["handle"] for f in after.receipt["facts"]} != {f["handle"] for f in before.receipt["facts"]}
+
+
+def test_rule_calling_shell_is_rejected(curated):
+    from attention_cloud import PrologError
+
+    with pytest.raises(PrologError, match="sandbox"):
+        curated.rules_add("evil(X) :- shell(X).\n", "evil")
+    assert curated.rules_list() == []
+
+
+def test_receipt_is_stored_and_printed(curated, home):
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    frame = curated.hydrate(GOAL, budget=500)
+    curated.close()
+    out = CliRunner().invoke(main, ["receipt", frame.receipt_id, "--home", str(home)])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["facts"] == frame.receipt["facts"]
