@@ -85,7 +85,7 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
         {"record": "item", "level": "l0", "kind": v.kind, "segment": segments.get(v.handle, "default")}
         for v in new_views]
     for session in sorted(touched):
-        (raw,) = mem.pl.once("ladder:ladder_session_items", session, Var())
+        (raw,) = mem.pl.once("ladder:ladder_session_items", Atom(session), Var())
         views = [_view(t) for t in raw]
         if not views:
             continue
