@@ -1,0 +1,120 @@
+"""The `atc` command line, through click's CliRunner and through real subprocesses."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud.cli import main
+from attention_cloud.home import write_config
+from attention_cloud.paths import samples_dir
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+
+
+def run(*args: str, home: Path):
+    return CliRunner().invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
+
+
+def journal_bytes(home: Path) -> bytes:
+    path = home / "journal.pl"
+    return path.read_bytes() if path.exists() else b""
+
+
+def test_ingest_query_show_stats_round_trip(home):
+    out = run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
+    assert out.exit_code == 0 and "new:" in out.output
+    rows = json.loads(run("query", "item_kind(H, error), item_source(H, P)", "--format", "json",
+                          home=home).output)
+    assert rows and all(set(r) == {"H", "P"} for r in rows)
+    handle = rows[0]["H"]
+    shown = run("show", handle, "--format", "json", home=home)
+    assert json.loads(shown.output)["kind"] == "error"
+    verbatim = run("show", handle, "--source", home=home)
+    assert verbatim.exit_code == 0 and verbatim.output.strip()
+    stats = json.loads(run("stats", "--format", "json", home=home).output)
+    assert stats["kinds"]["error"] == len(rows)
+
+
+def test_reingest_reports_unchanged(home):
+    src = str(FIXTURES / "claude_code_session.jsonl")
+    run("ingest", src, home=home)
+    again = run("ingest", src, "--format-output", "json", home=home)
+    report = json.loads(again.output)
+    assert report["new"] == 0 and report["files_unchanged"] == 1
+
+
+@pytest.mark.parametrize("goal,message", [
+    ("item(", "Syntax error"),
+    ("shell('ls')", "No permission"),
+    ("no_such_predicate(X)", "does not exist"),
+])
+def test_bad_query_is_one_line_exit_2_and_changes_nothing(home, goal, message):
+    run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
+    before = journal_bytes(home)
+    out = CliRunner().invoke(main, ["query", goal, "--home", str(home)])
+    assert out.exit_code == 2
+    assert message in out.output and out.output.count("\n") == 1
+    assert journal_bytes(home) == before
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (FIXTURES / "bad").iterdir()))
+def test_bad_transcripts_fail_cleanly_and_leave_the_journal_unchanged(home, name):
+    run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
+    before = journal_bytes(home)
+    out = CliRunner().invoke(main, ["ingest", str(FIXTURES / "bad" / name), "--home", str(home)])
+    assert out.exit_code != 0
+    assert name in out.output and out.output.strip().count("\n") == 0
+    assert journal_bytes(home) == before
+
+
+def test_missing_path_and_unknown_option(home):
+    out = CliRunner().invoke(main, ["ingest", "/nonexistent/x.jsonl", "--home", str(home)])
+    assert out.exit_code == 1 and "no such file" in out.output
+    out = CliRunner().invoke(main, ["ingest", "--bogus", "x"])
+    assert out.exit_code == 2 and "No such option" in out.output
+
+
+def test_prolog_text_in_transcripts_is_data(home, tmp_path):
+    evil = tmp_path / "evil.jsonl"
+    text = "foo :- halt. ') , shell('rm -rf ~'), ('  \"quoted\" \\\\ 0'c"
+    evil.write_text(json.dumps({"type": "user", "uuid": "x", "sessionId": "S",
+                                "message": {"role": "user", "content": text}}) + "\n")
+    assert run("ingest", str(evil), home=home).exit_code == 0
+    rows = json.loads(run("query", "item_text(H, T)", "--format", "json", home=home).output)
+    assert rows[0]["T"] == text
+
+
+def test_doctor_reports_backend(home):
+    out = run("doctor", home=home)
+    assert out.exit_code == 0
+    assert "swi-prolog:" in out.output and "bridge:" in out.output
+
+
+def test_real_entry_point_end_to_end(home):
+    """The installed `atc` console script: ingest, curate, hydrate (envelope), receipt."""
+    write_config(home, {"embedder": "hash"})
+    atc = [sys.executable, "-m", "attention_cloud.cli"]
+    env_home = ["--home", str(home)]
+    for args in (["ingest", str(samples_dir())], ["curate"]):
+        done = subprocess.run([*atc, *args, *env_home], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    done = subprocess.run([*atc, "hydrate", "--goal", "retry policy for processor timeouts",
+                           "--budget", "600", "--format", "envelope", *env_home],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith('<memory-frame receipt="r_')
+    rid = done.stdout.split('"')[1]
+    got = subprocess.run([*atc, "receipt", rid, *env_home], capture_output=True, text=True,
+                         timeout=120)
+    assert json.loads(got.stdout)["id"] == rid
+
+
+def test_segment_option_is_validated(home):
+    out = CliRunner().invoke(main, ["hydrate", "--goal", "x", "--segment", "nonsense",
+                                    "--home", str(home)])
+    assert out.exit_code == 2 and "SEGMENT=TOKENS" in out.output
