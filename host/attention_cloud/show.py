@@ -1,12 +1,13 @@
 """What ``atc show`` prints: one item or arc at a rung, or the verbatim record behind it."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .bridge import Atom, Var, to_plain
 from .errors import InputError
 from .memory import Memory
-from .pointers import resolve_pointer
+from .ingest.pointers import read_pointer
 
 
 def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any]:
@@ -19,5 +20,7 @@ def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[st
         pointer = record.get("source") or ""
         if not pointer:
             raise InputError(f"{handle}: has no source pointer")
-        record["verbatim"] = resolve_pointer(pointer)
+        found = read_pointer(pointer)
+        record["verbatim"] = found if isinstance(found, str) else json.dumps(
+            found, ensure_ascii=False, indent=2)
     return record
