@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -157,6 +158,20 @@ def test_a_ten_megabyte_item_is_curated_quickly_from_its_head_and_tail():
     assert elapsed < 1.0, elapsed
     assert_invariants(text, rungs)
     assert "MemoryError" in rungs.distillation.entities
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a/" * 4000, "a." * 4000, "1," * 4000, "a-" * 4000 + ".pyx", "Abc of the " * 800, "`" * 8000,
+     "aB" * 4000, "f(" * 4000, "_a" * 4000, "$1 " * 2500, "by the way, " * 700],
+    ids=["slashes", "dots", "digit-commas", "hyphen-run", "capitals", "backticks", "camel",
+         "parens", "underscores", "dollars", "asides"],
+)
+def test_pathological_text_is_curated_in_linear_time(text):
+    started = time.perf_counter()
+    rungs = curate(text)
+    assert time.perf_counter() - started < 0.5
+    assert_invariants(text, rungs)
 
 
 # -- determinism ----------------------------------------------------------------------

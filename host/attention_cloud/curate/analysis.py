@@ -28,6 +28,7 @@ from .sentences import Sentence, split_sentences, window
 # Content words: start with a letter, three characters or more (digits are entities' business).
 _WORD = re.compile(r"[a-z][a-z0-9'-]{2,}")
 _START = attrgetter("start")
+_NEXT_WORD = re.compile(r"\s+([a-z][a-z'-]+)")
 _WEIGHTY_CUES = frozenset({"decision", "constraint", "outcome"})
 _ERROR_LINE = re.compile(r"[A-Z][\w.]*(?:Error|Exception|Warning)\b|(?:error|fatal|FAILED)\b[:\s]", re.IGNORECASE)
 _FILLER = re.compile("|".join(re.escape(o) for o in FILLER_OPENERS))
@@ -67,11 +68,18 @@ def analyse(text: str, kind: str = "") -> Analysis:
     starts = [s.start for s in sentences]
     ends = [s.end for s in sentences]
     per_cues: list[set[str]] = [set() for _ in sentences]
-    durations = False
+    durations = False  # entities found here need sorting in
     for start, end, category in scan(lowered):
         if category == "duration":
             entities.append(Entity(" ".join(view[start:end].split()), "duration", start))
             durations = True
+            continue
+        if category == "count":
+            # "five tops": a spelled-out count is a quantity with the noun after it.
+            noun = _NEXT_WORD.match(lowered, end)
+            if noun and noun.group(1) not in STOPWORDS:
+                entities.append(Entity(" ".join(view[start:noun.end()].split()), "quantity", start))
+                durations = True
             continue
         index = bisect_right(starts, start) - 1
         if index >= 0 and start < ends[index] and not sentences[index].code:
@@ -139,7 +147,7 @@ def _score(
         score = scores[i]
         found = cues[i]
         if found:
-            score += 1.2 * len(found & _WEIGHTY_CUES) + (1.0 if "fact" in found else 0.0)
+            score += 1.0 * len(found & _WEIGHTY_CUES) + (1.0 if "fact" in found else 0.0)
         mentioned = entities[i]
         if mentioned:
             specific = len(mentioned) - [e.kind for e in mentioned].count("identifier")
@@ -156,7 +164,7 @@ def _score(
         if filler[i]:
             score -= 2.0
         elif _ASIDE.match(lowered, sentence.start):
-            score += 1.0
+            score += 1.5  # "By the way, ..." brings in news
         if sentence.end - sentence.start > 400:
             score -= 0.5
         scores[i] = score

@@ -1,4 +1,4 @@
-"""Cue phrases: decisions, constraints, outcomes, personal facts, and spelled-out durations.
+"""Cue phrases: decisions, constraints, outcomes, personal facts; spelled-out durations and counts.
 
 The phrases cover coding sessions ("going with", "must not", "12 passed") and everyday
 conversation ("I've decided", "I'm allergic to", "managed to raise", "over a year"), since the
@@ -53,6 +53,10 @@ _FACT = [
     "i'm into", "i usually", "i tend to", "i've been", "i have been", "i used to", "i live",
     "i work", "i am a", "i'm a", "i own", "i have a", "i got", "i just", "i recently",
     "i visited", "i went", "i met", "i spent", "i paid", "i bought", "i started", "i finished",
+    "i've got", "i've already", "i've had", "i have", "i had", "i ordered", "i attended",
+    "i tried", "i joined", "i signed up", "i took", "i moved", "i finally", "i was born",
+    "recently", "just got", "last week", "last month", "last year", "last weekend", "yesterday",
+    "this morning", "a while ago", "my new", "my old", "my first",
     *_expand("my", ("wife", "husband", "partner", "son", "daughter", "kid", "kids", "mom",
                     "mother", "dad", "father", "sister", "brother", "friend", "boss", "dog",
                     "cat", "team")),
@@ -65,13 +69,20 @@ _COUNT = (
     "a full", "a whole",
 )
 _UNITS = ("second", "minute", "hour", "day", "night", "week", "weekend", "month", "year", "decade")
+#: Spelled-out counts that make a quantity with the word after them ("five tops").
+_NUMBER_WORDS = [
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+    "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand",
+    "dozen", "a dozen", "a hundred", "a thousand", "a couple of", "a pair of",
+]
 _DURATION = [
     *_expand(_COUNT, tuple(u + s for u in _UNITS for s in ("", "s")), ("", "ago")),
 ]
 
 _CATEGORY_OF: dict[str, str] = {}
 for _category, _phrases in (
-    ("duration", _DURATION), ("decision", _DECISION), ("constraint", _CONSTRAINT),
+    ("duration", _DURATION), ("count", _NUMBER_WORDS), ("decision", _DECISION), ("constraint", _CONSTRAINT),
     ("outcome", _OUTCOME), ("fact", _FACT),
 ):
     for _phrase in _phrases:
@@ -81,7 +92,7 @@ _TEST_COUNT = r"\d+ (?:passed|failed|skipped|errors?|tests?|warnings?)"
 # Word edges are checked on the lowercased text: a phrase starts after, and ends before, a
 # character that is not a letter, digit or apostrophe.
 _CUES = re.compile(
-    rf"(?<![a-z0-9'])(?:(?P<count>{_TEST_COUNT})|(?P<phrase>{trie_pattern(list(_CATEGORY_OF))}))(?![a-z0-9])"
+    rf"(?<![a-z0-9'])(?:(?P<tests>{_TEST_COUNT})|(?P<phrase>{trie_pattern(list(_CATEGORY_OF))}))(?![a-z0-9])"
 )
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|my|me|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
 
@@ -100,18 +111,19 @@ def lower_same_length(text: str) -> str:
 def scan(lowered: str) -> list[tuple[int, int, str]]:
     """(start, end, category) of every cue in text from :func:`lower_same_length`, in order.
 
-    Categories: ``decision``, ``constraint``, ``outcome``, ``fact`` and ``duration``.
+    Categories: ``decision``, ``constraint``, ``outcome``, ``fact``, and for entities
+    ``duration`` ("over a year") and ``count`` (a spelled-out number: "five").
     """
     out = []
     for match in _CUES.finditer(lowered):
-        category = "outcome" if match.lastgroup == "count" else _CATEGORY_OF[match.group()]
+        category = "outcome" if match.lastgroup == "tests" else _CATEGORY_OF[match.group()]
         out.append((match.start(), match.end(), category))
     return out
 
 
 def cue_categories(text: str) -> frozenset[str]:
-    """The cue categories (not durations) that occur in ``text``, in any case."""
-    return frozenset(c for _, _, c in scan(lower_same_length(text)) if c != "duration")
+    """The cue categories (not entity kinds) that occur in ``text``, in any case."""
+    return frozenset(c for _, _, c in scan(lower_same_length(text)) if c in CATEGORIES)
 
 
 def is_first_person(text: str) -> bool:

@@ -37,6 +37,9 @@ _UNIT = (
     r"k?g\b|kgs?\b|lbs?\b|pounds?\b|oz\b|ml\b|l\b|liters?\b|litres?\b|°[CF]?|degrees?\b|"
     r"px\b|pt\b|em\b|rem\b|dpi\b|fps\b|[kKMG]?Hz\b|x\b|k\b|K\b|[MB]\b"
 )
+# A number: digits, thousands groups of exactly three, decimals ("1,200.50"), bounded so
+# that a run like "1,1,1,1" is read piece by piece instead of rescanned.
+_NUMBER = r"\d++(?:,\d{3}(?!\d))*+(?:\.\d++)?"
 _AM_PM = r"(?:[aApP]\.[mM]\.|[aApP][mM]\b)"
 _NAME_WORD = r"[A-Z][\w'’&+-]*+"
 _CONNECTOR = r"(?:(?:of|for|the|de|la|le|del|van|von|da|du|di|y|on)\s+){0,2}"
@@ -52,7 +55,10 @@ _ERROR_SUFFIX = "|".join(
 # ("over a year") are found with the cue phrases instead (see cues.py).
 _ENTITY = re.compile(
     rf"""
-    (?<![A-Za-z0-9_])            # entities start at word starts; mid-word positions fail here, fast
+    # Entities start at word starts, and not inside a run joined by - @ + . / (a path, a
+    # date, a hyphenated word): mid-word positions fail here, fast, and no run is rescanned
+    # from each of its pieces, which keeps the scan linear on "a-a-a-a..." or "1,1,1,...".
+    (?<![A-Za-z0-9_\-@+./])
     # Every entity holds something besides lowercase letters (a digit, a capital, a symbol), so
     # plain lowercase words, most of any text, are rejected after one scan. "I" is no entity.
     (?=[a-z]*+[^a-z\s,;!?'"”’)\]])(?!I(?![\w]))
@@ -63,10 +69,10 @@ _ENTITY = re.compile(
         | (?P<date_dm>\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+\d{{4}}\b)?)
         | (?P<time_hm>\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:\s?{_AM_PM})?(?!\d))
         | (?P<time_ampm>\d{{1,2}}\s?{_AM_PM})
-        | (?P<money_word>\d[\d,]*+(?:\.\d++)?\s?(?:dollars|bucks|euros|USD|EUR|GBP|cents)\b)
+        | (?P<money_word>{_NUMBER}\s?(?:dollars|bucks|euros|USD|EUR|GBP|cents)\b)
         | (?P<version_num>\d++\.\d++\.\d++(?:[-+.][\w.]+)?\b)
-        | (?P<quantity_unit>-?\d[\d,]*+(?:\.\d++)?(?:-\d++(?:\.\d++)?)?\s?(?:{_UNIT}))
-        | (?P<quantity_count>\d[\d,]*+(?:\.\d++)?\ (?!(?:{_STOP_ALT})\b)[a-z][a-z-]{{2,}}+\b)
+        | (?P<quantity_unit>-?{_NUMBER}(?:-\d++(?:\.\d++)?)?\s?(?:{_UNIT}))
+        | (?P<quantity_count>{_NUMBER}\ (?!(?:{_STOP_ALT})\b)[a-z][a-z-]{{2,}}+\b)
         | (?P<year_bare>(?:19|20)\d{{2}}s?\b)
       )
     | (?=[A-Z])(?:
@@ -99,7 +105,7 @@ _ENTITY = re.compile(
         | (?P<identifier_snake>_*+[a-z][a-z0-9]*+(?:_[a-z0-9]++)++_*+\b)
         | (?P<identifier_camel>[a-z]++(?:[A-Z][a-z0-9]*+)++\b)
       )
-    | (?P<money_sym>[$€£¥]\s?\d[\d,]*+(?:\.\d++)?(?:\s?(?:[kKmMbB]\b|million\b|billion\b|thousand\b))?)
+    | (?P<money_sym>[$€£¥]\s?{_NUMBER}(?:\s?(?:[kKmMbB]\b|million\b|billion\b|thousand\b))?)
     | (?P<path_abs>(?<![/.])(?:~|\.{{1,2}})?/[\w.@+-]++(?:/[\w.@+-]++)*+/?)
     | `(?P<code>[^`\n]{{2,60}})`
     )
@@ -227,7 +233,8 @@ def rank_entities(entities: list[Entity], limit: int) -> tuple[str, ...]:
     joined = "\x00".join(keys)
     kept = [
         e for e, key in zip(distinct, keys)
-        if joined.count(key) == 1 or not any(key != other and _contains_word(other, key) for other in keys)
+        if joined.count(key) == 1
+        or not any(key in other and key != other and _contains_word(other, key) for other in keys)
     ]
     kept.sort(key=lambda e: (KIND_PRIORITY.get(e.kind, 99), e.start))
     return tuple(e.text for e in kept[:limit])

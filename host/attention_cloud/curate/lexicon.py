@@ -83,6 +83,8 @@ FILLER_OPENERS: tuple[str, ...] = (
 ASIDE_MARKERS: tuple[str, ...] = (
     "by the way", "btw", "speaking of", "fun fact", "for context", "just so you know",
     "i forgot to mention", "i should mention", "to be clear", "note that", "fyi",
+    "oh, and", "oh and", "i just remembered", "incidentally", "on a side note", "as a side note",
+    "side note",
 )
 
 #: Discourse markers stripped from the front of a sentence chosen for a summary.

@@ -41,7 +41,6 @@ Reply with JSON only, no prose, exactly:
 {"items": [{"id": "<the item id>", "l1": "...", "l2": {"decisions": [], "constraints": [],
 "outcomes": [], "facts": [], "entities": []}}]}"""
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 _SECTIONS = ("decisions", "constraints", "outcomes", "facts")
 
 
@@ -181,9 +180,8 @@ def _parse_reply(body: bytes) -> dict[str, dict]:
         raise _ModelFailure("reply is not a chat completion") from None
     if not isinstance(content, str):
         raise _ModelFailure("reply content is not text")
-    fenced = _FENCE.match(content)
     try:
-        data = json.loads(fenced.group(1) if fenced else content)
+        data = json.loads(_unfence(content))
     except ValueError:
         raise _ModelFailure("reply content is not JSON") from None
     entries = data.get("items") if isinstance(data, dict) else data
@@ -194,6 +192,16 @@ def _parse_reply(body: bytes) -> dict[str, dict]:
         if isinstance(entry, dict) and isinstance(entry.get("id"), str):
             answers.setdefault(entry["id"], entry)
     return answers
+
+
+def _unfence(content: str) -> str:
+    """The text inside a Markdown code fence (```json ... ```), or the content as it is."""
+    text = content.strip()
+    if text.startswith("```") and text.endswith("```") and len(text) >= 6:
+        first_newline = text.find("\n")
+        if first_newline > 0:
+            return text[first_newline + 1 : -3]
+    return text
 
 
 def _clean_text(value: object) -> str:

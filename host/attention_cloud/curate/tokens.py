@@ -19,6 +19,7 @@ import re
 ELLIPSIS = "…"
 
 _WORD_CHARS = re.compile(r"\w")
+_DANGLING = re.compile(r"[\s,;:\-–—]+\Z")
 # Places where a cut reads naturally, best first: clause punctuation, then a plain space.
 _CLAUSE_BREAK = re.compile(r"[,;:)\]]\s|\s[-–—]\s|\s(?:which|and|but|because|so|while|where|who)\s")
 
@@ -81,10 +82,15 @@ def _readable_cut(text: str, end: int) -> str:
     for match in _CLAUSE_BREAK.finditer(prefix, floor):
         best = match.start() + (1 if prefix[match.start()] in ",;:)]" else 0)
     if best > floor:
-        return prefix[:best].rstrip(" ,;:-–—")
+        return _tidy_end(prefix[:best])
     mid_word = end < len(text) and _WORD_CHARS.match(text[end]) and _WORD_CHARS.match(text[end - 1])
     if mid_word:
         space = prefix.rfind(" ", floor)
         if space > 0:
-            return prefix[:space].rstrip(" ,;:-–—")
-    return prefix.rstrip(" ,;:-–—")
+            return _tidy_end(prefix[:space])
+    return _tidy_end(prefix)
+
+
+def _tidy_end(text: str) -> str:
+    """Drop trailing whitespace and dangling clause punctuation (only ever shortens)."""
+    return _DANGLING.sub("", text)
