@@ -9,7 +9,8 @@
             api_query/4,                % +GoalText, +Options, -Solutions, -More
             api_item/2,                 % +Handle, -Dict
             api_describe/3,             % +Handle, +Level, -Dict
-            api_hydrate/3               % +Goal, +Options, -Frame
+            api_hydrate/3,              % +Goal, +Options, -Frame
+            api_forget/3                % +Handle, +Reason, -Invalidated
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -68,6 +69,15 @@ api_ingest_with_marks(Items, Marks, Counts) :-
     api_batch(( journal_add_items(Items, Counts),
                 forall(member(mark(Src, Size, Digest), Marks),
                        journal_set_watermark(Src, Size, Digest)) )).
+
+%!  api_forget(+Handle, +Reason:string, -Invalidated:list) is det.
+%   Tombstone Handle and drop every curated record derived from it, as one batch.
+%   Invalidated are the dropped record ids; the sessions they came from are marked for
+%   re-curation (their arcs and rollups are rebuilt by the next curate).
+%   @error existence_error(item, Handle)
+api_forget(H, Reason, Invalidated) :-
+    api_batch(( journal_tombstone(H, Reason),
+                ladder_forget_derivatives(H, Invalidated) )).
 
 %!  api_item(+Handle, -Item:dict) is semidet.
 %   All journal fields of a live item.

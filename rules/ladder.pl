@@ -15,6 +15,7 @@
             ladder_store/1,             % +Records
             ladder_uncurated/2,         % +Limit, -Items
             ladder_session_items/2,     % +Session, -Items
+            ladder_stale_sessions/1,    % -Sessions
             ladder_forget_derivatives/2 % +Handle, -Invalidated
           ]).
 :- use_module(library(error)).
@@ -197,6 +198,11 @@ ladder_session_items(Session, Items) :-
 item_view_(H, view(H, S, Q, K, G, T, P, X)) :-
     item_session(H, S), item_seq(H, Q), item_kind(H, K), item_goal(H, G),
     item_time(H, T), item_source(H, P), item_text(H, X).
+
+%!  ladder_stale_sessions(-Sessions:list) is det.
+%   Sessions with live items but no live rollup: new, or invalidated by forgetting an item.
+ladder_stale_sessions(Sessions) :-
+    findall(S, ( distinct(S, item_session(_, S)), \+ rollup(_, S) ), Sessions).
 
 %!  ladder_forget_derivatives(+Handle, -Invalidated:list) is det.
 %   Drop every curated record whose provenance includes Handle (arcs and rollups are

@@ -339,6 +339,24 @@ def rules_remove(name: str, home: str | None) -> None:
     click.echo(f"removed rule {name}")
 
 
+@main.command()
+@click.argument("handle")
+@click.option("--reason", default="forgotten by request", show_default=True)
+@home_option
+@fail_cleanly
+def forget(handle: str, reason: str, home: str | None) -> None:
+    """Erase an item: tombstone it, invalidate what was derived from it, drop its vectors.
+
+    Example: atc forget it_3fa2c1d09e8b7a65 --reason "contained a secret"
+    """
+    mem = open_memory(home)
+    try:
+        invalidated = mem.forget(handle, reason=reason)
+    finally:
+        mem.close()
+    click.echo(f"forgot {handle}; invalidated {len(invalidated)} derived records")
+
+
 # -- show / stats ---------------------------------------------------------------------------------
 @main.command()
 @click.argument("handle")

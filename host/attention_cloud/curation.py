@@ -78,6 +78,8 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
         if progress:
             progress(len(views))
 
+    (stale,) = mem.pl.once("ladder:ladder_stale_sessions", Var())
+    touched.update(str(s) for s in stale)
     segments = _segments(mem, [v.handle for v in new_views])
     index_keys: list[str] = [v.handle for v in new_views]
     index_texts: list[str] = [v.text for v in new_views]

@@ -208,6 +208,21 @@ class Memory:
         found = self.pl.once("journal:journal_watermark", Atom(name), Var(), Var())
         return (found[0], str(found[1])) if found else None
 
+    def forget(self, handle: str, *, reason: str = "forgotten by request") -> list[str]:
+        """Erase an item: tombstone it, invalidate every curated record derived from it, and
+        remove its vectors and BM25 entries. Returns the invalidated record ids.
+
+        The item's facts stay in the journal for the audit trail but no query, jump or frame
+        sees it again; arcs and rollups are rebuilt without it by the next ``curate``.
+        """
+        self.lock.acquire()
+        found = self.pl.once("api:api_forget", Atom(handle), reason, Var())
+        sync_journal(self.home)
+        invalidated = [str(i) for i in found[0]] if found else []
+        self.jump.remove([handle, *invalidated])
+        self.jump.flush()
+        return invalidated
+
     # -- reading ----------------------------------------------------------------------------------
     def query(self, goal: str, *, limit: int = 100, time_limit: float = 30.0,
               rules: str | os.PathLike[str] | None = None) -> QueryResult:
