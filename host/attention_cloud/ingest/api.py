@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Protocol
 
 from ..errors import InputError, UsageError
 from .budget import apply_item_budget, check_budget
@@ -14,7 +14,14 @@ from .plain_text import PlainTextParser
 from .records import FORMATS, ParseResult
 from .source import Source, fail, make_source, read_path
 
-_PARSERS: dict[str, Callable[[ItemCollector, str], ClaudeCodeParser | OpenAIChatParser | PlainTextParser]] = {
+
+class _Parser(Protocol):
+    def parse(self, source: Source) -> int:
+        """Feed the collector; return how many well-formed records there were."""
+
+
+# Each format's parser is built from the collector and the default session name.
+_PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "claude-code": ClaudeCodeParser,
     "openai": OpenAIChatParser,
     "text": PlainTextParser,

@@ -179,7 +179,7 @@ class ClaudeCodeParser:
             self.calls[call_id] = call
         if call.is_file_op:
             links = (("touches_file", call.path), ("file_op", call.op), ("tool", name))
-            self._add(rec, index, "file_op", "assistant", call.file_op_text(), links=links)
+            self._add(rec, index, "file_op", "assistant", call.file_op_text(), links=links, mentions_in=call.detail)
 
     def _tool_result(self, rec: _Record, index: int, block: dict[str, Any]) -> None:
         call_id = block.get("tool_use_id")
@@ -201,6 +201,7 @@ class ClaudeCodeParser:
         *,
         links: tuple[tuple[str, str], ...] = (),
         sets_goal: bool = False,
+        mentions_in: str | None = None,
     ) -> None:
         if rec.sidechain:
             links = links + (("sidechain", "true"),)
@@ -216,6 +217,7 @@ class ClaudeCodeParser:
             cwd=rec.cwd,
             links=links,
             sets_goal=sets_goal,
+            mentions_in=mentions_in,
         )
 
 

@@ -79,6 +79,7 @@ class ItemCollector:
         cwd: str = "",
         links: Iterable[tuple[str, str]] = (),
         sets_goal: bool = False,
+        mentions_in: str | None = None,
     ) -> ItemRecord | None:
         """Make and keep one item; return it, or None when it duplicates an earlier one.
 
@@ -90,6 +91,8 @@ class ItemCollector:
             links: extra ``(predicate, object)`` relations, e.g. ``("touches_file", path)``.
             sets_goal: the item is a user goal: it becomes the active goal of its session,
                 for itself and everything after it.
+            mentions_in: the part of the text to scan for mentioned files and error classes
+                (default: all of it; a file operation passes only its change description).
         """
         state = self._sessions.get(session)
         if state is None:
@@ -102,7 +105,7 @@ class ItemCollector:
         self._seen[handle] = record_no
         if sets_goal:
             state.goal = goal_text(text)
-        relations = _relations(handle, session, cwd, links, text)
+        relations = _relations(handle, session, cwd, links, text if mentions_in is None else mentions_in)
         item = ItemRecord(handle, session, state.next_seq, kind, role, state.goal, time, pointer, text, relations)
         state.next_seq += 1
         self.items.append(item)
@@ -131,10 +134,10 @@ def _relations(
             relations.append((handle, predicate, obj))
             if predicate == "touches_file":
                 known_files.add(obj)
-    for path in file_paths(text, cwd):
+    for path in file_paths(text, cwd) if text else ():
         if path not in known_files:
             known_files.add(path)
             relations.append((handle, "mentions_file", path))
-    for name in error_classes(text):
+    for name in error_classes(text) if text else ():
         relations.append((handle, "mentions", name))
     return tuple(relations)

@@ -128,7 +128,7 @@ def file_paths(text: str, cwd: str = "") -> list[str]:
         name_start = candidate.rfind("/") + 1
         if candidate[name_start] == ".":
             continue
-        path = relative_path(candidate, cwd) if cwd or "/." in candidate or "//" in candidate else candidate
+        path = relative_path(candidate, cwd)
         if path not in found:
             found.append(path)
             if len(found) == MAX_ENTITIES_PER_KIND:
@@ -150,11 +150,10 @@ def relative_path(path: str, cwd: str = "") -> str:
     (``src/app.py``); relating both to the same entity needs one spelling.
     """
     path = path.strip()
-    if not path:
-        return path
     if cwd and path.startswith("/") and cwd.startswith("/"):
         base = cwd.rstrip("/") + "/"
         if path.startswith(base):
             path = path[len(base) :]
-    normal = posixpath.normpath(path) if "/." in path or "//" in path or path.startswith("./") else path
-    return normal
+    if "/." in path or "//" in path or path.startswith("./"):
+        path = posixpath.normpath(path)
+    return path

@@ -24,6 +24,9 @@ from .source import Source, lines_of
 
 
 
+_decode = json.JSONDecoder().decode  # json.loads less its per-call argument checks
+
+
 def json_error_reason(error: json.JSONDecodeError) -> str:
     """``invalid JSON: <what> (column <n>)``."""
     return f"invalid JSON: {error.msg} (column {error.colno})"
@@ -50,7 +53,7 @@ def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int
             inside_envelope = not has_closing_envelope_tag(line)
             continue
         try:
-            record = json.loads(line)
+            record = _decode(line)
         except RecursionError:
             collector.skip(number, "JSON nested too deeply")
             continue

@@ -175,7 +175,7 @@ class OpenAIChatParser:
             for block, call in self._calls_of(message):
                 if call.is_file_op:
                     links = (("touches_file", call.path), ("file_op", call.op), ("tool", call.name))
-                    add("file_op", "assistant", call.file_op_text(), block, links=links)
+                    add("file_op", "assistant", call.file_op_text(), block, links=links, mentions_in=call.detail)
         elif role in ("system", "developer"):
             if text:  # instructions and constraints: kept, but never a goal
                 add("turn", "system", message_text(text), "0")
