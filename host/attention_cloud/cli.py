@@ -110,15 +110,29 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
     """
     mem = open_memory(home)
     try:
-        while True:
+        report = _ingest_with_progress(mem, paths, fmt, segment, source, item_budget)
+        _print_ingest(report, out)
+        while watch:
+            time.sleep(interval)
             report = mem.ingest(paths, format=fmt, segment=segment, source=source,
                                 item_budget=item_budget)
-            _print_ingest(report, out)
-            if not watch:
-                break
-            time.sleep(interval)
+            if report.new or report.skipped:  # quiet while nothing grows
+                _print_ingest(report, out)
     finally:
         mem.close()
+
+
+def _ingest_with_progress(mem: Memory, paths: tuple[str, ...], fmt: str | None, segment: str,
+                          source: str | None, item_budget: int | None) -> Any:
+    from .memory import count_transcripts
+
+    total = count_transcripts(paths)
+    if total < 20:
+        return mem.ingest(paths, format=fmt, segment=segment, source=source,
+                          item_budget=item_budget)
+    with click.progressbar(length=total, label="ingesting", file=sys.stderr) as bar:
+        return mem.ingest(paths, format=fmt, segment=segment, source=source,
+                          item_budget=item_budget, progress=bar.update)
 
 
 def _print_ingest(report: Any, out: str) -> None:

@@ -17,7 +17,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable
 
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
@@ -166,7 +166,8 @@ class Memory:
 
     def ingest(self, paths: Iterable[str | os.PathLike[str]], *, format: str | None = None,
                segment: str = "default", source: str | None = None,
-               item_budget: int | None = None) -> IngestReport:
+               item_budget: int | None = None,
+               progress: Callable[[int], None] | None = None) -> IngestReport:
         """Parse transcripts and upsert their items as one batch.
 
         Every path is parsed before anything is written; if any path cannot be ingested the
@@ -194,6 +195,8 @@ class Memory:
             report.skipped.extend((str(path), line, why) for line, why in parsed.skipped)
             terms.extend(_item_term(rec, name, segment) for rec in parsed.items)
             marks.append((name, size, digest))
+            if progress:
+                progress(1)
         if terms or marks:
             self.lock.acquire()
             (counts,) = self.pl.once("api:api_ingest_with_marks", terms,
@@ -361,6 +364,14 @@ def _expand(paths: Iterable[str | os.PathLike[str]]) -> Iterable[Path]:
             yield path
         else:
             raise InputError(f"{path}: no such file or directory")
+
+
+def count_transcripts(paths: Iterable[str | os.PathLike[str]]) -> int:
+    """How many transcript files ``paths`` name (directories are walked); 0 on a bad path."""
+    try:
+        return sum(1 for _ in _expand(paths))
+    except InputError:
+        return 0
 
 
 def _fingerprint(path: Path) -> tuple[int, str]:
