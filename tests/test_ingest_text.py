@@ -80,3 +80,25 @@ def test_tool_speaker_output_is_classified():
     items = parse_text(text, name="tools.txt").items
     assert [(i.kind, i.role) for i in items] == [("user_goal", "user"), ("error", "tool"), ("tool_result", "tool")]
     assert ("mentions", "ZeroDivisionError") in [(p, o) for _, p, o in items[1].relations]
+
+
+def test_acknowledgements_replies_and_goals():
+    text = (
+        "User: Add retries to the webhook sender.\n"
+        "Assistant: Should I use backoff (1) or a fixed delay (2)?\n"
+        "User: 1\n"
+        "Assistant: Using backoff.\n"
+        "User: no wait\n"
+        "User: yes please, go ahead\n"
+        "User: keep this under 5 retries\n"
+    )
+    items = parse_text(text, name="replies.txt").items
+    assert [(i.kind, i.text) for i in items] == [
+        ("user_goal", "Add retries to the webhook sender."),
+        ("conclusion", "Should I use backoff (1) or a fixed delay (2)?"),
+        ("turn", "1"),
+        ("conclusion", "Using backoff."),
+        ("turn", "no wait"),
+        ("user_goal", "keep this under 5 retries"),
+    ]
+    assert items[4].goal == "Add retries to the webhook sender."

@@ -32,8 +32,8 @@ Item kinds
         A user message with real content. It becomes the session's active goal: the ``goal``
         of every later item (and of itself) is its text, whitespace-collapsed and cut to 300
         characters. Items before the first goal have goal ``""``. Tool results carried in user
-        records, sidechain prompts (a subagent's task) and bare replies ("no", "wait") are not
-        goals.
+        records, sidechain prompts (a subagent's task) and bare replies ("no", "wait", "2") are
+        not goals.
     ``conclusion``
         Assistant text. Long texts keep their first 1200 and last 800 characters, joined by
         `` … ``, so endings survive truncation.
@@ -55,8 +55,8 @@ Item kinds
         Other useful tool output: label, then the first 800 and last 400 characters.
     ``turn``
         Kept, but neither goal nor conclusion: system/developer instructions of chat formats,
-        sidechain prompts, bare replies, and one-line assistant narration of the next step
-        ("Let me read the tests first.").
+        sidechain prompts, bare replies ("no", "wait", an option number such as "2"), and
+        one-line assistant narration of the next step ("Let me read the tests first.").
 
 Noise (no item)
     Empty text; bare acknowledgements ("ok", "thanks!", "yes please continue", "👍");

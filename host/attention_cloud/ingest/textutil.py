@@ -75,9 +75,12 @@ def is_acknowledgement(text: str) -> bool:
 
 def is_bare_reply(text: str) -> bool:
     """True for a short refusal or pause ("no", "wait", "hold on, not yet") that is not an
-    acknowledgement."""
+    acknowledgement, or a bare option number ("2")."""
+    if not _LETTER_RUNS.search(text):
+        # "2", "1.", "#3": picking an option the assistant offered; a goal it is not.
+        return any(ch.isdigit() for ch in text) and len(text.strip()) <= 12
     words = _bare_words(text, _ACK_PHRASES + _REPLY_PHRASES)
-    if words is None or not _LETTER_RUNS.search(text) or is_acknowledgement(text):
+    if words is None or is_acknowledgement(text):
         return False
     return all(word in _ACK_WORDS or word in _REPLY_WORDS for word in words)
 
