@@ -1,10 +1,10 @@
 """The per-session item budget: shares per kind, most recent kept, evictions reported."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from attention_cloud.errors import UsageError
 from attention_cloud.ingest import DEFAULT_KIND_SHARES, parse_text
 from attention_cloud.ingest.budget import allocate
@@ -16,13 +16,54 @@ def session_jsonl(session: str, kinds: list[str]) -> list[str]:
     for n, kind in enumerate(kinds):
         uuid = f"{session}-{n}"
         if kind == "user_goal":
-            record = {"type": "user", "message": {"role": "user", "content": f"Goal number {n}: tune the cache."}}
+            record = {
+                "type": "user",
+                "message": {"role": "user", "content": f"Goal number {n}: tune the cache."},
+            }
         elif kind == "conclusion":
-            record = {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": f"Conclusion {n}: the cache hit rate is {n}%."}]}}
+            record = {
+                "type": "assistant",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": f"Conclusion {n}: the cache hit rate is {n}%."}
+                    ],
+                },
+            }
         elif kind == "file_op":
-            record = {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{n}", "name": "Edit", "input": {"file_path": f"src/m{n}.py", "old_string": "a", "new_string": "b"}}]}}
+            record = {
+                "type": "assistant",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": f"t{n}",
+                            "name": "Edit",
+                            "input": {
+                                "file_path": f"src/m{n}.py",
+                                "old_string": "a",
+                                "new_string": "b",
+                            },
+                        }
+                    ],
+                },
+            }
         elif kind == "error":
-            record = {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"x{n}", "content": f"KeyError: {n}", "is_error": True}]}}
+            record = {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": f"x{n}",
+                            "content": f"KeyError: {n}",
+                            "is_error": True,
+                        }
+                    ],
+                },
+            }
         else:
             raise ValueError(kind)
         record.update(uuid=uuid, sessionId=session)
@@ -56,11 +97,16 @@ def test_each_kind_keeps_its_share_and_the_most_recent_items():
     # floor(20 * 0.25 / 0.85) = 5 conclusions, floor(20 * 0.2 / 0.85) = 4 of each other kind;
     # the 3 slots left go one each to the largest shares, ties in kind-name order.
     assert len(result.items) == 20
-    assert {k: kept.count(k) for k in set(kept)} == {"conclusion": 6, "error": 5, "file_op": 5, "user_goal": 4}
+    assert {k: kept.count(k) for k in set(kept)} == {
+        "conclusion": 6,
+        "error": 5,
+        "file_op": 5,
+        "user_goal": 4,
+    }
     for kind in ("user_goal", "conclusion", "file_op", "error"):
         seqs = [i.seq for i in result.items if i.kind == kind]
         all_seqs = [i.seq for i in result.items + result.evicted if i.kind == kind]
-        assert seqs == sorted(all_seqs)[-len(seqs):]  # the newest of the kind
+        assert seqs == sorted(all_seqs)[-len(seqs) :]  # the newest of the kind
     assert len(result.evicted) == 20
     assert {i.handle for i in result.items}.isdisjoint(i.handle for i in result.evicted)
     assert [i.seq for i in result.evicted] == sorted(i.seq for i in result.evicted)
@@ -76,15 +122,28 @@ def test_unused_share_flows_to_kinds_that_need_it():
 def test_budget_applies_per_session():
     lines = session_jsonl("a", ["conclusion"] * 8) + session_jsonl("b", ["conclusion"] * 3)
     result = parse(lines, item_budget=4)
-    assert [(i.session, i.seq) for i in result.items] == [("a", 4), ("a", 5), ("a", 6), ("a", 7), ("b", 0), ("b", 1), ("b", 2)]
+    assert [(i.session, i.seq) for i in result.items] == [
+        ("a", 4),
+        ("a", 5),
+        ("a", 6),
+        ("a", 7),
+        ("b", 0),
+        ("b", 1),
+        ("b", 2),
+    ]
     assert [(i.session, i.seq) for i in result.evicted] == [("a", 0), ("a", 1), ("a", 2), ("a", 3)]
 
 
 def test_kind_shares_replace_the_defaults():
     kinds = ["conclusion"] * 10 + ["error"] * 10
-    result = parse(session_jsonl("s", kinds), item_budget=10, kind_shares={"error": 3, "conclusion": 1})
+    result = parse(
+        session_jsonl("s", kinds), item_budget=10, kind_shares={"error": 3, "conclusion": 1}
+    )
     kept = [i.kind for i in result.items]
-    assert (kept.count("error"), kept.count("conclusion")) == (8, 2)  # floor(7.5)+1 by share order, floor(2.5)
+    assert (kept.count("error"), kept.count("conclusion")) == (
+        8,
+        2,
+    )  # floor(7.5)+1 by share order, floor(2.5)
 
 
 def test_kinds_without_a_share_only_get_leftovers():
@@ -99,7 +158,14 @@ def test_zero_budget_evicts_everything_and_reports_it():
 
 
 def test_allocate_is_exact_and_deterministic():
-    counts = {"conclusion": 50, "user_goal": 3, "error": 40, "file_op": 7, "tool_result": 0, "turn": 9}
+    counts = {
+        "conclusion": 50,
+        "user_goal": 3,
+        "error": 40,
+        "file_op": 7,
+        "tool_result": 0,
+        "turn": 9,
+    }
     shares = {k: v for k, v in DEFAULT_KIND_SHARES.items()}
     for budget in (0, 1, 2, 7, 33, 64, 108, 500):
         quota = allocate(counts, budget, shares)
@@ -114,10 +180,19 @@ def test_allocate_is_exact_and_deterministic():
         ({"item_budget": -1}, "item budget must be a non-negative integer, not -1"),
         ({"item_budget": 2.5}, "item budget must be a non-negative integer, not 2.5"),
         ({"item_budget": True}, "item budget must be a non-negative integer, not True"),
-        ({"kind_shares": {"error": -1}}, "kind share for 'error' must be a non-negative number, not -1"),
-        ({"kind_shares": {"error": float("nan")}}, "kind share for 'error' must be a non-negative number, not nan"),
+        (
+            {"kind_shares": {"error": -1}},
+            "kind share for 'error' must be a non-negative number, not -1",
+        ),
+        (
+            {"kind_shares": {"error": float("nan")}},
+            "kind share for 'error' must be a non-negative number, not nan",
+        ),
         ({"kind_shares": {"error": 0}}, "kind shares must not all be zero"),
-        ({"kind_shares": [("error", 1)]}, "kind shares must map kind names to numbers, not [('error', 1)]"),
+        (
+            {"kind_shares": [("error", 1)]},
+            "kind shares must map kind names to numbers, not [('error', 1)]",
+        ),
     ],
 )
 def test_invalid_budget_arguments_are_usage_errors(options, message):

@@ -1,4 +1,5 @@
 """Claude Code transcripts: kinds, goals, noise, file operations, errors, sessions."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from attention_cloud.ingest import ItemRecord, parse_path, parse_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
@@ -32,7 +32,9 @@ def by_text(items: list[ItemRecord], fragment: str) -> ItemRecord:
 
 
 def links(item: ItemRecord, predicate: str) -> list[str]:
-    return [obj for subject, pred, obj in item.relations if pred == predicate and subject == item.handle]
+    return [
+        obj for subject, pred, obj in item.relations if pred == predicate and subject == item.handle
+    ]
 
 
 def test_kinds_and_roles_in_transcript_order(session_items):
@@ -89,8 +91,12 @@ def test_acknowledgement_is_dropped_and_does_not_change_the_goal(session_items):
 def test_goal_is_the_latest_user_goal_collapsed(session_items):
     first = session_items[0]
     assert first.kind == "user_goal"
-    assert first.goal == first.text == (
-        "Fix the flaky test in tests/test_cache.py: it fails with KeyError: 'ttl' when the cache is cold."
+    assert (
+        first.goal
+        == first.text
+        == (
+            "Fix the flaky test in tests/test_cache.py: it fails with KeyError: 'ttl' when the cache is cold."
+        )
     )
     review = by_text(session_items, "/review")
     assert review.text == "/review the eviction policy in src/app/policy.py"
@@ -110,7 +116,10 @@ def test_tool_results_in_user_records_are_not_goals(session_items):
 def test_file_operation_text_and_relations(session_items):
     edit = by_text(session_items, "edit src/app/cache.py")
     assert edit.kind == "file_op"
-    assert edit.text == "edit src/app/cache.py: \"return entry['ttl']\" -> \"return entry.get('ttl', TTL)\""
+    assert (
+        edit.text
+        == "edit src/app/cache.py: \"return entry['ttl']\" -> \"return entry.get('ttl', TTL)\""
+    )
     assert links(edit, "touches_file") == ["src/app/cache.py"]
     assert links(edit, "file_op") == ["edit"]
     assert links(edit, "tool") == ["Edit"]
@@ -126,7 +135,9 @@ def test_file_operation_text_and_relations(session_items):
 def test_failed_tool_run_is_an_error_with_its_command_and_error_classes(session_items):
     error = session_items[3]
     assert error.kind == "error"
-    assert error.text.startswith("$ python -m pytest tests/test_cache.py -q\nExit code 1\nTraceback")
+    assert error.text.startswith(
+        "$ python -m pytest tests/test_cache.py -q\nExit code 1\nTraceback"
+    )
     assert error.text.endswith("1 failed, 2 passed in 0.05s")
     assert links(error, "mentions") == ["KeyError"]
     assert links(error, "tool") == ["Bash"]
@@ -135,7 +146,10 @@ def test_failed_tool_run_is_an_error_with_its_command_and_error_classes(session_
 
 def test_passing_run_is_a_tool_result(session_items):
     result = session_items[5]
-    assert (result.kind, result.text) == ("tool_result", "$ python -m pytest tests/test_cache.py -q\n...\n3 passed in 0.04s")
+    assert (result.kind, result.text) == (
+        "tool_result",
+        "$ python -m pytest tests/test_cache.py -q\n...\n3 passed in 0.04s",
+    )
 
 
 def test_long_conclusion_keeps_head_and_tail(session_items):
@@ -144,7 +158,9 @@ def test_long_conclusion_keeps_head_and_tail(session_items):
     item = by_text(session_items, "HEAD-MARKER")
     assert len(original) > 3000
     assert item.text.startswith("HEAD-MARKER")
-    assert item.text.endswith("TAIL-MARKER so the fix is to check the ttl before reading the entry.")
+    assert item.text.endswith(
+        "TAIL-MARKER so the fix is to check the ttl before reading the entry."
+    )
     assert " … " in item.text and len(item.text) <= 1200 + 800 + 3
 
 
@@ -183,7 +199,11 @@ def test_pointers_name_the_absolute_path_and_line(session_items):
 def test_several_sessions_in_one_file_number_their_items_separately():
     items = parse_path(TWO_SESSIONS).items
     assert [(i.session, i.seq) for i in items] == [
-        (SID, 0), (SID2, 0), (SID, 1), (SID2, 1), ("claude_code_two_sessions", 0)
+        (SID, 0),
+        (SID2, 0),
+        (SID, 1),
+        (SID2, 1),
+        ("claude_code_two_sessions", 0),
     ]
     assert items[2].goal == "Session one goal: add pagination to /v1/items."
     assert items[3].goal == "Session two goal: rotate the signing key every 90 days."
@@ -197,16 +217,39 @@ def test_session_argument_names_records_without_a_session_id():
 
 def test_items_before_any_goal_have_an_empty_goal():
     lines = [
-        {"type": "assistant", "uuid": "a1", "sessionId": "s", "message": {"role": "assistant", "content": [{"type": "text", "text": "Resuming: the build was red."}]}},
-        {"type": "user", "uuid": "u1", "sessionId": "s", "message": {"role": "user", "content": "Make the build green."}},
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "sessionId": "s",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Resuming: the build was red."}],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": "s",
+            "message": {"role": "user", "content": "Make the build green."},
+        },
     ]
     items = parse_text("\n".join(json.dumps(x) for x in lines) + "\n", name="resume.jsonl").items
-    assert [(i.kind, i.goal) for i in items] == [("conclusion", ""), ("user_goal", "Make the build green.")]
+    assert [(i.kind, i.goal) for i in items] == [
+        ("conclusion", ""),
+        ("user_goal", "Make the build green."),
+    ]
 
 
 def test_goal_is_capped_at_300_characters():
     text = "Refactor " + "the payment module " * 40
-    line = json.dumps({"type": "user", "uuid": "u", "sessionId": "s", "message": {"role": "user", "content": text}})
+    line = json.dumps(
+        {
+            "type": "user",
+            "uuid": "u",
+            "sessionId": "s",
+            "message": {"role": "user", "content": text},
+        }
+    )
     item = parse_text(line + "\n", name="long.jsonl").items[0]
     assert len(item.goal) == 300 and item.goal.endswith("…")
     assert item.goal.startswith("Refactor the payment module")
@@ -214,11 +257,35 @@ def test_goal_is_capped_at_300_characters():
 
 def test_shell_commands_that_obviously_write_files_are_file_operations():
     records = [
-        {"type": "assistant", "uuid": "a1", "sessionId": "s", "cwd": "/w", "message": {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "rm -f build/cache.db"}},
-            {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "ls -la"}},
-            {"type": "tool_use", "id": "t3", "name": "Bash", "input": {"command": "sed -i 's/a/b/' /w/src/x.py"}},
-        ]}},
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "sessionId": "s",
+            "cwd": "/w",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Bash",
+                        "input": {"command": "rm -f build/cache.db"},
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "t2",
+                        "name": "Bash",
+                        "input": {"command": "ls -la"},
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "t3",
+                        "name": "Bash",
+                        "input": {"command": "sed -i 's/a/b/' /w/src/x.py"},
+                    },
+                ],
+            },
+        },
     ]
     items = parse_text(json.dumps(records[0]) + "\n", name="shell.jsonl").items
     assert [(i.kind, links(i, "touches_file"), links(i, "file_op")) for i in items] == [

@@ -1,4 +1,5 @@
 """The synthetic corpus generator: deterministic, exact item counts, parseable."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -12,7 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def load_generator():
-    spec = importlib.util.spec_from_file_location("gen_corpus", ROOT / "scripts" / "bench" / "gen_corpus.py")
+    spec = importlib.util.spec_from_file_location(
+        "gen_corpus", ROOT / "scripts" / "bench" / "gen_corpus.py"
+    )
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     sys.modules.setdefault("gen_corpus", module)  # dataclasses look their module up

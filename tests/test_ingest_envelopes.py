@@ -1,14 +1,14 @@
 """Envelope stripping: recalled memory never comes back as new memory."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from attention_cloud.ingest import parse_path, parse_text, strip_envelopes
 from attention_cloud.samples import sample_paths
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 
@@ -22,16 +22,30 @@ def everything(result) -> str:
 
 
 def test_strip_envelopes_cases():
-    assert strip_envelopes('a<memory-frame receipt="r" source="attention-cloud">x\ny</memory-frame>b') == ("ab", 1)
-    assert strip_envelopes("<memory-frame>1</memory-frame>-<memory-frame>2</memory-frame>") == ("-", 2)
-    assert strip_envelopes("x<memory-frame>a<memory-frame>b</memory-frame>c</memory-frame>y") == ("xy", 1)
+    assert strip_envelopes(
+        'a<memory-frame receipt="r" source="attention-cloud">x\ny</memory-frame>b'
+    ) == ("ab", 1)
+    assert strip_envelopes("<memory-frame>1</memory-frame>-<memory-frame>2</memory-frame>") == (
+        "-",
+        2,
+    )
+    assert strip_envelopes("x<memory-frame>a<memory-frame>b</memory-frame>c</memory-frame>y") == (
+        "xy",
+        1,
+    )
     assert strip_envelopes("keep <memory-frame>cut off at the end") == ("keep ", 1)
     assert strip_envelopes("lost opening</memory-frame> kept") == (" kept", 1)
     assert strip_envelopes("a<memory-frame receipt='r'/>b") == ("ab", 1)
     assert strip_envelopes("a<MEMORY-FRAME>x</Memory-Frame >b") == ("ab", 1)
     assert strip_envelopes('<memory-frame receipt="a>b">x</memory-frame>c') == ("c", 1)
-    assert strip_envelopes("<memory-frames>not ours</memory-frames>") == ("<memory-frames>not ours</memory-frames>", 0)
-    assert strip_envelopes("a\n<memory-frame>\n\n</memory-frame>b", keep_newlines=True) == ("a\n\n\nb", 1)
+    assert strip_envelopes("<memory-frames>not ours</memory-frames>") == (
+        "<memory-frames>not ours</memory-frames>",
+        0,
+    )
+    assert strip_envelopes("a\n<memory-frame>\n\n</memory-frame>b", keep_newlines=True) == (
+        "a\n\n\nb",
+        1,
+    )
 
 
 def test_envelopes_in_claude_code_records_are_removed_everywhere():
@@ -69,16 +83,30 @@ def test_envelopes_in_text_transcripts_keep_line_numbers():
 
 
 def test_unclosed_envelope_in_text_drops_the_rest_and_says_so():
-    result = parse_text("User: Keep this.\n<memory-frame>\nUser: RECALLED\nAssistant: RECALLED\n", name="t.txt")
+    result = parse_text(
+        "User: Keep this.\n<memory-frame>\nUser: RECALLED\nAssistant: RECALLED\n", name="t.txt"
+    )
     assert [i.text for i in result.items] == ["Keep this."]
-    assert result.skipped == [(2, "unclosed <memory-frame> envelope: the rest of the file is dropped")]
+    assert result.skipped == [
+        (2, "unclosed <memory-frame> envelope: the rest of the file is dropped")
+    ]
 
 
 def test_envelopes_in_openai_documents():
-    chat = {"messages": [
-        {"role": "system", "content": '<memory-frame receipt="r9">RECALLED system memory</memory-frame>Be brief.'},
-        {"role": "user", "content": [{"type": "text", "text": "<memory-frame>RECALLED</memory-frame>Add tests."}]},
-    ]}
+    chat = {
+        "messages": [
+            {
+                "role": "system",
+                "content": '<memory-frame receipt="r9">RECALLED system memory</memory-frame>Be brief.',
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "<memory-frame>RECALLED</memory-frame>Add tests."}
+                ],
+            },
+        ]
+    }
     result = parse_text(json.dumps(chat), name="chat.json")
     assert "RECALLED" not in everything(result)
     assert result.envelopes_stripped == 2
@@ -93,13 +121,15 @@ def test_bundled_sample_envelope_is_stripped():
     assert result.items[0].text.startswith("Never log card numbers")
 
 
-_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=80)
+_TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=80
+)
 
 
 @settings(max_examples=150, deadline=None)
 @given(before=_TEXT, inside=_TEXT, after=_TEXT)
 def test_no_envelope_content_survives_in_any_text(before, inside, after):
-    text = f"User: {before}<memory-frame receipt=\"x\">SECRET{inside}SECRET</memory-frame>{after}\n"
+    text = f'User: {before}<memory-frame receipt="x">SECRET{inside}SECRET</memory-frame>{after}\n'
     try:
         result = parse_text(text, name="fuzz.txt", format="text")
     except Exception as error:  # only a clean refusal is acceptable
@@ -111,8 +141,15 @@ def test_no_envelope_content_survives_in_any_text(before, inside, after):
 @settings(max_examples=100, deadline=None)
 @given(before=_TEXT, inside=_TEXT)
 def test_no_envelope_content_survives_in_json_strings(before, inside):
-    record = {"type": "user", "uuid": "u", "sessionId": "s",
-              "message": {"role": "user", "content": f"{before}<memory-frame>SECRET{inside}</memory-frame> go"}}
+    record = {
+        "type": "user",
+        "uuid": "u",
+        "sessionId": "s",
+        "message": {
+            "role": "user",
+            "content": f"{before}<memory-frame>SECRET{inside}</memory-frame> go",
+        },
+    }
     result = parse_text(json.dumps(record) + "\n", name="fuzz.jsonl", format="claude-code")
     assert result.envelopes_stripped == 1
     assert "SECRET" not in everything(result) or "SECRET" in before

@@ -1,11 +1,11 @@
 """Bad input: every refusal is one InputError line naming the file (and line)."""
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
 import pytest
-
 from attention_cloud.errors import AtcError, InputError, UsageError
 from attention_cloud.ingest import FORMATS, detect_format, parse_path, parse_text
 
@@ -26,23 +26,45 @@ def refusal(path, **options) -> str:
     ("name", "options", "expected"),
     [
         ("binary.bin", {}, "{p}:1: binary data (NUL byte at column 12), not a text transcript"),
-        ("binary.bin", {"format": "claude-code"}, "{p}:1: binary data (NUL byte at column 12), not a text transcript"),
+        (
+            "binary.bin",
+            {"format": "claude-code"},
+            "{p}:1: binary data (NUL byte at column 12), not a text transcript",
+        ),
         ("invalid_utf8.txt", {}, "{p}:2: invalid UTF-8 (byte 0xff at column 21)"),
         ("invalid_utf8_document.json", {}, "{p}:1: invalid UTF-8 (byte 0xfe at column 40)"),
         ("empty.txt", {}, "{p}: empty file, nothing to parse"),
         ("blank.txt", {"format": "text"}, "{p}: empty file, nothing to parse"),
         ("no_speakers.txt", {}, "{p}: cannot detect format"),
-        ("no_speakers.txt", {"format": "text"}, "{p}: no speaker lines (User:, Assistant:, ## User ...) found"),
+        (
+            "no_speakers.txt",
+            {"format": "text"},
+            "{p}: no speaker lines (User:, Assistant:, ## User ...) found",
+        ),
         ("unknown.json", {}, "{p}: cannot detect format"),
         ("unknown.json", {"format": "openai"}, '{p}: JSON document has no "messages" list'),
-        ("unknown.json", {"format": "claude-code"},
-         '{p}: no claude-code records could be parsed (1 skipped; line 1: not a Claude Code record (no "type"))'),
-        ("messages_not_list.json", {"format": "openai"}, '{p}: JSON document has no "messages" list'),
+        (
+            "unknown.json",
+            {"format": "claude-code"},
+            '{p}: no claude-code records could be parsed (1 skipped; line 1: not a Claude Code record (no "type"))',
+        ),
+        (
+            "messages_not_list.json",
+            {"format": "openai"},
+            '{p}: JSON document has no "messages" list',
+        ),
         ("all_malformed.jsonl", {}, "{p}: cannot detect format"),
-        ("all_malformed.jsonl", {"format": "claude-code"},
-         "{p}: no claude-code records could be parsed "
-         "(3 skipped; line 1: invalid JSON: Unterminated string starting at (column 57))"),
-        ("truncated_array.json", {}, "{p}:3: invalid JSON: Unterminated string starting at (column 36)"),
+        (
+            "all_malformed.jsonl",
+            {"format": "claude-code"},
+            "{p}: no claude-code records could be parsed "
+            "(3 skipped; line 1: invalid JSON: Unterminated string starting at (column 57))",
+        ),
+        (
+            "truncated_array.json",
+            {},
+            "{p}:3: invalid JSON: Unterminated string starting at (column 36)",
+        ),
     ],
 )
 def test_bad_files_fail_with_one_exact_line(name, options, expected):
@@ -106,7 +128,9 @@ def test_parse_text_needs_a_name_and_checks_its_input():
         parse_text("User: hi there\n", name="")
     with pytest.raises(InputError) as caught:
         parse_text("User: a\x00b\n", name="pasted")
-    assert str(caught.value) == "pasted:1: binary data (NUL byte at column 8), not a text transcript"
+    assert (
+        str(caught.value) == "pasted:1: binary data (NUL byte at column 8), not a text transcript"
+    )
     with pytest.raises(UsageError) as caught:
         parse_text("User: hi there\n", name="x.txt", session="  ")
     assert str(caught.value) == "session must be a non-empty string, not '  '"

@@ -1,4 +1,5 @@
 """OpenAI-style chats: documents, arrays, JSON Lines of messages and of conversations."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,10 @@ def test_chat_document_kinds_sessions_and_pointers():
     base = os.path.abspath(path)
     assert result.format == "openai"
     assert result.records_read == 12
-    assert result.skipped == [(11, "message 10 is not a JSON object"), (12, 'message has no "role"')]
+    assert result.skipped == [
+        (11, "message 10 is not a JSON object"),
+        (12, 'message has no "role"'),
+    ]
     summary = [(i.kind, i.role, i.pointer.removeprefix(base)) for i in result.items]
     assert summary == [
         ("turn", "system", "#/messages/0"),  # instructions are kept but are not a goal
@@ -43,7 +47,9 @@ def test_chat_document_tool_calls_and_results():
     write = items[2]
     assert write.text == "write server.py: 2 lines, starting \"def healthz(): return 'ok'\""
     assert (links(write, "touches_file"), links(write, "file_op"), links(write, "tool")) == (
-        ["server.py"], ["write"], ["write_file"]
+        ["server.py"],
+        ["write"],
+        ["write_file"],
     )
     error = items[3]
     assert error.text.startswith("$ pytest -q\nF\nFAILED test_server.py::test_healthz")
@@ -63,7 +69,12 @@ def test_pointer_resolves_to_the_message_itself():
     items = parse_path(FIXTURES / "openai_chat.json").items
     assert read_pointer(items[4].pointer) == {
         "role": "assistant",
-        "content": [{"type": "text", "text": "The route was not registered; I added app.add_route('/healthz')."}],
+        "content": [
+            {
+                "type": "text",
+                "text": "The route was not registered; I added app.add_route('/healthz').",
+            }
+        ],
     }
 
 
@@ -99,15 +110,37 @@ def test_jsonl_conversations_are_one_session_per_line():
         ("conv-2", f"{base}:2#/messages/0"),
         ("conv-2", f"{base}:2#/messages/1"),
     ]
-    assert read_pointer(result.items[3].pointer) == {"role": "assistant", "content": "Second conversation answer."}
+    assert read_pointer(result.items[3].pointer) == {
+        "role": "assistant",
+        "content": "Second conversation answer.",
+    }
 
 
 def test_text_parts_and_legacy_function_calls():
     chat = [
-        {"role": "user", "content": [{"type": "input_text", "text": "Rename"}, {"type": "image_url", "image_url": {"url": "x"}}, {"type": "text", "text": "the config loader."}]},
-        {"role": "assistant", "content": None, "function_call": {"name": "edit_file", "arguments": json.dumps({"path": "app/config.py", "old_str": "load", "new_str": "read_config"})}},
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "Rename"},
+                {"type": "image_url", "image_url": {"url": "x"}},
+                {"type": "text", "text": "the config loader."},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "function_call": {
+                "name": "edit_file",
+                "arguments": json.dumps(
+                    {"path": "app/config.py", "old_str": "load", "new_str": "read_config"}
+                ),
+            },
+        },
         {"role": "function", "name": "edit_file", "content": "edited"},
-        {"role": "assistant", "content": [{"type": "output_text", "text": "Renamed load to read_config."}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Renamed load to read_config."}],
+        },
     ]
     items = parse_text(json.dumps(chat), name="legacy.json").items
     assert [(i.kind, i.text) for i in items] == [
@@ -118,7 +151,10 @@ def test_text_parts_and_legacy_function_calls():
 
 
 def test_unknown_role_is_skipped_and_reported():
-    result = parse_text(json.dumps([{"role": "critic", "content": "meh"}, {"role": "user", "content": "Ship it."}]), name="roles.json")
+    result = parse_text(
+        json.dumps([{"role": "critic", "content": "meh"}, {"role": "user", "content": "Ship it."}]),
+        name="roles.json",
+    )
     assert result.skipped == [(1, "unknown role 'critic'")]
     assert [i.kind for i in result.items] == ["user_goal"]
 

@@ -1,21 +1,23 @@
 """Hostile input: huge lines, deep nesting, odd characters. Text is data, never code."""
+
 from __future__ import annotations
 
 import json
 import time
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from attention_cloud.errors import InputError
 from attention_cloud.ingest import parse_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def record(content, uuid="u1", kind="user") -> str:
     role = "assistant" if kind == "assistant" else "user"
     body = content if kind == "user" else [{"type": "text", "text": content}]
-    return json.dumps({"type": kind, "uuid": uuid, "sessionId": "s", "message": {"role": role, "content": body}})
+    return json.dumps(
+        {"type": kind, "uuid": uuid, "sessionId": "s", "message": {"role": role, "content": body}}
+    )
 
 
 def test_a_ten_megabyte_line_is_parsed_and_truncated_head_and_tail():
@@ -31,10 +33,35 @@ def test_a_ten_megabyte_line_is_parsed_and_truncated_head_and_tail():
 def test_a_ten_megabyte_tool_output_with_an_error_at_the_end():
     output = "line\n" * (2 * 1024 * 1024) + "ValueError: bad amount\n"
     lines = [
-        json.dumps({"type": "assistant", "uuid": "a", "sessionId": "s", "message": {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "python job.py"}}]}}),
-        json.dumps({"type": "user", "uuid": "b", "sessionId": "s", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t", "content": output}]}}),
+        json.dumps(
+            {
+                "type": "assistant",
+                "uuid": "a",
+                "sessionId": "s",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "t",
+                            "name": "Bash",
+                            "input": {"command": "python job.py"},
+                        }
+                    ],
+                },
+            }
+        ),
+        json.dumps(
+            {
+                "type": "user",
+                "uuid": "b",
+                "sessionId": "s",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "t", "content": output}],
+                },
+            }
+        ),
     ]
     (item,) = parse_text("\n".join(lines) + "\n", name="big-output.jsonl").items
     assert item.kind == "error"
@@ -44,14 +71,18 @@ def test_a_ten_megabyte_tool_output_with_an_error_at_the_end():
 
 def test_deeply_nested_jsonl_line_is_skipped():
     deep = "[" * 100_000 + "]" * 100_000
-    result = parse_text(record("Keep going with the migration plan.") + "\n" + deep + "\n", name="deep.jsonl")
+    result = parse_text(
+        record("Keep going with the migration plan.") + "\n" + deep + "\n", name="deep.jsonl"
+    )
     assert result.skipped == [(2, "JSON nested too deeply")]
     assert [i.kind for i in result.items] == ["user_goal"]
 
 
 def test_deeply_nested_json_document_fails_cleanly():
     with pytest.raises(InputError) as caught:
-        parse_text('{"messages": ' + "[" * 100_000 + "]" * 100_000 + "}", name="deep.json", format="openai")
+        parse_text(
+            '{"messages": ' + "[" * 100_000 + "]" * 100_000 + "}", name="deep.json", format="openai"
+        )
     assert str(caught.value) == "deep.json: JSON nested too deeply"
 
 
@@ -59,8 +90,15 @@ def test_nesting_inside_a_valid_record_is_walked_without_recursion():
     nested: object = "\u00e9 <memory-frame>RECALLED</memory-frame>"
     for _ in range(900):
         nested = [nested]
-    line = json.dumps({"type": "assistant", "uuid": "a", "sessionId": "s", "extra": nested,
-                       "message": {"role": "assistant", "content": [{"type": "text", "text": "Answer kept."}]}})
+    line = json.dumps(
+        {
+            "type": "assistant",
+            "uuid": "a",
+            "sessionId": "s",
+            "extra": nested,
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "Answer kept."}]},
+        }
+    )
     result = parse_text(line + "\n", name="nested.jsonl")
     assert result.envelopes_stripped == 1
     assert [i.text for i in result.items] == ["Answer kept."]
@@ -71,7 +109,7 @@ def test_nesting_inside_a_valid_record_is_walked_without_recursion():
     [
         "foo :- halt.",
         "'); DROP TABLE items; --",
-        'quote " apostrophe \' backslash \\ and \\n literal',
+        "quote \" apostrophe ' backslash \\ and \\n literal",
         "format ~w ~a ~p and $(rm -rf /) `id`",
         "unicode: \u00e9\u4e2d\U0001f600 and a line\u2028separator inside",
     ],
@@ -88,13 +126,20 @@ def test_text_is_data(text):
 
 
 def test_line_separator_inside_a_json_string_does_not_split_the_record():
-    lines = record("Goal with a\u2028separator.", "u1") + "\n" + record("Second goal here.", "u2") + "\n"
+    lines = (
+        record("Goal with a\u2028separator.", "u1")
+        + "\n"
+        + record("Second goal here.", "u2")
+        + "\n"
+    )
     result = parse_text(lines, name="sep.jsonl")
     assert [i.pointer for i in result.items] == ["sep.jsonl:1", "sep.jsonl:2"]
 
 
 def test_byte_order_mark_and_crlf_are_tolerated():
-    data = ("\ufeff" + record("Goal after a BOM.") + "\r\n" + record("Second goal.", "u2") + "\r\n").encode()
+    data = (
+        "\ufeff" + record("Goal after a BOM.") + "\r\n" + record("Second goal.", "u2") + "\r\n"
+    ).encode()
     result = parse_text(data, name="bom.jsonl")
     assert result.format == "claude-code"
     assert [i.text for i in result.items] == ["Goal after a BOM.", "Second goal."]
@@ -113,21 +158,52 @@ def test_arbitrary_text_parses_or_fails_with_input_error(text, fmt):
         return
     for item in result.items:
         assert item.handle.startswith("it_") and item.kind in (
-            "user_goal", "conclusion", "file_op", "error", "tool_result", "turn")
+            "user_goal",
+            "conclusion",
+            "file_op",
+            "error",
+            "tool_result",
+            "turn",
+        )
 
 
 _JSONISH = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _ANY_TEXT,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(
-        st.sampled_from(["type", "message", "content", "role", "text", "uuid", "sessionId", "tool_use_id",
-                         "name", "input", "is_error", "timestamp", "cwd", "tool_calls", "function"]),
-        children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "type",
+                    "message",
+                    "content",
+                    "role",
+                    "text",
+                    "uuid",
+                    "sessionId",
+                    "tool_use_id",
+                    "name",
+                    "input",
+                    "is_error",
+                    "timestamp",
+                    "cwd",
+                    "tool_calls",
+                    "function",
+                ]
+            ),
+            children,
+            max_size=5,
+        )
+    ),
     max_leaves=20,
 )
 
 
 @settings(max_examples=200, deadline=None)
-@given(records=st.lists(_JSONISH, min_size=1, max_size=5), fmt=st.sampled_from(["claude-code", "openai"]))
+@given(
+    records=st.lists(_JSONISH, min_size=1, max_size=5),
+    fmt=st.sampled_from(["claude-code", "openai"]),
+)
 def test_arbitrary_json_records_parse_or_fail_with_input_error(records, fmt):
     text = "\n".join(json.dumps(r) for r in records) + "\n"
     try:

@@ -1,4 +1,5 @@
 """The bundled demo sample: realistic, entity-rich, and clean to ingest."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -36,10 +37,16 @@ def test_every_kind_the_demo_needs_is_present():
 
 def test_decisions_and_constraints_are_recallable():
     items = [i for r in parsed() for i in r.items]
-    decision = [i for i in items if i.kind == "conclusion" and "exponential backoff with jitter, at most 5 retries" in i.text]
+    decision = [
+        i
+        for i in items
+        if i.kind == "conclusion" and "exponential backoff with jitter, at most 5 retries" in i.text
+    ]
     assert len(decision) == 1
     assert decision[0].goal.startswith("The /v1/charges endpoint returns 502")
-    constraint = [i for i in items if i.kind == "user_goal" and i.text.startswith("Never log card numbers")]
+    constraint = [
+        i for i in items if i.kind == "user_goal" and i.text.startswith("Never log card numbers")
+    ]
     assert len(constraint) == 1
     redis = [i for i in items if i.kind == "user_goal" and "Use Postgres instead" in i.text]
     assert len(redis) == 1
@@ -47,8 +54,16 @@ def test_decisions_and_constraints_are_recallable():
 
 def test_entities_for_hydration_demos():
     results = parsed()
-    assert {"ModuleNotFoundError", "AssertionError", "ProcessorTimeout", "ImportError"} <= objects(results, "mentions")
-    assert {"src/payments/retry.py", "src/payments/refunds.py", "src/payments/webhooks.py",
-            "migrations/0007_processed_events.sql"} <= objects(results, "touches_file")
-    assert {"Bash", "Edit", "Write", "Read", "Grep", "MultiEdit", "Task"} <= objects(results, "tool")
+    assert {"ModuleNotFoundError", "AssertionError", "ProcessorTimeout", "ImportError"} <= objects(
+        results, "mentions"
+    )
+    assert {
+        "src/payments/retry.py",
+        "src/payments/refunds.py",
+        "src/payments/webhooks.py",
+        "migrations/0007_processed_events.sql",
+    } <= objects(results, "touches_file")
+    assert {"Bash", "Edit", "Write", "Read", "Grep", "MultiEdit", "Task"} <= objects(
+        results, "tool"
+    )
     assert objects(results, "cwd") == {"/home/dev/payments-service"}

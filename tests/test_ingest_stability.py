@@ -1,4 +1,5 @@
 """Handles, sequence numbers and pointers: deterministic, append-stable, resolvable."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from attention_cloud.errors import InputError
 from attention_cloud.ingest import ItemRecord, parse_path, parse_pointer, parse_text, read_pointer
 from attention_cloud.ingest.plain_text import speaker_of
@@ -85,16 +85,34 @@ def test_handles_do_not_depend_on_where_the_file_lives(tmp_path):
     moved = tmp_path / "elsewhere" / original.name
     moved.parent.mkdir()
     shutil.copy(original, moved)
-    assert [i.handle for i in parse_path(moved).items] == [i.handle for i in parse_path(original).items]
+    assert [i.handle for i in parse_path(moved).items] == [
+        i.handle for i in parse_path(original).items
+    ]
 
 
 def comparable(item: ItemRecord) -> tuple:
-    return (item.handle, item.session, item.seq, item.kind, item.role, item.goal, item.time, item.text, item.relations)
+    return (
+        item.handle,
+        item.session,
+        item.seq,
+        item.kind,
+        item.role,
+        item.goal,
+        item.time,
+        item.text,
+        item.relations,
+    )
 
 
 @pytest.mark.parametrize(
     "name",
-    ["claude_code_session.jsonl", "claude_code_two_sessions.jsonl", "openai_messages.jsonl", "transcript.txt", "transcript.md"],
+    [
+        "claude_code_session.jsonl",
+        "claude_code_two_sessions.jsonl",
+        "openai_messages.jsonl",
+        "transcript.txt",
+        "transcript.md",
+    ],
 )
 def test_appending_keeps_earlier_items_unchanged(tmp_path, name):
     lines = (FIXTURES / name).read_text(encoding="utf-8").split("\n")
@@ -138,7 +156,14 @@ def test_identical_records_at_different_lines_get_different_handles():
 
 
 def test_a_repeated_record_is_kept_once_and_reported():
-    line = json.dumps({"type": "user", "uuid": "same", "sessionId": "s", "message": {"role": "user", "content": "Bump the version."}})
+    line = json.dumps(
+        {
+            "type": "user",
+            "uuid": "same",
+            "sessionId": "s",
+            "message": {"role": "user", "content": "Bump the version."},
+        }
+    )
     result = parse_text(f"{line}\n{line}\n", name="repeat.jsonl")
     assert [i.text for i in result.items] == ["Bump the version."]
     assert result.skipped == [(2, "duplicate of record 1")]
@@ -146,7 +171,10 @@ def test_a_repeated_record_is_kept_once_and_reported():
 
 def test_pointer_parsing_and_errors(tmp_path):
     assert parse_pointer("/a/b.jsonl:12") == parse_pointer("/a/b.jsonl:12")
-    assert (parse_pointer("/a/b.jsonl:12").path, parse_pointer("/a/b.jsonl:12").line) == ("/a/b.jsonl", 12)
+    assert (parse_pointer("/a/b.jsonl:12").path, parse_pointer("/a/b.jsonl:12").line) == (
+        "/a/b.jsonl",
+        12,
+    )
     pointer = parse_pointer("/x/c.json#/messages/3")
     assert (pointer.path, pointer.line, pointer.json_pointer) == ("/x/c.json", None, "/messages/3")
     pointer = parse_pointer("/x/d.jsonl:2#/messages/0")

@@ -1,4 +1,5 @@
 """Plain text and markdown transcripts with speaker lines."""
+
 from __future__ import annotations
 
 import os
@@ -58,7 +59,10 @@ def test_pointer_line_is_the_speaker_line():
 
 
 def test_parse_text_uses_the_name_for_pointers_and_session():
-    result = parse_text("User: Add a dark mode toggle.\nAssistant: Added it to settings.tsx.\n", name="notes/chat-7.md")
+    result = parse_text(
+        "User: Add a dark mode toggle.\nAssistant: Added it to settings.tsx.\n",
+        name="notes/chat-7.md",
+    )
     assert [(i.session, i.pointer) for i in result.items] == [
         ("chat-7", "notes/chat-7.md:1"),
         ("chat-7", "notes/chat-7.md:2"),
@@ -78,7 +82,11 @@ def test_bold_speakers_and_crlf_line_endings():
 def test_tool_speaker_output_is_classified():
     text = "User: Run the tests.\nTool: FAILED tests/test_a.py::test_b - ZeroDivisionError: division by zero\nTool: 12 passed in 0.4s\n"
     items = parse_text(text, name="tools.txt").items
-    assert [(i.kind, i.role) for i in items] == [("user_goal", "user"), ("error", "tool"), ("tool_result", "tool")]
+    assert [(i.kind, i.role) for i in items] == [
+        ("user_goal", "user"),
+        ("error", "tool"),
+        ("tool_result", "tool"),
+    ]
     assert ("mentions", "ZeroDivisionError") in [(p, o) for _, p, o in items[1].relations]
 
 

@@ -9,6 +9,7 @@ with :func:`attention_cloud.ingest.parse_path`, in one process or, with ``--work
 processes (files are independent). Reports wall time and process CPU time; on a shared machine
 CPU time is the steadier figure for the single-process run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,9 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gen_corpus import generate  # noqa: E402
-
 from attention_cloud.ingest import parse_path  # noqa: E402
+from gen_corpus import generate  # noqa: E402
 
 
 def parse_files(paths: list[str]) -> tuple[int, int, int, dict[str, int]]:
@@ -56,18 +56,28 @@ def measure(folder: Path, workers: int) -> None:
                 kinds.update(part[3])
     wall = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
-    print(f"{len(paths)} files, {size / 1e6:.1f} MB, {records} records, {items} items, {skipped} skipped")
+    print(
+        f"{len(paths)} files, {size / 1e6:.1f} MB, {records} records, {items} items, "
+        f"{skipped} skipped"
+    )
     print(f"kinds: {dict(sorted(kinds.items()))}")
-    print(f"workers={workers}: wall {wall:.2f}s -> {items / wall:,.0f} items/s, {size / wall / 1e6:.1f} MB/s")
+    print(
+        f"workers={workers}: wall {wall:.2f}s -> {items / wall:,.0f} items/s, "
+        f"{size / wall / 1e6:.1f} MB/s"
+    )
     if workers <= 1:
         print(f"cpu {cpu:.2f}s -> {items / cpu:,.0f} items/s per core")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--items", type=int, default=100_000, help="items to generate (default 100000)")
+    parser.add_argument(
+        "--items", type=int, default=100_000, help="items to generate (default 100000)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
-    parser.add_argument("--dir", type=Path, help="parse this existing corpus instead of generating one")
+    parser.add_argument(
+        "--dir", type=Path, help="parse this existing corpus instead of generating one"
+    )
     parser.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
     args = parser.parse_args(argv)
     if args.dir is not None:
@@ -76,7 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="atc-corpus-") as tmp:
         started = time.perf_counter()
         stats = generate(args.items, Path(tmp), args.seed)
-        print(f"generated {stats.items} items in {stats.files} sessions in {time.perf_counter() - started:.1f}s")
+        print(
+            f"generated {stats.items} items in {stats.files} sessions "
+            f"in {time.perf_counter() - started:.1f}s"
+        )
         measure(Path(tmp), args.workers)
     return 0
 

@@ -91,6 +91,7 @@ Item budget
     (``kind_shares`` replaces these). A kind that needs less leaves its share to the others in
     proportion to theirs. Within a kind the most recent items stay; the rest go to ``evicted``.
 """
+
 from __future__ import annotations
 
 from .api import parse_path, parse_text

@@ -1,8 +1,10 @@
 """The entry points: parse a transcript file or text into items."""
+
 from __future__ import annotations
 
 import os
-from typing import Callable, Mapping, Protocol
+from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from ..errors import InputError, UsageError
 from .budget import apply_item_budget, check_budget

@@ -6,11 +6,12 @@ than its share leaves the rest to the kinds that need more, in proportion to the
 kinds without a share only get what every kind with a share leaves over. Within a kind the most
 recent items are kept. Nothing is dropped silently: the caller gets the evicted items back.
 """
+
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..errors import UsageError
 from .records import ItemRecord
@@ -43,7 +44,9 @@ def check_budget(item_budget: object, kind_shares: object) -> dict[str, float]:
             or not math.isfinite(share)
             or share < 0
         ):
-            raise UsageError(f"kind share for {kind!r} must be a non-negative number, not {share!r}")
+            raise UsageError(
+                f"kind share for {kind!r} must be a non-negative number, not {share!r}"
+            )
     total = float(sum(shares.values()))
     if total <= 0:
         raise UsageError("kind shares must not all be zero")

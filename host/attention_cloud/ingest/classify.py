@@ -1,4 +1,5 @@
 """Kind decisions shared by the formats: user messages, assistant text, tool output."""
+
 from __future__ import annotations
 
 import re
@@ -57,7 +58,8 @@ def tool_output_kind(call: ToolCall | None, output: str, is_error: bool) -> str 
 
     Output of a successful file operation is noise: a read returns the file (which the
     ``file_op`` item records and which may since have changed), a write or edit echoes what
-    was just written. (Shell commands that write files still report their output.) Known boilerplate ("Todos have been modified successfully") is noise.
+    was just written; shell commands that write files still report their output. Known
+    boilerplate ("Todos have been modified successfully") is noise too.
     """
     if is_error:
         return "error"
@@ -67,8 +69,10 @@ def tool_output_kind(call: ToolCall | None, output: str, is_error: bool) -> str 
         return "error"
     if output.strip().lower() in _TRIVIAL_OUTPUT or output.startswith(_TODO_RESULT):
         return None
-    if call is None and output.startswith(("File created successfully at:", "The file ")) and (
-        "has been updated" in output[:400] or output.startswith("File created")
+    if (
+        call is None
+        and output.startswith(("File created successfully at:", "The file "))
+        and ("has been updated" in output[:400] or output.startswith("File created"))
     ):
         return None  # the echo of a write whose call was not seen
     return "tool_result"

@@ -8,6 +8,7 @@ string or a list of blocks: ``text``, ``tool_use``, ``tool_result``, ``thinking`
 ``cwd``, ``isSidechain``, ``isMeta`` and ``isCompactSummary`` (client-injected text: skipped),
 ``isApiErrorMessage``.
 """
+
 from __future__ import annotations
 
 import re
@@ -62,7 +63,9 @@ class _Record:
 
     __slots__ = ("number", "record", "base", "default_session", "sidechain")
 
-    def __init__(self, number: int, record: dict[str, Any], default_session: str, base: str) -> None:
+    def __init__(
+        self, number: int, record: dict[str, Any], default_session: str, base: str
+    ) -> None:
         self.number = number
         self.record = record
         self.base = base
@@ -92,25 +95,20 @@ class ClaudeCodeParser:
         self.collector = collector
         self.default_session = default_session
         self.calls: dict[str, ToolCall] = {}  # tool_use id -> call, to label its result
+        self._readers = {"user": self._user, "assistant": self._assistant, "system": self._system}
 
     def parse(self, source: Source) -> int:
         """Read every record; return how many were well-formed Claude Code records."""
         well_formed = 0
         for number, record in json_records(source, self.collector):
-            if not isinstance(record, dict):
-                self.collector.skip(number, "not a JSON object")
-                continue
             record_type = record.get("type")
             if not isinstance(record_type, str):
-                self.collector.skip(number, "not a Claude Code record (no \"type\")")
+                self.collector.skip(number, 'not a Claude Code record (no "type")')
                 continue
             well_formed += 1
-            if record_type == "user":
-                self._user(_Record(number, record, self.default_session, source.pointer_base), record)
-            elif record_type == "assistant":
-                self._assistant(_Record(number, record, self.default_session, source.pointer_base), record)
-            elif record_type == "system":
-                self._system(_Record(number, record, self.default_session, source.pointer_base), record)
+            read = self._readers.get(record_type)  # other types produce no items by design
+            if read is not None:
+                read(_Record(number, record, self.default_session, source.pointer_base), record)
         return well_formed
 
     # -- records ---------------------------------------------------------------------------
@@ -150,7 +148,9 @@ class ClaudeCodeParser:
             return
         text = clean_message(content)
         # Hook notices and compaction markers are noise; failures the client reports are not.
-        if text and (record.get("level") == "error" or tool_output_kind(None, text, False) == "error"):
+        if text and (
+            record.get("level") == "error" or tool_output_kind(None, text, False) == "error"
+        ):
             self._add(rec, 0, "error", "system", message_text(text))
 
     # -- blocks ----------------------------------------------------------------------------
@@ -179,7 +179,15 @@ class ClaudeCodeParser:
             self.calls[call_id] = call
         if call.is_file_op:
             links = (("touches_file", call.path), ("file_op", call.op), ("tool", name))
-            self._add(rec, index, "file_op", "assistant", call.file_op_text(), links=links, mentions_in=call.detail)
+            self._add(
+                rec,
+                index,
+                "file_op",
+                "assistant",
+                call.file_op_text(),
+                links=links,
+                mentions_in=call.detail,
+            )
 
     def _tool_result(self, rec: _Record, index: int, block: dict[str, Any]) -> None:
         call_id = block.get("tool_use_id")
@@ -237,7 +245,9 @@ def _joined_text(content: Any) -> str:
     texts = [
         block["text"]
         for block in content
-        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
     ]
     return "\n".join(texts)
 

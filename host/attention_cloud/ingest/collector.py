@@ -4,11 +4,12 @@ Every format parser feeds the same :class:`ItemCollector`, which owns what is co
 them: per-session sequence numbers and active goals, content-derived handles, duplicate
 detection, and the entity relations every item carries.
 """
+
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from .entities import error_classes, file_paths
 from .records import ItemRecord, ParseResult, Relation
@@ -26,7 +27,9 @@ def item_handle(session: str, kind: str, identity: str, text: str) -> str:
     transcript that grows by appending keeps the handles of its earlier items, and two
     distinct records never share a handle even when their texts are equal.
     """
-    digest = hashlib.sha256("\x1f".join((session, kind, identity, text)).encode("utf-8", "surrogatepass"))
+    digest = hashlib.sha256(
+        "\x1f".join((session, kind, identity, text)).encode("utf-8", "surrogatepass")
+    )
     return HANDLE_PREFIX + digest.hexdigest()[:HANDLE_HEX_DIGITS]
 
 
@@ -105,8 +108,12 @@ class ItemCollector:
         self._seen[handle] = record_no
         if sets_goal:
             state.goal = goal_text(text)
-        relations = _relations(handle, session, cwd, links, text if mentions_in is None else mentions_in)
-        item = ItemRecord(handle, session, state.next_seq, kind, role, state.goal, time, pointer, text, relations)
+        relations = _relations(
+            handle, session, cwd, links, text if mentions_in is None else mentions_in
+        )
+        item = ItemRecord(
+            handle, session, state.next_seq, kind, role, state.goal, time, pointer, text, relations
+        )
         state.next_seq += 1
         self.items.append(item)
         return item

@@ -6,6 +6,7 @@ fields (``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code`
 document with ``messages``. Otherwise a speaker line (``User:``, ``## Assistant``) means
 ``text``. Anything else cannot be detected, and says so.
 """
+
 from __future__ import annotations
 
 import json
@@ -81,7 +82,11 @@ def _json_format(text: str, first: str) -> str | None:
         # A JSON array cut short is still recognisable by its first message.
         return "openai" if first == "[" and '"role"' in text[:2000] else None
     if isinstance(document, list):
-        return "openai" if any(isinstance(m, dict) and "role" in m for m in document[:_LINES_TO_TRY]) else None
+        return (
+            "openai"
+            if any(isinstance(m, dict) and "role" in m for m in document[:_LINES_TO_TRY])
+            else None
+        )
     if isinstance(document, dict) and isinstance(document.get("messages"), list):
         return "openai"
     return None

@@ -7,6 +7,7 @@ error classes by the Python/Java naming habit of a capitalised identifier ending
 ``Exception``, ``Warning``, ``Timeout``, ``Interrupt`` or ``Exit`` (``ValueError``,
 ``requests.exceptions.ReadTimeout`` gives ``ReadTimeout``).
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -24,6 +25,8 @@ _EXTENSIONS = (
     "html htm css scss sass less xml xsd proto graphql gql tf tfvars hcl lock log cmake mk "
     "dockerfile tex bib svg"
 ).split()
+
+
 # Paths are found from their extension backwards: the scan looks for "." (a fast literal
 # search) instead of trying a path pattern at every character.
 def _extension_alternatives(extensions: list[str]) -> str:
@@ -39,7 +42,9 @@ def _extension_alternatives(extensions: list[str]) -> str:
     return "(?:" + "|".join(parts) + ")"
 
 
-_EXTENSION_AT = re.compile(r"\.(?=[a-z])" + _extension_alternatives(_EXTENSIONS) + r"(?![\w/-]|\.\w)")
+_EXTENSION_AT = re.compile(
+    r"\.(?=[a-z])" + _extension_alternatives(_EXTENSIONS) + r"(?![\w/-]|\.\w)"
+)
 # The characters of a path, matched backwards from the extension on the reversed text.
 _PATH_RUN = re.compile(r"[A-Za-z0-9_.@+~/-]*")
 _ERROR_SUFFIX = re.compile(r"(?:Error|Exception|Warning|Timeout|Interrupt|Exit)\b")
@@ -93,8 +98,12 @@ def error_classes(text: str) -> list[str]:
     """Distinct error class names in ``text``, in order of first appearance (at most 8)."""
     view = probe(text)
     if not (
-        "Error" in view or "Exception" in view or "Warning" in view
-        or "Timeout" in view or "Interrupt" in view or "Exit" in view
+        "Error" in view
+        or "Exception" in view
+        or "Warning" in view
+        or "Timeout" in view
+        or "Interrupt" in view
+        or "Exit" in view
     ):
         return []
     found: list[str] = []

@@ -13,6 +13,7 @@ memory is never ingested as new memory. The scanner errs on the side of removal:
 Each removed unit counts as one envelope. Tags match case-insensitively. The scanner is linear
 in the length of the text (no backtracking regular expression spans a block).
 """
+
 from __future__ import annotations
 
 import re

@@ -7,10 +7,12 @@ decoded record before the record is looked at. An envelope written raw across se
 (not inside a JSON string) is dropped too, with every line up to its closing tag, even lines
 that would parse.
 """
+
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .collector import ItemCollector
 from .envelope import (
@@ -22,8 +24,6 @@ from .envelope import (
 )
 from .source import Source, lines_of
 
-
-
 _decode = json.JSONDecoder().decode  # json.loads less its per-call argument checks
 
 
@@ -32,10 +32,11 @@ def json_error_reason(error: json.JSONDecodeError) -> str:
     return f"invalid JSON: {error.msg} (column {error.colno})"
 
 
-def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line number, decoded value)`` for every well-formed non-blank line.
+def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, decoded object)`` for every well-formed non-blank line.
 
-    Bad lines are reported to ``collector.skip``; every non-blank line counts as read.
+    Bad lines, and lines holding JSON values other than objects, are reported to
+    ``collector.skip``; every non-blank line counts as read.
     """
     last_line = source.data.count(b"\n") + 1
     complete = source.ends_with_newline
@@ -68,6 +69,9 @@ def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int
             else:
                 reason = json_error_reason(error)
             collector.skip(number, reason)
+            continue
+        if not isinstance(record, dict):
+            collector.skip(number, "not a JSON object")
             continue
         if may_hold_envelope(line):
             collector.envelopes_stripped += strip_envelopes_in(record)

@@ -10,6 +10,7 @@ Messages have ``role`` (``system``/``developer``, ``user``, ``assistant``, ``too
 optional ``name``, ``tool_calls`` (``function.name`` and JSON ``function.arguments``) or legacy
 ``function_call``, ``tool_call_id`` on tool messages, and an optional ``timestamp``.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,9 @@ class _Conversation:
 
     __slots__ = ("session", "time", "pointer_prefix", "identity_prefix", "line")
 
-    def __init__(self, session: str, time: str, pointer_prefix: str, identity_prefix: str, line: int | None) -> None:
+    def __init__(
+        self, session: str, time: str, pointer_prefix: str, identity_prefix: str, line: int | None
+    ) -> None:
         self.session = session
         self.time = time
         self.pointer_prefix = pointer_prefix  # message i lives at pointer_prefix + f"/{i}"
@@ -106,9 +109,6 @@ class OpenAIChatParser:
     def _parse_lines(self, source: Source) -> int:
         well_formed = 0
         for number, record in json_records(source, self.collector):
-            if not isinstance(record, dict):
-                self.collector.skip(number, "not a JSON object")
-                continue
             if isinstance(record.get("messages"), list):
                 conversation = _Conversation(
                     _session_of(record, f"{self.default_session}#{number}", _DOCUMENT_SESSION_KEYS),
@@ -121,7 +121,9 @@ class OpenAIChatParser:
                 continue
             session = _session_of(record, self.default_session, _MESSAGE_SESSION_KEYS)
             conversation = _Conversation(session, "", "", "", number)
-            if self._message(conversation, record, number, f"{source.pointer_base}:{number}", f"line{number}"):
+            if self._message(
+                conversation, record, number, f"{source.pointer_base}:{number}", f"line{number}"
+            ):
                 well_formed += 1
         return well_formed
 
@@ -141,7 +143,12 @@ class OpenAIChatParser:
         return well_formed
 
     def _message(
-        self, conversation: _Conversation, message: dict[str, Any], record_no: int, pointer: str, identity: str
+        self,
+        conversation: _Conversation,
+        message: dict[str, Any],
+        record_no: int,
+        pointer: str,
+        identity: str,
     ) -> bool:
         role = message.get("role")
         if not isinstance(role, str):
@@ -175,7 +182,14 @@ class OpenAIChatParser:
             for block, call in self._calls_of(message):
                 if call.is_file_op:
                     links = (("touches_file", call.path), ("file_op", call.op), ("tool", call.name))
-                    add("file_op", "assistant", call.file_op_text(), block, links=links, mentions_in=call.detail)
+                    add(
+                        "file_op",
+                        "assistant",
+                        call.file_op_text(),
+                        block,
+                        links=links,
+                        mentions_in=call.detail,
+                    )
         elif role in ("system", "developer"):
             if text:  # instructions and constraints: kept, but never a goal
                 add("turn", "system", message_text(text), "0")

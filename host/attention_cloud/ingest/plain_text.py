@@ -7,23 +7,40 @@ Speaker names are matched case-insensitively. Lines inside fenced code blocks (`
 or ``~~~``) never start a turn, so pasted logs and YAML keep their ``user:`` lines. Text before
 the first speaker (a title, a preamble) is not part of any turn.
 """
+
 from __future__ import annotations
 
 import re
 
-from .classify import assistant_text_kind, message_text, output_text, tool_output_kind, user_message_kind
+from .classify import (
+    assistant_text_kind,
+    message_text,
+    output_text,
+    tool_output_kind,
+    user_message_kind,
+)
 from .collector import ItemCollector
-from .envelope import scan_tag_blocks, ENVELOPE_TAG
+from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .source import Source, fail, require_text
 from .textutil import strip_system_reminders
 
 _NAMES = r"(user|human|assistant|ai|system|tool)"
 _COLON_SPEAKER = re.compile(
-    r"[ \t]{0,3}(?:\*\*|__)?" + _NAMES + r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]?(.*)", re.IGNORECASE | re.DOTALL
+    r"[ \t]{0,3}(?:\*\*|__)?" + _NAMES + r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]?(.*)",
+    re.IGNORECASE | re.DOTALL,
 )
-_HEADING_SPEAKER = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+" + _NAMES + r"[ \t]*:?[ \t]*#*[ \t]*", re.IGNORECASE)
+_HEADING_SPEAKER = re.compile(
+    r"[ \t]{0,3}#{1,6}[ \t]+" + _NAMES + r"[ \t]*:?[ \t]*#*[ \t]*", re.IGNORECASE
+)
 _FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
-_ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "system": "system", "tool": "tool"}
+_ROLES = {
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+    "system": "system",
+    "tool": "tool",
+}
 
 
 def speaker_of(line: str) -> tuple[str, str] | None:
@@ -60,11 +77,15 @@ class PlainTextParser:
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
-        text, found, open_at = scan_tag_blocks(require_text(source), ENVELOPE_TAG, keep_newlines=True)
+        text, found, open_at = scan_tag_blocks(
+            require_text(source), ENVELOPE_TAG, keep_newlines=True
+        )
         self.collector.envelopes_stripped += found
         if open_at >= 0:
             line = text.count("\n", 0, open_at) + 1
-            self.collector.skip(line, "unclosed <memory-frame> envelope: the rest of the file is dropped")
+            self.collector.skip(
+                line, "unclosed <memory-frame> envelope: the rest of the file is dropped"
+            )
         turns = 0
         role, start, body = "", 0, []
         fenced = False

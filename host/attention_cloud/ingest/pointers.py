@@ -4,6 +4,7 @@ Pointers have three shapes: ``<path>:<line>`` (1-based line of a JSONL or text f
 ``<path>#<JSON pointer>`` (RFC 6901, into a JSON document) and ``<path>:<line>#<JSON pointer>``
 (into the JSON value held on one line).
 """
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,9 @@ class Pointer:
 def parse_pointer(pointer: str) -> Pointer:
     """Split a pointer into its parts (see the module docstring)."""
     hash_at = pointer.rfind("#/")
-    location, json_pointer = (pointer, "") if hash_at < 0 else (pointer[:hash_at], pointer[hash_at + 1 :])
+    location, json_pointer = (
+        (pointer, "") if hash_at < 0 else (pointer[:hash_at], pointer[hash_at + 1 :])
+    )
     match = _LINE_SUFFIX.search(location)
     if match:
         return Pointer(location[: match.start()], int(match.group(1)), json_pointer)

@@ -1,5 +1,6 @@
 """The two result types of ingestion: one :class:`ItemRecord` per memory item, one
 :class:`ParseResult` per parsed transcript."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

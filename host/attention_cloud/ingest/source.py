@@ -6,12 +6,13 @@ column 7)``. Invalid UTF-8 is never replaced silently; only line-oriented JSON f
 one bad line is one skippable record, decode line by line instead of failing (see
 :func:`lines_of`).
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import InputError
 
@@ -81,7 +82,9 @@ def make_source(data: bytes | str, *, name: str, pointer_base: str | None = None
         if "\x00" in data:
             raise _binary_error(data.encode("utf-8", "surrogatepass"), name)
         text = data[1:] if data.startswith("\ufeff") else data
-        source = Source(name, pointer_base or name, stem, text.encode("utf-8", "surrogatepass"), text)
+        source = Source(
+            name, pointer_base or name, stem, text.encode("utf-8", "surrogatepass"), text
+        )
     else:
         if b"\x00" in data:
             raise _binary_error(data, name)
@@ -140,7 +143,11 @@ def lines_of(source: Source) -> Iterator[tuple[int, str | None, str]]:
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            yield number, None, f"invalid UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})"
+            yield (
+                number,
+                None,
+                f"invalid UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})",
+            )
             continue
         if number == 1 and line.startswith("\ufeff"):
             line = line[1:]

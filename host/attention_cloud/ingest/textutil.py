@@ -1,4 +1,5 @@
 """Small text rules shared by every format: whitespace, truncation, goals, noise."""
+
 from __future__ import annotations
 
 import re
@@ -14,12 +15,27 @@ ELLIPSIS = " … "
 # is noise. Phrases hold words that mean something else on their own ("keep this" is not an
 # acknowledgement; "keep going" is).
 _ACK_WORDS = frozenset(
-    """ok okay k kk okk thanks thank you thx ty cheers yes yeah yep yup ya sure great cool nice
-    perfect awesome excellent lgtm alright fine good please pls continue proceed next done go""".split()
+    """ok okay k kk okk thanks thank you thx ty cheers yes yeah yep yup ya sure great cool
+    nice perfect awesome excellent lgtm alright fine good please pls continue proceed next
+    done go""".split()
 )
 _ACK_PHRASES = (
-    "looks good to me", "go on", "go ahead", "keep going", "carry on", "do it", "do that", "looks good", "sounds good",
-    "got it", "makes sense", "all good", "that works", "thats right", "right", "agreed",
+    "looks good to me",
+    "go on",
+    "go ahead",
+    "keep going",
+    "carry on",
+    "do it",
+    "do that",
+    "looks good",
+    "sounds good",
+    "got it",
+    "makes sense",
+    "all good",
+    "that works",
+    "thats right",
+    "right",
+    "agreed",
 )
 # Bare replies that redirect without saying where: kept as turns, but they never replace the
 # active goal ("no" after a proposal does not make "no" the goal of what follows).

@@ -1,8 +1,9 @@
 """Timestamps of any usual spelling to ISO 8601 UTC with second precision."""
+
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 # Claude Code writes "2026-01-02T03:04:05.678Z"; the common case needs no datetime at all.
@@ -27,8 +28,8 @@ def iso_utc(value: Any) -> str:
         except ValueError:
             return ""
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
-        return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            moment = moment.replace(tzinfo=UTC)
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return _from_epoch(value)
     return ""
@@ -39,7 +40,7 @@ def _from_epoch(number: float) -> str:
         return ""
     seconds = number / 1000 if number > _MS_THRESHOLD else number
     try:
-        moment = datetime.fromtimestamp(seconds, tz=timezone.utc)
+        moment = datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return ""
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -8,6 +8,7 @@ it touches, a one-line label used to introduce its output, and for file operatio
 description of the change. Shell commands count as file operations only when they obviously
 are (``rm``, ``mv``, ``cp``, ``touch``, ``sed -i``, output redirection to a file).
 """
+
 from __future__ import annotations
 
 import re
@@ -32,7 +33,13 @@ _CLAUDE_FILE_TOOLS = {
 }
 _PATH_KEYS = ("file_path", "path", "filename", "file", "target_file", "notebook_path", "filepath")
 _COMMAND_KEYS = ("command", "cmd", "script")
-_EDITOR_COMMANDS = {"view": "read", "create": "write", "str_replace": "edit", "insert": "edit", "undo_edit": "edit"}
+_EDITOR_COMMANDS = {
+    "view": "read",
+    "create": "write",
+    "str_replace": "edit",
+    "insert": "edit",
+    "undo_edit": "edit",
+}
 # A function is a shell when its name says so and it takes a command ("Bash", "run_shell",
 # "execute_command", "terminal" ...).
 _SHELL_WORDS = ("bash", "shell", "command", "terminal", "exec", "cmd")
@@ -147,7 +154,9 @@ def _change_detail(name: str, op: str, args: dict[str, Any]) -> str:
     replacement = _replacement(args)
     if replacement:
         return replacement
-    content = _first_string(args, ("content", "file_text", "new_source", "text", "new_str", "contents"))
+    content = _first_string(
+        args, ("content", "file_text", "new_source", "text", "new_str", "contents")
+    )
     if content:
         lines = content.count("\n") + (0 if content.endswith("\n") else 1)
         mode = args.get("edit_mode")
@@ -173,7 +182,11 @@ def _label(name: str, args: dict[str, Any]) -> str:
         if isinstance(value, str) and value.strip():
             return _short(f"{name} {value}", LABEL_MAX_CHARS)
     for value in args.values():
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
+        if (
+            isinstance(value, (str, int, float))
+            and not isinstance(value, bool)
+            and str(value).strip()
+        ):
             return _short(f"{name} {value}", LABEL_MAX_CHARS)
     return name
 
@@ -182,7 +195,9 @@ def _describe_shell(name: str, command: str, cwd: str) -> ToolCall:
     label = _short("$ " + command, LABEL_MAX_CHARS)
     op, path = _shell_file_op(command)
     if op and path:
-        return ToolCall(name, op, relative_path(path, cwd), label, _short(command, _NEW_MAX_CHARS), True)
+        return ToolCall(
+            name, op, relative_path(path, cwd), label, _short(command, _NEW_MAX_CHARS), True
+        )
     return ToolCall(name, "", "", label, shell=True)
 
 
@@ -199,7 +214,11 @@ def _shell_file_op(command: str) -> tuple[str, str]:
         target = redirect.group(1)
         return ("", "") if target.startswith(("/dev/", "&")) else ("write", target)
     first_word = command.split(None, 1)[0] if command.strip() else ""
-    if first_word not in _WRITE_COMMANDS and first_word not in _READ_COMMANDS and first_word != "sed":
+    if (
+        first_word not in _WRITE_COMMANDS
+        and first_word not in _READ_COMMANDS
+        and first_word != "sed"
+    ):
         return "", ""
     try:
         words = shlex.split(command)

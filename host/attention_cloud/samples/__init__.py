@@ -16,6 +16,7 @@
 >>> [p.name for p in sample_paths()][0]
 '2026-01-12-processor-retries.jsonl'
 """
+
 from __future__ import annotations
 
 from pathlib import Path
