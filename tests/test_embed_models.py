@@ -152,3 +152,28 @@ def test_openai_compatible_endpoint_batches_and_sends_the_key(monkeypatch):
     assert all(auth == "Bearer sk-test" for auth, _ in seen)
     expected = np.array([[1, 1, 0], [3, 1, 0], [2, 1, 0]], dtype=np.float32)
     assert np.allclose(vectors, expected / np.linalg.norm(expected, axis=1, keepdims=True))
+
+
+def test_static_embedder_averages_token_rows_with_sif_weights(tmp_path):
+    from attention_cloud.embed import StaticEmbedder
+    from attention_cloud.embed.wordpiece import load_vocabulary
+
+    vocab = load_vocabulary(DEFAULT_VOCAB)
+    table = np.zeros((len(vocab), 4), dtype=np.float16)
+    table[vocab["deploy"]] = [1, 0, 0, 0]
+    table[vocab["failed"]] = [0, 1, 0, 0]
+    table[vocab["the"]] = [0, 0, 1, 0]  # the most frequent word: weighs almost nothing
+    path = tmp_path / "table.npy"
+    np.save(path, table)
+    embedder = load_embedder(f"static:{path}")
+    assert isinstance(embedder, StaticEmbedder) and embedder.dim == 4
+    deploy_failed, the_deploy, empty = embedder.embed(["Deploy failed", "the deploy", ""])
+    # both words count; the rarer "deploy" (higher vocabulary rank) a little more than "failed"
+    assert deploy_failed[0] > deploy_failed[1] > 0.6 and not deploy_failed[2:].any()
+    assert the_deploy[0] > 0.99 and 0 < the_deploy[2] < 0.05
+    assert not empty.any()
+
+
+def test_static_embedder_without_a_table_says_how_to_make_one(tmp_path):
+    with pytest.raises(EmbeddingError, match="run scripts/distill_static.py first"):
+        load_embedder(f"static:{tmp_path / 'missing.npy'}")

@@ -4,7 +4,7 @@ Public API::
 
     from attention_cloud.embed import (Embedder, load_embedder, available_embedders,
                                        VectorStore, LexicalIndex, DEFAULT_EMBEDDER, fuse_rankings)
-    embedder = load_embedder()                      # MiniLM int8 ONNX; "hash" needs no model
+    embedder = load_embedder()        # MiniLM int8 ONNX; "hash" needs no model; "static" is fast
     store = VectorStore.open(home / "vectors", embedder_id=embedder.id, dim=embedder.dim)
     store.add(["it_3fa2"], embedder.embed(["deploy failed on eu-west"]), [{"level": "l0"}])
     store.search(embedder.embed(["why did the deploy fail"])[0], 5)   # [("it_3fa2", 0.71)]
@@ -21,6 +21,7 @@ from .hashing import HashingEmbedder
 from .lexical import LexicalIndex
 from .loading import DEFAULT_EMBEDDER, Embedder, EmbedderInfo, available_embedders, load_embedder
 from .onnx_model import OnnxEmbedder
+from .static import StaticEmbedder
 from .store import VectorStore, handle_of
 from .wordpiece import WordPieceTokenizer
 
@@ -31,6 +32,7 @@ __all__ = [
     "HashingEmbedder",
     "LexicalIndex",
     "OnnxEmbedder",
+    "StaticEmbedder",
     "VectorStore",
     "WordPieceTokenizer",
     "available_embedders",

