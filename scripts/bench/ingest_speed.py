@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Ingest throughput: items per second of ``Memory.ingest`` (parse + journal) on synthetic corpora.
+
+For each ``--items`` size a Claude Code-like corpus (``gen_corpus.py``, cached under
+``.local/bench-cache/``) is
+
+1. parsed alone with :func:`attention_cloud.ingest.parse_path`, file by file, in this process
+   (the baseline: what the parser costs without any journal);
+2. ingested into a fresh memory home with ``Memory.ingest([corpus])`` in one call, as
+   ``atc ingest DIR`` does. The call is split by wrapping the functions it calls: parsing
+   (``parse_path``), the Prolog batch (``api:api_ingest_with_marks``: term conversion in the
+   bridge, upserts, journal writes), the fsync, and the rest (file digests, watermark lookups,
+   building item terms);
+3. ingested again unchanged (every file skipped by its watermark).
+
+The journal's overhead is reported as the ratio ingest time / parse-only time. Goal: at least
+20,000 items/s for the whole ingest.
+
+    .venv/bin/python scripts/bench/ingest_speed.py --items 100000 1000000 [--update-md]
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_env import (CACHE, CpuClock, corpus, corpus_stats, markdown_table, peak_rss_mb,  # noqa: E402
+                       progress, rss_mb, run_header, timed, update_benchmarks)
+
+GOAL_ITEMS_PER_S = 20_000
+
+
+@dataclass
+class IngestRun:
+    """Figures of one corpus size."""
+
+    items: int
+    files: int
+    mbytes: float
+    parse_wall: float
+    parse_cpu: float
+    ingest_wall: float
+    ingest_cpu: float
+    parse_in_ingest: float
+    prolog: float
+    fsync: float
+    reingest_wall: float
+    journal_mb: float
+    rss_mb: float
+
+    @property
+    def rate(self) -> float:
+        return self.items / self.ingest_wall
+
+    @property
+    def parse_rate(self) -> float:
+        return self.items / self.parse_wall
+
+
+def parse_only(folder: Path) -> tuple[int, CpuClock]:
+    """Parse every transcript under ``folder``; return items and the time it took."""
+    from attention_cloud.ingest import parse_path
+
+    paths = sorted(p for p in folder.rglob("*.jsonl"))
+    items = 0
+    with CpuClock() as clock:
+        for path in paths:
+            items += len(parse_path(path).items)
+    return items, clock
+
+
+def ingest_once(folder: Path, home: Path) -> tuple[IngestRun, int]:
+    """Ingest ``folder`` into the fresh ``home`` with the phases timed; then re-ingest it."""
+    import attention_cloud.ingest as ingest_pkg
+    import attention_cloud.memory as memory_mod
+    from attention_cloud import Memory
+    from attention_cloud.home import write_config
+
+    home.mkdir(parents=True)
+    write_config(home, {"embedder": "hash"})
+    mem = Memory.open(home)
+    parse_s: list[float] = []
+    fsync_s: list[float] = []
+    prolog_s: list[float] = []
+    original_parse, original_sync = ingest_pkg.parse_path, memory_mod.sync_journal
+    original_once = mem.pl.once
+
+    def once(pred: str, *args: object) -> object:
+        if pred != "api:api_ingest_with_marks":
+            return original_once(pred, *args)
+        return timed(original_once, prolog_s)(pred, *args)
+
+    ingest_pkg.parse_path = timed(original_parse, parse_s)
+    memory_mod.sync_journal = timed(original_sync, fsync_s)
+    mem.pl.once = once  # type: ignore[method-assign]
+    try:
+        gc.collect()
+        with CpuClock() as clock:
+            report = mem.ingest([folder])
+        with CpuClock() as again:
+            second = mem.ingest([folder])
+    finally:
+        ingest_pkg.parse_path, memory_mod.sync_journal = original_parse, original_sync
+        del mem.pl.once
+    if second.new or second.files_unchanged != second.files:
+        raise SystemExit(f"re-ingest was not a no-op: {second.as_dict()}")
+    resident = rss_mb()
+    mem.close()
+    journal = (home / "journal.pl").stat().st_size / 1e6
+    return IngestRun(items=report.new, files=report.files, mbytes=0.0, parse_wall=0.0, parse_cpu=0.0,
+                     ingest_wall=clock.wall, ingest_cpu=clock.cpu, parse_in_ingest=sum(parse_s),
+                     prolog=sum(prolog_s), fsync=sum(fsync_s), reingest_wall=again.wall,
+                     journal_mb=journal, rss_mb=resident), report.records
+
+
+def measure(items: int, seed: int, workdir: Path) -> IngestRun:
+    folder = corpus(items, seed)
+    stats = corpus_stats(folder)
+    progress(f"{items}: parse only")
+    parsed, parse_clock = parse_only(folder)
+    gc.collect()
+    progress(f"{items}: ingest into a fresh home")
+    home = workdir / f"home-{items}"
+    run, _ = ingest_once(folder, home)
+    shutil.rmtree(home, ignore_errors=True)
+    if parsed != run.items:
+        raise SystemExit(f"parse-only found {parsed} items but ingest stored {run.items}")
+    run.files, run.mbytes = stats["files"], stats["bytes"] / 1e6
+    run.parse_wall, run.parse_cpu = parse_clock.wall, parse_clock.cpu
+    progress(f"{items}: {run.rate:,.0f} items/s ingest, {run.parse_rate:,.0f} items/s parse only")
+    return run
+
+
+def report(runs: list[IngestRun]) -> str:
+    rows = []
+    for r in runs:
+        other = r.ingest_wall - r.parse_in_ingest - r.prolog - r.fsync
+        rows.append([
+            f"{r.items:,}", f"{r.files:,}", f"{r.mbytes:,.0f}",
+            f"{r.parse_rate:,.0f}", f"{r.rate:,.0f}",
+            f"{r.ingest_wall / r.parse_wall:.2f}×",
+            f"{r.ingest_wall:.1f}", f"{r.parse_in_ingest:.1f}", f"{r.prolog:.1f}", f"{r.fsync:.2f}",
+            f"{other:.1f}", f"{r.ingest_cpu / r.ingest_wall:.2f}", f"{r.reingest_wall:.2f}",
+            f"{r.journal_mb:,.0f}", f"{r.rss_mb:,.0f}",
+            "met" if r.rate >= GOAL_ITEMS_PER_S else "**missed**",
+        ])
+    table = markdown_table(
+        ["items", "files", "MB", "parse only items/s (baseline)", "ingest items/s",
+         "ingest / parse", "ingest s", "of which parse s", "Prolog batch s", "fsync s", "other s",
+         "CPU/wall", "re-ingest unchanged s", "journal MB", "RSS after MB",
+         f"goal ≥ {GOAL_ITEMS_PER_S:,}/s"], rows)
+    notes = ("Ingest is one `Memory.ingest([corpus_dir])` call into a fresh home (parse, then one "
+             "Prolog batch, then fsync). *Prolog batch* is the `api:api_ingest_with_marks` call: "
+             "term conversion in the bridge, upserts, journal writes. *Other* is file digests, "
+             "watermark lookups and building the item terms in Python. Wall-clock seconds; "
+             "CPU/wall near 1 means the run was not starved by other load.\n")
+    return table + "\n" + notes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("--items", type=int, nargs="+", default=[100_000, 1_000_000],
+                        help="corpus sizes (default 100000 1000000)")
+    parser.add_argument("--seed", type=int, default=1, help="corpus seed (default 1)")
+    parser.add_argument("--update-md", action="store_true",
+                        help="write the table into BENCHMARKS.md (## Ingest and reopen)")
+    args = parser.parse_args(argv)
+    if any(n < 1 for n in args.items):
+        parser.error("--items must be positive")
+    header = run_header("Ingest throughput")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="ingest-", dir=CACHE) as tmp:
+        runs = [measure(n, args.seed, Path(tmp)) for n in args.items]
+    body = header + "\n" + report(runs) + f"\nPeak RSS of the benchmark process: {peak_rss_mb():,.0f} MB.\n"
+    print(body)
+    if args.update_md:
+        update_benchmarks("Ingest and reopen", "Ingest throughput", body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

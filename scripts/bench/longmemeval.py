@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""LongMemEval through the product: ingest, curate, jump and hydrate each instance's haystack.
+
+For every instance of ``--data`` (LongMemEval_S, about 48 dated chat sessions and one question):
+
+1. each session is written to a temporary folder as an OpenAI-style JSON transcript
+   ``{"session_id": ..., "messages": [{"role", "content", "timestamp"}]}`` (the session's date,
+   one second per turn) and ingested into a fresh memory home with ``Memory.ingest``; every item
+   is mapped back to ``(session id, turn index)`` through its source pointer
+   (``<file>#/messages/<i>``), which also tells whether the evidence turns (``has_answer``) became
+   items that can be found;
+2. the home is curated (``Memory.curate``) with ``--embedder``;
+3. **jump recall**: the jump's seed ranking, obtained by calling hydrate.pl's own jump phase
+   ``hydrate:jump_/5`` (nearest/4 fused with lexical/4 and echo discount, exactly as
+   ``hydrate/3`` seeds a frame) with 50 seeds instead of the plane's 6; records map to sessions
+   (items by pointer, arcs and rollups by their session), and ``recall_any@k`` asks whether any
+   answer session is among the first k distinct sessions;
+4. **evidence in frame**: ``Memory.hydrate(question, budget=B)`` for each ``--budgets`` B; the
+   share of the question's evidence turns whose item is in the frame verbatim (L0), and at any
+   rung (the item at L0-L3, or an arc holding it);
+5. **BM25 baseline** on the same items: ``attention_cloud.embed.LexicalIndex`` over the items' L0
+   texts; its session ranking is the best item per session, its frame the top items at L0,
+   greedily, while they fit the budget (same token estimator).
+
+Abstention instances (``*_abs``) have no evidence and are left out of recall and evidence, as in
+the official protocol; they are hydrated and timed like the rest. Goals: session recall@5 ≥ 0.95;
+evidence in frame at 2000 tokens at least 0.15 above BM25's.
+
+    .venv/bin/python scripts/bench/longmemeval.py --limit 12 --embedder hash
+    .venv/bin/python scripts/bench/longmemeval.py --embedder minilm --update-md     # full run
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+from bench_env import (markdown_table, peak_rss_mb, percentile_ms, progress, run_header,  # noqa: E402
+                       update_benchmarks)
+
+DEFAULT_DATA = Path("/work/shared/data/longmemeval-dev")
+KS = (5, 10)
+JUMP_SEEDS = 50
+TYPES = ("single-session-user", "single-session-assistant", "single-session-preference",
+         "multi-session", "knowledge-update", "temporal-reasoning")
+GOAL_RECALL5 = 0.95
+GOAL_MARGIN = 0.15
+POINTER = re.compile(r"^(?P<file>.*)#/messages/(?P<turn>\d+)$")
+
+
+@dataclass
+class Instance:
+    """One LongMemEval question and its haystack."""
+
+    qid: str
+    qtype: str
+    question: str
+    answer_sessions: set[str]
+    sessions: list[tuple[str, str, list[dict[str, Any]]]]  # (session id, date, turns)
+
+    @property
+    def abstention(self) -> bool:
+        return self.qid.endswith("_abs")
+
+    @property
+    def evidence(self) -> set[tuple[str, int]]:
+        return {(sid, i) for sid, _, turns in self.sessions for i, t in enumerate(turns)
+                if t.get("has_answer")}
+
+
+@dataclass
+class Outcome:
+    """What one instance measured."""
+
+    qid: str
+    qtype: str
+    abstention: bool
+    items: int
+    evidence_turns: int
+    evidence_items: int
+    jump_hits: dict[int, bool]
+    bm25_hits: dict[int, bool]
+    in_frame_l0: dict[int, float]
+    in_frame_any: dict[int, float]
+    bm25_in_frame: dict[int, float]
+    hydrate_s: dict[int, float]
+    spent: dict[int, int]
+    ingest_s: float
+    curate_s: float
+    embedded: int
+
+
+def load_instances(data: Path, limit: int | None) -> list[Instance]:
+    """Instances in file order; with ``limit``, round-robin over question types (mix kept)."""
+    instances = []
+    for path in sorted(data.glob("*.json")):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        instances.append(Instance(
+            raw["question_id"], raw["question_type"], raw["question"], set(raw["answer_session_ids"]),
+            list(zip(raw["haystack_session_ids"], raw["haystack_dates"], raw["haystack_sessions"]))))
+    if not instances:
+        raise SystemExit(f"no LongMemEval instances (*.json) in {data}")
+    if limit:
+        by_type: dict[str, list[Instance]] = defaultdict(list)
+        for inst in instances:
+            by_type[inst.qtype].append(inst)
+        picked: list[Instance] = []
+        while len(picked) < min(limit, len(instances)):
+            for qtype in sorted(by_type):
+                if by_type[qtype] and len(picked) < limit:
+                    picked.append(by_type[qtype].pop(0))
+        instances = picked
+    return instances
+
+
+def iso_time(date: str, offset_s: int) -> str:
+    """LongMemEval's ``2023/05/20 (Sat) 07:47`` plus ``offset_s`` seconds, as ISO 8601 UTC."""
+    when = datetime.strptime(date.split(" (")[0] + " " + date.rsplit(" ", 1)[1], "%Y/%m/%d %H:%M")
+    return (when + timedelta(seconds=offset_s)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def write_sessions(inst: Instance, folder: Path) -> dict[str, str]:
+    """One OpenAI-style JSON file per session; returns file stem -> session id."""
+    folder.mkdir(parents=True)
+    stems: dict[str, str] = {}
+    for number, (sid, date, turns) in enumerate(inst.sessions):
+        stem = f"s{number:03d}"
+        stems[stem] = sid
+        messages = [{"role": t["role"], "content": t["content"], "timestamp": iso_time(date, i)}
+                    for i, t in enumerate(turns)]
+        (folder / f"{stem}.json").write_text(
+            json.dumps({"session_id": sid, "messages": messages}, ensure_ascii=False), encoding="utf-8")
+    return stems
+
+
+def item_map(mem: Any, stems: dict[str, str]) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
+    """Item handle -> (session id, turn index) from source pointers; item handle -> L0 text."""
+    from attention_cloud.bridge import Var
+
+    where: dict[str, tuple[str, int]] = {}
+    for handle, pointer in mem.pl.solutions("journal:item_source", Var(), Var()):
+        found = POINTER.match(str(pointer))
+        if not found:
+            raise SystemExit(f"unexpected source pointer {pointer!r}: cannot map it to a turn")
+        where[str(handle)] = (stems[Path(found["file"]).stem], int(found["turn"]))
+    texts = {str(h): str(t) for h, t in mem.pl.solutions("journal:item_text", Var(), Var())}
+    return where, texts
+
+
+def record_sessions(mem: Any, where: dict[str, tuple[str, int]]) -> dict[str, str]:
+    """Arc and rollup id -> session id (their product session names are the session ids)."""
+    from attention_cloud.bridge import Var
+
+    out: dict[str, str] = {}
+    for arc, session in mem.pl.solutions("ladder:arc_session", Var(), Var()):
+        out[str(arc)] = str(session)
+    for rollup, session in mem.pl.solutions("ladder:rollup", Var(), Var()):
+        out[str(rollup)] = str(session)
+    return out
+
+
+def arc_members(mem: Any) -> dict[str, set[str]]:
+    from attention_cloud.bridge import Var
+
+    members: dict[str, set[str]] = defaultdict(set)
+    for arc, handle in mem.pl.solutions("ladder:arc_member", Var(), Var()):
+        members[str(arc)].add(str(handle))
+    return members
+
+
+def jump_ranking(mem: Any, question: str) -> list[str]:
+    """Record ids in the order hydrate's jump seeds them (nearest/4 + lexical/4, fused)."""
+    from attention_cloud.bridge import Atom, Var
+
+    mem.jump  # the jump's Python predicates must be registered
+    found = mem.pl.once("hydrate:jump_", question, Atom("default"), JUMP_SEEDS, Var(), Var())
+    if found is None:
+        raise SystemExit("hydrate:jump_/5 failed: the jump phase changed shape; update this benchmark")
+    return [str(seed.args[0]) for seed in found[1]]
+
+
+def session_order(records: list[str], session_of: dict[str, str]) -> list[str]:
+    seen: list[str] = []
+    for rec in records:
+        sid = session_of.get(rec)
+        if sid is not None and sid not in seen:
+            seen.append(sid)
+    return seen
+
+
+def bm25_frame(order: list[str], texts: dict[str, str], budget: int) -> set[str]:
+    """Top BM25 items at L0, greedily, while they fit ``budget`` tokens."""
+    from attention_cloud.curate import estimate_tokens
+
+    kept: set[str] = set()
+    spent = 0
+    for handle in order:
+        cost = estimate_tokens(texts[handle])
+        if spent + cost <= budget:
+            kept.add(handle)
+            spent += cost
+        if budget - spent < 8:
+            break
+    return kept
+
+
+def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path) -> Outcome:
+    from attention_cloud import Memory
+    from attention_cloud.embed import LexicalIndex
+    from attention_cloud.home import write_config
+
+    folder = workdir / inst.qid
+    stems = write_sessions(inst, folder / "sessions")
+    home = folder / "home"
+    home.mkdir()
+    write_config(home, {"embedder": args.embedder})
+    mem = Memory.open(home)
+    try:
+        started = time.perf_counter()
+        mem.ingest([folder / "sessions"])
+        ingest_s = time.perf_counter() - started
+        started = time.perf_counter()
+        curated = mem.curate()
+        curate_s = time.perf_counter() - started
+        where, texts = item_map(mem, stems)
+        session_of = {h: sid for h, (sid, _) in where.items()} | record_sessions(mem, where)
+        evidence = inst.evidence
+        evidence_items = {h for h, loc in where.items() if loc in evidence}
+
+        jump_sessions = session_order(jump_ranking(mem, inst.question), session_of)
+        lexical = LexicalIndex()
+        handles = sorted(texts)
+        lexical.add(handles, [texts[h] for h in handles])
+        bm25_scores = lexical.scores(inst.question)
+        bm25_order = sorted(bm25_scores, key=lambda h: (-bm25_scores[h], h))
+        bm25_sessions = session_order(bm25_order, session_of)
+        bm25_sessions += [sid for sid, _, _ in inst.sessions if sid not in bm25_sessions]
+
+        members = arc_members(mem)
+        in_l0: dict[int, float] = {}
+        in_any: dict[int, float] = {}
+        bm25_in: dict[int, float] = {}
+        hydrate_s: dict[int, float] = {}
+        spent: dict[int, int] = {}
+        for budget in args.budgets:
+            started = time.perf_counter()
+            frame = mem.hydrate(inst.question, budget=budget)
+            hydrate_s[budget] = time.perf_counter() - started
+            spent[budget] = int(frame.receipt["budget"]["spent"])
+            l0 = {f.handle for f in frame.facts if f.level.lower() == "l0"}
+            anywhere = {f.handle for f in frame.facts}
+            anywhere |= {m for f in frame.facts for m in members.get(f.handle, ())}
+            kept = bm25_frame(bm25_order, texts, budget)
+            if evidence:
+                in_l0[budget] = len(evidence_items & l0) / len(evidence)
+                in_any[budget] = len(evidence_items & anywhere) / len(evidence)
+                bm25_in[budget] = len(evidence_items & kept) / len(evidence)
+    finally:
+        mem.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    return Outcome(
+        qid=inst.qid, qtype=inst.qtype, abstention=inst.abstention, items=len(where),
+        evidence_turns=len(evidence), evidence_items=len(evidence_items),
+        jump_hits={k: bool(inst.answer_sessions & set(jump_sessions[:k])) for k in KS},
+        bm25_hits={k: bool(inst.answer_sessions & set(bm25_sessions[:k])) for k in KS},
+        in_frame_l0=in_l0, in_frame_any=in_any, bm25_in_frame=bm25_in, hydrate_s=hydrate_s, spent=spent,
+        ingest_s=ingest_s, curate_s=curate_s, embedded=curated.embedded)
+
+
+def mean(values: list[float]) -> float:
+    return float(np.mean(values)) if values else float("nan")
+
+
+@dataclass
+class Summary:
+    """Averages over a set of outcomes (scored ones: not abstention, with evidence)."""
+
+    n: int = 0
+    jump: dict[int, float] = field(default_factory=dict)
+    bm25: dict[int, float] = field(default_factory=dict)
+    l0: dict[int, float] = field(default_factory=dict)
+    any: dict[int, float] = field(default_factory=dict)
+    bm25_frame: dict[int, float] = field(default_factory=dict)
+
+
+def summarise(outcomes: list[Outcome], budgets: list[int]) -> Summary:
+    scored = [o for o in outcomes if not o.abstention]
+    with_evidence = [o for o in scored if o.in_frame_l0]
+    s = Summary(n=len(scored))
+    for k in KS:
+        s.jump[k] = mean([o.jump_hits[k] for o in scored])
+        s.bm25[k] = mean([o.bm25_hits[k] for o in scored])
+    for b in budgets:
+        s.l0[b] = mean([o.in_frame_l0[b] for o in with_evidence])
+        s.any[b] = mean([o.in_frame_any[b] for o in with_evidence])
+        s.bm25_frame[b] = mean([o.bm25_in_frame[b] for o in with_evidence])
+    return s
+
+
+def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) -> str:
+    budgets = args.budgets
+    s = summarise(outcomes, budgets)
+    f3 = (lambda x: f"{x:.3f}")
+    overall = markdown_table(
+        ["method", "session recall_any@5", "@10"] + [f"evidence in frame @{b}" for b in budgets],
+        [["product (jump seeds; frame facts at L0)", f3(s.jump[5]), f3(s.jump[10])]
+         + [f3(s.l0[b]) for b in budgets],
+         ["product, evidence at any rung or in an arc", "", ""] + [f3(s.any[b]) for b in budgets],
+         ["BM25 baseline (items; top items at L0)", f3(s.bm25[5]), f3(s.bm25[10])]
+         + [f3(s.bm25_frame[b]) for b in budgets],
+         ["product − BM25 (L0)", f"{s.jump[5] - s.bm25[5]:+.3f}", f"{s.jump[10] - s.bm25[10]:+.3f}"]
+         + [f"{s.l0[b] - s.bm25_frame[b]:+.3f}" for b in budgets]])
+    rows = []
+    mid = 2000 if 2000 in budgets else budgets[len(budgets) // 2]
+    for qtype in TYPES:
+        group = [o for o in outcomes if o.qtype == qtype]
+        if not group:
+            continue
+        t = summarise(group, budgets)
+        rows.append([qtype, f"{t.n}", f3(t.jump[5]), f3(t.bm25[5]), f3(t.jump[10]), f3(t.bm25[10]),
+                     f3(t.l0[mid]), f3(t.any[mid]), f3(t.bm25_frame[mid])])
+    per_type = markdown_table(
+        ["question type", "n", "recall@5 product", "recall@5 BM25", "recall@10 product",
+         "recall@10 BM25", f"evidence @{mid} L0", f"@{mid} any rung", f"@{mid} BM25"], rows)
+    times = markdown_table(
+        ["budget", "hydrate p50 ms", "hydrate p95 ms", "tokens spent (mean)"],
+        [[f"{b}", f"{percentile_ms([o.hydrate_s[b] for o in outcomes], 50):.0f}",
+          f"{percentile_ms([o.hydrate_s[b] for o in outcomes], 95):.0f}",
+          f"{mean([o.spent[b] for o in outcomes]):.0f}"] for b in budgets])
+    ev_turns = sum(o.evidence_turns for o in outcomes if not o.abstention)
+    ev_items = sum(o.evidence_items for o in outcomes if not o.abstention)
+    goals = [f"session recall@5 ≥ {GOAL_RECALL5}: {s.jump[5]:.3f} "
+             + ("met" if s.jump[5] >= GOAL_RECALL5 else "**missed**")]
+    if mid == 2000:
+        margin = s.l0[2000] - s.bm25_frame[2000]
+        goals.append(f"evidence in frame at 2000 tokens ≥ BM25 + {GOAL_MARGIN}: {s.l0[2000]:.3f} vs "
+                     f"{s.bm25_frame[2000]:.3f} ({margin:+.3f}) "
+                     + ("met" if margin >= GOAL_MARGIN else "**missed**"))
+    return (
+        f"{len(outcomes)} instances ({s.n} scored, {len(outcomes) - s.n} abstention), embedder "
+        f"`{args.embedder}`; {mean([o.items for o in outcomes]):.0f} items per haystack on average; "
+        f"{ev_items} of {ev_turns} evidence turns became items "
+        f"({ev_items / max(ev_turns, 1):.3f}). Mean per instance: ingest "
+        f"{mean([o.ingest_s for o in outcomes]):.1f} s, curate {mean([o.curate_s for o in outcomes]):.1f} s "
+        f"({mean([o.embedded for o in outcomes]):.0f} records embedded); whole run "
+        f"{elapsed / 60:.1f} min.\n\n"
+        "Goals: " + "; ".join(goals) + ".\n\n" + overall + "\n"
+        "Jump recall uses hydrate.pl's jump phase (`hydrate:jump_/5`, 50 seeds): the fused "
+        "semantic + BM25 seed ranking with echo discount, records mapped to sessions. Evidence in "
+        "frame is the mean, over questions, of the share of evidence turns whose item is a frame "
+        "fact at L0 (verbatim); *any rung* also counts the item at L1-L3 or inside an arc in the "
+        "frame. The BM25 frame is filled greedily with whole L0 items up to the budget.\n\n"
+        "Per question type:\n\n" + per_type + "\n" + "Hydration time (warm, per question):\n\n" + times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"instances (default {DEFAULT_DATA})")
+    parser.add_argument("--limit", type=int, help="use N instances, question-type mix kept")
+    parser.add_argument("--embedder", default="minilm", help="minilm (default) or hash, or any spec")
+    parser.add_argument("--budgets", type=int, nargs="+", default=[500, 1000, 2000, 4000],
+                        help="token budgets (default 500 1000 2000 4000)")
+    parser.add_argument("--jsonl", type=Path, help="also write one JSON line per instance here")
+    parser.add_argument("--update-md", action="store_true",
+                        help="write the tables into BENCHMARKS.md (## LongMemEval)")
+    args = parser.parse_args(argv)
+    args.budgets = sorted(set(args.budgets))
+    if any(b <= 0 for b in args.budgets):
+        parser.error("--budgets must be positive")
+    instances = load_instances(args.data, args.limit)
+    header = run_header("LongMemEval through the product")
+    outcomes: list[Outcome] = []
+    started = time.perf_counter()
+    out = open(args.jsonl, "w", encoding="utf-8") if args.jsonl else None
+    with tempfile.TemporaryDirectory(prefix="lme-") as tmp:
+        for number, inst in enumerate(instances, start=1):
+            outcome = run_instance(inst, args, Path(tmp))
+            outcomes.append(outcome)
+            if out:
+                out.write(json.dumps(outcome.__dict__, default=list) + "\n")
+                out.flush()
+            progress(f"{number}/{len(instances)} {inst.qid} ({inst.qtype}): items {outcome.items}, "
+                     f"jump@5 {outcome.jump_hits[5]}, bm25@5 {outcome.bm25_hits[5]}, "
+                     f"L0@2000 {outcome.in_frame_l0.get(2000, float('nan')):.2f} vs bm25 "
+                     f"{outcome.bm25_in_frame.get(2000, float('nan')):.2f}, curate {outcome.curate_s:.0f}s")
+    if out:
+        out.close()
+    body = (header + "\n" + report(outcomes, args, time.perf_counter() - started)
+            + f"\nPeak RSS of the benchmark process: {peak_rss_mb():,.0f} MB.\n")
+    print(body)
+    if args.update_md:
+        update_benchmarks("LongMemEval", f"Embedder {args.embedder}", body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
