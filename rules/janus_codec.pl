@@ -56,10 +56,11 @@ run(Module, Name, Payload, NVars, Outs, Limit, Reply) :-
     decode_list(Wires, Vars, Args),
     Goal =.. [Name|Args],
     maplist(var_at(Vars), Outs, OutVars),
-    catch(solutions(Limit, Module:Goal, OutVars, Reply0), Error, true),
-    (   var(Error)
+    catch(solutions(Limit, Module:Goal, OutVars, Reply0), Error0, true),
+    (   var(Error0)
     ->  Reply = Reply0
-    ;   error_reply(Error, Reply)
+    ;   host_context(Error0, Module:Goal, Error),
+        error_reply(Error, Reply)
     ).
 
 var_at(Vars, Index, Var) :-
@@ -71,6 +72,22 @@ solutions(0, Goal, OutVars, Solutions) :-
     findall(Wires, (call(Goal), encode_list(OutVars, Wires)), Solutions).
 solutions(Limit, Goal, OutVars, Solutions) :-
     findall(Wires, (limit(Limit, Goal), encode_list(OutVars, Wires)), Solutions).
+
+% An unknown goal called from the host reads as it does through the C API (the pyswip
+% backend): its context is the host's call, not the collector that runs it here (findall/3's
+% meta-call or limit/2). Errors from deeper calls keep their context.
+host_context(error(existence_error(procedure, PI), context(Caller, Extra)), Module:Goal,
+             error(existence_error(procedure, PI), context(system:'$c_call_prolog'/0, Extra))) :-
+    collector(Caller),
+    functor(Goal, Name, Arity),
+    (   PI == Name/Arity
+    ;   PI == Module:Name/Arity
+    ),
+    !.
+host_context(Error, _, Error).
+
+collector(system:'<meta-call>'/1).
+collector(solution_sequences:limit/2).
 
 error_reply(Error, -(error, Wire, Message)) :-
     encode(Error, Wire),
