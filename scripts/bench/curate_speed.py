@@ -2,7 +2,8 @@
 
 Generates a synthetic corpus inline (seeded, so every run curates the same text): about
 500-character items mixing coding-session turns (paths, errors, test counts, decisions) and
-everyday chat turns (names, amounts, dates, preferences). Prints items/s; exits non-zero when
+everyday chat turns (names, amounts, dates, preferences), with plain sentences in between
+(four in ten), as real turns have. Prints items/s; exits non-zero when
 below --min-rate so CI can hold the line.
 
     .venv/bin/python scripts/bench/curate_speed.py --items 5000
@@ -39,6 +40,17 @@ _CHAT = [
     "We adopted a dog named {name} on {month} {m}, and she already knows {n} tricks.",
     "I'm allergic to {food}, so I can't eat anything with it at the {org} dinner on Friday.",
 ]
+# Plain sentences: real turns are not all names and numbers, so each item mixes these in.
+_PROSE = [
+    "I'll take a look at how the {thing} handles this before changing anything else.",
+    "That makes sense to me, but let's keep the old behaviour around for a little while.",
+    "The function reads everything first and only then splits it into separate records.",
+    "It was a really fun experience and I would happily do something like it again.",
+    "I have been thinking about this a lot lately and would love some honest advice.",
+    "Could you explain why that happens and what the usual way to avoid it would be?",
+    "We talked it over and nobody could remember why it was written this way originally.",
+    "Sounds good, thank you for walking me through the details so patiently.",
+]
 _FILL = {
     "lib": ["PostgreSQL", "SQLite", "Redis", "faiss", "httpx", "click"],
     "thing": ["index", "journal", "importer", "scheduler", "renderer", "cache"],
@@ -65,7 +77,7 @@ def synthetic_items(count: int, seed: int = 7, chars: int = 500) -> list[ItemVie
         pool = _CODING if i % 2 == 0 else _CHAT
         parts: list[str] = []
         while sum(len(p) + 1 for p in parts) < chars:
-            template = rng.choice(pool)
+            template = rng.choice(_PROSE if rng.random() < 0.4 else pool)
             values = {key: rng.choice(options) for key, options in _FILL.items()}
             parts.append(template.format(n=rng.randint(2, 99), m=rng.randint(1, 9), s=rng.randint(1, 9), **values))
         session = f"s{i // 40}"

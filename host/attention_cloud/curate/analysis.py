@@ -17,8 +17,8 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from itertools import chain
-from operator import attrgetter
+from itertools import chain, takewhile
+from operator import attrgetter, itemgetter
 
 from .cues import is_first_person, lower_same_length, scan
 from .entities import SPECIFIC_KINDS, Entity, find_entities
@@ -28,6 +28,12 @@ from .sentences import Sentence, split_sentences, window
 # Content words: start with a letter, three characters or more (digits are entities' business).
 _WORD = re.compile(r"[a-z][a-z0-9'-]{2,}")
 _START = attrgetter("start")
+_COUNT = itemgetter(1)
+
+
+def _is_repeated(pair: tuple[str, int]) -> bool:
+    return pair[1] > 1
+
 _NEXT_WORD = re.compile(r"\s+([a-z][a-z'-]+)")
 _WEIGHTY_CUES = frozenset({"decision", "constraint", "outcome"})
 _ERROR_LINE = re.compile(r"[A-Z][\w.]*(?:Error|Exception|Warning)\b|(?:error|fatal|FAILED)\b[:\s]", re.IGNORECASE)
@@ -99,7 +105,7 @@ def analyse(text: str, kind: str = "") -> Analysis:
             and per_entities[index]
             and not sentence.code
             and not SPECIFIC_KINDS.isdisjoint([e.kind for e in per_entities[index]])
-            and is_first_person(sentence.text)
+            and is_first_person(lowered, sentence.start, sentence.end)
         ):
             found.add("fact")
     filler = [_FILLER.match(lowered, s.start) is not None for s in sentences]
@@ -109,10 +115,10 @@ def analyse(text: str, kind: str = "") -> Analysis:
     return Analysis(
         sentences=tuple(sentences),
         scores=tuple(scores),
-        cues=tuple(frozenset(c) for c in per_cues),
+        cues=tuple(map(frozenset, per_cues)),
         filler=tuple(filler),
         entities=tuple(entities),
-        sentence_entities=tuple(tuple(e) for e in per_entities),
+        sentence_entities=tuple(map(tuple, per_entities)),
         keywords=_keywords(words, spread, scores),
     )
 
@@ -176,10 +182,12 @@ def _keywords(words: list[set[str]], spread: Counter[str], scores: list[float], 
     (longest first), alphabetical among equals; filler and short words are skipped."""
     if not words:
         return ()
-    # Sort keys end in the word itself, so set iteration order (hash seeded) never shows.
-    repeated = sorted((-count, w) for w, count in spread.items() if count > 1)
+    # Sorted by word, then (stably) by count: set iteration order (hash seeded) never shows.
+    by_count = sorted(spread.items())
+    by_count.sort(key=_COUNT, reverse=True)
+    repeated = [w for w, count in takewhile(_is_repeated, by_count)]
     best = max(range(len(words)), key=scores.__getitem__)
-    ranked = [w for _, w in repeated] + sorted(words[best], key=_longest_first)
+    ranked = repeated + sorted(words[best], key=_longest_first)
     out: list[str] = []
     for w in ranked:
         if len(w) > 3 and w not in CHATTER and w.isalpha() and w not in out:

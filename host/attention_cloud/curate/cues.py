@@ -94,7 +94,11 @@ _TEST_COUNT = r"\d+ (?:passed|failed|skipped|errors?|tests?|warnings?)"
 _CUES = re.compile(
     rf"(?<![a-z0-9'])(?:(?P<tests>{_TEST_COUNT})|(?P<phrase>{trie_pattern(list(_CATEGORY_OF))}))(?![a-z0-9])"
 )
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|my|me|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
+# Matched on lowercased text (case-sensitive is several times faster than IGNORECASE).
+_FIRST_PERSON = re.compile(
+    r"(?<![a-z0-9'])" + trie_pattern(["i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "we",
+                                      "we're", "we've", "our", "ours", "us"]) + r"(?![a-z0-9'])"
+)
 
 
 def lower_same_length(text: str) -> str:
@@ -126,6 +130,9 @@ def cue_categories(text: str) -> frozenset[str]:
     return frozenset(c for _, _, c in scan(lower_same_length(text)) if c in CATEGORIES)
 
 
-def is_first_person(text: str) -> bool:
-    """True when ``text`` speaks in the first person ("I", "my", "we", ...)."""
-    return _FIRST_PERSON.search(text) is not None
+def is_first_person(text: str, start: int = 0, end: int | None = None) -> bool:
+    """True when ``text[start:end]`` speaks in the first person ("I", "my", "we", ...).
+
+    ``text`` must come from :func:`lower_same_length`.
+    """
+    return _FIRST_PERSON.search(text, start, len(text) if end is None else end) is not None

@@ -193,10 +193,14 @@ def render_within(distillation: Distillation, budget: int) -> tuple[Distillation
     a part that does not fit is skipped. If not even one part fits, the full rendering is
     truncated. Returns the distillation actually rendered and its text.
     """
-    text = distillation.render()
-    if estimate_tokens(text) <= budget:
-        return distillation, text
     d = distillation
+    values = (*d.decisions, *d.constraints, *d.outcomes, *d.facts, *d.entities)
+    # At least a token per four characters: a long distillation is over budget without
+    # rendering it first.
+    if sum(map(len, values)) <= 4 * budget:
+        text = d.render()
+        if estimate_tokens(text) <= budget:
+            return d, text
     sections = {"decisions": d.decisions, "constraints": d.constraints, "outcomes": d.outcomes, "facts": d.facts}
     order: list[tuple[str, int]] = [(name, 0) for name, values in sections.items() if values]
     order += [("entities", i) for i in range(min(4, len(d.entities)))]

@@ -19,31 +19,37 @@ import re
 from typing import NamedTuple
 
 from .lexicon import NOT_NAMES, STOPWORDS
+from .phrases import trie_pattern
 
-_EXTENSIONS = (
-    "py|pyi|ipynb|js|mjs|cjs|jsx|ts|tsx|json|jsonl|ndjson|yaml|yml|toml|ini|cfg|conf|env|md|rst|"
-    "txt|csv|tsv|log|pl|pro|rb|rs|go|java|kt|scala|c|h|cc|cpp|hpp|cs|swift|m|php|sh|bash|zsh|ps1|"
-    "bat|sql|db|sqlite|html|htm|css|scss|xml|svg|png|jpe?g|gif|pdf|docx?|xlsx?|pptx?|zip|gz|tgz|"
-    "tar|whl|lock|dockerfile|mk|cmake|gradle|vue|svelte|lua|r|jl|ex|exs|erl|hs|ml|dart|proto|onnx"
-)
+# Word lists become trie patterns (see phrases.py): alternatives of plain words cost the
+# regex engine a check each, per attempt, and these are tried at every number or file name.
+_EXTENSION_WORDS = """
+    py pyi ipynb js mjs cjs jsx ts tsx json jsonl ndjson yaml yml toml ini cfg conf env md rst
+    txt csv tsv log pl pro rb rs go java kt scala c h cc cpp hpp cs swift m php sh bash zsh ps1
+    bat sql db sqlite html htm css scss xml svg png jpg jpeg gif pdf doc docx xls xlsx ppt pptx
+    zip gz tgz tar whl lock mk cmake gradle vue svelte lua r jl ex exs erl hs ml dart proto onnx
+    """.split()
+_EXTENSIONS = trie_pattern(_EXTENSION_WORDS + [e.upper() for e in _EXTENSION_WORDS])
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
-_UNIT = (
-    r"%|percent\b|[kKMGT]i?B\b|[kKMG]?bps\b|bytes?\b|ms\b|µs\b|us\b|ns\b|s\b|secs?\b|seconds?\b|"
-    r"mins?\b|minutes?\b|h\b|hrs?\b|hours?\b|days?\b|weeks?\b|months?\b|years?\b|"
-    r"k?m\b|cm\b|mm\b|km/h\b|mph\b|kph\b|miles?\b|mi\b|ft\b|feet\b|inch(?:es)?\b|in\b(?=\W*$)|"
-    r"k?g\b|kgs?\b|lbs?\b|pounds?\b|oz\b|ml\b|l\b|liters?\b|litres?\b|°[CF]?|degrees?\b|"
-    r"px\b|pt\b|em\b|rem\b|dpi\b|fps\b|[kKMG]?Hz\b|x\b|k\b|K\b|[MB]\b"
-)
+_UNIT_WORDS = """
+    percent KB MB GB TB KiB MiB GiB TiB B kB bps kbps Mbps Gbps byte bytes ms µs us ns s sec secs
+    second seconds min mins minute minutes h hr hrs hour hours day days week weeks month months
+    year years m km cm mm mph kph mile miles mi ft feet inch inches g kg kgs lb lbs pound pounds
+    oz ml l liter liters litre litres degree degrees px pt em rem dpi fps Hz kHz MHz GHz x k K M
+    """.split()
+_UNIT = rf"(?:%|°[CF]?|km/h\b|in\b(?=\W*$)|(?:{trie_pattern(_UNIT_WORDS)})\b)"
 # A number: digits, thousands groups of exactly three, decimals ("1,200.50"), bounded so
 # that a run like "1,1,1,1" is read piece by piece instead of rescanned.
 _NUMBER = r"\d++(?:,\d{3}(?!\d))*+(?:\.\d++)?"
 _AM_PM = r"(?:[aApP]\.[mM]\.|[aApP][mM]\b)"
+# Sentence openers and pronouns ("The", "We", "I'm"): skipped at once, never an entity start.
+_COMMON_CAPITALISED = "(?:" + trie_pattern(sorted(w.capitalize() for w in NOT_NAMES if w[0].isalpha())) + ")"
 _NAME_WORD = r"[A-Z][\w'’&+-]*+"
 _CONNECTOR = r"(?:(?:of|for|the|de|la|le|del|van|von|da|du|di|y|on)\s+){0,2}"
-_STOP_ALT = "|".join(sorted((w for w in STOPWORDS if w.isalpha()), key=len, reverse=True))
+_STOP_ALT = trie_pattern([w for w in STOPWORDS if w.isalpha()])
 _ERROR_SUFFIX = "|".join(
     f"(?<={suffix})" for suffix in ("Error", "Exception", "Warning", "Fault", "Failure", "Interrupt")
 )
@@ -75,7 +81,7 @@ _ENTITY = re.compile(
         | (?P<quantity_count>{_NUMBER}\ (?!(?:{_STOP_ALT})\b)[a-z][a-z-]{{2,}}+\b)
         | (?P<year_bare>(?:19|20)\d{{2}}s?\b)
       )
-    | (?=[A-Z])(?:
+    | (?=[A-Z])(?!{_COMMON_CAPITALISED}(?![\w'’]))(?:
           (?=[JFMASOND])(?P<date_month>{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s+\d{{4}}\b)?|{_MONTH}\s+\d{{4}}\b)
         | (?P<date_weekday>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b)
         | (?P<error_class>[A-Z][A-Za-z0-9]*+(?:{_ERROR_SUFFIX})\b)
@@ -83,7 +89,7 @@ _ENTITY = re.compile(
         | (?P<error_oom>OOM\b)
         | (?=[\w@+-]*+[/.(])(?:
               (?P<path_deep>[\w.@+-]++(?:/[\w.@+-]++){{2,}}+/?)
-            | (?P<path_file>(?:[\w@+-]++/)*+[\w@+-]++(?:\.[\w@+-]++)*?\.(?i:{_EXTENSIONS})(?![\w/]|\.\w))
+            | (?P<path_file>(?:[\w@+-]++/)*+[\w@+-]++(?:\.[\w@+-]++)*?\.(?:{_EXTENSIONS})(?![\w/]|\.\w))
             | (?P<call_upper>[A-Za-z_][\w.]*+\(\))
             | (?P<identifier_dotted>[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++\b)
           )
@@ -98,7 +104,7 @@ _ENTITY = re.compile(
         | (?P<error_words>(?:segfault|segmentation\ fault|stack\ overflow|out\ of\ memory|deadlock)\b)
         | (?=[\w@+-]*+[/.(])(?:
               (?P<path_deeplow>[\w.@+-]++(?:/[\w.@+-]++){{2,}}+/?)
-            | (?P<path_filelow>(?:[\w@+-]++/)*+[\w@+-]++(?:\.[\w@+-]++)*?\.(?i:{_EXTENSIONS})(?![\w/]|\.\w))
+            | (?P<path_filelow>(?:[\w@+-]++/)*+[\w@+-]++(?:\.[\w@+-]++)*?\.(?:{_EXTENSIONS})(?![\w/]|\.\w))
             | (?P<call_lower>[A-Za-z_][\w.]*+\(\))
             | (?P<identifier_dottedlow>[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++\b)
           )

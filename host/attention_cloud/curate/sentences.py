@@ -21,8 +21,17 @@ MAX_SENTENCES = 160
 
 _LINE = re.compile(r"[^\n]+")
 _MARKER = re.compile(r"\s*(?:[-*+•>]+|\d{1,3}[.)]|#{1,6}|[a-zA-Z][.)](?=\s))\s+")
-_BOUNDARY = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+")
+# A sentence ends at . ! ? or … (then closing quotes or brackets) and whitespace, except after
+# an abbreviation ("e.g.", "Dr."): one lookbehind per abbreviation, checked only where a
+# sentence could end, keeps that test inside the regex engine.
+_NOT_AFTER_ABBREVIATION = "".join(
+    f"(?<!\\b{re.escape(form)}\\.)"
+    for abbreviation in sorted(ABBREVIATIONS)
+    for form in sorted({abbreviation, abbreviation.capitalize(), abbreviation.upper()})
+)
+_BOUNDARY = re.compile(r"(?<=[.!?…])" + _NOT_AFTER_ABBREVIATION + r"[\"'”’)\]]*\s+")
 _EMPHASIS = re.compile(r"\*\*|`|(?<!\w)__|__(?!\w)|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
+_CODE_SAMPLE = 160
 _DROP_CODE_CHARS = str.maketrans("", "", "{}();=<>[]|&$\\")
 
 
@@ -96,36 +105,19 @@ def split_sentences(text: str) -> list[Sentence]:
 def _split_prose(line: str, offset: int, base: int, out: list[Sentence]) -> None:
     """Append the sentences of one prose line (from ``offset``) to ``out``."""
     start = offset
-    pending_start = -1
     for boundary in _BOUNDARY.finditer(line, offset):
-        piece_end = boundary.start()
-        if _ends_with_abbreviation(line, start, piece_end):
-            if pending_start < 0:
-                pending_start = start
-            start = boundary.end()
-            continue
-        first = pending_start if pending_start >= 0 else start
-        _append(line[first:piece_end], base + first, base + piece_end, out)
-        pending_start = -1
+        _append(line[start : boundary.start()], base + start, base + boundary.start(), out)
         start = boundary.end()
-    first = pending_start if pending_start >= 0 else start
-    if first < len(line):
-        _append(line[first:], base + first, base + len(line), out)
+    if start < len(line):
+        _append(line[start:], base + start, base + len(line), out)
 
 
 def _append(raw: str, start: int, end: int, out: list[Sentence]) -> None:
-    cleaned = _clean(raw)
+    if "*" in raw or "`" in raw or "__" in raw:
+        raw = _EMPHASIS.sub("", raw)
+    cleaned = " ".join(raw.split())
     if cleaned:
         out.append(Sentence(cleaned, start, end, len(out), False))
-
-
-def _ends_with_abbreviation(line: str, start: int, end: int) -> bool:
-    """True when the piece ``line[start:end]`` ends with an abbreviation such as "e.g." or "Dr."."""
-    if end - start < 2 or line[end - 1] != ".":
-        return False
-    space = max(line.rfind(" ", start, end), line.rfind("(", start, end))
-    word = line[max(space + 1, start) : end - 1].lower()
-    return word in ABBREVIATIONS
 
 
 def _looks_like_code(line: str, stripped: str) -> bool:
@@ -136,8 +128,10 @@ def _looks_like_code(line: str, stripped: str) -> bool:
         return stripped.startswith(("$ ", ">>> ", "File \"", "#include")) or stripped.endswith(
             (":", ")", ";")
         )
-    symbols = len(stripped) - len(stripped.translate(_DROP_CODE_CHARS))
-    return symbols * 7 > len(stripped) + 14
+    # Symbol density of the line's start (enough to tell code from prose, and cheap).
+    head = stripped[:_CODE_SAMPLE]
+    symbols = len(head) - len(head.translate(_DROP_CODE_CHARS))
+    return symbols * 7 > len(head) + 14
 
 
 def _clean(raw: str) -> str:

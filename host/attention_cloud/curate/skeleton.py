@@ -53,61 +53,48 @@ def render_skeleton(pointer: str, tags: tuple[str, ...], entities: tuple[str, ..
     Returns "" when not even the first available part fits. A pointer that does not fit is
     skipped, not cut: half a pointer points nowhere.
     """
-    meter = _Meter()
-    head = pointer.strip()
-    if head and meter.cost_with("", head) <= budget:
-        meter.add("", head)
+    meter = _Meter(budget)
+    meter.offer("", pointer.strip())
     # The first few tags, then entities, then any remaining tags: a skeleton of only tags
     # would lose the names a reader recognises an item by.
-    lead, rest = tags[:_LEAD_TAGS], tags[_LEAD_TAGS:]
-    _add_tags(meter, lead, budget)
+    for value in tags[:_LEAD_TAGS]:
+        if not meter.offer(" " if meter.parts else "", "#" + value):
+            break
     separator = " | "
     placed = False
     for value in entities:
-        joint = separator if meter.parts else ""
-        if meter.cost_with(joint, value) > budget:
-            continue
-        meter.add(joint, value)
-        separator = "; "
-        placed = True
+        if meter.offer(separator if meter.parts else "", value):
+            separator = "; "
+            placed = True
     if not placed:
-        _add_tags(meter, rest, budget)
+        for value in tags[_LEAD_TAGS:]:
+            if not meter.offer(" " if meter.parts else "", "#" + value):
+                break
     return "".join(meter.parts)
 
 
-def _add_tags(meter: _Meter, tags: tuple[str, ...], budget: int) -> None:
-    for value in tags:
-        joint = " " if meter.parts else ""
-        if meter.cost_with(joint, "#" + value) > budget:
-            break
-        meter.add(joint, "#" + value)
-
-
 class _Meter:
-    """Builds a text piece by piece, knowing its :func:`estimate_tokens` cost at each step
-    without re-measuring the whole text: bytes and words add up, given that every piece is
-    stripped and every joint is one of "", " ", " | " or "; "."""
+    """Builds a text piece by piece within a token budget, knowing its
+    :func:`~.tokens.estimate_tokens` cost at each step without re-measuring the whole: bytes
+    and words add up, given that every piece is stripped and every joint is one of "", " ",
+    " | " or "; " (only " | " is a word of its own)."""
 
-    _JOINT_WORDS = {"": 0, " ": 0, " | ": 1, "; ": 0}
-
-    def __init__(self) -> None:
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
         self.parts: list[str] = []
         self.size = 0
         self.words = 0
 
-    def _measure(self, joint: str, piece: str) -> tuple[int, int]:
-        size = len(piece) if piece.isascii() else len(piece.encode("utf-8", "surrogatepass"))
-        words = len(piece.split())
-        if joint == "" and self.parts:
-            words -= 1  # glued to the previous word
-        return self.size + len(joint) + size, self.words + self._JOINT_WORDS[joint] + words
-
-    def cost_with(self, joint: str, piece: str) -> int:
-        size, words = self._measure(joint, piece)
+    def offer(self, joint: str, piece: str) -> bool:
+        """Append ``joint + piece`` if the whole still fits the budget; say whether it did."""
+        if not piece:
+            return False
+        size = self.size + len(joint) + (len(piece) if piece.isascii() else len(piece.encode("utf-8", "surrogatepass")))
+        words = self.words + (joint == " | ") + len(piece.split())
         by_bytes, by_words = -(-size // 4), -(-words * 13 // 10)
-        return by_bytes if by_bytes >= by_words else by_words
-
-    def add(self, joint: str, piece: str) -> None:
-        self.size, self.words = self._measure(joint, piece)
+        if (by_bytes if by_bytes >= by_words else by_words) > self.budget:
+            return False
+        self.size, self.words = size, words
         self.parts.append(joint)
         self.parts.append(piece)
+        return True
