@@ -70,12 +70,19 @@ var_at(Vars, Index, Var) :-
 solutions(0, Goal, OutVars, Solutions) :-
     !,
     findall(Wires, (call(Goal), encode_list(OutVars, Wires)), Solutions).
+solutions(1, Goal, OutVars, Solutions) :-      % the common once/1 case: no findall copy
+    !,
+    (   call(Goal)
+    ->  encode_list(OutVars, Wires),
+        Solutions = [Wires]
+    ;   Solutions = []
+    ).
 solutions(Limit, Goal, OutVars, Solutions) :-
     findall(Wires, (limit(Limit, Goal), encode_list(OutVars, Wires)), Solutions).
 
 % An unknown goal called from the host reads as it does through the C API (the pyswip
 % backend): its context is the host's call, not the collector that runs it here (findall/3's
-% meta-call or limit/2). Errors from deeper calls keep their context.
+% meta-call, limit/2 or solutions/4). Errors from deeper calls keep their context.
 host_context(error(existence_error(procedure, PI), context(Caller, Extra)), Module:Goal,
              error(existence_error(procedure, PI), context(system:'$c_call_prolog'/0, Extra))) :-
     collector(Caller),
@@ -88,6 +95,7 @@ host_context(Error, _, Error).
 
 collector(system:'<meta-call>'/1).
 collector(solution_sequences:limit/2).
+collector(janus_codec:solutions/4).
 
 error_reply(Error, -(error, Wire, Message)) :-
     encode(Error, Wire),
