@@ -29,11 +29,6 @@ from .sentences import Sentence, split_sentences, window
 _WORD = re.compile(r"[a-z][a-z0-9'-]{2,}")
 _START = attrgetter("start")
 _COUNT = itemgetter(1)
-
-
-def _is_repeated(pair: tuple[str, int]) -> bool:
-    return pair[1] > 1
-
 _NEXT_WORD = re.compile(r"\s+([a-z][a-z'-]+)")
 _WEIGHTY_CUES = frozenset({"decision", "constraint", "outcome"})
 _ERROR_LINE = re.compile(r"[A-Z][\w.]*(?:Error|Exception|Warning)\b|(?:error|fatal|FAILED)\b[:\s]", re.IGNORECASE)
@@ -74,23 +69,23 @@ def analyse(text: str, kind: str = "") -> Analysis:
     starts = [s.start for s in sentences]
     ends = [s.end for s in sentences]
     per_cues: list[set[str]] = [set() for _ in sentences]
-    durations = False  # entities found here need sorting in
+    appended = False  # entities found by the cue scan must be sorted in
     for start, end, category in scan(lowered):
         if category == "duration":
             entities.append(Entity(" ".join(view[start:end].split()), "duration", start))
-            durations = True
+            appended = True
             continue
         if category == "count":
             # "five tops": a spelled-out count is a quantity with the noun after it.
             noun = _NEXT_WORD.match(lowered, end)
             if noun and noun.group(1) not in STOPWORDS:
                 entities.append(Entity(" ".join(view[start:noun.end()].split()), "quantity", start))
-                durations = True
+                appended = True
             continue
         index = bisect_right(starts, start) - 1
         if index >= 0 and start < ends[index] and not sentences[index].code:
             per_cues[index].add(category)
-    if durations:
+    if appended:
         entities.sort(key=_START)
     per_entities: list[list[Entity]] = [[] for _ in sentences]
     for entity in entities:
@@ -133,6 +128,7 @@ def _score(
     filler: list[bool],
     kind: str,
 ) -> list[float]:
+    """One L1 score per sentence: the sum of the features in the module docstring."""
     if not sentences:
         return []
     # Centrality: how many other sentences share each content word, per sqrt(length).
@@ -153,7 +149,7 @@ def _score(
         score = scores[i]
         found = cues[i]
         if found:
-            score += 1.0 * len(found & _WEIGHTY_CUES) + (1.0 if "fact" in found else 0.0)
+            score += len(found & _WEIGHTY_CUES) + (1.0 if "fact" in found else 0.0)
         mentioned = entities[i]
         if mentioned:
             specific = len(mentioned) - [e.kind for e in mentioned].count("identifier")
@@ -199,3 +195,8 @@ def _keywords(words: list[set[str]], spread: Counter[str], scores: list[float], 
 
 def _longest_first(word: str) -> tuple[int, str]:
     return (-len(word), word)
+
+
+def _is_repeated(pair: tuple[str, int]) -> bool:
+    """A (word, sentence count) pair of a word in more than one sentence."""
+    return pair[1] > 1

@@ -23,11 +23,9 @@ MAX_TAGS = 8
 #: Longest single statement, in tokens.
 STATEMENT_TOKENS = 28
 
-_SOFT_OPENER = re.compile(
-    "(?:" + "|".join(re.escape(o.strip()) for o in SOFT_OPENERS) + r")[,\s]*(?:(?:" +
-    "|".join(re.escape(o.strip()) for o in SOFT_OPENERS) + r")[,\s]*)*",
-    re.IGNORECASE,
-)
+# One or more openers, each a whole word or phrase followed by a comma or a space.
+_OPENER = "(?:" + "|".join(re.escape(o.strip(" ,")) for o in SOFT_OPENERS) + r")(?:,\s*|\s+)"
+_SOFT_OPENER = re.compile(f"(?:{_OPENER})+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -83,9 +81,6 @@ class Distillation:
             "constraints": list(self.constraints), "outcomes": list(self.outcomes),
             "facts": list(self.facts), "tags": list(self.tags),
         }
-
-
-EMPTY = Distillation((), (), (), (), ())
 
 
 def distill(analysis: Analysis, tags: tuple[str, ...]) -> Distillation:

@@ -7,11 +7,14 @@ position the earlier alternative wins, so the order of the alternatives is the p
 - ``url``, ``path`` (absolute, ``~``/``./`` relative, two or more slashes, or a known extension)
 - ``date`` (ISO dates, "May 30", "30 May 2023", "May 2023", weekdays), ``time`` ("10:18", "3 pm")
 - ``money`` ("$10", "1,200 euros"), ``quantity`` (a number with a unit or a counted noun:
-  "200 ms", "3.2 GB", "5 retries", "12 passed"), ``duration`` ("two months ago", "over a year")
-- ``error`` (``ValueError``, ``ENOENT``), ``code`` (text in backticks, ``call()``),
+  "200 ms", "3.2 GB", "5 retries", "12 passed")
+- ``error`` (``ValueError``, ``ENOENT``), ``code`` (text in backticks), ``call`` (``f()``),
   ``identifier`` (snake_case, CamelCase, camelCase, dotted.names), ``version`` ("v1.2", "3.11.4")
 - ``name`` (capitalised names: "Sony A7R IV", "History Museum", or one capitalised word that
   does not open a sentence: "Petra"), ``year`` (a bare 19xx/20xx)
+
+Spelled-out durations ("over a year", "two months ago") and counts ("five tops") are found
+by the cue scan instead (:mod:`.cues`), which already reads the lowercased text word by word.
 """
 from __future__ import annotations
 

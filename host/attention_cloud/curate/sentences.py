@@ -25,9 +25,9 @@ _MARKER = re.compile(r"\s*(?:[-*+•>]+|\d{1,3}[.)]|#{1,6}|[a-zA-Z][.)](?=\s))\s
 # an abbreviation ("e.g.", "Dr."): one lookbehind per abbreviation, checked only where a
 # sentence could end, keeps that test inside the regex engine.
 _NOT_AFTER_ABBREVIATION = "".join(
-    f"(?<!\\b{re.escape(form)}\\.)"
-    for abbreviation in sorted(ABBREVIATIONS)
-    for form in sorted({abbreviation, abbreviation.capitalize(), abbreviation.upper()})
+    # Lookbehinds need a fixed width, so abbreviations are grouped by length.
+    "(?<!\\b(?i:" + "|".join(sorted(re.escape(a) for a in ABBREVIATIONS if len(a) == size)) + ")\\.)"
+    for size in sorted({len(a) for a in ABBREVIATIONS})
 )
 _BOUNDARY = re.compile(r"(?<=[.!?…])" + _NOT_AFTER_ABBREVIATION + r"[\"'”’)\]]*\s+")
 _EMPHASIS = re.compile(r"\*\*|`|(?<!\w)__|__(?!\w)|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")

@@ -1,8 +1,9 @@
 """L3, the skeleton: the pointer back to L0, tags and entities, in the fewest tokens.
 
-Rendered as ``"<pointer> #tag #tag | entity; entity"``. Parts are added in that order while
-they fit the budget, so the pointer (what pages back to the verbatim record) goes first and
-the least salient entities drop off the end.
+Rendered as ``"<pointer> #tag #tag | entity; entity"``: the pointer (what pages back to the
+verbatim record) first, then up to four tags, then the entities, most salient first; each
+part is added only if the whole still fits the budget, so the least salient entities drop
+off. The remaining tags follow only when no entity fitted.
 """
 from __future__ import annotations
 
