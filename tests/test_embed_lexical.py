@@ -84,6 +84,17 @@ def test_allow_filters_results():
     assert hits and all(key != "it_1" for key, _ in hits)
 
 
+def test_filter_meta_restricts_results_and_persists(tmp_path):
+    with LexicalIndex.open(tmp_path) as index:
+        index.add(list(DOCS), list(DOCS.values()),
+                  [{"kind": "error", "n": 1}, {"kind": "turn", "n": "1"}, None, {"kind": "turn", "n": 2}])
+    with LexicalIndex.open(tmp_path) as index:
+        assert [k for k, _ in index.search("deploy", 5, filter_meta={"kind": "turn"})] == ["it_2", "it_4"]
+        assert [k for k, _ in index.search("deploy", 5, filter_meta={"kind": ["error", "turn"], "n": 1})] == ["it_1"]
+        assert index.search("tacos", 5, filter_meta={"kind": "turn"}) == []
+        assert index.meta("it_1") == {"kind": "error", "n": 1} and index.meta("it_3") == {}
+
+
 def test_mismatched_lengths_are_refused():
     with pytest.raises(UsageError, match="2 keys but 1 texts"):
         LexicalIndex().add(["a", "b"], ["only one"])

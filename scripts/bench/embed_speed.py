@@ -35,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "host"))
 
-from attention_cloud.embed import VectorStore, load_embedder  # noqa: E402
+from attention_cloud.embed import LexicalIndex, VectorStore, available_embedders, load_embedder  # noqa: E402
 from attention_cloud.embed.faiss_index import IndexPolicy  # noqa: E402
 
 DEFAULT_DATA = Path("/work/shared/data/longmemeval-dev")
@@ -77,6 +77,23 @@ def bench_embedders(specs: list[str], texts: list[str]) -> None:
             embedder.embed([query])
             latencies.append(time.perf_counter() - start)
         print(f"{spec:<12}{embedder.dim:>5}{loaded:>8.2f}{rate:>9.0f}{percentile_ms(latencies, 50):>14.2f}{percentile_ms(latencies, 95):>14.2f}")
+    print()
+
+
+def bench_lexical(texts: list[str]) -> None:
+    index = LexicalIndex()
+    start = time.perf_counter()
+    index.add([f"t{i}" for i in range(len(texts))], texts)
+    built = time.perf_counter() - start
+    latencies = []
+    for text in texts[:: max(1, len(texts) // 200)][:200]:
+        query = " ".join(text.split()[:12])
+        begin = time.perf_counter()
+        index.search(query, 10)
+        latencies.append(time.perf_counter() - begin)
+    print(f"## BM25 LexicalIndex over {len(texts):,} user turns")
+    print(f"index {built:.1f} s ({len(texts) / built:,.0f} texts/s); 12-word query p50 "
+          f"{percentile_ms(latencies, 50):.2f} ms, p95 {percentile_ms(latencies, 95):.2f} ms")
     print()
 
 
@@ -171,17 +188,21 @@ def bench_store(size: int, kinds: list[str], shape: Shape, workdir: Path) -> Non
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--embedder", action="append", help="embedder spec (repeatable); default minilm and hash")
+    parser.add_argument("--embedder", action="append", help="embedder spec (repeatable); default minilm, static (when distilled) and hash")
     parser.add_argument("--texts", type=int, default=500, help="texts for the throughput run")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--sizes", default="100000,1000000", help="comma-separated store sizes; empty to skip")
     parser.add_argument("--kinds", default="flat,hnsw,ivf")
     parser.add_argument("--shapes", default="random,minilm", help="random and/or minilm (see module doc)")
+    parser.add_argument("--bm25", type=int, default=20000, help="turns for the BM25 run (0: skip)")
     parser.add_argument("--fit", type=int, default=2000, help="texts embedded to fit the minilm shape")
     parser.add_argument("--workdir", type=Path, default=None, help="where stores are built (default: a temp dir)")
     args = parser.parse_args(argv)
-    texts = sample_texts(args.data, max(args.texts, args.fit))
-    bench_embedders(args.embedder or ["minilm", "hash"], texts[: args.texts])
+    texts = sample_texts(args.data, max(args.texts, args.fit, args.bm25))
+    default_specs = [info.spec for info in available_embedders() if info.spec in ("minilm", "static", "hash") and info.available]
+    bench_embedders(args.embedder or default_specs, texts[: args.texts])
+    if args.bm25:
+        bench_lexical(texts[: args.bm25])
     shapes = []
     for name in args.shapes.split(","):
         if name == "random":

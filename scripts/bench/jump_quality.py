@@ -8,6 +8,7 @@ Abstention instances (``*_abs``) have no evidence and are left out, as in the of
 
 Units (``--unit``, repeatable; each retriever runs on each unit):
     turn     every user turn is an item
+    anyturn  every turn, user or assistant, is an item (what ingesting a transcript stores)
     round    a user turn together with the assistant reply that follows it
     session  all user turns of a session joined (BM25 sees all of it; a 256-token encoder sees
              the start only, so ``chunk`` is the fair dense variant)
@@ -15,7 +16,8 @@ Units (``--unit``, repeatable; each retriever runs on each unit):
 
 Fusions combine session rankings from different (retriever, unit) pairs, e.g. dense turns with
 BM25 sessions: ``rrf`` (reciprocal rank, k = 60) and ``minmax`` (scores scaled to [0, 1] per
-query, summed). Dense vectors are cached under ``--cache`` (default /tmp/atc-jump-cache) by
+query, summed). Every dense x BM25 pair is fused, every unit of one embedder with every BM25
+unit, and any ``--fuse "A + B + C"`` recipe naming rankings as the table does. Dense vectors are cached under ``--cache`` (default /tmp/atc-jump-cache) by
 embedder id, unit and instance, so reruns only pay for new work.
 
 Example:
@@ -112,6 +114,8 @@ def units_of(instance: Instance, unit: str) -> list[tuple[str, str]]:
     for session_id, turns in instance.sessions:
         if unit == "turn":
             items += [(session_id, t["content"]) for t in turns if t["role"] == "user"]
+        elif unit == "anyturn":
+            items += [(session_id, t["content"]) for t in turns]
         elif unit == "round":
             for i, turn in enumerate(turns):
                 if turn["role"] != "user":
@@ -218,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=None, help="use N instances (type mix kept)")
     parser.add_argument("--embedder", action="append", help="embedder spec (repeatable); default minilm")
-    parser.add_argument("--unit", action="append", help="turn, round, session, chunk (repeatable); default turn+session")
+    parser.add_argument("--unit", action="append", help="turn, anyturn, round, session, chunk (repeatable); default turn+session")
+    parser.add_argument("--fuse", action="append", help='extra fusion, e.g. "minilm turn + minilm chunk + bm25 session"')
     parser.add_argument("--cache", type=Path, default=Path("/tmp/atc-jump-cache"))
     args = parser.parse_args(argv)
     specs = args.embedder or ["minilm"]
@@ -253,6 +258,20 @@ def main(argv: list[str] | None = None) -> int:
                 for how in ("rrf", "minmax"):
                     fused = fuse_rankings([rankings[dense], rankings[lexical]], method=how)
                     record(method(f"{how}({dense} + {lexical})"), instance, fused)
+        for spec in specs:
+            mine = [n for n in dense_names if n.split(" ")[0] == spec] + bm25_names
+            if len(mine) > 2:
+                for how in ("rrf", "minmax"):
+                    fused = fuse_rankings([rankings[n] for n in mine], method=how)
+                    record(method(f"{how}(every {spec} and bm25 unit)"), instance, fused)
+        for recipe in args.fuse or ():
+            parts = [part.strip() for part in recipe.split("+")]
+            missing = [part for part in parts if part not in rankings]
+            if missing:
+                raise SystemExit(f"--fuse {recipe!r}: no ranking named {missing[0]!r} (have {sorted(rankings)})")
+            for how in ("rrf", "minmax"):
+                fused = fuse_rankings([rankings[part] for part in parts], method=how)
+                record(method(f"{how}({' + '.join(parts)})"), instance, fused)
         if number % 10 == 0:
             print(f"  {number}/{len(instances)} instances", file=sys.stderr, flush=True)
 

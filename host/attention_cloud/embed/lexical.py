@@ -5,7 +5,7 @@ Scoring is Okapi BM25 with ``k1 = 1.2``, ``b = 0.75`` and the non-negative IDF
 (identifiers kept whole, so an exact handle or error code ranks first).
 
 Persistence: ``LexicalIndex.open(directory)`` keeps an append-only log ``lexical.jsonl`` of
-``{"k": key, "t": {term: count}}`` (add or replace) and ``{"d": key}`` (remove) records, replayed
+``{"k": key, "t": {term: count}, "m": meta}`` (add or replace) and ``{"d": key}`` (remove) records, replayed
 on open; a torn final line (crash mid-write) is dropped; the log is rewritten compactly when
 superseded records outnumber live ones. ``flush()`` makes the writes durable (fsync). A plain
 ``LexicalIndex()`` lives in memory only, for callers that rebuild it from the journal instead
@@ -22,7 +22,7 @@ import math
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from attention_cloud.errors import UsageError
 
@@ -41,6 +41,7 @@ class LexicalIndex:
         self.b = b
         self._doc_terms: dict[str, Counter[str]] = {}
         self._doc_len: dict[str, int] = {}
+        self._doc_meta: dict[str, dict] = {}
         self._postings: dict[str, dict[str, int]] = {}
         self._total_len = 0
         self._log_path: Path | None = None
@@ -78,7 +79,7 @@ class LexicalIndex:
         if "d" in record:
             self._drop(record["d"])
         else:
-            self._put(record["k"], Counter(record["t"]))
+            self._put(record["k"], Counter(record["t"]), record.get("m"))
 
     def _append(self, record: dict) -> None:
         if self._log is not None:
@@ -100,7 +101,10 @@ class LexicalIndex:
         temporary = self._log_path.with_suffix(".jsonl.tmp")
         with open(temporary, "w", encoding="utf-8") as out:
             for key, terms in self._doc_terms.items():
-                out.write(json.dumps({"k": key, "t": terms}, ensure_ascii=False, separators=(",", ":")) + "\n")
+                record: dict[str, Any] = {"k": key, "t": terms}
+                if key in self._doc_meta:
+                    record["m"] = self._doc_meta[key]
+                out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
             out.flush()
             os.fsync(out.fileno())
         self._log.close()
@@ -124,9 +128,11 @@ class LexicalIndex:
 
     # ------------------------------------------------------------------ updates
 
-    def _put(self, key: str, terms: Counter[str]) -> None:
+    def _put(self, key: str, terms: Counter[str], meta: Mapping[str, Any] | None = None) -> None:
         self._drop(key)
         self._doc_terms[key] = terms
+        if meta:
+            self._doc_meta[key] = dict(meta)
         length = sum(terms.values())
         self._doc_len[key] = length
         self._total_len += length
@@ -138,6 +144,7 @@ class LexicalIndex:
         if terms is None:
             return False
         self._total_len -= self._doc_len.pop(key)
+        self._doc_meta.pop(key, None)
         for term in terms:
             posting = self._postings[term]
             del posting[key]
@@ -145,18 +152,27 @@ class LexicalIndex:
                 del self._postings[term]
         return True
 
-    def add(self, keys: list[str], texts: list[str]) -> int:
-        """Index (or re-index) each key's text; returns how many keys were new."""
+    def add(
+        self, keys: list[str], texts: list[str], meta: Sequence[Mapping[str, Any] | None] | None = None
+    ) -> int:
+        """Index (or re-index) each key's text, with optional meta for ``filter_meta``;
+        returns how many keys were new."""
         if isinstance(keys, str) or isinstance(texts, str):
             raise UsageError("LexicalIndex.add takes lists of keys and texts")
         if len(keys) != len(texts):
             raise UsageError(f"LexicalIndex.add got {len(keys)} keys but {len(texts)} texts")
+        metas = list(meta) if meta is not None else [None] * len(keys)
+        if len(metas) != len(keys):
+            raise UsageError(f"LexicalIndex.add got {len(keys)} keys but {len(metas)} meta entries")
         added = 0
-        for key, text in zip(keys, texts):
+        for key, text, item_meta in zip(keys, texts, metas):
             terms = Counter(lexical_terms(text))
             added += key not in self._doc_terms
-            self._put(key, terms)
-            self._append({"k": key, "t": terms})
+            self._put(key, terms, item_meta)
+            record: dict[str, Any] = {"k": key, "t": terms}
+            if item_meta:
+                record["m"] = dict(item_meta)
+            self._append(record)
         return added
 
     def remove(self, keys: Iterable[str]) -> int:
@@ -174,6 +190,27 @@ class LexicalIndex:
 
     def __len__(self) -> int:
         return len(self._doc_terms)
+
+    def meta(self, key: str) -> dict:
+        """The meta indexed with ``key`` (empty when none was given).
+
+        Raises:
+            KeyError: no such key.
+        """
+        if key not in self._doc_terms:
+            raise KeyError(key)
+        return dict(self._doc_meta.get(key, {}))
+
+    def _meta_matches(self, key: str, filter_meta: Mapping[str, Any]) -> bool:
+        meta = self._doc_meta.get(key, {})
+        for field, wanted in filter_meta.items():
+            if field not in meta:
+                return False
+            options = wanted if isinstance(wanted, (list, tuple, set, frozenset)) else (wanted,)
+            # compare as JSON so that 1, "1" and true stay distinct, as in VectorStore
+            if json.dumps(meta[field]) not in {json.dumps(option) for option in options}:
+                return False
+        return True
 
     # ------------------------------------------------------------------ search
 
@@ -203,12 +240,22 @@ class LexicalIndex:
         return scores
 
     def search(
-        self, text: str, k: int, *, allow: Callable[[str], bool] | None = None
+        self,
+        text: str,
+        k: int,
+        *,
+        allow: Callable[[str], bool] | None = None,
+        filter_meta: Mapping[str, Any] | None = None,
     ) -> list[tuple[str, float]]:
-        """The ``k`` best keys for ``text`` as ``(key, score)``, best first (ties by key)."""
+        """The ``k`` best keys for ``text`` as ``(key, score)``, best first (ties by key).
+
+        ``allow`` and ``filter_meta`` restrict the keys as in ``VectorStore.search``.
+        """
         if k <= 0:
             return []
         items: Iterable[tuple[str, float]] = self.scores(text).items()
+        if filter_meta:
+            items = [item for item in items if self._meta_matches(item[0], filter_meta)]
         if allow is not None:
             items = [item for item in items if allow(item[0])]
         return heapq.nsmallest(k, items, key=lambda item: (-item[1], item[0]))
