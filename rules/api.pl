@@ -63,10 +63,11 @@ api_batch(_) :-
 api_ingest(Items, Counts) :-
     api_batch(journal_add_items(Items, Counts)).
 
-%!  api_ingest_with_marks(+Items, +Marks, -Counts) is det.
-%   As api_ingest/2, and in the same batch record each mark(Source, Size, Digest) watermark.
+%!  api_ingest_with_marks(+Encoded, +Marks, -Counts) is det.
+%   Upsert items given in the host's wire format (journal_add_encoded/2) and, in the same batch,
+%   record each mark(Source, Size, Digest) watermark.
 api_ingest_with_marks(Items, Marks, Counts) :-
-    api_batch(( journal_add_items(Items, Counts),
+    api_batch(( journal_add_encoded(Items, Counts),
                 forall(member(mark(Src, Size, Digest), Marks),
                        journal_set_watermark(Src, Size, Digest)) )).
 

@@ -14,6 +14,7 @@
             tombstoned/1,               % ?Handle
 
             journal_add_items/2,        % +Items, -Counts
+            journal_add_encoded/2,      % +Strings, -Counts
             journal_add_relation/3,     % +Subject, +Predicate, +Object
             journal_tombstone/2,        % +Handle, +Reason
             journal_watermark/3,        % ?Source, ?Size, ?Digest
@@ -155,6 +156,45 @@ add_item_(Item, Hs0-U0, Hs-U) :-
         forall(member(rel(S, Pr, O), Rels), journal_add_relation(S, Pr, O)),
         Hs = [H|Hs0], U = U0
     ).
+
+%!  journal_add_encoded(+Strings:list(string), -Counts:dict) is det.
+%
+%   As journal_add_items/2, for items in the host's batch wire format (see
+%   attention_cloud/wire.py): each string holds the fields, each prefixed by its length as nine
+%   digits. Fields are cut out by length, never parsed as Prolog.
+%   @error syntax_error(bad_wire_item) on a malformed string.
+
+journal_add_encoded(Strings, Counts) :-
+    must_be(list(string), Strings),
+    maplist(decode_item_, Strings, Items),
+    journal_add_items(Items, Counts).
+
+decode_item_(S, item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
+    string_length(S, Len),
+    (   wire_fields_(S, 0, Len, [HS, SrcS, Ses, SeqS, KS, RS, G, T, SegS, P, Text, NS|RelFields]),
+        number_string(Seq, SeqS),
+        number_string(N, NS),
+        length(RelFields, RL), RL =:= 3 * N
+    ->  maplist(atom_string, [H, Src, K, R, Seg], [HS, SrcS, KS, RS, SegS]),
+        wire_relations_(RelFields, Rels)
+    ;   syntax_error(bad_wire_item)
+    ).
+
+wire_fields_(_, Len, Len, []) :- !.
+wire_fields_(S, At, Len, [F|Fs]) :-
+    At + 9 =< Len,
+    sub_string(S, At, 9, _, NS),
+    number_string(N, NS),
+    B is At + 9,
+    B + N =< Len,
+    sub_string(S, B, N, _, F),
+    Next is B + N,
+    wire_fields_(S, Next, Len, Fs).
+
+wire_relations_([], []).
+wire_relations_([S0, P0, O0|T], [rel(S, P, O)|Rels]) :-
+    atom_string(S, S0), atom_string(P, P0), atom_string(O, O0),
+    wire_relations_(T, Rels).
 
 %!  journal_add_relation(+Subject, +Predicate, +Object) is det.
 %   Add a link to the entity graph unless it is already there.

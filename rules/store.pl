@@ -94,9 +94,9 @@ store_reset :-
 %   Assert Fact (Module:Term) and log it in the open batch.
 durable_assert(M:Fact) :-
     must_be(callable, Fact),
-    assertz(M:Fact),
+    assertz(M:Fact, Ref),
     log_change(a(M:Fact)),
-    asserta(pending_(retract_one(M:Fact))).
+    asserta(pending_(erase(Ref))).          % a clause reference: no copy of the fact
 
 %!  durable_retract(+Fact) is det.
 %   Retract every clause matching Fact (Module:Term) and log it.
@@ -142,7 +142,7 @@ store_abort :-
     ;   true                            % nothing changed since the last commit
     ).
 
-undo_(retract_one(Fact)) :- ( retract(Fact) -> true ; true ).
+undo_(erase(Ref)) :- ( catch(erase(Ref), _, true) -> true ; true ).
 undo_(assertz(Fact)) :- assertz(Fact).
 
 		 /*******************************

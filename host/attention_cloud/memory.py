@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
 from .home import WriteLock, read_config, resolve_home
+from .wire import encode_item
 from .store import open_store, snapshot_due, sync_journal, write_snapshot
 
 _current: "Memory | None" = None
@@ -174,33 +175,33 @@ class Memory:
         call raises InputError and the journal is unchanged. Files whose size and content digest
         match their watermark are skipped without parsing.
         """
-        from .ingest import parse_path
-
         files = list(_expand(paths))
         if not files:
             raise InputError("no transcript files found in the given paths")
         report = IngestReport(files=len(files))
-        terms: list[Term] = []
-        marks: list[tuple[str, int, str]] = []
+        todo: list[tuple[Path, str, int, str]] = []
         for path in files:
             name = source if (source and len(files) == 1) else str(path)
             size, digest = _fingerprint(path)
             if self._watermark(name) == (size, digest):
                 report.files_unchanged += 1
+                if progress:
+                    progress(1)
                 continue
-            parsed = parse_path(path, format=format, item_budget=item_budget)
+            todo.append((path, name, size, digest))
+        encoded: list[str] = []
+        for parsed in _parse_all(todo, format, item_budget, segment):
             report.records += parsed.records_read
-            report.evicted += len(parsed.evicted)
+            report.evicted += parsed.evicted
             report.envelopes_stripped += parsed.envelopes_stripped
-            report.skipped.extend((str(path), line, why) for line, why in parsed.skipped)
-            terms.extend(_item_term(rec, name, segment) for rec in parsed.items)
-            marks.append((name, size, digest))
+            report.skipped.extend(parsed.skipped)
+            encoded.extend(parsed.encoded)
             if progress:
                 progress(1)
-        if terms or marks:
+        if todo:
+            marks = [Term("mark", [Atom(name), size, digest]) for _, name, size, digest in todo]
             self.lock.acquire()
-            (counts,) = self.pl.once("api:api_ingest_with_marks", terms,
-                                     [Term("mark", [Atom(n), s, d]) for n, s, d in marks], Var())
+            (counts,) = self.pl.once("api:api_ingest_with_marks", encoded, marks, Var())
             sync_journal(self.home)
             report.new = counts["new"]
             report.unchanged = counts["unchanged"]
@@ -366,6 +367,54 @@ def _expand(paths: Iterable[str | os.PathLike[str]]) -> Iterable[Path]:
             raise InputError(f"{path}: no such file or directory")
 
 
+@dataclass
+class _Parsed:
+    """One file parsed and encoded for the journal (what a worker process sends back)."""
+
+    encoded: list[str]
+    records_read: int
+    evicted: int
+    envelopes_stripped: int
+    skipped: list[tuple[str, int, str]]
+
+
+#: Parse in worker processes once a batch is this large: below it, starting them costs more.
+PARALLEL_PARSE_BYTES = 8 * 1024 * 1024
+
+
+def _parse_one(path: Path, name: str, format: str | None, item_budget: int | None,
+               segment: str) -> _Parsed:
+    from .ingest import parse_path
+
+    parsed = parse_path(path, format=format, item_budget=item_budget)
+    return _Parsed(encoded=[encode_item(rec, name, segment) for rec in parsed.items],
+                   records_read=parsed.records_read, evicted=len(parsed.evicted),
+                   envelopes_stripped=parsed.envelopes_stripped,
+                   skipped=[(str(path), line, why) for line, why in parsed.skipped])
+
+
+def _parse_all(todo: list[tuple[Path, str, int, str]], format: str | None,
+               item_budget: int | None, segment: str) -> Iterable[_Parsed]:
+    """Parse files in order; large batches use one worker process per core.
+
+    Workers are forked: they run only the pure-Python parser and leave through os._exit, so
+    the embedded Prolog engine they inherit is never touched (a spawned worker would have to
+    re-import the caller's __main__, which fails for ``python -`` and notebooks).
+    """
+    workers = min(os.cpu_count() or 1, 4, len(todo))
+    if workers < 2 or sum(size for _, _, size, _ in todo) < PARALLEL_PARSE_BYTES:
+        for path, name, _, _ in todo:
+            yield _parse_one(path, name, format, item_budget, segment)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers,
+                             mp_context=multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(_parse_one, *zip(*((p, n, format, item_budget, segment)
+                                               for p, n, _, _ in todo)), chunksize=4)
+
+
 def count_transcripts(paths: Iterable[str | os.PathLike[str]]) -> int:
     """How many transcript files ``paths`` name (directories are walked); 0 on a bad path."""
     try:
@@ -385,13 +434,6 @@ def _fingerprint(path: Path) -> tuple[int, str]:
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     return size, digest.hexdigest()[:32]
-
-
-def _item_term(rec: Any, source: str, segment: str) -> Term:
-    rels = [Term("rel", [Atom(s), Atom(p), Atom(o)]) for s, p, o in rec.relations]
-    return Term("item", [Atom(rec.handle), Atom(source), rec.session, rec.seq, Atom(rec.kind),
-                         Atom(rec.role), rec.goal, rec.time, Atom(segment), rec.pointer,
-                         rec.text, rels])
 
 
 def current() -> "Memory | None":
