@@ -41,7 +41,7 @@ derived from it.
 
 :- dynamic
     rung_/4,          % Id, Level, Text, Tokens        (l1..l3; l0 of items lives in journal)
-    distill_/3,       % Id, Field, Value               (entity, decision, constraint, outcome, tag)
+    distill_/3,       % Id, Field, Value               (entity, decision, constraint, outcome, tag, fact)
     provenance_/2,    % Id, SourceHandle
     arc_/3,           % Arc, Session, Goal
     arc_member_/3,    % Arc, Handle, Order
@@ -83,7 +83,8 @@ rung_tokens(Id, Level, Tokens) :-
     live_record_(Id).
 
 %!  distilled(?Id, ?Field, ?Value:string) is nondet.
-%   Structured L2 facts: Field is entity, decision, constraint, outcome or tag.
+%   Structured L2 facts: Field is entity, decision, constraint, outcome, tag or fact (a
+%   first-person fact or preference stated in a conversation).
 distilled(Id, Field, Value) :-
     distill_(Id, Field, Value),
     live_record_(Id).

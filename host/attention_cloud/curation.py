@@ -44,7 +44,7 @@ def _rungs_term(r: Rungs) -> Term:
     fields = [Term("-", [Atom(name), value])
               for name, values in (("entity", d.entities), ("decision", d.decisions),
                                    ("constraint", d.constraints), ("outcome", d.outcomes),
-                                   ("tag", d.tags))
+                                   ("tag", d.tags), ("fact", d.facts))
               for value in values]
     tokens = Term("t", [estimate_tokens(r.l1), estimate_tokens(r.l2), estimate_tokens(r.l3)])
     return Term("rungs", [Atom(r.handle), Atom(r.curator), r.l1, r.l2, r.l3, tokens, fields,
