@@ -1,5 +1,5 @@
 :- module(janus_codec,
-          [ run/7,                        % +Module, +Name, +Payload, +NVars, +Outs, +Limit, -Reply
+          [ run/7,                        % +Module, +Name, +Payload, +NVars, +Outs, +Limit, -Done
             decode/3,                     % +Wire, +Vars, -Term
             encode/2,                     % +Term, -Wire
             install_dispatcher/0,
@@ -32,26 +32,34 @@ loss, built only from text, numbers, lists, `@(true|false|none)` and `-` tuples:
 | dict (tag unbound)        | -("d", Keys, Wires)          | -(d, [K-W, ...])              |
 | variable                  | -("v", Index)                | -(v)                          |
 | other (rational, blob)    | (not sent)                   | its ~q text                   |
+| text with lone surrogates | -("s", Codes)                | -(s, Codes)                   |
 
-Python -> Prolog values arrive as a Python object (the *payload*) whose `args` attribute is read
-with py_call/3 and py_string_as(string), so text is never turned into atoms or parsed. Goals are
-built as terms; nothing here reads Prolog text.
+Values travel inside a Python object, the *payload*: Prolog reads the arguments from its `args`
+attribute with py_call/3 and py_string_as(string), so text is never turned into atoms or parsed,
+and sets the reply on its `reply` attribute. Goals are built as terms; nothing here reads Prolog
+text.
+
+Text holding a lone UTF-16 surrogate (a JSON "\ud800" escape makes one) is not UTF-8, and janus
+fails to convert it. Both directions first try the plain wire; only when janus reports such a
+Unicode error is the wire resent with that text as code lists (-(s, Codes)), which is exact.
+The goal itself runs once either way: conversions are retried, never calls.
 
 Registered Python callables are reached through bridge:'$py_call'/3, which install_dispatcher/0
 defines as python_call/3 once the bridge module is loaded.
 */
 
-%!  run(+Module, +Name, +Payload, +NVars:nonneg, +Outs:list(nonneg), +Limit:nonneg, -Reply)
+%!  run(+Module, +Name, +Payload, +NVars:nonneg, +Outs:list(nonneg), +Limit:nonneg, -Done)
 %   is det.
 %
 %   Call Module:Name(Args...) where Args are the wires in Payload's `args` attribute, decoded
-%   with NVars fresh variables. Reply is the list of solutions (at most Limit, all when Limit is
-%   0), each the list of wires of the variables numbered Outs. When the goal raises, Reply is
-%   `-(error, Wire, Message)` with the error's wire and SWI-Prolog's wording of it ("" when
-%   the bridge's messages are not loaded yet).
+%   with NVars fresh variables, and set Payload's `reply` attribute; Done is `true`. The reply is
+%   the list of solutions (at most Limit, all when Limit is 0), each the list of wires of the
+%   variables numbered Outs. When the goal raises, the reply is `-(error, Wire, Message)` with
+%   the error's wire and SWI-Prolog's wording of it ("" when the bridge's messages are not
+%   loaded yet).
 
-run(Module, Name, Payload, NVars, Outs, Limit, Reply) :-
-    janus:py_call(Payload:args, Wires, [py_string_as(string)]),
+run(Module, Name, Payload, NVars, Outs, Limit, true) :-
+    payload_args(Payload, Wires),
     functor(Vars, v, NVars),
     decode_list(Wires, Vars, Args),
     Goal =.. [Name|Args],
@@ -61,7 +69,58 @@ run(Module, Name, Payload, NVars, Outs, Limit, Reply) :-
     ->  Reply = Reply0
     ;   host_context(Error0, Module:Goal, Error),
         error_reply(Error, Reply)
+    ),
+    set_reply(Payload, Reply).
+
+% The wires in Payload's args; resent as code lists if janus cannot convert some text.
+payload_args(Payload, Wires) :-
+    catch(janus:py_call(Payload:args, Wires, [py_string_as(string)]), Error, true),
+    (   var(Error)
+    ->  true
+    ;   unicode_error(Error)
+    ->  janus:py_call(Payload:text_safe_args(), Wires, [py_string_as(string)])
+    ;   throw(Error)
     ).
+
+% Hand Reply to Python; with text as code lists where janus cannot convert it.
+set_reply(Payload, Reply) :-
+    catch(janus:py_setattr(Payload, reply, Reply), Error, true),
+    (   var(Error)
+    ->  true
+    ;   unicode_error(Error)
+    ->  text_safe(Reply, Safe),
+        janus:py_setattr(Payload, reply, Safe)
+    ;   throw(Error)
+    ).
+
+unicode_error(error(python_error(Class, _), _)) :-
+    memberchk(Class, ['UnicodeEncodeError', 'UnicodeDecodeError']).
+
+%   text_safe(+Wire, -Safe) is det.
+%
+%   Safe is Wire with each string or atom that holds a surrogate code point replaced by
+%   -(s, Codes). Only used after janus failed on Wire, so its cost does not matter.
+text_safe(Wire, Safe) :-
+    (   (   string(Wire)
+        ;   atom(Wire)
+        ),
+        has_surrogate(Wire)
+    ->  atom_codes(Wire, Codes),
+        Safe = -(s, Codes)
+    ;   is_list(Wire)
+    ->  maplist(text_safe, Wire, Safe)
+    ;   compound(Wire)
+    ->  compound_name_arguments(Wire, Name, Args),
+        maplist(text_safe, Args, SafeArgs),
+        compound_name_arguments(Safe, Name, SafeArgs)
+    ;   Safe = Wire
+    ).
+
+has_surrogate(Text) :-
+    atom_codes(Text, Codes),
+    member(Code, Codes),
+    between(0xD800, 0xDFFF, Code),
+    !.
 
 var_at(Vars, Index, Var) :-
     I is Index + 1,
@@ -99,7 +158,7 @@ collector(janus_codec:solutions/4).
 
 error_reply(Error, -(error, Wire, Message)) :-
     encode(Error, Wire),
-    (   python_error_message(Error, Message0)
+    (   catch(python_error_message(Error, Message0), _, fail)
     ->  Message = Message0
     ;   catch(bridge:error_message(Error, Message0), _, fail)
     ->  Message = Message0
@@ -145,26 +204,39 @@ decode_list([Wire|Wires], Vars, [Term|Terms]) :-
 
 decode_tagged("a", Text, _, Atom) :-
     !,
-    atom_string(Atom, Text).
+    wire_text(Text, String),
+    atom_string(Atom, String).
 decode_tagged("v", Index, Vars, Var) :-
     !,
     var_at(Vars, Index, Var).
+decode_tagged("s", Codes, _, String) :-
+    !,
+    string_codes(String, Codes).
 decode_tagged(Tag, Value, _, _) :-
     domain_error(janus_wire, -(Tag, Value)).
 
 decode_tagged("t", NameText, Wires, Vars, Term) :-
     !,
-    atom_string(Name, NameText),
+    wire_text(NameText, NameString),
+    atom_string(Name, NameString),
     decode_list(Wires, Vars, Args),
     compound_name_arguments(Term, Name, Args).
 decode_tagged("d", KeyTexts, Wires, Vars, Dict) :-
     !,
-    maplist(atom_string, Keys, KeyTexts),
+    maplist(wire_text, KeyTexts, KeyStrings),
+    maplist(atom_string, Keys, KeyStrings),
     decode_list(Wires, Vars, Values),
     pairs_keys_values(Pairs, Keys, Values),
     dict_pairs(Dict, _, Pairs).
 decode_tagged(Tag, Name, Values, _, _) :-
     domain_error(janus_wire, -(Tag, Name, Values)).
+
+% Text in a name or key: a string, or code lists where it holds lone surrogates.
+wire_text(Text, Text) :-
+    string(Text),
+    !.
+wire_text(-("s", Codes), String) :-
+    string_codes(String, Codes).
 
 % Python's None and booleans, as janus passes them.
 constant(none, null).
@@ -187,7 +259,8 @@ encode(Term, Wire) :-
     ;   Term == []
     ->  Wire = []
     ;   atom(Term)
-    ->  (   blob(Term, text)
+    ->  (   blob(Term, Type),
+            text_blob(Type)
         ->  Wire = -(a, Term)
         ;   format(string(Wire), "~q", [Term])
         )
@@ -208,6 +281,10 @@ encode(Term, Wire) :-
         Wire = -(t, Name, Wires)
     ;   format(string(Wire), "~q", [Term])       % rationals: the pyswip backend's text, too
     ).
+
+% Atoms of text: ISO Latin-1 ones are `text` blobs, wider ones `ucs_text`.
+text_blob(text).
+text_blob(ucs_text).
 
 encode_list([], []).
 encode_list([Term|Terms], [Wire|Wires]) :-
@@ -249,21 +326,34 @@ install_dispatcher :-
 
 python_call(Key, Args, Result) :-
     encode_list(Args, Wires),
-    janus:py_call('attention_cloud.bridge.janus_engine':dispatch(Key, Wires), Reply,
-                  [py_string_as(string)]),
+    catch(dispatch(Key, Wires, Reply), Error, true),
+    (   var(Error)
+    ->  true
+    ;   unicode_error(Error)        % converting the arguments failed: the callable did not run
+    ->  text_safe(Wires, SafeWires),
+        dispatch(Key, SafeWires, Reply)
+    ;   throw(Error)
+    ),
     python_reply(Reply, Result).
+
+dispatch(Key, Wires, Reply) :-
+    janus:py_call('attention_cloud.bridge.janus_engine':dispatch(Key, Wires), Reply,
+                  [py_string_as(string)]).
 
 %   python_reply(+Reply, -Result) is det.
 %
-%   Result of a callable from the dispatcher's reply: -("ok", Wire, NVars) or
-%   -("error", Type, Message).
-python_reply(-("ok", Wire, NVars), Result) :-
+%   Result of a callable from the dispatcher's reply: -("ok", Payload, NVars) with the result's
+%   wire in Payload's args, or -("error", Type, Message).
+python_reply(-("ok", Payload, NVars), Result) :-
     !,
+    payload_args(Payload, Wire),
     functor(Vars, v, NVars),
     decode(Wire, Vars, Result).
-python_reply(-("error", TypeText, Message), _) :-
+python_reply(-("error", TypeText, MessageWire), _) :-
     !,
-    atom_string(Type, TypeText),
+    wire_text(TypeText, TypeString),
+    atom_string(Type, TypeString),
+    wire_text(MessageWire, Message),
     throw(error(python_error(Type, Message), _)).
 python_reply(Reply, _) :-
     domain_error(janus_python_reply, Reply).

@@ -51,11 +51,16 @@ def cases(pl) -> list[tuple[str, Callable[[], Any]]]:
             Term("@", [Atom("none")]), Term("@", [Atom("true")]), Term("#", ["x"]),
             Term("py", [Term("{}", [1])]), Term("prolog", [1]), Term("eval", [1]),
             Atom("none"), "none", Atom("true"), {"a": {"b": Term("f", [1])}, "n": None},
-            "héllo — 日本語 🚀 \u0000 nul\n\ttab", -0.0, 2**63, -(2**63) - 1]
+            "héllo — 日本語 🚀 \u0000 nul\n\ttab", -0.0, 2**63, -(2**63) - 1,
+            Atom("日本語 🚀"), Term("ƒ→", [Atom("ü")]), {"clé": "ключ"},
+            # lone surrogates (JSON "\\ud800" escapes make them) in every kind of text
+            "a\ud800b", Atom("\udfff"), Term("f\ud800", ["\udc00"]), {"k\ud800": "v\udfff"}]
     return [
         ("round trip", lambda: pl.once("user:=", Var(), sent)),
         ("string literal", lambda: pl.once("user:atom_string", Atom("abc"), Var())),
         ("atom from codes", lambda: pl.once("user:atom_codes", Var(), [104, 105])),
+        ("wide atom from codes", lambda: pl.once("user:atom_codes", Var(), [26085, 128640])),
+        ("surrogate from codes", lambda: pl.once("user:string_codes", Var(), [97, 0xD800])),
         ("unbound and shared vars", lambda: pl.once("user:=", Var(), Term("f", [x, x, Var()]))),
         ("copy keeps sharing", lambda: pl.once("user:copy_term", Term("f", [x, x]), Var())),
         ("partial list", lambda: pl.once("user:length", Var(), 2)),
@@ -89,6 +94,9 @@ def cases(pl) -> list[tuple[str, Callable[[], Any]]]:
                                                  Var(), Atom("true"))),
         ("callback error raised", lambda: pl.once("user:probe_fail", "k", Var())),
         ("callback error without text", lambda: pl.once("user:probe_silent", 1, Var())),
+        ("callback error with a surrogate", lambda: pl.once("user:probe_fail", "\udc00", Var())),
+        ("callback echoes surrogates", lambda: pl.once("user:probe_echo", ["\ud800", Atom("\ud800")],
+                                                      Var())),
     ]
 
 
@@ -101,7 +109,7 @@ def main() -> int:
             result = {"PrologError": str(exc), "term": shape(exc.term)}
         except Exception as exc:  # noqa: BLE001 - a difference in what is raised is a finding too
             result = {"raised": type(exc).__name__, "text": str(exc)}
-        print(json.dumps({"case": name, "result": result}, ensure_ascii=False, sort_keys=True))
+        print(json.dumps({"case": name, "result": result}, sort_keys=True))
     print(json.dumps({"backend": pl.backend}), file=sys.stderr)
     return 0
 

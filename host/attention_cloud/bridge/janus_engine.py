@@ -239,25 +239,64 @@ def from_wire(wire: Any) -> Any:
     if kind is tuple:
         tag = wire[0]
         if tag == "a":
-            return Atom(wire[1])
+            return Atom(_text(wire[1]))
         if tag == "t":
-            return Term(wire[1], [from_wire(arg) for arg in wire[2]])
+            return Term(_text(wire[1]), [from_wire(arg) for arg in wire[2]])
         if tag == "d":
-            return {str(key): from_wire(value) for key, value in wire[1]}
+            return {str(_text(key)): from_wire(value) for key, value in wire[1]}
         if tag == "v":
             return Var()
+        if tag == "s":
+            return _text(wire)
         if tag == "p":  # a partial list, shaped as the pyswip backend returns it
             return Term("[|]", (from_wire(wire[1]), from_wire(wire[2])))
     raise BridgeError(f"unexpected value from the janus codec: {wire!r}")
 
 
+def _text(wire: Any) -> Any:
+    """Text from a wire: as it is, or from the code list of ``("s", codes)``."""
+    if type(wire) is tuple:
+        return "".join(map(chr, wire[1]))
+    return wire
+
+
+def text_safe(wire: Any) -> Any:
+    """``wire`` with each text janus cannot convert (it holds a lone surrogate) as ``("s", codes)``.
+
+    Used only after janus failed on the plain wire, so common calls never pay for the walk.
+    """
+    kind = type(wire)
+    if kind is str or isinstance(wire, str):
+        if wire.isascii():
+            return wire
+        try:
+            wire.encode("utf-8")
+        except UnicodeEncodeError:
+            return ("s", [ord(char) for char in wire])
+        return wire
+    if kind is list:
+        return [text_safe(item) for item in wire]
+    if kind is tuple:
+        return tuple(text_safe(item) for item in wire)
+    return wire
+
+
 class _Payload:
-    """Arguments in wire form, handed to Prolog as one Python object (read with py_call/3)."""
+    """Values in wire form, handed to Prolog as one Python object.
 
-    __slots__ = ("args",)
+    Prolog reads ``args`` with py_call/3 (``text_safe_args()`` when janus cannot convert some
+    text) and sets ``reply``.
+    """
 
-    def __init__(self, args: list[Any]) -> None:
+    __slots__ = ("args", "reply")
+
+    def __init__(self, args: Any) -> None:
         self.args = args
+        self.reply: Any = None
+
+    def text_safe_args(self) -> Any:
+        """``args`` with text that holds lone surrogates as code lists."""
+        return text_safe(self.args)
 
 
 # -- the engine ----------------------------------------------------------------------------------
@@ -318,12 +357,13 @@ class JanusEngine:
         payload = _Payload(wires)
         with self.lock:
             self._attach()
-            reply = self._janus_call(lambda: self.janus.apply_once(
+            self._janus_call(lambda: self.janus.apply_once(
                 "janus_codec", "run", module or "user", name, payload, len(varmap), outs,
                 limit or 0))
+        reply = payload.reply
         if type(reply) is tuple:  # -(error, Wire, Message)
             term = from_wire(reply[1])
-            raise PrologError(reply[2] or _fallback_message(term), term)
+            raise PrologError(_text(reply[2]) or _fallback_message(term), term)
         return [tuple(from_wire(w) for w in solution) for solution in reply]
 
     def once(self, pred: str, *args: Any) -> tuple | None:
@@ -353,8 +393,8 @@ class JanusEngine:
 def dispatch(key: str, wires: list[Any]) -> tuple:
     """Called by ``bridge:'$py_call'/3`` (through janus): run the callable registered as ``key``.
 
-    Returns ``("ok", Wire, NVars)`` or ``("error", Type, Message)``; Prolog raises the latter as
-    ``error(python_error(Type, Message), _)``.
+    Returns ``("ok", Payload, NVars)`` with the result's wire in the payload's ``args``, or
+    ``("error", Type, Message)``, which Prolog raises as ``error(python_error(Type, Message), _)``.
     """
     try:
         if _engine is None:
@@ -365,9 +405,10 @@ def dispatch(key: str, wires: list[Any]) -> tuple:
             value = list(value if isinstance(value, Iterable) else [value])
         varmap: dict[int, int] = {}
         wire = to_wire(value, varmap)
-        return ("ok", wire, len(varmap))
+        return ("ok", _Payload(wire), len(varmap))
     except Exception as exc:  # noqa: BLE001 - every Python error becomes a Prolog error
-        return ("error", type(exc).__name__, str(exc) or type(exc).__name__)
+        # The callable ran: this reply must convert the first time, so its text is made safe now.
+        return ("error", type(exc).__name__, text_safe(str(exc) or type(exc).__name__))
 
 
 def _fallback_message(term: Any) -> str:
