@@ -163,10 +163,13 @@ def summary_vs_instrument(b: ScenarioBuilder) -> Scenario:
             cid = _stale_claim(b, ("high", "very_high"), (0.55, 0.8) if profile == "stale"
                                else (0.6, 0.8), confidence=(0.92, 0.98))
         claims.append(cid)
-        b.add_summary(cid, cost=b.uniform(0.01, 0.04), arrived_ago_s=b.uniform(30, 600))
+        fresh = profile == "fresh"       # a reading of the instrument a minute ago: no summary
+        if not fresh:
+            b.add_summary(cid, cost=b.uniform(0.01, 0.04), arrived_ago_s=b.uniform(30, 600))
         b.add_live(cid, authority=b.uniform(0.97, 0.995), cost=b.uniform(0.08, 0.3),
                    arrived_ago_s=b.uniform(HOUR, 12 * HOUR),
-                   failure_prob=0.0 if b.chance(0.7) else b.uniform(0.05, 0.15))
+                   failure_prob=0.0 if b.chance(0.7) else b.uniform(0.05, 0.15),
+                   source_of_belief=fresh)
         age = b.claim(cid).belief.age_s  # type: ignore[union-attr]
         b.add_partial(cid, authority=b.uniform(0.7, 0.85), cost=b.uniform(0.02, 0.08),
                       content_age_s=b.uniform(0.2, 1.0) * age)
@@ -256,12 +259,12 @@ def hidden_change(b: ScenarioBuilder) -> Scenario:
     for _ in range(b.integer(1, 2)):
         vol = _volatility(b, ("medium", "low", "high"))
         cid = b.add_claim(_topic(b, vol), belief=BeliefSpec(
-            b.uniform(0.985, 0.995), b.uniform(60, 300), "summary"))
+            b.uniform(0.985, 0.995), b.uniform(60, 300), "reading"))
         claims.append(cid)
+    # Each belief is a reading of its live instrument taken minutes ago.
     lives = {cid: b.add_live(cid, authority=b.uniform(0.97, 0.995), cost=b.uniform(0.12, 0.3),
-                             arrived_ago_s=b.uniform(HOUR, 6 * HOUR)) for cid in claims}
-    for cid in claims:
-        b.add_summary(cid, cost=b.uniform(0.01, 0.03))
+                             arrived_ago_s=b.uniform(HOUR, 6 * HOUR), source_of_belief=True)
+             for cid in claims}
     if len(claims) == 1:
         _binary_goal(b, claims[0], loss=b.uniform(4, 10), deadline_s=b.uniform(600, 3000))
     else:

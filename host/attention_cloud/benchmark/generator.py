@@ -198,15 +198,24 @@ class ScenarioBuilder:
     def add_live(self, claim: str, *, authority: float, cost: float, arrived_ago_s: float = 0.0,
                  failure_prob: float = 0.0, goal: str | None = None, switch_cost: float = 0.0,
                  trusted_priority: float | None = None, preview: str | None = None,
-                 salient: bool = False) -> str:
-        """An authoritative live instrument for the claim."""
+                 salient: bool = False, source_of_belief: bool = False) -> str:
+        """An authoritative live instrument for the claim.
+
+        ``source_of_belief`` records that the stored belief is an earlier reading of this
+        instrument; reading it again still reports the present, so it is no echo.
+        """
         c = self.claim(claim)
         title = f"{self.words.pick(c.topic.live_sources)} ({c.subject})"
-        return self.add_object(claim, kind="live_instrument", title=title, authority=authority,
-                               cost=cost, arrived_ago_s=arrived_ago_s, failure_prob=failure_prob,
-                               goal=goal, switch_cost=switch_cost,
-                               trusted_priority=trusted_priority, preview=preview,
-                               salient=salient)
+        oid = self.add_object(claim, kind="live_instrument", title=title, authority=authority,
+                              cost=cost, arrived_ago_s=arrived_ago_s, failure_prob=failure_prob,
+                              goal=goal, switch_cost=switch_cost,
+                              trusted_priority=trusted_priority, preview=preview,
+                              salient=salient)
+        if source_of_belief:
+            if c.belief is None:
+                raise ValueError("source_of_belief needs a claim with a stored belief")
+            c.source_object = oid
+        return oid
 
     def add_partial(self, claim: str, *, authority: float, cost: float,
                     content_age_s: float | None = None, arrived_ago_s: float = 0.0,

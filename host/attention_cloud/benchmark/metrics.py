@@ -159,12 +159,15 @@ def score_trial(scenario: Scenario, model: DecisionModel, oracle: OraclePlan,
         if cid is not None:
             critical[cid] = max(critical.get(cid, 0.0), scenario.latent.objects[oid].accuracy)
 
-    def hit(cid: str) -> bool:
+    def hit(cid: str, *, answered: bool = False) -> bool:
+        """The policy tried (or, with ``answered``, got) a reading as good as the oracle's."""
         return any(scenario.latent.objects[oid].accuracy >= critical[cid] - 0.02
                    and scenario.latent.objects[oid].echo_value is None
-                   for oid, _ in readings.get(cid, ()))
+                   and not (answered and out == FAILED)
+                   for oid, out in readings.get(cid, ()))
 
     missed = [cid for cid in critical if not hit(cid)]
+    unanswered = [cid for cid in critical if hit(cid) and not hit(cid, answered=True)]
 
     # Spontaneous authoritative inspection and summary substitution.
     need_claims = sorted({_claim_of(scenario, oid) for oid in oracle_ids
@@ -213,19 +216,16 @@ def score_trial(scenario: Scenario, model: DecisionModel, oracle: OraclePlan,
     codes: list[str] = []
     stage = "pass"
     if not attention_pass:
-        failed_only = [cid for cid in critical if cid in readings and cid in missed and all(
-            out == FAILED for oid, out in readings[cid])]
-        attention_missed = [cid for cid in missed if cid not in failed_only]
-        if attention_missed:
+        if missed:
             stage = "attention"
-            codes += _miss_codes(scenario, attention_missed, candidates, spont, oracle_ids,
-                                 readings, substitution, starved)
-        elif failed_only:
+            codes += _miss_codes(scenario, missed, candidates, spont, oracle_ids, readings,
+                                 substitution, starved)
+        elif unanswered:
             stage = "retrieval"
             codes.append("RETRIEVAL_FAILED")
         else:
             stage = "attention"
-            codes.append("ATTN_OVERINSPECTION" if cost > oracle_cost(model, oracle) + 1e-9
+            codes.append("ATTN_OVERINSPECTION" if len(session.inspections) > len(oracle.path)
                          else "ATTN_SELECTION_WRONG")
     elif over:
         codes.append("ATTN_OVERINSPECTION")
@@ -275,10 +275,6 @@ def _right(model: DecisionModel, state: int, decisions: dict[str, str]) -> bool:
     best = float(sum(model.utility[b.start:b.start + len(b.option_ids), state].max()
                      for b in model.goals))
     return realised_utility(model, state, decisions) >= best - 1e-9
-
-
-def oracle_cost(model: DecisionModel, oracle: OraclePlan) -> float:
-    return float(sum(model.cost[i] for i, _ in oracle.path))
 
 
 def _miss_codes(scenario: Scenario, missed: list[str], candidates: frozenset[str] | None,

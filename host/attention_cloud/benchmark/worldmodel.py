@@ -13,8 +13,9 @@ confidence, and a source's declared authority predict how likely an inspection i
 * An inspection reports the value the fact had when the source's content was produced; it is
   right with probability ``authority`` then, and the same decay applies from that moment on.
   Live sources (``content_as_of_s`` null) report the current value.
-* An object that is the recorded source of a belief only repeats that belief: it carries no
-  new information about the present.
+* A cached record that a belief was copied from (the belief's ``source_object``, with content
+  as old as the belief) only repeats that belief: it carries no new information about the
+  present. A *live* source of a belief is different: reading it again reports the present.
 """
 from __future__ import annotations
 

@@ -63,10 +63,10 @@ class VisibleReasoner:
         return 1.0 - persistence(self.now - b["observed_at_s"], c["hazard_per_hour"])
 
     def is_echo(self, object_id: str) -> bool:
-        """True when the object is the recorded source of its claim's stored belief."""
+        """True when the object is the cached record its claim's stored belief was copied from."""
         o = self.objects[object_id]
         cid = o.get("about_claim")
-        if cid is None or cid not in self.claims:
+        if cid is None or cid not in self.claims or o.get("content_as_of_s") is None:
             return False
         b = self.claims[cid].get("belief")
         return b is not None and b.get("source_object") == object_id
@@ -140,6 +140,18 @@ class VisibleReasoner:
                 continue
             pairs.append((model.index(oid), REPORTED_TRUE if reports["value"] else REPORTED_FALSE))
         return pairs
+
+    def posterior_true(self, claim_id: str, observations: Iterable[Mapping[str, Any]]) -> float:
+        """Probability the claim is true given the declared prior and these observations."""
+        model = self._model([{"goal_id": "_", "depends_on": [claim_id],
+                              "options": [{"option_id": "t"}, {"option_id": "f"}],
+                              "rule": [{"when": {claim_id: True}, "option_id": "t"},
+                                       {"when": {claim_id: False}, "option_id": "f"}],
+                              "loss_if_wrong": 1.0}])
+        w = weights_after(model, self.observation_pairs(model, observations))
+        if w.sum() <= 0.0:
+            return self.p_true(claim_id)
+        return float(w[1] / w.sum())       # state 1: the only claim is true
 
     def decide(self, observations: Iterable[Mapping[str, Any]] = ()) -> dict[str, str]:
         """The expected-utility-maximising option of every goal, given the observations."""
