@@ -27,8 +27,9 @@ def _janus_missing() -> str | None:
     """Why the janus backend cannot run here, or None when it can."""
     if not (ROOT / ".local" / "swipl").is_dir():
         return "no SWI-Prolog in .local/swipl (build it with scripts/setup --janus)"
-    usable, why = janus_engine.janus_status()
-    return None if usable else why
+    # locate_janus, not janus_status: this process may hold pyswip's SWI-Prolog; children do not.
+    location = janus_engine.locate_janus()
+    return None if location.usable else location.reason
 
 
 def _run(backend: str, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -83,6 +84,17 @@ def test_janus_leaves_swi_home_alone_for_child_processes():
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
+def test_janus_declines_once_pyswip_has_loaded_another_swi_prolog():
+    # Importing janus then would bind it to the wrong libswipl; the status must say no instead.
+    _need("janus")
+    code = ("from attention_cloud.bridge import get_prolog, janus_engine\n"
+            "assert get_prolog().backend == 'pyswip'\n"
+            "usable, why = janus_engine.janus_status()\n"
+            "assert not usable and 'already loaded' in why, why\n")
+    proc = _run("pyswip", "-c", code)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
 @pytest.fixture
 def fresh_location(monkeypatch):
     """Forget the cached janus location for one test (and restore it after)."""
@@ -110,6 +122,8 @@ def _fake_janus(tmp_path: Path, monkeypatch, lib: Path | None, why: str = "") ->
     monkeypatch.syspath_prepend(str(package.parent))
     monkeypatch.delitem(sys.modules, "janus_swi", raising=False)
     monkeypatch.setattr(janus_engine, "_linked_libswipl", lambda ext: (lib, why))
+    # This test process may run the pyswip backend: only the fake library is of interest here.
+    monkeypatch.setattr(janus_engine, "_other_libswipl_loaded", lambda library: None)
 
 
 def test_status_rejects_an_old_swi_prolog_without_importing_janus(tmp_path, monkeypatch,

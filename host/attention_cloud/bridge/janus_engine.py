@@ -55,9 +55,14 @@ _location_lock = threading.Lock()
 def janus_status() -> tuple[bool, str]:
     """``(True, reason)`` when janus-swi is installed and its SWI-Prolog is ≥ 9.1.12 and loadable.
 
-    Decided without importing ``janus_swi`` (see the module docstring); the answer is cached.
+    Decided without importing ``janus_swi`` (see the module docstring); the search is cached, but
+    a SWI-Prolog that something else (pyswip) loaded into this process meanwhile is noticed.
     """
     location = locate_janus()
+    if location.usable and location.library:
+        other = _other_libswipl_loaded(location.library)
+        if other:
+            return False, f"another SWI-Prolog ({other}) is already loaded in this process"
     return location.usable, location.reason
 
 
@@ -120,6 +125,25 @@ def _linked_libswipl(extension: Path) -> tuple[Path | None, str]:
                 return None, f"janus-swi links to {name}, which is not found"
             return Path(path).resolve(), ""
     return None, f"janus-swi's extension {extension.name} does not link to libswipl"
+
+
+def _other_libswipl_loaded(library: str) -> str | None:
+    """A libswipl other than ``library`` mapped into this process (Linux), else None.
+
+    Two libswipl of one soname cannot live in one process: janus's extension would bind to the
+    one already there.
+    """
+    try:
+        maps = Path("/proc/self/maps").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    ours = Path(library).resolve()
+    for line in maps.splitlines():
+        fields = line.split(maxsplit=5)  # address perms offset device inode [path]
+        if len(fields) == 6 and "libswipl" in Path(fields[5]).name \
+                and Path(fields[5]).resolve() != ours:
+            return fields[5]
+    return None
 
 
 def _home_of(library: Path) -> Path | None:
@@ -311,11 +335,16 @@ class JanusEngine:
 
     def __init__(self) -> None:
         global _engine
+        usable, why = janus_status()
+        if not usable:
+            raise BridgeError(f"the janus backend is unusable: {why}")
         location = locate_janus()
-        if not location.usable:
-            raise BridgeError(f"the janus backend is unusable: {location.reason}")
         self.home = location.home
-        self.janus = _import_janus(location.home)
+        try:
+            self.janus = _import_janus(location.home)
+        except Exception as exc:  # an ImportError or janus's RuntimeError: one error type for users
+            raise BridgeError(f"janus-swi failed to start SWI-Prolog from {self.home}: {exc}") \
+                from exc
         self.lock = threading.RLock()
         self._local = threading.local()
         self._callables: dict[str, tuple[Callable[..., Any], bool]] = {}
