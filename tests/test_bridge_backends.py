@@ -2,7 +2,8 @@
 
 SWI-Prolog is initialised once per process, so each backend runs in its own child process
 (``ATC_PROLOG=pyswip|janus``): tests/test_bridge.py must pass on each, and tests/janus/probe.py must
-print the same values, error terms and messages on both. The janus backend needs
+print the same values, error terms and messages on both. The janus codec's plunit suite
+(tests/janus/test_janus_codec.pl) runs on each SWI-Prolog found. The janus backend needs
 ``scripts/setup --janus`` (SWI-Prolog 9.2 in .local/swipl, janus-swi in .venv); without it those
 cases are skipped and say why.
 """
@@ -93,6 +94,28 @@ def test_janus_declines_once_pyswip_has_loaded_another_swi_prolog():
             "assert not usable and 'already loaded' in why, why\n")
     proc = _run("pyswip", "-c", code)
     assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+def _swipl_builds() -> list[tuple[str, list[str], dict[str, str]]]:
+    """(id, command, extra environment) for the system swipl and the one in .local/swipl."""
+    found = []
+    if shutil.which("swipl"):
+        found.append(("system", [shutil.which("swipl")], {}))
+    local = ROOT / ".local" / "swipl"
+    if (local / "bin" / "swipl").exists():
+        found.append(("local", [str(local / "bin" / "swipl")],
+                      {"SWI_HOME_DIR": str(local / "lib" / "swipl")}))
+    return found
+
+
+@pytest.mark.parametrize("build", _swipl_builds(), ids=lambda b: b[0])
+def test_codec_plunit_suite_passes(build):
+    _, command, extra = build
+    env = {k: v for k, v in os.environ.items() if k != "SWI_HOME_DIR"} | extra
+    proc = subprocess.run([*command, "-q", "-g", "run_tests", "-t", "halt",
+                           str(ROOT / "tests" / "janus" / "test_janus_codec.pl")],
+                          capture_output=True, text=True, timeout=120, env=env, check=False)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
 
 
 @pytest.fixture
