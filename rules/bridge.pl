@@ -21,6 +21,9 @@ prolog:error_message(python_error(Type, Message)) -->
 %
 %   Message is SWI-Prolog's own wording of Error, folded into one line.
 
+error_message(error(python_error(Type, Text), _), Message) :-
+    atom(Type), string(Text), !,        % one wording on both backends (janus has its own rule)
+    format(string(Message), "Python ~w: ~w", [Type, Text]).
 error_message(Error, Message) :-
     (   catch('$messages':translate_message(Error, Lines, []), _, fail)
     ->  true

@@ -158,21 +158,10 @@ collector(janus_codec:solutions/4).
 
 error_reply(Error, -(error, Wire, Message)) :-
     encode(Error, Wire),
-    (   catch(python_error_message(Error, Message0), _, fail)
-    ->  Message = Message0
-    ;   catch(bridge:error_message(Error, Message0), _, fail)
+    (   catch(bridge:error_message(Error, Message0), _, fail)
     ->  Message = Message0
     ;   Message = ""
     ).
-
-% library(janus) words python_error(Class, Value) itself (for a Python exception object as
-% Value), and its prolog:error_message//1 clause is loaded before bridge.pl's. Errors from
-% registered callables carry the message text instead; word those as bridge.pl does, so both
-% backends say the same.
-python_error_message(error(python_error(Type, Text), _), Message) :-
-    atom(Type),
-    string(Text),
-    format(string(Message), "Python ~w: ~w", [Type, Text]).
 
 %!  decode(+Wire, +Vars, -Term) is det.
 %

@@ -6,6 +6,7 @@
 */
 :- use_module(library(plunit)).
 :- use_module('../../rules/janus_codec').
+:- use_module('../../rules/bridge').
 
 :- begin_tests(janus_codec_encode).
 
@@ -119,7 +120,7 @@ test(deeper_unknown_goals_keep_their_context) :-
     janus_codec:host_context(E0, user:caller(1), E),
     E == E0.
 test(callable_errors_read_like_the_pyswip_backend) :-
-    janus_codec:python_error_message(error(python_error('ValueError', "bad 8"), _), M),
+    bridge:error_message(error(python_error('ValueError', "bad 8"), _), M),
     M == "Python ValueError: bad 8".
 
 :- end_tests(janus_codec_errors).

@@ -37,8 +37,14 @@ FOREIGN_VARARGS = CFUNCTYPE(foreign_t, term_t, c_int, c_void_p)
 
 def load_library() -> tuple[ctypes.CDLL, str | None]:
     """Return libswipl as pyswip located it, and SWI-Prolog's home directory."""
+    import atexit
+
     from pyswip import core  # imported late: locating libswipl has side effects
 
+    # pyswip's exit hook runs PL_cleanup, which complains (and gives up) when Python threads
+    # still hold Prolog engines. Everything durable is flushed and fsynced at each commit, so
+    # the process may simply end.
+    atexit.unregister(core.cleanupProlog)
     return core._lib, core.SWI_HOME_DIR
 
 
