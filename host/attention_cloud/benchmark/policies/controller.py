@@ -191,14 +191,19 @@ class _Translation:
                               trusted_priority=e["trusted_priority"], now=at)
 
     def executable(self, candidate: Any) -> str | None:
-        """The object that carries out a candidate, or None if nothing here can."""
+        """The object that carries out a candidate, or None if nothing here can.
+
+        Reading a source answers ``inspect_source``; reading the message answers
+        ``handle_interruption``. A trial offers no way to diagnose a failed tool (asking the
+        same source again fails the same way), so ``diagnose_failure`` is not executable.
+        """
         target = candidate.target
         if target not in self.r.objects:
             return None
         if candidate.kind == "inspect_source":
             cid = self.claim_of.get((candidate.claim_type, candidate.subject))
             return target if cid is not None and self.r.objects[target]["about_claim"] == cid else None
-        return target
+        return target if candidate.kind == "handle_interruption" else None
 
 
 class ControllerPolicy:
@@ -279,8 +284,8 @@ class _Episode:
             if not forced_only and not (c.eligible and (c.net_voc > 0 or c.floor)):
                 continue
             oid = self.tr.executable(c)
-            if oid is not None:
-                return c, oid
+            if oid is not None and not (oid in self.cache and not self.cache[oid]["ok"]):
+                return c, oid          # a source that already failed in this trial stays down
         return None
 
     def execute(self, candidate: Any, oid: str, *, forced: bool = False) -> None:

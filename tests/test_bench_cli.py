@@ -1,0 +1,165 @@
+"""``atc bench attention`` through click's CliRunner: reports, JSON, plots, hold-out handling, and
+an outside policy over the JSON-lines protocol."""
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud.benchmark.cli import bench_attention
+
+TOY_POLICY = r'''
+"""A toy outside agent: read the most authoritative live source of each due claim, then decide."""
+import json, sys
+
+def due(scenario):
+    horizon = scenario["limits"]["session_horizon_s"]
+    return [g for g in scenario["goals"] if g["deadline_s"] is None or g["deadline_s"] <= horizon]
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    kind = msg["type"]
+    if kind == "end":
+        break
+    if kind == "hello":
+        continue
+    if kind == "trial":
+        scenario = msg["scenario"]
+        believed = {c["claim_id"]: (c["belief"] or {}).get("value", True) for c in scenario["claims"]}
+        plan = []
+        for goal in due(scenario):
+            for cid in goal["depends_on"]:
+                live = [o for o in scenario["objects"] if o["about_claim"] == cid
+                        and o["content_as_of_s"] is None and o["trusted"]]
+                if live:
+                    plan.append(max(live, key=lambda o: o["authority"])["object_id"])
+        plan = plan[:scenario["limits"]["max_inspections"]]
+        batch = scenario["limits"]["inspection_protocol"] == "batch"
+    elif kind == "observation" and msg["ok"] and msg["reports"]:
+        believed[msg["reports"]["claim_id"]] = msg["reports"]["value"]
+    elif kind == "observations":
+        for obs in msg["results"]:
+            if obs["ok"] and obs["reports"]:
+                believed[obs["reports"]["claim_id"]] = obs["reports"]["value"]
+        plan = []
+    if batch and kind == "trial":
+        print(json.dumps({"type": "inspect", "object_ids": plan}), flush=True)
+        continue
+    if plan and not batch:
+        print(json.dumps({"type": "inspect", "object_id": plan.pop(0)}), flush=True)
+        continue
+    decisions = {}
+    for goal in scenario["goals"]:
+        for row in goal["rule"]:
+            if all(believed[c] == v for c, v in row["when"].items()):
+                decisions[goal["goal_id"]] = row["option_id"]
+    print(json.dumps({"type": "decide", "decisions": decisions}), flush=True)
+'''
+
+
+def _invoke(*args):
+    result = CliRunner().invoke(bench_attention, list(args))
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def test_report_json_and_plots(tmp_path):
+    out = tmp_path / "out.json"
+    plots = tmp_path / "plots"
+    result = _invoke("--families", "B,G", "--trials", "6", "--policies",
+                     "random,no_inspection,bayes_visible", "--json", str(out), "--plots", str(plots))
+    assert result.exit_code == 0, result.output
+    assert "## B. Summary vs authoritative instrument — announced" in result.output
+    assert "## B. Summary vs authoritative instrument — unprompted" in result.output
+    assert "## Initiation gap" in result.output
+    data = json.loads(out.read_text())
+    rows = {(r["family"], r["policy"], r["condition"]): r for r in data["rows"]}
+    assert rows[("G", "oracle", "announced")]["normalized_score"] == pytest.approx(100.0)
+    assert rows[("B", "bayes_visible", "unprompted")]["n"] == 6
+    for key in ("regret_mean", "spontaneous_authoritative", "critical_recall", "overinspection",
+                "stages", "codes", "utility_per_compute"):
+        assert key in rows[("B", "random", "announced")]
+    assert data["freeze"]["generator_version"].startswith("attention-bench-generator/")
+    assert len(data["freeze"]["code_hash"]) == 64
+    assert len(data["trials"]) == len(data["rows"]) * 6
+    for name in ("regret_by_policy.png", "score_by_family.png"):
+        assert (plots / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_outside_policy_is_scored_over_json_lines(tmp_path):
+    script = tmp_path / "toy_policy.py"
+    script.write_text(TOY_POLICY)
+    out = tmp_path / "out.json"
+    result = _invoke("--families", "B,G", "--trials", "8", "--policies", "random",
+                     "--policy-cmd", f"{sys.executable} {script}", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    rows = {(r["family"], r["policy"], r["condition"]): r for r in data["rows"]}
+    assert not data["notes"], data["notes"]
+    for family in ("B", "G"):
+        ext = rows[(family, "external", "announced")]
+        assert ext["n"] == 8
+        assert ext["normalized_score"] > rows[(family, "random", "announced")]["normalized_score"]
+    assert rows[("B", "external", "announced")]["spontaneous_authoritative"]["rate"] == 1.0
+
+
+def test_a_misbehaving_outside_policy_forfeits_trials_not_the_run(tmp_path):
+    script = tmp_path / "bad.py"
+    script.write_text("import sys\nfor line in sys.stdin:\n    print('not json', flush=True)\n")
+    out = tmp_path / "out.json"
+    result = _invoke("--families", "F", "--trials", "3", "--policies", "random",
+                     "--policy-cmd", f"{sys.executable} {script}", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert any("external broke the protocol" in n for n in data["notes"])
+    ext = [r for r in data["rows"] if r["policy"] == "external"][0]
+    assert ext["decision_accuracy"]["rate"] < 1.0 and ext["n"] == 3
+
+
+def test_sealed_run_prints_aggregates_only(tmp_path):
+    seeds = tmp_path / "holdout.txt"
+    seeds.write_text("# hold-out\n" + "\n".join(str(900_000 + i) for i in range(5)) + "\n")
+    out = tmp_path / "sealed.json"
+    result = _invoke("--families", "B", "--trials", "5", "--policies", "random", "--sealed",
+                     "--seeds-file", str(seeds), "--json", str(out))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert "trials" not in data and data["sealed"] is True
+    assert data["freeze"]["settings"]["seeds_source"] == "external seeds file"
+    assert str(seeds) not in result.output and "900000" not in result.output
+    assert "trial-" not in result.output and "obj-" not in json.dumps(data)
+    assert "sealed" in result.output
+
+
+def test_sealed_run_refuses_dev_seeds_and_seed_files_in_the_repository():
+    result = _invoke("--families", "B", "--trials", "2", "--policies", "random", "--sealed")
+    assert result.exit_code == 2 and "--sealed needs --seeds-file" in result.output
+    result = _invoke("--families", "B", "--trials", "2", "--policies", "random", "--sealed",
+                     "--seeds-file", "scripts/bench/attention_dev_seeds.txt")
+    assert result.exit_code == 2 and "inside the repository" in result.output
+
+
+def test_bad_arguments_give_one_clear_line(tmp_path):
+    bad = tmp_path / "seeds.txt"
+    bad.write_text("12\nabc\n")
+    result = _invoke("--seeds-file", str(bad), "--trials", "1", "--policies", "random")
+    assert result.exit_code == 1 and "not an integer seed: 'abc'" in result.output
+    result = _invoke("--families", "Q", "--trials", "1")
+    assert result.exit_code == 2 and "unknown family 'Q'" in result.output
+    result = _invoke("--policies", "telepathy", "--trials", "1")
+    assert result.exit_code == 2 and "unknown policy 'telepathy'" in result.output
+    few = tmp_path / "few.txt"
+    few.write_text("1\n2\n")
+    result = _invoke("--seeds-file", str(few), "--trials", "3", "--policies", "random")
+    assert result.exit_code == 2 and "exceeds the 2 seeds" in result.output
+
+
+def test_print_schema_describes_the_policy_visible_documents():
+    result = _invoke("--print-schema")
+    assert result.exit_code == 0
+    schema = json.loads(result.output)
+    assert schema["scenario"]["additionalProperties"] is False
+    assert "untrusted_preview" in schema["scenario"]["properties"]["objects"]["items"]["properties"]

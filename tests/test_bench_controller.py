@@ -1,0 +1,135 @@
+"""The VOC policies drive the product's real controller (Prolog) through its Python API."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("attention_cloud.attention", reason="the attention controller is not installed")
+
+from attention_cloud.attention import Controller  # noqa: E402
+from attention_cloud.benchmark.families import FAMILIES, generate  # noqa: E402
+from attention_cloud.benchmark.interface import render_interface  # noqa: E402
+from attention_cloud.benchmark.metrics import score_trial  # noqa: E402
+from attention_cloud.benchmark.oracle import evaluator_model, plan  # noqa: E402
+from attention_cloud.benchmark.policies import make_policy  # noqa: E402
+from attention_cloud.benchmark.policies.controller import ControllerPolicy, _Translation  # noqa: E402
+from attention_cloud.benchmark.policies.reasoner import VisibleReasoner  # noqa: E402
+from attention_cloud.benchmark.runner import run_policy  # noqa: E402
+from attention_cloud.bridge import get_prolog  # noqa: E402
+
+
+def _registered(scenario, **flags):
+    pl = get_prolog()
+    doc = render_interface(scenario.visible, condition="announced", mode="adaptive")
+    reasoner = VisibleReasoner(doc)
+    policy = ControllerPolicy("voc")
+    ctl = Controller(pl, scope=f"bench-test-{scenario.family}-{scenario.seed}")
+    ctl.drop()
+    flags = {"no_staleness": False, "no_authority": False, "no_switch_cost": False, **flags}
+    tr = _Translation(doc, reasoner, policy._registry_classes(pl), **flags)
+    tr.register(ctl)
+    return ctl, tr, reasoner, doc
+
+
+def test_translation_preserves_declared_staleness_and_authority():
+    scenario = generate("B", 12)
+    ctl, tr, reasoner, doc = _registered(scenario)
+    try:
+        for cid, claim in reasoner.claims.items():
+            if claim["belief"] is None:
+                continue
+            info = ctl.belief(cid, now=doc["now_s"])
+            assert info["p_stale"] == pytest.approx(reasoner.staleness(cid), abs=1e-6)
+        for oid in tr.sources:
+            expected = max(0.0, 2 * reasoner.accuracy(oid) - 1)
+            assert ctl.source(oid)["authority"] == pytest.approx(expected, abs=1e-9)
+            if reasoner.is_echo(oid):
+                assert ctl.source(oid)["authority"] == 0.0
+        assert ctl.weight("cost_weight") == 1.0
+        assert len(set(tr.claim_type.values())) == len(tr.claim_type)   # one type per claim
+    finally:
+        ctl.drop()
+
+
+def test_ablations_withhold_exactly_their_feature():
+    scenario = generate("D", 3)
+    ctl, tr, reasoner, doc = _registered(scenario, no_authority=True, no_staleness=True,
+                                         no_switch_cost=True)
+    try:
+        assert {ctl.source(oid)["authority"] for oid in tr.sources} == {1.0}
+        assert {ctl.belief(cid, now=doc["now_s"])["volatility"] for cid in reasoner.claims
+                if reasoner.claims[cid]["belief"]} == {"immutable"}
+        assert ctl.weight("switch_weight") == 0.0
+        switchy = [oid for oid in tr.sources if reasoner.objects[oid]["switch_cost"] > 0]
+        assert switchy and all(ctl.source(o)["cost"] == reasoner.objects[o]["cost"] for o in switchy)
+    finally:
+        ctl.drop()
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_voc_policy_runs_every_family_and_leaves_no_scope_behind(family):
+    scenario = generate(family, 8)
+    mode = FAMILIES[family].default_mode
+    policy = make_policy("voc")
+    session, report, _, error = run_policy(policy, scenario, condition="announced", mode=mode)
+    assert error is None
+    assert set(session.decisions) >= {g.goal_id for g in scenario.visible.scored_goals()}
+    assert len({r.object_id for r in session.inspections}) == len(session.inspections)
+    assert sum(not r.forced for r in session.inspections) <= scenario.visible.max_inspections
+    assert report.candidates is not None
+    leftover = Controller(get_prolog(), scope=f"bench-{scenario.visible.trial_id}-voc")
+    assert leftover.beliefs(now=scenario.visible.now_s) == []
+
+
+def _paired_values(family, names, seeds):
+    totals = {n: 0.0 for n in names}
+    for seed in seeds:
+        scenario = generate(family, seed)
+        model = evaluator_model(scenario)
+        oracle = plan(scenario, model, "adaptive", scenario.visible.max_inspections)
+        for name in names:
+            session, report, ms, _ = run_policy(make_policy(name), scenario,
+                                                condition="unprompted", mode="adaptive")
+            totals[name] += score_trial(scenario, model, oracle, session, report, policy=name,
+                                        wall_ms=ms).value
+    return totals
+
+
+def test_controller_beats_baselines_and_its_authority_ablation_on_summary_trials():
+    totals = _paired_values("B", ("voc", "voc_no_authority", "no_inspection", "random"), range(20))
+    assert totals["voc"] > totals["no_inspection"] + 1.0
+    assert totals["voc"] > totals["random"] + 1.0
+    assert totals["voc"] > totals["voc_no_authority"] + 1.0
+
+
+def test_production_marks_validator_forced_reads_and_keeps_the_attention_decisions():
+    """Where the validator blocks a claim, production reads what it asks for, marked forced;
+    the same trial in attention-only mode reads nothing extra."""
+    for seed in range(80):
+        scenario = generate("B", seed)
+        session, report, _, error = run_policy(make_policy("production"), scenario,
+                                               condition="announced", mode="adaptive")
+        assert error is None and report.attention_decisions is not None
+        forced = [r for r in session.inspections if r.forced]
+        if not forced:
+            continue
+        due_claims = {c for g in scenario.visible.scored_goals() for c in g.depends_on}
+        for r in forced:
+            obj = scenario.visible.object(r.object_id)
+            assert obj.about_claim in due_claims and obj.authority >= 0.9
+        twin, twin_report, _, _ = run_policy(make_policy("attention_only"), scenario,
+                                             condition="announced", mode="adaptive")
+        assert not any(r.forced for r in twin.inspections)
+        assert twin_report.attention_decisions is None
+        assert [r.object_id for r in twin.inspections] == \
+            [r.object_id for r in session.inspections if not r.forced]
+        return
+    pytest.fail("the validator never forced a read in 80 summary trials")
+
+
+def test_static_protocol_batches_distinct_objects_within_budget():
+    scenario = generate("G", 4)
+    session, _, _, error = run_policy(make_policy("voc"), scenario, condition="announced",
+                                      mode="static")
+    assert error is None and session.batch_done
+    ids = [r.object_id for r in session.inspections]
+    assert 0 < len(ids) <= 5 and len(set(ids)) == len(ids)
