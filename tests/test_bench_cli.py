@@ -114,7 +114,7 @@ def test_a_misbehaving_outside_policy_forfeits_trials_not_the_run(tmp_path):
                      "--policy-cmd", f"{sys.executable} {script}", "--json", str(out))
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
-    assert any("external broke the protocol" in n for n in data["notes"])
+    assert any("external forfeited trials of family F" in n for n in data["notes"])
     ext = [r for r in data["rows"] if r["policy"] == "external"][0]
     assert ext["decision_accuracy"]["rate"] < 1.0 and ext["n"] == 3
 
@@ -151,6 +151,9 @@ def test_bad_arguments_give_one_clear_line(tmp_path):
     assert result.exit_code == 2 and "unknown family 'Q'" in result.output
     result = _invoke("--policies", "telepathy", "--trials", "1")
     assert result.exit_code == 2 and "unknown policy 'telepathy'" in result.output
+    result = _invoke("--families", "F", "--trials", "1", "--policies", "random",
+                     "--policy-cmd", str(tmp_path / "no-such-agent"))
+    assert result.exit_code == 2 and "cannot start --policy-cmd" in result.output
     few = tmp_path / "few.txt"
     few.write_text("1\n2\n")
     result = _invoke("--seeds-file", str(few), "--trials", "3", "--policies", "random")
@@ -163,3 +166,15 @@ def test_print_schema_describes_the_policy_visible_documents():
     schema = json.loads(result.output)
     assert schema["scenario"]["additionalProperties"] is False
     assert "untrusted_preview" in schema["scenario"]["properties"]["objects"]["items"]["properties"]
+
+
+def test_a_silent_outside_policy_times_out_and_is_restarted(tmp_path):
+    script = tmp_path / "silent.py"
+    script.write_text("import sys, time\nfor line in sys.stdin:\n    time.sleep(30)\n")
+    out = tmp_path / "out.json"
+    result = _invoke("--families", "F", "--trials", "2", "--policies", "random",
+                     "--policy-cmd", f"{sys.executable} {script}", "--policy-timeout", "0.5",
+                     "--json", str(out))
+    assert result.exit_code == 0, result.output
+    notes = json.loads(out.read_text())["notes"]
+    assert any("no answer within 0.5 s (x2)" in n for n in notes), notes

@@ -99,6 +99,14 @@ def _plan_goal(b: ScenarioBuilder, claims: list[str], *, loss: float, n_options:
                       deadline_s=deadline_s)
 
 
+def _goal_for(b: ScenarioBuilder, claims: list[str], *, loss: float, deadline_s: float,
+              n_options: int = 3) -> str:
+    """A request hinging on one claim, or a plan choice over several."""
+    if len(claims) == 1:
+        return _binary_goal(b, claims[0], loss=loss, deadline_s=deadline_s)
+    return _plan_goal(b, claims, loss=loss, n_options=n_options, deadline_s=deadline_s)
+
+
 def _task_text(b: ScenarioBuilder) -> str:
     goals = [g.goal for g in b.goals if g.goal.deadline_s is None or g.goal.deadline_s <= HOUR]
     if len(goals) == 1:
@@ -133,10 +141,7 @@ def loud_vs_quiet(b: ScenarioBuilder) -> Scenario:
                    arrived_ago_s=b.uniform(2 * HOUR, 8 * HOUR),
                    trusted_priority=b.uniform(0.05, 0.2),
                    preview=b.words.quiet_preview(b.claim(cid).topic, b.claim(cid).subject))
-    if len(claims) == 1:
-        _binary_goal(b, claims[0], loss=b.uniform(4, 10), deadline_s=b.uniform(600, 3000))
-    else:
-        _plan_goal(b, claims, loss=b.uniform(4, 10), deadline_s=b.uniform(600, 3000))
+    _goal_for(b, claims, loss=b.uniform(4, 10), deadline_s=b.uniform(600, 3000))
     _irrelevant_claims(b, b.integer(2, 3), loud=True)
     for _ in range(b.integer(3, 5)):
         b.add_chatter(cost=b.uniform(0.03, 0.15), arrived_ago_s=b.uniform(5, 600), loud=True,
@@ -174,10 +179,7 @@ def summary_vs_instrument(b: ScenarioBuilder) -> Scenario:
         b.add_partial(cid, authority=b.uniform(0.7, 0.85), cost=b.uniform(0.02, 0.08),
                       content_age_s=b.uniform(0.2, 1.0) * age)
     loss = b.uniform(0.05, 0.15) if profile == "low_stakes" else b.uniform(3, 10)
-    if len(claims) == 1:
-        _binary_goal(b, claims[0], loss=loss, deadline_s=b.uniform(300, 1800))
-    else:
-        _plan_goal(b, claims, loss=loss, n_options=2, deadline_s=b.uniform(300, 1800))
+    _goal_for(b, claims, loss=loss, deadline_s=b.uniform(300, 1800), n_options=2)
     for _ in range(b.integer(2, 4)):
         b.add_chatter(cost=b.uniform(0.02, 0.1), arrived_ago_s=b.uniform(60, 3 * HOUR))
     return b.build(task_text=_task_text(b), max_inspections=3)
@@ -201,10 +203,7 @@ def goal_relevance(b: ScenarioBuilder) -> Scenario:
                    arrived_ago_s=b.uniform(HOUR, 6 * HOUR))
         if b.chance(0.5):
             b.add_summary(cid, cost=b.uniform(0.02, 0.05))
-    if len(active) == 1:
-        _binary_goal(b, active[0], loss=b.uniform(3, 8), deadline_s=b.uniform(600, 3000))
-    else:
-        _plan_goal(b, active, loss=b.uniform(3, 8), deadline_s=b.uniform(600, 3000))
+    _goal_for(b, active, loss=b.uniform(3, 8), deadline_s=b.uniform(600, 3000))
     for _ in range(b.integer(5, 8)):
         cid = _stale_claim(b, ("high", "very_high"), (0.5, 0.62))
         b.add_live(cid, authority=b.uniform(0.95, 0.99), cost=b.uniform(0.05, 0.2),
@@ -265,10 +264,7 @@ def hidden_change(b: ScenarioBuilder) -> Scenario:
     lives = {cid: b.add_live(cid, authority=b.uniform(0.97, 0.995), cost=b.uniform(0.12, 0.3),
                              arrived_ago_s=b.uniform(HOUR, 6 * HOUR), source_of_belief=True)
              for cid in claims}
-    if len(claims) == 1:
-        _binary_goal(b, claims[0], loss=b.uniform(4, 10), deadline_s=b.uniform(600, 3000))
-    else:
-        _plan_goal(b, claims, loss=b.uniform(4, 10), deadline_s=b.uniform(600, 3000))
+    _goal_for(b, claims, loss=b.uniform(4, 10), deadline_s=b.uniform(600, 3000))
     if b.chance(0.65):
         target = claims[b.integer(0, len(claims) - 1)]
         age = b.claim(target).belief.age_s  # type: ignore[union-attr]
@@ -336,10 +332,7 @@ def adversarial_salience(b: ScenarioBuilder) -> Scenario:
         b.add_live(cid, authority=b.uniform(0.95, 0.99), cost=b.uniform(0.08, 0.2),
                    arrived_ago_s=b.uniform(HOUR, 6 * HOUR))
         b.add_summary(cid, cost=b.uniform(0.02, 0.05))
-    if len(claims) == 1:
-        _binary_goal(b, claims[0], loss=b.uniform(4, 10), deadline_s=b.uniform(600, 3000))
-    else:
-        _plan_goal(b, claims, loss=b.uniform(4, 10), deadline_s=b.uniform(600, 3000))
+    _goal_for(b, claims, loss=b.uniform(4, 10), deadline_s=b.uniform(600, 3000))
     for _ in range(b.integer(4, 7)):
         target = claims[b.integer(0, len(claims) - 1)]
         subject = b.claim(target).subject

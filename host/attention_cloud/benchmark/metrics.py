@@ -144,7 +144,6 @@ def score_trial(scenario: Scenario, model: DecisionModel, oracle: OraclePlan,
 
     spont = [r for r in session.inspections if not r.forced]
     forced = [r for r in session.inspections if r.forced]
-    inspected_ids = {r.object_id for r in session.inspections}
     readings: dict[str, list[tuple[str, int]]] = {}
     for r in session.inspections:
         cid = _claim_of(scenario, r.object_id)

@@ -88,6 +88,13 @@ def _group(records: Iterable[TrialRecord]) -> dict[tuple[str, str, str], list[Tr
     return cells
 
 
+def _score(records: Sequence[TrialRecord]) -> float | None:
+    """Normalised score of a set of trials (ratio of means)."""
+    return normalised_score(np.array([r.value for r in records]),
+                            np.array([r.oracle_value for r in records]),
+                            np.array([r.random_value for r in records]))
+
+
 def _paired(a: Sequence[TrialRecord], b: Sequence[TrialRecord]) -> tuple[list, list]:
     by_seed = {r.seed: r for r in b}
     left = [r for r in a if r.seed in by_seed]
@@ -125,10 +132,7 @@ def build_report(result: BenchResult, freeze: dict[str, Any], *, sealed: bool) -
                 continue
             a, b = _paired(ref, recs)
             diff = bootstrap_mean([x.value - y.value for x, y in zip(a, b)])
-            ref_score = normalised_score(*(np.array(v) for v in (
-                [x.value for x in a], [x.oracle_value for x in a], [x.random_value for x in a])))
-            alt_score = normalised_score(*(np.array(v) for v in (
-                [y.value for y in b], [y.oracle_value for y in b], [y.random_value for y in b])))
+            ref_score, alt_score = _score(a), _score(b)
             ablations.append({
                 "family": family, "condition": condition, "policy": policy,
                 "reference": ABLATION_REFERENCE, "n": len(a),
@@ -151,12 +155,7 @@ def build_report(result: BenchResult, freeze: dict[str, Any], *, sealed: bool) -
         a, b = _paired(att, recs)
         modes.append({
             "family": family, "condition": condition, "n": len(a),
-            "attention_score": normalised_score(np.array([x.value for x in a]),
-                                                np.array([x.oracle_value for x in a]),
-                                                np.array([x.random_value for x in a])),
-            "production_score": normalised_score(np.array([y.value for y in b]),
-                                                 np.array([y.oracle_value for y in b]),
-                                                 np.array([y.random_value for y in b])),
+            "attention_score": _score(a), "production_score": _score(b),
             "attention_accuracy": float(np.mean([x.decision_correct for x in a])),
             "production_accuracy": float(np.mean([y.decision_correct for y in b])),
             "rescue_rate": _rate(sum(y.decision_correct and not x.decision_correct
@@ -173,10 +172,7 @@ def build_report(result: BenchResult, freeze: dict[str, Any], *, sealed: bool) -
         if not other:
             continue
         a, b = _paired(recs, other)
-        sa = normalised_score(*(np.array(v) for v in ([x.value for x in a], [x.oracle_value for x in a],
-                                                       [x.random_value for x in a])))
-        su = normalised_score(*(np.array(v) for v in ([y.value for y in b], [y.oracle_value for y in b],
-                                                       [y.random_value for y in b])))
+        sa, su = _score(a), _score(b)
         need_a = [x for x in a if x.needs_authoritative]
         need_b = [y for y in b if y.needs_authoritative]
         gaps.append({

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Sequence
 
-from ..errors import UsageError
+from ..errors import AtcError, UsageError
 from .families import FAMILIES, FamilySpec, generate
 from .metrics import TrialRecord, score_trial
 from .model import Scenario
@@ -89,7 +89,11 @@ def _oracle_record(scenario: Scenario, model, oracle: OraclePlan, condition: str
 
 def run_policy(policy: Policy, scenario: Scenario, *, condition: str, mode: str
                ) -> tuple[TrialSession, PolicyReport, float, str | None]:
-    """Run one policy on one trial; a protocol violation ends its trial, it does not crash the run."""
+    """Run one policy on one trial.
+
+    A protocol violation, or an error the policy's own machinery raises (a Prolog error in the
+    controller, say), forfeits that trial and is reported in the notes; it does not end the run.
+    """
     session = TrialSession(scenario, condition=condition, mode=mode)
     start = time.perf_counter()
     error = None
@@ -97,6 +101,10 @@ def run_policy(policy: Policy, scenario: Scenario, *, condition: str, mode: str
         report = policy.run(PolicyContext(session))
     except PolicyProtocolError as exc:
         report, error = PolicyReport(notes={"protocol_error": str(exc)}), str(exc)
+    except UsageError:
+        raise                           # a bad command line: stop, do not score
+    except AtcError as exc:
+        report, error = PolicyReport(notes={"error": str(exc)}), f"{type(exc).__name__}: {exc}"
     wall_ms = (time.perf_counter() - start) * 1000.0
     if session.decisions is None:
         session.decisions = {}          # undecided goals score their worst option
@@ -123,7 +131,7 @@ def _run_family_seeds(family: str, seeds: Sequence[int], settings: BenchSettings
                     session, report, wall_ms, error = run_policy(
                         policy, scenario, condition=condition, mode=mode)
                     if error:
-                        notes.append(f"{name} broke the protocol on family {family} trials"
+                        notes.append(f"{name} forfeited trials of family {family}"
                                      f"{NOTE_DETAIL}{error}")
                     records.append(score_trial(scenario, model, oracle, session, report,
                                                policy=name, wall_ms=wall_ms))

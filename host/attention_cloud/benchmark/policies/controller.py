@@ -79,10 +79,10 @@ ABLATIONS = {
 def controller_status() -> tuple[bool, str]:
     """Whether the controller can be imported and its Prolog side loaded here."""
     try:
-        from attention_cloud.attention import Controller  # noqa: F401
+        from attention_cloud.attention import ensure_loaded
         from attention_cloud.bridge import get_prolog
 
-        get_prolog()
+        ensure_loaded(get_prolog())
     except Exception as exc:   # an unusable controller is reported, not raised, for 'all'
         return False, f"the attention controller is unavailable ({type(exc).__name__}: {exc})"
     return True, "attention_cloud.attention.Controller"
@@ -108,8 +108,9 @@ class _Translation:
         self.claim_type = self._assign_types()
         self.claim_of = {(self.claim_type[cid], self.r.claims[cid]["subject"]): cid
                          for cid in self.claim_type}
-        self.sources = {oid for oid, o in reasoner.objects.items()
-                        if o.get("about_claim") in self.claim_type}
+        # A list in interface order: registration order must not depend on hashing.
+        self.sources = [oid for oid, o in reasoner.objects.items()
+                        if o.get("about_claim") in self.claim_type]
 
     def _ordered_claims(self) -> list[str]:
         goals = sorted(self.r.goals.values(), key=lambda g: (
