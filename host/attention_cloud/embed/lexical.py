@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from attention_cloud.errors import UsageError
 
+from ..home import fsync_path
 from .terms import lexical_terms
 
 __all__ = ["LexicalIndex"]
@@ -109,7 +110,7 @@ class LexicalIndex:
             os.fsync(out.fileno())
         self._log.close()
         os.replace(temporary, self._log_path)
-        _fsync_directory(self._log_path.parent)
+        fsync_path(self._log_path.parent)
         self._log = open(self._log_path, "a", encoding="utf-8")
         self._log_records = len(self._doc_terms)
 
@@ -261,9 +262,3 @@ class LexicalIndex:
         return heapq.nsmallest(k, items, key=lambda item: (-item[1], item[0]))
 
 
-def _fsync_directory(directory: Path) -> None:
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)

@@ -46,6 +46,7 @@ import numpy as np
 
 from attention_cloud.errors import EmbeddingError, HomeError, UsageError
 
+from ..home import fsync_path
 from .faiss_index import (
     IndexPolicy,
     add_to_index,
@@ -74,12 +75,6 @@ def handle_of(key: str) -> str:
     return key.split("#", 1)[0]
 
 
-def _fsync_directory(directory: Path) -> None:
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def _write_json_atomically(path: Path, payload: dict) -> None:
@@ -89,7 +84,7 @@ def _write_json_atomically(path: Path, payload: dict) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
-    _fsync_directory(path.parent)
+    fsync_path(path.parent)
 
 
 def _meta_code_key(value: Any) -> str:
