@@ -10,7 +10,8 @@
             api_item/2,                 % +Handle, -Dict
             api_describe/3,             % +Handle, +Level, -Dict
             api_hydrate/3,              % +Goal, +Options, -Frame
-            api_forget/3                % +Handle, +Reason, -Invalidated
+            api_forget/3,               % +Handle, +Reason, -Invalidated
+            api_batch_expire/3          % +Level, +Before, -Count
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -80,13 +81,18 @@ api_forget(H, Reason, Invalidated) :-
     api_batch(( journal_tombstone(H, Reason),
                 ladder_forget_derivatives(H, Invalidated) )).
 
+%!  api_batch_expire(+Level, +Before, -Count) is det.
+%   Apply retention to one level as a batch (see ladder_expire/3).
+api_batch_expire(Level, Before, Count) :-
+    api_batch(ladder_expire(Level, Before, Count)).
+
 %!  api_item(+Handle, -Item:dict) is semidet.
 %   All journal fields of a live item.
 api_item(H, _{handle: H, kind: K, role: R, goal: G, session: S, seq: Q, time: T, segment: Seg,
              source: P, source_name: Src, text: Text, relations: Rels}) :-
     item_kind(H, K), item_role(H, R), item_goal(H, G), item_session(H, S), item_seq(H, Q),
     item_time(H, T), item_segment(H, Seg), item_source(H, P), item_source_name(H, Src),
-    item_text(H, Text),
+    (   item_text(H, Text) -> true ; Text = "" ),   % "" once retention dropped L0
     findall([P1, O], relation(H, P1, O), Rels).
 
 %!  api_describe(+Handle, +Level, -Record:dict) is semidet.

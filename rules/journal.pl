@@ -17,6 +17,7 @@
             journal_add_encoded/2,      % +Strings, -Counts
             journal_add_relation/3,     % +Subject, +Predicate, +Object
             journal_tombstone/2,        % +Handle, +Reason
+            journal_expire_text/2,      % +Before, -Count
             journal_watermark/3,        % ?Source, ?Size, ?Digest
             journal_set_watermark/3,    % +Source, +Size, +Digest
             journal_stats/1             % -Stats
@@ -220,6 +221,19 @@ journal_tombstone(H, Reason) :-
     ;   get_time(Now),
         durable_assert(journal:tombstone_(H, Now, Reason))
     ).
+
+%!  journal_expire_text(+Before:string, -Count:integer) is det.
+%
+%   Retention for L0: drop the verbatim text of every item produced before Before (an ISO 8601
+%   time) that has been curated (so its L1..L3 rungs remain to render it). The item, its
+%   pointer to the verbatim source and its relations stay. Items without a time never expire.
+journal_expire_text(Before, Count) :-
+    must_be(string, Before),
+    findall(H, ( item_(H, _, _, _, _, _, _, T, _, _), T \== "", T @< Before,
+                 text_(H, _), ladder:curated(H, _) ),
+            Hs),
+    forall(member(H, Hs), durable_retract(journal:text_(H, _))),
+    length(Hs, Count).
 
 %!  journal_watermark(?Source, ?Size, ?Digest) is nondet.
 %   How much of Source has been ingested: its size and a digest of that prefix.

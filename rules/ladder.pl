@@ -16,7 +16,8 @@
             ladder_uncurated/2,         % +Limit, -Items
             ladder_session_items/2,     % +Session, -Items
             ladder_stale_sessions/1,    % -Sessions
-            ladder_forget_derivatives/2 % +Handle, -Invalidated
+            ladder_forget_derivatives/2,% +Handle, -Invalidated
+            ladder_expire/3             % +Level, +Before, -Count
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -199,6 +200,21 @@ ladder_session_items(Session, Items) :-
 item_view_(H, view(H, S, Q, K, G, T, P, X)) :-
     item_session(H, S), item_seq(H, Q), item_kind(H, K), item_goal(H, G),
     item_time(H, T), item_source(H, P), item_text(H, X).
+
+%!  ladder_expire(+Level, +Before:string, -Count:integer) is det.
+%
+%   Retention per level: drop Level (l0, l1 or l2) of every item produced before Before (ISO
+%   8601). L3 skeletons never expire, and an item keeps at least one rung: L0 goes only once
+%   the item is curated. Hydration renders whatever rungs remain.
+%   @error domain_error(expirable_level, Level) for l3 or anything else
+ladder_expire(l0, Before, Count) :- !,
+    journal_expire_text(Before, Count).
+ladder_expire(Level, Before, Count) :-
+    (   memberchk(Level, [l1, l2]) -> true ; domain_error(expirable_level, Level) ),
+    must_be(string, Before),
+    findall(H, ( rung_(H, Level, _, _), item_time(H, T), T \== "", T @< Before ), Hs),
+    forall(member(H, Hs), durable_retract(ladder:rung_(H, Level, _, _))),
+    length(Hs, Count).
 
 %!  ladder_stale_sessions(-Sessions:list) is det.
 %   Sessions with live items but no live rollup: new, or invalidated by forgetting an item.

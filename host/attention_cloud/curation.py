@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .bridge import Atom, Term, Var
+from .errors import UsageError
+from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
 
 BATCH = 2000
@@ -20,6 +22,7 @@ class CurateReport:
     """What one curation pass did."""
 
     items: int = 0
+    expired: int = 0
     arcs: int = 0
     rollups: int = 0
     embedded: int = 0
@@ -28,7 +31,7 @@ class CurateReport:
     sessions: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"items": self.items, "arcs": self.arcs, "rollups": self.rollups,
+        return {"items": self.items, "expired": self.expired, "arcs": self.arcs, "rollups": self.rollups,
                 "embedded": self.embedded, "echoes": self.echoes,
                 "model_improved": self.model_improved, "sessions": len(self.sessions)}
 
@@ -117,7 +120,33 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
         report.embedded = mem.jump.index(index_keys, index_texts, index_meta)
         report.echoes = _mark_echoes(mem, new_views)
         mem.jump.flush()
+    report.expired = apply_retention(mem, mem.config.get("retention") or {})
     return report
+
+
+def apply_retention(mem: Any, retention: dict[str, Any], *, now: float | None = None) -> int:
+    """Drop rungs older than the configured days per level (``{"l0": 365, "l1": 730}``).
+
+    L3 never expires and L0 goes only from curated items, so every item stays renderable.
+    Returns the number of rungs dropped.
+    """
+    import time
+
+    dropped = 0
+    for level, days in sorted(retention.items()):
+        level = level.lower()
+        if days is None:
+            continue
+        if level not in ("l0", "l1", "l2") or not isinstance(days, (int, float)) or days < 0:
+            raise UsageError(f"retention: {level!r} must be l0, l1 or l2 with a number of days")
+        cutoff = time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                               time.gmtime((now if now is not None else time.time()) - days * 86400))
+        mem.lock.acquire()
+        (count,) = mem.pl.once("api:api_batch_expire", Atom(level), cutoff, Var())
+        dropped += count
+    if dropped:
+        sync_journal(mem.home)
+    return dropped
 
 
 def _segments(mem: Any, handles: list[str]) -> dict[str, str]:

@@ -1,0 +1,47 @@
+"""Retention per level: old rungs expire, skeletons stay, every item still renders."""
+from __future__ import annotations
+
+import pytest
+
+from attention_cloud import Memory, UsageError
+from attention_cloud.curation import apply_retention
+from attention_cloud.home import write_config
+from attention_cloud.paths import samples_dir
+
+
+@pytest.fixture
+def old_memory(home):
+    write_config(home, {"embedder": "hash"})
+    mem = Memory.open(home)
+    mem.ingest([samples_dir()])  # the sample sessions are from January 2026
+    mem.curate()
+    yield mem
+    mem.close()
+
+
+def test_expired_l0_renders_from_the_rungs_that_remain(old_memory):
+    items = len(old_memory.query("item(H)", limit=1000).rows)
+    dropped = apply_retention(old_memory, {"l0": 30}, now=1_800_000_000)  # 2027-01-15
+    assert dropped == items
+    assert not old_memory.query("item(H), rung(H, l0, _)").rows
+    assert len(old_memory.query("item(H), rung(H, l3, _)", limit=1000).rows) == items
+    frame = old_memory.hydrate("retry policy for processor timeouts", budget=1500)
+    assert frame.receipt["facts"]
+    assert all(f["level"] != "L0" for f in frame.receipt["facts"])
+    handle = frame.receipt["facts"][0]["handle"]
+    assert old_memory.item(handle) is not None  # the item and its pointer stay
+
+
+def test_recent_items_and_skeletons_never_expire(old_memory):
+    assert apply_retention(old_memory, {"l1": 3650}) == 0
+    with pytest.raises(UsageError):
+        apply_retention(old_memory, {"l3": 1})
+
+
+def test_retention_from_config_runs_with_curate(home):
+    write_config(home, {"embedder": "none", "retention": {"l1": 1}})
+    with Memory.open(home) as mem:
+        mem.ingest([samples_dir()])
+        report = mem.curate()
+        assert report.expired > 0
+        assert not mem.query("item(H), rung(H, l1, _)").rows
