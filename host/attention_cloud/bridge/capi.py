@@ -28,7 +28,7 @@ PL_S_EXCEPTION, PL_S_FALSE, PL_S_TRUE, PL_S_LAST = -1, 0, 1, 2
 CVT_ATOM, CVT_STRING, CVT_INTEGER, CVT_WRITEQ = 0x1, 0x2, 0x8, 0x200
 CVT_RATIONAL = 0x10
 REP_UTF8 = 0x00100000
-BUF_STACK = 0x00010000
+BUF_DISCARDABLE = 0x00000000  # valid until the next such call: we copy at once
 PL_CHARS_ATOM, PL_CHARS_STRING = PL_ATOM, PL_STRING
 
 #: ``foreign_t f(term_t t0, int arity, void *context)`` for PL_FA_VARARGS predicates.
@@ -107,7 +107,7 @@ class CApi:
         """Text of an atom/string/number term as UTF-8-decoded ``str``, or None if not textual."""
         length = c_size_t()
         buf = c_char_p()
-        if not self.PL_get_nchars(t, byref(length), byref(buf), flags | REP_UTF8 | BUF_STACK):
+        if not self.PL_get_nchars(t, byref(length), byref(buf), flags | REP_UTF8 | BUF_DISCARDABLE):
             return None
         return string_at(buf, length.value).decode("utf-8", "surrogatepass")
 
