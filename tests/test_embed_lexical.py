@@ -144,3 +144,27 @@ def test_fusion_refuses_unknown_method_and_bad_weights():
         fuse_rankings([[("a", 1.0)]], method="borda")
     with pytest.raises(ValueError, match="1 rankings but 2 weights"):
         fuse_rankings([[("a", 1.0)]], weights=[1, 2])
+
+
+def test_hybrid_search_fuses_dense_and_lexical_and_survives_either_missing(tmp_path):
+    from attention_cloud.embed import VectorStore, hybrid_search, load_embedder
+
+    embedder = load_embedder("hash")
+    texts = {
+        "it_a": "the nightly backup job crashed with error E4711",
+        "it_b": "backups of the database run every night",
+        "it_c": "we ordered pizza for the team lunch",
+    }
+    lexical = LexicalIndex()
+    lexical.add(list(texts), list(texts.values()), [{"kind": "error"}, {"kind": "turn"}, {"kind": "turn"}])
+    with VectorStore.open(tmp_path, embedder_id=embedder.id, dim=embedder.dim) as store:
+        store.add(list(texts), embedder.embed(list(texts.values())), [{"kind": "error"}, {"kind": "turn"}, {"kind": "turn"}])
+        hits = hybrid_search("E4711 nightly backup", 2, embedder=embedder, store=store, lexical=lexical)
+        assert [key for key, _ in hits] == ["it_a", "it_b"]
+        assert hits[0][1] == pytest.approx(2 / 61)  # first in both rankings
+        turns = hybrid_search("backup", 3, embedder=embedder, store=store, lexical=lexical, filter_meta={"kind": "turn"})
+        assert turns and {key for key, _ in turns} <= {"it_b", "it_c"}
+        only_lexical = hybrid_search("E4711", 3, embedder=None, store=None, lexical=lexical)
+        assert [key for key, _ in only_lexical] == ["it_a"]
+        only_dense = hybrid_search("pizza lunch", 1, embedder=embedder, store=store, lexical=None)
+        assert only_dense[0][0] == "it_c"

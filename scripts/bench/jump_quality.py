@@ -14,7 +14,9 @@ Units (``--unit``, repeatable; each retriever runs on each unit):
              the start only, so ``chunk`` is the fair dense variant)
     chunk    a session's user text cut into windows of about 160 words (overlap 40)
 
-Fusions combine session rankings from different (retriever, unit) pairs, e.g. dense turns with
+``item-rrf`` / ``item-minmax`` fuse the top 100 *items* of a dense retriever and BM25 on the
+same unit, then group by session: what a caller of ``nearest/3`` that fuses the two jumps gets.
+The other fusions combine session rankings from different (retriever, unit) pairs, e.g. dense turns with
 BM25 sessions: ``rrf`` (reciprocal rank, k = 60) and ``minmax`` (scores scaled to [0, 1] per
 query, summed). Every dense x BM25 pair is fused, every unit of one embedder with every BM25
 unit, and any ``--fuse "A + B + C"`` recipe naming rankings as the table does. Dense vectors are cached under ``--cache`` (default /tmp/atc-jump-cache) by
@@ -174,18 +176,29 @@ class DenseCache:
         return vectors
 
 
-def dense_rankings(instance, unit, cache: DenseCache, method: Method) -> list[tuple[str, float]]:
+ITEM_DEPTH = 100  # items each retriever hands to item-level fusion, as a jump would fetch
+
+
+def top_items(scores: np.ndarray | dict[int, float]) -> list[tuple[str, float]]:
+    pairs = scores.items() if isinstance(scores, dict) else enumerate(scores.tolist())
+    return sorted(((str(i), s) for i, s in pairs), key=lambda item: (-item[1], int(item[0])))[:ITEM_DEPTH]
+
+
+def dense_rankings(instance, unit, cache: DenseCache, method: Method):
+    """(session ranking, top item ranking) of one dense retriever on one unit."""
     items = units_of(instance, unit)
     vectors = cache.vectors([t for _, t in items], f"{instance.qid}-{unit}")
     query = cache.vectors([instance.question], f"{instance.qid}-q")[0]
     start = time.perf_counter()
-    ranking = session_ranking([s for s, _ in items], vectors @ query)
+    scores = vectors @ query
+    ranking = session_ranking([s for s, _ in items], scores)
     method.seconds += time.perf_counter() - start
     method.queries += 1
-    return ranking
+    return ranking, top_items(scores)
 
 
-def bm25_rankings(instance, unit, method: Method) -> list[tuple[str, float]]:
+def bm25_rankings(instance, unit, method: Method):
+    """(session ranking, top item ranking) of BM25 on one unit."""
     items = units_of(instance, unit)
     index = LexicalIndex()
     start = time.perf_counter()
@@ -198,7 +211,7 @@ def bm25_rankings(instance, unit, method: Method) -> list[tuple[str, float]]:
     ranking += [(s, 0.0) for s, _ in instance.sessions if s not in seen]
     method.seconds += time.perf_counter() - built
     method.queries += 1
-    return ranking
+    return ranking, top_items(scores)
 
 
 def print_table(methods: list[Method]) -> None:
@@ -221,12 +234,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=None, help="use N instances (type mix kept)")
-    parser.add_argument("--embedder", action="append", help="embedder spec (repeatable); default minilm")
+    parser.add_argument("--embedder", action="append",
+                        help="embedder spec (repeatable), optionally SPEC@unit,unit to embed only those units; default minilm")
     parser.add_argument("--unit", action="append", help="turn, anyturn, round, session, chunk (repeatable); default turn+session")
     parser.add_argument("--fuse", action="append", help='extra fusion, e.g. "minilm turn + minilm chunk + bm25 session"')
+    parser.add_argument("--misses", action="store_true", help="list each single ranking's misses@5 on stderr")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/atc-jump-cache"))
     args = parser.parse_args(argv)
-    specs = args.embedder or ["minilm"]
+    specs, dense_units = [], {}
+    for given in args.embedder or ["minilm"]:
+        spec, _, only = given.partition("@")
+        specs.append(spec)
+        dense_units[spec] = only.split(",") if only else None
     units = args.unit or ["turn", "session"]
 
     instances = load_instances(args.data, args.limit)
@@ -243,12 +262,23 @@ def main(argv: list[str] | None = None) -> int:
 
     for number, instance in enumerate(instances, start=1):
         rankings: dict[str, list[tuple[str, float]]] = {}
+        item_rankings: dict[str, list[tuple[str, float]]] = {}
         for unit in units:
             name = f"bm25 {unit}"
-            rankings[name] = bm25_rankings(instance, unit, method(name))
+            rankings[name], item_rankings[name] = bm25_rankings(instance, unit, method(name))
             for spec, cache in caches.items():
+                if dense_units[spec] is not None and unit not in dense_units[spec]:
+                    continue
                 name = f"{spec} {unit}"
-                rankings[name] = dense_rankings(instance, unit, cache, method(name))
+                rankings[name], item_rankings[name] = dense_rankings(instance, unit, cache, method(name))
+                for how in ("rrf", "minmax"):
+                    # fuse the two retrievers' items first, then group by session, as nearest/3
+                    # callers would when both search the same stored items
+                    fused = fuse_rankings([item_rankings[name], item_rankings[f"bm25 {unit}"]], method=how)
+                    sessions = session_ranking(
+                        [s for s, _ in units_of(instance, unit)], {int(key): score for key, score in fused}
+                    )
+                    record(method(f"item-{how}({name} + bm25 {unit})"), instance, sessions)
         for name, ranking in rankings.items():
             record(method(name), instance, ranking)
         dense_names = [n for n in rankings if not n.startswith("bm25")]
@@ -272,6 +302,10 @@ def main(argv: list[str] | None = None) -> int:
             for how in ("rrf", "minmax"):
                 fused = fuse_rankings([rankings[part] for part in parts], method=how)
                 record(method(f"{how}({' + '.join(parts)})"), instance, fused)
+        if args.misses:
+            for name, ranking in rankings.items():
+                if not instance.answers & {s for s, _ in ranking[:5]}:
+                    print(f"miss@5 {name:<22} {instance.qid} [{instance.qtype}] {instance.question}", file=sys.stderr)
         if number % 10 == 0:
             print(f"  {number}/{len(instances)} instances", file=sys.stderr, flush=True)
 

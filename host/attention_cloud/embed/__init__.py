@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from .fusion import fuse_rankings
 from .hashing import HashingEmbedder
+from .hybrid import hybrid_search
 from .lexical import LexicalIndex
 from .loading import DEFAULT_EMBEDDER, Embedder, EmbedderInfo, available_embedders, load_embedder
 from .onnx_model import OnnxEmbedder
@@ -38,5 +39,6 @@ __all__ = [
     "available_embedders",
     "fuse_rankings",
     "handle_of",
+    "hybrid_search",
     "load_embedder",
 ]
