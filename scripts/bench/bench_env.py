@@ -184,6 +184,12 @@ def corpus_stats(folder: Path) -> dict[str, int]:
     return json.loads((folder.parent / ".complete.json").read_text(encoding="utf-8"))
 
 
+#: Largest corpus ingested with one ``Memory.ingest`` call when building a home.
+ONE_CALL_ITEMS = 200_000
+#: Files (about 100 items each) per ``Memory.ingest`` call above that.
+FILES_PER_CALL = 200
+
+
 @dataclass
 class BuiltHome:
     """A cached home and how it was built."""
@@ -198,8 +204,11 @@ def build_home(items: int, *, seed: int = 1, embedder: str = "hash", curate: boo
 
     Builds in a child process so the caller's Prolog engine and RSS stay untouched. The home
     is closed normally (which snapshots a large journal); with ``snapshot`` it is also
-    snapshotted explicitly, so both the journal and a current snapshot exist.
+    snapshotted explicitly, so both the journal and a current snapshot exist. Corpora above
+    :data:`ONE_CALL_ITEMS` are ingested :data:`FILES_PER_CALL` files per ``Memory.ingest`` call:
+    one call for a million items exceeds SWI-Prolog's default 1 GB stack (see ingest_speed.py).
     """
+    per_call = FILES_PER_CALL if items > ONE_CALL_ITEMS else 0
     tag = f"home-{items}-s{seed}-{embedder.replace(':', '_')}-{'curated' if curate else 'ingested'}"
     folder = CACHE / tag
     done = folder / "built.json"
@@ -217,12 +226,15 @@ def build_home(items: int, *, seed: int = 1, embedder: str = "hash", curate: boo
         "from attention_cloud.home import write_config\n"
         "home, data, embedder, curate, snap = Path(sys.argv[1]), sys.argv[2], sys.argv[3], "
         "sys.argv[4] == '1', sys.argv[5] == '1'\n"
+        "per_call = int(sys.argv[6])\n"
         "home.mkdir(parents=True)\n"
         "write_config(home, {'embedder': embedder})\n"
         "info = {}\n"
         "mem = Memory.open(home)\n"
-        "t = time.perf_counter(); r = mem.ingest([data]); info['ingest_s'] = time.perf_counter() - t\n"
-        "info['items'] = r.new\n"
+        "files = sorted(Path(data).rglob('*.jsonl'))\n"
+        "groups = [files[i:i + per_call] for i in range(0, len(files), per_call)] if per_call else [[data]]\n"
+        "t = time.perf_counter(); info['items'] = sum(mem.ingest(g).new for g in groups)\n"
+        "info['ingest_s'] = time.perf_counter() - t; info['ingest_calls'] = len(groups)\n"
         "if curate:\n"
         "    t = time.perf_counter(); c = mem.curate(); info['curate_s'] = time.perf_counter() - t\n"
         "    info['curate'] = c.as_dict()\n"
@@ -236,7 +248,7 @@ def build_home(items: int, *, seed: int = 1, embedder: str = "hash", curate: boo
     # busy machine; vectors are the same, only the build is faster. Recorded in the info.
     env = {**os.environ, "PYTHONPATH": str(ROOT / "host"), "OPENBLAS_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, "-c", script, str(folder / "home"), str(data), embedder,
-                           "1" if curate else "0", "1" if snapshot else "0"],
+                           "1" if curate else "0", "1" if snapshot else "0", str(per_call)],
                           capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"building {tag} failed:\n{proc.stderr[-3000:]}")
