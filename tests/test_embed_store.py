@@ -282,3 +282,15 @@ def test_real_embeddings_find_the_paraphrase(tmp_path):
         store.add(list(texts), embedder.embed(list(texts.values())))
         query = embedder.embed(["why did the release break in europe?"])[0]
         assert store.search(query, 1)[0][0] == "it_a"
+
+
+def test_index_policy_thresholds_and_hysteresis():
+    policy = IndexPolicy()  # flat below 50k live rows, HNSW from there
+    assert policy.kind_for(49_999) == "flat" and policy.kind_for(50_000) == "hnsw"
+    # once on HNSW, a store shrinking a little does not flip back and rebuild
+    assert policy.kind_for(30_000, current="hnsw") == "hnsw"
+    assert policy.kind_for(20_000, current="hnsw") == "flat"
+    assert IndexPolicy(kind="ivf").kind_for(500) == "flat"  # too few rows to approximate
+    assert IndexPolicy(kind="ivf").kind_for(5_000) == "ivf"
+    with pytest.raises(ValueError, match="index kind must be"):
+        IndexPolicy(kind="annoy")

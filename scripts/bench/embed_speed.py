@@ -11,7 +11,11 @@ recall@10 against exact search. Two vector shapes (``--shapes``):
 * ``random``: isotropic Gaussian directions, the brief's worst case for approximate indexes
   (every stored vector is almost equally far from every query);
 * ``minilm``: a Gaussian with the mean and covariance of real MiniLM vectors of chat turns
-  (fitted on ``--fit`` texts embedded here), which has the anisotropy of real embeddings.
+  (fitted on ``--fit`` texts embedded here), which has the anisotropy of real embeddings;
+* ``text``: real chat text (LongMemEval turns in 12-word windows) embedded with the static
+  embedder, which has the cluster structure of real embeddings (needs the distilled table).
+
+HNSW is also swept over efSearch and IVF over nprobe, to show the recall/latency trade-off.
 
 Queries are fresh draws from the same distribution. Filtered searches are timed too: a 1 %
 filter (exact path) and a 50 % filter (bitmap selector inside the index), and a batch of 32
@@ -107,6 +111,8 @@ class Shape:
     def __init__(self, name: str, dim: int, sample: np.ndarray | None = None) -> None:
         self.name = name
         self.dim = dim
+        self.pool: np.ndarray | None = None
+        self.used = 0
         if sample is not None:
             self.mean = sample.mean(axis=0)
             _, singular, basis = np.linalg.svd(sample - self.mean, full_matrices=False)
@@ -115,6 +121,12 @@ class Shape:
             self.mean, self.transform = None, None
 
     def draw(self, rng: np.random.Generator, count: int) -> np.ndarray:
+        if self.pool is not None:
+            if count > len(self.pool) - self.used:
+                raise SystemExit(f"the {self.name} shape has {len(self.pool)} vectors; asked for {self.used + count}")
+            rows = self.pool[self.used : self.used + count]
+            self.used += count
+            return rows
         out = np.empty((count, self.dim), dtype=np.float32)
         for start in range(0, count, 100_000):
             n = min(100_000, count - start)
@@ -124,6 +136,28 @@ class Shape:
                 rows = self.mean + rng.standard_normal((n, len(self.transform)), dtype=np.float32) @ self.transform
             out[start : start + n] = unit(rows)
         return out
+
+
+def text_shape(data: Path, count: int) -> Shape:
+    """Real chat text: LongMemEval turns cut into overlapping 12-word windows, embedded with the
+    static embedder (MiniLM's token table: the same space, fast enough for a million texts),
+    shuffled so that queries come from the same distribution as the stored rows."""
+    windows: list[str] = []
+    for path in sorted(data.glob("*.json")):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        for session in raw["haystack_sessions"]:
+            for turn in session:
+                words = turn["content"].split()
+                windows += [" ".join(words[i : i + 12]) for i in range(0, max(1, len(words) - 6), 6)]
+        if len(windows) >= count:
+            break
+    if len(windows) < count:
+        raise SystemExit(f"only {len(windows)} text windows in {data}; use smaller --sizes")
+    order = np.random.default_rng(0).permutation(len(windows))[:count]
+    embedder = load_embedder("static")
+    shape = Shape("text (static-embedded chat windows)", embedder.dim)
+    shape.pool = embedder.embed([windows[i] for i in order])
+    return shape
 
 
 def bench_store(size: int, kinds: list[str], shape: Shape, workdir: Path) -> None:
@@ -174,6 +208,21 @@ def bench_store(size: int, kinds: list[str], shape: Shape, workdir: Path) -> Non
         batch = 1000 * (time.perf_counter() - begin) / 32
         print(f"{kind:<6}{built:>12.1f}{percentile_ms(latencies, 50):>8.2f}{percentile_ms(latencies, 95):>8.2f}"
               f"{hits / (10 * len(queries)):>10.3f}{filtered['1%']:>14.2f}{filtered['50%']:>15.2f}{batch:>13.2f}")
+        sweep = {"hnsw": ("hnsw_ef_search", (32, 128, 256)), "ivf": ("ivf_nprobe", (8, 32, 64))}.get(kind)
+        if sweep:
+            field, values = sweep
+            cells = []
+            for value in values:
+                store.policy = IndexPolicy(kind=kind, background=False, **{field: value})
+                latencies, hits = [], 0
+                for query, expected in zip(queries, truth):
+                    begin = time.perf_counter()
+                    found = store.search(query, 10)
+                    latencies.append(time.perf_counter() - begin)
+                    hits += len(expected & {int(key[3:]) for key, _ in found})
+                cells.append(f"{value}: p50 {percentile_ms(latencies, 50):.2f} ms recall {hits / (10 * len(queries)):.3f}")
+            store.policy = policy
+            print(f"{'':<6}{field} " + "; ".join(cells))
         start = time.perf_counter()
         store.close()
         closed = time.perf_counter() - start
@@ -189,7 +238,7 @@ def bench_store(size: int, kinds: list[str], shape: Shape, workdir: Path) -> Non
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", action="append", help="embedder spec (repeatable); default minilm, static (when distilled) and hash")
-    parser.add_argument("--texts", type=int, default=500, help="texts for the throughput run")
+    parser.add_argument("--texts", type=int, default=500, help="texts for the throughput run (0: skip)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--sizes", default="100000,1000000", help="comma-separated store sizes; empty to skip")
     parser.add_argument("--kinds", default="flat,hnsw,ivf")
@@ -200,21 +249,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     texts = sample_texts(args.data, max(args.texts, args.fit, args.bm25))
     default_specs = [info.spec for info in available_embedders() if info.spec in ("minilm", "static", "hash") and info.available]
-    bench_embedders(args.embedder or default_specs, texts[: args.texts])
+    if args.texts:
+        bench_embedders(args.embedder or default_specs, texts[: args.texts])
     if args.bm25:
         bench_lexical(texts[: args.bm25])
+    sizes = [int(size) for size in args.sizes.split(",") if size] or [0]
     shapes = []
     for name in args.shapes.split(","):
         if name == "random":
             shapes.append(Shape("random", 384))
         elif name == "minilm":
             shapes.append(Shape("minilm", 384, load_embedder("minilm").embed(texts[: args.fit])))
+        elif name == "text":
+            shapes.append(text_shape(args.data, max(sizes) + 200))
         elif name:
             raise SystemExit(f"unknown shape {name!r}")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="atc-embed-speed-"))
     try:
-        for size in [int(s) for s in args.sizes.split(",") if s]:
+        for size in [size for size in sizes if size]:
             for shape in shapes:
+                shape.used = 0
                 bench_store(size, args.kinds.split(","), shape, workdir)
     finally:
         if args.workdir is None:
