@@ -8,8 +8,11 @@ Persistence: ``LexicalIndex.open(directory)`` keeps an append-only log ``lexical
 ``{"k": key, "t": {term: count}, "m": meta}`` (add or replace) and ``{"d": key}`` (remove) records, replayed
 on open; a torn final line (crash mid-write) is dropped; the log is rewritten compactly when
 superseded records outnumber live ones. ``flush()`` makes the writes durable (fsync). A plain
-``LexicalIndex()`` lives in memory only, for callers that rebuild it from the journal instead
-(tokenising is about 20k short texts per second).
+``LexicalIndex()`` lives in memory only, for callers that rebuild it from the journal instead.
+
+Scoring is vectorised: each term's posting list is compiled once into numpy arrays (document
+slots and term counts; recompiled only after that term changes), so a query costs a few array
+operations per query term instead of a Python loop over every matching document.
 
 Contents:
     LexicalIndex -- add / remove / has / search / flush / close
@@ -23,6 +26,8 @@ import os
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
 
 from attention_cloud.errors import UsageError
 
@@ -41,9 +46,13 @@ class LexicalIndex:
         self.k1 = k1
         self.b = b
         self._doc_terms: dict[str, Counter[str]] = {}
-        self._doc_len: dict[str, int] = {}
         self._doc_meta: dict[str, dict] = {}
-        self._postings: dict[str, dict[str, int]] = {}
+        self._slot_of: dict[str, int] = {}  # key -> document slot
+        self._slot_keys: list[str | None] = []  # slot -> key (None: free)
+        self._free_slots: list[int] = []
+        self._lengths = np.zeros(0, dtype=np.float64)  # slot -> document length in terms
+        self._postings: dict[str, dict[int, int]] = {}  # term -> slot -> count
+        self._compiled: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # term -> (slots, counts)
         self._total_len = 0
         self._log_path: Path | None = None
         self._log = None
@@ -134,21 +143,38 @@ class LexicalIndex:
         self._doc_terms[key] = terms
         if meta:
             self._doc_meta[key] = dict(meta)
+        if self._free_slots:
+            slot = self._free_slots.pop()
+            self._slot_keys[slot] = key
+        else:
+            slot = len(self._slot_keys)
+            self._slot_keys.append(key)
+            if slot >= len(self._lengths):
+                grown = np.zeros(max(1024, 2 * len(self._lengths)), dtype=np.float64)
+                grown[: len(self._lengths)] = self._lengths
+                self._lengths = grown
+        self._slot_of[key] = slot
         length = sum(terms.values())
-        self._doc_len[key] = length
+        self._lengths[slot] = length
         self._total_len += length
         for term, count in terms.items():
-            self._postings.setdefault(term, {})[key] = count
+            self._postings.setdefault(term, {})[slot] = count
+            self._compiled.pop(term, None)
 
     def _drop(self, key: str) -> bool:
         terms = self._doc_terms.pop(key, None)
         if terms is None:
             return False
-        self._total_len -= self._doc_len.pop(key)
+        slot = self._slot_of.pop(key)
+        self._total_len -= int(self._lengths[slot])
+        self._lengths[slot] = 0
+        self._slot_keys[slot] = None
+        self._free_slots.append(slot)
         self._doc_meta.pop(key, None)
         for term in terms:
             posting = self._postings[term]
-            del posting[key]
+            del posting[slot]
+            self._compiled.pop(term, None)
             if not posting:
                 del self._postings[term]
         return True
@@ -221,24 +247,38 @@ class LexicalIndex:
         n = len(self._doc_terms)
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def scores(self, text: str) -> dict[str, float]:
-        """BM25 score of every key sharing at least one term with ``text``."""
-        if not self._doc_terms:
-            return {}
-        query = Counter(lexical_terms(text))
+    def _posting_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        compiled = self._compiled.get(term)
+        if compiled is None:
+            posting = self._postings[term]
+            compiled = (
+                np.fromiter(posting.keys(), dtype=np.int64, count=len(posting)),
+                np.fromiter(posting.values(), dtype=np.float64, count=len(posting)),
+            )
+            self._compiled[term] = compiled
+        return compiled
+
+    def _slot_scores(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """(slots, scores) of every document sharing a term with ``text``."""
+        query = Counter(term for term in lexical_terms(text) if term in self._postings)
+        if not query or not self._doc_terms:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
         average = self._total_len / len(self._doc_terms) or 1.0
         k1, b = self.k1, self.b
-        doc_len = self._doc_len
-        scores: dict[str, float] = {}
+        norms = k1 * (1.0 - b + b * self._lengths[: len(self._slot_keys)] / average)
+        totals = np.zeros(len(self._slot_keys))
         for term, query_count in query.items():
-            posting = self._postings.get(term)
-            if not posting:
-                continue
+            slots, counts = self._posting_arrays(term)
             weight = self.idf(term) * query_count
-            for key, tf in posting.items():
-                norm = k1 * (1.0 - b + b * doc_len[key] / average)
-                scores[key] = scores.get(key, 0.0) + weight * tf * (k1 + 1.0) / (tf + norm)
-        return scores
+            totals[slots] += weight * counts * (k1 + 1.0) / (counts + norms[slots])
+        matched = np.flatnonzero(totals)
+        return matched, totals[matched]
+
+    def scores(self, text: str) -> dict[str, float]:
+        """BM25 score of every key sharing at least one term with ``text``."""
+        slots, values = self._slot_scores(text)
+        keys = self._slot_keys
+        return {keys[slot]: score for slot, score in zip(slots.tolist(), values.tolist())}
 
     def search(
         self,
@@ -254,7 +294,14 @@ class LexicalIndex:
         """
         if k <= 0:
             return []
-        items: Iterable[tuple[str, float]] = self.scores(text).items()
+        slots, values = self._slot_scores(text)
+        if not filter_meta and allow is None and len(values) > k:
+            # keep the k best and everything tied with the k-th, then order those exactly
+            kth = np.partition(values, len(values) - k)[len(values) - k]
+            keep = values >= kth
+            slots, values = slots[keep], values[keep]
+        keys = self._slot_keys
+        items: Iterable[tuple[str, float]] = [(keys[slot], score) for slot, score in zip(slots.tolist(), values.tolist())]
         if filter_meta:
             items = [item for item in items if self._meta_matches(item[0], filter_meta)]
         if allow is not None:
