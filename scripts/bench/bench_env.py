@@ -139,21 +139,32 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _cpu_seconds() -> tuple[float, float]:
+    """CPU seconds of this process and of its finished children (worker processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+
+
 @dataclass
 class CpuClock:
-    """``with CpuClock() as c: ...`` then ``c.wall`` and ``c.cpu`` (process CPU seconds)."""
+    """``with CpuClock() as c: ...`` then ``c.wall``, ``c.cpu`` (CPU seconds of this process and
+    of child processes that finished inside the block, e.g. parse workers) and ``c.child_cpu``."""
 
     wall: float = 0.0
     cpu: float = 0.0
-    _start: tuple[float, float] = field(default=(0.0, 0.0), repr=False)
+    child_cpu: float = 0.0
+    _start: tuple[float, float, float] = field(default=(0.0, 0.0, 0.0), repr=False)
 
     def __enter__(self) -> "CpuClock":
-        self._start = (time.perf_counter(), time.process_time())
+        self._start = (time.perf_counter(), *_cpu_seconds())
         return self
 
     def __exit__(self, *exc: object) -> None:
+        own, kids = _cpu_seconds()
         self.wall = time.perf_counter() - self._start[0]
-        self.cpu = time.process_time() - self._start[1]
+        self.child_cpu = kids - self._start[2]
+        self.cpu = own - self._start[1] + self.child_cpu
 
 
 def progress(message: str) -> None:
