@@ -33,11 +33,16 @@ resolve the trace). Candidates are generated and scored by attention_candidates.
 keeps the candidate table and applies the selection policy of seed §11:
 
   1. **Floors** (§11.2): a candidate carrying a lexicographic floor (safety-critical invariant,
-     irreversible action on stale evidence, mandatory-proof claim type) goes first, whatever its
-     net VOC, and preempts the current computation.
-  2. **Ranking**: by net VOC plus a bounded **aging** bonus (§11.5) that grows while a useful
-     candidate waits (at most `aging_cap`, and never for a candidate worth nothing, so aging
-     cannot promote the irrelevant).
+     irreversible action on stale evidence, mandatory-proof claim type) is inspected before the
+     controller stops, whatever its net VOC, and preempts the current computation: it goes first
+     once nothing else is worth its cost or the budget left no longer covers more than the
+     floors; until then a more valuable read may go first (and may make the floor moot).
+  2. **Ranking**: by plan VOC (net VOC plus the expected value of the best read after it, once
+     its outcome is known: attention_candidates.pl) plus a bounded **aging** bonus (§11.5) that
+     grows while a useful candidate waits (at most `aging_cap`, never for a candidate worth
+     nothing). Plans that tie (two independent reads: each plan holds both) go to the higher
+     net VOC times **urgency** (deadline pressure: up to 1 + `deadline_boost` as the deadline
+     nears), so urgency orders worthwhile work but never makes a read worth buying.
   3. **Quotas** (§24): one event source holds at most `source_quota` eligible candidates;
      exploration stays within `exploration_share` of all selections; the ranking keeps at most
      `max_ranked` candidates and counts the rest as dropped.
@@ -98,14 +103,15 @@ attention_attend(Scope0, Goal0, Budget, Now, Current0, Result) :-
     (   Budget =< 10000 -> true ; domain_error(budget, Budget) ),
     must_be_time(Now),
     current_(Scope, Current0, Current),
-    attention_scores(Scope, Goal, Now, Scores),
+    attention_scores(Scope, Goal, Now, Budget, Scores),
     next_id(Scope, attention:turn_taken_(Scope), turn, Turn),
     scoped_assert(attention:turn_(Scope, Turn, Goal, Now, Budget)),
     expire_unproposed_(Scope, Goal, Turn, Scores, Now),
     maplist(materialize_(Scope, Goal, Turn, Now), Scores, Cands0),
     order_(Cands0, Cands1),
     eligibility_(Scope, Cands1, Cands2),
-    order_final_(Cands2, Cands3),
+    floors_in_time_(Budget, Cands2, Cands2F),
+    order_final_(Cands2F, Cands3),
     weight(Scope, max_ranked, MaxRanked),
     bound_(Cands3, MaxRanked, Ranked0, Dropped),
     numbered_(Ranked0, 1, Ranked),
@@ -163,14 +169,15 @@ materialize_(Scope, Goal, Turn, Now, Score, Cand) :-
     ;   create_(Scope, Goal, Turn, Now, Key, Score, Id, Created)
     ),
     Expires is Created + TTL,
-    get_dict(net_voc, Score, Net),
+    get_dict(plan_voc, Score, Plan),
     weight(Scope, aging_rate, Rate),
     weight(Scope, aging_cap, Cap),
-    (   Net > 0
-    ->  Aging is min(Cap, Rate * max(0, Now - Created))
-    ;   Aging = 0.0
+    (   Plan > 0
+    ->  Aging is min(Cap, Rate * max(0, Now - Created)),
+        RankScore is Plan + Aging
+    ;   Aging = 0.0,
+        RankScore = Plan
     ),
-    RankScore is Net + Aging,
     put_dict(_{candidate_id: Id, created_at: Created, expires_at: Expires,
                aging_bonus: Aging, rank_score: RankScore, eligible: true,
                skip_reason: null}, Score, Cand).
@@ -191,7 +198,7 @@ candidate_taken_(Scope, Id) :-
 % A candidate that expires while still worth something was starved.
 expire_(Scope, Goal, Turn, Id, Score, Now) :-
     scoped_assert(attention:candidate_closed_(Scope, Id, expired, Now)),
-    (   Score \== none, get_dict(net_voc, Score, Net), Net > 0
+    (   Score \== none, get_dict(plan_voc, Score, Plan), Plan > 0
     ->  Extra = [failure_code-'ATTN_STARVATION']
     ;   Extra = []
     ),
@@ -207,17 +214,44 @@ expire_unproposed_(Scope, Goal, Turn, Scores, Now) :-
              \+ ord_memberchk(Key, Keys) ),
            expire_(Scope, Goal, Turn, Id, none, Now)).
 
-% Floors first (by severity), then rank score, then id for a stable order.
+% By rank score, then net VOC times urgency, then id for a stable order. Rank scores within
+% 1e-9 tie: two independent reads have the same plan value either way round (each plan holds
+% both), so the one worth more on its own, weighted by how soon its goal is due, goes first.
 order_(Cands, Ordered) :-
     map_list_to_pairs(order_key_, Cands, Pairs),
     keysort(Pairs, Sorted),
     pairs_values(Sorted, Ordered).
 
-order_key_(C, k(F, Sev, NegScore, Id)) :-
-    (   C.floor == false
-    ->  F = 1, Sev = 0
-    ;   F = 0, floor_severity_(C.floor, Sev)
-    ),
+order_key_(C, k(NegScore, NegNet, Id)) :-
+    NegScore is -round(C.rank_score * 1.0e9),
+    NegNet is -C.net_voc * C.urgency,
+    Id = C.candidate_id.
+
+% A floor guarantees an inspection before the decision; it does not make a more valuable read
+% wait. Floored candidates go first (by severity, then rank) when nothing else is worth its
+% cost or when the budget left no longer covers more than them; otherwise a better read may go
+% first, and what it reveals may make the floor moot (it then no longer pays for itself).
+floors_in_time_(Budget, Cands, Ordered) :-
+    partition(floored_eligible_, Cands, Floors, Rest),
+    length(Floors, NFloors),
+    (   Floors == []
+    ->  Ordered = Cands
+    ;   (   \+ ( member(C, Rest), eligible_(C), C.plan_voc > 0 )
+        ;   Budget =< NFloors
+        )
+    ->  map_list_to_pairs(floor_key_, Floors, Pairs),
+        keysort(Pairs, Sorted),
+        pairs_values(Sorted, Urgent),
+        append(Urgent, Rest, Ordered)
+    ;   Ordered = Cands
+    ).
+
+floored_eligible_(C) :-
+    eligible_(C),
+    C.floor \== false.
+
+floor_key_(C, k(Sev, NegScore, Id)) :-
+    floor_severity_(C.floor, Sev),
     NegScore is -C.rank_score,
     Id = C.candidate_id.
 
@@ -301,7 +335,7 @@ saturation_(Scope, Goal, Turn, Now, Ranked, Alarm) :-
 decide_(Scope, Goal, Turn, Budget, Now, _, Eligible, stop, null, budget_exhausted) :-
     Budget =:= 0, !,
     best_net_(Eligible, Best),
-    (   Eligible = [Top|_], ( Top.floor \== false ; Top.net_voc > 0 )
+    (   Eligible = [Top|_], ( Top.floor \== false ; Top.plan_voc > 0 )
     ->  Extra = [failure_code-'ATTN_UNDERINSPECTION']
     ;   Extra = []
     ),
@@ -316,11 +350,12 @@ decide_(Scope, Goal, Turn, Budget, Now, Current, [Top|Rest], Decision, Chosen, R
     ->  atom_concat(floor_, Top.floor, Reason),
         switch_event_(Scope, Goal, Turn, Now, Current, Top, switch_accepted),
         Decision = inspect, Chosen = Top
-    ;   Top.net_voc =< 0
+    ;   Top.plan_voc =< 0
     ->  Decision = stop, Chosen = null, Reason = negative_voc,
         trace_record(Scope, attention_terminated_negative_voc, Now,
                      [goal_id-Goal, turn_id-Turn, budget_before-Budget,
-                      best_net_voc-Top.net_voc, best_candidate-Top.candidate_id])
+                      best_net_voc-Top.net_voc, best_plan_voc-Top.plan_voc,
+                      best_candidate-Top.candidate_id])
     ;   Current \== none,
         member(Cur, [Top|Rest]), Cur.candidate_id == Current
     ->  Decision = inspect,
@@ -328,8 +363,8 @@ decide_(Scope, Goal, Turn, Budget, Now, Current, [Top|Rest], Decision, Chosen, R
         ->  Chosen = Top, Reason = continue_current
         ;   weight(Scope, hysteresis_margin, Delta),
             weight(Scope, cost_weight, Lambda),
-            CurrentNet is Cur.predicted_voc - Lambda * Cur.cost,
-            (   Top.net_voc > CurrentNet + Delta
+            CurrentPlan is Cur.predicted_voc - Lambda * Cur.cost + Cur.follow_up,
+            (   Top.plan_voc > CurrentPlan + Delta
             ->  switch_event_(Scope, Goal, Turn, Now, Current, Top, switch_accepted),
                 Chosen = Top, reason_(Top, Reason)
             ;   switch_event_(Scope, Goal, Turn, Now, Current, Top, switch_rejected),
@@ -367,12 +402,14 @@ select_(Scope, Goal, Turn, Budget, Now, C, Rank, Reason) :-
     trace_record(Scope, candidate_selected, Now,
                  [candidate_id-Id, goal_id-Goal, turn_id-Turn, kind-C.kind,
                   target-C.target, trigger-C.trigger, predicted_voc-C.predicted_voc,
-                  net_voc-C.net_voc, p_decision_changes-C.p_decision_changes, rank-Rank,
+                  net_voc-C.net_voc, plan_voc-C.plan_voc,
+                  p_decision_changes-C.p_decision_changes, rank-Rank,
                   budget_before-Budget, selection_reason_code-Reason, floor-C.floor]).
 
 % What the host sees: no internal key or bookkeeping terms.
 public_candidate_(C0, C) :-
-    del_dict(key, C0, _, C1),
+    del_dict(key, C0, _, C1a),
+    del_dict(lookahead, C1a, _, C1),
     del_dict(best_goal, C1, _, C2),
     (   get_dict(events, C2, _) -> del_dict(events, C2, _, C) ; C = C2 ).
 
@@ -507,8 +544,9 @@ decision_changes_(Scope, Id, SelGoal, Now, Before, After, Changed, Delta) :-
 
 %!  attention_decision(+Scope, +Goal, -Decision:dict) is det.
 %
-%   Goal's current decision: the value of what its deciding belief has become,
-%   `_{goal_id, belief, value, dirty}`.
+%   Goal's current decision, `_{goal_id, belief, value, dirty}`: the option its rule chooses
+%   for the values currently believed (dirty when any dependency's belief is), or, without a
+%   rule, the value of what its deciding belief has become.
 %   @error existence_error(goal, Goal)
 
 attention_decision(Scope0, Goal0, Decision) :-
@@ -516,8 +554,15 @@ attention_decision(Scope0, Goal0, Decision) :-
     text_atom(Goal0, Goal),
     (   goal_decides(Scope, Goal, B0) -> true ; existence_error(goal, Goal) ),
     belief_current(Scope, B0, B),
-    once(belief_value(Scope, B, Value)),
-    (   belief_dirty(Scope, B, _) -> Dirty = true ; Dirty = false ),
+    (   goal_rule_decision(Scope, Goal, Value)
+    ->  (   goal_dependency(Scope, Goal, D0), belief_current(Scope, D0, D),
+            belief_dirty(Scope, D, _)
+        ->  Dirty = true
+        ;   Dirty = false
+        )
+    ;   once(belief_value(Scope, B, Value)),
+        (   belief_dirty(Scope, B, _) -> Dirty = true ; Dirty = false )
+    ),
     Decision = _{goal_id: Goal, belief: B, value: Value, dirty: Dirty}.
 
 %!  attention_candidate(+Scope, +Candidate, -Info:dict) is det.

@@ -7,6 +7,7 @@
             goal_stakes/3,                % ?Scope, ?Goal, ?LossIfWrong
             goal_deadline/3,              % ?Scope, ?Goal, ?DeadlineAt
             goal_flag/3,                  % ?Scope, ?Goal, ?Flag
+            goal_rule/3,                  % ?Scope, ?Goal, ?Cases
 
             attention_add_event/8,        % +Scope, +Kind, +Source, +Target, +Payload, +TrustedPriority, +Now, -Result
             attention_controller_event/5, % +Scope, +Kind, +Target, +Now, -Id
@@ -34,8 +35,9 @@
 
 /** <module> What attention attends for: goals, incoming events and the weights in force
 
-Goals name the beliefs their next decision depends on and what a wrong decision would cost;
-events are interruptions, failed actions, state changes and drafted claims arriving from
+Goals name the beliefs their next decision depends on and what a wrong decision would cost,
+and may spell out the decision as a rule over yes/no beliefs (which option for which values),
+so that attention can tell how much each belief matters; events are interruptions, failed actions, state changes and drafted claims arriving from
 sources. Both are inputs to candidate generation (attention_candidates.pl).
 
 Events are where untrusted text enters, so this module is also the first line of the seed's
@@ -54,6 +56,7 @@ Events are where untrusted text enters, so this module is also the first line of
 :- dynamic
     goal_/8,             % goal_(Scope, Goal, LossIfWrong, DeadlineAt, Irreversible, SafetyCritical, Decides, CreatedAt)
     goal_dependency_/3,  % goal_dependency_(Scope, Goal, Belief)
+    goal_rule_/3,        % goal_rule_(Scope, Goal, Cases): case(Belief-Bool pairs, Option) list
     event_/8,            % event_(Scope, Id, Kind, Source, Target, Priority, At, Trusted)
     event_payload_/3,    % event_payload_(Scope, Id, PayloadText): kept, never interpreted
     event_handled_/3,    % event_handled_(Scope, Id, At)
@@ -63,6 +66,7 @@ Events are where untrusted text enters, so this module is also the first line of
 :- multifile store:durable_predicate/1.
 store:durable_predicate(attention_state:goal_/8).
 store:durable_predicate(attention_state:goal_dependency_/3).
+store:durable_predicate(attention_state:goal_rule_/3).
 store:durable_predicate(attention_state:event_/8).
 store:durable_predicate(attention_state:event_payload_/3).
 store:durable_predicate(attention_state:event_handled_/3).
@@ -78,9 +82,12 @@ store:durable_predicate(attention_state:weight_override_/3).
 %   Goal's next decision depends on the beliefs DependsOn (ids). Options keys: `loss_if_wrong`
 %   (required, in [0,1e6]), `deadline_at` (Unix seconds or null), `irreversible`,
 %   `safety_critical` (booleans, default false), `decides` (the belief whose value is the
-%   decision, default the first dependency), `now` (when the goal was set).
+%   decision, default the first dependency), `rule` (the decision as a list of
+%   `_{when: _{Belief: Bool, ...}, option: Option}` cases over yes/no dependencies: which
+%   option is right for which values; default none), `now` (when the goal was set).
 %   @error existence_error(belief, B) for an unknown dependency
 %   @error domain_error(non_empty_list, DependsOn)
+%   @error domain_error(rule_dependency, B) for a rule naming a belief outside DependsOn
 
 attention_add_goal(Scope0, Goal0, DependsOn0, Options) :-
     scope_atom(Scope0, Scope),
@@ -107,14 +114,45 @@ attention_add_goal(Scope0, Goal0, DependsOn0, Options) :-
     opt_(Options, decides, First, Decides0),
     text_atom(Decides0, Decides),
     belief_current(Scope, Decides, _),
+    opt_(Options, rule, [], Rule),
+    rule_cases_(Rule, DependsOn, Cases),
     opt_(Options, now, 0, Now),
     must_be_time(Now),
     scoped_retract(attention_state:goal_(Scope, Goal, _, _, _, _, _, _)),
     scoped_retract(attention_state:goal_dependency_(Scope, Goal, _)),
+    scoped_retract(attention_state:goal_rule_(Scope, Goal, _)),
     scoped_assert(attention_state:goal_(Scope, Goal, Loss, Deadline, Irreversible, Safety,
                                         Decides, Now)),
     forall(member(B, DependsOn),
-           scoped_assert(attention_state:goal_dependency_(Scope, Goal, B))).
+           scoped_assert(attention_state:goal_dependency_(Scope, Goal, B))),
+    (   Cases == []
+    ->  true
+    ;   scoped_assert(attention_state:goal_rule_(Scope, Goal, Cases))
+    ).
+
+% A rule arrives as a list of `_{when: _{Belief: Bool}, option: Option}`; it is kept as
+% case(Pairs, Option) with Pairs the sorted Belief-Bool pairs.
+rule_cases_(Rule, DependsOn, Cases) :-
+    must_be(list, Rule),
+    maplist(rule_case_(DependsOn), Rule, Cases).
+
+rule_case_(DependsOn, Case, case(Pairs, Option)) :-
+    must_be(dict, Case),
+    (   get_dict(when, Case, When), get_dict(option, Case, Option0)
+    ->  true
+    ;   domain_error(rule_case, Case)
+    ),
+    must_be(dict, When),
+    dict_pairs(When, _, Pairs0),
+    maplist(rule_condition_(DependsOn), Pairs0, Pairs1),
+    sort(Pairs1, Pairs),
+    must_be(atomic, Option0),
+    text_atom(Option0, Option).
+
+rule_condition_(DependsOn, B0-V, B-V) :-
+    text_atom(B0, B),
+    (   memberchk(B, DependsOn) -> true ; domain_error(rule_dependency, B) ),
+    must_be_boolean_atom(V).
 
 opt_(Dict, Key, Default, Value) :-
     (   get_dict(Key, Dict, V), V \== null
@@ -159,6 +197,15 @@ goal_deadline(Scope, Goal, Deadline) :-
     goal_(Scope, Goal, _, Deadline, _, _, _, _),
     Deadline \== null.
 
+%!  goal_rule(?Scope, ?Goal, ?Cases:list) is nondet.
+%
+%   Goal's decision is spelled out as Cases, each case(Pairs, Option): Option is right when
+%   every Belief-Bool pair of Pairs holds (beliefs as named when the goal was set). Goals
+%   without a rule have none.
+
+goal_rule(Scope, Goal, Cases) :-
+    goal_rule_(Scope, Goal, Cases).
+
 %!  goal_flag(?Scope, ?Goal, ?Flag) is nondet.
 %
 %   Flag is `irreversible` or `safety_critical` and holds for Goal.
@@ -178,8 +225,11 @@ goal_info(Scope0, Goal0, Info) :-
     text_atom(Goal0, Goal),
     (   goal_(Scope, Goal, Loss, Deadline, Irr, Safety, Decides, Created)
     ->  findall(B, goal_dependency_(Scope, Goal, B), Deps),
+        findall(_{when: When, option: Option},
+                ( goal_rule_(Scope, Goal, Cases), member(case(Pairs, Option), Cases),
+                  dict_pairs(When, _, Pairs) ), Rule),
         Info = _{goal_id: Goal, depends_on: Deps, loss_if_wrong: Loss, deadline_at: Deadline,
-                 irreversible: Irr, safety_critical: Safety, decides: Decides,
+                 irreversible: Irr, safety_critical: Safety, decides: Decides, rule: Rule,
                  created_at: Created}
     ;   existence_error(goal, Goal)
     ).
@@ -355,6 +405,7 @@ attention_state_drop(Scope0) :-
     scope_atom(Scope0, Scope),
     scoped_retract(attention_state:goal_(Scope, _, _, _, _, _, _, _)),
     scoped_retract(attention_state:goal_dependency_(Scope, _, _)),
+    scoped_retract(attention_state:goal_rule_(Scope, _, _)),
     scoped_retract(attention_state:event_(Scope, _, _, _, _, _, _, _)),
     scoped_retract(attention_state:event_payload_(Scope, _, _)),
     scoped_retract(attention_state:event_handled_(Scope, _, _)),

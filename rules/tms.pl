@@ -3,6 +3,7 @@
             source_claim_type/3,          % ?Scope, ?Source, ?ClaimType
             source_authority/3,           % +Scope, +Source, -Authority
             source_cost/3,                % +Scope, +Source, -Cost
+            source_switch_cost/3,         % +Scope, +Source, -SwitchCost
             source_trusted/2,             % +Scope, +Source
             source_info/3,                % +Scope, +Source, -Info
             source_rank/5,                % ?Scope, ?Source, ?ClaimType, ?Authority, ?Cost
@@ -16,15 +17,19 @@
             belief_support/3,             % ?Scope, ?Id, ?Support
             belief_current/3,             % +Scope, +Id, -Current
             belief_dirty/3,               % ?Scope, ?Id, ?Cause
+            belief_dirtied_at/4,          % ?Scope, ?Id, ?Cause, ?At
             belief_info/4,                % +Scope, +Id, +Now, -Info
             belief_why/3,                 % +Scope, +Id, -Why
             belief_list/3,                % +Scope, +Now, -Infos
             claim_beliefs/4,              % +Scope, +ClaimType, +Subject, -LiveIds
             contradiction/4,              % ?Scope, ?ClaimType, ?Subject, -Ids
 
-            p_stale/3,                    % +Class, +AgeSeconds, -P
+            p_stale/3,                    % +Volatility, +AgeSeconds, -P
+            volatility_hazard/2,          % +Volatility, -HazardPerSecond
             belief_p_stale/4,             % +Scope, +Id, +Now, -P
             belief_effective_confidence/4, % +Scope, +Id, +Now, -Confidence
+            chance_agreement/2,           % +Value, -P
+            reading_accuracy/3,           % +Authority, +Value, -P
 
             tms_source_changed/4,         % +Scope, +Source, +Now, -Dirtied
             tms_item_changed/4,           % +Scope, +Handle, +Now, -Dirtied
@@ -57,7 +62,12 @@ things follow from keeping the why:
     dirty with its cause. A dirty belief is never silently reused: the attention controller
     turns it into a candidate, the validator refuses it as evidence, and hydration can flag the
     journal items it cites (item_dirty_beliefs/2).
-  - **Staleness as probability.** P(stale by t) = 1 - exp(-λ t), λ from facts/volatility.pl.
+  - **Staleness as probability.** P(stale by t) = 1 - exp(-λ t), λ from facts/volatility.pl
+    (or given as a number: a hazard per second).
+  - **Yes/no facts are never worse than a coin flip.** A stale or dirty belief about an
+    open-ended value (a version, a count) is as good as wrong, but one about a yes/no value
+    still matches the truth half the time (chance_agreement/2); confidences and reading
+    accuracies count that chance (belief_effective_confidence/4, reading_accuracy/3).
   - **Contradictions.** Two live beliefs on one claim with different values are a contradiction
     (contradiction/4), which the controller checks with high priority.
 
@@ -83,6 +93,7 @@ attention_store:scoped_assert/1 (journalled, except for `bench-*` scopes).
     dirty/4,             % dirty(Scope, Id, Cause, At)
     inspection/8.        % inspection(Scope, Id, Source, ClaimType, Subject, Value, At, Succeeded)
 :- dynamic inspection_cost/3.   % inspection_cost(Scope, Id, Cost)
+:- dynamic switch_cost/3.       % switch_cost(Scope, Source, SwitchCost): only when above 0
 
 % Journalled by the store (rules/store.pl); `bench-*` scopes never reach the journal.
 :- multifile store:durable_predicate/1.
@@ -94,6 +105,7 @@ store:durable_predicate(tms:superseded/4).
 store:durable_predicate(tms:dirty/4).
 store:durable_predicate(tms:inspection/8).
 store:durable_predicate(tms:inspection_cost/3).
+store:durable_predicate(tms:switch_cost/3).
 
 
                  /*******************************
@@ -104,8 +116,10 @@ store:durable_predicate(tms:inspection_cost/3).
 %
 %   Register (or re-register) a source that answers claims of ClaimType. Options keys, all
 %   optional: `kind` (the registry kind, default Name), `authority` (number in [0,1]; null or
-%   absent: looked up in facts/authority.pl for ClaimType and kind), `cost` (default 1.0) and
-%   `trusted` (default true; events from untrusted sources cannot raise priority).
+%   absent: looked up in facts/authority.pl for ClaimType and kind), `cost` (default 1.0),
+%   `switch_cost` (what turning to it costs the work in hand, such as reading a message in the
+%   middle of a task; default 0) and `trusted` (default true; events from untrusted sources
+%   cannot raise priority).
 %
 %   @error existence_error(claim_type, ClaimType) for an unknown claim type
 %   @error existence_error(source_authority, ClaimType-Kind) when no authority is given and the
@@ -126,10 +140,17 @@ tms_add_source(Scope0, Name0, ClaimType0, Options) :-
     ),
     option_value(Options, cost, 1.0, Cost),
     must_be_cost(Cost),
+    option_value(Options, switch_cost, 0.0, Switch),
+    must_be_cost(Switch),
     option_value(Options, trusted, true, Trusted),
     must_be_boolean_atom(Trusted),
     scoped_retract(tms:source(Scope, Name, _, _, _, _, _)),
-    scoped_assert(tms:source(Scope, Name, ClaimType, Kind, Authority, Cost, Trusted)).
+    scoped_retract(tms:switch_cost(Scope, Name, _)),
+    scoped_assert(tms:source(Scope, Name, ClaimType, Kind, Authority, Cost, Trusted)),
+    (   Switch > 0
+    ->  scoped_assert(tms:switch_cost(Scope, Name, Switch))
+    ;   true
+    ).
 
 registry_authority(ClaimType, Kind, Authority) :-
     (   claim_authority(ClaimType, Kind, Authority)
@@ -190,6 +211,16 @@ source_cost(Scope, Source0, Cost) :-
     known_source(Scope, Source0, Source),
     once(source(Scope, Source, _, _, _, Cost, _)).
 
+%!  source_switch_cost(+Scope, +Source, -SwitchCost) is det.
+%
+%   What turning to Source costs the work in hand, on top of its cost (0 unless registered).
+
+source_switch_cost(Scope, Source, Switch) :-
+    (   switch_cost(Scope, Source, S)
+    ->  Switch = S
+    ;   Switch = 0.0
+    ).
+
 %!  source_trusted(+Scope, +Source) is semidet.
 %
 %   Source is registered in Scope and trusted. Unregistered sources are untrusted.
@@ -206,8 +237,9 @@ source_trusted(Scope, Source0) :-
 source_info(Scope, Source0, Info) :-
     known_source(Scope, Source0, Source),
     once(source(Scope, Source, ClaimType, Kind, Authority, Cost, Trusted)),
+    source_switch_cost(Scope, Source, Switch),
     Info = _{name: Source, claim_type: ClaimType, kind: Kind, authority: Authority,
-             cost: Cost, trusted: Trusted}.
+             cost: Cost, switch_cost: Switch, trusted: Trusted}.
 
 
                  /*******************************
@@ -218,7 +250,8 @@ source_info(Scope, Source0, Info) :-
 %
 %   Record a belief, or a new observation of an existing one (which clears its dirt). Belief has
 %   the keys `claim_type`, `subject`, `value`, `confidence` (in [0,1]), `observed_at` (Unix
-%   seconds), `volatility` (a class of facts/volatility.pl), and optionally `supports` (a list of
+%   seconds), `volatility` (a class of facts/volatility.pl, or a hazard rate per second when the
+%   caller knows it better than the classes do), and optionally `supports` (a list of
 %   `belief:ID`, `item:HANDLE`, `source:NAME`, `inspection:ID`, or bare ids resolved in that
 %   order, with `it_...` read as a journal item) and `source` (the source this belief is a
 %   reading of). A belief justified by a dirty belief starts dirty. When a re-observation
@@ -226,6 +259,7 @@ source_info(Scope, Source0, Info) :-
 %
 %   @error existence_error(claim_type | volatility_class | source | belief | journal_item |
 %          inspection | support, X) for unknown references
+%   @error domain_error(hazard_per_second, H) for a negative or absurd numeric volatility
 %   @error domain_error(acyclic_justification, Id-Support) when Support depends on Id
 %   @error permission_error(modify, superseded_belief, Id) when Id was superseded
 
@@ -284,6 +318,13 @@ required(Dict, Key, Value) :-
     ;   existence_error(key, Key, Dict)
     ).
 
+% A volatility is a class name or a hazard per second (at most 1: a change every second).
+known_volatility(Hazard, Hazard) :-
+    number(Hazard), !,
+    (   Hazard >= 0, Hazard =< 1
+    ->  true
+    ;   domain_error(hazard_per_second, Hazard)
+    ).
 known_volatility(Text, Class) :-
     text_atom(Text, Class),
     (   volatility_class(Class, _, _)
@@ -440,6 +481,13 @@ current_(Scope, Id, Current) :-
 belief_dirty(Scope, Id, Cause) :-
     dirty(Scope, Id, Cause, _).
 
+%!  belief_dirtied_at(?Scope, ?Id, ?Cause, ?At) is nondet.
+%
+%   Belief Id was marked dirty because of Cause at At.
+
+belief_dirtied_at(Scope, Id, Cause, At) :-
+    dirty(Scope, Id, Cause, At).
+
 %!  claim_beliefs(+Scope, +ClaimType, +Subject, -Ids:list) is det.
 %
 %   Ids are the live beliefs on the claim (ClaimType, Subject), in standard order.
@@ -471,22 +519,35 @@ contradiction(Scope, ClaimType, Subject, Ids) :-
                  *          STALENESS           *
                  *******************************/
 
-%!  p_stale(+Class, +AgeSeconds, -P) is det.
+%!  p_stale(+Volatility, +AgeSeconds, -P) is det.
 %
-%   P = 1 - exp(-λ AgeSeconds), λ the hazard rate of volatility Class.
+%   P = 1 - exp(-λ AgeSeconds), λ the hazard rate of Volatility (volatility_hazard/2).
 %   @error existence_error(volatility_class, Class)
 %   @error domain_error(time_seconds, AgeSeconds) for a negative or absurd age
 
-p_stale(Class0, Age, P) :-
-    known_volatility(Class0, Class),
+p_stale(Volatility, Age, P) :-
+    volatility_hazard(Volatility, Lambda),
     must_be_time(Age),
-    volatility_class(Class, Lambda, _),
     P is 1 - exp(-Lambda * Age).
+
+%!  volatility_hazard(+Volatility, -HazardPerSecond) is det.
+%
+%   The hazard rate of Volatility: a class of facts/volatility.pl, or a number that is already
+%   a hazard per second.
+%   @error existence_error(volatility_class, Class)
+%   @error domain_error(hazard_per_second, Volatility) for a negative or absurd number
+
+volatility_hazard(Volatility0, Lambda) :-
+    known_volatility(Volatility0, Volatility),
+    (   number(Volatility)
+    ->  Lambda = Volatility
+    ;   volatility_class(Volatility, Lambda, _)
+    ).
 
 %!  belief_p_stale(+Scope, +Id, +Now, -P) is det.
 %
-%   Probability that belief Id no longer describes the world at Now. Evidence from the future
-%   (clock skew) counts as just observed.
+%   Probability that the state belief Id describes has changed since it was observed. Evidence
+%   from the future (clock skew) counts as just observed.
 
 belief_p_stale(Scope, Id, Now, P) :-
     belief(Scope, Id, _, _, _, _, ObservedAt, Class),
@@ -498,16 +559,49 @@ belief_p_stale(_, Id, _, _) :-
 
 %!  belief_effective_confidence(+Scope, +Id, +Now, -Confidence) is det.
 %
-%   The confidence belief Id still deserves at Now: zero when dirty, else its confidence times
-%   the probability it is not stale.
+%   The probability that belief Id still holds at Now: its confidence while the state has not
+%   changed, and only chance agreement (chance_agreement/2) once it has,
+%
+%       Confidence = C * (1 - P(stale)) + P(stale) * Chance
+%
+%   A dirty belief is treated as changed: it keeps only the chance agreement.
 
 belief_effective_confidence(Scope, Id, Now, Confidence) :-
+    once(belief(Scope, Id, _, _, Value, C, _, _)),
+    chance_agreement(Value, Chance),
     (   dirty(Scope, Id, _, _)
-    ->  Confidence = 0.0
-    ;   once(belief(Scope, Id, _, _, _, C, _, _)),
-        belief_p_stale(Scope, Id, Now, P),
-        Confidence is C * (1 - P)
+    ->  Confidence = Chance
+    ;   belief_p_stale(Scope, Id, Now, P),
+        Confidence is C * (1 - P) + P * Chance
     ).
+
+%!  chance_agreement(+Value, -P) is det.
+%
+%   Probability that a value drawn without any information about a claim still agrees with
+%   Value: 1/2 for a yes/no value (`true` or `false`, atom or string), 0 for an open-ended one
+%   (a version, a count, a name). A stale yes/no belief is therefore at worst a coin flip, and
+%   a reading that fails to reveal the truth still agrees with it half the time.
+
+chance_agreement(Value, P) :-
+    (   yes_no_(Value)
+    ->  P = 0.5
+    ;   P = 0.0
+    ).
+
+yes_no_(V) :- V == true.
+yes_no_(V) :- V == false.
+yes_no_(V) :- V == "true".
+yes_no_(V) :- V == "false".
+
+%!  reading_accuracy(+Authority, +Value, -P) is det.
+%
+%   Probability that a reading of Value from a source of Authority matches the truth: the
+%   source reveals the truth with probability Authority and otherwise agrees only by chance,
+%   P = Authority + (1 - Authority) * Chance.
+
+reading_accuracy(Authority, Value, P) :-
+    chance_agreement(Value, Chance),
+    P is Authority + (1 - Authority) * Chance.
 
 
                  /*******************************
@@ -609,13 +703,15 @@ inspection_taken_(Scope, Id) :-
 %!  tms_observe(+Scope, +InspectionId, +ClaimType, +Subject, +Now, -Outcome:dict) is det.
 %
 %   Integrate the value a successful inspection returned into the beliefs on the claim
-%   (ClaimType, Subject). With authority A of the inspected source:
+%   (ClaimType, Subject). With Q the reading's accuracy (reading_accuracy/3 of the inspected
+%   source's authority):
 %
-%     - no live belief: a new belief is created;
-%     - all live beliefs agree with the value: they are re-observed (fresh, clean);
-%     - some disagree and A is at least their effective confidence: the disagreeing beliefs are
+%     - no live belief: a new belief is created, held with confidence Q;
+%     - all live beliefs agree with the value: they are re-observed (fresh, clean), held with
+%       what the agreement warrants (reobserve_/6);
+%     - some disagree and Q is at least their effective confidence: the disagreeing beliefs are
 %       superseded (by the agreeing one, or by a new belief) and their dependants go dirty;
-%     - some disagree but are held more firmly than A warrants: the reading is kept as a new,
+%     - some disagree but are held more firmly than Q warrants: the reading is kept as a new,
 %       contradicting belief, and the contradiction is left for attention to settle.
 %
 %   Outcome is `_{belief_changed, new_belief, dirtied, contradiction, previous}`.
@@ -623,29 +719,30 @@ inspection_taken_(Scope, Id) :-
 tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
     once(inspection(Scope, InspId, Source, _, _, Value, _, true)),
     once(source(Scope, Source, _, _, Authority, _, _)),
+    reading_accuracy(Authority, Value, Q),
     claim_beliefs(Scope, ClaimType, Subject, Live),
     partition(holds_value_(Scope, Value), Live, Same, Diff),
     previous_values_(Scope, Live, Previous),
     (   Live == []
     ->  default_volatility_(ClaimType, Class),
         new_belief_id_(ClaimType, Subject, InspId, NewId),
-        observed_belief_(Scope, NewId, ClaimType, Subject, Value, Authority, Now, Class,
+        observed_belief_(Scope, NewId, ClaimType, Subject, Value, Q, Now, Class,
                          Source, InspId),
         Outcome = _{belief_changed: true, new_belief: NewId, dirtied: [],
                     contradiction: false, previous: Previous}
     ;   Diff == []
-    ->  forall(member(Id, Same), reobserve_(Scope, Id, Authority, Now, Source, InspId)),
+    ->  forall(member(Id, Same), reobserve_(Scope, Id, Q, Now, Source, InspId)),
         Outcome = _{belief_changed: false, new_belief: null, dirtied: [],
                     contradiction: false, previous: Previous}
     ;   maplist(effective_confidence_(Scope, Now), Diff, Es),
         max_list(Es, Firmest),
-        Authority >= Firmest
+        Q >= Firmest
     ->  (   Same = [Keep|_]
-        ->  forall(member(Id, Same), reobserve_(Scope, Id, Authority, Now, Source, InspId))
+        ->  forall(member(Id, Same), reobserve_(Scope, Id, Q, Now, Source, InspId))
         ;   Diff = [First|_],
             once(belief(Scope, First, _, _, _, _, _, Class)),
             new_belief_id_(First, InspId, Keep),
-            observed_belief_(Scope, Keep, ClaimType, Subject, Value, Authority, Now, Class,
+            observed_belief_(Scope, Keep, ClaimType, Subject, Value, Q, Now, Class,
                              Source, InspId)
         ),
         foldl(supersede_(Scope, Keep, Now), Diff, [], Dirtied),
@@ -654,7 +751,7 @@ tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
     ;   Diff = [First|_],
         once(belief(Scope, First, _, _, _, _, _, Class)),
         new_belief_id_(First, InspId, NewId),
-        observed_belief_(Scope, NewId, ClaimType, Subject, Value, Authority, Now, Class,
+        observed_belief_(Scope, NewId, ClaimType, Subject, Value, Q, Now, Class,
                          Source, InspId),
         Outcome = _{belief_changed: false, new_belief: NewId, dirtied: [],
                     contradiction: true, previous: Previous}
@@ -694,12 +791,27 @@ observed_belief_(Scope, Id, ClaimType, Subject, Value, Confidence, Now, Class, S
 
 % The same value seen again: fresh evidence replaces the old justification and clears dirt.
 % Dependants that were dirty only because Id was are clean again: their justification held.
-reobserve_(Scope, Id, Authority, Now, Source, InspId) :-
-    once(belief(Scope, Id, ClaimType, Subject, Value, C0, _, Class)),
-    C is max(C0, Authority),
+% The new confidence combines what the belief still deserved with the reading's accuracy Q.
+reobserve_(Scope, Id, Q, Now, Source, InspId) :-
+    once(belief(Scope, Id, ClaimType, Subject, Value, _, _, Class)),
+    belief_effective_confidence(Scope, Id, Now, P),
+    chance_agreement(Value, Chance),
+    agreement_confidence_(P, Q, Chance, C),
     forget_belief_(Scope, Id),
     observed_belief_(Scope, Id, ClaimType, Subject, Value, C, Now, Class, Source, InspId),
     clean_via_(Scope, Id).
+
+% For a yes/no value, Bayes: two independent sources that agree can only both be wrong by
+% naming the same wrong value. For an open-ended value such a coincidence has no probability we
+% could defend, so the agreement is credited no more than the firmer of the two.
+agreement_confidence_(P, Q, Chance, C) :-
+    Coincide is Chance / (1 - Chance),
+    Both is P * Q,
+    Either is Both + (1 - P) * (1 - Q) * Coincide,
+    (   Chance > 0, Either > 0
+    ->  C is Both / Either
+    ;   C is max(P, Q)
+    ).
 
 clean_via_(Scope, Id) :-
     findall(D, dirty(Scope, D, via(Id), _), Ds0),
@@ -843,4 +955,5 @@ tms_drop(Scope0) :-
     scoped_retract(tms:superseded(Scope, _, _, _)),
     scoped_retract(tms:dirty(Scope, _, _, _)),
     scoped_retract(tms:inspection(Scope, _, _, _, _, _, _, _)),
-    scoped_retract(tms:inspection_cost(Scope, _, _)).
+    scoped_retract(tms:inspection_cost(Scope, _, _)),
+    scoped_retract(tms:switch_cost(Scope, _, _)).

@@ -225,3 +225,62 @@ def test_beliefs_and_trace_survive_reopening(tmp_path, pl):
     finally:
         Controller(pl, "agent", memory=mem).drop()
         mem.close()
+
+
+def _yes_no_goal(ctl: Controller, *, age: float, loss: float = 10.0, rule=None) -> None:
+    """Two yes/no claims read minutes apart; the goal's option depends on both."""
+    ctl.add_source("health", claim_type="live_system_state", authority=0.96, cost=0.1)
+    ctl.add_source("deploy_api", claim_type="deploy_state", authority=0.96, cost=0.1)
+    ctl.add_belief("feed_up", claim_type="live_system_state", subject="feed", value=True,
+                   confidence=0.95, observed_at=NOW - age, volatility=1 / 3600)
+    ctl.add_belief("canary_on", claim_type="deploy_state", subject="canary", value=False,
+                   confidence=0.95, observed_at=NOW - age, volatility=1 / 3600)
+    ctl.add_goal("ship", depends_on=["feed_up", "canary_on"], loss_if_wrong=loss, rule=rule,
+                 now=NOW)
+
+
+def test_numeric_hazard_and_yes_no_values(ctl):
+    _yes_no_goal(ctl, age=3600)
+    info = ctl.belief("feed_up", now=NOW)
+    assert info["volatility"] == pytest.approx(1 / 3600)
+    assert info["p_stale"] == pytest.approx(1 - 2.718281828 ** -1, abs=1e-6)
+    health = next(c for c in ctl.attend("ship", budget=1, now=NOW).ranked
+                  if c.target == "health")
+    # a changed yes/no fact still matches half the time; the reading is right 0.96 + 0.04/2
+    p_right = 0.95 * (1 - info["p_stale"]) + info["p_stale"] / 2
+    assert health.p_belief_wrong == pytest.approx(1 - p_right)
+    assert health.reading_accuracy == pytest.approx(0.98)
+    assert health.predicted_voc == pytest.approx(10.0 * (0.98 - p_right))
+
+
+def test_a_rule_makes_a_belief_count_only_where_it_can_change_the_option(ctl):
+    # 'hold' whenever the canary is off, whatever the feed says: the feed matters only if the
+    # canary (believed off with 0.95 confidence, read a minute ago) is in fact on.
+    rule = [{"when": {"feed_up": f, "canary_on": c}, "option": o}
+            for f, c, o in [(True, True, "ship"), (False, True, "wait"),
+                            (True, False, "hold"), (False, False, "hold")]]
+    _yes_no_goal(ctl, age=60, rule=rule)
+    ranked = {c.target: c for c in ctl.attend("ship", budget=1, now=NOW).ranked}
+    canary_true = ranked["deploy_api"].p_belief_wrong       # P(canary on) = P(belief wrong)
+    assert ranked["health"].goal_relevance == pytest.approx(canary_true)
+    assert ranked["deploy_api"].goal_relevance == pytest.approx(1.0)
+    assert ctl.decision("ship")["value"] == "hold"
+
+
+def test_ignore_switches_components_off(ctl):
+    ctl.ignore("staleness", "authority", "switch_cost")
+    assert [ctl.weight(n) for n in ("staleness_weight", "authority_weight", "switch_weight")] \
+        == [0.0, 0.0, 0.0]
+    with pytest.raises(AtcError, match="unknown component 'salience'"):
+        ctl.ignore("salience")
+
+
+def test_switch_cost_is_weighted_apart_from_cost(ctl):
+    ctl.add_source("pager", claim_type="worker_state", authority=0.9, cost=0.1, switch_cost=0.4)
+    assert ctl.source("pager")["switch_cost"] == 0.4
+    ctl.add_belief("w", claim_type="worker_state", subject="w1", value="running",
+                   confidence=0.9, observed_at=NOW - 3600, volatility="worker_running")
+    ctl.add_goal("g", depends_on=["w"], loss_if_wrong=1.0, now=NOW)
+    (cand,) = ctl.attend("g", budget=1, now=NOW).ranked
+    assert cand.switch_cost == 0.4
+    assert cand.net_voc == pytest.approx(cand.predicted_voc - 0.05 * 0.1 - 1.0 * 0.4)

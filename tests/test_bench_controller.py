@@ -17,15 +17,13 @@ from attention_cloud.benchmark.runner import run_policy  # noqa: E402
 from attention_cloud.bridge import get_prolog  # noqa: E402
 
 
-def _registered(scenario, **flags):
+def _registered(scenario, ignore=()):
     pl = get_prolog()
     doc = render_interface(scenario.visible, condition="announced", mode="adaptive")
     reasoner = VisibleReasoner(doc)
-    policy = ControllerPolicy("voc")
-    ctl = Controller(pl, scope=f"bench-test-{scenario.family}-{scenario.seed}")
+    ctl = Controller(pl, scope=f"bench-test-{scenario.family}-{scenario.seed}-{len(ignore)}")
     ctl.drop()
-    flags = {"no_staleness": False, "no_authority": False, "no_switch_cost": False, **flags}
-    tr = _Translation(doc, reasoner, policy._registry_classes(pl), **flags)
+    tr = _Translation(doc, reasoner, tuple(ignore))
     tr.register(ctl)
     return ctl, tr, reasoner, doc
 
@@ -39,6 +37,7 @@ def test_translation_preserves_declared_staleness_and_authority():
                 continue
             info = ctl.belief(cid, now=doc["now_s"])
             assert info["p_stale"] == pytest.approx(reasoner.staleness(cid), abs=1e-6)
+            assert info["age_s"] == pytest.approx(doc["now_s"] - claim["belief"]["observed_at_s"])
         for oid in tr.sources:
             expected = max(0.0, 2 * reasoner.accuracy(oid) - 1)
             assert ctl.source(oid)["authority"] == pytest.approx(expected, abs=1e-9)
@@ -50,19 +49,31 @@ def test_translation_preserves_declared_staleness_and_authority():
         ctl.drop()
 
 
-def test_ablations_withhold_exactly_their_feature():
+def test_ablations_register_the_same_world_and_switch_one_weight_off():
+    """An ablation runs the real controller on the full registration: only the component's
+    weight differs, and the candidates' estimates show the component gone."""
     scenario = generate("D", 3)
-    ctl, tr, reasoner, doc = _registered(scenario, no_authority=True, no_staleness=True,
-                                         no_switch_cost=True)
+    full, tr, reasoner, doc = _registered(scenario)
+    ablated, _, _, _ = _registered(scenario, ignore=("staleness", "authority", "switch_cost"))
     try:
-        assert {ctl.source(oid)["authority"] for oid in tr.sources} == {1.0}
-        assert {ctl.belief(cid, now=doc["now_s"])["volatility"] for cid in reasoner.claims
-                if reasoner.claims[cid]["belief"]} == {"immutable"}
-        assert ctl.weight("switch_weight") == 0.0
+        for oid in tr.sources:
+            assert ablated.source(oid) == full.source(oid)
         switchy = [oid for oid in tr.sources if reasoner.objects[oid]["switch_cost"] > 0]
-        assert switchy and all(ctl.source(o)["cost"] == reasoner.objects[o]["cost"] for o in switchy)
+        assert switchy and all(full.source(o)["switch_cost"] == reasoner.objects[o]["switch_cost"]
+                               for o in switchy)
+        for name, off in (("staleness_weight", 0.0), ("authority_weight", 0.0),
+                          ("switch_weight", 0.0), ("cost_weight", 1.0)):
+            assert ablated.weight(name) == off
+        assert full.weight("staleness_weight") == full.weight("authority_weight") == 1.0
+        goal = next(g for g in reasoner.goals if reasoner.goals[g]["current"])
+        ranked = ablated.attend(goal, budget=1, now=doc["now_s"]).ranked
+        inspected = [c for c in ranked if c.kind == "inspect_source"]
+        assert inspected and all(c.authority == 1.0 for c in inspected)
+        assert all(c.switch_cost == 0 or c.net_voc == pytest.approx(c.predicted_voc - c.cost)
+                   for c in ranked)
     finally:
-        ctl.drop()
+        full.drop()
+        ablated.drop()
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

@@ -161,11 +161,13 @@ test(stakes_scale_value, [setup(fresh), true(High > Low)]) :-
     attention_attend(a, g, 3, T, null, Ra), candidate_for(Ra, api, Ca), Low = Ca.predicted_voc,
     attention_attend(b, g, 3, T, null, Rb), candidate_for(Rb, api, Cb), High = Cb.predicted_voc.
 
+% (Both readings would almost surely change the decision: the open-ended belief is two hours
+% stale. What authority buys is that the change is more often to the right value.)
 test(authority_raises_value, [setup(fresh), true(Api > Log)]) :-
     small(s), t0(T),
     attention_attend(s, g, 3, T, null, R),
-    candidate_for(R, api, A), Api = A.p_decision_changes,
-    candidate_for(R, log, L), Log = L.p_decision_changes.
+    candidate_for(R, api, A), Api = A.predicted_voc,
+    candidate_for(R, log, L), Log = L.predicted_voc.
 
 test(irrelevant_uncertainty_loses, [setup(fresh), Chosen == api]) :-
     small(s), t0(T),
@@ -190,12 +192,91 @@ test(fields_of_a_candidate, [setup(fresh)]) :-
     C.claim_ids == [x],
     C.goal_ids == [g].
 
-test(deadline_raises_stakes, [setup(fresh), true(Near > Far)]) :-
+% A near deadline makes a worthwhile inspection more urgent, not more valuable: a wrong decision
+% costs the same whenever it is taken.
+test(deadline_raises_urgency_not_value, [setup(fresh)]) :-
     small(a), small(b), t0(T),
     D is T + 60,
     attention_add_goal(b, g, [x], _{loss_if_wrong: 1.0, deadline_at: D, now: T}),
-    attention_attend(a, g, 3, T, null, Ra), candidate_for(Ra, api, Ca), Far = Ca.predicted_voc,
-    attention_attend(b, g, 3, T, null, Rb), candidate_for(Rb, api, Cb), Near = Cb.predicted_voc.
+    attention_attend(a, g, 3, T, null, Ra), candidate_for(Ra, api, Ca),
+    attention_attend(b, g, 3, T, null, Rb), candidate_for(Rb, api, Cb),
+    Ca.predicted_voc =:= Cb.predicted_voc,
+    Ca.urgency =:= 1.0, Cb.urgency > 1.9.
+
+% Two independent reads: the one for the goal due in a minute goes first although it is worth
+% less on its own (0.80 for another goal's claim at half its stakes of 2, against 1.09).
+test(urgency_orders_independent_reads, [setup(fresh), First == w1]) :-
+    t0(T), Old is T - 7200, Soon is T + 60,
+    tms_add_source(s, api, worker_state, _{kind: process_state}),
+    belief(s, x1, worker_state, w1, "v1", 0.9, Old, [], null),
+    belief(s, x2, worker_state, w2, "v1", 0.9, Old, [], null),
+    attention_add_goal(s, due, [x1], _{loss_if_wrong: 2.0, deadline_at: Soon, now: T}),
+    attention_add_goal(s, later, [x2], _{loss_if_wrong: 1.2, now: T}),
+    attention_attend(s, later, 3, T, null, R),
+    once(( member(C1, R.ranked), C1.subject == w1 )),
+    once(( member(C2, R.ranked), C2.subject == w2 )),
+    C1.net_voc < C2.net_voc,
+    First = R.chosen.subject.
+
+% The value of a read is stakes * (q - p): nothing when the belief is already as reliable as
+% the reading could be.
+test(value_is_stakes_times_accuracy_gain, [setup(fresh)]) :-
+    small(s), t0(T),
+    attention_add_goal(s, g, [x], _{loss_if_wrong: 10.0, now: T}),
+    attention_attend(s, g, 3, T, null, R),
+    candidate_for(R, api, A),
+    Expected is 10.0 * (A.reading_accuracy - (1 - A.p_belief_wrong)),
+    abs(A.predicted_voc - Expected) < 1.0e-9,
+    candidate_for(R, log, L),
+    L.reading_accuracy =:= 0.7.
+
+% A stale yes/no belief is at worst a coin flip, so a read is worth half what it is worth for
+% an open-ended value of the same age and confidence.
+test(stale_yes_no_belief_is_a_coin_flip, [setup(fresh), Open-YesNo == 0.95-0.475]) :-
+    t0(T0), Old is T0 - 7200,
+    forall(member(S-V, [open-"v1", yes_no-true]),
+           (   tms_add_source(S, api, worker_state, _{kind: process_state}),
+               belief(S, x, worker_state, web, V, 0.9, Old, [], null),
+               attention_add_goal(S, g, [x], _{loss_if_wrong: 1.0, now: T0})
+           )),
+    attention_attend(open, g, 3, T0, null, Ro), candidate_for(Ro, api, Co),
+    attention_attend(yes_no, g, 3, T0, null, Ry), candidate_for(Ry, api, Cy),
+    Open is round(Co.predicted_voc * 1000) / 1000,
+    YesNo is round(Cy.predicted_voc * 1000) / 1000.
+
+% Asking the source just read again is worth only what may have changed since.
+test(second_read_of_a_source_is_worth_little, [setup(fresh), true(Again < First / 100)]) :-
+    small(s), t0(T),
+    attention_attend(s, g, 3, T, null, R1),
+    R1.chosen.target == api, First = R1.chosen.predicted_voc,
+    attention_inspect(s, R1.chosen.candidate_id, "v2", T, true, null, _),
+    Later is T + 1,
+    attention_attend(s, g, 2, Later, null, R2),
+    candidate_for(R2, api, C), Again = C.predicted_voc,
+    C.novelty < 0.01,
+    R2.decision == stop.
+
+% A change reported after the read makes the source worth reading again.
+test(change_after_a_read_restores_its_value, [setup(fresh), Novelty =:= 1.0]) :-
+    small(s), t0(T),
+    attention_attend(s, g, 3, T, null, R1),
+    attention_inspect(s, R1.chosen.candidate_id, "v2", T, true, null, O),
+    Later is T + 10,
+    tms_source_changed(s, api, Later, Dirtied),
+    memberchk(O.new_belief, Dirtied),
+    attention_attend(s, g, 2, Later, null, R2),
+    candidate_for(R2, api, C), Novelty = C.novelty,
+    R2.chosen.target == api.
+
+test(ablation_weights_switch_components_off, [setup(fresh)]) :-
+    small(s), t0(T),
+    attention_set_weight(s, staleness_weight, 0),
+    attention_set_weight(s, authority_weight, 0),
+    attention_attend(s, g, 3, T, null, R),
+    candidate_for(R, api, A), candidate_for(R, log, L),
+    A.authority =:= 1.0, L.authority =:= 1.0,           % every source fully authoritative
+    A.p_belief_wrong =:= 1 - 0.9,                       % the belief's age is not seen
+    attention_generate(s, g, stale_belief, T, []).
 
 :- end_tests(attention_voc).
 
@@ -220,10 +301,12 @@ test(stop_when_budget_is_spent, [setup(fresh), Code == 'ATTN_UNDERINSPECTION']) 
     trace_events(s, _{event: attention_budget_exhausted}, [E]),
     Code = E.failure_code.
 
+% Settling the claim would pay (it averts 1 * P(wrong) = 1.0 >= weighted cost 0.99) but the
+% estimate says the read does not (VOC 0.95): the floor overrides the estimate.
 test(safety_floor_beats_negative_voc, [setup(fresh), Reason-Target == floor_safety_critical_invariant-api]) :-
     small(s), t0(T),
     attention_add_goal(s, g, [x], _{loss_if_wrong: 1.0, safety_critical: true, now: T}),
-    attention_set_weight(s, cost_weight, 10),
+    attention_set_weight(s, cost_weight, 0.99),
     attention_attend(s, g, 3, T, null, R),
     Reason = R.reason, Target = R.chosen.target,
     R.chosen.net_voc < 0,
@@ -232,12 +315,33 @@ test(safety_floor_beats_negative_voc, [setup(fresh), Reason-Target == floor_safe
 test(irreversible_floor, [setup(fresh), Reason == floor_irreversible_stale_evidence]) :-
     small(s), t0(T),
     attention_add_goal(s, g, [x], _{loss_if_wrong: 1.0, irreversible: true, now: T}),
-    attention_set_weight(s, cost_weight, 10),
+    attention_set_weight(s, cost_weight, 0.99),
     attention_attend(s, g, 3, T, null, R),
     Reason = R.reason.
 
+% Settling the claim would avert 1 * P(wrong) = 0.878 > 0.86; the read is estimated at 0.848.
 test(mandatory_proof_floor, [setup(fresh), Reason == floor_mandatory_proof]) :-
     small(s, deploy_state, deploy_api), t0(T),     % a mandatory-proof claim type
+    attention_set_weight(s, cost_weight, 0.86),
+    attention_attend(s, g, 3, T, null, R),
+    R.chosen.net_voc < 0,
+    Reason = R.reason.
+
+% A floor never forces a read that could not pay for itself even if it settled the claim...
+test(floor_never_forces_what_cannot_pay, [setup(fresh), Reasons == [negative_voc, negative_voc]]) :-
+    small(s), t0(T),
+    attention_add_goal(s, g, [x], _{loss_if_wrong: 1.0, safety_critical: true, now: T}),
+    attention_set_weight(s, cost_weight, 10),
+    attention_attend(s, g, 3, T, null, R1),
+    small(m, deploy_state, deploy_api),            % mandatory proof, nothing consequential
+    attention_set_weight(m, cost_weight, 10),
+    attention_attend(m, g, 3, T, null, R2),
+    Reasons = [R1.reason, R2.reason].
+
+% ... except mandatory proof for an irreversible (or safety-critical) action.
+test(mandatory_proof_for_a_consequential_action, [setup(fresh), Reason == floor_mandatory_proof]) :-
+    small(s, deploy_state, deploy_api), t0(T),
+    attention_add_goal(s, g, [x], _{loss_if_wrong: 1.0, irreversible: true, now: T}),
     attention_set_weight(s, cost_weight, 10),
     attention_attend(s, g, 3, T, null, R),
     Reason = R.reason.
@@ -245,7 +349,7 @@ test(mandatory_proof_floor, [setup(fresh), Reason == floor_mandatory_proof]) :-
 test(floor_clears_once_inspected, [setup(fresh), Decision == stop]) :-
     small(s), t0(T),
     attention_add_goal(s, g, [x], _{loss_if_wrong: 1.0, safety_critical: true, now: T}),
-    attention_set_weight(s, cost_weight, 10),
+    attention_set_weight(s, cost_weight, 0.99),
     attention_attend(s, g, 3, T, null, R1),
     attention_inspect(s, R1.chosen.candidate_id, "v1", T, true, null, _),
     attention_attend(s, g, 2, T, null, R2),
@@ -322,7 +426,110 @@ test(expiry_of_a_useful_candidate_is_starvation, [setup(fresh), Code == 'ATTN_ST
     trace_events(s, _{event: candidate_expired}, [E|_]),
     Code = E.failure_code.
 
+% One goal on a mandatory-proof claim d (deploy state, worth 17 to read) and a claim w worth 19
+% to read. With budget to spare the more valuable read goes first; with one read left the floor
+% takes it.
+test(floor_lets_a_more_valuable_read_go_first, [setup(fresh), Spare-Last == proc-deploy_api]) :-
+    t0(T), Old is T - 7200,
+    tms_add_source(s, deploy_api, deploy_state, _{kind: deploy_api}),
+    tms_add_source(s, proc, worker_state, _{kind: process_state}),
+    belief(s, d, deploy_state, web, "v1", 0.9, Old, [], null),
+    belief(s, w, worker_state, w1, "running", 0.9, Old, [], null),
+    attention_add_goal(s, g, [d, w], _{loss_if_wrong: 20.0, now: T}),
+    attention_attend(s, g, 3, T, null, R3),
+    candidate_for(R3, deploy_api, D), D.floor == mandatory_proof,
+    Spare = R3.chosen.target,
+    attention_attend(s, g, 1, T, null, R1),
+    R1.reason == floor_mandatory_proof,
+    Last = R1.chosen.target.
+
 :- end_tests(attention_policy).
+
+
+                 /*******************************
+                 *     LOOKAHEAD AND RULES      *
+                 *******************************/
+
+:- begin_tests(attention_lookahead).
+
+% A yes/no belief right with p = 0.933; an authoritative read (right 0.978, cost 0.274) is not
+% worth it alone, but a cheap partial one (right 0.821, cost 0.047) is: should it disagree, the
+% authoritative read becomes worth its cost. With a single read left, nothing is.
+screening(S) :-
+    t0(T0),
+    tms_add_source(S, live, worker_state, _{authority: 0.956, cost: 0.274}),
+    tms_add_source(S, partial, worker_state, _{authority: 0.642, cost: 0.047}),
+    tms_add_belief(S, x, _{claim_type: worker_state, subject: w1, value: false,
+                           confidence: 0.933, observed_at: T0, volatility: immutable}),
+    attention_add_goal(S, g, [x], _{loss_if_wrong: 5.21, now: T0}),
+    attention_set_weight(S, cost_weight, 1.0).
+
+test(cheap_screen_before_the_authoritative_read, [setup(fresh), First-Then == partial-live]) :-
+    screening(s), t0(T),
+    attention_attend(s, g, 3, T, null, R),
+    candidate_for(R, live, L), L.net_voc < 0, L.plan_voc < 0,
+    candidate_for(R, partial, P), P.net_voc < 0, P.plan_voc > 0,
+    First = R.chosen.target,
+    attention_inspect(s, R.chosen.candidate_id, true, T, true, null, O),
+    O.contradiction == true,                        % too weak to overturn: now a coin flip
+    attention_attend(s, g, 2, T, null, R2),
+    Then = R2.chosen.target.
+
+test(screen_that_agrees_ends_the_search, [setup(fresh), Reason == negative_voc]) :-
+    screening(s), t0(T),
+    attention_attend(s, g, 3, T, null, R),
+    attention_inspect(s, R.chosen.candidate_id, false, T, true, null, _),
+    attention_attend(s, g, 2, T, null, R2),
+    Reason = R2.reason.
+
+test(no_lookahead_with_one_read_left, [setup(fresh), Reason == negative_voc]) :-
+    screening(s), t0(T),
+    attention_attend(s, g, 1, T, null, R),
+    Reason = R.reason.
+
+test(no_lookahead_for_a_batch, [setup(fresh), Reason == negative_voc]) :-
+    screening(s), t0(T),
+    attention_set_weight(s, lookahead, 0),
+    attention_attend(s, g, 3, T, null, R),
+    Reason = R.reason.
+
+% ship iff the feed is up and the canary is on; believed: feed up (0.7), canary off (0.9).
+rule_goal(S) :-
+    t0(T0),
+    tms_add_source(S, health, live_system_state, _{authority: 0.96, cost: 0.1}),
+    tms_add_source(S, canary_api, deploy_state, _{authority: 0.96, cost: 0.1}),
+    tms_add_belief(S, feed, _{claim_type: live_system_state, subject: feed, value: true,
+                              confidence: 0.7, observed_at: T0, volatility: immutable}),
+    tms_add_belief(S, canary, _{claim_type: deploy_state, subject: canary, value: false,
+                                confidence: 0.9, observed_at: T0, volatility: immutable}),
+    attention_add_goal(S, g, [feed, canary],
+                       _{loss_if_wrong: 10.0, now: T0,
+                         rule: [_{when: _{feed: true, canary: true}, option: ship},
+                                _{when: _{feed: true, canary: false}, option: hold},
+                                _{when: _{feed: false, canary: true}, option: hold},
+                                _{when: _{feed: false, canary: false}, option: hold}]}).
+
+test(rule_relevance_is_the_chance_a_belief_decides, [setup(fresh), true(abs(Feed - 0.1) < 1.0e-9)]) :-
+    rule_goal(s), t0(T),
+    attention_attend(s, g, 1, T, null, R),
+    candidate_for(R, health, H), Feed = H.goal_relevance,      % matters only if the canary is on
+    candidate_for(R, canary_api, C), abs(C.goal_relevance - 0.7) < 1.0e-9,
+    R.chosen.target == canary_api.
+
+test(rule_decides_the_goal, [setup(fresh), Before-After == hold-ship]) :-
+    rule_goal(s), t0(T),
+    attention_decision(s, g, D0), Before = D0.value,
+    attention_attend(s, g, 1, T, null, R),
+    attention_inspect(s, R.chosen.candidate_id, true, T, true, null, O),
+    O.decision_changed == true,
+    attention_decision(s, g, D1), After = D1.value.
+
+test(rule_naming_a_stranger, [setup(fresh), throws(error(domain_error(rule_dependency, ghost), _))]) :-
+    rule_goal(s), t0(T),
+    attention_add_goal(s, g2, [feed], _{loss_if_wrong: 1.0, now: T,
+                                        rule: [_{when: _{ghost: true}, option: a}]}).
+
+:- end_tests(attention_lookahead).
 
 
                  /*******************************

@@ -214,6 +214,33 @@ test(negative_age, [setup(fresh), throws(error(domain_error(time_seconds, -1), _
 test(unknown_class, [setup(fresh), throws(error(existence_error(volatility_class, vibes), _))]) :-
     p_stale(vibes, 1, _).
 
+test(numeric_hazard, [setup(fresh), true(Diff < 1.0e-12)]) :-
+    tms_add_belief(s, x, _{claim_type: worker_state, subject: w, value: "up", confidence: 0.9,
+                           observed_at: 1000, volatility: 0.001}),
+    belief_p_stale(s, x, 1600, P),
+    Diff is abs(P - (1 - exp(-0.6))).
+
+test(absurd_hazard, [setup(fresh), throws(error(domain_error(hazard_per_second, 5), _))]) :-
+    tms_add_belief(s, x, _{claim_type: worker_state, subject: w, value: "up", confidence: 0.9,
+                           observed_at: 1000, volatility: 5}).
+
+test(chance_agreement, all(V-P == [true-0.5, "false"-0.5, "4.2"-0.0, up-0.0])) :-
+    member(V, [true, "false", "4.2", up]),
+    chance_agreement(V, P).
+
+test(reading_accuracy_counts_chance, [Yes-Open == 0.95-0.9]) :-
+    reading_accuracy(0.9, true, Yes),
+    reading_accuracy(0.9, "4.2", Open).
+
+% A stale yes/no belief keeps the coin flip; an open-ended one keeps nothing.
+test(stale_yes_no_belief_is_a_coin_flip, [setup(fresh), true((YesNo =:= 0.5, Open =:= 0))]) :-
+    tms_add_belief(s, y, _{claim_type: worker_state, subject: a, value: true, confidence: 0.9,
+                           observed_at: 0, volatility: queue_depth}),
+    tms_add_belief(s, o, _{claim_type: worker_state, subject: b, value: "up", confidence: 0.9,
+                           observed_at: 0, volatility: queue_depth}),
+    belief_effective_confidence(s, y, 100000, YesNo),     % 100000 s at one change per 30 s
+    belief_effective_confidence(s, o, 100000, Open).
+
 :- end_tests(tms_staleness).
 
 :- begin_tests(tms_observe, [setup(fresh), cleanup(fresh)]).
@@ -247,6 +274,16 @@ test(weak_reading_contradicts_instead, [setup(fresh), Contradiction-Live == true
     observe(s, summary, libfoo, "3.9", 1000, O),
     Contradiction = O.contradiction,
     claim_beliefs(s, dependency_version, libfoo, Live).
+
+% Two independent yes/no readings that agree: Bayes, not the firmer of the two.
+test(agreeing_yes_no_reading_combines, [setup(fresh), true(abs(C - Expected) < 1.0e-9)]) :-
+    tms_add_source(s, api, worker_state, _{authority: 0.8}),          % reads right 0.9
+    tms_add_belief(s, w, _{claim_type: worker_state, subject: w1, value: true, confidence: 0.9,
+                           observed_at: 500, volatility: immutable}),
+    observe(s, api, w1, true, 1000, O),
+    O.belief_changed == false,
+    belief_observed(s, w, C, 1000, _),
+    Expected is 0.81 / (0.81 + 0.01).
 
 test(first_reading_creates_belief, [setup(fresh), Id == 'compatibility:fresh@insp-1']) :-
     chain(s),

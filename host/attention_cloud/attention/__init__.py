@@ -13,8 +13,8 @@ rules/trace.pl); see docs/attention.md for the model and a worked example.
 """
 from __future__ import annotations
 
-from .controller import Controller, ensure_loaded
+from .controller import ABLATION_WEIGHTS, Controller, ensure_loaded
 from .results import AttendResult, Candidate, ClaimVerdict, EventReceipt, InspectOutcome
 
 __all__ = ["Controller", "Candidate", "AttendResult", "InspectOutcome", "ClaimVerdict",
-           "EventReceipt", "ensure_loaded"]
+           "EventReceipt", "ensure_loaded", "ABLATION_WEIGHTS"]

@@ -98,7 +98,8 @@ def belief() -> None:
 @click.option("--confidence", type=float, required=True, help="Confidence in [0,1].")
 @click.option("--observed-at", type=float, default=None, help="When it was observed (Unix s).")
 @click.option("--age", type=float, default=None, help="Or: how many seconds ago.")
-@click.option("--volatility", required=True, help="Volatility class, e.g. deploy_state.")
+@click.option("--volatility", required=True,
+              help="Volatility class, e.g. deploy_state, or a hazard rate per second.")
 @click.option("--supports", multiple=True, help="Belief, it_ item, source or inspection id.")
 @click.option("--source", default=None, help="The source this belief is a reading of.")
 @_common
@@ -116,8 +117,16 @@ def belief_add(ctx: click.Context, belief_id: str, claim_type: str, subject: str
     at = observed_at if observed_at is not None else _now(now) - (age or 0.0)
     _controller(ctx, home, scope).add_belief(
         belief_id, claim_type=claim_type, subject=subject, value=value, confidence=confidence,
-        observed_at=at, volatility=volatility, supports=supports, source=source)
+        observed_at=at, volatility=_volatility(volatility), supports=supports, source=source)
     click.echo(f"belief {belief_id}: {claim_type} {subject} = {value}")
+
+
+def _volatility(text: str) -> str | float:
+    """A class name stays text; a number is a hazard rate per second."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 @belief.command("show")
@@ -205,20 +214,22 @@ def source() -> None:
 @click.option("--kind", default=None, help="Registry kind [default: NAME].")
 @click.option("--authority", type=float, default=None, help="Override the registry.")
 @click.option("--cost", type=float, default=1.0, show_default=True)
+@click.option("--switch-cost", type=float, default=0.0, show_default=True,
+              help="What turning to it costs the work in hand.")
 @click.option("--untrusted", is_flag=True, help="Its events cannot set priority.")
 @_common
 @click.pass_context
 @fail_cleanly
 def source_add(ctx: click.Context, name: str, claim_type: str, kind: str | None,
-               authority: float | None, cost: float, untrusted: bool, home: str | None,
-               scope: str, now: float | None) -> None:
+               authority: float | None, cost: float, switch_cost: float, untrusted: bool,
+               home: str | None, scope: str, now: float | None) -> None:
     """Register a source for a claim type.
 
     Example: atc source add health --type live_system_state --kind live_health_endpoint
     """
     ctl = _controller(ctx, home, scope)
     ctl.add_source(name, claim_type=claim_type, authority=authority, cost=cost,
-                   trusted=not untrusted, kind=kind)
+                   trusted=not untrusted, kind=kind, switch_cost=switch_cost)
     info = ctl.source(name)
     click.echo(f"source {name}: {info['claim_type']} authority {_num(info['authority'], 2)}")
 

@@ -26,15 +26,23 @@ Example (the attention seed's worked example, §30)::
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ..bridge import Atom, Prolog, Var
+from ..errors import UsageError
 from ..paths import rules_dir
 from .results import AttendResult, ClaimVerdict, EventReceipt, InspectOutcome, plain
 
 _API = "attention_api"
 _MODES = {"attention-only": "attention_only", "attention_only": "attention_only",
           "production": "production"}
+
+#: Components of the value estimate an ablation can switch off, and the weight that does it
+#: (facts/attention_weights.pl): ``staleness`` (no hazard is seen), ``authority`` (every source
+#: counts as fully authoritative), ``switch_cost`` (switching is free).
+ABLATION_WEIGHTS: dict[str, str] = {"staleness": "staleness_weight",
+                                    "authority": "authority_weight",
+                                    "switch_cost": "switch_weight"}
 
 
 def ensure_loaded(pl: Prolog) -> None:
@@ -92,18 +100,22 @@ class Controller:
 
     # -- sources, beliefs, goals, events --------------------------------------------------------
     def add_source(self, name: str, *, claim_type: str, authority: float | None = None,
-                   cost: float = 1.0, trusted: bool = True, kind: str | None = None) -> None:
+                   cost: float = 1.0, trusted: bool = True, kind: str | None = None,
+                   switch_cost: float = 0.0) -> None:
         """Register a source of ``claim_type``; ``authority`` None looks up ``kind`` (default
-        ``name``) in the claim-type authority registry (facts/authority.pl)."""
+        ``name``) in the claim-type authority registry (facts/authority.pl). ``switch_cost`` is
+        what turning to it costs the work in hand (weighted by ``switch_weight``)."""
         options = {"authority": _opt(authority), "cost": cost, "trusted": trusted,
-                   "kind": kind or name}
+                   "kind": kind or name, "switch_cost": switch_cost}
         self._change("add_source", name, claim_type, options)
 
     def add_belief(self, belief_id: str, *, claim_type: str, subject: str, value: Any,
-                   confidence: float, observed_at: float, volatility: str,
+                   confidence: float, observed_at: float, volatility: str | float,
                    supports: Iterable[str] = (), source: str | None = None) -> None:
         """Record a belief and why it is held (``supports``: belief ids, ``it_...`` journal
-        items, source names, inspection ids, or ``kind:id``)."""
+        items, source names, inspection ids, or ``kind:id``). ``volatility`` is a class of
+        facts/volatility.pl or a hazard rate per second; a ``bool`` value is a yes/no fact,
+        which a stale belief still gets right half the time."""
         belief = {"claim_type": claim_type, "subject": subject, "value": value,
                   "confidence": confidence, "observed_at": observed_at,
                   "volatility": volatility, "supports": list(supports), "source": source}
@@ -112,15 +124,23 @@ class Controller:
     def add_goal(self, goal_id: str, *, depends_on: Iterable[str], loss_if_wrong: float,
                  deadline_s: float | None = None, irreversible: bool = False,
                  safety_critical: bool = False, decides: str | None = None,
+                 rule: Iterable[Mapping[str, Any]] | None = None,
                  now: float | None = None) -> None:
         """Set a goal whose next decision depends on ``depends_on``; ``deadline_s`` counts from
         ``now``; the goal's decision is the value of ``decides`` (default the first
-        dependency)."""
+        dependency), or, with a ``rule``, the option it names for the believed values.
+
+        ``rule`` spells the decision out over yes/no dependencies, one case per combination:
+        ``[{"when": {"ver_ok": True, "compat": False}, "option": "B"}, ...]``. With it, a belief
+        counts for attention only as much as it can change the option.
+        """
         now = time.time() if now is None else now
+        cases = [{"when": {str(b): bool(v) for b, v in case["when"].items()},
+                  "option": case["option"]} for case in (rule or ())]
         options = {"loss_if_wrong": loss_if_wrong,
                    "deadline_at": None if deadline_s is None else now + deadline_s,
                    "irreversible": irreversible, "safety_critical": safety_critical,
-                   "decides": decides, "now": now}
+                   "decides": decides, "rule": cases, "now": now}
         self._change("add_goal", goal_id, list(depends_on), options)
 
     def add_event(self, kind: str, *, source: str, target: str, payload_text: str = "",
@@ -146,6 +166,16 @@ class Controller:
     def set_weight(self, name: str, value: float) -> None:
         """Override an attention weight (facts/attention_weights.pl) for this scope."""
         self._change("set_weight", name, value)
+
+    def ignore(self, *components: str) -> None:
+        """Switch components of the value estimate off for this scope (ablations):
+        ``"staleness"``, ``"authority"``, ``"switch_cost"`` (see :data:`ABLATION_WEIGHTS`)."""
+        unknown = [c for c in components if c not in ABLATION_WEIGHTS]
+        if unknown:
+            raise UsageError(f"unknown component {unknown[0]!r}; known: "
+                             f"{', '.join(ABLATION_WEIGHTS)}")
+        for component in components:
+            self.set_weight(ABLATION_WEIGHTS[component], 0.0)
 
     # -- the loop -------------------------------------------------------------------------------
     def attend(self, goal_id: str, *, budget: int, now: float,

@@ -44,7 +44,13 @@ class Candidate:
     ``floor`` is False or the name of the lexicographic floor it carries
     (``safety_critical_invariant``, ``irreversible_stale_evidence``, ``mandatory_proof``).
     ``eligible`` is False when a source quota or the exploration share holds it back
-    (``skip_reason`` says which); ``rank_score`` is ``net_voc`` plus the bounded aging bonus.
+    (``skip_reason`` says which). ``predicted_voc`` is ``goal_relevance * novelty *
+    max(0, reading_accuracy - (1 - p_belief_wrong)) * stakes`` and ``net_voc`` that less its
+    weighted cost; ``plan_voc`` adds ``follow_up``, the expected net value of the best read
+    after this one once its outcome is known (one step of lookahead, when the budget allows
+    two), and is what the controller ranks, selects and stops by. ``rank_score`` is
+    ``plan_voc`` plus the bounded aging bonus for a worthwhile candidate; equal plans (two
+    independent reads) are ordered by ``net_voc`` times ``urgency`` (deadline pressure).
     """
 
     candidate_id: str
@@ -77,6 +83,12 @@ class Candidate:
     eligible: bool = True
     skip_reason: str | None = None
     rank: int = 0
+    stakes: float = 0.0
+    follow_up: float = 0.0
+    plan_voc: float = 0.0
+    reading_accuracy: float | None = None
+    novelty: float = 1.0
+    urgency: float = 1.0
 
     @classmethod
     def from_prolog(cls, raw: dict[str, Any]) -> "Candidate":

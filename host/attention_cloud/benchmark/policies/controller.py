@@ -12,22 +12,25 @@ Translation rules (all from trusted metadata and the published world model):
   one of the same meaning when it is free (feed status is ``live_system_state``), else one that
   suits its volatility. When a scenario has more claims than the registry has types, types are
   shared and a candidate that names a source for a claim it cannot answer is not executed.
-* **Staleness.** Each volatility class maps to the registry class with the nearest hazard; the
-  evidence age is rescaled by the ratio of hazards, so the controller's P(stale) equals the
-  declared one exactly.
+* **Staleness.** A belief's volatility is its claim's declared hazard rate, given to the
+  controller as a number (per second), and its age is the declared one: the controller's
+  P(stale) equals the declared P(redrawn) exactly. Claims are yes/no facts (values ``True`` /
+  ``False``), so the controller counts a redrawn fact as a coin flip, as the world model does.
 * **Authority.** The benchmark declares the accuracy ``q`` of a binary reading; the controller's
   authority is the probability that a reading reveals the truth, ``2q - 1`` (a reading of
-  accuracy q is the truth with probability 2q-1, a coin flip otherwise). Old content is first
-  decayed by its age; the recorded source of a belief only repeats it (authority 0).
+  accuracy q is the truth with probability 2q-1, a coin flip otherwise), so the controller's
+  reading accuracy for a yes/no value is q again. Old content is first decayed by its age; the
+  recorded source of a belief only repeats it (authority 0).
 * **Costs** are in utility units, so the scope's ``cost_weight`` is 1; an object's declared
-  switch cost is added to its cost.
+  switch cost is registered as the source's switch cost (weighted by ``switch_weight``, 1).
 * **Readings are cached** for the trial: a source's content does not change within a trial, so
   asking the same source again returns the earlier reading at no cost.
 
-Ablations (§21) withhold one visible feature from the controller: ``no_staleness`` registers every
-belief with the ``immutable`` class (no decay with age), ``no_authority`` registers every source
-with authority 1, ``no_switch_cost`` leaves declared switch costs out and sets the scope's
-``switch_weight`` to 0. ``attention_only`` and ``production`` also draft the goals' claims
+Ablations (§21) run the same controller on the same registration with one component of its value
+estimate switched off through the scope's weights (:meth:`Controller.ignore`):
+``voc_no_staleness`` sets ``staleness_weight`` 0 (no hazard is seen), ``voc_no_authority``
+``authority_weight`` 0 (every source counts as fully authoritative), ``voc_no_switch_cost``
+``switch_weight`` 0. ``attention_only`` and ``production`` also draft the goals' claims
 (``claim_drafted`` events) and check them with the validator, in attention-only mode (violations
 logged, nothing rescued) or production mode (a blocked claim forces the read it asks for,
 outside the budget, marked as forced).
@@ -39,6 +42,7 @@ from typing import Any, Mapping
 
 from ..session import PolicyContext, PolicyReport
 from .base import inspect_in_order
+from ..worldmodel import EXPECTED_CHANGE_AFTER_EVENT
 from .reasoner import VisibleReasoner
 
 #: The registry claim type that means the same as a benchmark claim type.
@@ -66,11 +70,12 @@ _ALL_TYPES = ("live_system_state", "deploy_state", "dependency_version", "compat
               "historical_result", "documentation", "absence_claim")
 _MAX_CACHED_REPEATS = 4
 
-ABLATIONS = {
+#: Policy name -> the controller components it switches off and its validator mode.
+ABLATIONS: dict[str, dict[str, Any]] = {
     "voc": {},
-    "voc_no_staleness": {"no_staleness": True},
-    "voc_no_authority": {"no_authority": True},
-    "voc_no_switch_cost": {"no_switch_cost": True},
+    "voc_no_staleness": {"ignore": ("staleness",)},
+    "voc_no_authority": {"ignore": ("authority",)},
+    "voc_no_switch_cost": {"ignore": ("switch_cost",)},
     "attention_only": {"validator": "attention-only"},
     "production": {"validator": "production"},
 }
@@ -93,18 +98,22 @@ def make_controller_policy(name: str) -> "ControllerPolicy":
 
 
 class _Translation:
-    """The controller's view of one scenario interface (names, types, units)."""
+    """The controller's view of one scenario interface (names, types, units).
+
+    ``adaptive`` is False for the static protocol, where the whole batch is chosen before any
+    reading is seen: the controller then ranks reads myopically (weight ``lookahead`` 0: a
+    follow-up read could not be conditioned on an outcome), and goals carry no decision rule,
+    because the batch is planned with assumed readings (:meth:`_Episode.static_selection`) that
+    must not decide how much the other claims matter.
+    """
 
     def __init__(self, doc: Mapping[str, Any], reasoner: VisibleReasoner,
-                 classes: dict[str, float], *, no_staleness: bool, no_authority: bool,
-                 no_switch_cost: bool) -> None:
+                 ignore: tuple[str, ...] = (), *, adaptive: bool = True) -> None:
         self.doc = doc
         self.r = reasoner
         self.now = float(doc["now_s"])
-        self.no_staleness = no_staleness
-        self.no_authority = no_authority
-        self.no_switch_cost = no_switch_cost
-        self.classes = {c: lam for c, lam in classes.items() if lam > 0}
+        self.ignore = ignore
+        self.adaptive = adaptive
         self.claim_type = self._assign_types()
         self.claim_of = {(self.claim_type[cid], self.r.claims[cid]["subject"]): cid
                          for cid in self.claim_type}
@@ -133,35 +142,33 @@ class _Translation:
             used.add(out[cid])
         return out
 
-    def volatility(self, cid: str) -> tuple[str, float]:
-        """Registry class and the observed_at that reproduces the declared P(stale)."""
-        claim = self.r.claims[cid]
-        observed = float(claim["belief"]["observed_at_s"])
-        if self.no_staleness:
-            return "immutable", observed
-        hazard_s = float(claim["hazard_per_hour"]) / 3600.0
-        cls = min(self.classes, key=lambda c: abs(math.log(self.classes[c]) - math.log(hazard_s)))
-        age = max(self.now - observed, 0.0) * hazard_s / self.classes[cls]
-        return cls, self.now - age
+    def hazard(self, cid: str) -> float:
+        """The claim's declared hazard rate, per second."""
+        return float(self.r.claims[cid]["hazard_per_hour"]) / 3600.0
 
     def authority(self, oid: str) -> float:
-        if self.no_authority:
-            return 1.0
         return min(1.0, max(0.0, 2.0 * self.r.accuracy(oid) - 1.0))
 
+    def switch_cost(self, oid: str) -> float:
+        return float(self.r.objects[oid]["switch_cost"] or 0.0)
+
     def cost(self, oid: str) -> float:
-        o = self.r.objects[oid]
-        return float(o["cost"]) + (0.0 if self.no_switch_cost else float(o["switch_cost"] or 0.0))
+        """What reading the object actually costs: its cost and its switch cost."""
+        return float(self.r.objects[oid]["cost"]) + self.switch_cost(oid)
 
     def register(self, ctl: Any) -> None:
         ctl.set_weight("cost_weight", 1.0)
-        if self.no_switch_cost:
-            ctl.set_weight("switch_weight", 0.0)
+        # The published chance that a trusted change event changed the fact.
+        ctl.set_weight("dirty_p_changed", EXPECTED_CHANGE_AFTER_EVENT)
+        if not self.adaptive:     # a static batch: no outcome is seen before the next choice
+            ctl.set_weight("lookahead", 0)
+        ctl.ignore(*self.ignore)
         for oid in self.sources:
             o = self.r.objects[oid]
             ctl.add_source(oid, claim_type=self.claim_type[o["about_claim"]],
-                           authority=self.authority(oid), cost=self.cost(oid),
-                           trusted=bool(o["trusted"]), kind=o["kind"])
+                           authority=self.authority(oid), cost=float(o["cost"]),
+                           switch_cost=self.switch_cost(oid), trusted=bool(o["trusted"]),
+                           kind=o["kind"])
         changed: dict[str, list[str]] = {}
         for e in self.doc["events"]:
             if e["kind"] == "source_changed" and e["claim_id"] and e["source_object"] in self.sources:
@@ -170,17 +177,20 @@ class _Translation:
             b = claim.get("belief")
             if b is None:
                 continue
-            cls, observed = self.volatility(cid)
             source = b.get("source_object") if b.get("source_object") in self.sources else None
             ctl.add_belief(cid, claim_type=self.claim_type[cid], subject=claim["subject"],
                            value=bool(b["value"]), confidence=float(b["confidence"]),
-                           observed_at=observed, volatility=cls,
+                           observed_at=float(b["observed_at_s"]), volatility=self.hazard(cid),
                            supports=[f"source:{s}" for s in changed.get(cid, [])], source=source)
         for gid, g in self.r.goals.items():
             deps = [c for c in g["depends_on"] if self.r.claims[c].get("belief") is not None]
+            # The decision rule is the goal's own, over its claims (belief id = claim id); a rule
+            # over a claim nothing is believed about could not be read, so it is left out.
+            rule = ([{"when": r["when"], "option": r["option_id"]} for r in g["rule"]]
+                    if self.adaptive and len(deps) == len(g["depends_on"]) else None)
             ctl.add_goal(gid, depends_on=deps, loss_if_wrong=float(g["loss_if_wrong"]),
                          deadline_s=g["deadline_s"], irreversible=bool(g["irreversible"]),
-                         safety_critical=bool(g["safety_critical"]), now=self.now)
+                         safety_critical=bool(g["safety_critical"]), rule=rule, now=self.now)
         for e in sorted(self.doc["events"], key=lambda e: e["at_s"]):
             at = min(float(e["at_s"]), self.now)
             if e["kind"] == "source_changed":
@@ -212,21 +222,11 @@ class ControllerPolicy:
 
     description = "the product's heuristic VOC attention controller (Prolog), via its API"
 
-    def __init__(self, name: str, *, no_staleness: bool = False, no_authority: bool = False,
-                 no_switch_cost: bool = False, validator: str | None = None) -> None:
+    def __init__(self, name: str, *, ignore: tuple[str, ...] = (),
+                 validator: str | None = None) -> None:
         self.name = name
-        self.flags = {"no_staleness": no_staleness, "no_authority": no_authority,
-                      "no_switch_cost": no_switch_cost}
+        self.ignore = tuple(ignore)
         self.validator = validator
-        self._classes: dict[str, float] | None = None
-
-    def _registry_classes(self, pl: Any) -> dict[str, float]:
-        if self._classes is None:
-            from attention_cloud.bridge import Var
-
-            self._classes = {str(c): float(lam) for c, lam, _ in
-                             pl.solutions("volatility:volatility_class", Var(), Var(), Var())}
-        return self._classes
 
     def run(self, ctx: PolicyContext) -> PolicyReport:
         from attention_cloud.attention import Controller
@@ -238,7 +238,7 @@ class ControllerPolicy:
         ctl = Controller(pl, scope=f"bench-{doc['trial_id']}-{self.name}")
         try:
             ctl.drop()
-            tr = _Translation(doc, reasoner, self._registry_classes(pl), **self.flags)
+            tr = _Translation(doc, reasoner, self.ignore, adaptive=ctx.mode != "static")
             tr.register(ctl)
             return _Episode(ctx, ctl, tr, reasoner, self.validator).run()
         finally:
@@ -282,7 +282,7 @@ class _Episode:
         for c in ranked:
             if forced_only and "validator_forced" not in (c.triggers or [c.trigger]):
                 continue
-            if not forced_only and not (c.eligible and (c.net_voc > 0 or c.floor)):
+            if not forced_only and not (c.eligible and (c.plan_voc > 0 or c.floor)):
                 continue
             oid = self.tr.executable(c)
             if oid is not None and not (oid in self.cache and not self.cache[oid]["ok"]):
