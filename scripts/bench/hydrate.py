@@ -220,12 +220,13 @@ def phase_pass(mem: Any, goals: list[str], args: argparse.Namespace, s: Sample) 
     """Time hydrate.pl's phases per query; check the mirror against hydrate/3's facts."""
     from attention_cloud.bridge import Atom, Var
 
-    with tempfile.NamedTemporaryFile("w", suffix=".pl", delete=False) as fh:
-        fh.write(PHASES_PL)
-    try:
-        mem.pl.consult(fh.name)
-    finally:
-        os.unlink(fh.name)
+    if mem.pl.once("user:current_module", Atom("bench_hydrate_phases")) is None:
+        with tempfile.NamedTemporaryFile("w", suffix=".pl", delete=False) as fh:
+            fh.write(PHASES_PL)
+        try:
+            mem.pl.consult(fh.name)
+        finally:
+            os.unlink(fh.name)
     for goal in goals:
         (times, ids) = mem.pl.once("bench_hydrate_phases:phase_times", goal, Atom(args.plane),
                                    args.budget, Var(), Var())
