@@ -253,6 +253,7 @@ def build_home(items: int, *, seed: int = 1, embedder: str = "hash", curate: boo
         "    t = time.perf_counter(); info['snapshot_facts'] = mem.snapshot(); "
         "info['snapshot_s'] = time.perf_counter() - t\n"
         "mem.close()\n"
+        "import resource; info['peak_rss_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
         "print(json.dumps(info))\n"
     )
     # One BLAS thread: the product's exact searches (echo detection) thrash with more on a
