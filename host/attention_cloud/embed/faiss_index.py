@@ -4,8 +4,9 @@ Policy (measured with ``scripts/bench/embed_speed.py`` on this project's 2-core 
 vectors of real chat text, one query at a time; figures in BENCHMARKS.md):
 
 * **Flat inner product below 50,000 vectors.** Exact, no training, a few milliseconds per query
-  (about 6 ms at 100k on a quiet core). Every index is wrapped in ``IndexIDMap2`` (IVF takes ids
-  natively) so faiss ids are the store's stable row ids and survive log compaction.
+  (about 6 ms at 100k on a quiet core). Every index is wrapped in ``IndexIDMap`` (IVF takes ids
+  natively) so faiss ids are the store's stable row ids and survive log compaction (not
+  ``IndexIDMap2``: its reverse map costs memory and add time, and nothing here reconstructs).
 * **HNSW at and above 50,000** (``M = 32``, ``efConstruction = 40``, ``efSearch = 64``): 0.5 ms
   per query at 100k with recall@10 0.98 against exact search (efSearch 128: 0.9 ms, 0.994).
   Its build is slow (100 s at 100k on one core), so it runs in a background thread, in chunks
@@ -126,7 +127,7 @@ class IndexPolicy:
 
 def index_kind(index: faiss.Index) -> str:
     """``flat``, ``hnsw`` or ``ivf`` for an index made by :func:`build_index`."""
-    inner = faiss.downcast_index(index.index) if isinstance(index, faiss.IndexIDMap2) else index
+    inner = faiss.downcast_index(index.index) if isinstance(index, faiss.IndexIDMap) else index
     if isinstance(inner, faiss.IndexHNSW):
         return "hnsw"
     if isinstance(inner, faiss.IndexIVF):
@@ -143,14 +144,14 @@ def _empty_index(
     kind: str, dim: int, policy: IndexPolicy, train: np.ndarray | None = None, nlist: int = 1
 ) -> faiss.Index:
     if kind == "flat":
-        return faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+        return faiss.IndexIDMap(faiss.IndexFlatIP(dim))
     if kind == "hnsw":
         inner = faiss.IndexHNSWFlat(dim, policy.hnsw_m, faiss.METRIC_INNER_PRODUCT)
         inner.hnsw.efConstruction = policy.hnsw_ef_construction
         inner.hnsw.efSearch = policy.hnsw_ef_search
-        return faiss.IndexIDMap2(inner)
+        return faiss.IndexIDMap(inner)
     if kind == "ivf":
-        # IVF takes ids natively and removes cheaply, so it needs no IndexIDMap2 around it.
+        # IVF takes ids natively and removes cheaply, so it needs no IndexIDMap around it.
         index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
         index.cp.min_points_per_centroid = 1  # small stores: no warning, no failure
         if train is None or len(train) < nlist:

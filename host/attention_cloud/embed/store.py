@@ -38,6 +38,7 @@ import json
 import math
 import os
 import threading
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -87,9 +88,18 @@ def _write_json_atomically(path: Path, payload: dict) -> None:
     fsync_path(path.parent)
 
 
+@lru_cache(maxsize=4096)
+def _scalar_code_key(kind: type, value: Any) -> str:
+    return json.dumps(value)
+
+
 def _meta_code_key(value: Any) -> str:
-    # JSON text tells 1 from "1" from true, which plain dict keys would merge.
-    return json.dumps(value, sort_keys=True)
+    # JSON text tells 1 from "1" from true, which plain dict keys would merge; cached because
+    # replaying a large store meets the same few segment / level / kind values millions of times.
+    try:
+        return _scalar_code_key(type(value), value)
+    except TypeError:  # unhashable (a list given as a filter value): not cacheable
+        return json.dumps(value, sort_keys=True)
 
 
 class VectorStore:
