@@ -41,7 +41,7 @@ A proposal is proposal(Trigger, Key, GoalIds, EventIds); Key is
 key(inspect_source, Source, ClaimType-Subject), key(handle_interruption, Target, from(Source))
 or key(diagnose_failure, Target, from(Source)). Proposals sharing a key merge into one candidate.
 
-attention_scores/4 merges and scores them (seed §3.3, §8, §11.1) by the expected value of the
+attention_scores/5 merges and scores them (seed §3.3, §8, §11.1) by the expected value of the
 inspection: the probability that its reading flips the best action, times what the flip is
 worth, net of cost. For a claim whose belief is right with probability p and a reading that is
 right with probability q, acting on the reading when they disagree gains stakes * (q - p) in
@@ -56,17 +56,20 @@ expectation, so
     P(decision changes)  = relevance * novelty * P(reading and belief disagree), 0 unless q > p
     predicted_voc        = relevance * novelty * max(0, q - p) * stakes
     net_voc              = predicted_voc - λ cost - μ switch cost
+    plan_voc             = net_voc + expected net value of the best read after it (plan_/4)
 
 A reading less reliable than the belief is worth nothing (q =< p): it could not change the
-decision. Stakes are the goal's loss if wrong (`other_goal_weight` of it for another goal whose
+decision. When the goal spells its decision out as a rule over yes/no beliefs, relevance is
+the probability that the claim decides the option, and the value of a read on it is computed
+exactly under the rule (rule_read_value_/7). Stakes are the goal's loss if wrong (`other_goal_weight` of it for another goal whose
 deadline is near); a deadline raises a candidate's urgency, by which attention.pl orders
 independent worthwhile reads, never its value. Relevance is 1 for a claim a goal depends on directly
 and `support_decay` per justification hop beyond. Events are scored from trusted metadata
 only: the priority a trusted source attached, a fixed low probability otherwise; their text is
 never read. Lexicographic floors (§11.2) are computed here too, and never force an inspection
-that could not pay for itself (relevance times stakes below its weighted cost) except mandatory
-proof for an irreversible or safety-critical goal; ordering, aging, quotas and stopping are
-attention.pl's.
+that could not pay for itself even if it settled the claim (relevance * stakes * P(belief
+wrong) below its weighted cost) except mandatory proof for an irreversible or safety-critical
+goal; ordering, aging, quotas and stopping are attention.pl's.
 
 Ablations switch one component off through scope weights: `staleness_weight` 0 (no hazard is
 seen), `authority_weight` 0 (every source counts as fully authoritative), `switch_weight` 0.
@@ -135,19 +138,16 @@ goal_claims(Scope, Goal, Now, ClaimRels) :-
 
 % A dependency matters to a rule only where flipping its value changes the option: its
 % relevance is the probability of such an assignment of the other dependencies, weighted by
-% how likely each of their values is (the belief right or wrong). Rules over a dozen beliefs
-% or more are not enumerated (2^n assignments): every dependency then counts fully.
+% how likely each of their values is (the belief right or wrong). Rules over more than a dozen
+% beliefs are not enumerated (2^n assignments): every dependency then counts fully.
 dependency_relevance_(Scope, Goal, B0, Now, Rel) :-
     dependency_relevance_(Scope, Goal, B0, Now, [], Rel).
 
 % Overrides: Belief-P(true) pairs that replace what is believed (the lookahead's outcomes).
 dependency_relevance_(Scope, Goal, B0, Now, Overrides, Rel) :-
     (   goal_rule(Scope, Goal, Cases),
-        findall(D, goal_dependency(Scope, Goal, D), Deps0),
-        sort(Deps0, Deps),
-        selectchk(B0, Deps, Others),
-        length(Others, N),
-        N < 12
+        enumerable_dependencies_(Scope, Goal, Deps),
+        selectchk(B0, Deps, Others)
     ->  maplist(dependency_p_true_(Scope, Now, Overrides), Others, Ps),
         pairs_keys_values(Weighted, Others, Ps),
         aggregate_all(sum(W), ( assignment_(Weighted, Assignment, W),
@@ -158,6 +158,13 @@ dependency_relevance_(Scope, Goal, B0, Now, Overrides, Rel) :-
         Rel is min(1.0, Rel0)
     ;   Rel = 1.0
     ).
+
+% A rule's dependencies, sorted, when there are few enough to enumerate their assignments.
+enumerable_dependencies_(Scope, Goal, Deps) :-
+    findall(D, goal_dependency(Scope, Goal, D), Deps0),
+    sort(Deps0, Deps),
+    length(Deps, N),
+    N =< 12.
 
 assignment_([], [], 1.0).
 assignment_([B-P|Rest], [B-V|Assignment], W) :-
@@ -351,8 +358,8 @@ top_source_(Scope, T, Source) :-
 %   dict with the seed's §8 fields (less the candidate id and times, which attention.pl adds)
 %   plus `key`, `triggers` and `origin` (the event source for event candidates, `controller`
 %   otherwise), and the value of the best two-read plan that starts with it (`follow_up`,
-%   `plan_voc`: see plan_/4) when Budget leaves room for a second read and the scope's `lookahead` weight
-%   is on (the caller sees each outcome before it asks again).
+%   `plan_voc`: see plan_/4) when Budget leaves room for a second read and the scope's
+%   `lookahead` weight is on (the caller sees each outcome before it asks again).
 
 attention_scores(Scope, Goal, Now, Budget, Scores) :-
     context_(Scope, Goal, Now, Ctx),
@@ -498,14 +505,11 @@ p_disagree_(P, Q, Chance, PDisagree) :-
 
 % Reading dependency B0 of Goal's rule with accuracy Q: Value is the gain in the probability
 % of choosing the right option (the best option after each possible reading, against the best
-% now), PFlip the probability that the best option changes. Fails for rules of a dozen
-% dependencies or more, or when a dependency is not yes/no.
+% now), PFlip the probability that the best option changes. Fails for rules over more than a
+% dozen dependencies, or when a dependency is not yes/no.
 rule_read_value_(Scope, Goal, Now, Overrides, B0, Q, Value-PFlip) :-
     goal_rule(Scope, Goal, Cases),
-    findall(D, goal_dependency(Scope, Goal, D), Deps0),
-    sort(Deps0, Deps),
-    length(Deps, N),
-    N < 12,
+    enumerable_dependencies_(Scope, Goal, Deps),
     maplist(yes_no_dependency_(Scope), Deps),
     maplist(dependency_p_true_(Scope, Now, Overrides), Deps, Ps),
     pairs_keys_values(Weighted, Deps, Ps),
