@@ -57,9 +57,10 @@ out = {'startup_s': t1 - t0, 'open_s': t2 - t1, 'open_cpu_s': c2 - c1, 'rss_mb':
        'snapshot_facts': mem.open_info.snapshot_facts, 'replayed': mem.open_info.replayed,
        'items': mem.stats()['live'], 'cpu_s': time.process_time()}
 if sys.argv[2] == '1':
-    t3 = time.perf_counter()
+    t3, c3 = time.perf_counter(), time.process_time()
     mem.hydrate(sys.argv[3], budget=2000)
     out['first_hydrate_s'] = time.perf_counter() - t3
+    out['first_hydrate_cpu_s'] = time.process_time() - c3
     out['rss_after_hydrate_mb'] = rss()
 mem.close()
 print(json.dumps(out))
@@ -82,6 +83,7 @@ class OpenRun:
     snapshot_facts: int
     replayed: int
     first_hydrate_s: float | None
+    first_hydrate_cpu_s: float | None
     rss_after_hydrate_mb: float | None
 
 
@@ -108,6 +110,7 @@ def measure(label: str, home: Path, items: int, repeat: int, hydrate: bool, goal
                    open_min_s=min(r["open_s"] for r in runs), open_cpu_s=med("open_cpu_s"), rss_mb=med("rss_mb"),
                    snapshot_facts=runs[0]["snapshot_facts"], replayed=runs[0]["replayed"],
                    first_hydrate_s=med("first_hydrate_s") if hydrate else None,
+                   first_hydrate_cpu_s=med("first_hydrate_cpu_s") if hydrate else None,
                    rss_after_hydrate_mb=med("rss_after_hydrate_mb") if hydrate else None)
 
 
@@ -137,7 +140,7 @@ def report(runs: list[OpenRun], baseline: OpenRun, curated: bool) -> str:
     headers = ["home", "items", "journal MB", "snapshot MB", "facts in snapshot", "replayed changes",
                "Memory.open s (median)", "min s", "CPU s", "RSS after open MB"]
     if curated:
-        headers += ["first hydrate after open s", "RSS after it MB"]
+        headers += ["first hydrate after open s", "its CPU s", "RSS after it MB"]
     headers += ["process start to engine ready s", "goals"]
     rows = []
     for r in [baseline, *runs]:
@@ -146,6 +149,7 @@ def report(runs: list[OpenRun], baseline: OpenRun, curated: bool) -> str:
                f"{r.rss_mb:,.0f}"]
         if curated:
             row += ["—" if r.first_hydrate_s is None else f"{r.first_hydrate_s:.2f}",
+                "—" if r.first_hydrate_cpu_s is None else f"{r.first_hydrate_cpu_s:.2f}",
                     "—" if r.rss_after_hydrate_mb is None else f"{r.rss_after_hydrate_mb:,.0f}"]
         row += [f"{r.startup_s:.2f}", goal_verdict(r) if r is not baseline else "baseline"]
         rows.append(row)
