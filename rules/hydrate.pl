@@ -171,15 +171,15 @@ sum_values_(Pairs, Sum) :-
 
 hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spent0, Spent) :-
     Seeds = Settings.seeds,
-    jump_(Goal, Segment, Seeds, Path, SeedHits),
+    jump_(Goal, Segment, Seeds, Path, SeedHits, MoreHits),
     walk_(Settings, Segment, SeedHits, Expanded),
-    merge_candidates_(SeedHits, Expanded, Candidates0),
+    merge_candidates_(SeedHits, Expanded, MoreHits, Candidates0),
     FactCap = Settings.fact_cap,
     split_at_(FactCap, Candidates0, Candidates, PastCap),
     maplist(fovea_(Settings.ceiling), Candidates, Placed0),
     exclude(==(none), Placed0, Placed),
-    Reserve is max(0, floor(Budget * Settings.breadcrumbs)),
-    FitBudget is Budget - Reserve,
+    CrumbShare is max(0, floor(Budget * Settings.breadcrumbs)),
+    FitBudget is Budget - CrumbShare,
     fit_(Placed, FitBudget, Kept, Dropped),
     used_tokens_(Kept, Used),
     CrumbBudget is Budget - Used,
@@ -202,8 +202,11 @@ split_at_(N, List, Front, Back) :-
 
 % A candidate is c(Id, Score, SeededBy, Hops, Role) with Role seed, arc, near or far.
 
-jump_(Goal, Segment, K, Path, Seeds) :-
-    Fetch is K * 4,
+% Seeds are the K best hits (the focus). The next hits are the Reserve: relevance-ranked
+% candidates that fill whatever budget the focus and its walk leave, so a frame uses its budget
+% on relevant memory instead of ending early.
+jump_(Goal, Segment, K, Path, Seeds, Reserve) :-
+    Fetch is max(K * 4, 48),
     Opts = [segment(Segment)],
     (   catch(nearest(Goal, Fetch, Opts, Sem), error(existence_error(embeddings, _), _), fail)
     ->  HaveSem = true
@@ -216,11 +219,12 @@ jump_(Goal, Segment, K, Path, Seeds) :-
     ;   Path = recency
     ),
     (   Path == recency
-    ->  recency_seeds_(Segment, K, Seeds)
+    ->  recency_seeds_(Segment, K, Seeds), Reserve = []
     ;   fuse_(Sem, Lex, Fused),
         discount_echoes_(Fused, Scored),
-        take_(K, Scored, Top),
-        findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds)
+        split_at_(K, Scored, Top, Rest),
+        findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
+        findall(c(Id, S, relevance, 0, reserve), ( member(Id-S, Rest), S > 0 ), Reserve)
     ).
 
 % Relevance = 0.6 * cosine + 0.4 * BM25 scaled by the best BM25 score of this query: cosine
@@ -371,13 +375,17 @@ user_walk_(Module, Name, Segment, Seeds, Expanded) :-
           throw(error(walk_rule_failed(Name, E), _))),
     best_per_id_(Found0, Expanded).
 
-merge_candidates_(Seeds, Expanded, Candidates) :-
+% Seeds first, then what the walk found (best first), then the reserve of further hits.
+merge_candidates_(Seeds, Expanded, Reserve0, Candidates) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds),
     exclude(candidate_in_(SeedIds), Expanded, Rest0),
     findall(NS-C, ( member(C, Rest0), C = c(_, S, _, _, _), NS is -S ), Keyed),
     keysort(Keyed, Sorted),
     pairs_values(Sorted, Rest),
-    append(Seeds, Rest, Candidates).
+    findall(Id, member(c(Id, _, _, _, _), Rest), WalkIds),
+    append(SeedIds, WalkIds, Taken),
+    exclude(candidate_in_(Taken), Reserve0, Reserve),
+    append([Seeds, Rest, Reserve], Candidates).
 
 candidate_in_(Ids, c(Id, _, _, _, _)) :-
     memberchk(Id, Ids).
@@ -403,6 +411,7 @@ fovea_(Ceiling, C, Placed) :-
     ).
 
 target_level_(seed, l0).
+target_level_(reserve, l1).
 target_level_(arc, l1).
 target_level_(near, l2).
 target_level_(far, l3).

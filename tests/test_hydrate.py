@@ -136,7 +136,10 @@ def test_user_rule_changes_the_next_frame(curated, tmp_path):
     after = curated.hydrate("ValueError in the retry tests", budget=1200, plane="fixes")
     by_rule = [f for f in after.receipt["facts"] if f["seeded_by"] == "rule:error_fix"]
     assert by_rule, "the rule's walk should add file operations"
-    assert {f["handle"] for f in after.receipt["facts"]} != {f["handle"] for f in before.receipt["facts"]}
+    assert all(f["hops"] == 1 for f in by_rule)
+    why = lambda frame: {(f["handle"], f["seeded_by"]) for f in frame.receipt["facts"]}  # noqa: E731
+    assert why(after) != why(before)
+    assert not any(f["seeded_by"].startswith("rule:") for f in before.receipt["facts"])
 
 
 def test_rule_calling_shell_is_rejected(curated):
