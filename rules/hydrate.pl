@@ -202,6 +202,18 @@ split_at_(N, List, Front, Back) :-
 
 % A candidate is c(Id, Score, SeededBy, Hops, Role) with Role seed, arc, near or far.
 
+%!  seed_ranking(+Goal, +Segment, +K, -Path, -Seeds:list) is det.
+%
+%   The jump phase of hydrate/3 on its own: the K best records for Goal in Segment as
+%   c(Id, Score, SeededBy, 0, seed) terms, and the Path that produced them (hybrid, semantic,
+%   lexical or recency). Benchmarks use it to measure the jump exactly as frames are seeded.
+seed_ranking(Goal, Segment, K, Path, Seeds) :-
+    jump_(Goal, Segment, K, Path, Seeds, _).
+
+% Kept for callers of the earlier internal name.
+jump_(Goal, Segment, K, Path, Seeds) :-
+    seed_ranking(Goal, Segment, K, Path, Seeds).
+
 % Seeds are the K best hits (the focus). The next hits are the Reserve: relevance-ranked
 % candidates that fill whatever budget the focus and its walk leave, so a frame uses its budget
 % on relevant memory instead of ending early.
