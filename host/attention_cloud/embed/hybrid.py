@@ -1,11 +1,13 @@
 """Hybrid retrieval: dense vectors and BM25 over the same keys, fused by reciprocal rank.
 
-The recipe measured best on LongMemEval (``scripts/bench/jump_quality.py``; figures in the
-module doc of :mod:`attention_cloud.embed`): store *every* turn (user and assistant) as an item,
-in both the vector store and the BM25 index, fetch the top ``depth`` (100) of each retriever,
-fuse with RRF (``k = 60``), then group by whatever the caller ranks (sessions, arcs). Dense
-retrieval finds paraphrases BM25 misses; BM25 finds the exact names, numbers and identifiers
-that a 256-token encoder blurs; rank fusion needs no score calibration between the two.
+The recipe (``scripts/bench/jump_quality.py``, LongMemEval session recall_any@5): store *every*
+turn (user and assistant) as an item in both the vector store and the BM25 index, fetch the top
+``depth`` (100) of each retriever, fuse with RRF (``k = 60``), then group by whatever the caller
+ranks (sessions, arcs). Measured: 1.000 for MiniLM + BM25 on a stratified half of the dev set
+(47 questions; BM25 alone 0.957), 0.979 for the static table + BM25 on all 94 (BM25 alone
+0.936). Leaving assistant turns out costs the single-session-assistant questions (0.82-0.88).
+Dense retrieval finds paraphrases BM25 misses; BM25 finds the exact names, numbers and
+identifiers that a 256-token encoder blurs; rank fusion needs no score calibration.
 
 Contents:
     hybrid_search
