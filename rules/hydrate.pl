@@ -174,7 +174,9 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     jump_(Goal, Segment, Seeds, Path, SeedHits, MoreHits),
     walk_(Settings, Segment, SeedHits, Expanded),
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates0),
-    FactCap = Settings.fact_cap,
+    % At most one fact per ~50 tokens of budget (and the plane's cap): a small frame keeps its
+    % best facts in detail instead of shrinking many to skeletons.
+    FactCap is min(Settings.fact_cap, max(4, Budget // 50)),
     split_at_(FactCap, Candidates0, Candidates, PastCap),
     maplist(fovea_(Settings.ceiling), Candidates, Placed0),
     exclude(==(none), Placed0, Placed),
@@ -232,7 +234,8 @@ jump_(Goal, Segment, K, Path, Seeds, Reserve) :-
     ),
     (   Path == recency
     ->  recency_seeds_(Segment, K, Seeds), Reserve = []
-    ;   fuse_(Sem, Lex, Fused),
+    ;   fuse_(Sem, Lex, Fused0),
+        open_arcs_(Fused0, Fused),
         discount_echoes_(Fused, Scored),
         split_at_(K, Scored, Top, Rest),
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
@@ -264,6 +267,36 @@ sort_by_score_(Pairs, Sorted) :-
     findall(NS-(K-S), ( member(K-S, Pairs), NS is -S ), Keyed),
     keysort(Keyed, KeyedSorted),
     pairs_values(KeyedSorted, Sorted).
+
+% The focus is verbatim memory: an arc the jump lands on hands its score to its member items
+% (the walk still brings arcs in as stand-ins for their members); session rollups are summaries
+% of whole sessions and never seed a frame.
+open_arcs_(Pairs, Out) :-
+    findall(K-S, ( member(R-S0, Pairs), record_items_(R, S0, K, S) ), Opened),
+    best_pairs_(Opened, Out).
+
+record_items_(R, S, R, S) :-
+    item(R), !.
+record_items_(A, S0, H, S) :-
+    arc(A), !,
+    arc_member(A, H),
+    S is S0 * 0.95.
+
+best_pairs_(Pairs, Best) :-
+    msort(Pairs, Sorted),
+    best_pairs_by_key_(Sorted, Unique),
+    sort_by_score_(Unique, Best).
+
+best_pairs_by_key_([], []).
+best_pairs_by_key_([K-S|T], Out) :-
+    best_for_key_(T, K, S, Best, Rest),
+    Out = [K-Best|Out1],
+    best_pairs_by_key_(Rest, Out1).
+
+best_for_key_([K-S1|T], K, S0, Best, Rest) :- !,
+    S is max(S0, S1),
+    best_for_key_(T, K, S, Best, Rest).
+best_for_key_(Rest, _, S, S, Rest).
 
 % An echo (a restatement of older memory from another session) counts half.
 discount_echoes_(Pairs, Out) :-
@@ -423,7 +456,7 @@ fovea_(Ceiling, C, Placed) :-
     ).
 
 target_level_(seed, l0).
-target_level_(reserve, l1).
+target_level_(reserve, l0).
 target_level_(arc, l1).
 target_level_(near, l2).
 target_level_(far, l3).
@@ -468,15 +501,19 @@ used_tokens_(Placed, Used) :-
 add_tokens_(p(_, _, T, _), A0, A) :-
     A is A0 + T.
 
+% Demote the fact whose next rung gives up the least relevance per token saved: long, weakly
+% relevant facts shrink first, short relevant ones keep their detail.
 demote_one_(Placed, Out) :-
-    findall(S-I, ( nth0(I, Placed, p(c(_, S, _, _, _), L, _, Ls)), lower_level_(Ls, L, _) ),
+    findall(Key-I-L1-T1,
+            ( nth0(I, Placed, p(c(Id, S, _, _, _), L, T, Ls)),
+              lower_level_(Ls, L, L1),
+              fact_tokens_(Id, L1, T1),
+              Saved is max(1, T - T1),
+              Key is S / Saved ),
             Demotable),
     Demotable \== [],
-    keysort(Demotable, [_-I|_]),
-    nth0(I, Placed, p(C, L, _, Ls), Rest),
-    lower_level_(Ls, L, L1),
-    C = c(Id, _, _, _, _),
-    fact_tokens_(Id, L1, T1),
+    keysort(Demotable, [_-I-L1-T1|_]),
+    nth0(I, Placed, p(C, _, _, Ls), Rest),
     nth0(I, Out, p(C, L1, T1, Ls), Rest).
 
 lower_level_(Levels, Level, Lower) :-
