@@ -9,13 +9,14 @@ On disk (everything the store owns lives in its directory)::
                       for an upsert (its vector is the same-numbered row of vectors-G.f32)
                       and {"d": key} for a removal
     index.faiss       the approximate (HNSW / IVF) index, when there is one
-    .lock             advisory lock: one process writes a store at a time
+    .lock             advisory lock (flock): one open handle per store, in any process
 
 Every write gets a fresh, never reused row id; an upsert makes the key's previous row a
-tombstone. ``flush()`` is the durability point: it fsyncs both logs, then the manifest. On open
-the logs are replayed; a torn final row or line (a crash mid-write) and any row whose partner
-in the other log is missing are cut off, so a crash loses at most the writes since the last
-flush and never yields a half-written vector. When tombstones pass a quarter of the log,
+tombstone. Each ``add``/``remove`` hands its bytes to the operating system before returning,
+so a killed process loses nothing; ``flush()`` is the durability point against power loss: it
+fsyncs both logs, then the manifest. On open the logs are replayed; a torn final row or line
+(a crash mid-write) and any row whose partner in the other log is missing are cut off, so a
+crash never yields a half-written vector. When tombstones pass a quarter of the log,
 ``flush()`` compacts: live rows are copied to generation G+1 files (fsynced), the manifest
 switches to them, the old files are deleted. Row ids survive compaction, so faiss indexes
 (keyed by row id) stay valid.
