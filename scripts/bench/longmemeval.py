@@ -11,7 +11,7 @@ For every instance of ``--data`` (LongMemEval_S, about 48 dated chat sessions an
    items that can be found;
 2. the home is curated (``Memory.curate``) with ``--embedder``;
 3. **jump recall**: the jump's seed ranking, obtained by calling hydrate.pl's own jump phase
-   ``hydrate:jump_/5`` (nearest/4 fused with lexical/4 and echo discount, exactly as
+   ``hydrate:seed_ranking/5`` (nearest/4 fused with lexical/4 and echo discount, exactly as
    ``hydrate/3`` seeds a frame) with 50 seeds instead of the plane's 6; records map to sessions
    (items by pointer, arcs and rollups by their session), and ``recall_any@k`` asks whether any
    answer session is among the first k distinct sessions;
@@ -222,9 +222,9 @@ def jump_ranking(mem: Any, question: str) -> list[str]:
     from attention_cloud.bridge import Atom, Var
 
     mem.jump  # the jump's Python predicates must be registered
-    found = mem.pl.once("hydrate:jump_", question, Atom("default"), JUMP_SEEDS, Var(), Var())
+    found = mem.pl.once("hydrate:seed_ranking", question, Atom("default"), JUMP_SEEDS, Var(), Var())
     if found is None:
-        raise SystemExit("hydrate:jump_/5 failed: the jump phase changed shape; update this benchmark")
+        raise SystemExit("hydrate:seed_ranking/5 failed: the jump phase changed; update this benchmark")
     return [str(seed.args[0]) for seed in found[1]]
 
 
@@ -409,7 +409,7 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
            "embedded live inside hydrate)" if args.cache is not None else "were all embedded live")
         + ".\n\n"
         "Goals: " + "; ".join(goals) + ".\n\n" + overall + "\n"
-        "Jump recall uses hydrate.pl's jump phase (`hydrate:jump_/5`, 50 seeds): the fused "
+        "Jump recall uses hydrate.pl's jump phase (`hydrate:seed_ranking/5`, 50 seeds): the fused "
         "semantic + BM25 seed ranking with echo discount, records mapped to sessions. Evidence in "
         "frame is the mean, over questions, of the share of evidence turns whose item is a frame "
         "fact at L0 (verbatim); *any rung* also counts the item at L1-L3 or inside an arc in the "
