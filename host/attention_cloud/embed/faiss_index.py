@@ -4,18 +4,19 @@ Policy (measured with ``scripts/bench/embed_speed.py`` on this project's 2-core 
 vectors of real chat text, one query at a time; figures in BENCHMARKS.md):
 
 * **Flat inner product below 50,000 vectors.** Exact, no training, a few milliseconds per query
-  (about 6 ms at 100k on a quiet core). Every index is wrapped in ``IndexIDMap`` (IVF takes ids
+  (7 ms at 100k on one core). Every index is wrapped in ``IndexIDMap`` (IVF takes ids
   natively) so faiss ids are the store's stable row ids and survive log compaction (not
   ``IndexIDMap2``: its reverse map costs memory and add time, and nothing here reconstructs).
-* **HNSW at and above 50,000** (``M = 32``, ``efConstruction = 40``, ``efSearch = 64``): 0.5 ms
-  per query at 100k with recall@10 0.98 against exact search (efSearch 128: 0.9 ms, 0.994).
-  Its build is slow (100 s at 100k on one core), so it runs in a background thread, in chunks
+* **HNSW at and above 50,000** (``M = 32``, ``efConstruction = 40``, ``efSearch = 64``): 0.4 ms
+  per query at 100k with recall@10 0.98 against exact search (efSearch 128: 0.7 ms, 0.994).
+  Its build is slow (28 s at 100k, 90 s at 250k, half an hour at 1M on one busy core), so it
+  runs in a background thread, in chunks
   that can be cancelled, while the flat index keeps serving; rows added meanwhile are caught
   up when it is adopted. HNSW cannot delete, so removed rows stay as tombstones that searches
   skip through an ``IDSelectorBitmap`` of live ids; past 30 % tombstones it is rebuilt.
 * **IVF-Flat** is the alternative (``ann="ivf"``): ``nlist = sqrt(n)`` lists trained on a sample
   of ``64 * nlist`` rows, ``nprobe = 16``; builds in seconds and removes cheaply, but at equal
-  speed recalls less than HNSW (0.6 ms, recall 0.88 at 100k; nprobe 64: 0.97 but slower). It is
+  speed recalls less than HNSW (0.45 ms, recall 0.88 at 100k; nprobe 64: 1.7 ms, 0.97). It is
   retrained when the rows outgrow the lists (``nlist < sqrt(n)/2``).
 * Isotropic random vectors are the worst case for both (every vector almost equally far):
   recall@10 falls to ~0.15 there; real embeddings cluster, which is what the figures above use.
