@@ -10,9 +10,8 @@ vectors of real chat text, one query at a time; figures in BENCHMARKS.md):
 * **HNSW at and above 50,000** (``M = 32``, ``efConstruction = 40``, ``efSearch = 64``): 0.4 ms
   per query at 100k with recall@10 0.98 against exact search (efSearch 128: 0.7 ms, 0.994).
   Its build is slow (28 s at 100k, 90 s at 250k, half an hour at 1M on one busy core), so it
-  runs in a background thread, in chunks
-  that can be cancelled, while the flat index keeps serving; rows added meanwhile are caught
-  up when it is adopted. HNSW cannot delete, so removed rows stay as tombstones that searches
+  runs in a background thread, in chunks that can be cancelled, while the flat index keeps
+  serving; rows added meanwhile are caught up when it is adopted. HNSW cannot delete, so removed rows stay as tombstones that searches
   skip through an ``IDSelectorBitmap`` of live ids; past 30 % tombstones it is rebuilt.
 * **IVF-Flat** is the alternative (``ann="ivf"``): ``nlist = sqrt(n)`` lists trained on a sample
   of ``64 * nlist`` rows, ``nprobe = 16``; builds in seconds and removes cheaply, but at equal
