@@ -160,3 +160,27 @@ def test_receipt_is_stored_and_printed(curated, home):
     out = CliRunner().invoke(main, ["receipt", frame.receipt_id, "--home", str(home)])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["facts"] == frame.receipt["facts"]
+
+
+def test_segments_get_their_own_budgets_and_items(home, tmp_path):
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"type": "user", "uuid": "o1", "sessionId": "ops",
+                                 "message": {"role": "user",
+                                             "content": "Rotate the processor API keys on Friday"}})
+                     + "\n", encoding="utf-8")
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([samples_dir()], segment="work")
+        mem.ingest([other], segment="ops")
+        mem.curate()
+        r = mem.hydrate(GOAL, budget=1000, segments={"ops": 100}).receipt
+        assert set(r["budget"]["segments"]) == {"work", "ops"}
+        assert r["budget"]["segments"]["ops"]["budget"] == 100
+        assert r["budget"]["segments"]["work"]["budget"] == 900
+        ops = {row["H"] for row in mem.query("item_segment(H, ops)").rows}
+        for fact in r["facts"]:
+            assert (fact["handle"] in ops) == (fact["segment"] == "ops")
+            assert r["budget"]["segments"][fact["segment"]]["spent"] <= \
+                r["budget"]["segments"][fact["segment"]]["budget"]
+    finally:
+        mem.close()

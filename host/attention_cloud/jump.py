@@ -78,7 +78,7 @@ class Jump:
         """Add records to BM25 and (unless disabled) embed them. Returns vectors added."""
         if not keys:
             return 0
-        self.lexical.add(keys, texts)
+        self.lexical.add(keys, texts, meta)
         if not embed or self.disabled:
             return 0
         todo = [i for i, k in enumerate(keys) if not self.vectors.has(k)]
@@ -121,16 +121,7 @@ class Jump:
 
     def lexical_hits(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
         """Best-first BM25 ``(key, score)`` hits (empty when nothing matches)."""
-        wanted = _filters(options)
-        if not wanted:
-            return self.lexical.search(str(query), k)
-        return self.lexical.search(str(query), k, allow=lambda key: self._meta_ok(key, wanted))
-
-    def _meta_ok(self, key: str, wanted: dict[str, Any]) -> bool:
-        if self.disabled or not (self.home / "vectors").exists():
-            return True
-        meta = self.vectors.meta(key) or {}
-        return all(meta.get(f) in (v if isinstance(v, list) else [v]) for f, v in wanted.items())
+        return self.lexical.search(str(query), k, filter_meta=_filters(options) or None)
 
     def register(self, pl: Prolog) -> None:
         """Make this home's search reachable from Prolog (rules/jump.pl)."""
