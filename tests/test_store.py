@@ -119,3 +119,25 @@ def test_second_writer_is_refused(home, tmp_path):
             capture_output=True, text=True, timeout=120)
     assert other.returncode != 0
     assert "another process is writing" in other.stderr
+
+
+def test_large_ingests_are_written_in_batches_of_whole_files(home, tmp_path, monkeypatch):
+    import attention_cloud.memory as memory
+
+    monkeypatch.setattr(memory, "BATCH_ITEMS", 3)
+    files = []
+    for n in range(4):
+        files.append(write_jsonl(tmp_path / f"s{n}.jsonl",
+                                 [dict(r, sessionId=f"S{n}", uuid=f"{r['uuid']}-{n}") for r in SESSION]))
+    with Memory.open(home) as mem:
+        report = mem.ingest(files)
+        assert report.new == 8
+        assert (home / "journal.pl").read_text().count("commit(") >= 3
+        assert mem.ingest(files).files_unchanged == 4
+
+
+def test_file_batches_never_split_a_file():
+    from attention_cloud.memory import _file_batches
+
+    assert _file_batches([["a"] * 2, ["b"] * 5, ["c"], []], 3) == [(0, 1), (1, 2), (2, 4)]
+    assert _file_batches([], 3) == []

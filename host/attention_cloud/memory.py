@@ -172,7 +172,8 @@ class Memory:
         """Parse transcripts and upsert their items as one batch.
 
         Every path is parsed before anything is written; if any path cannot be ingested the
-        call raises InputError and the journal is unchanged. Files whose size and content digest
+        call raises InputError and the journal is unchanged. Items are then written in
+        fsynced batches of whole files (about ``BATCH_ITEMS`` items each). Files whose size and content digest
         match their watermark are skipped without parsing.
         """
         files = list(_expand(paths))
@@ -189,23 +190,28 @@ class Memory:
                     progress(1)
                 continue
             todo.append((path, name, size, digest))
-        encoded: list[str] = []
+        per_file: list[list[str]] = []
         for parsed in _parse_all(todo, format, item_budget, segment):
             report.records += parsed.records_read
             report.evicted += parsed.evicted
             report.envelopes_stripped += parsed.envelopes_stripped
             report.skipped.extend(parsed.skipped)
-            encoded.extend(parsed.encoded)
+            per_file.append(parsed.encoded)
             if progress:
                 progress(1)
+        # Everything parsed cleanly: write in batches of whole files (each batch fsynced and
+        # acknowledged), so a huge ingest never holds all of its items on Prolog's stack.
         if todo:
-            marks = [Term("mark", [Atom(name), size, digest]) for _, name, size, digest in todo]
             self.lock.acquire()
+        for start, stop in _file_batches(per_file, BATCH_ITEMS):
+            encoded = [e for items in per_file[start:stop] for e in items]
+            marks = [Term("mark", [Atom(name), size, digest])
+                     for _, name, size, digest in todo[start:stop]]
             (counts,) = self.pl.once("api:api_ingest_with_marks", encoded, marks, Var())
             sync_journal(self.home)
-            report.new = counts["new"]
-            report.unchanged = counts["unchanged"]
-            report.new_handles = [str(h) for h in counts["new_handles"]]
+            report.new += counts["new"]
+            report.unchanged += counts["unchanged"]
+            report.new_handles.extend(str(h) for h in counts["new_handles"])
         return report
 
     def _watermark(self, name: str) -> tuple[int, str] | None:
@@ -376,6 +382,24 @@ class _Parsed:
     evicted: int
     envelopes_stripped: int
     skipped: list[tuple[str, int, str]]
+
+
+#: Items per journal batch: large ingests are written in several fsynced batches of whole files.
+BATCH_ITEMS = 50_000
+
+
+def _file_batches(per_file: list[list[str]], limit: int) -> list[tuple[int, int]]:
+    """Split files into consecutive runs of about ``limit`` items (a file is never split)."""
+    batches: list[tuple[int, int]] = []
+    start, count = 0, 0
+    for i, items in enumerate(per_file):
+        if count and count + len(items) > limit:
+            batches.append((start, i))
+            start, count = i, 0
+        count += len(items)
+    if start < len(per_file):
+        batches.append((start, len(per_file)))
+    return batches
 
 
 #: Parse in worker processes once a batch is this large: below it, starting them costs more.
