@@ -11,16 +11,18 @@ Queries are agent goals written from the corpus's vocabulary by a separate seede
 identifiers with memory, like a real next goal. After ``--warmup`` hydrations, each query is
 hydrated once and timed (wall clock):
 
-* **total**: the ``Memory.hydrate`` call.
+* **total**: the ``Memory.hydrate`` call, wall clock and process CPU time.
 * **embed query**, **vector search**, **BM25**: the Python calls Prolog's jump makes, timed by
   wrapping the home's embedder, ``VectorStore.search`` and ``LexicalIndex.search``.
 * **render**: :func:`attention_cloud.hydration.build_frame` (receipt, text, receipt file).
-* **Prolog + bridge**: the rest of the ``api:api_hydrate`` call.
 
-The Prolog phases are split in a second pass over the same queries by a bench-only module that
-calls hydrate.pl's own phase predicates in hydrate's order (``jump_``, ``walk_``, ``fovea_``,
-``fit_``, ``breadcrumbs_``, ``render_fact_``), each timed with ``get_time/1``; it checks that the
-facts it ends with are those ``hydrate/3`` returns, and says so when they are not.
+The Prolog side is split in a second pass over the same queries by a bench-only module that runs
+``hydrate/3`` from its own clauses, read at run time with ``clause/2``: each goal of ``hydrate/3``
+and of ``hydrate_segment_/6`` is wrapped in a clock (``get_time/1`` and thread CPU time) and
+charged to its phase by predicate name: *plan* (plane, segment budgets), *jump* (nearest/4 and
+lexical/4 including the Python callbacks, fusion), *walk*, *select* (merge, fact cap), *fovea*,
+*budget* (demotion), *breadcrumbs*, *render* (fact terms), *other*. It follows hydrate.pl as it
+changes; the run checks that it returns the facts ``hydrate/3`` returns.
 
 Baseline in the same run: a plain flat faiss top-k (``IndexFlatIP``, k = 24, the jump's fetch)
 over the same vectors, query embedding included. Goals: p95 ≤ 25 ms at 100k, ≤ 80 ms at 1M.
@@ -47,59 +49,71 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from bench_env import (build_home, markdown_table, peak_rss_mb, percentile_ms, progress,  # noqa: E402
-                       rss_mb, run_header, timed, update_benchmarks)
+                       rss_mb, run_header, update_benchmarks)
 from gen_corpus import ERRORS, FEATURES, MODULES, PROJECTS, VERBS  # noqa: E402
 
 GOAL_P95_MS = {100_000: 25.0, 1_000_000: 80.0}
 FLAT_K = 24
 
-# Bench-only mirror of hydrate:hydrate_segment_/6 with a clock between phases.
+# Bench-only: hydrate/3 run from its own clauses with a clock around each goal (see module doc).
 PHASES_PL = r"""
-:- module(bench_hydrate_phases, [phase_times/5]).
-:- use_module(library(apply)).
+:- module(bench_hydrate_phases, [timed_hydrate/4]).
 :- use_module(library(lists)).
+:- dynamic acc_/3.
 
-%!  phase_times(+Goal, +Plane, +Budget, -Times, -FactIds) is det.
-%   Times: list of Phase-Seconds summed over the plane's segments; FactIds: the frame's facts.
-phase_times(Goal, Plane, Budget, Times, FactIds) :-
-    hydrate:plane_settings_(none, Plane, S0),
-    Settings = S0.put(_{ceiling: l0, rules: none, walk: S0.walk}),
-    hydrate:segment_budgets_(none, Plane, Budget, [], SegBudgets),
-    foldl(segment_(Goal, Settings), SegBudgets, [0,0,0,0,0,0]-[], Sums-Ids0),
-    Sums = [J, W, F, B, C, R],
-    Times = [jump-J, walk-W, fovea-F, budget-B, breadcrumbs-C, render-R],
-    reverse(Ids0, InOrder),
-    append(InOrder, FactIds).
+%!  timed_hydrate(+Goal, +Options, -Frame, -Times) is det.
+%   hydrate:hydrate/3 with each goal of its clause and of hydrate_segment_/6 timed; Times is a
+%   list of phase(Name, WallSeconds, CpuSeconds).
+timed_hydrate(Goal, Options, Frame, Times) :-
+    retractall(acc_(_, _, _)),
+    clause(hydrate:hydrate(Goal, Options, Frame), Body0), !,
+    instrument_(Body0, Body),
+    call(Body),
+    findall(phase(P, W, C), acc_(P, W, C), Times).
 
-segment_(Goal, Settings, Segment-Budget, Acc0-Ids0, Acc-[Ids|Ids0]) :-
-    get_time(T0),
-    hydrate:jump_(Goal, Segment, Settings.seeds, _Path, Seeds),
-    get_time(T1),
-    hydrate:walk_(Settings, Segment, Seeds, Expanded),
-    get_time(T2),
-    hydrate:merge_candidates_(Seeds, Expanded, Cands0),
-    hydrate:split_at_(Settings.fact_cap, Cands0, Cands, PastCap),
-    maplist(hydrate:fovea_(Settings.ceiling), Cands, Placed0),
-    exclude(==(none), Placed0, Placed),
-    get_time(T3),
-    Reserve is max(0, floor(Budget * Settings.breadcrumbs)),
-    FitBudget is Budget - Reserve,
-    hydrate:fit_(Placed, FitBudget, Kept, Dropped),
-    get_time(T4),
-    hydrate:used_tokens_(Kept, Used),
-    CrumbBudget is Budget - Used,
-    append(Dropped, PastCap, Outside),
-    hydrate:breadcrumbs_(Outside, Segment, Settings.ceiling, CrumbBudget, _Crumbs, _),
-    get_time(T5),
-    maplist(hydrate:render_fact_(Segment), Kept, Facts),
-    get_time(T6),
-    findall(Id, member(fact(Id, _, _, _, _, _, _, _, _, _), Facts), Ids),
-    Acc0 = [J0, W0, F0, B0, C0, R0],
-    J is J0 + T1 - T0, W is W0 + T2 - T1, F is F0 + T3 - T2,
-    B is B0 + T4 - T3, C is C0 + T5 - T4, R is R0 + T6 - T5,
-    Acc = [J, W, F, B, C, R].
+segment_(A, B, C, D, E, F) :-
+    clause(hydrate:hydrate_segment_(A, B, C, D, E, F), Body0), !,
+    instrument_(Body0, Body),
+    call(Body).
+
+instrument_((A0, B0), (A, B)) :- !,
+    instrument_(A0, A),
+    instrument_(B0, B).
+instrument_(foldl(Closure0, L, P, S0, S), hydrate:foldl(bench_hydrate_phases:Closure, L, P, S0, S)) :-
+    Closure0 =.. [hydrate_segment_|Args], !,
+    Closure =.. [segment_|Args].
+instrument_(G, bench_hydrate_phases:timed_(Phase, hydrate:G)) :-
+    goal_name_(G, Name),
+    (   phase_(Name, Phase) -> true ; Phase = other ).
+
+goal_name_(G, Name) :-
+    (   G =.. [Meta, Closure|_], memberchk(Meta, [maplist, foldl, exclude, include]), callable(Closure)
+    ->  functor(Closure, Name, _)
+    ;   functor(G, Name, _)
+    ).
+
+phase_(plane_settings_, plan).
+phase_(segment_budgets_, plan).
+phase_(jump_, jump).
+phase_(walk_, walk).
+phase_(merge_candidates_, select).
+phase_(split_at_, select).
+phase_(fovea_, fovea).
+phase_(fit_, budget).
+phase_(used_tokens_, budget).
+phase_(breadcrumbs_, breadcrumbs).
+phase_(render_fact_, render).
+
+timed_(Phase, G) :-
+    statistics(cputime, C0), get_time(W0),
+    call(G),
+    get_time(W1), statistics(cputime, C1),
+    (   retract(acc_(Phase, W2, C2)) -> true ; W2 = 0, C2 = 0 ),
+    W3 is W2 + W1 - W0, C3 is C2 + C1 - C0,
+    assertz(acc_(Phase, W3, C3)).
 """
-PHASES = ("jump", "walk", "fovea", "budget", "breadcrumbs", "render")
+PHASES = ("plan", "jump", "walk", "select", "fovea", "budget", "breadcrumbs", "render", "other")
+PARTS = ("embed", "vector", "bm25", "render")
 
 
 def agent_goals(count: int, seed: int) -> list[str]:
@@ -120,35 +134,40 @@ def agent_goals(count: int, seed: int) -> list[str]:
     return [rng.choice(templates)() for _ in range(count)]
 
 
+def clocked(fn: Any, sink: list[tuple[float, float]]) -> Any:
+    """``fn`` wrapped so that each call's (wall, CPU) seconds are appended to ``sink``."""
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            sink.append((time.perf_counter() - wall, time.process_time() - cpu))
+
+    return wrapper
+
+
 class TimedEmbedder:
     """Stands in for the home's embedder and times each ``embed`` call."""
 
-    def __init__(self, inner: Any, sink: list[float]) -> None:
-        self.inner, self.id, self.dim, self.sink = inner, inner.id, inner.dim, sink
-
-    def embed(self, texts: list[str], *, batch_size: int = 64) -> np.ndarray:
-        start = time.perf_counter()
-        try:
-            return self.inner.embed(texts, batch_size=batch_size)
-        finally:
-            self.sink.append(time.perf_counter() - start)
+    def __init__(self, inner: Any, sink: list[tuple[float, float]]) -> None:
+        self.inner, self.id, self.dim = inner, inner.id, inner.dim
+        self.embed = clocked(inner.embed, sink)
 
 
 @dataclass
 class Sample:
-    """Per-query seconds of each part (lists aligned by query)."""
+    """Per-query seconds (lists aligned by query); ``wall`` and ``cpu`` keyed by part."""
 
     total: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
-    embed: list[float] = field(default_factory=list)
-    vector: list[float] = field(default_factory=list)
-    bm25: list[float] = field(default_factory=list)
-    render: list[float] = field(default_factory=list)
-    phases: dict[str, list[float]] = field(default_factory=lambda: {p: [] for p in PHASES})
+    parts: dict[str, dict[str, list[float]]] = field(
+        default_factory=lambda: {c: {p: [] for p in PARTS} for c in ("wall", "cpu")})
+    phases: dict[str, dict[str, list[float]]] = field(
+        default_factory=lambda: {c: {p: [] for p in PHASES} for c in ("wall", "cpu")})
     flat: list[float] = field(default_factory=list)
     facts: list[int] = field(default_factory=list)
     spent: list[int] = field(default_factory=list)
-    mirror_ok: bool = True
+    phases_match: bool = True
     paths: set[str] = field(default_factory=set)
 
 
@@ -176,12 +195,12 @@ def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Nam
     open_s = time.perf_counter() - started
     jump = mem.jump
     s = Sample()
-    per_call: dict[str, list[float]] = {"embed": [], "vector": [], "bm25": [], "render": []}
+    per_call: dict[str, list[tuple[float, float]]] = {part: [] for part in PARTS}
     jump._embedder = TimedEmbedder(jump.embedder, per_call["embed"])
-    jump.vectors.search = timed(jump.vectors.search, per_call["vector"])
-    jump.lexical.search = timed(jump.lexical.search, per_call["bm25"])
+    jump.vectors.search = clocked(jump.vectors.search, per_call["vector"])
+    jump.lexical.search = clocked(jump.lexical.search, per_call["bm25"])
     original_build = hydration.build_frame
-    hydration.build_frame = timed(original_build, per_call["render"])
+    hydration.build_frame = clocked(original_build, per_call["render"])
     index_kind = str(jump.vectors.wait_for_index())
     try:
         progress(f"{items} {embedder}: warm-up ({args.warmup})")
@@ -195,10 +214,9 @@ def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Nam
             frame = mem.hydrate(goal, budget=args.budget, plane=args.plane)
             s.total.append(time.perf_counter() - started)
             s.cpu.append(time.process_time() - cpu_started)
-            s.embed.append(sum(per_call["embed"]))
-            s.vector.append(sum(per_call["vector"]))
-            s.bm25.append(sum(per_call["bm25"]))
-            s.render.append(sum(per_call["render"]))
+            for part, calls in per_call.items():
+                s.parts["wall"][part].append(sum(w for w, _ in calls))
+                s.parts["cpu"][part].append(sum(c for _, c in calls))
             s.facts.append(len(frame.facts))
             s.spent.append(frame.receipt["budget"]["spent"])
             s.paths.add(frame.receipt["path"])
@@ -217,7 +235,7 @@ def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Nam
 
 
 def phase_pass(mem: Any, goals: list[str], args: argparse.Namespace, s: Sample) -> None:
-    """Time hydrate.pl's phases per query; check the mirror against hydrate/3's facts."""
+    """Time hydrate.pl's phases per query (instrumented clauses); check the facts match."""
     from attention_cloud.bridge import Atom, Var
 
     if mem.pl.once("user:current_module", Atom("bench_hydrate_phases")) is None:
@@ -227,14 +245,17 @@ def phase_pass(mem: Any, goals: list[str], args: argparse.Namespace, s: Sample) 
             mem.pl.consult(fh.name)
         finally:
             os.unlink(fh.name)
+    options = {"budget": args.budget, "plane": Atom(args.plane), "ceiling": Atom("l0"), "segments": []}
     for goal in goals:
-        (times, ids) = mem.pl.once("bench_hydrate_phases:phase_times", goal, Atom(args.plane),
-                                   args.budget, Var(), Var())
-        for pair in times:
-            s.phases[str(pair.args[0])].append(float(pair.args[1]))
+        (frame, times) = mem.pl.once("bench_hydrate_phases:timed_hydrate", goal, options, Var(), Var())
+        seen = {str(t.args[0]): (float(t.args[1]), float(t.args[2])) for t in times}
+        for phase in PHASES:
+            wall, cpu = seen.get(phase, (0.0, 0.0))
+            s.phases["wall"][phase].append(wall)
+            s.phases["cpu"][phase].append(cpu)
         if goal is goals[0]:
-            frame = mem.hydrate(goal, budget=args.budget, plane=args.plane)
-            s.mirror_ok = [f.handle for f in frame.facts] == [str(i) for i in ids]
+            reference = mem.hydrate(goal, budget=args.budget, plane=args.plane)
+            s.phases_match = [str(f.args[0]) for f in frame.args[1]] == [f.handle for f in reference.facts]
 
 
 def flat_pass(jump: Any, goals: list[str], s: Sample) -> None:
@@ -278,14 +299,17 @@ def report(results: list[SizeResult], args: argparse.Namespace) -> str:
     rows = []
     for r in results:
         s = r.sample
-        prolog = [t - e - v - b - rd for t, e, v, b, rd in zip(s.total, s.embed, s.vector, s.bm25, s.render)]
-        rows.append([r.label, p(s.total, 50), p(s.embed, 50), p(s.vector, 50), p(s.bm25, 50),
-                     p(prolog, 50), p(s.render, 50)]
-                    + [p(s.phases[ph], 50) for ph in PHASES]
-                    + ["yes" if s.mirror_ok else "**no**"])
+        for clock, totals in (("wall", s.total), ("cpu", s.cpu)):
+            parts = s.parts[clock]
+            rest = [t - sum(parts[part][i] for part in PARTS) for i, t in enumerate(totals)]
+            rows.append([r.label, clock.upper() if clock == "cpu" else clock, p(totals, 50)]
+                        + [p(parts[part], 50) for part in PARTS] + [p(rest, 50)]
+                        + [p(s.phases[clock][ph], 50) for ph in PHASES]
+                        + ["yes" if s.phases_match else "**no**"])
     breakdown = markdown_table(
-        ["home", "total", "embed query", "vector search", "BM25", "Prolog + bridge", "render (Python)"]
-        + [f"Prolog: {ph}" for ph in PHASES] + ["phases match hydrate/3"], rows)
+        ["home", "clock", "total", "embed query", "vector search", "BM25", "render (Python)",
+         "Prolog + bridge (rest)"] + [f"Prolog: {ph}" for ph in PHASES] + ["same facts as hydrate/3"],
+        rows)
     rows = []
     for r in results:
         b = r.build
@@ -302,11 +326,12 @@ def report(results: list[SizeResult], args: argparse.Namespace) -> str:
             f"{args.plane}, after {args.warmup} warm-up hydrations; OpenBLAS threads: {blas}. *CPU* is the "
             "process CPU time of each call (all its threads): on a busy shared machine wall time "
             "includes waiting for a core, CPU time does not (but counts BLAS threads spinning).\n\n"
-            "Breakdown, p50 ms per query (each column is its own median, so they need not add up). "
-            "Embed, vector search, BM25 and render are the Python calls made during "
+            "Breakdown, p50 ms per query, wall and CPU (each column is its own median, so they need "
+            "not add up). Embed, vector search, BM25 and render are the Python calls made during "
             "`Memory.hydrate`; *Prolog + bridge* is the rest of the call. The *Prolog:* columns come "
-            "from a second pass calling hydrate.pl's phase predicates one by one (jump includes "
-            "the Python callbacks and the fusion).\n\n" + breakdown + "\n" + "Homes (built once, "
+            "from a second pass running hydrate/3's own clauses with a clock around each goal "
+            "(*jump* includes the Python callbacks and the fusion; *plan* is the plane and segment "
+            "budgets).\n\n" + breakdown + "\n" + "Homes (built once, "
             "cached; curation with one BLAS thread):\n\n" + homes)
 
 
