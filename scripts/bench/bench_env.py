@@ -273,10 +273,12 @@ def build_home(items: int, *, seed: int = 1, embedder: str = "hash", curate: boo
 
 
 # -- BENCHMARKS.md --------------------------------------------------------------------------------
-def update_benchmarks(section: str, subsection: str, body: str, path: Path = BENCHMARKS_MD) -> None:
+def update_benchmarks(section: str, subsection: str, body: str, path: Path = BENCHMARKS_MD, *,
+                      first: bool = False) -> None:
     """Replace (or add) ``### subsection`` inside ``## section`` of BENCHMARKS.md with ``body``.
 
-    Other sections, including those other benchmarks write, are kept as they are.
+    A new subsection goes to the end of its section, or to its start with ``first``. Other
+    sections, including those other benchmarks write, are kept as they are.
     """
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
     lines = text.splitlines()
@@ -287,7 +289,9 @@ def update_benchmarks(section: str, subsection: str, body: str, path: Path = BEN
     sec_end = _next_heading(lines, sec + 1, ("## ",))
     sub = _find_heading(lines, "### " + subsection, sec + 1, sec_end)
     block = ["### " + subsection, "", *body.rstrip("\n").splitlines(), ""]
-    if sub is None:
+    if sub is None and first:
+        lines[sec + 1:sec + 1] = ["", *block[:-1]]
+    elif sub is None:
         insert_at = sec_end
         while insert_at > sec + 1 and not lines[insert_at - 1].strip():
             insert_at -= 1
@@ -295,6 +299,23 @@ def update_benchmarks(section: str, subsection: str, body: str, path: Path = BEN
     else:
         sub_end = _next_heading(lines, sub + 1, ("## ", "### "))
         lines[sub:sub_end] = block
+    path.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
+
+
+def order_subsections(section: str, names: Sequence[str], path: Path = BENCHMARKS_MD) -> None:
+    """Put the named ``### `` subsections of ``## section`` first, in this order."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    sec = _find_heading(lines, "## " + section, 0, len(lines))
+    if sec is None:
+        return
+    sec_end = _next_heading(lines, sec + 1, ("## ",))
+    body = lines[sec + 1:sec_end]
+    starts = [i for i, line in enumerate(body) if line.startswith("### ")] + [len(body)]
+    head, blocks = body[:starts[0]], {}
+    for a, b in zip(starts, starts[1:]):
+        blocks[body[a][4:].strip()] = body[a:b]
+    ordered = [n for n in names if n in blocks] + [n for n in blocks if n not in names]
+    lines[sec + 1:sec_end] = head + [line for n in ordered for line in blocks[n]]
     path.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
 
 
