@@ -155,7 +155,7 @@ segment_budgets_(Module, Plane, Total, Overrides, SegBudgets) :-
 plane_share_(Module, Plane, Overrides, S, Share) :-
     plane_segment_(Module, Plane, S0, Share),
     (   S0 == '*'
-    ->  distinct(S, item_segment(_, S)),
+    ->  journal_segment(S),
         \+ plane_segment_(Module, Plane, S, _)
     ;   S = S0
     ),

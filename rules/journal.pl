@@ -20,7 +20,8 @@
             journal_expire_text/2,      % +Before, -Count
             journal_watermark/3,        % ?Source, ?Size, ?Digest
             journal_set_watermark/3,    % +Source, +Size, +Digest
-            journal_stats/1             % -Stats
+            journal_stats/1,            % -Stats
+            journal_segment/1           % ?Segment
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -48,7 +49,8 @@ Only this module changes these facts, always through the durable store.
     text_/2,        % Handle, L0Text
     relation_/3,    % Subject, Predicate, Object
     tombstone_/3,   % Handle, Time, Reason
-    watermark_/3.   % SourceName, Size, Digest
+    watermark_/3,   % SourceName, Size, Digest
+    segment_/1.     % Segment that has (had) items: lets hydration list segments without a scan
 
 :- multifile store:durable_predicate/1.
 store:durable_predicate(journal:item_/10).
@@ -56,6 +58,7 @@ store:durable_predicate(journal:text_/2).
 store:durable_predicate(journal:relation_/3).
 store:durable_predicate(journal:tombstone_/3).
 store:durable_predicate(journal:watermark_/3).
+store:durable_predicate(journal:segment_/1).
 
 		 /*******************************
 		 *      QUERY VOCABULARY        *
@@ -153,6 +156,7 @@ add_item_(Item, Hs0-U0, Hs-U) :-
     ->  Hs = Hs0, U is U0 + 1
     ;   atom_string(SesA, Ses),
         durable_assert(journal:item_(H, Src, SesA, Seq, K, R, G, T, Seg, P)),
+        (   segment_(Seg) -> true ; durable_assert(journal:segment_(Seg)) ),
         durable_assert(journal:text_(H, Text)),
         forall(member(rel(S, Pr, O), Rels), journal_add_relation(S, Pr, O)),
         Hs = [H|Hs0], U = U0
@@ -246,6 +250,16 @@ journal_set_watermark(Source, Size, Digest) :-
     must_be(nonneg, Size),
     durable_retract(journal:watermark_(Source, _, _)),
     durable_assert(journal:watermark_(Source, Size, Digest)).
+
+%!  journal_segment(?Segment) is nondet.
+%   Segment holds live items. Reads a registry kept at ingest time (homes written before it
+%   existed fall back to a scan).
+journal_segment(S) :-
+    (   segment_(_)
+    ->  segment_(S),
+        once(item_segment(_, S))
+    ;   distinct(S, item_segment(_, S))
+    ).
 
 %!  journal_stats(-Stats:dict) is det.
 %   Counts of items, live items, tombstones, relations, sessions and items per kind.
