@@ -211,11 +211,12 @@ def report(runs: list[IngestRun]) -> str:
          "parse only items/CPU-s", "ingest items/CPU-s", "ingest / parse (CPU)", "ingest s", "of which waiting for parse s", "Prolog batch s",
          "fsync s", "other s", "CPU s", "of which parse workers CPU s", "CPU/wall", "re-ingest unchanged s", "journal MB", "RSS after MB",
          f"goal ≥ {GOAL_ITEMS_PER_S:,}/s"], rows)
-    notes = ("Ingest is one `Memory.ingest([corpus_dir])` call into a fresh home (parse, then one "
-             "Prolog batch, then fsync; all wall-clock seconds). *Waiting for parse* is the time the "
-             "call waited on the parser (worker processes for large batches); *Prolog batch* is the "
-             "`api:api_ingest_with_marks` call: transfer through the bridge, upserts, journal "
-             "writes; *other* is file digests and watermark lookups. *CPU s* counts this process "
+    notes = ("Ingest is one `Memory.ingest([corpus_dir])` call into a fresh home (all files parsed, "
+             "then written as Prolog batches of whole files, each fsynced; all wall-clock seconds). "
+             "*Waiting for parse* is the time the call waited on the parser (worker processes for "
+             "large batches); *Prolog batch* is the `api:api_ingest_with_marks` calls: transfer "
+             "through the bridge, upserts, journal writes; *other* is file digests and watermark "
+             "lookups. *CPU s* counts this process "
              "and its parse workers. *Items/CPU-s* divides by that CPU time instead of wall time: "
              "on a shared machine (CPU/wall well below 1) it does not depend on the neighbours, "
              "but with parse workers it is the total work, not the elapsed time on two cores.\n")
