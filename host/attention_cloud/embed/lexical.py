@@ -32,6 +32,7 @@ import numpy as np
 from attention_cloud.errors import UsageError
 
 from ..home import fsync_path
+from .meta_columns import MetaColumns
 from .terms import lexical_terms
 
 __all__ = ["LexicalIndex"]
@@ -51,6 +52,9 @@ class LexicalIndex:
         self._slot_keys: list[str | None] = []  # slot -> key (None: free)
         self._free_slots: list[int] = []
         self._lengths = np.zeros(0, dtype=np.float64)  # slot -> document length in terms
+        self._live = np.zeros(0, dtype=bool)  # slot -> holds a document
+        self._columns = MetaColumns()  # meta as code columns by slot, for filter_meta
+        self._norms: np.ndarray | None = None  # BM25 length norms by slot; None: stale
         self._postings: dict[str, dict[int, int]] = {}  # term -> slot -> count
         self._compiled: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # term -> (slots, counts)
         self._total_len = 0
@@ -150,10 +154,13 @@ class LexicalIndex:
             slot = len(self._slot_keys)
             self._slot_keys.append(key)
             if slot >= len(self._lengths):
-                grown = np.zeros(max(1024, 2 * len(self._lengths)), dtype=np.float64)
-                grown[: len(self._lengths)] = self._lengths
-                self._lengths = grown
+                capacity = max(1024, 2 * len(self._lengths))
+                self._lengths = np.concatenate([self._lengths, np.zeros(capacity - len(self._lengths))])
+                self._live = np.concatenate([self._live, np.zeros(capacity - len(self._live), dtype=bool)])
         self._slot_of[key] = slot
+        self._live[slot] = True
+        self._columns.set(slot, meta)
+        self._norms = None
         length = sum(terms.values())
         self._lengths[slot] = length
         self._total_len += length
@@ -168,9 +175,11 @@ class LexicalIndex:
         slot = self._slot_of.pop(key)
         self._total_len -= int(self._lengths[slot])
         self._lengths[slot] = 0
+        self._live[slot] = False
         self._slot_keys[slot] = None
         self._free_slots.append(slot)
-        self._doc_meta.pop(key, None)
+        self._columns.clear(slot, list(self._doc_meta.pop(key, None) or ()))
+        self._norms = None
         for term in terms:
             posting = self._postings[term]
             del posting[slot]
@@ -228,17 +237,6 @@ class LexicalIndex:
             raise KeyError(key)
         return dict(self._doc_meta.get(key, {}))
 
-    def _meta_matches(self, key: str, filter_meta: Mapping[str, Any]) -> bool:
-        meta = self._doc_meta.get(key, {})
-        for field, wanted in filter_meta.items():
-            if field not in meta:
-                return False
-            options = wanted if isinstance(wanted, (list, tuple, set, frozenset)) else (wanted,)
-            # compare as JSON so that 1, "1" and true stay distinct, as in VectorStore
-            if json.dumps(meta[field]) not in {json.dumps(option) for option in options}:
-                return False
-        return True
-
     # ------------------------------------------------------------------ search
 
     def idf(self, term: str) -> float:
@@ -258,19 +256,25 @@ class LexicalIndex:
             self._compiled[term] = compiled
         return compiled
 
-    def _slot_scores(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """(slots, scores) of every document sharing a term with ``text``."""
+    def _slot_scores(self, text: str, filter_meta: Mapping[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(slots, scores) of every document sharing a term with ``text`` (and matching
+        ``filter_meta``)."""
         query = Counter(term for term in lexical_terms(text) if term in self._postings)
         if not query or not self._doc_terms:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        average = self._total_len / len(self._doc_terms) or 1.0
-        k1, b = self.k1, self.b
-        norms = k1 * (1.0 - b + b * self._lengths[: len(self._slot_keys)] / average)
-        totals = np.zeros(len(self._slot_keys))
+        slots_used = len(self._slot_keys)
+        if self._norms is None or len(self._norms) != slots_used:
+            average = self._total_len / len(self._doc_terms) or 1.0
+            self._norms = self.k1 * (1.0 - self.b + self.b * self._lengths[:slots_used] / average)
+        norms, k1 = self._norms, self.k1
+        totals = np.zeros(slots_used)
         for term, query_count in query.items():
             slots, counts = self._posting_arrays(term)
             weight = self.idf(term) * query_count
             totals[slots] += weight * counts * (k1 + 1.0) / (counts + norms[slots])
+        if filter_meta:
+            mask, _ = self._columns.mask(filter_meta, self._live[:slots_used])
+            totals[~mask] = 0.0
         matched = np.flatnonzero(totals)
         return matched, totals[matched]
 
@@ -294,16 +298,14 @@ class LexicalIndex:
         """
         if k <= 0:
             return []
-        slots, values = self._slot_scores(text)
-        if not filter_meta and allow is None and len(values) > k:
+        slots, values = self._slot_scores(text, filter_meta)
+        if allow is None and len(values) > k:
             # keep the k best and everything tied with the k-th, then order those exactly
             kth = np.partition(values, len(values) - k)[len(values) - k]
             keep = values >= kth
             slots, values = slots[keep], values[keep]
         keys = self._slot_keys
         items: Iterable[tuple[str, float]] = [(keys[slot], score) for slot, score in zip(slots.tolist(), values.tolist())]
-        if filter_meta:
-            items = [item for item in items if self._meta_matches(item[0], filter_meta)]
         if allow is not None:
             items = [item for item in items if allow(item[0])]
         return heapq.nsmallest(k, items, key=lambda item: (-item[1], item[0]))

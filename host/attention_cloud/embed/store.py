@@ -39,7 +39,6 @@ import json
 import math
 import os
 import threading
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -49,6 +48,7 @@ import numpy as np
 from attention_cloud.errors import EmbeddingError, HomeError, UsageError
 
 from ..home import fsync_path
+from .meta_columns import MetaColumns
 from .faiss_index import (
     IndexPolicy,
     add_to_index,
@@ -89,20 +89,6 @@ def _write_json_atomically(path: Path, payload: dict) -> None:
     fsync_path(path.parent)
 
 
-@lru_cache(maxsize=4096)
-def _scalar_code_key(kind: type, value: Any) -> str:
-    return json.dumps(value)
-
-
-def _meta_code_key(value: Any) -> str:
-    # JSON text tells 1 from "1" from true, which plain dict keys would merge; cached because
-    # replaying a large store meets the same few segment / level / kind values millions of times.
-    try:
-        return _scalar_code_key(type(value), value)
-    except TypeError:  # unhashable (a list given as a filter value): not cacheable
-        return json.dumps(value, sort_keys=True)
-
-
 class VectorStore:
     """Vectors by key with upsert, removal, filtered top-k search and crash-safe persistence.
 
@@ -130,10 +116,8 @@ class VectorStore:
         self._capacity = 0
         self._live = np.zeros(0, dtype=bool)  # by row id
         self._position = np.zeros(0, dtype=np.int64)  # row id -> row in the vector log
-        self._codes: dict[str, np.ndarray] = {}  # meta field -> value code by row id (-1: absent)
-        self._values: dict[str, dict[str, int]] = {}  # meta field -> value key -> code
-        self._version = 0
-        self._mask_cache: dict[Any, tuple[int, np.ndarray, np.ndarray, int]] = {}
+        self._columns = MetaColumns()  # meta fields as code columns by row id, for filters
+        self._bits_cache: dict[int, tuple[int, np.ndarray, np.ndarray]] = {}  # id(mask) -> bitmap
         self._mapped: np.ndarray | None = None
         self._vector_log = None
         self._key_log = None
@@ -271,10 +255,7 @@ class VectorStore:
         live[: self._capacity] = self._live
         position = np.full(capacity, -1, dtype=np.int64)
         position[: self._capacity] = self._position
-        for field, codes in self._codes.items():
-            grown = np.full(capacity, -1, dtype=np.int32)
-            grown[: self._capacity] = codes
-            self._codes[field] = grown
+        self._columns.grow(capacity)
         self._live, self._position, self._capacity = live, position, capacity
 
     def _remember(self, key: str, row_id: int, position: int, meta: Mapping[str, Any]) -> None:
@@ -286,14 +267,7 @@ class VectorStore:
         self._position[row_id] = position
         if meta:
             self._meta[row_id] = dict(meta)
-            for field, value in meta.items():
-                values = self._values.setdefault(field, {})
-                code = values.setdefault(_meta_code_key(value), len(values))
-                codes = self._codes.get(field)
-                if codes is None:
-                    codes = self._codes[field] = np.full(self._capacity, -1, dtype=np.int32)
-                codes[row_id] = code
-        self._version += 1
+        self._columns.set(row_id, meta)
 
     def _forget(self, key: str) -> bool:
         row_id = self._row_of.pop(key, None)
@@ -302,12 +276,9 @@ class VectorStore:
         del self._key_of[row_id]
         self._live[row_id] = False
         meta = self._meta.pop(row_id, None)
-        if meta:
-            for field in meta:
-                self._codes[field][row_id] = -1
+        self._columns.clear(row_id, list(meta) if meta else [])
         if self._index is not None:
             self._index_dead += 1
-        self._version += 1
         return True
 
     def _matrix(self) -> np.ndarray:
@@ -498,34 +469,16 @@ class VectorStore:
 
     def _candidates(self, filter_meta: Mapping[str, Any] | None) -> tuple[np.ndarray | None, np.ndarray | None, int]:
         """(mask by row id or None for "every live row", packed bitmap or None, candidate count)."""
-        live_count = len(self._row_of)
-        if not filter_meta:
-            if self._index_dead == 0:
-                return None, None, live_count
-            cache_key: Any = ()
-        else:
-            cache_key = tuple(
-                sorted((f, tuple(sorted(map(_meta_code_key, v))) if isinstance(v, (list, tuple, set, frozenset)) else (_meta_code_key(v),))
-                       for f, v in filter_meta.items())
-            )
-        cached = self._mask_cache.get(cache_key)
-        if cached is not None and cached[0] == self._version:
-            return cached[1], cached[2], cached[3]
-        mask = self._live[: self._next_id].copy()
-        for field, wanted in (cache_key if filter_meta else ()):
-            codes = self._codes.get(field)
-            values = self._values.get(field, {})
-            wanted_codes = [values[w] for w in wanted if w in values]
-            if codes is None or not wanted_codes:
-                mask[:] = False
-                break
-            mask &= np.isin(codes[: self._next_id], wanted_codes)
-        bits = np.packbits(mask, bitorder="little")
-        count = int(mask.sum())
-        if len(self._mask_cache) > 64:
-            self._mask_cache.clear()
-        self._mask_cache[cache_key] = (self._version, mask, bits, count)
-        return mask, bits, count
+        if not filter_meta and self._index_dead == 0:
+            return None, None, len(self._row_of)
+        mask, count = self._columns.mask(filter_meta, self._live[: self._next_id])
+        cached = self._bits_cache.get(id(mask))
+        if cached is None or cached[1] is not mask or cached[0] != self._columns.version:
+            if len(self._bits_cache) > 64:
+                self._bits_cache.clear()
+            cached = self._bits_cache[id(mask)] = (self._columns.version, mask,
+                                                   np.packbits(mask, bitorder="little"))
+        return mask, cached[2], count
 
     def _exact(self, queries: np.ndarray, ids: np.ndarray, fetch: int) -> list[list[tuple[int, float]]]:
         scores = self._vectors_of_ids(ids) @ queries.T  # (candidates, queries)
