@@ -420,17 +420,20 @@ user_walk_(Module, Name, Segment, Seeds, Expanded) :-
           throw(error(walk_rule_failed(Name, E), _))),
     best_per_id_(Found0, Expanded).
 
-% Seeds first, then what the walk found (best first), then the reserve of further hits.
+% Seeds first, then what the walk found and the reserve of further hits, best first: a walk
+% neighbour carries its seed's score times the strength of the link, so a strongly relevant
+% reserve hit outranks a weakly linked neighbour and the reverse.
 merge_candidates_(Seeds, Expanded, Reserve0, Candidates) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds),
-    exclude(candidate_in_(SeedIds), Expanded, Rest0),
+    exclude(candidate_in_(SeedIds), Expanded, Walked),
+    findall(Id, member(c(Id, _, _, _, _), Walked), WalkIds),
+    append(SeedIds, WalkIds, Taken),
+    exclude(candidate_in_(Taken), Reserve0, Reserve),
+    append(Walked, Reserve, Rest0),
     findall(NS-C, ( member(C, Rest0), C = c(_, S, _, _, _), NS is -S ), Keyed),
     keysort(Keyed, Sorted),
     pairs_values(Sorted, Rest),
-    findall(Id, member(c(Id, _, _, _, _), Rest), WalkIds),
-    append(SeedIds, WalkIds, Taken),
-    exclude(candidate_in_(Taken), Reserve0, Reserve),
-    append([Seeds, Rest, Reserve], Candidates).
+    append(Seeds, Rest, Candidates).
 
 candidate_in_(Ids, c(Id, _, _, _, _)) :-
     memberchk(Id, Ids).
@@ -501,20 +504,35 @@ used_tokens_(Placed, Used) :-
 add_tokens_(p(_, _, T, _), A0, A) :-
     A is A0 + T.
 
-% Demote the fact whose next rung gives up the least relevance per token saved: long, weakly
-% relevant facts shrink first, short relevant ones keep their detail.
+% Demote the fact whose next rung gives up the least value per token saved. A fact's value is
+% its relevance relative to the frame's best, cubed (a fact half as relevant as the best is worth
+% an eighth as much), times the fidelity of its rung (level_fidelity_/2). So the least relevant
+% facts shrink first, all the way to their skeleton, and the best ones keep their verbatim text
+% for as long as anything weaker can still give way.
 demote_one_(Placed, Out) :-
+    aggregate_all(max(S), member(p(c(_, S, _, _, _), _, _, _), Placed), Best0),
+    Best is max(Best0, 1.0e-9),
     findall(Key-I-L1-T1,
             ( nth0(I, Placed, p(c(Id, S, _, _, _), L, T, Ls)),
               lower_level_(Ls, L, L1),
               fact_tokens_(Id, L1, T1),
               Saved is max(1, T - T1),
-              Key is S / Saved ),
+              level_fidelity_(L, F0),
+              level_fidelity_(L1, F1),
+              Weight is (max(S, 0.0) / Best) ** 3,
+              Key is Weight * (F0 - F1) / Saved ),
             Demotable),
     Demotable \== [],
     keysort(Demotable, [_-I-L1-T1|_]),
     nth0(I, Placed, p(C, _, _, Ls), Rest),
     nth0(I, Out, p(C, L1, T1, Ls), Rest).
+
+% How much of what a record says each rung carries: the verbatim text all of it, a one-sentence
+% summary well under half, the distillation and the skeleton little more than a pointer.
+level_fidelity_(l0, 1.0).
+level_fidelity_(l1, 0.4).
+level_fidelity_(l2, 0.15).
+level_fidelity_(l3, 0.05).
 
 lower_level_(Levels, Level, Lower) :-
     level_rank(Level, R),
