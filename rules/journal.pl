@@ -136,13 +136,16 @@ live_(H, Src, Ses, Seq, K, R, G, T, Seg, P) :-
 %   journal are left alone. Counts is _{new: N, unchanged: U, new_handles: Hs}. The caller commits.
 %   @error type_error if an item is malformed (nothing of the batch is kept: the caller aborts).
 
-journal_add_items(Items, _{new: New, unchanged: Unchanged, new_handles: Handles}) :-
+journal_add_items(Items, Counts) :-
     must_be(list, Items),
-    foldl(add_item_, Items, []-0, Handles0-Unchanged),
-    reverse(Handles0, Handles),
-    length(Handles, New).
+    foldl(add_term_, Items, []-0, Added),
+    counts_(Added, Counts).
 
-add_item_(Item, Hs0-U0, Hs-U) :-
+add_term_(Item0, Added0, Added) :-
+    checked_item_(Item0, Item),
+    add_item_(Item, _Wire, Added0, Added).
+
+checked_item_(Item, item(H, Src, SesA, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
     (   Item = item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)
     ->  true
     ;   type_error(journal_item, Item)
@@ -152,54 +155,132 @@ add_item_(Item, Hs0-U0, Hs-U) :-
     maplist(must_be(atom), [Src, K, R, Seg]),
     maplist(must_be(string), [G, T, P, Text]),
     must_be(list, Rels),
-    (   item_(H, _, _, _, _, _, _, _, _, _)
-    ->  Hs = Hs0, U is U0 + 1
-    ;   atom_string(SesA, Ses),
-        durable_assert(journal:item_(H, Src, SesA, Seq, K, R, G, T, Seg, P)),
-        (   segment_(Seg) -> true ; durable_assert(journal:segment_(Seg)) ),
-        durable_assert(journal:text_(H, Text)),
-        forall(member(rel(S, Pr, O), Rels), journal_add_relation(S, Pr, O)),
-        Hs = [H|Hs0], U = U0
-    ).
+    atom_string(SesA, Ses).
 
 %!  journal_add_encoded(+Strings:list(string), -Counts:dict) is det.
 %
 %   As journal_add_items/2, for items in the host's batch wire format (see
-%   attention_cloud/wire.py): each string holds the fields, each prefixed by its length as nine
-%   digits. Fields are cut out by length, never parsed as Prolog.
+%   attention_cloud/wire.py): each string starts with a separator character that occurs in none
+%   of its fields, followed by the fields, each preceded by that separator. Fields are cut out
+%   with split_string/4, never parsed as Prolog.
 %   @error syntax_error(bad_wire_item) on a malformed string.
 
 journal_add_encoded(Strings, Counts) :-
     must_be(list(string), Strings),
-    maplist(decode_item_, Strings, Items),
-    journal_add_items(Items, Counts).
+    foldl(add_wire_, Strings, []-0, Added),
+    counts_(Added, Counts).
 
-decode_item_(S, item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
-    string_length(S, Len),
-    (   wire_fields_(S, 0, Len, [HS, SrcS, Ses, SeqS, KS, RS, G, T, SegS, P, Text, NS|RelFields]),
-        number_string(Seq, SeqS),
-        number_string(N, NS),
-        length(RelFields, RL), RL =:= 3 * N
-    ->  maplist(atom_string, [H, Src, K, R, Seg], [HS, SrcS, KS, RS, SegS]),
-        wire_relations_(RelFields, Rels)
-    ;   syntax_error(bad_wire_item)
+add_wire_(Wire, Added0, Added) :-
+    wire_item_(Wire, Item),
+    add_item_(Item, Wire, Added0, Added).
+
+counts_(Handles0-Unchanged, _{new: New, unchanged: Unchanged, new_handles: Handles}) :-
+    reverse(Handles0, Handles),
+    length(Handles, New).
+
+add_item_(Item, Wire, Hs0-U0, Hs-U) :-
+    arg(1, Item, H),
+    (   item_(H, _, _, _, _, _, _, _, _, _)
+    ->  Hs = Hs0, U is U0 + 1
+    ;   add_new_item_(Item, Wire),
+        Hs = [H|Hs0], U = U0
     ).
 
-wire_fields_(_, Len, Len, []) :- !.
-wire_fields_(S, At, Len, [F|Fs]) :-
-    At + 9 =< Len,
-    sub_string(S, At, 9, _, NS),
-    number_string(N, NS),
-    B is At + 9,
-    B + N =< Len,
-    sub_string(S, B, N, _, F),
-    Next is B + N,
-    wire_fields_(S, Next, Len, Fs).
+% A new item whose facts are all new too (the usual case) is logged as ONE journal record, its
+% wire string, instead of a term per fact; its undo removes its facts by handle. Anything else
+% (leftover text or relations under that handle, a relation about another subject, a
+% non-atom field) goes fact by fact, so replay always rebuilds exactly these facts.
+add_new_item_(Item, Wire) :-
+    Item = item(H, _, _, _, _, _, _, _, Seg, _, _, Rels),
+    (   segment_(Seg) -> true ; durable_assert(journal:segment_(Seg)) ),
+    (   record_item_(H, Rels)
+    ->  (   var(Wire) -> item_wire_(Item, Wire) ; true ),
+        durable_undo(journal:unadd_item_(H)),
+        assert_item_(Item, _),
+        durable_record(journal:item, Wire)
+    ;   add_item_facts_(Item)
+    ).
+
+record_item_(H, Rels) :-
+    \+ text_(H, _),
+    \+ relation_(H, _, _),
+    own_links_(Rels, H).
+
+own_links_([], _).
+own_links_([rel(S, P, O)|Rels], H) :-
+    S == H, atom(P), atom(O),
+    own_links_(Rels, H).
+
+% The facts of a new item; Facts is how many (the count replay reports).
+assert_item_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels), Facts) :-
+    assertz(item_(H, Src, Ses, Seq, K, R, G, T, Seg, P)),
+    assertz(text_(H, Text)),
+    distinct_links_(Rels, Unique),
+    forall(member(rel(S, Pr, O), Unique), assertz(relation_(S, Pr, O))),
+    length(Unique, N),
+    Facts is N + 2.
+
+% A link named twice is stored once (sort/2 checks cheaply that none is, the usual case).
+distinct_links_(Rels, Unique) :-
+    sort(Rels, Sorted),
+    length(Rels, N),
+    (   length(Sorted, N) -> Unique = Rels ; list_to_set(Rels, Unique) ).
+
+add_item_facts_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
+    durable_assert(journal:item_(H, Src, Ses, Seq, K, R, G, T, Seg, P)),
+    durable_assert(journal:text_(H, Text)),
+    forall(member(rel(S, Pr, O), Rels), journal_add_relation(S, Pr, O)).
+
+% Undo of a recorded item: it had no facts under its handle before.
+unadd_item_(H) :-
+    retractall(item_(H, _, _, _, _, _, _, _, _, _)),
+    retractall(text_(H, _)),
+    retractall(relation_(H, _, _)).
+
+:- multifile store:replay_record/3.
+store:replay_record(journal:item, Wire, Facts) :-
+    wire_item_(Wire, Item),
+    arg(1, Item, H),
+    (   item_(H, _, _, _, _, _, _, _, _, _)
+    ->  Facts = 0
+    ;   assert_item_(Item, Facts)
+    ).
+
+% The wire: a separator, then every field preceded by it. Fields: handle, source, session,
+% seq, kind, role, goal, time, segment, pointer, text, then subject, predicate, object per relation.
+wire_item_(Wire, item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
+    (   sub_string(Wire, 0, 1, _, Sep),
+        split_string(Wire, Sep, "", ["", HS, SrcS, SesS, SeqS, KS, RS, G, T, SegS, P, Text
+                                     |RelFields]),
+        catch(number_string(Seq, SeqS), error(syntax_error(_), _), fail),
+        integer(Seq),
+        wire_relations_(RelFields, Rels)
+    ->  maplist(atom_string, [H, Src, Ses, K, R, Seg], [HS, SrcS, SesS, KS, RS, SegS])
+    ;   syntax_error(bad_wire_item)
+    ).
 
 wire_relations_([], []).
 wire_relations_([S0, P0, O0|T], [rel(S, P, O)|Rels]) :-
     atom_string(S, S0), atom_string(P, P0), atom_string(O, O0),
     wire_relations_(T, Rels).
+
+% The wire of an item given as a term (journal_add_items/2): the same form the host sends.
+item_wire_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels), Wire) :-
+    foldl(rel_fields_, Rels, RelFields, []),
+    Fields = [H, Src, Ses, Seq, K, R, G, T, Seg, P, Text|RelFields],
+    separator_(Fields, Sep),
+    with_output_to(string(Wire), forall(member(F, Fields), ( write(Sep), write(F) ))).
+
+rel_fields_(rel(S, P, O), [S, P, O|T], T).
+
+% The first of U+001F, U+001E, U+001D, U+001C, then the private-use characters from U+E000 on,
+% that occurs in no field (a finite text cannot hold them all).
+separator_(Fields, Sep) :-
+    between(0, inf, I),
+    (   I < 4 -> Code is 0x1F - I ; Code is 0xE000 + I - 4 ),
+    char_code(Sep, Code),
+    \+ ( member(F, Fields), sub_atom(F, _, _, _, Sep) ),
+    !.
 
 %!  journal_add_relation(+Subject, +Predicate, +Object) is det.
 %   Add a link to the entity graph unless it is already there.

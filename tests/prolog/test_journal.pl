@@ -55,3 +55,67 @@ test(commit_keeps_batch, [setup(fresh), true(Items == [h8])]) :-
     findall(H, item(H), Items).
 
 :- end_tests(store).
+
+:- begin_tests(item_records, [setup(fresh), cleanup(fresh)]).
+
+% Text that looks like journal syntax, newlines and a field holding the first separator.
+awkward_item(item(h5, 'src dir/a.jsonl', 'S 1', 3, error, tool, "fix \u001f it", "",
+                  default, "src dir/a.jsonl:4", "ok.\ncommit(9).\nb(journal:item,3).\n'q' \"d\"",
+                  [rel(h5, touches_file, 'a b.py'), rel(h5, touches_file, 'a b.py'),
+                   rel(h5, mentions, 'KeyError')])).
+
+test(wire_round_trip, [true(Back == Item)]) :-
+    awkward_item(Item),
+    journal:item_wire_(Item, Wire),
+    journal:wire_item_(Wire, Back).
+
+test(wire_separator_avoids_field_text, [true(Sep \== "\u001f")]) :-
+    awkward_item(Item),
+    journal:item_wire_(Item, Wire),
+    sub_string(Wire, 0, 1, _, Sep).
+
+test(bad_wire, [throws(error(syntax_error(bad_wire_item), _))]) :-
+    journal_add_encoded(["\u001fh1\u001fonly three"], _).
+
+test(record_replays_to_the_same_facts, [setup(fresh), true(After == Before)]) :-
+    awkward_item(Item),
+    tmp_file(home, Dir),
+    store_open(Dir, _),
+    journal_add_items([Item], _),
+    store_commit,
+    facts_of_(h5, Before),
+    store_open(Dir, Info),
+    assertion(Info.replayed == 5),      % segment_, item_, text_, two distinct relations
+    facts_of_(h5, After),
+    store_close.
+
+test(abort_removes_a_recorded_item, [setup(fresh), true(Facts == [])]) :-
+    awkward_item(Item),
+    journal_add_items([Item], _),
+    store_abort,
+    facts_of_(h5, Facts).
+
+test(torn_record_is_not_replayed, [setup(fresh), true(Facts-Torn == []-true)]) :-
+    awkward_item(Item),
+    tmp_file(home, Dir),
+    store_open(Dir, _),
+    journal_add_items([Item], _),
+    store_commit,
+    store_close,
+    directory_file_path(Dir, 'journal.pl', Journal),
+    size_file(Journal, Size),
+    Cut is Size - 20,                           % inside the record block, before commit(1)
+    read_file_to_string(Journal, Text, [encoding(utf8)]),
+    sub_string(Text, 0, Cut, _, Prefix),
+    setup_call_cleanup(open(Journal, write, S, [encoding(utf8)]), write(S, Prefix), close(S)),
+    store_open(Dir, Info),
+    facts_of_(h5, Facts),
+    ( Info.committed_bytes < Info.file_bytes -> Torn = true ; Torn = false ),
+    store_close.
+
+facts_of_(H, Facts) :-
+    findall(F, ( F = journal:item_(H, _, _, _, _, _, _, _, _, _), call(F)
+               ; F = journal:text_(H, _), call(F)
+               ; F = journal:relation_(H, _, _), call(F) ), Facts).
+
+:- end_tests(item_records).
