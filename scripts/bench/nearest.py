@@ -64,6 +64,8 @@ POLICIES = ("flat", "hnsw", "ivf")
 SECTION = "Embeddings and the jump (issue 3)"
 SUBSECTION = "nearest/3 from Prolog"
 K = 10
+#: How the table names a search-time setting.
+LABELS = {"ef_search": "efSearch", "nprobe": "nprobe"}
 #: Rows per chunk when computing exact ground truth (queries x chunk floats at a time).
 TRUTH_CHUNK = 100_000
 
@@ -269,7 +271,9 @@ def measure(params: dict[str, Any]) -> dict[str, Any]:
     directory = Path(params["store"])
     build_record = directory / "build.json"
     fresh_build = not build_record.exists()
-    policy = IndexPolicy(kind=params["policy"], background=False)
+    tuning = {"hnsw_ef_search": params.get("ef_search"), "ivf_nprobe": params.get("nprobe")}
+    policy = IndexPolicy(kind=params["policy"], background=False,
+                         **{field: value for field, value in tuning.items() if value})
     if fresh_build and params["policy"] != "flat":
         faiss.omp_set_num_threads(params["build_threads"])
     with CpuClock() as clock:
@@ -369,22 +373,26 @@ class Row:
     nearest_p50: float
     nearest_p95: float
     nearest_cpu_p50: float
+    nearest_cpu_p95: float
     search_p50: float
     search_p95: float
     embed_p50: float
+    overhead_p50: float
     recall_nearest: float
     recall_search: float
 
 
-HEADERS = ["vectors", "policy", "build s (threads)", "store open s", "index RSS MB", "peak RSS MB",
-           "nearest/3 p50 ms", "p95 ms", "CPU p50 ms", "VectorStore.search p50 ms", "p95 ms",
-           "query embed p50 ms", "nearest / search (p50)", "recall@10 nearest/3", "recall@10 search"]
+HEADERS = ["vectors", "policy", "build s (threads)", "store open s", "store RSS MB", "peak RSS MB",
+           "nearest/3 p50 ms", "p95 ms", "CPU p50 ms", "CPU p95 ms", "VectorStore.search p50 ms", "p95 ms",
+           "query embed p50 ms", "bridge + Prolog p50 ms", "nearest / search (p50)", "recall@10 nearest/3", "recall@10 search"]
 
 
 def table_rows(rows: list[Row]) -> list[list[Any]]:
-    return [[f"{r.size:,}", r.policy, f"{r.build_s:.1f} ({r.build_threads})", f"{r.open_s:.1f}",
+    return [[f"{r.size:,}", r.policy, "same index" if " " in r.policy else f"{r.build_s:.1f} ({r.build_threads})",
+             f"{r.open_s:.1f}",
              f"{r.rss_index_mb:,.0f}", f"{r.rss_peak_mb:,.0f}", f"{r.nearest_p50:.2f}", f"{r.nearest_p95:.2f}",
-             f"{r.nearest_cpu_p50:.2f}", f"{r.search_p50:.2f}", f"{r.search_p95:.2f}", f"{r.embed_p50:.2f}",
+             f"{r.nearest_cpu_p50:.2f}", f"{r.nearest_cpu_p95:.2f}", f"{r.search_p50:.2f}", f"{r.search_p95:.2f}", f"{r.embed_p50:.2f}",
+             f"{r.overhead_p50:.2f}",
              f"{r.nearest_p50 / r.search_p50:.1f}×", f"{r.recall_nearest:.3f}", f"{r.recall_search:.3f}"]
             for r in rows]
 
@@ -399,12 +407,20 @@ def notes(pool: Pool, sizes: dict[int, int], queries: int, home_info: dict[str, 
         f"embedding took {pool.info['embed_s']:,} s in {pool.info['embed_workers']} processes, "
         f"{pool.info['embed_cpu_s']:,} CPU s). "
         + (f"The corpus has too few distinct vectors for every size: {'; '.join(short)}. " if short else "")
-        + f"{queries} distinct held-out texts are the queries (never indexed). "
+        + "Policies as the product tunes them (faiss_index.py): HNSW M 32, efConstruction 40, "
+        "efSearch 64; IVF-Flat nlist √n, nprobe 16; rows naming another efSearch or nprobe search the "
+        "same saved index with that setting. "
+        f"{queries} distinct held-out texts are the queries (never indexed). "
         "*nearest/3* is `jump:nearest(Text, 10, Hits)` called from Python through the bridge "
         "(embedding the text, `semantic_hits/4` back into Python asking for 26, the liveness filter); "
         "*VectorStore.search* is the same store asked for 26 with the already embedded query: the "
-        "ratio is what the bridge, Prolog and the embedding add. CPU is this process's (all threads). "
-        "*Index RSS* is the process RSS after opening the store minus after opening the Memory. "
+        "ratio is what the bridge, Prolog and the embedding add; *bridge + Prolog* is the median per "
+        "query of nearest/3 minus search minus embedding. CPU is this process's (all threads): "
+        "where wall p95 is well above CPU p95 the call waited for a core (shared machine). "
+        "*Store open* loads the saved index (flat: copies the log into a flat index; on the first "
+        "run it is the build). *Store RSS* is the process RSS after opening the store minus after "
+        "opening the Memory (index, mapped vector log, key tables); *peak RSS* is the whole process, "
+        "mostly the 1M-item Memory. "
         "Build is the first open under the forced policy (`IndexPolicy(kind=..., background=False)`), "
         "timed once and then loaded from the saved index; threads in brackets (the product builds "
         "with one). Recall@10 is against exact search of the same vectors (boundary ties count). "
@@ -415,12 +431,27 @@ def notes(pool: Pool, sizes: dict[int, int], queries: int, home_info: dict[str, 
 
 def summarise(size: int, policy: str, result: dict[str, Any], recall_nearest: float,
               recall_search: float) -> Row:
-    return Row(size, policy, result["build"]["build_s"], result["build"]["threads"], result["open_s"],
+    return Row(size, policy, result["build"]["build_s"], result["build"]["threads"], result["store_open_s"],
                result["rss_store_mb"] - result["rss_memory_mb"], result["rss_peak_mb"],
                percentile_ms(result["nearest"], 50), percentile_ms(result["nearest"], 95),
-               percentile_ms(result["nearest_cpu"], 50), percentile_ms(result["search"], 50),
+               percentile_ms(result["nearest_cpu"], 50), percentile_ms(result["nearest_cpu"], 95),
+               percentile_ms(result["search"], 50),
                percentile_ms(result["search"], 95), percentile_ms(result["embed"], 50),
+               percentile_ms(list(np.subtract(np.subtract(result["nearest"], result["search"]), result["embed"])), 50),
                recall_nearest, recall_search)
+
+
+def variants(args: argparse.Namespace) -> list[tuple[str, dict[str, int]]]:
+    """(policy, search-time tuning) pairs to time: each policy as the product tunes it, then the
+    other efSearch / nprobe values asked for (these reuse the saved index: no rebuild)."""
+    out: list[tuple[str, dict[str, int]]] = []
+    for policy in args.policies:
+        out.append((policy, {}))
+        if policy == "hnsw":
+            out += [(policy, {"ef_search": ef}) for ef in args.hnsw_ef[1:]]
+        elif policy == "ivf":
+            out += [(policy, {"nprobe": n}) for n in args.ivf_nprobe[1:]]
+    return out
 
 
 # -- main -----------------------------------------------------------------------------------------
@@ -435,6 +466,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--embedder", default="static", help="embedder spec (default static)")
     parser.add_argument("--workers", type=int, default=2, help="processes embedding the corpus")
+    parser.add_argument("--hnsw-ef", type=int, nargs="+", default=[64],
+                        help="efSearch values to time HNSW with (the first is the product's, 64)")
+    parser.add_argument("--ivf-nprobe", type=int, nargs="+", default=[16],
+                        help="nprobe values to time IVF with (the first is the product's, 16)")
     parser.add_argument("--build-threads", type=int, default=1, help="faiss threads for index builds")
     parser.add_argument("--rebuild-index", action="store_true", help="rebuild cached indexes (re-time builds)")
     parser.add_argument("--cache", type=Path, default=bench_env.CACHE, help="cache folder (tests use a temporary one)")
@@ -476,19 +511,20 @@ def main(argv: list[str] | None = None) -> int:
             truth_rows, truth_scores = exact_truth(pool, query_rows, indexed)
             np.savez(truth_path, rows=truth_rows, scores=truth_scores)
         base = base_store(work, pool, indexed, embedder.dim, embedder.id)
-        for policy in args.policies:
+        for policy, tuning in variants(args):
             store = policy_store(base, policy)
-            if args.rebuild_index:
+            if args.rebuild_index and not tuning:
                 for stale in ("build.json", "index.faiss"):
                     (store / stale).unlink(missing_ok=True)
                 shutil.copy2(base / "manifest.json", store / "manifest.json")
-            progress(f"{len(indexed):,} vectors, {policy}: measuring")
-            result = run_measure({"home": str(home), "store": str(store), "policy": policy,
+            label = policy + "".join(f" {LABELS[name]} {value}" for name, value in tuning.items())
+            progress(f"{len(indexed):,} vectors, {label}: measuring")
+            result = run_measure({"home": str(home), "store": str(store), "policy": policy, **tuning,
                                   "embedder": args.embedder, "texts": query_texts, "warmup": args.warmup,
                                   "build_threads": args.build_threads}, work)
             if result["index_kind"] != policy:
                 raise SystemExit(f"the store served {result['index_kind']} instead of {policy}")
-            row = summarise(len(indexed), policy,  result,
+            row = summarise(len(indexed), label, result,
                             recall_at_k(result["hits"], truth_rows, truth_scores, pool, query_rows, row_of),
                             recall_at_k(result["search_hits"], truth_rows, truth_scores, pool, query_rows, row_of))
             rows.append(row)
