@@ -254,15 +254,19 @@ wire_item_(Wire, item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
                                      |RelFields]),
         catch(number_string(Seq, SeqS), error(syntax_error(_), _), fail),
         integer(Seq),
-        wire_relations_(RelFields, Rels)
-    ->  maplist(atom_string, [H, Src, Ses, K, R, Seg], [HS, SrcS, SesS, KS, RS, SegS])
+        maplist(atom_string, [H, Src, Ses, K, R, Seg], [HS, SrcS, SesS, KS, RS, SegS]),
+        wire_relations_(RelFields, HS-H, Rels)
+    ->  true
     ;   syntax_error(bad_wire_item)
     ).
 
-wire_relations_([], []).
-wire_relations_([S0, P0, O0|T], [rel(S, P, O)|Rels]) :-
-    atom_string(S, S0), atom_string(P, P0), atom_string(O, O0),
-    wire_relations_(T, Rels).
+% Relations are about their item: its handle is converted once.
+wire_relations_([], _, []).
+wire_relations_([S0, P0, O0|T], HS-H, [rel(S, P, O)|Rels]) :-
+    (   S0 == HS -> S = H ; atom_string(S, S0) ),
+    atom_string(P, P0),
+    atom_string(O, O0),
+    wire_relations_(T, HS-H, Rels).
 
 % The wire of an item given as a term (journal_add_items/2): the same form the host sends.
 item_wire_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels), Wire) :-

@@ -137,7 +137,42 @@ def test_large_ingests_are_written_in_batches_of_whole_files(home, tmp_path, mon
 
 
 def test_file_batches_never_split_a_file():
-    from attention_cloud.memory import _file_batches
+    from attention_cloud.memory import _file_batches, _Parsed
 
-    assert _file_batches([["a"] * 2, ["b"] * 5, ["c"], []], 3) == [(0, 1), (1, 2), (2, 4)]
-    assert _file_batches([], 3) == []
+    def parsed(n: int) -> _Parsed:
+        return _Parsed(encoded=["x"] * n, records_read=n, evicted=0, envelopes_stripped=0,
+                       skipped=[])
+
+    files = [(name, parsed(n)) for name, n in [("a", 2), ("b", 5), ("c", 1), ("d", 0)]]
+    assert [[name for name, _ in batch] for batch in _file_batches(iter(files), 3)] \
+        == [["a"], ["b"], ["c", "d"]]
+    assert list(_file_batches(iter([]), 3)) == []
+
+
+def test_a_bad_file_after_written_batches_leaves_the_journal_as_it_was(home, tmp_path,
+                                                                      monkeypatch):
+    import attention_cloud.memory as memory
+
+    monkeypatch.setattr(memory, "BATCH_ITEMS", 2)
+    cuts: list[int] = []
+    cut = Memory._cut_journal
+    monkeypatch.setattr(Memory, "_cut_journal", lambda self, size: (cuts.append(size),
+                                                                    cut(self, size)))
+    first = write_jsonl(tmp_path / "a.jsonl", SESSION)
+    with Memory.open(home) as mem:
+        mem.ingest([first])
+        before_bytes = (home / "journal.pl").read_bytes()
+        before = handles(mem)
+        goods = [write_jsonl(tmp_path / f"g{n}.jsonl",
+                             [dict(r, sessionId=f"G{n}", uuid=f"{r['uuid']}-{n}") for r in SESSION])
+                 for n in range(3)]
+        bad = tmp_path / "z-bad.jsonl"
+        bad.write_bytes(b"\x00\x01\x02 binary garbage \xff\xfe")
+        with pytest.raises(InputError, match="z-bad.jsonl"):
+            mem.ingest([*goods, bad])   # the good files' batches were written before bad's turn
+        assert cuts == [len(before_bytes)]     # something had been written, and was cut
+        assert handles(mem) == before
+        assert (home / "journal.pl").read_bytes() == before_bytes
+        assert mem.ingest(goods).new == 6   # their watermarks were undone too
+    with Memory.open(home) as mem:
+        assert len(handles(mem)) == 8

@@ -17,13 +17,13 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
 from .home import WriteLock, read_config, resolve_home
 from .wire import encode_item
-from .store import open_store, snapshot_due, sync_journal, write_snapshot
+from .store import journal_path, open_store, snapshot_due, sync_journal, write_snapshot
 
 _current: "Memory | None" = None
 
@@ -169,12 +169,13 @@ class Memory:
                segment: str = "default", source: str | None = None,
                item_budget: int | None = None,
                progress: Callable[[int], None] | None = None) -> IngestReport:
-        """Parse transcripts and upsert their items as one batch.
+        """Parse transcripts and upsert their items.
 
-        Every path is parsed before anything is written; if any path cannot be ingested the
-        call raises InputError and the journal is unchanged. Items are then written in
-        fsynced batches of whole files (about ``BATCH_ITEMS`` items each). Files whose size and content digest
-        match their watermark are skipped without parsing.
+        Files are parsed (in worker processes for large batches) while the items of files
+        already parsed are written, in fsynced batches of whole files (about ``BATCH_ITEMS``
+        items each). If any path cannot be ingested the call raises InputError and the journal
+        is as it was before the call: batches already written are cut off again. Files whose
+        size and content digest match their watermark are skipped without parsing.
         """
         files = list(_expand(paths))
         if not files:
@@ -190,29 +191,54 @@ class Memory:
                     progress(1)
                 continue
             todo.append((path, name, size, digest))
-        per_file: list[list[str]] = []
-        for parsed in _parse_all(todo, format, item_budget, segment):
-            report.records += parsed.records_read
-            report.evicted += parsed.evicted
-            report.envelopes_stripped += parsed.envelopes_stripped
-            report.skipped.extend(parsed.skipped)
-            per_file.append(parsed.encoded)
-            if progress:
-                progress(1)
-        # Everything parsed cleanly: write in batches of whole files (each batch fsynced and
-        # acknowledged), so a huge ingest never holds all of its items on Prolog's stack.
-        if todo:
-            self.lock.acquire()
-        for start, stop in _file_batches(per_file, BATCH_ITEMS):
-            encoded = [e for items in per_file[start:stop] for e in items]
-            marks = [Term("mark", [Atom(name), size, digest])
-                     for _, name, size, digest in todo[start:stop]]
-            (counts,) = self.pl.once("api:api_ingest_with_marks", encoded, marks, Var())
-            sync_journal(self.home)
-            report.new += counts["new"]
-            report.unchanged += counts["unchanged"]
-            report.new_handles.extend(str(h) for h in counts["new_handles"])
+        if not todo:
+            return report
+        self.lock.acquire()
+        journal_before = _file_size(journal_path(self.home))
+        written = False
+        parsed_files = _parse_all(todo, format, item_budget, segment)
+        try:
+            for batch in _file_batches(zip(todo, parsed_files), BATCH_ITEMS):
+                for _, parsed in batch:
+                    report.records += parsed.records_read
+                    report.evicted += parsed.evicted
+                    report.envelopes_stripped += parsed.envelopes_stripped
+                    report.skipped.extend(parsed.skipped)
+                    if progress:
+                        progress(1)
+                written = True
+                self._write_batch(batch, report)
+        except BaseException:
+            parsed_files.close()
+            if written:
+                self._cut_journal(journal_before)
+            raise
         return report
+
+    def _write_batch(self, batch: list[tuple[tuple[Path, str, int, str], "_Parsed"]],
+                     report: IngestReport) -> None:
+        """Upsert the items of some parsed files and their watermarks as one fsynced batch."""
+        encoded = [e for _, parsed in batch for e in parsed.encoded]
+        marks = [Term("mark", [Atom(name), size, digest]) for (_, name, size, digest), _ in batch]
+        (counts,) = self.pl.once("api:api_ingest_with_marks", encoded, marks, Var())
+        sync_journal(self.home)
+        report.new += counts["new"]
+        report.unchanged += counts["unchanged"]
+        report.new_handles.extend(str(h) for h in counts["new_handles"])
+
+    def _cut_journal(self, size: int) -> None:
+        """Undo the batches an ingest call wrote: cut the journal back to ``size`` and reload.
+
+        Reloading (snapshot plus journal) is the one undo that is exact whatever the batches
+        changed; it runs only when a file fails after earlier files were written.
+        """
+        self.pl.once("api:api_close")
+        journal = journal_path(self.home)
+        with open(journal, "r+b") as fh:
+            fh.truncate(size)
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.open_info = open_store(self.pl, self.home, self.lock)
 
     def _watermark(self, name: str) -> tuple[int, str] | None:
         found = self.pl.once("journal:journal_watermark", Atom(name), Var(), Var())
@@ -387,19 +413,33 @@ class _Parsed:
 #: Items per journal batch: large ingests are written in several fsynced batches of whole files.
 BATCH_ITEMS = 50_000
 
+_T = TypeVar("_T")
 
-def _file_batches(per_file: list[list[str]], limit: int) -> list[tuple[int, int]]:
-    """Split files into consecutive runs of about ``limit`` items (a file is never split)."""
-    batches: list[tuple[int, int]] = []
-    start, count = 0, 0
-    for i, items in enumerate(per_file):
-        if count and count + len(items) > limit:
-            batches.append((start, i))
-            start, count = i, 0
-        count += len(items)
-    if start < len(per_file):
-        batches.append((start, len(per_file)))
-    return batches
+
+def _file_batches(files: Iterable[tuple[_T, "_Parsed"]], limit: int) -> Iterator[list[tuple[_T, "_Parsed"]]]:
+    """Group parsed files, as they arrive, into consecutive runs of about ``limit`` items.
+
+    A file is never split; a run is handed out as soon as the next file would overfill it, so
+    it is written while later files are still being parsed.
+    """
+    batch: list[tuple[_T, _Parsed]] = []
+    count = 0
+    for entry in files:
+        items = len(entry[1].encoded)
+        if batch and count + items > limit:
+            yield batch
+            batch, count = [], 0
+        batch.append(entry)
+        count += items
+    if batch:
+        yield batch
+
+
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 #: Parse in worker processes once a batch is this large: below it, starting them costs more.
@@ -419,7 +459,8 @@ def _parse_one(path: Path, name: str, format: str | None, item_budget: int | Non
 
 def _parse_all(todo: list[tuple[Path, str, int, str]], format: str | None,
                item_budget: int | None, segment: str) -> Iterable[_Parsed]:
-    """Parse files in order; large batches use one worker process per core.
+    """Parse files, yielding each as it is done, in order; large batches use one worker
+    process per core (which keep parsing while the caller writes what they yielded).
 
     Workers are forked: they run only the pure-Python parser and leave through os._exit, so
     the embedded Prolog engine they inherit is never touched (a spawned worker would have to
@@ -433,10 +474,13 @@ def _parse_all(todo: list[tuple[Path, str, int, str]], format: str | None,
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=workers,
-                             mp_context=multiprocessing.get_context("fork")) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+    try:
         yield from pool.map(_parse_one, *zip(*((p, n, format, item_budget, segment)
                                                for p, n, _, _ in todo)), chunksize=4)
+    finally:
+        # Also when the caller stops early (a failed write): files not yet parsed are dropped.
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def count_transcripts(paths: Iterable[str | os.PathLike[str]]) -> int:

@@ -29,17 +29,13 @@ def _separators() -> Iterator[str]:
         code += 1
 
 
-def _clean(value: str) -> str:
-    if not value.isascii() and _SURROGATE.search(value):
-        # A lone surrogate (from a JSON "\\ud800" escape) is not text: it cannot cross to Prolog.
-        return _SURROGATE.sub("\ufffd", value)
-    return value
-
-
 def encode_fields(fields: list[str]) -> str:
     """Fields as one wire string: a separator none of them holds, then each field after it."""
-    fields = [_clean(f) for f in fields]
     probe = "".join(fields)
+    if not probe.isascii() and _SURROGATE.search(probe):
+        # A lone surrogate (from a JSON "\\ud800" escape) is not text: it cannot cross to Prolog.
+        fields = [_SURROGATE.sub("\ufffd", f) for f in fields]
+        probe = "".join(fields)
     for sep in _separators():
         if sep not in probe:
             return sep + sep.join(fields)
