@@ -1,7 +1,8 @@
 :- module(hydrate,
           [ hydrate/3,                  % +Goal, +Options, -Frame
             estimate_tokens/2,          % +Text, -Tokens
-            level_rank/2                % ?Level, ?Rank
+            level_rank/2,               % ?Level, ?Rank
+            goal_speaker/2              % +Goal, -Role
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -235,7 +236,8 @@ jump_(Goal, Segment, K, Path, Seeds, Reserve) :-
     (   Path == recency
     ->  recency_seeds_(Segment, K, Seeds), Reserve = []
     ;   fuse_(Sem, Lex, Fused0),
-        open_arcs_(Fused0, Fused),
+        open_arcs_(Fused0, Fused1),
+        speaker_prior_(Goal, Fused1, Fused),
         discount_echoes_(Fused, Scored),
         split_at_(K, Scored, Top, Rest),
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
@@ -297,6 +299,50 @@ best_for_key_([K-S1|T], K, S0, Best, Rest) :- !,
     S is max(S0, S1),
     best_for_key_(T, K, S, Best, Rest).
 best_for_key_(Rest, _, S, S, Rest).
+
+% A goal that asks what the assistant said ("what did you recommend", "your suggestion")
+% favours the assistant's items; one in the first person otherwise ("did I", "my trip")
+% favours the user's own. A favoured item's score counts 30 % more: who said something is
+% part of what the goal asks for, which neither embeddings nor BM25 see.
+speaker_prior_(Goal, Pairs, Out) :-
+    (   goal_speaker(Goal, Role)
+    ->  maplist(speaker_boost_(Role), Pairs, Out0),
+        sort_by_score_(Out0, Out)
+    ;   Out = Pairs
+    ).
+
+speaker_boost_(Role, K-S, K-S1) :-
+    (   item_role(K, Role) -> S1 is round(S * 1.3 * 10000) / 10000 ; S1 = S ).
+
+%!  goal_speaker(+Goal:string, -Role:atom) is semidet.
+%
+%   The speaker whose items Goal asks about: `assistant` when it refers to what "you" said,
+%   did or recommended, `user` when it is otherwise in the first person; fails for neither.
+goal_speaker(Goal, Role) :-
+    string_lower(Goal, Lower),
+    split_string(Lower, " \t\n\r,.;:!?()\"", " \t\n\r,.;:!?()\"", Words0),
+    exclude(==(""), Words0, Words),
+    (   addressed_to_assistant_(Words) -> Role = assistant
+    ;   member(W, Words), first_person_(W) -> Role = user
+    ).
+
+addressed_to_assistant_(Words) :-
+    append(_, [You, Next|_], Words),
+    (   You == "you", assistant_act_(Next)
+    ;   You == "your", assistant_output_(Next)
+    ), !.
+
+assistant_act_(W) :- sub_string(W, _, 2, 0, "ed"), string_length(W, N), N > 3, !.
+assistant_act_(W) :- memberchk(W, ["said", "told", "gave", "wrote", "made", "were", "did", "had",
+                                   "sent", "shared", "taught", "showed", "came", "thought",
+                                   "meant", "found", "chose", "drew", "built", "got", "put"]).
+
+assistant_output_(W) :- memberchk(W, ["suggestion", "suggestions", "recommendation",
+                                      "recommendations", "answer", "advice", "list", "response",
+                                      "reply", "idea", "ideas", "explanation", "example"]).
+
+% "me" is left out: "can you remind me" asks the assistant, it does not say the user spoke.
+first_person_(W) :- memberchk(W, ["i", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"]).
 
 % An echo (a restatement of older memory from another session) counts half.
 discount_echoes_(Pairs, Out) :-
@@ -485,17 +531,17 @@ fact_tokens_(Id, Level, Tokens) :-
 		 *      DEMOTION AND BUDGET     *
 		 *******************************/
 
-% fit_(+Placed, +Budget, -Kept, -Dropped): while over budget, demote the least relevant fact
-% that still has a lower rung; only when nothing can be demoted, drop the least relevant.
+% fit_(+Placed, +Budget, -Kept, -Dropped): while over budget, give way where the least value
+% is lost per token saved: demote a fact one rung, or drop a fact that is already at its last
+% rung. A fact is demoted all the way down before it can be dropped, so presence is kept as
+% long as its detail can pay; dropping a weak skeleton beats demoting the best fact's text.
 fit_(Placed, Budget, Kept, Dropped) :-
     used_tokens_(Placed, Used),
     (   Used =< Budget
     ->  Kept = Placed, Dropped = []
-    ;   demote_one_(Placed, Placed1)
-    ->  fit_(Placed1, Budget, Kept, Dropped)
-    ;   drop_weakest_(Placed, Placed1, Gone),
+    ;   give_way_(Placed, Placed1, Gone),
         fit_(Placed1, Budget, Kept, Dropped0),
-        Dropped = [Gone|Dropped0]
+        (   Gone == none -> Dropped = Dropped0 ; Dropped = [Gone|Dropped0] )
     ).
 
 used_tokens_(Placed, Used) :-
@@ -504,28 +550,31 @@ used_tokens_(Placed, Used) :-
 add_tokens_(p(_, _, T, _), A0, A) :-
     A is A0 + T.
 
-% Demote the fact whose next rung gives up the least value per token saved. A fact's value is
-% its relevance relative to the frame's best, cubed (a fact half as relevant as the best is worth
-% an eighth as much), times the fidelity of its rung (level_fidelity_/2). So the least relevant
-% facts shrink first, all the way to their skeleton, and the best ones keep their verbatim text
-% for as long as anything weaker can still give way.
-demote_one_(Placed, Out) :-
+% A fact's value is its relevance relative to the frame's best, cubed (a fact half as relevant
+% as the best is worth an eighth as much), times the fidelity of its rung (level_fidelity_/2).
+% Each step (demote one rung, or drop from the last rung) is keyed by the value it gives up per
+% token it saves; the cheapest step is taken.
+give_way_(Placed, Out, Gone) :-
     aggregate_all(max(S), member(p(c(_, S, _, _, _), _, _, _), Placed), Best0),
     Best is max(Best0, 1.0e-9),
-    findall(Key-I-L1-T1,
+    findall(Key-I-Step,
             ( nth0(I, Placed, p(c(Id, S, _, _, _), L, T, Ls)),
-              lower_level_(Ls, L, L1),
-              fact_tokens_(Id, L1, T1),
-              Saved is max(1, T - T1),
-              level_fidelity_(L, F0),
-              level_fidelity_(L1, F1),
               Weight is (max(S, 0.0) / Best) ** 3,
+              level_fidelity_(L, F0),
+              (   shorter_level_(Id, Ls, L, T, L1, T1)
+              ->  level_fidelity_(L1, F1),
+                  Step = demote(L1, T1)
+              ;   T1 = 0, F1 = 0.0, Step = drop
+              ),
+              Saved is max(1, T - T1),
               Key is Weight * (F0 - F1) / Saved ),
-            Demotable),
-    Demotable \== [],
-    keysort(Demotable, [_-I-L1-T1|_]),
+            Steps),
+    keysort(Steps, [_-I-Step|_]),
     nth0(I, Placed, p(C, _, _, Ls), Rest),
-    nth0(I, Out, p(C, L1, T1, Ls), Rest).
+    (   Step = demote(L1, T1)
+    ->  nth0(I, Out, p(C, L1, T1, Ls), Rest), Gone = none
+    ;   Out = Rest, Gone = C
+    ).
 
 % How much of what a record says each rung carries: the verbatim text all of it, a one-sentence
 % summary well under half, the distillation and the skeleton little more than a pointer.
@@ -534,17 +583,15 @@ level_fidelity_(l1, 0.4).
 level_fidelity_(l2, 0.15).
 level_fidelity_(l3, 0.05).
 
-lower_level_(Levels, Level, Lower) :-
+% The next rung down that is shorter than the current one (a distillation can be longer than
+% the one-sentence summary above it: demoting to it would cost detail and save nothing).
+shorter_level_(Id, Levels, Level, Tokens, Lower, LowerTokens) :-
     level_rank(Level, R),
     member(Lower, Levels),
     level_rank(Lower, R1),
-    R1 > R, !.
-
-drop_weakest_(Placed, Out, Gone) :-
-    findall(S-I, nth0(I, Placed, p(c(_, S, _, _, _), _, _, _)), Keyed),
-    keysort(Keyed, [_-I|_]),
-    nth0(I, Placed, p(C, _, _, _), Out),
-    Gone = C.
+    R1 > R,
+    fact_tokens_(Id, Lower, LowerTokens),
+    LowerTokens < Tokens, !.
 
 % Breadcrumbs: the skeleton (L3, or the least detailed rung there is) of what lies just past
 % the cutoff, most relevant first, while they fit what the facts left of the budget.
