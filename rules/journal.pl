@@ -46,6 +46,7 @@ Only this module changes these facts, always through the durable store.
 
 :- dynamic
     item_/10,       % Handle, SourceName, Session, Seq, Kind, Role, Goal, Time, Segment, Pointer
+                    % (Goal and Pointer compacted: see stored_goal_/2 and stored_pointer_/3)
     text_/2,        % Handle, L0Text
     relation_/3,    % Subject, Predicate, Object
     tombstone_/3,   % Handle, Time, Reason
@@ -80,7 +81,10 @@ item_role(H, Role) :- live_(H, _, _, _, _, Role, _, _, _, _).
 
 %!  item_goal(?Handle, ?Goal:string) is nondet.
 %   Goal is the goal that was active when the item was produced ("" before any goal).
-item_goal(H, Goal) :- live_(H, _, _, _, _, _, Goal, _, _, _).
+item_goal(H, Goal) :-
+    live_(H, _, _, _, _, _, Stored, _, _, _),
+    stored_goal_(Text, Stored),
+    Goal = Text.
 
 %!  item_session(?Handle, ?Session) is nondet.
 item_session(H, Session) :- live_(H, _, Session, _, _, _, _, _, _, _).
@@ -99,7 +103,10 @@ item_segment(H, Segment) :- live_(H, _, _, _, _, _, _, _, Segment, _).
 
 %!  item_source(?Handle, ?Pointer:string) is nondet.
 %   Pointer is `path:line` or `path#/json/pointer`, addressing the verbatim record.
-item_source(H, Pointer) :- live_(H, _, _, _, _, _, _, _, _, Pointer).
+item_source(H, Pointer) :-
+    live_(H, Src, _, _, _, _, _, _, _, Stored),
+    stored_pointer_(Text, Src, Stored),
+    Pointer = Text.
 
 %!  item_source_name(?Handle, ?Source) is nondet.
 %   Source is the name of the ingested file or stream the item came from.
@@ -123,6 +130,34 @@ tombstoned(H) :- tombstone_(H, _, _).
 live_(H, Src, Ses, Seq, K, R, G, T, Seg, P) :-
     item_(H, Src, Ses, Seq, K, R, G, T, Seg, P),
     \+ tombstone_(H, _, _).
+
+% How item_/10 stores two fields, to keep a million items small in memory: many items share a
+% goal, so it is stored as an atom (one copy in the atom table); a pointer `Source:Line` is
+% stored as the integer Line, its source being in the fact already. Other values (and the
+% strings of homes written before) are stored as they are, so both forms are read.
+stored_goal_(Goal, Stored) :-
+    (   var(Goal)
+    ->  ( atom(Stored) -> atom_string(Stored, Goal) ; Goal = Stored )
+    ;   atom_string(Stored, Goal)
+    ).
+
+stored_pointer_(Pointer, Src, Stored) :-
+    (   var(Pointer)
+    ->  (   integer(Stored)
+        ->  format(string(Pointer), "~w:~d", [Src, Stored])
+        ;   Pointer = Stored
+        )
+    ;   atom_length(Src, N),
+        sub_string(Pointer, 0, N, _, Prefix),
+        atom_string(Src, Prefix),
+        sub_string(Pointer, N, 1, After, ":"),
+        sub_string(Pointer, _, After, 0, Digits),
+        catch(number_string(Line, Digits), error(syntax_error(_), _), fail),
+        integer(Line), Line >= 0,
+        number_string(Line, Digits1), Digits1 == Digits      % exactly: no "007", no "+7"
+    ->  Stored = Line
+    ;   Stored = Pointer
+    ).
 
 		 /*******************************
 		 *           WRITING            *
@@ -213,7 +248,9 @@ own_links_([rel(S, P, O)|Rels], H) :-
 
 % The facts of a new item; Facts is how many (the count replay reports).
 assert_item_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels), Facts) :-
-    assertz(item_(H, Src, Ses, Seq, K, R, G, T, Seg, P)),
+    stored_goal_(G, SG),
+    stored_pointer_(P, Src, SP),
+    assertz(item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP)),
     assertz(text_(H, Text)),
     distinct_links_(Rels, Unique),
     forall(member(rel(S, Pr, O), Unique), assertz(relation_(S, Pr, O))),
@@ -227,7 +264,9 @@ distinct_links_(Rels, Unique) :-
     (   length(Sorted, N) -> Unique = Rels ; list_to_set(Rels, Unique) ).
 
 add_item_facts_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
-    durable_assert(journal:item_(H, Src, Ses, Seq, K, R, G, T, Seg, P)),
+    stored_goal_(G, SG),
+    stored_pointer_(P, Src, SP),
+    durable_assert(journal:item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP)),
     durable_assert(journal:text_(H, Text)),
     forall(member(rel(S, Pr, O), Rels), journal_add_relation(S, Pr, O)).
 

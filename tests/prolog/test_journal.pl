@@ -118,4 +118,29 @@ facts_of_(H, Facts) :-
                ; F = journal:text_(H, _), call(F)
                ; F = journal:relation_(H, _, _), call(F) ), Facts).
 
+pointer_item(H, P, item(H, 'dir/a.jsonl', "s", 0, turn, user, "g", "", default, P, "t", [])).
+
+test(pointers_read_back_exactly,
+     [setup(fresh), true(Back == ["dir/a.jsonl:12", "dir/a.jsonl:012", "dir/a.jsonl:+1",
+                                  "dir/a.jsonl#/messages/3", "dir/a.jsonl:4#/messages/0",
+                                  "other.jsonl:5"])]) :-
+    Ps = ["dir/a.jsonl:12", "dir/a.jsonl:012", "dir/a.jsonl:+1", "dir/a.jsonl#/messages/3",
+          "dir/a.jsonl:4#/messages/0", "other.jsonl:5"],
+    foldl([P, I0, I]>>( atom_concat(p, I0, H), pointer_item(H, P, Item),
+                        journal_add_items([Item], _), I is I0 + 1 ), Ps, 0, _),
+    findall(P, ( between(0, 5, I), atom_concat(p, I, H), item_source(H, P) ), Back).
+
+test(a_line_pointer_is_stored_as_its_line, [setup(fresh), true(Stored == 12)]) :-
+    pointer_item(p1, "dir/a.jsonl:12", Item),
+    journal_add_items([Item], _),
+    journal:item_(p1, _, _, _, _, _, _, _, _, Stored).
+
+test(goal_text_is_shared_and_reads_back, [setup(fresh), true(Gs == ["fix it", "fix it", ""])]) :-
+    forall(member(H-G, [g1-"fix it", g2-"fix it", g3-""]),
+           ( item_term(H, turn, "x", item(H, S, Se, Q, K, R, _, T, Sg, P, X, _)),
+             journal_add_items([item(H, S, Se, Q, K, R, G, T, Sg, P, X, [])], _) )),
+    findall(G, ( member(H, [g1, g2, g3]), item_goal(H, G) ), Gs),
+    assertion(item_goal(g1, "fix it")),
+    assertion(\+ item_goal(g1, "other")).
+
 :- end_tests(item_records).
