@@ -13,6 +13,7 @@
 :- use_module(journal).
 :- use_module(ladder).
 :- use_module(jump).
+:- use_module(when).
 :- use_module('../facts/planes').
 
 /** <module> Hydration: a goal, a plane and a budget rendered into a frame with its receipt
@@ -37,8 +38,8 @@ hydrate/3 plans the frame entirely in Prolog:
 ```
 
 Frame = frame(Meta, Facts, Beyond) where Meta is a dict (goal, plane, path, budget, spent,
-segments), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source, Text,
-Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source, Text).
+segments, anchor), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
+Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source, Text).
 */
 
 		 /*******************************
@@ -50,8 +51,10 @@ Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source, Text).
 %   Options: budget (total tokens, default 2000), plane (default), segments (list of
 %   Segment-Budget overriding the plane), ceiling (most detailed level allowed, l0..l3,
 %   default l0), rules (module holding user rules, default none), walk (entity_walk or
-%   rule(Name): the walk, overriding the plane's).
-%   @error existence_error(plane, P) for an unknown plane; domain_error for a bad budget.
+%   rule(Name): the walk, overriding the plane's), now (POSIX stamp or ISO 8601 text that a
+%   goal's "two weeks ago" is read against; default the newest item's time, see when.pl).
+%   @error existence_error(plane, P) for an unknown plane; domain_error for a bad budget or
+%   a `now` that is not an ISO 8601 time.
 
 hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     text_string_(Goal0, Goal),
@@ -64,7 +67,9 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     (   level_rank(Ceiling, _) -> true ; domain_error(level, Ceiling) ),
     option_(Options, segments, [], Overrides),
     option_(Options, walk, Settings0.walk, Walk),
-    Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk}),
+    option_(Options, now, default, Now0),
+    time_anchor_(Goal, Now0, Anchor),
+    Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, anchor: Anchor}),
     segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets),
     foldl(hydrate_segment_(Goal, Settings), SegBudgets, Parts, 0, Spent),
     pairs_keys_values_(Parts, SegMetas, FactLists, CrumbLists),
@@ -73,8 +78,29 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     maplist(segment_path_, SegMetas, Paths),
     overall_path_(Paths, Path),
     Total is max(Budget, Spent),
+    anchor_meta_(Anchor, AnchorMeta),
     Meta = _{goal: Goal, plane: Plane, path: Path, budget: Total, spent: Spent,
-             ceiling: Ceiling, segments: SegMetas}.
+             ceiling: Ceiling, segments: SegMetas, anchor: AnchorMeta}.
+
+% The time window the goal names (when.pl), read against Now: the `now` option (a POSIX stamp
+% or an ISO 8601 text) or else the newest item's time.
+time_anchor_(Goal, Now0, Anchor) :-
+    (   Now0 == default -> memory_now(Now)
+    ;   number(Now0) -> Now = Now0
+    ;   text_string_(Now0, NowText),
+        (   catch(parse_time(NowText, iso_8601, Now), _, fail) -> true
+        ;   domain_error(iso_8601_time, Now0)
+        )
+    ),
+    (   Now > 0, goal_time_window(Goal, Now, From-To, Phrase)
+    ->  Anchor = window(From, To, Phrase)
+    ;   Anchor = none
+    ).
+
+anchor_meta_(none, null).
+anchor_meta_(window(From, To, Phrase), _{phrase: Phrase, from: F, to: T}) :-
+    format_time(string(F), '%FT%TZ', From, posix),
+    format_time(string(T), '%FT%TZ', To, posix).
 
 % A user rules module may define its own planes (plane/2, plane_segment/3).
 plane_settings_(Module, Plane, Settings) :-
@@ -172,7 +198,7 @@ sum_values_(Pairs, Sum) :-
 
 hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spent0, Spent) :-
     Seeds = Settings.seeds,
-    jump_(Goal, Segment, Seeds, Path, SeedHits, MoreHits),
+    jump_(Goal, Settings.anchor, Segment, Seeds, Path, SeedHits, MoreHits),
     walk_(Settings, Segment, SeedHits, Expanded),
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates0),
     % At most one fact per ~50 tokens of budget (and the plane's cap): a small frame keeps its
@@ -211,7 +237,8 @@ split_at_(N, List, Front, Back) :-
 %   c(Id, Score, SeededBy, 0, seed) terms, and the Path that produced them (hybrid, semantic,
 %   lexical or recency). Benchmarks use it to measure the jump exactly as frames are seeded.
 seed_ranking(Goal, Segment, K, Path, Seeds) :-
-    jump_(Goal, Segment, K, Path, Seeds, _).
+    time_anchor_(Goal, default, Anchor),
+    jump_(Goal, Anchor, Segment, K, Path, Seeds, _).
 
 % Kept for callers of the earlier internal name.
 jump_(Goal, Segment, K, Path, Seeds) :-
@@ -220,7 +247,7 @@ jump_(Goal, Segment, K, Path, Seeds) :-
 % Seeds are the K best hits (the focus). The next hits are the Reserve: relevance-ranked
 % candidates that fill whatever budget the focus and its walk leave, so a frame uses its budget
 % on relevant memory instead of ending early.
-jump_(Goal, Segment, K, Path, Seeds, Reserve) :-
+jump_(Goal, Anchor, Segment, K, Path, Seeds, Reserve) :-
     Fetch is max(K * 4, 48),
     Opts = [segment(Segment)],
     (   catch(nearest(Goal, Fetch, Opts, Sem), error(existence_error(embeddings, _), _), fail)
@@ -237,7 +264,8 @@ jump_(Goal, Segment, K, Path, Seeds, Reserve) :-
     ->  recency_seeds_(Segment, K, Seeds), Reserve = []
     ;   fuse_(Sem, Lex, Fused0),
         open_arcs_(Fused0, Fused1),
-        speaker_prior_(Goal, Fused1, Fused),
+        speaker_prior_(Goal, Fused1, Fused2),
+        time_prior_(Anchor, Fused2, Fused),
         discount_echoes_(Fused, Scored),
         split_at_(K, Scored, Top, Rest),
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
@@ -343,6 +371,21 @@ assistant_output_(W) :- memberchk(W, ["suggestion", "suggestions", "recommendati
 
 % "me" is left out: "can you remind me" asks the assistant, it does not say the user spoke.
 first_person_(W) :- memberchk(W, ["i", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"]).
+
+% An item written inside the window the goal names ("two weeks ago") counts 40 % more: the
+% time is part of what the goal asks for, and neither embeddings nor BM25 read dates.
+time_prior_(none, Pairs, Pairs).
+time_prior_(window(From, To, _), Pairs, Out) :-
+    maplist(time_boost_(From, To), Pairs, Out0),
+    sort_by_score_(Out0, Out).
+
+time_boost_(From, To, K-S, K-S1) :-
+    (   item_time(K, T), T \== "",
+        catch(parse_time(T, iso_8601, Stamp), _, fail),
+        Stamp >= From, Stamp =< To
+    ->  S1 is round(S * 1.4 * 10000) / 10000
+    ;   S1 = S
+    ).
 
 % An echo (a restatement of older memory from another session) counts half.
 discount_echoes_(Pairs, Out) :-
@@ -612,15 +655,23 @@ crumbs_([c(Id, _, _, _, _)|T], Seg, Ceiling, Budget, S0, S, N, Crumbs) :-
     ).
 
 render_fact_(Segment, p(c(Id, Score, By, Hops, _), Level, Tokens, _),
-             fact(Id, Segment, Level, By, Score, Tokens, Hops, Source, Text, Dirty)) :-
+             fact(Id, Segment, Level, By, Score, Tokens, Hops, Source, Time, Text, Dirty)) :-
     rung(Id, Level, Text), !,
     source_of_(Id, Source),
+    time_of_(Id, Time),
     dirty_beliefs_(Id, Dirty).
 
 source_of_(Id, Source) :-
     (   item_source(Id, S) -> Source = S
     ;   arc(Id), arc_member(Id, First), item_source(First, S) -> Source = S
     ;   Source = ""
+    ).
+
+% When the record was written: an item's time, an arc's first member's; "" when unknown.
+time_of_(Id, Time) :-
+    (   item_time(Id, T) -> Time = T
+    ;   arc(Id), arc_member(Id, First), item_time(First, T) -> Time = T
+    ;   Time = ""
     ).
 
 % Beliefs resting on this item that went dirty (when the belief system is loaded).

@@ -9,6 +9,7 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ class FrameFact:
     source: str
     text: str
     dirty_beliefs: tuple[str, ...] = ()
+    time: str = ""  # when the record was written (ISO 8601 UTC), "" when unknown
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ class Frame:
 def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
             segments: dict[str, int] | None = None, ceiling: str = "l0",
             rules: str | None = None, walk_rule: str | None = None,
-            store_receipt: bool = True) -> Frame:
+            now: str | float | None = None, store_receipt: bool = True) -> Frame:
     """Plan a frame for ``goal`` in Prolog and render it (see :meth:`Memory.hydrate`)."""
     if not goal.strip():
         raise UsageError("the goal must not be empty")
@@ -74,8 +76,22 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
         options["rules"] = Atom(rules)
     if walk_rule:
         options["walk"] = Term("rule", [Atom(walk_rule)])
+    if now is not None:
+        options["now"] = _now_value(now)
     (frame,) = mem.pl.once("api:api_hydrate", goal, options, Var())
     return build_frame(frame, home=mem.home if store_receipt else None)
+
+
+def _now_value(now: str | float) -> str | float:
+    """The ``now`` option as Prolog takes it: a POSIX stamp, or ISO 8601 text checked here."""
+    if isinstance(now, (int, float)) and not isinstance(now, bool):
+        return float(now)
+    text = str(now).strip()
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"now must be an ISO 8601 time such as 2026-05-01T12:00:00Z, not {now!r}") from None
+    return text
 
 
 def build_frame(term: Term, *, home: Path | None) -> Frame:
@@ -92,10 +108,11 @@ def build_frame(term: Term, *, home: Path | None) -> Frame:
 
 
 def _fact(t: Term) -> FrameFact:
-    h, seg, lvl, by, score, tokens, hops, src, text, dirty = t.args
+    h, seg, lvl, by, score, tokens, hops, src, when, text, dirty = t.args
     return FrameFact(handle=str(h), segment=str(seg), level=str(lvl), seeded_by=str(by),
                      score=round(float(score), 4), tokens=int(tokens), hops=int(hops),
-                     source=str(src), text=str(text), dirty_beliefs=tuple(str(d) for d in dirty))
+                     source=str(src), text=str(text), dirty_beliefs=tuple(str(d) for d in dirty),
+                     time=str(when))
 
 
 def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Term]) -> dict:
@@ -108,10 +125,11 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
                                                "path": s["path"]} for s in meta["segments"]}},
         "ceiling": meta["ceiling"].upper(),
         "path": meta["path"],
+        "anchor": meta["anchor"] if isinstance(meta.get("anchor"), dict) else None,
         "tokens": {"estimated": True, "estimator": ESTIMATOR},
         "facts": [{"handle": f.handle, "segment": f.segment, "level": f.level.upper(),
                    "seeded_by": f.seeded_by, "score": f.score, "tokens": f.tokens,
-                   "hops": f.hops, "source": f.source,
+                   "hops": f.hops, "source": f.source, "time": f.time,
                    **({"dirty_beliefs": list(f.dirty_beliefs)} if f.dirty_beliefs else {})}
                   for f in facts],
         "beyond": [{"handle": str(c.args[0]), "segment": str(c.args[1]),
@@ -127,13 +145,17 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...]) -> str:
     lines = [f"memory frame for: {receipt['goal']}",
              f"plane {receipt['plane']} · path {receipt['path']} · "
              f"{b['spent']}/{b['total']} tokens (estimated) · receipt {receipt['id']}"]
+    anchor = receipt.get("anchor")
+    if anchor:
+        lines.append(f"anchored to \"{anchor['phrase']}\": {anchor['from']} .. {anchor['to']}")
     for segment, seg in b["segments"].items():
         lines.append("")
         lines.append(f"## {segment} ({seg['spent']}/{seg['budget']} tokens, {seg['path']})")
         for f in (f for f in facts if f.segment == segment):
             flag = " DIRTY-BELIEF" if f.dirty_beliefs else ""
+            when = f" · {f.time}" if f.time else ""
             lines.append(f"[{f.level.upper()} · {f.seeded_by} · {f.score:.2f}{flag}] "
-                         f"{f.handle} ← {f.source}")
+                         f"{f.handle} ← {f.source}{when}")
             lines.extend("  " + line for line in f.text.splitlines() or [""])
         crumbs = [c for c in receipt["beyond"] if c["segment"] == segment]
         if crumbs:

@@ -1,0 +1,173 @@
+:- module(when,
+          [ goal_time_window/4,         % +Goal, +Now, -Window, -Phrase
+            memory_now/1                % -Stamp
+          ]).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(journal).
+
+/** <module> When: the time a goal points at ("two months ago", "last week", "in March")
+
+Hydration anchors a goal that names a time: the items written inside the window it names count
+more in the jump (rules/hydrate.pl), and the receipt says which window was read from which
+words. Times are POSIX stamps (seconds, UTC); `Now` is the caller's clock, by default the
+time of the newest item in memory (memory_now/1): an agent's memory is written up to the
+moment it asks, and a replayed or imported history keeps its own present.
+
+Expressions recognised (case-insensitive; numbers as digits or words one to twelve, "a",
+"an", "a couple of", "a few"):
+
+  | goal says                          | window                                   |
+  |------------------------------------|------------------------------------------|
+  | N days / weeks / months / years ago | N units before Now, ± a quarter of that (at least a day) |
+  | last / past N units, last unit      | from N units (1 and a half when N is omitted) before Now to Now |
+  | yesterday; today, tonight           | the last two days; the last day          |
+  | this week / month / year            | the last 7 / 31 / 366 days               |
+  | last Monday, on Friday ...          | that weekday's most recent date before Now, ± a day |
+  | in / during / since / early / late March, March 5 | that month's most recent occurrence up to Now |
+
+```
+?- get_time(Now), goal_time_window("what did I buy two weeks ago", Now, From-To, Phrase).
+Phrase = "two weeks ago", ...
+```
+*/
+
+%!  goal_time_window(+Goal:string, +Now:number, -Window:pair, -Phrase:string) is semidet.
+%
+%   Window is From-To (POSIX stamps, From =< To) for the first time expression in Goal, and
+%   Phrase the words it was read from. Fails when Goal names no time.
+goal_time_window(Goal, Now, From-To, Phrase) :-
+    string_lower(Goal, Lower),
+    split_string(Lower, " \t\n\r,.;:!?()\"", " \t\n\r,.;:!?()\"", Words0),
+    exclude(==(""), Words0, Words),
+    append(_, Rest, Words),
+    phrase(expression(Now, From, To), Rest, After),
+    append(Used, After, Rest), !,
+    atomic_list_concat(Used, ' ', PhraseAtom),
+    atom_string(PhraseAtom, Phrase).
+
+%!  memory_now(-Stamp:number) is det.
+%
+%   The time of the newest item in memory (0 when memory is empty). Cached until the number
+%   of items changes, so a large memory pays the scan once per ingest.
+memory_now(Stamp) :-
+    journal_item_count(N),
+    (   nb_current(when_memory_now, N-Cached)
+    ->  Stamp = Cached
+    ;   aggregate_all(max(S), ( item_time(_, T), T \== "", catch(parse_time(T, iso_8601, S), _, fail) ), Max)
+    ->  Stamp = Max,
+        nb_setval(when_memory_now, N-Stamp)
+    ;   Stamp = 0,
+        nb_setval(when_memory_now, N-Stamp)
+    ).
+
+journal_item_count(N) :-
+    (   predicate_property(journal:item_(_,_,_,_,_,_,_,_,_,_), number_of_clauses(N0)) -> N = N0 ; N = 0 ).
+
+% --- grammar over lowercase words -------------------------------------------------------------
+
+expression(Now, From, To) -->
+    amount(N), unit(U), ["ago"], !,
+    { Center is Now - N * U,
+      Slack is max(86400, N * U / 4),
+      From is Center - Slack, To is Center + Slack }.
+expression(Now, From, To) -->
+    ( ["last"] ; ["past"] ; ["previous"] ), amount(N), unit(U), !,
+    { From is Now - N * U * 1.1, To = Now }.
+expression(Now, From, To) -->
+    ( ["last"] ; ["past"] ; ["previous"] ), unit(U), !,
+    { From is Now - 1.5 * U, To = Now }.
+expression(Now, From, To) -->
+    ["yesterday"], !,
+    { From is Now - 2 * 86400, To = Now }.
+expression(Now, From, To) -->
+    ( ["today"] ; ["tonight"] ; ["this", "morning"] ; ["this", "afternoon"] ; ["this", "evening"] ), !,
+    { From is Now - 86400, To = Now }.
+expression(Now, From, To) -->
+    ["this"], this_span(Days), !,
+    { From is Now - Days * 86400, To = Now }.
+expression(Now, From, To) -->
+    ( ["last"] ; ["on"] ; ["this", "past"] ), weekday(D), !,
+    { last_weekday(Now, D, Day),
+      From is Day - 86400, To is Day + 2 * 86400 }.
+expression(Now, From, To) -->
+    month_cue, month(M), optional_day, !,
+    { last_month_span(Now, M, From, To) }.
+expression(Now, From, To) -->
+    month(M), day_number, !,
+    { last_month_span(Now, M, From, To) }.
+
+amount(N) --> [W], { number_word(W, N) }, !.
+amount(N) --> [W], { atom_number(W, N), integer(N), N > 0, N < 1000 }, !.
+amount(2) --> ["a", "couple", "of"], !.
+amount(2) --> ["a", "couple"], !.
+amount(3) --> ["a", "few"], !.
+amount(3) --> ["several"], !.
+amount(1) --> ["a"], !.
+amount(1) --> ["an"], !.
+
+number_word("one", 1).    number_word("two", 2).     number_word("three", 3).
+number_word("four", 4).   number_word("five", 5).    number_word("six", 6).
+number_word("seven", 7).  number_word("eight", 8).   number_word("nine", 9).
+number_word("ten", 10).   number_word("eleven", 11). number_word("twelve", 12).
+
+unit(U) --> [W], { unit_word(W, U) }.
+
+unit_word("day", 86400).       unit_word("days", 86400).
+unit_word("week", 604800).     unit_word("weeks", 604800).
+unit_word("month", 2629800).   unit_word("months", 2629800).   % 1/12 of a Julian year
+unit_word("year", 31557600).   unit_word("years", 31557600).
+
+this_span(7) --> ["week"].
+this_span(31) --> ["month"].
+this_span(366) --> ["year"].
+
+weekday(D) --> [W], { weekday_word(W, D) }.
+
+% ISO day of the week: Monday 1 .. Sunday 7 (format_time %u).
+weekday_word("monday", 1).    weekday_word("tuesday", 2).   weekday_word("wednesday", 3).
+weekday_word("thursday", 4).  weekday_word("friday", 5).    weekday_word("saturday", 6).
+weekday_word("sunday", 7).
+
+% A month name counts only after a cue or before a day number: "may" and "march" are verbs too.
+month_cue --> ( ["in"] ; ["during"] ; ["since"] ; ["early"] ; ["late"] ; ["mid"] ; ["of"] ; ["until"] ), !.
+
+month(M) --> [W], { month_word(W, M) }.
+
+month_word("january", 1).   month_word("february", 2).  month_word("march", 3).
+month_word("april", 4).     month_word("may", 5).       month_word("june", 6).
+month_word("july", 7).      month_word("august", 8).    month_word("september", 9).
+month_word("october", 10).  month_word("november", 11). month_word("december", 12).
+
+optional_day --> day_number, !.
+optional_day --> [].
+
+day_number --> [W], { day_word(W) }.
+
+day_word(W) :-
+    (   atom_number(W, N) -> true
+    ;   sub_string(W, 0, _, 2, Digits), sub_string(W, _, 2, 0, Suffix),
+        memberchk(Suffix, ["st", "nd", "rd", "th"]),
+        number_string(N, Digits)
+    ),
+    integer(N), N >= 1, N =< 31.
+
+% --- calendar ----------------------------------------------------------------------------------
+
+% The most recent date (midnight UTC) before Now falling on ISO weekday D.
+last_weekday(Now, D, Day) :-
+    Today is floor(Now / 86400) * 86400,
+    format_time(atom(A), '%u', Today),
+    atom_number(A, W),
+    Back0 is (W - D) mod 7,
+    ( Back0 =:= 0 -> Back = 7 ; Back = Back0 ),
+    Day is Today - Back * 86400.
+
+% The span of month M in the latest year where it does not start after Now.
+last_month_span(Now, M, From, To) :-
+    stamp_date_time(Now, date(Y0, M0, _, _, _, _, _, _, _), 'UTC'),
+    ( M =< M0 -> Y = Y0 ; Y is Y0 - 1 ),
+    date_time_stamp(date(Y, M, 1, 0, 0, 0, 0, -, -), From),
+    ( M =:= 12 -> Y1 is Y + 1, M1 = 1 ; Y1 = Y, M1 is M + 1 ),
+    date_time_stamp(date(Y1, M1, 1, 0, 0, 0, 0, -, -), To0),
+    To is min(Now, To0).
