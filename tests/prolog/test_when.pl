@@ -1,0 +1,63 @@
+:- use_module('../../rules/store').
+:- use_module('../../rules/journal').
+:- use_module('../../rules/when').
+:- use_module('../../rules/hydrate').
+:- use_module(library(plunit)).
+
+% Saturday 2023-03-11 05:28 UTC
+now(Now) :- date_time_stamp(date(2023, 3, 11, 5, 28, 0, 0, -, -), Now).
+
+day(Stamp, Day) :- format_time(atom(Day), '%F', Stamp, posix).
+
+window(Goal, Phrase, FromDay-ToDay) :-
+    now(Now),
+    goal_time_window(Goal, Now, From-To, Phrase),
+    day(From, FromDay), day(To, ToDay).
+
+:- begin_tests(when).
+
+test(ago_is_centred_with_slack, [true(P-W == "two months ago"-('2022-12-25'-'2023-01-24'))]) :-
+    window("I mentioned visiting a museum two months ago. Did I go with a friend?", P, W).
+test(ago_in_digits, [true(P-W == "10 days ago"-('2023-02-26'-'2023-03-03'))]) :-
+    window("What kitchen appliance did I buy 10 days ago?", P, W).
+test(last_n_units_runs_to_now, [true(P-W == "last 3 months"-('2022-11-30'-'2023-03-11'))]) :-
+    window("How many films did I watch in the last 3 months?", P, W).
+test(last_unit, [true(P-W == "last week"-('2023-02-28'-'2023-03-11'))]) :-
+    window("what did we decide last week", P, W).
+test(month_after_cue_is_its_latest_occurrence, [true(W == '2023-02-01'-'2023-03-01')]) :-
+    window("Which vehicle did I fix first in February?", _, W).
+test(later_month_is_last_year, [true(W == '2022-06-01'-'2022-07-01')]) :-
+    window("the deploy in June", _, W).
+test(weekday, [true(P-W == "last saturday"-('2023-03-03'-'2023-03-06'))]) :-
+    window("what did we do last Saturday", P, W).
+test(yesterday, [true(W == '2023-03-09'-'2023-03-11')]) :-
+    window("the error from yesterday", _, W).
+test(month_word_as_verb_is_not_a_time, [fail]) :-
+    window("I may go to the march", _, _).
+test(no_time, [fail]) :-
+    window("fix the flaky test in tests/test_queue.py", _, _).
+test(prolog_text_is_data, [fail]) :-
+    window("foo :- halt. ago", _, _).
+
+test(memory_now_is_the_newest_item, [setup(store_reset), cleanup(store_reset),
+                                     true(Day == '2024-02-03')]) :-
+    journal_add_items([item(h1, src, "s", 0, turn, user, "", "2024-01-01T10:00:00Z", default, "f:1", "a", []),
+                       item(h2, src, "s", 1, turn, user, "", "2024-02-03T10:00:00Z", default, "f:2", "b", [])], _),
+    memory_now(Now), day(Now, Day).
+
+:- end_tests(when).
+
+:- begin_tests(goal_speaker).
+
+test(you_recommended, [true(R == assistant)]) :-
+    goal_speaker("Can you remind me of the website you recommended?", R).
+test(your_suggestion, [true(R == assistant)]) :-
+    goal_speaker("What was your suggestion for the title?", R).
+test(first_person, [true(R == user)]) :-
+    goal_speaker("Did I visit the museum with a friend?", R).
+test(remind_me_alone_is_not_the_user_speaking, [fail]) :-
+    goal_speaker("Can you remind me what the average framerate gain was?", _).
+test(neither, [fail]) :-
+    goal_speaker("why do the tests fail", _).
+
+:- end_tests(goal_speaker).
