@@ -178,7 +178,8 @@ journal_add_items(Items, Counts) :-
 
 add_term_(Item0, Added0, Added) :-
     checked_item_(Item0, Item),
-    add_item_(Item, _Wire, Added0, Added).
+    stored_item_(Item, Stored),
+    add_item_(Stored, _Wire, Added0, Added).
 
 checked_item_(Item, item(H, Src, SesA, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
     (   Item = item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)
@@ -191,6 +192,12 @@ checked_item_(Item, item(H, Src, SesA, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
     maplist(must_be(string), [G, T, P, Text]),
     must_be(list, Rels),
     atom_string(SesA, Ses).
+
+% An item with its goal and pointer as item_/10 stores them (stored_goal_/2, stored_pointer_/3).
+stored_item_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels),
+             item(H, Src, Ses, Seq, K, R, SG, T, Seg, SP, Text, Rels)) :-
+    stored_goal_(G, SG),
+    stored_pointer_(P, Src, SP).
 
 %!  journal_add_encoded(+Strings:list(string), -Counts:dict) is det.
 %
@@ -205,14 +212,28 @@ journal_add_encoded(Strings, Counts) :-
     foldl(add_wire_, Strings, []-0, Added),
     counts_(Added, Counts).
 
-add_wire_(Wire, Added0, Added) :-
-    wire_item_(Wire, Item),
-    add_item_(Item, Wire, Added0, Added).
+% A known handle is counted without decoding the rest of its item (re-ingesting a grown file).
+add_wire_(Wire, Hs-U0, Added) :-
+    (   wire_handle_(Wire, H),
+        item_(H, _, _, _, _, _, _, _, _, _)
+    ->  Added = Hs-U, U is U0 + 1
+    ;   wire_item_(Wire, Stored),
+        add_item_(Stored, Wire, Hs-U0, Added)
+    ).
+
+wire_handle_(Wire, H) :-
+    sub_string(Wire, 0, 1, _, First),
+    (   First == "\u0000" -> Start = 2, sub_string(Wire, 1, 1, _, Sep) ; Start = 1, Sep = First ),
+    sub_string(Wire, End, 1, _, Sep), End >= Start,
+    !,
+    Length is End - Start,
+    sub_atom(Wire, Start, Length, _, H).
 
 counts_(Handles0-Unchanged, _{new: New, unchanged: Unchanged, new_handles: Handles}) :-
     reverse(Handles0, Handles),
     length(Handles, New).
 
+% Items below are in stored form (stored_item_/2).
 add_item_(Item, Wire, Hs0-U0, Hs-U) :-
     arg(1, Item, H),
     (   item_(H, _, _, _, _, _, _, _, _, _)
@@ -232,7 +253,7 @@ add_new_item_(Item, Wire) :-
     ->  (   var(Wire) -> item_wire_(Item, Wire) ; true ),
         durable_undo(journal:unadd_item_(H)),
         assert_item_(Item, _),
-        durable_record(journal:item, Wire)
+        durable_record(journal:item2, Wire)
     ;   add_item_facts_(Item)
     ).
 
@@ -247,15 +268,17 @@ own_links_([rel(S, P, O)|Rels], H) :-
     own_links_(Rels, H).
 
 % The facts of a new item; Facts is how many (the count replay reports).
-assert_item_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels), Facts) :-
-    stored_goal_(G, SG),
-    stored_pointer_(P, Src, SP),
+assert_item_(item(H, Src, Ses, Seq, K, R, SG, T, Seg, SP, Text, Rels), Facts) :-
     assertz(item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP)),
     assertz(text_(H, Text)),
     distinct_links_(Rels, Unique),
-    forall(member(rel(S, Pr, O), Unique), assertz(relation_(S, Pr, O))),
-    length(Unique, N),
-    Facts is N + 2.
+    assert_links_(Unique, 2, Facts).
+
+assert_links_([], N, N).
+assert_links_([rel(S, P, O)|Rels], N0, N) :-
+    assertz(relation_(S, P, O)),
+    N1 is N0 + 1,
+    assert_links_(Rels, N1, N).
 
 % A link named twice is stored once (sort/2 checks cheaply that none is, the usual case).
 distinct_links_(Rels, Unique) :-
@@ -263,9 +286,7 @@ distinct_links_(Rels, Unique) :-
     length(Rels, N),
     (   length(Sorted, N) -> Unique = Rels ; list_to_set(Rels, Unique) ).
 
-add_item_facts_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
-    stored_goal_(G, SG),
-    stored_pointer_(P, Src, SP),
+add_item_facts_(item(H, Src, Ses, Seq, K, R, SG, T, Seg, SP, Text, Rels)) :-
     durable_assert(journal:item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP)),
     durable_assert(journal:text_(H, Text)),
     forall(member(rel(S, Pr, O), Rels), journal_add_relation(S, Pr, O)).
@@ -277,8 +298,15 @@ unadd_item_(H) :-
     retractall(relation_(H, _, _)).
 
 :- multifile store:replay_record/3.
-store:replay_record(journal:item, Wire, Facts) :-
+store:replay_record(journal:item2, Wire, Facts) :-
     wire_item_(Wire, Item),
+    replay_item_(Item, Facts).
+store:replay_record(journal:item, Wire, Facts) :-       % the first form of the record
+    wire1_item_(Wire, Item0),
+    stored_item_(Item0, Item),
+    replay_item_(Item, Facts).
+
+replay_item_(Item, Facts) :-
     arg(1, Item, H),
     (   item_(H, _, _, _, _, _, _, _, _, _)
     ->  Facts = 0
@@ -286,35 +314,86 @@ store:replay_record(journal:item, Wire, Facts) :-
     ).
 
 % The wire: a separator, then every field preceded by it. Fields: handle, source, session,
-% seq, kind, role, goal, time, segment, pointer, text, then subject, predicate, object per relation.
+% seq, kind, role, goal, time, segment, pointer, text, then predicate and object of each of the
+% item's relations. The pointer is "=Line" for Source:Line, else "|" and the pointer itself.
+% The result is an item in stored form.
 wire_item_(Wire, item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
-    (   sub_string(Wire, 0, 1, _, Sep),
-        split_string(Wire, Sep, "", ["", HS, SrcS, SesS, SeqS, KS, RS, G, T, SegS, P, Text
-                                     |RelFields]),
-        catch(number_string(Seq, SeqS), error(syntax_error(_), _), fail),
+    (   wire_fields_(Wire, ["", HS, SrcS, SesS, SeqS, KS, RS, GS, T, SegS, PS, Text|RelFields]),
+        number_string(Seq, SeqS),
         integer(Seq),
-        maplist(atom_string, [H, Src, Ses, K, R, Seg], [HS, SrcS, SesS, KS, RS, SegS]),
-        wire_relations_(RelFields, HS-H, Rels)
+        sub_string(PS, 0, 1, After, Form),
+        sub_string(PS, 1, After, 0, PText),
+        wire_pointer_(Form, PText, P),
+        atom_string(H, HS),
+        atom_string(Src, SrcS),
+        atom_string(Ses, SesS),
+        atom_string(K, KS),
+        atom_string(R, RS),
+        atom_string(G, GS),
+        atom_string(Seg, SegS),
+        wire_links_(RelFields, H, Rels)
     ->  true
     ;   syntax_error(bad_wire_item)
     ).
 
-% Relations are about their item: its handle is converted once.
-wire_relations_([], _, []).
-wire_relations_([S0, P0, O0|T], HS-H, [rel(S, P, O)|Rels]) :-
-    (   S0 == HS -> S = H ; atom_string(S, S0) ),
+% split_string/4 also splits at NUL, so an item holding one is marked by a leading NUL and cut
+% by searching for the separator instead.
+wire_fields_(Wire, Fields) :-
+    sub_string(Wire, 0, 1, _, First),
+    (   First == "\u0000"
+    ->  sub_string(Wire, 1, 1, _, Sep),
+        sub_string(Wire, 1, _, 0, Rest),
+        split_at_(Rest, Sep, Fields)
+    ;   split_string(Wire, First, "", Fields)
+    ).
+
+split_at_(Text, Sep, [Field|Fields]) :-
+    (   sub_string(Text, Before, _, After, Sep)
+    ->  sub_string(Text, 0, Before, _, Field),
+        sub_string(Text, _, After, 0, Rest),
+        split_at_(Rest, Sep, Fields)
+    ;   Field = Text,
+        Fields = []
+    ).
+
+wire_pointer_("=", Digits, Line) :- number_string(Line, Digits), integer(Line).
+wire_pointer_("|", Pointer, Pointer).
+
+wire_links_([], _, []).
+wire_links_([P0, O0|T], H, [rel(H, P, O)|Rels]) :-
     atom_string(P, P0),
     atom_string(O, O0),
-    wire_relations_(T, HS-H, Rels).
+    wire_links_(T, H, Rels).
 
-% The wire of an item given as a term (journal_add_items/2): the same form the host sends.
-item_wire_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels), Wire) :-
-    foldl(rel_fields_, Rels, RelFields, []),
-    Fields = [H, Src, Ses, Seq, K, R, G, T, Seg, P, Text|RelFields],
+% The first wire form (kept to replay homes that hold it): pointer as it is, relations as
+% subject, predicate, object. Gives an item as journal_add_items/2 takes it.
+wire1_item_(Wire, item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
+    (   wire_fields_(Wire, ["", HS, SrcS, SesS, SeqS, KS, RS, G, T, SegS, P, Text|RelFields]),
+        number_string(Seq, SeqS),
+        integer(Seq),
+        maplist(atom_string, [H, Src, Ses, K, R, Seg], [HS, SrcS, SesS, KS, RS, SegS]),
+        wire1_relations_(RelFields, Rels)
+    ->  true
+    ;   syntax_error(bad_wire_item)
+    ).
+
+wire1_relations_([], []).
+wire1_relations_([S0, P0, O0|T], [rel(S, P, O)|Rels]) :-
+    atom_string(S, S0), atom_string(P, P0), atom_string(O, O0),
+    wire1_relations_(T, Rels).
+
+% The wire of a stored-form item with only its own relations (record_item_/2).
+item_wire_(item(H, Src, Ses, Seq, K, R, SG, T, Seg, SP, Text, Rels), Wire) :-
+    (   integer(SP) -> format(string(PS), "=~d", [SP]) ; string_concat("|", SP, PS) ),
+    stored_goal_(G, SG),
+    foldl(link_fields_, Rels, LinkFields, []),
+    Fields = [H, Src, Ses, Seq, K, R, G, T, Seg, PS, Text|LinkFields],
     separator_(Fields, Sep),
-    with_output_to(string(Wire), forall(member(F, Fields), ( write(Sep), write(F) ))).
+    (   member(F, Fields), sub_atom(F, _, _, _, '\u0000') -> Mark = '\u0000' ; Mark = '' ),
+    with_output_to(string(Wire),
+                   ( write(Mark), forall(member(F, Fields), ( write(Sep), write(F) )) )).
 
-rel_fields_(rel(S, P, O), [S, P, O|T], T).
+link_fields_(rel(_, P, O), [P, O|T], T).
 
 % The first of U+001F, U+001E, U+001D, U+001C, then the private-use characters from U+E000 on,
 % that occurs in no field (a finite text cannot hold them all).

@@ -411,7 +411,7 @@ class _Parsed:
 
 
 #: Items per journal batch: large ingests are written in several fsynced batches of whole files.
-BATCH_ITEMS = 50_000
+BATCH_ITEMS = 10_000
 
 _T = TypeVar("_T")
 

@@ -3,13 +3,15 @@
 Building a Prolog term per item field by field costs ~30 C calls through ctypes; an ingest of
 a million items spent most of its time there. Instead each item crosses the bridge as ONE
 string: a separator character that occurs in none of the item's fields, then every field
-preceded by that separator. ``journal:journal_add_encoded/2`` cuts the fields out with one
-split_string/4 call, so nothing is read as Prolog syntax: text stays data. The journal stores
+preceded by that separator (after a leading NUL when some field holds one).
+``journal:journal_add_encoded/2`` cuts the fields out with one split_string/4 call, so nothing
+is read as Prolog syntax: text stays data. The journal stores
 the same string as the item's record (rules/store.pl, durable_record/2), so the item crosses
 and is logged without being re-encoded.
 
 Field order: handle, source, session, seq, kind, role, goal, time, segment, pointer, text, then
-subject, predicate, object for each relation.
+predicate and object of each relation (its subject is the item). The pointer is ``=Line`` when
+it is ``Source:Line`` (the journal keeps just the line), otherwise ``|`` and the pointer.
 """
 from __future__ import annotations
 
@@ -36,16 +38,33 @@ def encode_fields(fields: list[str]) -> str:
         # A lone surrogate (from a JSON "\\ud800" escape) is not text: it cannot cross to Prolog.
         fields = [_SURROGATE.sub("\ufffd", f) for f in fields]
         probe = "".join(fields)
+    # split_string/4 also splits at NUL: an item holding one is marked by a leading NUL, and
+    # Prolog cuts it by searching for the separator instead (rare, and slower).
+    mark = "\x00" if "\x00" in probe else ""
     for sep in _separators():
         if sep not in probe:
-            return sep + sep.join(fields)
+            return mark + sep + sep.join(fields)
     raise AssertionError("unreachable: the separators never run out")
 
 
+def encode_pointer(pointer: str, source: str) -> str:
+    """The pointer field: ``=Line`` for ``Source:Line`` exactly, else ``|`` and the pointer."""
+    if pointer.startswith(source) and pointer[len(source):len(source) + 1] == ":":
+        line = pointer[len(source) + 1:]
+        if line.isascii() and line.isdigit() and (line == "0" or line[0] != "0"):
+            return "=" + line
+    return "|" + pointer
+
+
 def encode_item(rec: Any, source: str, segment: str) -> str:
-    """One item record (an ``ingest.ItemRecord``) as its wire string."""
+    """One item record (an ``ingest.ItemRecord``) as its wire string.
+
+    Raises ValueError for a relation about another subject: the wire has no place for it.
+    """
     parts = [rec.handle, source, rec.session, str(rec.seq), rec.kind, rec.role, rec.goal,
-             rec.time, segment, rec.pointer, rec.text]
-    for relation in rec.relations:
-        parts.extend(relation)
+             rec.time, segment, encode_pointer(rec.pointer, source), rec.text]
+    for subject, predicate, obj in rec.relations:
+        if subject != rec.handle:
+            raise ValueError(f"relation of {rec.handle} about {subject}: not the item itself")
+        parts += (predicate, obj)
     return encode_fields(parts)

@@ -64,15 +64,24 @@ awkward_item(item(h5, 'src dir/a.jsonl', 'S 1', 3, error, tool, "fix \u001f it",
                   [rel(h5, touches_file, 'a b.py'), rel(h5, touches_file, 'a b.py'),
                    rel(h5, mentions, 'KeyError')])).
 
-test(wire_round_trip, [true(Back == Item)]) :-
-    awkward_item(Item),
-    journal:item_wire_(Item, Wire),
+test(wire_round_trip, [true(Back == Stored)]) :-
+    awkward_item(Item0),
+    journal:checked_item_(Item0, Item),
+    journal:stored_item_(Item, Stored),
+    journal:item_wire_(Stored, Wire),
     journal:wire_item_(Wire, Back).
 
 test(wire_separator_avoids_field_text, [true(Sep \== "\u001f")]) :-
-    awkward_item(Item),
-    journal:item_wire_(Item, Wire),
+    awkward_item(Item0),
+    journal:checked_item_(Item0, Item),
+    journal:stored_item_(Item, Stored),
+    journal:item_wire_(Stored, Wire),
     sub_string(Wire, 0, 1, _, Sep).
+
+test(first_record_form_still_replays, [setup(fresh), true(Facts-Source == 4-"a.jsonl:3")]) :-
+    Wire = "\u001fh7\u001fa.jsonl\u001fS\u001f2\u001fturn\u001fuser\u001fg\u001f\u001fdefault\u001fa.jsonl:3\u001ftext\u001fh7\u001fcwd\u001f/w\u001fh7\u001ftool\u001fBash",
+    store:replay_record(journal:item, Wire, Facts),
+    item_source(h7, Source).
 
 test(bad_wire, [throws(error(syntax_error(bad_wire_item), _))]) :-
     journal_add_encoded(["\u001fh1\u001fonly three"], _).
