@@ -355,6 +355,8 @@ goal_speaker(Goal, Role) :-
     ).
 
 addressed_to_assistant_(Words) :-
+    append(_, ["did", "you"|_], Words), !.              % "what did you suggest"
+addressed_to_assistant_(Words) :-
     append(_, [You, Next|_], Words),
     (   You == "you", assistant_act_(Next)
     ;   You == "your", assistant_output_(Next)

@@ -61,3 +61,8 @@ test(neither, [fail]) :-
     goal_speaker("why do the tests fail", _).
 
 :- end_tests(goal_speaker).
+
+:- begin_tests(goal_speaker_did_you).
+test(did_you, [true(R == assistant)]) :-
+    goal_speaker("what did you suggest for the retry policy?", R).
+:- end_tests(goal_speaker_did_you).
