@@ -184,3 +184,50 @@ def test_segments_get_their_own_budgets_and_items(home, tmp_path):
                 r["budget"]["segments"][fact["segment"]]["budget"]
     finally:
         mem.close()
+
+
+def _dated_chat(folder: Path) -> Path:
+    """Two conversations about kitchen purchases, nineteen days apart."""
+    folder.mkdir()
+    for name, day, text in [("early", "2024-03-01", "I bought a blender for my kitchen today."),
+                            ("late", "2024-03-20", "I bought a toaster for my kitchen today.")]:
+        messages = [{"role": "user", "content": text, "timestamp": f"{day}T10:00:00Z"},
+                    {"role": "assistant", "content": "Enjoy it!", "timestamp": f"{day}T10:00:05Z"}]
+        (folder / f"{name}.json").write_text(json.dumps({"session_id": name, "messages": messages}))
+    return folder
+
+
+def test_a_goal_naming_a_time_favours_items_written_then(home, tmp_path):
+    from attention_cloud.hydration import hydrate
+
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([_dated_chat(tmp_path / "chats")])
+        mem.curate()
+        plain = hydrate(mem, "which kitchen appliance did I buy", budget=400)
+        assert plain.receipt["anchor"] is None
+        recent = hydrate(mem, "which kitchen appliance did I buy yesterday", budget=400,
+                         now="2024-03-21T09:00:00Z")
+        assert recent.receipt["anchor"]["phrase"] == "yesterday"
+        assert "toaster" in recent.facts[0].text
+        anchored = hydrate(mem, "which kitchen appliance did I buy 19 days ago", budget=400,
+                           now="2024-03-20T12:00:00Z")
+        anchor = anchored.receipt["anchor"]
+        assert anchor["phrase"] == "19 days ago"
+        assert anchor["from"] <= "2024-03-01T10:00:00Z" <= anchor["to"]
+        assert "blender" in anchored.facts[0].text
+        assert anchored.receipt["facts"][0]["time"] == "2024-03-01T10:00:00Z"
+        assert "2024-03-01T10:00:00Z" in anchored.text  # the render shows when
+        # without `now`, the newest item's time is the present
+        default_now = hydrate(mem, "which kitchen appliance did I buy 19 days ago", budget=400)
+        assert default_now.receipt["anchor"]["to"] >= "2024-03-01T10:00:00Z"
+    finally:
+        mem.close()
+
+
+def test_a_bad_now_is_a_usage_error(curated):
+    from attention_cloud.errors import UsageError
+    from attention_cloud.hydration import hydrate
+
+    with pytest.raises(UsageError, match="ISO 8601"):
+        hydrate(curated, GOAL, now="last tuesday")
