@@ -7,10 +7,12 @@ For each ``--items`` size a Claude Code-like corpus (``gen_corpus.py``, cached u
 1. parsed alone with :func:`attention_cloud.ingest.parse_path`, file by file, in this process
    (the baseline: what the parser costs without any journal);
 2. ingested into a fresh memory home with ``Memory.ingest([corpus])`` in one call, as
-   ``atc ingest DIR`` does. The call is split by wrapping the functions it calls: parsing
-   (the time the call waits for ``memory._parse_all``, which parses in worker processes for
-   large batches), the Prolog batch (``api:api_ingest_with_marks``: transfer through the bridge,
-   upserts, journal writes), the fsync, and the rest (file digests, watermark lookups);
+   ``atc ingest DIR`` does. The call parses in worker processes while it writes the files
+   already parsed, batch by batch. It is split by wrapping the functions it calls: waiting
+   for parse (the time the call waits for ``memory._parse_all`` to yield the next parsed file:
+   parse time not hidden behind the writes), the Prolog batch (``api:api_ingest_with_marks``:
+   transfer through the bridge, upserts, journal writes), the fsync, and the rest (file
+   digests, watermark lookups);
 3. ingested again unchanged (every file skipped by its watermark).
 
 When the one-call ingest fails (a million items exceed SWI-Prolog's default 1 GB stack as one
@@ -211,10 +213,11 @@ def report(runs: list[IngestRun]) -> str:
          "parse only items/CPU-s", "ingest items/CPU-s", "ingest / parse (CPU)", "ingest s", "of which waiting for parse s", "Prolog batch s",
          "fsync s", "other s", "CPU s", "of which parse workers CPU s", "CPU/wall", "re-ingest unchanged s", "journal MB", "RSS after MB",
          f"goal ≥ {GOAL_ITEMS_PER_S:,}/s"], rows)
-    notes = ("Ingest is one `Memory.ingest([corpus_dir])` call into a fresh home (all files parsed, "
-             "then written as Prolog batches of whole files, each fsynced; all wall-clock seconds). "
-             "*Waiting for parse* is the time the call waited on the parser (worker processes for "
-             "large batches); *Prolog batch* is the `api:api_ingest_with_marks` calls: transfer "
+    notes = ("Ingest is one `Memory.ingest([corpus_dir])` call into a fresh home: worker processes "
+             "parse while the call writes the files already parsed as Prolog batches of whole files "
+             "(about `BATCH_ITEMS` items each, fsynced; all wall-clock seconds). "
+             "*Waiting for parse* is the time the call waited for the next parsed file (parse time "
+             "not overlapped with writes); *Prolog batch* is the `api:api_ingest_with_marks` calls: transfer "
              "through the bridge, upserts, journal writes; *other* is file digests and watermark "
              "lookups. *CPU s* counts this process "
              "and its parse workers. *Items/CPU-s* divides by that CPU time instead of wall time: "
