@@ -4,6 +4,7 @@
             api_batch/1,                % :Goal
             api_ingest/2,               % +Items, -Counts
             api_ingest_with_marks/3,    % +Items, +Marks, -Counts
+            api_watermarks/2,           % +Sources, -Marks
             api_load_rules/3,           % +Text, +Module, -Module
             api_rule_predicates/2,      % +Text, -Indicators
             api_query/4,                % +GoalText, +Options, -Solutions, -More
@@ -71,6 +72,18 @@ api_ingest_with_marks(Items, Marks, Counts) :-
     api_batch(( journal_add_encoded(Items, Counts),
                 forall(member(mark(Src, Size, Digest), Marks),
                        journal_set_watermark(Src, Size, Digest)) )).
+
+%!  api_watermarks(+Sources:list(atom), -Marks:list) is det.
+%   The watermark of each source, in order: mark(Size, Digest), or `none` if it has none.
+api_watermarks(Sources, Marks) :-
+    must_be(list(atom), Sources),
+    maplist(source_mark_, Sources, Marks).
+
+source_mark_(Source, Mark) :-
+    (   journal_watermark(Source, Size, Digest)
+    ->  Mark = mark(Size, Digest)
+    ;   Mark = none
+    ).
 
 %!  api_forget(+Handle, +Reason:string, -Invalidated:list) is det.
 %   Tombstone Handle and drop every curated record derived from it, as one batch.

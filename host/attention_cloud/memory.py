@@ -175,51 +175,37 @@ class Memory:
         already parsed are written, in fsynced batches of whole files (about ``BATCH_ITEMS``
         items each). If any path cannot be ingested the call raises InputError and the journal
         is as it was before the call: batches already written are cut off again. Files whose
-        size and content digest match their watermark are skipped without parsing.
+        size and content digest match their watermark are skipped without parsing (the digest is
+        taken by the parser, of the very bytes it would parse).
         """
         files = list(_expand(paths))
         if not files:
             raise InputError("no transcript files found in the given paths")
         report = IngestReport(files=len(files))
-        todo: list[tuple[Path, str, int, str]] = []
-        for path in files:
-            name = source if (source and len(files) == 1) else str(path)
-            size, digest = _fingerprint(path)
-            if self._watermark(name) == (size, digest):
-                report.files_unchanged += 1
-                if progress:
-                    progress(1)
-                continue
-            todo.append((path, name, size, digest))
-        if not todo:
-            return report
-        self.lock.acquire()
-        journal_before = _file_size(journal_path(self.home))
-        written = False
+        names = [source if (source and len(files) == 1) else str(path) for path in files]
+        (marks,) = self.pl.once("api:api_watermarks", [Atom(n) for n in names], Var())
+        todo = [(path, name, None if mark == "none" else (mark.args[0], str(mark.args[1])))
+                for path, name, mark in zip(files, names, marks)]
+        journal_before: int | None = None
         parsed_files = _parse_all(todo, format, item_budget, segment)
         try:
-            for batch in _file_batches(zip(todo, parsed_files), BATCH_ITEMS):
-                for _, parsed in batch:
-                    report.records += parsed.records_read
-                    report.evicted += parsed.evicted
-                    report.envelopes_stripped += parsed.envelopes_stripped
-                    report.skipped.extend(parsed.skipped)
-                    if progress:
-                        progress(1)
-                written = True
+            for batch in _file_batches(_changed(todo, parsed_files, report, progress),
+                                       BATCH_ITEMS):
+                if journal_before is None:
+                    self.lock.acquire()
+                    journal_before = _file_size(journal_path(self.home))
                 self._write_batch(batch, report)
         except BaseException:
             parsed_files.close()
-            if written:
+            if journal_before is not None:
                 self._cut_journal(journal_before)
             raise
         return report
 
-    def _write_batch(self, batch: list[tuple[tuple[Path, str, int, str], "_Parsed"]],
-                     report: IngestReport) -> None:
+    def _write_batch(self, batch: list[tuple[str, "_Parsed"]], report: IngestReport) -> None:
         """Upsert the items of some parsed files and their watermarks as one fsynced batch."""
         encoded = [e for _, parsed in batch for e in parsed.encoded]
-        marks = [Term("mark", [Atom(name), size, digest]) for (_, name, size, digest), _ in batch]
+        marks = [Term("mark", [Atom(name), parsed.size, parsed.digest]) for name, parsed in batch]
         (counts,) = self.pl.once("api:api_ingest_with_marks", encoded, marks, Var())
         sync_journal(self.home)
         report.new += counts["new"]
@@ -239,10 +225,6 @@ class Memory:
             fh.flush()
             os.fsync(fh.fileno())
         self.open_info = open_store(self.pl, self.home, self.lock)
-
-    def _watermark(self, name: str) -> tuple[int, str] | None:
-        found = self.pl.once("journal:journal_watermark", Atom(name), Var(), Var())
-        return (found[0], str(found[1])) if found else None
 
     def forget(self, handle: str, *, reason: str = "forgotten by request") -> list[str]:
         """Erase an item: tombstone it, invalidate every curated record derived from it, and
@@ -408,6 +390,9 @@ class _Parsed:
     evicted: int
     envelopes_stripped: int
     skipped: list[tuple[str, int, str]]
+    size: int = 0
+    digest: str = ""
+    unchanged: bool = False          # size and digest match the watermark: not parsed
 
 
 #: Items per journal batch: large ingests are written in several fsynced batches of whole files.
@@ -446,19 +431,44 @@ def _file_size(path: Path) -> int:
 PARALLEL_PARSE_BYTES = 8 * 1024 * 1024
 
 
-def _parse_one(path: Path, name: str, format: str | None, item_budget: int | None,
-               segment: str) -> _Parsed:
-    from .ingest import parse_path
+def _changed(todo: list[tuple[Path, str, tuple[int, str] | None]], parsed: Iterable[_Parsed],
+             report: IngestReport,
+             progress: Callable[[int], None] | None) -> Iterator[tuple[str, _Parsed]]:
+    """The parsed files that changed, by name, with their counts added to ``report``."""
+    for (_, name, _), result in zip(todo, parsed):
+        if result.unchanged:
+            report.files_unchanged += 1
+        else:
+            report.records += result.records_read
+            report.evicted += result.evicted
+            report.envelopes_stripped += result.envelopes_stripped
+            report.skipped.extend(result.skipped)
+        if progress:
+            progress(1)
+        if not result.unchanged:
+            yield name, result
 
-    parsed = parse_path(path, format=format, item_budget=item_budget)
+
+def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str | None,
+               item_budget: int | None, segment: str) -> _Parsed:
+    from .ingest.api import parse_source
+    from .ingest.source import read_path
+
+    source = read_path(path)
+    size, digest = len(source.data), hashlib.sha256(source.data).hexdigest()[:32]
+    if known == (size, digest):
+        return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0, skipped=[],
+                       size=size, digest=digest, unchanged=True)
+    parsed = parse_source(source, format=format, item_budget=item_budget)
     return _Parsed(encoded=[encode_item(rec, name, segment) for rec in parsed.items],
                    records_read=parsed.records_read, evicted=len(parsed.evicted),
                    envelopes_stripped=parsed.envelopes_stripped,
-                   skipped=[(str(path), line, why) for line, why in parsed.skipped])
+                   skipped=[(str(path), line, why) for line, why in parsed.skipped],
+                   size=size, digest=digest)
 
 
-def _parse_all(todo: list[tuple[Path, str, int, str]], format: str | None,
-               item_budget: int | None, segment: str) -> Iterable[_Parsed]:
+def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str | None,
+               item_budget: int | None, segment: str) -> Iterator[_Parsed]:
     """Parse files, yielding each as it is done, in order; large batches use one worker
     process per core (which keep parsing while the caller writes what they yielded).
 
@@ -467,17 +477,17 @@ def _parse_all(todo: list[tuple[Path, str, int, str]], format: str | None,
     re-import the caller's __main__, which fails for ``python -`` and notebooks).
     """
     workers = min(os.cpu_count() or 1, 4, len(todo))
-    if workers < 2 or sum(size for _, _, size, _ in todo) < PARALLEL_PARSE_BYTES:
-        for path, name, _, _ in todo:
-            yield _parse_one(path, name, format, item_budget, segment)
+    if workers < 2 or sum(_file_size(path) for path, _, _ in todo) < PARALLEL_PARSE_BYTES:
+        for path, name, known in todo:
+            yield _parse_one(path, name, known, format, item_budget, segment)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
     try:
-        yield from pool.map(_parse_one, *zip(*((p, n, format, item_budget, segment)
-                                               for p, n, _, _ in todo)), chunksize=4)
+        yield from pool.map(_parse_one, *zip(*((p, n, k, format, item_budget, segment)
+                                               for p, n, k in todo)), chunksize=4)
     finally:
         # Also when the caller stops early (a failed write): files not yet parsed are dropped.
         pool.shutdown(wait=True, cancel_futures=True)
@@ -489,19 +499,6 @@ def count_transcripts(paths: Iterable[str | os.PathLike[str]]) -> int:
         return sum(1 for _ in _expand(paths))
     except InputError:
         return 0
-
-
-def _fingerprint(path: Path) -> tuple[int, str]:
-    digest = hashlib.sha256()
-    size = 0
-    try:
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
-                size += len(chunk)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    return size, digest.hexdigest()[:32]
 
 
 def current() -> "Memory | None":

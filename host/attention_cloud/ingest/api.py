@@ -60,6 +60,24 @@ def parse_path(
     return _parse(read_path(path), format, session, item_budget, shares)
 
 
+def parse_source(
+    source: Source,
+    *,
+    format: str | None = None,
+    session: str | None = None,
+    item_budget: int | None = None,
+    kind_shares: Mapping[str, float] | None = None,
+) -> ParseResult:
+    """Parse a transcript already read with :func:`~attention_cloud.ingest.source.read_path`
+    (whose bytes the caller may also digest: what is parsed is exactly what was digested).
+
+    Other arguments and errors are those of :func:`parse_path`.
+    """
+    shares = check_budget(item_budget, kind_shares)
+    _check_arguments(format, session)
+    return _parse(source, format, session, item_budget, shares)
+
+
 def parse_text(
     text: str | bytes,
     *,
