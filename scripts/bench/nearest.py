@@ -458,6 +458,33 @@ def notes(pool: Pool, sizes: dict[int, int], queries: int, home_info: dict[str, 
     return text
 
 
+#: Recall@10 a policy must reach to count as an answer in :func:`verdict`.
+RECALL_GOAL = 0.95
+
+
+def verdict(rows: list[Row]) -> str:
+    """What the figures say, per size: the fastest nearest/3 that meets :data:`RECALL_GOAL`, how the
+    product's defaults do, and what an exact scan costs per 100,000 vectors."""
+    lines = []
+    for size in sorted({r.size for r in rows}):
+        here = [r for r in rows if r.size == size]
+        good = [r for r in here if r.recall_nearest >= RECALL_GOAL]
+        parts = []
+        if good:
+            best = min(good, key=lambda r: r.nearest_p50)
+            parts.append(f"fastest nearest/3 with recall@10 ≥ {RECALL_GOAL}: **{best.policy}** "
+                         f"({best.nearest_p50:.2f} ms p50, recall {best.recall_nearest:.3f})")
+        defaults = [f"{r.policy} {r.nearest_p50:.2f} ms / {r.recall_nearest:.3f}" for r in here
+                    if r.policy in POLICIES]
+        parts.append("product defaults (p50 / recall): " + ", ".join(defaults))
+        flat = [r for r in here if r.policy == "flat"]
+        if flat:
+            parts.append(f"an exact scan costs {flat[0].search_p50 / (size / 100_000):.2f} ms per 100,000 "
+                         "vectors per query")
+        lines.append(f"* {size:,} vectors: " + "; ".join(parts) + ".")
+    return "\n".join(lines) + "\n"
+
+
 def summarise(size: int, policy: str, result: dict[str, Any], recall_nearest: float,
               recall_search: float) -> Row:
     return Row(size, policy, result["build"]["build_s"], result["build"]["threads"], result["store_open_s"],
@@ -564,7 +591,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             progress(f"{row}")
     table = markdown_table(HEADERS, table_rows(rows))
-    body = header + "\n" + table + "\n" + notes(pool, indexed_sizes, args.queries, home_info) + "\n"
+    body = (header + "\n" + table + "\n" + verdict(rows) + "\n"
+            + notes(pool, indexed_sizes, args.queries, home_info) + "\n")
     print(body)
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in rows], indent=1), encoding="utf-8")
