@@ -82,9 +82,16 @@ item_role(H, Role) :- live_(H, _, _, _, _, Role, _, _, _, _).
 %!  item_goal(?Handle, ?Goal:string) is nondet.
 %   Goal is the goal that was active when the item was produced ("" before any goal).
 item_goal(H, Goal) :-
-    live_(H, _, _, _, _, _, Stored, _, _, _),
-    stored_goal_(Text, Stored),
-    Goal = Text.
+    (   string(Goal)
+    ->  % a bound goal is looked up in its stored form, so the clause index on it is used
+        atom_string(Stored, Goal),
+        (   live_(H, _, _, _, _, _, Stored, _, _, _)
+        ;   live_(H, _, _, _, _, _, Goal, _, _, _)      % homes written before goals were atoms
+        )
+    ;   live_(H, _, _, _, _, _, Stored, _, _, _),
+        stored_goal_(Text, Stored),
+        Goal = Text
+    ).
 
 %!  item_session(?Handle, ?Session) is nondet.
 item_session(H, Session) :- live_(H, _, Session, _, _, _, _, _, _, _).
