@@ -1,9 +1,12 @@
 """BM25 lexical index, its terms, its persistence, and rank fusion."""
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from attention_cloud.embed import LexicalIndex, fuse_rankings
 from attention_cloud.embed.terms import lexical_terms
@@ -168,3 +171,94 @@ def test_hybrid_search_fuses_dense_and_lexical_and_survives_either_missing(tmp_p
         assert [key for key, _ in only_lexical] == ["it_a"]
         only_dense = hybrid_search("pizza lunch", 1, embedder=embedder, store=store, lexical=None)
         assert only_dense[0][0] == "it_c"
+
+
+# ---------------------------------------------------------------------- snapshots
+
+@pytest.fixture
+def eager_snapshots(monkeypatch):
+    """Snapshot at every flush, whatever the log's size."""
+    from attention_cloud.embed import lexical
+
+    monkeypatch.setattr(lexical, "_SNAPSHOT_MIN_BYTES", 0)
+    monkeypatch.setattr(lexical, "_SNAPSHOT_GROWTH", 0.0)
+
+
+def _ranked(index, query, **kw):
+    return [(k, round(s, 9)) for k, s in index.search(query, 50, **kw)]
+
+
+def test_reopen_from_a_snapshot_plus_log_tail_answers_like_a_fresh_index(tmp_path, eager_snapshots):
+    reference = LexicalIndex()
+    with LexicalIndex.open(tmp_path) as index:
+        for target in (index, reference):
+            target.add(list(DOCS), list(DOCS.values()), [{"kind": "error"}, {"kind": "turn"}, None, {"kind": "turn"}])
+        index.flush()  # snapshot covers the four documents
+        assert (tmp_path / "snapshot.json").exists()
+        for target in (index, reference):  # the tail: a replacement, a removal, a new document
+            target.add(["it_2"], ["the frontend deploy of it_3fa2 broke"], [{"kind": "error"}])
+            target.remove(["it_3"])
+            target.add(["it_5"], ["deploy notes for prod-eu"])
+        index._log.flush()  # durable tail, but no new snapshot: reopening must replay it
+        index._log.close()
+        index._log = None
+    with LexicalIndex.open(tmp_path) as reopened:
+        assert len(reopened) == len(reference) == 4 and not reopened.has("it_3")
+        for query in ("deploy", "it_3fa2", "prod-eu frontend", "tacos"):
+            assert _ranked(reopened, query) == _ranked(reference, query)
+        assert _ranked(reopened, "deploy", filter_meta={"kind": "error"}) == \
+            _ranked(reference, "deploy", filter_meta={"kind": "error"})
+        assert reopened.meta("it_2") == {"kind": "error"} and reopened.meta("it_5") == {}
+        assert reopened.idf("deploy") == pytest.approx(reference.idf("deploy"))
+
+
+def test_a_snapshot_that_does_not_match_its_log_is_ignored(tmp_path, eager_snapshots):
+    with LexicalIndex.open(tmp_path) as index:
+        index.add(list(DOCS), list(DOCS.values()))
+    # the log is replaced behind the snapshot's back (as a crash between compaction and the
+    # new snapshot would leave it): the snapshot must not be used
+    (tmp_path / "lexical.jsonl").write_text(
+        json.dumps({"k": "it_9", "t": {"zebra": 1}}) + "\n", encoding="utf-8")
+    with LexicalIndex.open(tmp_path) as index:
+        assert len(index) == 1 and index.search("zebra", 1)[0][0] == "it_9"
+        assert index.search("deploy", 5) == []
+
+
+def test_an_unreadable_snapshot_falls_back_to_the_log(tmp_path, eager_snapshots):
+    with LexicalIndex.open(tmp_path) as index:
+        index.add(list(DOCS), list(DOCS.values()))
+    for array in tmp_path.glob("snap-*/inv_slots.npy"):
+        array.write_bytes(b"not numpy")
+    with LexicalIndex.open(tmp_path) as index:
+        assert len(index) == 4 and index.search("ERR_CONN_RESET", 1)[0][0] == "it_1"
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(st.tuples(st.sampled_from(["add", "remove", "reopen", "flush"]),
+                              st.integers(min_value=0, max_value=7),
+                              st.lists(st.sampled_from(["deploy", "it_3fa2", "tacos", "prod-eu", "cache",
+                                                        "retry", "error", "friday"]), min_size=1, max_size=5)),
+                    max_size=25))
+def test_snapshots_and_replay_never_change_answers(tmp_path_factory, eager_snapshots, ops):
+    folder = tmp_path_factory.mktemp("lexical")
+    reference = LexicalIndex()
+    index = LexicalIndex.open(folder)
+    try:
+        for op, n, words in ops:
+            key = f"k{n}"
+            if op == "add":
+                for target in (index, reference):
+                    target.add([key], [" ".join(words)], [{"n": n % 2}])
+            elif op == "remove":
+                assert index.remove([key]) == reference.remove([key])
+            elif op == "flush":
+                index.flush()
+            else:
+                index.close()
+                index = LexicalIndex.open(folder)
+            assert len(index) == len(reference)
+        for query in ("deploy", "it_3fa2 tacos", "retry error cache", "friday prod-eu"):
+            assert _ranked(index, query) == _ranked(reference, query)
+            assert _ranked(index, query, filter_meta={"n": 1}) == _ranked(reference, query, filter_meta={"n": 1})
+    finally:
+        index.close()

@@ -8,7 +8,7 @@ an ``np.isin`` over an int32 array, and the mask is cached until the next change
 Values are compared as JSON text, so ``1``, ``"1"`` and ``true`` stay distinct.
 
 Contents:
-    MetaColumns   -- set / clear / mask
+    MetaColumns   -- set / clear / get / mask, export / restore for snapshots
     meta_code_key -- the JSON identity of one meta value
 """
 from __future__ import annotations
@@ -44,6 +44,7 @@ class MetaColumns:
         self._capacity = 0
         self._codes: dict[str, np.ndarray] = {}  # field -> code by slot (-1: absent)
         self._values: dict[str, dict[str, int]] = {}  # field -> value key -> code
+        self._keys: dict[str, list[str]] = {}  # field -> code -> value key
         self.version = 0  # bumped by every change; callers changing liveness bump it too
         self._cache: dict[Any, tuple[int, np.ndarray, int]] = {}
 
@@ -62,7 +63,11 @@ class MetaColumns:
         self.grow(slot + 1)
         for field, value in (meta or {}).items():
             values = self._values.setdefault(field, {})
-            code = values.setdefault(meta_code_key(value), len(values))
+            key = meta_code_key(value)
+            code = values.get(key)
+            if code is None:
+                code = values[key] = len(values)
+                self._keys.setdefault(field, []).append(key)
             codes = self._codes.get(field)
             if codes is None:
                 codes = self._codes[field] = np.full(self._capacity, -1, dtype=np.int32)
@@ -75,6 +80,31 @@ class MetaColumns:
             codes = self._codes.get(field)
             if codes is not None and slot < len(codes):
                 codes[slot] = -1
+        self.version += 1
+
+    def get(self, slot: int) -> dict[str, Any]:
+        """The meta recorded for ``slot`` (fields it has, decoded)."""
+        out: dict[str, Any] = {}
+        for field, codes in self._codes.items():
+            if slot < len(codes) and codes[slot] >= 0:
+                out[field] = json.loads(self._keys[field][codes[slot]])
+        return out
+
+    def export(self, slots: np.ndarray) -> dict[str, tuple[np.ndarray, list[str]]]:
+        """Each field's codes for ``slots`` (in that order) and its value keys by code."""
+        return {field: (codes[slots] if len(slots) else np.zeros(0, dtype=np.int32), list(self._keys[field]))
+                for field, codes in self._codes.items()}
+
+    def restore(self, columns: Mapping[str, tuple[np.ndarray, list[str]]], capacity: int) -> None:
+        """Replace everything with exported columns (slot i = row i), room for ``capacity``."""
+        self._codes, self._values, self._keys, self._cache = {}, {}, {}, {}
+        self._capacity = capacity
+        for field, (codes, keys) in columns.items():
+            column = np.full(capacity, -1, dtype=np.int32)
+            column[: len(codes)] = codes
+            self._codes[field] = column
+            self._keys[field] = list(keys)
+            self._values[field] = {key: code for code, key in enumerate(keys)}
         self.version += 1
 
     def mask(self, filter_meta: Mapping[str, Any] | None, live: np.ndarray) -> tuple[np.ndarray, int]:
