@@ -298,19 +298,21 @@ sort_by_score_(Pairs, Sorted) :-
     keysort(Keyed, KeyedSorted),
     pairs_values(KeyedSorted, Sorted).
 
-% The focus is verbatim memory: an arc the jump lands on hands its score to its member items
-% (the walk still brings arcs in as stand-ins for their members); session rollups are summaries
-% of whole sessions and never seed a frame.
+% The focus is verbatim memory: an arc the jump lands on lifts its member items (the walk still
+% brings arcs in as stand-ins for their members) to half its score plus half their own, so the
+% members that match the goal lead and the arc's other steps follow, and a matching arc never
+% ties all its steps at one score. Session rollups summarise whole sessions: they never seed.
 open_arcs_(Pairs, Out) :-
-    findall(K-S, ( member(R-S0, Pairs), record_items_(R, S0, K, S) ), Opened),
+    findall(K-S, ( member(R-S0, Pairs), record_items_(R, S0, Pairs, K, S) ), Opened),
     best_pairs_(Opened, Out).
 
-record_items_(R, S, R, S) :-
+record_items_(R, S, _, R, S) :-
     item(R), !.
-record_items_(A, S0, H, S) :-
+record_items_(A, S0, Pairs, H, S) :-
     arc(A), !,
     arc_member(A, H),
-    S is S0 * 0.95.
+    (   memberchk(H-Own, Pairs) -> true ; Own = 0.0 ),
+    S is round((0.5 * S0 + 0.5 * Own) * 10000) / 10000.
 
 best_pairs_(Pairs, Best) :-
     msort(Pairs, Sorted),
