@@ -111,9 +111,29 @@ item_segment(H, Segment) :- live_(H, _, _, _, _, _, _, _, Segment, _).
 %!  item_source(?Handle, ?Pointer:string) is nondet.
 %   Pointer is `path:line` or `path#/json/pointer`, addressing the verbatim record.
 item_source(H, Pointer) :-
-    live_(H, Src, _, _, _, _, _, _, _, Stored),
-    stored_pointer_(Text, Src, Stored),
-    Pointer = Text.
+    (   string(Pointer)
+    ->  % a bound pointer is looked up in its stored form, so the clause indexes are used
+        (   line_pointer_(Pointer, Src, Line),
+            live_(H, Src, _, _, _, _, _, _, _, Line)
+        ;   live_(H, _, _, _, _, _, _, _, _, Pointer)
+        )
+    ;   live_(H, Src, _, _, _, _, _, _, _, Stored),
+        stored_pointer_(Text, Src, Stored),
+        Pointer = Text
+    ).
+
+% Pointer is Source:Line, Line in its canonical digits (the form stored as the line alone).
+line_pointer_(Pointer, Src, Line) :-
+    split_string(Pointer, ":", "", Parts),
+    last(Parts, Digits),
+    string_length(Digits, N),
+    sub_string(Pointer, 0, _, After, Prefix),
+    After =:= N + 1,
+    !,
+    catch(number_string(Line, Digits), error(syntax_error(_), _), fail),
+    integer(Line), Line >= 0,
+    number_string(Line, Canonical), Canonical == Digits,
+    atom_string(Src, Prefix).
 
 %!  item_source_name(?Handle, ?Source) is nondet.
 %   Source is the name of the ingested file or stream the item came from.

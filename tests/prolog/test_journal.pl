@@ -139,6 +139,15 @@ test(pointers_read_back_exactly,
                         journal_add_items([Item], _), I is I0 + 1 ), Ps, 0, _),
     findall(P, ( between(0, 5, I), atom_concat(p, I, H), item_source(H, P) ), Back).
 
+test(items_are_found_by_their_pointer,
+     [setup(fresh), true(Found == [p0-"dir/a.jsonl:12", p1-"dir/a.jsonl:012",
+                                   p2-"dir/a.jsonl#/messages/3"])]) :-
+    Ps = ["dir/a.jsonl:12", "dir/a.jsonl:012", "dir/a.jsonl#/messages/3"],
+    foldl([P, I0, I]>>( atom_concat(p, I0, H), pointer_item(H, P, Item),
+                        journal_add_items([Item], _), I is I0 + 1 ), Ps, 0, _),
+    findall(H-P, ( member(P, Ps), item_source(H, P) ), Found),
+    assertion(\+ item_source(_, "dir/a.jsonl:13")).
+
 test(a_line_pointer_is_stored_as_its_line, [setup(fresh), true(Stored == 12)]) :-
     pointer_item(p1, "dir/a.jsonl:12", Item),
     journal_add_items([Item], _),
