@@ -199,7 +199,8 @@ sum_values_(Pairs, Sum) :-
 hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spent0, Spent) :-
     Seeds = Settings.seeds,
     jump_(Goal, Settings.anchor, Segment, Seeds, Path, SeedHits, MoreHits),
-    walk_(Settings, Segment, SeedHits, Expanded),
+    walk_(Settings, Segment, SeedHits, Expanded0),
+    walk_speaker_(Goal, Expanded0, Expanded),
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates0),
     % At most one fact per ~50 tokens of budget (and the plane's cap): a small frame keeps its
     % best facts in detail instead of shrinking many to skeletons.
@@ -343,6 +344,21 @@ speaker_prior_(Goal, Pairs, Out) :-
 
 speaker_boost_(Role, K-S, K-S1) :-
     (   item_role(K, Role) -> S1 is round(S * 1.3 * 10000) / 10000 ; S1 = S ).
+
+% A walk neighbour inherits its seed's score, speaker boost included: an item of the other
+% speaker gives that boost back, so the goal's speaker is favoured across the whole frame
+% (the user's own statements, not the assistant's replies next to them, for "did I ...").
+walk_speaker_(Goal, Found, Out) :-
+    (   goal_speaker(Goal, Role)
+    ->  maplist(walk_speaker_score_(Role), Found, Out)
+    ;   Out = Found
+    ).
+
+walk_speaker_score_(Role, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
+    (   item_role(Id, Other), Other \== Role
+    ->  S1 is round(S / 1.3 * 10000) / 10000
+    ;   S1 = S
+    ).
 
 %!  goal_speaker(+Goal:string, -Role:atom) is semidet.
 %
