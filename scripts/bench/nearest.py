@@ -252,14 +252,50 @@ def _rss_mb() -> float:
     return bench_env.rss_mb()
 
 
-def measure(params: dict[str, Any]) -> dict[str, Any]:
-    """Open the home and the forced-policy store, then time nearest/3 from Prolog per query."""
+def _policy_of(params: dict[str, Any]) -> Any:
+    from attention_cloud.embed.faiss_index import IndexPolicy
+
+    tuning = {"hnsw_ef_search": params.get("ef_search"), "ivf_nprobe": params.get("nprobe")}
+    return IndexPolicy(kind=params["policy"], background=False,
+                       **{field: value for field, value in tuning.items() if value})
+
+
+def build(params: dict[str, Any]) -> dict[str, Any]:
+    """Build the store's index under its forced policy, save it and record how long it took."""
     import faiss
 
+    from attention_cloud.embed import VectorStore, load_embedder
+    from attention_cloud.embed.faiss_index import configure_faiss
+
+    embedder = load_embedder(params["embedder"])
+    directory = Path(params["store"])
+    policy = _policy_of(params)
+    configure_faiss()
+    threads = 1 if params["policy"] == "flat" else params["build_threads"]
+    faiss.omp_set_num_threads(threads)
+    one_add = None
+    if params.get("one_add"):
+        with CpuClock() as one_add:
+            save_one_add_hnsw(directory, embedder.dim, policy)
+    with CpuClock() as clock:
+        store = VectorStore.open(directory, embedder_id=embedder.id, dim=embedder.dim, policy=policy)
+        kind = store.index_kind
+    with CpuClock() as save:
+        store.close()  # saves an approximate index, so measuring runs load it
+    built = one_add or clock
+    record = {"build_s": built.wall, "build_cpu_s": built.cpu, "save_s": save.wall, "threads": threads,
+              "kind": kind, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+              "git": bench_env.git_revision(), "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    (directory / "build.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
+    return record
+
+
+def measure(params: dict[str, Any]) -> dict[str, Any]:
+    """Open the home and the forced-policy store, then time nearest/3 from Prolog per query."""
     from attention_cloud import Memory
     from attention_cloud.bridge import Var
     from attention_cloud.embed import VectorStore, load_embedder
-    from attention_cloud.embed.faiss_index import IndexPolicy, configure_faiss
+    from attention_cloud.embed.faiss_index import configure_faiss
 
     out: dict[str, Any] = {"rss_start_mb": _rss_mb()}
     with CpuClock() as clock:
@@ -269,32 +305,11 @@ def measure(params: dict[str, Any]) -> dict[str, Any]:
     out.update(open_s=clock.wall, rss_memory_mb=_rss_mb())
     configure_faiss()
     directory = Path(params["store"])
-    build_record = directory / "build.json"
-    fresh_build = not build_record.exists()
-    tuning = {"hnsw_ef_search": params.get("ef_search"), "ivf_nprobe": params.get("nprobe")}
-    policy = IndexPolicy(kind=params["policy"], background=False,
-                         **{field: value for field, value in tuning.items() if value})
-    if fresh_build and params["policy"] != "flat":
-        faiss.omp_set_num_threads(params["build_threads"])
-    one_add = None
-    if fresh_build and params.get("one_add"):
-        with CpuClock() as one_add:
-            save_one_add_hnsw(directory, embedder.dim, policy)
     with CpuClock() as clock:
-        store = VectorStore.open(directory, embedder_id=embedder.id, dim=embedder.dim, policy=policy)
+        store = VectorStore.open(directory, embedder_id=embedder.id, dim=embedder.dim, policy=_policy_of(params))
         kind = store.index_kind
-    faiss.omp_set_num_threads(1)
     out.update(store_open_s=clock.wall, store_open_cpu_s=clock.cpu, index_kind=kind, rss_store_mb=_rss_mb())
-    if fresh_build:
-        # the index is saved by this flush, so later runs load it: record how long it took
-        with CpuClock() as save:
-            store.flush()
-        built = one_add or clock
-        record = {"build_s": built.wall, "build_cpu_s": built.cpu, "save_s": save.wall,
-                  "threads": 1 if params["policy"] == "flat" else params["build_threads"],
-                  "git": bench_env.git_revision(), "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        build_record.write_text(json.dumps(record, indent=1), encoding="utf-8")
-    out["build"] = json.loads(build_record.read_text(encoding="utf-8"))
+    out["build"] = json.loads((directory / "build.json").read_text(encoding="utf-8"))
     jump._vectors = store  # nearest/3 in this Memory is now served by the forced-policy store
     texts: list[str] = params["texts"]
     fetch = K + 16  # what rules/jump.pl asks semantic_hits/4 for
@@ -358,12 +373,12 @@ def _child(command: list[str]) -> str:
     return proc.stdout
 
 
-def run_measure(params: dict[str, Any], work: Path) -> dict[str, Any]:
-    """:func:`measure` in a fresh process (its own Prolog engine and RSS)."""
-    request = work / "measure-request.json"
+def run_child(step: str, params: dict[str, Any], work: Path) -> dict[str, Any]:
+    """:func:`build` or :func:`measure` in a fresh process (its own Prolog engine and RSS)."""
+    request = work / f"{step}-request.json"
     request.write_text(json.dumps(params), encoding="utf-8")
-    result = work / "measure-result.json"
-    _child([sys.executable, str(Path(__file__).resolve()), "--measure", str(request), str(result)])
+    result = work / f"{step}-result.json"
+    _child([sys.executable, str(Path(__file__).resolve()), f"--{step}", str(request), str(result)])
     return json.loads(result.read_text(encoding="utf-8"))
 
 
@@ -446,13 +461,12 @@ def notes(pool: Pool, sizes: dict[int, int], queries: int, home_info: dict[str, 
         "ratio is what the bridge, Prolog and the embedding add; *bridge + Prolog* is the median per "
         "query of nearest/3 minus search minus embedding. CPU is this process's (all threads): "
         "where wall p95 is well above CPU p95 the call waited for a core (shared machine). "
-        "*Store open* loads the saved index (flat: copies the log into a flat index; on the first "
-        "run it is the build). *Store RSS* is the process RSS after opening the store minus after "
+        "*Store open* loads the saved index (flat: copies the log into a flat index). *Store RSS* is the process RSS after opening the store minus after "
         "opening the Memory (index, mapped vector log, key tables); *peak RSS* is the whole process, "
         "mostly the 1M-item Memory. "
-        "Build is the first open under the forced policy (`IndexPolicy(kind=..., background=False)`), "
-        "timed once and then loaded from the saved index; threads in brackets (the product builds "
-        "with one). Recall@10 is against exact search of the same vectors (boundary ties count). "
+        "*Build* is a store opened under the forced policy (`IndexPolicy(kind=..., background=False)`) "
+        "in a process of its own, timed once, its index saved and loaded by the measuring runs; "
+        "faiss threads in brackets (the product builds with one). Recall@10 is against exact search of the same vectors (boundary ties count). "
         "Each size/policy ran in a fresh process; searches use one faiss thread."
     )
     return text
@@ -536,12 +550,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--update-md", action="store_true", help=f"write the table into BENCHMARKS.md ({SUBSECTION})")
     parser.add_argument("--md", type=Path, default=bench_env.BENCHMARKS_MD, help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--build-only", action="store_true", help="build the missing indexes, measure nothing")
     parser.add_argument("--measure", nargs=2, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--build", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.measure:
-        request, result = args.measure
-        result.write_text(json.dumps(measure(json.loads(request.read_text(encoding="utf-8")))), encoding="utf-8")
-        return 0
+    for step, run in (("measure", measure), ("build", build)):
+        if getattr(args, step):
+            request, result = getattr(args, step)
+            result.write_text(json.dumps(run(json.loads(request.read_text(encoding="utf-8")))), encoding="utf-8")
+            return 0
 
     bench_env.CACHE = args.cache  # build_home and corpus read it at call time
     header = bench_env.run_header("nearest/3 from Prolog per index policy")
@@ -579,10 +596,16 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.copy2(base / "manifest.json", store / "manifest.json")
             label = policy + "".join(f" {LABELS[name]}" + (f" {value}" if name != "one_add" else "")
                                      for name, value in tuning.items())
+            params = {"home": str(home), "store": str(store), "policy": policy, **tuning,
+                      "embedder": args.embedder, "texts": query_texts, "warmup": args.warmup,
+                      "build_threads": args.build_threads}
+            if not (store / "build.json").exists():
+                progress(f"{len(indexed):,} vectors, {label}: building")
+                progress(f"built: {run_child('build', params, work)}")
+            if args.build_only:
+                continue
             progress(f"{len(indexed):,} vectors, {label}: measuring")
-            result = run_measure({"home": str(home), "store": str(store), "policy": policy, **tuning,
-                                  "embedder": args.embedder, "texts": query_texts, "warmup": args.warmup,
-                                  "build_threads": args.build_threads}, work)
+            result = run_child("measure", params, work)
             if result["index_kind"] != policy:
                 raise SystemExit(f"the store served {result['index_kind']} instead of {policy}")
             row = summarise(len(indexed), label, result,
@@ -590,6 +613,8 @@ def main(argv: list[str] | None = None) -> int:
                             recall_at_k(result["search_hits"], truth_rows, truth_scores, pool, query_rows, row_of))
             rows.append(row)
             progress(f"{row}")
+    if args.build_only:
+        return 0
     table = markdown_table(HEADERS, table_rows(rows))
     body = (header + "\n" + table + "\n" + verdict(rows) + "\n"
             + notes(pool, indexed_sizes, args.queries, home_info) + "\n")
