@@ -66,15 +66,20 @@ def test_torn_journal_tail_is_cut_and_committed_items_stay(home, tmp_path):
     assert journal.stat().st_size == size
 
 
-def test_failed_batch_leaves_journal_unchanged(home, tmp_path):
-    good = write_jsonl(tmp_path / "good.jsonl", SESSION)
+def test_failed_batch_leaves_journal_unchanged(home, tmp_path, monkeypatch):
+    import attention_cloud.memory as memory
+
+    monkeypatch.setattr(memory, "BATCH_ITEMS", 1)    # a.jsonl is written before bad's turn
+    goods = [write_jsonl(tmp_path / f"{n}.jsonl",
+                         [dict(r, sessionId=n, uuid=f"{r['uuid']}-{n}") for r in SESSION])
+             for n in ("a", "b")]
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b"\x00\x01\x02 binary garbage \xff\xfe")
     with Memory.open(home) as mem:
         with pytest.raises(InputError, match="bad.jsonl"):
-            mem.ingest([good, bad])
+            mem.ingest([*goods, bad])
         assert handles(mem) == set()
-    assert not (home / "journal.pl").exists() or "item_" not in (home / "journal.pl").read_text()
+    assert not (home / "journal.pl").exists()
 
 
 def test_snapshot_then_tail_replay(home, tmp_path):

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
-from .home import WriteLock, read_config, resolve_home
+from .home import WriteLock, fsync_path, read_config, resolve_home
 from .wire import encode_item
 from .store import journal_path, open_store, snapshot_due, sync_journal, write_snapshot
 
@@ -186,18 +186,21 @@ class Memory:
         (marks,) = self.pl.once("api:api_watermarks", [Atom(n) for n in names], Var())
         todo = [(path, name, None if mark == "none" else (mark.args[0], str(mark.args[1])))
                 for path, name, mark in zip(files, names, marks)]
-        journal_before: int | None = None
+        journal_before: int | None = None        # None: there was no journal
+        wrote = False
         parsed_files = _parse_all(todo, format, item_budget, segment)
         try:
             for batch in _file_batches(_changed(todo, parsed_files, report, progress),
                                        BATCH_ITEMS):
-                if journal_before is None:
+                if not wrote:
                     self.lock.acquire()
-                    journal_before = _file_size(journal_path(self.home))
+                    journal = journal_path(self.home)
+                    journal_before = journal.stat().st_size if journal.exists() else None
+                    wrote = True
                 self._write_batch(batch, report)
         except BaseException:
             parsed_files.close()
-            if journal_before is not None:
+            if wrote:
                 self._cut_journal(journal_before)
             raise
         return report
@@ -212,18 +215,23 @@ class Memory:
         report.unchanged += counts["unchanged"]
         report.new_handles.extend(str(h) for h in counts["new_handles"])
 
-    def _cut_journal(self, size: int) -> None:
-        """Undo the batches an ingest call wrote: cut the journal back to ``size`` and reload.
+    def _cut_journal(self, size: int | None) -> None:
+        """Undo the batches an ingest call wrote: cut the journal back to ``size`` (None: remove
+        it, there was none) and reload.
 
         Reloading (snapshot plus journal) is the one undo that is exact whatever the batches
         changed; it runs only when a file fails after earlier files were written.
         """
         self.pl.once("api:api_close")
         journal = journal_path(self.home)
-        with open(journal, "r+b") as fh:
-            fh.truncate(size)
-            fh.flush()
-            os.fsync(fh.fileno())
+        if size is None:
+            journal.unlink(missing_ok=True)
+            fsync_path(self.home)
+        else:
+            with open(journal, "r+b") as fh:
+                fh.truncate(size)
+                fh.flush()
+                os.fsync(fh.fileno())
         self.open_info = open_store(self.pl, self.home, self.lock)
 
     def forget(self, handle: str, *, reason: str = "forgotten by request") -> list[str]:
