@@ -435,6 +435,9 @@ def _file_size(path: Path) -> int:
         return 0
 
 
+#: How much lower the parse workers' scheduling priority is than the writing process's.
+WORKER_NICENESS = 2
+
 #: Parse in worker processes once a batch is this large: below it, starting them costs more.
 PARALLEL_PARSE_BYTES = 8 * 1024 * 1024
 
@@ -492,7 +495,10 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+    # Workers run at a lower priority: the one process writing to Prolog is the serial part of
+    # the pipeline, and on a busy machine it should not wait behind its own parsers.
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=os.nice, initargs=(WORKER_NICENESS,))
     try:
         yield from pool.map(_parse_one, *zip(*((p, n, k, format, item_budget, segment)
                                                for p, n, k in todo)), chunksize=4)
