@@ -35,11 +35,11 @@ def tiny_run(tmp_path_factory):
                "--update-md", "--md", str(md), "--json", str(out)]
     proc = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(out.read_text(encoding="utf-8")), md.read_text(encoding="utf-8"), proc.stdout
+    return json.loads(out.read_text(encoding="utf-8")), md.read_text(encoding="utf-8"), proc.stdout, tmp
 
 
 def test_every_size_and_policy_is_measured_from_prolog(tiny_run):
-    rows, _, _ = tiny_run
+    rows, *_ = tiny_run
     sizes = sorted({r["size"] for r in rows})
     assert sizes[0] == 1200
     # 2,000 items hold fewer than 50,000 distinct vectors: the largest available is indexed
@@ -54,7 +54,7 @@ def test_every_size_and_policy_is_measured_from_prolog(tiny_run):
 
 
 def test_flat_is_exact_and_prolog_returns_what_the_store_returns(tiny_run):
-    rows, _, _ = tiny_run
+    rows, *_ = tiny_run
     for r in rows:
         if r["policy"] == "flat":
             assert r["recall_nearest"] == 1.0 and r["recall_search"] == 1.0
@@ -62,14 +62,33 @@ def test_flat_is_exact_and_prolog_returns_what_the_store_returns(tiny_run):
 
 
 def test_table_lands_in_its_own_subsection(tiny_run):
-    _, md, stdout = tiny_run
+    _, md, stdout, _ = tiny_run
     section = md.index("## Embeddings and the jump (issue 3)")
     sub = md.index("### nearest/3 from Prolog")
     assert section < md.index("Earlier figures.") < sub < md.index("## Hydration speed")
-    table = [line for line in md[sub:md.index("## Hydration speed")].splitlines() if line.startswith("| ")]
-    assert len(table) == 1 + 6 and "recall@10 nearest/3" in table[0]
-    assert "50,000 asked" in md and "Machine:" in md and "Other figures." in md
+    lines = md[sub:md.index("## Hydration speed")].splitlines()
+    headers = [line for line in lines if line.startswith("| vectors |")]
+    rows = [line for line in lines if line.startswith("| 1,")]
+    assert len(headers) == 2 and "recall@10 nearest/3" in headers[0]  # one table per size
+    assert len(rows) == 6 and sum(line.count("Machine:") for line in lines) == 2
+    assert "50,000 asked" in md and "Other figures." in md
     assert "| 1,200 | flat |" in stdout
+
+
+def test_a_run_of_one_size_keeps_the_other_sizes_figures(tiny_run):
+    *_, tmp = tiny_run
+    md = tmp / "BENCHMARKS.md"
+    command = [sys.executable, str(SCRIPT), "--cache", str(tmp / "cache"), "--corpus-items", "2000",
+               "--sizes", "1200", "--policies", "flat", "--queries", "20",
+               "--embedder", f"static:{tmp / 'table.npy'}", "--update-md", "--md", str(md)]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = md.read_text(encoding="utf-8")
+    before, small, large = text[text.index("### nearest/3 from Prolog"):].split("| vectors |")
+    assert "--sizes 1200 --policies flat" in before  # the 1,200 table is the new run's ...
+    assert [line[:16] for line in small.splitlines() if line.startswith("| 1,")] == ["| 1,200 | flat |"]
+    assert "--sizes 1200 50000" in small  # ... the larger size keeps the first run's table
+    assert len([line for line in large.splitlines() if line.startswith("| 1,")]) == 3
 
 
 def test_recall_counts_boundary_ties_and_misses():

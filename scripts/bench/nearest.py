@@ -429,12 +429,16 @@ HEADERS = ["vectors", "policy", "build s (threads)", "store open s", "store RSS 
            "query embed p50 ms", "bridge + Prolog p50 ms", "nearest / search (p50)", "recall@10 nearest/3", "recall@10 search"]
 
 
+def _ms(value: float) -> str:
+    return "—" if value != value else f"{value:.2f}"  # NaN: not measured by that run
+
+
 def table_rows(rows: list[Row]) -> list[list[Any]]:
     return [[f"{r.size:,}", r.policy, "same index" if ("efSearch" in r.policy or "nprobe" in r.policy) else f"{r.build_s:.1f} ({r.build_threads})",
-             f"{r.open_s:.1f}",
-             f"{r.rss_index_mb:,.0f}", f"{r.rss_peak_mb:,.0f}", f"{r.nearest_p50:.2f}", f"{r.nearest_p95:.2f}",
-             f"{r.nearest_cpu_p50:.2f}", f"{r.nearest_cpu_p95:.2f}", f"{r.search_p50:.2f}", f"{r.search_p95:.2f}", f"{r.embed_p50:.2f}",
-             f"{r.overhead_p50:.2f}",
+             "—" if r.open_s != r.open_s else f"{r.open_s:.1f}",
+             "—" if r.rss_index_mb != r.rss_index_mb else f"{r.rss_index_mb:,.0f}", f"{r.rss_peak_mb:,.0f}", f"{r.nearest_p50:.2f}", f"{r.nearest_p95:.2f}",
+             f"{r.nearest_cpu_p50:.2f}", _ms(r.nearest_cpu_p95), f"{r.search_p50:.2f}", f"{r.search_p95:.2f}", f"{r.embed_p50:.2f}",
+             _ms(r.overhead_p50),
              f"{r.nearest_p50 / r.search_p50:.1f}×", f"{r.recall_nearest:.3f}", f"{r.recall_search:.3f}"]
             for r in rows]
 
@@ -497,6 +501,22 @@ def verdict(rows: list[Row]) -> str:
                          "vectors per query")
         lines.append(f"* {size:,} vectors: " + "; ".join(parts) + ".")
     return "\n".join(lines) + "\n"
+
+
+def report(work: Path, queries: int, pool: Pool, home_info: dict[str, Any]) -> str:
+    """The markdown of the latest run of every size measured with ``queries`` queries, smallest
+    first: each with its own command and machine line, table and verdict; then the notes."""
+    parts, asked = [], {}
+    paths = sorted(work.glob(f"results-*-q{queries}.json"), key=lambda p: int(p.name.split("-")[1]))
+    for path in paths:
+        results = json.loads(path.read_text(encoding="utf-8"))
+        rows = [Row(**{**{"overhead_p50": float("nan"), "nearest_cpu_p95": float("nan")}, **r})
+                for r in results["rows"]]
+        if not rows:
+            continue
+        asked[results["asked"]] = rows[0].size
+        parts.append(results["header"] + "\n" + markdown_table(HEADERS, table_rows(rows)) + "\n" + verdict(rows))
+    return "\n".join(parts) + "\n" + notes(pool, asked, queries, home_info) + "\n"
 
 
 def summarise(size: int, policy: str, result: dict[str, Any], recall_nearest: float,
@@ -615,9 +635,12 @@ def main(argv: list[str] | None = None) -> int:
             progress(f"{row}")
     if args.build_only:
         return 0
-    table = markdown_table(HEADERS, table_rows(rows))
-    body = (header + "\n" + table + "\n" + verdict(rows) + "\n"
-            + notes(pool, indexed_sizes, args.queries, home_info) + "\n")
+    for size, indexed_count in indexed_sizes.items():
+        # one result file per size: a later run of one size keeps the others' latest figures
+        results = {"header": header, "asked": size, "rows": [asdict(r) for r in rows if r.size == indexed_count]}
+        (work / f"results-{indexed_count}-q{args.queries}.json").write_text(json.dumps(results, indent=1),
+                                                                             encoding="utf-8")
+    body = report(work, args.queries, pool, home_info)
     print(body)
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in rows], indent=1), encoding="utf-8")
