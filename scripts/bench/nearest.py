@@ -451,7 +451,7 @@ def notes(pool: Pool, sizes: dict[int, int], queries: int, home_info: dict[str, 
         f"`{pool.info['embedder']}`: {pool.info['items']:,} items have {pool.info['distinct_texts']:,} "
         f"distinct texts and {pool.info['distinct_vectors']:,} distinct vectors (duplicates kept once; "
         f"embedding took {pool.info['embed_s']:,} s in {pool.info['embed_workers']} processes, "
-        f"{pool.info['embed_cpu_s']:,} CPU s). "
+        f"{pool.info['embed_cpu_s']:,} CPU s; MiniLM itself embeds ~40 texts/s here, hours for these). "
         + (f"The corpus has too few distinct vectors for every size: {'; '.join(short)}. " if short else "")
         + "Policies as the product tunes them (faiss_index.py): HNSW M 32, efConstruction 40, "
         "efSearch 64; IVF-Flat nlist √n, nprobe 16; rows naming another efSearch or nprobe search the "
@@ -471,7 +471,8 @@ def notes(pool: Pool, sizes: dict[int, int], queries: int, home_info: dict[str, 
         "*Build* is a store opened under the forced policy (`IndexPolicy(kind=..., background=False)`) "
         "in a process of its own, timed once, its index saved and loaded by the measuring runs; "
         "faiss threads in brackets (the product builds with one). Recall@10 is against exact search of the same vectors (boundary ties count). "
-        "Each size/policy ran in a fresh process; searches use one faiss thread."
+        "Each size/policy ran in a fresh process; searches use one faiss thread. "
+        "— : not recorded by that run."
     )
     return text
 
@@ -571,6 +572,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--md", type=Path, default=bench_env.BENCHMARKS_MD, help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     parser.add_argument("--build-only", action="store_true", help="build the missing indexes, measure nothing")
+    parser.add_argument("--render-only", action="store_true",
+                        help="measure nothing: print (and with --update-md write) the saved results of every size")
     parser.add_argument("--measure", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--build", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -595,7 +598,7 @@ def main(argv: list[str] | None = None) -> int:
     query_texts = [pool.texts[r] for r in query_rows]
     rows: list[Row] = []
     indexed_sizes: dict[int, int] = {}
-    for size in args.sizes:
+    for size in [] if args.render_only else args.sizes:
         indexed = order[:size]
         indexed_sizes[size] = len(indexed)
         if len(indexed) < size:
