@@ -258,10 +258,10 @@ def test_auto_policy_switches_to_ann_in_the_background(tmp_path):
     with open_store(tmp_path, policy=policy) as store:
         store.add(keys[:3000], vectors[:3000])
         assert store.index_kind == "flat"
-        store.add(keys[3000:], vectors[3000:])  # crosses the limit: HNSW builds while flat serves
+        store.add(keys[3000:], vectors[3000:])  # crosses the limit: IVF (the default ann) builds while flat serves
         assert store.search(vectors[4321], 1)[0][0] == "k4321"
         store.add(["after"], unit_rows(1, seed=99))  # written during the build, caught up on adoption
-        assert store.wait_for_index(timeout=60) == "hnsw"
+        assert store.wait_for_index(timeout=60) == "ivf"
         assert store.search(unit_rows(1, seed=99)[0], 1)[0][0] == "after"
         assert store._index.ntotal == 5001
 
@@ -285,11 +285,12 @@ def test_real_embeddings_find_the_paraphrase(tmp_path):
 
 
 def test_index_policy_thresholds_and_hysteresis():
-    policy = IndexPolicy()  # flat below 50k live rows, HNSW from there
-    assert policy.kind_for(49_999) == "flat" and policy.kind_for(50_000) == "hnsw"
-    # once on HNSW, a store shrinking a little does not flip back and rebuild
-    assert policy.kind_for(30_000, current="hnsw") == "hnsw"
-    assert policy.kind_for(20_000, current="hnsw") == "flat"
+    policy = IndexPolicy()  # flat below 50k live rows, IVF from there
+    assert policy.kind_for(49_999) == "flat" and policy.kind_for(50_000) == "ivf"
+    # once on IVF, a store shrinking a little does not flip back and rebuild
+    assert policy.kind_for(30_000, current="ivf") == "ivf"
+    assert policy.kind_for(20_000, current="ivf") == "flat"
+    assert IndexPolicy(ann="hnsw").kind_for(50_000) == "hnsw"
     assert IndexPolicy(kind="ivf").kind_for(500) == "flat"  # too few rows to approximate
     assert IndexPolicy(kind="ivf").kind_for(5_000) == "ivf"
     with pytest.raises(ValueError, match="index kind must be"):

@@ -7,16 +7,19 @@ vectors of real chat text, one query at a time; figures in BENCHMARKS.md):
   (7 ms at 100k on one core). Every index is wrapped in ``IndexIDMap`` (IVF takes ids
   natively) so faiss ids are the store's stable row ids and survive log compaction (not
   ``IndexIDMap2``: its reverse map costs memory and add time, and nothing here reconstructs).
-* **HNSW at and above 50,000** (``M = 32``, ``efConstruction = 40``, ``efSearch = 64``): 0.4 ms
-  per query at 100k with recall@10 0.98 against exact search (efSearch 128: 0.7 ms, 0.994).
-  Its build is slow (28 s at 100k, 90 s at 250k, half an hour at 1M on one busy core), so it
-  runs in a background thread, in chunks that can be cancelled, while the flat index keeps
-  serving; rows added meanwhile are caught up when it is adopted. HNSW cannot delete, so removed rows stay as tombstones that searches
-  skip through an ``IDSelectorBitmap`` of live ids; past 30 % tombstones it is rebuilt.
-* **IVF-Flat** is the alternative (``ann="ivf"``): ``nlist = sqrt(n)`` lists trained on a sample
-  of ``64 * nlist`` rows, ``nprobe = 16``; builds in seconds and removes cheaply, but at equal
-  speed recalls less than HNSW (0.45 ms, recall 0.88 at 100k; nprobe 64: 1.7 ms, 0.97). It is
-  retrained when the rows outgrow the lists (``nlist < sqrt(n)/2``).
+* **IVF-Flat at and above 50,000** (the default ``ann``): ``nlist = sqrt(n)`` lists trained on a
+  sample of ``64 * nlist`` rows, ``nprobe = 16``. Measured from Prolog (``nearest/3``,
+  scripts/bench/nearest.py, static-embedded corpus items): recall@10 0.992 at 100k and 0.991 at
+  712k vectors, 1.2 / 1.6 ms a call; it builds in seconds (17 s at 712k on two threads) and
+  removes rows cheaply. It is retrained when the rows outgrow the lists (``nlist < sqrt(n)/2``).
+  The build runs in a background thread while the flat index keeps serving; rows added
+  meanwhile are caught up when it is adopted.
+* **HNSW** (``ann="hnsw"``; ``M = 32``, ``efConstruction = 40``, ``efSearch = 64``) is the
+  alternative: 0.3-0.5 ms a search, but as built here, in cancellable chunks of
+  ``build_chunk`` rows, its recall@10 stalls at 0.95 (100k) and 0.92 (712k) whatever the
+  efSearch, where one add of the same rows reaches 0.997; and it builds slowly (27 s at 100k,
+  196 s at 712k on two threads). HNSW cannot delete, so removed rows stay as tombstones that
+  searches skip through an ``IDSelectorBitmap`` of live ids; past 30 % tombstones it is rebuilt.
 * Isotropic random vectors are the worst case for both (every vector almost equally far):
   recall@10 falls to ~0.15 there; real embeddings cluster, which is what the figures above use.
 * Filtered searches whose candidates number at most ``exact_filter_limit`` (20,000) skip the
@@ -97,7 +100,7 @@ class IndexPolicy:
 
     kind: str = "auto"
     flat_limit: int = 50_000
-    ann: str = "hnsw"
+    ann: str = "ivf"
     hnsw_m: int = 32
     hnsw_ef_construction: int = 40
     hnsw_ef_search: int = 64
