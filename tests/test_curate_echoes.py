@@ -145,3 +145,37 @@ def test_with_the_real_embedder():
     echoes = find_echoes(new, vectors[2:], memory.search, memory.lookup)
     assert [(e, o) for e, o, _ in echoes] == [("it_p", "it_a")]
     assert echoes[0][2] >= 0.92
+
+
+def _restated_sessions(folder):
+    """An answer from March, restated almost word for word in a later session."""
+    import json
+
+    folder.mkdir()
+    answer = "The deploy failed because the database migration timed out after 30 seconds on eu-west."
+    for name, day, text in [("first", "2024-03-01", answer),
+                            ("later", "2024-03-09", answer + " As before.")]:
+        messages = [{"role": "user", "content": "why did the deploy fail?", "timestamp": f"{day}T10:00:00Z"},
+                    {"role": "assistant", "content": text, "timestamp": f"{day}T10:00:05Z"}]
+        (folder / f"{name}.json").write_text(json.dumps({"session_id": name, "messages": messages}))
+    return folder
+
+
+@pytest.mark.parametrize("echoes", [True, False])
+def test_echo_detection_can_be_switched_off(tmp_path, echoes):
+    """Curation marks the restatement as an echo unless the home's config says "echoes": false."""
+    from attention_cloud import Memory
+    from attention_cloud.home import write_config
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash", "echoes": echoes})
+    with Memory.open(home) as mem:
+        mem.ingest([_restated_sessions(tmp_path / "chats")])
+        report = mem.curate()
+        assert report.embedded > 0
+        rows = mem.query("echo_of(E, O, _), item_session(E, SE), item_session(O, SO)").rows
+        if echoes:
+            assert report.echoes >= 1 and {(r["SE"], r["SO"]) for r in rows} == {("later", "first")}
+        else:
+            assert report.echoes == 0 and rows == []

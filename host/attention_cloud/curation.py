@@ -15,6 +15,8 @@ from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
 
 BATCH = 2000
+#: New items whose echo candidates are searched in one batched call.
+ECHO_CHUNK = 512
 
 
 @dataclass
@@ -75,6 +77,14 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
         records = [_rungs_term(r) for r in rungs]
         records += [Term("l0_tokens", [Atom(v.handle), estimate_tokens(v.text)]) for v in views]
         mem.store_ladder(records)
+        # Index each batch as it is curated: a large backfill never holds every text twice,
+        # and what is indexed is durable (flushed) batch by batch.
+        segments = _segments(mem, [v.handle for v in views])
+        report.embedded += mem.jump.index(
+            [v.handle for v in views], [v.text for v in views],
+            [{"record": "item", "level": "l0", "kind": v.kind, "segment": segments.get(v.handle, "default")}
+             for v in views])
+        mem.jump.flush()
         touched.update(v.session for v in views)
         new_views.extend(views)
         report.items += len(views)
@@ -83,18 +93,16 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
 
     (stale,) = mem.pl.once("ladder:ladder_stale_sessions", Var())
     touched.update(str(s) for s in stale)
-    segments = _segments(mem, [v.handle for v in new_views])
-    index_keys: list[str] = [v.handle for v in new_views]
-    index_texts: list[str] = [v.text for v in new_views]
-    index_meta: list[dict[str, Any]] = [
-        {"record": "item", "level": "l0", "kind": v.kind, "segment": segments.get(v.handle, "default")}
-        for v in new_views]
+    arc_keys: list[str] = []
+    arc_texts: list[str] = []
+    arc_meta: list[dict[str, Any]] = []
     for session in sorted(touched):
         (raw,) = mem.pl.once("ladder:ladder_session_items", Atom(session), Var())
         views = [_view(t) for t in raw]
         if not views:
             continue
         by_handle = {r.handle: r for r in curate_items(views)}
+        segment = _segments(mem, [views[0].handle]).get(views[0].handle, "default")
         records: list[Term] = []
         for plan in plan_arcs(views):
             if mem.pl.once("ladder:arc", Atom(plan.arc_id)) is not None:
@@ -104,22 +112,26 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
             records.append(Term("arc", [Atom(plan.arc_id), Atom(plan.session), plan.goal,
                                         [Atom(m) for m in plan.members]]))
             records.append(_rungs_term(arc))
-            index_keys.append(plan.arc_id)
-            index_texts.append(arc.l1 + "\n" + arc.l2)
-            index_meta.append({"record": "arc", "level": "l1", "kind": "arc",
-                               "segment": segments.get(plan.members[0], "default")})
+            arc_keys.append(plan.arc_id)
+            arc_texts.append(arc.l1 + "\n" + arc.l2)
+            arc_meta.append({"record": "arc", "level": "l1", "kind": "arc", "segment": segment})
             report.arcs += 1
         rollup = curate_session(session, views, [by_handle[v.handle] for v in views])
         records.append(Term("rollup", [Atom(rollup.handle), Atom(session)]))
         records.append(_rungs_term(rollup))
         report.rollups += 1
         mem.store_ladder(records)
+        if len(arc_keys) >= BATCH:
+            report.embedded += mem.jump.index(arc_keys, arc_texts, arc_meta)
+            mem.jump.flush()
+            arc_keys, arc_texts, arc_meta = [], [], []
     report.sessions = sorted(touched)
 
-    if index_keys:
-        report.embedded = mem.jump.index(index_keys, index_texts, index_meta)
+    if arc_keys:
+        report.embedded += mem.jump.index(arc_keys, arc_texts, arc_meta)
+    if new_views and mem.config.get("echoes", True):
         report.echoes = _mark_echoes(mem, new_views)
-        mem.jump.flush()
+    mem.jump.flush()
     report.expired = apply_retention(mem, mem.config.get("retention") or {})
     return report
 
@@ -161,20 +173,25 @@ def _segments(mem: Any, handles: list[str]) -> dict[str, str]:
 def _mark_echoes(mem: Any, views: list[ItemView]) -> int:
     """Flag new items that restate memory from another, earlier session."""
     from .curate import find_echoes
+    from .curate.echoes import ECHO_CANDIDATES
 
     jump = mem.jump
     if jump.disabled or not views or not jump.has_vectors():
         return 0
-    vectors = [jump.vectors.vector(v.handle) if jump.vectors.has(v.handle) else None for v in views]
-    keep = [i for i, vec in enumerate(vectors) if vec is not None]
-    if not keep:
-        return 0
     import numpy as np
 
-    matrix = np.stack([vectors[i] for i in keep])
-    echoes = find_echoes([views[i] for i in keep], matrix,
-                         lambda vec, k: jump.vectors.search(vec, k, filter_meta={"record": "item"}),
-                         lambda h: _lookup_view(mem, h))
+    store = jump.vectors
+    store.wait_for_index()  # a large store answers from its approximate index, not a full scan
+    echoes: list[tuple[str, str, float]] = []
+    for start in range(0, len(views), ECHO_CHUNK):
+        chunk = [v for v in views[start:start + ECHO_CHUNK] if store.has(v.handle)]
+        if not chunk:
+            continue
+        matrix = np.stack([store.vector(v.handle) for v in chunk])
+        # one batched search per chunk (a BLAS product on a flat index) instead of one per item
+        neighbours = store.search_many(matrix, ECHO_CANDIDATES, filter_meta={"record": "item"})
+        echoes += find_echoes(chunk, matrix, lambda vec, k: [], lambda h: _lookup_view(mem, h),
+                              neighbours=neighbours)
     if echoes:
         mem.store_ladder([Term("echo", [Atom(e), Atom(o), float(s)]) for e, o, s in echoes])
     return len(echoes)

@@ -43,6 +43,7 @@ def find_echoes(
     *,
     sim_threshold: float = 0.92,
     ngram_threshold: float = 0.5,
+    neighbours: list[list[tuple[str, float]]] | None = None,
 ) -> list[tuple[str, str, float]]:
     """``(echo_handle, original_handle, similarity)`` for each new item that is an echo.
 
@@ -54,6 +55,8 @@ def find_echoes(
         lookup: the item behind a handle, or None when it is gone.
         sim_threshold: least cosine similarity of an echo and its original.
         ngram_threshold: least share of the echo's n-grams found in the original.
+        neighbours: the hits of each new item, when the caller searched for all of them at
+            once (``search`` is then not called).
 
     Returns:
         One tuple per echo, in the order of ``new``.
@@ -66,9 +69,12 @@ def find_echoes(
         raise InputError(
             f"find_echoes: {len(new)} items but vectors of shape {tuple(matrix.shape)}"
         )
+    if neighbours is not None and len(neighbours) != len(new):
+        raise InputError(f"find_echoes: {len(new)} items but {len(neighbours)} neighbour lists")
     out: list[tuple[str, str, float]] = []
-    for item, vector in zip(new, matrix):
-        hits = sorted(search(vector, ECHO_CANDIDATES), key=lambda hit: (-float(hit[1]), hit[0]))
+    for i, (item, vector) in enumerate(zip(new, matrix)):
+        found = neighbours[i] if neighbours is not None else search(vector, ECHO_CANDIDATES)
+        hits = sorted(found, key=lambda hit: (-float(hit[1]), hit[0]))
         for handle, similarity in hits:
             if float(similarity) < sim_threshold:
                 break
