@@ -188,7 +188,8 @@ def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Nam
     from attention_cloud import Memory
     import attention_cloud.hydration as hydration
 
-    built = build_home(items, embedder=embedder, curate=True, rebuild=args.rebuild)
+    built = build_home(items, embedder=embedder, curate=True, rebuild=args.rebuild,
+                       echoes=items <= args.echoes_up_to)
     progress(f"{items} {embedder}: open")
     started = time.perf_counter()
     mem = Memory.open(built.path)
@@ -315,7 +316,7 @@ def report(results: list[SizeResult], args: argparse.Namespace) -> str:
         b = r.build
         cur = b.get("curate", {})
         rows.append([r.label, f"{b.get('ingest_s', 0):.0f}", f"{b.get('curate_s', 0):.0f}",
-                     f"{cur.get('arcs', 0):,}", f"{cur.get('echoes', 0):,}", f"{r.open_s:.1f}",
+                     f"{cur.get('arcs', 0):,}", f"{cur.get('echoes', 0):,}" if r.build.get("echoes", True) else "off", f"{r.open_s:.1f}",
                      f"{r.rss_mb:,.0f}", f"{np.mean(r.sample.facts):.0f}",
                      f"{np.mean(r.sample.spent):.0f}", ", ".join(sorted(r.sample.paths))])
     homes = markdown_table(
@@ -350,6 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7, help="query generator seed (default 7)")
     parser.add_argument("--blas-threads", help="set OPENBLAS_NUM_THREADS for this run (experiment)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild cached homes")
+    parser.add_argument("--echoes-up-to", type=int, default=500_000,
+                        help="curate larger homes with echo detection off (config echoes: false); "
+                             "it costs one neighbour search per item, ~1 h of a core at 1M (default 500000)")
     parser.add_argument("--update-md", action="store_true",
                         help="write the tables into BENCHMARKS.md (## Hydration speed)")
     args = parser.parse_args(argv)
