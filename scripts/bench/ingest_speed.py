@@ -11,8 +11,8 @@ For each ``--items`` size a Claude Code-like corpus (``gen_corpus.py``, cached u
    already parsed, batch by batch. It is split by wrapping the functions it calls: waiting
    for parse (the time the call waits for ``memory._parse_all`` to yield the next parsed file:
    parse time not hidden behind the writes), the Prolog batch (``api:api_ingest_with_marks``:
-   transfer through the bridge, upserts, journal writes), the fsync, and the rest (file
-   digests, watermark lookups);
+   transfer through the bridge, upserts, journal writes), the fsync, and the rest (the
+   watermark lookup, the host's own work);
 3. ingested again unchanged (every file skipped by its watermark).
 
 When the one-call ingest fails (a million items exceed SWI-Prolog's default 1 GB stack as one
@@ -222,8 +222,8 @@ def report(runs: list[IngestRun]) -> str:
              "(about `BATCH_ITEMS` items each, fsynced; all wall-clock seconds). "
              "*Waiting for parse* is the time the call waited for the next parsed file (parse time "
              "not overlapped with writes); *Prolog batch* is the `api:api_ingest_with_marks` calls: transfer "
-             "through the bridge, upserts, journal writes; *other* is file digests and watermark "
-             "lookups. *CPU s* counts this process "
+             "through the bridge, upserts, journal writes; *other* is the watermark lookup and the "
+             "host's own work (file digests are taken by the parse workers). *CPU s* counts this process "
              "and its parse workers. *Items/CPU-s* divides by that CPU time instead of wall time: "
              "on a shared machine (CPU/wall well below 1) it does not depend on the neighbours, "
              "but with parse workers it is the total work, not the elapsed time on two cores.\n")
