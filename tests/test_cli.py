@@ -118,3 +118,17 @@ def test_segment_option_is_validated(home):
     out = CliRunner().invoke(main, ["hydrate", "--goal", "x", "--segment", "nonsense",
                                     "--home", str(home)])
     assert out.exit_code == 2 and "SEGMENT=TOKENS" in out.output
+
+
+def test_hydrate_now_anchors_a_time_and_a_bad_now_is_refused(home):
+    write_config(home, {"embedder": "hash"})
+    assert run("ingest", str(samples_dir()), home=home).exit_code == 0
+    assert run("curate", home=home).exit_code == 0
+    out = run("hydrate", "--goal", "what failed in the retry tests three days ago", "--now",
+              "2026-01-15T12:00:00Z", "--format", "json", home=home)
+    receipt = json.loads(out.output)["receipt"]
+    assert receipt["anchor"]["phrase"] == "three days ago"
+    assert receipt["anchor"]["from"] <= "2026-01-12T12:00:00Z" <= receipt["anchor"]["to"]
+    assert all(f["time"] for f in receipt["facts"])
+    bad = CliRunner().invoke(main, ["hydrate", "--goal", "x", "--now", "soon", "--home", str(home)])
+    assert bad.exit_code == 2 and "ISO 8601" in bad.output and len(bad.output.strip().splitlines()) == 1

@@ -251,12 +251,14 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
               help="Extra rules file (walk rules, planes), checked by library(sandbox).")
 @click.option("--walk", default=None, help="Name of a walk rule to use instead of the plane's.")
+@click.option("--now", default=None, metavar="ISO8601",
+              help='The present a goal\'s "two weeks ago" is read against (default: the newest item\'s time).')
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "envelope"]),
               default="text", show_default=True)
 @home_option
 @fail_cleanly
 def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceiling: str,
-            rules_file: str | None, walk: str | None, fmt: str, home: str | None) -> None:
+            rules_file: str | None, walk: str | None, now: str | None, fmt: str, home: str | None) -> None:
     """Render a frame of memory for GOAL within a token budget, with its receipt.
 
     Example: atc hydrate --goal "why do payment retries fail" --budget 1500 --plane execution
@@ -265,7 +267,7 @@ def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceili
     mem = open_memory(home)
     try:
         frame = mem.hydrate(goal, budget=budget, plane=plane, segments=budgets,
-                            ceiling=ceiling, rules=rules_file, walk=walk)
+                            ceiling=ceiling, rules=rules_file, walk=walk, now=now)
     finally:
         mem.close()
     if fmt == "json":

@@ -332,7 +332,8 @@ class Memory:
     # -- hydration --------------------------------------------------------------------------------
     def hydrate(self, goal: str, *, budget: int = 2000, plane: str = "default",
                 segments: dict[str, int] | None = None, ceiling: str = "L0",
-                rules: str | os.PathLike[str] | None = None, walk: str | None = None) -> Any:
+                rules: str | os.PathLike[str] | None = None, walk: str | None = None,
+                now: str | float | None = None) -> Any:
         """Render a frame for ``goal``.
 
         Returns a :class:`~attention_cloud.hydration.Frame` with ``.text``, ``.receipt``
@@ -346,13 +347,15 @@ class Memory:
             ceiling: the most detailed level allowed (L0..L3).
             rules: an extra rules file (checked by library(sandbox)) with walk rules or planes.
             walk: a walk rule ``Name(+Seeds, -Handle-Score)`` to use instead of the plane's.
+            now: the present a goal's "two weeks ago" is read against (ISO 8601 text or POSIX
+                seconds); default the time of the newest item in memory.
         """
         from .hydration import hydrate
 
         module = self._load_user_rules(rules)
         return hydrate(self, goal, budget=budget, plane=plane, segments=segments,
                        ceiling=ceiling, rules=module if module != "memory" else None,
-                       walk_rule=walk)
+                       walk_rule=walk, now=now)
 
     def item(self, handle: str) -> Item | None:
         """The live journal item with this handle, or None."""

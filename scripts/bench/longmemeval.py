@@ -15,7 +15,8 @@ For every instance of ``--data`` (LongMemEval_S, about 48 dated chat sessions an
    ``hydrate/3`` seeds a frame) with 50 seeds instead of the plane's 6; records map to sessions
    (items by pointer, arcs and rollups by their session), and ``recall_any@k`` asks whether any
    answer session is among the first k distinct sessions;
-4. **evidence in frame**: ``Memory.hydrate(question, budget=B)`` for each ``--budgets`` B; the
+4. **evidence in frame**: ``Memory.hydrate(question, budget=B, now=question date)`` for each
+   ``--budgets`` B (the question is asked at its own date, so "two weeks ago" reads against it); the
    share of the question's evidence turns whose item is in the frame verbatim (L0), and at any
    rung (the item at L0-L3, or an arc holding it);
 5. **BM25 baseline** on the same items: ``attention_cloud.embed.LexicalIndex`` over the items' L0
@@ -71,6 +72,7 @@ class Instance:
     question: str
     answer_sessions: set[str]
     sessions: list[tuple[str, str, list[dict[str, Any]]]]  # (session id, date, turns)
+    question_date: str = ""  # when the question is asked (LongMemEval's format)
 
     @property
     def abstention(self) -> bool:
@@ -141,7 +143,8 @@ def load_instances(data: Path, limit: int | None, ids: list[str] | None = None) 
         raw = json.loads(path.read_text(encoding="utf-8"))
         instances.append(Instance(
             raw["question_id"], raw["question_type"], raw["question"], set(raw["answer_session_ids"]),
-            list(zip(raw["haystack_session_ids"], raw["haystack_dates"], raw["haystack_sessions"]))))
+            list(zip(raw["haystack_session_ids"], raw["haystack_dates"], raw["haystack_sessions"])),
+            raw.get("question_date", "")))
     if ids:
         unknown = set(ids) - {inst.qid for inst in instances}
         if unknown:
@@ -298,7 +301,9 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path) -> Out
         spent: dict[int, int] = {}
         for budget in args.budgets:
             started = time.perf_counter()
-            frame = mem.hydrate(inst.question, budget=budget)
+            # the question is asked at its own date: "two weeks ago" is read against it
+            now = iso_time(inst.question_date, 0) if inst.question_date else None
+            frame = mem.hydrate(inst.question, budget=budget, now=now)
             hydrate_s[budget] = time.perf_counter() - started
             spent[budget] = int(frame.receipt["budget"]["spent"])
             l0 = {f.handle for f in frame.facts if f.level.lower() == "l0"}
