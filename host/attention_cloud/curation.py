@@ -63,7 +63,8 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
 
     report = CurateReport()
     touched: set[str] = set()
-    new_views: list[ItemView] = []
+    echoes = bool(mem.config.get("echoes", True))
+    new_views: list[ItemView] = []  # kept for echo detection only
     while True:
         (raw,) = mem.pl.once("ladder:ladder_uncurated", BATCH, Var())
         if not raw:
@@ -86,7 +87,8 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
              for v in views])
         mem.jump.flush()
         touched.update(v.session for v in views)
-        new_views.extend(views)
+        if echoes:
+            new_views.extend(views)
         report.items += len(views)
         if progress:
             progress(len(views))
@@ -129,7 +131,7 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
 
     if arc_keys:
         report.embedded += mem.jump.index(arc_keys, arc_texts, arc_meta)
-    if new_views and mem.config.get("echoes", True):
+    if new_views:
         report.echoes = _mark_echoes(mem, new_views)
     mem.jump.flush()
     report.expired = apply_retention(mem, mem.config.get("retention") or {})

@@ -203,26 +203,34 @@ class LexicalIndex:
             return 0
         try:
             info = json.loads(pointer.read_text(encoding="utf-8"))
-            folder = self._directory / info["dir"]
             if (info.get("version") != _SNAPSHOT_VERSION or log_path.stat().st_size < info["log_bytes"]
                     or self._log_head(log_path) != info["log_head"]):
                 return 0
-            arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r")
-                      for name in ("inv_ptr", "inv_slots", "inv_counts", "fwd_ptr", "fwd_terms",
-                                   "fwd_counts", "lengths", "df")}
-            keys = json.loads((folder / "keys.json").read_text(encoding="utf-8"))
-            terms = json.loads((folder / "terms.json").read_text(encoding="utf-8"))
-            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-            columns = {field: (np.load(folder / f"meta-{i}.npy"), values)
-                       for i, (field, values) in enumerate(meta)}
+            self._adopt_snapshot(self._directory / info["dir"])
         except (OSError, ValueError, KeyError, TypeError):
+            self.__init__(k1=self.k1, b=self.b)  # a half-read snapshot leaves nothing behind
+            self._directory = log_path.parent
             return 0  # unreadable snapshot: the log alone is the truth
+        self._snapshot_bytes = int(info["log_bytes"])
+        return self._snapshot_bytes
+
+    def _adopt_snapshot(self, folder: Path) -> None:
+        """Make the snapshot in ``folder`` the whole in-memory index (its arrays memory-mapped)."""
+        arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r")
+                  for name in ("inv_ptr", "inv_slots", "inv_counts", "fwd_ptr", "fwd_terms",
+                               "fwd_counts", "lengths", "df")}
+        keys = json.loads((folder / "keys.json").read_text(encoding="utf-8"))
+        terms = json.loads((folder / "terms.json").read_text(encoding="utf-8"))
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        columns = {field: (np.load(folder / f"meta-{i}.npy"), values)
+                   for i, (field, values) in enumerate(meta)}
         n = len(keys)
         self._terms = terms
         self._term_id = {term: i for i, term in enumerate(terms)}
         self._df = np.array(arrays["df"], dtype=np.int64)
         self._inv_ptr, self._inv_slots, self._inv_counts = arrays["inv_ptr"], arrays["inv_slots"], arrays["inv_counts"]
         self._fwd_ptr, self._fwd_terms, self._fwd_counts = arrays["fwd_ptr"], arrays["fwd_terms"], arrays["fwd_counts"]
+        self._delta_fwd, self._delta_post, self._compiled = {}, {}, {}
         self._base_docs = n
         self._slot_keys = list(keys)
         self._slot_of = {key: slot for slot, key in enumerate(keys)}
@@ -233,9 +241,8 @@ class LexicalIndex:
         self._live[:n] = True
         self._total_len = float(self._lengths[:n].sum())
         self._columns.restore(columns, capacity)
+        self._norms = None
         self._log_records = n
-        self._snapshot_bytes = int(info["log_bytes"])
-        return self._snapshot_bytes
 
     def _write_snapshot(self, log_bytes: int) -> None:
         """Compile the live documents into a new snapshot covering ``log_bytes`` of the log."""
@@ -286,6 +293,10 @@ class LexicalIndex:
         fsync_path(temporary)
         os.replace(temporary, self._directory / _SNAPSHOT_NAME)
         fsync_path(self._directory)
+        # Serve from the snapshot just written: the delta it absorbed is freed, dead slots go.
+        records = self._log_records
+        self._adopt_snapshot(folder)
+        self._log_records = records
         for old in self._directory.glob("snap-*"):
             if old != folder:
                 shutil.rmtree(old, ignore_errors=True)  # mapped arrays stay readable until unmapped
