@@ -48,10 +48,11 @@ goal_time_window(Goal, Now, From-To, Phrase) :-
 
 %!  memory_now(-Stamp:number) is det.
 %
-%   The time of the newest item in memory (0 when memory is empty). Cached until the number
-%   of items changes, so a large memory pays the scan once per ingest.
+%   The time of the newest item in memory (0 when memory is empty). Cached until the items
+%   change (the database generation of their last change), so a large memory pays the scan
+%   once per ingest.
 memory_now(Stamp) :-
-    journal_item_count(N),
+    items_generation_(N),
     (   nb_current(when_memory_now, N-Cached)
     ->  Stamp = Cached
     ;   aggregate_all(max(S), ( item_time(_, T), T \== "", catch(parse_time(T, iso_8601, S), _, fail) ), Max)
@@ -61,8 +62,12 @@ memory_now(Stamp) :-
         nb_setval(when_memory_now, N-Stamp)
     ).
 
-journal_item_count(N) :-
-    (   predicate_property(journal:item_(_,_,_,_,_,_,_,_,_,_), number_of_clauses(N0)) -> N = N0 ; N = 0 ).
+% O(1), where counting the clauses is not: number_of_clauses walks them (4 ms at 100k items).
+items_generation_(G) :-
+    (   predicate_property(journal:item_(_,_,_,_,_,_,_,_,_,_), last_modified_generation(G0))
+    ->  G = G0
+    ;   G = 0
+    ).
 
 % --- grammar over lowercase words -------------------------------------------------------------
 

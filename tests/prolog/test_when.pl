@@ -45,6 +45,14 @@ test(memory_now_is_the_newest_item, [setup(store_reset), cleanup(store_reset),
                        item(h2, src, "s", 1, turn, user, "", "2024-02-03T10:00:00Z", default, "f:2", "b", [])], _),
     memory_now(Now), day(Now, Day).
 
+test(memory_now_follows_new_items, [setup(store_reset), cleanup(store_reset),
+                                    true(Days == ['2024-01-01', '2024-05-06'])]) :-
+    journal_add_items([item(h1, src, "s", 0, turn, user, "", "2024-01-01T10:00:00Z", default, "f:1", "a", [])], _),
+    memory_now(Now1), day(Now1, Day1),
+    journal_add_items([item(h2, src, "s", 1, turn, user, "", "2024-05-06T10:00:00Z", default, "f:2", "b", [])], _),
+    memory_now(Now2), day(Now2, Day2),
+    Days = [Day1, Day2].
+
 :- end_tests(when).
 
 :- begin_tests(goal_speaker).
