@@ -55,9 +55,10 @@ def parse_path(
             it could be parsed.
         UsageError: invalid ``session``, ``item_budget`` or ``kind_shares``.
     """
-    shares = check_budget(item_budget, kind_shares)
-    _check_arguments(format, session)
-    return _parse(read_path(path), format, session, item_budget, shares)
+    check_budget(item_budget, kind_shares)
+    _check_arguments(format, session)  # before reading: a bad option costs no read of the file
+    return parse_source(read_path(path), format=format, session=session, item_budget=item_budget,
+                        kind_shares=kind_shares)
 
 
 def parse_source(
