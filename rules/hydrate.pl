@@ -365,9 +365,7 @@ walk_speaker_score_(Role, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
 %   The speaker whose items Goal asks about: `assistant` when it refers to what "you" said,
 %   did or recommended, `user` when it is otherwise in the first person; fails for neither.
 goal_speaker(Goal, Role) :-
-    string_lower(Goal, Lower),
-    split_string(Lower, " \t\n\r,.;:!?()\"", " \t\n\r,.;:!?()\"", Words0),
-    exclude(==(""), Words0, Words),
+    goal_words(Goal, Words),
     (   addressed_to_assistant_(Words) -> Role = assistant
     ;   member(W, Words), first_person_(W) -> Role = user
     ).

@@ -1,6 +1,7 @@
 :- module(when,
           [ goal_time_window/4,         % +Goal, +Now, -Window, -Phrase
-            memory_now/1                % -Stamp
+            memory_now/1,               % -Stamp
+            goal_words/2                % +Goal, -Words
           ]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
@@ -37,14 +38,21 @@ Phrase = "two weeks ago", ...
 %   Window is From-To (POSIX stamps, From =< To) for the first time expression in Goal, and
 %   Phrase the words it was read from. Fails when Goal names no time.
 goal_time_window(Goal, Now, From-To, Phrase) :-
-    string_lower(Goal, Lower),
-    split_string(Lower, " \t\n\r,.;:!?()\"", " \t\n\r,.;:!?()\"", Words0),
-    exclude(==(""), Words0, Words),
+    goal_words(Goal, Words),
     append(_, Rest, Words),
     phrase(expression(Now, From, To), Rest, After),
     append(Used, After, Rest), !,
     atomic_list_concat(Used, ' ', PhraseAtom),
     atom_string(PhraseAtom, Phrase).
+
+%!  goal_words(+Goal:string, -Words:list(string)) is det.
+%
+%   Goal lowercased and split into words at blanks and punctuation (apostrophes stay inside
+%   words: "i'm"). The goal readers here and in hydrate.pl (goal_speaker/2) read these.
+goal_words(Goal, Words) :-
+    string_lower(Goal, Lower),
+    split_string(Lower, " \t\n\r,.;:!?()\"", " \t\n\r,.;:!?()\"", Words0),
+    exclude(==(""), Words0, Words).
 
 %!  memory_now(-Stamp:number) is det.
 %
