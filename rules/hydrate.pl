@@ -69,7 +69,8 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     option_(Options, walk, Settings0.walk, Walk),
     option_(Options, now, default, Now0),
     time_anchor_(Goal, Now0, Anchor),
-    Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, anchor: Anchor}),
+    goal_priors_(Goal, Anchor, Priors),
+    Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors}),
     segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets),
     foldl(hydrate_segment_(Goal, Settings), SegBudgets, Parts, 0, Spent),
     pairs_keys_values_(Parts, SegMetas, FactLists, CrumbLists),
@@ -96,6 +97,11 @@ time_anchor_(Goal, Now0, Anchor) :-
     ->  Anchor = window(From, To, Phrase)
     ;   Anchor = none
     ).
+
+% What the goal says beyond its topic, read once per frame: priors(Speaker, Anchor), Speaker
+% being speaker(Role) or none (goal_speaker/2), Anchor window(From, To, Phrase) or none.
+goal_priors_(Goal, Anchor, priors(Speaker, Anchor)) :-
+    (   goal_speaker(Goal, Role) -> Speaker = speaker(Role) ; Speaker = none ).
 
 anchor_meta_(none, null).
 anchor_meta_(window(From, To, Phrase), _{phrase: Phrase, from: F, to: T}) :-
@@ -198,9 +204,10 @@ sum_values_(Pairs, Sum) :-
 
 hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spent0, Spent) :-
     Seeds = Settings.seeds,
-    jump_(Goal, Settings.anchor, Segment, Seeds, Path, SeedHits, MoreHits),
+    Priors = Settings.priors,
+    jump_(Goal, Priors, Segment, Seeds, Path, SeedHits, MoreHits),
     walk_(Settings, Segment, SeedHits, Expanded0),
-    walk_speaker_(Goal, Expanded0, Expanded),
+    walk_speaker_(Priors, Expanded0, Expanded),
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates0),
     % At most one fact per ~50 tokens of budget (and the plane's cap): a small frame keeps its
     % best facts in detail instead of shrinking many to skeletons.
@@ -239,7 +246,8 @@ split_at_(N, List, Front, Back) :-
 %   lexical or recency). Benchmarks use it to measure the jump exactly as frames are seeded.
 seed_ranking(Goal, Segment, K, Path, Seeds) :-
     time_anchor_(Goal, default, Anchor),
-    jump_(Goal, Anchor, Segment, K, Path, Seeds, _).
+    goal_priors_(Goal, Anchor, Priors),
+    jump_(Goal, Priors, Segment, K, Path, Seeds, _).
 
 % Kept for callers of the earlier internal name.
 jump_(Goal, Segment, K, Path, Seeds) :-
@@ -248,7 +256,7 @@ jump_(Goal, Segment, K, Path, Seeds) :-
 % Seeds are the K best hits (the focus). The next hits are the Reserve: relevance-ranked
 % candidates that fill whatever budget the focus and its walk leave, so a frame uses its budget
 % on relevant memory instead of ending early.
-jump_(Goal, Anchor, Segment, K, Path, Seeds, Reserve) :-
+jump_(Goal, priors(Speaker, Anchor), Segment, K, Path, Seeds, Reserve) :-
     Fetch is max(K * 4, 48),
     Opts = [segment(Segment)],
     (   catch(nearest(Goal, Fetch, Opts, Sem), error(existence_error(embeddings, _), _), fail)
@@ -265,7 +273,7 @@ jump_(Goal, Anchor, Segment, K, Path, Seeds, Reserve) :-
     ->  recency_seeds_(Segment, K, Seeds), Reserve = []
     ;   fuse_(Sem, Lex, Fused0),
         open_arcs_(Fused0, Fused1),
-        speaker_prior_(Goal, Fused1, Fused2),
+        speaker_prior_(Speaker, Fused1, Fused2),
         time_prior_(Anchor, Fused2, Fused),
         discount_echoes_(Fused, Scored),
         split_at_(K, Scored, Top, Rest),
@@ -335,12 +343,10 @@ best_for_key_(Rest, _, S, S, Rest).
 % favours the assistant's items; one in the first person otherwise ("did I", "my trip")
 % favours the user's own. A favoured item's score counts 30 % more: who said something is
 % part of what the goal asks for, which neither embeddings nor BM25 see.
-speaker_prior_(Goal, Pairs, Out) :-
-    (   goal_speaker(Goal, Role)
-    ->  maplist(speaker_boost_(Role), Pairs, Out0),
-        sort_by_score_(Out0, Out)
-    ;   Out = Pairs
-    ).
+speaker_prior_(none, Pairs, Pairs).
+speaker_prior_(speaker(Role), Pairs, Out) :-
+    maplist(speaker_boost_(Role), Pairs, Out0),
+    sort_by_score_(Out0, Out).
 
 speaker_boost_(Role, K-S, K-S1) :-
     (   item_role(K, Role) -> S1 is round(S * 1.3 * 10000) / 10000 ; S1 = S ).
@@ -348,11 +354,9 @@ speaker_boost_(Role, K-S, K-S1) :-
 % A walk neighbour inherits its seed's score, speaker boost included: an item of the other
 % speaker gives that boost back, so the goal's speaker is favoured across the whole frame
 % (the user's own statements, not the assistant's replies next to them, for "did I ...").
-walk_speaker_(Goal, Found, Out) :-
-    (   goal_speaker(Goal, Role)
-    ->  maplist(walk_speaker_score_(Role), Found, Out)
-    ;   Out = Found
-    ).
+walk_speaker_(priors(none, _), Found, Found).
+walk_speaker_(priors(speaker(Role), _), Found, Out) :-
+    maplist(walk_speaker_score_(Role), Found, Out).
 
 walk_speaker_score_(Role, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
     (   item_role(Id, Other), Other \== Role
