@@ -132,3 +132,14 @@ def test_hydrate_now_anchors_a_time_and_a_bad_now_is_refused(home):
     assert all(f["time"] for f in receipt["facts"])
     bad = CliRunner().invoke(main, ["hydrate", "--goal", "x", "--now", "soon", "--home", str(home)])
     assert bad.exit_code == 2 and "ISO 8601" in bad.output and len(bad.output.strip().splitlines()) == 1
+
+
+def test_goal_readers_are_part_of_the_query_vocabulary(home):
+    """goal_speaker/2, goal_time_window/4 and memory_now/1 run under the sandbox of atc query."""
+    assert run("ingest", str(samples_dir()), home=home).exit_code == 0
+    out = run("query", 'memory_now(N), goal_time_window("what failed two days ago", N, F-T, P), '
+                       'goal_speaker("what did you suggest", R)', "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    (row,) = json.loads(out.output)
+    assert row["P"] == "two days ago" and row["R"] == "assistant"
+    assert row["F"] < row["N"] - 2 * 86400 < row["T"] < row["N"]  # centred two days back
