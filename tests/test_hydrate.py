@@ -218,6 +218,7 @@ def test_a_goal_naming_a_time_favours_items_written_then(home, tmp_path):
         assert "blender" in anchored.facts[0].text
         assert anchored.receipt["facts"][0]["time"] == "2024-03-01T10:00:00Z"
         assert "2024-03-01T10:00:00Z" in anchored.text  # the render shows when
+        assert 'anchored to "19 days ago"' in anchored.text  # and which window it read
         # without `now`, the newest item's time is the present
         default_now = hydrate(mem, "which kitchen appliance did I buy 19 days ago", budget=400)
         assert default_now.receipt["anchor"]["to"] >= "2024-03-01T10:00:00Z"
