@@ -31,7 +31,9 @@ hydrate/3 plans the frame entirely in Prolog:
      the periphery at L3; never above the ceiling.
   4. *Budget*: over budget, demote the least relevant fact one rung (L0 → L1 → L2 → L3) before
      anything is dropped; what still does not fit, plus what lay past the fact cap, becomes
-     breadcrumbs (L3 pointers in `beyond`) within a small reserved share.
+     breadcrumbs (L3 pointers in `beyond`) within a small reserved share. Budget left over,
+     or detail a weak fact can give up, then raises the facts that gain most from detail (a
+     relevant one-hop neighbour shown verbatim rather than as its distillation).
 
 ```
 ?- hydrate("why did the payment retries fail", _{budget: 1500, plane: execution}, Frame).
@@ -217,7 +219,8 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     exclude(==(none), Placed0, Placed),
     CrumbShare is max(0, floor(Budget * Settings.breadcrumbs)),
     FitBudget is Budget - CrumbShare,
-    fit_(Placed, FitBudget, Kept, Dropped),
+    fit_(Placed, FitBudget, Fitted, Dropped),
+    promote_(Fitted, FitBudget, Kept),
     used_tokens_(Kept, Used),
     CrumbBudget is Budget - Used,
     append(Dropped, PastCap, Outside),
@@ -553,8 +556,8 @@ candidate_in_(Ids, c(Id, _, _, _, _)) :-
 		 *            FOVEA             *
 		 *******************************/
 
-% p(Candidate, Level, Tokens, Levels): Levels are the rungs this record has, detail first,
-% never above the ceiling.
+% p(Candidate, Level, Tokens, Rungs): Rungs are the Level-Tokens pairs this record has, detail
+% first, never above the ceiling; the fact starts at its role's rung (or the next one below).
 fovea_(Ceiling, C, Placed) :-
     C = c(Id, _, _, _, Role),
     available_levels_(Id, Ceiling, Levels),
@@ -565,9 +568,13 @@ fovea_(Ceiling, C, Placed) :-
         level_rank(Target, TR0),
         TR is max(CR, TR0),
         first_at_or_below_(Levels, TR, Level),
-        fact_tokens_(Id, Level, Tokens),
-        Placed = p(C, Level, Tokens, Levels)
+        maplist(rung_tokens_(Id), Levels, Rungs),
+        memberchk(Level-Tokens, Rungs),
+        Placed = p(C, Level, Tokens, Rungs)
     ).
+
+rung_tokens_(Id, Level, Level-Tokens) :-
+    fact_tokens_(Id, Level, Tokens).
 
 target_level_(seed, l0).
 target_level_(reserve, l0).
@@ -620,26 +627,39 @@ add_tokens_(p(_, _, T, _), A0, A) :-
 % Each step (demote one rung, or drop from the last rung) is keyed by the value it gives up per
 % token it saves; the cheapest step is taken.
 give_way_(Placed, Out, Gone) :-
-    aggregate_all(max(S), member(p(c(_, S, _, _, _), _, _, _), Placed), Best0),
-    Best is max(Best0, 1.0e-9),
+    frame_best_score_(Placed, Best),
     findall(Key-I-Step,
-            ( nth0(I, Placed, p(c(Id, S, _, _, _), L, T, Ls)),
-              Weight is (max(S, 0.0) / Best) ** 3,
-              level_fidelity_(L, F0),
-              (   shorter_level_(Id, Ls, L, T, L1, T1)
-              ->  level_fidelity_(L1, F1),
-                  Step = demote(L1, T1)
-              ;   T1 = 0, F1 = 0.0, Step = drop
-              ),
-              Saved is max(1, T - T1),
-              Key is Weight * (F0 - F1) / Saved ),
+            ( nth0(I, Placed, P),
+              give_way_step_(Best, P, Step, Loss, Saved),
+              Key is Loss / Saved ),
             Steps),
     keysort(Steps, [_-I-Step|_]),
-    nth0(I, Placed, p(C, _, _, Ls), Rest),
+    nth0(I, Placed, p(C, _, _, Rungs), Rest),
     (   Step = demote(L1, T1)
-    ->  nth0(I, Out, p(C, L1, T1, Ls), Rest), Gone = none
+    ->  nth0(I, Out, p(C, L1, T1, Rungs), Rest), Gone = none
     ;   Out = Rest, Gone = C
     ).
+
+frame_best_score_(Placed, Best) :-
+    aggregate_all(max(S), member(p(c(_, S, _, _, _), _, _, _), Placed), Best0),
+    Best is max(Best0, 1.0e-9).
+
+% The value of a fact at a rung: relevance relative to the best, cubed, times the rung's fidelity.
+fact_value_(Best, S, Level, Value) :-
+    level_fidelity_(Level, F),
+    Value is (max(S, 0.0) / Best) ** 3 * F.
+
+% One step of giving way for a placed fact: demote(Level, Tokens) to its next shorter rung, or
+% drop from its last one; Loss is the value given up, Saved (>= 1) the tokens freed.
+give_way_step_(Best, p(c(_, S, _, _, _), L, T, Rungs), Step, Loss, Saved) :-
+    fact_value_(Best, S, L, V0),
+    (   shorter_rung_(Rungs, L, T, L1, T1)
+    ->  fact_value_(Best, S, L1, V1),
+        Step = demote(L1, T1)
+    ;   T1 = 0, V1 = 0.0, Step = drop
+    ),
+    Loss is V0 - V1,
+    Saved is max(1, T - T1).
 
 % How much of what a record says each rung carries: the verbatim text all of it, a one-sentence
 % summary well under half, the distillation and the skeleton little more than a pointer.
@@ -650,13 +670,83 @@ level_fidelity_(l3, 0.05).
 
 % The next rung down that is shorter than the current one (a distillation can be longer than
 % the one-sentence summary above it: demoting to it would cost detail and save nothing).
-shorter_level_(Id, Levels, Level, Tokens, Lower, LowerTokens) :-
+shorter_rung_(Rungs, Level, Tokens, Lower, LowerTokens) :-
     level_rank(Level, R),
-    member(Lower, Levels),
+    member(Lower-LowerTokens, Rungs),
     level_rank(Lower, R1),
     R1 > R,
-    fact_tokens_(Id, Lower, LowerTokens),
     LowerTokens < Tokens, !.
+
+% promote_(+Placed, +Budget, -Out): the fovea sets where each fact starts (seeds verbatim, one
+% hop at the distillation, ...); what giving way left of the budget, and detail a weaker fact
+% can pay for, goes to the facts that gain most from more detail. Each move raises one fact a
+% rung (the one gaining most value per extra token first), paid from the free budget or by
+% demoting other facts (never dropping them) that lose less value per token than it gains; a
+% rung no longer than the one below it is taken for free. Every move raises the frame's total
+% value, so the loop ends; the bound only caps its work.
+promote_(Placed, Budget, Out) :-
+    promote_(Placed, Budget, 120, Out).
+
+promote_([], _, _, []) :- !.
+promote_(Placed, _, 0, Placed) :- !.
+promote_(Placed, Budget, N, Out) :-
+    frame_best_score_(Placed, Best),
+    used_tokens_(Placed, Used),
+    Free is Budget - Used,
+    findall(Key-I-L1-T1-Gain,
+            ( nth0(I, Placed, p(c(_, S, _, _, _), L, T, Rungs)),
+              richer_rung_(Rungs, L, L1, T1),
+              fact_value_(Best, S, L, V0),
+              fact_value_(Best, S, L1, V1),
+              Gain is V1 - V0,
+              Gain > 0,
+              Key is -(Gain / max(1, T1 - T)) ),
+            Ups0),
+    keysort(Ups0, Ups),
+    (   member(Key-I-L1-T1-Gain, Ups),
+        nth0(I, Placed, p(C, _, T0, Rungs), Others),
+        Need is T1 - T0 - Free,
+        Rate is -Key,
+        make_room_(Others, Best, Need, Gain, Rate, Others1)
+    ->  nth0(I, Placed1, p(C, L1, T1, Rungs), Others1),
+        N1 is N - 1,
+        promote_(Placed1, Budget, N1, Out)
+    ;   Out = Placed
+    ).
+
+% The next more detailed rung of a fact.
+richer_rung_(Rungs, Level, Richer, Tokens) :-
+    level_rank(Level, R),
+    findall(R1-(L1-T1), ( member(L1-T1, Rungs), level_rank(L1, R1), R1 < R ), Up),
+    max_member(_-(Richer-Tokens), Up).
+
+% make_room_(+Others, +Best, +Need, +Gain, +Rate, -Others1): free Need tokens by demoting other
+% facts one rung each, cheapest loss per token first; each demotion must lose less per token
+% than the promotion gains per token (Rate), and all of them together less than its Gain.
+make_room_(Others, _, Need, _, _, Others) :-
+    Need =< 0, !.
+make_room_(Others, Best, Need, Gain, Rate, Others1) :-
+    findall(Key-J-L1-T1-Loss-Saved,
+            ( nth0(J, Others, P),
+              give_way_step_(Best, P, demote(L1, T1), Loss, Saved),
+              Key is Loss / Saved,
+              Key < Rate ),
+            Steps0),
+    keysort(Steps0, Steps),
+    take_room_(Steps, Need, Gain, Chosen),
+    foldl(apply_demotion_, Chosen, Others, Others1).
+
+take_room_(_, Need, _, []) :-
+    Need =< 0, !.
+take_room_([_-J-L1-T1-Loss-Saved|Steps], Need, Gain, [J-L1-T1|Chosen]) :-
+    Loss < Gain,
+    Need1 is Need - Saved,
+    Gain1 is Gain - Loss,
+    take_room_(Steps, Need1, Gain1, Chosen).
+
+apply_demotion_(J-L1-T1, Placed0, Placed) :-
+    nth0(J, Placed0, p(C, _, _, Rungs), Rest),
+    nth0(J, Placed, p(C, L1, T1, Rungs), Rest).
 
 % Breadcrumbs: the skeleton (L3, or the least detailed rung there is) of what lies just past
 % the cutoff, most relevant first, while they fit what the facts left of the budget.
