@@ -232,3 +232,11 @@ def test_a_bad_now_is_a_usage_error(curated):
 
     with pytest.raises(UsageError, match="ISO 8601"):
         hydrate(curated, GOAL, now="last tuesday")
+
+
+def test_a_roomy_frame_shows_walked_facts_verbatim(curated):
+    # The fovea places one-hop neighbours at their distillation; budget left over raises them.
+    roomy = curated.hydrate(GOAL, budget=100_000).receipt["facts"]
+    walked = [f for f in roomy if f["hops"] >= 1 and f["handle"].startswith("it_")]
+    assert walked
+    assert all(f["level"] == "L0" for f in roomy if f["handle"].startswith("it_"))

@@ -1,0 +1,46 @@
+:- use_module('../../rules/store').
+:- use_module('../../rules/journal').
+:- use_module('../../rules/hydrate').
+:- use_module(library(plunit)).
+
+/* How a frame spends detail (hydrate:promote_/3): facts placed by distance from the focus are
+   raised a rung when budget is left, or when a weaker fact can give up detail more cheaply. */
+
+placed(Id, Score, Level, Rungs, p(c(Id, Score, relevance, 1, near), Level, Tokens, Rungs)) :-
+    memberchk(Level-Tokens, Rungs).
+
+levels(Placed, Levels) :-
+    findall(Id-L, member(p(c(Id, _, _, _, _), L, _, _), Placed), Levels).
+
+:- begin_tests(hydrate_detail).
+
+test(free_budget_raises_a_neighbour_to_verbatim, [true(Levels == [a-l0])]) :-
+    placed(a, 0.9, l2, [l0-42, l1-30, l2-40, l3-8], P),
+    hydrate:promote_([P], 100, Out),
+    levels(Out, Levels).
+
+test(no_budget_no_raise, [true(Levels == [a-l2])]) :-
+    placed(a, 0.9, l2, [l0-90, l1-60, l2-40, l3-8], P),
+    hydrate:promote_([P], 45, Out),
+    levels(Out, Levels).
+
+test(a_weak_fact_pays_for_a_strong_one, [true(Levels == [a-l0, b-l1])]) :-
+    placed(a, 0.9, l2, [l0-50, l1-30, l2-40], A),
+    placed(b, 0.2, l0, [l0-60, l1-20], B),
+    hydrate:promote_([A, B], 100, Out),
+    levels(Out, Levels).
+
+test(equal_facts_are_not_traded_for_one_long_one, [true(Levels == [a-l1, b-l0, c-l0, d-l0, e-l0])]) :-
+    placed(a, 0.9, l1, [l0-400, l1-40], A),
+    maplist([Id, P]>>placed(Id, 0.8, l0, [l0-100, l1-40], P), [b, c, d, e], Others),
+    hydrate:promote_([A|Others], 440, Out),
+    levels(Out, Levels).
+
+test(never_over_budget, [true(Used =< 120)]) :-
+    placed(a, 0.9, l3, [l0-80, l1-40, l2-20, l3-10], A),
+    placed(b, 0.7, l3, [l0-70, l1-35, l2-20, l3-10], B),
+    placed(c, 0.5, l3, [l0-60, l1-30, l2-20, l3-10], C),
+    hydrate:promote_([A, B, C], 120, Out),
+    aggregate_all(sum(T), member(p(_, _, T, _), Out), Used).
+
+:- end_tests(hydrate_detail).
