@@ -536,14 +536,13 @@ user_walk_(Module, Name, Segment, Seeds, Expanded) :-
 
 % Seeds first, then what the walk found and the reserve of further hits, best first: a walk
 % neighbour carries its seed's score times the strength of the link, so a strongly relevant
-% reserve hit outranks a weakly linked neighbour and the reverse.
-merge_candidates_(Seeds, Expanded, Reserve0, Candidates) :-
+% reserve hit outranks a weakly linked neighbour and the reverse. A record reached both ways
+% keeps the higher score, and says how it got it.
+merge_candidates_(Seeds, Expanded, Reserve, Candidates) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds),
-    exclude(candidate_in_(SeedIds), Expanded, Walked),
-    findall(Id, member(c(Id, _, _, _, _), Walked), WalkIds),
-    append(SeedIds, WalkIds, Taken),
-    exclude(candidate_in_(Taken), Reserve0, Reserve),
-    append(Walked, Reserve, Rest0),
+    append(Expanded, Reserve, Found),
+    exclude(candidate_in_(SeedIds), Found, Rest1),
+    best_per_id_(Rest1, Rest0),
     findall(NS-C, ( member(C, Rest0), C = c(_, S, _, _, _), NS is -S ), Keyed),
     keysort(Keyed, Sorted),
     pairs_values(Sorted, Rest),

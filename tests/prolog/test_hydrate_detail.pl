@@ -43,4 +43,12 @@ test(never_over_budget, [true(Used =< 120)]) :-
     hydrate:promote_([A, B, C], 120, Out),
     aggregate_all(sum(T), member(p(_, _, T, _), Out), Used).
 
+test(a_record_found_twice_keeps_its_better_score,
+     [true(Rest == [c(n, 0.7, relevance, 0, reserve), c(m, 0.5, entity_expansion, 1, near)])]) :-
+    Seeds = [c(s, 0.9, relevance, 0, seed)],
+    Walked = [c(n, 0.4, entity_expansion, 1, near), c(m, 0.5, entity_expansion, 1, near)],
+    Reserve = [c(n, 0.7, relevance, 0, reserve), c(s, 0.6, relevance, 0, reserve),
+               c(m, 0.3, relevance, 0, reserve)],
+    hydrate:merge_candidates_(Seeds, Walked, Reserve, [c(s, _, _, _, _)|Rest]).
+
 :- end_tests(hydrate_detail).
