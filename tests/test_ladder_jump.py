@@ -1,6 +1,8 @@
 """The ladder and the jump on a realistic transcript, with the real default embedder."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from attention_cloud import Memory
@@ -60,11 +62,62 @@ def test_forgetting_removes_vectors_and_derivatives(curated_default):
     mem = _reopen(curated_default[0])
     handle = mem.query('nearest("tests failing", H, _), item_kind(H, error)', limit=1).rows[0]["H"]
     assert mem.jump.vectors.has(handle)
+    had_distillation = mem.jump.vectors.has(f"{handle}#l2")
     invalidated = mem.forget(handle, reason="test")
     assert not mem.jump.vectors.has(handle)
+    assert had_distillation and not mem.jump.vectors.has(f"{handle}#l2")
     assert any(i.startswith("arc_") or i.startswith("ses_") for i in invalidated)
     assert handle not in {r["H"] for r in mem.query('nearest("tests failing", 20, Hs), member(H-_, Hs)', limit=50).rows}
     assert mem.item(handle) is None
     rebuilt = mem.curate()  # the session's rollup (and arcs) are rebuilt without the item
     assert rebuilt.rollups == 1
     assert not mem.query(f"provenance(_, {handle})").rows
+
+
+PASSING = ("I'm planning a charity bake sale for the local shelter next month and need ideas for "
+           "what to bake, how to price cupcakes and cookies, and how to set up the table so it "
+           "draws people in. By the way, I finally ran my first 5K race last Sunday and finished "
+           "it in 31 minutes. Anyway, what sells best at bake sales, and should I offer "
+           "gluten-free options too?")
+
+
+def test_a_fact_stated_in_passing_is_found_through_its_distillation(tmp_path):
+    # The whole turn is about a bake sale; the 5K is said in passing. The curator pulls the
+    # statement into the distillation, which has a vector of its own (HANDLE#l2); the jump
+    # scores the item by its best vector and never hands out the second key.
+    mem = Memory.open(tmp_path / "home")
+    try:
+        transcript = tmp_path / "passing.json"
+        transcript.write_text(json.dumps({"session_id": "passing", "messages": [
+            {"role": "user", "content": PASSING, "timestamp": "2026-11-01T10:00:00Z"}]}), encoding="utf-8")
+        mem.ingest([transcript])
+        mem.curate()
+        (handle,) = [r["H"] for r in mem.query("item(H)").rows]
+        store, embed = mem.jump.vectors, mem.jump.embedder
+        assert store.has(f"{handle}#l2")
+        goal = "how long did it take me to run the 5K race"
+        query = embed.embed([goal])[0]
+        whole = float(store.vector(handle) @ query)
+        distilled = float(store.vector(f"{handle}#l2") @ query)
+        assert distilled > whole
+        hits = mem.query(f'nearest("{goal}", 5, Hits)').rows[0]["Hits"]
+        assert [h for h, _ in hits] == [handle]
+        assert hits[0][1] == pytest.approx(distilled, abs=1e-4)
+    finally:
+        mem.close()
+
+
+def test_distillation_vectors_can_be_switched_off(tmp_path):
+    from attention_cloud.home import write_config
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash", "distillation_vectors": False})
+    mem = Memory.open(home)
+    try:
+        mem.ingest([samples_dir()])
+        report = mem.curate()
+        assert report.embedded > 0
+        assert not [k for k in mem.jump.vectors.keys() if "#" in k]
+    finally:
+        mem.close()

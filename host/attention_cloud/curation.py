@@ -64,6 +64,7 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
     report = CurateReport()
     touched: set[str] = set()
     echoes = bool(mem.config.get("echoes", True))
+    distillations = bool(mem.config.get("distillation_vectors", True))
     new_views: list[ItemView] = []  # kept for echo detection only
     while True:
         (raw,) = mem.pl.once("ladder:ladder_uncurated", BATCH, Var())
@@ -85,6 +86,8 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
             [v.handle for v in views], [v.text for v in views],
             [{"record": "item", "level": "l0", "kind": v.kind, "segment": segments.get(v.handle, "default")}
              for v in views])
+        if distillations:
+            report.embedded += _index_distillations(mem, views, rungs, segments)
         mem.jump.flush()
         touched.update(v.session for v in views)
         if echoes:
@@ -170,6 +173,25 @@ def _segments(mem: Any, handles: list[str]) -> dict[str, str]:
         if found:
             out[h] = str(found[0])
     return out
+
+
+def _index_distillations(mem: Any, views: list[ItemView], rungs: list[Rungs],
+                         segments: dict[str, str]) -> int:
+    """Embed each item's distillation (L2) under ``HANDLE#l2`` (vectors only: BM25 reads the
+    whole text). What the curator pulled out of a turn gets a vector of its own, so a fact
+    stated in passing is not drowned by the turn's main topic."""
+    from .jump import distillation_key
+
+    text_of = {r.handle: r.l2 for r in rungs}
+    keys, texts, meta = [], [], []
+    for view in views:
+        l2 = text_of.get(view.handle, "")
+        if l2.strip() and l2 != view.text:
+            keys.append(distillation_key(view.handle))
+            texts.append(l2)
+            meta.append({"record": "distillation", "level": "l2", "kind": view.kind,
+                         "segment": segments.get(view.handle, "default")})
+    return mem.jump.index(keys, texts, meta, lexical=False)
 
 
 def _mark_echoes(mem: Any, views: list[ItemView]) -> int:

@@ -2,8 +2,11 @@
 
 The Prolog predicates in ``rules/jump.pl`` call two Python predicates registered here,
 ``jump:semantic_hits/4`` and ``jump:lexical_hits/4``. Keys in the vector store are item and arc
-handles for the rung embedded (see ``EMBEDDED_LEVELS``); meta carries segment, level and kind so
-searches filter inside the index.
+handles for the rung embedded (see ``EMBEDDED_LEVELS``); an item's distillation (L2) has a vector
+of its own, keyed ``HANDLE#l2`` (``distillation_key``): a turn about one thing that states another
+in passing ("by the way, I ran a 5K last week") is found through the statement the curator
+pulled out of it. A search scores each record by its best vector and never returns a ``#`` key.
+Meta carries segment, level and kind so searches filter inside the index.
 """
 from __future__ import annotations
 
@@ -17,6 +20,13 @@ from .errors import EmbeddingError
 
 #: Which rung of each record kind is embedded, and indexed for BM25.
 EMBEDDED_LEVELS = {"item": "l0", "arc": "l1", "rollup": "l1"}
+#: Raw vector hits fetched per record asked for, so that second vectors do not crowd records out.
+SECOND_VECTOR_FETCH = 2
+
+
+def distillation_key(handle: str) -> str:
+    """The vector key of an item's distillation: ``it_3fa2#l2``."""
+    return f"{handle}#l2"
 
 
 class EmbeddingsUnavailable(EmbeddingError):
@@ -74,11 +84,13 @@ class Jump:
 
     # -- writing ----------------------------------------------------------------------------------
     def index(self, keys: list[str], texts: list[str], meta: list[dict[str, Any]],
-              *, embed: bool = True, batch_size: int = 64) -> int:
-        """Add records to BM25 and (unless disabled) embed them. Returns vectors added."""
+              *, embed: bool = True, lexical: bool = True, batch_size: int = 64) -> int:
+        """Add records to BM25 (unless ``lexical`` is False) and, unless disabled, embed them.
+        Returns vectors added."""
         if not keys:
             return 0
-        self.lexical.add(keys, texts, meta)
+        if lexical:
+            self.lexical.add(keys, texts, meta)
         if not embed or self.disabled:
             return 0
         todo = [i for i, k in enumerate(keys) if not self.vectors.has(k)]
@@ -88,11 +100,11 @@ class Jump:
         return self.vectors.add([keys[i] for i in todo], vecs, [meta[i] for i in todo])
 
     def remove(self, keys: Iterable[str]) -> None:
-        """Forget records in both indexes (erasure)."""
+        """Forget records in both indexes, their distillation vectors included (erasure)."""
         keys = list(keys)
         self.lexical.remove(keys)
         if (self.home / "vectors").exists() and not self.disabled:
-            self.vectors.remove(keys)
+            self.vectors.remove(keys + [distillation_key(k) for k in keys])
 
     def flush(self) -> None:
         if self._lexical is not None:
@@ -114,10 +126,18 @@ class Jump:
         return self.embedder.embed([str(query)])[0]
 
     def semantic(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
-        """Best-first ``(key, cosine)`` hits; EmbeddingsUnavailable when nothing is embedded."""
+        """Best-first ``(record, cosine)`` hits, a record scored by its best vector (its text
+        or its distillation); EmbeddingsUnavailable when nothing is embedded."""
         if not self.has_vectors():
             raise EmbeddingsUnavailable("nothing is embedded in this memory yet (run atc curate)")
-        return self.vectors.search(self.query_vector(query), k, filter_meta=_filters(options))
+        hits = self.vectors.search(self.query_vector(query), k * SECOND_VECTOR_FETCH,
+                                   filter_meta=_filters(options))
+        best: dict[str, float] = {}
+        for key, score in hits:
+            record = key.split("#", 1)[0]  # embed.store.handle_of, without loading faiss here
+            if score > best.get(record, -2.0):
+                best[record] = score
+        return sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
 
     def lexical_hits(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
         """Best-first BM25 ``(key, score)`` hits (empty when nothing matches)."""
@@ -157,5 +177,7 @@ def _filters(options: dict[str, Any]) -> dict[str, Any]:
     if options.get("level"):
         wanted["level"] = str(options["level"])
     if options.get("record"):
-        wanted["record"] = str(options["record"])
+        record = str(options["record"])
+        # an item is found through its distillation as well as its text
+        wanted["record"] = [record, "distillation"] if record == "item" else record
     return wanted

@@ -210,7 +210,8 @@ class BuiltHome:
 
 
 def build_home(items: int, *, seed: int = 1, embedder: str = "hash", curate: bool = False,
-               rebuild: bool = False, snapshot: bool = True, echoes: bool = True) -> BuiltHome:
+               rebuild: bool = False, snapshot: bool = True, echoes: bool = True,
+               distillation_vectors: bool = True) -> BuiltHome:
     """A home holding the ``items``-item corpus, ingested (and curated), cached by parameters.
 
     Builds in a child process so the caller's Prolog engine and RSS stay untouched. The home
@@ -218,12 +219,15 @@ def build_home(items: int, *, seed: int = 1, embedder: str = "hash", curate: boo
     snapshotted explicitly, so both the journal and a current snapshot exist. Corpora above
     :data:`ONE_CALL_ITEMS` are ingested :data:`FILES_PER_CALL` files per ``Memory.ingest`` call:
     one call for a million items exceeds SWI-Prolog's default 1 GB stack (see ingest_speed.py).
-    ``echoes=False`` curates with the home's ``"echoes": false`` (no echo detection).
+    ``echoes=False`` curates with the home's ``"echoes": false`` (no echo detection);
+    ``distillation_vectors=False`` with ``"distillation_vectors": false`` (one vector per item).
     """
     per_call = FILES_PER_CALL if items > ONE_CALL_ITEMS else 0
     tag = f"home-{items}-s{seed}-{embedder.replace(':', '_')}-{'curated' if curate else 'ingested'}"
     if curate and not echoes:
         tag += "-noechoes"
+    if curate and distillation_vectors:  # homes cached before distillation vectors lack them
+        tag += "-l2v"
     folder = CACHE / tag
     done = folder / "built.json"
     if done.exists() and not rebuild:
@@ -242,7 +246,8 @@ def build_home(items: int, *, seed: int = 1, embedder: str = "hash", curate: boo
         "sys.argv[4] == '1', sys.argv[5] == '1'\n"
         "per_call = int(sys.argv[6])\n"
         "home.mkdir(parents=True)\n"
-        "write_config(home, {'embedder': embedder, 'echoes': sys.argv[7] == '1'})\n"
+        "write_config(home, {'embedder': embedder, 'echoes': sys.argv[7] == '1', "
+        "'distillation_vectors': sys.argv[8] == '1'})\n"
         "info = {}\n"
         "mem = Memory.open(home)\n"
         "files = sorted(Path(data).rglob('*.jsonl'))\n"
@@ -264,12 +269,13 @@ def build_home(items: int, *, seed: int = 1, embedder: str = "hash", curate: boo
     env = {**os.environ, "PYTHONPATH": str(ROOT / "host"), "OPENBLAS_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, "-c", script, str(folder / "home"), str(data), embedder,
                            "1" if curate else "0", "1" if snapshot else "0", str(per_call),
-                           "1" if echoes else "0"],
+                           "1" if echoes else "0", "1" if distillation_vectors else "0"],
                           capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"building {tag} failed:\n{proc.stderr[-3000:]}")
     info = json.loads(proc.stdout.strip().splitlines()[-1])
-    info.update({"embedder": embedder, "seed": seed, "echoes": echoes, "git": git_revision(), "blas_threads": 1,
+    info.update({"embedder": embedder, "seed": seed, "echoes": echoes,
+                 "distillation_vectors": distillation_vectors, "git": git_revision(), "blas_threads": 1,
                  "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     done.write_text(json.dumps(info, indent=1), encoding="utf-8")
     progress(f"built {tag}: {info}")

@@ -189,7 +189,8 @@ def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Nam
     import attention_cloud.hydration as hydration
 
     built = build_home(items, embedder=embedder, curate=True, rebuild=args.rebuild,
-                       echoes=items <= args.echoes_up_to)
+                       echoes=items <= args.echoes_up_to,
+                       distillation_vectors=items <= args.distillation_vectors_up_to)
     progress(f"{items} {embedder}: open")
     started = time.perf_counter()
     mem = Memory.open(built.path)
@@ -316,11 +317,12 @@ def report(results: list[SizeResult], args: argparse.Namespace) -> str:
         b = r.build
         cur = b.get("curate", {})
         rows.append([r.label, f"{b.get('ingest_s', 0):.0f}", f"{b.get('curate_s', 0):.0f}",
-                     f"{cur.get('arcs', 0):,}", f"{cur.get('echoes', 0):,}" if r.build.get("echoes", True) else "off", f"{r.open_s:.1f}",
+                     f"{cur.get('arcs', 0):,}", f"{cur.get('echoes', 0):,}" if r.build.get("echoes", True) else "off",
+                     "on" if r.build.get("distillation_vectors") else "off", f"{r.open_s:.1f}",
                      f"{r.rss_mb:,.0f}", f"{np.mean(r.sample.facts):.0f}",
                      f"{np.mean(r.sample.spent):.0f}", ", ".join(sorted(r.sample.paths))])
     homes = markdown_table(
-        ["home", "ingest s", "curate s", "arcs", "echoes", "open s", "RSS MB (warm)", "facts per frame",
+        ["home", "ingest s", "curate s", "arcs", "echoes", "L2 vectors", "open s", "RSS MB (warm)", "facts per frame",
          "tokens spent", "jump path"], rows)
     blas = os.environ.get("OPENBLAS_NUM_THREADS", "default")
     return (main_table + "\n" + f"{len(results[0].sample.total)} queries per home, budget {args.budget}, plane "
@@ -354,6 +356,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--echoes-up-to", type=int, default=500_000,
                         help="curate larger homes with echo detection off (config echoes: false); "
                              "it costs one neighbour search per item, ~1 h of a core at 1M (default 500000)")
+    parser.add_argument("--distillation-vectors-up-to", type=int, default=500_000,
+                        help="curate larger homes with one vector per item (config "
+                             "distillation_vectors: false; default 500000)")
     parser.add_argument("--update-md", action="store_true",
                         help="write the tables into BENCHMARKS.md (## Hydration speed)")
     args = parser.parse_args(argv)
