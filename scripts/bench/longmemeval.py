@@ -265,7 +265,7 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path) -> Out
     stems = write_sessions(inst, folder / "sessions")
     home = folder / "home"
     home.mkdir()
-    write_config(home, {"embedder": args.embedder})
+    write_config(home, {"embedder": args.embedder, **args.config})
     mem = Memory.open(home)
     try:
         if args.cache is not None and not mem.jump.disabled:
@@ -404,7 +404,9 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
                      + ("met" if margin >= GOAL_MARGIN else "**missed**"))
     return (
         f"{len(outcomes)} instances ({s.n} scored, {len(outcomes) - s.n} abstention), embedder "
-        f"`{args.embedder}`; {mean([o.items for o in outcomes]):.0f} items per haystack on average; "
+        f"`{args.embedder}`"
+        + "".join(f", home config `{k}: {json.dumps(v)}`" for k, v in sorted(args.config.items()))
+        + f"; {mean([o.items for o in outcomes]):.0f} items per haystack on average; "
         f"{ev_items} of {ev_turns} evidence turns became items "
         f"({ev_items / max(ev_turns, 1):.3f}). Mean per instance: ingest "
         f"{mean([o.ingest_s for o in outcomes]):.1f} s, curate {mean([o.curate_s for o in outcomes]):.1f} s "
@@ -424,6 +426,18 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
         "Per question type:\n\n" + per_type + "\n" + "Hydration time (warm, per question):\n\n" + times)
 
 
+def parse_config(item: str, parser: argparse.ArgumentParser) -> tuple[str, Any]:
+    """``KEY=JSON`` from ``--config`` as a (key, value) pair."""
+    key, sep, raw = item.partition("=")
+    try:
+        if not sep or not key:
+            raise ValueError("expected KEY=JSON")
+        return key, json.loads(raw)
+    except ValueError as exc:
+        parser.error(f"--config {item!r}: {exc}")
+        raise
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -438,11 +452,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="vector cache for curation batches (default .local/bench-cache/lme-vectors)")
     parser.add_argument("--no-cache", dest="cache", action="store_const", const=None,
                         help="embed everything with the model")
+    parser.add_argument("--config", action="append", default=[], metavar="KEY=JSON",
+                        help="a home config key for every haystack, e.g. distillation_vectors=false "
+                             "(repeatable; the value is JSON)")
     parser.add_argument("--jsonl", type=Path, help="also write one JSON line per instance here")
     parser.add_argument("--update-md", action="store_true",
                         help="write the tables into BENCHMARKS.md (## LongMemEval)")
     args = parser.parse_args(argv)
     args.budgets = sorted(set(args.budgets))
+    args.config = dict(parse_config(item, parser) for item in args.config)
     if any(b <= 0 for b in args.budgets):
         parser.error("--budgets must be positive")
     instances = load_instances(args.data, args.limit, args.ids)
@@ -467,7 +485,8 @@ def main(argv: list[str] | None = None) -> int:
             + f"\nPeak RSS of the benchmark process: {peak_rss_mb():,.0f} MB.\n")
     print(body)
     if args.update_md:
-        update_benchmarks("LongMemEval", f"Embedder {args.embedder}", body)
+        settings = "".join(f", {k}={json.dumps(v)}" for k, v in sorted(args.config.items()))
+        update_benchmarks("LongMemEval", f"Embedder {args.embedder}{settings}", body)
     return 0
 
 
