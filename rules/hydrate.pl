@@ -683,13 +683,13 @@ shorter_rung_(Rungs, Level, Tokens, Lower, LowerTokens) :-
 % demoting other facts (never dropping them) that lose less value per token than it gains; a
 % rung no longer than the one below it is taken for free. Every move raises the frame's total
 % value, so the loop ends; the bound only caps its work.
+promote_([], _, []) :- !.
 promote_(Placed, Budget, Out) :-
-    promote_(Placed, Budget, 120, Out).
+    frame_best_score_(Placed, Best),       % the facts stay the same: so does the best score
+    promote_(Placed, Best, Budget, 120, Out).
 
-promote_([], _, _, []) :- !.
-promote_(Placed, _, 0, Placed) :- !.
-promote_(Placed, Budget, N, Out) :-
-    frame_best_score_(Placed, Best),
+promote_(Placed, _, _, 0, Placed) :- !.
+promote_(Placed, Best, Budget, N, Out) :-
     used_tokens_(Placed, Used),
     Free is Budget - Used,
     findall(Key-I-L1-T1-Gain,
@@ -709,7 +709,7 @@ promote_(Placed, Budget, N, Out) :-
         make_room_(Others, Best, Need, Gain, Rate, Others1)
     ->  nth0(I, Placed1, p(C, L1, T1, Rungs), Others1),
         N1 is N - 1,
-        promote_(Placed1, Budget, N1, Out)
+        promote_(Placed1, Best, Budget, N1, Out)
     ;   Out = Placed
     ).
 
