@@ -15,6 +15,9 @@
             ladder_store/1,             % +Records
             ladder_uncurated/2,         % +Limit, -Items
             ladder_session_items/2,     % +Session, -Items
+            ladder_curated_items/1,     % -Handles
+            ladder_distillations/2,     % +Handles, -Records
+            ladder_item_segments/2,     % +Handles, -Pairs
             ladder_stale_sessions/1,    % -Sessions
             ladder_forget_derivatives/2,% +Handle, -Invalidated
             ladder_expire/3             % +Level, +Before, -Count
@@ -189,6 +192,24 @@ clear_record_(Id) :-
 %   view(Handle, Session, Seq, Kind, Goal, Time, Pointer, Text).
 ladder_uncurated(Limit, Items) :-
     findall(V, limit(Limit, ( item(H), \+ curated_(H, _), item_view_(H, V) )), Items).
+
+%!  ladder_curated_items(-Handles:list) is det.
+%   Every live item that has rungs.
+ladder_curated_items(Handles) :-
+    findall(H, ( item(H), curated_(H, _) ), Handles).
+
+%!  ladder_distillations(+Handles:list, -Records:list) is det.
+%   d(Handle, Kind, Segment, L2Text) for each of Handles that is a live item with an L2 rung.
+ladder_distillations(Handles, Records) :-
+    findall(d(H, K, S, T),
+            ( member(H, Handles), item(H), rung(H, l2, T),
+              item_kind(H, K), item_segment(H, S) ),
+            Records).
+
+%!  ladder_item_segments(+Handles:list, -Pairs:list) is det.
+%   Handle-Segment for each of Handles that is a live item.
+ladder_item_segments(Handles, Pairs) :-
+    findall(H-S, ( member(H, Handles), item_segment(H, S) ), Pairs).
 
 %!  ladder_session_items(+Session, -Items:list) is det.
 %   All live items of Session in order, as views (see ladder_uncurated/2).

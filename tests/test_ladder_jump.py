@@ -107,7 +107,7 @@ def test_a_fact_stated_in_passing_is_found_through_its_distillation(tmp_path):
         mem.close()
 
 
-def test_distillation_vectors_can_be_switched_off(tmp_path):
+def test_distillation_vectors_can_be_switched_off_and_are_backfilled_when_on(tmp_path):
     from attention_cloud.home import write_config
 
     home = tmp_path / "home"
@@ -119,5 +119,17 @@ def test_distillation_vectors_can_be_switched_off(tmp_path):
         report = mem.curate()
         assert report.embedded > 0
         assert not [k for k in mem.jump.vectors.keys() if "#" in k]
+        items = len(mem.query("item(H)", limit=100_000).rows)
+    finally:
+        mem.close()
+    # switched on later (or a home curated before distillation vectors): the next curate
+    # embeds every curated item's distillation once, and the run after that does nothing
+    write_config(home, {"embedder": "hash", "distillation_vectors": True})
+    mem = Memory.open(home)
+    try:
+        backfill = mem.curate()
+        assert backfill.items == 0 and backfill.embedded == items
+        assert len([k for k in mem.jump.vectors.keys() if k.endswith("#l2")]) == items
+        assert mem.curate().embedded == 0
     finally:
         mem.close()

@@ -64,7 +64,10 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
     report = CurateReport()
     touched: set[str] = set()
     echoes = bool(mem.config.get("echoes", True))
-    distillations = bool(mem.config.get("distillation_vectors", True))
+    distillations = bool(mem.config.get("distillation_vectors", True)) and not mem.jump.disabled
+    if distillations and not mem.jump.distillations_complete():
+        # vectors made before distillation vectors existed (or while they were switched off)
+        report.embedded += _backfill_distillations(mem)
     new_views: list[ItemView] = []  # kept for echo detection only
     while True:
         (raw,) = mem.pl.once("ladder:ladder_uncurated", BATCH, Var())
@@ -132,6 +135,10 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
             arc_keys, arc_texts, arc_meta = [], [], []
     report.sessions = sorted(touched)
 
+    if distillations:
+        mem.jump.mark_distillations_complete()
+    elif report.items:
+        mem.jump.mark_distillations_complete(False)  # items curated without: a later run backfills
     if arc_keys:
         report.embedded += mem.jump.index(arc_keys, arc_texts, arc_meta)
     if new_views:
@@ -167,31 +174,48 @@ def apply_retention(mem: Any, retention: dict[str, Any], *, now: float | None = 
 
 
 def _segments(mem: Any, handles: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for h in handles:
-        found = mem.pl.once("journal:item_segment", Atom(h), Var())
-        if found:
-            out[h] = str(found[0])
-    return out
+    """Handle -> segment for live items, in one Prolog call."""
+    (pairs,) = mem.pl.once("ladder:ladder_item_segments", [Atom(h) for h in handles], Var())
+    return {str(pair.args[0]): str(pair.args[1]) for pair in pairs}
 
 
 def _index_distillations(mem: Any, views: list[ItemView], rungs: list[Rungs],
                          segments: dict[str, str]) -> int:
-    """Embed each item's distillation (L2) under ``HANDLE#l2`` (vectors only: BM25 reads the
-    whole text). What the curator pulled out of a turn gets a vector of its own, so a fact
-    stated in passing is not drowned by the turn's main topic."""
+    """Embed each new item's distillation (L2) under ``HANDLE#l2``. What the curator pulled out
+    of a turn gets a vector of its own, so a fact stated in passing is not drowned by the
+    turn's main topic."""
+    text_of = {r.handle: r.l2 for r in rungs}
+    return _embed_distillations(mem, [
+        (v.handle, v.kind, segments.get(v.handle, "default"), text_of.get(v.handle, ""))
+        for v in views if text_of.get(v.handle, "") != v.text])
+
+
+def _backfill_distillations(mem: Any) -> int:
+    """Embed the distillation of every curated item that has none yet, BATCH items a call."""
     from .jump import distillation_key
 
-    text_of = {r.handle: r.l2 for r in rungs}
-    keys, texts, meta = [], [], []
-    for view in views:
-        l2 = text_of.get(view.handle, "")
-        if l2.strip() and l2 != view.text:
-            keys.append(distillation_key(view.handle))
-            texts.append(l2)
-            meta.append({"record": "distillation", "level": "l2", "kind": view.kind,
-                         "segment": segments.get(view.handle, "default")})
-    return mem.jump.index(keys, texts, meta, lexical=False)
+    (handles,) = mem.pl.once("ladder:ladder_curated_items", Var())
+    store = mem.jump.vectors if mem.jump.has_vectors() else None
+    todo = [str(h) for h in handles if store is None or not store.has(distillation_key(str(h)))]
+    added = 0
+    for start in range(0, len(todo), BATCH):
+        chunk = [Atom(h) for h in todo[start:start + BATCH]]
+        (records,) = mem.pl.once("ladder:ladder_distillations", chunk, Var())
+        added += _embed_distillations(mem, [tuple(str(a) for a in r.args) for r in records])
+        mem.jump.flush()
+    return added
+
+
+def _embed_distillations(mem: Any, entries: list[tuple[str, str, str, str]]) -> int:
+    """Vectors (no BM25: it reads the whole text) for ``(handle, kind, segment, l2)`` entries."""
+    from .jump import distillation_key
+
+    entries = [e for e in entries if e[3].strip()]
+    return mem.jump.index(
+        [distillation_key(h) for h, _, _, _ in entries], [text for _, _, _, text in entries],
+        [{"record": "distillation", "level": "l2", "kind": kind, "segment": segment}
+         for _, kind, segment, _ in entries],
+        lexical=False)
 
 
 def _mark_echoes(mem: Any, views: list[ItemView]) -> int:

@@ -20,6 +20,8 @@ from .errors import EmbeddingError
 
 #: Which rung of each record kind is embedded, and indexed for BM25.
 EMBEDDED_LEVELS = {"item": "l0", "arc": "l1", "rollup": "l1"}
+#: In the vector folder: present once every curated item has its distillation vector.
+DISTILLATIONS_MARKER = "distillations.json"
 #: Raw vector hits fetched per record asked for, so that second vectors do not crowd records out.
 SECOND_VECTOR_FETCH = 2
 
@@ -75,6 +77,19 @@ class Jump:
 
             self._lexical = LexicalIndex.open(self.home / "lexical")
         return self._lexical
+
+    def distillations_complete(self) -> bool:
+        """Whether every curated item has its distillation vector (see curation)."""
+        return (self.home / "vectors" / DISTILLATIONS_MARKER).exists()
+
+    def mark_distillations_complete(self, complete: bool = True) -> None:
+        """Record whether every curated item has its distillation vector."""
+        marker = self.home / "vectors" / DISTILLATIONS_MARKER
+        if not complete:
+            marker.unlink(missing_ok=True)
+        elif not marker.exists():
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text('{"distillation_vectors": true}\n', encoding="utf-8")
 
     def has_vectors(self) -> bool:
         """True when at least one vector exists (without loading the embedder if none do)."""
