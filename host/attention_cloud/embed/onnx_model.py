@@ -46,7 +46,7 @@ def file_sha256(path: Path) -> str:
 
 
 class OnnxEmbedder:
-    """Mean-pooled, L2-normalised sentence vectors from a transformer encoder in ONNX form.
+    """Pooled, L2-normalised sentence vectors from a transformer encoder in ONNX form.
 
     Args:
         model_path: the ``.onnx`` file.
@@ -54,6 +54,8 @@ class OnnxEmbedder:
         embedder_id: the stable id recorded with the vectors (change it when the model changes).
         expected_sha256: when given, the model file must hash to it (EmbeddingError otherwise).
         threads: onnxruntime intra-op threads (default: all cores).
+        pooling: ``"mean"`` (mask-weighted mean of the token states: MiniLM, E5) or ``"cls"``
+            (the first token's state: BGE and other CLS-trained encoders).
 
     Raises:
         EmbeddingError: missing file, hash mismatch, or a model onnxruntime cannot run.
@@ -67,7 +69,11 @@ class OnnxEmbedder:
         embedder_id: str,
         expected_sha256: str | None = None,
         threads: int | None = None,
+        pooling: str = "mean",
     ) -> None:
+        if pooling not in ("mean", "cls"):
+            raise EmbeddingError(f"pooling must be mean or cls, not {pooling!r}")
+        self.pooling = pooling
         model_path = Path(model_path)
         if not model_path.is_file():
             raise EmbeddingError(f"ONNX model not found: {model_path}")
@@ -116,6 +122,8 @@ class OnnxEmbedder:
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
         hidden = self._session.run(None, feed)[0]
+        if self.pooling == "cls":
+            return np.ascontiguousarray(hidden[:, 0, :], dtype=np.float32)
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return pooled.astype(np.float32)
