@@ -252,10 +252,6 @@ seed_ranking(Goal, Segment, K, Path, Seeds) :-
     goal_priors_(Goal, Anchor, Priors),
     jump_(Goal, Priors, Segment, K, Path, Seeds, _).
 
-% Kept for callers of the earlier internal name.
-jump_(Goal, Segment, K, Path, Seeds) :-
-    seed_ranking(Goal, Segment, K, Path, Seeds).
-
 % Seeds are the K best hits (the focus). The next hits are the Reserve: relevance-ranked
 % candidates that fill whatever budget the focus and its walk leave, so a frame uses its budget
 % on relevant memory instead of ending early.

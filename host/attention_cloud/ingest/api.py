@@ -55,10 +55,9 @@ def parse_path(
             it could be parsed.
         UsageError: invalid ``session``, ``item_budget`` or ``kind_shares``.
     """
-    check_budget(item_budget, kind_shares)
+    shares = check_budget(item_budget, kind_shares)
     _check_arguments(format, session)  # before reading: a bad option costs no read of the file
-    return parse_source(read_path(path), format=format, session=session, item_budget=item_budget,
-                        kind_shares=kind_shares)
+    return _parse(read_path(path), format, session, item_budget, shares)
 
 
 def parse_source(
