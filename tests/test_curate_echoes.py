@@ -108,6 +108,10 @@ def test_vectors_must_match_the_items():
     new = view("it_new", "ses_2", "2026-02-01T10:00:00Z", PARAPHRASE)
     with pytest.raises(InputError, match="1 items but vectors of shape"):
         find_echoes([new], np.zeros((2, 3)), lambda v, k: [], lambda h: None)
+    with pytest.raises(InputError, match="1 items but 2 neighbour lists"):
+        find_echoes([new], np.zeros((1, 3)), None, lambda h: None, neighbours=[[], []])
+    with pytest.raises(InputError, match="give search or neighbours"):
+        find_echoes([new], np.zeros((1, 3)), None, lambda h: None)
 
 
 def test_ngram_overlap_measures_how_much_of_the_echo_is_old():

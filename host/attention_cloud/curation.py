@@ -135,10 +135,8 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
             arc_keys, arc_texts, arc_meta = [], [], []
     report.sessions = sorted(touched)
 
-    if distillations:
-        mem.jump.mark_distillations_complete()
-    elif report.items:
-        mem.jump.mark_distillations_complete(False)  # items curated without: a later run backfills
+    if distillations or report.items:  # items curated without them: a later run backfills
+        mem.jump.set_distillations_complete(distillations)
     if arc_keys:
         report.embedded += mem.jump.index(arc_keys, arc_texts, arc_meta)
     if new_views:
@@ -238,7 +236,7 @@ def _mark_echoes(mem: Any, views: list[ItemView]) -> int:
         matrix = np.stack([store.vector(v.handle) for v in chunk])
         # one batched search per chunk (a BLAS product on a flat index) instead of one per item
         neighbours = store.search_many(matrix, ECHO_CANDIDATES, filter_meta={"record": "item"})
-        echoes += find_echoes(chunk, matrix, lambda vec, k: [], lambda h: _lookup_view(mem, h),
+        echoes += find_echoes(chunk, matrix, None, lambda h: _lookup_view(mem, h),
                               neighbours=neighbours)
     if echoes:
         mem.store_ladder([Term("echo", [Atom(e), Atom(o), float(s)]) for e, o, s in echoes])

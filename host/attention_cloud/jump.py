@@ -82,7 +82,7 @@ class Jump:
         """Whether every curated item has its distillation vector (see curation)."""
         return (self.home / "vectors" / DISTILLATIONS_MARKER).exists()
 
-    def mark_distillations_complete(self, complete: bool = True) -> None:
+    def set_distillations_complete(self, complete: bool) -> None:
         """Record whether every curated item has its distillation vector."""
         marker = self.home / "vectors" / DISTILLATIONS_MARKER
         if not complete:

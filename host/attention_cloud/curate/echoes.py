@@ -38,7 +38,7 @@ _DATE_DIGITS = re.compile(r"(\d{4})\D(\d{1,2})\D(\d{1,2})(?:\D+(\d{1,2}):(\d{2})
 def find_echoes(
     new: list[ItemView],
     vectors_new: np.ndarray,
-    search: Callable[[np.ndarray, int], list[tuple[str, float]]],
+    search: Callable[[np.ndarray, int], list[tuple[str, float]]] | None,
     lookup: Callable[[str], ItemView | None],
     *,
     sim_threshold: float = 0.92,
@@ -51,7 +51,7 @@ def find_echoes(
         new: the newly ingested items.
         vectors_new: one embedding row per item of ``new``, same order.
         search: ``search(vector, k)`` returns up to ``k`` ``(handle, cosine)`` neighbours
-            from existing memory.
+            from existing memory; None when ``neighbours`` are given.
         lookup: the item behind a handle, or None when it is gone.
         sim_threshold: least cosine similarity of an echo and its original.
         ngram_threshold: least share of the echo's n-grams found in the original.
@@ -62,7 +62,8 @@ def find_echoes(
         One tuple per echo, in the order of ``new``.
 
     Raises:
-        InputError: when ``vectors_new`` does not have one row per new item.
+        InputError: when ``vectors_new`` or ``neighbours`` do not have one row per new item,
+            or neither ``search`` nor ``neighbours`` is given.
     """
     matrix = np.asarray(vectors_new)
     if matrix.ndim != 2 or matrix.shape[0] != len(new):
@@ -71,9 +72,11 @@ def find_echoes(
         )
     if neighbours is not None and len(neighbours) != len(new):
         raise InputError(f"find_echoes: {len(new)} items but {len(neighbours)} neighbour lists")
+    if neighbours is None and search is None:
+        raise InputError("find_echoes: give search or neighbours")
     out: list[tuple[str, str, float]] = []
     for i, (item, vector) in enumerate(zip(new, matrix)):
-        found = neighbours[i] if neighbours is not None else search(vector, ECHO_CANDIDATES)
+        found = neighbours[i] if neighbours is not None else search(vector, ECHO_CANDIDATES)  # type: ignore[misc]
         hits = sorted(found, key=lambda hit: (-float(hit[1]), hit[0]))
         for handle, similarity in hits:
             if float(similarity) < sim_threshold:
