@@ -170,6 +170,27 @@ def test_search_filters_on_meta_and_allow(tmp_path):
         assert store.search(query, 5, allow=lambda key: False) == []
 
 
+def test_exact_filtered_search_over_most_of_a_log_with_dead_rows(tmp_path):
+    # a filter matching most rows is scored over the whole log in one pass; replaced and
+    # removed rows still in the log must not surface, and scores are the live vectors'
+    vectors = unit_rows(400, seed=11)
+    keys = [f"k{i}" for i in range(400)]
+    meta = [{"segment": "main" if i % 10 else "side"} for i in range(400)]
+    with open_store(tmp_path) as store:
+        store.add(keys, vectors, meta)
+        replaced = unit_rows(20, seed=12)
+        store.add(keys[:20], replaced, meta[:20])  # upserts: the old rows stay in the log, dead
+        store.remove(keys[20:60])
+        live = np.concatenate([replaced, vectors[20:]])
+        query = vectors[70]
+        wanted = [i for i in range(400) if not 20 <= i < 60 and meta[i]["segment"] == "main"]
+        rows = live[wanted]
+        hits = store.search(query, 15, filter_meta={"segment": "main"})
+        assert [k for k, _ in hits] == exact_top(rows, [keys[i] for i in wanted], query, 15)
+        expected = {keys[i]: float(row @ query) for i, row in zip(wanted, rows)}
+        assert all(abs(score - expected[key]) < 1e-5 for key, score in hits)
+
+
 def test_meta_filter_tells_numbers_from_strings(tmp_path):
     with open_store(tmp_path) as store:
         store.add(["a", "b"], unit_rows(2), [{"n": 1}, {"n": "1"}])
