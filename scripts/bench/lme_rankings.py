@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Which vectors of an item should the jump compare with a question? LongMemEval, item rankings.
+
+For each scored LongMemEval instance (abstentions have no evidence) the haystack is ingested and
+curated exactly as ``longmemeval.py`` does (same vector cache); then every item is ranked for
+the question by ``(1 - s) * cosine + s * bm25 / max`` (``s``: BM25's share, 0.4 in the product)
+with the cosine taken from
+
+* ``text``: the item's text vector only (the product before distillation vectors);
+* ``max(text, L2)``: the better of its text and distillation vectors (the product now);
+* ``max(text, L1)``: the better of its text and its one-sentence summary (L1, embedded here);
+* ``max(text, L1, L2)``: the best of the three;
+
+and the share of the question's evidence turns among the top 5 / 10 / 20 / 40 items is
+averaged over instances. No priors, arcs or walk: this separates which vectors an item has
+from everything hydrate does with the ranking (``longmemeval.py`` measures the whole product).
+
+    .venv/bin/python scripts/bench/lme_rankings.py                    # all 94 scored instances
+    .venv/bin/python scripts/bench/lme_rankings.py --limit 12 --shares 0.4 0.2
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+from bench_env import CACHE, markdown_table, progress, run_header  # noqa: E402
+from longmemeval import DEFAULT_DATA, CachedEmbedder, item_map, load_instances, write_sessions  # noqa: E402
+
+DEPTHS = (5, 10, 20, 40)
+VARIANTS = ("text", "max(text, L2)", "max(text, L1)", "max(text, L1, L2)")
+
+
+def rung_texts(mem: Any, handles: list[str], level: str, fallback: dict[str, str]) -> list[str]:
+    from attention_cloud.bridge import Atom, Var
+
+    out = []
+    for handle in handles:
+        found = mem.pl.once("ladder:rung", Atom(handle), Atom(level), Var())
+        out.append(str(found[0]) if found else fallback[handle])
+    return out
+
+
+def instance_ranks(inst: Any, shares: list[float], cache: Path, workdir: Path) -> dict[str, list[int]]:
+    """Rank of each evidence item per (variant, share) key, for one instance."""
+    from attention_cloud import Memory
+    from attention_cloud.embed import LexicalIndex
+    from attention_cloud.home import write_config
+    from attention_cloud.jump import distillation_key
+
+    folder = workdir / inst.qid
+    stems = write_sessions(inst, folder / "sessions")
+    home = folder / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "minilm"})
+    mem = Memory.open(home)
+    try:
+        mem.jump._embedder = embedder = CachedEmbedder(mem.jump.embedder, cache)
+        mem.ingest([folder / "sessions"])
+        mem.curate()
+        where, texts = item_map(mem, stems)
+        handles = sorted(texts)
+        evidence = [i for i, h in enumerate(handles) if where[h] in inst.evidence]
+        store = mem.jump.vectors
+        text_vec = np.stack([store.vector(h) for h in handles])
+        l2_vec = np.stack([store.vector(distillation_key(h)) if store.has(distillation_key(h))
+                           else store.vector(h) for h in handles])
+        l1_vec = embedder.embed(rung_texts(mem, handles, "l1", texts))
+        query = embedder.inner.embed([inst.question])[0]
+        text, l1, l2 = text_vec @ query, l1_vec @ query, l2_vec @ query
+        cosines = {"text": text, "max(text, L2)": np.maximum(text, l2),
+                   "max(text, L1)": np.maximum(text, l1),
+                   "max(text, L1, L2)": np.maximum(np.maximum(text, l1), l2)}
+        lexical = LexicalIndex()
+        lexical.add(handles, [texts[h] for h in handles])
+        scores = lexical.scores(inst.question)
+        best = max(scores.values(), default=0.0) or 1.0
+        bm25 = np.array([scores.get(h, 0.0) / best for h in handles])
+        ranks: dict[str, list[int]] = {}
+        for variant, cosine in cosines.items():
+            for share in shares:
+                order = np.argsort(-((1 - share) * cosine + share * bm25), kind="stable")
+                position = np.empty(len(order), dtype=np.int64)
+                position[order] = np.arange(len(order))
+                ranks[f"{variant}@{share}"] = [int(position[i]) for i in evidence]
+        return ranks
+    finally:
+        mem.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--limit", type=int, help="use N instances, question-type mix kept")
+    parser.add_argument("--shares", type=float, nargs="+", default=[0.4, 0.2],
+                        help="BM25 shares of the fused score (default 0.4 0.2)")
+    parser.add_argument("--cache", type=Path, default=CACHE / "lme-vectors")
+    args = parser.parse_args(argv)
+    header = run_header("Item rankings on LongMemEval by the vectors an item has")
+    instances = [inst for inst in load_instances(args.data, None) if not inst.abstention and inst.evidence]
+    if args.limit:
+        instances = instances[:args.limit]
+    started = time.perf_counter()
+    per_instance: list[dict[str, list[int]]] = []
+    with tempfile.TemporaryDirectory(prefix="lme-rank-") as tmp:
+        for number, inst in enumerate(instances, start=1):
+            per_instance.append(instance_ranks(inst, args.shares, args.cache, Path(tmp)))
+            progress(f"{number}/{len(instances)} {inst.qid}")
+    rows = []
+    for variant in VARIANTS:
+        for share in args.shares:
+            key = f"{variant}@{share}"
+            found = [float(np.mean([np.mean([rank < depth for rank in ranks[key]]) for ranks in per_instance]))
+                     for depth in DEPTHS]
+            rows.append([variant, f"{share:.1f}", *[f"{v:.3f}" for v in found]])
+    table = markdown_table(["cosine of an item", "BM25 share", *[f"top {d}" for d in DEPTHS]], rows)
+    print(header + "\n" + f"{len(instances)} instances, MiniLM; {time.perf_counter() - started:.0f} s.\n\n"
+          + table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
