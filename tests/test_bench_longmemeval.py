@@ -1,4 +1,5 @@
-"""scripts/bench/longmemeval.py on a tiny LongMemEval-format instance written for the test.
+"""scripts/bench/longmemeval.py and lme_rankings.py on a tiny LongMemEval-format instance
+written for the test.
 
 The real dev set lives outside the repository; this checks that the benchmark runs end to end
 from a clean checkout, reads evidence turns back through source pointers, and passes home
@@ -67,3 +68,19 @@ def test_bad_config_is_a_usage_error(tmp_path):
     proc = subprocess.run([sys.executable, str(SCRIPT), "--data", str(tmp_path), "--config", "oops"],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert proc.returncode == 2 and "--config 'oops'" in proc.stderr
+
+
+def test_rankings_benchmark_runs_on_a_tiny_instance(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "q1.json").write_text(json.dumps(_instance("q1")), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench" / "lme_rankings.py"), "--data", str(data),
+         "--embedder", "hash", "--no-cache", "--shares", "0.4"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| ") and "| 0.4 |" in line]
+    assert [row.split(" | ")[0][2:] for row in rows] == ["text", "max(text, L2)", "max(text, L1)",
+                                                         "max(text, L1, L2)"]
+    # one evidence turn that shares the question's words: every ranking has it in its top 40
+    assert all(row.rstrip(" |").endswith("1.000") for row in rows)

@@ -49,7 +49,8 @@ def rung_texts(mem: Any, handles: list[str], level: str, fallback: dict[str, str
     return out
 
 
-def instance_ranks(inst: Any, shares: list[float], cache: Path, workdir: Path) -> dict[str, list[int]]:
+def instance_ranks(inst: Any, shares: list[float], embedder_spec: str, cache: Path | None,
+                   workdir: Path) -> dict[str, list[int]]:
     """Rank of each evidence item per (variant, share) key, for one instance."""
     from attention_cloud import Memory
     from attention_cloud.embed import LexicalIndex
@@ -60,10 +61,12 @@ def instance_ranks(inst: Any, shares: list[float], cache: Path, workdir: Path) -
     stems = write_sessions(inst, folder / "sessions")
     home = folder / "home"
     home.mkdir()
-    write_config(home, {"embedder": "minilm"})
+    write_config(home, {"embedder": embedder_spec})
     mem = Memory.open(home)
     try:
-        mem.jump._embedder = embedder = CachedEmbedder(mem.jump.embedder, cache)
+        embedder = mem.jump.embedder
+        if cache is not None:
+            mem.jump._embedder = embedder = CachedEmbedder(embedder, cache)
         mem.ingest([folder / "sessions"])
         mem.curate()
         where, texts = item_map(mem, stems)
@@ -74,7 +77,7 @@ def instance_ranks(inst: Any, shares: list[float], cache: Path, workdir: Path) -
         l2_vec = np.stack([store.vector(distillation_key(h)) if store.has(distillation_key(h))
                            else store.vector(h) for h in handles])
         l1_vec = embedder.embed(rung_texts(mem, handles, "l1", texts))
-        query = embedder.inner.embed([inst.question])[0]
+        query = embedder.embed([inst.question])[0]
         text, l1, l2 = text_vec @ query, l1_vec @ query, l2_vec @ query
         cosines = {"text": text, "max(text, L2)": np.maximum(text, l2),
                    "max(text, L1)": np.maximum(text, l1),
@@ -103,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="use N instances, question-type mix kept")
     parser.add_argument("--shares", type=float, nargs="+", default=[0.4, 0.2],
                         help="BM25 shares of the fused score (default 0.4 0.2)")
-    parser.add_argument("--cache", type=Path, default=CACHE / "lme-vectors")
+    parser.add_argument("--embedder", default="minilm", help="minilm (default), hash or any spec")
+    parser.add_argument("--cache", type=Path, default=CACHE / "lme-vectors",
+                        help="vector cache shared with longmemeval.py")
+    parser.add_argument("--no-cache", dest="cache", action="store_const", const=None)
     args = parser.parse_args(argv)
     header = run_header("Item rankings on LongMemEval by the vectors an item has")
     instances = [inst for inst in load_instances(args.data, None) if not inst.abstention and inst.evidence]
@@ -113,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     per_instance: list[dict[str, list[int]]] = []
     with tempfile.TemporaryDirectory(prefix="lme-rank-") as tmp:
         for number, inst in enumerate(instances, start=1):
-            per_instance.append(instance_ranks(inst, args.shares, args.cache, Path(tmp)))
+            per_instance.append(instance_ranks(inst, args.shares, args.embedder, args.cache, Path(tmp)))
             progress(f"{number}/{len(instances)} {inst.qid}")
     rows = []
     for variant in VARIANTS:
@@ -123,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                      for depth in DEPTHS]
             rows.append([variant, f"{share:.1f}", *[f"{v:.3f}" for v in found]])
     table = markdown_table(["cosine of an item", "BM25 share", *[f"top {d}" for d in DEPTHS]], rows)
-    print(header + "\n" + f"{len(instances)} instances, MiniLM; {time.perf_counter() - started:.0f} s.\n\n"
+    print(header + "\n" + f"{len(instances)} instances, embedder `{args.embedder}`; {time.perf_counter() - started:.0f} s.\n\n"
           + table)
     return 0
 
