@@ -220,10 +220,10 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     CrumbShare is max(0, floor(Budget * Settings.breadcrumbs)),
     FitBudget is Budget - CrumbShare,
     fit_(Placed, FitBudget, Fitted, Dropped),
-    promote_(Fitted, FitBudget, Kept),
+    promote_(Fitted, FitBudget, Kept, GaveWay),
     used_tokens_(Kept, Used),
     CrumbBudget is Budget - Used,
-    append(Dropped, PastCap, Outside),
+    append([Dropped, GaveWay, PastCap], Outside),
     breadcrumbs_(Outside, Segment, Settings.ceiling, CrumbBudget, Crumbs, CrumbTokens),
     maplist(render_fact_(Segment), Kept, Facts),
     SegSpent is Used + CrumbTokens,
@@ -623,12 +623,21 @@ add_tokens_(p(_, _, T, _), A0, A) :-
 % token it saves; the cheapest step is taken.
 give_way_(Placed, Out, Gone) :-
     frame_best_score_(Placed, Best),
-    findall(Key-I-Step,
-            ( nth0(I, Placed, P),
-              give_way_step_(Best, P, Step, Loss, Saved),
-              Key is Loss / Saved ),
+    cheapest_step_(Best, Placed, I, Step, _, _, _),
+    apply_step_(Placed, I, Step, Out, Gone).
+
+% cheapest_step_(+Best, +Placed, -I, -Step, -Key, -Loss, -Saved): the step of giving way (for
+% the I-th fact) that loses the least value per token saved; fails when Placed is empty.
+cheapest_step_(Best, Placed, I, Step, Key, Loss, Saved) :-
+    findall(Key0-I0-Step0-Loss0-Saved0,
+            ( nth0(I0, Placed, P),
+              give_way_step_(Best, P, Step0, Loss0, Saved0),
+              Key0 is Loss0 / Saved0 ),
             Steps),
-    keysort(Steps, [_-I-Step|_]),
+    keysort(Steps, [Key-I-Step-Loss-Saved|_]).
+
+% apply_step_(+Placed, +I, +Step, -Out, -Gone): Gone is the dropped candidate, or none.
+apply_step_(Placed, I, Step, Out, Gone) :-
     nth0(I, Placed, p(C, _, _, Rungs), Rest),
     (   Step = demote(L1, T1)
     ->  nth0(I, Out, p(C, L1, T1, Rungs), Rest), Gone = none
@@ -672,20 +681,20 @@ shorter_rung_(Rungs, Level, Tokens, Lower, LowerTokens) :-
     R1 > R,
     LowerTokens < Tokens, !.
 
-% promote_(+Placed, +Budget, -Out): the fovea sets where each fact starts (seeds verbatim, one
-% hop at the distillation, ...); what giving way left of the budget, and detail a weaker fact
-% can pay for, goes to the facts that gain most from more detail. Each move raises one fact a
-% rung (the one gaining most value per extra token first), paid from the free budget or by
-% demoting other facts (never dropping them) that lose less value per token than it gains; a
-% rung no longer than the one below it is taken for free. Every move raises the frame's total
-% value, so the loop ends; the bound only caps its work.
-promote_([], _, []) :- !.
-promote_(Placed, Budget, Out) :-
-    frame_best_score_(Placed, Best),       % the facts stay the same: so does the best score
-    promote_(Placed, Best, Budget, 120, Out).
+% promote_(+Placed, +Budget, -Out, -Dropped): the fovea sets where each fact starts (seeds
+% verbatim, one hop at the distillation, ...); what giving way left of the budget, and detail
+% weaker facts can pay for, goes to the facts that gain most from more detail. Each move raises
+% one fact a rung (the one gaining most value per extra token first), paid from the free budget
+% or by other facts giving way (make_room_/7) for less value than it gains; a rung no longer
+% than the one below it is taken for free. Every move raises the frame's total value, so the
+% loop ends; the bound only caps its work. Dropped are the facts that gave way entirely.
+promote_([], _, [], []) :- !.
+promote_(Placed, Budget, Out, Dropped) :-
+    frame_best_score_(Placed, Best),       % the best fact never gives way: the best score stays
+    promote_(Placed, Best, Budget, 120, Out, Dropped).
 
-promote_(Placed, _, _, 0, Placed) :- !.
-promote_(Placed, Best, Budget, N, Out) :-
+promote_(Placed, _, _, 0, Placed, []) :- !.
+promote_(Placed, Best, Budget, N, Out, Dropped) :-
     used_tokens_(Placed, Used),
     Free is Budget - Used,
     findall(Key-I-L1-T1-Gain,
@@ -702,12 +711,45 @@ promote_(Placed, Best, Budget, N, Out) :-
         nth0(I, Placed, p(C, _, T0, Rungs), Others),
         Need is T1 - T0 - Free,
         Rate is -Key,
-        make_room_(Others, Best, Need, Gain, Rate, Others1)
-    ->  nth0(I, Placed1, p(C, L1, T1, Rungs), Others1),
+        make_room_(Others, Best, Need, Gain, Rate, Others1, Gone)
+    ->  put_back_(Placed, I, p(C, L1, T1, Rungs), Others1, Placed1),
         N1 is N - 1,
-        promote_(Placed1, Best, Budget, N1, Out)
-    ;   Out = Placed
+        promote_(Placed1, Best, Budget, N1, Out, Dropped0),
+        append(Gone, Dropped0, Dropped)
+    ;   Out = Placed, Dropped = []
     ).
+
+% One way a fact can make room for another's detail: down to any shorter rung, or out of the
+% frame. Unlike fit_/4, which steps one rung at a time so that presence outlasts detail, a
+% promotion looks at the whole way down: a skeleton is often about as long as a summary, so
+% the step that frees tokens cheaply is leaving, not the rung below.
+room_step_(Best, p(c(_, S, _, _, _), L, T, Rungs), Step, Loss, Saved) :-
+    fact_value_(Best, S, L, V0),
+    level_rank(L, R),
+    (   member(L1-T1, Rungs),
+        level_rank(L1, R1), R1 > R, T1 < T,
+        fact_value_(Best, S, L1, V1),
+        Step = demote(L1, T1),
+        Loss is V0 - V1,
+        Saved is T - T1
+    ;   Step = drop,
+        Loss = V0,
+        Saved is max(1, T)
+    ).
+
+% put_back_(+Placed, +I, +Raised, +Others, -Placed1): Raised back at the place of Placed's I-th
+% fact among Others (the rest of Placed after making room, in their order, some maybe gone).
+put_back_(Placed, I, Raised, Others, Placed1) :-
+    length(Before, I),
+    append(Before, _, Placed),
+    include(still_placed_(Others), Before, Stayed),
+    length(Stayed, K),
+    length(Front, K),
+    append(Front, Back, Others),
+    append(Front, [Raised|Back], Placed1).
+
+still_placed_(Others, p(c(Id, _, _, _, _), _, _, _)) :-
+    memberchk(p(c(Id, _, _, _, _), _, _, _), Others).
 
 % The next more detailed rung of a fact.
 richer_rung_(Rungs, Level, Richer, Tokens) :-
@@ -715,33 +757,27 @@ richer_rung_(Rungs, Level, Richer, Tokens) :-
     findall(R1-(L1-T1), ( member(L1-T1, Rungs), level_rank(L1, R1), R1 < R ), Up),
     max_member(_-(Richer-Tokens), Up).
 
-% make_room_(+Others, +Best, +Need, +Gain, +Rate, -Others1): free Need tokens by demoting other
-% facts one rung each, cheapest loss per token first; each demotion must lose less per token
-% than the promotion gains per token (Rate), and all of them together less than its Gain.
-make_room_(Others, _, Need, _, _, Others) :-
+% make_room_(+Others, +Best, +Need, +Gain, +Rate, -Others1, -Gone): free Need tokens by the
+% cheapest steps of giving way (room_step_/5), while each step loses less value per token than
+% the promotion gains per token (Rate) and all of them together less than its Gain; fails when
+% that cannot free enough. Gone are the facts that left the frame: a weak fact's summary is
+% worth less than a strong fact's verbatim text.
+make_room_(Others, _, Need, _, _, Others, []) :-
     Need =< 0, !.
-make_room_(Others, Best, Need, Gain, Rate, Others1) :-
-    findall(Key-J-L1-T1-Loss-Saved,
-            ( nth0(J, Others, P),
-              give_way_step_(Best, P, demote(L1, T1), Loss, Saved),
-              Key is Loss / Saved,
-              Key < Rate ),
-            Steps0),
-    keysort(Steps0, Steps),
-    take_room_(Steps, Need, Gain, Chosen),
-    foldl(apply_demotion_, Chosen, Others, Others1).
-
-take_room_(_, Need, _, []) :-
-    Need =< 0, !.
-take_room_([_-J-L1-T1-Loss-Saved|Steps], Need, Gain, [J-L1-T1|Chosen]) :-
+make_room_(Others, Best, Need, Gain, Rate, Others1, Gone) :-
+    findall(Key0-I0-Step0-Loss0-Saved0,
+            ( nth0(I0, Others, P),
+              room_step_(Best, P, Step0, Loss0, Saved0),
+              Key0 is Loss0 / Saved0 ),
+            Steps),
+    keysort(Steps, [Key-I-Step-Loss-Saved|_]),
+    Key < Rate,
     Loss < Gain,
+    apply_step_(Others, I, Step, Others0, Left),
     Need1 is Need - Saved,
     Gain1 is Gain - Loss,
-    take_room_(Steps, Need1, Gain1, Chosen).
-
-apply_demotion_(J-L1-T1, Placed0, Placed) :-
-    nth0(J, Placed0, p(C, _, _, Rungs), Rest),
-    nth0(J, Placed, p(C, L1, T1, Rungs), Rest).
+    make_room_(Others0, Best, Need1, Gain1, Rate, Others1, Gone0),
+    (   Left == none -> Gone = Gone0 ; Gone = [Left|Gone0] ).
 
 % Breadcrumbs: the skeleton (L3, or the least detailed rung there is) of what lies just past
 % the cutoff, most relevant first, while they fit what the facts left of the budget.
