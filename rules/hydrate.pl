@@ -270,7 +270,9 @@ jump_(Goal, priors(Speaker, Anchor), Segment, K, Path, Seeds, Reserve) :-
     ),
     (   Path == recency
     ->  recency_seeds_(Segment, K, Seeds), Reserve = []
-    ;   fuse_(Sem, Lex, Fused0),
+    ;   lexical_cosines_(HaveSem, Goal, Sem, Lex, Sem1),
+        window_cosines_(HaveSem, Anchor, Goal, Segment, Sem1, SemAll),
+        fuse_(SemAll, Lex, Fused0),
         open_arcs_(Fused0, Fused1),
         speaker_prior_(Speaker, Fused1, Fused2),
         time_prior_(Anchor, Fused2, Fused),
@@ -280,16 +282,46 @@ jump_(Goal, priors(Speaker, Anchor), Segment, K, Path, Seeds, Reserve) :-
         findall(c(Id, S, relevance, 0, reserve), ( member(Id-S, Rest), S > 0 ), Reserve)
     ).
 
-% Relevance = 0.6 * cosine + 0.4 * BM25 scaled by the best BM25 score of this query: cosine
-% carries paraphrase, BM25 carries exact identifiers and numbers. A key found by only one
-% ranking keeps only that ranking's share, so agreement between the two wins.
+% A BM25 hit past the semantic cut still has a cosine: it is looked up (similarity/3), so the
+% fusion weighs what each record really scores instead of counting a missing cosine as zero.
+lexical_cosines_(false, _, Sem, _, Sem).
+lexical_cosines_(true, Goal, Sem, Lex, SemAll) :-
+    findall(K, ( member(K-_, Lex), \+ memberchk(K-_, Sem) ), Missing),
+    (   Missing == []
+    ->  SemAll = Sem
+    ;   catch(similarity(Goal, Missing, Extra), error(existence_error(embeddings, _), _), Extra = []),
+        append(Sem, Extra, SemAll)
+    ).
+
+% A goal that names a time ("what did I buy ten days ago") is also compared with the items
+% written inside that window (the newest 2000), not only with the memory's best hits: a turn
+% that says it in passing may rank nowhere overall, yet be one of a handful of that week's. The
+% time prior then weighs them in like any other candidate.
+window_cosines_(false, _, _, _, Sem, Sem).
+window_cosines_(true, none, _, _, Sem, Sem).
+window_cosines_(true, window(From, To, _), Goal, Segment, Sem, SemAll) :-
+    items_between(From, To, InWindow),
+    findall(H, ( member(H, InWindow), in_segment_(H, Segment), \+ memberchk(H-_, Sem) ), Fresh0),
+    take_(2000, Fresh0, Fresh),
+    (   Fresh == []
+    ->  SemAll = Sem
+    ;   catch(similarity(Goal, Fresh, Extra), error(existence_error(embeddings, _), _), Extra = []),
+        append(Sem, Extra, SemAll)
+    ).
+
+% Relevance = 0.8 * cosine + 0.2 * BM25 scaled by the best BM25 score of this query: cosine
+% carries paraphrase, BM25 carries exact identifiers and numbers. Cosines of a query spread
+% over a narrow band (0.2-0.6 for MiniLM) and BM25/max over 0-1, so the larger cosine weight is
+% what makes the two count about equally (scripts/bench/lme_rankings.py compares shares). A
+% BM25 hit past the semantic cut has its cosine looked up (lexical_cosines_/5); a semantic hit
+% past the BM25 cut counts BM25 as zero, which it nearly is.
 fuse_(Sem, Lex, Fused) :-
     (   Lex = [_-Best|_], Best > 0 -> true ; Best = 1 ),
     findall(K, ( member(K-_, Sem) ; member(K-_, Lex) ), Keys0),
     sort(Keys0, Keys),
     (   Sem == [] -> WS = 0.0, WL = 1.0
     ;   Lex == [] -> WS = 1.0, WL = 0.0
-    ;   WS = 0.6, WL = 0.4
+    ;   WS = 0.8, WL = 0.2
     ),
     findall(K-Score,
             ( member(K, Keys),

@@ -2,6 +2,7 @@
           [ nearest/3,                  % +Query, +K, -Hits  |  +Query, -Handle, -Score
             nearest/4,                  % +Query, +K, +Options, -Hits
             lexical/4,                  % +Query, +K, +Options, -Hits
+            similarity/3,               % +Query, +Records, -Pairs
             jump_available/1            % +Options
           ]).
 :- use_module(library(error)).
@@ -67,6 +68,22 @@ lexical(Query, K, Options, Hits) :-
         lexical_hits(Q, Fetch, Options, Raw),
         live_top_(Raw, K, Hits)
     ;   Hits = []
+    ).
+
+%!  similarity(+Query, +Records:list, -Pairs:list) is det.
+%
+%   Pairs is Record-Cosine for each of Records that has a vector, in the order given: Query
+%   (as for nearest/3) against the record's best vector, its text or its distillation, the
+%   score nearest/3 would give it. Scores records a search did not return, such as BM25 hits
+%   past the semantic cut, or the records a traversal rule walked to.
+%   @error existence_error(embeddings, Why) when nothing can be compared.
+
+similarity(Query, Records, Pairs) :-
+    must_be(list, Records),
+    query_arg_(Query, Q),
+    (   current_predicate(jump:similarity_scores/3)
+    ->  catch(similarity_scores(Q, Records, Pairs), E, embeddings_error_(E))
+    ;   existence_error(embeddings, 'no embedder is attached to this engine')
     ).
 
 %!  jump_available(+Options) is semidet.

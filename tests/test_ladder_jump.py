@@ -6,6 +6,7 @@ import json
 import pytest
 
 from attention_cloud import Memory
+from attention_cloud.home import write_config
 from attention_cloud.paths import samples_dir
 
 
@@ -50,6 +51,35 @@ def test_nearest_finds_the_failing_test_error(curated_default):
     assert rows and rows[0]["S"] > 0.2
     hits = mem.query('nearest("tests failing", 5, Hits)').rows[0]["Hits"]
     assert len(hits) == 5 and hits == sorted(hits, key=lambda h: -h[1])
+
+
+def test_similarity_scores_any_record_as_nearest_would(curated_default):
+    # similarity/3 gives the cosine nearest/3 reports for a hit, and a cosine for records the
+    # search did not return (a BM25 hit past the semantic cut, a walked neighbour).
+    mem = _reopen(curated_default[0])
+    hits = mem.query('nearest("tests failing", 10, Hits)').rows[0]["Hits"]
+    top, last = hits[0], hits[-1]
+    outside = mem.query('item(H), \\+ (nearest("tests failing", 10, Hs), memberchk(H-_, Hs))',
+                        limit=1).rows[0]["H"]
+    rows = mem.query(f'similarity("tests failing", [{top[0]}, not_a_record, {outside}], Pairs)').rows
+    pairs = dict(rows[0]["Pairs"])
+    assert list(pairs) == [top[0], outside]          # order kept, records without vectors left out
+    assert pairs[top[0]] == pytest.approx(top[1], abs=1e-5)
+    assert pairs[outside] <= last[1] + 1e-6
+
+
+def test_similarity_without_embeddings_raises(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "none"})
+    mem = Memory.open(home)
+    try:
+        mem.ingest([samples_dir()])
+        mem.curate()
+        with pytest.raises(Exception, match="embeddings"):
+            mem.query('similarity("tests failing", [], Pairs)')
+    finally:
+        mem.close()
 
 
 def test_second_curate_does_no_work(curated_default):

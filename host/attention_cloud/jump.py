@@ -1,7 +1,8 @@
 """The jump's host side: embeddings, the vector index and BM25 behind ``nearest/3``.
 
-The Prolog predicates in ``rules/jump.pl`` call two Python predicates registered here,
-``jump:semantic_hits/4`` and ``jump:lexical_hits/4``. Keys in the vector store are item and arc
+The Prolog predicates in ``rules/jump.pl`` call three Python predicates registered here,
+``jump:semantic_hits/4``, ``jump:lexical_hits/4`` and ``jump:similarity_scores/3`` (the cosine
+of given records, for hits a search did not return). Keys in the vector store are item and arc
 handles for the rung embedded (see ``EMBEDDED_LEVELS``); an item's distillation (L2) has a vector
 of its own, keyed ``HANDLE#l2`` (``distillation_key``): a turn about one thing that states another
 in passing ("by the way, I ran a 5K last week") is found through the statement the curator
@@ -10,6 +11,7 @@ Meta carries segment, level and kind so searches filter inside the index.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -24,6 +26,9 @@ EMBEDDED_LEVELS = {"item": "l0", "arc": "l1", "rollup": "l1"}
 DISTILLATIONS_MARKER = "distillations.json"
 #: Raw vector hits fetched per record asked for, so that second vectors do not crowd records out.
 SECOND_VECTOR_FETCH = 2
+#: Query texts whose vectors are kept: one hydration asks for its goal once per segment, and
+#: again for the cosines of its lexical hits.
+QUERY_VECTORS_KEPT = 32
 
 
 def distillation_key(handle: str) -> str:
@@ -44,6 +49,7 @@ class Jump:
         self._embedder: Any = None
         self._vectors: Any = None
         self._lexical: Any = None
+        self._queries: OrderedDict[tuple[int, str], np.ndarray] = OrderedDict()
 
     # -- lazily opened parts ----------------------------------------------------------------------
     @property
@@ -135,10 +141,39 @@ class Jump:
 
     # -- searching --------------------------------------------------------------------------------
     def query_vector(self, query: str) -> np.ndarray:
-        """The vector for query text, or the stored vector when ``query`` is a known key."""
+        """The vector for query text, or the stored vector when ``query`` is a known key.
+        The latest texts' vectors are kept (per embedder): embedding is most of a search."""
         if isinstance(query, Atom) and self.vectors.has(str(query)):
             return self.vectors.vector(str(query))
-        return self.embedder.embed([str(query)])[0]
+        embedder = self.embedder
+        key = (id(embedder), str(query))
+        vector = self._queries.get(key)
+        if vector is None:
+            vector = embedder.embed([key[1]])[0]
+            self._queries[key] = vector
+            if len(self._queries) > QUERY_VECTORS_KEPT:
+                self._queries.popitem(last=False)
+        else:
+            self._queries.move_to_end(key)
+        return vector
+
+    def similarity(self, query: str, records: Iterable[str]) -> list[tuple[str, float]]:
+        """``(record, cosine)`` for each of ``records`` that has a vector, in the order given:
+        the record scored by its best vector (its text or its distillation) as ``semantic``
+        does. Scores records a search did not return (a BM25 hit past the semantic cut);
+        EmbeddingsUnavailable when nothing is embedded."""
+        if not self.has_vectors():
+            raise EmbeddingsUnavailable("nothing is embedded in this memory yet (run atc curate)")
+        records = [str(record) for record in records]
+        wanted = records + [distillation_key(record) for record in records]
+        keys, matrix = self.vectors.vectors(wanted)
+        if not keys:
+            return []
+        best: dict[str, float] = {}
+        for key, score in zip(keys, (matrix @ self.query_vector(query)).tolist()):
+            record = key.split("#", 1)[0]
+            best[record] = max(score, best.get(record, -2.0))
+        return [(record, best[record]) for record in records if record in best]
 
     def semantic(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
         """Best-first ``(record, cosine)`` hits, a record scored by its best vector (its text
@@ -162,12 +197,16 @@ class Jump:
         """Make this home's search reachable from Prolog (rules/jump.pl)."""
         pl.register("semantic_hits", 4, self._semantic_for_prolog, module="jump")
         pl.register("lexical_hits", 4, self._lexical_for_prolog, module="jump")
+        pl.register("similarity_scores", 3, self._similarity_for_prolog, module="jump")
 
     def _semantic_for_prolog(self, query: Any, k: int, options: Any) -> list[Term]:
         return _pairs(self.semantic(query, int(k), _options(options)))
 
     def _lexical_for_prolog(self, query: Any, k: int, options: Any) -> list[Term]:
         return _pairs(self.lexical_hits(query, int(k), _options(options)))
+
+    def _similarity_for_prolog(self, query: Any, records: Any) -> list[Term]:
+        return _pairs(self.similarity(query, [str(r) for r in records or []]))
 
 
 def _pairs(hits: list[tuple[str, float]]) -> list[Term]:

@@ -3,7 +3,7 @@
 
 For each scored LongMemEval instance (abstentions have no evidence) the haystack is ingested and
 curated exactly as ``longmemeval.py`` does (same vector cache); then every item is ranked for
-the question by ``(1 - s) * cosine + s * bm25 / max`` (``s``: BM25's share, 0.4 in the product)
+the question by ``(1 - s) * cosine + s * bm25 / max`` (``s``: BM25's share, 0.2 in the product)
 with the cosine taken from
 
 * ``text``: the item's text vector only (the product before distillation vectors);
@@ -104,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, help="use N instances, question-type mix kept")
-    parser.add_argument("--shares", type=float, nargs="+", default=[0.4, 0.2],
-                        help="BM25 shares of the fused score (default 0.4 0.2)")
+    parser.add_argument("--shares", type=float, nargs="+", default=[0.2, 0.4],
+                        help="BM25 shares of the fused score (default 0.2 0.4)")
     parser.add_argument("--embedder", default="minilm", help="minilm (default), hash or any spec")
     parser.add_argument("--cache", type=Path, default=CACHE / "lme-vectors",
                         help="vector cache shared with longmemeval.py")

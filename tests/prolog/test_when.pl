@@ -53,6 +53,30 @@ test(memory_now_follows_new_items, [setup(store_reset), cleanup(store_reset),
     memory_now(Now2), day(Now2, Day2),
     Days = [Day1, Day2].
 
+stamp(Text, Stamp) :- parse_time(Text, iso_8601, Stamp).
+
+dated(H, Seq, Time, item(H, src, "s", Seq, turn, user, "", Time, default, "f:1", "x", [])).
+
+test(items_between_reads_the_window_newest_first,
+     [setup(store_reset), cleanup(store_reset), true(Hs == [h3, h2])]) :-
+    maplist(dated, [h1, h2, h3, h4, h5], [0, 1, 2, 3, 4],
+            ["2024-03-01T10:00:00Z", "2024-03-05T09:00:00Z", "2024-03-06T23:59:00Z",
+             "2024-03-08T00:00:00Z", ""], Items),
+    journal_add_items(Items, _),
+    stamp("2024-03-05T00:00:00Z", From), stamp("2024-03-07T00:00:00Z", To),
+    items_between(From, To, Hs).
+
+test(items_between_follows_new_and_forgotten_items,
+     [setup(store_reset), cleanup(store_reset), true(Seen == [[h1], [h2, h1], [h2]])]) :-
+    stamp("2024-03-01T00:00:00Z", From), stamp("2024-03-31T00:00:00Z", To),
+    dated(h1, 0, "2024-03-02T10:00:00Z", I1), journal_add_items([I1], _),
+    items_between(From, To, S1),
+    dated(h2, 1, "2024-03-03T10:00:00Z", I2), journal_add_items([I2], _),
+    items_between(From, To, S2),
+    journal_tombstone(h1, "test"),
+    items_between(From, To, S3),
+    Seen = [S1, S2, S3].
+
 :- end_tests(when).
 
 :- begin_tests(goal_speaker).
