@@ -1,0 +1,49 @@
+:- use_module('../../rules/store').
+:- use_module('../../rules/journal').
+:- use_module('../../rules/jump').
+:- use_module('../../rules/hydrate').
+:- use_module(library(plunit)).
+
+/* Which records the jump weighs (hydrate:seed_ranking/5), with the host's searches stubbed:
+   the semantic search returns the same few hits whatever the query, BM25 one more record past
+   the semantic cut, and every record the jump asks about by name has cosine 0.3. */
+
+:- dynamic jump:semantic_hits/4, jump:lexical_hits/4, jump:similarity_scores/3.
+
+jump:semantic_hits(_, _, _, [old1-0.6, old2-0.55, old3-0.5, new1-0.45]).
+jump:lexical_hits(_, _, _, [lex1-5.0]).
+jump:similarity_scores(_, Records, Pairs) :-
+    findall(R-0.3, member(R, Records), Pairs).
+
+dated(H, Seq, Time, item(H, src, "s", Seq, turn, user, "", Time, default, "f:1", "text", [])).
+
+memory :-
+    store_reset,
+    maplist(dated, [old1, old2, old3, lex1, passing, new1], [0, 1, 2, 3, 4, 5],
+            ["2024-01-05T10:00:00Z", "2024-01-06T10:00:00Z", "2024-01-07T10:00:00Z",
+             "2024-01-08T10:00:00Z", "2024-03-01T10:00:00Z", "2024-03-11T10:00:00Z"], Items),
+    journal_add_items(Items, _).
+
+seeds(Goal, Pairs) :-
+    once(hydrate:seed_ranking(Goal, default, 10, _, Seeds)),
+    findall(H-S, member(c(H, S, _, _, _), Seeds), Pairs).
+
+:- begin_tests(hydrate_jump, [setup(memory), cleanup(store_reset)]).
+
+% "ten days ago" read against the newest item (2024-03-11): the passing mention of 2024-03-01
+% is no search's hit, yet it is weighed, with the time prior on top of its cosine.
+test(a_goal_naming_a_time_weighs_the_items_of_its_window, [true(S > 0.8 * 0.3)]) :-
+    seeds("what did I buy ten days ago", Pairs),
+    memberchk(passing-S, Pairs).
+
+test(a_goal_naming_no_time_weighs_only_search_hits, [fail]) :-
+    seeds("what did I buy", Pairs),
+    memberchk(passing-_, Pairs).
+
+% A BM25 hit the semantic search did not return is scored with its real cosine, not zero.
+test(a_lexical_hit_past_the_semantic_cut_keeps_its_cosine,
+     [true(S =:= round((0.8 * 0.3 + 0.2 * 1.0) * 1.3 * 10000) / 10000)]) :-
+    seeds("what did I buy", Pairs),
+    memberchk(lex1-S, Pairs).
+
+:- end_tests(hydrate_jump).
