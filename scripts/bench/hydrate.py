@@ -131,6 +131,9 @@ def agent_goals(count: int, seed: int) -> list[str]:
         lambda: f"Where is the {rng.choice(MODULES)}_{rng.choice(VERBS)} function defined and who calls it?",
         lambda: f"Resume the {rng.choice(FEATURES)} work on src/{rng.choice(PROJECTS).replace('-', '_')}/"
                 f"{rng.choice(MODULES)}.py",
+        # a goal naming a time: the jump also compares it with the items of that window
+        lambda: f"What did we change in the {rng.choice(MODULES)} module "
+                f"{rng.choice(('yesterday', 'last week', 'two days ago', 'this week'))}?",
     )
     return [rng.choice(templates)() for _ in range(count)]
 
@@ -183,6 +186,8 @@ class SizeResult:
     vectors: int
     rss_mb: float
     open_s: float
+    time_index_s: float
+    week_items: int
 
 
 def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Namespace) -> SizeResult:
@@ -205,6 +210,11 @@ def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Nam
     original_build = hydration.build_frame
     hydration.build_frame = clocked(original_build, per_call["render"])
     index_kind = str(jump.vectors.wait_for_index())
+    # The day index behind time-anchored goals is built on the first one after items change.
+    started = time.perf_counter()
+    week = mem.query("memory_now(Now), From is Now - 7 * 86400, items_between(From, Now, Hs), "
+                     "length(Hs, N)").rows[0]["N"]
+    time_index_s = time.perf_counter() - started
     try:
         progress(f"{items} {embedder}: warm-up ({args.warmup})")
         for goal in goals[: args.warmup]:
@@ -234,7 +244,7 @@ def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Nam
     mem.close()
     return SizeResult(label=f"{items:,} {embedder}", items=items, embedder=embedder, sample=s,
                       build=built.info, index_kind=index_kind, vectors=vectors, rss_mb=resident,
-                      open_s=open_s)
+                      open_s=open_s, time_index_s=time_index_s, week_items=int(week))
 
 
 def phase_pass(mem: Any, goals: list[str], args: argparse.Namespace, s: Sample) -> None:
@@ -320,10 +330,12 @@ def report(results: list[SizeResult], args: argparse.Namespace) -> str:
         rows.append([r.label, f"{b.get('ingest_s', 0):.0f}", f"{b.get('curate_s', 0):.0f}",
                      f"{cur.get('arcs', 0):,}", f"{cur.get('echoes', 0):,}" if r.build.get("echoes", True) else "off",
                      "on" if r.build.get("distillation_vectors") else "off", f"{r.open_s:.1f}",
+                     f"{r.time_index_s:.1f}", f"{r.week_items:,}",
                      f"{r.rss_mb:,.0f}", f"{np.mean(r.sample.facts):.0f}",
                      f"{np.mean(r.sample.spent):.0f}", ", ".join(sorted(r.sample.paths))])
     homes = markdown_table(
-        ["home", "ingest s", "curate s", "arcs", "echoes", "L2 vectors", "open s", "RSS MB (warm)", "facts per frame",
+        ["home", "ingest s", "curate s", "arcs", "echoes", "L2 vectors", "open s", "time index s",
+         "items in the last week", "RSS MB (warm)", "facts per frame",
          "tokens spent", "jump path"], rows)
     blas = os.environ.get("OPENBLAS_NUM_THREADS", "default")
     return (main_table + "\n" + f"{len(results[0].sample.total)} queries per home, budget {args.budget}, plane "
@@ -336,7 +348,9 @@ def report(results: list[SizeResult], args: argparse.Namespace) -> str:
             "from a second pass running hydrate/3's own clauses with a clock around each goal "
             "(*jump* includes the Python callbacks and the fusion; *plan* is the plane and segment "
             "budgets).\n\n" + breakdown + "\n" + "Homes (built once, "
-            "cached; curation with one BLAS thread):\n\n" + homes)
+            "cached; curation with one BLAS thread). *Time index* is the first time-anchored "
+            "query after opening (the day index of items_between/3, built once per change of the "
+            "items); one goal template in nine names a time (\"last week\", \"yesterday\").\n\n" + homes)
 
 
 def main(argv: list[str] | None = None) -> int:
