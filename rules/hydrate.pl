@@ -300,9 +300,8 @@ lexical_cosines_(true, Goal, Sem, Lex, SemAll) :-
 window_cosines_(false, _, _, _, Sem, Sem).
 window_cosines_(true, none, _, _, Sem, Sem).
 window_cosines_(true, window(From, To, _), Goal, Segment, Sem, SemAll) :-
-    items_between(From, To, InWindow),
-    findall(H, ( member(H, InWindow), in_segment_(H, Segment), \+ memberchk(H-_, Sem) ), Fresh0),
-    take_(2000, Fresh0, Fresh),
+    items_between(From, To, 2000, InWindow),
+    findall(H, ( member(H, InWindow), in_segment_(H, Segment), \+ memberchk(H-_, Sem) ), Fresh),
     (   Fresh == []
     ->  SemAll = Sem
     ;   catch(similarity(Goal, Fresh, Extra), error(existence_error(embeddings, _), _), Extra = []),

@@ -5,7 +5,8 @@
             rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2, arc_goal/2,
             arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2,
             nearest/3, nearest/4, lexical/4, similarity/3,
-            hydrate/3, goal_speaker/2, goal_time_window/4, memory_now/1, items_between/3
+            hydrate/3, goal_speaker/2, goal_time_window/4, memory_now/1, items_between/3,
+            items_between/4
           ]).
 :- reexport(journal, [ item/1, item_kind/2, item_role/2, item_goal/2, item_session/2,
                        item_time/2, item_seq/2, item_segment/2, item_source/2,
@@ -14,7 +15,7 @@
                       arc_goal/2, arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2 ]).
 :- reexport(jump, [ nearest/3, nearest/4, lexical/4, similarity/3 ]).
 :- reexport(hydrate, [ hydrate/3, goal_speaker/2 ]).
-:- reexport(when, [ goal_time_window/4, memory_now/1, items_between/3 ]).
+:- reexport(when, [ goal_time_window/4, memory_now/1, items_between/3, items_between/4 ]).
 
 % The jump calls Python (faiss) through predicates the host registers; they only read.
 :- multifile sandbox:safe_primitive/1.
@@ -27,6 +28,7 @@ sandbox:safe_primitive(hydrate:goal_speaker(_, _)).
 sandbox:safe_primitive(when:goal_time_window(_, _, _, _)).
 sandbox:safe_primitive(when:memory_now(_)).  % caches its scan in a global variable
 sandbox:safe_primitive(when:items_between(_, _, _)).  % builds its day index on first use
+sandbox:safe_primitive(when:items_between(_, _, _, _)).
 
 /** <module> The public query vocabulary
 

@@ -2,6 +2,7 @@
           [ goal_time_window/4,         % +Goal, +Now, -Window, -Phrase
             memory_now/1,               % -Stamp
             items_between/3,            % +From, +To, -Items
+            items_between/4,            % +From, +To, +Max, -Items
             goal_words/2                % +Goal, -Words
           ]).
 :- use_module(library(lists)).
@@ -74,25 +75,48 @@ memory_now(Stamp) :-
     ).
 
 %!  items_between(+From:number, +To:number, -Items:list) is det.
+%!  items_between(+From:number, +To:number, +Max, -Items:list) is det.
 %
-%   The items written between the POSIX stamps From and To (inclusive), newest first. Read
-%   from a day index built on first use after the items change (one scan of their times), so
-%   hydration can search inside the window a goal names ("ten days ago") even when nothing
-%   there ranks among the memory's best hits.
+%   The items written between the POSIX stamps From and To (inclusive), newest first; with
+%   Max (a count, or `inf`) at most the Max newest, reading the days back from To and stopping
+%   once it has them, so a wide window costs what it returns. Read from a day index built on
+%   first use after the items change (one scan of their times): hydration searches inside the
+%   window a goal names ("ten days ago") even when nothing there ranks among the memory's best.
 items_between(From, To, Items) :-
+    items_between(From, To, inf, Items).
+
+items_between(From, To, Max, Items) :-
     must_be(number, From),
     must_be(number, To),
+    (   Max == inf -> true ; must_be(nonneg, Max) ),
     time_index_ready_,
     FirstDay is floor(From / 86400),
     LastDay is floor(To / 86400),
+    newest_days_(LastDay, FirstDay, From-To, Max, Items).
+
+newest_days_(Day, First, _, _, []) :-
+    Day < First, !.
+newest_days_(_, _, _, 0, []) :- !.
+newest_days_(Day, First, From-To, Max, Items) :-
     findall(Stamp-H,
-            ( between(FirstDay, LastDay, Day),
-              item_day_(Day, Stamp, H),
+            ( item_day_(Day, Stamp, H),
               Stamp >= From, Stamp =< To,
               item_time(H, _) ),              % still live
             Pairs),
     sort(1, @>=, Pairs, Newest),
-    pairs_values(Newest, Items).
+    pairs_values(Newest, Hs),
+    take_upto_(Max, Hs, Taken, Max1),
+    append(Taken, Rest, Items),
+    Previous is Day - 1,
+    newest_days_(Previous, First, From-To, Max1, Rest).
+
+take_upto_(inf, Hs, Hs, inf) :- !.
+take_upto_(Max, Hs, Taken, Left) :-
+    length(Hs, N),
+    (   N =< Max
+    ->  Taken = Hs, Left is Max - N
+    ;   length(Taken, Max), append(Taken, _, Hs), Left = 0
+    ).
 
 :- dynamic item_day_/3.                 % Day, Stamp, Handle: the day index
 

@@ -66,6 +66,16 @@ test(items_between_reads_the_window_newest_first,
     stamp("2024-03-05T00:00:00Z", From), stamp("2024-03-07T00:00:00Z", To),
     items_between(From, To, Hs).
 
+test(items_between_with_a_limit_keeps_the_newest,
+     [setup(store_reset), cleanup(store_reset), true(Hs-None == [h4, h3]-[])]) :-
+    maplist(dated, [h1, h2, h3, h4], [0, 1, 2, 3],
+            ["2024-03-01T10:00:00Z", "2024-03-02T09:00:00Z", "2024-03-02T23:00:00Z",
+             "2024-03-09T00:00:00Z"], Items),
+    journal_add_items(Items, _),
+    stamp("2024-01-01T00:00:00Z", From), stamp("2024-12-31T00:00:00Z", To),
+    items_between(From, To, 2, Hs),
+    items_between(From, To, 0, None).
+
 test(items_between_follows_new_and_forgotten_items,
      [setup(store_reset), cleanup(store_reset), true(Seen == [[h1], [h2, h1], [h2]])]) :-
     stamp("2024-03-01T00:00:00Z", From), stamp("2024-03-31T00:00:00Z", To),
