@@ -654,18 +654,19 @@ add_tokens_(p(_, _, T, _), A0, A) :-
 % token it saves; the cheapest step is taken.
 give_way_(Placed, Out, Gone) :-
     frame_best_score_(Placed, Best),
-    cheapest_step_(Best, Placed, I, Step, _, _, _),
+    cheapest_step_(give_way_step_, Best, Placed, I, Step, _, _, _),
     apply_step_(Placed, I, Step, Out, Gone).
 
-% cheapest_step_(+Best, +Placed, -I, -Step, -Key, -Loss, -Saved): the step of giving way (for
-% the I-th fact) that loses the least value per token saved; fails when Placed is empty.
-cheapest_step_(Best, Placed, I, Step, Key, Loss, Saved) :-
+% cheapest_step_(:Steps, +Best, +Placed, -I, -Step, -Key, -Loss, -Saved): of the steps Steps
+% offers (give_way_step_/5 or room_step_/5), the one (for the I-th fact) that loses the least
+% value per token saved; fails when Placed is empty.
+cheapest_step_(Steps, Best, Placed, I, Step, Key, Loss, Saved) :-
     findall(Key0-I0-Step0-Loss0-Saved0,
             ( nth0(I0, Placed, P),
-              give_way_step_(Best, P, Step0, Loss0, Saved0),
+              call(Steps, Best, P, Step0, Loss0, Saved0),
               Key0 is Loss0 / Saved0 ),
-            Steps),
-    keysort(Steps, [Key-I-Step-Loss-Saved|_]).
+            Ranked),
+    keysort(Ranked, [Key-I-Step-Loss-Saved|_]).
 
 % apply_step_(+Placed, +I, +Step, -Out, -Gone): Gone is the dropped candidate, or none.
 apply_step_(Placed, I, Step, Out, Gone) :-
@@ -796,12 +797,7 @@ richer_rung_(Rungs, Level, Richer, Tokens) :-
 make_room_(Others, _, Need, _, _, Others, []) :-
     Need =< 0, !.
 make_room_(Others, Best, Need, Gain, Rate, Others1, Gone) :-
-    findall(Key0-I0-Step0-Loss0-Saved0,
-            ( nth0(I0, Others, P),
-              room_step_(Best, P, Step0, Loss0, Saved0),
-              Key0 is Loss0 / Saved0 ),
-            Steps),
-    keysort(Steps, [Key-I-Step-Loss-Saved|_]),
+    cheapest_step_(room_step_, Best, Others, I, Step, Key, Loss, Saved),
     Key < Rate,
     Loss < Gain,
     apply_step_(Others, I, Step, Others0, Left),
