@@ -8,6 +8,7 @@
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(pairs)).
+:- use_module(library(ordsets)).
 :- use_module(library(aggregate)).
 :- use_module(library(solution_sequences)).
 :- use_module(journal).
@@ -271,7 +272,7 @@ jump_(Goal, priors(Speaker, Anchor), Segment, K, Path, Seeds, Reserve) :-
     (   Path == recency
     ->  recency_seeds_(Segment, K, Seeds), Reserve = []
     ;   lexical_cosines_(HaveSem, Goal, Sem, Lex, Sem1),
-        window_cosines_(HaveSem, Anchor, Goal, Segment, Sem1, SemAll),
+        window_cosines_(HaveSem, Anchor, Goal, Segment, Fetch, Sem1, SemAll),
         fuse_(SemAll, Lex, Fused0),
         open_arcs_(Fused0, Fused1),
         speaker_prior_(Speaker, Fused1, Fused2),
@@ -294,19 +295,26 @@ lexical_cosines_(true, Goal, Sem, Lex, SemAll) :-
     ).
 
 % A goal that names a time ("what did I buy ten days ago") is also compared with the items
-% written inside that window (the newest 2000), not only with the memory's best hits: a turn
-% that says it in passing may rank nowhere overall, yet be one of a handful of that week's. The
-% time prior then weighs them in like any other candidate.
-window_cosines_(false, _, _, _, Sem, Sem).
-window_cosines_(true, none, _, _, Sem, Sem).
-window_cosines_(true, window(From, To, _), Goal, Segment, Sem, SemAll) :-
-    items_between(From, To, 2000, InWindow),
-    findall(H, ( member(H, InWindow), in_segment_(H, Segment), \+ memberchk(H-_, Sem) ), Fresh),
+% written inside that window (the newest 1000), and the Fetch best of them join the candidates:
+% a turn that says it in passing may rank nowhere in the whole memory, yet be one of a handful
+% that week. The time prior then weighs them in like any other candidate.
+window_cosines_(false, _, _, _, _, Sem, Sem).
+window_cosines_(true, none, _, _, _, Sem, Sem).
+window_cosines_(true, window(From, To, _), Goal, Segment, Fetch, Sem, SemAll) :-
+    items_between(From, To, 1000, InWindow),
+    sort(InWindow, Window),
+    pairs_keys(Sem, SemKeys0),
+    sort(SemKeys0, SemKeys),
+    ord_subtract(Window, SemKeys, Unseen),
+    include(item_in_segment_(Segment), Unseen, Fresh),
     (   Fresh == []
     ->  SemAll = Sem
-    ;   catch(similarity(Goal, Fresh, Extra), error(existence_error(embeddings, _), _), Extra = []),
+    ;   catch(similarity(Goal, Fresh, Fetch, Extra), error(existence_error(embeddings, _), _), Extra = []),
         append(Sem, Extra, SemAll)
     ).
+
+item_in_segment_(Segment, H) :-
+    in_segment_(H, Segment).
 
 % Relevance = 0.8 * cosine + 0.2 * BM25 scaled by the best BM25 score of this query: cosine
 % carries paraphrase, BM25 carries exact identifiers and numbers. Cosines of a query spread
@@ -314,18 +322,20 @@ window_cosines_(true, window(From, To, _), Goal, Segment, Sem, SemAll) :-
 % what makes the two count about equally (scripts/bench/lme_rankings.py compares shares). A
 % BM25 hit past the semantic cut has its cosine looked up (lexical_cosines_/5); a semantic hit
 % past the BM25 cut counts BM25 as zero, which it nearly is.
+% One pass over both lists merged by key: a time window adds up to 2000 records.
 fuse_(Sem, Lex, Fused) :-
     (   Lex = [_-Best|_], Best > 0 -> true ; Best = 1 ),
-    findall(K, ( member(K-_, Sem) ; member(K-_, Lex) ), Keys0),
-    sort(Keys0, Keys),
     (   Sem == [] -> WS = 0.0, WL = 1.0
     ;   Lex == [] -> WS = 1.0, WL = 0.0
     ;   WS = 0.8, WL = 0.2
     ),
+    findall(K-V, ( member(K-C, Sem), V = cos(C) ; member(K-L, Lex), V = bm25(L) ), Tagged),
+    keysort(Tagged, ByKey),
+    group_pairs_by_key(ByKey, Groups),
     findall(K-Score,
-            ( member(K, Keys),
-              ( memberchk(K-C, Sem) -> true ; C = 0.0 ),
-              ( memberchk(K-L, Lex) -> LN is L / Best ; LN = 0.0 ),
+            ( member(K-Vs, Groups),
+              ( memberchk(cos(C), Vs) -> true ; C = 0.0 ),
+              ( memberchk(bm25(L), Vs) -> LN is L / Best ; LN = 0.0 ),
               Score0 is WS * max(0.0, C) + WL * LN,
               Score is round(Score0 * 10000) / 10000
             ),
@@ -432,8 +442,7 @@ time_prior_(window(From, To, _), Pairs, Out) :-
     sort_by_score_(Out0, Out).
 
 time_boost_(From, To, K-S, K-S1) :-
-    (   item_time(K, T), T \== "",
-        catch(parse_time(T, iso_8601, Stamp), _, fail),
+    (   item_stamp(K, Stamp),
         Stamp >= From, Stamp =< To
     ->  S1 is round(S * 1.4 * 10000) / 10000
     ;   S1 = S

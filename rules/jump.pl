@@ -3,6 +3,7 @@
             nearest/4,                  % +Query, +K, +Options, -Hits
             lexical/4,                  % +Query, +K, +Options, -Hits
             similarity/3,               % +Query, +Records, -Pairs
+            similarity/4,               % +Query, +Records, +K, -Pairs
             jump_available/1            % +Options
           ]).
 :- use_module(library(error)).
@@ -71,18 +72,28 @@ lexical(Query, K, Options, Hits) :-
     ).
 
 %!  similarity(+Query, +Records:list, -Pairs:list) is det.
+%!  similarity(+Query, +Records:list, +K, -Pairs:list) is det.
 %
-%   Pairs is Record-Cosine for each of Records that has a vector, in the order given: Query
-%   (as for nearest/3) against the record's best vector, its text or its distillation, the
-%   score nearest/3 would give it. Scores records a search did not return, such as BM25 hits
-%   past the semantic cut, or the records a traversal rule walked to.
+%   Pairs is Record-Cosine for each of Records that has a vector, in the order given; with K,
+%   only the K best, best first. Query (as for nearest/3) is compared with the record's best
+%   vector, its text or its distillation: the score nearest/3 would give it. Scores records a
+%   search did not return, such as BM25 hits past the semantic cut, the items of a time window,
+%   or the records a traversal rule walked to.
 %   @error existence_error(embeddings, Why) when nothing can be compared.
 
 similarity(Query, Records, Pairs) :-
-    must_be(list, Records),
+    similarity_(Query, Records, all, Pairs).
+
+similarity(Query, Records, K, Pairs) :-
+    must_be(nonneg, K),
+    similarity_(Query, Records, K, Pairs).
+
+similarity_(Query, Records, K, Pairs) :-
+    must_be(list(atomic), Records),
     query_arg_(Query, Q),
-    (   current_predicate(jump:similarity_scores/3)
-    ->  catch(similarity_scores(Q, Records, Pairs), E, embeddings_error_(E))
+    atomic_list_concat(Records, '\n', Joined),      % one text crosses the bridge, not N atoms
+    (   current_predicate(jump:similarity_scores/4)
+    ->  catch(similarity_scores(Q, Joined, K, Pairs), E, embeddings_error_(E))
     ;   existence_error(embeddings, 'no embedder is attached to this engine')
     ).
 

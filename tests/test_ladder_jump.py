@@ -66,6 +66,8 @@ def test_similarity_scores_any_record_as_nearest_would(curated_default):
     assert list(pairs) == [top[0], outside]          # order kept, records without vectors left out
     assert pairs[top[0]] == pytest.approx(top[1], abs=1e-5)
     assert pairs[outside] <= last[1] + 1e-6
+    best = mem.query(f'similarity("tests failing", [{outside}, {top[0]}, not_a_record], 1, Best)').rows
+    assert [h for h, _ in best[0]["Best"]] == [top[0]]  # the K best, best first
 
 
 def test_similarity_without_embeddings_raises(tmp_path):

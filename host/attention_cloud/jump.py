@@ -1,7 +1,7 @@
 """The jump's host side: embeddings, the vector index and BM25 behind ``nearest/3``.
 
 The Prolog predicates in ``rules/jump.pl`` call three Python predicates registered here,
-``jump:semantic_hits/4``, ``jump:lexical_hits/4`` and ``jump:similarity_scores/3`` (the cosine
+``jump:semantic_hits/4``, ``jump:lexical_hits/4`` and ``jump:similarity_scores/4`` (the cosine
 of given records, for hits a search did not return). Keys in the vector store are item and arc
 handles for the rung embedded (see ``EMBEDDED_LEVELS``); an item's distillation (L2) has a vector
 of its own, keyed ``HANDLE#l2`` (``distillation_key``): a turn about one thing that states another
@@ -157,23 +157,27 @@ class Jump:
             self._queries.move_to_end(key)
         return vector
 
-    def similarity(self, query: str, records: Iterable[str]) -> list[tuple[str, float]]:
-        """``(record, cosine)`` for each of ``records`` that has a vector, in the order given:
-        the record scored by its best vector (its text or its distillation) as ``semantic``
-        does. Scores records a search did not return (a BM25 hit past the semantic cut);
-        EmbeddingsUnavailable when nothing is embedded."""
+    def similarity(self, query: str, records: Iterable[str], k: int | None = None) -> list[tuple[str, float]]:
+        """``(record, cosine)`` for each of ``records`` that has a vector, in the order given,
+        or with ``k`` only the ``k`` best, best first: the record scored by its best vector (its
+        text or its distillation) as ``semantic`` does. Scores records a search did not return
+        (a BM25 hit past the semantic cut, the items of a time window); EmbeddingsUnavailable
+        when nothing is embedded."""
         if not self.has_vectors():
             raise EmbeddingsUnavailable("nothing is embedded in this memory yet (run atc curate)")
         records = [str(record) for record in records]
-        wanted = records + [distillation_key(record) for record in records]
-        keys, matrix = self.vectors.vectors(wanted)
-        if not keys:
+        count = len(records)
+        present, matrix = self.vectors.vectors(records + [distillation_key(r) for r in records])
+        if not present.any():
             return []
-        best: dict[str, float] = {}
-        for key, score in zip(keys, (matrix @ self.query_vector(query)).tolist()):
-            record = key.split("#", 1)[0]
-            best[record] = max(score, best.get(record, -2.0))
-        return [(record, best[record]) for record in records if record in best]
+        scores = np.full(2 * count, -np.inf, dtype=np.float32)
+        scores[present] = matrix @ self.query_vector(query)
+        best = np.maximum(scores[:count], scores[count:])  # text or distillation
+        found = np.flatnonzero(best > -np.inf)
+        if k is not None:
+            # best first, ties by record as in ``semantic``
+            found = np.array(sorted(found.tolist(), key=lambda i: (-best[i], records[i]))[:k], dtype=np.int64)
+        return [(records[i], float(best[i])) for i in found.tolist()]
 
     def semantic(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
         """Best-first ``(record, cosine)`` hits, a record scored by its best vector (its text
@@ -197,7 +201,7 @@ class Jump:
         """Make this home's search reachable from Prolog (rules/jump.pl)."""
         pl.register("semantic_hits", 4, self._semantic_for_prolog, module="jump")
         pl.register("lexical_hits", 4, self._lexical_for_prolog, module="jump")
-        pl.register("similarity_scores", 3, self._similarity_for_prolog, module="jump")
+        pl.register("similarity_scores", 4, self._similarity_for_prolog, module="jump")
 
     def _semantic_for_prolog(self, query: Any, k: int, options: Any) -> list[Term]:
         return _pairs(self.semantic(query, int(k), _options(options)))
@@ -205,8 +209,11 @@ class Jump:
     def _lexical_for_prolog(self, query: Any, k: int, options: Any) -> list[Term]:
         return _pairs(self.lexical_hits(query, int(k), _options(options)))
 
-    def _similarity_for_prolog(self, query: Any, records: Any) -> list[Term]:
-        return _pairs(self.similarity(query, [str(r) for r in records or []]))
+    def _similarity_for_prolog(self, query: Any, records: Any, k: Any) -> list[Term]:
+        # the records come as one newline-joined text: a list of thousands of atoms costs
+        # more to cross the bridge than scoring them does
+        best = None if str(k) == "all" else int(k)
+        return _pairs(self.similarity(query, str(records).split("\n") if str(records) else [], best))
 
 
 def _pairs(hits: list[tuple[str, float]]) -> list[Term]:

@@ -443,15 +443,16 @@ class VectorStore:
         with self._lock:
             return self._vectors_of_ids(np.array([self._row_of[key]]))[0].copy()
 
-    def vectors(self, keys: Sequence[str]) -> tuple[list[str], np.ndarray]:
-        """The keys among ``keys`` that have a vector (order kept) and their vectors as one
-        (n, dim) array: one gather instead of a lookup per key."""
+    def vectors(self, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Which of ``keys`` have a vector (a boolean mask over ``keys``) and their vectors as
+        one (present, dim) array in the order of ``keys``: one gather, not a lookup per key."""
         with self._lock:
-            present = [key for key in keys if key in self._row_of]
-            if not present:
-                return [], np.zeros((0, self.dim), dtype=np.float32)
-            ids = np.fromiter((self._row_of[key] for key in present), dtype=np.int64, count=len(present))
-            return present, self._vectors_of_ids(ids)
+            rows = [self._row_of.get(key, -1) for key in keys]
+            ids = np.asarray(rows, dtype=np.int64)
+            present = ids >= 0
+            if not present.any():
+                return present, np.zeros((0, self.dim), dtype=np.float32)
+            return present, self._vectors_of_ids(ids[present])
 
     @property
     def index_kind(self) -> str | None:
