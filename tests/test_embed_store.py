@@ -316,3 +316,33 @@ def test_index_policy_thresholds_and_hysteresis():
     assert IndexPolicy(kind="ivf").kind_for(5_000) == "ivf"
     with pytest.raises(ValueError, match="index kind must be"):
         IndexPolicy(kind="annoy")
+
+
+def test_vectors_by_key_gathers_the_present_ones_in_order(tmp_path):
+    vectors = unit_rows(10)
+    keys = [f"it_{i:03d}" for i in range(10)]
+    with open_store(tmp_path) as store:
+        store.add(keys, vectors)
+        store.remove(["it_004"])
+        present, matrix = store.vectors(["it_002", "nope", "it_004", "it_009"])
+        assert present.tolist() == [True, False, False, True]
+        assert np.allclose(matrix, vectors[[2, 9]])
+        none, empty = store.vectors(["nope"])
+        assert not none.any() and empty.shape == (0, DIM)
+
+
+def test_a_large_log_is_read_ahead_in_the_background_without_changing_answers(tmp_path, monkeypatch):
+    import attention_cloud.embed.store as store_module
+    import threading
+
+    vectors = unit_rows(40)
+    keys = [f"it_{i:03d}" for i in range(40)]
+    with open_store(tmp_path) as store:
+        store.add(keys, vectors)
+    monkeypatch.setattr(store_module, "WARM_LOG_BYTES", 1)  # every log counts as large
+    with open_store(tmp_path) as store:
+        assert [key for key, _ in store.search(vectors[3], 2)] == exact_top(vectors, keys, vectors[3], 2)
+    for thread in threading.enumerate():
+        if thread.name == "atc-vector-warm":
+            thread.join(timeout=5)
+            assert not thread.is_alive()

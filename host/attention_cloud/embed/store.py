@@ -79,6 +79,23 @@ def handle_of(key: str) -> str:
 
 
 
+#: A vector log at least this large is read into the page cache when the store opens (~44k
+#: vectors of 384 dimensions): smaller ones are cheap to fault in as they are touched.
+WARM_LOG_BYTES = 64 << 20
+
+
+def _read_into_page_cache(path: Path, stop: threading.Event, chunk: int = 8 << 20) -> None:
+    """Read ``path`` once, front to back, so that the kernel caches it. Cosines looked up by key
+    (``Jump.similarity``) touch random rows of the memory-mapped log, and a cold page costs a
+    disk read: 25 ms for 96 random rows of a million-row log, 4 ms once it is cached."""
+    try:
+        with open(path, "rb", buffering=0) as handle:
+            while not stop.is_set() and handle.read(chunk):
+                pass
+    except OSError:
+        pass  # only a warm-up: searching never depends on it
+
+
 def _write_json_atomically(path: Path, payload: dict) -> None:
     temporary = path.with_name(path.name + ".tmp")
     with open(temporary, "w", encoding="utf-8") as handle:
@@ -131,6 +148,7 @@ class VectorStore:
         self._build_cancel = threading.Event()
         self._build_generation = 0
         self._committed_rows = 0
+        self._warm_stop = threading.Event()
 
     @classmethod
     def open(
@@ -161,7 +179,15 @@ class VectorStore:
         except BaseException:
             store._release_files()
             raise
+        store._warm_page_cache()
         return store
+
+    def _warm_page_cache(self) -> None:
+        """A large vector log is read once in the background (see _read_into_page_cache)."""
+        path = self._vector_path()
+        if path.exists() and path.stat().st_size >= WARM_LOG_BYTES:
+            threading.Thread(target=_read_into_page_cache, args=(path, self._warm_stop),
+                             name="atc-vector-warm", daemon=True).start()
 
     def _take_lock(self) -> None:
         self._lock_file = open(self.directory / ".lock", "a+")
@@ -772,6 +798,7 @@ class VectorStore:
         """Flush, stop any background build, and release the files and the lock."""
         if self._key_log is None:
             return
+        self._warm_stop.set()
         self._build_cancel.set()
         builder = self._builder
         if builder is not None:
