@@ -10,6 +10,7 @@
 :- use_module(library(apply)).
 :- use_module(library(pairs)).
 :- use_module(library(error)).
+:- use_module(library(aggregate)).
 :- use_module(journal).
 
 /** <module> When: the time a goal points at ("two months ago", "last week", "in March")
@@ -91,8 +92,9 @@ items_between(From, To, Max, Items) :-
     must_be(number, To),
     (   Max == inf -> true ; must_be(nonneg, Max) ),
     time_index_ready_,
-    FirstDay is floor(From / 86400),
-    LastDay is floor(To / 86400),
+    nb_getval(when_time_days, Oldest-Newest),         % days outside memory hold nothing
+    FirstDay is max(Oldest, floor(From / 86400)),
+    LastDay is min(Newest, floor(To / 86400)),
     newest_days_(LastDay, FirstDay, From-To, Max, Items).
 
 newest_days_(Day, First, _, _, []) :-
@@ -136,6 +138,10 @@ time_index_ready_ :-
     ;   retractall(item_day_(_, _, _)),
         forall(( item_time(H, T), item_stamp_(T, Stamp) ),
                ( Day is floor(Stamp / 86400), assertz(item_day_(Day, Stamp, H)) )),
+        (   aggregate_all(r(min(D), max(D)), item_day_(D, _, _), r(Oldest, Newest))
+        ->  nb_setval(when_time_days, Oldest-Newest)
+        ;   nb_setval(when_time_days, 1-0)            % no dated item: every window is empty
+        ),
         nb_setval(when_time_index, G)
     ).
 

@@ -76,6 +76,17 @@ test(items_between_with_a_limit_keeps_the_newest,
     items_between(From, To, 2, Hs),
     items_between(From, To, 0, None).
 
+test(items_between_any_span_costs_only_the_memory_s_days,
+     [setup(store_reset), cleanup(store_reset), true(Hs-Empty == [h1]-[])]) :-
+    dated(h1, 0, "2024-03-02T10:00:00Z", I1), journal_add_items([I1], _),
+    items_between(-1.0e15, 1.0e15, Hs),
+    items_between(0, 1000, Empty).
+
+test(items_between_in_a_memory_without_dates_is_empty,
+     [setup(store_reset), cleanup(store_reset), true(Hs == [])]) :-
+    dated(h1, 0, "", I1), journal_add_items([I1], _),
+    items_between(0, 1.0e10, Hs).
+
 test(items_between_follows_new_and_forgotten_items,
      [setup(store_reset), cleanup(store_reset), true(Seen == [[h1], [h2, h1], [h2]])]) :-
     stamp("2024-03-01T00:00:00Z", From), stamp("2024-03-31T00:00:00Z", To),
