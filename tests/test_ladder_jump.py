@@ -165,3 +165,26 @@ def test_distillation_vectors_can_be_switched_off_and_are_backfilled_when_on(tmp
         assert mem.curate().embedded == 0
     finally:
         mem.close()
+
+
+def test_query_vectors_are_kept_per_text_and_per_embedder(tmp_path):
+    from attention_cloud.jump import Jump
+
+    class Counting:
+        def __init__(self, inner):
+            self.inner, self.id, self.dim, self.calls = inner, inner.id, inner.dim, 0
+
+        def embed(self, texts, **kwargs):
+            self.calls += 1
+            return self.inner.embed(texts, **kwargs)
+
+    jump = Jump(tmp_path, "hash")
+    first = Counting(jump.embedder)
+    jump._embedder = first
+    a = jump.query_vector("retry policy")
+    b = jump.query_vector("retry policy")
+    assert first.calls == 1 and (a == b).all()           # a hydration asks once per segment
+    second = Counting(first.inner)
+    jump._embedder = second
+    jump.query_vector("retry policy")
+    assert second.calls == 1                              # another embedder embeds again

@@ -49,7 +49,8 @@ class Jump:
         self._embedder: Any = None
         self._vectors: Any = None
         self._lexical: Any = None
-        self._queries: OrderedDict[tuple[int, str], np.ndarray] = OrderedDict()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._queries_by: Any = None  # the embedder that made them
 
     # -- lazily opened parts ----------------------------------------------------------------------
     @property
@@ -146,10 +147,13 @@ class Jump:
         if isinstance(query, Atom) and self.vectors.has(str(query)):
             return self.vectors.vector(str(query))
         embedder = self.embedder
-        key = (id(embedder), str(query))
+        if embedder is not self._queries_by:  # vectors of another embedder are not comparable
+            self._queries.clear()
+            self._queries_by = embedder
+        key = str(query)
         vector = self._queries.get(key)
         if vector is None:
-            vector = embedder.embed([key[1]])[0]
+            vector = embedder.embed([key])[0]
             self._queries[key] = vector
             if len(self._queries) > QUERY_VECTORS_KEPT:
                 self._queries.popitem(last=False)
