@@ -17,7 +17,7 @@ Add a plane by asserting facts in a rules file, or edit this file.
 %   Settings: seeds (jump hits kept per segment), fact_cap (facts per segment), depth (walk hops),
 %   walk (entity_walk, or rule(Name) for a user rule), trajectory (0..1 weight of same-goal
 %   items), breadcrumbs (share of each segment budget kept for the frame's edge).
-plane(default,     _{seeds: 6,  fact_cap: 40, depth: 1, walk: entity_walk, trajectory: 0.5,
+plane(default,     _{seeds: 6,  fact_cap: 80, depth: 1, walk: entity_walk, trajectory: 0.5,
                      breadcrumbs: 0.05}).
 plane(execution,   _{seeds: 3,  fact_cap: 24, depth: 1, walk: entity_walk, trajectory: 0.9,
                      breadcrumbs: 0.04}).
