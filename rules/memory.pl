@@ -27,7 +27,7 @@ sandbox:safe_primitive(jump:similarity(_, _, _, _)).
 sandbox:safe_primitive(hydrate:hydrate(_, _, _)).
 sandbox:safe_primitive(hydrate:goal_speaker(_, _)).
 sandbox:safe_primitive(when:goal_time_window(_, _, _, _)).
-sandbox:safe_primitive(when:memory_now(_)).  % caches its scan in a global variable
+sandbox:safe_primitive(when:memory_now(_)).  % builds the day index on first use (global variables)
 sandbox:safe_primitive(when:items_between(_, _, _)).  % builds its day index on first use
 sandbox:safe_primitive(when:items_between(_, _, _, _)).
 

@@ -62,19 +62,12 @@ goal_words(Goal, Words) :-
 
 %!  memory_now(-Stamp:number) is det.
 %
-%   The time of the newest item in memory (0 when memory is empty). Cached until the items
-%   change (the database generation of their last change), so a large memory pays the scan
-%   once per ingest.
+%   The time of the newest item in memory (0 when memory is empty). Read from the day index
+%   (items_between/4), which one scan of the items' times builds after each change of the
+%   items, so a large memory pays that scan once per ingest.
 memory_now(Stamp) :-
-    items_generation_(N),
-    (   nb_current(when_memory_now, N-Cached)
-    ->  Stamp = Cached
-    ;   aggregate_all(max(S), ( item_time(_, T), item_stamp_(T, S) ), Max)
-    ->  Stamp = Max,
-        nb_setval(when_memory_now, N-Stamp)
-    ;   Stamp = 0,
-        nb_setval(when_memory_now, N-Stamp)
-    ).
+    time_index_ready_,
+    nb_getval(when_memory_now, Stamp).
 
 %!  items_between(+From:number, +To:number, -Items:list) is det.
 %!  items_between(+From:number, +To:number, +Max, -Items:list) is det.
@@ -82,8 +75,9 @@ memory_now(Stamp) :-
 %   The items written between the POSIX stamps From and To (inclusive), newest first; with
 %   Max (a count, or `inf`) at most the Max newest, reading the days back from To and stopping
 %   once it has them, so a wide window costs what it returns. Read from a day index built on
-%   first use after the items change (one scan of their times): hydration searches inside the
-%   window a goal names ("ten days ago") even when nothing there ranks among the memory's best.
+%   first use after the items change (one scan of their times, shared with memory_now/1):
+%   hydration searches inside the window a goal names ("ten days ago") even when nothing there
+%   ranks among the memory's best.
 items_between(From, To, Items) :-
     items_between(From, To, inf, Items).
 
@@ -138,9 +132,11 @@ time_index_ready_ :-
     ;   retractall(item_day_(_, _, _)),
         forall(( item_time(H, T), item_stamp_(T, Stamp) ),
                ( Day is floor(Stamp / 86400), assertz(item_day_(Day, Stamp, H)) )),
-        (   aggregate_all(r(min(D), max(D)), item_day_(D, _, _), r(Oldest, Newest))
-        ->  nb_setval(when_time_days, Oldest-Newest)
-        ;   nb_setval(when_time_days, 1-0)            % no dated item: every window is empty
+        (   aggregate_all(r(min(D), max(D), max(S)), item_day_(D, S, _), r(Oldest, Newest, Now))
+        ->  nb_setval(when_time_days, Oldest-Newest),
+            nb_setval(when_memory_now, Now)
+        ;   nb_setval(when_time_days, 1-0),           % no dated item: every window is empty
+            nb_setval(when_memory_now, 0)
         ),
         nb_setval(when_time_index, G)
     ).

@@ -210,7 +210,7 @@ def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Nam
     original_build = hydration.build_frame
     hydration.build_frame = clocked(original_build, per_call["render"])
     index_kind = str(jump.vectors.wait_for_index())
-    # The day index behind time-anchored goals is built on the first one after items change.
+    # The day index behind `now` and time-anchored goals is built on first use after a change.
     started = time.perf_counter()
     week = mem.query("memory_now(Now), From is Now - 7 * 86400, items_between(From, Now, Hs), "
                      "length(Hs, N)").rows[0]["N"]
@@ -348,9 +348,9 @@ def report(results: list[SizeResult], args: argparse.Namespace) -> str:
             "from a second pass running hydrate/3's own clauses with a clock around each goal "
             "(*jump* includes the Python callbacks and the fusion; *plan* is the plane and segment "
             "budgets).\n\n" + breakdown + "\n" + "Homes (built once, "
-            "cached; curation with one BLAS thread). *Time index* is the first time-anchored "
-            "query after opening (the day index of items_between/3, built once per change of the "
-            "items); one goal template in nine names a time (\"last week\", \"yesterday\").\n\n" + homes)
+            "cached; curation with one BLAS thread). *Time index* is the first time query after "
+            "opening (memory_now/1 and items_between/3 share a day index, built once per change of "
+            "the items); one goal template in nine names a time (\"last week\", \"yesterday\").\n\n" + homes)
 
 
 def main(argv: list[str] | None = None) -> int:
