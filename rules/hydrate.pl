@@ -287,12 +287,8 @@ jump_(Goal, priors(Speaker, Anchor), Segment, K, Path, Seeds, Reserve) :-
 % fusion weighs what each record really scores instead of counting a missing cosine as zero.
 lexical_cosines_(false, _, Sem, _, Sem).
 lexical_cosines_(true, Goal, Sem, Lex, SemAll) :-
-    findall(K, ( member(K-_, Lex), \+ memberchk(K-_, Sem) ), Missing),
-    (   Missing == []
-    ->  SemAll = Sem
-    ;   catch(similarity(Goal, Missing, Extra), error(existence_error(embeddings, _), _), Extra = []),
-        append(Sem, Extra, SemAll)
-    ).
+    pairs_keys(Lex, LexKeys),
+    with_cosines_(Goal, LexKeys, all, Sem, SemAll).
 
 % A goal that names a time ("what did I buy ten days ago") is also compared with the items
 % written inside that window (the newest 1000), and the Fetch best of them join the candidates:
@@ -302,16 +298,26 @@ window_cosines_(false, _, _, _, _, Sem, Sem).
 window_cosines_(true, none, _, _, _, Sem, Sem).
 window_cosines_(true, window(From, To, _), Goal, Segment, Fetch, Sem, SemAll) :-
     items_between(From, To, 1000, InWindow),
-    sort(InWindow, Window),
+    include(item_in_segment_(Segment), InWindow, Candidates),
+    with_cosines_(Goal, Candidates, Fetch, Sem, SemAll).
+
+% with_cosines_(+Goal, +Records, +Limit, +Sem, -SemAll): Sem plus the cosines of those Records
+% it lacks (all of them, or the Limit best); unchanged when nothing can be compared.
+with_cosines_(Goal, Records, Limit, Sem, SemAll) :-
+    sort(Records, Sorted),
     pairs_keys(Sem, SemKeys0),
     sort(SemKeys0, SemKeys),
-    ord_subtract(Window, SemKeys, Unseen),
-    include(item_in_segment_(Segment), Unseen, Fresh),
-    (   Fresh == []
+    ord_subtract(Sorted, SemKeys, Unseen),
+    (   Unseen == []
     ->  SemAll = Sem
-    ;   catch(similarity(Goal, Fresh, Fetch, Extra), error(existence_error(embeddings, _), _), Extra = []),
+    ;   catch(cosines_(Limit, Goal, Unseen, Extra), error(existence_error(embeddings, _), _), Extra = []),
         append(Sem, Extra, SemAll)
     ).
+
+cosines_(all, Goal, Records, Pairs) :- !,
+    similarity(Goal, Records, Pairs).
+cosines_(K, Goal, Records, Pairs) :-
+    similarity(Goal, Records, K, Pairs).
 
 item_in_segment_(Segment, H) :-
     in_segment_(H, Segment).
@@ -696,12 +702,21 @@ fact_value_(Best, S, Level, Value) :-
 
 % One step of giving way for a placed fact: demote(Level, Tokens) to its next shorter rung, or
 % drop from its last one; Loss is the value given up, Saved (>= 1) the tokens freed.
-give_way_step_(Best, p(c(_, S, _, _, _), L, T, Rungs), Step, Loss, Saved) :-
+give_way_step_(Best, P, Step, Loss, Saved) :-
+    P = p(_, L, T, Rungs),
+    (   lower_rung_(Rungs, L, T, L1, T1)
+    ->  Step = demote(L1, T1)
+    ;   Step = drop
+    ),
+    step_cost_(Best, P, Step, Loss, Saved).
+
+% step_cost_(+Best, +Placed, +Step, -Loss, -Saved): the value a step gives up and the tokens it
+% frees (at least 1).
+step_cost_(Best, p(c(_, S, _, _, _), L, T, _), Step, Loss, Saved) :-
     fact_value_(Best, S, L, V0),
-    (   shorter_rung_(Rungs, L, T, L1, T1)
-    ->  fact_value_(Best, S, L1, V1),
-        Step = demote(L1, T1)
-    ;   T1 = 0, V1 = 0.0, Step = drop
+    (   Step = demote(L1, T1)
+    ->  fact_value_(Best, S, L1, V1)
+    ;   T1 = 0, V1 = 0.0
     ),
     Loss is V0 - V1,
     Saved is max(1, T - T1).
@@ -713,14 +728,15 @@ level_fidelity_(l1, 0.4).
 level_fidelity_(l2, 0.15).
 level_fidelity_(l3, 0.05).
 
-% The next rung down that is shorter than the current one (a distillation can be longer than
-% the one-sentence summary above it: demoting to it would cost detail and save nothing).
-shorter_rung_(Rungs, Level, Tokens, Lower, LowerTokens) :-
+% The rungs down that are shorter than the current one, nearest first (a distillation can be
+% longer than the one-sentence summary above it: demoting to it would cost detail and save
+% nothing).
+lower_rung_(Rungs, Level, Tokens, Lower, LowerTokens) :-
     level_rank(Level, R),
     member(Lower-LowerTokens, Rungs),
     level_rank(Lower, R1),
     R1 > R,
-    LowerTokens < Tokens, !.
+    LowerTokens < Tokens.
 
 % promote_(+Placed, +Budget, -Out, -Dropped): the fovea sets where each fact starts (seeds
 % verbatim, one hop at the distillation, ...); what giving way left of the budget, and detail
@@ -764,19 +780,12 @@ promote_(Placed, Best, Budget, N, Out, Dropped) :-
 % frame. Unlike fit_/4, which steps one rung at a time so that presence outlasts detail, a
 % promotion looks at the whole way down: a skeleton is often about as long as a summary, so
 % the step that frees tokens cheaply is leaving, not the rung below.
-room_step_(Best, p(c(_, S, _, _, _), L, T, Rungs), Step, Loss, Saved) :-
-    fact_value_(Best, S, L, V0),
-    level_rank(L, R),
-    (   member(L1-T1, Rungs),
-        level_rank(L1, R1), R1 > R, T1 < T,
-        fact_value_(Best, S, L1, V1),
-        Step = demote(L1, T1),
-        Loss is V0 - V1,
-        Saved is T - T1
-    ;   Step = drop,
-        Loss = V0,
-        Saved is max(1, T)
-    ).
+room_step_(Best, P, Step, Loss, Saved) :-
+    P = p(_, L, T, Rungs),
+    (   lower_rung_(Rungs, L, T, L1, T1), Step = demote(L1, T1)
+    ;   Step = drop
+    ),
+    step_cost_(Best, P, Step, Loss, Saved).
 
 % put_back_(+Placed, +I, +Raised, +Others, -Placed1): Raised back at the place of Placed's I-th
 % fact among Others (the rest of Placed after making room, in their order, some maybe gone).

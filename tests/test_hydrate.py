@@ -240,3 +240,12 @@ def test_a_roomy_frame_shows_walked_facts_verbatim(curated):
     walked = [f for f in roomy if f["hops"] >= 1 and f["handle"].startswith("it_")]
     assert walked
     assert all(f["level"] == "L0" for f in roomy if f["handle"].startswith("it_"))
+
+
+def test_a_frame_holds_a_fact_per_50_tokens_up_to_the_planes_cap(curated):
+    # The default plane's cap (80) lets a 4000-token frame hold more than a 2000-token one's 40.
+    counts = {}
+    for budget in (500, 2000, 4000):
+        counts[budget] = len(curated.hydrate(GOAL, budget=budget).facts)
+        assert counts[budget] <= budget // 50
+    assert counts[500] < counts[2000] <= 40 < counts[4000] <= 80

@@ -70,6 +70,16 @@ def test_similarity_scores_any_record_as_nearest_would(curated_default):
     assert [h for h, _ in best[0]["Best"]] == [top[0]]  # the K best, best first
 
 
+def test_similarity_rejects_records_that_are_not_a_list_of_names(curated_default):
+    mem = _reopen(curated_default[0])
+    with pytest.raises(Exception, match="list"):
+        mem.query('similarity("tests failing", it_x, Pairs)')
+    with pytest.raises(Exception, match="atomic"):
+        mem.query('similarity("tests failing", [f(x)], Pairs)')
+    with pytest.raises(Exception, match="nonneg"):
+        mem.query('similarity("tests failing", [], -1, Pairs)')
+
+
 def test_similarity_without_embeddings_raises(tmp_path):
     home = tmp_path / "home"
     home.mkdir()

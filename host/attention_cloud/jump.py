@@ -177,11 +177,8 @@ class Jump:
         scores = np.full(2 * count, -np.inf, dtype=np.float32)
         scores[present] = matrix @ self.query_vector(query)
         best = np.maximum(scores[:count], scores[count:])  # text or distillation
-        found = np.flatnonzero(best > -np.inf)
-        if k is not None:
-            # best first, ties by record as in ``semantic``
-            found = np.array(sorted(found.tolist(), key=lambda i: (-best[i], records[i]))[:k], dtype=np.int64)
-        return [(records[i], float(best[i])) for i in found.tolist()]
+        scored = [(records[i], float(best[i])) for i in np.flatnonzero(best > -np.inf).tolist()]
+        return scored if k is None else _best_first(scored, k)
 
     def semantic(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
         """Best-first ``(record, cosine)`` hits, a record scored by its best vector (its text
@@ -195,7 +192,7 @@ class Jump:
             record = key.split("#", 1)[0]  # embed.store.handle_of, without loading faiss here
             if score > best.get(record, -2.0):
                 best[record] = score
-        return sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
+        return _best_first(best.items(), k)
 
     def lexical_hits(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
         """Best-first BM25 ``(key, score)`` hits (empty when nothing matches)."""
@@ -216,8 +213,14 @@ class Jump:
     def _similarity_for_prolog(self, query: Any, records: Any, k: Any) -> list[Term]:
         # the records come as one newline-joined text: a list of thousands of atoms costs
         # more to cross the bridge than scoring them does
+        joined = str(records)
         best = None if str(k) == "all" else int(k)
-        return _pairs(self.similarity(query, str(records).split("\n") if str(records) else [], best))
+        return _pairs(self.similarity(query, joined.split("\n") if joined else [], best))
+
+
+def _best_first(scored: Iterable[tuple[str, float]], k: int) -> list[tuple[str, float]]:
+    """The ``k`` best ``(record, score)`` pairs, best first, ties by record."""
+    return sorted(scored, key=lambda pair: (-pair[1], pair[0]))[:k]
 
 
 def _pairs(hits: list[tuple[str, float]]) -> list[Term]:

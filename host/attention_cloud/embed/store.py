@@ -519,12 +519,11 @@ class VectorStore:
 
     def _exact(self, queries: np.ndarray, ids: np.ndarray, fetch: int) -> list[list[tuple[int, float]]]:
         matrix = self._matrix()
-        positions = self._position[ids]
         if len(ids) * 4 >= len(matrix):
             # most of the log: one BLAS pass over all of it beats copying those rows out first
-            scores = (matrix @ queries.T)[positions]
+            scores = (matrix @ queries.T)[self._position[ids]]
         else:
-            scores = np.asarray(matrix[positions], dtype=np.float32) @ queries.T  # (candidates, queries)
+            scores = self._vectors_of_ids(ids) @ queries.T  # (candidates, queries)
         results = []
         for column in range(queries.shape[0]):
             column_scores = scores[:, column]
