@@ -87,7 +87,8 @@ WARM_LOG_BYTES = 64 << 20
 def _read_into_page_cache(path: Path, stop: threading.Event, chunk: int = 8 << 20) -> None:
     """Read ``path`` once, front to back, so that the kernel caches it. Cosines looked up by key
     (``Jump.similarity``) touch random rows of the memory-mapped log, and a cold page costs a
-    disk read: 25 ms for 96 random rows of a million-row log, 4 ms once it is cached."""
+    disk read: 96 random rows of a million-row log take 15 ms cold, 0.6 ms once it is cached
+    (``scripts/bench/cosine_lookup.py``)."""
     try:
         with open(path, "rb", buffering=0) as handle:
             while not stop.is_set() and handle.read(chunk):
