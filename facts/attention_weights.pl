@@ -1,4 +1,4 @@
-:- module(attention_weights,
+:- module(atc_attention_weights,
           [ attention_weight/3            % ?Name, ?Value, ?Description
           ]).
 
@@ -12,7 +12,7 @@ The controller ranks candidate computations by the expected value of the inspect
 where p is the probability that what is believed is right, q the probability that the reading is
 right, and stakes the loss if the decision is wrong (rules/attention_candidates.pl derives it).
 The first group below shapes those estimates; the second bounds the controller against floods
-and runaway queues (seed §24). A scope may override any weight (attention:attention_set_weight/3),
+and runaway queues (seed §24). A scope may override any weight (atc_attention:attention_set_weight/3),
 which is also how an ablation switches one component off without touching this file:
 `staleness_weight` 0 ignores staleness, `authority_weight` 0 treats every source as fully
 authoritative, `switch_weight` 0 ignores switch costs.

@@ -1,4 +1,4 @@
-:- module(authority,
+:- module(atc_authority,
           [ claim_type/2,                 % ?ClaimType, ?Description
             claim_authority/3             % ?ClaimType, ?SourceKind, ?Authority
           ]).
@@ -11,7 +11,7 @@ source by authority, a number in [0,1] read as the probability that one inspecti
 of source reveals the true current value of the claim.
 
 A source registered in a scope names its kind (by default its own name); when it gives no
-authority of its own, tms:tms_add_source/4 looks the pair up here, and an unknown pair is an
+authority of its own, atc_tms:tms_add_source/4 looks the pair up here, and an unknown pair is an
 existence error rather than a silent default.
 
 The orderings follow the seed: for live state, live health endpoint > process state > recent log
@@ -38,7 +38,7 @@ claim_type(absence_claim,       "that something does not exist or did not happen
 %!  claim_authority(?ClaimType:atom, ?SourceKind:atom, ?Authority:float) is nondet.
 %
 %   SourceKind inspected for ClaimType reveals the truth with probability Authority. Listed best
-%   first per claim type; authority:ranking is recomputed from the numbers, not this order.
+%   first per claim type; atc_authority:ranking is recomputed from the numbers, not this order.
 
 claim_authority(live_system_state, live_health_endpoint, 0.99).
 claim_authority(live_system_state, process_state,        0.90).

@@ -1,4 +1,4 @@
-:- module(claim_policy,
+:- module(atc_claim_policy,
           [ claim_policy/2,               % ?ClaimType, ?Requirements
             mandatory_proof/1             % ?ClaimType
           ]).

@@ -1,4 +1,4 @@
-:- module(planes,
+:- module(atc_planes,
           [ plane/2,                    % ?Plane, ?Settings
             plane_segment/3             % ?Plane, ?Segment, ?Share
           ]).

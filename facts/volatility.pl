@@ -1,4 +1,4 @@
-:- module(volatility,
+:- module(atc_volatility,
           [ volatility_class/3,           % ?Class, ?HazardPerSecond, ?Description
             default_volatility/2          % ?ClaimType, ?Class
           ]).
@@ -14,7 +14,7 @@ so a deploy state observed an hour ago (λ = 1/3600) is stale with probability 0
 historical benchmark result (λ = 0) never goes stale. Rates are deliberately round: they are
 priors to be replaced by rates estimated from the trace, not measurements.
 
-The table is read by tms:p_stale/3; add a class here and beliefs may use it at once. A belief
+The table is read by atc_tms:p_stale/3; add a class here and beliefs may use it at once. A belief
 may also give its hazard directly, as a number per second, when its caller knows it better
 than these classes do.
 */

@@ -1,4 +1,4 @@
-:- module(api,
+:- module(atc_api,
           [ api_open/2,                 % +Directory, -Info
             api_close/0,
             api_batch/1,                % :Goal
@@ -123,7 +123,7 @@ api_describe(H, Level, Record) :-
 rung_text_(H, Level, Text) :- rung(H, Level, Text).
 
 %!  api_hydrate(+Goal, +Options, -Frame) is det.
-%   hydrate/3 for the host (see hydrate:hydrate/3 for Options).
+%   hydrate/3 for the host (see atc_hydrate:hydrate/3 for Options).
 api_hydrate(Goal, Options, Frame) :-
     hydrate(Goal, Options, Frame).
 
@@ -143,7 +143,7 @@ api_query(Text, Options, Solutions, More) :-
     must_be(string, Text),
     Limit = Options.get(limit, 100),
     TimeLimit = Options.get(time_limit, 30),
-    Module = Options.get(module, memory),
+    Module = Options.get(module, atc_memory),
     term_string(Goal, Text, [variable_names(Bindings), module(Module)]),
     (   callable(Goal) -> true ; type_error(callable, Goal) ),
     safe_goal(Module:Goal),
@@ -177,7 +177,7 @@ api_load_rules(Text, Module, Module) :-
     must_be(string, Text),
     must_be(atom, Module),
     wipe_module_(Module),
-    add_import_module(Module, memory, end),
+    add_import_module(Module, atc_memory, end),
     atom_concat(Module, '_source', SourceId),   % one source id per module: SWI-Prolog insists
     catch(( setup_call_cleanup(open_string(Text, S),
                                load_files(Module:SourceId,

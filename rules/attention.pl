@@ -1,4 +1,4 @@
-:- module(attention,
+:- module(atc_attention,
           [ attention_attend/6,           % +Scope, +Goal, +Budget, +Now, +Current, -Result
             attention_inspect/7,          % +Scope, +Candidate, +Value, +Now, +Succeeded, +Cost, -Outcome
             attention_decision/3,         % +Scope, +Goal, -Decision
@@ -70,12 +70,12 @@ Worked example (seed §30; the test suite runs it through the CLI):
     inspected_/3.        % inspected_(Scope, Id, InspectionId)
 
 % Journalled by the store (rules/store.pl); `bench-*` scopes never reach the journal.
-:- multifile store:durable_predicate/1.
-store:durable_predicate(attention:candidate_/5).
-store:durable_predicate(attention:candidate_closed_/4).
-store:durable_predicate(attention:selection_/8).
-store:durable_predicate(attention:turn_/5).
-store:durable_predicate(attention:inspected_/3).
+:- multifile atc_store:durable_predicate/1.
+atc_store:durable_predicate(atc_attention:candidate_/5).
+atc_store:durable_predicate(atc_attention:candidate_closed_/4).
+atc_store:durable_predicate(atc_attention:selection_/8).
+atc_store:durable_predicate(atc_attention:turn_/5).
+atc_store:durable_predicate(atc_attention:inspected_/3).
 
 
                  /*******************************
@@ -104,8 +104,8 @@ attention_attend(Scope0, Goal0, Budget, Now, Current0, Result) :-
     must_be_time(Now),
     current_(Scope, Current0, Current),
     attention_scores(Scope, Goal, Now, Budget, Scores),
-    next_id(Scope, attention:turn_taken_(Scope), turn, Turn),
-    scoped_assert(attention:turn_(Scope, Turn, Goal, Now, Budget)),
+    next_id(Scope, atc_attention:turn_taken_(Scope), turn, Turn),
+    scoped_assert(atc_attention:turn_(Scope, Turn, Goal, Now, Budget)),
     expire_unproposed_(Scope, Goal, Turn, Scores, Now),
     maplist(materialize_(Scope, Goal, Turn, Now), Scores, Cands0),
     order_(Cands0, Cands1),
@@ -159,8 +159,8 @@ materialize_(Scope, Goal, Turn, Now, Score, Cand) :-
         ;   Id = Id0, Created = Created0,
             (   Trigger0 == Trigger
             ->  true
-            ;   scoped_retract(attention:candidate_(Scope, Id, _, _, _)),
-                scoped_assert(attention:candidate_(Scope, Id, Key, Trigger, Created)),
+            ;   scoped_retract(atc_attention:candidate_(Scope, Id, _, _, _)),
+                scoped_assert(atc_attention:candidate_(Scope, Id, Key, Trigger, Created)),
                 trace_record(Scope, candidate_updated, Now,
                              [candidate_id-Id, goal_id-Goal, turn_id-Turn,
                               trigger-Trigger, previous_trigger-Trigger0])
@@ -183,9 +183,9 @@ materialize_(Scope, Goal, Turn, Now, Score, Cand) :-
                skip_reason: null}, Score, Cand).
 
 create_(Scope, Goal, Turn, Now, Key, Score, Id, Now) :-
-    next_id(Scope, attention:candidate_taken_(Scope), attn, Id),
+    next_id(Scope, atc_attention:candidate_taken_(Scope), attn, Id),
     get_dict(trigger, Score, Trigger),
-    scoped_assert(attention:candidate_(Scope, Id, Key, Trigger, Now)),
+    scoped_assert(atc_attention:candidate_(Scope, Id, Key, Trigger, Now)),
     Key = key(Kind, Target, _),
     trace_record(Scope, candidate_created, Now,
                  [candidate_id-Id, goal_id-Goal, turn_id-Turn, kind-Kind, target-Target,
@@ -197,7 +197,7 @@ candidate_taken_(Scope, Id) :-
 
 % A candidate that expires while still worth something was starved.
 expire_(Scope, Goal, Turn, Id, Score, Now) :-
-    scoped_assert(attention:candidate_closed_(Scope, Id, expired, Now)),
+    scoped_assert(atc_attention:candidate_closed_(Scope, Id, expired, Now)),
     (   Score \== none, get_dict(plan_voc, Score, Plan), Plan > 0
     ->  Extra = [failure_code-'ATTN_STARVATION']
     ;   Extra = []
@@ -397,7 +397,7 @@ switch_event_(Scope, Goal, Turn, Now, Current, Top, Verdict) :-
 % Written before any inspection runs: the prediction is on record before the outcome.
 select_(Scope, Goal, Turn, Budget, Now, C, Rank, Reason) :-
     Id = C.candidate_id,
-    scoped_assert(attention:selection_(Scope, Id, Turn, Goal, Now, C.predicted_voc,
+    scoped_assert(atc_attention:selection_(Scope, Id, Turn, Goal, Now, C.predicted_voc,
                                        C.net_voc, Rank)),
     trace_record(Scope, candidate_selected, Now,
                  [candidate_id-Id, goal_id-Goal, turn_id-Turn, kind-C.kind,
@@ -423,7 +423,7 @@ public_candidate_(C0, C) :-
 %
 %   Record the outcome of carrying out Candidate at Now: for an inspection, the source returned
 %   Value (Succeeded true) or could not be read (Succeeded false); Cost is what it actually cost
-%   (null: the source's registered cost). Beliefs are updated (tms:tms_observe/6), dependants
+%   (null: the source's registered cost). Beliefs are updated (atc_tms:tms_observe/6), dependants
 %   dirtied, pending claims on the claim marked checked, goal decisions compared before and
 %   after, and the trace resolved. A failed inspection becomes a `failed_action` event. Outcome
 %   is `_{inspection_id, belief_changed, new_belief, dirtied, contradiction, decision_changed,
@@ -453,7 +453,7 @@ attention_inspect(Scope0, Cand0, Value, Now, Succeeded, Cost0, Outcome) :-
     carry_out_(Key, Scope, Id, Value, Now, Succeeded, Cost0, Effect),
     findall(G-D, ( goal(Scope, G), attention_decision(Scope, G, D) ), After),
     decision_changes_(Scope, Id, SelGoal, Now, Before, After, Changed, Delta),
-    scoped_assert(attention:candidate_closed_(Scope, Id, resolved, Now)),
+    scoped_assert(atc_attention:candidate_closed_(Scope, Id, resolved, Now)),
     Effect = effect(InspId, Cost, BeliefChanged, NewBelief, Dirtied, Contradiction),
     (   Succeeded == true -> Extra = [] ; Extra = [failure_code-'RETRIEVAL_FAILED'] ),
     trace_record(Scope, resolved, Now,
@@ -475,7 +475,7 @@ carry_out_(key(inspect_source, Source, T-S), Scope, Id, Value, Now, Succeeded, C
     (   optional(Cost0, none) -> source_cost(Scope, Source, Cost) ; Cost = Cost0 ),
     (   Succeeded == true -> Reading = Value ; Reading = '' ),
     tms_record_inspection(Scope, Source, S, Reading, Now, Succeeded, Cost, InspId),
-    scoped_assert(attention:inspected_(Scope, Id, InspId)),
+    scoped_assert(atc_attention:inspected_(Scope, Id, InspId)),
     validator_claims_checked(Scope, T, S, Now),
     handle_events_(Scope, Id, Now),
     (   Succeeded == true
@@ -593,11 +593,11 @@ attention_candidate(Scope0, Cand0, Info) :-
 
 attention_drop(Scope0) :-
     scope_atom(Scope0, Scope),
-    scoped_retract(attention:candidate_(Scope, _, _, _, _)),
-    scoped_retract(attention:candidate_closed_(Scope, _, _, _)),
-    scoped_retract(attention:selection_(Scope, _, _, _, _, _, _, _)),
-    scoped_retract(attention:turn_(Scope, _, _, _, _)),
-    scoped_retract(attention:inspected_(Scope, _, _)),
+    scoped_retract(atc_attention:candidate_(Scope, _, _, _, _)),
+    scoped_retract(atc_attention:candidate_closed_(Scope, _, _, _)),
+    scoped_retract(atc_attention:selection_(Scope, _, _, _, _, _, _, _)),
+    scoped_retract(atc_attention:turn_(Scope, _, _, _, _)),
+    scoped_retract(atc_attention:inspected_(Scope, _, _)),
     attention_state_drop(Scope),
     validator_drop(Scope),
     trace_drop(Scope),

@@ -1,4 +1,4 @@
-:- module(attention_api,
+:- module(atc_attention_api,
           [ add_source/4,                 % +Scope, +Name, +ClaimType, +Options
             add_belief/3,                 % +Scope, +Id, +Belief
             add_goal/4,                   % +Scope, +Goal, +DependsOn, +Options
@@ -38,7 +38,7 @@
 
 One facade over tms, attention_state, attention_candidates, attention, validator and trace, so the
 Python package (attention_cloud.attention) calls one module with plain values. Each call that
-changes anything runs as one store batch (api:api_batch/1 when the memory API is loaded): it is
+changes anything runs as one store batch (atc_api:api_batch/1 when the memory API is loaded): it is
 journalled and committed as a whole, or undone as a whole when it raises, so a bad argument never
 leaves half a change behind. Reads run directly.
 
@@ -50,99 +50,99 @@ leaves half a change behind. Reads run directly.
 
 % A change is one batch of the memory home's journal when the memory API is loaded.
 durably(Goal) :-
-    (   current_predicate(api:api_batch/1)
-    ->  api:api_batch(Goal)
+    (   current_predicate(atc_api:api_batch/1)
+    ->  atc_api:api_batch(Goal)
     ;   once(Goal)
     ).
 
 %!  add_source(+Scope, +Name, +ClaimType, +Options:dict) is det.
-%   See tms:tms_add_source/4.
+%   See atc_tms:tms_add_source/4.
 add_source(Scope, Name, ClaimType, Options) :-
     durably(tms_add_source(Scope, Name, ClaimType, Options)).
 
 %!  add_belief(+Scope, +Id, +Belief:dict) is det.
-%   See tms:tms_add_belief/3.
+%   See atc_tms:tms_add_belief/3.
 add_belief(Scope, Id, Belief) :-
     durably(tms_add_belief(Scope, Id, Belief)).
 
 %!  add_goal(+Scope, +Goal, +DependsOn:list, +Options:dict) is det.
-%   See attention_state:attention_add_goal/4.
+%   See atc_attention_state:attention_add_goal/4.
 add_goal(Scope, Goal, DependsOn, Options) :-
     durably(attention_add_goal(Scope, Goal, DependsOn, Options)).
 
 %!  add_event(+Scope, +Kind, +Source, +Target, +Payload, +Priority, +Now, -Result:dict) is det.
-%   See attention_state:attention_add_event/8.
+%   See atc_attention_state:attention_add_event/8.
 add_event(Scope, Kind, Source, Target, Payload, Priority, Now, Result) :-
     durably(attention_add_event(Scope, Kind, Source, Target, Payload, Priority, Now, Result)).
 
 %!  set_weight(+Scope, +Name, +Value) is det.
-%   See attention_state:attention_set_weight/3.
+%   See atc_attention_state:attention_set_weight/3.
 set_weight(Scope, Name, Value) :-
     durably(attention_set_weight(Scope, Name, Value)).
 
 %!  source_changed(+Scope, +Source, +Now, -Dirtied:list) is det.
-%   See tms:tms_source_changed/4.
+%   See atc_tms:tms_source_changed/4.
 source_changed(Scope, Source, Now, Dirtied) :-
     durably(tms_source_changed(Scope, Source, Now, Dirtied)).
 
 %!  item_changed(+Scope, +Handle, +Now, -Dirtied:list) is det.
-%   See tms:tms_item_changed/4.
+%   See atc_tms:tms_item_changed/4.
 item_changed(Scope, Handle, Now, Dirtied) :-
     durably(tms_item_changed(Scope, Handle, Now, Dirtied)).
 
 %!  attend(+Scope, +Goal, +Budget, +Now, +Current, -Result:dict) is det.
-%   See attention:attention_attend/6.
+%   See atc_attention:attention_attend/6.
 attend(Scope, Goal, Budget, Now, Current, Result) :-
     durably(attention_attend(Scope, Goal, Budget, Now, Current, Result)).
 
 %!  inspect(+Scope, +Candidate, +Value, +Now, +Succeeded, +Cost, -Outcome:dict) is det.
-%   See attention:attention_inspect/7.
+%   See atc_attention:attention_inspect/7.
 inspect(Scope, Candidate, Value, Now, Succeeded, Cost, Outcome) :-
     durably(attention_inspect(Scope, Candidate, Value, Now, Succeeded, Cost, Outcome)).
 
 %!  claim(+Scope, +Text, +ClaimType, +Subject, +Evidence:list, +Mode, +Now, -Verdict:dict) is det.
-%   See validator:validator_claim/8.
+%   See atc_validator:validator_claim/8.
 claim(Scope, Text, ClaimType, Subject, Evidence, Mode, Now, Verdict) :-
     durably(validator_claim(Scope, Text, ClaimType, Subject, Evidence, Mode, Now, Verdict)).
 
 %!  drop(+Scope) is det.
-%   See attention:attention_drop/1.
+%   See atc_attention:attention_drop/1.
 drop(Scope) :-
     durably(attention_drop(Scope)).
 
 %!  belief(+Scope, +Id, +Now, -Info:dict) is det.
-%   See tms:belief_info/4.
+%   See atc_tms:belief_info/4.
 belief(Scope, Id, Now, Info) :-
     belief_info(Scope, Id, Now, Info).
 
 %!  why(+Scope, +Id, -Why:dict) is det.
-%   See tms:belief_why/3.
+%   See atc_tms:belief_why/3.
 why(Scope, Id, Why) :-
     belief_why(Scope, Id, Why).
 
 %!  beliefs(+Scope, +Now, -Infos:list(dict)) is det.
-%   See tms:belief_list/3.
+%   See atc_tms:belief_list/3.
 beliefs(Scope, Now, Infos) :-
     belief_list(Scope, Now, Infos).
 
 %!  source(+Scope, +Name, -Info:dict) is det.
-%   See tms:source_info/3.
+%   See atc_tms:source_info/3.
 source(Scope0, Name, Info) :-
     scope_atom(Scope0, Scope),
     source_info(Scope, Name, Info).
 
 %!  goal(+Scope, +Goal, -Info:dict) is det.
-%   See attention_state:goal_info/3.
+%   See atc_attention_state:goal_info/3.
 goal(Scope, Goal, Info) :-
     goal_info(Scope, Goal, Info).
 
 %!  decision(+Scope, +Goal, -Decision:dict) is det.
-%   See attention:attention_decision/3.
+%   See atc_attention:attention_decision/3.
 decision(Scope, Goal, Decision) :-
     attention_decision(Scope, Goal, Decision).
 
 %!  candidate(+Scope, +Candidate, -Info:dict) is det.
-%   See attention:attention_candidate/3.
+%   See atc_attention:attention_candidate/3.
 candidate(Scope, Candidate, Info) :-
     attention_candidate(Scope, Candidate, Info).
 
@@ -165,18 +165,18 @@ proposal_dict_(proposal(Trigger, key(Kind, Target, Extra), Goals, Evs), Dict) :-
              goal_ids: Goals, events: Evs}.
 
 %!  claims(+Scope, -Claims:list(dict)) is det.
-%   See validator:validator_claims/2.
+%   See atc_validator:validator_claims/2.
 claims(Scope, Claims) :-
     validator_claims(Scope, Claims).
 
 %!  trace(+Scope, +Filter:dict, -Events:list(dict)) is det.
-%   See attention_trace:trace_events/3.
+%   See atc_trace:trace_events/3.
 trace(Scope, Filter, Events) :-
     trace_events(Scope, Filter, Events).
 
 %!  weight(+Scope, +Name, -Value) is det.
-%   See attention_state:weight/3.
+%   See atc_attention_state:weight/3.
 weight(Scope0, Name0, Value) :-
     scope_atom(Scope0, Scope),
     text_atom(Name0, Name),
-    attention_state:weight(Scope, Name, Value).
+    atc_attention_state:weight(Scope, Name, Value).

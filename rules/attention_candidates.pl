@@ -1,4 +1,4 @@
-:- module(attention_candidates,
+:- module(atc_attention_candidates,
           [ generator/1,                  % ?Generator
             attention_generate/5,         % +Scope, +Goal, +Generator, +Now, -Proposals
             attention_scores/5,           % +Scope, +Goal, +Now, +Budget, -Scores
@@ -50,7 +50,7 @@ expectation, so
     p                    = P(belief right) (claim_p_right/5: confidence decayed by staleness,
                            a changed yes/no fact still right by chance, dirt and
                            contradictions counted)
-    q                    = A + (1 - A) * chance, A the source's authority (tms:reading_accuracy/3)
+    q                    = A + (1 - A) * chance, A the source's authority (atc_tms:reading_accuracy/3)
     novelty              = 1 for a source not read yet; P(state changed since) for one already
                            read (its errors would repeat), 1 again once the claim went dirty
     P(decision changes)  = relevance * novelty * P(reading and belief disagree), 0 unless q > p
@@ -641,7 +641,7 @@ deadline_pressure(Scope, Goal, Now, Pressure) :-
 %
 %   P is the probability that what is believed about Claim (ClaimType-Subject) is right at
 %   Now, and Chance the probability that a value carrying no information agrees with it
-%   (tms:chance_agreement/2: 1/2 when every live belief is a yes/no value, else 0). For each
+%   (atc_tms:chance_agreement/2: 1/2 when every live belief is a yes/no value, else 0). For each
 %   live belief of confidence C whose state changed with probability D since it was observed
 %   (P(stale) with hazards scaled by `staleness_weight`, at least `dirty_p_changed` when dirty),
 %

@@ -1,4 +1,4 @@
-:- module(attention_checks,
+:- module(atc_attention_checks,
           [ must_be_time/1,               % +Seconds
             must_be_probability/1,        % +P
             must_be_cost/1,               % +Cost

@@ -1,4 +1,4 @@
-:- module(attention_state,
+:- module(atc_attention_state,
           [ attention_add_goal/4,         % +Scope, +Goal, +DependsOn, +Options
             goal/2,                       % ?Scope, ?Goal
             goal_info/3,                  % +Scope, +Goal, -Info
@@ -63,14 +63,14 @@ Events are where untrusted text enters, so this module is also the first line of
     weight_override_/3.  % weight_override_(Scope, Name, Value)
 
 % Journalled by the store (rules/store.pl); `bench-*` scopes never reach the journal.
-:- multifile store:durable_predicate/1.
-store:durable_predicate(attention_state:goal_/8).
-store:durable_predicate(attention_state:goal_dependency_/3).
-store:durable_predicate(attention_state:goal_rule_/3).
-store:durable_predicate(attention_state:event_/8).
-store:durable_predicate(attention_state:event_payload_/3).
-store:durable_predicate(attention_state:event_handled_/3).
-store:durable_predicate(attention_state:weight_override_/3).
+:- multifile atc_store:durable_predicate/1.
+atc_store:durable_predicate(atc_attention_state:goal_/8).
+atc_store:durable_predicate(atc_attention_state:goal_dependency_/3).
+atc_store:durable_predicate(atc_attention_state:goal_rule_/3).
+atc_store:durable_predicate(atc_attention_state:event_/8).
+atc_store:durable_predicate(atc_attention_state:event_payload_/3).
+atc_store:durable_predicate(atc_attention_state:event_handled_/3).
+atc_store:durable_predicate(atc_attention_state:weight_override_/3).
 
 
                  /*******************************
@@ -118,16 +118,16 @@ attention_add_goal(Scope0, Goal0, DependsOn0, Options) :-
     rule_cases_(Rule, DependsOn, Cases),
     opt_(Options, now, 0, Now),
     must_be_time(Now),
-    scoped_retract(attention_state:goal_(Scope, Goal, _, _, _, _, _, _)),
-    scoped_retract(attention_state:goal_dependency_(Scope, Goal, _)),
-    scoped_retract(attention_state:goal_rule_(Scope, Goal, _)),
-    scoped_assert(attention_state:goal_(Scope, Goal, Loss, Deadline, Irreversible, Safety,
+    scoped_retract(atc_attention_state:goal_(Scope, Goal, _, _, _, _, _, _)),
+    scoped_retract(atc_attention_state:goal_dependency_(Scope, Goal, _)),
+    scoped_retract(atc_attention_state:goal_rule_(Scope, Goal, _)),
+    scoped_assert(atc_attention_state:goal_(Scope, Goal, Loss, Deadline, Irreversible, Safety,
                                         Decides, Now)),
     forall(member(B, DependsOn),
-           scoped_assert(attention_state:goal_dependency_(Scope, Goal, B))),
+           scoped_assert(atc_attention_state:goal_dependency_(Scope, Goal, B))),
     (   Cases == []
     ->  true
-    ;   scoped_assert(attention_state:goal_rule_(Scope, Goal, Cases))
+    ;   scoped_assert(atc_attention_state:goal_rule_(Scope, Goal, Cases))
     ).
 
 % A rule arrives as a list of `_{when: _{Belief: Bool}, option: Option}`; it is kept as
@@ -170,7 +170,7 @@ goal(Scope, Goal) :-
 %!  goal_dependency(?Scope, ?Goal, ?Belief) is nondet.
 %
 %   Goal's decision depends on Belief (as named when the goal was set; follow
-%   tms:belief_current/3 for what it has become).
+%   atc_tms:belief_current/3 for what it has become).
 
 goal_dependency(Scope, Goal, Belief) :-
     goal_dependency_(Scope, Goal, Belief).
@@ -281,10 +281,10 @@ attention_add_event(Scope0, Kind0, Source0, Target0, Payload, Priority0, Now, Re
     ->  trace_record(Scope, event_refused, Now,
                      [source-Source, kind-Kind, target-Target, reason-Reason]),
         Result = _{status: Reason, event_id: null}
-    ;   next_id(Scope, attention_state:event_taken_(Scope), ev, Id),
-        scoped_assert(attention_state:event_(Scope, Id, Kind, Source, Target, Priority, Now,
+    ;   next_id(Scope, atc_attention_state:event_taken_(Scope), ev, Id),
+        scoped_assert(atc_attention_state:event_(Scope, Id, Kind, Source, Target, Priority, Now,
                                              Trusted)),
-        scoped_assert(attention_state:event_payload_(Scope, Id, Payload)),
+        scoped_assert(atc_attention_state:event_payload_(Scope, Id, Payload)),
         arrival_effect_(Kind, Trusted, Scope, Id, Target, Now, Extra),
         put_dict(Extra, _{status: accepted, event_id: Id}, Result)
     ).
@@ -296,9 +296,9 @@ attention_add_event(Scope0, Kind0, Source0, Target0, Payload, Priority0, Now, Re
 
 attention_controller_event(Scope, Kind, Target, Now, Id) :-
     must_be(oneof([failed_action, interruption]), Kind),
-    next_id(Scope, attention_state:event_taken_(Scope), ev, Id),
-    scoped_assert(attention_state:event_(Scope, Id, Kind, controller, Target, null, Now, true)),
-    scoped_assert(attention_state:event_payload_(Scope, Id, "")).
+    next_id(Scope, atc_attention_state:event_taken_(Scope), ev, Id),
+    scoped_assert(atc_attention_state:event_(Scope, Id, Kind, controller, Target, null, Now, true)),
+    scoped_assert(atc_attention_state:event_payload_(Scope, Id, "")).
 
 event_taken_(Scope, Id) :-
     event_(Scope, Id, _, _, _, _, _, _).
@@ -362,7 +362,7 @@ event_pending(Scope, Id) :-
 event_handled(Scope, Id, At) :-
     (   event_handled_(Scope, Id, _)
     ->  true
-    ;   scoped_assert(attention_state:event_handled_(Scope, Id, At))
+    ;   scoped_assert(atc_attention_state:event_handled_(Scope, Id, At))
     ).
 
 
@@ -381,8 +381,8 @@ attention_set_weight(Scope0, Name0, Value) :-
     (   attention_weight(Name, _, _) -> true ; existence_error(attention_weight, Name) ),
     must_be(number, Value),
     (   Value >= 0 -> true ; domain_error(non_negative_weight, Value) ),
-    scoped_retract(attention_state:weight_override_(Scope, Name, _)),
-    scoped_assert(attention_state:weight_override_(Scope, Name, Value)).
+    scoped_retract(atc_attention_state:weight_override_(Scope, Name, _)),
+    scoped_assert(atc_attention_state:weight_override_(Scope, Name, Value)).
 
 %!  weight(+Scope, +Name, -Value) is det.
 %
@@ -403,10 +403,10 @@ weight(Scope, Name, Value) :-
 
 attention_state_drop(Scope0) :-
     scope_atom(Scope0, Scope),
-    scoped_retract(attention_state:goal_(Scope, _, _, _, _, _, _, _)),
-    scoped_retract(attention_state:goal_dependency_(Scope, _, _)),
-    scoped_retract(attention_state:goal_rule_(Scope, _, _)),
-    scoped_retract(attention_state:event_(Scope, _, _, _, _, _, _, _)),
-    scoped_retract(attention_state:event_payload_(Scope, _, _)),
-    scoped_retract(attention_state:event_handled_(Scope, _, _)),
-    scoped_retract(attention_state:weight_override_(Scope, _, _)).
+    scoped_retract(atc_attention_state:goal_(Scope, _, _, _, _, _, _, _)),
+    scoped_retract(atc_attention_state:goal_dependency_(Scope, _, _)),
+    scoped_retract(atc_attention_state:goal_rule_(Scope, _, _)),
+    scoped_retract(atc_attention_state:event_(Scope, _, _, _, _, _, _, _)),
+    scoped_retract(atc_attention_state:event_payload_(Scope, _, _)),
+    scoped_retract(atc_attention_state:event_handled_(Scope, _, _)),
+    scoped_retract(atc_attention_state:weight_override_(Scope, _, _)).

@@ -1,4 +1,4 @@
-:- module(attention_store,
+:- module(atc_attention_store,
           [ scoped_assert/1,              % :Fact
             scoped_retract/1,             % :Pattern
             transient_scope/1,            % +Scope
@@ -13,14 +13,14 @@ Every fact the TMS, the attention controller and the trace keep has a scope as i
 argument: a namespace for one agent, one project or one benchmark trial. This module is the only
 way those modules change their facts:
 
-  - an ordinary scope goes through the store, store:durable_assert/1 and
-    store:durable_retract/1, so the change is journalled in the memory home and replayed on open;
+  - an ordinary scope goes through the store, atc_store:durable_assert/1 and
+    atc_store:durable_retract/1, so the change is journalled in the memory home and replayed on open;
   - a scope whose name starts with `bench-` is transient: a benchmark creates thousands of them
     and drops each after one trial, so they live in memory only and never reach the journal.
 
 When no store is loaded (unit tests of the rules alone), ordinary scopes are kept in memory too.
 
-    ?- scoped_assert(tms:dirty(bench-1, b1, source_changed(registry), 10)).
+    ?- scoped_assert(atc_tms:dirty(bench-1, b1, source_changed(registry), 10)).
 */
 
 :- meta_predicate
@@ -34,7 +34,7 @@ When no store is loaded (unit tests of the rules alone), ordinary scopes are kep
 scoped_assert(M:Fact) :-
     arg(1, Fact, Scope),
     (   use_store(Scope)
-    ->  store:durable_assert(M:Fact)
+    ->  atc_store:durable_assert(M:Fact)
     ;   assertz(M:Fact)
     ).
 
@@ -46,14 +46,14 @@ scoped_retract(M:Pattern) :-
     arg(1, Pattern, Scope),
     must_be(atom, Scope),
     (   use_store(Scope)
-    ->  store:durable_retract(M:Pattern)
+    ->  atc_store:durable_retract(M:Pattern)
     ;   retractall(M:Pattern)
     ).
 
 use_store(Scope) :-
     \+ transient_scope(Scope),
-    current_predicate(store:durable_assert/1),
-    current_predicate(store:durable_retract/1).
+    current_predicate(atc_store:durable_assert/1),
+    current_predicate(atc_store:durable_retract/1).
 
 %!  transient_scope(+Scope:atom) is semidet.
 %

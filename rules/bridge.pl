@@ -1,4 +1,4 @@
-:- module(bridge,
+:- module(atc_bridge,
           [ error_message/2,              % +Error, -Message
             define_python_predicate/5     % +Module, +Name, +Arity, +Key, +Nondet
           ]).
@@ -6,7 +6,7 @@
 
 /** <module> Prolog side of the Python bridge
 
-The host registers one foreign predicate, bridge:'$py_call'(+Key, +Args, -Result), and every
+The host registers one foreign predicate, atc_bridge:'$py_call'(+Key, +Args, -Result), and every
 Python callable is reached through a small wrapper clause that this module asserts. Wrappers are
 built as terms, never from text. Errors raised in Python arrive as
 error(python_error(Type, Message), _) and read like any other error.
@@ -49,8 +49,8 @@ define_python_predicate(Module, Name, Arity, Key, Nondet) :-
     Head =.. [_|Args],
     append(In, [Out], Args),
     (   Nondet == true
-    ->  Body = ( bridge:'$py_call'(Key, In, Results), lists:member(Out, Results) )
-    ;   Body = ( bridge:'$py_call'(Key, In, Result), Out = Result )
+    ->  Body = ( atc_bridge:'$py_call'(Key, In, Results), lists:member(Out, Results) )
+    ;   Body = ( atc_bridge:'$py_call'(Key, In, Result), Out = Result )
     ),
     dynamic(Module:Name/Arity),
     retractall(Module:Head),

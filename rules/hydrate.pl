@@ -1,4 +1,4 @@
-:- module(hydrate,
+:- module(atc_hydrate,
           [ hydrate/3,                  % +Goal, +Options, -Frame
             estimate_tokens/2,          % +Text, -Tokens
             level_rank/2,               % ?Level, ?Rank
@@ -864,8 +864,8 @@ time_of_(Id, Time) :-
 
 % Beliefs resting on this item that went dirty (when the belief system is loaded).
 dirty_beliefs_(Id, Dirty) :-
-    (   current_predicate(tms:item_dirty_beliefs/2)
-    ->  catch(tms:item_dirty_beliefs(Id, Dirty), _, Dirty = [])
+    (   current_predicate(atc_tms:item_dirty_beliefs/2)
+    ->  catch(atc_tms:item_dirty_beliefs(Id, Dirty), _, Dirty = [])
     ;   Dirty = []
     ).
 

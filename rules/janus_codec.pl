@@ -1,4 +1,4 @@
-:- module(janus_codec,
+:- module(atc_janus_codec,
           [ run/7,                        % +Module, +Name, +Payload, +NVars, +Outs, +Limit, -Done
             decode/3,                     % +Wire, +Vars, -Term
             encode/2,                     % +Term, -Wire
@@ -44,7 +44,7 @@ fails to convert it. Both directions first try the plain wire; only when janus r
 Unicode error is the wire resent with that text as code lists (-(s, Codes)), which is exact.
 The goal itself runs once either way: conversions are retried, never calls.
 
-Registered Python callables are reached through bridge:'$py_call'/3, which install_dispatcher/0
+Registered Python callables are reached through atc_bridge:'$py_call'/3, which install_dispatcher/0
 defines as python_call/3 once the bridge module is loaded.
 */
 
@@ -154,11 +154,11 @@ host_context(Error, _, Error).
 
 collector(system:'<meta-call>'/1).
 collector(solution_sequences:limit/2).
-collector(janus_codec:solutions/4).
+collector(atc_janus_codec:solutions/4).
 
 error_reply(Error, -(error, Wire, Message)) :-
     encode(Error, Wire),
-    (   catch(bridge:error_message(Error, Message0), _, fail)
+    (   catch(atc_bridge:error_message(Error, Message0), _, fail)
     ->  Message = Message0
     ;   Message = ""
     ).
@@ -295,16 +295,16 @@ encode_pair(Key-Value, -(Key, Wire)) :-
 
 %!  install_dispatcher is det.
 %
-%   Define bridge:'$py_call'(+Key, +Args, -Result) as python_call/3, once module bridge is
+%   Define atc_bridge:'$py_call'(+Key, +Args, -Result) as python_call/3, once module bridge is
 %   loaded. It is asserted and then compiled rather than written as a clause of this file:
 %   loading bridge.pl abolishes predicates other files defined in its module, not these.
 
 install_dispatcher :-
-    (   predicate_property(bridge:'$py_call'(_, _, _), defined)
+    (   predicate_property(atc_bridge:'$py_call'(_, _, _), defined)
     ->  true
-    ;   assertz((bridge:'$py_call'(Key, Args, Result) :-
-                    janus_codec:python_call(Key, Args, Result))),
-        compile_predicates([bridge:'$py_call'/3])
+    ;   assertz((atc_bridge:'$py_call'(Key, Args, Result) :-
+                    atc_janus_codec:python_call(Key, Args, Result))),
+        compile_predicates([atc_bridge:'$py_call'/3])
     ).
 
 %!  python_call(+Key, +Args:list, -Result) is det.

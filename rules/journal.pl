@@ -1,4 +1,4 @@
-:- module(journal,
+:- module(atc_journal,
           [ item/1,                     % ?Handle
             item_kind/2,                % ?Handle, ?Kind
             item_role/2,                % ?Handle, ?Role
@@ -53,13 +53,13 @@ Only this module changes these facts, always through the durable store.
     watermark_/3,   % SourceName, Size, Digest
     segment_/1.     % Segment that has (had) items: lets hydration list segments without a scan
 
-:- multifile store:durable_predicate/1.
-store:durable_predicate(journal:item_/10).
-store:durable_predicate(journal:text_/2).
-store:durable_predicate(journal:relation_/3).
-store:durable_predicate(journal:tombstone_/3).
-store:durable_predicate(journal:watermark_/3).
-store:durable_predicate(journal:segment_/1).
+:- multifile atc_store:durable_predicate/1.
+atc_store:durable_predicate(atc_journal:item_/10).
+atc_store:durable_predicate(atc_journal:text_/2).
+atc_store:durable_predicate(atc_journal:relation_/3).
+atc_store:durable_predicate(atc_journal:tombstone_/3).
+atc_store:durable_predicate(atc_journal:watermark_/3).
+atc_store:durable_predicate(atc_journal:segment_/1).
 
 		 /*******************************
 		 *      QUERY VOCABULARY        *
@@ -275,12 +275,12 @@ add_item_(Item, Wire, Hs0-U0, Hs-U) :-
 % non-atom field) goes fact by fact, so replay always rebuilds exactly these facts.
 add_new_item_(Item, Wire) :-
     Item = item(H, _, _, _, _, _, _, _, Seg, _, _, Rels),
-    (   segment_(Seg) -> true ; durable_assert(journal:segment_(Seg)) ),
+    (   segment_(Seg) -> true ; durable_assert(atc_journal:segment_(Seg)) ),
     (   record_item_(H, Rels)
     ->  (   var(Wire) -> item_wire_(Item, Wire) ; true ),
-        durable_undo(journal:unadd_item_(H)),
+        durable_undo(atc_journal:unadd_item_(H)),
         assert_item_(Item, _),
-        durable_record(journal:item2, Wire)
+        durable_record(atc_journal:item2, Wire)
     ;   add_item_facts_(Item)
     ).
 
@@ -314,8 +314,8 @@ distinct_links_(Rels, Unique) :-
     (   length(Sorted, N) -> Unique = Rels ; list_to_set(Rels, Unique) ).
 
 add_item_facts_(item(H, Src, Ses, Seq, K, R, SG, T, Seg, SP, Text, Rels)) :-
-    durable_assert(journal:item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP)),
-    durable_assert(journal:text_(H, Text)),
+    durable_assert(atc_journal:item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP)),
+    durable_assert(atc_journal:text_(H, Text)),
     forall(member(rel(S, Pr, O), Rels), journal_add_relation(S, Pr, O)).
 
 % Undo of a recorded item: it had no facts under its handle before.
@@ -324,11 +324,11 @@ unadd_item_(H) :-
     retractall(text_(H, _)),
     retractall(relation_(H, _, _)).
 
-:- multifile store:replay_record/3.
-store:replay_record(journal:item2, Wire, Facts) :-
+:- multifile atc_store:replay_record/3.
+atc_store:replay_record(atc_journal:item2, Wire, Facts) :-
     wire_item_(Wire, Item),
     replay_item_(Item, Facts).
-store:replay_record(journal:item, Wire, Facts) :-       % the first form of the record
+atc_store:replay_record(atc_journal:item, Wire, Facts) :-       % the first form of the record
     wire1_item_(Wire, Item0),
     stored_item_(Item0, Item),
     replay_item_(Item, Facts).
@@ -439,7 +439,7 @@ journal_add_relation(S, P, O) :-
     must_be(atomic, O),
     (   relation_(S, P, O)
     ->  true
-    ;   durable_assert(journal:relation_(S, P, O))
+    ;   durable_assert(atc_journal:relation_(S, P, O))
     ).
 
 %!  journal_tombstone(+Handle, +Reason:string) is det.
@@ -453,7 +453,7 @@ journal_tombstone(H, Reason) :-
     (   tombstone_(H, _, _)
     ->  true
     ;   get_time(Now),
-        durable_assert(journal:tombstone_(H, Now, Reason))
+        durable_assert(atc_journal:tombstone_(H, Now, Reason))
     ).
 
 %!  journal_expire_text(+Before:string, -Count:integer) is det.
@@ -464,9 +464,9 @@ journal_tombstone(H, Reason) :-
 journal_expire_text(Before, Count) :-
     must_be(string, Before),
     findall(H, ( item_(H, _, _, _, _, _, _, T, _, _), T \== "", T @< Before,
-                 text_(H, _), ladder:curated(H, _) ),
+                 text_(H, _), atc_ladder:curated(H, _) ),
             Hs),
-    forall(member(H, Hs), durable_retract(journal:text_(H, _))),
+    forall(member(H, Hs), durable_retract(atc_journal:text_(H, _))),
     length(Hs, Count).
 
 %!  journal_watermark(?Source, ?Size, ?Digest) is nondet.
@@ -478,8 +478,8 @@ journal_watermark(Source, Size, Digest) :-
 journal_set_watermark(Source, Size, Digest) :-
     must_be(atom, Source),
     must_be(nonneg, Size),
-    durable_retract(journal:watermark_(Source, _, _)),
-    durable_assert(journal:watermark_(Source, Size, Digest)).
+    durable_retract(atc_journal:watermark_(Source, _, _)),
+    durable_assert(atc_journal:watermark_(Source, Size, Digest)).
 
 %!  journal_segment(?Segment) is nondet.
 %   Segment holds live items. Reads a registry kept at ingest time (homes written before it

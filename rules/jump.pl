@@ -1,4 +1,4 @@
-:- module(jump,
+:- module(atc_jump,
           [ nearest/3,                  % +Query, +K, -Hits  |  +Query, -Handle, -Score
             nearest/4,                  % +Query, +K, +Options, -Hits
             lexical/4,                  % +Query, +K, +Options, -Hits
@@ -16,7 +16,7 @@
 
 nearest/3 lands directly on the items (and arcs) most similar to a query, by cosine over the
 memory's embeddings. It is implemented in Python (faiss) and registered by the host as
-jump:semantic_hits/4; this module gives it its public shape and its errors.
+atc_jump:semantic_hits/4; this module gives it its public shape and its errors.
 
 ```
 ?- nearest("tests failing", H, S), item_kind(H, error).
@@ -52,7 +52,7 @@ nearest(Query, K, Options, Hits) :-
     must_be(nonneg, K),
     must_be(list, Options),
     query_arg_(Query, Q),
-    (   current_predicate(jump:semantic_hits/4)
+    (   current_predicate(atc_jump:semantic_hits/4)
     ->  Fetch is K + 16,
         catch(semantic_hits(Q, Fetch, Options, Raw), E, embeddings_error_(E))
     ;   existence_error(embeddings, 'no embedder is attached to this engine')
@@ -64,7 +64,7 @@ nearest(Query, K, Options, Hits) :-
 lexical(Query, K, Options, Hits) :-
     must_be(nonneg, K),
     query_arg_(Query, Q),
-    (   current_predicate(jump:lexical_hits/4)
+    (   current_predicate(atc_jump:lexical_hits/4)
     ->  Fetch is K + 16,
         lexical_hits(Q, Fetch, Options, Raw),
         live_top_(Raw, K, Hits)
@@ -92,7 +92,7 @@ similarity_(Query, Records, K, Pairs) :-
     must_be(list(atomic), Records),
     query_arg_(Query, Q),
     atomic_list_concat(Records, '\n', Joined),      % one text crosses the bridge, not N atoms
-    (   current_predicate(jump:similarity_scores/4)
+    (   current_predicate(atc_jump:similarity_scores/4)
     ->  catch(similarity_scores(Q, Joined, K, Pairs), E, embeddings_error_(E))
     ;   existence_error(embeddings, 'no embedder is attached to this engine')
     ).

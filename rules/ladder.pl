@@ -1,4 +1,4 @@
-:- module(ladder,
+:- module(atc_ladder,
           [ rung/3,                     % ?Id, ?Level, ?Text
             rung_tokens/3,              % ?Id, ?Level, ?Tokens
             distilled/3,                % ?Id, ?Field, ?Value
@@ -54,16 +54,16 @@ derived from it.
     curated_/2,       % Id, Curator
     l0_tokens_/2.     % Handle, Tokens
 
-:- multifile store:durable_predicate/1.
-store:durable_predicate(ladder:rung_/4).
-store:durable_predicate(ladder:distill_/3).
-store:durable_predicate(ladder:provenance_/2).
-store:durable_predicate(ladder:arc_/3).
-store:durable_predicate(ladder:arc_member_/3).
-store:durable_predicate(ladder:rollup_/2).
-store:durable_predicate(ladder:echo_/3).
-store:durable_predicate(ladder:curated_/2).
-store:durable_predicate(ladder:l0_tokens_/2).
+:- multifile atc_store:durable_predicate/1.
+atc_store:durable_predicate(atc_ladder:rung_/4).
+atc_store:durable_predicate(atc_ladder:distill_/3).
+atc_store:durable_predicate(atc_ladder:provenance_/2).
+atc_store:durable_predicate(atc_ladder:arc_/3).
+atc_store:durable_predicate(atc_ladder:arc_member_/3).
+atc_store:durable_predicate(atc_ladder:rollup_/2).
+atc_store:durable_predicate(atc_ladder:echo_/3).
+atc_store:durable_predicate(atc_ladder:curated_/2).
+atc_store:durable_predicate(atc_ladder:l0_tokens_/2).
 
 		 /*******************************
 		 *         VOCABULARY           *
@@ -152,40 +152,40 @@ store_record_(rungs(Id, Curator, L1, L2, L3, t(T1, T2, T3), Fields, Prov)) :- !,
     must_be(atom, Id),
     maplist(must_be(string), [L1, L2, L3]),
     clear_record_(Id),
-    durable_assert(ladder:rung_(Id, l1, L1, T1)),
-    durable_assert(ladder:rung_(Id, l2, L2, T2)),
-    durable_assert(ladder:rung_(Id, l3, L3, T3)),
-    forall(member(F-V, Fields), durable_assert(ladder:distill_(Id, F, V))),
-    forall(member(P, Prov), durable_assert(ladder:provenance_(Id, P))),
-    durable_assert(ladder:curated_(Id, Curator)).
+    durable_assert(atc_ladder:rung_(Id, l1, L1, T1)),
+    durable_assert(atc_ladder:rung_(Id, l2, L2, T2)),
+    durable_assert(atc_ladder:rung_(Id, l3, L3, T3)),
+    forall(member(F-V, Fields), durable_assert(atc_ladder:distill_(Id, F, V))),
+    forall(member(P, Prov), durable_assert(atc_ladder:provenance_(Id, P))),
+    durable_assert(atc_ladder:curated_(Id, Curator)).
 store_record_(l0_tokens(H, T)) :- !,
     must_be(nonneg, T),
-    durable_retract(ladder:l0_tokens_(H, _)),
-    durable_assert(ladder:l0_tokens_(H, T)).
+    durable_retract(atc_ladder:l0_tokens_(H, _)),
+    durable_assert(atc_ladder:l0_tokens_(H, T)).
 store_record_(arc(A, S, G, Members)) :- !,
     must_be(list(atom), Members),
     (   arc_(A, _, _)
     ->  true
-    ;   durable_assert(ladder:arc_(A, S, G)),
+    ;   durable_assert(atc_ladder:arc_(A, S, G)),
         foldl(store_member_(A), Members, 0, _)
     ).
 store_record_(rollup(R, S)) :- !,
-    (   rollup_(R, S) -> true ; durable_assert(ladder:rollup_(R, S)) ).
+    (   rollup_(R, S) -> true ; durable_assert(atc_ladder:rollup_(R, S)) ).
 store_record_(echo(E, O, Sim)) :- !,
-    durable_retract(ladder:echo_(E, _, _)),
-    durable_assert(ladder:echo_(E, O, Sim)).
+    durable_retract(atc_ladder:echo_(E, _, _)),
+    durable_assert(atc_ladder:echo_(E, O, Sim)).
 store_record_(Other) :-
     domain_error(ladder_record, Other).
 
 store_member_(A, H, I0, I) :-
-    durable_assert(ladder:arc_member_(A, H, I0)),
+    durable_assert(atc_ladder:arc_member_(A, H, I0)),
     I is I0 + 1.
 
 clear_record_(Id) :-
-    durable_retract(ladder:rung_(Id, _, _, _)),
-    durable_retract(ladder:distill_(Id, _, _)),
-    durable_retract(ladder:provenance_(Id, _)),
-    durable_retract(ladder:curated_(Id, _)).
+    durable_retract(atc_ladder:rung_(Id, _, _, _)),
+    durable_retract(atc_ladder:distill_(Id, _, _)),
+    durable_retract(atc_ladder:provenance_(Id, _)),
+    durable_retract(atc_ladder:curated_(Id, _)).
 
 %!  ladder_uncurated(+Limit, -Items:list) is det.
 %   Up to Limit live items without rungs, as
@@ -234,7 +234,7 @@ ladder_expire(Level, Before, Count) :-
     (   memberchk(Level, [l1, l2]) -> true ; domain_error(expirable_level, Level) ),
     must_be(string, Before),
     findall(H, ( rung_(H, Level, _, _), item_time(H, T), T \== "", T @< Before ), Hs),
-    forall(member(H, Hs), durable_retract(ladder:rung_(H, Level, _, _))),
+    forall(member(H, Hs), durable_retract(atc_ladder:rung_(H, Level, _, _))),
     length(Hs, Count).
 
 %!  ladder_stale_sessions(-Sessions:list) is det.
@@ -249,6 +249,6 @@ ladder_forget_derivatives(H, Ids) :-
     findall(Id, distinct(Id, provenance_(Id, H)), Ids),
     forall(member(Id, Ids),
            ( clear_record_(Id),
-             durable_retract(ladder:arc_(Id, _, _)),
-             durable_retract(ladder:arc_member_(Id, _, _)),
-             durable_retract(ladder:rollup_(Id, _)) )).
+             durable_retract(atc_ladder:arc_(Id, _, _)),
+             durable_retract(atc_ladder:arc_member_(Id, _, _)),
+             durable_retract(atc_ladder:rollup_(Id, _)) )).

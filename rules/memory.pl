@@ -1,4 +1,4 @@
-:- module(memory,
+:- module(atc_memory,
           [ item/1, item_kind/2, item_role/2, item_goal/2, item_session/2, item_time/2,
             item_seq/2, item_segment/2, item_source/2, item_source_name/2, item_text/2,
             relation/3,
@@ -19,17 +19,17 @@
 
 % The jump calls Python (faiss) through predicates the host registers; they only read.
 :- multifile sandbox:safe_primitive/1.
-sandbox:safe_primitive(jump:nearest(_, _, _)).
-sandbox:safe_primitive(jump:nearest(_, _, _, _)).
-sandbox:safe_primitive(jump:lexical(_, _, _, _)).
-sandbox:safe_primitive(jump:similarity(_, _, _)).
-sandbox:safe_primitive(jump:similarity(_, _, _, _)).
-sandbox:safe_primitive(hydrate:hydrate(_, _, _)).
-sandbox:safe_primitive(hydrate:goal_speaker(_, _)).
-sandbox:safe_primitive(when:goal_time_window(_, _, _, _)).
-sandbox:safe_primitive(when:memory_now(_)).  % builds the day index on first use (global variables)
-sandbox:safe_primitive(when:items_between(_, _, _)).  % builds its day index on first use
-sandbox:safe_primitive(when:items_between(_, _, _, _)).
+sandbox:safe_primitive(atc_jump:nearest(_, _, _)).
+sandbox:safe_primitive(atc_jump:nearest(_, _, _, _)).
+sandbox:safe_primitive(atc_jump:lexical(_, _, _, _)).
+sandbox:safe_primitive(atc_jump:similarity(_, _, _)).
+sandbox:safe_primitive(atc_jump:similarity(_, _, _, _)).
+sandbox:safe_primitive(atc_hydrate:hydrate(_, _, _)).
+sandbox:safe_primitive(atc_hydrate:goal_speaker(_, _)).
+sandbox:safe_primitive(atc_when:goal_time_window(_, _, _, _)).
+sandbox:safe_primitive(atc_when:memory_now(_)).  % builds the day index on first use (global variables)
+sandbox:safe_primitive(atc_when:items_between(_, _, _)).  % builds its day index on first use
+sandbox:safe_primitive(atc_when:items_between(_, _, _, _)).
 
 /** <module> The public query vocabulary
 

@@ -1,4 +1,4 @@
-:- module(store,
+:- module(atc_store,
           [ store_open/2,               % +Directory, -Info
             store_close/0,
             store_is_open/1,            % -Directory
@@ -36,7 +36,7 @@ fact: durable_record/2 appends `b(M:Kind, Length).`, a newline, then Length char
 module's own text verbatim and a newline. Writing and reading such a block costs a copy, where
 quoting and re-reading a fact costs a scan per token; a module's item of seven facts becomes one
 block. The module applies the change in memory itself, registers its undo with durable_undo/1,
-and defines store:replay_record(M:Kind, Text, Changes), which replays the record (called for
+and defines atc_store:replay_record(M:Kind, Text, Changes), which replays the record (called for
 committed batches only, in journal order) and says how many fact changes it made.
 */
 
@@ -125,7 +125,7 @@ durable_retract(M:Fact) :-
 %
 %   Log Text verbatim as a record of Kind (Module:Name) in the open batch. The caller has already
 %   made the change in memory and registered its undo (durable_undo/1); replay hands Text to
-%   store:replay_record/3, which Module defines.
+%   atc_store:replay_record/3, which Module defines.
 durable_record(M:Kind, Text) :-
     (   open_store_(_, _, _)
     ->  attach_stream_(S),
@@ -237,13 +237,27 @@ read_block_(S, Length, Text) :-
     string_length(Text, Length),
     get_char(S, '\n').
 
-apply_change(a(Fact), C0, C) :- assertz(Fact), C is C0 + 1.
-apply_change(r(Fact), C0, C) :- retractall(Fact), C is C0 + 1.
-apply_change(b(Kind, Text), C0, C) :-
+apply_change(a(Fact0), C0, C) :- current_module_(Fact0, Fact), assertz(Fact), C is C0 + 1.
+apply_change(r(Fact0), C0, C) :- current_module_(Fact0, Fact), retractall(Fact), C is C0 + 1.
+apply_change(b(Kind0, Text), C0, C) :-
+    current_module_(Kind0, Kind),
     (   replay_record(Kind, Text, Changes)
     ->  C is C0 + Changes
     ;   domain_error(journal_record, Kind)  % a record this version cannot replay: never guess
     ).
+
+% Journals written before every module took the atc_ prefix name the old modules; their
+% changes are applied to the module that owns the predicate now.
+current_module_(M0:X, M:X) :-
+    (   legacy_module_(M0, M1) -> M = M1 ; M = M0 ).
+
+legacy_module_(journal, atc_journal).
+legacy_module_(ladder, atc_ladder).
+legacy_module_(tms, atc_tms).
+legacy_module_(attention, atc_attention).
+legacy_module_(attention_state, atc_attention_state).
+legacy_module_(attention_trace, atc_trace).
+legacy_module_(validator, atc_validator).
 
 		 /*******************************
 		 *           SNAPSHOT           *

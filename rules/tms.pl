@@ -1,4 +1,4 @@
-:- module(tms,
+:- module(atc_tms,
           [ tms_add_source/4,             % +Scope, +Name, +ClaimType, +Options
             source_claim_type/3,          % ?Scope, ?Source, ?ClaimType
             source_authority/3,           % +Scope, +Source, -Authority
@@ -74,7 +74,7 @@ things follow from keeping the why:
 Beliefs are never edited into a different claim: an inspection that disagrees creates a new
 belief and marks the old one superseded, so `why` and the trace can always say what was
 believed before. Every fact carries its scope first and is written through
-attention_store:scoped_assert/1 (journalled, except for `bench-*` scopes).
+atc_attention_store:scoped_assert/1 (journalled, except for `bench-*` scopes).
 
     ?- tms_add_source(s, registry, dependency_version, _{kind: package_registry}),
        tms_add_belief(s, ver, _{claim_type: dependency_version, subject: "libfoo",
@@ -96,16 +96,16 @@ attention_store:scoped_assert/1 (journalled, except for `bench-*` scopes).
 :- dynamic switch_cost/3.       % switch_cost(Scope, Source, SwitchCost): only when above 0
 
 % Journalled by the store (rules/store.pl); `bench-*` scopes never reach the journal.
-:- multifile store:durable_predicate/1.
-store:durable_predicate(tms:source/7).
-store:durable_predicate(tms:belief/8).
-store:durable_predicate(tms:origin/3).
-store:durable_predicate(tms:support/3).
-store:durable_predicate(tms:superseded/4).
-store:durable_predicate(tms:dirty/4).
-store:durable_predicate(tms:inspection/8).
-store:durable_predicate(tms:inspection_cost/3).
-store:durable_predicate(tms:switch_cost/3).
+:- multifile atc_store:durable_predicate/1.
+atc_store:durable_predicate(atc_tms:source/7).
+atc_store:durable_predicate(atc_tms:belief/8).
+atc_store:durable_predicate(atc_tms:origin/3).
+atc_store:durable_predicate(atc_tms:support/3).
+atc_store:durable_predicate(atc_tms:superseded/4).
+atc_store:durable_predicate(atc_tms:dirty/4).
+atc_store:durable_predicate(atc_tms:inspection/8).
+atc_store:durable_predicate(atc_tms:inspection_cost/3).
+atc_store:durable_predicate(atc_tms:switch_cost/3).
 
 
                  /*******************************
@@ -144,11 +144,11 @@ tms_add_source(Scope0, Name0, ClaimType0, Options) :-
     must_be_cost(Switch),
     option_value(Options, trusted, true, Trusted),
     must_be_boolean_atom(Trusted),
-    scoped_retract(tms:source(Scope, Name, _, _, _, _, _)),
-    scoped_retract(tms:switch_cost(Scope, Name, _)),
-    scoped_assert(tms:source(Scope, Name, ClaimType, Kind, Authority, Cost, Trusted)),
+    scoped_retract(atc_tms:source(Scope, Name, _, _, _, _, _)),
+    scoped_retract(atc_tms:switch_cost(Scope, Name, _)),
+    scoped_assert(atc_tms:source(Scope, Name, ClaimType, Kind, Authority, Cost, Trusted)),
     (   Switch > 0
-    ->  scoped_assert(tms:switch_cost(Scope, Name, Switch))
+    ->  scoped_assert(atc_tms:switch_cost(Scope, Name, Switch))
     ;   true
     ).
 
@@ -299,11 +299,11 @@ tms_add_belief(Scope0, Id0, Belief) :-
     ;   Revised = new
     ),
     forget_belief_(Scope, Id),
-    scoped_assert(tms:belief(Scope, Id, ClaimType, Subject, Value, Confidence, ObservedAt,
+    scoped_assert(atc_tms:belief(Scope, Id, ClaimType, Subject, Value, Confidence, ObservedAt,
                              Volatility)),
-    forall(member(S, Supports), scoped_assert(tms:support(Scope, Id, S))),
+    forall(member(S, Supports), scoped_assert(atc_tms:support(Scope, Id, S))),
     (   Origin = some(O)
-    ->  scoped_assert(tms:origin(Scope, Id, O))
+    ->  scoped_assert(atc_tms:origin(Scope, Id, O))
     ;   true
     ),
     inherit_dirt_(Scope, Id, Supports, ObservedAt),
@@ -333,10 +333,10 @@ known_volatility(Text, Class) :-
     ).
 
 forget_belief_(Scope, Id) :-
-    scoped_retract(tms:belief(Scope, Id, _, _, _, _, _, _)),
-    scoped_retract(tms:support(Scope, Id, _)),
-    scoped_retract(tms:origin(Scope, Id, _)),
-    scoped_retract(tms:dirty(Scope, Id, _, _)).
+    scoped_retract(atc_tms:belief(Scope, Id, _, _, _, _, _, _)),
+    scoped_retract(atc_tms:support(Scope, Id, _)),
+    scoped_retract(atc_tms:origin(Scope, Id, _)),
+    scoped_retract(atc_tms:dirty(Scope, Id, _, _)).
 
 % A support arrives as text; its kind is named by a prefix or found by lookup.
 support_term(Scope, Text, Support) :-
@@ -383,8 +383,8 @@ checked_support(Scope, inspection(I), inspection(I)) :-
 
 % The journal module may not be loaded (rules tested alone, or no home): then no item exists.
 journal_item(H) :-
-    current_predicate(journal:item/1),
-    catch(journal:item(H), error(existence_error(_, _), _), fail),
+    current_predicate(atc_journal:item/1),
+    catch(atc_journal:item(H), error(existence_error(_, _), _), fail),
     !.
 
 % Id may not (transitively) support any of its own supports.
@@ -670,7 +670,7 @@ dependants_dirty_(Scope, Id, Cause, Now, Dirtied) :-
 add_dirt_(Scope, Id, Cause, Now) :-
     (   dirty(Scope, Id, Cause, _)
     ->  true
-    ;   scoped_assert(tms:dirty(Scope, Id, Cause, Now))
+    ;   scoped_assert(atc_tms:dirty(Scope, Id, Cause, Now))
     ).
 
 
@@ -693,9 +693,9 @@ tms_record_inspection(Scope0, Source0, Subject0, Value, Now, Succeeded, Cost, Id
     must_be_boolean_atom(Succeeded),
     must_be_cost(Cost),
     once(source(Scope, Source, ClaimType, _, _, _, _)),
-    next_id(Scope, tms:inspection_taken_(Scope), insp, Id),
-    scoped_assert(tms:inspection(Scope, Id, Source, ClaimType, Subject, Value, Now, Succeeded)),
-    scoped_assert(tms:inspection_cost(Scope, Id, Cost)).
+    next_id(Scope, atc_tms:inspection_taken_(Scope), insp, Id),
+    scoped_assert(atc_tms:inspection(Scope, Id, Source, ClaimType, Subject, Value, Now, Succeeded)),
+    scoped_assert(atc_tms:inspection_cost(Scope, Id, Cost)).
 
 inspection_taken_(Scope, Id) :-
     inspection(Scope, Id, _, _, _, _, _, _).
@@ -785,9 +785,9 @@ new_belief_id_(ClaimType, Subject, InspId, New) :-
     format(atom(New), '~w:~w@~w', [ClaimType, Subject, InspId]).
 
 observed_belief_(Scope, Id, ClaimType, Subject, Value, Confidence, Now, Class, Source, InspId) :-
-    scoped_assert(tms:belief(Scope, Id, ClaimType, Subject, Value, Confidence, Now, Class)),
-    scoped_assert(tms:support(Scope, Id, inspection(InspId))),
-    scoped_assert(tms:origin(Scope, Id, Source)).
+    scoped_assert(atc_tms:belief(Scope, Id, ClaimType, Subject, Value, Confidence, Now, Class)),
+    scoped_assert(atc_tms:support(Scope, Id, inspection(InspId))),
+    scoped_assert(atc_tms:origin(Scope, Id, Source)).
 
 % The same value seen again: fresh evidence replaces the old justification and clears dirt.
 % Dependants that were dirty only because Id was are clean again: their justification held.
@@ -817,7 +817,7 @@ clean_via_(Scope, Id) :-
     findall(D, dirty(Scope, D, via(Id), _), Ds0),
     sort(Ds0, Ds),
     forall(member(D, Ds),
-           (   scoped_retract(tms:dirty(Scope, D, via(Id), _)),
+           (   scoped_retract(atc_tms:dirty(Scope, D, via(Id), _)),
                (   dirty(Scope, D, _, _)
                ->  true
                ;   clean_via_(Scope, D)
@@ -829,8 +829,8 @@ supersede_(Scope, New, Now, Old, Dirtied0, Dirtied) :-
                  belief_live(Scope, D),
                  on_chain_(Scope, Cited, Old) ), Ds0),
     list_to_set(Ds0, Seeds),
-    scoped_assert(tms:superseded(Scope, Old, New, Now)),
-    scoped_retract(tms:dirty(Scope, Old, _, _)),
+    scoped_assert(atc_tms:superseded(Scope, Old, New, Now)),
+    scoped_retract(atc_tms:dirty(Scope, Old, _, _)),
     dirty_closure_(Scope, Seeds, superseded(Old, New), Now, Ds),
     append(Dirtied0, Ds, Dirtied1),
     list_to_set(Dirtied1, Dirtied).
@@ -948,12 +948,12 @@ item_dirty_beliefs(Scope0, Handle0, Ids) :-
 
 tms_drop(Scope0) :-
     scope_atom(Scope0, Scope),
-    scoped_retract(tms:source(Scope, _, _, _, _, _, _)),
-    scoped_retract(tms:belief(Scope, _, _, _, _, _, _, _)),
-    scoped_retract(tms:origin(Scope, _, _)),
-    scoped_retract(tms:support(Scope, _, _)),
-    scoped_retract(tms:superseded(Scope, _, _, _)),
-    scoped_retract(tms:dirty(Scope, _, _, _)),
-    scoped_retract(tms:inspection(Scope, _, _, _, _, _, _, _)),
-    scoped_retract(tms:inspection_cost(Scope, _, _)),
-    scoped_retract(tms:switch_cost(Scope, _, _)).
+    scoped_retract(atc_tms:source(Scope, _, _, _, _, _, _)),
+    scoped_retract(atc_tms:belief(Scope, _, _, _, _, _, _, _)),
+    scoped_retract(atc_tms:origin(Scope, _, _)),
+    scoped_retract(atc_tms:support(Scope, _, _)),
+    scoped_retract(atc_tms:superseded(Scope, _, _, _)),
+    scoped_retract(atc_tms:dirty(Scope, _, _, _)),
+    scoped_retract(atc_tms:inspection(Scope, _, _, _, _, _, _, _)),
+    scoped_retract(atc_tms:inspection_cost(Scope, _, _)),
+    scoped_retract(atc_tms:switch_cost(Scope, _, _)).

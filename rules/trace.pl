@@ -1,4 +1,4 @@
-:- module(attention_trace,
+:- module(atc_trace,
           [ trace_record/4,               % +Scope, +Event, +At, +Fields
             trace_events/3,               % +Scope, +Filter, -Events
             trace_event_type/2,           % ?Event, ?Category
@@ -34,8 +34,8 @@ pairs; trace_events/3 returns dicts.
 :- dynamic trace_event/5.               % trace_event(Scope, Seq, At, Event, Fields)
 
 % Journalled by the store (rules/store.pl); `bench-*` scopes never reach the journal.
-:- multifile store:durable_predicate/1.
-store:durable_predicate(attention_trace:trace_event/5).
+:- multifile atc_store:durable_predicate/1.
+atc_store:durable_predicate(atc_trace:trace_event/5).
 
 %!  trace_event_type(?Event:atom, ?Category:atom) is nondet.
 %
@@ -105,7 +105,7 @@ trace_record(Scope0, Event, At, Fields) :-
     ;   true
     ),
     next_seq_(Scope, Seq),
-    scoped_assert(attention_trace:trace_event(Scope, Seq, At, Event, Fields)).
+    scoped_assert(atc_trace:trace_event(Scope, Seq, At, Event, Fields)).
 
 :- dynamic seq_hint/2.                  % seq_hint(Scope, LastSeq): a hint, verified on use
 
@@ -193,5 +193,5 @@ event_dict_(Seq-event(At, Event, Fields), Dict) :-
 
 trace_drop(Scope0) :-
     scope_atom(Scope0, Scope),
-    scoped_retract(attention_trace:trace_event(Scope, _, _, _, _)),
+    scoped_retract(atc_trace:trace_event(Scope, _, _, _, _)),
     retractall(seq_hint(Scope, _)).

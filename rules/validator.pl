@@ -1,4 +1,4 @@
-:- module(validator,
+:- module(atc_validator,
           [ validator_claim/8,            % +Scope, +Text, +ClaimType, +Subject, +Evidence, +Mode, +Now, -Verdict
             validator_missing/7,          % +Scope, +ClaimType, +Subject, +Evidence, +Now, -Missing, -Code
             validator_known_claim_type/1, % +ClaimType
@@ -48,10 +48,10 @@ ATTN_SUMMARY_SUBSTITUTION; citing nothing at all is ATTN_UNDERINSPECTION.
     pending_done_/3.     % pending_done_(Scope, Id, At)
 
 % Journalled by the store (rules/store.pl); `bench-*` scopes never reach the journal.
-:- multifile store:durable_predicate/1.
-store:durable_predicate(validator:claim_/8).
-store:durable_predicate(validator:pending_/6).
-store:durable_predicate(validator:pending_done_/3).
+:- multifile atc_store:durable_predicate/1.
+atc_store:durable_predicate(atc_validator:claim_/8).
+atc_store:durable_predicate(atc_validator:pending_/6).
+atc_store:durable_predicate(atc_validator:pending_done_/3).
 
 %!  validator_known_claim_type(+ClaimType) is det.
 %
@@ -86,7 +86,7 @@ validator_claim(Scope0, Text, ClaimType0, Subject0, Evidence0, Mode0, Now, Verdi
     must_be(list, Evidence0),
     maplist(evidence_(Scope), Evidence0, Evidence),
     validator_missing(Scope, ClaimType, Subject, Evidence, Now, Missing, Code),
-    next_id(Scope, validator:claim_taken_(Scope), claim, Id),
+    next_id(Scope, atc_validator:claim_taken_(Scope), claim, Id),
     (   Missing == []
     ->  Allowed = true,
         Rescued = false,
@@ -107,7 +107,7 @@ validator_claim(Scope0, Text, ClaimType0, Subject0, Evidence0, Mode0, Now, Verdi
             Rescued = false
         )
     ),
-    scoped_assert(validator:claim_(Scope, Id, ClaimType, Subject, Text, Mode, Now, Allowed)),
+    scoped_assert(atc_validator:claim_(Scope, Id, ClaimType, Subject, Text, Mode, Now, Allowed)),
     (   Missing == []
     ->  Violations = [], Names = [], FailureCode = null
     ;   Violations = Reasons, FailureCode = Code
@@ -273,8 +273,8 @@ validator_draft(Scope, ClaimType0, Subject0, Origin, Now, Id) :-
     text_atom(ClaimType0, ClaimType),
     subject_(Subject0, Subject),
     must_be(oneof([drafted, validator]), Origin),
-    next_id(Scope, validator:pending_taken_(Scope), pending, Id),
-    scoped_assert(validator:pending_(Scope, Id, ClaimType, Subject, Origin, Now)).
+    next_id(Scope, atc_validator:pending_taken_(Scope), pending, Id),
+    scoped_assert(atc_validator:pending_(Scope, Id, ClaimType, Subject, Origin, Now)).
 
 pending_taken_(Scope, Id) :-
     pending_(Scope, Id, _, _, _, _).
@@ -295,7 +295,7 @@ validator_pending_claim(Scope, Id, ClaimType, Subject, Origin) :-
 validator_claims_checked(Scope, ClaimType, Subject, Now) :-
     forall(( validator_pending_claim(Scope, Id, ClaimType, S, _),
              ( S == '' ; S == Subject ) ),
-           scoped_assert(validator:pending_done_(Scope, Id, Now))).
+           scoped_assert(atc_validator:pending_done_(Scope, Id, Now))).
 
 %!  validator_claims(+Scope, -Claims:list(dict)) is det.
 %
@@ -315,6 +315,6 @@ validator_claims(Scope0, Claims) :-
 
 validator_drop(Scope0) :-
     scope_atom(Scope0, Scope),
-    scoped_retract(validator:claim_(Scope, _, _, _, _, _, _, _)),
-    scoped_retract(validator:pending_(Scope, _, _, _, _, _)),
-    scoped_retract(validator:pending_done_(Scope, _, _)).
+    scoped_retract(atc_validator:claim_(Scope, _, _, _, _, _, _, _)),
+    scoped_retract(atc_validator:pending_(Scope, _, _, _, _, _)),
+    scoped_retract(atc_validator:pending_done_(Scope, _, _)).

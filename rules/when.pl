@@ -1,4 +1,4 @@
-:- module(when,
+:- module(atc_when,
           [ goal_time_window/4,         % +Goal, +Now, -Window, -Phrase
             memory_now/1,               % -Stamp
             items_between/3,            % +From, +To, -Items
@@ -166,7 +166,7 @@ field_(T, At-Len, N) :-
 
 % O(1), where counting the clauses is not: number_of_clauses walks them (4 ms at 100k items).
 items_generation_(G) :-
-    (   predicate_property(journal:item_(_,_,_,_,_,_,_,_,_,_), last_modified_generation(G0))
+    (   predicate_property(atc_journal:item_(_,_,_,_,_,_,_,_,_,_), last_modified_generation(G0))
     ->  G = G0
     ;   G = 0
     ).

@@ -58,8 +58,8 @@ def test_torn_journal_tail_is_cut_and_committed_items_stay(home, tmp_path):
     journal = home / "journal.pl"
     size = journal.stat().st_size
     with open(journal, "a", encoding="utf-8") as fh:  # a batch that died mid-write
-        fh.write("a(journal:item_(it_torn, s, 'S', 0, error, user, \"g\", \"\", default, \"p\")).\n"
-                 "a(journal:text_(it_to")
+        fh.write("a(atc_journal:item_(it_torn, s, 'S', 0, error, user, \"g\", \"\", default, \"p\")).\n"
+                 "a(atc_journal:text_(it_to")
     with Memory.open(home) as mem:
         assert handles(mem) == kept
         assert mem.open_info.truncated_bytes > 0

@@ -45,7 +45,7 @@ def test_relation_about_another_subject_is_refused():
 
 AWKWARD = [
     ("it_a", f"{SOURCE}:3", "plain"),
-    ("it_b", f"{SOURCE}#/messages/2", "commit(1).\nb(journal:item2,3).\n'q' \"d\" \\ \x1f\x1e"),
+    ("it_b", f"{SOURCE}#/messages/2", "commit(1).\nb(atc_journal:item2,3).\n'q' \"d\" \\ \x1f\x1e"),
     ("it_c", f"{SOURCE}:007", "lone \ud800 surrogate and \x00 nul"),
     ("it_d", f"{SOURCE}:9", ""),
 ]
@@ -56,7 +56,7 @@ def test_items_read_back_exactly_before_and_after_reopen(home):
     expected = {h: (p, t.replace("\ud800", "\ufffd")) for h, p, t in AWKWARD}
     with Memory.open(home) as mem:
         mem.lock.acquire()
-        (counts,) = mem.pl.once("api:api_ingest_with_marks", wires, [], Var())
+        (counts,) = mem.pl.once("atc_api:api_ingest_with_marks", wires, [], Var())
         assert counts["new"] == 4
         first = {h: _item(mem, h) for h in expected}
     with Memory.open(home) as mem:
@@ -81,9 +81,9 @@ def test_an_upsert_of_known_items_writes_nothing(home):
     wires = [encode_item(record(h, p, t), SOURCE, "seg") for h, p, t in AWKWARD]
     with Memory.open(home) as mem:
         mem.lock.acquire()
-        mem.pl.once("api:api_ingest_with_marks", wires, [], Var())
+        mem.pl.once("atc_api:api_ingest_with_marks", wires, [], Var())
         before = (home / "journal.pl").read_bytes()
-        (counts,) = mem.pl.once("api:api_ingest_with_marks", wires, [], Var())
+        (counts,) = mem.pl.once("atc_api:api_ingest_with_marks", wires, [], Var())
         assert (counts["new"], counts["unchanged"]) == (0, 4)
         assert (home / "journal.pl").read_bytes() == before + b"commit(2).\n"
-        assert mem.pl.once("journal:journal_watermark", Atom(SOURCE), Var(), Var()) is None
+        assert mem.pl.once("atc_journal:journal_watermark", Atom(SOURCE), Var(), Var()) is None

@@ -70,7 +70,7 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
         report.embedded += _backfill_distillations(mem)
     new_views: list[ItemView] = []  # kept for echo detection only
     while True:
-        (raw,) = mem.pl.once("ladder:ladder_uncurated", BATCH, Var())
+        (raw,) = mem.pl.once("atc_ladder:ladder_uncurated", BATCH, Var())
         if not raw:
             break
         views = [_view(t) for t in raw]
@@ -99,13 +99,13 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
         if progress:
             progress(len(views))
 
-    (stale,) = mem.pl.once("ladder:ladder_stale_sessions", Var())
+    (stale,) = mem.pl.once("atc_ladder:ladder_stale_sessions", Var())
     touched.update(str(s) for s in stale)
     arc_keys: list[str] = []
     arc_texts: list[str] = []
     arc_meta: list[dict[str, Any]] = []
     for session in sorted(touched):
-        (raw,) = mem.pl.once("ladder:ladder_session_items", Atom(session), Var())
+        (raw,) = mem.pl.once("atc_ladder:ladder_session_items", Atom(session), Var())
         views = [_view(t) for t in raw]
         if not views:
             continue
@@ -113,7 +113,7 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
         segment = _segments(mem, [views[0].handle]).get(views[0].handle, "default")
         records: list[Term] = []
         for plan in plan_arcs(views):
-            if mem.pl.once("ladder:arc", Atom(plan.arc_id)) is not None:
+            if mem.pl.once("atc_ladder:arc", Atom(plan.arc_id)) is not None:
                 continue
             members = [v for v in views if v.handle in set(plan.members)]
             arc = curate_arc(plan, members, [by_handle[m.handle] for m in members])
@@ -164,7 +164,7 @@ def apply_retention(mem: Any, retention: dict[str, Any], *, now: float | None = 
         cutoff = time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                time.gmtime((now if now is not None else time.time()) - days * 86400))
         mem.lock.acquire()
-        (count,) = mem.pl.once("api:api_batch_expire", Atom(level), cutoff, Var())
+        (count,) = mem.pl.once("atc_api:api_batch_expire", Atom(level), cutoff, Var())
         dropped += count
     if dropped:
         sync_journal(mem.home)
@@ -173,7 +173,7 @@ def apply_retention(mem: Any, retention: dict[str, Any], *, now: float | None = 
 
 def _segments(mem: Any, handles: list[str]) -> dict[str, str]:
     """Handle -> segment for live items, in one Prolog call."""
-    (pairs,) = mem.pl.once("ladder:ladder_item_segments", [Atom(h) for h in handles], Var())
+    (pairs,) = mem.pl.once("atc_ladder:ladder_item_segments", [Atom(h) for h in handles], Var())
     return {str(pair.args[0]): str(pair.args[1]) for pair in pairs}
 
 
@@ -192,13 +192,13 @@ def _backfill_distillations(mem: Any) -> int:
     """Embed the distillation of every curated item that has none yet, BATCH items a call."""
     from .jump import distillation_key
 
-    (handles,) = mem.pl.once("ladder:ladder_curated_items", Var())
+    (handles,) = mem.pl.once("atc_ladder:ladder_curated_items", Var())
     store = mem.jump.vectors if mem.jump.has_vectors() else None
     todo = [str(h) for h in handles if store is None or not store.has(distillation_key(str(h)))]
     added = 0
     for start in range(0, len(todo), BATCH):
         chunk = [Atom(h) for h in todo[start:start + BATCH]]
-        (records,) = mem.pl.once("ladder:ladder_distillations", chunk, Var())
+        (records,) = mem.pl.once("atc_ladder:ladder_distillations", chunk, Var())
         added += _embed_distillations(mem, [tuple(str(a) for a in r.args) for r in records])
         mem.jump.flush()
     return added
@@ -244,7 +244,7 @@ def _mark_echoes(mem: Any, views: list[ItemView]) -> int:
 
 
 def _lookup_view(mem: Any, handle: str) -> ItemView | None:
-    found = mem.pl.once("api:api_item", Atom(handle), Var())
+    found = mem.pl.once("atc_api:api_item", Atom(handle), Var())
     if not found:
         return None
     d = found[0]

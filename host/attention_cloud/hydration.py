@@ -78,7 +78,7 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
         options["walk"] = Term("rule", [Atom(walk_rule)])
     if now is not None:
         options["now"] = _now_value(now)
-    (frame,) = mem.pl.once("api:api_hydrate", goal, options, Var())
+    (frame,) = mem.pl.once("atc_api:api_hydrate", goal, options, Var())
     return build_frame(frame, home=mem.home if store_receipt else None)
 
 

@@ -1,7 +1,7 @@
 """The jump's host side: embeddings, the vector index and BM25 behind ``nearest/3``.
 
 The Prolog predicates in ``rules/jump.pl`` call three Python predicates registered here,
-``jump:semantic_hits/4``, ``jump:lexical_hits/4`` and ``jump:similarity_scores/4`` (the cosine
+``atc_jump:semantic_hits/4``, ``atc_jump:lexical_hits/4`` and ``atc_jump:similarity_scores/4`` (the cosine
 of given records, for hits a search did not return). Keys in the vector store are item and arc
 handles for the rung embedded (see ``EMBEDDED_LEVELS``); an item's distillation (L2) has a vector
 of its own, keyed ``HANDLE#l2`` (``distillation_key``): a turn about one thing that states another
@@ -200,9 +200,9 @@ class Jump:
 
     def register(self, pl: Prolog) -> None:
         """Make this home's search reachable from Prolog (rules/jump.pl)."""
-        pl.register("semantic_hits", 4, self._semantic_for_prolog, module="jump")
-        pl.register("lexical_hits", 4, self._lexical_for_prolog, module="jump")
-        pl.register("similarity_scores", 4, self._similarity_for_prolog, module="jump")
+        pl.register("semantic_hits", 4, self._semantic_for_prolog, module="atc_jump")
+        pl.register("lexical_hits", 4, self._lexical_for_prolog, module="atc_jump")
+        pl.register("similarity_scores", 4, self._similarity_for_prolog, module="atc_jump")
 
     def _semantic_for_prolog(self, query: Any, k: int, options: Any) -> list[Term]:
         return _pairs(self.semantic(query, int(k), _options(options)))

@@ -114,7 +114,7 @@ class Memory:
             write_snapshot(self.pl, self.home)
         if self._jump is not None:
             self._jump.close()
-        self.pl.once("api:api_close")
+        self.pl.once("atc_api:api_close")
         self.lock.release()
         self._closed = True
 
@@ -142,9 +142,9 @@ class Memory:
 
     # -- writing ----------------------------------------------------------------------------------
     def store_ladder(self, records: list[Term]) -> None:
-        """Store curated records (see ladder:ladder_store/1) as one fsynced batch."""
+        """Store curated records (see atc_ladder:ladder_store/1) as one fsynced batch."""
         self.lock.acquire()
-        self.pl.once("api:api_batch", Term(":", [Atom("ladder"), Term("ladder_store", [records])]))
+        self.pl.once("atc_api:api_batch", Term(":", [Atom("atc_ladder"), Term("ladder_store", [records])]))
         sync_journal(self.home)
 
     def curate(self, *, progress: Any = None) -> Any:
@@ -183,7 +183,7 @@ class Memory:
             raise InputError("no transcript files found in the given paths")
         report = IngestReport(files=len(files))
         names = [source if (source and len(files) == 1) else str(path) for path in files]
-        (marks,) = self.pl.once("api:api_watermarks", [Atom(n) for n in names], Var())
+        (marks,) = self.pl.once("atc_api:api_watermarks", [Atom(n) for n in names], Var())
         todo = [(path, name, None if mark == "none" else (mark.args[0], str(mark.args[1])))
                 for path, name, mark in zip(files, names, marks)]
         journal_before: int | None = None        # None: there was no journal
@@ -209,7 +209,7 @@ class Memory:
         """Upsert the items of some parsed files and their watermarks as one fsynced batch."""
         encoded = [e for _, parsed in batch for e in parsed.encoded]
         marks = [Term("mark", [Atom(name), parsed.size, parsed.digest]) for name, parsed in batch]
-        (counts,) = self.pl.once("api:api_ingest_with_marks", encoded, marks, Var())
+        (counts,) = self.pl.once("atc_api:api_ingest_with_marks", encoded, marks, Var())
         sync_journal(self.home)
         report.new += counts["new"]
         report.unchanged += counts["unchanged"]
@@ -222,7 +222,7 @@ class Memory:
         Reloading (snapshot plus journal) is the one undo that is exact whatever the batches
         changed; it runs only when a file fails after earlier files were written.
         """
-        self.pl.once("api:api_close")
+        self.pl.once("atc_api:api_close")
         journal = journal_path(self.home)
         if size is None:
             journal.unlink(missing_ok=True)
@@ -242,7 +242,7 @@ class Memory:
         sees it again; arcs and rollups are rebuilt without it by the next ``curate``.
         """
         self.lock.acquire()
-        found = self.pl.once("api:api_forget", Atom(handle), reason, Var())
+        found = self.pl.once("atc_api:api_forget", Atom(handle), reason, Var())
         sync_journal(self.home)
         invalidated = [str(i) for i in found[0]] if found else []
         self.jump.remove([handle, *invalidated])
@@ -262,7 +262,7 @@ class Memory:
         self.jump  # nearest/3 in a user goal needs the host's search registered
         options: dict[str, Any] = {"limit": limit, "time_limit": time_limit,
                                    "module": Atom(self._load_user_rules(rules))}
-        (solutions, more) = self.pl.once("api:api_query", goal, options, Var(), Var())
+        (solutions, more) = self.pl.once("atc_api:api_query", goal, options, Var(), Var())
         rows = [{str(pair.args[0]): to_plain(pair.args[1]) for pair in sol} for sol in solutions]
         variables = list(rows[0]) if rows else []
         return QueryResult(rows=rows, more=str(more) == "true", variables=variables)
@@ -283,7 +283,7 @@ class Memory:
             raise UsageError(f"rule name {name!r} must be letters, digits, '-' or '_'")
         others = [p.read_text(encoding="utf-8") for p in self._rule_files() if p.stem != name]
         try:
-            self.pl.once("api:api_load_rules", "\n".join([*others, text]), Atom("rules_check"),
+            self.pl.once("atc_api:api_load_rules", "\n".join([*others, text]), Atom("rules_check"),
                          Var())
         except PrologError as exc:
             raise PrologError(f"rule {name} rejected: {exc}", exc.term) from exc
@@ -296,7 +296,7 @@ class Memory:
         """Saved rules: name, size, and the predicates each defines."""
         out = []
         for path in self._rule_files():
-            (preds,) = self.pl.once("api:api_rule_predicates", path.read_text(encoding="utf-8"),
+            (preds,) = self.pl.once("atc_api:api_rule_predicates", path.read_text(encoding="utf-8"),
                                     Var())
             out.append({"name": path.stem, "bytes": path.stat().st_size,
                         "predicates": [f"{p.args[0]}/{p.args[1]}" for p in preds]})
@@ -324,8 +324,8 @@ class Memory:
             except (OSError, UnicodeDecodeError) as exc:
                 raise InputError(f"{path}: cannot read rules file ({exc})") from exc
         if not texts:
-            return "memory"
-        (module,) = self.pl.once("api:api_load_rules", "\n".join(texts), Atom("user_rules"),
+            return "atc_memory"
+        (module,) = self.pl.once("atc_api:api_load_rules", "\n".join(texts), Atom("user_rules"),
                                  Var())
         return str(module)
 
@@ -354,12 +354,12 @@ class Memory:
 
         module = self._load_user_rules(rules)
         return hydrate(self, goal, budget=budget, plane=plane, segments=segments,
-                       ceiling=ceiling, rules=module if module != "memory" else None,
+                       ceiling=ceiling, rules=module if module != "atc_memory" else None,
                        walk_rule=walk, now=now)
 
     def item(self, handle: str) -> Item | None:
         """The live journal item with this handle, or None."""
-        found = self.pl.once("api:api_item", Atom(handle), Var())
+        found = self.pl.once("atc_api:api_item", Atom(handle), Var())
         if not found:
             return None
         d = found[0]
@@ -371,7 +371,7 @@ class Memory:
 
     def stats(self) -> dict[str, Any]:
         """Counts of items, kinds, sessions, relations; on-disk sizes."""
-        (stats,) = self.pl.once("journal:journal_stats", Var())
+        (stats,) = self.pl.once("atc_journal:journal_stats", Var())
         out = to_plain(stats)
         out["kinds"] = {k: n for k, n in out["kinds"]}
         out["segments"] = {k: n for k, n in out["segments"]}

@@ -12,7 +12,7 @@ from .ingest.pointers import read_pointer
 
 def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any]:
     """Fields of ``handle`` plus its text at ``level`` (and the verbatim source if asked)."""
-    found = mem.pl.once("api:api_describe", Atom(handle), Atom(level), Var())
+    found = mem.pl.once("atc_api:api_describe", Atom(handle), Atom(level), Var())
     if not found:
         raise InputError(f"{handle}: no such item or arc in this memory")
     record = to_plain(found[0])

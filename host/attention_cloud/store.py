@@ -28,7 +28,7 @@ class StoreInfo:
 def open_store(pl: Prolog, home: Path, lock: WriteLock) -> StoreInfo:
     """Load ``home`` into Prolog; cut a torn journal tail (from a crash) when we may write."""
     home.mkdir(parents=True, exist_ok=True)
-    (info,) = pl.once("api:api_open", str(home), Var())
+    (info,) = pl.once("atc_api:api_open", str(home), Var())
     committed, size = info["committed_bytes"], info["file_bytes"]
     truncated = 0
     if committed < size and lock.try_acquire():
@@ -92,7 +92,7 @@ def write_snapshot(pl: Prolog, home: Path) -> int:
     journal = journal_path(home)
     with tempfile.TemporaryDirectory(dir=home, prefix=".snap-") as tmp:
         src = Path(tmp) / "snapshot.pl"
-        (facts,) = pl.once("store:store_dump", str(src), Var())
+        (facts,) = pl.once("atc_store:store_dump", str(src), Var())
         sync_journal(home)
         offset = journal.stat().st_size if journal.exists() else 0
         (version,) = pl.once("user:current_prolog_flag", Atom("version"), Var())

@@ -4,7 +4,7 @@ Building a Prolog term per item field by field costs ~30 C calls through ctypes;
 a million items spent most of its time there. Instead each item crosses the bridge as ONE
 string: a separator character that occurs in none of the item's fields, then every field
 preceded by that separator (after a leading NUL when some field holds one).
-``journal:journal_add_encoded/2`` cuts the fields out with one split_string/4 call, so nothing
+``atc_journal:journal_add_encoded/2`` cuts the fields out with one split_string/4 call, so nothing
 is read as Prolog syntax: text stays data. The journal stores
 the same string as the item's record (rules/store.pl, durable_record/2), so the item crosses
 and is logged without being re-encoded.

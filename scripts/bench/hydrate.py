@@ -62,27 +62,27 @@ PHASES_PL = r"""
 :- dynamic acc_/3.
 
 %!  timed_hydrate(+Goal, +Options, -Frame, -Times) is det.
-%   hydrate:hydrate/3 with each goal of its clause and of hydrate_segment_/6 timed; Times is a
+%   atc_hydrate:hydrate/3 with each goal of its clause and of hydrate_segment_/6 timed; Times is a
 %   list of phase(Name, WallSeconds, CpuSeconds).
 timed_hydrate(Goal, Options, Frame, Times) :-
     retractall(acc_(_, _, _)),
-    clause(hydrate:hydrate(Goal, Options, Frame), Body0), !,
+    clause(atc_hydrate:hydrate(Goal, Options, Frame), Body0), !,
     instrument_(Body0, Body),
     call(Body),
     findall(phase(P, W, C), acc_(P, W, C), Times).
 
 segment_(A, B, C, D, E, F) :-
-    clause(hydrate:hydrate_segment_(A, B, C, D, E, F), Body0), !,
+    clause(atc_hydrate:hydrate_segment_(A, B, C, D, E, F), Body0), !,
     instrument_(Body0, Body),
     call(Body).
 
 instrument_((A0, B0), (A, B)) :- !,
     instrument_(A0, A),
     instrument_(B0, B).
-instrument_(foldl(Closure0, L, P, S0, S), hydrate:foldl(bench_hydrate_phases:Closure, L, P, S0, S)) :-
+instrument_(foldl(Closure0, L, P, S0, S), atc_hydrate:foldl(bench_hydrate_phases:Closure, L, P, S0, S)) :-
     Closure0 =.. [hydrate_segment_|Args], !,
     Closure =.. [segment_|Args].
-instrument_(G, bench_hydrate_phases:timed_(Phase, hydrate:G)) :-
+instrument_(G, bench_hydrate_phases:timed_(Phase, atc_hydrate:G)) :-
     goal_name_(G, Name),
     (   phase_(Name, Phase) -> true ; Phase = other ).
 

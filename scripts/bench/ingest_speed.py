@@ -10,7 +10,7 @@ For each ``--items`` size a Claude Code-like corpus (``gen_corpus.py``, cached u
    ``atc ingest DIR`` does. The call parses in worker processes while it writes the files
    already parsed, batch by batch. It is split by wrapping the functions it calls: waiting
    for parse (the time the call waits for ``memory._parse_all`` to yield the next parsed file:
-   parse time not hidden behind the writes), the Prolog batch (``api:api_ingest_with_marks``:
+   parse time not hidden behind the writes), the Prolog batch (``atc_api:api_ingest_with_marks``:
    transfer through the bridge, upserts, journal writes), the fsync, and the rest (the
    watermark lookup, the host's own work);
 3. ingested again unchanged (every file skipped by its watermark).
@@ -115,7 +115,7 @@ def ingest_once(folder: Path, home: Path, per_call: int = 0) -> IngestRun:
     original_once = mem.pl.once
 
     def once(pred: str, *args: object) -> object:
-        if pred != "api:api_ingest_with_marks":
+        if pred != "atc_api:api_ingest_with_marks":
             return original_once(pred, *args)
         return timed(original_once, prolog_s)(pred, *args)
 
@@ -221,7 +221,7 @@ def report(runs: list[IngestRun]) -> str:
              "parse while the call writes the files already parsed as Prolog batches of whole files "
              "(about `BATCH_ITEMS` items each, fsynced; all wall-clock seconds). "
              "*Waiting for parse* is the time the call waited for the next parsed file (parse time "
-             "not overlapped with writes); *Prolog batch* is the `api:api_ingest_with_marks` calls: transfer "
+             "not overlapped with writes); *Prolog batch* is the `atc_api:api_ingest_with_marks` calls: transfer "
              "through the bridge, upserts, journal writes; *other* is the watermark lookup and the "
              "host's own work (file digests are taken by the parse workers). *CPU s* counts this process "
              "and its parse workers. *Items/CPU-s* divides by that CPU time instead of wall time: "

@@ -44,7 +44,7 @@ def rung_texts(mem: Any, handles: list[str], level: str, fallback: dict[str, str
 
     out = []
     for handle in handles:
-        found = mem.pl.once("ladder:rung", Atom(handle), Atom(level), Var())
+        found = mem.pl.once("atc_ladder:rung", Atom(handle), Atom(level), Var())
         out.append(str(found[0]) if found else fallback[handle])
     return out
 

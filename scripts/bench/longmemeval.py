@@ -11,7 +11,7 @@ For every instance of ``--data`` (LongMemEval_S, about 48 dated chat sessions an
    items that can be found;
 2. the home is curated (``Memory.curate``) with ``--embedder``;
 3. **jump recall**: the jump's seed ranking, obtained by calling hydrate.pl's own jump phase
-   ``hydrate:seed_ranking/5`` (nearest/4 fused with lexical/4 and echo discount, exactly as
+   ``atc_hydrate:seed_ranking/5`` (nearest/4 fused with lexical/4 and echo discount, exactly as
    ``hydrate/3`` seeds a frame) with 50 seeds instead of the plane's 6; records map to sessions
    (items by pointer, arcs and rollups by their session), and ``recall_any@k`` asks whether any
    answer session is among the first k distinct sessions;
@@ -190,12 +190,12 @@ def item_map(mem: Any, stems: dict[str, str]) -> tuple[dict[str, tuple[str, int]
     from attention_cloud.bridge import Var
 
     where: dict[str, tuple[str, int]] = {}
-    for handle, pointer in mem.pl.solutions("journal:item_source", Var(), Var()):
+    for handle, pointer in mem.pl.solutions("atc_journal:item_source", Var(), Var()):
         found = POINTER.match(str(pointer))
         if not found:
             raise SystemExit(f"unexpected source pointer {pointer!r}: cannot map it to a turn")
         where[str(handle)] = (stems[Path(found["file"]).stem], int(found["turn"]))
-    texts = {str(h): str(t) for h, t in mem.pl.solutions("journal:item_text", Var(), Var())}
+    texts = {str(h): str(t) for h, t in mem.pl.solutions("atc_journal:item_text", Var(), Var())}
     return where, texts
 
 
@@ -204,9 +204,9 @@ def record_sessions(mem: Any, where: dict[str, tuple[str, int]]) -> dict[str, st
     from attention_cloud.bridge import Var
 
     out: dict[str, str] = {}
-    for arc, session in mem.pl.solutions("ladder:arc_session", Var(), Var()):
+    for arc, session in mem.pl.solutions("atc_ladder:arc_session", Var(), Var()):
         out[str(arc)] = str(session)
-    for rollup, session in mem.pl.solutions("ladder:rollup", Var(), Var()):
+    for rollup, session in mem.pl.solutions("atc_ladder:rollup", Var(), Var()):
         out[str(rollup)] = str(session)
     return out
 
@@ -215,7 +215,7 @@ def arc_members(mem: Any) -> dict[str, set[str]]:
     from attention_cloud.bridge import Var
 
     members: dict[str, set[str]] = defaultdict(set)
-    for arc, handle in mem.pl.solutions("ladder:arc_member", Var(), Var()):
+    for arc, handle in mem.pl.solutions("atc_ladder:arc_member", Var(), Var()):
         members[str(arc)].add(str(handle))
     return members
 
@@ -225,9 +225,9 @@ def jump_ranking(mem: Any, question: str) -> list[str]:
     from attention_cloud.bridge import Atom, Var
 
     mem.jump  # the jump's Python predicates must be registered
-    found = mem.pl.once("hydrate:seed_ranking", question, Atom("default"), JUMP_SEEDS, Var(), Var())
+    found = mem.pl.once("atc_hydrate:seed_ranking", question, Atom("default"), JUMP_SEEDS, Var(), Var())
     if found is None:
-        raise SystemExit("hydrate:seed_ranking/5 failed: the jump phase changed; update this benchmark")
+        raise SystemExit("atc_hydrate:seed_ranking/5 failed: the jump phase changed; update this benchmark")
     return [str(seed.args[0]) for seed in found[1]]
 
 
@@ -416,7 +416,7 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
            "embedded live inside hydrate)" if args.cache is not None else "were all embedded live")
         + ".\n\n"
         "Goals: " + "; ".join(goals) + ".\n\n" + overall + "\n"
-        "Jump recall uses hydrate.pl's jump phase (`hydrate:seed_ranking/5`, 50 seeds): the fused "
+        "Jump recall uses hydrate.pl's jump phase (`atc_hydrate:seed_ranking/5`, 50 seeds): the fused "
         "semantic + BM25 seed ranking with echo discount, records mapped to sessions. Evidence in "
         "frame is the mean, over questions, of the share of evidence turns whose item is a frame "
         "fact at L0 (verbatim); *any rung* also counts the item at L1-L3 or inside an arc in the "

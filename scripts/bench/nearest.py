@@ -3,7 +3,7 @@
 
 For each size (default 100k and 1M) and each index policy the VectorStore supports (flat exact,
 HNSW, IVF), a fresh process opens a :class:`~attention_cloud.Memory` whose jump is served by a
-vector store forced to that policy, and times ``jump:nearest(Text, 10, Hits)`` called from
+vector store forced to that policy, and times ``atc_jump:nearest(Text, 10, Hits)`` called from
 Prolog through the bridge for held-out query texts: p50/p95 wall and CPU, recall@10 against
 exact search of the same vectors, and beside it the plain ``VectorStore.search`` with the same
 query vector and the query embedding alone, so the bridge + Prolog overhead is its own column.
@@ -111,9 +111,9 @@ import json, sys
 from attention_cloud import Memory
 from attention_cloud.bridge import Var
 mem = Memory.open(sys.argv[1])
-texts = dict(mem.pl.solutions("journal:item_text", Var(), Var()))
-kinds = dict(mem.pl.solutions("journal:item_kind", Var(), Var()))
-segments = dict(mem.pl.solutions("journal:item_segment", Var(), Var()))
+texts = dict(mem.pl.solutions("atc_journal:item_text", Var(), Var()))
+kinds = dict(mem.pl.solutions("atc_journal:item_kind", Var(), Var()))
+segments = dict(mem.pl.solutions("atc_journal:item_segment", Var(), Var()))
 with open(sys.argv[2], "w", encoding="utf-8") as out:
     for handle in sorted(texts):
         out.write(json.dumps([str(handle), str(kinds[handle]), str(segments[handle]), texts[handle]]) + "\\n")
@@ -314,7 +314,7 @@ def measure(params: dict[str, Any]) -> dict[str, Any]:
     texts: list[str] = params["texts"]
     fetch = K + 16  # what rules/jump.pl asks semantic_hits/4 for
     for text in texts[: params["warmup"]]:
-        mem.pl.once("jump:nearest", text, K, Var())
+        mem.pl.once("atc_jump:nearest", text, K, Var())
         store.search(embedder.embed([text])[0], fetch)
     rows: dict[str, list] = {"nearest": [], "nearest_cpu": [], "search": [], "search_cpu": [],
                              "embed": [], "hits": [], "search_hits": []}
@@ -333,7 +333,7 @@ def measure(params: dict[str, Any]) -> dict[str, Any]:
         rows["search_hits"].append([key for key, _ in found[:K]])
     for text in texts:
         wall, cpu = time.perf_counter(), time.process_time()
-        (hits,) = mem.pl.once("jump:nearest", text, K, Var())
+        (hits,) = mem.pl.once("atc_jump:nearest", text, K, Var())
         rows["nearest"].append(time.perf_counter() - wall)
         rows["nearest_cpu"].append(time.process_time() - cpu)
         rows["hits"].append([str(hit.args[0]) for hit in hits])
@@ -459,7 +459,7 @@ def notes(pool: Pool, sizes: dict[int, int], queries: int, home_info: dict[str, 
         "parameters built by a single faiss `add` (the product's `build_index` adds `build_chunk` = "
         "20,000 rows per call, so that background builds can be cancelled). "
         f"{queries} distinct held-out texts are the queries (never indexed). "
-        "*nearest/3* is `jump:nearest(Text, 10, Hits)` called from Python through the bridge "
+        "*nearest/3* is `atc_jump:nearest(Text, 10, Hits)` called from Python through the bridge "
         "(embedding the text, `semantic_hits/4` back into Python asking for 26, the liveness filter); "
         "*VectorStore.search* is the same store asked for 26 with the already embedded query: the "
         "ratio is what the bridge, Prolog and the embedding add; *bridge + Prolog* is the median per "

@@ -108,19 +108,19 @@ python_view(W, P) :-
 test(text_safe_rewrites_only_text_with_surrogates) :-
     string_codes(S, [0x61, 0xD800]),
     atom_codes(A, [0xDC00]),
-    janus_codec:text_safe(["ok", S, -(a, A), 7], Safe),
+    atc_janus_codec:text_safe(["ok", S, -(a, A), 7], Safe),
     Safe == ["ok", -(s, [0x61, 0xD800]), -(a, -(s, [0xDC00])), 7].
 test(unknown_host_goal_reads_as_a_host_call) :-
     catch(findall(x, limit(1, user:no_such_goal_here(1)), _), E0, true),
-    janus_codec:host_context(E0, user:no_such_goal_here(1), E),
+    atc_janus_codec:host_context(E0, user:no_such_goal_here(1), E),
     E = error(existence_error(procedure, no_such_goal_here/1), context(Ctx, _)),
     Ctx == system:'$c_call_prolog'/0.
 test(deeper_unknown_goals_keep_their_context) :-
     E0 = error(existence_error(procedure, other/0), context(user:caller/1, _)),
-    janus_codec:host_context(E0, user:caller(1), E),
+    atc_janus_codec:host_context(E0, user:caller(1), E),
     E == E0.
 test(callable_errors_read_like_the_pyswip_backend) :-
-    bridge:error_message(error(python_error('ValueError', "bad 8"), _), M),
+    atc_bridge:error_message(error(python_error('ValueError', "bad 8"), _), M),
     M == "Python ValueError: bad 8".
 
 :- end_tests(janus_codec_errors).

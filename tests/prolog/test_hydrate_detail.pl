@@ -3,7 +3,7 @@
 :- use_module('../../rules/hydrate').
 :- use_module(library(plunit)).
 
-/* How a frame spends detail (hydrate:promote_/4): facts placed by distance from the focus are
+/* How a frame spends detail (atc_hydrate:promote_/4): facts placed by distance from the focus are
    raised a rung when budget is left, or when a weaker fact can give up detail (or, from its
    last rung, its place) more cheaply. */
 
@@ -17,31 +17,31 @@ levels(Placed, Levels) :-
 
 test(free_budget_raises_a_neighbour_to_verbatim, [true(Levels == [a-l0])]) :-
     placed(a, 0.9, l2, [l0-42, l1-30, l2-40, l3-8], P),
-    hydrate:promote_([P], 100, Out, _),
+    atc_hydrate:promote_([P], 100, Out, _),
     levels(Out, Levels).
 
 test(no_budget_no_raise, [true(Levels == [a-l2])]) :-
     placed(a, 0.9, l2, [l0-90, l1-60, l2-40, l3-8], P),
-    hydrate:promote_([P], 45, Out, _),
+    atc_hydrate:promote_([P], 45, Out, _),
     levels(Out, Levels).
 
 test(a_weak_fact_pays_for_a_strong_one, [true(Levels == [a-l0, b-l1])]) :-
     placed(a, 0.9, l2, [l0-50, l1-30, l2-40], A),
     placed(b, 0.2, l0, [l0-60, l1-20], B),
-    hydrate:promote_([A, B], 100, Out, _),
+    atc_hydrate:promote_([A, B], 100, Out, _),
     levels(Out, Levels).
 
 test(equal_facts_are_not_traded_for_one_long_one, [true(Levels == [a-l1, b-l0, c-l0, d-l0, e-l0])]) :-
     placed(a, 0.9, l1, [l0-400, l1-40], A),
     maplist([Id, P]>>placed(Id, 0.8, l0, [l0-100, l1-40], P), [b, c, d, e], Others),
-    hydrate:promote_([A|Others], 440, Out, _),
+    atc_hydrate:promote_([A|Others], 440, Out, _),
     levels(Out, Levels).
 
 test(a_weak_skeleton_leaves_for_a_strong_fact_in_full,
      [true(Levels-Gone == [a-l0]-[b])]) :-
     placed(a, 0.9, l1, [l0-377, l1-38], A),
     placed(b, 0.25, l1, [l0-235, l1-35, l3-30], B),
-    hydrate:promote_([A, B], 400, Out, Left),
+    atc_hydrate:promote_([A, B], 400, Out, Left),
     levels(Out, Levels),
     findall(Id, member(c(Id, _, _, _, _), Left), Gone).
 
@@ -50,19 +50,19 @@ test(a_raised_fact_keeps_its_place_when_an_earlier_one_leaves,
     placed(b, 0.25, l1, [l0-235, l1-35, l3-30], B),
     placed(c, 0.8, l0, [l0-20], C),
     placed(a, 0.9, l1, [l0-377, l1-38], A),
-    hydrate:promote_([B, C, A], 420, Out, [_]),
+    atc_hydrate:promote_([B, C, A], 420, Out, [_]),
     findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Out), Ids).
 
 test(equal_facts_do_not_leave_for_a_stronger_one, [true(Gone == [])]) :-
     placed(a, 0.9, l1, [l0-377, l1-38], A),
     placed(b, 0.85, l1, [l0-235, l1-35, l3-30], B),
-    hydrate:promote_([A, B], 400, _, Gone).
+    atc_hydrate:promote_([A, B], 400, _, Gone).
 
 test(never_over_budget, [true(Used =< 120)]) :-
     placed(a, 0.9, l3, [l0-80, l1-40, l2-20, l3-10], A),
     placed(b, 0.7, l3, [l0-70, l1-35, l2-20, l3-10], B),
     placed(c, 0.5, l3, [l0-60, l1-30, l2-20, l3-10], C),
-    hydrate:promote_([A, B, C], 120, Out, _),
+    atc_hydrate:promote_([A, B, C], 120, Out, _),
     aggregate_all(sum(T), member(p(_, _, T, _), Out), Used).
 
 test(a_record_found_twice_keeps_its_better_score,
@@ -71,6 +71,6 @@ test(a_record_found_twice_keeps_its_better_score,
     Walked = [c(n, 0.4, entity_expansion, 1, near), c(m, 0.5, entity_expansion, 1, near)],
     Reserve = [c(n, 0.7, relevance, 0, reserve), c(s, 0.6, relevance, 0, reserve),
                c(m, 0.3, relevance, 0, reserve)],
-    hydrate:merge_candidates_(Seeds, Walked, Reserve, [c(s, _, _, _, _)|Rest]).
+    atc_hydrate:merge_candidates_(Seeds, Walked, Reserve, [c(s, _, _, _, _)|Rest]).
 
 :- end_tests(hydrate_detail).

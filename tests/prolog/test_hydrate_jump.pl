@@ -4,15 +4,15 @@
 :- use_module('../../rules/hydrate').
 :- use_module(library(plunit)).
 
-/* Which records the jump weighs (hydrate:seed_ranking/5), with the host's searches stubbed:
+/* Which records the jump weighs (atc_hydrate:seed_ranking/5), with the host's searches stubbed:
    the semantic search returns the same few hits whatever the query, BM25 one more record past
    the semantic cut, and every record the jump asks about by name has cosine 0.3. */
 
-:- dynamic jump:semantic_hits/4, jump:lexical_hits/4, jump:similarity_scores/4.
+:- dynamic atc_jump:semantic_hits/4, atc_jump:lexical_hits/4, atc_jump:similarity_scores/4.
 
-jump:semantic_hits(_, _, _, [old1-0.6, old2-0.55, old3-0.5, new1-0.45]).
-jump:lexical_hits(_, _, _, [lex1-5.0]).
-jump:similarity_scores(_, Joined, _, Pairs) :-
+atc_jump:semantic_hits(_, _, _, [old1-0.6, old2-0.55, old3-0.5, new1-0.45]).
+atc_jump:lexical_hits(_, _, _, [lex1-5.0]).
+atc_jump:similarity_scores(_, Joined, _, Pairs) :-
     atomic_list_concat(Records, '\n', Joined),
     findall(R-0.3, member(R, Records), Pairs).
 
@@ -26,7 +26,7 @@ memory :-
     journal_add_items(Items, _).
 
 seeds(Goal, Pairs) :-
-    once(hydrate:seed_ranking(Goal, default, 10, _, Seeds)),
+    once(atc_hydrate:seed_ranking(Goal, default, 10, _, Seeds)),
     findall(H-S, member(c(H, S, _, _, _), Seeds), Pairs).
 
 :- begin_tests(hydrate_jump, [setup(memory), cleanup(store_reset)]).

@@ -60,27 +60,27 @@ test(commit_keeps_batch, [setup(fresh), true(Items == [h8])]) :-
 
 % Text that looks like journal syntax, newlines and a field holding the first separator.
 awkward_item(item(h5, 'src dir/a.jsonl', 'S 1', 3, error, tool, "fix \u001f it", "",
-                  default, "src dir/a.jsonl:4", "ok.\ncommit(9).\nb(journal:item,3).\n'q' \"d\"",
+                  default, "src dir/a.jsonl:4", "ok.\ncommit(9).\nb(atc_journal:item,3).\n'q' \"d\"",
                   [rel(h5, touches_file, 'a b.py'), rel(h5, touches_file, 'a b.py'),
                    rel(h5, mentions, 'KeyError')])).
 
 test(wire_round_trip, [true(Back == Stored)]) :-
     awkward_item(Item0),
-    journal:checked_item_(Item0, Item),
-    journal:stored_item_(Item, Stored),
-    journal:item_wire_(Stored, Wire),
-    journal:wire_item_(Wire, Back).
+    atc_journal:checked_item_(Item0, Item),
+    atc_journal:stored_item_(Item, Stored),
+    atc_journal:item_wire_(Stored, Wire),
+    atc_journal:wire_item_(Wire, Back).
 
 test(wire_separator_avoids_field_text, [true(Sep \== "\u001f")]) :-
     awkward_item(Item0),
-    journal:checked_item_(Item0, Item),
-    journal:stored_item_(Item, Stored),
-    journal:item_wire_(Stored, Wire),
+    atc_journal:checked_item_(Item0, Item),
+    atc_journal:stored_item_(Item, Stored),
+    atc_journal:item_wire_(Stored, Wire),
     sub_string(Wire, 0, 1, _, Sep).
 
 test(first_record_form_still_replays, [setup(fresh), true(Facts-Source == 4-"a.jsonl:3")]) :-
     Wire = "\u001fh7\u001fa.jsonl\u001fS\u001f2\u001fturn\u001fuser\u001fg\u001f\u001fdefault\u001fa.jsonl:3\u001ftext\u001fh7\u001fcwd\u001f/w\u001fh7\u001ftool\u001fBash",
-    store:replay_record(journal:item, Wire, Facts),
+    atc_store:replay_record(atc_journal:item, Wire, Facts),
     item_source(h7, Source).
 
 test(bad_wire, [throws(error(syntax_error(bad_wire_item), _))]) :-
@@ -123,9 +123,9 @@ test(torn_record_is_not_replayed, [setup(fresh), true(Facts-Torn == []-true)]) :
     store_close.
 
 facts_of_(H, Facts) :-
-    findall(F, ( F = journal:item_(H, _, _, _, _, _, _, _, _, _), call(F)
-               ; F = journal:text_(H, _), call(F)
-               ; F = journal:relation_(H, _, _), call(F) ), Facts).
+    findall(F, ( F = atc_journal:item_(H, _, _, _, _, _, _, _, _, _), call(F)
+               ; F = atc_journal:text_(H, _), call(F)
+               ; F = atc_journal:relation_(H, _, _), call(F) ), Facts).
 
 pointer_item(H, P, item(H, 'dir/a.jsonl', "s", 0, turn, user, "g", "", default, P, "t", [])).
 
@@ -151,7 +151,7 @@ test(items_are_found_by_their_pointer,
 test(a_line_pointer_is_stored_as_its_line, [setup(fresh), true(Stored == 12)]) :-
     pointer_item(p1, "dir/a.jsonl:12", Item),
     journal_add_items([Item], _),
-    journal:item_(p1, _, _, _, _, _, _, _, _, Stored).
+    atc_journal:item_(p1, _, _, _, _, _, _, _, _, Stored).
 
 test(goal_text_is_shared_and_reads_back, [setup(fresh), true(Gs == ["fix it", "fix it", ""])]) :-
     forall(member(H-G, [g1-"fix it", g2-"fix it", g3-""]),

@@ -126,10 +126,10 @@ test(utc_times_read_fast_agree_with_parse_time,
      [forall(member(T, ["2026-01-05T08:00:07Z", "2026-01-05T08:00:07.123Z", "2024-02-29T23:59:59",
                         "2024-03-01T10:00:00+02:00", "2024-03-01"])),
       true(Fast =:= floor(Slow))]) :-
-    when:item_stamp_(T, Fast),
+    atc_when:item_stamp_(T, Fast),
     parse_time(T, iso_8601, Slow).
 
 test(a_time_no_reader_knows_has_no_stamp, [fail]) :-
-    when:item_stamp_("soon", _).
+    atc_when:item_stamp_("soon", _).
 
 :- end_tests(item_stamps).

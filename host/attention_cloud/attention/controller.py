@@ -33,7 +33,7 @@ from ..errors import UsageError
 from ..paths import rules_dir
 from .results import AttendResult, ClaimVerdict, EventReceipt, InspectOutcome, plain
 
-_API = "attention_api"
+_API = "atc_attention_api"
 _MODES = {"attention-only": "attention_only", "attention_only": "attention_only",
           "production": "production"}
 

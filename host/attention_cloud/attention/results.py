@@ -92,7 +92,7 @@ class Candidate:
 
     @classmethod
     def from_prolog(cls, raw: dict[str, Any]) -> "Candidate":
-        """Build from a candidate dict returned by ``attention_api:attend/6``."""
+        """Build from a candidate dict returned by ``atc_attention_api:attend/6``."""
         data = plain(raw)
         data["subject"] = None if data.get("subject") is None else str(data["subject"])
         return cls(**_pick(cls, data))
@@ -122,7 +122,7 @@ class AttendResult:
 
     @classmethod
     def from_prolog(cls, raw: dict[str, Any]) -> "AttendResult":
-        """Build from the dict returned by ``attention_api:attend/6``."""
+        """Build from the dict returned by ``atc_attention_api:attend/6``."""
         chosen = raw.get("chosen")
         return cls(ranked=[Candidate.from_prolog(c) for c in raw["ranked"]],
                    decision=str(raw["decision"]),
@@ -154,7 +154,7 @@ class InspectOutcome:
 
     @classmethod
     def from_prolog(cls, raw: dict[str, Any]) -> "InspectOutcome":
-        """Build from the dict returned by ``attention_api:inspect/7``."""
+        """Build from the dict returned by ``atc_attention_api:inspect/7``."""
         return cls(**_pick(cls, plain(raw)))
 
 
@@ -178,7 +178,7 @@ class ClaimVerdict:
 
     @classmethod
     def from_prolog(cls, raw: dict[str, Any]) -> "ClaimVerdict":
-        """Build from the dict returned by ``attention_api:claim/8``."""
+        """Build from the dict returned by ``atc_attention_api:claim/8``."""
         return cls(**_pick(cls, plain(raw)))
 
 
@@ -193,5 +193,5 @@ class EventReceipt:
 
     @classmethod
     def from_prolog(cls, raw: dict[str, Any]) -> "EventReceipt":
-        """Build from the dict returned by ``attention_api:add_event/8``."""
+        """Build from the dict returned by ``atc_attention_api:add_event/8``."""
         return cls(**_pick(cls, plain(raw)))

@@ -91,7 +91,7 @@ class Prolog:
         """
         key = f"{module}:{name}/{arity}"
         self.engine.register_callable(key, fn, nondet)
-        self.once("bridge:define_python_predicate", Atom(module), Atom(name), arity, Atom(key),
+        self.once("atc_bridge:define_python_predicate", Atom(module), Atom(name), arity, Atom(key),
                   Atom("true" if nondet else "false"))
         self._registered.add(key)
 

@@ -19,6 +19,7 @@ qid_t = c_void_p
 predicate_t = c_void_p
 module_t = c_void_p
 foreign_t = c_size_t
+buf_mark_t = c_size_t  # uintptr_t in SWI-Prolog.h
 
 PL_VARIABLE, PL_ATOM, PL_INTEGER, PL_RATIONAL, PL_FLOAT, PL_STRING, PL_TERM = 1, 2, 3, 4, 5, 6, 7
 PL_NIL, PL_BLOB, PL_LIST_PAIR, PL_DICT = 8, 9, 10, 44
@@ -95,6 +96,9 @@ class CApi:
         sig("PL_clear_exception", None)
         sig("PL_raise_exception", c_int, term_t)
         sig("PL_register_foreign_in_module", c_int, c_char_p, c_char_p, c_int, FOREIGN_VARARGS, c_int)
+        sig("PL_mark_string_buffers", None, POINTER(buf_mark_t))
+        sig("PL_release_string_buffers_from_mark", None, buf_mark_t)
+        sig("PL_unregister_atom", None, atom_t)
 
     def _sig(self, name: str, restype, *argtypes) -> None:
         fn = getattr(self.lib, name)
@@ -104,12 +108,25 @@ class CApi:
 
     # -- text ------------------------------------------------------------------------------
     def get_text(self, t: int, flags: int) -> str | None:
-        """Text of an atom/string/number term as UTF-8-decoded ``str``, or None if not textual."""
+        """Text of an atom/string/number term as UTF-8-decoded ``str``, or None if not textual.
+
+        The conversion may take a buffer from SWI-Prolog's string-buffer stack (REP_UTF8 of a
+        Latin-1 or wide text does, whatever the BUF_ flag); the text is copied at once and the
+        stack released to where it was, the C API's PL_STRINGS_MARK()/PL_STRINGS_RELEASE().
+        Without that every fetch leaks a buffer until SWI-Prolog aborts the process with
+        "Too many stacked strings".
+        """
         length = c_size_t()
         buf = c_char_p()
-        if not self.PL_get_nchars(t, byref(length), byref(buf), flags | REP_UTF8 | BUF_DISCARDABLE):
-            return None
-        return string_at(buf, length.value).decode("utf-8", "surrogatepass")
+        mark = buf_mark_t()
+        self.PL_mark_string_buffers(byref(mark))
+        try:
+            if not self.PL_get_nchars(t, byref(length), byref(buf),
+                                      flags | REP_UTF8 | BUF_DISCARDABLE):
+                return None
+            return string_at(buf, length.value).decode("utf-8", "surrogatepass")
+        finally:
+            self.PL_release_string_buffers_from_mark(mark)
 
     def atom_text(self, a: int) -> str:
         length = c_size_t()

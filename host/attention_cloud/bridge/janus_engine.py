@@ -5,7 +5,7 @@ plain text, compounds do not come back at all), so values cross in a *wire* form
 carries without loss and that ``rules/janus_codec.pl`` turns into the exact term, and back; the
 table is in that file. Arguments reach Prolog as data bindings: a payload object whose ``args``
 Prolog reads with ``py_call/3`` — never goal text. Python callables are reached through
-``bridge:'$py_call'/3`` (``janus_codec.pl`` defines it once bridge.pl is loaded), which calls
+``atc_bridge:'$py_call'/3`` (``janus_codec.pl`` defines it once bridge.pl is loaded), which calls
 :func:`dispatch` here.
 
 Finding a usable janus without importing it matters: ``janus_swi`` initialises the SWI-Prolog its
@@ -360,7 +360,7 @@ class JanusEngine:
     def load_bootstrap(self, path: str | os.PathLike[str]) -> None:
         """Load the bridge's own Prolog module (before its error formatting exists)."""
         self.once("user:load_files", str(path), [Term("if", [Atom("true")])])
-        self.once("janus_codec:install_dispatcher")
+        self.once("atc_janus_codec:install_dispatcher")
 
     @property
     def version(self) -> str:
@@ -387,7 +387,7 @@ class JanusEngine:
         with self.lock:
             self._attach()
             self._janus_call(lambda: self.janus.apply_once(
-                "janus_codec", "run", module or "user", name, payload, len(varmap), outs,
+                "atc_janus_codec", "run", module or "user", name, payload, len(varmap), outs,
                 limit or 0))
         reply = payload.reply
         if type(reply) is tuple:  # -(error, Wire, Message)
@@ -408,19 +408,19 @@ class JanusEngine:
             term: Any = None
             if exc.term is not None:
                 try:
-                    term = from_wire(self.janus.apply_once("janus_codec", "encode", exc.term))
+                    term = from_wire(self.janus.apply_once("atc_janus_codec", "encode", exc.term))
                 except Exception:  # noqa: BLE001 - the message below still says what happened
                     term = None
             raise PrologError(str(exc) or _fallback_message(term), term) from None
 
     # -- Python predicates ------------------------------------------------------------------------
     def register_callable(self, key: str, fn: Callable[..., Any], nondet: bool) -> None:
-        """Make ``fn`` reachable from Prolog as ``bridge:'$py_call'(Key, Args, Result)``."""
+        """Make ``fn`` reachable from Prolog as ``atc_bridge:'$py_call'(Key, Args, Result)``."""
         self._callables[key] = (fn, nondet)
 
 
 def dispatch(key: str, wires: list[Any]) -> tuple:
-    """Called by ``bridge:'$py_call'/3`` (through janus): run the callable registered as ``key``.
+    """Called by ``atc_bridge:'$py_call'/3`` (through janus): run the callable registered as ``key``.
 
     Returns ``("ok", Payload, NVars)`` with the result's wire in the payload's ``args``, or
     ``("error", Type, Message)``, which Prolog raises as ``error(python_error(Type, Message), _)``.

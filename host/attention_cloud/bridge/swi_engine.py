@@ -53,7 +53,7 @@ class SwiEngine:
         predicates the file does not define.
         """
         self.once("user:load_files", str(path), [Term("if", [Atom("true")])])
-        if not self.api.PL_register_foreign_in_module(b"bridge", b"$py_call", 3, self._foreign,
+        if not self.api.PL_register_foreign_in_module(b"atc_bridge", b"$py_call", 3, self._foreign,
                                                       C.PL_FA_VARARGS):
             raise BridgeError("could not register the Python dispatcher predicate")
 
@@ -261,7 +261,7 @@ class SwiEngine:
         api.PL_put_term(t0, ex)
         api.PL_put_variable(t0 + 1)
         qid = api.PL_open_query(None, C.PL_Q_NODEBUG | C.PL_Q_CATCH_EXCEPTION | C.PL_Q_EXT_STATUS,
-                                self._pred("bridge:error_message", 2), t0)
+                                self._pred("atc_bridge:error_message", 2), t0)
         try:
             rc = api.PL_next_solution(qid)
             return self.get(t0 + 1) if rc in (C.PL_S_TRUE, C.PL_S_LAST) else None
@@ -270,7 +270,7 @@ class SwiEngine:
 
     # -- Python predicates ------------------------------------------------------------------------
     def register_callable(self, key: str, fn: Callable[..., Any], nondet: bool) -> None:
-        """Make ``fn`` reachable from Prolog as ``bridge:'$py_call'(Key, Args, Result)``."""
+        """Make ``fn`` reachable from Prolog as ``atc_bridge:'$py_call'(Key, Args, Result)``."""
         self._callables[key] = (fn, nondet)
 
     def _dispatch(self, t0: int, arity: int, _context: int) -> int:
