@@ -153,3 +153,60 @@ def test_no_envelope_content_survives_in_json_strings(before, inside):
     result = parse_text(json.dumps(record) + "\n", name="fuzz.jsonl", format="claude-code")
     assert result.envelopes_stripped == 1
     assert "SECRET" not in everything(result) or "SECRET" in before
+
+
+# -- a close inside the content, a truncated envelope (issue 13) --------------------------------
+_GOAL_WITH_TAGS = "why does </memory-frame> and <memory-frame x> show up in the logs"
+
+
+def _frame_envelope(goal: str) -> str:
+    from attention_cloud.hydration import envelope
+
+    return envelope("r_0123456789abcdef", f"memory frame for: {goal}\n  RECALLED fact text")
+
+
+def _claude_user(content: str) -> str:
+    return json.dumps({"type": "user", "uuid": "u1", "sessionId": "s",
+                       "message": {"role": "user", "content": content}}) + "\n"
+
+
+def test_rendered_envelope_holds_exactly_one_open_and_one_close():
+    from attention_cloud.ingest.envelope import _tag_pattern
+
+    env = _frame_envelope(_GOAL_WITH_TAGS.upper())
+    tags = [m.group(0) for m in _tag_pattern("memory-frame").finditer(env)]
+    assert tags == ["<memory-frame", "</memory-frame>"]
+    assert "&lt;/MEMORY-FRAME> AND &lt;MEMORY-FRAME X>" in env  # the goal is still readable
+
+
+def test_truncated_envelope_whose_goal_holds_a_close_is_not_captured():
+    env = _frame_envelope(_GOAL_WITH_TAGS)
+    truncated = env[: env.rfind("</memory-frame>")]
+    result = parse_text(_claude_user(truncated), name="t.jsonl", format="claude-code")
+    assert result.envelopes_stripped == 1
+    assert result.items == []  # the frame's text is never a new user_goal
+    result = parse_text("User: keep me\n" + truncated + "\n", name="t.txt", format="text")
+    assert result.envelopes_stripped == 1
+    assert [i.text for i in result.items] == ["keep me"]
+
+
+def test_lookalike_close_tags_close_nothing():
+    # what an earlier renderer wrote for a close inside the content, then truncated
+    old = '<memory-frame receipt="r">goal </memory-frame\u200b> RECALLED tail'
+    assert strip_envelopes("keep " + old) == ("keep ", 1)
+    assert strip_envelopes("keep " + old + "</memory-frame> after") == ("keep  after", 1)
+    assert strip_envelopes("a<memory-frame>x</memory-frame y>RECALLED") == ("a", 1)
+    assert strip_envelopes("a<memory-frame>x</memory-frame\n>b") == ("ab", 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(goal=st.lists(st.sampled_from(["</memory-frame>", "<memory-frame", "</MEMORY-FRAME ", "/>",
+                                       ">", "<", "/", "\u200b", "x", " ", "\n"]),
+                     max_size=12).map("".join),
+       cut=st.integers(min_value=0, max_value=400))
+def test_any_rendered_envelope_strips_whole_or_truncated(goal, cut):
+    env = _frame_envelope(goal)
+    assert strip_envelopes("a " + env + " b") == ("a  b", 1)
+    cut = len("<memory-frame") + cut % (len(env) - len("<memory-frame") + 1)
+    stripped, count = strip_envelopes("a " + env[:cut])
+    assert (stripped, count) == ("a ", 1)

@@ -15,6 +15,7 @@ from typing import Any
 
 from .bridge import Atom, Term, Var, to_plain
 from .errors import InputError, UsageError
+from .ingest.envelope import escape_envelope_content
 
 ESTIMATOR = "max(ceil(utf8_bytes/4), ceil(words*1.3))"
 LEVELS = ("l0", "l1", "l2", "l3")
@@ -170,7 +171,7 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...]) -> str:
 
 def envelope(receipt_id: str, text: str) -> str:
     """Wrap frame text as ``<memory-frame receipt=… source="attention-cloud">…</memory-frame>``."""
-    safe = text.replace("</memory-frame", "</memory-frame\u200b")
+    safe = escape_envelope_content(text)  # recalled text or the goal may contain the tags
     return (f'<memory-frame receipt="{receipt_id}" source="attention-cloud">\n{safe}\n'
             f"</memory-frame>")
 

@@ -8,7 +8,14 @@ memory is never ingested as new memory. The scanner errs on the side of removal:
 * an opening tag that is never closed removes everything after it (a truncated envelope);
 * a closing tag with no opening tag removes everything before it in the same string (the
   opening tag was cut off, so the text before the close is envelope content);
-* ``<memory-frame ... />`` is an empty envelope.
+* ``<memory-frame ... />`` is an empty envelope;
+* a closing tag is exactly ``</memory-frame>`` (whitespace allowed before the ``>``, as in XML):
+  ``</memory-frame\u200b>`` or ``</memory-frame x>`` inside the content closes nothing, so text
+  that merely looks like a close cannot end an envelope early and let the rest of it through.
+
+:func:`escape_envelope_content` is the renderer's half: it turns every ``<`` that starts the
+tag's name in frame text into ``&lt;``, so an envelope hydration writes holds exactly one
+opening tag and one close, whatever the recalled text or the goal contained.
 
 Each removed unit counts as one envelope. Tags match case-insensitively. The scanner is linear
 in the length of the text (no backtracking regular expression spans a block).
@@ -30,7 +37,8 @@ def _tag_pattern(tag: str) -> re.Pattern[str]:
     if pattern is None:
         # The case-insensitive part comes after a literal "<", which the regex engine can scan
         # for quickly; a fully case-insensitive pattern is several times slower on long text.
-        pattern = re.compile(r"<(/?)(?i:" + re.escape(tag) + r")(?![\w-])")
+        name = r"(?i:" + re.escape(tag) + r")"
+        pattern = re.compile(r"<(?:(/)" + name + r"\s*>|" + name + r"(?![\w-]))")
         _TAG_PATTERNS[tag] = pattern
     return pattern
 
@@ -72,7 +80,7 @@ def scan_tag_blocks(text: str, tag: str, *, keep_newlines: bool = False) -> tupl
         if match.start() < resume_at:
             continue  # inside the attributes of a tag already handled
         closing = match.group(1) == "/"
-        gt = text.find(">", match.end())
+        gt = match.end() - 1 if closing else text.find(">", match.end())
         tag_end = len(text) if gt < 0 else gt + 1
         if not closing:
             if depth == 0:
@@ -110,6 +118,15 @@ def scan_tag_blocks(text: str, tag: str, *, keep_newlines: bool = False) -> tupl
 def strip_envelopes(text: str, *, keep_newlines: bool = False) -> tuple[str, int]:
     """Remove every ``<memory-frame>`` envelope from ``text``; return ``(text, count)``."""
     return strip_tag_blocks(text, ENVELOPE_TAG, keep_newlines=keep_newlines)
+
+
+_TAG_START = re.compile(r"<(?=/?(?i:" + re.escape(ENVELOPE_TAG) + r"))")
+
+
+def escape_envelope_content(text: str) -> str:
+    """Text that can sit inside an envelope without opening or closing one: each ``<`` that
+    starts ``memory-frame`` or ``/memory-frame`` (any case) becomes ``&lt;``."""
+    return _TAG_START.sub("&lt;", text)
 
 
 def may_hold_envelope(raw_json: str) -> bool:
