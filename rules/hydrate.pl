@@ -875,24 +875,12 @@ dirty_beliefs_(Id, Dirty) :-
 
 %!  estimate_tokens(+Text, -Tokens:integer) is det.
 %
-%   The project's one token estimator (also attention_cloud.curate.estimate_tokens):
-%   max(ceil(utf8_bytes / 4), ceil(words * 1.3)), words being runs of non-blank characters.
-%   Receipts say their token counts are estimates.
+%   The project's one token estimator, max(ceil(utf8_bytes / 4), ceil(words * 1.3)), is
+%   defined once, in the host (attention_cloud.curate.tokens.estimate_tokens), which the
+%   bridge registers as host_estimate_tokens/2 in this module when it starts. Curation stores
+%   every rung's count with the rung, so hydration asks only for a rung that has none (an
+%   uncurated item's L0). In a bare swipl without the host, calling it raises
+%   existence_error(procedure, atc_hydrate:host_estimate_tokens/2). Receipts say their token
+%   counts are estimates.
 estimate_tokens(Text, Tokens) :-
-    (   Text == "" -> Tokens = 0
-    ;   string_codes(Text, Codes),
-        foldl(utf8_bytes_, Codes, 0, Bytes),
-        split_string(Text, " \t\n\r\f\v", " \t\n\r\f\v", Parts),
-        exclude(==(""), Parts, Words),
-        length(Words, W),
-        ByBytes is (Bytes + 3) // 4,
-        ByWords is (W * 13 + 9) // 10,
-        Tokens is max(ByBytes, ByWords)
-    ).
-
-utf8_bytes_(C, B0, B) :-
-    (   C < 0x80 -> B is B0 + 1
-    ;   C < 0x800 -> B is B0 + 2
-    ;   C < 0x10000 -> B is B0 + 3
-    ;   B is B0 + 4
-    ).
+    host_estimate_tokens(Text, Tokens).

@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from .analysis import Analysis
+from .tokens import tokens_for, utf8_size
 
 #: Largest L3, in tokens.
 L3_TOKENS = 30
@@ -90,10 +91,9 @@ class _Meter:
         """Append ``joint + piece`` if the whole still fits the budget; say whether it did."""
         if not piece:
             return False
-        size = self.size + len(joint) + (len(piece) if piece.isascii() else len(piece.encode("utf-8", "surrogatepass")))
+        size = self.size + len(joint) + utf8_size(piece)
         words = self.words + (joint == " | ") + len(piece.split())
-        by_bytes, by_words = -(-size // 4), -(-words * 13 // 10)
-        if (by_bytes if by_bytes >= by_words else by_words) > self.budget:
+        if tokens_for(size, words) > self.budget:
             return False
         self.size, self.words = size, words
         self.parts.append(joint)

@@ -10,6 +10,13 @@ bytes rather than characters makes CJK and emoji (3-4 bytes, about one token eac
 as they do in real tokenizers. The word term keeps short-word prose from being undercounted.
 Both terms only grow when text is appended, so the estimate is monotone: a prefix never costs
 more than the whole, which is what makes truncation by binary search correct.
+
+This is the only definition. Prolog reaches it as ``atc_hydrate:estimate_tokens/2``, through
+``atc_hydrate:host_estimate_tokens/2``, which the bridge registers when it starts
+(:func:`register_for_prolog`): hydration reads the counts stored
+at curation and asks for an estimate only for a rung that has none (an uncurated item's L0).
+Curation estimates thousands of times per second while it truncates, so the definition lives
+on this side of the bridge rather than behind a call into Prolog per estimate.
 """
 from __future__ import annotations
 
@@ -28,14 +35,38 @@ def estimate_tokens(text: str) -> int:
     """Estimate how many LLM tokens ``text`` costs: ``max(ceil(bytes/4), ceil(words*1.3))``.
 
     Deterministic (integer arithmetic only), fast (linear in the text) and monotone under
-    appending. Words are runs of non-whitespace. The empty string costs 0.
+    appending. Words are runs of non-whitespace, whitespace as :meth:`str.split` reads it
+    (Unicode: no-break and em spaces separate words too). The empty string costs 0.
     """
     if not text:
         return 0
-    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    return tokens_for(utf8_size(text), len(text.split()))
+
+
+def utf8_size(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (a lone surrogate counts its three bytes)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def tokens_for(size: int, words: int) -> int:
+    """The estimate for a text of ``size`` UTF-8 bytes and ``words`` words (see the module doc).
+
+    For callers that build a text piece by piece and keep the two sums themselves.
+    """
     by_bytes = -(-size // 4)
-    by_words = -(-len(text.split()) * 13 // 10)
+    by_words = -(-words * 13 // 10)
     return by_bytes if by_bytes >= by_words else by_words
+
+
+def register_for_prolog(pl) -> None:
+    """Define ``atc_hydrate:host_estimate_tokens/2`` in ``pl`` as a call of :func:`estimate_tokens`
+    (rules/hydrate.pl's ``estimate_tokens/2`` calls it)."""
+    pl.register("host_estimate_tokens", 2, _estimate_for_prolog, module="atc_hydrate")
+
+
+def _estimate_for_prolog(text) -> int:
+    # rung text arrives as a str; an atom (a caller's own) converts the same way
+    return estimate_tokens(text if isinstance(text, str) else str(text))
 
 
 def fits(text: str, budget: int) -> bool:
