@@ -37,7 +37,8 @@ def test_colon_speakers_aliases_and_multiline_turns():
     assert result.items[2].text.endswith("so memory stays flat regardless of table size.")
     assert result.items[4].goal == "Also compress the output with gzip, level 6."
     assert {i.session for i in result.items} == {"transcript"}
-    assert {i.time for i in result.items} == {""}
+    # the title line "Support chat export, 2026-02-11" dates every turn after it
+    assert {i.time for i in result.items} == {"2026-02-11T00:00:00Z"}
 
 
 def test_markdown_headings_and_code_fences():

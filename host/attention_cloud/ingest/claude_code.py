@@ -25,7 +25,6 @@ from .classify import (
 from .collector import ItemCollector
 from .jsonlines import json_records
 from .source import Source
-from .timefmt import iso_utc
 from .tools import ToolCall, describe_call
 
 _WRAPPER = re.compile(
@@ -211,8 +210,11 @@ class ClaudeCodeParser:
         sets_goal: bool = False,
         mentions_in: str | None = None,
     ) -> None:
+        speaker = ""
         if rec.sidechain:
             links = links + (("sidechain", "true"),)
+            # A sidechain is a subagent's own transcript: its "user" is the main agent's prompt.
+            speaker = {"assistant": "subagent", "user": "assistant"}.get(role, "")
         self.collector.add(
             record_no=rec.number,
             session=rec.session,
@@ -220,12 +222,13 @@ class ClaudeCodeParser:
             role=role,
             identity=f"{rec.uuid}/{index}",
             text=text,
-            time=iso_utc(rec.record.get("timestamp")),
+            time=self.collector.time(rec.number, rec.record.get("timestamp")),
             pointer=f"{rec.base}:{rec.number}",
             cwd=rec.cwd,
             links=links,
             sets_goal=sets_goal,
             mentions_in=mentions_in,
+            speaker=speaker,
         )
 
 

@@ -14,6 +14,10 @@ from dataclasses import dataclass, field
 from .entities import error_classes, file_paths
 from .records import ItemRecord, ParseResult, Relation
 from .textutil import goal_text
+from .timefmt import read_time, relative_dates
+
+#: Kinds whose text is someone speaking, where "yesterday" means a day (not tool output).
+_SPOKEN_KINDS = frozenset({"user_goal", "conclusion", "turn"})
 
 HANDLE_PREFIX = "it_"
 HANDLE_HEX_DIGITS = 16
@@ -49,6 +53,8 @@ class ItemCollector:
         records_read: records seen (malformed ones included).
         skipped: ``(record number, reason)`` for records not used.
         envelopes_stripped: envelopes removed so far.
+        unread_times: ``(record number, the time as written)`` for every timestamp that could
+            not be read (the item is kept, without a time).
     """
 
     format: str
@@ -56,12 +62,23 @@ class ItemCollector:
     records_read: int = 0
     skipped: list[tuple[int, str]] = field(default_factory=list)
     envelopes_stripped: int = 0
+    unread_times: list[tuple[int, str]] = field(default_factory=list)
     _sessions: dict[str, _Session] = field(default_factory=dict)
     _seen: dict[str, int] = field(default_factory=dict)
 
     def skip(self, record_no: int, reason: str) -> None:
         """Report a record that is not used."""
         self.skipped.append((record_no, reason))
+
+    def time(self, record_no: int, value: object) -> str:
+        """``value`` read as an ISO 8601 UTC time (``""`` when absent); a time that cannot be
+        read is listed in ``unread_times`` with its record number and read as ``""``."""
+        time = read_time(value)
+        if time is None:
+            if not self.unread_times or self.unread_times[-1][0] != record_no:
+                self.unread_times.append((record_no, str(value)[:120]))  # once per record
+            return ""
+        return time
 
     def goal(self, session: str) -> str:
         """The goal active in ``session`` now."""
@@ -83,6 +100,7 @@ class ItemCollector:
         links: Iterable[tuple[str, str]] = (),
         sets_goal: bool = False,
         mentions_in: str | None = None,
+        speaker: str = "",
     ) -> ItemRecord | None:
         """Make and keep one item; return it, or None when it duplicates an earlier one.
 
@@ -96,6 +114,9 @@ class ItemCollector:
                 for itself and everything after it.
             mentions_in: the part of the text to scan for mentioned files and error classes
                 (default: all of it; a file operation passes only its change description).
+            speaker: who spoke, when the transcript names them (a message's ``name``, a
+                speaker line's name, ``subagent``): stored as ``relation(H, speaker, Name)``;
+                "" leaves the role as the speaker.
         """
         state = self._sessions.get(session)
         if state is None:
@@ -108,11 +129,17 @@ class ItemCollector:
         self._seen[handle] = record_no
         if sets_goal:
             state.goal = goal_text(text)
+        extra = list(links)
+        if speaker:
+            extra.append(("speaker", speaker))
+        if time and kind in _SPOKEN_KINDS:
+            extra.extend(("mentions_date", day) for _, day in relative_dates(text, time))
         relations = _relations(
-            handle, session, cwd, links, text if mentions_in is None else mentions_in
+            handle, session, cwd, extra, text if mentions_in is None else mentions_in
         )
         item = ItemRecord(
-            handle, session, state.next_seq, kind, role, state.goal, time, pointer, text, relations
+            handle, session, state.next_seq, kind, role, state.goal, time, pointer, text, relations,
+            speaker,
         )
         state.next_seq += 1
         self.items.append(item)
@@ -126,6 +153,7 @@ class ItemCollector:
             records_read=self.records_read,
             skipped=self.skipped,
             envelopes_stripped=self.envelopes_stripped,
+            unread_times=self.unread_times,
         )
 
 

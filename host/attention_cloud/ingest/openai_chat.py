@@ -7,8 +7,11 @@ messages (a ``session_id`` on a message names its session); JSON Lines of conver
 
 Messages have ``role`` (``system``/``developer``, ``user``, ``assistant``, ``tool``, legacy
 ``function``), ``content`` as a string or a list of parts (``{"type": "text", "text": ...}``),
-optional ``name``, ``tool_calls`` (``function.name`` and JSON ``function.arguments``) or legacy
-``function_call``, ``tool_call_id`` on tool messages, and an optional ``timestamp``.
+optional ``name`` (who spoke: kept as the item's speaker; ``author`` as a string or
+``{"name": ...}`` likewise), ``tool_calls`` (``function.name`` and JSON ``function.arguments``) or legacy
+``function_call``, ``tool_call_id`` on tool messages, and an optional ``timestamp`` (any form
+:mod:`.timefmt` reads; a conversation's own time applies to messages without one; a time that
+cannot be read is reported in ``unread_times`` with its line).
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ from .collector import ItemCollector
 from .envelope import may_hold_envelope, strip_envelopes_in
 from .jsonlines import json_error_reason, json_records
 from .source import Source, fail, require_text
-from .timefmt import iso_utc
 from .tools import ToolCall, describe_call
 
 _DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id", "id")
@@ -74,7 +76,7 @@ class OpenAIChatParser:
             raise fail(source.name, 'JSON document has no "messages" list')
         conversation = _Conversation(
             _session_of(document, self.default_session, _DOCUMENT_SESSION_KEYS),
-            _time_of(document),
+            self._time_of(document, 0),
             f"{base}#/messages",
             "",
             None,
@@ -112,7 +114,7 @@ class OpenAIChatParser:
             if isinstance(record.get("messages"), list):
                 conversation = _Conversation(
                     _session_of(record, f"{self.default_session}#{number}", _DOCUMENT_SESSION_KEYS),
-                    _time_of(record),
+                    self._time_of(record, number),
                     f"{source.pointer_base}:{number}#/messages",
                     f"line{number}/",
                     number,
@@ -155,8 +157,9 @@ class OpenAIChatParser:
             self.collector.skip(record_no, 'message has no "role"')
             return False
         role = role.lower()
-        time = _time_of(message) or conversation.time
+        time = self._time_of(message, record_no) or conversation.time
         text = clean_message(_content_text(message.get("content")))
+        speaker = _speaker_of(message) if role in ("user", "assistant", "system") else ""
 
         def add(kind: str, item_role: str, item_text: str, block: str, **extra: Any) -> None:
             self.collector.add(
@@ -168,6 +171,7 @@ class OpenAIChatParser:
                 text=item_text,
                 time=time,
                 pointer=pointer,
+                speaker=speaker,
                 **extra,
             )
 
@@ -203,6 +207,14 @@ class OpenAIChatParser:
             self.collector.skip(record_no, f"unknown role {role!r}")
             return False
         return True
+
+    def _time_of(self, record: dict[str, Any], record_no: int) -> str:
+        """The record's time (its first time key present), "" when it has none; a time that
+        cannot be read is reported with ``record_no``."""
+        for key in _TIME_KEYS:
+            if key in record and record[key] not in (None, ""):
+                return self.collector.time(record_no, record[key])
+        return ""
 
     def _calls_of(self, message: dict[str, Any]) -> list[tuple[str, ToolCall]]:
         """``(block name, call)`` for each tool call of an assistant message, remembered."""
@@ -277,12 +289,14 @@ def _session_of(record: dict[str, Any], default: str, keys: tuple[str, ...]) -> 
     return default
 
 
-def _time_of(record: dict[str, Any]) -> str:
-    for key in _TIME_KEYS:
-        if key in record:
-            time = iso_utc(record[key])
-            if time:
-                return time
+def _speaker_of(message: dict[str, Any]) -> str:
+    """Who wrote a message: its ``name`` (OpenAI's participant name), or an ``author`` given
+    as a string or as ``{"name": ...}``; "" when the message names nobody."""
+    for value in (message.get("name"), message.get("author")):
+        if isinstance(value, dict):
+            value = value.get("name")
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())[:80]
     return ""
 
 

@@ -3,9 +3,16 @@
 A turn starts at a speaker line and runs until the next one: ``User:``/``Human:``,
 ``Assistant:``/``AI:``, ``System:`` and ``Tool:`` at the start of a line (also bold, as
 ``**User:**``), or a markdown heading naming the speaker (``## User``, ``### Assistant``).
-Speaker names are matched case-insensitively. Lines inside fenced code blocks (````` ``` `````
-or ``~~~``) never start a turn, so pasted logs and YAML keep their ``user:`` lines. Text before
-the first speaker (a title, a preamble) is not part of any turn.
+Speaker names are matched case-insensitively. In a transcript without those, people's names
+start turns (``Priya: …``, ``**Tomás:** …``): a capitalised name of up to three words that starts
+at least two lines; the first such name takes the user's role, the others the assistant's, and
+each item keeps its speaker's name. Lines inside fenced code blocks (````` ``` ````` or ``~~~``)
+never start a turn, so pasted logs and YAML keep their ``user:`` lines. Text before the first
+speaker (a title, a preamble) is not part of any turn.
+
+Times: a speaker line may start with one in brackets (``[2023-05-08 13:56] Priya: …``); a line
+that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, ``## Session 2 —
+1:56 pm on 8 May, 2023``), dates the turns after it. Any form :mod:`.timefmt` reads.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .source import Source, fail, require_text
 from .textutil import strip_system_reminders
+from .timefmt import read_time
 
 _NAMES = r"(user|human|assistant|ai|system|tool)"
 _COLON_SPEAKER = re.compile(
@@ -33,6 +41,16 @@ _HEADING_SPEAKER = re.compile(
     r"[ \t]{0,3}#{1,6}[ \t]+" + _NAMES + r"[ \t]*:?[ \t]*#*[ \t]*", re.IGNORECASE
 )
 _FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
+_STAMP = r"(?:\[(?P<stamp>[^\]\n]{4,60})\][ \t]*)?"
+_NAMED_SPEAKER = re.compile(
+    r"[ \t]{0,3}" + _STAMP + r"(?:\*\*|__)?(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
+    r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]?(?P<rest>.*)",
+    re.DOTALL,
+)
+_STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
+_DATE_SEPARATORS = (" \u2014 ", " \u2013 ", " - ", ": ", ", ")
 _ROLES = {
     "user": "user",
     "human": "user",
@@ -56,15 +74,70 @@ def speaker_of(line: str) -> tuple[str, str] | None:
     return None
 
 
-def has_speaker_lines(text: str, lines_to_try: int = 2000) -> bool:
-    """True when one of the first lines of ``text`` (outside code fences) names a speaker."""
+def named_speaker_of(line: str) -> tuple[str, str, str] | None:
+    """``(name, rest of the line, bracketed time or "")`` when ``line`` looks like ``Name: …``
+    (a capitalised name of up to three words), else None. Whether the name is a speaker is for
+    the whole transcript to say (:func:`speaker_names`)."""
+    match = _NAMED_SPEAKER.match(line)
+    if match is None:
+        return None
+    name = match.group("name")
+    if not all(word[0].isupper() for word in name.split()):
+        return None
+    return name, match.group("rest"), match.group("stamp") or ""
+
+
+def speaker_names(lines: list[str]) -> frozenset[str]:
+    """Names that start at least two turns (outside code fences), in a transcript with no
+    ``User:``/``Assistant:``-style speaker lines; empty when it has those."""
+    counts: dict[str, int] = {}
     fenced = False
-    for line in text.split("\n", lines_to_try)[:lines_to_try]:
+    for line in lines:
         if _FENCE.match(line):
             fenced = not fenced
-        elif not fenced and speaker_of(line.rstrip("\r")) is not None:
+            continue
+        if fenced:
+            continue
+        if _role_speaker(line) is not None:
+            return frozenset()
+        named = named_speaker_of(line)
+        if named is not None:
+            counts[named[0]] = counts.get(named[0], 0) + 1
+    return frozenset(name for name, n in counts.items() if n >= 2)
+
+
+def _role_speaker(line: str) -> tuple[str, str] | None:
+    stamped = _STAMPED_SPEAKER.match(line)
+    return speaker_of(stamped.group("line") if stamped else line)
+
+
+def date_line(line: str) -> str | None:
+    """The ISO time a line that is only a date says (``8 May 2023``, ``Date: 2023-05-08``,
+    ``## Session 2 — 1:56 pm on 8 May, 2023``), else None."""
+    text = line.strip().strip("#*_[]() \t")
+    if not text or len(text) > 90 or not _YEAR.search(text):
+        return None
+    text = _DATE_LABEL.sub("", text, count=1) if _DATE_LABEL.match(text) else text
+    candidates = [text] + [text.rsplit(sep, 1)[1] for sep in _DATE_SEPARATORS if sep in text]
+    for candidate in candidates:
+        if _YEAR.search(candidate):
+            time = read_time(candidate.strip("*_()[] \t"))
+            if time:
+                return time
+    return None
+
+
+def has_speaker_lines(text: str, lines_to_try: int = 2000) -> bool:
+    """True when the first lines of ``text`` (outside code fences) name a speaker: a
+    ``User:``-style line, or a person's name starting two turns."""
+    lines = [line.rstrip("\r") for line in text.split("\n", lines_to_try)[:lines_to_try]]
+    fenced = False
+    for line in lines:
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and _role_speaker(line) is not None:
             return True
-    return False
+    return bool(speaker_names(lines))
 
 
 class PlainTextParser:
@@ -86,31 +159,58 @@ class PlainTextParser:
             self.collector.skip(
                 line, "unclosed <memory-frame> envelope: the rest of the file is dropped"
             )
+        lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+        names = speaker_names(lines)
+        roles: dict[str, str] = {}  # the first named speaker is the user, the others assistants
         turns = 0
-        role, start, body = "", 0, []
+        role, start, body, who, when = "", 0, [], "", ""
+        session_time = ""
         fenced = False
-        for number, line in enumerate(text.split("\n"), 1):
-            if line.endswith("\r"):
-                line = line[:-1]
+        for number, line in enumerate(lines, 1):
             if _FENCE.match(line):
                 fenced = not fenced
-            speaker = None if fenced else speaker_of(line)
+            speaker = None if fenced else self._speaker(line, names, roles, number)
             if speaker is None:
-                if role:
+                dated = None if fenced else date_line(line)
+                if dated is not None:
+                    session_time = dated  # dates the turns after it
+                elif role:
                     body.append(line)
                 continue
             if role:
-                self._turn(role, start, body, source.pointer_base)
+                self._turn(role, start, body, source.pointer_base, who, when)
             turns += 1
-            role, start, body = speaker[0], number, [speaker[1]]
+            role, who, rest, stamp = speaker
+            start, body, when = number, [rest], stamp or session_time
         if role:
-            self._turn(role, start, body, source.pointer_base)
+            self._turn(role, start, body, source.pointer_base, who, when)
         self.collector.records_read += turns
         if turns == 0:
             raise fail(source.name, "no speaker lines (User:, Assistant:, ## User ...) found")
         return turns
 
-    def _turn(self, role: str, line: int, body: list[str], base: str) -> None:
+    def _speaker(
+        self, line: str, names: frozenset[str], roles: dict[str, str], number: int
+    ) -> tuple[str, str, str, str] | None:
+        """``(role, speaker name or "", rest of the line, turn time or "")`` for a line that
+        starts a turn."""
+        stamped = _STAMPED_SPEAKER.match(line)
+        stamp = self.collector.time(number, stamped.group("stamp")) if stamped else ""
+        standard = speaker_of(stamped.group("line") if stamped else line)
+        if standard is not None:
+            return standard[0], "", standard[1], stamp
+        if not names:
+            return None
+        named = named_speaker_of(line)
+        if named is None or named[0] not in names:
+            return None
+        name, rest, _ = named
+        role = roles.setdefault(name, "user" if not roles else "assistant")
+        return role, name, rest, stamp
+
+    def _turn(
+        self, role: str, line: int, body: list[str], base: str, speaker: str, time: str
+    ) -> None:
         text = strip_system_reminders("\n".join(body)).strip()
         if role == "user":
             kind = user_message_kind(text)
@@ -130,7 +230,8 @@ class PlainTextParser:
             role=role,
             identity=f"line{line}",
             text=item_text,
-            time="",
+            time=time,
             pointer=f"{base}:{line}",
             sets_goal=kind == "user_goal",
+            speaker=speaker,
         )

@@ -37,6 +37,13 @@ class ItemRecord:
             JSONL line.
         text: the item's L0 text (long texts keep head and tail).
         relations: entity links ``(subject, predicate, object)``; the subject is the handle.
+            ``speaker`` names who spoke when the transcript says (see ``speaker``);
+            ``mentions_date`` holds each day (``YYYY-MM-DD``) a relative expression in the text
+            ("yesterday", "two days ago", "last Friday") names, read against ``time``.
+        speaker: who spoke, when the transcript names them (an OpenAI message's ``name``, an
+            ``author``, a speaker line's name, ``subagent`` for a Claude Code sidechain's
+            assistant); ``""`` when only the role is known. The query vocabulary's
+            ``item_speaker/2`` answers this name, or the role.
     """
 
     handle: str
@@ -49,6 +56,7 @@ class ItemRecord:
     pointer: str
     text: str
     relations: tuple[Relation, ...]
+    speaker: str = ""
 
 
 @dataclass
@@ -64,6 +72,8 @@ class ParseResult:
             because it was malformed or a duplicate; the caller reports them.
         envelopes_stripped: ``<memory-frame>`` envelopes removed before parsing.
         evicted: items dropped by the per-session item budget, in transcript order.
+        unread_times: ``(line or record number, the time as written)`` for every timestamp
+            that could not be read; its item is kept without a time.
     """
 
     items: list[ItemRecord]
@@ -72,3 +82,4 @@ class ParseResult:
     skipped: list[tuple[int, str]] = field(default_factory=list)
     envelopes_stripped: int = 0
     evicted: list[ItemRecord] = field(default_factory=list)
+    unread_times: list[tuple[int, str]] = field(default_factory=list)

@@ -1,46 +1,201 @@
-"""Timestamps of any usual spelling to ISO 8601 UTC with second precision."""
+"""Times as people and exports write them, read in one place (python-dateutil underneath).
+
+Every timestamp the host reads goes through :func:`read_time` (or :func:`iso_utc`, its lenient
+form): transcript times at ingest, the ``now`` of a hydration, the times echo detection compares.
+Accepted: ISO 8601 with or without a zone (``2023-05-08T13:56:00Z``, ``2023-05-08 13:56+02:00``,
+``2023-05-08``), Unix epoch seconds or milliseconds (numbers or digit strings), RFC 2822
+(``Mon, 08 May 2023 13:56:00 +0200``) and the spellings people and chat exports use
+(``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``2023/05/28 (Sun) 19:47``, ``28.05.2023 19:47``).
+A time must name its day: ``13:56`` or ``Monday`` alone is not a timestamp. A time without a
+zone is UTC (the journal stores UTC). :func:`relative_dates` resolves "yesterday", "last week",
+"two days ago", "last Friday" in a turn's text against the turn's own time.
+"""
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+import warnings
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 
-# Claude Code writes "2026-01-02T03:04:05.678Z"; the common case needs no datetime at all.
+from dateutil import parser as _dateparser
+from dateutil.relativedelta import relativedelta
+from dateutil.tz import tzoffset
+
+# Claude Code writes "2026-01-02T03:04:05.678Z"; the common case needs no parsing at all.
 _UTC_Z = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\Z")
+_EPOCH = re.compile(r"\d+(?:\.\d+)?\Z")
 _MS_THRESHOLD = 100_000_000_000  # epoch numbers above this are milliseconds (after 1973 in ms)
+_MAX_TEXT = 80  # longer strings are prose, not a timestamp
+# "(Sun)" in "2023/05/28 (Sun) 19:47" (LongMemEval's session dates): dateutil rejects brackets.
+_BRACKETED_WEEKDAY = re.compile(r"\(\s*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s*\)", re.I)
+_DEFAULTS = (datetime(1, 1, 1), datetime(2, 2, 2))  # a field that differs was not written
+# Zone abbreviations exports write; dateutil knows only UTC/GMT/Z by itself. Ambiguous ones
+# (IST, CST in Asia) are left out: a time with an unknown zone name is unreadable, not guessed.
+_ZONES: dict[str, tzinfo] = {
+    name: tzoffset(name, hours * 3600)
+    for name, hours in (("UTC", 0), ("GMT", 0), ("UT", 0), ("Z", 0), ("BST", 1), ("CET", 1),
+                        ("CEST", 2), ("EET", 2), ("EEST", 3), ("EST", -5), ("EDT", -4),
+                        ("CDT", -5), ("MST", -7), ("MDT", -6), ("PST", -8), ("PDT", -7),
+                        ("JST", 9), ("AEST", 10), ("AEDT", 11))
+}
+
+
+def read_time(value: Any) -> str | None:
+    """``value`` as ``YYYY-MM-DDTHH:MM:SSZ`` (UTC); ``""`` when there is no time; None when
+    there is one that cannot be read (the caller reports it: a time is never dropped silently).
+
+    ``value`` may be a string in any form the module docstring lists, or epoch seconds or
+    milliseconds as a number. A naive time is read as UTC.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return _from_epoch(value)
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text:
+        return ""
+    if _UTC_Z.match(text):
+        return text[:19] + "Z"
+    if _EPOCH.match(text):
+        return _from_epoch(float(text))
+    moment = parse_moment(text)
+    return None if moment is None else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def iso_utc(value: Any) -> str:
-    """Return ``value`` as ``YYYY-MM-DDTHH:MM:SSZ`` in UTC, or ``""`` when it is not a time.
+    """As :func:`read_time`, with ``""`` for a time that cannot be read as well."""
+    return read_time(value) or ""
 
-    Accepts ISO 8601 strings (with ``Z``, an offset, or naive, read as UTC), and Unix epoch
-    seconds or milliseconds as numbers or digit strings.
-    """
-    if isinstance(value, str):
-        text = value.strip()
-        if _UTC_Z.match(text):
-            return text[:19] + "Z"
-        if text.isdigit():
-            return _from_epoch(int(text))
+
+def parse_moment(text: str) -> datetime | None:
+    """An aware UTC datetime for a written time (see the module docstring), or None."""
+    text = text.strip()
+    if not text or len(text) > _MAX_TEXT:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        moment = _dateutil_moment(_BRACKETED_WEEKDAY.sub(" ", text))
+        if moment is None:
+            return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _dateutil_moment(text: str) -> datetime | None:
+    readings = []
+    for default in _DEFAULTS:
         try:
-            moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace(" ", "T", 1))
-        except ValueError:
-            return ""
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _from_epoch(value)
-    return ""
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # an unknown zone name: unreadable, not UTC
+                readings.append(_dateparser.parse(text, default=default, tzinfos=_ZONES))
+        except (ValueError, OverflowError, TypeError, Warning):
+            return None
+    first, second = readings
+    if first.date() != second.date():
+        return None  # the text did not name its day, month and year
+    return first
 
 
-def _from_epoch(number: float) -> str:
+def _from_epoch(number: float) -> str | None:
     if number != number or number < 0:  # NaN or before 1970: not a transcript time
-        return ""
+        return None
     seconds = number / 1000 if number > _MS_THRESHOLD else number
     try:
         moment = datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError):
-        return ""
+        return None
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# -- relative dates inside a turn --------------------------------------------------------------
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+                 "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
+                 "twelve": 12, "a couple of": 2, "a couple": 2, "a few": 3}
+_NUMBER = r"(\d{1,3}|a couple of|a couple|a few|an?|one|two|three|four|five|six|seven|eight|" \
+          r"nine|ten|eleven|twelve)"
+_UNIT = r"(day|week|month|year)s?"
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = r"(" + "|".join(_WEEKDAYS) + r")"
+_RELATIVE = re.compile(
+    r"\b(?:(?P<before>the day before yesterday)|(?P<after>the day after tomorrow)"
+    r"|(?P<yesterday>yesterday)"
+    r"|(?P<tomorrow>tomorrow)"
+    r"|(?P<ago_n>" + _NUMBER + r")\s+(?P<ago_u>" + _UNIT + r")\s+ago"
+    r"|(?P<last_u>last|next)\s+(?P<last_unit>week|month|year)"
+    r"|(?:last|this past)\s+(?P<last_d>" + _WEEKDAY + r")"
+    r"|next\s+(?P<next_d>" + _WEEKDAY + r"))\b",
+    re.IGNORECASE,
+)
+
+
+def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
+    """``(phrase, YYYY-MM-DD)`` for each relative date ``text`` names, read against ``time``.
+
+    ``time`` is the turn's ISO 8601 UTC time; without one nothing can be resolved (``[]``).
+    "yesterday" is the day before the turn's, "two days ago" two days before, "last week" /
+    "last month" / "last year" the same day a week / month / year before, "last Friday" the
+    latest Friday before the turn's day; "tomorrow", "next week", "next Friday" forward.
+    ("today" is the turn's own day, which its time already says; "in three days" may be a
+    duration as well as a date, so it is left alone.)
+    """
+    if not time or not text:
+        return []
+    moment = parse_moment(time)
+    if moment is None:
+        return []
+    day = moment.date()
+    found: dict[str, str] = {}
+    for match in _RELATIVE.finditer(text):
+        resolved = _resolve(match, day)
+        if resolved is not None:
+            phrase = " ".join(match.group(0).lower().split())
+            found.setdefault(phrase, resolved.isoformat())
+    return list(found.items())
+
+
+def _resolve(match: re.Match[str], day: date) -> date | None:
+    g = match.groupdict()
+    if g["before"]:
+        return day - timedelta(days=2)
+    if g["after"]:
+        return day + timedelta(days=2)
+    if g["yesterday"]:
+        return day - timedelta(days=1)
+    if g["tomorrow"]:
+        return day + timedelta(days=1)
+    if g["ago_n"]:
+        return _shift(day, -_amount(g["ago_n"]), g["ago_u"])
+    if g["last_unit"]:
+        return _shift(day, -1 if g["last_u"].lower() == "last" else 1, g["last_unit"])
+    if g["last_d"]:
+        back = (day.weekday() - _WEEKDAYS.index(g["last_d"].lower())) % 7 or 7
+        return day - timedelta(days=back)
+    if g["next_d"]:
+        ahead = (_WEEKDAYS.index(g["next_d"].lower()) - day.weekday()) % 7 or 7
+        return day + timedelta(days=ahead)
+    return None
+
+
+def _amount(word: str) -> int:
+    word = " ".join(word.lower().split())
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
+
+
+def _shift(day: date, n: int, unit: str) -> date | None:
+    unit = unit.lower().rstrip("s")
+    step = {"day": relativedelta(days=n), "week": relativedelta(weeks=n),
+            "month": relativedelta(months=n), "year": relativedelta(years=n)}[unit]
+    try:
+        return day + step
+    except (OverflowError, ValueError):
+        return None
