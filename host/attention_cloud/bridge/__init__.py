@@ -104,6 +104,9 @@ def _load_rules(pl: Prolog) -> None:
     api = rules / "api.pl"
     if api.exists():
         pl.consult(api)
+        from ..curate.tokens import register_for_prolog
+
+        register_for_prolog(pl)  # the one token estimator, for rungs without a stored count
 
 
 def get_prolog() -> Prolog:
