@@ -1,12 +1,14 @@
 """The ``atc`` command line: a thin layer over :class:`attention_cloud.Memory`.
 
-Every command opens the memory home given by ``--home`` (or ``$ATC_HOME``, default
-``~/.attention-cloud``); every library error becomes one line on stderr and a non-zero exit.
+Every command opens the memory home given by ``--home`` (after the command, or before it as in
+``atc --home H hydrate ...``; or ``$ATC_HOME``, default ``~/.attention-cloud``); every library
+error becomes one line on stderr and a non-zero exit. Reading commands never create a home.
 """
 from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -50,8 +52,15 @@ def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         help="Memory home directory [default: ~/.attention-cloud].")(fn)
 
 
-def open_memory(home: str | None) -> Memory:
-    return Memory.open(home)
+def open_memory(home: str | None, *, create: bool = True) -> Memory:
+    """The home for a command; reading commands pass ``create=False`` (a missing home is an
+    error, not a new empty one)."""
+    return Memory.open(home, create=create)
+
+
+def note(message: str) -> None:
+    """One ``atc: note: ...`` line on stderr: something the user should know, not an error."""
+    click.echo(f"atc: note: {message}", err=True)
 
 
 def emit_json(value: Any) -> None:
@@ -60,8 +69,25 @@ def emit_json(value: Any) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="attention-cloud")
-def main() -> None:
+@click.option("--home", "group_home", type=click.Path(file_okay=False), default=None,
+              help="Memory home for the command (as the command's own --home; that one wins).")
+@click.pass_context
+def main(ctx: click.Context, group_home: str | None) -> None:
     """Attention Cloud: agent memory as a Prolog journal, rendered into frames with receipts."""
+    if group_home is not None:
+        # Every command, its subgroups' included, reads --home or else $ATC_HOME: setting the
+        # variable for this invocation makes `atc --home H CMD` mean `atc CMD --home H`, and the
+        # command's own --home (given on the command line) still wins over it.
+        previous = os.environ.get("ATC_HOME")
+        os.environ["ATC_HOME"] = group_home
+        ctx.call_on_close(functools.partial(_restore_env, "ATC_HOME", previous))
+
+
+def _restore_env(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 # -- doctor ---------------------------------------------------------------------------------------
@@ -97,56 +123,98 @@ def doctor(home: str | None) -> None:
               help="Seconds between polls with --watch.")
 @click.option("--format-output", "out", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Report format.")
+@click.option("--strict", is_flag=True,
+              help="All or nothing: any file that cannot be ingested fails the call, and the "
+                   "journal is left as it was.")
+@click.option("--max-file-bytes", type=click.IntRange(min=1), default=None,
+              help="Largest file read [default: max_file_bytes in config.json, else 256 MiB].")
 @home_option
 @fail_cleanly
 def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | None,
-           item_budget: int | None, watch: bool, interval: float, out: str,
-           home: str | None) -> None:
+           item_budget: int | None, watch: bool, interval: float, out: str, strict: bool,
+           max_file_bytes: int | None, home: str | None) -> None:
     """Ingest transcripts (files or directories) into the journal.
 
     Re-ingesting is an upsert: unchanged files are skipped, grown files add only new items.
+    A file that cannot be ingested (no recognised format, empty, not a regular file, too
+    large) is skipped and named on stderr, and the others are ingested; the exit status is
+    non-zero only when files named on the command line failed and nothing was ingested.
+    --strict makes any such file fail the whole call instead.
 
     Example: atc ingest ~/.claude/projects/myproj/ --segment work
     """
     mem = open_memory(home)
+    options: dict[str, Any] = {"format": fmt, "segment": segment, "source": source,
+                               "item_budget": item_budget, "strict": strict,
+                               "max_file_bytes": max_file_bytes}
     try:
-        report = _ingest_with_progress(mem, paths, fmt, segment, source, item_budget)
+        report = _ingest_with_progress(mem, paths, options)
+        if not watch:
+            _fail_when_nothing_ingested(report, paths)
+        reported = set(report.files_skipped)
         _print_ingest(report, out)
         while watch:
             time.sleep(interval)
-            report = mem.ingest(paths, format=fmt, segment=segment, source=source,
-                                item_budget=item_budget)
-            if report.new or report.skipped:  # quiet while nothing grows
+            report = mem.ingest(paths, **options)
+            fresh = [entry for entry in report.files_skipped if entry not in reported]
+            reported.update(fresh)
+            report.files_skipped = fresh       # each skipped file is reported once
+            if report.new or report.skipped or fresh:  # quiet while nothing grows
                 _print_ingest(report, out)
     finally:
         mem.close()
 
 
-def _ingest_with_progress(mem: Memory, paths: tuple[str, ...], fmt: str | None, segment: str,
-                          source: str | None, item_budget: int | None) -> Any:
+def _ingest_with_progress(mem: Memory, paths: tuple[str, ...], options: dict[str, Any]) -> Any:
     from .memory import count_transcripts
 
     total = count_transcripts(paths)
     if total < 20:
-        return mem.ingest(paths, format=fmt, segment=segment, source=source,
-                          item_budget=item_budget)
+        return mem.ingest(paths, **options)
     with click.progressbar(length=total, label="ingesting", file=sys.stderr) as bar:
-        return mem.ingest(paths, format=fmt, segment=segment, source=source,
-                          item_budget=item_budget, progress=bar.update)
+        return mem.ingest(paths, **options, progress=bar.update)
+
+
+def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
+    """Exit non-zero when a file named on the command line failed and nothing was ingested:
+    a folder's unreadable files are reported, not fatal, but a named file is what was asked."""
+    named = {str(Path(p)) for p in paths if not Path(p).is_dir()}
+    failed_named = [(f, r) for f, r in report.files_skipped if f in named]
+    if not failed_named or report.files > len(report.files_skipped):
+        return
+    if len(report.files_skipped) == 1:
+        file, reason = report.files_skipped[0]
+        raise _Fail(f"{file}: {reason}", 1)
+    _print_skipped_files(report.files_skipped)
+    raise _Fail(f"nothing ingested: {len(report.files_skipped)} files could not be "
+                "ingested (listed above)", 1)
+
+
+def _print_skipped_files(skipped: list[tuple[str, str]]) -> None:
+    for file, reason in skipped[:50]:
+        click.echo(f"  skipped {file}: {reason}", err=True)
+    if len(skipped) > 50:
+        click.echo(f"  ... and {len(skipped) - 50} more skipped files", err=True)
 
 
 def _print_ingest(report: Any, out: str) -> None:
     if out == "json":
         emit_json(report.as_dict())
         return
-    click.echo(f"files: {report.files} ({report.files_unchanged} unchanged)  "
+    click.echo(f"files: {report.files} ({report.files_unchanged} unchanged, "
+               f"{len(report.files_skipped)} skipped)  "
                f"records: {report.records}  new: {report.new}  unchanged: {report.unchanged}  "
                f"evicted: {report.evicted}  envelopes stripped: {report.envelopes_stripped}  "
-               f"lines skipped: {len(report.skipped)}")
+               f"lines skipped: {len(report.skipped)}  times unread: {len(report.unread_times)}")
+    _print_skipped_files(report.files_skipped)
     for file, line, reason in report.skipped[:50]:
         click.echo(f"  skipped {file}:{line}: {reason}", err=True)
     if len(report.skipped) > 50:
         click.echo(f"  ... and {len(report.skipped) - 50} more skipped lines", err=True)
+    for file, line, written in report.unread_times[:50]:
+        click.echo(f"  time unread {file}:{line}: {written!r} (item kept without a time)", err=True)
+    if len(report.unread_times) > 50:
+        click.echo(f"  ... and {len(report.unread_times) - 50} more unread times", err=True)
 
 
 # -- curate ---------------------------------------------------------------------------------------
@@ -195,7 +263,7 @@ def query(goal: str, rules_file: str | None, limit: int, fmt: str, home: str | N
 
     Example: atc query 'item_kind(H, error), item_goal(H, G)' --format json
     """
-    mem = open_memory(home)
+    mem = open_memory(home, create=False)
     try:
         result = mem.query(goal, limit=limit, rules=rules_file)
     finally:
@@ -264,7 +332,7 @@ def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceili
     Example: atc hydrate --goal "why do payment retries fail" --budget 1500 --plane execution
     """
     budgets = _segment_budgets(segments)
-    mem = open_memory(home)
+    mem = open_memory(home, create=False)
     try:
         frame = mem.hydrate(goal, budget=budget, plane=plane, segments=budgets,
                             ceiling=ceiling, rules=rules_file, walk=walk, now=now)
@@ -288,9 +356,9 @@ def receipt(receipt_id: str, home: str | None) -> None:
     Example: atc receipt r_3f9a2c41d0b7e815
     """
     from .hydration import load_receipt
-    from .home import resolve_home
+    from .home import require_home, resolve_home
 
-    emit_json(load_receipt(resolve_home(home), receipt_id))
+    emit_json(load_receipt(require_home(resolve_home(home)), receipt_id))
 
 
 # -- rules ----------------------------------------------------------------------------------------
@@ -391,7 +459,7 @@ def show(handle: str, level: str, verbatim: bool, fmt: str, home: str | None) ->
     """
     from .show import show_record
 
-    mem = open_memory(home)
+    mem = open_memory(home, create=False)
     try:
         record = show_record(mem, handle, level.lower(), verbatim)
     finally:
@@ -414,7 +482,7 @@ def stats(fmt: str, home: str | None) -> None:
 
     Example: atc stats --format json
     """
-    mem = open_memory(home)
+    mem = open_memory(home, create=False)
     try:
         data = mem.stats()
     finally:

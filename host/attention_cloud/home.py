@@ -75,15 +75,81 @@ class WriteLock:
             self._fd = None
 
 
+def require_home(home: Path) -> Path:
+    """``home`` when it is an existing memory home directory; HomeError saying so otherwise
+    (reading commands must not create an empty home where a user mistyped a path)."""
+    if not home.exists():
+        raise HomeError(f"{home}: no memory home here (atc ingest creates one; "
+                        "check --home or $ATC_HOME)")
+    if not home.is_dir():
+        raise HomeError(f"{home}: memory home is not a directory")
+    return home
+
+
+_BOOL = "true or false"
+_LEVELS = ("l0", "l1", "l2")
+
+#: The settings config.json may hold: key -> (check, what the value must be). Other keys are
+#: kept and ignored (tools may store their own).
+_SETTINGS: dict[str, tuple[Any, str]] = {
+    "embedder": (lambda v: isinstance(v, str) and v.strip() != "",
+                 'a string such as "minilm", "hash" or "none"'),
+    "curator": (lambda v: isinstance(v, dict), 'an object such as {"url": "...", "model": "..."}'),
+    "echoes": (lambda v: isinstance(v, bool), _BOOL),
+    "distillation_vectors": (lambda v: isinstance(v, bool), _BOOL),
+    "retention": (lambda v: isinstance(v, dict), 'an object of days per level such as {"l0": 365}'),
+    "max_file_bytes": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
+                       "a positive whole number of bytes"),
+}
+_CURATOR_FIELDS = ("url", "model", "api_key_env")
+
+
+def check_config(config: Any, where: str = "config.json") -> dict[str, Any]:
+    """``config`` when every known setting has the right type; HomeError naming the first key
+    that does not (``retention.l1 must be a number of days or null, not "x"``)."""
+    if not isinstance(config, dict):
+        raise HomeError(f"{where}: must be a JSON object of settings, not {_json_kind(config)}")
+
+    def bad(key: str, expected: str, value: Any) -> HomeError:
+        return HomeError(f"{where}: {key} must be {expected}, not {_shown(value)}")
+
+    for key, (ok, expected) in _SETTINGS.items():
+        if key in config and not ok(config[key]):
+            raise bad(key, expected, config[key])
+    for name, value in (config.get("curator") or {}).items():
+        if name in _CURATOR_FIELDS and not isinstance(value, str):
+            raise bad(f"curator.{name}", "a string", value)
+    for level, days in (config.get("retention") or {}).items():
+        if str(level).lower() not in _LEVELS:
+            raise HomeError(f"{where}: retention.{level} is not a level that expires "
+                            f"(one of {', '.join(_LEVELS)}; L3 never expires)")
+        if days is not None and (isinstance(days, bool) or not isinstance(days, (int, float))
+                                 or days < 0):
+            raise bad(f"retention.{level}", "a number of days (0 or more) or null", days)
+    return config
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {list: "an array", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return kinds.get(type(value), type(value).__name__)
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def read_config(home: Path) -> dict[str, Any]:
-    """The home's ``config.json`` (empty when absent)."""
+    """The home's ``config.json`` (empty when absent), checked by :func:`check_config`."""
     path = home / "config.json"
     if not path.exists():
         return {}
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise HomeError(f"{path}: unreadable configuration ({exc})") from exc
+    return check_config(config, str(path))
 
 
 def write_config(home: Path, config: dict[str, Any]) -> None:

@@ -21,13 +21,13 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
-from .home import WriteLock, fsync_path, read_config, resolve_home
+from .home import WriteLock, fsync_path, read_config, require_home, resolve_home
+from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
 from .wire import encode_item
 from .store import journal_path, open_store, snapshot_due, sync_journal, write_snapshot
 
 _current: "Memory | None" = None
 
-TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".txt", ".md", ".markdown", ".log")
 
 
 @dataclass
@@ -43,10 +43,14 @@ class IngestReport:
     envelopes_stripped: int = 0
     skipped: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, reason)
     new_handles: list[str] = field(default_factory=list)
+    #: (file, reason) for each file not ingested (``strict=False``): no recognised format,
+    #: empty, not a regular file, over the size limit, unreadable.
+    files_skipped: list[tuple[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
         return {"files": self.files, "files_unchanged": self.files_unchanged,
+                "files_skipped": [{"file": f, "reason": r} for f, r in self.files_skipped],
                 "records": self.records, "new": self.new, "unchanged": self.unchanged,
                 "evicted": self.evicted, "envelopes_stripped": self.envelopes_stripped,
                 "skipped": [{"file": f, "line": n, "reason": r} for f, n, r in self.skipped]}
@@ -93,13 +97,16 @@ class Memory:
 
     # -- lifecycle ------------------------------------------------------------------------------
     @classmethod
-    def open(cls, home: str | os.PathLike[str] | None = None) -> "Memory":
-        """Open (creating if needed) the memory home ``home`` (default ``$ATC_HOME`` or
-        ``~/.attention-cloud``)."""
+    def open(cls, home: str | os.PathLike[str] | None = None, *, create: bool = True) -> "Memory":
+        """Open the memory home ``home`` (default ``$ATC_HOME`` or ``~/.attention-cloud``),
+        creating it if needed; with ``create=False`` a home that does not exist is a HomeError
+        and nothing is created (what reading commands use)."""
         global _current
         path = resolve_home(home)
         if path.exists() and not path.is_dir():
             raise HomeError(f"{path}: memory home is not a directory")
+        if not create:
+            require_home(path)
         if _current is not None and not _current._closed:
             _current.close()
         pl = get_prolog()
@@ -168,29 +175,44 @@ class Memory:
     def ingest(self, paths: Iterable[str | os.PathLike[str]], *, format: str | None = None,
                segment: str = "default", source: str | None = None,
                item_budget: int | None = None,
-               progress: Callable[[int], None] | None = None) -> IngestReport:
+               progress: Callable[[int], None] | None = None, strict: bool = True,
+               max_file_bytes: int | None = None) -> IngestReport:
         """Parse transcripts and upsert their items.
 
         Files are parsed (in worker processes for large batches) while the items of files
         already parsed are written, in fsynced batches of whole files (about ``BATCH_ITEMS``
-        items each). If any path cannot be ingested the call raises InputError and the journal
-        is as it was before the call: batches already written are cut off again. Files whose
-        size and content digest match their watermark are skipped without parsing (the digest is
-        taken by the parser, of the very bytes it would parse).
+        items each). Folders are walked for ``TRANSCRIPT_SUFFIXES``; only regular files are
+        read, none larger than ``max_file_bytes`` (default: ``max_file_bytes`` in config.json,
+        else ``DEFAULT_MAX_FILE_BYTES``). With ``strict`` (the default), if any file cannot be
+        ingested the call raises InputError and the journal is as it was before the call:
+        batches already written are cut off again. With ``strict=False`` such a file (no
+        recognised format, empty, a FIFO found in a folder, too large) is skipped and listed in
+        ``files_skipped`` and the others are ingested. Files whose size and content digest
+        match their watermark are skipped without parsing (the digest is taken by the parser,
+        of the very bytes it would parse). A path that does not exist, or that names a FIFO,
+        socket or device itself, is an InputError before anything is read.
         """
-        files = list(_expand(paths))
-        if not files:
+        found = find_transcripts(paths)
+        if not found:
             raise InputError("no transcript files found in the given paths")
-        report = IngestReport(files=len(files))
+        report = IngestReport(files=len(found))
+        for entry in found:
+            if entry.problem:
+                if strict:
+                    raise InputError(f"{entry.path}: {entry.problem}")
+                report.files_skipped.append((str(entry.path), entry.problem))
+        files = [entry.path for entry in found if not entry.problem]
+        limit = self.config.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES) \
+            if max_file_bytes is None else max_file_bytes
         names = [source if (source and len(files) == 1) else str(path) for path in files]
         (marks,) = self.pl.once("atc_api:api_watermarks", [Atom(n) for n in names], Var())
         todo = [(path, name, None if mark == "none" else (mark.args[0], str(mark.args[1])))
                 for path, name, mark in zip(files, names, marks)]
         journal_before: int | None = None        # None: there was no journal
         wrote = False
-        parsed_files = _parse_all(todo, format, item_budget, segment)
+        parsed_files = _parse_all(todo, format, item_budget, segment, limit)
         try:
-            for batch in _file_batches(_changed(todo, parsed_files, report, progress),
+            for batch in _file_batches(_changed(todo, parsed_files, report, progress, strict),
                                        BATCH_ITEMS):
                 if not wrote:
                     self.lock.acquire()
@@ -380,18 +402,6 @@ class Memory:
         return out
 
 
-def _expand(paths: Iterable[str | os.PathLike[str]]) -> Iterable[Path]:
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*")
-                              if p.is_file() and p.suffix.lower() in TRANSCRIPT_SUFFIXES)
-        elif path.exists():
-            yield path
-        else:
-            raise InputError(f"{path}: no such file or directory")
-
-
 @dataclass
 class _Parsed:
     """One file parsed and encoded for the journal (what a worker process sends back)."""
@@ -404,6 +414,7 @@ class _Parsed:
     size: int = 0
     digest: str = ""
     unchanged: bool = False          # size and digest match the watermark: not parsed
+    failed: str = ""                 # why the file cannot be ingested (its InputError)
 
 
 #: Items per journal batch: large ingests are written in several fsynced batches of whole files.
@@ -446,10 +457,18 @@ PARALLEL_PARSE_BYTES = 8 * 1024 * 1024
 
 
 def _changed(todo: list[tuple[Path, str, tuple[int, str] | None]], parsed: Iterable[_Parsed],
-             report: IngestReport,
-             progress: Callable[[int], None] | None) -> Iterator[tuple[str, _Parsed]]:
-    """The parsed files that changed, by name, with their counts added to ``report``."""
-    for (_, name, _), result in zip(todo, parsed):
+             report: IngestReport, progress: Callable[[int], None] | None,
+             strict: bool = True) -> Iterator[tuple[str, _Parsed]]:
+    """The parsed files that changed, by name, with their counts added to ``report``; a file
+    that failed raises its InputError when ``strict``, else goes to ``report.files_skipped``."""
+    for (path, name, _), result in zip(todo, parsed):
+        if result.failed:
+            if strict:
+                raise InputError(result.failed)
+            report.files_skipped.append((str(path), _reason(result.failed, str(path))))
+            if progress:
+                progress(1)
+            continue
         if result.unchanged:
             report.files_unchanged += 1
         else:
@@ -463,17 +482,34 @@ def _changed(todo: list[tuple[Path, str, tuple[int, str] | None]], parsed: Itera
             yield name, result
 
 
+def _reason(message: str, name: str) -> str:
+    """An InputError's message without the file name it starts with."""
+    from .ingest.source import one_line
+
+    prefix = one_line(name) + ":"
+    if not message.startswith(prefix):
+        return message
+    rest = message[len(prefix):]
+    line, sep, tail = rest.partition(": ")
+    return f"line {line}: {tail}" if sep and line.isdigit() else rest.lstrip()
+
+
 def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str | None,
-               item_budget: int | None, segment: str) -> _Parsed:
+               item_budget: int | None, segment: str,
+               max_bytes: int | None = DEFAULT_MAX_FILE_BYTES) -> _Parsed:
     from .ingest.api import parse_source
     from .ingest.source import read_path
 
-    source = read_path(path)
-    size, digest = len(source.data), hashlib.sha256(source.data).hexdigest()[:32]
-    if known == (size, digest):
+    try:
+        source = read_path(path, max_bytes=max_bytes)
+        size, digest = len(source.data), hashlib.sha256(source.data).hexdigest()[:32]
+        if known == (size, digest):
+            return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
+                           skipped=[], size=size, digest=digest, unchanged=True)
+        parsed = parse_source(source, format=format, item_budget=item_budget)
+    except InputError as exc:  # the caller decides: abort the call (strict) or skip the file
         return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0, skipped=[],
-                       size=size, digest=digest, unchanged=True)
-    parsed = parse_source(source, format=format, item_budget=item_budget)
+                       failed=str(exc))
     return _Parsed(encoded=[encode_item(rec, name, segment) for rec in parsed.items],
                    records_read=parsed.records_read, evicted=len(parsed.evicted),
                    envelopes_stripped=parsed.envelopes_stripped,
@@ -482,7 +518,8 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
 
 
 def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str | None,
-               item_budget: int | None, segment: str) -> Iterator[_Parsed]:
+               item_budget: int | None, segment: str,
+               max_bytes: int | None = DEFAULT_MAX_FILE_BYTES) -> Iterator[_Parsed]:
     """Parse files, yielding each as it is done, in order; large batches use one worker
     process per core (which keep parsing while the caller writes what they yielded).
 
@@ -493,7 +530,7 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
     workers = min(os.cpu_count() or 1, 4, len(todo))
     if workers < 2 or sum(_file_size(path) for path, _, _ in todo) < PARALLEL_PARSE_BYTES:
         for path, name, known in todo:
-            yield _parse_one(path, name, known, format, item_budget, segment)
+            yield _parse_one(path, name, known, format, item_budget, segment, max_bytes)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -503,7 +540,7 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                initializer=os.nice, initargs=(WORKER_NICENESS,))
     try:
-        yield from pool.map(_parse_one, *zip(*((p, n, k, format, item_budget, segment)
+        yield from pool.map(_parse_one, *zip(*((p, n, k, format, item_budget, segment, max_bytes)
                                                for p, n, k in todo)), chunksize=4)
     finally:
         # Also when the caller stops early (a failed write): files not yet parsed are dropped.
@@ -513,7 +550,7 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
 def count_transcripts(paths: Iterable[str | os.PathLike[str]]) -> int:
     """How many transcript files ``paths`` name (directories are walked); 0 on a bad path."""
     try:
-        return sum(1 for _ in _expand(paths))
+        return sum(1 for entry in find_transcripts(paths) if not entry.problem)
     except InputError:
         return 0
 

@@ -14,7 +14,7 @@ from .detect import detect_source_format
 from .openai_chat import OpenAIChatParser
 from .plain_text import PlainTextParser
 from .records import FORMATS, ParseResult
-from .source import Source, fail, make_source, read_path
+from .source import DEFAULT_MAX_FILE_BYTES, Source, fail, make_source, read_path
 
 
 class _Parser(Protocol):
@@ -37,6 +37,7 @@ def parse_path(
     session: str | None = None,
     item_budget: int | None = None,
     kind_shares: Mapping[str, float] | None = None,
+    max_file_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
 ) -> ParseResult:
     """Parse the transcript file at ``path`` into items.
 
@@ -48,16 +49,18 @@ def parse_path(
         item_budget: at most this many items per session (None: no limit); see
             :mod:`attention_cloud.ingest.budget` for how kinds share it.
         kind_shares: share of the budget per kind, replacing the defaults (normalised to 1).
+        max_file_bytes: a larger file is refused unread (None: no limit).
 
     Raises:
         InputError: one line naming the file (and the line when known): missing, unreadable
-            or a directory; binary; invalid UTF-8; unknown or undetectable format; nothing in
-            it could be parsed.
+            or a directory; not a regular file (a FIFO, a device); over the size limit;
+            binary; invalid UTF-8; unknown or undetectable format; nothing in it could be
+            parsed.
         UsageError: invalid ``session``, ``item_budget`` or ``kind_shares``.
     """
     shares = check_budget(item_budget, kind_shares)
     _check_arguments(format, session)  # before reading: a bad option costs no read of the file
-    return _parse(read_path(path), format, session, item_budget, shares)
+    return _parse(read_path(path, max_bytes=max_file_bytes), format, session, item_budget, shares)
 
 
 def parse_source(

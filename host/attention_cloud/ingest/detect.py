@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from .plain_text import has_speaker_lines
-from .source import Source, fail, make_source, read_path
+from .source import TRANSCRIPT_SUFFIXES, Source, fail, make_source, read_path
 
 _LINES_TO_TRY = 50
 _CLAUDE_CODE_FIELDS = ("sessionId", "uuid", "leafUuid", "message", "parentUuid")
-_TRANSCRIPT_SUFFIXES = frozenset({".jsonl", ".json", ".txt", ".md", ".markdown", ".log", ".ndjson"})
 
 
 def detect_format(path_or_text: str | os.PathLike[str] | bytes) -> str:
@@ -45,7 +44,7 @@ def detect_format(path_or_text: str | os.PathLike[str] | bytes) -> str:
 def _names_a_file(text: str) -> bool:
     if "\n" in text or not text.strip():
         return False
-    return os.path.exists(text) or Path(text).suffix.lower() in _TRANSCRIPT_SUFFIXES
+    return os.path.exists(text) or Path(text).suffix.lower() in TRANSCRIPT_SUFFIXES
 
 
 def detect_source_format(source: Source) -> str:

@@ -10,11 +10,19 @@ one bad line is one skippable record, decode line by line instead of failing (se
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import stat
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+
+#: The file names a folder is searched for; other files in a folder are not looked at.
+TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".ndjson", ".txt", ".md", ".markdown", ".log")
+
+#: The largest transcript file read, in bytes, unless the caller (or ``max_file_bytes`` in the
+#: home's config.json) says otherwise: a bigger file is refused before it is read.
+DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
 @dataclass
@@ -56,12 +64,16 @@ def fail(source_name: str, message: str, line: int | None = None) -> InputError:
     return InputError(f"{where}: {message}")
 
 
-def read_path(path: str | os.PathLike[str]) -> Source:
-    """Read a transcript file; refuse missing, unreadable, directory, empty and binary input."""
+def read_path(path: str | os.PathLike[str], *, max_bytes: int | None = DEFAULT_MAX_FILE_BYTES) -> Source:
+    """Read a transcript file; refuse missing, unreadable, directory, empty and binary input,
+    anything that is not a regular file (a FIFO, a socket, a device such as ``/dev/zero``:
+    never read, so nothing hangs or fills memory) and files over ``max_bytes`` (None: no limit).
+    """
     name = os.fspath(path)
     try:
-        with open(name, "rb") as handle:
-            data = handle.read()
+        # O_NONBLOCK: opening a FIFO with no writer returns at once instead of hanging; what was
+        # opened is checked with fstat before a byte is read (no race with a swapped path).
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise fail(name, "no such file") from None
     except IsADirectoryError:
@@ -72,7 +84,92 @@ def read_path(path: str | os.PathLike[str]) -> Source:
         if Path(name).is_dir():
             raise fail(name, "is a directory, expected a transcript file") from None
         raise fail(name, f"cannot read ({error.strerror or error})") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise fail(name, "is a directory, expected a transcript file")
+        raise fail(name, not_regular(info.st_mode))
+    if max_bytes is not None and info.st_size > max_bytes:
+        os.close(fd)
+        raise fail(name, too_large(info.st_size, max_bytes))
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+        except OSError as error:
+            raise fail(name, f"cannot read ({error.strerror or error})") from None
+    if max_bytes is not None and len(data) > max_bytes:  # it grew while being read
+        raise fail(name, too_large(len(data), max_bytes))
     return make_source(data, name=name, pointer_base=os.path.abspath(name))
+
+
+def not_regular(mode: int) -> str:
+    """Why a file of this ``st_mode`` is not read: ``not a regular file (a FIFO), not read``."""
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    kind = next((label for test, label in kinds if test(mode)), "not a plain file")
+    return f"not a regular file ({kind}), not read"
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024 ** 2:.1f} MiB" if n >= 1024 ** 2 else f"{n} bytes"
+
+
+def too_large(size: int, limit: int) -> str:
+    """Why a file over the size limit is not read (and how to raise the limit)."""
+    return (f"{_size(size)}, over the {_size(limit)} limit per file, not read "
+            "(raise it with --max-file-bytes or max_file_bytes in config.json)")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A file an ingest call will look at.
+
+    Attributes:
+        path: the file.
+        named: given as a path itself rather than found by walking a folder.
+        problem: why it is not read (a FIFO found in a folder, ...); "" for a file to read.
+    """
+
+    path: Path
+    named: bool
+    problem: str = ""
+
+
+def find_transcripts(paths: Iterable[str | os.PathLike[str]]) -> list[Found]:
+    """The files ``paths`` name: files as given, folders walked (sorted) for names ending in
+    :data:`TRANSCRIPT_SUFFIXES`.
+
+    A non-regular file found in a folder comes back with its ``problem``, to be reported and
+    skipped; one named directly, or a path that does not exist, is an error.
+
+    Raises:
+        InputError: ``PATH: no such file or directory``, ``PATH: not a regular file (a FIFO),
+            not read``.
+    """
+    found: list[Found] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for entry in sorted(path.rglob("*")):
+                if entry.suffix.lower() not in TRANSCRIPT_SUFFIXES:
+                    continue
+                try:
+                    mode = entry.stat().st_mode
+                except OSError as error:  # a broken symbolic link, a vanished file
+                    found.append(Found(entry, False, f"cannot read ({error.strerror or error})"))
+                    continue
+                if stat.S_ISDIR(mode):
+                    continue
+                found.append(Found(entry, False, "" if stat.S_ISREG(mode) else not_regular(mode)))
+        elif path.exists():
+            mode = path.stat().st_mode
+            if not stat.S_ISREG(mode):
+                raise fail(str(path), not_regular(mode))
+            found.append(Found(path, True))
+        else:
+            raise InputError(f"{one_line(str(path))}: no such file or directory")
+    return found
 
 
 def make_source(data: bytes | str, *, name: str, pointer_base: str | None = None) -> Source:
