@@ -233,8 +233,8 @@ def test_approximate_index_is_saved_reloaded_and_rebuilt_when_stale(tmp_path):
         store.add(keys, vectors)
         assert store.index_kind == "hnsw"
     saved = json.loads((tmp_path / "manifest.json").read_text())["index"]
-    assert saved == {"kind": "hnsw", "ntotal": 2000, "covered": 2000}
-    assert (tmp_path / "index.faiss").exists()
+    assert saved == {"kind": "hnsw", "ntotal": 2000, "covered": 2000, "file": "index-2000.faiss"}
+    assert (tmp_path / "index-2000.faiss").exists()
     # reopen: loads the saved index and catches up rows written after it was saved
     store = open_store(tmp_path, policy=policy)
     store.add(["late"], unit_rows(1, seed=6))
@@ -250,7 +250,9 @@ def test_approximate_index_is_saved_reloaded_and_rebuilt_when_stale(tmp_path):
         assert store._index.ntotal == 2001
         assert store.search(vectors[10], 1)[0][0] == "k10"
     # missing: rebuilt from the log
-    (tmp_path / "index.faiss").unlink()
+    saved = json.loads((tmp_path / "manifest.json").read_text())["index"]["file"]
+    assert sorted(p.name for p in tmp_path.glob("index*.faiss")) == [saved]  # older ones deleted
+    (tmp_path / saved).unlink()
     with open_store(tmp_path, policy=policy) as store:
         assert store.index_kind == "hnsw" and len(store) == 2001
         assert store.search(vectors[11], 1)[0][0] == "k11"

@@ -8,6 +8,11 @@ of its own, keyed ``HANDLE#l2`` (``distillation_key``): a turn about one thing t
 in passing ("by the way, I ran a 5K last week") is found through the statement the curator
 pulled out of it. A search scores each record by its best vector and never returns a ``#`` key.
 Meta carries segment, level and kind so searches filter inside the index.
+
+Readers need no lock: while this process does not hold the home's write lock, the vector store
+and BM25 index open read-only (what their writer last flushed), so ``atc hydrate`` and ``atc
+query`` run beside an ``atc curate``. The first write takes the write lock and reopens them
+for writing.
 """
 from __future__ import annotations
 
@@ -43,9 +48,13 @@ class EmbeddingsUnavailable(EmbeddingError):
 class Jump:
     """Embedder, vector store and lexical index of one memory home."""
 
-    def __init__(self, home: Path, embedder_spec: str | None) -> None:
+    def __init__(self, home: Path, embedder_spec: str | None, lock: Any = None) -> None:
+        """``lock`` is the home's :class:`~attention_cloud.home.WriteLock`: while it is not
+        held the indexes open read-only, and a write takes it. Without one they open for
+        writing (and take the stores' own locks)."""
         self.home = home
         self.embedder_spec = embedder_spec
+        self.lock = lock
         self._embedder: Any = None
         self._vectors: Any = None
         self._lexical: Any = None
@@ -68,13 +77,17 @@ class Jump:
             self._embedder = load_embedder(self.embedder_spec)
         return self._embedder
 
+    def _reading(self) -> bool:
+        """Whether the indexes open read-only: a lock was given and is not held."""
+        return self.lock is not None and not self.lock.held
+
     @property
     def vectors(self) -> Any:
         if self._vectors is None:
             from .embed import VectorStore
 
             self._vectors = VectorStore.open(self.home / "vectors", embedder_id=self.embedder.id,
-                                             dim=self.embedder.dim)
+                                             dim=self.embedder.dim, read_only=self._reading())
         return self._vectors
 
     @property
@@ -82,8 +95,18 @@ class Jump:
         if self._lexical is None:
             from .embed import LexicalIndex
 
-            self._lexical = LexicalIndex.open(self.home / "lexical")
+            self._lexical = LexicalIndex.open(self.home / "lexical", read_only=self._reading())
         return self._lexical
+
+    def _writable(self) -> None:
+        """Before a write: take the write lock, and reopen indexes opened read-only."""
+        if self.lock is not None:
+            self.lock.acquire()
+        for name in ("_vectors", "_lexical"):
+            part = getattr(self, name)
+            if part is not None and part.read_only:
+                part.close()
+                setattr(self, name, None)
 
     def distillations_complete(self) -> bool:
         """Whether every curated item has its distillation vector (see curation)."""
@@ -91,6 +114,7 @@ class Jump:
 
     def set_distillations_complete(self, complete: bool) -> None:
         """Record whether every curated item has its distillation vector."""
+        self._writable()
         marker = self.home / "vectors" / DISTILLATIONS_MARKER
         if not complete:
             marker.unlink(missing_ok=True)
@@ -111,6 +135,7 @@ class Jump:
         Returns vectors added."""
         if not keys:
             return 0
+        self._writable()
         if lexical:
             self.lexical.add(keys, texts, meta)
         if not embed or self.disabled:
@@ -124,15 +149,16 @@ class Jump:
     def remove(self, keys: Iterable[str]) -> None:
         """Forget records in both indexes, their distillation vectors included (erasure)."""
         keys = list(keys)
+        self._writable()
         self.lexical.remove(keys)
         if (self.home / "vectors").exists() and not self.disabled:
             self.vectors.remove(keys + [distillation_key(k) for k in keys])
 
     def flush(self) -> None:
-        if self._lexical is not None:
-            self._lexical.flush()
-        if self._vectors is not None:
-            self._vectors.flush()
+        """Make the indexes' writes durable and visible to readers (nothing when read-only)."""
+        for part in (self._lexical, self._vectors):
+            if part is not None and not part.read_only:
+                part.flush()
 
     def close(self) -> None:
         for part in (self._lexical, self._vectors):

@@ -143,7 +143,7 @@ class Memory:
         if self._jump is None:
             from .jump import Jump
 
-            self._jump = Jump(self.home, self.config.get("embedder"))
+            self._jump = Jump(self.home, self.config.get("embedder"), lock=self.lock)
             self._jump.register(self.pl)
         return self._jump
 

@@ -17,6 +17,14 @@ head. Opening memory-maps the arrays and replays only the log past that offset; 
 does not match its log (a crash between compaction and snapshot, a hand-edited log) is ignored
 and the whole log replayed. It is rewritten when the log has grown by a tenth since.
 
+**Readers take no lock.** Each ``flush()`` also records, in ``committed.json``, how many bytes of
+which log file (its inode) are durable. ``LexicalIndex.open(directory, read_only=True)`` (any
+number, in any process, beside one writer) replays the log only that far, so a batch the writer
+is still appending is never seen; it truncates and writes nothing, and ``add``/``remove`` raise
+UsageError. When the log was replaced by a compaction between reading ``committed.json`` and
+opening the log, it reads both again. A home from before ``committed.json`` is read up to its
+last complete line.
+
 In memory, postings are the snapshot's read-only arrays plus a small delta (dicts) for what came
 after. Replaced or removed documents keep their slot, marked dead, until the next snapshot
 compacts them away: search masks dead slots, and document frequencies are kept exact.
@@ -34,6 +42,7 @@ import json
 import math
 import os
 import shutil
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -50,6 +59,7 @@ __all__ = ["LexicalIndex"]
 
 _LOG_NAME = "lexical.jsonl"
 _SNAPSHOT_NAME = "snapshot.json"
+_COMMITTED_NAME = "committed.json"
 _SNAPSHOT_VERSION = 1
 _HEAD_BYTES = 4096
 #: Rewrite the snapshot once the log has grown by this share past it (and at least this much).
@@ -94,16 +104,26 @@ class LexicalIndex:
         self._log = None
         self._log_records = 0
         self._snapshot_bytes = 0  # log bytes the current snapshot covers
+        self.read_only = False
 
     # ------------------------------------------------------------------ persistence
 
     @classmethod
-    def open(cls, directory: Path, *, k1: float = 1.2, b: float = 0.75) -> "LexicalIndex":
-        """Open (or create) the persisted index under ``directory``: snapshot plus log tail."""
+    def open(cls, directory: Path, *, k1: float = 1.2, b: float = 0.75,
+             read_only: bool = False) -> "LexicalIndex":
+        """Open (or create) the persisted index under ``directory``: snapshot plus log tail.
+
+        With ``read_only``: what the last ``flush()`` committed, with no lock and no write (an
+        empty index when nothing was committed yet).
+        """
         directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
         index = cls(k1=k1, b=b)
         index._directory = directory
+        if read_only:
+            index.read_only = True
+            index._load_committed()
+            return index
+        directory.mkdir(parents=True, exist_ok=True)
         log_path = directory / _LOG_NAME
         start = index._load_snapshot(log_path)
         good_bytes = start
@@ -124,6 +144,56 @@ class LexicalIndex:
                 os.truncate(log_path, good_bytes)
         index._log = open(log_path, "a", encoding="utf-8")
         return index
+
+    def _load_committed(self, attempts: int = 20) -> None:
+        """A reader's load: snapshot plus the log up to the committed offset."""
+        assert self._directory is not None
+        log_path = self._directory / _LOG_NAME
+        for _ in range(attempts):
+            committed = self._read_committed()
+            try:
+                handle = open(log_path, "rb")
+            except FileNotFoundError:
+                if committed is None:
+                    return  # nothing written yet
+                time.sleep(0.01)  # between a compaction's unlink and rename: read both again
+                continue
+            with handle:
+                stat = os.fstat(handle.fileno())
+                if committed is not None and committed.get("inode") != stat.st_ino:
+                    time.sleep(0.01)  # compacted since committed.json was written
+                    continue
+                limit = int(committed["log_bytes"]) if committed is not None else stat.st_size
+                start = self._load_snapshot(log_path, handle)
+                handle.seek(start)
+                position = start
+                for line in handle:
+                    if position + len(line) > limit or not line.endswith(b"\n"):
+                        break  # not committed yet, or torn
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        break
+                    self._apply(record)
+                    self._log_records += 1
+                    position += len(line)
+            return
+        raise UsageError(f"lexical index {self._directory} kept changing while being opened")
+
+    def _read_committed(self) -> dict | None:
+        assert self._directory is not None
+        try:
+            return json.loads((self._directory / _COMMITTED_NAME).read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def _write_committed(self, log_bytes: int) -> None:
+        """Record the durable prefix of the log for readers (atomically, by rename)."""
+        assert self._directory is not None and self._log is not None
+        info = {"inode": os.fstat(self._log.fileno()).st_ino, "log_bytes": log_bytes}
+        temporary = self._directory / (_COMMITTED_NAME + ".tmp")
+        temporary.write_text(json.dumps(info), encoding="utf-8")
+        os.replace(temporary, self._directory / _COMMITTED_NAME)
 
     def _apply(self, record: dict) -> None:
         if "d" in record:
@@ -148,6 +218,7 @@ class LexicalIndex:
         self._log.flush()
         os.fsync(self._log.fileno())
         size = self._log.tell()
+        self._write_committed(size)
         if size - self._snapshot_bytes >= max(_SNAPSHOT_MIN_BYTES, _SNAPSHOT_GROWTH * size):
             self._write_snapshot(size)
 
@@ -191,25 +262,31 @@ class LexicalIndex:
 
     # ------------------------------------------------------------------ snapshot
 
-    def _log_head(self, log_path: Path) -> str:
+    def _log_head(self, log_path: Path, handle: Any = None) -> str:
+        """Digest of the log's first bytes (of the open ``handle`` when given)."""
+        if handle is not None:
+            return hashlib.sha256(os.pread(handle.fileno(), _HEAD_BYTES, 0)).hexdigest()
         with open(log_path, "rb") as handle:
             return hashlib.sha256(handle.read(_HEAD_BYTES)).hexdigest()
 
-    def _load_snapshot(self, log_path: Path) -> int:
-        """Load a snapshot that matches the log; returns the log offset to replay from."""
+    def _load_snapshot(self, log_path: Path, handle: Any = None) -> int:
+        """Load a snapshot that matches the log (the open ``handle`` of it, for a reader);
+        returns the log offset to replay from."""
         assert self._directory is not None
         pointer = self._directory / _SNAPSHOT_NAME
         if not pointer.exists() or not log_path.exists():
             return 0
         try:
             info = json.loads(pointer.read_text(encoding="utf-8"))
-            if (info.get("version") != _SNAPSHOT_VERSION or log_path.stat().st_size < info["log_bytes"]
-                    or self._log_head(log_path) != info["log_head"]):
+            size = os.fstat(handle.fileno()).st_size if handle is not None else log_path.stat().st_size
+            if (info.get("version") != _SNAPSHOT_VERSION or size < info["log_bytes"]
+                    or self._log_head(log_path, handle) != info["log_head"]):
                 return 0
             self._adopt_snapshot(self._directory / info["dir"])
         except (OSError, ValueError, KeyError, TypeError):
+            read_only = self.read_only
             self.__init__(k1=self.k1, b=self.b)  # a half-read snapshot leaves nothing behind
-            self._directory = log_path.parent
+            self._directory, self.read_only = log_path.parent, read_only
             return 0  # unreadable snapshot: the log alone is the truth
         self._snapshot_bytes = int(info["log_bytes"])
         return self._snapshot_bytes
@@ -379,6 +456,7 @@ class LexicalIndex:
     ) -> int:
         """Index (or re-index) each key's text, with optional meta for ``filter_meta``;
         returns how many keys were new."""
+        self._require_writable()
         if isinstance(keys, str) or isinstance(texts, str):
             raise UsageError("LexicalIndex.add takes lists of keys and texts")
         if len(keys) != len(texts):
@@ -399,12 +477,17 @@ class LexicalIndex:
 
     def remove(self, keys: Iterable[str]) -> int:
         """Forget these keys; returns how many were present."""
+        self._require_writable()
         removed = 0
         for key in keys:
             if self._drop(key):
                 removed += 1
                 self._append({"d": key})
         return removed
+
+    def _require_writable(self) -> None:
+        if self.read_only:
+            raise UsageError(f"lexical index {self._directory} is open read-only")
 
     def has(self, key: str) -> bool:
         """Whether ``key`` is indexed."""

@@ -2,14 +2,16 @@
 
 On disk (everything the store owns lives in its directory)::
 
-    manifest.json     format, embedder id, dimension, generation, committed rows, next row id,
-                      and what the saved index file holds; replaced atomically on flush
+    manifest.json     format, embedder id, dimension, generation, committed rows and key-log
+                      bytes, next row id, and which saved index file holds what; replaced
+                      atomically on flush
     vectors-G.f32     append-only float32 log, one row per write, memory-mapped for reads
     keys-G.jsonl      append-only log, one line per write: {"r": id, "k": key, "m": meta}
                       for an upsert (its vector is the same-numbered row of vectors-G.f32)
                       and {"d": key} for a removal
-    index.faiss       the approximate (HNSW / IVF) index, when there is one
-    .lock             advisory lock (flock): one open handle per store, in any process
+    index-N.faiss     the approximate (HNSW / IVF) index, when there is one (N: the row ids
+                      it covers; the manifest names the file, older ones are deleted after it)
+    .lock             advisory lock (flock): one writing handle per store, in any process
 
 Every write gets a fresh, never reused row id; an upsert makes the key's previous row a
 tombstone. Each ``add``/``remove`` hands its bytes to the operating system before returning,
@@ -29,6 +31,15 @@ missing, unreadable or stale (its row count differs from the manifest's).
 
 Re-adding a key with an identical vector and meta writes nothing, so re-ingestion is cheap.
 
+**Readers take no lock.** ``VectorStore.open(..., read_only=True)`` (any number of them, in any
+process, while one writer appends) sees the store as the manifest last committed it: the rows
+and key-log bytes the last ``flush()`` made durable, never a batch the writer is still writing.
+It truncates nothing and writes nothing; its files are opened (the vector log memory-mapped)
+before the manifest is read again to confirm their generation, so a compaction that deletes them
+afterwards does not disturb it. A saved index is read by the name the manifest gives it (a
+writer never rewrites a file a manifest names). A reader is a snapshot: reopen it to see later
+writes.
+
 Contents:
     VectorStore, handle_of, META_TYPES
 """
@@ -39,6 +50,7 @@ import json
 import math
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -149,7 +161,10 @@ class VectorStore:
         self._build_cancel = threading.Event()
         self._build_generation = 0
         self._committed_rows = 0
+        self._committed_key_bytes = 0
         self._warm_stop = threading.Event()
+        self.read_only = False
+        self._open = False  # a read-only store has no logs to write; this says it is open
 
     @classmethod
     def open(
@@ -159,12 +174,17 @@ class VectorStore:
         embedder_id: str,
         dim: int,
         policy: IndexPolicy | None = None,
+        read_only: bool = False,
     ) -> "VectorStore":
         """Open the store in ``directory``, creating it when empty.
 
+        With ``read_only`` no lock is taken and nothing is created or written: the store is what
+        its manifest last committed (empty when there is none yet); ``add``, ``remove`` and
+        ``flush`` raise UsageError.
+
         Raises:
             EmbeddingError: the store holds vectors of another embedder id or dimension.
-            HomeError: another process has the store open, or its files are damaged.
+            HomeError: another process has the store open for writing, or its files are damaged.
         """
         configure_faiss()
         if not isinstance(dim, int) or dim <= 0:
@@ -172,8 +192,17 @@ class VectorStore:
         if not embedder_id:
             raise UsageError("a vector store needs the id of the embedder that made its vectors")
         directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
         store = cls(directory, embedder_id, dim, policy or IndexPolicy())
+        if read_only:
+            store.read_only = True
+            try:
+                store._load_read_only()
+            except BaseException:
+                store._release_files()
+                raise
+            store._warm_page_cache()
+            return store
+        directory.mkdir(parents=True, exist_ok=True)
         store._take_lock()
         try:
             store._load()
@@ -206,20 +235,8 @@ class VectorStore:
         return self.directory / f"keys-{self._generation if generation is None else generation}.jsonl"
 
     def _load(self) -> None:
-        manifest_path = self.directory / MANIFEST
-        if manifest_path.exists():
-            try:
-                manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-            except ValueError as exc:
-                raise HomeError(f"vector store manifest {manifest_path} is not valid JSON") from exc
-            if manifest.get("format") != FORMAT:
-                raise HomeError(f"vector store {self.directory} has format {manifest.get('format')}, expected {FORMAT}")
-            if manifest["embedder_id"] != self.embedder_id or manifest["dim"] != self.dim:
-                raise EmbeddingError(
-                    f"vector store {self.directory} holds {manifest['dim']}-d vectors of embedder "
-                    f"{manifest['embedder_id']!r}, not {self.dim}-d vectors of {self.embedder_id!r}; "
-                    "re-embed into a new store or choose the same embedder"
-                )
+        manifest = self._read_manifest()
+        if manifest is not None:
             self._generation = int(manifest["generation"])
             self._next_id = int(manifest["next_id"])
             self._committed_rows = int(manifest["rows"])
@@ -231,46 +248,110 @@ class VectorStore:
         self._replay()
         self._vector_log = open(self._vector_path(), "ab")
         self._key_log = open(self._key_path(), "a", encoding="utf-8")
+        self._committed_key_bytes = os.fstat(self._key_log.fileno()).st_size
+        self._open = True
         self._open_index()
 
+    def _read_manifest(self) -> dict | None:
+        path = self.directory / MANIFEST
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except ValueError as exc:
+            raise HomeError(f"vector store manifest {path} is not valid JSON") from exc
+        if manifest.get("format") != FORMAT:
+            raise HomeError(f"vector store {self.directory} has format {manifest.get('format')}, expected {FORMAT}")
+        if manifest["embedder_id"] != self.embedder_id or manifest["dim"] != self.dim:
+            raise EmbeddingError(
+                f"vector store {self.directory} holds {manifest['dim']}-d vectors of embedder "
+                f"{manifest['embedder_id']!r}, not {self.dim}-d vectors of {self.embedder_id!r}; "
+                "re-embed into a new store or choose the same embedder"
+            )
+        return manifest
+
+    def _load_read_only(self, attempts: int = 20) -> None:
+        """Load what the manifest committed, without a lock (see the module doc, Readers)."""
+        self._open = True
+        for _ in range(attempts):
+            manifest = self._read_manifest()
+            if manifest is None:
+                return  # nothing committed yet: an empty store
+            self._generation = int(manifest["generation"])
+            rows = int(manifest["rows"])
+            keys = None
+            try:
+                keys = open(self._key_path(), "rb") if rows or manifest.get("key_bytes") else None
+                mapped = (np.memmap(self._vector_path(), dtype=np.float32, mode="r", shape=(rows, self.dim))
+                          if rows else None)
+                again = self._read_manifest()
+                current = again is not None and int(again["generation"]) == self._generation
+            except FileNotFoundError:
+                current = False  # compacted away between the manifest and the open
+            if not current:
+                if keys is not None:
+                    keys.close()
+                time.sleep(0.01)
+                continue
+            self._next_id = int(manifest["next_id"])
+            self._committed_rows = rows
+            self._saved_index = manifest.get("index")
+            self._mapped = mapped
+            if keys is not None:
+                with keys:
+                    self._replay_records(keys, rows, manifest.get("key_bytes"))
+            self._open_index()
+            return
+        raise HomeError(f"vector store {self.directory} kept changing generation while being opened")
+
     def _replay(self) -> None:
+        """Replay the logs into memory (the writer: all of them) and cut a torn tail."""
         vector_path, key_path = self._vector_path(), self._key_path()
         row_bytes = 4 * self.dim
         available = vector_path.stat().st_size // row_bytes if vector_path.exists() else 0
-        good_bytes = 0
-        rows = 0
-        max_id = self._next_id - 1
+        rows, good_bytes = 0, 0
         if key_path.exists():
-            with open(key_path, "rb") as handle:
-                for line in handle:
-                    if not line.endswith(b"\n"):
-                        break  # torn final line
-                    try:
-                        record = json.loads(line)
-                    except ValueError:
-                        break
-                    if "d" in record:
-                        self._forget(record["d"])
-                    else:
-                        if rows >= available:
-                            break  # its vector never reached the disk
-                        row_id = int(record["r"])
-                        self._remember(record["k"], row_id, rows, record.get("m") or {})
-                        max_id = max(max_id, row_id)
-                        rows += 1
-                    good_bytes += len(line)
+            with open(key_path, "rb") as keys:
+                rows, good_bytes = self._replay_records(keys, available, None)
         if rows < self._committed_rows:
             raise HomeError(
                 f"vector store {self.directory} has {rows} rows but its manifest committed "
                 f"{self._committed_rows}: the logs were truncated"
             )
-        self._rows = rows
-        self._next_id = max(self._next_id, max_id + 1)
         # Cut what the crash left half-done, so new writes append to a clean log.
         if key_path.exists() and key_path.stat().st_size != good_bytes:
             os.truncate(key_path, good_bytes)
         if vector_path.exists() and vector_path.stat().st_size != rows * row_bytes:
             os.truncate(vector_path, rows * row_bytes)
+
+    def _replay_records(self, handle, limit_rows: int | None, limit_bytes: int | None) -> tuple[int, int]:
+        """Apply the key log's records until a torn line, ``limit_rows`` upserts or
+        ``limit_bytes`` bytes; returns (rows, bytes) applied."""
+        good_bytes = 0
+        rows = 0
+        max_id = self._next_id - 1
+        for line in handle:
+            if limit_bytes is not None and good_bytes + len(line) > limit_bytes:
+                break  # written after the last flush
+            if not line.endswith(b"\n"):
+                break  # torn final line
+            try:
+                record = json.loads(line)
+            except ValueError:
+                break
+            if "d" in record:
+                self._forget(record["d"])
+            else:
+                if limit_rows is not None and rows >= limit_rows:
+                    break  # its vector never reached the disk, or was not committed
+                row_id = int(record["r"])
+                self._remember(record["k"], row_id, rows, record.get("m") or {})
+                max_id = max(max_id, row_id)
+                rows += 1
+            good_bytes += len(line)
+        self._rows = rows
+        self._next_id = max(self._next_id, max_id + 1)
+        return rows, good_bytes
 
     # ------------------------------------------------------------------ in-memory tables
 
@@ -372,7 +453,7 @@ class VectorStore:
             last[key] = index
         checked = [self._check_meta(m) for m in metas]
         with self._lock:
-            self._require_open()
+            self._require_writable()
             self._adopt_build()
             picked = self._changed(last, matrix, checked)
             if not picked:
@@ -421,7 +502,7 @@ class VectorStore:
         if isinstance(keys, str):
             raise UsageError("VectorStore.remove takes a list of keys, not a single string")
         with self._lock:
-            self._require_open()
+            self._require_writable()
             self._adopt_build()
             lines = []
             for key in keys:
@@ -610,7 +691,7 @@ class VectorStore:
         live = len(self._row_of)
         target = self.policy.kind_for(live, saved["kind"] if saved else None)
         if saved and saved.get("kind") == target and target != "flat":
-            index = read_index(self.directory / INDEX_FILE)
+            index = read_index(self.directory / saved.get("file", INDEX_FILE))
             if index is not None and index.ntotal == saved["ntotal"] and index_kind(index) == target:
                 covered = int(saved["covered"])
                 newer = self._live_ids()
@@ -704,8 +785,13 @@ class VectorStore:
     # ------------------------------------------------------------------ durability
 
     def _require_open(self) -> None:
-        if self._key_log is None:
+        if not self._open:
             raise UsageError(f"vector store {self.directory} is closed")
+
+    def _require_writable(self) -> None:
+        self._require_open()
+        if self.read_only:
+            raise UsageError(f"vector store {self.directory} is open read-only")
 
     def _manifest(self) -> dict:
         return {
@@ -714,6 +800,7 @@ class VectorStore:
             "dim": self.dim,
             "generation": self._generation,
             "rows": self._committed_rows,
+            "key_bytes": self._committed_key_bytes,
             "live": len(self._row_of),
             "next_id": self._next_id,
             "index": self._saved_index,
@@ -726,7 +813,7 @@ class VectorStore:
         """Make every write so far durable (fsync logs, then the manifest); compact the logs
         when tombstones pass a quarter of them; save an approximate index that changed a lot."""
         with self._lock:
-            self._require_open()
+            self._require_writable()
             self._adopt_build()
             dead_rows = self._rows - len(self._row_of)
             if dead_rows >= _COMPACT_MIN_DEAD and dead_rows > _COMPACT_FRACTION * self._rows:
@@ -736,8 +823,10 @@ class VectorStore:
                     log.flush()
                     os.fsync(log.fileno())
                 self._committed_rows = self._rows
+                self._committed_key_bytes = os.fstat(self._key_log.fileno()).st_size
             self._save_index_if_due()
             self._write_manifest()
+            self._delete_unnamed_index_files()
 
     def _save_index_if_due(self) -> None:
         index = self._index
@@ -747,9 +836,20 @@ class VectorStore:
         grown = int(index.ntotal) - (saved["ntotal"] if saved else 0)
         if saved and saved["kind"] == index_kind(index) and 0 <= grown < max(10_000, 0.05 * index.ntotal):
             return  # cheap to catch up on open; not worth rewriting a large file now
-        write_index(index, self.directory / INDEX_FILE)
-        self._saved_index = {"kind": index_kind(index), "ntotal": int(index.ntotal), "covered": self._next_id}
+        # A new name each time: a reader that read the manifest may be about to open the file
+        # it names; the writer deletes it only once a newer manifest names another.
+        name = f"index-{self._next_id}.faiss"
+        write_index(index, self.directory / name)
+        self._saved_index = {"kind": index_kind(index), "ntotal": int(index.ntotal), "covered": self._next_id,
+                             "file": name}
         self._index_unsaved = False
+
+    def _delete_unnamed_index_files(self) -> None:
+        """Delete saved index files the manifest no longer names (after it is written)."""
+        named = (self._saved_index or {}).get("file", INDEX_FILE if self._saved_index else None)
+        for path in [self.directory / INDEX_FILE, *self.directory.glob("index-*.faiss")]:
+            if path.name != named:
+                path.unlink(missing_ok=True)
 
     def _compact(self) -> None:
         """Copy live rows to the next generation's logs and switch the manifest to them."""
@@ -773,6 +873,7 @@ class VectorStore:
         self._key_log.close()
         self._generation = generation
         self._rows = self._committed_rows = len(ids)
+        self._committed_key_bytes = key_path.stat().st_size
         self._position[ids] = np.arange(len(ids))
         self._position[~self._live[: self._capacity]] = -1
         self._mapped = None
@@ -789,14 +890,15 @@ class VectorStore:
                 handle.close()
         self._vector_log = self._key_log = None
         self._mapped = None
+        self._open = False
         if self._lock_file is not None:
             fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
             self._lock_file.close()
             self._lock_file = None
 
     def close(self) -> None:
-        """Flush, stop any background build, and release the files and the lock."""
-        if self._key_log is None:
+        """Flush (a writer), stop any background build, and release the files and the lock."""
+        if not self._open:
             return
         self._warm_stop.set()
         self._build_cancel.set()
@@ -805,7 +907,8 @@ class VectorStore:
             builder.join()
         with self._lock:
             self._built = None
-            self.flush()
+            if not self.read_only:
+                self.flush()
             self._release_files()
 
     def __enter__(self) -> "VectorStore":
