@@ -2,7 +2,7 @@
           [ hydrate/3,                  % +Goal, +Options, -Frame
             estimate_tokens/2,          % +Text, -Tokens
             level_rank/2,               % ?Level, ?Rank
-            goal_speaker/2              % +Goal, -Role
+            goal_speaker/2              % +Goal, -Speaker
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -102,9 +102,13 @@ time_anchor_(Goal, Now0, Anchor) :-
     ).
 
 % What the goal says beyond its topic, read once per frame: priors(Speaker, Anchor), Speaker
-% being speaker(Role) or none (goal_speaker/2), Anchor window(From, To, Phrase) or none.
+% being speaker(Who) or none, Who a list of the people the goal names (goal_people_/2) or a
+% role (goal_speaker/2), Anchor window(From, To, Phrase) or none.
 goal_priors_(Goal, Anchor, priors(Speaker, Anchor)) :-
-    (   goal_speaker(Goal, Role) -> Speaker = speaker(Role) ; Speaker = none ).
+    (   goal_people_(Goal, Names), Names \== [] -> Speaker = speaker(Names)
+    ;   goal_speaker(Goal, Role) -> Speaker = speaker(Role)
+    ;   Speaker = none
+    ).
 
 anchor_meta_(none, null).
 anchor_meta_(window(From, To, Phrase), _{phrase: Phrase, from: F, to: T}) :-
@@ -297,7 +301,7 @@ lexical_cosines_(true, Goal, Sem, Lex, SemAll) :-
 window_cosines_(false, _, _, _, _, Sem, Sem).
 window_cosines_(true, none, _, _, _, Sem, Sem).
 window_cosines_(true, window(From, To, _), Goal, Segment, Fetch, Sem, SemAll) :-
-    items_between(From, To, 1000, InWindow),
+    items_dated_between(From, To, 1000, InWindow),
     include(item_in_segment_(Segment), InWindow, Candidates),
     with_cosines_(Goal, Candidates, Fetch, Sem, SemAll).
 
@@ -394,8 +398,15 @@ speaker_prior_(speaker(Role), Pairs, Out) :-
     maplist(speaker_boost_(Role), Pairs, Out0),
     sort_by_score_(Out0, Out).
 
-speaker_boost_(Role, K-S, K-S1) :-
-    (   item_role(K, Role) -> S1 is round(S * 1.3 * 10000) / 10000 ; S1 = S ).
+speaker_boost_(Who, K-S, K-S1) :-
+    (   spoken_by_(K, Who) -> S1 is round(S * 1.3 * 10000) / 10000 ; S1 = S ).
+
+% Item K was said by Who: a role (user, assistant), or one of a list of named people.
+spoken_by_(K, Who) :-
+    (   is_list(Who)
+    ->  relation(K, speaker, Name), memberchk(Name, Who)
+    ;   item_role(K, Who)
+    ).
 
 % A walk neighbour inherits its seed's score, speaker boost included: an item of the other
 % speaker gives that boost back, so the goal's speaker is favoured across the whole frame
@@ -404,16 +415,22 @@ walk_speaker_(priors(none, _), Found, Found).
 walk_speaker_(priors(speaker(Role), _), Found, Out) :-
     maplist(walk_speaker_score_(Role), Found, Out).
 
-walk_speaker_score_(Role, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
-    (   item_role(Id, Other), Other \== Role
+walk_speaker_score_(Who, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
+    (   item_role(Id, _), \+ spoken_by_(Id, Who)
     ->  S1 is round(S / 1.3 * 10000) / 10000
     ;   S1 = S
     ).
 
-%!  goal_speaker(+Goal:string, -Role:atom) is semidet.
+%!  goal_speaker(+Goal:string, -Speaker:atom) is semidet.
 %
-%   The speaker whose items Goal asks about: `assistant` when it refers to what "you" said,
-%   did or recommended, `user` when it is otherwise in the first person; fails for neither.
+%   The speaker whose items Goal asks about: a person memory knows as a speaker (an
+%   item_speaker/2 name) when Goal names them ("When did Priya start the pottery class?"; the
+%   first one named), else `assistant` when it refers to what "you" said, did or recommended,
+%   `user` when it is otherwise in the first person; fails for neither. Hydration favours the
+%   items of every person a goal names.
+goal_speaker(Goal, Speaker) :-
+    goal_people_(Goal, [Name|_]), !,
+    Speaker = Name.
 goal_speaker(Goal, Role) :-
     goal_words(Goal, Words),
     (   addressed_to_assistant_(Words) -> Role = assistant
@@ -437,6 +454,48 @@ assistant_output_(W) :- memberchk(W, ["suggestion", "suggestions", "recommendati
                                       "recommendations", "answer", "advice", "list", "response",
                                       "reply", "idea", "ideas", "explanation", "example"]).
 
+% The speakers memory knows (journal_speakers/1) that Goal names, in the order it names them.
+% A name matches the goal's words case-insensitively, a possessive ("Priya's") included, but
+% a capitalised name only where the goal writes it capitalised too (or writes no capitals at
+% all): "will" in "will it rain" is not a speaker called Will. No word list: the names are
+% memory's own.
+goal_people_(Goal, Names) :-
+    journal_speakers(Known),
+    (   Known == []
+    ->  Names = []
+    ;   split_string(Goal, " \t\n\r,.;:!?()\"", " \t\n\r,.;:!?()\"", Tokens0),
+        exclude(==(""), Tokens0, Tokens1),
+        maplist(goal_token_, Tokens1, Tokens),
+        (   string_lower(Goal, Goal) -> Cased = false ; Cased = true ),
+        findall(At-Name, ( member(Name, Known),
+                           name_at_(Name, Tokens, Cased, At) ), Found),
+        keysort(Found, Sorted),
+        pairs_values(Sorted, Names0),
+        list_to_set(Names0, Names)
+    ).
+
+% A goal token as Token-Lowercase, a possessive 's cut off.
+goal_token_(Token0, Token-Lower) :-
+    (   ( sub_string(Token0, B, 2, 0, "'s") ; sub_string(Token0, B, _, 0, "’s") ), B > 0
+    ->  sub_string(Token0, 0, B, _, Token)
+    ;   Token = Token0
+    ),
+    string_lower(Token, Lower).
+
+name_at_(Name, Tokens, Cased, At) :-
+    atom_string(Name, Text),
+    split_string(Text, " ", " ", Parts),
+    maplist(string_lower, Parts, Lowers),
+    pairs_keys_values(Pattern, Written, Lowers),
+    append(Before, Rest, Tokens),
+    append(Pattern, _, Rest),
+    (   Cased == true, sub_atom(Name, 0, 1, _, C), upcase_atom(C, C), \+ downcase_atom(C, C)
+    ->  Written = [First|_], sub_string(First, 0, 1, _, F), string_upper(F, F), \+ string_lower(F, F)
+    ;   true
+    ),
+    !,
+    length(Before, At).
+
 % "me" is left out: "can you remind me" asks the assistant, it does not say the user spoke.
 first_person_(W) :- memberchk(W, ["i", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"]).
 
@@ -448,8 +507,7 @@ time_prior_(window(From, To, _), Pairs, Out) :-
     sort_by_score_(Out0, Out).
 
 time_boost_(From, To, K-S, K-S1) :-
-    (   item_stamp(K, Stamp),
-        Stamp >= From, Stamp =< To
+    (   item_dated_in(K, From, To)      % written in the window, or naming a day in it
     ->  S1 is round(S * 1.4 * 10000) / 10000
     ;   S1 = S
     ).
@@ -635,10 +693,22 @@ first_at_or_below_(Levels, TR, Level) :-
     ).
 
 fact_tokens_(Id, Level, Tokens) :-
-    (   rung_tokens(Id, Level, T) -> Tokens = T
-    ;   rung(Id, Level, Text) -> estimate_tokens(Text, Tokens)
-    ;   Tokens = 0
+    (   rung_tokens(Id, Level, T) -> Tokens0 = T
+    ;   rung(Id, Level, Text) -> estimate_tokens(Text, Tokens0)
+    ;   Tokens0 = 0
+    ),
+    (   Tokens0 > 0, speaker_label_(Id, Label)
+    ->  estimate_tokens(Label, LabelTokens),
+        Tokens is Tokens0 + LabelTokens
+    ;   Tokens = Tokens0
     ).
+
+% "Priya: ", the label an item's text is shown after when its transcript names the speaker
+% (journal item_speaker/2), so a frame says who "I" is; counted in the fact's tokens.
+speaker_label_(Id, Label) :-
+    relation(Id, speaker, Name),
+    !,
+    format(string(Label), "~w: ", [Name]).
 
 		 /*******************************
 		 *      DEMOTION AND BUDGET     *
@@ -844,7 +914,8 @@ crumbs_([c(Id, _, _, _, _)|T], Seg, Ceiling, Budget, S0, S, N, Crumbs) :-
 
 render_fact_(Segment, p(c(Id, Score, By, Hops, _), Level, Tokens, _),
              fact(Id, Segment, Level, By, Score, Tokens, Hops, Source, Time, Text, Dirty)) :-
-    rung(Id, Level, Text), !,
+    rung(Id, Level, Text0), !,
+    (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text) ; Text = Text0 ),
     source_of_(Id, Source),
     time_of_(Id, Time),
     dirty_beliefs_(Id, Dirty).

@@ -2,6 +2,7 @@
           [ item/1,                     % ?Handle
             item_kind/2,                % ?Handle, ?Kind
             item_role/2,                % ?Handle, ?Role
+            item_speaker/2,             % ?Handle, ?Name
             item_goal/2,                % ?Handle, ?Goal
             item_session/2,             % ?Handle, ?Session
             item_time/2,                % ?Handle, ?Time
@@ -21,7 +22,9 @@
             journal_watermark/3,        % ?Source, ?Size, ?Digest
             journal_set_watermark/3,    % +Source, +Size, +Digest
             journal_stats/1,            % -Stats
-            journal_segment/1           % ?Segment
+            journal_segment/1,          % ?Segment
+            journal_speakers/1,         % -Names
+            journal_item_speakers/2     % +Handles, -Pairs
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -78,6 +81,26 @@ item_kind(H, Kind) :- live_(H, _, _, _, Kind, _, _, _, _, _).
 %!  item_role(?Handle, ?Role) is nondet.
 %   Role is the speaker: user, assistant, tool or system.
 item_role(H, Role) :- live_(H, _, _, _, _, Role, _, _, _, _).
+
+%!  item_speaker(?Handle, ?Name:string) is nondet.
+%
+%   Name is who said the item: the name its transcript gives (an OpenAI message's `name`, an
+%   `author`, a speaker line's name, `subagent` for a Claude Code sidechain), stored as the
+%   link relation(Handle, speaker, Name); else its role (`user`, `assistant`, ...). Name may be
+%   given as a string or an atom: `item_speaker(H, "Priya")` lists her items.
+item_speaker(H, Name) :-
+    (   nonvar(Name)
+    ->  text_to_string(Name, Text),
+        atom_string(Who, Text),
+        (   relation_(H, speaker, Who),
+            \+ tombstone_(H, _, _)
+        ;   live_(H, _, _, _, _, Who, _, _, _, _),
+            \+ relation_(H, speaker, _)
+        )
+    ;   live_(H, _, _, _, _, Role, _, _, _, _),
+        (   relation_(H, speaker, Who) -> true ; Who = Role ),
+        atom_string(Who, Name)
+    ).
 
 %!  item_goal(?Handle, ?Goal:string) is nondet.
 %   Goal is the goal that was active when the item was produced ("" before any goal).
@@ -502,6 +525,30 @@ journal_stats(_{items: Items, live: Live, tombstoned: Tomb, relations: Rels,
     aggregate_all(count, distinct(S, item_(_, _, S, _, _, _, _, _, _, _)), Sessions),
     findall(K-N, aggregate(count, H^live_kind_(H, K), N), Kinds),
     findall(G-N, aggregate(count, H^live_seg_(H, G), N), Segs).
+
+%!  journal_speakers(-Names:list(atom)) is det.
+%
+%   The distinct names memory knows as speakers (relation(_, speaker, Name)), sorted. Computed
+%   once per change of the relations (one pass over the speaker links), so a goal can be read
+%   for the names of people in memory without a scan per hydration.
+journal_speakers(Names) :-
+    (   predicate_property(atc_journal:relation_(_, _, _), last_modified_generation(G))
+    ->  true
+    ;   G = 0
+    ),
+    (   nb_current(journal_speakers_cache, G-Names0)
+    ->  Names = Names0
+    ;   findall(N, relation_(_, speaker, N), Ns),
+        sort(Ns, Names),
+        nb_setval(journal_speakers_cache, G-Names)
+    ).
+
+%!  journal_item_speakers(+Handles:list, -Pairs:list) is det.
+%   Handle-Name (Name a string) for each of Handles whose transcript names its speaker.
+journal_item_speakers(Handles, Pairs) :-
+    must_be(list, Handles),
+    findall(H-Name, ( member(H, Handles), relation_(H, speaker, A), atom_string(A, Name) ),
+            Pairs).
 
 live_kind_(H, K) :- item_kind(H, K).
 live_seg_(H, G) :- item_segment(H, G).

@@ -1,5 +1,5 @@
 :- module(atc_memory,
-          [ item/1, item_kind/2, item_role/2, item_goal/2, item_session/2, item_time/2,
+          [ item/1, item_kind/2, item_role/2, item_speaker/2, item_goal/2, item_session/2, item_time/2,
             item_seq/2, item_segment/2, item_source/2, item_source_name/2, item_text/2,
             relation/3,
             rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2, arc_goal/2,
@@ -8,7 +8,7 @@
             hydrate/3, goal_speaker/2, goal_time_window/4, memory_now/1, items_between/3,
             items_between/4
           ]).
-:- reexport(journal, [ item/1, item_kind/2, item_role/2, item_goal/2, item_session/2,
+:- reexport(journal, [ item/1, item_kind/2, item_role/2, item_speaker/2, item_goal/2, item_session/2,
                        item_time/2, item_seq/2, item_segment/2, item_source/2,
                        item_source_name/2, item_text/2, relation/3 ]).
 :- reexport(ladder, [ rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2,

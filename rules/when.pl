@@ -4,6 +4,8 @@
             items_between/3,            % +From, +To, -Items
             items_between/4,            % +From, +To, +Max, -Items
             item_stamp/2,               % +Item, -Stamp
+            item_dated_in/3,            % +Item, +From, +To
+            items_dated_between/4,      % +From, +To, +Max, -Items
             goal_words/2                % +Goal, -Words
           ]).
 :- use_module(library(lists)).
@@ -11,6 +13,8 @@
 :- use_module(library(pairs)).
 :- use_module(library(error)).
 :- use_module(library(aggregate)).
+:- use_module(library(ordsets)).
+:- use_module(library(yall)).
 :- use_module(journal).
 
 /** <module> When: the time a goal points at ("two months ago", "last week", "in March")
@@ -32,6 +36,12 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | this week / month / year            | the last 7 / 31 / 366 days               |
   | last Monday, on Friday ...          | that weekday's most recent date before Now, ± a day |
   | in / during / since / early / late March, March 5 | that month's most recent occurrence up to Now |
+
+An item is *dated* inside a window when it was written there or when its text names a day
+there: ingestion resolves "yesterday", "two days ago", "last Friday" in a turn against the
+turn's own time and keeps the day as relation(Item, mentions_date, 'YYYY-MM-DD'). So "what
+did Priya do last week" finds the turn that said "I started pottery yesterday" a week later
+about it, and a frame can tell the day a thing happened, not only the day it was said.
 
 ```
 ?- get_time(Now), goal_time_window("what did I buy two weeks ago", Now, From-To, Phrase).
@@ -115,6 +125,49 @@ take_upto_(Max, Hs, Taken, Left) :-
     ;   length(Taken, Max), append(Taken, _, Hs), Left = 0
     ).
 
+%!  item_dated_in(+Item, +From:number, +To:number) is semidet.
+%
+%   Item was written between the POSIX stamps From and To, or names a day (mentions_date) that
+%   overlaps them.
+item_dated_in(H, From, To) :-
+    (   item_stamp(H, Stamp), Stamp >= From, Stamp =< To
+    ->  true
+    ;   relation(H, mentions_date, Date),
+        date_day_(Date, Day),
+        Day * 86400 =< To, (Day + 1) * 86400 > From
+    ->  true
+    ).
+
+%!  items_dated_between(+From:number, +To:number, +Max, -Items:list) is det.
+%
+%   As items_between/4, and then (up to Max in all) the items whose text names a day inside
+%   the window (item_dated_in/3), latest day first.
+items_dated_between(From, To, Max, Items) :-
+    items_between(From, To, Max, Written),
+    FirstDay is floor(From / 86400),
+    LastDay is floor(To / 86400),
+    findall(Day-H, ( mention_day_(Day, H), Day >= FirstDay, Day =< LastDay, item_time(H, _) ),
+            Pairs0),
+    sort(1, @>=, Pairs0, Pairs),
+    pairs_values(Pairs, Mentioning0),
+    list_to_set(Mentioning0, Mentioning),
+    sort(Written, Seen),
+    exclude([H]>>ord_memberchk(H, Seen), Mentioning, New),
+    (   Max == inf
+    ->  append(Written, New, Items)
+    ;   length(Written, N), Room is max(0, Max - N),
+        take_upto_(Room, New, Extra, _),
+        append(Written, Extra, Items)
+    ).
+
+date_day_(Date, Day) :-
+    atom_length(Date, 10),
+    sub_atom(Date, 4, 1, _, -),
+    atom_string(Date, S),
+    maplist(field_(S), [0-4, 5-2, 8-2], [Y, M, D]),
+    date_time_stamp(date(Y, M, D, 0, 0, 0, 0, -, -), Stamp),
+    Day is floor(Stamp / 86400).
+
 %!  item_stamp(+Item, -Stamp:number) is semidet.
 %
 %   The POSIX time Item was written, from the day index (no date parsing per call); fails for
@@ -124,14 +177,18 @@ item_stamp(H, Stamp) :-
     item_day_(_, Stamp, H), !.
 
 :- dynamic item_day_/3.                 % Day, Stamp, Handle: the day index
+:- dynamic mention_day_/2.              % Day, Handle: the days items' texts name (mentions_date)
 
 time_index_ready_ :-
     items_generation_(G),
     (   nb_current(when_time_index, G)
     ->  true
     ;   retractall(item_day_(_, _, _)),
+        retractall(mention_day_(_, _)),
         forall(( item_time(H, T), item_stamp_(T, Stamp) ),
                ( Day is floor(Stamp / 86400), assertz(item_day_(Day, Stamp, H)) )),
+        forall(( relation(H, mentions_date, Date), date_day_(Date, Day) ),
+               assertz(mention_day_(Day, H))),
         (   aggregate_all(r(min(D), max(D), max(S)), item_day_(D, S, _), r(Oldest, Newest, Now))
         ->  nb_setval(when_time_days, Oldest-Newest),
             nb_setval(when_memory_now, Now)

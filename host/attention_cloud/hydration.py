@@ -9,7 +9,6 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -84,14 +83,15 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
 
 
 def _now_value(now: str | float) -> str | float:
-    """The ``now`` option as Prolog takes it: a POSIX stamp, or ISO 8601 text checked here."""
+    """The ``now`` option as Prolog takes it: a POSIX stamp, or a time in any form the host
+    reads (ingest/timefmt.py: ISO 8601, RFC 2822, "8 May 2023 1:56 pm", ...) as ISO 8601 UTC."""
     if isinstance(now, (int, float)) and not isinstance(now, bool):
         return float(now)
-    text = str(now).strip()
-    try:
-        datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(f"now must be an ISO 8601 time such as 2026-05-01T12:00:00Z, not {now!r}") from None
+    from .ingest.timefmt import read_time
+
+    text = read_time(str(now))
+    if not text:
+        raise UsageError(f"now must be a time (ISO 8601 such as 2026-05-01T12:00:00Z), not {now!r}")
     return text
 
 

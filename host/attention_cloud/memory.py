@@ -43,6 +43,9 @@ class IngestReport:
     envelopes_stripped: int = 0
     skipped: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, reason)
     new_handles: list[str] = field(default_factory=list)
+    #: (file, line, the time as written) for each timestamp that could not be read; the item
+    #: is kept without a time
+    unread_times: list[tuple[str, int, str]] = field(default_factory=list)
     #: (file, reason) for each file not ingested (``strict=False``): no recognised format,
     #: empty, not a regular file, over the size limit, unreadable.
     files_skipped: list[tuple[str, str]] = field(default_factory=list)
@@ -53,7 +56,9 @@ class IngestReport:
                 "files_skipped": [{"file": f, "reason": r} for f, r in self.files_skipped],
                 "records": self.records, "new": self.new, "unchanged": self.unchanged,
                 "evicted": self.evicted, "envelopes_stripped": self.envelopes_stripped,
-                "skipped": [{"file": f, "line": n, "reason": r} for f, n, r in self.skipped]}
+                "skipped": [{"file": f, "line": n, "reason": r} for f, n, r in self.skipped],
+                "unread_times": [{"file": f, "line": n, "time": t}
+                                 for f, n, t in self.unread_times]}
 
 
 @dataclass
@@ -412,6 +417,7 @@ class _Parsed:
     envelopes_stripped: int
     skipped: list[tuple[str, int, str]]
     size: int = 0
+    unread_times: list[tuple[str, int, str]] = field(default_factory=list)
     digest: str = ""
     unchanged: bool = False          # size and digest match the watermark: not parsed
     failed: str = ""                 # why the file cannot be ingested (its InputError)
@@ -493,6 +499,7 @@ def _reason(message: str, name: str) -> str:
     line, sep, tail = rest.partition(": ")
     return f"line {line}: {tail}" if sep and line.isdigit() else rest.lstrip()
 
+            report.unread_times.extend(result.unread_times)
 
 def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str | None,
                item_budget: int | None, segment: str,
@@ -514,7 +521,8 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                    records_read=parsed.records_read, evicted=len(parsed.evicted),
                    envelopes_stripped=parsed.envelopes_stripped,
                    skipped=[(str(path), line, why) for line, why in parsed.skipped],
-                   size=size, digest=digest)
+                   size=size, digest=digest,
+                   unread_times=[(str(path), line, t) for line, t in parsed.unread_times])
 
 
 def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str | None,

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime
 
 import numpy as np
 
 from ..errors import InputError
 from .lexicon import STOPWORDS
+from ..ingest.timefmt import parse_moment
 from .records import ItemView
 from .sentences import window
 
@@ -32,7 +33,6 @@ ECHO_CANDIDATES = 8
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _SUFFIXES = ("ing", "ed", "es", "s", "ly")
-_DATE_DIGITS = re.compile(r"(\d{4})\D(\d{1,2})\D(\d{1,2})(?:\D+(\d{1,2}):(\d{2})(?::(\d{2}))?)?")
 
 
 def find_echoes(
@@ -140,19 +140,5 @@ def is_older(earlier: str, later: str) -> bool:
 
 
 def _time_key(value: str) -> datetime | None:
-    value = (value or "").strip()
-    if not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        match = _DATE_DIGITS.search(value)
-        if not match:
-            return None
-        try:
-            parsed = datetime(*(int(g) for g in match.groups(default="0")))
-        except ValueError:
-            return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed
+    # The host's one time reader (ingest/timefmt.py): journal times are ISO 8601 UTC already.
+    return parse_moment(value or "")
