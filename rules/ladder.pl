@@ -14,6 +14,8 @@
 
             ladder_store/1,             % +Records
             ladder_uncurated/2,         % +Limit, -Items
+            ladder_uncurated_count/1,   % -Count
+            ladder_smallest_skeleton/1, % -Tokens
             ladder_session_items/2,     % +Session, -Items
             ladder_curated_items/1,     % -Handles
             ladder_distillations/2,     % +Handles, -Records
@@ -192,6 +194,33 @@ clear_record_(Id) :-
 %   view(Handle, Session, Seq, Kind, Goal, Time, Pointer, Text).
 ladder_uncurated(Limit, Items) :-
     findall(V, limit(Limit, ( item(H), \+ curated_(H, _), item_view_(H, V) )), Items).
+
+%!  ladder_uncurated_count(-Count:integer) is det.
+%   How many live items have no rungs yet (atc curate builds them). Counted once per change of
+%   the items, tombstones or curated records, so a frame asking every time costs one scan
+%   after each change, not one per frame.
+ladder_uncurated_count(Count) :-
+    ladder_generations_(G),
+    (   nb_current(atc_ladder_uncurated, G-Count0)
+    ->  Count = Count0
+    ;   aggregate_all(count, ( item(H), \+ curated_(H, _) ), Count),
+        nb_setval(atc_ladder_uncurated, G-Count)
+    ).
+
+ladder_generations_(g(I, T, C)) :-
+    generation_(atc_journal:item_(_,_,_,_,_,_,_,_,_,_), I),
+    generation_(atc_journal:tombstone_(_,_,_), T),
+    generation_(atc_ladder:curated_(_,_), C).
+
+generation_(Head, G) :-
+    (   predicate_property(Head, last_modified_generation(G0)) -> G = G0 ; G = 0 ).
+
+%!  ladder_smallest_skeleton(-Tokens:integer) is semidet.
+%   The fewest tokens a live record's L3 skeleton takes: a budget below it fits no fact.
+%   Fails when nothing is curated.
+ladder_smallest_skeleton(Tokens) :-
+    aggregate_all(min(T), rung_tokens(_, l3, T), Tokens),
+    integer(Tokens).
 
 %!  ladder_curated_items(-Handles:list) is det.
 %   Every live item that has rungs.

@@ -221,9 +221,12 @@ def _print_ingest(report: Any, out: str) -> None:
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
+@click.option("--reembed", is_flag=True,
+              help="Drop the home's vectors and embed every record again with the configured "
+                   "embedder (after changing it).")
 @home_option
 @fail_cleanly
-def curate(fmt: str, home: str | None) -> None:
+def curate(fmt: str, reembed: bool, home: str | None) -> None:
     """Build the ladder (L1-L3), arcs and session rollups; embed what is new; mark echoes.
 
     Incremental: a second run with nothing new does no work.
@@ -232,6 +235,8 @@ def curate(fmt: str, home: str | None) -> None:
     """
     mem = open_memory(home)
     try:
+        if reembed:
+            mem.drop_vectors()
         with click.progressbar(length=_uncurated_estimate(mem), label="curating",
                                file=sys.stderr) as bar:
             report = mem.curate(progress=bar.update)
@@ -338,6 +343,8 @@ def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceili
                             ceiling=ceiling, rules=rules_file, walk=walk, now=now)
     finally:
         mem.close()
+    for line in frame.receipt.get("notes", []):
+        note(line)
     if fmt == "json":
         emit_json(frame.as_json())
     elif fmt == "envelope":
@@ -453,7 +460,8 @@ def forget(handle: str, reason: str, home: str | None) -> None:
 @home_option
 @fail_cleanly
 def show(handle: str, level: str, verbatim: bool, fmt: str, home: str | None) -> None:
-    """Print one item (or arc) at a level of detail, or its verbatim source.
+    """Print one item, arc or session rollup at a level of detail, or an item's verbatim
+    source. An arc or rollup also lists its members.
 
     Example: atc show it_3fa2c1d09e8b7a65 --level L2
     """
@@ -470,6 +478,8 @@ def show(handle: str, level: str, verbatim: bool, fmt: str, home: str | None) ->
         click.echo(record["verbatim"])
     else:
         click.echo(record["text"])
+        if record.get("members"):
+            click.echo(f"members ({len(record['members'])}): {' '.join(record['members'])}")
 
 
 @main.command()

@@ -68,6 +68,8 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     ceiling = ceiling.lower()
     if ceiling not in LEVELS:
         raise UsageError(f"ceiling must be one of L0, L1, L2, L3, not {ceiling!r}")
+    if segments:
+        check_segments(mem, segments)
     mem.jump  # register the host's search before the proof calls nearest/4
     options: dict[str, Any] = {"budget": budget, "plane": Atom(plane), "ceiling": Atom(ceiling),
                                "segments": [Term("-", [Atom(s), int(n)])
@@ -79,7 +81,68 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     if now is not None:
         options["now"] = _now_value(now)
     (frame,) = mem.pl.once("atc_api:api_hydrate", goal, options, Var())
-    return build_frame(frame, home=mem.home if store_receipt else None)
+    return build_frame(frame, home=mem.home if store_receipt else None,
+                       status=memory_status(mem, frame))
+
+
+def check_segments(mem: Any, segments: dict[str, int]) -> None:
+    """UsageError naming the segments that exist when ``segments`` names one that does not."""
+    known = sorted(str(s) for (s,) in mem.pl.solutions("atc_journal:journal_segment", Var()))
+    unknown = sorted(set(segments) - set(known))
+    if unknown:
+        have = (f"segments in this memory: {', '.join(known)}" if known
+                else "this memory holds no segments yet")
+        raise UsageError(f"--segment {unknown[0]}: no such segment ({have})")
+
+
+def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
+    """What a frame's receipt says about the memory behind it: ``uncurated`` (items without
+    rungs), ``notes`` (one line each: what is missing and the command that builds it), and
+    ``empty`` (why a frame holds nothing, when it does not)."""
+    (uncurated,) = mem.pl.once("atc_ladder:ladder_uncurated_count", Var())
+    notes: list[str] = []
+    if uncurated:
+        notes.append(f"{uncurated} item{'s are' if uncurated != 1 else ' is'} not curated yet "
+                     "(no summaries, skeletons or vectors, so frames cannot find them by meaning): "
+                     "`atc curate` builds them")
+    meta = to_plain(frame.args[0])
+    if meta.get("path") not in ("semantic", "hybrid"):
+        mismatch = embedder_mismatch(mem)
+        if mismatch:
+            notes.append(mismatch)
+    empty = ""
+    if not frame.args[1] and not frame.args[2]:
+        budget = int(meta.get("budget", 0))
+        smallest = mem.pl.once("atc_ladder:ladder_smallest_skeleton", Var())
+        if budget == 0:
+            empty = "budget 0 tokens: no room for any fact; give --budget a number of tokens"
+        elif smallest is not None and budget < int(smallest[0]):
+            empty = (f"no fact fits in {budget} tokens: the smallest skeleton (L3) in memory "
+                     f"takes {int(smallest[0])}; raise --budget")
+        if empty:
+            notes.append(empty)
+    return {"uncurated": int(uncurated), "notes": notes, "empty": empty}
+
+
+def embedder_mismatch(mem: Any) -> str:
+    """A note when the home's vectors were made by another embedder than the configured one
+    (searches then fall back to lexical and curate cannot add vectors); "" otherwise."""
+    from .errors import AtcError
+
+    manifest = mem.home / "vectors" / "manifest.json"
+    if mem.jump.disabled or not manifest.exists():
+        return ""
+    try:
+        made = json.loads(manifest.read_text(encoding="utf-8"))
+        embedder = mem.jump.embedder
+    except (OSError, ValueError, AtcError):
+        return ""
+    if made.get("embedder_id") == embedder.id and made.get("dim") == embedder.dim:
+        return ""
+    return (f"the vectors in this home were made by embedder {made.get('embedder_id')!r} "
+            f"({made.get('dim')}-d), not the configured {embedder.id!r} ({embedder.dim}-d): "
+            "frames use lexical search only and curate cannot add vectors; "
+            "`atc curate --reembed` rebuilds them with the configured embedder")
 
 
 def _now_value(now: str | float) -> str | float:
@@ -95,14 +158,19 @@ def _now_value(now: str | float) -> str | float:
     return text
 
 
-def build_frame(term: Term, *, home: Path | None) -> Frame:
-    """Turn the ``frame(Meta, Facts, Beyond)`` term into a Frame (and store its receipt)."""
+def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None = None) -> Frame:
+    """Turn the ``frame(Meta, Facts, Beyond)`` term into a Frame (and store its receipt);
+    ``status`` (see :func:`memory_status`) adds ``uncurated`` and ``notes`` to the receipt."""
     meta, facts_t, beyond_t = term.args
     facts = tuple(_fact(f) for f in facts_t)
     receipt = _receipt(to_plain(meta), facts, beyond_t)
+    if status is not None:
+        receipt["uncurated"] = status["uncurated"]
+        if status["notes"]:
+            receipt["notes"] = list(status["notes"])
     rid = "r_" + hashlib.sha256(json.dumps(receipt, sort_keys=True).encode()).hexdigest()[:16]
     receipt = {"id": rid, **receipt}
-    text = render_text(receipt, facts)
+    text = render_text(receipt, facts, empty=(status or {}).get("empty", ""))
     if home is not None:
         save_receipt(home, receipt)
     return Frame(receipt_id=rid, facts=facts, receipt=receipt, text=text)
@@ -140,8 +208,9 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
 
 
 # -- rendering (pure) ---------------------------------------------------------------------------
-def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...]) -> str:
-    """The frame as text: grouped by segment, each fact tagged with level, why and pointer."""
+def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty: str = "") -> str:
+    """The frame as text: grouped by segment, each fact tagged with level, why and pointer;
+    ``empty`` says why a frame with no facts holds none (a budget too small, ...)."""
     b = receipt["budget"]
     lines = [f"memory frame for: {receipt['goal']}",
              f"plane {receipt['plane']} · path {receipt['path']} · "
@@ -165,7 +234,7 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...]) -> str:
                          for c in crumbs)
     if not facts and not receipt["beyond"]:
         lines.append("")
-        lines.append("(memory holds nothing for this goal yet)")
+        lines.append(f"({empty})" if empty else "(memory holds nothing for this goal yet)")
     return "\n".join(lines)
 
 

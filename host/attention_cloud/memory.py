@@ -168,6 +168,21 @@ class Memory:
 
         return curate_memory(self, progress=progress, model=self._model_curator())
 
+    def drop_vectors(self) -> None:
+        """Remove the home's vectors (journal, ladder and BM25 stay), so that the next
+        :meth:`curate` embeds every curated record again with the configured embedder: the
+        remedy after changing ``embedder`` in config.json (``atc curate --reembed``)."""
+        import shutil
+
+        if self.jump.disabled:
+            raise UsageError("this home's embedder is none: there are no vectors to rebuild")
+        self.jump.embedder  # a spec that cannot load fails before anything is removed
+        self.lock.acquire()
+        self.jump.close()
+        self._jump = None
+        shutil.rmtree(self.home / "vectors", ignore_errors=True)
+        fsync_path(self.home)
+
     def _model_curator(self) -> Any:
         spec = self.config.get("curator")
         if not spec or not spec.get("url"):
@@ -482,6 +497,7 @@ def _changed(todo: list[tuple[Path, str, tuple[int, str] | None]], parsed: Itera
             report.evicted += result.evicted
             report.envelopes_stripped += result.envelopes_stripped
             report.skipped.extend(result.skipped)
+            report.unread_times.extend(result.unread_times)
         if progress:
             progress(1)
         if not result.unchanged:
@@ -499,7 +515,6 @@ def _reason(message: str, name: str) -> str:
     line, sep, tail = rest.partition(": ")
     return f"line {line}: {tail}" if sep and line.isdigit() else rest.lstrip()
 
-            report.unread_times.extend(result.unread_times)
 
 def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str | None,
                item_budget: int | None, segment: str,

@@ -1,4 +1,5 @@
-"""What ``atc show`` prints: one item or arc at a rung, or the verbatim record behind it."""
+"""What ``atc show`` prints: one item, arc or session rollup at a rung, or the verbatim record
+behind an item."""
 from __future__ import annotations
 
 import json
@@ -11,16 +12,67 @@ from .ingest.pointers import read_pointer
 
 
 def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any]:
-    """Fields of ``handle`` plus its text at ``level`` (and the verbatim source if asked)."""
+    """Fields of ``handle`` plus its text at ``level`` (and the verbatim source if asked).
+
+    An item gives its journal fields; an arc (``record: "arc"``) its session, goal and
+    ``members`` in order; a session rollup (``record: "rollup"``) its session and ``members``.
+    Arcs and rollups have no L0 of their own: at ``l0`` they show L1, their most detailed rung,
+    and ``level`` says so.
+
+    Raises:
+        InputError: no such record; a rung not built yet (the item is not curated: ``atc
+            curate`` builds it) or dropped by retention; ``verbatim`` for an arc or rollup.
+    """
+    h = Atom(handle)
+    if mem.pl.once("atc_journal:item", h) is not None:
+        return _item(mem, handle, level, verbatim)
+    if mem.pl.once("atc_ladder:arc", h) is not None:
+        session = mem.pl.once("atc_ladder:arc_session", h, Var())
+        goal = mem.pl.once("atc_ladder:arc_goal", h, Var())
+        members = [str(m) for (m,) in mem.pl.solutions("atc_ladder:arc_member", h, Var())]
+        return _derived(mem, handle, "arc", level, verbatim, members,
+                        session=str(session[0]) if session else "",
+                        goal=str(goal[0]) if goal else "")
+    rollup = mem.pl.once("atc_ladder:rollup", h, Var())
+    if rollup is not None:
+        members = sorted({str(m) for (m,) in mem.pl.solutions("atc_ladder:provenance", h, Var())})
+        return _derived(mem, handle, "rollup", level, verbatim, members, session=str(rollup[0]))
+    raise InputError(f"{handle}: no such item, arc or rollup in this memory")
+
+
+def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any]:
+    if level != "l0" and mem.pl.once("atc_ladder:rung", Atom(handle), Atom(level), Var()) is None:
+        raise InputError(_missing_rung(mem, handle, level))
     found = mem.pl.once("atc_api:api_describe", Atom(handle), Atom(level), Var())
     if not found:
-        raise InputError(f"{handle}: no such item or arc in this memory")
-    record = to_plain(found[0])
+        raise InputError(f"{handle}: no such item, arc or rollup in this memory")
+    record = {"record": "item", **to_plain(found[0])}
     if verbatim:
         pointer = record.get("source") or ""
         if not pointer:
             raise InputError(f"{handle}: has no source pointer")
-        found = read_pointer(pointer)
-        record["verbatim"] = found if isinstance(found, str) else json.dumps(
-            found, ensure_ascii=False, indent=2)
+        source = read_pointer(pointer)
+        record["verbatim"] = source if isinstance(source, str) else json.dumps(
+            source, ensure_ascii=False, indent=2)
     return record
+
+
+def _missing_rung(mem: Memory, handle: str, level: str) -> str:
+    if mem.pl.once("atc_ladder:curated", Atom(handle), Var()) is None:
+        return (f"{handle}: not curated yet, so it has no {level.upper()} (only L0, its text); "
+                "`atc curate` builds L1-L3")
+    return (f"{handle}: its {level.upper()} was dropped by retention (retention in config.json); "
+            "other rungs remain")
+
+
+def _derived(mem: Memory, handle: str, kind: str, level: str, verbatim: bool,
+             members: list[str], **fields: str) -> dict[str, Any]:
+    if verbatim:
+        raise InputError(f"{handle}: a {'session rollup' if kind == 'rollup' else kind} has no "
+                         "single source record; show its members with --source")
+    shown = "l1" if level == "l0" else level
+    text = mem.pl.once("atc_ladder:rung", Atom(handle), Atom(shown), Var())
+    if text is None:
+        raise InputError(f"{handle}: this {kind} has no {shown.upper()}")
+    return {"handle": handle, "record": kind, **fields, "level": shown, "text": str(text[0]),
+            "members": members}

@@ -42,7 +42,10 @@ sys.path.insert(0, str(ROOT / "host"))
 from attention_cloud.embed import LexicalIndex, VectorStore, available_embedders, load_embedder  # noqa: E402
 from attention_cloud.embed.faiss_index import IndexPolicy  # noqa: E402
 
-DEFAULT_DATA = Path("/work/shared/data/longmemeval-dev")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_data import LONGMEMEVAL_DEV, require_data, shown  # noqa: E402
+
+DEFAULT_DATA = LONGMEMEVAL_DEV  # ../shared/data/longmemeval-dev from the repository root
 
 
 def percentile_ms(samples: list[float], q: float) -> float:
@@ -57,6 +60,8 @@ def sample_texts(data: Path, count: int) -> list[str]:
         if len(texts) >= count:
             break
     if not texts:
+        print(f"embed_speed: no LongMemEval data in {data} (--data FOLDER): timing synthetic texts",
+              file=sys.stderr)
         words = "deploy database migration failed timeout retry config cluster user asked about the plan".split()
         rng = np.random.default_rng(0)
         texts = [" ".join(rng.choice(words, size=rng.integers(5, 60))) for _ in range(count)]
@@ -239,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", action="append", help="embedder spec (repeatable); default minilm, static (when distilled) and hash")
     parser.add_argument("--texts", type=int, default=500, help="texts for the throughput run (0: skip)")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                        help=f"LongMemEval instances (default {shown(DEFAULT_DATA)})")
     parser.add_argument("--sizes", default="100000,1000000", help="comma-separated store sizes; empty to skip")
     parser.add_argument("--kinds", default="flat,hnsw,ivf")
     parser.add_argument("--shapes", default="random,minilm", help="random and/or minilm (see module doc)")
@@ -261,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         elif name == "minilm":
             shapes.append(Shape("minilm", 384, load_embedder("minilm").embed(texts[: args.fit])))
         elif name == "text":
-            shapes.append(text_shape(args.data, max(sizes) + 200))
+            shapes.append(text_shape(require_data(args.data, parser), max(sizes) + 200))
         elif name:
             raise SystemExit(f"unknown shape {name!r}")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="atc-embed-speed-"))

@@ -43,7 +43,10 @@ sys.path.insert(0, str(ROOT / "host"))
 
 from attention_cloud.embed import LexicalIndex, fuse_rankings, load_embedder  # noqa: E402
 
-DEFAULT_DATA = Path("/work/shared/data/longmemeval-dev")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_data import LONGMEMEVAL_DEV, require_data, shown  # noqa: E402
+
+DEFAULT_DATA = LONGMEMEVAL_DEV  # ../shared/data/longmemeval-dev from the repository root
 KS = (5, 10)
 TYPES = (
     "single-session-user",
@@ -232,7 +235,8 @@ def print_table(methods: list[Method]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                        help=f"LongMemEval instances (default {shown(DEFAULT_DATA)})")
     parser.add_argument("--limit", type=int, default=None, help="use N instances (type mix kept)")
     parser.add_argument("--embedder", action="append",
                         help="embedder spec (repeatable), optionally SPEC@unit,unit to embed only those units; default minilm")
@@ -248,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         dense_units[spec] = only.split(",") if only else None
     units = args.unit or ["turn", "session"]
 
-    instances = load_instances(args.data, args.limit)
+    instances = load_instances(require_data(args.data, parser), args.limit)
     counts = defaultdict(int)
     for instance in instances:
         counts[instance.qtype] += 1

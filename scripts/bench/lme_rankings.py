@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from bench_env import CACHE, markdown_table, progress, run_header  # noqa: E402
+from bench_data import require_data  # noqa: E402
 from longmemeval import DEFAULT_DATA, CachedEmbedder, item_map, load_instances, write_sessions  # noqa: E402
 
 DEPTHS = (5, 10, 20, 40)
@@ -102,7 +103,8 @@ def instance_ranks(inst: Any, shares: list[float], embedder_spec: str, cache: Pa
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                        help="LongMemEval instances (default ../shared/data/longmemeval-dev)")
     parser.add_argument("--limit", type=int, help="use N instances, question-type mix kept")
     parser.add_argument("--shares", type=float, nargs="+", default=[0.2, 0.4],
                         help="BM25 shares of the fused score (default 0.2 0.4)")
@@ -112,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cache", dest="cache", action="store_const", const=None)
     args = parser.parse_args(argv)
     header = run_header("Item rankings on LongMemEval by the vectors an item has")
-    instances = [inst for inst in load_instances(args.data, None) if not inst.abstention and inst.evidence]
+    instances = [inst for inst in load_instances(require_data(args.data, parser), None) if not inst.abstention and inst.evidence]
     if args.limit:
         instances = instances[:args.limit]
     started = time.perf_counter()

@@ -50,10 +50,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
+from bench_data import LONGMEMEVAL_DEV, require_data, shown  # noqa: E402
 from bench_env import (CACHE, markdown_table, peak_rss_mb, percentile_ms, progress, run_header,  # noqa: E402
                        update_benchmarks)
 
-DEFAULT_DATA = Path("/work/shared/data/longmemeval-dev")
+DEFAULT_DATA = LONGMEMEVAL_DEV  # ../shared/data/longmemeval-dev from the repository root
 KS = (5, 10)
 JUMP_SEEDS = 50
 TYPES = ("single-session-user", "single-session-assistant", "single-session-preference",
@@ -442,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"instances (default {DEFAULT_DATA})")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"instances (default {shown(DEFAULT_DATA)})")
     parser.add_argument("--limit", type=int, help="use N instances, question-type mix kept")
     parser.add_argument("--ids", nargs="+", help="use these question ids only")
     parser.add_argument("--embedder", default="minilm", help="minilm (default) or hash, or any spec")
@@ -463,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     args.config = dict(parse_config(item, parser) for item in args.config)
     if any(b <= 0 for b in args.budgets):
         parser.error("--budgets must be positive")
-    instances = load_instances(args.data, args.limit, args.ids)
+    instances = load_instances(require_data(args.data, parser), args.limit, args.ids)
     header = run_header("LongMemEval through the product")
     outcomes: list[Outcome] = []
     started = time.perf_counter()

@@ -27,6 +27,17 @@ test(uncurated, [setup(fresh), true(Hs == [h2])]) :-
     ladder_uncurated(10, Vs),
     findall(H, member(view(H, _, _, _, _, _, _, _), Vs), Hs).
 
+test(uncurated_count_follows_curation, [setup(fresh), true(Ns == [2, 1, 0])]) :-
+    add(h1, 0, "g"), add(h2, 1, "g"),
+    ladder_uncurated_count(N0),
+    rungs(h1, [h1]), ladder_uncurated_count(N1),
+    rungs(h2, [h2]), ladder_uncurated_count(N2),
+    Ns = [N0, N1, N2].
+
+test(smallest_skeleton, [setup(fresh), true(T == 2)]) :-
+    add(h1, 0, "g"), \+ ladder_smallest_skeleton(_),
+    rungs(h1, [h1]), ladder_smallest_skeleton(T).
+
 test(arc_members_in_order, [setup(fresh), true(Ms == [h1, h2])]) :-
     add(h1, 0, "g"), add(h2, 1, "g"),
     ladder_store([arc(arc_1, s1, "g", [h1, h2])]),
