@@ -23,16 +23,21 @@ loss, built only from text, numbers, lists, `@(true|false|none)` and `-` tuples:
 |---------------------------|------------------------------|-------------------------------|
 | string S                  | S                            | S                             |
 | number N                  | N                            | N                             |
-| atom A                    | -("a", Text)                 | -(a, A)                       |
-| true / false              | @(true) / @(false)           | -(a, true) / -(a, false)      |
-| null (Python None)        | @(none)                      | -(a, null)                    |
+| atom A                    | -("a", Text)                 | py{a: A}                      |
+| true / false              | @(true) / @(false)           | py{a: true} / py{a: false}    |
+| null (Python None)        | @(none)                      | py{a: null}                   |
 | list                      | list of wires                | list of wires                 |
-| partial list [X..|T]      | (not sent)                   | -(p, Wires, TailWire)         |
-| compound f(A1..An)        | -("t", "f", [W1..Wn])        | -(t, f, [W1..Wn])             |
-| dict (tag unbound)        | -("d", Keys, Wires)          | -(d, [K-W, ...])              |
-| variable                  | -("v", Index)                | -(v)                          |
+| partial list [X..|T]      | (not sent)                   | py{p: Wires, tail: TailWire}  |
+| compound f(A1..An)        | -("t", "f", [W1..Wn])        | py{t: f, a: [W1..Wn]}         |
+| dict (tag unbound)        | -("d", Keys, Wires)          | py{d: Keys, v: Wires}         |
+| variable                  | -("v", Index)                | py{v: 0}                      |
 | other (rational, blob)    | (not sent)                   | its ~q text                   |
-| text with lone surrogates | -("s", Codes)                | -(s, Codes)                   |
+| text with lone surrogates | -("s", Codes)                | py{s: Codes}                  |
+
+Prolog -> Python, tagged wires are dicts, never `-` tuples: janus-swi 1.5.3 leaks a reference
+to each item of a tuple it builds (64 bytes or more per atom, compound or error returned, seen
+with scripts/bench/bridge_soak.py), so a long-running process would grow without bound. Dicts
+convert without a leak.
 
 Values travel inside a Python object, the *payload*: Prolog reads the arguments from its `args`
 attribute with py_call/3 and py_string_as(string), so text is never turned into atoms or parsed,
@@ -106,9 +111,15 @@ text_safe(Wire, Safe) :-
         ),
         has_surrogate(Wire)
     ->  atom_codes(Wire, Codes),
-        Safe = -(s, Codes)
+        Safe = py{s: Codes}
     ;   is_list(Wire)
     ->  maplist(text_safe, Wire, Safe)
+    ;   is_dict(Wire)
+    ->  dict_pairs(Wire, Tag, Pairs),
+        pairs_keys_values(Pairs, Keys, Values),
+        maplist(text_safe, Values, SafeValues),
+        pairs_keys_values(SafePairs, Keys, SafeValues),
+        dict_pairs(Safe, Tag, SafePairs)
     ;   compound(Wire)
     ->  compound_name_arguments(Wire, Name, Args),
         maplist(text_safe, Args, SafeArgs),
@@ -156,7 +167,7 @@ collector(system:'<meta-call>'/1).
 collector(solution_sequences:limit/2).
 collector(atc_janus_codec:solutions/4).
 
-error_reply(Error, -(error, Wire, Message)) :-
+error_reply(Error, py{error: Wire, message: Message}) :-
     encode(Error, Wire),
     (   catch(atc_bridge:error_message(Error, Message0), _, fail)
     ->  Message = Message0
@@ -238,7 +249,7 @@ constant(false, false).
 
 encode(Term, Wire) :-
     (   var(Term)
-    ->  Wire = -(v)
+    ->  Wire = py{v: 0}
     ;   string(Term)
     ->  Wire = Term
     ;   integer(Term)
@@ -250,7 +261,7 @@ encode(Term, Wire) :-
     ;   atom(Term)
     ->  (   blob(Term, Type),
             text_blob(Type)
-        ->  Wire = -(a, Term)
+        ->  Wire = py{a: Term}
         ;   format(string(Wire), "~q", [Term])
         )
     ;   Term = [_|_]
@@ -258,16 +269,17 @@ encode(Term, Wire) :-
         (   Tail == []
         ->  Wire = Wires
         ;   encode(Tail, TailWire),
-            Wire = -(p, Wires, TailWire)
+            Wire = py{p: Wires, tail: TailWire}
         )
     ;   is_dict(Term)
     ->  dict_pairs(Term, _, Pairs),
-        maplist(encode_pair, Pairs, WirePairs),
-        Wire = -(d, WirePairs)
+        pairs_keys_values(Pairs, Keys, Values),
+        encode_list(Values, Wires),
+        Wire = py{d: Keys, v: Wires}
     ;   compound(Term)
     ->  compound_name_arguments(Term, Name, Args),
         encode_list(Args, Wires),
-        Wire = -(t, Name, Wires)
+        Wire = py{t: Name, a: Wires}
     ;   format(string(Wire), "~q", [Term])       % rationals: the pyswip backend's text, too
     ).
 
@@ -289,9 +301,6 @@ encode_cells(List, Wires, Tail) :-
     ;   Wires = [],
         Tail = List
     ).
-
-encode_pair(Key-Value, -(Key, Wire)) :-
-    encode(Value, Wire).
 
 %!  install_dispatcher is det.
 %

@@ -15,29 +15,30 @@ test(plain_values) :-
     W == ["s", 42, -3.5, []].
 test(atoms_are_tagged_strings_are_not) :-
     encode([abc, "abc", '', '[]'], W),
-    W == [-(a, abc), "abc", -(a, ''), -(a, '[]')].
+    W == [py{a: abc}, "abc", py{a: ''}, py{a: '[]'}].
 test(wide_atoms_are_atoms) :-
     atom_codes(A, [0x65E5, 0x1F680]),
     encode(A, W),
-    W == -(a, A).
+    W == py{a: A}.
 test(compounds_keep_name_and_arguments) :-
     encode(f(x, "y", g(1)), W),
-    W == -(t, f, [-(a, x), "y", -(t, g, [1])]).
+    W == py{t: f, a: [py{a: x}, "y", py{t: g, a: [1]}]}.
 test(janus_lookalikes_are_plain_compounds) :-
     encode([@(true), -(a, b), #(x)], W),
-    W == [-(t, @, [-(a, true)]), -(t, -, [-(a, a), -(a, b)]), -(t, #, [-(a, x)])].
+    W == [py{t: @, a: [py{a: true}]}, py{t: -, a: [py{a: a}, py{a: b}]}, py{t: #, a: [py{a: x}]}].
 test(unbound_variables) :-
     encode(f(_, _), W),
-    W == -(t, f, [-(v), -(v)]).
+    W == py{t: f, a: [py{v: 0}, py{v: 0}]}.
 test(partial_list_keeps_its_tail) :-
     encode([1, 2|_], W),
-    W == -(p, [1, 2], -(v)).
+    W == py{p: [1, 2], tail: py{v: 0}}.
 test(dicts_drop_the_tag_and_encode_values) :-
     dict_pairs(D, tag, [k-v, 2-"s"]),
     encode(D, W),
-    W = -(d, Pairs),
+    W = py{d: Keys, v: Values},
+    pairs_keys_values(Pairs, Keys, Values),
     msort(Pairs, Sorted),
-    Sorted == [-(2, "s"), -(k, -(a, v))].
+    Sorted == [2-"s", k-(py{a: v})].
 test(rationals_and_blobs_become_text) :-
     X is 1 rdiv 3,
     encode(X, W),
@@ -83,17 +84,26 @@ test(encode_then_decode_is_exact) :-
     decode(P, v, T),
     T =@= T0.
 
-% What Python hands back for a wire it received: atom tags and names arrive as strings.
+% What Python hands back for a wire it received: atom tags and names arrive as strings, and
+% compounds and dicts in the Python -> Prolog form.
 python_view(W, P) :-
     (   atom(W), W \== []
     ->  atom_string(W, P)
     ;   is_list(W)
     ->  maplist(python_view, W, P)
-    ;   W = -(d, Pairs)
-    ->  pairs_keys_values(Pairs, Ks, Vs),
-        maplist(python_view, Ks, PKs),
+    ;   is_dict(W), get_dict(a, W, A), dict_pairs(W, _, [_])
+    ->  atom_string(A, PA),
+        P = -("a", PA)
+    ;   is_dict(W), get_dict(v, W, _), dict_pairs(W, _, [_])
+    ->  P = -("v", 0)
+    ;   is_dict(W), get_dict(d, W, Ks), get_dict(v, W, Vs)
+    ->  maplist(python_view, Ks, PKs),
         maplist(python_view, Vs, PVs),
         P = -("d", PKs, PVs)
+    ;   is_dict(W), get_dict(t, W, N), get_dict(a, W, As)
+    ->  maplist(python_view, As, PAs),
+        atom_string(N, PN),
+        P = -("t", PN, PAs)
     ;   compound(W)
     ->  compound_name_arguments(W, N, As),
         maplist(python_view, As, PAs),
@@ -108,8 +118,8 @@ python_view(W, P) :-
 test(text_safe_rewrites_only_text_with_surrogates) :-
     string_codes(S, [0x61, 0xD800]),
     atom_codes(A, [0xDC00]),
-    atc_janus_codec:text_safe(["ok", S, -(a, A), 7], Safe),
-    Safe == ["ok", -(s, [0x61, 0xD800]), -(a, -(s, [0xDC00])), 7].
+    atc_janus_codec:text_safe(["ok", S, py{a: A}, 7], Safe),
+    Safe == ["ok", py{s: [0x61, 0xD800]}, py{a: py{s: [0xDC00]}}, 7].
 test(unknown_host_goal_reads_as_a_host_call) :-
     catch(findall(x, limit(1, user:no_such_goal_here(1)), _), E0, true),
     atc_janus_codec:host_context(E0, user:no_such_goal_here(1), E),

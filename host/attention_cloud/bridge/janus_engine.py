@@ -260,27 +260,28 @@ def from_wire(wire: Any) -> Any:
         return wire
     if kind is list:
         return [from_wire(item) for item in wire]
-    if kind is tuple:
-        tag = wire[0]
-        if tag == "a":
-            return Atom(_text(wire[1]))
-        if tag == "t":
-            return Term(_text(wire[1]), [from_wire(arg) for arg in wire[2]])
-        if tag == "d":
-            return {str(_text(key)): from_wire(value) for key, value in wire[1]}
-        if tag == "v":
-            return Var()
-        if tag == "s":
+    if kind is dict:  # tagged wires (see rules/janus_codec.pl)
+        if len(wire) == 1:
+            if "a" in wire:
+                return Atom(_text(wire["a"]))
+            if "v" in wire:
+                return Var()
+        if "t" in wire:
+            return Term(_text(wire["t"]), [from_wire(arg) for arg in wire["a"]])
+        if "d" in wire:
+            return {str(_text(key)): from_wire(value)
+                    for key, value in zip(wire["d"], wire["v"], strict=True)}
+        if "s" in wire:
             return _text(wire)
-        if tag == "p":  # a partial list, shaped as the pyswip backend returns it
-            return Term("[|]", (from_wire(wire[1]), from_wire(wire[2])))
+        if "p" in wire:  # a partial list, shaped as the pyswip backend returns it
+            return Term("[|]", (from_wire(wire["p"]), from_wire(wire["tail"])))
     raise BridgeError(f"unexpected value from the janus codec: {wire!r}")
 
 
 def _text(wire: Any) -> Any:
-    """Text from a wire: as it is, or from the code list of ``("s", codes)``."""
-    if type(wire) is tuple:
-        return "".join(map(chr, wire[1]))
+    """Text from a wire: as it is, or from the code list of ``{"s": codes}``."""
+    if type(wire) is dict:
+        return "".join(map(chr, wire["s"]))
     return wire
 
 
@@ -390,9 +391,9 @@ class JanusEngine:
                 "atc_janus_codec", "run", module or "user", name, payload, len(varmap), outs,
                 limit or 0))
         reply = payload.reply
-        if type(reply) is tuple:  # -(error, Wire, Message)
-            term = from_wire(reply[1])
-            raise PrologError(_text(reply[2]) or _fallback_message(term), term)
+        if type(reply) is dict:  # py{error: Wire, message: Message}
+            term = from_wire(reply["error"])
+            raise PrologError(_text(reply["message"]) or _fallback_message(term), term)
         return [tuple(from_wire(w) for w in solution) for solution in reply]
 
     def once(self, pred: str, *args: Any) -> tuple | None:

@@ -15,6 +15,7 @@ from . import capi as C
 from .terms import Atom, Term, Var
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_CACHE = 100_000  # atoms and functors kept registered for reuse
 
 
 class SwiEngine:
@@ -68,21 +69,38 @@ class SwiEngine:
         return f"{v // 10000}.{v // 100 % 100}.{v % 100}"
 
     # -- atoms and functors ------------------------------------------------------------------
-    def _atom(self, name: str) -> int:
+    # Atoms made here are registered (PL_new_atom holds a reference). Up to _CACHE of them are
+    # kept for reuse, since names and keys repeat; any other is unregistered once the term that
+    # uses it is built, so atom garbage collection can reclaim it when nothing refers to it.
+    def _atom(self, name: str) -> tuple[int, bool]:
+        """``(atom, cached)``; the caller unregisters an atom that is not cached after use."""
         a = self._atoms.get(name)
-        if a is None:
-            data = name.encode("utf-8", "surrogatepass")
-            a = self.api.PL_new_atom_mbchars(C.REP_UTF8, len(data), data)
-            if len(self._atoms) < 100_000:  # names and keys repeat; arbitrary values go via put_chars
-                self._atoms[name] = a
-        return a
+        if a is not None:
+            return a, True
+        data = name.encode("utf-8", "surrogatepass")
+        a = self.api.PL_new_atom_mbchars(C.REP_UTF8, len(data), data)
+        if len(self._atoms) < _CACHE:
+            self._atoms[name] = a
+            return a, True
+        return a, False
+
+    def _put_atom(self, t: int, name: str) -> int:
+        a, cached = self._atom(name)
+        ok = self.api.PL_put_atom(t, a)
+        if not cached:
+            self.api.PL_unregister_atom(a)
+        return ok
 
     def _functor(self, name: str, arity: int) -> int:
         key = (name, arity)
         f = self._functors.get(key)
         if f is None:
-            f = self.api.PL_new_functor_sz(self._atom(name), arity)
-            self._functors[key] = f
+            a, cached = self._atom(name)
+            f = self.api.PL_new_functor_sz(a, arity)  # functors are permanent in SWI-Prolog
+            if not cached:
+                self.api.PL_unregister_atom(a)
+            if len(self._functors) < _CACHE:
+                self._functors[key] = f
         return f
 
     # -- Python -> Prolog ------------------------------------------------------------------------
@@ -96,7 +114,7 @@ class SwiEngine:
             data = value.encode("utf-8", "surrogatepass")
             ok = api.PL_put_chars(t, C.PL_STRING | C.REP_UTF8, len(data), data)
         elif isinstance(value, bool):
-            ok = api.PL_put_atom(t, self._atom("true" if value else "false"))
+            ok = self._put_atom(t, "true" if value else "false")
         elif isinstance(value, int):
             if _INT64_MIN <= value <= _INT64_MAX:
                 ok = api.PL_put_int64(t, value)
@@ -106,7 +124,7 @@ class SwiEngine:
         elif isinstance(value, float):
             ok = api.PL_put_float(t, value)
         elif value is None:
-            ok = api.PL_put_atom(t, self._atom("null"))
+            ok = self._put_atom(t, "null")
         elif isinstance(value, (list, tuple)):
             ok = api.PL_put_nil(t)
             head = api.PL_new_term_ref()
@@ -116,7 +134,7 @@ class SwiEngine:
         elif isinstance(value, Term):
             n = len(value.args)
             if n == 0:
-                ok = api.PL_put_atom(t, self._atom(value.name))
+                ok = self._put_atom(t, value.name)
             else:
                 a0 = api.PL_new_term_refs(n)
                 for i, arg in enumerate(value.args):
@@ -131,11 +149,15 @@ class SwiEngine:
                 ok = api.PL_put_term(t, bound)
         elif isinstance(value, dict):
             n = len(value)
-            keys = (C.atom_t * max(n, 1))(*(self._atom(str(k)) for k in value))
+            made = [self._atom(str(k)) for k in value]
+            keys = (C.atom_t * max(n, 1))(*(a for a, _ in made))
             vals = api.PL_new_term_refs(n) if n else 0
             for i, v in enumerate(value.values()):
                 self.put(vals + i, v, varmap)
             ok = api.PL_put_dict(t, 0, n, keys, vals)
+            for a, cached in made:
+                if not cached:
+                    api.PL_unregister_atom(a)
         else:
             raise TypeError(f"cannot pass {type(value).__name__} to Prolog")
         if not ok:
@@ -231,7 +253,13 @@ class SwiEngine:
                             raise self._exception(api.PL_exception(qid))
                         if rc == C.PL_S_FALSE:
                             break
-                        results.append(tuple(self.get(o) for o in outs))
+                        # term refs made while converting belong to a frame of their own,
+                        # so a query with many answers does not grow the local stack
+                        conv = api.PL_open_foreign_frame()
+                        try:
+                            results.append(tuple(self.get(o) for o in outs))
+                        finally:
+                            api.PL_close_foreign_frame(conv)
                         if rc == C.PL_S_LAST:
                             break
                 finally:
