@@ -1,0 +1,290 @@
+"""The README and docs/ are executed: every shell command they show runs and does what they say.
+
+Blocks read from README.md and docs/*.md:
+
+* a ```sh block: each command (a line, with ``\\`` continuations) must exit 0, unless
+  EXPECTED_EXIT below says the text shows it failing, and with what;
+* a transcript, a ``` block whose lines start with ``$ ``: each ``$`` command runs, and the
+  output printed under it must appear in what it prints (whitespace-folded, so a line the text
+  wraps still matches). The transcripts of one document are one walkthrough, in one home.
+
+Each ```sh block runs in a fresh temporary home (``ATC_HOME``), in a fresh working folder,
+with ``atc`` and ``python`` resolved to .venv/bin and ``HOME`` a temporary folder whose
+``~/.claude/projects/payments/`` holds the bundled sample sessions (so ``atc ingest
+~/.claude/projects/...`` ingests real Claude Code sessions). A block whose commands read memory
+before ingesting anything starts from a copy of a home with the bundled samples ingested and
+curated. Files the docs define in a fenced block whose first line names them (``% fixes.pl``,
+``# my_agent.py``) are written into the working folder, and ``chat.json`` is a small OpenAI-style
+chat. Commands that cannot run in a test are listed in NOT_RUN with the reason; commands run in
+a reduced form are listed in SUBSTITUTED with the reason. Every entry of those tables must name
+a command the docs still show.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+VENV_BIN = ROOT / ".venv" / "bin"
+PER_COMMAND_TIMEOUT = 120
+
+#: Commands shown that a test cannot run, by command (comments dropped), with the reason.
+NOT_RUN = {
+    "scripts/test": "the whole test suite, which runs this test",
+    "atc ingest sessions/ --watch --interval 5": "--watch polls until it is interrupted",
+}
+
+#: Commands run in a reduced form: shown command -> (command run, reason).
+_SEALED = "a hold-out seeds file of the user's own, outside the repository"
+_TRIALS = "200 trials of every family take about four minutes; 1 runs every step (tables, JSON, plots)"
+SUBSTITUTED = {
+    "atc bench attention --families all --trials 200 --json out.json --plots out/":
+        ("atc bench attention --families all --trials 1 --json out.json --plots out/", _TRIALS),
+    "atc bench attention --families all --trials 200 --jobs 2":
+        ("atc bench attention --families all --trials 1 --jobs 2", _TRIALS),
+    "atc bench attention --families all --trials 200 --plots bench-out/attention "
+    "--json bench-out/attention.json":
+        ("atc bench attention --families all --trials 1 --plots bench-out/attention "
+         "--json bench-out/attention.json", _TRIALS),
+    "atc bench attention --families B,G --policy-cmd 'python my_agent.py'":
+        ("atc bench attention --families B,G --trials 3 --policy-cmd 'python my_agent.py'",
+         "the default 200 trials per family are a long run; 3 exercise the JSON-lines protocol"),
+    "atc bench attention --families B,G --trials 50 --policies voc,random --policy-cmd "
+    "'python my_agent.py'":
+        ("atc bench attention --families B,G --trials 3 --policies voc,random --policy-cmd "
+         "'python my_agent.py'", "fewer trials, the same protocol"),
+    "atc bench attention --sealed --seeds-file /secure/holdout.txt":
+        ("atc bench attention --sealed --seeds-file \"$HOLDOUT\" --trials 1", _SEALED),
+    "atc bench attention --sealed --seeds-file /secure/holdout-seeds.txt --json holdout.json":
+        ("atc bench attention --sealed --seeds-file \"$HOLDOUT\" --trials 1 --json holdout.json",
+         _SEALED),
+}
+
+#: Commands the text shows failing: command -> (exit status, text it prints), with the reason.
+EXPECTED_EXIT = {
+    "atc claim 'deploy A' --type live_system_state --mode production":
+        (1, "BLOCKED", "the README says it is blocked without evidence"),
+    "atc claim 'deploy A is compatible' --type compatibility --mode production":
+        (1, "BLOCKED", "docs/attention.md shows it blocked"),
+}
+
+CHAT_JSON = [
+    {"role": "user", "content": "What timeout should the payments client use?",
+     "timestamp": "2026-01-20T10:00:00Z"},
+    {"role": "assistant", "content": "We decided on a 10 s connect timeout and 30 s read timeout.",
+     "timestamp": "2026-01-20T10:00:05Z"},
+]
+
+
+@dataclass
+class Command:
+    text: str               # as shown (continuations joined), comments kept for bash
+    key: str                # the words, comments dropped: how the tables name it
+    line: int
+    expected: str = ""      # transcript output shown under it, whitespace-folded
+
+
+@dataclass
+class Block:
+    doc: Path
+    line: int
+    transcript: bool
+    commands: list[Command] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.doc.relative_to(ROOT)}:{self.line}"
+
+
+def _key(command: str) -> str:
+    return " ".join(shlex.quote(word) for word in shlex.split(command, comments=True))
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _fences(doc: Path):
+    """(language, first line number, body lines) of each fenced block of ``doc``."""
+    lines = doc.read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        match = re.match(r"^```(\w*)\s*$", lines[i])
+        if not match:
+            i += 1
+            continue
+        start, body = i + 1, []
+        i += 1
+        while i < len(lines) and not lines[i].startswith("```"):
+            body.append(lines[i])
+            i += 1
+        i += 1
+        yield match.group(1), start + 1, body
+
+
+def _logical_lines(body: list[str], start: int):
+    """Lines with backslash continuations joined: (line number, text)."""
+    pending, at = "", start
+    for offset, raw in enumerate(body):
+        if not pending:
+            at = start + offset
+        if raw.rstrip().endswith("\\"):
+            pending += raw.rstrip()[:-1] + " "
+            continue
+        yield at, pending + raw
+        pending = ""
+    if pending:
+        yield at, pending
+
+
+def blocks() -> list[Block]:
+    found = []
+    for doc in DOCS:
+        for lang, start, body in _fences(doc):
+            if lang == "sh":
+                block = Block(doc, start, transcript=False)
+                for at, text in _logical_lines(body, start):
+                    if text.strip() and not text.lstrip().startswith("#"):
+                        block.commands.append(Command(text.strip(), _key(text), at))
+                found.append(block)
+            elif lang == "" and any(line.startswith("$ ") for line in body):
+                block = Block(doc, start, transcript=True)
+                for at, text in _logical_lines(body, start):
+                    if text.startswith("$ "):
+                        block.commands.append(Command(text[2:].strip(), _key(text[2:]), at))
+                    elif block.commands:
+                        shown = block.commands[-1]
+                        shown.expected = _fold(shown.expected + " " + text)
+                found.append(block)
+    return found
+
+
+def named_files() -> dict[str, str]:
+    """Files the docs define: a fenced block whose first line is a comment naming the file."""
+    files = {}
+    for doc in DOCS:
+        for _lang, _start, body in _fences(doc):
+            if body:
+                match = re.match(r"^(?:%|#)\s*([\w.-]+\.(?:pl|py|txt|json))\s*(?::.*)?$", body[0])
+                if match:
+                    files[match.group(1)] = "\n".join(body) + "\n"
+    return files
+
+
+BLOCKS = blocks()
+READS_MEMORY = re.compile(r"^atc (hydrate|query|show|receipt|stats)\b")
+
+
+def _needs_data(block: Block) -> bool:
+    for command in block.commands:
+        if command.key.startswith("atc ingest"):
+            return False
+        if READS_MEMORY.match(command.key):
+            return True
+    return False
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """Shared pieces: bin folder, fake HOME with the sample sessions, hold-out seeds, named files."""
+    base = tmp_path_factory.mktemp("readme")
+    bindir = base / "bin"
+    bindir.mkdir()
+    for tool in ("atc", "python"):
+        (bindir / tool).symlink_to(VENV_BIN / tool)
+    user_home = base / "user"
+    sys_path = [str(ROOT / "host")]
+    samples = subprocess.run([str(VENV_BIN / "python"), "-c",
+                              "from attention_cloud.paths import samples_dir; print(samples_dir())"],
+                             capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys_path)}).stdout.strip()
+    shutil.copytree(samples, user_home / ".claude" / "projects" / "payments",
+                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    holdout = base / "holdout-seeds.txt"
+    dev = (ROOT / "scripts" / "bench" / "attention_dev_seeds.txt").read_text().splitlines()
+    holdout.write_text("\n".join(line for line in dev if line.strip() and not line.startswith("#"))
+                       + "\n")
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "HOME": str(user_home), "HOLDOUT": str(holdout), "NO_COLOR": "1", "COLUMNS": "200"}
+    env.pop("ATC_HOME", None)
+    return {"base": base, "env": env, "samples": samples, "files": named_files()}
+
+
+def _workspace(world, name: str, with_data: bool) -> tuple[Path, dict[str, str]]:
+    root = world["base"] / re.sub(r"\W", "_", name)
+    work = root / "work"
+    work.mkdir(parents=True)
+    home = root / "home"
+    env = {**world["env"], "ATC_HOME": str(home), "ATC_DEMO_HOME": str(root / "demo-home")}
+    if with_data:  # the bundled samples, ingested and curated the way the README shows
+        for argv in (["atc", "ingest", world["samples"]], ["atc", "curate"]):
+            proc = subprocess.run(argv, env=env, capture_output=True, text=True,
+                                  timeout=PER_COMMAND_TIMEOUT)
+            assert proc.returncode == 0, proc.stderr
+    for fname, text in world["files"].items():
+        (work / fname).write_text(text, encoding="utf-8")
+    (work / "chat.json").write_text(json.dumps(CHAT_JSON), encoding="utf-8")
+    return work, env
+
+
+def _run(command: Command, block: Block, work: Path, env: dict[str, str]) -> str | None:
+    """Run one command; return a failure description, or None when it did what the text says."""
+    if command.key in NOT_RUN:
+        return None
+    text = SUBSTITUTED[command.key][0] if command.key in SUBSTITUTED else command.text
+    cwd = ROOT if command.key.startswith("scripts/") else work
+    proc = subprocess.run(["bash", "-c", text], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=PER_COMMAND_TIMEOUT)
+    output = proc.stdout + proc.stderr
+    where = f"{block.doc.relative_to(ROOT)}:{command.line}: {command.text}"
+    want_rc, want_text = 0, ""
+    if command.key in EXPECTED_EXIT:
+        want_rc, want_text, _why = EXPECTED_EXIT[command.key]
+    if proc.returncode != want_rc:
+        return f"{where}\n  exit {proc.returncode}, expected {want_rc}\n{output[-2000:]}"
+    if want_text and want_text not in output:
+        return f"{where}\n  does not print {want_text!r}\n{output[-2000:]}"
+    if command.expected and command.expected not in _fold(output):
+        return f"{where}\n  the text shows:\n    {command.expected}\n  it printed:\n{output[-2000:]}"
+    return None
+
+
+SH_BLOCKS = [b for b in BLOCKS if not b.transcript]
+TRANSCRIPT_DOCS = sorted({b.doc for b in BLOCKS if b.transcript})
+
+
+@pytest.mark.parametrize("block", SH_BLOCKS, ids=[b.name for b in SH_BLOCKS])
+def test_sh_block_runs(world, block):
+    work, env = _workspace(world, block.name, _needs_data(block))
+    failures = [f for c in block.commands if (f := _run(c, block, work, env))]
+    assert failures == [], "\n\n".join(failures)
+
+
+@pytest.mark.parametrize("doc", TRANSCRIPT_DOCS, ids=[str(d.relative_to(ROOT)) for d in TRANSCRIPT_DOCS])
+def test_transcript_runs_and_prints_what_it_shows(world, doc):
+    walk = [b for b in BLOCKS if b.transcript and b.doc == doc]
+    work, env = _workspace(world, f"transcript {doc.name}", with_data=False)
+    failures = [f for b in walk for c in b.commands if (f := _run(c, b, work, env))]
+    assert failures == [], "\n\n".join(failures)
+
+
+def test_the_docs_show_commands_at_all():
+    keys = [c.key for b in BLOCKS for c in b.commands]
+    assert any(k.startswith("atc hydrate") for k in keys)
+    assert any(k.startswith("atc inspect") for k in keys)
+    assert any(b.transcript for b in BLOCKS)
+
+
+def test_every_listed_exception_names_a_command_still_shown():
+    shown = {c.key for b in BLOCKS for c in b.commands}
+    stale = [k for k in [*NOT_RUN, *SUBSTITUTED, *EXPECTED_EXIT] if k not in shown]
+    assert stale == [], f"listed in the test but no longer in the docs: {stale}"
