@@ -3,18 +3,34 @@
 Incremental and idempotent: only items without rungs are curated; arcs and rollups are rebuilt
 only for sessions that gained items; only records without vectors are embedded. A second run
 with nothing new does no work.
+
+Crash safety: a batch's vectors and BM25 entries are flushed (fsynced) before its ladder facts
+are committed, so a record the journal calls curated has both; a kill in between leaves the
+records uncurated and the next run redoes them (the same rungs, the same keys). Before a batch
+of items is committed their handles and sessions go to ``curation.pending.jsonl`` (fsynced):
+the arcs, rollups and echoes of a run come after all its items, and a run killed before them
+leaves that list, from which the next run finishes them; a run that completes removes it. Each
+run starts by checking that every curated item and arc has its vector (and distillation
+vector, when configured) and its BM25 entry, and repairs any that lack them (homes curated by
+earlier versions, or damaged by hand); ``CurateReport.repaired`` counts them. Session rollups
+are not embedded or indexed.
 """
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .bridge import Atom, Term, Var
 from .errors import UsageError
+from .progress import ProgressCallback, report as report_progress
 from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
 
 BATCH = 2000
+#: In the home: items committed by a curation run whose arcs, rollups and echoes may be undone.
+PENDING_FILE = "curation.pending.jsonl"
 #: New items whose echo candidates are searched in one batched call.
 ECHO_CHUNK = 512
 
@@ -30,12 +46,14 @@ class CurateReport:
     embedded: int = 0
     echoes: int = 0
     model_improved: int = 0
+    repaired: int = 0
     sessions: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"items": self.items, "expired": self.expired, "arcs": self.arcs, "rollups": self.rollups,
                 "embedded": self.embedded, "echoes": self.echoes,
-                "model_improved": self.model_improved, "sessions": len(self.sessions)}
+                "model_improved": self.model_improved, "repaired": self.repaired,
+                "sessions": len(self.sessions)}
 
 
 def _view(term: Term) -> ItemView:
@@ -56,19 +74,31 @@ def _rungs_term(r: Rungs) -> Term:
                           [Atom(p) for p in r.provenance]])
 
 
-def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
+def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
                   model: Any = None) -> CurateReport:
-    """Curate everything new in ``mem`` (a :class:`~attention_cloud.Memory`)."""
+    """Curate everything new in ``mem`` (a :class:`~attention_cloud.Memory`).
+
+    ``progress`` hears of each batch: phases ``curating items`` (items), ``arcs and rollups``
+    (sessions) and ``echoes`` (items), each from 0 to its total.
+    """
     from .curate import curate_arc, curate_session, plan_arcs
 
     report = CurateReport()
+    mem.lock.acquire()  # a writer from the start: a second curate is refused before any work
     touched: set[str] = set()
     echoes = bool(mem.config.get("echoes", True))
     distillations = bool(mem.config.get("distillation_vectors", True)) and not mem.jump.disabled
     if distillations and not mem.jump.distillations_complete():
         # vectors made before distillation vectors existed (or while they were switched off)
         report.embedded += _backfill_distillations(mem)
+    report.repaired = _repair_indexes(mem, distillations)
+    unfinished_items, unfinished_sessions = _read_pending(mem)  # left by a killed run
+    touched.update(unfinished_sessions)
     new_views: list[ItemView] = []  # kept for echo detection only
+    uncurated = 0
+    if progress:  # a count costs a scan of the items: only when someone is listening
+        (uncurated,) = mem.pl.once("atc_ladder:ladder_uncurated_count", Var())
+    report_progress(progress, "curating items", 0, uncurated)
     while True:
         (raw,) = mem.pl.once("atc_ladder:ladder_uncurated", BATCH, Var())
         if not raw:
@@ -81,30 +111,37 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
             rungs = improved
         records = [_rungs_term(r) for r in rungs]
         records += [Term("l0_tokens", [Atom(v.handle), estimate_tokens(v.text)]) for v in views]
-        mem.store_ladder(records)
-        # Index each batch as it is curated: a large backfill never holds every text twice,
-        # and what is indexed is durable (flushed) batch by batch.
+        # Index each batch as it is curated (a large backfill never holds every text twice),
+        # durably, before its facts are committed: what the journal calls curated is indexed.
         segments = _segments(mem, [v.handle for v in views])
-        report.embedded += mem.jump.index(
-            [v.handle for v in views], [v.text for v in views],
-            [{"record": "item", "level": "l0", "kind": v.kind, "segment": segments.get(v.handle, "default")}
-             for v in views])
+        report.embedded += _index_items(mem, views, segments)
         if distillations:
             report.embedded += _index_distillations(mem, views, rungs, segments)
         mem.jump.flush()
+        _add_pending(mem, views)
+        mem.store_ladder(records)
         touched.update(v.session for v in views)
         if echoes:
             new_views.extend(views)
         report.items += len(views)
-        if progress:
-            progress(len(views))
+        report_progress(progress, "curating items", report.items, max(uncurated, report.items))
 
     (stale,) = mem.pl.once("atc_ladder:ladder_stale_sessions", Var())
     touched.update(str(s) for s in stale)
     arc_keys: list[str] = []
     arc_texts: list[str] = []
     arc_meta: list[dict[str, Any]] = []
-    for session in sorted(touched):
+    pending: list[Term] = []  # arc and rollup records whose arcs are not yet indexed
+
+    def commit_sessions() -> None:
+        # the arcs' vectors and BM25 entries first, then the facts that make them visible
+        report.embedded += mem.jump.index(arc_keys, arc_texts, arc_meta)
+        mem.jump.flush()
+        mem.store_ladder(pending)
+        arc_keys.clear(), arc_texts.clear(), arc_meta.clear(), pending.clear()
+
+    for done, session in enumerate(sorted(touched), 1):
+        report_progress(progress, "arcs and rollups", done - 1, len(touched), "sessions")
         (raw,) = mem.pl.once("atc_ladder:ladder_session_items", Atom(session), Var())
         views = [_view(t) for t in raw]
         if not views:
@@ -121,29 +158,153 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
                                         [Atom(m) for m in plan.members]]))
             records.append(_rungs_term(arc))
             arc_keys.append(plan.arc_id)
-            arc_texts.append(arc.l1 + "\n" + arc.l2)
-            arc_meta.append({"record": "arc", "level": "l1", "kind": "arc", "segment": segment})
+            arc_texts.append(_arc_text(arc.l1, arc.l2))
+            arc_meta.append(_arc_meta(segment))
             report.arcs += 1
         rollup = curate_session(session, views, [by_handle[v.handle] for v in views])
         records.append(Term("rollup", [Atom(rollup.handle), Atom(session)]))
         records.append(_rungs_term(rollup))
         report.rollups += 1
-        mem.store_ladder(records)
-        if len(arc_keys) >= BATCH:
-            report.embedded += mem.jump.index(arc_keys, arc_texts, arc_meta)
-            mem.jump.flush()
-            arc_keys, arc_texts, arc_meta = [], [], []
+        pending.extend(records)
+        if len(arc_keys) >= BATCH or len(pending) >= 4 * BATCH:
+            commit_sessions()
+    if pending:
+        commit_sessions()
+    report_progress(progress, "arcs and rollups", len(touched), len(touched), "sessions")
     report.sessions = sorted(touched)
 
     if distillations or report.items:  # items curated without them: a later run backfills
         mem.jump.set_distillations_complete(distillations)
-    if arc_keys:
-        report.embedded += mem.jump.index(arc_keys, arc_texts, arc_meta)
+    if echoes:
+        seen = {v.handle for v in new_views}
+        new_views.extend(view for view in (_lookup_view(mem, h) for h in unfinished_items
+                                           if h not in seen) if view is not None)
     if new_views:
-        report.echoes = _mark_echoes(mem, new_views)
+        report_progress(progress, "echoes", 0, len(new_views))
+        report.echoes = _mark_echoes(
+            mem, new_views, lambda done: report_progress(progress, "echoes", done, len(new_views)))
+        report_progress(progress, "echoes", len(new_views), len(new_views))
     mem.jump.flush()
+    _clear_pending(mem)
     report.expired = apply_retention(mem, mem.config.get("retention") or {})
     return report
+
+
+# -- crash safety -------------------------------------------------------------------------------
+def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str]) -> int:
+    """Vectors and BM25 entries of items' texts (L0); returns vectors added."""
+    speakers = _speakers(mem, [v.handle for v in views])
+    return mem.jump.index(
+        [v.handle for v in views], [indexed_text(v.text, speakers.get(v.handle)) for v in views],
+        [{"record": "item", "level": "l0", "kind": v.kind, "segment": segments.get(v.handle, "default")}
+         for v in views])
+
+
+def _arc_text(l1: str, l2: str) -> str:
+    """What is embedded and indexed of an arc: its summary and distillation."""
+    return l1 + "\n" + l2
+
+
+def _arc_meta(segment: str) -> dict[str, Any]:
+    return {"record": "arc", "level": "l1", "kind": "arc", "segment": segment}
+
+
+def _pending_path(mem: Any) -> Any:
+    return mem.home / PENDING_FILE
+
+
+def _add_pending(mem: Any, views: list[ItemView]) -> None:
+    """Record (fsynced) items about to be committed, and their sessions, as unfinished."""
+    line = json.dumps({"items": [v.handle for v in views],
+                       "sessions": sorted({v.session for v in views})}) + "\n"
+    with open(_pending_path(mem), "a", encoding="utf-8") as fh:
+        fh.write(line)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _read_pending(mem: Any) -> tuple[list[str], set[str]]:
+    """Items and sessions a killed run committed without finishing their arcs, rollups and
+    echoes (a torn last line is what it was writing when killed: its items were not committed)."""
+    items: list[str] = []
+    sessions: set[str] = set()
+    try:
+        lines = _pending_path(mem).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return items, sessions
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        items.extend(str(h) for h in entry.get("items", []))
+        sessions.update(str(s) for s in entry.get("sessions", []))
+    return items, sessions
+
+
+def _clear_pending(mem: Any) -> None:
+    from .home import fsync_path
+
+    path = _pending_path(mem)
+    if path.exists():
+        path.unlink()
+        fsync_path(mem.home)
+
+
+def _repair_indexes(mem: Any, distillations: bool) -> int:
+    """Give every curated item and arc the vector and BM25 entry curation gives it (and an
+    item its distillation vector when ``distillations``); returns the records repaired.
+
+    Records only lack them in a home written before curation committed its indexes first, or
+    damaged since; the check is a set lookup per record.
+    """
+    from .jump import distillation_key
+
+    jump = mem.jump
+    (handles,) = mem.pl.once("atc_ladder:ladder_curated_items", Var())
+    items = [str(h) for h in handles]
+    arcs = [str(a) for (a,) in mem.pl.solutions("atc_ladder:arc", Var())]
+    if not items and not arcs:
+        return 0
+    lexical = jump.lexical
+    vectors = None if jump.disabled else jump.vectors
+
+    def lacks(key: str) -> bool:
+        return not lexical.has(key) or (vectors is not None and not vectors.has(key))
+
+    repaired: set[str] = set()
+    broken = [h for h in items if lacks(h)]
+    for start in range(0, len(broken), BATCH):
+        views = [v for v in (_lookup_view(mem, h) for h in broken[start:start + BATCH])
+                 if v is not None and v.text]  # an expired L0 cannot be indexed again
+        _index_items(mem, views, _segments(mem, [v.handle for v in views]))
+        repaired.update(v.handle for v in views)
+    if distillations and vectors is not None:
+        lacking = [h for h in items if not vectors.has(distillation_key(h))]
+        for start in range(0, len(lacking), BATCH):
+            chunk = lacking[start:start + BATCH]
+            (records,) = mem.pl.once("atc_ladder:ladder_distillations", [Atom(h) for h in chunk], Var())
+            entries = []
+            for record in records:
+                handle, kind, segment, l2 = (str(a) for a in record.args)
+                view = _lookup_view(mem, handle)
+                if view is not None and l2.strip() and l2 != view.text:  # as curation embeds
+                    entries.append((handle, kind, segment, l2))
+            if _embed_distillations(mem, entries):
+                repaired.update(handle for handle, _, _, _ in entries)
+    for arc in (a for a in arcs if lacks(a)):
+        l1 = mem.pl.once("atc_ladder:rung", Atom(arc), Atom("l1"), Var())
+        l2 = mem.pl.once("atc_ladder:rung", Atom(arc), Atom("l2"), Var())
+        first = mem.pl.once("atc_ladder:arc_member", Atom(arc), Var())
+        if l1 is None or l2 is None or first is None:
+            continue
+        member = str(first[0])
+        segment = _segments(mem, [member]).get(member, "default")
+        jump.index([arc], [_arc_text(l1[0], l2[0])], [_arc_meta(segment)])
+        repaired.add(arc)
+    if repaired:
+        jump.flush()
+    return len(repaired)
 
 
 def apply_retention(mem: Any, retention: dict[str, Any], *, now: float | None = None) -> int:
@@ -183,9 +344,23 @@ def _index_distillations(mem: Any, views: list[ItemView], rungs: list[Rungs],
     of a turn gets a vector of its own, so a fact stated in passing is not drowned by the
     turn's main topic."""
     text_of = {r.handle: r.l2 for r in rungs}
+    speakers = _speakers(mem, [v.handle for v in views])
     return _embed_distillations(mem, [
-        (v.handle, v.kind, segments.get(v.handle, "default"), text_of.get(v.handle, ""))
+        (v.handle, v.kind, segments.get(v.handle, "default"),
+         indexed_text(text_of.get(v.handle, ""), speakers.get(v.handle)))
         for v in views if text_of.get(v.handle, "") != v.text])
+
+
+def indexed_text(text: str, speaker: str | None) -> str:
+    """What the embedder and BM25 see of an item: its text after its speaker's name, when
+    the transcript names one ("Priya: I signed up ..."), so a goal naming her finds it."""
+    return f"{speaker}: {text}" if speaker and text else text
+
+
+def _speakers(mem: Any, handles: list[str]) -> dict[str, str]:
+    """Handle -> speaker name, for the items whose transcript names their speaker."""
+    (pairs,) = mem.pl.once("atc_journal:journal_item_speakers", [Atom(h) for h in handles], Var())
+    return {str(pair.args[0]): str(pair.args[1]) for pair in pairs}
 
 
 def _backfill_distillations(mem: Any) -> int:
@@ -216,8 +391,9 @@ def _embed_distillations(mem: Any, entries: list[tuple[str, str, str, str]]) -> 
         lexical=False)
 
 
-def _mark_echoes(mem: Any, views: list[ItemView]) -> int:
-    """Flag new items that restate memory from another, earlier session."""
+def _mark_echoes(mem: Any, views: list[ItemView], on_chunk: Any = None) -> int:
+    """Flag new items that restate memory from another, earlier session; ``on_chunk(done)``
+    after each chunk of views searched."""
     from .curate import find_echoes
     from .curate.echoes import ECHO_CANDIDATES
 
@@ -238,6 +414,8 @@ def _mark_echoes(mem: Any, views: list[ItemView]) -> int:
         neighbours = store.search_many(matrix, ECHO_CANDIDATES, filter_meta={"record": "item"})
         echoes += find_echoes(chunk, matrix, None, lambda h: _lookup_view(mem, h),
                               neighbours=neighbours)
+        if on_chunk:
+            on_chunk(min(start + ECHO_CHUNK, len(views)))
     if echoes:
         mem.store_ladder([Term("echo", [Atom(e), Atom(o), float(s)]) for e, o, s in echoes])
     return len(echoes)
