@@ -52,6 +52,7 @@ api_batch(Goal) :-
     catch(Goal, E, true),
     (   var(E)
     ->  store_commit
+    store_prepare_write,                % the lock, and the last committed state, first
     ;   store_abort,
         throw(E)
     ),

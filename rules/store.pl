@@ -8,12 +8,15 @@
             durable_undo/1,             % :Goal
             store_commit/0,
             store_abort/0,
-            store_dump/2,               % +File, -Facts
+            store_prepare_write/0,
+            store_fact_count/1,         % -Count
+            store_dump/2,               % +File, -Info
             store_reset/0
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
+:- use_module(library(aggregate)).
 
 /** <module> The durable store: an append-only journal of fact changes plus a snapshot
 
@@ -25,6 +28,15 @@ appends `abort(N)`, so a replay drops it too.
 
 Reopening loads `snapshot.qlf` (a compiled dump of every durable predicate, rebuilt whenever the
 SWI-Prolog version differs) and replays the journal from the byte offset the snapshot covers.
+The snapshot carries that offset and a digest of the journal bytes before it *inside* itself
+(snapshot_covers_/3), so the snapshot and what it covers are one file replaced by one rename;
+a snapshot whose journal does not hold those bytes at that offset is refused and the journal is
+replayed whole.
+
+A process keeps the journal offset its memory reflects (its *view*). Before its first change it
+takes the journal's write lock and replays what other processes committed since it opened
+(store_prepare_write/0), so a batch is always computed on the last committed state, and a
+snapshot is written only from a view that reaches the journal's end.
 Replay applies only committed batches: a torn tail from a crash is ignored and reported, so the
 host can truncate it. Text is data: facts are written with quoted(true) and read back with
 read_term/3, never consulted as code.
@@ -47,6 +59,8 @@ committed batches only, in journal order) and says how many fact changes it made
 
 :- dynamic
     open_store_/3,                      % Directory, JournalStream, BatchNumber
+    view_end_/1,                        % Journal offset up to which memory reflects commits
+    snapshot_covers_/3,                 % Offset, Digest, Facts: loaded with a snapshot
     pending_/1.                         % Undo action of the open batch (newest first)
 
 %!  store_is_open(-Directory) is semidet.
@@ -72,19 +86,59 @@ store_open(Dir0, Info) :-
     size_file_or_zero(Journal, Size),
     Info = _{snapshot: SnapFacts, replayed: Replayed,
              committed_bytes: Committed, file_bytes: Size},
+    asserta(view_end_(Committed)),
     asserta(open_store_(Dir, none, Batch)).
+
+%!  store_prepare_write is det.
+%
+%   Take the journal's write lock (once per open) and bring memory up to the journal's last
+%   commit: batches other processes committed since this one opened are replayed, and a torn
+%   tail a crashed writer left is cut. Called before a batch computes anything, so it never
+%   decides on a stale view. A no-op without an open store.
+%   @error permission_error(lock, source_sink, Journal) when another process holds the lock.
+store_prepare_write :-
+    (   open_store_(_, _, _)
+    ->  attach_stream_(_)
+    ;   true
+    ).
 
 % Open the journal for appending lazily, on the first change: a home that is only read
 % never takes the write lock.
 attach_stream_(Stream) :-
-    open_store_(Dir, Stream0, Batch),
+    open_store_(Dir, Stream0, Batch0),
     (   Stream0 == none
     ->  journal_file(Dir, Journal),
         open(Journal, append, Stream, [encoding(utf8), lock(write), wait(false)]),
+        catch_up_(Journal, Batch0, Batch),
         retractall(open_store_(_, _, _)),
         asserta(open_store_(Dir, Stream, Batch))
     ;   Stream = Stream0
     ).
+
+% Replay what was committed past our view; cut what lies past the last commit (we hold the
+% lock, so those bytes belong to a writer that died mid-batch).
+catch_up_(Journal, Batch0, Batch) :-
+    view_end_(View),
+    size_file_or_zero(Journal, Size),
+    (   Size =< View
+    ->  Batch = Batch0
+    ;   replay(Journal, View, _, Committed, Batch1),
+        ( Batch1 =:= 0 -> Batch = Batch0 ; Batch = Batch1 ),
+        set_view_end_(Committed),
+        (   Size > Committed
+        ->  truncate_file_(Journal, Committed)
+        ;   true
+        )
+    ).
+
+truncate_file_(File, Size) :-
+    setup_call_cleanup(open(File, update, S, [type(binary)]),
+                       ( seek(S, Size, bof, _), set_end_of_stream(S) ),
+                       close(S)).
+
+set_view_end_(Offset) :-
+    retractall(view_end_(_)),
+    asserta(view_end_(Offset)).
 
 %!  store_close is det.
 %   Abort any open batch and close the journal stream.
@@ -99,6 +153,8 @@ store_close :-
 %   Remove every durable fact from memory (the files are untouched).
 store_reset :-
     retractall(pending_(_)),
+    retractall(view_end_(_)),
+    retractall(snapshot_covers_(_, _, _)),
     forall(durable_predicate(M:N/A),
            ( functor(H, N, A), retractall(M:H) )).
 
@@ -158,6 +214,9 @@ store_commit :-
     ->  N is N0 + 1,
         write_term(Stream, commit(N), [fullstop(true), nl(true)]),
         flush_output(Stream),
+        journal_file(Dir, Journal),
+        size_file(Journal, End),                % we hold the lock: the end is ours
+        set_view_end_(End),
         retractall(open_store_(_, _, _)),
         asserta(open_store_(Dir, Stream, N))
     ;   true                            % nothing was written in this batch
@@ -263,27 +322,78 @@ legacy_module_(validator, atc_validator).
 		 *           SNAPSHOT           *
 		 *******************************/
 
+% The meta file says which SWI-Prolog compiled the snapshot (a .qlf loads only in the version
+% that wrote it) and, for the host, how far it reaches; what the snapshot covers is checked
+% against the snapshot's own snapshot_covers_/3, never the meta. A snapshot of the format before
+% that fact (meta snapshot/3) is ignored: the journal is replayed whole.
 load_snapshot(Dir, Facts, From) :-
     snapshot_file(Dir, Qlf),
     snapshot_meta(Dir, Meta),
+    journal_file(Dir, Journal),
     (   exists_file(Qlf), exists_file(Meta),
-        catch(read_file_to_terms(Meta, [snapshot(Version, From0, Facts0)], []), _, fail),
+        catch(read_file_to_terms(Meta, [snapshot(2, Version, _, _)], []), _, fail),
         current_prolog_flag(version, Version),
-        size_file_or_zero(Meta, _)
-    ->  load_files(Qlf, [if(true), silent(true)]),
-        From = From0, Facts = Facts0
-    ;   From = 0, Facts = 0
+        catch(load_files(Qlf, [if(true), silent(true)]), _, fail),
+        snapshot_covers_(From0, Digest, Facts0),
+        journal_digest(Journal, From0, Digest)
+    ->  From = From0,
+        Facts = Facts0
+    ;   store_reset,                    % whatever a refused snapshot loaded goes again
+        From = 0, Facts = 0
     ).
 
-%!  store_dump(+File, -Facts) is det.
+%!  journal_digest(+Journal, +Offset, ?Digest) is semidet.
 %
-%   Write every durable fact to File as a loadable source (dynamic declarations first). The host
-%   compiles it to `snapshot.qlf` in a separate process and records the journal offset it covers
-%   in `snapshot.meta`, so a crash while snapshotting leaves the previous snapshot in place.
-store_dump(File, Count) :-
-    store_commit,
+%   Digest is the SHA-1 of the journal's last 4 KB before Offset (and of Offset itself): the
+%   journal only grows, so a journal that holds other bytes there is not the one a snapshot
+%   covering Offset was taken from.
+journal_digest(Journal, Offset, Digest) :-
+    size_file_or_zero(Journal, Size),
+    Size >= Offset,
+    Start is max(0, Offset - 4096),
+    Length is Offset - Start,
+    (   Length =:= 0
+    ->  Bytes = ""
+    ;   setup_call_cleanup(open(Journal, read, S, [type(binary)]),
+                           ( seek(S, Start, bof, _), read_string(S, Length, Bytes) ),
+                           close(S))
+    ),
+    variant_sha1(Offset-Bytes, Digest).
+
+%!  store_fact_count(-Count:nonneg) is det.
+%   Count is the number of durable facts in memory (what a snapshot would hold).
+store_fact_count(Count) :-
+    aggregate_all(count,
+                  ( durable_predicate(M:N/A), functor(H, N, A), clause(M:H, true) ),
+                  Count).
+
+%!  store_dump(+File, -Info:dict) is det.
+%
+%   Write every durable fact to File as a loadable source (dynamic declarations first), ending
+%   with snapshot_covers_(Offset, Digest, Facts) for the journal offset the facts reflect. Info has
+%   `facts` and `offset`. The host compiles File to `snapshot.qlf` in a separate process and
+%   renames it into place, so a crash at any step leaves the old snapshot or the new one, each
+%   knowing what it covers. Only the writer may dump, from a view that reaches the journal's
+%   last commit: store_prepare_write/0 takes the lock and catches up first.
+%   @error permission_error(snapshot, store, Dir) without an open home, or with a batch open.
+store_dump(File, _{facts: Count, offset: Offset}) :-
+    (   open_store_(Dir, _, _)
+    ->  true
+    ;   permission_error(snapshot, store, none)
+    ),
+    (   pending_(_)
+    ->  permission_error(snapshot, store, Dir)  % a batch is open: its changes are not committed
+    ;   true
+    ),
+    store_prepare_write,
+    journal_file(Dir, Journal),
+    view_end_(Offset),
+    journal_digest(Journal, Offset, Digest),
     setup_call_cleanup(open(File, write, S, [encoding(utf8)]),
-                       dump_facts(S, Count),
+                       ( dump_facts(S, Count),
+                         format(S, ':- dynamic(~q).~n', [atc_store:snapshot_covers_/3]),
+                         write_term(S, atc_store:snapshot_covers_(Offset, Digest, Count),
+                                    [quoted(true), fullstop(true), nl(true)]) ),
                        close(S)).
 
 dump_facts(S, Count) :-

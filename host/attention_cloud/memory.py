@@ -123,7 +123,7 @@ class Memory:
         if self._closed:
             return
         if self.lock.held and snapshot_due(self.home):
-            write_snapshot(self.pl, self.home)
+            write_snapshot(self.pl, self.home, self.lock)
         if self._jump is not None:
             self._jump.close()
         self.pl.once("atc_api:api_close")
@@ -138,8 +138,7 @@ class Memory:
 
     def snapshot(self) -> int:
         """Rebuild the compiled snapshot now; returns the number of facts written."""
-        self.lock.acquire()
-        return write_snapshot(self.pl, self.home)
+        return write_snapshot(self.pl, self.home, self.lock)
 
     # -- the jump ---------------------------------------------------------------------------------
     @property

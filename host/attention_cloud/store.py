@@ -73,37 +73,47 @@ def snapshot_due(home: Path) -> bool:
 
 
 def _snapshot_offset(home: Path) -> int:
+    """The journal offset ``snapshot.meta`` says the snapshot covers (0 when unknown).
+
+    Only for deciding when a new snapshot is due: what a snapshot covers is checked against the
+    snapshot's own record when it is loaded (rules/store.pl), never against this file.
+    """
     meta = home / "snapshot.meta"
     try:
         text = meta.read_text(encoding="utf-8")
-        return int(text.split(",")[1])
+        return int(text.split(",")[2])
     except (OSError, IndexError, ValueError):
         return 0
 
 
-def write_snapshot(pl: Prolog, home: Path) -> int:
+def write_snapshot(pl: Prolog, home: Path, lock: WriteLock) -> int:
     """Dump every durable fact and compile it to ``snapshot.qlf`` in a separate swipl process.
 
-    The new snapshot and its meta file replace the old ones by rename, meta last, so a crash at
-    any point leaves a consistent pair (the old meta never points at a newer qlf: the offset
-    it records is still valid for the journal, which only grows).
+    Only the writer snapshots: ``lock`` is taken first, and Prolog brings its view up to the
+    journal's last commit before dumping (a long-open process would otherwise write its stale
+    view over another writer's acknowledged work). The snapshot carries the journal offset it
+    covers and a digest of the bytes before it, so it is one unit replaced by one rename; the
+    meta file (the SWI-Prolog version a .qlf needs, and the offset for :func:`snapshot_due`)
+    may be old or new after a crash at any step without harm.
     Returns the number of facts written.
     """
-    journal = journal_path(home)
+    lock.acquire()
     with tempfile.TemporaryDirectory(dir=home, prefix=".snap-") as tmp:
         src = Path(tmp) / "snapshot.pl"
-        (facts,) = pl.once("atc_store:store_dump", str(src), Var())
+        (info,) = pl.once("atc_store:store_dump", str(src), Var())
+        facts, offset = int(info["facts"]), int(info["offset"])
         sync_journal(home)
-        offset = journal.stat().st_size if journal.exists() else 0
         (version,) = pl.once("user:current_prolog_flag", Atom("version"), Var())
         _qcompile(pl, src)
+        qlf = src.with_suffix(".qlf")
+        fsync_path(qlf)
+        os.replace(qlf, home / "snapshot.qlf")
         meta_tmp = Path(tmp) / "snapshot.meta"
-        meta_tmp.write_text(f"snapshot({int(version)},{offset},{int(facts)}).\n", encoding="utf-8")
-        os.replace(src.with_suffix(".qlf"), home / "snapshot.qlf")
-        fsync_path(home / "snapshot.qlf")
+        meta_tmp.write_text(f"snapshot(2,{int(version)},{offset},{facts}).\n", encoding="utf-8")
+        fsync_path(meta_tmp)
         os.replace(meta_tmp, home / "snapshot.meta")
         fsync_path(home)
-    return int(facts)
+    return facts
 
 
 def _qcompile(pl: Prolog, src: Path) -> None:

@@ -1,0 +1,184 @@
+"""Snapshots cannot lose or double work.
+
+A long-open process (a watcher) used to write snapshot.qlf from its own stale view, dropping
+another writer's acknowledged item; a kill between replacing snapshot.qlf and snapshot.meta left a
+new snapshot with an old offset, and reopening replayed the journal over it, doubling facts.
+Now the snapshot carries the offset it covers and a digest of the journal before it, a writer
+catches up with the journal before its first change and before a snapshot, and a snapshot that
+does not match its journal is refused (the journal is replayed whole).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import attention_cloud.store as store
+from attention_cloud import Memory
+from attention_cloud.bridge import Var
+
+
+def session(n: int) -> list[dict]:
+    return [
+        {"type": "user", "uuid": f"u{n}", "sessionId": f"S{n}",
+         "timestamp": f"2026-01-{n % 28 + 1:02d}T10:00:00Z",
+         "message": {"role": "user", "content": f"Task {n}: make the retry loop back off"}},
+        {"type": "assistant", "uuid": f"a{n}", "sessionId": f"S{n}",
+         "timestamp": f"2026-01-{n % 28 + 1:02d}T10:01:00Z",
+         "message": {"role": "assistant", "content": f"Done {n}: backoff doubles; tests pass."}},
+    ]
+
+
+def write_session(folder: Path, n: int) -> Path:
+    path = folder / f"s{n}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in session(n)), encoding="utf-8")
+    return path
+
+
+def handles(mem: Memory) -> set[str]:
+    return {row["H"] for row in mem.query("item(H)", limit=10_000).rows}
+
+
+def fact_count(mem: Memory) -> int:
+    (count,) = mem.pl.once("atc_store:store_fact_count", Var())
+    return count
+
+
+def atc(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "attention_cloud.cli", *args, "--home", str(home)],
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def state(home: Path) -> tuple[set[str], int]:
+    with Memory.open(home) as mem:
+        return handles(mem), fact_count(mem)
+
+
+def test_a_long_open_writer_keeps_what_another_writer_committed(home, tmp_path):
+    first = write_session(tmp_path, 1)
+    with Memory.open(home) as mem:
+        mem.ingest([first])
+    watcher = Memory.open(home)  # open a while, not writing yet (no lock held)
+    try:
+        other = atc("ingest", str(write_session(tmp_path, 2)), home=home)
+        assert other.returncode == 0, other.stderr  # acknowledged
+        watcher.ingest([write_session(tmp_path, 3)])  # catches up before its batch
+        assert len(handles(watcher)) == 6
+        watcher.snapshot()
+    finally:
+        watcher.close()
+    items, facts = state(home)
+    assert len(items) == 6
+    shutil.rmtree(home / "snapshot.qlf", ignore_errors=True)
+    (home / "snapshot.qlf").unlink(missing_ok=True)
+    assert state(home) == (items, facts)  # the journal alone says the same
+
+
+def test_a_snapshot_from_a_stale_reader_includes_the_latest_commit(home, tmp_path):
+    with Memory.open(home) as mem:
+        mem.ingest([write_session(tmp_path, 1)])
+    reader = Memory.open(home)
+    try:
+        assert atc("ingest", str(write_session(tmp_path, 2)), home=home).returncode == 0
+        reader.snapshot()  # takes the lock and catches up before dumping
+    finally:
+        reader.close()
+    with Memory.open(home) as mem:
+        assert mem.open_info.snapshot_facts > 0
+        assert len(handles(mem)) == 4
+
+
+class Crash(Exception):
+    """Stands for the process dying at that point."""
+
+
+def _crash_at(monkeypatch, step: int) -> None:
+    """Make the ``step``-th filesystem step of write_snapshot raise, as a kill there would."""
+    calls = {"n": 0}
+    real_replace, real_fsync = os.replace, store.fsync_path
+
+    def counted(fn):
+        def wrapper(*args, **kwargs):
+            calls["n"] += 1
+            if calls["n"] == step:
+                raise Crash(f"killed at step {step}")
+            return fn(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(store.os, "replace", counted(real_replace))
+    monkeypatch.setattr(store, "fsync_path", counted(real_fsync))
+
+
+@pytest.mark.parametrize("step", range(1, 8))
+def test_a_kill_at_any_step_of_a_snapshot_write_loses_and_doubles_nothing(home, tmp_path,
+                                                                          monkeypatch, step):
+    with Memory.open(home) as mem:
+        mem.ingest([write_session(tmp_path, 1)])
+        mem.snapshot()  # an old snapshot to be replaced
+        mem.ingest([write_session(tmp_path, 2)])
+    expected = state(home)
+    mem = Memory.open(home)
+    _crash_at(monkeypatch, step)
+    try:
+        mem.snapshot()
+    except Crash:
+        pass
+    finally:
+        monkeypatch.undo()
+        mem.close()
+    assert state(home) == expected
+    with Memory.open(home) as again:  # and a snapshot written after the crash is right too
+        again.ingest([write_session(tmp_path, 3)])
+        again.snapshot()
+    items, facts = state(home)
+    assert len(items) == 6 and facts > expected[1]
+
+
+def test_a_new_snapshot_with_an_old_meta_is_not_replayed_over(home, tmp_path):
+    with Memory.open(home) as mem:
+        mem.ingest([write_session(tmp_path, 1)])
+        mem.snapshot()
+    old_meta = (home / "snapshot.meta").read_text()
+    with Memory.open(home) as mem:
+        mem.ingest([write_session(tmp_path, 2)])
+        mem.snapshot()
+    expected = state(home)
+    (home / "snapshot.meta").write_text(old_meta)  # the kill between the two renames
+    assert state(home) == expected
+
+
+def test_a_snapshot_that_does_not_match_its_journal_is_refused(home, tmp_path):
+    with Memory.open(home) as mem:
+        mem.ingest([write_session(tmp_path, 1)])
+        mem.snapshot()
+    other = tmp_path / "other"  # another journal, longer than the snapshot's offset
+    with Memory.open(other) as mem:
+        mem.ingest([write_session(tmp_path, n) for n in (5, 6, 7)])
+    expected = state(other)
+    for name in ("snapshot.qlf", "snapshot.meta"):
+        shutil.copy(home / name, other / name)
+    with Memory.open(other) as mem:
+        assert mem.open_info.snapshot_facts == 0  # refused: replayed from the journal
+    assert state(other) == expected
+    (other / "snapshot.qlf").write_bytes(b"not a qlf")  # an unreadable one is refused too
+    with Memory.open(other) as mem:
+        assert mem.open_info.snapshot_facts == 0
+    assert state(other) == expected
+
+
+def test_a_snapshot_of_the_previous_format_is_ignored(home, tmp_path):
+    with Memory.open(home) as mem:
+        mem.ingest([write_session(tmp_path, 1)])
+        mem.snapshot()
+    expected = state(home)
+    meta = home / "snapshot.meta"
+    _, version, offset, facts = meta.read_text().strip().rstrip(".").split(",")
+    meta.write_text(f"snapshot({version},{offset},{facts}).\n")
+    with Memory.open(home) as mem:
+        assert mem.open_info.snapshot_facts == 0
+    assert state(home) == expected
