@@ -44,7 +44,7 @@ def test_reingest_reports_unchanged(home):
     src = str(FIXTURES / "claude_code_session.jsonl")
     run("ingest", src, home=home)
     again = run("ingest", src, "--format-output", "json", home=home)
-    report = json.loads(again.output)
+    report = json.loads(again.stdout)  # progress goes to stderr
     assert report["new"] == 0 and report["files_unchanged"] == 1
 
 

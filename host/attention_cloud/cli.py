@@ -18,6 +18,7 @@ import click
 
 from .errors import AtcError
 from .memory import Memory
+from .progress import ProgressDisplay
 
 
 class _Fail(click.ClickException):
@@ -148,9 +149,7 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
                                "item_budget": item_budget, "strict": strict,
                                "max_file_bytes": max_file_bytes}
     try:
-        report = _ingest_with_progress(mem, paths, options)
-        if not watch:
-            _fail_when_nothing_ingested(report, paths)
+        report = _ingest_with_progress(mem, paths, options, fail_when_empty=not watch)
         reported = set(report.files_skipped)
         _print_ingest(report, out)
         while watch:
@@ -165,14 +164,13 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
         mem.close()
 
 
-def _ingest_with_progress(mem: Memory, paths: tuple[str, ...], options: dict[str, Any]) -> Any:
-    from .memory import count_transcripts
-
-    total = count_transcripts(paths)
-    if total < 20:
-        return mem.ingest(paths, **options)
-    with click.progressbar(length=total, label="ingesting", file=sys.stderr) as bar:
-        return mem.ingest(paths, **options, progress=bar.update)
+def _ingest_with_progress(mem: Memory, paths: tuple[str, ...], options: dict[str, Any], *,
+                          fail_when_empty: bool) -> Any:
+    with ProgressDisplay() as show:  # a bar on a terminal, else one line on stderr
+        report = mem.ingest(paths, **options, progress=show)
+        if fail_when_empty:  # inside: a failed call prints its error alone, no progress line
+            _fail_when_nothing_ingested(report, paths)
+    return report
 
 
 def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
@@ -237,20 +235,14 @@ def curate(fmt: str, reembed: bool, home: str | None) -> None:
     try:
         if reembed:
             mem.drop_vectors()
-        with click.progressbar(length=_uncurated_estimate(mem), label="curating",
-                               file=sys.stderr) as bar:
-            report = mem.curate(progress=bar.update)
+        with ProgressDisplay() as show:  # bars on a terminal, else a line per phase on stderr
+            report = mem.curate(progress=show)
     finally:
         mem.close()
     if fmt == "json":
         emit_json(report.as_dict())
     else:
         click.echo("  ".join(f"{k}: {v}" for k, v in report.as_dict().items()))
-
-
-def _uncurated_estimate(mem: Memory) -> int:
-    stats = mem.stats()
-    return int(stats.get("live", 0))
 
 
 # -- query ----------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from .home import WriteLock, fsync_path, read_config, require_home, resolve_home
 from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
 from .wire import encode_item
 from .store import journal_path, open_store, snapshot_due, sync_journal, write_snapshot
+from .progress import ProgressCallback, report as report_progress
 
 _current: "Memory | None" = None
 
@@ -158,10 +159,11 @@ class Memory:
         self.pl.once("atc_api:api_batch", Term(":", [Atom("atc_ladder"), Term("ladder_store", [records])]))
         sync_journal(self.home)
 
-    def curate(self, *, progress: Any = None) -> Any:
+    def curate(self, *, progress: ProgressCallback | None = None) -> Any:
         """Build the ladder, arcs, rollups, vectors and echoes for everything new.
 
-        Returns a :class:`~attention_cloud.curation.CurateReport`.
+        Returns a :class:`~attention_cloud.curation.CurateReport`; ``progress`` (see
+        :mod:`attention_cloud.progress`) hears of every batch.
         """
         from .curation import curate_memory
 
@@ -194,7 +196,7 @@ class Memory:
     def ingest(self, paths: Iterable[str | os.PathLike[str]], *, format: str | None = None,
                segment: str = "default", source: str | None = None,
                item_budget: int | None = None,
-               progress: Callable[[int], None] | None = None, strict: bool = True,
+               progress: ProgressCallback | None = None, strict: bool = True,
                max_file_bytes: int | None = None) -> IngestReport:
         """Parse transcripts and upsert their items.
 
@@ -209,7 +211,8 @@ class Memory:
         ``files_skipped`` and the others are ingested. Files whose size and content digest
         match their watermark are skipped without parsing (the digest is taken by the parser,
         of the very bytes it would parse). A path that does not exist, or that names a FIFO,
-        socket or device itself, is an InputError before anything is read.
+        socket or device itself, is an InputError before anything is read. ``progress`` (see
+        :mod:`attention_cloud.progress`) hears of every file handled.
         """
         found = find_transcripts(paths)
         if not found:
@@ -494,17 +497,18 @@ def _parse_worker_start(niceness: int, parent: int) -> None:
 
 
 def _changed(todo: list[tuple[Path, str, tuple[int, str] | None]], parsed: Iterable[_Parsed],
-             report: IngestReport, progress: Callable[[int], None] | None,
+             report: IngestReport, progress: ProgressCallback | None,
              strict: bool = True) -> Iterator[tuple[str, _Parsed]]:
     """The parsed files that changed, by name, with their counts added to ``report``; a file
-    that failed raises its InputError when ``strict``, else goes to ``report.files_skipped``."""
-    for (path, name, _), result in zip(todo, parsed):
+    that failed raises its InputError when ``strict``, else goes to ``report.files_skipped``.
+    ``progress`` hears of each file handled (phase ``ingesting``, unit ``files``)."""
+    report_progress(progress, "ingesting", 0, len(todo), "files")
+    for done, ((path, name, _), result) in enumerate(zip(todo, parsed), 1):
         if result.failed:
             if strict:
                 raise InputError(result.failed)
             report.files_skipped.append((str(path), _reason(result.failed, str(path))))
-            if progress:
-                progress(1)
+            report_progress(progress, "ingesting", done, len(todo), "files")
             continue
         if result.unchanged:
             report.files_unchanged += 1
@@ -514,8 +518,7 @@ def _changed(todo: list[tuple[Path, str, tuple[int, str] | None]], parsed: Itera
             report.envelopes_stripped += result.envelopes_stripped
             report.skipped.extend(result.skipped)
             report.unread_times.extend(result.unread_times)
-        if progress:
-            progress(1)
+        report_progress(progress, "ingesting", done, len(todo), "files")
         if not result.unchanged:
             yield name, result
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import UsageError
+from ..progress import ProgressCallback
 from .families import resolve_families
 from .freeze import freeze_record, seeds_hash
 from .policies import resolve_policy_names
@@ -58,8 +59,9 @@ def _seeds(options: BenchOptions) -> tuple[list[int], str]:
 
 
 def run_attention_benchmark(options: BenchOptions, *,
-                            progress: Callable[[str], None] | None = None) -> BenchOutcome:
-    """Run the benchmark described by ``options`` and write the requested outputs."""
+                            progress: ProgressCallback | None = None) -> BenchOutcome:
+    """Run the benchmark described by ``options`` and write the requested outputs;
+    ``progress`` hears of the trials done (see :func:`~.runner.run_benchmark`)."""
     try:
         families = resolve_families(options.families)
     except KeyError as exc:

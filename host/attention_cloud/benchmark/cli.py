@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from ..errors import AtcError, UsageError
+from ..progress import ProgressDisplay
 from .api import BenchOptions, run_attention_benchmark
 from .interface import INTERFACE_SCHEMA, OBSERVATION_SCHEMA
 from .runner import CONDITION_CHOICES, MODE_CHOICES
@@ -68,7 +69,8 @@ def bench_attention(families: str, trials: int, policies: str, policy_cmd: str |
                            sealed=sealed, json_path=json_path, markdown_path=markdown_path,
                            plots_dir=plots_dir, jobs=jobs)
     try:
-        outcome = run_attention_benchmark(options, progress=lambda m: click.echo(m, err=True))
+        with ProgressDisplay() as show:  # a bar per family on a terminal, else a line each
+            outcome = run_attention_benchmark(options, progress=show)
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
     except AtcError as exc:

@@ -13,6 +13,7 @@ from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Sequence
 
 from ..errors import AtcError, UsageError
+from ..progress import ProgressCallback, report as report_progress
 from .families import FAMILIES, FamilySpec, generate
 from .metrics import TrialRecord, score_trial
 from .model import Scenario
@@ -112,7 +113,8 @@ def run_policy(policy: Policy, scenario: Scenario, *, condition: str, mode: str
 
 
 def _run_family_seeds(family: str, seeds: Sequence[int], settings: BenchSettings,
-                      policies: dict[str, Policy] | None = None) -> tuple[list[TrialRecord], list[str]]:
+                      policies: dict[str, Policy] | None = None,
+                      on_seed: Callable[[int], None] | None = None) -> tuple[list[TrialRecord], list[str]]:
     spec = FAMILIES[family]
     own = policies is None
     if policies is None:
@@ -120,7 +122,7 @@ def _run_family_seeds(family: str, seeds: Sequence[int], settings: BenchSettings
     records: list[TrialRecord] = []
     notes: list[str] = []
     try:
-        for seed in seeds:
+        for done, seed in enumerate(seeds, 1):
             scenario = generate(family, seed)
             model = evaluator_model(scenario)
             mode = settings.mode_for(spec)
@@ -135,6 +137,8 @@ def _run_family_seeds(family: str, seeds: Sequence[int], settings: BenchSettings
                                      f"{NOTE_DETAIL}{error}")
                     records.append(score_trial(scenario, model, oracle, session, report,
                                                policy=name, wall_ms=wall_ms))
+            if on_seed:
+                on_seed(done)
     finally:
         if own:
             close_policies(policies)
@@ -172,11 +176,13 @@ def _work(args: tuple[str, tuple[int, ...], BenchSettings]) -> tuple[list[dict],
 
 
 def run_benchmark(settings: BenchSettings, *,
-                  progress: Callable[[str], None] | None = None) -> BenchResult:
+                  progress: ProgressCallback | None = None) -> BenchResult:
     """Run every family, seed, condition and policy in ``settings``.
 
     With ``jobs > 1`` (family, seed-chunk) pieces run in separate processes, each with its own
-    policies and Prolog engine; results are the same as a single-process run.
+    policies and Prolog engine; results are the same as a single-process run. ``progress``
+    hears of every seed done (of every chunk with ``jobs > 1``), one phase ``family X`` per
+    family, in trials (each seed's trials under every condition and policy).
     """
     start = time.perf_counter()
     records: list[TrialRecord] = []
@@ -184,23 +190,32 @@ def run_benchmark(settings: BenchSettings, *,
     if settings.jobs <= 1:
         policies = build_policies(settings)
         try:
+            total = len(settings.seeds)
             for family in settings.families:
-                recs, ns = _run_family_seeds(family, settings.seeds, settings, policies)
+                phase = f"family {family}"
+                report_progress(progress, phase, 0, total, "trials")
+                recs, ns = _run_family_seeds(
+                    family, settings.seeds, settings, policies,
+                    on_seed=lambda done: report_progress(progress, phase, done, total, "trials"))
                 records += recs
                 notes += ns
-                if progress:
-                    progress(f"family {family}: {len(settings.seeds)} trials done")
         finally:
             close_policies(policies)
     else:
         work = [(fam, seeds, settings) for fam, seeds in _chunks(settings)]
+        done: dict[str, int] = {}
+        total, families = len(settings.seeds), list(settings.families)
+        report_progress(progress, f"family {families[0]}", 0, total, "trials")
         with ProcessPoolExecutor(max_workers=settings.jobs, mp_context=get_context("spawn")) as pool:
             for (fam, seeds, _), (recs, ns) in zip(work, pool.map(_work, work)):
                 records += [TrialRecord(**{**r, "codes": tuple(r["codes"]),
                                            "inspected": tuple(r["inspected"])}) for r in recs]
                 notes += ns
-                if progress:
-                    progress(f"family {fam}: {len(seeds)} trials done")
+                done[fam] = done.get(fam, 0) + len(seeds)
+                report_progress(progress, f"family {fam}", done[fam], total, "trials")
+                if done[fam] == total and fam != families[-1]:  # the next family starts now
+                    following = families[families.index(fam) + 1]
+                    report_progress(progress, f"family {following}", 0, total, "trials")
     return BenchResult(settings, records, notes, time.perf_counter() - start)
 
 
