@@ -20,11 +20,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .bridge import Atom, Term, Var
 from .errors import UsageError
-from .progress import ProgressCallback, report as report_progress
 from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
 
@@ -74,13 +73,9 @@ def _rungs_term(r: Rungs) -> Term:
                           [Atom(p) for p in r.provenance]])
 
 
-def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
+def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
                   model: Any = None) -> CurateReport:
-    """Curate everything new in ``mem`` (a :class:`~attention_cloud.Memory`).
-
-    ``progress`` hears of each batch: phases ``curating items`` (items), ``arcs and rollups``
-    (sessions) and ``echoes`` (items), each from 0 to its total.
-    """
+    """Curate everything new in ``mem`` (a :class:`~attention_cloud.Memory`)."""
     from .curate import curate_arc, curate_session, plan_arcs
 
     report = CurateReport()
@@ -95,10 +90,6 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
     unfinished_items, unfinished_sessions = _read_pending(mem)  # left by a killed run
     touched.update(unfinished_sessions)
     new_views: list[ItemView] = []  # kept for echo detection only
-    uncurated = 0
-    if progress:  # a count costs a scan of the items: only when someone is listening
-        (uncurated,) = mem.pl.once("atc_ladder:ladder_uncurated_count", Var())
-    report_progress(progress, "curating items", 0, uncurated)
     while True:
         (raw,) = mem.pl.once("atc_ladder:ladder_uncurated", BATCH, Var())
         if not raw:
@@ -124,7 +115,8 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
         if echoes:
             new_views.extend(views)
         report.items += len(views)
-        report_progress(progress, "curating items", report.items, max(uncurated, report.items))
+        if progress:
+            progress(len(views))
 
     (stale,) = mem.pl.once("atc_ladder:ladder_stale_sessions", Var())
     touched.update(str(s) for s in stale)
@@ -140,8 +132,7 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
         mem.store_ladder(pending)
         arc_keys.clear(), arc_texts.clear(), arc_meta.clear(), pending.clear()
 
-    for done, session in enumerate(sorted(touched), 1):
-        report_progress(progress, "arcs and rollups", done - 1, len(touched), "sessions")
+    for session in sorted(touched):
         (raw,) = mem.pl.once("atc_ladder:ladder_session_items", Atom(session), Var())
         views = [_view(t) for t in raw]
         if not views:
@@ -170,7 +161,6 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
             commit_sessions()
     if pending:
         commit_sessions()
-    report_progress(progress, "arcs and rollups", len(touched), len(touched), "sessions")
     report.sessions = sorted(touched)
 
     if distillations or report.items:  # items curated without them: a later run backfills
@@ -180,10 +170,7 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
         new_views.extend(view for view in (_lookup_view(mem, h) for h in unfinished_items
                                            if h not in seen) if view is not None)
     if new_views:
-        report_progress(progress, "echoes", 0, len(new_views))
-        report.echoes = _mark_echoes(
-            mem, new_views, lambda done: report_progress(progress, "echoes", done, len(new_views)))
-        report_progress(progress, "echoes", len(new_views), len(new_views))
+        report.echoes = _mark_echoes(mem, new_views)
     mem.jump.flush()
     _clear_pending(mem)
     report.expired = apply_retention(mem, mem.config.get("retention") or {})
@@ -193,9 +180,8 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
 # -- crash safety -------------------------------------------------------------------------------
 def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str]) -> int:
     """Vectors and BM25 entries of items' texts (L0); returns vectors added."""
-    speakers = _speakers(mem, [v.handle for v in views])
     return mem.jump.index(
-        [v.handle for v in views], [indexed_text(v.text, speakers.get(v.handle)) for v in views],
+        [v.handle for v in views], [v.text for v in views],
         [{"record": "item", "level": "l0", "kind": v.kind, "segment": segments.get(v.handle, "default")}
          for v in views])
 
@@ -344,23 +330,9 @@ def _index_distillations(mem: Any, views: list[ItemView], rungs: list[Rungs],
     of a turn gets a vector of its own, so a fact stated in passing is not drowned by the
     turn's main topic."""
     text_of = {r.handle: r.l2 for r in rungs}
-    speakers = _speakers(mem, [v.handle for v in views])
     return _embed_distillations(mem, [
-        (v.handle, v.kind, segments.get(v.handle, "default"),
-         indexed_text(text_of.get(v.handle, ""), speakers.get(v.handle)))
+        (v.handle, v.kind, segments.get(v.handle, "default"), text_of.get(v.handle, ""))
         for v in views if text_of.get(v.handle, "") != v.text])
-
-
-def indexed_text(text: str, speaker: str | None) -> str:
-    """What the embedder and BM25 see of an item: its text after its speaker's name, when
-    the transcript names one ("Priya: I signed up ..."), so a goal naming her finds it."""
-    return f"{speaker}: {text}" if speaker and text else text
-
-
-def _speakers(mem: Any, handles: list[str]) -> dict[str, str]:
-    """Handle -> speaker name, for the items whose transcript names their speaker."""
-    (pairs,) = mem.pl.once("atc_journal:journal_item_speakers", [Atom(h) for h in handles], Var())
-    return {str(pair.args[0]): str(pair.args[1]) for pair in pairs}
 
 
 def _backfill_distillations(mem: Any) -> int:
@@ -391,9 +363,8 @@ def _embed_distillations(mem: Any, entries: list[tuple[str, str, str, str]]) -> 
         lexical=False)
 
 
-def _mark_echoes(mem: Any, views: list[ItemView], on_chunk: Any = None) -> int:
-    """Flag new items that restate memory from another, earlier session; ``on_chunk(done)``
-    after each chunk of views searched."""
+def _mark_echoes(mem: Any, views: list[ItemView]) -> int:
+    """Flag new items that restate memory from another, earlier session."""
     from .curate import find_echoes
     from .curate.echoes import ECHO_CANDIDATES
 
@@ -414,8 +385,6 @@ def _mark_echoes(mem: Any, views: list[ItemView], on_chunk: Any = None) -> int:
         neighbours = store.search_many(matrix, ECHO_CANDIDATES, filter_meta={"record": "item"})
         echoes += find_echoes(chunk, matrix, None, lambda h: _lookup_view(mem, h),
                               neighbours=neighbours)
-        if on_chunk:
-            on_chunk(min(start + ECHO_CHUNK, len(views)))
     if echoes:
         mem.store_ladder([Term("echo", [Atom(e), Atom(o), float(s)]) for e, o, s in echoes])
     return len(echoes)
