@@ -49,10 +49,10 @@ api_close :-
 %!  api_batch(:Goal) is semidet.
 %   Run Goal as one durable batch: committed if it succeeds, undone if it fails or raises.
 api_batch(Goal) :-
+    store_prepare_write,                % the lock, and the last committed state, first
     catch(Goal, E, true),
     (   var(E)
     ->  store_commit
-    store_prepare_write,                % the lock, and the last committed state, first
     ;   store_abort,
         throw(E)
     ),
