@@ -66,6 +66,25 @@ def test_torn_journal_tail_is_cut_and_committed_items_stay(home, tmp_path):
     assert journal.stat().st_size == size
 
 
+def test_a_reader_that_cut_a_torn_tail_does_not_keep_writers_out(home, tmp_path):
+    import subprocess
+    import sys
+
+    with Memory.open(home) as mem:
+        mem.ingest([write_jsonl(tmp_path / "s.jsonl", SESSION)])
+    with open(home / "journal.pl", "a", encoding="utf-8") as fh:  # a batch that died mid-write
+        fh.write("a(atc_journal:text_(it_to")
+    reader = Memory.open(home)
+    try:
+        assert reader.open_info.truncated_bytes > 0
+        other = write_jsonl(tmp_path / "o.jsonl", [dict(SESSION[0], sessionId="S9", uuid="z")])
+        done = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "ingest", str(other),
+                               "--home", str(home)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    finally:
+        reader.close()
+
+
 def test_failed_batch_leaves_journal_unchanged(home, tmp_path, monkeypatch):
     import attention_cloud.memory as memory
 

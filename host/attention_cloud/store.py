@@ -31,14 +31,18 @@ def open_store(pl: Prolog, home: Path, lock: WriteLock) -> StoreInfo:
     (info,) = pl.once("atc_api:api_open", str(home), Var())
     committed, size = info["committed_bytes"], info["file_bytes"]
     truncated = 0
-    if committed < size and lock.try_acquire():
+    if committed < size and not lock.held and lock.try_acquire():
         # Uncommitted bytes past the last commit marker: a batch that was never acknowledged.
-        journal = home / "journal.pl"
-        with open(journal, "r+b") as fh:
-            fh.truncate(committed)
-            fh.flush()
-            os.fsync(fh.fileno())
-        truncated = size - committed
+        # Cut under the lock, then let it go: a reader must not keep writers out.
+        try:
+            journal = home / "journal.pl"
+            with open(journal, "r+b") as fh:
+                fh.truncate(committed)
+                fh.flush()
+                os.fsync(fh.fileno())
+            truncated = size - committed
+        finally:
+            lock.release()
     return StoreInfo(info["snapshot"], info["replayed"], truncated)
 
 
