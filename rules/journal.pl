@@ -90,8 +90,7 @@ item_role(H, Role) :- live_(H, _, _, _, _, Role, _, _, _, _).
 %   given as a string or an atom: `item_speaker(H, "Priya")` lists her items.
 item_speaker(H, Name) :-
     (   nonvar(Name)
-    ->  text_to_string(Name, Text),
-        atom_string(Who, Text),
+    ->  atom_string(Who, Name),                  % a string or an atom
         (   relation_(H, speaker, Who),
             \+ tombstone_(H, _, _)
         ;   live_(H, _, _, _, _, Who, _, _, _, _),

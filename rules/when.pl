@@ -14,7 +14,6 @@
 :- use_module(library(error)).
 :- use_module(library(aggregate)).
 :- use_module(library(ordsets)).
-:- use_module(library(yall)).
 :- use_module(journal).
 
 /** <module> When: the time a goal points at ("two months ago", "last week", "in March")
@@ -152,13 +151,15 @@ items_dated_between(From, To, Max, Items) :-
     pairs_values(Pairs, Mentioning0),
     list_to_set(Mentioning0, Mentioning),
     sort(Written, Seen),
-    exclude([H]>>ord_memberchk(H, Seen), Mentioning, New),
+    exclude(in_ordset_(Seen), Mentioning, New),
     (   Max == inf
     ->  append(Written, New, Items)
     ;   length(Written, N), Room is max(0, Max - N),
         take_upto_(Room, New, Extra, _),
         append(Written, Extra, Items)
     ).
+
+in_ordset_(Set, X) :- ord_memberchk(X, Set).
 
 date_day_(Date, Day) :-
     atom_length(Date, 10),

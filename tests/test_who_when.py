@@ -1,0 +1,278 @@
+"""Who said it and when: every supported format keeps each item's speaker and time, every date
+form people and exports write is read, relative dates in a turn become dated facts, and a goal
+naming a participant finds that participant's items (issue 14, items 1 and 2)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud import Memory
+from attention_cloud.cli import main
+from attention_cloud.home import write_config
+from attention_cloud.ingest import parse_path
+from attention_cloud.ingest.timefmt import read_time, relative_dates
+
+# -- date forms ---------------------------------------------------------------------------------
+DATE_FORMS = [
+    ("2023-05-08T13:56:00Z", "2023-05-08T13:56:00Z"),                 # ISO 8601, UTC
+    ("2023-05-08T13:56:00.250Z", "2023-05-08T13:56:00Z"),             # with a fraction
+    ("2023-05-08T15:56:00+02:00", "2023-05-08T13:56:00Z"),            # with an offset
+    ("2023-05-08 13:56:00", "2023-05-08T13:56:00Z"),                  # naive: UTC
+    ("2023-05-08", "2023-05-08T00:00:00Z"),                           # a date alone
+    (1683554160, "2023-05-08T13:56:00Z"),                             # epoch seconds
+    (1683554160000, "2023-05-08T13:56:00Z"),                          # epoch milliseconds
+    ("1683554160", "2023-05-08T13:56:00Z"),                           # epoch as digits
+    ("Mon, 08 May 2023 15:56:00 +0200", "2023-05-08T13:56:00Z"),      # RFC 2822
+    ("1:56 pm on 8 May, 2023", "2023-05-08T13:56:00Z"),               # LoCoMo-style
+    ("May 8, 2023", "2023-05-08T00:00:00Z"),
+    ("8 May 2023 1:56 PM", "2023-05-08T13:56:00Z"),
+    ("2023/05/28 (Sun) 19:47", "2023-05-28T19:47:00Z"),               # LongMemEval-style
+    ("2023-05-28 19:47 CEST", "2023-05-28T17:47:00Z"),                # a zone abbreviation
+]
+
+
+@pytest.mark.parametrize("written, iso", DATE_FORMS, ids=[str(w) for w, _ in DATE_FORMS])
+def test_every_date_form_is_read(written, iso):
+    assert read_time(written) == iso
+
+
+@pytest.mark.parametrize("written", ["soon", "13:56", "Monday", "May 2023", "2023-05-28 19:47 XYZ",
+                                     True, -5])
+def test_what_is_not_a_timestamp_is_unreadable_not_guessed(written):
+    assert read_time(written) is None
+
+
+def test_absent_time_is_empty_not_unreadable():
+    assert read_time(None) == "" and read_time("  ") == ""
+
+
+@pytest.mark.parametrize("written, iso", DATE_FORMS, ids=[str(w) for w, _ in DATE_FORMS])
+def test_each_date_form_survives_ingest_on_the_item(tmp_path, written, iso):
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps({"role": "user", "name": "Priya", "timestamp": written,
+                                "content": "How do I glaze a bowl without drips?"}) + "\n")
+    (item,) = parse_path(path).items
+    assert (item.time, item.speaker) == (iso, "Priya")
+
+
+# -- formats --------------------------------------------------------------------------------------
+def _who_when(path: Path, **kw) -> list[tuple[str, str, str]]:
+    result = parse_path(path, **kw)
+    assert result.unread_times == []
+    return [(i.role, i.speaker, i.time) for i in result.items]
+
+
+def test_openai_json_document_names_and_session_time(tmp_path):
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps({"id": "conv1", "timestamp": "May 8, 2023", "messages": [
+        {"role": "user", "name": "Priya", "content": "I want to learn wheel throwing."},
+        {"role": "assistant", "name": "Tomás", "timestamp": "1:56 pm on 8 May, 2023",
+         "content": "Start with centring the clay; it takes weeks to feel right."},
+        {"role": "user", "author": {"name": "Priya"}, "content": "Which clay body is easiest?"},
+    ]}))
+    assert _who_when(path) == [
+        ("user", "Priya", "2023-05-08T00:00:00Z"),   # the conversation's date applies
+        ("assistant", "Tomás", "2023-05-08T13:56:00Z"),
+        ("user", "Priya", "2023-05-08T00:00:00Z"),
+    ]
+
+
+def test_openai_jsonl_messages_with_name_and_timestamp(tmp_path):
+    path = tmp_path / "chat.jsonl"
+    lines = [{"role": "user", "name": "Priya", "timestamp": 1683554160000,
+              "content": "I signed up for the pottery class yesterday."},
+             {"role": "assistant", "name": "Tomás", "timestamp": "Mon, 08 May 2023 15:57:00 +0200",
+              "content": "That is great news, which studio did you pick?"}]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert _who_when(path) == [("user", "Priya", "2023-05-08T13:56:00Z"),
+                               ("assistant", "Tomás", "2023-05-08T13:57:00Z")]
+
+
+def test_claude_code_roles_and_subagent(tmp_path):
+    records = [
+        {"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-01-02T03:04:05.678Z",
+         "message": {"role": "user", "content": "Fix the flaky retry test in payments."}},
+        {"type": "assistant", "uuid": "a1", "sessionId": "s", "timestamp": "2026-01-02T03:05:00Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "text", "text": "The retry test fails because the clock is not frozen."}]}},
+        {"type": "assistant", "uuid": "a2", "sessionId": "s", "isSidechain": True,
+         "timestamp": "2026-01-02T03:06:00Z", "message": {"role": "assistant", "content": [
+             {"type": "text", "text": "I searched the repository: the clock is patched in conftest."}]}},
+    ]
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    assert _who_when(path, format="claude-code") == [
+        ("user", "", "2026-01-02T03:04:05Z"),
+        ("assistant", "", "2026-01-02T03:05:00Z"),
+        ("assistant", "subagent", "2026-01-02T03:06:00Z"),
+    ]
+
+
+def test_plain_text_named_speaker_lines(tmp_path):
+    path = tmp_path / "chat.txt"
+    path.write_text("Chat between Priya and Tomás\n"
+                    "Date: 1:56 pm on 8 May, 2023\n\n"
+                    "Priya: I signed up for the pottery class yesterday!\n"
+                    "It starts next Monday.\n"
+                    "Tomás: Which studio did you pick for the class?\n"
+                    "[2023-05-09 10:00] Priya: The one by the river. Note: bring an apron.\n"
+                    "Tomás: Sounds lovely, tell me how the first lesson goes.\n")
+    result = parse_path(path)
+    assert result.format == "text"
+    assert [(i.role, i.speaker, i.time) for i in result.items] == [
+        ("user", "Priya", "2023-05-08T13:56:00Z"),
+        ("assistant", "Tomás", "2023-05-08T13:56:00Z"),
+        ("user", "Priya", "2023-05-09T10:00:00Z"),    # its own bracketed time
+        ("assistant", "Tomás", "2023-05-08T13:56:00Z"),
+    ]
+    assert "Note: bring an apron." in result.items[2].text   # "Note:" once is not a speaker
+
+
+def test_markdown_bold_speakers_and_dated_headings(tmp_path):
+    path = tmp_path / "chat.md"
+    path.write_text("# Pottery chats\n\n## Session 1 — 8 May 2023\n\n"
+                    "**Priya:** I booked a wheel for Saturday morning.\n\n"
+                    "**Tomás:** Bring old clothes, the slip splashes everywhere.\n\n"
+                    "## Session 2 — 2023/05/28 (Sun) 19:47\n\n"
+                    "**Priya:** My first bowl survived the kiln!\n\n"
+                    "**Tomás:** Congratulations, what glaze did you use?\n")
+    assert _who_when(path) == [
+        ("user", "Priya", "2023-05-08T00:00:00Z"),
+        ("assistant", "Tomás", "2023-05-08T00:00:00Z"),
+        ("user", "Priya", "2023-05-28T19:47:00Z"),
+        ("assistant", "Tomás", "2023-05-28T19:47:00Z"),
+    ]
+
+
+def test_role_speaker_lines_keep_the_role_as_speaker(tmp_path):
+    path = tmp_path / "chat.txt"
+    path.write_text("User: Why does the export job crash on big tables?\n"
+                    "Assistant: It loads every row at once; stream them instead.\n")
+    assert [(i.role, i.speaker) for i in parse_path(path).items] == [("user", ""), ("assistant", "")]
+
+
+def test_an_unreadable_time_is_reported_with_its_line(home, tmp_path):
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps({"role": "user", "timestamp": "2023-05-08T13:56:00Z",
+                                "content": "Where is the glaze list?"}) + "\n"
+                    + json.dumps({"role": "user", "timestamp": "the day after the party",
+                                  "content": "Did the kiln reach cone six?"}) + "\n")
+    with Memory.open(home) as mem:
+        report = mem.ingest([str(path)])
+        assert report.new == 2
+        assert report.unread_times == [(str(path), 2, "the day after the party")]
+        assert report.as_dict()["unread_times"][0]["line"] == 2
+    out = CliRunner().invoke(main, ["ingest", str(path), "--home", str(home / "other")])
+    assert "times unread: 1" in out.output
+    assert "the day after the party" in out.output
+
+
+# -- relative dates ---------------------------------------------------------------------------------
+def test_relative_dates_resolve_against_the_turns_own_time():
+    text = ("I signed up for the pottery class yesterday. Two days ago I bought clay, last "
+            "Friday I watched a demo, a couple of weeks ago I decided, and last week I asked.")
+    assert relative_dates(text, "2023-05-08T13:56:00Z") == [   # a Monday
+        ("yesterday", "2023-05-07"), ("two days ago", "2023-05-06"),
+        ("last friday", "2023-05-05"), ("a couple of weeks ago", "2023-04-24"),
+        ("last week", "2023-05-01")]
+    assert relative_dates(text, "") == []   # no time: nothing to read it against
+
+
+# -- end to end -------------------------------------------------------------------------------------
+CONVERSATION = [
+    ("Priya", "user", "1:56 pm on 8 May, 2023",
+     "Guess what, I signed up for the pottery class yesterday! The first lesson is on Thursday."),
+    ("Tomás", "assistant", "1:58 pm on 8 May, 2023",
+     "That's wonderful. I have been training for the half marathon in the park every morning."),
+    ("Priya", "user", "7:10 pm on 20 May, 2023",
+     "The wheel is harder than it looks, my first bowl collapsed twice."),
+    ("Tomás", "assistant", "7:15 pm on 20 May, 2023",
+     "My knee hurts after the long run, so I am resting this week."),
+    ("Tomás", "assistant", "9:00 am on 2 June, 2023",
+     "I finally booked the trip to Lisbon for the conference in July."),
+    ("Priya", "user", "9:05 am on 2 June, 2023",
+     "Lisbon is lovely; I went there two years ago with my sister."),
+]
+
+
+@pytest.fixture
+def conversation_home(home, tmp_path):
+    path = tmp_path / "priya_tomas.jsonl"
+    path.write_text("".join(json.dumps({"role": role, "name": name, "timestamp": when,
+                                        "content": text}) + "\n"
+                            for name, role, when, text in CONVERSATION))
+    write_config(home, {"embedder": "hash"})
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    assert run("ingest", str(path)).exit_code == 0
+    with Memory.open(home) as mem:
+        mem.curate()
+    return run
+
+
+def test_query_item_speaker_lists_her_items(conversation_home):
+    out = conversation_home("query", 'item_speaker(H, "Priya"), item_time(H, T)', "--format", "json")
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.output)
+    assert sorted(r["T"] for r in rows) == ["2023-05-08T13:56:00Z", "2023-05-20T19:10:00Z",
+                                            "2023-06-02T09:05:00Z"]
+    mine = json.loads(conversation_home("query", 'item_speaker(H, S)', "--format", "json").output)
+    assert {r["S"] for r in mine} == {"Priya", "Tomás"}
+
+
+def test_the_day_a_turn_names_is_a_queryable_fact(conversation_home):
+    out = conversation_home("query", 'relation(H, mentions_date, D), item_speaker(H, S)',
+                            "--format", "json")
+    rows = {(r["S"], r["D"]) for r in json.loads(out.output)}
+    assert ("Priya", "2023-05-07") in rows          # "yesterday", said on 8 May
+    assert ("Priya", "2021-06-02") in rows          # "two years ago", said on 2 June 2023
+
+
+def test_hydrate_names_the_speaker_and_favours_the_person_asked_about(conversation_home):
+    out = conversation_home("hydrate", "--goal", "When did Priya start the pottery class?",
+                            "--budget", "400", "--format", "json")
+    assert out.exit_code == 0, out.output
+    frame = json.loads(out.output)
+    assert "Priya: Guess what, I signed up for the pottery class yesterday!" in frame["text"]
+    assert "Tomás: " in frame["text"] or len(frame["receipt"]["facts"]) <= 3
+    first = frame["receipt"]["facts"][0]
+    speaker = json.loads(conversation_home("query", f'item_speaker({first["handle"]}, S)',
+                                           "--format", "json").output)
+    assert speaker == [{"S": "Priya"}]
+    text = conversation_home("hydrate", "--goal", "When did Priya start the pottery class?").output
+    assert any(line.strip().startswith("Priya: ") for line in text.splitlines())
+
+
+def test_goal_speaker_reads_names_memory_knows(conversation_home):
+    out = conversation_home("query", 'goal_speaker("what did Tomás say about his knee", A), '
+                            'goal_speaker("Did Priya\'s bowl survive?", B), '
+                            'goal_speaker("what did you suggest", C)', "--format", "json")
+    assert json.loads(out.output) == [{"A": "Tomás", "B": "Priya", "C": "assistant"}]
+    none = conversation_home("query", 'goal_speaker("will priyanka like clay", X)', "--format", "json")
+    assert json.loads(none.output) == []
+
+
+def test_a_time_anchored_goal_finds_the_day_a_turn_named(conversation_home):
+    """'yesterday' said on 8 May is 7 May: a goal about 7 May weighs that turn in."""
+    out = conversation_home("hydrate", "--goal", "what did Priya do on May 7", "--now",
+                            "2023-05-09T12:00:00Z", "--budget", "300", "--format", "json")
+    receipt = json.loads(out.output)["receipt"]
+    assert receipt["anchor"]["phrase"] == "may 7"
+    assert "pottery class yesterday" in json.loads(out.output)["text"]
+
+
+def test_homes_written_before_speakers_replay_with_the_role(home):
+    """Items from journals without speaker links (older homes, role-only formats) answer
+    item_speaker/2 with their role, before and after the home is reopened from its journal."""
+    fixture = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_session.jsonl"
+    with Memory.open(home) as mem:
+        mem.ingest([str(fixture)])
+        before = mem.query("item_speaker(H, S), item_role(H, R)").rows
+    (home / "snapshot.qlf").unlink(missing_ok=True)   # replay the journal itself
+    with Memory.open(home) as mem:
+        after = mem.query("item_speaker(H, S), item_role(H, R)").rows
+        unnamed = mem.query("item_speaker(H, S), item_role(H, R), \\+ relation(H, speaker, _)").rows
+    assert before and sorted(map(str, before)) == sorted(map(str, after))
+    assert unnamed and all(r["S"] == r["R"] for r in unnamed)
