@@ -180,8 +180,9 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
 # -- crash safety -------------------------------------------------------------------------------
 def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str]) -> int:
     """Vectors and BM25 entries of items' texts (L0); returns vectors added."""
+    speakers = _speakers(mem, [v.handle for v in views])
     return mem.jump.index(
-        [v.handle for v in views], [v.text for v in views],
+        [v.handle for v in views], [indexed_text(v.text, speakers.get(v.handle)) for v in views],
         [{"record": "item", "level": "l0", "kind": v.kind, "segment": segments.get(v.handle, "default")}
          for v in views])
 
@@ -330,9 +331,23 @@ def _index_distillations(mem: Any, views: list[ItemView], rungs: list[Rungs],
     of a turn gets a vector of its own, so a fact stated in passing is not drowned by the
     turn's main topic."""
     text_of = {r.handle: r.l2 for r in rungs}
+    speakers = _speakers(mem, [v.handle for v in views])
     return _embed_distillations(mem, [
-        (v.handle, v.kind, segments.get(v.handle, "default"), text_of.get(v.handle, ""))
+        (v.handle, v.kind, segments.get(v.handle, "default"),
+         indexed_text(text_of.get(v.handle, ""), speakers.get(v.handle)))
         for v in views if text_of.get(v.handle, "") != v.text])
+
+
+def indexed_text(text: str, speaker: str | None) -> str:
+    """What the embedder and BM25 see of an item: its text after its speaker's name, when
+    the transcript names one ("Priya: I signed up ..."), so a goal naming her finds it."""
+    return f"{speaker}: {text}" if speaker and text else text
+
+
+def _speakers(mem: Any, handles: list[str]) -> dict[str, str]:
+    """Handle -> speaker name, for the items whose transcript names their speaker."""
+    (pairs,) = mem.pl.once("atc_journal:journal_item_speakers", [Atom(h) for h in handles], Var())
+    return {str(pair.args[0]): str(pair.args[1]) for pair in pairs}
 
 
 def _backfill_distillations(mem: Any) -> int:
