@@ -127,6 +127,20 @@ def test_lexical_readers_see_the_committed_prefix_only(tmp_path):
     index.close()
 
 
+def test_a_copied_home_is_read_in_full(tmp_path):
+    # cp -r or a restored backup gives every file a new inode: the committed record names the
+    # old one for good, and the copy is read to its last whole line instead of refused
+    import shutil
+
+    index = LexicalIndex.open(tmp_path / "a")
+    index.add(["it_1", "it_2"], ["retry the payment webhook", "flaky login test"])
+    index.flush()
+    index.close()
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    view = LexicalIndex.open(tmp_path / "b", read_only=True)
+    assert [k for k, _ in view.search("retry", 5)] == ["it_1"]
+
+
 def test_lexical_reader_after_a_log_compaction_and_with_a_torn_tail(tmp_path):
     index = LexicalIndex.open(tmp_path)
     for round_ in range(3):  # superseded records outnumber live ones: the log is compacted

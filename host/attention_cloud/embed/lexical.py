@@ -149,7 +149,7 @@ class LexicalIndex:
         """A reader's load: snapshot plus the log up to the committed offset."""
         assert self._directory is not None
         log_path = self._directory / _LOG_NAME
-        for _ in range(attempts):
+        for attempt in range(attempts):
             committed = self._read_committed()
             try:
                 handle = open(log_path, "rb")
@@ -161,8 +161,12 @@ class LexicalIndex:
             with handle:
                 stat = os.fstat(handle.fileno())
                 if committed is not None and committed.get("inode") != stat.st_ino:
-                    time.sleep(0.01)  # compacted since committed.json was written
-                    continue
+                    if attempt < attempts - 1:
+                        time.sleep(0.01)  # compacted since committed.json was written
+                        continue
+                    # The same log file for longer than any compaction takes: a copied or
+                    # restored home (new inodes). Its log is read up to its last whole line.
+                    committed = None
                 limit = int(committed["log_bytes"]) if committed is not None else stat.st_size
                 start = self._load_snapshot(log_path, handle)
                 handle.seek(start)
