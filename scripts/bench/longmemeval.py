@@ -19,13 +19,17 @@ For every instance of ``--data`` (LongMemEval_S, about 48 dated chat sessions an
    ``--budgets`` B (the question is asked at its own date, so "two weeks ago" reads against it); the
    share of the question's evidence turns whose item is in the frame verbatim (L0), and at any
    rung (the item at L0-L3, or an arc holding it);
-5. **BM25 baseline** on the same items: ``attention_cloud.embed.LexicalIndex`` over the items' L0
-   texts; its session ranking is the best item per session, its frame the top items at L0,
-   greedily, while they fit the budget (same token estimator).
+5. **BM25 baseline** on the same items: ``attention_cloud.embed.LexicalIndex`` over the items'
+   texts as the product indexes them (L0, after "Name: " when the transcript names the speaker);
+   its session ranking is the best item per session, its frame the top items at L0, greedily,
+   while they fit the budget (same token estimator, the name counted);
+6. **RRF baseline**: reciprocal-rank fusion (k = 60) of the items' cosine ranking (the vectors
+   curation stored for the items, i.e. MiniLM by default, against the question's vector) and the
+   BM25 ranking above; session ranking and frame as for BM25.
 
 Abstention instances (``*_abs``) have no evidence and are left out of recall and evidence, as in
 the official protocol; they are hydrated and timed like the rest. Goals: session recall@5 ≥ 0.95;
-evidence in frame at 2000 tokens at least 0.15 above BM25's.
+evidence in frame at 2000 tokens at least 0.15 above BM25's and 0.05 above RRF's.
 
     .venv/bin/python scripts/bench/longmemeval.py --limit 12 --embedder hash
     .venv/bin/python scripts/bench/longmemeval.py --embedder minilm --update-md     # full run
@@ -61,6 +65,8 @@ TYPES = ("single-session-user", "single-session-assistant", "single-session-pref
          "multi-session", "knowledge-update", "temporal-reasoning")
 GOAL_RECALL5 = 0.95
 GOAL_MARGIN = 0.15
+GOAL_RRF_MARGIN = 0.05
+RRF_K = 60  # the constant of Cormack et al.'s reciprocal-rank fusion
 POINTER = re.compile(r"^(?P<file>.*)#/messages/(?P<turn>\d+)$")
 
 
@@ -106,6 +112,10 @@ class Outcome:
     ingest_s: float
     curate_s: float
     embedded: int
+    rrf_hits: dict[int, bool] = field(default_factory=dict)
+    rrf_in_frame: dict[int, float] = field(default_factory=dict)
+    timed_items: int = 0  # items with a time (item_time/2 not empty)
+    named_items: int = 0  # items whose transcript names the speaker (item_speaker/2 a name)
 
 
 class CachedEmbedder:
@@ -241,6 +251,45 @@ def session_order(records: list[str], session_of: dict[str, str]) -> list[str]:
     return seen
 
 
+def speaker_names(mem: Any, handles: list[str]) -> dict[str, str]:
+    """Item handle -> speaker name, for the items whose transcript names their speaker."""
+    from attention_cloud.bridge import Atom, Var
+
+    found = mem.pl.once("atc_journal:journal_item_speakers", [Atom(h) for h in handles], Var())
+    return {} if found is None else {str(p.args[0]): str(p.args[1]) for p in found[0]}
+
+
+def timed_count(mem: Any) -> int:
+    """How many items have a time."""
+    from attention_cloud.bridge import Var
+
+    return sum(1 for _, t in mem.pl.solutions("atc_journal:item_time", Var(), Var()) if str(t))
+
+
+def cosine_order(mem: Any, question: str, handles: list[str]) -> list[str]:
+    """Items by cosine between their stored vectors (curation's, L0 text) and the question's
+    vector from the home's embedder; [] when nothing is embedded."""
+    if mem.jump.disabled or not mem.jump.has_vectors():
+        return []
+    present, matrix = mem.jump.vectors.vectors(handles)
+    kept = [h for h, p in zip(handles, present.tolist()) if p]
+    if not kept:
+        return []
+    query = np.asarray(mem.jump.query_vector(question), dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
+    scores = (matrix @ query) / np.maximum(norms, 1e-12)
+    return [kept[i] for i in sorted(range(len(kept)), key=lambda i: (-scores[i], kept[i]))]
+
+
+def rrf_order(*rankings: list[str], k: int = RRF_K) -> list[str]:
+    """Reciprocal-rank fusion: each ranking gives its r-th item 1 / (k + r)."""
+    score: dict[str, float] = defaultdict(float)
+    for ranking in rankings:
+        for rank, handle in enumerate(ranking, start=1):
+            score[handle] += 1.0 / (k + rank)
+    return sorted(score, key=lambda h: (-score[h], h))
+
+
 def bm25_frame(order: list[str], texts: dict[str, str], budget: int) -> set[str]:
     """Top BM25 items at L0, greedily, while they fit ``budget`` tokens."""
     from attention_cloud.curate import estimate_tokens
@@ -257,13 +306,17 @@ def bm25_frame(order: list[str], texts: dict[str, str], budget: int) -> set[str]
     return kept
 
 
-def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path) -> Outcome:
+def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
+                 write: Any = write_sessions) -> Outcome:
+    """Ingest, curate, rank and hydrate one instance; ``write(inst, folder)`` writes its sessions
+    (one OpenAI-style JSON file each) and returns file stem -> session id."""
     from attention_cloud import Memory
+    from attention_cloud.curation import indexed_text
     from attention_cloud.embed import LexicalIndex
     from attention_cloud.home import write_config
 
     folder = workdir / inst.qid
-    stems = write_sessions(inst, folder / "sessions")
+    stems = write(inst, folder / "sessions")
     home = folder / "home"
     home.mkdir()
     write_config(home, {"embedder": args.embedder, **args.config})
@@ -278,6 +331,9 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path) -> Out
         curated = mem.curate()
         curate_s = time.perf_counter() - started
         where, texts = item_map(mem, stems)
+        names = speaker_names(mem, sorted(texts))
+        # what the product indexes and shows of an item: its text after "Name: " when named
+        texts = {h: indexed_text(t, names.get(h)) for h, t in texts.items()}
         session_of = {h: sid for h, (sid, _) in where.items()} | record_sessions(mem, where)
         evidence = inst.evidence
         evidence_items = {h for h, loc in where.items() if loc in evidence}
@@ -292,11 +348,15 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path) -> Out
         bm25_order = sorted(bm25_scores, key=lambda h: (-bm25_scores[h], h))
         bm25_sessions = session_order(bm25_order, session_of)
         bm25_sessions += [sid for sid, _, _ in inst.sessions if sid not in bm25_sessions]
+        fused = rrf_order(cosine_order(mem, inst.question, handles), bm25_order)
+        rrf_sessions = session_order(fused, session_of)
+        rrf_sessions += [sid for sid, _, _ in inst.sessions if sid not in rrf_sessions]
 
         members = arc_members(mem)
         in_l0: dict[int, float] = {}
         in_any: dict[int, float] = {}
         bm25_in: dict[int, float] = {}
+        rrf_in: dict[int, float] = {}
         packed_in: dict[int, float] = {}
         hydrate_s: dict[int, float] = {}
         spent: dict[int, int] = {}
@@ -315,8 +375,10 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path) -> Out
                 in_l0[budget] = len(evidence_items & l0) / len(evidence)
                 in_any[budget] = len(evidence_items & anywhere) / len(evidence)
                 bm25_in[budget] = len(evidence_items & kept) / len(evidence)
+                rrf_in[budget] = len(evidence_items & bm25_frame(fused, texts, budget)) / len(evidence)
                 packed = bm25_frame(seed_items, texts, budget)
                 packed_in[budget] = len(evidence_items & packed) / len(evidence)
+        timed = timed_count(mem)
     finally:
         mem.close()
         shutil.rmtree(folder, ignore_errors=True)
@@ -327,7 +389,9 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path) -> Out
         bm25_hits={k: bool(inst.answer_sessions & set(bm25_sessions[:k])) for k in KS},
         in_frame_l0=in_l0, in_frame_any=in_any, bm25_in_frame=bm25_in, jump_packed=packed_in,
         hydrate_s=hydrate_s, spent=spent,
-        ingest_s=ingest_s, curate_s=curate_s, embedded=curated.embedded)
+        ingest_s=ingest_s, curate_s=curate_s, embedded=curated.embedded,
+        rrf_hits={k: bool(inst.answer_sessions & set(rrf_sessions[:k])) for k in KS},
+        rrf_in_frame=rrf_in, timed_items=timed, named_items=len(names))
 
 
 def mean(values: list[float]) -> float:
@@ -345,6 +409,9 @@ class Summary:
     any: dict[int, float] = field(default_factory=dict)
     bm25_frame: dict[int, float] = field(default_factory=dict)
     packed: dict[int, float] = field(default_factory=dict)
+    rrf: dict[int, float] = field(default_factory=dict)
+    rrf_frame: dict[int, float] = field(default_factory=dict)
+    spent: dict[int, float] = field(default_factory=dict)  # mean tokens spent, all instances
 
 
 def summarise(outcomes: list[Outcome], budgets: list[int]) -> Summary:
@@ -354,11 +421,14 @@ def summarise(outcomes: list[Outcome], budgets: list[int]) -> Summary:
     for k in KS:
         s.jump[k] = mean([o.jump_hits[k] for o in scored])
         s.bm25[k] = mean([o.bm25_hits[k] for o in scored])
+        s.rrf[k] = mean([o.rrf_hits[k] for o in scored])
     for b in budgets:
         s.l0[b] = mean([o.in_frame_l0[b] for o in with_evidence])
         s.any[b] = mean([o.in_frame_any[b] for o in with_evidence])
         s.bm25_frame[b] = mean([o.bm25_in_frame[b] for o in with_evidence])
         s.packed[b] = mean([o.jump_packed[b] for o in with_evidence])
+        s.rrf_frame[b] = mean([o.rrf_in_frame[b] for o in with_evidence])
+        s.spent[b] = mean([o.spent[b] for o in outcomes])
     return s
 
 
@@ -373,10 +443,14 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
          ["product, evidence at any rung or in an arc", "", ""] + [f3(s.any[b]) for b in budgets],
          ["BM25 baseline (items; top items at L0)", f3(s.bm25[5]), f3(s.bm25[10])]
          + [f3(s.bm25_frame[b]) for b in budgets],
+         [f"RRF baseline (cosine + BM25, k={RRF_K}; top items at L0)", f3(s.rrf[5]), f3(s.rrf[10])]
+         + [f3(s.rrf_frame[b]) for b in budgets],
          ["diagnostic: jump's item ranking packed at L0 like BM25", "", ""]
          + [f3(s.packed[b]) for b in budgets],
          ["product − BM25 (L0)", f"{s.jump[5] - s.bm25[5]:+.3f}", f"{s.jump[10] - s.bm25[10]:+.3f}"]
-         + [f"{s.l0[b] - s.bm25_frame[b]:+.3f}" for b in budgets]])
+         + [f"{s.l0[b] - s.bm25_frame[b]:+.3f}" for b in budgets],
+         ["product − RRF (L0)", f"{s.jump[5] - s.rrf[5]:+.3f}", f"{s.jump[10] - s.rrf[10]:+.3f}"]
+         + [f"{s.l0[b] - s.rrf_frame[b]:+.3f}" for b in budgets]])
     rows = []
     mid = 2000 if 2000 in budgets else budgets[len(budgets) // 2]
     for qtype in TYPES:
@@ -385,15 +459,17 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
             continue
         t = summarise(group, budgets)
         rows.append([qtype, f"{t.n}", f3(t.jump[5]), f3(t.bm25[5]), f3(t.jump[10]), f3(t.bm25[10]),
-                     f3(t.l0[mid]), f3(t.any[mid]), f3(t.bm25_frame[mid])])
+                     f3(t.rrf[5]), f3(t.l0[mid]), f3(t.any[mid]), f3(t.bm25_frame[mid]),
+                     f3(t.rrf_frame[mid])])
     per_type = markdown_table(
         ["question type", "n", "recall@5 product", "recall@5 BM25", "recall@10 product",
-         "recall@10 BM25", f"evidence @{mid} L0", f"@{mid} any rung", f"@{mid} BM25"], rows)
+         "recall@10 BM25", "recall@5 RRF", f"evidence @{mid} L0", f"@{mid} any rung", f"@{mid} BM25",
+         f"@{mid} RRF"], rows)
     times = markdown_table(
-        ["budget", "hydrate p50 ms", "hydrate p95 ms", "tokens spent (mean)"],
+        ["budget", "hydrate p50 ms", "hydrate p95 ms", "tokens spent (mean)", "spent / budget"],
         [[f"{b}", f"{percentile_ms([o.hydrate_s[b] for o in outcomes], 50):.0f}",
           f"{percentile_ms([o.hydrate_s[b] for o in outcomes], 95):.0f}",
-          f"{mean([o.spent[b] for o in outcomes]):.0f}"] for b in budgets])
+          f"{s.spent[b]:.0f}", f"{s.spent[b] / b:.3f}"] for b in budgets])
     ev_turns = sum(o.evidence_turns for o in outcomes if not o.abstention)
     ev_items = sum(o.evidence_items for o in outcomes if not o.abstention)
     goals = [f"session recall@5 ≥ {GOAL_RECALL5}: {s.jump[5]:.3f} "
@@ -403,6 +479,9 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
         goals.append(f"evidence in frame at 2000 tokens ≥ BM25 + {GOAL_MARGIN}: {s.l0[2000]:.3f} vs "
                      f"{s.bm25_frame[2000]:.3f} ({margin:+.3f}) "
                      + ("met" if margin >= GOAL_MARGIN else "**missed**"))
+        margin = s.l0[2000] - s.rrf_frame[2000]
+        goals.append(f"≥ RRF + {GOAL_RRF_MARGIN}: {s.l0[2000]:.3f} vs {s.rrf_frame[2000]:.3f} "
+                     f"({margin:+.3f}) " + ("met" if margin >= GOAL_RRF_MARGIN else "**missed**"))
     return (
         f"{len(outcomes)} instances ({s.n} scored, {len(outcomes) - s.n} abstention), embedder "
         f"`{args.embedder}`"
@@ -423,7 +502,9 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
         "fact at L0 (verbatim); *any rung* also counts the item at L1-L3 or inside an arc in the "
         "frame. The BM25 frame is filled greedily with whole L0 items up to the budget; the diagnostic "
         "row fills a frame the same way from the jump's items (its 50 seeds, arcs and rollups "
-        "skipped), which separates ranking quality from frame assembly.\n\n"
+        "skipped), which separates ranking quality from frame assembly. The RRF baseline fuses "
+        f"(1 / ({RRF_K} + rank)) the items' cosine ranking (their stored vectors against the "
+        "question's) with the BM25 ranking and fills its frame like BM25.\n\n"
         "Per question type:\n\n" + per_type + "\n" + "Hydration time (warm, per question):\n\n" + times)
 
 

@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""LongMemEval's dev split in a second shape: two named people, human dates, third-person questions.
+
+Each dev instance becomes a conversational variant, deterministic for ``--seed``:
+
+- the two roles become two named people: the user and the assistant get different first names,
+  drawn per instance from a list of names of several cultures; every message carries ``name``
+  (OpenAI's message field) and ``timestamp``;
+- session dates are rewritten into the formats people and exports write, mixed within an
+  instance, one format per session ("1:56 pm on 8 May, 2023", "May 8, 2023 13:56",
+  "2023/05/08 (Mon) 13:56", RFC 2822, ISO 8601 without zone, ...), one minute per turn;
+- first- and second-person questions are rewritten in the third person by name ("What did I
+  buy?" becomes "What did Priya buy?", "you" the assistant's name), by a small deterministic
+  rewriter (:func:`third_person`); the report counts the questions it changed;
+- the evidence labels are carried over (``answer_session_ids``, ``has_answer`` turns).
+
+Both shapes of every instance then go through ``longmemeval.run_instance`` in one run (ingest,
+curate, the jump's seed ranking ``atc_hydrate:seed_ranking/5``, hydrate at each budget, the BM25
+and MiniLM+BM25 RRF baselines) and the figures are printed side by side, overall and per
+question type, with the mean tokens the product's frames spent per budget. The variant's
+sessions are written to a temporary folder only.
+
+    .venv/bin/python scripts/bench/conversational.py --limit 4 --embedder hash
+    .venv/bin/python scripts/bench/conversational.py --update-md        # full run, MiniLM
+"""
+from __future__ import annotations
+
+import argparse
+import email.utils
+import json
+import random
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import longmemeval as lme  # noqa: E402
+from bench_data import require_data, shown  # noqa: E402
+from bench_env import markdown_table, peak_rss_mb, progress, run_header, update_benchmarks  # noqa: E402
+
+# First names of several cultures; none is an English word or a name the dev questions use.
+NAMES = ("Priya", "Tomás", "Aiko", "Oluwaseun", "Mateo", "Ingrid", "Wei", "Fatima", "Dmitri",
+         "Amara", "Kenji", "Sofía", "Nikhil", "Zanele", "Lars", "Yasmin", "Chloé", "Arjun", "Mei",
+         "Kwame", "Leilani", "Omar", "Saoirse", "Hiroshi", "Ana", "Emeka", "Astrid", "Rahul",
+         "Nadia", "Joaquín", "Thandiwe", "Björn", "Elif", "Minh", "Camila", "Tariq", "Ayesha",
+         "Sven", "Ximena", "Kofi", "Anjali", "Mehmet", "Noor", "Aleksander", "Ngozi", "Takumi",
+         "Valentina", "Farhan", "Siobhan", "Jun")
+
+
+def _clock(d: datetime, upper: bool = False) -> str:
+    half = "AM" if d.hour < 12 else "PM"
+    return f"{d.hour % 12 or 12}:{d:%M} {half if upper else half.lower()}"
+
+
+# Date formats people and exports write (all in English month and day names).
+FORMATS: tuple[tuple[str, Callable[[datetime], str]], ...] = (
+    ("locomo", lambda d: f"{_clock(d)} on {d.day} {d:%B}, {d.year}"),            # 1:56 pm on 8 May, 2023
+    ("us-long", lambda d: f"{d:%B} {d.day}, {d.year} {d:%H:%M}"),                # May 8, 2023 13:56
+    ("longmemeval", lambda d: d.strftime("%Y/%m/%d (%a) %H:%M")),                # 2023/05/08 (Mon) 13:56
+    ("rfc2822", lambda d: email.utils.format_datetime(d.replace(tzinfo=timezone.utc))),
+    ("iso-naive", lambda d: d.strftime("%Y-%m-%dT%H:%M:%S")),                   # 2023-05-08T13:56:00
+    ("day-month", lambda d: f"{d.day} {d:%b} {d.year}, {d:%H:%M}"),              # 8 May 2023, 13:56
+    ("weekday-long", lambda d: f"{d:%A}, {d:%B} {d.day}, {d.year} at {_clock(d, True)}"),
+)
+
+# -- the third-person rewriter -----------------------------------------------------------------
+_TOKEN = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|[^A-Za-z]+")
+_PERSON = re.compile(r"\b(I|I['’](?:m|ve|d|ll)|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Yy]ou|[Yy]our|[Yy]ours|"
+                     r"[Yy]ourself|[Yy]ou['’](?:re|ve|d|ll)|[Ww]e|[Oo]ur|[Oo]urs|us|[Oo]urselves)\b")
+# words after which "I"/"you" keeps its verb's form ("did I go", "can you remind")
+_AUX = {"do", "does", "did", "can", "could", "will", "would", "should", "shall", "may", "might",
+        "must", "to", "have", "has", "had", "am", "is", "are", "was", "were", "let", "help", "make",
+        "if", "don't", "didn't"}
+_ADVERBS = {"usually", "currently", "often", "always", "still", "also", "really", "just", "only",
+            "never", "sometimes", "normally", "typically", "generally", "now", "specifically"}
+_PRESENT = {"need", "want", "like", "own", "use", "live", "know", "think", "go", "get", "take",
+            "spend", "wake", "keep", "plan", "dedicate", "remember", "mean", "love", "prefer",
+            "work", "feel", "do", "have", "say", "recommend", "suggest", "wonder", "hope", "enjoy",
+            "try", "play", "watch", "read", "eat", "drink", "make", "see", "buy", "attend", "practice"}
+_SUBJECT_FORMS = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't"}
+
+
+def _third(verb: str) -> str:
+    low = verb.lower()
+    if low in ("have", "do", "go"):
+        return {"have": "has", "do": "does", "go": "goes"}[low]
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if low.endswith("y") and low[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def third_person(question: str, user: str, assistant: str) -> str:
+    """``question`` with first person as ``user`` and second person as ``assistant`` ("How long
+    did I wait?" -> "How long did Priya wait?", "Can you remind me" -> "Can Tomás remind Priya",
+    "our chat" -> "Priya and Tomás's chat"); the verb after a replaced subject agrees ("I have"
+    -> "Priya has", "do you" -> "does Tomás", "I usually get" -> "Priya usually gets")."""
+    both = f"{user} and {assistant}"
+    tokens = _TOKEN.findall(question)
+    words = [i for i, t in enumerate(tokens) if t[0].isalpha()]
+    out = list(tokens)
+
+    def low(i: int) -> str:
+        return tokens[i].lower().replace("’", "'")
+
+    for n, i in enumerate(words):
+        word, w = tokens[i], low(i)
+        prev = low(words[n - 1]) if n else ""
+        nxt = words[n + 1] if n + 1 < len(words) else None
+        subject = None
+        if word == "I":
+            subject = user
+        elif w == "you":  # in these questions "you" is the assistant
+            subject = assistant
+        if word in ("I'm", "I’m"):
+            out[i] = f"{user} is"
+        elif word in ("I've", "I’ve"):
+            out[i] = f"{user} has"
+        elif word in ("I'd", "I’d"):
+            out[i] = f"{user} would"
+        elif word in ("I'll", "I’ll"):
+            out[i] = f"{user} will"
+        elif w in ("you're", "you've", "you'd", "you'll"):
+            out[i] = assistant + {"re": " is", "ve": " has", "d": " would", "ll": " will"}[w[4:]]
+        elif subject is not None:
+            out[i] = subject
+            if prev in _SUBJECT_FORMS:
+                j = words[n - 1]  # "do I" -> "does Priya", "are you" -> "is Tomás"
+                form = _SUBJECT_FORMS[prev]
+                out[j] = form.capitalize() if tokens[j][0].isupper() else form
+            elif prev not in _AUX and nxt is not None:
+                k = n + 1
+                if low(words[k]) in _ADVERBS and k + 1 < len(words):
+                    k += 1
+                j, v = words[k], low(words[k])
+                if v in _SUBJECT_FORMS and k == n + 1:  # "I am" -> "Priya is", "you have" -> "Tomás has"
+                    out[j] = _SUBJECT_FORMS[v]
+                elif v in _PRESENT:
+                    out[j] = _third(tokens[j])
+        elif w in ("me", "myself"):
+            out[i] = user
+        elif w in ("my", "mine"):
+            out[i] = f"{user}'s"
+        elif w == "yourself":
+            out[i] = assistant
+        elif w in ("your", "yours"):
+            out[i] = f"{assistant}'s"
+        elif w in ("our", "ours"):
+            out[i] = f"{both}'s"
+        elif w == "we" or word == "us" or w == "ourselves":
+            out[i] = both
+    return "".join(out)
+
+
+def has_person(text: str) -> bool:
+    """Whether ``text`` still has a first- or second-person pronoun."""
+    return bool(_PERSON.search(text))
+
+
+# -- the variant -------------------------------------------------------------------------------
+@dataclass
+class Variant:
+    """An instance's conversational shape: the instance (question rewritten) and how it is written."""
+
+    instance: lme.Instance
+    user: str
+    assistant: str
+    original_question: str
+    formats: list[str]  # per session, a FORMATS name
+    times: list[list[str]]  # per session, per turn: the timestamp written
+
+    @property
+    def changed(self) -> bool:
+        return self.instance.question != self.original_question
+
+
+def session_start(date: str) -> datetime:
+    """LongMemEval's ``2023/05/20 (Sat) 07:47`` as a datetime (no zone: written as UTC)."""
+    return datetime.strptime(date.split(" (")[0] + " " + date.rsplit(" ", 1)[1], "%Y/%m/%d %H:%M")
+
+
+def make_variant(inst: lme.Instance, seed: int = 1) -> Variant:
+    """The conversational shape of ``inst``, the same for the same ``seed`` and question id."""
+    rng = random.Random(f"{seed}:{inst.qid}")
+    user, assistant = rng.sample(NAMES, 2)
+    formats, times, sessions = [], [], []
+    for sid, date, turns in inst.sessions:
+        name, fmt = FORMATS[rng.randrange(len(FORMATS))]
+        start = session_start(date)
+        formats.append(name)
+        times.append([fmt(start + timedelta(minutes=i)) for i in range(len(turns))])
+        sessions.append((sid, date, [dict(t) for t in turns]))  # has_answer carried over
+    question = third_person(inst.question, user, assistant)
+    return Variant(replace(inst, question=question, sessions=sessions), user, assistant,
+                   inst.question, formats, times)
+
+
+def messages(variant: Variant, number: int) -> list[dict[str, Any]]:
+    """Session ``number`` of ``variant`` as OpenAI-style messages with ``name`` and ``timestamp``."""
+    _, _, turns = variant.instance.sessions[number]
+    who = {"user": variant.user, "assistant": variant.assistant}
+    return [{"role": t["role"], "name": who.get(t["role"], t["role"]), "content": t["content"],
+             "timestamp": variant.times[number][i]} for i, t in enumerate(turns)]
+
+
+def variant_writer(variant: Variant) -> Callable[[lme.Instance, Path], dict[str, str]]:
+    """A ``write`` for ``longmemeval.run_instance``: one OpenAI-style JSON file per session."""
+    def write(inst: lme.Instance, folder: Path) -> dict[str, str]:
+        folder.mkdir(parents=True)
+        stems: dict[str, str] = {}
+        for number, (sid, _, _) in enumerate(inst.sessions):
+            stem = f"s{number:03d}"
+            stems[stem] = sid
+            (folder / f"{stem}.json").write_text(json.dumps(
+                {"session_id": sid, "messages": messages(variant, number)}, ensure_ascii=False),
+                encoding="utf-8")
+        return stems
+    return write
+
+
+# -- the report --------------------------------------------------------------------------------
+SHAPES = ("dev", "conversational")
+
+
+def figure_rows(summaries: dict[str, lme.Summary], budgets: list[int]) -> list[list[str]]:
+    f3 = (lambda x: f"{x:.3f}")
+
+    def row(label: str, get: Callable[[lme.Summary], float], fmt: Callable[[float], str] = f3) -> list[str]:
+        return [label] + [fmt(get(summaries[shape])) for shape in SHAPES]
+
+    rows = [row("session recall_any@5, product (jump seeds)", lambda s: s.jump[5]),
+            row("session recall_any@5, BM25", lambda s: s.bm25[5]),
+            row("session recall_any@5, RRF (MiniLM + BM25)", lambda s: s.rrf[5])]
+    for b in budgets:
+        rows += [row(f"evidence in frame @{b}, product L0 (verbatim)", lambda s, b=b: s.l0[b]),
+                 row(f"evidence in frame @{b}, product any rung", lambda s, b=b: s.any[b]),
+                 row(f"evidence in frame @{b}, BM25", lambda s, b=b: s.bm25_frame[b]),
+                 row(f"evidence in frame @{b}, RRF", lambda s, b=b: s.rrf_frame[b]),
+                 row(f"product − BM25 @{b}", lambda s, b=b: s.l0[b] - s.bm25_frame[b], lambda x: f"{x:+.3f}"),
+                 row(f"product − RRF @{b}", lambda s, b=b: s.l0[b] - s.rrf_frame[b], lambda x: f"{x:+.3f}")]
+    for b in budgets:
+        rows.append(row(f"product frame: tokens spent @{b} (mean; spent / budget)", lambda s, b=b: s.spent[b],
+                        lambda x, b=b: f"{x:.0f} ({x / b:.3f})"))
+    return rows
+
+
+def report(outcomes: dict[str, list[lme.Outcome]], variants: list[Variant], args: argparse.Namespace,
+           elapsed: float) -> str:
+    budgets = args.budgets
+    summaries = {shape: lme.summarise(outcomes[shape], budgets) for shape in SHAPES}
+    f3 = (lambda x: f"{x:.3f}")
+    overall = markdown_table(["figure", "dev shape", "conversational shape"], figure_rows(summaries, budgets))
+    rows = []
+    for qtype in lme.TYPES:
+        for shape in SHAPES:
+            group = [o for o in outcomes[shape] if o.qtype == qtype]
+            if not group:
+                continue
+            t = lme.summarise(group, budgets)
+            rows.append([qtype, shape, f"{t.n}", f3(t.jump[5]), f3(t.bm25[5]), f3(t.rrf[5])]
+                        + [f3(x) for b in budgets for x in (t.l0[b], t.bm25_frame[b], t.rrf_frame[b])])
+    per_type = markdown_table(
+        ["question type", "shape", "n", "recall@5 product", "BM25", "RRF"]
+        + [h for b in budgets for h in (f"@{b} product", f"@{b} BM25", f"@{b} RRF")], rows)
+    changed = sum(v.changed for v in variants)
+    residual = sum(has_person(v.instance.question) for v in variants)
+    conv = outcomes["conversational"]
+    items = sum(o.items for o in conv)
+    timed = sum(o.timed_items for o in conv)
+    named = sum(o.named_items for o in conv)
+    used = sorted({f for v in variants for f in v.formats})
+    examples = [v for v in variants if v.changed][:3]
+    goals = []
+    for shape in SHAPES:
+        s = summaries[shape]
+        if 2000 in budgets:
+            goals.append(f"{shape}: @2000 product − BM25 {s.l0[2000] - s.bm25_frame[2000]:+.3f} (goal +0.15), "
+                         f"− RRF {s.l0[2000] - s.rrf_frame[2000]:+.3f} (goal +0.05)")
+        ms = [o for o in outcomes[shape] if o.qtype == "multi-session"]
+        if ms and 2000 in budgets:
+            goals.append(f"{shape}: multi-session evidence @2000 {lme.summarise(ms, budgets).l0[2000]:.3f} "
+                         "(goal 0.90)")
+    return (
+        f"{len(variants)} instances in both shapes ({summaries['dev'].n} scored, "
+        f"{len(variants) - summaries['dev'].n} abstention), embedder `{args.embedder}`, seed {args.seed}; "
+        f"whole run {elapsed / 60:.1f} min. Conversational shape: the rewriter changed "
+        f"{changed} of {len(variants)} questions into the third person ({residual} still hold a first- or "
+        f"second-person pronoun); {len(used)} date formats ({', '.join(used)}); of its {items} items, "
+        f"{timed} have a time and {named} a speaker name in memory ({timed / max(items, 1):.3f}, "
+        f"{named / max(items, 1):.3f}).\n\n"
+        "Goals (issue 14): " + "; ".join(goals) + ".\n\n" + overall + "\n"
+        "Same protocol as the LongMemEval section (scripts/bench/longmemeval.py, whose code this run "
+        "calls): recall from the jump's seed ranking `atc_hydrate:seed_ranking/5`; evidence in frame "
+        "is the share of evidence turns whose item is a frame fact at L0 (*any rung*: at L0-L3 or in "
+        "an arc of the frame); BM25 and RRF (k = 60, the items' stored vectors' cosine ranking fused "
+        "with the BM25 ranking) fill their frames with whole L0 items while they fit, the same token "
+        "estimator, over the texts the product indexes (\"Name: text\" when memory knows the name). "
+        "In the conversational shape every message has `name` and a human `timestamp` (one format "
+        "per session, mixed within an instance) and the question names the people: "
+        + "; ".join(f"“{v.original_question}” → “{v.instance.question}”" for v in examples)
+        + ".\n\nPer question type:\n\n" + per_type)
+
+
+def read_outcomes(path: Path) -> dict[str, list[lme.Outcome]]:
+    """Outcomes per shape from a ``--jsonl`` file (a run's finished instances, both shapes each)."""
+    outcomes: dict[str, list[lme.Outcome]] = {shape: [] for shape in SHAPES}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        raw = json.loads(line)
+        shape = raw.pop("shape")
+        raw = {k: ({int(b): x for b, x in v.items()} if isinstance(v, dict) else v) for k, v in raw.items()}
+        outcomes[shape].append(lme.Outcome(**raw))
+    done = {o.qid for o in outcomes["dev"]} & {o.qid for o in outcomes["conversational"]}
+    return {shape: [o for o in found if o.qid in done] for shape, found in outcomes.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("--data", type=Path, default=lme.DEFAULT_DATA,
+                        help=f"instances (default {shown(lme.DEFAULT_DATA)})")
+    parser.add_argument("--limit", type=int, help="use N instances, question-type mix kept")
+    parser.add_argument("--ids", nargs="+", help="use these question ids only")
+    parser.add_argument("--seed", type=int, default=1, help="names and date formats (default 1)")
+    parser.add_argument("--embedder", default="minilm", help="minilm (default) or hash, or any spec")
+    parser.add_argument("--budgets", type=int, nargs="+", default=[500, 2000],
+                        help="token budgets (default 500 2000)")
+    parser.add_argument("--cache", type=Path, default=lme.CACHE / "lme-vectors",
+                        help="vector cache for curation batches (default .local/bench-cache/lme-vectors)")
+    parser.add_argument("--no-cache", dest="cache", action="store_const", const=None,
+                        help="embed everything with the model")
+    parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES), help=argparse.SUPPRESS)
+    parser.add_argument("--jsonl", type=Path, help="also write one JSON line per instance and shape here")
+    parser.add_argument("--from-jsonl", type=Path, metavar="PATH",
+                        help="report the instances a run's --jsonl holds (both shapes) without running")
+    parser.add_argument("--update-md", action="store_true",
+                        help="write the tables into BENCHMARKS.md (## Conversational shape)")
+    args = parser.parse_args(argv)
+    args.budgets = sorted(set(args.budgets))
+    args.config = {}
+    if any(b <= 0 for b in args.budgets):
+        parser.error("--budgets must be positive")
+    header = run_header("LongMemEval's dev split in two shapes (dev, conversational)")
+    if args.from_jsonl is not None:
+        if not args.from_jsonl.is_file():
+            parser.error(f"--from-jsonl {args.from_jsonl}: no such file")
+        outcomes = read_outcomes(args.from_jsonl)
+        if not outcomes["dev"]:
+            parser.error(f"--from-jsonl {args.from_jsonl}: no instance finished in both shapes")
+        args.ids = [o.qid for o in outcomes["dev"]]
+        instances = lme.load_instances(require_data(args.data, parser), None, args.ids)
+        order = {qid: n for n, qid in enumerate(args.ids)}
+        instances.sort(key=lambda inst: order[inst.qid])
+        variants = [make_variant(inst, args.seed) for inst in instances]
+        header += (f"\nFigures of the {len(instances)} instances that run finished in both shapes, read "
+                   f"back from its `--jsonl` ({shown(args.from_jsonl)}); the whole-run time below is "
+                   "the sum of their ingest and curate times.\n")
+        elapsed = sum(o.ingest_s + o.curate_s for found in outcomes.values() for o in found)
+        return _finish(header, outcomes, variants, args, elapsed)
+    instances = lme.load_instances(require_data(args.data, parser), args.limit, args.ids)
+    variants = [make_variant(inst, args.seed) for inst in instances]
+    outcomes = {shape: [] for shape in SHAPES}
+    started = time.perf_counter()
+    out = open(args.jsonl, "w", encoding="utf-8") if args.jsonl else None
+    with tempfile.TemporaryDirectory(prefix="lme-conv-") as tmp:
+        for number, (inst, variant) in enumerate(zip(instances, variants), start=1):
+            for shape in SHAPES:
+                if shape == "dev":
+                    outcome = lme.run_instance(inst, args, Path(tmp) / shape)
+                else:
+                    outcome = lme.run_instance(variant.instance, args, Path(tmp) / shape,
+                                               variant_writer(variant))
+                outcomes[shape].append(outcome)
+                if out:
+                    out.write(json.dumps({"shape": shape, **outcome.__dict__}, default=list) + "\n")
+                    out.flush()
+                top = max(args.budgets)
+                progress(f"{number}/{len(instances)} {inst.qid} {shape}: jump@5 {outcome.jump_hits[5]}, "
+                         f"L0@{top} {outcome.in_frame_l0.get(top, float('nan')):.2f} vs bm25 "
+                         f"{outcome.bm25_in_frame.get(top, float('nan')):.2f} rrf "
+                         f"{outcome.rrf_in_frame.get(top, float('nan')):.2f}, curate {outcome.curate_s:.0f}s")
+    if out:
+        out.close()
+    return _finish(header, outcomes, variants, args, time.perf_counter() - started)
+
+
+def _finish(header: str, outcomes: dict[str, list[lme.Outcome]], variants: list[Variant],
+            args: argparse.Namespace, elapsed: float) -> int:
+    body = (header + "\n" + report(outcomes, variants, args, elapsed)
+            + f"\nPeak RSS of the benchmark process: {peak_rss_mb():,.0f} MB.\n")
+    print(body)
+    if args.update_md:
+        update_benchmarks("Conversational shape", f"Embedder {args.embedder}", body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

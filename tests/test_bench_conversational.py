@@ -1,0 +1,108 @@
+"""scripts/bench/conversational.py: the dev split's conversational shape and its side-by-side run."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from dateutil import parser as dateparser
+
+BENCH = Path(__file__).resolve().parents[1] / "scripts" / "bench"
+sys.path.insert(0, str(BENCH))
+
+import conversational as conv  # noqa: E402
+import longmemeval as lme  # noqa: E402
+
+PRONOUNS = {"i", "me", "my", "mine", "you", "your", "we", "our", "us"}
+
+
+def _instance(qid: str, question: str, qtype: str) -> dict:
+    sessions = [
+        [{"role": "user", "content": "I signed up for the pottery class at the Clay Studio yesterday."},
+         {"role": "assistant", "content": "That sounds lovely. Pottery is a calming hobby."}],
+        [{"role": "user", "content": "Can you suggest a bread recipe for the weekend?"},
+         {"role": "assistant", "content": "Try a simple no-knead sourdough with a long rise."},
+         {"role": "user", "content": "I bought a blue ceramic teapot at the market today.", "has_answer": True},
+         {"role": "assistant", "content": "A blue teapot will look great on your shelf."}],
+        [{"role": "user", "content": "What is a good stretch after running?"},
+         {"role": "assistant", "content": "A standing quad stretch held for thirty seconds helps."}],
+    ]
+    return {"question_id": qid, "question_type": qtype, "question": question, "answer": "a teapot",
+            "question_date": "2023/06/01 (Thu) 10:00",
+            "haystack_session_ids": ["s_a", "s_b", "s_c"],
+            "haystack_dates": ["2023/05/08 (Mon) 13:56", "2023/05/20 (Sat) 19:47", "2023/05/28 (Sun) 08:05"],
+            "haystack_sessions": sessions, "answer_session_ids": ["s_b"]}
+
+
+@pytest.fixture()
+def data(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for raw in (_instance("q1", "What did I buy at the market?", "single-session-user"),
+                _instance("q2", "Can you remind me what you said about my teapot?", "single-session-assistant")):
+        (folder / f"{raw['question_id']}.json").write_text(json.dumps(raw), encoding="utf-8")
+    return folder
+
+
+def test_variant_names_dates_question_and_labels(data: Path) -> None:
+    instances = lme.load_instances(data, None)
+    variants = [conv.make_variant(inst) for inst in instances]
+    formats = set()
+    for inst, v in zip(instances, variants):
+        assert v.user != v.assistant and {v.user, v.assistant} <= set(conv.NAMES)
+        for number, (_, date, turns) in enumerate(inst.sessions):
+            start = datetime.strptime(date.split(" (")[0] + date[-6:], "%Y/%m/%d %H:%M")
+            for i, msg in enumerate(conv.messages(v, number)):
+                assert msg["name"] == (v.user if msg["role"] == "user" else v.assistant)
+                assert msg["content"] == turns[i]["content"]
+                # a human date that still reads as the turn's own time
+                stamp = msg["timestamp"]
+                assert not stamp.endswith("Z")
+                parsed = dateparser.parse(re.sub(r"\(\w+\)", " ", stamp))
+                assert parsed.replace(tzinfo=None) == start + timedelta(minutes=i), stamp
+        formats |= set(v.formats)
+        # evidence labels survive
+        assert v.instance.evidence == inst.evidence == {("s_b", 2)}
+        assert v.instance.answer_sessions == {"s_b"}
+        words = {w.lower() for w in v.instance.question.replace("?", " ").replace("'s", " ").split()}
+        assert not words & PRONOUNS and v.user in v.instance.question and v.changed
+    assert variants[0].instance.question == f"What did {variants[0].user} buy at the market?"
+    assert variants[1].instance.question == (f"Can {variants[1].assistant} remind {variants[1].user} what "
+                                             f"{variants[1].assistant} said about {variants[1].user}'s teapot?")
+    assert len(formats) >= 2  # mixed within the run
+    # deterministic for a seed, another seed another draw
+    again = conv.make_variant(instances[0])
+    assert (again.user, again.assistant, again.times) == (variants[0].user, variants[0].assistant, variants[0].times)
+    others = {(conv.make_variant(instances[0], seed).user, tuple(conv.make_variant(instances[0], seed).formats))
+              for seed in range(2, 8)}
+    assert len(others) > 1
+
+
+def test_third_person_common_patterns() -> None:
+    cases = {
+        "How many bikes do I currently own?": "How many bikes does Priya currently own?",
+        "I've been feeling stuck. Do you have any ideas?": "Priya has been feeling stuck. Does Tomás have any ideas?",
+        "What is the total number of siblings I have?": "What is the total number of siblings Priya has?",
+        "In our previous chat, you suggested three books.": "In Priya and Tomás's previous chat, Tomás suggested three books.",
+        "What time do I usually get home?": "What time does Priya usually get home?",
+        "How many days passed between Holi and the mass?": "How many days passed between Holi and the mass?",
+    }
+    for question, expected in cases.items():
+        assert conv.third_person(question, "Priya", "Tomás") == expected
+
+
+def test_harness_prints_both_shapes(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert conv.main(["--data", str(data), "--embedder", "hash", "--no-cache", "--budgets", "500", "2000"]) == 0
+    out = capsys.readouterr().out
+    assert "| figure | dev shape | conversational shape |" in out
+    for row in ("session recall_any@5, RRF (MiniLM + BM25)", "evidence in frame @2000, BM25",
+                "evidence in frame @500, RRF", "product frame: tokens spent @2000"):
+        assert f"| {row}" in out
+    assert "| single-session-user | dev |" in out and "| single-session-user | conversational |" in out
+    assert "| single-session-assistant | conversational |" in out
+    assert "the rewriter changed 2 of 2 questions" in out
+    # the conversational shape went in through the public ingest: every item kept its time and name
+    assert re.search(r"of its (\d+) items, \1 have a time and \1 a speaker name", out), out[:1500]
