@@ -228,10 +228,12 @@ ladder_curated_items(Handles) :-
     findall(H, ( item(H), curated_(H, _) ), Handles).
 
 %!  ladder_distillations(+Handles:list, -Records:list) is det.
-%   d(Handle, Kind, Segment, L2Text) for each of Handles that is a live item with an L2 rung.
+%   d(Handle, Kind, Segment, L2Text) for each of Handles that is a live item with an L2 rung
+%   other than its text: the items curation gives a distillation vector.
 ladder_distillations(Handles, Records) :-
     findall(d(H, K, S, T),
-            ( member(H, Handles), item(H), rung(H, l2, T),
+            ( member(H, Handles), item(H), rung(H, l2, T), T \== "",
+              \+ item_text(H, T),
               item_kind(H, K), item_segment(H, S) ),
             Records).
 

@@ -33,6 +33,8 @@ def _ingest(home: Path, src: Path) -> subprocess.Popen:
 
 
 def _live_count(home: Path) -> int:
+    if not home.exists():  # killed before it made the home: reading commands create none
+        return 0
     out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "stats", "--home",
                           str(home), "--format", "json"], capture_output=True, text=True,
                          timeout=120)
@@ -64,3 +66,116 @@ def test_sigkill_never_loses_acknowledged_items(tmp_path):
     assert killed >= 4 and completed >= 3, (killed, completed)  # both paths were exercised
     with Memory.open(home) as mem:
         assert mem.stats()["live"] == acknowledged
+
+
+# -- curation that a kill cannot leave half-done (issue 13) -------------------------------------
+ROOT = Path(__file__).resolve().parents[1]
+SOAK = ROOT / "scripts" / "bench" / "kill_soak.py"
+
+
+def test_kill_soak_few_kills_end_state_equals_an_uninterrupted_run(tmp_path):
+    """The soak script, small: killed and resumed ingests and curates end where uninterrupted
+    runs end, nothing acknowledged is lost, and a killed ingest leaves no parse worker."""
+    out = tmp_path / "figures.json"
+    proc = subprocess.run([sys.executable, str(SOAK), "--ingest-kills", "4", "--check-every", "2",
+                           "--curate-kills", "3", "--curate-items", "1500", "--worker-kills", "1",
+                           "--json", str(out)],
+                          capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    figures = json.loads(out.read_text())
+    ingest, curate, workers = figures["ingest"], figures["curate"], figures["workers"]
+    assert (ingest["lost"], ingest["failed_reopens"], ingest["differences"]) == (0, 0, 0)
+    assert (curate["failed_reopens"], curate["differences"], curate["trials_different"]) == (0, 0, 0)
+    assert curate["kills"] >= 2 and curate["vectors"] > curate["items"]  # killed mid-run
+    assert workers["workers_seen"] >= 2 and workers["orphans"] == 0
+
+
+def _curated_home(tmp_path: Path) -> Path:
+    from attention_cloud.samples import sample_paths
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest(sample_paths())
+        mem.curate()
+    return home
+
+
+def test_curate_repairs_records_that_lack_their_vector_or_bm25_entry(tmp_path):
+    from attention_cloud.bridge import Var
+    from attention_cloud.jump import distillation_key
+
+    home = _curated_home(tmp_path)
+    with Memory.open(home) as mem:
+        items = [str(h) for h in mem.pl.once("atc_ladder:ladder_curated_items", Var())[0]]
+        arcs = [str(a) for (a,) in mem.pl.solutions("atc_ladder:arc", Var())]
+        mem.lock.acquire()
+        jump = mem.jump
+        keys = sorted(jump.vectors.keys())
+        vector_before = jump.vectors.vector(items[0]).copy()
+        distilled = next(h for h in items if jump.vectors.has(distillation_key(h)))
+        # holes as a kill used to leave them: no vector, no BM25 entry, no distillation vector
+        jump.vectors.remove([items[0], arcs[0]])
+        jump.lexical.remove([items[1], arcs[0]])
+        jump.vectors.remove([distillation_key(distilled)])
+        jump.flush()
+        report = mem.curate()
+        assert report.repaired == len({items[0], items[1], arcs[0], distilled})
+        assert report.items == 0  # nothing was curated again
+        assert sorted(jump.vectors.keys()) == keys
+        assert all(jump.lexical.has(k) for k in items + arcs)
+        assert (jump.vectors.vector(items[0]) == vector_before).all()
+        assert mem.curate().repaired == 0  # a sound home needs nothing
+
+
+class _Killed(Exception):
+    pass
+
+
+def _ladder_of(mem) -> tuple:
+    from attention_cloud.bridge import Var
+
+    return (sorted(str(a) for (a,) in mem.pl.solutions("atc_ladder:arc", Var())),
+            sorted((str(i), str(lv), t) for i, lv, t in mem.pl.solutions("atc_ladder:rung", Var(), Var(), Var())),
+            sorted(mem.jump.vectors.keys()))
+
+
+def _grown_session_home(home: Path, src: Path, *, die: bool) -> tuple:
+    """Curate a session, let it grow, curate again (dying, with ``die``, once the new items are
+    committed but before the session's arcs and rollup are), and resume."""
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    _session_file(src, "S", 40)
+    with Memory.open(home) as mem:
+        mem.ingest([src], source="s.jsonl")
+        mem.curate()
+    _session_file(src, "S", 80)  # the same session, grown
+    with Memory.open(home) as mem:
+        mem.ingest([src], source="s.jsonl")
+        if die:
+            real = mem.store_ladder
+
+            def dying(records):
+                if any(getattr(r, "name", "") == "rollup" for r in records):
+                    raise _Killed()
+                real(records)
+
+            mem.store_ladder = dying
+            try:
+                mem.curate()
+            except _Killed:
+                pass
+            else:
+                raise AssertionError("the run did not reach the session's rollup")
+    with Memory.open(home) as mem:
+        mem.curate()
+        return _ladder_of(mem)
+
+
+def test_a_session_whose_rollup_a_killed_curate_did_not_rebuild_is_rebuilt_next_time(tmp_path):
+    """The grown session already had a rollup, so nothing but the pending list tells the next
+    run that its arcs and rollup are out of date."""
+    expected = _grown_session_home(tmp_path / "a", tmp_path / "a.jsonl", die=False)
+    assert _grown_session_home(tmp_path / "b", tmp_path / "b.jsonl", die=True) == expected
+    assert not (tmp_path / "b" / "curation.pending.jsonl").exists()

@@ -271,12 +271,8 @@ def _repair_indexes(mem: Any, distillations: bool) -> int:
         for start in range(0, len(lacking), BATCH):
             chunk = lacking[start:start + BATCH]
             (records,) = mem.pl.once("atc_ladder:ladder_distillations", [Atom(h) for h in chunk], Var())
-            entries = []
-            for record in records:
-                handle, kind, segment, l2 = (str(a) for a in record.args)
-                view = _lookup_view(mem, handle)
-                if view is not None and l2.strip() and l2 != view.text:  # as curation embeds
-                    entries.append((handle, kind, segment, l2))
+            # only items whose L2 differs from their text, as curation embeds them
+            entries = [tuple(str(a) for a in record.args) for record in records]
             if _embed_distillations(mem, entries):
                 repaired.update(handle for handle, _, _, _ in entries)
     for arc in (a for a in arcs if lacks(a)):

@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""Kill -9 soak: SIGKILL real ``atc ingest`` and ``atc curate`` processes at random moments,
+resume each, and compare the end state with an uninterrupted run.
+
+* **ingest**: one home; trial *t* ingests the next ``--files-per-trial`` files of a generated
+  corpus (``gen_corpus.py``, cached), is killed after a random delay, then the same command is
+  run again to completion (the resumed run). Every ``--check-every`` trials, and at the end, the
+  home is reopened in this process and its items compared with every item acknowledged so far
+  (a completed run acknowledges all of its files' items): *lost* counts the missing ones. At
+  the end the home is compared with one built by a single uninterrupted ``atc ingest`` of the
+  same files (items, their kind, session, seq, goal, time, pointer and text, and relations).
+* **curate**: a template home holds an ingested, uncurated corpus (``"embedder": "hash"``, so
+  vectors are deterministic and cheap); a reference copy is curated without interruption. Each
+  trial copies the template, kills ``atc curate`` after a random delay within the reference's
+  run time, resumes it, and compares: items, rungs (id, level, text), distilled facts,
+  provenance, arcs and members, rollups, echoes, the vector of every key, and the BM25 entry
+  (presence and meta) of every record.
+* **workers**: a fresh home ingests a corpus large enough to be parsed in worker processes
+  (over ``PARALLEL_PARSE_BYTES``); the parent is killed while they run and any worker still
+  alive two seconds later is an orphan.
+
+A *failed reopen* is a resumed run that does not exit 0, or a home this process cannot open.
+
+    .venv/bin/python scripts/bench/kill_soak.py [--ingest-kills 200] [--curate-kills 50]
+        [--worker-kills 5] [--seed 13] [--json PATH]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_env import ROOT, corpus, progress, run_header  # noqa: E402
+
+ATC = [sys.executable, "-m", "attention_cloud.cli"]
+#: The package the killed processes run (``--host``: an older checkout, to measure it).
+HOST = [ROOT / "host"]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HOST[0]), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _start(args: list[str]) -> subprocess.Popen:
+    return subprocess.Popen(ATC + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=_env())
+
+
+def _kill_after(proc: subprocess.Popen, delay: float) -> bool:
+    """SIGKILL ``proc`` after ``delay`` seconds unless it ended; True when it was killed."""
+    try:
+        proc.wait(timeout=delay)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+    if proc.stdout is not None:
+        proc.communicate()
+    proc.wait()
+    return proc.returncode == -signal.SIGKILL
+
+
+def _run(args: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(ATC + args, capture_output=True, text=True, env=_env(), timeout=900)
+
+
+# -- state of a home ------------------------------------------------------------------------------
+def _digest(value: Any) -> str:
+    return hashlib.sha256(repr(value).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _facts(mem: Any, pred: str, arity: int) -> set[tuple]:
+    from attention_cloud.bridge import Var
+
+    return {tuple(_plain(a) for a in row) for row in mem.pl.solutions(pred, *[Var() for _ in range(arity)])}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, float):
+        return round(value, 6)
+    return str(value)
+
+
+def journal_state(mem: Any) -> dict[str, set]:
+    """Everything ingest writes: items with their fields, and relations."""
+    fields = ("item_kind", "item_session", "item_seq", "item_goal", "item_time", "item_source",
+              "item_text")
+    state = {name: _facts(mem, f"atc_journal:{name}", 2) for name in fields}
+    state["item"] = _facts(mem, "atc_journal:item", 1)
+    state["relation"] = _facts(mem, "atc_journal:relation", 3)
+    return state
+
+
+def curated_state(mem: Any) -> dict[str, set]:
+    """Everything curate writes: ladder facts, and each record's vector and BM25 entry."""
+    state = {"item": _facts(mem, "atc_journal:item", 1)}
+    for pred, arity in (("rung", 3), ("distilled", 3), ("provenance", 2), ("arc_member", 2),
+                        ("rollup", 2), ("echo_of", 3), ("curated", 2)):
+        state[pred] = _facts(mem, f"atc_ladder:{pred}", arity)
+    jump = mem.jump
+    vectors = jump.vectors
+    state["vector"] = {(key, _digest(vectors.vector(key).round(5).tolist())) for key in vectors.keys()}
+    lexical = jump.lexical
+    records = {i for (i, _, _) in state["rung"]}
+    state["bm25"] = {(key, _digest(sorted(lexical.meta(key).items()))) for key in records
+                     if lexical.has(key)}
+    state["bm25_count"] = {("entries", len(lexical))}
+    return state
+
+
+def differences(a: dict[str, set], b: dict[str, set]) -> dict[str, int]:
+    """Per kind of fact, how many are in one state and not the other."""
+    return {k: len(a.get(k, set()) ^ b.get(k, set())) for k in sorted(set(a) | set(b))
+            if a.get(k, set()) != b.get(k, set())}
+
+
+def read_state(home: Path, reader: Any) -> dict[str, set] | None:
+    """``reader(mem)`` on the home opened in this process; None when it does not open."""
+    from attention_cloud import Memory
+
+    try:
+        with Memory.open(home) as mem:
+            return reader(mem)
+    except Exception as error:  # a failed reopen is a figure, not a crash of the soak
+        progress(f"reopen of {home} failed: {error}")
+        return None
+
+
+# -- ingest ---------------------------------------------------------------------------------------
+def soak_ingest(work: Path, kills: int, files_per_trial: int, check_every: int,
+                rng: random.Random) -> dict[str, Any]:
+    from attention_cloud.ingest import parse_path
+
+    files = sorted(corpus(max(kills * files_per_trial * 100, 1000), seed=13).rglob("*.jsonl"))
+    files = files[: kills * files_per_trial]
+    home = work / "ingest-home"
+    acknowledged: set[str] = set()
+    killed = failed_reopens = lost = checks = 0
+    delays = []
+    for trial in range(kills):
+        group = [str(f) for f in files[trial * files_per_trial:(trial + 1) * files_per_trial]]
+        delay = rng.uniform(0.05, 2.5)
+        delays.append(delay)
+        killed += _kill_after(_start(["ingest", *group, "--home", str(home),
+                                      "--format-output", "json"]), delay)
+        resumed = _run(["ingest", *group, "--home", str(home), "--format-output", "json"])
+        if resumed.returncode != 0:
+            failed_reopens += 1
+            progress(f"ingest trial {trial}: resumed run failed: {resumed.stderr.strip()[-300:]}")
+            continue
+        for path in group:
+            acknowledged.update(item.handle for item in parse_path(path).items)
+        if (trial + 1) % check_every == 0 or trial == kills - 1:
+            state = read_state(home, lambda mem: _facts(mem, "atc_journal:item", 1))
+            checks += 1
+            if state is None:
+                failed_reopens += 1
+                continue
+            lost += len(acknowledged - {h for (h,) in state})
+            progress(f"ingest trial {trial + 1}/{kills}: {killed} killed, {len(acknowledged)} "
+                     f"acknowledged, {lost} lost")
+    reference = work / "ingest-reference"
+    done = _run(["ingest", *map(str, files), "--home", str(reference), "--format-output", "json"])
+    assert done.returncode == 0, done.stderr
+    diff = differences(read_state(home, journal_state) or {}, read_state(reference, journal_state) or {})
+    return {"kills": killed, "trials": kills, "acknowledged_items": len(acknowledged),
+            "lost": lost, "failed_reopens": failed_reopens, "checks": checks,
+            "differences": sum(diff.values()), "difference_kinds": diff,
+            "delay_s": [round(min(delays), 2), round(max(delays), 2)]}
+
+
+# -- curate ---------------------------------------------------------------------------------------
+def soak_curate(work: Path, kills: int, items: int, rng: random.Random) -> dict[str, Any]:
+    template = work / "curate-template"
+    template.mkdir(parents=True)
+    (template / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    done = _run(["ingest", str(corpus(items, seed=31)), "--home", str(template)])
+    assert done.returncode == 0, done.stderr
+    reference = work / "curate-reference"
+    shutil.copytree(template, reference)
+    started = time.monotonic()
+    done = _run(["curate", "--home", str(reference), "--format", "json"])
+    took = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    expected = read_state(reference, curated_state)
+    assert expected is not None
+    killed = failed_reopens = different = total = repaired = 0
+    kinds: dict[str, int] = {}
+    for trial in range(kills):
+        home = work / f"curate-{trial}"
+        shutil.copytree(template, home)
+        killed += _kill_after(_start(["curate", "--home", str(home), "--format", "json"]),
+                              rng.uniform(0.2, took))
+        resumed = _run(["curate", "--home", str(home), "--format", "json"])
+        state = read_state(home, curated_state) if resumed.returncode == 0 else None
+        if state is None:
+            failed_reopens += 1
+            progress(f"curate trial {trial}: resumed run failed: {resumed.stderr.strip()[-300:]}")
+            continue
+        repaired += json.loads(resumed.stdout).get("repaired", 0)
+        diff = differences(state, expected)
+        different += bool(diff)
+        if diff:
+            progress(f"curate trial {trial}: differs from the uninterrupted run: {diff}")
+        total += sum(diff.values())
+        for k, n in diff.items():
+            kinds[k] = kinds.get(k, 0) + n
+        shutil.rmtree(home)
+        if (trial + 1) % 10 == 0:
+            progress(f"curate trial {trial + 1}/{kills}: {killed} killed, {different} different")
+    return {"kills": killed, "trials": kills, "items": len(expected["item"]),
+            "records_indexed": len(expected["bm25"]), "vectors": len(expected["vector"]),
+            "uninterrupted_s": round(took, 2), "failed_reopens": failed_reopens,
+            "trials_different": different, "differences": total, "difference_kinds": kinds,
+            "repaired_on_resume": repaired}
+
+
+# -- parse workers --------------------------------------------------------------------------------
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
+                found.update(int(c) for c in fh.read().split())
+    except OSError:
+        pass
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def soak_workers(work: Path, kills: int) -> dict[str, Any]:
+    source = corpus(10_000, seed=1)  # about 12 MB: parsed by worker processes
+    orphans = seen = killed = 0
+    for trial in range(kills):
+        home = work / f"workers-{trial}"
+        # no pipes: an orphaned worker would hold them open, and reading them would hang
+        proc = subprocess.Popen(ATC + ["ingest", str(source), "--home", str(home)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env())
+        workers: set[int] = set()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None and len(workers) < 2:
+            workers = _children(proc.pid)
+            time.sleep(0.05)
+        killed += _kill_after(proc, 0.3 * trial / max(kills, 1))
+        seen += len(workers)
+        time.sleep(2.0)
+        left = [w for w in workers if _alive(w)]
+        orphans += len(left)
+        for w in left:
+            os.kill(w, signal.SIGKILL)  # clean up after a failure of the property under test
+        shutil.rmtree(home, ignore_errors=True)
+    return {"kills": killed, "workers_seen": seen, "orphans": orphans}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ingest-kills", type=int, default=200)
+    parser.add_argument("--files-per-trial", type=int, default=2)
+    parser.add_argument("--check-every", type=int, default=10)
+    parser.add_argument("--curate-kills", type=int, default=50)
+    parser.add_argument("--curate-items", type=int, default=1500)
+    parser.add_argument("--worker-kills", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--host", type=Path, default=HOST[0],
+                        help="the host/ folder whose atc is killed (default: this checkout's)")
+    args = parser.parse_args(argv)
+    HOST[0] = args.host.resolve()
+    rng = random.Random(args.seed)
+    started = time.monotonic()
+    figures: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="atc-kill-soak-") as tmp:
+        work = Path(tmp)
+        if args.worker_kills:
+            figures["workers"] = soak_workers(work, args.worker_kills)
+            progress(f"workers: {figures['workers']}")
+        if args.curate_kills:
+            figures["curate"] = soak_curate(work, args.curate_kills, args.curate_items, rng)
+            progress(f"curate: {figures['curate']}")
+        if args.ingest_kills:
+            figures["ingest"] = soak_ingest(work, args.ingest_kills, args.files_per_trial,
+                                            args.check_every, rng)
+            progress(f"ingest: {figures['ingest']}")
+    figures["wall_s"] = round(time.monotonic() - started, 1)
+    print(run_header("Kill -9 soak"))
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    bad = sum(figures.get(k, {}).get(f, 0) for k in ("ingest", "curate", "workers")
+              for f in ("lost", "failed_reopens", "differences", "orphans"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
