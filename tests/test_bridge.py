@@ -40,6 +40,14 @@ def test_atoms_numbers_lists_terms_and_dicts_round_trip(pl):
     assert back[9] == "true" and back[10] == "null"
 
 
+@pytest.mark.parametrize("n", [2**63, -(2**63) - 1, 2**64 - 1, 2**100 + 7, -(10**40), 3**200])
+def test_big_integers_cross_exactly_both_ways(pl, n):
+    (back,) = pl.once("user:=", Var(), n)
+    assert back == n
+    (doubled,) = pl.once("user:plus", n, n, Var())
+    assert doubled == 2 * n
+
+
 def test_shared_var_objects_are_one_variable(pl):
     x = Var()
     assert pl.once("user:=", Term("f", [x, x]), Term("f", [1, Var()])) == ()

@@ -32,6 +32,12 @@ REP_UTF8 = 0x00100000
 BUF_DISCARDABLE = 0x00000000  # valid until the next such call: we copy at once
 PL_CHARS_ATOM, PL_CHARS_STRING = PL_ATOM, PL_STRING
 
+class Mpz(ctypes.Structure):
+    """GMP's ``__mpz_struct``: limbs (64-bit, least significant first) and their signed count."""
+
+    _fields_ = [("alloc", c_int), ("size", c_int), ("d", POINTER(ctypes.c_uint64))]
+
+
 #: ``foreign_t f(term_t t0, int arity, void *context)`` for PL_FA_VARARGS predicates.
 FOREIGN_VARARGS = CFUNCTYPE(foreign_t, term_t, c_int, c_void_p)
 
@@ -99,6 +105,10 @@ class CApi:
         sig("PL_mark_string_buffers", None, POINTER(buf_mark_t))
         sig("PL_release_string_buffers_from_mark", None, buf_mark_t)
         sig("PL_unregister_atom", None, atom_t)
+        try:  # present when SWI-Prolog is built with GMP (Debian's is)
+            sig("PL_unify_mpz", c_int, term_t, POINTER(Mpz))
+        except AttributeError:
+            self.PL_unify_mpz = None
 
     def _sig(self, name: str, restype, *argtypes) -> None:
         fn = getattr(self.lib, name)
@@ -127,6 +137,25 @@ class CApi:
             return string_at(buf, length.value).decode("utf-8", "surrogatepass")
         finally:
             self.PL_release_string_buffers_from_mark(mark)
+
+    def put_big_integer(self, t: int, value: int) -> int:
+        """Put an integer beyond 64 bits into ``t``.
+
+        Through GMP's limbs (PL_unify_mpz), not by reading its digits: SWI-Prolog 9.0's
+        PL_put_term_from_chars keeps about 32 bytes per call, so a long-running process that
+        passes big integers would grow without bound.
+        """
+        if self.PL_unify_mpz is None:
+            data = str(value).encode()
+            return self.PL_put_term_from_chars(t, REP_UTF8, len(data), data)
+        magnitude, limbs = abs(value), []
+        while magnitude:
+            limbs.append(magnitude & 0xFFFF_FFFF_FFFF_FFFF)
+            magnitude >>= 64
+        digits = (ctypes.c_uint64 * len(limbs))(*limbs)
+        z = Mpz(len(limbs), len(limbs) if value > 0 else -len(limbs), digits)
+        self.PL_put_variable(t)
+        return self.PL_unify_mpz(t, byref(z))
 
     def atom_text(self, a: int) -> str:
         length = c_size_t()

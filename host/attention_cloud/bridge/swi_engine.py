@@ -118,9 +118,8 @@ class SwiEngine:
         elif isinstance(value, int):
             if _INT64_MIN <= value <= _INT64_MAX:
                 ok = api.PL_put_int64(t, value)
-            else:  # digits we produced ourselves: safe to read as a number
-                data = str(value).encode()
-                ok = api.PL_put_term_from_chars(t, C.REP_UTF8, len(data), data)
+            else:
+                ok = api.put_big_integer(t, value)
         elif isinstance(value, float):
             ok = api.PL_put_float(t, value)
         elif value is None:
