@@ -216,14 +216,9 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     walk_(Settings, Segment, SeedHits, Expanded0),
     walk_speaker_(Priors, Expanded0, Expanded),
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates0),
-    % At most one fact per ~50 tokens of budget (and the plane's cap): a small frame keeps its
-    % best facts in detail instead of shrinking many to skeletons.
-    FactCap is min(Settings.fact_cap, max(4, Budget // 50)),
-    split_at_(FactCap, Candidates0, Candidates, PastCap),
-    maplist(fovea_(Settings.ceiling), Candidates, Placed0),
-    exclude(==(none), Placed0, Placed),
     CrumbShare is max(0, floor(Budget * Settings.breadcrumbs)),
     FitBudget is Budget - CrumbShare,
+    select_facts_(Candidates0, Settings, FitBudget, Placed, PastCap, Suppressed),
     fit_(Placed, FitBudget, Fitted, Dropped),
     promote_(Fitted, FitBudget, Kept, GaveWay),
     used_tokens_(Kept, Used),
@@ -233,7 +228,13 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     maplist(render_fact_(Segment), Kept, Facts),
     SegSpent is Used + CrumbTokens,
     Spent is Spent0 + SegSpent,
-    Meta = _{segment: Segment, budget: Budget, spent: SegSpent, path: Path}.
+    maplist(suppressed_meta_(Segment), Suppressed, SuppressedMeta),
+    Meta = _{segment: Segment, budget: Budget, spent: SegSpent, path: Path,
+             suppressed: SuppressedMeta}.
+
+suppressed_meta_(Segment, redundant(Id, Like, Sim),
+                 _{handle: Id, segment: Segment, suppressed: redundant, like: Like,
+                   similarity: Sim}).
 
 split_at_(N, List, Front, Back) :-
     length(List, Len),
@@ -650,6 +651,128 @@ merge_candidates_(Seeds, Expanded, Reserve, Candidates) :-
 
 candidate_in_(Ids, c(Id, _, _, _, _)) :-
     memberchk(Id, Ids).
+
+		 /*******************************
+		 *     SELECTION, NOT TWICE     *
+		 *******************************/
+
+% select_facts_(+Candidates, +Settings, +Budget, -Placed, -Past, -Suppressed): the candidates
+% that go to the fit, best first, each placed at its fovea rung (fovea_/3). They are taken
+% while what they hold at their starting rungs is under overfill_/1 times the Budget (material
+% for the fit, which demotes and drops what is worth least per token) and the plane's fact_cap,
+% a hard bound that keeps the fit's work small: the number of facts follows from their sizes,
+% so a frame of short turns holds more of them than one of long turns, and either spends its
+% budget when memory has enough. A candidate whose content a fact already taken holds
+% (redundancy_/3: a near-duplicate, or an echo of it) is not taken, since it would cost its
+% tokens for what the frame already says; Suppressed lists it as redundant(Id, Like, Sim).
+% Past is what lay beyond the selection (breadcrumbs).
+select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed) :-
+    overfill_(Over),
+    Want is Budget * Over,
+    select_facts_(Candidates, Settings.ceiling, Settings.fact_cap, Want, [], Placed, Past,
+                  Suppressed).
+
+select_facts_([], _, _, _, _, [], [], []).
+select_facts_([C|Cs], Ceiling, N, Want, Taken, Placed, Past, Suppressed) :-
+    (   ( N =< 0 ; Want =< 0 )
+    ->  Placed = [], Suppressed = [], Past = [C|Cs]
+    ;   fovea_(Ceiling, C, P),
+        (   P == none
+        ->  select_facts_(Cs, Ceiling, N, Want, Taken, Placed, Past, Suppressed)
+        ;   text_sig_(P, Sig),
+            redundancy_(Sig, Taken, Verdict),
+            (   Verdict = like(Like, Sim)
+            ->  C = c(Id, _, _, _, _),
+                Suppressed = [redundant(Id, Like, Sim)|Suppressed1],
+                select_facts_(Cs, Ceiling, N, Want, Taken, Placed, Past, Suppressed1)
+            ;   P = p(_, _, Tokens, _),
+                Placed = [P|Placed1],
+                N1 is N - 1,
+                Want1 is Want - Tokens,
+                select_facts_(Cs, Ceiling, N1, Want1, [Sig|Taken], Placed1, Past, Suppressed)
+            )
+        )
+    ).
+
+% Candidates are taken until their starting rungs hold three times the budget: enough that
+% the fit has weaker facts to demote and drop, few enough that its work stays small.
+overfill_(3).
+
+% sig(Id, Size, Level, Words): a record's content for comparing with others: Size the tokens
+% of its most detailed rung (Level), Words its set of lowercase words there and of its
+% speaker's name ("Priya" and "Tomás" saying the same words say two things), left unbound
+% until a comparison needs them (most candidates have no partner of a similar size).
+text_sig_(p(c(Id, _, _, _, _), _, _, [Level-Size|_]), sig(Id, Size, Level, _)).
+
+sig_words_(sig(Id, _, Level, Words)) :-
+    (   nonvar(Words) -> true
+    ;   rung(Id, Level, Text0)
+    ->  (   speaker_label_(Id, Label)       % who said it is part of what it says
+        ->  string_concat(Label, Text0, Text)
+        ;   Text = Text0
+        ),
+        text_words_(Text, Words)
+    ;   Words = []
+    ).
+
+text_words_(Text, Words) :-
+    string_lower(Text, Lower),
+    split_string(Lower, " \t\n\r.,;:!?()[]{}\"'`", " \t\n\r.,;:!?()[]{}\"'`", Parts),
+    sort(Parts, Words0),
+    ord_del_element(Words0, "", Words).
+
+% redundancy_(+Sig, +Taken, -Verdict): like(Handle, Similarity) when a record already taken
+% holds this one's content: it is an echo of this one or this one of it (curation's paraphrase
+% echoes, ladder echo_of/3), or their word sets overlap by at least near_duplicate_/1 (Jaccard);
+% none otherwise. Always succeeds, so word sets computed here stay bound for later checks.
+redundancy_(Sig, Taken, Verdict) :-
+    Sig = sig(Id, _, _, _),
+    (   member(sig(Other, _, _, _), Taken),
+        ( echo_of(Id, Other, Sim0) ; echo_of(Other, Id, Sim0) )
+    ->  Sim is round(Sim0 * 100) / 100.0,
+        Verdict = like(Other, Sim)
+    ;   near_duplicate_(Min),
+        near_duplicate_of_(Taken, Sig, Min, Verdict)
+    ).
+
+near_duplicate_of_([], _, _, none).
+near_duplicate_of_([T|Ts], Sig, Min, Verdict) :-
+    T = sig(Other, SizeT, _, _),
+    Sig = sig(_, Size, _, _),
+    (   min(Size, SizeT) >= 0.6 * max(Size, SizeT)     % tokens: a loose bound on the words
+    ->  sig_words_(Sig), sig_words_(T),
+        Sig = sig(_, _, _, W), T = sig(_, _, _, WT),
+        jaccard_(W, WT, Min, J)
+    ;   J = 0.0
+    ),
+    (   J >= Min,
+        Sig = sig(_, _, _, W), T = sig(_, _, _, WT),
+        \+ ( member(N, W), number_word_(N), \+ ord_memberchk(N, WT) )
+    ->  Sim is round(J * 100) / 100.0,
+        Verdict = like(Other, Sim)
+    ;   near_duplicate_of_(Ts, Sig, Min, Verdict)
+    ).
+
+% Two records whose words are 80 % the same say the same thing (a repeated error line, a
+% message sent twice): the second costs its tokens for nothing new. Unless it states a number
+% the other lacks: "watered on day 3" and "watered on day 9" are two facts (as for echoes).
+near_duplicate_(0.8).
+
+number_word_(W) :-
+    sub_string(W, 0, 1, _, C),
+    char_type(C, digit(_)).
+
+% jaccard_(+A, +B, +Min, -J): the Jaccard index of two ordered sets, or 0.0 when their sizes
+% alone put it below Min (the index is at most the ratio of the sizes).
+jaccard_([], [], _, 1.0) :- !.
+jaccard_(A, B, Min, J) :-
+    length(A, LA), length(B, LB),
+    (   min(LA, LB) < Min * max(LA, LB)
+    ->  J = 0.0
+    ;   ord_intersection(A, B, I),
+        length(I, LI),
+        J is LI / (LA + LB - LI)
+    ).
 
 		 /*******************************
 		 *            FOVEA             *

@@ -242,10 +242,98 @@ def test_a_roomy_frame_shows_walked_facts_verbatim(curated):
     assert all(f["level"] == "L0" for f in roomy if f["handle"].startswith("it_"))
 
 
-def test_a_frame_holds_a_fact_per_50_tokens_up_to_the_planes_cap(curated):
-    # The default plane's cap (80) lets a 4000-token frame hold more than a 2000-token one's 40.
-    counts = {}
-    for budget in (500, 2000, 4000):
-        counts[budget] = len(curated.hydrate(GOAL, budget=budget).facts)
-        assert counts[budget] <= budget // 50
-    assert counts[500] < counts[2000] <= 40 < counts[4000] <= 80
+def _short_turns(folder: Path, n: int = 150) -> Path:
+    """A long chat of short turns (about 30 tokens, as in chats between people), all about
+    the garden."""
+    folder.mkdir()
+    plants = ["tomatoes", "basil", "roses", "beans", "mint", "peppers", "lettuce", "tulips",
+              "carrots", "onions", "kale", "thyme", "dahlias", "squash", "garlic"]
+    messages = [{"role": "user" if i % 2 == 0 else "assistant",
+                 "content": f"In the garden the {plants[i % len(plants)]} got watered on day {i}, "
+                            f"after {plants[(i * 7) % len(plants)]} and {plants[(i * 4) % len(plants)]}"
+                            f" had their turn; the hose by bed {i % 9} leaked."}
+                for i in range(n)]
+    (folder / "garden.json").write_text(json.dumps({"session_id": "garden", "messages": messages}))
+    return folder
+
+
+def test_a_frame_of_short_turns_spends_its_budget(home, tmp_path):
+    # The number of facts follows from their sizes: short turns fill a frame with many facts
+    # (a fixed fact per ~50 tokens ended it at a third of its budget); the plane's fact cap
+    # stays a hard bound.
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([_short_turns(tmp_path / "chats")])
+        mem.curate()
+        for budget in (500, 2000):
+            r = mem.hydrate("what got watered in the garden", budget=budget).receipt
+            assert r["budget"]["spent"] >= 0.95 * budget, (budget, r["budget"])
+            assert len(r["facts"]) <= 80
+        capped = mem.hydrate("what got watered in the garden", budget=2000, plane="execution")
+        assert len(capped.facts) <= 24
+    finally:
+        mem.close()
+
+
+def test_a_frame_of_long_records_holds_fewer_facts(curated):
+    # The same rule gives long records fewer places: a 500-token frame of the sample holds
+    # fewer facts than a 4000-token one, never more than the plane's cap.
+    counts = {b: len(curated.hydrate(GOAL, budget=b).facts) for b in (500, 4000)}
+    assert counts[500] < counts[4000] <= 80
+
+
+def _precommit_session(folder: Path) -> Path:
+    """A Claude Code-like session: the same hook failure six times, one line saying why."""
+    folder.mkdir()
+    messages = [{"role": "user", "content": "Commit the retry backoff change."}]
+    endings = ["", " again", " twice", " anew", " today", " still"]
+    messages += [{"role": "assistant",
+                  "content": "Pre-commit validation failed: the pre-commit hook rejected the "
+                             f"commit, and validation of the change failed{end}."}
+                 for end in endings]
+    messages.append({"role": "assistant",
+                     "content": "The hook output names the cause: src/payments/retry.py line 42 "
+                                "is 131 characters, over the 100 character limit of the "
+                                "line-length check E501."})
+    (folder / "precommit.json").write_text(
+        json.dumps({"session_id": "precommit", "messages": messages}))
+    return folder
+
+
+def test_near_duplicates_give_way_to_the_distinct_diagnostic(home, tmp_path):
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([_precommit_session(tmp_path / "cc")])
+        mem.curate()
+        frame = mem.hydrate("why did the pre-commit validation fail", budget=160)
+        r = frame.receipt
+        assert "E501" in frame.text  # the diagnostic is in the frame, verbatim enough to act on
+        shown = [f for f in frame.facts if f.text.startswith("Pre-commit validation failed")]
+        assert len(shown) == 1  # one of the six repeats stands for all of them
+        kept = {f["handle"] for f in r["facts"]}
+        redundant = [s for s in r["suppressed"] if s["suppressed"] == "redundant"]
+        assert len(redundant) == 5
+        assert all(s["like"] in kept and s["handle"] not in kept for s in redundant)
+        assert all(0.8 <= s["similarity"] <= 1.0 for s in redundant)
+        assert "left out as redundant" in frame.text
+        # the receipt's other fields are as before
+        assert r["budget"]["spent"] <= 160 and {"facts", "beyond", "budget"} <= set(r)
+    finally:
+        mem.close()
+
+
+def test_the_same_words_from_two_speakers_are_two_facts(home, tmp_path):
+    # "Priya: I love pottery" and "Tomás: I love pottery" say two things.
+    folder = tmp_path / "chat"
+    folder.mkdir()
+    messages = [{"role": "user", "name": "Priya", "content": "I love the pottery class."},
+                {"role": "assistant", "name": "Tomás", "content": "I love the pottery class."}]
+    (folder / "c.json").write_text(json.dumps({"session_id": "c", "messages": messages}))
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([folder])
+        mem.curate()
+        r = mem.hydrate("who loves the pottery class", budget=400).receipt
+        assert len(r["facts"]) == 2 and r["suppressed"] == []
+    finally:
+        mem.close()

@@ -204,6 +204,10 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
         "beyond": [{"handle": str(c.args[0]), "segment": str(c.args[1]),
                     "level": str(c.args[2]).upper(), "tokens": int(c.args[3]),
                     "source": str(c.args[4]), "text": str(c.args[5])} for c in beyond],
+        "suppressed": [{"handle": str(r["handle"]), "segment": str(r["segment"]),
+                        "suppressed": str(r["suppressed"]), "like": str(r["like"]),
+                        "similarity": float(r["similarity"])}
+                       for s in meta["segments"] for r in s.get("suppressed", [])],
     }
 
 
@@ -232,6 +236,11 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty:
             lines.append("beyond this frame (ask for more):")
             lines.extend(f"  · {c['handle']} [{c['level']}] {' '.join(c['text'].split())}"
                          for c in crumbs)
+        left_out = [r for r in receipt.get("suppressed", []) if r["segment"] == segment]
+        if left_out:
+            lines.append("left out as redundant (the frame holds their content):")
+            lines.extend(f"  · {r['handle']} like {r['like']} ({r['similarity']:.2f})"
+                         for r in left_out)
     if not facts and not receipt["beyond"]:
         lines.append("")
         lines.append(f"({empty})" if empty else "(memory holds nothing for this goal yet)")

@@ -20,7 +20,7 @@ The Prolog side is split in a second pass over the same queries by a bench-only 
 ``hydrate/3`` from its own clauses, read at run time with ``clause/2``: each goal of ``hydrate/3``
 and of ``hydrate_segment_/6`` is wrapped in a clock (``get_time/1`` and thread CPU time) and
 charged to its phase by predicate name: *plan* (plane, segment budgets), *jump* (nearest/4 and
-lexical/4 including the Python callbacks, fusion), *walk*, *select* (merge, fact cap), *fovea*,
+lexical/4 including the Python callbacks, fusion), *walk*, *select* (merge, selection: how many facts, near-duplicates; it places each at its fovea rung), *fovea*,
 *budget* (demotion), *promote* (detail bought back), *breadcrumbs*, *render* (fact terms), *other*. It follows hydrate.pl as it
 changes; the run checks that it returns the facts ``hydrate/3`` returns.
 
@@ -98,6 +98,7 @@ phase_(jump_, jump).
 phase_(walk_, walk).
 phase_(merge_candidates_, select).
 phase_(split_at_, select).
+phase_(select_facts_, select).
 phase_(fovea_, fovea).
 phase_(fit_, budget).
 phase_(used_tokens_, budget).
