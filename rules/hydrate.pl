@@ -30,8 +30,11 @@ hydrate/3 plans the frame entirely in Prolog:
      plane may name a user rule instead; what it adds is `seeded_by: rule:<name>`.
   3. *Fovea*: detail by distance from the focus: seeds at L0, their arc at L1, one hop at L2,
      the periphery at L3; never above the ceiling.
-  4. *Budget*: over budget, demote the least relevant fact one rung (L0 → L1 → L2 → L3) before
-     anything is dropped; what still does not fit, plus what lay past the fact cap, becomes
+  4. *Budget*: candidates are taken best first while they hold under three times the budget
+     (so the number of facts follows from their sizes; the plane's fact cap is a hard bound),
+     and a near-duplicate of one taken is left out (the receipt's `suppressed`). Over budget,
+     demote the least relevant fact one rung (L0 → L1 → L2 → L3) before
+     anything is dropped; what still does not fit, plus what lay past the selection, becomes
      breadcrumbs (L3 pointers in `beyond`) within a small reserved share. Budget left over,
      or detail a weak fact can give up, then raises the facts that gain most from detail (a
      relevant one-hop neighbour shown verbatim rather than as its distillation).
@@ -41,7 +44,7 @@ hydrate/3 plans the frame entirely in Prolog:
 ```
 
 Frame = frame(Meta, Facts, Beyond) where Meta is a dict (goal, plane, path, budget, spent,
-segments, anchor), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
+segments, anchor; each segment's dict lists what it left out as redundant in `suppressed`), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
 Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source, Text).
 */
 
