@@ -4,7 +4,8 @@ resume each, and compare the end state with an uninterrupted run.
 
 * **ingest**: one home; trial *t* ingests the next ``--files-per-trial`` files of a generated
   corpus (``gen_corpus.py``, cached), is killed after a random delay, then the same command is
-  run again to completion (the resumed run). Every ``--check-every`` trials, and at the end, the
+  run again to completion (the resumed run); trials go on until ``--ingest-kills`` runs were
+  killed (a run may finish before its delay). Every ``--check-every`` trials, and at the end, the
   home is reopened in this process and its items compared with every item acknowledged so far
   (a completed run acknowledges all of its files' items): *lost* counts the missing ones. At
   the end the home is compared with one built by a single uninterrupted ``atc ingest`` of the
@@ -145,13 +146,16 @@ def soak_ingest(work: Path, kills: int, files_per_trial: int, check_every: int,
                 rng: random.Random) -> dict[str, Any]:
     from attention_cloud.ingest import parse_path
 
-    files = sorted(corpus(max(kills * files_per_trial * 100, 1000), seed=13).rglob("*.jsonl"))
-    files = files[: kills * files_per_trial]
+    # trials go on until ``kills`` runs were killed (a run may finish before its delay)
+    most = 2 * kills
+    files = sorted(corpus(max(most * files_per_trial * 120, 1000), seed=13).rglob("*.jsonl"))
     home = work / "ingest-home"
     acknowledged: set[str] = set()
     killed = failed_reopens = lost = checks = 0
     delays = []
-    for trial in range(kills):
+    trial = -1
+    while killed < kills and (trial + 2) * files_per_trial <= len(files):
+        trial += 1
         group = [str(f) for f in files[trial * files_per_trial:(trial + 1) * files_per_trial]]
         delay = rng.uniform(0.05, 2.5)
         delays.append(delay)
@@ -164,20 +168,21 @@ def soak_ingest(work: Path, kills: int, files_per_trial: int, check_every: int,
             continue
         for path in group:
             acknowledged.update(item.handle for item in parse_path(path).items)
-        if (trial + 1) % check_every == 0 or trial == kills - 1:
+        if (trial + 1) % check_every == 0 or killed >= kills:
             state = read_state(home, lambda mem: _facts(mem, "atc_journal:item", 1))
             checks += 1
             if state is None:
                 failed_reopens += 1
                 continue
             lost += len(acknowledged - {h for (h,) in state})
-            progress(f"ingest trial {trial + 1}/{kills}: {killed} killed, {len(acknowledged)} "
+            progress(f"ingest trial {trial + 1}: {killed}/{kills} killed, {len(acknowledged)} "
                      f"acknowledged, {lost} lost")
+    files = files[:(trial + 1) * files_per_trial]
     reference = work / "ingest-reference"
     done = _run(["ingest", *map(str, files), "--home", str(reference), "--format-output", "json"])
     assert done.returncode == 0, done.stderr
     diff = differences(read_state(home, journal_state) or {}, read_state(reference, journal_state) or {})
-    return {"kills": killed, "trials": kills, "acknowledged_items": len(acknowledged),
+    return {"kills": killed, "trials": trial + 1, "acknowledged_items": len(acknowledged),
             "lost": lost, "failed_reopens": failed_reopens, "checks": checks,
             "differences": sum(diff.values()), "difference_kinds": diff,
             "delay_s": [round(min(delays), 2), round(max(delays), 2)]}
