@@ -114,15 +114,18 @@ def settled_rss_kb() -> int:
     return rss_kb()
 
 
-def _soak_kind(fn: Callable[[int], Any], calls: int) -> dict[str, Any]:
-    for i in range(max(20_000, calls // 10)):  # warm-up: caches and allocator pools fill here
-        fn(i)
+def _measure(step: Callable[[int], Any], steps: int, warm: int,
+             calls_per_step: int = 1) -> dict[str, Any]:
+    """Run ``step`` ``warm`` times, then ``steps`` times between two settled RSS readings."""
+    for i in range(warm):  # caches and allocator pools fill here
+        step(i)
     before = settled_rss_kb()
     start = time.perf_counter()
-    for i in range(calls):
-        fn(i)
+    for i in range(steps):
+        step(i)
     seconds = time.perf_counter() - start
     after = settled_rss_kb()
+    calls = steps * calls_per_step
     return {"calls": calls, "seconds": round(seconds, 2),
             "us_per_call": round(seconds / calls * 1e6, 2),
             "rss_before_mb": round(before / 1024, 1), "rss_after_mb": round(after / 1024, 1),
@@ -141,26 +144,14 @@ def _soak_memory(n: int) -> dict[str, Any]:
         try:
             mem.ingest(sample_paths())
             mem.curate()
-            warm = min(500, n)
 
             def step(i):
                 mem.hydrate(goals[i % len(goals)], budget=800)
                 mem.query("item_kind(H, K), item_goal(H, G)", limit=20)
 
-            for i in range(warm):
-                step(i)
-            before = settled_rss_kb()
-            start = time.perf_counter()
-            for i in range(n):
-                step(i)
-            seconds = time.perf_counter() - start
-            after = settled_rss_kb()
+            return _measure(step, n, min(500, n), calls_per_step=2)
         finally:
             mem.close()
-    return {"calls": 2 * n, "seconds": round(seconds, 2),
-            "us_per_call": round(seconds / (2 * n) * 1e6, 2),
-            "rss_before_mb": round(before / 1024, 1), "rss_after_mb": round(after / 1024, 1),
-            "growth": round((after - before) / before, 4)}
 
 
 def child(calls: int, memory: int, kinds: list[str]) -> None:
@@ -172,7 +163,7 @@ def child(calls: int, memory: int, kinds: list[str]) -> None:
     fns = _calls(pl)
     out: dict[str, Any] = {"backend": pl.backend, "swipl": pl.version, "kinds": {}}
     for kind in kinds:
-        out["kinds"][kind] = _soak_kind(fns[kind], calls)
+        out["kinds"][kind] = _measure(fns[kind], calls, max(20_000, calls // 10))
         print(f"soak: {pl.backend} {kind} done", file=sys.stderr, flush=True)
     if memory:
         out["kinds"]["memory"] = _soak_memory(memory)
