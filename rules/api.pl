@@ -6,8 +6,11 @@
             api_ingest_with_marks/3,    % +Items, +Marks, -Counts
             api_watermarks/2,           % +Sources, -Marks
             api_load_rules/3,           % +Text, +Module, -Module
+            api_load_rules/4,           % +Text, +Module, +Options, -Module
             api_rule_predicates/2,      % +Text, -Indicators
             api_query/4,                % +GoalText, +Options, -Solutions, -More
+            api_stopped/1,              % -Reason
+            api_set_limits/1,           % +Options
             api_item/2,                 % +Handle, -Dict
             api_describe/3,             % +Handle, +Level, -Dict
             api_hydrate/3,              % +Goal, +Options, -Frame
@@ -24,7 +27,7 @@
 :- use_module(journal).
 :- use_module(ladder).
 :- use_module(jump).
-:- use_module(hydrate).
+:- use_module(hydrate, []).           % hydrate/3 comes confined from memory
 :- use_module(attention_api, []).
 :- use_module(memory).
 
@@ -124,9 +127,11 @@ api_describe(H, Level, Record) :-
 rung_text_(H, Level, Text) :- rung(H, Level, Text).
 
 %!  api_hydrate(+Goal, +Options, -Frame) is det.
-%   hydrate/3 for the host (see atc_hydrate:hydrate/3 for Options).
+%   hydrate/3 for the host (see atc_hydrate:hydrate/3 for Options), confined as a user goal's
+%   is (atc_memory:hydrate/3: `rules` a user module, walk rules defined there) and run under
+%   the limits of user code (see api_query/4), since walk rules and planes are user code.
 api_hydrate(Goal, Options, Frame) :-
-    hydrate(Goal, Options, Frame).
+    within_limits_(Options, hydrate(Goal, Options, Frame)).
 
 		 /*******************************
 		 *        USER QUERIES          *
@@ -134,65 +139,438 @@ api_hydrate(Goal, Options, Frame) :-
 
 %!  api_query(+GoalText:string, +Options:dict, -Solutions:list, -More:boolean) is det.
 %
-%   Parse GoalText as a Prolog goal over the public vocabulary (module memory), check it with
-%   library(sandbox) and collect at most Options.limit solutions, each a list of Name-Value pairs
-%   for the named variables (Value is `'_'` when unbound). More is true when solutions were cut
-%   off by the limit. Options.time_limit (seconds) bounds the run.
+%   Parse GoalText as a Prolog goal and run it in a user module (Options.module, default
+%   `atc_query`; see memory_user_module/1), whose only way to memory is the public vocabulary.
+%   The goal is refused before it runs when it names a module (`M:G`, `G@M`), a database or
+%   flag builtin (user_code_refused_/2) or anything library(sandbox) does not allow. At most
+%   Options.limit solutions are collected, each a list of Name-Value pairs for the named
+%   variables (Value is the `~p` text of a term that is not ground). More is true when
+%   solutions were cut off by the limit.
+%
+%   The whole call, answers included, runs under the limits of within_limits_/2:
+%   Options.time_limit seconds (default 30), Options.stack_limit bytes of Prolog stacks
+%   (default 256 MB), Options.memory_limit bytes of heap growth (default 1 GB) and
+%   Options.atom_limit new atoms (default 2,000,000); a goal that passes one is aborted, which
+%   catch/3 in user code cannot stop (the host reads why with api_stopped/1). Answers are
+%   checked before they leave Prolog: Options.answer_cells (default 1,000,000) cells in all,
+%   nested at most Options.answer_depth (default 100) deep, never cyclic.
 %   @error syntax_error, permission_error (unsafe goal), existence_error (unknown predicate)
+%   @error answer_limit(What, Limit) for an answer too large, too deep or cyclic
 
 api_query(Text, Options, Solutions, More) :-
     must_be(string, Text),
     Limit = Options.get(limit, 100),
-    TimeLimit = Options.get(time_limit, 30),
-    Module = Options.get(module, atc_memory),
+    must_be(positive_integer, Limit),
+    Module = Options.get(module, atc_query),
+    (   memory_is_user_module(Module) -> true ; memory_user_module(Module) ),
+    within_limits_(Options, query_(Text, Module, Limit, Options, Solutions, More)).
+
+query_(Text, Module, Limit, Options, Solutions, More) :-
     term_string(Goal, Text, [variable_names(Bindings), module(Module)]),
     (   callable(Goal) -> true ; type_error(callable, Goal) ),
+    user_code_vet_(Goal),
     safe_goal(Module:Goal),
     Max is Limit + 1,
-    call_with_time_limit(TimeLimit,
-        findall(Row, limit(Max, ( Module:Goal, bindings_row_(Bindings, Row) )), Rows)),
+    Budget = budget(Options.get(answer_cells, 1000000)),
+    Depth = Options.get(answer_depth, 100),
+    findall(Row,
+            limit(Max, ( Module:Goal, bindings_row_(Bindings, Budget, Depth, Row) )),
+            Rows),
     (   length(Rows, N), N > Limit
     ->  length(Solutions, Limit), append(Solutions, _, Rows), More = true
     ;   Solutions = Rows, More = false
     ).
 
-bindings_row_(Bindings, Row) :-
-    maplist(binding_pair_, Bindings, Row).
+% Each answer is measured before it is copied out of the proof: cyclic, too deep or, with the
+% answers before it, too large is an error here, not a crash of the host's converter.
+bindings_row_(Bindings, Budget, Depth, Row) :-
+    maplist(binding_pair_(Budget, Depth), Bindings, Row).
 
-binding_pair_(Name=Value, Name-Out) :-
-    copy_term(Value, Out0),
+binding_pair_(Budget, Depth, Name=Value, Name-Out) :-
+    (   cyclic_term(Value)
+    ->  throw(error(answer_limit(cyclic, Name), _))
+    ;   true
+    ),
+    arg(1, Budget, Left0),
+    answer_cost_(Value, 0, Depth, Left0, Left),
+    nb_setarg(1, Budget, Left),
+    copy_term(Value, Out0, _Constraints),
     (   ground(Out0) -> Out = Out0 ; numbervars(Out0, 0, _), format(string(Out), "~p", [Out0]) ).
+
+% answer_cost_(+Term, +Depth, +MaxDepth, +Left0, -Left): Left0 cells minus Term's cost.
+% Lists are walked along their spine, so a long list is not a deep term.
+answer_cost_(T, _, _, L0, L) :-
+    var(T), !,
+    spend_(1, L0, L).
+answer_cost_(T, _, _, L0, L) :-
+    atomic(T), !,
+    atomic_cost_(T, C),
+    spend_(C, L0, L).
+answer_cost_(_, D, Max, _, _) :-
+    D >= Max, !,
+    throw(error(answer_limit(depth, Max), _)).
+answer_cost_([H|T], D, Max, L0, L) :- !,
+    D1 is D + 1,
+    list_cost_([H|T], D, D1, Max, L0, L).
+answer_cost_(T, D, Max, L0, L) :-
+    compound_name_arity(T, _, A),
+    C is A + 1,
+    spend_(C, L0, L1),
+    D1 is D + 1,
+    args_cost_(1, A, T, D1, Max, L1, L).
+
+list_cost_(List, D, D1, Max, L0, L) :-
+    (   nonvar(List), List = [H|T]
+    ->  spend_(3, L0, L1),
+        answer_cost_(H, D1, Max, L1, L2),
+        list_cost_(T, D, D1, Max, L2, L)
+    ;   answer_cost_(List, D, Max, L0, L)
+    ).
+
+args_cost_(I, A, T, D, Max, L0, L) :-
+    (   I > A
+    ->  L = L0
+    ;   arg(I, T, X),
+        answer_cost_(X, D, Max, L0, L1),
+        I1 is I + 1,
+        args_cost_(I1, A, T, D, Max, L1, L)
+    ).
+
+atomic_cost_(T, C) :-
+    (   ( atom(T) ; string(T) )
+    ->  atom_length(T, N), C is 1 + N // 8
+    ;   integer(T)
+    ->  Bits is msb(abs(T) + 1),
+        (   Bits > 13000                % Python reads at most 4,300 digits of an integer
+        ->  throw(error(answer_limit(integer, 4000), _))
+        ;   C is 1 + Bits // 64
+        )
+    ;   C = 1
+    ).
+
+spend_(C, L0, L) :-
+    L is L0 - C,
+    (   L < 0
+    ->  throw(error(answer_limit(size, cells), _))
+    ;   true
+    ).
+
+		 /*******************************
+		 *     WHAT USER CODE MAY SAY    *
+		 *******************************/
+
+% library(sandbox) decides what a goal may call; it allows asserting into the calling module,
+% cross-module asserts of facts, abort/0, sleep/1 (which a limit cannot interrupt) and lowering
+% stack limits, which a read-only query has
+% no use for. So before the sandbox sees user code, any mention (as a goal, a closure passed to
+% call/N or maplist/N, or data) of these names, and any module qualification, is refused.
+user_code_refused_(Name, database) :-
+    memberchk(Name, [assert, asserta, assertz, retract, retractall, abolish, erase,
+                     recorda, recordz, recorded, flag, clause, compile_aux_clauses,
+                     nb_setval, b_setval, nb_linkval, nb_delete]).
+user_code_refused_(Name, system) :-
+    memberchk(Name, [abort, halt, sleep, set_prolog_flag, create_prolog_flag, set_prolog_stack,
+                     set_stream, op, style_check, garbage_collect, prolog_listen,
+                     thread_create, thread_signal, thread_send_message, thread_exit,
+                     with_mutex, mutex_lock, mutex_create, engine_create,
+                     initialization, consult, load_files, use_module, ensure_loaded,
+                     '$set_source_module', '@']).
+
+%!  user_code_vet_(+Term) is det.
+%   Throw permission_error(call, sandboxed, What) when Term (a goal or a rule clause) names a
+%   module or a refused builtin anywhere; format/2,3 directives that pad by huge or computed
+%   counts (`~*c`, `~100000000c`) are refused too, as they allocate in one C call.
+user_code_vet_(Term) :-
+    (   cyclic_term(Term)
+    ->  type_error(acyclic_term, Term)
+    ;   true
+    ),
+    vet_(Term).
+
+vet_(T) :-
+    var(T), !.
+vet_(T) :-
+    atom(T), !,
+    (   user_code_refused_(T, _)
+    ->  permission_error(call, sandboxed, T)
+    ;   true
+    ).
+vet_(T) :-
+    atomic(T), !.
+vet_(M:G) :- !,
+    permission_error(call, sandboxed, M:G).
+vet_(T) :-
+    compound_name_arity(T, Name, Arity),
+    (   user_code_refused_(Name, _)
+    ->  permission_error(call, sandboxed, Name/Arity)
+    ;   true
+    ),
+    vet_format_(T),
+    T =.. [_|Args],
+    maplist(vet_, Args).
+
+vet_format_(T) :-
+    (   (   T = format(F, _) ; T = format(_, F, _) ),
+        (   atom(F) ; string(F) ),
+        (   sub_atom(F, _, _, _, '~*')
+        ;   sub_atom(F, B, _, _, '~'),
+            B1 is B + 1,
+            sub_atom(F, B1, 6, _, Digits),
+            atom_codes(Digits, Cs),
+            maplist([C]>>code_type(C, digit), Cs)
+        )
+    ->  permission_error(format, sandboxed, F)
+    ;   true
+    ).
+
+		 /*******************************
+		 *            LIMITS            *
+		 *******************************/
+
+:- multifile prolog:error_message//1.
+
+prolog:error_message(answer_limit(cyclic, Name)) -->
+    [ 'answer ~w is a cyclic term (like X = f(X)) and cannot be returned'-[Name] ].
+prolog:error_message(answer_limit(depth, Max)) -->
+    [ 'answer nests deeper than ~D levels and cannot be returned'-[Max] ].
+prolog:error_message(answer_limit(integer, Digits)) -->
+    [ 'answer holds an integer of more than ~D digits and cannot be returned'-[Digits] ].
+prolog:error_message(answer_limit(size, cells)) -->
+    [ 'answers too large to return (answer_cells limit); narrow the goal or lower --limit'-[] ].
+prolog:error_message(rules_limit(bytes, Max)) -->
+    [ 'rules text is larger than ~D bytes'-[Max] ].
+prolog:error_message(rules_directive(D)) -->
+    [ 'directive not allowed in a rules file: :- ~W (only :- discontiguous Name/Arity)'-
+      [D, [quoted(true), max_depth(6)]] ].
+prolog:error_message(rules_clause(Why, Head)) -->
+    [ 'rules may not define ~W (~w)'-[Head, [quoted(true), max_depth(6)], Why] ].
+prolog:error_message(limit_stopped(Why)) -->
+    stopped_(Why).
+
+% hydrate.pl wraps what a walk rule raised; say it in words, so a stack overflow in a walk
+% rule reads as one.
+prolog:error_message(walk_rule_failed(Name, E)) -->
+    { (   catch('$messages':translate_message(E, Lines, []), _, fail)
+      ->  true
+      ;   Lines = ['~p'-[E]]
+      )
+    },
+    [ 'walk rule ~w failed: '-[Name] ],
+    Lines.
+
+stopped_(time(T)) --> [ 'stopped: ran past its time limit of ~w s'-[T] ].
+stopped_(memory(B)) --> { MB is B // 1048576 }, [ 'stopped: grew memory by more than ~D MB'-[MB] ].
+stopped_(atoms(N)) --> [ 'stopped: created more than ~D atoms'-[N] ].
+stopped_(none) --> [ 'stopped (aborted)'-[] ].
+
+%!  api_stopped(-Reason:string) is det.
+%   Why the last call under limits was aborted: the host reads this when a call ends in
+%   SWI-Prolog's uncatchable `'$aborted'`.
+api_stopped(Reason) :-
+    (   nb_current(atc_limit_stopped, Why), Why \== [] -> true ; Why = none ),
+    message_to_codes_(error(limit_stopped(Why), _), Reason).
+
+message_to_codes_(Error, Text) :-
+    atc_bridge:error_message(Error, Text).
+
+% within_limits_(+Options, :Goal): run Goal (once) under one set of limits for the whole call.
+% A watchdog alarm checks the clock, heap growth and atom count every 0.1 s; when a limit is
+% passed it aborts the goal. abort/0 raises '$aborted', which catch/3 may catch but always
+% re-raises after its recovery goal, so a loop of catches cannot swallow it; while the call is
+% still running the watchdog aborts again every 0.05 s (a recovery goal that loops gets the
+% next one). Prolog's stacks are capped for the call. Nested calls run inside the outer limits.
+within_limits_(_, Goal) :-
+    nb_current(atc_limit_state, active(_)), !,
+    once(Goal).
+within_limits_(Options, Goal) :-
+    limit_option_(Options, time_limit, 30, Time),
+    must_be(number, Time),
+    (   Time > 0 -> true ; domain_error(positive_time_limit, Time) ),
+    limit_option_(Options, stack_limit, 268435456, Stack),
+    limit_option_(Options, memory_limit, 1073741824, Memory),
+    limit_option_(Options, atom_limit, 2000000, Atoms),
+    get_time(T0),
+    statistics(heapused, H0),
+    statistics(atoms, A0),
+    Deadline is T0 + Time,
+    Limits = limits(Deadline, Time, H0, Memory, A0, Atoms),
+    current_prolog_flag(stack_limit, Stack0),
+    setup_call_cleanup(
+        ( nb_setval(atc_limit_stopped, []),
+          nb_setval(atc_limit_alarms, []),
+          nb_setval(atc_limit_state, active(Limits)),
+          set_prolog_flag(stack_limit, Stack),
+          watchdog_arm_(0.1)
+        ),
+        once(Goal),
+        ( nb_setval(atc_limit_state, idle),
+          set_prolog_flag(stack_limit, Stack0),
+          nb_getval(atc_limit_alarms, Alarms),
+          nb_setval(atc_limit_alarms, []),
+          maplist(remove_alarm, Alarms)
+        )).
+
+limit_option_(Options, Key, Default, Value) :-
+    (   get_dict(Key, Options, Value0) -> Value = Value0
+    ;   nb_current(atc_limit_defaults, Defaults), get_dict(Key, Defaults, Value0) -> Value = Value0
+    ;   Value = Default
+    ).
+
+%!  api_set_limits(+Options:dict) is det.
+%   Change the default limits of user code for this process (keys as in api_query/4:
+%   time_limit, stack_limit, memory_limit, atom_limit); options given to a call still win.
+api_set_limits(Options) :-
+    must_be(dict, Options),
+    (   nb_current(atc_limit_defaults, D0) -> true ; D0 = _{} ),
+    D = D0.put(Options),
+    nb_setval(atc_limit_defaults, D).
+
+% Every alarm is made with remove(false) and removed by the call's cleanup: removing one that
+% removed itself would free it twice.
+watchdog_arm_(Delay) :-
+    alarm(Delay, watchdog_, Id, [remove(false)]),
+    nb_getval(atc_limit_alarms, Ids),
+    nb_setval(atc_limit_alarms, [Id|Ids]).
+
+watchdog_ :-
+    (   nb_current(atc_limit_state, State)
+    ->  watchdog_(State)
+    ;   true
+    ).
+
+watchdog_(idle).
+watchdog_(stopping) :-
+    watchdog_arm_(0.05),
+    abort.
+watchdog_(active(limits(Deadline, Time, H0, Memory, A0, Atoms))) :-
+    get_time(Now),
+    statistics(heapused, H),
+    statistics(atoms, A),
+    (   Now > Deadline -> Why = time(Time)
+    ;   H - H0 > Memory -> Why = memory(Memory)
+    ;   A - A0 > Atoms -> Why = atoms(Atoms)
+    ;   Why = none
+    ),
+    (   Why == none
+    ->  watchdog_arm_(0.1)
+    ;   nb_setval(atc_limit_stopped, Why),
+        nb_setval(atc_limit_state, stopping),
+        watchdog_arm_(0.05),
+        abort
+    ).
 
 		 /*******************************
 		 *         USER RULES           *
 		 *******************************/
 
 %!  api_load_rules(+Text:string, +Module, -Module) is det.
+%!  api_load_rules(+Text:string, +Module, +Options:dict, -Module) is det.
 %
-%   Load the clauses in Text into Module (emptied first), which sees the public vocabulary, then
-%   check every predicate it defines with library(sandbox). Directives are sandboxed too. On an
-%   unsafe or broken clause nothing stays loaded and the error names the reason.
+%   Load the clauses in Text into the user module Module (made or emptied first by
+%   memory_user_module/1), then check every predicate it defines with library(sandbox).
+%   Text is read as data first and every term vetted: no directive but `:- discontiguous
+%   Name/Arity`, no clause for another module or for a compiler hook, no refused builtin (see
+%   api_query/4). Nothing of Text runs while it loads. On any error nothing stays loaded and
+%   the error names the reason. Loading runs under the limits of api_query/4 (Options), and
+%   Text may be at most Options.rules_bytes (default 1,000,000) bytes long.
 %   @error permission_error(call, sandboxed, Goal) for unsafe code; syntax_error
+%   @error rules_directive(D), rules_clause(Why, Head), rules_limit(bytes, Max)
 
 api_load_rules(Text, Module, Module) :-
+    api_load_rules(Text, Module, _{}, Module).
+
+api_load_rules(Text, Module, Options, Module) :-
     must_be(string, Text),
     must_be(atom, Module),
-    wipe_module_(Module),
-    add_import_module(Module, atc_memory, end),
-    atom_concat(Module, '_source', SourceId),   % one source id per module: SWI-Prolog insists
-    catch(( setup_call_cleanup(open_string(Text, S),
-                               load_files(Module:SourceId,
-                                          [stream(S), sandboxed(true), silent(true)]),
-                               close(S)),
-            forall(user_predicate_(Module, Head), safe_goal(Module:Head)) ),
+    MaxBytes = Options.get(rules_bytes, 1000000),
+    string_length(Text, Len),
+    (   Len > MaxBytes -> throw(error(rules_limit(bytes, MaxBytes), _)) ; true ),
+    memory_user_module(Module),
+    catch(within_limits_(Options, load_rules_(Text, Module)),
           E,
-          ( wipe_module_(Module), throw(E) )).
+          ( memory_user_module(Module), throw(E) )).
+
+load_rules_(Text, M) :-
+    setup_call_cleanup(open_string(Text, S), read_rule_terms_(S, M, Terms), close(S)),
+    maplist(vet_rule_term_, Terms),
+    maplist(add_rule_term_(M), Terms),
+    forall(user_predicate_(M, Head), safe_goal(M:Head)).
+
+read_rule_terms_(S, M, Terms) :-
+    read_term(S, T, [module(M), syntax_errors(error)]),
+    (   T == end_of_file
+    ->  Terms = []
+    ;   Terms = [T|Rest],
+        read_rule_terms_(S, M, Rest)
+    ).
+
+vet_rule_term_(T) :-
+    var(T), !,
+    instantiation_error(T).
+vet_rule_term_((:- discontiguous PIs)) :- !,
+    vet_pis_(PIs).
+vet_rule_term_((:- D)) :- !,
+    throw(error(rules_directive(D), _)).
+vet_rule_term_((?- D)) :- !,
+    throw(error(rules_directive(D), _)).
+vet_rule_term_(T) :-
+    rule_head_(T, H),
+    (   var(H) -> instantiation_error(H) ; true ),
+    (   callable(H) -> true ; type_error(callable, H) ),
+    (   H = _:_
+    ->  throw(error(rules_clause('a clause for another module', H), _))
+    ;   functor(H, N, A), compiler_hook_(N, A)
+    ->  throw(error(rules_clause('a compiler hook', N/A), _))
+    ;   functor(H, N, A), predicate_property(system:H, defined)
+    ->  throw(error(rules_clause('a builtin', N/A), _))
+    ;   functor(H, N, A), memory_vocabulary_(N/A)
+    ->  throw(error(rules_clause('part of the vocabulary', N/A), _))
+    ;   true
+    ),
+    user_code_vet_(T).
+
+rule_head_((H :- _), H) :- !.
+rule_head_((H --> _), H) :- !.
+rule_head_(H, H).
+
+memory_vocabulary_(PI) :-
+    module_property(atc_memory, exports(PIs)),
+    memberchk(PI, PIs).
+
+compiler_hook_(term_expansion, 2).
+compiler_hook_(term_expansion, 4).
+compiler_hook_(goal_expansion, 2).
+compiler_hook_(goal_expansion, 4).
+
+vet_pis_(PIs) :-
+    (   var(PIs) -> instantiation_error(PIs)
+    ;   PIs = (A, B) -> vet_pis_(A), vet_pis_(B)
+    ;   is_list(PIs) -> maplist(vet_pis_, PIs)
+    ;   PIs = N/A, atom(N), integer(A) -> true
+    ;   PIs = N//A, atom(N), integer(A) -> true
+    ;   throw(error(rules_directive(discontiguous(PIs)), _))
+    ).
+
+% Clauses are added as data (DCG rules and dict calls expanded as the compiler would, with no
+% expansion hooks of the user's own), so nothing of the file runs while it loads.
+add_rule_term_(_, (:- _)) :- !.
+add_rule_term_(M, T) :-
+    @(expand_term(T, X0), M),
+    (   is_list(X0) -> Xs = X0 ; Xs = [X0] ),
+    forall(member(X, Xs), add_rule_clause_(M, X)).
+
+add_rule_clause_(M, (H :- B0)) :- !,
+    @(expand_goal(B0, B), M),
+    assertz(M:(H :- B)).
+add_rule_clause_(M, H) :-
+    assertz(M:H).
 
 %!  api_rule_predicates(+Text:string, -Indicators:list) is det.
 %   Name/Arity of every predicate Text defines (read as data, not loaded).
 api_rule_predicates(Text, Indicators) :-
     setup_call_cleanup(open_string(Text, S), read_clauses_(S, Clauses), close(S)),
-    findall(N/A, ( member(C, Clauses), clause_head_(C, H), functor(H, N, A) ), PIs0),
+    findall(N/A, ( member(C, Clauses), clause_head_(C, H), callable(H), functor(H, N, A) ),
+            PIs0),
     sort(PIs0, Indicators).
 
 read_clauses_(S, Clauses) :-
@@ -207,7 +585,3 @@ user_predicate_(M, Head) :-
     current_predicate(M:N/A),
     functor(Head, N, A),
     \+ predicate_property(M:Head, imported_from(_)).
-
-wipe_module_(M) :-
-    forall(user_predicate_(M, Head),
-           ( functor(Head, N, A), abolish(M:N/A) )).

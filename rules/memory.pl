@@ -6,16 +6,36 @@
             arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2,
             nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
             hydrate/3, goal_speaker/2, goal_time_window/4, memory_now/1, items_between/3,
-            items_between/4
+            items_between/4,
+
+            memory_user_module/1,       % +Module
+            memory_is_user_module/1     % ?Module
           ]).
+:- use_module(library(error)).
+:- use_module(library(apply)).
 :- reexport(journal, [ item/1, item_kind/2, item_role/2, item_speaker/2, item_goal/2, item_session/2,
                        item_time/2, item_seq/2, item_segment/2, item_source/2,
                        item_source_name/2, item_text/2, relation/3 ]).
 :- reexport(ladder, [ rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2,
                       arc_goal/2, arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2 ]).
 :- reexport(jump, [ nearest/3, nearest/4, lexical/4, similarity/3, similarity/4 ]).
-:- reexport(hydrate, [ hydrate/3, goal_speaker/2 ]).
+:- use_module(hydrate, []).
+:- reexport(hydrate, [ goal_speaker/2 ]).
 :- reexport(when, [ goal_time_window/4, memory_now/1, items_between/3, items_between/4 ]).
+
+/** <module> The public query vocabulary
+
+User goals (`atc query`, `Memory.query`) and user rule files run in a *user module* of their
+own (memory_user_module/1): its only parent is SWI-Prolog's `system` module and it imports
+exactly the vocabulary below, so a user goal sees the read-only relations of the journal, the
+ladder, the jump and hydration and nothing else of the project (no `user`, no store, no
+journal internals). atc_api checks every goal and rule with library(sandbox) on top of that,
+refuses module-qualified goals and the database builtins, and runs them under limits.
+
+hydrate/3 here is the journal's hydrate with its `rules` and `walk` options confined: `rules`
+must be a user module and a walk rule must be a predicate that module defines itself, so a
+frame never reaches `system:shell/2` or a project predicate through an option.
+*/
 
 % The jump calls Python (faiss) through predicates the host registers; they only read.
 :- multifile sandbox:safe_primitive/1.
@@ -24,16 +44,94 @@ sandbox:safe_primitive(atc_jump:nearest(_, _, _, _)).
 sandbox:safe_primitive(atc_jump:lexical(_, _, _, _)).
 sandbox:safe_primitive(atc_jump:similarity(_, _, _)).
 sandbox:safe_primitive(atc_jump:similarity(_, _, _, _)).
-sandbox:safe_primitive(atc_hydrate:hydrate(_, _, _)).
 sandbox:safe_primitive(atc_hydrate:goal_speaker(_, _)).
 sandbox:safe_primitive(atc_when:goal_time_window(_, _, _, _)).
 sandbox:safe_primitive(atc_when:memory_now(_)).  % builds the day index on first use (global variables)
 sandbox:safe_primitive(atc_when:items_between(_, _, _)).  % builds its day index on first use
 sandbox:safe_primitive(atc_when:items_between(_, _, _, _)).
 
-/** <module> The public query vocabulary
+%!  hydrate(+Goal, +Options:dict, -Frame) is det.
+%
+%   atc_hydrate:hydrate/3 with its options confined to user code: `rules`, when given, must be
+%   a user module (memory_is_user_module/1), and the walk a plane or the `walk` option names
+%   (`rule(Name)`) must be a Name/2 that module defines itself.
+%   @error permission_error(use, rules_module, M) for any other module
+%   @error existence_error(walk_rule, Name) for a walk rule the rules module does not define
 
-User goals (`atc query`, `Memory.query`) and user rule files run in this module, under
-library(sandbox). It re-exports the read-only vocabulary of the journal, the ladder, the jump and
-hydration; nothing here can change memory.
-*/
+hydrate(Goal, Options, Frame) :-
+    must_be(dict, Options),
+    (   get_dict(rules, Options, Rules), Rules \== none
+    ->  (   atom(Rules), memory_is_user_module(Rules)
+        ->  true
+        ;   permission_error(use, rules_module, Rules)
+        )
+    ;   Rules = none
+    ),
+    (   get_dict(walk, Options, Walk)
+    ->  confined_walk_(Rules, Walk)
+    ;   true
+    ),
+    (   get_dict(plane, Options, Plane), Rules \== none,
+        current_predicate(Rules:plane/2)
+    ->  forall(( catch(Rules:plane(Plane, S), _, fail), is_dict(S), get_dict(walk, S, W) ),
+               confined_walk_(Rules, W))
+    ;   true
+    ),
+    atc_hydrate:hydrate(Goal, Options, Frame).
+
+sandbox:safe_primitive(atc_memory:hydrate(_, _, _)).   % its options are confined above
+
+confined_walk_(_, Walk) :-
+    var(Walk), !,
+    instantiation_error(Walk).
+confined_walk_(_, entity_walk) :- !.
+confined_walk_(Rules, rule(Name)) :- !,
+    must_be(atom, Name),
+    (   Rules \== none,
+        functor(Head, Name, 2),
+        current_predicate(Rules:Name/2),
+        \+ predicate_property(Rules:Head, imported_from(_))
+    ->  true
+    ;   existence_error(walk_rule, Name)
+    ).
+confined_walk_(_, Walk) :-
+    domain_error(walk, Walk).
+
+		 /*******************************
+		 *         USER MODULES         *
+		 *******************************/
+
+:- dynamic user_module_/1.              % user_module_(Module): created by memory_user_module/1
+
+%!  memory_user_module(+Module) is det.
+%
+%   Create Module, or empty it when it exists, as a user module: no clauses, `system` as its
+%   only parent and the vocabulary of this module (its exports but these two) imported.
+%   @error permission_error(create, user_module, Module) when Module is a module that is not
+%   a user module (a project or library module)
+
+memory_user_module(M) :-
+    must_be(atom, M),
+    (   user_module_(M)
+    ->  wipe_user_module_(M)
+    ;   current_module(M)
+    ->  permission_error(create, user_module, M)
+    ;   set_module(M:base(system)),
+        forall(vocabulary_(PI), @(import(atc_memory:PI), M)),
+        assertz(user_module_(M))
+    ).
+
+%!  memory_is_user_module(?Module) is nondet.
+%   Module was made by memory_user_module/1.
+memory_is_user_module(M) :-
+    user_module_(M).
+
+vocabulary_(Name/Arity) :-
+    module_property(atc_memory, exports(PIs)),
+    member(Name/Arity, PIs),
+    \+ memberchk(Name, [memory_user_module, memory_is_user_module]).
+
+wipe_user_module_(M) :-
+    forall(( current_predicate(M:N/A), functor(H, N, A),
+             \+ predicate_property(M:H, imported_from(_)) ),
+           abolish(M:N/A)).

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
@@ -23,11 +25,17 @@ from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
 from .home import WriteLock, fsync_path, read_config, require_home, resolve_home
 from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
+from .progress import ProgressCallback, report as report_progress
 from .wire import encode_item
 from .store import journal_path, open_store, snapshot_due, sync_journal, write_snapshot
-from .progress import ProgressCallback, report as report_progress
 
 _current: "Memory | None" = None
+
+#: A saved rule's name: the stem of its file in the home's ``rules/``.
+_RULE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+#: The largest rules file ``--rules`` reads (the Prolog side checks the text it loads too).
+MAX_RULES_BYTES = 1_000_000
 
 
 
@@ -294,22 +302,56 @@ class Memory:
         return invalidated
 
     # -- reading ----------------------------------------------------------------------------------
-    def query(self, goal: str, *, limit: int = 100, time_limit: float = 30.0,
+    def query(self, goal: str, *, limit: int = 100, time_limit: float | None = None,
               rules: str | os.PathLike[str] | None = None) -> QueryResult:
-        """Solutions of a Prolog goal over the public vocabulary, run under library(sandbox).
+        """Solutions of a Prolog goal over the public vocabulary, in a module of its own.
 
-        The home's saved rules (``atc rules add``) and the optional ``rules`` file are loaded
-        first, so the goal may call predicates they define.
+        The goal is checked before it runs (library(sandbox), no module-qualified goals, no
+        database builtins) and runs, answers included, under one set of limits that catch/3
+        cannot escape (``time_limit`` seconds, default 30 or what :meth:`set_limits` set;
+        stack, heap and atom growth; see README
+        "Security"); a goal stopped by one raises PrologError naming it. The home's saved
+        rules (``atc rules add``) and the optional ``rules`` file are loaded first, so the goal
+        may call predicates they define.
         """
         if limit < 1:
             raise UsageError("limit must be at least 1")
         self.jump  # nearest/3 in a user goal needs the host's search registered
-        options: dict[str, Any] = {"limit": limit, "time_limit": time_limit,
-                                   "module": Atom(self._load_user_rules(rules))}
-        (solutions, more) = self.pl.once("atc_api:api_query", goal, options, Var(), Var())
+        options: dict[str, Any] = {"limit": limit, "module": Atom(self._load_user_rules(rules))}
+        if time_limit is not None:
+            if not time_limit > 0:
+                raise UsageError("time_limit must be a positive number of seconds")
+            options["time_limit"] = float(time_limit)
+        with self._limits():
+            (solutions, more) = self.pl.once("atc_api:api_query", goal, options, Var(), Var())
         rows = [{str(pair.args[0]): to_plain(pair.args[1]) for pair in sol} for sol in solutions]
         variables = list(rows[0]) if rows else []
         return QueryResult(rows=rows, more=str(more) == "true", variables=variables)
+
+    def set_limits(self, *, time_limit: float | None = None, stack_limit: int | None = None,
+                   memory_limit: int | None = None, atom_limit: int | None = None) -> None:
+        """Change the limits user code runs under in this process (queries, rule loading and
+        frames with rules): seconds, bytes of Prolog stacks, bytes of heap growth, new atoms.
+        Defaults: 30 s, 256 MB, 1 GB, 2,000,000."""
+        given = {"time_limit": time_limit, "stack_limit": stack_limit,
+                 "memory_limit": memory_limit, "atom_limit": atom_limit}
+        options = {k: (float(v) if k == "time_limit" else int(v))
+                   for k, v in given.items() if v is not None}
+        if any(v <= 0 for v in options.values()):
+            raise UsageError("limits must be positive")
+        self.pl.once("atc_api:api_set_limits", options)
+
+    @contextmanager
+    def _limits(self) -> Iterator[None]:
+        """Turn SWI-Prolog's uncatchable abort, which the limits of user code use to stop a
+        goal, into a PrologError saying which limit stopped it."""
+        try:
+            yield
+        except PrologError as exc:
+            if not (isinstance(exc.term, Atom) and str(exc.term) == "$aborted"):
+                raise
+            (reason,) = self.pl.once("atc_api:api_stopped", Var())
+            raise PrologError(str(reason), exc.term) from None
 
     # -- user rules -------------------------------------------------------------------------------
     @property
@@ -318,23 +360,24 @@ class Memory:
         return self.home / "rules"
 
     def rules_add(self, text: str, name: str) -> None:
-        """Check a rules text with library(sandbox) and save it in the home under ``name``.
+        """Check a rules text and save it in the home under ``name``.
 
-        Raises PrologError naming the reason when a clause is unsafe or does not parse; nothing
-        is saved then.
+        Every clause must pass (library(sandbox), no directive but ``discontiguous``, no
+        module-qualified goal, no database builtin), together with the rules already saved;
+        otherwise PrologError names the reason and nothing is saved.
         """
-        if not name or not name.replace("_", "").replace("-", "").isalnum():
-            raise UsageError(f"rule name {name!r} must be letters, digits, '-' or '_'")
+        path = self._rule_path(name)
         others = [p.read_text(encoding="utf-8") for p in self._rule_files() if p.stem != name]
         try:
-            self.pl.once("atc_api:api_load_rules", "\n".join([*others, text]), Atom("rules_check"),
-                         Var())
+            with self._limits():
+                self.pl.once("atc_api:api_load_rules", "\n".join([*others, text]),
+                             Atom("rules_check"), Var())
         except PrologError as exc:
             raise PrologError(f"rule {name} rejected: {exc}", exc.term) from exc
         self.rules_dir.mkdir(parents=True, exist_ok=True)
         tmp = self.rules_dir / f".{name}.tmp"
         tmp.write_text(text, encoding="utf-8")
-        tmp.replace(self.rules_dir / f"{name}.pl")
+        tmp.replace(path)
 
     def rules_list(self) -> list[dict[str, Any]]:
         """Saved rules: name, size, and the predicates each defines."""
@@ -347,30 +390,48 @@ class Memory:
         return out
 
     def rules_remove(self, name: str) -> None:
-        """Delete a saved rule; InputError when there is none of that name."""
-        path = self.rules_dir / f"{name}.pl"
-        if not name or not path.is_file():
+        """Delete a saved rule; UsageError for a name that is not a rule name, InputError when
+        there is no saved rule of that name. Only files in the home's ``rules/`` are touched."""
+        path = self._rule_path(name)
+        if not path.is_file() or path.is_symlink():
             raise InputError(f"{name}: no such saved rule")
         path.unlink()
 
+    def _rule_path(self, name: str) -> Path:
+        """The file of saved rule ``name``: UsageError unless ``name`` is a plain rule name
+        (letters, digits, '-' and '_', starting with a letter or digit; no path separators,
+        no '..'), so the path stays inside the home's ``rules/``."""
+        if not isinstance(name, str) or not _RULE_NAME.fullmatch(name):
+            raise UsageError(f"rule name {name!r} must be letters, digits, '-' or '_' "
+                             "(starting with a letter or digit, at most 64)")
+        path = self.rules_dir / f"{name}.pl"
+        if path.parent.resolve() != self.rules_dir.resolve():
+            raise UsageError(f"rule name {name!r} does not name a file in {self.rules_dir}")
+        return path
+
     def _rule_files(self) -> list[Path]:
-        return sorted(self.rules_dir.glob("*.pl")) if self.rules_dir.is_dir() else []
+        return sorted(p for p in self.rules_dir.glob("*.pl")
+                      if _RULE_NAME.fullmatch(p.stem)) if self.rules_dir.is_dir() else []
 
     def _load_user_rules(self, extra: str | os.PathLike[str] | None) -> str:
-        """Load saved rules plus ``extra`` into module user_rules; returns the module to use."""
+        """Load saved rules plus ``extra`` into the user module user_rules (checked and under
+        limits, see rules_add); returns the user module a goal or frame should use."""
         texts = [p.read_text(encoding="utf-8") for p in self._rule_files()]
         if extra is not None:
             path = Path(extra)
             if not path.is_file():
                 raise InputError(f"{path}: rules file not found")
+            if path.stat().st_size > MAX_RULES_BYTES:
+                raise InputError(f"{path}: rules file is larger than {MAX_RULES_BYTES} bytes")
             try:
                 texts.append(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError) as exc:
                 raise InputError(f"{path}: cannot read rules file ({exc})") from exc
         if not texts:
-            return "atc_memory"
-        (module,) = self.pl.once("atc_api:api_load_rules", "\n".join(texts), Atom("user_rules"),
-                                 Var())
+            return "atc_query"
+        with self._limits():
+            (module,) = self.pl.once("atc_api:api_load_rules", "\n".join(texts),
+                                     Atom("user_rules"), Var())
         return str(module)
 
     # -- hydration --------------------------------------------------------------------------------
@@ -397,9 +458,10 @@ class Memory:
         from .hydration import hydrate
 
         module = self._load_user_rules(rules)
-        return hydrate(self, goal, budget=budget, plane=plane, segments=segments,
-                       ceiling=ceiling, rules=module if module != "atc_memory" else None,
-                       walk_rule=walk, now=now)
+        with self._limits():
+            return hydrate(self, goal, budget=budget, plane=plane, segments=segments,
+                           ceiling=ceiling, rules=module if module != "atc_query" else None,
+                           walk_rule=walk, now=now)
 
     def item(self, handle: str) -> Item | None:
         """The live journal item with this handle, or None."""

@@ -1,0 +1,167 @@
+"""The sandbox as a boundary: every attempt in tests/fixtures/sandbox/attempts.jsonl (user
+goals, rules files, walk rules and planes, rule names) is refused with a clean one-line error or
+stopped by a limit, and the home is byte-identical afterwards.
+
+Runs in-process through the Python API (with a 0.5 s time limit so the loops stop quickly),
+plus a handful of real ``atc`` subprocesses. scripts/bench/sandbox_corpus.py runs the whole
+corpus through subprocesses and prints the figures.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from attention_cloud.errors import AtcError
+
+CORPUS = Path(__file__).parent / "fixtures" / "sandbox" / "attempts.jsonl"
+ATTEMPTS = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+SESSION = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_session.jsonl"
+
+#: What a message stopped by a limit (rather than refused) says.
+LIMIT = re.compile(r"stopped: |Stack limit|answer \w+ is a cyclic term|answer nests deeper|answer holds an integer|"
+                   r"answers too large|larger than [\d,]+ bytes")
+
+
+def classify(message: str) -> str:
+    """``limit`` for a message of a limit that stopped the call, else ``refused``."""
+    return "limit" if LIMIT.search(message) else "refused"
+
+
+def home_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under ``root``, by relative path."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+def attempt(mem, a: dict, scratch: Path) -> str:
+    """Run one attempt through the API; the error message ("" when it was not refused)."""
+    try:
+        if a["route"] == "query":
+            mem.query(a["text"], limit=5)
+        elif a["route"] == "rules":
+            mem.rules_add(a["text"], "attempt")
+        elif a["route"] == "add_name":
+            mem.rules_add(a["rules_text"], a["text"])
+        elif a["route"] == "remove":
+            mem.rules_remove(a["text"])
+        elif a["route"] == "hydrate":
+            rules = scratch / "attempt.pl"
+            rules.write_text(a["text"], encoding="utf-8")
+            mem.hydrate("ValueError in the retry tests", budget=300, rules=rules,
+                        plane=a.get("plane", "default"), walk=a.get("walk"))
+        else:
+            raise ValueError(a["route"])
+    except AtcError as exc:
+        return str(exc)
+    return ""
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    """A home with one ingested session, victims outside its rules/, and short limits."""
+    from attention_cloud import Memory
+
+    root = tmp_path_factory.mktemp("sandbox")
+    home = root / "home"
+    home.mkdir()
+    (root / "victim.pl").write_text("victim.\n")
+    (home / "victim.pl").write_text("victim.\n")
+    mem = Memory.open(home)
+    mem.ingest([SESSION])
+    mem.close()
+    mem = Memory.open(home)
+    mem.set_limits(time_limit=0.5)
+    mem.scratch = tmp_path_factory.mktemp("scratch")   # where --rules files are written
+    yield mem, home, root
+    mem.set_limits(time_limit=30)
+    mem.close()
+
+
+def test_the_corpus_is_large_and_covers_every_route():
+    assert len(ATTEMPTS) >= 200
+    assert {a["route"] for a in ATTEMPTS} == {"query", "rules", "hydrate", "remove", "add_name"}
+    assert len({a["id"] for a in ATTEMPTS}) == len(ATTEMPTS)
+    assert sum(a["expect"] == "limit" for a in ATTEMPTS) >= 30
+
+
+def test_every_attempt_is_refused_or_stopped_and_the_home_is_unchanged(sandbox):
+    mem, home, root = sandbox
+    before = home_bytes(root)
+    wrong = []
+    for a in ATTEMPTS:
+        message = attempt(mem, a, mem.scratch)
+        first = message.splitlines()[0] if message else ""
+        if not first or classify(first) != a["expect"]:
+            wrong.append(f"{a['id']} {a['text'][:60]!r}: expected {a['expect']}, got {first!r}")
+        assert home_bytes(root) == before, f"{a['id']} changed the home"
+    assert not wrong, "\n".join(wrong)
+    assert not (Path.cwd() / "PWNED").exists()
+    assert mem.rules_list() == []
+    assert mem.query("item(H)", limit=1).rows, "memory still answers after the corpus"
+
+
+def test_a_caught_loop_stops_within_its_limit(sandbox):
+    import time
+
+    mem, _, _ = sandbox
+    started = time.monotonic()
+    with pytest.raises(AtcError, match="stopped: ran past its time limit of 0.5 s"):
+        mem.query("repeat, catch((between(1,inf,_),fail),_,true), fail")
+    assert time.monotonic() - started < 3
+
+
+def test_a_huge_answer_is_refused_in_prolog(sandbox):
+    mem, _, _ = sandbox
+    mem.set_limits(time_limit=30)
+    try:
+        with pytest.raises(AtcError, match="Stack limit|answers too large"):
+            mem.query("numlist(1, 20000000, L)")
+        with pytest.raises(AtcError, match="answers too large"):
+            mem.query("numlist(1, 2000000, L)")
+    finally:
+        mem.set_limits(time_limit=0.5)
+
+
+def test_safe_goals_and_rules_still_work(sandbox, tmp_path):
+    mem, _, _ = sandbox
+    rows = mem.query("item_kind(H, K), atom_length(K, N), N > 2", limit=2).rows
+    assert rows and all(r["N"] > 2 for r in rows)
+    mem.rules_add("kind_of(H, K) :- item_kind(H, K).\n:- discontiguous kind_of/2.\n", "kinds")
+    try:
+        assert mem.query("kind_of(H, error)", limit=1).rows
+        assert [r["name"] for r in mem.rules_list()] == ["kinds"]
+    finally:
+        mem.rules_remove("kinds")
+    assert mem.rules_list() == []
+
+
+def _atc(home: Path, *args: str, stdin: str | None = None, timeout: float = 120):
+    env = {**os.environ, "ATC_HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "attention_cloud.cli", *args], input=stdin,
+                          capture_output=True, text=True, env=env, timeout=timeout,
+                          cwd=home.parent)
+
+
+@pytest.mark.parametrize("args,stdin", [
+    (["query", "atc_store:assertz(pending_(call(shell('touch PWNED'))))"], None),
+    (["query", "user:assert(x)"], None),
+    (["query", "X = f(X)"], None),
+    (["rules", "add", "-", "--name", "init"],
+     ":- initialization(atc_store:assertz(pending_(call(shell('touch PWNED'))))).\n"),
+    (["rules", "remove", "../../victim"], None),
+])
+def test_real_atc_refuses_cleanly_and_changes_nothing(sandbox, args, stdin):
+    _, home, root = sandbox
+    before = home_bytes(root)
+    out = _atc(home, *args, stdin=stdin)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith("atc: ") and out.stderr.count("\n") == 1, out.stderr
+    assert home_bytes(root) == before
+    assert not (root / "PWNED").exists() and not (home / "PWNED").exists()
