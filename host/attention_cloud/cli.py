@@ -251,18 +251,21 @@ def curate(fmt: str, reembed: bool, home: str | None) -> None:
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
               help="A Prolog file of extra rules (checked by library(sandbox)).")
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=30.0,
+              show_default=True, help="Seconds the goal may run (catch/3 cannot extend it).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @home_option
 @fail_cleanly
-def query(goal: str, rules_file: str | None, limit: int, fmt: str, home: str | None) -> None:
+def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt: str,
+          home: str | None) -> None:
     """Solutions of a Prolog GOAL over memory.
 
     Example: atc query 'item_kind(H, error), item_goal(H, G)' --format json
     """
     mem = open_memory(home, create=False)
     try:
-        result = mem.query(goal, limit=limit, rules=rules_file)
+        result = mem.query(goal, limit=limit, time_limit=time_limit, rules=rules_file)
     finally:
         mem.close()
     if fmt == "json":
