@@ -20,10 +20,11 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .bridge import Atom, Term, Var
 from .errors import UsageError
+from .progress import ProgressCallback, report as report_progress
 from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
 
@@ -73,9 +74,13 @@ def _rungs_term(r: Rungs) -> Term:
                           [Atom(p) for p in r.provenance]])
 
 
-def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
+def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
                   model: Any = None) -> CurateReport:
-    """Curate everything new in ``mem`` (a :class:`~attention_cloud.Memory`)."""
+    """Curate everything new in ``mem`` (a :class:`~attention_cloud.Memory`).
+
+    ``progress`` hears of each batch: phases ``curating items`` (items), ``arcs and rollups``
+    (sessions) and ``echoes`` (items), each from 0 to its total.
+    """
     from .curate import curate_arc, curate_session, plan_arcs
 
     report = CurateReport()
@@ -90,6 +95,10 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
     unfinished_items, unfinished_sessions = _read_pending(mem)  # left by a killed run
     touched.update(unfinished_sessions)
     new_views: list[ItemView] = []  # kept for echo detection only
+    uncurated = 0
+    if progress:  # a count costs a scan of the items: only when someone is listening
+        (uncurated,) = mem.pl.once("atc_ladder:ladder_uncurated_count", Var())
+    report_progress(progress, "curating items", 0, uncurated)
     while True:
         (raw,) = mem.pl.once("atc_ladder:ladder_uncurated", BATCH, Var())
         if not raw:
@@ -115,8 +124,7 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
         if echoes:
             new_views.extend(views)
         report.items += len(views)
-        if progress:
-            progress(len(views))
+        report_progress(progress, "curating items", report.items, max(uncurated, report.items))
 
     (stale,) = mem.pl.once("atc_ladder:ladder_stale_sessions", Var())
     touched.update(str(s) for s in stale)
@@ -132,7 +140,8 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
         mem.store_ladder(pending)
         arc_keys.clear(), arc_texts.clear(), arc_meta.clear(), pending.clear()
 
-    for session in sorted(touched):
+    for done, session in enumerate(sorted(touched), 1):
+        report_progress(progress, "arcs and rollups", done - 1, len(touched), "sessions")
         (raw,) = mem.pl.once("atc_ladder:ladder_session_items", Atom(session), Var())
         views = [_view(t) for t in raw]
         if not views:
@@ -161,6 +170,7 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
             commit_sessions()
     if pending:
         commit_sessions()
+    report_progress(progress, "arcs and rollups", len(touched), len(touched), "sessions")
     report.sessions = sorted(touched)
 
     if distillations or report.items:  # items curated without them: a later run backfills
@@ -170,7 +180,10 @@ def curate_memory(mem: Any, *, progress: Callable[[int], None] | None = None,
         new_views.extend(view for view in (_lookup_view(mem, h) for h in unfinished_items
                                            if h not in seen) if view is not None)
     if new_views:
-        report.echoes = _mark_echoes(mem, new_views)
+        report_progress(progress, "echoes", 0, len(new_views))
+        report.echoes = _mark_echoes(
+            mem, new_views, lambda done: report_progress(progress, "echoes", done, len(new_views)))
+        report_progress(progress, "echoes", len(new_views), len(new_views))
     mem.jump.flush()
     _clear_pending(mem)
     report.expired = apply_retention(mem, mem.config.get("retention") or {})
@@ -269,10 +282,7 @@ def _repair_indexes(mem: Any, distillations: bool) -> int:
     if distillations and vectors is not None:
         lacking = [h for h in items if not vectors.has(distillation_key(h))]
         for start in range(0, len(lacking), BATCH):
-            chunk = lacking[start:start + BATCH]
-            (records,) = mem.pl.once("atc_ladder:ladder_distillations", [Atom(h) for h in chunk], Var())
-            # only items whose L2 differs from their text, as curation embeds them
-            entries = [tuple(str(a) for a in record.args) for record in records]
+            entries = _distillation_entries(mem, lacking[start:start + BATCH])
             if _embed_distillations(mem, entries):
                 repaired.update(handle for handle, _, _, _ in entries)
     for arc in (a for a in arcs if lacks(a)):
@@ -346,6 +356,16 @@ def _speakers(mem: Any, handles: list[str]) -> dict[str, str]:
     return {str(pair.args[0]): str(pair.args[1]) for pair in pairs}
 
 
+def _distillation_entries(mem: Any, handles: list[str]) -> list[tuple[str, str, str, str]]:
+    """``(handle, kind, segment, text)`` for those of ``handles`` curation gives a distillation
+    vector (an L2 other than the item's text), the text as curation embeds it (indexed_text)."""
+    (records,) = mem.pl.once("atc_ladder:ladder_distillations", [Atom(h) for h in handles], Var())
+    entries = [tuple(str(a) for a in record.args) for record in records]
+    speakers = _speakers(mem, [handle for handle, _, _, _ in entries])
+    return [(handle, kind, segment, indexed_text(text, speakers.get(handle)))
+            for handle, kind, segment, text in entries]
+
+
 def _backfill_distillations(mem: Any) -> int:
     """Embed the distillation of every curated item that has none yet, BATCH items a call."""
     from .jump import distillation_key
@@ -355,9 +375,7 @@ def _backfill_distillations(mem: Any) -> int:
     todo = [str(h) for h in handles if store is None or not store.has(distillation_key(str(h)))]
     added = 0
     for start in range(0, len(todo), BATCH):
-        chunk = [Atom(h) for h in todo[start:start + BATCH]]
-        (records,) = mem.pl.once("atc_ladder:ladder_distillations", chunk, Var())
-        added += _embed_distillations(mem, [tuple(str(a) for a in r.args) for r in records])
+        added += _embed_distillations(mem, _distillation_entries(mem, todo[start:start + BATCH]))
         mem.jump.flush()
     return added
 
@@ -374,8 +392,9 @@ def _embed_distillations(mem: Any, entries: list[tuple[str, str, str, str]]) -> 
         lexical=False)
 
 
-def _mark_echoes(mem: Any, views: list[ItemView]) -> int:
-    """Flag new items that restate memory from another, earlier session."""
+def _mark_echoes(mem: Any, views: list[ItemView], on_chunk: Any = None) -> int:
+    """Flag new items that restate memory from another, earlier session; ``on_chunk(done)``
+    after each chunk of views searched."""
     from .curate import find_echoes
     from .curate.echoes import ECHO_CANDIDATES
 
@@ -396,6 +415,8 @@ def _mark_echoes(mem: Any, views: list[ItemView]) -> int:
         neighbours = store.search_many(matrix, ECHO_CANDIDATES, filter_meta={"record": "item"})
         echoes += find_echoes(chunk, matrix, None, lambda h: _lookup_view(mem, h),
                               neighbours=neighbours)
+        if on_chunk:
+            on_chunk(min(start + ECHO_CHUNK, len(views)))
     if echoes:
         mem.store_ladder([Term("echo", [Atom(e), Atom(o), float(s)]) for e, o, s in echoes])
     return len(echoes)
