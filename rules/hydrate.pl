@@ -30,8 +30,9 @@ hydrate/3 plans the frame entirely in Prolog:
      plane may name a user rule instead; what it adds is `seeded_by: rule:<name>`.
   3. *Fovea*: detail by distance from the focus: seeds at L0, their arc at L1, one hop at L2,
      the periphery at L3; never above the ceiling.
-  4. *Budget*: candidates are taken best first while they hold under three times the budget
-     (so the number of facts follows from their sizes; the plane's fact cap is a hard bound),
+  4. *Budget*: candidates are taken best first, at least one per ~50 tokens of budget and more
+     while they hold less than the budget (so the number of facts follows from their sizes;
+     the plane's fact cap is a hard bound),
      and a near-duplicate of one taken is left out (the receipt's `suppressed`). Over budget,
      demote the least relevant fact one rung (L0 → L1 → L2 → L3) before
      anything is dropped; what still does not fit, plus what lay past the selection, becomes
@@ -660,46 +661,53 @@ candidate_in_(Ids, c(Id, _, _, _, _)) :-
 		 *******************************/
 
 % select_facts_(+Candidates, +Settings, +Budget, -Placed, -Past, -Suppressed): the candidates
-% that go to the fit, best first, each placed at its fovea rung (fovea_/3). They are taken
-% while what they hold at their starting rungs is under overfill_/1 times the Budget (material
-% for the fit, which demotes and drops what is worth least per token) and the plane's fact_cap,
-% a hard bound that keeps the fit's work small: the number of facts follows from their sizes,
-% so a frame of short turns holds more of them than one of long turns, and either spends its
-% budget when memory has enough. A candidate whose content a fact already taken holds
+% that go to the fit, best first, each placed at its fovea rung (fovea_/3). At least one per
+% ~50 tokens of Budget is offered (a frame of long turns keeps its best facts in detail rather
+% than many as skeletons), and more while what they hold at their starting rungs is under
+% overfill_/1 times the Budget (material for the fit, which demotes and drops what is worth
+% least per token), up to the plane's fact_cap, a hard bound: the number of facts follows from
+% their sizes, so a frame of short turns holds more of them than one of long turns, and either
+% spends its budget when memory has enough. The fit and the promotion weigh every fact
+% against every other, so their cost grows with the square of the facts offered: the overfill
+% stays small. A candidate whose content a fact already taken holds
 % (redundancy_/3: a near-duplicate, or an echo of it) is not taken, since it would cost its
 % tokens for what the frame already says; Suppressed lists it as redundant(Id, Like, Sim).
 % Past is what lay beyond the selection (breadcrumbs).
 select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed) :-
     overfill_(Over),
     Want is Budget * Over,
-    select_facts_(Candidates, Settings.ceiling, Settings.fact_cap, Want, [], Placed, Past,
-                  Suppressed).
+    Floor is min(Settings.fact_cap, max(4, Budget // 50)),
+    select_facts_(Candidates, Settings.ceiling, Settings.fact_cap, Floor, Want, [], Placed,
+                  Past, Suppressed).
 
-select_facts_([], _, _, _, _, [], [], []).
-select_facts_([C|Cs], Ceiling, N, Want, Taken, Placed, Past, Suppressed) :-
-    (   ( N =< 0 ; Want =< 0 )
+select_facts_([], _, _, _, _, _, [], [], []).
+select_facts_([C|Cs], Ceiling, N, Floor, Want, Taken, Placed, Past, Suppressed) :-
+    (   ( N =< 0 ; Want =< 0, Floor =< 0 )
     ->  Placed = [], Suppressed = [], Past = [C|Cs]
     ;   fovea_(Ceiling, C, P),
         (   P == none
-        ->  select_facts_(Cs, Ceiling, N, Want, Taken, Placed, Past, Suppressed)
+        ->  select_facts_(Cs, Ceiling, N, Floor, Want, Taken, Placed, Past, Suppressed)
         ;   text_sig_(P, Sig),
             redundancy_(Sig, Taken, Verdict),
             (   Verdict = like(Like, Sim)
             ->  C = c(Id, _, _, _, _),
                 Suppressed = [redundant(Id, Like, Sim)|Suppressed1],
-                select_facts_(Cs, Ceiling, N, Want, Taken, Placed, Past, Suppressed1)
+                select_facts_(Cs, Ceiling, N, Floor, Want, Taken, Placed, Past, Suppressed1)
             ;   P = p(_, _, Tokens, _),
                 Placed = [P|Placed1],
                 N1 is N - 1,
+                Floor1 is Floor - 1,
                 Want1 is Want - Tokens,
-                select_facts_(Cs, Ceiling, N1, Want1, [Sig|Taken], Placed1, Past, Suppressed)
+                select_facts_(Cs, Ceiling, N1, Floor1, Want1, [Sig|Taken], Placed1, Past,
+                              Suppressed)
             )
         )
     ).
 
-% Candidates are taken until their starting rungs hold three times the budget: enough that
-% the fit has weaker facts to demote and drop, few enough that its work stays small.
-overfill_(3).
+% Past the floor, candidates are taken until their starting rungs hold the budget: enough
+% that a frame of short turns fills, few enough that the fit and the promotion stay
+% cheap (offering three times the budget doubled the CPU of a 2000-token frame).
+overfill_(1.0).
 
 % sig(Id, Size, Level, Words): a record's content for comparing with others: Size the tokens
 % of its most detailed rung (Level), Words its set of lowercase words there and of its

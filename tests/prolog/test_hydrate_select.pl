@@ -50,14 +50,19 @@ test(a_near_duplicate_gives_way_to_the_next_distinct_fact,
      [true(Taken-Suppressed == [d1, diag]-[redundant(d2, d1, 1.0), redundant(d3, d1, 0.88)])]) :-
     select_([d1, d2, d3, diag], 80, 1000, Taken, Suppressed).
 
-test(short_records_make_many_facts, [true(N == 30)]) :-
+test(short_records_make_many_facts, [true(N == 10)]) :-
     findall(H, ( between(1, 40, K), atom_concat(s, K, H) ), Ids),
-    select_(Ids, 80, 30, Taken, []),      % 3 tokens each, until three times the budget
+    select_(Ids, 80, 30, Taken, []),      % 3 tokens each, until they hold the budget
     length(Taken, N).
 
-test(long_records_make_few_facts, [true(N == 3)]) :-
+test(long_records_make_few_facts, [true(N == 4)]) :-
     findall(H, ( between(1, 10, K), atom_concat(l, K, H) ), Ids),
-    select_(Ids, 80, 100, Taken, []),     % 101 tokens each
+    select_(Ids, 80, 100, Taken, []),     % 101 tokens each: the floor of four facts
+    length(Taken, N).
+
+test(a_large_budget_offers_a_fact_per_50_tokens_at_least, [true(N == 10)]) :-
+    findall(H, ( between(1, 10, K), atom_concat(l, K, H) ), Ids),
+    select_(Ids, 80, 500, Taken, []),     % 1010 tokens offered for 500: the floor is 10
     length(Taken, N).
 
 test(the_planes_fact_cap_is_a_hard_bound, [true(N == 5)]) :-
