@@ -260,7 +260,8 @@ spend_(C, L0, L) :-
 		 *******************************/
 
 % library(sandbox) decides what a goal may call; it allows asserting into the calling module,
-% cross-module asserts of facts, abort/0, sleep/1 (which a limit cannot interrupt) and lowering
+% cross-module asserts of facts, abort/0, sleep/1 (which a limit cannot interrupt), limits of its
+% own (an exception they raise inside the watchdog's handler would end the watchdog) and lowering
 % stack limits, which a read-only query has
 % no use for. So before the sandbox sees user code, any mention (as a goal, a closure passed to
 % call/N or maplist/N, or data) of these names, and any module qualification, is refused.
@@ -269,7 +270,9 @@ user_code_refused_(Name, database) :-
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
                      nb_setval, b_setval, nb_linkval, nb_delete]).
 user_code_refused_(Name, system) :-
-    memberchk(Name, [abort, halt, sleep, set_prolog_flag, create_prolog_flag, set_prolog_stack,
+    memberchk(Name, [abort, halt, sleep, call_with_time_limit, call_with_inference_limit,
+                     call_with_depth_limit, alarm, alarm_at, remove_alarm, install_alarm,
+                     set_prolog_flag, create_prolog_flag, set_prolog_stack,
                      set_stream, op, style_check, garbage_collect, prolog_listen,
                      thread_create, thread_signal, thread_send_message, thread_exit,
                      with_mutex, mutex_lock, mutex_create, engine_create,
@@ -443,6 +446,7 @@ watchdog_(stopping) :-
     watchdog_arm_(0.05),
     abort.
 watchdog_(active(limits(Deadline, Time, H0, Memory, A0, Atoms))) :-
+    watchdog_arm_(0.1),                 % first: whatever happens below, the next check comes
     get_time(Now),
     statistics(heapused, H),
     statistics(atoms, A),
@@ -452,10 +456,9 @@ watchdog_(active(limits(Deadline, Time, H0, Memory, A0, Atoms))) :-
     ;   Why = none
     ),
     (   Why == none
-    ->  watchdog_arm_(0.1)
+    ->  true
     ;   nb_setval(atc_limit_stopped, Why),
         nb_setval(atc_limit_state, stopping),
-        watchdog_arm_(0.05),
         abort
     ).
 
