@@ -129,17 +129,7 @@ class LexicalIndex:
         good_bytes = start
         if log_path.exists():
             with open(log_path, "rb") as handle:
-                handle.seek(start)
-                for line in handle:
-                    if not line.endswith(b"\n"):
-                        break  # torn final write
-                    try:
-                        record = json.loads(line)
-                    except ValueError:
-                        break
-                    index._apply(record)
-                    index._log_records += 1
-                    good_bytes += len(line)
+                good_bytes = index._replay_log(handle, start, None)
             if good_bytes != log_path.stat().st_size:
                 os.truncate(log_path, good_bytes)
         index._log = open(log_path, "a", encoding="utf-8")
@@ -168,21 +158,26 @@ class LexicalIndex:
                     # restored home (new inodes). Its log is read up to its last whole line.
                     committed = None
                 limit = int(committed["log_bytes"]) if committed is not None else stat.st_size
-                start = self._load_snapshot(log_path, handle)
-                handle.seek(start)
-                position = start
-                for line in handle:
-                    if position + len(line) > limit or not line.endswith(b"\n"):
-                        break  # not committed yet, or torn
-                    try:
-                        record = json.loads(line)
-                    except ValueError:
-                        break
-                    self._apply(record)
-                    self._log_records += 1
-                    position += len(line)
+                self._replay_log(handle, self._load_snapshot(log_path, handle), limit)
             return
         raise UsageError(f"lexical index {self._directory} kept changing while being opened")
+
+    def _replay_log(self, handle: Any, start: int, limit: int | None) -> int:
+        """Apply the log's whole records from byte ``start`` (up to ``limit`` bytes when given);
+        returns where the last one applied ends. A torn or unreadable line ends the replay."""
+        handle.seek(start)
+        position = start
+        for line in handle:
+            if (limit is not None and position + len(line) > limit) or not line.endswith(b"\n"):
+                break  # not committed yet, or torn
+            try:
+                record = json.loads(line)
+            except ValueError:
+                break
+            self._apply(record)
+            self._log_records += 1
+            position += len(line)
+        return position
 
     def _read_committed(self) -> dict | None:
         assert self._directory is not None
