@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,20 +23,25 @@ ATTEMPTS = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").spli
             if line.strip()]
 SESSION = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_session.jsonl"
 
-#: What a message stopped by a limit (rather than refused) says.
-LIMIT = re.compile(r"stopped: |Stack limit|answer \w+ is a cyclic term|answer nests deeper|answer holds an integer|"
-                   r"answers too large|larger than [\d,]+ bytes")
+def _bench():
+    """scripts/bench/sandbox_corpus.py, which runs the same corpus through real processes: one
+    reading of what a limit's message says, and one home snapshot, for both."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "bench" / "sandbox_corpus.py"
+    spec = importlib.util.spec_from_file_location("sandbox_corpus_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_BENCH = _bench()
+home_bytes = _BENCH.home_bytes
 
 
 def classify(message: str) -> str:
     """``limit`` for a message of a limit that stopped the call, else ``refused``."""
-    return "limit" if LIMIT.search(message) else "refused"
-
-
-def home_bytes(root: Path) -> dict[str, bytes]:
-    """Every file under ``root``, by relative path."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}
+    return "limit" if _BENCH.LIMIT.search(message) else "refused"
 
 
 def attempt(mem, a: dict, scratch: Path) -> str:
