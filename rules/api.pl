@@ -15,7 +15,15 @@
             api_describe/3,             % +Handle, +Level, -Dict
             api_hydrate/3,              % +Goal, +Options, -Frame
             api_forget/3,               % +Handle, +Reason, -Invalidated
-            api_batch_expire/3          % +Level, +Before, -Count
+            api_batch_expire/3,         % +Level, +Before, -Count
+
+            api_sharing_change/2,       % +Change, -Result
+            api_sharing_state/1,        % -State
+            api_visible/3,              % +Reader, +Record, -MaxLevel
+            api_reader_query/5,         % +Reader, +GoalText, +Options, -Solutions, -More
+            api_reader_hydrate/4,       % +Reader, +Goal, +Options, -Frame
+            api_reader_describe/4,      % +Reader, +Handle, +Level, -Record
+            api_reader_rules/2          % +Text, -Module
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -30,6 +38,8 @@
 :- use_module(hydrate, []).           % hydrate/3 comes confined from memory
 :- use_module(attention_api, []).
 :- use_module(memory).
+:- use_module(grants).
+:- use_module(grantee_view, [grantee_view_run/2]).
 
 /** <module> The one module the host calls
 
@@ -588,3 +598,142 @@ user_predicate_(M, Head) :-
     current_predicate(M:N/A),
     functor(Head, N, A),
     \+ predicate_property(M:Head, imported_from(_)).
+
+		 /*******************************
+		 *           SHARING            *
+		 *******************************/
+
+%!  api_sharing_change(+Change, -Result) is det.
+%
+%   Apply one change of the sharing policy (rules/grants.pl), or a list of them, as one durable
+%   batch (all or none; Result is then the list of their results). Change is
+%   principal_add(P, Kind, Owner), principal_remove(P), token_add(Id, P, Salt, Hash),
+%   join(P, Team), leave(P, Team), grant_add(Id, Grantee, Filter, Ceiling, Expiry),
+%   grant_revoke(Id, Who), label(Handle, Key, Value), declassify(Record, Key, Value),
+%   mount_add(Name, Url, TokenEnv) or mount_remove(Name). Result is `true`, or what the change
+%   reports (the grants a removal revoked, what a declassification loosened).
+%   @error domain_error(sharing_change, C) for anything else
+
+api_sharing_change(Changes, Results) :-
+    is_list(Changes), !,
+    maplist(sharing_goal_, Changes, Goals, Results),
+    api_batch(maplist(call, Goals)).
+api_sharing_change(Change, Result) :-
+    sharing_goal_(Change, Goal, Result),
+    api_batch(Goal).
+
+sharing_goal_(Change, Goal, Result) :-
+    must_be(callable, Change),
+    (   sharing_change_(Change, Goal, Result)
+    ->  true
+    ;   domain_error(sharing_change, Change)
+    ).
+
+sharing_change_(principal_add(P, K, O), grants_principal_add(P, K, O), true).
+sharing_change_(principal_remove(P), grants_principal_remove(P, Revoked), Revoked).
+sharing_change_(token_add(Id, P, S, H), grants_token_add(Id, P, S, H), true).
+sharing_change_(join(P, T), grants_member_join(P, T), true).
+sharing_change_(leave(P, T), grants_member_leave(P, T), true).
+sharing_change_(grant_add(Id, G, F, C, E), grants_grant_add(Id, G, F, C, E), true).
+sharing_change_(grant_revoke(Id, Who), grants_grant_revoke(Id, Who), true).
+sharing_change_(label(H, K, V), grants_label(H, K, V), true).
+sharing_change_(declassify(R, K, V), grants_declassify(R, K, V, Change), Change).
+sharing_change_(mount_add(N, U, E), grants_mount_add(N, U, E), true).
+sharing_change_(mount_remove(N), grants_mount_remove(N), true).
+
+%!  api_sharing_state(-State:dict) is det.
+%   Principals, teams, grants, tokens (id and principal; never a secret) and mounts of this
+%   home, as lists of dicts, and its owner (or null).
+api_sharing_state(_{owner: Owner, principals: Ps, grants: Gs, tokens: Ts, mounts: Ms}) :-
+    (   home_owner(O) -> Owner = O ; Owner = null ),
+    findall(_{name: P, kind: K, teams: Teams},
+            ( principal(P, K), findall(T, member_of(P, T), Teams) ), Ps),
+    findall(_{id: Id, owner: Ow, grantee: G, filter: F, ceiling: C, expiry: E,
+              revoked: Rev, live: Live},
+            ( grant(Id, Ow, G, F0, C, E),
+              maplist([X, Y]>>term_string(X, Y), F0, F),
+              (   grant_revoked(Id, RT, _) -> Rev = RT ; Rev = null ),
+              grants_now(Now),
+              (   Rev == null, ( E == none ; Now @< E ) -> Live = true ; Live = false ) ),
+            Gs),
+    findall(_{id: Id, principal: P, salt: S, hash: H}, principal_token(Id, P, S, H), Ts),
+    findall(_{name: N, url: U, token_env: E}, grants_mount(N, U, E), Ms).
+
+%!  api_visible(+Reader, +Record, -MaxLevel) is semidet.
+%   visible/3 for the host: the most detailed level Reader may see Record at.
+api_visible(Reader, Record, Max) :-
+    visible(Reader, Record, Max), !.
+
+%!  api_reader_query(+Reader, +GoalText, +Options, -Solutions, -More) is det.
+%   api_query/4 for a grantee: the goal runs in user module `grantee_query` (or
+%   Options.module, a grantee's user module) whose vocabulary is atc_grantee_view, with
+%   Reader as the principal it filters for.
+api_reader_query(Reader, Text, Options, Solutions, More) :-
+    must_be(atom, Reader),
+    Module = Options.get(module, grantee_query),
+    grantee_module_(Module),
+    grantee_view_run(Reader, api_query(Text, Options.put(module, Module), Solutions, More)).
+
+%!  api_reader_rules(+Text, -Module) is det.
+%   Load rules text (checked as api_load_rules/4 checks it) into the grantee user module
+%   `grantee_rules`, whose vocabulary is the filtered view.
+api_reader_rules(Text, Module) :-
+    Module = grantee_rules,
+    grantee_module_(Module),
+    api_load_rules(Text, Module, Module).
+
+grantee_module_(M) :-
+    (   memory_is_user_module(M)
+    ->  (   atc_grantee_view:grantee_view_module(M) -> true
+        ;   permission_error(use, grantee_module, M)
+        )
+    ;   memory_user_module(M, atc_grantee_view)
+    ).
+
+%!  api_reader_hydrate(+Reader, +Goal, +Options, -Frame) is det.
+%   api_hydrate/3 for a grantee: every record passes visible/3 for Reader and each fact shows
+%   at most Reader's ceiling for it; `rules` may only be a grantee user module.
+api_reader_hydrate(Reader, Goal, Options, Frame) :-
+    must_be(atom, Reader),
+    grantee_view_run(Reader,
+                     within_limits_(Options, atc_grantee_view:hydrate(Goal, Options, Frame))).
+
+%!  api_reader_describe(+Reader, +Handle, +Level, -Record:dict) is det.
+%   What `atc show` prints for a grantee: the record's fields as the filtered view gives them
+%   and its text at Level. An arc or rollup at l0 shows l1.
+%   @error existence_error(record, Handle) when Reader does not see it
+%   @error permission_error(read, level, Handle-Level) above Reader's ceiling for it
+api_reader_describe(Reader, H, Level0, Record) :-
+    must_be(atom, Reader),
+    must_be(atom, H),
+    (   visible(Reader, H, Max) -> true ; existence_error(record, H) ),
+    (   item(H) -> Kind = item, Level = Level0
+    ;   arc(H) -> Kind = arc, ( Level0 == l0 -> Level = l1 ; Level = Level0 )
+    ;   Kind = rollup, ( Level0 == l0 -> Level = l1 ; Level = Level0 )
+    ),
+    (   visible_at(Reader, H, Level) -> true ; permission_error(read, level, H-Max) ),
+    grantee_view_run(Reader, describe_(Kind, H, Level, Max, Record)).
+
+describe_(Kind, H, Level, Max, Record) :-
+    V = atc_grantee_view,
+    (   V:rung(H, Level, Text) -> true ; existence_error(rung, H-Level) ),
+    findall(M, ( Kind == arc -> V:arc_member(H, M) ; Kind == rollup, V:provenance(H, M), M \== H ),
+            Members0),
+    (   Kind == arc -> Members = Members0 ; sort(Members0, Members) ),
+    findall(F-X, describe_field_(V, Kind, H, F, X), Pairs),
+    dict_pairs(Fields, _, Pairs),
+    Record = Fields.put(_{handle: H, record: Kind, level: Level, ceiling: Max, text: Text,
+                          members: Members}).
+
+describe_field_(V, item, H, F, X) :-
+    member(F-G, [kind-item_kind, role-item_role, session-item_session, seq-item_seq,
+                 time-item_time, segment-item_segment, source-item_source,
+                 goal-item_goal]),
+    G2 =.. [G, H, X],
+    once(V:G2).
+describe_field_(V, arc, H, F, X) :-
+    member(F-G, [session-arc_session, goal-arc_goal]),
+    G2 =.. [G, H, X],
+    once(V:G2).
+describe_field_(V, rollup, H, session, S) :-
+    once(V:rollup(H, S)).

@@ -15,6 +15,7 @@
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(when).
+:- use_module(grants, [visible/3]).
 :- use_module('../facts/planes').
 
 /** <module> Hydration: a goal, a plane and a budget rendered into a frame with its receipt
@@ -59,7 +60,9 @@ Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source,
 %   Segment-Budget overriding the plane), ceiling (most detailed level allowed, l0..l3,
 %   default l0), rules (module holding user rules, default none), walk (entity_walk or
 %   rule(Name): the walk, overriding the plane's), now (POSIX stamp or ISO 8601 text that a
-%   goal's "two weeks ago" is read against; default the newest item's time, see when.pl).
+%   goal's "two weeks ago" is read against; default the newest item's time, see when.pl),
+%   reader (a principal: the frame holds only what visible/3 lets them see, each fact at most
+%   at their ceiling for it; default none, the home's owner reading).
 %   @error existence_error(plane, P) for an unknown plane; domain_error for a bad budget or
 %   a `now` that is not an ISO 8601 time.
 
@@ -75,10 +78,14 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     option_(Options, segments, [], Overrides),
     option_(Options, walk, Settings0.walk, Walk),
     option_(Options, now, default, Now0),
+    option_(Options, reader, none, Reader),
+    must_be(atom, Reader),
     time_anchor_(Goal, Now0, Anchor),
     goal_priors_(Goal, Anchor, Priors),
-    Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors}),
-    segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets),
+    Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
+                               reader: Reader}),
+    segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets0),
+    include(segment_readable_(Reader), SegBudgets0, SegBudgets),
     foldl(hydrate_segment_(Goal, Settings), SegBudgets, Parts, 0, Spent),
     pairs_keys_values_(Parts, SegMetas, FactLists, CrumbLists),
     append(FactLists, Facts),
@@ -178,6 +185,47 @@ level_rank(l2, 2).
 level_rank(l3, 3).
 
 		 /*******************************
+		 *     READING FOR A GRANTEE    *
+		 *******************************/
+
+% With a reader (a principal other than the owner), every record a frame considers passes
+% visible/3: the jump's hits, the walk's neighbours, a walk rule's answers, and the fovea
+% places each at most at the reader's ceiling for it. Segments the reader sees nothing of
+% get no budget.
+segment_readable_(none, _) :- !.
+segment_readable_(Reader, Segment-_) :-
+    once(( item_segment(H, Segment), visible(Reader, H, _) )).
+
+readable_(none, _) :- !.
+readable_(Reader, Id) :-
+    visible(Reader, Id, _), !.
+
+readable_pair_(Reader, Id-_) :-
+    readable_(Reader, Id).
+
+% The most detailed level a fact of Id may show: the frame's ceiling, or the reader's ceiling
+% for Id when that is less detailed.
+record_ceiling_(Settings, Id, Ceiling) :-
+    (   Settings.reader == none
+    ->  Ceiling = Settings.ceiling
+    ;   visible(Settings.reader, Id, Max), !,
+        level_rank(Settings.ceiling, R0),
+        level_rank(Max, R1),
+        R is max(R0, R1),
+        level_rank(Ceiling, R)
+    ).
+
+% A fact the ceiling capped: shown at the most detailed level its ceiling allows while the
+% record holds a more detailed one (the receipt's "capped_by": "ceiling").
+capped_by_ceiling_(Settings, p(c(Id, _, _, _, _), Level, _, _)) :-
+    record_ceiling_(Settings, Id, Ceiling),
+    level_rank(Ceiling, CR),
+    CR > 0,
+    available_levels_(Id, Ceiling, [Level|_]),
+    level_rank(Above, AR), AR < CR,
+    once(rung(Id, Above, _)), !.
+
+		 /*******************************
 		 *           BUDGETS            *
 		 *******************************/
 
@@ -216,7 +264,7 @@ sum_values_(Pairs, Sum) :-
 hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spent0, Spent) :-
     Seeds = Settings.seeds,
     Priors = Settings.priors,
-    jump_(Goal, Priors, Segment, Seeds, Path, SeedHits, MoreHits),
+    jump_(Goal, Priors, Settings.reader, Segment, Seeds, Path, SeedHits, MoreHits),
     walk_(Settings, Segment, SeedHits, Expanded0),
     walk_speaker_(Priors, Expanded0, Expanded),
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates0),
@@ -228,13 +276,15 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     used_tokens_(Kept, Used),
     CrumbBudget is Budget - Used,
     append([Dropped, GaveWay, PastCap], Outside),
-    breadcrumbs_(Outside, Segment, Settings.ceiling, CrumbBudget, Crumbs, CrumbTokens),
+    breadcrumbs_(Outside, Segment, Settings, CrumbBudget, Crumbs, CrumbTokens),
     maplist(render_fact_(Segment), Kept, Facts),
     SegSpent is Used + CrumbTokens,
     Spent is Spent0 + SegSpent,
     maplist(suppressed_meta_(Segment), Suppressed, SuppressedMeta),
+    findall(Id, ( member(P, Kept), capped_by_ceiling_(Settings, P), P = p(c(Id, _, _, _, _), _, _, _) ),
+            Capped),
     Meta = _{segment: Segment, budget: Budget, spent: SegSpent, path: Path,
-             suppressed: SuppressedMeta}.
+             suppressed: SuppressedMeta, capped: Capped}.
 
 suppressed_meta_(Segment, redundant(Id, Like, Sim),
                  _{handle: Id, segment: Segment, suppressed: redundant, like: Like,
@@ -260,30 +310,34 @@ split_at_(N, List, Front, Back) :-
 seed_ranking(Goal, Segment, K, Path, Seeds) :-
     time_anchor_(Goal, default, Anchor),
     goal_priors_(Goal, Anchor, Priors),
-    jump_(Goal, Priors, Segment, K, Path, Seeds, _).
+    jump_(Goal, Priors, none, Segment, K, Path, Seeds, _).
 
 % Seeds are the K best hits (the focus). The next hits are the Reserve: relevance-ranked
 % candidates that fill whatever budget the focus and its walk leave, so a frame uses its budget
 % on relevant memory instead of ending early.
-jump_(Goal, priors(Speaker, Anchor), Segment, K, Path, Seeds, Reserve) :-
-    Fetch is max(K * 4, 48),
+jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :-
+    (   Reader == none -> Fetch is max(K * 4, 48) ; Fetch is max(K * 16, 192) ),
     Opts = [segment(Segment)],
-    (   catch(nearest(Goal, Fetch, Opts, Sem), error(existence_error(embeddings, _), _), fail)
-    ->  HaveSem = true
+    (   catch(nearest(Goal, Fetch, Opts, Sem0), error(existence_error(embeddings, _), _), fail)
+    ->  HaveSem = true,
+        include(readable_pair_(Reader), Sem0, Sem)
     ;   Sem = [], HaveSem = false
     ),
-    lexical(Goal, Fetch, Opts, Lex),
+    lexical(Goal, Fetch, Opts, Lex0),
+    include(readable_pair_(Reader), Lex0, Lex),
     (   HaveSem == true, Lex \== [] -> Path = hybrid
     ;   HaveSem == true -> Path = semantic
     ;   Lex \== [] -> Path = lexical
     ;   Path = recency
     ),
     (   Path == recency
-    ->  recency_seeds_(Segment, K, Seeds), Reserve = []
+    ->  recency_seeds_(Reader, Segment, K, Seeds), Reserve = []
     ;   lexical_cosines_(HaveSem, Goal, Sem, Lex, Sem1),
-        window_cosines_(HaveSem, Anchor, Goal, Segment, Fetch, Sem1, SemAll),
+        window_cosines_(HaveSem, Anchor, Goal, Segment, Fetch, Sem1, SemAll0),
+        include(readable_pair_(Reader), SemAll0, SemAll),
         fuse_(SemAll, Lex, Fused0),
-        open_arcs_(Fused0, Fused1),
+        open_arcs_(Fused0, Fused10),
+        include(readable_pair_(Reader), Fused10, Fused1),
         speaker_prior_(Speaker, Fused1, Fused2),
         time_prior_(Anchor, Fused2, Fused),
         discount_echoes_(Fused, Scored),
@@ -528,9 +582,10 @@ echo_discount_(K-S, K-S1) :-
 take_(K, List, Front) :-
     split_at_(K, List, Front, _).
 
-recency_seeds_(Segment, K, Seeds) :-
+recency_seeds_(Reader, Segment, K, Seeds) :-
     findall(T-(Sess-Seq)-H,
-            ( item_segment(H, Segment), item_time(H, T), item_session(H, Sess), item_seq(H, Seq) ),
+            ( item_segment(H, Segment), readable_(Reader, H),
+              item_time(H, T), item_session(H, Sess), item_seq(H, Seq) ),
             Keyed),
     sort(0, @>=, Keyed, Newest),
     take_(K, Newest, Top),
@@ -545,7 +600,7 @@ recency_seeds_(Segment, K, Seeds) :-
 
 walk_(Settings, Segment, Seeds, Expanded) :-
     (   Settings.walk = rule(Name)
-    ->  user_walk_(Settings.rules, Name, Segment, Seeds, Expanded)
+    ->  user_walk_(Settings.rules, Settings.reader, Name, Segment, Seeds, Expanded)
     ;   Depth = Settings.depth,
         entity_walk_(Settings, Segment, Seeds, Depth, Expanded)
     ).
@@ -560,6 +615,7 @@ walk_hops_(Hop, Depth, Settings, Segment, Frontier, Seen0, Acc0, Acc) :-
             ( member(c(Id, S0, _, _, _), Frontier),
               neighbour_(Settings, Id, N, Weight, Role0),
               in_segment_(N, Segment),
+              readable_(Settings.reader, N),
               \+ memberchk(c(N, _, _, _, _), Seen0),
               role_at_hop_(Role0, Hop, Role),
               S is round(S0 * Weight * 10000) / 10000 ),
@@ -623,7 +679,7 @@ best_score_(Cs, Best) :-
     findall(NS-C, ( member(C, Cs), C = c(_, S, _, _, _), NS is -S ), Keyed),
     keysort(Keyed, [_-Best|_]).
 
-user_walk_(Module, Name, Segment, Seeds, Expanded) :-
+user_walk_(Module, Reader, Name, Segment, Seeds, Expanded) :-
     (   Module == none
     ->  existence_error(walk_rule, Name)
     ;   true
@@ -632,7 +688,7 @@ user_walk_(Module, Name, Segment, Seeds, Expanded) :-
     atom_concat('rule:', Name, By),
     catch(findall(c(N, S, By, 1, near),
                   ( call(Module:Name, SeedPairs, N-S0),
-                    item(N), in_segment_(N, Segment),
+                    item(N), in_segment_(N, Segment), readable_(Reader, N),
                     S is min(1.0, max(0.0, S0)) ),
                   Found0),
           E,
@@ -677,28 +733,28 @@ select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed) :-
     overfill_(Over),
     Want is Budget * Over,
     Floor is min(Settings.fact_cap, max(4, Budget // 50)),
-    select_facts_(Candidates, Settings.ceiling, Settings.fact_cap, Floor, Want, [], Placed,
+    select_facts_(Candidates, Settings, Settings.fact_cap, Floor, Want, [], Placed,
                   Past, Suppressed).
 
 select_facts_([], _, _, _, _, _, [], [], []).
-select_facts_([C|Cs], Ceiling, N, Floor, Want, Taken, Placed, Past, Suppressed) :-
+select_facts_([C|Cs], Settings, N, Floor, Want, Taken, Placed, Past, Suppressed) :-
     (   ( N =< 0 ; Want =< 0, Floor =< 0 )
     ->  Placed = [], Suppressed = [], Past = [C|Cs]
-    ;   fovea_(Ceiling, C, P),
+    ;   fovea_(Settings, C, P),
         (   P == none
-        ->  select_facts_(Cs, Ceiling, N, Floor, Want, Taken, Placed, Past, Suppressed)
+        ->  select_facts_(Cs, Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
         ;   text_sig_(P, Sig),
             redundancy_(Sig, Taken, Verdict),
             (   Verdict = like(Like, Sim)
             ->  C = c(Id, _, _, _, _),
                 Suppressed = [redundant(Id, Like, Sim)|Suppressed1],
-                select_facts_(Cs, Ceiling, N, Floor, Want, Taken, Placed, Past, Suppressed1)
+                select_facts_(Cs, Settings, N, Floor, Want, Taken, Placed, Past, Suppressed1)
             ;   P = p(_, _, Tokens, _),
                 Placed = [P|Placed1],
                 N1 is N - 1,
                 Floor1 is Floor - 1,
                 Want1 is Want - Tokens,
-                select_facts_(Cs, Ceiling, N1, Floor1, Want1, [Sig|Taken], Placed1, Past,
+                select_facts_(Cs, Settings, N1, Floor1, Want1, [Sig|Taken], Placed1, Past,
                               Suppressed)
             )
         )
@@ -794,9 +850,12 @@ jaccard_(A, B, Min, J) :-
 
 % p(Candidate, Level, Tokens, Rungs): Rungs are the Level-Tokens pairs this record has, detail
 % first, never above the ceiling; the fact starts at its role's rung (or the next one below).
-fovea_(Ceiling, C, Placed) :-
+fovea_(Settings, C, Placed) :-
     C = c(Id, _, _, _, Role),
-    available_levels_(Id, Ceiling, Levels),
+    (   record_ceiling_(Settings, Id, Ceiling)
+    ->  available_levels_(Id, Ceiling, Levels)
+    ;   Levels = []                     % not visible to the reader: never placed
+    ),
     (   Levels == []
     ->  Placed = none
     ;   target_level_(Role, Target),
@@ -1033,20 +1092,23 @@ make_room_(Others, Best, Need, Gain, Rate, Others1, Gone) :-
 
 % Breadcrumbs: the skeleton (L3, or the least detailed rung there is) of what lies just past
 % the cutoff, most relevant first, while they fit what the facts left of the budget.
-breadcrumbs_(Outside, Segment, Ceiling, Budget, Crumbs, Spent) :-
-    crumbs_(Outside, Segment, Ceiling, Budget, 0, Spent, 8, Crumbs).
+breadcrumbs_(Outside, Segment, Settings, Budget, Crumbs, Spent) :-
+    crumbs_(Outside, Segment, Settings, Budget, 0, Spent, 8, Crumbs).
 
 crumbs_([], _, _, _, S, S, _, []).
 crumbs_(_, _, _, _, S, S, 0, []) :- !.
-crumbs_([c(Id, _, _, _, _)|T], Seg, Ceiling, Budget, S0, S, N, Crumbs) :-
-    available_levels_(Id, Ceiling, Levels),
+crumbs_([c(Id, _, _, _, _)|T], Seg, Settings, Budget, S0, S, N, Crumbs) :-
+    (   record_ceiling_(Settings, Id, Ceiling)
+    ->  available_levels_(Id, Ceiling, Levels)
+    ;   Levels = []
+    ),
     (   last(Levels, L), fact_tokens_(Id, L, Tok), S0 + Tok =< Budget
     ->  rung(Id, L, Text),
         source_of_(Id, Src),
         S1 is S0 + Tok, N1 is N - 1,
         Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest],
-        crumbs_(T, Seg, Ceiling, Budget, S1, S, N1, Rest)
-    ;   crumbs_(T, Seg, Ceiling, Budget, S0, S, N, Crumbs)
+        crumbs_(T, Seg, Settings, Budget, S1, S, N1, Rest)
+    ;   crumbs_(T, Seg, Settings, Budget, S0, S, N, Crumbs)
     ).
 
 render_fact_(Segment, p(c(Id, Score, By, Hops, _), Level, Tokens, _),

@@ -9,6 +9,7 @@
             items_between/4,
 
             memory_user_module/1,       % +Module
+            memory_user_module/2,       % +Module, +Vocabulary
             memory_is_user_module/1     % ?Module
           ]).
 :- use_module(library(error)).
@@ -111,14 +112,29 @@ confined_walk_(_, Walk) :-
 %   a user module (a project or library module)
 
 memory_user_module(M) :-
+    memory_user_module(M, atc_memory).
+
+%!  memory_user_module(+Module, +Vocabulary) is det.
+%
+%   As memory_user_module/1, importing the vocabulary from module Vocabulary, which exports
+%   every name of it: atc_memory, or atc_grantee_view (the same names, each filtered through
+%   the sharing policy for the principal reading). An existing user module is emptied and
+%   keeps the vocabulary it was made with.
+%   @error domain_error(vocabulary, V) for a module that does not export the vocabulary
+
+memory_user_module(M, Vocabulary) :-
     must_be(atom, M),
+    must_be(atom, Vocabulary),
     (   user_module_(M)
     ->  wipe_user_module_(M)
     ;   current_module(M)
     ->  permission_error(create, user_module, M)
-    ;   set_module(M:base(system)),
-        forall(vocabulary_(PI), @(import(atc_memory:PI), M)),
+    ;   module_property(Vocabulary, exports(Ex)),
+        forall(vocabulary_(PI), memberchk(PI, Ex))
+    ->  set_module(M:base(system)),
+        forall(vocabulary_(PI), @(import(Vocabulary:PI), M)),
         assertz(user_module_(M))
+    ;   domain_error(vocabulary, Vocabulary)
     ).
 
 %!  memory_is_user_module(?Module) is nondet.

@@ -255,17 +255,25 @@ def curate(fmt: str, reembed: bool, home: str | None) -> None:
               show_default=True, help="Seconds the goal may run (catch/3 cannot extend it).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
+@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
+              help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @home_option
 @fail_cleanly
 def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt: str,
-          home: str | None) -> None:
+          as_principal: str | None, home: str | None) -> None:
     """Solutions of a Prolog GOAL over memory.
 
     Example: atc query 'item_kind(H, error), item_goal(H, G)' --format json
     """
     mem = open_memory(home, create=False)
     try:
-        result = mem.query(goal, limit=limit, time_limit=time_limit, rules=rules_file)
+        if as_principal:
+            from .sharing.reads import reader_query
+
+            result = reader_query(mem, as_principal, goal, limit=limit, time_limit=time_limit,
+                                  rules_text=_read_rules(rules_file), via="cli --as")
+        else:
+            result = mem.query(goal, limit=limit, time_limit=time_limit, rules=rules_file)
     finally:
         mem.close()
     if fmt == "json":
@@ -280,6 +288,16 @@ def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt:
     _print_table(result.variables, result.rows)
     if result.more:
         click.echo(f"(stopped at --limit {limit})", err=True)
+
+
+def _read_rules(path: str | None) -> str | None:
+    """The text of a --rules file for a grantee's read (the size is checked where it loads)."""
+    if path is None:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"{path}: cannot read rules file ({exc})", param_hint="--rules")
 
 
 def _print_table(columns: list[str], rows: list[dict[str, Any]]) -> None:
@@ -323,10 +341,13 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
               help='The present a goal\'s "two weeks ago" is read against (default: the newest item\'s time).')
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "envelope"]),
               default="text", show_default=True)
+@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
+              help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @home_option
 @fail_cleanly
 def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceiling: str,
-            rules_file: str | None, walk: str | None, now: str | None, fmt: str, home: str | None) -> None:
+            rules_file: str | None, walk: str | None, now: str | None, fmt: str,
+            as_principal: str | None, home: str | None) -> None:
     """Render a frame of memory for GOAL within a token budget, with its receipt.
 
     Example: atc hydrate --goal "why do payment retries fail" --budget 1500 --plane execution
@@ -334,8 +355,17 @@ def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceili
     budgets = _segment_budgets(segments)
     mem = open_memory(home, create=False)
     try:
-        frame = mem.hydrate(goal, budget=budget, plane=plane, segments=budgets,
-                            ceiling=ceiling, rules=rules_file, walk=walk, now=now)
+        if as_principal:
+            from .sharing.reads import reader_hydrate
+
+            frame = reader_hydrate(mem, as_principal, goal, budget=budget, plane=plane,
+                                   ceiling=ceiling, now=now, walk=walk,
+                                   rules_text=_read_rules(rules_file), via="cli --as")
+        else:
+            from .sharing.mounts import hydrate_with_mounts
+
+            frame = hydrate_with_mounts(mem, goal, budget=budget, plane=plane, segments=budgets,
+                                        ceiling=ceiling, rules=rules_file, walk=walk, now=now)
     finally:
         mem.close()
     for line in frame.receipt.get("notes", []):
@@ -350,9 +380,11 @@ def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceili
 
 @main.command()
 @click.argument("receipt_id")
+@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
+              help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @home_option
 @fail_cleanly
-def receipt(receipt_id: str, home: str | None) -> None:
+def receipt(receipt_id: str, as_principal: str | None, home: str | None) -> None:
     """Print a stored hydration receipt (JSON).
 
     Example: atc receipt r_3f9a2c41d0b7e815
@@ -360,6 +392,12 @@ def receipt(receipt_id: str, home: str | None) -> None:
     from .hydration import load_receipt
     from .home import require_home, resolve_home
 
+    if as_principal:
+        from .sharing.reads import reader_receipt
+
+        with open_memory(home, create=False) as mem:
+            emit_json(reader_receipt(mem, as_principal, receipt_id, via="cli --as"))
+        return
     emit_json(load_receipt(require_home(resolve_home(home)), receipt_id))
 
 
@@ -452,9 +490,12 @@ def forget(handle: str, reason: str, home: str | None) -> None:
               help="Print the verbatim source record the item points to.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
+@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
+              help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @home_option
 @fail_cleanly
-def show(handle: str, level: str, verbatim: bool, fmt: str, home: str | None) -> None:
+def show(handle: str, level: str, verbatim: bool, fmt: str, as_principal: str | None,
+         home: str | None) -> None:
     """Print one item, arc or session rollup at a level of detail, or an item's verbatim
     source. An arc or rollup also lists its members.
 
@@ -464,7 +505,14 @@ def show(handle: str, level: str, verbatim: bool, fmt: str, home: str | None) ->
 
     mem = open_memory(home, create=False)
     try:
-        record = show_record(mem, handle, level.lower(), verbatim)
+        if as_principal:
+            from .sharing.reads import reader_show
+
+            if verbatim:
+                raise click.BadParameter("--source is the owner's alone", param_hint="--as")
+            record = reader_show(mem, as_principal, handle, level.lower(), via="cli --as")
+        else:
+            record = show_record(mem, handle, level.lower(), verbatim)
     finally:
         mem.close()
     if fmt == "json":
@@ -532,6 +580,17 @@ def _mount_attention_commands() -> None:
 
 
 _mount_attention_commands()
+
+
+def _mount_sharing_commands() -> None:
+    """principal, team, grant, mount, label, declassify, serve, audit (attention_cloud.sharing)."""
+    from .sharing import cli as sharing_cli
+
+    for name, command in sharing_cli.COMMANDS.items():
+        main.add_command(command, name)
+
+
+_mount_sharing_commands()
 
 
 if __name__ == "__main__":  # pragma: no cover

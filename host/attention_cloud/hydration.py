@@ -59,8 +59,13 @@ class Frame:
 def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
             segments: dict[str, int] | None = None, ceiling: str = "l0",
             rules: str | None = None, walk_rule: str | None = None,
-            now: str | float | None = None, store_receipt: bool = True) -> Frame:
-    """Plan a frame for ``goal`` in Prolog and render it (see :meth:`Memory.hydrate`)."""
+            now: str | float | None = None, store_receipt: bool = True,
+            reader: str | None = None) -> Frame:
+    """Plan a frame for ``goal`` in Prolog and render it (see :meth:`Memory.hydrate`).
+
+    With ``reader`` (a principal) the frame is planned through the sharing policy: only what
+    visible/3 lets them see, each fact at most at their ceiling for it (the receipt names the
+    reader and marks each fact the ceiling capped)."""
     if not goal.strip():
         raise UsageError("the goal must not be empty")
     if budget < 0:
@@ -80,9 +85,15 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
         options["walk"] = Term("rule", [Atom(walk_rule)])
     if now is not None:
         options["now"] = _now_value(now)
-    (frame,) = mem.pl.once("atc_api:api_hydrate", goal, options, Var())
-    return build_frame(frame, home=mem.home if store_receipt else None,
-                       status=memory_status(mem, frame))
+    if reader is None:
+        (frame,) = mem.pl.once("atc_api:api_hydrate", goal, options, Var())
+    else:
+        (frame,) = mem.pl.once("atc_api:api_reader_hydrate", Atom(reader), goal, options, Var())
+    # A grantee's receipt says nothing of the owner's memory beyond the frame (how many items
+    # are uncurated, which embedder made the vectors).
+    status = memory_status(mem, frame) if reader is None else None
+    return build_frame(frame, home=mem.home if store_receipt else None, status=status,
+                       reader=reader)
 
 
 def check_segments(mem: Any, segments: dict[str, int]) -> None:
@@ -158,12 +169,19 @@ def _now_value(now: str | float) -> str | float:
     return text
 
 
-def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None = None) -> Frame:
+def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None = None,
+                reader: str | None = None) -> Frame:
     """Turn the ``frame(Meta, Facts, Beyond)`` term into a Frame (and store its receipt);
-    ``status`` (see :func:`memory_status`) adds ``uncurated`` and ``notes`` to the receipt."""
+    ``status`` (see :func:`memory_status`) adds ``uncurated`` and ``notes`` to the receipt;
+    ``reader`` names the principal a grantee's frame was planned for (their receipt leaves
+    out the owner's belief names)."""
     meta, facts_t, beyond_t = term.args
     facts = tuple(_fact(f) for f in facts_t)
+    if reader is not None:
+        facts = tuple(FrameFact(**{**f.__dict__, "dirty_beliefs": ()}) for f in facts)
     receipt = _receipt(to_plain(meta), facts, beyond_t)
+    if reader is not None:
+        receipt["reader"] = reader
     if status is not None:
         receipt["uncurated"] = status["uncurated"]
         if status["notes"]:
@@ -185,6 +203,7 @@ def _fact(t: Term) -> FrameFact:
 
 
 def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Term]) -> dict:
+    capped = {str(h) for s in meta["segments"] for h in s.get("capped", [])}
     return {
         "goal": meta["goal"],
         "plane": meta["plane"],
@@ -199,6 +218,7 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
         "facts": [{"handle": f.handle, "segment": f.segment, "level": f.level.upper(),
                    "seeded_by": f.seeded_by, "score": f.score, "tokens": f.tokens,
                    "hops": f.hops, "source": f.source, "time": f.time,
+                   **({"capped_by": "ceiling"} if f.handle in capped else {}),
                    **({"dirty_beliefs": list(f.dirty_beliefs)} if f.dirty_beliefs else {})}
                   for f in facts],
         "beyond": [{"handle": str(c.args[0]), "segment": str(c.args[1]),

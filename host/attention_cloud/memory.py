@@ -409,6 +409,10 @@ class Memory:
             raise UsageError(f"rule name {name!r} does not name a file in {self.rules_dir}")
         return path
 
+    def saved_rule_texts(self) -> list[str]:
+        """The text of every rule saved in the home (``atc rules add``), in name order."""
+        return [p.read_text(encoding="utf-8") for p in self._rule_files()]
+
     def _rule_files(self) -> list[Path]:
         return sorted(p for p in self.rules_dir.glob("*.pl")
                       if _RULE_NAME.fullmatch(p.stem)) if self.rules_dir.is_dir() else []

@@ -1,0 +1,97 @@
+"""The owner's ledger: one append-only JSON-lines file, ``HOME/audit.jsonl``.
+
+Every read a grantee makes (a frame, a query, ``show``, a receipt), every declassification and
+every audited erasure appends one line: an object with ``event``, ``time`` (ISO 8601 UTC) and
+the event's own keys (``reader``, ``op``, ``goal``, ``facts`` of ``{"handle", "level"}`` for a
+read; ``who`` and ``why`` for a declassification). The log holds handles, goals and reasons,
+never the text of an item. ``atc audit`` reads it.
+
+Example::
+
+    append_event(home, {"event": "read", "reader": "bob", "op": "hydrate", "goal": "...",
+                        "facts": [{"handle": "it_...", "level": "L2"}]})
+    [e for e in read_events(home, reader="bob")]
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from .errors import UsageError
+
+AUDIT_FILE = "audit.jsonl"
+
+
+def utc_now() -> str:
+    """The present as ISO 8601 UTC with a ``Z``, to the second."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def append_event(home: Path, event: dict[str, Any]) -> dict[str, Any]:
+    """Append one event to the home's audit log (one line, fsynced before returning);
+    ``time`` is added when missing. Returns the event as written."""
+    record = {"time": utc_now(), **event}
+    line = json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n"
+    fd = os.open(Path(home) / AUDIT_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, line.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return record
+
+
+def read_events(home: Path, *, reader: str | None = None,
+                since: str | None = None) -> Iterator[dict[str, Any]]:
+    """The log's events, oldest first; ``reader`` keeps a principal's reads (and the events
+    that name them as ``who``), ``since`` (ISO 8601) the events at or after that time. A
+    torn last line (a crash mid-write) is skipped."""
+    path = Path(home) / AUDIT_FILE
+    if since is not None:
+        since = normalise_time(since)
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(event, dict):
+                continue
+            if reader is not None and reader not in (event.get("reader"), event.get("who")):
+                continue
+            if since is not None and str(event.get("time", "")) < since:
+                continue
+            yield event
+
+
+def normalise_time(text: str) -> str:
+    """A time in any form the host reads (ISO 8601, a date, RFC 2822, ...) as ISO 8601 UTC;
+    UsageError naming it otherwise."""
+    from .ingest.timefmt import read_time
+
+    value = read_time(str(text))
+    if not value:
+        raise UsageError(f"{text!r} is not a time (give ISO 8601, e.g. 2026-05-01T12:00:00Z)")
+    return value
+
+
+def describe_event(event: dict[str, Any]) -> str:
+    """One line of ``atc audit``'s text output for an event of any kind."""
+    kind = event.get("event", "?")
+    when = event.get("time", "")
+    if kind == "read":
+        facts = event.get("facts", [])
+        shown = ", ".join(f"{f.get('handle')}@{f.get('level')}" for f in facts[:8])
+        more = f" (+{len(facts) - 8} more)" if len(facts) > 8 else ""
+        goal = f" {json.dumps(event['goal'], ensure_ascii=False)}" if event.get("goal") else ""
+        return (f"{when}  read  {event.get('reader')}  {event.get('op')}{goal}  "
+                f"{len(facts)} record{'s' if len(facts) != 1 else ''}"
+                f"{': ' + shown + more if facts else ''}")
+    rest = {k: v for k, v in event.items() if k not in ("event", "time", "who")}
+    who = event.get("who", "")
+    return f"{when}  {kind}  {who}  {json.dumps(rest, ensure_ascii=False)}"

@@ -1,0 +1,323 @@
+"""Principals, teams, grants, labels and mounts: the host side of rules/grants.pl.
+
+The policy lives in Prolog (``visible/3`` and the facts it reads); this module turns calls into
+durable changes (``atc_api:api_sharing_change/2``, one fsynced batch each), issues bearer
+tokens and checks them. A token is shown once, when its principal is added; the home keeps
+only a salted scrypt hash of it.
+
+Example::
+
+    with Memory.open(home) as mem:
+        add_principal(mem, "alice", owner=True)
+        token = add_principal(mem, "bob")          # give this to Bob, once
+        add_principal(mem, "platform", kind="team")
+        join_team(mem, "bob", "platform")
+        gid = add_grant(mem, "platform", ceiling="L2", segments=["payments"])
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ..audit import append_event, normalise_time
+from ..bridge import Atom, Term, Var, to_plain
+from ..errors import InputError, UsageError
+from ..store import sync_journal
+
+#: scrypt parameters for token hashes (about 30 ms a check; 16 MiB of memory).
+SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1, "dklen": 32}
+
+_TOKEN = re.compile(r"atc_([0-9a-f]{16})\.([A-Za-z0-9_-]{20,100})")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
+LEVELS = ("l0", "l1", "l2", "l3")
+RESTRICTIONS = ("private", "pii")
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A grant as ``atc grant list`` shows it."""
+
+    id: str
+    owner: str
+    grantee: str
+    filter: tuple[str, ...]
+    ceiling: str
+    expiry: str | None
+    revoked: str | None
+    live: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"id": self.id, "owner": self.owner, "grantee": self.grantee,
+                "filter": list(self.filter), "ceiling": self.ceiling.upper(),
+                "expiry": self.expiry, "revoked": self.revoked, "live": self.live}
+
+
+@dataclass(frozen=True)
+class SharingState:
+    """Everything the sharing policy of one home holds (never a token or its hash)."""
+
+    owner: str | None
+    principals: list[dict[str, Any]] = field(default_factory=list)
+    grants: list[Grant] = field(default_factory=list)
+    mounts: list[dict[str, str]] = field(default_factory=list)
+
+    def kind_of(self, name: str) -> str | None:
+        """``person`` or ``team`` for a known principal, else None."""
+        return next((p["kind"] for p in self.principals if p["name"] == name), None)
+
+
+def check_name(name: str, what: str = "principal") -> str:
+    """A principal's, team's or mount's name, or UsageError: a letter, then letters, digits,
+    ``-``, ``_`` or ``.`` (at most 64)."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise UsageError(f"{what} name {name!r} must start with a letter and hold only letters, "
+                         "digits, '-', '_' or '.' (at most 64)")
+    return name
+
+
+def level(value: str) -> str:
+    """``L0``..``L3`` (any case) as the Prolog level atom, or UsageError."""
+    low = str(value).lower()
+    if low not in LEVELS:
+        raise UsageError(f"ceiling must be one of L0, L1, L2, L3, not {value!r}")
+    return low
+
+
+def _change(mem: Any, change: Term | list[Term]) -> Any:
+    mem.lock.acquire()
+    (result,) = mem.pl.once("atc_api:api_sharing_change", change, Var())
+    sync_journal(mem.home)
+    return result
+
+
+# -- state ----------------------------------------------------------------------------------------
+def sharing_state(mem: Any) -> SharingState:
+    """Principals (name, kind, teams), grants, mounts and the owner of ``mem``'s home."""
+    (state,) = mem.pl.once("atc_api:api_sharing_state", Var())
+    plain = to_plain(state)
+    grants = [Grant(id=str(g["id"]), owner=str(g["owner"]), grantee=str(g["grantee"]),
+                    filter=tuple(str(f) for f in g["filter"]), ceiling=str(g["ceiling"]),
+                    expiry=None if str(g["expiry"]) == "none" else str(g["expiry"]),
+                    revoked=None if g["revoked"] in (None, "null") else str(g["revoked"]),
+                    live=str(g["live"]) == "true")
+              for g in plain["grants"]]
+    owner = plain["owner"]
+    return SharingState(owner=None if owner in (None, "null") else str(owner),
+                        principals=[{"name": str(p["name"]), "kind": str(p["kind"]),
+                                     "teams": [str(t) for t in p["teams"]]}
+                                    for p in plain["principals"]],
+                        grants=grants,
+                        mounts=[{k: str(v) for k, v in m.items()} for m in plain["mounts"]])
+
+
+# -- principals and tokens ------------------------------------------------------------------------
+def add_principal(mem: Any, name: str, *, kind: str = "person", owner: bool = False) -> str | None:
+    """Add a person or team; with ``owner`` it becomes the home's owner. Returns the bearer
+    token issued to it (None for the owner, whose CLI needs none). The token is shown only
+    here; the home keeps its salted hash."""
+    check_name(name)
+    if kind not in ("person", "team"):
+        raise UsageError(f"kind must be person or team, not {kind!r}")
+    _change(mem, Term("principal_add", [Atom(name), Atom(kind), Atom("true" if owner else "false")]))
+    if owner:
+        return None
+    return issue_token(mem, name)
+
+
+def issue_token(mem: Any, name: str) -> str:
+    """A new bearer token for principal ``name`` (its salted hash is stored)."""
+    token_id = secrets.token_hex(8)
+    secret = secrets.token_urlsafe(32)
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(secret.encode(), salt=salt, **SCRYPT)
+    _change(mem, Term("token_add", [Atom(token_id), Atom(name), Atom(salt.hex()),
+                                    Atom(digest.hex())]))
+    return f"atc_{token_id}.{secret}"
+
+
+def authenticate(mem: Any, token: str | None) -> str | None:
+    """The principal a bearer token was issued to, or None (malformed, unknown or wrong).
+    The secret is compared with hmac.compare_digest against its scrypt hash."""
+    if not token:
+        return None
+    found = _TOKEN.fullmatch(token.strip())
+    if not found:
+        return None
+    token_id, secret = found.groups()
+    rows = mem.pl.solutions("atc_grants:principal_token", Atom(token_id), Var(), Var(), Var())
+    if not rows:
+        hashlib.scrypt(secret.encode(), salt=b"0" * 16, **SCRYPT)  # same cost either way
+        return None
+    principal, salt, stored = (str(v) for v in rows[0])
+    digest = hashlib.scrypt(secret.encode(), salt=bytes.fromhex(salt), **SCRYPT)
+    return principal if hmac.compare_digest(digest.hex(), stored) else None
+
+
+def remove_principal(mem: Any, name: str) -> list[str]:
+    """Remove a principal (its tokens and memberships); returns the grants to it that were
+    revoked. The owner cannot be removed."""
+    check_name(name)
+    revoked = _change(mem, Term("principal_remove", [Atom(name)]))
+    return [str(r) for r in revoked]
+
+
+def join_team(mem: Any, person: str, team: str) -> None:
+    """``person`` joins ``team``: the team's grants reach them from the next read."""
+    _change(mem, Term("join", [Atom(check_name(person)), Atom(check_name(team, "team"))]))
+
+
+def leave_team(mem: Any, person: str, team: str) -> None:
+    """``person`` leaves ``team``: the team's grants stop reaching them at the next read."""
+    _change(mem, Term("leave", [Atom(check_name(person)), Atom(check_name(team, "team"))]))
+
+
+# -- grants ---------------------------------------------------------------------------------------
+def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable[str] = (),
+              sessions: Iterable[str] = (), tags: Iterable[str] = (),
+              entities: Iterable[str] = (), since: str | None = None, until: str | None = None,
+              expires: str | None = None) -> str:
+    """Grant ``grantee`` the records the filter matches, down to ``ceiling``. Filter: any of
+    the values given per kind, every kind given (no kind: the whole home); ``since``/``until``
+    bound the items' times; ``expires`` ends the grant. Returns the grant's id."""
+    conditions = [Term(key, [Atom(str(v))]) for key, values in
+                  (("segment", segments), ("session", sessions), ("tag", tags),
+                   ("entity", entities)) for v in values]
+    if since:
+        conditions.append(Term("from", [Atom(normalise_time(since))]))
+    if until:
+        conditions.append(Term("to", [Atom(normalise_time(until))]))
+    expiry = Atom(normalise_time(expires)) if expires else Atom("none")
+    grant_id = "g_" + secrets.token_hex(6)
+    _change(mem, Term("grant_add", [Atom(grant_id), Atom(check_name(grantee)), conditions,
+                                    Atom(level(ceiling)), expiry]))
+    return grant_id
+
+
+def revoke_grant(mem: Any, grant_id: str, *, who: str = "owner") -> None:
+    """Revoke a grant from now on (reads before it stay in the audit log)."""
+    _change(mem, Term("grant_revoke", [Atom(grant_id), Atom(who)]))
+
+
+def grants_for(mem: Any, principal: str) -> list[Grant]:
+    """The live grants that reach ``principal`` (directly or through a team): what the
+    server shows a grantee about themselves, and nothing about other grantees."""
+    reaching = {str(g) for (g,) in mem.pl.solutions("atc_grants:grant_reaches", Var(),
+                                                   Atom(principal))}
+    return [g for g in sharing_state(mem).grants if g.id in reaching]
+
+
+# -- labels ---------------------------------------------------------------------------------------
+def _restriction(value: str) -> Term | Atom:
+    if value in RESTRICTIONS:
+        return Atom(value)
+    if value.startswith("team:") and len(value) > 5:
+        return Term("team", [Atom(check_name(value[5:], "team"))])
+    raise UsageError(f"restriction must be private, pii or team:NAME, not {value!r}")
+
+
+def label(mem: Any, handles: Iterable[str], *, readers: Iterable[str] = (),
+          restrictions: Iterable[str] = (), retention: str | None = None) -> int:
+    """Tighten the labels of records (items, arcs, rollups): add readers (only to a record
+    without readers yet: adding to a list widens it, which only declassify may do),
+    restrictions (private, pii, team:NAME), or an earlier retention date. All handles are
+    changed in one batch or none. Returns the number of labels set."""
+    changes = []
+    for h in handles:
+        for r in readers:
+            changes.append(Term("label", [Atom(h), Atom("reader"), Atom(check_name(r))]))
+        for x in restrictions:
+            changes.append(Term("label", [Atom(h), Atom("restriction"), _restriction(x)]))
+        if retention:
+            changes.append(Term("label", [Atom(h), Atom("retention"),
+                                          Atom(normalise_time(retention))]))
+    if not changes:
+        raise UsageError("give at least one of --reader, --restrict, --retain-until")
+    for change in changes:
+        _known_record(mem, str(change.args[0]))
+    _change(mem, changes)
+    return len(changes)
+
+
+def _known_record(mem: Any, handle: str) -> None:
+    if not mem.pl.succeeds("atc_grants:visible", Atom(_owner_or_fail(mem)), Atom(handle), Var()):
+        raise InputError(f"{handle}: no such item, arc or rollup in this memory")
+
+
+def _owner_or_fail(mem: Any) -> str:
+    owner = sharing_state(mem).owner
+    if owner is None:
+        raise UsageError("this home has no owner yet: `atc principal add NAME --owner` names it")
+    return owner
+
+
+def declassify(mem: Any, handles: Iterable[str], *, why: str, restrictions: Iterable[str] = (),
+               readers: Iterable[str] = (), all_readers: bool = False,
+               retention: str | None = None) -> list[dict[str, Any]]:
+    """The one way down: loosen labels of records, recorded in the audit log with who (the
+    home's owner) and why. Lift restrictions, add readers, lift the readers list, or set a
+    later retention (``none`` lifts it). Returns what changed, one dict per change."""
+    if not why or not why.strip():
+        raise UsageError("declassify needs --why: a declassification is recorded with its reason")
+    who = _owner_or_fail(mem)
+    changes: list[Term] = []
+    for h in handles:
+        for x in restrictions:
+            changes.append(Term("declassify", [Atom(h), Atom("restriction"), _restriction(x)]))
+        for r in readers:
+            changes.append(Term("declassify", [Atom(h), Atom("reader"), Atom(check_name(r))]))
+        if all_readers:
+            changes.append(Term("declassify", [Atom(h), Atom("readers"), Atom("all")]))
+        if retention:
+            value = "none" if retention == "none" else normalise_time(retention)
+            changes.append(Term("declassify", [Atom(h), Atom("retention"), Atom(value)]))
+    if not changes:
+        raise UsageError("give at least one of --restriction, --reader, --all-readers, --retain-until")
+    for change in changes:
+        _known_record(mem, str(change.args[0]))
+    results = _change(mem, changes)
+    done = []
+    for change, result in zip(changes, results):
+        plain = to_plain(result)
+        done.append({"record": str(plain["record"]), "key": str(plain["key"]),
+                     "value": _label_text(change.args[2]), "derived": str(plain["derived"]) == "true"})
+    append_event(mem.home, {"event": "declassify", "who": who, "why": why, "changes": done})
+    return done
+
+
+def _label_text(value: Any) -> str:
+    if isinstance(value, Term):
+        return f"{value.name}:{value.args[0]}"
+    return str(value)
+
+
+def record_labels(mem: Any, handle: str) -> dict[str, Any]:
+    """The labels in force on a record: ``readers`` (None: anyone a grant reaches),
+    ``restrictions`` and ``retention`` (derived records: the union over their sources)."""
+    found = mem.pl.once("atc_grants:record_labels", Atom(handle), Var())
+    if found is None:
+        raise InputError(f"{handle}: no such record")
+    readers, restrictions, retention = found[0].args
+    return {"readers": None if str(readers) == "all" else [str(r) for r in readers],
+            "restrictions": [_label_text(x) for x in restrictions],
+            "retention": None if str(retention) == "none" else str(retention)}
+
+
+# -- mounts ---------------------------------------------------------------------------------------
+def add_mount(mem: Any, name: str, url: str, token_env: str) -> None:
+    """Record a mount (by reference: its URL and the variable that holds the token)."""
+    check_name(name, "mount")
+    if not re.fullmatch(r"https?://[^\s]+", url):
+        raise UsageError(f"mount URL must be http:// or https://, not {url!r}")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token_env):
+        raise UsageError(f"--token-env must name an environment variable, not {token_env!r}")
+    _change(mem, Term("mount_add", [Atom(name), Atom(url.rstrip("/")), Atom(token_env)]))
+
+
+def remove_mount(mem: Any, name: str) -> None:
+    """Forget a mount (nothing of it was stored here)."""
+    _change(mem, Term("mount_remove", [Atom(check_name(name, "mount"))]))

@@ -1,0 +1,145 @@
+"""Reads a grantee makes, each through the policy and each appended to the owner's audit log.
+
+The same functions serve the server (a grantee's token) and the owner's own checks
+(``--as PRINCIPAL`` on ``hydrate``, ``query``, ``show`` and ``receipt``). Every one goes
+through Prolog's visible/3: a frame via ``api_reader_hydrate/4``, a goal in a user module whose
+vocabulary is the filtered view (``api_reader_query/5``), ``show`` via
+``api_reader_describe/4``; a receipt is returned only to the reader it was made for.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..audit import append_event
+from ..bridge import Atom, Var, to_plain
+from ..errors import InputError, PrologError, UsageError
+from ..memory import MAX_RULES_BYTES, QueryResult
+
+_HANDLE = re.compile(r"(?:it|arc|ses)_[0-9a-f]{6,}")
+
+
+def require_principal(mem: Any, reader: str) -> None:
+    """UsageError unless ``reader`` is a principal of this home."""
+    if not mem.pl.succeeds("atc_grants:principal", Atom(reader), Var()):
+        raise UsageError(f"{reader}: no such principal in this home (atc principal list)")
+
+
+def _rules_module(mem: Any, rules_text: str | None) -> str | None:
+    texts = mem.saved_rule_texts()
+    if rules_text:
+        if len(rules_text.encode("utf-8")) > MAX_RULES_BYTES:
+            raise UsageError(f"rules text is larger than {MAX_RULES_BYTES} bytes")
+        texts.append(rules_text)
+    if not texts:
+        return None
+    with mem._limits():
+        (module,) = mem.pl.once("atc_api:api_reader_rules", "\n".join(texts), Var())
+    return str(module)
+
+
+def _log_read(mem: Any, reader: str, op: str, goal: str, facts: list[dict[str, Any]],
+              via: str, **extra: Any) -> None:
+    append_event(mem.home, {"event": "read", "reader": reader, "op": op, "goal": goal,
+                            "facts": facts, "via": via, **extra})
+
+
+def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
+                   plane: str = "default", ceiling: str = "L0", now: str | float | None = None,
+                   walk: str | None = None, rules_text: str | None = None,
+                   via: str = "cli") -> Any:
+    """A frame of ``mem`` for ``reader``: only what their grants let them see, each fact at
+    most at their ceiling; logged (reader, goal, handles and rungs)."""
+    from ..hydration import hydrate
+
+    require_principal(mem, reader)
+    module = _rules_module(mem, rules_text)
+    with mem._limits():
+        frame = hydrate(mem, goal, budget=budget, plane=plane, ceiling=ceiling, now=now,
+                        rules=module, walk_rule=walk, reader=reader)
+    facts = [{"handle": f["handle"], "level": f["level"]} for f in frame.receipt["facts"]]
+    facts += [{"handle": c["handle"], "level": c["level"], "beyond": True}
+              for c in frame.receipt["beyond"]]
+    _log_read(mem, reader, "hydrate", goal, facts, via, receipt=frame.receipt_id)
+    return frame
+
+
+def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
+                 time_limit: float | None = None, rules_text: str | None = None,
+                 via: str = "cli") -> QueryResult:
+    """Solutions of ``goal`` as ``reader`` sees memory (every vocabulary predicate filtered);
+    logged with the records the answers name."""
+    require_principal(mem, reader)
+    if limit < 1:
+        raise UsageError("limit must be at least 1")
+    mem.jump  # nearest/3 needs the host's search registered
+    module = _rules_module(mem, rules_text)
+    options: dict[str, Any] = {"limit": limit, "module": Atom(module or "grantee_query")}
+    if time_limit is not None:
+        if not time_limit > 0:
+            raise UsageError("time_limit must be a positive number of seconds")
+        options["time_limit"] = float(time_limit)
+    try:
+        with mem._limits():
+            (solutions, more) = mem.pl.once("atc_api:api_reader_query", Atom(reader), goal,
+                                            options, Var(), Var())
+    except PrologError as exc:
+        _log_read(mem, reader, "query", goal, [], via, error=str(exc).splitlines()[0])
+        raise
+    rows = [{str(p.args[0]): to_plain(p.args[1]) for p in sol} for sol in solutions]
+    handles = sorted({h for row in rows for h in _handles_in(row)})
+    facts = [{"handle": h, "level": _max_level(mem, reader, h)} for h in handles]
+    _log_read(mem, reader, "query", goal, facts, via, answers=len(rows))
+    return QueryResult(rows=rows, more=str(more) == "true", variables=list(rows[0]) if rows else [])
+
+
+def _handles_in(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return set(_HANDLE.findall(value))
+    if isinstance(value, dict):
+        return {h for v in value.values() for h in _handles_in(v)}
+    if isinstance(value, (list, tuple)):
+        return {h for v in value for h in _handles_in(v)}
+    return set()
+
+
+def _max_level(mem: Any, reader: str, handle: str) -> str | None:
+    found = mem.pl.once("atc_api:api_visible", Atom(reader), Atom(handle), Var())
+    return str(found[0]).upper() if found else None
+
+
+def reader_show(mem: Any, reader: str, handle: str, level: str = "l2", *,
+                via: str = "cli") -> dict[str, Any]:
+    """One record at ``level`` as ``reader`` may see it (fields of the filtered view);
+    InputError when they do not see it, UsageError above their ceiling for it."""
+    require_principal(mem, reader)
+    try:
+        (record,) = mem.pl.once("atc_api:api_reader_describe", Atom(reader), Atom(handle),
+                                Atom(level.lower()), Var())
+    except PrologError as exc:
+        text = str(exc)
+        if "permission" in text or "No permission" in text:
+            ceiling = _max_level(mem, reader, handle)
+            raise UsageError(f"{handle}: {level.upper()} is above {reader}'s ceiling for it "
+                             f"({ceiling})") from None
+        raise InputError(f"{handle}: no such item, arc or rollup visible to {reader}") from None
+    out = to_plain(record)
+    out["ceiling"] = str(out["ceiling"]).upper()
+    _log_read(mem, reader, "show", "", [{"handle": handle, "level": str(out["level"]).upper()}], via)
+    return out
+
+
+def reader_receipt(mem: Any, reader: str, receipt_id: str, *, via: str = "cli") -> dict[str, Any]:
+    """A stored receipt, only when it was made for ``reader`` (an owner's receipt, or another
+    grantee's, does not exist for them)."""
+    from ..hydration import load_receipt
+
+    require_principal(mem, reader)
+    try:
+        receipt = load_receipt(mem.home, receipt_id)
+    except InputError:
+        receipt = None
+    if not receipt or receipt.get("reader") != reader:
+        raise InputError(f"{receipt_id}: no such receipt for {reader}")
+    _log_read(mem, reader, "receipt", "", [], via, receipt=receipt_id)
+    return receipt

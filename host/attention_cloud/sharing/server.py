@@ -1,0 +1,193 @@
+"""``atc serve``: a memory home over HTTP, for the principals it has granted something.
+
+Every request carries ``Authorization: Bearer TOKEN`` (a token ``atc principal add`` issued);
+a missing, malformed or wrong token is refused with 401, a team's token reading a pool (a
+team-owned home) with 403. Each request then runs as that principal through the same policy
+as ``--as`` (sharing/reads.py), so every read is filtered by visible/3 and appended to the
+owner's audit log. The home is read at its last committed state: the server reopens it when
+the journal changes (a grant revoked from the CLI counts at the next request).
+
+Endpoints (JSON):
+  GET  /v1/whoami           who the token is, the home's owner and kind, the caller's grants
+  GET  /v1/grants           the live grants that reach the caller (never another grantee's)
+  POST /v1/hydrate          {goal, budget?, plane?, ceiling?, now?, walk?, rules?}: a frame
+  POST /v1/query            {goal, limit?, time_limit?, rules?}: solutions
+  GET  /v1/show/{handle}    ?level=L2: one record
+  GET  /v1/receipt/{id}     a receipt of the caller's own read
+"""
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import AtcError, InputError
+from ..home import require_home, resolve_home
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+
+
+class _HomeReader:
+    """The served home, open in this process and reopened when its journal changes."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.mem: Any = None
+        self.stamp: tuple[int, int, int] | None = None
+
+    def memory(self) -> Any:
+        from ..memory import Memory
+
+        journal = self.home / "journal.pl"
+        try:
+            st = journal.stat()
+            stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except FileNotFoundError:
+            stamp = (0, 0, 0)
+        if self.mem is None or stamp != self.stamp:
+            if self.mem is not None:
+                self.mem.close()
+            self.mem = Memory.open(self.home, create=False)
+            self.stamp = stamp
+        return self.mem
+
+
+def make_app(home: str | os.PathLike[str] | None) -> Any:
+    """The Starlette application serving ``home``."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from . import policy, reads
+
+    reader = _HomeReader(require_home(resolve_home(home)))
+
+    def refuse(status: int, message: str) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+    def endpoint(fn: Callable[[Any, str, Request, dict[str, Any]], Any]) -> Callable:
+        async def handle(request: Request) -> JSONResponse:
+            auth = request.headers.get("authorization", "")
+            scheme, _, token = auth.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                return refuse(401, "a bearer token is required")
+            try:
+                mem = reader.memory()
+                principal = policy.authenticate(mem, token)
+                if principal is None:
+                    return refuse(401, "invalid token")
+                state = policy.sharing_state(mem)
+                if (state.owner and state.kind_of(principal) == "team"
+                        and state.kind_of(state.owner) == "team"):
+                    return refuse(403, "a pool cannot mount another pool")
+                body: dict[str, Any] = {}
+                if request.method == "POST":
+                    try:
+                        body = await request.json()
+                    except ValueError:
+                        return refuse(400, "the request body must be a JSON object")
+                    if not isinstance(body, dict):
+                        return refuse(400, "the request body must be a JSON object")
+                return JSONResponse(fn(mem, principal, request, body))
+            except InputError as exc:
+                return refuse(404, str(exc).splitlines()[0])
+            except AtcError as exc:
+                return refuse(400, str(exc).splitlines()[0] or type(exc).__name__)
+            except (TypeError, ValueError, KeyError) as exc:
+                return refuse(400, f"bad request: {exc}")
+
+        return handle
+
+    def whoami(mem: Any, principal: str, request: Request, body: dict) -> dict:
+        state = policy.sharing_state(mem)
+        return {"principal": principal, "kind": state.kind_of(principal),
+                "owner": state.owner, "home_kind": state.kind_of(state.owner) if state.owner else None,
+                "grants": [g.as_dict() for g in policy.grants_for(mem, principal)]}
+
+    def grants(mem: Any, principal: str, request: Request, body: dict) -> dict:
+        return {"grants": [g.as_dict() for g in policy.grants_for(mem, principal)]}
+
+    def hydrate(mem: Any, principal: str, request: Request, body: dict) -> dict:
+        goal = _text(body, "goal", required=True)
+        frame = reads.reader_hydrate(
+            mem, principal, goal, budget=_int(body, "budget", 2000),
+            plane=_text(body, "plane") or "default", ceiling=_text(body, "ceiling") or "L0",
+            now=body.get("now"), walk=_text(body, "walk"), rules_text=_text(body, "rules"),
+            via="serve")
+        facts = [{**fact, "text": f.text} for fact, f in zip(frame.receipt["facts"], frame.facts)]
+        return {"receipt_id": frame.receipt_id, "receipt": frame.receipt, "facts": facts,
+                "text": frame.text}
+
+    def query(mem: Any, principal: str, request: Request, body: dict) -> dict:
+        result = reads.reader_query(mem, principal, _text(body, "goal", required=True),
+                                    limit=_int(body, "limit", 100),
+                                    time_limit=body.get("time_limit"),
+                                    rules_text=_text(body, "rules"), via="serve")
+        return {"rows": result.rows, "more": result.more, "variables": result.variables}
+
+    def show(mem: Any, principal: str, request: Request, body: dict) -> dict:
+        return reads.reader_show(mem, principal, request.path_params["handle"],
+                                 request.query_params.get("level", "L2"), via="serve")
+
+    def receipt(mem: Any, principal: str, request: Request, body: dict) -> dict:
+        return reads.reader_receipt(mem, principal, request.path_params["rid"], via="serve")
+
+    routes = [Route("/v1/whoami", endpoint(whoami), methods=["GET"]),
+              Route("/v1/grants", endpoint(grants), methods=["GET"]),
+              Route("/v1/hydrate", endpoint(hydrate), methods=["POST"]),
+              Route("/v1/query", endpoint(query), methods=["POST"]),
+              Route("/v1/show/{handle}", endpoint(show), methods=["GET"]),
+              Route("/v1/receipt/{rid}", endpoint(receipt), methods=["GET"])]
+    return Starlette(routes=routes)
+
+
+def _text(body: dict, key: str, *, required: bool = False) -> str | None:
+    value = body.get(key)
+    if value is None:
+        if required:
+            raise ValueError(f"{key!r} is required")
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{key!r} must be a string")
+    return value
+
+
+def _int(body: dict, key: str, default: int) -> int:
+    value = body.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key!r} must be an integer")
+    return value
+
+
+def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
+          port: int = DEFAULT_PORT, announce: Callable[[str], None] | None = None) -> None:
+    """Serve ``home`` on ``host:port`` until interrupted (port 0: a free one). ``announce``
+    gets the address once the socket listens (``atc serve`` prints it)."""
+    import uvicorn
+
+    app = make_app(home)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    if announce is not None:
+        announce(f"http://{shown}:{bound}")
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        sys.stdout.flush()

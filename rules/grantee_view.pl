@@ -1,0 +1,269 @@
+:- module(atc_grantee_view,
+          [ item/1, item_kind/2, item_role/2, item_speaker/2, item_goal/2, item_session/2,
+            item_time/2, item_seq/2, item_segment/2, item_source/2, item_source_name/2,
+            item_text/2,
+            relation/3,
+            rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2, arc_goal/2,
+            arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2,
+            nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
+            hydrate/3, goal_speaker/2, goal_time_window/4, memory_now/1, items_between/3,
+            items_between/4,
+
+            grantee_view_reader/1,      % -Principal
+            grantee_view_run/2,         % +Principal, :Goal
+            grantee_view_module/1       % ?Module
+          ]).
+:- use_module(library(error)).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(journal, []).
+:- use_module(ladder, []).
+:- use_module(jump, []).
+:- use_module(when, []).
+:- use_module(hydrate, []).
+:- use_module(memory, []).
+:- use_module(grants).
+
+/** <module> The query vocabulary as a grantee sees it
+
+Every predicate of the public vocabulary (atc_memory), each one filtered through visible/3 for
+the principal reading (grantee_view_run/2 sets it for the call): a record the reader may not
+see does not exist here, and a rung above the reader's ceiling for a record is not there
+either. A grantee's goals and rules run in a user module that imports this module's vocabulary
+instead of atc_memory's (memory_user_module/2), so no goal or rule can name a raw fact: the
+names it can call are these.
+
+What each field needs, for a record the reader sees at ceiling Max:
+
+  - metadata (kind, role, speaker, session, seq, time, segment, pointer, arcs, rollups,
+    relations to visible records or entities): any ceiling (L3 is presence and pointer);
+  - rung(Id, L, Text) and rung_tokens/3: L no more detailed than Max;
+  - distilled/3 (the structured L2): Max L2 or more detailed;
+  - item_text/2, item_goal/2 and arc_goal/2 (verbatim text): Max L0.
+
+Outside grantee_view_run/2 no reader is set and every predicate here fails: the view fails
+closed.
+*/
+
+:- meta_predicate grantee_view_run(+, 0).
+
+%!  grantee_view_run(+Principal, :Goal) is semidet.
+%   Run Goal (once) with Principal as the reader the vocabulary here filters for.
+grantee_view_run(P, Goal) :-
+    must_be(atom, P),
+    b_setval(atc_grantee_reader, P),
+    once(Goal).
+
+%!  grantee_view_reader(-Principal) is semidet.
+%   The principal the running call reads for; fails when none is set.
+grantee_view_reader(P) :-
+    catch(b_getval(atc_grantee_reader, P), _, fail),
+    atom(P),
+    P \== [].
+
+%!  grantee_view_module(?Module) is nondet.
+%   Module is a user module whose vocabulary is this view (made by memory_user_module/2).
+grantee_view_module(M) :-
+    atc_memory:memory_is_user_module(M),
+    predicate_property(M:item(_), imported_from(atc_grantee_view)).
+
+% seen_(+Id, -Max): the reader sees Id at Max.
+seen_(Id, Max) :-
+    grantee_view_reader(P),
+    visible(P, Id, Max), !.
+
+seen_at_(Id, Level) :-
+    seen_(Id, Max),
+    rank_(Max, MR), rank_(Level, LR),
+    LR >= MR.
+
+rank_(l0, 0).
+rank_(l1, 1).
+rank_(l2, 2).
+rank_(l3, 3).
+
+% A relation's object: a record must be seen too; an entity (text) is part of the skeleton.
+object_seen_(O) :-
+    (   atom(O), ( atc_journal:item(O) ; atc_ladder:arc(O) ; atc_ladder:rollup(O, _) )
+    ->  seen_(O, _)
+    ;   true
+    ).
+
+		 /*******************************
+		 *          VOCABULARY          *
+		 *******************************/
+
+%!  item(?H) is nondet.
+item(H) :- grantee_view_reader(_), atc_journal:item(H), seen_(H, _).
+%!  item_kind(?H, ?Kind) is nondet.
+item_kind(H, K) :- atc_journal:item_kind(H, K), seen_(H, _).
+%!  item_role(?H, ?Role) is nondet.
+item_role(H, R) :- atc_journal:item_role(H, R), seen_(H, _).
+%!  item_speaker(?H, ?Name) is nondet.
+item_speaker(H, N) :- atc_journal:item_speaker(H, N), seen_(H, _).
+%!  item_goal(?H, ?Goal) is nondet.
+%   Verbatim text: only for a reader who sees H at L0.
+item_goal(H, G) :- atc_journal:item_goal(H, G), seen_at_(H, l0).
+%!  item_session(?H, ?S) is nondet.
+item_session(H, S) :- atc_journal:item_session(H, S), seen_(H, _).
+%!  item_time(?H, ?T) is nondet.
+item_time(H, T) :- atc_journal:item_time(H, T), seen_(H, _).
+%!  item_seq(?H, ?N) is nondet.
+item_seq(H, N) :- atc_journal:item_seq(H, N), seen_(H, _).
+%!  item_segment(?H, ?S) is nondet.
+item_segment(H, S) :- atc_journal:item_segment(H, S), seen_(H, _).
+%!  item_source(?H, ?Pointer) is nondet.
+item_source(H, P) :- atc_journal:item_source(H, P), seen_(H, _).
+%!  item_source_name(?H, ?Name) is nondet.
+item_source_name(H, N) :- atc_journal:item_source_name(H, N), seen_(H, _).
+%!  item_text(?H, ?Text) is nondet.
+%   L0: only for a reader who sees H at L0.
+item_text(H, T) :- atc_journal:item_text(H, T), seen_at_(H, l0).
+%!  relation(?S, ?P, ?O) is nondet.
+relation(S, P, O) :- atc_journal:relation(S, P, O), seen_(S, _), object_seen_(O).
+
+%!  rung(?Id, ?Level, ?Text) is nondet.
+%   Only rungs at or below the reader's ceiling for Id.
+rung(Id, L, T) :- atc_ladder:rung(Id, L, T), seen_at_(Id, L).
+%!  rung_tokens(?Id, ?Level, ?N) is nondet.
+rung_tokens(Id, L, N) :- atc_ladder:rung_tokens(Id, L, N), seen_at_(Id, L).
+%!  distilled(?Id, ?Field, ?Value) is nondet.
+%   The structured L2: for a reader who sees Id at L2 or more detailed.
+distilled(Id, F, V) :- atc_ladder:distilled(Id, F, V), seen_at_(Id, l2).
+%!  provenance(?Id, ?H) is nondet.
+provenance(Id, H) :- atc_ladder:provenance(Id, H), seen_(Id, _), seen_(H, _).
+%!  arc(?A) is nondet.
+arc(A) :- atc_ladder:arc(A), seen_(A, _).
+%!  arc_member(?A, ?H) is nondet.
+arc_member(A, H) :- atc_ladder:arc_member(A, H), seen_(A, _), seen_(H, _).
+%!  arc_goal(?A, ?G) is nondet.
+arc_goal(A, G) :- atc_ladder:arc_goal(A, G), seen_at_(A, l0).
+%!  arc_session(?A, ?S) is nondet.
+arc_session(A, S) :- atc_ladder:arc_session(A, S), seen_(A, _).
+%!  item_arc(?H, ?A) is nondet.
+item_arc(H, A) :- atc_ladder:item_arc(H, A), seen_(H, _), seen_(A, _).
+%!  rollup(?R, ?S) is nondet.
+rollup(R, S) :- atc_ladder:rollup(R, S), seen_(R, _).
+%!  echo_of(?E, ?O, ?Sim) is nondet.
+echo_of(E, O, Sim) :- atc_ladder:echo_of(E, O, Sim), seen_(E, _), seen_(O, _).
+%!  curated(?Id, ?Curator) is nondet.
+curated(Id, C) :- atc_ladder:curated(Id, C), seen_(Id, _).
+
+%!  nearest(+Query, +K, -Hits) is det.
+%!  nearest(+Query, -Handle, -Score) is nondet.
+%   The jump over the records the reader sees (a handle as Query must be one of them).
+nearest(Q, K, Hits) :-
+    integer(K), !,
+    nearest(Q, K, [], Hits).
+nearest(Q, H, S) :-
+    nearest(Q, 50, [], Hits),
+    member(H-S, Hits).
+
+%!  nearest(+Query, +K, +Options, -Hits) is det.
+nearest(Q, K, Options, Hits) :-
+    must_be(nonneg, K),
+    query_seen_(Q),
+    Fetch is K * 4 + 50,
+    atc_jump:nearest(Q, Fetch, Options, Raw),
+    seen_top_(Raw, K, Hits).
+
+%!  lexical(+Query, +K, +Options, -Hits) is det.
+lexical(Q, K, Options, Hits) :-
+    must_be(nonneg, K),
+    query_seen_(Q),
+    Fetch is K * 4 + 50,
+    atc_jump:lexical(Q, Fetch, Options, Raw),
+    seen_top_(Raw, K, Hits).
+
+%!  similarity(+Query, +Records, -Pairs) is det.
+%!  similarity(+Query, +Records, +K, -Pairs) is det.
+%   Scores for the given records the reader sees.
+similarity(Q, Records, Pairs) :-
+    must_be(list, Records),
+    query_seen_(Q),
+    include(seen_record_, Records, Seen),
+    atc_jump:similarity(Q, Seen, Pairs).
+similarity(Q, Records, K, Pairs) :-
+    must_be(list, Records),
+    query_seen_(Q),
+    include(seen_record_, Records, Seen),
+    atc_jump:similarity(Q, Seen, K, Pairs).
+
+seen_record_(R) :- atom(R), seen_(R, _).
+
+query_seen_(Q) :-
+    (   atom(Q)
+    ->  (   seen_(Q, _) -> true ; existence_error(record, Q) )
+    ;   true
+    ).
+
+seen_top_(Raw, K, Hits) :-
+    include([Id-_]>>seen_(Id, _), Raw, Seen),
+    length(Seen, N),
+    (   N =< K -> Hits = Seen ; length(Hits, K), append(Hits, _, Seen) ).
+
+%!  hydrate(+Goal, +Options:dict, -Frame) is det.
+%   A frame for the reader: hydrate/3 with `reader` set to them (every fact visible, each at
+%   most at its ceiling); `rules` may only name a grantee's user module.
+%   @error permission_error(use, rules_module, M) for any other module
+hydrate(Goal, Options, Frame) :-
+    must_be(dict, Options),
+    grantee_view_reader(P),
+    (   get_dict(rules, Options, Rules), Rules \== none
+    ->  (   atom(Rules), grantee_view_module(Rules) -> true
+        ;   permission_error(use, rules_module, Rules)
+        )
+    ;   true
+    ),
+    atc_memory:hydrate(Goal, Options.put(reader, P), Frame).
+
+%!  goal_speaker(+Goal, -Speaker) is semidet.
+%   As atc_memory's, naming only a person who speaks in a record the reader sees.
+goal_speaker(Goal, S) :-
+    atc_hydrate:goal_speaker(Goal, S),
+    (   memberchk(S, [user, assistant]) -> true
+    ;   once(( atc_journal:relation(H, speaker, S), seen_(H, _) ))
+    ).
+
+%!  goal_time_window(+Goal, +Now, -Window, -Phrase) is semidet.
+%   Reads only the goal's words.
+goal_time_window(G, N, W, P) :- atc_when:goal_time_window(G, N, W, P).
+
+%!  memory_now(-Stamp) is det.
+%   The newest time among the items the reader sees (0 when none).
+memory_now(Stamp) :-
+    findall(T, ( item(H), atc_journal:item_time(H, T), T \== "" ), Ts),
+    (   Ts == [] -> Stamp = 0
+    ;   max_member(Newest, Ts),
+        parse_time(Newest, iso_8601, Stamp)
+    ).
+
+%!  items_between(+From, +To, -Items) is det.
+%!  items_between(+From, +To, +Max, -Items) is det.
+items_between(F, T, Items) :-
+    items_between(F, T, inf, Items).
+items_between(F, T, Max, Items) :-
+    atc_when:items_between(F, T, inf, Raw),
+    include([H]>>seen_(H, _), Raw, Seen),
+    (   Max == inf -> Items = Seen
+    ;   must_be(nonneg, Max),
+        length(Seen, N),
+        (   N =< Max -> Items = Seen ; length(Items, Max), append(Items, _, Seen) )
+    ).
+
+		 /*******************************
+		 *           SANDBOX            *
+		 *******************************/
+
+% Every predicate here only reads, through visible/3; hydrate/3 confines its options above.
+% One safe_primitive/1 fact per vocabulary predicate, made from the export list when loading.
+vocabulary_head_(Head) :-
+    module_property(atc_grantee_view, exports(PIs)),
+    member(Name/Arity, PIs),
+    \+ memberchk(Name, [grantee_view_reader, grantee_view_run, grantee_view_module]),
+    functor(Head, Name, Arity).
+
+:- multifile sandbox:safe_primitive/1.
+term_expansion(safe_vocabulary_, Clauses) :-
+    findall(sandbox:safe_primitive(atc_grantee_view:H), vocabulary_head_(H), Clauses).
+safe_vocabulary_.

@@ -1,0 +1,538 @@
+:- module(atc_grants,
+          [ principal/2,                % ?Principal, ?Kind
+            member_of/2,                % ?Principal, ?Team
+            home_owner/1,               % ?Principal
+            grant/6,                    % ?Id, ?Owner, ?Grantee, ?Filter, ?Ceiling, ?Expiry
+            grant_revoked/3,            % ?Id, ?Time, ?Who
+            grant_reaches/2,            % ?Id, ?Principal
+            visible/3,                  % +Principal, ?Record, -MaxLevel
+            visible_at/3,               % +Principal, +Record, +Level
+            record_labels/2,            % +Record, -Labels
+            item_label/3,               % ?Handle, ?Key, ?Value
+            pool_mount_refused/2,       % +ReaderKind, +HomeKind
+            principal_token/4,          % ?TokenId, ?Principal, ?Salt, ?Hash
+
+            grants_principal_add/3,     % +Principal, +Kind, +Owner
+            grants_principal_remove/2,  % +Principal, -Revoked
+            grants_token_add/4,         % +TokenId, +Principal, +Salt, +Hash
+            grants_member_join/2,       % +Principal, +Team
+            grants_member_leave/2,      % +Principal, +Team
+            grants_grant_add/5,         % +Id, +Grantee, +Filter, +Ceiling, +Expiry
+            grants_grant_revoke/2,      % +Id, +Who
+            grants_label/3,             % +Handle, +Key, +Value
+            grants_declassify/4,        % +Record, +Key, +Value, -Change
+            grants_mount_add/3,         % +Name, +Url, +TokenEnv
+            grants_mount_remove/1,      % +Name
+            grants_mount/3,             % ?Name, ?Url, ?TokenEnv
+            grants_now/1                % -IsoTime
+          ]).
+:- use_module(library(error)).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(library(ordsets)).
+:- use_module(library(aggregate)).
+:- use_module(store).
+:- use_module(journal).
+:- use_module(ladder).
+
+/** <module> Sharing: principals, teams, grants, labels, and the one visibility policy
+
+A memory home has an *owner* (a person, or a team: a team-owned home is a *pool*). The owner
+*grants* a grantee (a person or a team) a *segment* of the home up to a *ceiling* of detail:
+
+```
+grant(g_1, alice, platform, [segment(payments)], l2, none)
+```
+
+gives every member of team `platform` the items of segment `payments` (and what curation
+derived from them alone) down to L2, distillations, never verbatim text. Membership is read
+at every read, so joining and leaving take effect at the next one; a revoked or expired
+grant reaches nobody from then on (revocation is forward-only: what was read stays in the
+owner's access log, which the host keeps).
+
+visible/3 is the one policy every read a grantee makes passes: the frame's jump, walk and
+fovea (rules/hydrate.pl, option `reader`), the filtered vocabulary a grantee's goals and rules
+see (rules/grantee_view.pl), and the host's `show` and receipts. A record is visible to a
+grantee when
+
+  - it is a live item matched by a grant that reaches the grantee (its filter: any of the
+    values given per key, every key; keys segment, session, tag, entity, from, to), and the
+    item's labels admit the grantee; the ceiling is the most detailed of those grants';
+  - or it was derived from items (an arc, a rollup: provenance/2), every one of them is
+    visible, and the record's labels admit the grantee; its ceiling is the least detailed of
+    theirs. So a summary never shows more of a source than the source itself would.
+
+Labels only tighten. An item may carry readers (principals or teams: only they may see it),
+restrictions (`private`: no grantee; `pii`: only a grantee named among its readers; `team(T)`:
+only members of T) and a retention date (after it no grantee sees it). A derived record's
+labels are the most restrictive union of its sources' (readers intersect, restrictions union,
+retention the earliest), computed by record_labels/2 from provenance at every read, so they are
+always current. grants_declassify/4 is the only way down.
+
+Pools: a team principal reading a pool (a team-owned home) is refused, so no pool mounts another
+and nothing is laundered through a hierarchy of teams; teams hold persons only.
+*/
+
+:- dynamic
+    principal_/2,     % Principal, Kind                 (person | team)
+    owner_/1,         % Principal                       the home's owner
+    member_/2,        % Principal, Team
+    token_/4,         % TokenId, Principal, Salt, Hash  (hex; the token itself is never stored)
+    grant_/7,         % Id, Owner, Grantee, Filter, Ceiling, Expiry, Created
+    revoked_/3,       % Id, Time, Who
+    label_/3,         % Handle, Key, Value              (reader P | restriction R | retention Iso)
+    declass_/3,       % Record, Key, Value              (a derived record's labels loosened)
+    mount_/3.         % Name, Url, TokenEnv             (grants of other homes this one mounts)
+
+:- multifile atc_store:durable_predicate/1.
+atc_store:durable_predicate(atc_grants:principal_/2).
+atc_store:durable_predicate(atc_grants:owner_/1).
+atc_store:durable_predicate(atc_grants:member_/2).
+atc_store:durable_predicate(atc_grants:token_/4).
+atc_store:durable_predicate(atc_grants:grant_/7).
+atc_store:durable_predicate(atc_grants:revoked_/3).
+atc_store:durable_predicate(atc_grants:label_/3).
+atc_store:durable_predicate(atc_grants:declass_/3).
+atc_store:durable_predicate(atc_grants:mount_/3).
+
+		 /*******************************
+		 *          RELATIONS           *
+		 *******************************/
+
+%!  principal(?Principal, ?Kind) is nondet.
+%   Principal is known to this home as a `person` or a `team`.
+principal(P, Kind) :- principal_(P, Kind).
+
+%!  member_of(?Principal, ?Team) is nondet.
+%   Principal (a person) belongs to Team.
+member_of(P, T) :- member_(P, T).
+
+%!  home_owner(?Principal) is semidet.
+%   The principal this home belongs to (set by `atc principal add NAME --owner`).
+home_owner(P) :- owner_(P).
+
+%!  grant(?Id, ?Owner, ?Grantee, ?Filter, ?Ceiling, ?Expiry) is nondet.
+%   A grant of this home, revoked or not (see grant_revoked/3). Filter is a list of
+%   segment(S), session(S), tag(T), entity(E), from(Iso), to(Iso); Ceiling l0..l3; Expiry an
+%   ISO 8601 time or `none`.
+grant(Id, Owner, Grantee, Filter, Ceiling, Expiry) :-
+    grant_(Id, Owner, Grantee, Filter, Ceiling, Expiry, _).
+
+%!  grant_revoked(?Id, ?Time, ?Who) is nondet.
+grant_revoked(Id, Time, Who) :- revoked_(Id, Time, Who).
+
+%!  principal_token(?TokenId, ?Principal, ?Salt, ?Hash) is nondet.
+%   The salted hash of a principal's bearer token (the host verifies tokens).
+principal_token(Id, P, Salt, Hash) :- token_(Id, P, Salt, Hash).
+
+%!  item_label(?Handle, ?Key, ?Value) is nondet.
+%   A label set on a record itself: reader-P, restriction-R or retention-Iso.
+item_label(H, K, V) :- label_(H, K, V).
+
+%!  grants_mount(?Name, ?Url, ?TokenEnv) is nondet.
+%   A grant of another home this home mounts by reference (nothing of it is stored here).
+grants_mount(Name, Url, Env) :- mount_(Name, Url, Env).
+
+%!  grants_now(-Iso:atom) is det.
+%   The present as ISO 8601 UTC (what expiry and retention are compared with).
+grants_now(Iso) :-
+    get_time(Now),
+    format_time(atom(Iso), '%FT%TZ', Now, posix).
+
+%!  grant_reaches(?Id, +Principal) is nondet.
+%   Grant Id, live (not revoked, not expired), reaches Principal: it names Principal, or a
+%   team Principal is a member of (read now, so membership changes count at the next read).
+grant_reaches(Id, P) :-
+    grants_now(Now),
+    grant_reaches_(Now, Id, P, _, _).
+
+grant_reaches_(Now, Id, P, Filter, Ceiling) :-
+    grant_(Id, _, Grantee, Filter, Ceiling, Expiry, _),
+    \+ revoked_(Id, _, _),
+    (   Expiry == none -> true ; Now @< Expiry ),
+    (   Grantee == P -> true ; member_(P, Grantee) ).
+
+%!  pool_mount_refused(+ReaderKind, +HomeKind) is semidet.
+%   A reader of ReaderKind may not read a home of HomeKind: a team (a pool's identity) never
+%   reads a pool.
+pool_mount_refused(team, team).
+
+		 /*******************************
+		 *            POLICY            *
+		 *******************************/
+
+%!  visible(+Principal, ?Record, -MaxLevel) is nondet.
+%
+%   Record (an item, arc or rollup) may be shown to Principal at MaxLevel (l0..l3) or any less
+%   detailed level. The home's owner sees every live record at l0. Anyone else sees what the
+%   live grants reaching them admit (see the module documentation); with Record unbound, the
+%   items and derived records visible are enumerated.
+
+visible(P, Record, Max) :-
+    must_be(atom, P),
+    principal_(P, Kind),
+    (   owner_(P)
+    ->  live_record_(Record),
+        Max = l0
+    ;   owner_(Owner), principal_(Owner, HomeKind), pool_mount_refused(Kind, HomeKind)
+    ->  fail
+    ;   grants_now(Now),
+        findall(g(F, C), grant_reaches_(Now, _, P, F, C), Grants),
+        Grants \== [],
+        (   nonvar(Record)
+        ->  visible_(Now, P, Grants, Record, Max)
+        ;   (   item(Record)
+            ;   derived_record_(Record)
+            ),
+            visible_(Now, P, Grants, Record, Max)
+        )
+    ).
+
+%!  visible_at(+Principal, +Record, +Level) is semidet.
+%   Principal may see Record at Level.
+visible_at(P, Record, Level) :-
+    visible(P, Record, Max), !,
+    level_rank_(Max, MR),
+    level_rank_(Level, LR),
+    LR >= MR.
+
+visible_(Now, P, Grants, R, Max) :-
+    (   item(R)
+    ->  item_ceiling_(Grants, R, Max),
+        labels_admit_(Now, P, R)
+    ;   derived_record_(R)
+    ->  findall(H, provenance(R, H), Hs0),
+        sort(Hs0, Hs),
+        Hs \== [],
+        foldl(source_ceiling_(Grants, Now, P), Hs, l0, Max),
+        labels_admit_(Now, P, R)
+    ).
+
+source_ceiling_(Grants, Now, P, H, Max0, Max) :-
+    item(H),
+    item_ceiling_(Grants, H, C),
+    labels_admit_(Now, P, H),
+    less_detailed_(Max0, C, Max).
+
+% The most detailed ceiling among the grants whose filter matches item H.
+item_ceiling_(Grants, H, Max) :-
+    findall(R, ( member(g(F, C), Grants), filter_matches_(F, H), level_rank_(C, R) ), Ranks),
+    min_list(Ranks, MinRank),
+    level_rank_(Max, MinRank).
+
+live_record_(R) :-
+    (   nonvar(R)
+    ->  (   item(R) -> true ; derived_record_(R) )
+    ;   item(R)
+    ;   derived_record_(R)
+    ).
+
+derived_record_(R) :-
+    (   nonvar(R)
+    ->  ( arc(R) ; rollup(R, _) ), !
+    ;   arc(R)
+    ;   rollup(R, _)
+    ).
+
+% A filter is a list of Key(Value) conditions: any value of a key, every key.
+filter_matches_(Filter, H) :-
+    findall(K, ( member(C, Filter), functor(C, K, 1) ), Keys0),
+    sort(Keys0, Keys),
+    forall(member(K, Keys),
+           ( member(C, Filter), functor(C, K, 1), condition_holds_(C, H) -> true )).
+
+condition_holds_(segment(S), H) :- item_segment(H, S).
+condition_holds_(session(S), H) :- item_session(H, S0), same_text_(S0, S).
+condition_holds_(tag(T), H) :- distilled(H, tag, V), same_text_(V, T), !.
+condition_holds_(entity(E), H) :-
+    (   distilled(H, entity, V), same_text_(V, E)
+    ->  true
+    ;   relation(H, _, O), same_text_(O, E)
+    ), !.
+condition_holds_(from(From), H) :- item_time(H, T), T \== "", text_order_(T, From, Ord), Ord \== (<).
+condition_holds_(to(To), H) :- item_time(H, T), T \== "", text_order_(T, To, (<)).
+
+same_text_(A, B) :-
+    atom_string(A, S), atom_string(B, S).
+
+text_order_(A, B, Ord) :-
+    atom_string(A, SA), atom_string(B, SB),
+    compare(Ord, SA, SB).
+
+% Labels admit Principal: not private, pii only for a named reader, every team restriction
+% met, a member of the readers (when there are readers), retention not passed.
+labels_admit_(Now, P, R) :-
+    record_labels(R, labels(Readers, Restrictions, Retention)),
+    \+ memberchk(private, Restrictions),
+    (   memberchk(pii, Restrictions)
+    ->  Readers \== all, named_reader_(P, Readers)
+    ;   true
+    ),
+    forall(member(team(T), Restrictions), ( T == P ; member_(P, T) )),
+    (   Readers == all -> true ; named_reader_(P, Readers) ),
+    (   Retention == none -> true ; text_order_(Now, Retention, (<)) ).
+
+named_reader_(P, Readers) :-
+    member(X, Readers),
+    ( X == P ; member_(P, X) ), !.
+
+%!  record_labels(+Record, -Labels) is det.
+%
+%   The labels in force on Record: labels(Readers, Restrictions, Retention), Readers `all` or
+%   an ordered set of principals, Restrictions an ordered set (private, pii, team(T)),
+%   Retention `none` or an ISO 8601 time. An item's are its own; a derived record's are the
+%   most restrictive union of its own and its sources' (readers intersect, restrictions
+%   union, retention the earliest), less what grants_declassify/4 loosened on it.
+
+record_labels(R, Labels) :-
+    own_labels_(R, Own),
+    (   item(R)
+    ->  Labels = Own
+    ;   findall(L, ( provenance(R, H), H \== R, own_labels_(H, L) ), Ls),
+        foldl(tighten_, Ls, Own, Union),
+        declassified_(R, Union, Labels)
+    ).
+
+own_labels_(R, labels(Readers, Restrictions, Retention)) :-
+    findall(P, label_(R, reader, P), Ps0),
+    (   Ps0 == [] -> Readers = all ; sort(Ps0, Readers) ),
+    findall(X, label_(R, restriction, X), Xs0),
+    sort(Xs0, Restrictions),
+    (   label_(R, retention, D) -> Retention = D ; Retention = none ).
+
+tighten_(labels(R1, X1, T1), labels(R2, X2, T2), labels(R, X, T)) :-
+    (   R1 == all -> R = R2
+    ;   R2 == all -> R = R1
+    ;   ord_intersection(R1, R2, R)
+    ),
+    ord_union(X1, X2, X),
+    (   T1 == none -> T = T2
+    ;   T2 == none -> T = T1
+    ;   text_order_(T1, T2, (<)) -> T = T1
+    ;   T = T2
+    ).
+
+declassified_(R, labels(R0, X0, T0), labels(R1, X1, T1)) :-
+    (   declass_(R, readers, all) -> R1 = all
+    ;   R0 == all -> R1 = all
+    ;   findall(P, declass_(R, reader, P), Ps),
+        sort(Ps, PSet),
+        ord_union(R0, PSet, R1)
+    ),
+    findall(X, declass_(R, restriction, X), Xs),
+    sort(Xs, XSet),
+    ord_subtract(X0, XSet, X1),
+    (   declass_(R, retention, D) -> T1 = D ; T1 = T0 ).
+
+less_detailed_(A, B, C) :-
+    level_rank_(A, RA), level_rank_(B, RB),
+    R is max(RA, RB),
+    level_rank_(C, R).
+
+level_rank_(l0, 0).
+level_rank_(l1, 1).
+level_rank_(l2, 2).
+level_rank_(l3, 3).
+
+		 /*******************************
+		 *           WRITING            *
+		 *******************************/
+
+%!  grants_principal_add(+Principal, +Kind, +Owner:boolean) is det.
+%   Add a person or team; with Owner true it becomes the home's owner (there is one).
+%   @error permission_error(create, principal, P) when it exists
+%   @error permission_error(create, owner, P) when the home has another owner
+grants_principal_add(P, Kind, Owner) :-
+    name_(P),
+    must_be(oneof([person, team]), Kind),
+    must_be(boolean, Owner),
+    (   principal_(P, _) -> permission_error(create, principal, P) ; true ),
+    (   Owner == true, owner_(O) -> permission_error(create, owner, O) ; true ),
+    durable_assert(atc_grants:principal_(P, Kind)),
+    (   Owner == true -> durable_assert(atc_grants:owner_(P)) ; true ).
+
+%!  grants_principal_remove(+Principal, -Revoked:list) is det.
+%   Remove a principal, its tokens and memberships (a team's too); the live grants to it are
+%   revoked (listed in Revoked). The owner cannot be removed.
+grants_principal_remove(P, Revoked) :-
+    existing_principal_(P),
+    (   owner_(P) -> permission_error(remove, owner, P) ; true ),
+    findall(Id, ( grant_(Id, _, P, _, _, _, _), \+ revoked_(Id, _, _) ), Revoked),
+    forall(member(Id, Revoked), grants_grant_revoke(Id, removed(P))),
+    durable_retract(atc_grants:token_(_, P, _, _)),
+    durable_retract(atc_grants:member_(P, _)),
+    durable_retract(atc_grants:member_(_, P)),
+    durable_retract(atc_grants:principal_(P, _)).
+
+%!  grants_token_add(+TokenId, +Principal, +Salt, +Hash) is det.
+%   Record the salted hash of a token issued to Principal (the host makes and hashes it).
+grants_token_add(Id, P, Salt, Hash) :-
+    existing_principal_(P),
+    must_be(atom, Id),
+    maplist(must_be(atom), [Salt, Hash]),
+    durable_assert(atc_grants:token_(Id, P, Salt, Hash)).
+
+%!  grants_member_join(+Principal, +Team) is det.
+%   Principal, a person, joins Team. Teams hold persons only (no team in a team).
+grants_member_join(P, T) :-
+    existing_principal_(P),
+    existing_principal_(T),
+    (   principal_(T, team) -> true ; type_error(team, T) ),
+    (   principal_(P, person) -> true ; permission_error(join, team, P) ),
+    (   member_(P, T) -> true ; durable_assert(atc_grants:member_(P, T)) ).
+
+%!  grants_member_leave(+Principal, +Team) is det.
+%   @error existence_error(membership, P-T)
+grants_member_leave(P, T) :-
+    (   member_(P, T) -> durable_retract(atc_grants:member_(P, T))
+    ;   existence_error(membership, P-T)
+    ).
+
+%!  grants_grant_add(+Id, +Grantee, +Filter, +Ceiling, +Expiry) is det.
+%   The home's owner grants Grantee the records Filter matches down to Ceiling, until Expiry
+%   (ISO 8601 or `none`).
+%   @error existence_error(owner, home) when the home has no owner
+grants_grant_add(Id, Grantee, Filter, Ceiling, Expiry) :-
+    must_be(atom, Id),
+    (   owner_(Owner) -> true ; existence_error(owner, home) ),
+    existing_principal_(Grantee),
+    (   Grantee == Owner -> permission_error(grant, principal, Owner) ; true ),
+    must_be(list, Filter),
+    maplist(filter_condition_, Filter),
+    (   level_rank_(Ceiling, _) -> true ; domain_error(level, Ceiling) ),
+    (   Expiry == none -> true ; must_be(atom, Expiry) ),
+    (   grant_(Id, _, _, _, _, _, _) -> permission_error(create, grant, Id) ; true ),
+    grants_now(Now),
+    durable_assert(atc_grants:grant_(Id, Owner, Grantee, Filter, Ceiling, Expiry, Now)).
+
+filter_condition_(C) :-
+    (   compound(C), C =.. [K, V], memberchk(K, [segment, session, tag, entity, from, to]),
+        atomic(V)
+    ->  true
+    ;   domain_error(grant_filter, C)
+    ).
+
+%!  grants_grant_revoke(+Id, +Who) is det.
+%   Revoke grant Id from now on (forward-only: reads before stay in the access log).
+%   @error existence_error(grant, Id)
+grants_grant_revoke(Id, Who) :-
+    (   grant_(Id, _, _, _, _, _, _) -> true ; existence_error(grant, Id) ),
+    (   revoked_(Id, _, _)
+    ->  true
+    ;   grants_now(Now),
+        durable_assert(atc_grants:revoked_(Id, Now, Who))
+    ).
+
+%!  grants_label(+Handle, +Key, +Value) is det.
+%
+%   Tighten the labels of a record: Key `reader` adds a reader to a record without readers
+%   only as the first of a new list (adding one to an existing list would widen it: that is
+%   declassification); `restriction` adds private, pii or team(T); `retention` sets a date
+%   no later than the one in force.
+%   @error permission_error(loosen, label, Key-Value) for a change that would loosen
+grants_label(H, Key, Value) :-
+    must_be(atom, H),
+    (   item(H) -> true ; derived_record_(H) -> true ; existence_error(record, H) ),
+    own_labels_(H, labels(Readers, _, Retention)),
+    (   Key == reader
+    ->  existing_principal_(Value),
+        (   label_(H, reader, Value) -> true
+        ;   Readers == all, \+ label_(H, reader, _)
+        ->  durable_assert(atc_grants:label_(H, reader, Value))
+        ;   permission_error(loosen, label, reader-Value)
+        )
+    ;   Key == restriction
+    ->  restriction_(Value),
+        (   label_(H, restriction, Value) -> true
+        ;   durable_assert(atc_grants:label_(H, restriction, Value))
+        )
+    ;   Key == retention
+    ->  must_be(atom, Value),
+        (   Retention == none -> true
+        ;   text_order_(Value, Retention, Ord), Ord \== (>) -> true
+        ;   permission_error(loosen, label, retention-Value)
+        ),
+        durable_retract(atc_grants:label_(H, retention, _)),
+        durable_assert(atc_grants:label_(H, retention, Value))
+    ;   domain_error(label_key, Key)
+    ).
+
+restriction_(private) :- !.
+restriction_(pii) :- !.
+restriction_(team(T)) :- !, existing_principal_(T), principal_(T, team).
+restriction_(R) :- domain_error(restriction, R).
+
+%!  grants_declassify(+Record, +Key, +Value, -Change) is det.
+%
+%   The one way down: loosen one label of Record. On an item the label itself changes; on a
+%   derived record (whose labels come from its sources) the loosening is recorded against the
+%   record. Key/Value: restriction/R (lifted), reader/P (added to the readers), readers/all
+%   (readers lifted), retention/Iso-or-none. Change describes what changed (for the audit log).
+%   @error existence_error(label, Key-Value) when Record carries no such restriction
+grants_declassify(R, Key, Value, Change) :-
+    must_be(atom, R),
+    (   item(R) -> Derived = false
+    ;   derived_record_(R) -> Derived = true
+    ;   existence_error(record, R)
+    ),
+    record_labels(R, labels(Readers, Restrictions, _)),
+    (   Key == restriction
+    ->  (   memberchk(Value, Restrictions) -> true ; existence_error(label, restriction-Value) )
+    ;   Key == reader
+    ->  existing_principal_(Value),
+        (   Readers == all -> existence_error(label, readers) ; true )
+    ;   Key == readers
+    ->  must_be(oneof([all]), Value),
+        (   Readers == all -> existence_error(label, readers) ; true )
+    ;   Key == retention
+    ->  must_be(atom, Value)
+    ;   domain_error(label_key, Key)
+    ),
+    declassify_(Derived, R, Key, Value),
+    Change = _{record: R, key: Key, value: Value, derived: Derived}.
+
+declassify_(false, H, restriction, V) :- !,
+    durable_retract(atc_grants:label_(H, restriction, V)).
+declassify_(false, H, reader, P) :- !,
+    durable_assert(atc_grants:label_(H, reader, P)).
+declassify_(false, H, readers, all) :- !,
+    durable_retract(atc_grants:label_(H, reader, _)).
+declassify_(false, H, retention, V) :- !,
+    durable_retract(atc_grants:label_(H, retention, _)),
+    (   V == none -> true ; durable_assert(atc_grants:label_(H, retention, V)) ).
+declassify_(true, R, Key, V) :-
+    (   Key == retention -> durable_retract(atc_grants:declass_(R, retention, _)) ; true ),
+    (   declass_(R, Key, V) -> true ; durable_assert(atc_grants:declass_(R, Key, V)) ).
+
+%!  grants_mount_add(+Name, +Url, +TokenEnv) is det.
+%   Record a mount of another home's grant: its address and the environment variable that
+%   holds the token (never the token).
+grants_mount_add(Name, Url, Env) :-
+    name_(Name),
+    maplist(must_be(atom), [Url, Env]),
+    (   mount_(Name, _, _) -> permission_error(create, mount, Name) ; true ),
+    durable_assert(atc_grants:mount_(Name, Url, Env)).
+
+%!  grants_mount_remove(+Name) is det.
+%   @error existence_error(mount, Name)
+grants_mount_remove(Name) :-
+    (   mount_(Name, _, _) -> durable_retract(atc_grants:mount_(Name, _, _))
+    ;   existence_error(mount, Name)
+    ).
+
+existing_principal_(P) :-
+    must_be(atom, P),
+    (   principal_(P, _) -> true ; existence_error(principal, P) ).
+
+% A principal's or mount's name: a letter, then letters, digits, '-', '_' or '.'.
+name_(N) :-
+    must_be(atom, N),
+    (   atom_codes(N, [C|Cs]), ascii_letter_(C),
+        forall(member(X, Cs), ( ascii_letter_(X) ; between(0'0, 0'9, X) ; memberchk(X, `-_.`) )),
+        atom_length(N, Len), Len =< 64
+    ->  true
+    ;   domain_error(principal_name, N)
+    ).
+
+ascii_letter_(C) :- between(0'a, 0'z, C), !.
+ascii_letter_(C) :- between(0'A, 0'Z, C).
