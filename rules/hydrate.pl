@@ -205,15 +205,15 @@ readable_pair_(Reader, Id-_) :-
 
 % The most detailed level a fact of Id may show: the frame's ceiling, or the reader's ceiling
 % for Id when that is less detailed.
+record_ceiling_(Settings, _, Ceiling) :-
+    \+ ( get_dict(reader, Settings, Reader), Reader \== none ), !,
+    Ceiling = Settings.ceiling.
 record_ceiling_(Settings, Id, Ceiling) :-
-    (   Settings.reader == none
-    ->  Ceiling = Settings.ceiling
-    ;   visible(Settings.reader, Id, Max), !,
-        level_rank(Settings.ceiling, R0),
-        level_rank(Max, R1),
-        R is max(R0, R1),
-        level_rank(Ceiling, R)
-    ).
+    visible(Settings.reader, Id, Max), !,
+    level_rank(Settings.ceiling, R0),
+    level_rank(Max, R1),
+    R is max(R0, R1),
+    level_rank(Ceiling, R).
 
 % A fact the ceiling capped: shown at the most detailed level its ceiling allows while the
 % record holds a more detailed one (the receipt's "capped_by": "ceiling").

@@ -590,8 +590,11 @@ def _mount_sharing_commands() -> None:
         main.add_command(command, name)
 
 
-_mount_sharing_commands()
-
-
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # `python -m attention_cloud.cli`: run the package's own module, whose sharing commands
+    # (which import it) register against it rather than against this copy.
+    from attention_cloud.cli import main as package_main
+
+    sys.exit(package_main())
+else:
+    _mount_sharing_commands()

@@ -1,0 +1,211 @@
+:- use_module('../../rules/store').
+:- use_module('../../rules/journal').
+:- use_module('../../rules/ladder').
+:- use_module('../../rules/grants').
+:- use_module('../../rules/memory', [memory_user_module/2]).
+:- use_module('../../rules/grantee_view', [grantee_view_run/2]).
+:- use_module(library(plunit)).
+
+% Alice's home: items p1, p2 in segment payments (session s1), o1 in ops (session s2); arc a1
+% over p1 and p2; rollup r1 over all three. Bob is in team platform; Carol is not.
+fresh :-
+    store_reset,
+    maplist(add_item, [p1-payments-s1-0-"2026-01-01T10:00:00Z",
+                       p2-payments-s1-1-"2026-02-01T10:00:00Z",
+                       o1-ops-s2-0-"2026-03-01T10:00:00Z"]),
+    forall(member(H, [p1, p2, o1]), rungs(H, [H])),
+    ladder_store([arc(a1, s1, "g", [p1, p2])]), rungs(a1, [p1, p2]),
+    ladder_store([rollup(r1, s1)]), rungs(r1, [p1, p2, o1]),
+    grants_principal_add(alice, person, true),
+    grants_principal_add(bob, person, false),
+    grants_principal_add(carol, person, false),
+    grants_principal_add(platform, team, false),
+    grants_member_join(bob, platform).
+
+add_item(H-Seg-Ses-Seq-Time) :-
+    journal_add_items([item(H, src, Ses, Seq, conclusion, assistant, "the goal", Time, Seg,
+                            "f:1", "verbatim text", [])], _).
+rungs(Id, Prov) :-
+    ladder_store([rungs(Id, 'extractive@1', "one", "decisions: x", "tags: x",
+                        t(1, 2, 1), [decision-"x", tag-"retry"], Prov)]).
+
+grant(Id, Grantee, Filter, Ceiling) :-
+    grants_grant_add(Id, Grantee, Filter, Ceiling, none).
+
+seen(P, Ids) :-
+    findall(R-M, visible(P, R, M), Pairs0),
+    msort(Pairs0, Ids).
+
+:- begin_tests(grants, [setup(fresh), cleanup(store_reset)]).
+
+test(owner_sees_everything_at_l0, [setup(fresh), true(Ids == [a1-l0, o1-l0, p1-l0, p2-l0, r1-l0])]) :-
+    seen(alice, Ids).
+
+test(no_grant_nothing, [setup(fresh), true(Ids == [])]) :-
+    seen(bob, Ids).
+
+test(team_grant_reaches_member_only, [setup(fresh), true(B-C == [a1-l2, p1-l2, p2-l2]-[])]) :-
+    grant(g1, platform, [segment(payments)], l2),
+    seen(bob, B),
+    seen(carol, C).
+
+test(derived_needs_every_source, [setup(fresh), true(Ids == [o1-l1])]) :-
+    % the rollup r1 also holds payments items bob cannot see, so it is not visible
+    grant(g1, bob, [segment(ops)], l1),
+    seen(bob, Ids).
+
+test(derived_ceiling_is_least_detailed, [setup(fresh), true(M == l3)]) :-
+    grant(g1, bob, [segment(payments)], l1),
+    grant(g2, bob, [session(s1), to('2026-01-15T00:00:00Z')], l0),
+    grant(g3, bob, [segment(payments), from('2026-01-15T00:00:00Z')], l3),
+    visible(bob, p1, l0),
+    visible(bob, p2, l1),
+    grants_grant_revoke(g1, alice),
+    visible(bob, a1, M).
+
+test(best_grant_wins, [setup(fresh), true(M == l0)]) :-
+    grant(g1, bob, [segment(payments)], l2),
+    grant(g2, bob, [tag(retry)], l0),
+    visible(bob, p1, M).
+
+test(filter_keys_and_values, [setup(fresh), true(Ids == [o1-l2, p1-l2, p2-l2])]) :-
+    % any value per key (segment payments or ops), every key (tag retry)
+    grant(g1, bob, [segment(payments), segment(ops), tag(retry)], l2),
+    findall(H-M, ( member(H, [p1, p2, o1]), visible(bob, H, M) ), Ids0),
+    msort(Ids0, Ids).
+
+test(revocation_is_forward_only, [setup(fresh), true(Before-After == l2-none)]) :-
+    grant(g1, platform, [segment(payments)], l2),
+    visible(bob, p1, Before),
+    grants_grant_revoke(g1, alice),
+    ( visible(bob, p1, A) -> After = A ; After = none ).
+
+test(expired_grant_reaches_nobody, [setup(fresh), fail]) :-
+    grants_grant_add(g1, bob, [], l0, '2020-01-01T00:00:00Z'),
+    visible(bob, p1, _).
+
+test(leaving_a_team_takes_effect_at_next_read, [setup(fresh), true(After == none)]) :-
+    grant(g1, platform, [segment(payments)], l2),
+    visible(bob, p1, _),
+    grants_member_leave(bob, platform),
+    ( visible(bob, p1, A) -> After = A ; After = none ).
+
+test(teams_hold_persons_only, [setup(fresh), throws(error(permission_error(join, team, ops_team), _))]) :-
+    grants_principal_add(ops_team, team, false),
+    grants_member_join(ops_team, platform).
+
+test(pool_never_read_by_a_team, [true(Ids == [])]) :-
+    store_reset,
+    add_item(p1-payments-s1-0-"2026-01-01T10:00:00Z"),
+    grants_principal_add(platform, team, true),     % a pool: a team owns the home
+    grants_principal_add(infra, team, false),
+    grant(g1, infra, [], l0),
+    seen(infra, Ids).
+
+test(pool_mount_refused) :-
+    pool_mount_refused(team, team),
+    \+ pool_mount_refused(person, team),
+    \+ pool_mount_refused(team, person).
+
+test(private_hides_from_grantees, [setup(fresh), true(Ids == [p2-l0])]) :-
+    grant(g1, bob, [segment(payments)], l0),
+    grants_label(p1, restriction, private),
+    findall(H-M, ( member(H, [p1, p2]), visible(bob, H, M) ), Ids),
+    visible(alice, p1, l0).
+
+test(pii_needs_a_named_reader, [setup(fresh), true(B-C == yes-no)]) :-
+    grant(g1, platform, [segment(payments)], l2),
+    grant(g2, carol, [segment(payments)], l2),
+    grants_label(p1, restriction, pii),
+    grants_label(p1, reader, platform),
+    ( visible(bob, p1, _) -> B = yes ; B = no ),
+    ( visible(carol, p1, _) -> C = yes ; C = no ).
+
+test(labels_only_tighten, [setup(fresh), throws(error(permission_error(loosen, label, reader-carol), _))]) :-
+    grants_label(p1, reader, bob),
+    grants_label(p1, reader, carol).
+
+test(retention_only_earlier, [setup(fresh), throws(error(permission_error(loosen, label, _), _))]) :-
+    grants_label(p1, retention, '2030-01-01T00:00:00Z'),
+    grants_label(p1, retention, '2031-01-01T00:00:00Z').
+
+test(retention_passed_hides, [setup(fresh), fail]) :-
+    grant(g1, bob, [], l0),
+    grants_label(p1, retention, '2020-01-01T00:00:00Z'),
+    visible(bob, p1, _).
+
+test(derived_labels_most_restrictive_union,
+     [setup(fresh), true(L == labels([bob], [pii, team(platform)], '2027-01-01T00:00:00Z'))]) :-
+    grants_label(p1, reader, bob), grants_label(p1, restriction, pii),
+    grants_label(p1, retention, '2028-01-01T00:00:00Z'),
+    grants_label(p2, reader, bob),            % (readers: bob ∩ bob)
+    grants_label(p2, restriction, team(platform)),
+    grants_label(p2, retention, '2027-01-01T00:00:00Z'),
+    record_labels(a1, L).
+
+test(derived_inherits_private, [setup(fresh), true(A-P == no-yes)]) :-
+    grant(g1, bob, [segment(payments)], l2),
+    grants_label(p2, restriction, private),
+    ( visible(bob, a1, _) -> A = yes ; A = no ),
+    ( visible(bob, p1, _) -> P = yes ; P = no ).
+
+test(declassify_derived_lifts_restriction, [setup(fresh), true(M == l2)]) :-
+    grant(g1, bob, [segment(payments)], l2),
+    grants_label(a1, restriction, pii),       % a label on the derived record itself
+    \+ visible(bob, a1, _),
+    grants_declassify(a1, restriction, pii, _),
+    visible(bob, a1, M).
+
+test(declassify_missing_label, [setup(fresh), throws(error(existence_error(label, restriction-pii), _))]) :-
+    grants_declassify(p1, restriction, pii, _).
+
+test(grant_needs_owner, [throws(error(existence_error(owner, home), _))]) :-
+    store_reset,
+    grants_principal_add(bob, person, false),
+    grants_grant_add(g1, bob, [], l2, none).
+
+test(bad_filter, [setup(fresh), throws(error(domain_error(grant_filter, path(x)), _))]) :-
+    grant(g1, bob, [path(x)], l2).
+
+test(bad_name, [setup(fresh), throws(error(domain_error(principal_name, '../x'), _))]) :-
+    grants_principal_add('../x', person, false).
+
+:- end_tests(grants).
+
+% The grantee's vocabulary: every name of the public vocabulary, each one filtered.
+:- begin_tests(grantee_view, [setup(fresh), cleanup(store_reset)]).
+
+test(view_exports_the_whole_vocabulary, [true(Missing == [])]) :-
+    module_property(atc_memory, exports(Vocab)),
+    module_property(atc_grantee_view, exports(View)),
+    findall(PI, ( member(PI, Vocab), PI \= memory_user_module/_, PI \= memory_is_user_module/_,
+                  \+ memberchk(PI, View) ), Missing).
+
+test(no_reader_no_facts, [setup(fresh), fail]) :-
+    atc_grantee_view:item(_).
+
+test(items_and_rungs_filtered, [setup(fresh), true(Hs-Ls == [p1, p2]-[l2, l3])]) :-
+    grant(g1, platform, [segment(payments)], l2),
+    grantee_view_run(bob, ( findall(H, atc_grantee_view:item(H), Hs0),
+                            findall(L, atc_grantee_view:rung(p1, L, _), Ls0) )),
+    msort(Hs0, Hs), msort(Ls0, Ls).
+
+test(verbatim_only_at_l0, [setup(fresh), true(T-G == none-none)]) :-
+    grant(g1, bob, [], l1),
+    grantee_view_run(bob, ( ( atc_grantee_view:item_text(p1, T0) -> T = T0 ; T = none ),
+                            ( atc_grantee_view:item_goal(p1, G0) -> G = G0 ; G = none ) )).
+
+test(user_module_imports_the_view, [setup(fresh), true(From == atc_grantee_view)]) :-
+    M = test_grantee_mod,
+    memory_user_module(M, atc_grantee_view),
+    predicate_property(M:item_text(_, _), imported_from(From)).
+
+test(goal_in_grantee_module_sees_no_raw_fact, [setup(fresh), true(Xs == [])]) :-
+    grant(g1, bob, [segment(ops)], l2),
+    M = test_grantee_mod2,              % a variable: naming it in the clause would create it
+    memory_user_module(M, atc_grantee_view),
+    grantee_view_run(bob, findall(T, M:(item(H), item_segment(H, payments), rung(H, l2, T)), Xs)),
+    grantee_view_run(alice, findall(T, M:(item(H), item_segment(H, payments)), Owner)),
+    length(Owner, 2).
+
+:- end_tests(grantee_view).

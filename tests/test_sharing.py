@@ -1,0 +1,362 @@
+"""Sharing: principals, grants with ceilings, --as reads, labels, declassify, the audit log,
+`atc serve` with bearer tokens, and mounts between two homes (the README's worked example)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud import Memory
+from attention_cloud.cli import main
+from attention_cloud.home import write_config
+from attention_cloud.paths import samples_dir
+from attention_cloud.sharing.mounts import MountError, call_mount
+
+GOAL = "why do processor retries fail"
+
+
+def run(*args: str, home: Path, env: dict[str, str] | None = None):
+    return CliRunner().invoke(main, [*args, "--home", str(home)], catch_exceptions=False, env=env)
+
+
+def ok(*args: str, home: Path, env: dict[str, str] | None = None) -> str:
+    out = run(*args, home=home, env=env)
+    assert out.exit_code == 0, out.output
+    return out.output
+
+
+def token_of(output: str) -> str:
+    return output.strip().splitlines()[-1]
+
+
+def make_alice(home: Path) -> dict[str, str]:
+    """Alice's home: two sample sessions in `payments`, one in `security`; alice owns it, bob is
+    in team platform, carol is not; platform has L2 of payments. Returns the tokens."""
+    write_config(home, {"embedder": "hash"})
+    samples = sorted(samples_dir().glob("*.jsonl"))
+    security = [p for p in samples if "pan-logging" in p.name]
+    payments = [p for p in samples if p not in security]
+    ok("ingest", *map(str, payments), "--segment", "payments", home=home)
+    ok("ingest", *map(str, security), "--segment", "security", home=home)
+    ok("curate", home=home)
+    ok("principal", "add", "alice", "--owner", home=home)
+    tokens = {"bob": token_of(ok("principal", "add", "bob", home=home)),
+              "carol": token_of(ok("principal", "add", "carol", home=home))}
+    ok("team", "add", "platform", home=home)
+    ok("team", "join", "bob", "platform", home=home)
+    tokens["grant"] = ok("grant", "add", "platform", "--segment", "payments", "--ceiling", "L2",
+                         home=home).strip()
+    return tokens
+
+
+@pytest.fixture(scope="module")
+def alice_template(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    home = tmp_path_factory.mktemp("alice") / "home"
+    home.mkdir()
+    return home, make_alice(home)
+
+
+@pytest.fixture
+def alice(alice_template, tmp_path) -> tuple[Path, dict[str, str]]:
+    import shutil
+
+    src, tokens = alice_template
+    home = tmp_path / "alice"
+    shutil.copytree(src, home)
+    return home, tokens
+
+
+def verbatim_texts(home: Path) -> set[str]:
+    """L0 texts of the home's items that their distillation does not repeat (a one-sentence
+    turn's L2 is that sentence: the extractive curator keeps it whole)."""
+    with Memory.open(home, create=False) as mem:
+        rows = mem.query("item_text(H, T), rung(H, l2, D)", limit=1000).rows
+    texts = {r["T"] for r in rows if len(r["T"]) > 40 and r["T"] not in r["D"]}
+    assert len(texts) > 10
+    return texts
+
+
+def frame_json(*args: str, home: Path, env: dict[str, str] | None = None) -> dict:
+    return json.loads(ok("hydrate", "--goal", GOAL, "--budget", "1200", "--format", "json",
+                         *args, home=home, env=env))
+
+
+# -- policy through --as ---------------------------------------------------------------------------
+def test_grantee_frame_holds_only_the_segment_below_the_ceiling(alice):
+    home, _ = alice
+    frame = frame_json("--as", "bob", home=home)
+    receipt = frame["receipt"]
+    assert receipt["reader"] == "bob" and receipt["facts"]
+    assert {f["segment"] for f in receipt["facts"]} == {"payments"}
+    assert all(f["level"] in ("L2", "L3") for f in receipt["facts"] + receipt["beyond"])
+    assert any(f.get("capped_by") == "ceiling" for f in receipt["facts"])
+    texts = verbatim_texts(home)
+    assert not any(t in frame["text"] for t in texts)
+    # the owner's own frame shows verbatim text and is never capped
+    own = frame_json(home=home)["receipt"]
+    assert any(f["level"] == "L0" for f in own["facts"])
+    assert not any("capped_by" in f for f in own["facts"])
+
+
+def test_non_member_and_revoked_and_left_read_nothing(alice):
+    home, tokens = alice
+    assert frame_json("--as", "carol", home=home)["receipt"]["facts"] == []
+    ok("team", "leave", "bob", "platform", home=home)
+    assert frame_json("--as", "bob", home=home)["receipt"]["facts"] == []
+    ok("team", "join", "bob", "platform", home=home)
+    assert frame_json("--as", "bob", home=home)["receipt"]["facts"]
+    ok("grant", "revoke", tokens["grant"], home=home)
+    assert frame_json("--as", "bob", home=home)["receipt"]["facts"] == []
+    assert "revoked" in ok("grant", "list", home=home)
+
+
+def test_grantee_query_runs_on_the_filtered_vocabulary(alice):
+    home, _ = alice
+    rows = json.loads(ok("query", "item(H), item_segment(H, S)", "--as", "bob", "--format",
+                         "json", "--limit", "1000", home=home))
+    assert rows and {r["S"] for r in rows} == {"payments"}
+    assert ok("query", "item_text(H, T)", "--as", "bob", home=home).strip() == "false."
+    assert ok("query", "rung(H, l1, T)", "--as", "bob", home=home).strip() == "false."
+    levels = json.loads(ok("query", "rung(H, L, _)", "--as", "bob", "--format", "json",
+                           "--limit", "1000", home=home))
+    assert {r["L"] for r in levels} == {"l2", "l3"}
+    out = run("query", "atc_journal:item_text(H, T)", "--as", "bob", home=home)
+    assert out.exit_code == 2 and "sandbox" in out.output.lower()
+
+
+def test_grantee_rules_see_the_filtered_view(alice, tmp_path):
+    home, _ = alice
+    rules = tmp_path / "leak.pl"
+    rules.write_text("leak(H, T) :- item_text(H, T).\nseg(H, S) :- item_segment(H, S).\n")
+    assert ok("query", "leak(H, T)", "--rules", str(rules), "--as", "bob",
+              home=home).strip() == "false."
+    rows = json.loads(ok("query", "seg(H, S)", "--rules", str(rules), "--as", "bob",
+                         "--format", "json", "--limit", "1000", home=home))
+    assert {r["S"] for r in rows} == {"payments"}
+
+
+def test_show_as_grantee_respects_ceiling_and_segment(alice):
+    home, _ = alice
+    with Memory.open(home, create=False) as mem:
+        pay = mem.query("item_segment(H, payments), item_kind(H, conclusion)").rows[0]["H"]
+        sec = mem.query("item_segment(H, security)").rows[0]["H"]
+    shown = json.loads(ok("show", pay, "--level", "L2", "--as", "bob", "--format", "json",
+                          home=home))
+    assert shown["ceiling"] == "L2" and "goal" not in shown
+    out = run("show", pay, "--level", "L0", "--as", "bob", home=home)
+    assert out.exit_code == 2 and "above bob's ceiling" in out.output
+    out = run("show", sec, "--level", "L3", "--as", "bob", home=home)
+    assert out.exit_code == 1 and "no such item" in out.output
+
+
+def test_labels_tighten_derivatives_and_declassify_is_audited(alice):
+    home, _ = alice
+    with Memory.open(home, create=False) as mem:
+        item = mem.query("item_segment(H, payments), item_arc(H, A)").rows[0]
+    ok("label", item["H"], "--restrict", "private", home=home)
+    seen = {f["handle"] for f in frame_json("--as", "bob", home=home)["receipt"]["facts"]}
+    assert item["H"] not in seen and item["A"] not in seen
+    labels = json.loads(ok("label", item["A"], "--show", home=home).split("  ", 1)[1])
+    assert labels["restrictions"] == ["private"]          # the arc inherits it
+    out = run("label", item["H"], "--reader", "bob", home=home)
+    assert out.exit_code == 0
+    out = run("label", item["H"], "--reader", "carol", home=home)  # would widen the list
+    assert out.exit_code == 2 and "loosen" in out.output
+    out = run("declassify", item["H"], "--restriction", "private", home=home)
+    assert out.exit_code == 2 and "--why" in out.output
+    ok("declassify", item["H"], "--restriction", "private", "--why", "reviewed", home=home)
+    events = json.loads(ok("audit", "--format", "json", home=home))
+    declass = [e for e in events if e["event"] == "declassify"]
+    assert declass and declass[-1]["who"] == "alice" and declass[-1]["why"] == "reviewed"
+
+
+def test_audit_lists_reads_with_reader_filter_and_since(alice):
+    home, _ = alice
+    frame_json("--as", "bob", home=home)
+    frame_json("--as", "carol", home=home)
+    bob = json.loads(ok("audit", "--reader", "bob", "--format", "json", home=home))
+    assert bob and all(e["reader"] == "bob" for e in bob)
+    assert bob[-1]["op"] == "hydrate" and bob[-1]["goal"] == GOAL
+    assert all(f["level"] in ("L2", "L3") for f in bob[-1]["facts"])
+    assert json.loads(ok("audit", "--since", "2999-01-01", "--format", "json", home=home)) == []
+    assert "read  bob  hydrate" in ok("audit", home=home)
+    out = run("audit", "--since", "not a time", home=home)
+    assert out.exit_code == 2 and "not a time" in out.output
+
+
+def test_bad_input_is_one_line_and_changes_nothing(alice):
+    home, _ = alice
+    before = (home / "journal.pl").read_bytes()
+    for args, words in [(("grant", "add", "nobody"), "nobody"),
+                        (("grant", "add", "bob", "--ceiling", "L9"), "L9"),
+                        (("team", "join", "bob", "nosuchteam"), "nosuchteam"),
+                        (("principal", "add", "../x"), "must start with a letter"),
+                        (("principal", "add", "bob"), "bob"),
+                        (("principal", "remove", "alice"), "alice"),
+                        (("grant", "revoke", "g_nope"), "g_nope")]:
+        out = run(*args, home=home)
+        assert out.exit_code != 0, args
+        assert words in out.output.strip().splitlines()[-1], out.output   # one line naming it
+    assert (home / "journal.pl").read_bytes() == before
+
+
+def test_tokens_are_stored_only_as_salted_hashes(alice):
+    home, tokens = alice
+    secret = tokens["bob"].split(".", 1)[1]
+    for path in home.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+    from attention_cloud.sharing.policy import authenticate
+
+    with Memory.open(home, create=False) as mem:
+        assert authenticate(mem, tokens["bob"]) == "bob"
+        assert authenticate(mem, tokens["bob"][:-2] + "xx") is None
+        assert authenticate(mem, "garbage") is None
+
+
+def test_a_team_cannot_join_a_team_and_grants_need_an_owner(home):
+    ok("principal", "add", "t1", "--kind", "team", home=home)
+    ok("principal", "add", "t2", "--kind", "team", home=home)
+    out = run("team", "join", "t1", "t2", home=home)
+    assert out.exit_code == 2
+    out = run("grant", "add", "t1", home=home)
+    assert out.exit_code == 2 and "owner" in out.output
+
+
+# -- the server and mounts ------------------------------------------------------------------------
+class Server:
+    """`atc serve --port 0` on a home, in a subprocess; stopped by stop()."""
+
+    def __init__(self, home: Path) -> None:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "attention_cloud.cli", "serve",
+                                      "--port", "0", "--home", str(home)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=env)
+        line = self.proc.stdout.readline()
+        assert line.startswith("serving on http://127.0.0.1:"), line + self.proc.stderr.read()
+        self.url = line.split()[-1]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def server(alice):
+    srv = Server(alice[0])
+    yield srv
+    srv.stop()
+
+
+def test_server_refuses_missing_and_wrong_tokens(server, alice):
+    _, tokens = alice
+    for token in (None, "", "atc_0123456789abcdef.wrongwrongwrongwrongwrong",
+                  tokens["bob"][:-3] + "abc", "Basic dXNlcjpwYXNz"):
+        with pytest.raises(MountError, match="HTTP 401"):
+            call_mount(server.url, token, "/v1/hydrate", {"goal": GOAL})
+    who = call_mount(server.url, tokens["bob"], "/v1/whoami")
+    assert who["principal"] == "bob" and who["owner"] == "alice"
+
+
+def test_a_grantee_token_reads_only_its_own_grants(server, alice):
+    home, tokens = alice
+    ok("grant", "add", "carol", "--segment", "security", "--ceiling", "L3", home=home)
+    bob = call_mount(server.url, tokens["bob"], "/v1/grants")["grants"]
+    carol = call_mount(server.url, tokens["carol"], "/v1/grants")["grants"]
+    assert [g["grantee"] for g in bob] == ["platform"]
+    assert [g["grantee"] for g in carol] == ["carol"]
+    frame = call_mount(server.url, tokens["carol"], "/v1/hydrate", {"goal": GOAL, "budget": 800})
+    assert {f["segment"] for f in frame["facts"]} <= {"security"}
+    assert all(f["level"] == "L3" for f in frame["facts"])
+    with pytest.raises(MountError, match="HTTP 404"):
+        call_mount(server.url, tokens["carol"], f"/v1/receipt/{bob_receipt(server, tokens)}")
+
+
+def bob_receipt(server: Server, tokens: dict[str, str]) -> str:
+    return call_mount(server.url, tokens["bob"], "/v1/hydrate", {"goal": GOAL})["receipt_id"]
+
+
+def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):
+    """Alice grants L2 of payments to platform; Bob (a member) mounts it through atc serve and
+    gets distillations, never verbatim text; Carol gets nothing; Alice's audit shows Bob's read."""
+    alice_home, tokens = alice
+    bob_home, carol_home = tmp_path / "bob", tmp_path / "carol"
+    env = {"ALICE_TOKEN": tokens["bob"]}
+    assert "mounted alice" in ok("mount", "add", "alice", server.url, "--token-env",
+                                 "ALICE_TOKEN", home=bob_home, env=env)
+    assert "alice" in ok("mount", "list", home=bob_home)
+    frame = json.loads(ok("hydrate", "--goal", GOAL, "--budget", "1200", "--format", "json",
+                          home=bob_home, env=env))
+    facts = frame["receipt"]["facts"]
+    assert facts and all(f["mount"] == "alice" for f in facts)
+    assert all(f["level"] in ("L2", "L3") for f in facts)
+    assert {f["segment"] for f in facts} == {"payments"}
+    assert frame["receipt"]["mounts"][0]["status"] == "ok"
+    assert not any(t in frame["text"] for t in verbatim_texts(alice_home))
+    # nothing of Alice's memory was copied into Bob's home
+    with Memory.open(bob_home, create=False) as mem:
+        assert mem.query("item(H)").rows == []
+    # Carol, not a member, gets nothing
+    ok("mount", "add", "alice", server.url, "--token-env", "ALICE_TOKEN", home=carol_home,
+       env={"ALICE_TOKEN": tokens["carol"]})
+    carol = json.loads(ok("hydrate", "--goal", GOAL, "--format", "json", home=carol_home,
+                          env={"ALICE_TOKEN": tokens["carol"]}))
+    assert carol["receipt"]["facts"] == []
+    # Alice's audit shows Bob's read, through the server
+    reads = json.loads(ok("audit", "--reader", "bob", "--format", "json", home=alice_home))
+    assert any(e["op"] == "hydrate" and e["via"] == "serve" and e["facts"] for e in reads)
+    # a revoked grant: Bob's next frame holds nothing of Alice's
+    ok("grant", "revoke", tokens["grant"], home=alice_home)
+    after = json.loads(ok("hydrate", "--goal", GOAL, "--format", "json", home=bob_home, env=env))
+    assert after["receipt"]["facts"] == []
+
+
+def test_unreachable_mount_still_renders_local_memory(alice, tmp_path):
+    _, tokens = alice
+    bob_home = tmp_path / "bob"
+    bob_home.mkdir()
+    write_config(bob_home, {"embedder": "hash"})
+    srv = Server(alice[0])
+    env = {"ALICE_TOKEN": tokens["bob"]}
+    try:
+        ok("mount", "add", "alice", srv.url, "--token-env", "ALICE_TOKEN", home=bob_home, env=env)
+    finally:
+        srv.stop()
+    ok("ingest", str(samples_dir()), "--segment", "own", home=bob_home)
+    out = run("hydrate", "--goal", GOAL, "--format", "json", home=bob_home, env=env)
+    assert out.exit_code == 0
+    frame = json.loads(out.stdout)
+    assert frame["receipt"]["facts"], "local memory still renders"
+    assert frame["receipt"]["mounts"][0]["status"] == "failed"
+    assert any("mount alice failed" in n for n in frame["receipt"]["notes"])
+
+
+def test_a_pool_cannot_mount_a_pool(tmp_path):
+    pool_a, pool_b = tmp_path / "a", tmp_path / "b"
+    ok("principal", "add", "ops", "--kind", "team", "--owner", home=pool_a)
+    ok("principal", "add", "platform", "--kind", "team", "--owner", home=pool_b)
+    token = token_of(ok("principal", "add", "ops", "--kind", "team", home=pool_b))
+    ok("principal", "add", "someone", home=pool_b)
+    srv = Server(pool_b)
+    try:
+        with pytest.raises(MountError, match="HTTP 403"):
+            call_mount(srv.url, token, "/v1/whoami")
+        out = run("mount", "add", "b", srv.url, "--token-env", "TOK", home=pool_a,
+                  env={"TOK": token})
+        assert out.exit_code == 2 and "pool" in out.output
+        with Memory.open(pool_a, create=False) as mem:
+            assert mem.query("true").rows  # the home is intact
+        assert "b" not in ok("mount", "list", home=pool_a)
+    finally:
+        srv.stop()
