@@ -41,6 +41,10 @@ PER_COMMAND_TIMEOUT = 120
 NOT_RUN = {
     "scripts/test": "the whole test suite, which runs this test",
     "atc ingest sessions/ --watch --interval 5": "--watch polls until it is interrupted",
+    "atc serve --port 8765": "a server that runs until it is interrupted (tests/test_sharing.py "
+                             "runs one on loopback)",
+    "atc mount add alice http://alice.example:8765 --token-env ALICE_TOKEN":
+        "needs Alice's server at that address (tests/test_sharing.py mounts one on loopback)",
 }
 
 #: Commands run in a reduced form: shown command -> (command run, reason).
