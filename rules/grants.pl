@@ -249,8 +249,12 @@ condition_holds_(entity(E), H) :-
     ->  true
     ;   relation(H, _, O), same_text_(O, E)
     ), !.
-condition_holds_(from(From), H) :- item_time(H, T), T \== "", text_order_(T, From, Ord), Ord \== (<).
-condition_holds_(to(To), H) :- item_time(H, T), T \== "", text_order_(T, To, (<)).
+condition_holds_(from(From), H) :-
+    item_time(H, T), T \== "",
+    text_order_(T, From, Ord), Ord \== (<).
+condition_holds_(to(To), H) :-
+    item_time(H, T), T \== "",
+    text_order_(T, To, (<)).
 
 same_text_(A, B) :-
     atom_string(A, S), atom_string(B, S).

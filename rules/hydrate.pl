@@ -281,7 +281,8 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     SegSpent is Used + CrumbTokens,
     Spent is Spent0 + SegSpent,
     maplist(suppressed_meta_(Segment), Suppressed, SuppressedMeta),
-    findall(Id, ( member(P, Kept), capped_by_ceiling_(Settings, P), P = p(c(Id, _, _, _, _), _, _, _) ),
+    findall(Id, ( member(P, Kept), P = p(c(Id, _, _, _, _), _, _, _),
+                  capped_by_ceiling_(Settings, P) ),
             Capped),
     Meta = _{segment: Segment, budget: Budget, spent: SegSpent, path: Path,
              suppressed: SuppressedMeta, capped: Capped}.

@@ -6,6 +6,7 @@ those commands in cli.py and calls sharing/reads.py.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import click
@@ -30,7 +31,8 @@ def principal() -> None:
 @principal.command("add")
 @click.argument("name")
 @click.option("--kind", type=click.Choice(["person", "team"]), default="person", show_default=True)
-@click.option("--owner", is_flag=True, help="This principal owns the home (one per home; a team makes it a pool).")
+@click.option("--owner", is_flag=True,
+              help="This principal owns the home (one per home; a team makes it a pool).")
 @home_option
 @fail_cleanly
 def principal_add(name: str, kind: str, owner: bool, home: str | None) -> None:
@@ -45,7 +47,8 @@ def principal_add(name: str, kind: str, owner: bool, home: str | None) -> None:
 
 
 @principal.command("list")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
 @home_option
 @fail_cleanly
 def principal_list(fmt: str, home: str | None) -> None:
@@ -130,10 +133,12 @@ def grant() -> None:
 @click.argument("grantee")
 @click.option("--ceiling", type=click.Choice(["L0", "L1", "L2", "L3"], case_sensitive=False),
               default="L2", show_default=True, help="Most detailed level the grantee may see.")
-@click.option("--segment", "segments", multiple=True, help="Only this segment (repeatable: any of them).")
+@click.option("--segment", "segments", multiple=True,
+              help="Only this segment (repeatable: any of them).")
 @click.option("--session", "sessions", multiple=True, help="Only this session (repeatable).")
 @click.option("--tag", "tags", multiple=True, help="Only items with this tag (repeatable).")
-@click.option("--entity", "entities", multiple=True, help="Only items naming this entity (repeatable).")
+@click.option("--entity", "entities", multiple=True,
+              help="Only items naming this entity (repeatable).")
 @click.option("--since", default=None, metavar="TIME", help="Only items written at or after TIME.")
 @click.option("--until", default=None, metavar="TIME", help="Only items written before TIME.")
 @click.option("--expires", default=None, metavar="TIME", help="The grant ends at TIME.")
@@ -155,7 +160,8 @@ def grant_add(grantee: str, ceiling: str, segments: tuple[str, ...], sessions: t
 
 @grant.command("list")
 @click.option("--grantee", default=None, help="Only the grants that reach this principal.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
 @home_option
 @fail_cleanly
 def grant_list(grantee: str | None, fmt: str, home: str | None) -> None:
@@ -188,12 +194,14 @@ def grant_revoke(grant_id: str, home: str | None) -> None:
 # -- labels ---------------------------------------------------------------------------------------
 @click.command()
 @click.argument("handles", nargs=-1, required=True)
-@click.option("--reader", "readers", multiple=True, help="Only this principal or team may read it (repeatable).")
+@click.option("--reader", "readers", multiple=True,
+              help="Only this principal or team may read it (repeatable).")
 @click.option("--restrict", "restrictions", multiple=True, metavar="private|pii|team:NAME",
               help="A restriction (repeatable).")
 @click.option("--retain-until", "retention", default=None, metavar="TIME",
               help="No grantee sees it after TIME.")
-@click.option("--show", "show_only", is_flag=True, help="Print the labels in force and change nothing.")
+@click.option("--show", "show_only", is_flag=True,
+              help="Print the labels in force and change nothing.")
 @home_option
 @fail_cleanly
 def label(handles: tuple[str, ...], readers: tuple[str, ...], restrictions: tuple[str, ...],
@@ -264,7 +272,8 @@ def mount_add(name: str, url: str, token_env: str, home: str | None) -> None:
 
 
 @mount.command("list")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
 @home_option
 @fail_cleanly
 def mount_list(fmt: str, home: str | None) -> None:
@@ -291,7 +300,8 @@ def mount_remove(name: str, home: str | None) -> None:
 
 # -- serve / audit --------------------------------------------------------------------------------
 @click.command()
-@click.option("--host", "bind", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--host", "bind", default="127.0.0.1", show_default=True,
+              help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
               help="Port (0: a free one, printed).")
 @home_option
@@ -304,16 +314,17 @@ def serve(bind: str, port: int, home: str | None) -> None:
     from .server import serve as run_server
 
     def announce(url: str) -> None:
-        click.echo(f"serving on {url}", err=False)
+        click.echo(f"serving on {url}")
+        sys.stdout.flush()              # a script waiting for the address reads it now
 
-    run_server(home, host=bind, port=port, announce=lambda url: (announce(url),
-                                                                click.get_text_stream("stdout").flush()))
+    run_server(home, host=bind, port=port, announce=announce)
 
 
 @click.command()
 @click.option("--reader", default=None, help="Only this principal's reads (and acts).")
 @click.option("--since", default=None, metavar="TIME", help="Only events at or after TIME.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
 @home_option
 @fail_cleanly
 def audit(reader: str | None, since: str | None, fmt: str, home: str | None) -> None:
