@@ -12,6 +12,7 @@
             api_stopped/1,              % -Reason
             api_set_limits/1,           % +Options
             api_item/2,                 % +Handle, -Dict
+            api_linked_goals/3,         % +Predicate, +Object, -Goals
             api_describe/3,             % +Handle, +Level, -Dict
             api_hydrate/3,              % +Goal, +Options, -Frame
             api_forget/3,               % +Handle, +Reason, -Invalidated
@@ -121,6 +122,17 @@ api_item(H, _{handle: H, kind: K, role: R, goal: G, session: S, seq: Q, time: T,
     item_time(H, T), item_segment(H, Seg), item_source(H, P), item_source_name(H, Src),
     (   item_text(H, Text) -> true ; Text = "" ),   % "" once retention dropped L0
     findall([P1, O], relation(H, P1, O), Rels).
+
+%!  api_linked_goals(+Predicate:atom, +Object:atom, -Goals:list(string)) is det.
+%   Goals of the live items H with relation(H, Predicate, Object), earliest item first
+%   (session, then seq), each goal once. Ingestion asks it which goal launched a Claude Code
+%   subagent: api_linked_goals(launched_agent, AgentId, Goals).
+api_linked_goals(P, O, Goals) :-
+    findall(S-Q-G, ( relation(H, P, O), item_session(H, S), item_seq(H, Q), item_goal(H, G) ),
+            Found),
+    msort(Found, Sorted),
+    findall(G, member(_-_-G, Sorted), Gs0),
+    list_to_set(Gs0, Goals).
 
 %!  api_describe(+Handle, +Level, -Record:dict) is semidet.
 %   An item's fields with its text at Level (l0..l3); fails for an unknown handle.

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import click
 
 from .errors import AtcError
+from .ingest.records import FORMAT_DESCRIPTIONS
 from .memory import Memory
 from .progress import ProgressDisplay
 
@@ -110,10 +111,23 @@ def doctor(home: str | None) -> None:
 
 
 # -- ingest ---------------------------------------------------------------------------------------
+def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--list-formats``: every format name with what it reads, then exit."""
+    if not value or ctx.resilient_parsing:
+        return
+    width = max(len(name) for name in FORMAT_DESCRIPTIONS)
+    for name, description in FORMAT_DESCRIPTIONS.items():
+        click.echo(f"{name.ljust(width)}  {description}")
+    ctx.exit(0)
+
+
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(["claude-code", "openai", "text"]),
-              default=None, help="Transcript format [default: detected per file].")
+@click.option("--format", "fmt", type=click.Choice(list(FORMAT_DESCRIPTIONS)),
+              default=None, help="Transcript format [default: detected per file; "
+                                 "--list-formats names them].")
+@click.option("--list-formats", is_flag=True, is_eager=True, expose_value=False,
+              callback=_list_formats, help="Print every format name with what it reads, and exit.")
 @click.option("--segment", default="default", show_default=True,
               help="Namespace the items go into.")
 @click.option("--source", default=None, help="Source name recorded for a single input file.")
@@ -209,6 +223,12 @@ def _print_ingest(report: Any, out: str) -> None:
         click.echo(f"  skipped {file}:{line}: {reason}", err=True)
     if len(report.skipped) > 50:
         click.echo(f"  ... and {len(report.skipped) - 50} more skipped lines", err=True)
+    if report.ignored:
+        click.echo("ignored (no item by design): " + ", ".join(
+            f"{kind} {count}" for kind, count in sorted(report.ignored.items())))
+    for file, agent in report.goals_unresolved:
+        click.echo(f"  goal unresolved {file}: subagent {agent} (its parent session is neither "
+                   "in this call, nor in memory, nor beside it; items kept with no goal)", err=True)
     for file, line, written in report.unread_times[:50]:
         click.echo(f"  time unread {file}:{line}: {written!r} (item kept without a time)", err=True)
     if len(report.unread_times) > 50:

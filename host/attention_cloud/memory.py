@@ -18,12 +18,14 @@ import os
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
 from .home import WriteLock, fsync_path, read_config, require_home, resolve_home
+from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
 from .progress import ProgressCallback, report as report_progress
 from .wire import encode_item
@@ -58,6 +60,13 @@ class IngestReport:
     #: (file, reason) for each file not ingested (``strict=False``): no recognised format,
     #: empty, not a regular file, over the size limit, unreadable.
     files_skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: well-formed records that produce no item by design, by type, summed over the files
+    #: (Claude Code ``progress``, ``queue-operation``, ``file-history-snapshot``, ``compaction``)
+    ignored: dict[str, int] = field(default_factory=dict)
+    #: (file, agent id) for each Claude Code subagent file whose launching turn was found
+    #: nowhere (not in this call, not in the journal, no parent session file beside it): its
+    #: items are kept with goal ""
+    goals_unresolved: list[tuple[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
@@ -67,7 +76,9 @@ class IngestReport:
                 "evicted": self.evicted, "envelopes_stripped": self.envelopes_stripped,
                 "skipped": [{"file": f, "line": n, "reason": r} for f, n, r in self.skipped],
                 "unread_times": [{"file": f, "line": n, "time": t}
-                                 for f, n, t in self.unread_times]}
+                                 for f, n, t in self.unread_times],
+                "ignored": dict(sorted(self.ignored.items())),
+                "goals_unresolved": [{"file": f, "agent": a} for f, a in self.goals_unresolved]}
 
 
 @dataclass
@@ -241,9 +252,25 @@ class Memory:
         journal_before: int | None = None        # None: there was no journal
         wrote = False
         parsed_files = _parse_all(todo, format, item_budget, segment, limit)
+        resolver = GoalResolver(self._launch_goal, max_file_bytes=limit)
+        subagents: list[tuple[str, _Parsed]] = []   # written last, once their parents are known
+
+        def parents_first() -> Iterator[tuple[str, _Parsed]]:
+            for name, parsed in _changed(todo, parsed_files, report, progress, strict):
+                for agent, goal in parsed.launches.items():
+                    resolver.launches.setdefault(agent, goal)
+                if parsed.subagent:
+                    subagents.append((name, parsed))
+                else:
+                    yield name, parsed
+
+        def subagents_last() -> Iterator[tuple[str, _Parsed]]:
+            # Runs once every other file was handed on: all launches of this call are known.
+            for name, parsed in subagents:
+                yield name, self._inherit_goal(name, parsed, resolver, segment, report)
+
         try:
-            for batch in _file_batches(_changed(todo, parsed_files, report, progress, strict),
-                                       BATCH_ITEMS):
+            for batch in _file_batches(chain(parents_first(), subagents_last()), BATCH_ITEMS):
                 if not wrote:
                     self.lock.acquire()
                     journal = journal_path(self.home)
@@ -256,6 +283,26 @@ class Memory:
                 self._cut_journal(journal_before)
             raise
         return report
+
+    def _launch_goal(self, agent: str) -> str | None:
+        """The goal of the journal item linked ``relation(H, launched_agent, Agent)`` (the
+        result of the call that launched a Claude Code subagent), or None."""
+        (goals,) = self.pl.once("atc_api:api_linked_goals", Atom("launched_agent"), Atom(agent),
+                                Var())
+        return str(goals[0]) if goals else None
+
+    def _inherit_goal(self, name: str, parsed: "_Parsed", resolver: GoalResolver, segment: str,
+                      report: IngestReport) -> "_Parsed":
+        """A subagent file's items with the goal of the turn that launched it, encoded."""
+        goal = resolver.goal(parsed.subagent, parsed.path)
+        items = parsed.pending
+        if goal is None:
+            report.goals_unresolved.append((parsed.path, parsed.subagent))
+        else:
+            items = inherit_goal(items, goal)
+        parsed.encoded = [encode_item(rec, name, segment) for rec in items]
+        parsed.pending = []
+        return parsed
 
     def _write_batch(self, batch: list[tuple[str, "_Parsed"]], report: IngestReport) -> None:
         """Upsert the items of some parsed files and their watermarks as one fsynced batch."""
@@ -504,6 +551,11 @@ class _Parsed:
     digest: str = ""
     unchanged: bool = False          # size and digest match the watermark: not parsed
     failed: str = ""                 # why the file cannot be ingested (its InputError)
+    ignored: dict[str, int] = field(default_factory=dict)
+    launches: dict[str, str] = field(default_factory=dict)   # subagent id -> launching goal
+    subagent: str = ""               # a subagent's own file: its items wait for their goal
+    pending: list[Any] = field(default_factory=list)        # its ItemRecords until then
+    path: str = ""
 
 
 #: Items per journal batch: large ingests are written in several fsynced batches of whole files.
@@ -584,6 +636,8 @@ def _changed(todo: list[tuple[Path, str, tuple[int, str] | None]], parsed: Itera
             report.envelopes_stripped += result.envelopes_stripped
             report.skipped.extend(result.skipped)
             report.unread_times.extend(result.unread_times)
+            for record_type, count in result.ignored.items():
+                report.ignored[record_type] = report.ignored.get(record_type, 0) + count
         report_progress(progress, "ingesting", done, len(todo), "files")
         if not result.unchanged:
             yield name, result
@@ -617,8 +671,10 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
     except InputError as exc:  # the caller decides: abort the call (strict) or skip the file
         return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0, skipped=[],
                        failed=str(exc))
-    return _Parsed(encoded=[encode_item(rec, name, segment) for rec in parsed.items],
-                   records_read=parsed.records_read, evicted=len(parsed.evicted),
+    encoded = [] if parsed.subagent else [encode_item(rec, name, segment) for rec in parsed.items]
+    return _Parsed(encoded=encoded, pending=parsed.items if parsed.subagent else [],
+                   subagent=parsed.subagent, launches=parsed.launches, ignored=parsed.ignored,
+                   path=str(path), records_read=parsed.records_read, evicted=len(parsed.evicted),
                    envelopes_stripped=parsed.envelopes_stripped,
                    skipped=[(str(path), line, why) for line, why in parsed.skipped],
                    size=size, digest=digest,

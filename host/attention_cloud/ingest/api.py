@@ -8,11 +8,15 @@ from typing import Protocol
 
 from ..errors import InputError, UsageError
 from .budget import apply_item_budget, check_budget
+from .chatgpt_export import ChatGPTExportParser
 from .claude_code import ClaudeCodeParser
 from .collector import ItemCollector
 from .detect import detect_source_format
+from .markdown_log import MarkdownLogParser
 from .openai_chat import OpenAIChatParser
 from .plain_text import PlainTextParser
+from .sharegpt import ShareGPTParser
+from .trajectory import TrajectoryParser
 from .records import FORMATS, ParseResult
 from .source import DEFAULT_MAX_FILE_BYTES, Source, fail, make_source, read_path
 
@@ -26,6 +30,10 @@ class _Parser(Protocol):
 _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "claude-code": ClaudeCodeParser,
     "openai": OpenAIChatParser,
+    "chatgpt": ChatGPTExportParser,
+    "sharegpt": ShareGPTParser,
+    "trajectory": TrajectoryParser,
+    "markdown": MarkdownLogParser,
     "text": PlainTextParser,
 }
 

@@ -55,6 +55,9 @@ class ItemCollector:
         envelopes_stripped: envelopes removed so far.
         unread_times: ``(record number, the time as written)`` for every timestamp that could
             not be read (the item is kept, without a time).
+        ignored: well-formed records that produce no item by design, counted by type.
+        launches: subagent id -> the goal of the turn that launched it (Claude Code).
+        subagent: the agent id when the transcript is a subagent's own file, else "".
     """
 
     format: str
@@ -63,12 +66,19 @@ class ItemCollector:
     skipped: list[tuple[int, str]] = field(default_factory=list)
     envelopes_stripped: int = 0
     unread_times: list[tuple[int, str]] = field(default_factory=list)
+    ignored: dict[str, int] = field(default_factory=dict)
+    launches: dict[str, str] = field(default_factory=dict)
+    subagent: str = ""
     _sessions: dict[str, _Session] = field(default_factory=dict)
     _seen: dict[str, int] = field(default_factory=dict)
 
     def skip(self, record_no: int, reason: str) -> None:
         """Report a record that is not used."""
         self.skipped.append((record_no, reason))
+
+    def ignore(self, record_type: str) -> None:
+        """Count a well-formed record that produces no item by design (``progress``, ...)."""
+        self.ignored[record_type] = self.ignored.get(record_type, 0) + 1
 
     def time(self, record_no: int, value: object) -> str:
         """``value`` read as an ISO 8601 UTC time (``""`` when absent); a time that cannot be
@@ -101,6 +111,7 @@ class ItemCollector:
         sets_goal: bool = False,
         mentions_in: str | None = None,
         speaker: str = "",
+        goal: str | None = None,
     ) -> ItemRecord | None:
         """Make and keep one item; return it, or None when it duplicates an earlier one.
 
@@ -117,6 +128,9 @@ class ItemCollector:
             speaker: who spoke, when the transcript names them (a message's ``name``, a
                 speaker line's name, ``subagent``): stored as ``relation(H, speaker, Name)``;
                 "" leaves the role as the speaker.
+            goal: the item's goal when it is not the session's active goal (a subagent's
+                report belongs to the goal of the turn that launched it); the active goal is
+                left unchanged.
         """
         state = self._sessions.get(session)
         if state is None:
@@ -138,7 +152,8 @@ class ItemCollector:
             handle, session, cwd, extra, text if mentions_in is None else mentions_in
         )
         item = ItemRecord(
-            handle, session, state.next_seq, kind, role, state.goal, time, pointer, text, relations,
+            handle, session, state.next_seq, kind, role, state.goal if goal is None else goal,
+            time, pointer, text, relations,
             speaker,
         )
         state.next_seq += 1
@@ -154,6 +169,9 @@ class ItemCollector:
             skipped=self.skipped,
             envelopes_stripped=self.envelopes_stripped,
             unread_times=self.unread_times,
+            ignored=self.ignored,
+            launches=self.launches,
+            subagent=self.subagent,
         )
 
 

@@ -1,10 +1,14 @@
-"""Telling the transcript formats apart by their content.
+"""Telling the transcript formats apart by their content, file by file.
 
-JSON is looked at first: a line that is a JSON object with a string ``type`` and Claude Code's
-fields (``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with a
-``role`` or a ``messages`` list means ``openai``, as does a JSON array of messages or a JSON
-document with ``messages``. Otherwise a speaker line (``User:``, ``## Assistant``) means
-``text``. Anything else cannot be detected, and says so.
+JSON is looked at first. Line by line: an object with a string ``type`` and Claude Code's
+fields (``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with
+``conversations`` of ``from``/``value`` turns means ``sharegpt``; one with a ``role`` or a
+``messages`` list means ``openai``. As one document: a list of conversations with a ``mapping``
+tree (or one such conversation) means ``chatgpt``; an object with SWE-agent's ``history`` or
+``trajectory`` steps means ``trajectory``; a list of ShareGPT records means ``sharegpt``; a
+JSON array of messages or a document with ``messages`` means ``openai``. Otherwise a timed
+speaker heading (``## User (03:56 UTC)``) means ``markdown``, and a speaker line (``User:``,
+``## Assistant``, ``Priya:``) means ``text``. Anything else cannot be detected, and says so.
 """
 
 from __future__ import annotations
@@ -14,7 +18,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .chatgpt_export import is_chatgpt_export
+from .markdown_log import has_timed_headings
 from .plain_text import has_speaker_lines
+from .sharegpt import is_sharegpt_record
+from .trajectory import is_trajectory
 from .source import TRANSCRIPT_SUFFIXES, Source, fail, make_source, read_path
 
 _LINES_TO_TRY = 50
@@ -22,7 +30,7 @@ _CLAUDE_CODE_FIELDS = ("sessionId", "uuid", "leafUuid", "message", "parentUuid")
 
 
 def detect_format(path_or_text: str | os.PathLike[str] | bytes) -> str:
-    """Name the format of a transcript: ``claude-code``, ``openai`` or ``text``.
+    """Name the format of a transcript: one of :data:`~.records.FORMATS`.
 
     Args:
         path_or_text: a path (``os.PathLike``, or a one-line string naming an existing file or
@@ -55,6 +63,8 @@ def detect_source_format(source: Source) -> str:
         found = _json_format(text, head[0])
         if found:
             return found
+    if has_timed_headings(text):
+        return "markdown"
     if has_speaker_lines(text):
         return "text"
     raise fail(source.name, "cannot detect format")
@@ -80,12 +90,19 @@ def _json_format(text: str, first: str) -> str | None:
     except (ValueError, RecursionError):
         # A JSON array cut short is still recognisable by its first message.
         return "openai" if first == "[" and '"role"' in text[:2000] else None
+    return _document_format(document)
+
+
+def _document_format(document: Any) -> str | None:
+    if is_chatgpt_export(document):
+        return "chatgpt"
+    if is_trajectory(document):
+        return "trajectory"
     if isinstance(document, list):
-        return (
-            "openai"
-            if any(isinstance(m, dict) and "role" in m for m in document[:_LINES_TO_TRY])
-            else None
-        )
+        head = document[:_LINES_TO_TRY]
+        if any(is_sharegpt_record(r) for r in head[:5]):
+            return "sharegpt"
+        return "openai" if any(isinstance(m, dict) and "role" in m for m in head) else None
     if isinstance(document, dict) and isinstance(document.get("messages"), list):
         return "openai"
     return None
@@ -96,6 +113,8 @@ def _record_format(value: Any) -> str | None:
         return None
     if isinstance(value.get("type"), str) and any(field in value for field in _CLAUDE_CODE_FIELDS):
         return "claude-code"
+    if is_sharegpt_record(value):
+        return "sharegpt"
     if isinstance(value.get("role"), str) or isinstance(value.get("messages"), list):
         return "openai"
     return None

@@ -22,7 +22,7 @@ from .envelope import (
     scan_tag_blocks,
     strip_envelopes_in,
 )
-from .source import Source, lines_of
+from .source import Source, fail, lines_of, require_text
 
 _decode = json.JSONDecoder().decode  # json.loads less its per-call argument checks
 
@@ -76,3 +76,52 @@ def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int
         if may_hold_envelope(line):
             collector.envelopes_stripped += strip_envelopes_in(record)
         yield number, record
+
+
+def json_document(source: Source) -> Any | None:
+    """The transcript as one JSON document (envelopes still in it), or None when it is not
+    one: it does not start with ``[`` or ``{``, or it is JSON Lines (several values, one per
+    line). A JSON array must be valid UTF-8 throughout.
+
+    Raises:
+        InputError: invalid JSON that is not JSON Lines either (with its line), or nesting
+            deeper than the decoder allows.
+    """
+    first = source.data.lstrip()[:1]
+    if first not in (b"[", b"{"):
+        return None
+    if source.text is None:
+        if first == b"[":
+            require_text(source)  # raises: a JSON document must be valid UTF-8 throughout
+        return None
+    try:
+        return json.loads(source.text)
+    except RecursionError:
+        raise fail(source.name, "JSON nested too deeply") from None
+    except json.JSONDecodeError as error:
+        if first == b"{" and (error.msg == "Extra data" or some_line_parses(source.text)):
+            return None  # several values, one per line: JSON Lines
+        raise fail(source.name, json_error_reason(error), error.lineno) from None
+
+
+def strip_document_envelopes(source: Source, collector: ItemCollector, document: Any) -> None:
+    """Remove envelopes from every string of a decoded JSON document, counting them."""
+    if source.text is not None and may_hold_envelope(source.text):
+        collector.envelopes_stripped += strip_envelopes_in(document)
+
+
+def some_line_parses(text: str, lines_to_try: int = 50) -> bool:
+    """True when one of the first non-blank lines is a JSON object on its own (JSON Lines)."""
+    tried = 0
+    for line in text.split("\n", 4 * lines_to_try):
+        if not line.strip():
+            continue
+        try:
+            if isinstance(json.loads(line), dict):
+                return True
+        except (ValueError, RecursionError):
+            pass
+        tried += 1
+        if tried == lines_to_try:
+            break
+    return False

@@ -28,9 +28,8 @@ from .classify import (
     user_message_kind,
 )
 from .collector import ItemCollector
-from .envelope import may_hold_envelope, strip_envelopes_in
-from .jsonlines import json_error_reason, json_records
-from .source import Source, fail, require_text
+from .jsonlines import json_document, json_records, strip_document_envelopes
+from .source import Source, fail
 from .tools import ToolCall, describe_call
 
 _DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id", "id")
@@ -85,27 +84,12 @@ class OpenAIChatParser:
 
     def _document(self, source: Source) -> list[Any] | dict[str, Any] | None:
         """The transcript as one JSON document, or None when it is JSON Lines."""
-        first = source.data.lstrip()[:1]
-        if first not in (b"[", b"{"):
-            return None
-        if source.text is None:
-            if first == b"[":
-                require_text(source)  # raises: a JSON document must be valid UTF-8 throughout
-            return None
-        try:
-            document = json.loads(source.text)
-        except RecursionError:
-            raise fail(source.name, "JSON nested too deeply") from None
-        except json.JSONDecodeError as error:
-            if first == b"{" and (error.msg == "Extra data" or _some_line_parses(source.text)):
-                return None  # several values, one per line: JSON Lines
-            raise fail(source.name, json_error_reason(error), error.lineno) from None
-        if isinstance(document, dict) and "role" in document:
-            return None  # a single message on one line
+        document = json_document(source)
+        if document is None or (isinstance(document, dict) and "role" in document):
+            return None  # JSON Lines, or a single message on one line
         if not isinstance(document, (list, dict)):
             raise fail(source.name, "JSON document is neither a list of messages nor an object")
-        if may_hold_envelope(source.text):
-            self.collector.envelopes_stripped += strip_envelopes_in(document)
+        strip_document_envelopes(source, self.collector, document)
         return document
 
     def _parse_lines(self, source: Source) -> int:
@@ -298,20 +282,3 @@ def _speaker_of(message: dict[str, Any]) -> str:
         if isinstance(value, str) and value.strip():
             return " ".join(value.split())[:80]
     return ""
-
-
-def _some_line_parses(text: str, lines_to_try: int = 50) -> bool:
-    """True when one of the first non-blank lines is a JSON object on its own (JSON Lines)."""
-    tried = 0
-    for line in text.split("\n", 4 * lines_to_try):
-        if not line.strip():
-            continue
-        try:
-            if isinstance(json.loads(line), dict):
-                return True
-        except (ValueError, RecursionError):
-            pass
-        tried += 1
-        if tried == lines_to_try:
-            break
-    return False

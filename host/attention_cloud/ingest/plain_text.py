@@ -40,7 +40,7 @@ _COLON_SPEAKER = re.compile(
 _HEADING_SPEAKER = re.compile(
     r"[ \t]{0,3}#{1,6}[ \t]+" + _NAMES + r"[ \t]*:?[ \t]*#*[ \t]*", re.IGNORECASE
 )
-_FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
+FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
 _STAMP = r"(?:\[(?P<stamp>[^\]\n]{4,60})\][ \t]*)?"
 _NAMED_SPEAKER = re.compile(
     r"[ \t]{0,3}" + _STAMP + r"(?:\*\*|__)?(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
@@ -49,7 +49,7 @@ _NAMED_SPEAKER = re.compile(
 )
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
-_DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
+DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
 _DATE_SEPARATORS = (" \u2014 ", " \u2013 ", " - ", ": ", ", ")
 _ROLES = {
     "user": "user",
@@ -93,7 +93,7 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
     counts: dict[str, int] = {}
     fenced = False
     for line in lines:
-        if _FENCE.match(line):
+        if FENCE.match(line):
             fenced = not fenced
             continue
         if fenced:
@@ -117,7 +117,7 @@ def date_line(line: str) -> str | None:
     text = line.strip().strip("#*_[]() \t")
     if not text or len(text) > 90 or not _YEAR.search(text):
         return None
-    text = _DATE_LABEL.sub("", text, count=1) if _DATE_LABEL.match(text) else text
+    text = DATE_LABEL.sub("", text, count=1) if DATE_LABEL.match(text) else text
     candidates = [text] + [text.rsplit(sep, 1)[1] for sep in _DATE_SEPARATORS if sep in text]
     for candidate in candidates:
         if _YEAR.search(candidate):
@@ -133,7 +133,7 @@ def has_speaker_lines(text: str, lines_to_try: int = 2000) -> bool:
     lines = [line.rstrip("\r") for line in text.split("\n", lines_to_try)[:lines_to_try]]
     fenced = False
     for line in lines:
-        if _FENCE.match(line):
+        if FENCE.match(line):
             fenced = not fenced
         elif not fenced and _role_speaker(line) is not None:
             return True
@@ -167,7 +167,7 @@ class PlainTextParser:
         session_time = ""
         fenced = False
         for number, line in enumerate(lines, 1):
-            if _FENCE.match(line):
+            if FENCE.match(line):
                 fenced = not fenced
             speaker = None if fenced else self._speaker(line, names, roles, number)
             if speaker is None:
@@ -211,27 +211,41 @@ class PlainTextParser:
     def _turn(
         self, role: str, line: int, body: list[str], base: str, speaker: str, time: str
     ) -> None:
-        text = strip_system_reminders("\n".join(body)).strip()
-        if role == "user":
-            kind = user_message_kind(text)
-        elif role == "assistant":
-            kind = assistant_text_kind(text)
-        elif role == "tool":
-            kind = tool_output_kind(None, text, False)
-        else:
-            kind = "turn" if text else None
-        if kind is None:
-            return
-        item_text = output_text(None, text, kind) if role == "tool" else message_text(text)
-        self.collector.add(
-            record_no=line,
-            session=self.session,
-            kind=kind,
-            role=role,
-            identity=f"line{line}",
-            text=item_text,
-            time=time,
-            pointer=f"{base}:{line}",
-            sets_goal=kind == "user_goal",
-            speaker=speaker,
-        )
+        add_turn(self.collector, self.session, role, line, body, base, speaker, time)
+
+
+def add_turn(
+    collector: ItemCollector,
+    session: str,
+    role: str,
+    line: int,
+    body: list[str],
+    base: str,
+    speaker: str,
+    time: str,
+) -> None:
+    """Add the item of one speaker turn (``body``: its lines) that starts at ``line``."""
+    text = strip_system_reminders("\n".join(body)).strip()
+    if role == "user":
+        kind = user_message_kind(text)
+    elif role == "assistant":
+        kind = assistant_text_kind(text)
+    elif role == "tool":
+        kind = tool_output_kind(None, text, False)
+    else:
+        kind = "turn" if text else None
+    if kind is None:
+        return
+    item_text = output_text(None, text, kind) if role == "tool" else message_text(text)
+    collector.add(
+        record_no=line,
+        session=session,
+        kind=kind,
+        role=role,
+        identity=f"line{line}",
+        text=item_text,
+        time=time,
+        pointer=f"{base}:{line}",
+        sets_goal=kind == "user_goal",
+        speaker=speaker,
+    )

@@ -5,7 +5,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-FORMATS: tuple[str, ...] = ("claude-code", "openai", "text")
+FORMAT_DESCRIPTIONS: dict[str, str] = {
+    "claude-code": "Claude Code session JSONL (~/.claude/projects/*/<session>.jsonl and its "
+                   "subagents/agent-*.jsonl)",
+    "openai": "OpenAI-style chat: a JSON array of messages, {\"messages\": [...]}, or JSONL of "
+              "messages or conversations",
+    "chatgpt": "ChatGPT data export (conversations.json): the active branch of each "
+               "conversation's mapping tree",
+    "sharegpt": "ShareGPT conversations ({\"conversations\": [{\"from\", \"value\"}]}), a JSON "
+                "list of them or JSONL",
+    "trajectory": "agent trajectories such as SWE-agent's .traj (history of role/content with "
+                  "action and observation, or trajectory steps)",
+    "markdown": "Markdown logs whose turns start at timed speaker headings "
+                "(## User (03:56 UTC))",
+    "text": "plain text or markdown with speaker lines (User:, ## Assistant, Priya: ...)",
+}
+"""Every format the parser understands, by the name ``format=`` accepts, with one line saying
+what it reads (``atc ingest --list-formats`` prints them)."""
+
+FORMATS: tuple[str, ...] = tuple(FORMAT_DESCRIPTIONS)
 """Transcript formats the parser understands, by the name ``format=`` accepts."""
 
 KINDS: tuple[str, ...] = ("user_goal", "conclusion", "file_op", "error", "tool_result", "turn")
@@ -74,6 +92,15 @@ class ParseResult:
         evicted: items dropped by the per-session item budget, in transcript order.
         unread_times: ``(line or record number, the time as written)`` for every timestamp
             that could not be read; its item is kept without a time.
+        ignored: well-formed records that produce no item by design, counted by type
+            (Claude Code ``progress``, ``queue-operation``, ``file-history-snapshot``,
+            ``compaction`` ...): nothing read vanishes uncounted.
+        launches: Claude Code subagents this transcript launched: agent id -> the goal active
+            in the turn that launched it (what the subagent's own file inherits).
+        subagent: the agent id when this transcript is a Claude Code subagent's own file
+            (``subagents/agent-<id>.jsonl``); its items have goal ``""`` until
+            :func:`~attention_cloud.ingest.subagents.inherit_goal` gives them the launching
+            turn's goal (``Memory.ingest`` does).
     """
 
     items: list[ItemRecord]
@@ -83,3 +110,6 @@ class ParseResult:
     envelopes_stripped: int = 0
     evicted: list[ItemRecord] = field(default_factory=list)
     unread_times: list[tuple[int, str]] = field(default_factory=list)
+    ignored: dict[str, int] = field(default_factory=dict)
+    launches: dict[str, str] = field(default_factory=dict)
+    subagent: str = ""

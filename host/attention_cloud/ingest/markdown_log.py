@@ -1,0 +1,197 @@
+"""Markdown logs whose turns start at timed speaker headings.
+
+Chat exporters and hand-kept logs write a heading per turn with the speaker and the time::
+
+    # Session log 2026-01-02
+    ## User (03:56 UTC)
+    Why does the nightly export time out?
+    ## Assistant (03:57 UTC)
+    It loads every row at once ...
+
+A turn starts at a heading (``#`` to ``######``) that names a speaker and a time: in brackets
+(``## User (03:56 UTC)``, ``## User [03:56]``) or after a separator (``## User — 03:56``,
+``## Assistant · 2026-01-02 03:57``, ``## User | 3:56 pm``), and runs to the next one. Speakers:
+``User``/``Human``/``You``/``Me`` (the user), ``Assistant``/``AI``/``Claude``/``ChatGPT``/
+``GPT-4``/``Model``/``Bot``/``Copilot``/``Gemini``/``Agent`` (the assistant), ``System``,
+``Tool``; any other name that heads at least two timed turns is a person, the first such name
+the user and the others assistants, each item keeping its speaker's name. A role heading
+without a time (``## User``) starts a turn too. Headings inside fenced code blocks never do.
+
+The time goes to the item. A heading time that names its day (``2026-01-02 03:57``) is read as
+it is; a clock time alone (``03:56 UTC``, ``3:56 pm``) is combined with the date the file gives:
+the latest date heading or ``Date:`` line before it (``# Log — 2 January 2026``), else a date in
+the file name (``2026-01-02-standup.md``, ``chat_20260102.md``). A clock that goes back past
+midnight on the same date moves to the next day. A time without a zone is UTC. When no date is
+known the item is kept without a time and the heading's time is reported in ``unread_times``
+with its line, as every unreadable time is (never dropped silently).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from .collector import ItemCollector
+from .envelope import ENVELOPE_TAG, scan_tag_blocks
+from .plain_text import DATE_LABEL, FENCE, add_turn, date_line, speaker_of
+from .source import Source, fail, require_text
+from .timefmt import parse_moment, read_time
+
+_ROLE_WORDS = {
+    **dict.fromkeys(("user", "human", "you", "me"), "user"),
+    **dict.fromkeys(("assistant", "ai", "claude", "chatgpt", "gpt", "model", "bot", "copilot",
+                     "gemini", "agent"), "assistant"),
+    "system": "system",
+    "tool": "tool",
+}
+_NAME = r"[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2}"
+_TIMED_HEADING = re.compile(
+    r"[ \t]{0,3}#{1,6}[ \t]+(?:\*\*|__)?(?P<name>" + _NAME + r")(?:\*\*|__)?[ \t]*"
+    r"(?:\((?P<paren>[^)\n]{3,60})\)|\[(?P<bracket>[^\]\n]{3,60})\]"
+    r"|(?:\u2014|\u2013|-|\u00b7|\||@|,)[ \t]*(?P<after>[^\n]{3,60}?))[ \t]*:?[ \t]*#*[ \t]*"
+)
+_CLOCK = re.compile(r"\d{1,2}:\d\d")
+_FILE_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?!\d)")
+_LINES_TO_TRY = 2000
+
+
+def timed_heading(line: str) -> tuple[str, str] | None:
+    """``(speaker as written, time as written)`` for a timed speaker heading, else None."""
+    if "#" not in line[:4]:
+        return None
+    match = _TIMED_HEADING.fullmatch(line)
+    if match is None:
+        return None
+    written = (match.group("paren") or match.group("bracket") or match.group("after")).strip()
+    if not _CLOCK.search(written):
+        return None
+    return match.group("name"), written
+
+
+def role_of(name: str) -> str | None:
+    """The role a speaker word names (``User`` -> ``user``, ``GPT-4`` -> ``assistant``)."""
+    word = name.lower()
+    if word.startswith("gpt"):
+        return "assistant"
+    return _ROLE_WORDS.get(word)
+
+
+def _timed_names(lines: list[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    fenced = False
+    for line in lines:
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        found = None if fenced else timed_heading(line)
+        if found is not None:
+            counts[found[0]] = counts.get(found[0], 0) + 1
+    return counts
+
+
+def has_timed_headings(text: str) -> bool:
+    """True when the first lines of ``text`` hold a timed heading naming a role, or two timed
+    headings naming the same person (outside code fences)."""
+    lines = [line.rstrip("\r") for line in text.split("\n", _LINES_TO_TRY)[:_LINES_TO_TRY]]
+    return any(role_of(name) is not None or n >= 2 for name, n in _timed_names(lines).items())
+
+
+def file_date(stem: str) -> str:
+    """``YYYY-MM-DD`` named in a file name (``2026-01-02-log``, ``chat_20260102``), or ""."""
+    found = _FILE_DATE.search(stem)
+    return "-".join(found.groups()) if found else ""
+
+
+class MarkdownLogParser:
+    """Parses a Markdown log with timed speaker headings into an :class:`ItemCollector`."""
+
+    def __init__(self, collector: ItemCollector, default_session: str) -> None:
+        self.collector = collector
+        self.session = default_session
+        self.day = ""          # YYYY-MM-DD the clock times are on
+        self.day_shift = 0     # days added since the date was given (midnight passed)
+        self.last = None       # the previous turn's moment, to notice midnight
+
+    def parse(self, source: Source) -> int:
+        """Read every turn; return how many turns there were."""
+        text, found, open_at = scan_tag_blocks(
+            require_text(source), ENVELOPE_TAG, keep_newlines=True
+        )
+        self.collector.envelopes_stripped += found
+        if open_at >= 0:
+            self.collector.skip(text.count("\n", 0, open_at) + 1,
+                                "unclosed <memory-frame> envelope: the rest of the file is dropped")
+        lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+        people = {name for name, n in _timed_names(lines).items()
+                  if role_of(name) is None and n >= 2}
+        roles: dict[str, str] = {}
+        self.day = file_date(source.stem)
+        turns = 0
+        role, start, body, who, when = "", 0, [], "", ""
+        fenced = False
+        for number, line in enumerate(lines, 1):
+            if FENCE.match(line):
+                fenced = not fenced
+            turn = None if fenced else self._starts_turn(line, number, people, roles)
+            if turn is None:
+                if not fenced and (not role or line.lstrip().startswith("#")
+                                   or DATE_LABEL.match(line.strip("#*_ \t"))):
+                    dated = date_line(line)
+                    if dated is not None:
+                        self.day, self.day_shift, self.last = dated[:10], 0, None
+                        continue
+                if role:
+                    body.append(line)
+                continue
+            if role:
+                add_turn(self.collector, self.session, role, start, body, source.pointer_base,
+                         who, when)
+            turns += 1
+            role, who, when = turn
+            start, body = number, []
+        if role:
+            add_turn(self.collector, self.session, role, start, body, source.pointer_base, who,
+                     when)
+        self.collector.records_read += turns
+        if turns == 0:
+            raise fail(source.name, "no timed speaker headings (## User (03:56 UTC) ...) found")
+        return turns
+
+    def _starts_turn(self, line: str, number: int, people: set[str],
+                     roles: dict[str, str]) -> tuple[str, str, str] | None:
+        """``(role, speaker name or "", time)`` for a line that starts a turn."""
+        timed = timed_heading(line)
+        if timed is None:
+            plain = speaker_of(line) if line.lstrip().startswith("#") else None
+            if plain is None:
+                return None
+            return plain[0], "", self._day_time()
+        name, written = timed
+        role = role_of(name)
+        speaker = ""
+        if role is None:
+            if name not in people:
+                return None
+            role = roles.setdefault(name, "user" if not roles else "assistant")
+            speaker = name
+        return role, speaker, self._time(number, written)
+
+    def _day_time(self) -> str:
+        return read_time(self.day) or "" if self.day else ""
+
+    def _time(self, number: int, written: str) -> str:
+        """The ISO time of a heading's time, on the file's date when it names no day."""
+        own = read_time(written)
+        if own:
+            return own
+        if not self.day:
+            return self.collector.time(number, written)  # reported: no date to put it on
+        moment = parse_moment(f"{self.day} {written}")
+        if moment is None:
+            return self.collector.time(number, written)
+        moment += timedelta(days=self.day_shift)
+        if self.last is not None and moment < self.last:
+            self.day_shift += 1  # the clock went back: midnight passed
+            moment += timedelta(days=1)
+        self.last = moment
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

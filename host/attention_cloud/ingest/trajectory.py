@@ -1,0 +1,275 @@
+"""Agent trajectories: SWE-agent's ``.traj`` files and the same shape from other harnesses.
+
+A trajectory is one JSON object with ``history`` (the messages the model saw: ``role``,
+``content``, and on assistant messages ``thought`` and ``action``; flags ``is_demo`` and
+``message_type``) and/or ``trajectory`` (one step per action: ``thought``, ``action``,
+``observation``, ``state``), plus ``environment`` and ``info``. It is one session, named after
+the file.
+
+The environment speaks as role ``user``: after the task, every user message is an observation
+(the output of the last action), so it is a tool result or an error (a traceback, a failing
+test), never a user goal. What is read:
+
+* ``system`` messages: a system turn;
+* demonstrations (``is_demo``: a worked example of another task) are counted as
+  ``demonstration`` and not kept;
+* the first user message is the task: the user goal. SWE-agent's template around the issue
+  (``ISSUE:`` ... ``INSTRUCTIONS:``, or ``<pr_description>``) is cut away, so the goal is the
+  issue itself;
+* assistant messages: the thought is a conclusion (or a turn, for narration); the action is a
+  file operation when it is one (``open``/``create``/``edit N:M`` of SWE-agent's editor,
+  ``str_replace_editor view|create|str_replace|insert``, shell commands that obviously touch a
+  file), otherwise a call that labels the observation after it (``$ python reproduce.py``);
+* later user messages, ``tool`` messages and messages of ``message_type`` ``observation``:
+  the observation, without SWE-agent's ``(Open file: …)``/``(Current directory: …)`` footer;
+* ``info.submission``, the patch the agent submitted: a tool result labelled with
+  ``info.exit_status`` (the history ends before it).
+
+A file with ``history`` reads it and counts the ``trajectory`` steps (the same steps again) as
+``trajectory-step``; a file with only ``trajectory`` reads the steps (no task statement, so no
+goal). The working directory (a step's ``state``, or the footer) makes paths relative.
+Trajectories carry no times. Pointers read ``<file>#/history/<i>`` or ``<file>#/trajectory/<i>``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from typing import Any
+
+from .classify import (
+    assistant_text_kind,
+    clean_message,
+    message_text,
+    output_text,
+    tool_output_kind,
+    user_message_kind,
+)
+from .collector import ItemCollector
+from .entities import relative_path
+from .jsonlines import json_document, strip_document_envelopes
+from .source import Source, fail
+from .tools import ToolCall, describe_call
+
+_FOOTER = re.compile(
+    r"\s*\(Open file: (?P<file>[^\n]*)\)\s*\(Current directory: (?P<cwd>[^\n]*)\)\s*(?:bash-\$\s*)?\Z"
+)
+_ISSUE = re.compile(r"\bISSUE:\s*\n(?P<issue>.*?)(?:\n\s*INSTRUCTIONS:|\Z)", re.DOTALL)
+_PR_DESCRIPTION = re.compile(r"<pr_description>\s*(?P<issue>.*?)\s*(?:</pr_description>|\Z)",
+                             re.DOTALL)
+_ACTION_FENCE = re.compile(r"\n*```[^\n]*\n.*?```\s*\Z", re.DOTALL)
+_EDIT = re.compile(r"edit\s+(?P<start>\d+):(?P<end>\d+)\s*\n(?P<text>.*?)(?:\nend_of_edit\s*)?\Z",
+                   re.DOTALL)
+_EDITOR_OPS = {"view": "read", "create": "write", "str_replace": "edit", "insert": "edit",
+               "undo_edit": "edit"}
+_NEW_TEXT_CHARS = 240
+
+
+def is_trajectory(document: Any) -> bool:
+    """True for an agent trajectory: an object with a ``history`` of role messages that has
+    SWE-agent's marks (``action``, ``agent``, ``is_demo``, ``message_type``, or a
+    ``trajectory`` beside it), or a ``trajectory`` of steps with ``action`` and
+    ``observation``."""
+    if not isinstance(document, dict):
+        return False
+    history = document.get("history")
+    if isinstance(history, list) and any(isinstance(m, dict) and "role" in m for m in history[:5]):
+        if "trajectory" in document or any(
+            isinstance(m, dict) and ({"action", "agent", "is_demo", "message_type"} & m.keys())
+            for m in history[:20]
+        ):
+            return True
+    steps = document.get("trajectory")
+    return isinstance(steps, list) and any(
+        isinstance(s, dict) and "action" in s and "observation" in s for s in steps[:5]
+    )
+
+
+def task_statement(text: str) -> str:
+    """The issue inside SWE-agent's task template (``ISSUE:`` … ``INSTRUCTIONS:`` or
+    ``<pr_description>``), or the whole text when it has no template."""
+    for pattern in (_ISSUE, _PR_DESCRIPTION):
+        found = pattern.search(text)
+        if found and found.group("issue").strip():
+            return found.group("issue").strip()
+    return text
+
+
+class TrajectoryParser:
+    """Parses one agent trajectory into an :class:`ItemCollector`."""
+
+    def __init__(self, collector: ItemCollector, default_session: str) -> None:
+        self.collector = collector
+        self.session = default_session
+        self.base = ""
+        self.cwd = ""
+        self.open_file = ""  # SWE-agent's editor edits the file it has open
+        self.call: ToolCall | None = None
+        self.has_task = False
+
+    def parse(self, source: Source) -> int:
+        """Read the history (or the steps); return how many messages or steps were read."""
+        document = json_document(source)
+        if not is_trajectory(document):
+            raise fail(source.name, 'not an agent trajectory (no "history" or "trajectory")')
+        strip_document_envelopes(source, self.collector, document)
+        self.base = source.pointer_base
+        steps = document.get("trajectory") if isinstance(document.get("trajectory"), list) else []
+        self.cwd = _first_working_dir(steps)
+        history = document.get("history")
+        if isinstance(history, list) and history:
+            for _ in steps:
+                self.collector.ignore("trajectory-step")
+            for index, message in enumerate(history):
+                self.collector.records_read += 1
+                if not isinstance(message, dict):
+                    self.collector.skip(index + 1, f"message {index} is not a JSON object")
+                    continue
+                self._message(message, index)
+            self._submission(document.get("info"), len(history))
+            return len(history)
+        for index, step in enumerate(steps):
+            self.collector.records_read += 1
+            if not isinstance(step, dict):
+                self.collector.skip(index + 1, f"step {index} is not a JSON object")
+                continue
+            pointer = f"{self.base}#/trajectory/{index}"
+            self._assistant(_text(step.get("thought")), _text(step.get("action")), index, pointer)
+            self._observation(_text(step.get("observation")), index, pointer, "o")
+        return len(steps)
+
+    def _submission(self, info: Any, index: int) -> None:
+        """The patch the agent submitted (``info.submission``), which the history does not
+        show: a tool result labelled with the exit status."""
+        if not isinstance(info, dict) or not isinstance(info.get("submission"), str):
+            return
+        patch = clean_message(info["submission"])
+        if not patch:
+            return
+        status = info.get("exit_status")
+        label = f"$ submit ({status})" if isinstance(status, str) and status else "$ submit"
+        call = ToolCall("submit", "", "", label)
+        self.call = None
+        self._add(index, "tool_result", "tool", output_text(call, patch, "tool_result"),
+                  f"{self.base}#/info/submission", "s", links=(("tool", "submit"),))
+
+    def _message(self, message: dict[str, Any], index: int) -> None:
+        pointer = f"{self.base}#/history/{index}"
+        if message.get("is_demo") is True:
+            self.collector.ignore("demonstration")
+            return
+        role = message.get("role")
+        content = _text(message.get("content"))
+        if message.get("message_type") == "observation" or role == "tool":
+            self._observation(content, index, pointer, "m")
+        elif role == "system":
+            text = clean_message(content)
+            if text:
+                self._add(index, "turn", "system", message_text(text), pointer, "m")
+        elif role == "user":
+            if self.has_task:
+                self._observation(content, index, pointer, "m")
+                return
+            text = clean_message(task_statement(content))
+            kind = user_message_kind(text)
+            if kind is not None:
+                self.has_task = kind == "user_goal"
+                self._add(index, kind, "user", message_text(text), pointer, "m",
+                          sets_goal=self.has_task)
+        elif role == "assistant":
+            thought = message.get("thought")
+            action = _text(message.get("action"))
+            if not isinstance(thought, str):  # the content holds the thought, then the action
+                thought = _ACTION_FENCE.sub("", content) if action else content
+            self._assistant(thought, action, index, pointer)
+        else:
+            self.collector.skip(index + 1, f"unknown role {role!r}")
+
+    def _assistant(self, thought: str, action: str, index: int, pointer: str) -> None:
+        text = clean_message(thought)
+        kind = assistant_text_kind(text)
+        if kind is not None:
+            self._add(index, kind, "assistant", message_text(text), pointer, "t")
+        if not action.strip():
+            return
+        self.call = self._describe(action.strip())
+        if self.call.is_file_op:
+            call = self.call
+            self._add(index, "file_op", "assistant", call.file_op_text(), pointer, "a",
+                      links=(("touches_file", call.path), ("file_op", call.op), ("tool", call.name)),
+                      mentions_in=call.detail)
+
+    def _observation(self, raw: str, index: int, pointer: str, block: str) -> None:
+        footer = _FOOTER.search(raw)
+        if footer:
+            raw = raw[: footer.start()]
+            opened = footer.group("file").strip()
+            self.open_file = "" if opened in ("", "n/a") else opened
+            self.cwd = self.cwd or footer.group("cwd").strip()
+        call, self.call = self.call, None
+        text = clean_message(raw)
+        kind = tool_output_kind(call, text, False)
+        if kind is None:
+            return
+        links = (("tool", call.name),) if call is not None else ()
+        self._add(index, kind, "tool", output_text(call, text, kind), pointer, block, links=links)
+
+    def _describe(self, action: str) -> ToolCall:
+        """What an action does: SWE-agent's editor commands, else a shell command."""
+        first_line = action.split("\n", 1)[0]
+        try:
+            words = shlex.split(first_line)
+        except ValueError:
+            words = first_line.split()
+        command = words[0] if words else ""
+        label = f"$ {first_line}"[:200]
+        if command == "open" and len(words) > 1:
+            self.open_file = words[1]
+            return self._file_call(command, "read", words[1], label)
+        if command == "create" and len(words) > 1:
+            self.open_file = words[1]
+            return self._file_call(command, "write", words[1], label)
+        edit = _EDIT.match(action)
+        if edit and self.open_file:
+            new = " ".join(edit.group("text").split())[:_NEW_TEXT_CHARS]
+            detail = f'lines {edit.group("start")}-{edit.group("end")} -> "{new}"'
+            return self._file_call("edit", "edit", self.open_file, label, detail)
+        if command == "str_replace_editor" and len(words) > 2 and words[1] in _EDITOR_OPS:
+            return self._file_call(command, _EDITOR_OPS[words[1]], words[2], label)
+        if command in ("find_file", "search_dir", "search_file", "goto", "scroll_up",
+                       "scroll_down", "submit", "exit_forfeit", "filemap"):
+            return ToolCall(command, "", "", label)
+        return describe_call("bash", {"command": action}, self.cwd)
+
+    def _file_call(self, name: str, op: str, path: str, label: str, detail: str = "") -> ToolCall:
+        return ToolCall(name, op, relative_path(path, self.cwd), label, detail)
+
+    def _add(self, index: int, kind: str, role: str, text: str, pointer: str, block: str,
+             **extra: Any) -> None:
+        self.collector.add(record_no=index + 1, session=self.session, kind=kind, role=role,
+                           identity=f"{block}{index}", text=text, time="", pointer=pointer,
+                           cwd=self.cwd, **extra)
+
+
+def _text(value: Any) -> str:
+    """A message's content as text: a string, or the text parts of a list."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(part.get("text", "") if isinstance(part, dict) else str(part)
+                         for part in value if isinstance(part, (dict, str)))
+    return ""
+
+
+def _first_working_dir(steps: list[Any]) -> str:
+    for step in steps:
+        state = step.get("state") if isinstance(step, dict) else None
+        if isinstance(state, str):
+            try:
+                state = json.loads(state)
+            except (ValueError, RecursionError):
+                continue
+        if isinstance(state, dict) and isinstance(state.get("working_dir"), str):
+            return state["working_dir"]
+    return ""
