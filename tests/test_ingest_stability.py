@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from attention_cloud.errors import InputError
 from attention_cloud.ingest import ItemRecord, parse_path, parse_pointer, parse_text, read_pointer
+from attention_cloud.ingest.markdown_log import timed_heading
 from attention_cloud.ingest.plain_text import speaker_of
 from attention_cloud.samples import sample_paths
 
@@ -35,23 +36,30 @@ def strings_in(value) -> list[str]:
 def verbatim(item: ItemRecord, format: str) -> str:
     """The text of the record an item's pointer addresses, read back from the file."""
     record = read_pointer(item.pointer)
-    if format == "text":
+    if format in ("text", "markdown"):
         target = parse_pointer(item.pointer)
         lines = Path(target.path).read_text(encoding="utf-8").split("\n")[target.line - 1 :]
         turn = [lines[0]]
         for line in lines[1:]:
-            if speaker_of(line):
+            if speaker_of(line) or timed_heading(line):
                 break
             turn.append(line)
         return "\n".join(turn)
     if isinstance(record, str):
-        record = json.loads(record)
+        try:
+            record = json.loads(record)
+        except ValueError:
+            return record  # a JSON pointer to a string (a system prompt, a submitted patch)
     return "\n".join(strings_in(record))
 
 
 def evidence(item: ItemRecord) -> list[str]:
     """Words of the item that its verbatim record must contain."""
     if item.kind == "file_op":
+        if item.text.startswith("edit ") and ": lines " in item.text:
+            # SWE-agent's `edit N:M` changes the file its editor has open: the record names
+            # the lines and the new text, the open file is named by an earlier one.
+            return item.text.split(" -> ", 1)[1].strip('"').split()[:8]
         return [obj for _, pred, obj in item.relations if pred == "touches_file"]
     text = item.text
     if any(pred == "tool" for _, pred, _ in item.relations) and "\n" in text:

@@ -276,3 +276,28 @@ def test_homes_written_before_speakers_replay_with_the_role(home):
         unnamed = mem.query("item_speaker(H, S), item_role(H, R), \\+ relation(H, speaker, _)").rows
     assert before and sorted(map(str, before)) == sorted(map(str, after))
     assert unnamed and all(r["S"] == r["R"] for r in unnamed)
+
+
+# -- the formats of issue 15 ------------------------------------------------------------------------
+FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+ISSUE_15_FORMATS = [
+    ("chatgpt_conversations.json", "chatgpt"),
+    ("sharegpt.json", "sharegpt"),
+    ("swe_agent_run.traj", "trajectory"),
+    ("timed_log.md", "markdown"),
+    ("claude_code_21/5e55a1f0-0000-4000-8000-00000000c0de.jsonl", "claude-code"),
+]
+
+
+@pytest.mark.parametrize("name, fmt", ISSUE_15_FORMATS, ids=[f for _, f in ISSUE_15_FORMATS])
+def test_each_format_keeps_speaker_and_time_in_the_journal(home, name, fmt):
+    path = FIXTURES / name
+    parsed = parse_path(path)
+    assert parsed.format == fmt and parsed.items
+    with Memory.open(home) as mem:
+        mem.ingest([str(path)])
+        rows = mem.query("item_speaker(H, S), item_time(H, T)", limit=1000).rows
+    assert {(r["H"], r["S"], r["T"]) for r in rows} == {
+        (i.handle, i.speaker or i.role, i.time) for i in parsed.items}
+    if fmt != "trajectory":                       # trajectories carry no times
+        assert any(r["T"] for r in rows)

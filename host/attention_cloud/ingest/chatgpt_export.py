@@ -21,7 +21,8 @@ Items: user text is a goal (or a turn, as elsewhere); assistant text a conclusio
 tool labels the tool's output, which is a tool result or an error; system messages and messages
 flagged ``metadata.is_visually_hidden_from_conversation`` are counted as ``system`` and
 ``hidden``, not kept. Each item's time is its message's ``create_time`` (the conversation's when
-it has none), its session the conversation id, and it carries ``relation(H, title, Title)``.
+it has none), its session the conversation id, its speaker the author's ``name`` when there is
+one (the tool: ``python``, ``browser``), and it carries ``relation(H, title, Title)``.
 Pointers read ``<file>#/<conversation index>/mapping/<node id>``.
 """
 
@@ -174,11 +175,14 @@ class _ConversationReader:
         time = self.collector.time(self.number, message.get("create_time")) or self.when
         text = clean_message(_content_text(content))
 
+        name = author.get("name") if isinstance(author.get("name"), str) else ""
+
         def add(kind: str, item_role: str, item_text: str, links: tuple[tuple[str, str], ...] = (),
                 **extra: Any) -> None:
             self.collector.add(record_no=self.number, session=self.session, kind=kind,
                                role=item_role, identity=identity, text=item_text, time=time,
-                               pointer=pointer, links=self.links + links, **extra)
+                               pointer=pointer, links=self.links + links,
+                               speaker=" ".join(name.split())[:80], **extra)
 
         if role == "user":
             kind = user_message_kind(text)
@@ -201,7 +205,6 @@ class _ConversationReader:
             if kind is not None:
                 add(kind, "assistant", message_text(text))
         elif role == "tool":
-            name = author.get("name") if isinstance(author.get("name"), str) else ""
             call = self.call if self.call is not None and (not name or self.call.name == name) \
                 else (describe_call(name, {}) if name else None)
             self.call = None

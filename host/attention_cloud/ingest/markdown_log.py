@@ -13,12 +13,13 @@ A turn starts at a heading (``#`` to ``######``) that names a speaker and a time
 ``## Assistant · 2026-01-02 03:57``, ``## User | 3:56 pm``), and runs to the next one. Speakers:
 ``User``/``Human``/``You``/``Me`` (the user), ``Assistant``/``AI``/``Claude``/``ChatGPT``/
 ``GPT-4``/``Model``/``Bot``/``Copilot``/``Gemini``/``Agent`` (the assistant), ``System``,
-``Tool``; any other name that heads at least two timed turns is a person, the first such name
-the user and the others assistants, each item keeping its speaker's name. A role heading
+``Tool``; other names heading timed turns are people once one of them heads two turns (or a
+role word heads one): the first such name is the user and the others assistants, each item
+keeping its speaker's name. A role heading
 without a time (``## User``) starts a turn too. Headings inside fenced code blocks never do.
 
 The time goes to the item. A heading time that names its day (``2026-01-02 03:57``) is read as
-it is; a clock time alone (``03:56 UTC``, ``3:56 pm``) is combined with the date the file gives:
+it is, and its day is the date of the clock times after it; a clock time alone (``03:56 UTC``, ``3:56 pm``) is combined with the date the file gives:
 the latest date heading or ``Date:`` line before it (``# Log — 2 January 2026``), else a date in
 the file name (``2026-01-02-standup.md``, ``chat_20260102.md``). A clock that goes back past
 midnight on the same date moves to the next day. A time without a zone is UTC. When no date is
@@ -89,6 +90,15 @@ def _timed_names(lines: list[str]) -> dict[str, int]:
     return counts
 
 
+def _people(names: dict[str, int]) -> set[str]:
+    """The person names among timed-heading names: all of them once one person heads two
+    turns or a role word heads one (a conversation, not a notes file's dated sections)."""
+    persons = {name: n for name, n in names.items() if role_of(name) is None}
+    if any(n >= 2 for n in persons.values()) or len(persons) < len(names):
+        return set(persons)
+    return set()
+
+
 def has_timed_headings(text: str) -> bool:
     """True when the first lines of ``text`` hold a timed heading naming a role, or two timed
     headings naming the same person (outside code fences)."""
@@ -122,8 +132,7 @@ class MarkdownLogParser:
             self.collector.skip(text.count("\n", 0, open_at) + 1,
                                 "unclosed <memory-frame> envelope: the rest of the file is dropped")
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
-        people = {name for name, n in _timed_names(lines).items()
-                  if role_of(name) is None and n >= 2}
+        people = _people(_timed_names(lines))
         roles: dict[str, str] = {}
         self.day = file_date(source.stem)
         turns = 0
@@ -183,7 +192,8 @@ class MarkdownLogParser:
         """The ISO time of a heading's time, on the file's date when it names no day."""
         own = read_time(written)
         if own:
-            return own
+            self.day, self.day_shift, self.last = own[:10], 0, parse_moment(own)
+            return own  # it names its day, which the clock times after it are on
         if not self.day:
             return self.collector.time(number, written)  # reported: no date to put it on
         moment = parse_moment(f"{self.day} {written}")

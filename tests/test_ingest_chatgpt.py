@@ -1,0 +1,94 @@
+"""ChatGPT data exports (conversations.json): the active branch of each mapping tree, times
+from create_time, titles, tools as results, hidden and system messages counted (issue 15)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from attention_cloud.errors import InputError
+from attention_cloud.ingest import detect_format, parse_path, parse_text
+from attention_cloud.ingest.chatgpt_export import active_branch
+
+EXPORT = Path(__file__).parent / "fixtures" / "ingest" / "chatgpt_conversations.json"
+
+
+@pytest.fixture(scope="module")
+def result():
+    return parse_path(EXPORT)
+
+
+def test_detected_and_every_conversation_is_a_session(result):
+    assert detect_format(EXPORT) == "chatgpt" and result.format == "chatgpt"
+    assert [i.session for i in result.items].count("6a1e0c1d-kiln") == 5
+    assert {i.session for i in result.items} == {"6a1e0c1d-kiln", "7b2f-crawl"}
+    assert result.skipped == [] and result.unread_times == []
+
+
+def test_only_the_active_branch_is_read(result):
+    texts = " ".join(i.text for i in result.items)
+    assert "Hold at peak for 10 to 15 minutes" in texts       # the regenerated answer kept
+    assert "two hours at peak" not in texts                   # the discarded one is not
+    assert "cone 10 reduction" not in texts                   # nor the edited-away question
+    assert result.ignored["other-branch"] == 3
+
+
+def test_kinds_roles_speakers_and_times(result):
+    kiln = [(i.kind, i.role, i.speaker, i.time) for i in result.items if i.session == "6a1e0c1d-kiln"]
+    assert kiln == [
+        ("user_goal", "user", "", "2023-05-08T13:56:00Z"),     # create_time 1683554160.25
+        ("conclusion", "assistant", "", "2023-05-08T13:56:15Z"),
+        ("user_goal", "user", "", "2023-05-08T14:00:00Z"),
+        ("tool_result", "tool", "python", "2023-05-08T14:00:02Z"),
+        ("conclusion", "assistant", "", "2023-05-08T14:00:04Z"),
+    ]                                                         # "thanks!" is an acknowledgement
+    crawl = [i for i in result.items if i.session == "7b2f-crawl"]
+    assert crawl[0].time == "2023-05-09T14:00:00Z"            # no create_time: the conversation's
+    assert crawl[0].text == "Why does my glaze crawl away from the rim like in this photo?"
+
+
+def test_tool_calls_label_their_output_and_failures_are_errors(result):
+    (python,) = [i for i in result.items if i.role == "tool" and i.session == "6a1e0c1d-kiln"]
+    assert python.text == "python print(1222 - 1000)\n222"
+    (browser,) = [i for i in result.items if i.role == "tool" and i.session == "7b2f-crawl"]
+    assert browser.kind == "error" and "timed out" in browser.text
+    assert ("tool", "browser") in [r[1:] for r in browser.relations]
+    assert result.ignored["tool-call"] == 2 and result.ignored["thinking"] == 1
+    assert result.ignored["hidden"] == 1
+
+
+def test_titles_and_json_pointers(result):
+    first = result.items[0]
+    assert (first.handle, "title", "Kiln firing schedule") in first.relations
+    assert first.pointer == f"{EXPORT.resolve()}#/0/mapping/n2"
+    document = json.loads(EXPORT.read_text())
+    assert document[0]["mapping"]["n2"]["message"]["content"]["parts"] == [first.text]
+    assert all(i.goal for i in result.items)
+
+
+def test_goal_follows_the_active_branch(result):
+    tool = [i for i in result.items if i.role == "tool"][0]
+    assert tool.goal.startswith("How many degrees is it from bisque")
+
+
+def test_without_current_node_the_last_child_is_followed():
+    mapping = {"r": {"id": "r", "parent": None, "children": ["a", "b"]},
+               "a": {"id": "a", "parent": "r", "children": []},
+               "b": {"id": "b", "parent": "r", "children": ["c"]},
+               "c": {"id": "c", "parent": "b", "children": []}}
+    assert active_branch(mapping, None) == ["r", "b", "c"]
+    assert active_branch(mapping, "a") == ["r", "a"]
+    looped = {"x": {"id": "x", "parent": "y"}, "y": {"id": "y", "parent": "x"}}
+    assert active_branch(looped, "x") == ["y", "x"]       # a cycle ends the walk
+
+
+def test_a_single_conversation_object_and_bad_input():
+    one = json.loads(EXPORT.read_text())[1]
+    result = parse_text(json.dumps(one), name="one.json")
+    assert result.format == "chatgpt" and len(result.items) == 3
+    assert result.items[0].pointer == "one.json#/mapping/m1"
+    with pytest.raises(InputError, match="not a ChatGPT export"):
+        parse_text('[{"role": "user", "content": "hi there friend"}]', name="x.json",
+                   format="chatgpt")

@@ -1,0 +1,77 @@
+"""Markdown logs with timed speaker headings: the heading's time goes to the item, on the
+file's date (a date heading or line, else the file name); no date is reported, never
+silently dropped (issue 15)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from attention_cloud import Memory
+from attention_cloud.cli import main
+from attention_cloud.ingest import detect_format, parse_path, parse_text
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+
+
+def test_the_date_comes_from_the_file_name():
+    path = FIXTURES / "2026-01-02-standup.md"
+    result = parse_path(path)
+    assert detect_format(path) == "markdown" and result.format == "markdown"
+    assert [(i.kind, i.role, i.time, i.pointer.rsplit(":", 1)[1]) for i in result.items] == [
+        ("user_goal", "user", "2026-01-02T03:56:00Z", "3"),
+        ("conclusion", "assistant", "2026-01-02T03:57:00Z", "6"),
+        ("user_goal", "user", "2026-01-02T04:05:00Z", "15"),    # the fenced heading starts nothing
+    ]
+    assert "(03:56 UTC)" not in " ".join(i.text for i in result.items)
+    assert "inside a code block" in result.items[1].text
+
+
+def test_date_headings_midnight_people_and_tools():
+    result = parse_path(FIXTURES / "timed_log.md")
+    assert result.unread_times == []
+    assert [(i.role, i.speaker, i.time) for i in result.items] == [
+        ("user", "", "2026-03-14T23:58:00Z"),
+        ("assistant", "", "2026-03-14T23:59:00Z"),
+        ("user", "", "2026-03-15T00:03:00Z"),          # the clock went back: the next day
+        ("user", "Priya", "2026-03-20T09:15:00Z"),     # a new date heading
+        ("assistant", "Tomás", "2026-03-20T09:17:00Z"),
+        ("tool", "", "2026-03-20T09:18:00Z"),
+        ("user", "Priya", "2026-03-20T09:20:00Z"),
+    ]
+    assert result.items[5].kind == "error"
+
+
+def test_without_a_date_items_are_kept_and_the_times_reported(tmp_path):
+    path = FIXTURES / "undated_log.md"
+    result = parse_path(path)
+    assert [i.time for i in result.items] == ["", ""] and len(result.items) == 2
+    assert result.unread_times == [(1, "03:56 UTC"), (4, "03:58 UTC")]
+    out = CliRunner().invoke(main, ["ingest", str(path), "--home", str(tmp_path / "h")])
+    assert out.exit_code == 0 and "times unread: 2" in out.output
+    assert f"time unread {path}:1: '03:56 UTC' (item kept without a time)" in out.output
+
+
+def test_heading_forms_and_full_times():
+    text = ("# Log\n\n## User — 2026-04-01 08:00\nWhere are the kiln logs kept?\n\n"
+            "## ChatGPT [08:01]\nIn the studio drive under logs/kiln.\n\n"
+            "## GPT-4 · 8:02 pm\nCorrection: the evening firings are in logs/night.\n")
+    result = parse_text(text, name="notes.md")
+    assert result.format == "markdown"
+    assert [(i.role, i.time) for i in result.items] == [
+        ("user", "2026-04-01T08:00:00Z"), ("assistant", "2026-04-01T08:01:00Z"),
+        ("assistant", "2026-04-01T20:02:00Z")]
+
+
+def test_detection_does_not_take_plain_speaker_files_or_dated_notes():
+    assert detect_format(FIXTURES / "transcript.md") == "text"
+    notes = "# Plan\n\n## Standup (09:00)\nShip it.\n\n## Retro (15:00)\nWent well.\n"
+    assert parse_text("User: hi, how do I glaze?\n" + notes, name="x.md").format == "text"
+
+
+def test_ingested_times_are_queryable(home):
+    with Memory.open(home) as mem:
+        mem.ingest([str(FIXTURES / "timed_log.md")])
+        rows = mem.query('item_speaker(H, "Tomás"), item_time(H, T)').rows
+    assert [r["T"] for r in rows] == ["2026-03-20T09:17:00Z"]

@@ -1,0 +1,87 @@
+"""Agent trajectories (SWE-agent .traj): observations are results or errors, never goals; the
+task is the goal; actions are file operations or label their output (issue 15)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from attention_cloud import Memory
+from attention_cloud.ingest import detect_format, parse_path, parse_text
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+RUN = FIXTURES / "swe_agent_run.traj"
+ISSUE = "ZeroDivisionError in cone_rate() for a zero-minute hold"
+
+
+def test_the_task_is_the_only_goal_and_observations_are_results():
+    result = parse_path(RUN)
+    assert detect_format(RUN) == "trajectory" and result.format == "trajectory"
+    goals = [i for i in result.items if i.kind == "user_goal"]
+    assert [g.text.split("\n")[0] for g in goals] == [ISSUE]   # the template is cut away
+    assert "INSTRUCTIONS" not in goals[0].text and "We're currently solving" not in goals[0].text
+    assert all(i.role != "user" for i in result.items if i is not goals[0])
+    assert {i.kind for i in result.items if i.role == "tool"} == {"error", "tool_result"}
+    (traceback,) = [i for i in result.items if i.kind == "error"]
+    assert traceback.text.startswith("$ python reproduce.py\nTraceback")
+    assert "(Open file:" not in traceback.text                 # SWE-agent's footer is dropped
+    assert (traceback.handle, "mentions", "ZeroDivisionError") in traceback.relations
+
+
+def test_demonstrations_and_repeated_steps_are_counted_not_kept():
+    result = parse_path(RUN)
+    assert "TimeDelta" not in " ".join(i.text for i in result.items)
+    assert result.ignored == {"demonstration": 1, "trajectory-step": 7}
+
+
+def test_actions_become_file_operations_relative_to_the_working_directory():
+    ops = [(i.text, i.goal[:10]) for i in parse_path(RUN).items if i.kind == "file_op"]
+    assert [text for text, _ in ops] == [
+        "write reproduce.py",
+        'edit reproduce.py: lines 1-1 -> "from glaze.rates import cone_rate print(cone_rate(1222, 0))"',
+        "read glaze/rates.py",
+        'edit glaze/rates.py: lines 7-7 -> "return peak if minutes == 0 else peak / minutes"',
+        "write reproduce.py: rm reproduce.py",
+    ]
+    assert {goal for _, goal in ops} == {ISSUE[:10]}
+
+
+def test_the_submitted_patch_is_kept_and_pointers_address_the_history():
+    result = parse_path(RUN)
+    last = result.items[-1]
+    assert last.text.startswith("$ submit (submitted)\ndiff --git a/glaze/rates.py")
+    assert last.pointer.endswith("swe_agent_run.traj#/info/submission")
+    document = json.loads(RUN.read_text())
+    task = [i for i in result.items if i.kind == "user_goal"][0]
+    index = int(task.pointer.rsplit("/", 1)[1])
+    assert document["history"][index]["content"].count(ISSUE) == 1
+
+
+def test_a_file_of_steps_only():
+    result = parse_path(FIXTURES / "steps_only.traj")
+    assert [(i.kind, i.role) for i in result.items] == [
+        ("conclusion", "assistant"), ("tool_result", "tool"),
+        ("conclusion", "assistant"), ("error", "tool")]       # "1 failed": an error
+    assert {i.goal for i in result.items} == {""}              # no task statement, no goal
+
+
+def test_a_tool_role_observation_from_newer_harnesses():
+    doc = {"history": [
+        {"role": "user", "content": "<pr_description>\nThe CSV export drops the header row.\n</pr_description>", "agent": "main"},
+        {"role": "assistant", "content": "Let me look.", "action": "str_replace_editor view /repo/export.py", "agent": "main"},
+        {"role": "tool", "content": "Here's the result of running `cat -n` on /repo/export.py", "message_type": "observation", "agent": "main"},
+        {"role": "user", "content": "Traceback (most recent call last):\nValueError: bad header", "message_type": "observation", "agent": "main"},
+    ]}
+    result = parse_text(json.dumps(doc), name="run.traj")
+    assert [(i.kind, i.role) for i in result.items] == [
+        ("user_goal", "user"), ("turn", "assistant"), ("file_op", "assistant"), ("error", "tool")]
+    assert result.items[0].text == "The CSV export drops the header row."
+
+
+def test_ingested_folder_walk_finds_traj_files(home):
+    with Memory.open(home) as mem:
+        report = mem.ingest([str(RUN)])
+        assert report.new == len(parse_path(RUN).items)
+        assert report.ignored == {"demonstration": 1, "trajectory-step": 7}
+        rows = mem.query("item_kind(H, user_goal), item_goal(H, G)").rows
+        assert [r["G"].split(" Calling")[0] for r in rows] == [ISSUE]
