@@ -12,9 +12,25 @@ Formats (detected from the content; ``format=`` overrides)
     ``openai``
         OpenAI-style chat: a JSON array of messages, ``{"messages": [...]}``, or JSON Lines of
         messages or of conversations.
+    ``chatgpt``
+        ChatGPT data export (``conversations.json``): the active branch of each
+        conversation's ``mapping`` tree, times from ``create_time`` (:mod:`.chatgpt_export`).
+    ``sharegpt``
+        ShareGPT ``{"conversations": [{"from", "value"}]}`` records: a JSON list, one record,
+        or JSONL (:mod:`.sharegpt`).
+    ``trajectory``
+        Agent trajectories such as SWE-agent's ``.traj``: environment observations are tool
+        results or errors, never goals (:mod:`.trajectory`).
+    ``markdown``
+        Markdown logs whose turns start at timed speaker headings, ``## User (03:56 UTC)``;
+        the time goes to the item, on the file's date (:mod:`.markdown_log`).
     ``text``
         Plain text or markdown with speaker lines: ``User:``/``Human:``, ``Assistant:``/``AI:``,
         ``System:``, ``Tool:``, or headings such as ``## User``; a turn runs to the next speaker.
+
+    :data:`FORMAT_DESCRIPTIONS` has a line on each (``atc ingest --list-formats``). Claude Code
+    2.1 specifics (task notifications, subagent files, compaction) are in
+    :mod:`.claude_code`; how a subagent file gets its parent's goal in :mod:`.subagents`.
 
 Order of work
     1. Envelopes first: every ``<memory-frame ...>…</memory-frame>`` (multi-line, several, nested,
@@ -32,8 +48,9 @@ Item kinds
         A user message with real content. It becomes the session's active goal: the ``goal``
         of every later item (and of itself) is its text, whitespace-collapsed and cut to 300
         characters. Items before the first goal have goal ``""``. Tool results carried in user
-        records, sidechain prompts (a subagent's task) and bare replies ("no", "wait", "2") are
-        not goals.
+        records, Claude Code ``<task-notification>`` messages, sidechain prompts (a subagent's
+        task), environment observations in agent trajectories and bare replies ("no", "wait",
+        "2") are not goals.
     ``conclusion``
         Assistant text. Long texts keep their first 1200 and last 800 characters, joined by
         `` … ``, so endings survive truncation.
@@ -64,7 +81,8 @@ Noise (no item)
     (``<command-name>`` ...; a command's arguments are kept as the message) and the "Caveat:"
     message before them; ``[Request interrupted by user]``; Claude Code ``isMeta`` records;
     compaction summaries (``isCompactSummary``) and ``summary`` records, which restate earlier
-    items under a client-written title; non-error ``system`` records (hook notices); output of
+    items under a client-written title; Claude Code compaction subagents (``agent-acompact-*``);
+    non-error ``system`` records (hook notices); output of
     successful file tools (a read returns the file, which may since have changed and which the
     ``file_op`` item records; a write or edit echoes what was just written); trivial tool output
     ("(no output)", "Todos have been modified successfully").
@@ -99,10 +117,11 @@ from .budget import DEFAULT_KIND_SHARES
 from .detect import detect_format
 from .envelope import strip_envelopes
 from .pointers import Pointer, parse_pointer, read_pointer
-from .records import FORMATS, KINDS, ItemRecord, ParseResult
+from .records import FORMAT_DESCRIPTIONS, FORMATS, KINDS, ItemRecord, ParseResult
 
 __all__ = [
     "DEFAULT_KIND_SHARES",
+    "FORMAT_DESCRIPTIONS",
     "FORMATS",
     "KINDS",
     "ItemRecord",
