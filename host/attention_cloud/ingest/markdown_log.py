@@ -13,18 +13,19 @@ A turn starts at a heading (``#`` to ``######``) that names a speaker and a time
 ``## Assistant · 2026-01-02 03:57``, ``## User | 3:56 pm``), and runs to the next one. Speakers:
 ``User``/``Human``/``You``/``Me`` (the user), ``Assistant``/``AI``/``Claude``/``ChatGPT``/
 ``GPT-4``/``Model``/``Bot``/``Copilot``/``Gemini``/``Agent`` (the assistant), ``System``,
-``Tool``; other names heading timed turns are people once one of them heads two turns (or a
-role word heads one): the first such name is the user and the others assistants, each item
-keeping its speaker's name. A role heading
-without a time (``## User``) starts a turn too. Headings inside fenced code blocks never do.
+``Tool``; other names heading timed turns are people once one of them heads two turns (or a role
+word heads one): the first such name is the user and the others assistants, each item keeping
+its speaker's name. A role heading without a time (``## User``) starts a turn too. Headings
+inside fenced code blocks never do.
 
 The time goes to the item. A heading time that names its day (``2026-01-02 03:57``) is read as
-it is, and its day is the date of the clock times after it; a clock time alone (``03:56 UTC``, ``3:56 pm``) is combined with the date the file gives:
-the latest date heading or ``Date:`` line before it (``# Log — 2 January 2026``), else a date in
-the file name (``2026-01-02-standup.md``, ``chat_20260102.md``). A clock that goes back past
-midnight on the same date moves to the next day. A time without a zone is UTC. When no date is
-known the item is kept without a time and the heading's time is reported in ``unread_times``
-with its line, as every unreadable time is (never dropped silently).
+it is, and its day is the date of the clock times after it; a clock time alone (``03:56 UTC``,
+``3:56 pm``) is combined with the date the file gives: the latest date heading or ``Date:`` line
+before it (``# Log — 2 January 2026``), else a date in the file name (``2026-01-02-standup.md``,
+``chat_20260102.md``). A clock that goes back past midnight on the same date moves to the next
+day. A time without a zone is UTC. When no date is known the item is kept without a time and the
+heading's time is reported in ``unread_times`` with its line, as every unreadable time is (never
+dropped silently).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from datetime import timedelta
 
 from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
-from .plain_text import DATE_LABEL, FENCE, add_turn, date_line, speaker_of
+from .plain_text import DATE_LABEL, FENCE, add_turn, date_line, outside_fences, speaker_of
 from .source import Source, fail, require_text
 from .timefmt import parse_moment, read_time
 
@@ -79,12 +80,8 @@ def role_of(name: str) -> str | None:
 
 def _timed_names(lines: list[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
-    fenced = False
-    for line in lines:
-        if FENCE.match(line):
-            fenced = not fenced
-            continue
-        found = None if fenced else timed_heading(line)
+    for line in outside_fences(lines):
+        found = timed_heading(line)
         if found is not None:
             counts[found[0]] = counts.get(found[0], 0) + 1
     return counts

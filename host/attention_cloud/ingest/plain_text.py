@@ -18,6 +18,7 @@ that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
 from .classify import (
     assistant_text_kind,
@@ -87,17 +88,21 @@ def named_speaker_of(line: str) -> tuple[str, str, str] | None:
     return name, match.group("rest"), match.group("stamp") or ""
 
 
-def speaker_names(lines: list[str]) -> frozenset[str]:
-    """Names that start at least two turns (outside code fences), in a transcript with no
-    ``User:``/``Assistant:``-style speaker lines; empty when it has those."""
-    counts: dict[str, int] = {}
+def outside_fences(lines: Iterable[str]) -> Iterator[str]:
+    """The lines that are not inside fenced code blocks (nor the fences themselves)."""
     fenced = False
     for line in lines:
         if FENCE.match(line):
             fenced = not fenced
-            continue
-        if fenced:
-            continue
+        elif not fenced:
+            yield line
+
+
+def speaker_names(lines: list[str]) -> frozenset[str]:
+    """Names that start at least two turns (outside code fences), in a transcript with no
+    ``User:``/``Assistant:``-style speaker lines; empty when it has those."""
+    counts: dict[str, int] = {}
+    for line in outside_fences(lines):
         if _role_speaker(line) is not None:
             return frozenset()
         named = named_speaker_of(line)
