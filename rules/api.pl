@@ -299,7 +299,8 @@ user_code_refused_(Name, system) :-
                      thread_create, thread_signal, thread_send_message, thread_exit,
                      with_mutex, mutex_lock, mutex_create, engine_create,
                      initialization, consult, load_files, use_module, ensure_loaded,
-                     '$set_source_module', '@']).
+                     '$set_source_module', '@',
+                     sig_atomic, sig_block, sig_unblock, on_signal, prolog_alert_signal]).
 
 %!  user_code_vet_(+Term) is det.
 %   Throw permission_error(call, sandboxed, What) when Term (a goal or a rule clause) names a
@@ -399,13 +400,18 @@ message_to_codes_(Error, Text) :-
     atc_bridge:error_message(Error, Text).
 
 % within_limits_(+Options, :Goal): run Goal (once) under one set of limits for the whole call.
-% A watchdog alarm checks the clock, heap growth and atom count every 0.1 s; when a limit is
-% passed it aborts the goal. abort/0 raises '$aborted', which catch/3 may catch but always
-% re-raises after its recovery goal, so a loop of catches cannot swallow it; while the call is
-% still running the watchdog aborts again every 0.05 s (a recovery goal that loops gets the
-% next one). Prolog's stacks are capped for the call. Nested calls run inside the outer limits.
+% A watchdog *thread* checks the clock, heap growth and atom count every 0.1 s; when a limit is
+% passed it signals the calling thread to abort, and goes on signalling every 0.05 s until the
+% call has ended. abort/0 raises '$aborted', which catch/3 may catch but always re-raises after
+% its recovery goal, so a loop of catches cannot swallow it, and a recovery goal that loops gets
+% the next signal. The watchdog is its own thread rather than a chain of alarms run by the
+% caller, because a chain breaks when one alarm's signal is lost: on SWI-Prolog 9.2 under janus a
+% loop making atoms (atom GC signalling the same thread) lost one now and then, and nothing
+% re-armed. A repeated signal from outside cannot be lost that way. Each call has a token, so a
+% signal that arrives after its call ended (or in a later call) does nothing. Prolog's stacks are
+% capped for the call. Nested calls run inside the outer limits.
 within_limits_(_, Goal) :-
-    nb_current(atc_limit_state, active(_)), !,
+    nb_current(atc_limit_state, active(_, _)), !,
     once(Goal).
 within_limits_(Options, Goal) :-
     limit_option_(Options, time_limit, 30, Time),
@@ -420,20 +426,24 @@ within_limits_(Options, Goal) :-
     Deadline is T0 + Time,
     Limits = limits(Deadline, Time, H0, Memory, A0, Atoms),
     current_prolog_flag(stack_limit, Stack0),
+    flag(atc_limit_token, Token, Token + 1),
+    thread_self(Caller),
     setup_call_cleanup(
         ( nb_setval(atc_limit_stopped, []),
-          nb_setval(atc_limit_alarms, []),
-          nb_setval(atc_limit_state, active(Limits)),
+          nb_setval(atc_limit_state, active(Token, Limits)),
           set_prolog_flag(stack_limit, Stack),
-          watchdog_arm_(0.1)
+          thread_create(watchdog_(Caller, Token, Limits), Dog,
+                        [stack_limit(8388608)])
         ),
         once(Goal),
         ( nb_setval(atc_limit_state, idle),
           set_prolog_flag(stack_limit, Stack0),
-          nb_getval(atc_limit_alarms, Alarms),
-          nb_setval(atc_limit_alarms, []),
-          maplist(remove_alarm, Alarms)
+          watchdog_stop_(Dog)
         )).
+
+watchdog_stop_(Dog) :-
+    catch(thread_send_message(Dog, done), _, true),
+    catch(thread_join(Dog, _), _, true).
 
 limit_option_(Options, Key, Default, Value) :-
     (   get_dict(Key, Options, Value0) -> Value = Value0
@@ -450,38 +460,39 @@ api_set_limits(Options) :-
     D = D0.put(Options),
     nb_setval(atc_limit_defaults, D).
 
-% Every alarm is made with remove(false) and removed by the call's cleanup: removing one that
-% removed itself would free it twice.
-watchdog_arm_(Delay) :-
-    alarm(Delay, watchdog_, Id, [remove(false)]),
-    nb_getval(atc_limit_alarms, Ids),
-    nb_setval(atc_limit_alarms, [Id|Ids]).
-
-watchdog_ :-
-    (   nb_current(atc_limit_state, State)
-    ->  watchdog_(State)
-    ;   true
+% watchdog_(+Caller, +Token, +Limits): the watchdog thread's loop; it ends when the call sends
+% `done`.
+watchdog_(Caller, Token, Limits) :-
+    thread_self(Me),
+    (   thread_get_message(Me, done, [timeout(0.1)])
+    ->  true
+    ;   limit_passed_(Limits, Why)
+    ->  watchdog_stop_call_(Me, Caller, Token, Why)
+    ;   watchdog_(Caller, Token, Limits)
     ).
 
-watchdog_(idle).
-watchdog_(stopping) :-
-    watchdog_arm_(0.05),
-    abort.
-watchdog_(active(limits(Deadline, Time, H0, Memory, A0, Atoms))) :-
-    watchdog_arm_(0.1),                 % first: whatever happens below, the next check comes
+limit_passed_(limits(Deadline, Time, H0, Memory, A0, Atoms), Why) :-
     get_time(Now),
     statistics(heapused, H),
     statistics(atoms, A),
     (   Now > Deadline -> Why = time(Time)
     ;   H - H0 > Memory -> Why = memory(Memory)
     ;   A - A0 > Atoms -> Why = atoms(Atoms)
-    ;   Why = none
-    ),
-    (   Why == none
+    ).
+
+watchdog_stop_call_(Me, Caller, Token, Why) :-
+    catch(thread_signal(Caller, limit_abort_(Token, Why)), _, true),
+    (   thread_get_message(Me, done, [timeout(0.05)])
     ->  true
-    ;   nb_setval(atc_limit_stopped, Why),
-        nb_setval(atc_limit_state, stopping),
+    ;   watchdog_stop_call_(Me, Caller, Token, Why)
+    ).
+
+% Runs in the calling thread, as a signal: abort the call the token names, if it still runs.
+limit_abort_(Token, Why) :-
+    (   nb_current(atc_limit_state, active(Token, _))
+    ->  nb_setval(atc_limit_stopped, Why),
         abort
+    ;   true
     ).
 
 		 /*******************************

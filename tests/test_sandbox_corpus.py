@@ -97,12 +97,11 @@ def test_the_corpus_is_large_and_covers_every_route():
 
 #: Attempts a backend does not stop yet, each with what was seen. Running one would hang the
 #: suite, so it is left out on that backend only, and named here rather than skipped in silence.
-KNOWN_HOLES = {
-    "janus": {
-        "query-203": "SWI-Prolog 9.2.9 under janus: the watchdog's abort fires but does not end "
-                     "a loop that makes atoms with atom_number/2 (still running after 90 s; the "
-                     "default backend, SWI-Prolog 9.0.4, stops it at its limit)",
-    },
+KNOWN_HOLES: dict[str, dict[str, str]] = {
+    # backend -> {attempt id: why it is not stopped}; none known. (query-203, a loop making
+    # atoms with atom_number/2, once escaped the alarm-chain watchdog on janus: its signal was
+    # lost and nothing re-armed; the watchdog is a thread now, and test_limits_hold_under_load
+    # runs that loop many times.)
 }
 
 
@@ -184,3 +183,37 @@ def test_real_atc_refuses_cleanly_and_changes_nothing(sandbox, args, stdin):
     assert out.stderr.startswith("atc: ") and out.stderr.count("\n") == 1, out.stderr
     assert home_bytes(root) == before
     assert not (root / "PWNED").exists() and not (home / "PWNED").exists()
+
+
+_UNDER_LOAD = r"""
+import subprocess, sys, tempfile, threading, time
+from attention_cloud import Memory
+from attention_cloud.errors import PrologError
+burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
+threading.Thread(target=time.sleep, args=(600,), daemon=True).start()   # as a server has
+try:
+    mem = Memory.open(tempfile.mkdtemp())
+    for goal in ["between(1, inf, N), atom_number(A, N), fail",
+                 "repeat, catch((between(1, inf, _), fail), _, true), fail"] * 12:
+        t0 = time.monotonic()
+        try:
+            mem.query(goal, time_limit=0.3)
+            raise SystemExit("not stopped: " + goal)
+        except PrologError as exc:
+            assert "stopped" in str(exc), exc
+        assert time.monotonic() - t0 < 5, goal
+    assert mem.query("X = 1").rows == [{"X": 1}]      # a later call is not hit by a late signal
+    print("ok")
+finally:
+    for b in burners:
+        b.kill()
+"""
+
+
+def test_limits_hold_under_load():
+    """The watchdog stops loops that make atoms (atom GC signals the same thread) and caught
+    loops, 24 times over while three CPU burners compete for the cores. Before the watchdog was
+    a thread, one alarm's lost signal ended the alarm chain and the janus backend ran on."""
+    out = subprocess.run([sys.executable, "-c", _UNDER_LOAD], capture_output=True, text=True,
+                         timeout=120, env={**os.environ})
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
