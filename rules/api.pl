@@ -283,8 +283,8 @@ spend_(C, L0, L) :-
 
 % library(sandbox) decides what a goal may call; it allows asserting into the calling module,
 % cross-module asserts of facts, abort/0, sleep/1 (which a limit cannot interrupt), limits of its
-% own (an exception they raise inside the watchdog's handler would end the watchdog) and lowering
-% stack limits, which a read-only query has
+% own (whose exceptions would be confused with the watchdog's), signal control (sig_atomic/1
+% would hold off the watchdog's abort) and lowering stack limits, which a read-only query has
 % no use for. So before the sandbox sees user code, any mention (as a goal, a closure passed to
 % call/N or maplist/N, or data) of these names, and any module qualification, is refused.
 user_code_refused_(Name, database) :-
