@@ -56,3 +56,75 @@ def test_a_folder_of_every_format_is_detected_file_by_file(home, tmp_path):
     with Memory.open(home) as mem:
         report = mem.ingest([str(folder)])              # strict: every file must be read
         assert report.files == len(FORMATS) and report.new == expected
+
+
+# -- malformed input: a one-line InputError or items, never a crash -------------------------------
+import json  # noqa: E402
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from attention_cloud.errors import InputError  # noqa: E402
+from attention_cloud.ingest import parse_text  # noqa: E402
+
+_JSON_FIXTURES = {
+    "chatgpt": "chatgpt_conversations.json",
+    "sharegpt": "sharegpt.json",
+    "trajectory": "swe_agent_run.traj",
+}
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
+    lambda children: st.lists(children, max_size=3)
+    | st.dictionaries(st.sampled_from(["role", "content", "parts", "from", "value", "mapping",
+                                       "message", "author", "parent", "children", "action",
+                                       "history", "create_time", "current_node", "id"]),
+                      children, max_size=4),
+    max_leaves=10,
+)
+
+
+def _places(node, path=()):
+    yield path
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _places(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _places(value, path + (index,))
+
+
+def _replace(document, path, value):
+    if not path:
+        return value
+    parent = document
+    for step in path[:-1]:
+        parent = parent[step]
+    parent[path[-1]] = value
+    return document
+
+
+@settings(max_examples=150, deadline=None)
+@given(fmt=st.sampled_from(sorted(_JSON_FIXTURES)), pick=st.integers(min_value=0),
+       value=_VALUES, forced=st.booleans())
+def test_a_damaged_document_parses_or_fails_with_one_line(fmt, pick, value, forced):
+    document = json.loads((FIXTURES / _JSON_FIXTURES[fmt]).read_text())
+    places = list(_places(document))
+    document = _replace(document, places[pick % len(places)], value)
+    try:
+        result = parse_text(json.dumps(document), name="fuzz.json", format=fmt if forced else None)
+    except InputError as error:
+        assert "\n" not in str(error)
+        return
+    assert all(item.handle.startswith("it_") for item in result.items)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200),
+       heading=st.sampled_from(["## User (03:56 UTC)\n", "## Assistant — 2026-13-45 99:99\n",
+                                "### Priya · 9:15 am\n", ""]))
+def test_arbitrary_markdown_parses_or_fails_with_one_line(text, heading):
+    try:
+        result = parse_text(heading + text, name="fuzz.md", format="markdown")
+    except InputError as error:
+        assert "\n" not in str(error)
+        return
+    assert all(item.handle.startswith("it_") for item in result.items)

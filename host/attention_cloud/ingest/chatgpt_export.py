@@ -84,14 +84,16 @@ def active_branch(mapping: dict[str, Any], current: Any) -> list[str]:
 
 def _last_leaf(mapping: dict[str, Any]) -> str | None:
     roots = [key for key, node in mapping.items()
-             if isinstance(node, dict) and node.get("parent") not in mapping]
+             if isinstance(node, dict)
+             and not (isinstance(node.get("parent"), str) and node["parent"] in mapping)]
     if not roots:
         return None
     node_id, seen = roots[0], set()
     while node_id not in seen:
         seen.add(node_id)
         children = mapping[node_id].get("children") if isinstance(mapping[node_id], dict) else None
-        following = [c for c in children or [] if isinstance(c, str) and c in mapping]
+        following = [c for c in children if isinstance(c, str) and c in mapping] \
+            if isinstance(children, list) else []
         if not following:
             break
         node_id = following[-1]
@@ -134,7 +136,8 @@ class ChatGPTExportParser:
         when = self.collector.time(number, conversation.get("create_time"))
         branch = active_branch(mapping, conversation.get("current_node"))
         messages = [n for n in mapping.values() if isinstance(n, dict) and isinstance(n.get("message"), dict)]
-        on_branch = [mapping[n] for n in branch if isinstance(mapping[n].get("message"), dict)]
+        on_branch = [mapping[n] for n in branch
+                     if isinstance(mapping[n], dict) and isinstance(mapping[n].get("message"), dict)]
         if len(messages) > len(on_branch):
             self.collector.ignored["other-branch"] = (
                 self.collector.ignored.get("other-branch", 0) + len(messages) - len(on_branch)
@@ -164,7 +167,8 @@ class _ConversationReader:
         author = message.get("author") if isinstance(message.get("author"), dict) else {}
         role = author.get("role") if isinstance(author.get("role"), str) else ""
         content = message.get("content") if isinstance(message.get("content"), dict) else {}
-        content_type = content.get("content_type") or "text"
+        content_type = content.get("content_type")
+        content_type = content_type if isinstance(content_type, str) and content_type else "text"
         metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
         if metadata.get("is_visually_hidden_from_conversation") is True:
             self.collector.ignore("hidden")

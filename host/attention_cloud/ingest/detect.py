@@ -71,6 +71,13 @@ def detect_source_format(source: Source) -> str:
 
 
 def _json_format(text: str, first: str) -> str | None:
+    body = text.strip()
+    if "\n" not in body:  # one line (a compact export): decode it once, as a record or a document
+        try:
+            value = json.loads(body)
+        except (ValueError, RecursionError):
+            return _cut_short(text, first)
+        return _record_format(value) or _document_format(value)
     tried = 0
     for line in text.split("\n", 4 * _LINES_TO_TRY):
         if not line.strip():
@@ -88,9 +95,13 @@ def _json_format(text: str, first: str) -> str | None:
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):
-        # A JSON array cut short is still recognisable by its first message.
-        return "openai" if first == "[" and '"role"' in text[:2000] else None
+        return _cut_short(text, first)
     return _document_format(document)
+
+
+def _cut_short(text: str, first: str) -> str | None:
+    """A JSON array cut short is still recognisable by its first message."""
+    return "openai" if first == "[" and '"role"' in text[:2000] else None
 
 
 def _document_format(document: Any) -> str | None:
