@@ -163,3 +163,15 @@ def test_cli_reports_ignored_record_types(tmp_path):
     text = CliRunner().invoke(main, ["ingest", str(PARENT), "--home", str(tmp_path / "t")])
     assert "ignored (no item by design): compact-summary 1, file-history-snapshot 1, " \
            "progress 2, queue-operation 2" in text.output
+
+
+def test_the_older_layout_finds_the_parent_by_the_session_id(home, tmp_path):
+    """Subagent files beside the sessions (no subagents/ folder) name their parent's session."""
+    flat = tmp_path / "project"
+    flat.mkdir()
+    shutil.copy(PARENT, flat / PARENT.name)
+    shutil.copy(SUBAGENT, flat / SUBAGENT.name)
+    with Memory.open(home) as mem:
+        report = mem.ingest([str(flat / SUBAGENT.name)])
+        assert report.goals_unresolved == []
+        assert set(_subagent_goals(mem).values()) == {GOAL_1}

@@ -294,7 +294,8 @@ class Memory:
     def _inherit_goal(self, name: str, parsed: "_Parsed", resolver: GoalResolver, segment: str,
                       report: IngestReport) -> "_Parsed":
         """A subagent file's items with the goal of the turn that launched it, encoded."""
-        goal = resolver.goal(parsed.subagent, parsed.path)
+        session = parsed.pending[0].session if parsed.pending else ""
+        goal = resolver.goal(parsed.subagent, parsed.path, session)
         items = parsed.pending
         if goal is None:
             report.goals_unresolved.append((parsed.path, parsed.subagent))

@@ -12,7 +12,9 @@ parse records it in ``ParseResult.launches``).
 1. the parent transcripts parsed in the same call (whatever order the files came in);
 2. a lookup the caller supplies, e.g. the journal (``Memory.ingest`` asks it for the item
    linked ``relation(H, launched_agent, Id)``, the launching call's result, and takes its goal);
-3. the parent session file on disk beside the subagent's folder, parsed for its launches.
+3. the parent session file on disk beside the subagent's folder (or, in the older layout with
+   ``agent-<id>.jsonl`` beside the sessions, the session file its records name), parsed for
+   its launches.
 
 Each source gives the same answer for the same parent (the goal at the launching call), so the
 result does not depend on the order files are ingested in. When none knows the agent, the items
@@ -36,16 +38,19 @@ def inherit_goal(items: Iterable[ItemRecord], goal: str) -> list[ItemRecord]:
     return [item if item.goal else dataclasses.replace(item, goal=goal) for item in items]
 
 
-def parent_session_file(path: str | os.PathLike[str]) -> Path | None:
-    """The parent session transcript of a subagent file laid out as Claude Code writes it
-    (``<dir>/<session>/subagents/agent-<id>.jsonl`` -> ``<dir>/<session>.jsonl``), when that
-    file exists; else None."""
+def parent_session_file(path: str | os.PathLike[str], session: str = "") -> Path | None:
+    """The parent session transcript of a subagent file, when it exists: as Claude Code 2.x
+    lays it out (``<dir>/<session>/subagents/agent-<id>.jsonl`` -> ``<dir>/<session>.jsonl``),
+    or, for the older layout with subagent files beside the sessions, ``<session>.jsonl`` in
+    the same folder (``session``: the session id the subagent's records carry). Else None."""
     subagent = Path(path)
     folder = subagent.parent
-    if folder.name != "subagents":
-        return None
-    parent = folder.parent.with_name(folder.parent.name + subagent.suffix)
-    return parent if parent.is_file() else None
+    candidates = []
+    if folder.name == "subagents":
+        candidates.append(folder.parent.with_name(folder.parent.name + subagent.suffix))
+    if session and "/" not in session and session not in (".", ".."):
+        candidates.append(folder / f"{session}{subagent.suffix}")
+    return next((c for c in candidates if c != subagent and c.is_file()), None)
 
 
 class GoalResolver:
@@ -72,15 +77,18 @@ class GoalResolver:
         for agent, goal in result.launches.items():
             self.launches.setdefault(agent, goal)
 
-    def goal(self, agent: str, path: str | os.PathLike[str] | None = None) -> str | None:
-        """The goal that launched ``agent`` (whose file is ``path``), or None when unknown."""
+    def goal(
+        self, agent: str, path: str | os.PathLike[str] | None = None, session: str = ""
+    ) -> str | None:
+        """The goal that launched ``agent`` (whose file is ``path`` and whose records name
+        ``session``), or None when unknown."""
         if agent in self.launches:
             return self.launches[agent]
         if self.lookup is not None:
             found = self.lookup(agent)
             if found is not None:
                 return found
-        parent = parent_session_file(path) if path is not None else None
+        parent = parent_session_file(path, session) if path is not None else None
         if parent is None:
             return None
         if parent not in self._files_read:
