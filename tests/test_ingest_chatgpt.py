@@ -92,3 +92,25 @@ def test_a_single_conversation_object_and_bad_input():
     with pytest.raises(InputError, match="not a ChatGPT export"):
         parse_text('[{"role": "user", "content": "hi there friend"}]', name="x.json",
                    format="chatgpt")
+
+
+def test_end_to_end_ingest_curate_and_hydrate_an_export(tmp_path):
+    """What a user does with their export: ingest it, curate, and get it back in a frame."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+    from attention_cloud.home import write_config
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    ingest = run("ingest", str(EXPORT))
+    assert ingest.exit_code == 0 and "new: 8" in ingest.output
+    assert "other-branch 3" in ingest.output
+    assert run("curate").exit_code == 0
+    frame = json.loads(run("hydrate", "--goal", "how long should the glaze firing hold at peak",
+                           "--budget", "400", "--format", "json").stdout)
+    assert "Hold at peak for 10 to 15 minutes" in frame["text"]
+    titles = json.loads(run("query", "relation(H, title, T)", "--format", "json").stdout)
+    assert {r["T"] for r in titles} == {"Kiln firing schedule", "Crawling glaze"}
