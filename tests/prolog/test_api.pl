@@ -1,0 +1,35 @@
+:- use_module('../../rules/store').
+:- use_module('../../rules/journal').
+:- use_module('../../rules/api').
+:- use_module(library(plunit)).
+
+% An item of session S at position Q, under Goal, linked launched_agent -> Agent.
+launch_item(H, S, Q, Goal, Agent,
+            item(H, src, S, Q, tool_result, tool, Goal, "", default, "f:1", "Task report",
+                 [rel(H, launched_agent, Agent)])).
+
+fresh :-
+    store_reset.
+
+:- begin_tests(api_linked_goals, [setup(fresh), cleanup(fresh)]).
+
+test(goal_of_the_launch, [setup(fresh), true(Goals == ["fix the rounding bug"])]) :-
+    launch_item(h1, "s1", 3, "fix the rounding bug", a7c1d2e, I),
+    journal_add_items([I], _),
+    api_linked_goals(launched_agent, a7c1d2e, Goals).
+
+test(unknown_agent_is_empty, [setup(fresh), true(Goals == [])]) :-
+    launch_item(h1, "s1", 3, "fix the rounding bug", a7c1d2e, I),
+    journal_add_items([I], _),
+    api_linked_goals(launched_agent, nobody, Goals).
+
+test(earliest_first_each_once_tombstones_hidden, [setup(fresh), true(Goals == ["first", "second"])]) :-
+    launch_item(h1, "s1", 9, "second", x, I1),
+    launch_item(h2, "s1", 2, "first", x, I2),
+    launch_item(h3, "s1", 12, "first", x, I3),
+    launch_item(h4, "s0", 1, "gone", x, I4),
+    journal_add_items([I1, I2, I3, I4], _),
+    journal_tombstone(h4, "test"),
+    api_linked_goals(launched_agent, x, Goals).
+
+:- end_tests(api_linked_goals).
