@@ -90,6 +90,7 @@ def test_a_subagent_file_names_its_agent_and_waits_for_its_goal():
     assert [(i.kind, i.speaker) for i in result.items] == [
         ("turn", "assistant"), ("tool_result", ""), ("conclusion", "subagent")]
     assert {i.goal for i in result.items} == {""}   # parse_path alone does not resolve it
+    assert all(links(i, "agent") == ["a7c1d2e"] for i in result.items)
 
 
 def _subagent_goals(mem: Memory) -> dict[str, str]:
@@ -104,6 +105,9 @@ def test_ingested_together_subagent_items_inherit_the_launching_goal(home):
         goals = _subagent_goals(mem)
         assert len(goals) == 3 and set(goals.values()) == {GOAL_1}
         assert report.goals_unresolved == []
+        joined = mem.query("relation(L, launched_agent, A), relation(H, agent, A), "
+                           "item_kind(L, tool_result)").rows
+        assert {r["H"] for r in joined} == set(goals) and {r["A"] for r in joined} == {"a7c1d2e"}
         assert report.ignored["compaction"] == 3 and report.ignored["progress"] == 3
         assert report.as_dict()["ignored"]["queue-operation"] == 2
         kinds = mem.query("item_source_name(H, S), sub_atom(S, _, _, _, acompact)").rows

@@ -22,8 +22,8 @@ Claude Code 2.1:
   or ``agentId: <id>`` in its text, or from ``progress`` records' ``data.agentId`` and
   ``parentToolUseID``); the call's result item carries that goal and the link
   ``relation(H, launched_agent, Id)``. A subagent's own file names its ``agentId``
-  (``subagent``); its items get the launching goal from whoever resolves it
-  (:mod:`.subagents`).
+  (``subagent``; each item links ``relation(H, agent, Id)``); its items get the launching goal
+  from whoever resolves it (:mod:`.subagents`).
 * Compaction runs as a subagent (``agentId`` ``acompact-*``, file ``agent-acompact-*.jsonl``):
   its prompt and the summary it writes restate the session and are gated out, counted as
   ``compaction``.
@@ -150,13 +150,7 @@ class ClaudeCodeParser:
                 continue
             if rec.sidechain and rec.agent and not self.collector.subagent:
                 self.collector.subagent = rec.agent
-            before = len(self.collector.items) + len(self.collector.skipped)
             read(rec, record)
-            if record_type == "system" and len(self.collector.items) + len(
-                self.collector.skipped
-            ) == before:
-                subtype = record.get("subtype")
-                self.collector.ignore(f"system/{subtype}" if isinstance(subtype, str) else "system")
         return well_formed
 
     def _is_compaction(self, rec: _Record) -> bool:
@@ -223,14 +217,15 @@ class ClaudeCodeParser:
 
     def _system(self, rec: _Record, record: dict[str, Any]) -> None:
         content = record.get("content")
-        if not isinstance(content, str):
-            return
-        text = clean_message(content)
+        text = clean_message(content) if isinstance(content, str) else ""
         # Hook notices and compaction markers are noise; failures the client reports are not.
         if text and (
             record.get("level") == "error" or tool_output_kind(None, text, False) == "error"
         ):
             self._add(rec, 0, "error", "system", message_text(text))
+            return
+        subtype = record.get("subtype")
+        self.collector.ignore(f"system/{subtype}" if isinstance(subtype, str) else "system")
 
     # -- blocks ----------------------------------------------------------------------------
 
@@ -343,6 +338,8 @@ class ClaudeCodeParser:
         speaker = ""
         if rec.sidechain:
             links = links + (("sidechain", "true"),)
+            if rec.agent:  # joins the launching call's relation(_, launched_agent, Id)
+                links = links + (("agent", rec.agent),)
             # A sidechain is a subagent's own transcript: its "user" is the main agent's prompt.
             speaker = {"assistant": "subagent", "user": "assistant"}.get(role, "")
         self.collector.add(
