@@ -47,11 +47,19 @@ def test_sigkill_never_loses_acknowledged_items(tmp_path):
     home = tmp_path / "home"
     acknowledged = 0
     killed = completed = 0
+    # Kill moments are drawn against how long one ingest takes on this machine now (a loaded
+    # machine is slower), so both killed and finished runs happen: the first is never killed.
+    whole = None
     for attempt in range(22):
         src = tmp_path / f"s{attempt}.jsonl"
         _session_file(src, f"S{attempt}", 2000)
+        started = time.monotonic()
         proc = _ingest(home, src)
-        time.sleep(rng.uniform(0.2, 1.8))
+        if whole is None:
+            proc.wait()
+            whole = time.monotonic() - started
+        else:
+            time.sleep(rng.uniform(0.1, 1.6) * whole)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
         out, _ = proc.communicate()
