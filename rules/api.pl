@@ -38,7 +38,8 @@
 :- use_module(jump).
 :- use_module(hydrate, []).           % hydrate/3 comes confined from memory
 :- use_module(attention_api, []).
-:- use_module(memory).
+:- use_module(memory, except([relation/3, provenance/2])).   % journal's and ladder's here
+:- use_module(cells).
 :- use_module(grants).
 :- use_module(grantee_view, [grantee_view_run/2]).
 
@@ -103,11 +104,13 @@ source_mark_(Source, Mark) :-
 %!  api_forget(+Handle, +Reason:string, -Invalidated:list) is det.
 %   Tombstone Handle and drop every curated record derived from it, as one batch.
 %   Invalidated are the dropped record ids; the sessions they came from are marked for
-%   re-curation (their arcs and rollups are rebuilt by the next curate).
+%   re-curation (their arcs and rollups are rebuilt by the next curate). The item leaves its
+%   cell, whose aggregates and ladder are rebuilt without it (cells_forget/1).
 %   @error existence_error(item, Handle)
 api_forget(H, Reason, Invalidated) :-
     api_batch(( journal_tombstone(H, Reason),
-                ladder_forget_derivatives(H, Invalidated) )).
+                ladder_forget_derivatives(H, Invalidated),
+                cells_forget(H) )).
 
 %!  api_batch_expire(+Level, +Before, -Count) is det.
 %   Apply retention to one level as a batch (see ladder_expire/3).

@@ -22,6 +22,7 @@
             ladder_item_segments/2,     % +Handles, -Pairs
             ladder_stale_sessions/1,    % -Sessions
             ladder_forget_derivatives/2,% +Handle, -Invalidated
+            ladder_drop_records/1,      % +Ids
             ladder_expire/3             % +Level, +Before, -Count
           ]).
 :- use_module(library(error)).
@@ -272,6 +273,13 @@ ladder_expire(Level, Before, Count) :-
 %   Sessions with live items but no live rollup: new, or invalidated by forgetting an item.
 ladder_stale_sessions(Sessions) :-
     findall(S, ( distinct(S, item_session(_, S)), \+ rollup(_, S) ), Sessions).
+
+%!  ladder_drop_records(+Ids:list) is det.
+%   Remove the rungs, distillation and provenance of each of Ids (records whose owner deleted
+%   them, such as a cell that no longer exists).
+ladder_drop_records(Ids) :-
+    must_be(list(atom), Ids),
+    maplist(clear_record_, Ids).
 
 %!  ladder_forget_derivatives(+Handle, -Invalidated:list) is det.
 %   Drop every curated record whose provenance includes Handle (arcs and rollups are

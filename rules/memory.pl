@@ -2,6 +2,8 @@
           [ item/1, item_kind/2, item_role/2, item_speaker/2, item_goal/2, item_session/2, item_time/2,
             item_seq/2, item_segment/2, item_source/2, item_source_name/2, item_text/2,
             relation/3,
+            cell/1, cell_of/2, cell_member/2, cell_adjacent/3, cell_info/3, cell_neighbours/2,
+            cell_path/3, cell_region/3, cell_hot/2,
             rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2, arc_goal/2,
             arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2,
             nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
@@ -16,8 +18,10 @@
 :- use_module(library(apply)).
 :- reexport(journal, [ item/1, item_kind/2, item_role/2, item_speaker/2, item_goal/2, item_session/2,
                        item_time/2, item_seq/2, item_segment/2, item_source/2,
-                       item_source_name/2, item_text/2, relation/3 ]).
-:- reexport(ladder, [ rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2,
+                       item_source_name/2, item_text/2 ]).
+:- reexport(cells, [ cell/1, cell_of/2, cell_member/2, cell_adjacent/3, cell_info/3,
+                     cell_neighbours/2, cell_path/3, cell_region/3, cell_hot/2 ]).
+:- reexport(ladder, [ rung/3, rung_tokens/3, distilled/3, arc/1, arc_member/2,
                       arc_goal/2, arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2 ]).
 :- reexport(jump, [ nearest/3, nearest/4, lexical/4, similarity/3, similarity/4 ]).
 :- use_module(hydrate, []).
@@ -50,6 +54,23 @@ sandbox:safe_primitive(atc_when:goal_time_window(_, _, _, _)).
 sandbox:safe_primitive(atc_when:memory_now(_)).  % builds the day index on first use (global variables)
 sandbox:safe_primitive(atc_when:items_between(_, _, _)).  % builds its day index on first use
 sandbox:safe_primitive(atc_when:items_between(_, _, _, _)).
+sandbox:safe_primitive(atc_cells:cell_hot(_, _)).        % reads receipts through the host
+
+%!  relation(?Subject, ?Predicate, ?Object) is nondet.
+%   The entity graph (atc_journal:relation/3) and the cells: relation(Cell, contains, Handle),
+%   relation(Cell, adjacent, Cell2) (atc_cells, the `_at_cells` namespace).
+relation(S, P, O) :-
+    atc_journal:relation(S, P, O).
+relation(S, P, O) :-
+    atc_cells:cell_relation(S, P, O).
+
+%!  provenance(?Id, ?Handle) is nondet.
+%   Curated record Id (an item's, arc's or rollup's rungs, or a cell's ladder) was computed
+%   from item Handle.
+provenance(Id, H) :-
+    atc_ladder:provenance(Id, H).
+provenance(Id, H) :-
+    atc_cells:cell_provenance(Id, H).
 
 %!  hydrate(+Goal, +Options:dict, -Frame) is det.
 %

@@ -48,12 +48,14 @@ class CurateReport:
     model_improved: int = 0
     repaired: int = 0
     sessions: list[str] = field(default_factory=list)
+    #: what keeping the cells up to date did (attention_cloud.cells.CellsReport.as_dict)
+    cells: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {"items": self.items, "expired": self.expired, "arcs": self.arcs, "rollups": self.rollups,
                 "embedded": self.embedded, "echoes": self.echoes,
                 "model_improved": self.model_improved, "repaired": self.repaired,
-                "sessions": len(self.sessions)}
+                "sessions": len(self.sessions), "cells": self.cells}
 
 
 def _view(term: Term) -> ItemView:
@@ -185,6 +187,10 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
             mem, new_views, lambda done: report_progress(progress, "echoes", done, len(new_views)))
         report_progress(progress, "echoes", len(new_views), len(new_views))
     mem.jump.flush()
+    if mem.config.get("cells", True):
+        from .cells import update
+
+        report.cells = update(mem).as_dict()  # new items join their cells (or the first build)
     _clear_pending(mem)
     report.expired = apply_retention(mem, mem.config.get("retention") or {})
     return report

@@ -167,8 +167,11 @@ class Memory:
         if self._jump is None:
             from .jump import Jump
 
+            from .cells.hot import ReceiptReader
+
             self._jump = Jump(self.home, self.config.get("embedder"), lock=self.lock)
             self._jump.register(self.pl)
+            ReceiptReader(self.home).register(self.pl)  # cell_hot/2 reads this home's receipts
         return self._jump
 
     # -- writing ----------------------------------------------------------------------------------

@@ -1,0 +1,427 @@
+"""Cells of a memory home: build, keep up to date, list, show.
+
+The partition itself is Prolog facts (rules/cells.pl, the ``_at_cells`` namespace), written
+through durable batches like every other fact; this module computes it from the items'
+vectors, links and times (:mod:`.partition`) and sends whole cells to
+``atc_cells:cells_store/4``. A small cache, ``home/cells/state.npz``, keeps each cell's
+feature sum and count so that new items are placed without reading every member again; it
+carries the partition version it matches, and is recomputed from the facts whenever it does
+not match (after a forget, a rebuild by another process, or a crash).
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..bridge import Atom, Term, Var, to_plain
+from ..errors import InputError
+from ..store import sync_journal
+from . import partition as P
+
+STATE_FILE = Path("cells") / "state.npz"
+
+
+@dataclass
+class CellsReport:
+    """What a build or an incremental update did."""
+
+    cells: int = 0
+    items: int = 0
+    assigned: int = 0
+    split: int = 0
+    merged: int = 0
+    rebuilt: bool = False
+    seconds: float = 0.0
+    changed: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"cells": self.cells, "items": self.items, "assigned": self.assigned,
+                "split": self.split, "merged": self.merged, "rebuilt": self.rebuilt,
+                "seconds": round(self.seconds, 3)}
+
+
+@dataclass
+class _Inputs:
+    handles: list[str]
+    times: list[float | None]
+    keys: list[list[str]]
+
+
+@dataclass
+class _State:
+    """Feature sums and counts per cell, and the feature space: the centroids are sums/counts."""
+
+    version: int
+    space: P.FeatureSpace
+    ids: list[str]
+    sums: np.ndarray
+    counts: np.ndarray
+
+    def centroids(self) -> np.ndarray:
+        return self.sums / np.maximum(self.counts, 1)[:, None]
+
+
+# -- reading ------------------------------------------------------------------------------------
+def cells_exist(mem: Any) -> bool:
+    """Whether memory holds a partition."""
+    return mem.pl.succeeds("atc_cells:cells_exist")
+
+
+def cells_list(mem: Any) -> list[dict[str, Any]]:
+    """Every cell, largest first: id, size, span, entities, tags, segments, neighbours, l1."""
+    (rows,) = mem.pl.once("atc_cells:cells_rows", Var())
+    return [_row(r) for r in rows]
+
+
+def cell_show(mem: Any, cell: str) -> dict[str, Any]:
+    """One cell: its aggregates, neighbours, ladder (L1..L3) and members (sorted);
+    InputError when there is no such cell."""
+    for row in cells_list(mem):
+        if row["id"] == cell:
+            break
+    else:
+        raise InputError(f"{cell}: no such cell (atc cells list names them)")
+    (members,) = mem.pl.once("atc_cells:cells_members", Atom(cell), Var())
+    row["members"] = [str(h) for h in members]
+    (central,) = mem.pl.once("atc_cells:cell_info", Atom(cell), Atom("central"), Var()) or ([],)
+    row["central"] = [str(h) for h in central]
+    row["ladder"] = {}
+    for level in ("l1", "l2", "l3"):
+        found = mem.pl.once("atc_ladder:rung", Atom(cell), Atom(level), Var())
+        row["ladder"][level.upper()] = found[0] if found else ""
+    return row
+
+
+def cells_stats(mem: Any) -> dict[str, Any]:
+    """Counts: cells, members, links, largest and smallest cell."""
+    (stats,) = mem.pl.once("atc_cells:cells_stats", Var())
+    return to_plain(stats)
+
+
+def hot_cells(mem: Any, limit: int = 10) -> list[dict[str, Any]]:
+    """The cells recent frames drew from, hottest first (see rules/cells.pl cell_hot/2)."""
+    mem.jump  # registers the receipt reader
+    rows = mem.pl.solutions("atc_cells:cell_hot", Var(), Var(), limit=limit)
+    sizes = {r["id"]: r for r in cells_list(mem)} if rows else {}
+    return [{"id": str(c), "score": float(s), "size": sizes.get(str(c), {}).get("size", 0),
+             "l1": sizes.get(str(c), {}).get("l1", "")} for c, s in rows]
+
+
+def _row(term: Any) -> dict[str, Any]:
+    d = to_plain(term)
+    d["id"] = str(d["id"])
+    d["neighbours"] = [{"cell": str(c), "weight": float(w)} for c, w in d["neighbours"]]
+    d["segments"] = [str(s) for s in d["segments"]]
+    d["entities"] = [str(e) for e in d["entities"]]
+    d["tags"] = [str(t) for t in d["tags"]]
+    d["span"] = [str(t) for t in d["span"]]
+    return d
+
+
+# -- building -----------------------------------------------------------------------------------
+def rebuild(mem: Any) -> CellsReport:
+    """Partition every live curated item anew (k-means over blended features, see
+    :mod:`.partition`), replacing the partition as it was. Deterministic for a given
+    journal and vector store."""
+    started = time.perf_counter()
+    mem.lock.acquire()
+    report = CellsReport(rebuilt=True)
+    inputs = _inputs(mem, None)
+    old = _cell_ids(mem)
+    if not inputs.handles:
+        if old:
+            _store(mem, [], old, [], [])
+        _drop_state(mem)
+        report.seconds = time.perf_counter() - started
+        return report
+    vectors, dim = _vectors(mem, inputs.handles)
+    space = P.feature_space(dim, inputs.times)
+    feats = space.features(vectors, inputs.keys, inputs.times)
+    labels = P.kmeans(feats, P.cell_count(len(inputs.handles)))
+    groups: dict[int, list[int]] = {}
+    for i, label in enumerate(labels):
+        groups.setdefault(int(label), []).append(i)
+    cells = []
+    sums, counts, ids = [], [], []
+    for rows in sorted(groups.values(), key=lambda rows: inputs.handles[rows[0]]):
+        members = [inputs.handles[i] for i in rows]
+        cid = P.cell_id(members)
+        cells.append((cid, members, P.central(members, feats[rows])))
+        ids.append(cid)
+        sums.append(feats[rows].sum(axis=0))
+        counts.append(len(rows))
+    new_ids = {c for c, _, _ in cells}
+    _store(mem, cells, [c for c in old if c not in new_ids], None, _space_params(space))
+    state = _State(0, space, ids, np.vstack(sums), np.array(counts, dtype=np.float64))
+    _store_adjacency(mem, state)
+    state.version = _version(mem)
+    _save_state(mem, state)
+    report.cells = len(cells)
+    report.items = report.assigned = len(inputs.handles)
+    report.changed = ids
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def unplaced(mem: Any) -> list[str]:
+    """Live curated items in no cell yet."""
+    (hs,) = mem.pl.once("atc_cells:cells_unplaced", Var())
+    return [str(h) for h in hs]
+
+
+def update(mem: Any) -> CellsReport:
+    """Keep the partition up to date after curation: place every curated item in no cell yet
+    (:func:`assign`), or build the partition when there is none."""
+    if not cells_exist(mem):
+        return rebuild(mem)
+    return assign(mem, unplaced(mem))
+
+
+def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
+    """Place newly curated items: each joins the cell whose centroid is nearest; cells grown
+    past :func:`~.partition.split_size` split in two, cells below
+    :func:`~.partition.merge_size` join their nearest neighbour; adjacency is recomputed.
+    With no partition yet, builds one (:func:`rebuild`)."""
+    if not cells_exist(mem):
+        return rebuild(mem)
+    started = time.perf_counter()
+    mem.lock.acquire()
+    report = CellsReport()
+    state = _load_state(mem) or _state_from_facts(mem)
+    (pairs,) = mem.pl.once("atc_cells:cells_membership", Var())
+    placed = {str(p.args[0]) for p in pairs}
+    new = sorted({h for h in handles if h not in placed})
+    inputs = _inputs(mem, new) if new else _Inputs([], [], [])
+    changed: dict[str, list[str]] = {}
+    if inputs.handles:
+        vectors, _ = _vectors(mem, inputs.handles, state.space.dim)
+        feats = state.space.features(vectors, inputs.keys, inputs.times)
+        labels = _nearest(state.centroids(), feats)
+        for h, label, f in zip(inputs.handles, labels, feats):
+            state.sums[label] += f
+            state.counts[label] += 1
+            changed.setdefault(state.ids[label], []).append(h)
+        report.assigned = len(inputs.handles)
+    members = {c: _members(mem, c) + hs for c, hs in changed.items()}
+    dropped: list[str] = []
+    total = int(state.counts.sum())
+    report.split = _split_large(mem, state, members, dropped, total)
+    report.merged = _merge_small(mem, state, members, dropped, total)
+    cells = [(c, sorted(ms), _central_of(mem, state, c, ms)) for c, ms in sorted(members.items())
+             if c not in dropped]
+    if cells or dropped:
+        _store(mem, cells, dropped, None, [])
+        _store_adjacency(mem, state)
+    state.version = _version(mem)
+    _save_state(mem, state)
+    report.cells = len(state.ids)
+    report.items = total
+    report.changed = [c for c, _, _ in cells]
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _nearest(centroids: np.ndarray, feats: np.ndarray) -> list[int]:
+    d = ((feats ** 2).sum(axis=1)[:, None] - 2 * feats @ centroids.T
+         + (centroids ** 2).sum(axis=1)[None, :])
+    return [int(i) for i in np.argmin(d, axis=1)]
+
+
+def _split_large(mem: Any, state: _State, members: dict[str, list[str]], dropped: list[str],
+                 total: int) -> int:
+    """Split every changed cell larger than split_size(total) in two (new ids, old dropped)."""
+    done = 0
+    for cid in sorted(members):
+        if cid in dropped or len(members[cid]) <= P.split_size(total):
+            continue
+        hs = sorted(members[cid])
+        feats = _features_of(mem, state, hs)
+        i = state.ids.index(cid)
+        for rows in P.split(hs, feats):
+            part = [hs[r] for r in rows]
+            nid = P.cell_id(part)
+            members[nid] = part
+            state.ids.append(nid)
+            state.sums = np.vstack([state.sums, feats[rows].sum(axis=0)])
+            state.counts = np.append(state.counts, len(rows))
+        _remove_cell(state, i)
+        dropped.append(cid)
+        del members[cid]
+        done += 1
+    return done
+
+
+def _merge_small(mem: Any, state: _State, members: dict[str, list[str]], dropped: list[str],
+                 total: int) -> int:
+    """Fold every cell smaller than merge_size(total) into the cell whose centroid is nearest."""
+    done = 0
+    floor = P.merge_size(total)
+    while len(state.ids) > 1:
+        small = [i for i in range(len(state.ids)) if 0 < state.counts[i] < floor]
+        if not small:
+            break
+        i = min(small, key=lambda j: (state.counts[j], state.ids[j]))
+        cid = state.ids[i]
+        cents = state.centroids()
+        d = ((cents - cents[i]) ** 2).sum(axis=1)
+        d[i] = np.inf
+        j = int(np.argmin(d))
+        into = state.ids[j]
+        own = members.pop(cid, None) or _members(mem, cid)
+        members[into] = sorted(set((members.get(into) or _members(mem, into)) + own))
+        state.sums[j] += state.sums[i]
+        state.counts[j] += state.counts[i]
+        _remove_cell(state, i)
+        dropped.append(cid)
+        done += 1
+    return done
+
+
+def _remove_cell(state: _State, i: int) -> None:
+    del state.ids[i]
+    state.sums = np.delete(state.sums, i, axis=0)
+    state.counts = np.delete(state.counts, i)
+
+
+def _central_of(mem: Any, state: _State, cid: str, members: list[str]) -> list[str]:
+    hs = sorted(members)
+    return P.central(hs, _features_of(mem, state, hs))
+
+
+def _features_of(mem: Any, state: _State, handles: list[str]) -> np.ndarray:
+    inputs = _inputs(mem, handles)
+    vectors, _ = _vectors(mem, inputs.handles, state.space.dim)
+    return state.space.features(vectors, inputs.keys, inputs.times)
+
+
+# -- Prolog and the stores ----------------------------------------------------------------------
+def _inputs(mem: Any, handles: Sequence[str] | None) -> _Inputs:
+    arg = Atom("all") if handles is None else [Atom(h) for h in handles]
+    (rows,) = mem.pl.once("atc_cells:cells_inputs", arg, Var())
+    out = _Inputs([], [], [])
+    for r in rows:
+        h, t, keys = r.args
+        out.handles.append(str(h))
+        out.times.append(P.stamp(str(t)))
+        out.keys.append([str(k) for k in keys])
+    return out
+
+
+def _vectors(mem: Any, handles: list[str], dim: int | None = None) -> tuple[np.ndarray | None, int]:
+    """The items' vectors (rows of zeros for those without one) and their width; (None, 0)
+    when the home has no vectors (no embedder, or nothing embedded)."""
+    jump = mem.jump
+    if dim == 0 or jump.disabled or not jump.has_vectors():
+        return None, dim or 0
+    store = jump.vectors
+    present, found = store.vectors(handles)
+    width = store.dim if dim is None else dim
+    if found.shape[1] != width:
+        return None, width
+    out = np.zeros((len(handles), width), dtype=np.float32)
+    out[present] = found
+    return out, width
+
+
+def _members(mem: Any, cid: str) -> list[str]:
+    (hs,) = mem.pl.once("atc_cells:cells_members", Atom(cid), Var())
+    return [str(h) for h in hs]
+
+
+def _cell_ids(mem: Any) -> list[str]:
+    return sorted(str(c) for (c,) in mem.pl.solutions("atc_cells:cell", Var()))
+
+
+def _version(mem: Any) -> int:
+    found = mem.pl.once("atc_cells:cells_param", Atom("version"), Var())
+    return int(found[0]) if found else 0
+
+
+def _space_params(space: P.FeatureSpace) -> list[Term]:
+    return [Term("-", [Atom("dim"), int(space.dim)]), Term("-", [Atom("t_min"), float(space.t_min)]),
+            Term("-", [Atom("t_max"), float(space.t_max)])]
+
+
+def _store(mem: Any, cells: list[tuple[str, list[str], list[str]]], dropped: list[str],
+           adjacency: list[tuple[str, str, float]] | None, params: list[Term]) -> None:
+    """One durable batch: atc_cells:cells_store/4."""
+    terms = [Term("cell", [Atom(c), [Atom(h) for h in ms], [Atom(h) for h in central]])
+             for c, ms, central in cells]
+    adj: Any = Atom("keep") if adjacency is None else [
+        Term("a", [Atom(a), Atom(b), float(w)]) for a, b, w in adjacency]
+    goal = Term(":", [Atom("atc_cells"), Term("cells_store", [terms, [Atom(c) for c in dropped],
+                                                              adj, params])])
+    mem.pl.once("atc_api:api_batch", goal)
+    sync_journal(mem.home)
+
+
+def _store_adjacency(mem: Any, state: _State) -> None:
+    """Recompute every link from the centroids and the cells' top entities, and store it."""
+    by_id = {r["id"]: r for r in cells_list(mem)}
+    entities = [by_id.get(c, {}).get("entities", []) for c in state.ids]
+    _store(mem, [], [], P.adjacency(state.ids, state.centroids(), entities), [])
+
+
+def _state_from_facts(mem: Any) -> _State:
+    """The cache recomputed from the stored partition (every member's features)."""
+    params = {str(k): v for k, v in mem.pl.solutions("atc_cells:cells_param", Var(), Var())}
+    space = P.FeatureSpace(dim=int(params.get("dim", 0)), t_min=float(params.get("t_min", 0.0)),
+                           t_max=float(params.get("t_max", 0.0)))
+    (pairs,) = mem.pl.once("atc_cells:cells_membership", Var())
+    cell_of = {str(p.args[0]): str(p.args[1]) for p in pairs}
+    ids = _cell_ids(mem)
+    index = {c: i for i, c in enumerate(ids)}
+    width = len(space.features(None, [[]], [None])[0])
+    sums = np.zeros((len(ids), width), dtype=np.float64)
+    counts = np.zeros(len(ids), dtype=np.float64)
+    handles = sorted(cell_of)
+    for start in range(0, len(handles), 20_000):
+        chunk = handles[start:start + 20_000]
+        inputs = _inputs(mem, chunk)
+        vectors, _ = _vectors(mem, inputs.handles, space.dim)
+        feats = space.features(vectors, inputs.keys, inputs.times)
+        for h, f in zip(inputs.handles, feats):
+            i = index[cell_of[h]]
+            sums[i] += f
+            counts[i] += 1
+    return _State(_version(mem), space, ids, sums, counts)
+
+
+def _state_path(mem: Any) -> Path:
+    return mem.home / STATE_FILE
+
+
+def _save_state(mem: Any, state: _State) -> None:
+    path = _state_path(mem)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(".state.tmp.npz")
+    np.savez(tmp, version=state.version, dim=state.space.dim, t_min=state.space.t_min,
+             t_max=state.space.t_max, ids=np.array(state.ids, dtype=object).astype(str),
+             sums=state.sums, counts=state.counts)
+    os.replace(tmp, path)
+
+
+def _load_state(mem: Any) -> _State | None:
+    """The cached sums and counts, or None when there are none or they do not match the
+    stored partition's version and cells."""
+    path = _state_path(mem)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            state = _State(int(data["version"]),
+                           P.FeatureSpace(int(data["dim"]), float(data["t_min"]), float(data["t_max"])),
+                           [str(c) for c in data["ids"]], data["sums"].astype(np.float64),
+                           data["counts"].astype(np.float64))
+    except (OSError, KeyError, ValueError):
+        return None
+    if state.version != _version(mem) or sorted(state.ids) != _cell_ids(mem):
+        return None
+    return state
+
+
+def _drop_state(mem: Any) -> None:
+    _state_path(mem).unlink(missing_ok=True)

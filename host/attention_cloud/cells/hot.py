@@ -1,0 +1,69 @@
+"""Hot cells: which regions of memory recent frames drew from, read from the stored receipts.
+
+Every ``atc hydrate`` stores its receipt under ``home/receipts/``. The newest ``RECEIPTS`` of
+them are read (newest first by their ``created`` time, then file name); each fact a receipt
+lists counts ``HALF_LIFE``-halving weight by the receipt's rank (the newest counts 1, the
+``HALF_LIFE``-th 0.5). Prolog maps the facts to cells (cell_hot/2 in rules/cells.pl), so
+rules ask for hot cells mid-proof; this module only reads the files, and caches what it read
+until the folder changes.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..bridge import Atom, Term
+
+RECEIPTS = 50
+HALF_LIFE = 10
+
+
+def receipt_touches(home: Path) -> list[tuple[str, float]]:
+    """``(handle, weight)`` for every fact of the newest receipts (see the module doc)."""
+    folder = home / "receipts"
+    try:
+        paths = [p for p in folder.iterdir() if p.suffix == ".json"]
+    except OSError:
+        return []
+    dated = []
+    for path in paths:
+        try:
+            receipt = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        dated.append((str(receipt.get("created", "")), path.name, receipt))
+    dated.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
+    touches: dict[str, float] = {}
+    for rank, (_, _, receipt) in enumerate(dated[:RECEIPTS]):
+        weight = 0.5 ** (rank / HALF_LIFE)
+        for fact in receipt.get("facts", []):
+            handle = str(fact.get("handle", ""))
+            if handle:
+                touches[handle] = touches.get(handle, 0.0) + weight
+    return sorted(touches.items())
+
+
+class ReceiptReader:
+    """``atc_cells:receipt_touches/1`` for one home, cached until the receipts folder changes."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._key: Any = None
+        self._value: list[Term] = []
+
+    def __call__(self) -> list[Term]:
+        folder = self.home / "receipts"
+        try:
+            stat = folder.stat()
+            key = (stat.st_mtime_ns, stat.st_size, len(list(folder.iterdir())))
+        except OSError:
+            key = None
+        if key != self._key:
+            self._value = [Term("-", [Atom(h), float(w)]) for h, w in receipt_touches(self.home)]
+            self._key = key
+        return self._value
+
+    def register(self, pl: Any) -> None:
+        """Make this home's receipts what cell_hot/2 reads."""
+        pl.register("receipt_touches", 1, self, module="atc_cells")

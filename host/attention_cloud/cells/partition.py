@@ -1,0 +1,223 @@
+"""Partitioning memory into cells: features, k-means, adjacency, splits, and a distance.
+
+Pure functions over numpy arrays (no Prolog, no home): :mod:`.api` gathers the inputs and
+stores the result. Everything here is deterministic for the same inputs in the same order
+(fixed seeds; callers sort by handle).
+
+**Features.** An item is placed by what memory already knows of it, blended into one vector:
+its embedding (unit length, weight ``VECTOR_WEIGHT``), the entity-graph links that pick out
+something specific (files, mentions, names, speaker, session; hashed into ``KEY_DIM`` signed
+buckets, unit length, weight ``KEY_WEIGHT``), and its time (position in the memory's time
+range, 0..1, weight ``TIME_WEIGHT``). Items without a vector are placed by links and time.
+
+**Cells.** k-means (faiss, fixed seed) with ``k = cell_count(n)`` ~ sqrt(n / 2): about as many
+cells as items per cell, so both a cell's member list and the map of cells stay small. The
+cells nearest each other are adjacent (``ADJACENT`` per cell, symmetric), weighted by centroid
+cosine blended with the overlap of the cells' top entities.
+
+**Incremental.** A new item joins the cell whose centroid is nearest; a cell that grows past
+``split_size(n)`` splits in two (2-means of its members); a cell that falls below
+``merge_size(n)`` joins its nearest neighbour. :func:`adjusted_rand` measures how far an
+incremental partition is from a full rebuild (1 = the same co-memberships, 0 = chance).
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Iterable, Sequence
+
+import numpy as np
+
+VECTOR_WEIGHT = 1.0
+KEY_WEIGHT = 0.5
+TIME_WEIGHT = 0.3
+KEY_DIM = 64
+#: Neighbours kept per cell before the adjacency is made symmetric.
+ADJACENT = 6
+#: Share of an adjacency weight that comes from shared entities (the rest: centroid cosine).
+ENTITY_SHARE = 0.25
+#: Members per cell recorded as central (nearest its centroid): they speak for it in its ladder.
+CENTRAL = 5
+SEED = 1234
+NITER = 20
+
+
+def cell_count(n: int) -> int:
+    """How many cells a partition of ``n`` items has: round(sqrt(n / 2)), at least 1, at most
+    4096 (about sqrt(2n) items per cell)."""
+    if n <= 0:
+        return 0
+    return max(1, min(4096, round(math.sqrt(n / 2))))
+
+
+def target_size(n: int) -> float:
+    """The mean cell size a rebuild of ``n`` items aims at."""
+    return n / max(1, cell_count(n))
+
+
+def split_size(n: int) -> int:
+    """A cell with more members than this splits in two (twice the target, at least 8)."""
+    return max(8, int(2 * target_size(n)))
+
+
+def merge_size(n: int) -> int:
+    """A cell with fewer members than this joins its nearest neighbour (an eighth of the
+    target; 0 below 16 target size, so a small memory keeps its small cells)."""
+    return int(target_size(n) / 8)
+
+
+def stamp(iso: str) -> float | None:
+    """POSIX seconds of an ISO 8601 time, or None when there is none."""
+    if not iso:
+        return None
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def key_vectors(keys: Sequence[Sequence[str]]) -> np.ndarray:
+    """Signed hashed bags of each item's link keys, unit length (rows of zeros for none)."""
+    out = np.zeros((len(keys), KEY_DIM), dtype=np.float32)
+    for row, ks in enumerate(keys):
+        for k in ks:
+            h = zlib.crc32(k.encode("utf-8"))
+            out[row, h % KEY_DIM] += 1.0 if (h >> 16) & 1 else -1.0
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    np.divide(out, norms, out=out, where=norms > 0)
+    return out
+
+
+@dataclass(frozen=True)
+class FeatureSpace:
+    """How features are made: the embedding width and the time range (kept with the
+    partition so that later items are placed in the same space)."""
+
+    dim: int
+    t_min: float
+    t_max: float
+
+    def features(self, vectors: np.ndarray | None, keys: Sequence[Sequence[str]],
+                 times: Sequence[float | None]) -> np.ndarray:
+        """Blended features, one row per item: ``vectors`` (rows of zeros where an item has
+        none; None when no item has one), link keys and times."""
+        n = len(keys)
+        vec = np.zeros((n, self.dim), dtype=np.float32)
+        if vectors is not None and self.dim:
+            vec[:] = vectors
+            norms = np.linalg.norm(vec, axis=1, keepdims=True)
+            np.divide(vec, norms, out=vec, where=norms > 0)
+        span = max(self.t_max - self.t_min, 1.0)
+        mid = 0.5
+        t = np.array([[mid if s is None else (s - self.t_min) / span] for s in times],
+                     dtype=np.float32).reshape(n, 1)
+        return np.hstack([VECTOR_WEIGHT * vec, KEY_WEIGHT * key_vectors(keys), TIME_WEIGHT * t])
+
+
+def feature_space(dim: int, times: Iterable[float | None]) -> FeatureSpace:
+    """The space of a rebuild: its embedding width and the range of its items' times."""
+    known = [t for t in times if t is not None]
+    return FeatureSpace(dim=dim, t_min=min(known) if known else 0.0,
+                        t_max=max(known) if known else 0.0)
+
+
+def kmeans(features: np.ndarray, k: int, seed: int = SEED) -> np.ndarray:
+    """Cluster labels (0..k-1) of each row: faiss k-means with a fixed seed, then each row
+    assigned to its nearest centroid. ``k`` is capped at the number of rows."""
+    import faiss
+
+    n = features.shape[0]
+    k = max(1, min(k, n))
+    if k == 1:
+        return np.zeros(n, dtype=np.int64)
+    x = np.ascontiguousarray(features, dtype=np.float32)
+    km = faiss.Kmeans(x.shape[1], k, niter=NITER, seed=seed, verbose=False,
+                      max_points_per_centroid=256, min_points_per_centroid=1)
+    km.train(x)
+    _, labels = km.index.search(x, 1)
+    return labels[:, 0].astype(np.int64)
+
+
+def cell_id(members: Iterable[str]) -> str:
+    """A cell's id, from its members when it was made: ``cell_`` and 12 hex digits."""
+    digest = hashlib.sha1("\n".join(sorted(members)).encode("utf-8")).hexdigest()
+    return "cell_" + digest[:12]
+
+
+def central(members: Sequence[str], features: np.ndarray) -> list[str]:
+    """The members nearest the centroid of their features (``CENTRAL`` of them), nearest
+    first, ties by handle."""
+    centroid = features.mean(axis=0)
+    d = ((features - centroid) ** 2).sum(axis=1)
+    order = sorted(range(len(members)), key=lambda i: (round(float(d[i]), 6), members[i]))
+    return [members[i] for i in order[:CENTRAL]]
+
+
+def split(members: Sequence[str], features: np.ndarray) -> list[list[int]]:
+    """Two groups of row indices (2-means, fixed seed), each non-empty; halves by order when
+    the members cannot be told apart."""
+    labels = kmeans(features, 2)
+    groups = [[i for i in range(len(members)) if labels[i] == g] for g in (0, 1)]
+    if not groups[0] or not groups[1]:
+        half = len(members) // 2
+        groups = [list(range(half)), list(range(half, len(members)))]
+    return groups
+
+
+def adjacency(ids: Sequence[str], centroids: np.ndarray,
+              entities: Sequence[Sequence[str]]) -> list[tuple[str, str, float]]:
+    """Weighted links between cells: each cell to its ``ADJACENT`` best, the weight
+    ``(1 - ENTITY_SHARE) * cosine + ENTITY_SHARE * jaccard(top entities)`` (cosine of centroids
+    clipped at 0). Each unordered pair once, with the larger weight found for it."""
+    k = len(ids)
+    if k < 2:
+        return []
+    c = centroids / np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
+    cos = np.clip(c @ c.T, 0.0, 1.0)
+    sets = [set(e) for e in entities]
+    best: dict[tuple[str, str], float] = {}
+    for i in range(k):
+        weights = []
+        for j in range(k):
+            if i == j:
+                continue
+            union = sets[i] | sets[j]
+            jac = len(sets[i] & sets[j]) / len(union) if union else 0.0
+            w = (1 - ENTITY_SHARE) * float(cos[i, j]) + ENTITY_SHARE * jac
+            weights.append((-round(w, 4), ids[j], w))
+        for _, other, w in sorted(weights)[:ADJACENT]:
+            if w <= 0:
+                continue
+            pair = (ids[i], other) if ids[i] < other else (other, ids[i])
+            best[pair] = max(best.get(pair, 0.0), round(w, 4))
+    return [(a, b, w) for (a, b), w in sorted(best.items())]
+
+
+def adjusted_rand(a: Sequence[str], b: Sequence[str]) -> float:
+    """The adjusted Rand index of two partitions of the same items (labels in the same item
+    order): 1.0 when they group every pair alike, about 0 for unrelated partitions."""
+    if len(a) != len(b):
+        raise ValueError("partitions of different items")
+    n = len(a)
+    if n < 2:
+        return 1.0
+    la = {x: i for i, x in enumerate(sorted(set(a)))}
+    lb = {x: i for i, x in enumerate(sorted(set(b)))}
+    table = np.zeros((len(la), len(lb)), dtype=np.int64)
+    for x, y in zip(a, b):
+        table[la[x], lb[y]] += 1
+
+    def pairs(v: np.ndarray) -> float:
+        return float((v * (v - 1) // 2).sum())
+
+    index = pairs(table)
+    ra, rb = pairs(table.sum(axis=1)), pairs(table.sum(axis=0))
+    total = n * (n - 1) / 2
+    expected = ra * rb / total
+    top = (ra + rb) / 2
+    if top == expected:
+        return 1.0
+    return (index - expected) / (top - expected)
