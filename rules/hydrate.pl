@@ -16,6 +16,7 @@
 :- use_module(jump).
 :- use_module(when).
 :- use_module(grants, [visible/3]).
+:- use_module(cells).
 :- use_module('../facts/planes').
 
 /** <module> Hydration: a goal, a plane and a budget rendered into a frame with its receipt
@@ -62,9 +63,15 @@ Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source,
 %   rule(Name): the walk, overriding the plane's), now (POSIX stamp or ISO 8601 text that a
 %   goal's "two weeks ago" is read against; default the newest item's time, see when.pl),
 %   reader (a principal: the frame holds only what visible/3 lets them see, each fact at most
-%   at their ceiling for it; default none, the home's owner reading).
+%   at their ceiling for it; default none, the home's owner reading),
+%   cells (`auto`, the default: the walk expands through cell adjacency when memory holds
+%   cells, through the entity graph otherwise; `false`: the entity graph), mount (a list of
+%   cells: the frame is drawn only from each cell and its neighbourhood to `depth` links,
+%   default 1; each mount renders independently with an equal share of the budget, as a
+%   part labelled `mount:Cell`, and the parts merge into one frame, a record in two mounts
+%   kept once).
 %   @error existence_error(plane, P) for an unknown plane; domain_error for a bad budget or
-%   a `now` that is not an ISO 8601 time.
+%   a `now` that is not an ISO 8601 time; existence_error(cell, C) for a mount that is no cell.
 
 hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     text_string_(Goal0, Goal),
@@ -80,13 +87,24 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     option_(Options, now, default, Now0),
     option_(Options, reader, none, Reader),
     must_be(atom, Reader),
+    option_(Options, cells, auto, CellsOpt),
+    must_be(oneof([auto, true, false]), CellsOpt),
+    (   CellsOpt \== false, cells_exist -> UseCells = true ; UseCells = false ),
+    option_(Options, mount, [], Mounts),
+    must_be(list(atom), Mounts),
+    option_(Options, depth, 1, MountDepth),
+    must_be(nonneg, MountDepth),
     time_anchor_(Goal, Now0, Anchor),
     goal_priors_(Goal, Anchor, Priors),
     Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
-                               reader: Reader}),
-    segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets0),
-    include(segment_readable_(Reader), SegBudgets0, SegBudgets),
-    foldl(hydrate_segment_(Goal, Settings), SegBudgets, Parts, 0, Spent),
+                               reader: Reader, goal: Goal, cells: UseCells}),
+    (   Mounts == []
+    ->  segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets0),
+        include(segment_readable_(Reader), SegBudgets0, SegBudgets)
+    ;   mount_budgets_(Mounts, MountDepth, Budget, SegBudgets)
+    ),
+    foldl(hydrate_segment_(Goal, Settings), SegBudgets, Parts0, 0, Spent0),
+    distinct_parts_(Parts0, Parts, Spent0, Spent),
     pairs_keys_values_(Parts, SegMetas, FactLists, CrumbLists),
     append(FactLists, Facts),
     append(CrumbLists, Beyond),
@@ -262,6 +280,7 @@ sum_values_(Pairs, Sum) :-
 		 *******************************/
 
 hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spent0, Spent) :-
+    segment_label_(Segment, Label),
     Seeds = Settings.seeds,
     Priors = Settings.priors,
     jump_(Goal, Priors, Settings.reader, Segment, Seeds, Path, SeedHits, MoreHits),
@@ -276,16 +295,52 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     used_tokens_(Kept, Used),
     CrumbBudget is Budget - Used,
     append([Dropped, GaveWay, PastCap], Outside),
-    breadcrumbs_(Outside, Segment, Settings, CrumbBudget, Crumbs, CrumbTokens),
-    maplist(render_fact_(Segment), Kept, Facts),
+    breadcrumbs_(Outside, Label, Settings, CrumbBudget, Crumbs, CrumbTokens),
+    maplist(render_fact_(Label), Kept, Facts),
     SegSpent is Used + CrumbTokens,
     Spent is Spent0 + SegSpent,
-    maplist(suppressed_meta_(Segment), Suppressed, SuppressedMeta),
+    maplist(suppressed_meta_(Label), Suppressed, SuppressedMeta),
     findall(Id, ( member(P, Kept), P = p(c(Id, _, _, _, _), _, _, _),
                   capped_by_ceiling_(Settings, P) ),
             Capped),
-    Meta = _{segment: Segment, budget: Budget, spent: SegSpent, path: Path,
+    Meta = _{segment: Label, budget: Budget, spent: SegSpent, path: Path,
              suppressed: SuppressedMeta, capped: Capped}.
+
+% A part of the frame is a segment of memory, or a mount: mount(Cell, Cells, Members), the
+% region within the mount's depth of Cell and the live items in it (sorted).
+segment_label_(mount(C, _, _), Label) :- !,
+    atom_concat('mount:', C, Label).
+segment_label_(S, S).
+
+% Each mount gets an equal share of the budget.
+mount_budgets_(Mounts, Depth, Budget, Parts) :-
+    length(Mounts, N),
+    Share is Budget // N,
+    findall(mount(C, Cells, Members)-Share,
+            ( member(C, Mounts),
+              cell_region(C, Depth, Cells),
+              findall(H, ( member(C1, Cells), cell_member(C1, H) ), Hs),
+              sort(Hs, Members) ),
+            Parts).
+
+% Mounts render independently; a record two of them hold is kept where it came first (the
+% later part gives back its tokens).
+distinct_parts_(Parts0, Parts, Spent0, Spent) :-
+    foldl(distinct_part_, Parts0, Parts, []-Spent0, _-Spent).
+
+distinct_part_(part(M0, Fs0, Cs), part(M, Fs, Cs), Seen0-S0, Seen-S) :-
+    partition(fact_seen_(Seen0), Fs0, Again, Fs),
+    foldl(fact_tokens_sum_, Again, 0, Back),
+    findall(Id, member(fact(Id, _, _, _, _, _, _, _, _, _, _), Fs), Ids),
+    append(Seen0, Ids, Seen),
+    S is S0 - Back,
+    (   Back =:= 0 -> M = M0 ; Spent is M0.spent - Back, M = M0.put(spent, Spent) ).
+
+fact_seen_(Seen, fact(Id, _, _, _, _, _, _, _, _, _, _)) :-
+    memberchk(Id, Seen).
+
+fact_tokens_sum_(fact(_, _, _, _, _, T, _, _, _, _, _), A0, A) :-
+    A is A0 + T.
 
 suppressed_meta_(Segment, redundant(Id, Like, Sim),
                  _{handle: Id, segment: Segment, suppressed: redundant, like: Like,
@@ -318,13 +373,12 @@ seed_ranking(Goal, Segment, K, Path, Seeds) :-
 % on relevant memory instead of ending early.
 jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :-
     (   Reader == none -> Fetch is max(K * 4, 48) ; Fetch is max(K * 16, 192) ),
-    Opts = [segment(Segment)],
-    (   catch(nearest(Goal, Fetch, Opts, Sem0), error(existence_error(embeddings, _), _), fail)
+    (   catch(scope_nearest_(Segment, Goal, Fetch, Sem0), error(existence_error(embeddings, _), _), fail)
     ->  HaveSem = true,
         include(readable_pair_(Reader), Sem0, Sem)
     ;   Sem = [], HaveSem = false
     ),
-    lexical(Goal, Fetch, Opts, Lex0),
+    scope_lexical_(Segment, Goal, Fetch, Lex0),
     include(readable_pair_(Reader), Lex0, Lex),
     (   HaveSem == true, Lex \== [] -> Path = hybrid
     ;   HaveSem == true -> Path = semantic
@@ -346,6 +400,24 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
         findall(c(Id, S, relevance, 0, reserve), ( member(Id-S, Rest), S > 0 ), Reserve)
     ).
+
+% The jump within a segment (the index filters by segment) or within a mount's region (the
+% cosine of every member of the region, and the BM25 hits of the whole memory that lie in it).
+scope_nearest_(mount(_, _, Members), Goal, Fetch, Sem) :- !,
+    (   Members == [] -> Sem = [] ; similarity(Goal, Members, Fetch, Sem) ).
+scope_nearest_(Segment, Goal, Fetch, Sem) :-
+    nearest(Goal, Fetch, [segment(Segment)], Sem).
+
+scope_lexical_(mount(_, _, Members), Goal, Fetch, Lex) :- !,
+    Wide is Fetch * 20,
+    lexical(Goal, Wide, [], Lex0),
+    include(in_members_(Members), Lex0, Lex1),
+    take_(Fetch, Lex1, Lex).
+scope_lexical_(Segment, Goal, Fetch, Lex) :-
+    lexical(Goal, Fetch, [segment(Segment)], Lex).
+
+in_members_(Members, H-_) :-
+    (   ord_memberchk(H, Members) -> true ; arc(H), arc_member(H, M), ord_memberchk(M, Members) -> true ).
 
 % A BM25 hit past the semantic cut still has a cosine: it is looked up (similarity/3), so the
 % fusion weighs what each record really scores instead of counting a missing cosine as zero.
@@ -585,7 +657,7 @@ take_(K, List, Front) :-
 
 recency_seeds_(Reader, Segment, K, Seeds) :-
     findall(T-(Sess-Seq)-H,
-            ( item_segment(H, Segment), readable_(Reader, H),
+            ( scope_item_(Segment, H), readable_(Reader, H),
               item_time(H, T), item_session(H, Sess), item_seq(H, Seq) ),
             Keyed),
     sort(0, @>=, Keyed, Newest),
@@ -595,6 +667,11 @@ recency_seeds_(Reader, Segment, K, Seeds) :-
             ( nth1(I, Top, _-_-H), Score is round((1 - (I - 1) / max(1, N)) * 1000) / 1000 ),
             Seeds).
 
+scope_item_(mount(_, _, Members), H) :- !,
+    member(H, Members).
+scope_item_(Segment, H) :-
+    item_segment(H, Segment).
+
 		 /*******************************
 		 *             WALK             *
 		 *******************************/
@@ -602,12 +679,129 @@ recency_seeds_(Reader, Segment, K, Seeds) :-
 walk_(Settings, Segment, Seeds, Expanded) :-
     (   Settings.walk = rule(Name)
     ->  user_walk_(Settings.rules, Settings.reader, Name, Segment, Seeds, Expanded)
+    ;   Settings.cells == true
+    ->  cell_walk_(Settings, Segment, Seeds, Expanded)
     ;   Depth = Settings.depth,
         entity_walk_(Settings, Segment, Seeds, Depth, Expanded)
     ).
 
 entity_walk_(Settings, Segment, Seeds, Depth, Expanded) :-
     walk_hops_(1, Depth, Settings, Segment, Seeds, Seeds, [], Expanded).
+
+% The walk through cells (memory holds a partition): a seed's own story (its arc, the turns
+% before and after it), then the map instead of the entity graph. Detail falls off with cell
+% distance from the focus: the members of the seeds' cells (the focus) most similar to the
+% goal come in as one-hop neighbours (L2 to start), the central members of the cells adjacent
+% to the focus further out (L3), and those adjacent cells' own summaries stand for the members
+% the budget cannot hold (L2, demoted first under pressure); with a walk depth of 2 the cells
+% one link further contribute their summaries (L3). Everything it adds says
+% `seeded_by: cell_adjacency`.
+cell_walk_(Settings, Segment, Seeds, Expanded) :-
+    findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds0),
+    sort(SeedIds0, SeedIds),
+    findall(c(N, S, entity_expansion, 1, Role),
+            ( member(c(Id, S0, _, _, _), Seeds),
+              story_neighbour_(Id, N, W, Role),
+              in_segment_(N, Segment),
+              readable_(Settings.reader, N),
+              \+ ord_memberchk(N, SeedIds),
+              S is round(S0 * W * 10000) / 10000 ),
+            Story),
+    cell_candidates_(Settings, Segment, Seeds, SeedIds, FromCells0),
+    include(readable_candidate_(Settings.reader), FromCells0, FromCells),
+    append(Story, FromCells, Found),
+    best_per_id_(Found, Expanded).
+
+readable_candidate_(Reader, c(Id, _, _, _, _)) :-
+    readable_(Reader, Id).
+
+% Cells as Cell-Score: the focus (the cells of the seeds, each at its best seed's score), then
+% the rings around it (Ring-Cells pairs, 1 the cells adjacent to the focus, ...), each cell at
+% the score of the cell it was reached from times the link's weight, the `cell_ring_width_/1`
+% heaviest links of each cell followed.
+cell_candidates_(Settings, Segment, Seeds, SeedIds, Found) :-
+    findall(C-S, ( member(c(Id, S, _, _, _), Seeds), cell_of(Id, C), in_segment_(C, Segment) ),
+            Focus0),
+    best_by_key_(Focus0, Focus),
+    (   Focus == []
+    ->  Found = []
+    ;   Depth is max(1, Settings.depth),
+        pairs_keys(Focus, FocusCells),
+        rings_(1, Depth, Segment, Focus, FocusCells, Rings),
+        focus_members_(Settings.goal, Focus, SeedIds, Segment, Near),
+        findall(Cand, ( member(Ring-Cells, Rings), ring_candidate_(Ring, Cells, SeedIds, Cand) ),
+                Far),
+        append(Near, Far, Found)
+    ).
+
+cell_ring_width_(3).
+
+rings_(Ring, Depth, _, _, _, []) :-
+    Ring > Depth, !.
+rings_(Ring, Depth, Segment, Frontier, Seen0, [Ring-Cells|Rings]) :-
+    cell_ring_width_(Width),
+    findall(C2-S,
+            ( member(C-S0, Frontier),
+              cell_neighbours(C, Ns),
+              take_(Width, Ns, Top),
+              member(C2-W, Top),
+              \+ memberchk(C2, Seen0),
+              in_segment_(C2, Segment),
+              S is round(S0 * W * 10000) / 10000 ),
+            Cells0),
+    best_by_key_(Cells0, Cells),
+    (   Cells == []
+    ->  Rings = []
+    ;   pairs_keys(Cells, New),
+        append(Seen0, New, Seen),
+        Next is Ring + 1,
+        rings_(Next, Depth, Segment, Cells, Seen, Rings)
+    ).
+
+% The focus cells' members most similar to the goal, cell_focus_members_/1 per focus cell:
+% the score of their cell's best seed times 0.7, scaled from half to all of it by how close
+% they come to the best of them (cosine).
+focus_members_(Goal, Focus, SeedIds, Segment, Near) :-
+    findall(H, ( member(C-_, Focus), cell_member(C, H), \+ ord_memberchk(H, SeedIds),
+                 in_segment_(H, Segment) ), Hs0),
+    sort(Hs0, Hs),
+    length(Focus, NF),
+    cell_focus_members_(PerCell),
+    K is PerCell * NF,
+    (   Hs == []
+    ->  Pairs = []
+    ;   catch(similarity(Goal, Hs, K, Pairs), error(existence_error(embeddings, _), _), Pairs = [])
+    ),
+    (   Pairs = [_-Best0|_] -> Best is max(Best0, 1.0e-6) ; Best = 1.0 ),
+    findall(c(H, S, cell_adjacency, 1, near),
+            ( member(H-Cos, Pairs), cell_of(H, C), memberchk(C-SC, Focus),
+              S is round(SC * 0.7 * (0.5 + 0.5 * max(0.0, Cos) / Best) * 10000) / 10000 ),
+            Near).
+
+cell_focus_members_(6).
+
+% Ring 1: the adjacent cell's summary (standing for its members) and its central members;
+% further rings: the summary alone, at the periphery's rung.
+ring_candidate_(1, Cells, _, c(C, S, cell_adjacency, 1, near)) :-
+    member(C-S0, Cells),
+    S is round(S0 * 0.6 * 10000) / 10000.
+ring_candidate_(1, Cells, SeedIds, c(H, S, cell_adjacency, 2, far)) :-
+    member(C-S0, Cells),
+    cell_info(C, central, Central),
+    take_(2, Central, Two),
+    member(H, Two),
+    item(H),
+    \+ ord_memberchk(H, SeedIds),
+    S is round(S0 * 0.5 * 10000) / 10000.
+ring_candidate_(Ring, Cells, _, c(C, S, cell_adjacency, Ring, far)) :-
+    Ring > 1,
+    member(C-S0, Cells),
+    S is round(S0 * 0.5 * 10000) / 10000.
+
+% Key-Score pairs, the best score per key, sorted by key.
+best_by_key_(Pairs0, Pairs) :-
+    msort(Pairs0, Sorted),
+    best_pairs_by_key_(Sorted, Pairs).
 
 walk_hops_(Hop, Depth, _, _, _, _, Acc, Acc) :-
     Hop > Depth, !.
@@ -631,34 +825,42 @@ role_at_hop_(arc, 1, arc) :- !.
 role_at_hop_(_, 1, near) :- !.
 role_at_hop_(_, _, far).
 
+in_segment_(Id, mount(_, Cells, _)) :- !,
+    once(( cell_of(Id, C), memberchk(C, Cells) )).
 in_segment_(Id, Segment) :-
     (   item_segment(Id, S) -> S == Segment
+    ;   cell(Id) -> cell_info(Id, segments, Segs), memberchk(Segment, Segs)
     ;   arc(Id) -> once(( arc_member(Id, M), item_segment(M, Segment) ))
     ;   true
     ).
 
 % neighbour_(+Settings, +Id, -Neighbour, -Weight, -Role)
-% An arc with several members stands in for them; a small arc contributes its members.
-neighbour_(_, Id, Arc, 0.85, arc) :-
-    item_arc(Id, Arc),
-    aggregate_all(count, arc_member(Arc, _), N), N > 2.
-neighbour_(_, Id, Mate, 0.85, arc) :-
-    item_arc(Id, Arc),
-    aggregate_all(count, arc_member(Arc, _), N), N =< 2,
-    arc_member(Arc, Mate), Mate \== Id.
-neighbour_(_, Arc, Member, 0.8, arc) :-
-    arc(Arc),
-    arc_member(Arc, Member).
+% The structure of a seed's own story (its arc, the turns before and after it), then the
+% entity graph and the goal's trajectory.
+neighbour_(_, Id, N, W, Role) :-
+    story_neighbour_(Id, N, W, Role).
 neighbour_(_, Id, Other, 0.7, near) :-
     shared_entity_(Id, Other).
-neighbour_(_, Id, Other, 0.6, near) :-
-    item_session(Id, S), item_seq(Id, Q),
-    ( Q1 is Q - 1 ; Q1 is Q + 1 ),
-    item_session(Other, S), item_seq(Other, Q1).
 neighbour_(Settings, Id, Other, W, near) :-
     item_goal(Id, G), G \== "",
     W is 0.4 + 0.5 * Settings.trajectory,
     limit(6, ( item_goal(Other, G), Other \== Id, \+ item_arc(Id, _) )).
+
+% An arc with several members stands in for them; a small arc contributes its members.
+story_neighbour_(Id, Arc, 0.85, arc) :-
+    item_arc(Id, Arc),
+    aggregate_all(count, arc_member(Arc, _), N), N > 2.
+story_neighbour_(Id, Mate, 0.85, arc) :-
+    item_arc(Id, Arc),
+    aggregate_all(count, arc_member(Arc, _), N), N =< 2,
+    arc_member(Arc, Mate), Mate \== Id.
+story_neighbour_(Arc, Member, 0.8, arc) :-
+    arc(Arc),
+    arc_member(Arc, Member).
+story_neighbour_(Id, Other, 0.6, near) :-
+    item_session(Id, S), item_seq(Id, Q),
+    ( Q1 is Q - 1 ; Q1 is Q + 1 ),
+    item_session(Other, S), item_seq(Other, Q1).
 
 % Entities that pick out something specific, not the whole session or tool.
 walk_predicate_(touches_file).
@@ -1122,6 +1324,7 @@ render_fact_(Segment, p(c(Id, Score, By, Hops, _), Level, Tokens, _),
 
 source_of_(Id, Source) :-
     (   item_source(Id, S) -> Source = S
+    ;   cell(Id) -> atom_concat('cell:', Id, A), atom_string(A, Source)
     ;   arc(Id), arc_member(Id, First), item_source(First, S) -> Source = S
     ;   Source = ""
     ).
@@ -1129,6 +1332,7 @@ source_of_(Id, Source) :-
 % When the record was written: an item's time, an arc's first member's; "" when unknown.
 time_of_(Id, Time) :-
     (   item_time(Id, T) -> Time = T
+    ;   cell(Id), cell_info(Id, span, [T, _]) -> Time = T
     ;   arc(Id), arc_member(Id, First), item_time(First, T) -> Time = T
     ;   Time = ""
     ).

@@ -359,6 +359,13 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 @click.option("--walk", default=None, help="Name of a walk rule to use instead of the plane's.")
 @click.option("--now", default=None, metavar="ISO8601",
               help='The present a goal\'s "two weeks ago" is read against (default: the newest item\'s time).')
+@click.option("--mount", "mounts", multiple=True, metavar="CELL",
+              help="Draw the frame only from this cell and its neighbourhood (repeatable: "
+                   "each mount renders with its share of the budget, merged into one frame).")
+@click.option("--depth", type=click.IntRange(min=0), default=1, show_default=True,
+              help="How many links around a mounted cell its region reaches.")
+@click.option("--cells/--no-cells", "cells", default=None,
+              help="Walk through cell adjacency (default when memory holds cells) or the entity graph.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "envelope"]),
               default="text", show_default=True)
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
@@ -366,8 +373,9 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 @home_option
 @fail_cleanly
 def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceiling: str,
-            rules_file: str | None, walk: str | None, now: str | None, fmt: str,
-            as_principal: str | None, home: str | None) -> None:
+            rules_file: str | None, walk: str | None, now: str | None, mounts: tuple[str, ...],
+            depth: int, cells: bool | None, fmt: str, as_principal: str | None,
+            home: str | None) -> None:
     """Render a frame of memory for GOAL within a token budget, with its receipt.
 
     Example: atc hydrate --goal "why do payment retries fail" --budget 1500 --plane execution
@@ -381,11 +389,16 @@ def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceili
             frame = reader_hydrate(mem, as_principal, goal, budget=budget, plane=plane,
                                    ceiling=ceiling, now=now, walk=walk,
                                    rules_text=_read_rules(rules_file), via="cli --as")
+        elif mounts:  # cells of this memory: a frame drawn from their region only
+            frame = mem.hydrate(goal, budget=budget, plane=plane, segments=budgets,
+                                ceiling=ceiling, rules=rules_file, walk=walk, now=now,
+                                mount=mounts, depth=depth, cells=cells)
         else:
             from .sharing.mounts import hydrate_with_mounts
 
             frame = hydrate_with_mounts(mem, goal, budget=budget, plane=plane, segments=budgets,
-                                        ceiling=ceiling, rules=rules_file, walk=walk, now=now)
+                                        ceiling=ceiling, rules=rules_file, walk=walk, now=now,
+                                        cells=cells)
     finally:
         mem.close()
     for line in frame.receipt.get("notes", []):
@@ -608,6 +621,15 @@ def _mount_sharing_commands() -> None:
 
     for name, command in sharing_cli.COMMANDS.items():
         main.add_command(command, name)
+
+
+def _mount_cells_commands() -> None:
+    from .cells.cli import cells
+
+    main.add_command(cells)
+
+
+_mount_cells_commands()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -60,7 +60,8 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
             segments: dict[str, int] | None = None, ceiling: str = "l0",
             rules: str | None = None, walk_rule: str | None = None,
             now: str | float | None = None, store_receipt: bool = True,
-            reader: str | None = None) -> Frame:
+            reader: str | None = None, mount: list[str] | None = None, depth: int = 1,
+            cells: bool | None = None) -> Frame:
     """Plan a frame for ``goal`` in Prolog and render it (see :meth:`Memory.hydrate`).
 
     With ``reader`` (a principal) the frame is planned through the sharing policy: only what
@@ -68,6 +69,13 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     reader and marks each fact the ceiling capped)."""
     if not goal.strip():
         raise UsageError("the goal must not be empty")
+    if mount and segments:
+        raise UsageError("--mount and --segment cannot be combined: a mount is its own part of the frame")
+    if depth < 0:
+        raise UsageError("depth must be a non-negative number of links")
+    for cell in mount or []:
+        if not mem.pl.succeeds("atc_cells:cell", Atom(cell)):
+            raise UsageError(f"--mount {cell}: no such cell (atc cells list names them)")
     if budget < 0:
         raise UsageError("budget must be a non-negative number of tokens")
     ceiling = ceiling.lower()
@@ -85,6 +93,11 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
         options["walk"] = Term("rule", [Atom(walk_rule)])
     if now is not None:
         options["now"] = _now_value(now)
+    if mount:
+        options["mount"] = [Atom(c) for c in mount]
+        options["depth"] = int(depth)
+    if cells is not None:
+        options["cells"] = Atom("true" if cells else "false")
     if reader is None:
         (frame,) = mem.pl.once("atc_api:api_hydrate", goal, options, Var())
     else:
@@ -93,7 +106,23 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     # are uncurated, which embedder made the vectors).
     status = memory_status(mem, frame) if reader is None else None
     return build_frame(frame, home=mem.home if store_receipt else None, status=status,
-                       reader=reader)
+                       reader=reader, stands_for=stands_for(mem, frame) if reader is None else None)
+
+
+#: Members a cell summary's receipt entry lists by handle (the count says how many in all).
+STANDS_FOR_LISTED = 100
+
+
+def stands_for(mem: Any, frame: Term) -> dict[str, list[str]]:
+    """For each cell summary in a frame, the members it stands for: the cell's members that
+    the frame does not hold itself (sorted)."""
+    handles = {str(f.args[0]) for f in frame.args[1]}
+    out: dict[str, list[str]] = {}
+    for h in sorted(handles):
+        if h.startswith("cell_") and mem.pl.succeeds("atc_cells:cell", Atom(h)):
+            (members,) = mem.pl.once("atc_cells:cells_members", Atom(h), Var())
+            out[h] = [m for m in (str(x) for x in members) if m not in handles]
+    return out
 
 
 def check_segments(mem: Any, segments: dict[str, int]) -> None:
@@ -170,11 +199,14 @@ def _now_value(now: str | float) -> str | float:
 
 
 def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None = None,
-                reader: str | None = None) -> Frame:
+                reader: str | None = None,
+                stands_for: dict[str, list[str]] | None = None) -> Frame:
     """Turn the ``frame(Meta, Facts, Beyond)`` term into a Frame (and store its receipt);
     ``status`` (see :func:`memory_status`) adds ``uncurated`` and ``notes`` to the receipt;
     ``reader`` names the principal a grantee's frame was planned for (their receipt leaves
-    out the owner's belief names)."""
+    out the owner's belief names); ``stands_for`` (see :func:`stands_for`) lists, on a cell
+    summary's fact, the members it stands for (``stands_for``, at most STANDS_FOR_LISTED, and
+    ``stands_for_count``)."""
     meta, facts_t, beyond_t = term.args
     facts = tuple(_fact(f) for f in facts_t)
     if reader is not None:
@@ -182,6 +214,11 @@ def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None 
     receipt = _receipt(to_plain(meta), facts, beyond_t)
     if reader is not None:
         receipt["reader"] = reader
+    for fact in receipt["facts"]:
+        members = (stands_for or {}).get(fact["handle"])
+        if members is not None:
+            fact["stands_for"] = members[:STANDS_FOR_LISTED]
+            fact["stands_for_count"] = len(members)
     if status is not None:
         receipt["uncurated"] = status["uncurated"]
         if status["notes"]:

@@ -493,7 +493,8 @@ class Memory:
     def hydrate(self, goal: str, *, budget: int = 2000, plane: str = "default",
                 segments: dict[str, int] | None = None, ceiling: str = "L0",
                 rules: str | os.PathLike[str] | None = None, walk: str | None = None,
-                now: str | float | None = None) -> Any:
+                now: str | float | None = None, mount: Iterable[str] | None = None,
+                depth: int = 1, cells: bool | None = None) -> Any:
         """Render a frame for ``goal``.
 
         Returns a :class:`~attention_cloud.hydration.Frame` with ``.text``, ``.receipt``
@@ -509,6 +510,12 @@ class Memory:
             walk: a walk rule ``Name(+Seeds, -Handle-Score)`` to use instead of the plane's.
             now: the present a goal's "two weeks ago" is read against (ISO 8601 text or POSIX
                 seconds); default the time of the newest item in memory.
+            mount: cells to draw the frame from, each with its neighbourhood to ``depth``
+                links; each mount renders with an equal share of the budget and the parts
+                merge into one frame (``atc cells list`` names the cells).
+            depth: how many links around a mounted cell its region reaches (default 1).
+            cells: False walks the entity graph even when memory holds cells; None (default)
+                walks through cell adjacency when it does.
         """
         from .hydration import hydrate
 
@@ -516,7 +523,8 @@ class Memory:
         with self._limits():
             return hydrate(self, goal, budget=budget, plane=plane, segments=segments,
                            ceiling=ceiling, rules=module if module != "atc_query" else None,
-                           walk_rule=walk, now=now)
+                           walk_rule=walk, now=now, mount=list(mount or []), depth=depth,
+                           cells=cells)
 
     def item(self, handle: str) -> Item | None:
         """The live journal item with this handle, or None."""
@@ -536,6 +544,9 @@ class Memory:
         out = to_plain(stats)
         out["kinds"] = {k: n for k, n in out["kinds"]}
         out["segments"] = {k: n for k, n in out["segments"]}
+        from .cells import cells_stats
+
+        out["cells"] = cells_stats(self)
         out["home"] = str(self.home)
         out["disk_bytes"] = sum(p.stat().st_size for p in self.home.rglob("*") if p.is_file())
         return out

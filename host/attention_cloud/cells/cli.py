@@ -1,0 +1,123 @@
+"""``atc cells list|show|hot|rebuild``: the map of memory from the command line."""
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..cli import emit_json, fail_cleanly, home_option, open_memory
+from . import api
+
+_FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+                       show_default=True)
+
+
+@click.group()
+def cells() -> None:
+    """Cells: neighbourhoods of related items, with adjacency, aggregates and a ladder each."""
+
+
+@cells.command("list")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Show the N largest.")
+@_FORMAT
+@home_option
+@fail_cleanly
+def cells_list(limit: int | None, fmt: str, home: str | None) -> None:
+    """Every cell, largest first: size, time span, top entities and tags, neighbours.
+
+    Example: atc cells list --limit 5
+    """
+    mem = open_memory(home, create=False)
+    try:
+        rows = api.cells_list(mem)[:limit]
+    finally:
+        mem.close()
+    if fmt == "json":
+        emit_json(rows)
+        return
+    if not rows:
+        click.echo("no cells yet (atc curate builds them)")
+    for r in rows:
+        click.echo(f"{r['id']}  {r['size']} items  {_span(r['span'])}  "
+                   f"entities: {', '.join(r['entities'][:4]) or '-'}  "
+                   f"neighbours: {', '.join(n['cell'] for n in r['neighbours'][:3]) or '-'}")
+
+
+@cells.command("show")
+@click.argument("cell")
+@_FORMAT
+@home_option
+@fail_cleanly
+def cells_show(cell: str, fmt: str, home: str | None) -> None:
+    """One cell: aggregates, neighbours by weight, its ladder (L1..L3) and its members.
+
+    Example: atc cells show cell_3fa2b9c04d1e
+    """
+    mem = open_memory(home, create=False)
+    try:
+        row = api.cell_show(mem, cell)
+    finally:
+        mem.close()
+    if fmt == "json":
+        emit_json(row)
+        return
+    click.echo(f"{row['id']}: {row['size']} items, {_span(row['span'])}")
+    click.echo(f"segments: {', '.join(row['segments'])}")
+    click.echo(f"entities: {', '.join(row['entities']) or '-'}")
+    click.echo(f"tags: {', '.join(row['tags']) or '-'}")
+    click.echo("neighbours: " + (", ".join(f"{n['cell']} ({n['weight']:.2f})"
+                                           for n in row["neighbours"]) or "-"))
+    for level, text in row["ladder"].items():
+        click.echo(f"{level}: " + "\n    ".join(text.splitlines()))
+    click.echo(f"members ({len(row['members'])}): {' '.join(row['members'])}")
+
+
+@cells.command("hot")
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@_FORMAT
+@home_option
+@fail_cleanly
+def cells_hot(limit: int, fmt: str, home: str | None) -> None:
+    """The cells recent frames drew from (the newest stored receipts), hottest first.
+
+    Example: atc cells hot --format json
+    """
+    mem = open_memory(home, create=False)
+    try:
+        rows = api.hot_cells(mem, limit)
+    finally:
+        mem.close()
+    if fmt == "json":
+        emit_json(rows)
+        return
+    if not rows:
+        click.echo("no hot cells (no stored receipt drew on a cell)")
+    for r in rows:
+        click.echo(f"{r['id']}  heat {r['score']:.3f}  {r['size']} items  {r['l1']}")
+
+
+@cells.command("rebuild")
+@_FORMAT
+@home_option
+@fail_cleanly
+def cells_rebuild(fmt: str, home: str | None) -> None:
+    """Partition every curated item anew (curation otherwise keeps the cells up to date).
+
+    Example: atc cells rebuild
+    """
+    mem = open_memory(home, create=False)
+    try:
+        report = api.rebuild(mem)
+    finally:
+        mem.close()
+    if fmt == "json":
+        emit_json(report.as_dict())
+    else:
+        click.echo(f"cells: {report.cells}  items: {report.items}  in {report.seconds:.2f} s")
+
+
+def _span(span: Any) -> str:
+    first, last = (span + ["", ""])[:2]
+    if not first:
+        return "no times"
+    return first[:10] if first[:10] == last[:10] else f"{first[:10]}..{last[:10]}"
