@@ -604,6 +604,12 @@ def bench() -> None:
     """Benchmarks that ship with the product (the attention suite)."""
 
 
+@main.group(cls=_LazyGroup, lazy={name: f"attention_cloud.cells.cli:cells_{name}"
+                                  for name in ("list", "show", "hot", "rebuild")})
+def cells() -> None:
+    """Cells: neighbourhoods of related items, with adjacency, aggregates and a ladder each."""
+
+
 def _mount_attention_commands() -> None:
     """The belief and attention controller commands live in their own package."""
     from .attention import cli as attention_cli
@@ -621,15 +627,6 @@ def _mount_sharing_commands() -> None:
 
     for name, command in sharing_cli.COMMANDS.items():
         main.add_command(command, name)
-
-
-def _mount_cells_commands() -> None:
-    from .cells.cli import cells
-
-    main.add_command(cells)
-
-
-_mount_cells_commands()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,8 @@
-"""``atc cells list|show|hot|rebuild``: the map of memory from the command line."""
+"""``atc cells list|show|hot|rebuild``: the map of memory from the command line.
+
+The ``cells`` group is declared in :mod:`attention_cloud.cli`, which loads these commands
+when one is used (so the ``atc`` module never imports this one while it is itself loading).
+"""
 from __future__ import annotations
 
 from typing import Any
@@ -12,12 +16,7 @@ _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), d
                        show_default=True)
 
 
-@click.group()
-def cells() -> None:
-    """Cells: neighbourhoods of related items, with adjacency, aggregates and a ladder each."""
-
-
-@cells.command("list")
+@click.command("list")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show the N largest.")
 @_FORMAT
 @home_option
@@ -43,7 +42,7 @@ def cells_list(limit: int | None, fmt: str, home: str | None) -> None:
                    f"neighbours: {', '.join(n['cell'] for n in r['neighbours'][:3]) or '-'}")
 
 
-@cells.command("show")
+@click.command("show")
 @click.argument("cell")
 @_FORMAT
 @home_option
@@ -72,7 +71,7 @@ def cells_show(cell: str, fmt: str, home: str | None) -> None:
     click.echo(f"members ({len(row['members'])}): {' '.join(row['members'])}")
 
 
-@cells.command("hot")
+@click.command("hot")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
 @_FORMAT
 @home_option
@@ -96,7 +95,7 @@ def cells_hot(limit: int, fmt: str, home: str | None) -> None:
         click.echo(f"{r['id']}  heat {r['score']:.3f}  {r['size']} items  {r['l1']}")
 
 
-@cells.command("rebuild")
+@click.command("rebuild")
 @_FORMAT
 @home_option
 @fail_cleanly
