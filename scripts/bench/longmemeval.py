@@ -114,6 +114,14 @@ class Outcome:
     embedded: int
     rrf_hits: dict[int, bool] = field(default_factory=dict)
     rrf_in_frame: dict[int, float] = field(default_factory=dict)
+    #: --cells-compare: per budget, the same measures with the entity walk (cells=False), and
+    #: frame session recall (answer session among the first 5 distinct sessions of the frame's
+    #: facts, in frame order) with cells and without
+    walk_l0: dict[int, float] = field(default_factory=dict)
+    walk_any: dict[int, float] = field(default_factory=dict)
+    frame_hits: dict[int, bool] = field(default_factory=dict)
+    walk_frame_hits: dict[int, bool] = field(default_factory=dict)
+    cell_facts: dict[int, float] = field(default_factory=dict)
     timed_items: int = 0  # items with a time (item_time/2 not empty)
     named_items: int = 0  # items whose transcript names the speaker (item_speaker/2 a name)
 
@@ -360,6 +368,11 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
         packed_in: dict[int, float] = {}
         hydrate_s: dict[int, float] = {}
         spent: dict[int, int] = {}
+        walk_l0: dict[int, float] = {}
+        walk_any: dict[int, float] = {}
+        frame_hits: dict[int, bool] = {}
+        walk_frame_hits: dict[int, bool] = {}
+        cell_facts: dict[int, float] = {}
         for budget in args.budgets:
             started = time.perf_counter()
             # the question is asked at its own date: "two weeks ago" is read against it
@@ -367,10 +380,20 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
             frame = mem.hydrate(inst.question, budget=budget, now=now)
             hydrate_s[budget] = time.perf_counter() - started
             spent[budget] = int(frame.receipt["budget"]["spent"])
-            l0 = {f.handle for f in frame.facts if f.level.lower() == "l0"}
-            anywhere = {f.handle for f in frame.facts}
-            anywhere |= {m for f in frame.facts for m in members.get(f.handle, ())}
+            l0, anywhere = frame_evidence(frame, members)
             kept = bm25_frame(bm25_order, texts, budget)
+            if args.cells_compare:
+                walk = mem.hydrate(inst.question, budget=budget, now=now, cells=False)
+                walk_l0_set, walk_any_set = frame_evidence(walk, members)
+                cells_of = cell_members(mem)
+                frame_hits[budget] = bool(inst.answer_sessions & set(
+                    frame_sessions(frame, session_of, members, cells_of)[:5]))
+                walk_frame_hits[budget] = bool(inst.answer_sessions & set(
+                    frame_sessions(walk, session_of, members, cells_of)[:5]))
+                cell_facts[budget] = sum(f.seeded_by == "cell_adjacency" for f in frame.facts)
+                if evidence:
+                    walk_l0[budget] = len(evidence_items & walk_l0_set) / len(evidence)
+                    walk_any[budget] = len(evidence_items & walk_any_set) / len(evidence)
             if evidence:
                 in_l0[budget] = len(evidence_items & l0) / len(evidence)
                 in_any[budget] = len(evidence_items & anywhere) / len(evidence)
@@ -391,7 +414,66 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
         hydrate_s=hydrate_s, spent=spent,
         ingest_s=ingest_s, curate_s=curate_s, embedded=curated.embedded,
         rrf_hits={k: bool(inst.answer_sessions & set(rrf_sessions[:k])) for k in KS},
-        rrf_in_frame=rrf_in, timed_items=timed, named_items=len(names))
+        rrf_in_frame=rrf_in, timed_items=timed, named_items=len(names),
+        walk_l0=walk_l0, walk_any=walk_any, frame_hits=frame_hits,
+        walk_frame_hits=walk_frame_hits, cell_facts=cell_facts)
+
+
+def frame_evidence(frame: Any, members: dict[str, set[str]]) -> tuple[set[str], set[str]]:
+    """The items a frame holds verbatim (L0), and at any rung or inside an arc in it."""
+    l0 = {f.handle for f in frame.facts if f.level.lower() == "l0"}
+    anywhere = {f.handle for f in frame.facts}
+    anywhere |= {m for f in frame.facts for m in members.get(f.handle, ())}
+    return l0, anywhere
+
+
+def cell_members(mem: Any) -> dict[str, set[str]]:
+    """Cell -> its members (a cell summary in a frame maps to no session of its own)."""
+    from attention_cloud.bridge import Var
+
+    (pairs,) = mem.pl.once("atc_cells:cells_membership", Var())
+    out: dict[str, set[str]] = defaultdict(set)
+    for p in pairs:
+        out[str(p.args[1])].add(str(p.args[0]))
+    return out
+
+
+def frame_sessions(frame: Any, session_of: dict[str, str], members: dict[str, set[str]],
+                   cells: dict[str, set[str]]) -> list[str]:
+    """Distinct sessions of a frame's facts in frame order (a cell summary counts for none)."""
+    order: list[str] = []
+    for f in frame.facts:
+        sid = session_of.get(f.handle)
+        if sid is None and f.handle in members:
+            sid = next((session_of[m] for m in sorted(members[f.handle]) if m in session_of), None)
+        if sid is not None and sid not in order:
+            order.append(sid)
+    return order
+
+
+def cells_report(outcomes: list[Outcome], budgets: list[int]) -> str:
+    """--cells-compare: the frame with the cell walk against the entity walk, same run."""
+    rows = []
+    for label, group in [("all", outcomes)] + [(t, [o for o in outcomes if o.qtype == t]) for t in TYPES]:
+        scored = [o for o in group if not o.abstention]
+        with_ev = [o for o in scored if o.in_frame_l0]
+        if not scored:
+            continue
+        for b in budgets:
+            rows.append([label, f"{len(scored)}", f"{b}",
+                         f"{mean([o.jump_hits[5] for o in scored]):.3f}",
+                         f"{mean([o.frame_hits[b] for o in scored]):.3f}",
+                         f"{mean([o.walk_frame_hits[b] for o in scored]):.3f}",
+                         f"{mean([o.in_frame_l0[b] for o in with_ev]):.3f}",
+                         f"{mean([o.walk_l0[b] for o in with_ev]):.3f}",
+                         f"{mean([o.in_frame_any[b] for o in with_ev]):.3f}",
+                         f"{mean([o.walk_any[b] for o in with_ev]):.3f}",
+                         f"{mean([o.bm25_in_frame[b] for o in with_ev]):.3f}",
+                         f"{mean([o.cell_facts[b] for o in group]):.1f}"])
+    return markdown_table(
+        ["questions", "n", "budget", "session recall@5 (jump)", "frame recall@5 cells",
+         "frame recall@5 entity walk", "evidence L0 cells", "L0 entity walk",
+         "any rung cells", "any rung entity walk", "L0 BM25", "cell facts / frame"], rows)
 
 
 def mean(values: list[float]) -> float:
@@ -537,6 +619,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", action="append", default=[], metavar="KEY=JSON",
                         help="a home config key for every haystack, e.g. distillation_vectors=false "
                              "(repeatable; the value is JSON)")
+    parser.add_argument("--cells-compare", action="store_true",
+                        help="hydrate each question with the cell walk and with the entity walk "
+                             "(cells=False) and report both")
     parser.add_argument("--jsonl", type=Path, help="also write one JSON line per instance here")
     parser.add_argument("--update-md", action="store_true",
                         help="write the tables into BENCHMARKS.md (## LongMemEval)")
@@ -565,6 +650,11 @@ def main(argv: list[str] | None = None) -> int:
         out.close()
     body = (header + "\n" + report(outcomes, args, time.perf_counter() - started)
             + f"\nPeak RSS of the benchmark process: {peak_rss_mb():,.0f} MB.\n")
+    if args.cells_compare:
+        body += ("\nCell walk against entity walk (same homes, same questions; the jump and so "
+                 "session recall@5 are the same for both by construction; frame recall@5 reads "
+                 "the first five distinct sessions of the frame's facts):\n\n"
+                 + cells_report(outcomes, args.budgets) + "\n")
     print(body)
     if args.update_md:
         settings = "".join(f", {k}={json.dumps(v)}" for k, v in sorted(args.config.items()))
