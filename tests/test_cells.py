@@ -269,3 +269,27 @@ def test_cli_lists_shows_and_refuses_bad_input(topical: Memory):
     assert json.loads(stats.output)["cells"]["cells"] == len(rows)
     hot = runner.invoke(main, ["cells", "hot", "--format", "json", "--home", home])
     assert hot.exit_code == 0 and isinstance(json.loads(hot.output), list)
+
+
+def test_a_ceiling_caps_cell_summaries_like_any_fact(topical: Memory):
+    frame = topical.hydrate("pottery glaze kiln", budget=4000, ceiling="L2")
+    cell_facts = [f for f in frame.receipt["facts"] if f["handle"].startswith("cell_")]
+    assert all(f["level"] in ("L2", "L3") for f in frame.receipt["facts"])
+    assert cell_facts, "the cell walk brings an adjacent cell's summary into a roomy frame"
+    capped = topical.hydrate("pottery glaze kiln", budget=4000, ceiling="L3")
+    assert all(f["level"] == "L3" for f in capped.receipt["facts"])
+
+
+def test_curation_can_leave_cells_off(tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text(json.dumps({"embedder": "hash", "cells": False}))
+    mem = Memory.open(home)
+    try:
+        mem.ingest(_write(tmp_path / "t", _sessions(5, 2, 1)), format="openai")
+        assert mem.curate().cells == {}
+        assert _rows(mem, "cell(C)") == []
+        frame = mem.hydrate("pottery", budget=800)
+        assert "cell_adjacency" not in {f["seeded_by"] for f in frame.receipt["facts"]}
+    finally:
+        mem.close()

@@ -5,7 +5,7 @@ when one is used (so the ``atc`` module never imports this one while it is itsel
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -26,11 +26,7 @@ def cells_list(limit: int | None, fmt: str, home: str | None) -> None:
 
     Example: atc cells list --limit 5
     """
-    mem = open_memory(home, create=False)
-    try:
-        rows = api.cells_list(mem)[:limit]
-    finally:
-        mem.close()
+    rows = _with_memory(home, api.cells_list)[:limit]
     if fmt == "json":
         emit_json(rows)
         return
@@ -52,11 +48,7 @@ def cells_show(cell: str, fmt: str, home: str | None) -> None:
 
     Example: atc cells show cell_3fa2b9c04d1e
     """
-    mem = open_memory(home, create=False)
-    try:
-        row = api.cell_show(mem, cell)
-    finally:
-        mem.close()
+    row = _with_memory(home, lambda mem: api.cell_show(mem, cell))
     if fmt == "json":
         emit_json(row)
         return
@@ -81,11 +73,7 @@ def cells_hot(limit: int, fmt: str, home: str | None) -> None:
 
     Example: atc cells hot --format json
     """
-    mem = open_memory(home, create=False)
-    try:
-        rows = api.hot_cells(mem, limit)
-    finally:
-        mem.close()
+    rows = _with_memory(home, lambda mem: api.hot_cells(mem, limit))
     if fmt == "json":
         emit_json(rows)
         return
@@ -104,15 +92,20 @@ def cells_rebuild(fmt: str, home: str | None) -> None:
 
     Example: atc cells rebuild
     """
-    mem = open_memory(home, create=False)
-    try:
-        report = api.rebuild(mem)
-    finally:
-        mem.close()
+    report = _with_memory(home, api.rebuild)
     if fmt == "json":
         emit_json(report.as_dict())
     else:
         click.echo(f"cells: {report.cells}  items: {report.items}  in {report.seconds:.2f} s")
+
+
+def _with_memory(home: str | None, read: Callable[[Any], Any]) -> Any:
+    """``read(mem)`` on the home (never created here), closed afterwards."""
+    mem = open_memory(home, create=False)
+    try:
+        return read(mem)
+    finally:
+        mem.close()
 
 
 def _span(span: Any) -> str:
