@@ -322,7 +322,8 @@ cells_stats(_{cells: N, members: M, links: L, largest: Max, smallest: Min}) :-
 %   Apply a change of the partition (the caller runs it as one batch):
 %     - Cells: cell(Id, Members, Central) for every cell created or changed: its members
 %       become exactly Members (a handle in another cell moves here), its aggregates and
-%       ladder are recomputed, Central (the members nearest its centre) kept;
+%       ladder are recomputed, Central (the members nearest its centre) kept; or
+%       join(Id, Handles): Handles join the existing cell Id (the rest of it unchanged);
 %     - Dropped: cells that no longer exist (their remaining members must be in Cells);
 %     - Adjacency: `keep`, or the whole new list of a(Cell, Cell2, Weight), each link once or
 %       in both directions; stored in both directions, what is stored and not listed removed;
@@ -350,6 +351,17 @@ drop_cell_(C) :-
     durable_retract(atc_cells:adjacent_(_, C, _)),
     ladder_drop_records([C]).
 
+store_cell_(join(C, New0)) :- !,
+    must_be(atom, C),
+    (   cell(C) -> true ; existence_error(cell, C) ),
+    must_be(list(atom), New0),
+    sort(New0, New),
+    forall(member(H, New),
+           (   item(H) -> true ; existence_error(item, H) )),
+    forall(( member(H, New), \+ member_(C, H) ),
+           ( forall(( member_(C0, H), C0 \== C ), leave_cell_(C0, H)),
+             durable_assert(atc_cells:member_(C, H)) )),
+    refresh_(C).
 store_cell_(cell(C, Members0, Central)) :-
     must_be(atom, C),
     must_be(list(atom), Members0),

@@ -193,11 +193,10 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
     mem.lock.acquire()
     report = CellsReport()
     state = _load_state(mem) or _state_from_facts(mem)
-    (pairs,) = mem.pl.once("atc_cells:cells_membership", Var())
-    placed = {str(p.args[0]) for p in pairs}
-    new = sorted({h for h in handles if h not in placed})
+    wanted = set(handles)
+    new = [h for h in unplaced(mem) if h in wanted]
     inputs = _inputs(mem, new) if new else _Inputs([], [], [])
-    changed: dict[str, list[str]] = {}
+    joins: dict[str, list[str]] = {}
     if inputs.handles:
         vectors, _ = _vectors(mem, inputs.handles, state.space.dim)
         feats = state.space.features(vectors, inputs.keys, inputs.times)
@@ -205,15 +204,18 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
         for h, label, f in zip(inputs.handles, labels, feats):
             state.sums[label] += f
             state.counts[label] += 1
-            changed.setdefault(state.ids[label], []).append(h)
+            joins.setdefault(state.ids[label], []).append(h)
         report.assigned = len(inputs.handles)
-    members = {c: _members(mem, c) + hs for c, hs in changed.items()}
+    # cells that split or merge are sent whole (their members read back); the others only
+    # receive the items that joined them
+    members: dict[str, list[str]] = {}
     dropped: list[str] = []
     total = int(state.counts.sum())
-    report.split = _split_large(mem, state, members, dropped, total)
-    report.merged = _merge_small(mem, state, members, dropped, total)
-    cells = [(c, sorted(ms), _central_of(mem, state, c, ms)) for c, ms in sorted(members.items())
-             if c not in dropped]
+    report.split = _split_large(mem, state, joins, members, dropped, total)
+    report.merged = _merge_small(mem, state, joins, members, dropped, total)
+    cells: list[Any] = [(c, sorted(ms), P.central(sorted(ms), _features_of(mem, state, sorted(ms))))
+                        for c, ms in sorted(members.items()) if c not in dropped]
+    cells += [(c, hs) for c, hs in sorted(joins.items()) if c not in dropped and c not in members]
     if cells or dropped:
         _store(mem, cells, dropped, None, [])
         _store_adjacency(mem, state)
@@ -221,7 +223,7 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
     _save_state(mem, state)
     report.cells = len(state.ids)
     report.items = total
-    report.changed = [c for c, _, _ in cells]
+    report.changed = [c[0] for c in cells]
     report.seconds = time.perf_counter() - started
     return report
 
@@ -232,14 +234,14 @@ def _nearest(centroids: np.ndarray, feats: np.ndarray) -> list[int]:
     return [int(i) for i in np.argmin(d, axis=1)]
 
 
-def _split_large(mem: Any, state: _State, members: dict[str, list[str]], dropped: list[str],
-                 total: int) -> int:
-    """Split every changed cell larger than split_size(total) in two (new ids, old dropped)."""
+def _split_large(mem: Any, state: _State, joins: dict[str, list[str]],
+                 members: dict[str, list[str]], dropped: list[str], total: int) -> int:
+    """Split every cell that grew past split_size(total) in two (new ids, old dropped)."""
     done = 0
-    for cid in sorted(members):
-        if cid in dropped or len(members[cid]) <= P.split_size(total):
+    for cid in sorted(joins):
+        if state.counts[state.ids.index(cid)] <= P.split_size(total):
             continue
-        hs = sorted(members[cid])
+        hs = sorted(set(_members(mem, cid) + joins[cid]))
         feats = _features_of(mem, state, hs)
         i = state.ids.index(cid)
         for rows in P.split(hs, feats):
@@ -251,13 +253,12 @@ def _split_large(mem: Any, state: _State, members: dict[str, list[str]], dropped
             state.counts = np.append(state.counts, len(rows))
         _remove_cell(state, i)
         dropped.append(cid)
-        del members[cid]
         done += 1
     return done
 
 
-def _merge_small(mem: Any, state: _State, members: dict[str, list[str]], dropped: list[str],
-                 total: int) -> int:
+def _merge_small(mem: Any, state: _State, joins: dict[str, list[str]],
+                 members: dict[str, list[str]], dropped: list[str], total: int) -> int:
     """Fold every cell smaller than merge_size(total) into the cell whose centroid is nearest."""
     done = 0
     floor = P.merge_size(total)
@@ -272,8 +273,9 @@ def _merge_small(mem: Any, state: _State, members: dict[str, list[str]], dropped
         d[i] = np.inf
         j = int(np.argmin(d))
         into = state.ids[j]
-        own = members.pop(cid, None) or _members(mem, cid)
-        members[into] = sorted(set((members.get(into) or _members(mem, into)) + own))
+        own = members.pop(cid, None) or (_members(mem, cid) + joins.get(cid, []))
+        members[into] = sorted(set((members.get(into) or (_members(mem, into) + joins.get(into, [])))
+                                   + own))
         state.sums[j] += state.sums[i]
         state.counts[j] += state.counts[i]
         _remove_cell(state, i)
@@ -286,11 +288,6 @@ def _remove_cell(state: _State, i: int) -> None:
     del state.ids[i]
     state.sums = np.delete(state.sums, i, axis=0)
     state.counts = np.delete(state.counts, i)
-
-
-def _central_of(mem: Any, state: _State, cid: str, members: list[str]) -> list[str]:
-    hs = sorted(members)
-    return P.central(hs, _features_of(mem, state, hs))
 
 
 def _features_of(mem: Any, state: _State, handles: list[str]) -> np.ndarray:
@@ -347,11 +344,13 @@ def _space_params(space: P.FeatureSpace) -> list[Term]:
             Term("-", [Atom("t_max"), float(space.t_max)])]
 
 
-def _store(mem: Any, cells: list[tuple[str, list[str], list[str]]], dropped: list[str],
+def _store(mem: Any, cells: list[Any], dropped: list[str],
            adjacency: list[tuple[str, str, float]] | None, params: list[Term]) -> None:
-    """One durable batch: atc_cells:cells_store/4."""
-    terms = [Term("cell", [Atom(c), [Atom(h) for h in ms], [Atom(h) for h in central]])
-             for c, ms, central in cells]
+    """One durable batch: atc_cells:cells_store/4. ``cells`` holds ``(id, members, central)``
+    for cells sent whole and ``(id, handles)`` for handles joining an existing cell."""
+    terms = [Term("cell", [Atom(c[0]), [Atom(h) for h in c[1]], [Atom(h) for h in c[2]]])
+             if len(c) == 3 else Term("join", [Atom(c[0]), [Atom(h) for h in c[1]]])
+             for c in cells]
     adj: Any = Atom("keep") if adjacency is None else [
         Term("a", [Atom(a), Atom(b), float(w)]) for a, b, w in adjacency]
     goal = Term(":", [Atom("atc_cells"), Term("cells_store", [terms, [Atom(c) for c in dropped],
