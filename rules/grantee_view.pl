@@ -3,6 +3,8 @@
             item_time/2, item_seq/2, item_segment/2, item_source/2, item_source_name/2,
             item_text/2,
             relation/3,
+            cell/1, cell_of/2, cell_member/2, cell_adjacent/3, cell_info/3, cell_neighbours/2,
+            cell_path/3, cell_region/3, cell_hot/2,
             rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2, arc_goal/2,
             arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2,
             nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
@@ -23,6 +25,7 @@
 :- use_module(hydrate, []).
 :- use_module(memory, []).
 :- use_module(grants).
+:- use_module(cells, []).
 
 /** <module> The query vocabulary as a grantee sees it
 
@@ -121,6 +124,42 @@ item_source_name(H, N) :- atc_journal:item_source_name(H, N), seen_(H, _).
 item_text(H, T) :- atc_journal:item_text(H, T), seen_at_(H, l0).
 %!  relation(?S, ?P, ?O) is nondet.
 relation(S, P, O) :- atc_journal:relation(S, P, O), seen_(S, _), object_seen_(O).
+
+%!  cell(?C) is nondet.
+%   Cells (rules/cells.pl) whose every member the reader sees (visible/3 treats a cell as a
+%   record derived from its members); links, paths and regions keep to such cells.
+cell(C) :- grantee_view_reader(_), atc_cells:cell(C), seen_(C, _).
+%!  cell_of(?H, ?C) is nondet.
+cell_of(H, C) :- atc_cells:cell_of(H, C), seen_(H, _), seen_(C, _).
+%!  cell_member(?C, ?H) is nondet.
+cell_member(C, H) :- atc_cells:cell_member(C, H), seen_(C, _), seen_(H, _).
+%!  cell_adjacent(?C, ?C2, ?W) is nondet.
+cell_adjacent(C, C2, W) :- atc_cells:cell_adjacent(C, C2, W), seen_(C, _), seen_(C2, _).
+%!  cell_info(?C, ?Key, ?Value) is nondet.
+%   Size, span, top entities and tags, segments: the skeleton (L3) of a cell.
+cell_info(C, K, V) :- atc_cells:cell_info(C, K, V), seen_(C, _).
+%!  cell_neighbours(+C, -Pairs) is det.
+cell_neighbours(C, Pairs) :-
+    (   seen_(C, _)
+    ->  atc_cells:cell_neighbours(C, Pairs0),
+        include(seen_pair_, Pairs0, Pairs)
+    ;   Pairs = []
+    ).
+%!  cell_path(+C1, +C2, -Path) is semidet.
+%   A path whose every cell the reader sees.
+cell_path(A, B, Path) :-
+    atc_cells:cell_path(A, B, Path),
+    forall(member(C, Path), seen_(C, _)).
+%!  cell_region(+C, +Depth, -Cells) is det.
+cell_region(C, D, Cells) :-
+    seen_(C, _),
+    atc_cells:cell_region(C, D, Cells0),
+    include(seen_cell_, Cells0, Cells).
+%!  cell_hot(?C, ?Heat) is nondet.
+cell_hot(C, S) :- atc_cells:cell_hot(C, S), seen_(C, _).
+
+seen_pair_(C-_) :- seen_(C, _).
+seen_cell_(C) :- seen_(C, _).
 
 %!  rung(?Id, ?Level, ?Text) is nondet.
 %   Only rungs at or below the reader's ceiling for Id.

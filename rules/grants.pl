@@ -34,6 +34,7 @@
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
+:- use_module(cells, [cell/1, cell_provenance/2]).
 
 /** <module> Sharing: principals, teams, grants, labels, and the one visibility policy
 
@@ -58,7 +59,7 @@ grantee when
   - it is a live item matched by a grant that reaches the grantee (its filter: any of the
     values given per key, every key; keys segment, session, tag, entity, from, to), and the
     item's labels admit the grantee; the ceiling is the most detailed of those grants';
-  - or it was derived from items (an arc, a rollup: provenance/2), every one of them is
+  - or it was derived from items (an arc, a rollup: provenance/2; a cell: its members), every one of them is
     visible, and the record's labels admit the grantee; its ceiling is the least detailed of
     theirs. So a summary never shows more of a source than the source itself would.
 
@@ -201,7 +202,7 @@ visible_(Now, P, Grants, R, Max) :-
     ->  item_ceiling_(Grants, R, Max),
         labels_admit_(Now, P, R)
     ;   derived_record_(R)
-    ->  findall(H, provenance(R, H), Hs0),
+    ->  findall(H, record_source_(R, H), Hs0),
         sort(Hs0, Hs),
         Hs \== [],
         foldl(source_ceiling_(Grants, Now, P), Hs, l0, Max),
@@ -229,10 +230,17 @@ live_record_(R) :-
 
 derived_record_(R) :-
     (   nonvar(R)
-    ->  ( arc(R) ; rollup(R, _) ), !
+    ->  ( arc(R) ; rollup(R, _) ; cell(R) ), !
     ;   arc(R)
     ;   rollup(R, _)
+    ;   cell(R)
     ).
+
+% The items a derived record was computed from: an arc's or rollup's provenance, a cell's
+% members (a cell summary is seen only by a reader who sees every member, at the least
+% detailed of their ceilings, like any derived record).
+record_source_(R, H) :-
+    (   cell(R) -> cell_provenance(R, H) ; provenance(R, H) ).
 
 % A filter is a list of Key(Value) conditions: any value of a key, every key.
 filter_matches_(Filter, H) :-
@@ -292,7 +300,7 @@ record_labels(R, Labels) :-
     own_labels_(R, Own),
     (   item(R)
     ->  Labels = Own
-    ;   findall(L, ( provenance(R, H), H \== R, own_labels_(H, L) ), Ls),
+    ;   findall(L, ( record_source_(R, H), H \== R, own_labels_(H, L) ), Ls),
         foldl(tighten_, Ls, Own, Union),
         declassified_(R, Union, Labels)
     ).
