@@ -293,3 +293,26 @@ def test_curation_can_leave_cells_off(tmp_path: Path):
         assert "cell_adjacency" not in {f["seeded_by"] for f in frame.receipt["facts"]}
     finally:
         mem.close()
+
+
+def test_grants_cap_cell_summaries_and_hide_cells_a_reader_cannot_wholly_see(tmp_path: Path):
+    from test_sharing import make_alice, ok   # payments at L2 for bob's team; security not
+
+    home = tmp_path / "alice"
+    home.mkdir()
+    make_alice(home)
+    with Memory.open(home, create=False) as mem:
+        segments = {r["C"]: set(r["S"]) for r in
+                    mem.query("cell(C), cell_info(C, segments, S)", limit=1000).rows}
+    assert any(s == {"payments"} for s in segments.values())
+    seen = {r["C"] for r in json.loads(ok("query", "cell(C)", "--as", "bob", "--format", "json",
+                                          home=home))}
+    assert seen == {c for c, s in segments.items() if s == {"payments"}}
+    levels = {r["L"] for r in json.loads(ok("query", "cell(C), rung(C, L, _)", "--as", "bob",
+                                            "--format", "json", home=home))}
+    assert levels == {"l2", "l3"}
+    frame = json.loads(ok("hydrate", "--goal", "processor retries webhook", "--budget", "4000",
+                          "--format", "json", "--as", "bob", home=home))
+    cell_facts = [f for f in frame["receipt"]["facts"] if f["handle"].startswith("cell_")]
+    assert all(f["handle"] in seen and f["level"] in ("L2", "L3") for f in cell_facts)
+    assert all("stands_for" not in f for f in cell_facts)
