@@ -668,9 +668,9 @@ sharing_change_(mount_add(N, U, E), grants_mount_add(N, U, E), true).
 sharing_change_(mount_remove(N), grants_mount_remove(N), true).
 
 %!  api_sharing_state(-State:dict) is det.
-%   Principals, teams, grants, tokens (id and principal; never a secret) and mounts of this
-%   home, as lists of dicts, and its owner (or null).
-api_sharing_state(_{owner: Owner, principals: Ps, grants: Gs, tokens: Ts, mounts: Ms}) :-
+%   Principals (with their teams), grants and mounts of this home, as lists of dicts, and its
+%   owner (or null). Token hashes stay in Prolog (the host checks one with principal_token/4).
+api_sharing_state(_{owner: Owner, principals: Ps, grants: Gs, mounts: Ms}) :-
     (   home_owner(O) -> Owner = O ; Owner = null ),
     findall(_{name: P, kind: K, teams: Teams},
             ( principal(P, K), findall(T, member_of(P, T), Teams) ), Ps),
@@ -682,7 +682,6 @@ api_sharing_state(_{owner: Owner, principals: Ps, grants: Gs, tokens: Ts, mounts
               grants_now(Now),
               (   Rev == null, ( E == none ; Now @< E ) -> Live = true ; Live = false ) ),
             Gs),
-    findall(_{id: Id, principal: P, salt: S, hash: H}, principal_token(Id, P, S, H), Ts),
     findall(_{name: N, url: U, token_env: E}, grants_mount(N, U, E), Ms).
 
 %!  api_visible(+Reader, +Record, -MaxLevel) is semidet.

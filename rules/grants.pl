@@ -148,10 +148,12 @@ grant_reaches(Id, P) :-
     grant_reaches_(Now, Id, P, _, _).
 
 grant_reaches_(Now, Id, P, Filter, Ceiling) :-
-    grant_(Id, _, Grantee, Filter, Ceiling, Expiry, _),
+    (   Grantee = P
+    ;   member_(P, Grantee)
+    ),
+    grant_(Id, _, Grantee, Filter, Ceiling, Expiry, _),   % indexed on the grantee
     \+ revoked_(Id, _, _),
-    (   Expiry == none -> true ; Now @< Expiry ),
-    (   Grantee == P -> true ; member_(P, Grantee) ).
+    (   Expiry == none -> true ; Now @< Expiry ).
 
 %!  pool_mount_refused(+ReaderKind, +HomeKind) is semidet.
 %   A reader of ReaderKind may not read a home of HomeKind: a team (a pool's identity) never

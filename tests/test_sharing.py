@@ -269,6 +269,17 @@ def test_server_refuses_missing_and_wrong_tokens(server, alice):
     assert who["principal"] == "bob" and who["owner"] == "alice"
 
 
+def test_a_removed_principal_token_stops_working(server, alice):
+    home, tokens = alice
+    assert call_mount(server.url, tokens["carol"], "/v1/whoami")["principal"] == "carol"
+    ok("grant", "add", "carol", "--ceiling", "L3", home=home)
+    assert "revoked" in ok("principal", "remove", "carol", home=home)
+    with pytest.raises(MountError, match="HTTP 401"):
+        call_mount(server.url, tokens["carol"], "/v1/whoami")
+    listed = [line for line in ok("grant", "list", home=home).splitlines() if "-> carol" in line]
+    assert listed and all("revoked" in line for line in listed)
+
+
 def test_a_grantee_token_reads_only_its_own_grants(server, alice):
     home, tokens = alice
     ok("grant", "add", "carol", "--segment", "security", "--ceiling", "L3", home=home)

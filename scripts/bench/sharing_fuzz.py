@@ -198,7 +198,8 @@ def mutate(mem: Any, policy: Policy, meta: dict[str, dict[str, str]], rng: rando
 
     roll = rng.random()
     handles = sorted(meta)
-    if roll < 0.40 or not policy.grants:
+    live = [g for g, v in policy.grants.items() if not v["revoked"]]
+    if (roll < 0.40 or not policy.grants) and len(live) < 12:
         grantee = rng.choice(PEOPLE + TEAMS)
         filt: list[tuple[str, str]] = []
         kw: dict[str, Any] = {"segments": [], "sessions": []}
@@ -222,8 +223,7 @@ def mutate(mem: Any, policy: Policy, meta: dict[str, dict[str, str]], rng: rando
         policy.grants[gid] = {"grantee": grantee, "filter": filt, "ceiling": ceiling.lower(),
                               "expiry": expiry, "revoked": False}
         counts["grants added"] += 1
-    elif roll < 0.55:
-        live = [g for g, v in policy.grants.items() if not v["revoked"]]
+    elif roll < 0.55 or len(live) >= 12:
         if live:
             gid = rng.choice(live)
             sp.revoke_grant(mem, gid)

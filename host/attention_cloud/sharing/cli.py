@@ -210,7 +210,7 @@ def label(handles: tuple[str, ...], readers: tuple[str, ...], restrictions: tupl
 
     Example: atc label it_3fa2c1d09e8b7a65 --restrict pii --reader bob
     """
-    with open_memory(home, create=not show_only) as mem:
+    with open_memory(home, create=False) as mem:
         if not show_only:
             n = policy.label(mem, handles, readers=readers, restrictions=restrictions,
                              retention=retention)
