@@ -387,7 +387,7 @@ def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceili
             from .sharing.reads import reader_hydrate
 
             frame = reader_hydrate(mem, as_principal, goal, budget=budget, plane=plane,
-                                   ceiling=ceiling, now=now, walk=walk,
+                                   ceiling=ceiling, now=now, walk=walk, segments=budgets,
                                    rules_text=_read_rules(rules_file), via="cli --as")
         elif mounts:  # cells of this memory: a frame drawn from their region only
             frame = mem.hydrate(goal, budget=budget, plane=plane, segments=budgets,
