@@ -70,8 +70,10 @@ labels are the most restrictive union of its sources' (readers intersect, restri
 retention the earliest), computed by record_labels/2 from provenance at every read, so they are
 always current. grants_declassify/4 is the only way down.
 
-Pools: a team principal reading a pool (a team-owned home) is refused, so no pool mounts another
-and nothing is laundered through a hierarchy of teams; teams hold persons only.
+Pools: a home owned by a team is a pool. Membership derives the grant: every member reads the
+whole pool at L0 (its labels still apply), joining and leaving taking effect at the next read.
+A team principal reading a pool is refused, so no pool mounts another and nothing is laundered
+through a hierarchy of teams; teams hold persons only.
 */
 
 :- dynamic
@@ -180,7 +182,11 @@ visible(P, Record, Max) :-
     ;   owner_(Owner), principal_(Owner, HomeKind), pool_mount_refused(Kind, HomeKind)
     ->  fail
     ;   grants_now(Now),
-        findall(g(F, C), grant_reaches_(Now, _, P, F, C), Grants),
+        findall(g(F, C), grant_reaches_(Now, _, P, F, C), Grants0),
+        (   owner_(Pool), principal_(Pool, team), member_(P, Pool)
+        ->  Grants = [g([], l0)|Grants0]    % a pool's members: the whole pool, labels apply
+        ;   Grants = Grants0
+        ),
         Grants \== [],
         (   nonvar(Record)
         ->  visible_(Now, P, Grants, Record, Max)

@@ -102,6 +102,16 @@ test(pool_never_read_by_a_team, [true(Ids == [])]) :-
     grant(g1, infra, [], l0),
     seen(infra, Ids).
 
+test(pool_members_read_the_pool, [true(B-C == l0-none)]) :-
+    store_reset,
+    add_item(p1-payments-s1-0-"2026-01-01T10:00:00Z"),
+    grants_principal_add(platform, team, true),
+    grants_principal_add(bob, person, false),
+    grants_principal_add(carol, person, false),
+    grants_member_join(bob, platform),
+    visible(bob, p1, B),
+    ( visible(carol, p1, C0) -> C = C0 ; C = none ).
+
 test(pool_mount_refused) :-
     pool_mount_refused(team, team),
     \+ pool_mount_refused(person, team),
