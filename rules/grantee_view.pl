@@ -254,7 +254,12 @@ hydrate(Goal, Options, Frame) :-
         )
     ;   true
     ),
-    atc_memory:hydrate(Goal, Options.put(reader, P), Frame).
+    (   get_dict(now, Options, Now), Now \== null, Now \== default
+    ->  Options1 = Options
+    ;   memory_now(Stamp),              % the newest item *they* see, not the owner's newest
+        Options1 = Options.put(now, Stamp)
+    ),
+    atc_memory:hydrate(Goal, Options1.put(reader, P), Frame).
 
 %!  goal_speaker(+Goal, -Speaker) is semidet.
 %   As atc_memory's, naming only a person who speaks in a record the reader sees.
