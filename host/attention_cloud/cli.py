@@ -629,6 +629,14 @@ def _mount_sharing_commands() -> None:
         main.add_command(command, name)
 
 
+def _mount_agent_commands() -> None:
+    """remember, mcp, hook, install and uninstall live in their own package."""
+    from .agents import cli as agents_cli
+
+    for name, command in agents_cli.COMMANDS.items():
+        main.add_command(command, name)
+
+
 if __name__ == "__main__":  # pragma: no cover
     # `python -m attention_cloud.cli`: run the package's own module, whose sharing commands
     # (which import it) register against it rather than against this copy.
@@ -637,3 +645,4 @@ if __name__ == "__main__":  # pragma: no cover
     sys.exit(package_main())
 else:
     _mount_sharing_commands()
+    _mount_agent_commands()

@@ -223,9 +223,21 @@ def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None 
         receipt["uncurated"] = status["uncurated"]
         if status["notes"]:
             receipt["notes"] = list(status["notes"])
+    return seal_frame(receipt, facts, home=home, empty=(status or {}).get("empty", ""))
+
+
+def seal_frame(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, home: Path | None,
+               empty: str = "") -> Frame:
+    """A Frame from a receipt (without ``id``) and its facts: the id is a digest of the
+    receipt, the text is rendered, and the receipt is stored in ``home`` (unless None).
+
+    Callers that narrow a frame (keep some of its facts, add fields to its receipt, as the
+    ambient prompt hook does) seal the result again, so a receipt always matches its frame.
+    """
+    receipt = {k: v for k, v in receipt.items() if k != "id"}
     rid = "r_" + hashlib.sha256(json.dumps(receipt, sort_keys=True).encode()).hexdigest()[:16]
     receipt = {"id": rid, **receipt}
-    text = render_text(receipt, facts, empty=(status or {}).get("empty", ""))
+    text = render_text(receipt, facts, empty=empty)
     if home is not None:
         save_receipt(home, receipt)
     return Frame(receipt_id=rid, facts=facts, receipt=receipt, text=text)

@@ -352,6 +352,29 @@ class Memory:
         self.jump.flush()
         return invalidated
 
+    def remember(self, text: str, *, kind: str = "note", segment: str = "default",
+                 role: str = "user", goal: str | None = None, time: str | None = None,
+                 curate: bool = True) -> Any:
+        """Add one memory by hand: ``text`` becomes a journal item of ``kind`` (``note``,
+        ``decision`` or ``preference``) in ``segment``, with its verbatim record appended to
+        ``home/remembered.jsonl`` (its pointer is ``that file:line``).
+
+        The handle is content-derived: remembering the same text again (same kind and
+        segment) writes nothing and returns ``new=False``. The item's goal is ``goal``, else
+        the text itself; its time is ``time`` (any form ingest reads), else now; ``role`` is
+        ``user`` or ``assistant`` (an agent remembering on its own account). With ``curate``
+        (the default) the item is curated at once when at most
+        :data:`~attention_cloud.agents.remember.CURATE_AT_ONCE_MAX` items await curation, so
+        frames find it by meaning right away; otherwise ``atc curate`` does it.
+
+        Returns an :class:`~attention_cloud.agents.remember.Remembered`. Raises InputError for
+        an empty or over-long text, UsageError for a bad kind, segment, role or time.
+        """
+        from .agents.remember import remember
+
+        return remember(self, text, kind=kind, segment=segment, role=role, goal=goal,
+                        when=time, curate=curate)
+
     # -- reading ----------------------------------------------------------------------------------
     def query(self, goal: str, *, limit: int = 100, time_limit: float | None = None,
               rules: str | os.PathLike[str] | None = None) -> QueryResult:

@@ -315,17 +315,9 @@ def attend(ctx: click.Context, goal_id: str, budget: int, current: str | None,
         ctl.add_goal(goal_id, depends_on=depends_on, loss_if_wrong=loss, now=at)
     result = ctl.attend(goal_id, budget=budget, now=at, current=current)
     if fmt == "json":
-        _json(_result_dict(result))
+        _json(result.as_dict())
         return
     _print_result(result, top)
-
-
-def _result_dict(result: AttendResult) -> dict[str, Any]:
-    return {"turn_id": result.turn_id, "decision": result.decision, "reason": result.reason,
-            "chosen": result.chosen.as_dict() if result.chosen else None,
-            "saturation_alarm": result.saturation_alarm, "dropped": result.dropped,
-            "goal_decision": result.goal_decision,
-            "ranked": [c.as_dict() for c in result.ranked]}
 
 
 def _print_result(result: AttendResult, top: int) -> None:

@@ -133,6 +133,14 @@ class AttendResult:
                    goal_decision=plain(raw["goal_decision"]),
                    dropped=int(raw["dropped"]))
 
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form (what ``atc attend --format json`` prints)."""
+        return {"turn_id": self.turn_id, "decision": self.decision, "reason": self.reason,
+                "chosen": self.chosen.as_dict() if self.chosen else None,
+                "saturation_alarm": self.saturation_alarm, "dropped": self.dropped,
+                "goal_decision": self.goal_decision,
+                "ranked": [c.as_dict() for c in self.ranked]}
+
 
 @dataclass(frozen=True)
 class InspectOutcome:

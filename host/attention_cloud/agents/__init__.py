@@ -1,0 +1,9 @@
+"""Where agents meet memory: ``remember``, the MCP server, Claude Code hooks and their install.
+
+- :mod:`.remember`: one memory added by hand, a journal item with its own verbatim record.
+- :mod:`.ambient`: whether a frame is worth injecting before a prompt at all.
+- :mod:`.hooks`: ``atc hook user-prompt|session-end|stop`` (Claude Code hook commands).
+- :mod:`.install`: ``atc install|uninstall claude-code`` (settings.json, merged and reversible).
+- :mod:`.mcp_server`: ``atc mcp``, the official MCP SDK over stdio or loopback HTTP.
+- :mod:`.cli`: the commands, mounted on ``atc`` by :mod:`attention_cloud.cli`.
+"""

@@ -1,0 +1,197 @@
+"""``atc remember``, ``atc mcp``, ``atc hook ...`` and ``atc install|uninstall claude-code``.
+
+Each command is a few lines over the library in this package; :data:`COMMANDS` is mounted on
+``atc`` by :mod:`attention_cloud.cli`.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ..cli import emit_json, fail_cleanly, home_option, open_memory
+from .remember import REMEMBER_KINDS
+
+
+@click.command()
+@click.argument("text")
+@click.option("--kind", type=click.Choice(list(REMEMBER_KINDS)), default="note",
+              show_default=True, help="What sort of memory it is.")
+@click.option("--segment", default="default", show_default=True,
+              help="Namespace the item goes into.")
+@click.option("--goal", default=None, help="The goal it was remembered under [default: the text].")
+@click.option("--no-curate", is_flag=True,
+              help="Only write the item; `atc curate` builds its rungs and vectors later.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@home_option
+@fail_cleanly
+def remember(text: str, kind: str, segment: str, goal: str | None, no_curate: bool, fmt: str,
+             home: str | None) -> None:
+    """Add one memory by hand: TEXT becomes a journal item (- reads it from stdin).
+
+    Remembering the same text again changes nothing. The verbatim record goes to
+    remembered.jsonl in the home (`atc show HANDLE --source` prints it).
+
+    Example: atc remember "the staging DB is read-only on Fridays" --kind note
+    """
+    if text == "-":
+        text = sys.stdin.read()
+    mem = open_memory(home)
+    try:
+        done = mem.remember(text, kind=kind, segment=segment, goal=goal, curate=not no_curate)
+    finally:
+        mem.close()
+    if fmt == "json":
+        emit_json(done.as_dict())
+        return
+    verb = "remembered" if done.new else "already remembered"
+    click.echo(f"{verb} {done.handle} ({done.kind}, segment {done.segment}) <- {done.source}")
+    if not done.curated:
+        click.echo("atc: note: not curated yet: `atc curate` builds its rungs and vectors",
+                   err=True)
+
+
+#: Every command of this package, for the host CLI to mount.
+COMMANDS: dict[str, click.Command] = {"remember": remember}
+
+
+# -- mcp ------------------------------------------------------------------------------------
+@click.command()
+@click.option("--http", "http", is_flag=True,
+              help="Serve streamable HTTP on 127.0.0.1 (path /mcp) instead of stdio.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
+              help="Port for --http (the server binds to 127.0.0.1 only).")
+@home_option
+@fail_cleanly
+def mcp(http: bool, port: int, home: str | None) -> None:
+    """Serve memory to MCP clients (Claude Code, Claude Desktop, ...) over stdio.
+
+    Tools: hydrate, query, remember, forget, attend, claim, show; resources:
+    receipt://{id}. Memory opens on the first call and the write lock is held only while a
+    tool writes, so `atc ingest` and `atc curate` can run beside the server.
+
+    Example: claude mcp add attention-cloud -- atc mcp
+    """
+    from .mcp_server import serve
+
+    serve(home, http=http, port=port)
+
+
+# -- hook -----------------------------------------------------------------------------------
+@click.group()
+def hook() -> None:
+    """Claude Code hook commands (read the hook's JSON payload on stdin; never fail)."""
+
+
+def _hook_home(home: str | None) -> Any:
+    from ..home import resolve_home
+
+    return resolve_home(home)
+
+
+@hook.command("user-prompt")
+@click.option("--budget", type=click.IntRange(min=1), default=800, show_default=True,
+              help="Token budget of the injected frame.")
+@click.option("--plane", default="default", show_default=True)
+@click.option("--segment", "segments", multiple=True,
+              help="Segments to recall from [default: the project's, plus default].")
+@click.option("--min-score", type=click.FloatRange(0, 1), default=None,
+              help="Bar for the best new fact's score [default: by embedder].")
+@home_option
+def hook_user_prompt(budget: int, plane: str, segments: tuple[str, ...],
+                     min_score: float | None, home: str | None) -> None:
+    """UserPromptSubmit: print a frame for the prompt as additional context, or nothing.
+
+    Example (what Claude Code runs): echo '{"session_id": "s1", "prompt": "...",
+    "cwd": "/work/app", ...}' | atc hook user-prompt
+    """
+    from .hooks import MAX_PAYLOAD_BYTES, user_prompt
+
+    raw = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+    out = user_prompt(raw, _hook_home(home), budget=budget, plane=plane, segments=segments,
+                      min_score=min_score)
+    if out:
+        click.echo(out)
+
+
+def _capture_command(event: str) -> click.Command:
+    @click.option("--foreground", is_flag=True,
+                  help="Do the work before returning (default: a detached background process).")
+    @home_option
+    def command(foreground: bool, home: str | None) -> None:
+        from .hooks import MAX_PAYLOAD_BYTES, capture
+
+        raw = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+        capture(raw, _hook_home(home), event=event, foreground=foreground)
+
+    command.__doc__ = (f"{'Stop' if event == 'stop' else 'SessionEnd'}: ingest and curate the "
+                       "session's transcript into the project's segment (incremental).")
+    return click.command(event)(command)
+
+
+hook.add_command(_capture_command("stop"))
+hook.add_command(_capture_command("session-end"))
+
+
+# -- install / uninstall --------------------------------------------------------------------
+def _scope_options(fn: Any) -> Any:
+    fn = click.option("--project", "scope", flag_value="project",
+                      help="This project's .claude/settings.json.")(fn)
+    return click.option("--user", "scope", flag_value="user", default=True,
+                        help="Your ~/.claude/settings.json [default].")(fn)
+
+
+@click.group()
+def install() -> None:
+    """Connect an agent to memory."""
+
+
+@install.command("claude-code")
+@_scope_options
+@click.option("--yes", "-y", is_flag=True, help="Write without asking.")
+@click.option("--home", default=None, type=click.Path(file_okay=False),
+              help="Memory home the hooks use [default: theirs, $ATC_HOME or ~/.attention-cloud].")
+@fail_cleanly
+def install_claude_code(scope: str, yes: bool, home: str | None) -> None:
+    """Add the recall and capture hooks to Claude Code's settings.json (shown first, written
+    when confirmed; other settings and hooks are kept).
+
+    Example: atc install claude-code --project --yes
+    """
+    from .install import atc_command, install as write, plan_install, settings_path
+
+    plan = plan_install(settings_path(scope), atc_command(home))
+    if not plan.added:
+        click.echo(f"already installed in {plan.path}")
+        return
+    click.echo(plan.diff(), nl=False)
+    if not yes and not click.confirm(f"Write {plan.path}?", default=False):
+        click.echo("nothing written")
+        return
+    write(plan)
+    click.echo(f"installed in {plan.path} ({', '.join(plan.added)}); "
+               "`atc uninstall claude-code` removes it")
+    click.echo("MCP tools too: claude mcp add attention-cloud -- atc mcp")
+
+
+@click.group()
+def uninstall() -> None:
+    """Disconnect an agent from memory."""
+
+
+@uninstall.command("claude-code")
+@_scope_options
+@fail_cleanly
+def uninstall_claude_code(scope: str) -> None:
+    """Remove exactly what `atc install claude-code` added.
+
+    Example: atc uninstall claude-code --project
+    """
+    from .install import settings_path, uninstall as remove
+
+    click.echo(remove(settings_path(scope)))
+
+
+COMMANDS.update({"mcp": mcp, "hook": hook, "install": install, "uninstall": uninstall})

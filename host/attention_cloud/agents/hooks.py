@@ -1,0 +1,337 @@
+"""Claude Code hooks: recall before a prompt, capture after a turn.
+
+``atc hook user-prompt`` reads the UserPromptSubmit payload (``session_id``,
+``transcript_path``, ``cwd``, ``hook_event_name``, ``prompt``) on stdin, plans a small frame for
+the prompt from the project's memory, decides whether it is worth injecting
+(:mod:`.ambient`), and prints the hook's JSON output with the frame, in its envelope, as
+``additionalContext``, or nothing. ``atc hook stop`` and ``atc hook session-end`` ingest and
+curate the session's transcript incrementally (a background process, so the agent never waits).
+
+**Project memory** is a segment named after the working directory:
+``project:`` + the cwd with every run of characters other than letters and digits made one
+``-`` (``/work/payments`` → ``project:work-payments``; :func:`project_segment`). Capture
+ingests the transcript into it; recall reads it, plus the ``default`` segment where
+``atc remember`` puts notes unless told otherwise (three quarters of the budget for the
+project, a quarter for the notes). ``--segment S`` on the hook command names the segments
+instead.
+
+A hook never blocks the prompt: any error (bad payload, missing home, a busy writer, a bug) is
+written to ``home/hooks.log`` and the hook exits 0 printing nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: The largest hook payload read from stdin (a prompt is pasted text; 4 MiB is plenty).
+MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
+
+#: hooks.log is rotated (to hooks.log.1) past this size.
+MAX_LOG_BYTES = 1024 * 1024
+
+#: Per-session state older than this is removed by the next hook run.
+SESSION_STATE_DAYS = 14
+
+#: The segment ``atc remember`` writes to by default, read beside the project's.
+NOTES_SEGMENT = "default"
+
+_NOT_ALNUM = re.compile(r"[^0-9A-Za-z]+")
+
+
+def project_segment(cwd: str) -> str:
+    """The segment holding a project's memory: ``project:`` + its cwd made a name."""
+    name = _NOT_ALNUM.sub("-", cwd).strip("-")
+    return f"project:{name or 'root'}"
+
+
+# -- payloads and logging -------------------------------------------------------------------
+class HookInputError(ValueError):
+    """The hook payload is not what Claude Code sends."""
+
+
+def read_payload(raw: bytes | str) -> dict[str, Any]:
+    """The hook payload as a dict, or HookInputError saying what is wrong with it."""
+    if isinstance(raw, bytes):
+        if len(raw) > MAX_PAYLOAD_BYTES:
+            raise HookInputError(f"payload is {len(raw)} bytes; at most {MAX_PAYLOAD_BYTES}")
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise HookInputError(f"payload is not UTF-8 ({exc})") from None
+    try:
+        payload = json.loads(raw)
+    except ValueError as exc:
+        raise HookInputError(f"payload is not JSON ({exc})") from None
+    if not isinstance(payload, dict):
+        raise HookInputError("payload is not a JSON object")
+    return payload
+
+
+def _text_field(payload: dict[str, Any], name: str, *, required: bool = True) -> str:
+    value = payload.get(name, "")
+    if not isinstance(value, str):
+        raise HookInputError(f"payload field {name!r} is not a string")
+    if required and not value.strip():
+        raise HookInputError(f"payload has no {name!r}")
+    return value
+
+
+def log(home: Path, event: str, message: str) -> None:
+    """Append one line to ``home/hooks.log`` (never raises: logging must not break a hook)."""
+    try:
+        if not home.is_dir():
+            return
+        path = home / "hooks.log"
+        if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
+            path.replace(home / "hooks.log.1")
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        line = " ".join(f"{stamp} {event} {message}".split())
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(line[:4000] + "\n")
+    except OSError:
+        pass
+
+
+# -- per-session state ----------------------------------------------------------------------
+def _state_path(home: Path, session_id: str) -> Path:
+    key = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return home / "hooks" / "sessions" / f"{key}.json"
+
+
+def injected_before(home: Path, session_id: str) -> set[str]:
+    """Handles already injected into this hook session."""
+    path = _state_path(home, session_id)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {str(h) for h in data.get("injected", [])}
+    except (OSError, ValueError, AttributeError):
+        return set()
+
+
+def record_injected(home: Path, session_id: str, handles: list[str]) -> None:
+    """Add ``handles`` to the session's injected set (and drop stale sessions' files)."""
+    path = _state_path(home, session_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    known = injected_before(home, session_id)
+    data = {"session_id": session_id, "updated": time.time(),
+            "injected": sorted(known | set(handles))}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    tmp.replace(path)
+    cutoff = time.time() - SESSION_STATE_DAYS * 86400
+    for other in path.parent.glob("*.json"):
+        try:
+            if other.stat().st_mtime < cutoff:
+                other.unlink()
+        except OSError:
+            pass
+
+
+# -- recall ---------------------------------------------------------------------------------
+@dataclass
+class Ambient:
+    """The outcome of ambient recall for one prompt."""
+
+    inject: bool
+    frame: Any                      # the sealed Frame (facts kept; none when declined)
+    decision: dict[str, Any]        # the receipt's ``ambient`` field
+
+    @property
+    def context(self) -> str:
+        """The additional context to inject: the frame in its envelope ("" when declined)."""
+        return self.frame.envelope if self.inject else ""
+
+
+def recall_segments(mem: Any, cwd: str, named: tuple[str, ...] = ()) -> dict[str, float]:
+    """Segment -> share of the budget for a prompt in ``cwd`` (only segments memory holds)."""
+    from ..bridge import Var
+
+    held = {str(s) for (s,) in mem.pl.solutions("atc_journal:journal_segment", Var())}
+    if named:
+        picked = [s for s in named if s in held]
+        return {s: 1.0 / len(picked) for s in picked}
+    project = project_segment(cwd) if cwd else ""
+    shares = {project: 0.75, NOTES_SEGMENT: 0.25}
+    present = {s: w for s, w in shares.items() if s and s in held}
+    total = sum(present.values())
+    return {s: w / total for s, w in present.items()}
+
+
+def ambient_recall(mem: Any, prompt: str, *, session_id: str, budget: int = 800,
+                   plane: str = "default", segments: dict[str, float] | None = None,
+                   own_sources: tuple[str, ...] = (), min_score: float | None = None,
+                   record: bool = True) -> Ambient:
+    """Plan a frame for ``prompt``, decide whether to inject it (:func:`.ambient.decide`),
+    keep only the facts worth injecting, and store the receipt with its ``ambient`` field.
+
+    ``segments`` maps segment -> share of ``budget`` (None: the whole memory, the plane's
+    split). With ``record``, the injected facts are remembered for ``session_id`` so later
+    prompts of the session do not get them again.
+    """
+    from ..hydration import FrameFact, hydrate, seal_frame
+    from ..ingest.envelope import strip_envelopes
+    from .ambient import decide, default_min_score
+
+    text, _ = strip_envelopes(prompt)
+    text = text.strip()
+    bar = default_min_score(mem.jump.embedder_spec or "minilm") if min_score is None else min_score
+    if segments is not None and not segments:
+        return _declined(mem, text or prompt, budget, plane,
+                         {"inject": False, "reason": "memory holds nothing for this project yet",
+                          "best_score": None, "min_score": bar})
+    if not text:
+        return _declined(mem, prompt, budget, plane,
+                         {"inject": False, "reason": "the prompt is empty", "best_score": None,
+                          "min_score": bar})
+    split = {s: int(budget * share) for s, share in (segments or {}).items()} or None
+    planned = hydrate(mem, text, budget=budget, plane=plane, segments=split,
+                      store_receipt=False)
+    already = injected_before(mem.home, session_id)
+    decision = decide(planned.receipt, text, already=already, own_sources=own_sources,
+                      min_score=bar)
+    keep = set(decision.keep)
+    facts: tuple[FrameFact, ...] = tuple(f for f in planned.facts if f.handle in keep)
+    receipt = dict(planned.receipt)
+    receipt["facts"] = [f for f in receipt["facts"] if f["handle"] in keep]
+    if not decision.inject:
+        receipt["beyond"] = []
+        receipt["suppressed"] = []
+    segs = {name: {**seg, "spent": sum(f.tokens for f in facts if f.segment == name)}
+            for name, seg in receipt["budget"]["segments"].items()}
+    receipt["budget"] = {**receipt["budget"], "spent": sum(f.tokens for f in facts),
+                         "segments": segs}
+    receipt["ambient"] = {**decision.as_dict(), "session": session_id,
+                          "considered": len(planned.facts)}
+    frame = seal_frame(receipt, facts, home=mem.home)
+    if decision.inject and record:
+        record_injected(mem.home, session_id, [f.handle for f in facts])
+    return Ambient(decision.inject, frame, receipt["ambient"])
+
+
+def _declined(mem: Any, goal: str, budget: int, plane: str, decision: dict[str, Any]) -> Ambient:
+    from ..hydration import ESTIMATOR, seal_frame
+
+    receipt = {"goal": goal, "plane": plane,
+               "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "budget": {"total": budget, "spent": 0, "segments": {}}, "ceiling": "L0",
+               "path": "none", "anchor": None,
+               "tokens": {"estimated": True, "estimator": ESTIMATOR},
+               "facts": [], "beyond": [], "suppressed": [], "ambient": decision}
+    return Ambient(False, seal_frame(receipt, (), home=mem.home), decision)
+
+
+def hook_output(context: str) -> str:
+    """The UserPromptSubmit hook's JSON output carrying ``context``."""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                              "additionalContext": context}},
+                      ensure_ascii=False)
+
+
+def user_prompt(raw: bytes | str, home: Path, *, budget: int = 800, plane: str = "default",
+                segments: tuple[str, ...] = (), min_score: float | None = None) -> str:
+    """What ``atc hook user-prompt`` prints for a payload: the hook output, or "" (declined,
+    or failed: the reason goes to ``home/hooks.log``). Never raises."""
+    try:
+        payload = read_payload(raw)
+        prompt = _text_field(payload, "prompt", required=False)
+        session = _text_field(payload, "session_id")
+        cwd = _text_field(payload, "cwd", required=False)
+        transcript = _text_field(payload, "transcript_path", required=False)
+        if not (home / "journal.pl").exists() and not (home / "snapshot.qlf").exists():
+            log(home, "user-prompt", f"session={session} no memory in {home} yet")
+            return ""
+        from ..memory import Memory
+
+        mem = Memory.open(home, create=False)
+        try:
+            shares = recall_segments(mem, cwd, segments)
+            own = tuple(p for p in (transcript, _subagent_dir(transcript)) if p)
+            result = ambient_recall(mem, prompt, session_id=session, budget=budget, plane=plane,
+                                    segments=shares, own_sources=own, min_score=min_score)
+        finally:
+            mem.close()
+        log(home, "user-prompt", f"session={session} inject={result.inject} "
+                                 f"receipt={result.frame.receipt_id} {result.decision['reason']}")
+        return hook_output(result.context) if result.inject else ""
+    except BaseException as exc:  # noqa: BLE001 - a hook must never block the prompt
+        log(home, "user-prompt", f"error: {_describe(exc)}")
+        return ""
+
+
+def _describe(exc: BaseException) -> str:
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = f" at {Path(where[0].filename).name}:{where[0].lineno}" if where else ""
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}{at}"
+
+
+def _subagent_dir(transcript: str) -> str:
+    """Claude Code 2.1 keeps a session's subagent transcripts in ``<session>/subagents/``."""
+    if not transcript.endswith(".jsonl"):
+        return ""
+    return str(Path(transcript[: -len(".jsonl")]) / "subagents")
+
+
+# -- capture --------------------------------------------------------------------------------
+def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = False) -> None:
+    """``atc hook stop|session-end``: ingest and curate the session's transcript (and its
+    subagent transcripts) into the project segment. In the background unless ``foreground``:
+    the hook returns at once and a detached process does the work. Never raises; errors go to
+    ``home/hooks.log``."""
+    try:
+        payload = read_payload(raw)
+        session = _text_field(payload, "session_id", required=False)
+        transcript = _text_field(payload, "transcript_path")
+        cwd = _text_field(payload, "cwd", required=False)
+        if not Path(transcript).is_file():
+            raise HookInputError(f"transcript {transcript} is not a file")
+    except BaseException as exc:  # noqa: BLE001
+        log(home, event, f"error: {_describe(exc)}")
+        return
+    if not foreground and _detach():
+        return                               # the parent: the hook is done
+    try:
+        _ingest_session(home, event, session, transcript, cwd)
+    except BaseException as exc:  # noqa: BLE001
+        log(home, event, f"session={session} error: {_describe(exc)}")
+    finally:
+        if not foreground:
+            os._exit(0)
+
+
+def _ingest_session(home: Path, event: str, session: str, transcript: str, cwd: str) -> None:
+    from ..memory import Memory
+
+    paths = [transcript]
+    sub = _subagent_dir(transcript)
+    if sub and Path(sub).is_dir():
+        paths.append(sub)
+    segment = project_segment(cwd or str(Path(transcript).parent))
+    started = time.perf_counter()
+    with Memory.open(home) as mem:
+        report = mem.ingest(paths, segment=segment, strict=False)
+        curated = mem.curate().as_dict() if report.new else {}
+    log(home, event, f"session={session} segment={segment} new={report.new} "
+                     f"unchanged={report.unchanged} curated={curated.get('items', 0)} "
+                     f"in {time.perf_counter() - started:.1f} s")
+
+
+def _detach() -> bool:
+    """Fork a detached worker: True in the parent (which returns), False in the worker."""
+    pid = os.fork()
+    if pid > 0:
+        os.waitpid(pid, 0)                   # the first child exits at once
+        return True
+    os.setsid()
+    if os.fork() > 0:
+        os._exit(0)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    return False

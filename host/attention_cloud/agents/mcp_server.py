@@ -1,0 +1,246 @@
+"""``atc mcp``: memory as an MCP server (the official ``mcp`` Python SDK).
+
+Tools: ``hydrate`` (a frame in its envelope, plus its receipt), ``query`` (a sandboxed Prolog
+goal over the vocabulary), ``remember``, ``forget``, ``attend``, ``claim`` and ``show``.
+Resources: ``receipt://{receipt_id}``, every receipt stored in the home. Served over stdio, or
+streamable HTTP on 127.0.0.1 only (``--http [--port N]``; path ``/mcp``).
+
+One :class:`~attention_cloud.Memory` per process, and the server is long-running, so it must
+never stand in the way of ``atc ingest`` or ``atc curate`` in another process:
+
+- memory opens lazily, on the first call, and only reads until a tool writes;
+- every call runs on one worker thread, one at a time (the Prolog engine is process-wide);
+- before a call, memory is reopened when the journal changed on disk (another process
+  committed), so answers never come from a stale view;
+- after a tool that writes (``remember``, ``forget``, ``attend``, ``claim``), memory is closed,
+  which releases the home's write lock at once; a busy writer elsewhere makes the write tool
+  fail with one line (``another process is writing to this memory home``), never wait.
+
+Errors come back as MCP tool errors (``isError``) with one clear line.
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+from typing import Any, Callable, TypeVar
+
+from ..errors import AtcError
+
+_T = TypeVar("_T")
+
+SERVER_NAME = "attention-cloud"
+
+
+class MemoryHost:
+    """The process's one Memory: opened lazily, reopened when the journal changed on disk,
+    closed after every write (so the write lock is held only while writing)."""
+
+    def __init__(self, home: str | os.PathLike[str] | None) -> None:
+        from ..home import resolve_home
+
+        self.home = resolve_home(home)
+        self._mem: Any = None
+        self._seen: tuple[int, int] | None = None
+
+    def _stamp(self) -> tuple[int, int]:
+        try:
+            st = (self.home / "journal.pl").stat()
+            return (st.st_size, st.st_mtime_ns)
+        except FileNotFoundError:
+            return (0, 0)
+
+    def memory(self, *, create: bool = False) -> Any:
+        """The open Memory, fresh as of the journal on disk."""
+        from ..attention.controller import ensure_loaded
+        from ..bridge import get_prolog
+        from ..memory import Memory
+
+        stamp = self._stamp()
+        if self._mem is not None and (self._mem._closed or stamp != self._seen):
+            self.close()
+        if self._mem is None:
+            ensure_loaded(get_prolog())      # attention rules before the journal replays
+            self._mem = Memory.open(self.home, create=create)
+            self._seen = stamp
+        return self._mem
+
+    def wrote(self) -> None:
+        """After a write: close (releasing the write lock); the next call reopens."""
+        self.close()
+
+    def close(self) -> None:
+        if self._mem is not None:
+            try:
+                self._mem.close()
+            finally:
+                self._mem = None
+                self._seen = None
+
+
+def one_line(exc: BaseException) -> str:
+    """The error as the CLI would print it: its first line."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def build_server(home: str | os.PathLike[str] | None = None) -> Any:
+    """The MCPServer with memory's tools and receipt resources, for ``home``."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+
+    host = MemoryHost(home)
+    worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="atc-memory")
+
+    async def run(fn: Callable[[], _T], *, writes: bool = False) -> _T:
+        def call() -> _T:
+            try:
+                return fn()
+            finally:
+                if writes:
+                    host.wrote()
+        try:
+            return await asyncio.wrap_future(worker.submit(call))
+        except AtcError as exc:
+            raise ToolError(one_line(exc)) from None
+
+    server = MCPServer(
+        SERVER_NAME,
+        instructions=(
+            "Attention Cloud: durable agent memory. Call `hydrate` with what you are trying to "
+            "do to get a budgeted frame of relevant memory (each fact with its source pointer "
+            "and a receipt saying why it is there); `remember` to keep a note, decision or "
+            "preference; `query` for exact Prolog questions over the journal "
+            "(item_kind(H, error), item_goal(H, G), ...); `show` to read one item at a rung."),
+    )
+
+    @server.tool()
+    async def hydrate(goal: str, budget: int = 2000, plane: str = "default",
+                      now: str | None = None) -> dict[str, Any]:
+        """Render a frame of memory for GOAL within a token budget (estimated tokens).
+
+        Returns the frame wrapped in its <memory-frame> envelope (ready to place in context;
+        ingestion strips it, so it is never captured as new memory), its receipt id, and the
+        receipt (per fact: handle, segment, rung, why it was chosen, score, tokens, source).
+        `plane` is default, execution or exploration; `now` (ISO 8601) is the present that
+        phrases like "two weeks ago" are read against.
+        """
+        def call() -> dict[str, Any]:
+            frame = host.memory().hydrate(goal, budget=budget, plane=plane, now=now)
+            return {"receipt_id": frame.receipt_id, "frame": frame.envelope,
+                    "receipt": frame.receipt}
+        return await run(call)
+
+    @server.tool()
+    async def query(goal: str, limit: int = 100, time_limit: float = 30.0) -> dict[str, Any]:
+        """Solutions of a Prolog GOAL over memory's query vocabulary (sandboxed, as
+        `atc query`): e.g. `item_kind(H, error), item_goal(H, G)`. Returns one row per
+        solution mapping each named variable to its value, and `more` when `limit` cut them."""
+        def call() -> dict[str, Any]:
+            result = host.memory().query(goal, limit=limit, time_limit=time_limit)
+            return {"rows": result.rows, "more": result.more}
+        return await run(call)
+
+    @server.tool()
+    async def remember(text: str, kind: str = "note", segment: str = "default") -> dict[str, Any]:
+        """Keep one memory: TEXT becomes a journal item of KIND (note, decision or
+        preference) in SEGMENT, with its own verbatim record, curated at once so frames find
+        it. Remembering the same text again changes nothing (`new` is false)."""
+        def call() -> dict[str, Any]:
+            return host.memory(create=True).remember(text, kind=kind, segment=segment).as_dict()
+        return await run(call, writes=True)
+
+    @server.tool()
+    async def forget(handle: str, reason: str = "forgotten by request") -> dict[str, Any]:
+        """Erase an item: tombstone it, invalidate every curated record derived from it, and
+        drop its vectors. Returns the invalidated record ids."""
+        def call() -> dict[str, Any]:
+            mem = host.memory()
+            if mem.item(handle) is None:
+                raise ToolError(f"{handle}: no such item in this memory")
+            return {"handle": handle, "invalidated": mem.forget(handle, reason=reason)}
+        return await run(call, writes=True)
+
+    @server.tool()
+    async def attend(goal_id: str, budget: int = 3, depends_on: list[str] | None = None,
+                     loss: float = 1.0, current: str | None = None,
+                     scope: str = "default") -> dict[str, Any]:
+        """The attention controller's next step for goal GOAL_ID (as `atc attend`): rank
+        candidate inspections by value of computation and decide: inspect one, or stop.
+        `depends_on` (belief ids) sets the goal first, with `loss` if its decision is wrong."""
+        def call() -> dict[str, Any]:
+            import time
+
+            ctl = _controller(host, scope)
+            now = time.time()
+            if depends_on:
+                ctl.add_goal(goal_id, depends_on=depends_on, loss_if_wrong=loss, now=now)
+            return ctl.attend(goal_id, budget=budget, now=now, current=current).as_dict()
+        return await run(call, writes=True)
+
+    @server.tool()
+    async def claim(text: str, claim_type: str, evidence: list[str] | None = None,
+                    subject: str | None = None, mode: str = "attention-only",
+                    scope: str = "default") -> dict[str, Any]:
+        """Check a claim's evidence with the validator (as `atc claim`); in `production` mode
+        a claim without the evidence its type requires is not allowed (`allowed` false,
+        `violations` say what is missing)."""
+        if mode not in ("attention-only", "production"):
+            raise ToolError(f"mode must be attention-only or production, not {mode!r}")
+
+        def call() -> dict[str, Any]:
+            import time
+
+            verdict = _controller(host, scope).claim(
+                text, claim_type=claim_type, evidence=tuple(evidence or ()), mode=mode,
+                now=time.time(), subject=subject)
+            return dict(verdict.__dict__)
+        return await run(call, writes=True)
+
+    @server.tool()
+    async def show(handle: str, level: str = "L0", source: bool = False) -> dict[str, Any]:
+        """One item, arc or session rollup at a rung (L0 verbatim .. L3 skeleton), with its
+        fields; `source` adds the verbatim record its pointer addresses."""
+        if level.lower() not in ("l0", "l1", "l2", "l3"):
+            raise ToolError(f"level must be one of L0, L1, L2, L3, not {level!r}")
+
+        def call() -> dict[str, Any]:
+            from ..show import show_record
+
+            return show_record(host.memory(), handle, level.lower(), source)
+        return await run(call)
+
+    @server.resource("receipt://{receipt_id}", mime_type="application/json",
+                     description="A stored hydration receipt (what `atc receipt ID` prints).")
+    def receipt(receipt_id: str) -> str:
+        from ..hydration import load_receipt
+
+        try:
+            return json.dumps(load_receipt(host.home, receipt_id), ensure_ascii=False, indent=2)
+        except AtcError as exc:
+            raise ResourceNotFoundError(one_line(exc)) from None
+
+    # for serve(): memory is closed on the worker thread that opened it
+    server.atc_close = lambda: worker.submit(host.close).result()
+    return server
+
+
+def _controller(host: MemoryHost, scope: str) -> Any:
+    from ..attention.controller import Controller
+
+    mem = host.memory(create=True)
+    return Controller(mem.pl, scope, memory=mem)
+
+
+def serve(home: str | os.PathLike[str] | None = None, *, http: bool = False,
+          port: int = 8765) -> None:
+    """Run the server until the client goes away (stdio) or it is interrupted (HTTP)."""
+    server = build_server(home)
+    try:
+        if http:
+            server.run("streamable-http", host="127.0.0.1", port=port)
+        else:
+            server.run("stdio")
+    finally:
+        server.atc_close()

@@ -1,0 +1,179 @@
+"""``remember``: one memory added by hand (or by an agent), as a first-class journal item.
+
+A remembered text becomes an item like any ingested one, with its own verbatim record: each
+call appends one JSON line to ``home/remembered.jsonl`` (fsynced before the item is written),
+and the item's pointer is ``<that file>:<line>``, so ``atc show HANDLE --source`` prints what
+was remembered, when, and by whom. The handle is content-derived (session ``remembered``, the
+kind, the segment and the text): remembering the same thing again changes nothing and appends
+nothing.
+
+Example::
+
+    from attention_cloud import Memory
+    with Memory.open() as mem:
+        r = mem.remember("the staging DB is read-only on Fridays", kind="note")
+        print(r.handle, r.new, r.source)
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time as _time
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, UsageError
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+#: The kinds a remembered item may have (its ``item_kind/2``).
+REMEMBER_KINDS: tuple[str, ...] = ("note", "decision", "preference")
+
+#: The session every remembered item belongs to (``item_session/2``).
+REMEMBER_SESSION = "remembered"
+
+#: The file in the home that holds every remembered text verbatim, one JSON line each.
+REMEMBERED_FILE = "remembered.jsonl"
+
+#: The longest text ``remember`` takes, in characters: a memory is a statement, not a file
+#: (ingest a transcript or document for more).
+MAX_REMEMBER_CHARS = 20_000
+
+#: Curate a new remembered item at once when at most this many items await curation
+#: (a larger backlog is left to ``atc curate``, which the result says).
+CURATE_AT_ONCE_MAX = 200
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """What one ``remember`` call did."""
+
+    handle: str
+    kind: str
+    segment: str
+    new: bool             # False: the same text was remembered before (nothing written)
+    source: str           # the pointer to its verbatim record: ``.../remembered.jsonl:N``
+    curated: bool         # its rungs, vectors and BM25 entry exist (so frames find it)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return dataclasses.asdict(self)
+
+
+def check_text(text: Any) -> str:
+    """The text to remember, or InputError naming what is wrong with it (empty, not text,
+    too long). Unicode is kept as given apart from NFC normalisation, so the same words typed
+    twice get the same handle."""
+    if not isinstance(text, str):
+        raise InputError("the text to remember must be a string")
+    # A lone surrogate (from a "\\ud800" JSON escape) is not text: it becomes U+FFFD, as the
+    # journal's wire format would make it, so the handle matches what is stored.
+    text = _SURROGATE.sub("\ufffd", unicodedata.normalize("NFC", text)).strip()
+    if not text:
+        raise InputError("nothing to remember: the text is empty")
+    if len(text) > MAX_REMEMBER_CHARS:
+        raise InputError(f"the text to remember is {len(text):,} characters; at most "
+                         f"{MAX_REMEMBER_CHARS:,} (ingest a file for longer material)")
+    return text
+
+
+def check_kind(kind: Any) -> str:
+    """``kind`` when it is one of :data:`REMEMBER_KINDS`, else UsageError."""
+    if kind not in REMEMBER_KINDS:
+        raise UsageError(f"kind must be one of {', '.join(REMEMBER_KINDS)}, not {kind!r}")
+    return kind
+
+
+def check_segment(segment: Any) -> str:
+    """A segment name: non-empty text of at most 200 characters, no line breaks."""
+    if not isinstance(segment, str) or not segment.strip() or len(segment) > 200 \
+            or any(ch in segment for ch in "\r\n\x00"):
+        raise UsageError(f"segment must be a non-empty name of at most 200 characters on one "
+                         f"line, not {segment!r}")
+    return segment.strip()
+
+
+def remember(mem: Any, text: str, *, kind: str = "note", segment: str = "default",
+             role: str = "user", goal: str | None = None, when: str | None = None,
+             curate: bool = True) -> Remembered:
+    """Add ``text`` to memory as one item (see :meth:`Memory.remember`)."""
+    from ..ingest.collector import ItemCollector, item_handle
+    from ..ingest.textutil import goal_text
+    from ..ingest.timefmt import read_time
+    from ..store import sync_journal
+    from ..wire import encode_item
+
+    text = check_text(text)
+    kind = check_kind(kind)
+    segment = check_segment(segment)
+    if role not in ("user", "assistant"):
+        raise UsageError(f"role must be user or assistant, not {role!r}")
+    stamp = read_time(when) if when is not None else \
+        _time.strftime("%Y-%m-%dT%H:%M:%SZ", _time.gmtime())
+    if not stamp:
+        raise UsageError(f"time must be a time such as 2026-05-01T12:00:00Z, not {when!r}")
+    path = mem.home / REMEMBERED_FILE
+    handle = item_handle(REMEMBER_SESSION, kind, segment, text)
+    mem.lock.acquire()       # one writer: the line number and the item are ours alone
+    existing = mem.item(handle)
+    if existing is not None:
+        return Remembered(handle, kind, segment, False, existing.source,
+                          _is_curated(mem, handle))
+    active = goal_text(goal) if goal and goal.strip() else goal_text(text)
+    line = _append_record(path, {"handle": handle, "kind": kind, "segment": segment,
+                                 "role": role, "time": stamp, "goal": active, "text": text})
+    source = str(path)
+    collector = ItemCollector(format="remember")
+    item = collector.add(record_no=line, session=REMEMBER_SESSION, kind=kind, role=role,
+                         identity=segment, text=text, time=stamp, pointer=f"{source}:{line}",
+                         links=[("remembered", kind)])
+    assert item is not None and item.handle == handle
+    item = dataclasses.replace(item, seq=line - 1, goal=active)
+    mem.pl.once("atc_api:api_ingest_with_marks", [encode_item(item, source, segment)], [],
+                _var())
+    sync_journal(mem.home)
+    curated = False
+    if curate:
+        (pending,) = mem.pl.once("atc_ladder:ladder_uncurated_count", _var())
+        if int(pending) <= CURATE_AT_ONCE_MAX:
+            mem.curate()
+            curated = _is_curated(mem, handle)
+    return Remembered(handle, kind, segment, True, f"{source}:{line}", curated)
+
+
+def _var() -> Any:
+    from ..bridge import Var
+
+    return Var()
+
+
+def _is_curated(mem: Any, handle: str) -> bool:
+    from ..bridge import Atom
+
+    return mem.pl.once("atc_ladder:curated", Atom(handle), _var()) is not None
+
+
+def _append_record(path: Path, record: dict[str, Any]) -> int:
+    """Append one JSON line to ``path`` (fsynced); return its 1-based line number.
+
+    A last line left without its newline (a crash mid-write) is ended first, so the new
+    record always starts a line of its own and line numbers stay what they were.
+    """
+    data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        with os.fdopen(fd, "r+b", closefd=False) as fh:
+            body = fh.read()
+        lines = body.count(b"\n")
+        if body and not body.endswith(b"\n"):
+            os.write(fd, b"\n")
+            lines += 1
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return lines + 1

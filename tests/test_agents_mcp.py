@@ -1,0 +1,238 @@
+"""`atc mcp`, driven by the official MCP SDK's own client (stdio_client + ClientSession)
+against a real server subprocess: tools listed, each tool called, a receipt read as a
+resource, errors as tool errors, and the home's write lock free between calls."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+mcp = pytest.importorskip("mcp")
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "host" / "attention_cloud" / "samples"
+ATC = str(Path(sys.executable).parent / "atc")
+TOOLS = {"hydrate", "query", "remember", "forget", "attend", "claim", "show"}
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("mcp") / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    env = {**os.environ, "ATC_HOME": str(home)}
+    beliefs = [
+        ["source", "add", "registry", "--type", "dependency_version", "--kind", "package_registry"],
+        ["source", "add", "summary", "--type", "dependency_version", "--kind", "own_summary"],
+        ["belief", "add", "dep_version", "--type", "dependency_version", "--subject", "libfoo",
+         "--value", "4.1", "--confidence", "0.9", "--age", "21600", "--volatility",
+         "package_release", "--source", "summary"],
+        ["belief", "add", "compat", "--type", "compatibility", "--subject", "deploy", "--value",
+         "A", "--confidence", "0.9", "--age", "21600", "--volatility", "config_docs",
+         "--supports", "dep_version"]]
+    for args in (["ingest", str(SAMPLES)], ["curate"], *beliefs):
+        subprocess.run([ATC, *args], check=True, env=env, capture_output=True)
+    return home
+
+
+def _data(result) -> dict:
+    assert not result.is_error, result.content
+    if isinstance(result.structured_content, dict):
+        return result.structured_content
+    return json.loads(result.content[0].text)
+
+
+def _error(result) -> str:
+    assert result.is_error
+    return result.content[0].text
+
+
+async def _session_run(home: Path, body) -> None:
+    params = StdioServerParameters(command=ATC, args=["mcp"],
+                                   env={"ATC_HOME": str(home),
+                                        "ATC_PROLOG": os.environ.get("ATC_PROLOG", "")})
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await body(session)
+
+
+def test_every_tool_and_a_receipt_resource_through_the_sdk_client(home: Path) -> None:
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        listed = await session.list_tools()
+        seen["tools"] = {t.name for t in listed.tools}
+        templates = await session.list_resource_templates()
+        seen["templates"] = [t.uri_template for t in templates.resource_templates]
+
+        frame = _data(await session.call_tool(
+            "hydrate", {"goal": "why do processor retries fail", "budget": 600}))
+        seen["frame"] = frame
+        receipt = await session.read_resource(f"receipt://{frame['receipt_id']}")
+        seen["receipt"] = json.loads(receipt.contents[0].text)
+
+        seen["query"] = _data(await session.call_tool(
+            "query", {"goal": "item_kind(H, error), item_source(H, S)", "limit": 2}))
+        seen["remember"] = _data(await session.call_tool(
+            "remember", {"text": "the staging DB is read-only on Fridays", "kind": "note"}))
+        seen["again"] = _data(await session.call_tool(
+            "remember", {"text": "the staging DB is read-only on Fridays", "kind": "note"}))
+        handle = seen["remember"]["handle"]
+        seen["show"] = _data(await session.call_tool("show", {"handle": handle,
+                                                              "source": True}))
+        seen["recall"] = _data(await session.call_tool(
+            "hydrate", {"goal": "can I write to staging on Friday", "budget": 300}))
+        seen["attend"] = _data(await session.call_tool(
+            "attend", {"goal_id": "deploy", "depends_on": ["compat"], "budget": 3}))
+        seen["claim"] = _data(await session.call_tool(
+            "claim", {"text": "deploy A", "claim_type": "live_system_state",
+                      "mode": "production"}))
+        seen["forget"] = _data(await session.call_tool("forget", {"handle": handle}))
+        seen["after"] = _data(await session.call_tool(
+            "query", {"goal": f"item({json.dumps(handle)})"}))
+
+    anyio.run(_session_run, home, body)
+    assert seen["tools"] == TOOLS
+    assert seen["templates"] == ["receipt://{receipt_id}"]
+    frame = seen["frame"]
+    assert frame["frame"].startswith(f'<memory-frame receipt="{frame["receipt_id"]}" '
+                                     'source="attention-cloud">')
+    assert "ProcessorClient" in frame["frame"]
+    assert seen["receipt"]["id"] == frame["receipt_id"] == frame["receipt"]["id"]
+    assert seen["receipt"]["facts"], "the stored receipt lists the frame's facts"
+    assert len(seen["query"]["rows"]) == 2 and seen["query"]["more"] is True
+    assert seen["remember"]["new"] is True and seen["remember"]["curated"] is True
+    assert seen["again"]["new"] is False
+    assert seen["again"]["handle"] == seen["remember"]["handle"]
+    assert '"read-only on Fridays"' in seen["show"]["verbatim"] or \
+        "read-only on Fridays" in seen["show"]["verbatim"]
+    assert seen["show"]["kind"] == "note"
+    assert seen["remember"]["handle"] in {f["handle"] for f in seen["recall"]["receipt"]["facts"]}
+    assert seen["attend"]["decision"] == "inspect"        # the registry, as in the README
+    assert seen["attend"]["chosen"]["target"] == "registry"
+    assert seen["claim"]["allowed"] is False and seen["claim"]["violations"]
+    assert seen["forget"]["handle"] == seen["remember"]["handle"]
+    assert seen["after"]["rows"] == []
+
+
+def test_errors_are_tool_errors_of_one_line_and_the_server_keeps_serving(home: Path) -> None:
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        seen["bad_query"] = _error(await session.call_tool("query", {"goal": "shell('ls')"}))
+        seen["syntax"] = _error(await session.call_tool("query", {"goal": "item(("}))
+        seen["empty"] = _error(await session.call_tool("remember", {"text": "   "}))
+        seen["kind"] = _error(await session.call_tool("remember", {"text": "x", "kind": "idea"}))
+        seen["show"] = _error(await session.call_tool("show", {"handle": "it_0000000000000000"}))
+        seen["forget"] = _error(await session.call_tool("forget",
+                                                        {"handle": "it_0000000000000000"}))
+        seen["goal"] = _error(await session.call_tool("hydrate", {"goal": " "}))
+        try:
+            await session.read_resource("receipt://r_0000000000000000")
+            seen["resource"] = "read"
+        except Exception as exc:  # an MCP protocol error, as the SDK raises it
+            seen["resource"] = str(exc)
+        seen["still"] = _data(await session.call_tool("query", {"goal": "item(H)", "limit": 1}))
+
+    anyio.run(_session_run, home, body)
+    for key in ("bad_query", "syntax", "empty", "kind", "show", "forget", "goal"):
+        assert "\n" not in seen[key].strip(), (key, seen[key])
+    assert "nothing to remember" in seen["empty"]
+    assert "kind must be one of note, decision, preference" in seen["kind"]
+    assert "no such item" in seen["show"] and "no such item" in seen["forget"]
+    assert "goal must not be empty" in seen["goal"]
+    assert "no such receipt" in seen["resource"]
+    assert len(seen["still"]["rows"]) == 1
+
+
+def test_the_server_does_not_keep_other_writers_out(home: Path) -> None:
+    """Between calls the server holds no lock: `atc remember` in another process succeeds
+    while it runs, and the server's next answer sees that process's item."""
+    seen: dict = {}
+    env = {**os.environ, "ATC_HOME": str(home)}
+
+    async def body(session: ClientSession) -> None:
+        await session.call_tool("remember", {"text": "server wrote this note"})
+        other = subprocess.run([ATC, "remember", "another process wrote this note",
+                                "--no-curate", "--format", "json"],
+                               env=env, capture_output=True, text=True)
+        seen["other"] = other
+        seen["rows"] = _data(await session.call_tool(
+            "query", {"goal": 'item_text(H, "another process wrote this note")'}))["rows"]
+
+    anyio.run(_session_run, home, body)
+    assert seen["other"].returncode == 0, seen["other"].stderr
+    handle = json.loads(seen["other"].stdout)["handle"]
+    assert seen["rows"] == [{"H": handle}]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_streamable_http_on_loopback(home: Path) -> None:
+    """`atc mcp --http --port N` serves the same tools at http://127.0.0.1:N/mcp."""
+    import time
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    port = _free_port()
+    env = {**os.environ, "ATC_HOME": str(home)}
+    server = subprocess.Popen([ATC, "mcp", "--http", "--port", str(port)], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seen: dict = {}
+
+    async def body() -> None:
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                seen["tools"] = {t.name for t in (await session.list_tools()).tools}
+                seen["rows"] = _data(await session.call_tool(
+                    "query", {"goal": "item_kind(H, error)", "limit": 1}))["rows"]
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                anyio.run(body)
+                break
+            except Exception:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.5)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert seen["tools"] == TOOLS
+    assert len(seen["rows"]) == 1
+
+
+def test_http_flag_binds_loopback_only() -> None:
+    from attention_cloud.cli import main
+
+    params = {p.name: p for p in main.commands["mcp"].params}
+    assert "host" not in params, "no option may bind another interface"
+    source = (ROOT / "host" / "attention_cloud" / "agents" / "mcp_server.py").read_text()
+    assert 'host="127.0.0.1"' in source
+
+
+def test_readme_shows_the_client_configuration() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "claude mcp add attention-cloud -- atc mcp" in readme
+    assert "claude_desktop_config.json" in readme
+    assert shutil.which is not None
