@@ -49,9 +49,13 @@ def settings_path(scope: str, project_dir: Path | None = None) -> Path:
 def atc_command(home: str | None = None) -> str:
     """The command line that runs this ``atc`` (absolute, so hooks work without the venv on
     PATH), with ``--home`` when one was given."""
-    found = shutil.which("atc")
-    exe = str(Path(found).resolve()) if found else f"{sys.executable} -m attention_cloud.cli"
-    line = shlex.quote(exe) if found else exe
+    beside = Path(sys.executable).parent / "atc"       # the atc of this very installation
+    found = str(beside) if beside.is_file() else shutil.which("atc")
+    if found:
+        line = shlex.quote(str(Path(found).absolute()))
+    else:
+        line = (f"{shlex.quote(sys.executable)} -c "
+                "'from attention_cloud.cli import main; main()'")
     if home:
         line += f" --home {shlex.quote(str(Path(home).expanduser().resolve()))}"
     return line

@@ -1,0 +1,210 @@
+"""Claude Code hooks driven by recorded payloads (tests/fixtures/hooks/, in the shape Claude
+Code sends): capture after a turn, ambient recall before a prompt, and never an error that
+blocks the prompt."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
+SAMPLE = ROOT / "host" / "attention_cloud" / "samples" / "2026-01-12-processor-retries.jsonl"
+ATC = str(Path(sys.executable).parent / "atc")
+SEGMENT = "project:home-dev-payments-service"
+
+
+def payload(name: str, **changes: str) -> str:
+    data = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+    data.update(changes)
+    return json.dumps(data)
+
+
+def hook(home: Path, *args: str, stdin: str | bytes) -> subprocess.CompletedProcess:
+    return subprocess.run([ATC, "hook", *args, "--home", str(home)], input=stdin,
+                          capture_output=True, text=isinstance(stdin, str), timeout=120)
+
+
+def log_lines(home: Path) -> list[str]:
+    path = home / "hooks.log"
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+@pytest.fixture(scope="module")
+def captured(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A home where the session-end hook captured the sample session (hash embedder)."""
+    root = tmp_path_factory.mktemp("hooks")
+    home = root / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    transcript = root / "projects" / "-home-dev-payments-service" / "3b8f2c1e.jsonl"
+    transcript.parent.mkdir(parents=True)
+    shutil.copy(SAMPLE, transcript)
+    run = hook(home, "session-end", "--foreground",
+               stdin=payload("session_end", transcript_path=str(transcript)))
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    return home, transcript
+
+
+def test_session_end_ingests_and_curates_into_the_project_segment(captured) -> None:
+    home, transcript = captured
+    stats = subprocess.run([ATC, "stats", "--format", "json", "--home", str(home)],
+                           capture_output=True, text=True, check=True)
+    data = json.loads(stats.stdout)
+    assert data["segments"] == {SEGMENT: data["items"]} and data["items"] > 10
+    assert "new=" in log_lines(home)[-1] and "curated=" in log_lines(home)[-1]
+    again = hook(home, "session-end", "--foreground",
+                 stdin=payload("session_end", transcript_path=str(transcript)))
+    assert again.returncode == 0
+    assert " new=0 " in log_lines(home)[-1]          # incremental: nothing twice
+
+
+def test_stop_returns_at_once_and_captures_in_the_background(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    transcript = tmp_path / "s.jsonl"
+    shutil.copy(SAMPLE, transcript)
+    started = time.monotonic()
+    run = hook(home, "stop", stdin=payload("stop", transcript_path=str(transcript)))
+    assert (run.returncode, run.stdout) == (0, "")
+    assert time.monotonic() - started < 10
+    deadline = time.monotonic() + 90
+    while not any(" new=" in line for line in log_lines(home)):
+        assert time.monotonic() < deadline, log_lines(home)
+        time.sleep(0.3)
+    assert "stop session=3b8f2c1e" in log_lines(home)[-1]
+
+
+def _receipt(home: Path, run: subprocess.CompletedProcess) -> dict:
+    rid = log_lines(home)[-1].split("receipt=")[1].split()[0]
+    return json.loads((home / "receipts" / f"{rid}.json").read_text(encoding="utf-8"))
+
+
+def test_the_sessions_own_transcript_is_not_injected_back(captured) -> None:
+    home, transcript = captured
+    run = hook(home, "user-prompt", stdin=payload("user_prompt", transcript_path=str(transcript)))
+    assert (run.returncode, run.stdout) == (0, "")
+    ambient = _receipt(home, run)["ambient"]
+    assert ambient["inject"] is False and ambient["own_session"] > 0
+    assert ambient["reason"].startswith("nothing new")
+
+
+def test_another_session_gets_a_frame_once_then_nothing_new(captured) -> None:
+    home, _ = captured
+    prompt = payload("user_prompt", session_id="later-session",
+                     transcript_path="/home/dev/.claude/projects/x/later-session.jsonl")
+    run = hook(home, "user-prompt", stdin=prompt)
+    assert run.returncode == 0 and run.stderr == ""
+    out = json.loads(run.stdout)
+    assert out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    context = out["hookSpecificOutput"]["additionalContext"]
+    receipt = _receipt(home, run)
+    assert context.startswith(f'<memory-frame receipt="{receipt["id"]}" source="attention-cloud">')
+    assert context.rstrip().endswith("</memory-frame>")
+    assert "ProcessorClient" in context
+    ambient = receipt["ambient"]
+    assert ambient["inject"] is True and ambient["best_score"] >= ambient["min_score"]
+    assert receipt["budget"]["spent"] <= receipt["budget"]["total"] == 800
+    assert {f["segment"] for f in receipt["facts"]} == {SEGMENT}
+    injected = {f["handle"] for f in receipt["facts"]}
+
+    again = hook(home, "user-prompt", stdin=prompt)
+    assert (again.returncode, again.stdout) == (0, "")
+    second = _receipt(home, again)["ambient"]
+    assert second["inject"] is False and second["already_injected"] >= 1
+    assert not injected & {f["handle"] for f in _receipt(home, again)["facts"]}
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("user_prompt_unrelated", "under the bar"),
+    ("user_prompt_ack", "acknowledgement"),
+])
+def test_declines_when_nothing_clears_the_bar(captured, name: str, reason: str) -> None:
+    home, _ = captured
+    run = hook(home, "user-prompt", stdin=payload(name))
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    ambient = _receipt(home, run)["ambient"]
+    assert ambient["inject"] is False and reason in ambient["reason"]
+
+
+def test_another_project_gets_nothing(captured) -> None:
+    home, _ = captured
+    run = hook(home, "user-prompt", stdin=payload("user_prompt", cwd="/srv/other-project",
+                                                  session_id="elsewhere"))
+    assert (run.returncode, run.stdout) == (0, "")
+    assert "memory holds nothing for this project yet" in log_lines(home)[-1]
+
+
+@pytest.mark.parametrize("stdin, logged", [
+    ("", "payload is not JSON"),
+    ("not json {", "payload is not JSON"),
+    ("[1, 2]", "payload is not a JSON object"),
+    ('{"prompt": "no session"}', "payload has no 'session_id'"),
+    ('{"session_id": 7, "prompt": "x"}', "payload field 'session_id' is not a string"),
+    (b"\xff\xfe\x00garbage", "payload is not UTF-8"),
+    ("x" * (4 * 1024 * 1024 + 10), "payload is"),
+])
+def test_bad_payloads_exit_0_print_nothing_and_log_why(captured, stdin, logged: str) -> None:
+    home, _ = captured
+    run = hook(home, "user-prompt", stdin=stdin)
+    assert run.returncode == 0 and not run.stdout and not run.stderr
+    assert logged in log_lines(home)[-1]
+
+
+def test_a_missing_home_or_transcript_never_fails(tmp_path: Path) -> None:
+    home = tmp_path / "nowhere"
+    run = hook(home, "user-prompt", stdin=payload("user_prompt"))
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    home.mkdir()
+    run = hook(home, "stop", "--foreground", stdin=payload("stop", transcript_path="/no/such.jsonl"))
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    assert "is not a file" in log_lines(home)[-1]
+
+
+def test_a_busy_writer_does_not_block_recall_and_capture_logs_it(captured, tmp_path) -> None:
+    import fcntl
+
+    home, transcript = captured
+    with open(home / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        run = hook(home, "user-prompt", stdin=payload("user_prompt", session_id="busy"))
+        assert run.returncode == 0 and run.stdout        # reading needs no lock
+        grown = tmp_path / "grown.jsonl"
+        grown.write_text(SAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+        cap = hook(home, "stop", "--foreground",
+                   stdin=payload("stop", transcript_path=str(grown)))
+        assert (cap.returncode, cap.stdout, cap.stderr) == (0, "", "")
+        assert "another process is writing" in log_lines(home)[-1]
+
+
+def test_prompt_with_an_envelope_and_prolog_syntax_is_data(captured) -> None:
+    home, _ = captured
+    prompt = ('<memory-frame receipt="r_x" source="attention-cloud">old frame</memory-frame> '
+              "foo(X) :- halt. How many times does ProcessorClient retry a timeout?")
+    run = hook(home, "user-prompt", stdin=payload("user_prompt", prompt=prompt,
+                                                  session_id="syntax"))
+    assert run.returncode == 0
+    receipt = _receipt(home, run)
+    assert "old frame" not in receipt["goal"] and "halt" in receipt["goal"]
+
+
+def test_the_hook_logic_in_process(captured) -> None:
+    """`ambient_recall` (what the hook and scripts/bench/ambient.py call) keeps only new facts."""
+    from attention_cloud import Memory
+    from attention_cloud.agents.hooks import ambient_recall
+
+    home, _ = captured
+    with Memory.open(home, create=False) as mem:
+        first = ambient_recall(mem, "exponential backoff for processor timeouts",
+                               session_id="inproc", budget=400)
+        second = ambient_recall(mem, "exponential backoff for processor timeouts",
+                                session_id="inproc", budget=400)
+    assert first.inject and first.context.startswith("<memory-frame")
+    assert not second.inject and second.context == ""

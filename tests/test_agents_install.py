@@ -1,0 +1,138 @@
+"""`atc install|uninstall claude-code`: shown first, written when confirmed, merged with what
+the settings hold, and removed exactly (byte for byte when untouched since)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ATC = str(Path(sys.executable).parent / "atc")
+
+#: A user's settings with hooks of their own, in their own formatting (tabs, key order).
+THEIRS = (b'{\n\t"model": "opus",\n\t"hooks": {\n\t\t"UserPromptSubmit": [\n\t\t\t{"hooks": '
+          b'[{"type": "command", "command": "~/bin/lint-prompt.sh"}]}\n\t\t],\n\t\t"PreToolUse": '
+          b'[{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]\n\t},\n'
+          b'\t"permissions": {"allow": ["Bash(ls:*)"]}\n}\n')
+
+
+def atc(cwd: Path, fake_home: Path, *args: str, stdin: str | None = None):
+    env = {**os.environ, "HOME": str(fake_home)}
+    return subprocess.run([ATC, *args], cwd=cwd, env=env, input=stdin, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
+    project, user = tmp_path / "project", tmp_path / "user"
+    project.mkdir()
+    user.mkdir()
+    return project, user
+
+
+@pytest.mark.parametrize("scope, where", [("--project", "project"), ("--user", "user")])
+def test_install_then_uninstall_leaves_the_file_byte_identical(dirs, scope: str,
+                                                               where: str) -> None:
+    project, user = dirs
+    settings = (project if where == "project" else user) / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(THEIRS)
+    run = atc(project, user, "install", "claude-code", scope, "--yes")
+    assert run.returncode == 0, run.stderr
+    assert "+" in run.stdout and "hook user-prompt" in run.stdout       # the diff was shown
+    data = json.loads(settings.read_text())
+    assert data["model"] == "opus" and data["permissions"] == {"allow": ["Bash(ls:*)"]}
+    prompt_hooks = [h["command"] for g in data["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
+    assert prompt_hooks[0] == "~/bin/lint-prompt.sh"
+    assert prompt_hooks[1].endswith(" hook user-prompt")
+    assert Path(prompt_hooks[1].split()[0]).is_absolute()
+    assert data["hooks"]["PreToolUse"][0]["matcher"] == "Bash"
+    assert [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]][0].endswith(
+        " hook stop")
+    assert data["hooks"]["SessionEnd"][0]["hooks"][0]["command"].endswith(" hook session-end")
+    twice = atc(project, user, "install", "claude-code", scope, "--yes")
+    assert twice.stdout.startswith("already installed")
+    gone = atc(project, user, "uninstall", "claude-code", scope)
+    assert gone.returncode == 0, gone.stderr
+    assert settings.read_bytes() == THEIRS
+    assert not (settings.parent / "attention-cloud.install.json").exists()
+
+
+def test_a_file_install_created_goes_with_uninstall(dirs) -> None:
+    project, user = dirs
+    run = atc(project, user, "install", "claude-code", "--project", "--yes")
+    assert run.returncode == 0
+    assert (project / ".claude" / "settings.json").exists()
+    atc(project, user, "uninstall", "claude-code", "--project")
+    assert not (project / ".claude").exists()
+
+
+def test_nothing_is_written_unless_confirmed(dirs) -> None:
+    project, user = dirs
+    no = atc(project, user, "install", "claude-code", "--project", stdin="n\n")
+    assert "Write " in no.stdout and "nothing written" in no.stdout
+    assert not (project / ".claude").exists()
+    yes = atc(project, user, "install", "claude-code", "--project", stdin="y\n")
+    assert yes.returncode == 0 and "installed in" in yes.stdout
+    assert (project / ".claude" / "settings.json").exists()
+
+
+def test_edits_after_install_are_kept_by_uninstall(dirs) -> None:
+    project, user = dirs
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(THEIRS)
+    atc(project, user, "install", "claude-code", "--project", "--yes")
+    data = json.loads(settings.read_text())
+    data["theme"] = "dark"
+    data["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "notify-me"}]})
+    settings.write_text(json.dumps(data))
+    run = atc(project, user, "uninstall", "claude-code", "--project")
+    assert run.returncode == 0 and "removed 3 hook entries" in run.stdout
+    left = json.loads(settings.read_text())
+    assert left["theme"] == "dark"
+    assert left["hooks"]["Stop"] == [{"hooks": [{"type": "command", "command": "notify-me"}]}]
+    assert "SessionEnd" not in left["hooks"]
+    assert [h["command"] for g in left["hooks"]["UserPromptSubmit"] for h in g["hooks"]] == \
+        ["~/bin/lint-prompt.sh"]
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"{not json", "not valid JSON"),
+    (b"[1]", "settings must be a JSON object"),
+    (b'{"hooks": []}', '"hooks" is not an object'),
+])
+def test_bad_settings_are_refused_untouched(dirs, content: bytes, message: str) -> None:
+    project, user = dirs
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(content)
+    run = atc(project, user, "install", "claude-code", "--project", "--yes")
+    assert run.returncode != 0 and message in run.stderr and run.stderr.count("\n") == 1
+    assert settings.read_bytes() == content
+
+
+def test_uninstall_without_install_is_an_error(dirs) -> None:
+    project, user = dirs
+    run = atc(project, user, "uninstall", "claude-code", "--project")
+    assert run.returncode == 1 and "attention-cloud is not installed here" in run.stderr
+
+
+def test_the_installed_command_runs(dirs, tmp_path: Path) -> None:
+    """The command written into settings.json is one a shell runs: it answers a payload."""
+    project, user = dirs
+    memhome = tmp_path / "mem"
+    memhome.mkdir()
+    atc(project, user, "install", "claude-code", "--project", "--yes", "--home", str(memhome))
+    data = json.loads((project / ".claude" / "settings.json").read_text())
+    command = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert f"--home {memhome}" in command
+    payload = json.dumps({"session_id": "s", "prompt": "hello there", "cwd": str(project),
+                          "transcript_path": "", "hook_event_name": "UserPromptSubmit"})
+    run = subprocess.run(command, shell=True, input=payload, capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HOME": str(user)}, timeout=120)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    assert "no memory in" in (memhome / "hooks.log").read_text()

@@ -1,0 +1,159 @@
+"""`atc remember` / `Memory.remember`: one memory added by hand is a first-class item."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from attention_cloud import InputError, Memory, UsageError
+from attention_cloud.agents.remember import MAX_REMEMBER_CHARS, REMEMBERED_FILE
+
+ATC = str(Path(sys.executable).parent / "atc")
+
+
+@pytest.fixture
+def mem(home: Path):
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    m = Memory.open(home)
+    yield m
+    m.close()
+
+
+def test_a_remembered_text_is_an_item_with_its_own_record(mem: Memory) -> None:
+    done = mem.remember("the staging DB is read-only on Fridays", kind="note",
+                        time="2026-03-02T10:00:00Z")
+    assert done.new and done.curated
+    item = mem.item(done.handle)
+    assert item.kind == "note" and item.segment == "default" and item.role == "user"
+    assert item.session == "remembered" and item.time == "2026-03-02T10:00:00Z"
+    assert item.goal == "the staging DB is read-only on Fridays"
+    assert item.text == "the staging DB is read-only on Fridays"
+    assert done.source == item.source == f"{mem.home / REMEMBERED_FILE}:1"
+    record = json.loads((mem.home / REMEMBERED_FILE).read_text(encoding="utf-8").splitlines()[0])
+    assert record == {"handle": done.handle, "kind": "note", "segment": "default",
+                      "role": "user", "time": "2026-03-02T10:00:00Z",
+                      "goal": item.goal, "text": item.text}
+    assert mem.query(f"relation('{done.handle}', remembered, K)").rows == [{"K": "note"}]
+
+
+def test_remembering_again_is_an_upsert_that_writes_nothing(mem: Memory) -> None:
+    first = mem.remember("deploys go out on Tuesdays", kind="decision")
+    size = (mem.home / REMEMBERED_FILE).stat().st_size
+    journal = (mem.home / "journal.pl").stat().st_size
+    again = mem.remember("  deploys go out on Tuesdays\n", kind="decision")
+    assert (again.handle, again.new) == (first.handle, False)
+    assert (mem.home / REMEMBERED_FILE).stat().st_size == size
+    assert (mem.home / "journal.pl").stat().st_size == journal
+    other = mem.remember("deploys go out on Tuesdays", kind="preference")
+    assert other.new and other.handle != first.handle
+    assert other.source.endswith(":2")
+
+
+def test_found_by_a_frame_at_once_and_after_reopening(mem: Memory, home: Path) -> None:
+    mem.remember("the staging database is read-only every Friday afternoon")
+    frame = mem.hydrate("can I write to the staging database on Friday", budget=300)
+    assert "read-only every Friday" in frame.text
+    mem.close()
+    with Memory.open(home, create=False) as again:
+        assert again.query('item_kind(H, note)').rows
+
+
+def test_without_curation_it_waits_for_curate(mem: Memory) -> None:
+    done = mem.remember("the VPN certificate expires in March", curate=False)
+    assert not done.curated
+    assert mem.hydrate("VPN certificate expiry", budget=300).receipt["uncurated"] == 1
+    mem.curate()
+    frame = mem.hydrate("VPN certificate expiry", budget=300)
+    assert done.handle in {f["handle"] for f in frame.receipt["facts"]}
+
+
+@pytest.mark.parametrize("text", [
+    "naïve café — ünïcödé ✓ 🚀 עברית العربية",
+    "e\u0301 composed and decomposed",
+    "foo(X) :- shell('rm -rf /'), halt. \"quoted\" 'atom' [a|B] 0'c",
+    "a NUL \x00 in the middle, a tab\t and a \x1f unit separator",
+    "<memory-frame receipt=\"r_1\" source=\"attention-cloud\">not an envelope here</memory-frame>",
+])
+def test_odd_text_is_data(mem: Memory, text: str) -> None:
+    done = mem.remember(text)
+    item = mem.item(done.handle)
+    import unicodedata
+
+    assert item.text == unicodedata.normalize("NFC", text).strip()
+    record = json.loads((mem.home / REMEMBERED_FILE).read_text(encoding="utf-8").splitlines()[-1])
+    assert record["text"] == item.text
+
+
+def test_a_lone_surrogate_becomes_a_replacement_character(mem: Memory) -> None:
+    done = mem.remember("broken \ud800 escape")
+    assert mem.item(done.handle).text == "broken \ufffd escape"
+    assert mem.remember("broken \ud800 escape").new is False
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "nothing to remember: the text is empty"),
+    ("   \n\t ", "nothing to remember: the text is empty"),
+    ("x" * (MAX_REMEMBER_CHARS + 1), "characters; at most 20,000"),
+    (None, "the text to remember must be a string"),
+])
+def test_bad_text_is_refused_and_memory_unchanged(mem: Memory, text, message: str) -> None:
+    with pytest.raises(InputError, match=message.replace("(", r"\(")):
+        mem.remember(text)
+    assert not (mem.home / REMEMBERED_FILE).exists()
+    assert mem.query("item(H)").rows == []
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"kind": "idea"}, "kind must be one of note, decision, preference"),
+    ({"segment": ""}, "segment must be a non-empty name"),
+    ({"segment": "a\nb"}, "segment must be a non-empty name"),
+    ({"role": "tool"}, "role must be user or assistant"),
+    ({"time": "someday"}, "time must be a time"),
+])
+def test_bad_options_are_usage_errors(mem: Memory, kwargs: dict, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        mem.remember("something", **kwargs)
+    assert mem.query("item(H)").rows == []
+
+
+def test_a_torn_last_record_line_does_not_shift_line_numbers(mem: Memory) -> None:
+    first = mem.remember("first")
+    with open(mem.home / REMEMBERED_FILE, "a", encoding="utf-8") as fh:
+        fh.write('{"handle": "torn')               # a crash mid-append
+    second = mem.remember("second")
+    assert first.source.endswith(":1") and second.source.endswith(":3")
+    from attention_cloud.ingest.pointers import read_pointer
+
+    assert json.loads(read_pointer(second.source))["text"] == "second"
+
+
+def _atc(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([ATC, *args, "--home", str(home)], input=stdin, capture_output=True,
+                          text=True, env={**os.environ})
+
+
+def test_cli_remember_show_source_and_errors(home: Path) -> None:
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    run = _atc(home, "remember", "prefer tabs over spaces in Makefiles", "--kind", "preference",
+               "--segment", "style", "--format", "json")
+    assert run.returncode == 0, run.stderr
+    done = json.loads(run.stdout)
+    assert done["new"] and done["kind"] == "preference" and done["segment"] == "style"
+    again = _atc(home, "remember", "prefer tabs over spaces in Makefiles", "--kind",
+                 "preference", "--segment", "style")
+    assert again.stdout.startswith(f"already remembered {done['handle']} (preference, "
+                                   "segment style) <- ")
+    shown = _atc(home, "show", done["handle"], "--source")
+    assert json.loads(shown.stdout)["text"] == "prefer tabs over spaces in Makefiles"
+    piped = _atc(home, "remember", "-", "--no-curate", stdin="from stdin\n")
+    assert piped.returncode == 0 and "remembered it_" in piped.stdout
+    assert "not curated yet" in piped.stderr
+    empty = _atc(home, "remember", "")
+    assert (empty.returncode, empty.stderr) == (1, "atc: nothing to remember: the text is empty\n")
+    bad = _atc(home, "remember", "x", "--kind", "idea")
+    assert bad.returncode == 2 and "'idea' is not one of 'note', 'decision', 'preference'" \
+        in bad.stderr
