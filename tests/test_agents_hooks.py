@@ -26,8 +26,10 @@ def payload(name: str, **changes: str) -> str:
     return json.dumps(data)
 
 
-def hook(home: Path, *args: str, stdin: str | bytes) -> subprocess.CompletedProcess:
-    return subprocess.run([ATC, "hook", *args, "--home", str(home)], input=stdin,
+def hook(home: Path, *args: str, stdin: str | bytes,
+         server: bool = False) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ATC_HOOK_SERVER": "on" if server else "off"}
+    return subprocess.run([ATC, "hook", *args, "--home", str(home)], input=stdin, env=env,
                           capture_output=True, text=isinstance(stdin, str), timeout=120)
 
 
@@ -208,3 +210,51 @@ def test_the_hook_logic_in_process(captured) -> None:
                                 session_id="inproc", budget=400)
     assert first.inject and first.context.startswith("<memory-frame")
     assert not second.inject and second.context == ""
+
+
+def test_the_warm_recall_server_answers_later_prompts(tmp_path: Path) -> None:
+    """The first prompt is answered cold and starts the home's recall server; the next ones
+    are answered by it (the same output), it sees a later capture, and it stops on request."""
+    from attention_cloud.agents.recall_server import ask, socket_path
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    transcript = tmp_path / "t.jsonl"
+    shutil.copy(SAMPLE, transcript)
+    hook(home, "session-end", "--foreground",
+         stdin=payload("session_end", transcript_path=str(transcript)))
+    try:
+        cold = hook(home, "user-prompt", stdin=payload("user_prompt", session_id="w1"),
+                    server=True)
+        assert cold.returncode == 0 and cold.stdout
+        assert any("session=w1 via=process" in line for line in log_lines(home))
+        deadline = time.monotonic() + 60
+        while not socket_path(home).exists():
+            assert time.monotonic() < deadline, log_lines(home)
+            time.sleep(0.2)
+        warm = hook(home, "user-prompt", stdin=payload("user_prompt", session_id="w2"),
+                    server=True)
+        assert warm.returncode == 0
+        assert json.loads(warm.stdout) == json.loads(cold.stdout.replace(
+            _receipt_of(cold.stdout), _receipt_of(warm.stdout)))
+        assert any("session=w2 via=server" in line for line in log_lines(home))
+        # a note remembered by another process (the journal changed) is seen at once
+        subprocess.run([ATC, "remember", "ProcessorClient retries use a jittered backoff",
+                        "--segment", SEGMENT, "--home", str(home)], check=True,
+                       capture_output=True)
+        fresh = hook(home, "user-prompt", stdin=payload(
+            "user_prompt", session_id="w3", prompt="does ProcessorClient use jittered backoff"),
+            server=True)
+        assert "jittered backoff" in fresh.stdout
+        assert any("session=w3 via=server" in line for line in log_lines(home))
+    finally:
+        assert ask(home, {"stop": True}) == {"stopped": True}
+    deadline = time.monotonic() + 30
+    while socket_path(home).exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+
+
+def _receipt_of(output: str) -> str:
+    return output.split('receipt=\\"')[1].split('\\"')[0]

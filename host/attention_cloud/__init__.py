@@ -11,7 +11,22 @@ from __future__ import annotations
 
 from .errors import (AtcError, BridgeError, EmbeddingError, HomeError, InputError, PrologError,
                      UsageError)
-from .memory import IngestReport, Item, Memory, QueryResult
+
+# Memory and its result types are imported on first use (PEP 562): a process that only needs
+# a light part of the package (the prompt hook's client, `atc --help`) does not pay for the
+# engine, numpy and faiss at start.
+_LAZY = {"Memory": "memory", "IngestReport": "memory", "Item": "memory", "QueryResult": "memory"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["Memory", "IngestReport", "Item", "QueryResult", "AtcError", "BridgeError",
            "EmbeddingError", "HomeError", "InputError", "PrologError", "UsageError"]

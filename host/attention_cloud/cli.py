@@ -12,14 +12,16 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
 from .errors import AtcError
 from .ingest.records import FORMAT_DESCRIPTIONS
-from .memory import Memory
 from .progress import ProgressDisplay
+
+if TYPE_CHECKING:
+    from .memory import Memory
 
 
 class _Fail(click.ClickException):
@@ -57,6 +59,8 @@ def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def open_memory(home: str | None, *, create: bool = True) -> Memory:
     """The home for a command; reading commands pass ``create=False`` (a missing home is an
     error, not a new empty one)."""
+    from .memory import Memory
+
     return Memory.open(home, create=create)
 
 

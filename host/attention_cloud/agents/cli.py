@@ -104,14 +104,18 @@ def hook_user_prompt(budget: int, plane: str, segments: tuple[str, ...],
                      min_score: float | None, home: str | None) -> None:
     """UserPromptSubmit: print a frame for the prompt as additional context, or nothing.
 
+    Answered by the home's warm recall server when one runs (started on first use; exits
+    after 30 idle minutes; ATC_HOOK_SERVER=off never uses one).
+
     Example (what Claude Code runs): echo '{"session_id": "s1", "prompt": "...",
     "cwd": "/work/app", ...}' | atc hook user-prompt
     """
-    from .hooks import MAX_PAYLOAD_BYTES, user_prompt
+    from .hooks import MAX_PAYLOAD_BYTES
+    from .recall_server import recall
 
     raw = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
-    out = user_prompt(raw, _hook_home(home), budget=budget, plane=plane, segments=segments,
-                      min_score=min_score)
+    out = recall(raw, _hook_home(home), budget=budget, plane=plane, segments=segments,
+                 min_score=min_score)
     if out:
         click.echo(out)
 

@@ -235,9 +235,14 @@ def hook_output(context: str) -> str:
 
 
 def user_prompt(raw: bytes | str, home: Path, *, budget: int = 800, plane: str = "default",
-                segments: tuple[str, ...] = (), min_score: float | None = None) -> str:
+                segments: tuple[str, ...] = (), min_score: float | None = None,
+                memory: Any = None, via: str = "process") -> str:
     """What ``atc hook user-prompt`` prints for a payload: the hook output, or "" (declined,
-    or failed: the reason goes to ``home/hooks.log``). Never raises."""
+    or failed: the reason goes to ``home/hooks.log``). Never raises.
+
+    ``memory`` is a callable returning an open Memory that stays open (the recall server's);
+    None opens the home for this call and closes it after. ``via`` is written to the log.
+    """
     try:
         payload = read_payload(raw)
         prompt = _text_field(payload, "prompt", required=False)
@@ -247,17 +252,21 @@ def user_prompt(raw: bytes | str, home: Path, *, budget: int = 800, plane: str =
         if not (home / "journal.pl").exists() and not (home / "snapshot.qlf").exists():
             log(home, "user-prompt", f"session={session} no memory in {home} yet")
             return ""
-        from ..memory import Memory
+        if memory is None:
+            from ..memory import Memory
 
-        mem = Memory.open(home, create=False)
+            mem = Memory.open(home, create=False)
+        else:
+            mem = memory()
         try:
             shares = recall_segments(mem, cwd, segments)
             own = tuple(p for p in (transcript, _subagent_dir(transcript)) if p)
             result = ambient_recall(mem, prompt, session_id=session, budget=budget, plane=plane,
                                     segments=shares, own_sources=own, min_score=min_score)
         finally:
-            mem.close()
-        log(home, "user-prompt", f"session={session} inject={result.inject} "
+            if memory is None:
+                mem.close()
+        log(home, "user-prompt", f"session={session} via={via} inject={result.inject} "
                                  f"receipt={result.frame.receipt_id} {result.decision['reason']}")
         return hook_output(result.context) if result.inject else ""
     except BaseException as exc:  # noqa: BLE001 - a hook must never block the prompt

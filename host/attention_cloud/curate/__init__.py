@@ -16,15 +16,44 @@ Modules: :mod:`.tokens` (the project's token estimator), :mod:`.sentences`, :mod
 """
 from __future__ import annotations
 
-from .arcs import curate_arc, curate_session, plan_arcs, session_rollup_id
-from .distill import Distillation
-from .echoes import find_echoes, ngram_overlap
-from .ladder import L2_TOKENS, curate_item, curate_items
-from .model import ModelCurator
-from .records import CURATOR_VERSION, EXTRACTIVE, ArcPlan, ItemView, Rungs
-from .skeleton import L3_TOKENS
-from .summary import L1_TOKENS
-from .tokens import estimate_tokens, truncate_to_tokens
+import importlib
+from typing import Any
+
+# Names are imported from their modules on first use (PEP 562), so that a process that only
+# needs the token estimator (every process that loads the Prolog rules) does not import the
+# whole curator and numpy with it.
+_WHERE = {
+    "ArcPlan": "records",
+    "CURATOR_VERSION": "records",
+    "Distillation": "distill",
+    "EXTRACTIVE": "records",
+    "ItemView": "records",
+    "L1_TOKENS": "summary",
+    "L2_TOKENS": "ladder",
+    "L3_TOKENS": "skeleton",
+    "ModelCurator": "model",
+    "Rungs": "records",
+    "curate_arc": "arcs",
+    "curate_item": "ladder",
+    "curate_items": "ladder",
+    "curate_session": "arcs",
+    "estimate_tokens": "tokens",
+    "find_echoes": "echoes",
+    "ngram_overlap": "echoes",
+    "plan_arcs": "arcs",
+    "session_rollup_id": "arcs",
+    "truncate_to_tokens": "tokens",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ArcPlan",

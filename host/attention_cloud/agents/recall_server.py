@@ -1,0 +1,170 @@
+"""A warm process for the prompt hook, so recall does not pay a cold start before every prompt.
+
+Claude Code starts ``atc hook user-prompt`` anew for every prompt. Cold, one such process
+imports numpy and faiss, loads the Prolog rules, opens the home and the vectors, and builds
+the day index: most of a second on a 10k-item home, before any search. So the hook first asks
+a per-home **recall server** over a Unix socket (``home/hooks/recall.sock``, mode 0600); the
+server keeps memory open and answers in milliseconds. When none answers, the hook starts one
+(detached) and answers this prompt itself, cold; the next prompt is warm.
+
+The server only reads memory (it writes receipts and the hook's per-session state, never the
+journal), so it takes no write lock and never stands in the way of ``atc ingest`` or the Stop
+hook; like the MCP server it reopens memory when the journal changed on disk. It exits after
+:data:`IDLE_S` seconds without a request, when its home is removed, or on ``{"stop": true}``.
+One server per home: it holds ``home/hooks/recall.lock`` (flock) while it runs.
+
+``ATC_HOOK_SERVER=off`` makes the hook neither ask nor start a server (always cold).
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+#: The server exits after this many seconds without a request.
+IDLE_S = 1800
+
+#: How long the hook waits for the server's answer before answering itself.
+ANSWER_TIMEOUT_S = 20.0
+
+_MAX_REQUEST = 8 * 1024 * 1024
+
+
+def socket_path(home: Path) -> Path:
+    return home / "hooks" / "recall.sock"
+
+
+def enabled() -> bool:
+    """False when ``ATC_HOOK_SERVER=off`` (or 0/no/false)."""
+    return os.environ.get("ATC_HOOK_SERVER", "").strip().lower() not in ("off", "0", "no",
+                                                                          "false")
+
+
+def ask(home: Path, message: dict[str, Any], *, timeout: float = ANSWER_TIMEOUT_S) -> dict | None:
+    """Send one request to the home's recall server; its answer, or None when none answers."""
+    path = socket_path(home)
+    if not path.exists():
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(str(path))
+        sock.sendall(json.dumps(message).encode("utf-8") + b"\n")
+        sock.shutdown(socket.SHUT_WR)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+        return json.loads(data.decode("utf-8")) if data else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        sock.close()
+
+
+def start(home: Path) -> None:
+    """Start the home's recall server, detached (it exits at once when one already runs)."""
+    if not home.is_dir():
+        return
+    subprocess.Popen([sys.executable, "-m", "attention_cloud.agents.recall_server", str(home)],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+
+
+def serve(home: Path, *, idle_s: float = IDLE_S) -> None:
+    """Serve recall requests for ``home`` until idle for ``idle_s`` seconds (or stopped)."""
+    import fcntl
+
+    from .hooks import log, user_prompt
+    from .mcp_server import MemoryHost
+
+    folder = home / "hooks"
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = open(folder / "recall.lock", "a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return                                    # another server has this home
+    path = socket_path(home)
+    path.unlink(missing_ok=True)                  # a stale socket of a server that died
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old_mask = os.umask(0o177)                    # the socket is the user's alone
+    try:
+        server.bind(str(path))
+    finally:
+        os.umask(old_mask)
+    server.listen(8)
+    server.settimeout(5.0)
+    host = MemoryHost(home)
+    log(home, "recall-server", f"started pid={os.getpid()}")
+    last = time.monotonic()
+    try:
+        while time.monotonic() - last < idle_s and home.is_dir():
+            try:
+                conn, _ = server.accept()
+            except socket.timeout:
+                continue
+            last = time.monotonic()
+            with conn:
+                if not _answer(conn, home, host, user_prompt):
+                    break
+    finally:
+        server.close()
+        path.unlink(missing_ok=True)
+        host.close()
+        log(home, "recall-server", f"stopped pid={os.getpid()}")
+        lock.close()
+
+
+def _answer(conn: socket.socket, home: Path, host: Any, user_prompt: Any) -> bool:
+    """Answer one request; False when it asks the server to stop."""
+    conn.settimeout(10.0)
+    data = b""
+    try:
+        while len(data) <= _MAX_REQUEST and (chunk := conn.recv(65536)):
+            data += chunk
+        request = json.loads(data.decode("utf-8"))
+    except (OSError, ValueError):
+        return True
+    if request.get("stop"):
+        conn.sendall(b'{"stopped": true}')
+        return False
+    options = request.get("options", {})
+    output = user_prompt(request.get("payload", ""), home, budget=int(options.get("budget", 800)),
+                         plane=str(options.get("plane", "default")),
+                         segments=tuple(options.get("segments", ())),
+                         min_score=options.get("min_score"),
+                         memory=host.memory, via="server")
+    try:
+        conn.sendall(json.dumps({"output": output}).encode("utf-8"))
+    except OSError:
+        pass
+    return True
+
+
+def recall(raw: bytes, home: Path, **options: Any) -> str:
+    """What the prompt hook prints: the recall server's answer when one runs, else this
+    process's own (cold), starting a server for the next prompt."""
+    from .hooks import user_prompt
+
+    try:
+        text = raw.decode("utf-8") if len(raw) <= _MAX_REQUEST // 2 else None
+    except UnicodeDecodeError:
+        text = None                               # this process reports what is wrong
+    if enabled() and text is not None:
+        answer = ask(home, {"payload": text,
+                            "options": {**options, "segments": list(options.get("segments", ()))}})
+        if answer is not None and "output" in answer:
+            return str(answer["output"])
+    output = user_prompt(raw, home, **options)
+    if enabled() and text is not None and (home / "journal.pl").exists():
+        start(home)
+    return output
+
+
+if __name__ == "__main__":  # the detached server process
+    serve(Path(sys.argv[1]))
