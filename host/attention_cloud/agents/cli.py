@@ -5,13 +5,35 @@ Each command is a few lines over the library in this package; :data:`COMMANDS` i
 """
 from __future__ import annotations
 
+import functools
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import click
 
-from ..cli import emit_json, fail_cleanly, home_option, open_memory
 from .remember import REMEMBER_KINDS
+
+# attention_cloud.cli mounts these commands while it is being imported, so its helpers are
+# looked up when a command runs (as attention/cli.py does), never imported at load time.
+
+
+def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The host CLI's error handling (one line, exit code)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..cli import fail_cleanly as host_fail_cleanly
+
+        return host_fail_cleanly(fn)(*args, **kwargs)
+
+    return wrapper
+
+
+def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--home``, as every command has it."""
+    return click.option("--home", envvar="ATC_HOME", type=click.Path(file_okay=False),
+                        default=None, show_envvar=True,
+                        help="Memory home directory [default: ~/.attention-cloud].")(fn)
 
 
 @click.command()
@@ -36,6 +58,8 @@ def remember(text: str, kind: str, segment: str, goal: str | None, no_curate: bo
 
     Example: atc remember "the staging DB is read-only on Fridays" --kind note
     """
+    from ..cli import emit_json, open_memory
+
     if text == "-":
         text = sys.stdin.read()
     mem = open_memory(home)

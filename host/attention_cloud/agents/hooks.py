@@ -243,6 +243,7 @@ def user_prompt(raw: bytes | str, home: Path, *, budget: int = 800, plane: str =
     ``memory`` is a callable returning an open Memory that stays open (the recall server's);
     None opens the home for this call and closes it after. ``via`` is written to the log.
     """
+    started = time.perf_counter()
     try:
         payload = read_payload(raw)
         prompt = _text_field(payload, "prompt", required=False)
@@ -266,8 +267,10 @@ def user_prompt(raw: bytes | str, home: Path, *, budget: int = 800, plane: str =
         finally:
             if memory is None:
                 mem.close()
+        took = 1000 * (time.perf_counter() - started)
         log(home, "user-prompt", f"session={session} via={via} inject={result.inject} "
-                                 f"receipt={result.frame.receipt_id} {result.decision['reason']}")
+                                 f"receipt={result.frame.receipt_id} ms={took:.0f} "
+                                 f"{result.decision['reason']}")
         return hook_output(result.context) if result.inject else ""
     except BaseException as exc:  # noqa: BLE001 - a hook must never block the prompt
         log(home, "user-prompt", f"error: {_describe(exc)}")
