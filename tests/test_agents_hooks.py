@@ -204,9 +204,9 @@ def test_the_hook_logic_in_process(captured) -> None:
 
     home, _ = captured
     with Memory.open(home, create=False) as mem:
-        first = ambient_recall(mem, "exponential backoff for processor timeouts",
+        first = ambient_recall(mem, "how many times does ProcessorClient retry a timeout",
                                session_id="inproc", budget=400)
-        second = ambient_recall(mem, "exponential backoff for processor timeouts",
+        second = ambient_recall(mem, "how many times does ProcessorClient retry a timeout",
                                 session_id="inproc", budget=400)
     assert first.inject and first.context.startswith("<memory-frame")
     assert not second.inject and second.context == ""

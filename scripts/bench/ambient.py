@@ -8,14 +8,16 @@ For each instance (a subset of the dev split; MiniLM curation costs ~100 s an in
    (one OpenAI-style transcript per session);
 2. **positive**: the instance's own question is sent through the prompt hook's decision
    (:func:`attention_cloud.agents.hooks.ambient_recall`, the very function
-   ``atc hook user-prompt`` runs) in a fresh hook session: we record whether it injects, and
-   when it does, the share of the question's evidence turns whose item is in the injected frame
-   (any rung) — *evidence recall when injecting*;
-3. **negative control**: the question of another instance (unrelated to this memory) is sent
-   the same way: it should decline;
-4. **novelty**: the instance's question is sent a second time in the same hook session: the
-   facts injected the first time are not injected again, so it should decline or inject only
-   new facts.
+   ``atc hook user-prompt`` runs) in a fresh hook session, with no bar: we record the best new
+   fact's score and the share of the question's evidence turns whose item is in the frame it
+   would inject (any rung);
+3. **negative control**: the question of the next instance (about another person's history)
+   is sent the same way; its best score is recorded;
+4. a bar injects when the best score reaches it: the table gives, per bar, the share of own
+   questions injected, the evidence recall among them, and the share of negative-control
+   prompts injected (which should be low); the default bar is marked;
+5. **novelty**: the instance's question is sent a second time in the same hook session, with
+   the default bar: the facts injected the first time are not injected again.
 
     .venv/bin/python scripts/bench/ambient.py --limit 12 --embedder minilm
     .venv/bin/python scripts/bench/ambient.py --limit 12 --embedder hash --homes /tmp/amb-hash
@@ -87,7 +89,11 @@ def frame_items(mem: Any, frame: Any) -> set[str]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Every instance's decisions. The positive and negative prompts run with no bar
+    (``min_score=0``), so each records its best new fact's score and what the frame would
+    inject; :func:`summarise` then applies each bar of the sweep, the default among them."""
     from attention_cloud import Memory
+    from attention_cloud.agents.ambient import default_min_score
     from attention_cloud.agents.hooks import ambient_recall
 
     instances = load_instances(args.data, args.limit)
@@ -98,47 +104,64 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         built_s = time.perf_counter() - started
         other = instances[(number + 1) % len(instances)]
         with Memory.open(home, create=False) as mem:
+            bar = default_min_score(args.embedder)
             evidence = set() if inst.abstention else evidence_handles(mem, inst, args.homes / inst.qid)
-            session = f"bench-{inst.qid}"
-            pos = ambient_recall(mem, inst.question, session_id=session, budget=args.budget)
-            again = ambient_recall(mem, inst.question, session_id=session, budget=args.budget)
-            neg = ambient_recall(mem, other.question, session_id=f"bench-neg-{inst.qid}",
-                                 budget=args.budget)
+            session = f"bench-{inst.qid}-{time.time()}"
+            pos = ambient_recall(mem, inst.question, session_id=session, budget=args.budget,
+                                 min_score=0.0)
+            again = ambient_recall(mem, inst.question, session_id=session, budget=args.budget,
+                                   min_score=bar)
+            neg = ambient_recall(mem, other.question, session_id=f"neg-{session}",
+                                 budget=args.budget, min_score=0.0, record=False)
             got = frame_items(mem, pos.frame) if pos.inject else set()
             recall = (len(got & evidence) / len(evidence)) if (pos.inject and evidence) else None
-            again_new = len(frame_items(mem, again.frame) & got) if again.inject else 0
+            repeated = frame_items(mem, again.frame) & got if again.inject else set()
         row = {"qid": inst.qid, "qtype": inst.qtype, "abstention": inst.abstention,
-               "inject": pos.inject, "reason": pos.decision["reason"],
                "best": pos.decision.get("best_score"), "evidence_recall": recall,
-               "negative_inject": neg.inject, "negative_best": neg.decision.get("best_score"),
-               "negative_reason": neg.decision["reason"],
-               "repeat_inject": again.inject, "repeat_overlap": again_new,
+               "facts": pos.decision.get("kept"),
+               "tokens": pos.frame.receipt["budget"]["spent"],
+               "negative_best": neg.decision.get("best_score"),
+               "repeat_inject": again.inject, "repeat_reinjected": len(repeated),
                "repeat_reason": again.decision["reason"], "build_s": round(built_s, 1)}
         rows.append(row)
-        print(f"{inst.qid:<16} {inst.qtype:<26} inject={str(pos.inject):<5} "
-              f"best={row['best']!s:<6} recall={'-' if recall is None else f'{recall:.2f}':<5} "
-              f"neg={str(neg.inject):<5} negbest={row['negative_best']!s:<6} "
-              f"again={str(again.inject):<5} ({row['build_s']} s)", flush=True)
-    return summarise(rows)
+        print(f"{inst.qid:<16} {inst.qtype:<26} best={row['best']!s:<7} "
+              f"recall={'-' if recall is None else f'{recall:.2f}':<5} facts={row['facts']:<3} "
+              f"negbest={row['negative_best']!s:<7} again={str(again.inject):<5} "
+              f"({row['build_s']} s)", flush=True)
+    return summarise(rows, default_min_score(args.embedder))
 
 
-def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def summarise(rows: list[dict[str, Any]], default_bar: float) -> dict[str, Any]:
+    """Inject share, evidence recall when injecting and negative-control inject share per bar."""
     answerable = [r for r in rows if not r["abstention"]]
-    injected = [r for r in answerable if r["inject"]]
-    recalls = [r["evidence_recall"] for r in injected if r["evidence_recall"] is not None]
-    summary = {
-        "instances": len(rows),
-        "inject_share": round(len(injected) / len(answerable), 3) if answerable else None,
-        "evidence_recall_when_injecting": round(sum(recalls) / len(recalls), 3) if recalls else None,
-        "negative_inject_share": round(sum(r["negative_inject"] for r in rows) / len(rows), 3),
-        "repeat_inject_share": round(sum(r["repeat_inject"] for r in rows) / len(rows), 3),
-        "repeat_reinjected_facts": sum(r["repeat_overlap"] for r in rows),
-        "rows": rows,
-    }
+    sweep = []
+    bars = sorted({round(b / 100, 2) for b in range(20, 71, 5)} | {default_bar})
+    for bar in bars:
+        injected = [r for r in answerable if (r["best"] or 0) >= bar]
+        recalls = [r["evidence_recall"] for r in injected if r["evidence_recall"] is not None]
+        sweep.append({
+            "bar": bar, "default": bar == default_bar,
+            "inject_share": round(len(injected) / len(answerable), 3) if answerable else None,
+            "evidence_recall_when_injecting": round(sum(recalls) / len(recalls), 3)
+            if recalls else None,
+            "negative_inject_share": round(sum((r["negative_best"] or 0) >= bar for r in rows)
+                                           / len(rows), 3),
+            "abstention_inject": sum((r["best"] or 0) >= bar for r in rows if r["abstention"]),
+        })
+    summary = {"instances": len(rows), "answerable": len(answerable),
+               "repeat_inject_share": round(sum(r["repeat_inject"] for r in rows) / len(rows), 3),
+               "repeat_reinjected_facts": sum(r["repeat_reinjected"] for r in rows),
+               "sweep": sweep, "rows": rows}
     print()
-    for key, value in summary.items():
-        if key != "rows":
-            print(f"{key}: {value}")
+    print("| bar | inject share (own question) | evidence recall when injecting | "
+          "negative control: inject share |")
+    print("|---|---|---|---|")
+    for row in sweep:
+        mark = " (default)" if row["default"] else ""
+        print(f"| {row['bar']:.2f}{mark} | {row['inject_share']} | "
+              f"{row['evidence_recall_when_injecting']} | {row['negative_inject_share']} |")
+    print(f"\nsame question again in the same session: injected {summary['repeat_inject_share']}"
+          f" of the time, {summary['repeat_reinjected_facts']} facts injected twice")
     return summary
 
 

@@ -9,7 +9,7 @@ the generated corpus of ``--items`` items (``gen_corpus.py``), curated with ``--
 the corpus's own vocabulary, a fresh session id) into a new ``atc hook user-prompt``.
 
     .venv/bin/python scripts/bench/hook_speed.py --items 10000 --embedder hash --runs 40
-    .venv/bin/python scripts/bench/hook_speed.py --items 10000 --embedder minilm --runs 20
+    .venv/bin/python scripts/bench/hook_speed.py --home .local/bench-cache/ambient-minilm/07741c44/home
 
 Also prints where one process spends its time (in-process phases, measured once).
 """
@@ -65,11 +65,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--embedder", default="hash")
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--home", type=Path, default=None,
+                        help="Time this existing curated home instead (e.g. a MiniLM one).")
     args = parser.parse_args(argv)
-    built = build_home(args.items, embedder=args.embedder, curate=True)
-    home = built.path
+    home = args.home or build_home(args.items, embedder=args.embedder, curate=True).path
     atc = str(Path(sys.executable).parent / "atc")
-    print(run_header(f"atc hook user-prompt on a {args.items}-item home ({args.embedder})"))
+    what = f"{args.home}" if args.home else f"a {args.items}-item home ({args.embedder})"
+    print(run_header(f"atc hook user-prompt on {what}"))
     from attention_cloud.agents.recall_server import ask, socket_path
 
     for mode in ("cold", "warm"):
