@@ -11,13 +11,16 @@ the corpus's own vocabulary, a fresh session id) into a new ``atc hook user-prom
     .venv/bin/python scripts/bench/hook_speed.py --items 10000 --embedder hash --runs 40
     .venv/bin/python scripts/bench/hook_speed.py --home .local/bench-cache/ambient-minilm/07741c44/home
 
-Also prints where one process spends its time (in-process phases, measured once).
+Also prints the CPU time of each hook process (less sensitive than wall time to a machine
+shared with other work), the warm server's own time per prompt, and where one cold process
+spends its time (in-process phases, measured once).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -85,8 +88,9 @@ def main(argv: list[str] | None = None) -> int:
             deadline = time.monotonic() + 120
             while not socket_path(home).exists() and time.monotonic() < deadline:
                 time.sleep(0.2)
-        times, injected = [], 0
+        times, cpu, injected = [], [], 0
         for n in range(args.runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             payload = {**payload, "session_id": f"bench-{mode}-{n}-{time.time()}",
                        "prompt": PROMPTS[n % len(PROMPTS)]}
             started = time.perf_counter()
@@ -95,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
                                  input=json.dumps(payload), capture_output=True, text=True,
                                  env=env)
             times.append(time.perf_counter() - started)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
             injected += bool(run.stdout.strip())
             if run.returncode != 0:
                 print(f"run {n}: exit {run.returncode}: {run.stderr.strip()}")
@@ -102,7 +108,15 @@ def main(argv: list[str] | None = None) -> int:
                 else "warm: the hook process asks the home's recall server")
         print(f"{what}\n  runs: {args.runs}  injected: {injected}  "
               f"p50: {percentile_ms(times, 50):.0f} ms  p95: {percentile_ms(times, 95):.0f} ms  "
-              f"min: {1000 * min(times):.0f} ms  max: {1000 * max(times):.0f} ms")
+              f"min: {1000 * min(times):.0f} ms  max: {1000 * max(times):.0f} ms  "
+              f"CPU of the hook process p50: {percentile_ms(cpu, 50):.0f} ms")
+        if mode == "warm":
+            took = [int(line.split(" ms=")[1].split()[0])
+                    for line in (home / "hooks.log").read_text(encoding="utf-8").splitlines()
+                    if "via=server" in line and " ms=" in line and f"bench-{mode}-" in line][-args.runs:]
+            print(f"  the server's own time per prompt (hooks.log): "
+                  f"p50 {percentile_ms([t / 1000 for t in took], 50):.0f} ms  "
+                  f"p95 {percentile_ms([t / 1000 for t in took], 95):.0f} ms")
     ask(home, {"stop": True})
     env = {**os.environ}
     start = time.perf_counter()
