@@ -98,6 +98,16 @@ def test_the_sessions_own_transcript_is_not_injected_back(captured) -> None:
     assert ambient["reason"].startswith("nothing new")
 
 
+def test_the_sessions_own_items_are_known_by_session_id_too(captured) -> None:
+    """The transcript was ingested under another path name (a copy, a relative path): the
+    items still carry the session's id, so they are still not injected back."""
+    home, _ = captured
+    run = hook(home, "user-prompt", stdin=payload("user_prompt", transcript_path=""))
+    assert (run.returncode, run.stdout) == (0, "")
+    ambient = _receipt(home, run)["ambient"]
+    assert ambient["inject"] is False and ambient["own_session"] > 0
+
+
 def test_another_session_gets_a_frame_once_then_nothing_new(captured) -> None:
     home, _ = captured
     prompt = payload("user_prompt", session_id="later-session",

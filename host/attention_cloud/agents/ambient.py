@@ -8,8 +8,9 @@ planned for the prompt and says whether to inject it, which of its facts, and wh
    memory;
 2. **a relevance signal**: a frame on the ``recency`` path was not seeded by relevance at all
    (nothing is embedded or indexed), so nothing it holds is known to be relevant;
-3. **novelty**: facts already injected earlier in this hook session, and facts whose source is
-   the session's own transcript (the conversation already in the agent's context, ingested by
+3. **novelty**: facts already injected earlier in this hook session, and facts of the session
+   itself (records whose session is the hook's ``session_id``, or whose source is the session's
+   own transcript) (the conversation already in the agent's context, ingested by
    the Stop hook), are not new to the agent and are set aside;
 4. **relevance of the best new fact**: the best remaining relevance-seeded fact must score at
    least ``min_score`` (the frame's fused score: ``0.8·cosine + 0.2·bm25/max`` with the speaker
@@ -70,7 +71,8 @@ def prompt_wants_memory(prompt: str) -> str:
 
 
 def decide(receipt: dict[str, Any], prompt: str, *, already: set[str],
-           own_sources: tuple[str, ...] = (), min_score: float,
+           own_sources: tuple[str, ...] = (), own_handles: frozenset[str] = frozenset(),
+           min_score: float,
            keep_ratio: float = KEEP_RATIO) -> Decision:
     """The decision for a frame planned for ``prompt`` (its receipt, before narrowing).
 
@@ -78,6 +80,8 @@ def decide(receipt: dict[str, Any], prompt: str, *, already: set[str],
         receipt: the planned frame's receipt (``facts`` with ``handle``, ``score``,
             ``seeded_by``, ``source``; ``path``).
         already: handles injected earlier in this session.
+        own_handles: records of the session itself (its items, arcs and rollup, by session
+            id): already in the agent's context, as are
         own_sources: path prefixes of the session's own transcript(s): facts from them are
             already in the agent's context.
         min_score: the bar for the best new fact.
@@ -91,7 +95,8 @@ def decide(receipt: dict[str, Any], prompt: str, *, already: set[str],
     if receipt.get("path") == "recency":
         return Decision(False, "no relevance signal: nothing is embedded or indexed yet "
                                "(`atc curate` builds it)", min_score=min_score)
-    own = [f for f in facts if _from(f.get("source", ""), own_sources)]
+    own = [f for f in facts
+           if f["handle"] in own_handles or _from(f.get("source", ""), own_sources)]
     seen = [f for f in facts if f["handle"] in already]
     fresh = [f for f in facts if f not in own and f["handle"] not in already]
     relevant = [f for f in fresh if f.get("seeded_by") == "relevance"]

@@ -195,6 +195,7 @@ def ambient_recall(mem: Any, prompt: str, *, session_id: str, budget: int = 800,
                       store_receipt=False)
     already = injected_before(mem.home, session_id)
     decision = decide(planned.receipt, text, already=already, own_sources=own_sources,
+                      own_handles=_of_session(mem, [f.handle for f in planned.facts], session_id),
                       min_score=bar)
     keep = set(decision.keep)
     facts: tuple[FrameFact, ...] = tuple(f for f in planned.facts if f.handle in keep)
@@ -213,6 +214,23 @@ def ambient_recall(mem: Any, prompt: str, *, session_id: str, budget: int = 800,
     if decision.inject and record:
         record_injected(mem.home, session_id, [f.handle for f in facts])
     return Ambient(decision.inject, frame, receipt["ambient"])
+
+
+def _of_session(mem: Any, handles: list[str], session_id: str) -> frozenset[str]:
+    """The records among ``handles`` that belong to session ``session_id`` (items, arcs, and
+    the session's rollup): a Claude Code session's items carry its ``sessionId``."""
+    from ..bridge import Atom, Var
+
+    own = set()
+    for handle in handles:
+        h = Atom(handle)
+        for pred in ("atc_journal:item_session", "atc_ladder:arc_session", "atc_ladder:rollup"):
+            found = mem.pl.once(pred, h, Var())
+            if found is not None:
+                if str(found[0]) == session_id:
+                    own.add(handle)
+                break
+    return frozenset(own)
 
 
 def _declined(mem: Any, goal: str, budget: int, plane: str, decision: dict[str, Any]) -> Ambient:
