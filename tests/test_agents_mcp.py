@@ -80,6 +80,10 @@ def test_every_tool_and_a_receipt_resource_through_the_sdk_client(home: Path) ->
         seen["frame"] = frame
         receipt = await session.read_resource(f"receipt://{frame['receipt_id']}")
         seen["receipt"] = json.loads(receipt.contents[0].text)
+        listed = await session.list_resources()
+        seen["resources"] = [str(r.uri) for r in listed.resources]
+        recent = await session.read_resource("receipts://recent")
+        seen["recent"] = json.loads(recent.contents[0].text)
 
         seen["query"] = _data(await session.call_tool(
             "query", {"goal": "item_kind(H, error), item_source(H, S)", "limit": 2}))
@@ -110,6 +114,9 @@ def test_every_tool_and_a_receipt_resource_through_the_sdk_client(home: Path) ->
     assert "ProcessorClient" in frame["frame"]
     assert seen["receipt"]["id"] == frame["receipt_id"] == frame["receipt"]["id"]
     assert seen["receipt"]["facts"], "the stored receipt lists the frame's facts"
+    assert seen["resources"] == ["receipts://recent"]
+    assert seen["recent"][0]["id"] == frame["receipt_id"]
+    assert seen["recent"][0]["uri"] == f"receipt://{frame['receipt_id']}"
     assert len(seen["query"]["rows"]) == 2 and seen["query"]["more"] is True
     assert seen["remember"]["new"] is True and seen["remember"]["curated"] is True
     assert seen["again"]["new"] is False

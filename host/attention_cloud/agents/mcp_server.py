@@ -2,7 +2,8 @@
 
 Tools: ``hydrate`` (a frame in its envelope, plus its receipt), ``query`` (a sandboxed Prolog
 goal over the vocabulary), ``remember``, ``forget``, ``attend``, ``claim`` and ``show``.
-Resources: ``receipt://{receipt_id}``, every receipt stored in the home. Served over stdio, or
+Resources: ``receipt://{receipt_id}``, every receipt stored in the home, and
+``receipts://recent``, the newest 50 of them (id, goal, created, facts, URI). Served over stdio, or
 streamable HTTP on 127.0.0.1 only (``--http [--port N]``; path ``/mcp``).
 
 One :class:`~attention_cloud.Memory` per process, and the server is long-running, so it must
@@ -221,9 +222,32 @@ def build_server(home: str | os.PathLike[str] | None = None) -> Any:
         except AtcError as exc:
             raise ResourceNotFoundError(one_line(exc)) from None
 
+    @server.resource("receipts://recent", mime_type="application/json",
+                     description="The 50 most recent receipts: id, goal, created, facts.")
+    def recent_receipts() -> str:
+        return json.dumps(recent(host.home), ensure_ascii=False, indent=2)
+
     # for serve(): memory is closed on the worker thread that opened it
     server.atc_close = lambda: worker.submit(host.close).result()
     return server
+
+
+def recent(home: Any, limit: int = 50) -> list[dict[str, Any]]:
+    """The newest stored receipts (by file time): id, goal, created, number of facts, and
+    the ``receipt://`` URI that reads each."""
+    folder = home / "receipts"
+    files = sorted(folder.glob("r_*.json"), key=lambda p: p.stat().st_mtime,
+                   reverse=True)[:limit] if folder.is_dir() else []
+    out = []
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        out.append({"id": data.get("id", path.stem), "uri": f"receipt://{path.stem}",
+                    "goal": data.get("goal"), "created": data.get("created"),
+                    "facts": len(data.get("facts", []))})
+    return out
 
 
 def _controller(host: MemoryHost, scope: str) -> Any:
