@@ -177,7 +177,7 @@ def ambient_recall(mem: Any, prompt: str, *, session_id: str, budget: int = 800,
     """
     from ..hydration import FrameFact, hydrate, seal_frame
     from ..ingest.envelope import strip_envelopes
-    from .ambient import decide, default_min_score
+    from .ambient import decide, default_min_score, prompt_wants_memory
 
     text, _ = strip_envelopes(prompt)
     text = text.strip()
@@ -186,10 +186,10 @@ def ambient_recall(mem: Any, prompt: str, *, session_id: str, budget: int = 800,
         return _declined(mem, text or prompt, budget, plane,
                          {"inject": False, "reason": "memory holds nothing for this project yet",
                           "best_score": None, "min_score": bar})
-    if not text:
-        return _declined(mem, prompt, budget, plane,
-                         {"inject": False, "reason": "the prompt is empty", "best_score": None,
-                          "min_score": bar})
+    why = prompt_wants_memory(text)
+    if why:                                  # decided before any search is paid for
+        return _declined(mem, text or prompt, budget, plane,
+                         {"inject": False, "reason": why, "best_score": None, "min_score": bar})
     split = {s: int(budget * share) for s, share in (segments or {}).items()} or None
     planned = hydrate(mem, text, budget=budget, plane=plane, segments=split,
                       store_receipt=False)
