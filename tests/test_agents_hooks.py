@@ -268,3 +268,18 @@ def test_the_warm_recall_server_answers_later_prompts(tmp_path: Path) -> None:
 
 def _receipt_of(output: str) -> str:
     return output.split('receipt=\\"')[1].split('\\"')[0]
+
+
+def test_a_large_home_is_not_answered_cold(captured, monkeypatch) -> None:
+    """With no server up, a home past the cold limit gets no memory for this prompt (it would
+    wait seconds) and a server is started for the next; the log says so."""
+    from attention_cloud.agents import recall_server
+
+    home, _ = captured
+    started = []
+    monkeypatch.setattr(recall_server, "COLD_MAX_JOURNAL_BYTES", 1)
+    monkeypatch.setattr(recall_server, "start", started.append)
+    monkeypatch.setenv("ATC_HOOK_SERVER", "on")
+    out = recall_server.recall(payload("user_prompt", session_id="big").encode(), home)
+    assert out == "" and started == [home]
+    assert "too large to answer cold" in log_lines(home)[-1]

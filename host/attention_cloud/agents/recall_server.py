@@ -13,7 +13,9 @@ hook; like the MCP server it reopens memory when the journal changed on disk. It
 :data:`IDLE_S` seconds without a request, when its home is removed, or on ``{"stop": true}``.
 One server per home: it holds ``home/hooks/recall.lock`` (flock) while it runs.
 
-``ATC_HOOK_SERVER=off`` makes the hook neither ask nor start a server (always cold).
+On a home whose journal exceeds :data:`COLD_MAX_JOURNAL_BYTES` the hook does not answer cold
+(seconds, on a large home): with no server up it starts one and lets that prompt go without
+memory. ``ATC_HOOK_SERVER=off`` makes the hook neither ask nor start a server (always cold).
 """
 from __future__ import annotations
 
@@ -33,6 +35,10 @@ IDLE_S = 1800
 ANSWER_TIMEOUT_S = 20.0
 
 _MAX_REQUEST = 8 * 1024 * 1024
+
+#: Above this journal size (about 100k items) a cold process would hold the prompt for
+#: seconds: with no server answering, the hook starts one and lets this prompt go without memory.
+COLD_MAX_JOURNAL_BYTES = 256 * 1024 * 1024
 
 
 def socket_path(home: Path) -> Path:
@@ -160,8 +166,18 @@ def recall(raw: bytes, home: Path, **options: Any) -> str:
                             "options": {**options, "segments": list(options.get("segments", ()))}})
         if answer is not None and "output" in answer:
             return str(answer["output"])
+    journal = home / "journal.pl"
+    size = journal.stat().st_size if journal.exists() else 0
+    if enabled() and text is not None and size > COLD_MAX_JOURNAL_BYTES:
+        from .hooks import log
+
+        start(home)
+        log(home, "user-prompt", f"no recall server yet; the home ({size >> 20} MiB of journal) "
+                                 "is too large to answer cold, so this prompt goes without "
+                                 "memory while one starts")
+        return ""
     output = user_prompt(raw, home, **options)
-    if enabled() and text is not None and (home / "journal.pl").exists():
+    if enabled() and text is not None and size:
         start(home)
     return output
 
