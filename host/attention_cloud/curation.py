@@ -27,6 +27,7 @@ from .errors import UsageError
 from .progress import ProgressCallback, report as report_progress
 from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
+from .ingest_index import finish_pending, item_meta
 
 BATCH = 2000
 #: In the home: items committed by a curation run whose arcs, rollups and echoes may be undone.
@@ -93,6 +94,7 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
     if distillations and not mem.jump.distillations_complete():
         # vectors made before distillation vectors existed (or while they were switched off)
         report.embedded += _backfill_distillations(mem)
+    finish_pending(mem)  # BM25 entries of a killed ingest's last batch
     report.repaired = _repair_indexes(mem, distillations)
     unfinished_items, unfinished_sessions = _read_pending(mem)  # left by a killed run
     touched.update(unfinished_sessions)
@@ -202,8 +204,7 @@ def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str]) -> i
     speakers = _speakers(mem, [v.handle for v in views])
     return mem.jump.index(
         [v.handle for v in views], [indexed_text(v.text, speakers.get(v.handle)) for v in views],
-        [{"record": "item", "level": "l0", "kind": v.kind, "segment": segments.get(v.handle, "default")}
-         for v in views])
+        [item_meta(v.kind, segments.get(v.handle, "default")) for v in views])
 
 
 def _arc_text(l1: str, l2: str) -> str:

@@ -143,13 +143,17 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
     notes: list[str] = []
     if uncurated:
         notes.append(f"{uncurated} item{'s are' if uncurated != 1 else ' is'} not curated yet "
-                     "(no summaries, skeletons or vectors, so frames cannot find them by meaning): "
-                     "`atc curate` builds them")
+                     "(no summaries, skeletons or vectors: frames find them by exact words and "
+                     "recency, not by meaning): `atc curate` builds them")
     meta = to_plain(frame.args[0])
+    mismatch = ""
     if meta.get("path") not in ("semantic", "hybrid"):
         mismatch = embedder_mismatch(mem)
         if mismatch:
             notes.append(mismatch)
+    status: dict[str, Any] = {"uncurated": int(uncurated)}
+    if not mem.jump.disabled:
+        status["unembedded"] = unembedded_count(mem, int(uncurated), mismatch)
     empty = ""
     if not frame.args[1] and not frame.args[2]:
         budget = int(meta.get("budget", 0))
@@ -161,7 +165,17 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
                      f"takes {int(smallest[0])}; raise --budget")
         if empty:
             notes.append(empty)
-    return {"uncurated": int(uncurated), "notes": notes, "empty": empty}
+    return {**status, "notes": notes, "empty": empty}
+
+
+def unembedded_count(mem: Any, uncurated: int, mismatch: str) -> int:
+    """Live items a frame cannot reach by meaning: the uncurated ones (curation embeds an item
+    before committing its rungs, so a curated item has its vector), or every live item when the
+    home has no vectors of the configured embedder (none made yet, or ``mismatch``)."""
+    if not mismatch and (mem.home / "vectors" / "manifest.json").exists():
+        return uncurated
+    (stats,) = mem.pl.once("atc_journal:journal_stats", Var())
+    return int(to_plain(stats).get("live", uncurated))
 
 
 def embedder_mismatch(mem: Any) -> str:
@@ -221,6 +235,8 @@ def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None 
             fact["stands_for_count"] = len(members)
     if status is not None:
         receipt["uncurated"] = status["uncurated"]
+        if "unembedded" in status:
+            receipt["unembedded"] = status["unembedded"]
         if status["notes"]:
             receipt["notes"] = list(status["notes"])
     return seal_frame(receipt, facts, home=home, empty=(status or {}).get("empty", ""))

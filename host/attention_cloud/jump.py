@@ -132,12 +132,17 @@ class Jump:
     def index(self, keys: list[str], texts: list[str], meta: list[dict[str, Any]],
               *, embed: bool = True, lexical: bool = True, batch_size: int = 64) -> int:
         """Add records to BM25 (unless ``lexical`` is False) and, unless disabled, embed them.
-        Returns vectors added."""
+        A record BM25 already holds keeps its entry (ingest indexes an item's text before
+        curation does, under the same key). Returns vectors added."""
         if not keys:
             return 0
         self._writable()
         if lexical:
-            self.lexical.add(keys, texts, meta)
+            index = self.lexical
+            fresh = [i for i, k in enumerate(keys) if not index.has(k)]
+            if fresh:
+                index.add([keys[i] for i in fresh], [texts[i] for i in fresh],
+                          [meta[i] for i in fresh])
         if not embed or self.disabled:
             return 0
         todo = [i for i, k in enumerate(keys) if not self.vectors.has(k)]

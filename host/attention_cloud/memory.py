@@ -28,6 +28,7 @@ from .home import WriteLock, fsync_path, read_config, require_home, resolve_home
 from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
 from .progress import ProgressCallback, report as report_progress
+from . import ingest_index
 from .wire import encode_item
 from .store import journal_path, open_store, snapshot_due, sync_journal, write_snapshot
 
@@ -279,6 +280,7 @@ class Memory:
                     journal = journal_path(self.home)
                     journal_before = journal.stat().st_size if journal.exists() else None
                     wrote = True
+                    ingest_index.finish_pending(self)  # a killed ingest's BM25 entries
                 self._write_batch(batch, report)
         except BaseException:
             parsed_files.close()
@@ -312,8 +314,12 @@ class Memory:
         """Upsert the items of some parsed files and their watermarks as one fsynced batch."""
         encoded = [e for _, parsed in batch for e in parsed.encoded]
         marks = [Term("mark", [Atom(name), parsed.size, parsed.digest]) for name, parsed in batch]
+        entries = ingest_index.entries_of(encoded)
+        ingest_index.note_pending(self, entries)
         (counts,) = self.pl.once("atc_api:api_ingest_with_marks", encoded, marks, Var())
         sync_journal(self.home)
+        # findable by BM25 and recency at once, before curation (see ingest_index)
+        ingest_index.index_new(self, entries, (str(h) for h in counts["new_handles"]))
         report.new += counts["new"]
         report.unchanged += counts["unchanged"]
         report.new_handles.extend(str(h) for h in counts["new_handles"])

@@ -47,6 +47,13 @@ def encode_fields(fields: list[str]) -> str:
     raise AssertionError("unreachable: the separators never run out")
 
 
+def decode_fields(wire: str) -> list[str]:
+    """The fields of a wire string (the inverse of :func:`encode_fields`)."""
+    if wire.startswith("\x00"):
+        wire = wire[1:]
+    return wire[1:].split(wire[0]) if wire else []
+
+
 def encode_pointer(pointer: str, source: str) -> str:
     """The pointer field: ``=Line`` for ``Source:Line`` exactly, else ``|`` and the pointer."""
     if pointer.startswith(source) and pointer[len(source):len(source) + 1] == ":":

@@ -1,0 +1,131 @@
+"""First answers while curation works: ingest puts each new item's text into BM25 at once.
+
+Without this an item is findable only once ``atc curate`` has built its rungs and vectors; a
+large history is most of an hour from its first good frame. Now each ingest batch indexes its
+new items' L0 text (after the speaker's name, as curation indexes it) with the meta curation
+gives it, so ``atc hydrate`` right after ``atc ingest`` finds them by exact words (path
+``lexical``, or ``hybrid`` beside what is already embedded) and by recency. Curation later
+adds their vectors and leaves the BM25 entry as it is (the same text, the same key).
+
+Crash safety: the handles of a batch go to ``ingest.pending.jsonl`` (fsynced) before the batch
+is committed to the journal; the batch's BM25 entries are added for the items the journal
+accepted as new (so an erased item that is refused is never indexed again), flushed, and the
+file removed. A kill in between leaves the file, and the next ingest or curate indexes whichever
+of its live items lack an entry (:func:`finish_pending`).
+
+Contents:
+    LexicalEntry, entries_of, note_pending, index_new, finish_pending, PENDING_FILE
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from .bridge import Atom, Var
+from .home import fsync_path
+from .wire import decode_fields
+
+#: In the home: handles of an ingest batch whose BM25 entries may not be written yet.
+PENDING_FILE = "ingest.pending.jsonl"
+
+
+@dataclass(frozen=True)
+class LexicalEntry:
+    """What BM25 indexes of one item: key, text as indexed, and its filterable meta."""
+
+    handle: str
+    text: str
+    meta: dict[str, Any]
+
+
+def item_meta(kind: str, segment: str) -> dict[str, Any]:
+    """The meta BM25 and the vector store keep for an item's L0 (curation uses the same)."""
+    return {"record": "item", "level": "l0", "kind": kind, "segment": segment}
+
+
+def entries_of(encoded: Iterable[str]) -> list[LexicalEntry]:
+    """BM25 entries for items in the journal's wire format (see :mod:`.wire`)."""
+    from .curation import indexed_text
+
+    out: list[LexicalEntry] = []
+    for wire in encoded:
+        fields = decode_fields(wire)
+        handle, kind, segment, text = fields[0], fields[4], fields[8], fields[10]
+        links = fields[11:]
+        speaker = next((links[i + 1] for i in range(0, len(links) - 1, 2)
+                        if links[i] == "speaker"), None)
+        out.append(LexicalEntry(handle, indexed_text(text, speaker), item_meta(kind, segment)))
+    return out
+
+
+def _path(mem: Any) -> Any:
+    return mem.home / PENDING_FILE
+
+
+def note_pending(mem: Any, entries: list[LexicalEntry]) -> None:
+    """Record (fsynced) the handles of a batch about to be committed to the journal."""
+    line = json.dumps({"items": [e.handle for e in entries]}) + "\n"
+    with open(_path(mem), "a", encoding="utf-8") as fh:
+        fh.write(line)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def index_new(mem: Any, entries: list[LexicalEntry], new_handles: Iterable[str]) -> int:
+    """Add BM25 entries for the committed batch's new items, flush, clear the pending file.
+    Returns the entries added."""
+    accepted = set(new_handles)
+    todo = [e for e in entries if e.handle in accepted]
+    added = _index(mem, todo)
+    _clear(mem)
+    return added
+
+
+def _index(mem: Any, entries: list[LexicalEntry]) -> int:
+    lexical = mem.jump.lexical
+    todo = [e for e in entries if not lexical.has(e.handle)]
+    if todo:
+        mem.jump.index([e.handle for e in todo], [e.text for e in todo], [e.meta for e in todo],
+                       embed=False)
+        mem.jump.flush()
+    return len(todo)
+
+
+def _clear(mem: Any) -> None:
+    path = _path(mem)
+    if path.exists():
+        path.unlink()
+        fsync_path(mem.home)
+
+
+def finish_pending(mem: Any) -> int:
+    """Index the live items a killed ingest committed without their BM25 entries; returns how
+    many were indexed (0 when no ingest was killed)."""
+    try:
+        lines = _path(mem).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return 0
+    handles: list[str] = []
+    for line in lines:
+        try:
+            handles.extend(str(h) for h in json.loads(line).get("items", []))
+        except ValueError:
+            continue  # a torn last line: its batch was never committed
+    entries: list[LexicalEntry] = []
+    if handles:
+        (speakers,) = mem.pl.once("atc_journal:journal_item_speakers", [Atom(h) for h in handles], Var())
+        speaker_of = {str(p.args[0]): str(p.args[1]) for p in speakers}
+        from .curation import indexed_text
+
+        for handle in handles:
+            found = mem.pl.once("atc_api:api_item", Atom(handle), Var())
+            if not found or not found[0]["text"]:
+                continue  # refused, tombstoned, or its L0 expired
+            d = found[0]
+            entries.append(LexicalEntry(handle, indexed_text(d["text"], speaker_of.get(handle)),
+                                        item_meta(str(d["kind"]), str(d["segment"]))))
+    added = _index(mem, entries)
+    _clear(mem)
+    return added

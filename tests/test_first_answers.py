@@ -1,0 +1,102 @@
+"""First answers while curation works: ingest makes items findable by BM25 at once.
+
+A user who ingests a large history asks a question before ``atc curate`` finishes: the frame
+finds the item by an exact word (path ``lexical``) and the receipt says how much of memory is
+not embedded yet; after curation the same goal is answered ``hybrid``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from attention_cloud import Memory
+from attention_cloud.cli import main
+from attention_cloud.home import write_config
+from attention_cloud.ingest_index import PENDING_FILE, finish_pending
+
+TRANSCRIPT = """Support chat export, 2026-02-11
+
+User: The nightly export job crashes with MemoryError on tables over 2 GB.
+Assistant: The job calls fetchall() in exporter.py; I switched it to a server-side cursor.
+User: Also the quokkaline staging bucket keeps refusing uploads after midnight.
+Assistant: The bucket policy denies writes outside business hours; I widened the window.
+User: And please compress the output with gzip, level 6.
+"""
+
+
+def run(*args: str, home: Path):
+    return CliRunner().invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
+
+
+def write_transcript(tmp_path: Path, text: str = TRANSCRIPT) -> Path:
+    path = tmp_path / "support.txt"
+    path.write_text(text)
+    return path
+
+
+def frame(home: Path, goal: str) -> dict:
+    out = run("hydrate", "--goal", goal, "--format", "json", "--budget", "400", home=home)
+    assert out.exit_code == 0, out.output
+    return json.loads(out.stdout)
+
+
+def test_ingest_then_hydrate_finds_a_rare_word_before_curation(home, tmp_path):
+    write_config(home, {"embedder": "hash"})
+    assert run("ingest", str(write_transcript(tmp_path)), home=home).exit_code == 0
+    before = frame(home, "what happened with the quokkaline bucket")
+    receipt = before["receipt"]
+    assert receipt["path"] == "lexical"
+    assert receipt["uncurated"] == 5 and receipt["unembedded"] == 5
+    first = receipt["facts"][0]
+    assert first["seeded_by"] == "relevance"  # the BM25 hit seeds the frame, not recency
+    with Memory.open(home) as mem:
+        assert "quokkaline" in mem.item(first["handle"]).text
+    assert not (home / PENDING_FILE).exists()
+
+    assert run("curate", home=home).exit_code == 0
+    after = frame(home, "what happened with the quokkaline bucket")
+    assert after["receipt"]["path"] == "hybrid"
+    assert after["receipt"]["uncurated"] == 0 and after["receipt"]["unembedded"] == 0
+    assert after["receipt"]["facts"][0]["handle"] == first["handle"]
+
+
+def test_curation_keeps_the_entry_ingest_wrote(home, tmp_path):
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        report = mem.ingest([write_transcript(tmp_path)])
+        lexical = mem.jump.lexical
+        assert all(lexical.has(h) for h in report.new_handles)
+        log = home / "lexical" / "lexical.jsonl"
+        size = log.stat().st_size
+        mem.curate()
+        # curation added arcs, never a second entry for an item ingest had indexed
+        records = [json.loads(line) for line in log.read_text().splitlines()]
+        keys = [r["k"] for r in records if "k" in r]
+        assert len(keys) == len(set(keys))
+        assert log.stat().st_size > size
+        assert lexical.meta(report.new_handles[0])["record"] == "item"
+
+
+def test_a_killed_ingest_is_indexed_by_the_next_writer(home, tmp_path):
+    """The batch was committed but the kill came before its BM25 entries: the pending file
+    names its items and the next ingest (or curate) indexes those still live."""
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        report = mem.ingest([write_transcript(tmp_path)])
+        mem.jump.remove(report.new_handles)  # as if the entries were never written
+        mem.jump.flush()
+        (home / PENDING_FILE).write_text(
+            json.dumps({"items": report.new_handles + ["it_0000000000000000"]}) + "\n{\"items\": [")
+        assert finish_pending(mem) == 5
+        assert all(mem.jump.lexical.has(h) for h in report.new_handles)
+        assert not mem.jump.lexical.has("it_0000000000000000")
+        assert not (home / PENDING_FILE).exists()
+
+
+def test_no_embedder_home_says_nothing_of_embedding(home, tmp_path):
+    write_config(home, {"embedder": "none"})
+    assert run("ingest", str(write_transcript(tmp_path)), home=home).exit_code == 0
+    receipt = frame(home, "quokkaline bucket")["receipt"]
+    assert receipt["path"] == "lexical" and "unembedded" not in receipt
