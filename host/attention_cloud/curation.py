@@ -51,12 +51,22 @@ class CurateReport:
     sessions: list[str] = field(default_factory=list)
     #: what keeping the cells up to date did (attention_cloud.cells.CellsReport.as_dict)
     cells: dict[str, Any] = field(default_factory=dict)
+    #: Vectors copied from an identical text embedded earlier in the run instead of embedded.
+    reused: int = 0
+    #: Wall seconds of the run, and of them in the embedder (texts it embedded: ``embedded_texts``).
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+    embedded_texts: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {"items": self.items, "expired": self.expired, "arcs": self.arcs, "rollups": self.rollups,
-                "embedded": self.embedded, "echoes": self.echoes,
+                "embedded": self.embedded, "reused": self.reused, "echoes": self.echoes,
                 "model_improved": self.model_improved, "repaired": self.repaired,
-                "sessions": len(self.sessions), "cells": self.cells}
+                "sessions": len(self.sessions), "cells": self.cells, "seconds": round(self.seconds, 2),
+                "items_per_s": round(self.items / self.seconds, 1) if self.seconds else 0.0,
+                "embed_seconds": round(self.embed_seconds, 2),
+                "texts_per_s": (round(self.embedded_texts / self.embed_seconds, 1)
+                                if self.embed_seconds else 0.0)}
 
 
 def _view(term: Term) -> ItemView:
@@ -84,6 +94,23 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
     ``progress`` hears of each batch: phases ``curating items`` (items), ``arcs and rollups``
     (sessions) and ``echoes`` (items), each from 0 to its total.
     """
+    import time
+
+    def counters() -> tuple[int, float, int]:
+        jump = mem._jump  # not mem.jump: a run that embeds nothing loads no embedder
+        return (0, 0.0, 0) if jump is None else \
+            (jump.reused_vectors, jump.embed_seconds, jump.embedded_texts)
+
+    started, before = time.perf_counter(), counters()
+    report = _curate(mem, progress, model)
+    report.seconds = time.perf_counter() - started
+    after = counters()
+    report.reused, report.embedded_texts = after[0] - before[0], after[2] - before[2]
+    report.embed_seconds = after[1] - before[1]
+    return report
+
+
+def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateReport:
     from .curate import curate_arc, curate_session, plan_arcs
 
     report = CurateReport()

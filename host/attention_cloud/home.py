@@ -98,6 +98,7 @@ _SETTINGS: dict[str, tuple[Any, str]] = {
     "echoes": (lambda v: isinstance(v, bool), _BOOL),
     "distillation_vectors": (lambda v: isinstance(v, bool), _BOOL),
     "cells": (lambda v: isinstance(v, bool), _BOOL),
+    "index_at_ingest": (lambda v: isinstance(v, bool), _BOOL),
     "retention": (lambda v: isinstance(v, dict), 'an object of days per level such as {"l0": 365}'),
     "max_file_bytes": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
                        "a positive whole number of bytes"),

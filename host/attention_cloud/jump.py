@@ -34,6 +34,9 @@ SECOND_VECTOR_FETCH = 2
 #: Query texts whose vectors are kept: one hydration asks for its goal once per segment, and
 #: again for the cosines of its lexical hits.
 QUERY_VECTORS_KEPT = 32
+#: Digests of texts embedded by this process that are remembered (with a key holding the
+#: vector), so that the same text is not embedded twice in one curation run.
+MADE_DIGESTS_KEPT = 200_000
 
 
 def distillation_key(handle: str) -> str:
@@ -60,6 +63,11 @@ class Jump:
         self._lexical: Any = None
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._queries_by: Any = None  # the embedder that made them
+        self._made: OrderedDict[bytes, str] = OrderedDict()  # text digest -> a key holding its vector
+        #: Texts embedded by this process, the seconds it took, vectors copied instead.
+        self.embedded_texts = 0
+        self.embed_seconds = 0.0
+        self.reused_vectors = 0
 
     # -- lazily opened parts ----------------------------------------------------------------------
     @property
@@ -148,8 +156,38 @@ class Jump:
         todo = [i for i, k in enumerate(keys) if not self.vectors.has(k)]
         if not todo:
             return 0
-        vecs = self.embedder.embed([texts[i] for i in todo], batch_size=batch_size)
-        return self.vectors.add([keys[i] for i in todo], vecs, [meta[i] for i in todo])
+        todo_keys = [keys[i] for i in todo]
+        vecs = self._embed_once(todo_keys, [texts[i] for i in todo], batch_size)
+        return self.vectors.add(todo_keys, vecs, [meta[i] for i in todo])
+
+    def _embed_once(self, keys: list[str], texts: list[str], batch_size: int) -> np.ndarray:
+        """Vectors for ``texts``, copying the stored vector of a text this process embedded
+        before (the same tool output in two items, an L2 equal to another item's L0) instead
+        of embedding it again; the embedder dedupes within the call."""
+        import hashlib
+        import time
+
+        store = self.vectors
+        digests = [hashlib.blake2b(t.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+                   for t in texts]
+        known = [self._made.get(d) for d in digests]
+        reuse = [i for i, k in enumerate(known) if k is not None and store.has(k)]
+        fresh = sorted(set(range(len(texts))) - set(reuse))
+        out = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
+        if reuse:
+            out[reuse] = np.stack([store.vector(known[i]) for i in reuse])
+        if fresh:
+            started = time.perf_counter()
+            out[fresh] = self.embedder.embed([texts[i] for i in fresh], batch_size=batch_size)
+            self.embed_seconds += time.perf_counter() - started
+            self.embedded_texts += len(fresh)
+        self.reused_vectors += len(reuse)
+        for digest, key in zip(digests, keys):
+            self._made[digest] = key
+            self._made.move_to_end(digest)
+        while len(self._made) > MADE_DIGESTS_KEPT:
+            self._made.popitem(last=False)
+        return out
 
     def remove(self, keys: Iterable[str]) -> None:
         """Forget records in both indexes, their distillation vectors included (erasure)."""

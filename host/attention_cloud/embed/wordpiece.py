@@ -10,7 +10,8 @@ splitting, accents stripped because lowercasing is on):
 4. *split*: on whitespace, and every punctuation character is a word of its own;
 5. *WordPiece*: greedy longest match against the vocabulary, continuations prefixed ``##``;
    a word that cannot be covered, or is longer than 100 characters, becomes ``[UNK]``;
-6. *frame*: ``[CLS] ... [SEP]``, truncated so the whole sequence is at most ``max_length``.
+6. *frame*: ``[CLS] ... [SEP]``, truncated so the whole sequence is at most ``max_length``
+   (reading only a prefix of the text long enough to fill it: see ``encode``).
 
 Verified token for token against the reference ``tokenizers`` implementation (see
 ``tests/test_embed_wordpiece.py`` for the behaviour users rely on).
@@ -170,18 +171,36 @@ class WordPieceTokenizer:
         return tuple(ids)
 
     def encode(self, text: str) -> list[int]:
-        """Ids of ``[CLS] pieces... [SEP]``, truncated to ``max_length``."""
+        """Ids of ``[CLS] pieces... [SEP]``, truncated to ``max_length``.
+
+        Only as much of ``text`` is read as the model reads: a prefix of ``8 * max_length``
+        characters, widened fourfold until its whole words fill the budget (or the text ends),
+        so a megabyte tool result costs what its first few thousand characters do. The ids are
+        those of the whole text: the cut word at the end of a prefix is never used.
+        """
         budget = self.max_length - 2
-        ids: list[int] = [self.cls_id]
-        for word in basic_words(text):
+        window = max(8 * self.max_length, 64)
+        while True:
+            cut = len(text) > window
+            words = basic_words(text[:window]) if cut else basic_words(text)
+            if cut:
+                words = words[:-1]  # perhaps cut in the middle: pieces of it may differ
+            pieces, full = self._fill(words, budget)
+            if full or not cut:
+                return [self.cls_id, *pieces, self.sep_id]
+            window *= 4
+
+    def _fill(self, words: list[str], budget: int) -> tuple[list[int], bool]:
+        """The first ``budget`` word pieces of ``words``, and whether the budget was reached."""
+        ids: list[int] = []
+        for word in words:
             pieces = self._word_ids(word)
-            room = budget - (len(ids) - 1)
+            room = budget - len(ids)
             if len(pieces) >= room:
                 ids.extend(pieces[:room])
-                break
+                return ids, True
             ids.extend(pieces)
-        ids.append(self.sep_id)
-        return ids
+        return ids, False
 
     def tokenize(self, text: str) -> list[str]:
         """The WordPiece tokens of ``text`` (with ``[CLS]``/``[SEP]``), for inspection and tests."""

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""``atc curate`` throughput with the default embedder (MiniLM) on real Claude Code transcripts,
+A/B against another checkout, and whether the vectors agree.
+
+Ingests the corpus (default ``../shared/data/claude-code-real``: two long sessions with their
+subagents, long tool results and assistant turns) once into a template home, then for each
+round and each tree (``--before DIR`` first, then this checkout) copies the template and runs
+``curate`` in a fresh process importing that tree's ``host/``: items/s end to end (the whole
+curate call: ladder, arcs, rollups, embedding, BM25, echoes), the seconds in the embedder, the
+process CPU seconds and the load average around it. Rounds alternate the trees so that load from
+other processes falls on both. Finally the vectors both trees stored under the same key are
+compared (cosine and largest coordinate difference).
+
+    nice .venv/bin/python scripts/bench/minilm_curate.py --before /work/main --rounds 1
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT.parent / "shared" / "data" / "claude-code-real"
+
+_CURATE = """
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+from attention_cloud import Memory
+mem = Memory.open(sys.argv[2])
+mem.jump.embedder  # the model loads before the clock starts (once per process in real use)
+cpu, wall = time.process_time(), time.perf_counter()
+report = mem.curate()
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+mem.close()
+print(json.dumps({"items": report.items, "embedded": report.embedded, "wall": wall, "cpu": cpu,
+                  "extra": report.as_dict()}))
+"""
+
+
+def ingest(data: Path, home: Path) -> int:
+    sys.path.insert(0, str(ROOT / "host"))
+    from attention_cloud import Memory
+    from attention_cloud.home import write_config
+
+    home.mkdir(parents=True)
+    # BM25 entries are left to curation, so both trees' curate calls do the same BM25 work
+    write_config(home, {"index_at_ingest": False})
+    with Memory.open(home) as mem:
+        report = mem.ingest([data], strict=False)
+    return report.new
+
+
+def curate(tree: Path, template: Path, work: Path) -> dict:
+    home = work / f"home-{tree.name}-{time.monotonic_ns()}"
+    shutil.copytree(template, home)
+    load = os.getloadavg()[0]
+    out = subprocess.run([sys.executable, "-c", _CURATE, str(tree / "host"), str(home)],
+                         capture_output=True, text=True, check=True)
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    figures["load"] = round((load + os.getloadavg()[0]) / 2, 1)
+    figures["home"] = str(home)
+    return figures
+
+
+def vectors(home: str) -> dict[str, np.ndarray]:
+    from attention_cloud.embed import VectorStore
+
+    manifest = json.loads((Path(home) / "vectors" / "manifest.json").read_text())
+    store = VectorStore.open(Path(home) / "vectors", embedder_id=manifest["embedder_id"],
+                             dim=manifest["dim"], read_only=True)
+    try:
+        return {key: store.vector(key).copy() for key in store.keys()}
+    finally:
+        store.close()
+
+
+def compare(a: str, b: str) -> dict:
+    va, vb = vectors(a), vectors(b)
+    common = sorted(set(va) & set(vb))
+    cos = np.array([float(va[k] @ vb[k]) for k in common])
+    diff = max(float(np.abs(va[k] - vb[k]).max()) for k in common)
+    return {"keys_before": len(va), "keys_after": len(vb), "common": len(common),
+            "min_cosine": round(float(cos.min()), 6), "mean_cosine": round(float(cos.mean()), 6),
+            "below_0.999": int((cos < 0.999).sum()), "max_abs_diff": round(diff, 6)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another checkout to compare with (its host/ is imported)")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--keep", action="store_true", help="keep the homes (printed)")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="minilm-curate-"))
+    try:
+        template = work / "template"
+        new = ingest(args.data, template)
+        print(f"corpus {args.data}: {new} items; cpus {os.cpu_count()}; "
+              f"load {os.getloadavg()[0]:.1f} at start", flush=True)
+        trees = ([("before", args.before.resolve())] if args.before else []) + [("after", ROOT)]
+        runs: dict[str, list[dict]] = {name: [] for name, _ in trees}
+        for round_ in range(args.rounds):
+            for name, tree in (trees if round_ % 2 == 0 else trees[::-1]):
+                figures = curate(tree, template, work)
+                runs[name].append(figures)
+                extra = figures["extra"]
+                print(f"{name:6} round {round_ + 1}: {figures['items']} items in "
+                      f"{figures['wall']:.1f} s = {figures['items'] / figures['wall']:.1f} items/s; "
+                      f"vectors {figures['embedded']}, reused {extra.get('reused', '-')}, "
+                      f"embedder {extra.get('embed_seconds', '-')} s; CPU {figures['cpu']:.1f} s; "
+                      f"load {figures['load']}", flush=True)
+        if args.before:
+            print("vectors, before vs after:", json.dumps(compare(runs["before"][0]["home"],
+                                                                  runs["after"][0]["home"])))
+        for name, figures in runs.items():
+            rates = [f["items"] / f["wall"] for f in figures]
+            print(f"{name}: best {max(rates):.1f} items/s, median {float(np.median(rates)):.1f}")
+        if args.keep:
+            print("homes kept under", work)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
