@@ -1,0 +1,92 @@
+"""The faster embedding path gives the vectors the slower one gave.
+
+The tokenizer reads only a prefix of a long text, the embedder embeds each distinct text once,
+and a curation run copies the vector of a text it embedded before: none of that may change what
+the model sees, so retrieval is unchanged. Compared here against the whole-text tokenizer it
+replaced and against texts embedded one by one.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from attention_cloud.embed import WordPieceTokenizer, load_embedder
+from attention_cloud.embed.onnx_model import DEFAULT_VOCAB
+from attention_cloud.embed.wordpiece import basic_words
+
+
+def whole_text_ids(tokenizer: WordPieceTokenizer, text: str) -> list[int]:
+    """The encoder as it was: every word of the text, then cut to max_length."""
+    budget = tokenizer.max_length - 2
+    ids = [tokenizer.cls_id]
+    for word in basic_words(text):
+        pieces = tokenizer._word_ids(word)
+        room = budget - (len(ids) - 1)
+        if len(pieces) >= room:
+            ids.extend(pieces[:room])
+            break
+        ids.extend(pieces)
+    return ids + [tokenizer.sep_id]
+
+
+def texts(seed: int, count: int) -> list[str]:
+    """Texts whose prefix cuts fall anywhere: inside words, accents, CJK runs, words over 100
+    characters (one [UNK]), punctuation runs, control characters, long and short."""
+    rng = random.Random(seed)
+    parts = ["deploy", "naïve", "café", "東京は日本", "ERR_CONN_RESET", "x" * 140, "...", "\x00",
+             "\u200b", "it_3fa2#l1", "Übergrößenträger", "retry-policy", "12,345.6", "\n\t",
+             "supercalifragilistic", "ﬁle", "a"]
+    out = []
+    for _ in range(count):
+        size = rng.choice([3, 40, 300, 1500, 6000])
+        words = [rng.choice(parts) for _ in range(size)]
+        out.append("".join(w + rng.choice([" ", "", "  ", "-"]) for w in words))
+    return out
+
+
+@pytest.mark.parametrize("max_length", [8, 32, 256])
+def test_prefix_tokenizing_gives_the_whole_texts_ids(max_length):
+    tokenizer = WordPieceTokenizer.from_file(DEFAULT_VOCAB, max_length=max_length)
+    for text in texts(max_length, 120) + ["", " ", "x" * 5000, ("y" * 99 + " ") * 300]:
+        assert tokenizer.encode(text) == whole_text_ids(tokenizer, text), text[:80]
+
+
+def test_a_megabyte_tool_result_tokenizes_like_its_start():
+    tokenizer = WordPieceTokenizer.from_file(DEFAULT_VOCAB, max_length=256)
+    head = "Traceback (most recent call last): File app.py line 12 in main " * 8
+    ids = tokenizer.encode(head + "0123456789 " * 100_000)
+    assert len(ids) == 256 and ids == whole_text_ids(tokenizer, head + "0123456789 " * 400)
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return load_embedder()
+
+
+def test_repeated_texts_get_the_vectors_of_texts_embedded_alone(minilm):
+    distinct = ["pytest: 3 failed, KeyError: 'ttl' in tests/test_cache.py",
+                "git push rejected: the pre-commit hook found trailing whitespace",
+                "ok", "a much longer tool output line about the deploy " * 40]
+    batch = [distinct[i] for i in (0, 1, 0, 2, 3, 1, 1, 2)]
+    together = minilm.embed(batch)
+    alone = np.vstack([minilm.embed([t], batch_size=1) for t in distinct])
+    for row, text in zip(together, batch):
+        reference = alone[distinct.index(text)]
+        assert float(row @ reference) > 0.9999
+        assert np.abs(row - reference).max() < 2e-3   # int8 activations: batch-level scale
+    assert np.array_equal(together[0], together[2]) and np.array_equal(together[1], together[6])
+
+
+def test_a_curation_run_embeds_a_repeated_text_once(tmp_path):
+    from attention_cloud.jump import Jump
+
+    jump = Jump(tmp_path, "hash")
+    meta = [{"record": "item", "level": "l0"}] * 3
+    jump.index(["it_a", "it_b", "it_c"], ["same output", "other", "same output"], meta)
+    assert jump.embedded_texts == 3  # one call: the embedder itself embeds "same output" once
+    jump.index(["it_d", "it_e"], ["same output", "new text"], meta[:2])
+    assert jump.embedded_texts == 4 and jump.reused_vectors == 1
+    assert np.array_equal(jump.vectors.vector("it_d"), jump.vectors.vector("it_a"))
+    jump.close()
