@@ -250,6 +250,6 @@ def test_vectors_of_another_embedder_are_named_and_reembed_rebuilds_them(ingeste
     assert "`atc curate --reembed`" in out.stderr and receipt["notes"]
     again = run("curate", "--reembed", "--format", "json", home=ingested)
     assert again.exit_code == 0, again.output
-    assert json.loads(again.stdout)["repaired"] > 0
+    assert json.loads(again.stdout)["reembed"]["reembedded"] > 0
     out = run("hydrate", "--goal", "retry policy", "--format", "json", home=ingested)
     assert json.loads(out.stdout)["receipt"]["path"] != "lexical" and out.stderr == ""

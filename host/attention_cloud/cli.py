@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from .errors import AtcError
+from .errors import AtcError, UsageError
 from .ingest.records import FORMAT_DESCRIPTIONS
 from .progress import ProgressDisplay
 
@@ -244,29 +244,40 @@ def _print_ingest(report: Any, out: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--reembed", is_flag=True,
-              help="Drop the home's vectors and embed every record again with the configured "
-                   "embedder (after changing it).")
+              help="Embed every curated record again, beside the current vectors (which keep "
+                   "serving), and switch to the new ones when complete; resumable.")
+@click.option("--embedder", "embedder_spec", default=None, metavar="SPEC",
+              help="With --reembed: the embedder to move to (config.json is updated at the "
+                   "switch); default the configured one.")
 @home_option
 @fail_cleanly
-def curate(fmt: str, reembed: bool, home: str | None) -> None:
+def curate(fmt: str, reembed: bool, embedder_spec: str | None, home: str | None) -> None:
     """Build the ladder (L1-L3), arcs and session rollups; embed what is new; mark echoes.
 
     Incremental: a second run with nothing new does no work.
 
     Example: atc curate
     """
+    if embedder_spec is not None and not reembed:
+        raise UsageError("--embedder goes with --reembed (to move the home to that embedder)")
     mem = open_memory(home)
     try:
-        if reembed:
-            mem.drop_vectors()
+        moved = None
         with ProgressDisplay() as show:  # bars on a terminal, else a line per phase on stderr
+            if reembed:
+                moved = mem.reembed(embedder_spec, progress=show)
             report = mem.curate(progress=show)
     finally:
         mem.close()
+    out = report.as_dict()
+    if moved is not None:
+        out["reembed"] = moved.as_dict()
     if fmt == "json":
-        emit_json(report.as_dict())
+        emit_json(out)
     else:
-        click.echo("  ".join(f"{k}: {v}" for k, v in report.as_dict().items()))
+        click.echo("  ".join(f"{k}: {v}" for k, v in out.items() if k != "reembed"))
+        if moved is not None:
+            click.echo("reembed: " + "  ".join(f"{k}: {v}" for k, v in moved.as_dict().items()))
 
 
 # -- query ----------------------------------------------------------------------------------------

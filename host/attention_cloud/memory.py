@@ -192,20 +192,15 @@ class Memory:
 
         return curate_memory(self, progress=progress, model=self._model_curator())
 
-    def drop_vectors(self) -> None:
-        """Remove the home's vectors (journal, ladder and BM25 stay), so that the next
-        :meth:`curate` embeds every curated record again with the configured embedder: the
-        remedy after changing ``embedder`` in config.json (``atc curate --reembed``)."""
-        import shutil
+    def reembed(self, embedder: str | None = None, *,
+                progress: ProgressCallback | None = None) -> Any:
+        """Move the home's vectors to ``embedder`` (default: the configured one) without a
+        re-ingest: the new vectors are built beside the old, which keep serving frames, and
+        replace them when complete (config.json then names ``embedder``); a killed run resumes.
+        Returns a :class:`~attention_cloud.reembed.ReembedReport`."""
+        from .reembed import reembed
 
-        if self.jump.disabled:
-            raise UsageError("this home's embedder is none: there are no vectors to rebuild")
-        self.jump.embedder  # a spec that cannot load fails before anything is removed
-        self.lock.acquire()
-        self.jump.close()
-        self._jump = None
-        shutil.rmtree(self.home / "vectors", ignore_errors=True)
-        fsync_path(self.home)
+        return reembed(self, embedder, progress=progress)
 
     def _model_curator(self) -> Any:
         spec = self.config.get("curator")

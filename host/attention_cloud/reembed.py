@@ -1,0 +1,230 @@
+"""``atc curate --reembed``: move a home to another embedder without a re-ingest, serving all along.
+
+The new vectors are built beside the old ones, in ``HOME/vectors.next/``, while frames keep
+using ``HOME/vectors/`` (readers take no lock) and the embedder that made them (config.json's
+``embedder`` is changed only at the switch). Every curated record gets its vector exactly as
+curation gives it: items' text (L0, after the speaker's name), their distillations (``#l2``)
+when distillation vectors are on, and arcs' summary and distillation. Batches are flushed as
+they go, so a killed run resumes where it stopped (``HOME/reembed.json`` names the target; a
+run for another target starts the build again).
+
+When every record has its new vector the two folders are exchanged in one step
+(``renameat2(RENAME_EXCHANGE)`` where the kernel has it, else two renames), config.json names
+the new embedder, and the old vectors are deleted. A kill during the switch is finished by the
+next run: the state file says which embedder the folder ``vectors/`` must hold.
+
+Contents:
+    reembed, ReembedReport, NEXT_DIR, STATE_FILE, COMPLETE_FILE
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .bridge import Atom, Var
+from .errors import UsageError
+from .home import fsync_path, read_config, write_config
+from .progress import ProgressCallback, report as report_progress
+
+#: In the home: the vector store being built for the new embedder.
+NEXT_DIR = "vectors.next"
+#: In the home: the target of an unfinished move (``{"to": spec, "embedder_id": ..., "dim": ...}``).
+STATE_FILE = "reembed.json"
+#: In a finished new store: the move's token (says which folder is which after a kill).
+COMPLETE_FILE = "reembed.complete"
+#: Records embedded per flushed batch.
+BATCH = 2000
+
+
+@dataclass
+class ReembedReport:
+    """What one ``--reembed`` run did."""
+
+    embedder: str = ""       # the spec the home now uses
+    embedder_id: str = ""
+    records: int = 0         # records (items, distillations, arcs) with a new vector
+    embedded: int = 0        # of them embedded by this run (the rest were there: a resumed run)
+    resumed: bool = False
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"embedder": self.embedder, "embedder_id": self.embedder_id,
+                "records": self.records, "reembedded": self.embedded, "resumed": self.resumed,
+                "seconds": round(self.seconds, 2)}
+
+
+def reembed(mem: Any, spec: str | None = None, *,
+            progress: ProgressCallback | None = None) -> ReembedReport:
+    """Build vectors for every curated record with the embedder ``spec`` (default: the one
+    config.json names) beside the current ones, then switch to them (see module doc).
+
+    Raises:
+        UsageError: the target is ``none``.
+        EmbeddingError: the target embedder cannot be loaded (nothing is changed).
+    """
+    from .embed import VectorStore, load_embedder
+    from .jump import DISTILLATIONS_MARKER
+
+    started = time.perf_counter()
+    target = (spec or mem.config.get("embedder") or "minilm").strip()
+    if target.lower() == "none":
+        raise UsageError("--reembed needs an embedder: the target is none (no vectors)")
+    embedder = load_embedder(target)  # fails before anything is written
+    mem.lock.acquire()
+    home = mem.home
+    report = ReembedReport(embedder=target, embedder_id=embedder.id)
+    state = _read_state(home)
+    wanted = {"to": target, "embedder_id": embedder.id, "dim": embedder.dim}
+    if state and _matches(state, wanted) and _switched(home, state):
+        _finish(mem, state)  # killed after the exchange: only config and cleanup were left
+        report.resumed = True
+        report.seconds = time.perf_counter() - started
+        return report
+    next_dir = home / NEXT_DIR
+    if state and _matches(state, wanted) and next_dir.exists():
+        report.resumed = True
+    else:
+        shutil.rmtree(next_dir, ignore_errors=True)
+        state = {**wanted, "token": os.urandom(8).hex(),
+                 "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        _write_state(home, state)
+    distillations = bool(mem.config.get("distillation_vectors", True))
+    store = VectorStore.open(next_dir, embedder_id=embedder.id, dim=embedder.dim)
+    try:
+        records = _records(mem, distillations)
+        report.records = len(records)
+        todo = [r for r in records if not store.has(r[0])]
+        report_progress(progress, "re-embedding", 0, len(todo), "records")
+        for start in range(0, len(todo), BATCH):
+            batch = todo[start:start + BATCH]
+            vectors = embedder.embed([text for _, text, _ in batch])
+            store.add([key for key, _, _ in batch], vectors, [meta for _, _, meta in batch])
+            store.flush()
+            report.embedded += len(batch)
+            report_progress(progress, "re-embedding", report.embedded, len(todo), "records")
+        if distillations:
+            (next_dir / DISTILLATIONS_MARKER).write_text('{"distillation_vectors": true}\n',
+                                                         encoding="utf-8")
+        store.flush()
+    finally:
+        store.close()
+    marker = next_dir / COMPLETE_FILE
+    marker.write_text(state["token"] + "\n", encoding="utf-8")
+    fsync_path(next_dir)
+    mem.jump.close()  # the old store is about to move: nothing of it stays open here
+    _exchange(next_dir, home / "vectors")
+    _finish(mem, state)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _records(mem: Any, distillations: bool) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(key, text, meta)`` of every record curation embeds, text and meta as curation gives
+    them (see attention_cloud.curation)."""
+    from .curation import (BATCH as CURATE_BATCH, _arc_meta, _arc_text, _distillation_entries,
+                           _lookup_view, _segments, _speakers, indexed_text)
+    from .ingest_index import item_meta
+    from .jump import distillation_key
+
+    (handles,) = mem.pl.once("atc_ladder:ladder_curated_items", Var())
+    items = [str(h) for h in handles]
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    for start in range(0, len(items), CURATE_BATCH):
+        chunk = items[start:start + CURATE_BATCH]
+        views = [v for v in (_lookup_view(mem, h) for h in chunk) if v is not None and v.text]
+        segments = _segments(mem, [v.handle for v in views])
+        speakers = _speakers(mem, [v.handle for v in views])
+        out += [(v.handle, indexed_text(v.text, speakers.get(v.handle)),
+                 item_meta(v.kind, segments.get(v.handle, "default"))) for v in views]
+        if distillations:
+            out += [(distillation_key(h), text,
+                     {"record": "distillation", "level": "l2", "kind": kind, "segment": segment})
+                    for h, kind, segment, text in _distillation_entries(mem, chunk) if text.strip()]
+    for (arc,) in mem.pl.solutions("atc_ladder:arc", Var()):
+        l1 = mem.pl.once("atc_ladder:rung", arc, Atom("l1"), Var())
+        l2 = mem.pl.once("atc_ladder:rung", arc, Atom("l2"), Var())
+        first = mem.pl.once("atc_ladder:arc_member", arc, Var())
+        if l1 is None or l2 is None or first is None:
+            continue
+        member = str(first[0])
+        segment = _segments(mem, [member]).get(member, "default")
+        out.append((str(arc), _arc_text(l1[0], l2[0]), _arc_meta(segment)))
+    return out
+
+
+# -- the switch ---------------------------------------------------------------------------------
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Swap two paths in one step when the kernel can (``b`` may be missing: then a rename)."""
+    if not b.exists():
+        os.rename(a, b)
+    else:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            rc = libc.renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b),
+                                _RENAME_EXCHANGE)
+        except (OSError, AttributeError):
+            rc = -1
+        if rc != 0:  # no renameat2 (or no exchange on this filesystem): two renames
+            aside = b.with_name(b.name + ".old")
+            shutil.rmtree(aside, ignore_errors=True)
+            os.rename(b, aside)
+            os.rename(a, b)
+            os.rename(aside, a)
+    fsync_path(a.parent)
+
+
+def _switched(home: Path, state: dict[str, Any]) -> bool:
+    """Whether ``vectors/`` already holds the vectors this move built (the exchange happened):
+    it carries the move's token, written into the new store just before the exchange."""
+    try:
+        return (home / "vectors" / COMPLETE_FILE).read_text(encoding="utf-8").strip() \
+            == state.get("token")
+    except OSError:
+        return False
+
+
+def _finish(mem: Any, state: dict[str, Any]) -> None:
+    """After the exchange: config.json names the new embedder, the old vectors go."""
+    home = mem.home
+    config = read_config(home)
+    if config.get("embedder") != state["to"]:
+        write_config(home, {**config, "embedder": state["to"]})
+    mem.config = read_config(home)
+    mem._jump = None  # the next use opens the new vectors with the new embedder
+    shutil.rmtree(home / NEXT_DIR, ignore_errors=True)
+    (home / STATE_FILE).unlink(missing_ok=True)
+    (home / "vectors" / COMPLETE_FILE).unlink(missing_ok=True)
+    fsync_path(home)
+
+
+def _matches(state: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    return all(state.get(k) == v for k, v in wanted.items())
+
+
+def _read_state(home: Path) -> dict[str, Any] | None:
+    try:
+        state = json.loads((home / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) and "to" in state else None
+
+
+def _write_state(home: Path, state: dict[str, Any]) -> None:
+    path = home / STATE_FILE
+    tmp = path.with_suffix(".json.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(state) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    fsync_path(home)

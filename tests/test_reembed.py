@@ -1,0 +1,120 @@
+"""``atc curate --reembed``: another embedder without a re-ingest, frames served all along.
+
+A user moves a curated home to a new embedder. While the new vectors are built the old ones
+keep answering (frames stay ``hybrid``); a kill mid-way resumes where it stopped; the switch
+leaves exactly the vectors a fresh curation with the new embedder makes, and config.json names
+it.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import attention_cloud.reembed as reembed_module
+from attention_cloud import Memory
+from attention_cloud.cli import main
+from attention_cloud.embed import VectorStore
+from attention_cloud.home import read_config, write_config
+from attention_cloud.paths import samples_dir
+from attention_cloud.reembed import NEXT_DIR, STATE_FILE
+
+
+class Killed(Exception):
+    """Stands for a SIGKILL: the run stops between two flushed batches."""
+
+
+def run(*args: str, home: Path):
+    return CliRunner().invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
+
+
+def curated_home(path: Path, embedder: str) -> Path:
+    path.mkdir()
+    write_config(path, {"embedder": embedder})
+    assert run("ingest", str(samples_dir()), home=path).exit_code == 0
+    assert run("curate", home=path).exit_code == 0
+    return path
+
+
+def stored(home: Path) -> dict[str, np.ndarray]:
+    made = json.loads((home / "vectors" / "manifest.json").read_text())
+    store = VectorStore.open(home / "vectors", embedder_id=made["embedder_id"], dim=made["dim"],
+                             read_only=True)
+    try:
+        return {key: store.vector(key).copy() for key in store.keys()}
+    finally:
+        store.close()
+
+
+def receipt(home: Path) -> dict:
+    out = run("hydrate", "--goal", "retry policy for the flaky upload", "--format", "json",
+              home=home)
+    assert out.exit_code == 0, out.output
+    return json.loads(out.stdout)["receipt"]
+
+
+def test_a_killed_move_serves_the_old_vectors_and_resumes_to_a_fresh_curations_vectors(
+        tmp_path, monkeypatch):
+    home = curated_home(tmp_path / "home", "hash")
+    monkeypatch.setattr(reembed_module, "BATCH", 20)
+
+    def kill_after_first_batch(event):
+        if event.phase == "re-embedding" and event.done > 0:
+            raise Killed
+
+    with Memory.open(home) as mem, pytest.raises(Killed):
+        mem.reembed("hash:256", progress=kill_after_first_batch)
+    assert (home / NEXT_DIR).exists() and (home / STATE_FILE).exists()
+    # meanwhile: the old vectors, with the embedder that made them, still answer by meaning
+    assert read_config(home)["embedder"] == "hash"
+    during = receipt(home)
+    assert during["path"] == "hybrid" and during["unembedded"] == 0
+
+    out = run("curate", "--reembed", "--embedder", "hash:256", "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    moved = json.loads(out.stdout)["reembed"]
+    assert moved["resumed"] is True and 0 < moved["reembedded"] < moved["records"]
+    assert read_config(home)["embedder"] == "hash:256"
+    assert not (home / NEXT_DIR).exists() and not (home / STATE_FILE).exists()
+    assert receipt(home)["path"] == "hybrid"
+
+    fresh = stored(curated_home(tmp_path / "fresh", "hash:256"))
+    now = stored(home)
+    assert sorted(now) == sorted(fresh)
+    assert all(np.allclose(now[k], fresh[k], atol=1e-6) for k in now)
+
+
+def test_a_kill_during_the_switch_is_finished_by_the_next_run(tmp_path, monkeypatch):
+    home = curated_home(tmp_path / "home", "hash")
+    real_finish = reembed_module._finish
+
+    def killed_finish(mem, state):
+        raise Killed
+
+    monkeypatch.setattr(reembed_module, "_finish", killed_finish)
+    with Memory.open(home) as mem, pytest.raises(Killed):
+        mem.reembed("hash:256")
+    monkeypatch.setattr(reembed_module, "_finish", real_finish)
+    with Memory.open(home) as mem:
+        report = mem.reembed("hash:256")
+    assert report.resumed and report.embedded == 0
+    assert read_config(home)["embedder"] == "hash:256"
+    assert json.loads((home / "vectors" / "manifest.json").read_text())["dim"] == 256
+    assert not (home / NEXT_DIR).exists() and not (home / STATE_FILE).exists()
+
+
+def test_reembed_refuses_none_and_a_bad_spec_leaving_the_home_as_it_was(tmp_path):
+    home = curated_home(tmp_path / "home", "hash")
+    before = stored(home)
+    out = run("curate", "--reembed", "--embedder", "none", home=home)
+    assert out.exit_code != 0 and out.output.startswith("atc: --reembed needs an embedder")
+    out = run("curate", "--reembed", "--embedder", "nosuch:model", home=home)
+    assert out.exit_code != 0 and "unknown embedder 'nosuch:model'" in out.output
+    out = run("curate", "--embedder", "hash:256", home=home)
+    assert out.exit_code != 0 and "--embedder goes with --reembed" in out.output
+    assert read_config(home)["embedder"] == "hash" and not (home / NEXT_DIR).exists()
+    after = stored(home)
+    assert sorted(after) == sorted(before)
