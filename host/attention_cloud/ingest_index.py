@@ -14,7 +14,7 @@ file removed. A kill in between leaves the file, and the next ingest or curate i
 of its live items lack an entry (:func:`finish_pending`).
 
 Contents:
-    LexicalEntry, entries_of, note_pending, index_new, finish_pending, PENDING_FILE
+    commit, LexicalEntry, entries_of, note_pending, index_new, finish_pending, PENDING_FILE
 """
 from __future__ import annotations
 
@@ -58,6 +58,22 @@ def entries_of(encoded: Iterable[str]) -> list[LexicalEntry]:
                         if links[i] == "speaker"), None)
         out.append(LexicalEntry(handle, indexed_text(text, speaker), item_meta(kind, segment)))
     return out
+
+
+def commit(mem: Any, encoded: list[str], marks: list[Any]) -> Any:
+    """Upsert wire-format items and source watermarks as one fsynced journal batch, their BM25
+    entries added for the items the journal accepted as new (unless config.json says
+    ``"index_at_ingest": false``); returns the journal's counts dict."""
+    from .store import sync_journal
+
+    entries = entries_of(encoded) if mem.config.get("index_at_ingest", True) else []
+    if entries:
+        note_pending(mem, entries)
+    (counts,) = mem.pl.once("atc_api:api_ingest_with_marks", encoded, marks, Var())
+    sync_journal(mem.home)
+    if entries:
+        index_new(mem, entries, (str(h) for h in counts["new_handles"]))
+    return counts
 
 
 def _path(mem: Any) -> Any:

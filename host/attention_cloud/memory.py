@@ -309,13 +309,8 @@ class Memory:
         """Upsert the items of some parsed files and their watermarks as one fsynced batch."""
         encoded = [e for _, parsed in batch for e in parsed.encoded]
         marks = [Term("mark", [Atom(name), parsed.size, parsed.digest]) for name, parsed in batch]
-        entries = ingest_index.entries_of(encoded) if self.config.get("index_at_ingest", True) else []
-        if entries:
-            ingest_index.note_pending(self, entries)
-        (counts,) = self.pl.once("atc_api:api_ingest_with_marks", encoded, marks, Var())
-        sync_journal(self.home)
-        if entries:  # findable by BM25 and recency at once, before curation (see ingest_index)
-            ingest_index.index_new(self, entries, (str(h) for h in counts["new_handles"]))
+        # findable by BM25 and recency at once, before curation (see ingest_index)
+        counts = ingest_index.commit(self, encoded, marks)
         report.new += counts["new"]
         report.unchanged += counts["unchanged"]
         report.new_handles.extend(str(h) for h in counts["new_handles"])

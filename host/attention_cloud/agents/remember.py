@@ -104,7 +104,7 @@ def remember(mem: Any, text: str, *, kind: str = "note", segment: str = "default
     from ..ingest.collector import ItemCollector, item_handle
     from ..ingest.textutil import goal_text
     from ..ingest.timefmt import read_time
-    from ..store import sync_journal
+    from ..ingest_index import commit
     from ..wire import encode_item
 
     text = check_text(text)
@@ -133,9 +133,7 @@ def remember(mem: Any, text: str, *, kind: str = "note", segment: str = "default
                          links=[("remembered", kind)])
     assert item is not None and item.handle == handle
     item = dataclasses.replace(item, seq=line - 1, goal=active)
-    mem.pl.once("atc_api:api_ingest_with_marks", [encode_item(item, source, segment)], [],
-                _var())
-    sync_journal(mem.home)
+    commit(mem, [encode_item(item, source, segment)], [])  # findable by BM25 at once
     curated = False
     if curate:
         (pending,) = mem.pl.once("atc_ladder:ladder_uncurated_count", _var())
