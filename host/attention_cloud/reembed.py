@@ -99,6 +99,12 @@ def reembed(mem: Any, spec: str | None = None, *,
     try:
         records = _records(mem, distillations)
         report.records = len(records)
+        # a record forgotten (or re-curated away) since a killed run embedded it goes
+        wanted_keys = {key for key, _, _ in records}
+        stale = [key for key in store.keys() if key not in wanted_keys]
+        if stale:
+            store.remove(stale)
+            store.flush()
         todo = [r for r in records if not store.has(r[0])]
         report_progress(progress, "re-embedding", 0, len(todo), "records")
         for start in range(0, len(todo), BATCH):
