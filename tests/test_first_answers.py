@@ -93,6 +93,13 @@ def test_a_killed_ingest_is_indexed_by_the_next_writer(home, tmp_path):
         assert all(mem.jump.lexical.has(h) for h in report.new_handles)
         assert not mem.jump.lexical.has("it_0000000000000000")
         assert not (home / PENDING_FILE).exists()
+        # the same, finished by the next ingest even when that one has nothing new to write
+        mem.jump.remove(report.new_handles)
+        mem.jump.flush()
+        (home / PENDING_FILE).write_text(json.dumps({"items": report.new_handles}) + "\n")
+        again = mem.ingest([write_transcript(tmp_path)])
+        assert again.new == 0 and not (home / PENDING_FILE).exists()
+        assert all(mem.jump.lexical.has(h) for h in report.new_handles)
 
 
 def test_no_embedder_home_says_nothing_of_embedding(home, tmp_path):

@@ -68,6 +68,11 @@ def test_a_killed_move_serves_the_old_vectors_and_resumes_to_a_fresh_curations_v
     with Memory.open(home) as mem, pytest.raises(Killed):
         mem.reembed("hash:256", progress=kill_after_first_batch)
     assert (home / NEXT_DIR).exists() and (home / STATE_FILE).exists()
+    # an item forgotten while the move was stopped: its vector must not be switched in
+    partial = VectorStore.open(home / NEXT_DIR, embedder_id="hash-v1-256", dim=256)
+    partial.add(["it_forgotten0000000"], np.eye(1, 256, dtype=np.float32), [{"record": "item"}])
+    partial.flush()
+    partial.close()
     # meanwhile: the old vectors, with the embedder that made them, still answer by meaning
     assert read_config(home)["embedder"] == "hash"
     during = receipt(home)

@@ -246,6 +246,7 @@ def test_vectors_of_another_embedder_are_named_and_reembed_rebuilds_them(ingeste
     out = run("hydrate", "--goal", "retry policy", "--format", "json", home=ingested)
     receipt = json.loads(out.stdout)["receipt"]
     assert receipt["path"] == "lexical"
+    assert receipt["uncurated"] == 0 and receipt["unembedded"] == 47  # none by meaning
     assert "made by embedder 'hash-v1-512' (512-d), not the configured 'hash-v1-256'" in out.stderr
     assert "`atc curate --reembed`" in out.stderr and receipt["notes"]
     again = run("curate", "--reembed", "--format", "json", home=ingested)

@@ -174,6 +174,8 @@ def unembedded_count(mem: Any, uncurated: int, mismatch: str) -> int:
     home has no vectors of the configured embedder (none made yet, or ``mismatch``)."""
     if not mismatch and (mem.home / "vectors" / "manifest.json").exists():
         return uncurated
+    if mem.pl.once("atc_ladder:curated", Var(), Var()) is None:
+        return uncurated  # nothing curated yet: every live item is uncurated (no count needed)
     (stats,) = mem.pl.once("atc_journal:journal_stats", Var())
     return int(to_plain(stats).get("live", uncurated))
 

@@ -235,6 +235,9 @@ class Memory:
         found = find_transcripts(paths)
         if not found:
             raise InputError("no transcript files found in the given paths")
+        if (self.home / ingest_index.PENDING_FILE).exists():
+            self.lock.acquire()
+            ingest_index.finish_pending(self)  # a killed ingest's BM25 entries
         report = IngestReport(files=len(found))
         for entry in found:
             if entry.problem:
@@ -275,7 +278,6 @@ class Memory:
                     journal = journal_path(self.home)
                     journal_before = journal.stat().st_size if journal.exists() else None
                     wrote = True
-                    ingest_index.finish_pending(self)  # a killed ingest's BM25 entries
                 self._write_batch(batch, report)
         except BaseException:
             parsed_files.close()
