@@ -107,3 +107,32 @@ def test_no_embedder_home_says_nothing_of_embedding(home, tmp_path):
     assert run("ingest", str(write_transcript(tmp_path)), home=home).exit_code == 0
     receipt = frame(home, "quokkaline bucket")["receipt"]
     assert receipt["path"] == "lexical" and "unembedded" not in receipt
+
+
+def test_a_frame_during_curation_uses_what_is_already_embedded(home, monkeypatch):
+    """Curation commits batch by batch; a reader between two batches gets a hybrid frame over
+    the embedded part, and its receipt counts the rest as not embedded yet."""
+    import subprocess
+    import sys
+
+    import attention_cloud.curation as curation
+    from attention_cloud.paths import samples_dir
+
+    write_config(home, {"embedder": "hash"})
+    monkeypatch.setattr(curation, "BATCH", 20)
+    seen: list[dict] = []
+
+    def read_between_batches(event):
+        if event.phase == "curating items" and event.done == 20:
+            out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "hydrate", "--goal",
+                                  "retry policy", "--format", "json", "--home", str(home)],
+                                 capture_output=True, text=True, timeout=300)
+            assert out.returncode == 0, out.stderr
+            seen.append(json.loads(out.stdout)["receipt"])
+
+    with Memory.open(home) as mem:
+        total = mem.ingest([samples_dir()]).new
+        mem.curate(progress=read_between_batches)
+    (during,) = seen
+    assert during["path"] == "hybrid"
+    assert during["uncurated"] == during["unembedded"] == total - 20
