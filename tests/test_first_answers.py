@@ -136,3 +136,50 @@ def test_a_frame_during_curation_uses_what_is_already_embedded(home, monkeypatch
     (during,) = seen
     assert during["path"] == "hybrid"
     assert during["uncurated"] == during["unembedded"] == total - 20
+
+
+def test_the_watcher_curates_what_each_poll_ingested(home, tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    write_config(home, {"embedder": "hash"})
+    folder = tmp_path / "live"
+    folder.mkdir()
+    write_transcript(folder)
+    proc = subprocess.Popen([sys.executable, "-m", "attention_cloud.cli", "ingest", str(folder),
+                             "--watch", "--curate", "--interval", "0.3", "--home", str(home)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ})
+    try:
+        def settled(goal: str) -> dict | None:
+            out = run("hydrate", "--goal", goal, "--format", "json", home=home)
+            receipt = json.loads(out.stdout)["receipt"] if out.exit_code == 0 else {}
+            return receipt if receipt.get("path") == "hybrid" and receipt["uncurated"] == 0 \
+                else None
+
+        deadline = time.monotonic() + 240
+        while settled("quokkaline bucket") is None and time.monotonic() < deadline:
+            time.sleep(1)
+        (folder / "later.txt").write_text("User: the zebrafinch cron job runs at 04:10 UTC now.\n")
+        receipt = None
+        while receipt is None and time.monotonic() < deadline:
+            time.sleep(1)
+            receipt = settled("zebrafinch cron")
+            if receipt and receipt["facts"][0]["seeded_by"] != "relevance":
+                receipt = None
+        assert receipt is not None, "the watcher never curated the new file"
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=60)
+    assert out.count("curate: items: ") == 2, out + err  # the first ingest, then the new file
+    assert "curate: items: 1 " in out
+
+
+def test_curate_on_ingest_needs_watch(home, tmp_path):
+    out = run("ingest", str(write_transcript(tmp_path)), "--curate", home=home)
+    assert out.exit_code != 0
+    assert out.output.startswith("atc: --curate goes with --watch")
+    assert not (home / "journal.pl").exists()

@@ -140,6 +140,9 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 @click.option("--watch", is_flag=True, help="Keep polling the paths and ingest what grows.")
 @click.option("--interval", type=click.FloatRange(min=0.1), default=2.0, show_default=True,
               help="Seconds between polls with --watch.")
+@click.option("--curate", "curate_too", is_flag=True,
+              help="With --watch: curate what each poll ingested (the watcher holds the home's "
+                   "write lock, so a separate atc curate cannot run beside it).")
 @click.option("--format-output", "out", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Report format.")
 @click.option("--strict", is_flag=True,
@@ -150,8 +153,8 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 @home_option
 @fail_cleanly
 def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | None,
-           item_budget: int | None, watch: bool, interval: float, out: str, strict: bool,
-           max_file_bytes: int | None, home: str | None) -> None:
+           item_budget: int | None, watch: bool, interval: float, curate_too: bool, out: str,
+           strict: bool, max_file_bytes: int | None, home: str | None) -> None:
     """Ingest transcripts (files or directories) into the journal.
 
     Re-ingesting is an upsert: unchanged files are skipped, grown files add only new items.
@@ -162,6 +165,8 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
 
     Example: atc ingest ~/.claude/projects/myproj/ --segment work
     """
+    if curate_too and not watch:
+        raise UsageError("--curate goes with --watch (otherwise run atc curate after ingesting)")
     mem = open_memory(home)
     options: dict[str, Any] = {"format": fmt, "segment": segment, "source": source,
                                "item_budget": item_budget, "strict": strict,
@@ -170,6 +175,8 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
         report = _ingest_with_progress(mem, paths, options, fail_when_empty=not watch)
         reported = set(report.files_skipped)
         _print_ingest(report, out)
+        if curate_too:
+            _curate_quietly(mem, out)
         while watch:
             time.sleep(interval)
             report = mem.ingest(paths, **options)
@@ -178,8 +185,19 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
             report.files_skipped = fresh       # each skipped file is reported once
             if report.new or report.skipped or fresh:  # quiet while nothing grows
                 _print_ingest(report, out)
+            if curate_too and report.new:
+                _curate_quietly(mem, out)
     finally:
         mem.close()
+
+
+def _curate_quietly(mem: Memory, out: str) -> None:
+    """Curate what is new (frames see each batch as it is committed) and print its report."""
+    report = mem.curate().as_dict()
+    if out == "json":
+        emit_json({"curate": report})
+    else:
+        click.echo("curate: " + "  ".join(f"{k}: {v}" for k, v in report.items() if k != "cells"))
 
 
 def _ingest_with_progress(mem: Memory, paths: tuple[str, ...], options: dict[str, Any], *,
