@@ -5,5 +5,7 @@
 - :mod:`.hooks`: ``atc hook user-prompt|session-end|stop`` (Claude Code hook commands).
 - :mod:`.install`: ``atc install|uninstall claude-code`` (settings.json, merged and reversible).
 - :mod:`.mcp_server`: ``atc mcp``, the official MCP SDK over stdio or loopback HTTP.
+- :mod:`.recall_server`: the warm per-home process that answers the prompt hook.
+- :mod:`.memory_host`: one Memory for a long-running process, fresh and not blocking writers.
 - :mod:`.cli`: the commands, mounted on ``atc`` by :mod:`attention_cloud.cli`.
 """

@@ -28,56 +28,11 @@ import os
 from typing import Any, Callable, TypeVar
 
 from ..errors import AtcError
+from .memory_host import MemoryHost
 
 _T = TypeVar("_T")
 
 SERVER_NAME = "attention-cloud"
-
-
-class MemoryHost:
-    """The process's one Memory: opened lazily, reopened when the journal changed on disk,
-    closed after every write (so the write lock is held only while writing)."""
-
-    def __init__(self, home: str | os.PathLike[str] | None) -> None:
-        from ..home import resolve_home
-
-        self.home = resolve_home(home)
-        self._mem: Any = None
-        self._seen: tuple[int, int] | None = None
-
-    def _stamp(self) -> tuple[int, int]:
-        try:
-            st = (self.home / "journal.pl").stat()
-            return (st.st_size, st.st_mtime_ns)
-        except FileNotFoundError:
-            return (0, 0)
-
-    def memory(self, *, create: bool = False) -> Any:
-        """The open Memory, fresh as of the journal on disk."""
-        from ..attention.controller import ensure_loaded
-        from ..bridge import get_prolog
-        from ..memory import Memory
-
-        stamp = self._stamp()
-        if self._mem is not None and (self._mem._closed or stamp != self._seen):
-            self.close()
-        if self._mem is None:
-            ensure_loaded(get_prolog())      # attention rules before the journal replays
-            self._mem = Memory.open(self.home, create=create)
-            self._seen = stamp
-        return self._mem
-
-    def wrote(self) -> None:
-        """After a write: close (releasing the write lock); the next call reopens."""
-        self.close()
-
-    def close(self) -> None:
-        if self._mem is not None:
-            try:
-                self._mem.close()
-            finally:
-                self._mem = None
-                self._seen = None
 
 
 def one_line(exc: BaseException) -> str:

@@ -42,6 +42,7 @@ COLD_MAX_JOURNAL_BYTES = 256 * 1024 * 1024
 
 
 def socket_path(home: Path) -> Path:
+    """Where the home's recall server listens."""
     return home / "hooks" / "recall.sock"
 
 
@@ -86,7 +87,7 @@ def serve(home: Path, *, idle_s: float = IDLE_S) -> None:
     import fcntl
 
     from .hooks import log, user_prompt
-    from .mcp_server import MemoryHost
+    from .memory_host import MemoryHost
 
     folder = home / "hooks"
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,58 @@
+"""One Memory for a long-running process (the MCP server, the prompt hook's recall server).
+
+A process that lives for days beside ``atc ingest``, ``atc curate`` and the capture hooks must
+neither answer from a stale view nor keep other writers out. :class:`MemoryHost` opens memory
+lazily, reopens it when the journal changed on disk (another process committed), and closes it
+after a write, so the home's write lock is held only while writing.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+class MemoryHost:
+    """The process's one Memory: opened lazily, reopened when the journal changed on disk,
+    closed after every write (so the write lock is held only while writing)."""
+
+    def __init__(self, home: str | os.PathLike[str] | None) -> None:
+        from ..home import resolve_home
+
+        self.home = resolve_home(home)
+        self._mem: Any = None
+        self._seen: tuple[int, int] | None = None
+
+    def _stamp(self) -> tuple[int, int]:
+        try:
+            st = (self.home / "journal.pl").stat()
+            return (st.st_size, st.st_mtime_ns)
+        except FileNotFoundError:
+            return (0, 0)
+
+    def memory(self, *, create: bool = False) -> Any:
+        """The open Memory, fresh as of the journal on disk."""
+        from ..attention.controller import ensure_loaded
+        from ..bridge import get_prolog
+        from ..memory import Memory
+
+        stamp = self._stamp()
+        if self._mem is not None and (self._mem._closed or stamp != self._seen):
+            self.close()
+        if self._mem is None:
+            ensure_loaded(get_prolog())      # attention rules before the journal replays
+            self._mem = Memory.open(self.home, create=create)
+            self._seen = stamp
+        return self._mem
+
+    def wrote(self) -> None:
+        """After a write: close (releasing the write lock); the next call reopens."""
+        self.close()
+
+    def close(self) -> None:
+        """Close memory (releasing the write lock if a write took it); the next call reopens."""
+        if self._mem is not None:
+            try:
+                self._mem.close()
+            finally:
+                self._mem = None
+                self._seen = None
