@@ -55,7 +55,8 @@ QUERIES = ["item(H)", "item(H), item_segment(H, S)", "rung(H, L, T)", "item_text
            "item_goal(H, G)", "distilled(H, F, V)", "arc_member(A, H)", "rollup(R, S), rung(R, L, T)",
            "relation(H, P, O)", "nearest(\"{}\", 15, Hits)", "lexical(\"{}\", 15, [], Hits)",
            "provenance(R, H)", "item_arc(H, A), rung(A, L, T)", "echo_of(E, O, S)",
-           "arc_goal(A, G)", "items_between(0, 9999999999, Hs)"]
+           "arc_goal(A, G)", "items_between(0, 9999999999, Hs)", "cell(C), rung(C, L, T)",
+           "cell_member(C, H)"]
 RULES = "r(H, T) :- item_text(H, T).\nr(H, T) :- rung(H, l2, T).\nw(H, S) :- item_segment(H, S).\n"
 RAW = ["atc_journal:item_text(H, T)", "atc_ladder:rung(H, L, T)", "@(item_text(H, T), atc_memory)",
        "G =.. [item_text, H, T], call(atc_memory:G)", "call(atc_journal:item(H))",
@@ -188,6 +189,8 @@ def snapshot_meta(mem: Any) -> tuple[dict[str, dict[str, str]], dict[str, set[st
     prov: dict[str, set[str]] = {}
     for r in mem.query("(arc(R) ; rollup(R, _)), provenance(R, H)", limit=100000).rows:
         prov.setdefault(r["R"], set()).add(r["H"])
+    for r in mem.query("cell(R), cell_member(R, H)", limit=100000).rows:   # cells: their members
+        prov.setdefault(r["R"], set()).add(r["H"])
     return items, prov
 
 
@@ -297,7 +300,7 @@ def run_fuzz(trials: int, seed: int, workdir: Path | None = None,
     base = Path(tmp.name) if tmp else workdir
     home, pool = base / "home", base / "pool"
     build_home(home, rng)
-    handle = re.compile(r"(?:it|arc|ses)_[0-9a-f]{6,}")
+    handle = re.compile(r"(?:it|arc|ses|cell)_[0-9a-f]{6,}")
     counts: Counter = Counter()
     policy = Policy()
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -342,7 +345,7 @@ def run_fuzz(trials: int, seed: int, workdir: Path | None = None,
             for row in result.rows:
                 for key, value in row.items():
                     names |= set(handle.findall(json.dumps(value)))
-                rec = row.get("A") or row.get("R") or row.get("H")
+                rec = row.get("C") or row.get("A") or row.get("R") or row.get("H")
                 if "L" in row and rec:
                     levels.append((rec, row["L"]))          # rung(Id, L, T): at most the ceiling
                 elif goal.startswith(("item_text", "item_goal", "arc_goal")):
