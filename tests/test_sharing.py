@@ -312,6 +312,7 @@ def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):
     facts = frame["receipt"]["facts"]
     assert facts and all(f["mount"] == "alice" for f in facts)
     assert all(f["level"] in ("L2", "L3") for f in facts)
+    assert any(f["level"] == "L2" for f in facts)              # distillations, not just pointers
     assert {f["segment"] for f in facts} == {"payments"}
     assert frame["receipt"]["mounts"][0]["status"] == "ok"
     assert not any(t in frame["text"] for t in verbatim_texts(alice_home))
