@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 __all__ = ["lexical_terms", "STOPWORDS"]
 
@@ -33,6 +34,7 @@ STOPWORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=200_000)  # words repeat: most calls are a dict lookup
 def _fold(word: str) -> str:
     """Strip one common inflection from a plain alphabetic word; leave anything else alone."""
     if not word.isalpha() or len(word) <= 4:
@@ -52,6 +54,8 @@ _CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900
 
 
 def _plain(text: str) -> str:
+    if text.isascii():  # most text: nothing to decompose, no accents, no CJK
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     # CJK scripts do not separate words with spaces: each character becomes its own term.
