@@ -4,8 +4,8 @@ Every request carries ``Authorization: Bearer TOKEN`` (a token ``atc principal a
 a missing, malformed or wrong token is refused with 401, a team's token reading a pool (a
 team-owned home) with 403. Each request then runs as that principal through the same policy
 as ``--as`` (sharing/reads.py), so every read is filtered by visible/3 and appended to the
-owner's audit log. The home is read at its last committed state: the server reopens it when
-the journal changes (a grant revoked from the CLI counts at the next request).
+owner's audit log. The home is read at its last committed state: the server's MemoryHost
+reopens it when the journal changes (a grant revoked from the CLI counts at the next request).
 
 Endpoints (JSON):
   GET  /v1/whoami           who the token is, the home's owner and kind, the caller's grants
@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import AtcError, InputError
@@ -28,31 +27,6 @@ from ..home import require_home, resolve_home
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-
-
-class _HomeReader:
-    """The served home, open in this process and reopened when its journal changes."""
-
-    def __init__(self, home: Path) -> None:
-        self.home = home
-        self.mem: Any = None
-        self.stamp: tuple[int, int, int] | None = None
-
-    def memory(self) -> Any:
-        from ..memory import Memory
-
-        journal = self.home / "journal.pl"
-        try:
-            st = journal.stat()
-            stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
-        except FileNotFoundError:
-            stamp = (0, 0, 0)
-        if self.mem is None or stamp != self.stamp:
-            if self.mem is not None:
-                self.mem.close()
-            self.mem = Memory.open(self.home, create=False)
-            self.stamp = stamp
-        return self.mem
 
 
 def make_app(home: str | os.PathLike[str] | None) -> Any:
@@ -64,7 +38,9 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
 
     from . import policy, reads
 
-    reader = _HomeReader(require_home(resolve_home(home)))
+    from ..agents.memory_host import MemoryHost
+
+    reader = MemoryHost(require_home(resolve_home(home)))   # reopened when the journal changes
 
     def refuse(status: int, message: str) -> JSONResponse:
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
