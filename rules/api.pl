@@ -677,12 +677,15 @@ api_sharing_state(_{owner: Owner, principals: Ps, grants: Gs, mounts: Ms}) :-
     findall(_{id: Id, owner: Ow, grantee: G, filter: F, ceiling: C, expiry: E,
               revoked: Rev, live: Live},
             ( grant(Id, Ow, G, F0, C, E),
-              maplist([X, Y]>>term_string(X, Y), F0, F),
+              maplist(term_text_, F0, F),
               (   grant_revoked(Id, RT, _) -> Rev = RT ; Rev = null ),
               grants_now(Now),
               (   Rev == null, ( E == none ; Now @< E ) -> Live = true ; Live = false ) ),
             Gs),
     findall(_{name: N, url: U, token_env: E}, grants_mount(N, U, E), Ms).
+
+term_text_(Term, Text) :-
+    term_string(Term, Text).
 
 %!  api_visible(+Reader, +Record, -MaxLevel) is semidet.
 %   visible/3 for the host: the most detailed level Reader may see Record at.

@@ -230,6 +230,8 @@ similarity(Q, Records, K, Pairs) :-
 
 seen_record_(R) :- atom(R), seen_(R, _).
 
+seen_hit_(Id-_) :- seen_(Id, _).
+
 query_seen_(Q) :-
     (   atom(Q)
     ->  (   seen_(Q, _) -> true ; existence_error(record, Q) )
@@ -237,7 +239,7 @@ query_seen_(Q) :-
     ).
 
 seen_top_(Raw, K, Hits) :-
-    include([Id-_]>>seen_(Id, _), Raw, Seen),
+    include(seen_hit_, Raw, Seen),
     length(Seen, N),
     (   N =< K -> Hits = Seen ; length(Hits, K), append(Hits, _, Seen) ).
 
@@ -288,7 +290,7 @@ items_between(F, T, Items) :-
     items_between(F, T, inf, Items).
 items_between(F, T, Max, Items) :-
     atc_when:items_between(F, T, inf, Raw),
-    include([H]>>seen_(H, _), Raw, Seen),
+    include(seen_record_, Raw, Seen),
     (   Max == inf -> Items = Seen
     ;   must_be(nonneg, Max),
         length(Seen, N),
