@@ -183,3 +183,15 @@ def test_curate_on_ingest_needs_watch(home, tmp_path):
     assert out.exit_code != 0
     assert out.output.startswith("atc: --curate goes with --watch")
     assert not (home / "journal.pl").exists()
+
+
+def test_bm25_entries_come_from_the_wire_text_even_with_a_nul_and_a_speaker():
+    from attention_cloud.ingest_index import entries_of
+    from attention_cloud.wire import decode_fields, encode_fields
+
+    fields = ["it_1", "src", "S", "3", "user", "user", "goal", "", "work", "=1",
+              "zebra\x00finch \x1f text", "speaker", "Priya", "mentions", "x"]
+    assert decode_fields(encode_fields(fields)) == fields
+    (entry,) = entries_of([encode_fields(fields)])
+    assert entry.handle == "it_1" and entry.text == "Priya: zebra\x00finch \x1f text"
+    assert entry.meta == {"record": "item", "level": "l0", "kind": "user", "segment": "work"}

@@ -77,6 +77,9 @@ def test_a_killed_move_serves_the_old_vectors_and_resumes_to_a_fresh_curations_v
     assert read_config(home)["embedder"] == "hash"
     during = receipt(home)
     assert during["path"] == "hybrid" and during["unembedded"] == 0
+    assert during["notes"] == ["the home is moving to embedder 'hash:256': frames use the current "
+                               "vectors until the new ones are complete (`atc curate --reembed` "
+                               "builds or resumes them)"]
 
     out = run("curate", "--reembed", "--embedder", "hash:256", "--format", "json", home=home)
     assert out.exit_code == 0, out.output
@@ -84,7 +87,8 @@ def test_a_killed_move_serves_the_old_vectors_and_resumes_to_a_fresh_curations_v
     assert moved["resumed"] is True and 0 < moved["reembedded"] < moved["records"]
     assert read_config(home)["embedder"] == "hash:256"
     assert not (home / NEXT_DIR).exists() and not (home / STATE_FILE).exists()
-    assert receipt(home)["path"] == "hybrid"
+    after = receipt(home)
+    assert after["path"] == "hybrid" and "notes" not in after
 
     fresh = stored(curated_home(tmp_path / "fresh", "hash:256"))
     now = stored(home)

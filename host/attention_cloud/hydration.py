@@ -151,6 +151,9 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
         mismatch = embedder_mismatch(mem)
         if mismatch:
             notes.append(mismatch)
+    moving = reembed_note(mem)
+    if moving:
+        notes.append(moving)
     status: dict[str, Any] = {"uncurated": int(uncurated)}
     if not mem.jump.disabled:
         status["unembedded"] = unembedded_count(mem, int(uncurated), mismatch)
@@ -166,6 +169,20 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
         if empty:
             notes.append(empty)
     return {**status, "notes": notes, "empty": empty}
+
+
+def reembed_note(mem: Any) -> str:
+    """A note while the home is being moved to another embedder (``atc curate --reembed``
+    running, or stopped before its switch); "" otherwise."""
+    from .reembed import STATE_FILE
+
+    try:
+        state = json.loads((mem.home / STATE_FILE).read_text(encoding="utf-8"))
+        target = state["to"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    return (f"the home is moving to embedder {target!r}: frames use the current vectors until "
+            "the new ones are complete (`atc curate --reembed` builds or resumes them)")
 
 
 def unembedded_count(mem: Any, uncurated: int, mismatch: str) -> int:
