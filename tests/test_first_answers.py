@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from attention_cloud import Memory
@@ -195,3 +196,29 @@ def test_bm25_entries_come_from_the_wire_text_even_with_a_nul_and_a_speaker():
     (entry,) = entries_of([encode_fields(fields)])
     assert entry.handle == "it_1" and entry.text == "Priya: zebra\x00finch \x1f text"
     assert entry.meta == {"record": "item", "level": "l0", "kind": "user", "segment": "work"}
+
+
+def test_a_strict_ingest_that_fails_leaves_no_bm25_entry_behind(home, tmp_path, monkeypatch):
+    import attention_cloud.memory as memory
+    from attention_cloud.errors import InputError
+
+    monkeypatch.setattr(memory, "BATCH_ITEMS", 1)  # the good file is written before the bad one
+    session = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_session.jsonl"
+    good, second = tmp_path / "a.jsonl", tmp_path / "a2.jsonl"
+    good.write_bytes(session.read_bytes())
+    second.write_bytes(session.read_bytes())  # a batch is written when the next file arrives
+    bad = tmp_path / "b.jsonl"
+    bad.write_bytes(b"\x00\x01\x02 binary garbage \xff\xfe")
+    write_config(home, {"embedder": "hash"})
+    import attention_cloud.ingest_index as ingest_index
+
+    dropped: list[str] = []
+    real_drop = ingest_index.drop_entries
+    monkeypatch.setattr(ingest_index, "drop_entries",
+                        lambda mem, handles: (dropped.extend(handles), real_drop(mem, handles)))
+    with Memory.open(home) as mem:
+        with pytest.raises(InputError, match="b.jsonl"):
+            mem.ingest([good, second, bad])
+        assert dropped  # the good file had been written and indexed, then cut off
+        assert len(mem.jump.lexical) == 0
+        assert not (home / PENDING_FILE).exists()

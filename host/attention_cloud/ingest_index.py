@@ -14,7 +14,8 @@ file removed. A kill in between leaves the file, and the next ingest or curate i
 of its live items lack an entry (:func:`finish_pending`).
 
 Contents:
-    commit, LexicalEntry, entries_of, note_pending, index_new, finish_pending, PENDING_FILE
+    commit, drop_entries, LexicalEntry, entries_of, note_pending, index_new, finish_pending,
+    PENDING_FILE
 """
 from __future__ import annotations
 
@@ -74,6 +75,16 @@ def commit(mem: Any, encoded: list[str], marks: list[Any]) -> Any:
     if entries:
         index_new(mem, entries, (str(h) for h in counts["new_handles"]))
     return counts
+
+
+def drop_entries(mem: Any, handles: list[str]) -> None:
+    """Remove the BM25 entries of items an ingest call wrote and then cut off again (a strict
+    call whose later file failed), so that BM25 holds no key the journal does not."""
+    lexical = mem.jump.lexical
+    gone = [h for h in handles if lexical.has(h)]
+    if gone:
+        mem.jump.remove(gone)
+        mem.jump.flush()
 
 
 def _path(mem: Any) -> Any:

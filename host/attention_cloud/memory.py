@@ -283,6 +283,7 @@ class Memory:
             parsed_files.close()
             if wrote:
                 self._cut_journal(journal_before)
+                ingest_index.drop_entries(self, report.new_handles)  # items no longer there
             raise
         return report
 
