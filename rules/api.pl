@@ -15,7 +15,13 @@
             api_linked_goals/3,         % +Predicate, +Object, -Goals
             api_describe/3,             % +Handle, +Level, -Dict
             api_hydrate/3,              % +Goal, +Options, -Frame
-            api_forget/3,               % +Handle, +Reason, -Invalidated
+            api_erasable/2,             % +Handles, -Items
+            api_erase_plan/2,           % +Handles, -Plan
+            api_erase/4,                % +Handles, +Who, +Reason, -Result
+            api_erasures/1,             % -Records
+            api_compact/2,              % +File, -Info
+            api_adopt_compacted/1,      % +Epoch
+            api_journal_replaced/0,
             api_batch_expire/3,         % +Level, +Before, -Count
 
             api_sharing_change/2,       % +Change, -Result
@@ -32,12 +38,14 @@
 :- use_module(library(sandbox)).
 :- use_module(library(time)).
 :- use_module(library(solution_sequences)).
+:- use_module(library(ordsets)).
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(hydrate, []).           % hydrate/3 comes confined from memory
 :- use_module(attention_api, []).
+:- use_module(tms, [belief_support/3, tms_item_changed/4]).
 :- use_module(memory, except([relation/3, provenance/2])).   % journal's and ladder's here
 :- use_module(cells).
 :- use_module(grants).
@@ -101,16 +109,92 @@ source_mark_(Source, Mark) :-
     ;   Mark = none
     ).
 
-%!  api_forget(+Handle, +Reason:string, -Invalidated:list) is det.
-%   Tombstone Handle and drop every curated record derived from it, as one batch.
-%   Invalidated are the dropped record ids; the sessions they came from are marked for
-%   re-curation (their arcs and rollups are rebuilt by the next curate). The item leaves its
-%   cell, whose aggregates and ladder are rebuilt without it (cells_forget/1).
-%   @error existence_error(item, Handle)
-api_forget(H, Reason, Invalidated) :-
-    api_batch(( journal_tombstone(H, Reason),
-                ladder_forget_derivatives(H, Invalidated),
-                cells_forget(H) )).
+%!  api_erasable(+Handles:list, -Items:list(dict)) is det.
+%   What erasing each of Handles must find and remove (journal_erasable/2), in order.
+%   @error existence_error(item, Handle) for a handle the journal never held.
+api_erasable(Hs, Items) :-
+    must_be(list(atom), Hs),
+    maplist(erasable_, Hs, Items).
+
+erasable_(H, Item) :-
+    (   journal_erasable(H, Item) -> true ; existence_error(item, H) ).
+
+%!  api_erase(+Handles:list, +Who:string, +Reason:string, -Result:dict) is det.
+%
+%   Erase Handles as one batch: each keeps only its audit record (journal_erase/4); the items
+%   of their sessions that inherited an erased user goal get the goal "[forgotten]" and are
+%   curated again; every curated record derived from an erased or re-goaled item is dropped
+%   (ladder_erase/3, ladder_invalidate/2); each erased item leaves its cell, whose aggregates
+%   and ladder are rebuilt without it (cells_forget/1); beliefs citing an erased item go dirty. Result has
+%   `records` (forgotten(H, Digest, Time, Who, Reason) each), `invalidated` (record ids),
+%   `recurate` (re-goaled items), `echoes` (items whose echo original was erased) and
+%   `sessions` (whose arcs and rollups must be rebuilt).
+%   @error existence_error(item, Handle) for a handle the journal never held (nothing erased).
+api_erase(Hs, Who, Reason, Result) :-
+    must_be(list(atom), Hs),
+    api_batch(erase_(Hs, Who, Reason, Result)).
+
+%!  api_erase_plan(+Handles:list, -Plan:dict) is det.
+%
+%   What api_erase/4 would change, changing nothing: `items` (journal_erasable/2 of each),
+%   `recurate`, `invalidated` and `sessions` as in its Result.
+%   @error existence_error(item, Handle) for a handle the journal never held.
+api_erase_plan(Hs, _{items: Items, recurate: Rec, invalidated: Ids, sessions: Sessions}) :-
+    must_be(list(atom), Hs),
+    erase_plan_(Hs, Items, _, Rec, Sessions),
+    append(Hs, Rec, Changed),
+    findall(Id, ( member(H, Changed), provenance(Id, H) ), Ids0),
+    sort(Ids0, Ids).
+
+erase_plan_(Hs, Items, Goals, Rec, Sessions) :-
+    maplist(erasable_, Hs, Items),
+    findall(S-G, ( member(I, Items), I.kind == user_goal, I.goal \== "",
+                   S = I.session, G = I.goal ), Goals0),
+    sort(Goals0, Goals),
+    findall(H, ( member(S-G, Goals), item_goal(H, G),
+                 item_session(H, S), \+ memberchk(H, Hs) ), Rec0),
+    sort(Rec0, Rec),
+    findall(S, ( member(I, Items), I.forgotten == false, S = I.session ), Sessions0),
+    sort(Sessions0, Sessions).
+
+erase_(Hs, Who, Reason, _{records: Records, invalidated: Ids, recurate: Rec,
+                          echoes: Echoes, sessions: Sessions}) :-
+    erase_plan_(Hs, _, Goals, _, Sessions),
+    maplist(erase_one_(Who, Reason), Hs, Records),
+    maplist(cells_forget, Hs),          % each cell is rebuilt from its members that remain
+    findall(H, ( member(S-G, Goals),
+                 journal_replace_goal(S, G, "[forgotten]", Re), member(H, Re) ), Rec0),
+    sort(Rec0, Rec),
+    ladder_erase(Hs, Ids0, Echoes),
+    ladder_invalidate(Rec, Ids1),
+    ord_union(Ids0, Ids1, Ids),
+    get_time(Now),
+    forall(( member(H, Hs), distinct(Scope, belief_support(Scope, _, item(H))) ),
+           tms_item_changed(Scope, H, Now, _)).
+
+erase_one_(Who, Reason, H, Record) :-
+    journal_erase(H, Who, Reason, Record).
+
+%!  api_erasures(-Records:list(dict)) is det.
+%   Every erasure's audit record: `handle`, `digest`, `time` (POSIX), `who`, `reason`.
+api_erasures(Records) :-
+    findall(_{handle: H, digest: D, time: T, who: W, reason: R},
+            forgotten(H, D, T, W, R), Records).
+
+%!  api_compact(+File, -Info:dict) is det.
+%   Write the compacted journal to File (see store_compact/2).
+api_compact(File, Info) :-
+    store_compact(File, Info).
+
+%!  api_adopt_compacted(+Epoch) is det.
+%   The journal was replaced by the compacted file of Epoch (see store_adopt_compacted/1).
+api_adopt_compacted(Epoch) :-
+    store_adopt_compacted(Epoch).
+
+%!  api_journal_replaced is semidet.
+%   The home's journal was compacted since this process read it (store_journal_replaced/0).
+api_journal_replaced :-
+    store_journal_replaced.
 
 %!  api_batch_expire(+Level, +Before, -Count) is det.
 %   Apply retention to one level as a batch (see ladder_expire/3).

@@ -13,11 +13,16 @@
             item_text/2,                % ?Handle, ?L0Text
             relation/3,                 % ?Subject, ?Predicate, ?Object
             tombstoned/1,               % ?Handle
+            forgotten/5,                % ?Handle, ?Digest, ?Time, ?Who, ?Reason
 
             journal_add_items/2,        % +Items, -Counts
             journal_add_encoded/2,      % +Strings, -Counts
             journal_add_relation/3,     % +Subject, +Predicate, +Object
             journal_tombstone/2,        % +Handle, +Reason
+            journal_erase/4,            % +Handle, +Who, +Reason, -Record
+            journal_replace_goal/4,     % +Session, +Goal, +Marker, -Handles
+            journal_erasable/2,         % +Handle, -Dict
+            journal_text_digest/2,      % +Text, -Digest
             journal_expire_text/2,      % +Before, -Count
             journal_watermark/3,        % ?Source, ?Size, ?Digest
             journal_set_watermark/3,    % +Source, +Size, +Digest
@@ -31,6 +36,7 @@
 :- use_module(library(apply)).
 :- use_module(library(aggregate)).
 :- use_module(library(solution_sequences)).
+:- use_module(library(sha)).
 :- use_module(store).
 
 /** <module> The journal: typed items as facts
@@ -45,6 +51,12 @@ when it was produced and a stable pointer to its verbatim source record.
 ```
 
 Only this module changes these facts, always through the durable store.
+
+**Erasure.** journal_erase/4 removes every fact of an item (its fields, its text, its links,
+its tombstone) and keeps only the minimal audit record forgotten/5: handle, a digest of its
+text, when, who asked and why. Ingestion refuses an item whose handle, or whose text's digest,
+is forgotten, and counts it (`forgotten` in the counts), so re-ingesting the source never
+brings the item back.
 */
 
 :- dynamic
@@ -54,6 +66,7 @@ Only this module changes these facts, always through the durable store.
     relation_/3,    % Subject, Predicate, Object
     tombstone_/3,   % Handle, Time, Reason
     watermark_/3,   % SourceName, Size, Digest
+    forgotten_/5,   % Handle, Digest, Time, Who, Reason: what remains of an erased item
     segment_/1.     % Segment that has (had) items: lets hydration list segments without a scan
 
 :- multifile atc_store:durable_predicate/1.
@@ -63,6 +76,7 @@ atc_store:durable_predicate(atc_journal:relation_/3).
 atc_store:durable_predicate(atc_journal:tombstone_/3).
 atc_store:durable_predicate(atc_journal:watermark_/3).
 atc_store:durable_predicate(atc_journal:segment_/1).
+atc_store:durable_predicate(atc_journal:forgotten_/5).
 
 		 /*******************************
 		 *      QUERY VOCABULARY        *
@@ -176,6 +190,14 @@ relation(S, P, O) :-
 %!  tombstoned(?Handle) is nondet.
 tombstoned(H) :- tombstone_(H, _, _).
 
+%!  forgotten(?Handle, ?Digest:string, ?Time:float, ?Who:string, ?Reason:string) is nondet.
+%
+%   The audit record of an erased item: its handle, `sha256:HEX` of its L0 text (UTF-8; ""
+%   when retention had already dropped the text), the POSIX time it was erased, who asked and
+%   why. Nothing else of the item remains.
+forgotten(H, Digest, Time, Who, Reason) :-
+    forgotten_(H, Digest, Time, Who, Reason).
+
 live_(H, Src, Ses, Seq, K, R, G, T, Seg, P) :-
     item_(H, Src, Ses, Seq, K, R, G, T, Seg, P),
     \+ tombstone_(H, _, _).
@@ -222,13 +244,29 @@ stored_pointer_(Pointer, Src, Stored) :-
 
 journal_add_items(Items, Counts) :-
     must_be(list, Items),
-    foldl(add_term_, Items, []-0, Added),
+    foldl(add_term_, Items, c([], 0, 0), Added),
     counts_(Added, Counts).
 
 add_term_(Item0, Added0, Added) :-
     checked_item_(Item0, Item),
     stored_item_(Item, Stored),
-    add_item_(Stored, _Wire, Added0, Added).
+    (   refused_(Stored)
+    ->  refuse_(Added0, Added)
+    ;   add_item_(Stored, _Wire, Added0, Added)
+    ).
+
+% An erased item is never ingested again: its handle, or its text's digest, is forgotten.
+refused_(Item) :-
+    arg(1, Item, H),
+    (   forgotten_(H, _, _, _, _)
+    ->  true
+    ;   forgotten_(_, D, _, _, _), D \== ""            % only when something was erased
+    ->  arg(11, Item, Text),
+        journal_text_digest(Text, Digest),
+        forgotten_(_, Digest, _, _, _)
+    ).
+
+refuse_(c(Hs, U, F0), c(Hs, U, F)) :- F is F0 + 1.
 
 checked_item_(Item, item(H, Src, SesA, Seq, K, R, G, T, Seg, P, Text, Rels)) :-
     (   Item = item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels)
@@ -258,16 +296,19 @@ stored_item_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels),
 
 journal_add_encoded(Strings, Counts) :-
     must_be(list(string), Strings),
-    foldl(add_wire_, Strings, []-0, Added),
+    foldl(add_wire_, Strings, c([], 0, 0), Added),
     counts_(Added, Counts).
 
 % A known handle is counted without decoding the rest of its item (re-ingesting a grown file).
-add_wire_(Wire, Hs-U0, Added) :-
+add_wire_(Wire, Added0, Added) :-
     (   wire_handle_(Wire, H),
         item_(H, _, _, _, _, _, _, _, _, _)
-    ->  Added = Hs-U, U is U0 + 1
+    ->  Added0 = c(Hs, U0, F), Added = c(Hs, U, F), U is U0 + 1
     ;   wire_item_(Wire, Stored),
-        add_item_(Stored, Wire, Hs-U0, Added)
+        (   refused_(Stored)
+        ->  refuse_(Added0, Added)
+        ;   add_item_(Stored, Wire, Added0, Added)
+        )
     ).
 
 wire_handle_(Wire, H) :-
@@ -278,12 +319,13 @@ wire_handle_(Wire, H) :-
     Length is End - Start,
     sub_atom(Wire, Start, Length, _, H).
 
-counts_(Handles0-Unchanged, _{new: New, unchanged: Unchanged, new_handles: Handles}) :-
+counts_(c(Handles0, Unchanged, Forgotten),
+        _{new: New, unchanged: Unchanged, new_handles: Handles, forgotten: Forgotten}) :-
     reverse(Handles0, Handles),
     length(Handles, New).
 
 % Items below are in stored form (stored_item_/2).
-add_item_(Item, Wire, Hs0-U0, Hs-U) :-
+add_item_(Item, Wire, c(Hs0, U0, F), c(Hs, U, F)) :-
     arg(1, Item, H),
     (   item_(H, _, _, _, _, _, _, _, _, _)
     ->  Hs = Hs0, U is U0 + 1
@@ -477,6 +519,79 @@ journal_tombstone(H, Reason) :-
     ;   get_time(Now),
         durable_assert(atc_journal:tombstone_(H, Now, Reason))
     ).
+
+%!  journal_erasable(+Handle, -Item:dict) is semidet.
+%
+%   What erasing Handle must find and remove elsewhere: `handle`, `kind`, `session`, `goal`
+%   (text), `source` (pointer), `text` ("" once retention dropped it) and `forgotten` (true when
+%   it is erased already; then only `handle` and `source` are known). Tombstoned items are
+%   included. Fails for a handle the journal never held.
+journal_erasable(H, _{handle: H, kind: K, session: S, goal: G, source: P, text: X,
+                      forgotten: false}) :-
+    item_(H, Src, S, _, K, _, SG, _, _, SP),
+    !,
+    stored_goal_(G, SG),
+    stored_pointer_(P, Src, SP),
+    (   text_(H, X) -> true ; X = "" ).
+journal_erasable(H, _{handle: H, kind: none, session: none, goal: "", source: "", text: "",
+                      forgotten: true}) :-
+    forgotten_(H, _, _, _, _).
+
+%!  journal_text_digest(+Text, -Digest:string) is det.
+%   Digest is `sha256:` and the hex SHA-256 of Text's UTF-8 bytes (the audit record's digest).
+journal_text_digest(Text, Digest) :-
+    sha_hash(Text, Hash, [algorithm(sha256), encoding(utf8)]),
+    hash_atom(Hash, Hex),
+    atom_string(Hex, HexS),
+    string_concat("sha256:", HexS, Digest).
+
+%!  journal_erase(+Handle, +Who:string, +Reason:string, -Record) is det.
+%
+%   Erase item Handle: retract its fields, text, links (both ways) and tombstone, and keep the
+%   audit record forgotten(Handle, Digest, Time, Who, Reason), which Record is. Facts are
+%   retracted by handle, so the journal's record of the change holds no text. Erasing an
+%   erased handle changes nothing and gives its record.
+%   @error existence_error(item, Handle) for a handle the journal never held.
+journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
+    must_be(atom, H),
+    must_be(string, Who),
+    must_be(string, Reason),
+    (   forgotten_(H, Digest, Time, Who1, Reason1)
+    ->  true
+    ;   item_(H, _, _, _, _, _, _, _, _, _)
+    ->  (   text_(H, Text) -> journal_text_digest(Text, Digest) ; Digest = "" ),
+        get_time(Time),
+        Who1 = Who, Reason1 = Reason,
+        durable_retract(atc_journal:item_(H, _, _, _, _, _, _, _, _, _)),
+        durable_retract(atc_journal:text_(H, _)),
+        durable_retract(atc_journal:relation_(H, _, _)),
+        durable_retract(atc_journal:relation_(_, _, H)),
+        durable_retract(atc_journal:tombstone_(H, _, _)),
+        durable_assert(atc_journal:forgotten_(H, Digest, Time, Who, Reason))
+    ;   existence_error(item, H)
+    ).
+
+%!  journal_replace_goal(+Session, +Goal:string, +Marker:string, -Handles:list) is det.
+%
+%   Every item of Session produced under Goal (the text of an erased user goal) gets Marker
+%   as its goal instead; Handles are those items. Facts are retracted by handle, so the
+%   journal's record of the change does not repeat Goal.
+journal_replace_goal(Session, Goal, Marker, Handles) :-
+    must_be(atom, Session),
+    must_be(string, Goal),
+    must_be(string, Marker),
+    atom_string(Stored, Goal),
+    atom_string(New, Marker),
+    findall(H, ( item_(H, _, Session, _, _, _, G, _, _, _),
+                 ( G == Stored ; G == Goal ) ),
+            Handles0),
+    sort(Handles0, Handles),
+    forall(member(H, Handles),
+           (   item_(H, Src, S, Seq, K, R, _, T, Seg, P)
+           ->  durable_retract(atc_journal:item_(H, _, _, _, _, _, _, _, _, _)),
+               durable_assert(atc_journal:item_(H, Src, S, Seq, K, R, New, T, Seg, P))
+           ;   true
+           )).
 
 %!  journal_expire_text(+Before:string, -Count:integer) is det.
 %

@@ -15,13 +15,15 @@
             ladder_store/1,             % +Records
             ladder_uncurated/2,         % +Limit, -Items
             ladder_uncurated_count/1,   % -Count
+            ladder_uncurated_of/2,      % +Handles, -Items
             ladder_smallest_skeleton/1, % -Tokens
             ladder_session_items/2,     % +Session, -Items
             ladder_curated_items/1,     % -Handles
             ladder_distillations/2,     % +Handles, -Records
             ladder_item_segments/2,     % +Handles, -Pairs
             ladder_stale_sessions/1,    % -Sessions
-            ladder_forget_derivatives/2,% +Handle, -Invalidated
+            ladder_invalidate/2,        % +Handles, -Invalidated
+            ladder_erase/3,             % +Handles, -Invalidated, -Echoes
             ladder_drop_records/1,      % +Ids
             ladder_expire/3             % +Level, +Before, -Count
           ]).
@@ -196,6 +198,12 @@ clear_record_(Id) :-
 ladder_uncurated(Limit, Items) :-
     findall(V, limit(Limit, ( item(H), \+ curated_(H, _), item_view_(H, V) )), Items).
 
+%!  ladder_uncurated_of(+Handles:list, -Items:list) is det.
+%   The views (see ladder_uncurated/2) of those of Handles that are live and have no rungs.
+ladder_uncurated_of(Hs, Items) :-
+    must_be(list(atom), Hs),
+    findall(V, ( member(H, Hs), item(H), \+ curated_(H, _), item_view_(H, V) ), Items).
+
 %!  ladder_uncurated_count(-Count:integer) is det.
 %   How many live items have no rungs yet (atc curate builds them). Counted once per change of
 %   the items, tombstones or curated records, so a frame asking every time costs one scan
@@ -281,13 +289,33 @@ ladder_drop_records(Ids) :-
     must_be(list(atom), Ids),
     maplist(clear_record_, Ids).
 
-%!  ladder_forget_derivatives(+Handle, -Invalidated:list) is det.
-%   Drop every curated record whose provenance includes Handle (arcs and rollups are
-%   recomputed by the next curation from the items that remain).
-ladder_forget_derivatives(H, Ids) :-
-    findall(Id, distinct(Id, provenance_(Id, H)), Ids),
+%!  ladder_invalidate(+Handles:list, -Invalidated:list) is det.
+%
+%   Drop every curated record whose provenance includes one of Handles: their own rungs (so
+%   they are curated again), and the arcs and rollups computed from them (rebuilt by the next
+%   curation from the items that remain). Invalidated are the record ids, sorted.
+ladder_invalidate(Hs, Ids) :-
+    must_be(list(atom), Hs),
+    findall(Id, ( member(H, Hs), provenance_(Id, H) ), Ids0),
+    sort(Ids0, Ids),
     forall(member(Id, Ids),
            ( clear_record_(Id),
              durable_retract(atc_ladder:arc_(Id, _, _)),
              durable_retract(atc_ladder:arc_member_(Id, _, _)),
              durable_retract(atc_ladder:rollup_(Id, _)) )).
+
+%!  ladder_erase(+Handles:list, -Invalidated:list, -Echoes:list) is det.
+%
+%   ladder_invalidate/2 for erased items, and every other fact naming them: their L0 token
+%   counts and echo marks. Echoes are the surviving items that were marked as echoes of an
+%   erased one: their mark is gone, and curation may find them another original.
+ladder_erase(Hs, Ids, Echoes) :-
+    ladder_invalidate(Hs, Ids),
+    findall(E, ( member(H, Hs), echo_(E, H, _), \+ memberchk(E, Hs) ), Es0),
+    sort(Es0, Echoes),
+    forall(member(H, Hs),
+           ( durable_retract(atc_ladder:l0_tokens_(H, _)),
+             durable_retract(atc_ladder:echo_(H, _, _)),
+             durable_retract(atc_ladder:echo_(_, H, _)),
+             durable_retract(atc_ladder:arc_member_(_, H, _)),
+             durable_retract(atc_ladder:provenance_(_, H)) )).

@@ -11,6 +11,10 @@
             store_prepare_write/0,
             store_fact_count/1,         % -Count
             store_dump/2,               % +File, -Info
+            store_compact/2,            % +File, -Info
+            store_adopt_compacted/1,    % +Epoch
+            store_epoch/1,              % -Epoch
+            store_journal_replaced/0,
             store_reset/0
           ]).
 :- use_module(library(error)).
@@ -43,6 +47,15 @@ read_term/3, never consulted as code.
 
 Modules declare what is durable with the multifile fact durable_predicate(M:Name/Arity).
 
+**Compaction** (erasure): store_compact/2 writes every durable fact, as it is in memory, to a
+new journal file that starts with `epoch(Id).`, a name no other journal has; the host fsyncs it,
+deletes the snapshot, renames it over `journal.pl` and calls store_adopt_compacted/1. A journal
+is read through one open stream from the snapshot check to the end of its replay, so a reader
+that opens while the journal is replaced reads the old file or the new one, never both; a
+writer whose view was taken from a journal of another epoch reloads before its first change
+instead of replaying the new file from an offset of the old one. A journal without an epoch
+line (every journal before compaction existed) has epoch `none`.
+
 A module that writes many facts at once may log them as one *record* instead of one term per
 fact: durable_record/2 appends `b(M:Kind, Length).`, a newline, then Length characters of the
 module's own text verbatim and a newline. Writing and reading such a block costs a copy, where
@@ -61,6 +74,7 @@ committed batches only, in journal order) and says how many fact changes it made
     open_store_/3,                      % Directory, JournalStream, BatchNumber
     view_end_/1,                        % Journal offset up to which memory reflects commits
     snapshot_covers_/3,                 % Offset, Digest, Facts: loaded with a snapshot
+    journal_epoch_/1,                   % Epoch of the journal the view was read from
     pending_/1.                         % Undo action of the open batch (newest first)
 
 %!  store_is_open(-Directory) is semidet.
@@ -80,14 +94,61 @@ store_open(Dir0, Info) :-
     store_close,
     store_reset,
     make_directory_path(Dir),
-    load_snapshot(Dir, SnapFacts, From),
-    journal_file(Dir, Journal),
-    replay(Journal, From, Replayed, Committed, Batch),
-    size_file_or_zero(Journal, Size),
+    load_(Dir, SnapFacts, Replayed, Committed, Batch, Epoch, Size),
     Info = _{snapshot: SnapFacts, replayed: Replayed,
              committed_bytes: Committed, file_bytes: Size},
     asserta(view_end_(Committed)),
+    asserta(journal_epoch_(Epoch)),
     asserta(open_store_(Dir, none, Batch)).
+
+% Snapshot and journal read through ONE stream of the journal (see the module doc,
+% Compaction): the snapshot is checked against the bytes of the file that is then replayed.
+load_(Dir, SnapFacts, Replayed, Committed, Batch, Epoch, Size) :-
+    journal_file(Dir, Journal),
+    (   catch(open(Journal, read, S, [encoding(octet)]), error(existence_error(_, _), _), fail)
+    ->  setup_call_cleanup(
+            true,
+            ( seek(S, 0, eof, Size),
+              stream_epoch_(S, Epoch),
+              load_snapshot(Dir, S, Epoch, SnapFacts, From),
+              set_stream(S, encoding(utf8)),
+              replay_stream_(S, From, Replayed, Committed, Batch) ),
+            close(S))
+    ;   Epoch = none,
+        load_snapshot(Dir, none, Epoch, SnapFacts, _),
+        Replayed = 0, Committed = 0, Batch = 0, Size = 0
+    ).
+
+%!  store_epoch(-Epoch) is det.
+%   Epoch of the journal this process's view was read from (`none` before any compaction).
+store_epoch(Epoch) :-
+    (   journal_epoch_(E) -> Epoch = E ; Epoch = none ).
+
+%!  store_journal_replaced is semidet.
+%   True when the home's journal was compacted (replaced by a file of another epoch) since
+%   this process read it: a long-open reader should reopen to see an erasure.
+store_journal_replaced :-
+    open_store_(Dir, _, _),
+    journal_file(Dir, Journal),
+    journal_file_epoch_(Journal, Now),
+    store_epoch(Then),
+    Now \== Then.
+
+journal_file_epoch_(Journal, Epoch) :-
+    (   catch(open(Journal, read, S, [encoding(octet)]), error(existence_error(_, _), _), fail)
+    ->  setup_call_cleanup(true, stream_epoch_(S, Epoch), close(S))
+    ;   Epoch = none
+    ).
+
+% The epoch a journal starts with: its first line `epoch(Id).`, else none.
+stream_epoch_(S, Epoch) :-
+    seek(S, 0, bof, _),
+    (   peek_string(S, 6, Head), Head == "epoch("
+    ->  catch(read_term(S, T, []), _, T = none),
+        (   T = epoch(E), atom(E) -> Epoch = E ; Epoch = none )
+    ;   Epoch = none
+    ),
+    seek(S, 0, bof, _).
 
 %!  store_prepare_write is det.
 %
@@ -118,6 +179,17 @@ attach_stream_(Stream) :-
 % Replay what was committed past our view; cut what lies past the last commit (we hold the
 % lock, so those bytes belong to a writer that died mid-batch).
 catch_up_(Journal, Batch0, Batch) :-
+    journal_file_epoch_(Journal, Epoch),
+    store_epoch(Epoch0),
+    Epoch \== Epoch0,
+    !,
+    (   pending_(_)
+    ->  permission_error(catch_up, journal, Journal)   % changes made on a view now gone
+    ;   true
+    ),
+    open_store_(Dir, _, _),
+    reload_(Dir, Batch0, Batch).
+catch_up_(Journal, Batch0, Batch) :-
     view_end_(View),
     size_file_or_zero(Journal, Size),
     (   Size =< View
@@ -130,6 +202,17 @@ catch_up_(Journal, Batch0, Batch) :-
         ;   true
         )
     ).
+
+% The journal was compacted by another process since this one read it: everything is read
+% again (the new journal holds the same facts minus what was erased, at other offsets).
+reload_(Dir, Batch0, Batch) :-
+    forall(durable_predicate(M:N/A), ( functor(H, N, A), retractall(M:H) )),
+    retractall(snapshot_covers_(_, _, _)),
+    load_(Dir, _, _, Committed, Batch1, Epoch, _),
+    Batch is max(Batch0, Batch1),
+    set_view_end_(Committed),
+    retractall(journal_epoch_(_)),
+    asserta(journal_epoch_(Epoch)).
 
 truncate_file_(File, Size) :-
     setup_call_cleanup(open(File, update, S, [type(binary)]),
@@ -154,6 +237,7 @@ store_close :-
 store_reset :-
     retractall(pending_(_)),
     retractall(view_end_(_)),
+    retractall(journal_epoch_(_)),
     retractall(snapshot_covers_(_, _, _)),
     forall(durable_predicate(M:N/A),
            ( functor(H, N, A), retractall(M:H) )).
@@ -254,11 +338,14 @@ replay(Journal, From, Count, Committed, Batch) :-
     (   exists_file(Journal)
     ->  setup_call_cleanup(
             open(Journal, read, S, [encoding(utf8)]),
-            ( seek(S, From, bof, _),
-              replay_loop(S, [], 0, Count, From, Committed, 0, Batch) ),
+            replay_stream_(S, From, Count, Committed, Batch),
             close(S))
     ;   Count = 0, Committed = 0, Batch = 0
     ).
+
+replay_stream_(S, From, Count, Committed, Batch) :-
+    seek(S, From, bof, _),
+    replay_loop(S, [], 0, Count, From, Committed, 0, Batch).
 
 replay_loop(S, Pending, C0, C, B0, B, N0, N) :-
     catch(read_term(S, T, []), _, T = '$torn'),
@@ -274,6 +361,9 @@ replay_loop(S, Pending, C0, C, B0, B, N0, N) :-
         replay_loop(S, [], C1, C, B1, B, K, N)
     ;   T = abort(_)
     ->  line_end_offset(S, B1),
+        replay_loop(S, [], C0, C, B1, B, N0, N)
+    ;   T = epoch(_), Pending == []
+    ->  line_end_offset(S, B1),         % a compacted journal's first line
         replay_loop(S, [], C0, C, B1, B, N0, N)
     ;   ( T = a(_) ; T = r(_) )
     ->  replay_loop(S, [T|Pending], C0, C, B0, B, N0, N)
@@ -326,16 +416,15 @@ legacy_module_(validator, atc_validator).
 % that wrote it) and, for the host, how far it reaches; what the snapshot covers is checked
 % against the snapshot's own snapshot_covers_/3, never the meta. A snapshot of the format before
 % that fact (meta snapshot/3) is ignored: the journal is replayed whole.
-load_snapshot(Dir, Facts, From) :-
+load_snapshot(Dir, Stream, Epoch, Facts, From) :-
     snapshot_file(Dir, Qlf),
     snapshot_meta(Dir, Meta),
-    journal_file(Dir, Journal),
     (   exists_file(Qlf), exists_file(Meta),
         catch(read_file_to_terms(Meta, [snapshot(2, Version, _, _)], []), _, fail),
         current_prolog_flag(version, Version),
         catch(load_files(Qlf, [if(true), silent(true)]), _, fail),
         snapshot_covers_(From0, Digest, Facts0),
-        journal_digest(Journal, From0, Digest)
+        stream_digest_(Stream, Epoch, From0, Digest)
     ->  From = From0,
         Facts = Facts0
     ;   store_reset,                    % whatever a refused snapshot loaded goes again
@@ -344,21 +433,33 @@ load_snapshot(Dir, Facts, From) :-
 
 %!  journal_digest(+Journal, +Offset, ?Digest) is semidet.
 %
-%   Digest is the SHA-1 of the journal's last 4 KB before Offset (and of Offset itself): the
-%   journal only grows, so a journal that holds other bytes there is not the one a snapshot
-%   covering Offset was taken from.
+%   Digest is the SHA-1 of the journal's last 4 KB before Offset (and of Offset itself, and of
+%   the journal's epoch once it has one): the journal only grows between compactions, so a
+%   journal that holds other bytes there, or another epoch, is not the one a snapshot covering
+%   Offset was taken from.
 journal_digest(Journal, Offset, Digest) :-
-    size_file_or_zero(Journal, Size),
+    (   exists_file(Journal)
+    ->  setup_call_cleanup(open(Journal, read, S, [encoding(octet)]),
+                           ( stream_epoch_(S, Epoch), stream_digest_(S, Epoch, Offset, Digest) ),
+                           close(S))
+    ;   stream_digest_(none, none, Offset, Digest)
+    ).
+
+% The digest over an open journal stream (in octet encoding); `none` stands for no journal.
+stream_digest_(S, Epoch, Offset, Digest) :-
+    (   S == none -> Size = 0 ; seek(S, 0, eof, Size) ),
     Size >= Offset,
     Start is max(0, Offset - 4096),
     Length is Offset - Start,
     (   Length =:= 0
     ->  Bytes = ""
-    ;   setup_call_cleanup(open(Journal, read, S, [type(binary)]),
-                           ( seek(S, Start, bof, _), read_string(S, Length, Bytes) ),
-                           close(S))
+    ;   seek(S, Start, bof, _),
+        read_string(S, Length, Bytes)
     ),
-    variant_sha1(Offset-Bytes, Digest).
+    (   Epoch == none
+    ->  variant_sha1(Offset-Bytes, Digest)
+    ;   variant_sha1(Epoch-Offset-Bytes, Digest)
+    ).
 
 %!  store_fact_count(-Count:nonneg) is det.
 %   Count is the number of durable facts in memory (what a snapshot would hold).
@@ -406,3 +507,78 @@ dump_facts(S, Count) :-
                     write_term(S, M:H, [quoted(true), ignore_ops(true), fullstop(true), nl(true)])
                   ),
                   Count).
+
+		 /*******************************
+		 *          COMPACTION          *
+		 *******************************/
+
+%!  store_compact(+File, -Info:dict) is det.
+%
+%   Write the journal as it would be if it had been written from nothing with only the facts
+%   in memory now: the line `epoch(Id).` (Id new), then every durable fact as `a(M:Fact)`, a
+%   `commit(N)` after every 10,000 and at the end. What was retracted, and every text it held,
+%   is not in File. Info has `facts`, `epoch` and `bytes`. The host fsyncs File, removes the
+%   snapshot, renames File over the journal and calls store_adopt_compacted/1; each of those
+%   steps leaves a home that opens to the old journal or the new one.
+%   @error permission_error(compact, store, Dir) without an open home, or with a batch open.
+store_compact(File, _{facts: Count, epoch: Epoch, bytes: Bytes}) :-
+    (   open_store_(Dir, _, _)
+    ->  true
+    ;   permission_error(compact, store, none)
+    ),
+    (   pending_(_)
+    ->  permission_error(compact, store, Dir)
+    ;   true
+    ),
+    store_prepare_write,                % the lock, and the journal's last commit, first
+    new_epoch_(Epoch),
+    setup_call_cleanup(
+        open(File, write, S, [encoding(utf8)]),
+        ( write_term(S, epoch(Epoch), [quoted(true), fullstop(true), nl(true)]),
+          compact_facts_(S, Count),
+          byte_count(S, Bytes) ),
+        close(S)).
+
+new_epoch_(Epoch) :-
+    get_time(Now),
+    Stamp is round(Now * 1000),
+    Nonce is random(1 << 60),
+    format(atom(Epoch), 'c~d_~16r', [Stamp, Nonce]).
+
+compact_facts_(S, Count) :-
+    nb_setval(atc_store_compact_n, 0),
+    forall(( durable_predicate(M:N/A), functor(H, N, A), clause(M:H, true) ),
+           ( write_term(S, a(M:H), [quoted(true), ignore_ops(true), fullstop(true), nl(true)]),
+             nb_getval(atc_store_compact_n, I0),
+             I is I0 + 1,
+             nb_setval(atc_store_compact_n, I),
+             (   I mod 10000 =:= 0
+             ->  K is I // 10000,
+                 write_term(S, commit(K), [fullstop(true), nl(true)])
+             ;   true
+             ) )),
+    nb_getval(atc_store_compact_n, Count),
+    Last is Count // 10000 + 1,
+    write_term(S, commit(Last), [fullstop(true), nl(true)]).
+
+%!  store_adopt_compacted(+Epoch) is det.
+%
+%   The journal file was replaced by the compacted one of Epoch (store_compact/2), whose facts
+%   are those in memory: the stream to the old file is closed and the view moved to the new
+%   file's end, without reading it again.
+store_adopt_compacted(Epoch) :-
+    must_be(atom, Epoch),
+    open_store_(Dir, Stream, _),
+    journal_file(Dir, Journal),
+    journal_file_epoch_(Journal, Found),
+    (   Found == Epoch
+    ->  true
+    ;   domain_error(journal_epoch(Epoch), Found)
+    ),
+    (   Stream == none -> true ; close(Stream) ),
+    size_file(Journal, Size),
+    retractall(open_store_(_, _, _)),
+    asserta(open_store_(Dir, none, 0)),
+    set_view_end_(Size),
+    retractall(journal_epoch_(_)),
+    asserta(journal_epoch_(Epoch)).

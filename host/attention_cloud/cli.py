@@ -238,6 +238,7 @@ def _print_ingest(report: Any, out: str) -> None:
     click.echo(f"files: {report.files} ({report.files_unchanged} unchanged, "
                f"{len(report.files_skipped)} skipped)  "
                f"records: {report.records}  new: {report.new}  unchanged: {report.unchanged}  "
+               + (f"forgotten: {report.forgotten}  " if report.forgotten else "") +
                f"evicted: {report.evicted}  envelopes stripped: {report.envelopes_stripped}  "
                f"lines skipped: {len(report.skipped)}  times unread: {len(report.unread_times)}")
     _print_skipped_files(report.files_skipped)
@@ -529,24 +530,6 @@ def rules_remove(name: str, home: str | None) -> None:
     click.echo(f"removed rule {name}")
 
 
-@main.command()
-@click.argument("handle")
-@click.option("--reason", default="forgotten by request", show_default=True)
-@home_option
-@fail_cleanly
-def forget(handle: str, reason: str, home: str | None) -> None:
-    """Erase an item: tombstone it, invalidate what was derived from it, drop its vectors.
-
-    Example: atc forget it_3fa2c1d09e8b7a65 --reason "contained a secret"
-    """
-    mem = open_memory(home)
-    try:
-        invalidated = mem.forget(handle, reason=reason)
-    finally:
-        mem.close()
-    click.echo(f"forgot {handle}; invalidated {len(invalidated)} derived records")
-
-
 # -- show / stats ---------------------------------------------------------------------------------
 @main.command()
 @click.argument("handle")
@@ -668,6 +651,16 @@ def _mount_agent_commands() -> None:
 
     for name, command in agents_cli.COMMANDS.items():
         main.add_command(command, name)
+
+
+def _mount_erasure_commands() -> None:
+    """``atc forget`` lives in its own module."""
+    from .forget_cli import forget
+
+    main.add_command(forget, "forget")
+
+
+_mount_erasure_commands()
 
 
 if __name__ == "__main__":  # pragma: no cover

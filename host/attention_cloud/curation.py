@@ -111,8 +111,6 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
 
 
 def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateReport:
-    from .curate import curate_arc, curate_session, plan_arcs
-
     report = CurateReport()
     mem.lock.acquire()  # a writer from the start: a second curate is refused before any work
     touched: set[str] = set()
@@ -135,30 +133,83 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
         if not raw:
             break
         views = [_view(t) for t in raw]
-        rungs = curate_items(views)
-        if model is not None:
-            improved = model.improve(views, rungs)
-            report.model_improved += sum(a.curator != b.curator for a, b in zip(improved, rungs))
-            rungs = improved
-        records = [_rungs_term(r) for r in rungs]
-        records += [Term("l0_tokens", [Atom(v.handle), estimate_tokens(v.text)]) for v in views]
-        # Index each batch as it is curated (a large backfill never holds every text twice),
-        # durably, before its facts are committed: what the journal calls curated is indexed.
-        segments = _segments(mem, [v.handle for v in views])
-        report.embedded += _index_items(mem, views, segments)
-        if distillations:
-            report.embedded += _index_distillations(mem, views, rungs, segments)
-        mem.jump.flush()
-        _add_pending(mem, views)
-        mem.store_ladder(records)
+        _curate_batch(mem, views, model, distillations, report)
         touched.update(v.session for v in views)
         if echoes:
             new_views.extend(views)
-        report.items += len(views)
         report_progress(progress, "curating items", report.items, max(uncurated, report.items))
 
     (stale,) = mem.pl.once("atc_ladder:ladder_stale_sessions", Var())
     touched.update(str(s) for s in stale)
+    _curate_sessions(mem, touched, report, progress)
+
+    if distillations or report.items:  # items curated without them: a later run backfills
+        mem.jump.set_distillations_complete(distillations)
+    if echoes:
+        seen = {v.handle for v in new_views}
+        new_views.extend(view for view in (_lookup_view(mem, h) for h in unfinished_items
+                                           if h not in seen) if view is not None)
+    _echoes(mem, new_views, report, progress)
+    mem.jump.flush()
+    if mem.config.get("cells", True):
+        from .cells import update
+
+        report.cells = update(mem).as_dict()  # new items join their cells (or the first build)
+    _clear_pending(mem)
+    report.expired = apply_retention(mem, mem.config.get("retention") or {})
+    return report
+
+
+def curate_scope(mem: Any, items: list[str], sessions: set[str], echo_items: list[str]) -> CurateReport:
+    """Curate only ``items`` (those still uncurated), rebuild the arcs and rollups of
+    ``sessions`` and look again for the originals of ``echo_items``: what erasure rebuilds
+    without the forgotten items, leaving the rest of the home as it is."""
+    report = CurateReport()
+    mem.lock.acquire()
+    unfinished = _pending_path(mem).exists()  # a killed curate's list: its next run needs it
+    distillations = bool(mem.config.get("distillation_vectors", True)) and not mem.jump.disabled
+    (raw,) = mem.pl.once("atc_ladder:ladder_uncurated_of", [Atom(h) for h in items], Var())
+    views = [_view(t) for t in raw]
+    for start in range(0, len(views), BATCH):
+        _curate_batch(mem, views[start:start + BATCH], mem._model_curator(), distillations, report)
+    _curate_sessions(mem, set(sessions), report, None)
+    if mem.config.get("echoes", True):
+        _echoes(mem, [v for v in (_lookup_view(mem, h) for h in echo_items) if v is not None],
+                report, None)
+    mem.jump.flush()
+    if not unfinished:
+        _clear_pending(mem)
+    return report
+
+
+def _curate_batch(mem: Any, views: list[ItemView], model: Any, distillations: bool,
+                  report: CurateReport) -> None:
+    """Curate, index and store one batch of items (their vectors and BM25 entries are
+    flushed before their ladder facts are committed)."""
+    rungs = curate_items(views)
+    if model is not None:
+        improved = model.improve(views, rungs)
+        report.model_improved += sum(a.curator != b.curator for a, b in zip(improved, rungs))
+        rungs = improved
+    records = [_rungs_term(r) for r in rungs]
+    records += [Term("l0_tokens", [Atom(v.handle), estimate_tokens(v.text)]) for v in views]
+    # Index each batch as it is curated (a large backfill never holds every text twice),
+    # durably, before its facts are committed: what the journal calls curated is indexed.
+    segments = _segments(mem, [v.handle for v in views])
+    report.embedded += _index_items(mem, views, segments)
+    if distillations:
+        report.embedded += _index_distillations(mem, views, rungs, segments)
+    mem.jump.flush()
+    _add_pending(mem, views)
+    mem.store_ladder(records)
+    report.items += len(views)
+
+
+def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
+                     progress: ProgressCallback | None) -> None:
+    """Build the missing arcs and the rollup of each session in ``touched``."""
+    from .curate import curate_arc, curate_session, plan_arcs
+
     arc_keys: list[str] = []
     arc_texts: list[str] = []
     arc_meta: list[dict[str, Any]] = []
@@ -202,27 +253,18 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
     if pending:
         commit_sessions()
     report_progress(progress, "arcs and rollups", len(touched), len(touched), "sessions")
-    report.sessions = sorted(touched)
+    report.sessions = sorted(set(report.sessions) | touched)
 
-    if distillations or report.items:  # items curated without them: a later run backfills
-        mem.jump.set_distillations_complete(distillations)
-    if echoes:
-        seen = {v.handle for v in new_views}
-        new_views.extend(view for view in (_lookup_view(mem, h) for h in unfinished_items
-                                           if h not in seen) if view is not None)
-    if new_views:
-        report_progress(progress, "echoes", 0, len(new_views))
-        report.echoes = _mark_echoes(
-            mem, new_views, lambda done: report_progress(progress, "echoes", done, len(new_views)))
-        report_progress(progress, "echoes", len(new_views), len(new_views))
-    mem.jump.flush()
-    if mem.config.get("cells", True):
-        from .cells import update
 
-        report.cells = update(mem).as_dict()  # new items join their cells (or the first build)
-    _clear_pending(mem)
-    report.expired = apply_retention(mem, mem.config.get("retention") or {})
-    return report
+def _echoes(mem: Any, views: list[ItemView], report: CurateReport,
+            progress: ProgressCallback | None) -> None:
+    """Mark which of ``views`` restate memory from an earlier session."""
+    if not views:
+        return
+    report_progress(progress, "echoes", 0, len(views))
+    report.echoes = _mark_echoes(
+        mem, views, lambda done: report_progress(progress, "echoes", done, len(views)))
+    report_progress(progress, "echoes", len(views), len(views))
 
 
 # -- crash safety -------------------------------------------------------------------------------

@@ -197,6 +197,14 @@ class Jump:
         if (self.home / "vectors").exists() and not self.disabled:
             self.vectors.remove(keys + [distillation_key(k) for k in keys])
 
+    def purge(self) -> None:
+        """Erase removed records from the disk (erasure): rewrite the BM25 log and snapshot
+        and the vector logs and saved index with live records only (see their ``purge``)."""
+        self._writable()
+        self.lexical.purge()
+        if (self.home / "vectors").exists() and not self.disabled:
+            self.vectors.purge()
+
     def flush(self) -> None:
         """Make the indexes' writes durable and visible to readers (nothing when read-only)."""
         for part in (self._lexical, self._vectors):

@@ -51,6 +51,8 @@ class IngestReport:
     records: int = 0
     new: int = 0
     unchanged: int = 0
+    #: items refused because they were forgotten (``atc forget``): by handle or by text
+    forgotten: int = 0
     evicted: int = 0
     envelopes_stripped: int = 0
     skipped: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, reason)
@@ -74,6 +76,7 @@ class IngestReport:
         return {"files": self.files, "files_unchanged": self.files_unchanged,
                 "files_skipped": [{"file": f, "reason": r} for f, r in self.files_skipped],
                 "records": self.records, "new": self.new, "unchanged": self.unchanged,
+                "forgotten": self.forgotten,
                 "evicted": self.evicted, "envelopes_stripped": self.envelopes_stripped,
                 "skipped": [{"file": f, "line": n, "reason": r} for f, n, r in self.skipped],
                 "unread_times": [{"file": f, "line": n, "time": t}
@@ -190,6 +193,7 @@ class Memory:
         """
         from .curation import curate_memory
 
+        self.finish_erasure()
         return curate_memory(self, progress=progress, model=self._model_curator())
 
     def reembed(self, embedder: str | None = None, *,
@@ -235,6 +239,7 @@ class Memory:
         found = find_transcripts(paths)
         if not found:
             raise InputError("no transcript files found in the given paths")
+        self.finish_erasure()
         if (self.home / ingest_index.PENDING_FILE).exists():
             self.lock.acquire()
             ingest_index.finish_pending(self)  # a killed ingest's BM25 entries
@@ -316,6 +321,7 @@ class Memory:
         counts = ingest_index.commit(self, encoded, marks)
         report.new += counts["new"]
         report.unchanged += counts["unchanged"]
+        report.forgotten += counts["forgotten"]
         report.new_handles.extend(str(h) for h in counts["new_handles"])
 
     def _cut_journal(self, size: int | None) -> None:
@@ -337,20 +343,50 @@ class Memory:
                 os.fsync(fh.fileno())
         self.open_info = open_store(self.pl, self.home, self.lock)
 
-    def forget(self, handle: str, *, reason: str = "forgotten by request") -> list[str]:
-        """Erase an item: tombstone it, invalidate every curated record derived from it, and
-        remove its vectors and BM25 entries. Returns the invalidated record ids.
+    def forget(self, handles: Iterable[str] | str = (), *, session: str | None = None,
+               query: str | None = None, reason: str = "forgotten by request",
+               who: str | None = None, dry_run: bool = False) -> Any:
+        """Erase items so that no file of the home holds their text (see README "Erasure").
 
-        The item's facts stay in the journal for the audit trail but no query, jump or frame
-        sees it again; arcs and rollups are rebuilt without it by the next ``curate``.
+        The items are ``handles``, every item of ``session`` and every handle the first
+        variable of ``query`` binds (a sandboxed goal). Each keeps only its audit record
+        (:meth:`erasures`); items that inherited an erased user goal get the goal
+        ``[forgotten]``; every rung, arc, rollup, echo mark, vector and BM25 entry derived from
+        them is dropped and rebuilt without them; receipts are redacted; the journal is
+        compacted and the snapshot rebuilt. Re-ingesting the source never brings them back.
+        Returns a :class:`~attention_cloud.erasure.ForgetReport` (``sources`` names the
+        transcript files that still hold the text). ``dry_run`` lists and changes nothing.
+        ``who`` (default: the OS user) is recorded with ``reason``.
         """
-        self.lock.acquire()
-        found = self.pl.once("atc_api:api_forget", Atom(handle), reason, Var())
-        sync_journal(self.home)
-        invalidated = [str(i) for i in found[0]] if found else []
-        self.jump.remove([handle, *invalidated])
-        self.jump.flush()
-        return invalidated
+        from . import erasure
+
+        if isinstance(handles, str):
+            handles = [handles]
+        chosen = erasure.select(self, handles, session=session, query=query)
+        if not dry_run:
+            self.finish_erasure()
+        return erasure.forget(self, chosen, who=who, reason=reason, dry_run=dry_run)
+
+    def finish_erasure(self) -> Any:
+        """Finish an erasure a killed process left half done (every writing call does this
+        first); returns its ForgetReport, or None when there was none."""
+        from . import erasure
+
+        if not (self.home / erasure.PENDING_FILE).exists():
+            return None
+        return erasure.finish_pending(self)
+
+    def erasures(self) -> list[Any]:
+        """The audit record of every forgotten item
+        (:class:`~attention_cloud.erasure.Erasure`: handle, digest, time, who, reason)."""
+        from . import erasure
+
+        return erasure.erasures(self)
+
+    def stale(self) -> bool:
+        """True when another process compacted the journal (an erasure) since this Memory
+        read it: a long-running reader should reopen to stop seeing what was forgotten."""
+        return self.pl.once("atc_api:api_journal_replaced") is not None
 
     def remember(self, text: str, *, kind: str = "note", segment: str = "default",
                  role: str = "user", goal: str | None = None, time: str | None = None,

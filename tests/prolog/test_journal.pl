@@ -37,6 +37,33 @@ test(malformed_item, [setup(fresh), throws(error(type_error(journal_item, bad), 
 test(tombstone_unknown, [setup(fresh), throws(error(existence_error(item, nope), _))]) :-
     journal_tombstone(nope, "x").
 
+test(erase_keeps_only_the_audit_record,
+     [setup(fresh), true(Left-D-Who == []-"sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"-"ann")]) :-
+    item_term(h1, error, "abc", I),
+    journal_add_items([I], _),
+    journal_erase(h1, "ann", "secret", forgotten(h1, D, _, Who, "secret")),
+    findall(X, ( atc_journal:item_(h1, _, _, _, _, _, _, _, _, _), X = item
+               ; atc_journal:text_(h1, _), X = text
+               ; atc_journal:relation_(h1, _, _), X = rel ), Left).
+
+test(erased_items_are_refused_by_handle_and_by_text, [setup(fresh), true(C1-C2 == 1-1)]) :-
+    item_term(h1, error, "abc", I),
+    journal_add_items([I], _),
+    journal_erase(h1, "ann", "secret", _),
+    journal_add_items([I], Counts1), C1 = Counts1.forgotten,
+    item_term(h9, error, "abc", J),                 % same text under another handle
+    journal_add_items([J], Counts2), C2 = Counts2.forgotten,
+    \+ item(h9).
+
+test(inherited_goal_replaced, [setup(fresh), true(G == "[forgotten]")]) :-
+    item_term(h1, error, "abc", I),
+    journal_add_items([I], _),
+    journal_replace_goal('s1', "goal", "[forgotten]", [h1]),
+    item_goal(h1, G).
+
+test(erase_unknown, [setup(fresh), throws(error(existence_error(item, nope), _))]) :-
+    journal_erase(nope, "a", "b", _).
+
 :- end_tests(journal).
 
 :- begin_tests(store, [setup(fresh), cleanup(fresh)]).

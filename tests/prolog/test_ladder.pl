@@ -49,8 +49,14 @@ test(forgetting_invalidates_derivatives, [setup(fresh), true(Ids-Left == [arc_1]
     rungs(arc_1, [h1, h2]),
     journal_tombstone(h1, "forget"),
     findall(T, rung(arc_1, l1, T), []),
-    ladder_forget_derivatives(h1, Ids),
+    ladder_invalidate([h1], Ids),
     findall(A, arc(A), Left).
+
+test(erasing_drops_echo_marks, [setup(fresh), true(Echoes-Marks == [h2]-[])]) :-
+    add(h1, 0, "g"), add(h2, 1, "g"),
+    ladder_store([echo(h2, h1, 0.9)]),
+    ladder_erase([h1], _, Echoes),
+    findall(E-O, atc_ladder:echo_(E, O, _), Marks).
 
 test(bad_record, [setup(fresh), throws(error(domain_error(ladder_record, junk), _))]) :-
     ladder_store([junk]).

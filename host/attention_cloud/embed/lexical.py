@@ -246,6 +246,30 @@ class LexicalIndex:
         self._log_records = len(self._slot_of)
         self._snapshot_bytes = 0  # the old snapshot no longer matches this log's head
 
+    def purge(self) -> None:
+        """Erase removed documents from the disk: rewrite the log with the live documents
+        only, rebuild the index from it (so the term table holds no term that only removed
+        documents had) and write a fresh snapshot, deleting the older ones. A crash at any
+        step leaves the old log or the new one, and a snapshot that matches its log or none
+        (the compaction's order)."""
+        self._require_writable()
+        if self._log is None or self._directory is None:
+            return
+        (self._directory / (_LOG_NAME + ".tmp")).unlink(missing_ok=True)
+        self._compact_log()
+        log_path = self._directory / _LOG_NAME
+        fresh = LexicalIndex(k1=self.k1, b=self.b)
+        fresh._directory = self._directory
+        with open(log_path, "rb") as handle:
+            fresh._replay_log(handle, 0, None)
+        fresh._log = self._log
+        self.__dict__.update(fresh.__dict__)
+        self._log.flush()
+        os.fsync(self._log.fileno())
+        size = self._log.tell()
+        self._write_committed(size)
+        self._write_snapshot(size)
+
     def close(self) -> None:
         """Flush and release the log file."""
         if self._log is not None:

@@ -828,6 +828,40 @@ class VectorStore:
             self._write_manifest()
             self._delete_unnamed_index_files()
 
+    def purge(self) -> int:
+        """Erase removed vectors from the disk, not only from the live bitmap: rewrite the logs
+        with live rows only (a compaction, whatever the share of tombstones), rebuild and save
+        an approximate index afresh (a saved one holds the removed rows' vectors), and delete
+        every log and index file of other generations, a crashed compaction's included.
+        Returns the rows dropped. Crash-safe as a compaction is: the manifest names the old
+        files or the new ones."""
+        with self._lock:
+            self._require_writable()
+            self._build_cancel.set()
+            if self._builder is not None:
+                self._builder.join()
+            self._built, self._builder = None, None
+            self._build_cancel = threading.Event()
+            dropped = self._rows - len(self._row_of)
+            if dropped:
+                self._compact()
+            if self._saved_index is not None or (self._index is not None
+                                                  and index_kind(self._index) != "flat"):
+                kind = index_kind(self._index) if self._index is not None else "flat"
+                self._index = build_index(kind, self.dim, self._live_ids(), self._vectors_of_ids,
+                                          self.policy)
+                self._index_dead = 0
+                self._index_unsaved = True
+                self._saved_index = None
+                self._save_index_if_due()
+            self.flush()
+            current = {self._vector_path().name, self._key_path().name}
+            for path in [*self.directory.glob("vectors-*.f32"), *self.directory.glob("keys-*.jsonl")]:
+                if path.name not in current:
+                    path.unlink(missing_ok=True)
+            fsync_path(self.directory)
+            return dropped
+
     def _save_index_if_due(self) -> None:
         index = self._index
         if index is None or index_kind(index) == "flat" or not self._index_unsaved:

@@ -1,0 +1,411 @@
+"""Erasure: forget items so that no file of the home holds their text, and nothing derived from
+them keeps their influence (``atc forget``, :meth:`Memory.forget <attention_cloud.Memory.forget>`).
+
+An erasure runs in stages, each safe to be killed in, and resumable from the file
+``erasure.pending.json`` (handles, record ids, who and why; never text), which the next writer
+(``forget``, ``curate``, ``ingest``, or :meth:`Memory.finish_erasure`) finishes:
+
+1. **plan** (nothing changes): the items, the items that inherited an erased user goal (their
+   goal becomes ``[forgotten]``; they are curated again), the curated records derived from any
+   of them, their sessions; the plan is written to the pending file.
+2. **redact** receipts (``receipts/*.json``) and the owner's audit log (``audit.jsonl``): entries
+   naming an erased item or a derived record lose their text, and any string holding an erased
+   text (a goal that quoted it) becomes ``[forgotten]``; each file is replaced atomically.
+3. **erase** in the journal, as one batch: only the audit record ``forgotten/5`` (handle, digest,
+   time, who, reason) remains of each item; derived records are dropped, echo marks removed,
+   beliefs citing an item go dirty.
+4. **rebuild** without them: the re-goaled items' rungs, the sessions' arcs and rollups, echoes.
+5. **purge** the indexes: vector logs and saved faiss index rewritten with live rows only, the
+   BM25 log, term table and snapshot rewritten from live documents.
+6. **compact** the journal: every fact in memory written to ``journal.compact`` (starting with a
+   new ``epoch``), fsynced; the snapshot deleted (it holds the text); the file renamed over
+   ``journal.pl``, the directory fsynced; a new snapshot written. A kill at any step leaves the
+   old journal or the new one, and the home opens.
+7. the pending file is removed.
+"""
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from .bridge import Atom, Var, to_plain
+from .errors import InputError, UsageError
+from .home import fsync_path
+from .store import journal_path, sync_journal, write_snapshot
+
+#: In the home: the plan of an erasure that has not finished (handles and ids only).
+PENDING_FILE = "erasure.pending.json"
+#: The compacted journal before it replaces ``journal.pl``.
+COMPACT_FILE = "journal.compact"
+#: What a redacted string, and a goal inherited from an erased item, become.
+MARKER = "[forgotten]"
+#: Erased texts shorter than this (whitespace collapsed) are matched in receipts only as whole
+#: strings, not inside longer ones: "ok" would otherwise redact half the log.
+MIN_MATCH_CHARS = 6
+#: The owner's access log (see ``atc audit``); its lines are redacted like receipts.
+AUDIT_FILE = "audit.jsonl"
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """The audit record that remains of a forgotten item."""
+
+    handle: str
+    digest: str          # "sha256:HEX" of its L0 text ("" when retention had dropped it)
+    time: str            # ISO 8601 UTC
+    who: str
+    reason: str
+
+
+@dataclass
+class ForgetReport:
+    """What ``forget`` did (or, with ``dry_run``, would do)."""
+
+    handles: list[str]
+    items: list[dict[str, Any]]                      # kind, session, source of each
+    sources: list[str] = field(default_factory=list)  # transcript files still holding the text
+    already: list[str] = field(default_factory=list)  # erased before this call
+    regoaled: list[str] = field(default_factory=list)
+    invalidated: list[str] = field(default_factory=list)
+    rebuilt: dict[str, int] = field(default_factory=dict)
+    receipts_redacted: int = 0
+    vectors_dropped: int = 0
+    journal_bytes: tuple[int, int] = (0, 0)          # before, after compaction
+    dry_run: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        return {"handles": self.handles, "items": self.items, "sources": self.sources,
+                "already_forgotten": self.already, "regoaled": self.regoaled,
+                "invalidated": self.invalidated, "rebuilt": self.rebuilt,
+                "receipts_redacted": self.receipts_redacted,
+                "vectors_dropped": self.vectors_dropped,
+                "journal_bytes": {"before": self.journal_bytes[0], "after": self.journal_bytes[1]},
+                "dry_run": self.dry_run}
+
+
+# -- choosing what to forget ----------------------------------------------------------------------
+def select(mem: Any, handles: Iterable[str] = (), *, session: str | None = None,
+           query: str | None = None) -> list[str]:
+    """The handles named, those of ``session`` and those the first variable of ``query`` binds
+    (a sandboxed goal, as ``atc query`` runs it), in that order without repeats."""
+    chosen = [str(h) for h in handles]
+    if session is not None:
+        rows = mem.pl.solutions("atc_journal:item_session", Var(), Atom(session))
+        found = sorted(str(h) for (h, _) in rows)
+        if not found:
+            raise InputError(f"{session}: no items in this session")
+        chosen += found
+    if query is not None:
+        result = mem.query(query, limit=1_000_000)
+        if result.more:
+            raise UsageError("the query has more than 1,000,000 solutions; narrow it")
+        if result.rows and not result.variables:
+            raise UsageError("the query binds no variable: its first variable must bind handles")
+        for row in result.rows:
+            value = row[result.variables[0]]
+            if not isinstance(value, str) or not value.startswith("it_"):
+                raise UsageError(f"the query's first variable {result.variables[0]} must bind "
+                                 f"item handles, not {value!r}")
+            chosen.append(value)
+    if not chosen:
+        raise UsageError("name what to forget: handles, --session or --query")
+    return list(dict.fromkeys(chosen))
+
+
+def plan(mem: Any, handles: list[str]) -> dict[str, Any]:
+    """What erasing ``handles`` changes (nothing is changed): Prolog's ``api_erase_plan/2``."""
+    for handle in handles:
+        if not re.fullmatch(r"[A-Za-z0-9_]+", handle):
+            raise InputError(f"{handle!r} is not an item handle")
+    (raw,) = mem.pl.once("atc_api:api_erase_plan", [Atom(h) for h in handles], Var())
+    return to_plain(raw)
+
+
+# -- the stages -----------------------------------------------------------------------------------
+def forget(mem: Any, handles: list[str], *, who: str | None = None,
+           reason: str = "forgotten by request", dry_run: bool = False) -> ForgetReport:
+    """Erase ``handles`` from ``mem`` (see the module doc); with ``dry_run`` only report."""
+    who = who or _user()
+    the_plan = plan(mem, handles)
+    items = the_plan["items"]
+    for item in items:
+        item["forgotten"] = str(item["forgotten"]) == "true"
+    report = ForgetReport(
+        handles=handles, dry_run=dry_run,
+        items=[{"handle": i["handle"], "kind": i["kind"], "session": i["session"],
+                "source": i["source"]} for i in items if not i["forgotten"]],
+        sources=sorted({_source_file(i["source"]) for i in items if i["source"]}),
+        already=[i["handle"] for i in items if i["forgotten"]],
+        regoaled=list(the_plan["recurate"]), invalidated=list(the_plan["invalidated"]))
+    if dry_run:
+        return report
+    mem.lock.acquire()
+    pending = _read_pending(mem.home) or {}
+    records = sorted(set(the_plan["invalidated"]) | set(pending.get("invalidated", [])))
+    sessions = sorted(set(the_plan["sessions"]) | set(pending.get("sessions", [])))
+    regoaled = sorted(set(the_plan["recurate"]) | set(pending.get("recurate", [])))
+    _write_pending(mem.home, {"handles": handles, "invalidated": records, "sessions": sessions,
+                              "recurate": regoaled, "who": who, "reason": reason})
+    texts = [t for i in items for t in (i["text"], i["goal"] if i["kind"] == "user_goal" else "")
+             if t]
+    report.receipts_redacted = redact_home_files(mem.home, set(handles), set(records), texts)
+    (result,) = mem.pl.once("atc_api:api_erase", [Atom(h) for h in handles], who, reason, Var())
+    sync_journal(mem.home)
+    result = to_plain(result)
+    report.invalidated = sorted(set(records) | set(result["invalidated"]))
+    report.regoaled = sorted(set(regoaled) | set(result["recurate"]))
+    _finish(mem, handles, report.invalidated, report.regoaled, sessions,
+            list(result["echoes"]), report)
+    _append_audit(mem.home, [r for r in erasures(mem)
+                             if r.handle in set(handles) - set(report.already)])
+    return report
+
+
+def finish_pending(mem: Any) -> ForgetReport | None:
+    """Finish an erasure a killed process left (``erasure.pending.json``); None when none."""
+    pending = _read_pending(mem.home)
+    if pending is None:
+        _remove_leftovers(mem.home)
+        return None
+    mem.lock.acquire()
+    known = [h for h in pending.get("handles", []) if _known(mem, h)]
+    if not known:  # the plan named nothing the journal holds: nothing to finish
+        _clear_pending(mem.home)
+        return None
+    return forget(mem, known, who=pending.get("who"), reason=pending.get("reason", ""))
+
+
+def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str],
+            sessions: list[str], echoes: list[str], report: ForgetReport) -> None:
+    """Stages 4 to 7 (see the module doc); each can be run again after a kill."""
+    from .curate.arcs import session_rollup_id
+    from .curation import curate_scope
+
+    jump = mem.jump
+    jump.remove([*handles, *records, *regoaled])
+    jump.flush()
+    dropped = set(records)
+    rebuilt = curate_scope(mem, [h for h in regoaled if h in dropped],
+                           {s for s in sessions if session_rollup_id(s) in dropped}, echoes)
+    report.rebuilt = {"items": rebuilt.items, "arcs": rebuilt.arcs, "rollups": rebuilt.rollups,
+                      "echoes": rebuilt.echoes}
+    if not jump.disabled or (mem.home / "lexical").exists():
+        before = len(jump.vectors) if jump.has_vectors() else 0
+        jump.purge()
+        report.vectors_dropped = max(0, before - len(jump.vectors)) if jump.has_vectors() else 0
+    report.journal_bytes = compact_journal(mem)
+    _clear_pending(mem.home)
+
+
+def compact_journal(mem: Any) -> tuple[int, int]:
+    """Rewrite the journal from the facts in memory and rebuild the snapshot (stage 6);
+    returns the journal's size before and after."""
+    home = mem.home
+    mem.lock.acquire()
+    journal = journal_path(home)
+    before = journal.stat().st_size if journal.exists() else 0
+    temporary = home / COMPACT_FILE
+    temporary.unlink(missing_ok=True)
+    (info,) = mem.pl.once("atc_api:api_compact", str(temporary), Var())
+    fsync_path(temporary)
+    for name in ("snapshot.qlf", "snapshot.meta"):  # the old snapshot holds the erased text
+        (home / name).unlink(missing_ok=True)
+    fsync_path(home)
+    os.replace(temporary, journal)
+    fsync_path(home)
+    mem.pl.once("atc_api:api_adopt_compacted", Atom(str(info["epoch"])))
+    write_snapshot(mem.pl, home, mem.lock)
+    _remove_leftovers(home)
+    return before, journal.stat().st_size
+
+
+def _remove_leftovers(home: Path) -> None:
+    """Files a killed compaction or snapshot left, which may hold erased text."""
+    removed = False
+    for path in [home / COMPACT_FILE, *home.glob(".snap-*/snapshot.pl")]:
+        if path.exists():
+            path.unlink()
+            removed = True
+    if removed:
+        fsync_path(home)
+
+
+# -- redaction ------------------------------------------------------------------------------------
+def redact_home_files(home: Path, handles: set[str], records: set[str], texts: list[str]) -> int:
+    """Redact every receipt and the audit log (see :func:`redact`); returns files changed."""
+    needles = _needles(texts)
+    changed = 0
+    folder = home / "receipts"
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            receipt = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        redacted = redact(receipt, handles, records, needles)
+        if redacted != receipt:
+            _replace(path, json.dumps(redacted, ensure_ascii=False, indent=2))
+            changed += 1
+    for path in sorted(folder.glob("*.tmp")) if folder.is_dir() else []:
+        path.unlink()  # a receipt write a kill cut short: may hold anything
+    audit = home / AUDIT_FILE
+    if audit.exists():
+        changed += _redact_lines(audit, handles, records, needles)
+    return changed
+
+
+def redact(value: Any, handles: set[str], records: set[str], needles: list[str]) -> Any:
+    """``value`` (a receipt or an audit entry) with its text about erased items removed: an
+    entry naming an erased item (``handle``) keeps only ``handle``, ``segment``, ``level`` and
+    ``forgotten: true``; one naming a record derived from it loses ``text``; any other string
+    that holds an erased text (``needles``), or is a long part of one, becomes ``[forgotten]``."""
+    if isinstance(value, dict):
+        handle = value.get("handle")
+        if isinstance(handle, str) and handle in handles:
+            return {k: value[k] for k in ("handle", "segment", "level") if k in value} | \
+                {"forgotten": True}
+        out = {k: redact(v, handles, records, needles) for k, v in value.items()}
+        if isinstance(handle, str) and handle in records and "text" in out:
+            out["text"] = MARKER
+        return out
+    if isinstance(value, list):
+        return [redact(v, handles, records, needles) for v in value]
+    if isinstance(value, str) and _holds(value, needles):
+        return MARKER
+    return value
+
+
+def _needles(texts: Iterable[str]) -> list[str]:
+    return sorted({_norm(t) for t in texts if _norm(t)}, key=len, reverse=True)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower().rstrip("…")
+
+
+def _holds(value: str, needles: list[str]) -> bool:
+    text = _norm(value)
+    if not text:
+        return False
+    for needle in needles:
+        if text == needle or (len(needle) >= MIN_MATCH_CHARS and needle in text) or \
+                (len(text) >= 4 * MIN_MATCH_CHARS and text in needle):
+            return True
+    return False
+
+
+def _redact_lines(path: Path, handles: set[str], records: set[str], needles: list[str]) -> int:
+    """Redact a JSON-lines file in place (under its own lock, atomically); 1 if it changed."""
+    import fcntl
+
+    with open(path, "r+", encoding="utf-8") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        lines = handle.read().splitlines()
+        out, changed = [], False
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                out.append(line)
+                continue
+            redacted = redact(entry, handles, records, needles)
+            changed |= redacted != entry
+            out.append(json.dumps(redacted, ensure_ascii=False) if redacted != entry else line)
+        if changed:
+            _replace(path, "".join(line + "\n" for line in out))
+    return int(changed)
+
+
+def _replace(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".redact")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    fsync_path(path.parent)
+
+
+# -- the audit records ----------------------------------------------------------------------------
+def erasures(mem: Any) -> list[Erasure]:
+    """Every erasure's audit record, oldest first."""
+    (raw,) = mem.pl.once("atc_api:api_erasures", Var())
+    return sorted(_records(raw), key=lambda e: (e.time, e.handle))
+
+
+def _records(raw: Iterable[Any]) -> list[Erasure]:
+    return [Erasure(handle=str(r["handle"]), digest=str(r["digest"]), who=str(r["who"]),
+                    reason=str(r["reason"]),
+                    time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(float(r["time"]))))
+            for r in (to_plain(r) for r in raw)]
+
+
+def _append_audit(home: Path, records: list[Erasure]) -> None:
+    """One ``forget`` event per record in the owner's audit log (``atc audit`` lists them)."""
+    import fcntl
+
+    if not records:
+        return
+    with open(home / AUDIT_FILE, "a", encoding="utf-8") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        for r in records:
+            handle.write(json.dumps({"event": "forget", "time": r.time, "who": r.who,
+                                     "handle": r.handle, "digest": r.digest,
+                                     "reason": r.reason}, ensure_ascii=False) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+# -- helpers --------------------------------------------------------------------------------------
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "owner"
+
+
+def _source_file(pointer: str) -> str:
+    """The transcript file of an item_source pointer (``path:line``, ``path#/json/ptr``)."""
+    path = pointer.split("#", 1)[0]
+    head, sep, tail = path.rpartition(":")
+    return head if sep and tail.isdigit() else path
+
+
+def _known(mem: Any, handle: str) -> bool:
+    try:
+        plan(mem, [handle])
+        return True
+    except Exception:  # noqa: BLE001 - an unknown handle: nothing to finish for it
+        return False
+
+
+def _read_pending(home: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads((home / PENDING_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        return {}  # torn while written: the erase batch had not run yet
+
+
+def _write_pending(home: Path, plan: dict[str, Any]) -> None:
+    temporary = home / (PENDING_FILE + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(plan, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, home / PENDING_FILE)
+    fsync_path(home)
+
+
+def _clear_pending(home: Path) -> None:
+    path = home / PENDING_FILE
+    if path.exists():
+        path.unlink()
+        fsync_path(home)
