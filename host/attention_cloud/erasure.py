@@ -98,7 +98,7 @@ def select(mem: Any, handles: Iterable[str] = (), *, session: str | None = None,
     chosen = [str(h) for h in handles]
     if session is not None:
         rows = mem.pl.solutions("atc_journal:item_session", Var(), Atom(session))
-        found = sorted(str(h) for (h, _) in rows)
+        found = sorted(str(h) for (h,) in rows)
         if not found:
             raise InputError(f"{session}: no items in this session")
         chosen += found

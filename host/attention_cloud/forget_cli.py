@@ -38,7 +38,7 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
         preview = mem.forget(list(handles), session=session, query=goal, reason=reason,
                              who=who, dry_run=True)
         if fmt == "text":
-            _print_list(preview)
+            _print_list(preview, "would forget" if dry_run else "to forget:")
         if dry_run:
             if fmt == "json":
                 emit_json(preview.as_dict())
@@ -66,8 +66,7 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
                    "but the transcript on your disk does; delete or edit it yourself", err=True)
 
 
-def _print_list(report) -> None:  # noqa: ANN001 - a ForgetReport
-    verb = "would forget" if report.dry_run else "will forget"
+def _print_list(report, verb: str) -> None:  # noqa: ANN001 - a ForgetReport
     click.echo(f"{verb} {len(report.handles)} items:")
     for item in report.items:
         click.echo(f"  {item['handle']}  {item['kind']}  session {item['session']}  "

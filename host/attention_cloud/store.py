@@ -33,9 +33,13 @@ def open_store(pl: Prolog, home: Path, lock: WriteLock) -> StoreInfo:
     truncated = 0
     if committed < size and not lock.held and lock.try_acquire():
         # Uncommitted bytes past the last commit marker: a batch that was never acknowledged.
-        # Cut under the lock, then let it go: a reader must not keep writers out.
+        # Cut under the lock, then let it go: a reader must not keep writers out. Not when the
+        # journal changed since it was read (a writer committed those bytes meanwhile, or an
+        # erasure replaced the file): the next writer cuts a torn tail itself.
         try:
             journal = home / "journal.pl"
+            if journal.stat().st_size != size or pl.once("atc_api:api_journal_replaced"):
+                return StoreInfo(info["snapshot"], info["replayed"], 0)
             with open(journal, "r+b") as fh:
                 fh.truncate(committed)
                 fh.flush()

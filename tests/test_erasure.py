@@ -1,0 +1,210 @@
+"""Erasure: after ``forget`` no file of the home holds the item's text, nothing derived from it
+keeps its influence, nothing else is lost, the home reopens after a kill at any step of the
+journal's compaction, and re-ingesting the transcript never brings the item back."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud import Memory
+from attention_cloud.cli import main
+from attention_cloud.errors import InputError, UsageError
+from attention_cloud.home import write_config
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("erasure_fuzz", ROOT / "scripts/bench/erasure_fuzz.py")
+fuzz = importlib.util.module_from_spec(_spec)
+sys.modules["erasure_fuzz"] = fuzz
+_spec.loader.exec_module(fuzz)
+
+SECRET = "zorblax quintessence fizzwinkle"
+OTHER = "marmoset lanternfish ptarmigan"
+
+
+def turn(role: str, n: int, session: str, text: str) -> str:
+    return json.dumps({"type": role, "uuid": f"{session}-{n}", "sessionId": session,
+                       "timestamp": f"2026-01-01T10:0{n}:00Z",
+                       "message": {"role": role, "content": text}})
+
+
+def transcript(folder: Path) -> Path:
+    path = folder / "vault.jsonl"
+    lines = [turn("user", 0, "S1", f"Please store the {SECRET} password for the vault"),
+             turn("assistant", 1, "S1", "We decided to keep the vault password in the keyring; tests pass."),
+             turn("assistant", 2, "S1", "Done: the retry loop backs off exponentially and 12 passed."),
+             turn("user", 3, "S1", f"Now make the deploy script idempotent, {OTHER}"),
+             turn("assistant", 4, "S1", "Going with a lock file; the deploy script is idempotent now.")]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def files_holding(home: Path, phrase: str) -> list[str]:
+    """Every file of the home whose bytes hold any word of ``phrase`` (case-insensitive)."""
+    words = [w.encode() for w in phrase.lower().split()]
+    return sorted(str(p.relative_to(home)) for p in home.rglob("*")
+                  if p.is_file() and any(w in p.read_bytes().lower() for w in words))
+
+
+@pytest.fixture
+def curated(home: Path, tmp_path: Path):
+    write_config(home, {"embedder": "hash"})
+    source = transcript(tmp_path)
+    with Memory.open(home) as mem:
+        mem.ingest([source])
+        mem.curate()
+        mem.hydrate("what did we decide about the vault", budget=400)
+        mem.hydrate(f"Please store the {SECRET} password for the vault", budget=400)  # quotes it
+        secret = mem.query(f'item_text(H, T), sub_string(T, _, _, _, "{SECRET}")').rows[0]["H"]
+    return home, source, secret
+
+
+def test_forget_leaves_no_byte_of_the_text_in_any_file(curated):
+    home, source, secret = curated
+    assert files_holding(home, SECRET)  # journal, snapshot, BM25, receipts: the scan sees it
+    with Memory.open(home) as mem:
+        others = {r["H"]: r["T"] for r in mem.query("item_text(H, T)", limit=100).rows
+                  if r["H"] != secret}
+        report = mem.forget([secret], reason="held a password", who="ann")
+        assert report.sources == [str(source)]
+        assert report.rebuilt["rollups"] == 1 and report.receipts_redacted == 2
+        assert sorted(report.regoaled) == sorted(
+            r["H"] for r in mem.query('item_goal(H, "[forgotten]")').rows)
+        assert len(report.regoaled) == 2  # the two answers given under the forgotten goal
+    assert files_holding(home, SECRET) == []
+    with Memory.open(home) as mem:  # reopens, from the new snapshot and journal
+        assert mem.item(secret) is None
+        assert {r["H"]: r["T"] for r in mem.query("item_text(H, T)", limit=100).rows} == others
+        rungs = " ".join(r["T"] for r in mem.query("rung(_, _, T)", limit=1000).rows)
+        assert "zorblax" not in rungs.lower() and "deploy script" in rungs  # rebuilt, not emptied
+        assert OTHER.split()[0] in files_holding(home, OTHER)[0] or files_holding(home, OTHER)
+        for h in others:  # nothing else lost: BM25 entries and vectors stay
+            assert mem.jump.lexical.has(h) and mem.jump.vectors.has(h)
+        (erasure,) = mem.erasures()
+        assert (erasure.handle, erasure.who, erasure.reason) == (secret, "ann", "held a password")
+        assert erasure.digest.startswith("sha256:") and len(erasure.digest) == 71
+        frame = mem.hydrate(SECRET, budget=800)
+        assert all("zorblax" not in f.text.lower() for f in frame.facts)
+    audit = [json.loads(line) for line in (home / "audit.jsonl").read_text().splitlines()]
+    assert [(a["event"], a["handle"], a["who"]) for a in audit] == [("forget", secret, "ann")]
+
+
+def test_reingesting_the_transcript_never_brings_it_back(curated, tmp_path):
+    home, source, secret = curated
+    with Memory.open(home) as mem:
+        mem.forget([secret], reason="secret")
+        with open(source, "a", encoding="utf-8") as fh:  # the file grows: it is parsed again
+            fh.write(turn("user", 5, "S1", "one more thing") + "\n")
+        report = mem.ingest([source])
+        assert (report.new, report.forgotten) == (1, 1)
+        copy = tmp_path / "copy.jsonl"  # the same text in another session: refused by digest
+        copy.write_text(turn("user", 0, "S9", f"Please store the {SECRET} password for the vault")
+                        + "\n", encoding="utf-8")
+        assert mem.ingest([copy]).forgotten == 1
+        assert mem.item(secret) is None
+    assert files_holding(home, SECRET) == []
+
+
+def test_forget_by_session_and_by_query(curated):
+    home, _, secret = curated
+    with Memory.open(home) as mem:
+        goal = f'item_text(H, T), sub_string(T, _, _, _, "{OTHER}")'
+        (by_query,) = [r["H"] for r in mem.query(goal).rows]
+        report = mem.forget(query=goal)
+        assert report.handles == [by_query]
+        report = mem.forget(session="S1", dry_run=True)
+        assert len(report.handles) == 4 and mem.query("item(H)", limit=10).rows  # nothing done
+        mem.forget(session="S1")
+        assert mem.query("item(H)").rows == []
+        assert mem.query("rung(_, _, T)").rows == []  # no arc or rollup of an empty session
+    assert files_holding(home, SECRET) == [] and files_holding(home, OTHER) == []
+
+
+def test_bad_input_is_one_error_and_changes_nothing(curated):
+    home, _, secret = curated
+    journal = (home / "journal.pl").read_bytes()
+    with Memory.open(home) as mem:
+        with pytest.raises(Exception, match="it_0000000000000000"):
+            mem.forget(["it_0000000000000000"])
+        with pytest.raises(InputError, match="not an item handle"):
+            mem.forget(["x'),halt"])
+        with pytest.raises(UsageError, match="name what to forget"):
+            mem.forget([])
+        with pytest.raises(UsageError, match="must bind item handles"):
+            mem.forget(query="item_kind(_, K)")
+        with pytest.raises(InputError, match="no items in this session"):
+            mem.forget(session="nope")
+    assert (home / "journal.pl").read_bytes() == journal
+
+
+def test_cli_lists_asks_and_names_the_transcript(curated):
+    home, source, secret = curated
+    runner = CliRunner()
+    listed = runner.invoke(main, ["forget", secret, "--dry-run", "--home", str(home)])
+    assert listed.exit_code == 0 and secret in listed.output and "would forget 1 items" in listed.output
+    refused = runner.invoke(main, ["forget", secret, "--home", str(home)])
+    assert refused.exit_code == 2 and "pass --yes" in refused.output
+    assert files_holding(home, SECRET)  # neither changed anything
+    done = runner.invoke(main, ["forget", secret, "--yes", "--reason", "secret", "--home", str(home)])
+    assert done.exit_code == 0, done.output
+    assert "forgot 1 items" in done.output
+    assert f"{source} still holds the text" in done.output  # (CliRunner mixes stderr in)
+    assert files_holding(home, SECRET) == []
+    unknown = runner.invoke(main, ["forget", "it_0000000000000000", "--yes", "--home", str(home)])
+    assert unknown.exit_code != 0 and unknown.output.count("\n") == 1
+
+
+@pytest.mark.parametrize("step", range(1, 16))
+def test_a_kill_at_any_step_of_compaction_leaves_a_home_that_opens(curated, step):
+    """SIGKILL at the step-th fsync/rename of the journal's compaction (and the snapshot
+    after it); the home opens, and the next writer finishes the erasure."""
+    home, _, secret = curated
+    child = subprocess.run([sys.executable, "-c", fuzz.KILL_CHILD, str(ROOT / "host"), str(home),
+                            str(step), secret, "1"], capture_output=True, text=True, timeout=300)
+    assert child.returncode in (0, -9), child.stderr
+    if child.returncode == 0:
+        assert int(child.stdout) < step  # fewer steps than that: the erasure completed
+    with Memory.open(home) as mem:
+        assert mem.item(secret) is None  # the erase batch was committed before compaction
+        assert len(mem.query("item(H)").rows) == 4
+        mem.finish_erasure()
+    assert files_holding(home, SECRET) == []
+    assert not (home / "erasure.pending.json").exists()
+    with Memory.open(home) as mem:
+        assert len(mem.query("item(H)").rows) == 4
+
+
+def test_a_reader_opened_before_sees_the_old_state_and_learns_it_is_stale(curated, tmp_path):
+    home, _, secret = curated
+    reader = Memory.open(home)  # this process: opened before the erasure, holds no lock
+    try:
+        assert reader.item(secret) is not None and not reader.stale()
+        code = ("import sys; sys.path.insert(0, sys.argv[1]); from attention_cloud import Memory\n"
+                "with Memory.open(sys.argv[2]) as m: m.forget([sys.argv[3]])")
+        subprocess.run([sys.executable, "-c", code, str(ROOT / "host"), str(home), secret],
+                       check=True, timeout=300)
+        assert reader.item(secret) is not None  # its own view, whole: not torn
+        assert reader.stale()
+        extra = tmp_path / "extra.jsonl"
+        extra.write_text(turn("user", 0, "S2", "a new session about caching") + "\n")
+        reader.ingest([extra])  # its first write reloads the compacted journal first
+        assert reader.item(secret) is None and len(reader.query("item(H)").rows) == 5
+    finally:
+        reader.close()
+    with Memory.open(home) as mem:
+        assert len(mem.query("item(H)").rows) == 5
+    assert files_holding(home, SECRET) == []
+
+
+def test_randomised_trials_leak_nothing(tmp_path):
+    """A small run of scripts/bench/erasure_fuzz.py (the 1,000-trial figures: BENCHMARKS.md)."""
+    figures = fuzz.run(6, seed=7, kill_share=0.5, work=tmp_path)
+    assert figures["failures"] == []
+    assert (figures["leaks"], figures["failed_reopens"], figures["other_items_lost"],
+            figures["returned_on_reingest"]) == (0, 0, 0, 0)
+    assert figures["killed"] >= 1 and figures["items_forgotten"] >= 6
