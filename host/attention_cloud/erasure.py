@@ -106,7 +106,9 @@ def select(mem: Any, handles: Iterable[str] = (), *, session: str | None = None,
         result = mem.query(query, limit=1_000_000)
         if result.more:
             raise UsageError("the query has more than 1,000,000 solutions; narrow it")
-        if result.rows and not result.variables:
+        if not result.rows:
+            raise InputError("the query found no items to forget")
+        if not result.variables:
             raise UsageError("the query binds no variable: its first variable must bind handles")
         for row in result.rows:
             value = row[result.variables[0]]
