@@ -138,7 +138,7 @@ def forget(mem: Any, handles: list[str], *, who: str | None = None,
     the_plan = plan(mem, handles)
     items = the_plan["items"]
     for item in items:
-        item["forgotten"] = str(item["forgotten"]) == "true"
+        item["forgotten"] = item["forgotten"] is True or str(item["forgotten"]) == "true"
     report = ForgetReport(
         handles=handles, dry_run=dry_run,
         items=[{"handle": i["handle"], "kind": i["kind"], "session": i["session"],
@@ -229,13 +229,19 @@ def compact_journal(mem: Any) -> tuple[int, int]:
 
 
 def _remove_leftovers(home: Path) -> None:
-    """Files a killed compaction or snapshot left, which may hold erased text."""
-    removed = False
-    for path in [home / COMPACT_FILE, *home.glob(".snap-*/snapshot.pl")]:
-        if path.exists():
+    """Files a killed compaction, snapshot or redaction left, which may hold erased text (the
+    caller holds the write lock, so none of them is being written now)."""
+    import shutil
+
+    leftovers = [path for path in (home / COMPACT_FILE, home / (AUDIT_FILE + ".redact"),
+                                   *home.glob("receipts/*.redact"), *home.glob(".snap-*"))
+                 if path.exists()]
+    for path in leftovers:
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
             path.unlink()
-            removed = True
-    if removed:
+    if leftovers:
         fsync_path(home)
 
 

@@ -282,7 +282,7 @@ def _file_leaks(home: Path, gone: set[str], vectors: list[bytes] = ()) -> list[s
 
 
 def run(trials: int, seed: int, kill_share: float, work: Path | None = None,
-        progress: bool = False) -> dict[str, Any]:
+        progress: bool = False, checkpoint: Path | None = None) -> dict[str, Any]:
     """Run ``trials`` trials; returns the figures (and the first failures)."""
     rng = random.Random(seed)
     totals = {"trials": 0, "killed": 0, "items_forgotten": 0, "leaks": 0, "failed_reopens": 0,
@@ -307,11 +307,69 @@ def run(trials: int, seed: int, kill_share: float, work: Path | None = None,
             shutil.rmtree(folder, ignore_errors=True)
             if progress and (i + 1) % 25 == 0:
                 print(f"  {i + 1}/{trials} trials, {time.monotonic() - started:.0f} s", file=sys.stderr)
+            if checkpoint is not None and (i + 1) % 10 == 0:  # what a cut-short run did
+                checkpoint.write_text(json.dumps({**totals, "failures": failures[:20],
+                                                  "seconds": round(time.monotonic() - started, 1)}),
+                                      encoding="utf-8")
     finally:
         shutil.rmtree(base, ignore_errors=True)
     totals["seconds"] = round(time.monotonic() - started, 1)
     totals["failures"] = failures[:20]
     return totals
+
+
+def scale(items: int, seed: int) -> dict[str, Any]:
+    """Seconds to forget one item (all stages) in a curated home of ``items`` items."""
+    rng = random.Random(seed)
+    base = Path(tempfile.mkdtemp(prefix="atc-erasure-scale-"))
+    try:
+        home = base / "home"
+        home.mkdir()
+        (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+        sessions = [write_session(base, f"S{k}", rng, 10) for k in range(items // 10)]
+        with Memory.open(home) as mem:
+            mem.ingest([s.path for s in sessions])
+            mem.curate()
+            mem.hydrate("the retry loop", budget=400)
+        with Memory.open(home) as mem:
+            target = sessions[len(sessions) // 2].secrets[0]
+            victim = mem.query(f'item_text(H, T), sub_string(T, _, _, _, "{target}")').rows[0]["H"]
+            started = time.monotonic()
+            report = mem.forget([victim], reason="scale")
+            seconds = time.monotonic() - started
+        leaks = _file_leaks(home, {target})
+        return {"items": items, "forget_seconds": round(seconds, 2),
+                "journal_bytes_before": report.journal_bytes[0],
+                "journal_bytes_after": report.journal_bytes[1], "leaks": len(leaks)}
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _run_jobs(args: argparse.Namespace) -> dict[str, Any]:
+    """Split the trials over ``args.jobs`` processes (seeds seed, seed+1, ...) and add up."""
+    folder = Path(tempfile.mkdtemp(prefix="atc-erasure-jobs-"))
+    shares = [args.trials // args.jobs + (k < args.trials % args.jobs) for k in range(args.jobs)]
+    procs = [subprocess.Popen([sys.executable, __file__, "--trials", str(n), "--seed",
+                               str(args.seed + k), "--kill-share", str(args.kill_share),
+                               "--json", str(folder / f"{k}.json")], stdout=subprocess.DEVNULL)
+             for k, n in enumerate(shares)]
+    for proc in procs:
+        proc.wait()
+    parts = [json.loads((folder / f"{k}.json").read_text()) for k in range(args.jobs)]
+    shutil.rmtree(folder, ignore_errors=True)
+    total: dict[str, Any] = {"modes": {}, "failures": []}
+    for part in parts:
+        for key, value in part.items():
+            if key == "modes":
+                for mode, n in value.items():
+                    total["modes"][mode] = total["modes"].get(mode, 0) + n
+            elif key == "failures":
+                total["failures"] += value
+            elif key == "seconds":
+                total["seconds"] = max(total.get("seconds", 0), value)
+            else:
+                total[key] = total.get(key, 0) + value
+    return total
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -320,8 +378,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--kill-share", type=float, default=0.3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes, each running its share of the trials from its own seed")
+    parser.add_argument("--scale", type=int, metavar="ITEMS",
+                        help="instead: time one forget in a curated home of ITEMS items")
     args = parser.parse_args(argv)
-    figures = run(args.trials, args.seed, args.kill_share, progress=True)
+    if args.scale:
+        figures = scale(args.scale, args.seed)
+        print(json.dumps(figures))
+        return 1 if figures["leaks"] else 0
+    if args.jobs > 1:
+        figures = _run_jobs(args)
+    else:
+        figures = run(args.trials, args.seed, args.kill_share, progress=True, checkpoint=args.json)
     print("| trials | killed mid-erasure | items forgotten | leaks | failed reopens | "
           "other items lost | back after re-ingest | seconds |")
     print("|---|---|---|---|---|---|---|---|")

@@ -81,6 +81,31 @@ test(commit_keeps_batch, [setup(fresh), true(Items == [h8])]) :-
     store_abort,
     findall(H, item(H), Items).
 
+% A compacted journal holds what memory holds, and nothing erased: reopened from it alone
+% (no snapshot), memory is the same; the file starts with its epoch.
+test(compacted_journal_replays_to_the_same_memory,
+     [setup(fresh), cleanup(( store_close, fresh )), true(Ok-Epoch1 == true-Epoch)]) :-
+    tmp_file(atc_store, Dir),
+    store_open(Dir, _),
+    item_term(h1, error, "zorblax secret", I1), item_term(h2, error, "kept text", I2),
+    journal_add_items([I1, I2], _), store_commit,
+    journal_erase(h1, "ann", "why", _), store_commit,
+    findall(F, atc_store:( durable_predicate(M:N/A), functor(F0, N, A), clause(M:F0, true),
+                           F = M:F0 ), Before),
+    directory_file_path(Dir, 'journal.compact', Tmp),
+    store_compact(Tmp, Info), Epoch = Info.epoch,
+    read_file_to_string(Tmp, Text, []),
+    \+ sub_string(Text, _, _, _, "zorblax"),
+    sub_string(Text, 0, _, _, "epoch("),
+    directory_file_path(Dir, 'journal.pl', Journal),
+    rename_file(Tmp, Journal),
+    store_adopt_compacted(Epoch),
+    store_open(Dir, _), store_epoch(Epoch1),
+    findall(F, atc_store:( durable_predicate(M:N/A), functor(F0, N, A), clause(M:F0, true),
+                           F = M:F0 ), After),
+    msort(Before, B), msort(After, Af),
+    ( B == Af -> Ok = true ; Ok = false ).
+
 :- end_tests(store).
 
 :- begin_tests(item_records, [setup(fresh), cleanup(fresh)]).
