@@ -19,8 +19,9 @@ An erasure runs in stages, each safe to be killed in, and resumable from the fil
    BM25 log, term table and snapshot rewritten from live documents.
 6. **compact** the journal: every fact in memory written to ``journal.compact`` (starting with a
    new ``epoch``), fsynced; the snapshot deleted (it holds the text); the file renamed over
-   ``journal.pl``, the directory fsynced; a new snapshot written. A kill at any step leaves the
-   old journal or the new one, and the home opens.
+   ``journal.pl``, the directory fsynced; a new snapshot written when the journal is large
+   enough to want one. A kill at any step leaves the old journal or the new one, and the home
+   opens.
 7. the pending file is removed.
 """
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import Any, Iterable
 from .bridge import Atom, Var, to_plain
 from .errors import InputError, UsageError
 from .home import fsync_path
-from .store import journal_path, sync_journal, write_snapshot
+from .store import journal_path, snapshot_due, sync_journal, write_snapshot
 
 #: In the home: the plan of an erasure that has not finished (handles and ids only).
 PENDING_FILE = "erasure.pending.json"
@@ -207,8 +208,10 @@ def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str
 
 
 def compact_journal(mem: Any) -> tuple[int, int]:
-    """Rewrite the journal from the facts in memory and rebuild the snapshot (stage 6);
-    returns the journal's size before and after."""
+    """Rewrite the journal from the facts in memory (stage 6); the old snapshot is deleted
+    and a new one written at once when the journal is large enough to want one
+    (``snapshot_due``; otherwise by the usual rule, on a later close). Returns the journal's
+    size before and after."""
     home = mem.home
     mem.lock.acquire()
     journal = journal_path(home)
@@ -223,8 +226,9 @@ def compact_journal(mem: Any) -> tuple[int, int]:
     os.replace(temporary, journal)
     fsync_path(home)
     mem.pl.once("atc_api:api_adopt_compacted", Atom(str(info["epoch"])))
-    write_snapshot(mem.pl, home, mem.lock)
     _remove_leftovers(home)
+    if snapshot_due(home):  # else the journal alone reopens fast; close rebuilds it when due
+        write_snapshot(mem.pl, home, mem.lock)
     return before, journal.stat().st_size
 
 
