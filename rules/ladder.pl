@@ -16,6 +16,7 @@
             ladder_uncurated/2,         % +Limit, -Items
             ladder_uncurated_count/1,   % -Count
             ladder_uncurated_of/2,      % +Handles, -Items
+            ladder_unrung/2,            % +Ids, -Unrung
             ladder_smallest_skeleton/1, % -Tokens
             ladder_session_items/2,     % +Session, -Items
             ladder_curated_items/1,     % -Handles
@@ -30,6 +31,7 @@
 :- use_module(library(error)).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
+:- use_module(library(yall)).
 :- use_module(library(solution_sequences)).
 :- use_module(store).
 :- use_module(journal).
@@ -203,6 +205,13 @@ ladder_uncurated(Limit, Items) :-
 ladder_uncurated_of(Hs, Items) :-
     must_be(list(atom), Hs),
     findall(V, ( member(H, Hs), item(H), \+ curated_(H, _), item_view_(H, V) ), Items).
+
+%!  ladder_unrung(+Ids:list, -Unrung:list) is det.
+%   Those of Ids (items, arcs, rollups) that have no curated rungs now: after an erasure, the
+%   records whose vectors and BM25 entries must go (a record rebuilt since keeps its own).
+ladder_unrung(Ids, Unrung) :-
+    must_be(list(atom), Ids),
+    exclude([Id]>>curated_(Id, _), Ids, Unrung).
 
 %!  ladder_uncurated_count(-Count:integer) is det.
 %   How many live items have no rungs yet (atc curate builds them). Counted once per change of

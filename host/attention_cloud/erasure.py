@@ -192,7 +192,11 @@ def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str
     from .curation import curate_scope
 
     jump = mem.jump
-    jump.remove([*handles, *records, *regoaled])
+    # the indexes' entries of what has no rungs now; a record a killed run already rebuilt
+    # (an arc whose members did not change keeps its id) keeps the entries it was given
+    ids = list(dict.fromkeys([*handles, *records, *regoaled]))
+    (unrung,) = mem.pl.once("atc_ladder:ladder_unrung", [Atom(i) for i in ids], Var())
+    jump.remove([str(i) for i in unrung])
     jump.flush()
     dropped = set(records)
     rebuilt = curate_scope(mem, [h for h in regoaled if h in dropped],
