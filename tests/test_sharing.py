@@ -328,10 +328,38 @@ def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):
     # Alice's audit shows Bob's read, through the server
     reads = json.loads(ok("audit", "--reader", "bob", "--format", "json", home=alice_home))
     assert any(e["op"] == "hydrate" and e["via"] == "serve" and e["facts"] for e in reads)
+    # Alice forgets an item Bob's frame drew on: no file of her home holds its text, and Bob's
+    # next frame (the server reopens after the erasure) no longer reflects it
+    shown = [f["handle"] for f in facts if f["handle"].startswith("it_")]
+    with Memory.open(alice_home, create=False) as mem:
+        texts = {r["H"]: r["T"] for r in mem.query("item_text(H, T)", limit=1000).rows}
+    forgotten = shown[0]
+    phrase = _own_phrase(texts, forgotten)
+    ok("forget", forgotten, "--reason", "held a secret", "--yes", home=alice_home)
+    assert not [p for p in alice_home.rglob("*") if p.is_file() and phrase.encode() in p.read_bytes()]
+    again = json.loads(ok("hydrate", "--goal", GOAL, "--budget", "1200", "--format", "json",
+                          home=bob_home, env=env))
+    assert again["receipt"]["facts"]
+    assert forgotten not in {f["handle"] for f in again["receipt"]["facts"]}
+    assert phrase not in again["text"] and phrase not in json.dumps(again["receipt"])
+    events = json.loads(ok("audit", "--format", "json", home=alice_home))
+    assert any(e["event"] == "forget" and e["handle"] == forgotten for e in events)
     # a revoked grant: Bob's next frame holds nothing of Alice's
     ok("grant", "revoke", tokens["grant"], home=alice_home)
     after = json.loads(ok("hydrate", "--goal", GOAL, "--format", "json", home=bob_home, env=env))
     assert after["receipt"]["facts"] == []
+
+
+def _own_phrase(texts: dict[str, str], handle: str) -> str:
+    """30 characters of ``handle``'s text that no other item's text holds (and that JSON and
+    Prolog quoting leave as they are)."""
+    text = texts[handle]
+    for start in range(0, max(1, len(text) - 30)):
+        window = text[start:start + 30]
+        if not any(c in window for c in "\"\\\n'") and \
+                not any(window in t for h, t in texts.items() if h != handle):
+            return window
+    raise AssertionError(f"{handle} has no phrase of its own")
 
 
 def test_unreachable_mount_still_renders_local_memory(alice, tmp_path):

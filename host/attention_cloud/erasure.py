@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from .audit import AUDIT_FILE, append_event
 from .bridge import Atom, Var, to_plain
 from .errors import InputError, UsageError
 from .home import fsync_path
@@ -49,8 +50,6 @@ MARKER = "[forgotten]"
 #: Erased texts shorter than this (whitespace collapsed) are matched in receipts only as whole
 #: strings, not inside longer ones: "ok" would otherwise redact half the log.
 MIN_MATCH_CHARS = 6
-#: The owner's access log (see ``atc audit``); its lines are redacted like receipts.
-AUDIT_FILE = "audit.jsonl"
 
 
 @dataclass(frozen=True)
@@ -364,18 +363,9 @@ def _records(raw: Iterable[Any]) -> list[Erasure]:
 
 def _append_audit(home: Path, records: list[Erasure]) -> None:
     """One ``forget`` event per record in the owner's audit log (``atc audit`` lists them)."""
-    import fcntl
-
-    if not records:
-        return
-    with open(home / AUDIT_FILE, "a", encoding="utf-8") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        for r in records:
-            handle.write(json.dumps({"event": "forget", "time": r.time, "who": r.who,
-                                     "handle": r.handle, "digest": r.digest,
-                                     "reason": r.reason}, ensure_ascii=False) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+    for r in records:
+        append_event(home, {"event": "forget", "time": r.time, "who": r.who, "handle": r.handle,
+                            "digest": r.digest, "reason": r.reason})
 
 
 # -- helpers --------------------------------------------------------------------------------------
