@@ -23,6 +23,7 @@
             journal_replace_goal/4,     % +Session, +Goal, +Marker, -Handles
             journal_erasable/2,         % +Handle, -Dict
             journal_text_digest/2,      % +Text, -Digest
+            journal_refuses/2,          % +Handle, +Text
             journal_expire_text/2,      % +Before, -Count
             journal_watermark/3,        % ?Source, ?Size, ?Digest
             journal_set_watermark/3,    % +Source, +Size, +Digest
@@ -258,11 +259,16 @@ add_term_(Item0, Added0, Added) :-
 % An erased item is never ingested again: its handle, or its text's digest, is forgotten.
 refused_(Item) :-
     arg(1, Item, H),
+    arg(11, Item, Text),
+    journal_refuses(H, Text).
+
+%!  journal_refuses(+Handle, +Text) is semidet.
+%   True when an item of Handle or of Text was erased (forgotten/5): it is not taken again.
+journal_refuses(H, Text) :-
     (   forgotten_(H, _, _, _, _)
     ->  true
     ;   forgotten_(_, D, _, _, _), D \== ""            % only when something was erased
-    ->  arg(11, Item, Text),
-        journal_text_digest(Text, Digest),
+    ->  journal_text_digest(Text, Digest),
         forgotten_(_, Digest, _, _, _)
     ).
 

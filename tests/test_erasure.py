@@ -212,3 +212,20 @@ def test_randomised_trials_leak_nothing(tmp_path):
     assert (figures["leaks"], figures["failed_reopens"], figures["other_items_lost"],
             figures["returned_on_reingest"]) == (0, 0, 0, 0)
     assert figures["killed"] >= 1 and figures["items_forgotten"] >= 6
+
+
+def test_a_remembered_item_leaves_its_record_and_is_not_remembered_again(home):
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        first = mem.remember(f"the vault code is {SECRET}", curate=True)
+        second = mem.remember("the staging DB is read-only on Fridays", curate=True)
+        report = mem.forget([first.handle])
+        assert report.sources == []  # remembered.jsonl is in the home, and redacted
+        lines = (home / "remembered.jsonl").read_text().splitlines()
+        assert len(lines) == 2 and json.loads(lines[0]) == {"handle": first.handle,
+                                                             "segment": "default",
+                                                             "forgotten": True}
+        assert mem.item(second.handle).source.endswith("remembered.jsonl:2")  # still right
+        with pytest.raises(InputError, match="forgotten"):
+            mem.remember(f"the vault code is {SECRET}")
+    assert files_holding(home, SECRET) == []

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from .agents.remember import REMEMBERED_FILE
 from .audit import AUDIT_FILE, append_event
 from .bridge import Atom, Var, to_plain
 from .errors import InputError, UsageError
@@ -45,6 +46,10 @@ from .store import journal_path, snapshot_due, sync_journal, write_snapshot
 PENDING_FILE = "erasure.pending.json"
 #: The compacted journal before it replaces ``journal.pl``.
 COMPACT_FILE = "journal.compact"
+#: Line files of the home redacted like receipts: the owner's audit log, the records of
+#: ``atc remember`` (an entry keeps its line, so the other items' pointers stay right) and the
+#: hooks' log (a plain-text line holding an erased text becomes the marker).
+LINE_FILES = (AUDIT_FILE, REMEMBERED_FILE, "hooks.log", "hooks.log.1")
 #: What a redacted string, and a goal inherited from an erased item, become.
 MARKER = "[forgotten]"
 #: Erased texts shorter than this (whitespace collapsed) are matched in receipts only as whole
@@ -143,7 +148,8 @@ def forget(mem: Any, handles: list[str], *, who: str | None = None,
         handles=handles, dry_run=dry_run,
         items=[{"handle": i["handle"], "kind": i["kind"], "session": i["session"],
                 "source": i["source"]} for i in items if not i["forgotten"]],
-        sources=sorted({_source_file(i["source"]) for i in items if i["source"]}),
+        sources=sorted({_source_file(i["source"]) for i in items if i["source"]}
+                       - {str(mem.home / REMEMBERED_FILE)}),  # redacted below
         already=[i["handle"] for i in items if i["forgotten"]],
         regoaled=list(the_plan["recurate"]), invalidated=list(the_plan["invalidated"]))
     if dry_run:
@@ -240,7 +246,7 @@ def _remove_leftovers(home: Path) -> None:
     caller holds the write lock, so none of them is being written now)."""
     import shutil
 
-    leftovers = [path for path in (home / COMPACT_FILE, home / (AUDIT_FILE + ".redact"),
+    leftovers = [path for path in (home / COMPACT_FILE, *(home / (n + ".redact") for n in LINE_FILES),
                                    *home.glob("receipts/*.redact"), *home.glob(".snap-*"))
                  if path.exists()]
     for path in leftovers:
@@ -269,9 +275,10 @@ def redact_home_files(home: Path, handles: set[str], records: set[str], texts: l
             changed += 1
     for path in sorted(folder.glob("*.tmp")) if folder.is_dir() else []:
         path.unlink()  # a receipt write a kill cut short: may hold anything
-    audit = home / AUDIT_FILE
-    if audit.exists():
-        changed += _redact_lines(audit, handles, records, needles)
+    for name in LINE_FILES:  # the audit log, remembered items, the hooks' log
+        path = home / name
+        if path.exists():
+            changed += _redact_lines(path, handles, records, needles)
     return changed
 
 
@@ -327,7 +334,9 @@ def _redact_lines(path: Path, handles: set[str], records: set[str], needles: lis
             try:
                 entry = json.loads(line)
             except ValueError:
-                out.append(line)
+                keep = not _holds(line, needles)
+                changed |= not keep
+                out.append(line if keep else MARKER)
                 continue
             redacted = redact(entry, handles, records, needles)
             changed |= redacted != entry

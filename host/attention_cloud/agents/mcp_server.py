@@ -109,13 +109,14 @@ def build_server(home: str | os.PathLike[str] | None = None) -> Any:
 
     @server.tool()
     async def forget(handle: str, reason: str = "forgotten by request") -> dict[str, Any]:
-        """Erase an item: tombstone it, invalidate every curated record derived from it, and
-        drop its vectors. Returns the invalidated record ids."""
+        """Erase an item as `atc forget` does: no file of the memory home keeps its text, what
+        was derived from it is rebuilt without it, an audit record remains. Returns what was
+        done (invalidated records, sources that still hold the text, ...)."""
         def call() -> dict[str, Any]:
             mem = host.memory()
             if mem.item(handle) is None:
                 raise ToolError(f"{handle}: no such item in this memory")
-            return {"handle": handle, "invalidated": mem.forget(handle, reason=reason)}
+            return {"handle": handle, **mem.forget([handle], reason=reason, who="mcp").as_dict()}
         return await run(call, writes=True)
 
     @server.tool()

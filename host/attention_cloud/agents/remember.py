@@ -119,6 +119,10 @@ def remember(mem: Any, text: str, *, kind: str = "note", segment: str = "default
     path = mem.home / REMEMBERED_FILE
     handle = item_handle(REMEMBER_SESSION, kind, segment, text)
     mem.lock.acquire()       # one writer: the line number and the item are ours alone
+    from ..bridge import Atom
+
+    if mem.pl.once("atc_journal:journal_refuses", Atom(handle), text) is not None:
+        raise InputError("this text was forgotten (atc forget): it is not remembered again")
     existing = mem.item(handle)
     if existing is not None:
         return Remembered(handle, kind, segment, False, existing.source,
