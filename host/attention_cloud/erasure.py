@@ -38,6 +38,7 @@ from typing import Any, Iterable
 from .agents.remember import REMEMBERED_FILE
 from .audit import AUDIT_FILE, append_event
 from .bridge import Atom, Var, to_plain
+from .cells.api import STATE_FILE as CELLS_STATE
 from .errors import InputError, UsageError
 from .home import fsync_path
 from .store import journal_path, snapshot_due, sync_journal, write_snapshot
@@ -212,6 +213,9 @@ def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str
         before = len(jump.vectors) if jump.has_vectors() else 0
         jump.purge()
         report.vectors_dropped = max(0, before - len(jump.vectors)) if jump.has_vectors() else 0
+    # the cells' cached centroid sums still count the erased items' vectors: the next
+    # curate recomputes them from the partition (rules/cells.pl has already dropped them)
+    (mem.home / CELLS_STATE).unlink(missing_ok=True)
     report.journal_bytes = compact_journal(mem)
     _clear_pending(mem.home)
 
