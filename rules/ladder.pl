@@ -31,7 +31,6 @@
 :- use_module(library(error)).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
-:- use_module(library(yall)).
 :- use_module(library(solution_sequences)).
 :- use_module(store).
 :- use_module(journal).
@@ -211,7 +210,9 @@ ladder_uncurated_of(Hs, Items) :-
 %   records whose vectors and BM25 entries must go (a record rebuilt since keeps its own).
 ladder_unrung(Ids, Unrung) :-
     must_be(list(atom), Ids),
-    exclude([Id]>>curated_(Id, _), Ids, Unrung).
+    exclude(has_rungs_, Ids, Unrung).
+
+has_rungs_(Id) :- curated_(Id, _).
 
 %!  ladder_uncurated_count(-Count:integer) is det.
 %   How many live items have no rungs yet (atc curate builds them). Counted once per change of

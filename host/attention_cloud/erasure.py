@@ -198,9 +198,11 @@ def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str
     from .curation import curate_scope
 
     jump = mem.jump
-    # the indexes' entries of what has no rungs now; a record a killed run already rebuilt
-    # (an arc whose members did not change keeps its id) keeps the entries it was given
-    ids = list(dict.fromkeys([*handles, *records, *regoaled]))
+    # the indexes' entries of the erased items, and of the derived records that have no rungs
+    # now (a re-goaled item that was curated is one of them: curated again below); a record a
+    # killed run already rebuilt (an arc whose members did not change keeps its id) keeps the
+    # entries it was given, and so does an uncurated re-goaled item (its text is unchanged)
+    ids = list(dict.fromkeys([*handles, *records]))
     (unrung,) = mem.pl.once("atc_ladder:ladder_unrung", [Atom(i) for i in ids], Var())
     jump.remove([str(i) for i in unrung])
     jump.flush()
