@@ -400,19 +400,24 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
               help="How many links around a mounted cell its region reaches.")
 @click.option("--cells/--no-cells", "cells", default=None,
               help="Walk through cell adjacency (default when memory holds cells) or the entity graph.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "envelope"]),
-              default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "envelope", "html"]),
+              default="text", show_default=True,
+              help="html: one self-contained page picturing the fovea and the receipt.")
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False, writable=True),
+              default=None, help="Write the frame to this file instead of stdout.")
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @home_option
 @fail_cleanly
 def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceiling: str,
             rules_file: str | None, walk: str | None, now: str | None, mounts: tuple[str, ...],
-            depth: int, cells: bool | None, fmt: str, as_principal: str | None,
-            home: str | None) -> None:
+            depth: int, cells: bool | None, fmt: str, output: str | None,
+            as_principal: str | None, home: str | None) -> None:
     """Render a frame of memory for GOAL within a token budget, with its receipt.
 
     Example: atc hydrate --goal "why do payment retries fail" --budget 1500 --plane execution
+
+    Example: atc hydrate --goal "retry policy" --format html --output frame.html
     """
     budgets = _segment_budgets(segments)
     mem = open_memory(home, create=False)
@@ -438,11 +443,20 @@ def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceili
     for line in frame.receipt.get("notes", []):
         note(line)
     if fmt == "json":
-        emit_json(frame.as_json())
+        rendered = json.dumps(frame.as_json(), ensure_ascii=False, indent=2)
     elif fmt == "envelope":
-        click.echo(frame.envelope)
+        rendered = frame.envelope
+    elif fmt == "html":
+        rendered = frame.html.rstrip("\n")
     else:
-        click.echo(frame.text)
+        rendered = frame.text
+    if output is None:
+        click.echo(rendered)
+        return
+    try:
+        Path(output).write_text(rendered + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise _Fail(f"{output}: cannot write ({exc.strerror or exc})", 1) from None
 
 
 @main.command()

@@ -1,4 +1,5 @@
-"""Frames and receipts: run ``hydrate/3`` and render its result (text, JSON, envelope).
+"""Frames and receipts: run ``hydrate/3`` and render its result (text, JSON, envelope; the HTML
+picture is in :mod:`attention_cloud.frame_html`).
 
 Planning happens in Prolog (rules/hydrate.pl); this module converts the resulting term, stores
 the receipt under ``home/receipts/<id>.json`` and renders. Rendering functions are pure.
@@ -50,6 +51,14 @@ class Frame:
     def envelope(self) -> str:
         """The frame wrapped so that ingestion strips it (never captured as new memory)."""
         return envelope(self.receipt_id, self.text)
+
+    @property
+    def html(self) -> str:
+        """The frame as a picture: one self-contained HTML page of the fovea, its budgets and
+        its receipt (see :mod:`attention_cloud.frame_html`)."""
+        from .frame_html import render_html
+
+        return render_html(self.receipt, self.facts)
 
     def as_json(self) -> dict[str, Any]:
         """The frame and its receipt as one JSON-ready object."""
