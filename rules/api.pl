@@ -30,7 +30,10 @@
             api_reader_query/5,         % +Reader, +GoalText, +Options, -Solutions, -More
             api_reader_hydrate/4,       % +Reader, +Goal, +Options, -Frame
             api_reader_describe/4,      % +Reader, +Handle, +Level, -Record
-            api_reader_rules/2          % +Text, -Module
+            api_reader_rules/2,         % +Text, -Module
+
+            api_prepare_write/0,
+            api_release/0
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -68,6 +71,18 @@ api_open(Dir, Info) :-
 %!  api_close is det.
 api_close :-
     store_close.
+
+%!  api_prepare_write is det.
+%   Take the journal's write lock and bring memory up to its last commit, before a writer
+%   computes anything (see store_prepare_write/0).
+api_prepare_write :-
+    store_prepare_write.
+
+%!  api_release is det.
+%   Give the journal's write lock back between batches, keeping memory loaded (see
+%   store_release/0).
+api_release :-
+    store_release.
 
 %!  api_batch(:Goal) is semidet.
 %   Run Goal as one durable batch: committed if it succeeds, undone if it fails or raises.

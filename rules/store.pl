@@ -9,6 +9,7 @@
             store_commit/0,
             store_abort/0,
             store_prepare_write/0,
+            store_release/0,
             store_fact_count/1,         % -Count
             store_dump/2,               % +File, -Info
             store_compact/2,            % +File, -Info
@@ -222,6 +223,23 @@ truncate_file_(File, Size) :-
 set_view_end_(Offset) :-
     retractall(view_end_(_)),
     asserta(view_end_(Offset)).
+
+%!  store_release is det.
+%
+%   Let other writers in between batches: close the journal stream (and with it the journal's
+%   write lock) but keep everything loaded. The next change takes the lock again and replays
+%   what others committed meanwhile (store_prepare_write/0). A long-running writer (`atc watch`)
+%   calls it after each batch. A no-op when nothing is attached.
+%   @error permission_error(release, batch, open) inside an open batch.
+store_release :-
+    (   pending_(_)
+    ->  permission_error(release, batch, open)
+    ;   open_store_(Dir, Stream, Batch), Stream \== none
+    ->  close(Stream),
+        retractall(open_store_(_, _, _)),
+        asserta(open_store_(Dir, none, Batch))
+    ;   true
+    ).
 
 %!  store_close is det.
 %   Abort any open batch and close the journal stream.

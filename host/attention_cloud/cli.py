@@ -10,7 +10,6 @@ import functools
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -137,12 +136,14 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 @click.option("--source", default=None, help="Source name recorded for a single input file.")
 @click.option("--item-budget", type=click.IntRange(min=1), default=None,
               help="Most items kept per session (each kind keeps a fixed share).")
-@click.option("--watch", is_flag=True, help="Keep polling the paths and ingest what grows.")
+@click.option("--watch", is_flag=True,
+              help="Keep following the paths and ingest what changes (atc watch without "
+                   "curation).")
 @click.option("--interval", type=click.FloatRange(min=0.1), default=2.0, show_default=True,
-              help="Seconds between polls with --watch.")
+              help="Seconds between polls with --watch when inotify events are unavailable.")
 @click.option("--curate", "curate_too", is_flag=True,
-              help="With --watch: curate what each poll ingested (the watcher holds the home's "
-                   "write lock, so a separate atc curate cannot run beside it).")
+              help="With --watch: curate what each batch ingested (the lock is given back "
+                   "between batches, so atc curate and other writers run beside it).")
 @click.option("--format-output", "out", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Report format.")
 @click.option("--strict", is_flag=True,
@@ -167,37 +168,57 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
     """
     if curate_too and not watch:
         raise UsageError("--curate goes with --watch (otherwise run atc curate after ingesting)")
+    if watch:
+        from .watch.cli import run_watcher
+        from .watch.watcher import WatchOptions
+
+        run_watcher(home, paths, WatchOptions(format=fmt, segment=segment, item_budget=item_budget,
+                                              max_file_bytes=max_file_bytes, curate=curate_too,
+                                              interval=interval, debounce=min(interval, 0.5)),
+                    _ingest_watch_log(out))
+        return
     mem = open_memory(home)
     options: dict[str, Any] = {"format": fmt, "segment": segment, "source": source,
                                "item_budget": item_budget, "strict": strict,
                                "max_file_bytes": max_file_bytes}
     try:
-        report = _ingest_with_progress(mem, paths, options, fail_when_empty=not watch)
-        reported = set(report.files_skipped)
+        report = _ingest_with_progress(mem, paths, options, fail_when_empty=True)
         _print_ingest(report, out)
-        if curate_too:
-            _curate_quietly(mem, out)
-        while watch:
-            time.sleep(interval)
-            report = mem.ingest(paths, **options)
-            fresh = [entry for entry in report.files_skipped if entry not in reported]
-            reported.update(fresh)
-            report.files_skipped = fresh       # each skipped file is reported once
-            if report.new or report.skipped or fresh:  # quiet while nothing grows
-                _print_ingest(report, out)
-            if curate_too and report.new:
-                _curate_quietly(mem, out)
     finally:
         mem.close()
 
 
-def _curate_quietly(mem: Memory, out: str) -> None:
-    """Curate what is new (frames see each batch as it is committed) and print its report."""
-    report = mem.curate().as_dict()
+def _print_curate(report: dict[str, Any], out: str) -> None:
+    """A curate report after an ingest batch (``ingest --watch --curate``)."""
     if out == "json":
         emit_json({"curate": report})
     else:
         click.echo("curate: " + "  ".join(f"{k}: {v}" for k, v in report.items() if k != "cells"))
+
+
+def _ingest_watch_log(out: str) -> Callable[[dict[str, Any]], None]:
+    """``ingest --watch`` prints the first batch's report, then one per batch that adds or
+    skips something (each skipped file once), as the polling loop it replaced did; with
+    ``--curate`` the curate report of each batch that curated."""
+    first = [True]
+
+    def log(event: dict[str, Any]) -> None:
+        kind = event["event"]
+        if kind == "batch":
+            report = event["report"]
+            if first[0] or report.new or report.skipped or report.files_skipped:
+                _print_ingest(report, out)
+            first[0] = False
+            if event.get("curate_report") is not None:
+                _print_curate(event["curate_report"].as_dict(), out)
+        elif kind == "skipped":
+            _print_skipped_files([(event["path"], event["reason"])])
+        elif kind in ("waiting", "polling"):
+            note(event["why"])
+        elif kind == "error":
+            click.echo(f"atc: {event['message']} (retrying in {event['retry_in_s']:g} s)", err=True)
+
+    return log
 
 
 def _ingest_with_progress(mem: Memory, paths: tuple[str, ...], options: dict[str, Any], *,
@@ -733,6 +754,16 @@ def _mount_agent_commands() -> None:
 
     for name, command in agents_cli.COMMANDS.items():
         main.add_command(command, name)
+
+
+def _mount_watch_command() -> None:
+    """``atc watch`` lives in the watch package."""
+    from .watch.cli import watch
+
+    main.add_command(watch)
+
+
+_mount_watch_command()
 
 
 if __name__ == "__main__":  # pragma: no cover

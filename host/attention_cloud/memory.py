@@ -160,6 +160,33 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- sharing the write lock (a long-running writer) -----------------------------------------
+    def acquire(self) -> None:
+        """Become the home's writer now: take the write lock (HomeError when another process
+        holds it) and bring memory up to what other writers committed since this Memory last
+        wrote or opened, so what follows is computed on the latest state."""
+        self.lock.acquire()
+        try:
+            self.pl.once("atc_api:api_prepare_write")
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def release(self) -> None:
+        """Let other writers in while this Memory stays open (``atc watch`` does it after each
+        batch): snapshot when due, make the vector and BM25 indexes durable and close them,
+        and give back the journal's and the home's write locks. The next write (or
+        :meth:`acquire`) takes them again and first catches up with what others wrote."""
+        if not self.lock.held:
+            return
+        if snapshot_due(self.home):
+            write_snapshot(self.pl, self.home, self.lock)
+        if self._jump is not None:
+            self._jump.flush()
+            self._jump.close()  # reopened on use: as a reader, or as the writer once locked
+        self.pl.once("atc_api:api_release")
+        self.lock.release()
+
     def snapshot(self) -> int:
         """Rebuild the compiled snapshot now; returns the number of facts written."""
         return write_snapshot(self.pl, self.home, self.lock)
@@ -219,7 +246,8 @@ class Memory:
                segment: str = "default", source: str | None = None,
                item_budget: int | None = None,
                progress: ProgressCallback | None = None, strict: bool = True,
-               max_file_bytes: int | None = None) -> IngestReport:
+               max_file_bytes: int | None = None,
+               unfinished: Iterable[str | os.PathLike[str]] = ()) -> IngestReport:
         """Parse transcripts and upsert their items.
 
         Files are parsed (in worker processes for large batches) while the items of files
@@ -235,6 +263,13 @@ class Memory:
         of the very bytes it would parse). A path that does not exist, or that names a FIFO,
         socket or device itself, is an InputError before anything is read. ``progress`` (see
         :mod:`attention_cloud.progress`) hears of every file handled.
+
+        ``unfinished`` names files still being written: of each, only the finished part is
+        read (up to its last newline, unless the whole file is one JSON document; of
+        speaker-line text, the turns before the last; see
+        :mod:`attention_cloud.ingest.unfinished`), so a half-written line or turn is left for a
+        later call and never parsed half; the watermark records the part read. A file with
+        nothing finished yet is left alone.
         """
         found = find_transcripts(paths)
         if not found:
@@ -258,7 +293,8 @@ class Memory:
                 for path, name, mark in zip(files, names, marks)]
         journal_before: int | None = None        # None: there was no journal
         wrote = False
-        parsed_files = _parse_all(todo, format, item_budget, segment, limit)
+        open_tails = frozenset(str(Path(p)) for p in unfinished)
+        parsed_files = _parse_all(todo, format, item_budget, segment, limit, open_tails)
         resolver = GoalResolver(self._launch_goal, max_file_bytes=limit)
         subagents: list[tuple[str, _Parsed]] = []   # written last, once their parents are known
 
@@ -679,6 +715,7 @@ def _parse_worker_start(niceness: int, parent: int) -> None:
     import signal
 
     os.nice(niceness)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to act on
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
@@ -731,12 +768,19 @@ def _reason(message: str, name: str) -> str:
 
 def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str | None,
                item_budget: int | None, segment: str,
-               max_bytes: int | None = DEFAULT_MAX_FILE_BYTES) -> _Parsed:
+               max_bytes: int | None = DEFAULT_MAX_FILE_BYTES, hold_tail: bool = False) -> _Parsed:
     from .ingest.api import parse_source
     from .ingest.source import read_path
+    from .ingest.unfinished import finished_part
 
     try:
         source = read_path(path, max_bytes=max_bytes)
+        if hold_tail:  # still being written: up to the last complete line
+            finished = finished_part(source, format)
+            if finished is None:  # nothing finished yet: nothing to do now
+                return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
+                               skipped=[], unchanged=True)
+            source = finished
         size, digest = len(source.data), hashlib.sha256(source.data).hexdigest()[:32]
         if known == (size, digest):
             return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
@@ -757,9 +801,11 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
 
 def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str | None,
                item_budget: int | None, segment: str,
-               max_bytes: int | None = DEFAULT_MAX_FILE_BYTES) -> Iterator[_Parsed]:
+               max_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
+               open_tails: frozenset[str] = frozenset()) -> Iterator[_Parsed]:
     """Parse files, yielding each as it is done, in order; large batches use one worker
-    process per core (which keep parsing while the caller writes what they yielded).
+    process per core (which keep parsing while the caller writes what they yielded). Of the
+    files in ``open_tails`` only the complete lines are parsed (see :meth:`Memory.ingest`).
 
     Workers are forked: they run only the pure-Python parser and leave through os._exit, so
     the embedded Prolog engine they inherit is never touched (a spawned worker would have to
@@ -768,7 +814,8 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
     workers = min(os.cpu_count() or 1, 4, len(todo))
     if workers < 2 or sum(_file_size(path) for path, _, _ in todo) < PARALLEL_PARSE_BYTES:
         for path, name, known in todo:
-            yield _parse_one(path, name, known, format, item_budget, segment, max_bytes)
+            yield _parse_one(path, name, known, format, item_budget, segment, max_bytes,
+                             str(path) in open_tails)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -779,7 +826,8 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
                                initializer=_parse_worker_start,
                                initargs=(WORKER_NICENESS, os.getpid()))
     try:
-        yield from pool.map(_parse_one, *zip(*((p, n, k, format, item_budget, segment, max_bytes)
+        yield from pool.map(_parse_one, *zip(*((p, n, k, format, item_budget, segment, max_bytes,
+                                                str(p) in open_tails)
                                                for p, n, k in todo)), chunksize=4)
     finally:
         # Also when the caller stops early (a failed write): files not yet parsed are dropped.

@@ -1,0 +1,70 @@
+"""The part of a transcript that is still being written which is safe to parse now.
+
+A writer appends a line in pieces, and a speaker-line transcript adds to its last turn line by
+line; parsing either half way would store a half line, or a turn cut short, as an item of its
+own (a different handle from the whole one that follows). :func:`finished_part` keeps what is
+finished: everything up to the last newline, and for speaker-line text (format ``text``) only
+the turns before the last one, which may still grow. ``atc watch`` parses files that changed
+within its settle time this way; once a file has been quiet that long it is read whole.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from ..errors import InputError
+from .source import Source, make_source
+
+_LINE_OF_POINTER = re.compile(r":(\d+)$")
+
+
+def finished_part(source: Source, format: str | None = None) -> Source | None:
+    """What of ``source`` is finished, or None when nothing is yet.
+
+    A source that ends with a newline is finished up to there; one that is a single whole JSON
+    document (``json.dump`` writes no final newline) is finished as it is. Of speaker-line
+    text, the last turn is left out too. ``format`` is the transcript format when known.
+    """
+    data = source.data
+    if not data.endswith(b"\n"):
+        if _one_json_document(source):
+            return source
+        cut = data.rfind(b"\n") + 1
+        if cut == 0 or data[:cut].isspace():
+            return None
+        source = make_source(data[:cut], name=source.name, pointer_base=source.pointer_base)
+    return _without_last_turn(source, format)
+
+
+def _one_json_document(source: Source) -> bool:
+    text = source.text
+    if text is None or text.lstrip()[:1] not in ("{", "["):
+        return False
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _without_last_turn(source: Source, format: str | None) -> Source | None:
+    """Speaker-line text less its last turn (the parser says where turns start); any other
+    format as it is."""
+    from .api import parse_source
+    from .detect import detect_source_format
+
+    try:
+        if (format or detect_source_format(source)) != "text":
+            return source
+        items = parse_source(source, format="text").items
+    except InputError:
+        return source  # not parseable as it stands: the full parse reports why
+    starts = [int(m.group(1)) for m in (_LINE_OF_POINTER.search(i.pointer) for i in items) if m]
+    if not starts:
+        return None
+    last = max(starts)
+    lines = source.data.split(b"\n")
+    cut = sum(len(line) + 1 for line in lines[:last - 1])
+    if cut == 0 or source.data[:cut].isspace():
+        return None
+    return make_source(source.data[:cut], name=source.name, pointer_base=source.pointer_base)

@@ -1,0 +1,289 @@
+"""The watcher: follow transcript folders and ingest (and curate) what changes, for days.
+
+One loop, in the main thread: it sleeps until an event, a deadline or a poll; notes what
+changed (:mod:`.files`); and ingests the files that are due as one batch through
+:meth:`Memory.ingest` (watermarks and upsert: a re-read file adds only its new items), then
+curates what the batch added. Each batch takes the home's write lock and gives it back when
+done (:meth:`Memory.release`), so ``atc curate`` and other writers wait at most one batch;
+while another process holds the lock the watcher waits (and says so once).
+
+Files still being written are read up to their last complete line; a file quiet for
+``settle`` seconds is read whole. Rotated, truncated, rewritten and deleted files are new
+states of a name (or no state), noticed by events or the next scan. In event mode a full walk
+still runs every ``rescan`` seconds, so an event lost (a full inotify queue) delays a file but
+never loses it; if events cannot be had, or the observer dies (watches ran out on a new
+folder), the watcher polls every ``interval`` seconds and says why.
+
+SIGTERM and SIGINT stop it after the batch in progress (exit 0); a second one stops it at
+once. SIGUSR1 logs where it stands (a ``status`` event).
+"""
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from ..errors import AtcError, HomeError, InputError
+from .events import EventFeed, ObserverFactory, start_events
+from .files import FileTable
+
+#: The watcher's events (dicts with an ``event`` key) go to a callable of this type.
+EventLog = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class WatchOptions:
+    """How ``atc watch`` ingests and when (seconds throughout)."""
+
+    format: str | None = None
+    segment: str = "default"
+    item_budget: int | None = None
+    max_file_bytes: int | None = None
+    curate: bool = True
+    poll: bool = False          # poll even where events are available
+    interval: float = 2.0       # between polls (polling mode)
+    debounce: float = 0.5       # quiet time after a change before a file is read
+    max_delay: float = 10.0     # a file written without pause is still read this often
+    settle: float = 10.0        # after this long unchanged, an unfinished last line is read too
+    rescan: float = 300.0       # full walk in event mode (a lost event delays, never loses)
+    lock_retry: float = 0.5     # between tries while another process writes
+
+
+@dataclass
+class WatchTotals:
+    """What a watcher did since it started."""
+
+    batches: int = 0
+    files: int = 0
+    new: int = 0
+    curated: int = 0
+    errors: int = 0
+    lock_seconds: list[float] = field(default_factory=list)  # per batch: write lock held
+
+    def as_dict(self) -> dict[str, Any]:
+        held = sorted(self.lock_seconds)
+        return {"batches": self.batches, "files": self.files, "new": self.new,
+                "curated": self.curated, "errors": self.errors,
+                "lock_held_max_s": round(held[-1], 3) if held else 0.0,
+                "lock_held_p50_s": round(held[len(held) // 2], 3) if held else 0.0}
+
+
+def _now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class Watcher:
+    """Follows ``paths`` and keeps ``mem`` up to date with them; :meth:`run` until stopped."""
+
+    def __init__(self, mem: Any, paths: Iterable[str | Path], options: WatchOptions,
+                 log: EventLog, *, progress: Any = None,
+                 observer_factory: ObserverFactory | None = None,
+                 reported: Iterable[tuple[str, str]] = ()) -> None:
+        self.mem = mem
+        self.paths = [Path(p) for p in paths]
+        for path in self.paths:
+            if not path.exists():
+                raise InputError(f"{path}: no such file or directory")
+        self.options = options
+        self.log = log
+        self.progress = progress              # hears of the first batch (the backfill)
+        self.table = FileTable(self.paths)
+        self.totals = WatchTotals()
+        self.wake = threading.Event()
+        self.feed: EventFeed | None = None
+        self.mode = "polling"
+        self._factory = observer_factory
+        self._stop: str | None = None
+        self._status = False
+        self._reported: dict[str, str] = dict(reported)   # path -> reason already logged
+        self._backoff = 0.0
+        self._resume_at = 0.0
+        self._curated_once = False
+
+    # -- control (safe from signal handlers) ---------------------------------------------------
+    def stop(self, why: str = "stopped") -> None:
+        """Stop after the batch in progress."""
+        self._stop = why
+        self.wake.set()
+
+    def status(self) -> None:
+        """Log a ``status`` event at the next turn of the loop."""
+        self._status = True
+        self.wake.set()
+
+    def install_signal_handlers(self) -> None:
+        """SIGTERM/SIGINT: stop after the batch (a second one: at once); SIGUSR1: status."""
+
+        def on_stop(signum: int, _frame: Any) -> None:
+            if self._stop is not None:
+                raise KeyboardInterrupt
+            self.stop(signal.Signals(signum).name)
+
+        signal.signal(signal.SIGTERM, on_stop)
+        signal.signal(signal.SIGINT, on_stop)
+        signal.signal(signal.SIGUSR1, lambda *_: self.status())
+
+    # -- the loop -------------------------------------------------------------------------------
+    def run(self) -> WatchTotals:
+        """Watch until :meth:`stop`; returns the totals (also logged as a ``stop`` event)."""
+        o = self.options
+        why = "--poll" if o.poll else ""
+        if not o.poll:
+            found = start_events(self.paths, self.wake, self._factory)
+            if isinstance(found, EventFeed):
+                self.feed, self.mode = found, "events"
+            else:
+                why = found
+        self.log({"event": "start", "time": _now_iso(), "paths": [str(p) for p in self.paths],
+                  "mode": self.mode, **({"why": why} if why else {})})
+        started = time.monotonic()
+        next_scan = started                     # the first walk finds every file
+        try:
+            while self._stop is None:
+                now = time.monotonic()
+                if now >= next_scan:
+                    self.table.scan(now)
+                    next_scan = now + (o.rescan if self.feed else o.interval)
+                self._take_events(now)
+                if self.feed is not None and not self.feed.alive:
+                    self._fall_back("the inotify observer stopped (watches ran out?)")
+                    next_scan = now
+                    continue
+                self._log_problems()
+                due = self.table.due(now, o.debounce, o.max_delay, o.settle)
+                if due and now >= self._resume_at:
+                    self._batch(due)
+                    continue
+                if self._status:
+                    self._status = False
+                    self.log({"event": "status", "time": _now_iso(), "mode": self.mode,
+                              "files": len(self.table.files), "pending": self.table.pending(),
+                              **self.totals.as_dict()})
+                if due:                         # pausing after an error
+                    wake_at = min(next_scan, self._resume_at)
+                else:
+                    deadline = self.table.next_deadline(o.debounce, o.max_delay, o.settle)
+                    wake_at = next_scan if deadline is None else min(next_scan, deadline)
+                self.wake.wait(min(max(wake_at - now, 0.01), 1.0))
+                self.wake.clear()
+        finally:
+            if self.feed is not None:
+                self.feed.stop()
+        self.log({"event": "stop", "time": _now_iso(), "why": self._stop,
+                  "seconds": round(time.monotonic() - started, 1), **self.totals.as_dict()})
+        return self.totals
+
+    def _take_events(self, now: float) -> None:
+        if self.feed is None:
+            return
+        paths, rescan = self.feed.drain()
+        if rescan:
+            self.table.scan(now)
+        else:
+            self.table.check([p for p in paths if self.table.watched(p)], now)
+
+    def _fall_back(self, why: str) -> None:
+        if self.feed is not None:
+            self.feed.stop()
+        self.feed, self.mode = None, "polling"
+        self.log({"event": "polling", "time": _now_iso(), "why": why})
+
+    def _log_problems(self) -> None:
+        for path, reason in self.table.problems.items():
+            self._report_skip(str(path), reason)
+
+    def _report_skip(self, path: str, reason: str) -> bool:
+        if self._reported.get(path) == reason:
+            return False
+        self._reported[path] = reason
+        self.log({"event": "skipped", "time": _now_iso(), "path": path, "reason": reason})
+        return True
+
+    # -- one batch ------------------------------------------------------------------------------
+    def _batch(self, due: list[Path]) -> None:
+        o = self.options
+        if not self._acquire():
+            return                              # stopped while another process wrote
+        began = time.monotonic()
+        states = {p: self.table.files[p].state for p in due}
+        hold = self.table.unsettled(due, began, o.settle)
+        curated = None
+        try:
+            report = self._ingest(due, hold)
+            if o.curate and (report.new or not self._curated_once):
+                curated = self.mem.curate()
+                self._curated_once = True
+        except AtcError as exc:
+            self.totals.errors += 1
+            self._backoff = min(max(self._backoff * 2, 1.0), 60.0)
+            self._resume_at = time.monotonic() + self._backoff
+            self.log({"event": "error", "time": _now_iso(), "message": str(exc).splitlines()[0],
+                      "retry_in_s": self._backoff})
+            return                              # the files stay due: tried again after the pause
+        finally:
+            self.mem.release()
+            self.totals.lock_seconds.append(time.monotonic() - began)
+            if len(self.totals.lock_seconds) > 10_000:   # bounded over days
+                del self.totals.lock_seconds[:5_000]
+        self._backoff = 0.0
+        for path in due:
+            self.table.ingested(path, states[path], path in hold)  # read whole once settled
+        fresh = [(f, r) for f, r in report.files_skipped if self._reported.get(f) != r]
+        for file, reason in fresh:
+            self._reported[file] = reason
+        for file in [f for f in self._reported if Path(f) in states]:
+            if all(f != file for f, _ in report.files_skipped):
+                del self._reported[file]    # ingested now: a later failure is news again
+        report.files_skipped = fresh
+        self.totals.batches += 1
+        self.totals.files += len(due)
+        self.totals.new += report.new
+        self.totals.curated += curated.items if curated is not None else 0
+        self.log({"event": "batch", "time": _now_iso(), "files": len(due), "new": report.new,
+                  "unchanged": report.unchanged, "lines_skipped": len(report.skipped),
+                  "files_skipped": [{"file": f, "reason": r} for f, r in fresh],
+                  "held": len(hold), "curated": curated.items if curated is not None else 0,
+                  "seconds": round(time.monotonic() - began, 3),
+                  "ingested": [{"path": str(p), "size": states[p][2], "whole": p not in hold}
+                               for p in due],
+                  "report": report, "curate_report": curated})
+
+    def _acquire(self) -> bool:
+        """Take the write lock, waiting while another process writes; False when stopped."""
+        said = False
+        while True:
+            try:
+                self.mem.acquire()
+                return True
+            except HomeError as exc:
+                if "another process" not in str(exc):
+                    raise
+                if not said:
+                    self.log({"event": "waiting", "time": _now_iso(), "why": str(exc)})
+                    said = True
+            if self._stop is not None:
+                return False
+            self.wake.wait(self.options.lock_retry)
+            self.wake.clear()
+
+    def _ingest(self, due: list[Path], hold: list[Path]) -> Any:
+        o = self.options
+        kwargs = {"format": o.format, "segment": o.segment, "item_budget": o.item_budget,
+                  "strict": False, "max_file_bytes": o.max_file_bytes}
+        first = self.totals.batches == 0
+        for attempt in range(3):
+            present = [p for p in due if p.exists()]
+            if not present:
+                from ..memory import IngestReport
+
+                return IngestReport()
+            try:
+                return self.mem.ingest(present, unfinished=hold,
+                                       progress=self.progress if first else None, **kwargs)
+            except InputError as exc:       # a file went away between the walk and the read
+                if attempt == 2 or all(p.exists() for p in present):
+                    raise exc
+        raise AssertionError("unreachable")
