@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
@@ -247,7 +247,8 @@ class Memory:
                item_budget: int | None = None,
                progress: ProgressCallback | None = None, strict: bool = True,
                max_file_bytes: int | None = None,
-               unfinished: Iterable[str | os.PathLike[str]] = ()) -> IngestReport:
+               unfinished: Iterable[str | os.PathLike[str]]
+               | Mapping[str | os.PathLike[str], int] = ()) -> IngestReport:
         """Parse transcripts and upsert their items.
 
         Files are parsed (in worker processes for large batches) while the items of files
@@ -269,7 +270,9 @@ class Memory:
         speaker-line text, the turns before the last; see
         :mod:`attention_cloud.ingest.unfinished`), so a half-written line or turn is left for a
         later call and never parsed half; the watermark records the part read. A file with
-        nothing finished yet is left alone.
+        nothing finished yet is left alone. As a mapping, ``unfinished`` gives for each file
+        the size up to which it is known to be finished (it was quiet at that size): the file
+        is read whole unless it has grown past that size since.
         """
         found = find_transcripts(paths)
         if not found:
@@ -293,7 +296,8 @@ class Memory:
                 for path, name, mark in zip(files, names, marks)]
         journal_before: int | None = None        # None: there was no journal
         wrote = False
-        open_tails = frozenset(str(Path(p)) for p in unfinished)
+        open_tails = {str(Path(p)): int(n) for p, n in (
+            unfinished.items() if isinstance(unfinished, Mapping) else ((p, 0) for p in unfinished))}
         parsed_files = _parse_all(todo, format, item_budget, segment, limit, open_tails)
         resolver = GoalResolver(self._launch_goal, max_file_bytes=limit)
         subagents: list[tuple[str, _Parsed]] = []   # written last, once their parents are known
@@ -768,14 +772,15 @@ def _reason(message: str, name: str) -> str:
 
 def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str | None,
                item_budget: int | None, segment: str,
-               max_bytes: int | None = DEFAULT_MAX_FILE_BYTES, hold_tail: bool = False) -> _Parsed:
+               max_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
+               settled: int | None = None) -> _Parsed:
     from .ingest.api import parse_source
     from .ingest.source import read_path
     from .ingest.unfinished import finished_part
 
     try:
         source = read_path(path, max_bytes=max_bytes)
-        if hold_tail:  # still being written: up to the last complete line
+        if settled is not None and len(source.data) > settled:  # still being written
             finished = finished_part(source, format)
             if finished is None:  # nothing finished yet: nothing to do now
                 return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
@@ -802,10 +807,11 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
 def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str | None,
                item_budget: int | None, segment: str,
                max_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
-               open_tails: frozenset[str] = frozenset()) -> Iterator[_Parsed]:
+               open_tails: Mapping[str, int] | None = None) -> Iterator[_Parsed]:
     """Parse files, yielding each as it is done, in order; large batches use one worker
-    process per core (which keep parsing while the caller writes what they yielded). Of the
-    files in ``open_tails`` only the complete lines are parsed (see :meth:`Memory.ingest`).
+    process per core (which keep parsing while the caller writes what they yielded). Of a
+    file in ``open_tails`` grown past the size given there only the finished part is parsed
+    (see :meth:`Memory.ingest`, ``unfinished``).
 
     Workers are forked: they run only the pure-Python parser and leave through os._exit, so
     the embedded Prolog engine they inherit is never touched (a spawned worker would have to
@@ -815,7 +821,7 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
     if workers < 2 or sum(_file_size(path) for path, _, _ in todo) < PARALLEL_PARSE_BYTES:
         for path, name, known in todo:
             yield _parse_one(path, name, known, format, item_budget, segment, max_bytes,
-                             str(path) in open_tails)
+                             (open_tails or {}).get(str(path)))
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -827,7 +833,7 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
                                initargs=(WORKER_NICENESS, os.getpid()))
     try:
         yield from pool.map(_parse_one, *zip(*((p, n, k, format, item_budget, segment, max_bytes,
-                                                str(p) in open_tails)
+                                                (open_tails or {}).get(str(p)))
                                                for p, n, k in todo)), chunksize=4)
     finally:
         # Also when the caller stops early (a failed write): files not yet parsed are dropped.

@@ -210,9 +210,12 @@ class Watcher:
         began = time.monotonic()
         states = {p: self.table.files[p].state for p in due}
         hold = self.table.unsettled(due, began, o.settle)
+        # Read whole only what was quiet: a file written again since it settled (the write
+        # not noticed yet) is held back as a file being written.
+        finished = {p: 0 if p in hold else states[p][2] for p in due}
         curated = None
         try:
-            report = self._ingest(due, hold)
+            report = self._ingest(due, finished)
             if o.curate and (report.new or not self._curated_once):
                 curated = self.mem.curate()
                 self._curated_once = True
@@ -269,7 +272,7 @@ class Watcher:
             self.wake.wait(self.options.lock_retry)
             self.wake.clear()
 
-    def _ingest(self, due: list[Path], hold: list[Path]) -> Any:
+    def _ingest(self, due: list[Path], finished: dict[Path, int]) -> Any:
         o = self.options
         kwargs = {"format": o.format, "segment": o.segment, "item_budget": o.item_budget,
                   "strict": False, "max_file_bytes": o.max_file_bytes}
@@ -281,7 +284,7 @@ class Watcher:
 
                 return IngestReport()
             try:
-                return self.mem.ingest(present, unfinished=hold,
+                return self.mem.ingest(present, unfinished=finished,
                                        progress=self.progress if first else None, **kwargs)
             except InputError as exc:       # a file went away between the walk and the read
                 if attempt == 2 or all(p.exists() for p in present):
