@@ -23,17 +23,23 @@ def finished_part(source: Source, format: str | None = None) -> Source | None:
 
     A source that ends with a newline is finished up to there; one that is a single whole JSON
     document (``json.dump`` writes no final newline) is finished as it is. Of speaker-line
-    text, the last turn is left out too. ``format`` is the transcript format when known.
+    text, the last turn is left out too, unless a line after it has begun the next turn.
+    ``format`` is the transcript format when known.
     """
     data = source.data
+    cut = len(data)
     if not data.endswith(b"\n"):
         if _one_json_document(source):
             return source
         cut = data.rfind(b"\n") + 1
-        if cut == 0 or data[:cut].isspace():
-            return None
-        source = make_source(data[:cut], name=source.name, pointer_base=source.pointer_base)
-    return _without_last_turn(source, format)
+    last_turn = _last_turn_start(source, format)
+    if last_turn is not None:
+        cut = min(cut, last_turn)
+    if cut == 0 or data[:cut].isspace():
+        return None
+    if cut == len(data):
+        return source
+    return make_source(data[:cut], name=source.name, pointer_base=source.pointer_base)
 
 
 def _one_json_document(source: Source) -> bool:
@@ -47,24 +53,21 @@ def _one_json_document(source: Source) -> bool:
     return True
 
 
-def _without_last_turn(source: Source, format: str | None) -> Source | None:
-    """Speaker-line text less its last turn (the parser says where turns start); any other
-    format as it is."""
+def _last_turn_start(source: Source, format: str | None) -> int | None:
+    """For speaker-line text, the byte offset where its last turn starts (the parser says
+    where turns start; a half-written last line that already names a speaker counts, so it
+    closes the turn before it); None for other formats."""
     from .api import parse_source
     from .detect import detect_source_format
 
     try:
         if (format or detect_source_format(source)) != "text":
-            return source
+            return None
         items = parse_source(source, format="text").items
     except InputError:
-        return source  # not parseable as it stands: the full parse reports why
+        return None  # not parseable as it stands: the full parse reports why
     starts = [int(m.group(1)) for m in (_LINE_OF_POINTER.search(i.pointer) for i in items) if m]
     if not starts:
-        return None
-    last = max(starts)
+        return 0
     lines = source.data.split(b"\n")
-    cut = sum(len(line) + 1 for line in lines[:last - 1])
-    if cut == 0 or source.data[:cut].isspace():
-        return None
-    return make_source(source.data[:cut], name=source.name, pointer_base=source.pointer_base)
+    return sum(len(line) + 1 for line in lines[:max(starts) - 1])

@@ -1,0 +1,329 @@
+"""Live capture: ``atc watch`` follows folders with inotify events (or polling), ingests and
+curates what changes, never parses a half-written line or turn, gives the write lock back
+between batches, and stops cleanly. The long soak is scripts/bench/watch_soak.py; a short run
+of it is the last test here.
+"""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from attention_cloud import Memory
+from attention_cloud.home import WriteLock, write_config
+from attention_cloud.ingest.source import make_source
+from attention_cloud.ingest.unfinished import finished_part
+from attention_cloud.watch import Watcher, WatchOptions
+
+ROOT = Path(__file__).resolve().parent.parent
+ATC = str(ROOT / ".venv" / "bin" / "atc")
+sys.path.insert(0, str(ROOT / "scripts" / "bench"))
+
+
+def _cc(uuid: str, text: str, role: str = "user", session: str = "S1") -> str:
+    content = text if role == "user" else [{"type": "text", "text": text}]
+    return json.dumps({"type": role, "uuid": uuid, "sessionId": session, "cwd": "/srv",
+                       "timestamp": "2026-02-01T10:00:00Z",
+                       "message": {"role": role, "content": content}}) + "\n"
+
+
+# -- what of a file being written is finished ------------------------------------------------------
+def _finished(data: str) -> str | None:
+    part = finished_part(make_source(data.encode(), name="x"))
+    return None if part is None else part.data.decode()
+
+
+def test_a_half_written_json_line_waits_for_its_end():
+    whole = _cc("a", "first") + _cc("b", "second")
+    assert _finished(whole) == whole
+    assert _finished(whole + _cc("c", "third")[:25]) == whole
+    assert _finished(_cc("c", "third")[:25]) is None           # not one line complete yet
+    doc = json.dumps([{"role": "user", "content": "a json.dump without a final newline"}])
+    assert _finished(doc) == doc                                # one whole document is finished
+
+
+def test_the_last_turn_of_speaker_text_waits_for_the_next():
+    text = "User: the deploy failed\nAssistant: we rolled back\nto v1.2\n"
+    assert _finished(text) == "User: the deploy failed\n"     # the assistant may say more
+    assert _finished(text + "User: thanks, and the db?") == text
+    assert _finished("User: only one turn so far\n") is None
+
+
+# -- the command, end to end ---------------------------------------------------------------------
+class WatchProcess:
+    """``atc watch --format-output json`` in a subprocess, its events read as they come."""
+
+    def __init__(self, home: Path, *args: str) -> None:
+        self.proc = subprocess.Popen([ATC, "watch", *args, "--home", str(home),
+                                      "--format-output", "json", "--debounce", "0.2",
+                                      "--settle", "1.5"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.events: list[dict] = []
+        self.cond = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            with self.cond:
+                self.events.append(json.loads(line))
+                self.cond.notify_all()
+
+    def wait_for(self, test, timeout: float = 30.0) -> dict:
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                found = [e for e in self.events if test(e)]
+                if found:
+                    return found[-1]
+                left = deadline - time.monotonic()
+                assert left > 0 and self.proc.poll() is None, (self.events, self.proc.stderr.read()
+                                                                if self.proc.poll() is not None else "")
+                self.cond.wait(left)
+
+    def batches_since(self, n: int) -> list[dict]:
+        with self.cond:
+            return [e for e in self.events[n:] if e["event"] == "batch"]
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        self.proc.send_signal(sig)
+        code = self.proc.wait(timeout=60)
+        time.sleep(0.1)
+        return code
+
+
+def _texts(home: Path) -> dict[str, str]:
+    mem = Memory.open(home, create=False)
+    try:
+        return {r["T"]: r["S"] for r in mem.query("item_text(H, T), item_source(H, S)",
+                                                   limit=100000).rows}
+    finally:
+        mem.close()
+
+
+def _curated(home: Path) -> int:
+    mem = Memory.open(home, create=False)
+    try:
+        return len(mem.query("item(H), rung(H, l3, _)", limit=100000).rows)
+    finally:
+        mem.close()
+
+
+@pytest.fixture
+def hashed(home):
+    write_config(home, {"embedder": "hash"})
+    return home
+
+
+def _quiet(w: WatchProcess, seconds: float = 2.5) -> None:
+    """Wait until the watcher has read everything whole (past the settle time)."""
+    n = len(w.events)
+    time.sleep(seconds)
+    w.wait_for(lambda e: e["event"] == "batch" and e in w.events[n:]
+               and all(f["whole"] for f in e["ingested"]), timeout=20)
+
+
+def test_watch_follows_appends_half_lines_new_folders_rotation_and_stops_cleanly(hashed, tmp_path):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    live = folder / "live.jsonl"
+    live.write_text(_cc("u1", "Make the payment client retry on processor timeouts."))
+    w = WatchProcess(hashed, str(folder))
+    start = w.wait_for(lambda e: e["event"] == "start")
+    assert start["mode"] == "events" and start["paths"] == [str(folder)]
+    w.wait_for(lambda e: e["event"] == "batch" and e["new"] == 1)
+
+    # a line written in two pieces: nothing of it until its end arrives
+    line = _cc("a1", "Retries now back off 0.2 s, 0.4 s, 0.8 s; declines are never retried.",
+               role="assistant")
+    with open(live, "a") as fh:
+        fh.write(line[:40])
+    time.sleep(1.0)                                     # past the debounce, within the settle
+    with open(live, "a") as fh:
+        fh.write(line[40:])
+    # a new session in a folder made after the watch began, and a speaker-line log in pieces
+    (folder / "team" / "2026").mkdir(parents=True)
+    (folder / "team" / "2026" / "standup.md").write_text(
+        "User: is the retry change deployed?\nAssistant: yes, to canary; the p95 is ")
+    time.sleep(0.8)
+    with open(folder / "team" / "2026" / "standup.md", "a") as fh:
+        fh.write("flat at 180 ms\nand no declines were retried.\n")
+    _quiet(w)
+    texts = _texts_while_running(hashed)
+    assert "Retries now back off 0.2 s, 0.4 s, 0.8 s; declines are never retried." in texts
+    assert "yes, to canary; the p95 is flat at 180 ms\nand no declines were retried." in texts
+    assert not any(t.startswith("yes, to canary") and t != "yes, to canary; the p95 is flat at "
+                   "180 ms\nand no declines were retried." for t in texts)  # no half turn
+
+    # rotation: the file renamed away, a fresh one under its name; then truncation
+    os.rename(live, folder / "live-1.jsonl")
+    live.write_text(_cc("u2", "Now add a circuit breaker around the processor client."))
+    _quiet(w)
+    with open(folder / "live-1.jsonl", "r+") as fh:
+        fh.truncate(0)
+    (folder / "team" / "2026" / "standup.md").unlink()
+    time.sleep(1.0)
+    assert w.stop() == 0
+    stop = w.wait_for(lambda e: e["event"] == "stop")
+    assert stop["why"] == "SIGTERM" and stop["errors"] == 0
+    texts = _texts(hashed)
+    assert "Now add a circuit breaker around the processor client." in texts
+    assert sum(t.startswith("Retries now back off") for t in texts) == 1  # once, whole
+    assert _curated(hashed) == len(texts)               # every item curated as it came
+
+
+def _texts_while_running(home: Path) -> dict[str, str]:
+    """Read the home beside the running watcher (readers take no lock)."""
+    done = subprocess.run([ATC, "query", "item_text(H, T), item_source(H, S)", "--format", "json",
+                           "--limit", "100000", "--home", str(home)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return {r["T"]: r["S"] for r in json.loads(done.stdout)}
+
+
+def test_other_writers_get_the_lock_between_batches_and_the_watcher_waits_for_them(hashed, tmp_path):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text(_cc("u1", "Plan the ledger migration."))
+    w = WatchProcess(hashed, str(folder))
+    w.wait_for(lambda e: e["event"] == "batch" and e["new"] == 1)
+    # between batches another process writes: atc ingest takes the lock and gets it
+    other = tmp_path / "other.jsonl"
+    other.write_text(_cc("o1", "A note ingested by another process.", session="S9"))
+    done = subprocess.run([ATC, "ingest", str(other), "--home", str(hashed)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    # while another process holds the lock, the watcher waits, says so once, then goes on
+    lock = WriteLock(hashed)
+    lock.acquire()
+    try:
+        with open(folder / "a.jsonl", "a") as fh:
+            fh.write(_cc("u2", "Then backfill the ledger rows in batches of 10,000."))
+        waiting = w.wait_for(lambda e: e["event"] == "waiting")
+        assert "another process is writing" in waiting["why"]
+        time.sleep(1.0)
+    finally:
+        lock.release()
+    w.wait_for(lambda e: e["event"] == "batch" and e["new"] == 1 and e["time"] >= waiting["time"])
+    assert w.stop(signal.SIGINT) == 0
+    assert w.wait_for(lambda e: e["event"] == "stop")["why"] == "SIGINT"
+    texts = _texts(hashed)
+    # the watcher caught up with the other process's batch before writing its own
+    assert {"Plan the ledger migration.", "A note ingested by another process.",
+            "Then backfill the ledger rows in batches of 10,000."} <= set(texts)
+    assert sum(e["event"] == "waiting" for e in w.events) == 1
+
+
+def test_a_released_memory_catches_up_with_other_writers(hashed, tmp_path):
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    one.write_text(_cc("u1", "first writer's item"))
+    two.write_text(_cc("u2", "second writer's item", session="S2"))
+    mem = Memory.open(hashed)
+    try:
+        mem.ingest([one])
+        mem.release()
+        assert not mem.lock.held
+        done = subprocess.run([ATC, "ingest", str(two), "--home", str(hashed)],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr        # the lock was free
+        mem.acquire()
+        texts = {r["T"] for r in mem.query("item_text(_, T)").rows}
+        assert texts == {"first writer's item", "second writer's item"}
+        mem.curate()
+        mem.release()
+    finally:
+        mem.close()
+    reopened = Memory.open(hashed)
+    try:
+        assert len(reopened.query("item(H), rung(H, l3, _)").rows) == 2
+    finally:
+        reopened.close()
+
+
+# -- polling, in process ---------------------------------------------------------------------------
+class _NoWatches:
+    """An observer whose watches have run out (inotify's ENOSPC)."""
+
+    def schedule(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def start(self):
+        pass
+
+    def stop(self):
+        pass
+
+    def join(self, timeout=None):
+        pass
+
+    def is_alive(self):
+        return False
+
+
+class _DiesLater(_NoWatches):
+    """An observer that starts, then dies (watches ran out on a new folder)."""
+
+    def schedule(self, *args, **kwargs):
+        pass
+
+
+def _run_in_process(home: Path, folder: Path, factory, write) -> list[dict]:
+    events: list[dict] = []
+    mem = Memory.open(home)
+    try:
+        watcher = Watcher(mem, [folder], WatchOptions(interval=0.2, debounce=0.1, settle=0.5,
+                                                      curate=False),
+                          events.append, observer_factory=factory)
+
+        def traffic():
+            time.sleep(1.0)
+            write()
+            time.sleep(2.5)
+            watcher.stop("test")
+
+        threading.Thread(target=traffic, daemon=True).start()
+        watcher.run()
+    finally:
+        mem.close()
+    return events
+
+
+@pytest.mark.parametrize("factory,why", [(_NoWatches, "inotify watches ran out"),
+                                         (_DiesLater, "the inotify observer stopped")])
+def test_polling_takes_over_when_inotify_cannot_watch(home, tmp_path, factory, why):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    target = folder / "a.jsonl"
+    target.write_text(_cc("u1", "first"))
+    events = _run_in_process(home, folder, factory,
+                             lambda: target.open("a").write(_cc("u2", "second, found by a poll")))
+    said = [e for e in events if why in e.get("why", "")]
+    assert len(said) == 1 and events[-1]["event"] == "stop"
+    assert sum(e.get("new", 0) for e in events if e["event"] == "batch") == 2
+
+
+def test_bad_paths_are_one_line_errors(home, tmp_path):
+    done = subprocess.run([ATC, "watch", str(tmp_path / "nope"), "--home", str(home)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+# -- the soak, short --------------------------------------------------------------------------------
+def test_short_soak_misses_nothing_duplicates_nothing_and_stays_flat():
+    from watch_soak import run_soak
+
+    result = run_soak(seconds=20, sessions=6, seed=11)
+    assert result["stopped_cleanly"], result
+    assert result["not_caught_up"] == [] and result["items"] > 100
+    assert result["missed"] == [] and result["extra"] == [] and result["differ"] == []
+    assert result["items"] == result["expected_items"]
+    assert result["ops"].get("half line", 0) > 0 and result["archived_versions"] >= 0
+    assert result["rss_end_mb"] - result["rss_fresh_watcher_mb"] <= 24, result
+    assert result["lock_wait_max_s"] is not None and result["lock_wait_max_s"] < 10
