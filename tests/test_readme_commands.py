@@ -40,7 +40,11 @@ PER_COMMAND_TIMEOUT = 120
 #: Commands shown that a test cannot run, by command (comments dropped), with the reason.
 NOT_RUN = {
     "scripts/test": "the whole test suite, which runs this test",
-    "atc ingest sessions/ --watch --interval 5": "--watch polls until it is interrupted",
+    "atc ingest sessions/ --watch --interval 5": "--watch runs until it is interrupted",
+    "atc watch '~/.claude/projects/' --segment work":
+        "a watcher runs until it is stopped (tests/test_watch.py drives it)",
+    "atc watch '~/.claude/projects/' --format-output json":
+        "a watcher runs until it is stopped (tests/test_watch.py drives it)",
     "atc serve --port 8765": "a server that runs until it is interrupted (tests/test_sharing.py "
                              "runs one on loopback)",
     "atc mount add alice http://alice.example:8765 --token-env ALICE_TOKEN":

@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,19 @@ def fsync_path(path: Path) -> None:
         os.close(fd)
 
 
+#: Seconds a writer waits for another process to finish its batch before giving up
+#: (``ATC_LOCK_WAIT`` overrides): a watcher holds the lock one batch at a time.
+LOCK_WAIT = 10.0
+
+
+def lock_wait() -> float:
+    """How long a writer waits for the lock: ``$ATC_LOCK_WAIT`` seconds, else LOCK_WAIT."""
+    try:
+        return max(0.0, float(os.environ.get("ATC_LOCK_WAIT", LOCK_WAIT)))
+    except ValueError:
+        return LOCK_WAIT
+
+
 class WriteLock:
     """An exclusive advisory lock on ``home/.lock``, taken before the first write."""
 
@@ -48,22 +62,30 @@ class WriteLock:
     def held(self) -> bool:
         return self._fd is not None
 
-    def acquire(self) -> None:
-        """Take the lock or raise HomeError naming the problem (another writer is active)."""
+    def acquire(self, wait: float | None = None) -> None:
+        """Take the lock, waiting up to ``wait`` seconds (default :func:`lock_wait`) while
+        another process holds it; then HomeError naming the problem (another writer is
+        active)."""
         if self._fd is not None:
             return
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise HomeError(f"{self.path.parent}: another process is writing to this memory home")
+        deadline = time.monotonic() + (lock_wait() if wait is None else wait)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise HomeError(f"{self.path.parent}: another process is writing to this "
+                                    "memory home") from None
+                time.sleep(0.05)
         self._fd = fd
 
     def try_acquire(self) -> bool:
-        """Take the lock if free; False when another process holds it."""
+        """Take the lock if free; False at once when another process holds it."""
         try:
-            self.acquire()
+            self.acquire(wait=0)
             return True
         except HomeError:
             return False

@@ -161,11 +161,12 @@ class Memory:
         self.close()
 
     # -- sharing the write lock (a long-running writer) -----------------------------------------
-    def acquire(self) -> None:
-        """Become the home's writer now: take the write lock (HomeError when another process
-        holds it) and bring memory up to what other writers committed since this Memory last
-        wrote or opened, so what follows is computed on the latest state."""
-        self.lock.acquire()
+    def acquire(self, wait: float | None = None) -> None:
+        """Become the home's writer now: take the write lock (waiting up to ``wait`` seconds,
+        default ``$ATC_LOCK_WAIT`` or 10, while another process holds it; then HomeError) and
+        bring memory up to what other writers committed since this Memory last wrote or
+        opened, so what follows is computed on the latest state."""
+        self.lock.acquire(wait)
         try:
             self.pl.once("atc_api:api_prepare_write")
         except BaseException:

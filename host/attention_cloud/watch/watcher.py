@@ -228,7 +228,11 @@ class Watcher:
             return                              # the files stay due: tried again after the pause
         finally:
             self.mem.release()
-            self.totals.lock_seconds.append(time.monotonic() - began)
+            held = time.monotonic() - began
+            self.totals.lock_seconds.append(held)
+            # Leave the lock free a while before the next batch, so that another writer
+            # waiting for it (they poll every 50 ms) gets in even while files keep changing.
+            self._resume_at = max(self._resume_at, time.monotonic() + max(0.25, held / 2))
             if len(self.totals.lock_seconds) > 10_000:   # bounded over days
                 del self.totals.lock_seconds[:5_000]
         self._backoff = 0.0
@@ -259,7 +263,7 @@ class Watcher:
         said = False
         while True:
             try:
-                self.mem.acquire()
+                self.mem.acquire(wait=0)       # not blocking: a stop is noticed while waiting
                 return True
             except HomeError as exc:
                 if "another process" not in str(exc):
