@@ -3,8 +3,8 @@
 A writer appends a line in pieces, and a speaker-line transcript adds to its last turn line by
 line; parsing either half way would store a half line, or a turn cut short, as an item of its
 own (a different handle from the whole one that follows). :func:`finished_part` keeps what is
-finished: everything up to the last newline, and for speaker-line text (format ``text``) only
-the turns before the last one, which may still grow. ``atc watch`` parses files that changed
+finished: everything up to the last newline, and for speaker-line text (formats ``text`` and
+``markdown``) only the turns before the last one, which may still grow. ``atc watch`` parses files that changed
 within its settle time this way; once a file has been quiet that long it is read whole.
 """
 from __future__ import annotations
@@ -16,6 +16,9 @@ from ..errors import InputError
 from .source import Source, make_source
 
 _LINE_OF_POINTER = re.compile(r":(\d+)$")
+#: Formats whose turns run over several lines until the next speaker (their items point at the
+#: line a turn starts on).
+TURN_FORMATS = ("text", "markdown")
 
 
 def finished_part(source: Source, format: str | None = None) -> Source | None:
@@ -54,16 +57,17 @@ def _one_json_document(source: Source) -> bool:
 
 
 def _last_turn_start(source: Source, format: str | None) -> int | None:
-    """For speaker-line text, the byte offset where its last turn starts (the parser says
+    """For speaker-line text (:data:`TURN_FORMATS`), the byte offset where its last turn starts (the parser says
     where turns start; a half-written last line that already names a speaker counts, so it
     closes the turn before it); None for other formats."""
     from .api import parse_source
     from .detect import detect_source_format
 
     try:
-        if (format or detect_source_format(source)) != "text":
+        chosen = format or detect_source_format(source)
+        if chosen not in TURN_FORMATS:
             return None
-        items = parse_source(source, format="text").items
+        items = parse_source(source, format=chosen).items
     except InputError:
         return None  # not parseable as it stands: the full parse reports why
     starts = [int(m.group(1)) for m in (_LINE_OF_POINTER.search(i.pointer) for i in items) if m]

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import click
 
+from ..ingest.records import FORMATS
 from .watcher import EventLog, Watcher, WatchOptions
 
 
@@ -91,8 +92,9 @@ def run_watcher(home: str | None, paths: tuple[str, ...], options: WatchOptions,
 
 @click.command("watch")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--format", "fmt", type=click.Choice(["claude-code", "openai", "text"]),
-              default=None, help="Transcript format [default: detected per file].")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
+              help="Transcript format [default: detected per file; atc ingest --list-formats "
+                   "names them].")
 @click.option("--segment", default="default", show_default=True,
               help="Namespace the items go into.")
 @click.option("--item-budget", type=click.IntRange(min=1), default=None,
