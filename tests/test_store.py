@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -142,8 +141,7 @@ def test_second_writer_is_refused(home, tmp_path):
         other = subprocess.run(
             [sys.executable, "-m", "attention_cloud.cli", "ingest", str(other_src),
              "--home", str(home)],
-            capture_output=True, text=True, timeout=120,
-            env={**os.environ, "ATC_LOCK_WAIT": "0.5"})  # it waits that long, then gives up
+            capture_output=True, text=True, timeout=120)
     assert other.returncode != 0
     assert "another process is writing" in other.stderr
 

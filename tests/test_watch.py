@@ -194,6 +194,7 @@ def test_other_writers_get_the_lock_between_batches_and_the_watcher_waits_for_th
     (folder / "a.jsonl").write_text(_cc("u1", "Plan the ledger migration."))
     w = WatchProcess(hashed, str(folder))
     w.wait_for(lambda e: e["event"] == "batch" and e["new"] == 1)
+    assert (hashed / "watch.pid").read_text().strip() == str(w.proc.pid)  # writers wait for it
     # between batches another process writes: atc ingest takes the lock and gets it
     other = tmp_path / "other.jsonl"
     other.write_text(_cc("o1", "A note ingested by another process.", session="S9"))
@@ -214,6 +215,7 @@ def test_other_writers_get_the_lock_between_batches_and_the_watcher_waits_for_th
     w.wait_for(lambda e: e["event"] == "batch" and e["new"] == 1 and e["time"] >= waiting["time"])
     assert w.stop(signal.SIGINT) == 0
     assert w.wait_for(lambda e: e["event"] == "stop")["why"] == "SIGINT"
+    assert not (hashed / "watch.pid").exists()
     texts = _texts(hashed)
     # the watcher caught up with the other process's batch before writing its own
     assert {"Plan the ledger migration.", "A note ingested by another process.",

@@ -38,17 +38,29 @@ def fsync_path(path: Path) -> None:
         os.close(fd)
 
 
-#: Seconds a writer waits for another process to finish its batch before giving up
-#: (``ATC_LOCK_WAIT`` overrides): a watcher holds the lock one batch at a time.
+#: Seconds a writer waits for the lock while ``atc watch`` holds it for a batch, before giving
+#: up (``ATC_LOCK_WAIT`` sets the wait for every writer, watcher or not).
 LOCK_WAIT = 10.0
+#: In a home: the pid of the ``atc watch`` following it (the watcher writes and removes it).
+WATCHER_FILE = "watch.pid"
 
 
-def lock_wait() -> float:
-    """How long a writer waits for the lock: ``$ATC_LOCK_WAIT`` seconds, else LOCK_WAIT."""
+def lock_wait(home: Path) -> float:
+    """How long a writer waits for the lock: ``$ATC_LOCK_WAIT`` seconds when set; else
+    LOCK_WAIT while a watcher follows this home (it gives the lock back after each batch);
+    else 0, fail at once."""
+    raw = os.environ.get("ATC_LOCK_WAIT")
+    if raw is not None:
+        try:
+            return max(0.0, float(raw))
+        except ValueError:
+            return LOCK_WAIT
     try:
-        return max(0.0, float(os.environ.get("ATC_LOCK_WAIT", LOCK_WAIT)))
-    except ValueError:
-        return LOCK_WAIT
+        pid = int((home / WATCHER_FILE).read_text(encoding="ascii").strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return 0.0
+    return LOCK_WAIT
 
 
 class WriteLock:
@@ -63,13 +75,13 @@ class WriteLock:
         return self._fd is not None
 
     def acquire(self, wait: float | None = None) -> None:
-        """Take the lock, waiting up to ``wait`` seconds (default :func:`lock_wait`) while
-        another process holds it; then HomeError naming the problem (another writer is
-        active)."""
+        """Take the lock, waiting up to ``wait`` seconds (default :func:`lock_wait`: while a
+        watcher follows the home) while another process holds it; then HomeError naming the
+        problem (another writer is active)."""
         if self._fd is not None:
             return
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + (lock_wait() if wait is None else wait)
+        deadline = time.monotonic() + (lock_wait(self.path.parent) if wait is None else wait)
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -19,6 +19,7 @@ once. SIGUSR1 logs where it stands (a ``status`` event).
 """
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..errors import AtcError, HomeError, InputError
+from ..home import WATCHER_FILE
 from .events import EventFeed, ObserverFactory, start_events
 from .files import FileTable
 
@@ -141,6 +143,8 @@ class Watcher:
                   "mode": self.mode, **({"why": why} if why else {})})
         started = time.monotonic()
         next_scan = started                     # the first walk finds every file
+        marker = self.mem.home / WATCHER_FILE   # other writers wait for our batches
+        marker.write_text(f"{os.getpid()}\n", encoding="ascii")
         try:
             while self._stop is None:
                 now = time.monotonic()
@@ -172,6 +176,11 @@ class Watcher:
         finally:
             if self.feed is not None:
                 self.feed.stop()
+            try:
+                if marker.read_text(encoding="ascii").strip() == str(os.getpid()):
+                    marker.unlink()
+            except OSError:
+                pass
         self.log({"event": "stop", "time": _now_iso(), "why": self._stop,
                   "seconds": round(time.monotonic() - started, 1), **self.totals.as_dict()})
         return self.totals
