@@ -175,7 +175,9 @@ def test_the_watcher_curates_what_each_poll_ingested(home, tmp_path):
     finally:
         proc.terminate()
         out, err = proc.communicate(timeout=60)
-    assert out.count("curate: items: ") == 2, out + err  # the first ingest, then the new file
+    # the first batch, then the new file (and the first file's last turn, read once it settled:
+    # atc watch holds a speaker-line transcript's last turn while it may still grow)
+    assert 2 <= out.count("curate: items: ") <= 3, out + err
     assert "curate: items: 1 " in out
 
 

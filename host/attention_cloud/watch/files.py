@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -102,7 +103,10 @@ class FileTable:
             self.problems.pop(path, None)
             entry = self.files.get(path)
             if entry is None:
-                self.files[path] = Entry(state, now, now)
+                # Last written when its mtime says: a file found untouched for a while (at the
+                # first walk, or moved in) is settled and read whole at once.
+                written = min(now, now - (time.time() - state[3] / 1e9))
+                self.files[path] = Entry(state, written, now)
                 changed.add(path)
             elif entry.state != state:
                 if entry.state == entry.ingested:
