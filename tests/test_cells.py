@@ -316,3 +316,18 @@ def test_grants_cap_cell_summaries_and_hide_cells_a_reader_cannot_wholly_see(tmp
     cell_facts = [f for f in frame["receipt"]["facts"] if f["handle"].startswith("cell_")]
     assert all(f["handle"] in seen and f["level"] in ("L2", "L3") for f in cell_facts)
     assert all("stands_for" not in f for f in cell_facts)
+
+
+def test_a_curate_with_nothing_new_leaves_the_cells_alone(topical: Memory):
+    version = _rows(topical, "true")  # warm the query path
+    (before,) = topical.pl.once("atc_cells:cells_param", _atom("version"), _var())
+    report = topical.curate()
+    assert report.cells["assigned"] == 0 and not report.cells["rebuilt"]
+    (after,) = topical.pl.once("atc_cells:cells_param", _atom("version"), _var())
+    assert after == before and version
+
+
+def _atom(name: str):
+    from attention_cloud.bridge import Atom
+
+    return Atom(name)

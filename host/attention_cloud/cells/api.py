@@ -192,9 +192,15 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
     started = time.perf_counter()
     mem.lock.acquire()
     report = CellsReport()
-    state = _load_state(mem) or _state_from_facts(mem)
     wanted = set(handles)
     new = [h for h in unplaced(mem) if h in wanted]
+    if not new:  # nothing to place: only a cell a forget shrank may need merging
+        stats = cells_stats(mem)
+        if stats["smallest"] >= P.merge_size(stats["members"]):
+            report.cells, report.items = stats["cells"], stats["members"]
+            report.seconds = time.perf_counter() - started
+            return report
+    state = _load_state(mem) or _state_from_facts(mem)
     inputs = _inputs(mem, new) if new else _Inputs([], [], [])
     joins: dict[str, list[str]] = {}
     if inputs.handles:
