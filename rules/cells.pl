@@ -487,22 +487,11 @@ tag_of_(H, T) :-
 top_values_(Ms, Value_2, N, Top) :-
     findall(V, ( member(H, Ms), distinct(V, call(Value_2, H, V)) ), Vs),
     msort(Vs, Sorted),
-    clumped_(Sorted, Counts),
+    clumped(Sorted, Counts),
     findall(NC-V, ( member(V-C, Counts), NC is -C ), Keyed),
     keysort(Keyed, Ranked),
     findall(V, ( member(_-V, Ranked) ), All),
     (   length(All, L), L > N -> length(Top, N), append(Top, _, All) ; Top = All ).
-
-clumped_([], []).
-clumped_([X|Xs], [X-N|Out]) :-
-    same_run_(Xs, X, 1, N, Rest),
-    clumped_(Rest, Out).
-
-same_run_([Y|Ys], X, N0, N, Rest) :-
-    Y == X, !,
-    N1 is N0 + 1,
-    same_run_(Ys, X, N1, N, Rest).
-same_run_(Rest, _, N, N, Rest).
 
 % The cell's own ladder, stored through the ladder (rung/3; its provenance is its membership,
 % which the vocabulary's provenance/2 answers from here, so a refresh rewrites three rungs and
