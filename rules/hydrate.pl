@@ -760,10 +760,14 @@ rings_(Ring, Depth, Segment, Frontier, Seen0, [Ring-Cells|Rings]) :-
 
 % The focus cells' members most similar to the goal, cell_focus_members_/1 per focus cell:
 % the score of their cell's best seed times 0.7, scaled from half to all of it by how close
-% they come to the best of them (cosine).
+% they come to the best of them (cosine). The members compared come from the focus cells in
+% order of their score, at most cell_focus_pool_/1 of them (the cost of a frame stays bounded
+% however large its cells), and a cell whose members all lie in the segment is not checked
+% member by member.
 focus_members_(Goal, Focus, SeedIds, Segment, Near) :-
-    findall(H, ( member(C-_, Focus), cell_member(C, H), \+ ord_memberchk(H, SeedIds),
-                 in_segment_(H, Segment) ), Hs0),
+    sort(2, @>=, Focus, ByScore),
+    cell_focus_pool_(Pool),
+    focus_pool_(ByScore, Segment, SeedIds, Pool, Hs0),
     sort(Hs0, Hs),
     length(Focus, NF),
     cell_focus_members_(PerCell),
@@ -779,6 +783,22 @@ focus_members_(Goal, Focus, SeedIds, Segment, Near) :-
             Near).
 
 cell_focus_members_(6).
+cell_focus_pool_(1200).
+
+focus_pool_([], _, _, _, []).
+focus_pool_([C-_|Cs], Segment, SeedIds, Left, Hs) :-
+    (   Left =< 0
+    ->  Hs = []
+    ;   (   cell_info(C, segments, [Only]), Only == Segment
+        ->  findall(H, ( cell_member(C, H), \+ ord_memberchk(H, SeedIds) ), Own)
+        ;   findall(H, ( cell_member(C, H), \+ ord_memberchk(H, SeedIds),
+                         in_segment_(H, Segment) ), Own)
+        ),
+        length(Own, N),
+        Left1 is Left - N,
+        append(Own, Rest, Hs),
+        focus_pool_(Cs, Segment, SeedIds, Left1, Rest)
+    ).
 
 % Ring 1: the adjacent cell's summary (standing for its members) and its central members;
 % further rings: the summary alone, at the periphery's rung.

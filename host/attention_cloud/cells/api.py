@@ -146,9 +146,10 @@ def rebuild(mem: Any) -> CellsReport:
     groups: dict[int, list[int]] = {}
     for i, label in enumerate(labels):
         groups.setdefault(int(label), []).append(i)
+    bounded = P.bounded(list(groups.values()), feats, P.split_size(len(inputs.handles)))
     cells = []
     sums, counts, ids = [], [], []
-    for rows in sorted(groups.values(), key=lambda rows: inputs.handles[rows[0]]):
+    for rows in sorted(bounded, key=lambda rows: inputs.handles[rows[0]]):
         members = [inputs.handles[i] for i in rows]
         cid = P.cell_id(members)
         cells.append((cid, members, P.central(members, feats[rows])))

@@ -167,6 +167,22 @@ def split(members: Sequence[str], features: np.ndarray) -> list[list[int]]:
     return groups
 
 
+def bounded(groups: list[list[int]], features: np.ndarray, limit: int) -> list[list[int]]:
+    """The groups (row indices) with every group larger than ``limit`` split in two, again
+    and again, until none is: k-means leaves some clusters several times the mean size, and a
+    cell's cost in a frame's walk grows with its size. Each group keeps its rows' order."""
+    out: list[list[int]] = []
+    todo = [sorted(g) for g in groups]
+    while todo:
+        rows = todo.pop()
+        if len(rows) <= limit:
+            out.append(rows)
+            continue
+        for half in split([str(r) for r in rows], features[rows]):
+            todo.append([rows[i] for i in half])
+    return out
+
+
 def adjacency(ids: Sequence[str], centroids: np.ndarray,
               entities: Sequence[Sequence[str]]) -> list[tuple[str, str, float]]:
     """Weighted links between cells: each cell to its ``ADJACENT`` best, the weight
