@@ -783,7 +783,7 @@ focus_members_(Goal, Focus, SeedIds, Segment, Near) :-
             Near).
 
 cell_focus_members_(6).
-cell_focus_pool_(1200).
+cell_focus_pool_(600).
 
 focus_pool_([], _, _, _, []).
 focus_pool_([C-_|Cs], Segment, SeedIds, Left, Hs) :-
