@@ -29,7 +29,9 @@ hydrate/3 plans the frame entirely in Prolog:
   2. *Walk*: from the seeds through structure: the seed's arc (an arc record stands in for its
      members when it has several), the entity graph (same file, same error, same named thing),
      neighbours in the session, and items produced under the same goal (the trajectory). A
-     plane may name a user rule instead; what it adds is `seeded_by: rule:<name>`.
+     plane may name a user rule instead; what it adds is `seeded_by: rule:<name>`. The
+     *bridge* then brings in the items of other sessions that share a seed's rare named
+     thing (`seeded_by: entity_bridge`): the second piece of a multi-hop question.
   3. *Fovea*: detail by distance from the focus: seeds at L0, their arc at L1, one hop at L2,
      the periphery at L3; never above the ceiling.
   4. *Budget*: candidates are taken best first, at least one per ~50 tokens of budget and more
@@ -69,7 +71,9 @@ Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source,
 %   cells: the frame is drawn only from each cell and its neighbourhood to `depth` links,
 %   default 1; each mount renders independently with an equal share of the budget, as a
 %   part labelled `mount:Cell`, and the parts merge into one frame, a record in two mounts
-%   kept once).
+%   kept once), bridge (`true`, the default: a seed's rare named things bring in the items
+%   of other sessions that name them, the second hop of a multi-hop question; `false`: no
+%   bridge).
 %   @error existence_error(plane, P) for an unknown plane; domain_error for a bad budget or
 %   a `now` that is not an ISO 8601 time; existence_error(cell, C) for a mount that is no cell.
 
@@ -96,8 +100,10 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     must_be(nonneg, MountDepth),
     time_anchor_(Goal, Now0, Anchor),
     goal_priors_(Goal, Anchor, Priors),
+    option_(Options, bridge, true, Bridge),
+    must_be(boolean, Bridge),
     Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
-                               reader: Reader, goal: Goal, cells: UseCells}),
+                               reader: Reader, goal: Goal, cells: UseCells, bridge: Bridge}),
     (   Mounts == []
     ->  segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets0),
         include(segment_readable_(Reader), SegBudgets0, SegBudgets)
@@ -284,7 +290,8 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     Seeds = Settings.seeds,
     Priors = Settings.priors,
     jump_(Goal, Priors, Settings.reader, Segment, Seeds, Path, SeedHits, MoreHits),
-    walk_(Settings, Segment, SeedHits, Expanded0),
+    walk_(Settings, Segment, SeedHits, Walked),
+    bridge_(Settings, Segment, SeedHits, Walked, Expanded0),
     walk_speaker_(Priors, Expanded0, Expanded),
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates0),
     CrumbShare is max(0, floor(Budget * Settings.breadcrumbs)),
@@ -891,6 +898,61 @@ shared_entity_(Id, Other) :-
     walk_predicate_(P),
     relation(Id, P, E),
     limit(5, ( relation(Other, P, E), Other \== Id )).
+
+		 /*******************************
+		 *     BRIDGE: THE SECOND HOP   *
+		 *******************************/
+
+% bridge_(+Settings, +Segment, +Seeds, +Walked, -Expanded)
+% Multi-hop: once a seed holds one piece of what the goal needs, the other pieces often lie in
+% other sessions that name the same specific thing without the goal's words ("the job at
+% Halvorsen & Kim" in one session, "Halvorsen & Kim moved her to Lisbon" in another). A
+% seed's rare named things (its L2 entities that at most bridge_df_/1 items of memory
+% hold: a name, a place, an amount, a date, not the speaker everyone's turns name) bring in
+% the items of *other* sessions that name them too, at the seed's score times
+% bridge_weight_/1, `seeded_by: entity_bridge`. Walked keeps what the walk found; a record
+% reached both ways keeps the higher score. Off with the option `bridge: false`; a user walk
+% rule replaces it.
+bridge_(Settings, _, _, Walked, Walked) :-
+    (   Settings.bridge == false ; Settings.walk = rule(_) ), !.
+bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
+    findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds0),
+    sort(SeedIds0, SeedIds),
+    bridge_weight_(W),
+    findall(c(Other, S, entity_bridge, 1, near),
+            ( member(c(Id, S0, _, _, _), Seeds),
+              record_sessions_(Id, Sessions),
+              bridge_entity_(Id, E),
+              distilled(Other, entity, E),
+              item(Other),
+              \+ ord_memberchk(Other, SeedIds),
+              item_session(Other, OtherSession),
+              \+ memberchk(OtherSession, Sessions),
+              in_segment_(Other, Segment),
+              readable_(Settings.reader, Other),
+              S is round(S0 * W * 10000) / 10000 ),
+            Bridged),
+    append(Walked, Bridged, Found),
+    best_per_id_(Found, Expanded).
+
+bridge_df_(8).
+bridge_weight_(0.7).
+
+% A named thing of Id that two to bridge_df_/1 items hold (arcs and rollups, which repeat
+% their members' entities, not counted).
+bridge_entity_(Id, E) :-
+    bridge_df_(Max),
+    Over is Max + 1,
+    distilled(Id, entity, E),
+    aggregate_all(count, limit(Over, ( distilled(X, entity, E), item(X) )), N),
+    N >= 2, N =< Max.
+
+% The sessions a record belongs to: an item's own, an arc's members'.
+record_sessions_(Id, [S]) :-
+    item_session(Id, S), !.
+record_sessions_(Id, Sessions) :-
+    findall(S, ( arc_member(Id, M), item_session(M, S) ), Sessions0),
+    sort(Sessions0, Sessions).
 
 best_per_id_(Cands, Best) :-
     findall(Id-C, ( member(C, Cands), C = c(Id, _, _, _, _) ), Pairs),

@@ -47,19 +47,21 @@ def test_sigkill_never_loses_acknowledged_items(tmp_path):
     home = tmp_path / "home"
     acknowledged = 0
     killed = completed = 0
-    # Kill moments are drawn against how long one ingest takes on this machine now (a loaded
-    # machine is slower), so both killed and finished runs happen: the first is never killed.
+    # Kill moments are drawn against how long an ingest takes on this machine now (a loaded
+    # machine is slower, and a growing home makes each ingest slower than the last): every
+    # fourth run is left to finish and times the kills that follow, so both paths happen
+    # however fast the machine is.
     whole = None
     for attempt in range(22):
         src = tmp_path / f"s{attempt}.jsonl"
         _session_file(src, f"S{attempt}", 2000)
         started = time.monotonic()
         proc = _ingest(home, src)
-        if whole is None:
+        if attempt % 4 == 0:
             proc.wait()
             whole = time.monotonic() - started
         else:
-            time.sleep(rng.uniform(0.1, 1.6) * whole)
+            time.sleep(rng.uniform(0.05, 1.0) * whole)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
         out, _ = proc.communicate()

@@ -70,7 +70,7 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
             rules: str | None = None, walk_rule: str | None = None,
             now: str | float | None = None, store_receipt: bool = True,
             reader: str | None = None, mount: list[str] | None = None, depth: int = 1,
-            cells: bool | None = None) -> Frame:
+            cells: bool | None = None, bridge: bool = True) -> Frame:
     """Plan a frame for ``goal`` in Prolog and render it (see :meth:`Memory.hydrate`).
 
     With ``reader`` (a principal) the frame is planned through the sharing policy: only what
@@ -107,6 +107,8 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
         options["depth"] = int(depth)
     if cells is not None:
         options["cells"] = Atom("true" if cells else "false")
+    if not bridge:
+        options["bridge"] = Atom("false")
     if reader is None:
         (frame,) = mem.pl.once("atc_api:api_hydrate", goal, options, Var())
     else:

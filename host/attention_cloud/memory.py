@@ -594,7 +594,7 @@ class Memory:
                 segments: dict[str, int] | None = None, ceiling: str = "L0",
                 rules: str | os.PathLike[str] | None = None, walk: str | None = None,
                 now: str | float | None = None, mount: Iterable[str] | None = None,
-                depth: int = 1, cells: bool | None = None) -> Any:
+                depth: int = 1, cells: bool | None = None, bridge: bool = True) -> Any:
         """Render a frame for ``goal``.
 
         Returns a :class:`~attention_cloud.hydration.Frame` with ``.text``, ``.receipt``
@@ -616,6 +616,8 @@ class Memory:
             depth: how many links around a mounted cell its region reaches (default 1).
             cells: False walks the entity graph even when memory holds cells; None (default)
                 walks through cell adjacency when it does.
+            bridge: False leaves out the second hop (items of other sessions that share a
+                seed's rare named thing, ``seeded_by: entity_bridge``).
         """
         from .hydration import hydrate
 
@@ -624,7 +626,7 @@ class Memory:
             return hydrate(self, goal, budget=budget, plane=plane, segments=segments,
                            ceiling=ceiling, rules=module if module != "atc_query" else None,
                            walk_rule=walk, now=now, mount=list(mount or []), depth=depth,
-                           cells=cells)
+                           cells=cells, bridge=bridge)
 
     def item(self, handle: str) -> Item | None:
         """The live journal item with this handle, or None."""

@@ -342,10 +342,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="report the instances a run's --jsonl holds (both shapes) without running")
     parser.add_argument("--update-md", action="store_true",
                         help="write the tables into BENCHMARKS.md (## Conversational shape)")
+    parser.add_argument("--compare", choices=sorted(lme.COMPARED),
+                        help="also hydrate each question without this part of hydration "
+                             "(as longmemeval.py --compare) and report both, per shape")
     args = parser.parse_args(argv)
     args.budgets = sorted(set(args.budgets))
     args.config = {}
-    args.cells_compare = False  # lme.run_instance's walk comparison is longmemeval.py's alone
     if any(b <= 0 for b in args.budgets):
         parser.error("--budgets must be positive")
     header = run_header("LongMemEval's dev split in two shapes (dev, conversational)")
@@ -394,8 +396,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _finish(header: str, outcomes: dict[str, list[lme.Outcome]], variants: list[Variant],
             args: argparse.Namespace, elapsed: float) -> int:
-    body = (header + "\n" + report(outcomes, variants, args, elapsed)
-            + f"\nPeak RSS of the benchmark process: {peak_rss_mb():,.0f} MB.\n")
+    body = header + "\n" + report(outcomes, variants, args, elapsed)
+    if args.compare and not args.from_jsonl:
+        on, _, off = lme.COMPARED[args.compare]
+        for shape, found in outcomes.items():
+            body += (f"\n{shape.capitalize()} shape, with {on} against {off} (same homes, same "
+                     "questions):\n\n" + lme.compare_report(found, args.budgets, args.compare) + "\n")
+    body += f"\nPeak RSS of the benchmark process: {peak_rss_mb():,.0f} MB.\n"
     print(body)
     if args.update_md:
         update_benchmarks("Conversational shape", f"Embedder {args.embedder}", body)

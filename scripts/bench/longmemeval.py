@@ -114,9 +114,10 @@ class Outcome:
     embedded: int
     rrf_hits: dict[int, bool] = field(default_factory=dict)
     rrf_in_frame: dict[int, float] = field(default_factory=dict)
-    #: --cells-compare: per budget, the same measures with the entity walk (cells=False), and
-    #: frame session recall (answer session among the first 5 distinct sessions of the frame's
-    #: facts, in frame order) with cells and without
+    #: --compare cells|bridge: per budget, the same measures with that part of hydration off
+    #: (cells=False: the entity walk; bridge=False: no second hop), and frame session recall
+    #: (answer session among the first 5 distinct sessions of the frame's facts, in frame
+    #: order) with it and without; cell_facts counts the facts the part brought in
     walk_l0: dict[int, float] = field(default_factory=dict)
     walk_any: dict[int, float] = field(default_factory=dict)
     frame_hits: dict[int, bool] = field(default_factory=dict)
@@ -382,15 +383,17 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
             spent[budget] = int(frame.receipt["budget"]["spent"])
             l0, anywhere = frame_evidence(frame, members)
             kept = bm25_frame(bm25_order, texts, budget)
-            if args.cells_compare:
-                walk = mem.hydrate(inst.question, budget=budget, now=now, cells=False)
+            if args.compare:
+                walk = mem.hydrate(inst.question, budget=budget, now=now,
+                                   **{args.compare: False})
                 walk_l0_set, walk_any_set = frame_evidence(walk, members)
                 cells_of = cell_members(mem)
                 frame_hits[budget] = bool(inst.answer_sessions & set(
                     frame_sessions(frame, session_of, members, cells_of)[:5]))
                 walk_frame_hits[budget] = bool(inst.answer_sessions & set(
                     frame_sessions(walk, session_of, members, cells_of)[:5]))
-                cell_facts[budget] = sum(f.seeded_by == "cell_adjacency" for f in frame.facts)
+                cell_facts[budget] = sum(f.seeded_by == COMPARED[args.compare][1]
+                                         for f in frame.facts)
                 if evidence:
                     walk_l0[budget] = len(evidence_items & walk_l0_set) / len(evidence)
                     walk_any[budget] = len(evidence_items & walk_any_set) / len(evidence)
@@ -451,8 +454,15 @@ def frame_sessions(frame: Any, session_of: dict[str, str], members: dict[str, se
     return order
 
 
-def cells_report(outcomes: list[Outcome], budgets: list[int]) -> str:
-    """--cells-compare: the frame with the cell walk against the entity walk, same run."""
+#: --compare: the part of hydration switched off in the second frame -> (its name in the
+#: tables, the seeded_by of the facts it brings, what the second frame is called)
+COMPARED = {"cells": ("cells", "cell_adjacency", "entity walk"),
+            "bridge": ("bridge", "entity_bridge", "no bridge")}
+
+
+def compare_report(outcomes: list[Outcome], budgets: list[int], compared: str) -> str:
+    """--compare: the frame with a part of hydration on against it off, same run."""
+    on, _, off = COMPARED[compared]
     rows = []
     for label, group in [("all", outcomes)] + [(t, [o for o in outcomes if o.qtype == t]) for t in TYPES]:
         scored = [o for o in group if not o.abstention]
@@ -471,9 +481,9 @@ def cells_report(outcomes: list[Outcome], budgets: list[int]) -> str:
                          f"{mean([o.bm25_in_frame[b] for o in with_ev]):.3f}",
                          f"{mean([o.cell_facts[b] for o in group]):.1f}"])
     return markdown_table(
-        ["questions", "n", "budget", "session recall@5 (jump)", "frame recall@5 cells",
-         "frame recall@5 entity walk", "evidence L0 cells", "L0 entity walk",
-         "any rung cells", "any rung entity walk", "L0 BM25", "cell facts / frame"], rows)
+        ["questions", "n", "budget", "session recall@5 (jump)", f"frame recall@5 {on}",
+         f"frame recall@5 {off}", f"evidence L0 {on}", f"L0 {off}",
+         f"any rung {on}", f"any rung {off}", "L0 BM25", f"{on} facts / frame"], rows)
 
 
 def mean(values: list[float]) -> float:
@@ -619,9 +629,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", action="append", default=[], metavar="KEY=JSON",
                         help="a home config key for every haystack, e.g. distillation_vectors=false "
                              "(repeatable; the value is JSON)")
-    parser.add_argument("--cells-compare", action="store_true",
-                        help="hydrate each question with the cell walk and with the entity walk "
-                             "(cells=False) and report both")
+    parser.add_argument("--compare", choices=sorted(COMPARED),
+                        help="hydrate each question twice, with this part of hydration and "
+                             "without it (cells: the entity walk instead; bridge: no second "
+                             "hop), and report both")
+    parser.add_argument("--cells-compare", dest="compare", action="store_const", const="cells",
+                        help="the same as --compare cells")
     parser.add_argument("--jsonl", type=Path, help="also write one JSON line per instance here")
     parser.add_argument("--update-md", action="store_true",
                         help="write the tables into BENCHMARKS.md (## LongMemEval)")
@@ -650,11 +663,12 @@ def main(argv: list[str] | None = None) -> int:
         out.close()
     body = (header + "\n" + report(outcomes, args, time.perf_counter() - started)
             + f"\nPeak RSS of the benchmark process: {peak_rss_mb():,.0f} MB.\n")
-    if args.cells_compare:
-        body += ("\nCell walk against entity walk (same homes, same questions; the jump and so "
+    if args.compare:
+        on, _, off = COMPARED[args.compare]
+        body += (f"\nWith {on} against {off} (same homes, same questions; the jump and so "
                  "session recall@5 are the same for both by construction; frame recall@5 reads "
                  "the first five distinct sessions of the frame's facts):\n\n"
-                 + cells_report(outcomes, args.budgets) + "\n")
+                 + compare_report(outcomes, args.budgets, args.compare) + "\n")
     print(body)
     if args.update_md:
         settings = "".join(f", {k}={json.dumps(v)}" for k, v in sorted(args.config.items()))

@@ -89,20 +89,22 @@ def mount_add_checked(mem: Any, name: str, url: str, token_env: str) -> dict[str
 def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
                         segments: dict[str, int] | None = None, ceiling: str = "L0",
                         rules: str | None = None, walk: str | None = None,
-                        now: str | float | None = None, cells: bool | None = None) -> Frame:
+                        now: str | float | None = None, cells: bool | None = None,
+                        bridge: bool = True) -> Frame:
     """A frame from this home's memory and every mount, each with an even share of
     ``budget``; the receipt names the mount of each fact and what each mount did. ``cells``
-    is Memory.hydrate's (the walk through this memory's cells or its entity graph)."""
+    and ``bridge`` are Memory.hydrate's (the walk through this memory's cells or its entity
+    graph; the second hop across sessions)."""
     mounts = sharing_state(mem).mounts
     if not mounts:
         return mem.hydrate(goal, budget=budget, plane=plane, segments=segments, ceiling=ceiling,
-                           rules=rules, walk=walk, now=now, cells=cells)
+                           rules=rules, walk=walk, now=now, cells=cells, bridge=bridge)
     has_local = mem.pl.once("atc_journal:journal_segment", Var()) is not None
     share = budget // (len(mounts) + (1 if has_local else 0))
     if has_local:
         local = mem.hydrate(goal, budget=budget - share * len(mounts), plane=plane,
                             segments=segments, ceiling=ceiling, rules=rules, walk=walk, now=now,
-                            cells=cells)
+                            cells=cells, bridge=bridge)
     else:  # nothing here yet: the mounts share the whole budget
         local = Frame(receipt_id="", facts=(), text="", receipt={
             "goal": goal, "plane": plane, "budget": {"total": budget, "spent": 0, "segments": {}},

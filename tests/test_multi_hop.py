@@ -1,0 +1,108 @@
+"""Multi-hop frames (issue 14, item 4): once the goal's words find one piece of evidence, the
+bridge brings in the piece another session holds that names the same rare thing but none of
+the goal's words; --no-bridge leaves it out, and common names (a speaker's) bridge nothing."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud.cli import main
+from attention_cloud.home import write_config
+
+GOAL = "Which city will Priya live in after accepting the new job offer?"
+FIRST = "I accepted the job offer from Nordvik Studio this morning, the pay is much better."
+SECOND = "Nordvik Studio wants me at their Lisbon office from September, so I am packing already."
+
+# Filler: two people chatting about other things over many sessions, so that a tight frame
+# cannot hold everything and the second piece comes in only by the bridge.
+FILLER = [
+    "The pottery class was fun, my bowl finally stayed round on the wheel.",
+    "I ran ten kilometres in the park before breakfast and my knee held up.",
+    "We should try the new ramen place near the station on Friday.",
+    "My sister is visiting next weekend, she wants to see the botanical garden.",
+    "The heating in the flat broke again, the landlord says he will send someone.",
+    "I finished the crime novel you lent me, the ending was a surprise.",
+    "Tomorrow I need to renew my passport before it expires in spring.",
+    "The cat knocked the plant off the windowsill and the soil went everywhere.",
+    "I started learning to bake sourdough, the starter smells very sour.",
+    "Our team lost the quiz night by one point on the music round.",
+    "My phone screen cracked when it fell off the bike on the way home.",
+    "The garden tomatoes are finally turning red after the warm week.",
+    # the goal's own words in other senses, so the jump ranks these above the second piece
+    "The city council will live stream the vote on the new bridge after the job is done.",
+    "Which film will we watch after dinner? The new one about the city sounds good.",
+    "The bakery has a new offer: live music in the city square after accepting donations.",
+    "I would live in the city centre if the new flats had a better offer on rent.",
+    "After the job interview for the new café I walked around the old city walls.",
+    "The city marathon will offer new medals after the live broadcast ends.",
+]
+
+
+def _line(name: str, role: str, when: str, text: str) -> str:
+    return json.dumps({"role": role, "name": name, "timestamp": when, "content": text}) + "\n"
+
+
+@pytest.fixture
+def hop_home(home, tmp_path):
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    for n in range(len(FILLER)):  # session n: two filler turns; the first piece in session 3
+        day = f"{n + 1} May, 2023"
+        lines = [_line("Priya", "user", f"9:00 am on {day}", FILLER[n]),
+                 _line("Tomás", "assistant", f"9:05 am on {day}", FILLER[(n + 5) % len(FILLER)])]
+        if n == 3:
+            lines.append(_line("Priya", "user", f"9:10 am on {day}", FIRST))
+        (folder / f"s{n:02d}.jsonl").write_text("".join(lines))
+    # the second piece in a session of its own, so no story link reaches it from a seed
+    (folder / "s99.jsonl").write_text(_line("Priya", "user", "9:10 am on 30 May, 2023", SECOND))
+    write_config(home, {"embedder": "hash"})
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    assert run("ingest", str(folder)).exit_code == 0
+    assert run("curate").exit_code == 0
+    return run
+
+
+def _frame(run, *extra):
+    out = run("hydrate", "--goal", GOAL, "--budget", "300", "--format", "json", *extra)
+    assert out.exit_code == 0, out.output
+    return json.loads(out.output)
+
+
+def _handle(run, text):
+    out = run("query", f'item_text(H, T), sub_string(T, 0, _, _, "{text[:30]}")', "--format", "json")
+    (row,) = json.loads(out.output)
+    return row["H"]
+
+
+def _fact(run, frame, text):
+    handle = _handle(run, text)
+    return next((f for f in frame["receipt"]["facts"] if f["handle"] == handle), None)
+
+
+def test_the_bridge_brings_the_second_piece_from_another_session(hop_home):
+    frame = _frame(hop_home)
+    first, second = _fact(hop_home, frame, FIRST), _fact(hop_home, frame, SECOND)
+    assert first is not None and first["seeded_by"] in {"relevance", "hybrid", "semantic", "lexical"}
+    assert second is not None, frame["text"]
+    assert second["seeded_by"] == "entity_bridge"
+    assert "Lisbon" in frame["text"]
+
+
+@pytest.mark.parametrize("walk", [[], ["--no-cells"]], ids=["cell walk", "entity walk"])
+def test_no_bridge_leaves_the_second_piece_out(hop_home, walk):
+    frame = _frame(hop_home, *walk, "--no-bridge")
+    assert _fact(hop_home, frame, FIRST) is not None
+    assert _fact(hop_home, frame, SECOND) is None
+    assert all(f["seeded_by"] != "entity_bridge" for f in frame["receipt"]["facts"])
+    assert _fact(hop_home, _frame(hop_home, *walk), SECOND)["seeded_by"] == "entity_bridge"
+
+
+def test_a_name_every_turn_shares_bridges_nothing(hop_home):
+    """Priya speaks in every session: her name is no bridge (only rare named things are)."""
+    out = hop_home("query", 'hydrate("Priya pottery wheel bowl", _{budget: 400}, frame(_, Fs, _)), '
+                   'findall(I, member(fact(I, _, _, entity_bridge, _, _, _, _, _, _, _), Fs), Bs)',
+                   "--format", "json")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)[0]["Bs"] == []
