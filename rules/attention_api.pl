@@ -33,6 +33,7 @@
 :- use_module(attention_state, except([weight/3])).
 :- use_module(attention_candidates).
 :- use_module(attention).
+:- use_module(grants, [belief_labels/3, labels_dict/2]).
 
 /** <module> What the host calls for beliefs, attention, claims and the trace
 
@@ -111,9 +112,13 @@ drop(Scope) :-
     durably(attention_drop(Scope)).
 
 %!  belief(+Scope, +Id, +Now, -Info:dict) is det.
-%   See atc_tms:belief_info/4.
+%   See atc_tms:belief_info/4; `labels` adds the labels the belief carries from the items
+%   that justify it (atc_grants:belief_labels/3, as a dict).
 belief(Scope, Id, Now, Info) :-
-    belief_info(Scope, Id, Now, Info).
+    belief_info(Scope, Id, Now, Info0),
+    belief_labels(Scope, Id, Labels),
+    labels_dict(Labels, LabelsDict),
+    Info = Info0.put(labels, LabelsDict).
 
 %!  why(+Scope, +Id, -Why:dict) is det.
 %   See atc_tms:belief_why/3.

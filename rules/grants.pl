@@ -8,6 +8,8 @@
             visible/3,                  % +Principal, ?Record, -MaxLevel
             visible_at/3,               % +Principal, +Record, +Level
             record_labels/2,            % +Record, -Labels
+            belief_labels/3,            % +Scope, +Belief, -Labels
+            labels_dict/2,              % +Labels, -Dict
             item_label/3,               % ?Handle, ?Key, ?Value
             pool_mount_refused/2,       % +ReaderKind, +HomeKind
             principal_token/4,          % ?TokenId, ?Principal, ?Salt, ?Hash
@@ -35,6 +37,7 @@
 :- use_module(journal).
 :- use_module(ladder).
 :- use_module(cells, [cell/1, cell_provenance/2]).
+:- use_module(tms, [belief_support/3]).
 
 /** <module> Sharing: principals, teams, grants, labels, and the one visibility policy
 
@@ -312,6 +315,48 @@ record_labels(R, Labels) :-
         foldl(tighten_, Ls, Own, Union),
         declassified_(R, Union, Labels)
     ).
+
+%!  belief_labels(+Scope, +Belief, -Labels) is det.
+%
+%   The labels a belief carries: the most restrictive union (as record_labels/2) of the labels
+%   of every journal item that justifies it, directly or through the beliefs that support it,
+%   so a belief read from a private item is private. No grantee reads beliefs; the labels
+%   say what sharing one would expose. A belief no item justifies has none:
+%   labels(all, [], none).
+
+belief_labels(Scope0, Belief, Labels) :-
+    text_atom_(Scope0, Scope),
+    text_atom_(Belief, Id),
+    belief_items_(Scope, [Id], [Id], [], Items),
+    findall(L, ( member(H, Items), record_labels(H, L) ), Ls),
+    foldl(tighten_, Ls, labels(all, [], none), Labels).
+
+% belief_items_(+Scope, +Queue, +Seen, +Acc, -Items): the items that justify the queued
+% beliefs and, breadth first, the beliefs that support them (each belief visited once).
+belief_items_(_, [], _, Acc, Items) :-
+    sort(Acc, Items).
+belief_items_(Scope, [B|Bs], Seen, Acc, Items) :-
+    findall(H, belief_support(Scope, B, item(H)), Hs),
+    findall(B2, ( belief_support(Scope, B, belief(B2)), \+ memberchk(B2, Seen) ), New0),
+    sort(New0, New),
+    append(Seen, New, Seen1),
+    append(Bs, New, Queue),
+    append(Hs, Acc, Acc1),
+    belief_items_(Scope, Queue, Seen1, Acc1, Items).
+
+%!  labels_dict(+Labels, -Dict) is det.
+%
+%   Labels as a dict for the host: readers (`all` or a list), restrictions (strings, a team
+%   restriction as "team:NAME") and retention (`none` or an ISO 8601 time).
+
+labels_dict(labels(Readers, Restrictions, Retention),
+            _{readers: Readers, restrictions: Texts, retention: Retention}) :-
+    maplist(restriction_text_, Restrictions, Texts).
+
+restriction_text_(team(T), Text) :- !, format(string(Text), "team:~w", [T]).
+restriction_text_(X, Text) :- atom_string(X, Text).
+
+text_atom_(T, A) :- ( atom(T) -> A = T ; atom_string(A, T) ).
 
 own_labels_(R, labels(Readers, Restrictions, Retention)) :-
     findall(P, label_(R, reader, P), Ps0),

@@ -176,6 +176,29 @@ def test_labels_tighten_derivatives_and_declassify_is_audited(alice):
     assert declass and declass[-1]["who"] == "alice" and declass[-1]["why"] == "reviewed"
 
 
+def test_beliefs_carry_the_labels_of_the_items_that_justify_them(alice):
+    """A belief read from a pii item is pii for the same readers, and so is a belief it
+    supports; one justified by an unlabelled item carries no restriction."""
+    from attention_cloud.attention import Controller
+
+    home, _ = alice
+    with Memory.open(home, create=False) as mem:
+        first, second = [r["H"] for r in mem.query("item_segment(H, payments)").rows[:2]]
+    ok("label", first, "--restrict", "pii", "--reader", "bob", home=home)
+    with Memory.open(home, create=False) as mem:
+        ctl = Controller(mem.pl, "labels", memory=mem)
+        common = dict(claim_type="dependency_version", subject="libfoo", confidence=0.9,
+                      observed_at=1_700_000_000.0, volatility="package_release")
+        ctl.add_belief("from_pii", value="4.1", supports=[first], **common)
+        ctl.add_belief("built_on_it", value="4.2", supports=["from_pii", second], **common)
+        ctl.add_belief("plain", value="4.3", supports=[second], **common)
+        labels = {b: ctl.belief(b, now=1_700_000_100.0)["labels"]
+                  for b in ("from_pii", "built_on_it", "plain")}
+    assert labels["from_pii"] == {"readers": ["bob"], "restrictions": ["pii"], "retention": "none"}
+    assert labels["built_on_it"] == labels["from_pii"]      # through the supporting belief
+    assert labels["plain"] == {"readers": "all", "restrictions": [], "retention": "none"}
+
+
 def test_audit_lists_reads_with_reader_filter_and_since(alice):
     home, _ = alice
     frame_json("--as", "bob", home=home)

@@ -96,6 +96,7 @@ phase_(plane_settings_, plan).
 phase_(segment_budgets_, plan).
 phase_(jump_, jump).
 phase_(walk_, walk).
+phase_(bridge_, walk).
 phase_(merge_candidates_, select).
 phase_(split_at_, select).
 phase_(select_facts_, select).
