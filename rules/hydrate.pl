@@ -31,7 +31,8 @@ hydrate/3 plans the frame entirely in Prolog:
      neighbours in the session, and items produced under the same goal (the trajectory). A
      plane may name a user rule instead; what it adds is `seeded_by: rule:<name>`. The
      *bridge* then brings in the items of other sessions that share a seed's rare named
-     thing (`seeded_by: entity_bridge`): the second piece of a multi-hop question.
+     thing (an entity expansion; the segment's `bridged` list names the seed and the thing):
+     the second piece of a multi-hop question.
   3. *Fovea*: detail by distance from the focus: seeds at L0, their arc at L1, one hop at L2,
      the periphery at L3; never above the ceiling.
   4. *Budget*: candidates are taken best first, at least one per ~50 tokens of budget and more
@@ -307,11 +308,14 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     SegSpent is Used + CrumbTokens,
     Spent is Spent0 + SegSpent,
     maplist(suppressed_meta_(Label), Suppressed, SuppressedMeta),
+    findall(_{handle: Id, from: From, entity: E},
+            member(p(c(Id, _, bridge(From, E), _, _), _, _, _), Kept),
+            Bridged),
     findall(Id, ( member(P, Kept), P = p(c(Id, _, _, _, _), _, _, _),
                   capped_by_ceiling_(Settings, P) ),
             Capped),
     Meta = _{segment: Label, budget: Budget, spent: SegSpent, path: Path,
-             suppressed: SuppressedMeta, capped: Capped}.
+             suppressed: SuppressedMeta, capped: Capped, bridged: Bridged}.
 
 % A part of the frame is a segment of memory, or a mount: mount(Cell, Cells, Members), the
 % region within the mount's depth of Cell and the live items in it (sorted).
@@ -910,16 +914,18 @@ shared_entity_(Id, Other) :-
 % seed's rare named things (its L2 entities that at most bridge_df_/1 items of memory
 % hold: a name, a place, an amount, a date, not the speaker everyone's turns name) bring in
 % the items of *other* sessions that name them too, at the seed's score times
-% bridge_weight_/1, `seeded_by: entity_bridge`. Walked keeps what the walk found; a record
-% reached both ways keeps the higher score. Off with the option `bridge: false`; a user walk
-% rule replaces it.
+% bridge_weight_/1. Such a candidate is seeded by bridge(Seed, Entity): in the frame it is an
+% entity expansion (`seeded_by: entity_expansion`) and the segment's `bridged` list says which
+% seed and which named thing brought it. Walked keeps what the walk found; a record reached
+% both ways keeps the higher score. Off with the option `bridge: false`; a user walk rule
+% replaces it.
 bridge_(Settings, _, _, Walked, Walked) :-
     (   Settings.bridge == false ; Settings.walk = rule(_) ), !.
 bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds0),
     sort(SeedIds0, SeedIds),
     bridge_weight_(W),
-    findall(c(Other, S, entity_bridge, 1, near),
+    findall(c(Other, S, bridge(Id, E), 1, near),
             ( member(c(Id, S0, _, _, _), Seeds),
               record_sessions_(Id, Sessions),
               bridge_entity_(Id, E),
@@ -1396,9 +1402,10 @@ crumbs_([c(Id, _, _, _, _)|T], Seg, Settings, Budget, S0, S, N, Crumbs) :-
     ;   crumbs_(T, Seg, Settings, Budget, S0, S, N, Crumbs)
     ).
 
-render_fact_(Segment, p(c(Id, Score, By, Hops, _), Level, Tokens, _),
+render_fact_(Segment, p(c(Id, Score, By0, Hops, _), Level, Tokens, _),
              fact(Id, Segment, Level, By, Score, Tokens, Hops, Source, Time, Text, Dirty)) :-
     rung(Id, Level, Text0), !,
+    (   By0 = bridge(_, _) -> By = entity_expansion ; By = By0 ),
     (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text) ; Text = Text0 ),
     source_of_(Id, Source),
     time_of_(Id, Time),

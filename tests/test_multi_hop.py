@@ -86,7 +86,9 @@ def test_the_bridge_brings_the_second_piece_from_another_session(hop_home):
     first, second = _fact(hop_home, frame, FIRST), _fact(hop_home, frame, SECOND)
     assert first is not None and first["seeded_by"] in {"relevance", "hybrid", "semantic", "lexical"}
     assert second is not None, frame["text"]
-    assert second["seeded_by"] == "entity_bridge"
+    assert second["seeded_by"] == "entity_expansion"
+    assert {"handle": second["handle"], "segment": "default", "from": first["handle"],
+            "entity": "Nordvik Studio"} in frame["receipt"]["bridged"]
     assert "Lisbon" in frame["text"]
 
 
@@ -95,14 +97,27 @@ def test_no_bridge_leaves_the_second_piece_out(hop_home, walk):
     frame = _frame(hop_home, *walk, "--no-bridge")
     assert _fact(hop_home, frame, FIRST) is not None
     assert _fact(hop_home, frame, SECOND) is None
-    assert all(f["seeded_by"] != "entity_bridge" for f in frame["receipt"]["facts"])
-    assert _fact(hop_home, _frame(hop_home, *walk), SECOND)["seeded_by"] == "entity_bridge"
+    assert frame["receipt"]["bridged"] == []
+    bridged = _frame(hop_home, *walk)
+    assert _fact(hop_home, bridged, SECOND)["handle"] in {b["handle"] for b in bridged["receipt"]["bridged"]}
 
 
-def test_a_name_every_turn_shares_bridges_nothing(hop_home):
-    """Priya speaks in every session: her name is no bridge (only rare named things are)."""
-    out = hop_home("query", 'hydrate("Priya pottery wheel bowl", _{budget: 400}, frame(_, Fs, _)), '
-                   'findall(I, member(fact(I, _, _, entity_bridge, _, _, _, _, _, _, _), Fs), Bs)',
-                   "--format", "json")
-    assert out.exit_code == 0, out.output
-    assert json.loads(out.output)[0]["Bs"] == []
+def test_a_name_many_items_share_bridges_nothing(home, tmp_path):
+    """A named thing in more than eight items (a friend named in every session) is no bridge:
+    only rare ones are, or every session would pull in every other."""
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    for n in range(12):
+        text = f"{FILLER[n]} Later I went climbing with Kasia at the Boulder Barn."
+        (folder / f"k{n:02d}.jsonl").write_text(_line("Priya", "user", f"9:00 am on {n + 1} May, 2023", text))
+    write_config(home, {"embedder": "hash"})
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    assert run("ingest", str(folder)).exit_code == 0 and run("curate").exit_code == 0
+    named = json.loads(run("query", 'aggregate_all(count, (distilled(H, entity, "Kasia"), item(H)), N)',
+                           "--format", "json").output)
+    assert named[0]["N"] == 12
+    out = run("hydrate", "--goal", "When did the bowl stay round on the pottery wheel?",
+              "--budget", "2000", "--format", "json")
+    frame = json.loads(out.output)
+    assert len(frame["receipt"]["facts"]) >= 8
+    assert frame["receipt"]["bridged"] == []

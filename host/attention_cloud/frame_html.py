@@ -30,7 +30,7 @@ __all__ = ["render_html"]
 RUNG_FILL = {"L0": "#1d4f91", "L1": "#3d7cc9", "L2": "#8db5e8", "L3": "#d3e2f6"}
 #: Outline of a fact's disc by what seeded it (``rule:NAME`` uses the ``rule`` colour).
 SEED_STROKE = {"relevance": "#0b7a75", "recency": "#d9822b", "entity_expansion": "#7a4fb5",
-               "cell_adjacency": "#b5487a", "entity_bridge": "#2f8f3a", "rule": "#c23030"}
+               "cell_adjacency": "#b5487a", "rule": "#c23030"}
 _OTHER_STROKE = "#555555"
 #: How each jump path draws its lines from the goal to the focus.
 PATH_DASH = {"semantic": "", "hybrid": "", "lexical": "6 4", "recency": "2 4"}

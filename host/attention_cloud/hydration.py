@@ -323,6 +323,9 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
                         "suppressed": str(r["suppressed"]), "like": str(r["like"]),
                         "similarity": float(r["similarity"])}
                        for s in meta["segments"] for r in s.get("suppressed", [])],
+        "bridged": [{"handle": str(r["handle"]), "segment": s["segment"], "from": str(r["from"]),
+                     "entity": str(r["entity"])}
+                    for s in meta["segments"] for r in s.get("bridged", [])],
     }
 
 

@@ -617,7 +617,7 @@ class Memory:
             cells: False walks the entity graph even when memory holds cells; None (default)
                 walks through cell adjacency when it does.
             bridge: False leaves out the second hop (items of other sessions that share a
-                seed's rare named thing, ``seeded_by: entity_bridge``).
+                seed's rare named thing; the receipt's ``bridged`` names seed and thing).
         """
         from .hydration import hydrate
 

@@ -392,8 +392,7 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
                     frame_sessions(frame, session_of, members, cells_of)[:5]))
                 walk_frame_hits[budget] = bool(inst.answer_sessions & set(
                     frame_sessions(walk, session_of, members, cells_of)[:5]))
-                cell_facts[budget] = sum(f.seeded_by == COMPARED[args.compare][1]
-                                         for f in frame.facts)
+                cell_facts[budget] = COMPARED[args.compare][1](frame)
                 if evidence:
                     walk_l0[budget] = len(evidence_items & walk_l0_set) / len(evidence)
                     walk_any[budget] = len(evidence_items & walk_any_set) / len(evidence)
@@ -455,9 +454,10 @@ def frame_sessions(frame: Any, session_of: dict[str, str], members: dict[str, se
 
 
 #: --compare: the part of hydration switched off in the second frame -> (its name in the
-#: tables, the seeded_by of the facts it brings, what the second frame is called)
-COMPARED = {"cells": ("cells", "cell_adjacency", "entity walk"),
-            "bridge": ("bridge", "entity_bridge", "no bridge")}
+#: tables, how to count the facts it brought into a frame, what the second frame is called)
+COMPARED = {"cells": ("cells", lambda frame: sum(f.seeded_by == "cell_adjacency" for f in frame.facts),
+                      "entity walk"),
+            "bridge": ("bridge", lambda frame: len(frame.receipt.get("bridged", [])), "no bridge")}
 
 
 def compare_report(outcomes: list[Outcome], budgets: list[int], compared: str) -> str:
