@@ -197,6 +197,9 @@ def test_beliefs_carry_the_labels_of_the_items_that_justify_them(alice):
     assert labels["from_pii"] == {"readers": ["bob"], "restrictions": ["pii"], "retention": "none"}
     assert labels["built_on_it"] == labels["from_pii"]      # through the supporting belief
     assert labels["plain"] == {"readers": "all", "restrictions": [], "retention": "none"}
+    shown = ok("belief", "show", "built_on_it", "--scope", "labels", home=home)
+    assert "labels (from its items): readers bob; restrictions pii; retention none" in shown
+    assert "labels" not in ok("belief", "show", "plain", "--scope", "labels", home=home)
 
 
 def test_audit_lists_reads_with_reader_filter_and_since(alice):

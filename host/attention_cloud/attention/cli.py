@@ -147,6 +147,13 @@ def belief_show(ctx: click.Context, belief_id: str, fmt: str, home: str | None, 
         click.echo(f"  dirty: {dirt['cause']} (at {_num(dirt['at'], 0)})")
     if info["superseded_by"]:
         click.echo(f"  superseded by {info['superseded_by']}")
+    labels = info.get("labels") or {}
+    readers = labels.get("readers", "all")
+    if labels.get("restrictions") or readers != "all" or labels.get("retention", "none") != "none":
+        shown = ", ".join(readers) if isinstance(readers, list) else readers
+        click.echo(f"  labels (from its items): readers {shown}; "
+                   f"restrictions {', '.join(labels.get('restrictions', [])) or '-'}; "
+                   f"retention {labels.get('retention')}")
 
 
 def _belief_line(info: dict[str, Any]) -> str:
