@@ -70,6 +70,18 @@ def test_similarity_scores_any_record_as_nearest_would(curated_default):
     assert [h for h, _ in best[0]["Best"]] == [top[0]]  # the K best, best first
 
 
+def test_similarity_k_best_is_the_head_of_every_score_best_first(curated_default):
+    # With K, only the K best are sorted (a partition first): the same records, scores and
+    # order as sorting every score, ties broken by record.
+    mem = _reopen(curated_default[0])
+    records = [r["H"] for r in mem.query("item(H)", limit=80).rows] + ["not_a_record"]
+    every = mem.jump.similarity("tests failing", records)
+    assert len(every) == len(records) - 1
+    best_first = sorted(every, key=lambda pair: (-pair[1], pair[0]))
+    for k in (0, 1, 7, len(every) - 1, len(every), len(every) + 5):
+        assert mem.jump.similarity("tests failing", records, k) == best_first[:k]
+
+
 def test_similarity_rejects_records_that_are_not_a_list_of_names(curated_default):
     mem = _reopen(curated_default[0])
     with pytest.raises(Exception, match="list"):

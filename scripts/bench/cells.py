@@ -21,6 +21,7 @@ hydration latency with the cell walk against the entity walk.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
 import sys
@@ -65,17 +66,22 @@ def build_and_hydrate(items: int, args: argparse.Namespace) -> dict:
             mem.hydrate(goal, budget=2000)
             mem.hydrate(goal, budget=2000, cells=False)
         times: dict[str, list[float]] = {"cells": [], "entity": []}
+        cpu: dict[str, list[float]] = {"cells": [], "entity": []}
         from_cells = []
         for goal in goals[3:]:
             for label, cells in (("cells", True), ("entity", False)):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 frame = mem.hydrate(goal, budget=2000, cells=cells)
                 times[label].append(time.perf_counter() - t)
+                cpu[label].append(time.process_time() - c)
                 if cells:
                     from_cells.append(sum(f["seeded_by"] == "cell_adjacency"
                                           for f in frame.receipt["facts"]))
         out["p50"] = {k: percentile_ms(v, 50) for k, v in times.items()}
         out["p95"] = {k: percentile_ms(v, 95) for k, v in times.items()}
+        out["cpu50"] = {k: percentile_ms(v, 50) for k, v in cpu.items()}
+        out["cpu95"] = {k: percentile_ms(v, 95) for k, v in cpu.items()}
+        out["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
         out["cell_facts"] = sum(from_cells) / max(1, len(from_cells))
         mem.close()
         progress(f"{items}: hydration p95 cells {out['p95']['cells']:.1f} ms, "
@@ -155,11 +161,16 @@ def render(results: list[dict], dist: dict | None, args: argparse.Namespace) -> 
                      f"{r['build_s']:.1f} s", f"{r['rss_before_mb']:.0f} → {r['peak_mb']:.0f} MB",
                      f"{a.get('assigned', 0)} in {a.get('seconds', 0):.2f} s ({per_item:.2f} ms/item)",
                      f"{r['p50']['cells']:.1f} / {r['p95']['cells']:.1f}",
+                     f"{r['cpu50']['cells']:.1f} / {r['cpu95']['cells']:.1f}",
                      f"{r['p50']['entity']:.1f} / {r['p95']['entity']:.1f}",
+                     f"{r['cpu50']['entity']:.1f} / {r['cpu95']['entity']:.1f}",
                      f"{r['cell_facts']:.1f}"])
     lines.append(markdown_table(
         ["items", "cells", "sizes", "links", "rebuild", "RSS before → peak", "incremental",
-         "hydrate p50/p95 ms, cells", "p50/p95 ms, entity walk", "cell facts / frame"], rows))
+         "hydrate p50/p95 ms, cells", "CPU p50/p95 ms, cells", "p50/p95 ms, entity walk",
+         "CPU p50/p95 ms, entity walk", "cell facts / frame"], rows))
+    lines += ["", "Load average after the hydrations: "
+              + "; ".join(f"{r['items']:,}: {r['load_after']}" for r in results) + "."]
     if dist:
         lines += ["", f"Incremental against a rebuild ({dist['items']:,} items: half curated "
                   f"first, half assigned as curated): adjusted Rand **{dist['ari']:.3f}** "
