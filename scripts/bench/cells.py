@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_env import (build_home, corpus, markdown_table, percentile_ms, progress, rss_mb,  # noqa: E402
                        run_header, update_benchmarks)
-from hydrate import agent_goals  # noqa: E402
+from hydrate import PHASES_PL, agent_goals  # noqa: E402
 
 
 def peak_mb() -> float:
@@ -83,6 +83,7 @@ def build_and_hydrate(items: int, args: argparse.Namespace) -> dict:
         out["cpu95"] = {k: percentile_ms(v, 95) for k, v in cpu.items()}
         out["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
         out["cell_facts"] = sum(from_cells) / max(1, len(from_cells))
+        out["walk"] = walk_phases(mem, goals[3:])
         mem.close()
         progress(f"{items}: hydration p95 cells {out['p95']['cells']:.1f} ms, "
                  f"entity {out['p95']['entity']:.1f} ms")
@@ -100,6 +101,32 @@ def build_and_hydrate(items: int, args: argparse.Namespace) -> dict:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return out
+
+
+def walk_phases(mem, goals: list[str]) -> dict:
+    """Prolog thread CPU of the walk and of the bridge after it, per goal, with cells and
+    without: hydrate.py's instrumented hydrate/3 (each goal of hydrate_segment_/6 clocked),
+    here with the bridge on a clock of its own."""
+    from attention_cloud.bridge import Atom, Var
+
+    source = PHASES_PL.replace("phase_(bridge_, walk).", "phase_(bridge_, bridge).")
+    if mem.pl.once("user:current_module", Atom("bench_hydrate_phases")) is None:
+        with tempfile.NamedTemporaryFile("w", suffix=".pl", delete=False) as fh:
+            fh.write(source)
+        try:
+            mem.pl.consult(fh.name)
+        finally:
+            os.unlink(fh.name)
+    cpu: dict[str, list[float]] = {f"{p} {w}": [] for p in ("walk", "bridge") for w in ("cells", "entity")}
+    for goal in goals:
+        for label, cells in (("cells", "true"), ("entity", "false")):
+            options = {"budget": 2000, "plane": Atom("default"), "ceiling": Atom("l0"),
+                       "segments": [], "cells": Atom(cells)}
+            (_, times) = mem.pl.once("bench_hydrate_phases:timed_hydrate", goal, options, Var(), Var())
+            seen = {str(t.args[0]): float(t.args[2]) for t in times}
+            for phase in ("walk", "bridge"):
+                cpu[f"{phase} {label}"].append(seen.get(phase, 0.0))
+    return {k: (percentile_ms(v, 50), percentile_ms(v, 95)) for k, v in cpu.items()}
 
 
 def distance(items: int) -> dict:
@@ -169,6 +196,10 @@ def render(results: list[dict], dist: dict | None, args: argparse.Namespace) -> 
         ["items", "cells", "sizes", "links", "rebuild", "RSS before → peak", "incremental",
          "hydrate p50/p95 ms, cells", "CPU p50/p95 ms, cells", "p50/p95 ms, entity walk",
          "CPU p50/p95 ms, entity walk", "cell facts / frame"], rows))
+    lines += ["", "Prolog CPU (thread) per goal, p50 / p95 ms, the same goals again through hydrate.py's "
+              "instrumented hydrate/3: " + "; ".join(
+                  f"{r['items']:,}: " + ", ".join(f"{k} {a:.2f} / {b:.2f}" for k, (a, b) in r["walk"].items())
+                  for r in results) + "."]
     lines += ["", "Load average after the hydrations: "
               + "; ".join(f"{r['items']:,}: {r['load_after']}" for r in results) + "."]
     if dist:
