@@ -13,8 +13,10 @@ hydration latency with the cell walk against the entity walk.
    of the same items by the adjusted Rand index; beside it, two rebuilds with different k-means
    seeds, the noise floor of k-means itself. tests/test_cells.py holds the bound (0.5).
 4. **Hydration** at each size: ``--queries`` agent goals (hydrate.py's generator), each
-   hydrated with cells and without (``cells=False``: the entity walk) in the same process;
-   p50/p95 wall time and how many facts the cell walk contributed.
+   hydrated with cells and without (``cells=False``: the entity walk) in the same process,
+   goal by goal; p50/p95 wall and process CPU time and how many facts the cell walk
+   contributed; then the same goals again through hydrate.py's instrumented hydrate/3 for the
+   Prolog CPU of each phase (walk, the bridge after it, jump, select, promote, the rest).
 
     .venv/bin/python scripts/bench/cells.py --sizes 100000 --new 1000 --ari-size 10000
 """
@@ -104,9 +106,10 @@ def build_and_hydrate(items: int, args: argparse.Namespace) -> dict:
 
 
 def walk_phases(mem, goals: list[str]) -> dict:
-    """Prolog thread CPU of the walk and of the bridge after it, per goal, with cells and
-    without: hydrate.py's instrumented hydrate/3 (each goal of hydrate_segment_/6 clocked),
-    here with the bridge on a clock of its own."""
+    """Prolog thread CPU per goal of the walk, the bridge after it, the jump, selection,
+    promotion, the other phases and all of them, with cells and without: hydrate.py's
+    instrumented hydrate/3 (each goal of hydrate_segment_/6 clocked), here with the bridge on
+    a clock of its own."""
     from attention_cloud.bridge import Atom, Var
 
     source = PHASES_PL.replace("phase_(bridge_, walk).", "phase_(bridge_, bridge).")
@@ -117,14 +120,17 @@ def walk_phases(mem, goals: list[str]) -> dict:
             mem.pl.consult(fh.name)
         finally:
             os.unlink(fh.name)
-    cpu: dict[str, list[float]] = {f"{p} {w}": [] for p in ("walk", "bridge") for w in ("cells", "entity")}
+    phases = ("walk", "bridge", "jump", "select", "promote", "other phases", "all phases")
+    cpu: dict[str, list[float]] = {f"{p} {w}": [] for p in phases for w in ("cells", "entity")}
     for goal in goals:
         for label, cells in (("cells", "true"), ("entity", "false")):
             options = {"budget": 2000, "plane": Atom("default"), "ceiling": Atom("l0"),
                        "segments": [], "cells": Atom(cells)}
             (_, times) = mem.pl.once("bench_hydrate_phases:timed_hydrate", goal, options, Var(), Var())
             seen = {str(t.args[0]): float(t.args[2]) for t in times}
-            for phase in ("walk", "bridge"):
+            seen["all phases"] = sum(seen.values())
+            seen["other phases"] = seen["all phases"] - sum(seen.get(p, 0.0) for p in phases[:5])
+            for phase in phases:
                 cpu[f"{phase} {label}"].append(seen.get(phase, 0.0))
     return {k: (percentile_ms(v, 50), percentile_ms(v, 95)) for k, v in cpu.items()}
 
