@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_env import (build_home, corpus, markdown_table, percentile_ms, progress, rss_mb,  # noqa: E402
                        run_header, update_benchmarks)
-from hydrate import PHASES_PL, agent_goals  # noqa: E402
+from hydrate import PHASES_PL, agent_goals, load_phases  # noqa: E402
 
 
 def peak_mb() -> float:
@@ -112,14 +112,7 @@ def walk_phases(mem, goals: list[str]) -> dict:
     a clock of its own."""
     from attention_cloud.bridge import Atom, Var
 
-    source = PHASES_PL.replace("phase_(bridge_, walk).", "phase_(bridge_, bridge).")
-    if mem.pl.once("user:current_module", Atom("bench_hydrate_phases")) is None:
-        with tempfile.NamedTemporaryFile("w", suffix=".pl", delete=False) as fh:
-            fh.write(source)
-        try:
-            mem.pl.consult(fh.name)
-        finally:
-            os.unlink(fh.name)
+    load_phases(mem, PHASES_PL.replace("phase_(bridge_, walk).", "phase_(bridge_, bridge)."))
     phases = ("walk", "bridge", "jump", "select", "promote", "other phases", "all phases")
     cpu: dict[str, list[float]] = {f"{p} {w}": [] for p in phases for w in ("cells", "entity")}
     for goal in goals:

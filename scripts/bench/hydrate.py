@@ -249,17 +249,25 @@ def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Nam
                       open_s=open_s, time_index_s=time_index_s, week_items=int(week))
 
 
-def phase_pass(mem: Any, goals: list[str], args: argparse.Namespace, s: Sample) -> None:
-    """Time hydrate.pl's phases per query (instrumented clauses); check the facts match."""
-    from attention_cloud.bridge import Atom, Var
+def load_phases(mem: Any, source: str = PHASES_PL) -> None:
+    """Load the instrumented hydrate/3 (``source``, PHASES_PL or a variant of its phase
+    table) into the home's engine, once per process."""
+    from attention_cloud.bridge import Atom
 
     if mem.pl.once("user:current_module", Atom("bench_hydrate_phases")) is None:
         with tempfile.NamedTemporaryFile("w", suffix=".pl", delete=False) as fh:
-            fh.write(PHASES_PL)
+            fh.write(source)
         try:
             mem.pl.consult(fh.name)
         finally:
             os.unlink(fh.name)
+
+
+def phase_pass(mem: Any, goals: list[str], args: argparse.Namespace, s: Sample) -> None:
+    """Time hydrate.pl's phases per query (instrumented clauses); check the facts match."""
+    from attention_cloud.bridge import Atom, Var
+
+    load_phases(mem)
     options = {"budget": args.budget, "plane": Atom(args.plane), "ceiling": Atom("l0"), "segments": []}
     for goal in goals:
         (frame, times) = mem.pl.once("bench_hydrate_phases:timed_hydrate", goal, options, Var(), Var())
