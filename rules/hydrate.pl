@@ -916,9 +916,9 @@ shared_entity_(Id, Other) :-
 % the items of *other* sessions that name them too, at the seed's score times
 % bridge_weight_/1. Such a candidate is seeded by bridge(Seed, Entity): in the frame it is an
 % entity expansion (`seeded_by: entity_expansion`) and the segment's `bridged` list says which
-% seed and which named thing brought it. Walked keeps what the walk found; a record reached
-% both ways keeps the higher score. Off with the option `bridge: false`; a user walk rule
-% replaces it.
+% seed and which named thing brought it. Walked keeps what the walk found, in its order and
+% with its scores (a record the walk reached is not bridged), so the bridge only adds. Off
+% with the option `bridge: false`; a user walk rule replaces it.
 bridge_(Settings, _, _, Walked, Walked) :-
     (   Settings.bridge == false ; Settings.walk = rule(_) ), !.
 bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
@@ -937,9 +937,15 @@ bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
               in_segment_(Other, Segment),
               readable_(Settings.reader, Other),
               S is round(S0 * W * 10000) / 10000 ),
-            Bridged),
-    append(Walked, Bridged, Found),
-    best_per_id_(Found, Expanded).
+            Bridged0),
+    findall(Id, member(c(Id, _, _, _, _), Walked), WalkedIds0),
+    sort(WalkedIds0, WalkedIds),
+    exclude(candidate_in_ord_(WalkedIds), Bridged0, Bridged1),
+    best_per_id_(Bridged1, Bridged),
+    append(Walked, Bridged, Expanded).
+
+candidate_in_ord_(Ids, c(Id, _, _, _, _)) :-
+    ord_memberchk(Id, Ids).
 
 bridge_df_(8).
 bridge_weight_(0.7).
