@@ -916,8 +916,9 @@ shared_entity_(Id, Other) :-
 % the items of *other* sessions that name them too, at the seed's score times
 % bridge_weight_/1. Such a candidate is seeded by bridge(Seed, Entity): in the frame it is an
 % entity expansion (`seeded_by: entity_expansion`) and the segment's `bridged` list says which
-% seed and which named thing brought it. Walked keeps what the walk found, in its order and
-% with its scores (a record the walk reached is not bridged), so the bridge only adds. Off
+% seed and which named thing brought it. Walked keeps what the walk found, in its order (a
+% record the walk reached keeps its place, with the bridge's score where that is higher), so
+% the bridge only adds and raises. Off
 % with the option `bridge: false`; a user walk rule replaces it.
 bridge_(Settings, _, _, Walked, Walked) :-
     (   Settings.bridge == false ; Settings.walk = rule(_) ), !.
@@ -938,11 +939,19 @@ bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
               readable_(Settings.reader, Other),
               S is round(S0 * W * 10000) / 10000 ),
             Bridged0),
+    best_per_id_(Bridged0, Bridged),
+    maplist(bridged_if_better_(Bridged), Walked, Walked1),
     findall(Id, member(c(Id, _, _, _, _), Walked), WalkedIds0),
     sort(WalkedIds0, WalkedIds),
-    exclude(candidate_in_ord_(WalkedIds), Bridged0, Bridged1),
-    best_per_id_(Bridged1, Bridged),
-    append(Walked, Bridged, Expanded).
+    exclude(candidate_in_ord_(WalkedIds), Bridged, New),
+    append(Walked1, New, Expanded).
+
+% A walked candidate the bridge reaches with a higher score takes the bridge's, in place.
+bridged_if_better_(Bridged, c(Id, S, By, Hops, Role), C) :-
+    (   memberchk(c(Id, SB, ByB, HopsB, RoleB), Bridged), SB > S
+    ->  C = c(Id, SB, ByB, HopsB, RoleB)
+    ;   C = c(Id, S, By, Hops, Role)
+    ).
 
 candidate_in_ord_(Ids, c(Id, _, _, _, _)) :-
     ord_memberchk(Id, Ids).
