@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import click
 
 from .errors import AtcError, UsageError
-from .ingest.records import FORMAT_DESCRIPTIONS
+from .formats import FORMAT_DESCRIPTIONS
 from .progress import ProgressDisplay
 
 if TYPE_CHECKING:
@@ -72,7 +72,27 @@ def emit_json(value: Any) -> None:
     click.echo(json.dumps(value, ensure_ascii=False, indent=2))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """A group whose subcommands are imported only when used (they pull in heavy packages)."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy:
+            module, _, attr = self.lazy[name].partition(":")
+            return getattr(__import__(module, fromlist=[attr]), attr)
+        return super().get_command(ctx, name)
+
+
+# `atc watch` pulls in the watcher and every parser: imported when used, so that a hook process
+# (`atc hook user-prompt`, on every prompt) starts without them.
+@click.group(cls=_LazyGroup, lazy={"watch": "attention_cloud.watch.cli:watch"},
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="attention-cloud")
 @click.option("--home", "group_home", type=click.Path(file_okay=False), default=None,
               help="Memory home for the command (as the command's own --home; that one wins).")
@@ -703,23 +723,6 @@ def stats(fmt: str, home: str | None) -> None:
         click.echo(f"{key}: {value}")
 
 
-class _LazyGroup(click.Group):
-    """A group whose subcommands are imported only when used (they pull in heavy packages)."""
-
-    def __init__(self, *args: Any, lazy: dict[str, str], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lazy = lazy
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self.lazy})
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name in self.lazy:
-            module, _, attr = self.lazy[name].partition(":")
-            return getattr(__import__(module, fromlist=[attr]), attr)
-        return super().get_command(ctx, name)
-
-
 @main.group(cls=_LazyGroup, lazy={"attention": "attention_cloud.benchmark.cli:bench_attention"})
 def bench() -> None:
     """Benchmarks that ship with the product (the attention suite)."""
@@ -758,14 +761,6 @@ def _mount_agent_commands() -> None:
         main.add_command(command, name)
 
 
-def _mount_watch_command() -> None:
-    """``atc watch`` lives in the watch package."""
-    from .watch.cli import watch
-
-    main.add_command(watch)
-
-
-_mount_watch_command()
 
 
 if __name__ == "__main__":  # pragma: no cover

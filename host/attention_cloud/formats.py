@@ -1,0 +1,25 @@
+"""The transcript formats ingestion reads, by name, with a line on each: kept apart from
+:mod:`attention_cloud.ingest` so that the CLI can list them without importing the parsers."""
+
+from __future__ import annotations
+
+FORMAT_DESCRIPTIONS: dict[str, str] = {
+    "claude-code": "Claude Code session JSONL (~/.claude/projects/*/<session>.jsonl and its "
+                   "subagents/agent-*.jsonl)",
+    "openai": "OpenAI-style chat: a JSON array of messages, {\"messages\": [...]}, or JSONL of "
+              "messages or conversations",
+    "chatgpt": "ChatGPT data export (conversations.json): the active branch of each "
+               "conversation's mapping tree",
+    "sharegpt": "ShareGPT conversations ({\"conversations\": [{\"from\", \"value\"}]}), a JSON "
+                "list of them or JSONL",
+    "trajectory": "agent trajectories such as SWE-agent's .traj (history of role/content with "
+                  "action and observation, or trajectory steps)",
+    "markdown": "Markdown logs whose turns start at timed speaker headings "
+                "(## User (03:56 UTC))",
+    "text": "plain text or markdown with speaker lines (User:, ## Assistant, Priya: ...)",
+}
+"""Every format the parser understands, by the name ``format=`` accepts, with one line saying
+what it reads (``atc ingest --list-formats`` prints them)."""
+
+FORMATS: tuple[str, ...] = tuple(FORMAT_DESCRIPTIONS)
+"""Transcript formats the parser understands, by the name ``format=`` accepts."""
