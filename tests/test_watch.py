@@ -318,14 +318,21 @@ def test_bad_paths_are_one_line_errors(home, tmp_path):
 
 
 # -- the soak, short --------------------------------------------------------------------------------
-def test_short_soak_misses_nothing_duplicates_nothing_and_stays_flat():
-    from watch_soak import run_soak
+def test_short_soak_misses_nothing_duplicates_nothing_and_does_not_grow_with_batches():
+    from watch_soak import run_soak, verdict
 
-    result = run_soak(seconds=20, sessions=6, seed=11)
+    result = run_soak(seconds=18, sessions=6, seed=11)
     assert result["stopped_cleanly"], result
     assert result["not_caught_up"] == [] and result["items"] > 100
     assert result["missed"] == [] and result["extra"] == [] and result["differ"] == []
     assert result["items"] == result["expected_items"]
-    assert result["ops"].get("half line", 0) > 0 and result["archived_versions"] >= 0
-    assert result["rss_end_mb"] - result["rss_fresh_watcher_mb"] <= 24, result
+    assert result["ops"].get("half line", 0) > 0 and result["ops"].get("cut back and rewritten", 0) > 0
     assert result["lock_wait_max_s"] is not None and result["lock_wait_max_s"] < 10
+    # Memory: after the warm-up, batch after batch of re-read files (and a trickle of new
+    # records) must not raise the watcher's RSS beyond what the new data costs. Too short a run
+    # for the per-day bound of the long soak (that is scripts/bench/watch_soak.py); a leak of
+    # 100 KB a batch fails here.
+    steady = result["steady"]
+    assert steady["batches"] >= 20, steady
+    assert steady["leak_mb_per_100_batches"] <= 10, steady
+    assert verdict(result, leak_bound_mb=float("inf")) == []

@@ -188,6 +188,20 @@ class Memory:
         self.pl.once("atc_api:api_release")
         self.lock.release()
 
+    def give_back_memory(self) -> None:
+        """Hand back memory this process holds but no longer uses (``atc watch`` does it after
+        each batch): Prolog's stacks shrink to what they hold (a large batch grows them) and
+        the C heap returns its free pages to the system (glibc keeps them otherwise, so a
+        process that parses and reloads indexes batch after batch would hold its peak)."""
+        self.pl.once("user:garbage_collect")
+        self.pl.once("user:trim_stacks")
+        try:
+            import ctypes
+
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc: nothing to do
+            pass
+
     def snapshot(self) -> int:
         """Rebuild the compiled snapshot now; returns the number of facts written."""
         return write_snapshot(self.pl, self.home, self.lock)

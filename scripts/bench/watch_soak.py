@@ -19,13 +19,24 @@ end the simulator stops writing, waits until every file is caught up, sends SIGT
   items (handle, kind, session, goal, time, text) that a one-shot ``Memory.ingest`` of the
   final files plus the archived versions gives (a half-parsed line or turn would be an item the
   one-shot lacks);
-* memory: the watcher's RSS at the end is within ``--rss-bound-mb`` of a fresh watcher's on
-  the same home (what the data itself costs; a leak grows with batches, not with data); the
-  growth after the warm-up (the first quarter) is printed too;
+* memory does not grow with batches: after the warm-up (``--warm``, a quarter of the run by
+  default: sessions start and grow, content is destroyed as above) comes the *steady state*,
+  in which the home's data stays (almost) the same size: files are cut back to a line and the
+  same bytes written again (often the rest in two pieces: a half-written line), rewritten
+  unchanged, touched, and only a trickle of new records arrives (``--steady-new``, the share of
+  writes that add a record), so each batch re-reads files, upserts, curates the trickle, gives
+  the lock back and reloads indexes without the data growing. The watcher's RSS is sampled
+  after every batch (the watcher hands freed memory back after each) and a least-squares line
+  fitted against the batch count; what the trickle of data itself costs is taken off, measured
+  as the RSS of a fresh watcher (one small new file, so it loads and curates) opened on a copy
+  of the home at the start and at the end of the steady state. The *leak* is the slope left,
+  printed per 100 batches and per simulated day; it must be at most ``--leak-bound-mb`` per
+  simulated day. The watcher's RSS at the end over the fresh watcher's is printed too (heap
+  the warm-up's peaks left behind: bounded, not growing);
 * other writers get in: a probe takes the home's write lock every 2 s (and holds it 0.3 s) and
   ``atc curate`` runs three times; their waits are printed.
 
-    .venv/bin/python scripts/bench/watch_soak.py --minutes 10          # the long soak
+    .venv/bin/python scripts/bench/watch_soak.py --minutes 14          # the long soak
     .venv/bin/python scripts/bench/watch_soak.py --minutes 10 --poll   # polling mode
     .venv/bin/python scripts/bench/watch_soak.py --minutes 0.6 --sessions 6   # as the test does
 
@@ -49,6 +60,10 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+#: Most the watcher's RSS may grow per simulated day of steady traffic, beyond what the new data
+#: itself costs (a fresh watcher on the same home): a week's run stays within this times 7.
+LEAK_BOUND_MB = 8.0
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "host"))
@@ -116,6 +131,8 @@ class Soak:
     hour_seconds: float
     poll: bool
     seed: int
+    warm: float = 0.25            # share of the run that is warm-up (the data grows)
+    steady_new: float = 0.05      # in the steady state: share of writes that add a record
     settle: float = 1.5
     watched: Path = field(init=False)
     archive: Path = field(init=False)
@@ -124,6 +141,8 @@ class Soak:
     reported: dict[str, tuple[int, bool]] = field(default_factory=dict)   # path -> size, whole
     events: list[dict[str, Any]] = field(default_factory=list)
     rss: list[tuple[float, float]] = field(default_factory=list)
+    batch_rss: list[tuple[int, float, str]] = field(default_factory=list)  # batch, MB, phase
+    phase: str = "warm-up"
     lock_waits: list[float] = field(default_factory=list)
     probe_waits: list[float] = field(default_factory=list)
     archived: int = 0
@@ -157,6 +176,8 @@ class Soak:
                 event = json.loads(line)
             except ValueError:
                 continue
+            if event.get("event") == "batch":   # sampled as the watcher hands memory back
+                self.batch_rss.append((len(self.batch_rss) + 1, rss_mb(self.proc.pid), self.phase))
             with self.lock:
                 self.events.append({k: v for k, v in event.items() if k != "ingested"})
                 for entry in event.get("ingested", []):
@@ -194,11 +215,15 @@ class Soak:
             fh.write(data)
         s.last_write = time.monotonic()
 
-    def append(self, s: Session) -> None:
-        if s.pending:                       # finish the half-written line first
+    def finish(self, s: Session) -> None:
+        """Write the rest of a line written in two pieces."""
+        if s.pending:
             self._write(s, s.pending)
             s.pending = b""
             self._count("line completed")
+
+    def append(self, s: Session) -> None:
+        self.finish(s)                      # the half-written line first
         for _ in range(self.rng.choice([1, 1, 1, 2, 3])):
             line = s.record(self.rng)
             if self.rng.random() < 0.15:    # half now, the rest on the next turn of this session
@@ -246,6 +271,39 @@ class Soak:
             with open(s.path, "r+b") as fh:
                 fh.truncate(sum(len(x) for x in lines[:keep]))
 
+    def replay(self, s: Session) -> None:
+        """Steady state: cut a file back to a line and write the same bytes again, the rest
+        often in two pieces (a half-written line); the home gains nothing."""
+        data = s.path.read_bytes()
+        lines = data.splitlines(keepends=True)
+        cut = sum(len(x) for x in lines[:self.rng.randint(0, max(len(lines) - 1, 0))])
+        with open(s.path, "r+b") as fh:
+            fh.truncate(cut)
+        rest = data[cut:]
+        self._count("cut back and rewritten")
+        if len(rest) > 2 and self.rng.random() < 0.5:
+            piece = self.rng.randint(1, len(rest) - 2)
+            self._write(s, rest[:piece])
+            s.pending = rest[piece:]
+            self._count("half line")
+        else:
+            self._write(s, rest)
+
+    def steady_op(self, s: Session) -> None:
+        """One write of the steady state on a file with nothing half written."""
+        op = self.rng.choices(["replay", "rewrite same", "touch"], [6, 2, 1])[0]
+        if op == "replay":
+            self.replay(s)
+        elif op == "touch":
+            self._count("touch")
+            os.utime(s.path)
+        else:
+            self._count("rewrite same")
+            tmp = s.path.with_name(s.path.name + ".swp")
+            shutil.copyfile(s.path, tmp)
+            os.replace(tmp, s.path)
+            s.last_write = time.monotonic()
+
     def _other_writers(self, done: threading.Event) -> None:
         """Beside the traffic (in a thread, so the writers never stall): a lock probe every
         2 s and ``atc curate`` at a third and two thirds of the run."""
@@ -290,25 +348,26 @@ class Soak:
         self.lock_waits.append(time.monotonic() - started)
 
     # -- the run ------------------------------------------------------------------------------
-    def run(self) -> dict[str, Any]:
-        self.start()
-        started = time.monotonic()
-        warm_until = started + self.seconds / 4
+    def _traffic(self, until: float, steady: bool) -> None:
+        """Write until ``until`` (monotonic): the warm-up's traffic, or the steady state's."""
         step = self.hour_seconds / 60 / max(self.sessions_wanted, 1)   # a record per simulated minute each
-        next_rss = started
-        done = threading.Event()
-        others = threading.Thread(target=self._other_writers, args=(done,), daemon=True)
-        others.start()
-        while time.monotonic() - started < self.seconds:
+        next_rss = time.monotonic()
+        while time.monotonic() < until:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the watcher exited early: {''.join(self.stderr)[-800:]}")
             now = time.monotonic()
             if now >= next_rss:
-                self.rss.append((now - started, rss_mb(self.proc.pid)))
+                self.rss.append((now - self.started, rss_mb(self.proc.pid)))
                 next_rss = now + 0.5
             overdue = [x for x in self.sessions if x.pending and now - x.last_write > self.settle / 3]
             if overdue:  # a writer still writing: its line ends well within the settle time
-                self.append(overdue[0])
+                self.finish(overdue[0])
+            elif steady:
+                whole = [s for s in self.sessions if not s.pending and s.path.exists()]
+                if self.rng.random() < self.steady_new or not whole:
+                    self.append(self.rng.choice(self.sessions))
+                else:
+                    self.steady_op(self.rng.choice(whole))
             elif len(self.sessions) < self.sessions_wanted or self.rng.random() < 0.01:
                 self.append(self.new_session())
             elif self.rng.random() < 0.06:
@@ -319,23 +378,37 @@ class Soak:
             else:
                 self.append(self.rng.choice(self.sessions))
             time.sleep(step * self.rng.uniform(0.2, 1.8))
+
+    def run(self) -> dict[str, Any]:
+        self.start()
+        self.started = started = time.monotonic()
+        warm_until = started + self.seconds * self.warm
+        done = threading.Event()
+        others = threading.Thread(target=self._other_writers, args=(done,), daemon=True)
+        others.start()
+        self._traffic(warm_until, steady=False)
+        for s in self.sessions:   # the traffic pauses: no line may stay half written past settle
+            self.finish(s)
+        fresh_start = self.fresh_rss("steady-start")
+        self.phase = "steady"
+        first_steady = len(self.batch_rss) + 1
+        steady_began = time.monotonic()
+        self._traffic(max(started + self.seconds, steady_began + 1), steady=True)
+        steady_seconds = time.monotonic() - steady_began
         done.set()
         others.join()
         for s in self.sessions:           # finish every half-written line
-            if s.pending:
-                self._write(s, s.pending)
-                s.pending = b""
+            self.finish(s)
         wrote_last = time.monotonic()
         missing = self._wait_caught_up(timeout=max(60.0, self.seconds))
         self.rss.append((time.monotonic() - started, rss_mb(self.proc.pid)))
+        rss_end = rss_mb(self.proc.pid)
+        fresh_end = self.fresh_rss("end")
         self.proc.send_signal(signal.SIGTERM)
         code = self.proc.wait(timeout=120)
         time.sleep(0.2)
         stop = [e for e in self.events if e.get("event") == "stop"]
         result = self._verify()
-        result["rss_fresh_watcher_mb"] = round(self.fresh_rss(), 1)
-        post = [mb for t, mb in self.rss if t >= warm_until - started]
-        base = post[0] if post else 0.0
         result.update({
             "seconds": round(time.monotonic() - started, 1),
             "simulated_hours": round(self.seconds / self.hour_seconds, 1),
@@ -351,17 +424,64 @@ class Soak:
             "lock_wait_p50_s": round(sorted(self.probe_waits)[len(self.probe_waits) // 2], 3)
             if self.probe_waits else None,
             "lock_wait_max_s": round(max(self.probe_waits), 3) if self.probe_waits else None,
-            "rss_warm_mb": round(base, 1), "rss_max_after_warm_mb": round(max(post, default=0), 1),
-            "rss_end_mb": round(post[-1] if post else 0, 1),
-            "rss_growth_after_warm_mb": round(max(post, default=0) - base, 1),
+            "rss_peak_mb": round(max((mb for _, mb in self.rss), default=0), 1),
+            "rss_end_mb": round(rss_end, 1),
+            "rss_fresh_watcher_mb": round(fresh_end, 1),
+            "rss_over_fresh_end_mb": round(rss_end - fresh_end, 1),
         })
+        result["steady"] = self._steady_figures(first_steady, steady_seconds, fresh_start,
+                                                fresh_end)
         return result
 
-    def fresh_rss(self) -> float:
-        """RSS of a new watcher on the same home and folder once it has caught up: what the
-        data costs, for comparison with the long-running one."""
-        proc = subprocess.Popen([str(ATC), "watch", str(self.watched), "--home", str(self.home),
-                                 "--format-output", "json", "--debounce", "0.2"],
+    def _steady_figures(self, first: int, seconds: float, fresh_start: float,
+                        fresh_end: float) -> dict[str, Any]:
+        """RSS against batches in the steady state: the fitted slope, what the data that
+        arrived costs (the fresh watchers), and the leak left, per 100 batches and per day."""
+        import statistics
+
+        samples = [(b, mb) for b, mb, phase in self.batch_rss if phase == "steady" and b >= first]
+        out: dict[str, Any] = {"batches": len(samples), "simulated_hours": round(seconds / self.hour_seconds, 1),
+                               "rss_first_mb": round(samples[0][1], 1) if samples else None,
+                               "rss_last_mb": round(samples[-1][1], 1) if samples else None,
+                               "rss_max_mb": round(max(mb for _, mb in samples), 1) if samples else None,
+                               "fresh_watcher_start_mb": round(fresh_start, 1),
+                               "fresh_watcher_end_mb": round(fresh_end, 1)}
+        if len(samples) < 3 or samples[-1][0] == samples[0][0]:
+            out["leak_mb_per_day"] = None
+            return out
+        fit = statistics.linear_regression([b for b, _ in samples], [mb for _, mb in samples])
+        span = samples[-1][0] - samples[0][0]
+        data = (fresh_end - fresh_start) / span          # MB per batch the new data costs
+        leak = fit.slope - data
+        per_day = len(samples) / (seconds / self.hour_seconds) * 24
+        out.update({"batches_per_simulated_day": round(per_day),
+                    "rss_slope_mb_per_100_batches": round(fit.slope * 100, 3),
+                    "data_mb_per_100_batches": round(data * 100, 3),
+                    "leak_mb_per_100_batches": round(leak * 100, 3),
+                    "leak_mb_per_day": round(leak * per_day, 2)})
+        return out
+
+    def fresh_rss(self, label: str) -> float:
+        """RSS of a new watcher opened on a copy of the home (taken under the write lock) once
+        its first batch is done: what the data costs, for comparison with the long-running
+        one. It follows a folder with one small new file, so that it loads and curates."""
+        import fcntl
+
+        where = self.root / f"fresh-{label}"
+        with open(self.home / ".lock", "a+") as fh:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            try:
+                shutil.copytree(self.home, where / "home",
+                                ignore=shutil.ignore_patterns(".lock", "watch.pid"))
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        (where / "probe").mkdir()
+        (where / "probe" / "probe.txt").write_text(
+            "User: is the ledger migration done?\nAssistant: yes, it ran last night\n",
+            encoding="utf-8")
+        proc = subprocess.Popen([str(ATC), "watch", str(where / "probe"), "--home",
+                                 str(where / "home"), "--format-output", "json",
+                                 "--debounce", "0.2", "--settle", "0.5"],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
             for line in proc.stdout:
@@ -372,6 +492,7 @@ class Soak:
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=60)
+            shutil.rmtree(where, ignore_errors=True)
 
     def _wait_caught_up(self, timeout: float) -> list[str]:
         deadline = time.monotonic() + timeout
@@ -418,15 +539,34 @@ class Soak:
 
 
 def run_soak(seconds: float, sessions: int = 12, hour_seconds: float = 20.0, poll: bool = False,
-             seed: int = 7, root: Path | None = None) -> dict[str, Any]:
+             seed: int = 7, root: Path | None = None, warm: float = 0.25,
+             steady_new: float = 0.05) -> dict[str, Any]:
     """One soak run in ``root`` (a temporary folder by default); the figures as a dict."""
     with tempfile.TemporaryDirectory(prefix="atc-watch-soak-") as tmp:
-        soak = Soak(Path(root or tmp) / "soak", seconds, sessions, hour_seconds, poll, seed)
+        soak = Soak(Path(root or tmp) / "soak", seconds, sessions, hour_seconds, poll, seed,
+                    warm, steady_new)
         try:
             return soak.run()
         finally:
             if soak.proc.poll() is None:
                 soak.proc.kill()
+
+
+def verdict(result: dict[str, Any], leak_bound_mb: float) -> list[str]:
+    """What failed (empty when the run passes): correctness, and the leak bound."""
+    failed = []
+    if not result["stopped_cleanly"]:
+        failed.append("the watcher did not stop cleanly")
+    for what in ("missed", "extra", "differ", "not_caught_up"):
+        if result[what]:
+            failed.append(f"{what}: {len(result[what])}")
+    leak = result["steady"].get("leak_mb_per_day")
+    if leak is None:
+        failed.append("too few steady-state batches to fit a slope")
+    elif leak > leak_bound_mb:
+        failed.append(f"memory grows {leak} MB per simulated day in the steady state "
+                      f"(bound {leak_bound_mb})")
+    return failed
 
 
 def main() -> int:
@@ -437,19 +577,29 @@ def main() -> int:
                         help="wall seconds per simulated hour")
     parser.add_argument("--poll", action="store_true", help="the watcher polls")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--warm", type=float, default=0.25,
+                        help="share of the run that is warm-up (the data grows)")
+    parser.add_argument("--steady-new", type=float, default=0.05,
+                        help="in the steady state, share of writes that add a record")
     parser.add_argument("--keep", type=Path, default=None,
                         help="run in this (new) folder and keep it, to look at afterwards")
-    parser.add_argument("--rss-bound-mb", type=float, default=24.0,
-                        help="most the watcher's RSS may exceed a fresh watcher's at the end")
+    parser.add_argument("--leak-bound-mb", type=float, default=LEAK_BOUND_MB,
+                        help="most the watcher's RSS may grow per simulated day in the steady "
+                             "state, beyond what the new data costs")
     args = parser.parse_args()
     result = run_soak(args.minutes * 60, args.sessions, args.hour_seconds, args.poll, args.seed,
-                      args.keep)
+                      args.keep, args.warm, args.steady_new)
     print(json.dumps(result, indent=2))
-    ok = (result["stopped_cleanly"] and not result["missed"] and not result["extra"]
-          and not result["differ"] and not result["not_caught_up"]
-          and result["rss_end_mb"] - result["rss_fresh_watcher_mb"] <= args.rss_bound_mb)
-    print("PASS" if ok else "FAIL", file=sys.stderr)
-    return 0 if ok else 1
+    failed = verdict(result, args.leak_bound_mb)
+    st = result["steady"]
+    print(f"steady state: {st['batches']} batches over {st['simulated_hours']} simulated hours; "
+          f"RSS {st['rss_first_mb']} -> {st['rss_last_mb']} MB, slope "
+          f"{st.get('rss_slope_mb_per_100_batches')} MB/100 batches, new data "
+          f"{st.get('data_mb_per_100_batches')}, leak {st.get('leak_mb_per_100_batches')} MB/100 "
+          f"batches = {st.get('leak_mb_per_day')} MB per simulated day "
+          f"(bound {args.leak_bound_mb})", file=sys.stderr)
+    print("PASS" if not failed else "FAIL: " + "; ".join(failed), file=sys.stderr)
+    return 0 if not failed else 1
 
 
 if __name__ == "__main__":

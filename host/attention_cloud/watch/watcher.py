@@ -73,17 +73,6 @@ class WatchTotals:
                 "lock_held_p50_s": round(held[len(held) // 2], 3) if held else 0.0}
 
 
-def _give_back_memory() -> None:
-    """Return the heap a batch freed to the system (glibc keeps it otherwise: a process that
-    parses and reloads indexes batch after batch for days would hold its peak for good)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to do
-        pass
-
-
 def _now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
@@ -253,7 +242,7 @@ class Watcher:
             # Leave the lock free a while before the next batch, so that another writer
             # waiting for it (they poll every 50 ms) gets in even while files keep changing.
             self._resume_at = max(self._resume_at, time.monotonic() + max(0.25, held / 2))
-            _give_back_memory()
+            self.mem.give_back_memory()
             if len(self.totals.lock_seconds) > 10_000:   # bounded over days
                 del self.totals.lock_seconds[:5_000]
         self._backoff = 0.0
