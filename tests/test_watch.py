@@ -57,6 +57,30 @@ def test_the_last_turn_of_speaker_text_waits_for_the_next():
     assert _finished("User: only one turn so far\n") is None
 
 
+def test_a_quiet_file_cut_back_and_written_again_before_the_read_is_not_read_whole(home, tmp_path):
+    # The watcher decided to read a file whole (quiet at its size); before the read, the file
+    # was cut back to a line and written again, half a line so far (a truncating writer).
+    # Read whole, the half line would be a turn cut short (text) or a line skipped (JSON).
+    turns = "User: the deploy failed\nAssistant: we rolled back to v1.2\n"
+    lines = _cc("a", "the db is fine") + _cc("b", "the cache is stale", "assistant")
+    text, jsonl = tmp_path / "s.txt", tmp_path / "s.jsonl"
+    mem = Memory.open(home)
+    try:
+        for path, whole, half in ((text, turns, turns[:40]), (jsonl, lines, lines[:-30])):
+            path.write_text(whole, encoding="utf-8")
+            quiet_at = path.stat().st_size
+            path.write_text(half, encoding="utf-8")
+            report = mem.ingest([path], unfinished={path: quiet_at})
+            assert report.skipped == [], report.skipped
+            path.write_text(whole, encoding="utf-8")
+            mem.ingest([path], unfinished={path: path.stat().st_size})
+        texts = {r["T"] for r in mem.query("item_text(_, T)", limit=10).rows}
+    finally:
+        mem.close()
+    assert texts == {"the deploy failed", "we rolled back to v1.2", "the db is fine",
+                     "the cache is stale"}
+
+
 # -- the command, end to end ---------------------------------------------------------------------
 class WatchProcess:
     """``atc watch --format-output json`` in a subprocess, its events read as they come."""

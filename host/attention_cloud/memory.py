@@ -286,8 +286,8 @@ class Memory:
         :mod:`attention_cloud.ingest.unfinished`), so a half-written line or turn is left for a
         later call and never parsed half; the watermark records the part read. A file with
         nothing finished yet is left alone. As a mapping, ``unfinished`` gives for each file
-        the size up to which it is known to be finished (it was quiet at that size): the file
-        is read whole unless it has grown past that size since.
+        the size at which it was quiet (finished): the file is read whole unless its size has
+        changed since (grown, or cut back and being written again).
         """
         found = find_transcripts(paths)
         if not found:
@@ -797,7 +797,9 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
 
     try:
         source = read_path(path, max_bytes=max_bytes)
-        if settled is not None and len(source.data) > settled:  # still being written
+        # Written since it was quiet at ``settled`` bytes (grown on, or cut back and written
+        # again: a half line may end it at any size): only its finished part is read.
+        if settled is not None and len(source.data) != settled:
             finished = finished_part(source, format)
             if finished is None:  # nothing finished yet: nothing to do now
                 return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,

@@ -34,11 +34,12 @@ end the simulator stops writing, waits until every file is caught up, sends SIGT
   simulated day. The watcher's RSS at the end over the fresh watcher's is printed too (heap
   the warm-up's peaks left behind: bounded, not growing);
 * other writers get in: a probe takes the home's write lock every 2 s (and holds it 0.3 s) and
-  ``atc curate`` runs three times; their waits are printed.
+  ``atc curate`` runs twice; their waits are printed.
 
     .venv/bin/python scripts/bench/watch_soak.py --minutes 14          # the long soak
     .venv/bin/python scripts/bench/watch_soak.py --minutes 10 --poll   # polling mode
-    .venv/bin/python scripts/bench/watch_soak.py --minutes 0.6 --sessions 6   # as the test does
+    .venv/bin/python scripts/bench/watch_soak.py --minutes 0.3 --sessions 6   # as the test does
+    .venv/bin/python scripts/bench/watch_soak.py --minutes 4 --inject-leak-kb 64  # must FAIL
 
 One simulated hour is ``--hour-seconds`` of wall time (default 20): a session writes about one
 record per simulated minute, bursts included.
@@ -132,6 +133,7 @@ class Soak:
     poll: bool
     seed: int
     warm: float = 0.25            # share of the run that is warm-up (the data grows)
+    inject_leak_kb: int = 0       # a check of the check: the watcher keeps this much per batch
     steady_new: float = 0.05      # in the steady state: share of writes that add a record
     settle: float = 1.5
     watched: Path = field(init=False)
@@ -164,11 +166,28 @@ class Soak:
                 "--settle", str(self.settle), "--interval", "0.5", "--rescan", "30"]
         if self.poll:
             args.append("--poll")
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if self.inject_leak_kb:
+            env["PYTHONPATH"] = str(self._leaky(self.inject_leak_kb))
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                     text=True, env=env)
         threading.Thread(target=self._read_log, daemon=True).start()
         self.stderr: list[str] = []
         threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
+
+    def _leaky(self, kb: int) -> Path:
+        """A folder whose ``sitecustomize`` makes the watcher keep ``kb`` KB after each batch:
+        a leak planted to show that the steady-state figures find one."""
+        folder = self.root / "leak"
+        folder.mkdir()
+        (folder / "sitecustomize.py").write_text(
+            "from attention_cloud.watch import watcher\n"
+            "_kept, _batch = [], watcher.Watcher._batch\n"
+            "def _leaking(self, due):\n"
+            f"    _kept.append(b'x' * {kb * 1024})\n"
+            "    return _batch(self, due)\n"
+            "watcher.Watcher._batch = _leaking\n", encoding="utf-8")
+        return folder
 
     def _read_log(self) -> None:
         for line in self.proc.stdout:
@@ -540,11 +559,11 @@ class Soak:
 
 def run_soak(seconds: float, sessions: int = 12, hour_seconds: float = 20.0, poll: bool = False,
              seed: int = 7, root: Path | None = None, warm: float = 0.25,
-             steady_new: float = 0.05) -> dict[str, Any]:
+             steady_new: float = 0.05, inject_leak_kb: int = 0) -> dict[str, Any]:
     """One soak run in ``root`` (a temporary folder by default); the figures as a dict."""
     with tempfile.TemporaryDirectory(prefix="atc-watch-soak-") as tmp:
         soak = Soak(Path(root or tmp) / "soak", seconds, sessions, hour_seconds, poll, seed,
-                    warm, steady_new)
+                    warm=warm, steady_new=steady_new, inject_leak_kb=inject_leak_kb)
         try:
             return soak.run()
         finally:
@@ -581,6 +600,9 @@ def main() -> int:
                         help="share of the run that is warm-up (the data grows)")
     parser.add_argument("--steady-new", type=float, default=0.05,
                         help="in the steady state, share of writes that add a record")
+    parser.add_argument("--inject-leak-kb", type=int, default=0,
+                        help="check the check: make the watcher keep this many KB per batch "
+                             "(the run must then FAIL)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="run in this (new) folder and keep it, to look at afterwards")
     parser.add_argument("--leak-bound-mb", type=float, default=LEAK_BOUND_MB,
@@ -588,7 +610,7 @@ def main() -> int:
                              "state, beyond what the new data costs")
     args = parser.parse_args()
     result = run_soak(args.minutes * 60, args.sessions, args.hour_seconds, args.poll, args.seed,
-                      args.keep, args.warm, args.steady_new)
+                      args.keep, args.warm, args.steady_new, args.inject_leak_kb)
     print(json.dumps(result, indent=2))
     failed = verdict(result, args.leak_bound_mb)
     st = result["steady"]
