@@ -918,8 +918,8 @@ shared_entity_(Id, Other) :-
 % entity expansion (`seeded_by: entity_expansion`) and the segment's `bridged` list says which
 % seed and which named thing brought it. Walked keeps what the walk found, in its order (a
 % record the walk reached keeps its place, with the bridge's score where that is higher), so
-% the bridge only adds and raises. Off
-% with the option `bridge: false`; a user walk rule replaces it.
+% the bridge only adds and raises. Off with the option `bridge: false`; a user walk rule
+% replaces it.
 bridge_(Settings, _, _, Walked, Walked) :-
     (   Settings.bridge == false ; Settings.walk = rule(_) ), !.
 bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
@@ -941,9 +941,8 @@ bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
             Bridged0),
     best_per_id_(Bridged0, Bridged),
     maplist(bridged_if_better_(Bridged), Walked, Walked1),
-    findall(Id, member(c(Id, _, _, _, _), Walked), WalkedIds0),
-    sort(WalkedIds0, WalkedIds),
-    exclude(candidate_in_ord_(WalkedIds), Bridged, New),
+    findall(Id, member(c(Id, _, _, _, _), Walked), WalkedIds),
+    exclude(candidate_in_(WalkedIds), Bridged, New),
     append(Walked1, New, Expanded).
 
 % A walked candidate the bridge reaches with a higher score takes the bridge's, in place.
@@ -952,9 +951,6 @@ bridged_if_better_(Bridged, c(Id, S, By, Hops, Role), C) :-
     ->  C = c(Id, SB, ByB, HopsB, RoleB)
     ;   C = c(Id, S, By, Hops, Role)
     ).
-
-candidate_in_ord_(Ids, c(Id, _, _, _, _)) :-
-    ord_memberchk(Id, Ids).
 
 bridge_df_(8).
 bridge_weight_(0.7).
