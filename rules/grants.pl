@@ -38,6 +38,8 @@
 :- use_module(ladder).
 :- use_module(cells, [cell/1, cell_provenance/2]).
 :- use_module(tms, [belief_support/3]).
+:- use_module(attention_store, [scope_atom/2]).
+:- use_module(attention_checks, [text_atom/2]).
 
 /** <module> Sharing: principals, teams, grants, labels, and the one visibility policy
 
@@ -325,8 +327,8 @@ record_labels(R, Labels) :-
 %   labels(all, [], none).
 
 belief_labels(Scope0, Belief, Labels) :-
-    text_atom_(Scope0, Scope),
-    text_atom_(Belief, Id),
+    scope_atom(Scope0, Scope),
+    text_atom(Belief, Id),
     belief_items_(Scope, [Id], [Id], [], Items),
     findall(L, ( member(H, Items), record_labels(H, L) ), Ls),
     foldl(tighten_, Ls, labels(all, [], none), Labels).
@@ -346,17 +348,18 @@ belief_items_(Scope, [B|Bs], Seen, Acc, Items) :-
 
 %!  labels_dict(+Labels, -Dict) is det.
 %
-%   Labels as a dict for the host: readers (`all` or a list), restrictions (strings, a team
-%   restriction as "team:NAME") and retention (`none` or an ISO 8601 time).
+%   Labels as a dict for the host, in the shape `atc label --show` prints a record's: readers
+%   (`null`: anyone a grant reaches, or a list), restrictions (strings, a team restriction as
+%   "team:NAME") and retention (`null` or an ISO 8601 time).
 
-labels_dict(labels(Readers, Restrictions, Retention),
+labels_dict(labels(Readers0, Restrictions, Retention0),
             _{readers: Readers, restrictions: Texts, retention: Retention}) :-
+    ( Readers0 == all -> Readers = null ; Readers = Readers0 ),
+    ( Retention0 == none -> Retention = null ; Retention = Retention0 ),
     maplist(restriction_text_, Restrictions, Texts).
 
 restriction_text_(team(T), Text) :- !, format(string(Text), "team:~w", [T]).
 restriction_text_(X, Text) :- atom_string(X, Text).
-
-text_atom_(T, A) :- ( atom(T) -> A = T ; atom_string(A, T) ).
 
 own_labels_(R, labels(Readers, Restrictions, Retention)) :-
     findall(P, label_(R, reader, P), Ps0),

@@ -194,9 +194,11 @@ def test_beliefs_carry_the_labels_of_the_items_that_justify_them(alice):
         ctl.add_belief("plain", value="4.3", supports=[second], **common)
         labels = {b: ctl.belief(b, now=1_700_000_100.0)["labels"]
                   for b in ("from_pii", "built_on_it", "plain")}
-    assert labels["from_pii"] == {"readers": ["bob"], "restrictions": ["pii"], "retention": "none"}
+    assert labels["from_pii"] == {"readers": ["bob"], "restrictions": ["pii"], "retention": None}
     assert labels["built_on_it"] == labels["from_pii"]      # through the supporting belief
-    assert labels["plain"] == {"readers": "all", "restrictions": [], "retention": "none"}
+    assert labels["plain"] == {"readers": None, "restrictions": [], "retention": None}
+    # the same shape as a record's labels (atc label --show)
+    assert json.loads(ok("label", first, "--show", home=home).split("  ", 1)[1]) == labels["from_pii"]
     shown = ok("belief", "show", "built_on_it", "--scope", "labels", home=home)
     assert "labels (from its items): readers bob; restrictions pii; retention none" in shown
     assert "labels" not in ok("belief", "show", "plain", "--scope", "labels", home=home)

@@ -148,12 +148,11 @@ def belief_show(ctx: click.Context, belief_id: str, fmt: str, home: str | None, 
     if info["superseded_by"]:
         click.echo(f"  superseded by {info['superseded_by']}")
     labels = info.get("labels") or {}
-    readers = labels.get("readers", "all")
-    if labels.get("restrictions") or readers != "all" or labels.get("retention", "none") != "none":
-        shown = ", ".join(readers) if isinstance(readers, list) else readers
-        click.echo(f"  labels (from its items): readers {shown}; "
+    readers, retention = labels.get("readers"), labels.get("retention")
+    if labels.get("restrictions") or readers is not None or retention is not None:
+        click.echo(f"  labels (from its items): readers {', '.join(readers or ['anyone'])}; "
                    f"restrictions {', '.join(labels.get('restrictions', [])) or '-'}; "
-                   f"retention {labels.get('retention')}")
+                   f"retention {retention or 'none'}")
 
 
 def _belief_line(info: dict[str, Any]) -> str:
