@@ -171,4 +171,5 @@ def test_detect_format_from_text_and_failures():
 
 
 def test_formats_constant():
-    assert FORMATS == ("claude-code", "openai", "chatgpt", "sharegpt", "trajectory", "markdown", "text")
+    assert FORMATS == ("claude-code", "openai", "chatgpt", "sharegpt", "trajectory", "locomo",
+                       "longmemeval", "markdown", "text")

@@ -14,6 +14,10 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                 "list of them or JSONL",
     "trajectory": "agent trajectories such as SWE-agent's .traj (history of role/content with "
                   "action and observation, or trajectory steps)",
+    "locomo": "LoCoMo benchmark samples (locomo10.json): two named speakers, dated sessions, "
+              "dia_id kept as relation turn_id; qa and summaries not read",
+    "longmemeval": "LongMemEval instances (one, a JSON list, or JSONL): dated haystack sessions, "
+                   "<session>:<turn> kept as relation turn_id; question and answers not read",
     "markdown": "Markdown logs whose turns start at timed speaker headings "
                 "(## User (03:56 UTC))",
     "text": "plain text or markdown with speaker lines (User:, ## Assistant, Priya: ...)",

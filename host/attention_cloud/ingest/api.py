@@ -12,6 +12,8 @@ from .chatgpt_export import ChatGPTExportParser
 from .claude_code import ClaudeCodeParser
 from .collector import ItemCollector
 from .detect import detect_source_format
+from .locomo import LoCoMoParser
+from .longmemeval import LongMemEvalParser
 from .markdown_log import MarkdownLogParser
 from .openai_chat import OpenAIChatParser
 from .plain_text import PlainTextParser
@@ -33,6 +35,8 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "chatgpt": ChatGPTExportParser,
     "sharegpt": ShareGPTParser,
     "trajectory": TrajectoryParser,
+    "locomo": LoCoMoParser,
+    "longmemeval": LongMemEvalParser,
     "markdown": MarkdownLogParser,
     "text": PlainTextParser,
 }

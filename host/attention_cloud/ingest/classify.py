@@ -97,3 +97,11 @@ def output_text(call: ToolCall | None, output: str, kind: str) -> str:
     if call is None:
         return body
     return f"{call.label}\n{body}" if body else call.label
+
+
+def kept_turn_kind(role: str, text: str) -> str:
+    """The kind of a benchmark conversation's turn, where every turn is evidence and none is
+    noise: what :func:`user_message_kind` or :func:`assistant_text_kind` say, and ``turn``
+    where they would drop it (an acknowledgement such as "Thanks!")."""
+    found = user_message_kind(text) if role == "user" else assistant_text_kind(text)
+    return found or "turn"

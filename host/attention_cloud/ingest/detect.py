@@ -3,7 +3,10 @@
 JSON is looked at first. Line by line: an object with a string ``type`` and Claude Code's
 fields (``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with
 ``conversations`` of ``from``/``value`` turns means ``sharegpt``; one with a ``role`` or a
-``messages`` list means ``openai``. As one document: a list of conversations with a ``mapping``
+``messages`` list means ``openai``. The benchmarks come first, as a line or as a document (or
+the first element of a list): a LoCoMo sample (``conversation`` with ``speaker_a`` or
+``session_N`` turns) means ``locomo``, a LongMemEval instance (``haystack_sessions``) means
+``longmemeval``. As one document: a list of conversations with a ``mapping``
 tree (or one such conversation) means ``chatgpt``; an object with SWE-agent's ``history`` or
 ``trajectory`` steps means ``trajectory``; a list of ShareGPT records means ``sharegpt``; a
 JSON array of messages or a document with ``messages`` means ``openai``. Otherwise a timed
@@ -19,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from .chatgpt_export import is_chatgpt_export
+from .locomo import is_locomo_sample
+from .longmemeval import is_longmemeval_instance
 from .markdown_log import has_timed_headings
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
@@ -104,7 +109,21 @@ def _cut_short(text: str, first: str) -> str | None:
     return "openai" if first == "[" and '"role"' in text[:2000] else None
 
 
+def _benchmark_format(value: Any) -> str | None:
+    """``locomo`` or ``longmemeval`` for one of their records (checked before the chat formats:
+    a haystack session's turns have a ``role`` too)."""
+    if is_locomo_sample(value):
+        return "locomo"
+    if is_longmemeval_instance(value):
+        return "longmemeval"
+    return None
+
+
 def _document_format(document: Any) -> str | None:
+    if isinstance(document, list) and document[:1]:
+        found = _benchmark_format(document[0])
+        if found:
+            return found
     if is_chatgpt_export(document):
         return "chatgpt"
     if is_trajectory(document):
@@ -116,7 +135,7 @@ def _document_format(document: Any) -> str | None:
         return "openai" if any(isinstance(m, dict) and "role" in m for m in head) else None
     if isinstance(document, dict) and isinstance(document.get("messages"), list):
         return "openai"
-    return None
+    return _benchmark_format(document)
 
 
 def _record_format(value: Any) -> str | None:
@@ -126,6 +145,9 @@ def _record_format(value: Any) -> str | None:
         return "claude-code"
     if is_sharegpt_record(value):
         return "sharegpt"
+    found = _benchmark_format(value)
+    if found:
+        return found
     if isinstance(value.get("role"), str) or isinstance(value.get("messages"), list):
         return "openai"
     return None

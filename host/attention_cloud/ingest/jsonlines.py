@@ -11,7 +11,7 @@ that would parse.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .collector import ItemCollector
@@ -125,3 +125,43 @@ def some_line_parses(text: str, lines_to_try: int = 50) -> bool:
         if tried == lines_to_try:
             break
     return False
+
+
+def json_units(
+    source: Source, collector: ItemCollector, accepts: Callable[[Any], bool], what: str
+) -> Iterator[tuple[int, dict[str, Any], str, bool]]:
+    """Yield ``(record number, record, pointer prefix, one per line)`` for every record of a
+    file that holds a JSON list of records, one record, or JSON Lines of records.
+
+    ``accepts`` says whether a decoded value is a record of the format; ``what`` names one in
+    reports (``a LoCoMo sample``). A value it refuses inside a list or on a line is skipped and
+    reported; a single document it refuses is an error. The pointer prefix is
+    ``<file>#/<index>`` (list), ``<file>#`` (one record) or ``<file>:<line>#`` (JSON Lines): the
+    record's own JSON pointer follows it. ``one per line`` is True for JSON Lines, whose lines
+    :func:`json_records` has already counted as read.
+
+    Raises:
+        InputError: one document that is not such a record, nor a list of them.
+    """
+    document = json_document(source)
+    base = source.pointer_base
+    if document is None:
+        for number, record in json_records(source, collector):
+            if accepts(record):
+                yield number, record, f"{base}:{number}#", True
+            else:
+                collector.skip(number, f"not {what}")
+        return
+    strip_document_envelopes(source, collector, document)
+    if isinstance(document, dict):
+        if not accepts(document):
+            raise fail(source.name, f"not {what}")
+        yield 1, document, f"{base}#", False
+        return
+    if not isinstance(document, list):
+        raise fail(source.name, f"JSON document is neither {what} nor a list of them")
+    for index, record in enumerate(document):
+        if accepts(record):
+            yield index + 1, record, f"{base}#/{index}", False
+        else:
+            collector.skip(index + 1, f"record {index} is not {what}")

@@ -14,6 +14,10 @@ ROLES: tuple[str, ...] = ("user", "assistant", "tool", "system")
 
 Relation = tuple[str, str, str]
 
+TURN_ID = "turn_id"
+"""The relation holding a benchmark's own id for a turn: LoCoMo's ``dia_id`` (``D1:3``),
+LongMemEval's ``<session id>:<turn index>``, so an evaluator maps its evidence to handles."""
+
 
 @dataclass(frozen=True)
 class ItemRecord:
