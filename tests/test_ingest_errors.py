@@ -92,7 +92,7 @@ def test_unreadable_file(tmp_path):
 def test_unknown_format_name():
     with pytest.raises(InputError) as caught:
         parse_path(FIXTURES / "transcript.txt", format="yaml")
-    assert str(caught.value) == "unknown format 'yaml' (expected one of: claude-code, openai, chatgpt, sharegpt, trajectory, markdown, text)"
+    assert str(caught.value) == "unknown format 'yaml' (expected one of: claude-code, openai, chatgpt, sharegpt, trajectory, locomo, longmemeval, markdown, text)"
 
 
 def test_file_names_with_control_characters_stay_on_one_line(tmp_path):

@@ -20,6 +20,8 @@ ONE_OF_EACH = {
     "chatgpt": "chatgpt_conversations.json",
     "sharegpt": "sharegpt.json",
     "trajectory": "swe_agent_run.traj",
+    "locomo": "locomo10_sample.json",
+    "longmemeval": "longmemeval_instance.json",
     "markdown": "2026-01-02-standup.md",
     "text": "transcript.md",
 }
@@ -70,13 +72,17 @@ _JSON_FIXTURES = {
     "chatgpt": "chatgpt_conversations.json",
     "sharegpt": "sharegpt.json",
     "trajectory": "swe_agent_run.traj",
+    "locomo": "locomo10_sample.json",
+    "longmemeval": "longmemeval_instance.json",
 }
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
     lambda children: st.lists(children, max_size=3)
     | st.dictionaries(st.sampled_from(["role", "content", "parts", "from", "value", "mapping",
                                        "message", "author", "parent", "children", "action",
-                                       "history", "create_time", "current_node", "id"]),
+                                       "history", "create_time", "current_node", "id",
+                                       "speaker", "text", "dia_id", "blip_caption",
+                                       "haystack_sessions", "haystack_dates"]),
                       children, max_size=4),
     max_leaves=10,
 )

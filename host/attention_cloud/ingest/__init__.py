@@ -21,6 +21,14 @@ Formats (detected from the content; ``format=`` overrides)
     ``trajectory``
         Agent trajectories such as SWE-agent's ``.traj``: environment observations are tool
         results or errors, never goals (:mod:`.trajectory`).
+    ``locomo``
+        LoCoMo benchmark samples (``locomo10.json``): each turn with its speaker's name and its
+        session's date, sessions ``<sample_id>/session_N``; the annotations (``qa``,
+        summaries, observations) are not read (:mod:`.locomo`).
+    ``longmemeval``
+        LongMemEval instances (one, a JSON list, or JSONL): each haystack turn with its role and
+        its session's date; shared sessions read once; ``question``, ``answer`` and
+        ``has_answer`` are not read (:mod:`.longmemeval`).
     ``markdown``
         Markdown logs whose turns start at timed speaker headings, ``## User (03:56 UTC)``;
         the time goes to the item, on the file's date (:mod:`.markdown_log`).
@@ -101,7 +109,9 @@ Relations (subject is always the item's handle)
     ``in_session`` session; ``cwd`` working directory; ``touches_file`` path (file operations,
     relative to the cwd when under it); ``file_op`` read|write|edit; ``tool`` tool name;
     ``mentions_file`` other paths named in the text (by extension, at most 8); ``mentions``
-    error class names (``ValueError``, ``ReadTimeout``; at most 8); ``sidechain`` true.
+    error class names (``ValueError``, ``ReadTimeout``; at most 8); ``sidechain`` true;
+    ``turn_id`` a benchmark's own id for the turn (LoCoMo ``D1:3``, LongMemEval
+    ``<session id>:<turn index>``).
 
 Item budget
     With ``item_budget=N``, a session with more than N items keeps, per kind, a share of N:
