@@ -384,7 +384,8 @@ seed_ranking(Goal, Segment, K, Path, Seeds) :-
 % on relevant memory instead of ending early.
 jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :-
     (   Reader == none -> Fetch is max(K * 4, 48) ; Fetch is max(K * 16, 192) ),
-    (   catch(scope_nearest_(Segment, Goal, Fetch, Sem0), error(existence_error(embeddings, _), _), fail)
+    semantic_goal_(Goal, Speaker, SemGoal),
+    (   catch(scope_nearest_(Segment, SemGoal, Fetch, Sem0), error(existence_error(embeddings, _), _), fail)
     ->  HaveSem = true,
         include(readable_pair_(Reader), Sem0, Sem)
     ;   Sem = [], HaveSem = false
@@ -398,8 +399,8 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :
     ),
     (   Path == recency
     ->  recency_seeds_(Reader, Segment, K, Seeds), Reserve = []
-    ;   lexical_cosines_(HaveSem, Goal, Sem, Lex, Sem1),
-        window_cosines_(HaveSem, Anchor, Goal, Segment, Fetch, Sem1, SemAll0),
+    ;   lexical_cosines_(HaveSem, SemGoal, Sem, Lex, Sem1),
+        window_cosines_(HaveSem, Anchor, SemGoal, Segment, Fetch, Sem1, SemAll0),
         include(readable_pair_(Reader), SemAll0, SemAll),
         fuse_(SemAll, Lex, Fused0),
         open_arcs_(Fused0, Fused10),
@@ -617,6 +618,46 @@ goal_people_(Goal, Names) :-
         list_to_set(Names0, Names)
     ).
 
+% semantic_goal_(+Goal, +Speaker, -SemGoal): what the embedder compares with memory, Goal
+% without the names of the speakers it names. Every turn of a speaker is embedded after that
+% speaker's name, so a name in the goal pulls toward the speaker's shortest turns rather than the
+% ones about the goal's topic (LongMemEval's questions asked by name ranked the evidence 3-6
+% times lower); who is asked about is weighed by the speaker prior instead. BM25 keeps the names.
+semantic_goal_(Goal, speaker(Names), SemGoal) :-
+    is_list(Names), !,
+    split_string(Goal, " \t\n\r", " \t\n\r", Words0),
+    exclude(==(""), Words0, Words),
+    maplist(written_token_, Words, Tokens),
+    (   string_lower(Goal, Goal) -> Cased = false ; Cased = true ),
+    foldl(drop_name_(Cased), Names, Words-Tokens, Kept-_),
+    atomic_list_concat(Kept, ' ', Text),
+    (   sub_atom(Text, _, 1, _, C), char_type(C, alpha)
+    ->  atom_string(Text, SemGoal)
+    ;   SemGoal = Goal
+    ).
+semantic_goal_(Goal, _, Goal).
+
+written_token_(Word, Token) :-
+    split_string(Word, "", ",.;:!?()\"", [Bare]),
+    goal_token_(Bare, Token).
+
+% drop_name_(+Cased, +Name, +Words-Tokens, -Kept-KeptTokens): every place the goal writes Name
+% (as name_at_/4 matches it) cut out of the parallel lists of words and their tokens.
+drop_name_(Cased, Name, Words-Tokens, Kept-KeptTokens) :-
+    (   name_at_(Name, Tokens, Cased, At)
+    ->  atom_string(Name, Text),
+        split_string(Text, " ", " ", Parts),
+        length(Parts, N),
+        length(WordsBefore, At), append(WordsBefore, WordsRest, Words),
+        length(TokensBefore, At), append(TokensBefore, TokensRest, Tokens),
+        length(DropW, N), append(DropW, WordsAfter, WordsRest),
+        length(DropT, N), append(DropT, TokensAfter, TokensRest),
+        append(WordsBefore, WordsAfter, Words1),
+        append(TokensBefore, TokensAfter, Tokens1),
+        drop_name_(Cased, Name, Words1-Tokens1, Kept-KeptTokens)
+    ;   Kept = Words, KeptTokens = Tokens
+    ).
+
 % A goal token as Token-Lowercase, a possessive 's cut off.
 goal_token_(Token0, Token-Lower) :-
     (   ( sub_string(Token0, B, 2, 0, "'s") ; sub_string(Token0, B, _, 0, "’s") ), B > 0
@@ -739,7 +780,9 @@ cell_candidates_(Settings, Segment, Seeds, SeedIds, Found) :-
     ;   Depth is max(1, Settings.depth),
         pairs_keys(Focus, FocusCells),
         rings_(1, Depth, Segment, Focus, FocusCells, Rings),
-        focus_members_(Settings.goal, Focus, SeedIds, Segment, Near),
+        Settings.priors = priors(Speaker, _),
+        semantic_goal_(Settings.goal, Speaker, SemGoal),
+        focus_members_(SemGoal, Focus, SeedIds, Segment, Near),
         findall(Cand, ( member(Ring-Cells, Rings), ring_candidate_(Ring, Cells, SeedIds, Cand) ),
                 Far),
         append(Near, Far, Found)

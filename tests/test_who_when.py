@@ -254,6 +254,31 @@ def test_goal_speaker_reads_names_memory_knows(conversation_home):
     assert json.loads(none.output) == []
 
 
+def test_the_embedder_reads_the_goal_without_the_speakers_it_names(conversation_home, home):
+    """Every turn is embedded after its speaker's name, so a name in the question would pull the
+    jump toward that speaker's shortest turns; the embedder gets the question without the names
+    of the people memory knows (who is asked about is weighed by the speaker prior), while BM25
+    still reads them."""
+    with Memory.open(home) as mem:
+        asked: list[str] = []
+        inner = mem.jump.embedder
+
+        class Recording:
+            id, dim = inner.id, inner.dim
+
+            def embed(self, texts, batch_size=64):
+                asked.extend(texts)
+                return inner.embed(texts, batch_size=batch_size)
+
+        mem.jump._embedder = Recording()
+        frame = mem.hydrate("When did Priya and Tomás's friend start the pottery class?", budget=400)
+        assert asked and set(asked) == {"When did and friend start the pottery class?"}
+        assert any("pottery class yesterday" in f.text for f in frame.facts)
+        asked.clear()
+        mem.hydrate("will it rain on the marathon", budget=400)   # nobody named: as written
+        assert set(asked) == {"will it rain on the marathon"}
+
+
 def test_a_time_anchored_goal_finds_the_day_a_turn_named(conversation_home):
     """'yesterday' said on 8 May is 7 May: a goal about 7 May weighs that turn in."""
     out = conversation_home("hydrate", "--goal", "what did Priya do on May 7", "--now",
