@@ -64,6 +64,14 @@ def test_benchmark_runs_on_a_tiny_instance(tmp_path):
     assert row["embedded"] - lean["embedded"] == row["items"]
 
 
+def test_native_ingests_the_instance_file_and_maps_turns_by_turn_id(tmp_path):
+    row, report = _run(tmp_path, "native", "--native")
+    assert row["evidence_items"] == 1 and row["items"] == 6 * len(FILLER)
+    assert row["timed_items"] == row["items"]               # every turn at its session's date
+    assert row["jump_hits"]["5"] and row["in_frame_l0"]["2000"] == 1.0
+    assert "--native" in report
+
+
 def test_bad_config_is_a_usage_error(tmp_path):
     proc = subprocess.run([sys.executable, str(SCRIPT), "--data", str(tmp_path), "--config", "oops"],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)

@@ -27,6 +27,10 @@ For every instance of ``--data`` (LongMemEval_S, about 48 dated chat sessions an
    curation stored for the items, i.e. MiniLM by default, against the question's vector) and the
    BM25 ranking above; session ranking and frame as for BM25.
 
+With ``--native`` step 1 ingests each instance's own file as it is published (the ``longmemeval``
+ingest format: every turn at its session's date, shared and repeated sessions read once) and
+items map to turns through ``relation(H, turn_id, '<session id>:<i>')`` instead of pointers.
+
 Abstention instances (``*_abs``) have no evidence and are left out of recall and evidence, as in
 the official protocol; they are hydrated and timed like the rest. Goals: session recall@5 ≥ 0.95;
 evidence in frame at 2000 tokens at least 0.15 above BM25's and 0.05 above RRF's.
@@ -80,6 +84,7 @@ class Instance:
     answer_sessions: set[str]
     sessions: list[tuple[str, str, list[dict[str, Any]]]]  # (session id, date, turns)
     question_date: str = ""  # when the question is asked (LongMemEval's format)
+    path: Path | None = None  # the instance's own file
 
     @property
     def abstention(self) -> bool:
@@ -164,7 +169,7 @@ def load_instances(data: Path, limit: int | None, ids: list[str] | None = None) 
         instances.append(Instance(
             raw["question_id"], raw["question_type"], raw["question"], set(raw["answer_session_ids"]),
             list(zip(raw["haystack_session_ids"], raw["haystack_dates"], raw["haystack_sessions"])),
-            raw.get("question_date", "")))
+            raw.get("question_date", ""), path))
     if ids:
         unknown = set(ids) - {inst.qid for inst in instances}
         if unknown:
@@ -205,12 +210,28 @@ def write_sessions(inst: Instance, folder: Path) -> dict[str, str]:
     return stems
 
 
+def write_native(inst: Instance, folder: Path) -> dict[str, str]:
+    """A ``write`` for :func:`run_instance` (``--native``): the instance's own file, ingested
+    with the ``longmemeval`` format; its items map to turns by ``turn_id``, so no file stems."""
+    folder.mkdir(parents=True)
+    if inst.path is None:
+        raise SystemExit(f"{inst.qid}: --native needs the instance's file")
+    shutil.copy(inst.path, folder / inst.path.name)
+    return {}
+
+
 def item_map(mem: Any, stems: dict[str, str]) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
-    """Item handle -> (session id, turn index) from source pointers; item handle -> L0 text."""
-    from attention_cloud.bridge import Var
+    """Item handle -> (session id, turn index), from ``relation(H, turn_id, 'sid:i')`` (the
+    benchmark formats) else from source pointers; item handle -> L0 text."""
+    from attention_cloud.bridge import Atom, Var
 
     where: dict[str, tuple[str, int]] = {}
+    for handle, turn in mem.pl.solutions("atc_journal:relation", Var(), Atom("turn_id"), Var()):
+        sid, _, index = str(turn).rpartition(":")
+        where[str(handle)] = (sid, int(index))
     for handle, pointer in mem.pl.solutions("atc_journal:item_source", Var(), Var()):
+        if str(handle) in where:
+            continue
         found = POINTER.match(str(pointer))
         if not found:
             raise SystemExit(f"unexpected source pointer {pointer!r}: cannot map it to a turn")
@@ -636,6 +657,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cells-compare", dest="compare", action="store_const", const="cells",
                         help="the same as --compare cells")
     parser.add_argument("--jsonl", type=Path, help="also write one JSON line per instance here")
+    parser.add_argument("--native", action="store_true",
+                        help="ingest each instance's own file (format longmemeval) instead of "
+                             "one OpenAI-style file per session")
     parser.add_argument("--update-md", action="store_true",
                         help="write the tables into BENCHMARKS.md (## LongMemEval)")
     args = parser.parse_args(argv)
@@ -650,7 +674,8 @@ def main(argv: list[str] | None = None) -> int:
     out = open(args.jsonl, "w", encoding="utf-8") if args.jsonl else None
     with tempfile.TemporaryDirectory(prefix="lme-") as tmp:
         for number, inst in enumerate(instances, start=1):
-            outcome = run_instance(inst, args, Path(tmp))
+            outcome = run_instance(inst, args, Path(tmp),
+                                   write_native if args.native else write_sessions)
             outcomes.append(outcome)
             if out:
                 out.write(json.dumps(outcome.__dict__, default=list) + "\n")

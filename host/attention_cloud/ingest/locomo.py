@@ -104,22 +104,23 @@ class LoCoMoParser:
                 if not isinstance(speaker, str) or not speaker.strip():
                     self.collector.skip(number, f"{key} turn {index} has no speaker")
                     continue
+                speaker = speaker.strip()[:80]
                 text = turn.get("text")
                 text = photo_text(clean_message(text) if isinstance(text, str) else "",
                                   turn.get("blip_caption"))
                 if not text:
                     self.collector.skip(number, f"{key} turn {index} has no text")
                     continue
-                if not isinstance(user, str) or not user:
+                if not isinstance(user, str) or not user.strip():
                     user = speaker
-                role = "user" if speaker == user else "assistant"
+                role = "user" if speaker == user.strip()[:80] else "assistant"
                 dia_id = turn.get("dia_id")
                 kind = kept_turn_kind(role, text)
                 read += 1
                 self.collector.add(
                     record_no=number, session=session, kind=kind, role=role,
                     identity=f"t{index}", text=message_text(text), time=when,
-                    pointer=f"{prefix}/conversation/{key}/{index}", speaker=speaker.strip()[:80],
+                    pointer=f"{prefix}/conversation/{key}/{index}", speaker=speaker,
                     sets_goal=kind == "user_goal",
                     links=((TURN_ID, str(dia_id)),) if isinstance(dia_id, (str, int)) else (),
                 )
