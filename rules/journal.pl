@@ -609,7 +609,10 @@ journal_expire_text(Before, Count) :-
     findall(H, ( item_(H, _, _, _, _, _, _, T, _, _), T \== "", T @< Before,
                  text_(H, _), atc_ladder:curated(H, _) ),
             Hs),
-    forall(member(H, Hs), durable_retract(atc_journal:text_(H, _))),
+    forall(member(H, Hs),
+           ( text_(H, Text),
+             atc_ladder:ladder_unshare_l0(H, Text),   % rungs that share it keep a copy
+             durable_retract(atc_journal:text_(H, _)) )),
     length(Hs, Count).
 
 %!  journal_watermark(?Source, ?Size, ?Digest) is nondet.

@@ -26,7 +26,9 @@
             ladder_invalidate/2,        % +Handles, -Invalidated
             ladder_erase/3,             % +Handles, -Invalidated, -Echoes
             ladder_drop_records/1,      % +Ids
-            ladder_expire/3             % +Level, +Before, -Count
+            ladder_expire/3,            % +Level, +Before, -Count
+            ladder_unshare_l0/2,        % +Handle, +Text
+            ladder_upgrade/2            % +Limit, -Count
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -50,17 +52,21 @@ derived from it.
 */
 
 :- dynamic
-    rung_/4,          % Id, Level, Text, Tokens        (l1..l3; l0 of items lives in journal)
-    distill_/3,       % Id, Field, Value               (entity, decision, constraint, outcome, tag, fact)
-    provenance_/2,    % Id, SourceHandle
+    record_/11,       % Id, Curator, R1, T1, R2, T2, R3, T3, Fields, Prov, L0Tokens (see below)
+    entity_/2,        % EntityAtom, Id: distilled(Id, entity, E) looked up by E
     arc_/3,           % Arc, Session, Goal
     arc_member_/3,    % Arc, Handle, Order
     rollup_/2,        % Rollup, Session
     echo_/3,          % Echo, Original, Similarity
-    curated_/2,       % Id, Curator
-    l0_tokens_/2.     % Handle, Tokens
+    l0_tokens_/2,     % Handle, Tokens   (an item whose L0 count is not in its record_/11)
+    provenance_/2,    % Id, SourceHandle (provenance that record_/11 does not imply)
+    rung_/4,          % Id, Level, Text, Tokens \
+    distill_/3,       % Id, Field, Value         > the first fact forms, read but no longer
+    curated_/2.       % Id, Curator             /  written (ladder_upgrade/2 converts them)
 
 :- multifile atc_store:durable_predicate/1.
+atc_store:durable_predicate(atc_ladder:record_/11).
+atc_store:durable_predicate(atc_ladder:entity_/2).
 atc_store:durable_predicate(atc_ladder:rung_/4).
 atc_store:durable_predicate(atc_ladder:distill_/3).
 atc_store:durable_predicate(atc_ladder:provenance_/2).
@@ -71,6 +77,31 @@ atc_store:durable_predicate(atc_ladder:echo_/3).
 atc_store:durable_predicate(atc_ladder:curated_/2).
 atc_store:durable_predicate(atc_ladder:l0_tokens_/2).
 
+/* How a curated record is stored: ONE fact per record,
+
+     record_(Id, Curator, R1, T1, R2, T2, R3, T3, Fields, Prov, L0Tokens)
+
+   instead of the three rung_/4, one distill_/3 per field value, one provenance_/2 per source
+   item, curated_/2 and l0_tokens_/2 it took before (about 28 facts per item, 5 kB):
+
+   - Ri is the text of rung li (a string), or the atom `l0` (the item's own L0 text), `l1` or
+     `l2` (the text of that rung of this record), or `none` (the rung expired); Ti its tokens.
+     Short items have the same text on several rungs: it is held once. Before L0 text or a
+     rung is dropped, the rungs that name it get the text itself (unshare_/2).
+   - Fields is the distillation as groups Field-Values of consecutive values of one field, in
+     the order given; entity and tag values are held as atoms (shared by every record that
+     names them), the others as strings. entity_/2 indexes the entities by value.
+   - Prov is `self` (an item's own record), `members` (an arc's, its members), `rollup(Hs)`
+     (a rollup's: items of its session, found from the item by its session), `[]`, or `facts`
+     (anything else: provenance_/2 facts, as before).
+   - L0Tokens is an item's L0 token count (`none` for arcs, rollups and cells); an item whose
+     record is dropped keeps it as l0_tokens_/2.
+
+   The first fact forms (rung_/4, distill_/3, curated_/2, provenance_/2) of homes written
+   before stay readable: every predicate below answers from both; ladder_upgrade/2 rewrites
+   them in the new form, and store_record_/2 replaces them whenever a record is stored again.
+*/
+
 		 /*******************************
 		 *         VOCABULARY           *
 		 *******************************/
@@ -80,28 +111,151 @@ atc_store:durable_predicate(atc_ladder:l0_tokens_/2).
 rung(Id, l0, Text) :-
     item_text(Id, Text).
 rung(Id, Level, Text) :-
+    form_(Id, Form),
+    rung_in_(Form, Id, Level, Text).
+
+rung_in_(record, Id, Level, Text) :-
+    record_(Id, _, R1, _, R2, _, R3, _, _, Prov, _),
+    live_prov_(Prov, Id),
+    record_level_(Level, R1, R2, R3, R),
+    R \== none,
+    rung_text_(item(Id), R, R1, R2, Text0),
+    Text = Text0.
+rung_in_(old, Id, Level, Text) :-
     rung_(Id, Level, Text, _),
     live_record_(Id).
+
+% Which form holds record Id: `record` (record_/11) or `old` (the first fact forms); both,
+% in turn, when Id is unbound. An Id is never in both.
+form_(Id, Form) :-
+    (   nonvar(Id)
+    ->  (   record_(Id, _, _, _, _, _, _, _, _, _, _) -> Form = record ; Form = old )
+    ;   ( Form = record ; Form = old )
+    ).
 
 %!  rung_tokens(?Id, ?Level, ?Tokens:integer) is nondet.
 %   Estimated token cost of a rung (the project's one estimator, see estimate_tokens/2 docs).
 rung_tokens(Id, l0, Tokens) :-
-    l0_tokens_(Id, Tokens),
-    item(Id).
+    (   record_(Id, _, _, _, _, _, _, _, _, _, T),
+        integer(T)
+    ;   l0_tokens_(Id, T)
+    ),
+    item(Id),
+    Tokens = T.
 rung_tokens(Id, Level, Tokens) :-
+    form_(Id, Form),
+    rung_tokens_in_(Form, Id, Level, Tokens).
+
+rung_tokens_in_(record, Id, Level, Tokens) :-
+    record_(Id, _, R1, T1, R2, T2, R3, T3, _, Prov, _),
+    live_prov_(Prov, Id),
+    record_level_(Level, R1-T1, R2-T2, R3-T3, R-T),
+    R \== none,
+    Tokens = T.
+rung_tokens_in_(old, Id, Level, Tokens) :-
     rung_(Id, Level, _, Tokens),
     live_record_(Id).
+
+record_level_(l1, R, _, _, R).
+record_level_(l2, _, R, _, R).
+record_level_(l3, _, _, R, R).
+
+% The text of stored rung R; L0 is item(Id) (the live item's L0 text) or text(Text).
+rung_text_(_, R, _, _, Text) :- string(R), !, Text = R.
+rung_text_(L0, l0, _, _, Text) :- !, l0_text_(L0, Text).
+rung_text_(L0, l1, R1, R2, Text) :- !, rung_text_(L0, R1, R1, R2, Text).
+rung_text_(L0, l2, R1, R2, Text) :- rung_text_(L0, R2, R1, R2, Text).
+
+l0_text_(item(Id), Text) :- item_text(Id, Text).
+l0_text_(text(Text), Text).
 
 %!  distilled(?Id, ?Field, ?Value:string) is nondet.
 %   Structured L2 facts: Field is entity, decision, constraint, outcome, tag or fact (a
 %   first-person fact or preference stated in a conversation).
 distilled(Id, Field, Value) :-
+    (   var(Id), Field == entity, nonvar(Value)
+    ->  (   string(Value),                      % values are strings
+            atom_string(A, Value),
+            entity_(A, Id),
+            distilled_in_(record, Id, Field, Value)
+        ;   distilled_in_(old, Id, Field, Value)
+        )
+    ;   form_(Id, Form),
+        distilled_in_(Form, Id, Field, Value)
+    ).
+
+distilled_in_(record, Id, Field, Value) :-
+    record_(Id, _, _, _, _, _, _, _, Fields, Prov, _),
+    live_prov_(Prov, Id),
+    field_value_(Fields, Field, Value).
+distilled_in_(old, Id, Field, Value) :-
     distill_(Id, Field, Value),
     live_record_(Id).
 
+% A value of Fields (see the storage note), as a string where it is held as an atom.
+field_value_(Fields, Field, Value) :-
+    (   nonvar(Value), nonvar(Field), text_field_(Field), string(Value)
+    ->  atom_string(A, Value),                  % a lookup: compare in the stored form
+        member(Field-Vs, Fields),
+        member(V, Vs), V == A
+    ;   member(Field-Vs, Fields),
+        member(V, Vs),
+        (   atom(V), text_field_(Field) -> atom_string(V, S) ; S = V ),
+        Value = S
+    ).
+
+% The fields whose values are held as atoms: few distinct values, repeated by many records.
+text_field_(entity).
+text_field_(tag).
+
 %!  provenance(?Id, ?Handle) is nondet.
 %   Curated record Id was computed from journal item Handle.
-provenance(Id, Handle) :- provenance_(Id, Handle).
+provenance(Id, H) :-
+    (   var(Id), nonvar(H)
+    ->  (   record_of_item_(H, Id)
+        ;   provenance_(Id, H)
+        )
+    ;   form_(Id, Form),
+        provenance_in_(Form, Id, H)
+    ).
+
+provenance_in_(record, Id, H) :-
+    record_(Id, _, _, _, _, _, _, _, _, Prov, _),
+    (   Prov == facts -> provenance_(Id, H) ; prov_member_(Prov, Id, H) ).
+provenance_in_(old, Id, H) :-
+    provenance_(Id, H),
+    \+ record_(Id, _, _, _, _, _, _, _, _, _, _).     % those are the record's (facts)
+
+prov_member_(self, Id, Id).
+prov_member_(members, Id, H) :- arc_member_(Id, H, _).
+prov_member_(rollup(Hs), _, H) :- member(H, Hs).
+
+% The records whose provenance names item H, other than by provenance_/2.
+record_of_item_indexed_(H, Id) :-
+    record_(H, _, _, _, _, _, _, _, _, self, _),
+    Id = H.
+record_of_item_indexed_(H, Id) :-
+    arc_member_(Id, H, _),
+    record_(Id, _, _, _, _, _, _, _, _, members, _).
+
+record_of_item_(H, Id) :-
+    record_of_item_indexed_(H, Id).
+record_of_item_(H, Id) :-
+    (   item_session(H, Session)
+    ->  rollup_(Id, Session),
+        record_(Id, _, _, _, _, _, _, _, _, Prov, _),
+        Prov = rollup(Hs),
+        memberchk(H, Hs)
+    ;   rollups_of_erased_([H], Id)            % tombstoned, or erased in this batch
+    ).
+
+% The rollups whose provenance names one of Hs, items not live (whose session is not looked
+% up): one scan.
+rollups_of_erased_(Hs, Id) :-
+    sort(Hs, Sorted),
+    record_(Id, _, _, _, _, _, _, _, _, Prov, _),
+    Prov = rollup(Members),
+    once(( member(H, Members), ord_memberchk(H, Sorted) )).
 
 %!  arc(?Arc) is nondet.
 %   A run of consecutive same-goal items in one session.
@@ -129,11 +283,29 @@ echo_of(E, O, Sim) :- echo_(E, O, Sim), item(E), item(O).
 
 %!  curated(?Id, ?Curator) is nondet.
 %   Id was curated by Curator (extractive@Version or model:Name).
-curated(Id, C) :- curated_(Id, C).
+curated(Id, C) :-
+    form_(Id, Form),
+    (   Form == record
+    ->  record_(Id, C, _, _, _, _, _, _, _, _, _)
+    ;   curated_(Id, C)
+    ).
 
 % A derived record is live while every item in its provenance is live.
 live_record_(Id) :-
-    \+ ( provenance_(Id, H), tombstoned(H) ).
+    (   record_(Id, _, _, _, _, _, _, _, _, Prov, _)
+    ->  live_prov_(Prov, Id)
+    ;   \+ ( provenance_(Id, H), tombstoned(H) )
+    ).
+
+live_prov_(self, Id) :- !, \+ tombstoned(Id).
+live_prov_(members, Id) :- !, \+ ( arc_member_(Id, H, _), tombstoned(H) ).
+live_prov_(rollup(Hs), _) :- !, \+ ( member(H, Hs), tombstoned(H) ).
+live_prov_([], _) :- !.
+live_prov_(facts, Id) :- \+ ( provenance_(Id, H), tombstoned(H) ).
+
+% Id has curated rungs (in either form).
+has_record_(Id) :-
+    (   record_(Id, _, _, _, _, _, _, _, _, _, _) -> true ; curated_(Id, _) ).
 
 		 /*******************************
 		 *           WRITING            *
@@ -148,71 +320,217 @@ live_record_(Id) :-
 %     - arc(Arc, Session, Goal, Members);
 %     - rollup(Id, Session);
 %     - echo(Echo, Original, Similarity).
-%   A record that exists already is replaced (curation is idempotent).
+%   A record that exists already is replaced (curation is idempotent). An item's l0_tokens
+%   in the same list as its rungs is kept in the same fact (see the storage note).
 
 ladder_store(Records) :-
     must_be(list, Records),
-    maplist(store_record_, Records).
+    findall(H-T, ( member(rungs(H, _, _, _, _, _, _, _), Records),
+                   memberchk(l0_tokens(H, T), Records) ), L0s0),
+    sort(L0s0, L0s),
+    maplist(store_record_(L0s), Records).
 
-store_record_(rungs(Id, Curator, L1, L2, L3, t(T1, T2, T3), Fields, Prov)) :- !,
+store_record_(L0s, rungs(Id, Curator, L1, L2, L3, t(T1, T2, T3), Fields, Prov)) :- !,
     must_be(atom, Id),
     maplist(must_be(string), [L1, L2, L3]),
+    must_be(list, Fields),
+    must_be(list(atom), Prov),
     clear_record_(Id),
-    durable_assert(atc_ladder:rung_(Id, l1, L1, T1)),
-    durable_assert(atc_ladder:rung_(Id, l2, L2, T2)),
-    durable_assert(atc_ladder:rung_(Id, l3, L3, T3)),
-    forall(member(F-V, Fields), durable_assert(atc_ladder:distill_(Id, F, V))),
-    forall(member(P, Prov), durable_assert(atc_ladder:provenance_(Id, P))),
-    durable_assert(atc_ladder:curated_(Id, Curator)).
-store_record_(l0_tokens(H, T)) :- !,
+    (   ord_memberchk(Id-T0, L0s)
+    ->  must_be(nonneg, T0),
+        durable_retract(atc_ladder:l0_tokens_(Id, _)),
+        L0 = T0
+    ;   L0 = none
+    ),
+    assert_record_(Id, Curator, [L1-T1, L2-T2, L3-T3], Fields, Prov, L0).
+store_record_(L0s, l0_tokens(H, T)) :- !,
     must_be(nonneg, T),
-    durable_retract(atc_ladder:l0_tokens_(H, _)),
-    durable_assert(atc_ladder:l0_tokens_(H, T)).
-store_record_(arc(A, S, G, Members)) :- !,
+    (   ord_memberchk(H-T, L0s)
+    ->  true                                % in its record (above)
+    ;   record_(H, C, R1, T1, R2, T2, R3, T3, Fs, P, L0), integer(L0)
+    ->  durable_retract(atc_ladder:record_(H, _, _, _, _, _, _, _, _, _, _)),
+        durable_assert(atc_ladder:record_(H, C, R1, T1, R2, T2, R3, T3, Fs, P, T))
+    ;   durable_retract(atc_ladder:l0_tokens_(H, _)),
+        durable_assert(atc_ladder:l0_tokens_(H, T))
+    ).
+store_record_(_, arc(A, S, G, Members)) :- !,
     must_be(list(atom), Members),
     (   arc_(A, _, _)
     ->  true
     ;   durable_assert(atc_ladder:arc_(A, S, G)),
         foldl(store_member_(A), Members, 0, _)
     ).
-store_record_(rollup(R, S)) :- !,
+store_record_(_, rollup(R, S)) :- !,
     (   rollup_(R, S) -> true ; durable_assert(atc_ladder:rollup_(R, S)) ).
-store_record_(echo(E, O, Sim)) :- !,
+store_record_(_, echo(E, O, Sim)) :- !,
     durable_retract(atc_ladder:echo_(E, _, _)),
     durable_assert(atc_ladder:echo_(E, O, Sim)).
-store_record_(Other) :-
+store_record_(_, Other) :-
     domain_error(ladder_record, Other).
 
 store_member_(A, H, I0, I) :-
     durable_assert(atc_ladder:arc_member_(A, H, I0)),
     I is I0 + 1.
 
+% The record of Id in its one fact, from Levels ([Text-Tokens] for l1..l3, Text `none` for a
+% dropped rung), Fields (Field-Value), Prov (handles) and L0 (tokens or none).
+assert_record_(Id, Curator, Levels, Fields, Prov, L0) :-
+    (   Prov == [Id], item_text(Id, L0Text) -> true ; L0Text = none ),
+    pack_rungs_(L0Text, Levels, [R1-T1, R2-T2, R3-T3]),
+    pack_fields_(Fields, Packed),
+    pack_prov_(Id, Prov, P),
+    durable_assert(atc_ladder:record_(Id, Curator, R1, T1, R2, T2, R3, T3, Packed, P, L0)),
+    record_entities_(Packed, Entities),
+    forall(member(E, Entities), durable_assert(atc_ladder:entity_(E, Id))),
+    (   P == facts
+    ->  forall(member(H, Prov), durable_assert(atc_ladder:provenance_(Id, H)))
+    ;   true
+    ).
+
+% A rung's text is held once: the item's L0 text becomes `l0`, a lower rung's text `l1`/`l2`.
+pack_rungs_(L0, [L1-T1, L2-T2, L3-T3], [R1-T1, R2-T2, R3-T3]) :-
+    pack_rung_(L1, [L0-l0], R1),
+    pack_rung_(L2, [L0-l0, L1-l1], R2),
+    pack_rung_(L3, [L0-l0, L1-l1, L2-l2], R3).
+
+pack_rung_(none, _, R) :- !, R = none.
+pack_rung_(Text, Shared, R) :-
+    (   member(Same-Ref, Shared), Same \== none, Same == Text
+    ->  R = Ref
+    ;   R = Text
+    ).
+
+% Fields as groups of consecutive values of one field (the order is kept).
+pack_fields_([], []).
+pack_fields_([Pair|Pairs], [F-[S|Ss]|Groups]) :-
+    field_pair_(Pair, F, V),
+    stored_value_(F, V, S),
+    same_field_(Pairs, F, Ss, Rest),
+    pack_fields_(Rest, Groups).
+
+same_field_([Pair|Pairs], F, [S|Ss], Rest) :-
+    field_pair_(Pair, F0, V),
+    F0 == F, !,
+    stored_value_(F, V, S),
+    same_field_(Pairs, F, Ss, Rest).
+same_field_(Rest, _, [], Rest).
+
+field_pair_(Pair, F, V) :-
+    (   Pair = F-V, atom(F) -> true ; type_error(field_value, Pair) ).
+
+stored_value_(F, V, S) :-
+    (   text_field_(F), string(V) -> atom_string(S, V) ; S = V ).
+
+record_entities_(Packed, Entities) :-
+    findall(E, ( member(entity-Es, Packed), member(E, Es), atom(E) ), Entities0),
+    sort(Entities0, Entities).
+
+% Provenance the record implies (see the storage note), else `facts`.
+pack_prov_(Id, Prov, P) :-
+    (   Prov == []
+    ->  P = []
+    ;   Prov == [Id]
+    ->  P = self
+    ;   arc_(Id, _, _),
+        findall(H, arc_member_(Id, H, _), Members),
+        Members == Prov
+    ->  P = members
+    ;   rollup_(Id, Session),
+        forall(member(H, Prov), item_session(H, Session))
+    ->  P = rollup(Prov)
+    ;   P = facts
+    ).
+
+% Everything stored for record Id, in either form. An item keeps its L0 token count.
 clear_record_(Id) :-
+    (   record_(Id, _, _, _, _, _, _, _, Packed, P, L0)
+    ->  record_entities_(Packed, Entities),
+        forall(member(E, Entities), durable_retract(atc_ladder:entity_(E, Id))),
+        durable_retract(atc_ladder:record_(Id, _, _, _, _, _, _, _, _, _, _)),
+        (   integer(L0)
+        ->  durable_retract(atc_ladder:l0_tokens_(Id, _)),
+            durable_assert(atc_ladder:l0_tokens_(Id, L0))
+        ;   true
+        ),
+        (   P == facts -> durable_retract(atc_ladder:provenance_(Id, _)) ; true )
+    ;   true
+    ),
     durable_retract(atc_ladder:rung_(Id, _, _, _)),
     durable_retract(atc_ladder:distill_(Id, _, _)),
     durable_retract(atc_ladder:provenance_(Id, _)),
     durable_retract(atc_ladder:curated_(Id, _)).
 
+% The rungs of record Id as Text-Tokens (Text `none` for a dropped rung), L0 its item's L0
+% text as rung_text_/5 takes it: to change one and store the record again.
+record_texts_(Id, L0, Texts) :-
+    record_(Id, _, R1, T1, R2, T2, R3, T3, _, _, _),
+    findall(Text-T,
+            ( member(R-T, [R1-T1, R2-T2, R3-T3]),
+              (   R == none -> Text = none ; rung_text_(L0, R, R1, R2, Text) ) ),
+            Texts).
+
+% Store record Id again with the rungs Levels (Text-Tokens), sharing L0Text (or none); its
+% distillation, provenance and entity index stay as they are.
+restore_rungs_(Id, Levels, L0Text) :-
+    record_(Id, C, _, _, _, _, _, _, Packed, P, L0),
+    pack_rungs_(L0Text, Levels, [R1-T1, R2-T2, R3-T3]),
+    durable_retract(atc_ladder:record_(Id, _, _, _, _, _, _, _, _, _, _)),
+    durable_assert(atc_ladder:record_(Id, C, R1, T1, R2, T2, R3, T3, Packed, P, L0)).
+
+%!  ladder_unshare_l0(+Handle, +Text:string) is det.
+%   Item Handle's L0 text, Text, is about to be dropped: the rungs of its record that share it
+%   get the text itself (the journal calls this before it drops L0 text, see
+%   journal_expire_text/2).
+ladder_unshare_l0(H, Text) :-
+    (   record_(H, _, R1, _, R2, _, R3, _, _, _, _),
+        memberchk(l0, [R1, R2, R3])
+    ->  record_texts_(H, text(Text), Texts),
+        restore_rungs_(H, Texts, none)
+    ;   true
+    ).
+
+%!  ladder_upgrade(+Limit, -Count:integer) is det.
+%
+%   Rewrite up to Limit records still in the first fact forms (rung_/4, distill_/3,
+%   provenance_/2, curated_/2 and an item's l0_tokens_/2; homes written before record_/11)
+%   as one record_/11 fact each; Count is how many (0 when none is left). Everything answers
+%   the same before and after.
+ladder_upgrade(Limit, Count) :-
+    must_be(positive_integer, Limit),
+    findall(Id-C, limit(Limit, curated_(Id, C)), Olds),
+    forall(member(Id-C, Olds), upgrade_record_(Id, C)),
+    length(Olds, Count).
+
+upgrade_record_(Id, C) :-
+    findall(Text-T,
+            ( member(L, [l1, l2, l3]),
+              (   rung_(Id, L, Text, T) -> true ; Text = none, T = 0 ) ),
+            Levels),
+    findall(F-V, distill_(Id, F, V), Fields),
+    findall(H, provenance_(Id, H), Prov),
+    (   l0_tokens_(Id, L0) -> true ; L0 = none ),
+    clear_record_(Id),
+    durable_retract(atc_ladder:l0_tokens_(Id, _)),
+    assert_record_(Id, C, Levels, Fields, Prov, L0).
+
 %!  ladder_uncurated(+Limit, -Items:list) is det.
 %   Up to Limit live items without rungs, as
 %   view(Handle, Session, Seq, Kind, Goal, Time, Pointer, Text).
 ladder_uncurated(Limit, Items) :-
-    findall(V, limit(Limit, ( item(H), \+ curated_(H, _), item_view_(H, V) )), Items).
+    findall(V, limit(Limit, ( item(H), \+ has_record_(H), item_view_(H, V) )), Items).
 
 %!  ladder_uncurated_of(+Handles:list, -Items:list) is det.
 %   The views (see ladder_uncurated/2) of those of Handles that are live and have no rungs.
 ladder_uncurated_of(Hs, Items) :-
     must_be(list(atom), Hs),
-    findall(V, ( member(H, Hs), item(H), \+ curated_(H, _), item_view_(H, V) ), Items).
+    findall(V, ( member(H, Hs), item(H), \+ has_record_(H), item_view_(H, V) ), Items).
 
 %!  ladder_unrung(+Ids:list, -Unrung:list) is det.
 %   Those of Ids (items, arcs, rollups) that have no curated rungs now: after an erasure, the
 %   records whose vectors and BM25 entries must go (a record rebuilt since keeps its own).
 ladder_unrung(Ids, Unrung) :-
     must_be(list(atom), Ids),
-    exclude(has_rungs_, Ids, Unrung).
-
-has_rungs_(Id) :- curated_(Id, _).
+    exclude(has_record_, Ids, Unrung).
 
 %!  ladder_uncurated_count(-Count:integer) is det.
 %   How many live items have no rungs yet (atc curate builds them). Counted once per change of
@@ -222,14 +540,15 @@ ladder_uncurated_count(Count) :-
     ladder_generations_(G),
     (   nb_current(atc_ladder_uncurated, G-Count0)
     ->  Count = Count0
-    ;   aggregate_all(count, ( item(H), \+ curated_(H, _) ), Count),
+    ;   aggregate_all(count, ( item(H), \+ has_record_(H) ), Count),
         nb_setval(atc_ladder_uncurated, G-Count)
     ).
 
-ladder_generations_(g(I, T, C)) :-
+ladder_generations_(g(I, T, C, R)) :-
     generation_(atc_journal:item_(_,_,_,_,_,_,_,_,_,_), I),
     generation_(atc_journal:tombstone_(_,_,_), T),
-    generation_(atc_ladder:curated_(_,_), C).
+    generation_(atc_ladder:curated_(_,_), C),
+    generation_(atc_ladder:record_(_,_,_,_,_,_,_,_,_,_,_), R).
 
 generation_(Head, G) :-
     (   predicate_property(Head, last_modified_generation(G0)) -> G = G0 ; G = 0 ).
@@ -244,7 +563,7 @@ ladder_smallest_skeleton(Tokens) :-
 %!  ladder_curated_items(-Handles:list) is det.
 %   Every live item that has rungs.
 ladder_curated_items(Handles) :-
-    findall(H, ( item(H), curated_(H, _) ), Handles).
+    findall(H, ( item(H), has_record_(H) ), Handles).
 
 %!  ladder_distillations(+Handles:list, -Records:list) is det.
 %   d(Handle, Kind, Segment, L2Text) for each of Handles that is a live item with an L2 rung
@@ -283,9 +602,28 @@ ladder_expire(l0, Before, Count) :- !,
 ladder_expire(Level, Before, Count) :-
     (   memberchk(Level, [l1, l2]) -> true ; domain_error(expirable_level, Level) ),
     must_be(string, Before),
-    findall(H, ( rung_(H, Level, _, _), item_time(H, T), T \== "", T @< Before ), Hs),
-    forall(member(H, Hs), durable_retract(atc_ladder:rung_(H, Level, _, _))),
+    findall(H, ( has_rung_(H, Level), item_time(H, T), T \== "", T @< Before ), Hs),
+    forall(member(H, Hs), drop_rung_(H, Level)),
     length(Hs, Count).
+
+has_rung_(H, Level) :-
+    record_(H, _, R1, _, R2, _, R3, _, _, _, _),
+    record_level_(Level, R1, R2, R3, R),
+    R \== none.
+has_rung_(H, Level) :-
+    rung_(H, Level, _, _).
+
+drop_rung_(H, Level) :-
+    (   record_(H, _, _, _, _, _, _, _, _, _, _)
+    ->  record_texts_(H, item(H), Texts0),
+        nth1(I, [l1, l2, l3], Level),
+        nth1(I, Texts0, _-T, Rest),
+        nth1(I, Texts, none-T, Rest),
+        record_(H, _, _, _, _, _, _, _, _, P, _),
+        (   P == self, item_text(H, L0Text) -> true ; L0Text = none ),
+        restore_rungs_(H, Texts, L0Text)
+    ;   durable_retract(atc_ladder:rung_(H, Level, _, _))
+    ).
 
 %!  ladder_stale_sessions(-Sessions:list) is det.
 %   Sessions with live items but no live rollup: new, or invalidated by forgetting an item.
@@ -306,13 +644,28 @@ ladder_drop_records(Ids) :-
 %   curation from the items that remain). Invalidated are the record ids, sorted.
 ladder_invalidate(Hs, Ids) :-
     must_be(list(atom), Hs),
-    findall(Id, ( member(H, Hs), provenance_(Id, H) ), Ids0),
-    sort(Ids0, Ids),
+    records_from_(Hs, Ids),
     forall(member(Id, Ids),
            ( clear_record_(Id),
              durable_retract(atc_ladder:arc_(Id, _, _)),
              durable_retract(atc_ladder:arc_member_(Id, _, _)),
              durable_retract(atc_ladder:rollup_(Id, _)) )).
+
+% The records computed from any of Hs (provenance/2), sorted; the rollups of items already
+% erased from the journal are found in one scan, not one per item.
+records_from_(Hs, Ids) :-
+    partition(journal_holds_, Hs, Known, Gone),     % Gone: tombstoned or erased
+    findall(Id, ( member(H, Known), provenance(Id, H) ), Ids0),
+    findall(Id, ( member(H, Gone),
+                  (   record_of_item_indexed_(H, Id)
+                  ;   provenance_(Id, H)
+                  ) ),
+            Ids1),
+    (   Gone == [] -> Ids2 = [] ; findall(Id, rollups_of_erased_(Gone, Id), Ids2) ),
+    append([Ids0, Ids1, Ids2], Ids3),
+    sort(Ids3, Ids).
+
+journal_holds_(H) :- item(H), !.
 
 %!  ladder_erase(+Handles:list, -Invalidated:list, -Echoes:list) is det.
 %
