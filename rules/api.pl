@@ -23,6 +23,7 @@
             api_adopt_compacted/1,      % +Epoch
             api_journal_replaced/0,
             api_batch_expire/3,         % +Level, +Before, -Count
+            api_ladder_upgrade/2,       % +Limit, -Count
 
             api_sharing_change/2,       % +Change, -Result
             api_sharing_state/1,        % -State
@@ -215,6 +216,11 @@ api_journal_replaced :-
 %   Apply retention to one level as a batch (see ladder_expire/3).
 api_batch_expire(Level, Before, Count) :-
     api_batch(ladder_expire(Level, Before, Count)).
+
+%!  api_ladder_upgrade(+Limit, -Count) is det.
+%   Rewrite up to Limit curated records of the first fact forms as one batch (ladder_upgrade/2).
+api_ladder_upgrade(Limit, Count) :-
+    api_batch(ladder_upgrade(Limit, Count)).
 
 %!  api_item(+Handle, -Item:dict) is semidet.
 %   All journal fields of a live item.

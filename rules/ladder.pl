@@ -34,6 +34,7 @@
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(solution_sequences)).
+:- use_module(library(assoc)).
 :- use_module(store).
 :- use_module(journal).
 
@@ -136,7 +137,12 @@ form_(Id, Form) :-
 %!  rung_tokens(?Id, ?Level, ?Tokens:integer) is nondet.
 %   Estimated token cost of a rung (the project's one estimator, see estimate_tokens/2 docs).
 rung_tokens(Id, l0, Tokens) :-
-    (   record_(Id, _, _, _, _, _, _, _, _, _, T),
+    (   nonvar(Id)
+    ->  (   record_(Id, _, _, _, _, _, _, _, _, _, T0), integer(T0)
+        ->  T = T0
+        ;   l0_tokens_(Id, T)
+        )
+    ;   record_(Id, _, _, _, _, _, _, _, _, _, T),
         integer(T)
     ;   l0_tokens_(Id, T)
     ),
@@ -325,9 +331,13 @@ has_record_(Id) :-
 
 ladder_store(Records) :-
     must_be(list, Records),
+    findall(H-T, member(l0_tokens(H, T), Records), L0s0),
+    sort(1, @<, L0s0, L0s1),                    % one per item, the first given
+    list_to_assoc(L0s1, Given),
     findall(H-T, ( member(rungs(H, _, _, _, _, _, _, _), Records),
-                   memberchk(l0_tokens(H, T), Records) ), L0s0),
-    sort(L0s0, L0s),
+                   get_assoc(H, Given, T) ), L0s2),
+    sort(1, @<, L0s2, L0s3),
+    list_to_assoc(L0s3, L0s),                   % those kept in their record_/11
     maplist(store_record_(L0s), Records).
 
 store_record_(L0s, rungs(Id, Curator, L1, L2, L3, t(T1, T2, T3), Fields, Prov)) :- !,
@@ -336,7 +346,7 @@ store_record_(L0s, rungs(Id, Curator, L1, L2, L3, t(T1, T2, T3), Fields, Prov)) 
     must_be(list, Fields),
     must_be(list(atom), Prov),
     clear_record_(Id),
-    (   ord_memberchk(Id-T0, L0s)
+    (   get_assoc(Id, L0s, T0)
     ->  must_be(nonneg, T0),
         durable_retract(atc_ladder:l0_tokens_(Id, _)),
         L0 = T0
@@ -345,7 +355,7 @@ store_record_(L0s, rungs(Id, Curator, L1, L2, L3, t(T1, T2, T3), Fields, Prov)) 
     assert_record_(Id, Curator, [L1-T1, L2-T2, L3-T3], Fields, Prov, L0).
 store_record_(L0s, l0_tokens(H, T)) :- !,
     must_be(nonneg, T),
-    (   ord_memberchk(H-T, L0s)
+    (   get_assoc(H, L0s, T0), T0 == T
     ->  true                                % in its record (above)
     ;   record_(H, C, R1, T1, R2, T2, R3, T3, Fs, P, L0), integer(L0)
     ->  durable_retract(atc_ladder:record_(H, _, _, _, _, _, _, _, _, _, _)),

@@ -110,9 +110,23 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
     return report
 
 
+def upgrade_ladder(mem: Any, batch: int = 20_000) -> int:
+    """Rewrite the curated records a home holds in the first fact forms (rung_/4, distill_/3,
+    provenance_/2, curated_/2: homes curated before record_/11) in the packed form, ``batch``
+    records per fsynced batch; returns how many. Answers are the same before and after."""
+    total = 0
+    while True:
+        (count,) = mem.pl.once("atc_api:api_ladder_upgrade", batch, Var())
+        if not count:
+            return total
+        sync_journal(mem.home)
+        total += count
+
+
 def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateReport:
     report = CurateReport()
     mem.lock.acquire()  # a writer from the start: a second curate is refused before any work
+    upgrade_ladder(mem)
     touched: set[str] = set()
     echoes = bool(mem.config.get("echoes", True))
     distillations = bool(mem.config.get("distillation_vectors", True)) and not mem.jump.disabled

@@ -233,6 +233,9 @@ def compact_journal(mem: Any) -> tuple[int, int]:
     before = journal.stat().st_size if journal.exists() else 0
     temporary = home / COMPACT_FILE
     temporary.unlink(missing_ok=True)
+    from .curation import upgrade_ladder
+
+    upgrade_ladder(mem)  # the compacted journal holds curated records in their packed form
     (info,) = mem.pl.once("atc_api:api_compact", str(temporary), Var())
     fsync_path(temporary)
     for name in ("snapshot.qlf", "snapshot.meta"):  # the old snapshot holds the erased text

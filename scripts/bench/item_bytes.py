@@ -122,6 +122,11 @@ GROUPS = {
     "ladder: rungs": ("atc_ladder", ("rung_",)),
     "ladder: distilled": ("atc_ladder", ("distill_",)),
     "ladder: provenance": ("atc_ladder", ("provenance_",)),
+    # since the packed form: one record_/11 per curated record (rungs, distillation, implied
+    # provenance, curator, L0 tokens) and the entity index; the three rows above then hold
+    # only what a home still has in the first forms
+    "ladder: records (record_/11)": ("atc_ladder", ("record_",)),
+    "ladder: entity index (entity_/2)": ("atc_ladder", ("entity_",)),
 }
 
 

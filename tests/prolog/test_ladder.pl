@@ -2,6 +2,8 @@
 :- use_module('../../rules/journal').
 :- use_module('../../rules/ladder').
 :- use_module(library(plunit)).
+:- use_module(library(yall)).
+:- use_module(library(apply)).
 
 fresh :- store_reset.
 add(H, Seq, Goal) :-
@@ -62,3 +64,117 @@ test(bad_record, [setup(fresh), throws(error(domain_error(ladder_record, junk), 
     ladder_store([junk]).
 
 :- end_tests(ladder).
+
+% The packed form: one record_/11 per record answers as the first fact forms did.
+add_at(H, Session, Seq, Text) :-
+    journal_add_items([item(H, src, Session, Seq, conclusion, assistant, "g", "2026-01-01T00:00:00Z",
+                            default, "f:1", Text, [])], _).
+record(Id, R1, R2, R3, Fields, Prov) :-
+    atc_ladder:record_(Id, _, R1, _, R2, _, R3, _, Fields, Prov, _).
+vocabulary(Id, V) :-
+    findall(rung(L, T), rung(Id, L, T), Rs),
+    findall(tok(L, T), rung_tokens(Id, L, T), Ts),
+    findall(F-X, distilled(Id, F, X), Ds),
+    findall(H, provenance(Id, H), Ps),
+    findall(C, curated(Id, C), Cs),
+    V = [Rs, Ts, Ds, Ps, Cs].
+
+:- begin_tests(ladder_packed, [setup(fresh), cleanup(fresh)]).
+
+test(rungs_held_once, [setup(fresh),
+                       true(Got == r(l0, l0, "tag line", ["Short.", "Short.", "tag line"]))]) :-
+    add_at(h1, s1, 0, "Short."),
+    ladder_store([rungs(h1, c, "Short.", "Short.", "tag line", t(2, 2, 3), [], [h1])]),
+    record(h1, R1, R2, R3, _, self),
+    findall(T, ( member(L, [l1, l2, l3]), rung(h1, L, T) ), Ts),
+    Got = r(R1, R2, R3, Ts).
+
+test(l0_expiry_keeps_shared_rungs, [setup(fresh), true(Got == ["Short.", "Short."]-none-"Short.")]) :-
+    add_at(h1, s1, 0, "Short."),
+    ladder_store([rungs(h1, c, "Short.", "Short.", "t", t(2, 2, 1), [], [h1])]),
+    ladder_expire(l0, "2027-01-01", 1),
+    findall(T, ( member(L, [l1, l2]), rung(h1, L, T) ), Ts),
+    (   rung(h1, l0, _) -> L0 = some ; L0 = none ),
+    record(h1, R1, _, _, _, _),
+    Got = Ts-L0-R1.
+
+test(rung_expiry_keeps_a_rung_sharing_it, [setup(fresh), true(Got == [l2-"same", l3-"other"])]) :-
+    add_at(h1, s1, 0, "Long text."),
+    ladder_store([rungs(h1, c, "same", "same", "other", t(1, 1, 1), [], [h1])]),
+    record(h1, _, l1, _, _, _),
+    ladder_expire(l1, "2027-01-01", 1),
+    findall(L-T, rung(h1, L, T), Got0),
+    exclude([L-_]>>(L == l0), Got0, Got).
+
+test(fields_in_order_with_their_multiplicity,
+     [setup(fresh), true(Got == [[entity-"X", tag-"t", entity-"X", outcome-"Done."], [h1, h1], [h1], []])]) :-
+    add_at(h1, s1, 0, "Text."),
+    ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1),
+                        [entity-"X", tag-"t", entity-"X", outcome-"Done."], [h1])]),
+    findall(F-V, distilled(h1, F, V), Fields),
+    findall(I, distilled(I, entity, "X"), ByEntity),
+    findall(I, distilled(I, tag, "t"), ByTag),
+    findall(I, distilled(I, entity, 'X'), ByAtom),        % values are strings
+    Got = [Fields, ByEntity, ByTag, ByAtom].
+
+test(provenance_implied_and_found_from_the_item,
+     [setup(fresh), true(Got == [self-[h1], members-[h1, h2], rollup-[h1, h2], facts-[h2, h1],
+                                 [arc_1, h1, other, ses_1]])]) :-
+    add_at(h1, s1, 0, "One."), add_at(h2, s1, 1, "Two."),
+    ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1), [], [h1]),
+                  arc(arc_1, s1, "g", [h1, h2]),
+                  rungs(arc_1, c, "a", "b", "c", t(1, 1, 1), [], [h1, h2]),
+                  rollup(ses_1, s1),
+                  rungs(ses_1, c, "a", "b", "c", t(1, 1, 1), [], [h1, h2]),
+                  rungs(other, c, "a", "b", "c", t(1, 1, 1), [], [h2, h1])]),
+    findall(K-Ps, ( member(Id, [h1, arc_1, ses_1, other]),
+                    record(Id, _, _, _, _, P), ( P = rollup(_) -> K = rollup ; K = P ),
+                    findall(H, provenance(Id, H), Ps) ), Got0),
+    findall(Id, provenance(Id, h1), Ids0), msort(Ids0, Ids),
+    append(Got0, [Ids], Got).
+
+test(provenance_enumerated_once, [setup(fresh), true(N == 2)]) :-
+    add_at(h1, s1, 0, "One."), add_at(h2, s1, 1, "Two."),
+    ladder_store([rungs(other, c, "a", "b", "c", t(1, 1, 1), [], [h2, h1])]),
+    aggregate_all(count, provenance(_, _), N).
+
+test(tombstoned_item_invalidates_its_rollup, [setup(fresh), true(Ids-Live == [arc_1, h1, ses_1]-[])]) :-
+    add_at(h1, s1, 0, "One."), add_at(h2, s1, 1, "Two."),
+    ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1), [], [h1]),
+                  arc(arc_1, s1, "g", [h1, h2]),
+                  rungs(arc_1, c, "a", "b", "c", t(1, 1, 1), [], [h1, h2]),
+                  rollup(ses_1, s1),
+                  rungs(ses_1, c, "a", "b", "c", t(1, 1, 1), [], [h1, h2])]),
+    journal_tombstone(h1, "gone"),
+    findall(R, rung(ses_1, l1, R), Live),
+    ladder_invalidate([h1], Ids).
+
+test(l0_tokens_folded_and_kept, [setup(fresh), true(Got == [7, 0, 7, 1])]) :-
+    add_at(h1, s1, 0, "One."),
+    ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1), [], [h1]), l0_tokens(h1, 7)]),
+    rung_tokens(h1, l0, T1),
+    aggregate_all(count, atc_ladder:l0_tokens_(_, _), N1),
+    ladder_invalidate([h1], _),                  % its rungs go, its L0 count stays
+    rung_tokens(h1, l0, T2),
+    aggregate_all(count, atc_ladder:l0_tokens_(_, _), N2),
+    Got = [T1, N1, T2, N2].
+
+test(old_forms_answer_and_upgrade, [setup(fresh), true(Before-Count-Old == After-1-0)]) :-
+    add_at(h1, s1, 0, "One."),
+    forall(member(F, [rung_(h1, l1, "One.", 2), rung_(h1, l3, "tags", 1),
+                      distill_(h1, tag, "t"), distill_(h1, entity, "E"), provenance_(h1, h1),
+                      curated_(h1, 'extractive@1.0'), l0_tokens_(h1, 2)]),
+           durable_assert(atc_ladder:F)),
+    vocabulary(h1, Before),
+    findall(I, distilled(I, entity, "E"), [h1]),
+    ladder_upgrade(10, Count),
+    vocabulary(h1, After),
+    findall(I, distilled(I, entity, "E"), [h1]),
+    aggregate_all(count, ( member(G, [rung_(_, _, _, _), distill_(_, _, _), curated_(_, _),
+                                      provenance_(_, _), l0_tokens_(_, _)]),
+                           call(atc_ladder:G) ), Old).
+
+test(bad_field, [setup(fresh), throws(error(type_error(field_value, oops), _))]) :-
+    ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1), [oops], [h1])]).
+
+:- end_tests(ladder_packed).
