@@ -54,7 +54,7 @@ derived from it.
 
 :- dynamic
     record_/11,       % Id, Curator, R1, T1, R2, T2, R3, T3, Fields, Prov, L0Tokens (see below)
-    entity_/2,        % EntityAtom, Id: distilled(Id, entity, E) looked up by E
+    entity_/3,        % EntityAtom, Id, Live: distilled(Id, entity, E) looked up by E
     arc_/3,           % Arc, Session, Goal
     arc_member_/3,    % Arc, Handle, Order
     rollup_/2,        % Rollup, Session
@@ -67,7 +67,7 @@ derived from it.
 
 :- multifile atc_store:durable_predicate/1.
 atc_store:durable_predicate(atc_ladder:record_/11).
-atc_store:durable_predicate(atc_ladder:entity_/2).
+atc_store:durable_predicate(atc_ladder:entity_/3).
 atc_store:durable_predicate(atc_ladder:rung_/4).
 atc_store:durable_predicate(atc_ladder:distill_/3).
 atc_store:durable_predicate(atc_ladder:provenance_/2).
@@ -91,7 +91,9 @@ atc_store:durable_predicate(atc_ladder:l0_tokens_/2).
      rung is dropped, the rungs that name it get the text itself (unshare_/2).
    - Fields is the distillation as groups Field-Values of consecutive values of one field, in
      the order given; entity and tag values are held as atoms (shared by every record that
-     names them), the others as strings. entity_/2 indexes the entities by value.
+     names them), the others as strings. entity_(E, Id, Live) indexes the entities by value,
+     one fact per occurrence, Live saying how to check the record is live without reading it
+     (`self`, `members`, `[]`, or `record`: read its provenance).
    - Prov is `self` (an item's own record), `members` (an arc's, its members), `rollup(Hs)`
      (a rollup's: items of its session, found from the item by its session), `[]`, or `facts`
      (anything else: provenance_/2 facts, as before).
@@ -112,11 +114,10 @@ atc_store:durable_predicate(atc_ladder:l0_tokens_/2).
 rung(Id, l0, Text) :-
     item_text(Id, Text).
 rung(Id, Level, Text) :-
-    form_(Id, Form),
-    rung_in_(Form, Id, Level, Text).
+    stored_(Id, Stored),
+    rung_in_(Stored, Id, Level, Text).
 
-rung_in_(record, Id, Level, Text) :-
-    record_(Id, _, R1, _, R2, _, R3, _, _, Prov, _),
+rung_in_(rec(_, R1, _, R2, _, R3, _, _, Prov, _), Id, Level, Text) :-
     live_prov_(Prov, Id),
     record_level_(Level, R1, R2, R3, R),
     R \== none,
@@ -126,12 +127,18 @@ rung_in_(old, Id, Level, Text) :-
     rung_(Id, Level, Text, _),
     live_record_(Id).
 
-% Which form holds record Id: `record` (record_/11) or `old` (the first fact forms); both,
-% in turn, when Id is unbound. An Id is never in both.
-form_(Id, Form) :-
+% How record Id is stored: rec(Curator, R1, T1, R2, T2, R3, T3, Fields, Prov, L0Tokens) from
+% its record_/11 (read once), or `old` (the first fact forms); each record, then `old`, when
+% Id is unbound. An Id is never in both forms.
+stored_(Id, Stored) :-
     (   nonvar(Id)
-    ->  (   record_(Id, _, _, _, _, _, _, _, _, _, _) -> Form = record ; Form = old )
-    ;   ( Form = record ; Form = old )
+    ->  (   record_(Id, C, R1, T1, R2, T2, R3, T3, F, P, L0)
+        ->  Stored = rec(C, R1, T1, R2, T2, R3, T3, F, P, L0)
+        ;   Stored = old
+        )
+    ;   record_(Id, C, R1, T1, R2, T2, R3, T3, F, P, L0),
+        Stored = rec(C, R1, T1, R2, T2, R3, T3, F, P, L0)
+    ;   Stored = old
     ).
 
 %!  rung_tokens(?Id, ?Level, ?Tokens:integer) is nondet.
@@ -149,11 +156,10 @@ rung_tokens(Id, l0, Tokens) :-
     item(Id),
     Tokens = T.
 rung_tokens(Id, Level, Tokens) :-
-    form_(Id, Form),
-    rung_tokens_in_(Form, Id, Level, Tokens).
+    stored_(Id, Stored),
+    rung_tokens_in_(Stored, Id, Level, Tokens).
 
-rung_tokens_in_(record, Id, Level, Tokens) :-
-    record_(Id, _, R1, T1, R2, T2, R3, T3, _, Prov, _),
+rung_tokens_in_(rec(_, R1, T1, R2, T2, R3, T3, _, Prov, _), Id, Level, Tokens) :-
     live_prov_(Prov, Id),
     record_level_(Level, R1-T1, R2-T2, R3-T3, R-T),
     R \== none,
@@ -182,16 +188,15 @@ distilled(Id, Field, Value) :-
     (   var(Id), Field == entity, nonvar(Value)
     ->  (   string(Value),                      % values are strings
             atom_string(A, Value),
-            entity_(A, Id),
-            distilled_in_(record, Id, Field, Value)
+            entity_(A, Id, Live),               % one per occurrence
+            live_entity_(Live, Id)
         ;   distilled_in_(old, Id, Field, Value)
         )
-    ;   form_(Id, Form),
-        distilled_in_(Form, Id, Field, Value)
+    ;   stored_(Id, Stored),
+        distilled_in_(Stored, Id, Field, Value)
     ).
 
-distilled_in_(record, Id, Field, Value) :-
-    record_(Id, _, _, _, _, _, _, _, Fields, Prov, _),
+distilled_in_(rec(_, _, _, _, _, _, _, Fields, Prov, _), Id, Field, Value) :-
     live_prov_(Prov, Id),
     field_value_(Fields, Field, Value).
 distilled_in_(old, Id, Field, Value) :-
@@ -221,12 +226,11 @@ provenance(Id, H) :-
     ->  (   record_of_item_(H, Id)
         ;   provenance_(Id, H)
         )
-    ;   form_(Id, Form),
-        provenance_in_(Form, Id, H)
+    ;   stored_(Id, Stored),
+        provenance_in_(Stored, Id, H)
     ).
 
-provenance_in_(record, Id, H) :-
-    record_(Id, _, _, _, _, _, _, _, _, Prov, _),
+provenance_in_(rec(_, _, _, _, _, _, _, _, Prov, _), Id, H) :-
     (   Prov == facts -> provenance_(Id, H) ; prov_member_(Prov, Id, H) ).
 provenance_in_(old, Id, H) :-
     provenance_(Id, H),
@@ -290,9 +294,9 @@ echo_of(E, O, Sim) :- echo_(E, O, Sim), item(E), item(O).
 %!  curated(?Id, ?Curator) is nondet.
 %   Id was curated by Curator (extractive@Version or model:Name).
 curated(Id, C) :-
-    form_(Id, Form),
-    (   Form == record
-    ->  record_(Id, C, _, _, _, _, _, _, _, _, _)
+    stored_(Id, Stored),
+    (   Stored = rec(C0, _, _, _, _, _, _, _, _, _)
+    ->  C = C0
     ;   curated_(Id, C)
     ).
 
@@ -308,6 +312,9 @@ live_prov_(members, Id) :- !, \+ ( arc_member_(Id, H, _), tombstoned(H) ).
 live_prov_(rollup(Hs), _) :- !, \+ ( member(H, Hs), tombstoned(H) ).
 live_prov_([], _) :- !.
 live_prov_(facts, Id) :- \+ ( provenance_(Id, H), tombstoned(H) ).
+
+live_entity_(record, Id) :- !, live_record_(Id).
+live_entity_(Prov, Id) :- live_prov_(Prov, Id).
 
 % Id has curated rungs (in either form).
 has_record_(Id) :-
@@ -390,8 +397,9 @@ assert_record_(Id, Curator, Levels, Fields, Prov, L0) :-
     pack_fields_(Fields, Packed),
     pack_prov_(Id, Prov, P),
     durable_assert(atc_ladder:record_(Id, Curator, R1, T1, R2, T2, R3, T3, Packed, P, L0)),
-    record_entities_(Packed, Entities),
-    forall(member(E, Entities), durable_assert(atc_ladder:entity_(E, Id))),
+    (   memberchk(P, [self, members, []]) -> Live = P ; Live = record ),
+    forall(( member(entity-Es, Packed), member(E, Es), atom(E) ),
+           durable_assert(atc_ladder:entity_(E, Id, Live))),
     (   P == facts
     ->  forall(member(H, Prov), durable_assert(atc_ladder:provenance_(Id, H)))
     ;   true
@@ -455,7 +463,7 @@ pack_prov_(Id, Prov, P) :-
 clear_record_(Id) :-
     (   record_(Id, _, _, _, _, _, _, _, Packed, P, L0)
     ->  record_entities_(Packed, Entities),
-        forall(member(E, Entities), durable_retract(atc_ladder:entity_(E, Id))),
+        forall(member(E, Entities), durable_retract(atc_ladder:entity_(E, Id, _))),
         durable_retract(atc_ladder:record_(Id, _, _, _, _, _, _, _, _, _, _)),
         (   integer(L0)
         ->  durable_retract(atc_ladder:l0_tokens_(Id, _)),

@@ -126,7 +126,7 @@ GROUPS = {
     # provenance, curator, L0 tokens) and the entity index; the three rows above then hold
     # only what a home still has in the first forms
     "ladder: records (record_/11)": ("atc_ladder", ("record_",)),
-    "ladder: entity index (entity_/2)": ("atc_ladder", ("entity_",)),
+    "ladder: entity index (entity_/3)": ("atc_ladder", ("entity_",)),
 }
 
 
