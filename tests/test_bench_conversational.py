@@ -106,3 +106,18 @@ def test_harness_prints_both_shapes(data: Path, capsys: pytest.CaptureFixture[st
     assert "the rewriter changed 2 of 2 questions" in out
     # the conversational shape went in through the public ingest: every item kept its time and name
     assert re.search(r"of its (\d+) items, \1 have a time and \1 a speaker name", out), out[:1500]
+
+
+def test_the_conversational_shape_fed_as_locomo(data: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    rows = tmp_path / "rows.jsonl"
+    assert conv.main(["--data", str(data), "--embedder", "hash", "--no-cache", "--budgets", "2000",
+                      "--as-locomo", "--jsonl", str(rows)]) == 0
+    out = capsys.readouterr().out
+    assert "fed as LoCoMo samples" in out
+    # through the locomo format: every turn an item with its session's time and speaker name,
+    # and the evidence turn of each instance mapped back through its dia_id
+    assert re.search(r"of its 16 items, 16 have a time and 16 a speaker name", out), out[:1500]
+    found = [json.loads(line) for line in rows.read_text(encoding="utf-8").splitlines()]
+    assert [(r["shape"], r["evidence_items"]) for r in found if r["shape"] == "conversational"] \
+        == [("conversational", 1), ("conversational", 1)]

@@ -18,7 +18,10 @@ Both shapes of every instance then go through ``longmemeval.run_instance`` in on
 curate, the jump's seed ranking ``atc_hydrate:seed_ranking/5``, hydrate at each budget, the BM25
 and MiniLM+BM25 RRF baselines) and the figures are printed side by side, overall and per
 question type, with the mean tokens the product's frames spent per budget. The variant's
-sessions are written to a temporary folder only.
+sessions are written to a temporary folder only. With ``--as-locomo`` the conversational shape
+is written as LoCoMo samples instead (ingest format ``locomo``: ``speaker`` per turn, the
+session's first written time as ``session_N_date_time``, ``dia_id`` = ``<session id>:<turn>``),
+so the same figures measure the LoCoMo reader end to end.
 
     .venv/bin/python scripts/bench/conversational.py --limit 4 --embedder hash
     .venv/bin/python scripts/bench/conversational.py --update-md        # full run, MiniLM
@@ -225,6 +228,30 @@ def variant_writer(variant: Variant) -> Callable[[lme.Instance, Path], dict[str,
     return write
 
 
+def locomo_writer(variant: Variant) -> Callable[[lme.Instance, Path], dict[str, str]]:
+    """A ``write`` for ``longmemeval.run_instance`` (``--as-locomo``): the variant as one LoCoMo
+    sample, ingested with the ``locomo`` format. The two people are ``speaker_a`` (the user) and
+    ``speaker_b``; a session is dated by its first turn's written time (LoCoMo dates sessions,
+    so the minute per turn is not kept); ``dia_id`` is ``<session id>:<turn index>``, which the
+    bench maps back to the evidence. Returns product session (``<qid>/session_N``) -> session id."""
+    def write(inst: lme.Instance, folder: Path) -> dict[str, str]:
+        folder.mkdir(parents=True)
+        conversation: dict[str, Any] = {"speaker_a": variant.user, "speaker_b": variant.assistant}
+        sessions: dict[str, str] = {}
+        for number, (sid, _, _) in enumerate(inst.sessions):
+            key = f"session_{number + 1}"
+            sessions[f"{inst.qid}/{key}"] = sid
+            turns = messages(variant, number)
+            conversation[f"{key}_date_time"] = turns[0]["timestamp"] if turns else ""
+            conversation[key] = [{"speaker": t["name"], "dia_id": f"{sid}:{i}", "text": t["content"]}
+                                 for i, t in enumerate(turns)]
+        (folder / f"{inst.qid}.json").write_text(json.dumps(
+            [{"sample_id": inst.qid, "conversation": conversation}], ensure_ascii=False),
+            encoding="utf-8")
+        return sessions
+    return write
+
+
 # -- the report --------------------------------------------------------------------------------
 SHAPES = ("dev", "conversational")
 
@@ -302,8 +329,12 @@ def report(outcomes: dict[str, list[lme.Outcome]], variants: list[Variant], args
         "an arc of the frame); BM25 and RRF (k = 60, the items' stored vectors' cosine ranking fused "
         "with the BM25 ranking) fill their frames with whole L0 items while they fit, the same token "
         "estimator, over the texts the product indexes (\"Name: text\" when memory knows the name). "
-        "In the conversational shape every message has `name` and a human `timestamp` (one format "
-        "per session, mixed within an instance) and the question names the people: "
+        + ("The conversational shape is fed as LoCoMo samples (`--as-locomo`, ingest format "
+           "`locomo`): each turn has its `speaker`, each session its first turn's human date as "
+           "`session_N_date_time`, and " if getattr(args, "as_locomo", False) else
+           "In the conversational shape every message has `name` and a human `timestamp` (one "
+           "format per session, mixed within an instance) and ")
+        + "the question names the people: "
         + "; ".join(f"“{v.original_question}” → “{v.instance.question}”" for v in examples)
         + ".\n\nPer question type:\n\n" + per_type)
 
@@ -340,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jsonl", type=Path, help="also write one JSON line per instance and shape here")
     parser.add_argument("--from-jsonl", type=Path, metavar="PATH",
                         help="report the instances a run's --jsonl holds (both shapes) without running")
+    parser.add_argument("--as-locomo", action="store_true",
+                        help="write the conversational shape as LoCoMo samples (ingest format "
+                             "locomo) instead of OpenAI-style files with name and timestamp")
     parser.add_argument("--update-md", action="store_true",
                         help="write the tables into BENCHMARKS.md (## Conversational shape)")
     parser.add_argument("--compare", choices=sorted(lme.COMPARED),
@@ -378,8 +412,9 @@ def main(argv: list[str] | None = None) -> int:
                 if shape == "dev":
                     outcome = lme.run_instance(inst, args, Path(tmp) / shape)
                 else:
+                    writer = locomo_writer if args.as_locomo else variant_writer
                     outcome = lme.run_instance(variant.instance, args, Path(tmp) / shape,
-                                               variant_writer(variant))
+                                               writer(variant))
                 outcomes[shape].append(outcome)
                 if out:
                     out.write(json.dumps({"shape": shape, **outcome.__dict__}, default=list) + "\n")

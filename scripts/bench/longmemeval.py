@@ -222,7 +222,8 @@ def write_native(inst: Instance, folder: Path) -> dict[str, str]:
 
 def item_map(mem: Any, stems: dict[str, str]) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
     """Item handle -> (session id, turn index), from ``relation(H, turn_id, 'sid:i')`` (the
-    benchmark formats) else from source pointers; item handle -> L0 text."""
+    benchmark formats; a LoCoMo-shaped feed writes ``dia_id`` so) else from source pointers
+    (``stems`` maps file stem -> session id); item handle -> L0 text."""
     from attention_cloud.bridge import Atom, Var
 
     where: dict[str, tuple[str, int]] = {}
@@ -240,15 +241,16 @@ def item_map(mem: Any, stems: dict[str, str]) -> tuple[dict[str, tuple[str, int]
     return where, texts
 
 
-def record_sessions(mem: Any, where: dict[str, tuple[str, int]]) -> dict[str, str]:
-    """Arc and rollup id -> session id (their product session names are the session ids)."""
+def record_sessions(mem: Any, stems: dict[str, str]) -> dict[str, str]:
+    """Arc and rollup id -> session id: their product session's name, which is the session id
+    except where ``stems`` maps it to one (a LoCoMo-shaped feed's ``<sample>/session_N``)."""
     from attention_cloud.bridge import Var
 
     out: dict[str, str] = {}
     for arc, session in mem.pl.solutions("atc_ladder:arc_session", Var(), Var()):
-        out[str(arc)] = str(session)
+        out[str(arc)] = stems.get(str(session), str(session))
     for rollup, session in mem.pl.solutions("atc_ladder:rollup", Var(), Var()):
-        out[str(rollup)] = str(session)
+        out[str(rollup)] = stems.get(str(session), str(session))
     return out
 
 
@@ -364,7 +366,7 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
         names = speaker_names(mem, sorted(texts))
         # what the product indexes and shows of an item: its text after "Name: " when named
         texts = {h: indexed_text(t, names.get(h)) for h, t in texts.items()}
-        session_of = {h: sid for h, (sid, _) in where.items()} | record_sessions(mem, where)
+        session_of = {h: sid for h, (sid, _) in where.items()} | record_sessions(mem, stems)
         evidence = inst.evidence
         evidence_items = {h for h, loc in where.items() if loc in evidence}
 

@@ -95,6 +95,8 @@ class LoCoMoParser:
         read = 0
         for _, key in sessions:
             self._sessions_seen += 1
+            if not conversation[key]:
+                continue  # a session without turns: nothing to date
             when = self._date(conversation, key)
             session = f"{name}/{key}"
             for index, turn in enumerate(conversation[key]):
