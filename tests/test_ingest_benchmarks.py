@@ -142,6 +142,13 @@ def test_locomo_without_sample_id_or_speaker_a_and_a_missing_date(tmp_path):
     assert result.unread_times == [(2, "no session_2_date_time")]   # reported, never silent
 
 
+def test_locomo_an_empty_session_is_not_a_missing_date(tmp_path):
+    sample = locomo_sample()
+    sample["conversation"]["session_3"] = []                # no turns, no date: nothing lost
+    result = parse_path(write(tmp_path / "conv.json", [sample]))
+    assert len(result.items) == 6 and not result.unread_times and not result.skipped
+
+
 def test_locomo_jsonl_of_samples(tmp_path):
     path = tmp_path / "samples.jsonl"
     path.write_text("\n".join(json.dumps(locomo_sample(s)) for s in ("conv-1", "conv-2")) + "\n")
