@@ -194,6 +194,28 @@ def test_longmemeval_jsonl_of_instances(tmp_path):
     assert result.format == "longmemeval" and len(result.items) == 5
 
 
+def laid_out(value, turns: list) -> str:
+    """``value`` as JSON with ``turns`` (where ``value`` holds "TURNS") one per line."""
+    lines = ",\n".join(json.dumps(t) for t in turns)
+    return json.dumps(value, indent=1).replace('"TURNS"', "[\n" + lines + "\n]")
+
+
+def test_a_document_laid_out_one_turn_per_line_is_still_a_benchmark(tmp_path):
+    # each turn alone on its line parses as an OpenAI message; the whole document decides
+    instance = lme_instance("q1", {"s_a": ONLY_A})
+    turns = instance["haystack_sessions"][0]
+    path = tmp_path / "q1.json"
+    path.write_text(laid_out(instance | {"haystack_sessions": ["TURNS"]}, turns))
+    assert json.loads(path.read_text()) == instance
+    assert detect_format(path) == "longmemeval" and len(parse_path(path).items) == 2
+    sample = locomo_sample()
+    turns = sample["conversation"]["session_1"]
+    sample["conversation"]["session_1"] = "TURNS"
+    path = tmp_path / "conv.json"
+    path.write_text(laid_out([sample], turns))
+    assert detect_format(path) == "locomo" and len(parse_path(path).items) == 6
+
+
 def test_detection_and_format_override(tmp_path):
     locomo = write(tmp_path / "a.json", [locomo_sample()])
     lme = write(tmp_path / "b.json", lme_instance("q1", {"s_a": ONLY_A}))

@@ -64,6 +64,9 @@ def evidence(item: ItemRecord) -> list[str]:
     text = item.text
     if any(pred == "tool" for _, pred, _ in item.relations) and "\n" in text:
         text = text.split("\n", 1)[1]  # drop the call label the parser put first
+    if "[shares a photo: " in text:  # LoCoMo: the BLIP caption the parser puts after the words
+        said, _, caption = text.partition("[shares a photo: ")
+        return said.split()[:8] + caption.rstrip("]").split()[:8]
     return text.split()[:8]
 
 

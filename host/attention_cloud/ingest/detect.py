@@ -3,7 +3,8 @@
 JSON is looked at first. Line by line: an object with a string ``type`` and Claude Code's
 fields (``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with
 ``conversations`` of ``from``/``value`` turns means ``sharegpt``; one with a ``role`` or a
-``messages`` list means ``openai``. The benchmarks come first, as a line or as a document (or
+``messages`` list means ``openai``. A document laid out over lines (its first line a lone
+``{``, or a list) is looked at as a whole before its lines. The benchmarks come first, as a line or as a document (or
 the first element of a list): a LoCoMo sample (``conversation`` with ``speaker_a`` or
 ``session_N`` turns) means ``locomo``, a LongMemEval instance (``haystack_sessions``) means
 ``longmemeval``. As one document: a list of conversations with a ``mapping``
@@ -83,6 +84,13 @@ def _json_format(text: str, first: str) -> str | None:
         except (ValueError, RecursionError):
             return _cut_short(text, first)
         return _record_format(value) or _document_format(value)
+    if _opens_a_document(body):
+        try:
+            found = _document_format(json.loads(text))
+        except (ValueError, RecursionError):
+            found = None  # cut short or JSON Lines after all: the lines decide
+        if found:
+            return found
     tried = 0
     for line in text.split("\n", 4 * _LINES_TO_TRY):
         if not line.strip():
@@ -102,6 +110,14 @@ def _json_format(text: str, first: str) -> str | None:
     except (ValueError, RecursionError):
         return _cut_short(text, first)
     return _document_format(document)
+
+
+def _opens_a_document(body: str) -> bool:
+    """True when the first line is a lone ``{`` or starts a list: a document laid out over
+    lines, never a JSON Lines record. Its lines may still parse alone (a turn written on one
+    line), so the whole document is looked at first."""
+    head = body.split("\n", 1)[0].strip()
+    return head == "{" or head.startswith("[")
 
 
 def _cut_short(text: str, first: str) -> str | None:

@@ -257,8 +257,8 @@ def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "\n".join(part.get("text", "") if isinstance(part, dict) else str(part)
-                         for part in value if isinstance(part, (dict, str)))
+        texts = (part.get("text") if isinstance(part, dict) else part for part in value)
+        return "\n".join(text for text in texts if isinstance(text, str))
     return ""
 
 
