@@ -103,24 +103,89 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     goal_priors_(Goal, Anchor, Priors),
     option_(Options, bridge, true, Bridge),
     must_be(boolean, Bridge),
+    framing_(Goal, Plane, Anchor, FrameFraming, FactFraming, CrumbFraming),
     Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
-                               reader: Reader, goal: Goal, cells: UseCells, bridge: Bridge}),
+                               reader: Reader, goal: Goal, cells: UseCells, bridge: Bridge,
+                               fact_framing: FactFraming, crumb_framing: CrumbFraming,
+                               frame_framing: FrameFraming-Budget}),
     (   Mounts == []
     ->  segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets0),
         include(segment_readable_(Reader), SegBudgets0, SegBudgets)
     ;   mount_budgets_(Mounts, MountDepth, Budget, SegBudgets)
     ),
     foldl(hydrate_segment_(Goal, Settings), SegBudgets, Parts0, 0, Spent0),
-    distinct_parts_(Parts0, Parts, Spent0, Spent),
+    distinct_parts_(Parts0, Parts1, Spent0, Spent),
+    maplist(part_framing_(Settings), Parts1, Parts),
     pairs_keys_values_(Parts, SegMetas, FactLists, CrumbLists),
     append(FactLists, Facts),
     append(CrumbLists, Beyond),
     maplist(segment_path_, SegMetas, Paths),
     overall_path_(Paths, Path),
+    foldl(segment_framing_sum_, SegMetas, 0, Framing),
     Total is max(Budget, Spent),
     anchor_meta_(Anchor, AnchorMeta),
     Meta = _{goal: Goal, plane: Plane, path: Path, budget: Total, spent: Spent,
-             ceiling: Ceiling, segments: SegMetas, anchor: AnchorMeta}.
+             framing: Framing, ceiling: Ceiling, segments: SegMetas, anchor: AnchorMeta}.
+
+% framing_(+Goal, +Plane, +Anchor, -Frame, -Fact, -Crumb): the tokens the frame's text spends
+% around the facts' own text, which the budget pays for too (what the frame costs in a prompt is
+% its whole text, envelope included): Frame for the envelope and the lines that head the frame,
+% Fact = framing(Verbatim, Derived) for the line that heads each fact (at L0 its rung and time:
+% the text is all there is; above L0 also the handle that pages back to the detail), Crumb for a
+% breadcrumb's own line. Estimated once per frame on lines as long as the host writes them
+% (attention_cloud.hydration.render_text), with the longest handle a record has.
+framing_(Goal, Plane, Anchor, Frame, Fact, Crumb) :-
+    Receipt = "r_0123456789abcdef",
+    format(string(Head),
+           "<memory-frame receipt=\"~w\" source=\"attention-cloud\">~nmemory frame for: ~w~n\
+plane ~w · path semantic · 1000000/1000000 tokens (estimated) · receipt ~w~n</memory-frame>~n",
+           [Receipt, Goal, Plane, Receipt]),
+    estimate_tokens(Head, HeadTokens),
+    (   Anchor = window(_, _, Phrase)
+    ->  format(string(AnchorLine), "anchored to \"~w\": 2023-01-01T00:00:00Z .. 2023-01-01T00:00:00Z~n",
+               [Phrase]),
+        estimate_tokens(AnchorLine, AnchorTokens)
+    ;   AnchorTokens = 0
+    ),
+    Frame is HeadTokens + AnchorTokens,
+    estimate_tokens("[L0 · Wed 2026-01-11 20:11 DIRTY]\n", Verbatim),
+    estimate_tokens("[L3 · cell_0123456789abcdef · Wed 2026-01-11 20:11 DIRTY]\n", Derived),
+    Fact = framing(Verbatim, Derived),
+    estimate_tokens("  · cell_0123456789abcdef [L3] \n", Crumb).
+
+% A part's own framing: its share of the frame's head, its heading, the lines that head its
+% breadcrumbs and what it left out, and the line of each fact and breadcrumb it holds.
+part_framing_(Settings, part(M0, Facts, Crumbs), part(M, Facts, Crumbs)) :-
+    part_heading_tokens_(Settings, M0.segment, M0.budget, HeadingTokens),
+    length(Crumbs, NC),
+    foldl(fact_framing_sum_(Settings.fact_framing), Facts, 0, FactsFraming),
+    Framing is HeadingTokens + FactsFraming + NC * Settings.crumb_framing,
+    M = M0.put(framing, Framing).
+
+% part_heading_tokens_(+Settings, +Label, +Share, -Tokens): a part's heading lines and its share
+% of the frame's head (in proportion to its budget, so declared segment budgets still add up to
+% the frame's).
+part_heading_tokens_(Settings, Label, Share, Tokens) :-
+    segment_heading_tokens_(Label, Heading),
+    Settings.frame_framing = Head-Budget,
+    Tokens is Heading + ceiling(Head * Share / max(1, Budget)).
+
+segment_heading_tokens_(Label, Tokens) :-
+    format(string(Heading),
+           "~n## ~w (1000000/1000000 tokens, semantic)~nbeyond this frame (ask for more):~n\
+(999 near-duplicates left out: the receipt's suppressed)~n",
+           [Label]),
+    estimate_tokens(Heading, Tokens).
+
+fact_framing_sum_(Framing, fact(_, _, Level, _, _, _, _, _, _, _, _), F0, F) :-
+    fact_framing_(Framing, Level, T),
+    F is F0 + T.
+
+fact_framing_(framing(Verbatim, _), l0, Verbatim) :- !.
+fact_framing_(framing(_, Derived), _, Derived).
+
+segment_framing_sum_(Meta, F0, F) :-
+    F is F0 + Meta.framing.
 
 % The time window the goal names (when.pl), read against Now: the `now` option (a POSIX stamp
 % or an ISO 8601 text) or else the newest item's time.
@@ -286,8 +351,10 @@ sum_values_(Pairs, Sum) :-
 		 *          ONE SEGMENT         *
 		 *******************************/
 
-hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spent0, Spent) :-
+hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent0, Spent) :-
     segment_label_(Segment, Label),
+    part_heading_tokens_(Settings, Label, Share, HeadingTokens),
+    Budget is max(0, Share - HeadingTokens),
     Seeds = Settings.seeds,
     Priors = Settings.priors,
     jump_(Goal, Priors, Settings.reader, Segment, Seeds, Path, SeedHits, MoreHits),
@@ -304,8 +371,9 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     CrumbBudget is Budget - Used,
     append([Dropped, GaveWay, PastCap], Outside),
     breadcrumbs_(Outside, Label, Settings, CrumbBudget, Crumbs, CrumbTokens),
-    maplist(render_fact_(Label), Kept, Facts),
-    SegSpent is Used + CrumbTokens,
+    maplist(render_fact_(Label, Settings.fact_framing), Kept, Facts),
+    foldl(fact_tokens_sum_, Facts, 0, Text),
+    SegSpent is Text + CrumbTokens,
     Spent is Spent0 + SegSpent,
     maplist(suppressed_meta_(Label), Suppressed, SuppressedMeta),
     findall(_{handle: Id, from: From, entity: E},
@@ -314,7 +382,7 @@ hydrate_segment_(Goal, Settings, Segment-Budget, part(Meta, Facts, Crumbs), Spen
     findall(Id, ( member(P, Kept), P = p(c(Id, _, _, _, _), _, _, _),
                   capped_by_ceiling_(Settings, P) ),
             Capped),
-    Meta = _{segment: Label, budget: Budget, spent: SegSpent, path: Path,
+    Meta = _{segment: Label, budget: Share, spent: SegSpent, path: Path,
              suppressed: SuppressedMeta, capped: Capped, bridged: Bridged}.
 
 % A part of the frame is a segment of memory, or a mount: mount(Cell, Cells, Members), the
@@ -1208,13 +1276,17 @@ fovea_(Settings, C, Placed) :-
         level_rank(Target, TR0),
         TR is max(CR, TR0),
         first_at_or_below_(Levels, TR, Level),
-        maplist(rung_tokens_(Id), Levels, Rungs),
+        maplist(framed_rung_tokens_(Settings.fact_framing, Id), Levels, Rungs),
         memberchk(Level-Tokens, Rungs),
         Placed = p(C, Level, Tokens, Rungs)
     ).
 
-rung_tokens_(Id, Level, Level-Tokens) :-
-    fact_tokens_(Id, Level, Tokens).
+% What a rung costs the frame: its text and the line that heads the fact (fit, give way and
+% promotion all count it; the receipt reports the text's tokens).
+framed_rung_tokens_(Framing, Id, Level, Level-Tokens) :-
+    fact_tokens_(Id, Level, Tokens0),
+    fact_framing_(Framing, Level, Line),
+    Tokens is Tokens0 + Line.
 
 target_level_(seed, l0).
 target_level_(reserve, l0).
@@ -1438,7 +1510,9 @@ make_room_(Others, Best, Need, Gain, Rate, Others1, Gone) :-
 % Breadcrumbs: the skeleton (L3, or the least detailed rung there is) of what lies just past
 % the cutoff, most relevant first, while they fit what the facts left of the budget.
 breadcrumbs_(Outside, Segment, Settings, Budget, Crumbs, Spent) :-
-    crumbs_(Outside, Segment, Settings, Budget, 0, Spent, 8, Crumbs).
+    crumbs_(Outside, Segment, Settings, Budget, 0, Framed, 8, Crumbs),
+    length(Crumbs, N),
+    Spent is Framed - N * Settings.crumb_framing.
 
 crumbs_([], _, _, _, S, S, _, []).
 crumbs_(_, _, _, _, S, S, 0, []) :- !.
@@ -1447,18 +1521,20 @@ crumbs_([c(Id, _, _, _, _)|T], Seg, Settings, Budget, S0, S, N, Crumbs) :-
     ->  available_levels_(Id, Ceiling, Levels)
     ;   Levels = []
     ),
-    (   last(Levels, L), fact_tokens_(Id, L, Tok), S0 + Tok =< Budget
+    (   last(Levels, L), fact_tokens_(Id, L, Tok), S0 + Tok + Settings.crumb_framing =< Budget
     ->  rung(Id, L, Text),
         source_of_(Id, Src),
-        S1 is S0 + Tok, N1 is N - 1,
+        S1 is S0 + Tok + Settings.crumb_framing, N1 is N - 1,
         Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest],
         crumbs_(T, Seg, Settings, Budget, S1, S, N1, Rest)
     ;   crumbs_(T, Seg, Settings, Budget, S0, S, N, Crumbs)
     ).
 
-render_fact_(Segment, p(c(Id, Score, By0, Hops, _), Level, Tokens, _),
+render_fact_(Segment, Framing, p(c(Id, Score, By0, Hops, _), Level, Framed, _),
              fact(Id, Segment, Level, By, Score, Tokens, Hops, Source, Time, Text, Dirty)) :-
     rung(Id, Level, Text0), !,
+    fact_framing_(Framing, Level, Line),
+    Tokens is Framed - Line,
     (   By0 = bridge(_, _) -> By = entity_expansion ; By = By0 ),
     (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text) ; Text = Text0 ),
     source_of_(Id, Source),

@@ -65,7 +65,7 @@ def hop_home(home, tmp_path):
 
 
 def _frame(run, *extra):
-    out = run("hydrate", "--goal", GOAL, "--budget", "300", "--format", "json", *extra)
+    out = run("hydrate", "--goal", GOAL, "--budget", "600", "--format", "json", *extra)
     assert out.exit_code == 0, out.output
     return json.loads(out.output)
 

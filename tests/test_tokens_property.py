@@ -108,3 +108,22 @@ def test_an_uncurated_item_is_budgeted_with_the_same_estimate(tmp_path: Path):
         assert facts and all(f["level"] == "L0" for f in facts)
         for fact in facts:
             assert fact["tokens"] == estimate_tokens(mem.item(fact["handle"]).text)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(budget=st.integers(min_value=0, max_value=4000),
+       goal=st.sampled_from(["retry policy", "why did charges fail when the processor timed out",
+                             "what did we decide two weeks ago about the webhook timeouts",
+                             "日本語のテキスト 'quoted' \"x\" foo(X) :- bar(X)."]),
+       plane=st.sampled_from(["default", "execution", "exploration"]))
+def test_what_a_frame_costs_in_a_prompt_stays_within_its_budget(curated, budget, goal, plane):
+    """The budget pays for the whole injected frame, not only its facts' text: the envelope,
+    the lines heading the frame, its segments and every fact, breadcrumbs and what was left out
+    (the receipt's ``framing``); the estimate of the envelope's text stays within the budget."""
+    frame = curated.hydrate(goal, budget=budget, plane=plane)
+    spent = frame.receipt["budget"]
+    if frame.facts or frame.receipt["beyond"]:
+        assert estimate_tokens(frame.envelope) <= budget, (budget, spent)
+        assert spent["spent"] + spent["framing"] <= budget
+    assert spent["spent"] == sum(f["tokens"] for f in frame.receipt["facts"]) + \
+        sum(c["tokens"] for c in frame.receipt["beyond"])

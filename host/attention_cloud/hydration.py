@@ -10,6 +10,7 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -174,9 +175,10 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
         smallest = mem.pl.once("atc_ladder:ladder_smallest_skeleton", Var())
         if budget == 0:
             empty = "budget 0 tokens: no room for any fact; give --budget a number of tokens"
-        elif smallest is not None and budget < int(smallest[0]):
+        elif smallest is not None and budget < int(smallest[0]) + int(meta.get("framing", 0)):
             empty = (f"no fact fits in {budget} tokens: the smallest skeleton (L3) in memory "
-                     f"takes {int(smallest[0])}; raise --budget")
+                     f"takes {int(smallest[0])} and the frame's own lines "
+                     f"{int(meta.get('framing', 0))}; raise --budget")
         if empty:
             notes.append(empty)
     return {**status, "notes": notes, "empty": empty}
@@ -303,9 +305,10 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
         "goal": meta["goal"],
         "plane": meta["plane"],
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "budget": {"total": meta["budget"], "spent": meta["spent"],
+        "budget": {"total": meta["budget"], "spent": meta["spent"], "framing": meta["framing"],
                    "segments": {s["segment"]: {"budget": s["budget"], "spent": s["spent"],
-                                               "path": s["path"]} for s in meta["segments"]}},
+                                               "framing": s["framing"], "path": s["path"]}
+                                for s in meta["segments"]}},
         "ceiling": meta["ceiling"].upper(),
         "path": meta["path"],
         "anchor": meta["anchor"] if isinstance(meta.get("anchor"), dict) else None,
@@ -344,11 +347,11 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty:
         lines.append("")
         lines.append(f"## {segment} ({seg['spent']}/{seg['budget']} tokens, {seg['path']})")
         for f in (f for f in facts if f.segment == segment):
-            flag = " DIRTY-BELIEF" if f.dirty_beliefs else ""
-            when = f" · {f.time}" if f.time else ""
-            lines.append(f"[{f.level.upper()} · {f.seeded_by} · {f.score:.2f}{flag}] "
-                         f"{f.handle} ← {f.source}{when}")
-            lines.extend("  " + line for line in f.text.splitlines() or [""])
+            flag = " DIRTY" if f.dirty_beliefs else ""
+            # verbatim text is all there is; above L0 the handle pages back to the detail
+            handle = "" if f.level.upper() == "L0" else f" · {f.handle}"
+            lines.append(f"[{f.level.upper()}{handle}{_when(f.time)}{flag}]")
+            lines.extend(f.text.splitlines() or [""])
         crumbs = [c for c in receipt["beyond"] if c["segment"] == segment]
         if crumbs:
             lines.append("beyond this frame (ask for more):")
@@ -356,13 +359,26 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty:
                          for c in crumbs)
         left_out = [r for r in receipt.get("suppressed", []) if r["segment"] == segment]
         if left_out:
-            lines.append("left out as redundant (the frame holds their content):")
-            lines.extend(f"  · {r['handle']} like {r['like']} ({r['similarity']:.2f})"
-                         for r in left_out)
+            lines.append(f"({len(left_out)} near-duplicates left out: the receipt's suppressed)")
     if not facts and not receipt["beyond"]:
         lines.append("")
         lines.append(f"({empty})" if empty else "(memory holds nothing for this goal yet)")
     return "\n".join(lines)
+
+
+def _when(time_text: str) -> str:
+    """A fact's time as its heading shows it: `` · Wed 2026-01-11 20:11`` (UTC; the weekday
+    helps a reader place "last Saturday"), the stored text when it is not ISO 8601, else ""."""
+    if not time_text:
+        return ""
+    try:
+        moment = datetime.strptime(time_text, "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        return f" · {time_text}"
+    return f" · {_WEEKDAYS[moment.weekday()]} {moment:%Y-%m-%d %H:%M}"
+
+
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not %a: that follows the locale
 
 
 def envelope(receipt_id: str, text: str) -> str:

@@ -22,7 +22,8 @@ For every instance of ``--data`` (LongMemEval_S, about 48 dated chat sessions an
 5. **BM25 baseline** on the same items: ``attention_cloud.embed.LexicalIndex`` over the items'
    texts as the product indexes them (L0, after "Name: " when the transcript names the speaker);
    its session ranking is the best item per session, its frame the top items at L0, greedily,
-   while they fit the budget (same token estimator, the name counted);
+   while they fit the budget (same token estimator, the name counted, and the same lines a frame
+   spends around its items: the envelope, the frame's head, a line per item);
 6. **RRF baseline**: reciprocal-rank fusion (k = 60) of the items' cosine ranking (the vectors
    curation stored for the items, i.e. MiniLM by default, against the question's vector) and the
    BM25 ranking above; session ranking and frame as for BM25.
@@ -322,14 +323,32 @@ def rrf_order(*rankings: list[str], k: int = RRF_K) -> list[str]:
     return sorted(score, key=lambda h: (-score[h], h))
 
 
-def bm25_frame(order: list[str], texts: dict[str, str], budget: int) -> set[str]:
-    """Top BM25 items at L0, greedily, while they fit ``budget`` tokens."""
+def baseline_framing(question: str) -> tuple[int, int]:
+    """What a baseline frame pays beside its items' text, as the product's frame does (its
+    receipt's ``framing``): the envelope and the lines heading the frame and its one segment, and
+    a line per item (``[L0 · Wed 2026-01-11 20:11]``); a little less than the product reserves
+    (no breadcrumb or "left out" lines), so the comparison never favours the product."""
+    from attention_cloud.curate import estimate_tokens
+    from attention_cloud.hydration import envelope
+
+    head = (f"memory frame for: {question}\nplane default · path hybrid · 2000/2000 tokens "
+            "(estimated) · receipt r_0123456789abcdef\n\n## default (2000/2000 tokens, hybrid)")
+    return (estimate_tokens(envelope("r_0123456789abcdef", head)),
+            estimate_tokens("[L0 · Wed 2026-01-11 20:11]\n"))
+
+
+def bm25_frame(order: list[str], texts: dict[str, str], budget: int,
+               framing: tuple[int, int] = (0, 0)) -> set[str]:
+    """Top BM25 items at L0, greedily, while they fit ``budget`` tokens, paying ``framing``
+    (the frame's head, a line per item: :func:`baseline_framing`) as the product does."""
     from attention_cloud.curate import estimate_tokens
 
+    head, line = framing
+    budget = max(0, budget - head)
     kept: set[str] = set()
     spent = 0
     for handle in order:
-        cost = estimate_tokens(texts[handle])
+        cost = estimate_tokens(texts[handle]) + line
         if spent + cost <= budget:
             kept.add(handle)
             spent += cost
@@ -397,15 +416,16 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
         frame_hits: dict[int, bool] = {}
         walk_frame_hits: dict[int, bool] = {}
         cell_facts: dict[int, float] = {}
+        framing = baseline_framing(inst.question)
         for budget in args.budgets:
             started = time.perf_counter()
             # the question is asked at its own date: "two weeks ago" is read against it
             now = iso_time(inst.question_date, 0) if inst.question_date else None
             frame = mem.hydrate(inst.question, budget=budget, now=now)
             hydrate_s[budget] = time.perf_counter() - started
-            spent[budget] = int(frame.receipt["budget"]["spent"])
+            spent[budget] = int(frame.receipt["budget"]["spent"] + frame.receipt["budget"]["framing"])
             l0, anywhere = frame_evidence(frame, members)
-            kept = bm25_frame(bm25_order, texts, budget)
+            kept = bm25_frame(bm25_order, texts, budget, framing)
             if args.compare:
                 walk = mem.hydrate(inst.question, budget=budget, now=now,
                                    **{args.compare: False})
@@ -423,8 +443,8 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
                 in_l0[budget] = len(evidence_items & l0) / len(evidence)
                 in_any[budget] = len(evidence_items & anywhere) / len(evidence)
                 bm25_in[budget] = len(evidence_items & kept) / len(evidence)
-                rrf_in[budget] = len(evidence_items & bm25_frame(fused, texts, budget)) / len(evidence)
-                packed = bm25_frame(seed_items, texts, budget)
+                rrf_in[budget] = len(evidence_items & bm25_frame(fused, texts, budget, framing)) / len(evidence)
+                packed = bm25_frame(seed_items, texts, budget, framing)
                 packed_in[budget] = len(evidence_items & packed) / len(evidence)
         timed = timed_count(mem)
     finally:
