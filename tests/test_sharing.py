@@ -343,6 +343,8 @@ def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):
     assert any(f["level"] == "L2" for f in facts)              # distillations, not just pointers
     assert {f["segment"] for f in facts} == {"payments"}
     assert frame["receipt"]["mounts"][0]["status"] == "ok"
+    spent = frame["receipt"]["budget"]          # the mount's frame lines are paid for too
+    assert spent["framing"] > 0 and spent["spent"] + spent["framing"] <= 1200
     assert not any(t in frame["text"] for t in verbatim_texts(alice_home))
     # nothing of Alice's memory was copied into Bob's home
     with Memory.open(bob_home, create=False) as mem:

@@ -107,7 +107,8 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
                             cells=cells, bridge=bridge)
     else:  # nothing here yet: the mounts share the whole budget
         local = Frame(receipt_id="", facts=(), text="", receipt={
-            "goal": goal, "plane": plane, "budget": {"total": budget, "spent": 0, "segments": {}},
+            "goal": goal, "plane": plane, "budget": {"total": budget, "spent": 0, "framing": 0,
+                                                      "segments": {}},
             "ceiling": ceiling.upper(), "path": "recency", "anchor": None,
             "tokens": {"estimated": True, "estimator": ESTIMATOR},
             "facts": [], "beyond": [], "suppressed": []})
@@ -145,6 +146,7 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
         for seg, meta in remote.get("budget", {}).get("segments", {}).items():
             receipt["budget"]["segments"][f"{name}:{seg}"] = meta
         receipt["budget"]["spent"] += spent
+        receipt["budget"]["framing"] += int(remote.get("budget", {}).get("framing", 0))
         for fact in remote_facts:
             text = str(fact.pop("text", ""))
             receipt["facts"].append({**fact, "mount": name})
