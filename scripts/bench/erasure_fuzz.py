@@ -220,12 +220,13 @@ def trial(rng: random.Random, work: Path, kill: bool, only_compaction: bool = Fa
 
 
 def _vector_bytes(mem: Memory, handles: list[str]) -> list[bytes]:
-    """The stored float32 rows of the items' vectors (text and distillation)."""
+    """The stored rows of the items' vectors (text and distillation), as the float16 log holds
+    them and as float32 (an older store's log, or a copy an index might keep)."""
     jump = mem.jump
     if not jump.has_vectors():
         return []
     keys = [k for h in handles for k in (h, f"{h}#l2") if jump.vectors.has(k)]
-    return [jump.vectors.vector(k).astype("float32").tobytes() for k in keys]
+    return [jump.vectors.vector(k).astype(dtype).tobytes() for k in keys for dtype in ("float16", "float32")]
 
 
 def _index_state(mem: Memory, handle: str) -> tuple[bool, bool, bool]:

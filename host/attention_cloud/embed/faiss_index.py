@@ -3,19 +3,26 @@
 Policy (measured with ``scripts/bench/embed_speed.py`` on this project's 2-core machines, 100k
 vectors of real chat text, one query at a time; figures in BENCHMARKS.md):
 
-* **Flat inner product below 50,000 vectors.** Exact, no training, a few milliseconds per query
-  (7 ms at 100k on one core). Every index is wrapped in ``IndexIDMap`` (IVF takes ids
-  natively) so faiss ids are the store's stable row ids and survive log compaction (not
-  ``IndexIDMap2``: its reverse map costs memory and add time, and nothing here reconstructs).
-* **IVF-Flat at and above 50,000** (the default ``ann``): ``nlist = sqrt(n)`` lists trained on a
-  sample of ``64 * nlist`` rows, ``nprobe = 16``. Measured from Prolog (``nearest/3``,
-  scripts/bench/nearest.py, static-embedded corpus items): recall@10 0.992 at 100k and 0.991 at
-  712k vectors, 1.2 / 1.6 ms a call; it builds in seconds (17 s at 712k on two threads) and
-  removes rows cheaply. It is retrained when the rows outgrow the lists (``nlist < sqrt(n)/2``).
-  The build runs in a background thread while the flat index keeps serving; rows added
-  meanwhile are caught up when it is adopted.
-* **HNSW** (``ann="hnsw"``; ``M = 32``, ``efConstruction = 40``, ``efSearch = 64``) is the
-  alternative: 0.3-0.5 ms a search, but as built here, in cancellable chunks of
+* **Exact below 50,000 vectors, with no index at all.** "Flat" means the store scans its
+  memory-mapped vector log in place (:class:`~attention_cloud.embed.mapped_rows.MappedRows`:
+  faiss' SIMD scan over the float16 rows, a few milliseconds per query, 3.5 ms at 50k); no
+  second copy of the vectors is held in memory.
+* **IVF with 8-bit scalar-quantized codes at and above 50,000** (the default ``ann``):
+  ``IndexIVFScalarQuantizer(QT_8bit)``, ``nlist = sqrt(n)`` lists trained on a sample of
+  ``64 * nlist`` rows, ``nprobe = 16``. It holds one byte per dimension (plus an 8-byte id) per
+  vector instead of a float32 copy, and is only a candidate generator: the store fetches
+  :func:`rerank_width` candidates and orders them by their exact cosine read from the mapped log,
+  so the order of what is returned is exact. Re-ranked SQ8 candidates reach the recall of
+  IVF-Flat (``scripts/bench/vector_recall.py``: at 100k vectors 0.964 with the hash embedder,
+  0.939 with MiniLM, both the same as IVF-Flat's; the loss against exact search is the lists
+  nprobe does not visit). IVF takes ids natively (the store's stable row ids, which survive log
+  compaction), builds in seconds and removes rows cheaply. It is retrained when the rows
+  outgrow the lists (``nlist < sqrt(n)/2``). The build runs in a background thread while exact
+  scans keep serving; rows added meanwhile are caught up when it is adopted. A saved IVF-Flat
+  index of an older store is rebuilt as SQ8 (:func:`is_current`).
+* **HNSW** (``ann="hnsw"``; ``M = 32``, ``efConstruction = 40``, ``efSearch = 64``; wrapped in
+  ``IndexIDMap`` for the row ids) is the opt-in alternative (it keeps its own float32 copy of
+  the vectors, unlike the default; its candidates are re-ranked the same way): 0.3-0.5 ms a search, but as built here, in cancellable chunks of
   ``build_chunk`` rows, its recall@10 stalls at 0.95 (100k) and 0.92 (712k) whatever the
   efSearch, where one add of the same rows reaches 0.997; and it builds slowly (27 s at 100k,
   196 s at 712k on two threads). HNSW cannot delete, so removed rows stay as tombstones that
@@ -28,14 +35,12 @@ vectors of real chat text, one query at a time; figures in BENCHMARKS.md):
   what a flat scan of 20k rows does (a few ms; a 1 % filter at 100k: 0.13 ms).
 * ``faiss.omp_set_num_threads(1)``: one query is far too small to parallelise, and faiss' OpenMP
   threads would fight onnxruntime and the Prolog engine for two cores.
-* Batched queries (``VectorStore.search_many``) lower ``distance_compute_blas_threshold`` so
-  that flat scans of several queries go through one BLAS matrix product.
 
 Contents:
     IndexPolicy       -- the tunables above, frozen
     configure_faiss   -- process-wide settings, applied once
     build_index       -- a new index of a kind over given ids and vectors (cancellable)
-    add_to_index, search_index, index_kind, read_index, write_index
+    add_to_index, search_index, index_kind, is_current, rerank_width, read_index, write_index
 """
 from __future__ import annotations
 
@@ -56,6 +61,8 @@ __all__ = [
     "add_to_index",
     "search_index",
     "index_kind",
+    "is_current",
+    "rerank_width",
     "read_index",
     "write_index",
     "KINDS",
@@ -67,21 +74,22 @@ KINDS = ("flat", "hnsw", "ivf")
 MIN_ANN_ROWS = 1024
 
 _configure_lock = threading.Lock()
-_blas_lock = threading.Lock()
 _configured = False
-#: faiss' own threshold (queries x rows) below which it scans without BLAS; kept for single
-#: queries, where the scan is faster than a BLAS call.
-_DEFAULT_BLAS_THRESHOLD: int | None = None
 
 
 def configure_faiss() -> None:
     """Apply the process-wide faiss settings (one OpenMP thread) once."""
-    global _configured, _DEFAULT_BLAS_THRESHOLD
+    global _configured
     with _configure_lock:
         if not _configured:
             faiss.omp_set_num_threads(1)
-            _DEFAULT_BLAS_THRESHOLD = int(faiss.cvar.distance_compute_blas_threshold)
             _configured = True
+
+
+def rerank_width(k: int) -> int:
+    """Candidates fetched from an approximate index for ``k`` results, re-ranked exactly: twice
+    as many (ten more at least) absorb the 8-bit quantization's reordering."""
+    return max(2 * k, k + 10)
 
 
 @dataclass(frozen=True)
@@ -138,6 +146,12 @@ def index_kind(index: faiss.Index) -> str:
     return "flat"
 
 
+def is_current(index: faiss.Index) -> bool:
+    """Whether a saved index is of the kind :func:`build_index` makes now (an IVF index holds
+    8-bit codes, not the float32 vectors older stores saved)."""
+    return not isinstance(index, faiss.IndexIVF) or isinstance(index, faiss.IndexIVFScalarQuantizer)
+
+
 def ivf_lists(index: faiss.Index) -> int:
     """Number of inverted lists of an IVF index (0 for other kinds)."""
     return int(index.nlist) if isinstance(index, faiss.IndexIVF) else 0
@@ -146,8 +160,6 @@ def ivf_lists(index: faiss.Index) -> int:
 def _empty_index(
     kind: str, dim: int, policy: IndexPolicy, train: np.ndarray | None = None, nlist: int = 1
 ) -> faiss.Index:
-    if kind == "flat":
-        return faiss.IndexIDMap(faiss.IndexFlatIP(dim))
     if kind == "hnsw":
         inner = faiss.IndexHNSWFlat(dim, policy.hnsw_m, faiss.METRIC_INNER_PRODUCT)
         inner.hnsw.efConstruction = policy.hnsw_ef_construction
@@ -155,14 +167,15 @@ def _empty_index(
         return faiss.IndexIDMap(inner)
     if kind == "ivf":
         # IVF takes ids natively and removes cheaply, so it needs no IndexIDMap around it.
-        index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
+        index = faiss.IndexIVFScalarQuantizer(faiss.IndexFlatIP(dim), dim, nlist,
+                                              faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT)
         index.cp.min_points_per_centroid = 1  # small stores: no warning, no failure
         if train is None or len(train) < nlist:
             raise ValueError(f"an IVF index of {nlist} lists needs at least {nlist} training rows")
         index.train(np.ascontiguousarray(train, dtype=np.float32))
         index.nprobe = policy.ivf_nprobe
         return index
-    raise ValueError(f"unknown index kind {kind!r}")
+    raise ValueError(f"no faiss index is built for kind {kind!r} (flat search scans the vector log)")
 
 
 def build_index(
@@ -226,14 +239,6 @@ def search_index(
     if selector is not None:
         params.sel = selector
     queries = np.ascontiguousarray(queries, dtype=np.float32)
-    if len(queries) > 1 and kind == "flat":
-        with _blas_lock:
-            # One BLAS product beats per-query scans as soon as there are a few queries.
-            faiss.cvar.distance_compute_blas_threshold = 0
-            try:
-                return index.search(queries, k, params=params)
-            finally:
-                faiss.cvar.distance_compute_blas_threshold = _DEFAULT_BLAS_THRESHOLD or 20
     return index.search(queries, k, params=params)
 
 

@@ -27,6 +27,12 @@ def _scalar_code_key(kind: type, value: Any) -> str:
     return json.dumps(value)
 
 
+@lru_cache(maxsize=4096)
+def _decoded(key: str) -> Any:
+    """The value a code key stands for (scalars: safe to share between callers)."""
+    return json.loads(key)
+
+
 def meta_code_key(value: Any) -> str:
     """The JSON text identifying ``value`` in a column (``1``, ``"1"`` and ``true`` differ)."""
     # cached because replaying a large store meets the same few segment / level / kind values
@@ -87,7 +93,7 @@ class MetaColumns:
         out: dict[str, Any] = {}
         for field, codes in self._codes.items():
             if slot < len(codes) and codes[slot] >= 0:
-                out[field] = json.loads(self._keys[field][codes[slot]])
+                out[field] = _decoded(self._keys[field][codes[slot]])
         return out
 
     def export(self, slots: np.ndarray) -> dict[str, tuple[np.ndarray, list[str]]]:

@@ -61,21 +61,28 @@ from attention_cloud.errors import EmbeddingError, HomeError, UsageError
 
 from ..home import fsync_path
 from .meta_columns import MetaColumns
+from .mapped_rows import MappedRows, check_header, header_bytes, row_offset, write_header
 from .faiss_index import (
     IndexPolicy,
     add_to_index,
     build_index,
     configure_faiss,
     index_kind,
+    is_current,
     ivf_lists,
     read_index,
+    rerank_width,
     search_index,
     write_index,
 )
 
 __all__ = ["VectorStore", "handle_of", "META_TYPES"]
 
-FORMAT = 1
+#: Manifest format -> the vector log's row type: 2 (written now) float16 rows after a header,
+#: 1 (older stores, read and migrated on a writer's open) float32 rows.
+ROW_TYPES = {1: np.dtype(np.float32), 2: np.dtype(np.float16)}
+FORMAT = 2
+_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}
 MANIFEST = "manifest.json"
 INDEX_FILE = "index.faiss"
 #: Types a meta value may have (JSON scalars).
@@ -141,18 +148,22 @@ class VectorStore:
         self._rows = 0  # rows in the current vector log
         self._next_id = 0
         self._row_of: dict[str, int] = {}  # key -> live row id
-        self._key_of: dict[int, str] = {}  # live row id -> key
-        self._meta: dict[int, dict] = {}
+        # row id -> key (None: a removed or replaced row). With _row_of, the only per-key Python
+        # objects: meta lives in self._columns, positions and liveness in numpy arrays.
+        self._key_of: list[str | None] = []
         self._capacity = 0
         self._live = np.zeros(0, dtype=bool)  # by row id
         self._position = np.zeros(0, dtype=np.int64)  # row id -> row in the vector log
+        self._id_at = np.zeros(0, dtype=np.int64)  # row in the vector log -> row id
+        self._dtype = ROW_TYPES[FORMAT]  # the vector log's row type (float32 in older stores)
+        self._allowed_cache: tuple | None = None  # (version key, mask, packed bitmap by log position)
         self._columns = MetaColumns()  # meta fields as code columns by row id, for filters
         self._bits_cache: dict[int, tuple[int, np.ndarray, np.ndarray]] = {}  # id(mask) -> bitmap
-        self._mapped: np.ndarray | None = None
+        self._mapped: MappedRows | None = None
         self._vector_log = None
         self._key_log = None
         self._lock_file = None
-        self._index: faiss.Index | None = None
+        self._index: faiss.Index | None = None  # the approximate index; None: exact scans
         self._index_dead = 0  # tombstoned ids still inside the index
         self._saved_index: dict | None = None  # what index.faiss holds, per the manifest
         self._index_unsaved = True
@@ -228,8 +239,12 @@ class VectorStore:
             self._lock_file = None
             raise HomeError(f"vector store {self.directory} is open in another process or handle") from exc
 
-    def _vector_path(self, generation: int | None = None) -> Path:
-        return self.directory / f"vectors-{self._generation if generation is None else generation}.f32"
+    def _vector_path(self, generation: int | None = None, dtype: np.dtype | None = None) -> Path:
+        generation = self._generation if generation is None else generation
+        return self.directory / f"vectors-{generation}.{_SUFFIX[dtype or self._dtype]}"
+
+    def _vector_logs(self) -> list[Path]:
+        return [*self.directory.glob("vectors-*.f32"), *self.directory.glob("vectors-*.f16")]
 
     def _key_path(self, generation: int | None = None) -> Path:
         return self.directory / f"keys-{self._generation if generation is None else generation}.jsonl"
@@ -241,16 +256,28 @@ class VectorStore:
             self._next_id = int(manifest["next_id"])
             self._committed_rows = int(manifest["rows"])
             self._saved_index = manifest.get("index")
-        elif any(self.directory.glob("vectors-*.f32")):
+            self._dtype = ROW_TYPES[manifest["format"]]
+        elif self._vector_logs():
             raise HomeError(f"vector store {self.directory} has vector logs but no manifest")
         else:
             self._write_manifest()
         self._replay()
-        self._vector_log = open(self._vector_path(), "ab")
-        self._key_log = open(self._key_path(), "a", encoding="utf-8")
+        self._open_logs()
         self._committed_key_bytes = os.fstat(self._key_log.fileno()).st_size
         self._open = True
+        if self._dtype != ROW_TYPES[FORMAT]:
+            # an older store's float32 log: rewritten as float16 by a compaction (crash-safe: the
+            # manifest names the old files or the new ones)
+            self._compact()
         self._open_index()
+
+    def _open_logs(self) -> None:
+        """Open the current generation's logs for appending (a new float16 log gets its header)."""
+        self._vector_log = open(self._vector_path(), "ab")
+        if self._vector_log.tell() == 0 and header_bytes(self._dtype):
+            write_header(self._vector_log, self.dim)
+            self._vector_log.flush()
+        self._key_log = open(self._key_path(), "a", encoding="utf-8")
 
     def _read_manifest(self) -> dict | None:
         path = self.directory / MANIFEST
@@ -260,8 +287,9 @@ class VectorStore:
             return None
         except ValueError as exc:
             raise HomeError(f"vector store manifest {path} is not valid JSON") from exc
-        if manifest.get("format") != FORMAT:
-            raise HomeError(f"vector store {self.directory} has format {manifest.get('format')}, expected {FORMAT}")
+        if manifest.get("format") not in ROW_TYPES:
+            raise HomeError(f"vector store {self.directory} has format {manifest.get('format')}, expected "
+                            f"{' or '.join(map(str, ROW_TYPES))}")
         if manifest["embedder_id"] != self.embedder_id or manifest["dim"] != self.dim:
             raise EmbeddingError(
                 f"vector store {self.directory} holds {manifest['dim']}-d vectors of embedder "
@@ -278,12 +306,12 @@ class VectorStore:
             if manifest is None:
                 return  # nothing committed yet: an empty store
             self._generation = int(manifest["generation"])
+            self._dtype = ROW_TYPES[manifest["format"]]
             rows = int(manifest["rows"])
             keys = None
             try:
                 keys = open(self._key_path(), "rb") if rows or manifest.get("key_bytes") else None
-                mapped = (np.memmap(self._vector_path(), dtype=np.float32, mode="r", shape=(rows, self.dim))
-                          if rows else None)
+                mapped = MappedRows(self._vector_path(), self.dim, self._dtype, rows) if rows else None
                 again = self._read_manifest()
                 current = again is not None and int(again["generation"]) == self._generation
             except FileNotFoundError:
@@ -307,8 +335,12 @@ class VectorStore:
     def _replay(self) -> None:
         """Replay the logs into memory (the writer: all of them) and cut a torn tail."""
         vector_path, key_path = self._vector_path(), self._key_path()
-        row_bytes = 4 * self.dim
-        available = vector_path.stat().st_size // row_bytes if vector_path.exists() else 0
+        row_bytes = self._dtype.itemsize * self.dim
+        header = header_bytes(self._dtype)
+        size = vector_path.stat().st_size if vector_path.exists() else 0
+        if size >= header > 0:
+            check_header(vector_path, self.dim)
+        available = (size - header) // row_bytes if size >= header else 0
         rows, good_bytes = 0, 0
         if key_path.exists():
             with open(key_path, "rb") as keys:
@@ -321,8 +353,9 @@ class VectorStore:
         # Cut what the crash left half-done, so new writes append to a clean log.
         if key_path.exists() and key_path.stat().st_size != good_bytes:
             os.truncate(key_path, good_bytes)
-        if vector_path.exists() and vector_path.stat().st_size != rows * row_bytes:
-            os.truncate(vector_path, rows * row_bytes)
+        good_size = row_offset(self._dtype, self.dim, rows) if size >= header else 0  # 0: a torn header
+        if vector_path.exists() and size != good_size:
+            os.truncate(vector_path, good_size)
 
     def _replay_records(self, handle, limit_rows: int | None, limit_bytes: int | None) -> tuple[int, int]:
         """Apply the key log's records until a torn line, ``limit_rows`` upserts or
@@ -364,6 +397,7 @@ class VectorStore:
         position = np.full(capacity, -1, dtype=np.int64)
         position[: self._capacity] = self._position
         self._columns.grow(capacity)
+        self._key_of.extend([None] * (capacity - len(self._key_of)))
         self._live, self._position, self._capacity = live, position, capacity
 
     def _remember(self, key: str, row_id: int, position: int, meta: Mapping[str, Any]) -> None:
@@ -373,34 +407,34 @@ class VectorStore:
         self._key_of[row_id] = key
         self._live[row_id] = True
         self._position[row_id] = position
-        if meta:
-            self._meta[row_id] = dict(meta)
+        if position >= len(self._id_at):
+            grown = np.full(max(position + 1, 2 * len(self._id_at), 1024), -1, dtype=np.int64)
+            grown[: len(self._id_at)] = self._id_at
+            self._id_at = grown
+        self._id_at[position] = row_id
         self._columns.set(row_id, meta)
 
     def _forget(self, key: str) -> bool:
         row_id = self._row_of.pop(key, None)
         if row_id is None:
             return False
-        del self._key_of[row_id]
+        self._key_of[row_id] = None
         self._live[row_id] = False
-        meta = self._meta.pop(row_id, None)
-        self._columns.clear(row_id, list(meta) if meta else [])
+        self._columns.clear(row_id)
         if self._index is not None:
             self._index_dead += 1
         return True
 
-    def _matrix(self) -> np.ndarray:
-        """The vector log as a read-only (rows, dim) array (memory-mapped)."""
+    def _matrix(self) -> MappedRows:
+        """The vector log's rows, memory-mapped (remapped when rows were written since)."""
         if self._mapped is None or len(self._mapped) < self._rows:
             if self._vector_log is not None:
                 self._vector_log.flush()
-            if self._rows == 0:
-                return np.zeros((0, self.dim), dtype=np.float32)
-            self._mapped = np.memmap(self._vector_path(), dtype=np.float32, mode="r", shape=(self._rows, self.dim))
+            self._mapped = MappedRows(self._vector_path(), self.dim, self._dtype, self._rows)
         return self._mapped
 
     def _vectors_of_ids(self, ids: np.ndarray) -> np.ndarray:
-        return np.asarray(self._matrix()[self._position[ids]], dtype=np.float32)
+        return self._matrix().gather(self._position[ids])
 
     # ------------------------------------------------------------------ writing
 
@@ -467,7 +501,7 @@ class VectorStore:
                     record["m"] = checked[i]
                 lines.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
             # Vectors first: a key line is only honoured on replay if its vector row exists.
-            self._vector_log.write(matrix[picked].tobytes())
+            self._vector_log.write(matrix[picked].astype(self._dtype).tobytes())
             self._vector_log.flush()
             self._key_log.write("\n".join(lines) + "\n")
             self._key_log.flush()
@@ -486,14 +520,15 @@ class VectorStore:
         changed, existing = [], []
         for key, i in last.items():
             row_id = self._row_of.get(key)
-            if row_id is None or self._meta.get(row_id, {}) != metas[i]:
+            if row_id is None or self._columns.get(row_id) != metas[i]:
                 changed.append(i)
             else:
                 existing.append((i, row_id))
         if existing:
             indexes = np.array([i for i, _ in existing])
             stored = self._vectors_of_ids(np.array([row_id for _, row_id in existing]))
-            differs = ~np.all(stored == matrix[indexes], axis=1)
+            given = matrix[indexes].astype(self._dtype).astype(np.float32)  # as it would be stored
+            differs = ~np.all(stored == given, axis=1)
             changed.extend(indexes[differs].tolist())
         return sorted(changed)
 
@@ -531,7 +566,7 @@ class VectorStore:
     def keys(self) -> list[str]:
         """Every key, in write order."""
         with self._lock:
-            return [self._key_of[i] for i in sorted(self._key_of)]
+            return [key for key in self._key_of if key is not None]
 
     def meta(self, key: str) -> dict:
         """The meta stored with ``key``.
@@ -540,7 +575,7 @@ class VectorStore:
             KeyError: no such key.
         """
         with self._lock:
-            return dict(self._meta.get(self._row_of[key], {}))
+            return self._columns.get(self._row_of[key])
 
     def vector(self, key: str) -> np.ndarray:
         """A copy of the vector stored for ``key``.
@@ -567,7 +602,7 @@ class VectorStore:
         """``flat``, ``hnsw`` or ``ivf``: the faiss index serving searches now."""
         with self._lock:
             self._adopt_build()
-            return None if self._index is None else index_kind(self._index)
+            return self._kind() if self._open else None
 
     def wait_for_index(self, timeout: float | None = None) -> str | None:
         """Wait for a background index build to finish and adopt it; returns the index kind."""
@@ -599,22 +634,50 @@ class VectorStore:
                                                    np.packbits(mask, bitorder="little"))
         return mask, cached[2], count
 
-    def _exact(self, queries: np.ndarray, ids: np.ndarray, fetch: int) -> list[list[tuple[int, float]]]:
+    def _allowed_positions(self, ids: np.ndarray, rows: int, mask: np.ndarray | None) -> np.ndarray:
+        """Packed bitmap over log positions of ``ids``, the rows of ``mask`` (None: every live
+        row); cached for the last mask until the store changes."""
+        key = (self._columns.version, rows, self._next_id)
+        cached = self._allowed_cache
+        if cached is None or cached[0] != key or cached[1] is not mask:
+            allowed = np.zeros(rows, dtype=bool)
+            allowed[self._position[ids]] = True
+            cached = self._allowed_cache = (key, mask, np.packbits(allowed, bitorder="little"))
+        return cached[2]
+
+    @staticmethod
+    def _ranked(ids: np.ndarray, scores: np.ndarray, fetch: int) -> list[tuple[int, float]]:
+        """Best ``fetch`` of ``ids`` by score, ties by row id (results do not depend on the scan)."""
+        order = np.lexsort((ids, -scores))[:fetch]
+        return [(int(i), float(v)) for i, v in zip(ids[order], scores[order])]
+
+    def _exact(self, queries: np.ndarray, ids: np.ndarray, fetch: int, mask: np.ndarray | None = None
+               ) -> list[list[tuple[int, float]]]:
+        """Exact top ``fetch`` among ``ids``: a scan of the mapped log in place (faiss, one
+        thread) when they are a large share of it, else over their gathered rows."""
         matrix = self._matrix()
-        if len(ids) * 4 >= len(matrix):
-            # most of the log: one BLAS pass over all of it beats copying those rows out first
-            scores = (matrix @ queries.T)[self._position[ids]]
-        else:
-            scores = self._vectors_of_ids(ids) @ queries.T  # (candidates, queries)
         results = []
-        for column in range(queries.shape[0]):
-            column_scores = scores[:, column]
-            if fetch < len(ids):
-                top = np.argpartition(-column_scores, fetch - 1)[:fetch]
-            else:
-                top = np.arange(len(ids))
-            top = top[np.lexsort((ids[top], -column_scores[top]))]
-            results.append([(int(ids[t]), float(column_scores[t])) for t in top])
+        if len(ids) * 4 >= len(matrix):
+            allowed = None if len(ids) == len(matrix) else self._allowed_positions(ids, len(matrix), mask)
+            scores, positions = matrix.search(queries, fetch, allowed)
+            for row_scores, row_positions in zip(scores, positions):
+                found = row_positions >= 0
+                results.append(self._ranked(self._id_at[row_positions[found]], row_scores[found], fetch))
+            return results
+        vectors = self._vectors_of_ids(ids)
+        scores, positions = faiss.knn(queries, vectors, min(fetch, len(ids)), faiss.METRIC_INNER_PRODUCT)
+        for row_scores, row_positions in zip(scores, positions):
+            found = row_positions >= 0
+            results.append(self._ranked(ids[row_positions[found]], row_scores[found], fetch))
+        return results
+
+    def _rerank(self, queries: np.ndarray, labels: np.ndarray, fetch: int) -> list[list[tuple[int, float]]]:
+        """Candidates of the compressed index, ordered by their exact cosine from the log."""
+        results = []
+        for query, row_ids in zip(queries, labels):
+            row_ids = row_ids[row_ids >= 0]
+            scores = np.einsum("ij,j->i", self._vectors_of_ids(row_ids), query) if len(row_ids) else np.zeros(0)
+            results.append(self._ranked(row_ids, scores.astype(np.float32), fetch))
         return results
 
     def _search_ids(self, queries: np.ndarray, fetch: int, filter_meta: Mapping[str, Any] | None) -> list[list[tuple[int, float]]]:
@@ -623,13 +686,10 @@ class VectorStore:
             return [[] for _ in range(len(queries))]
         fetch = min(fetch, count)
         if self._index is None or (mask is not None and filter_meta and count <= self.policy.exact_filter_limit):
-            ids = np.flatnonzero(mask) if mask is not None else np.flatnonzero(self._live[: self._next_id])
-            return self._exact(queries, ids, fetch)
-        distances, labels = search_index(self._index, queries, fetch, self.policy, bits)
-        return [
-            [(int(i), float(d)) for i, d in zip(row_ids, row_scores) if i >= 0]
-            for row_ids, row_scores in zip(labels, distances)
-        ]
+            ids = np.flatnonzero(mask) if mask is not None else self._live_ids()
+            return self._exact(queries, ids, fetch, mask)
+        _, labels = search_index(self._index, queries, min(count, rerank_width(fetch)), self.policy, bits)
+        return self._rerank(queries, labels, fetch)
 
     def search(
         self,
@@ -692,7 +752,8 @@ class VectorStore:
         target = self.policy.kind_for(live, saved["kind"] if saved else None)
         if saved and saved.get("kind") == target and target != "flat":
             index = read_index(self.directory / saved.get("file", INDEX_FILE))
-            if index is not None and index.ntotal == saved["ntotal"] and index_kind(index) == target:
+            if (index is not None and index.ntotal == saved["ntotal"] and index_kind(index) == target
+                    and is_current(index)):
                 covered = int(saved["covered"])
                 newer = self._live_ids()
                 newer = newer[newer >= covered]
@@ -705,18 +766,18 @@ class VectorStore:
         self._rebuild(target)
 
     def _rebuild(self, target: str) -> None:
-        """Replace the index by a fresh one of ``target`` kind: at once when it is flat or the
-        store is small or background builds are off; otherwise a flat index serves meanwhile."""
+        """Replace the index by a fresh one of ``target`` kind: none for flat (searches scan the
+        mapped log exactly); at once when the store is small or background builds are off;
+        otherwise in the background while the current index (or exact scans) serve."""
+        if target == "flat":
+            self._index, self._index_dead, self._index_unsaved = None, 0, True
+            return
         ids = self._live_ids()
-        if target == "flat" or not self.policy.background or len(ids) < 2 * self.policy.build_chunk:
+        if not self.policy.background or len(ids) < 2 * self.policy.build_chunk:
             self._index = build_index(target, self.dim, ids, self._vectors_of_ids, self.policy)
             self._index_dead = 0
             self._index_unsaved = True
             return
-        if self._index is None:
-            self._index = build_index("flat", self.dim, ids, self._vectors_of_ids, self.policy)
-            self._index_dead = 0
-            self._index_unsaved = True
         self._start_build(target, ids)
 
     def _start_build(self, target: str, ids: np.ndarray) -> None:
@@ -728,7 +789,7 @@ class VectorStore:
         generation = self._build_generation
 
         def vectors_of(chunk: np.ndarray) -> np.ndarray:
-            return np.asarray(matrix[positions[chunk]], dtype=np.float32)
+            return matrix.gather(positions[chunk])
 
         def run() -> None:
             index = build_index(target, self.dim, ids, vectors_of, self.policy, cancelled=cancel.is_set)
@@ -760,18 +821,18 @@ class VectorStore:
         if self._builder is not None and self._builder.is_alive():
             return
         live = len(self._row_of)
-        if self._index is None:
-            self._rebuild(self.policy.kind_for(live))
-            return
-        current = index_kind(self._index)
+        current = self._kind()
         target = self.policy.kind_for(live, current)
-        ntotal = max(1, int(self._index.ntotal))
+        ntotal = max(1, int(self._index.ntotal)) if self._index is not None else 1
         if target != current:
             self._rebuild(target)
         elif current == "hnsw" and self._index_dead > self.policy.tombstone_rebuild * ntotal:
             self._rebuild("hnsw")
         elif current == "ivf" and ivf_lists(self._index) < math.sqrt(max(live, 1)) / 2:
             self._rebuild("ivf")
+
+    def _kind(self) -> str:
+        return "flat" if self._index is None else index_kind(self._index)
 
     def _drop_index_tombstones(self) -> None:
         """Physically remove dead ids from flat and IVF indexes (HNSW cannot; it is rebuilt)."""
@@ -795,7 +856,7 @@ class VectorStore:
 
     def _manifest(self) -> dict:
         return {
-            "format": FORMAT,
+            "format": next(f for f, t in ROW_TYPES.items() if t == self._dtype),
             "embedder_id": self.embedder_id,
             "dim": self.dim,
             "generation": self._generation,
@@ -845,18 +906,17 @@ class VectorStore:
             dropped = self._rows - len(self._row_of)
             if dropped:
                 self._compact()
-            if self._saved_index is not None or (self._index is not None
-                                                  and index_kind(self._index) != "flat"):
-                kind = index_kind(self._index) if self._index is not None else "flat"
-                self._index = build_index(kind, self.dim, self._live_ids(), self._vectors_of_ids,
+            self._saved_index = None  # a saved index holds the removed rows' (quantized) vectors
+            if self._index is not None:
+                self._index = build_index(self._kind(), self.dim, self._live_ids(), self._vectors_of_ids,
                                           self.policy)
                 self._index_dead = 0
                 self._index_unsaved = True
-                self._saved_index = None
                 self._save_index_if_due()
             self.flush()
+            self._maintain_index()  # a cancelled background build starts again, from live rows
             current = {self._vector_path().name, self._key_path().name}
-            for path in [*self.directory.glob("vectors-*.f32"), *self.directory.glob("keys-*.jsonl")]:
+            for path in [*self._vector_logs(), *self.directory.glob("keys-*.jsonl")]:
                 if path.name not in current:
                     path.unlink(missing_ok=True)
             fsync_path(self.directory)
@@ -864,7 +924,7 @@ class VectorStore:
 
     def _save_index_if_due(self) -> None:
         index = self._index
-        if index is None or index_kind(index) == "flat" or not self._index_unsaved:
+        if index is None or not self._index_unsaved:
             return
         saved = self._saved_index
         grown = int(index.ntotal) - (saved["ntotal"] if saved else 0)
@@ -886,18 +946,22 @@ class VectorStore:
                 path.unlink(missing_ok=True)
 
     def _compact(self) -> None:
-        """Copy live rows to the next generation's logs and switch the manifest to them."""
+        """Copy live rows to the next generation's logs (always in the current row type: this is
+        also how an older float32 log becomes float16) and switch the manifest to them."""
         generation = self._generation + 1
         ids = self._live_ids()
-        vector_path, key_path = self._vector_path(generation), self._key_path(generation)
+        dtype = ROW_TYPES[FORMAT]
+        vector_path, key_path = self._vector_path(generation, dtype), self._key_path(generation)
         with open(vector_path, "wb") as vectors, open(key_path, "w", encoding="utf-8") as keys:
+            write_header(vectors, self.dim)
             for start in range(0, len(ids), 50_000):
                 chunk = ids[start : start + 50_000]
-                vectors.write(self._vectors_of_ids(chunk).tobytes())
+                vectors.write(self._vectors_of_ids(chunk).astype(dtype).tobytes())
                 for row_id in chunk.tolist():
                     record: dict[str, Any] = {"r": row_id, "k": self._key_of[row_id]}
-                    if row_id in self._meta:
-                        record["m"] = self._meta[row_id]
+                    meta = self._columns.get(row_id)
+                    if meta:
+                        record["m"] = meta
                     keys.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
             for handle in (vectors, keys):
                 handle.flush()
@@ -905,18 +969,19 @@ class VectorStore:
         old_vectors, old_keys = self._vector_path(), self._key_path()
         self._vector_log.close()
         self._key_log.close()
-        self._generation = generation
+        self._generation, self._dtype = generation, dtype
         self._rows = self._committed_rows = len(ids)
         self._committed_key_bytes = key_path.stat().st_size
         self._position[ids] = np.arange(len(ids))
         self._position[~self._live[: self._capacity]] = -1
+        self._id_at = ids.copy()
         self._mapped = None
+        self._allowed_cache = None
         self._drop_index_tombstones()
         self._write_manifest()  # the switch: from here on the new generation is the store
         for old in (old_vectors, old_keys):
             old.unlink(missing_ok=True)
-        self._vector_log = open(self._vector_path(), "ab")
-        self._key_log = open(self._key_path(), "a", encoding="utf-8")
+        self._open_logs()
 
     def _release_files(self) -> None:
         for handle in (self._vector_log, self._key_log):
