@@ -431,3 +431,16 @@ def test_a_saved_float32_ivf_index_is_rebuilt_compressed(tmp_path):
     with open_store(tmp_path, policy=policy) as store:
         assert isinstance(store._index, faiss_module.IndexIVFScalarQuantizer)
         assert store.search(vectors[7], 1)[0][0] == "k7"
+
+
+def test_a_batch_of_queries_matches_single_searches_with_dead_rows_and_a_filter(tmp_path):
+    vectors = unit_rows(600, seed=26)
+    keys = [f"k{i}" for i in range(600)]
+    with open_store(tmp_path) as store:
+        store.add(keys, vectors, [{"side": i % 3 == 0} for i in range(600)])
+        store.remove(keys[:50])
+        store.add(keys[50:80], unit_rows(30, seed=27), [{"side": i % 3 == 0} for i in range(50, 80)])
+        batch = store.search_many(vectors[100:140], 7, filter_meta={"side": True})
+        single = [store.search(v, 7, filter_meta={"side": True}) for v in vectors[100:140]]
+        assert [[k for k, _ in hits] for hits in batch] == [[k for k, _ in hits] for hits in single]
+        assert all(int(k[1:]) % 3 == 0 and int(k[1:]) >= 50 for hits in batch for k, _ in hits)

@@ -9,14 +9,20 @@ embedder, then opens it in a fresh process and measures, dividing by the live it
   (``predicate_property(P, size(B))``: clauses, their strings and the clause indexes), grouped
   into items/relations (journal), rungs and distillations (ladder), arcs/rollups/echoes and the
   rest, plus the atom table (``statistics(atom_space)``);
-* **vectors**: rows in the store and bytes of the float32 log (memory-mapped) and of the faiss
-  index held in memory;
+* **vectors**: rows in the store and bytes of the vector log (memory-mapped; float16 rows, or
+  float32 in an older store) and of the faiss index held in memory (none while searches scan
+  the log exactly; the compressed IVF index from 50k vectors), and the latency of 200 searches
+  (k = 10, stored vectors as queries) with their recall@10 against exact search of the same rows;
 * **BM25**: bytes of its log and snapshot arrays on disk, and the Python heap its open index
   holds (tracemalloc);
 * **process**: resident set size after opening the home, after opening BM25 and after opening
   the vectors (RSS deltas, so Python tables and mapped pages count where they are touched).
 
     nice .venv/bin/python scripts/bench/item_bytes.py --items 10000
+    nice .venv/bin/python scripts/bench/item_bytes.py --items 10000 --host OTHER_CHECKOUT/host   # before
+
+``--home`` measures an existing home instead (opened as a writer: an older store's float32 vector
+log is migrated to float16 on that open, so measure such a home twice to see both states).
 """
 from __future__ import annotations
 
@@ -81,6 +87,18 @@ tracemalloc.stop()
 vectors.wait_for_index()
 vectors.search(vectors.vector(vectors.keys()[0]), 10)
 after_vectors = rss()
+import time
+import numpy as np
+keys = vectors.keys()
+rng = np.random.default_rng(1)
+asked = [keys[i] for i in rng.choice(len(keys), size=min(200, len(keys)), replace=False)]
+seconds, found = [], []
+for key in asked:
+    query = vectors.vector(key)
+    started = time.perf_counter()
+    found.append(vectors.search(query, 11))
+    seconds.append(time.perf_counter() - started)
+after_searches = rss()
 index = getattr(vectors, "_index", None)
 index_bytes = 0
 if index is not None:
@@ -89,27 +107,32 @@ if index is not None:
         index_bytes = len(faiss.serialize_index(index))
     except Exception:
         index_bytes = 0
-import numpy as np
-keys = vectors.keys()
 present, matrix = vectors.vectors(keys)
 matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-rng = np.random.default_rng(1)
-queries = matrix[rng.choice(len(matrix), size=min(200, len(matrix)), replace=False)]
+row_of = {key: i for i, key in enumerate(keys)}
+queries = matrix[[row_of[key] for key in asked]]
 exact_scores = queries @ matrix.T
-half_scores = queries.astype(np.float16).astype(np.float32) @ matrix.astype(np.float16).astype(np.float32).T
 # a hit counts when its exact score reaches the exact 10th best (identical texts tie exactly)
 tenth = -np.sort(-exact_scores, axis=1)[:, 10:11]   # [:, 0] is the query's own row
-half_top = np.argsort(-half_scores, axis=1)[:, 1:11]
-recall16 = float(np.mean(np.take_along_axis(exact_scores, half_top, axis=1) >= tenth - 1e-6))
+row_dtype = str(getattr(vectors, "_dtype", "float32"))
+recall16 = None
+if row_dtype == "float32":  # what float16 rows would lose (an older store's float32 log)
+    half = matrix.astype(np.float16).astype(np.float32)
+    half_top = np.argsort(-(queries.astype(np.float16).astype(np.float32) @ half.T), axis=1)[:, 1:11]
+    recall16 = float(np.mean(np.take_along_axis(exact_scores, half_top, axis=1) >= tenth - 1e-6))
+store_hits = np.array([[row_of[k] for k, _ in hits if k != key][:10] for key, hits in zip(asked, found)])
+recall_store = float(np.mean(np.take_along_axis(exact_scores, store_hits, axis=1) >= tenth - 1e-6))
+ms = np.array(seconds) * 1000
 print(json.dumps({
-    "recall10_float16": recall16,
+    "recall10_float16": recall16, "recall10_store": recall_store, "row_dtype": row_dtype,
+    "search_p50_ms": float(np.percentile(ms, 50)), "search_p95_ms": float(np.percentile(ms, 95)),
     "live": stats["live"],
     "preds": [[str(r.args[0]), str(r.args[1]), int(r.args[2]), int(r.args[3]), int(r.args[4])]
               for r in rows],
     "atoms": atoms, "atom_space": atom_space,
     "rss": {"python": imported - base, "open": opened - imported,
             "bm25": after_lexical - opened, "vectors": after_vectors - after_lexical,
-            "total": after_vectors},
+            "searches": after_searches - after_vectors, "total": after_searches},
     "bm25_heap": lex_heap, "vector_heap": vec_heap, "bm25_docs": len(lexical),
     "vector_rows": len(vectors), "vector_dim": vectors.dim, "index_bytes": index_bytes,
     "index_kind": vectors.index_kind,
@@ -160,7 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--home", type=Path, default=None,
                         help="an existing curated home to measure (else one is built)")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--host", type=Path, default=ROOT / "host",
+                        help="the attention_cloud code to build and measure with (another checkout's: a before)")
     args = parser.parse_args(argv)
+    sys.path.insert(0, str(args.host))
     work = Path(tempfile.mkdtemp(prefix="item-bytes-"))
     home = args.home
     built = {}
@@ -170,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         print("built:", json.dumps(built), flush=True)
     helper = work / "atc_bench_bytes.pl"
     helper.write_text(_SIZES_PL, encoding="utf-8")
-    out = subprocess.run([sys.executable, "-c", _MEASURE, str(ROOT / "host"), str(home), str(helper)],
+    out = subprocess.run([sys.executable, "-c", _MEASURE, str(args.host), str(home), str(helper)],
                          capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"measuring failed:\n{out.stderr[-3000:]}")
@@ -192,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("prolog: other facts (arcs, echoes, marks, ...)", other[0], other[1]))
     rows.append(("prolog: atom table", m["atoms"], m["atom_space"]))
     vec_disk = disk(home / "vectors")
-    rows.append(("vectors: float32 rows (mapped log)", m["vector_rows"], m["vector_rows"] * m["vector_dim"] * 4))
+    dtype = m.get("row_dtype", "float32")
+    rows.append((f"vectors: {dtype} rows (mapped log)", m["vector_rows"],
+                 m["vector_rows"] * m["vector_dim"] * (2 if dtype == "float16" else 4)))
     rows.append((f"vectors: faiss index in memory ({m['index_kind']})", m["vector_rows"], m["index_bytes"]))
     rows.append(("vectors: Python tables (keys, rows, meta)", m["vector_rows"], m["vector_heap"]))
     rows.append(("BM25: Python heap of the open index", m["bm25_docs"], m["bm25_heap"]))
@@ -209,8 +237,12 @@ def main(argv: list[str] | None = None) -> int:
     r = m["rss"]
     print("\nRSS (fresh process): " + ", ".join(f"{k} {v / 1e6:.0f} MB" for k, v in r.items())
           + f"; per item after open {(r['total'] - r['python']) / live:,.0f} bytes")
-    print(f"float16 vectors (half the bytes): recall@10 against float32 exact search "
-          f"{m['recall10_float16']:.3f} over 200 stored vectors as queries")
+    print(f"vector search ({m['index_kind']}, {dtype} rows): p50 {m['search_p50_ms']:.2f} ms, "
+          f"p95 {m['search_p95_ms']:.2f} ms; recall@10 against exact search of the stored rows "
+          f"{m['recall10_store']:.4f} (200 stored vectors as queries)")
+    if m.get("recall10_float16") is not None:
+        print(f"float16 rows instead (half the bytes): recall@10 against float32 exact search "
+              f"{m['recall10_float16']:.4f}")
     if args.json:
         args.json.write_text(json.dumps({"built": built, "measured": m}, indent=1))
     if args.home is None:

@@ -8,7 +8,8 @@ log below 50k vectors, the compressed IVF index with exact re-ranking from there
 for the 10 nearest neighbours of ``--queries`` of its own vectors. A hit counts when its exact
 float32 score reaches the exact 10th best (identical vectors tie exactly); the query's own key is
 left out. Also prints the recall of an exact search over the float16-rounded rows (what the log
-stores), the search latency (one query a call, p50/p95) and the time to open the store.
+stores), the search latency (one query a call, p50/p95), the time to open the store, and the
+p50 of cosines by key (the vectors of 96 random keys gathered and scored, as Jump.similarity).
 
 Run it against another checkout's code (``--host /work/main/host``) for a before/after in one go.
 
@@ -84,12 +85,21 @@ def measure(vectors: np.ndarray, queries: int, seed: int) -> dict:
             hits = store.search(vectors[q], 11)
             seconds.append(time.perf_counter() - started)
             found.append([int(key[1:]) for key, _ in hits])
+        rng = np.random.default_rng(seed + 1)
+        gathers = []
+        for _ in range(50):  # what Jump.similarity does: the vectors of 96 random keys, one gather
+            asked = [keys[i] for i in rng.choice(n, size=96, replace=False)]
+            started = time.perf_counter()
+            _, rows = store.vectors(asked)
+            np.einsum("ij,j->i", rows, vectors[picked[0]])
+            gathers.append(time.perf_counter() - started)
         store.close()
     ms = np.array(seconds) * 1000
     return {"vectors": n, "dim": dim, "kind": kind, "recall10": round(recall(found), 4),
             "recall10_float16_exact": round(recall([list(t) for t in half_top]), 4),
             "search_p50_ms": round(float(np.percentile(ms, 50)), 2),
-            "search_p95_ms": round(float(np.percentile(ms, 95)), 2), "open_s": round(opened, 2)}
+            "search_p95_ms": round(float(np.percentile(ms, 95)), 2), "open_s": round(opened, 2),
+            "cosines_96_keys_p50_ms": round(float(np.percentile(np.array(gathers) * 1000, 50)), 3)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,13 +1,17 @@
-"""VectorStore: one vector per key under a directory, searchable through a faiss index.
+"""VectorStore: one vector per key under a directory, searched in its memory-mapped log.
 
 On disk (everything the store owns lives in its directory)::
 
     manifest.json     format, embedder id, dimension, generation, committed rows and key-log
                       bytes, next row id, and which saved index file holds what; replaced
                       atomically on flush
-    vectors-G.f32     append-only float32 log, one row per write, memory-mapped for reads
+    vectors-G.f16     append-only log of float16 rows after a 4 KiB header, one row per write,
+                      memory-mapped for reads (see :mod:`.mapped_rows`); manifest format 2.
+                      A store of format 1 (older versions) has ``vectors-G.f32``, float32 rows
+                      from byte 0: readers read it as it is, and a writer's open migrates it to
+                      float16 with a compaction (below), so it is crash-safe the same way.
     keys-G.jsonl      append-only log, one line per write: {"r": id, "k": key, "m": meta}
-                      for an upsert (its vector is the same-numbered row of vectors-G.f32)
+                      for an upsert (its vector is the same-numbered row of the vector log)
                       and {"d": key} for a removal
     index-N.faiss     the approximate (HNSW / IVF) index, when there is one (N: the row ids
                       it covers; the manifest names the file, older ones are deleted after it)
@@ -23,11 +27,18 @@ crash never yields a half-written vector. When tombstones pass a quarter of the 
 switches to them, the old files are deleted. Row ids survive compaction, so faiss indexes
 (keyed by row id) stay valid.
 
-The faiss index is derived data (policy in :mod:`.faiss_index`). The flat index is not saved:
-rebuilding it is a copy of the memory-mapped log, as fast as reading a saved one. An approximate
-index is saved on flush (when it gained many rows or is new); on open it is reloaded when the
-manifest says it matches, caught up with rows written after it was saved, and rebuilt when
-missing, unreadable or stale (its row count differs from the manifest's).
+**No copy of the vectors in memory.** Below the policy's ``flat_limit`` there is no faiss index:
+a search scans the mapped log exactly (faiss' SIMD scan over the mapped float16 rows, tombstones
+and meta filters as an id selector over log positions). From there an IVF index of 8-bit codes
+(policy in :mod:`.faiss_index`) proposes candidates, which are re-ranked by their exact cosine
+read from the log. The index is derived data: saved on flush (when it gained many rows or is
+new); on open it is reloaded when the manifest says it matches, caught up with rows written
+after it was saved, and rebuilt when missing, unreadable, stale (its row count differs from the
+manifest's) or of an older kind (a float32 IVF-Flat). Vectors read back (``vector``,
+``vectors``) are the float16 rows as float32: within ~1e-3 of what was added.
+
+In memory per key: one dict entry key -> row id and one list slot row id -> key; liveness,
+log positions and meta (as value codes, :mod:`.meta_columns`) are numpy arrays.
 
 Re-adding a key with an identical vector and meta writes nothing, so re-ingestion is cheap.
 
@@ -88,6 +99,10 @@ INDEX_FILE = "index.faiss"
 #: Types a meta value may have (JSON scalars).
 META_TYPES = (str, int, float, bool, type(None))
 _COMPACT_MIN_DEAD = 1024
+#: From this many queries in one call an exact search multiplies matrices (faiss' BLAS threshold),
+#: over blocks of this many rows.
+_BATCH_QUERIES = 20
+_BATCH_BLOCK = 16_384
 _COMPACT_FRACTION = 0.25
 
 
@@ -654,9 +669,12 @@ class VectorStore:
     def _exact(self, queries: np.ndarray, ids: np.ndarray, fetch: int, mask: np.ndarray | None = None
                ) -> list[list[tuple[int, float]]]:
         """Exact top ``fetch`` among ``ids``: a scan of the mapped log in place (faiss, one
-        thread) when they are a large share of it, else over their gathered rows."""
+        thread) when they are a large share of it, else over their gathered rows; a batch of
+        queries goes through matrix products over blocks of gathered rows instead."""
         matrix = self._matrix()
         results = []
+        if len(queries) >= _BATCH_QUERIES:
+            return self._exact_batched(queries, ids, fetch)
         if len(ids) * 4 >= len(matrix):
             allowed = None if len(ids) == len(matrix) else self._allowed_positions(ids, len(matrix), mask)
             scores, positions = matrix.search(queries, fetch, allowed)
@@ -669,6 +687,28 @@ class VectorStore:
         for row_scores, row_positions in zip(scores, positions):
             found = row_positions >= 0
             results.append(self._ranked(ids[row_positions[found]], row_scores[found], fetch))
+        return results
+
+    def _exact_batched(self, queries: np.ndarray, ids: np.ndarray, fetch: int) -> list[list[tuple[int, float]]]:
+        """:meth:`_exact` for many queries (echo detection): faiss' BLAS product per block of
+        ``_BATCH_BLOCK`` gathered rows (one block of float32 in memory at a time), best
+        ``fetch`` kept across blocks."""
+        best_scores = np.full((len(queries), 0), -np.inf, dtype=np.float32)
+        best_ids = np.zeros((len(queries), 0), dtype=np.int64)
+        for start in range(0, len(ids), _BATCH_BLOCK):
+            block = ids[start : start + _BATCH_BLOCK]
+            scores, found = faiss.knn(queries, self._vectors_of_ids(block), min(fetch, len(block)),
+                                      faiss.METRIC_INNER_PRODUCT)
+            best_scores = np.concatenate([best_scores, scores], axis=1)
+            best_ids = np.concatenate([best_ids, np.where(found >= 0, block[np.maximum(found, 0)], -1)], axis=1)
+            if best_scores.shape[1] > fetch:
+                keep = np.argsort(-best_scores, axis=1, kind="stable")[:, :fetch]
+                best_scores = np.take_along_axis(best_scores, keep, axis=1)
+                best_ids = np.take_along_axis(best_ids, keep, axis=1)
+        results = []
+        for row_scores, row_ids in zip(best_scores, best_ids):
+            found = row_ids >= 0
+            results.append(self._ranked(row_ids[found], row_scores[found], fetch))
         return results
 
     def _rerank(self, queries: np.ndarray, labels: np.ndarray, fetch: int) -> list[list[tuple[int, float]]]:
