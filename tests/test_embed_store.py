@@ -431,6 +431,10 @@ def test_a_saved_float32_ivf_index_is_rebuilt_compressed(tmp_path):
     with open_store(tmp_path, policy=policy) as store:
         assert isinstance(store._index, faiss_module.IndexIVFScalarQuantizer)
         assert store.search(vectors[7], 1)[0][0] == "k7"
+    # the rebuilt index was saved in place of the old one, so the next open does not rebuild it
+    saved = json.loads((tmp_path / "manifest.json").read_text())["index"]["file"]
+    assert isinstance(faiss_module.read_index(str(tmp_path / saved)), faiss_module.IndexIVFScalarQuantizer)
+    assert sorted(p.name for p in tmp_path.glob("index*.faiss")) == [saved]
 
 
 def test_a_batch_of_queries_matches_single_searches_with_dead_rows_and_a_filter(tmp_path):

@@ -26,6 +26,7 @@ Contents:
 from __future__ import annotations
 
 import mmap
+import os
 import struct
 from functools import lru_cache
 from pathlib import Path
@@ -85,6 +86,7 @@ class MappedRows:
 
     def __init__(self, path: Path, dim: int, dtype: np.dtype, rows: int) -> None:
         self.dim, self.dtype, self.rows = dim, np.dtype(dtype), rows
+        self.path = Path(path)
         self._mmap = None
         self._index = None
         self._reader = None
@@ -113,6 +115,25 @@ class MappedRows:
     def gather(self, positions: np.ndarray) -> np.ndarray:
         """The rows at ``positions`` as float32, (len(positions), dim)."""
         return np.asarray(self.array[positions], dtype=np.float32)
+
+    def read(self, positions: np.ndarray) -> np.ndarray:
+        """:meth:`gather` through file reads instead of the mapping, for whole-log passes (an
+        index build): pages read this way stay in the page cache without being counted in the
+        process' resident memory, as touched pages of the mapping are. ``positions`` ascending."""
+        positions = np.asarray(positions, dtype=np.int64)
+        if not len(positions):
+            return np.zeros((0, self.dim), dtype=np.float32)
+        row_bytes = self.dim * self.dtype.itemsize
+        start = header_bytes(self.dtype)
+        lo, hi = int(positions[0]), int(positions[-1]) + 1
+        with open(self.path, "rb") as handle:
+            if hi - lo <= 4 * len(positions):  # dense: one read of the span
+                handle.seek(start + lo * row_bytes)
+                span = np.fromfile(handle, dtype=self.dtype, count=(hi - lo) * self.dim).reshape(-1, self.dim)
+                return span[positions - lo].astype(np.float32)
+            fd = handle.fileno()  # sparse (a training sample): one read per row
+            raw = b"".join(os.pread(fd, row_bytes, start + int(p) * row_bytes) for p in positions.tolist())
+            return np.frombuffer(raw, dtype=self.dtype).reshape(-1, self.dim).astype(np.float32)
 
     def search(self, queries: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """Exact inner-product top-``k`` of each query over the rows ``allowed`` (a packed

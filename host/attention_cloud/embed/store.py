@@ -182,6 +182,7 @@ class VectorStore:
         self._index_dead = 0  # tombstoned ids still inside the index
         self._saved_index: dict | None = None  # what index.faiss holds, per the manifest
         self._index_unsaved = True
+        self._index_rebuilt = False  # the index is not the saved one caught up: save it whole
         self._builder: threading.Thread | None = None
         self._built: tuple[faiss.Index, int] | None = None
         self._build_cancel = threading.Event()
@@ -450,6 +451,10 @@ class VectorStore:
 
     def _vectors_of_ids(self, ids: np.ndarray) -> np.ndarray:
         return self._matrix().gather(self._position[ids])
+
+    def _read_ids(self, ids: np.ndarray) -> np.ndarray:
+        """:meth:`_vectors_of_ids` by file reads (whole-log passes: builds, compaction)."""
+        return self._matrix().read(self._position[ids])
 
     # ------------------------------------------------------------------ writing
 
@@ -797,7 +802,7 @@ class VectorStore:
                 covered = int(saved["covered"])
                 newer = self._live_ids()
                 newer = newer[newer >= covered]
-                add_to_index(index, newer, self._vectors_of_ids(newer))
+                add_to_index(index, newer, self._read_ids(newer))
                 self._index = index
                 self._index_dead = int(index.ntotal) - live
                 self._index_unsaved = len(newer) > 0
@@ -814,9 +819,9 @@ class VectorStore:
             return
         ids = self._live_ids()
         if not self.policy.background or len(ids) < 2 * self.policy.build_chunk:
-            self._index = build_index(target, self.dim, ids, self._vectors_of_ids, self.policy)
+            self._index = build_index(target, self.dim, ids, self._read_ids, self.policy)
             self._index_dead = 0
-            self._index_unsaved = True
+            self._index_unsaved = self._index_rebuilt = True
             return
         self._start_build(target, ids)
 
@@ -829,7 +834,7 @@ class VectorStore:
         generation = self._build_generation
 
         def vectors_of(chunk: np.ndarray) -> np.ndarray:
-            return matrix.gather(positions[chunk])
+            return matrix.read(positions[chunk])
 
         def run() -> None:
             index = build_index(target, self.dim, ids, vectors_of, self.policy, cancelled=cancel.is_set)
@@ -850,10 +855,10 @@ class VectorStore:
         self._builder = None
         newer = self._live_ids()
         newer = newer[newer >= covered]
-        add_to_index(index, newer, self._vectors_of_ids(newer))
+        add_to_index(index, newer, self._read_ids(newer))
         self._index = index
         self._index_dead = int(index.ntotal) - len(self._row_of)
-        self._index_unsaved = True
+        self._index_unsaved = self._index_rebuilt = True
 
     def _maintain_index(self) -> None:
         """Start a rebuild when the store outgrew (or shrank below) its index kind, when HNSW
@@ -948,7 +953,7 @@ class VectorStore:
                 self._compact()
             self._saved_index = None  # a saved index holds the removed rows' (quantized) vectors
             if self._index is not None:
-                self._index = build_index(self._kind(), self.dim, self._live_ids(), self._vectors_of_ids,
+                self._index = build_index(self._kind(), self.dim, self._live_ids(), self._read_ids,
                                           self.policy)
                 self._index_dead = 0
                 self._index_unsaved = True
@@ -968,7 +973,8 @@ class VectorStore:
             return
         saved = self._saved_index
         grown = int(index.ntotal) - (saved["ntotal"] if saved else 0)
-        if saved and saved["kind"] == index_kind(index) and 0 <= grown < max(10_000, 0.05 * index.ntotal):
+        if (saved and not self._index_rebuilt and saved["kind"] == index_kind(index)
+                and 0 <= grown < max(10_000, 0.05 * index.ntotal)):
             return  # cheap to catch up on open; not worth rewriting a large file now
         # A new name each time: a reader that read the manifest may be about to open the file
         # it names; the writer deletes it only once a newer manifest names another.
@@ -976,7 +982,7 @@ class VectorStore:
         write_index(index, self.directory / name)
         self._saved_index = {"kind": index_kind(index), "ntotal": int(index.ntotal), "covered": self._next_id,
                              "file": name}
-        self._index_unsaved = False
+        self._index_unsaved = self._index_rebuilt = False
 
     def _delete_unnamed_index_files(self) -> None:
         """Delete saved index files the manifest no longer names (after it is written)."""
@@ -996,7 +1002,7 @@ class VectorStore:
             write_header(vectors, self.dim)
             for start in range(0, len(ids), 50_000):
                 chunk = ids[start : start + 50_000]
-                vectors.write(self._vectors_of_ids(chunk).astype(dtype).tobytes())
+                vectors.write(self._read_ids(chunk).astype(dtype).tobytes())
                 for row_id in chunk.tolist():
                     record: dict[str, Any] = {"r": row_id, "k": self._key_of[row_id]}
                     meta = self._columns.get(row_id)
