@@ -88,6 +88,7 @@ class MappedRows:
         self.dim, self.dtype, self.rows = dim, np.dtype(dtype), rows
         self.path = Path(path)
         self._mmap = None
+        self._file = None
         self._index = None
         self._reader = None
         if rows == 0:
@@ -96,6 +97,7 @@ class MappedRows:
         start = header_bytes(self.dtype)
         with open(path, "rb") as handle:
             self._mmap = mmap.mmap(handle.fileno(), row_offset(self.dtype, dim, rows), access=mmap.ACCESS_COPY)
+        self._file = open(path, "rb", buffering=0)  # for pread: rows read without the mapping
         raw = np.frombuffer(self._mmap, dtype=np.uint8)
         self.array = raw[start:].view(self.dtype).reshape(rows, dim)
         if self.dtype == np.float16:
@@ -115,6 +117,17 @@ class MappedRows:
     def gather(self, positions: np.ndarray) -> np.ndarray:
         """The rows at ``positions`` as float32, (len(positions), dim)."""
         return np.asarray(self.array[positions], dtype=np.float32)
+
+    def pread(self, positions: np.ndarray) -> np.ndarray:
+        """:meth:`gather` of a few rows by one ``pread`` each, not through the mapping. A page
+        fault on the mapping maps the whole page-cache folio around it (tens of pages on current
+        kernels), so a few hundred random rows read through it make most of a large log count as
+        the process' resident memory; reads leave the pages to the page cache alone."""
+        if self._file is None or not len(positions):
+            return self.gather(positions)
+        fd, row_bytes, start = self._file.fileno(), self.dim * self.dtype.itemsize, header_bytes(self.dtype)
+        raw = b"".join(os.pread(fd, row_bytes, start + p * row_bytes) for p in np.asarray(positions).tolist())
+        return np.frombuffer(raw, dtype=self.dtype).reshape(-1, self.dim).astype(np.float32)
 
     def read(self, positions: np.ndarray) -> np.ndarray:
         """:meth:`gather` through file reads instead of the mapping, for whole-log passes (an

@@ -103,6 +103,8 @@ _COMPACT_MIN_DEAD = 1024
 #: over blocks of this many rows.
 _BATCH_QUERIES = 20
 _BATCH_BLOCK = 16_384
+#: Gathers of at most this many rows read them with pread when an approximate index serves.
+_PREAD_ROWS = 4096
 _COMPACT_FRACTION = 0.25
 
 
@@ -450,6 +452,11 @@ class VectorStore:
         return self._mapped
 
     def _vectors_of_ids(self, ids: np.ndarray) -> np.ndarray:
+        """The rows of ``ids`` as float32. While exact scans serve, the mapping is touched whole
+        anyway; with an approximate index a few rows (re-ranking, cosines by key) are read with
+        pread, so that the log's pages do not become this process' resident memory."""
+        if self._index is not None and len(ids) <= _PREAD_ROWS:
+            return self._matrix().pread(self._position[ids])
         return self._matrix().gather(self._position[ids])
 
     def _read_ids(self, ids: np.ndarray) -> np.ndarray:
