@@ -406,11 +406,12 @@ def test_compressed_ivf_candidates_are_reranked_by_exact_cosine(tmp_path):
     keys = [f"k{i}" for i in range(3000)]
     with open_store(tmp_path, policy=IndexPolicy(kind="ivf", background=False)) as store:
         store.add(keys, vectors)
-        assert isinstance(store._index, faiss.IndexIVFScalarQuantizer)  # 8-bit codes, not float32
+        assert isinstance(store._index, faiss.IndexIVFScalarQuantizer)  # 4-bit codes, not float32
+        assert store._index.sq.qtype == faiss.ScalarQuantizer.QT_4bit
         query = vectors[100] + 0.5 * vectors[200]
         hits = store.search(query, 8)
         exact = {k: float(v @ query) for k, v in zip(keys, stored(vectors))}
-        assert all(abs(score - exact[key]) < 1e-5 for key, score in hits)  # exact scores, not SQ8's
+        assert all(abs(score - exact[key]) < 1e-5 for key, score in hits)  # exact scores, not the codes'
         assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
         assert hits[0][0] in ("k100", "k200")
 

@@ -29,7 +29,7 @@ switches to them, the old files are deleted. Row ids survive compaction, so fais
 
 **No copy of the vectors in memory.** Below the policy's ``flat_limit`` there is no faiss index:
 a search scans the mapped log exactly (faiss' SIMD scan over the mapped float16 rows, tombstones
-and meta filters as an id selector over log positions). From there an IVF index of 8-bit codes
+and meta filters as an id selector over log positions). From there an IVF index of 4-bit codes
 (policy in :mod:`.faiss_index`) proposes candidates, which are re-ranked by their exact cosine
 read from the log. The index is derived data: saved on flush (when it gained many rows or is
 new); on open it is reloaded when the manifest says it matches, caught up with rows written
