@@ -99,6 +99,7 @@ for key in asked:
     found.append(vectors.search(query, 11))
     seconds.append(time.perf_counter() - started)
 after_searches = rss()
+anonymous, file_mapped = rss("RssAnon:"), rss("RssFile:")
 index = getattr(vectors, "_index", None)
 index_bytes = 0
 if index is not None:
@@ -133,7 +134,7 @@ print(json.dumps({
     "rss": {"python": imported - base, "open": opened - imported,
             "bm25": after_lexical - opened, "vectors": after_vectors - after_lexical,
             "searches": after_searches - after_vectors, "total": after_searches,
-            "anonymous": rss("RssAnon:"), "file_mapped": rss("RssFile:")},
+            "anonymous": anonymous, "file_mapped": file_mapped},
     "bm25_heap": lex_heap, "vector_heap": vec_heap, "bm25_docs": len(lexical),
     "vector_rows": len(vectors), "vector_dim": vectors.dim, "index_bytes": index_bytes,
     "index_kind": vectors.index_kind,
