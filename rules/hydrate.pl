@@ -1181,7 +1181,9 @@ overfill_(1.0).
 % sig(Id, Size, Level, Words): a record's content for comparing with others: Size the tokens
 % of its most detailed rung (Level), Words its set of lowercase words there and of its
 % speaker's name ("Priya" and "Tomás" saying the same words say two things), left unbound
-% until a comparison needs them (most candidates have no partner of a similar size).
+% until a comparison needs them (most candidates have no partner of a similar size), then
+% words(Count, Prefix, Set): Set the ordered word set, Count its size, Prefix its first words
+% (jaccard_/4's filter).
 text_sig_(p(c(Id, _, _, _, _), _, _, [Level-Size|_]), sig(Id, Size, Level, _)).
 
 sig_words_(sig(Id, _, Level, Words)) :-
@@ -1191,9 +1193,21 @@ sig_words_(sig(Id, _, Level, Words)) :-
         ->  string_concat(Label, Text0, Text)
         ;   Text = Text0
         ),
-        text_words_(Text, Words)
-    ;   Words = []
+        text_words_(Text, Set),
+        word_set_(Set, Words)
+    ;   word_set_([], Words)
     ).
+
+% The prefix holds the words of which a set with a Jaccard index of near_duplicate_/1 or more
+% with another must share at least one with the other's prefix (prefix filtering: the first
+% common word of two sets sharing at least ceil(Min * Count) words lies within Count -
+% ceil(Min * Count) + 1 words of the start of each; one more word is kept against rounding).
+word_set_(Set, words(Count, Prefix, Set)) :-
+    length(Set, Count),
+    near_duplicate_(Min),
+    Keep is min(Count, Count - ceiling(Min * Count) + 2),
+    length(Prefix, Keep),
+    append(Prefix, _, Set).
 
 text_words_(Text, Words) :-
     string_lower(Text, Lower),
@@ -1228,8 +1242,8 @@ near_duplicate_of_([T|Ts], Sig, Min, Verdict) :-
     ;   J = 0.0
     ),
     (   J >= Min,
-        Sig = sig(_, _, _, W), T = sig(_, _, _, WT),
-        \+ ( member(N, W), number_word_(N), \+ ord_memberchk(N, WT) )
+        Sig = sig(_, _, _, words(_, _, Set)), T = sig(_, _, _, words(_, _, SetT)),
+        \+ ( member(N, Set), number_word_(N), \+ ord_memberchk(N, SetT) )
     ->  Sim is round(J * 100) / 100.0,
         Verdict = like(Other, Sim)
     ;   near_duplicate_of_(Ts, Sig, Min, Verdict)
@@ -1244,12 +1258,14 @@ number_word_(W) :-
     sub_string(W, 0, 1, _, C),
     char_type(C, digit(_)).
 
-% jaccard_(+A, +B, +Min, -J): the Jaccard index of two ordered sets, or 0.0 when their sizes
-% alone put it below Min (the index is at most the ratio of the sizes).
-jaccard_([], [], _, 1.0) :- !.
-jaccard_(A, B, Min, J) :-
-    length(A, LA), length(B, LB),
+% jaccard_(+A, +B, +Min, -J): the Jaccard index of two word sets (words/3 of sig_words_/1), or
+% 0.0 when it is surely below Min: their sizes alone put it there (the index is at most the
+% ratio of the sizes), or their prefixes share no word.
+jaccard_(words(0, _, []), words(0, _, []), _, 1.0) :- !.
+jaccard_(words(LA, PA, A), words(LB, PB, B), Min, J) :-
     (   min(LA, LB) < Min * max(LA, LB)
+    ->  J = 0.0
+    ;   \+ ord_intersect(PA, PB)
     ->  J = 0.0
     ;   append(A, B, AB),               % the union's size by one sort in C: much cheaper
         sort(AB, Union),                % than ord_intersection/3's step per element
@@ -1452,7 +1468,10 @@ promote_(Placed, Best, Budget, N, Out, Dropped) :-
         Need is T1 - T0 - Free,
         Rate is -Key,
         make_room_(Others, Best, Need, Gain, Rate, Others1, Gone)
-    ->  put_back_(Placed, I, p(C, L1, T1, Rungs), Others1, Placed1),
+    ->  (   Gone == []                  % nothing left: the raised fact goes back at I
+        ->  nth0(I, Placed1, p(C, L1, T1, Rungs), Others1)
+        ;   put_back_(Placed, I, p(C, L1, T1, Rungs), Others1, Placed1)
+        ),
         N1 is N - 1,
         promote_(Placed1, Best, Budget, N1, Out, Dropped0),
         append(Gone, Dropped0, Dropped)
@@ -1484,11 +1503,17 @@ put_back_(Placed, I, Raised, Others, Placed1) :-
 still_placed_(Others, p(c(Id, _, _, _, _), _, _, _)) :-
     memberchk(p(c(Id, _, _, _, _), _, _, _), Others).
 
-% The next more detailed rung of a fact.
-richer_rung_(Rungs, Level, Richer, Tokens) :-
-    level_rank(Level, R),
-    findall(R1-(L1-T1), ( member(L1-T1, Rungs), level_rank(L1, R1), R1 < R ), Up),
-    max_member(_-(Richer-Tokens), Up).
+% The next more detailed rung of a fact: the one before Level in Rungs (detail first, see
+% fovea_/3); fails at the most detailed.
+richer_rung_([L0-T0|Rungs], Level, Richer, Tokens) :-
+    L0 \== Level,
+    richer_rung_(Rungs, L0, T0, Level, Richer, Tokens).
+
+richer_rung_([L-T|Rungs], L0, T0, Level, Richer, Tokens) :-
+    (   L == Level
+    ->  Richer = L0, Tokens = T0
+    ;   richer_rung_(Rungs, L, T, Level, Richer, Tokens)
+    ).
 
 % make_room_(+Others, +Best, +Need, +Gain, +Rate, -Others1, -Gone): free Need tokens by the
 % cheapest steps of giving way (room_step_/5), while each step loses less value per token than
