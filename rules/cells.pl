@@ -17,6 +17,7 @@
             cells_param/2,              % ?Key, ?Value
             cells_membership/1,         % -Pairs
             cells_members/2,            % +Cell, -Handles
+            cells_stands_for/5,         % +Cell, +Held, +Max, -Count, -Listed
             cells_unplaced/1,           % -Handles
             cells_inputs/2,             % +Handles, -Rows
             cells_rows/1,               % -Rows
@@ -245,6 +246,18 @@ cells_membership(Pairs) :-
 cells_members(C, Hs) :-
     findall(H, cell_member(C, H), Hs0),
     sort(Hs0, Hs).
+
+%!  cells_stands_for(+Cell, +Held:list, +Max:nonneg, -Count:integer, -Listed:list) is det.
+%   What a summary of Cell stands for in a frame that holds the records Held: the live members
+%   of Cell not in Held, Count of them, the first Max (sorted) in Listed. Only those cross to
+%   the host, not the whole cell.
+cells_stands_for(C, Held, Max, Count, Listed) :-
+    must_be(nonneg, Max),
+    cells_members(C, Ms),
+    sort(Held, HeldSet),
+    ord_subtract(Ms, HeldSet, Rest),
+    length(Rest, Count),
+    (   Count =< Max -> Listed = Rest ; length(Listed, Max), append(Listed, _, Rest) ).
 
 %!  cells_unplaced(-Handles:list) is det.
 %   Live curated items in no cell (curated since the partition last changed), sorted.

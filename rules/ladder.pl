@@ -300,17 +300,22 @@ curated(Id, C) :-
     ;   curated_(Id, C)
     ).
 
-% A derived record is live while every item in its provenance is live.
+% A derived record is live while every item in its provenance is live. While nothing is
+% tombstoned every record is: no scan of its provenance (a cell's or an arc's runs to hundreds
+% of items, and hydration asks for every rung it weighs).
 live_record_(Id) :-
-    (   record_(Id, _, _, _, _, _, _, _, _, Prov, _)
+    (   \+ tombstoned(_)
+    ->  true
+    ;   record_(Id, _, _, _, _, _, _, _, _, Prov, _)
     ->  live_prov_(Prov, Id)
     ;   \+ ( provenance_(Id, H), tombstoned(H) )
     ).
 
 live_prov_(self, Id) :- !, \+ tombstoned(Id).
+live_prov_([], _) :- !.
+live_prov_(_, _) :- \+ tombstoned(_), !.
 live_prov_(members, Id) :- !, \+ ( arc_member_(Id, H, _), tombstoned(H) ).
 live_prov_(rollup(Hs), _) :- !, \+ ( member(H, Hs), tombstoned(H) ).
-live_prov_([], _) :- !.
 live_prov_(facts, Id) :- \+ ( provenance_(Id, H), tombstoned(H) ).
 
 live_entity_(record, Id) :- !, live_record_(Id).

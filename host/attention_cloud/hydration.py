@@ -125,15 +125,17 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
 STANDS_FOR_LISTED = 100
 
 
-def stands_for(mem: Any, frame: Term) -> dict[str, list[str]]:
+def stands_for(mem: Any, frame: Term) -> dict[str, tuple[int, list[str]]]:
     """For each cell summary in a frame, the members it stands for: the cell's members that
-    the frame does not hold itself (sorted)."""
-    handles = {str(f.args[0]) for f in frame.args[1]}
-    out: dict[str, list[str]] = {}
-    for h in sorted(handles):
+    the frame does not hold itself, as (how many, the first STANDS_FOR_LISTED sorted)."""
+    handles = sorted({str(f.args[0]) for f in frame.args[1]})
+    held = [Atom(h) for h in handles]
+    out: dict[str, tuple[int, list[str]]] = {}
+    for h in handles:
         if h.startswith("cell_") and mem.pl.succeeds("atc_cells:cell", Atom(h)):
-            (members,) = mem.pl.once("atc_cells:cells_members", Atom(h), Var())
-            out[h] = [m for m in (str(x) for x in members) if m not in handles]
+            (count, listed) = mem.pl.once("atc_cells:cells_stands_for", Atom(h), held,
+                                          STANDS_FOR_LISTED, Var(), Var())
+            out[h] = (int(count), [str(m) for m in listed])
     return out
 
 
@@ -246,7 +248,7 @@ def _now_value(now: str | float) -> str | float:
 
 def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None = None,
                 reader: str | None = None,
-                stands_for: dict[str, list[str]] | None = None) -> Frame:
+                stands_for: dict[str, tuple[int, list[str]]] | None = None) -> Frame:
     """Turn the ``frame(Meta, Facts, Beyond)`` term into a Frame (and store its receipt);
     ``status`` (see :func:`memory_status`) adds ``uncurated`` and ``notes`` to the receipt;
     ``reader`` names the principal a grantee's frame was planned for (their receipt leaves
@@ -263,8 +265,9 @@ def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None 
     for fact in receipt["facts"]:
         members = (stands_for or {}).get(fact["handle"])
         if members is not None:
-            fact["stands_for"] = members[:STANDS_FOR_LISTED]
-            fact["stands_for_count"] = len(members)
+            count, listed = members
+            fact["stands_for"] = listed
+            fact["stands_for_count"] = count
     if status is not None:
         receipt["uncurated"] = status["uncurated"]
         if "unembedded" in status:
