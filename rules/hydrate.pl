@@ -889,14 +889,15 @@ rings_(Ring, Depth, Segment, Frontier, Seen0, [Ring-Cells|Rings]) :-
 focus_members_(Goal, Focus, SeedIds, Segment, Near) :-
     sort(2, @>=, Focus, ByScore),
     cell_focus_pool_(Pool),
-    focus_pool_(ByScore, Segment, SeedIds, Pool, Hs0),
-    sort(Hs0, Hs),
+    focus_pool_(ByScore, Segment, SeedIds, Pool, Groups),
     length(Focus, NF),
     cell_focus_members_(PerCell),
     K is PerCell * NF,
-    (   Hs == []
+    (   \+ ( member(LeftOut-Members, Groups), length(LeftOut, L), length(Members, M), L < M )
     ->  Pairs = []
-    ;   catch(similarity(Goal, Hs, K, Pairs), error(existence_error(embeddings, _), _), Pairs = [])
+    ;   findall(Ms-LO, member(LO-Ms, Groups), Within),
+        catch(similarity_within(Goal, Within, K, Pairs), error(existence_error(embeddings, _), _),
+              Pairs = [])
     ),
     (   Pairs = [_-Best0|_] -> Best is max(Best0, 1.0e-6) ; Best = 1.0 ),
     findall(c(H, S, cell_adjacency, 1, near),
@@ -907,20 +908,26 @@ focus_members_(Goal, Focus, SeedIds, Segment, Near) :-
 cell_focus_members_(6).
 cell_focus_pool_(600).
 
+% The pool: LeftOut-Members per focus cell, its members and those not compared (the seeds,
+% and members outside the segment), cells taken while fewer than Left members were pooled.
 focus_pool_([], _, _, _, []).
-focus_pool_([C-_|Cs], Segment, SeedIds, Left, Hs) :-
+focus_pool_([C-_|Cs], Segment, SeedIds, Left, Groups) :-
     (   Left =< 0
-    ->  Hs = []
-    ;   (   cell_info(C, segments, [Only]), Only == Segment
-        ->  findall(H, ( cell_member(C, H), \+ ord_memberchk(H, SeedIds) ), Own)
-        ;   findall(H, ( cell_member(C, H), \+ ord_memberchk(H, SeedIds),
-                         in_segment_(H, Segment) ), Own)
+    ->  Groups = []
+    ;   findall(H, cell_member(C, H), Members),
+        (   cell_info(C, segments, [Only]), Only == Segment
+        ->  partition(pooled_(SeedIds, all), Members, Own, LeftOut)
+        ;   partition(pooled_(SeedIds, in(Segment)), Members, Own, LeftOut)
         ),
         length(Own, N),
         Left1 is Left - N,
-        append(Own, Rest, Hs),
+        Groups = [LeftOut-Members|Rest],
         focus_pool_(Cs, Segment, SeedIds, Left1, Rest)
     ).
+
+pooled_(SeedIds, Where, H) :-
+    \+ ord_memberchk(H, SeedIds),
+    (   Where = in(Segment) -> in_segment_(H, Segment) ; true ).
 
 % Ring 1: the adjacent cell's summary (standing for its members) and its central members;
 % further rings: the summary alone, at the periphery's rung.

@@ -4,6 +4,7 @@
             lexical/4,                  % +Query, +K, +Options, -Hits
             similarity/3,               % +Query, +Records, -Pairs
             similarity/4,               % +Query, +Records, +K, -Pairs
+            similarity_within/4,        % +Query, +Groups, +K, -Pairs
             jump_available/1            % +Options
           ]).
 :- use_module(library(error)).
@@ -96,6 +97,31 @@ similarity_(Query, Records, K, Pairs) :-
     ->  catch(similarity_scores(Q, Joined, K, Pairs), E, embeddings_error_(E))
     ;   existence_error(embeddings, 'no embedder is attached to this engine')
     ).
+
+%!  similarity_within(+Query, +Groups:list, +K, -Pairs:list) is det.
+%
+%   As similarity/4 (K an integer, or `all` for every record in no particular order) over the
+%   records of Groups, each Members-LeftOut (two lists of records): the members of each group
+%   but those left out. The host keeps a group's vector rows between calls while the vectors
+%   do not change, so the members of a cell compared frame after frame (hydrate.pl's cell
+%   walk) cost no lookup per record.
+%   @error existence_error(embeddings, Why) when nothing can be compared.
+
+similarity_within(Query, Groups, K, Pairs) :-
+    (   K == all -> true ; must_be(nonneg, K) ),
+    must_be(list, Groups),
+    query_arg_(Query, Q),
+    maplist(group_text_, Groups, Texts),
+    (   current_predicate(atc_jump:similarity_within_scores/4)
+    ->  catch(similarity_within_scores(Q, Texts, K, Pairs), E, embeddings_error_(E))
+    ;   existence_error(embeddings, 'no embedder is attached to this engine')
+    ).
+
+group_text_(Members-LeftOut, MembersText-LeftOutText) :-
+    must_be(list(atomic), Members),
+    must_be(list(atomic), LeftOut),
+    atomic_list_concat(Members, '\n', MembersText),
+    atomic_list_concat(LeftOut, '\n', LeftOutText).
 
 %!  jump_available(+Options) is semidet.
 %   True when nearest/4 with Options can answer from embeddings.

@@ -165,6 +165,7 @@ class VectorStore:
         self._rows = 0  # rows in the current vector log
         self._next_id = 0
         self._row_of: dict[str, int] = {}  # key -> live row id
+        self._changes = 0  # keys added or removed since opening (see ``changes``)
         # row id -> key (None: a removed or replaced row). With _row_of, the only per-key Python
         # objects: meta lives in self._columns, positions and liveness in numpy arrays.
         self._key_of: list[str | None] = []
@@ -421,6 +422,7 @@ class VectorStore:
     def _remember(self, key: str, row_id: int, position: int, meta: Mapping[str, Any]) -> None:
         self._forget(key)
         self._grow(row_id + 1)
+        self._changes += 1
         self._row_of[key] = row_id
         self._key_of[row_id] = key
         self._live[row_id] = True
@@ -436,6 +438,7 @@ class VectorStore:
         row_id = self._row_of.pop(key, None)
         if row_id is None:
             return False
+        self._changes += 1
         self._key_of[row_id] = None
         self._live[row_id] = False
         self._columns.clear(row_id)
@@ -617,8 +620,25 @@ class VectorStore:
         """Which of ``keys`` have a vector (a boolean mask over ``keys``) and their vectors as
         one (present, dim) array in the order of ``keys``: one gather, not a lookup per key."""
         with self._lock:
-            rows = [self._row_of.get(key, -1) for key in keys]
-            ids = np.asarray(rows, dtype=np.int64)
+            return self.vectors_of_ids(self.ids(keys))
+
+    @property
+    def changes(self) -> int:
+        """A counter that moves whenever a key is added, replaced or removed: row ids from
+        :meth:`ids` stay valid while it stands still (compaction keeps ids)."""
+        return self._changes
+
+    def ids(self, keys: Sequence[str]) -> np.ndarray:
+        """The row id of each of ``keys``, -1 for a key without a vector (for
+        :meth:`vectors_of_ids`; a caller may keep them while :attr:`changes` stands still)."""
+        with self._lock:
+            return np.fromiter((self._row_of.get(key, -1) for key in keys), dtype=np.int64,
+                               count=len(keys))
+
+    def vectors_of_ids(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`vectors`, for row ids from :meth:`ids`: the mask of ids >= 0 and their
+        vectors."""
+        with self._lock:
             present = ids >= 0
             if not present.any():
                 return present, np.zeros((0, self.dim), dtype=np.float32)
