@@ -1235,14 +1235,15 @@ redundancy_(Sig, Taken, Verdict) :-
     ->  Sim is round(Sim0 * 100) / 100.0,
         Verdict = like(Other, Sim)
     ;   near_duplicate_(Min),
-        near_duplicate_of_(Taken, Sig, Min, Verdict)
+        Sig = sig(_, Size, _, _),
+        size_window_(Size, Window),
+        near_duplicate_of_(Taken, Sig, Window, Min, Verdict)
     ).
 
-near_duplicate_of_([], _, _, none).
-near_duplicate_of_([T|Ts], Sig, Min, Verdict) :-
+near_duplicate_of_([], _, _, _, none).
+near_duplicate_of_([T|Ts], Sig, Window, Min, Verdict) :-
     T = sig(Other, SizeT, _, _),
-    Sig = sig(_, Size, _, _),
-    (   min(Size, SizeT) >= 0.7 * max(Size, SizeT)     % tokens: a loose bound on the words
+    (   similar_size_(Window, SizeT)    % tokens: a loose bound on the words
     ->  sig_words_(Sig), sig_words_(T),
         Sig = sig(_, _, _, W), T = sig(_, _, _, WT),
         jaccard_(W, WT, Min, J)
@@ -1253,7 +1254,32 @@ near_duplicate_of_([T|Ts], Sig, Min, Verdict) :-
         \+ ( member(N, Set), number_word_(N), \+ ord_memberchk(N, SetT) )
     ->  Sim is round(J * 100) / 100.0,
         Verdict = like(Other, Sim)
-    ;   near_duplicate_of_(Ts, Sig, Min, Verdict)
+    ;   near_duplicate_of_(Ts, Sig, Window, Min, Verdict)
+    ).
+
+% Two sizes are similar when min(Size, SizeT) >= 0.7 * max(Size, SizeT). For an integer Size
+% the integer sizes that are form a window Lo..Hi, found once per candidate with the same float
+% arithmetic, so that a pair's check is two integer comparisons.
+size_window_(Size, window(Size, Lo, Hi)) :-
+    (   integer(Size), Size >= 0
+    ->  Lo is ceiling(0.7 * Size),      % k =< Size: k >= 0.7 * Size
+        Hi0 is floor(Size / 0.7),       % k >= Size: 0.7 * k =< Size
+        widest_(Hi0, Size, Hi)
+    ;   Lo = none, Hi = none
+    ).
+
+widest_(K, Size, Hi) :-
+    K1 is K + 1,
+    K0 is K - 1,
+    (   0.7 * K1 =< Size -> widest_(K1, Size, Hi)
+    ;   0.7 * K > Size -> widest_(K0, Size, Hi)
+    ;   Hi = K
+    ).
+
+similar_size_(window(Size, Lo, Hi), SizeT) :-
+    (   integer(SizeT), Lo \== none
+    ->  SizeT >= Lo, SizeT =< Hi
+    ;   min(Size, SizeT) >= 0.7 * max(Size, SizeT)
     ).
 
 % Two records whose words are 80 % the same say the same thing (a repeated error line, a
