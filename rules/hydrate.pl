@@ -1325,15 +1325,17 @@ fovea_(Settings, C, Placed) :-
         level_rank(Target, TR0),
         TR is max(CR, TR0),
         first_at_or_below_(Levels, TR, Level),
-        maplist(framed_rung_tokens_(Settings.fact_framing, Id), Levels, Rungs),
+        label_tokens_(Id, LabelTokens),
+        maplist(framed_rung_tokens_(Settings.fact_framing, Id, LabelTokens), Levels, Rungs),
         memberchk(Level-Tokens, Rungs),
         Placed = p(C, Level, Tokens, Rungs)
     ).
 
-% What a rung costs the frame: its text and the line that heads the fact (fit, give way and
-% promotion all count it; the receipt reports the text's tokens).
-framed_rung_tokens_(Framing, Id, Level, Level-Tokens) :-
-    fact_tokens_(Id, Level, Tokens0),
+% What a rung costs the frame: its text (its speaker label's LabelTokens included) and the
+% line that heads the fact (fit, give way and promotion all count it; the receipt reports the
+% text's tokens).
+framed_rung_tokens_(Framing, Id, LabelTokens, Level, Level-Tokens) :-
+    fact_tokens_(Id, LabelTokens, Level, Tokens0),
     fact_framing_(Framing, Level, Line),
     Tokens is Tokens0 + Line.
 
@@ -1354,16 +1356,22 @@ first_at_or_below_(Levels, TR, Level) :-
     ;   last(Levels, Level)
     ).
 
+% The tokens of a rung of Id, its speaker label's (label_tokens_/2) included.
 fact_tokens_(Id, Level, Tokens) :-
+    label_tokens_(Id, LabelTokens),
+    fact_tokens_(Id, LabelTokens, Level, Tokens).
+
+fact_tokens_(Id, LabelTokens, Level, Tokens) :-
     (   rung_tokens(Id, Level, T) -> Tokens0 = T
     ;   rung(Id, Level, Text) -> estimate_tokens(Text, Tokens0)
     ;   Tokens0 = 0
     ),
-    (   Tokens0 > 0, speaker_label_(Id, Label)
-    ->  estimate_tokens(Label, LabelTokens),
-        Tokens is Tokens0 + LabelTokens
-    ;   Tokens = Tokens0
-    ).
+    (   Tokens0 > 0 -> Tokens is Tokens0 + LabelTokens ; Tokens = Tokens0 ).
+
+% The tokens of Id's speaker label (0 without one), counted once per record, not per rung:
+% estimating them is a call to the host.
+label_tokens_(Id, LabelTokens) :-
+    (   speaker_label_(Id, Label) -> estimate_tokens(Label, LabelTokens) ; LabelTokens = 0 ).
 
 % "Priya: ", the label an item's text is shown after when its transcript names the speaker
 % (journal item_speaker/2), so a frame says who "I" is; counted in the fact's tokens.
