@@ -39,9 +39,15 @@ cands_(Ids, Cands) :-
     findall(c(Id, S, relevance, 0, seed),
             ( nth1(I, Ids, Id), S is 1 - I / (N + 1) ), Cands).
 
+% Selection on its own: the line heading each fact costs nothing here (framing(0, 0)), but in
+% the last test.
 select_(Ids, Cap, Budget, Taken, Suppressed) :-
+    select_(Ids, Cap, framing(0, 0), Budget, Taken, Suppressed).
+
+select_(Ids, Cap, Framing, Budget, Taken, Suppressed) :-
     cands_(Ids, Cands),
-    atc_hydrate:select_facts_(Cands, _{ceiling: l0, fact_cap: Cap}, Budget, Placed, _, Suppressed),
+    atc_hydrate:select_facts_(Cands, _{ceiling: l0, fact_cap: Cap, fact_framing: Framing},
+                              Budget, Placed, _, Suppressed),
     findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Placed), Taken).
 
 :- begin_tests(hydrate_select, [setup(memory), cleanup(store_reset)]).
@@ -72,5 +78,12 @@ test(the_planes_fact_cap_is_a_hard_bound, [true(N == 5)]) :-
 
 test(a_number_the_other_lacks_is_a_fact_of_its_own, [true(Suppressed == [])]) :-
     select_([n1, n2], 80, 1000, _, Suppressed).
+
+test(the_line_heading_each_fact_is_part_of_its_cost, [true(N-M == 10-34)]) :-
+    findall(H, ( between(1, 40, K), atom_concat(s, K, H) ), Ids),
+    select_(Ids, 80, framing(7, 12), 100, Taken, []),   % 3 + 7 tokens each: ten hold 100
+    length(Taken, N),
+    select_(Ids, 80, framing(0, 0), 100, Bare, []),     % without the lines: 34
+    length(Bare, M).
 
 :- end_tests(hydrate_select).
