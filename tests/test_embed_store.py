@@ -449,3 +449,85 @@ def test_a_batch_of_queries_matches_single_searches_with_dead_rows_and_a_filter(
         single = [store.search(v, 7, filter_meta={"side": True}) for v in vectors[100:140]]
         assert [[k for k, _ in hits] for hits in batch] == [[k for k, _ in hits] for hits in single]
         assert all(int(k[1:]) % 3 == 0 and int(k[1:]) >= 50 for hits in batch for k, _ in hits)
+
+
+@pytest.fixture
+def eager_key_snapshots(monkeypatch):
+    import attention_cloud.embed.store as store_module
+    monkeypatch.setattr(store_module, "KEY_SNAPSHOT_MIN_BYTES", 0)
+
+
+def test_reopen_from_a_key_snapshot_plus_log_tail_matches_a_full_replay(tmp_path, eager_key_snapshots):
+    vectors = unit_rows(300, seed=28)
+    keys = [f"it_{i}#l{i % 3}" for i in range(300)]
+    meta = [{"segment": "a" if i % 2 else "b", "n": i} for i in range(300)]
+    store = open_store(tmp_path)
+    store.add(keys[:200], vectors[:200], meta[:200])
+    store.remove(keys[:10])
+    store.flush()
+    snapshot = json.loads((tmp_path / "manifest.json").read_text())["key_snapshot"]
+    assert snapshot["rows"] == 200 and (tmp_path / snapshot["file"]).exists()
+    store.add(keys[200:250], vectors[200:250], meta[200:250])  # after the snapshot, committed
+    store.remove(["it_20#l2"])
+    store.flush()
+    store.add(keys[250:], vectors[250:], meta[250:])  # never flushed: a crash
+    store.remove(["it_30#l0"])
+    store._release_files()
+    live = [k for k in keys if k not in set(keys[:10]) | {"it_20#l2", "it_30#l0"}]
+    for read_only in (False, True):  # the writer replays the unflushed tail and commits it on close
+        with VectorStore.open(tmp_path, embedder_id="test@1", dim=DIM, read_only=read_only) as again:
+            assert again.keys() == live
+            assert again.meta("it_120#l0") == {"segment": "b", "n": 120}
+            assert np.array_equal(again.vector("it_77#l2"), stored(vectors[77]))
+            assert again.search(vectors[150], 1)[0][0] == "it_150#l0"
+            hits = again.search(vectors[151], 5, filter_meta={"segment": "a"})
+            assert hits[0][0] == "it_151#l1" and all(again.meta(k)["segment"] == "a" for k, _ in hits)
+    with open_store(tmp_path) as again:  # ids go on from where they were: nothing is reused
+        again.add(["fresh"], unit_rows(1, seed=29))
+        assert again.search(unit_rows(1, seed=29)[0], 1)[0][0] == "fresh"
+        assert len(again) == len(live) + 1
+
+
+def test_a_damaged_key_snapshot_falls_back_to_the_log(tmp_path, eager_key_snapshots):
+    vectors = unit_rows(50, seed=30)
+    with open_store(tmp_path) as store:
+        store.add([f"k{i}" for i in range(50)], vectors, [{"i": i} for i in range(50)])
+    name = json.loads((tmp_path / "manifest.json").read_text())["key_snapshot"]["file"]
+    (tmp_path / name).write_bytes(b"not a snapshot")
+    with open_store(tmp_path) as store:
+        assert len(store) == 50 and store.meta("k7") == {"i": 7}
+        assert store.search(vectors[7], 1)[0][0] == "k7"
+
+
+def test_compaction_and_purge_keep_only_the_current_key_snapshot(tmp_path, eager_key_snapshots):
+    vectors = unit_rows(3000, seed=31)
+    keys = [f"k{i}" for i in range(3000)]
+    with open_store(tmp_path) as store:
+        store.add(keys, vectors)
+        store.flush()
+        store.remove(keys[:2000])
+        store.flush()  # compacts into generation 1
+        manifest = json.loads((tmp_path / "manifest.json").read_text())
+        assert manifest["generation"] == 1 and manifest["key_snapshot"]["generation"] == 1
+        assert [p.name for p in tmp_path.glob("keys-*.npz")] == [manifest["key_snapshot"]["file"]]
+        store.remove(keys[2000:2010])
+        store.purge()
+        manifest = json.loads((tmp_path / "manifest.json").read_text())
+        assert [p.name for p in tmp_path.glob("keys-*.npz")] == [manifest["key_snapshot"]["file"]]
+    with open_store(tmp_path) as store:
+        assert len(store) == 990 and not store.has("k2005") and store.search(vectors[2500], 1)[0][0] == "k2500"
+
+
+def test_a_reader_loads_the_key_snapshot_and_stops_at_the_committed_tail(tmp_path, eager_key_snapshots):
+    vectors = unit_rows(125, seed=32)
+    keys = [f"k{i}" for i in range(125)]
+    store = open_store(tmp_path)
+    store.add(keys[:100], vectors[:100])
+    store.flush()  # snapshot of 100 keys
+    store.add(keys[100:120], vectors[100:120])
+    store.flush()  # grown past a tenth: a newer snapshot
+    store.add(keys[120:], vectors[120:])  # not committed
+    with VectorStore.open(tmp_path, embedder_id="test@1", dim=DIM, read_only=True) as view:
+        assert view.keys() == keys[:120]
+        assert view.search(vectors[110], 1)[0][0] == "k110"
+    store.close()

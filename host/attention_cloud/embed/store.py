@@ -15,6 +15,12 @@ On disk (everything the store owns lives in its directory)::
                       and {"d": key} for a removal
     index-N.faiss     the approximate (HNSW / IVF) index, when there is one (N: the row ids
                       it covers; the manifest names the file, older ones are deleted after it)
+    keys-G-B.npz      key-table snapshot: the live row ids, their log positions, keys and meta
+                      codes as arrays, covering the first B bytes of keys-G.jsonl; an open loads
+                      it and replays only the log after B (0.2 s instead of 2 s at 168k keys).
+                      Written by flush once the key log grew by a tenth (at least 4 MiB) past
+                      the last one; named by the manifest like the index; ignored (the whole
+                      log replayed) when unreadable or of another generation
     .lock             advisory lock (flock): one writing handle per store, in any process
 
 Every write gets a fresh, never reused row id; an upsert makes the key's previous row a
@@ -105,6 +111,8 @@ _BATCH_QUERIES = 20
 _BATCH_BLOCK = 16_384
 #: Gathers of at most this many rows read them with pread when an approximate index serves.
 _PREAD_ROWS = 4096
+#: Key-log growth (bytes) below which no key-table snapshot is written (see flush).
+KEY_SNAPSHOT_MIN_BYTES = 4 << 20
 _COMPACT_FRACTION = 0.25
 
 
@@ -184,6 +192,7 @@ class VectorStore:
         self._index: faiss.Index | None = None  # the approximate index; None: exact scans
         self._index_dead = 0  # tombstoned ids still inside the index
         self._saved_index: dict | None = None  # what index.faiss holds, per the manifest
+        self._key_snapshot: dict | None = None  # the key-table snapshot the manifest names
         self._index_unsaved = True
         self._index_rebuilt = False  # the index is not the saved one caught up: save it whole
         self._builder: threading.Thread | None = None
@@ -276,6 +285,7 @@ class VectorStore:
             self._committed_rows = int(manifest["rows"])
             self._saved_index = manifest.get("index")
             self._dtype = ROW_TYPES[manifest["format"]]
+            self._key_snapshot = manifest.get("key_snapshot")
         elif self._vector_logs():
             raise HomeError(f"vector store {self.directory} has vector logs but no manifest")
         else:
@@ -343,10 +353,12 @@ class VectorStore:
             self._next_id = int(manifest["next_id"])
             self._committed_rows = rows
             self._saved_index = manifest.get("index")
+            self._key_snapshot = manifest.get("key_snapshot")
             self._mapped = mapped
             if keys is not None:
                 with keys:
-                    self._replay_records(keys, rows, manifest.get("key_bytes"))
+                    done, done_bytes = self._load_key_snapshot(keys, rows)
+                    self._replay_records(keys, rows, manifest.get("key_bytes"), done, done_bytes)
             self._open_index()
             return
         raise HomeError(f"vector store {self.directory} kept changing generation while being opened")
@@ -363,7 +375,8 @@ class VectorStore:
         rows, good_bytes = 0, 0
         if key_path.exists():
             with open(key_path, "rb") as keys:
-                rows, good_bytes = self._replay_records(keys, available, None)
+                rows, good_bytes = self._load_key_snapshot(keys, available)
+                rows, good_bytes = self._replay_records(keys, available, None, rows, good_bytes)
         if rows < self._committed_rows:
             raise HomeError(
                 f"vector store {self.directory} has {rows} rows but its manifest committed "
@@ -376,11 +389,11 @@ class VectorStore:
         if vector_path.exists() and size != good_size:
             os.truncate(vector_path, good_size)
 
-    def _replay_records(self, handle, limit_rows: int | None, limit_bytes: int | None) -> tuple[int, int]:
-        """Apply the key log's records until a torn line, ``limit_rows`` upserts or
+    def _replay_records(self, handle, limit_rows: int | None, limit_bytes: int | None,
+                        rows: int = 0, good_bytes: int = 0) -> tuple[int, int]:
+        """Apply the key log's records from ``handle``'s position (``rows`` upserts and
+        ``good_bytes`` bytes already applied) until a torn line, ``limit_rows`` upserts or
         ``limit_bytes`` bytes; returns (rows, bytes) applied."""
-        good_bytes = 0
-        rows = 0
         max_id = self._next_id - 1
         for line in handle:
             if limit_bytes is not None and good_bytes + len(line) > limit_bytes:
@@ -937,6 +950,7 @@ class VectorStore:
             "live": len(self._row_of),
             "next_id": self._next_id,
             "index": self._saved_index,
+            "key_snapshot": self._key_snapshot,
         }
 
     def _write_manifest(self) -> None:
@@ -958,6 +972,7 @@ class VectorStore:
                 self._committed_rows = self._rows
                 self._committed_key_bytes = os.fstat(self._key_log.fileno()).st_size
             self._save_index_if_due()
+            self._save_key_snapshot_if_due()
             self._write_manifest()
             self._delete_unnamed_index_files()
 
@@ -987,8 +1002,9 @@ class VectorStore:
                 self._save_index_if_due()
             self.flush()
             self._maintain_index()  # a cancelled background build starts again, from live rows
-            current = {self._vector_path().name, self._key_path().name}
-            for path in [*self._vector_logs(), *self.directory.glob("keys-*.jsonl")]:
+            current = {self._vector_path().name, self._key_path().name, (self._key_snapshot or {}).get("file")}
+            for path in [*self._vector_logs(), *self.directory.glob("keys-*.jsonl"),
+                         *self.directory.glob("keys-*.npz")]:
                 if path.name not in current:
                     path.unlink(missing_ok=True)
             fsync_path(self.directory)
@@ -1012,11 +1028,84 @@ class VectorStore:
         self._index_unsaved = self._index_rebuilt = False
 
     def _delete_unnamed_index_files(self) -> None:
-        """Delete saved index files the manifest no longer names (after it is written)."""
+        """Delete saved index and key-snapshot files the manifest no longer names (after it is
+        written)."""
         named = (self._saved_index or {}).get("file", INDEX_FILE if self._saved_index else None)
         for path in [self.directory / INDEX_FILE, *self.directory.glob("index-*.faiss")]:
             if path.name != named:
                 path.unlink(missing_ok=True)
+        snapshot = (self._key_snapshot or {}).get("file")
+        for path in self.directory.glob("keys-*.npz"):
+            if path.name != snapshot:
+                path.unlink(missing_ok=True)
+
+    # ------------------------------------------------------------------ key-table snapshots
+
+    def _save_key_snapshot_if_due(self) -> None:
+        """Write the key tables as arrays once the key log has grown past the last snapshot by
+        a tenth (and ``KEY_SNAPSHOT_MIN_BYTES``): an open then loads them and replays only the
+        log's tail. Called by flush, after the logs are durable: the snapshot is exactly the
+        committed state. Its file is named by generation and key-log bytes, written whole
+        (temporary file, fsync, rename) before the manifest names it."""
+        covered = (self._key_snapshot or {}).get("key_bytes", 0)
+        grown = self._committed_key_bytes - covered
+        if grown < max(KEY_SNAPSHOT_MIN_BYTES, 0.1 * covered):
+            return
+        ids = self._live_ids()
+        keys = [self._key_of[i] for i in ids.tolist()]
+        if any("\0" in key for key in keys):
+            return  # the blob's separator: such a store replays its log
+        columns = self._columns.export(ids)
+        name = f"keys-{self._generation}-{self._committed_key_bytes}.npz"
+        temporary = self.directory / (name + ".tmp")
+        with open(temporary, "wb") as handle:
+            np.savez(handle, ids=ids, positions=self._position[ids],
+                     keys=np.frombuffer("\0".join(keys).encode("utf-8"), dtype=np.uint8),
+                     meta=np.frombuffer(json.dumps([[f, v] for f, (_, v) in columns.items()]).encode("utf-8"),
+                                        dtype=np.uint8),
+                     **{f"codes{i}": codes for i, (codes, _) in enumerate(columns.values())})
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, self.directory / name)
+        self._key_snapshot = {"file": name, "generation": self._generation,
+                              "key_bytes": self._committed_key_bytes, "rows": self._committed_rows,
+                              "next_id": self._next_id}
+
+    def _load_key_snapshot(self, key_log, available_rows: int) -> tuple[int, int]:
+        """Load the snapshot the manifest names into the (empty) tables and seek ``key_log``
+        past what it covers; returns (rows, key-log bytes) covered, (0, 0) when there is none
+        or it does not fit this generation's logs (then the whole log is replayed)."""
+        info = self._key_snapshot
+        if not info or info.get("generation") != self._generation or info["rows"] > available_rows:
+            return 0, 0
+        try:
+            with np.load(self.directory / info["file"]) as arrays:
+                ids, positions = arrays["ids"], arrays["positions"]
+                keys = bytes(arrays["keys"]).decode("utf-8").split("\0") if len(ids) else []
+                fields = json.loads(bytes(arrays["meta"]).decode("utf-8"))
+                codes = [arrays[f"codes{i}"] for i in range(len(fields))]
+        except (OSError, ValueError, KeyError):
+            return 0, 0  # unreadable: the log alone is the truth
+        if len(keys) != len(ids) or len(positions) != len(ids):
+            return 0, 0
+        self._next_id = max(self._next_id, int(info["next_id"]))
+        self._grow(self._next_id)
+        self._row_of = dict(zip(keys, ids.tolist()))
+        key_of = np.empty(self._capacity, dtype=object)
+        key_of[ids] = keys
+        self._key_of = key_of.tolist()
+        self._live[ids] = True
+        self._position[ids] = positions
+        self._id_at = np.full(max(int(info["rows"]), 1024), -1, dtype=np.int64)
+        self._id_at[positions] = ids
+        by_id = {}
+        for (field, values), column in zip(fields, codes):
+            full = np.full(self._next_id, -1, dtype=np.int32)
+            full[ids] = column
+            by_id[field] = (full, values)
+        self._columns.restore(by_id, self._capacity)
+        key_log.seek(int(info["key_bytes"]))
+        return int(info["rows"]), int(info["key_bytes"])
 
     def _compact(self) -> None:
         """Copy live rows to the next generation's logs (always in the current row type: this is
@@ -1051,6 +1140,7 @@ class VectorStore:
         self._mapped = None
         self._allowed_cache = None
         self._drop_index_tombstones()
+        self._key_snapshot = None  # it describes the old generation's logs
         self._write_manifest()  # the switch: from here on the new generation is the store
         for old in (old_vectors, old_keys):
             old.unlink(missing_ok=True)
