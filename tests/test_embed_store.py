@@ -424,11 +424,14 @@ def test_a_saved_float32_ivf_index_is_rebuilt_compressed(tmp_path):
     with open_store(tmp_path, policy=policy) as store:
         store.add(keys, vectors)
     # what an older version saved: IVF-Flat, a float32 copy of every vector
-    old = faiss_module.IndexIVFFlat(faiss_module.IndexFlatIP(DIM), DIM, 16, faiss_module.METRIC_INNER_PRODUCT)
+    old = faiss_module.IndexIVFFlat(faiss_module.IndexFlatIP(DIM), DIM, 54, faiss_module.METRIC_INNER_PRODUCT)
     old.train(vectors)
     old.add_with_ids(vectors, np.arange(3000, dtype=np.int64))
     named = json.loads((tmp_path / "manifest.json").read_text())["index"]["file"]
     faiss_module.write_index(old, str(tmp_path / named))
+    with VectorStore.open(tmp_path, embedder_id="test@1", dim=DIM, policy=policy, read_only=True) as view:
+        assert isinstance(view._index, faiss_module.IndexIVFFlat)  # a reader serves from it as it is
+        assert view.search(vectors[7], 1)[0][0] == "k7"
     with open_store(tmp_path, policy=policy) as store:
         assert isinstance(store._index, faiss_module.IndexIVFScalarQuantizer)
         assert store.search(vectors[7], 1)[0][0] == "k7"

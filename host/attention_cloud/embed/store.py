@@ -837,8 +837,10 @@ class VectorStore:
         target = self.policy.kind_for(live, saved["kind"] if saved else None)
         if saved and saved.get("kind") == target and target != "flat":
             index = read_index(self.directory / saved.get("file", INDEX_FILE))
+            # an index of an older kind still answers (its candidates are re-ranked alike): a
+            # reader uses it, a writer rebuilds it (and saves the new one on flush)
             if (index is not None and index.ntotal == saved["ntotal"] and index_kind(index) == target
-                    and is_current(index)):
+                    and (is_current(index) or self.read_only)):
                 covered = int(saved["covered"])
                 newer = self._live_ids()
                 newer = newer[newer >= covered]
