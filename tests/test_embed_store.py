@@ -534,3 +534,24 @@ def test_a_reader_loads_the_key_snapshot_and_stops_at_the_committed_tail(tmp_pat
         assert view.keys() == keys[:120]
         assert view.search(vectors[110], 1)[0][0] == "k110"
     store.close()
+
+
+def test_exact_search_without_a_zero_copy_faiss_index_gives_the_same_hits(tmp_path, monkeypatch):
+    from attention_cloud.embed import mapped_rows
+
+    vectors = unit_rows(700, seed=33)
+    keys = [f"k{i}" for i in range(700)]
+    with open_store(tmp_path) as store:
+        store.add(keys, vectors, [{"odd": i % 2 == 1} for i in range(700)])
+        store.remove(keys[:40])
+        expected = [store.search(v, 6) for v in vectors[100:105]]
+        filtered = store.search(vectors[301], 4, filter_meta={"odd": True})
+    # a faiss that cannot read an index over the mapped rows (older than 1.11): blocks of rows
+    monkeypatch.setattr(mapped_rows.MappedRows, "_zero_copy_index", lambda self, raw, start: None)
+    monkeypatch.setattr(mapped_rows, "_BLOCK_ROWS", 256)
+    with open_store(tmp_path) as store:
+        assert store._matrix()._index is None
+        got = [store.search(v, 6) for v in vectors[100:105]]
+        assert [[k for k, _ in hits] for hits in got] == [[k for k, _ in hits] for hits in expected]
+        assert all(abs(a[1] - b[1]) < 1e-5 for x, y in zip(got, expected) for a, b in zip(x, y))
+        assert [k for k, _ in store.search(vectors[301], 4, filter_meta={"odd": True})] == [k for k, _ in filtered]

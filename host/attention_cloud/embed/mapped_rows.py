@@ -42,6 +42,9 @@ __all__ = ["MappedRows", "HEADER_BYTES", "MAGIC", "write_header", "row_offset", 
 HEADER_BYTES = 4096
 #: First bytes of a float16 log.
 MAGIC = b"ATCVEC16"
+#: Rows converted at a time where a float16 log is scanned without a zero-copy faiss index
+#: (a multiple of 8: the selector bitmap is sliced by bytes).
+_BLOCK_ROWS = 16_384
 
 
 def header_bytes(dtype: np.dtype) -> int:
@@ -101,15 +104,26 @@ class MappedRows:
         raw = np.frombuffer(self._mmap, dtype=np.uint8)
         self.array = raw[start:].view(self.dtype).reshape(rows, dim)
         if self.dtype == np.float16:
+            self._index = self._zero_copy_index(raw, start)
+
+    def _zero_copy_index(self, raw: np.ndarray, start: int):
+        """A faiss fp16 index whose codes are the mapped rows, or None where this faiss cannot
+        read one without copying (older than 1.11, or another file layout): searches then
+        convert blocks of rows instead (correct, slower)."""
+        rows, dim = self.rows, self.dim
+        try:
             template = bytearray(_faiss_header(dim))
             template[8:16] = struct.pack("<q", rows)
             template[-8:] = struct.pack("<Q", rows * dim * 2)
             first = start - len(template)
             raw[first:start] = np.frombuffer(bytes(template), dtype=np.uint8)  # private page only
             self._reader = faiss.ZeroCopyIOReader(faiss.swig_ptr(raw[first:]), len(template) + rows * dim * 2)
-            self._index = faiss.read_index(self._reader)
-            if self._index.codes.is_owned or self._index.ntotal != rows:
-                raise RuntimeError("faiss copied the mapped vector rows")  # never silently double memory
+            index = faiss.read_index(self._reader)
+            if index.codes.is_owned or index.ntotal != rows:
+                return None  # a copy: never silently double the vectors' memory
+            return index
+        except (AttributeError, RuntimeError, struct.error):
+            return None
 
     def __len__(self) -> int:
         return self.rows
@@ -163,8 +177,24 @@ class MappedRows:
             return self._index.search(queries, k, params=params)
         scores = np.full((count, k), -np.inf, dtype=np.float32)
         positions = np.full((count, k), -1, dtype=np.int64)
-        if self.rows:
+        if self.rows and self.dtype == np.float32:
             matrix = np.ascontiguousarray(self.array)  # float32 log: the mapping itself, no copy
             faiss.knn_inner_product(faiss.swig_ptr(queries), faiss.swig_ptr(matrix), self.dim, count, self.rows,
                                     k, faiss.swig_ptr(scores), faiss.swig_ptr(positions), selector)
+            return scores, positions
+        for start in range(0, self.rows, _BLOCK_ROWS):  # float16 without a zero-copy index
+            block = np.ascontiguousarray(self.array[start : start + _BLOCK_ROWS], dtype=np.float32)
+            bits = allowed[start // 8 : (start + len(block) + 7) // 8] if allowed is not None else None
+            found_scores = np.full((count, k), -np.inf, dtype=np.float32)
+            found = np.full((count, k), -1, dtype=np.int64)
+            faiss.knn_inner_product(
+                faiss.swig_ptr(queries), faiss.swig_ptr(block), self.dim, count, len(block), k,
+                faiss.swig_ptr(found_scores), faiss.swig_ptr(found),
+                faiss.IDSelectorBitmap(len(block), faiss.swig_ptr(bits)) if bits is not None else None)
+            found = np.where(found >= 0, found + start, -1)
+            merged_scores = np.concatenate([scores, found_scores], axis=1)
+            merged = np.concatenate([positions, found], axis=1)
+            keep = np.argsort(-merged_scores, axis=1, kind="stable")[:, :k]
+            scores = np.take_along_axis(merged_scores, keep, axis=1)
+            positions = np.take_along_axis(merged, keep, axis=1)
         return scores, positions
