@@ -645,8 +645,8 @@ class VectorStore:
         """The row id of each of ``keys``, -1 for a key without a vector (for
         :meth:`vectors_of_ids`; a caller may keep them while :attr:`changes` stands still)."""
         with self._lock:
-            return np.fromiter((self._row_of.get(key, -1) for key in keys), dtype=np.int64,
-                               count=len(keys))
+            row_of = self._row_of
+            return np.asarray([row_of.get(key, -1) for key in keys], dtype=np.int64)
 
     def vectors_of_ids(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """As :meth:`vectors`, for row ids from :meth:`ids`: the mask of ids >= 0 and their
