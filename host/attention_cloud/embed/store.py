@@ -1093,6 +1093,7 @@ class VectorStore:
         self._next_id = max(self._next_id, int(info["next_id"]))
         self._grow(self._next_id)
         self._row_of = dict(zip(keys, ids.tolist()))
+        self._changes += 1  # row ids kept by callers (see ``changes``) are no longer valid
         key_of = np.empty(self._capacity, dtype=object)
         key_of[ids] = keys
         self._key_of = key_of.tolist()
