@@ -174,6 +174,18 @@ test(old_forms_answer_and_upgrade, [setup(fresh), true(Before-Count-Old == After
                                       provenance_(_, _), l0_tokens_(_, _)]),
                            call(atc_ladder:G) ), Old).
 
+test(entity_index_follows_the_record, [setup(fresh), true(Got == [[], [h1], [], 1])]) :-
+    add_at(h1, s1, 0, "One."),
+    ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1), [entity-"Old"], [h1])]),
+    ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1), [entity-"New"], [h1])]),
+    ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1), [entity-"New"], [h1])]),
+    findall(I, distilled(I, entity, "Old"), Old),
+    findall(I, distilled(I, entity, "New"), New),
+    journal_tombstone(h1, "gone"),
+    findall(I, distilled(I, entity, "New"), Dead),
+    aggregate_all(count, atc_ladder:entity_(_, _, _), N),
+    Got = [Old, New, Dead, N].
+
 test(bad_field, [setup(fresh), throws(error(type_error(field_value, oops), _))]) :-
     ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1), [oops], [h1])]).
 
