@@ -43,7 +43,10 @@ hydrate/3 plans the frame entirely in Prolog:
      anything is dropped; what still does not fit, plus what lay past the selection, becomes
      breadcrumbs (L3 pointers in `beyond`) within a small reserved share. Budget left over,
      or detail a weak fact can give up, then raises the facts that gain most from detail (a
-     relevant one-hop neighbour shown verbatim rather than as its distillation).
+     relevant one-hop neighbour shown verbatim rather than as its distillation). A fact left
+     below L0 whose verbatim text is long may then show an *excerpt* of it instead: its
+     sentences nearest the goal, verbatim (excerpts_/5; shown at l0, listed in the segment's
+     `excerpted`).
 
 ```
 ?- hydrate("why did the payment retries fail", _{budget: 1500, plane: execution}, Frame).
@@ -74,7 +77,9 @@ Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source,
 %   part labelled `mount:Cell`, and the parts merge into one frame, a record in two mounts
 %   kept once), bridge (`true`, the default: a seed's rare named things bring in the items
 %   of other sessions that name them, the second hop of a multi-hop question; `false`: no
-%   bridge).
+%   bridge), excerpt (`true`, the default: a fact whose verbatim text is long for the frame
+%   may be shown as a verbatim excerpt of the sentences nearest the goal, see
+%   excerpts_/5; `false`: never).
 %   @error existence_error(plane, P) for an unknown plane; domain_error for a bad budget or
 %   a `now` that is not an ISO 8601 time; existence_error(cell, C) for a mount that is no cell.
 
@@ -103,11 +108,13 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     goal_priors_(Goal, Anchor, Priors),
     option_(Options, bridge, true, Bridge),
     must_be(boolean, Bridge),
+    option_(Options, excerpt, true, Excerpt),
+    must_be(boolean, Excerpt),
     framing_(Goal, Plane, Anchor, FrameFraming, FactFraming, CrumbFraming),
     Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
                                reader: Reader, goal: Goal, cells: UseCells, bridge: Bridge,
                                fact_framing: FactFraming, crumb_framing: CrumbFraming,
-                               frame_framing: FrameFraming-Budget}),
+                               frame_framing: FrameFraming-Budget, excerpt: Excerpt}),
     (   Mounts == []
     ->  segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets0),
         include(segment_readable_(Reader), SegBudgets0, SegBudgets)
@@ -130,8 +137,9 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
 % framing_(+Goal, +Plane, +Anchor, -Frame, -Fact, -Crumb): the tokens the frame's text spends
 % around the facts' own text, which the budget pays for too (what the frame costs in a prompt is
 % its whole text, envelope included): Frame for the envelope and the lines that head the frame,
-% Fact = framing(Verbatim, Derived) for the line that heads each fact (at L0 its rung and time:
-% the text is all there is; above L0 also the handle that pages back to the detail), Crumb for a
+% Fact = framing(Verbatim, Derived, Excerpt) for the line that heads each fact (at L0 its rung
+% and time: the text is all there is; above L0 also the handle that pages back to the detail;
+% for an excerpt of L0 also how many sentences it kept), Crumb for a
 % breadcrumb's own line. Estimated once per frame on lines as long as the host writes them
 % (attention_cloud.hydration.render_text), with the longest handle a record has.
 framing_(Goal, Plane, Anchor, Frame, Fact, Crumb) :-
@@ -150,7 +158,9 @@ plane ~w · path semantic · 1000000/1000000 tokens (estimated) · receipt ~w~n<
     Frame is HeadTokens + AnchorTokens,
     estimate_tokens("[L0 · Wed 2026-01-11 20:11 DIRTY]\n", Verbatim),
     estimate_tokens("[L3 · cell_0123456789abcdef · Wed 2026-01-11 20:11 DIRTY]\n", Derived),
-    Fact = framing(Verbatim, Derived),
+    estimate_tokens("[L0 excerpt 999/999 · cell_0123456789abcdef · Wed 2026-01-11 20:11 DIRTY]\n",
+                    Excerpt),
+    Fact = framing(Verbatim, Derived, Excerpt),
     estimate_tokens("  · cell_0123456789abcdef [L3] \n", Crumb).
 
 % A part's own framing: its share of the frame's head, its heading, the lines that head its
@@ -158,7 +168,9 @@ plane ~w · path semantic · 1000000/1000000 tokens (estimated) · receipt ~w~n<
 part_framing_(Settings, part(M0, Facts, Crumbs), part(M, Facts, Crumbs)) :-
     part_heading_tokens_(Settings, M0.segment, M0.budget, HeadingTokens),
     length(Crumbs, NC),
-    foldl(fact_framing_sum_(Settings.fact_framing), Facts, 0, FactsFraming),
+    (   get_dict(excerpted, M0, Cut) -> true ; Cut = [] ),
+    findall(H, member(_{handle: H}, Cut), CutIds),
+    foldl(fact_framing_sum_(Settings.fact_framing, CutIds), Facts, 0, FactsFraming),
     Framing is HeadingTokens + FactsFraming + NC * Settings.crumb_framing,
     M = M0.put(framing, Framing).
 
@@ -177,12 +189,14 @@ segment_heading_tokens_(Label, Tokens) :-
            [Label]),
     estimate_tokens(Heading, Tokens).
 
-fact_framing_sum_(Framing, fact(_, _, Level, _, _, _, _, _, _, _, _), F0, F) :-
+fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, _, _, _), F0, F) :-
+    (   memberchk(Id, CutIds) -> Level = excerpt(_, _, _, _) ; Level = Level0 ),
     fact_framing_(Framing, Level, T),
     F is F0 + T.
 
-fact_framing_(framing(Verbatim, _), l0, Verbatim) :- !.
-fact_framing_(framing(_, Derived), _, Derived).
+fact_framing_(framing(Verbatim, _, _), l0, Verbatim) :- !.
+fact_framing_(framing(_, _, Excerpt), excerpt(_, _, _, _), Excerpt) :- !.
+fact_framing_(framing(_, Derived, _), _, Derived).
 
 segment_framing_sum_(Meta, F0, F) :-
     F is F0 + Meta.framing.
@@ -366,7 +380,8 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     FitBudget is Budget - CrumbShare,
     select_facts_(Candidates0, Settings, FitBudget, Placed, PastCap, Suppressed),
     fit_(Placed, FitBudget, Fitted, Dropped),
-    promote_(Fitted, FitBudget, Kept, GaveWay),
+    promote_(Fitted, FitBudget, Kept0, GaveWay),
+    excerpts_(Goal, Settings, FitBudget, Kept0, Kept),
     used_tokens_(Kept, Used),
     CrumbBudget is Budget - Used,
     append([Dropped, GaveWay, PastCap], Outside),
@@ -382,8 +397,12 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     findall(Id, ( member(P, Kept), P = p(c(Id, _, _, _, _), _, _, _),
                   capped_by_ceiling_(Settings, P) ),
             Capped),
+    findall(D, ( member(p(c(Id, _, _, _, _), excerpt(_, _, _, Info), _, _), Kept),
+                 put_dict(handle, Info, Id, D) ),
+            Excerpted),
     Meta = _{segment: Label, budget: Share, spent: SegSpent, path: Path,
-             suppressed: SuppressedMeta, capped: Capped, bridged: Bridged}.
+             suppressed: SuppressedMeta, capped: Capped, bridged: Bridged,
+             excerpted: Excerpted}.
 
 % A part of the frame is a segment of memory, or a mount: mount(Cell, Cells, Members), the
 % region within the mount's depth of Cell and the live items in it (sorted).
@@ -1573,6 +1592,91 @@ make_room_(Others, Best, Need, Gain, Rate, Others1, Gone) :-
     make_room_(Others0, Best, Need1, Gain1, Rate, Others1, Gone0),
     (   Left == none -> Gone = Gone0 ; Gone = [Left|Gone0] ).
 
+		 /*******************************
+		 *   EXCERPTS OF LONG RECORDS   *
+		 *******************************/
+
+% excerpts_(+Goal, +Settings, +Budget, +Placed0, -Placed): once the fit and the promotion have
+% placed every fact, a fact they left below L0 whose verbatim text (L0) is long (more than
+% excerpt_share_/1 of the Budget) may show instead an *excerpt* of it: the sentences of its L0
+% nearest the Goal, verbatim, in their order, joined by an ellipsis where text is left out (the
+% host's attention_cloud.excerpt cuts it, host_excerpts/3). The excerpt may take the tokens of
+% the rung it replaces and what the frame left of the Budget; it replaces that rung when it
+% holds more of the goal's weight than the rung does (by a quarter of it when no longer: a
+% summary that already answers is kept), so the facts, and every fact shown whole, are those
+% of the frame without excerpts. The best facts are asked first, at most excerpt_facts_/1 a
+% segment, each given all that is left. The frame shows such a fact at level l0, with the
+% handle, and the segment's `excerpted` list says which spans of the L0 it kept. Off with the
+% option `excerpt: false`, or without the host (a bare swipl).
+excerpts_(_, Settings, _, Placed, Placed) :-
+    (   Settings.excerpt == false
+    ;   \+ current_predicate(atc_hydrate:host_excerpts/3)
+    ), !.
+excerpts_(Goal, Settings, Budget, Placed0, Placed) :-
+    excerpt_share_(Share),
+    excerpt_facts_(Most),
+    Long is floor(Budget * Share),
+    findall(I, limit(Most, ( nth0(I, Placed0, P), excerptable_(P, Long) )), Is),
+    used_tokens_(Placed0, Used),
+    Free is Budget - Used,
+    foldl(excerpt_fact_(Goal, Settings.fact_framing), Is, Placed0-Free, Placed-_).
+
+% A placed fact shown below L0 whose L0 is longer than Long.
+excerptable_(p(_, Level, _, [l0-T0|_]), Long) :-
+    Level \== l0,
+    T0 > Long.
+
+% excerpt_fact_(+Goal, +Framing, +I, +Placed0-Free0, -Placed-Free): the I-th fact as an excerpt
+% of at most its tokens and Free0 more, when the host finds one that holds more of the goal.
+excerpt_fact_(Goal, Framing, I, Placed0-Free0, Placed-Free) :-
+    nth0(I, Placed0, p(C, Level, T, Rungs), Rest),
+    C = c(Id, _, _, _, _),
+    rung(Id, l0, Text),
+    rung(Id, Level, LevelText),
+    level_fidelity_(Level, Fidelity),
+    text_tokens_(Framing, Id, Level, T, LevelTokens),
+    excerpt_cost_(Framing, Id, 0, Around),
+    Cap is T + Free0 - Around,
+    (   Cap > 0,
+        host_excerpts(Goal, [req(Text, LevelText, LevelTokens, Fidelity, [Cap])], [[X|_]]),
+        X = x(XT, F, XText, Kept, Of, Spans),
+        F > Fidelity,
+        excerpt_cost_(Framing, Id, XT, Tokens),
+        Tokens =< T + Free0
+    ->  Excerpt = excerpt(Level, F, XText, _{kept: Kept, of: Of, spans: Spans}),
+        nth0(I, Placed, p(C, Excerpt, Tokens, Rungs), Rest),
+        Free is Free0 - (Tokens - T)
+    ;   Placed = Placed0, Free = Free0
+    ).
+
+% text_tokens_(+Framing, +Id, +Level, +Framed, -Tokens): a rung's own text's tokens, from what
+% it costs the frame (its speaker label and the line heading the fact left out).
+text_tokens_(Framing, Id, Level, Framed, Tokens) :-
+    label_tokens_(Id, LT),
+    fact_framing_(Framing, Level, Line),
+    Tokens is Framed - LT - Line.
+
+% What an excerpt of Tokens text tokens costs the frame: its speaker label and heading line too.
+excerpt_cost_(Framing, Id, Tokens, Framed) :-
+    label_tokens_(Id, LT),
+    fact_framing_(Framing, excerpt(_, _, _, _), Line),
+    Framed is Tokens + LT + Line.
+
+% A record is excerpted when its L0 takes more than a quarter of the segment's budget; at most
+% 3 facts a segment are asked for (the best placed first).
+excerpt_share_(0.25).
+excerpt_facts_(3).
+
+%!  host_excerpts(+Goal:string, +Requests:list, -Results:list) is det.
+%
+%   Implemented in Python (attention_cloud.excerpt, registered in this module when a home's
+%   jump opens). Requests are req(L0Text, RungText, RungTokens, RungFidelity, Caps): the
+%   record's L0, the rung an excerpt would replace (text, tokens, fidelity) and a list of
+%   token caps; each result is a
+%   list of x(Tokens, Fidelity, Text, Kept, Of, Spans), one per distinct excerpt, the
+%   largest first: Text verbatim pieces of L0Text holding Goal's terms, Kept of Of sentences
+%   (or lines) kept, Spans their [Start, End] character offsets in L0Text.
+
 % Breadcrumbs: the skeleton (L3, or the least detailed rung there is) of what lies just past
 % the cutoff, most relevant first, while they fit what the facts left of the budget.
 breadcrumbs_(Outside, Segment, Settings, Budget, Crumbs, Spent) :-
@@ -1596,10 +1700,14 @@ crumbs_([c(Id, _, _, _, _)|T], Seg, Settings, Budget, S0, S, N, Crumbs) :-
     ;   crumbs_(T, Seg, Settings, Budget, S0, S, N, Crumbs)
     ).
 
-render_fact_(Segment, Framing, p(c(Id, Score, By0, Hops, _), Level, Framed, _),
+render_fact_(Segment, Framing, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),
              fact(Id, Segment, Level, By, Score, Tokens, Hops, Source, Time, Text, Dirty)) :-
-    rung(Id, Level, Text0), !,
-    fact_framing_(Framing, Level, Line),
+    (   Rung = excerpt(_, _, Text0, _)          % verbatim pieces of L0: the receipt marks it
+    ->  Level = l0
+    ;   Level = Rung,
+        rung(Id, Level, Text0)
+    ), !,
+    fact_framing_(Framing, Rung, Line),
     Tokens is Framed - Line,
     (   By0 = bridge(_, _) -> By = entity_expansion ; By = By0 ),
     (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text) ; Text = Text0 ),

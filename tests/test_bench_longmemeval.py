@@ -58,6 +58,9 @@ def test_benchmark_runs_on_a_tiny_instance(tmp_path):
     assert row["evidence_items"] == 1 and row["items"] == 6 * len(FILLER)
     assert row["jump_hits"]["5"] and row["in_frame_l0"]["2000"] == 1.0
     assert "evidence in frame @2000" in report
+    # answer in frame: "Pixel" is in the evidence turn, which the 2000-token frame holds
+    assert row["answer_checkable"] and row["answer_in"]["2000"] is True
+    assert row["bm25_answer"]["2000"] is True and "answer in frame, product (1 checkable)" in report
     lean, report = _run(tmp_path, "lean", "--config", "distillation_vectors=false")
     assert "home config `distillation_vectors: false`" in report
     # the config reaches the home: each item's distillation vector is gone
@@ -92,3 +95,24 @@ def test_rankings_benchmark_runs_on_a_tiny_instance(tmp_path):
                                                          "max(text, L1, L2)"]
     # one evidence turn that shares the question's words: every ranking has it in its top 40
     assert all(row.rstrip(" |").endswith("1.000") for row in rows)
+
+
+def test_answer_in_frame_is_normalised_and_whole_words():
+    sys.path.insert(0, str(ROOT / "scripts" / "bench"))
+    import longmemeval as lme
+
+    assert lme.normalise("  The @jessica_poole_Jewellery! ") == "the jessica poole jewellery"
+    assert lme.holds_answer("10 minutes", ["leave it on for 10 Minutes, then rinse"])
+    assert not lme.holds_answer("10 minutes", ["about 110 minutes"])
+    assert not lme.holds_answer("", ["anything"])
+    inst = lme.Instance("q1", "single-session-user", "?", set(), [], answer="Serenity Yoga")
+    assert inst.checkable_answer == "serenity yoga"
+    assert lme.Instance("q1_abs", "t", "?", set(), [], answer="Pixel").checkable_answer == ""
+    long = "one two three four five six seven eight nine"
+    assert lme.Instance("q2", "t", "?", set(), [], answer=long).checkable_answer == ""
+
+
+def test_compare_excerpt_reports_both_frames(tmp_path):
+    row, report = _run(tmp_path, "compare", "--compare", "excerpt")
+    assert "With excerpt against no excerpt" in report and "answer in frame excerpt" in report
+    assert set(row["walk_answer"]) == {"300", "2000"} and row["walk_hydrate_cpu"]["2000"] > 0

@@ -443,6 +443,9 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
               help="Walk through cell adjacency (default when memory holds cells) or the entity graph.")
 @click.option("--bridge/--no-bridge", "bridge", default=True, show_default=True,
               help="Bring in items of other sessions that share a seed's rare named thing (the second hop).")
+@click.option("--excerpt/--no-excerpt", "excerpt", default=True, show_default=True,
+              help="Show a record too long for its share of the budget as a verbatim excerpt "
+                   "of its sentences nearest the goal (else its summary).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "envelope", "html"]),
               default="text", show_default=True,
               help="html: one self-contained page picturing the fovea and the receipt.")
@@ -454,7 +457,8 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 @fail_cleanly
 def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceiling: str,
             rules_file: str | None, walk: str | None, now: str | None, mounts: tuple[str, ...],
-            depth: int, cells: bool | None, bridge: bool, fmt: str, output: str | None,
+            depth: int, cells: bool | None, bridge: bool, excerpt: bool, fmt: str,
+            output: str | None,
             as_principal: str | None, home: str | None) -> None:
     """Render a frame of memory for GOAL within a token budget, with its receipt.
 
@@ -474,13 +478,14 @@ def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceili
         elif mounts:  # cells of this memory: a frame drawn from their region only
             frame = mem.hydrate(goal, budget=budget, plane=plane, segments=budgets,
                                 ceiling=ceiling, rules=rules_file, walk=walk, now=now,
-                                mount=mounts, depth=depth, cells=cells, bridge=bridge)
+                                mount=mounts, depth=depth, cells=cells, bridge=bridge,
+                                excerpt=excerpt)
         else:
             from .sharing.mounts import hydrate_with_mounts
 
             frame = hydrate_with_mounts(mem, goal, budget=budget, plane=plane, segments=budgets,
                                         ceiling=ceiling, rules=rules_file, walk=walk, now=now,
-                                        cells=cells, bridge=bridge)
+                                        cells=cells, bridge=bridge, excerpt=excerpt)
     finally:
         mem.close()
     for line in frame.receipt.get("notes", []):

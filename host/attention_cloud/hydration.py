@@ -37,6 +37,19 @@ class FrameFact:
     text: str
     dirty_beliefs: tuple[str, ...] = ()
     time: str = ""  # when the record was written (ISO 8601 UTC), "" when unknown
+    #: an excerpt of L0 (level "l0", ``text`` verbatim pieces of it): the (start, end)
+    #: character offsets it kept, and how many sentences or lines the L0 has; () otherwise
+    excerpt_spans: tuple[tuple[int, int], ...] = ()
+    excerpt_units: int = 0
+
+    @property
+    def excerpt(self) -> dict[str, Any] | None:
+        """The receipt's ``excerpt`` field: ``{"kept", "of", "spans"}``, or None when the fact
+        shows its whole rung."""
+        if not self.excerpt_spans:
+            return None
+        return {"kept": len(self.excerpt_spans), "of": self.excerpt_units,
+                "spans": [list(span) for span in self.excerpt_spans]}
 
 
 @dataclass(frozen=True)
@@ -71,7 +84,7 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
             rules: str | None = None, walk_rule: str | None = None,
             now: str | float | None = None, store_receipt: bool = True,
             reader: str | None = None, mount: list[str] | None = None, depth: int = 1,
-            cells: bool | None = None, bridge: bool = True) -> Frame:
+            cells: bool | None = None, bridge: bool = True, excerpt: bool = True) -> Frame:
     """Plan a frame for ``goal`` in Prolog and render it (see :meth:`Memory.hydrate`).
 
     With ``reader`` (a principal) the frame is planned through the sharing policy: only what
@@ -110,6 +123,8 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
         options["cells"] = Atom("true" if cells else "false")
     if not bridge:
         options["bridge"] = Atom("false")
+    if not excerpt:
+        options["excerpt"] = Atom("false")
     if reader is None:
         (frame,) = mem.pl.once("atc_api:api_hydrate", goal, options, Var())
     else:
@@ -256,7 +271,9 @@ def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None 
     summary's fact, the members it stands for (``stands_for``, at most STANDS_FOR_LISTED, and
     ``stands_for_count``)."""
     meta, facts_t, beyond_t = term.args
-    facts = tuple(_fact(f) for f in facts_t)
+    excerpted = {(str(s["segment"]), str(x["handle"])): x
+                 for s in to_plain(meta)["segments"] for x in s.get("excerpted", [])}
+    facts = tuple(_fact(f, excerpted) for f in facts_t)
     if reader is not None:
         facts = tuple(FrameFact(**{**f.__dict__, "dirty_beliefs": ()}) for f in facts)
     receipt = _receipt(to_plain(meta), facts, beyond_t)
@@ -294,12 +311,20 @@ def seal_frame(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, home: P
     return Frame(receipt_id=rid, facts=facts, receipt=receipt, text=text)
 
 
-def _fact(t: Term) -> FrameFact:
+def _fact(t: Term, excerpted: dict[tuple[str, str], dict[str, Any]]) -> FrameFact:
     h, seg, lvl, by, score, tokens, hops, src, when, text, dirty = t.args
     return FrameFact(handle=str(h), segment=str(seg), level=str(lvl), seeded_by=str(by),
                      score=round(float(score), 4), tokens=int(tokens), hops=int(hops),
                      source=str(src), text=str(text), dirty_beliefs=tuple(str(d) for d in dirty),
-                     time=str(when))
+                     time=str(when), **excerpt_fields(excerpted.get((str(seg), str(h)))))
+
+
+def excerpt_fields(excerpt: dict[str, Any] | None) -> dict[str, Any]:
+    """FrameFact's excerpt fields from a receipt's (or a segment's) ``excerpt`` record."""
+    if not excerpt:
+        return {}
+    return {"excerpt_spans": tuple((int(s), int(e)) for s, e in excerpt["spans"]),
+            "excerpt_units": int(excerpt["of"])}
 
 
 def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Term]) -> dict:
@@ -320,6 +345,7 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
                    "seeded_by": f.seeded_by, "score": f.score, "tokens": f.tokens,
                    "hops": f.hops, "source": f.source, "time": f.time,
                    **({"capped_by": "ceiling"} if f.handle in capped else {}),
+                   **({"excerpt": f.excerpt} if f.excerpt_spans else {}),
                    **({"dirty_beliefs": list(f.dirty_beliefs)} if f.dirty_beliefs else {})}
                   for f in facts],
         "beyond": [{"handle": str(c.args[0]), "segment": str(c.args[1]),
@@ -351,9 +377,11 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty:
         lines.append(f"## {segment} ({seg['spent']}/{seg['budget']} tokens, {seg['path']})")
         for f in (f for f in facts if f.segment == segment):
             flag = " DIRTY" if f.dirty_beliefs else ""
-            # verbatim text is all there is; above L0 the handle pages back to the detail
-            handle = "" if f.level.upper() == "L0" else f" · {f.handle}"
-            lines.append(f"[{f.level.upper()}{handle}{_when(f.time)}{flag}]")
+            # verbatim text is all there is; above L0, or cut to an excerpt of it, the handle
+            # pages back to the detail
+            cut = f" excerpt {len(f.excerpt_spans)}/{f.excerpt_units}" if f.excerpt_spans else ""
+            handle = "" if f.level.upper() == "L0" and not cut else f" · {f.handle}"
+            lines.append(f"[{f.level.upper()}{cut}{handle}{_when(f.time)}{flag}]")
             lines.extend(f.text.splitlines() or [""])
         crumbs = [c for c in receipt["beyond"] if c["segment"] == segment]
         if crumbs:

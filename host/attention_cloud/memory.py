@@ -218,6 +218,10 @@ class Memory:
             self._jump = Jump(self.home, self.config.get("embedder"), lock=self.lock)
             self._jump.register(self.pl)
             ReceiptReader(self.home).register(self.pl)  # cell_hot/2 reads this home's receipts
+            from .excerpt import register as register_excerpts
+
+            jump = self._jump
+            register_excerpts(self.pl, lambda: jump.lexical.idf)  # goal-focused excerpts
         return self._jump
 
     # -- writing ----------------------------------------------------------------------------------
@@ -608,7 +612,8 @@ class Memory:
                 segments: dict[str, int] | None = None, ceiling: str = "L0",
                 rules: str | os.PathLike[str] | None = None, walk: str | None = None,
                 now: str | float | None = None, mount: Iterable[str] | None = None,
-                depth: int = 1, cells: bool | None = None, bridge: bool = True) -> Any:
+                depth: int = 1, cells: bool | None = None, bridge: bool = True,
+                excerpt: bool = True) -> Any:
         """Render a frame for ``goal``.
 
         Returns a :class:`~attention_cloud.hydration.Frame` with ``.text``, ``.receipt``
@@ -632,6 +637,9 @@ class Memory:
                 walks through cell adjacency when it does.
             bridge: False leaves out the second hop (items of other sessions that share a
                 seed's rare named thing; the receipt's ``bridged`` names seed and thing).
+            excerpt: False never shows a long record as an excerpt (the sentences of its
+                verbatim text nearest the goal, marked ``excerpt`` in the receipt): a fact
+                too long for its share of the budget falls to its summary instead.
         """
         from .hydration import hydrate
 
@@ -640,7 +648,7 @@ class Memory:
             return hydrate(self, goal, budget=budget, plane=plane, segments=segments,
                            ceiling=ceiling, rules=module if module != "atc_query" else None,
                            walk_rule=walk, now=now, mount=list(mount or []), depth=depth,
-                           cells=cells, bridge=bridge)
+                           cells=cells, bridge=bridge, excerpt=excerpt)
 
     def item(self, handle: str) -> Item | None:
         """The live journal item with this handle, or None."""

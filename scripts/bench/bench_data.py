@@ -2,6 +2,7 @@
 from the repository root, not the working folder), or wherever ``--data`` says.
 
     LONGMEMEVAL_DEV   ../shared/data/longmemeval-dev: LongMemEval instances, one JSON file each
+    CLAUDE_CODE_REAL  ../shared/data/claude-code-real: real Claude Code sessions (JSONL)
     require_data      the folder, or the parser's one-line error saying what is missing
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 LONGMEMEVAL_DEV = SHARED_DATA / "longmemeval-dev"
+CLAUDE_CODE_REAL = SHARED_DATA / "claude-code-real"
 
 
 def shown(path: Path) -> str:

@@ -267,11 +267,15 @@ def figure_rows(summaries: dict[str, lme.Summary], budgets: list[int]) -> list[l
             row("session recall_any@5, RRF (MiniLM + BM25)", lambda s: s.rrf[5])]
     for b in budgets:
         rows += [row(f"evidence in frame @{b}, product L0 (verbatim)", lambda s, b=b: s.l0[b]),
+                 row(f"evidence in frame @{b}, product L0 or an excerpt of it", lambda s, b=b: s.excerpt[b]),
                  row(f"evidence in frame @{b}, product any rung", lambda s, b=b: s.any[b]),
                  row(f"evidence in frame @{b}, BM25", lambda s, b=b: s.bm25_frame[b]),
                  row(f"evidence in frame @{b}, RRF", lambda s, b=b: s.rrf_frame[b]),
                  row(f"product − BM25 @{b}", lambda s, b=b: s.l0[b] - s.bm25_frame[b], lambda x: f"{x:+.3f}"),
-                 row(f"product − RRF @{b}", lambda s, b=b: s.l0[b] - s.rrf_frame[b], lambda x: f"{x:+.3f}")]
+                 row(f"product − RRF @{b}", lambda s, b=b: s.l0[b] - s.rrf_frame[b], lambda x: f"{x:+.3f}"),
+                 row(f"answer in frame @{b}, product", lambda s, b=b: s.answer[b]),
+                 row(f"answer in frame @{b}, BM25", lambda s, b=b: s.bm25_answer[b]),
+                 row(f"answer in frame @{b}, RRF", lambda s, b=b: s.rrf_answer[b])]
     for b in budgets:
         rows.append(row(f"product frame: tokens spent @{b} (mean; spent / budget)", lambda s, b=b: s.spent[b],
                         lambda x, b=b: f"{x:.0f} ({x / b:.3f})"))
@@ -336,7 +340,11 @@ def report(outcomes: dict[str, list[lme.Outcome]], variants: list[Variant], args
            "format per session, mixed within an instance) and ")
         + "the question names the people: "
         + "; ".join(f"“{v.original_question}” → “{v.instance.question}”" for v in examples)
-        + ".\n\nPer question type:\n\n" + per_type)
+        + ".\n\nPer question type:\n\n" + per_type
+        + f"\nAnswer in frame (the gold answer, normalised, in the text of the frame's facts and "
+        f"breadcrumbs; answers of at most {lme.ANSWER_WORDS} words, no abstention; "
+        f"{summaries['dev'].answers} checkable):\n\n"
+        + "\n".join(lme.answer_table(outcomes[shape], budgets, shape) for shape in SHAPES))
 
 
 def read_outcomes(path: Path) -> dict[str, list[lme.Outcome]]:

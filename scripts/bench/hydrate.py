@@ -21,7 +21,7 @@ The Prolog side is split in a second pass over the same queries by a bench-only 
 and of ``hydrate_segment_/6`` is wrapped in a clock (``get_time/1`` and thread CPU time) and
 charged to its phase by predicate name: *plan* (plane, segment budgets), *jump* (nearest/4 and
 lexical/4 including the Python callbacks, fusion), *walk*, *select* (merge, selection: how many facts, near-duplicates; it places each at its fovea rung), *fovea*,
-*budget* (demotion), *promote* (detail bought back), *breadcrumbs*, *render* (fact terms), *other*. It follows hydrate.pl as it
+*excerpt* (excerpts of long records, the host's sentence scoring included), *budget* (demotion), *promote* (detail bought back), *breadcrumbs*, *render* (fact terms), *other*. It follows hydrate.pl as it
 changes; the run checks that it returns the facts ``hydrate/3`` returns.
 
 Baseline in the same run: a plain flat faiss top-k (``IndexFlatIP``, k = 24, the jump's fetch)
@@ -101,6 +101,7 @@ phase_(merge_candidates_, select).
 phase_(split_at_, select).
 phase_(select_facts_, select).
 phase_(fovea_, fovea).
+phase_(excerpts_, excerpt).
 phase_(fit_, budget).
 phase_(used_tokens_, budget).
 phase_(promote_, promote).
@@ -115,7 +116,8 @@ timed_(Phase, G) :-
     W3 is W2 + W1 - W0, C3 is C2 + C1 - C0,
     assertz(acc_(Phase, W3, C3)).
 """
-PHASES = ("plan", "jump", "walk", "select", "fovea", "budget", "promote", "breadcrumbs", "render", "other")
+PHASES = ("plan", "jump", "walk", "select", "fovea", "excerpt", "budget", "promote", "breadcrumbs",
+          "render", "other")
 PARTS = ("embed", "vector", "bm25", "render")
 
 

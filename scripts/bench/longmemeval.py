@@ -18,7 +18,9 @@ For every instance of ``--data`` (LongMemEval_S, about 48 dated chat sessions an
 4. **evidence in frame**: ``Memory.hydrate(question, budget=B, now=question date)`` for each
    ``--budgets`` B (the question is asked at its own date, so "two weeks ago" reads against it); the
    share of the question's evidence turns whose item is in the frame verbatim (L0), and at any
-   rung (the item at L0-L3, or an arc holding it);
+   rung (the item at L0-L3, or an arc holding it), and *answer in frame*: whether the gold
+   answer (normalised: case, punctuation, whitespace; only answers of at most 8 words, no
+   abstention) appears in the text of the frame's facts and breadcrumbs;
 5. **BM25 baseline** on the same items: ``attention_cloud.embed.LexicalIndex`` over the items'
    texts as the product indexes them (L0, after "Name: " when the transcript names the speaker);
    its session ranking is the best item per session, its frame the top items at L0, greedily,
@@ -72,6 +74,7 @@ GOAL_RECALL5 = 0.95
 GOAL_MARGIN = 0.15
 GOAL_RRF_MARGIN = 0.05
 RRF_K = 60  # the constant of Cormack et al.'s reciprocal-rank fusion
+ANSWER_WORDS = 8  # a gold answer is checked against frame text only when this short
 POINTER = re.compile(r"^(?P<file>.*)#/messages/(?P<turn>\d+)$")
 
 
@@ -86,10 +89,20 @@ class Instance:
     sessions: list[tuple[str, str, list[dict[str, Any]]]]  # (session id, date, turns)
     question_date: str = ""  # when the question is asked (LongMemEval's format)
     path: Path | None = None  # the instance's own file
+    answer: str = ""  # the gold answer
 
     @property
     def abstention(self) -> bool:
         return self.qid.endswith("_abs")
+
+    @property
+    def checkable_answer(self) -> str:
+        """The gold answer normalised (:func:`normalise`) when it can be looked for in a
+        frame's text: not an abstention, at most ANSWER_WORDS words; "" otherwise."""
+        answer = normalise(self.answer)
+        if self.abstention or not answer or len(answer.split()) > ANSWER_WORDS:
+            return ""
+        return answer
 
     @property
     def evidence(self) -> set[tuple[str, int]]:
@@ -131,6 +144,19 @@ class Outcome:
     cell_facts: dict[int, float] = field(default_factory=dict)
     timed_items: int = 0  # items with a time (item_time/2 not empty)
     named_items: int = 0  # items whose transcript names the speaker (item_speaker/2 a name)
+    #: evidence at L0 or as an excerpt of its L0 (in_frame_l0 counts whole L0 facts only)
+    in_frame_excerpt: dict[int, float] = field(default_factory=dict)
+    walk_excerpt: dict[int, float] = field(default_factory=dict)
+    #: the gold answer is checkable (short, no abstention), and per budget whether it appears
+    #: in the product's frame, the BM25 and RRF frames, and the --compare frame
+    answer_checkable: bool = False
+    answer_in: dict[int, bool] = field(default_factory=dict)
+    bm25_answer: dict[int, bool] = field(default_factory=dict)
+    rrf_answer: dict[int, bool] = field(default_factory=dict)
+    walk_answer: dict[int, bool] = field(default_factory=dict)
+    #: process CPU seconds of the product's hydrate call, and of the --compare one
+    hydrate_cpu: dict[int, float] = field(default_factory=dict)
+    walk_hydrate_cpu: dict[int, float] = field(default_factory=dict)
 
 
 class CachedEmbedder:
@@ -170,7 +196,7 @@ def load_instances(data: Path, limit: int | None, ids: list[str] | None = None) 
         instances.append(Instance(
             raw["question_id"], raw["question_type"], raw["question"], set(raw["answer_session_ids"]),
             list(zip(raw["haystack_session_ids"], raw["haystack_dates"], raw["haystack_sessions"])),
-            raw.get("question_date", ""), path))
+            raw.get("question_date", ""), path, str(raw.get("answer", ""))))
     if ids:
         unknown = set(ids) - {inst.qid for inst in instances}
         if unknown:
@@ -323,6 +349,25 @@ def rrf_order(*rankings: list[str], k: int = RRF_K) -> list[str]:
     return sorted(score, key=lambda h: (-score[h], h))
 
 
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def normalise(text: str) -> str:
+    """Lowercase words separated by single spaces: punctuation and case do not count."""
+    return " ".join(_NOT_WORD.sub(" ", text.lower()).split())
+
+
+def holds_answer(answer: str, texts: Any) -> bool:
+    """Whether the normalised ``answer`` appears, as whole words, in the joined ``texts``."""
+    return bool(answer) and f" {answer} " in f" {normalise(' '.join(texts))} "
+
+
+def frame_texts(frame: Any) -> list[str]:
+    """What a frame shows of memory: its facts' texts and its breadcrumbs' (not the header
+    that repeats the goal, nor handles and pointers)."""
+    return [f.text for f in frame.facts] + [c["text"] for c in frame.receipt.get("beyond", [])]
+
+
 def baseline_framing(question: str) -> tuple[int, int]:
     """What a baseline frame pays beside its items' text, as the product's frame does (its
     receipt's ``framing``): the envelope and the lines heading the frame and its one segment, and
@@ -417,19 +462,43 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
         walk_frame_hits: dict[int, bool] = {}
         cell_facts: dict[int, float] = {}
         framing = baseline_framing(inst.question)
+        in_ex: dict[int, float] = {}
+        walk_ex: dict[int, float] = {}
+        answer = inst.checkable_answer
+        answer_in: dict[int, bool] = {}
+        bm25_answer: dict[int, bool] = {}
+        rrf_answer: dict[int, bool] = {}
+        walk_answer: dict[int, bool] = {}
+        hydrate_cpu: dict[int, float] = {}
+        walk_cpu: dict[int, float] = {}
         for budget in args.budgets:
             started = time.perf_counter()
+            cpu = time.process_time()
             # the question is asked at its own date: "two weeks ago" is read against it
             now = iso_time(inst.question_date, 0) if inst.question_date else None
             frame = mem.hydrate(inst.question, budget=budget, now=now)
             hydrate_s[budget] = time.perf_counter() - started
+            hydrate_cpu[budget] = time.process_time() - cpu
             spent[budget] = int(frame.receipt["budget"]["spent"] + frame.receipt["budget"]["framing"])
             l0, anywhere = frame_evidence(frame, members)
+            excerpted = l0 | excerpt_evidence(frame)
             kept = bm25_frame(bm25_order, texts, budget, framing)
+            rrf_kept = bm25_frame(fused, texts, budget, framing)
+            if answer:
+                answer_in[budget] = holds_answer(answer, frame_texts(frame))
+                bm25_answer[budget] = holds_answer(answer, [texts[h] for h in sorted(kept)])
+                rrf_answer[budget] = holds_answer(answer, [texts[h] for h in sorted(rrf_kept)])
             if args.compare:
+                cpu = time.process_time()
                 walk = mem.hydrate(inst.question, budget=budget, now=now,
                                    **{args.compare: False})
+                walk_cpu[budget] = time.process_time() - cpu
+                cpu = time.process_time()  # again, as warm as the second frame was
+                mem.hydrate(inst.question, budget=budget, now=now)
+                hydrate_cpu[budget] = time.process_time() - cpu
                 walk_l0_set, walk_any_set = frame_evidence(walk, members)
+                if answer:
+                    walk_answer[budget] = holds_answer(answer, frame_texts(walk))
                 cells_of = cell_members(mem)
                 frame_hits[budget] = bool(inst.answer_sessions & set(
                     frame_sessions(frame, session_of, members, cells_of)[:5]))
@@ -439,11 +508,13 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
                 if evidence:
                     walk_l0[budget] = len(evidence_items & walk_l0_set) / len(evidence)
                     walk_any[budget] = len(evidence_items & walk_any_set) / len(evidence)
+                    walk_ex[budget] = len(evidence_items & (walk_l0_set | excerpt_evidence(walk))) / len(evidence)
             if evidence:
                 in_l0[budget] = len(evidence_items & l0) / len(evidence)
+                in_ex[budget] = len(evidence_items & excerpted) / len(evidence)
                 in_any[budget] = len(evidence_items & anywhere) / len(evidence)
                 bm25_in[budget] = len(evidence_items & kept) / len(evidence)
-                rrf_in[budget] = len(evidence_items & bm25_frame(fused, texts, budget, framing)) / len(evidence)
+                rrf_in[budget] = len(evidence_items & rrf_kept) / len(evidence)
                 packed = bm25_frame(seed_items, texts, budget, framing)
                 packed_in[budget] = len(evidence_items & packed) / len(evidence)
         timed = timed_count(mem)
@@ -461,15 +532,24 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
         rrf_hits={k: bool(inst.answer_sessions & set(rrf_sessions[:k])) for k in KS},
         rrf_in_frame=rrf_in, timed_items=timed, named_items=len(names),
         walk_l0=walk_l0, walk_any=walk_any, frame_hits=frame_hits,
-        walk_frame_hits=walk_frame_hits, cell_facts=cell_facts)
+        walk_frame_hits=walk_frame_hits, cell_facts=cell_facts,
+        in_frame_excerpt=in_ex, walk_excerpt=walk_ex, answer_checkable=bool(answer),
+        answer_in=answer_in, bm25_answer=bm25_answer, rrf_answer=rrf_answer,
+        walk_answer=walk_answer, hydrate_cpu=hydrate_cpu, walk_hydrate_cpu=walk_cpu)
 
 
 def frame_evidence(frame: Any, members: dict[str, set[str]]) -> tuple[set[str], set[str]]:
-    """The items a frame holds verbatim (L0), and at any rung or inside an arc in it."""
-    l0 = {f.handle for f in frame.facts if f.level.lower() == "l0"}
+    """The items a frame holds verbatim and whole (L0, not an excerpt), and at any rung
+    (an excerpt included) or inside an arc in it."""
+    l0 = {f.handle for f in frame.facts if f.level.lower() == "l0" and not f.excerpt_spans}
     anywhere = {f.handle for f in frame.facts}
     anywhere |= {m for f in frame.facts for m in members.get(f.handle, ())}
     return l0, anywhere
+
+
+def excerpt_evidence(frame: Any) -> set[str]:
+    """The items a frame shows as an excerpt of their L0."""
+    return {f.handle for f in frame.facts if f.excerpt_spans}
 
 
 def cell_members(mem: Any) -> dict[str, set[str]]:
@@ -500,7 +580,9 @@ def frame_sessions(frame: Any, session_of: dict[str, str], members: dict[str, se
 #: tables, how to count the facts it brought into a frame, what the second frame is called)
 COMPARED = {"cells": ("cells", lambda frame: sum(f.seeded_by == "cell_adjacency" for f in frame.facts),
                       "entity walk"),
-            "bridge": ("bridge", lambda frame: len(frame.receipt.get("bridged", [])), "no bridge")}
+            "bridge": ("bridge", lambda frame: len(frame.receipt.get("bridged", [])), "no bridge"),
+            "excerpt": ("excerpt", lambda frame: sum(bool(f.excerpt_spans) for f in frame.facts),
+                        "no excerpt")}
 
 
 def compare_report(outcomes: list[Outcome], budgets: list[int], compared: str) -> str:
@@ -510,6 +592,7 @@ def compare_report(outcomes: list[Outcome], budgets: list[int], compared: str) -
     for label, group in [("all", outcomes)] + [(t, [o for o in outcomes if o.qtype == t]) for t in TYPES]:
         scored = [o for o in group if not o.abstention]
         with_ev = [o for o in scored if o.in_frame_l0]
+        checkable = [o for o in group if o.answer_checkable]
         if not scored:
             continue
         for b in budgets:
@@ -519,14 +602,26 @@ def compare_report(outcomes: list[Outcome], budgets: list[int], compared: str) -
                          f"{mean([o.walk_frame_hits[b] for o in scored]):.3f}",
                          f"{mean([o.in_frame_l0[b] for o in with_ev]):.3f}",
                          f"{mean([o.walk_l0[b] for o in with_ev]):.3f}",
+                         f"{mean([o.in_frame_excerpt.get(b, o.in_frame_l0[b]) for o in with_ev]):.3f}",
+                         f"{mean([o.walk_excerpt.get(b, o.walk_l0[b]) for o in with_ev]):.3f}",
                          f"{mean([o.in_frame_any[b] for o in with_ev]):.3f}",
                          f"{mean([o.walk_any[b] for o in with_ev]):.3f}",
                          f"{mean([o.bm25_in_frame[b] for o in with_ev]):.3f}",
-                         f"{mean([o.cell_facts[b] for o in group]):.1f}"])
+                         f"{len(checkable)}",
+                         f"{mean([o.answer_in[b] for o in checkable]):.3f}",
+                         f"{mean([o.walk_answer[b] for o in checkable]):.3f}",
+                         f"{mean([o.bm25_answer[b] for o in checkable]):.3f}",
+                         f"{mean([o.rrf_answer[b] for o in checkable]):.3f}",
+                         f"{mean([o.cell_facts[b] for o in group]):.1f}",
+                         f"{percentile_ms([o.hydrate_cpu[b] for o in group], 50):.1f}",
+                         f"{percentile_ms([o.walk_hydrate_cpu[b] for o in group], 50):.1f}"])
     return markdown_table(
         ["questions", "n", "budget", "session recall@5 (jump)", f"frame recall@5 {on}",
          f"frame recall@5 {off}", f"evidence L0 {on}", f"L0 {off}",
-         f"any rung {on}", f"any rung {off}", "L0 BM25", f"{on} facts / frame"], rows)
+         f"L0 or excerpt {on}", f"L0 or excerpt {off}",
+         f"any rung {on}", f"any rung {off}", "L0 BM25", "answers checkable",
+         f"answer in frame {on}", f"answer {off}", "answer BM25", "answer RRF",
+         f"{on} facts / frame", f"hydrate CPU ms p50 {on}", f"CPU ms p50 {off}"], rows)
 
 
 def mean(values: list[float]) -> float:
@@ -547,6 +642,12 @@ class Summary:
     rrf: dict[int, float] = field(default_factory=dict)
     rrf_frame: dict[int, float] = field(default_factory=dict)
     spent: dict[int, float] = field(default_factory=dict)  # mean tokens spent, all instances
+    excerpt: dict[int, float] = field(default_factory=dict)  # evidence at L0 or as an excerpt
+    #: answer in frame (product, BM25, RRF) over the instances with a checkable answer
+    answers: int = 0
+    answer: dict[int, float] = field(default_factory=dict)
+    bm25_answer: dict[int, float] = field(default_factory=dict)
+    rrf_answer: dict[int, float] = field(default_factory=dict)
 
 
 def summarise(outcomes: list[Outcome], budgets: list[int]) -> Summary:
@@ -564,6 +665,13 @@ def summarise(outcomes: list[Outcome], budgets: list[int]) -> Summary:
         s.packed[b] = mean([o.jump_packed[b] for o in with_evidence])
         s.rrf_frame[b] = mean([o.rrf_in_frame[b] for o in with_evidence])
         s.spent[b] = mean([o.spent[b] for o in outcomes])
+        s.excerpt[b] = mean([o.in_frame_excerpt.get(b, o.in_frame_l0[b]) for o in with_evidence])
+    checkable = [o for o in outcomes if o.answer_checkable]
+    s.answers = len(checkable)
+    for b in budgets:
+        s.answer[b] = mean([o.answer_in[b] for o in checkable])
+        s.bm25_answer[b] = mean([o.bm25_answer[b] for o in checkable])
+        s.rrf_answer[b] = mean([o.rrf_answer[b] for o in checkable])
     return s
 
 
@@ -575,6 +683,7 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
         ["method", "session recall_any@5", "@10"] + [f"evidence in frame @{b}" for b in budgets],
         [["product (jump seeds; frame facts at L0)", f3(s.jump[5]), f3(s.jump[10])]
          + [f3(s.l0[b]) for b in budgets],
+         ["product, evidence at L0 or as an excerpt of it", "", ""] + [f3(s.excerpt[b]) for b in budgets],
          ["product, evidence at any rung or in an arc", "", ""] + [f3(s.any[b]) for b in budgets],
          ["BM25 baseline (items; top items at L0)", f3(s.bm25[5]), f3(s.bm25[10])]
          + [f3(s.bm25_frame[b]) for b in budgets],
@@ -585,7 +694,10 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
          ["product − BM25 (L0)", f"{s.jump[5] - s.bm25[5]:+.3f}", f"{s.jump[10] - s.bm25[10]:+.3f}"]
          + [f"{s.l0[b] - s.bm25_frame[b]:+.3f}" for b in budgets],
          ["product − RRF (L0)", f"{s.jump[5] - s.rrf[5]:+.3f}", f"{s.jump[10] - s.rrf[10]:+.3f}"]
-         + [f"{s.l0[b] - s.rrf_frame[b]:+.3f}" for b in budgets]])
+         + [f"{s.l0[b] - s.rrf_frame[b]:+.3f}" for b in budgets],
+         [f"answer in frame, product ({s.answers} checkable)", "", ""] + [f3(s.answer[b]) for b in budgets],
+         ["answer in frame, BM25", "", ""] + [f3(s.bm25_answer[b]) for b in budgets],
+         ["answer in frame, RRF", "", ""] + [f3(s.rrf_answer[b]) for b in budgets]])
     rows = []
     mid = 2000 if 2000 in budgets else budgets[len(budgets) // 2]
     for qtype in TYPES:
@@ -600,6 +712,7 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
         ["question type", "n", "recall@5 product", "recall@5 BM25", "recall@10 product",
          "recall@10 BM25", "recall@5 RRF", f"evidence @{mid} L0", f"@{mid} any rung", f"@{mid} BM25",
          f"@{mid} RRF"], rows)
+    answers = answer_table(outcomes, budgets)
     times = markdown_table(
         ["budget", "hydrate p50 ms", "hydrate p95 ms", "tokens spent (mean)", "spent / budget"],
         [[f"{b}", f"{percentile_ms([o.hydrate_s[b] for o in outcomes], 50):.0f}",
@@ -640,7 +753,25 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
         "skipped), which separates ranking quality from frame assembly. The RRF baseline fuses "
         f"(1 / ({RRF_K} + rank)) the items' cosine ranking (their stored vectors against the "
         "question's) with the BM25 ranking and fills its frame like BM25.\n\n"
-        "Per question type:\n\n" + per_type + "\n" + "Hydration time (warm, per question):\n\n" + times)
+        "Per question type:\n\n" + per_type + "\n"
+        f"Answer in frame (the gold answer, normalised, in the text of the frame's facts and "
+        f"breadcrumbs; answers of at most {ANSWER_WORDS} words, no abstention), per budget:\n\n"
+        + answers + "\n" + "Hydration time (warm, per question):\n\n" + times)
+
+
+def answer_table(outcomes: list[Outcome], budgets: list[int], label: str = "") -> str:
+    """Answer in frame for the product, BM25 and RRF, overall and per question type, at each
+    budget (rows: question types; ``label`` a first column, e.g. the shape)."""
+    rows = []
+    for qtype, group in [("all", outcomes)] + [(t, [o for o in outcomes if o.qtype == t]) for t in TYPES]:
+        s = summarise(group, budgets) if group else None
+        if s is None or not s.answers:
+            continue
+        rows.append(([label] if label else []) + [qtype, f"{s.answers}"]
+                    + [f"{x:.3f}" for b in budgets for x in (s.answer[b], s.bm25_answer[b], s.rrf_answer[b])])
+    return markdown_table((["shape"] if label else []) + ["question type", "checkable"]
+                          + [h for b in budgets for h in (f"@{b} product", f"@{b} BM25", f"@{b} RRF")],
+                          rows)
 
 
 def parse_config(item: str, parser: argparse.ArgumentParser) -> tuple[str, Any]:

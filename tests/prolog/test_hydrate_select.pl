@@ -39,10 +39,10 @@ cands_(Ids, Cands) :-
     findall(c(Id, S, relevance, 0, seed),
             ( nth1(I, Ids, Id), S is 1 - I / (N + 1) ), Cands).
 
-% Selection on its own: the line heading each fact costs nothing here (framing(0, 0)), but in
+% Selection on its own: the line heading each fact costs nothing here (framing(0, 0, 0)), but in
 % the last test.
 select_(Ids, Cap, Budget, Taken, Suppressed) :-
-    select_(Ids, Cap, framing(0, 0), Budget, Taken, Suppressed).
+    select_(Ids, Cap, framing(0, 0, 0), Budget, Taken, Suppressed).
 
 select_(Ids, Cap, Framing, Budget, Taken, Suppressed) :-
     cands_(Ids, Cands),
@@ -81,9 +81,9 @@ test(a_number_the_other_lacks_is_a_fact_of_its_own, [true(Suppressed == [])]) :-
 
 test(the_line_heading_each_fact_is_part_of_its_cost, [true(N-M == 10-34)]) :-
     findall(H, ( between(1, 40, K), atom_concat(s, K, H) ), Ids),
-    select_(Ids, 80, framing(7, 12), 100, Taken, []),   % 3 + 7 tokens each: ten hold 100
+    select_(Ids, 80, framing(7, 12, 15), 100, Taken, []),   % 3 + 7 tokens each: ten hold 100
     length(Taken, N),
-    select_(Ids, 80, framing(0, 0), 100, Bare, []),     % without the lines: 34
+    select_(Ids, 80, framing(0, 0, 0), 100, Bare, []),  % without the lines: 34
     length(Bare, M).
 
 :- end_tests(hydrate_select).

@@ -102,6 +102,22 @@ def split_sentences(text: str) -> list[Sentence]:
     return out
 
 
+def sentence_bounds(line: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each sentence of one line, by the boundary rule the curator splits
+    prose with (an abbreviation such as "e.g." ends none); the spans cover the line's text
+    without the whitespace between sentences, so each is a verbatim piece of it. A list
+    marker ("1.", "-") stays with the sentence it introduces."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    marker = _MARKER.match(line)
+    for boundary in _BOUNDARY.finditer(line, marker.end() if marker else 0):
+        spans.append((start, boundary.start()))
+        start = boundary.end()
+    if start < len(line):
+        spans.append((start, len(line)))
+    return [(s, e) for s, e in spans if line[s:e].strip()]
+
+
 def _split_prose(line: str, offset: int, base: int, out: list[Sentence]) -> None:
     """Append the sentences of one prose line (from ``offset``) to ``out``."""
     start = offset

@@ -11,6 +11,7 @@ long chat turns.
 Contents:
     lexical_terms  -- text -> list of terms, in order, repeated as often as they occur
     STOPWORDS      -- the dropped function words
+    WORD_RUN       -- the pattern of one run of letters and digits (an identifier kept whole)
 """
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["lexical_terms", "STOPWORDS"]
+__all__ = ["lexical_terms", "STOPWORDS", "WORD_RUN"]
 
-_RUN = re.compile(r"[^\W_]+(?:[_\-./:#][^\W_]+)*")
+_RUN = WORD_RUN = re.compile(r"[^\W_]+(?:[_\-./:#][^\W_]+)*")
 _JOINERS = re.compile(r"[_\-./:#]")
 
 STOPWORDS = frozenset(

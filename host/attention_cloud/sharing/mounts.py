@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..bridge import Var
-from ..hydration import ESTIMATOR, Frame, FrameFact, render_text, save_receipt
+from ..hydration import ESTIMATOR, Frame, FrameFact, excerpt_fields, render_text, save_receipt
 from .policy import add_mount, sharing_state
 
 #: A frame claims no more relevance than its weakest part (as hydrate.pl's overall path).
@@ -90,21 +90,22 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
                         segments: dict[str, int] | None = None, ceiling: str = "L0",
                         rules: str | None = None, walk: str | None = None,
                         now: str | float | None = None, cells: bool | None = None,
-                        bridge: bool = True) -> Frame:
+                        bridge: bool = True, excerpt: bool = True) -> Frame:
     """A frame from this home's memory and every mount, each with an even share of
-    ``budget``; the receipt names the mount of each fact and what each mount did. ``cells``
-    and ``bridge`` are Memory.hydrate's (the walk through this memory's cells or its entity
-    graph; the second hop across sessions)."""
+    ``budget``; the receipt names the mount of each fact and what each mount did. ``cells``,
+    ``bridge`` and ``excerpt`` are Memory.hydrate's (the walk through this memory's cells or
+    its entity graph; the second hop across sessions; excerpts of long records)."""
     mounts = sharing_state(mem).mounts
     if not mounts:
         return mem.hydrate(goal, budget=budget, plane=plane, segments=segments, ceiling=ceiling,
-                           rules=rules, walk=walk, now=now, cells=cells, bridge=bridge)
+                           rules=rules, walk=walk, now=now, cells=cells, bridge=bridge,
+                           excerpt=excerpt)
     has_local = mem.pl.once("atc_journal:journal_segment", Var()) is not None
     share = budget // (len(mounts) + (1 if has_local else 0))
     if has_local:
         local = mem.hydrate(goal, budget=budget - share * len(mounts), plane=plane,
                             segments=segments, ceiling=ceiling, rules=rules, walk=walk, now=now,
-                            cells=cells, bridge=bridge)
+                            cells=cells, bridge=bridge, excerpt=excerpt)
     else:  # nothing here yet: the mounts share the whole budget
         local = Frame(receipt_id="", facts=(), text="", receipt={
             "goal": goal, "plane": plane, "budget": {"total": budget, "spent": 0, "framing": 0,
@@ -172,4 +173,5 @@ def _frame_fact(fact: dict[str, Any], text: str, segment: str) -> FrameFact:
                      seeded_by=str(fact.get("seeded_by", "")),
                      score=float(fact.get("score", 0.0)), tokens=int(fact.get("tokens", 0)),
                      hops=int(fact.get("hops", 0)), source=str(fact.get("source", "")),
-                     text=text, time=str(fact.get("time", "")))
+                     text=text, time=str(fact.get("time", "")),
+                     **excerpt_fields(fact.get("excerpt")))
