@@ -127,3 +127,69 @@ def test_reembed_refuses_none_and_a_bad_spec_leaving_the_home_as_it_was(tmp_path
     assert read_config(home)["embedder"] == "hash" and not (home / NEXT_DIR).exists()
     after = stored(home)
     assert sorted(after) == sorted(before)
+
+
+def test_curate_with_nothing_new_moves_an_older_vector_store_to_the_current_format(tmp_path):
+    """A home whose vectors an earlier version wrote (manifest format 1, a float32 log) is moved
+    to the current format by the next `atc curate` even when nothing is new to embed, and
+    frames are the same before and after."""
+    home = curated_home(tmp_path / "home", "hash")
+    folder = home / "vectors"
+    made = json.loads((folder / "manifest.json").read_text())
+    store = VectorStore.open(folder, embedder_id=made["embedder_id"], dim=made["dim"], read_only=True)
+    try:
+        keys = store.keys()
+        rows = [(key, store.vector(key).astype(np.float32), store.meta(key)) for key in keys]
+    finally:
+        store.close()
+    before = [(f["handle"], f["level"]) for f in receipt(home)["facts"]]
+    for path in folder.iterdir():            # the store as the previous format wrote it
+        if path.name != "distillations.json":
+            path.unlink()
+    (folder / "vectors-0.f32").write_bytes(np.stack([r for _, r, _ in rows]).tobytes())
+    lines = [json.dumps({"r": i, "k": key, **({"m": meta} if meta else {})})
+             for i, (key, _, meta) in enumerate(rows)]
+    (folder / "keys-0.jsonl").write_text("\n".join(lines) + "\n")
+    (folder / "manifest.json").write_text(json.dumps({
+        "format": 1, "embedder_id": made["embedder_id"], "dim": made["dim"], "generation": 0,
+        "rows": len(rows), "key_bytes": (folder / "keys-0.jsonl").stat().st_size,
+        "live": len(rows), "next_id": len(rows), "index": None}))
+    assert [(f["handle"], f["level"]) for f in receipt(home)["facts"]] == before  # read as is
+    assert run("curate", home=home).exit_code == 0
+    assert json.loads((folder / "manifest.json").read_text())["format"] == 2
+    assert not (folder / "vectors-0.f32").exists()
+    assert [(f["handle"], f["level"]) for f in receipt(home)["facts"]] == before
+
+
+def test_curate_replaces_an_older_kind_of_vector_index_and_saves_it(tmp_path, monkeypatch):
+    """An approximate index of the kind earlier versions saved (IVF-Flat: every vector again,
+    in float32) is rebuilt in the background by a writer; `atc curate` waits for it, even with
+    nothing new to embed, so the home is not left holding the old one for its next reader."""
+    import faiss
+
+    from attention_cloud.embed import faiss_index, store as store_module
+    from attention_cloud.embed.loading import load_embedder
+
+    small = faiss_index.IndexPolicy(flat_limit=1_100, build_chunk=200)  # IVF and background
+    monkeypatch.setattr(store_module, "IndexPolicy", lambda: small)     # builds at test size
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    embedder = load_embedder("hash")
+    vectors = embedder.embed([f"note {i} on topic {i % 37} and {i % 11}" for i in range(1_500)])
+    with VectorStore.open(home / "vectors", embedder_id=embedder.id, dim=embedder.dim) as store:
+        store.add([f"k{i}" for i in range(1_500)], vectors)
+        assert store.wait_for_index() == "ivf"
+        store.flush()
+    folder = home / "vectors"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    old = faiss.IndexIVFFlat(faiss.IndexFlatIP(embedder.dim), embedder.dim, 16,
+                             faiss.METRIC_INNER_PRODUCT)
+    old.train(vectors.astype(np.float32))
+    old.add_with_ids(vectors.astype(np.float32), np.arange(1_500, dtype=np.int64))
+    faiss_index.write_index(old, folder / manifest["index"]["file"])
+    assert not faiss_index.is_current(faiss_index.read_index(folder / manifest["index"]["file"]))
+    assert run("curate", home=home).exit_code == 0
+    saved = json.loads((folder / "manifest.json").read_text())["index"]
+    index = faiss_index.read_index(folder / saved["file"])
+    assert saved["kind"] == "ivf" and faiss_index.is_current(index) and index.ntotal == 1_500

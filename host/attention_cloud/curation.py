@@ -123,10 +123,20 @@ def upgrade_ladder(mem: Any, batch: int = 20_000) -> int:
         total += count
 
 
+def upgrade_vectors(mem: Any) -> None:
+    """Bring a home's vector store to the current format now rather than at its next new item:
+    its writer's open rewrites a float32 log as float16 and rebuilds an index of an older kind
+    (an IVF-Flat), waited for here so that the run's last flush saves it; readers serve from the
+    old index until then."""
+    if mem.jump.has_vectors():
+        mem.jump.vectors.wait_for_index()
+
+
 def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateReport:
     report = CurateReport()
     mem.lock.acquire()  # a writer from the start: a second curate is refused before any work
     upgrade_ladder(mem)
+    upgrade_vectors(mem)
     touched: set[str] = set()
     echoes = bool(mem.config.get("echoes", True))
     distillations = bool(mem.config.get("distillation_vectors", True)) and not mem.jump.disabled
