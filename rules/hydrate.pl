@@ -163,6 +163,17 @@ plane ~w · path semantic · 1000000/1000000 tokens (estimated) · receipt ~w~n<
     Fact = framing(Verbatim, Derived, Excerpt),
     estimate_tokens("  · cell_0123456789abcdef [L3] \n", Crumb).
 
+% crumb_share_(+Settings, +Budget, -Share): the tokens kept for breadcrumbs, the plane's share
+% of the budget but at least room for one short crumb and its line when the budget is four times
+% that (a small frame would otherwise keep too little for any, and its edge would not show).
+crumb_share_(Settings, Budget, Share) :-
+    Share0 is max(0, floor(Budget * Settings.breadcrumbs)),
+    OneCrumb is Settings.crumb_framing + 16,
+    (   Settings.breadcrumbs > 0, Budget >= 4 * OneCrumb
+    ->  Share is max(Share0, OneCrumb)
+    ;   Share = Share0
+    ).
+
 % A part's own framing: its share of the frame's head, its heading, the lines that head its
 % breadcrumbs and what it left out, and the line of each fact and breadcrumb it holds.
 part_framing_(Settings, part(M0, Facts, Crumbs), part(M, Facts, Crumbs)) :-
@@ -376,7 +387,7 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     bridge_(Settings, Segment, SeedHits, Walked, Expanded0),
     walk_speaker_(Priors, Expanded0, Expanded),
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates0),
-    CrumbShare is max(0, floor(Budget * Settings.breadcrumbs)),
+    crumb_share_(Settings, Budget, CrumbShare),
     FitBudget is Budget - CrumbShare,
     select_facts_(Candidates0, Settings, FitBudget, Placed, PastCap, Suppressed),
     fit_(Placed, FitBudget, Fitted, Dropped),

@@ -61,7 +61,7 @@ def measure(items: int, warm: bool, args: argparse.Namespace) -> list[str]:
 
     built = build_home(items, curate=True, echoes=items <= 500_000,
                        distillation_vectors=items <= 500_000)
-    log = next((built.path / "vectors").glob("vectors-*.f32"))
+    log = next((built.path / "vectors").glob("vectors-*.f*"))  # the float16 log (float32 in older stores)
     evict(log)
     saved = store_module.WARM_LOG_BYTES
     if not warm:

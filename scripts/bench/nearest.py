@@ -354,7 +354,13 @@ def save_one_add_hnsw(directory: Path, dim: int, policy: Any) -> None:
     rows = int(manifest["rows"])
     if rows != int(manifest["next_id"]):
         raise SystemExit(f"{directory}: row ids are not 0..rows-1; cannot build in one add")
-    vectors = np.fromfile(directory / f"vectors-{manifest['generation']}.f32", dtype=np.float32).reshape(rows, dim)
+    from attention_cloud.embed.mapped_rows import header_bytes
+
+    log = next(directory.glob(f"vectors-{manifest['generation']}.f*"))  # float16 since format 2
+    dtype = np.dtype(np.float16 if log.suffix == ".f16" else np.float32)
+    offset = header_bytes(dtype)
+    vectors = np.fromfile(log, dtype=dtype, offset=offset, count=rows * dim).astype(np.float32)
+    vectors = vectors.reshape(rows, dim)
     inner = faiss.IndexHNSWFlat(dim, policy.hnsw_m, faiss.METRIC_INNER_PRODUCT)
     inner.hnsw.efConstruction = policy.hnsw_ef_construction
     inner.hnsw.efSearch = policy.hnsw_ef_search
