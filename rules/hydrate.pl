@@ -140,28 +140,13 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
 % Fact = framing(Verbatim, Derived, Excerpt) for the line that heads each fact (at L0 its rung
 % and time: the text is all there is; above L0 also the handle that pages back to the detail;
 % for an excerpt of L0 also how many sentences it kept), Crumb for a
-% breadcrumb's own line. Estimated once per frame on lines as long as the host writes them
-% (attention_cloud.hydration.render_text), with the longest handle a record has.
+% breadcrumb's own line. The host estimates them once per frame on the lines its render_text
+% writes, at their longest (attention_cloud.hydration.framing_estimates, host_frame_framing/4;
+% a segment's own lines: host_segment_framing/2).
 framing_(Goal, Plane, Anchor, Frame, Fact, Crumb) :-
-    Receipt = "r_0123456789abcdef",
-    format(string(Head),
-           "<memory-frame receipt=\"~w\" source=\"attention-cloud\">~nmemory frame for: ~w~n\
-plane ~w · path semantic · 1000000/1000000 tokens (estimated) · receipt ~w~n</memory-frame>~n",
-           [Receipt, Goal, Plane, Receipt]),
-    estimate_tokens(Head, HeadTokens),
-    (   Anchor = window(_, _, Phrase)
-    ->  format(string(AnchorLine), "anchored to \"~w\": 2023-01-01T00:00:00Z .. 2023-01-01T00:00:00Z~n",
-               [Phrase]),
-        estimate_tokens(AnchorLine, AnchorTokens)
-    ;   AnchorTokens = 0
-    ),
-    Frame is HeadTokens + AnchorTokens,
-    estimate_tokens("[L0 · Wed 2026-01-11 20:11 DIRTY]\n", Verbatim),
-    estimate_tokens("[L3 · cell_0123456789abcdef · Wed 2026-01-11 20:11 DIRTY]\n", Derived),
-    estimate_tokens("[L0 excerpt 999/999 · cell_0123456789abcdef · Wed 2026-01-11 20:11 DIRTY]\n",
-                    Excerpt),
-    Fact = framing(Verbatim, Derived, Excerpt),
-    estimate_tokens("  · cell_0123456789abcdef [L3] \n", Crumb).
+    (   Anchor = window(_, _, Phrase) -> true ; Phrase = "" ),
+    host_frame_framing(Goal, Plane, Phrase, [Frame, Verbatim, Derived, Excerpt, Crumb]),
+    Fact = framing(Verbatim, Derived, Excerpt).
 
 % crumb_share_(+Settings, +Budget, -Share): the tokens kept for breadcrumbs, the plane's share
 % of the budget but at least room for one short crumb and its line when the budget is four times
@@ -194,11 +179,7 @@ part_heading_tokens_(Settings, Label, Share, Tokens) :-
     Tokens is Heading + ceiling(Head * Share / max(1, Budget)).
 
 segment_heading_tokens_(Label, Tokens) :-
-    format(string(Heading),
-           "~n## ~w (1000000/1000000 tokens, semantic)~nbeyond this frame (ask for more):~n\
-(999 near-duplicates left out: the receipt's suppressed)~n",
-           [Label]),
-    estimate_tokens(Heading, Tokens).
+    host_segment_framing(Label, Tokens).
 
 fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, _, _, _), F0, F) :-
     (   memberchk(Id, CutIds) -> Level = excerpt(_, _, _, _) ; Level = Level0 ),

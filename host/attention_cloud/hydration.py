@@ -366,35 +366,106 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty:
     """The frame as text: grouped by segment, each fact tagged with level, why and pointer;
     ``empty`` says why a frame with no facts holds none (a budget too small, ...)."""
     b = receipt["budget"]
-    lines = [f"memory frame for: {receipt['goal']}",
-             f"plane {receipt['plane']} · path {receipt['path']} · "
-             f"{b['spent']}/{b['total']} tokens (estimated) · receipt {receipt['id']}"]
+    lines = _head_lines(receipt["goal"], receipt["plane"], receipt["path"], b["spent"], b["total"],
+                        receipt["id"])
     anchor = receipt.get("anchor")
     if anchor:
-        lines.append(f"anchored to \"{anchor['phrase']}\": {anchor['from']} .. {anchor['to']}")
+        lines.append(_anchor_line(anchor["phrase"], anchor["from"], anchor["to"]))
     for segment, seg in b["segments"].items():
         lines.append("")
-        lines.append(f"## {segment} ({seg['spent']}/{seg['budget']} tokens, {seg['path']})")
+        lines.append(_segment_line(segment, seg["spent"], seg["budget"], seg["path"]))
         for f in (f for f in facts if f.segment == segment):
-            flag = " DIRTY" if f.dirty_beliefs else ""
-            # verbatim text is all there is; above L0, or cut to an excerpt of it, the handle
-            # pages back to the detail
-            cut = f" excerpt {len(f.excerpt_spans)}/{f.excerpt_units}" if f.excerpt_spans else ""
-            handle = "" if f.level.upper() == "L0" and not cut else f" · {f.handle}"
-            lines.append(f"[{f.level.upper()}{cut}{handle}{_when(f.time)}{flag}]")
+            lines.append(_fact_line(f.level, f.handle, f.time, bool(f.dirty_beliefs),
+                                    len(f.excerpt_spans), f.excerpt_units))
             lines.extend(f.text.splitlines() or [""])
         crumbs = [c for c in receipt["beyond"] if c["segment"] == segment]
         if crumbs:
-            lines.append("beyond this frame (ask for more):")
-            lines.extend(f"  · {c['handle']} [{c['level']}] {' '.join(c['text'].split())}"
-                         for c in crumbs)
+            lines.append(_BEYOND)
+            lines.extend(_crumb_line(c["handle"], c["level"], c["text"]) for c in crumbs)
         left_out = [r for r in receipt.get("suppressed", []) if r["segment"] == segment]
         if left_out:
-            lines.append(f"({len(left_out)} near-duplicates left out: the receipt's suppressed)")
+            lines.append(_left_out_line(len(left_out)))
     if not facts and not receipt["beyond"]:
         lines.append("")
         lines.append(f"({empty})" if empty else "(memory holds nothing for this goal yet)")
     return "\n".join(lines)
+
+
+# -- the frame's own lines: written by render_text, budgeted by rules/hydrate.pl through
+# framing_estimates / segment_framing_estimate (one shape for both) ---------------------------
+_BEYOND = "beyond this frame (ask for more):"
+
+
+def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receipt_id: str) -> list[str]:
+    return [f"memory frame for: {goal}",
+            f"plane {plane} · path {path} · {spent}/{total} tokens (estimated) · receipt {receipt_id}"]
+
+
+def _anchor_line(phrase: str, start: str, end: str) -> str:
+    return f"anchored to \"{phrase}\": {start} .. {end}"
+
+
+def _segment_line(segment: str, spent: int, budget: int, path: str) -> str:
+    return f"## {segment} ({spent}/{budget} tokens, {path})"
+
+
+def _fact_line(level: str, handle: str, time_text: str, dirty: bool, kept: int = 0,
+               units: int = 0) -> str:
+    """The line heading a fact: at L0 its rung and time (verbatim text is all there is); above
+    L0, or cut to an excerpt of it, also the handle that pages back to the detail."""
+    cut = f" excerpt {kept}/{units}" if kept else ""
+    shown = "" if level.upper() == "L0" and not cut else f" · {handle}"
+    return f"[{level.upper()}{cut}{shown}{_when(time_text)}{' DIRTY' if dirty else ''}]"
+
+
+def _crumb_line(handle: str, level: str, text: str) -> str:
+    return f"  · {handle} [{level}] {' '.join(text.split())}"
+
+
+def _left_out_line(count: int) -> str:
+    return f"({count} near-duplicates left out: the receipt's suppressed)"
+
+
+_LONGEST = {"receipt": "r_0123456789abcdef", "handle": "cell_0123456789abcdef",
+            "time": "2026-01-11T20:11:00Z", "count": 1_000_000, "path": "semantic"}
+"""The longest values the frame's own lines take, so that their estimates are upper bounds."""
+
+
+def framing_estimates(goal: str, plane: str, phrase: str) -> list[int]:
+    """The tokens of the frame's own lines as :func:`render_text` and :func:`envelope` write
+    them, at their longest (rules/hydrate.pl's ``framing_/6`` budgets them):
+    ``[head, fact at L0, fact above L0, excerpt fact, breadcrumb]``; the head is the envelope
+    and the frame's heading lines, with the anchor's line when ``phrase`` names one."""
+    from .curate.tokens import estimate_tokens
+
+    n, handle, when = _LONGEST["count"], _LONGEST["handle"], _LONGEST["time"]
+    head = _head_lines(goal, plane, _LONGEST["path"], n, n, _LONGEST["receipt"])
+    if phrase:
+        head.append(_anchor_line(phrase, when, when))
+    lines = [_fact_line("L0", handle, when, True), _fact_line("L3", handle, when, True),
+             _fact_line("L0", handle, when, True, 999, 999), _crumb_line(handle, "L3", "")]
+    return ([estimate_tokens(envelope(_LONGEST["receipt"], "\n".join(head)) + "\n")]
+            + [estimate_tokens(line + "\n") for line in lines])
+
+
+def segment_framing_estimate(segment: str) -> int:
+    """The tokens of a segment's own lines at their longest: its heading, the breadcrumbs'
+    heading and the near-duplicates line (``framing_/6``'s per-segment part)."""
+    from .curate.tokens import estimate_tokens
+
+    n = _LONGEST["count"]
+    return estimate_tokens("\n".join(["", _segment_line(segment, n, n, _LONGEST["path"]),
+                                      _BEYOND, _left_out_line(999)]) + "\n")
+
+
+def register_for_prolog(pl: Any) -> None:
+    """Define ``atc_hydrate:host_frame_framing/4`` and ``host_segment_framing/2`` in ``pl``
+    (rules/hydrate.pl budgets the frame's own lines with them)."""
+    pl.register("host_frame_framing", 4,
+                lambda goal, plane, phrase: framing_estimates(str(goal), str(plane), str(phrase)),
+                module="atc_hydrate")
+    pl.register("host_segment_framing", 2, lambda segment: segment_framing_estimate(str(segment)),
+                module="atc_hydrate")
 
 
 def _when(time_text: str) -> str:

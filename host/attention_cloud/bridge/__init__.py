@@ -105,8 +105,10 @@ def _load_rules(pl: Prolog) -> None:
     if api.exists():
         pl.consult(api)
         from ..curate.tokens import register_for_prolog
+        from ..hydration import register_for_prolog as register_framing
 
         register_for_prolog(pl)  # the one token estimator, for rungs without a stored count
+        register_framing(pl)  # what the frame's own lines cost, as the host writes them
 
 
 def get_prolog() -> Prolog:
