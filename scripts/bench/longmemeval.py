@@ -369,17 +369,14 @@ def frame_texts(frame: Any) -> list[str]:
 
 
 def baseline_framing(question: str) -> tuple[int, int]:
-    """What a baseline frame pays beside its items' text, as the product's frame does (its
-    receipt's ``framing``): the envelope and the lines heading the frame and its one segment, and
-    a line per item (``[L0 · Wed 2026-01-11 20:11]``); a little less than the product reserves
-    (no breadcrumb or "left out" lines), so the comparison never favours the product."""
-    from attention_cloud.curate import estimate_tokens
-    from attention_cloud.hydration import envelope
+    """What a baseline frame pays beside its items' text: what the product's frame reserves for
+    its own lines (``attention_cloud.hydration.framing_estimates``, the estimates hydrate/3
+    budgets): the envelope and the lines heading the frame and its one segment, and a line per
+    item at L0 (``[L0 · Wed 2026-01-11 20:11]``)."""
+    from attention_cloud.hydration import framing_estimates, segment_framing_estimate
 
-    head = (f"memory frame for: {question}\nplane default · path hybrid · 2000/2000 tokens "
-            "(estimated) · receipt r_0123456789abcdef\n\n## default (2000/2000 tokens, hybrid)")
-    return (estimate_tokens(envelope("r_0123456789abcdef", head)),
-            estimate_tokens("[L0 · Wed 2026-01-11 20:11]\n"))
+    head, verbatim = framing_estimates(question, "default", "")[:2]
+    return head + segment_framing_estimate("default"), verbatim
 
 
 def bm25_frame(order: list[str], texts: dict[str, str], budget: int,
