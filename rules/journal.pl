@@ -661,7 +661,8 @@ journal_speakers(Names) :-
     ),
     (   nb_current(journal_speakers_cache, G-Names0)
     ->  Names = Names0
-    ;   findall(N, relation_(_, speaker, N), Ns),
+    ;   findall(N, ( relation_(_, P, N), P == speaker ), Ns),   % (P bound: a clause index
+                                                                % on it, 24 bytes a link)
         sort(Ns, Names),
         nb_setval(journal_speakers_cache, G-Names)
     ).
