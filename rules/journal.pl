@@ -12,6 +12,7 @@
             item_source_name/2,         % ?Handle, ?SourceName
             item_text/2,                % ?Handle, ?L0Text
             relation/3,                 % ?Subject, ?Predicate, ?Object
+            journal_links/3,            % +Predicate, ?Subject, ?Object
             tombstoned/1,               % ?Handle
             forgotten/5,                % ?Handle, ?Digest, ?Time, ?Who, ?Reason
 
@@ -183,10 +184,40 @@ item_text(H, Text) :-
     \+ tombstone_(H, _, _).
 
 %!  relation(?Subject, ?Predicate, ?Object) is nondet.
-%   The entity graph: links such as touches_file, mentions, in_session, tool.
+%
+%   The entity graph: links such as touches_file, mentions, in_session, tool. An item's link to
+%   its own session, relation(Item, in_session, Session), is read from its session field
+%   (item_session/2) rather than kept as a fact of its own (a fact and its clause indexes, ~200
+%   bytes an item); homes written before hold it as a fact too, answered once.
+relation(S, in_session, O) :-
+    live_(S, _, O, _, _, _, _, _, _, _),
+    \+ relation_(S, in_session, O).               % a home of the older form: the fact answers
 relation(S, P, O) :-
     relation_(S, P, O),
     \+ tombstone_(S, _, _).
+
+%!  journal_links(+Predicate, ?Subject, ?Object) is nondet.
+%
+%   relation(Subject, Predicate, Object) for a Predicate named by few links (speaker,
+%   mentions_date), read by one pass over the links rather than through a clause index on the
+%   predicate, which SWI-Prolog would build on first use and keep (24 bytes a link, 11 MB at
+%   100k items) for lookups that run once per change of memory.
+journal_links(P, S, O) :-
+    must_be(atom, P),
+    (   P == in_session
+    ->  relation(S, P, O)
+    ;   relation_(S, P0, O),
+        P0 == P,
+        \+ tombstone_(S, _, _)
+    ).
+
+% The link of item H to its own session Ses: implied by its item_/10 fact, not stored.
+implied_link_(H, Ses, rel(S, P, O)) :-
+    S == H, P == in_session, O == Ses.
+
+:- multifile atc_store:implied_fact/1.
+atc_store:implied_fact(atc_journal:relation_(S, in_session, O)) :-
+    item_(S, _, O, _, _, _, _, _, _, _).
 
 %!  tombstoned(?Handle) is nondet.
 tombstoned(H) :- tombstone_(H, _, _).
@@ -368,7 +399,8 @@ own_links_([rel(S, P, O)|Rels], H) :-
 assert_item_(item(H, Src, Ses, Seq, K, R, SG, T, Seg, SP, Text, Rels), Facts) :-
     assertz(item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP)),
     assertz(text_(H, Text)),
-    distinct_links_(Rels, Unique),
+    exclude(implied_link_(H, Ses), Rels, Own),
+    distinct_links_(Own, Unique),
     assert_links_(Unique, 2, Facts).
 
 assert_links_([], N, N).
@@ -509,6 +541,8 @@ journal_add_relation(S, P, O) :-
     must_be(atomic, O),
     (   relation_(S, P, O)
     ->  true
+    ;   P == in_session, item_(S, _, O, _, _, _, _, _, _, _)
+    ->  true                                    % an item's own session: implied, not stored
     ;   durable_assert(atc_journal:relation_(S, P, O))
     ).
 
@@ -661,8 +695,7 @@ journal_speakers(Names) :-
     ),
     (   nb_current(journal_speakers_cache, G-Names0)
     ->  Names = Names0
-    ;   findall(N, ( relation_(_, P, N), P == speaker ), Ns),   % (P bound: a clause index
-                                                                % on it, 24 bytes a link)
+    ;   findall(N, ( relation_(_, P, N), P == speaker ), Ns),   % (journal_links/3)
         sort(Ns, Names),
         nb_setval(journal_speakers_cache, G-Names)
     ).

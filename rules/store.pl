@@ -47,6 +47,9 @@ host can truncate it. Text is data: facts are written with quoted(true) and read
 read_term/3, never consulted as code.
 
 Modules declare what is durable with the multifile fact durable_predicate(M:Name/Arity).
+A module may also declare, with the multifile implied_fact(M:Fact), durable facts that other
+facts in memory imply (an older form of a home stored them): snapshots, compaction and
+store_fact_count/1 leave those out, so a home sheds them at its next snapshot.
 
 **Compaction** (erasure): store_compact/2 writes every durable fact, as it is in memory, to a
 new journal file that starts with `epoch(Id).`, a name no other journal has; the host fsyncs it,
@@ -70,6 +73,8 @@ committed batches only, in journal order) and says how many fact changes it made
 :- dynamic durable_predicate/1.
 
 :- multifile replay_record/3.           % M:Kind, Text, Changes
+:- multifile implied_fact/1.            % M:Fact: stored by an older form, implied by others now
+:- dynamic implied_fact/1.
 
 :- dynamic
     open_store_/3,                      % Directory, JournalStream, BatchNumber
@@ -482,9 +487,14 @@ stream_digest_(S, Epoch, Offset, Digest) :-
 %!  store_fact_count(-Count:nonneg) is det.
 %   Count is the number of durable facts in memory (what a snapshot would hold).
 store_fact_count(Count) :-
-    aggregate_all(count,
-                  ( durable_predicate(M:N/A), functor(H, N, A), clause(M:H, true) ),
-                  Count).
+    aggregate_all(count, stored_fact_(_:_), Count).
+
+% A durable fact as snapshots and compaction write it (implied facts left out).
+stored_fact_(M:H) :-
+    durable_predicate(M:N/A),
+    functor(H, N, A),
+    clause(M:H, true),
+    \+ implied_fact(M:H).
 
 %!  store_dump(+File, -Info:dict) is det.
 %
@@ -519,9 +529,7 @@ dump_facts(S, Count) :-
     forall(durable_predicate(M:N/A),
            format(S, ':- dynamic(~q).~n', [M:N/A])),
     aggregate_all(count,
-                  ( durable_predicate(M:N/A),
-                    functor(H, N, A),
-                    clause(M:H, true),
+                  ( stored_fact_(M:H),
                     write_term(S, M:H, [quoted(true), ignore_ops(true), fullstop(true), nl(true)])
                   ),
                   Count).
@@ -565,7 +573,7 @@ new_epoch_(Epoch) :-
 
 compact_facts_(S, Count) :-
     nb_setval(atc_store_compact_n, 0),
-    forall(( durable_predicate(M:N/A), functor(H, N, A), clause(M:H, true) ),
+    forall(stored_fact_(M:H),
            ( write_term(S, a(M:H), [quoted(true), ignore_ops(true), fullstop(true), nl(true)]),
              nb_getval(atc_store_compact_n, I0),
              I is I0 + 1,

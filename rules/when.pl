@@ -202,8 +202,8 @@ time_index_ready_ :-
         sort(1, @>=, Dated, ByDay),                   % stable: journal order within a day
         group_pairs_by_key(ByDay, Days),
         forall(member(Day-Pairs, Days), assert_day_(Day, Pairs)),
-        forall(( relation(H, P, Date), P == mentions_date, date_day_(Date, Day) ),
-               assertz(mention_day_(Day, H))),       % (P bound would index relation_/3 on it)
+        forall(( journal_links(mentions_date, H, Date), date_day_(Date, Day) ),
+               assertz(mention_day_(Day, H))),
         (   Days = [Newest-Latest|_]
         ->  last(Days, Oldest-_),
             pairs_keys(Latest, LatestStamps),
