@@ -212,6 +212,34 @@ def test_reopen_from_a_snapshot_plus_log_tail_answers_like_a_fresh_index(tmp_pat
         assert reopened.idf("deploy") == pytest.approx(reference.idf("deploy"))
 
 
+def test_a_reader_of_a_snapshot_plus_log_tail_answers_like_the_writer(tmp_path, monkeypatch):
+    """A reader holds the postings past the snapshot as arrays, not dicts: same answers."""
+    from attention_cloud.embed import lexical
+
+    monkeypatch.setattr(lexical, "_SNAPSHOT_MIN_BYTES", 0)
+    monkeypatch.setattr(lexical, "_SNAPSHOT_GROWTH", 0.0)
+    with LexicalIndex.open(tmp_path) as index:
+        index.add(list(DOCS), list(DOCS.values()), [{"kind": "error"}, {"kind": "turn"}, None, {"kind": "turn"}])
+        filler = [f"f{i}" for i in range(80)]           # a log longer than the head it is known by
+        index.add(filler, [f"filler note {i} about the quarterly cache report" for i in range(80)])
+        index.flush()                                   # snapshot of the 84 documents
+        monkeypatch.setattr(lexical, "_SNAPSHOT_GROWTH", 10.0)
+        index.add(["it_2"], ["the frontend deploy of it_3fa2 broke"], [{"kind": "error"}])
+        index.add(["it_5", "it_6"], ["deploy notes for prod-eu", "tacos deploy retry"])
+        index.remove(["it_3", "it_6"])                  # a snapshot document and a tail one
+        index.add(["it_7"], ["retry the prod-eu deploy"])
+        index.flush()                                   # committed, no new snapshot
+        reader = LexicalIndex.open(tmp_path, read_only=True)
+        assert reader._base_docs == 84 and len(reader) == len(index) == 85
+        assert not reader._delta_post                   # the tail is held as arrays
+        for query in ("deploy", "it_3fa2", "prod-eu frontend retry", "tacos", "notes cache"):
+            assert _ranked(reader, query) == _ranked(index, query)
+            assert _ranked(reader, query, filter_meta={"kind": "error"}) == \
+                _ranked(index, query, filter_meta={"kind": "error"})
+        assert reader.scores("deploy retry") == index.scores("deploy retry")
+        reader.close()
+
+
 def test_a_snapshot_that_does_not_match_its_log_is_ignored(tmp_path, eager_snapshots):
     with LexicalIndex.open(tmp_path) as index:
         index.add(list(DOCS), list(DOCS.values()))

@@ -90,7 +90,10 @@ class LexicalIndex:
         # Delta part: documents added since the snapshot.
         self._delta_fwd: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # slot -> (term ids, counts)
         self._delta_post: dict[int, dict[int, float]] = {}  # term id -> slot -> count
-        self._compiled: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # term id -> merged postings
+        self._deferred = False  # a reader's load: delta postings built once at the end
+        # term id -> the delta's postings as arrays (never the snapshot's: a common term's
+        # merged copy would hold a second copy of its whole posting list per query term)
+        self._compiled: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         # Per slot.
         self._slot_keys: list[str | None] = []
         self._slot_of: dict[str, int] = {}
@@ -158,7 +161,9 @@ class LexicalIndex:
                     # restored home (new inodes). Its log is read up to its last whole line.
                     committed = None
                 limit = int(committed["log_bytes"]) if committed is not None else stat.st_size
+                self._deferred = True
                 self._replay_log(handle, self._load_snapshot(log_path, handle), limit)
+            self._freeze_delta()
             return
         raise UsageError(f"lexical index {self._directory} kept changing while being opened")
 
@@ -441,9 +446,10 @@ class LexicalIndex:
         self._slot_keys.append(key)
         self._slot_of[key] = slot
         self._delta_fwd[slot] = (term_ids, counts)
-        for tid, count in zip(ids, counts.tolist()):
-            self._delta_post.setdefault(tid, {})[slot] = count
-            self._compiled.pop(tid, None)
+        if not self._deferred:
+            for tid, count in zip(ids, counts.tolist()):
+                self._delta_post.setdefault(tid, {})[slot] = count
+                self._compiled.pop(tid, None)
         self._df[term_ids] += 1
         length = float(counts.sum())
         self._lengths[slot] = length
@@ -458,13 +464,14 @@ class LexicalIndex:
             return False
         term_ids, _ = self._forward(slot)
         self._df[np.asarray(term_ids, dtype=np.int64)] -= 1
-        if slot >= self._base_docs:
+        if slot >= self._base_docs and not self._deferred:
             for tid in term_ids.tolist():
                 posting = self._delta_post[tid]
                 del posting[slot]
                 self._compiled.pop(tid, None)
                 if not posting:
                     del self._delta_post[tid]
+        if slot >= self._base_docs:
             del self._delta_fwd[slot]
         self._total_len -= float(self._lengths[slot])
         self._lengths[slot] = 0
@@ -536,24 +543,46 @@ class LexicalIndex:
         n = len(self._slot_of)
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def _posting_arrays(self, tid: int) -> tuple[np.ndarray, np.ndarray]:
-        """(slots, counts) of every document, live or dead, that holds term ``tid``."""
+    def _posting_arrays(self, tid: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(slots, counts) of every document, live or dead, that holds term ``tid``: the
+        snapshot's part (a view of the mapped arrays) and the delta's, when it has one (no
+        slot is in both)."""
         if tid + 1 < len(self._inv_ptr):
             lo, hi = int(self._inv_ptr[tid]), int(self._inv_ptr[tid + 1])
-            base = (self._inv_slots[lo:hi], self._inv_counts[lo:hi])
+            parts = [(self._inv_slots[lo:hi], self._inv_counts[lo:hi])]
         else:
-            base = (_EMPTY_SLOTS, _EMPTY_COUNTS)
-        delta = self._delta_post.get(tid)
-        if not delta:
-            return base
+            parts = []
         compiled = self._compiled.get(tid)
         if compiled is None:
-            compiled = (
-                np.concatenate([base[0], np.fromiter(delta.keys(), dtype=np.int64, count=len(delta))]),
-                np.concatenate([base[1], np.fromiter(delta.values(), dtype=np.float64, count=len(delta))]),
-            )
-            self._compiled[tid] = compiled
-        return compiled
+            delta = self._delta_post.get(tid)
+            if not delta:
+                return parts
+            compiled = self._compiled[tid] = self._delta_arrays(delta)
+        return [*parts, compiled]
+
+    @staticmethod
+    def _delta_arrays(posting: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
+        return (np.fromiter(posting.keys(), dtype=np.int64, count=len(posting)),
+                np.fromiter(posting.values(), dtype=np.float64, count=len(posting)))
+
+    def _freeze_delta(self) -> None:
+        """A reader's delta postings as arrays, built once from the delta's forward lists (it
+        never changes): a dict entry per posting costs ~100 bytes, an array entry 16."""
+        self._deferred = False
+        self._delta_post, self._compiled = {}, {}
+        if not self._delta_fwd:
+            return
+        slots = sorted(self._delta_fwd)
+        parts = [self._delta_fwd[slot] for slot in slots]
+        tids = np.concatenate([p[0] for p in parts])
+        counts = np.concatenate([p[1] for p in parts])
+        owners = np.repeat(np.array(slots, dtype=np.int64), [len(p[0]) for p in parts])
+        order = np.argsort(tids, kind="stable")               # by term, then slot
+        tids, owners, counts = tids[order], owners[order], counts[order]
+        starts = np.flatnonzero(np.r_[True, tids[1:] != tids[:-1]])
+        ends = np.r_[starts[1:], len(tids)]
+        for tid, lo, hi in zip(tids[starts].tolist(), starts.tolist(), ends.tolist()):
+            self._compiled[tid] = (owners[lo:hi], counts[lo:hi])
 
     def _slot_scores(self, text: str, filter_meta: Mapping[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(slots, scores) of every live document sharing a term with ``text`` (and matching
@@ -569,9 +598,9 @@ class LexicalIndex:
         norms, k1 = self._norms, self.k1
         totals = np.zeros(used)
         for tid, query_count in query.items():
-            slots, counts = self._posting_arrays(tid)
             weight = self.idf(self._terms[tid]) * query_count
-            totals[slots] += weight * counts * (k1 + 1.0) / (counts + norms[slots])
+            for slots, counts in self._posting_arrays(tid):
+                totals[slots] += weight * counts * (k1 + 1.0) / (counts + norms[slots])
         if filter_meta:
             mask, _ = self._columns.mask(filter_meta, self._live[:used])
         else:
