@@ -13,9 +13,11 @@ holding a home) is split by what loads it:
 6. ``--goals`` more frames, the last RSS being the warm figure.
 
 A home whose vector store still holds an index of an older kind keeps it until a writer opens
-the store (``--upgrade-vectors`` does that first, waits for the new index and saves it).
+the store (``--upgrade-vectors`` does that first, waits for the new index and saves it); a home
+whose snapshot holds facts the current code implies (the in_session links of items written
+before 2026-12-03) keeps them until its snapshot is rewritten (``--upgrade-snapshot``).
 
-    .venv/bin/python scripts/bench/warm_rss.py --home HOME [--upgrade-vectors]
+    .venv/bin/python scripts/bench/warm_rss.py --home HOME [--upgrade-vectors] [--upgrade-snapshot]
 """
 from __future__ import annotations
 
@@ -33,6 +35,16 @@ from bench_env import markdown_table, peak_rss_mb, rss_mb, run_header  # noqa: E
 GOALS = ["why do processor retries fail", "what did we decide about the cache",
          "deploy failed on staging two weeks ago", "who changed the webhook timeout",
          "migration of the billing tables", "what broke in the tests yesterday"]
+
+
+def rss_kinds_mb() -> dict[str, float]:
+    """RssAnon, RssFile and RssShmem of this process in MB (Linux; empty elsewhere)."""
+    try:
+        lines = Path("/proc/self/status").read_text().splitlines()
+    except OSError:
+        return {}
+    return {name: int(value.split()[0]) / 1024 for name, value in
+            (line.split(":", 1) for line in lines if line.startswith("Rss"))}
 
 
 def upgrade_vectors(home: Path) -> str:
@@ -58,9 +70,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, default=2000)
     parser.add_argument("--upgrade-vectors", action="store_true",
                         help="first let a writer replace an older kind of vector index")
+    parser.add_argument("--upgrade-snapshot", action="store_true",
+                        help="first let a writer rewrite the journal's snapshot (what a writer "
+                             "does once its journal has grown): facts of older forms that the "
+                             "current code implies are left out of it")
     args = parser.parse_args(argv)
     if args.upgrade_vectors:
         print(f"vector index after a writer's open: {upgrade_vectors(args.home)}")
+    if args.upgrade_snapshot:
+        from attention_cloud import Memory
+
+        with Memory.open(args.home, create=False) as mem:
+            print(f"snapshot rewritten: {mem.snapshot():,} facts")
 
     from attention_cloud import Memory
     from attention_cloud.bridge import Var
@@ -106,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(markdown_table(["step", "seconds", "RSS change MB", "RSS MB"], rows))
     print()
-    print(f"Peak RSS of the process: {peak_rss_mb():.0f} MB.")
+    kinds = rss_kinds_mb()
+    print(f"Peak RSS of the process: {peak_rss_mb():.0f} MB; at the end {kinds.get('RssAnon', 0):.0f} MB "
+          f"anonymous, {kinds.get('RssFile', 0):.0f} MB file-backed (libraries, mapped index files).")
     return 0
 
 
