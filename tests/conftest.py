@@ -32,3 +32,21 @@ def memory(home: Path):
     mem = Memory.open(home)
     yield mem
     mem.close()
+
+
+@pytest.fixture
+def home_from_journal(tmp_path: Path):
+    """Make a home (``hash`` embedder) whose journal is a copy of a fixture journal written by
+    earlier code: ``home_from_journal(FIXTURE / "journal.pl")``."""
+    import shutil
+
+    from attention_cloud.home import write_config
+
+    def make(journal: Path) -> Path:
+        path = tmp_path / "home"
+        path.mkdir()
+        shutil.copy(journal, path / "journal.pl")
+        write_config(path, {"embedder": "hash"})
+        return path
+
+    return make

@@ -13,7 +13,6 @@ before 2026-01-12T09:14:47Z. ``answers.json`` holds every answer of ``rung/3``,
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,6 @@ from attention_cloud import Memory
 from attention_cloud.bridge import Atom, Term, Var
 from attention_cloud.curation import upgrade_ladder
 from attention_cloud.erasure import compact_journal
-from attention_cloud.home import write_config
 
 FIXTURE = Path(__file__).parent / "fixtures" / "ladder_v1"
 OLD_FORMS = ("rung_", "distill_", "curated_")
@@ -58,12 +56,8 @@ def old_facts(mem: Memory) -> int:
 
 
 @pytest.fixture
-def old_home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    shutil.copy(FIXTURE / "journal.pl", home / "journal.pl")
-    write_config(home, {"embedder": "hash"})
-    return home
+def old_home(home_from_journal) -> Path:
+    return home_from_journal(FIXTURE / "journal.pl")
 
 
 EXPECTED = json.loads((FIXTURE / "answers.json").read_text(encoding="utf-8"))

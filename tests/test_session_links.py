@@ -10,7 +10,6 @@ line. ``answers.json`` holds every answer of ``relation/3`` and ``item_session/2
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -39,12 +38,8 @@ def stored_session_links(mem: Memory) -> int:
 
 
 @pytest.fixture
-def old_home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    shutil.copy(FIXTURE / "journal.pl", home / "journal.pl")
-    write_config(home, {"embedder": "hash"})
-    return home
+def old_home(home_from_journal) -> Path:
+    return home_from_journal(FIXTURE / "journal.pl")
 
 
 def test_a_home_that_stored_the_links_answers_each_once(old_home: Path) -> None:
