@@ -68,7 +68,9 @@ def test_items_read_back_exactly_before_and_after_reopen(home):
         assert (item.source, item.text, item.goal, item.session, item.seq) == \
             (pointer, text, "fix the retry", "S:1", 7)
         assert item.source_name == SOURCE and item.segment == "seg"
-        assert set(item.relations) == {("touches_file", "a b.py"), ("mentions", "KeyError")}
+        # every item is in its session: relation(H, in_session, S) is read from its session field
+        assert set(item.relations) == {("touches_file", "a b.py"), ("mentions", "KeyError"),
+                                       ("in_session", "S:1")}
 
 
 def _item(mem: Memory, handle: str):
