@@ -232,11 +232,15 @@ def test_a_reader_of_a_snapshot_plus_log_tail_answers_like_the_writer(tmp_path, 
         reader = LexicalIndex.open(tmp_path, read_only=True)
         assert reader._base_docs == 84 and len(reader) == len(index) == 85
         assert not reader._delta_post                   # the tail is held as arrays
+        assert reader._slot_map is None                 # no key table until a lookup by key
         for query in ("deploy", "it_3fa2", "prod-eu frontend retry", "tacos", "notes cache"):
             assert _ranked(reader, query) == _ranked(index, query)
             assert _ranked(reader, query, filter_meta={"kind": "error"}) == \
                 _ranked(index, query, filter_meta={"kind": "error"})
         assert reader.scores("deploy retry") == index.scores("deploy retry")
+        assert reader.has("it_2") and reader.has("f3") and not reader.has("it_3") and not reader.has("it_6")
+        assert reader.meta("it_2") == {"kind": "error"} and reader.meta("it_1") == {"kind": "error"}
+        assert len(reader) == 85
         reader.close()
 
 

@@ -96,7 +96,10 @@ class LexicalIndex:
         self._compiled: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         # Per slot.
         self._slot_keys: list[str | None] = []
-        self._slot_of: dict[str, int] = {}
+        # key -> slot of the live documents: built on first use (a reader's searches never need
+        # it, so its load drops it: ~65 bytes a document), see _slots()
+        self._slot_map: dict[str, int] | None = {}
+        self._count = 0  # live documents
         self._lengths = np.zeros(0, dtype=np.float64)
         self._live = np.zeros(0, dtype=bool)
         self._columns = MetaColumns()
@@ -164,6 +167,7 @@ class LexicalIndex:
                 self._deferred = True
                 self._replay_log(handle, self._load_snapshot(log_path, handle), limit)
             self._freeze_delta()
+            self._slot_map = None  # searches do not need it; has() or meta() build it again
             return
         raise UsageError(f"lexical index {self._directory} kept changing while being opened")
 
@@ -215,7 +219,7 @@ class LexicalIndex:
         refresh the snapshot when the log has outgrown it."""
         if self._log is None:
             return
-        live = len(self._slot_of)
+        live = self._count
         superseded = self._log_records - live
         if superseded >= 1000 and superseded > live:
             self._compact_log()
@@ -231,7 +235,7 @@ class LexicalIndex:
         log_path = self._directory / _LOG_NAME
         temporary = log_path.with_suffix(".jsonl.tmp")
         with open(temporary, "w", encoding="utf-8") as out:
-            for key, slot in self._slot_of.items():
+            for key, slot in self._slots().items():
                 record: dict[str, Any] = {"k": key, "t": self._doc_terms(slot)}
                 meta = self._columns.get(slot)
                 if meta:
@@ -248,7 +252,7 @@ class LexicalIndex:
         os.replace(temporary, log_path)
         fsync_path(self._directory)
         self._log = open(log_path, "a", encoding="utf-8")
-        self._log_records = len(self._slot_of)
+        self._log_records = self._count
         self._snapshot_bytes = 0  # the old snapshot no longer matches this log's head
 
     def purge(self) -> None:
@@ -338,7 +342,8 @@ class LexicalIndex:
         self._delta_fwd, self._delta_post, self._compiled = {}, {}, {}
         self._base_docs = n
         self._slot_keys = list(keys)
-        self._slot_of = {key: slot for slot, key in enumerate(keys)}
+        self._slot_map = None
+        self._count = n
         capacity = max(1024, 2 * n)
         self._lengths = np.zeros(capacity)
         self._lengths[:n] = arrays["lengths"]
@@ -444,7 +449,8 @@ class LexicalIndex:
         slot = len(self._slot_keys)  # slots are never reused: dead ones may still have postings
         self._grow(slot + 1)
         self._slot_keys.append(key)
-        self._slot_of[key] = slot
+        self._slots()[key] = slot
+        self._count += 1
         self._delta_fwd[slot] = (term_ids, counts)
         if not self._deferred:
             for tid, count in zip(ids, counts.tolist()):
@@ -459,9 +465,10 @@ class LexicalIndex:
         self._norms = None
 
     def _drop(self, key: str) -> bool:
-        slot = self._slot_of.pop(key, None)
+        slot = self._slots().pop(key, None)
         if slot is None:
             return False
+        self._count -= 1
         term_ids, _ = self._forward(slot)
         self._df[np.asarray(term_ids, dtype=np.int64)] -= 1
         if slot >= self._base_docs and not self._deferred:
@@ -497,7 +504,7 @@ class LexicalIndex:
         added = 0
         for key, text, item_meta in zip(keys, texts, metas):
             terms = Counter(lexical_terms(text))
-            added += key not in self._slot_of
+            added += key not in self._slots()
             self._put(key, terms, item_meta)
             record: dict[str, Any] = {"k": key, "t": terms}
             if item_meta:
@@ -521,10 +528,10 @@ class LexicalIndex:
 
     def has(self, key: str) -> bool:
         """Whether ``key`` is indexed."""
-        return key in self._slot_of
+        return key in self._slots()
 
     def __len__(self) -> int:
-        return len(self._slot_of)
+        return self._count
 
     def meta(self, key: str) -> dict:
         """The meta indexed with ``key`` (empty when none was given).
@@ -532,7 +539,7 @@ class LexicalIndex:
         Raises:
             KeyError: no such key.
         """
-        return self._columns.get(self._slot_of[key])
+        return self._columns.get(self._slots()[key])
 
     # ------------------------------------------------------------------ search
 
@@ -540,7 +547,7 @@ class LexicalIndex:
         """BM25 inverse document frequency of one (already normalised) term."""
         tid = self._term_id.get(term)
         df = int(self._df[tid]) if tid is not None else 0
-        n = len(self._slot_of)
+        n = self._count
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def _posting_arrays(self, tid: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -564,6 +571,12 @@ class LexicalIndex:
     def _delta_arrays(posting: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
         return (np.fromiter(posting.keys(), dtype=np.int64, count=len(posting)),
                 np.fromiter(posting.values(), dtype=np.float64, count=len(posting)))
+
+    def _slots(self) -> dict[str, int]:
+        """Key -> slot of every live document (dead slots hold no key in ``_slot_keys``)."""
+        if self._slot_map is None:
+            self._slot_map = {key: slot for slot, key in enumerate(self._slot_keys) if key is not None}
+        return self._slot_map
 
     def _freeze_delta(self) -> None:
         """A reader's delta postings as arrays, built once from the delta's forward lists (it
@@ -589,11 +602,11 @@ class LexicalIndex:
         ``filter_meta``)."""
         query = Counter(tid for tid in map(self._term_id.get, lexical_terms(text))
                         if tid is not None and self._df[tid] > 0)
-        if not query or not self._slot_of:
+        if not query or not self._count:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         used = len(self._slot_keys)
         if self._norms is None or len(self._norms) != used:
-            average = self._total_len / len(self._slot_of) or 1.0
+            average = self._total_len / self._count or 1.0
             self._norms = self.k1 * (1.0 - self.b + self.b * self._lengths[:used] / average)
         norms, k1 = self._norms, self.k1
         totals = np.zeros(used)
