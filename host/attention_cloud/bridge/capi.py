@@ -8,6 +8,7 @@ query Prolog (nesting), but two Python threads never drive the engine at once.
 from __future__ import annotations
 
 import ctypes
+import threading
 from ctypes import (CFUNCTYPE, POINTER, byref, c_char_p, c_double, c_int, c_int64, c_size_t,
                     c_uint, c_void_p, string_at)
 
@@ -60,6 +61,9 @@ class CApi:
 
     def __init__(self, lib: ctypes.CDLL) -> None:
         self.lib = lib
+        #: get_text's out-parameters, made once per thread (a text is read ~0.3 µs faster than
+        #: with new ctypes objects each time; a frame reads hundreds)
+        self._text_out = threading.local()
         sig = self._sig
         sig("PL_initialise", c_int, c_int, POINTER(c_char_p))
         sig("PL_is_initialised", c_int, POINTER(c_int), POINTER(POINTER(c_char_p)))
@@ -86,6 +90,8 @@ class CApi:
         sig("PL_get_int64", c_int, term_t, POINTER(c_int64))
         sig("PL_get_float", c_int, term_t, POINTER(c_double))
         sig("PL_get_name_arity_sz", c_int, term_t, POINTER(atom_t), POINTER(c_size_t))
+        sig("PL_get_atom", c_int, term_t, POINTER(atom_t))
+        sig("PL_register_atom", None, atom_t)
         sig("PL_get_arg_sz", c_int, c_size_t, term_t, term_t)
         sig("PL_get_list", c_int, term_t, term_t, term_t)
         sig("PL_atom_nchars", c_char_p, atom_t, POINTER(c_size_t))
@@ -126,13 +132,15 @@ class CApi:
         Without that every fetch leaks a buffer until SWI-Prolog aborts the process with
         "Too many stacked strings".
         """
-        length = c_size_t()
-        buf = c_char_p()
-        mark = buf_mark_t()
-        self.PL_mark_string_buffers(byref(mark))
         try:
-            if not self.PL_get_nchars(t, byref(length), byref(buf),
-                                      flags | REP_UTF8 | BUF_DISCARDABLE):
+            length, buf, mark, refs = self._text_out.refs
+        except AttributeError:  # the first text read by this thread: its own out-parameters
+            length, buf, mark = c_size_t(), c_char_p(), buf_mark_t()
+            refs = (byref(length), byref(buf), byref(mark))
+            self._text_out.refs = (length, buf, mark, refs)
+        self.PL_mark_string_buffers(refs[2])
+        try:
+            if not self.PL_get_nchars(t, refs[0], refs[1], flags | REP_UTF8 | BUF_DISCARDABLE):
                 return None
             return string_at(buf, length.value).decode("utf-8", "surrogatepass")
         finally:

@@ -34,6 +34,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
+from attention_cloud.embed.half_floats import to_float32
 from attention_cloud.errors import HomeError
 
 __all__ = ["MappedRows", "HEADER_BYTES", "MAGIC", "write_header", "row_offset", "header_bytes"]
@@ -130,7 +131,7 @@ class MappedRows:
 
     def gather(self, positions: np.ndarray) -> np.ndarray:
         """The rows at ``positions`` as float32, (len(positions), dim)."""
-        return np.asarray(self.array[positions], dtype=np.float32)
+        return to_float32(self.array[positions])
 
     def pread(self, positions: np.ndarray) -> np.ndarray:
         """:meth:`gather` of a few rows by one ``pread`` each, not through the mapping. A page
@@ -141,7 +142,7 @@ class MappedRows:
             return self.gather(positions)
         fd, row_bytes, start = self._file.fileno(), self.dim * self.dtype.itemsize, header_bytes(self.dtype)
         raw = b"".join(os.pread(fd, row_bytes, start + p * row_bytes) for p in np.asarray(positions).tolist())
-        return np.frombuffer(raw, dtype=self.dtype).reshape(-1, self.dim).astype(np.float32)
+        return to_float32(np.frombuffer(raw, dtype=self.dtype).reshape(-1, self.dim))
 
     def read(self, positions: np.ndarray) -> np.ndarray:
         """:meth:`gather` through file reads instead of the mapping, for whole-log passes (an
@@ -157,10 +158,10 @@ class MappedRows:
             if hi - lo <= 4 * len(positions):  # dense: one read of the span
                 handle.seek(start + lo * row_bytes)
                 span = np.fromfile(handle, dtype=self.dtype, count=(hi - lo) * self.dim).reshape(-1, self.dim)
-                return span[positions - lo].astype(np.float32)
+                return to_float32(span[positions - lo])
             fd = handle.fileno()  # sparse (a training sample): one read per row
             raw = b"".join(os.pread(fd, row_bytes, start + int(p) * row_bytes) for p in positions.tolist())
-            return np.frombuffer(raw, dtype=self.dtype).reshape(-1, self.dim).astype(np.float32)
+            return to_float32(np.frombuffer(raw, dtype=self.dtype).reshape(-1, self.dim))
 
     def search(self, queries: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """Exact inner-product top-``k`` of each query over the rows ``allowed`` (a packed
