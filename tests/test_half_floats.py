@@ -1,0 +1,59 @@
+"""Float16 vector rows converted to float32: exact, whichever way the conversion runs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_cloud.embed import half_floats
+
+
+def every_half_float() -> np.ndarray:
+    """All 65,536 float16 bit patterns as a 128 x 512 block (over MIN_VALUES values)."""
+    return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).reshape(128, 512)
+
+
+def test_every_float16_converts_to_the_float32_numpy_gives():
+    rows = every_half_float()
+    assert rows.size >= half_floats.MIN_VALUES
+    out = half_floats.to_float32(rows)
+    assert out.dtype == np.float32 and out.shape == rows.shape
+    assert np.array_equal(out, rows.astype(np.float32), equal_nan=True)
+    assert half_floats._session not in (None, False), "onnxruntime converts large blocks"
+
+
+def test_sparse_rows_like_the_hash_embedders_are_exact():
+    rng = np.random.default_rng(7)
+    rows = (rng.standard_normal((1660, 512)) * 0.04).astype(np.float16)
+    rows[rng.random(rows.shape) < 0.7] = 0
+    assert np.array_equal(half_floats.to_float32(rows), rows.astype(np.float32))
+
+
+def test_small_blocks_and_float32_rows_go_through_numpy():
+    small = np.array([[0.5, -1.0, 0.0]], dtype=np.float16)
+    assert np.array_equal(half_floats.to_float32(small), np.array([[0.5, -1.0, 0.0]], dtype=np.float32))
+    single = np.ones((4, 4), dtype=np.float32)
+    out = half_floats.to_float32(single)
+    assert out.dtype == np.float32 and np.array_equal(out, single)
+
+
+def test_without_onnxruntime_the_numbers_are_the_same(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(half_floats, "_session", False)
+    rows = every_half_float()
+    assert np.array_equal(half_floats.to_float32(rows), rows.astype(np.float32), equal_nan=True)
+
+
+def test_the_vector_store_reads_rows_through_it(tmp_path):
+    from attention_cloud.embed import VectorStore
+
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((300, 512)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store = VectorStore.open(tmp_path / "v", embedder_id="t", dim=512)
+    try:
+        keys = [f"k{i}" for i in range(300)]
+        store.add(keys, vectors)
+        present, got = store.vectors(keys)
+        assert present.all()
+        assert np.array_equal(got, vectors.astype(np.float16).astype(np.float32))
+    finally:
+        store.close()
