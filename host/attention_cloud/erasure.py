@@ -41,6 +41,7 @@ from .bridge import Atom, Var, to_plain
 from .cells.api import STATE_FILE as CELLS_STATE
 from .errors import InputError, UsageError
 from .home import fsync_path
+from .hydration import receipt_text
 from .store import journal_path, snapshot_due, sync_journal, write_snapshot
 
 #: In the home: the plan of an erasure that has not finished (handles and ids only).
@@ -280,7 +281,7 @@ def redact_home_files(home: Path, handles: set[str], records: set[str], texts: l
             continue
         redacted = redact(receipt, handles, records, needles)
         if redacted != receipt:
-            _replace(path, json.dumps(redacted, ensure_ascii=False, indent=2))
+            _replace(path, receipt_text(redacted))
             changed += 1
     for path in sorted(folder.glob("*.tmp")) if folder.is_dir() else []:
         path.unlink()  # a receipt write a kill cut short: may hold anything

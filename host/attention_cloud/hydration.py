@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -474,10 +475,16 @@ def _when(time_text: str) -> str:
     if not time_text:
         return ""
     try:
-        moment = datetime.strptime(time_text, "%Y-%m-%dT%H:%M:%SZ")
+        if _ISO_UTC.fullmatch(time_text):  # what the journal writes: read without strptime (~10 µs)
+            moment = datetime.fromisoformat(time_text[:-1])
+        else:
+            moment = datetime.strptime(time_text, "%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
         return f" · {time_text}"
     return f" · {_WEEKDAYS[moment.weekday()]} {moment:%Y-%m-%d %H:%M}"
+
+
+_ISO_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
 
 
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not %a: that follows the locale
@@ -497,9 +504,15 @@ def save_receipt(home: Path, receipt: dict[str, Any]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{receipt['id']}.json"
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(receipt, ensure_ascii=False, indent=2), encoding="utf-8")
+    tmp.write_text(receipt_text(receipt), encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+def receipt_text(receipt: dict[str, Any]) -> str:
+    """A receipt as stored: JSON on one line (``atc receipt`` prints it indented). Written by
+    json's C encoder: with ``indent`` json encodes in Python, ~0.4 ms a frame's receipt."""
+    return json.dumps(receipt, ensure_ascii=False, separators=(",", ":"))
 
 
 def load_receipt(home: Path, receipt_id: str) -> dict[str, Any]:

@@ -123,7 +123,16 @@ class SwiEngine:
     def put(self, t: int, value: Any, varmap: dict[int, int]) -> None:
         """Put ``value`` into term reference ``t`` (see ``terms`` for the mapping)."""
         api = self.api
-        if isinstance(value, Atom):
+        cls = type(value)
+        if cls is Term and value.args:  # the commonest compound first (pairs of host results)
+            n = len(value.args)
+            a0 = api.PL_new_term_refs(n)
+            for i, arg in enumerate(value.args):
+                self.put(a0 + i, arg, varmap)
+            ok = api.PL_cons_functor_v(t, self._functor(value.name, n), a0)
+        elif cls is float:
+            ok = api.PL_put_float(t, value)
+        elif isinstance(value, Atom):
             data = str.encode(value, "utf-8", "surrogatepass")
             ok = api.PL_put_chars(t, C.PL_ATOM | C.REP_UTF8, len(data), data)
         elif isinstance(value, str):
