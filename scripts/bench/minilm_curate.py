@@ -7,11 +7,14 @@ subagents, long tool results and assistant turns) once into a template home, the
 round and each tree (``--before DIR`` first, then this checkout) copies the template and runs
 ``curate`` in a fresh process importing that tree's ``host/``: items/s end to end (the whole
 curate call: ladder, arcs, rollups, embedding, BM25, echoes), the seconds in the embedder, the
-process CPU seconds and the load average around it. Rounds alternate the trees so that load from
-other processes falls on both. Finally the vectors both trees stored under the same key are
-compared (cosine and largest coordinate difference).
+process CPU seconds and the load average around it. ``--embedders`` runs this checkout once per
+embedder spec (``minilm,minilm-q8``: the home's config names it). Rounds alternate the order of
+the runs so that load from other processes falls on all of them. Finally the vectors each run
+stored are compared with the first run's under the same key (cosine and largest coordinate
+difference).
 
     nice .venv/bin/python scripts/bench/minilm_curate.py --before /work/main --rounds 1
+    nice .venv/bin/python scripts/bench/minilm_curate.py --before /work/main --embedders minilm,minilm-q8
 """
 from __future__ import annotations
 
@@ -58,9 +61,11 @@ def ingest(data: Path, home: Path) -> int:
     return report.new
 
 
-def curate(tree: Path, template: Path, work: Path) -> dict:
+def curate(tree: Path, spec: str, template: Path, work: Path) -> dict:
     home = work / f"home-{tree.name}-{time.monotonic_ns()}"
     shutil.copytree(template, home)
+    config = json.loads((home / "config.json").read_text(encoding="utf-8"))
+    (home / "config.json").write_text(json.dumps({**config, "embedder": spec}), encoding="utf-8")
     load = os.getloadavg()[0]
     out = subprocess.run([sys.executable, "-c", _CURATE, str(tree / "host"), str(home)],
                          capture_output=True, text=True, check=True)
@@ -97,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--before", type=Path, default=None,
                         help="another checkout to compare with (its host/ is imported)")
+    parser.add_argument("--embedders", default="minilm",
+                        help="comma-separated embedder specs this checkout runs (default minilm)")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the homes (printed)")
     args = parser.parse_args(argv)
@@ -106,24 +113,30 @@ def main(argv: list[str] | None = None) -> int:
         new = ingest(args.data, template)
         print(f"corpus {args.data}: {new} items; cpus {os.cpu_count()}; "
               f"load {os.getloadavg()[0]:.1f} at start", flush=True)
-        trees = ([("before", args.before.resolve())] if args.before else []) + [("after", ROOT)]
-        runs: dict[str, list[dict]] = {name: [] for name, _ in trees}
+        specs = [spec.strip() for spec in args.embedders.split(",") if spec.strip()]
+        runs_of = ([("before", args.before.resolve(), "minilm")] if args.before else []) + [
+            ("after" if spec == "minilm" else f"after {spec}", ROOT, spec) for spec in specs]
+        runs: dict[str, list[dict]] = {name: [] for name, _, _ in runs_of}
         for round_ in range(args.rounds):
-            for name, tree in (trees if round_ % 2 == 0 else trees[::-1]):
-                figures = curate(tree, template, work)
+            for name, tree, spec in (runs_of if round_ % 2 == 0 else runs_of[::-1]):
+                figures = curate(tree, spec, template, work)
                 runs[name].append(figures)
                 extra = figures["extra"]
                 print(f"{name:6} round {round_ + 1}: {figures['items']} items in "
                       f"{figures['wall']:.1f} s = {figures['items'] / figures['wall']:.1f} items/s; "
                       f"vectors {figures['embedded']}, reused {extra.get('reused', '-')}, "
-                      f"embedder {extra.get('embed_seconds', '-')} s; CPU {figures['cpu']:.1f} s; "
+                      f"embedder {extra.get('embed_seconds', '-')} s; CPU {figures['cpu']:.1f} s "
+                      f"= {figures['items'] / figures['cpu']:.1f} items per CPU-s; "
                       f"load {figures['load']}", flush=True)
-        if args.before:
-            print("vectors, before vs after:", json.dumps(compare(runs["before"][0]["home"],
-                                                                  runs["after"][0]["home"])))
+        first = runs_of[0][0]
+        for name, _, _ in runs_of[1:]:
+            print(f"vectors, {first} vs {name}:", json.dumps(compare(runs[first][0]["home"],
+                                                                     runs[name][0]["home"])))
         for name, figures in runs.items():
             rates = [f["items"] / f["wall"] for f in figures]
-            print(f"{name}: best {max(rates):.1f} items/s, median {float(np.median(rates)):.1f}")
+            per_cpu = [f["items"] / f["cpu"] for f in figures]
+            print(f"{name}: best {max(rates):.1f} items/s, median {float(np.median(rates)):.1f}; "
+                  f"items per CPU-s median {float(np.median(per_cpu)):.1f}")
         if args.keep:
             print("homes kept under", work)
     finally:

