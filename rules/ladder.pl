@@ -16,6 +16,7 @@
             ladder_uncurated/2,         % +Limit, -Items
             ladder_uncurated_count/1,   % -Count
             ladder_uncurated_of/2,      % +Handles, -Items
+            ladder_item_views/2,        % +Handles, -Items
             ladder_unrung/2,            % +Ids, -Unrung
             ladder_smallest_skeleton/1, % -Tokens
             ladder_session_items/2,     % +Session, -Items
@@ -547,6 +548,13 @@ ladder_uncurated(Limit, Items) :-
 ladder_uncurated_of(Hs, Items) :-
     must_be(list(atom), Hs),
     findall(V, ( member(H, Hs), item(H), \+ has_record_(H), item_view_(H, V) ), Items).
+
+%!  ladder_item_views(+Handles:list, -Items:list) is det.
+%   The views (see ladder_uncurated/2) of those of Handles that are live items, curated or not,
+%   in the order of Handles: one call for a chunk of items (echo detection) instead of one each.
+ladder_item_views(Hs, Items) :-
+    must_be(list(atom), Hs),
+    findall(V, ( member(H, Hs), item(H), item_view_(H, V) ), Items).
 
 %!  ladder_unrung(+Ids:list, -Unrung:list) is det.
 %   Those of Ids (items, arcs, rollups) that have no curated rungs now: after an erasure, the

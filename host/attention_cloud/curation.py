@@ -147,7 +147,9 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
     report.repaired = _repair_indexes(mem, distillations)
     unfinished_items, unfinished_sessions = _read_pending(mem)  # left by a killed run
     touched.update(unfinished_sessions)
-    new_views: list[ItemView] = []  # kept for echo detection only
+    # handles only (not views: their texts would grow with the whole run); echo detection
+    # reads the views back a chunk at a time
+    new_items: list[str] = []
     uncurated = 0
     if progress:  # a count costs a scan of the items: only when someone is listening
         (uncurated,) = mem.pl.once("atc_ladder:ladder_uncurated_count", Var())
@@ -160,7 +162,7 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
         _curate_batch(mem, views, model, distillations, report)
         touched.update(v.session for v in views)
         if echoes:
-            new_views.extend(views)
+            new_items.extend(v.handle for v in views)
         report_progress(progress, "curating items", report.items, max(uncurated, report.items))
 
     (stale,) = mem.pl.once("atc_ladder:ladder_stale_sessions", Var())
@@ -170,10 +172,10 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
     if distillations or report.items:  # items curated without them: a later run backfills
         mem.jump.set_distillations_complete(distillations)
     if echoes:
-        seen = {v.handle for v in new_views}
-        new_views.extend(view for view in (_lookup_view(mem, h) for h in unfinished_items
-                                           if h not in seen) if view is not None)
-    _echoes(mem, new_views, report, progress)
+        seen = set(new_items)
+        new_items.extend(h for h in unfinished_items if h not in seen)
+        del seen
+        _echoes(mem, new_items, report, progress)
     mem.jump.flush()
     if mem.config.get("cells", True):
         from .cells import update
@@ -198,8 +200,7 @@ def curate_scope(mem: Any, items: list[str], sessions: set[str], echo_items: lis
         _curate_batch(mem, views[start:start + BATCH], mem._model_curator(), distillations, report)
     _curate_sessions(mem, set(sessions), report, None)
     if mem.config.get("echoes", True):
-        _echoes(mem, [v for v in (_lookup_view(mem, h) for h in echo_items) if v is not None],
-                report, None)
+        _echoes(mem, list(echo_items), report, None)
     mem.jump.flush()
     if not unfinished:
         _clear_pending(mem)
@@ -280,15 +281,15 @@ def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
     report.sessions = sorted(set(report.sessions) | touched)
 
 
-def _echoes(mem: Any, views: list[ItemView], report: CurateReport,
+def _echoes(mem: Any, handles: list[str], report: CurateReport,
             progress: ProgressCallback | None) -> None:
-    """Mark which of ``views`` restate memory from an earlier session."""
-    if not views:
+    """Mark which of the items ``handles`` restate memory from an earlier session."""
+    if not handles:
         return
-    report_progress(progress, "echoes", 0, len(views))
+    report_progress(progress, "echoes", 0, len(handles))
     report.echoes = _mark_echoes(
-        mem, views, lambda done: report_progress(progress, "echoes", done, len(views)))
-    report_progress(progress, "echoes", len(views), len(views))
+        mem, handles, lambda done: report_progress(progress, "echoes", done, len(handles)))
+    report_progress(progress, "echoes", len(handles), len(handles))
 
 
 # -- crash safety -------------------------------------------------------------------------------
@@ -492,22 +493,23 @@ def _embed_distillations(mem: Any, entries: list[tuple[str, str, str, str]]) -> 
         lexical=False)
 
 
-def _mark_echoes(mem: Any, views: list[ItemView], on_chunk: Any = None) -> int:
-    """Flag new items that restate memory from another, earlier session; ``on_chunk(done)``
-    after each chunk of views searched."""
+def _mark_echoes(mem: Any, handles: list[str], on_chunk: Any = None) -> int:
+    """Flag the new items ``handles`` that restate memory from another, earlier session;
+    ``on_chunk(done)`` after each chunk searched. Their views are read a chunk at a time, so
+    memory does not grow with the number of new items."""
     from .curate import find_echoes
     from .curate.echoes import ECHO_CANDIDATES
 
     jump = mem.jump
-    if jump.disabled or not views or not jump.has_vectors():
+    if jump.disabled or not handles or not jump.has_vectors():
         return 0
     import numpy as np
 
     store = jump.vectors
     store.wait_for_index()  # a large store answers from its approximate index, not a full scan
     echoes: list[tuple[str, str, float]] = []
-    for start in range(0, len(views), ECHO_CHUNK):
-        chunk = [v for v in views[start:start + ECHO_CHUNK] if store.has(v.handle)]
+    for start in range(0, len(handles), ECHO_CHUNK):
+        chunk = _item_views(mem, [h for h in handles[start:start + ECHO_CHUNK] if store.has(h)])
         if not chunk:
             continue
         matrix = np.stack([store.vector(v.handle) for v in chunk])
@@ -516,10 +518,18 @@ def _mark_echoes(mem: Any, views: list[ItemView], on_chunk: Any = None) -> int:
         echoes += find_echoes(chunk, matrix, None, lambda h: _lookup_view(mem, h),
                               neighbours=neighbours)
         if on_chunk:
-            on_chunk(min(start + ECHO_CHUNK, len(views)))
+            on_chunk(min(start + ECHO_CHUNK, len(handles)))
     if echoes:
         mem.store_ladder([Term("echo", [Atom(e), Atom(o), float(s)]) for e, o, s in echoes])
     return len(echoes)
+
+
+def _item_views(mem: Any, handles: list[str]) -> list[ItemView]:
+    """The views of those of ``handles`` that are live items, in one Prolog call."""
+    if not handles:
+        return []
+    (raw,) = mem.pl.once("atc_ladder:ladder_item_views", [Atom(h) for h in handles], Var())
+    return [_view(t) for t in raw]
 
 
 def _lookup_view(mem: Any, handle: str) -> ItemView | None:

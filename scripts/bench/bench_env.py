@@ -238,13 +238,25 @@ def build_home(items: int, *, seed: int = 1, embedder: str = "hash", curate: boo
     folder.mkdir(parents=True)
     progress(f"building {tag} (child process)")
     script = (
-        "import json, sys, time\n"
+        "import json, resource, sys, time\n"
         "from pathlib import Path\n"
         "from attention_cloud import Memory\n"
         "from attention_cloud.home import write_config\n"
         "home, data, embedder, curate, snap = Path(sys.argv[1]), sys.argv[2], sys.argv[3], "
         "sys.argv[4] == '1', sys.argv[5] == '1'\n"
         "per_call = int(sys.argv[6])\n"
+        "def peak():\n"
+        "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+        "def rss():\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmRSS:'): return int(line.split()[1]) / 1024\n"
+        "last = [0.0, '']\n"
+        "def show(event):\n"  # one line on stderr (the build log) per phase change or 30 s
+        "    now = time.time()\n"
+        "    if event.phase != last[1] or now - last[0] >= 30 or event.done == event.total:\n"
+        "        last[:] = [now, event.phase]\n"
+        "        print(time.strftime('%H:%M:%S'), event.phase, event.done, event.total, "
+        "f'rss {rss():.0f} MB peak {peak():.0f} MB', file=sys.stderr, flush=True)\n"
         "home.mkdir(parents=True)\n"
         "write_config(home, {'embedder': embedder, 'echoes': sys.argv[7] == '1', "
         "'distillation_vectors': sys.argv[8] == '1'})\n"
@@ -252,27 +264,32 @@ def build_home(items: int, *, seed: int = 1, embedder: str = "hash", curate: boo
         "mem = Memory.open(home)\n"
         "files = sorted(Path(data).rglob('*.jsonl'))\n"
         "groups = [files[i:i + per_call] for i in range(0, len(files), per_call)] if per_call else [[data]]\n"
-        "t = time.perf_counter(); info['items'] = sum(mem.ingest(g).new for g in groups)\n"
+        "t = time.perf_counter(); info['items'] = sum(mem.ingest(g, progress=show).new for g in groups)\n"
         "info['ingest_s'] = time.perf_counter() - t; info['ingest_calls'] = len(groups)\n"
+        "info['ingest_peak_rss_mb'] = peak()\n"
         "if curate:\n"
-        "    t = time.perf_counter(); c = mem.curate(); info['curate_s'] = time.perf_counter() - t\n"
-        "    info['curate'] = c.as_dict()\n"
+        "    t = time.perf_counter(); c = mem.curate(progress=show); info['curate_s'] = time.perf_counter() - t\n"
+        "    info['curate'] = c.as_dict(); info['curate_peak_rss_mb'] = peak()\n"
+        "    info['curate_end_rss_mb'] = rss()\n"
         "if snap:\n"
         "    t = time.perf_counter(); info['snapshot_facts'] = mem.snapshot(); "
         "info['snapshot_s'] = time.perf_counter() - t\n"
         "mem.close()\n"
-        "import resource; info['peak_rss_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+        "info['peak_rss_mb'] = peak()\n"
         "print(json.dumps(info))\n"
     )
     # One BLAS thread: the product's exact searches (echo detection) thrash with more on a
     # busy machine; vectors are the same, only the build is faster. Recorded in the info.
+    # The child's progress lines (phase, count, RSS and its peak) go to build.log beside the home.
     env = {**os.environ, "PYTHONPATH": str(ROOT / "host"), "OPENBLAS_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, "-c", script, str(folder / "home"), str(data), embedder,
-                           "1" if curate else "0", "1" if snapshot else "0", str(per_call),
-                           "1" if echoes else "0", "1" if distillation_vectors else "0"],
-                          capture_output=True, text=True, env=env)
+    with open(folder / "build.log", "w", encoding="utf-8") as log:
+        proc = subprocess.run([sys.executable, "-c", script, str(folder / "home"), str(data), embedder,
+                               "1" if curate else "0", "1" if snapshot else "0", str(per_call),
+                               "1" if echoes else "0", "1" if distillation_vectors else "0"],
+                              stdout=subprocess.PIPE, stderr=log, text=True, env=env)
     if proc.returncode != 0:
-        raise SystemExit(f"building {tag} failed:\n{proc.stderr[-3000:]}")
+        tail = (folder / "build.log").read_text(encoding="utf-8", errors="replace")[-3000:]
+        raise SystemExit(f"building {tag} failed:\n{tail}")
     info = json.loads(proc.stdout.strip().splitlines()[-1])
     info.update({"embedder": embedder, "seed": seed, "echoes": echoes,
                  "distillation_vectors": distillation_vectors, "git": git_revision(), "blas_threads": 1,
