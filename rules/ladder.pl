@@ -15,6 +15,7 @@
             ladder_store/1,             % +Records
             ladder_uncurated/2,         % +Limit, -Items
             ladder_uncurated_count/1,   % -Count
+            ladder_uncurated_handles/1, % -Handles
             ladder_uncurated_of/2,      % +Handles, -Items
             ladder_item_views/2,        % +Handles, -Items
             ladder_unrung/2,            % +Ids, -Unrung
@@ -542,6 +543,13 @@ upgrade_record_(Id, C) :-
 %   view(Handle, Session, Seq, Kind, Goal, Time, Pointer, Text).
 ladder_uncurated(Limit, Items) :-
     findall(V, limit(Limit, ( item(H), \+ has_record_(H), item_view_(H, V) )), Items).
+
+%!  ladder_uncurated_handles(-Handles:list) is det.
+%   Every live item without rungs, in journal order. Curation reads this once and takes the
+%   views a batch at a time (ladder_uncurated_of/2): asking ladder_uncurated/2 for each batch
+%   would walk past every item curated so far, a cost that grows with the square of the run.
+ladder_uncurated_handles(Hs) :-
+    findall(H, ( item(H), \+ has_record_(H) ), Hs).
 
 %!  ladder_uncurated_of(+Handles:list, -Items:list) is det.
 %   The views (see ladder_uncurated/2) of those of Handles that are live and have no rungs.

@@ -150,20 +150,28 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
     # handles only (not views: their texts would grow with the whole run); echo detection
     # reads the views back a chunk at a time
     new_items: list[str] = []
-    uncurated = 0
-    if progress:  # a count costs a scan of the items: only when someone is listening
-        (uncurated,) = mem.pl.once("atc_ladder:ladder_uncurated_count", Var())
-    report_progress(progress, "curating items", 0, uncurated)
+    # The uncurated handles once (one scan), their views a batch at a time; then batches of
+    # whatever is still uncurated (nothing, unless the home changed under the run).
+    (raw,) = mem.pl.once("atc_ladder:ladder_uncurated_handles", Var())
+    todo = [Atom(h) for h in raw]
+    del raw
+    report_progress(progress, "curating items", 0, len(todo))
+    start = 0
     while True:
-        (raw,) = mem.pl.once("atc_ladder:ladder_uncurated", BATCH, Var())
-        if not raw:
-            break
+        if start < len(todo):
+            (raw,) = mem.pl.once("atc_ladder:ladder_uncurated_of", todo[start:start + BATCH], Var())
+            start += BATCH
+        else:
+            (raw,) = mem.pl.once("atc_ladder:ladder_uncurated", BATCH, Var())
+            if not raw:
+                break
         views = [_view(t) for t in raw]
         _curate_batch(mem, views, model, distillations, report)
         touched.update(v.session for v in views)
         if echoes:
             new_items.extend(v.handle for v in views)
-        report_progress(progress, "curating items", report.items, max(uncurated, report.items))
+        report_progress(progress, "curating items", report.items, max(len(todo), report.items))
+    del todo
 
     (stale,) = mem.pl.once("atc_ladder:ladder_stale_sessions", Var())
     touched.update(str(s) for s in stale)
