@@ -167,6 +167,53 @@ def test_incremental_assignment_stays_within_the_bound_of_a_rebuild(tmp_path: Pa
         mem.close()
 
 
+def test_a_large_rebuild_streams_and_agrees_with_the_in_memory_one(topical: Memory, monkeypatch):
+    """Above STREAM_FROM items a rebuild trains on a sample and computes features a chunk at a
+    time (bounded memory): every item still lands in exactly one cell, no cell passes the
+    split size, the result is deterministic and it groups items like the in-memory rebuild."""
+    import attention_cloud.cells.api as cells_api
+    from attention_cloud.cells import partition as P
+
+    in_memory = _membership(topical)
+    monkeypatch.setattr(cells_api, "STREAM_FROM", 10)
+    monkeypatch.setattr(cells_api, "CHUNK", 7)  # many chunks, some of them partial
+    report = rebuild(topical)
+    streamed = _membership(topical)
+    items = {r["H"] for r in _rows(topical, "item(H)")}
+    assert set(streamed) == items and report.items == len(items)
+    sizes = {r["C"]: r["N"] for r in _rows(topical, "cell(C), cell_info(C, size, N)")}
+    assert sum(sizes.values()) == len(items)
+    assert max(sizes.values()) <= P.split_size(len(items))
+    rebuild(topical)
+    assert _membership(topical) == streamed
+    handles = sorted(items)
+    ari = adjusted_rand([in_memory[h] for h in handles], [streamed[h] for h in handles])
+    assert ari >= INCREMENTAL_ARI_BOUND, ari
+
+
+def test_placing_new_items_a_chunk_at_a_time_changes_nothing(tmp_path: Path, monkeypatch):
+    """Curation places new items in their cells a chunk of features at a time (a large import
+    never holds them all): the cells are those of placing them all at once."""
+    import attention_cloud.cells.api as cells_api
+
+    sessions = _sessions(5, 16, 1)
+    memberships = []
+    for chunk in (cells_api.CHUNK, 5):
+        monkeypatch.setattr(cells_api, "CHUNK", chunk)
+        home = tmp_path / f"home{chunk}"
+        home.mkdir()
+        mem = _open(home)
+        try:
+            mem.ingest(_write(tmp_path / f"a{chunk}", sessions[:8]), format="openai")
+            mem.curate()
+            mem.ingest(_write(tmp_path / f"b{chunk}", sessions[8:]), format="openai")
+            assert mem.curate().cells["assigned"] > 5
+            memberships.append(_membership(mem))
+        finally:
+            mem.close()
+    assert memberships[0] == memberships[1]
+
+
 def test_adjusted_rand():
     assert adjusted_rand(list("aabb"), list("xxyy")) == 1.0
     assert adjusted_rand(list("aaaabbbb"), list("abababab")) < 0.1

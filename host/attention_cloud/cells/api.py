@@ -124,49 +124,120 @@ def _row(term: Any) -> dict[str, Any]:
 
 
 # -- building -----------------------------------------------------------------------------------
+#: A rebuild of more items than this streams: k-means is trained on a seeded sample of
+#: ``max_points_per_centroid`` (256) rows per cell, the most faiss itself trains on, and every
+#: feature row is computed a chunk at a time, so memory does not grow with the home (a million
+#: items' features are 2.3 GB of float32, held three times over by the in-memory path). Up to
+#: here the rebuild holds every feature row, as it always did: smaller homes get the same cells.
+STREAM_FROM = 200_000
+#: Items whose features are computed at once by a streamed rebuild or an update.
+CHUNK = 20_000
+
+
 def rebuild(mem: Any) -> CellsReport:
     """Partition every live curated item anew (k-means over blended features, see
     :mod:`.partition`), replacing the partition as it was. Deterministic for a given
-    journal and vector store."""
+    journal and vector store; above :data:`STREAM_FROM` items in bounded memory."""
     started = time.perf_counter()
     mem.lock.acquire()
     report = CellsReport(rebuilt=True)
-    inputs = _inputs(mem, None)
+    (curated,) = mem.pl.once("atc_ladder:ladder_curated_items", Var())
+    if len(curated) > STREAM_FROM:
+        handles = sorted(str(h) for h in curated)
+        del curated
+        cells, state = _stream_partition(mem, handles)
+    else:
+        del curated
+        inputs = _inputs(mem, None)
+        if not inputs.handles:
+            old = _cell_ids(mem)
+            if old:
+                _store(mem, [], old, [], [])
+            _drop_state(mem)
+            report.seconds = time.perf_counter() - started
+            return report
+        handles = inputs.handles
+        vectors, dim = _vectors(mem, inputs.handles)
+        space = P.feature_space(dim, inputs.times)
+        feats = space.features(vectors, inputs.keys, inputs.times)
+        del vectors, inputs
+        labels = P.kmeans(feats, P.cell_count(len(handles)))
+        cells, state = _cells_of(handles, labels, space, lambda rows: feats[rows])
     old = _cell_ids(mem)
-    if not inputs.handles:
-        if old:
-            _store(mem, [], old, [], [])
-        _drop_state(mem)
-        report.seconds = time.perf_counter() - started
-        return report
-    vectors, dim = _vectors(mem, inputs.handles)
-    space = P.feature_space(dim, inputs.times)
-    feats = space.features(vectors, inputs.keys, inputs.times)
-    labels = P.kmeans(feats, P.cell_count(len(inputs.handles)))
-    groups: dict[int, list[int]] = {}
-    for i, label in enumerate(labels):
-        groups.setdefault(int(label), []).append(i)
-    bounded = P.bounded(list(groups.values()), feats, P.split_size(len(inputs.handles)))
-    cells = []
-    sums, counts, ids = [], [], []
-    for rows in sorted(bounded, key=lambda rows: inputs.handles[rows[0]]):
-        members = [inputs.handles[i] for i in rows]
-        cid = P.cell_id(members)
-        cells.append((cid, members, P.central(members, feats[rows])))
-        ids.append(cid)
-        sums.append(feats[rows].sum(axis=0))
-        counts.append(len(rows))
     new_ids = {c for c, _, _ in cells}
-    _store(mem, cells, [c for c in old if c not in new_ids], None, _space_params(space))
-    state = _State(0, space, ids, np.vstack(sums), np.array(counts, dtype=np.float64))
+    _store(mem, cells, [c for c in old if c not in new_ids], None, _space_params(state.space))
     _store_adjacency(mem, state)
     state.version = _version(mem)
     _save_state(mem, state)
     report.cells = len(cells)
-    report.items = report.assigned = len(inputs.handles)
-    report.changed = ids
+    report.items = report.assigned = len(handles)
+    report.changed = state.ids
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _cells_of(handles: list[str], labels: np.ndarray, space: P.FeatureSpace,
+              features_of: Any) -> tuple[list[Any], _State]:
+    """The cells of a k-means labelling, oversized clusters split (:func:`.partition.bounded`),
+    as ``(id, members, central)`` in order of their first member, and their feature sums;
+    ``features_of(rows)`` gives the feature rows of those items (in that order)."""
+    groups: dict[int, list[int]] = {}
+    for i, label in enumerate(labels):
+        groups.setdefault(int(label), []).append(i)
+    bounded = P.bounded(list(groups.values()), features_of, P.split_size(len(handles)))
+    cells = []
+    sums, counts, ids = [], [], []
+    for rows in sorted(bounded, key=lambda rows: handles[rows[0]]):
+        members = [handles[i] for i in rows]
+        feats = features_of(rows)
+        cid = P.cell_id(members)
+        cells.append((cid, members, P.central(members, feats)))
+        ids.append(cid)
+        sums.append(feats.sum(axis=0))
+        counts.append(len(rows))
+    return cells, _State(0, space, ids, np.vstack(sums), np.array(counts, dtype=np.float64))
+
+
+def _stream_partition(mem: Any, handles: list[str]) -> tuple[list[Any], _State]:
+    """:func:`rebuild`'s partition of ``handles`` (sorted) a chunk of features at a time."""
+    import faiss
+
+    times = np.full(len(handles), np.nan)
+    for start in range(0, len(handles), CHUNK):  # the time range of the feature space
+        (rows,) = mem.pl.once("atc_cells:cells_inputs", [Atom(h) for h in handles[start:start + CHUNK]], Var())
+        for i, r in enumerate(rows, start):
+            t = P.stamp(str(r.args[1]))
+            times[i] = np.nan if t is None else t
+    known = times[~np.isnan(times)]
+    jump = mem.jump
+    dim = 0 if jump.disabled or not jump.has_vectors() else jump.vectors.dim
+    space = P.FeatureSpace(dim=dim, t_min=float(known.min()) if len(known) else 0.0,
+                           t_max=float(known.max()) if len(known) else 0.0)
+    del times, known
+
+    def features_of(rows: Sequence[int]) -> np.ndarray:
+        out = []
+        for start in range(0, len(rows), CHUNK):
+            inputs = _inputs(mem, [handles[i] for i in rows[start:start + CHUNK]])
+            order = {h: j for j, h in enumerate(inputs.handles)}  # cells_inputs sorts by handle
+            vectors, _ = _vectors(mem, inputs.handles, dim)
+            feats = space.features(vectors, inputs.keys, inputs.times)
+            out.append(feats[[order[handles[i]] for i in rows[start:start + CHUNK]]])
+        return np.vstack(out) if out else np.zeros((0, 0), dtype=np.float32)
+
+    k = max(1, min(P.cell_count(len(handles)), len(handles)))
+    rng = np.random.default_rng(P.SEED)
+    sample = np.sort(rng.choice(len(handles), size=min(len(handles), 256 * k), replace=False))
+    train = features_of(list(sample))
+    km = faiss.Kmeans(train.shape[1], k, niter=P.NITER, seed=P.SEED, verbose=False,
+                      max_points_per_centroid=256, min_points_per_centroid=1)
+    km.train(train)
+    del train
+    labels = np.zeros(len(handles), dtype=np.int64)
+    for start in range(0, len(handles), CHUNK):
+        _, found = km.index.search(features_of(range(start, min(start + CHUNK, len(handles)))), 1)
+        labels[start:start + len(found)] = found[:, 0]
+    return _cells_of(handles, labels, space, features_of)
 
 
 def unplaced(mem: Any) -> list[str]:
@@ -202,17 +273,19 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
             report.seconds = time.perf_counter() - started
             return report
     state = _load_state(mem) or _state_from_facts(mem)
-    inputs = _inputs(mem, new) if new else _Inputs([], [], [])
     joins: dict[str, list[str]] = {}
-    if inputs.handles:
+    centroids = state.centroids()  # every new item is placed against the cells as they were
+    new.sort()
+    for start in range(0, len(new), CHUNK):  # features a chunk at a time (a large import)
+        inputs = _inputs(mem, new[start:start + CHUNK])
         vectors, _ = _vectors(mem, inputs.handles, state.space.dim)
         feats = state.space.features(vectors, inputs.keys, inputs.times)
-        labels = _nearest(state.centroids(), feats)
+        labels = _nearest(centroids, feats)
         for h, label, f in zip(inputs.handles, labels, feats):
             state.sums[label] += f
             state.counts[label] += 1
             joins.setdefault(state.ids[label], []).append(h)
-        report.assigned = len(inputs.handles)
+        report.assigned += len(inputs.handles)
     # cells that split or merge are sent whole (their members read back); the others only
     # receive the items that joined them
     members: dict[str, list[str]] = {}

@@ -27,7 +27,7 @@ import math
 import zlib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -167,10 +167,12 @@ def split(members: Sequence[str], features: np.ndarray) -> list[list[int]]:
     return groups
 
 
-def bounded(groups: list[list[int]], features: np.ndarray, limit: int) -> list[list[int]]:
+def bounded(groups: list[list[int]], features: Any, limit: int) -> list[list[int]]:
     """The groups (row indices) with every group larger than ``limit`` split in two, again
     and again, until none is: k-means leaves some clusters several times the mean size, and a
-    cell's cost in a frame's walk grows with its size. Each group keeps its rows' order."""
+    cell's cost in a frame's walk grows with its size. Each group keeps its rows' order.
+    ``features`` is the feature matrix, or ``features(rows)`` gives those rows of it."""
+    rows_of = features if callable(features) else (lambda rows: features[rows])
     out: list[list[int]] = []
     todo = [sorted(g) for g in groups]
     while todo:
@@ -178,7 +180,7 @@ def bounded(groups: list[list[int]], features: np.ndarray, limit: int) -> list[l
         if len(rows) <= limit:
             out.append(rows)
             continue
-        for half in split([str(r) for r in rows], features[rows]):
+        for half in split([str(r) for r in rows], rows_of(rows)):
             todo.append([rows[i] for i in half])
     return out
 
