@@ -189,3 +189,40 @@ def test_a_session_whose_rollup_a_killed_curate_did_not_rebuild_is_rebuilt_next_
     expected = _grown_session_home(tmp_path / "a", tmp_path / "a.jsonl", die=False)
     assert _grown_session_home(tmp_path / "b", tmp_path / "b.jsonl", die=True) == expected
     assert not (tmp_path / "b" / "curation.pending.jsonl").exists()
+
+
+def test_a_curate_killed_in_its_cells_step_resumes_without_redoing_arcs_or_echoes(tmp_path, monkeypatch):
+    """At a million items the arcs, rollups and echo searches of a run are most of an hour: a
+    run killed after them (building the cells) leaves them marked done in the pending list,
+    and the next run only builds the cells, ending where an unkilled run ends."""
+    import attention_cloud.cells as cells
+    from attention_cloud.bridge import Var
+
+    def build(home: Path, src: Path, *, die: bool) -> tuple:
+        home.mkdir(parents=True)
+        (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+        _session_file(src, "S", 40)
+        _session_file(src.with_name("t.jsonl"), "T", 40)
+        with Memory.open(home) as mem:
+            mem.ingest([src, src.with_name("t.jsonl")])
+            if die:
+                real = cells.update
+                monkeypatch.setattr(cells, "update", lambda m: (_ for _ in ()).throw(_Killed()))
+                try:
+                    mem.curate()
+                except _Killed:
+                    pass
+                monkeypatch.setattr(cells, "update", real)
+                lines = (home / "curation.pending.jsonl").read_text(encoding="utf-8").splitlines()
+                assert lines[-2:] == ['{"done": "sessions"}', '{"done": "echoes"}']
+                resumed = mem.curate()
+                assert (resumed.items, resumed.arcs, resumed.rollups, resumed.sessions) == (0, 0, 0, [])
+                assert resumed.cells["rebuilt"]
+            else:
+                mem.curate()
+            (pairs,) = mem.pl.once("atc_cells:cells_membership", Var())
+            return _ladder_of(mem), sorted((str(p.args[0]), str(p.args[1])) for p in pairs)
+
+    expected = build(tmp_path / "a" / "home", tmp_path / "a" / "s.jsonl", die=False)
+    assert build(tmp_path / "b" / "home", tmp_path / "b" / "s.jsonl", die=True) == expected
+    assert not (tmp_path / "b" / "home" / "curation.pending.jsonl").exists()

@@ -176,6 +176,7 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
     (stale,) = mem.pl.once("atc_ladder:ladder_stale_sessions", Var())
     touched.update(str(s) for s in stale)
     _curate_sessions(mem, touched, report, progress)
+    _pending_done(mem, "sessions")
 
     if distillations or report.items:  # items curated without them: a later run backfills
         mem.jump.set_distillations_complete(distillations)
@@ -185,6 +186,7 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
         del seen
         _echoes(mem, new_items, report, progress)
     mem.jump.flush()
+    _pending_done(mem, "echoes")
     if mem.config.get("cells", True):
         from .cells import update
 
@@ -332,9 +334,23 @@ def _add_pending(mem: Any, views: list[ItemView]) -> None:
         os.fsync(fh.fileno())
 
 
+def _pending_done(mem: Any, phase: str) -> None:
+    """Record (fsynced) that ``phase`` (``sessions``: arcs and rollups; ``echoes``) is done for
+    every item and session listed before it: a run killed after it (in the cells, say, at a
+    million items) is resumed without doing that phase for them again."""
+    path = _pending_path(mem)
+    if path.exists():
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"done": phase}) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
 def _read_pending(mem: Any) -> tuple[list[str], set[str]]:
     """Items and sessions a killed run committed without finishing their arcs, rollups and
-    echoes (a torn last line is what it was writing when killed: its items were not committed)."""
+    echoes (a torn last line is what it was writing when killed: its items were not committed);
+    a ``done`` line clears what it covers: the sessions before a ``sessions`` line, the items
+    (whose echoes were searched) before an ``echoes`` line."""
     items: list[str] = []
     sessions: set[str] = set()
     try:
@@ -346,6 +362,10 @@ def _read_pending(mem: Any) -> tuple[list[str], set[str]]:
             entry = json.loads(line)
         except ValueError:
             continue
+        if entry.get("done") == "sessions":
+            sessions.clear()
+        elif entry.get("done") == "echoes":
+            items.clear()
         items.extend(str(h) for h in entry.get("items", []))
         sessions.update(str(s) for s in entry.get("sessions", []))
     return items, sessions
