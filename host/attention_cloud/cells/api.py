@@ -199,36 +199,41 @@ def _cells_of(handles: list[str], labels: np.ndarray, space: P.FeatureSpace,
 
 
 def _stream_partition(mem: Any, handles: list[str]) -> tuple[list[Any], _State]:
-    """:func:`rebuild`'s partition of ``handles`` (sorted) a chunk of features at a time."""
+    """:func:`rebuild`'s partition of ``handles`` (sorted) a chunk of features at a time. The
+    items' links and times are read once (one pass over Prolog, the slow part), kept as their
+    hashed key rows and stamps; vectors are gathered from the store whenever features are
+    needed."""
     import faiss
 
-    times = np.full(len(handles), np.nan)
-    for start in range(0, len(handles), CHUNK):  # the time range of the feature space
-        (rows,) = mem.pl.once("atc_cells:cells_inputs", [Atom(h) for h in handles[start:start + CHUNK]], Var())
-        for i, r in enumerate(rows, start):
-            t = P.stamp(str(r.args[1]))
-            times[i] = np.nan if t is None else t
-    known = times[~np.isnan(times)]
+    kept: list[str] = []  # those cells_inputs/2 answers for, as the in-memory path keeps
+    times: list[float | None] = []
+    keyed = np.zeros((len(handles), P.KEY_DIM), dtype=np.float32)
+    for start in range(0, len(handles), CHUNK):
+        inputs = _inputs(mem, handles[start:start + CHUNK])  # sorted, as handles are
+        keyed[len(kept):len(kept) + len(inputs.handles)] = P.key_vectors(inputs.keys)
+        kept.extend(inputs.handles)
+        times.extend(inputs.times)
+        del inputs
+    handles[:] = kept
+    del kept
+    keyed = keyed[:len(handles)]
     jump = mem.jump
     dim = 0 if jump.disabled or not jump.has_vectors() else jump.vectors.dim
-    space = P.FeatureSpace(dim=dim, t_min=float(known.min()) if len(known) else 0.0,
-                           t_max=float(known.max()) if len(known) else 0.0)
-    del times, known
+    space = P.feature_space(dim, times)
 
     def features_of(rows: Sequence[int]) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.int64)
         out = []
         for start in range(0, len(rows), CHUNK):
-            inputs = _inputs(mem, [handles[i] for i in rows[start:start + CHUNK]])
-            order = {h: j for j, h in enumerate(inputs.handles)}  # cells_inputs sorts by handle
-            vectors, _ = _vectors(mem, inputs.handles, dim)
-            feats = space.features(vectors, inputs.keys, inputs.times)
-            out.append(feats[[order[handles[i]] for i in rows[start:start + CHUNK]]])
-        return np.vstack(out) if out else np.zeros((0, 0), dtype=np.float32)
+            part = rows[start:start + CHUNK]
+            vectors, _ = _vectors(mem, [handles[i] for i in part], dim)
+            out.append(space.features_from(vectors, keyed[part], [times[i] for i in part]))
+        return np.vstack(out)
 
     k = max(1, min(P.cell_count(len(handles)), len(handles)))
     rng = np.random.default_rng(P.SEED)
     sample = np.sort(rng.choice(len(handles), size=min(len(handles), 256 * k), replace=False))
-    train = features_of(list(sample))
+    train = features_of(sample)
     km = faiss.Kmeans(train.shape[1], k, niter=P.NITER, seed=P.SEED, verbose=False,
                       max_points_per_centroid=256, min_points_per_centroid=1)
     km.train(train)

@@ -104,7 +104,12 @@ class FeatureSpace:
                  times: Sequence[float | None]) -> np.ndarray:
         """Blended features, one row per item: ``vectors`` (rows of zeros where an item has
         none; None when no item has one), link keys and times."""
-        n = len(keys)
+        return self.features_from(vectors, key_vectors(keys), times)
+
+    def features_from(self, vectors: np.ndarray | None, keyed: np.ndarray,
+                      times: Sequence[float | None]) -> np.ndarray:
+        """:meth:`features` with the link keys already hashed (``key_vectors``)."""
+        n = len(keyed)
         vec = np.zeros((n, self.dim), dtype=np.float32)
         if vectors is not None and self.dim:
             vec[:] = vectors
@@ -114,7 +119,7 @@ class FeatureSpace:
         mid = 0.5
         t = np.array([[mid if s is None else (s - self.t_min) / span] for s in times],
                      dtype=np.float32).reshape(n, 1)
-        return np.hstack([VECTOR_WEIGHT * vec, KEY_WEIGHT * key_vectors(keys), TIME_WEIGHT * t])
+        return np.hstack([VECTOR_WEIGHT * vec, KEY_WEIGHT * keyed, TIME_WEIGHT * t])
 
 
 def feature_space(dim: int, times: Iterable[float | None]) -> FeatureSpace:
