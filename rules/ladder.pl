@@ -91,9 +91,13 @@ atc_store:durable_predicate(atc_ladder:l0_tokens_/2).
      `l2` (the text of that rung of this record), or `none` (the rung expired); Ti its tokens.
      Short items have the same text on several rungs: it is held once. Before L0 text or a
      rung is dropped, the rungs that name it get the text itself (unshare_/2).
-   - Fields is the distillation as groups Field-Values of consecutive values of one field, in
-     the order given; entity and tag values are held as atoms (shared by every record that
-     names them), the others as strings. entity_(E, Id, Live) indexes the entities by value,
+   - Fields is the distillation as groups of consecutive values of one field, in the order
+     given, held as one term fields(G1, ..., Gn), each group Field(V1, ..., Vk), or `[]` when
+     there is none (a list [Field-[V1, ..., Vk], ...] in homes written before: it took half
+     as much memory again, a list cell per value; field_group_/3 reads both, and snapshots
+     and compaction write the term, see atc_store:current_form/2). Entity and tag values are
+     held as atoms (shared by every record that names them), the others as strings.
+     entity_(E, Id, Live) indexes the entities by value,
      one fact per occurrence, Live saying how to check the record is live without reading it
      (`self`, `members`, `[]`, or `record`: read its provenance).
    - Prov is `self` (an item's own record), `members` (an arc's, its members), `rollup(Hs)`
@@ -205,13 +209,22 @@ distilled_in_(old, Id, Field, Value) :-
     distill_(Id, Field, Value),
     live_record_(Id).
 
+% Field and its values Vs (a list) of each group of stored Fields, in order, in either form:
+% fields(G1, ..., Gn) with Gi = Field(V1, ..., Vk), or (homes written before) [Field-Vs, ...].
+field_group_(Fields, Field, Vs) :-
+    (   compound(Fields), \+ Fields = [_|_]
+    ->  arg(_, Fields, Group),
+        compound_name_arguments(Group, Field, Vs)
+    ;   member(Field-Vs, Fields)
+    ).
+
 % A value of Fields (see the storage note), as a string where it is held as an atom.
 field_value_(Fields, Field, Value) :-
     (   nonvar(Value), nonvar(Field), text_field_(Field), string(Value)
     ->  atom_string(A, Value),                  % a lookup: compare in the stored form
-        member(Field-Vs, Fields),
+        field_group_(Fields, Field, Vs),
         member(V, Vs), V == A
-    ;   member(Field-Vs, Fields),
+    ;   field_group_(Fields, Field, Vs),
         member(V, Vs),
         (   atom(V), text_field_(Field) -> atom_string(V, S) ; S = V ),
         Value = S
@@ -401,11 +414,12 @@ store_member_(A, H, I0, I) :-
 assert_record_(Id, Curator, Levels, Fields, Prov, L0) :-
     (   Prov == [Id], item_text(Id, L0Text) -> true ; L0Text = none ),
     pack_rungs_(L0Text, Levels, [R1-T1, R2-T2, R3-T3]),
-    pack_fields_(Fields, Packed),
+    pack_fields_(Fields, Groups),
+    fields_term_(Groups, Packed),
     pack_prov_(Id, Prov, P),
     durable_assert(atc_ladder:record_(Id, Curator, R1, T1, R2, T2, R3, T3, Packed, P, L0)),
     (   memberchk(P, [self, members, []]) -> Live = P ; Live = record ),
-    forall(( member(entity-Es, Packed), member(E, Es), atom(E) ),
+    forall(( field_group_(Packed, entity, Es), member(E, Es), atom(E) ),
            durable_assert(atc_ladder:entity_(E, Id, Live))),
     (   P == facts
     ->  forall(member(H, Prov), durable_assert(atc_ladder:provenance_(Id, H)))
@@ -443,11 +457,25 @@ same_field_(Rest, _, [], Rest).
 field_pair_(Pair, F, V) :-
     (   Pair = F-V, atom(F) -> true ; type_error(field_value, Pair) ).
 
+% Groups (Field-Values, see pack_fields_/2) as the one term a record holds.
+fields_term_([], []) :- !.
+fields_term_(Groups, Term) :-
+    findall(G, ( member(F-Vs, Groups), compound_name_arguments(G, F, Vs) ), Gs),
+    compound_name_arguments(Term, fields, Gs).
+
+% A record of a home written before holds its fields as a list: snapshots and compaction
+% write it with the term (the same record; readers read both).
+:- multifile atc_store:current_form/2.
+atc_store:current_form(atc_ladder:record_(Id, C, R1, T1, R2, T2, R3, T3, Groups, P, L0),
+                       record_(Id, C, R1, T1, R2, T2, R3, T3, Packed, P, L0)) :-
+    Groups = [_|_],
+    fields_term_(Groups, Packed).
+
 stored_value_(F, V, S) :-
     (   text_field_(F), string(V) -> atom_string(S, V) ; S = V ).
 
 record_entities_(Packed, Entities) :-
-    findall(E, ( member(entity-Es, Packed), member(E, Es), atom(E) ), Entities0),
+    findall(E, ( field_group_(Packed, entity, Es), member(E, Es), atom(E) ), Entities0),
     sort(Entities0, Entities).
 
 % Provenance the record implies (see the storage note), else `facts`.

@@ -49,7 +49,10 @@ read_term/3, never consulted as code.
 Modules declare what is durable with the multifile fact durable_predicate(M:Name/Arity).
 A module may also declare, with the multifile implied_fact(M:Fact), durable facts that other
 facts in memory imply (an older form of a home stored them): snapshots, compaction and
-store_fact_count/1 leave those out, so a home sheds them at its next snapshot.
+store_fact_count/1 leave those out, so a home sheds them at its next snapshot. With the
+multifile current_form(M:Fact, Current) it may say how a fact of an older form is written now
+(the same fact, held in less memory): snapshots and compaction write Current, so a home's
+memory takes the current form once its snapshot is rewritten (its readers read both forms).
 
 **Compaction** (erasure): store_compact/2 writes every durable fact, as it is in memory, to a
 new journal file that starts with `epoch(Id).`, a name no other journal has; the host fsyncs it,
@@ -75,6 +78,8 @@ committed batches only, in journal order) and says how many fact changes it made
 :- multifile replay_record/3.           % M:Kind, Text, Changes
 :- multifile implied_fact/1.            % M:Fact: stored by an older form, implied by others now
 :- dynamic implied_fact/1.
+:- multifile current_form/2.            % M:Fact, Current: Fact (an older form) as written now
+:- dynamic current_form/2.
 
 :- dynamic
     open_store_/3,                      % Directory, JournalStream, BatchNumber
@@ -487,10 +492,16 @@ stream_digest_(S, Epoch, Offset, Digest) :-
 %!  store_fact_count(-Count:nonneg) is det.
 %   Count is the number of durable facts in memory (what a snapshot would hold).
 store_fact_count(Count) :-
-    aggregate_all(count, stored_fact_(_:_), Count).
+    aggregate_all(count, kept_fact_(_:_), Count).
 
-% A durable fact as snapshots and compaction write it (implied facts left out).
+% A durable fact as snapshots and compaction write it (implied facts left out, older forms
+% in their current form).
 stored_fact_(M:H) :-
+    kept_fact_(M:H0),
+    (   current_form(M:H0, H1) -> H = H1 ; H = H0 ).
+
+% A durable fact in memory that is not implied by others.
+kept_fact_(M:H) :-
     durable_predicate(M:N/A),
     functor(H, N, A),
     clause(M:H, true),
