@@ -152,16 +152,15 @@ def test_passing_run_is_a_tool_result(session_items):
     )
 
 
-def test_long_conclusion_keeps_head_and_tail(session_items):
+def test_long_conclusion_is_kept_whole_under_its_earlier_handle(session_items):
     record = json.loads(SESSION.read_text().split("\n")[15])
     original = record["message"]["content"][0]["text"]
     item = by_text(session_items, "HEAD-MARKER")
     assert len(original) > 3000
-    assert item.text.startswith("HEAD-MARKER")
-    assert item.text.endswith(
-        "TAIL-MARKER so the fix is to check the ttl before reading the entry."
-    )
-    assert " … " in item.text and len(item.text) <= 1200 + 800 + 3
+    assert item.text == original.strip()  # the middle too: L0 is verbatim
+    # the handle the head-and-tail versions gave this item (re-ingesting into their homes
+    # must find it, not add a second copy): derived from the cut they stored
+    assert item.handle == "it_c82ad27e8dc1e9fa"
 
 
 def test_system_and_api_errors(session_items):

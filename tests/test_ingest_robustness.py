@@ -8,6 +8,7 @@ import time
 import pytest
 from attention_cloud.errors import InputError
 from attention_cloud.ingest import parse_text
+from attention_cloud.ingest.collector import DEFAULT_MAX_ITEM_CHARS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,14 +21,16 @@ def record(content, uuid="u1", kind="user") -> str:
     )
 
 
-def test_a_ten_megabyte_line_is_parsed_and_truncated_head_and_tail():
+def test_a_ten_megabyte_line_is_parsed_and_capped_head_and_tail():
     text = "START " + "x" * (10 * 1024 * 1024) + " END"
     started = time.perf_counter()
     result = parse_text(record(text, kind="assistant") + "\n", name="huge.jsonl")
     assert time.perf_counter() - started < 10
     (item,) = result.items
     assert item.text.startswith("START ") and item.text.endswith(" END")
-    assert len(item.text) < 2100
+    # at most max_item_chars of it, plus the line that marks the cut and names the source
+    assert DEFAULT_MAX_ITEM_CHARS < len(item.text) < DEFAULT_MAX_ITEM_CHARS + 200
+    assert f"{len(text) - DEFAULT_MAX_ITEM_CHARS:,} characters cut here" in item.text
 
 
 def test_a_ten_megabyte_tool_output_with_an_error_at_the_end():

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import HomeError
+from .ingest.collector import MIN_ITEM_CHARS
 
 DEFAULT_HOME = "~/.attention-cloud"
 
@@ -136,6 +137,9 @@ _SETTINGS: dict[str, tuple[Any, str]] = {
     "retention": (lambda v: isinstance(v, dict), 'an object of days per level such as {"l0": 365}'),
     "max_file_bytes": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
                        "a positive whole number of bytes"),
+    "max_item_chars": (lambda v: isinstance(v, int) and not isinstance(v, bool)
+                       and v >= MIN_ITEM_CHARS,
+                       f"a whole number of characters, at least {MIN_ITEM_CHARS}"),
 }
 _CURATOR_FIELDS = ("url", "model", "api_key_env")
 

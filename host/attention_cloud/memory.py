@@ -27,6 +27,7 @@ from .errors import HomeError, InputError, PrologError, UsageError
 from .home import WriteLock, fsync_path, read_config, require_home, resolve_home
 from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
+from .ingest.collector import DEFAULT_MAX_ITEM_CHARS
 from .progress import ProgressCallback, report as report_progress
 from . import ingest_index
 from .wire import encode_item
@@ -317,7 +318,8 @@ class Memory:
         wrote = False
         open_tails = {str(Path(p)): int(n) for p, n in (
             unfinished.items() if isinstance(unfinished, Mapping) else ((p, 0) for p in unfinished))}
-        parsed_files = _parse_all(todo, format, item_budget, segment, limit, open_tails)
+        parsed_files = _parse_all(todo, format, item_budget, segment, limit, open_tails,
+                                  self.config.get("max_item_chars", DEFAULT_MAX_ITEM_CHARS))
         resolver = GoalResolver(self._launch_goal, max_file_bytes=limit)
         subagents: list[tuple[str, _Parsed]] = []   # written last, once their parents are known
 
@@ -798,7 +800,8 @@ def _reason(message: str, name: str) -> str:
 def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str | None,
                item_budget: int | None, segment: str,
                max_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
-               settled: int | None = None) -> _Parsed:
+               settled: int | None = None,
+               max_item_chars: int = DEFAULT_MAX_ITEM_CHARS) -> _Parsed:
     from .ingest.api import parse_source
     from .ingest.source import read_path
     from .ingest.unfinished import finished_part
@@ -817,7 +820,8 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
         if known == (size, digest):
             return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
                            skipped=[], size=size, digest=digest, unchanged=True)
-        parsed = parse_source(source, format=format, item_budget=item_budget)
+        parsed = parse_source(source, format=format, item_budget=item_budget,
+                              max_item_chars=max_item_chars)
     except InputError as exc:  # the caller decides: abort the call (strict) or skip the file
         return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0, skipped=[],
                        failed=str(exc))
@@ -834,7 +838,8 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
 def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str | None,
                item_budget: int | None, segment: str,
                max_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
-               open_tails: Mapping[str, int] | None = None) -> Iterator[_Parsed]:
+               open_tails: Mapping[str, int] | None = None,
+               max_item_chars: int = DEFAULT_MAX_ITEM_CHARS) -> Iterator[_Parsed]:
     """Parse files, yielding each as it is done, in order; large batches use one worker
     process per core (which keep parsing while the caller writes what they yielded). Of a
     file in ``open_tails`` grown past the size given there only the finished part is parsed
@@ -848,7 +853,7 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
     if workers < 2 or sum(_file_size(path) for path, _, _ in todo) < PARALLEL_PARSE_BYTES:
         for path, name, known in todo:
             yield _parse_one(path, name, known, format, item_budget, segment, max_bytes,
-                             (open_tails or {}).get(str(path)))
+                             (open_tails or {}).get(str(path)), max_item_chars)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -860,7 +865,7 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
                                initargs=(WORKER_NICENESS, os.getpid()))
     try:
         yield from pool.map(_parse_one, *zip(*((p, n, k, format, item_budget, segment, max_bytes,
-                                                (open_tails or {}).get(str(p)))
+                                                (open_tails or {}).get(str(p)), max_item_chars)
                                                for p, n, k in todo)), chunksize=4)
     finally:
         # Also when the caller stops early (a failed write): files not yet parsed are dropped.

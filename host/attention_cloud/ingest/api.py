@@ -10,7 +10,7 @@ from ..errors import InputError, UsageError
 from .budget import apply_item_budget, check_budget
 from .chatgpt_export import ChatGPTExportParser
 from .claude_code import ClaudeCodeParser
-from .collector import ItemCollector
+from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
 from .locomo import LoCoMoParser
 from .longmemeval import LongMemEvalParser
@@ -50,6 +50,7 @@ def parse_path(
     item_budget: int | None = None,
     kind_shares: Mapping[str, float] | None = None,
     max_file_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
+    max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
 ) -> ParseResult:
     """Parse the transcript file at ``path`` into items.
 
@@ -62,17 +63,22 @@ def parse_path(
             :mod:`attention_cloud.ingest.budget` for how kinds share it.
         kind_shares: share of the budget per kind, replacing the defaults (normalised to 1).
         max_file_bytes: a larger file is refused unread (None: no limit).
+        max_item_chars: the most characters of one message or tool output an item keeps
+            (a longer one keeps its head and tail around a line marking the cut); at least
+            :data:`~attention_cloud.ingest.collector.MIN_ITEM_CHARS`.
 
     Raises:
         InputError: one line naming the file (and the line when known): missing, unreadable
             or a directory; not a regular file (a FIFO, a device); over the size limit;
             binary; invalid UTF-8; unknown or undetectable format; nothing in it could be
             parsed.
-        UsageError: invalid ``session``, ``item_budget`` or ``kind_shares``.
+        UsageError: invalid ``session``, ``item_budget``, ``kind_shares`` or
+            ``max_item_chars``.
     """
     shares = check_budget(item_budget, kind_shares)
-    _check_arguments(format, session)  # before reading: a bad option costs no read of the file
-    return _parse(read_path(path, max_bytes=max_file_bytes), format, session, item_budget, shares)
+    _check_arguments(format, session, max_item_chars)  # a bad option costs no read of the file
+    return _parse(read_path(path, max_bytes=max_file_bytes), format, session, item_budget, shares,
+                  max_item_chars)
 
 
 def parse_source(
@@ -82,6 +88,7 @@ def parse_source(
     session: str | None = None,
     item_budget: int | None = None,
     kind_shares: Mapping[str, float] | None = None,
+    max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
 ) -> ParseResult:
     """Parse a transcript already read with :func:`~attention_cloud.ingest.source.read_path`
     (whose bytes the caller may also digest: what is parsed is exactly what was digested).
@@ -89,8 +96,8 @@ def parse_source(
     Other arguments and errors are those of :func:`parse_path`.
     """
     shares = check_budget(item_budget, kind_shares)
-    _check_arguments(format, session)
-    return _parse(source, format, session, item_budget, shares)
+    _check_arguments(format, session, max_item_chars)
+    return _parse(source, format, session, item_budget, shares, max_item_chars)
 
 
 def parse_text(
@@ -101,6 +108,7 @@ def parse_text(
     session: str | None = None,
     item_budget: int | None = None,
     kind_shares: Mapping[str, float] | None = None,
+    max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
 ) -> ParseResult:
     """Parse an in-memory transcript; ``name`` stands for its path in pointers and errors.
 
@@ -109,15 +117,21 @@ def parse_text(
     if not isinstance(name, str) or not name:
         raise UsageError("parse_text needs a non-empty name for pointers and errors")
     shares = check_budget(item_budget, kind_shares)
-    _check_arguments(format, session)
-    return _parse(make_source(text, name=name), format, session, item_budget, shares)
+    _check_arguments(format, session, max_item_chars)
+    return _parse(make_source(text, name=name), format, session, item_budget, shares,
+                  max_item_chars)
 
 
-def _check_arguments(format: str | None, session: str | None) -> None:
+def _check_arguments(format: str | None, session: str | None,
+                     max_item_chars: int = DEFAULT_MAX_ITEM_CHARS) -> None:
     if format is not None and format not in FORMATS:
         raise InputError(f"unknown format {format!r} (expected one of: {', '.join(FORMATS)})")
     if session is not None and (not isinstance(session, str) or not session.strip()):
         raise UsageError(f"session must be a non-empty string, not {session!r}")
+    if (isinstance(max_item_chars, bool) or not isinstance(max_item_chars, int)
+            or max_item_chars < MIN_ITEM_CHARS):
+        raise UsageError(f"max_item_chars must be a whole number of characters, at least "
+                         f"{MIN_ITEM_CHARS:,}, not {max_item_chars!r}")
 
 
 def _parse(
@@ -126,9 +140,10 @@ def _parse(
     session: str | None,
     item_budget: int | None,
     shares: Mapping[str, float],
+    max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
 ) -> ParseResult:
     chosen = format or detect_source_format(source)
-    collector = ItemCollector(chosen)
+    collector = ItemCollector(chosen, max_item_chars=max_item_chars)
     parser = _PARSERS[chosen](collector, session or source.stem)
     if parser.parse(source) == 0:
         raise fail(source.name, _nothing_parsed(chosen, collector))

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from .classify import (
+    L0Text,
     assistant_text_kind,
     clean_message,
     message_text,
@@ -181,7 +182,7 @@ class _ConversationReader:
 
         name = author.get("name") if isinstance(author.get("name"), str) else ""
 
-        def add(kind: str, item_role: str, item_text: str, links: tuple[tuple[str, str], ...] = (),
+        def add(kind: str, item_role: str, item_text: str | L0Text, links: tuple[tuple[str, str], ...] = (),
                 **extra: Any) -> None:
             self.collector.add(record_no=self.number, session=self.session, kind=kind,
                                role=item_role, identity=identity, text=item_text, time=time,

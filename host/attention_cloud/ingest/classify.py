@@ -3,17 +3,36 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .entities import looks_like_error
 from .textutil import head_and_tail, is_acknowledgement, is_bare_reply, strip_system_reminders
 from .tools import ToolCall
 
+# The head-and-tail cuts ingestion stored as L0 before L0 kept long texts whole. Handles are
+# still derived from these cuts (see L0Text): an existing home's items keep their handles.
 MESSAGE_HEAD, MESSAGE_TAIL = 1200, 800
-"""User and assistant texts longer than head + tail keep only their first and last characters."""
+"""User and assistant texts: the handle's cut keeps the first and last characters."""
 OUTPUT_HEAD, OUTPUT_TAIL = 800, 400
-"""Tool output keeps less of its middle than messages do."""
+"""Tool output: the handle's cut keeps less of its middle than messages do."""
 ERROR_HEAD, ERROR_TAIL = 600, 1000
-"""Errors keep more of their end, where the exception and the failing assertion are."""
+"""Errors: the handle's cut keeps more of their end."""
+
+
+@dataclass(frozen=True)
+class L0Text:
+    """A message's or tool output's L0 text, whole, and what its handle is derived from.
+
+    Attributes:
+        text: the whole text (the collector caps it at ``max_item_chars``).
+        basis: the text the item's handle is derived from: the head-and-tail cut that earlier
+            versions stored as L0 (equal to ``text`` for texts of up to about 2,000
+            characters), so that re-ingesting a transcript into a home written by them finds
+            the same handles (an upsert) instead of adding every long item a second time.
+    """
+
+    text: str
+    basis: str
 
 # Short assistant lines announcing the next step ("Let me read the tests.") say what the
 # assistant is about to do, not what it found: they are turns, not conclusions. Sentences that
@@ -83,17 +102,20 @@ def clean_message(text: str) -> str:
     return strip_system_reminders(text).strip()
 
 
-def message_text(text: str) -> str:
-    """The L0 text of a user or assistant message."""
-    return head_and_tail(text, MESSAGE_HEAD, MESSAGE_TAIL)
+def message_text(text: str) -> L0Text:
+    """The L0 text of a user or assistant message: all of it, with its handle's basis."""
+    return L0Text(text, head_and_tail(text, MESSAGE_HEAD, MESSAGE_TAIL))
 
 
-def output_text(call: ToolCall | None, output: str, kind: str) -> str:
-    """The L0 text of tool output: the call's label, then the output's head and tail."""
-    if kind == "error":
-        body = head_and_tail(output.strip(), ERROR_HEAD, ERROR_TAIL)
-    else:
-        body = head_and_tail(output.strip(), OUTPUT_HEAD, OUTPUT_TAIL)
+def output_text(call: ToolCall | None, output: str, kind: str) -> L0Text:
+    """The L0 text of tool output: the call's label, then the whole output; with its
+    handle's basis (the label, then the output's head and tail)."""
+    whole = output.strip()
+    head, tail = (ERROR_HEAD, ERROR_TAIL) if kind == "error" else (OUTPUT_HEAD, OUTPUT_TAIL)
+    return L0Text(_labelled(call, whole), _labelled(call, head_and_tail(whole, head, tail)))
+
+
+def _labelled(call: ToolCall | None, body: str) -> str:
     if call is None:
         return body
     return f"{call.label}\n{body}" if body else call.label

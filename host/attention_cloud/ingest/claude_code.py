@@ -35,6 +35,7 @@ import re
 from typing import Any
 
 from .classify import (
+    L0Text,
     assistant_text_kind,
     clean_message,
     message_text,
@@ -328,7 +329,7 @@ class ClaudeCodeParser:
         index: int,
         kind: str,
         role: str,
-        text: str,
+        text: str | L0Text,
         *,
         links: tuple[tuple[str, str], ...] = (),
         sets_goal: bool = False,

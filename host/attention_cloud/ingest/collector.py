@@ -11,9 +11,10 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .classify import L0Text
 from .entities import error_classes, file_paths
 from .records import ItemRecord, ParseResult, Relation
-from .textutil import goal_text
+from .textutil import capped_text, goal_text
 from .timefmt import read_time, relative_dates
 
 #: Kinds whose text is someone speaking, where "yesterday" means a day (not tool output).
@@ -21,6 +22,13 @@ _SPOKEN_KINDS = frozenset({"user_goal", "conclusion", "turn"})
 
 HANDLE_PREFIX = "it_"
 HANDLE_HEX_DIGITS = 16
+
+DEFAULT_MAX_ITEM_CHARS = 32_000
+"""The most characters of one message or tool output an item keeps as L0 (``max_item_chars``
+in config.json): a longer one keeps its head and tail around a line marking the cut, and its
+pointer pages back to the whole (a 5 MB tool result must not become a 5 MB journal fact)."""
+MIN_ITEM_CHARS = 2_000
+"""The smallest ``max_item_chars`` accepted."""
 
 
 def item_handle(session: str, kind: str, identity: str, text: str) -> str:
@@ -58,6 +66,8 @@ class ItemCollector:
         ignored: well-formed records that produce no item by design, counted by type.
         launches: subagent id -> the goal of the turn that launched it (Claude Code).
         subagent: the agent id when the transcript is a subagent's own file, else "".
+        max_item_chars: the most characters of an item's text kept (see
+            :data:`DEFAULT_MAX_ITEM_CHARS`).
     """
 
     format: str
@@ -69,6 +79,7 @@ class ItemCollector:
     ignored: dict[str, int] = field(default_factory=dict)
     launches: dict[str, str] = field(default_factory=dict)
     subagent: str = ""
+    max_item_chars: int = DEFAULT_MAX_ITEM_CHARS
     _sessions: dict[str, _Session] = field(default_factory=dict)
     _seen: dict[str, int] = field(default_factory=dict)
 
@@ -103,7 +114,7 @@ class ItemCollector:
         kind: str,
         role: str,
         identity: str,
-        text: str,
+        text: str | L0Text,
         time: str,
         pointer: str,
         cwd: str = "",
@@ -118,7 +129,9 @@ class ItemCollector:
         Args:
             record_no: line or message number, for the duplicate report.
             identity: the record's identity within the transcript (see :func:`item_handle`).
-            text: the item's L0 text, already cleaned and truncated.
+            text: the item's L0 text, already cleaned; an :class:`L0Text` (a message or tool
+                output) also says what the handle is derived from. It is kept up to
+                ``max_item_chars`` (:func:`~attention_cloud.ingest.textutil.capped_text`).
             cwd: the working directory the record was produced in ("" if unknown).
             links: extra ``(predicate, object)`` relations, e.g. ``("touches_file", path)``.
             sets_goal: the item is a user goal: it becomes the active goal of its session,
@@ -135,7 +148,9 @@ class ItemCollector:
         state = self._sessions.get(session)
         if state is None:
             state = self._sessions[session] = _Session()
-        handle = item_handle(session, kind, identity, text)
+        basis, text = (text.basis, text.text) if isinstance(text, L0Text) else (text, text)
+        handle = item_handle(session, kind, identity, basis)
+        text = capped_text(text, self.max_item_chars)
         first = self._seen.get(handle)
         if first is not None:
             self.skip(record_no, f"duplicate of record {first}")

@@ -20,6 +20,7 @@ import json
 from typing import Any
 
 from .classify import (
+    L0Text,
     assistant_text_kind,
     clean_message,
     message_text,
@@ -145,7 +146,7 @@ class OpenAIChatParser:
         text = clean_message(_content_text(message.get("content")))
         speaker = _speaker_of(message) if role in ("user", "assistant", "system") else ""
 
-        def add(kind: str, item_role: str, item_text: str, block: str, **extra: Any) -> None:
+        def add(kind: str, item_role: str, item_text: str | L0Text, block: str, **extra: Any) -> None:
             self.collector.add(
                 record_no=record_no,
                 session=conversation.session,

@@ -21,6 +21,7 @@ import json
 from typing import Any
 
 from .classify import (
+    L0Text,
     assistant_text_kind,
     clean_message,
     message_text,
@@ -118,7 +119,7 @@ class ShareGPTParser:
             time = self._time_of(turn, record_no) or when
             name = turn.get("name") if role in ("user", "assistant") else None
 
-            def add(kind: str, item_role: str, item_text: str, **extra: Any) -> None:
+            def add(kind: str, item_role: str, item_text: str | L0Text, **extra: Any) -> None:
                 self.collector.add(
                     record_no=record_no, session=session, kind=kind, role=item_role,
                     identity=f"{identity}t{index}", text=item_text, time=time,

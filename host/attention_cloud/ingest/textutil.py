@@ -61,6 +61,23 @@ def head_and_tail(text: str, head: int, tail: int) -> str:
     return text[:head].rstrip() + ELLIPSIS + text[-tail:].lstrip()
 
 
+def capped_text(text: str, limit: int) -> str:
+    """``text`` when it has at most ``limit`` characters; else its first three quarters and
+    last quarter of ``limit`` characters around a line that says how many were cut.
+
+    The mark names the item's source (its pointer pages back to the whole text), so a reader
+    of the L0 knows it is not the whole record; both ends are kept because the end of a long
+    output often holds its result (the last line of a traceback, a summary).
+    """
+    if len(text) <= limit:
+        return text
+    tail = limit // 4
+    head = limit - tail
+    cut = len(text) - head - tail
+    return (f"{text[:head]}\n[… {cut:,} characters cut here (over the {limit:,}-character "
+            f"limit, max_item_chars); the whole text is at the item's source …]\n{text[-tail:]}")
+
+
 def goal_text(text: str) -> str:
     """The goal string for a user message: whitespace-collapsed, at most 300 characters."""
     goal = collapse_whitespace(text[: GOAL_MAX_CHARS * 8])

@@ -39,6 +39,7 @@ import shlex
 from typing import Any
 
 from .classify import (
+    L0Text,
     assistant_text_kind,
     clean_message,
     message_text,
@@ -245,7 +246,7 @@ class TrajectoryParser:
     def _file_call(self, name: str, op: str, path: str, label: str, detail: str = "") -> ToolCall:
         return ToolCall(name, op, relative_path(path, self.cwd), label, detail)
 
-    def _add(self, index: int, kind: str, role: str, text: str, pointer: str, block: str,
+    def _add(self, index: int, kind: str, role: str, text: str | L0Text, pointer: str, block: str,
              **extra: Any) -> None:
         self.collector.add(record_no=index + 1, session=self.session, kind=kind, role=role,
                            identity=f"{block}{index}", text=text, time="", pointer=pointer,
