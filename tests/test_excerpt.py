@@ -233,3 +233,65 @@ def test_no_excerpt_without_a_goal_term_or_room():
     assert excerpt_text(ANSWER, goal_weights("quantum chromodynamics"), cap=100) is None
     assert excerpt_text(ANSWER, goal_weights(GOAL), cap=3) is None
     assert excerpt_text("One sentence about free lessons.", goal_weights(GOAL), cap=100) is None
+
+
+# -- the same excerpt and frame in every process ---------------------------------------------
+_TIE = """
+import json
+from attention_cloud.excerpt import excerpt_text
+# 0.1 + 0.2 + 0.3 summed in some orders is 0.6000000000000001, in others 0.6: the two
+# sentences tie exactly, and the tie must go to the first whatever the set's order
+weights = {"delta": 0.6, "alpha": 0.1, "beta": 0.2, "gamma": 0.3}
+text = "Delta was here. Alpha beta gamma. End of it."
+print(json.dumps([excerpt_text(text, weights, cap=cap).text for cap in (7, 8, 9)]))
+"""
+
+_FRAME = """
+import json, sys, tempfile
+from pathlib import Path
+from attention_cloud import Memory
+from attention_cloud.home import write_config
+home = Path(tempfile.mkdtemp()) / "home"
+home.mkdir()
+write_config(home, {"embedder": "hash"})
+with Memory.open(home) as mem:
+    mem.ingest([sys.argv[1]])
+    mem.curate()
+    out = []
+    for goal in ("which instagram handle to tag in the spring campaign",
+                 "why did the post schedule fail"):
+        for budget in (150, 250, 400):
+            frame = mem.hydrate(goal, budget=budget, now="2026-02-04T00:00:00Z")
+            out.append([frame.text.split("\\n", 2)[2],
+                        [[f.handle, f.level, f.tokens, f.excerpt] for f in frame.facts]])
+print(json.dumps(out))
+"""
+
+
+def _in_fresh_processes(script: str, *args: str) -> list[str]:
+    """What ``script`` prints in fresh interpreters with different string hash seeds."""
+    import os
+    import subprocess
+    import sys
+
+    outs = []
+    for seed in ("1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        done = subprocess.run([sys.executable, "-c", script, *args], env=env, text=True,
+                              capture_output=True, timeout=300, check=True)
+        outs.append(done.stdout)
+    return outs
+
+
+def test_a_score_tie_goes_to_the_first_unit_in_every_process():
+    outs = _in_fresh_processes(_TIE)
+    assert outs[0] == outs[1] == outs[2]
+    assert json.loads(outs[0])[0] == "Delta was here. …"
+
+
+def test_the_same_frame_with_excerpts_comes_out_of_fresh_processes():
+    transcript = Path(__file__).parent / "fixtures" / "long_v1" / "transcript.jsonl"
+    first, *others = _in_fresh_processes(_FRAME, str(transcript))
+    frames = json.loads(first)
+    assert any(fact[3] for _, facts in frames for fact in facts)  # excerpts were chosen
+    assert all(other == first for other in others)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from math import fsum
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, NamedTuple
@@ -203,7 +204,7 @@ def excerpt_text(text: str, weights: dict[str, float], cap: int,
     units = units if units is not None else _units(text, weights)
     if len(units) < 2 or cap <= 0:
         return None
-    score = {u.index: sum(weights.get(t, 0.0) for t in u.terms) for u in units}
+    score = {u.index: weight_of(u.terms, weights) for u in units}
     ranked = sorted((u for u in units if score[u.index] > 0), key=lambda u: (-score[u.index], u.index))
     if not ranked:
         return None
@@ -265,10 +266,18 @@ class Next:
     fidelity: float
 
 
+def weight_of(terms: frozenset[str] | set[str], weights: dict[str, float]) -> float:
+    """The goal's weight ``terms`` hold: a sum over a set, exactly rounded (math.fsum) so that
+    it does not depend on the set's iteration order, which string hashing randomises per
+    process: a plain sum could differ in its last bit between two runs and turn a tie (two
+    units, an excerpt against its rung) the other way."""
+    return fsum(weights.get(t, 0.0) for t in terms)
+
+
 def coverage(terms: set[str], present: set[str], weights: dict[str, float]) -> float:
     """The share of the goal's weight ``present`` in a record that ``terms`` hold."""
-    total = sum(weights[t] for t in present)
-    return sum(weights[t] for t in terms & present) / total if total > 0 else 0.0
+    total = weight_of(present, weights)
+    return weight_of(terms & present, weights) / total if total > 0 else 0.0
 
 
 def excerpt_fidelity(excerpt: Excerpt, full_tokens: int, below: Next, next_coverage: float) -> float:

@@ -60,8 +60,9 @@ Item kinds
         task), environment observations in agent trajectories and bare replies ("no", "wait",
         "2") are not goals.
     ``conclusion``
-        Assistant text. Long texts keep their first 1200 and last 800 characters, joined by
-        `` … ``, so endings survive truncation.
+        Assistant text, kept whole like every message and tool output up to ``max_item_chars``
+        (32,000 characters by default); a longer text keeps its head and tail around a line
+        marking the cut, so endings survive (:func:`.textutil.capped_text`).
     ``file_op``
         A file tool call: Claude Code ``Read``, ``Write``, ``Edit``, ``MultiEdit``,
         ``NotebookEdit``; chat functions such as ``read_file``, ``write_file`` or

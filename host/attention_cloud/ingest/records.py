@@ -25,8 +25,10 @@ class ItemRecord:
 
     Attributes:
         handle: content-derived id (``it_`` + 16 hex digits of SHA-256 over session, kind,
-            record identity and text): parsing the same input again gives the same handle, and
-            appending to a transcript leaves earlier handles unchanged.
+            record identity and text; of a long text, its head-and-tail cut, see
+            :class:`~attention_cloud.ingest.classify.L0Text`): parsing the same input again
+            gives the same handle, and appending to a transcript leaves earlier handles
+            unchanged.
         session: session id (Claude Code ``sessionId``, an OpenAI ``session_id``/``id``,
             otherwise the ``session=`` argument or the file stem).
         seq: 0-based position of the item within its session, stable under appends.
@@ -38,7 +40,8 @@ class ItemRecord:
         pointer: ``<path>:<line>`` (1-based) for line-oriented files, ``<path>#<JSON pointer>``
             for JSON documents, ``<path>:<line>#<JSON pointer>`` for a conversation held in one
             JSONL line.
-        text: the item's L0 text (long texts keep head and tail).
+        text: the item's L0 text: the whole message or output, up to ``max_item_chars``
+            (a longer one keeps its head and tail around a line marking the cut).
         relations: entity links ``(subject, predicate, object)``; the subject is the handle.
             ``speaker`` names who spoke when the transcript says (see ``speaker``);
             ``mentions_date`` holds each day (``YYYY-MM-DD``) a relative expression in the text
