@@ -179,12 +179,44 @@ class CachedEmbedder:
         digest = hashlib.sha1("\x00".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
         path = self.root / f"{digest}.npy"
         if path.exists():
-            return np.load(path)
-        vectors = self.inner.embed(texts, batch_size=batch_size)
-        partial = path.with_suffix(".tmp.npy")
-        np.save(partial, vectors)
-        partial.replace(path)
+            vectors = np.load(path)
+            self._keep_each(texts, vectors)
+            return vectors
+        # a batch not seen whole: its texts seen before (in any batch) come from the per-text
+        # cache, only the others go to the model (a change to some texts of a haystack
+        # re-embeds those texts, not their whole batch)
+        vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
+        missing = []
+        for i, text in enumerate(texts):
+            kept = self._text_path(text)
+            if kept.exists():
+                vectors[i] = np.load(kept)
+            else:
+                missing.append(i)
+        if missing:
+            fresh = self.inner.embed([texts[i] for i in missing], batch_size=batch_size)
+            vectors[missing] = fresh
+            vectors = vectors.astype(fresh.dtype, copy=False)
+        self._save(path, vectors)
+        self._keep_each(texts, vectors)
         return vectors
+
+    def _text_path(self, text: str) -> Path:
+        digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return self.root / "texts" / digest[:2] / f"{digest}.npy"
+
+    def _keep_each(self, texts: list[str], vectors: np.ndarray) -> None:
+        for text, vector in zip(texts, vectors):
+            kept = self._text_path(text)
+            if not kept.exists():
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                self._save(kept, vector)
+
+    @staticmethod
+    def _save(path: Path, array: np.ndarray) -> None:
+        partial = path.with_suffix(".tmp.npy")
+        np.save(partial, array)
+        partial.replace(path)
 
 
 def load_instances(data: Path, limit: int | None, ids: list[str] | None = None) -> list[Instance]:
