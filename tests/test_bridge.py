@@ -115,3 +115,17 @@ def test_other_threads_can_use_the_engine(pl):
 
 def test_solutions_limit(pl):
     assert pl.solutions("lists:member", Var(), [1, 2, 3], limit=2) == [(1,), (2,)]
+
+
+def test_atom_texts_stay_right_across_atom_garbage_collection(pl):
+    """Atom texts are read by handle and kept: a collected atom's handle reused for another text
+    must never answer with the old text, and long one-off atoms are not kept."""
+    for round_ in range(3):
+        names = [f"gc_probe_{round_}_{i}" for i in range(2000)] + ["long_" + "x" * 500 + str(round_)]
+        (back,) = pl.once("user:maplist", Term("atom_string", []), Var(), names)
+        assert back == names and all(isinstance(a, Atom) for a in back)
+        pl.once("user:garbage_collect_atoms")
+    engine = getattr(pl, "engine", None)
+    kept = getattr(engine, "_names", None)
+    if kept is not None:  # the C-API engine's cache: short atoms only
+        assert all(len(text) <= 128 for text in kept.values())

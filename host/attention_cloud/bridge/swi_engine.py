@@ -16,6 +16,7 @@ from .terms import Atom, Term, Var
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _CACHE = 100_000  # atoms and functors kept registered for reuse
+_NAME_KEPT = 128  # longest atom text kept by _atom_text
 
 
 class SwiEngine:
@@ -105,16 +106,17 @@ class SwiEngine:
         return f
 
     def _atom_text(self, a: int) -> str:
-        """The text of atom handle ``a``. Up to _CACHE atoms read are kept registered with their
-        text (a registered atom is never collected, so its handle keeps naming the same text):
-        a frame's dict keys, functor names and handles repeat, and a lookup here costs a
-        fraction of fetching the text through the C API (~4 µs by ctypes)."""
+        """The text of atom handle ``a``. Up to _CACHE short atoms read are kept registered with
+        their text (a registered atom is never collected, so its handle keeps naming the same
+        text): a frame's dict keys, functor names and handles repeat, and a lookup here costs a
+        fraction of fetching the text through the C API (~4 µs by ctypes). A long atom (a list
+        of records joined into one text for the host) is read each time and never kept."""
         name = self._names.get(a)
         if name is None:
             t = self.api.PL_new_term_ref()
             self.api.PL_put_atom(t, a)
             name = self.api.get_text(t, C.CVT_ATOM) or ""
-            if len(self._names) < _CACHE:
+            if len(name) <= _NAME_KEPT and len(self._names) < _CACHE:
                 self.api.PL_register_atom(a)
                 self._names[a] = name
         return name
