@@ -346,3 +346,32 @@ def test_the_same_words_from_two_speakers_are_two_facts(home, tmp_path):
         assert len(r["facts"]) == 2 and r["suppressed"] == []
     finally:
         mem.close()
+
+
+def test_the_same_receipt_saved_at_once_by_two_writers_never_fails(tmp_path):
+    """Two processes (or threads) sealing the same frame write the same receipt id: each
+    writes its own temporary file, so neither renames the other's away."""
+    import json
+    import threading
+
+    from attention_cloud.hydration import load_receipt, save_receipt
+
+    receipt = {"id": "r_0123456789abcdef", "goal": "same frame", "facts": [{"handle": "it_1"}] * 50}
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            for _ in range(200):
+                save_receipt(tmp_path, receipt)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert load_receipt(tmp_path, "r_0123456789abcdef") == receipt
+    assert list((tmp_path / "receipts").glob("*.tmp")) == []
+    assert json.loads((tmp_path / "receipts" / "r_0123456789abcdef.json").read_text()) == receipt

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -503,7 +505,9 @@ def save_receipt(home: Path, receipt: dict[str, Any]) -> Path:
     folder = home / "receipts"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{receipt['id']}.json"
-    tmp = path.with_suffix(".tmp")
+    # a temporary name of this process and thread: two processes sealing the same frame (the
+    # same id) at once must not rename each other's file away
+    tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")
     tmp.write_text(receipt_text(receipt), encoding="utf-8")
     tmp.replace(path)
     return path
