@@ -273,13 +273,14 @@ def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None 
     out the owner's belief names); ``stands_for`` (see :func:`stands_for`) lists, on a cell
     summary's fact, the members it stands for (``stands_for``, at most STANDS_FOR_LISTED, and
     ``stands_for_count``)."""
-    meta, facts_t, beyond_t = term.args
+    meta_t, facts_t, beyond_t = term.args
+    meta = to_plain(meta_t)
     excerpted = {(str(s["segment"]), str(x["handle"])): x
-                 for s in to_plain(meta)["segments"] for x in s.get("excerpted", [])}
+                 for s in meta["segments"] for x in s.get("excerpted", [])}
     facts = tuple(_fact(f, excerpted) for f in facts_t)
     if reader is not None:
         facts = tuple(FrameFact(**{**f.__dict__, "dirty_beliefs": ()}) for f in facts)
-    receipt = _receipt(to_plain(meta), facts, beyond_t)
+    receipt = _receipt(meta, facts, beyond_t)
     if reader is not None:
         receipt["reader"] = reader
     for fact in receipt["facts"]:
