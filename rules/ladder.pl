@@ -37,6 +37,7 @@
 :- use_module(library(apply)).
 :- use_module(library(solution_sequences)).
 :- use_module(library(assoc)).
+:- use_module(library(pairs)).
 :- use_module(store).
 :- use_module(journal).
 
@@ -57,6 +58,7 @@ derived from it.
 :- dynamic
     record_/11,       % Id, Curator, R1, T1, R2, T2, R3, T3, Fields, Prov, L0Tokens (see below)
     entity_/3,        % EntityAtom, Id, Live: distilled(Id, entity, E) looked up by E
+    entity_ids_/2,    % EntityAtom, ids(Id, ...): the same, grouped (written by snapshots)
     arc_/3,           % Arc, Session, Goal
     arc_member_/3,    % Arc, Handle, Order
     rollup_/2,        % Rollup, Session
@@ -70,6 +72,7 @@ derived from it.
 :- multifile atc_store:durable_predicate/1.
 atc_store:durable_predicate(atc_ladder:record_/11).
 atc_store:durable_predicate(atc_ladder:entity_/3).
+atc_store:durable_predicate(atc_ladder:entity_ids_/2).
 atc_store:durable_predicate(atc_ladder:rung_/4).
 atc_store:durable_predicate(atc_ladder:distill_/3).
 atc_store:durable_predicate(atc_ladder:provenance_/2).
@@ -99,7 +102,13 @@ atc_store:durable_predicate(atc_ladder:l0_tokens_/2).
      held as atoms (shared by every record that names them), the others as strings.
      entity_(E, Id, Live) indexes the entities by value,
      one fact per occurrence, Live saying how to check the record is live without reading it
-     (`self`, `members`, `[]`, or `record`: read its provenance).
+     (`self`, `members`, `[]`, or `record`: read its provenance). Snapshots and compaction
+     write them grouped instead, entity_ids_(E, ids(Id1, ..., Idn)) (one fact per entity, in
+     the order of its occurrences, atc_store:written_facts/2): a fact per occurrence took 170
+     bytes with its index entry, an entry of a group 8. A group is not kept up to date when a
+     record changes: an entry counts while its record still names E and no entity_/3 fact
+     names the pair (a record stored again has those, in the order a fact per occurrence
+     gives); the next snapshot leaves the others out, and forgetting an item drops them.
    - Prov is `self` (an item's own record), `members` (an arc's, its members), `rollup(Hs)`
      (a rollup's: items of its session, found from the item by its session), `[]`, or `facts`
      (anything else: provenance_/2 facts, as before).
@@ -194,7 +203,7 @@ distilled(Id, Field, Value) :-
     (   var(Id), Field == entity, nonvar(Value)
     ->  (   string(Value),                      % values are strings
             atom_string(A, Value),
-            entity_(A, Id, Live),               % one per occurrence
+            entity_occurrence_(A, Id, Live),    % one per occurrence
             live_entity_(Live, Id)
         ;   distilled_in_(old, Id, Field, Value)
         )
@@ -208,6 +217,38 @@ distilled_in_(rec(_, _, _, _, _, _, _, Fields, Prov, _), Id, Field, Value) :-
 distilled_in_(old, Id, Field, Value) :-
     distill_(Id, Field, Value),
     live_record_(Id).
+
+% Record Id names entity E (an atom), once per occurrence, in the order they were stored: the
+% entries of E's group that still count, then its facts of one occurrence each. Live: how to
+% check Id is live (see entity_/3).
+entity_occurrence_(E, Id, Live) :-
+    (   entity_ids_(E, Ids),
+        arg(_, Ids, Id),
+        grouped_current_(E, Id, Live)
+    ;   entity_(E, Id, Live)
+    ).
+
+% An entry Id of E's group counts: its record names E, and no entity_/3 fact does it again.
+grouped_current_(E, Id, Live) :-
+    \+ entity_(E, Id, _),
+    record_(Id, _, _, _, _, _, _, _, Fields, P, _),
+    once(( field_group_(Fields, entity, Es), memberchk(E, Es) )),
+    entity_live_(P, Live).
+
+entity_live_(P, Live) :-
+    (   memberchk(P, [self, members, []]) -> Live = P ; Live = record ).
+
+% Snapshots and compaction write the entity index as one group per entity (see the storage
+% note): its entries that count, then its facts, in that order; no entity_/3 fact.
+:- multifile atc_store:written_facts/2.
+atc_store:written_facts(atc_ladder:entity_/3, entity_ids_(E, Ids)) :-
+    findall(E0-Id, entity_occurrence_(E0, Id, _), Pairs),
+    keysort(Pairs, Sorted),                     % stable: each entity's order is kept
+    group_pairs_by_key(Sorted, Groups),
+    member(E-IdList, Groups),
+    compound_name_arguments(Ids, ids, IdList).
+atc_store:written_facts(atc_ladder:entity_ids_/2, _) :-
+    fail.                                       % written with entity_/3's
 
 % Field and its values Vs (a list) of each group of stored Fields, in order, in either form:
 % fields(G1, ..., Gn) with Gi = Field(V1, ..., Vk), or (homes written before) [Field-Vs, ...].
@@ -418,7 +459,7 @@ assert_record_(Id, Curator, Levels, Fields, Prov, L0) :-
     fields_term_(Groups, Packed),
     pack_prov_(Id, Prov, P),
     durable_assert(atc_ladder:record_(Id, Curator, R1, T1, R2, T2, R3, T3, Packed, P, L0)),
-    (   memberchk(P, [self, members, []]) -> Live = P ; Live = record ),
+    entity_live_(P, Live),
     forall(( field_group_(Packed, entity, Es), member(E, Es), atom(E) ),
            durable_assert(atc_ladder:entity_(E, Id, Live))),
     (   P == facts
@@ -734,13 +775,32 @@ records_from_(Hs, Ids) :-
 
 journal_holds_(H) :- item(H), !.
 
+% E's group without the entries that no longer count (an erased item's entity is not kept).
+prune_entity_group_(E) :-
+    (   entity_ids_(E, Ids0)
+    ->  findall(Id, ( arg(_, Ids0, Id), grouped_current_(E, Id, _) ), Kept),
+        durable_retract(atc_ladder:entity_ids_(E, _)),
+        (   Kept == []
+        ->  true
+        ;   compound_name_arguments(Ids, ids, Kept),
+            durable_assert(atc_ladder:entity_ids_(E, Ids))
+        )
+    ;   true
+    ).
+
 %!  ladder_erase(+Handles:list, -Invalidated:list, -Echoes:list) is det.
 %
 %   ladder_invalidate/2 for erased items, and every other fact naming them: their L0 token
 %   counts and echo marks. Echoes are the surviving items that were marked as echoes of an
 %   erased one: their mark is gone, and curation may find them another original.
 ladder_erase(Hs, Ids, Echoes) :-
+    records_from_(Hs, Ids0),
+    findall(E, ( member(Id, Ids0), record_(Id, _, _, _, _, _, _, _, Fields, _, _),
+                 field_group_(Fields, entity, Es), member(E, Es), entity_ids_(E, _) ),
+            Grouped0),
+    sort(Grouped0, Grouped),
     ladder_invalidate(Hs, Ids),
+    maplist(prune_entity_group_, Grouped),
     findall(E, ( member(H, Hs), echo_(E, H, _), \+ memberchk(E, Hs) ), Es0),
     sort(Es0, Echoes),
     forall(member(H, Hs),

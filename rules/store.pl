@@ -53,6 +53,9 @@ store_fact_count/1 leave those out, so a home sheds them at its next snapshot. W
 multifile current_form(M:Fact, Current) it may say how a fact of an older form is written now
 (the same fact, held in less memory): snapshots and compaction write Current, so a home's
 memory takes the current form once its snapshot is rewritten (its readers read both forms).
+A module that stores a predicate in another form in snapshots than it writes it (a group of
+facts as one) defines the multifile written_facts(M:Name/Arity, Fact): snapshots, compaction
+and store_fact_count/1 take that predicate's facts from it instead of its clauses.
 
 **Compaction** (erasure): store_compact/2 writes every durable fact, as it is in memory, to a
 new journal file that starts with `epoch(Id).`, a name no other journal has; the host fsyncs it,
@@ -80,6 +83,8 @@ committed batches only, in journal order) and says how many fact changes it made
 :- dynamic implied_fact/1.
 :- multifile current_form/2.            % M:Fact, Current: Fact (an older form) as written now
 :- dynamic current_form/2.
+:- multifile written_facts/2.           % M:Name/Arity, Fact: what snapshots write for it
+:- dynamic written_facts/2.
 
 :- dynamic
     open_store_/3,                      % Directory, JournalStream, BatchNumber
@@ -500,12 +505,15 @@ stored_fact_(M:H) :-
     kept_fact_(M:H0),
     (   current_form(M:H0, H1) -> H = H1 ; H = H0 ).
 
-% A durable fact in memory that is not implied by others.
+% A durable fact in memory that is not implied by others, or what its module writes instead.
 kept_fact_(M:H) :-
     durable_predicate(M:N/A),
-    functor(H, N, A),
-    clause(M:H, true),
-    \+ implied_fact(M:H).
+    (   clause(written_facts(M:N/A, _), _)
+    ->  written_facts(M:N/A, H)
+    ;   functor(H, N, A),
+        clause(M:H, true),
+        \+ implied_fact(M:H)
+    ).
 
 %!  store_dump(+File, -Info:dict) is det.
 %
