@@ -37,7 +37,6 @@
 :- use_module(library(apply)).
 :- use_module(library(solution_sequences)).
 :- use_module(library(assoc)).
-:- use_module(library(pairs)).
 :- use_module(store).
 :- use_module(journal).
 
@@ -241,11 +240,13 @@ entity_live_(P, Live) :-
 % Snapshots and compaction write the entity index as one group per entity (see the storage
 % note): its entries that count, then its facts, in that order; no entity_/3 fact.
 :- multifile atc_store:written_facts/2.
+% One entity at a time: the stacks hold one group, not every occurrence of the home.
 atc_store:written_facts(atc_ladder:entity_/3, entity_ids_(E, Ids)) :-
-    findall(E0-Id, entity_occurrence_(E0, Id, _), Pairs),
-    keysort(Pairs, Sorted),                     % stable: each entity's order is kept
-    group_pairs_by_key(Sorted, Groups),
-    member(E-IdList, Groups),
+    findall(E0, ( entity_ids_(E0, _) ; entity_(E0, _, _) ), Es0),
+    sort(Es0, Es),
+    member(E, Es),
+    findall(Id, entity_occurrence_(E, Id, _), IdList),
+    IdList \== [],
     compound_name_arguments(Ids, ids, IdList).
 atc_store:written_facts(atc_ladder:entity_ids_/2, _) :-
     fail.                                       % written with entity_/3's
