@@ -155,7 +155,8 @@ GROUPS = {
     # provenance, curator, L0 tokens) and the entity index; the three rows above then hold
     # only what a home still has in the first forms
     "ladder: records (record_/11)": ("atc_ladder", ("record_",)),
-    "ladder: entity index (entity_/3)": ("atc_ladder", ("entity_",)),
+    # a fact per occurrence (entity_/3) until a snapshot writes a group per entity (entity_ids_/2)
+    "ladder: entity index (entity_/3, entity_ids_/2)": ("atc_ladder", ("entity_",)),  # a prefix of both
 }
 
 
