@@ -345,7 +345,7 @@ def test_bad_paths_are_one_line_errors(home, tmp_path):
 def test_short_soak_misses_nothing_duplicates_nothing_and_does_not_grow_with_batches():
     from watch_soak import run_soak, verdict
 
-    result = run_soak(seconds=18, sessions=6, seed=11)
+    result = run_soak(seconds=18, sessions=6, seed=11, min_steady_batches=24)
     assert result["stopped_cleanly"], result
     assert result["not_caught_up"] == [] and result["items"] > 100
     assert result["missed"] == [] and result["extra"] == [] and result["differ"] == []

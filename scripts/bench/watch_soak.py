@@ -135,6 +135,7 @@ class Soak:
     warm: float = 0.25            # share of the run that is warm-up (the data grows)
     inject_leak_kb: int = 0       # a check of the check: the watcher keeps this much per batch
     steady_new: float = 0.05      # in the steady state: share of writes that add a record
+    min_steady_batches: int = 0   # the steady state runs on (to 3x its time) until this many batches
     settle: float = 1.5
     watched: Path = field(init=False)
     archive: Path = field(init=False)
@@ -398,6 +399,9 @@ class Soak:
                 self.append(self.rng.choice(self.sessions))
             time.sleep(step * self.rng.uniform(0.2, 1.8))
 
+    def _steady_batches(self, first: int) -> int:
+        return sum(1 for b, _, phase in self.batch_rss if phase == "steady" and b >= first)
+
     def run(self) -> dict[str, Any]:
         self.start()
         self.started = started = time.monotonic()
@@ -412,7 +416,13 @@ class Soak:
         self.phase = "steady"
         first_steady = len(self.batch_rss) + 1
         steady_began = time.monotonic()
-        self._traffic(max(started + self.seconds, steady_began + 1), steady=True)
+        steady_until = max(started + self.seconds, steady_began + 1)
+        self._traffic(steady_until, steady=True)
+        # A loaded machine runs fewer batches in the same seconds: the slope needs enough of them.
+        give_up = steady_until + 2 * (steady_until - steady_began)
+        while (self._steady_batches(first_steady) < self.min_steady_batches
+               and time.monotonic() < give_up):
+            self._traffic(time.monotonic() + 1, steady=True)
         steady_seconds = time.monotonic() - steady_began
         done.set()
         others.join()
@@ -559,11 +569,15 @@ class Soak:
 
 def run_soak(seconds: float, sessions: int = 12, hour_seconds: float = 20.0, poll: bool = False,
              seed: int = 7, root: Path | None = None, warm: float = 0.25,
-             steady_new: float = 0.05, inject_leak_kb: int = 0) -> dict[str, Any]:
-    """One soak run in ``root`` (a temporary folder by default); the figures as a dict."""
+             steady_new: float = 0.05, inject_leak_kb: int = 0,
+             min_steady_batches: int = 0) -> dict[str, Any]:
+    """One soak run in ``root`` (a temporary folder by default); the figures as a dict.
+    ``min_steady_batches``: the steady state goes on past ``seconds`` (up to three times its
+    length) until the watcher has run that many batches in it."""
     with tempfile.TemporaryDirectory(prefix="atc-watch-soak-") as tmp:
         soak = Soak(Path(root or tmp) / "soak", seconds, sessions, hour_seconds, poll, seed,
-                    warm=warm, steady_new=steady_new, inject_leak_kb=inject_leak_kb)
+                    warm=warm, steady_new=steady_new, inject_leak_kb=inject_leak_kb,
+                    min_steady_batches=min_steady_batches)
         try:
             return soak.run()
         finally:
