@@ -90,7 +90,10 @@ def vectors(home: str) -> dict[str, np.ndarray]:
 def compare(a: str, b: str) -> dict:
     va, vb = vectors(a), vectors(b)
     common = sorted(set(va) & set(vb))
-    cos = np.array([float(va[k] @ vb[k]) for k in common])
+    # rows are stored as float16, so their length is 1 only to ~1e-4: cosines of the rows
+    # as stored, renormalised (a plain dot product reads that rounding as a difference)
+    cos = np.array([float(va[k] @ vb[k]) / float(np.linalg.norm(va[k]) * np.linalg.norm(vb[k]))
+                    for k in common])
     diff = max(float(np.abs(va[k] - vb[k]).max()) for k in common)
     return {"keys_before": len(va), "keys_after": len(vb), "common": len(common),
             "min_cosine": round(float(cos.min()), 6), "mean_cosine": round(float(cos.mean()), 6),
