@@ -28,6 +28,7 @@ Contents:
 """
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -133,7 +134,14 @@ def _quantize(exact: Path, work: Path) -> Path:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     q8 = work / "q8.onnx"
-    quantize_dynamic(str(exact), str(q8), weight_type=QuantType.QInt8, per_channel=True)
+    # the quantizer warns through logging.warning(), which would give the root logger a stderr
+    # handler for the rest of the process when it has none: lend it one that drops records
+    root, guard = logging.getLogger(), logging.NullHandler()
+    root.addHandler(guard)
+    try:
+        quantize_dynamic(str(exact), str(q8), weight_type=QuantType.QInt8, per_channel=True)
+    finally:
+        root.removeHandler(guard)
     return q8
 
 
