@@ -416,6 +416,22 @@ def test_compressed_ivf_candidates_are_reranked_by_exact_cosine(tmp_path):
         assert hits[0][0] in ("k100", "k200")
 
 
+def test_search_many_visits_as_many_ivf_lists_as_asked(tmp_path):
+    """Echo detection searches near-duplicates with a narrow probe: ``nprobe`` is honoured (fewer
+    lists, fewer candidates for a random query) and a near-duplicate is still found at nprobe 1."""
+    vectors = unit_rows(3000, seed=25)
+    keys = [f"k{i}" for i in range(3000)]
+    with open_store(tmp_path, policy=IndexPolicy(kind="ivf", background=False)) as store:
+        store.add(keys, vectors)
+        assert [row[0][0] for row in store.search_many(vectors[:20], 8, nprobe=1)] == keys[:20]
+        near = vectors[:20] + 0.01 * unit_rows(20, seed=26)  # cosine ~0.9999 to their originals
+        assert [row[0][0] for row in store.search_many(near, 8, nprobe=2)] == keys[:20]
+        far = unit_rows(50, seed=27)
+        wide = sum(len(r) for r in store.search_many(far, 200))
+        narrow = sum(len(r) for r in store.search_many(far, 200, nprobe=1))
+        assert narrow < wide  # one list of ~55 holds fewer than 200 candidates
+
+
 def test_a_saved_float32_ivf_index_is_rebuilt_compressed(tmp_path):
     import faiss as faiss_module
     vectors = unit_rows(3000, seed=25)

@@ -34,6 +34,11 @@ BATCH = 2000
 PENDING_FILE = "curation.pending.jsonl"
 #: New items whose echo candidates are searched in one batched call.
 ECHO_CHUNK = 512
+#: IVF lists an echo search visits (searches for frames visit 16): an echo is a near-duplicate
+#: (cosine >= 0.92), found in the query's nearest lists. At a million items (1.68M vectors)
+#: nprobe 1, 2 and 4 find every pair at >= 0.92 that 16 finds, at 1.0-1.6 ms a query instead of
+#: 4.6 (scripts/bench/echo_search.py); 2 keeps a margin.
+ECHO_NPROBE = 2
 
 
 @dataclass
@@ -542,7 +547,8 @@ def _mark_echoes(mem: Any, handles: list[str], on_chunk: Any = None) -> int:
             continue
         matrix = np.stack([store.vector(v.handle) for v in chunk])
         # one batched search per chunk (a BLAS product on a flat index) instead of one per item
-        neighbours = store.search_many(matrix, ECHO_CANDIDATES, filter_meta={"record": "item"})
+        neighbours = store.search_many(matrix, ECHO_CANDIDATES, filter_meta={"record": "item"},
+                                       nprobe=ECHO_NPROBE)
         echoes += find_echoes(chunk, matrix, None, lambda h: _lookup_view(mem, h),
                               neighbours=neighbours)
         if on_chunk:

@@ -62,6 +62,8 @@ Contents:
 """
 from __future__ import annotations
 
+import dataclasses
+
 import fcntl
 import json
 import math
@@ -765,7 +767,8 @@ class VectorStore:
             results.append(self._ranked(row_ids, scores.astype(np.float32), fetch))
         return results
 
-    def _search_ids(self, queries: np.ndarray, fetch: int, filter_meta: Mapping[str, Any] | None) -> list[list[tuple[int, float]]]:
+    def _search_ids(self, queries: np.ndarray, fetch: int, filter_meta: Mapping[str, Any] | None,
+                    nprobe: int | None = None) -> list[list[tuple[int, float]]]:
         mask, bits, count = self._candidates(filter_meta)
         if count == 0 or fetch <= 0:
             return [[] for _ in range(len(queries))]
@@ -773,7 +776,8 @@ class VectorStore:
         if self._index is None or (mask is not None and filter_meta and count <= self.policy.exact_filter_limit):
             ids = np.flatnonzero(mask) if mask is not None else self._live_ids()
             return self._exact(queries, ids, fetch, mask)
-        _, labels = search_index(self._index, queries, min(count, rerank_width(fetch)), self.policy, bits)
+        policy = self.policy if nprobe is None else dataclasses.replace(self.policy, ivf_nprobe=nprobe)
+        _, labels = search_index(self._index, queries, min(count, rerank_width(fetch)), policy, bits)
         return self._rerank(queries, labels, fetch)
 
     def search(
@@ -814,16 +818,20 @@ class VectorStore:
                 fetch = min(count, fetch * 4)
 
     def search_many(
-        self, queries: np.ndarray, k: int, *, filter_meta: Mapping[str, Any] | None = None
+        self, queries: np.ndarray, k: int, *, filter_meta: Mapping[str, Any] | None = None,
+        nprobe: int | None = None,
     ) -> list[list[tuple[str, float]]]:
-        """:meth:`search` for a batch of query vectors (one faiss call), without ``allow``."""
+        """:meth:`search` for a batch of query vectors (one faiss call), without ``allow``;
+        ``nprobe`` overrides the IVF lists visited (the policy's, 16, by default): a search for
+        near-duplicates (echo detection) finds them in the query's nearest lists."""
         matrix = self._as_queries(queries)
         if k <= 0:
             return [[] for _ in range(len(matrix))]
         with self._lock:
             self._require_open()
             self._adopt_build()
-            return [[(self._key_of[i], s) for i, s in hits] for hits in self._search_ids(matrix, k, filter_meta)]
+            return [[(self._key_of[i], s) for i, s in hits]
+                    for hits in self._search_ids(matrix, k, filter_meta, nprobe)]
 
     # ------------------------------------------------------------------ the index
 
