@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from bench_env import (build_home, markdown_table, peak_rss_mb, percentile_ms, progress,  # noqa: E402
+from bench_env import (BuiltHome, build_home, markdown_table, peak_rss_mb, percentile_ms, progress,  # noqa: E402
                        rss_mb, run_header, update_benchmarks)
 from gen_corpus import ERRORS, FEATURES, MODULES, PROJECTS, VERBS  # noqa: E402
 
@@ -198,9 +198,12 @@ def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Nam
     from attention_cloud import Memory
     import attention_cloud.hydration as hydration
 
-    built = build_home(items, embedder=embedder, curate=True, rebuild=args.rebuild,
-                       echoes=items <= args.echoes_up_to,
-                       distillation_vectors=items <= args.distillation_vectors_up_to)
+    if args.home:  # a home built elsewhere (or whose build was stopped): measured as it is
+        built = BuiltHome(args.home, {"echoes": True, "distillation_vectors": True})
+    else:
+        built = build_home(items, embedder=embedder, curate=True, rebuild=args.rebuild,
+                           echoes=items <= args.echoes_up_to,
+                           distillation_vectors=items <= args.distillation_vectors_up_to)
     progress(f"{items} {embedder}: open")
     started = time.perf_counter()
     mem = Memory.open(built.path)
@@ -391,6 +394,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flat-up-to", type=int, default=10_000_000,
                         help="skip the flat faiss baseline above this many items (it holds a float32 "
                              "copy of every vector: 3.5 GB at 1M; default: never skip)")
+    parser.add_argument("--home", type=Path,
+                        help="measure this curated home (its item count given as the one --sizes; "
+                             "build figures left blank) instead of building one")
     parser.add_argument("--update-md", action="store_true",
                         help="write the tables into BENCHMARKS.md (## Hydration speed)")
     args = parser.parse_args(argv)
