@@ -52,12 +52,8 @@ def items(mem: Memory) -> list[list[str]]:
 
 
 @pytest.fixture
-def old_home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    shutil.copy(FIXTURE / "journal.pl", home / "journal.pl")
-    write_config(home, {"embedder": "hash"})
-    return home
+def old_home(home_from_journal) -> Path:
+    return home_from_journal(FIXTURE / "journal.pl")
 
 
 def grown_copy(folder: Path, extra: str) -> Path:
