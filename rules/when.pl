@@ -177,8 +177,8 @@ date_day_(Date, Day) :-
 
 %!  item_stamp(+Item, -Stamp:number) is semidet.
 %
-%   The POSIX time Item was written, from the day index (no date parsing per call); fails for
-%   an item with no time.
+%   The POSIX time Item was written, read from its time text (the day index holds stamps by
+%   day, not by item); fails for an item with no time.
 item_stamp(H, Stamp) :-
     item_time(H, T),
     item_stamp_(T, Stamp), !.

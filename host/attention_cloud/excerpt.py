@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from math import fsum
 from dataclasses import dataclass
 from functools import lru_cache
+from math import fsum
 from typing import Any, Callable, NamedTuple
 
 from .curate.sentences import sentence_bounds

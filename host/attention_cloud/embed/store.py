@@ -63,7 +63,6 @@ Contents:
 from __future__ import annotations
 
 import dataclasses
-
 import fcntl
 import json
 import math
