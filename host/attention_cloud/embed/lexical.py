@@ -618,11 +618,10 @@ class LexicalIndex:
             mask, _ = self._columns.mask(filter_meta, self._live[:used])
         else:
             mask = self._live[:used]
-        totals[~mask] = 0.0
-        # the slots of the scored documents by a boolean array: numpy finds the non-zero
-        # entries of a float64 array element by element (~5 ns each, 0.5 ms at 100k
-        # documents, every query), of a boolean one by SIMD (~0.6 ns); the same slots
-        matched = np.flatnonzero(totals != 0.0)
+        # the scored documents the mask lets through, found in a boolean array: numpy finds
+        # the non-zero entries of a float64 array element by element (~5 ns each, 0.5 ms a
+        # query at 100k documents), of a boolean one by SIMD (~0.6 ns)
+        matched = np.flatnonzero((totals != 0.0) & mask)
         return matched, totals[matched]
 
     def scores(self, text: str) -> dict[str, float]:
