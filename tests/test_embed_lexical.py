@@ -294,3 +294,61 @@ def test_snapshots_and_replay_never_change_answers(tmp_path_factory, eager_snaps
             assert _ranked(index, query, filter_meta={"n": 1}) == _ranked(reference, query, filter_meta={"n": 1})
     finally:
         index.close()
+
+
+def _in_memory_postings(index):
+    """The snapshot arrays as the one-go build made them (argsort over every posting)."""
+    import numpy as np
+
+    live = np.flatnonzero(index._live[:len(index._slot_keys)])
+    parts = [index._forward(slot) for slot in live.tolist()]
+    sizes = np.array([len(p[0]) for p in parts], dtype=np.int64)
+    fwd_terms = np.concatenate([p[0] for p in parts]).astype(np.int32)
+    fwd_counts = np.concatenate([p[1] for p in parts]).astype(np.float32)
+    fwd_ptr = np.zeros(len(live) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=fwd_ptr[1:])
+    order = np.argsort(fwd_terms, kind="stable")
+    inv_ptr = np.zeros(len(index._terms) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(fwd_terms, minlength=len(index._terms)), out=inv_ptr[1:])
+    return {"fwd_ptr": fwd_ptr, "fwd_terms": fwd_terms, "fwd_counts": fwd_counts, "inv_ptr": inv_ptr,
+            "inv_slots": np.repeat(np.arange(len(live), dtype=np.int32), sizes)[order],
+            "inv_counts": fwd_counts[order].astype(np.float64)}
+
+
+def test_a_snapshot_written_in_passes_holds_the_one_go_arrays(tmp_path, eager_snapshots, monkeypatch):
+    """The snapshot is written a chunk of documents and a range of terms at a time (bounded
+    memory at a million items); its arrays are exactly those of sorting every posting at once,
+    from a base snapshot, a delta, replaced and removed documents alike."""
+    import random
+
+    import numpy as np
+
+    from attention_cloud.embed import lexical, postings
+
+    monkeypatch.setattr(postings, "ENTRIES_PER_PASS", 37)  # many passes, terms split across reads
+    monkeypatch.setattr(postings, "READ_ENTRIES", 64)
+    monkeypatch.setattr(lexical, "_CHUNK_DOCS", 5)
+    passes = []
+    real_argsort = np.argsort
+    monkeypatch.setattr(postings.np, "argsort", lambda a, **kw: passes.append(len(a)) or real_argsort(a, **kw))
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(60)] + ["deploy", "cache", "it_3fa2"]
+    texts = {f"it_{i}": " ".join(rng.choice(words) for _ in range(rng.randint(1, 30))) for i in range(120)}
+    with LexicalIndex.open(tmp_path) as index:
+        index.add(list(texts)[:80], list(texts.values())[:80])
+        index.flush()  # the base snapshot
+        index.add(list(texts)[80:], list(texts.values())[80:])
+        index.add(["it_3", "it_90"], ["deploy cache again", "w1 w2 w2"])  # replace base and delta docs
+        index.remove(["it_5", "it_100"])
+        expected = _in_memory_postings(index)
+        ranked = {q: _ranked(index, q) for q in ("deploy", "w1 w7 cache", "it_3fa2 w59")}
+        passes.clear()
+        index.flush()  # the snapshot written in passes
+        folder = tmp_path / json.loads((tmp_path / "snapshot.json").read_text())["dir"]
+        assert len(passes) > 10 and max(passes) <= 37 + 30  # many term ranges (one term may exceed)
+        for name, array in expected.items():
+            written = np.load(folder / f"{name}.npy")
+            assert written.dtype == array.dtype and np.array_equal(written, array), name
+        assert {q: _ranked(index, q) for q in ranked} == ranked
+    with LexicalIndex.open(tmp_path) as reopened:
+        assert {q: _ranked(reopened, q) for q in ranked} == ranked

@@ -45,7 +45,7 @@ import shutil
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -53,6 +53,7 @@ from attention_cloud.errors import UsageError
 
 from ..home import fsync_path
 from .meta_columns import MetaColumns
+from .postings import write_postings
 from .terms import lexical_terms
 
 __all__ = ["LexicalIndex"]
@@ -65,6 +66,8 @@ _HEAD_BYTES = 4096
 #: Rewrite the snapshot once the log has grown by this share past it (and at least this much).
 _SNAPSHOT_GROWTH = 0.10
 _SNAPSHOT_MIN_BYTES = 256 * 1024
+#: Documents whose postings a snapshot copies at a time.
+_CHUNK_DOCS = 65_536
 
 _EMPTY_SLOTS = np.zeros(0, dtype=np.int64)
 _EMPTY_COUNTS = np.zeros(0, dtype=np.float64)
@@ -359,33 +362,15 @@ class LexicalIndex:
         assert self._directory is not None
         used = len(self._slot_keys)
         live_slots = np.flatnonzero(self._live[:used])
-        renumber = np.full(used, -1, dtype=np.int64)
-        renumber[live_slots] = np.arange(len(live_slots))
-        parts_terms, parts_counts, sizes = [], [], np.zeros(len(live_slots), dtype=np.int64)
-        for row, slot in enumerate(live_slots.tolist()):
-            term_ids, counts = self._forward(slot)
-            parts_terms.append(term_ids)
-            parts_counts.append(counts)
-            sizes[row] = len(term_ids)
-        fwd_terms = np.concatenate(parts_terms).astype(np.int32) if parts_terms else np.zeros(0, dtype=np.int32)
-        fwd_counts = np.concatenate(parts_counts).astype(np.float32) if parts_counts else np.zeros(0, dtype=np.float32)
-        fwd_ptr = np.zeros(len(live_slots) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=fwd_ptr[1:])
-        doc_of_entry = np.repeat(np.arange(len(live_slots), dtype=np.int32), sizes)
-        order = np.argsort(fwd_terms, kind="stable")  # by term, then document
-        inv_slots = doc_of_entry[order]
-        inv_counts = fwd_counts[order].astype(np.float64)  # scores are computed in float64
-        inv_ptr = np.zeros(len(self._terms) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(fwd_terms, minlength=len(self._terms)), out=inv_ptr[1:])
         generation = 1 + max((int(p.name[5:]) for p in self._directory.glob("snap-*") if p.name[5:].isdigit()),
                              default=0)
         folder = self._directory / f"snap-{generation}"
         folder.mkdir()
-        arrays = {"inv_ptr": inv_ptr, "inv_slots": inv_slots, "inv_counts": inv_counts, "fwd_ptr": fwd_ptr,
-                  "fwd_terms": fwd_terms, "fwd_counts": fwd_counts,
-                  "lengths": self._lengths[live_slots], "df": self._df}
-        for name, array in arrays.items():
-            np.save(folder / f"{name}.npy", array)
+        # the postings a chunk of documents at a time (postings.py: bounded memory at any size)
+        write_postings(folder, self._posting_sizes(live_slots), self._forward_chunks(live_slots),
+                       len(self._terms))
+        np.save(folder / "lengths.npy", self._lengths[live_slots])
+        np.save(folder / "df.npy", self._df)
         keys = [self._slot_keys[slot] for slot in live_slots.tolist()]
         (folder / "keys.json").write_text(json.dumps(keys, ensure_ascii=False), encoding="utf-8")
         (folder / "terms.json").write_text(json.dumps(self._terms, ensure_ascii=False), encoding="utf-8")
@@ -411,6 +396,31 @@ class LexicalIndex:
             if old != folder:
                 shutil.rmtree(old, ignore_errors=True)  # mapped arrays stay readable until unmapped
         self._snapshot_bytes = log_bytes
+
+    def _posting_sizes(self, slots: np.ndarray) -> np.ndarray:
+        """How many terms each document in ``slots`` (ascending) holds."""
+        base = slots[slots < self._base_docs]
+        sizes = np.empty(len(slots), dtype=np.int64)
+        sizes[:len(base)] = self._fwd_ptr[base + 1] - self._fwd_ptr[base]
+        sizes[len(base):] = [len(self._delta_fwd[slot][0]) for slot in slots[len(base):].tolist()]
+        return sizes
+
+    def _forward_chunks(self, slots: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(term ids, counts) of the documents in ``slots`` (ascending), ``_CHUNK_DOCS`` at a time."""
+        docs = _CHUNK_DOCS
+        base = slots[slots < self._base_docs]
+        for start in range(0, len(base), docs):
+            chunk = base[start:start + docs]
+            starts = self._fwd_ptr[chunk]
+            sizes = self._fwd_ptr[chunk + 1] - starts
+            firsts = np.cumsum(sizes) - sizes
+            entries = np.repeat(starts - firsts, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
+            yield self._fwd_terms[entries], self._fwd_counts[entries]
+        delta = slots[len(base):].tolist()
+        for start in range(0, len(delta), docs):
+            parts = [self._delta_fwd[slot] for slot in delta[start:start + docs]]
+            yield (np.concatenate([p[0] for p in parts]).astype(np.int32),
+                   np.concatenate([p[1] for p in parts]).astype(np.float32))
 
     # ------------------------------------------------------------------ updates
 
