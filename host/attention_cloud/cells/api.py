@@ -223,12 +223,14 @@ def _stream_partition(mem: Any, handles: list[str]) -> tuple[list[Any], _State]:
 
     def features_of(rows: Sequence[int]) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)
-        out = []
+        # filled a chunk at a time: no list of chunks stacked at the end (twice the rows)
+        out = np.empty((len(rows), space.dim + P.KEY_DIM + 1), dtype=np.float32)
         for start in range(0, len(rows), CHUNK):
             part = rows[start:start + CHUNK]
             vectors, _ = _vectors(mem, [handles[i] for i in part], dim)
-            out.append(space.features_from(vectors, keyed[part], [times[i] for i in part]))
-        return np.vstack(out)
+            out[start:start + len(part)] = space.features_from(vectors, keyed[part], [times[i] for i in part])
+            del vectors
+        return out
 
     k = max(1, min(P.cell_count(len(handles)), len(handles)))
     rng = np.random.default_rng(P.SEED)
