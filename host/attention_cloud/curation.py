@@ -20,13 +20,14 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from .bridge import Atom, Term, Var
 from .errors import UsageError
 from .progress import ProgressCallback, report as report_progress
 from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
+from .curate.handles import HandleList
 from .ingest_index import finish_pending, item_meta
 
 BATCH = 2000
@@ -157,18 +158,20 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
     touched.update(unfinished_sessions)
     # handles only (not views: their texts would grow with the whole run); echo detection
     # reads the views back a chunk at a time
-    new_items: list[str] = []
+    # (both lists compact: ~20 bytes a handle, HandleList)
+    new_items = HandleList()
     # The uncurated handles once (one scan), their views a batch at a time; then batches of
     # whatever is still uncurated (nothing, unless the home changed under the run).
     mem.give_back_memory()  # what an ingest in this process left free (a benchmark's build)
     (raw,) = mem.pl.once("atc_ladder:ladder_uncurated_handles", Var())
-    todo = [Atom(h) for h in raw]
+    todo = HandleList(raw)
     del raw
     report_progress(progress, "curating items", 0, len(todo))
     start = 0
     while True:
         if start < len(todo):
-            (raw,) = mem.pl.once("atc_ladder:ladder_uncurated_of", todo[start:start + BATCH], Var())
+            (raw,) = mem.pl.once("atc_ladder:ladder_uncurated_of",
+                                 [Atom(h) for h in todo[start:start + BATCH]], Var())
             start += BATCH
         else:
             (raw,) = mem.pl.once("atc_ladder:ladder_uncurated", BATCH, Var())
@@ -194,9 +197,10 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
     if distillations or report.items:  # items curated without them: a later run backfills
         mem.jump.set_distillations_complete(distillations)
     if echoes:
-        seen = set(new_items)
-        new_items.extend(h for h in unfinished_items if h not in seen)
-        del seen
+        if unfinished_items:  # a killed run's items, less those curated again here
+            seen = set(new_items)
+            new_items.extend([h for h in unfinished_items if h not in seen])
+            del seen
         _echoes(mem, new_items, report, progress)
     mem.jump.flush()
     _pending_done(mem, "echoes")
@@ -306,7 +310,7 @@ def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
     report.sessions = sorted(set(report.sessions) | touched)
 
 
-def _echoes(mem: Any, handles: list[str], report: CurateReport,
+def _echoes(mem: Any, handles: Sequence[str], report: CurateReport,
             progress: ProgressCallback | None) -> None:
     """Mark which of the items ``handles`` restate memory from an earlier session."""
     if not handles:
@@ -536,7 +540,7 @@ def _embed_distillations(mem: Any, entries: list[tuple[str, str, str, str]]) -> 
         lexical=False)
 
 
-def _mark_echoes(mem: Any, handles: list[str], on_chunk: Any = None) -> int:
+def _mark_echoes(mem: Any, handles: Sequence[str], on_chunk: Any = None) -> int:
     """Flag the new items ``handles`` that restate memory from another, earlier session;
     ``on_chunk(done)`` after each chunk searched. Their views are read a chunk at a time, so
     memory does not grow with the number of new items."""
