@@ -43,6 +43,10 @@ ECHO_CHUNK = 512
 #: nprobe 1, 2 and 4 find every pair at >= 0.92 that 16 finds, at 1.0-1.6 ms a query instead of
 #: 4.6 (scripts/bench/echo_search.py); 2 keeps a margin.
 ECHO_NPROBE = 2
+#: Threads an echo chunk's search is split over (both cores of a small machine).
+ECHO_THREADS = min(2, os.cpu_count() or 1)
+#: Chunks whose echoes are written to the journal together.
+ECHO_WRITE_CHUNKS = 64
 
 
 @dataclass
@@ -542,34 +546,70 @@ def _embed_distillations(mem: Any, entries: list[tuple[str, str, str, str]]) -> 
 
 def _mark_echoes(mem: Any, handles: Sequence[str], on_chunk: Any = None) -> int:
     """Flag the new items ``handles`` that restate memory from another, earlier session;
-    ``on_chunk(done)`` after each chunk searched. Their views are read a chunk at a time, so
-    memory does not grow with the number of new items."""
+    ``on_chunk(done)`` after each chunk checked; returns the echoes marked.
+
+    A chunk of :data:`ECHO_CHUNK` items is searched in one batched call, split over
+    :data:`ECHO_THREADS` threads, in a background thread while the chunk before is checked (the
+    search dominates: about 1 ms an item at a million items). Only items with a neighbour at the
+    echo similarity are checked, and their views and their neighbours' are read in one Prolog
+    call a chunk, so memory does not grow with the number of new items. The echoes found are
+    written every :data:`ECHO_WRITE_CHUNKS` chunks (rewriting an echo fact changes nothing, so a
+    run killed between writes and redone writes the same facts)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from .curate import find_echoes
-    from .curate.echoes import ECHO_CANDIDATES
+    from .curate.echoes import ECHO_CANDIDATES, echo_candidates
 
     jump = mem.jump
     if jump.disabled or not handles or not jump.has_vectors():
         return 0
-    import numpy as np
-
     store = jump.vectors
     store.wait_for_index()  # a large store answers from its approximate index, not a full scan
-    echoes: list[tuple[str, str, float]] = []
-    for start in range(0, len(handles), ECHO_CHUNK):
-        chunk = _item_views(mem, [h for h in handles[start:start + ECHO_CHUNK] if store.has(h)])
-        if not chunk:
-            continue
-        matrix = np.stack([store.vector(v.handle) for v in chunk])
+
+    def search(chunk: list[str]) -> tuple[list[str], Any, list[list[tuple[str, float]]]]:
+        present, matrix = store.vectors(chunk)
+        found = [h for h, there in zip(chunk, present) if there]
+        if not found:
+            return found, matrix, []
         # one batched search per chunk (a BLAS product on a flat index) instead of one per item
-        neighbours = store.search_many(matrix, ECHO_CANDIDATES, filter_meta={"record": "item"},
-                                       nprobe=ECHO_NPROBE)
-        echoes += find_echoes(chunk, matrix, None, lambda h: _lookup_view(mem, h),
-                              neighbours=neighbours)
-        if on_chunk:
-            on_chunk(min(start + ECHO_CHUNK, len(handles)))
-    if echoes:
-        mem.store_ladder([Term("echo", [Atom(e), Atom(o), float(s)]) for e, o, s in echoes])
-    return len(echoes)
+        return found, matrix, store.search_many(matrix, ECHO_CANDIDATES, filter_meta={"record": "item"},
+                                                nprobe=ECHO_NPROBE, threads=ECHO_THREADS)
+
+    marked = 0
+    echoes: list[tuple[str, str, float]] = []
+
+    def write() -> None:
+        if echoes:
+            mem.store_ladder([Term("echo", [Atom(e), Atom(o), float(s)]) for e, o, s in echoes])
+            echoes.clear()
+
+    starts = range(0, len(handles), ECHO_CHUNK)
+    with ThreadPoolExecutor(1, thread_name_prefix="atc-echo-search") as pool:
+        ahead = pool.submit(search, handles[:ECHO_CHUNK])
+        for n, start in enumerate(starts, 1):
+            found, matrix, neighbours = ahead.result()
+            if n < len(starts):
+                ahead = pool.submit(search, handles[start + ECHO_CHUNK:start + 2 * ECHO_CHUNK])
+            rows = [(i, echo_candidates(h, hits)) for i, (h, hits) in enumerate(zip(found, neighbours))]
+            rows = [(i, candidates) for i, candidates in rows if candidates]
+            wanted = dict.fromkeys(h for i, candidates in rows
+                                   for h in (found[i], *(c for c, _ in candidates)))
+            views = {v.handle: v for v in _item_views(mem, list(wanted))}
+            rows = [(i, candidates) for i, candidates in rows if found[i] in views]
+            if rows:
+                echoes += find_echoes(
+                    [views[found[i]] for i, _ in rows], matrix[[i for i, _ in rows]], None,
+                    # a neighbour whose L0 expired (or that is gone) is read as an echo check reads it
+                    lambda h: views[h] if h in views else _lookup_view(mem, h),
+                    neighbours=[neighbours[i] for i, _ in rows])
+            if n % ECHO_WRITE_CHUNKS == 0:
+                marked += len(echoes)
+                write()
+            if on_chunk:
+                on_chunk(min(start + ECHO_CHUNK, len(handles)))
+    marked += len(echoes)
+    write()
+    return marked
 
 
 def _item_views(mem: Any, handles: list[str]) -> list[ItemView]:

@@ -29,6 +29,8 @@ from .sentences import window
 
 #: Neighbours fetched per new item before the filters above are applied.
 ECHO_CANDIDATES = 8
+#: Least cosine similarity of an echo and its original (``find_echoes``' default).
+ECHO_SIMILARITY = 0.92
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -41,7 +43,7 @@ def find_echoes(
     search: Callable[[np.ndarray, int], list[tuple[str, float]]] | None,
     lookup: Callable[[str], ItemView | None],
     *,
-    sim_threshold: float = 0.92,
+    sim_threshold: float = ECHO_SIMILARITY,
     ngram_threshold: float = 0.5,
     neighbours: list[list[tuple[str, float]]] | None = None,
 ) -> list[tuple[str, str, float]]:
@@ -77,18 +79,24 @@ def find_echoes(
     out: list[tuple[str, str, float]] = []
     for i, (item, vector) in enumerate(zip(new, matrix)):
         found = neighbours[i] if neighbours is not None else search(vector, ECHO_CANDIDATES)  # type: ignore[misc]
-        hits = sorted(found, key=lambda hit: (-float(hit[1]), hit[0]))
-        for handle, similarity in hits:
-            if float(similarity) < sim_threshold:
-                break
-            if handle == item.handle:
-                continue
+        for handle, similarity in echo_candidates(item.handle, found, sim_threshold):
             original = lookup(handle)
             if original is None or not _is_echo_of(item, original, ngram_threshold):
                 continue
-            out.append((item.handle, original.handle, float(similarity)))
+            out.append((item.handle, original.handle, similarity))
             break
     return out
+
+
+def echo_candidates(handle: str, hits: list[tuple[str, float]],
+                    sim_threshold: float = ECHO_SIMILARITY) -> list[tuple[str, float]]:
+    """The ``(handle, similarity)`` neighbours among ``hits`` that :func:`find_echoes` checks
+    for the item ``handle``: those at ``sim_threshold`` or closer, other than the item itself,
+    best first (ties by handle). An item with none is no echo, so a caller need not read its
+    view (nor any neighbour's)."""
+    ranked = sorted(hits, key=lambda hit: (-float(hit[1]), hit[0]))
+    return [(h, float(similarity)) for h, similarity in ranked
+            if float(similarity) >= sim_threshold and h != handle]
 
 
 def _is_echo_of(item: ItemView, original: ItemView, ngram_threshold: float) -> bool:

@@ -78,6 +78,9 @@ MIN_ANN_ROWS = 1024
 #: The scalar quantizer of IVF codes: 4 bits a dimension (re-ranked exactly, see module doc).
 IVF_CODES = faiss.ScalarQuantizer.QT_4bit
 
+#: Fewest queries a thread of a split batch search takes (below it a split costs more than it saves).
+_MIN_THREAD_QUERIES = 64
+
 _configure_lock = threading.Lock()
 _configured = False
 
@@ -233,20 +236,42 @@ def search_index(
     k: int,
     policy: IndexPolicy,
     allowed_bits: np.ndarray | None = None,
+    threads: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """faiss search; ``allowed_bits`` is a little-endian packed bitmap of ids that may match."""
+    """faiss search; ``allowed_bits`` is a little-endian packed bitmap of ids that may match.
+
+    ``threads`` above 1 splits a batch of queries into that many slices searched at once, one
+    thread each (faiss releases the GIL and a CPU index answers concurrent searches); each
+    query's hits are what a one-thread search gives. Every search runs with one OpenMP
+    thread, whichever thread calls it."""
     kind = index_kind(index)
-    selector = faiss.IDSelectorBitmap(len(allowed_bits), faiss.swig_ptr(allowed_bits)) if allowed_bits is not None else None
-    if kind == "hnsw":
-        params: faiss.SearchParameters = faiss.SearchParametersHNSW(efSearch=max(policy.hnsw_ef_search, k))
-    elif kind == "ivf":
-        params = faiss.SearchParametersIVF(nprobe=policy.ivf_nprobe)
-    else:
-        params = faiss.SearchParameters()
-    if selector is not None:
-        params.sel = selector
     queries = np.ascontiguousarray(queries, dtype=np.float32)
-    return index.search(queries, k, params=params)
+
+    def search(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # OpenMP's thread count is a per-thread setting: a thread Python started (a pool's, a
+        # caller's) would otherwise search with one OpenMP thread per core, all of them spinning
+        faiss.omp_set_num_threads(1)
+        selector = (faiss.IDSelectorBitmap(len(allowed_bits), faiss.swig_ptr(allowed_bits))
+                    if allowed_bits is not None else None)
+        if kind == "hnsw":
+            params: faiss.SearchParameters = faiss.SearchParametersHNSW(efSearch=max(policy.hnsw_ef_search, k))
+        elif kind == "ivf":
+            params = faiss.SearchParametersIVF(nprobe=policy.ivf_nprobe)
+        else:
+            params = faiss.SearchParameters()
+        if selector is not None:
+            params.sel = selector
+        return index.search(part, k, params=params)
+
+    threads = max(1, min(threads, len(queries) // _MIN_THREAD_QUERIES))
+    if threads == 1:
+        return search(queries)
+    from concurrent.futures import ThreadPoolExecutor
+
+    parts = np.array_split(queries, threads)
+    with ThreadPoolExecutor(threads, thread_name_prefix="atc-faiss-search") as pool:
+        found = list(pool.map(search, parts))
+    return np.concatenate([d for d, _ in found]), np.concatenate([i for _, i in found])
 
 
 def write_index(index: faiss.Index, path: Path) -> None:

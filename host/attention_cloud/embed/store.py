@@ -767,7 +767,7 @@ class VectorStore:
         return results
 
     def _search_ids(self, queries: np.ndarray, fetch: int, filter_meta: Mapping[str, Any] | None,
-                    nprobe: int | None = None) -> list[list[tuple[int, float]]]:
+                    nprobe: int | None = None, threads: int = 1) -> list[list[tuple[int, float]]]:
         mask, bits, count = self._candidates(filter_meta)
         if count == 0 or fetch <= 0:
             return [[] for _ in range(len(queries))]
@@ -776,7 +776,8 @@ class VectorStore:
             ids = np.flatnonzero(mask) if mask is not None else self._live_ids()
             return self._exact(queries, ids, fetch, mask)
         policy = self.policy if nprobe is None else dataclasses.replace(self.policy, ivf_nprobe=nprobe)
-        _, labels = search_index(self._index, queries, min(count, rerank_width(fetch)), policy, bits)
+        _, labels = search_index(self._index, queries, min(count, rerank_width(fetch)), policy, bits,
+                                 threads=threads)
         return self._rerank(queries, labels, fetch)
 
     def search(
@@ -818,11 +819,13 @@ class VectorStore:
 
     def search_many(
         self, queries: np.ndarray, k: int, *, filter_meta: Mapping[str, Any] | None = None,
-        nprobe: int | None = None,
+        nprobe: int | None = None, threads: int = 1,
     ) -> list[list[tuple[str, float]]]:
         """:meth:`search` for a batch of query vectors (one faiss call), without ``allow``;
         ``nprobe`` overrides the IVF lists visited (the policy's, 16, by default): a search for
-        near-duplicates (echo detection) finds them in the query's nearest lists."""
+        near-duplicates (echo detection) finds them in the query's nearest lists. ``threads``
+        splits the approximate index's search of a large batch over that many threads (the
+        same hits; exact scans ignore it)."""
         matrix = self._as_queries(queries)
         if k <= 0:
             return [[] for _ in range(len(matrix))]
@@ -830,7 +833,7 @@ class VectorStore:
             self._require_open()
             self._adopt_build()
             return [[(self._key_of[i], s) for i, s in hits]
-                    for hits in self._search_ids(matrix, k, filter_meta, nprobe)]
+                    for hits in self._search_ids(matrix, k, filter_meta, nprobe, threads)]
 
     # ------------------------------------------------------------------ the index
 
