@@ -183,3 +183,54 @@ def test_echo_detection_can_be_switched_off(tmp_path, echoes):
             assert report.echoes >= 1 and {(r["SE"], r["SO"]) for r in rows} == {("later", "first")}
         else:
             assert report.echoes == 0 and rows == []
+
+
+def _many_restatements(folder, pairs: int):
+    """``pairs`` answers from March, each restated in a later session, and one new number."""
+    import json
+
+    folder.mkdir()
+    topics = ["database migration", "cache warmup", "schema check", "queue drain", "disk quota",
+              "token refresh", "index rebuild", "backup upload"]
+    for n in range(pairs):
+        answer = (f"The deploy failed because the {topics[n % len(topics)]} step timed out after "
+                  f"{30 + n} seconds on region {n}.")
+        restated = answer + (" As before." if n != pairs - 1 else f" It took {90 + n} seconds.")
+        for name, day, text, ask in [(f"first{n}", "2024-03-01", answer, "why did the deploy fail?"),
+                                     (f"later{n}", "2024-03-09", restated, "remind me what happened?")]:
+            messages = [{"role": "user", "content": ask, "timestamp": f"{day}T10:00:00Z"},
+                        {"role": "assistant", "content": text, "timestamp": f"{day}T10:00:05Z"}]
+            (folder / f"{name}.json").write_text(json.dumps({"session_id": name, "messages": messages}))
+    return folder
+
+
+def test_echoes_found_a_chunk_at_a_time_are_those_found_at_once(tmp_path, monkeypatch):
+    """Curation searches a chunk while checking the one before and writes echoes every few
+    chunks: with chunks of two items and writes every two chunks it marks exactly the echoes
+    one chunk of everything marks (the restatements, not the one with a new number)."""
+    from attention_cloud import Memory, curation
+    from attention_cloud.home import write_config
+
+    corpus = _many_restatements(tmp_path / "chats", 6)
+    found = {}
+    for label, chunk, every in (("at once", 512, 64), ("chunked", 2, 2)):
+        monkeypatch.setattr(curation, "ECHO_CHUNK", chunk)
+        monkeypatch.setattr(curation, "ECHO_WRITE_CHUNKS", every)
+        home = tmp_path / label
+        home.mkdir()
+        write_config(home, {"embedder": "hash"})
+        writes = []
+        with Memory.open(home) as mem:
+            store_ladder = mem.store_ladder
+            monkeypatch.setattr(mem, "store_ladder", lambda records: (
+                writes.append(sum(r.name == "echo" for r in records)), store_ladder(records))[1])
+            mem.ingest([corpus])
+            report = mem.curate()
+            rows = mem.query("echo_of(E, O, S), item_session(E, SE), item_session(O, SO)").rows
+        found[label] = sorted((r["SE"], r["SO"], r["S"]) for r in rows)
+        assert report.echoes == len(rows)
+        echo_writes = [n for n in writes if n]
+        assert sum(echo_writes) == len(rows)
+        assert len(echo_writes) == 1 if label == "at once" else len(echo_writes) > 1  # written as it went
+    assert found["chunked"] == found["at once"]
+    assert {(e, o) for e, o, _ in found["at once"]} == {(f"later{n}", f"first{n}") for n in range(5)}

@@ -432,6 +432,32 @@ def test_search_many_visits_as_many_ivf_lists_as_asked(tmp_path):
         assert narrow < wide  # one list of ~55 holds fewer than 200 candidates
 
 
+def test_a_batch_search_split_over_threads_finds_what_one_thread_finds(tmp_path):
+    """Echo detection splits a chunk's search over two threads: every query gets the hits, in
+    the order and with the scores, of the one-thread search; a filter applies in every thread,
+    and the threads search with one OpenMP thread each (the setting is per thread)."""
+    vectors = unit_rows(3000, seed=28)
+    keys = [f"k{i}" for i in range(3000)]
+    meta = [{"record": "item" if i % 3 else "arc"} for i in range(3000)]
+    with open_store(tmp_path, policy=IndexPolicy(kind="ivf", background=False)) as store:
+        store.add(keys, vectors, meta)
+        queries = vectors[:300] + 0.05 * unit_rows(300, seed=29)
+        for filter_meta in (None, {"record": "item"}):
+            one = store.search_many(queries, 8, filter_meta=filter_meta, nprobe=2)
+            two = store.search_many(queries, 8, filter_meta=filter_meta, nprobe=2, threads=2)
+            assert two == one
+            assert len(two) == 300 and all(len(row) == 8 for row in two)
+        assert all(int(k[1:]) % 3 for row in two for k, _ in row)  # the filter held in both threads
+        seen: list[int] = []
+        original = faiss.omp_set_num_threads
+        try:
+            faiss.omp_set_num_threads = lambda n: (seen.append(n), original(n))[1]
+            store.search_many(queries, 8, nprobe=2, threads=2)
+        finally:
+            faiss.omp_set_num_threads = original
+        assert seen == [1, 1]
+
+
 def test_a_saved_float32_ivf_index_is_rebuilt_compressed(tmp_path):
     import faiss as faiss_module
     vectors = unit_rows(3000, seed=25)
