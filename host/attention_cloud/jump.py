@@ -291,8 +291,9 @@ class Jump:
             names, ids = cached
             skip = set(left_out.split("\n")) if left_out else set()
             keep = [i for i, name in enumerate(names) if name not in skip and name not in seen]
-            seen.update(names[i] for i in keep)
-            records.extend(names[i] for i in keep)
+            kept = [names[i] for i in keep]
+            seen.update(kept)
+            records.extend(kept)
             at = np.asarray(keep, dtype=np.int64)
             parts.append(np.concatenate([ids[at], ids[len(names) + at]]).reshape(2, -1))
         if not records:
