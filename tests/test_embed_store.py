@@ -483,6 +483,33 @@ def test_a_saved_float32_ivf_index_is_rebuilt_compressed(tmp_path):
     assert sorted(p.name for p in tmp_path.glob("index*.faiss")) == [saved]
 
 
+def test_a_reader_maps_the_saved_ivf_lists_and_finds_rows_written_after_it(tmp_path):
+    """A reader maps the saved index's lists from its file and keeps the rows written since it
+    was saved in a small index of the same lists: it answers what the writer answers."""
+    vectors = unit_rows(3600, seed=31)
+    keys = [f"k{i}" for i in range(3600)]
+    meta = [{"side": i % 4 == 0} for i in range(3600)]
+    policy = IndexPolicy(kind="ivf", background=False)
+    with open_store(tmp_path, policy=policy) as store:
+        store.add(keys[:3000], vectors[:3000], meta[:3000])
+        store.flush()  # the index is saved with 3000 rows
+        store.add(keys[3000:], vectors[3000:], meta[3000:])  # too few to save it again
+        store.remove(keys[10:30])
+        store.flush()
+        saved = json.loads((tmp_path / "manifest.json").read_text())["index"]
+        assert saved["ntotal"] == 3000
+        queries = np.vstack([vectors[3000:3040], vectors[:40], unit_rows(40, seed=32)])
+        expected = [store.search(q, 10) for q in queries]
+        expected_side = [store.search(q, 10, filter_meta={"side": True}) for q in queries]
+    with VectorStore.open(tmp_path, embedder_id="test@1", dim=DIM, policy=policy, read_only=True) as view:
+        assert view._tail is not None and view._tail.ntotal == 600  # the mapped index is not grown
+        assert view._index.ntotal == 3000
+        assert [view.search(q, 10) for q in queries] == expected
+        assert [view.search(q, 10, filter_meta={"side": True}) for q in queries] == expected_side
+        assert view.search(vectors[3005], 1)[0][0] == "k3005"
+        assert all(k not in {f"k{i}" for i in range(10, 30)} for hits in expected for k, _ in hits)
+
+
 def test_a_batch_of_queries_matches_single_searches_with_dead_rows_and_a_filter(tmp_path):
     vectors = unit_rows(600, seed=26)
     keys = [f"k{i}" for i in range(600)]

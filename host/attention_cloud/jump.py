@@ -25,6 +25,7 @@ import numpy as np
 
 from .bridge import Atom, Prolog, Term
 from .errors import EmbeddingError
+from .heap import give_back_c_heap
 
 #: Which rung of each record kind is embedded, and indexed for BM25.
 EMBEDDED_LEVELS = {"item": "l0", "arc": "l1", "rollup": "l1"}
@@ -104,6 +105,7 @@ class Jump:
 
             self._vectors = VectorStore.open(self.home / "vectors", embedder_id=self.embedder.id,
                                              dim=self.embedder.dim, read_only=self._reading())
+            give_back_c_heap()  # what loading its key tables parsed and dropped
         return self._vectors
 
     @property
@@ -112,6 +114,7 @@ class Jump:
             from .embed import LexicalIndex
 
             self._lexical = LexicalIndex.open(self.home / "lexical", read_only=self._reading())
+            give_back_c_heap()  # what loading its key and term tables parsed and dropped
         return self._lexical
 
     def _writable(self) -> None:

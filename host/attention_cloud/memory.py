@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
+from .heap import give_back_c_heap
 from .home import WriteLock, fsync_path, read_config, require_home, resolve_home
 from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
@@ -196,12 +197,7 @@ class Memory:
         process that parses and reloads indexes batch after batch would hold its peak)."""
         self.pl.once("user:garbage_collect")
         self.pl.once("user:trim_stacks")
-        try:
-            import ctypes
-
-            ctypes.CDLL("libc.so.6").malloc_trim(0)
-        except (OSError, AttributeError):  # not glibc: nothing to do
-            pass
+        give_back_c_heap()
 
     def snapshot(self) -> int:
         """Rebuild the compiled snapshot now; returns the number of facts written."""

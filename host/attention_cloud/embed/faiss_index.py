@@ -44,6 +44,17 @@ Contents:
     configure_faiss   -- process-wide settings, applied once
     build_index       -- a new index of a kind over given ids and vectors (cancellable)
     add_to_index, search_index, index_kind, is_current, rerank_width, read_index, write_index
+    read_mapped_ivf   -- a saved IVF index with its lists mapped from the file, for readers
+    empty_like_ivf    -- a trained, empty IVF index sharing another's lists' centres and codes
+
+**Readers map the lists.** A read-only store (every serving process) maps a saved IVF index's
+lists from its file (``IO_FLAG_MMAP_IFC``) instead of reading them into memory: at a million
+items those lists are 437 MB, of which a search touches the ``nprobe`` lists it visits (pages
+the kernel may drop and re-read, shared by every reader of the home). A mapped index cannot
+grow, so the rows a reader must add to it (written after the index was saved) go into a small
+in-memory index of the same centres and codes (:func:`empty_like_ivf`), and
+:func:`search_index` merges the two: the lists visited are the same (the same centres), so the
+candidates are those one index holding both would give.
 """
 from __future__ import annotations
 
@@ -67,6 +78,8 @@ __all__ = [
     "is_current",
     "rerank_width",
     "read_index",
+    "read_mapped_ivf",
+    "empty_like_ivf",
     "write_index",
     "KINDS",
 ]
@@ -237,13 +250,16 @@ def search_index(
     policy: IndexPolicy,
     allowed_bits: np.ndarray | None = None,
     threads: int = 1,
+    tail: faiss.Index | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """faiss search; ``allowed_bits`` is a little-endian packed bitmap of ids that may match.
 
     ``threads`` above 1 splits a batch of queries into that many slices searched at once, one
     thread each (faiss releases the GIL and a CPU index answers concurrent searches); each
     query's hits are what a one-thread search gives. Every search runs with one OpenMP
-    thread, whichever thread calls it."""
+    thread, whichever thread calls it. With ``tail`` (an :func:`empty_like_ivf` of ``index``
+    holding further rows) both are searched over the same lists and the best ``k`` of the two
+    kept, as one index holding both rows would."""
     kind = index_kind(index)
     queries = np.ascontiguousarray(queries, dtype=np.float32)
 
@@ -261,7 +277,17 @@ def search_index(
             params = faiss.SearchParameters()
         if selector is not None:
             params.sel = selector
-        return index.search(part, k, params=params)
+        if tail is None or tail.ntotal == 0:
+            return index.search(part, k, params=params)
+        # the lists to visit are chosen once (the same centres) and searched in both indexes
+        centre_scores, centres = index.quantizer.search(part, policy.ivf_nprobe)
+        scores, labels = _search_lists(index, part, k, centres, centre_scores, params)
+        tail_scores, tail_labels = _search_lists(tail, part, k, centres, centre_scores, params)
+        scores = np.concatenate([scores, tail_scores], axis=1)
+        labels = np.concatenate([labels, tail_labels], axis=1)
+        scores[labels < 0] = -np.inf
+        best = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+        return np.take_along_axis(scores, best, axis=1), np.take_along_axis(labels, best, axis=1)
 
     threads = max(1, min(threads, len(queries) // _MIN_THREAD_QUERIES))
     if threads == 1:
@@ -274,6 +300,22 @@ def search_index(
     return np.concatenate([d for d, _ in found]), np.concatenate([i for _, i in found])
 
 
+def _search_lists(index: faiss.Index, queries: np.ndarray, k: int, centres: np.ndarray,
+                  centre_scores: np.ndarray, params: faiss.SearchParameters) -> tuple[np.ndarray, np.ndarray]:
+    """An IVF search of the lists ``centres`` (chosen by the caller) with ``params`` (faiss'
+    Python wrapper of search_preassigned takes no params: the C++ call does)."""
+    n = len(queries)
+    scores = np.empty((n, k), dtype=np.float32)
+    labels = np.empty((n, k), dtype=np.int64)
+    queries = np.ascontiguousarray(queries, dtype=np.float32)
+    centres = np.ascontiguousarray(centres, dtype=np.int64)
+    centre_scores = np.ascontiguousarray(centre_scores, dtype=np.float32)
+    index.search_preassigned_c(n, faiss.swig_ptr(queries), k, faiss.swig_ptr(centres),
+                               faiss.swig_ptr(centre_scores), faiss.swig_ptr(scores),
+                               faiss.swig_ptr(labels), False, params)
+    return scores, labels
+
+
 def write_index(index: faiss.Index, path: Path) -> None:
     """Write ``index`` to ``path`` atomically (temporary file, fsync, rename)."""
     temporary = path.with_name(path.name + ".tmp")
@@ -281,6 +323,33 @@ def write_index(index: faiss.Index, path: Path) -> None:
     with open(temporary, "rb+") as handle:
         os.fsync(handle.fileno())
     temporary.replace(path)
+
+
+def read_mapped_ivf(path: Path) -> faiss.Index | None:
+    """The IVF index (of the current kind, :func:`is_current`) stored at ``path`` with its
+    lists mapped from the file rather than read (see the module doc), or ``None`` when it is
+    missing, unreadable or of another kind. It must not be added to or removed from."""
+    if not path.is_file():
+        return None
+    try:
+        index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY)
+    except RuntimeError:
+        return None
+    if not isinstance(index, faiss.IndexIVFScalarQuantizer) or not is_current(index):
+        return None
+    return index
+
+
+def empty_like_ivf(index: faiss.Index) -> faiss.Index:
+    """An empty IVF index with ``index``'s centres (its quantizer, shared: keep ``index``
+    alive while this one is used), scalar quantizer and probe count: rows added to it land in
+    the lists they would in ``index`` with the same codes."""
+    tail = faiss.IndexIVFScalarQuantizer(index.quantizer, index.d, index.nlist, index.sq.qtype,
+                                         index.metric_type, index.by_residual)
+    tail.sq.trained = index.sq.trained
+    tail.is_trained = True
+    tail.nprobe = index.nprobe
+    return tail
 
 
 def read_index(path: Path) -> faiss.Index | None:

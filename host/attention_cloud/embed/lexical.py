@@ -347,7 +347,7 @@ class LexicalIndex:
         self._slot_keys = list(keys)
         self._slot_map = None
         self._count = n
-        capacity = max(1024, 2 * n)
+        capacity = max(1024, n + n // 8)  # room for a log tail; a writer grows it by doubling
         self._lengths = np.zeros(capacity)
         self._lengths[:n] = arrays["lengths"]
         self._live = np.zeros(capacity, dtype=bool)

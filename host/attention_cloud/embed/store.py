@@ -43,8 +43,9 @@ after it was saved, and rebuilt when missing, unreadable, stale (its row count d
 manifest's) or of an older kind (a float32 IVF-Flat). Vectors read back (``vector``,
 ``vectors``) are the float16 rows as float32: within ~1e-3 of what was added.
 
-In memory per key: one dict entry key -> row id and one list slot row id -> key; liveness,
-log positions and meta (as value codes, :mod:`.meta_columns`) are numpy arrays.
+In memory per key: its bytes and hash in a :class:`~.key_table.KeyTable` (numpy arrays, ~40
+bytes a key; a dict overlay for keys written since the key snapshot); liveness, log positions
+and meta (as value codes, :mod:`.meta_columns`) are numpy arrays too.
 
 Re-adding a key with an identical vector and meta writes nothing, so re-ingestion is cheap.
 
@@ -85,14 +86,17 @@ from .faiss_index import (
     add_to_index,
     build_index,
     configure_faiss,
+    empty_like_ivf,
     index_kind,
     is_current,
     ivf_lists,
     read_index,
+    read_mapped_ivf,
     rerank_width,
     search_index,
     write_index,
 )
+from .key_table import KeyTable
 
 __all__ = ["VectorStore", "handle_of", "META_TYPES"]
 
@@ -173,11 +177,10 @@ class VectorStore:
         self._generation = 0
         self._rows = 0  # rows in the current vector log
         self._next_id = 0
-        self._row_of: dict[str, int] = {}  # key -> live row id
+        self._keys = KeyTable()  # key <-> live row id, as arrays (see key_table)
         self._changes = 0  # keys added or removed since opening (see ``changes``)
-        # row id -> key (None: a removed or replaced row). With _row_of, the only per-key Python
-        # objects: meta lives in self._columns, positions and liveness in numpy arrays.
-        self._key_of: list[str | None] = []
+        # meta lives in self._columns, positions and liveness in numpy arrays: no Python object
+        # per key but for keys added since the key snapshot (the table's overlay)
         self._capacity = 0
         self._live = np.zeros(0, dtype=bool)  # by row id
         self._position = np.zeros(0, dtype=np.int64)  # row id -> row in the vector log
@@ -191,6 +194,7 @@ class VectorStore:
         self._key_log = None
         self._lock_file = None
         self._index: faiss.Index | None = None  # the approximate index; None: exact scans
+        self._tail: faiss.Index | None = None  # a reader's rows past its mapped index (see _open_index)
         self._index_dead = 0  # tombstoned ids still inside the index
         self._saved_index: dict | None = None  # what index.faiss holds, per the manifest
         self._key_snapshot: dict | None = None  # the key-table snapshot the manifest names
@@ -430,15 +434,13 @@ class VectorStore:
         position = np.full(capacity, -1, dtype=np.int64)
         position[: self._capacity] = self._position
         self._columns.grow(capacity)
-        self._key_of.extend([None] * (capacity - len(self._key_of)))
         self._live, self._position, self._capacity = live, position, capacity
 
     def _remember(self, key: str, row_id: int, position: int, meta: Mapping[str, Any]) -> None:
         self._forget(key)
         self._grow(row_id + 1)
         self._changes += 1
-        self._row_of[key] = row_id
-        self._key_of[row_id] = key
+        self._keys[key] = row_id
         self._live[row_id] = True
         self._position[row_id] = position
         if position >= len(self._id_at):
@@ -449,11 +451,10 @@ class VectorStore:
         self._columns.set(row_id, meta)
 
     def _forget(self, key: str) -> bool:
-        row_id = self._row_of.pop(key, None)
+        row_id = self._keys.pop(key, None)
         if row_id is None:
             return False
         self._changes += 1
-        self._key_of[row_id] = None
         self._live[row_id] = False
         self._columns.clear(row_id)
         if self._index is not None:
@@ -563,7 +564,7 @@ class VectorStore:
         """Indexes (ascending) of the keys whose vector or meta differ from what is stored."""
         changed, existing = [], []
         for key, i in last.items():
-            row_id = self._row_of.get(key)
+            row_id = self._keys.get(key)
             if row_id is None or self._columns.get(row_id) != metas[i]:
                 changed.append(i)
             else:
@@ -598,11 +599,11 @@ class VectorStore:
     def has(self, key: str) -> bool:
         """Whether ``key`` has a vector."""
         with self._lock:
-            return key in self._row_of
+            return key in self._keys
 
     def __len__(self) -> int:
         with self._lock:
-            return len(self._row_of)
+            return len(self._keys)
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self.has(key)
@@ -610,7 +611,7 @@ class VectorStore:
     def keys(self) -> list[str]:
         """Every key, in write order."""
         with self._lock:
-            return [key for key in self._key_of if key is not None]
+            return self._keys.keys()
 
     def meta(self, key: str) -> dict:
         """The meta stored with ``key``.
@@ -619,7 +620,7 @@ class VectorStore:
             KeyError: no such key.
         """
         with self._lock:
-            return self._columns.get(self._row_of[key])
+            return self._columns.get(self._keys[key])
 
     def vector(self, key: str) -> np.ndarray:
         """A copy of the vector stored for ``key``.
@@ -628,7 +629,7 @@ class VectorStore:
             KeyError: no such key.
         """
         with self._lock:
-            return self._vectors_of_ids(np.array([self._row_of[key]]))[0].copy()
+            return self._vectors_of_ids(np.array([self._keys[key]]))[0].copy()
 
     def vectors(self, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Which of ``keys`` have a vector (a boolean mask over ``keys``) and their vectors as
@@ -646,8 +647,7 @@ class VectorStore:
         """The row id of each of ``keys``, -1 for a key without a vector (for
         :meth:`vectors_of_ids`; a caller may keep them while :attr:`changes` stands still)."""
         with self._lock:
-            row_of = self._row_of
-            return np.asarray([row_of.get(key, -1) for key in keys], dtype=np.int64)
+            return self._keys.ids(keys)
 
     def vectors_of_ids(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """As :meth:`vectors`, for row ids from :meth:`ids`: the mask of ids >= 0 and their
@@ -685,7 +685,7 @@ class VectorStore:
     def _candidates(self, filter_meta: Mapping[str, Any] | None) -> tuple[np.ndarray | None, np.ndarray | None, int]:
         """(mask by row id or None for "every live row", packed bitmap or None, candidate count)."""
         if not filter_meta and self._index_dead == 0:
-            return None, None, len(self._row_of)
+            return None, None, len(self._keys)
         mask, count = self._columns.mask(filter_meta, self._live[: self._next_id])
         cached = self._bits_cache.get(id(mask))
         if cached is None or cached[1] is not mask or cached[0] != self._columns.version:
@@ -777,7 +777,7 @@ class VectorStore:
             return self._exact(queries, ids, fetch, mask)
         policy = self.policy if nprobe is None else dataclasses.replace(self.policy, ivf_nprobe=nprobe)
         _, labels = search_index(self._index, queries, min(count, rerank_width(fetch)), policy, bits,
-                                 threads=threads)
+                                 threads=threads, tail=self._tail)
         return self._rerank(queries, labels, fetch)
 
     def search(
@@ -807,12 +807,12 @@ class VectorStore:
             self._require_open()
             self._adopt_build()
             if allow is None:
-                return [(self._key_of[i], s) for i, s in self._search_ids(queries, k, filter_meta)[0]]
+                return [(self._keys.key_of(i), s) for i, s in self._search_ids(queries, k, filter_meta)[0]]
             _, _, count = self._candidates(filter_meta)
             fetch = min(count, max(4 * k, 32))
             while True:
                 hits = self._search_ids(queries, fetch, filter_meta)[0]
-                passed = [(self._key_of[i], s) for i, s in hits if allow(self._key_of[i])]
+                passed = [(self._keys.key_of(i), s) for i, s in hits if allow(self._keys.key_of(i))]
                 if len(passed) >= k or len(hits) < fetch or fetch >= count:
                     return passed[:k]
                 fetch = min(count, fetch * 4)
@@ -832,7 +832,7 @@ class VectorStore:
         with self._lock:
             self._require_open()
             self._adopt_build()
-            return [[(self._key_of[i], s) for i, s in hits]
+            return [[(self._keys.key_of(i), s) for i, s in hits]
                     for hits in self._search_ids(matrix, k, filter_meta, nprobe, threads)]
 
     # ------------------------------------------------------------------ the index
@@ -843,10 +843,25 @@ class VectorStore:
     def _open_index(self) -> None:
         """Load the saved index when the manifest vouches for it, else build one."""
         saved = self._saved_index
-        live = len(self._row_of)
+        live = len(self._keys)
         target = self.policy.kind_for(live, saved["kind"] if saved else None)
         if saved and saved.get("kind") == target and target != "flat":
-            index = read_index(self.directory / saved.get("file", INDEX_FILE))
+            path = self.directory / saved.get("file", INDEX_FILE)
+            if self.read_only and target == "ivf":
+                # a reader maps the saved lists; the rows written since go into a small tail
+                index = read_mapped_ivf(path)
+                if index is not None and index.ntotal == saved["ntotal"]:
+                    covered = int(saved["covered"])
+                    newer = self._live_ids()
+                    newer = newer[newer >= covered]
+                    self._tail = empty_like_ivf(index)
+                    add_to_index(self._tail, newer, self._read_ids(newer))
+                    self._index = index
+                    self._index_dead = int(index.ntotal) + len(newer) - live
+                    self._index_unsaved = len(newer) > 0
+                    self._maintain_index()
+                    return
+            index = read_index(path)
             # an index of an older kind still answers (its candidates are re-ranked alike): a
             # reader uses it, a writer rebuilds it (and saves the new one on flush)
             if (index is not None and index.ntotal == saved["ntotal"] and index_kind(index) == target
@@ -867,10 +882,11 @@ class VectorStore:
         mapped log exactly); at once when the store is small or background builds are off;
         otherwise in the background while the current index (or exact scans) serve."""
         if target == "flat":
-            self._index, self._index_dead, self._index_unsaved = None, 0, True
+            self._index, self._tail, self._index_dead, self._index_unsaved = None, None, 0, True
             return
         ids = self._live_ids()
         if not self.policy.background or len(ids) < 2 * self.policy.build_chunk:
+            self._tail = None  # only beside a mapped index, which this one replaces
             self._index = build_index(target, self.dim, ids, self._read_ids, self.policy)
             self._index_dead = 0
             self._index_unsaved = self._index_rebuilt = True
@@ -908,8 +924,8 @@ class VectorStore:
         newer = self._live_ids()
         newer = newer[newer >= covered]
         add_to_index(index, newer, self._read_ids(newer))
-        self._index = index
-        self._index_dead = int(index.ntotal) - len(self._row_of)
+        self._index, self._tail = index, None
+        self._index_dead = int(index.ntotal) - len(self._keys)
         self._index_unsaved = self._index_rebuilt = True
 
     def _maintain_index(self) -> None:
@@ -917,7 +933,7 @@ class VectorStore:
         carries too many tombstones, or when IVF has too few lists for its rows."""
         if self._builder is not None and self._builder.is_alive():
             return
-        live = len(self._row_of)
+        live = len(self._keys)
         current = self._kind()
         target = self.policy.kind_for(live, current)
         ntotal = max(1, int(self._index.ntotal)) if self._index is not None else 1
@@ -959,7 +975,7 @@ class VectorStore:
             "generation": self._generation,
             "rows": self._committed_rows,
             "key_bytes": self._committed_key_bytes,
-            "live": len(self._row_of),
+            "live": len(self._keys),
             "next_id": self._next_id,
             "index": self._saved_index,
             "key_snapshot": self._key_snapshot,
@@ -974,7 +990,7 @@ class VectorStore:
         with self._lock:
             self._require_writable()
             self._adopt_build()
-            dead_rows = self._rows - len(self._row_of)
+            dead_rows = self._rows - len(self._keys)
             if dead_rows >= _COMPACT_MIN_DEAD and dead_rows > _COMPACT_FRACTION * self._rows:
                 self._compact()
             else:
@@ -1002,7 +1018,7 @@ class VectorStore:
                 self._builder.join()
             self._built, self._builder = None, None
             self._build_cancel = threading.Event()
-            dropped = self._rows - len(self._row_of)
+            dropped = self._rows - len(self._keys)
             if dropped:
                 self._compact()
             self._saved_index = None  # a saved index holds the removed rows' (quantized) vectors
@@ -1064,7 +1080,7 @@ class VectorStore:
         if grown < max(KEY_SNAPSHOT_MIN_BYTES, 0.1 * covered):
             return
         ids = self._live_ids()
-        keys = [self._key_of[i] for i in ids.tolist()]
+        keys = [self._keys.key_of(i) for i in ids.tolist()]
         if any("\0" in key for key in keys):
             return  # the blob's separator: such a store replays its log
         columns = self._columns.export(ids)
@@ -1093,7 +1109,7 @@ class VectorStore:
         try:
             with np.load(self.directory / info["file"]) as arrays:
                 ids, positions = arrays["ids"], arrays["positions"]
-                keys = bytes(arrays["keys"]).decode("utf-8").split("\0") if len(ids) else []
+                keys = KeyTable.from_blob(arrays["keys"], ids)
                 fields = json.loads(bytes(arrays["meta"]).decode("utf-8"))
                 codes = [arrays[f"codes{i}"] for i in range(len(fields))]
         except (OSError, ValueError, KeyError):
@@ -1102,14 +1118,12 @@ class VectorStore:
             return 0, 0
         self._next_id = max(self._next_id, int(info["next_id"]))
         self._grow(self._next_id)
-        self._row_of = dict(zip(keys, ids.tolist()))
+        self._keys = keys
         self._changes += 1  # row ids kept by callers (see ``changes``) are no longer valid
-        key_of = np.empty(self._capacity, dtype=object)
-        key_of[ids] = keys
-        self._key_of = key_of.tolist()
         self._live[ids] = True
         self._position[ids] = positions
-        self._id_at = np.full(max(int(info["rows"]), 1024), -1, dtype=np.int64)
+        # sized for the rows the log holds past the snapshot too (its tail is replayed next)
+        self._id_at = np.full(max(int(info["rows"]), available_rows, 1024), -1, dtype=np.int64)
         self._id_at[positions] = ids
         by_id = {}
         for (field, values), column in zip(fields, codes):
@@ -1133,7 +1147,7 @@ class VectorStore:
                 chunk = ids[start : start + 50_000]
                 vectors.write(self._read_ids(chunk).astype(dtype).tobytes())
                 for row_id in chunk.tolist():
-                    record: dict[str, Any] = {"r": row_id, "k": self._key_of[row_id]}
+                    record: dict[str, Any] = {"r": row_id, "k": self._keys.key_of(row_id)}
                     meta = self._columns.get(row_id)
                     if meta:
                         record["m"] = meta
@@ -1193,4 +1207,4 @@ class VectorStore:
         self.close()
 
     def __repr__(self) -> str:
-        return f"VectorStore({str(self.directory)!r}, {self.embedder_id!r}, dim={self.dim}, keys={len(self._row_of)})"
+        return f"VectorStore({str(self.directory)!r}, {self.embedder_id!r}, dim={self.dim}, keys={len(self._keys)})"
