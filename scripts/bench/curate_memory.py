@@ -142,14 +142,11 @@ def vector_components(mem) -> dict:
         store = jump.vectors
     except Exception:  # noqa: BLE001
         return {}
-    keys = len(store._row_of)
-    sample = list(store._row_of)[:2000]
-    key_bytes = sum(sys.getsizeof(k) for k in sample) / max(1, len(sample))
+    keys = len(store._keys)
     index = store._index
     codes = int(index.ntotal) * (int(getattr(index, "code_size", 0)) + 8) if index is not None else 0
     return {"keys": keys,
-            "key_tables_mb": round((sys.getsizeof(store._row_of) + sys.getsizeof(store._key_of)
-                                    + keys * key_bytes) / MB, 1),
+            "key_tables_mb": round(store._keys.nbytes() / MB, 1),
             "index_codes_mb": round(codes / MB, 1), "index_ntotal": int(index.ntotal) if index is not None else 0}
 
 

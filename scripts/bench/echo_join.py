@@ -47,7 +47,7 @@ def code_error(store, queries: np.ndarray) -> float:
 
     _, bits, _ = store._candidates(ITEMS)
     policy = dataclasses.replace(store.policy, ivf_nprobe=NPROBE)
-    scores, labels = search_index(store._index, queries, 4 * K, policy, bits)
+    scores, labels = search_index(store._index, queries, 4 * K, policy, bits, tail=store._tail)
     worst = 0.0
     for query, approx, ids in zip(queries, scores, labels):
         found = ids >= 0
@@ -58,6 +58,9 @@ def code_error(store, queries: np.ndarray) -> float:
 def joined(store, ids: np.ndarray, queries: np.ndarray, eps: float, clock: dict) -> list[list[tuple[str, float]]]:
     """Each query's hits at >= FLOOR other than itself (row ``ids``), as the index search gives them."""
     mask, _, _ = store._candidates(ITEMS)
+    # a read-only store maps its saved index: the rows written after the save (store._tail) are
+    # not in these lists; a store whose manifest index covers every row (the usual case after a
+    # curate's flush) has none
     ivf = faiss.extract_index_ivf(store._index)
     faiss.omp_set_num_threads(1)
     _, lists = ivf.quantizer.search(queries, NPROBE)
@@ -90,7 +93,7 @@ def joined(store, ids: np.ndarray, queries: np.ndarray, eps: float, clock: dict)
     out: list[list[tuple[str, float]]] = [[] for _ in range(len(queries))]
     todo = np.flatnonzero(safe & (near >= 0).any(1))
     for q, hits in zip(todo, store._rerank(queries[todo], near[todo], K)):
-        out[q] = [(store._key_of[i], s) for i, s in hits if s >= FLOOR]
+        out[q] = [(store._keys.key_of(i), s) for i, s in hits if s >= FLOOR]
     clock["re-rank"] += time.perf_counter() - started
     started = time.perf_counter()
     crowded = np.flatnonzero(~safe)
@@ -98,7 +101,7 @@ def joined(store, ids: np.ndarray, queries: np.ndarray, eps: float, clock: dict)
         _, first, back = np.unique(queries[crowded], axis=0, return_index=True, return_inverse=True)
         hits = store.search_many(queries[crowded][first], K, filter_meta=ITEMS, nprobe=NPROBE)
         for q, j in zip(crowded, back.reshape(-1)):
-            out[q] = [(h, s) for h, s in hits[j] if s >= FLOOR and store._row_of[h] != ids[q]]
+            out[q] = [(h, s) for h, s in hits[j] if s >= FLOOR and store._keys[h] != ids[q]]
         clock["index search (crowded)"] += time.perf_counter() - started
         clock["crowded items"] += len(crowded)
         clock["crowded distinct vectors"] += len(first)
@@ -121,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         print("this store has no IVF index: echo search is exact here")
         return 1
     keys = [k for k in store.keys() if "#" not in k and not k.startswith("arc")][args.start:args.start + args.queries]
-    ids = np.array([store._row_of[k] for k in keys], dtype=np.int64)
+    ids = store._keys.ids(keys)
     order = np.argsort(store._position[ids])
     queries = np.empty((len(ids), store.dim), np.float32)
     queries[order] = store._read_ids(ids[order])

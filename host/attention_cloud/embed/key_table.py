@@ -218,6 +218,11 @@ class KeyTable:
     def __iter__(self) -> Iterator[str]:
         return iter(self.keys())
 
+    def nbytes(self) -> int:
+        """Bytes the table holds: its arrays, and an estimate of ~160 a key for the overlay."""
+        arrays = len(self._flat) + len(self._loaded) + self._hashes.nbytes + self._hash_ids.nbytes
+        return arrays + self._directory.nbytes + 160 * len(self._row_of)
+
     # -- changes --------------------------------------------------------------------------------
     def __setitem__(self, key: str, row_id: int) -> None:
         """Give ``key`` (absent: :meth:`pop` it first) the row id ``row_id``."""
