@@ -352,3 +352,26 @@ def test_a_snapshot_written_in_passes_holds_the_one_go_arrays(tmp_path, eager_sn
         assert {q: _ranked(index, q) for q in ranked} == ranked
     with LexicalIndex.open(tmp_path) as reopened:
         assert {q: _ranked(reopened, q) for q in ranked} == ranked
+
+
+def test_a_large_delta_is_folded_into_a_snapshot_whatever_the_log_growth(tmp_path, monkeypatch):
+    """A writer holds the postings past its snapshot in dicts (~100 bytes each): past
+    _DELTA_MAX_POSTINGS a flush writes a snapshot even when the log grew by less than a tenth."""
+    from attention_cloud.embed import lexical
+
+    monkeypatch.setattr(lexical, "_SNAPSHOT_MIN_BYTES", 0)
+    with LexicalIndex.open(tmp_path) as index:
+        index.add([f"it_{i}" for i in range(200)], [f"w{i} w{i + 1} common" for i in range(200)])
+        index.flush()
+        assert index._base_docs == 200 and index._delta_entries == 0
+        monkeypatch.setattr(lexical, "_SNAPSHOT_GROWTH", 10.0)  # log growth alone: never again
+        monkeypatch.setattr(lexical, "_DELTA_MAX_POSTINGS", 9)
+        index.add(["it_a", "it_b"], ["alpha beta", "gamma delta"])
+        index.flush()
+        assert index._base_docs == 200 and index._delta_entries == 4  # under the bound: kept
+        index.add(["it_a"], ["alpha beta epsilon"])  # a replaced delta document leaves the count
+        assert index._delta_entries == 5
+        index.add(["it_c", "it_d"], ["zeta eta", "theta iota"])
+        index.flush()
+        assert index._base_docs == 204 and index._delta_entries == 0
+        assert [k for k, _ in index.search("epsilon", 5)] == ["it_a"]

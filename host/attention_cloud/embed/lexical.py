@@ -15,7 +15,9 @@ records), so ``flush()`` also keeps a **snapshot**: the index compiled into nump
 named by ``snapshot.json`` together with the log offset it covers and a digest of the log's
 head. Opening memory-maps the arrays and replays only the log past that offset; a snapshot that
 does not match its log (a crash between compaction and snapshot, a hand-edited log) is ignored
-and the whole log replayed. It is rewritten when the log has grown by a tenth since.
+and the whole log replayed. It is rewritten when the log has grown by a tenth since, or when
+the postings past it reach ``_DELTA_MAX_POSTINGS``; it is written in bounded memory
+(:mod:`.postings`).
 
 **Readers take no lock.** Each ``flush()`` also records, in ``committed.json``, how many bytes of
 which log file (its inode) are durable. ``LexicalIndex.open(directory, read_only=True)`` (any
@@ -66,6 +68,9 @@ _HEAD_BYTES = 4096
 #: Rewrite the snapshot once the log has grown by this share past it (and at least this much).
 _SNAPSHOT_GROWTH = 0.10
 _SNAPSHOT_MIN_BYTES = 256 * 1024
+#: ... or once the delta holds this many postings: a writer keeps each in a dict (~100 bytes),
+#: so at a million documents a tenth of the log would be ~0.2 GB; a snapshot costs ~10 s there.
+_DELTA_MAX_POSTINGS = 1_000_000
 #: Documents whose postings a snapshot copies at a time.
 _CHUNK_DOCS = 65_536
 
@@ -92,6 +97,7 @@ class LexicalIndex:
         self._fwd_counts = np.zeros(0, dtype=np.float32)
         # Delta part: documents added since the snapshot.
         self._delta_fwd: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # slot -> (term ids, counts)
+        self._delta_entries = 0  # postings in _delta_fwd (a writer also holds each in _delta_post)
         self._delta_post: dict[int, dict[int, float]] = {}  # term id -> slot -> count
         self._deferred = False  # a reader's load: delta postings built once at the end
         # term id -> the delta's postings as arrays (never the snapshot's: a common term's
@@ -230,7 +236,8 @@ class LexicalIndex:
         os.fsync(self._log.fileno())
         size = self._log.tell()
         self._write_committed(size)
-        if size - self._snapshot_bytes >= max(_SNAPSHOT_MIN_BYTES, _SNAPSHOT_GROWTH * size):
+        if (size - self._snapshot_bytes >= max(_SNAPSHOT_MIN_BYTES, _SNAPSHOT_GROWTH * size)
+                or self._delta_entries >= _DELTA_MAX_POSTINGS):
             self._write_snapshot(size)
 
     def _compact_log(self) -> None:
@@ -343,6 +350,7 @@ class LexicalIndex:
         self._inv_ptr, self._inv_slots, self._inv_counts = arrays["inv_ptr"], arrays["inv_slots"], arrays["inv_counts"]
         self._fwd_ptr, self._fwd_terms, self._fwd_counts = arrays["fwd_ptr"], arrays["fwd_terms"], arrays["fwd_counts"]
         self._delta_fwd, self._delta_post, self._compiled = {}, {}, {}
+        self._delta_entries = 0
         self._base_docs = n
         self._slot_keys = list(keys)
         self._slot_map = None
@@ -462,6 +470,7 @@ class LexicalIndex:
         self._slots()[key] = slot
         self._count += 1
         self._delta_fwd[slot] = (term_ids, counts)
+        self._delta_entries += len(ids)
         if not self._deferred:
             for tid, count in zip(ids, counts.tolist()):
                 self._delta_post.setdefault(tid, {})[slot] = count
@@ -489,6 +498,7 @@ class LexicalIndex:
                 if not posting:
                     del self._delta_post[tid]
         if slot >= self._base_docs:
+            self._delta_entries -= len(term_ids)
             del self._delta_fwd[slot]
         self._total_len -= float(self._lengths[slot])
         self._lengths[slot] = 0
