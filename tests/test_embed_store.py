@@ -338,6 +338,12 @@ def test_vectors_by_key_gathers_the_present_ones_in_order(tmp_path):
         assert np.array_equal(matrix, stored(vectors[[2, 9]]))
         none, empty = store.vectors(["nope"])
         assert not none.any() and empty.shape == (0, DIM)
+        # by file reads (a cells rebuild): the same rows, in the keys' order, repeats included
+        asked = ["it_009", "it_002", "nope", "it_002", "it_000"]
+        present, matrix = store.vectors(asked)
+        read_present, read_matrix = store.vectors(asked, read=True)
+        assert read_present.tolist() == present.tolist() == [True, True, False, True, True]
+        assert np.array_equal(read_matrix, matrix) and np.array_equal(matrix, stored(vectors[[9, 2, 2, 0]]))
 
 
 def test_a_large_log_is_read_ahead_in_the_background_without_changing_answers(tmp_path, monkeypatch):

@@ -403,7 +403,7 @@ def _vectors(mem: Any, handles: list[str], dim: int | None = None) -> tuple[np.n
     if dim == 0 or jump.disabled or not jump.has_vectors():
         return None, dim or 0
     store = jump.vectors
-    present, found = store.vectors(handles)
+    present, found = store.vectors(handles, read=True)  # file reads: the log stays out of RSS
     width = store.dim if dim is None else dim
     if found.shape[1] != width:
         return None, width
