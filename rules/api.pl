@@ -67,10 +67,12 @@ ingest leaves memory exactly as it was.
 %!  api_open(+Directory, -Info:dict) is det.
 %   Load the memory home's store (see store_open/2).
 api_open(Dir, Info) :-
+    nb_setval(atc_frame_primed, false),
     store_open(Dir, Info).
 
 %!  api_close is det.
 api_close :-
+    nb_setval(atc_frame_primed, false),
     store_close.
 
 %!  api_prepare_write is det.
@@ -260,8 +262,32 @@ rung_text_(H, Level, Text) :- rung(H, Level, Text).
 %   hydrate/3 for the host (see atc_hydrate:hydrate/3 for Options), confined as a user goal's
 %   is (atc_memory:hydrate/3: `rules` a user module, walk rules defined there) and run under
 %   the limits of user code (see api_query/4), since walk rules and planes are user code.
+%   The first frame of an open home is preceded by a default frame outside those limits
+%   (frame_primed_/1).
 api_hydrate(Goal, Options, Frame) :-
+    frame_primed_(Goal),
     within_limits_(Options, hydrate(Goal, Options, Frame)).
+
+% The first frame after a home is opened builds what every later frame reuses: SWI-Prolog's
+% clause indexes on the journal's large predicates (made on their first call) and the host's
+% BM25 and vector tables (loaded on their first search). On a million-item home that is
+% seconds and ~0.6 GB of heap, which the limits would charge to the first caller's walk rules
+% and planes, and which a loaded machine stretched past the 30 s time limit. A default frame
+% for the same goal (its first 2,000 characters), outside the limits, pays for it once per
+% open home; what it finds is not used. Its errors are the real call's to report.
+frame_primed_(Goal) :-
+    (   nb_current(atc_frame_primed, true)
+    ->  true
+    ;   text_prefix_(Goal, 2000, Prefix),
+        catch(ignore(hydrate(Prefix, _{}, _)), _, true),
+        nb_setval(atc_frame_primed, true)
+    ).
+
+text_prefix_(Text, Max, Prefix) :-
+    (   catch(string_length(Text, N), _, fail), N > Max
+    ->  sub_string(Text, 0, Max, _, Prefix)
+    ;   Prefix = Text
+    ).
 
 		 /*******************************
 		 *        USER QUERIES          *
@@ -828,6 +854,7 @@ grantee_module_(M) :-
 %   at most Reader's ceiling for it; `rules` may only be a grantee user module.
 api_reader_hydrate(Reader, Goal, Options, Frame) :-
     must_be(atom, Reader),
+    frame_primed_(Goal),
     grantee_view_run(Reader,
                      within_limits_(Options, atc_grantee_view:hydrate(Goal, Options, Frame))).
 

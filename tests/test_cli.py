@@ -134,6 +134,21 @@ def test_hydrate_now_anchors_a_time_and_a_bad_now_is_refused(home):
     assert bad.exit_code == 2 and "ISO 8601" in bad.output and len(bad.output.strip().splitlines()) == 1
 
 
+def test_hydrate_takes_the_goal_as_an_argument_or_an_option(home):
+    write_config(home, {"embedder": "hash"})
+    assert run("ingest", str(samples_dir()), home=home).exit_code == 0
+    assert run("curate", home=home).exit_code == 0
+    goal = "retry policy for processor timeouts"
+    by_arg = json.loads(run("hydrate", goal, "--format", "json", home=home).output)["receipt"]
+    by_opt = json.loads(run("hydrate", "--goal", goal, "--format", "json", home=home).output)["receipt"]
+    assert by_arg["goal"] == by_opt["goal"] == goal
+    assert [f["handle"] for f in by_arg["facts"]] == [f["handle"] for f in by_opt["facts"]]
+    missing = CliRunner().invoke(main, ["hydrate", "--home", str(home)])
+    assert missing.exit_code == 2 and "give the goal" in missing.output
+    twice = CliRunner().invoke(main, ["hydrate", "a", "--goal", "b", "--home", str(home)])
+    assert twice.exit_code == 2 and "given twice" in twice.output
+
+
 def test_goal_readers_are_part_of_the_query_vocabulary(home):
     """goal_speaker/2, goal_time_window/4 and memory_now/1 run under the sandbox of atc query."""
     assert run("ingest", str(samples_dir()), home=home).exit_code == 0

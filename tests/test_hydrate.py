@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -375,3 +376,33 @@ def test_the_same_receipt_saved_at_once_by_two_writers_never_fails(tmp_path):
     assert load_receipt(tmp_path, "r_0123456789abcdef") == receipt
     assert list((tmp_path / "receipts").glob("*.tmp")) == []
     assert json.loads((tmp_path / "receipts" / "r_0123456789abcdef.json").read_text()) == receipt
+
+
+def test_the_first_frame_of_an_open_home_is_not_charged_to_the_limits(curated, home, monkeypatch):
+    """A home's first frame loads what every later frame reuses (the vector tables, clause
+    indexes): seconds on a million-item home. That one-time work runs before the limits of
+    user code start, so a first frame under a short time limit is not stopped by it, while
+    a looping walk rule still is."""
+    from attention_cloud import PrologError
+    from attention_cloud.embed.store import VectorStore
+
+    curated.close()
+    search, calls = VectorStore.search, []
+
+    def slow_first_search(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(1.5)  # a big home's first search, loading its tables
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(VectorStore, "search", slow_first_search)
+    mem = Memory.open(home)
+    try:
+        mem.set_limits(time_limit=1.0)
+        frame = mem.hydrate("ValueError in the retry tests", budget=1200)
+        assert frame.receipt["facts"] and len(calls) >= 2
+        mem.rules_add("spin(_, _) :- repeat, fail.\n", "spin")
+        with pytest.raises(PrologError, match="time limit"):
+            mem.hydrate("ValueError in the retry tests", budget=1200, walk="spin")
+    finally:
+        mem.close()

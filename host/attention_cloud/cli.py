@@ -409,6 +409,15 @@ def _cell(value: Any) -> str:
 
 
 # -- hydrate / receipt ----------------------------------------------------------------------------
+def _one_goal(positional: str | None, option: str | None) -> str:
+    """The goal given as GOAL or as --goal (the same text both ways is accepted)."""
+    if positional is None and option is None:
+        raise click.UsageError("give the goal: atc hydrate \"GOAL\" (or --goal \"GOAL\")")
+    if positional is not None and option is not None and positional != option:
+        raise click.UsageError("the goal is given twice, as GOAL and as --goal: give it once")
+    return positional if positional is not None else str(option)
+
+
 def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
     out: dict[str, int] = {}
     for raw in values:
@@ -420,7 +429,8 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 
 
 @main.command()
-@click.option("--goal", required=True, help="What the agent is trying to do now.")
+@click.argument("goal_text", metavar="[GOAL]", required=False)
+@click.option("--goal", default=None, help="What the agent is trying to do now (or give it as GOAL).")
 @click.option("--budget", type=click.IntRange(min=0), default=2000, show_default=True,
               help="Total token budget (estimated tokens).")
 @click.option("--plane", default="default", show_default=True,
@@ -455,17 +465,19 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @home_option
 @fail_cleanly
-def hydrate(goal: str, budget: int, plane: str, segments: tuple[str, ...], ceiling: str,
+def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
+            segments: tuple[str, ...], ceiling: str,
             rules_file: str | None, walk: str | None, now: str | None, mounts: tuple[str, ...],
             depth: int, cells: bool | None, bridge: bool, excerpt: bool, fmt: str,
             output: str | None,
             as_principal: str | None, home: str | None) -> None:
     """Render a frame of memory for GOAL within a token budget, with its receipt.
 
-    Example: atc hydrate --goal "why do payment retries fail" --budget 1500 --plane execution
+    Example: atc hydrate "why do payment retries fail" --budget 1500 --plane execution
 
     Example: atc hydrate --goal "retry policy" --format html --output frame.html
     """
+    goal = _one_goal(goal_text, goal)
     budgets = _segment_budgets(segments)
     mem = open_memory(home, create=False)
     try:
