@@ -11,7 +11,8 @@
             store_prepare_write/0,
             store_release/0,
             store_fact_count/1,         % -Count
-            store_dump/2,               % +File, -Info
+            store_dump/3,               % +Directory, +PartFacts, -Info
+            store_assemble_snapshot/2,  % +Parts, +File
             store_compact/2,            % +File, -Info
             store_adopt_compacted/1,    % +Epoch
             store_epoch/1,              % -Epoch
@@ -448,14 +449,18 @@ legacy_module_(validator, atc_validator).
 % The meta file says which SWI-Prolog compiled the snapshot (a .qlf loads only in the version
 % that wrote it) and, for the host, how far it reaches; what the snapshot covers is checked
 % against the snapshot's own snapshot_covers_/3, never the meta. A snapshot of the format before
-% that fact (meta snapshot/3) is ignored: the journal is replayed whole.
+% that fact (meta snapshot/3) is ignored: the journal is replayed whole. Meta format 2 is the
+% snapshot as one QLF file, format 3 the snapshot in parts (see SNAPSHOT IN PARTS below); the
+% file itself says which it is, so a crash between the two renames (a new snapshot beside the
+% old meta) still loads the new snapshot.
 load_snapshot(Dir, Stream, Epoch, Facts, From) :-
     snapshot_file(Dir, Qlf),
     snapshot_meta(Dir, Meta),
     (   exists_file(Qlf), exists_file(Meta),
-        catch(read_file_to_terms(Meta, [snapshot(2, Version, _, _)], []), _, fail),
+        catch(read_file_to_terms(Meta, [snapshot(Format, Version, _, _)], []), _, fail),
+        memberchk(Format, [2, 3]),
         current_prolog_flag(version, Version),
-        catch(load_files(Qlf, [if(true), silent(true)]), _, fail),
+        catch(load_snapshot_file_(Qlf), _, fail),
         snapshot_covers_(From0, Digest, Facts0),
         stream_digest_(Stream, Epoch, From0, Digest)
     ->  From = From0,
@@ -463,6 +468,44 @@ load_snapshot(Dir, Stream, Epoch, Facts, From) :-
     ;   store_reset,                    % whatever a refused snapshot loaded goes again
         From = 0, Facts = 0
     ).
+
+% A snapshot in parts is loaded part by part from one stream of the file; any other file is
+% loaded as one QLF (the form before parts, which the next snapshot replaces).
+load_snapshot_file_(File) :-
+    setup_call_cleanup(
+        open(File, read, S, [encoding(octet)]),
+        (   parts_header_(S, Version, Lengths, Start)
+        ->  Form = parts,
+            current_prolog_flag(version, Version),
+            sum_list(Lengths, Body),
+            size_file(File, Size),
+            Size =:= Start + Body,          % a torn or padded file is refused before loading
+            foldl(load_part_(S, File), Lengths, Start-1, _)
+        ;   Form = one_qlf
+        ),
+        close(S)),
+    (   Form == one_qlf
+    ->  load_files(File, [if(true), silent(true)])
+    ;   true
+    ).
+
+load_part_(S, File, Length, Offset-K, Next-K1) :-
+    seek(S, Offset, bof, _),
+    format(atom(Id), '~w#~d', [File, K]),
+    load_files(Id, [stream(S), format(qlf), silent(true)]),
+    Next is Offset + Length,
+    K1 is K + 1.
+
+% The header line of a snapshot in parts: atc_snapshot(Version, Lengths), Lengths the byte
+% length of each part's QLF; Start is where the first part begins.
+parts_header_(S, Version, Lengths, Start) :-
+    peek_string(S, 13, Head),
+    Head == "atc_snapshot(",
+    read_term(S, atc_snapshot(Version, Lengths), []),
+    integer(Version),
+    is_list(Lengths),
+    get_char(S, '\n'),
+    seek(S, 0, current, Start).
 
 %!  journal_digest(+Journal, +Offset, ?Digest) is semidet.
 %
@@ -515,43 +558,98 @@ kept_fact_(M:H) :-
         \+ implied_fact(M:H)
     ).
 
-%!  store_dump(+File, -Info:dict) is det.
+%!  store_dump(+Directory, +PartFacts:positive_integer, -Info:dict) is det.
 %
-%   Write every durable fact to File as a loadable source (dynamic declarations first), ending
-%   with snapshot_covers_(Offset, Digest, Facts) for the journal offset the facts reflect. Info has
-%   `facts` and `offset`. The host compiles File to `snapshot.qlf` in a separate process and
-%   renames it into place, so a crash at any step leaves the old snapshot or the new one, each
-%   knowing what it covers. Only the writer may dump, from a view that reaches the journal's
-%   last commit: store_prepare_write/0 takes the lock and catches up first.
+%   Write every durable fact to loadable sources in Directory, at most PartFacts facts in each
+%   (`part-1.pl`, `part-2.pl`, ...; each declares the durable predicates multifile and dynamic,
+%   so that the parts add to one another when loaded), the last ending with
+%   snapshot_covers_(Offset, Digest, Facts) for the journal offset the facts reflect. Info has
+%   `facts`, `offset` and `parts` (the files, in order). The host compiles each part to QLF in a
+%   separate process, joins them with store_assemble_snapshot/2 and renames the result into
+%   place, so a crash at any step leaves the old snapshot or the new one, each knowing what it
+%   covers. Only the writer may dump, from a view that reaches the journal's last commit:
+%   store_prepare_write/0 takes the lock and catches up first.
 %   @error permission_error(snapshot, store, Dir) without an open home, or with a batch open.
-store_dump(File, _{facts: Count, offset: Offset}) :-
-    (   open_store_(Dir, _, _)
+store_dump(Dir, PartFacts, _{facts: Count, offset: Offset, parts: Parts}) :-
+    must_be(positive_integer, PartFacts),
+    (   open_store_(Home, _, _)
     ->  true
     ;   permission_error(snapshot, store, none)
     ),
     (   pending_(_)
-    ->  permission_error(snapshot, store, Dir)  % a batch is open: its changes are not committed
+    ->  permission_error(snapshot, store, Home)  % a batch is open: its changes are not committed
     ;   true
     ),
     store_prepare_write,
-    journal_file(Dir, Journal),
+    journal_file(Home, Journal),
     view_end_(Offset),
     journal_digest(Journal, Offset, Digest),
-    setup_call_cleanup(open(File, write, S, [encoding(utf8)]),
-                       ( dump_facts(S, Count),
-                         format(S, ':- dynamic(~q).~n', [atc_store:snapshot_covers_/3]),
-                         write_term(S, atc_store:snapshot_covers_(Offset, Digest, Count),
-                                    [quoted(true), fullstop(true), nl(true)]) ),
-                       close(S)).
+    State = dump(none, 0, 0, []),           % Stream, facts in it, facts in all, parts (newest first)
+    setup_call_cleanup(
+        true,
+        ( forall(stored_fact_(Fact), dump_fact_(State, Dir, PartFacts, Fact)),
+          arg(3, State, Count),
+          part_stream_(State, Dir, S),      % the last part (the first, for a store with no facts)
+          format(S, ':- dynamic(~q).~n', [atc_store:snapshot_covers_/3]),
+          write_term(S, atc_store:snapshot_covers_(Offset, Digest, Count),
+                     [quoted(true), fullstop(true), nl(true)]) ),
+        close_part_(State)),
+    arg(4, State, Newest),
+    reverse(Newest, Parts).
 
-dump_facts(S, Count) :-
-    forall(durable_predicate(M:N/A),
-           format(S, ':- dynamic(~q).~n', [M:N/A])),
-    aggregate_all(count,
-                  ( stored_fact_(M:H),
-                    write_term(S, M:H, [quoted(true), ignore_ops(true), fullstop(true), nl(true)])
-                  ),
-                  Count).
+dump_fact_(State, Dir, PartFacts, Fact) :-
+    (   arg(2, State, PartFacts)
+    ->  close_part_(State)                  % this part is full: the next fact starts another
+    ;   true
+    ),
+    part_stream_(State, Dir, S),
+    write_term(S, Fact, [quoted(true), ignore_ops(true), fullstop(true), nl(true)]),
+    arg(2, State, N0), N is N0 + 1, nb_setarg(2, State, N),
+    arg(3, State, C0), C is C0 + 1, nb_setarg(3, State, C).
+
+% The stream of the part being written, opened (with its declarations) when there is none.
+part_stream_(State, Dir, S) :-
+    (   arg(1, State, S0), S0 \== none
+    ->  S = S0
+    ;   arg(4, State, Parts0),
+        length(Parts0, K0),
+        K is K0 + 1,
+        format(atom(Name), 'part-~d.pl', [K]),
+        directory_file_path(Dir, Name, File),
+        open(File, write, S, [encoding(utf8)]),
+        nb_setarg(1, State, S),
+        nb_setarg(2, State, 0),
+        nb_setarg(4, State, [File|Parts0]),
+        forall(durable_predicate(PI),
+               format(S, ':- multifile(~q).~n:- dynamic(~q).~n', [PI, PI]))
+    ).
+
+close_part_(State) :-
+    arg(1, State, S),
+    (   S == none
+    ->  true
+    ;   nb_setarg(1, State, none),
+        close(S)
+    ).
+
+%!  store_assemble_snapshot(+Parts:list, +File) is det.
+%
+%   Write File as one snapshot in parts: the line `atc_snapshot(Version, Lengths).` (the
+%   SWI-Prolog version that compiled the parts, and each part's length in bytes), then each
+%   compiled part (a QLF file) in order. Reopening loads the parts one after another from this
+%   one file (load_snapshot/5), refusing a file whose length is not what its header says.
+store_assemble_snapshot(Parts, File) :-
+    must_be(list, Parts),
+    maplist(size_file, Parts, Lengths),
+    current_prolog_flag(version, Version),
+    setup_call_cleanup(
+        open(File, write, Out, [encoding(octet)]),
+        ( format(Out, '~q.~n', [atc_snapshot(Version, Lengths)]),
+          forall(member(Part, Parts),
+                 setup_call_cleanup(open(Part, read, In, [encoding(octet)]),
+                                    copy_stream_data(In, Out),
+                                    close(In))) ),
+        close(Out)).
 
 		 /*******************************
 		 *          COMPACTION          *

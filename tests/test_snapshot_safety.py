@@ -182,3 +182,107 @@ def test_a_snapshot_of_the_previous_format_is_ignored(home, tmp_path):
     with Memory.open(home) as mem:
         assert mem.open_info.snapshot_facts == 0
     assert state(home) == expected
+
+
+def facts_of(home: Path, tmp_path: Path) -> list[str]:
+    """Every durable fact of ``home`` as written (store_compact/2's lines, the epoch left out)."""
+    out = tmp_path / f"facts-{len(list(tmp_path.iterdir()))}.pl"
+    with Memory.open(home) as mem:
+        mem.pl.once("atc_store:store_compact", str(out), Var())
+    lines = out.read_text(encoding="utf-8").splitlines()[1:]
+    return sorted(line for line in lines if not line.startswith("commit("))
+
+
+def parts_header(home: Path) -> str:
+    with open(home / "snapshot.qlf", "rb") as fh:
+        return fh.readline().decode("ascii")
+
+
+def ingested_home(home: Path, tmp_path: Path, sessions=range(1, 6)) -> None:
+    with Memory.open(home) as mem:
+        mem.ingest([write_session(tmp_path, n) for n in sessions])
+
+
+def test_a_snapshot_in_parts_loads_the_same_facts(home, tmp_path, monkeypatch):
+    ingested_home(home, tmp_path)
+    expected = facts_of(home, tmp_path)  # from the journal alone
+    monkeypatch.setattr(store, "SNAPSHOT_PART_FACTS", 7)
+    with Memory.open(home) as mem:
+        written = mem.snapshot()
+    header = parts_header(home)
+    assert header.startswith("atc_snapshot(") and header.count(",") >= 3  # three parts or more
+    assert (home / "snapshot.meta").read_text().startswith("snapshot(3,")
+    with Memory.open(home) as mem:
+        assert mem.open_info.snapshot_facts == written > 7
+        assert mem.open_info.replayed == 0
+    assert facts_of(home, tmp_path) == expected
+
+
+@pytest.mark.parametrize("cut", ["header", "a part", "the last part", "a byte"])
+def test_a_torn_snapshot_in_parts_is_refused_and_the_journal_replayed(home, tmp_path,
+                                                                      monkeypatch, cut):
+    ingested_home(home, tmp_path)
+    monkeypatch.setattr(store, "SNAPSHOT_PART_FACTS", 10)
+    with Memory.open(home) as mem:
+        mem.snapshot()
+    expected = state(home)
+    snapshot = home / "snapshot.qlf"
+    data = snapshot.read_bytes()
+    header = parts_header(home)
+    lengths = [int(n) for n in header[header.index("[") + 1:header.index("]")].split(",")]
+    start = len(header)
+    keep = {"header": start, "a part": start + lengths[0],
+            "the last part": start + sum(lengths[:-1]) + lengths[-1] // 2,
+            "a byte": len(data) - 1}[cut]
+    snapshot.write_bytes(data[:keep])
+    with Memory.open(home) as mem:
+        assert mem.open_info.snapshot_facts == 0  # refused: replayed from the journal
+        assert mem.open_info.replayed > 0
+    assert state(home) == expected
+
+
+def test_a_snapshot_of_the_form_before_parts_opens_and_is_replaced_by_parts(home, tmp_path):
+    ingested_home(home, tmp_path)
+    expected = facts_of(home, tmp_path)
+    # The form before parts: one QLF of the whole dump, no multifile declarations, meta format 2.
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    with Memory.open(home) as mem:
+        (info,) = mem.pl.once("atc_store:store_dump", str(dump), 10**9, Var())
+        swipl = store._swipl_binary(mem.pl)
+        (version,) = mem.pl.once("user:current_prolog_flag", store.Atom("version"), Var())
+    (part,) = [Path(str(p)) for p in info["parts"]]
+    lines = part.read_text(encoding="utf-8").splitlines(keepends=True)
+    part.write_text("".join(line for line in lines if not line.startswith(":- multifile(")),
+                    encoding="utf-8")
+    store._qcompile(swipl, part)
+    shutil.copy(part.with_suffix(".qlf"), home / "snapshot.qlf")
+    (home / "snapshot.meta").write_text(
+        f"snapshot(2,{version},{info['offset']},{info['facts']}).\n", encoding="utf-8")
+    assert not parts_header(home).startswith("atc_snapshot(")
+    with Memory.open(home) as mem:
+        assert mem.open_info.snapshot_facts == info["facts"] > 0
+        assert mem.open_info.replayed == 0
+        mem.ingest([write_session(tmp_path, 9)])
+        mem.snapshot()  # the next snapshot is written in parts
+    assert parts_header(home).startswith("atc_snapshot(")
+    with Memory.open(home) as mem:
+        assert mem.open_info.snapshot_facts > info["facts"]
+        assert mem.open_info.replayed == 0
+    assert set(expected) < set(facts_of(home, tmp_path))
+
+
+def test_a_snapshot_in_parts_from_another_prolog_version_is_refused(home, tmp_path):
+    ingested_home(home, tmp_path)
+    with Memory.open(home) as mem:
+        mem.snapshot()
+    expected = state(home)
+    snapshot = home / "snapshot.qlf"
+    data = snapshot.read_bytes()
+    header = parts_header(home)
+    version = header[len("atc_snapshot("):header.index(",")]
+    other = str(int(version) - 1).rjust(len(version), "0")  # same length: the offsets hold
+    snapshot.write_bytes(data.replace(version.encode(), other.encode(), 1))
+    with Memory.open(home) as mem:
+        assert mem.open_info.snapshot_facts == 0
+    assert state(home) == expected

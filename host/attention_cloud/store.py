@@ -15,6 +15,10 @@ from .home import WriteLock, fsync_path
 #: Rebuild the snapshot on close once the journal has grown this much past it.
 SNAPSHOT_AFTER_BYTES = 32 * 1024 * 1024
 
+#: Facts in each part of a snapshot. Each part is compiled by a swipl process of its own, which
+#: holds the part's facts while it compiles them (~0.5-0.7 kB a fact): the bound on that process.
+SNAPSHOT_PART_FACTS = 500_000
+
 
 @dataclass
 class StoreInfo:
@@ -95,39 +99,47 @@ def _snapshot_offset(home: Path) -> int:
 
 
 def write_snapshot(pl: Prolog, home: Path, lock: WriteLock) -> int:
-    """Dump every durable fact and compile it to ``snapshot.qlf`` in a separate swipl process.
+    """Dump every durable fact in parts, compile each part apart, and join them in ``snapshot.qlf``.
 
     Only the writer snapshots: ``lock`` is taken first, and Prolog brings its view up to the
     journal's last commit before dumping (a long-open process would otherwise write its stale
     view over another writer's acknowledged work). The snapshot carries the journal offset it
     covers and a digest of the bytes before it, so it is one unit replaced by one rename; the
     meta file (the SWI-Prolog version a .qlf needs, and the offset for :func:`snapshot_due`)
-    may be old or new after a crash at any step without harm.
+    may be old or new after a crash at any step without harm. Each part of at most
+    :data:`SNAPSHOT_PART_FACTS` facts is compiled by its own swipl process, one after another,
+    so no process of the build holds more than a part.
     Returns the number of facts written.
     """
     lock.acquire()
     with tempfile.TemporaryDirectory(dir=home, prefix=".snap-") as tmp:
-        src = Path(tmp) / "snapshot.pl"
-        (info,) = pl.once("atc_store:store_dump", str(src), Var())
+        (info,) = pl.once("atc_store:store_dump", tmp, SNAPSHOT_PART_FACTS, Var())
         facts, offset = int(info["facts"]), int(info["offset"])
+        parts = [Path(str(part)) for part in info["parts"]]
         sync_journal(home)
         (version,) = pl.once("user:current_prolog_flag", Atom("version"), Var())
-        _qcompile(pl, src)
-        qlf = src.with_suffix(".qlf")
-        fsync_path(qlf)
-        os.replace(qlf, home / "snapshot.qlf")
+        swipl = _swipl_binary(pl)
+        compiled = []
+        for part in parts:
+            _qcompile(swipl, part)
+            part.unlink()               # the source is no longer needed: keep the disk used low
+            compiled.append(str(part.with_suffix(".qlf")))
+        snapshot = Path(tmp) / "snapshot.qlf"
+        pl.once("atc_store:store_assemble_snapshot", compiled, str(snapshot))
+        fsync_path(snapshot)
+        os.replace(snapshot, home / "snapshot.qlf")
         meta_tmp = Path(tmp) / "snapshot.meta"
-        meta_tmp.write_text(f"snapshot(2,{int(version)},{offset},{facts}).\n", encoding="utf-8")
+        meta_tmp.write_text(f"snapshot(3,{int(version)},{offset},{facts}).\n", encoding="utf-8")
         fsync_path(meta_tmp)
         os.replace(meta_tmp, home / "snapshot.meta")
         fsync_path(home)
     return facts
 
 
-def _qcompile(pl: Prolog, src: Path) -> None:
+def _qcompile(swipl: str, src: Path) -> None:
     # A separate process: compiling in ours would load the dump a second time.
     proc = subprocess.run(
-        [_swipl_binary(pl), "-q", "--no-packs", "-g",
+        [swipl, "-q", "--no-packs", "-g",
          "getenv('ATC_SNAPSHOT_SRC', F), qcompile(F), halt", "-t", "halt(1)"],
         capture_output=True, text=True, timeout=3600,
         env={**os.environ, "ATC_SNAPSHOT_SRC": str(src)},

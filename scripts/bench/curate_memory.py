@@ -27,6 +27,7 @@ at phase ends first (what a change would do), to see what is kept but free.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import json
 import shutil
@@ -34,6 +35,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,6 +162,39 @@ def lexical_components(mem) -> dict:
             "delta_postings": delta_postings, "terms": len(lex._terms)}
 
 
+@contextlib.contextmanager
+def measured_children(peaks: list[float]):
+    """Run the snapshot's compile processes under ``/usr/bin/time`` and collect their peak RSS (MB).
+
+    getrusage's ``RUSAGE_CHILDREN`` is no measure of them: a child forked (or vforked) from this
+    process starts with this process's pages mapped, and Linux keeps the high-water mark of that
+    address space as the child's ``ru_maxrss`` when it execs swipl, so the figure is at least this
+    process's own peak at the time. ``/usr/bin/time`` is a small process: the swipl it runs
+    reports its own peak (``%M``).
+    """
+    import subprocess
+
+    import attention_cloud.store as store
+
+    real = subprocess.run
+
+    def run(cmd, *args, **kwargs):
+        proc = real(["/usr/bin/time", "-f", "ATC-CHILD-MAXRSS %M", *cmd], *args, **kwargs)
+        lines = (proc.stderr or "").splitlines()
+        for line in lines:
+            if line.startswith("ATC-CHILD-MAXRSS "):
+                peaks.append(int(line.split()[1]) / 1024)
+        proc.stderr = "\n".join(l for l in lines if not l.startswith("ATC-CHILD-MAXRSS "))
+        return proc
+
+    shim = types.SimpleNamespace(**{**vars(subprocess), "run": run})
+    store.subprocess = shim
+    try:
+        yield peaks
+    finally:
+        store.subprocess = subprocess
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = parser.add_mutually_exclusive_group(required=True)
@@ -175,8 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop-after", default=None, help="stop when the phase after this one begins")
     parser.add_argument("--steps", default="curate",
                         help="comma-separated steps run in order on the home: curate (Memory.curate), "
-                             "cells (cells.rebuild), snapshot (Memory.snapshot: its qcompile child's "
-                             "peak is getrusage's RUSAGE_CHILDREN)")
+                             "cells (cells.rebuild), snapshot (Memory.snapshot: each compile process's "
+                             "own peak, from /usr/bin/time)")
     parser.add_argument("--trim", action="store_true", help="give_back_memory() at each phase end")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
     args = parser.parse_args(argv)
@@ -274,10 +309,14 @@ def main(argv: list[str] | None = None) -> int:
         elif step == "snapshot":
             sampler.phase = "snapshot"
             t = time.perf_counter()
-            facts = mem.snapshot()
-            child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            children: list[float] = []
+            with measured_children(children):
+                facts = mem.snapshot()
+            inherited = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
             print(json.dumps({"snapshot_facts": facts, "seconds": round(time.perf_counter() - t, 1),
-                              "child_peak_rss_mb": round(child)}), flush=True)
+                              "compile_processes": len(children),
+                              "child_peak_rss_mb": round(max(children, default=0)),
+                              "rusage_children_mb": round(inherited)}), flush=True)
             mark("end of snapshot", mem)
         else:
             raise SystemExit(f"unknown step {step!r}")
