@@ -39,6 +39,17 @@ The snapshot carries that offset and a digest of the journal bytes before it *in
 a snapshot whose journal does not hold those bytes at that offset is refused and the journal is
 replayed whole.
 
+The snapshot is written in **parts**: store_dump/3 writes the facts to sources of at most a
+given number of facts each, the host compiles each to QLF in a swipl process of its own (a
+process compiling a file holds every clause of it, so one process compiling the whole dump held
+as much as the writer's facts), and store_assemble_snapshot/2 joins the compiled parts in one
+file behind a header line `atc_snapshot(Version, Lengths).`. Loading reads the parts one after
+another from one stream of that file; a file whose length is not what its header says (torn),
+or whose version is not this SWI-Prolog's, is refused before anything is loaded. The parts
+declare the durable predicates `multifile`, so each adds its clauses to those of the parts
+before it. A snapshot written before parts (one QLF of the whole dump, meta format 2) still
+loads; the next snapshot replaces it with parts.
+
 A process keeps the journal offset its memory reflects (its *view*). Before its first change it
 takes the journal's write lock and replays what other processes committed since it opened
 (store_prepare_write/0), so a batch is always computed on the last committed state, and a

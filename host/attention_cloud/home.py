@@ -3,7 +3,8 @@
 Layout of a home::
 
     journal.pl        append-only journal of fact changes (fsynced per acknowledged batch)
-    snapshot.qlf      compiled snapshot of every durable fact; snapshot.meta says what it covers
+    snapshot.qlf      compiled snapshot of every durable fact (its parts, each a QLF, behind a
+                      header line); snapshot.meta says what it covers
     vectors/          embeddings and the faiss index
     receipts/         hydration receipts, one JSON file each
     config.json       settings (embedder, retention, planes overrides)

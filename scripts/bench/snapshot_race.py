@@ -36,7 +36,9 @@ WATCHER = r"""
 import json, sys
 from pathlib import Path
 from attention_cloud import Memory
+import attention_cloud.store as store
 home, folder, first = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+store.SNAPSHOT_PART_FACTS = int(sys.argv[5])  # small: every snapshot is written in several parts
 import time
 mem = Memory.open(home)
 print("open", flush=True)
@@ -86,11 +88,11 @@ def _check(home: Path) -> dict | None:
     return json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else None
 
 
-def trial(home: Path, folder: Path, index: int, rng: random.Random) -> dict:
+def trial(home: Path, folder: Path, index: int, rng: random.Random, part_facts: int) -> dict:
     """One trial; what it found."""
     acked: set[str] = set()
     watcher = subprocess.Popen([sys.executable, "-c", WATCHER, str(home), str(folder),
-                                str(index * 1000), "3"], stdout=subprocess.PIPE,
+                                str(index * 1000), "3", str(part_facts)], stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True, env=_env())
     assert watcher.stdout is not None
     assert watcher.stdout.readline().strip() == "open"
@@ -133,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--part-facts", type=int, default=20,
+                    help="facts in each part of the watcher's snapshots (default 20: several parts, "
+                         "so kills land between their compilations)")
     ap.add_argument("--update-md", action="store_true")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
@@ -142,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         home, folder = Path(tmp) / "home", Path(tmp) / "files"
         folder.mkdir()
         for index in range(args.trials):
-            got = trial(home, folder, index, rng)
+            got = trial(home, folder, index, rng, args.part_facts)
             totals["trials"] += 1
             for key in ("acked", "snapshots", "lost", "reopen_failed", "fact_differences"):
                 totals[key] += got.get(key, 0)
