@@ -12,6 +12,7 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -189,6 +190,51 @@ def test_a_large_rebuild_streams_and_agrees_with_the_in_memory_one(topical: Memo
     handles = sorted(items)
     ari = adjusted_rand([in_memory[h] for h in handles], [streamed[h] for h in handles])
     assert ari >= INCREMENTAL_ARI_BOUND, ari
+
+
+def test_a_streamed_rebuild_is_the_same_in_any_batches(topical: Memory, monkeypatch):
+    """A streamed rebuild gathers vectors a few rows at a time and writes its cells in batches
+    of about STORE_MEMBERS members (memory given back between them): the partition, its
+    aggregates and its links are those of gathering and writing it all at once."""
+    import attention_cloud.cells.api as cells_api
+
+    monkeypatch.setattr(cells_api, "STREAM_FROM", 10)
+    seen = []
+    for store_members, gather in ((10 ** 9, 10 ** 9), (5, 3)):
+        monkeypatch.setattr(cells_api, "STORE_MEMBERS", store_members)
+        monkeypatch.setattr(cells_api, "GATHER", gather)
+        rebuild(topical)
+        seen.append((_membership(topical), _rows(topical, "cell_adjacent(A, B, W)"),
+                     _rows(topical, "cell_info(C, K, V)")))
+    assert seen[0] == seen[1]
+
+
+def test_key_counts_give_the_key_vectors():
+    from attention_cloud.cells import partition as P
+
+    keys = [[], ["session=s1"], ["mentions=a", "mentions=b", "session=s1"], [f"names=n{i}" for i in range(300)]]
+    counts = P.key_counts(keys)
+    assert counts.dtype.kind == "i" and counts.shape == (4, P.KEY_DIM)
+    assert np.array_equal(P.key_rows(counts), P.key_vectors(keys))
+    assert np.array_equal(P.key_rows(counts.astype(np.int16)), P.key_vectors(keys))
+
+
+def test_a_streamed_rebuild_keeps_key_counts_past_a_byte(topical: Memory, monkeypatch):
+    """A streamed rebuild holds the items' key counts as int8 and widens them when a count
+    does not fit: what it holds is every count as computed."""
+    import attention_cloud.cells.api as cells_api
+    from attention_cloud.cells import partition as P
+    from attention_cloud.curate.handles import HandleList
+
+    counts = P.key_counts
+    monkeypatch.setattr(P, "key_counts", lambda keys: counts(keys) * 200)
+    monkeypatch.setattr(cells_api, "CHUNK", 7)
+    handles = HandleList(sorted(r["H"] for r in _rows(topical, "item(H)")))
+    stream = cells_api._stream_inputs(topical, handles)
+    inputs = cells_api._inputs(topical, None)
+    assert stream.counts.dtype != np.int8 and stream.handles[:] == inputs.handles
+    assert np.array_equal(stream.counts, counts(inputs.keys) * 200)
+    assert np.array_equal(np.isnan(stream.times), [t is None for t in inputs.times])
 
 
 def test_placing_new_items_a_chunk_at_a_time_changes_nothing(tmp_path: Path, monkeypatch):

@@ -1,6 +1,7 @@
 """HandleList: curation's compact list of handles reads back exactly what was appended."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from attention_cloud.curate.handles import HandleList
@@ -18,3 +19,13 @@ def test_handles_read_back_in_order_by_slice_and_index():
     with pytest.raises(IndexError):
         handles[5]
     assert not HandleList() and HandleList()[0:10] == []
+
+
+def test_handles_taken_by_rows_and_sorted_as_text():
+    names = ["it_b", "it_é", "it_a", "x" * 40, "it_", "Z"]
+    handles = HandleList(names[:3])
+    handles.extend(names[3:])
+    assert handles.take([4, 0, 0]) == ["it_", "it_b", "it_b"] and handles.take([]) == []
+    handles.sort()
+    assert list(handles) == sorted(names)
+    assert handles.take(np.array([0, 5])) == [sorted(names)[0], sorted(names)[5]]

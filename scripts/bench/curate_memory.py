@@ -210,8 +210,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop-after", default=None, help="stop when the phase after this one begins")
     parser.add_argument("--steps", default="curate",
                         help="comma-separated steps run in order on the home: curate (Memory.curate), "
-                             "cells (cells.rebuild), snapshot (Memory.snapshot: each compile process's "
-                             "own peak, from /usr/bin/time)")
+                             "cells (cells.rebuild), uncells (drop the partition, one batch: a "
+                             "later cells step, in this process or another, then writes every cell "
+                             "as a first curation does), snapshot (Memory.snapshot: each compile "
+                             "process's own peak, from /usr/bin/time)")
+    parser.add_argument("--no-snapshot", action="store_true",
+                        help="close without the snapshot a grown journal gets")
     parser.add_argument("--trim", action="store_true", help="give_back_memory() at each phase end")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
     args = parser.parse_args(argv)
@@ -306,6 +310,15 @@ def main(argv: list[str] | None = None) -> int:
             sampler.phase = "cells rebuild"
             print(json.dumps(cells_api.rebuild(mem).as_dict()), flush=True)
             mark("end of cells rebuild", mem)
+        elif step == "uncells":
+            sampler.phase = "uncells"
+            t = time.perf_counter()
+            ids = cells_api.api._cell_ids(mem)
+            mem.lock.acquire()
+            cells_api.api._store(mem, [], ids, [], [])
+            cells_api.api._drop_state(mem)
+            print(json.dumps({"dropped_cells": len(ids), "seconds": round(time.perf_counter() - t, 1)}), flush=True)
+            mark("end of uncells", mem)
         elif step == "snapshot":
             sampler.phase = "snapshot"
             t = time.perf_counter()
@@ -321,6 +334,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             raise SystemExit(f"unknown step {step!r}")
     sampler.phase = "close"
+    if args.no_snapshot:
+        import attention_cloud.memory as memory_module
+
+        memory_module.snapshot_due = lambda home: False
     mem.close()
     mark("closed")
     sampler.stop.set()

@@ -21,6 +21,7 @@ import numpy as np
 from ..bridge import Atom, Term, Var, to_plain
 from ..errors import InputError
 from ..store import sync_journal
+from ..curate.handles import HandleList
 from . import partition as P
 
 STATE_FILE = Path("cells") / "state.npz"
@@ -125,13 +126,23 @@ def _row(term: Any) -> dict[str, Any]:
 
 # -- building -----------------------------------------------------------------------------------
 #: A rebuild of more items than this streams: k-means is trained on a seeded sample of
-#: ``max_points_per_centroid`` (256) rows per cell, the most faiss itself trains on, and every
-#: feature row is computed a chunk at a time, so memory does not grow with the home (a million
-#: items' features are 2.3 GB of float32, held three times over by the in-memory path). Up to
-#: here the rebuild holds every feature row, as it always did: smaller homes get the same cells.
+#: :data:`SAMPLE_PER_CELL` rows per cell, every feature row is computed a chunk at a time, and
+#: each item is held as a few compact rows (its handle's bytes, its time, its link keys' counts:
+#: ~100 bytes), so memory does not grow with the home (a million items' features are 2.3 GB of
+#: float32, held three times over by the in-memory path). Up to here the rebuild holds every
+#: feature row, as it always did: smaller homes get the same cells.
 STREAM_FROM = 200_000
+#: Rows per cell a streamed rebuild trains k-means on (``max_points_per_centroid``: the most
+#: faiss itself trains on).
+SAMPLE_PER_CELL = 256
 #: Items whose features are computed at once by a streamed rebuild or an update.
 CHUNK = 20_000
+#: Rows whose vectors a streamed rebuild gathers from the store at once.
+GATHER = 4_096
+#: Members per batch when cells are written: a rebuild's cells go to Prolog in batches of
+#: about this many members, memory given back between them (one batch of a million members
+#: grows Prolog's stacks and the batch's undo list by hundreds of MB).
+STORE_MEMBERS = 50_000
 
 
 def rebuild(mem: Any) -> CellsReport:
@@ -143,9 +154,17 @@ def rebuild(mem: Any) -> CellsReport:
     report = CellsReport(rebuilt=True)
     (curated,) = mem.pl.once("atc_ladder:ladder_curated_items", Var())
     if len(curated) > STREAM_FROM:
-        handles = sorted(str(h) for h in curated)
+        handles = HandleList()
+        for start in range(0, len(curated), CHUNK):
+            handles.extend(curated[start:start + CHUNK])
         del curated
-        cells, state = _stream_partition(mem, handles)
+        mem.give_back_memory()  # the list's copy on Prolog's stacks and in Python
+        handles.sort()
+        stream = _stream_inputs(mem, handles)
+        del handles
+        mem.give_back_memory()  # the rows read from Prolog
+        cells, state = _stream_partition(stream)
+        del stream  # the key counts and times; the cells keep the handles
     else:
         del curated
         inputs = _inputs(mem, None)
@@ -162,89 +181,147 @@ def rebuild(mem: Any) -> CellsReport:
         feats = space.features(vectors, inputs.keys, inputs.times)
         del vectors, inputs
         labels = P.kmeans(feats, P.cell_count(len(handles)))
-        cells, state = _cells_of(handles, labels, space, lambda rows: feats[rows])
+        cells, state = _cells_of(lambda rows: [handles[i] for i in rows], labels, space,
+                                 lambda rows: feats[rows])
     old = _cell_ids(mem)
-    new_ids = {c for c, _, _ in cells}
-    _store(mem, cells, [c for c in old if c not in new_ids], None, _space_params(state.space))
+    new_ids = set(state.ids)
+    _store_cells(mem, cells, [c for c in old if c not in new_ids], _space_params(state.space))
     _store_adjacency(mem, state)
     state.version = _version(mem)
     _save_state(mem, state)
-    report.cells = len(cells)
-    report.items = report.assigned = len(handles)
+    report.cells = len(state.ids)
+    report.items = report.assigned = int(state.counts.sum())
     report.changed = state.ids
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _cells_of(handles: list[str], labels: np.ndarray, space: P.FeatureSpace,
+def _cells_of(members_of: Any, labels: np.ndarray, space: P.FeatureSpace,
               features_of: Any) -> tuple[list[Any], _State]:
     """The cells of a k-means labelling, oversized clusters split (:func:`.partition.bounded`),
-    as ``(id, members, central)`` in order of their first member, and their feature sums;
-    ``features_of(rows)`` gives the feature rows of those items (in that order)."""
-    groups: dict[int, list[int]] = {}
-    for i, label in enumerate(labels):
-        groups.setdefault(int(label), []).append(i)
-    bounded = P.bounded(list(groups.values()), features_of, P.split_size(len(handles)))
+    as ``(id, rows, central)`` in order of their first member (``rows`` the cell's item
+    positions, ascending), and their feature sums; ``members_of(rows)`` gives those items'
+    handles and ``features_of(rows)`` their feature rows (in that order)."""
+    order = np.argsort(labels, kind="stable")  # each cluster's rows ascending
+    bounds = np.flatnonzero(np.diff(labels[order])) + 1
+    groups = np.split(order, bounds) if len(order) else []
+    del order
+    bounded = P.bounded(groups, features_of, P.split_size(len(labels)))
+    del groups
     cells = []
     sums, counts, ids = [], [], []
-    for rows in sorted(bounded, key=lambda rows: handles[rows[0]]):
-        members = [handles[i] for i in rows]
+    for rows in sorted(bounded, key=lambda rows: members_of(rows[:1])[0]):
+        members = members_of(rows)
         feats = features_of(rows)
         cid = P.cell_id(members)
-        cells.append((cid, members, P.central(members, feats)))
+        cells.append((cid, rows, P.central(members, feats)))
         ids.append(cid)
         sums.append(feats.sum(axis=0))
         counts.append(len(rows))
-    return cells, _State(0, space, ids, np.vstack(sums), np.array(counts, dtype=np.float64))
+        del members, feats
+    state = _State(0, space, ids, np.vstack(sums), np.array(counts, dtype=np.float64))
+    return [(cid, _Members(members_of, rows), central) for cid, rows, central in cells], state
 
 
-def _stream_partition(mem: Any, handles: list[str]) -> tuple[list[Any], _State]:
-    """:func:`rebuild`'s partition of ``handles`` (sorted) a chunk of features at a time. The
-    items' links and times are read once (one pass over Prolog, the slow part), kept as their
-    hashed key rows and stamps; vectors are gathered from the store whenever features are
-    needed."""
-    import faiss
+@dataclass
+class _Members:
+    """A cell's members, read when its batch is written (not every cell's at once)."""
 
-    kept: list[str] = []  # those cells_inputs/2 answers for, as the in-memory path keeps
-    times: list[float | None] = []
-    keyed = np.zeros((len(handles), P.KEY_DIM), dtype=np.float32)
-    for start in range(0, len(handles), CHUNK):
-        inputs = _inputs(mem, handles[start:start + CHUNK])  # sorted, as handles are
-        keyed[len(kept):len(kept) + len(inputs.handles)] = P.key_vectors(inputs.keys)
-        kept.extend(inputs.handles)
-        times.extend(inputs.times)
-        del inputs
-    handles[:] = kept
-    del kept
-    keyed = keyed[:len(handles)]
-    jump = mem.jump
-    dim = 0 if jump.disabled or not jump.has_vectors() else jump.vectors.dim
-    space = P.feature_space(dim, times)
+    members_of: Any
+    rows: np.ndarray
 
-    def features_of(rows: Sequence[int]) -> np.ndarray:
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def handles(self) -> list[str]:
+        return self.members_of(self.rows)
+
+
+@dataclass
+class _Stream:
+    """What a streamed rebuild holds per item: its handle (UTF-8 bytes), its time (NaN for
+    none) and its link keys' signed counts (int8, widened should a count pass 127); vectors
+    are gathered from the store whenever features are needed."""
+
+    mem: Any
+    handles: HandleList
+    times: np.ndarray
+    counts: np.ndarray
+    space: P.FeatureSpace
+
+    def features(self, rows: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Feature rows of the items at ``rows``, filled :data:`GATHER` rows at a time (no
+        list of chunks stacked at the end, no padded copy of the vectors)."""
         rows = np.asarray(rows, dtype=np.int64)
-        # filled a chunk at a time: no list of chunks stacked at the end (twice the rows)
-        out = np.empty((len(rows), space.dim + P.KEY_DIM + 1), dtype=np.float32)
-        for start in range(0, len(rows), CHUNK):
-            part = rows[start:start + CHUNK]
-            vectors, _ = _vectors(mem, [handles[i] for i in part], dim)
-            out[start:start + len(part)] = space.features_from(vectors, keyed[part], [times[i] for i in part])
-            del vectors
+        space = self.space
+        out = np.empty((len(rows), space.width), dtype=np.float32)
+        store = _vector_store(self.mem) if space.dim else None
+        for start in range(0, len(rows), GATHER):
+            part = rows[start:start + GATHER]
+            present, vectors = None, None
+            if store is not None:
+                present, found = store.vectors(self.handles.take(part), read=True)
+                if found.shape[1] == space.dim:
+                    vectors = found
+            space.features_from(vectors, P.key_rows(self.counts[part]), self.times[part],
+                                present=present, out=out[start:start + len(part)])
+            del vectors, present
         return out
 
-    k = max(1, min(P.cell_count(len(handles)), len(handles)))
-    rng = np.random.default_rng(P.SEED)
-    sample = np.sort(rng.choice(len(handles), size=min(len(handles), 256 * k), replace=False))
-    train = features_of(sample)
-    km = faiss.Kmeans(train.shape[1], k, niter=P.NITER, seed=P.SEED, verbose=False,
-                      max_points_per_centroid=256, min_points_per_centroid=1)
+
+def _stream_inputs(mem: Any, handles: HandleList) -> _Stream:
+    """Read the items' links and times once (one pass over Prolog, the slow part), kept as
+    their key counts and stamps, for those of ``handles`` (sorted) that cells_inputs/2 answers
+    for (as the in-memory path keeps them)."""
+    kept = HandleList()
+    times = np.empty(len(handles), dtype=np.float64)
+    counts = np.zeros((len(handles), P.KEY_DIM), dtype=np.int8)
+    for start in range(0, len(handles), CHUNK):
+        inputs = _inputs(mem, handles[start:start + CHUNK])  # sorted, as handles are
+        at, n = len(kept), len(inputs.handles)
+        part = P.key_counts(inputs.keys)
+        big = int(np.abs(part).max()) if n else 0
+        if big > np.iinfo(counts.dtype).max:
+            counts = counts.astype(np.int16 if big <= np.iinfo(np.int16).max else np.int32)
+        counts[at:at + n] = part
+        times[at:at + n] = [np.nan if t is None else t for t in inputs.times]
+        kept.extend(inputs.handles)
+        del inputs, part
+    n = len(kept)
+    jump = mem.jump
+    dim = 0 if jump.disabled or not jump.has_vectors() else jump.vectors.dim
+    times, counts = times[:n], counts[:n]
+    return _Stream(mem, kept, times, counts, P.feature_space(dim, times))
+
+
+def _stream_partition(stream: _Stream, per_cell: int | None = None,
+                      seed: int = P.SEED) -> tuple[list[Any], _State]:
+    """:func:`rebuild`'s partition of the items of ``stream``, a chunk of features at a time,
+    k-means trained on ``per_cell`` rows a cell (:data:`SAMPLE_PER_CELL`)."""
+    import faiss
+
+    per_cell = per_cell or SAMPLE_PER_CELL
+    n = len(stream.handles)
+    k = max(1, min(P.cell_count(n), n))
+    rng = np.random.default_rng(seed)
+    sample = np.sort(rng.choice(n, size=min(n, per_cell * k), replace=False))
+    train = stream.features(sample)
+    del sample
+    km = faiss.Kmeans(train.shape[1], k, niter=P.NITER, seed=seed, verbose=False,
+                      max_points_per_centroid=per_cell, min_points_per_centroid=1)
     km.train(train)
     del train
-    labels = np.zeros(len(handles), dtype=np.int64)
-    for start in range(0, len(handles), CHUNK):
-        _, found = km.index.search(features_of(range(start, min(start + CHUNK, len(handles)))), 1)
+    labels = np.zeros(n, dtype=np.int64)
+    for start in range(0, n, CHUNK):
+        _, found = km.index.search(stream.features(np.arange(start, min(start + CHUNK, n))), 1)
         labels[start:start + len(found)] = found[:, 0]
-    return _cells_of(handles, labels, space, features_of)
+    del km
+    return _cells_of(stream.handles.take, labels, stream.space, stream.features)
+
+
+def _vector_store(mem: Any) -> Any:
+    jump = mem.jump
+    return None if jump.disabled or not jump.has_vectors() else jump.vectors
 
 
 def unplaced(mem: Any) -> list[str]:
@@ -429,6 +506,24 @@ def _version(mem: Any) -> int:
 def _space_params(space: P.FeatureSpace) -> list[Term]:
     return [Term("-", [Atom("dim"), int(space.dim)]), Term("-", [Atom("t_min"), float(space.t_min)]),
             Term("-", [Atom("t_max"), float(space.t_max)])]
+
+
+def _store_cells(mem: Any, cells: list[Any], dropped: list[str], params: list[Term]) -> None:
+    """A rebuild's cells (``(id, members, central)``, members a :class:`_Members`), written in
+    batches of about :data:`STORE_MEMBERS` members, memory given back after each: the first
+    batch drops ``dropped`` and sets ``params``. A run killed between batches leaves the
+    cells written so far; the next curation places the rest as new items (:func:`update`)."""
+    batch: list[Any] = []
+    size, first = 0, True
+    for i, (cid, members, central) in enumerate(cells):
+        batch.append((cid, members.handles(), central))
+        size += len(members)
+        if size >= STORE_MEMBERS or i == len(cells) - 1:
+            _store(mem, batch, dropped if first else [], None, params if first else [])
+            first, batch, size = False, [], 0
+            mem.give_back_memory()
+    if first:
+        _store(mem, [], dropped, None, params)
 
 
 def _store(mem: Any, cells: list[Any], dropped: list[str],

@@ -81,11 +81,23 @@ def stamp(iso: str) -> float | None:
 
 def key_vectors(keys: Sequence[Sequence[str]]) -> np.ndarray:
     """Signed hashed bags of each item's link keys, unit length (rows of zeros for none)."""
-    out = np.zeros((len(keys), KEY_DIM), dtype=np.float32)
+    return key_rows(key_counts(keys))
+
+
+def key_counts(keys: Sequence[Sequence[str]]) -> np.ndarray:
+    """The signed counts behind :func:`key_vectors` (int32, one row of ``KEY_DIM`` per item):
+    kept in a narrow integer type by a large rebuild, 64 bytes an item instead of 256."""
+    out = np.zeros((len(keys), KEY_DIM), dtype=np.int32)
     for row, ks in enumerate(keys):
         for k in ks:
             h = zlib.crc32(k.encode("utf-8"))
-            out[row, h % KEY_DIM] += 1.0 if (h >> 16) & 1 else -1.0
+            out[row, h % KEY_DIM] += 1 if (h >> 16) & 1 else -1
+    return out
+
+
+def key_rows(counts: np.ndarray) -> np.ndarray:
+    """:func:`key_counts` rows as :func:`key_vectors` gives them: float32, unit length."""
+    out = counts.astype(np.float32)
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     np.divide(out, norms, out=out, where=norms > 0)
     return out
@@ -106,24 +118,49 @@ class FeatureSpace:
         none; None when no item has one), link keys and times."""
         return self.features_from(vectors, key_vectors(keys), times)
 
+    @property
+    def width(self) -> int:
+        """Columns of a feature row: the embedding, the hashed link keys, the time."""
+        return self.dim + KEY_DIM + 1
+
     def features_from(self, vectors: np.ndarray | None, keyed: np.ndarray,
-                      times: Sequence[float | None]) -> np.ndarray:
-        """:meth:`features` with the link keys already hashed (``key_vectors``)."""
+                      times: Sequence[float | None] | np.ndarray, *, present: np.ndarray | None = None,
+                      out: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`features` with the link keys already hashed (``key_vectors``). ``times`` may
+        be an array with NaN for no time; ``vectors`` may hold only the rows where ``present``
+        is true (the others are zeros); ``out`` (rows x :attr:`width`, float32) is filled in
+        place of a new array."""
         n = len(keyed)
-        vec = np.zeros((n, self.dim), dtype=np.float32)
+        if out is None:
+            out = np.empty((n, self.width), dtype=np.float32)
+        vec = out[:, :self.dim]
+        vec[:] = 0.0
         if vectors is not None and self.dim:
-            vec[:] = vectors
+            if present is None:
+                vec[:] = vectors
+            else:
+                vec[present] = vectors
             norms = np.linalg.norm(vec, axis=1, keepdims=True)
             np.divide(vec, norms, out=vec, where=norms > 0)
+            np.multiply(vec, VECTOR_WEIGHT, out=vec)
+        np.multiply(keyed, KEY_WEIGHT, out=out[:, self.dim:self.dim + KEY_DIM])
         span = max(self.t_max - self.t_min, 1.0)
         mid = 0.5
-        t = np.array([[mid if s is None else (s - self.t_min) / span] for s in times],
-                     dtype=np.float32).reshape(n, 1)
-        return np.hstack([VECTOR_WEIGHT * vec, KEY_WEIGHT * keyed, TIME_WEIGHT * t])
+        if isinstance(times, np.ndarray):
+            t = np.where(np.isnan(times), mid, (times - self.t_min) / span).astype(np.float32)
+        else:
+            t = np.array([mid if s is None else (s - self.t_min) / span for s in times], dtype=np.float32)
+        np.multiply(t.reshape(n), TIME_WEIGHT, out=out[:, -1])
+        return out
 
 
-def feature_space(dim: int, times: Iterable[float | None]) -> FeatureSpace:
-    """The space of a rebuild: its embedding width and the range of its items' times."""
+def feature_space(dim: int, times: Iterable[float | None] | np.ndarray) -> FeatureSpace:
+    """The space of a rebuild: its embedding width and the range of its items' times (an
+    array of times has NaN for none)."""
+    if isinstance(times, np.ndarray):
+        known = times[~np.isnan(times)]
+        return FeatureSpace(dim=dim, t_min=float(known.min()) if len(known) else 0.0,
+                            t_max=float(known.max()) if len(known) else 0.0)
     known = [t for t in times if t is not None]
     return FeatureSpace(dim=dim, t_min=min(known) if known else 0.0,
                         t_max=max(known) if known else 0.0)
@@ -161,7 +198,7 @@ def central(members: Sequence[str], features: np.ndarray) -> list[str]:
     return [members[i] for i in order[:CENTRAL]]
 
 
-def split(members: Sequence[str], features: np.ndarray) -> list[list[int]]:
+def split(members: Sequence[Any], features: np.ndarray) -> list[list[int]]:
     """Two groups of row indices (2-means, fixed seed), each non-empty; halves by order when
     the members cannot be told apart."""
     labels = kmeans(features, 2)
@@ -172,21 +209,22 @@ def split(members: Sequence[str], features: np.ndarray) -> list[list[int]]:
     return groups
 
 
-def bounded(groups: list[list[int]], features: Any, limit: int) -> list[list[int]]:
+def bounded(groups: Sequence[Sequence[int]], features: Any, limit: int) -> list[np.ndarray]:
     """The groups (row indices) with every group larger than ``limit`` split in two, again
     and again, until none is: k-means leaves some clusters several times the mean size, and a
-    cell's cost in a frame's walk grows with its size. Each group keeps its rows' order.
-    ``features`` is the feature matrix, or ``features(rows)`` gives those rows of it."""
+    cell's cost in a frame's walk grows with its size. Each group comes back as an int64 array
+    of its rows, ascending. ``features`` is the feature matrix, or ``features(rows)`` gives
+    those rows of it."""
     rows_of = features if callable(features) else (lambda rows: features[rows])
-    out: list[list[int]] = []
-    todo = [sorted(g) for g in groups]
+    out: list[np.ndarray] = []
+    todo = [np.sort(np.asarray(g, dtype=np.int64)) for g in groups]
     while todo:
         rows = todo.pop()
         if len(rows) <= limit:
             out.append(rows)
             continue
-        for half in split([str(r) for r in rows], rows_of(rows)):
-            todo.append([rows[i] for i in half])
+        for half in split(rows, rows_of(rows)):
+            todo.append(rows[np.asarray(half, dtype=np.int64)])
     return out
 
 
