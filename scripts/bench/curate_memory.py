@@ -210,10 +210,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop-after", default=None, help="stop when the phase after this one begins")
     parser.add_argument("--steps", default="curate",
                         help="comma-separated steps run in order on the home: curate (Memory.curate), "
-                             "cells (cells.rebuild), uncells (drop the partition, one batch: a "
+                             "vectors (load the vector store and BM25, as curation has by its cells "
+                             "step), cells (cells.rebuild), uncells (drop the partition, one batch: a "
                              "later cells step, in this process or another, then writes every cell "
                              "as a first curation does), snapshot (Memory.snapshot: each compile "
                              "process's own peak, from /usr/bin/time)")
+    parser.add_argument("--cells-sample", type=int, default=None,
+                        help="rows a cell a streamed cells rebuild trains on (cells.api.SAMPLE_PER_CELL)")
     parser.add_argument("--no-snapshot", action="store_true",
                         help="close without the snapshot a grown journal gets")
     parser.add_argument("--trim", action="store_true", help="give_back_memory() at each phase end")
@@ -296,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         return cells_update(mem_)
 
     cells_api.update = update
+    if args.cells_sample:
+        cells_api.api.SAMPLE_PER_CELL = args.cells_sample
     report = None
     import resource
 
@@ -310,6 +315,13 @@ def main(argv: list[str] | None = None) -> int:
             sampler.phase = "cells rebuild"
             print(json.dumps(cells_api.rebuild(mem).as_dict()), flush=True)
             mark("end of cells rebuild", mem)
+        elif step == "vectors":
+            sampler.phase = "vectors"
+            jump = mem.jump
+            if not jump.disabled and jump.has_vectors():
+                jump.vectors.wait_for_index()
+            jump.lexical
+            mark("end of vectors", mem)
         elif step == "uncells":
             sampler.phase = "uncells"
             t = time.perf_counter()

@@ -132,9 +132,14 @@ def _row(term: Any) -> dict[str, Any]:
 #: float32, held three times over by the in-memory path). Up to here the rebuild holds every
 #: feature row, as it always did: smaller homes get the same cells.
 STREAM_FROM = 200_000
-#: Rows per cell a streamed rebuild trains k-means on (``max_points_per_centroid``: the most
-#: faiss itself trains on).
-SAMPLE_PER_CELL = 256
+#: Rows per cell a streamed rebuild trains k-means on (faiss' ``max_points_per_centroid``).
+#: 64: at a million items the sample is 105 MB of float32 (256 rows, the most faiss itself
+#: trains on, made it 418 MB, most of what the cells step added to curation). Measured on 300k
+#: items (BENCHMARKS.md, "The cells step within the curate process"): the partition differs
+#: from 256 rows' about as much as two seeds of 256 differ (adjusted Rand 0.52 against 0.54),
+#: items 0.5 % farther from their cell's centroid on average; a cluster k-means leaves very
+#: small is merged by the next curation (:func:`assign`).
+SAMPLE_PER_CELL = 64
 #: Items whose features are computed at once by a streamed rebuild or an update.
 CHUNK = 20_000
 #: Rows whose vectors a streamed rebuild gathers from the store at once.
