@@ -90,10 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     before = rss_mb()
 
     def step(name: str, started: float) -> None:
-        now = rss_mb()
-        rows.append([name, f"{time.perf_counter() - started:.2f}", f"{now - step.last:+.0f}", f"{now:.0f}"])
-        step.last = now
-    step.last = before
+        now, cpu = rss_mb(), time.process_time()
+        rows.append([name, f"{time.perf_counter() - started:.2f}", f"{cpu - step.cpu:.2f}",
+                     f"{now - step.last:+.0f}", f"{now:.0f}"])
+        step.last, step.cpu = now, cpu
+    step.last, step.cpu = before, time.process_time()
 
     t = time.perf_counter()
     mem = Memory.open(args.home, create=False)
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Home {args.home} ({int(items):,} items); RSS of the bare "
           f"interpreter with the package imported: {before:.0f} MB.")
     print()
-    print(markdown_table(["step", "seconds", "RSS change MB", "RSS MB"], rows))
+    print(markdown_table(["step", "seconds", "CPU s", "RSS change MB", "RSS MB"], rows))
     print()
     print(f"Peak RSS of the process: {peak_rss_mb():.0f} MB; after the frames {kinds.get('RssAnon', 0):.0f} MB "
           f"anonymous, {kinds.get('RssFile', 0):.0f} MB file-backed (libraries, mapped index files: "
