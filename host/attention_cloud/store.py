@@ -16,8 +16,12 @@ from .home import WriteLock, fsync_path
 SNAPSHOT_AFTER_BYTES = 32 * 1024 * 1024
 
 #: Facts in each part of a snapshot. Each part is compiled by a swipl process of its own, which
-#: holds the part's facts while it compiles them (~0.5-0.7 kB a fact): the bound on that process.
-SNAPSHOT_PART_FACTS = 500_000
+#: holds the part's facts while it compiles them (~340 bytes a fact: 3.1 GB for the 9.1M facts
+#: of a 1M-item home): the bound on that process. Parts cost opening time: each part's QLF has
+#: its own atom table, and a reopen looks every atom of a part up again (the 1M home opened in
+#: 6.7 CPU s from one part, 9.7 from 4 parts, 13.6 from 19; BENCHMARKS.md), so a home of up to
+#: this many facts keeps one part.
+SNAPSHOT_PART_FACTS = 10_000_000
 
 
 @dataclass
