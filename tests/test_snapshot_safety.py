@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -218,17 +219,20 @@ def test_a_snapshot_in_parts_loads_the_same_facts(home, tmp_path, monkeypatch):
     assert facts_of(home, tmp_path) == expected
 
 
+def snapshotted(home: Path) -> tuple[Any, Path, bytes, str]:
+    """Snapshot ``home``; its state, the snapshot file, the file's bytes and its parts header."""
+    with Memory.open(home) as mem:
+        mem.snapshot()
+    snapshot = home / "snapshot.qlf"
+    return state(home), snapshot, snapshot.read_bytes(), parts_header(home)
+
+
 @pytest.mark.parametrize("cut", ["header", "a part", "the last part", "a byte"])
 def test_a_torn_snapshot_in_parts_is_refused_and_the_journal_replayed(home, tmp_path,
                                                                       monkeypatch, cut):
     ingested_home(home, tmp_path)
     monkeypatch.setattr(store, "SNAPSHOT_PART_FACTS", 10)
-    with Memory.open(home) as mem:
-        mem.snapshot()
-    expected = state(home)
-    snapshot = home / "snapshot.qlf"
-    data = snapshot.read_bytes()
-    header = parts_header(home)
+    expected, snapshot, data, header = snapshotted(home)
     lengths = [int(n) for n in header[header.index("[") + 1:header.index("]")].split(",")]
     start = len(header)
     keep = {"header": start, "a part": start + lengths[0],
@@ -274,12 +278,7 @@ def test_a_snapshot_of_the_form_before_parts_opens_and_is_replaced_by_parts(home
 
 def test_a_snapshot_in_parts_from_another_prolog_version_is_refused(home, tmp_path):
     ingested_home(home, tmp_path)
-    with Memory.open(home) as mem:
-        mem.snapshot()
-    expected = state(home)
-    snapshot = home / "snapshot.qlf"
-    data = snapshot.read_bytes()
-    header = parts_header(home)
+    expected, snapshot, data, header = snapshotted(home)
     version = header[len("atc_snapshot("):header.index(",")]
     other = str(int(version) - 1).rjust(len(version), "0")  # same length: the offsets hold
     snapshot.write_bytes(data.replace(version.encode(), other.encode(), 1))
