@@ -274,13 +274,22 @@ api_hydrate(Goal, Options, Frame) :-
 % seconds and ~0.6 GB of heap, which the limits would charge to the first caller's walk rules
 % and planes, and which a loaded machine stretched past the 30 s time limit. A default frame
 % for the same goal (its first 2,000 characters), outside the limits, pays for it once per
-% open home; what it finds is not used. Its errors are the real call's to report.
+% open home; what it finds is not used. Its errors are the real call's to report. A home of
+% fewer items than the flag atc_prime_items (default 100,000) is not primed: its first frame's
+% one-time work is a fraction of a second, and priming would compute every one-shot process's
+% frame twice.
+:- create_prolog_flag(atc_prime_items, 100000, [type(integer), keep(true)]).
+
 frame_primed_(Goal) :-
     (   nb_current(atc_frame_primed, true)
     ->  true
-    ;   text_prefix_(Goal, 2000, Prefix),
+    ;   current_prolog_flag(atc_prime_items, Least),
+        predicate_property(atc_journal:item_(_, _, _, _, _, _, _, _, _, _), number_of_clauses(N)),
+        N >= Least
+    ->  text_prefix_(Goal, 2000, Prefix),
         catch(ignore(hydrate(Prefix, _{}, _)), _, true),
         nb_setval(atc_frame_primed, true)
+    ;   nb_setval(atc_frame_primed, true)
     ).
 
 text_prefix_(Text, Max, Prefix) :-

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attention_cloud import Memory
+from attention_cloud.bridge import Atom, Var
 from attention_cloud.home import write_config
 from attention_cloud.paths import samples_dir
 
@@ -378,8 +379,21 @@ def test_the_same_receipt_saved_at_once_by_two_writers_never_fails(tmp_path):
     assert json.loads((tmp_path / "receipts" / "r_0123456789abcdef.json").read_text()) == receipt
 
 
-def test_the_first_frame_of_an_open_home_is_not_charged_to_the_limits(curated, home, monkeypatch):
-    """A home's first frame loads what every later frame reuses (the vector tables, clause
+@pytest.fixture
+def prime_items(pl):
+    """Set the least item count at which a home's first frame is primed; restored after."""
+    (before,) = pl.once("current_prolog_flag", Atom("atc_prime_items"), Var())
+
+    def set_to(items: int) -> None:
+        pl.once("set_prolog_flag", Atom("atc_prime_items"), items)
+
+    yield set_to
+    set_to(before)
+
+
+def test_the_first_frame_of_an_open_home_is_not_charged_to_the_limits(curated, home, monkeypatch,
+                                                                       prime_items):
+    """A big home's first frame loads what every later frame reuses (the vector tables, clause
     indexes): seconds on a million-item home. That one-time work runs before the limits of
     user code start, so a first frame under a short time limit is not stopped by it, while
     a looping walk rule still is."""
@@ -387,6 +401,7 @@ def test_the_first_frame_of_an_open_home_is_not_charged_to_the_limits(curated, h
     from attention_cloud.embed.store import VectorStore
 
     curated.close()
+    prime_items(0)  # this small home stands for a big one
     search, calls = VectorStore.search, []
 
     def slow_first_search(self, *args, **kwargs):
@@ -406,3 +421,29 @@ def test_the_first_frame_of_an_open_home_is_not_charged_to_the_limits(curated, h
             mem.hydrate("ValueError in the retry tests", budget=1200, walk="spin")
     finally:
         mem.close()
+
+
+def test_a_small_homes_first_frame_is_computed_once(curated, home, monkeypatch, prime_items):
+    """Below the item count that needs it (atc_prime_items), a one-shot process's frame is not
+    preceded by a priming frame: the first hydrate searches the vectors once, and priming
+    starts at the flag's count."""
+    from attention_cloud.embed.store import VectorStore
+
+    curated.close()
+    search, calls = VectorStore.search, []
+
+    def counted_search(self, *args, **kwargs):
+        calls.append(1)
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(VectorStore, "search", counted_search)
+    items = None
+    for least, frames in ((10**9, 1), (1, 2)):
+        prime_items(least)
+        calls.clear()
+        with Memory.open(home) as mem:
+            items = items or len(mem.query("item_kind(H, _)", limit=100000).rows)
+            mem.hydrate("ValueError in the retry tests", budget=1200)
+            once = len(calls)
+            mem.hydrate("ValueError in the retry tests", budget=1200)
+        assert items and once == frames * (len(calls) - once), (least, once, len(calls))
