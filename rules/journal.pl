@@ -69,7 +69,9 @@ brings the item back.
     tombstone_/3,   % Handle, Time, Reason
     watermark_/3,   % SourceName, Size, Digest
     forgotten_/5,   % Handle, Digest, Time, Who, Reason: what remains of an erased item
-    segment_/1.     % Segment that has (had) items: lets hydration list segments without a scan
+    segment_/1,     % Segment that has (had) items: lets hydration list segments without a scan
+    session_cwd_/2, % Session, Cwd: the working directory its items share ([]: none), see below
+    no_cwd_/1.      % Handle: an item without a working directory in a session with one
 
 :- multifile atc_store:durable_predicate/1.
 atc_store:durable_predicate(atc_journal:item_/10).
@@ -78,6 +80,8 @@ atc_store:durable_predicate(atc_journal:relation_/3).
 atc_store:durable_predicate(atc_journal:tombstone_/3).
 atc_store:durable_predicate(atc_journal:watermark_/3).
 atc_store:durable_predicate(atc_journal:segment_/1).
+atc_store:durable_predicate(atc_journal:session_cwd_/2).
+atc_store:durable_predicate(atc_journal:no_cwd_/1).
 atc_store:durable_predicate(atc_journal:forgotten_/5).
 
 		 /*******************************
@@ -185,13 +189,17 @@ item_text(H, Text) :-
 
 %!  relation(?Subject, ?Predicate, ?Object) is nondet.
 %
-%   The entity graph: links such as touches_file, mentions, in_session, tool. An item's link to
-%   its own session, relation(Item, in_session, Session), is read from its session field
+%   The entity graph: links such as touches_file, mentions, in_session, cwd, tool. An item's
+%   link to its own session, relation(Item, in_session, Session), is read from its session field
 %   (item_session/2) rather than kept as a fact of its own (a fact and its clause indexes, ~200
-%   bytes an item); homes written before hold it as a fact too, answered once.
+%   bytes an item); homes written before hold it as a fact too, answered once. Its working
+%   directory, relation(Item, cwd, Dir), is read from its session's when they agree (the usual
+%   case: every message of a Claude Code session names the same one): see implied_cwd_/2.
 relation(S, in_session, O) :-
     live_(S, _, O, _, _, _, _, _, _, _),
     \+ link_(S, in_session, O).                   % a home of the older form: the fact answers
+relation(S, cwd, O) :-
+    implied_cwd_(S, O).
 relation(S, P, O) :-
     link_(S, P, O),
     \+ tombstone_(S, _, _).
@@ -217,7 +225,7 @@ link_(S, P, O) :-
 %   100k items) for lookups that run once per change of memory.
 journal_links(P, S, O) :-
     must_be(atom, P),
-    (   P == in_session
+    (   ( P == in_session ; P == cwd )
     ->  relation(S, P, O)
     ;   relation_(S, P0, O),
         P0 == P,
@@ -227,6 +235,57 @@ journal_links(P, S, O) :-
 % The link of item H to its own session Ses: implied by its item_/10 fact, not stored.
 implied_link_(H, Ses, rel(S, P, O)) :-
     S == H, P == in_session, O == Ses.
+
+% An item's working directory, when it is its session's. session_cwd_(Session, Cwd) is set by
+% the first item of a session stored (Cwd [] when that item had none); a later item of the
+% session whose own cwd is the same stores nothing, one with another stores its relation_/3
+% link, one with none stores no_cwd_(Item). A million-item home sheds a million links and
+% their two clause indexes (~290 MB warm, a ninth of its facts). Exact whatever the session's
+% value: an item with a link or a no_cwd_/1 mark of its own never reads it. Homes written
+% before, whose sessions have no session_cwd_/2, keep every link as a fact.
+implied_cwd_(S, O) :-
+    (   nonvar(S)
+    ->  item_(S, _, Ses, _, _, _, _, _, _, _),
+        session_cwd_(Ses, O0),
+        O0 \== [],
+        \+ own_cwd_(S),
+        \+ tombstone_(S, _, _),
+        O = O0
+    ;   session_cwd_(Ses, O),
+        O \== [],
+        live_(S, _, Ses, _, _, _, _, _, _, _),
+        \+ own_cwd_(S)
+    ).
+
+own_cwd_(S) :-
+    (   no_cwd_(S)
+    ->  true
+    ;   relation_(S, P, _), P == cwd
+    ->  true
+    ).
+
+% Rels without the cwd link its session implies; Marks the facts the item stores for it
+% besides its links (a new session's session_cwd_/2, the item's no_cwd_/1). Decided before
+% the item's item_/10 fact is asserted: a session that has items already but no value (a
+% home written before) gets [] (every cwd of it stays a link).
+cwd_links_(Rels0, H, Ses, Rels, Marks) :-
+    partition(cwd_link_, Rels0, Cwds, Others),
+    (   Cwds == [] -> Cwd = [] ; Cwds = [rel(_, _, C)] -> Cwd = C ; Cwd = many ),
+    (   session_cwd_(Ses, SesCwd)
+    ->  Marks = Marks0
+    ;   Cwd \== many,
+        \+ item_(_, _, Ses, _, _, _, _, _, _, _)
+    ->  SesCwd = Cwd, Marks = [session_cwd_(Ses, Cwd)|Marks0]
+    ;   SesCwd = [], Marks = [session_cwd_(Ses, [])|Marks0]
+    ),
+    (   Cwd == SesCwd
+    ->  Rels = Others, Marks0 = []
+    ;   Cwd == []
+    ->  Rels = Others, Marks0 = [no_cwd_(H)]
+    ;   Rels = Rels0, Marks0 = []
+    ).
+
+cwd_link_(rel(_, P, _)) :- P == cwd.
 
 :- multifile atc_store:implied_fact/1.
 atc_store:implied_fact(atc_journal:relation_(S, in_session, O)) :-
@@ -401,6 +460,7 @@ add_new_item_(Item, Wire) :-
 record_item_(H, Rels) :-
     \+ text_(H, _),
     \+ relation_(H, _, _),
+    \+ no_cwd_(H),
     own_links_(Rels, H).
 
 own_links_([], _).
@@ -410,11 +470,15 @@ own_links_([rel(S, P, O)|Rels], H) :-
 
 % The facts of a new item; Facts is how many (the count replay reports).
 assert_item_(item(H, Src, Ses, Seq, K, R, SG, T, Seg, SP, Text, Rels), Facts) :-
+    exclude(implied_link_(H, Ses), Rels, Own),
+    distinct_links_(Own, Distinct),
+    cwd_links_(Distinct, H, Ses, Unique, Marks),
     assertz(item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP)),
     assertz(text_(H, Text)),
-    exclude(implied_link_(H, Ses), Rels, Own),
-    distinct_links_(Own, Unique),
-    assert_links_(Unique, 2, Facts).
+    forall(member(Mark, Marks), assertz(Mark)),
+    length(Marks, N),
+    Facts0 is 2 + N,
+    assert_links_(Unique, Facts0, Facts).
 
 assert_links_([], N, N).
 assert_links_([rel(S, P, O)|Rels], N0, N) :-
@@ -431,13 +495,25 @@ distinct_links_(Rels, Unique) :-
 add_item_facts_(item(H, Src, Ses, Seq, K, R, SG, T, Seg, SP, Text, Rels)) :-
     durable_assert(atc_journal:item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP)),
     durable_assert(atc_journal:text_(H, Text)),
+    (   session_cwd_(Ses, SesCwd), SesCwd \== [],
+        \+ ( member(rel(S0, P0, _), Rels), S0 == H, P0 == cwd )
+    ->  durable_assert(atc_journal:no_cwd_(H))      % its session's cwd is not its own
+    ;   true
+    ),
     forall(member(rel(S, Pr, O), Rels), journal_add_relation(S, Pr, O)).
 
-% Undo of a recorded item: it had no facts under its handle before.
+% Undo of a recorded item: it had no facts under its handle before (and its session no value
+% for its cwd, when it has no other item now).
 unadd_item_(H) :-
+    (   item_(H, _, Ses, _, _, _, _, _, _, _) -> true ; true ),
     retractall(item_(H, _, _, _, _, _, _, _, _, _)),
     retractall(text_(H, _)),
-    retractall(relation_(H, _, _)).
+    retractall(relation_(H, _, _)),
+    retractall(no_cwd_(H)),
+    (   nonvar(Ses), \+ item_(_, _, Ses, _, _, _, _, _, _, _)
+    ->  retractall(session_cwd_(Ses, _))
+    ;   true
+    ).
 
 :- multifile atc_store:replay_record/3.
 atc_store:replay_record(atc_journal:item2, Wire, Facts) :-
@@ -556,6 +632,11 @@ journal_add_relation(S, P, O) :-
     ->  true
     ;   P == in_session, item_(S, _, O, _, _, _, _, _, _, _)
     ->  true                                    % an item's own session: implied, not stored
+    ;   P == cwd, implied_cwd_(S, O)
+    ->  true                                    % its session's: implied, not stored
+    ;   P == cwd, implied_cwd_(S, Implied)
+    ->  durable_assert(atc_journal:relation_(S, cwd, Implied)),  % a second one: both stored
+        durable_assert(atc_journal:relation_(S, P, O))
     ;   durable_assert(atc_journal:relation_(S, P, O))
     ).
 
@@ -619,6 +700,7 @@ journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
         durable_retract(atc_journal:text_(H, _)),
         durable_retract(atc_journal:relation_(H, _, _)),
         durable_retract(atc_journal:relation_(_, _, H)),
+        durable_retract(atc_journal:no_cwd_(H)),
         durable_retract(atc_journal:tombstone_(H, _, _)),
         durable_assert(atc_journal:forgotten_(H, Digest, Time, Who, Reason))
     ;   existence_error(item, H)

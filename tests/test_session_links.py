@@ -1,6 +1,7 @@
 """An item's link to its own session, ``relation(H, in_session, S)``, is read from its session
 field instead of being stored as a fact of its own; homes that stored it answer the same and
-shed the facts at their next snapshot or compaction.
+shed the facts at their next snapshot or compaction. Its working directory,
+``relation(H, cwd, D)``, is read from its session's when they agree.
 
 ``tests/fixtures/links_v1/journal.pl`` was written by the code before (main at b35219d,
 ``make_fixture.py`` beside it): the first 7 and 6 lines of two sample transcripts ingested, one
@@ -89,3 +90,40 @@ def test_new_items_store_no_session_link_and_still_answer_it(tmp_path: Path) -> 
         by_session = mem.query("findall(H, relation(H, in_session, '3b8f2c1e-5a47-4d9e-9b61-0c2f7e4a1d58'), X)",
                                limit=1).rows[0]["X"]
         assert len(by_session) == items
+
+
+def stored_cwd_links(mem: Memory) -> int:
+    fact = Term(":", [Atom("atc_journal"), Term("relation_", [Var(), Atom("cwd"), Var()])])
+    (n,) = mem.pl.once("aggregate_all", Atom("count"), fact, Var())
+    return n
+
+
+def cwd_answers(mem: Memory) -> list[tuple[str, str]]:
+    rows = mem.query("findall([H, D], relation(H, cwd, D), X)", limit=1).rows[0]["X"]
+    return sorted((str(h), str(d)) for h, d in rows)
+
+
+def test_a_sessions_working_directory_is_stored_once_and_answered_per_item(tmp_path: Path) -> None:
+    """Every message of a Claude Code session names the same cwd: the items answer it without a
+    link each, through a snapshot, a forgotten item and a compaction."""
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    cwd = "/home/dev/payments-service"
+    with Memory.open(home) as mem:
+        mem.ingest([SAMPLES / "2026-01-12-processor-retries.jsonl"])
+        handles = sorted(mem.query("findall(H, item(H), X)", limit=1).rows[0]["X"])
+        expected = [(h, cwd) for h in handles]
+        assert len(handles) > 10 and stored_cwd_links(mem) == 0
+        assert cwd_answers(mem) == expected
+        by_dir = mem.query(f"findall(H, relation(H, cwd, '{cwd}'), X)", limit=1).rows[0]["X"]
+        assert sorted(by_dir) == handles
+        mem.snapshot()
+    with Memory.open(home, create=False) as mem:               # from the snapshot
+        assert cwd_answers(mem) == expected and stored_cwd_links(mem) == 0
+        mem.forget([handles[0]])                               # compacts the journal
+        expected = expected[1:]
+        assert cwd_answers(mem) == expected
+    (home / "snapshot.qlf").unlink(missing_ok=True)
+    with Memory.open(home, create=False) as mem:               # the compacted journal alone
+        assert cwd_answers(mem) == expected and stored_cwd_links(mem) == 0

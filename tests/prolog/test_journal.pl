@@ -146,7 +146,8 @@ test(record_replays_to_the_same_facts, [setup(fresh), true(After == Before)]) :-
     store_commit,
     facts_of_(h5, Before),
     store_open(Dir, Info),
-    assertion(Info.replayed == 5),      % segment_, item_, text_, two distinct relations
+    assertion(Info.replayed == 6),      % segment_, item_, text_, two distinct relations,
+                                        % and its session's (empty) cwd
     facts_of_(h5, After),
     store_close.
 
@@ -214,3 +215,76 @@ test(goal_text_is_shared_and_reads_back, [setup(fresh), true(Gs == ["fix it", "f
     assertion(\+ item_goal(g1, "other")).
 
 :- end_tests(item_records).
+
+% Items of two sessions with every case of a working directory: the session's (h1 sets it,
+% h2 shares it), none (h3), another (h4), two (h5); a session whose first item has none (h6).
+cwd_item(H, Ses, Cwds, item(H, src, Ses, Seq, turn, user, "g", "", default, Pointer, "t", Rels)) :-
+    sub_atom(H, 1, _, 0, Digits), atom_number(Digits, Seq),
+    format(string(Pointer), "src:~d", [Seq]),
+    findall(rel(H, cwd, C), member(C, Cwds), Rels0),
+    append(Rels0, [rel(H, tool, 'Bash')], Rels).
+
+cwd_items([ h1-"s1"-['/a'], h2-"s1"-['/a'], h3-"s1"-[], h4-"s1"-['/b'], h5-"s1"-['/a', '/c'],
+            h6-"s2"-[], h7-"s2"-['/a'] ]).
+
+cwd_links_expected([h1-'/a', h2-'/a', h4-'/b', h5-'/a', h5-'/c', h7-'/a']).
+
+add_cwd_items :-
+    cwd_items(Specs),
+    findall(I, ( member(H-S-C, Specs), cwd_item(H, S, C, I) ), Items),
+    journal_add_items(Items, _).
+
+% Every way of asking: by subject, by object, neither.
+cwd_answers(All, BySubject, ByObject) :-
+    findall(S-O, relation(S, cwd, O), All0), msort(All0, All),
+    findall(S-O, ( member(S, [h1, h2, h3, h4, h5, h6, h7]), relation(S, cwd, O) ), B0),
+    msort(B0, BySubject),
+    findall(S-O, ( member(O, ['/a', '/b', '/c']), relation(S, cwd, O) ), O0),
+    msort(O0, ByObject).
+
+:- begin_tests(cwd_links, [setup(fresh), cleanup(fresh)]).
+
+test(each_item_has_exactly_its_own_cwd, [setup(fresh), true(All-BySubject-ByObject == E-E-E)]) :-
+    add_cwd_items,
+    cwd_links_expected(E),
+    cwd_answers(All, BySubject, ByObject).
+
+test(the_sessions_cwd_is_not_stored_per_item, [setup(fresh), true(Stored == [h4-'/b', h5-'/a', h5-'/c', h7-'/a'])]) :-
+    add_cwd_items,
+    findall(S-O, ( atc_journal:relation_(S, P, O), P == cwd ), Stored0),
+    msort(Stored0, Stored).
+
+test(replay_and_erasure_keep_them_exact, [setup(fresh), true(Replayed-Erased == E-E2)]) :-
+    tmp_file(home, Dir),
+    store_open(Dir, _),
+    add_cwd_items,
+    store_commit,
+    store_open(Dir, _),
+    cwd_answers(Replayed, _, _),
+    cwd_links_expected(E),
+    journal_erase(h1, "me", "test", _),
+    store_commit,
+    store_open(Dir, _),
+    cwd_answers(Erased, _, _),
+    store_close,
+    exclude(==(h1-'/a'), E, E2).
+
+test(a_second_cwd_added_later_keeps_the_first, [setup(fresh), true(Cwds == ['/a', '/z'])]) :-
+    add_cwd_items,
+    journal_add_relation(h2, cwd, '/z'),
+    journal_add_relation(h1, cwd, '/a'),
+    findall(C, relation(h2, cwd, C), Cwds0), msort(Cwds0, Cwds),
+    assertion(\+ ( atc_journal:relation_(h1, P, _), P == cwd )).
+
+test(an_aborted_session_leaves_no_cwd, [setup(fresh), true(Left == [])]) :-
+    cwd_item(h8, "s3", ['/q'], I),
+    journal_add_items([I], _),
+    store_abort,
+    findall(S-C, atc_journal:session_cwd_(S, C), Left).
+
+test(journal_links_answer_implied_cwds, [setup(fresh), true(L == E)]) :-
+    add_cwd_items,
+    findall(S-O, journal_links(cwd, S, O), L0), msort(L0, L),
+    cwd_links_expected(E).
+
+:- end_tests(cwd_links).
