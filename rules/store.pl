@@ -13,6 +13,7 @@
             store_fact_count/1,         % -Count
             store_dump/3,               % +Directory, +PartFacts, -Info
             store_assemble_snapshot/2,  % +Parts, +File
+            store_assemble_snapshot/3,  % +Parts, +Lanes, +File
             store_compact/2,            % +File, -Info
             store_adopt_compacted/1,    % +Epoch
             store_epoch/1,              % -Epoch
@@ -43,12 +44,17 @@ The snapshot is written in **parts**: store_dump/3 writes the facts to sources o
 given number of facts each, the host compiles each to QLF in a swipl process of its own (a
 process compiling a file holds every clause of it, so one process compiling the whole dump held
 as much as the writer's facts), and store_assemble_snapshot/2 joins the compiled parts in one
-file behind a header line `atc_snapshot(Version, Lengths).`. Loading reads the parts one after
-another from one stream of that file; a file whose length is not what its header says (torn),
-or whose version is not this SWI-Prolog's, is refused before anything is loaded. The parts
-declare the durable predicates `multifile`, so each adds its clauses to those of the parts
-before it. A snapshot written before parts (one QLF of the whole dump, meta format 2) still
-loads; the next snapshot replaces it with parts.
+file behind a header line `atc_snapshot(Version, Lengths, Lanes).`. The facts go to two
+*lanes* by predicate, balanced by the predicates' sizes in memory (every fact of one predicate
+in one lane, in its order); loading reads lane 1's parts one after another from one stream of
+the file while a thread reads lane 2's from another, so a million-item home loads on both
+cores (loading is most of opening one). A file whose length is not what its header says
+(torn), or whose version is not this SWI-Prolog's, is refused before anything is loaded; a
+lane that fails to load refuses the snapshot once both lanes have stopped. The parts declare
+the durable predicates `multifile`, so each adds its clauses to those of the parts before it.
+A snapshot in parts without lanes (header `atc_snapshot(Version, Lengths)`, meta format 3)
+loads its parts in order, and one written before parts (one QLF of the whole dump, meta
+format 2) loads as one file; the next snapshot replaces either with lanes.
 
 A process keeps the journal offset its memory reflects (its *view*). Before its first change it
 takes the journal's write lock and replays what other processes committed since it opened
@@ -469,7 +475,7 @@ load_snapshot(Dir, Stream, Epoch, Facts, From) :-
     snapshot_meta(Dir, Meta),
     (   exists_file(Qlf), exists_file(Meta),
         catch(read_file_to_terms(Meta, [snapshot(Format, Version, _, _)], []), _, fail),
-        memberchk(Format, [2, 3]),
+        memberchk(Format, [2, 3, 4]),
         current_prolog_flag(version, Version),
         catch(load_snapshot_file_(Qlf), _, fail),
         snapshot_covers_(From0, Digest, Facts0),
@@ -480,18 +486,22 @@ load_snapshot(Dir, Stream, Epoch, Facts, From) :-
         From = 0, Facts = 0
     ).
 
-% A snapshot in parts is loaded part by part from one stream of the file; any other file is
-% loaded as one QLF (the form before parts, which the next snapshot replaces).
+% A snapshot in parts is loaded lane by lane, lane 2 in a thread of its own (each lane's parts
+% in order, from a stream of its own); any other file is loaded as one QLF (the form before
+% parts, which the next snapshot replaces).
 load_snapshot_file_(File) :-
     setup_call_cleanup(
         open(File, read, S, [encoding(octet)]),
-        (   parts_header_(S, Version, Lengths, Start)
+        (   parts_header_(S, Version, Lengths, Lanes, Start)
         ->  Form = parts,
             current_prolog_flag(version, Version),
             sum_list(Lengths, Body),
             size_file(File, Size),
             Size =:= Start + Body,          % a torn or padded file is refused before loading
-            foldl(load_part_(S, File), Lengths, Start-1, _)
+            part_places_(Lengths, Lanes, Start, 1, Places),
+            lane_parts_(Places, 1, Lane1),
+            lane_parts_(Places, 2, Lane2),
+            load_lanes_(S, File, Lane1, Lane2)
         ;   Form = one_qlf
         ),
         close(S)),
@@ -500,21 +510,66 @@ load_snapshot_file_(File) :-
     ;   true
     ).
 
-load_part_(S, File, Length, Offset-K, Next-K1) :-
-    seek(S, Offset, bof, _),
-    format(atom(Id), '~w#~d', [File, K]),
-    load_files(Id, [stream(S), format(qlf), silent(true)]),
+% Each part as place(Lane, Offset, K): its lane, where it starts, its number in the file.
+part_places_([], [], _, _, []).
+part_places_([Length|Lengths], [Lane|Lanes], Offset, K, [place(Lane, Offset, K)|Places]) :-
     Next is Offset + Length,
-    K1 is K + 1.
+    K1 is K + 1,
+    part_places_(Lengths, Lanes, Next, K1, Places).
 
-% The header line of a snapshot in parts: atc_snapshot(Version, Lengths), Lengths the byte
-% length of each part's QLF; Start is where the first part begins.
-parts_header_(S, Version, Lengths, Start) :-
+lane_parts_([], _, []).
+lane_parts_([Place|Places], Lane, Parts) :-
+    (   arg(1, Place, Lane)
+    ->  Parts = [Place|Parts1]
+    ;   Parts = Parts1
+    ),
+    lane_parts_(Places, Lane, Parts1).
+
+% Lane 2 (when it has parts) loads in a thread while this one loads lane 1; the thread is
+% always joined before this returns, so nothing loads into memory after a refusal resets it.
+load_lanes_(S, File, Lane1, Lane2) :-
+    (   Lane2 == []
+    ->  load_parts_(S, File, Lane1)
+    ;   setup_call_cleanup(
+            thread_create(load_lane_(File, Lane2), Id, []),
+            catch(( load_parts_(S, File, Lane1) -> Own = true ; Own = false ), E, Own = E),
+            thread_join(Id, Other)),
+        Own == true,
+        Other == true
+    ).
+
+load_lane_(File, Parts) :-
+    setup_call_cleanup(open(File, read, S, [encoding(octet)]),
+                       load_parts_(S, File, Parts),
+                       close(S)).
+
+load_parts_(S, File, Parts) :-
+    forall(member(place(_, Offset, K), Parts),
+           (   seek(S, Offset, bof, _),
+               format(atom(Id), '~w#~d', [File, K]),
+               load_files(Id, [stream(S), format(qlf), silent(true)])
+           )).
+
+% The header line of a snapshot in parts: atc_snapshot(Version, Lengths, Lanes), Lengths the
+% byte length of each part's QLF and Lanes its lane (1 or 2); atc_snapshot(Version, Lengths),
+% parts written before lanes, loads every part in lane 1. Start is where the first part begins.
+parts_header_(S, Version, Lengths, Lanes, Start) :-
     peek_string(S, 13, Head),
     Head == "atc_snapshot(",
-    read_term(S, atc_snapshot(Version, Lengths), []),
+    read_term(S, Header, []),
+    (   Header = atc_snapshot(Version, Lengths, Lanes)
+    ->  true
+    ;   Header = atc_snapshot(Version, Lengths),
+        is_list(Lengths),
+        length(Lengths, N),
+        length(Lanes, N),
+        maplist(=(1), Lanes)
+    ),
     integer(Version),
     is_list(Lengths),
+    is_list(Lanes),
+    same_length(Lengths, Lanes),
+    forall(member(L, Lanes), memberchk(L, [1, 2])),
     get_char(S, '\n'),
     seek(S, 0, current, Start).
 
@@ -573,15 +628,16 @@ kept_fact_(M:H) :-
 %
 %   Write every durable fact to loadable sources in Directory, at most PartFacts facts in each
 %   (`part-1.pl`, `part-2.pl`, ...; each declares the durable predicates multifile and dynamic,
-%   so that the parts add to one another when loaded), the last ending with
-%   snapshot_covers_(Offset, Digest, Facts) for the journal offset the facts reflect. Info has
-%   `facts`, `offset` and `parts` (the files, in order). The host compiles each part to QLF in a
+%   so that the parts add to one another when loaded), in two lanes by predicate (see
+%   snapshot_lanes_/1), lane 1's last part ending with snapshot_covers_(Offset, Digest, Facts)
+%   for the journal offset the facts reflect. Info has `facts`, `offset`, `parts` (the files,
+%   in order) and `lanes` (each part's lane). The host compiles each part to QLF in a
 %   separate process, joins them with store_assemble_snapshot/2 and renames the result into
 %   place, so a crash at any step leaves the old snapshot or the new one, each knowing what it
 %   covers. Only the writer may dump, from a view that reaches the journal's last commit:
 %   store_prepare_write/0 takes the lock and catches up first.
 %   @error permission_error(snapshot, store, Dir) without an open home, or with a batch open.
-store_dump(Dir, PartFacts, _{facts: Count, offset: Offset, parts: Parts}) :-
+store_dump(Dir, PartFacts, _{facts: Count, offset: Offset, parts: Parts, lanes: Lanes}) :-
     must_be(positive_integer, PartFacts),
     (   open_store_(Home, _, _)
     ->  true
@@ -595,53 +651,99 @@ store_dump(Dir, PartFacts, _{facts: Count, offset: Offset, parts: Parts}) :-
     journal_file(Home, Journal),
     view_end_(Offset),
     journal_digest(Journal, Offset, Digest),
-    State = dump(none, 0, 0, []),           % Stream, facts in it, facts in all, parts (newest first)
+    snapshot_lanes_(LaneOf),
+    % Per lane L: its part's stream at argument 2L-1 (none between parts), that part's facts
+    % at 2L; then facts in all, the parts as Lane-File (newest first), the last fact's
+    % predicate and its lane.
+    State = dump(none, 0, none, 0, 0, [], none, 1),
     setup_call_cleanup(
         true,
-        ( forall(stored_fact_(Fact), dump_fact_(State, Dir, PartFacts, Fact)),
-          arg(3, State, Count),
-          part_stream_(State, Dir, S),      % the last part (the first, for a store with no facts)
+        ( forall(stored_fact_(Fact), dump_fact_(State, Dir, PartFacts, LaneOf, Fact)),
+          arg(5, State, Count),
+          part_stream_(State, Dir, 1, S),   % lane 1's last part (the first, for a store with no facts)
           format(S, ':- dynamic(~q).~n', [atc_store:snapshot_covers_/3]),
           write_term(S, atc_store:snapshot_covers_(Offset, Digest, Count),
                      [quoted(true), fullstop(true), nl(true)]) ),
-        close_part_(State)),
-    arg(4, State, Newest),
-    reverse(Newest, Parts).
+        ( close_part_(State, 1), close_part_(State, 2) )),
+    arg(6, State, Newest),
+    reverse(Newest, Pairs),
+    pairs_keys_values(Pairs, Lanes, Parts).
 
-dump_fact_(State, Dir, PartFacts, Fact) :-
-    (   arg(2, State, PartFacts)
-    ->  close_part_(State)                  % this part is full: the next fact starts another
+dump_fact_(State, Dir, PartFacts, LaneOf, Fact) :-
+    fact_lane_(State, LaneOf, Fact, Lane),
+    Count is 2 * Lane,
+    (   arg(Count, State, PartFacts)
+    ->  close_part_(State, Lane)            % this part is full: the lane's next fact starts another
     ;   true
     ),
-    part_stream_(State, Dir, S),
+    part_stream_(State, Dir, Lane, S),
     write_term(S, Fact, [quoted(true), ignore_ops(true), fullstop(true), nl(true)]),
-    arg(2, State, N0), N is N0 + 1, nb_setarg(2, State, N),
-    arg(3, State, C0), C is C0 + 1, nb_setarg(3, State, C).
+    arg(Count, State, N0), N is N0 + 1, nb_setarg(Count, State, N),
+    arg(5, State, C0), C is C0 + 1, nb_setarg(5, State, C).
 
-% The stream of the part being written, opened (with its declarations) when there is none.
-part_stream_(State, Dir, S) :-
-    (   arg(1, State, S0), S0 \== none
+% Facts come predicate by predicate: the lane is looked up once per predicate.
+fact_lane_(State, LaneOf, M:H, Lane) :-
+    functor(H, N, A),
+    (   arg(7, State, M:N/A)
+    ->  arg(8, State, Lane)
+    ;   (   memberchk((M:N/A)-Lane0, LaneOf) -> Lane = Lane0 ; Lane = 1 ),
+        nb_setarg(7, State, M:N/A),
+        nb_setarg(8, State, Lane)
+    ).
+
+% The stream of lane Lane's part being written, opened (with its declarations) when there is none.
+part_stream_(State, Dir, Lane, S) :-
+    Arg is 2 * Lane - 1,
+    (   arg(Arg, State, S0), S0 \== none
     ->  S = S0
-    ;   arg(4, State, Parts0),
+    ;   arg(6, State, Parts0),
         length(Parts0, K0),
         K is K0 + 1,
         format(atom(Name), 'part-~d.pl', [K]),
         directory_file_path(Dir, Name, File),
         open(File, write, S, [encoding(utf8)]),
-        nb_setarg(1, State, S),
-        nb_setarg(2, State, 0),
-        nb_setarg(4, State, [File|Parts0]),
+        nb_setarg(Arg, State, S),
+        Count is 2 * Lane,
+        nb_setarg(Count, State, 0),
+        nb_setarg(6, State, [Lane-File|Parts0]),
         forall(durable_predicate(PI),
                format(S, ':- multifile(~q).~n:- dynamic(~q).~n', [PI, PI]))
     ).
 
-close_part_(State) :-
-    arg(1, State, S),
+close_part_(State, Lane) :-
+    Arg is 2 * Lane - 1,
+    arg(Arg, State, S),
     (   S == none
     ->  true
-    ;   nb_setarg(1, State, none),
+    ;   nb_setarg(Arg, State, none),
         close(S)
     ).
+
+% Each durable predicate's lane (M:Name/Arity-Lane): largest first, each to the lane with less
+% so far, by a predicate's clauses times their mean size (cells of the first 50 clauses, plus
+% a clause's overhead): what loading it costs, roughly. Every clause of a predicate is in
+% one lane, so its order survives the two lanes loading at once.
+snapshot_lanes_(LaneOf) :-
+    findall(Cost-PI,
+            ( durable_predicate(PI),
+              PI = M:N/A,
+              functor(H, N, A),
+              predicate_property(M:H, number_of_clauses(Clauses)),
+              Clauses > 0,
+              aggregate_all(sum(Cells)-count, limit(50, ( clause(M:H, true), term_size(H, Cells) )),
+                            Sum-Sampled),
+              Cost is Clauses * (8 + Sum / max(1, Sampled)) ),
+            Costs),
+    sort(1, @>=, Costs, Largest),
+    assign_lanes_(Largest, 0, 0, LaneOf).
+
+assign_lanes_([], _, _, []).
+assign_lanes_([Cost-PI|Costs], L1, L2, [PI-Lane|LaneOf]) :-
+    (   L1 =< L2
+    ->  Lane = 1, L1a is L1 + Cost, L2a = L2
+    ;   Lane = 2, L1a = L1, L2a is L2 + Cost
+    ),
+    assign_lanes_(Costs, L1a, L2a, LaneOf).
 
 %!  store_assemble_snapshot(+Parts:list, +File) is det.
 %
@@ -651,11 +753,24 @@ close_part_(State) :-
 %   one file (load_snapshot/5), refusing a file whose length is not what its header says.
 store_assemble_snapshot(Parts, File) :-
     must_be(list, Parts),
+    length(Parts, N),
+    length(Lanes, N),
+    maplist(=(1), Lanes),
+    store_assemble_snapshot(Parts, Lanes, File).
+
+%!  store_assemble_snapshot(+Parts:list, +Lanes:list, +File) is det.
+%
+%   As store_assemble_snapshot/2, each part in its lane (1 or 2: store_dump/3's `lanes`), the
+%   header line being `atc_snapshot(Version, Lengths, Lanes).`
+store_assemble_snapshot(Parts, Lanes, File) :-
+    must_be(list, Parts),
+    must_be(list(oneof([1, 2])), Lanes),
+    same_length(Parts, Lanes),
     maplist(size_file, Parts, Lengths),
     current_prolog_flag(version, Version),
     setup_call_cleanup(
         open(File, write, Out, [encoding(octet)]),
-        ( format(Out, '~q.~n', [atc_snapshot(Version, Lengths)]),
+        ( format(Out, '~q.~n', [atc_snapshot(Version, Lengths, Lanes)]),
           forall(member(Part, Parts),
                  setup_call_cleanup(open(Part, read, In, [encoding(octet)]),
                                     copy_stream_data(In, Out),

@@ -199,6 +199,12 @@ def parts_header(home: Path) -> str:
         return fh.readline().decode("ascii")
 
 
+def header_lists(header: str) -> tuple[list[int], list[int]]:
+    """The parts' lengths and lanes a snapshot's header line names."""
+    lengths, lanes = header[header.index("[") + 1:].split("],[")
+    return [int(n) for n in lengths.split(",")], [int(n) for n in lanes[:lanes.index("]")].split(",")]
+
+
 def ingested_home(home: Path, tmp_path: Path, sessions=range(1, 6)) -> None:
     with Memory.open(home) as mem:
         mem.ingest([write_session(tmp_path, n) for n in sessions])
@@ -211,8 +217,10 @@ def test_a_snapshot_in_parts_loads_the_same_facts(home, tmp_path, monkeypatch):
     with Memory.open(home) as mem:
         written = mem.snapshot()
     header = parts_header(home)
-    assert header.startswith("atc_snapshot(") and header.count(",") >= 3  # three parts or more
-    assert (home / "snapshot.meta").read_text().startswith("snapshot(3,")
+    lengths, lanes = header_lists(header)
+    assert header.startswith("atc_snapshot(") and len(lengths) >= 3  # three parts or more
+    assert set(lanes) == {1, 2}                                        # in both lanes
+    assert (home / "snapshot.meta").read_text().startswith("snapshot(4,")
     with Memory.open(home) as mem:
         assert mem.open_info.snapshot_facts == written > 7
         assert mem.open_info.replayed == 0
@@ -233,7 +241,7 @@ def test_a_torn_snapshot_in_parts_is_refused_and_the_journal_replayed(home, tmp_
     ingested_home(home, tmp_path)
     monkeypatch.setattr(store, "SNAPSHOT_PART_FACTS", 10)
     expected, snapshot, data, header = snapshotted(home)
-    lengths = [int(n) for n in header[header.index("[") + 1:header.index("]")].split(",")]
+    lengths, _ = header_lists(header)
     start = len(header)
     keep = {"header": start, "a part": start + lengths[0],
             "the last part": start + sum(lengths[:-1]) + lengths[-1] // 2,
@@ -255,8 +263,9 @@ def test_a_snapshot_of_the_form_before_parts_opens_and_is_replaced_by_parts(home
         (info,) = mem.pl.once("atc_store:store_dump", str(dump), 10**9, Var())
         swipl = store._swipl_binary(mem.pl)
         (version,) = mem.pl.once("user:current_prolog_flag", store.Atom("version"), Var())
-    (part,) = [Path(str(p)) for p in info["parts"]]
-    lines = part.read_text(encoding="utf-8").splitlines(keepends=True)
+    parts = [Path(str(p)) for p in info["parts"]]
+    lines = [line for p in parts for line in p.read_text(encoding="utf-8").splitlines(keepends=True)]
+    part = dump / "whole.pl"
     part.write_text("".join(line for line in lines if not line.startswith(":- multifile(")),
                     encoding="utf-8")
     store._qcompile(swipl, part)
@@ -284,4 +293,35 @@ def test_a_snapshot_in_parts_from_another_prolog_version_is_refused(home, tmp_pa
     snapshot.write_bytes(data.replace(version.encode(), other.encode(), 1))
     with Memory.open(home) as mem:
         assert mem.open_info.snapshot_facts == 0
+    assert state(home) == expected
+
+
+def test_a_lane_that_fails_to_load_refuses_the_snapshot(home, tmp_path):
+    """The two lanes load at once; one whose part is unreadable refuses the whole snapshot,
+    after both have stopped, and the journal is replayed."""
+    ingested_home(home, tmp_path)
+    expected, snapshot, data, header = snapshotted(home)
+    lengths, lanes = header_lists(header)
+    assert set(lanes) == {1, 2}
+    for lane in (1, 2):
+        k = lanes.index(lane)
+        start = len(header) + sum(lengths[:k])
+        snapshot.write_bytes(data[:start] + b"NOT A QLF" + data[start + 9:])
+        with Memory.open(home) as mem:
+            assert mem.open_info.snapshot_facts == 0 and mem.open_info.replayed > 0
+        assert state(home) == expected
+
+
+def test_a_snapshot_in_parts_without_lanes_loads_its_parts_in_order(home, tmp_path):
+    """The header before lanes, atc_snapshot(Version, Lengths): every part in turn."""
+    ingested_home(home, tmp_path)
+    expected, snapshot, data, header = snapshotted(home)
+    lengths, _ = header_lists(header)
+    version = header[len("atc_snapshot("):header.index(",")]
+    old = f"atc_snapshot({version},[{','.join(map(str, lengths))}]).\n"
+    snapshot.write_bytes(old.encode("ascii") + data[len(header):])
+    (home / "snapshot.meta").write_text(
+        (home / "snapshot.meta").read_text().replace("snapshot(4,", "snapshot(3,", 1))
+    with Memory.open(home) as mem:
+        assert mem.open_info.snapshot_facts > 0 and mem.open_info.replayed == 0
     assert state(home) == expected

@@ -15,12 +15,12 @@ from .home import WriteLock, fsync_path
 #: Rebuild the snapshot on close once the journal has grown this much past it.
 SNAPSHOT_AFTER_BYTES = 32 * 1024 * 1024
 
-#: Facts in each part of a snapshot. Each part is compiled by a swipl process of its own, which
-#: holds the part's facts while it compiles them (~340 bytes a fact: 3.1 GB for the 9.1M facts
-#: of a 1M-item home): the bound on that process. Parts cost opening time: each part's QLF has
-#: its own atom table, and a reopen looks every atom of a part up again (the 1M home opened in
-#: 6.7 CPU s from one part, 9.7 from 4 parts, 13.6 from 19; BENCHMARKS.md), so a home of up to
-#: this many facts keeps one part.
+#: Facts in each part of a snapshot's lane (a snapshot has two lanes, by predicate, loaded at
+#: once). Each part is compiled by a swipl process of its own, which holds the part's facts while
+#: it compiles them (~340 bytes a fact): the bound on that process. Parts cost opening time:
+#: each part's QLF has its own atom table, and a reopen looks every atom of a part up again (the
+#: 1M home opened in 6.7 CPU s from one part, 9.7 from 4 parts, 13.6 from 19; BENCHMARKS.md), so
+#: a lane of up to this many facts keeps one part.
 SNAPSHOT_PART_FACTS = 10_000_000
 
 
@@ -112,7 +112,8 @@ def write_snapshot(pl: Prolog, home: Path, lock: WriteLock) -> int:
     meta file (the SWI-Prolog version a .qlf needs, and the offset for :func:`snapshot_due`)
     may be old or new after a crash at any step without harm. Each part of at most
     :data:`SNAPSHOT_PART_FACTS` facts is compiled by its own swipl process, one after another,
-    so no process of the build holds more than a part.
+    so no process of the build holds more than a part. The parts are in two lanes by
+    predicate, which a reopen loads at once on two threads.
     Returns the number of facts written.
     """
     lock.acquire()
@@ -120,6 +121,7 @@ def write_snapshot(pl: Prolog, home: Path, lock: WriteLock) -> int:
         (info,) = pl.once("atc_store:store_dump", tmp, SNAPSHOT_PART_FACTS, Var())
         facts, offset = int(info["facts"]), int(info["offset"])
         parts = [Path(str(part)) for part in info["parts"]]
+        lanes = [int(lane) for lane in info["lanes"]]
         sync_journal(home)
         (version,) = pl.once("user:current_prolog_flag", Atom("version"), Var())
         swipl = _swipl_binary(pl)
@@ -129,11 +131,11 @@ def write_snapshot(pl: Prolog, home: Path, lock: WriteLock) -> int:
             part.unlink()               # the source is no longer needed: keep the disk used low
             compiled.append(str(part.with_suffix(".qlf")))
         snapshot = Path(tmp) / "snapshot.qlf"
-        pl.once("atc_store:store_assemble_snapshot", compiled, str(snapshot))
+        pl.once("atc_store:store_assemble_snapshot", compiled, lanes, str(snapshot))
         fsync_path(snapshot)
         os.replace(snapshot, home / "snapshot.qlf")
         meta_tmp = Path(tmp) / "snapshot.meta"
-        meta_tmp.write_text(f"snapshot(3,{int(version)},{offset},{facts}).\n", encoding="utf-8")
+        meta_tmp.write_text(f"snapshot(4,{int(version)},{offset},{facts}).\n", encoding="utf-8")
         fsync_path(meta_tmp)
         os.replace(meta_tmp, home / "snapshot.meta")
         fsync_path(home)
