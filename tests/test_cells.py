@@ -424,3 +424,18 @@ def _atom(name: str):
     from attention_cloud.bridge import Atom
 
     return Atom(name)
+
+
+def test_curation_ends_without_the_writers_index_tables(topical: Memory, tmp_path: Path):
+    """The cells step and a snapshot only read: curation closes the writer's vector and BM25
+    tables before them (~1 GB at a million items) and the cells step reads vectors through a
+    read-only store; a later curate reopens the writer and its new items are found."""
+    jump = topical.jump
+    assert jump._lexical is None and jump._vectors is not None and jump._vectors.read_only
+    topical.snapshot()
+    assert jump._lexical is None and jump._vectors is None
+    topical.ingest(_write(tmp_path / "later", _sessions(9, 2, 20)), format="openai")
+    report = topical.curate()
+    assert report.embedded > 0 and report.cells["assigned"] > 0
+    frame = topical.hydrate("pottery class clay wheel glaze kiln", budget=800)
+    assert "pottery" in frame.text.lower() and frame.receipt["facts"]

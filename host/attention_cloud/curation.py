@@ -210,6 +210,7 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
         _echoes(mem, new_items, report, progress)
     mem.jump.flush()
     _pending_done(mem, "echoes")
+    mem.jump.close()  # the writer's index tables and BM25 (~1 GB at 1M): the cells step only reads
     mem.give_back_memory()
     if mem.config.get("cells", True):
         from .cells import update

@@ -149,7 +149,7 @@ class Memory:
         if self._closed:
             return
         if self.lock.held and snapshot_due(self.home):
-            write_snapshot(self.pl, self.home, self.lock)
+            self._write_snapshot()
         if self._jump is not None:
             self._jump.close()
         self.pl.once("atc_api:api_close")
@@ -183,7 +183,7 @@ class Memory:
         if not self.lock.held:
             return
         if snapshot_due(self.home):
-            write_snapshot(self.pl, self.home, self.lock)
+            self._write_snapshot()
         if self._jump is not None:
             self._jump.flush()
             self._jump.close()  # reopened on use: as a reader, or as the writer once locked
@@ -201,6 +201,15 @@ class Memory:
 
     def snapshot(self) -> int:
         """Rebuild the compiled snapshot now; returns the number of facts written."""
+        return self._write_snapshot()
+
+    def _write_snapshot(self) -> int:
+        # The indexes are made durable and closed first (reopened on use): a writer's vector
+        # and BM25 tables (~1 GB at a million items) need not sit beside the dump.
+        if self._jump is not None:
+            self._jump.flush()
+            self._jump.close()
+        self.give_back_memory()
         return write_snapshot(self.pl, self.home, self.lock)
 
     # -- the jump ---------------------------------------------------------------------------------

@@ -293,8 +293,8 @@ def _stream_inputs(mem: Any, handles: HandleList) -> _Stream:
         kept.extend(inputs.handles)
         del inputs, part
     n = len(kept)
-    jump = mem.jump
-    dim = 0 if jump.disabled or not jump.has_vectors() else jump.vectors.dim
+    store = _vector_store(mem)
+    dim = 0 if store is None else store.dim
     times, counts = times[:n], counts[:n]
     return _Stream(mem, kept, times, counts, P.feature_space(dim, times))
 
@@ -325,8 +325,7 @@ def _stream_partition(stream: _Stream, per_cell: int | None = None,
 
 
 def _vector_store(mem: Any) -> Any:
-    jump = mem.jump
-    return None if jump.disabled or not jump.has_vectors() else jump.vectors
+    return mem.jump.read_vectors()  # read-only: the cells step writes no vectors
 
 
 def unplaced(mem: Any) -> list[str]:
@@ -481,10 +480,9 @@ def _inputs(mem: Any, handles: Sequence[str] | None) -> _Inputs:
 def _vectors(mem: Any, handles: list[str], dim: int | None = None) -> tuple[np.ndarray | None, int]:
     """The items' vectors (rows of zeros for those without one) and their width; (None, 0)
     when the home has no vectors (no embedder, or nothing embedded)."""
-    jump = mem.jump
-    if dim == 0 or jump.disabled or not jump.has_vectors():
+    store = None if dim == 0 else _vector_store(mem)
+    if store is None:
         return None, dim or 0
-    store = jump.vectors
     present, found = store.vectors(handles, read=True)  # file reads: the log stays out of RSS
     width = store.dim if dim is None else dim
     if found.shape[1] != width:
