@@ -722,10 +722,14 @@ close_part_(State, Lane) :-
 % Each durable predicate's lane (M:Name/Arity-Lane): largest first, each to the lane with less
 % so far, by a predicate's clauses times their mean size (cells of the first 50 clauses, plus
 % a clause's overhead): what loading it costs, roughly. Every clause of a predicate is in
-% one lane, so its order survives the two lanes loading at once.
+% one lane, so its order survives the two lanes loading at once. A predicate written in
+% another form (written_facts/2: a writer's entity occurrences, millions at a million items,
+% written as a few groups) is left out: its clauses say nothing of what it writes, which goes
+% to lane 1.
 snapshot_lanes_(LaneOf) :-
     findall(Cost-PI,
             ( durable_predicate(PI),
+              \+ clause(written_facts(PI, _), _),
               PI = M:N/A,
               functor(H, N, A),
               predicate_property(M:H, number_of_clauses(Clauses)),

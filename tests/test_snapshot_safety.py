@@ -325,3 +325,19 @@ def test_a_snapshot_in_parts_without_lanes_loads_its_parts_in_order(home, tmp_pa
     with Memory.open(home) as mem:
         assert mem.open_info.snapshot_facts > 0 and mem.open_info.replayed == 0
     assert state(home) == expected
+
+
+def test_lanes_are_balanced_by_what_is_written(home, tmp_path):
+    """A writer holds an entity occurrence a fact, which a snapshot writes as a few groups: the
+    lanes are balanced without them (they would weigh one lane down with facts never written)."""
+    from attention_cloud.paths import samples_dir
+
+    with Memory.open(home) as mem:
+        mem.ingest(sorted(samples_dir().glob("*.jsonl")))  # transcripts that name entities
+        mem.curate()
+        assert mem.query("distilled(H, entity, E)", limit=1).rows
+        (lanes,) = mem.pl.once("atc_store:snapshot_lanes_", Var())
+    named = {f"{pi.args[0]}/{pi.args[1]}" for pi in (p.args[0].args[1] for p in lanes)}
+    assert "record_/11" in named, named
+    assert "entity_/3" not in named and "entity_ids_/2" not in named
+    assert {int(p.args[1]) for p in lanes} == {1, 2}
