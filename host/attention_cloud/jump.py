@@ -101,12 +101,15 @@ class Jump:
     @property
     def vectors(self) -> Any:
         if self._vectors is None:
-            from .embed import VectorStore
-
-            self._vectors = VectorStore.open(self.home / "vectors", embedder_id=self.embedder.id,
-                                             dim=self.embedder.dim, read_only=self._reading())
-            give_back_c_heap()  # what loading its key tables parsed and dropped
+            self._open_vectors(read_only=self._reading())
         return self._vectors
+
+    def _open_vectors(self, *, read_only: bool) -> None:
+        from .embed import VectorStore
+
+        self._vectors = VectorStore.open(self.home / "vectors", embedder_id=self.embedder.id,
+                                         dim=self.embedder.dim, read_only=read_only)
+        give_back_c_heap()  # what loading its key tables parsed and dropped
 
     @property
     def lexical(self) -> Any:
@@ -150,11 +153,7 @@ class Jump:
         if self.disabled or not (self.home / "vectors").exists():
             return None
         if self._vectors is None:
-            from .embed import VectorStore
-
-            self._vectors = VectorStore.open(self.home / "vectors", embedder_id=self.embedder.id,
-                                             dim=self.embedder.dim, read_only=True)
-            give_back_c_heap()
+            self._open_vectors(read_only=True)
         return self._vectors if len(self._vectors) > 0 else None
 
     def has_vectors(self) -> bool:
