@@ -211,7 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", default="curate",
                         help="comma-separated steps run in order on the home: curate (Memory.curate), "
                              "vectors (load the vector store and BM25, as curation has by its cells "
-                             "step), cells (cells.rebuild), uncells (drop the partition, one batch: a "
+                             "step), writer (take the write lock, then the same: the writer's tables, as "
+                             "curation holds them after its echoes), release (flush and close them and give "
+                             "memory back, as curation now does before its cells step), cells (cells.rebuild), uncells (drop the partition, one batch: a "
                              "later cells step, in this process or another, then writes every cell "
                              "as a first curation does), snapshot (Memory.snapshot: each compile "
                              "process's own peak, from /usr/bin/time)")
@@ -322,6 +324,18 @@ def main(argv: list[str] | None = None) -> int:
                 jump.vectors.wait_for_index()
             jump.lexical
             mark("end of vectors", mem)
+        elif step == "writer":
+            sampler.phase = "writer's tables"
+            mem.acquire()
+            mem.jump.vectors  # noqa: B018 - opening them is the point
+            mem.jump.lexical  # noqa: B018
+            mark("end of writer's tables", mem)
+        elif step == "release":
+            sampler.phase = "release"
+            mem.jump.flush()
+            mem.jump.close()
+            mem.give_back_memory()
+            mark("end of release", mem)
         elif step == "uncells":
             sampler.phase = "uncells"
             t = time.perf_counter()
