@@ -125,3 +125,12 @@ def test_a_float32_home_is_not_mixed_with_q8_vectors_and_moves_with_reembed(tmp_
     with Memory.open(home) as mem:
         assert embedder_mismatch(mem) == ""
         assert len(mem.jump.vectors) >= 2  # both turns, embedded by the q8 model
+
+
+def test_a_q8_vector_does_not_depend_on_what_is_embedded_with_it():
+    # int8 activations take one scale per tensor: batched with longer texts (and their
+    # padding) a text would get another vector; q8 runs one text per pass
+    q8 = load_embedder("minilm-q8")
+    alone = np.vstack([q8.embed([text]) for text in TEXTS])
+    assert np.array_equal(q8.embed(TEXTS), alone)
+    assert np.array_equal(q8.embed([TEXTS[4], TEXTS[3], TEXTS[0]])[1], alone[3])

@@ -90,3 +90,53 @@ def test_a_curation_run_embeds_a_repeated_text_once(tmp_path):
     assert jump.embedded_texts == 4 and jump.reused_vectors == 1
     assert np.array_equal(jump.vectors.vector("it_d"), jump.vectors.vector("it_a"))
     jump.close()
+
+
+def _twin(minilm, threads: int):
+    """Another embedder on the default's model file, with ``threads`` cores."""
+    from attention_cloud.embed.onnx_model import OnnxEmbedder
+
+    tokenizer = WordPieceTokenizer.from_file(DEFAULT_VOCAB, max_length=256)
+    return OnnxEmbedder(minilm.model_path, tokenizer, embedder_id=minilm.id, threads=threads)
+
+
+def test_a_call_of_many_batches_runs_on_both_cores_with_the_vectors_of_one(minilm):
+    import threading
+
+    corpus = texts(5, 60)
+    reference = _twin(minilm, threads=1).embed(corpus)
+    both = _twin(minilm, threads=2)
+    both.token_budget = 256  # many small batches
+    workers: set[str] = set()
+    run = both._run
+
+    def recording(session, sequences, pad_id):
+        workers.add(threading.current_thread().name)
+        return run(session, sequences, pad_id)
+
+    both._run = recording
+    together = both.embed(corpus)
+    assert np.array_equal(together, reference)  # each row is computed alone: bit for bit
+    assert len(workers) == 2 and all(name.startswith("atc-embed") for name in workers)
+    workers.clear()
+    assert np.array_equal(both.embed(corpus[:1]), reference[:1])  # one batch: the caller runs it
+    assert workers == {threading.current_thread().name}
+
+
+def test_a_worker_that_fails_stops_the_others_and_its_error_reaches_the_caller(minilm):
+    both = _twin(minilm, threads=2)
+    both.token_budget = 128
+    calls = []
+    run = both._run
+
+    def failing(session, sequences, pad_id):
+        calls.append(len(sequences))
+        if len(calls) == 3:
+            raise RuntimeError("onnxruntime: out of memory")
+        return run(session, sequences, pad_id)
+
+    both._run = failing
+    corpus = texts(6, 80)
+    with pytest.raises(RuntimeError, match="out of memory"):
+        both.embed(corpus)
+    assert len(calls) < 10  # the other worker stopped after its batch, not after the queue

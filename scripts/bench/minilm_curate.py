@@ -8,7 +8,7 @@ round and each tree (``--before DIR`` first, then this checkout) copies the temp
 ``curate`` in a fresh process importing that tree's ``host/``: items/s end to end (the whole
 curate call: ladder, arcs, rollups, embedding, BM25, echoes), the seconds in the embedder, the
 process CPU seconds and the load average around it. ``--embedders`` runs this checkout once per
-embedder spec (``minilm,minilm-q8``: the home's config names it). Rounds alternate the order of
+embedder spec (``minilm,minilm-q8``: the home's config names it), and so does ``--before``.
 the runs so that load from other processes falls on all of them. Finally the vectors each run
 stored are compared with the first run's under the same key (cosine and largest coordinate
 difference).
@@ -117,8 +117,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpus {args.data}: {new} items; cpus {os.cpu_count()}; "
               f"load {os.getloadavg()[0]:.1f} at start", flush=True)
         specs = [spec.strip() for spec in args.embedders.split(",") if spec.strip()]
-        runs_of = ([("before", args.before.resolve(), "minilm")] if args.before else []) + [
-            ("after" if spec == "minilm" else f"after {spec}", ROOT, spec) for spec in specs]
+        def named(side: str, spec: str) -> str:
+            return side if spec == "minilm" else f"{side} {spec}"
+
+        runs_of = ([(named("before", spec), args.before.resolve(), spec) for spec in specs]
+                   if args.before else []) + [(named("after", spec), ROOT, spec) for spec in specs]
         runs: dict[str, list[dict]] = {name: [] for name, _, _ in runs_of}
         for round_ in range(args.rounds):
             for name, tree, spec in (runs_of if round_ % 2 == 0 else runs_of[::-1]):
@@ -131,8 +134,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"embedder {extra.get('embed_seconds', '-')} s; CPU {figures['cpu']:.1f} s "
                       f"= {figures['items'] / figures['cpu']:.1f} items per CPU-s; "
                       f"load {figures['load']}", flush=True)
-        first = runs_of[0][0]
-        for name, _, _ in runs_of[1:]:
+        # each spec against the same spec before, or every run against the first
+        pairs = ([(named("before", spec), named("after", spec)) for spec in specs] if args.before
+                 else [(runs_of[0][0], name) for name, _, _ in runs_of[1:]])
+        for first, name in pairs:
             print(f"vectors, {first} vs {name}:", json.dumps(compare(runs[first][0]["home"],
                                                                      runs[name][0]["home"])))
         for name, figures in runs.items():

@@ -6,7 +6,11 @@ L2-normalised, exactly as sentence-transformers' ``Pooling(mean) + Normalize`` d
 
 Texts are sorted by token count before batching so that a batch pads to similar lengths: chat
 turns range from three tokens to the 256-token cap, and padding short turns to the longest one
-would waste most of the compute.
+would waste most of the compute. A call of several batches runs them on every core at once, one
+batch per core (a second session with one intra-op thread, shared by the workers): on two cores
+that is ~1.2x the rate of one session splitting each batch over two threads, with the same
+vectors bit for bit (each row is computed alone). A call of one batch (a query) keeps the
+multi-threaded session, which answers it sooner.
 
 Contents:
     OnnxEmbedder      -- the Embedder implementation
@@ -20,6 +24,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
@@ -76,9 +82,15 @@ class OnnxEmbedder:
         tokenizer: a WordPiece tokenizer matching the model's vocabulary.
         embedder_id: the stable id recorded with the vectors (change it when the model changes).
         expected_sha256: when given, the model file must hash to it (EmbeddingError otherwise).
-        threads: onnxruntime intra-op threads (default: all cores).
+        threads: cores to use (default: all this process may run on): a call of one batch runs
+            on ``threads`` onnxruntime intra-op threads, a call of several on ``threads``
+            workers, a batch each.
         pooling: ``"mean"`` (mask-weighted mean of the token states: MiniLM, E5) or ``"cls"``
             (the first token's state: BGE and other CLS-trained encoders).
+        rows_per_batch: most texts per forward pass (default: as many as ``embed``'s
+            ``batch_size`` and the token budget allow). 1 for a model that quantizes its
+            activations at run time with one scale per tensor: a batch's other texts (and their
+            padding) would change a text's vector.
 
     Raises:
         EmbeddingError: missing file, hash mismatch, or a model onnxruntime cannot run.
@@ -93,44 +105,33 @@ class OnnxEmbedder:
         expected_sha256: str | None = None,
         threads: int | None = None,
         pooling: str = "mean",
+        rows_per_batch: int | None = None,
     ) -> None:
         if pooling not in ("mean", "cls"):
             raise EmbeddingError(f"pooling must be mean or cls, not {pooling!r}")
         self.pooling = pooling
         model_path = Path(model_path)
         check_model_file(model_path, expected_sha256)
-        try:
-            import onnxruntime as ort
-        except ImportError as exc:  # pragma: no cover - onnxruntime is a hard dependency
-            raise EmbeddingError("onnxruntime is not installed; use --embedder hash") from exc
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or os.cpu_count() or 1
-        options.inter_op_num_threads = 1
-        # Idle worker threads sleep instead of spinning: on a shared machine a spinning thread
-        # burns a core others need (measured on 2 busy cores: same wall time, 30 % less CPU).
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.log_severity_level = 3
-        try:
-            self._session = ort.InferenceSession(
-                str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise EmbeddingError(f"onnxruntime cannot load {model_path}: {exc}") from exc
+        self.threads = max(1, threads or _usable_cores())
+        self._session = _new_session(model_path, self.threads)
+        self._bulk_session = None  # one intra-op thread, run by the workers at once (on demand)
         self._inputs = {i.name for i in self._session.get_inputs()}
         if not {"input_ids", "attention_mask"} <= self._inputs:
             raise EmbeddingError(f"{model_path} does not take input_ids and attention_mask")
         output = self._session.get_outputs()[0]
         dim = output.shape[-1]
         if not isinstance(dim, int):
-            dim = int(self._run([[tokenizer.cls_id, tokenizer.sep_id]], tokenizer.pad_id).shape[-1])
+            dim = int(self._run(self._session, [[tokenizer.cls_id, tokenizer.sep_id]],
+                                tokenizer.pad_id).shape[-1])
         self.id = embedder_id
         self.dim = int(dim)
         self.tokenizer = tokenizer
         self.model_path = model_path
         #: Most padded tokens per forward pass (measured: 1-2k keeps MiniLM fastest on 2 cores).
         self.token_budget = 2048
+        self.rows_per_batch = rows_per_batch
 
-    def _run(self, sequences: Sequence[Sequence[int]], pad_id: int) -> np.ndarray:
+    def _run(self, session, sequences: Sequence[Sequence[int]], pad_id: int) -> np.ndarray:
         width = max(len(s) for s in sequences)
         ids = np.full((len(sequences), width), pad_id, dtype=np.int64)
         mask = np.zeros((len(sequences), width), dtype=np.int64)
@@ -140,7 +141,7 @@ class OnnxEmbedder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feed)[0]
+        hidden = session.run(None, feed)[0]
         if self.pooling == "cls":
             return np.ascontiguousarray(hidden[:, 0, :], dtype=np.float32)
         weights = mask[:, :, None].astype(np.float32)
@@ -160,10 +161,71 @@ class OnnxEmbedder:
         out = np.zeros((len(first), self.dim), dtype=np.float32)
         encoded = [self.tokenizer.encode(text) for text in first]
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
-        for rows in _length_batches(order, encoded, max(1, batch_size), self.token_budget):
-            out[rows] = self._run([encoded[i] for i in rows], self.tokenizer.pad_id)
+        rows = max(1, min(batch_size, self.rows_per_batch or batch_size))
+        self._run_batches(_length_batches(order, encoded, rows, self.token_budget), encoded, out)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return (out / np.maximum(norms, 1e-12))[where]
+
+
+    def _run_batches(self, batches: list[list[int]], encoded: list[list[int]], out: np.ndarray) -> None:
+        """Fill ``out``'s rows batch by batch: on one session, or on every core at once."""
+        pad = self.tokenizer.pad_id
+        if len(batches) < 2 or self.threads < 2:
+            for rows in batches:
+                out[rows] = self._run(self._session, [encoded[i] for i in rows], pad)
+            return
+        if self._bulk_session is None:
+            self._bulk_session = _new_session(self.model_path, 1)
+        session = self._bulk_session
+        # longest batches first, so that the workers finish together on short ones
+        pending = deque(reversed(batches))
+
+        def work() -> None:
+            while pending:
+                try:
+                    rows = pending.popleft()
+                except IndexError:  # another worker took the last one
+                    return
+                try:
+                    out[rows] = self._run(session, [encoded[i] for i in rows], pad)
+                except BaseException:
+                    pending.clear()  # the others stop after their current batch
+                    raise
+
+        with ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="atc-embed") as pool:
+            for worker in [pool.submit(work) for _ in range(min(self.threads, len(batches)))]:
+                worker.result()  # re-raises a worker's error here
+
+
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _new_session(model_path: Path, threads: int):
+    """An onnxruntime CPU session of ``model_path`` with ``threads`` intra-op threads.
+
+    Raises:
+        EmbeddingError: onnxruntime is missing or cannot load the model.
+    """
+    try:
+        import onnxruntime as ort
+    except ImportError as exc:  # pragma: no cover - onnxruntime is a hard dependency
+        raise EmbeddingError("onnxruntime is not installed; use --embedder hash") from exc
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Idle worker threads sleep instead of spinning: on a shared machine a spinning thread
+    # burns a core others need (measured on 2 busy cores: same wall time, 30 % less CPU).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(model_path), sess_options=options,
+                                    providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise EmbeddingError(f"onnxruntime cannot load {model_path}: {exc}") from exc
 
 
 def _length_batches(
@@ -208,8 +270,10 @@ def minilm_embedder(*, threads: int | None = None, form: str = "exact") -> OnnxE
     check_model_file(source, MINILM_SHA256)  # the forms are derived from the pinned file only
     tokenizer = WordPieceTokenizer.from_file(DEFAULT_VOCAB, max_length=MINILM_MAX_LENGTH)
     if form == "q8":
+        # one text per pass: its activations' int8 scale is its own, so its vector does not
+        # depend on what else is embedded with it (and a query, embedded alone, matches)
         return OnnxEmbedder(derived_model("q8", source, MINILM_SHA256), tokenizer,
-                            embedder_id=MINILM_Q8_ID, threads=threads)
+                            embedder_id=MINILM_Q8_ID, threads=threads, rows_per_batch=1)
     try:
         model = derived_model(form, source, MINILM_SHA256)
     except EmbeddingError as exc:
