@@ -435,7 +435,23 @@ def test_curation_ends_without_the_writers_index_tables(topical: Memory, tmp_pat
     topical.snapshot()
     assert jump._lexical is None and jump._vectors is None
     topical.ingest(_write(tmp_path / "later", _sessions(9, 2, 20)), format="openai")
-    report = topical.curate()
+    from attention_cloud.embed.store import VectorStore
+
+    flushes = []
+    flush = VectorStore.flush
+
+    def recording(store, *, checkpoint=False):
+        flushes.append(checkpoint)
+        return flush(store, checkpoint=checkpoint)
+
+    VectorStore.flush = recording
+    try:
+        report = topical.curate()
+    finally:
+        VectorStore.flush = flush
     assert report.embedded > 0 and report.cells["assigned"] > 0
+    # once the writes are done the writer checkpoints (its index saved for readers, see
+    # store.py); only the close that releases its tables flushes after it
+    assert flushes.count(True) == 1 and flushes.index(True) == len(flushes) - 2
     frame = topical.hydrate("pottery class clay wheel glaze kiln", budget=800)
     assert "pottery" in frame.text.lower() and frame.receipt["facts"]

@@ -630,3 +630,30 @@ def test_exact_search_without_a_zero_copy_faiss_index_gives_the_same_hits(tmp_pa
         assert [[k for k, _ in hits] for hits in got] == [[k for k, _ in hits] for hits in expected]
         assert all(abs(a[1] - b[1]) < 1e-5 for x, y in zip(got, expected) for a, b in zip(x, y))
         assert [k for k, _ in store.search(vectors[301], 4, filter_meta={"odd": True})] == [k for k, _ in filtered]
+
+
+def test_a_checkpoint_saves_the_index_a_plain_flush_leaves_for_readers_to_catch_up(tmp_path, monkeypatch):
+    import attention_cloud.embed.store as store_module
+
+    # the floor scaled down: 200 new rows on a 5,000-row index are past it, under 5 % of it
+    monkeypatch.setattr(store_module, "_SAVE_MIN_ROWS", 100)
+    policy = IndexPolicy(kind="ivf", background=False)
+    with open_store(tmp_path, policy=policy) as store:
+        store.add([f"k{i}" for i in range(5000)], unit_rows(5000, seed=7))
+    saved = lambda: json.loads((tmp_path / "manifest.json").read_text())["index"]  # noqa: E731
+    assert saved()["ntotal"] == 5000
+    store = open_store(tmp_path, policy=policy)
+    store.add([f"n{i}" for i in range(200)], unit_rows(200, seed=8))
+    store.flush()  # a batch of a curation: the large file is not rewritten for 4 %
+    assert saved()["ntotal"] == 5000
+    with open_store(tmp_path, policy=policy, read_only=True) as reader:
+        assert reader._tail is not None and reader._tail.ntotal == 200  # indexed again at open
+    store.flush(checkpoint=True)  # the end of the curation
+    assert saved() == {"kind": "ivf", "ntotal": 5200, "covered": 5200, "file": "index-5200.faiss"}
+    with open_store(tmp_path, policy=policy, read_only=True) as reader:
+        assert reader._tail.ntotal == 0 and len(reader) == 5200
+        assert reader.search(unit_rows(200, seed=8)[5], 1)[0][0] == "n5"
+    store.add(["late"], unit_rows(1, seed=9))
+    store.flush(checkpoint=True)  # under the floor: not rewritten
+    assert saved()["ntotal"] == 5200
+    store.close()

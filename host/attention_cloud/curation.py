@@ -208,7 +208,7 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
             new_items.extend([h for h in unfinished_items if h not in seen])
             del seen
         _echoes(mem, new_items, report, progress)
-    mem.jump.flush()
+    mem.jump.flush(checkpoint=True)  # readers open the index as saved here, not a tail to redo
     _pending_done(mem, "echoes")
     mem.jump.close()  # the writer's index tables and BM25 (~1 GB at 1M): the cells step only reads
     mem.give_back_memory()

@@ -231,11 +231,13 @@ class Jump:
         if (self.home / "vectors").exists() and not self.disabled:
             self.vectors.purge()
 
-    def flush(self) -> None:
-        """Make the indexes' writes durable and visible to readers (nothing when read-only)."""
-        for part in (self._lexical, self._vectors):
-            if part is not None and not part.read_only:
-                part.flush()
+    def flush(self, *, checkpoint: bool = False) -> None:
+        """Make the indexes' writes durable and visible to readers (nothing when read-only);
+        ``checkpoint`` at the end of a run of writes (see :meth:`VectorStore.flush`)."""
+        if self._lexical is not None and not self._lexical.read_only:
+            self._lexical.flush()
+        if self._vectors is not None and not self._vectors.read_only:
+            self._vectors.flush(checkpoint=checkpoint)
 
     def close(self) -> None:
         """Close both indexes (reopened on use) and forget which texts this process embedded:
