@@ -53,7 +53,8 @@ hydrate/3 plans the frame entirely in Prolog:
 ```
 
 Frame = frame(Meta, Facts, Beyond) where Meta is a dict (goal, plane, path, budget, spent,
-segments, anchor; each segment's dict lists what it left out as redundant in `suppressed`), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
+segments, anchor, now: the time the goal was read against, speakers: who said each item by
+handle; each segment's dict lists what it left out as redundant in `suppressed`), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
 Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source, Text).
 */
 
@@ -104,7 +105,7 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     must_be(list(atom), Mounts),
     option_(Options, depth, 1, MountDepth),
     must_be(nonneg, MountDepth),
-    time_anchor_(Goal, Now0, Anchor),
+    time_anchor_(Goal, Now0, Now, Anchor),
     goal_priors_(Goal, Anchor, Priors),
     option_(Options, bridge, true, Bridge),
     must_be(boolean, Bridge),
@@ -131,8 +132,23 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     foldl(segment_framing_sum_, SegMetas, 0, Framing),
     Total is max(Budget, Spent),
     anchor_meta_(Anchor, AnchorMeta),
+    stamp_meta_(Now, NowMeta),
+    fact_speakers_(Facts, Speakers),
     Meta = _{goal: Goal, plane: Plane, path: Path, budget: Total, spent: Spent,
-             framing: Framing, ceiling: Ceiling, segments: SegMetas, anchor: AnchorMeta}.
+             framing: Framing, ceiling: Ceiling, segments: SegMetas, anchor: AnchorMeta,
+             now: NowMeta, speakers: Speakers}.
+
+% The time the goal was read against (time_anchor_/4), ISO 8601 UTC; null for an empty memory.
+stamp_meta_(Now, Meta) :-
+    (   Now > 0 -> format_time(string(Meta), '%FT%TZ', Now, posix) ; Meta = null ).
+
+% Who said each item of the frame (item_speaker/2: the transcript's name, else the role), a
+% dict by handle; records that are not items (arcs, rollups, cells) have none.
+fact_speakers_(Facts, Speakers) :-
+    findall(Id-Who, ( member(fact(Id, _, _, _, _, _, _, _, _, _, _), Facts),
+                      item_speaker(Id, Who) ), Pairs0),
+    sort(1, @<, Pairs0, Pairs),
+    dict_pairs(Speakers, speakers, Pairs).
 
 % framing_(+Goal, +Plane, +Anchor, -Frame, -Fact, -Crumb): the tokens the frame's text spends
 % around the facts' own text, which the budget pays for too (what the frame costs in a prompt is
@@ -194,8 +210,8 @@ segment_framing_sum_(Meta, F0, F) :-
     F is F0 + Meta.framing.
 
 % The time window the goal names (when.pl), read against Now: the `now` option (a POSIX stamp
-% or an ISO 8601 text) or else the newest item's time.
-time_anchor_(Goal, Now0, Anchor) :-
+% or an ISO 8601 text) or else the newest item's time (0 in an empty memory).
+time_anchor_(Goal, Now0, Now, Anchor) :-
     (   Now0 == default -> memory_now(Now)
     ;   number(Now0) -> Now = Now0
     ;   text_string_(Now0, NowText),
@@ -370,8 +386,10 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates0),
     crumb_share_(Settings, Budget, CrumbShare),
     FitBudget is Budget - CrumbShare,
-    select_facts_(Candidates0, Settings, FitBudget, Placed, PastCap, Suppressed),
-    fit_(Placed, FitBudget, Fitted, Dropped),
+    select_facts_(Candidates0, Settings, FitBudget, Placed, PastCap, Suppressed0),
+    fit_(Placed, FitBudget, Fitted0, Dropped),
+    distinct_shown_(Fitted0, Fitted, SameShown),
+    append(Suppressed0, SameShown, Suppressed),
     promote_(Fitted, FitBudget, Kept0, GaveWay),
     excerpts_(Goal, Settings, FitBudget, Kept0, Kept),
     used_tokens_(Kept, Used),
@@ -454,7 +472,7 @@ split_at_(N, List, Front, Back) :-
 %   c(Id, Score, SeededBy, 0, seed) terms, and the Path that produced them (hybrid, semantic,
 %   lexical or recency). Benchmarks use it to measure the jump exactly as frames are seeded.
 seed_ranking(Goal, Segment, K, Path, Seeds) :-
-    time_anchor_(Goal, default, Anchor),
+    time_anchor_(Goal, default, _, Anchor),
     goal_priors_(Goal, Anchor, Priors),
     jump_(Goal, Priors, none, Segment, K, Path, Seeds, _).
 
@@ -484,7 +502,8 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :
         fuse_(SemAll, Lex, Fused0),
         open_arcs_(Fused0, Fused10),
         include(readable_pair_(Reader), Fused10, Fused1),
-        speaker_prior_(Speaker, Fused1, Fused2),
+        speaker_prior_(Speaker, Fused1, Fused1b),
+        instructions_prior_(Speaker, Fused1b, Fused2),
         time_prior_(Anchor, Fused2, Fused),
         discount_echoes_(Fused, Scored),
         split_at_(K, Scored, Top, Rest),
@@ -624,6 +643,19 @@ speaker_prior_(speaker(Role), Pairs, Out) :-
 speaker_boost_(Who, K-S, K-S1) :-
     (   spoken_by_(K, Who) -> S1 is round(S * 1.3 * 10000) / 10000 ; S1 = S ).
 
+% A system message is the instructions an agent ran under (SWE-agent's and many chat exports'
+% first message, the same in every session): it shares words with most goals, being about the
+% task, yet is rarely what a goal asks about: its score counts half.
+instructions_prior_(_, Pairs, Out) :-
+    (   member(K-_, Pairs), item_role(K, system)
+    ->  maplist(instructions_discount_, Pairs, Out0),
+        sort_by_score_(Out0, Out)
+    ;   Out = Pairs
+    ).
+
+instructions_discount_(K-S, K-S1) :-
+    (   item_role(K, system) -> S1 is round(S / 2 * 10000) / 10000 ; S1 = S ).
+
 % Item K was said by Who: a role (user, assistant), or one of a list of named people.
 spoken_by_(K, Who) :-
     (   is_list(Who)
@@ -649,7 +681,8 @@ walk_speaker_score_(Who, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
 %   The speaker whose items Goal asks about: a person memory knows as a speaker (an
 %   item_speaker/2 name) when Goal names them ("When did Priya start the pottery class?"; the
 %   first one named), else `assistant` when it refers to what "you" said, did or recommended,
-%   `user` when it is otherwise in the first person; fails for neither. Hydration favours the
+%   the role a goal names in the third person ("what did the user ask for", "the assistant's
+%   suggestion"), `user` when it is otherwise in the first person; fails for none of these. Hydration favours the
 %   items of every person a goal names.
 goal_speaker(Goal, Speaker) :-
     goal_people_(Goal, [Name|_]), !,
@@ -657,8 +690,38 @@ goal_speaker(Goal, Speaker) :-
 goal_speaker(Goal, Role) :-
     goal_words(Goal, Words),
     (   addressed_to_assistant_(Words) -> Role = assistant
+    ;   role_named_(Words, Named) -> Role = Named
     ;   member(W, Words), first_person_(W) -> Role = user
     ).
+
+% A goal that asks about a role in the third person, as one agent reading another's history
+% does: "what did the user ask for", "the user's request", "why the assistant changed it".
+% The role word must be the subject of a question or of a verb, or a possessive: "the user
+% table" is a table.
+role_named_(Words, Role) :-
+    append(_, ["the", Word|Rest], Words),
+    role_word_(Word, Role, Possessive),
+    (   Possessive == true
+    ->  true
+    ;   Rest = [Verb|_], role_act_(Verb)
+    ->  true
+    ;   append(_, ["did", "the", Word|_], Words)
+    ),
+    !.
+
+role_word_(W, Role, Possessive) :-
+    (   sub_string(W, Before, 2, 0, "'s") -> sub_string(W, 0, Before, _, Bare), Possessive = true
+    ;   Bare = W, Possessive = false
+    ),
+    (   memberchk(Bare, ["user", "human"]) -> Role = user
+    ;   memberchk(Bare, ["assistant", "agent", "ai", "bot", "model"]) -> Role = assistant
+    ).
+
+role_act_(W) :- assistant_act_(W), !.
+role_act_(W) :- memberchk(W, ["ask", "asks", "want", "wants", "say", "says", "like", "likes",
+                              "prefer", "prefers", "need", "needs", "think", "thinks", "mention",
+                              "mentions", "tell", "tells", "write", "writes", "suggest",
+                              "suggests", "recommend", "recommends", "request", "requests"]).
 
 addressed_to_assistant_(Words) :-
     append(_, ["did", "you"|_], Words), !.              % "what did you suggest"
@@ -1261,8 +1324,7 @@ near_duplicate_of_([T|Ts], Sig, Window, Min, Verdict) :-
     ;   J = 0.0
     ),
     (   J >= Min,
-        Sig = sig(_, _, _, words(_, _, Set)), T = sig(_, _, _, words(_, _, SetT)),
-        \+ ( member(N, Set), number_word_(N), \+ ord_memberchk(N, SetT) )
+        \+ states_another_number_(Sig, T)
     ->  Sim is round(J * 100) / 100.0,
         Verdict = like(Other, Sim)
     ;   near_duplicate_of_(Ts, Sig, Window, Min, Verdict)
@@ -1298,9 +1360,76 @@ similar_size_(window(Size, Lo, Hi), SizeT) :-
 % the other lacks: "watered on day 3" and "watered on day 9" are two facts (as for echoes).
 near_duplicate_(0.8).
 
-number_word_(W) :-
-    sub_string(W, 0, 1, _, C),
-    char_type(C, digit(_)).
+% states_another_number_(+Sig, +SigT): Sig's text (at its compared rung) states a number that
+% SigT's does not. Numbers that time a run rather than state a fact do not count: a check that
+% failed five times in the same words, "done in 0m12.09s" once and "0m12.13s" the next, is
+% one failure (incidental_number_//0).
+states_another_number_(sig(Id, _, Level, _), sig(IdT, _, LevelT, _)) :-
+    numbers_stated_(Id, Level, Numbers),
+    Numbers \== [],
+    numbers_stated_(IdT, LevelT, NumbersT),
+    \+ ord_subset(Numbers, NumbersT).
+
+% numbers_stated_(+Id, +Level, -Numbers): the ordered set of the words of Id's rung at Level
+% (split at white space, trimmed of punctuation, lower case) that hold a digit, less the
+% incidental ones.
+numbers_stated_(Id, Level, Numbers) :-
+    (   rung(Id, Level, Text)
+    ->  string_lower(Text, Lower),
+        split_string(Lower, " \t\n\r", " \t\n\r", Words),
+        findall(N, ( member(W, Words), stated_number_(W, N) ), Numbers0),
+        sort(Numbers0, Numbers)
+    ;   Numbers = []
+    ).
+
+stated_number_(Word, N) :-
+    split_string(Word, "", ".,;:!?()[]{}\"'`<>*=", [N]),
+    once(( sub_atom(N, _, 1, _, C), char_type(C, digit(_)) )),
+    string_codes(N, Codes),
+    \+ phrase(incidental_number_, Codes).
+
+% How long something took and when to the second, as tools and logs print them: 0m12.09s,
+% 1.52s, 340ms, 15:05:33(.120), 2026-02-12t15:05:33z. A clock time without seconds (a meeting
+% at 15:05) and a date (on 2023-05-08) are facts and still count.
+incidental_number_ --> digits_, "m", digits_, fraction_, "s".
+incidental_number_ --> digits_, ".", digits_, "s".
+incidental_number_ --> digits_, fraction_, "ms".
+incidental_number_ --> clock_seconds_.
+incidental_number_ --> digits_, "-", digits_, "-", digits_, "t", clock_seconds_, rest_.
+
+clock_seconds_ --> digits_, ":", digits_, ":", digits_, fraction_.
+
+fraction_ --> ".", digits_.
+fraction_ --> [].
+
+digits_ --> [C], { code_type(C, digit) }, digits0_.
+digits0_ --> [C], { code_type(C, digit) }, !, digits0_.
+digits0_ --> [].
+
+rest_ --> [_], !, rest_.
+rest_ --> [].
+
+% distinct_shown_(+Placed, -Kept, -Suppressed): a fact the fit left in the same words as one
+% before it (its rung at its level, and its speaker) is dropped as redundant(Id, Like, 1.0),
+% its tokens going to promotion: records that differ only in what their summaries leave out
+% (a run's timing, a token count) would otherwise be shown as one line several times.
+distinct_shown_(Placed, Kept, Suppressed) :-
+    distinct_shown_(Placed, [], Kept, Suppressed).
+
+distinct_shown_([], _, [], []).
+distinct_shown_([P|Ps], Seen, Kept, Suppressed) :-
+    P = p(c(Id, _, _, _, _), Level, _, _),
+    (   atom(Level), rung(Id, Level, Text)
+    ->  ( speaker_label_(Id, Label) -> true ; Label = "" ),
+        Key = Label-Text
+    ;   Key = none
+    ),
+    (   Key \== none, memberchk(Key-Like, Seen)
+    ->  Suppressed = [redundant(Id, Like, 1.0)|Suppressed1],
+        distinct_shown_(Ps, Seen, Kept, Suppressed1)
+    ;   Kept = [P|Kept1],
+        distinct_shown_(Ps, [Key-Id|Seen], Kept1, Suppressed)
+    ).
 
 % jaccard_(+A, +B, +Min, -J): the Jaccard index of two word sets (words/3 of sig_words_/1), or
 % 0.0 when it is surely below Min: their sizes alone put it there (the index is at most the

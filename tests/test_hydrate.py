@@ -333,6 +333,38 @@ def test_near_duplicates_give_way_to_the_distinct_diagnostic(home, tmp_path):
         mem.close()
 
 
+def test_repeats_that_differ_only_in_how_long_they_took_are_one_fact(home, tmp_path):
+    # A check that failed four times prints the same report with another timing each time;
+    # numbers that state something ("at most 3 retries" vs "at most 9") still make two facts.
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    messages = [{"role": "user", "content": "Run the type checker before the commit."}]
+    messages += [{"role": "assistant",
+                  "content": "Pre-commit validation failed:\n\n[DIALYZER]\nFinding suitable PLTs\n"
+                             f"Checking PLT... done in 0m12.{n}s (at 14:0{i}:3{i})\n"
+                             "lib/spotter/trace_helpers.ex:58:13:pattern_match The pattern can "
+                             "never match the type of the value returned by the tracer call.\n"
+                             "Total errors: 2, Skipped: 0, Unnecessary Skips: 0"}
+                 for i, n in enumerate(["09", "13", "21", "30"])]
+    messages += [{"role": "assistant", "content": "The retry policy of the dialyzer runner allows "
+                                                  f"at most {n} retries per check and then stops."}
+                 for n in (3, 9)]
+    (folder / "runs.json").write_text(json.dumps({"session_id": "runs", "messages": messages}))
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([folder])
+        mem.curate()
+        frame = mem.hydrate("why did the dialyzer check fail and how many retries", budget=1500)
+        shown = [f for f in frame.facts if "[DIALYZER]" in f.text]
+        assert len(shown) == 1
+        redundant = [s for s in frame.receipt["suppressed"] if s["suppressed"] == "redundant"]
+        assert len(redundant) == 3 and {s["like"] for s in redundant} == {shown[0].handle}
+        retries = [f for f in frame.facts if "retries per check" in f.text]
+        assert len(retries) == 2  # 3 and 9 are two facts
+    finally:
+        mem.close()
+
+
 def test_the_same_words_from_two_speakers_are_two_facts(home, tmp_path):
     # "Priya: I love pottery" and "Tomás: I love pottery" say two things.
     folder = tmp_path / "chat"

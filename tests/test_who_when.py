@@ -245,6 +245,23 @@ def test_hydrate_names_the_speaker_and_favours_the_person_asked_about(conversati
     assert any(line.strip().startswith("Priya: ") for line in text.splitlines())
 
 
+def test_the_receipt_names_each_facts_speaker_and_the_time_the_goal_was_read_against(conversation_home):
+    goal = "When did Priya start the pottery class?"
+    frame = json.loads(conversation_home("hydrate", "--goal", goal, "--budget", "600",
+                                         "--format", "json").output)
+    receipt = frame["receipt"]
+    assert receipt["now"] == "2023-06-02T09:05:00Z"  # no --now: the newest item's time
+    for fact in receipt["facts"]:
+        who = json.loads(conversation_home("query", f'item_speaker({fact["handle"]}, S)',
+                                           "--format", "json").output)
+        assert fact.get("speaker") == (who[0]["S"] if who else None)
+    assert {f["speaker"] for f in receipt["facts"] if "speaker" in f} <= {"Priya", "Tomás"}
+    assert any(f.get("speaker") == "Priya" for f in receipt["facts"])
+    given = json.loads(conversation_home("hydrate", "--goal", goal, "--now", "2023-07-01T08:00:00Z",
+                                         "--format", "json").output)
+    assert given["receipt"]["now"] == "2023-07-01T08:00:00Z"
+
+
 def test_goal_speaker_reads_names_memory_knows(conversation_home):
     out = conversation_home("query", 'goal_speaker("what did Tomás say about his knee", A), '
                             'goal_speaker("Did Priya\'s bowl survive?", B), '

@@ -333,6 +333,7 @@ def excerpt_fields(excerpt: dict[str, Any] | None) -> dict[str, Any]:
 
 def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Term]) -> dict:
     capped = {str(h) for s in meta["segments"] for h in s.get("capped", [])}
+    speakers = meta.get("speakers") if isinstance(meta.get("speakers"), dict) else {}
     return {
         "goal": meta["goal"],
         "plane": meta["plane"],
@@ -344,10 +345,12 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
         "ceiling": meta["ceiling"].upper(),
         "path": meta["path"],
         "anchor": meta["anchor"] if isinstance(meta.get("anchor"), dict) else None,
+        "now": meta.get("now") if isinstance(meta.get("now"), str) else None,
         "tokens": {"estimated": True, "estimator": ESTIMATOR},
         "facts": [{"handle": f.handle, "segment": f.segment, "level": f.level.upper(),
                    "seeded_by": f.seeded_by, "score": f.score, "tokens": f.tokens,
                    "hops": f.hops, "source": f.source, "time": f.time,
+                   **({"speaker": str(speakers[f.handle])} if f.handle in speakers else {}),
                    **({"capped_by": "ceiling"} if f.handle in capped else {}),
                    **({"excerpt": f.excerpt} if f.excerpt_spans else {}),
                    **({"dirty_beliefs": list(f.dirty_beliefs)} if f.dirty_beliefs else {})}

@@ -31,7 +31,15 @@ memory :-
                  item_(H, K, T, I) ), Long),
     item_(n1, 60, "the tomatoes in the garden got watered by the hose on day 3", N1),
     item_(n2, 61, "the tomatoes in the garden got watered by the hose on day 9", N2),
-    append([Dups, Short, Long, [N1, N2]], Items),
+    Run = "Pre-commit validation failed: mix dialyzer found that the pattern can never match the type returned by the tracer call in lib/trace.ex:58 of the spotter application; Total errors: 2, Skipped: 0, Unnecessary Skips: 0; done in ",
+    findall(I, ( member(H-Seq-Took, [t1-70-"0m12.09s at 14:05:33", t2-71-"0m12.13s at 14:07:10",
+                                     t3-72-"340ms at 14:09:02.120"]),
+                 string_concat(Run, Took, T), item_(H, Seq, T, I) ), Timed),
+    item_(r1, 80, "the dialyzer runner allows at most 3 retries per check at 14:05", R1),
+    item_(r2, 81, "the dialyzer runner allows at most 9 retries per check at 14:05", R2),
+    item_(sys, 90, "You are an agent: fix the bug", Sys0),
+    setarg(6, Sys0, system),
+    append([Dups, Short, Long, [N1, N2], Timed, [R1, R2, Sys0]], Items),
     journal_add_items(Items, _).
 
 cands_(Ids, Cands) :-
@@ -78,6 +86,22 @@ test(the_planes_fact_cap_is_a_hard_bound, [true(N == 5)]) :-
 
 test(a_number_the_other_lacks_is_a_fact_of_its_own, [true(Suppressed == [])]) :-
     select_([n1, n2], 80, 1000, _, Suppressed).
+
+test(numbers_that_only_time_a_run_do_not_make_two_facts,
+     [true(Taken-Suppressed == [t1]-[redundant(t2, t1, 0.85), redundant(t3, t1, 0.81)])]) :-
+    select_([t1, t2, t3], 80, 1000, Taken, Suppressed).
+
+test(a_clock_time_without_seconds_and_another_count_still_do, [true(Suppressed == [])]) :-
+    select_([r1, r2], 80, 1000, _, Suppressed).
+
+test(a_fact_shown_in_the_words_of_one_before_it_is_left_out,
+     [true(Kept-Suppressed == [d1, diag]-[redundant(d2, d1, 1.0)])]) :-
+    findall(p(c(Id, 1.0, relevance, 0, seed), l0, 10, [l0-10]), member(Id, [d1, d2, diag]), Placed),
+    atc_hydrate:distinct_shown_(Placed, KeptP, Suppressed),
+    findall(Id, member(p(c(Id, _, _, _, _), _, _, _), KeptP), Kept).
+
+test(a_system_message_counts_half, [true(Out == [diag-0.6, sys-0.4])]) :-
+    atc_hydrate:instructions_prior_(none, [sys-0.8, diag-0.6], Out).
 
 test(the_line_heading_each_fact_is_part_of_its_cost, [true(N-M == 10-34)]) :-
     findall(H, ( between(1, 40, K), atom_concat(s, K, H) ), Ids),

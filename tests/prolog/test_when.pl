@@ -112,6 +112,18 @@ test(remind_me_alone_is_not_the_user_speaking, [fail]) :-
     goal_speaker("Can you remind me what the average framerate gain was?", _).
 test(neither, [fail]) :-
     goal_speaker("why do the tests fail", _).
+test(the_user_asked, [true(R == user)]) :-
+    goal_speaker("what did the user ask for in the spotter-a0y session", R).
+test(the_users_request, [true(R == user)]) :-
+    goal_speaker("Summarise the user's request about scrolling", R).
+test(does_the_user_prefer, [true(R == user)]) :-
+    goal_speaker("What does the user prefer for breakfast?", R).
+test(the_assistant_recommended, [true(R == assistant)]) :-
+    goal_speaker("Which hotel did the assistant recommend?", R).
+test(the_user_table_is_a_table, [fail]) :-
+    goal_speaker("how does the user table work", _).
+test(the_user_table_locked, [fail]) :-
+    goal_speaker("why did the migration lock the user table", _).
 
 :- end_tests(goal_speaker).
 
