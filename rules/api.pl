@@ -5,6 +5,7 @@
             api_ingest/2,               % +Items, -Counts
             api_ingest_with_marks/3,    % +Items, +Marks, -Counts
             api_watermarks/2,           % +Sources, -Marks
+            api_session_files/2,        % +Sessions, -Pairs
             api_load_rules/3,           % +Text, +Module, -Module
             api_load_rules/4,           % +Text, +Module, +Options, -Module
             api_rule_predicates/2,      % +Text, -Indicators
@@ -114,6 +115,27 @@ api_ingest_with_marks(Items, Marks, Counts) :-
     api_batch(( journal_add_encoded(Items, Counts),
                 forall(member(mark(Src, Size, Digest), Marks),
                        journal_set_watermark(Src, Size, Digest)) )).
+
+%!  api_session_files(+Sessions:list(atom), -Pairs:list) is det.
+%   Session-File for each of Sessions that items in memory belong to, File the source file of
+%   one of them (its pointer without the line number): what a file that would take the same
+%   session by default has to be told apart from.
+api_session_files(Sessions, Pairs) :-
+    must_be(list(atom), Sessions),
+    findall(S-File, ( member(S, Sessions),
+                      once(( item_session(H, S), item_source(H, Src) )),
+                      pointer_file_(Src, File) ), Pairs).
+
+pointer_file_(Pointer, File) :-                 % path#/json/pointer
+    sub_atom(Pointer, Before, _, _, '#/'), !,
+    sub_atom(Pointer, 0, Before, _, File).
+pointer_file_(Pointer, File) :-                 % path:line
+    atomic_list_concat(Parts, ':', Pointer),
+    append(Init, [Line], Parts),
+    Init \== [],
+    catch(atom_number(Line, N), _, fail), integer(N), !,
+    atomic_list_concat(Init, ':', File).
+pointer_file_(Pointer, Pointer).
 
 %!  api_watermarks(+Sources:list(atom), -Marks:list) is det.
 %   The watermark of each source, in order: mark(Size, Digest), or `none` if it has none.
@@ -447,7 +469,7 @@ user_code_refused_(Name, system) :-
 
 %!  user_code_vet_(+Term) is det.
 %   Throw permission_error(call, sandboxed, What) when Term (a goal or a rule clause) names a
-%   module or a refused builtin anywhere; format/2,3 directives that pad by huge or computed
+%   module or a refused builtin anywhere; format/1,2,3 directives that pad by huge or computed
 %   counts (`~*c`, `~100000000c`) are refused too, as they allocate in one C call.
 user_code_vet_(Term) :-
     (   cyclic_term(Term)
@@ -479,8 +501,8 @@ vet_(T) :-
     maplist(vet_, Args).
 
 vet_format_(T) :-
-    (   (   T = format(F, _) ; T = format(_, F, _) ),
-        (   atom(F) ; string(F) ),
+    (   (   T = format(F0) ; T = format(F0, _) ; T = format(_, F0, _) ),
+        format_text_(F0, F),
         (   sub_atom(F, _, _, _, '~*')
         ;   sub_atom(F, B, _, _, '~'),
             B1 is B + 1,
@@ -490,6 +512,15 @@ vet_format_(T) :-
         )
     ->  permission_error(format, sandboxed, F)
     ;   true
+    ).
+
+% The directive text of a format/1,2,3 call written in the goal: an atom, a string, or a
+% list of codes or characters (`~t~9|`, "~a", [126, 97]); fails for anything else.
+format_text_(F0, F) :-
+    (   atom(F0) -> F = F0
+    ;   string(F0) -> atom_string(F, F0)
+    ;   is_list(F0), F0 \== [], catch(atom_codes(F, F0), _, fail) -> true
+    ;   is_list(F0), F0 \== [], catch(atom_chars(F, F0), _, fail)
     ).
 
 		 /*******************************

@@ -347,6 +347,7 @@ segment_budgets_(Module, Plane, Total, Overrides, SegBudgets) :-
     must_be(list, Overrides),
     findall(S-Share, plane_share_(Module, Plane, Overrides, S, Share), Shared),
     sum_values_(Overrides, Fixed),
+    (   Fixed =< Total -> true ; domain_error(segment_budgets_within(Total), Overrides) ),
     Rest is max(0, Total - Fixed),
     sum_values_(Shared, ShareSum),
     (   ShareSum > 0

@@ -199,3 +199,20 @@ def test_invalid_budget_arguments_are_usage_errors(options, message):
     with pytest.raises(UsageError) as caught:
         parse(session_jsonl("s", ["user_goal"]), **options)
     assert str(caught.value) == message
+
+
+def test_a_file_read_again_with_other_options_is_parsed_again(tmp_path):
+    # A watermark holds the options a file was read with: the items an --item-budget evicted
+    # come back when it is read without one, and a read with the same options is skipped.
+    from attention_cloud import Memory
+    from attention_cloud.samples import sample_paths
+
+    sample = next(p for p in sample_paths() if p.name.endswith("processor-retries.jsonl"))
+    with Memory.open(tmp_path / "home", create=True) as mem:
+        first = mem.ingest([sample], item_budget=3)
+        assert first.new == 3 and first.evicted > 0
+        again = mem.ingest([sample], item_budget=3)
+        assert again.files_unchanged == 1 and again.new == 0
+        whole = mem.ingest([sample])
+        assert whole.new == first.evicted and whole.evicted == 0
+        assert mem.ingest([sample]).files_unchanged == 1

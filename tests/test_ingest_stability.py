@@ -202,3 +202,42 @@ def test_pointer_parsing_and_errors(tmp_path):
     assert read_pointer(f"{doc}#/messages/0/a~0b~1c") == 1
     with pytest.raises(InputError, match="no '7'"):
         read_pointer(f"{doc}#/messages/7")
+
+
+def _chat(path: Path, *turns: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    roles = ["user", "assistant"] * len(turns)
+    path.write_text(json.dumps([{"role": r, "content": t} for r, t in zip(roles, turns)]))
+    return path
+
+
+def test_files_of_one_name_in_two_folders_are_two_sessions(tmp_path):
+    from attention_cloud import Memory
+    from attention_cloud.bridge import Var
+
+    ask = "Help me debug the deploy of the billing service"
+    jan = _chat(tmp_path / "r" / "2026-01" / "chat.json", ask, "The migration timed out.")
+    feb = _chat(tmp_path / "r" / "2026-02" / "chat.json", ask, "The TLS certificate expired.")
+    mar = _chat(tmp_path / "r" / "2026-03" / "chat.json", ask, "The disk was full.")
+    home = tmp_path / "home"
+    with Memory.open(home, create=True) as mem:
+        report = mem.ingest([jan.parent, feb.parent])  # one call
+        assert report.new == 4
+        report = mem.ingest([mar.parent])               # a later call: jan still exists
+        assert report.new == 2
+
+        found: dict[str, set[str]] = {}
+        for handle, session in mem.pl.solutions("atc_journal:item_session", Var(), Var()):
+            (source,) = mem.pl.once("atc_journal:item_source", handle, Var())
+            found.setdefault(str(session), set()).add(str(source).split("#")[0])
+        assert len(found) == 3 and all(len(files) == 1 for files in found.values())
+        assert found["chat"] == {str(jan)}  # the first keeps the plain name
+        assert all(s.startswith("chat~") for s in found if s != "chat")
+    # a folder moved (and its file grown) keeps its session and its items' handles
+    moved = tmp_path / "moved" / "chat.json"
+    moved.parent.mkdir()
+    jan.rename(moved)
+    _chat(moved, ask, "The migration timed out.", "Then raise the timeout to ten minutes.")
+    with Memory.open(home) as mem:
+        report = mem.ingest([moved.parent])
+        assert (report.new, report.unchanged) == (1, 2)

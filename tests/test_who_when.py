@@ -40,7 +40,8 @@ def test_every_date_form_is_read(written, iso):
 
 
 @pytest.mark.parametrize("written", ["soon", "13:56", "Monday", "May 2023", "2023-05-28 19:47 XYZ",
-                                     True, -5])
+                                     True, -5, "2026-02-30T25:61:00Z", "2026-13-45T99:99:99Z",
+                                     "2026-99-99T00:00:00Z", "2025-02-29T00:00:00.5Z"])
 def test_what_is_not_a_timestamp_is_unreadable_not_guessed(written):
     assert read_time(written) is None
 

@@ -69,7 +69,20 @@ def note(message: str) -> None:
 
 
 def emit_json(value: Any) -> None:
-    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+    """``value`` as strict JSON: a float JSON cannot hold (Prolog's ``inf``, ``nan``) is written
+    as the string ``"inf"``, ``"-inf"`` or ``"nan"``, never as a bare ``Infinity``/``NaN``
+    that JSON parsers reject."""
+    click.echo(json.dumps(_json_safe(value), ensure_ascii=False, indent=2, allow_nan=False))
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return "nan" if value != value else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
 
 
 class _LazyGroup(click.Group):
@@ -578,7 +591,7 @@ def rules_add(file: Any, name: str | None, home: str | None) -> None:
 @fail_cleanly
 def rules_list(fmt: str, home: str | None) -> None:
     """List saved rules and the predicates they define."""
-    mem = open_memory(home)
+    mem = open_memory(home, create=False)
     try:
         listed = mem.rules_list()
     finally:
@@ -596,7 +609,7 @@ def rules_list(fmt: str, home: str | None) -> None:
 @fail_cleanly
 def rules_remove(name: str, home: str | None) -> None:
     """Delete a saved rule."""
-    mem = open_memory(home)
+    mem = open_memory(home, create=False)
     try:
         mem.rules_remove(name)
     finally:

@@ -109,6 +109,10 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
         raise UsageError(f"ceiling must be one of L0, L1, L2, L3, not {ceiling!r}")
     if segments:
         check_segments(mem, segments)
+        fixed = sum(int(n) for n in segments.values())
+        if fixed > budget:
+            raise UsageError(f"--segment budgets add up to {fixed} tokens, more than the frame's "
+                             f"budget of {budget}: raise --budget or lower them")
     mem.jump  # register the host's search before the proof calls nearest/4
     options: dict[str, Any] = {"budget": budget, "plane": Atom(plane), "ceiling": Atom(ceiling),
                                "segments": [Term("-", [Atom(s), int(n)])

@@ -14,6 +14,7 @@ second home replaces the first.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ from .home import WriteLock, fsync_path, read_config, require_home, resolve_home
 from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
 from .ingest.collector import DEFAULT_MAX_ITEM_CHARS
+from .ingest.records import check_segment
 from .progress import ProgressCallback, report as report_progress
 from . import ingest_index
 from .wire import encode_item
@@ -299,6 +301,7 @@ class Memory:
         the size at which it was quiet (finished): the file is read whole unless its size has
         changed since (grown, or cut back and being written again).
         """
+        segment = check_segment(segment)
         found = find_transcripts(paths)
         if not found:
             raise InputError("no transcript files found in the given paths")
@@ -323,8 +326,10 @@ class Memory:
         wrote = False
         open_tails = {str(Path(p)): int(n) for p, n in (
             unfinished.items() if isinstance(unfinished, Mapping) else ((p, 0) for p in unfinished))}
+        sessions = self._distinct_default_sessions(names)
         parsed_files = _parse_all(todo, format, item_budget, segment, limit, open_tails,
-                                  self.config.get("max_item_chars", DEFAULT_MAX_ITEM_CHARS))
+                                  self.config.get("max_item_chars", DEFAULT_MAX_ITEM_CHARS),
+                                  sessions)
         resolver = GoalResolver(self._launch_goal, max_file_bytes=limit)
         subagents: list[tuple[str, _Parsed]] = []   # written last, once their parents are known
 
@@ -358,6 +363,32 @@ class Memory:
             raise
         return report
 
+
+    def _distinct_default_sessions(self, names: list[str]) -> dict[str, str]:
+        """The session to give the items of each file named in ``names`` that names none of
+        its own, where its default (the file name without its extension) would mix it with
+        another file: two files of this call with the same name in different folders
+        (``2026-01/chat.json``, ``2026-02/chat.json``), or a file whose name's session memory
+        already holds for another file that still exists. Such a file's session is its name,
+        ``~``, and 8 hex digits of its path; a file whose session is already its own (ingested
+        before), or that takes the place of a file no longer there (a folder moved), keeps the
+        plain name, so that their items keep their handles. Files not listed keep the default."""
+        by_stem: dict[str, list[str]] = {}
+        for name in names:
+            by_stem.setdefault(Path(name).stem or name, []).append(name)
+        (held,) = self.pl.once("atc_api:api_session_files", [Atom(stem) for stem in by_stem], Var())
+        holders = {str(pair.args[0]): str(pair.args[1]) for pair in held}
+        out: dict[str, str] = {}
+        for stem, group in by_stem.items():
+            holder = holders.get(stem)
+            if holder is not None and holder not in group and not Path(holder).exists():
+                holder = None  # its file is gone: the first of this call takes the session on
+            keeper = holder if holder is not None else group[0]
+            for name in group:
+                if name != keeper:
+                    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+                    out[name] = f"{stem}~{digest}"
+        return out
     def _launch_goal(self, agent: str) -> str | None:
         """The goal of the journal item linked ``relation(H, launched_agent, Agent)`` (the
         result of the call that launched a Claude Code subagent), or None."""
@@ -802,11 +833,25 @@ def _reason(message: str, name: str) -> str:
     return f"line {line}: {tail}" if sep and line.isdigit() else rest.lstrip()
 
 
+def _read_digest(data: bytes, format: str | None, item_budget: int | None, segment: str,
+                 session: str | None) -> str:
+    """What a watermark records of a file read: the digest of its bytes, and of the options that
+    change what they give (a format forced, an item budget, a segment, a session told apart),
+    so that a file read again with other options is parsed again (items an ``--item-budget``
+    evicted come back under a larger one) while one read again as before is skipped. With the
+    default options it is the bytes' digest alone, as watermarks were before options counted."""
+    digest = hashlib.sha256(data)
+    if (format, item_budget, segment, session) != (None, None, "default", None):
+        digest.update(b"\0" + json.dumps([format, item_budget, segment, session]).encode())
+    return digest.hexdigest()[:32]
+
+
 def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str | None,
                item_budget: int | None, segment: str,
                max_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
                settled: int | None = None,
-               max_item_chars: int = DEFAULT_MAX_ITEM_CHARS) -> _Parsed:
+               max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
+               session: str | None = None) -> _Parsed:
     from .ingest.api import parse_source
     from .ingest.source import read_path
     from .ingest.unfinished import finished_part
@@ -821,11 +866,12 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                 return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
                                skipped=[], unchanged=True)
             source = finished
-        size, digest = len(source.data), hashlib.sha256(source.data).hexdigest()[:32]
+        size, digest = len(source.data), _read_digest(source.data, format, item_budget, segment,
+                                                      session)
         if known == (size, digest):
             return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
                            skipped=[], size=size, digest=digest, unchanged=True)
-        parsed = parse_source(source, format=format, item_budget=item_budget,
+        parsed = parse_source(source, format=format, session=session, item_budget=item_budget,
                               max_item_chars=max_item_chars)
     except InputError as exc:  # the caller decides: abort the call (strict) or skip the file
         return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0, skipped=[],
@@ -844,7 +890,8 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
                item_budget: int | None, segment: str,
                max_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
                open_tails: Mapping[str, int] | None = None,
-               max_item_chars: int = DEFAULT_MAX_ITEM_CHARS) -> Iterator[_Parsed]:
+               max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
+               sessions: Mapping[str, str] | None = None) -> Iterator[_Parsed]:
     """Parse files, yielding each as it is done, in order; large batches use one worker
     process per core (which keep parsing while the caller writes what they yielded). Of a
     file in ``open_tails`` grown past the size given there only the finished part is parsed
@@ -858,7 +905,8 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
     if workers < 2 or sum(_file_size(path) for path, _, _ in todo) < PARALLEL_PARSE_BYTES:
         for path, name, known in todo:
             yield _parse_one(path, name, known, format, item_budget, segment, max_bytes,
-                             (open_tails or {}).get(str(path)), max_item_chars)
+                             (open_tails or {}).get(str(path)), max_item_chars,
+                             (sessions or {}).get(name))
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -870,7 +918,8 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
                                initargs=(WORKER_NICENESS, os.getpid()))
     try:
         yield from pool.map(_parse_one, *zip(*((p, n, k, format, item_budget, segment, max_bytes,
-                                                (open_tails or {}).get(str(p)), max_item_chars)
+                                                (open_tails or {}).get(str(p)), max_item_chars,
+                                                (sessions or {}).get(n))
                                                for p, n, k in todo)), chunksize=4)
     finally:
         # Also when the caller stops early (a failed write): files not yet parsed are dropped.

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, UsageError
+from ..ingest.records import check_segment
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -86,15 +87,6 @@ def check_kind(kind: Any) -> str:
     if kind not in REMEMBER_KINDS:
         raise UsageError(f"kind must be one of {', '.join(REMEMBER_KINDS)}, not {kind!r}")
     return kind
-
-
-def check_segment(segment: Any) -> str:
-    """A segment name: non-empty text of at most 200 characters, no line breaks."""
-    if not isinstance(segment, str) or not segment.strip() or len(segment) > 200 \
-            or any(ch in segment for ch in "\r\n\x00"):
-        raise UsageError(f"segment must be a non-empty name of at most 200 characters on one "
-                         f"line, not {segment!r}")
-    return segment.strip()
 
 
 def remember(mem: Any, text: str, *, kind: str = "note", segment: str = "default",

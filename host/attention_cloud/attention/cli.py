@@ -60,7 +60,10 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         show_default=True)(fn)
 
 
-def _controller(ctx: click.Context, home: str | None, scope: str) -> Controller:
+def _controller(ctx: click.Context, home: str | None, scope: str, *,
+                create: bool = True) -> Controller:
+    """The controller over the home (``create=False``: a command that only reads refuses a
+    folder that holds no memory rather than making an empty one there)."""
     memory = ctx.obj if hasattr(ctx.obj, "pl") and hasattr(ctx.obj, "home") else None
     if memory is None:
         from ..bridge import get_prolog
@@ -68,7 +71,7 @@ def _controller(ctx: click.Context, home: str | None, scope: str) -> Controller:
 
         # Load the attention rules before the home's journal is replayed into them.
         ensure_loaded(get_prolog())
-        memory = Memory.open(home)
+        memory = Memory.open(home, create=create)
     return Controller(memory.pl, scope, memory=memory)
 
 
@@ -138,7 +141,7 @@ def _volatility(text: str) -> str | float:
 def belief_show(ctx: click.Context, belief_id: str, fmt: str, home: str | None, scope: str,
                 now: float | None) -> None:
     """Show a belief: value, age, P(stale), dirt, and what superseded it."""
-    info = _controller(ctx, home, scope).belief(belief_id, now=_now(now))
+    info = _controller(ctx, home, scope, create=False).belief(belief_id, now=_now(now))
     if fmt == "json":
         _json(info)
         return
@@ -172,7 +175,7 @@ def _belief_line(info: dict[str, Any]) -> str:
 def belief_why(ctx: click.Context, belief_id: str, fmt: str, home: str | None, scope: str,
                now: float | None) -> None:
     """Show why a belief is held: its justification tree."""
-    tree = _controller(ctx, home, scope).why(belief_id)
+    tree = _controller(ctx, home, scope, create=False).why(belief_id)
     if fmt == "json":
         _json(tree)
         return
@@ -199,7 +202,7 @@ def _print_why(node: dict[str, Any], depth: int) -> None:
 def belief_list(ctx: click.Context, dirty: bool, fmt: str, home: str | None, scope: str,
                 now: float | None) -> None:
     """List the beliefs of the scope."""
-    infos = _controller(ctx, home, scope).beliefs(now=_now(now))
+    infos = _controller(ctx, home, scope, create=False).beliefs(now=_now(now))
     infos = [i for i in infos if i["dirty"] or not dirty]
     if fmt == "json":
         _json(infos)
@@ -433,7 +436,7 @@ def claim(ctx: click.Context, text: str, claim_type: str, evidence: tuple[str, .
 def trace(ctx: click.Context, goal_id: str | None, category: str | None, event: str | None,
           fmt: str, home: str | None, scope: str, now: float | None) -> None:
     """Show the attention trace: selections (written before outcomes) and resolutions."""
-    events = _controller(ctx, home, scope).trace(goal_id, category=category, event=event)
+    events = _controller(ctx, home, scope, create=False).trace(goal_id, category=category, event=event)
     if fmt == "json":
         _json(events)
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import UsageError
 from ..formats import FORMAT_DESCRIPTIONS, FORMATS  # noqa: F401  (re-exported)
 
 KINDS: tuple[str, ...] = ("user_goal", "conclusion", "file_op", "error", "tool_result", "turn")
@@ -13,6 +14,16 @@ KINDS: tuple[str, ...] = ("user_goal", "conclusion", "file_op", "error", "tool_r
 ROLES: tuple[str, ...] = ("user", "assistant", "tool", "system")
 
 Relation = tuple[str, str, str]
+
+
+def check_segment(segment: object) -> str:
+    """A segment name, stripped: non-empty text of at most 200 characters on one line (it is
+    printed as a heading of every frame that draws on it). UsageError otherwise."""
+    if not isinstance(segment, str) or not segment.strip() or len(segment) > 200 \
+            or any(ch in segment for ch in "\r\n\x00"):
+        raise UsageError(f"segment must be a non-empty name of at most 200 characters on one "
+                         f"line, not {segment!r}")
+    return segment.strip()
 
 TURN_ID = "turn_id"
 """The relation holding a benchmark's own id for a turn: LoCoMo's ``dia_id`` (``D1:3``),

@@ -60,11 +60,23 @@ def read_time(value: Any) -> str | None:
     if not text:
         return ""
     if _UTC_Z.match(text):
-        return text[:19] + "Z"
+        if _valid_fields(text):
+            return text[:19] + "Z"
+        return None  # 2026-02-30T25:61:00Z: the right shape, no such moment
     if _EPOCH.match(text):
         return _from_epoch(float(text))
     moment = parse_moment(text)
     return None if moment is None else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _valid_fields(text: str) -> bool:
+    """``YYYY-MM-DDTHH:MM:SS...`` names a real moment (a month has its days, an hour 0-23)."""
+    try:
+        datetime(int(text[0:4]), int(text[5:7]), int(text[8:10]),
+                 int(text[11:13]), int(text[14:16]), int(text[17:19]))
+    except ValueError:
+        return False
+    return True
 
 
 def iso_utc(value: Any) -> str:
