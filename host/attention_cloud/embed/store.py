@@ -1004,8 +1004,8 @@ class VectorStore:
 
         ``checkpoint``: the end of a run of writes (a curation). The index is saved when it has
         ``_SAVE_MIN_ROWS`` rows past its saved copy, whatever the index's size: otherwise a
-        million-row store left up to 5 % of its rows (84k at 1M items) for every reader to
-        index again at open (~1 s and ~0.2 GB each)."""
+        large store leaves up to 5 % of its rows (84k of 1.68M vectors at 1M items; 840k at
+        10M) for every reader to index again, in memory, when it first searches."""
         with self._lock:
             self._require_writable()
             self._adopt_build()
