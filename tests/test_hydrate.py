@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from attention_cloud import Memory
 from attention_cloud.bridge import Atom, Var
+from attention_cloud.errors import UsageError
 from attention_cloud.home import write_config
 from attention_cloud.paths import samples_dir
 
@@ -54,14 +55,17 @@ def _spent(receipt):
        override=st.one_of(st.none(), st.integers(min_value=0, max_value=800)))
 def test_budgets_are_never_exceeded(curated, budget, plane, override):
     segments = {"default": override} if override is not None else None
+    if override is not None and override > budget:  # a segment's budget comes out of the frame's
+        with pytest.raises(UsageError, match="more than the frame's budget"):
+            curated.hydrate(GOAL, budget=budget, plane=plane, segments=segments)
+        return
     frame = curated.hydrate(GOAL, budget=budget, plane=plane, segments=segments)
     r = frame.receipt
     assert r["budget"]["spent"] == _spent(r)
     assert r["budget"]["spent"] <= r["budget"]["total"]
     for seg in r["budget"]["segments"].values():
         assert seg["spent"] <= seg["budget"]
-    if override is None:
-        assert r["budget"]["total"] == budget
+    assert r["budget"]["total"] == budget
 
 
 def test_frame_is_relevant_and_explained(curated):
