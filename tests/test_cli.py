@@ -211,3 +211,28 @@ def test_a_reading_command_on_a_mistyped_home_says_so_and_makes_nothing(tmp_path
     out = CliRunner().invoke(main, [*command, "--home", str(missing)])
     assert out.exit_code == 1 and "no memory home here" in out.output
     assert not missing.exists()
+
+
+def test_show_source_follows_a_record_that_moved_and_refuses_one_that_changed(home, tmp_path):
+    path = tmp_path / "v.jsonl"
+    line = lambda uuid, role, text: json.dumps(  # noqa: E731
+        {"type": role, "sessionId": "s1", "uuid": uuid, "timestamp": "2026-02-02T10:00:00Z",
+         "message": {"role": role, "content": text}}) + "\n"
+    answer = line("a2", "assistant", "Deployed v2; the canary failed on the payments check.")
+    path.write_text(line("a1", "user", "Deploy v2 of the billing service") + answer)
+    assert run("ingest", str(path), home=home).exit_code == 0
+    (row,) = json.loads(run("query", "item_role(H, assistant)", "--format", "json", home=home).output)
+    shown = lambda: CliRunner().invoke(main, ["show", row["H"], "--source", "--format", "json",  # noqa: E731
+                                              "--home", str(home)])
+    first = json.loads(shown().output)
+    assert "canary failed" in first["verbatim"] and "source_now" not in first
+    # a line added above it: the pointer's line number now names another record
+    path.write_text(line("a0", "user", "First, check the logs") + path.read_text())
+    moved = json.loads(shown().output)
+    assert "canary failed" in moved["verbatim"]
+    assert moved["source"].endswith(":2") and moved["source_now"].endswith(":3")
+    # the record itself edited: no record of the file is this item's any more
+    path.write_text(path.read_text().replace("canary failed", "canary passed"))
+    changed = shown()
+    assert changed.exit_code == 1 and "changed since it was ingested" in changed.output
+    assert len(changed.output.strip().splitlines()) == 1

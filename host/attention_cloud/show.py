@@ -8,7 +8,7 @@ from typing import Any
 from .bridge import Atom, Var, to_plain
 from .errors import InputError
 from .memory import Memory
-from .ingest.pointers import read_pointer
+from .ingest.pointers import parse_pointer, read_pointer
 
 
 def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any]:
@@ -51,10 +51,36 @@ def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any
         pointer = record.get("source") or ""
         if not pointer:
             raise InputError(f"{handle}: has no source pointer")
-        source = read_pointer(pointer)
+        now = _current_pointer(handle, pointer, str(record.get("session") or "") or None)
+        if now != pointer:
+            record["source_now"] = now  # the file grew or changed above it: the record moved
+        source = read_pointer(now)
         record["verbatim"] = source if isinstance(source, str) else json.dumps(
             source, ensure_ascii=False, indent=2)
     return record
+
+
+def _current_pointer(handle: str, pointer: str, session: str | None) -> str:
+    """Where the record ``handle`` was read from is in its source file now. The file is parsed
+    again as ingest read it (``session`` the default it was given) and the handle looked up: a
+    pointer is a line number or a JSON path, so a file edited above the record would otherwise
+    show another record without a word.
+
+    Raises:
+        InputError: the file cannot be read, or no longer holds the record.
+    """
+    from .ingest.api import parse_path
+
+    path = parse_pointer(pointer).path
+    try:
+        items = parse_path(path, session=session, max_file_bytes=None).items
+    except InputError as exc:
+        raise InputError(f"{handle}: its source cannot be read as it was ingested ({exc})") from None
+    for item in items:
+        if item.handle == handle:
+            return item.pointer
+    raise InputError(f"{handle}: {path} changed since it was ingested and no longer holds the "
+                     f"record this item was read from (it pointed at {pointer})")
 
 
 def _missing_rung(mem: Memory, handle: str, level: str) -> str:
