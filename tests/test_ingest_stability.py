@@ -241,3 +241,17 @@ def test_files_of_one_name_in_two_folders_are_two_sessions(tmp_path):
     with Memory.open(home) as mem:
         report = mem.ingest([moved.parent])
         assert (report.new, report.unchanged) == (1, 2)
+
+
+def test_a_file_told_apart_keeps_its_session_when_the_other_is_gone(tmp_path):
+    from attention_cloud import Memory
+
+    ask = "Help me debug the deploy of the billing service"
+    jan = _chat(tmp_path / "r" / "2026-01" / "chat.json", ask, "The migration timed out.")
+    feb = _chat(tmp_path / "r" / "2026-02" / "chat.json", ask, "The TLS certificate expired.")
+    with Memory.open(tmp_path / "home", create=True) as mem:
+        assert mem.ingest([jan.parent, feb.parent]).new == 4
+        jan.unlink()
+        _chat(feb, ask, "The TLS certificate expired.", "Renew it with the ACME client.")
+        report = mem.ingest([feb.parent])
+        assert (report.new, report.unchanged) == (1, 2)  # its two items kept, one new

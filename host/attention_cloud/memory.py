@@ -376,7 +376,12 @@ class Memory:
         by_stem: dict[str, list[str]] = {}
         for name in names:
             by_stem.setdefault(Path(name).stem or name, []).append(name)
-        (held,) = self.pl.once("atc_api:api_session_files", [Atom(stem) for stem in by_stem], Var())
+
+        def apart(stem: str, name: str) -> str:
+            return f"{stem}~{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+        asked = list(by_stem) + [apart(stem, n) for stem, group in by_stem.items() for n in group]
+        (held,) = self.pl.once("atc_api:api_session_files", [Atom(s) for s in asked], Var())
         holders = {str(pair.args[0]): str(pair.args[1]) for pair in held}
         out: dict[str, str] = {}
         for stem, group in by_stem.items():
@@ -385,9 +390,10 @@ class Memory:
                 holder = None  # its file is gone: the first of this call takes the session on
             keeper = holder if holder is not None else group[0]
             for name in group:
-                if name != keeper:
-                    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-                    out[name] = f"{stem}~{digest}"
+                if apart(stem, name) in holders:
+                    out[name] = apart(stem, name)  # told apart before: stays so
+                elif name != keeper:
+                    out[name] = apart(stem, name)
         return out
     def _launch_goal(self, agent: str) -> str | None:
         """The goal of the journal item linked ``relation(H, launched_agent, Agent)`` (the
