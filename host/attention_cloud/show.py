@@ -51,13 +51,24 @@ def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any
         pointer = record.get("source") or ""
         if not pointer:
             raise InputError(f"{handle}: has no source pointer")
-        now = _current_pointer(handle, pointer, str(record.get("session") or "") or None)
+        now = pointer
+        if _ingested(mem, str(record.get("source_name") or "")):  # not a file remember writes
+            now = _current_pointer(handle, pointer, str(record.get("session") or "") or None)
         if now != pointer:
             record["source_now"] = now  # the file grew or changed above it: the record moved
         source = read_pointer(now)
         record["verbatim"] = source if isinstance(source, str) else json.dumps(
             source, ensure_ascii=False, indent=2)
     return record
+
+
+def _ingested(mem: Memory, source_name: str) -> bool:
+    """The file was read by ``atc ingest`` (it has a watermark), so parsing it again gives its
+    items' handles; remembered notes and items added through the API are not parsed back."""
+    if not source_name:
+        return False
+    (marks,) = mem.pl.once("atc_api:api_watermarks", [Atom(source_name)], Var())
+    return bool(marks) and marks[0] != "none"
 
 
 def _current_pointer(handle: str, pointer: str, session: str | None) -> str:
