@@ -504,7 +504,7 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :
         open_arcs_(Fused0, Fused10),
         include(readable_pair_(Reader), Fused10, Fused1),
         speaker_prior_(Speaker, Fused1, Fused1b),
-        instructions_prior_(Speaker, Fused1b, Fused2),
+        instructions_prior_(Fused1b, Fused2),
         time_prior_(Anchor, Fused2, Fused),
         discount_echoes_(Fused, Scored),
         split_at_(K, Scored, Top, Rest),
@@ -647,7 +647,7 @@ speaker_boost_(Who, K-S, K-S1) :-
 % A system message is the instructions an agent ran under (SWE-agent's and many chat exports'
 % first message, the same in every session): it shares words with most goals, being about the
 % task, yet is rarely what a goal asks about: its score counts half.
-instructions_prior_(_, Pairs, Out) :-
+instructions_prior_(Pairs, Out) :-
     (   member(K-_, Pairs), item_role(K, system)
     ->  maplist(instructions_discount_, Pairs, Out0),
         sort_by_score_(Out0, Out)

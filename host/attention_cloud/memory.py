@@ -363,7 +363,6 @@ class Memory:
             raise
         return report
 
-
     def _distinct_default_sessions(self, names: list[str]) -> dict[str, str]:
         """The session to give the items of each file named in ``names`` that names none of
         its own, where its default (the file name without its extension) would mix it with
@@ -395,6 +394,7 @@ class Memory:
                 elif name != keeper:
                     out[name] = apart(stem, name)
         return out
+
     def _launch_goal(self, agent: str) -> str | None:
         """The goal of the journal item linked ``relation(H, launched_agent, Agent)`` (the
         result of the call that launched a Claude Code subagent), or None."""

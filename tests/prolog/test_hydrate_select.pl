@@ -101,7 +101,7 @@ test(a_fact_shown_in_the_words_of_one_before_it_is_left_out,
     findall(Id, member(p(c(Id, _, _, _, _), _, _, _), KeptP), Kept).
 
 test(a_system_message_counts_half, [true(Out == [diag-0.6, sys-0.4])]) :-
-    atc_hydrate:instructions_prior_(none, [sys-0.8, diag-0.6], Out).
+    atc_hydrate:instructions_prior_([sys-0.8, diag-0.6], Out).
 
 test(the_line_heading_each_fact_is_part_of_its_cost, [true(N-M == 10-34)]) :-
     findall(H, ( between(1, 40, K), atom_concat(s, K, H) ), Ids),

@@ -7,9 +7,10 @@ L2-normalised, exactly as sentence-transformers' ``Pooling(mean) + Normalize`` d
 Texts are sorted by token count before batching so that a batch pads to similar lengths: chat
 turns range from three tokens to the 256-token cap, and padding short turns to the longest one
 would waste most of the compute. A call of several batches runs them on every core at once, one
-batch per core (a second session with one intra-op thread, shared by the workers): on two cores
-that is ~1.2x the rate of one session splitting each batch over two threads, with the same
-vectors bit for bit (each row is computed alone). A call of one batch (a query) keeps the
+batch per core (a second session with one intra-op thread, shared by the workers), with the same
+vectors bit for bit (each row is computed alone). Measured on two cores against one session
+splitting each batch over two threads: the same rate for the float32 form on an idle machine,
+~1.2x with another process holding a core, ~1.2x for the int8 form (BENCHMARKS.md). A call of one batch (a query) keeps the
 multi-threaded session, which answers it sooner.
 
 Contents:
