@@ -255,3 +255,19 @@ def test_a_file_told_apart_keeps_its_session_when_the_other_is_gone(tmp_path):
         _chat(feb, ask, "The TLS certificate expired.", "Renew it with the ACME client.")
         report = mem.ingest([feb.parent])
         assert (report.new, report.unchanged) == (1, 2)  # its two items kept, one new
+
+
+def test_files_named_by_relative_paths_are_not_told_apart_from_themselves(tmp_path, monkeypatch):
+    # pointers hold absolute paths; a file given by a relative path is the same file
+    from attention_cloud import Memory
+
+    ask = "Help me debug the deploy of the billing service"
+    _chat(tmp_path / "r" / "a" / "chat.json", ask, "The migration timed out.")
+    _chat(tmp_path / "r" / "b" / "notes.json", ask, "The TLS certificate expired.")
+    monkeypatch.chdir(tmp_path)
+    with Memory.open(tmp_path / "home", create=True) as mem:
+        assert mem.ingest([Path("r")]).new == 4
+        assert mem._distinct_default_sessions(["r/a/chat.json", "r/b/notes.json"]) == {}
+        _chat(tmp_path / "r" / "a" / "chat.json", ask, "The migration timed out.", "Raise the timeout.")
+        report = mem.ingest([Path("r")])
+        assert (report.new, report.unchanged, report.files_unchanged) == (1, 2, 1)

@@ -369,29 +369,32 @@ class Memory:
         another file: two files of this call with the same name in different folders
         (``2026-01/chat.json``, ``2026-02/chat.json``), or a file whose name's session memory
         already holds for another file that still exists. Such a file's session is its name,
-        ``~``, and 8 hex digits of its path; a file whose session is already its own (ingested
+        ``~``, and 8 hex digits of its absolute path; a file whose session is already its own (ingested
         before), or that takes the place of a file no longer there (a folder moved), keeps the
         plain name, so that their items keep their handles. Files not listed keep the default."""
         by_stem: dict[str, list[str]] = {}
         for name in names:
             by_stem.setdefault(Path(name).stem or name, []).append(name)
 
-        def apart(stem: str, name: str) -> str:
-            return f"{stem}~{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+        def apart(stem: str, name: str) -> str:  # of the absolute path, as pointers hold it
+            where = os.path.abspath(name).encode("utf-8", "surrogatepass")
+            return f"{stem}~{hashlib.sha256(where).hexdigest()[:8]}"
 
         asked = list(by_stem) + [apart(stem, n) for stem, group in by_stem.items() for n in group]
         (held,) = self.pl.once("atc_api:api_session_files", [Atom(s) for s in asked], Var())
         holders = {str(pair.args[0]): str(pair.args[1]) for pair in held}
         out: dict[str, str] = {}
         for stem, group in by_stem.items():
+            # pointers hold the absolute path a file was read at; names are as given
+            where = {name: os.path.abspath(name) for name in group}
             holder = holders.get(stem)
-            if holder is not None and holder not in group and not Path(holder).exists():
+            if holder is not None and holder not in where.values() and not Path(holder).exists():
                 holder = None  # its file is gone: the first of this call takes the session on
-            keeper = holder if holder is not None else group[0]
+            keeper = holder if holder is not None else where[group[0]]
             for name in group:
                 if apart(stem, name) in holders:
                     out[name] = apart(stem, name)  # told apart before: stays so
-                elif name != keeper:
+                elif where[name] != keeper:
                     out[name] = apart(stem, name)
         return out
 
