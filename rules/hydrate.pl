@@ -1260,15 +1260,16 @@ select_facts_([C|Cs], Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
 % cheap (offering three times the budget doubled the CPU of a 2000-token frame).
 overfill_(1.0).
 
-% sig(Id, Size, Level, Words): a record's content for comparing with others: Size the tokens
+% sig(Id, Size, Level, Words, Numbers): a record's content for comparing with others: Size the tokens
 % of its most detailed rung (Level), Words its set of lowercase words there and of its
 % speaker's name ("Priya" and "Tomás" saying the same words say two things), left unbound
 % until a comparison needs them (most candidates have no partner of a similar size), then
 % words(Count, Prefix, Set): Set the ordered word set, Count its size, Prefix its first words
-% (jaccard_/4's filter).
-text_sig_(p(c(Id, _, _, _, _), _, _, [Level-Size|_]), sig(Id, Size, Level, _)).
+% (jaccard_/4's filter); Numbers the numbers it states (sig_numbers_/1), unbound until a
+% near-duplicate's are compared with it.
+text_sig_(p(c(Id, _, _, _, _), _, _, [Level-Size|_]), sig(Id, Size, Level, _, _)).
 
-sig_words_(sig(Id, _, Level, Words)) :-
+sig_words_(sig(Id, _, Level, Words, _)) :-
     (   nonvar(Words) -> true
     ;   rung(Id, Level, Text0)
     ->  (   speaker_label_(Id, Label)       % who said it is part of what it says
@@ -1302,28 +1303,29 @@ text_words_(Text, Words) :-
 % echoes, ladder echo_of/3), or their word sets overlap by at least near_duplicate_/1 (Jaccard);
 % none otherwise. Always succeeds, so word sets computed here stay bound for later checks.
 redundancy_(Sig, Taken, Verdict) :-
-    Sig = sig(Id, _, _, _),
+    Sig = sig(Id, _, _, _, _),
     findall(O-S0, ( echo_of(Id, O, S0) ; echo_of(O, Id, S0) ), Echoes),  % once, not per pair
     (   Echoes \== [],
         member(Other-Sim0, Echoes),
-        memberchk(sig(Other, _, _, _), Taken)
+        memberchk(sig(Other, _, _, _, _), Taken)
     ->  Sim is round(Sim0 * 100) / 100.0,
         Verdict = like(Other, Sim)
     ;   near_duplicate_(Min),
-        Sig = sig(_, Size, _, _),
+        Sig = sig(_, Size, _, _, _),
         size_window_(Size, Window),
         near_duplicate_of_(Taken, Sig, Window, Min, Verdict)
     ).
 
 near_duplicate_of_([], _, _, _, none).
 near_duplicate_of_([T|Ts], Sig, Window, Min, Verdict) :-
-    T = sig(Other, SizeT, _, _),
+    T = sig(Other, SizeT, _, _, _),
     (   similar_size_(Window, SizeT)    % tokens: a loose bound on the words
     ->  sig_words_(Sig), sig_words_(T),
-        Sig = sig(_, _, _, W), T = sig(_, _, _, WT),
+        Sig = sig(_, _, _, W, _), T = sig(_, _, _, WT, _),
         jaccard_(W, WT, Min, J)
     ;   J = 0.0
     ),
+    (   J >= Min -> sig_numbers_(Sig), sig_numbers_(T) ; true ),  % bound here, kept
     (   J >= Min,
         \+ states_another_number_(Sig, T)
     ->  Sim is round(J * 100) / 100.0,
@@ -1365,11 +1367,15 @@ near_duplicate_(0.8).
 % SigT's does not. Numbers that time a run rather than state a fact do not count: a check that
 % failed five times in the same words, "done in 0m12.09s" once and "0m12.13s" the next, is
 % one failure (incidental_number_//0).
-states_another_number_(sig(Id, _, Level, _), sig(IdT, _, LevelT, _)) :-
-    numbers_stated_(Id, Level, Numbers),
+states_another_number_(sig(_, _, _, _, Numbers), sig(_, _, _, _, NumbersT)) :-
     Numbers \== [],
-    numbers_stated_(IdT, LevelT, NumbersT),
     \+ ord_subset(Numbers, NumbersT).
+
+% A sig's numbers, found once per frame: left unbound until a comparison needs them (a record
+% near-duplicating several taken ones is compared with each), and bound outside any negation
+% or condition, which would undo the binding.
+sig_numbers_(sig(Id, _, Level, _, Numbers)) :-
+    (   nonvar(Numbers) -> true ; numbers_stated_(Id, Level, Numbers) ).
 
 % numbers_stated_(+Id, +Level, -Numbers): the ordered set of the words of Id's rung at Level
 % (split at white space, trimmed of punctuation, lower case) that hold a digit, less the
@@ -1419,8 +1425,10 @@ distinct_shown_(Placed, Kept, Suppressed) :-
 
 distinct_shown_([], _, [], []).
 distinct_shown_([P|Ps], Seen, Kept, Suppressed) :-
-    P = p(c(Id, _, _, _, _), Level, _, _),
-    (   atom(Level), rung(Id, Level, Text)
+    P = p(c(Id, _, _, _, _), Level, _, Rungs),
+    (   atom(Level),
+        Rungs = [Most-_|_], Level \== Most,    % at its most detailed rung, selection compared it
+        rung(Id, Level, Text)
     ->  ( speaker_label_(Id, Label) -> true ; Label = "" ),
         Key = Label-Text
     ;   Key = none

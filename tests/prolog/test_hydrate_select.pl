@@ -1,5 +1,6 @@
 :- use_module('../../rules/store').
 :- use_module('../../rules/journal').
+:- use_module('../../rules/ladder').
 :- use_module('../../rules/hydrate').
 :- use_module(library(plunit)).
 
@@ -95,8 +96,14 @@ test(a_clock_time_without_seconds_and_another_count_still_do, [true(Suppressed =
     select_([r1, r2], 80, 1000, _, Suppressed).
 
 test(a_fact_shown_in_the_words_of_one_before_it_is_left_out,
-     [true(Kept-Suppressed == [d1, diag]-[redundant(d2, d1, 1.0)])]) :-
-    findall(p(c(Id, 1.0, relevance, 0, seed), l0, 10, [l0-10]), member(Id, [d1, d2, diag]), Placed),
+     [true(Kept-Suppressed == [t1, t3, diag]-[redundant(t2, t1, 1.0)])]) :-
+    % t1 and t2 differ at L0 (another timing) but share their one-line summary; at L0 (their
+    % most detailed rung, which selection compared) t3 and diag are left as they are
+    forall(member(Id, [t1, t2]),
+           ladder_store([rungs(Id, 'extractive@1', "Pre-commit validation failed: [DIALYZER]",
+                               "errors: 2", "dialyzer", t(6, 2, 1), [], [Id])])),
+    findall(p(c(Id, 1.0, relevance, 0, seed), Lv, 10, [l0-40, l1-6]),
+            member(Id-Lv, [t1-l1, t2-l1, t3-l0, diag-l0]), Placed),
     atc_hydrate:distinct_shown_(Placed, KeptP, Suppressed),
     findall(Id, member(p(c(Id, _, _, _, _), _, _, _), KeptP), Kept).
 
