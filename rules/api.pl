@@ -5,7 +5,7 @@
             api_ingest/2,               % +Items, -Counts
             api_ingest_with_marks/3,    % +Items, +Marks, -Counts
             api_watermarks/2,           % +Sources, -Marks
-            api_session_files/2,        % +Sessions, -Pairs
+            api_session_pointers/2,     % +Sessions, -Pairs
             api_load_rules/3,           % +Text, +Module, -Module
             api_load_rules/4,           % +Text, +Module, +Options, -Module
             api_rule_predicates/2,      % +Text, -Indicators
@@ -116,26 +116,14 @@ api_ingest_with_marks(Items, Marks, Counts) :-
                 forall(member(mark(Src, Size, Digest), Marks),
                        journal_set_watermark(Src, Size, Digest)) )).
 
-%!  api_session_files(+Sessions:list(atom), -Pairs:list) is det.
-%   Session-File for each of Sessions that items in memory belong to, File the source file of
-%   one of them (its pointer without the line number): what a file that would take the same
-%   session by default has to be told apart from.
-api_session_files(Sessions, Pairs) :-
+%!  api_session_pointers(+Sessions:list(atom), -Pairs:list) is det.
+%   Session-Pointer for each of Sessions that items in memory belong to, Pointer the source
+%   pointer of one of them: the file a file that would take the same session by default has
+%   to be told apart from.
+api_session_pointers(Sessions, Pairs) :-
     must_be(list(atom), Sessions),
-    findall(S-File, ( member(S, Sessions),
-                      once(( item_session(H, S), item_source(H, Src) )),
-                      pointer_file_(Src, File) ), Pairs).
-
-pointer_file_(Pointer, File) :-                 % path#/json/pointer
-    sub_atom(Pointer, Before, _, _, '#/'), !,
-    sub_atom(Pointer, 0, Before, _, File).
-pointer_file_(Pointer, File) :-                 % path:line
-    atomic_list_concat(Parts, ':', Pointer),
-    append(Init, [Line], Parts),
-    Init \== [],
-    catch(atom_number(Line, N), _, fail), integer(N), !,
-    atomic_list_concat(Init, ':', File).
-pointer_file_(Pointer, Pointer).
+    findall(S-Pointer, ( member(S, Sessions),
+                         once(( item_session(H, S), item_source(H, Pointer) )) ), Pairs).
 
 %!  api_watermarks(+Sources:list(atom), -Marks:list) is det.
 %   The watermark of each source, in order: mark(Size, Digest), or `none` if it has none.
@@ -515,13 +503,11 @@ vet_format_(T) :-
     ).
 
 % The directive text of a format/1,2,3 call written in the goal: an atom, a string, or a
-% list of codes or characters (`~t~9|`, "~a", [126, 97]); fails for anything else.
+% list of codes or characters (`~t~9|`, "~a", [126, 97]), as text_to_string/2 reads them;
+% fails for anything else (a variable: the call is vetted when it runs).
 format_text_(F0, F) :-
-    (   atom(F0) -> F = F0
-    ;   string(F0) -> atom_string(F, F0)
-    ;   is_list(F0), F0 \== [], catch(atom_codes(F, F0), _, fail) -> true
-    ;   is_list(F0), F0 \== [], catch(atom_chars(F, F0), _, fail)
-    ).
+    catch(text_to_string(F0, S), error(_, _), fail),
+    atom_string(F, S).
 
 		 /*******************************
 		 *            LIMITS            *

@@ -381,8 +381,8 @@ class Memory:
             return f"{stem}~{hashlib.sha256(where).hexdigest()[:8]}"
 
         asked = list(by_stem) + [apart(stem, n) for stem, group in by_stem.items() for n in group]
-        (held,) = self.pl.once("atc_api:api_session_files", [Atom(s) for s in asked], Var())
-        holders = {str(pair.args[0]): str(pair.args[1]) for pair in held}
+        (held,) = self.pl.once("atc_api:api_session_pointers", [Atom(s) for s in asked], Var())
+        holders = {str(pair.args[0]): _pointer_file(str(pair.args[1])) for pair in held}
         out: dict[str, str] = {}
         for stem, group in by_stem.items():
             # pointers hold the absolute path a file was read at; names are as given
@@ -840,6 +840,16 @@ def _reason(message: str, name: str) -> str:
     rest = message[len(prefix):]
     line, sep, tail = rest.partition(": ")
     return f"line {line}: {tail}" if sep and line.isdigit() else rest.lstrip()
+
+
+def _pointer_file(pointer: str) -> str:
+    """The file a source pointer addresses (the pointer itself when it is none)."""
+    from .ingest.pointers import parse_pointer
+
+    try:
+        return parse_pointer(pointer).path
+    except InputError:
+        return pointer
 
 
 def _read_digest(data: bytes, format: str | None, item_budget: int | None, segment: str,
