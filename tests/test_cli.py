@@ -236,3 +236,7 @@ def test_show_source_follows_a_record_that_moved_and_refuses_one_that_changed(ho
     changed = shown()
     assert changed.exit_code == 1 and "changed since it was ingested" in changed.output
     assert len(changed.output.strip().splitlines()) == 1
+    path.unlink()  # gone: one line saying the source cannot be read
+    gone = shown()
+    assert gone.exit_code == 1 and "its source cannot be read as it was ingested" in gone.output
+    assert len(gone.output.strip().splitlines()) == 1

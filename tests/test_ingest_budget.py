@@ -216,3 +216,7 @@ def test_a_file_read_again_with_other_options_is_parsed_again(tmp_path):
         whole = mem.ingest([sample])
         assert whole.new == first.evicted and whole.evicted == 0
         assert mem.ingest([sample]).files_unchanged == 1
+        # another segment or a format named: read again, not skipped by the watermark
+        assert mem.ingest([sample], segment="ops").files_unchanged == 0
+        assert mem.ingest([sample], segment="ops").files_unchanged == 1
+        assert mem.ingest([sample], format="claude-code").files_unchanged == 0
