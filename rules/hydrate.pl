@@ -1517,17 +1517,37 @@ fact_tokens_(Id, LabelTokens, Level, Tokens) :-
     ),
     (   Tokens0 > 0 -> Tokens is Tokens0 + LabelTokens ; Tokens = Tokens0 ).
 
-% The tokens of Id's speaker label (0 without one), counted once per record, not per rung:
-% estimating them is a call to the host.
+% The tokens of Id's speaker label (0 without one), counted once per record, not per rung,
+% and estimated once per label in a process: estimating is a call to the host, and most
+% candidates of a frame carry one of a few labels ("user: ", "assistant: ", a name).
 label_tokens_(Id, LabelTokens) :-
-    (   speaker_label_(Id, Label) -> estimate_tokens(Label, LabelTokens) ; LabelTokens = 0 ).
+    (   speaker_label_(Id, Label)
+    ->  (   label_tokens_known_(Label, Known)
+        ->  LabelTokens = Known
+        ;   estimate_tokens(Label, LabelTokens),
+            assertz(label_tokens_known_(Label, LabelTokens))
+        )
+    ;   LabelTokens = 0
+    ).
 
-% "Priya: ", the label an item's text is shown after when its transcript names the speaker
-% (journal item_speaker/2), so a frame says who "I" is; counted in the fact's tokens.
+:- dynamic label_tokens_known_/2.   % as many as the names memory knows, and the two roles
+
+% "Priya: ", the label an item's text is shown after: the speaker its transcript names
+% (journal item_speaker/2), else "user: " or "assistant: " for a turn of an unnamed party, so a
+% frame says who "I" and "you" are (a user's plan and an assistant's suggestion read alike
+% without it); counted in the fact's tokens. Tool output and system text are not labelled:
+% they say what they are, and an agent's memory holds many of them.
 speaker_label_(Id, Label) :-
-    relation(Id, speaker, Name),
+    (   relation(Id, speaker, Name)
+    ->  true
+    ;   item_role(Id, Name),
+        labelled_role_(Name)
+    ),
     !,
     format(string(Label), "~w: ", [Name]).
+
+labelled_role_(user).
+labelled_role_(assistant).
 
 		 /*******************************
 		 *      DEMOTION AND BUDGET     *

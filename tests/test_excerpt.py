@@ -48,6 +48,14 @@ ODD = ("Setup notes for the café in Zürich, written over several evenings. "
        "Nobody liked the playlist, so it was changed to jazz and bossa nova records. ") * 2
 
 
+def _unlabelled(text: str) -> str:
+    """A fact's text after the speaker label that every turn of these conversations carries
+    (their parties are unnamed: "user: ", "assistant: ")."""
+    label, sep, rest = text.partition(": ")
+    assert sep and label in ("user", "assistant"), text
+    return rest
+
+
 def _pieces(text: str) -> list[str]:
     """The verbatim pieces of an excerpt: what lies between its gap markers."""
     return [p for p in (s.strip() for s in re.split(re.escape(GAP), text)) if p]
@@ -100,7 +108,7 @@ def test_long_record_becomes_an_excerpt_holding_the_goal_sentence(music):
     assert entry["excerpt"]["kept"] == len(entry["excerpt"]["spans"]) < entry["excerpt"]["of"]
     # verbatim: every piece is the item's own text, and the spans point at what was kept
     l0 = music.item(handle).text
-    for piece in _pieces(fact.text):
+    for piece in _pieces(_unlabelled(fact.text)):
         assert piece in l0
     kept = [l0[s:e] for s, e in entry["excerpt"]["spans"]]
     assert any(TARGET in k for k in kept)
@@ -124,7 +132,7 @@ def test_roomy_frame_shows_the_whole_record(music):
     frame = music.hydrate(GOAL, budget=2000)
     fact = _fact(frame, handle)
     assert fact.level == "l0" and not fact.excerpt_spans
-    assert fact.text == music.item(handle).text
+    assert fact.text == "assistant: " + music.item(handle).text
 
 
 def test_goal_without_terms_in_the_record_gets_no_excerpt(music):
@@ -149,7 +157,7 @@ def test_frames_with_excerpts_never_exceed_the_budget(music, budget, goal):
         assert estimate_tokens(fact.text) <= fact.tokens
         if fact.excerpt_spans:
             l0 = music.item(fact.handle).text
-            assert all(piece in l0 for piece in _pieces(fact.text))
+            assert all(piece in l0 for piece in _pieces(_unlabelled(fact.text)))
 
 
 def test_summary_that_already_answers_is_kept(music):
@@ -168,13 +176,13 @@ def test_prolog_syntax_quotes_and_unicode_survive(music):
     assert fact is not None and fact.excerpt_spans
     assert "Opening hours moved from 7:00 to 6:30 on weekdays after the survey in March." in fact.text
     l0 = music.item(handle).text
-    for piece in _pieces(fact.text):
+    for piece in _pieces(_unlabelled(fact.text)):
         assert piece in l0
     frame = music.hydrate("foo(X) :- bar(X) 'it''s' 日本語のメモ", budget=170)
     fact = _fact(frame, handle)
     assert fact is not None and fact.excerpt_spans
     assert "foo(X) :- bar(X), \\+ baz('it''s')." in fact.text or "日本語のメモ" in fact.text
-    for piece in _pieces(fact.text):
+    for piece in _pieces(_unlabelled(fact.text)):
         assert piece in l0
 
 

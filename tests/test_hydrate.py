@@ -94,8 +94,8 @@ def test_recency_is_declared_when_nothing_is_embedded(home):
         mem.close()
 
 
-def test_demotion_keeps_more_items_than_truncation(curated):
-    budget = 450
+@pytest.mark.parametrize("budget", [350, 400])
+def test_demotion_keeps_more_items_than_truncation(curated, budget):
     roomy = curated.hydrate(GOAL, budget=100_000).receipt["facts"]
     tight = curated.hydrate(GOAL, budget=budget).receipt
     # truncation: the same ranked facts at their focus level, cut where the text the tight
@@ -322,7 +322,7 @@ def test_near_duplicates_give_way_to_the_distinct_diagnostic(home, tmp_path):
         frame = mem.hydrate("why did the pre-commit validation fail", budget=budget)
         r = frame.receipt
         assert "E501" in frame.text  # the diagnostic is in the frame, verbatim enough to act on
-        shown = [f for f in frame.facts if f.text.startswith("Pre-commit validation failed")]
+        shown = [f for f in frame.facts if f.text.startswith("assistant: Pre-commit validation failed")]
         assert len(shown) == 1  # one of the six repeats stands for all of them
         kept = {f["handle"] for f in r["facts"]}
         redundant = [s for s in r["suppressed"] if s["suppressed"] == "redundant"]

@@ -106,8 +106,12 @@ def test_an_uncurated_item_is_budgeted_with_the_same_estimate(tmp_path: Path):
         frame = mem.hydrate("retry policy", budget=2000)
         facts = frame.receipt["facts"]
         assert facts and all(f["level"] == "L0" for f in facts)
+        shown = {f.handle: f.text for f in frame.facts}
         for fact in facts:
-            assert fact["tokens"] == estimate_tokens(mem.item(fact["handle"]).text)
+            text = mem.item(fact["handle"]).text
+            label = shown[fact["handle"]].removesuffix(text)  # who said it, when a party did
+            assert label in ("", "user: ", "assistant: ")
+            assert fact["tokens"] == estimate_tokens(text) + (estimate_tokens(label) if label else 0)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -6,14 +6,18 @@
 
 /* Which candidates a frame takes to its fit (atc_hydrate:select_facts_/6): as many as their
    sizes call for, up to the plane's fact cap, and never a near-duplicate of one already taken.
-   The host's token estimator is stubbed: a token per word. */
+   The host's token estimator is stubbed: a token per word. The records are tool output (no
+   speaker label), but for the test of labels. */
 
 atc_hydrate:host_estimate_tokens(Text, Tokens) :-
     split_string(Text, " ", " ", Words),
     length(Words, Tokens).
 
-item_(H, Seq, Text, item(H, src, "s", Seq, turn, assistant, "", "2024-01-05T10:00:00Z", default,
-                         "f:1", Text, [])).
+item_(H, Seq, Text, Item) :-
+    item_(H, Seq, tool, Text, Item).
+
+item_(H, Seq, Role, Text, item(H, src, "s", Seq, turn, Role, "", "2024-01-05T10:00:00Z", default,
+                               "f:1", Text, [])).
 
 words_(N, Word, Text) :-
     length(Ws, N), maplist(=(Word), Ws),
@@ -40,7 +44,11 @@ memory :-
     item_(r2, 81, "the dialyzer runner allows at most 9 retries per check at 14:05", R2),
     item_(sys, 90, "You are an agent: fix the bug", Sys0),
     setarg(6, Sys0, system),
-    append([Dups, Short, Long, [N1, N2], Timed, [R1, R2, Sys0]], Items),
+    item_(u1, 100, user, "I moved to Lisbon in May", U1),
+    item_(a1, 101, assistant, "I moved to Lisbon in May", A1),
+    item_(p1, 102, user, "I moved to Lisbon in May", P1),
+    setarg(12, P1, [rel(p1, speaker, 'Priya')]),
+    append([Dups, Short, Long, [N1, N2], Timed, [R1, R2, Sys0], [U1, A1, P1]], Items),
     journal_add_items(Items, _).
 
 cands_(Ids, Cands) :-
@@ -116,5 +124,18 @@ test(the_line_heading_each_fact_is_part_of_its_cost, [true(N-M == 10-34)]) :-
     length(Taken, N),
     select_(Ids, 80, framing(0, 0, 0), 100, Bare, []),  % without the lines: 34
     length(Bare, M).
+
+% A turn says who said it: the transcript's name, else the unnamed party's role; tool output
+% and system text stand as they are. The label is part of what the fact costs and says (the
+% same words from the user and from the assistant are two facts).
+test(a_turn_is_labelled_with_who_said_it,
+     [true(Labels-Extra-Suppressed == ["user: ", "assistant: ", "Priya: ", none]-[1, 1, 1, 0]-[])]) :-
+    Ids = [u1, a1, p1, diag],
+    findall(L, ( member(Id, Ids), ( atc_hydrate:speaker_label_(Id, L0) -> L = L0 ; L = none ) ),
+            Labels),
+    findall(E, ( member(Id, Ids), atc_ladder:rung(Id, l0, Text),
+                 atc_hydrate:host_estimate_tokens(Text, Own),
+                 atc_hydrate:fact_tokens_(Id, l0, T), E is T - Own ), Extra),
+    select_([u1, a1, p1], 80, 1000, _, Suppressed).
 
 :- end_tests(hydrate_select).
