@@ -1841,7 +1841,9 @@ crumbs_([c(Id, _, _, _, _)|T], Seg, Settings, Budget, S0, S, N, Crumbs) :-
     ->  available_levels_(Id, Ceiling, Levels)
     ;   Levels = []
     ),
-    (   last(Levels, L), fact_tokens_(Id, L, Tok), S0 + Tok + Settings.crumb_framing =< Budget
+    (   last(Levels, L),
+        fact_tokens_(Id, 0, L, Tok),    % a breadcrumb is the bare rung: no speaker label
+        S0 + Tok + Settings.crumb_framing =< Budget
     ->  rung(Id, L, Text),
         source_of_(Id, Src),
         S1 is S0 + Tok + Settings.crumb_framing, N1 is N - 1,

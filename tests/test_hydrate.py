@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from attention_cloud import Memory
 from attention_cloud.bridge import Atom, Var
+from attention_cloud.curate import estimate_tokens
 from attention_cloud.errors import UsageError
 from attention_cloud.home import write_config
 from attention_cloud.paths import samples_dir
@@ -118,6 +119,8 @@ def test_breadcrumbs_mark_the_edge_of_the_frame(curated):
     for crumb in r["beyond"]:
         assert crumb["handle"] not in in_frame
         assert crumb["tokens"] <= 40
+        # charged what its line shows: the bare rung (a fact's speaker label is not shown)
+        assert crumb["tokens"] == estimate_tokens(crumb["text"])
 
 
 def test_ceiling_is_honoured(curated):
