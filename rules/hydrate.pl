@@ -1460,7 +1460,9 @@ jaccard_(words(LA, PA, A), words(LB, PB, B), Min, J) :-
 		 *******************************/
 
 % p(Candidate, Level, Tokens, Rungs): Rungs are the Level-Tokens pairs this record has, detail
-% first, never above the ceiling; the fact starts at its role's rung (or the next one below).
+% first, never above the ceiling; the fact starts at its role's rung (or the next one below),
+% or at a more detailed one that costs no more (a short turn's summary is the turn itself, and
+% its heading line, which names the handle, makes it dearer than the verbatim text).
 fovea_(Settings, C, Placed) :-
     C = c(Id, _, _, _, Role),
     (   record_ceiling_(Settings, Id, Ceiling)
@@ -1473,10 +1475,11 @@ fovea_(Settings, C, Placed) :-
         level_rank(Ceiling, CR),
         level_rank(Target, TR0),
         TR is max(CR, TR0),
-        first_at_or_below_(Levels, TR, Level),
+        first_at_or_below_(Levels, TR, Target1),
         label_tokens_(Id, LabelTokens),
         maplist(framed_rung_tokens_(Settings.fact_framing, Id, LabelTokens), Levels, Rungs),
-        memberchk(Level-Tokens, Rungs),
+        memberchk(Target1-TargetTokens, Rungs),
+        once(( member(Level-Tokens, Rungs), Tokens =< TargetTokens )),
         Placed = p(C, Level, Tokens, Rungs)
     ).
 
@@ -1554,9 +1557,9 @@ labelled_role_(assistant).
 		 *******************************/
 
 % fit_(+Placed, +Budget, -Kept, -Dropped): while over budget, give way where the least value
-% is lost per token saved: demote a fact one rung, or drop a fact that is already at its last
-% rung. A fact is demoted all the way down before it can be dropped, so presence is kept as
-% long as its detail can pay; dropping a weak skeleton beats demoting the best fact's text.
+% is lost per token saved: demote a fact one rung, or drop it. Presence is kept as long as
+% its detail can pay (a rung down saves more per value lost than leaving does, for any fact
+% whose rungs shrink); dropping a weak skeleton beats demoting the best fact's text.
 fit_(Placed, Budget, Kept, Dropped) :-
     used_tokens_(Placed, Used),
     (   Used =< Budget
@@ -1609,12 +1612,16 @@ fact_value_(Best, S, Level, Value) :-
     level_fidelity_(Level, F),
     Value is (max(S, 0.0) / Best) ** 3 * F.
 
-% One step of giving way for a placed fact: demote(Level, Tokens) to its next shorter rung, or
-% drop from its last one; Loss is the value given up, Saved (>= 1) the tokens freed.
+% The steps of giving way for a placed fact: demote(Level, Tokens) to its next shorter rung, or
+% drop; Loss is the value given up, Saved (>= 1) the tokens freed. A long fact's next rung
+% saves most of its tokens for part of its value, so it is demoted long before dropping it
+% would pay; a short fact whose next rung saves a token or two is dropped as cheaply as one
+% with no rung below (were it only demotable, that token would shield it: a weaker fact
+% without one would go first).
 give_way_step_(Best, P, Step, Loss, Saved) :-
     P = p(_, L, T, Rungs),
     (   lower_rung_(Rungs, L, T, L1, T1)
-    ->  Step = demote(L1, T1)
+    ->  ( Step = demote(L1, T1) ; Step = drop )
     ;   Step = drop
     ),
     step_cost_(Best, P, Step, Loss, Saved).

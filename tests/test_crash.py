@@ -186,8 +186,12 @@ def _grown_session_home(home: Path, src: Path, *, die: bool) -> tuple:
 def test_a_session_whose_rollup_a_killed_curate_did_not_rebuild_is_rebuilt_next_time(tmp_path):
     """The grown session already had a rollup, so nothing but the pending list tells the next
     run that its arcs and rollup are out of date."""
-    expected = _grown_session_home(tmp_path / "a", tmp_path / "a.jsonl", die=False)
-    assert _grown_session_home(tmp_path / "b", tmp_path / "b.jsonl", die=True) == expected
+    # the same transcript in two places: what is compared is the ladder, and a skeleton names
+    # its file (s.jsonl:12)
+    (tmp_path / "a-src").mkdir()
+    (tmp_path / "b-src").mkdir()
+    expected = _grown_session_home(tmp_path / "a", tmp_path / "a-src" / "s.jsonl", die=False)
+    assert _grown_session_home(tmp_path / "b", tmp_path / "b-src" / "s.jsonl", die=True) == expected
     assert not (tmp_path / "b" / "curation.pending.jsonl").exists()
 
 

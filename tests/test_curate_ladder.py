@@ -81,9 +81,23 @@ def test_l3_starts_with_the_pointer_and_carries_tags_and_entities():
             "index took 900 ms per query on 2 million rows; host/attention_cloud/embed/store.py "
             "now builds it and the benchmark in scripts/bench/jump.py shows 12 ms.")
     rungs = curate(text, pointer="transcripts/a1.jsonl#L42")
-    assert rungs.l3.startswith("transcripts/a1.jsonl#L42 ")
+    assert rungs.l3.startswith("a1.jsonl#L42 ")  # the file's name and place: the path is the source's
     assert "#turn" in rungs.l3
     assert "host/attention_cloud/embed/store.py" in rungs.l3
+
+
+def test_a_long_absolute_path_leaves_the_skeleton_room_for_its_tags_and_names():
+    text = ("The exporter config was wrong: OTEL_EXPORTER_OTLP_ENDPOINT pointed at port 4317 of "
+            "the collector while the Bandit instrumentation sends HTTP to 4318; lib/spotter/"
+            "telemetry.ex now reads the port from config/runtime.exs.")
+    pointer = ("/home/someone/.claude/projects/-home-someone-work-spotter/"
+               "ae4a77f8-1c2d-4e5f-9a8b-7c6d5e4f3a2b.jsonl:1932")
+    rungs = curate(text, pointer=pointer)
+    assert rungs.l3.startswith("ae4a77f8-1c2d-4e5f-9a8b-7c6d5e4f3a2b.jsonl:1932 ")
+    assert "/home/someone" not in rungs.l3
+    assert "#turn" in rungs.l3 and " | " in rungs.l3  # tags, and a name it holds
+    whole = curate(text, pointer=pointer).l3.split(" ")[0]
+    assert whole != pointer  # the path itself stays the record's source, not its skeleton's
 
 
 def test_l2_renders_the_structured_distillation():

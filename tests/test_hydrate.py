@@ -95,7 +95,7 @@ def test_recency_is_declared_when_nothing_is_embedded(home):
         mem.close()
 
 
-@pytest.mark.parametrize("budget", [350, 400])
+@pytest.mark.parametrize("budget", [750, 900])
 def test_demotion_keeps_more_items_than_truncation(curated, budget):
     roomy = curated.hydrate(GOAL, budget=100_000).receipt["facts"]
     tight = curated.hydrate(GOAL, budget=budget).receipt

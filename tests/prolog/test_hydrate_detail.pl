@@ -73,4 +73,22 @@ test(a_record_found_twice_keeps_its_better_score,
                c(m, 0.3, relevance, 0, reserve)],
     atc_hydrate:merge_candidates_(Seeds, Walked, Reserve, [c(s, _, _, _, _)|Rest]).
 
+% Giving way (atc_hydrate:fit_/4): the step that loses least value per token saved, a rung down
+% or out. A short fact whose next rung is a token shorter is dropped before a stronger fact
+% that has no rung below (that token once shielded it), and a long fact is still demoted
+% rather than dropped.
+test(a_token_shorter_rung_does_not_shield_a_weaker_fact, [true(Kept-Gone == [a, b]-[c])]) :-
+    placed(a, 0.9, l0, [l0-30], A),
+    placed(b, 0.6, l2, [l0-35, l1-40, l2-40], B),
+    placed(c, 0.45, l2, [l0-30, l1-35, l2-35, l3-34], C),
+    atc_hydrate:fit_([A, B, C], 75, Out, Dropped),
+    findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Out), Kept),
+    findall(Id, member(c(Id, _, _, _, _), Dropped), Gone).
+
+test(a_long_fact_is_demoted_before_it_is_dropped, [true(Levels-Dropped == [a-l0, b-l1]-[])]) :-
+    placed(a, 0.9, l0, [l0-30], A),
+    placed(b, 0.6, l0, [l0-300, l1-40], B),
+    atc_hydrate:fit_([A, B], 100, Out, Dropped),
+    levels(Out, Levels).
+
 :- end_tests(hydrate_detail).

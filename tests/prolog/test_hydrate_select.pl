@@ -47,8 +47,9 @@ memory :-
     item_(u1, 100, user, "I moved to Lisbon in May", U1),
     item_(a1, 101, assistant, "I moved to Lisbon in May", A1),
     item_(p1, 102, user, "I moved to Lisbon in May", P1),
+    item_(f1, 103, "the retry policy stops at five attempts", F1),
     setarg(12, P1, [rel(p1, speaker, 'Priya')]),
-    append([Dups, Short, Long, [N1, N2], Timed, [R1, R2, Sys0], [U1, A1, P1]], Items),
+    append([Dups, Short, Long, [N1, N2], Timed, [R1, R2, Sys0], [U1, A1, P1, F1]], Items),
     journal_add_items(Items, _).
 
 cands_(Ids, Cands) :-
@@ -137,5 +138,14 @@ test(a_turn_is_labelled_with_who_said_it,
                  atc_hydrate:host_estimate_tokens(Text, Own),
                  atc_hydrate:fact_tokens_(Id, l0, T), E is T - Own ), Extra),
     select_([u1, a1, p1], 80, 1000, _, Suppressed).
+
+% A fact starts at its role's rung unless a more detailed one costs no more: a short record's
+% summary is its text, and the line heading a derived rung (it names the handle) makes it the
+% dearer of the two.
+test(a_fact_starts_at_a_more_detailed_rung_that_costs_no_more, [true(Level-Tokens == l0-7)]) :-
+    Text = "the retry policy stops at five attempts",
+    ladder_store([rungs(f1, 'extractive@1', Text, Text, "#turn", t(7, 7, 1), [], [f1])]),
+    atc_hydrate:fovea_(_{ceiling: l0, fact_framing: framing(0, 12, 15)},
+                       c(f1, 0.5, cell_adjacency, 1, near), p(_, Level, Tokens, _)).
 
 :- end_tests(hydrate_select).

@@ -91,6 +91,7 @@ def settle(
     l1 = _bounded(l1, L1_TOKENS, verbatim)
     l2 = _bounded(l2, L2_TOKENS, verbatim) if l2 else l1
     budget = min(L3_TOKENS, estimate_tokens(l1), estimate_tokens(l2))
+    pointer = short_pointer(pointer)
     l3 = render_skeleton(pointer, tags, entities, budget)
     if pointer.strip() and not l3.startswith(pointer.strip()):
         # The pointer did not fit. A tiny item is fully said by its shorter rung; a long one
@@ -101,6 +102,16 @@ def settle(
     if not l3 and budget:
         l3 = truncate_to_tokens(l1 if estimate_tokens(l1) <= estimate_tokens(l2) else l2, budget)
     return l1, l2, l3
+
+
+def short_pointer(pointer: str) -> str:
+    """The pointer as a skeleton shows it: the file's name and the place in it
+    (``/home/me/.claude/projects/x/4f1c….jsonl:129`` → ``4f1c….jsonl:129``). The whole
+    pointer stays the record's source (the receipt's ``source``, ``atc show``); in a skeleton
+    of at most 30 tokens a long absolute path left no room for its tags and names."""
+    text = pointer.strip()
+    cut = text.rfind("/", 0, text.find("#/") if "#/" in text else len(text))
+    return text[cut + 1:] if cut >= 0 else text
 
 
 def _is_small(verbatim: str) -> bool:
