@@ -645,6 +645,10 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
     """
     mem = open_memory(home, create=False)
     try:
+        if not dry_run:  # the same command run again after a kill: finish what it left first
+            finished = mem.finish_erasure()
+            if finished is not None:
+                note(f"finished an interrupted erasure of {len(finished.handles)} items")
         preview = mem.forget(list(handles), session=session, query=goal, reason=reason,
                              who=who, dry_run=True)
         if fmt == "text":
