@@ -265,3 +265,22 @@ def test_forget_by_session_in_python_finishes_an_interrupted_erasure_first(curat
 def _items_of(home: Path, session: str) -> list[dict]:
     with Memory.open(home) as mem:
         return mem.query(f"item_session(H, '{session}')", limit=100).rows
+
+
+def test_forgetting_a_whole_session_leaves_no_trace_of_its_working_directory(home, tmp_path):
+    """A session's items share one working directory, kept once per session (session_cwd_/2):
+    when every item of the session is forgotten, the directory (which may name a client or a
+    project) must go from the journal too."""
+    write_config(home, {"embedder": "hash"})
+    cwd = "/home/ann/clients/quuxcorp-merger"
+    rows = [json.loads(turn("user", 0, "S7", "Please rename the deploy target")),
+            json.loads(turn("assistant", 1, "S7", "Renamed the deploy target; tests pass."))]
+    source = tmp_path / "cwd.jsonl"
+    source.write_text("\n".join(json.dumps({**r, "cwd": cwd}) for r in rows) + "\n")
+    with Memory.open(home) as mem:
+        mem.ingest([source])
+        mem.curate()
+        assert mem.query(f'relation(_, cwd, "{cwd}")').rows or mem.query(
+            f"relation(_, cwd, '{cwd}')").rows
+        mem.forget(session="S7")
+    assert files_holding(home, "quuxcorp") == []
