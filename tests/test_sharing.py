@@ -179,6 +179,30 @@ def test_a_presence_ceiling_never_shows_what_a_short_item_says(alice):
     assert frame["receipt"]["facts"]  # skeletons of the larger records are still shown
 
 
+def test_hydrate_as_a_grantee_keeps_to_the_mounted_cell(alice):
+    """`--mount CELL --as P` was read as `--as P` alone: the frame came from the whole grant,
+    not from the cell the owner asked about."""
+    home, _ = alice
+    with Memory.open(home, create=False) as mem:
+        cells = [r["C"] for r in mem.query("cell(C)", limit=100).rows]
+        # a cell's members and those of the arcs it holds (a mount's frame may reach them)
+        reach = {c: {r["H"] for r in mem.query(
+            f"cell_member({c}, M), ( H = M ; item_arc(M, A), arc_member(A, H) )",
+            limit=100000).rows} for c in cells}
+    assert len(cells) > 1
+    outside = 0
+    for cell in cells:
+        frame = frame_json("--mount", cell, "--depth", "0", "--as", "bob", home=home)
+        facts = frame["receipt"]["facts"]
+        assert all(f["level"] in ("L2", "L3") for f in facts)
+        assert all(f["segment"] == f"mount:{cell}" for f in facts)
+        items = {f["handle"] for f in facts if f["handle"].startswith("it_")}
+        outside += len(items - reach[cell])
+    assert outside == 0
+    out = run("hydrate", "--goal", GOAL, "--mount", "cell_nope", "--as", "bob", home=home)
+    assert out.exit_code == 2 and "no such cell" in out.output
+
+
 def test_labels_tighten_derivatives_and_declassify_is_audited(alice):
     home, _ = alice
     with Memory.open(home, create=False) as mem:

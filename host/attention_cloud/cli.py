@@ -499,7 +499,9 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
 
             frame = reader_hydrate(mem, as_principal, goal, budget=budget, plane=plane,
                                    ceiling=ceiling, now=now, walk=walk, segments=budgets,
-                                   rules_text=_read_rules(rules_file), via="cli --as")
+                                   rules_text=_read_rules(rules_file), via="cli --as",
+                                   mount=list(mounts), depth=depth, cells=cells,
+                                   bridge=bridge, excerpt=excerpt)
         elif mounts:  # cells of this memory: a frame drawn from their region only
             frame = mem.hydrate(goal, budget=budget, plane=plane, segments=budgets,
                                 ceiling=ceiling, rules=rules_file, walk=walk, now=now,
