@@ -357,20 +357,43 @@ query_(Text, Module, Limit, Options, Solutions, More) :-
     ).
 
 % Each answer is measured before it is copied out of the proof: cyclic, too deep or, with the
-% answers before it, too large is an error here, not a crash of the host's converter.
+% answers before it, too large is an error here, not a crash of the host's converter. A value
+% that is not ground is written as text, its variables named _A, _B, ... across the whole row,
+% so an unbound variable is never shown as the atom 'A' and one shared by two columns has one
+% name in both.
 bindings_row_(Bindings, Budget, Depth, Row) :-
-    maplist(binding_pair_(Budget, Depth), Bindings, Row).
+    maplist(binding_measure_(Budget, Depth), Bindings),
+    pairs_names_values_(Bindings, Names, Values),
+    copy_term(Values, Copies, _Constraints),
+    maplist(ground_flag_, Copies, Ground),
+    term_variables(Copies, Vars),
+    foldl(name_variable_, Vars, 0, _),
+    maplist(binding_out_, Names, Ground, Copies, Row).
 
-binding_pair_(Budget, Depth, Name=Value, Name-Out) :-
+binding_measure_(Budget, Depth, Name=Value) :-
     (   cyclic_term(Value)
     ->  throw(error(answer_limit(cyclic, Name), _))
     ;   true
     ),
     arg(1, Budget, Left0),
     answer_cost_(Value, 0, Depth, Left0, Left),
-    nb_setarg(1, Budget, Left),
-    copy_term(Value, Out0, _Constraints),
-    (   ground(Out0) -> Out = Out0 ; numbervars(Out0, 0, _), format(string(Out), "~p", [Out0]) ).
+    nb_setarg(1, Budget, Left).
+
+pairs_names_values_([], [], []).
+pairs_names_values_([N=V|T], [N|Ns], [V|Vs]) :- pairs_names_values_(T, Ns, Vs).
+
+ground_flag_(T, G) :- ( ground(T) -> G = true ; G = false ).
+
+name_variable_('$VAR'(Name), I, I1) :-
+    Letter is 0'A + I mod 26,
+    (   I < 26 -> format(atom(Name), "_~c", [Letter])
+    ;   N is I // 26, format(atom(Name), "_~c~d", [Letter, N])
+    ),
+    I1 is I + 1.
+
+binding_out_(Name, true, Out, Name-Out) :- !.
+binding_out_(Name, false, Value, Name-Out) :-
+    format(string(Out), "~W", [Value, [quoted(true), numbervars(true), portray(true)]]).
 
 % answer_cost_(+Term, +Depth, +MaxDepth, +Left0, -Left): Left0 cells minus Term's cost.
 % Lists are walked along their spine, so a long list is not a deep term.

@@ -67,6 +67,9 @@ grantee when
   - or it was derived from items (an arc, a rollup: provenance/2; a cell: its members), every one of them is
     visible, and the record's labels admit the grantee; its ceiling is the least detailed of
     theirs. So a summary never shows more of a source than the source itself would.
+  - At an L3 ceiling (presence) a record must have a skeleton: a record too small for one,
+    whose L3 rung is its L1 or L2 sentence (rules/ladder.pl keeps a tiny item's text as its
+    L3), is not visible there, since showing it would show what it says.
 
 Labels only tighten. An item may carry readers (principals or teams: only they may see it),
 restrictions (`private`: no grantee; `pii`: only a grantee named among its readers; `team(T)`:
@@ -220,7 +223,22 @@ visible_(Now, P, Grants, R, Max) :-
         Hs \== [],
         foldl(source_ceiling_(Grants, Now, P), Hs, l0, Max),
         labels_admit_(Now, P, R)
-    ).
+    ),
+    \+ ( Max == l3, l3_says_text_(R) ).
+
+% R's L3 rung is not a skeleton but a more detailed rung's text (or a cut of it): a record too
+% small for a skeleton says everything at L3, which a presence ceiling must not show.
+l3_says_text_(R) :-
+    rung(R, l3, Skeleton),
+    member(Level, [l1, l2]),
+    rung(R, Level, Text),
+    (   Skeleton == Text
+    ->  true
+    ;   sub_string(Skeleton, Before, 1, 0, "\u2026"),
+        sub_string(Skeleton, 0, Before, _, Head),
+        string_concat(Head, _, Text)
+    ),
+    !.
 
 source_ceiling_(Grants, Now, P, H, Max0, Max) :-
     item(H),

@@ -55,7 +55,7 @@ when it was produced and a stable pointer to its verbatim source record.
 Only this module changes these facts, always through the durable store.
 
 **Erasure.** journal_erase/4 removes every fact of an item (its fields, its text, its links,
-its tombstone) and keeps only the minimal audit record forgotten/5: handle, a digest of its
+its tombstone; with a session's last item, the session's working directory) and keeps only the minimal audit record forgotten/5: handle, a digest of its
 text, when, who asked and why. Ingestion refuses an item whose handle, or whose text's digest,
 is forgotten, and counts it (`forgotten` in the counts), so re-ingesting the source never
 brings the item back.
@@ -692,7 +692,7 @@ journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
     must_be(string, Reason),
     (   forgotten_(H, Digest, Time, Who1, Reason1)
     ->  true
-    ;   item_(H, _, _, _, _, _, _, _, _, _)
+    ;   item_(H, _, Ses, _, _, _, _, _, _, _)
     ->  (   text_(H, Text) -> journal_text_digest(Text, Digest) ; Digest = "" ),
         get_time(Time),
         Who1 = Who, Reason1 = Reason,
@@ -702,6 +702,10 @@ journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
         durable_retract(atc_journal:relation_(_, _, H)),
         durable_retract(atc_journal:no_cwd_(H)),
         durable_retract(atc_journal:tombstone_(H, _, _)),
+        (   item_(_, _, Ses, _, _, _, _, _, _, _)
+        ->  true
+        ;   durable_retract(atc_journal:session_cwd_(Ses, _))  % its last item: its directory
+        ),
         durable_assert(atc_journal:forgotten_(H, Digest, Time, Who, Reason))
     ;   existence_error(item, H)
     ).

@@ -205,6 +205,17 @@ def test_query_json_is_strict_json_for_floats_json_cannot_hold(home):
         {"X": "inf", "Y": "nan", "Z": "-inf", "W": 1.5}]
 
 
+def test_query_names_unbound_variables_so_they_are_not_atoms_and_shared_ones_agree(home):
+    """An unbound variable was printed as A, B, ... numbered afresh in each column: `Y` of
+    `X = f(Y, Z)` showed "A" (the atom 'A' shows the same) and so did `Z`."""
+    assert run("ingest", str(samples_dir()), home=home).exit_code == 0
+    out = run("query", "X = f(Y, Z), W = 'A', length(L, 2)", "--format", "json", home=home)
+    assert json.loads(out.output) == [
+        {"X": "f(_A,_B)", "Y": "_A", "Z": "_B", "W": "A", "L": "[_C,_D]"}]
+    table = run("query", "setof(S, H^item_session(H, S), Ss)", home=home).output
+    assert " A " not in table.splitlines()[1] + " "
+
+
 @pytest.mark.parametrize("command", [["rules", "list"], ["belief", "list"], ["stats"]])
 def test_a_reading_command_on_a_mistyped_home_says_so_and_makes_nothing(tmp_path, command):
     missing = tmp_path / "mistyped"

@@ -229,3 +229,58 @@ def test_a_remembered_item_leaves_its_record_and_is_not_remembered_again(home):
         with pytest.raises(InputError, match="forgotten"):
             mem.remember(f"the vault code is {SECRET}")
     assert files_holding(home, SECRET) == []
+
+
+def test_forget_run_again_after_a_kill_finishes_the_erasure_it_interrupted(curated):
+    """`atc forget --session S` killed after its erase batch, then run again as a user would:
+    the session has no items left, but the text is still in the journal and the indexes, so
+    the second run must finish the interrupted erasure before it says there is nothing left."""
+    home, _, secret = curated
+    handles = ",".join(r["H"] for r in _items_of(home, "S1"))
+    child = subprocess.run([sys.executable, "-c", fuzz.KILL_CHILD, str(ROOT / "host"), str(home),
+                            "1", handles, "1"], capture_output=True, text=True, timeout=300)
+    assert child.returncode == -9, child.stderr
+    assert (home / "erasure.pending.json").exists() and files_holding(home, SECRET)
+    again = CliRunner().invoke(main, ["forget", "--session", "S1", "--yes", "--home", str(home)])
+    assert "no items in this session" in again.output  # true: the killed run erased them
+    assert "finished an interrupted erasure of 5 items" in again.output
+    assert not (home / "erasure.pending.json").exists()
+    assert files_holding(home, SECRET) == []
+    with Memory.open(home) as mem:  # the library call does the same
+        assert mem.query("item(H)").rows == []
+
+
+def test_forget_by_session_in_python_finishes_an_interrupted_erasure_first(curated):
+    home, _, _ = curated
+    handles = ",".join(r["H"] for r in _items_of(home, "S1"))
+    subprocess.run([sys.executable, "-c", fuzz.KILL_CHILD, str(ROOT / "host"), str(home),
+                    "1", handles, "1"], capture_output=True, text=True, timeout=300)
+    with Memory.open(home) as mem:
+        with pytest.raises(InputError, match="no items in this session"):
+            mem.forget(session="S1")
+    assert not (home / "erasure.pending.json").exists()
+    assert files_holding(home, SECRET) == []
+
+
+def _items_of(home: Path, session: str) -> list[dict]:
+    with Memory.open(home) as mem:
+        return mem.query(f"item_session(H, '{session}')", limit=100).rows
+
+
+def test_forgetting_a_whole_session_leaves_no_trace_of_its_working_directory(home, tmp_path):
+    """A session's items share one working directory, kept once per session (session_cwd_/2):
+    when every item of the session is forgotten, the directory (which may name a client or a
+    project) must go from the journal too."""
+    write_config(home, {"embedder": "hash"})
+    cwd = "/home/ann/clients/quuxcorp-merger"
+    rows = [json.loads(turn("user", 0, "S7", "Please rename the deploy target")),
+            json.loads(turn("assistant", 1, "S7", "Renamed the deploy target; tests pass."))]
+    source = tmp_path / "cwd.jsonl"
+    source.write_text("\n".join(json.dumps({**r, "cwd": cwd}) for r in rows) + "\n")
+    with Memory.open(home) as mem:
+        mem.ingest([source])
+        mem.curate()
+        assert mem.query(f'relation(_, cwd, "{cwd}")').rows or mem.query(
+            f"relation(_, cwd, '{cwd}')").rows
+        mem.forget(session="S7")
+    assert files_holding(home, "quuxcorp") == []

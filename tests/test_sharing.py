@@ -155,6 +155,54 @@ def test_show_as_grantee_respects_ceiling_and_segment(alice):
     assert out.exit_code == 1 and "no such item" in out.output
 
 
+def test_a_presence_ceiling_never_shows_what_a_short_item_says(alice):
+    """At L3 a record too small for a skeleton keeps its sentence as its L3 rung; a grantee
+    whose ceiling is L3 (presence) must not be shown that sentence by any read."""
+    home, _ = alice
+    secret = "the staging db password is hunter2"
+    ok("remember", secret, "--segment", "payments", home=home)
+    ok("grant", "add", "carol", "--segment", "payments", "--ceiling", "L3", home=home)
+    with Memory.open(home, create=False) as mem:
+        (handle,) = [r["H"] for r in mem.query(f'item_text(H, "{secret}")').rows]
+        assert mem.query(f"rung({handle}, l3, T)").rows[0]["T"] == secret  # the owner's ladder
+    rows = json.loads(ok("query", "rung(H, l3, T)", "--as", "carol", "--format", "json",
+                         "--limit", "10000", home=home))
+    assert rows and not any(r["T"] == secret for r in rows)  # other records keep presence
+    assert ok("query", f"item({handle})", "--as", "carol", home=home).strip() == "false."
+    out = run("show", handle, "--level", "L3", "--as", "carol", home=home)
+    assert out.exit_code == 1 and "hunter2" not in out.output
+    for goal in ("staging db password", GOAL):
+        frame = json.loads(ok("hydrate", "--goal", goal, "--budget", "1200", "--format",
+                              "json", "--as", "carol", home=home))
+        assert "hunter2" not in frame["text"]
+        assert handle not in {f["handle"] for f in frame["receipt"]["facts"]}
+    assert frame["receipt"]["facts"]  # skeletons of the larger records are still shown
+
+
+def test_hydrate_as_a_grantee_keeps_to_the_mounted_cell(alice):
+    """`--mount CELL --as P` was read as `--as P` alone: the frame came from the whole grant,
+    not from the cell the owner asked about."""
+    home, _ = alice
+    with Memory.open(home, create=False) as mem:
+        cells = [r["C"] for r in mem.query("cell(C)", limit=100).rows]
+        # a cell's members and those of the arcs it holds (a mount's frame may reach them)
+        reach = {c: {r["H"] for r in mem.query(
+            f"cell_member({c}, M), ( H = M ; item_arc(M, A), arc_member(A, H) )",
+            limit=100000).rows} for c in cells}
+    assert len(cells) > 1
+    outside = 0
+    for cell in cells:
+        frame = frame_json("--mount", cell, "--depth", "0", "--as", "bob", home=home)
+        facts = frame["receipt"]["facts"]
+        assert all(f["level"] in ("L2", "L3") for f in facts)
+        assert all(f["segment"] == f"mount:{cell}" for f in facts)
+        items = {f["handle"] for f in facts if f["handle"].startswith("it_")}
+        outside += len(items - reach[cell])
+    assert outside == 0
+    out = run("hydrate", "--goal", GOAL, "--mount", "cell_nope", "--as", "bob", home=home)
+    assert out.exit_code == 2 and "no such cell" in out.output
+
+
 def test_labels_tighten_derivatives_and_declassify_is_audited(alice):
     home, _ = alice
     with Memory.open(home, create=False) as mem:

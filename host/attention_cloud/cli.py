@@ -499,7 +499,9 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
 
             frame = reader_hydrate(mem, as_principal, goal, budget=budget, plane=plane,
                                    ceiling=ceiling, now=now, walk=walk, segments=budgets,
-                                   rules_text=_read_rules(rules_file), via="cli --as")
+                                   rules_text=_read_rules(rules_file), via="cli --as",
+                                   mount=list(mounts), depth=depth, cells=cells,
+                                   bridge=bridge, excerpt=excerpt)
         elif mounts:  # cells of this memory: a frame drawn from their region only
             frame = mem.hydrate(goal, budget=budget, plane=plane, segments=budgets,
                                 ceiling=ceiling, rules=rules_file, walk=walk, now=now,
@@ -645,6 +647,10 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
     """
     mem = open_memory(home, create=False)
     try:
+        if not dry_run:  # the same command run again after a kill: finish what it left first
+            finished = mem.finish_erasure()
+            if finished is not None:
+                note(f"finished an interrupted erasure of {len(finished.handles)} items")
         preview = mem.forget(list(handles), session=session, query=goal, reason=reason,
                              who=who, dry_run=True)
         if fmt == "text":

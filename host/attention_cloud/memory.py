@@ -468,9 +468,9 @@ class Memory:
 
         if isinstance(handles, str):
             handles = [handles]
-        chosen = erasure.select(self, handles, session=session, query=query)
-        if not dry_run:
+        if not dry_run:  # first: a killed run's items are gone from the selection, not the files
             self.finish_erasure()
+        chosen = erasure.select(self, handles, session=session, query=query)
         return erasure.forget(self, chosen, who=who, reason=reason, dry_run=dry_run)
 
     def finish_erasure(self) -> Any:

@@ -47,17 +47,22 @@ def _log_read(mem: Any, reader: str, op: str, goal: str, facts: list[dict[str, A
 def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
                    plane: str = "default", ceiling: str = "L0", now: str | float | None = None,
                    walk: str | None = None, rules_text: str | None = None,
-                   segments: dict[str, int] | None = None, via: str = "cli") -> Any:
+                   segments: dict[str, int] | None = None, via: str = "cli",
+                   mount: list[str] | None = None, depth: int = 1, cells: bool | None = None,
+                   bridge: bool = True, excerpt: bool = True) -> Any:
     """A frame of ``mem`` for ``reader``: only what their grants let them see, each fact at
-    most at their ceiling; logged (reader, goal, handles and rungs). ``segments`` fixes
-    segment budgets as ``--segment`` does (the owner's check; the server takes none)."""
+    most at their ceiling; logged (reader, goal, handles and rungs). ``segments``, ``mount``
+    (cells and their region to ``depth``), ``cells``, ``bridge`` and ``excerpt`` shape the
+    frame as they do the owner's (the owner's check; the server takes none of them)."""
     from ..hydration import hydrate
 
     require_principal(mem, reader)
     module = _rules_module(mem, rules_text)
     with mem._limits():
         frame = hydrate(mem, goal, budget=budget, plane=plane, ceiling=ceiling, now=now,
-                        rules=module, walk_rule=walk, reader=reader, segments=segments)
+                        rules=module, walk_rule=walk, reader=reader, segments=segments,
+                        mount=list(mount) if mount else None, depth=depth, cells=cells,
+                        bridge=bridge, excerpt=excerpt)
     facts = [{"handle": f["handle"], "level": f["level"]} for f in frame.receipt["facts"]]
     facts += [{"handle": c["handle"], "level": c["level"], "beyond": True}
               for c in frame.receipt["beyond"]]
