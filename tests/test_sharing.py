@@ -156,10 +156,11 @@ def test_show_as_grantee_respects_ceiling_and_segment(alice):
 
 
 def test_a_presence_ceiling_never_shows_what_a_short_item_says(alice):
-    """At L3 a record too small for a skeleton keeps its sentence as its L3 rung; a grantee
-    whose ceiling is L3 (presence) must not be shown that sentence by any read."""
+    """At L3 a record too small for a skeleton (not even its pointer fits the few tokens the
+    text takes) keeps its text as its L3 rung; a grantee whose ceiling is L3 (presence) must
+    not be shown that text by any read."""
     home, _ = alice
-    secret = "the staging db password is hunter2"
+    secret = "db pw hunter2"
     ok("remember", secret, "--segment", "payments", home=home)
     ok("grant", "add", "carol", "--segment", "payments", "--ceiling", "L3", home=home)
     with Memory.open(home, create=False) as mem:
@@ -171,7 +172,7 @@ def test_a_presence_ceiling_never_shows_what_a_short_item_says(alice):
     assert ok("query", f"item({handle})", "--as", "carol", home=home).strip() == "false."
     out = run("show", handle, "--level", "L3", "--as", "carol", home=home)
     assert out.exit_code == 1 and "hunter2" not in out.output
-    for goal in ("staging db password", GOAL):
+    for goal in ("db pw", GOAL):
         frame = json.loads(ok("hydrate", "--goal", goal, "--budget", "1200", "--format",
                               "json", "--as", "carol", home=home))
         assert "hunter2" not in frame["text"]
