@@ -501,7 +501,7 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :
         window_cosines_(HaveSem, Anchor, SemGoal, Segment, Fetch, Sem1, SemAll0),
         include(readable_pair_(Reader), SemAll0, SemAll),
         fuse_(SemAll, Lex, Fused0),
-        open_arcs_(Fused0, Fused10),
+        open_arcs_(Segment, Fused0, Fused10),
         include(readable_pair_(Reader), Fused10, Fused1),
         speaker_prior_(Speaker, Fused1, Fused1b),
         instructions_prior_(Fused1b, Fused2),
@@ -604,15 +604,18 @@ sort_by_score_(Pairs, Sorted) :-
 % brings arcs in as stand-ins for their members) to half its score plus half their own, so the
 % members that match the goal lead and the arc's other steps follow, and a matching arc never
 % ties all its steps at one score. Session rollups summarise whole sessions: they never seed.
-open_arcs_(Pairs, Out) :-
-    findall(K-S, ( member(R-S0, Pairs), record_items_(R, S0, Pairs, K, S) ), Opened),
+% In a mount only the members in its region are lifted: an arc is linked to one cell, and its
+% steps may lie in cells the mount does not reach.
+open_arcs_(Segment, Pairs, Out) :-
+    findall(K-S, ( member(R-S0, Pairs), record_items_(R, S0, Pairs, Segment, K, S) ), Opened),
     best_pairs_(Opened, Out).
 
-record_items_(R, S, _, R, S) :-
+record_items_(R, S, _, _, R, S) :-
     item(R), !.
-record_items_(A, S0, Pairs, H, S) :-
+record_items_(A, S0, Pairs, Segment, H, S) :-
     arc(A), !,
     arc_member(A, H),
+    (   Segment = mount(_, _, _) -> in_segment_(H, Segment) ; true ),
     (   memberchk(H-Own, Pairs) -> true ; Own = 0.0 ),
     S is round((0.5 * S0 + 0.5 * Own) * 10000) / 10000.
 
