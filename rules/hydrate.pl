@@ -1539,15 +1539,17 @@ label_tokens_(Id, LabelTokens) :-
 :- dynamic label_tokens_known_/2.   % as many as the names memory knows, and the two roles
 
 % "Priya: ", the label an item's text is shown after: the speaker its transcript names
-% (journal item_speaker/2), else "user: " or "assistant: " for a turn of an unnamed party, so a
+% (journal item_speaker/2), else "user: " or "assistant: " for what an unnamed party said, so a
 % frame says who "I" and "you" are (a user's plan and an assistant's suggestion read alike
-% without it); counted in the fact's tokens. Tool output and system text are not labelled:
-% they say what they are, and an agent's memory holds many of them.
+% without it); counted in the fact's tokens. Tool output, system text and file operations
+% ("read src/x.py") are not labelled: they say what they are, and an agent's memory holds
+% many of them.
 speaker_label_(Id, Label) :-
     (   relation(Id, speaker, Name)
     ->  true
     ;   item_role(Id, Name),
-        labelled_role_(Name)
+        labelled_role_(Name),
+        \+ item_kind(Id, file_op)
     ),
     !,
     format(string(Label), "~w: ", [Name]).

@@ -48,8 +48,10 @@ memory :-
     item_(a1, 101, assistant, "I moved to Lisbon in May", A1),
     item_(p1, 102, user, "I moved to Lisbon in May", P1),
     item_(f1, 103, "the retry policy stops at five attempts", F1),
+    item_(o1, 104, assistant, "read src/payments/retry.py", O1),
+    setarg(5, O1, file_op),
     setarg(12, P1, [rel(p1, speaker, 'Priya')]),
-    append([Dups, Short, Long, [N1, N2], Timed, [R1, R2, Sys0], [U1, A1, P1, F1]], Items),
+    append([Dups, Short, Long, [N1, N2], Timed, [R1, R2, Sys0], [U1, A1, P1, F1, O1]], Items),
     journal_add_items(Items, _).
 
 cands_(Ids, Cands) :-
@@ -126,12 +128,13 @@ test(the_line_heading_each_fact_is_part_of_its_cost, [true(N-M == 10-34)]) :-
     select_(Ids, 80, framing(0, 0, 0), 100, Bare, []),  % without the lines: 34
     length(Bare, M).
 
-% A turn says who said it: the transcript's name, else the unnamed party's role; tool output
-% and system text stand as they are. The label is part of what the fact costs and says (the
+% A turn says who said it: the transcript's name, else the unnamed party's role; tool output,
+% system text and file operations stand as they are. The label is part of what the fact costs and says (the
 % same words from the user and from the assistant are two facts).
 test(a_turn_is_labelled_with_who_said_it,
-     [true(Labels-Extra-Suppressed == ["user: ", "assistant: ", "Priya: ", none]-[1, 1, 1, 0]-[])]) :-
-    Ids = [u1, a1, p1, diag],
+     [true(Labels-Extra-Suppressed ==
+           ["user: ", "assistant: ", "Priya: ", none, none]-[1, 1, 1, 0, 0]-[])]) :-
+    Ids = [u1, a1, p1, diag, o1],           % o1: the assistant's file operation
     findall(L, ( member(Id, Ids), ( atc_hydrate:speaker_label_(Id, L0) -> L = L0 ; L = none ) ),
             Labels),
     findall(E, ( member(Id, Ids), atc_ladder:rung(Id, l0, Text),
