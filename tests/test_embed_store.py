@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import faiss
@@ -657,3 +658,24 @@ def test_a_checkpoint_saves_the_index_a_plain_flush_leaves_for_readers_to_catch_
     store.flush(checkpoint=True)  # under the floor: not rewritten
     assert saved()["ntotal"] == 5200
     store.close()
+
+
+def test_rows_read_by_file_come_back_in_the_order_asked_repeats_included(tmp_path, monkeypatch):
+    """A frame asks for rows in its own order, some twice (a record's rows in two cells'
+    groups); each is read once, and every one comes back where it was asked."""
+    from attention_cloud.embed.mapped_rows import MappedRows, write_header
+
+    rng = np.random.default_rng(7)
+    rows = rng.standard_normal((50, 8)).astype(np.float16)
+    path = tmp_path / "vectors.f16"
+    with open(path, "wb") as handle:
+        write_header(handle, 8)
+        handle.write(rows.tobytes())
+    mapped = MappedRows(path, 8, np.float16, 50)
+    asked = np.array([31, 2, 31, 49, 0, 2, 17])
+    reads = []
+    real = os.preadv
+    monkeypatch.setattr(os, "preadv", lambda fd, bufs, at: reads.append(at) or real(fd, bufs, at))
+    assert np.array_equal(mapped.pread(asked), rows[asked].astype(np.float32))
+    assert len(reads) == len(set(asked.tolist())) == 5
+    assert np.array_equal(mapped.pread(asked), mapped.gather(asked))
