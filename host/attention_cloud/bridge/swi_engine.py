@@ -34,6 +34,13 @@ class SwiEngine:
         self._functors: dict[tuple[str, int], int] = {}
         self._preds: dict[tuple[str, str, int], int] = {}
         self._callables: dict[str, tuple[Callable[..., Any], bool]] = {}
+        # out-parameters of the C calls that read a term, made once: calls run under the lock,
+        # and each value is taken before the next call (a ctypes object and its byref cost
+        # about as much as the call itself, and a frame is ~1,000 of them)
+        self._out_atom, self._out_int, self._out_float = C.atom_t(), ctypes.c_int64(), ctypes.c_double()
+        self._out_size = ctypes.c_size_t()
+        self._out_refs = (ctypes.byref(self._out_atom), ctypes.byref(self._out_int),
+                          ctypes.byref(self._out_float), ctypes.byref(self._out_size))
         self._initialise(home)
         self._foreign = C.FOREIGN_VARARGS(self._dispatch)  # keep a reference: ctypes would free it
 
@@ -195,20 +202,17 @@ class SwiEngine:
         api = self.api
         kind = api.PL_term_type(t)
         if kind == C.PL_ATOM:
-            a = C.atom_t()
-            api.PL_get_atom(t, ctypes.byref(a))
-            return Atom(self._atom_text(a.value))
+            api.PL_get_atom(t, self._out_refs[0])
+            return Atom(self._atom_text(self._out_atom.value))
         if kind == C.PL_STRING:
             return api.get_text(t, C.CVT_STRING) or ""
         if kind == C.PL_INTEGER:
-            i = ctypes.c_int64()
-            if api.PL_get_int64(t, ctypes.byref(i)):
-                return i.value
+            if api.PL_get_int64(t, self._out_refs[1]):
+                return self._out_int.value
             return int(api.get_text(t, C.CVT_INTEGER) or "0")
         if kind == C.PL_FLOAT:
-            f = ctypes.c_double()
-            api.PL_get_float(t, ctypes.byref(f))
-            return f.value
+            api.PL_get_float(t, self._out_refs[2])
+            return self._out_float.value
         if kind == C.PL_NIL:
             return []
         if kind == C.PL_LIST_PAIR:
@@ -232,17 +236,18 @@ class SwiEngine:
 
     def _get_compound(self, t: int, is_dict: bool) -> Any:
         api = self.api
-        name = C.atom_t()
-        arity = ctypes.c_size_t()
-        api.PL_get_name_arity_sz(t, ctypes.byref(name), ctypes.byref(arity))
+        refs = self._out_refs
+        api.PL_get_name_arity_sz(t, refs[0], refs[3])
+        name, arity = self._out_atom.value, self._out_size.value  # before the arguments reuse them
         arg = api.PL_new_term_ref()
+        get_arg, get = api.PL_get_arg_sz, self.get
         args = []
-        for i in range(1, arity.value + 1):
-            api.PL_get_arg_sz(i, t, arg)
-            args.append(self.get(arg))
+        for i in range(1, arity + 1):
+            get_arg(i, t, arg)
+            args.append(get(arg))
         if is_dict:  # dict(Tag, V1, K1, V2, K2, ...)
             return {str(args[i + 1]): args[i] for i in range(1, len(args), 2)}
-        return Term(self._atom_text(name.value), args)
+        return Term(self._atom_text(name), args)
 
     # -- queries ------------------------------------------------------------------------------
     def _pred(self, spec: str, arity: int) -> int:
