@@ -29,6 +29,13 @@ _MS_THRESHOLD = 100_000_000_000  # epoch numbers above this are milliseconds (af
 _MAX_TEXT = 80  # longer strings are prose, not a timestamp
 # "(Sun)" in "2023/05/28 (Sun) 19:47" (LongMemEval's session dates): dateutil rejects brackets.
 _BRACKETED_WEEKDAY = re.compile(r"\(\s*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s*\)", re.I)
+# "UTC+2", "GMT+0200", "UTC-05:00": an offset from UTC as people and JavaScript's Date write it.
+# dateutil reads "GMT+3" the POSIX way round (three hours *behind*), so it is rewritten as the
+# ISO offset it means; a zone's name JavaScript adds after it, "(Central European Summer Time)",
+# says nothing the offset does not.
+_NAMED_OFFSET = re.compile(
+    r"\b(?:UTC|GMT|UT)[ \t]*(?P<sign>[+-])[ \t]*(?P<hours>\d{1,2})(?::?(?P<minutes>\d\d))?(?!\d)"
+    r"(?:[ \t]*\([A-Za-z][A-Za-z .]*\))?", re.I)
 _DEFAULTS = (datetime(1, 1, 1), datetime(2, 2, 2))  # a field that differs was not written
 # Zone abbreviations exports write; dateutil knows only UTC/GMT/Z by itself. Ambiguous ones
 # (IST, CST in Asia) are left out: a time with an unknown zone name is unreadable, not guessed.
@@ -103,7 +110,12 @@ def parse_moment(text: str) -> datetime | None:
         return None
 
 
+def _named_offset(match: re.Match[str]) -> str:
+    return f" {match['sign']}{int(match['hours']):02d}{match['minutes'] or '00'}"
+
+
 def _dateutil_moment(text: str) -> datetime | None:
+    text = _NAMED_OFFSET.sub(_named_offset, text)
     readings = []
     for default in _DEFAULTS:
         try:

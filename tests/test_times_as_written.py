@@ -1,0 +1,43 @@
+"""Times as their writers meant them: an offset written after UTC or GMT, a date of digits alone,
+a day-first dotted date, the calendar day a relative date counts from, clock times on the day a
+log gives (QA round 11)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud.cli import main
+from attention_cloud.home import write_config
+from attention_cloud.ingest import parse_path
+from attention_cloud.ingest.timefmt import read_time
+
+
+def _ingest_and_ask(home, path, goal: str) -> list[dict]:
+    write_config(home, {"embedder": "hash"})
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    assert run("ingest", str(path)).exit_code == 0
+    out = run("query", goal, "--format", "json")
+    assert out.exit_code == 0, out.output
+    return json.loads(out.output)
+
+
+# -- an offset written after UTC or GMT -----------------------------------------------------------
+@pytest.mark.parametrize("written, iso", [
+    ("2023-05-08 13:56 UTC+2", "2023-05-08T11:56:00Z"),
+    ("2023-05-08 13:56 UTC+05:30", "2023-05-08T08:26:00Z"),
+    ("2023-05-08 13:56 GMT-5", "2023-05-08T18:56:00Z"),
+    ("Mon May 08 2023 13:56:00 GMT+0200", "2023-05-08T11:56:00Z"),   # JavaScript's Date
+    ("Mon May 08 2023 13:56:00 GMT+0200 (Central European Summer Time)", "2023-05-08T11:56:00Z"),
+])
+def test_an_offset_after_utc_or_gmt_is_ahead_of_utc_when_plus(written, iso):
+    assert read_time(written) == iso
+
+
+def test_a_gmt_offset_on_a_message_is_stored_as_written(home, tmp_path):
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps({"role": "user", "name": "Priya", "content": "The kiln is hot.",
+                                "timestamp": "Mon May 08 2023 23:30:00 GMT+0200"}) + "\n")
+    rows = _ingest_and_ask(home, path, "item_speaker(H, S), item_time(H, T)")
+    assert [(r["S"], r["T"]) for r in rows] == [("Priya", "2023-05-08T21:30:00Z")]
