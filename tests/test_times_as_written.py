@@ -41,3 +41,25 @@ def test_a_gmt_offset_on_a_message_is_stored_as_written(home, tmp_path):
                                 "timestamp": "Mon May 08 2023 23:30:00 GMT+0200"}) + "\n")
     rows = _ingest_and_ask(home, path, "item_speaker(H, S), item_time(H, T)")
     assert [(r["S"], r["T"]) for r in rows] == [("Priya", "2023-05-08T21:30:00Z")]
+
+
+# -- digits that write a date -----------------------------------------------------------------------
+@pytest.mark.parametrize("written, iso", [
+    ("20230508", "2023-05-08T00:00:00Z"),      # ISO 8601's basic form, not 23 August 1970
+    (20230508, "2023-05-08T00:00:00Z"),
+    ("2023", None),                            # a year alone names no day, nor 00:33:43 in 1970
+    (2023, None),
+    ("20230230", None),                        # no such day
+    ("1683554160", "2023-05-08T13:56:00Z"),    # epoch seconds stay epoch seconds
+])
+def test_digits_that_write_a_date_are_that_date_not_epoch_seconds(written, iso):
+    assert read_time(written) == iso
+
+
+def test_a_basic_iso_date_on_a_message_dates_it(tmp_path):
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps({"role": "user", "content": "I potted the fern yesterday.",
+                                "timestamp": "20230508"}) + "\n")
+    (item,) = parse_path(path).items
+    assert item.time == "2023-05-08T00:00:00Z"
+    assert ("mentions_date", "2023-05-07") in [(p, o) for _, p, o in item.relations]

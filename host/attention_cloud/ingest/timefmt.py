@@ -3,7 +3,7 @@
 Every timestamp the host reads goes through :func:`read_time` (or :func:`iso_utc`, its lenient
 form): transcript times at ingest, the ``now`` of a hydration, the times echo detection compares.
 Accepted: ISO 8601 with or without a zone (``2023-05-08T13:56:00Z``, ``2023-05-08 13:56+02:00``,
-``2023-05-08``), Unix epoch seconds or milliseconds (numbers or digit strings), RFC 2822
+``2023-05-08``, ``20230508``), Unix epoch seconds or milliseconds (numbers or digit strings), RFC 2822
 (``Mon, 08 May 2023 13:56:00 +0200``) and the spellings people and chat exports use
 (``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``2023/05/28 (Sun) 19:47``, ``28.05.2023 19:47``).
 A time must name its day: ``13:56`` or ``Monday`` alone is not a timestamp. A time without a
@@ -25,6 +25,10 @@ from dateutil.tz import tzoffset
 # Claude Code writes "2026-01-02T03:04:05.678Z"; the common case needs no parsing at all.
 _UTC_Z = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\Z")
 _EPOCH = re.compile(r"\d+(?:\.\d+)?\Z")
+# Digits that are a calendar date, not a count of seconds: "20230508" (ISO 8601's basic form) is
+# 8 May 2023, not 23 August 1970; "2023", a year alone, names no day.
+_BASIC_DATE = re.compile(r"(?:1[89]|2\d)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\Z")
+_YEAR_ALONE = re.compile(r"(?:1[89]|2\d)\d\d\Z")
 _MS_THRESHOLD = 100_000_000_000  # epoch numbers above this are milliseconds (after 1973 in ms)
 _MAX_TEXT = 80  # longer strings are prose, not a timestamp
 # "(Sun)" in "2023/05/28 (Sun) 19:47" (LongMemEval's session dates): dateutil rejects brackets.
@@ -59,6 +63,8 @@ def read_time(value: Any) -> str | None:
         return ""
     if isinstance(value, bool):
         return None
+    if isinstance(value, int) and _date_digits(str(value)):
+        return read_time(str(value))
     if isinstance(value, (int, float)):
         return _from_epoch(value)
     if not isinstance(value, str):
@@ -70,10 +76,17 @@ def read_time(value: Any) -> str | None:
         if _valid_fields(text):
             return text[:19] + "Z"
         return None  # 2026-02-30T25:61:00Z: the right shape, no such moment
-    if _EPOCH.match(text):
+    if _YEAR_ALONE.match(text):
+        return None
+    if _EPOCH.match(text) and not _BASIC_DATE.match(text):
         return _from_epoch(float(text))
     moment = parse_moment(text)
     return None if moment is None else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _date_digits(digits: str) -> bool:
+    """``digits`` write a date (``20230508``) or a year alone (``2023``), not epoch seconds."""
+    return bool(_BASIC_DATE.match(digits) or _YEAR_ALONE.match(digits))
 
 
 def _valid_fields(text: str) -> bool:
