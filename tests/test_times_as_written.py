@@ -63,3 +63,24 @@ def test_a_basic_iso_date_on_a_message_dates_it(tmp_path):
     (item,) = parse_path(path).items
     assert item.time == "2023-05-08T00:00:00Z"
     assert ("mentions_date", "2023-05-07") in [(p, o) for _, p, o in item.relations]
+
+
+# -- a dotted date is day first -----------------------------------------------------------------------
+@pytest.mark.parametrize("written, iso", [
+    ("05.06.2023 19:47", "2023-06-05T19:47:00Z"),   # 5 June, as Germany writes it, not May 6
+    ("5.6.23", "2023-06-05T00:00:00Z"),
+    ("28.05.2023 19:47", "2023-05-28T19:47:00Z"),
+    ("2023.05.06", "2023-05-06T00:00:00Z"),         # year first: month, then day
+    ("05/06/2023", "2023-05-06T00:00:00Z"),         # slashes stay month first, as the US writes
+])
+def test_a_dotted_date_puts_the_day_first(written, iso):
+    assert read_time(written) == iso
+
+
+def test_a_dotted_date_heading_dates_the_turns_under_it(tmp_path):
+    path = tmp_path / "chat.txt"
+    path.write_text("Date: 03.04.2023\nPriya: The kiln cracked yesterday.\n"
+                    "Tomás: Which shelf?\nPriya: The top one.\nTomás: I will look.\n")
+    items = parse_path(path).items
+    assert {i.time for i in items} == {"2023-04-03T00:00:00Z"}
+    assert ("mentions_date", "2023-04-02") in [(p, o) for _, p, o in items[0].relations]

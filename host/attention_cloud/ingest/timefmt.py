@@ -5,7 +5,7 @@ form): transcript times at ingest, the ``now`` of a hydration, the times echo de
 Accepted: ISO 8601 with or without a zone (``2023-05-08T13:56:00Z``, ``2023-05-08 13:56+02:00``,
 ``2023-05-08``, ``20230508``), Unix epoch seconds or milliseconds (numbers or digit strings), RFC 2822
 (``Mon, 08 May 2023 13:56:00 +0200``) and the spellings people and chat exports use
-(``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``2023/05/28 (Sun) 19:47``, ``28.05.2023 19:47``).
+(``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``2023/05/28 (Sun) 19:47``, ``28.05.2023 19:47``; a dotted date is day first).
 A time must name its day: ``13:56`` or ``Monday`` alone is not a timestamp. A time without a
 zone is UTC (the journal stores UTC). :func:`relative_dates` resolves "yesterday", "last week",
 "two days ago", "last Friday" in a turn's text against the turn's own time.
@@ -123,18 +123,25 @@ def parse_moment(text: str) -> datetime | None:
         return None
 
 
+# "05.06.2023": a dotted date puts the day first wherever it is written (Germany, Russia,
+# Scandinavia ...); dateutil would read it month first, as the US writes "05/06/2023".
+_DOTTED_DATE = re.compile(r"(?<![\d.])\d{1,2}\.\d{1,2}\.\d{2,4}(?![\d.])")
+
+
 def _named_offset(match: re.Match[str]) -> str:
     return f" {match['sign']}{int(match['hours']):02d}{match['minutes'] or '00'}"
 
 
 def _dateutil_moment(text: str) -> datetime | None:
     text = _NAMED_OFFSET.sub(_named_offset, text)
+    dayfirst = _DOTTED_DATE.search(text) is not None
     readings = []
     for default in _DEFAULTS:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error")  # an unknown zone name: unreadable, not UTC
-                readings.append(_dateparser.parse(text, default=default, tzinfos=_ZONES))
+                readings.append(_dateparser.parse(text, default=default, tzinfos=_ZONES,
+                                                  dayfirst=dayfirst))
         except (ValueError, OverflowError, TypeError, Warning):
             return None
     first, second = readings
