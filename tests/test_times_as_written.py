@@ -84,3 +84,34 @@ def test_a_dotted_date_heading_dates_the_turns_under_it(tmp_path):
     items = parse_path(path).items
     assert {i.time for i in items} == {"2023-04-03T00:00:00Z"}
     assert ("mentions_date", "2023-04-02") in [(p, o) for _, p, o in items[0].relations]
+
+
+# -- the day a relative date counts from is the day the turn was written on ----------------------------
+def test_yesterday_counts_back_from_the_day_the_turn_was_written_on(home, tmp_path):
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in [
+        # 09:00 in Sydney on 8 May is 23:00 UTC on the 7th: her yesterday is the 7th, not the 6th
+        {"role": "user", "name": "Priya", "content": "I went to the pottery class yesterday.",
+         "timestamp": "2023-05-08T09:00:00+10:00"},
+        # 23:30 in California on 8 May is 06:30 UTC on the 9th: his yesterday is the 7th
+        {"role": "user", "name": "Tomás", "content": "Yesterday I ran twelve miles.",
+         "timestamp": "2023-05-08 23:30 PDT"},
+        {"role": "user", "name": "Ana", "content": "Two days ago I broke my wrist.",
+         "timestamp": "2023-05-08T13:56:00Z"},
+    ]))
+    rows = _ingest_and_ask(home, path, "item_speaker(H, S), item_time(H, T), "
+                                       "relation(H, mentions_date, D)")
+    assert sorted((r["S"], r["T"], r["D"]) for r in rows) == [
+        ("Ana", "2023-05-08T13:56:00Z", "2023-05-06"),
+        ("Priya", "2023-05-07T23:00:00Z", "2023-05-07"),
+        ("Tomás", "2023-05-09T06:30:00Z", "2023-05-07")]
+
+
+def test_a_session_date_with_a_zone_dates_yesterday_by_its_own_day(tmp_path):
+    path = tmp_path / "chat.txt"
+    path.write_text("## Session 1 — 2023-05-08 07:00 +09:00\n"
+                    "Priya: I glazed the bowls yesterday.\nTomás: Which ones?\n"
+                    "Priya: The blue ones.\nTomás: Nice.\n")
+    first = parse_path(path).items[0]
+    assert first.time == "2023-05-07T22:00:00Z"
+    assert ("mentions_date", "2023-05-07") in [(p, o) for _, p, o in first.relations]

@@ -31,7 +31,7 @@ from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .source import Source, fail, require_text
 from .textutil import strip_system_reminders
-from .timefmt import read_time
+from .timefmt import read_turn_time
 
 _NAMES = r"(user|human|assistant|ai|system|tool)"
 _COLON_SPEAKER = re.compile(
@@ -118,7 +118,8 @@ def _role_speaker(line: str) -> tuple[str, str] | None:
 
 def date_line(line: str) -> str | None:
     """The ISO time a line that is only a date says (``8 May 2023``, ``Date: 2023-05-08``,
-    ``## Session 2 — 1:56 pm on 8 May, 2023``), else None."""
+    ``## Session 2 — 1:56 pm on 8 May, 2023``), else None; a
+    :class:`~attention_cloud.ingest.timefmt.TurnTime`, which knows the day as written."""
     text = line.strip().strip("#*_[]() \t")
     if not text or len(text) > 90 or not _YEAR.search(text):
         return None
@@ -126,7 +127,7 @@ def date_line(line: str) -> str | None:
     candidates = [text] + [text.rsplit(sep, 1)[1] for sep in _DATE_SEPARATORS if sep in text]
     for candidate in candidates:
         if _YEAR.search(candidate):
-            time = read_time(candidate.strip("*_()[] \t"))
+            time = read_turn_time(candidate.strip("*_()[] \t"))
             if time:
                 return time
     return None

@@ -52,6 +52,35 @@ _ZONES: dict[str, tzinfo] = {
 }
 
 
+class TurnTime(str):
+    """An ISO 8601 UTC time, as the journal stores it, that remembers the calendar day it was
+    written on in its writer's own zone (``day``, ``YYYY-MM-DD``).
+
+    ``2023-05-08T09:00:00+10:00`` is ``2023-05-07T23:00:00Z``, written on 8 May: the day that
+    "yesterday" in that turn counts back from, which the UTC time alone no longer says.
+    """
+
+    day: str
+
+    def __new__(cls, iso: str, day: str) -> TurnTime:
+        made = super().__new__(cls, iso)
+        made.day = day
+        return made
+
+
+def read_turn_time(value: Any) -> TurnTime | str | None:
+    """As :func:`read_time`, a readable time being a :class:`TurnTime` (its UTC time and the
+    day it was written on)."""
+    iso = read_time(value)
+    if not iso:
+        return iso
+    text = value.strip() if isinstance(value, str) else ""
+    if not text or _UTC_Z.match(text) or _EPOCH.match(text):
+        return TurnTime(iso, iso[:10])  # written in UTC (or as a count of seconds)
+    written = _written_moment(text)
+    return TurnTime(iso, written.date().isoformat() if written is not None else iso[:10])
+
+
 def read_time(value: Any) -> str | None:
     """``value`` as ``YYYY-MM-DDTHH:MM:SSZ`` (UTC); ``""`` when there is no time; None when
     there is one that cannot be read (the caller reports it: a time is never dropped silently).
@@ -106,6 +135,18 @@ def iso_utc(value: Any) -> str:
 
 def parse_moment(text: str) -> datetime | None:
     """An aware UTC datetime for a written time (see the module docstring), or None."""
+    moment = _written_moment(text)
+    if moment is None:
+        return None
+    try:
+        return moment.astimezone(UTC)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _written_moment(text: str) -> datetime | None:
+    """A written time as an aware datetime in the zone it was written in (UTC when it names
+    none), or None."""
     text = text.strip()
     if not text or len(text) > _MAX_TEXT:
         return None
@@ -115,12 +156,7 @@ def parse_moment(text: str) -> datetime | None:
         moment = _dateutil_moment(_BRACKETED_WEEKDAY.sub(" ", text))
         if moment is None:
             return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    try:
-        return moment.astimezone(UTC)
-    except (OverflowError, ValueError):
-        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 # "05.06.2023": a dotted date puts the day first wherever it is written (Germany, Russia,
@@ -186,6 +222,9 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     """``(phrase, YYYY-MM-DD)`` for each relative date ``text`` names, read against ``time``.
 
     ``time`` is the turn's ISO 8601 UTC time; without one nothing can be resolved (``[]``).
+    The turn's day is the day it was written on where ``time`` is a :class:`TurnTime` (at
+    09:00 in Sydney "yesterday" is the day before the Sydney date, though it is still the
+    previous evening in UTC), else the UTC day.
     "yesterday" is the day before the turn's, "two days ago" two days before, "last week" /
     "last month" / "last year" the same day a week / month / year before, "last Friday" the
     latest Friday before the turn's day; "tomorrow", "next week", "next Friday" forward.
@@ -194,10 +233,13 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     """
     if not time or not text:
         return []
-    moment = parse_moment(time)
-    if moment is None:
-        return []
-    day = moment.date()
+    if isinstance(time, TurnTime):
+        day = date.fromisoformat(time.day)
+    else:
+        moment = parse_moment(time)
+        if moment is None:
+            return []
+        day = moment.date()
     found: dict[str, str] = {}
     for match in _RELATIVE.finditer(text):
         resolved = _resolve(match, day)
