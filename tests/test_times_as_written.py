@@ -115,3 +115,17 @@ def test_a_session_date_with_a_zone_dates_yesterday_by_its_own_day(tmp_path):
     first = parse_path(path).items[0]
     assert first.time == "2023-05-07T22:00:00Z"
     assert ("mentions_date", "2023-05-07") in [(p, o) for _, p, o in first.relations]
+
+
+# -- a log's clock times are on the day the log writes -----------------------------------------------
+def test_clock_headings_stay_on_the_day_a_zoned_heading_wrote(tmp_path):
+    path = tmp_path / "standup.md"
+    path.write_text("# Standup log\n\n"
+                    "## User — 2026-01-02 23:30 PST\nWhy did the nightly deploy fail?\n\n"
+                    "## Assistant (23:45 PST)\nThe billing migration timed out.\n\n"
+                    "## User (00:10 PST)\nIt failed the day before yesterday too.\n")
+    items = parse_path(path).items
+    # 23:45 PST on 2 January is 07:45 UTC on the 3rd, not on the 4th; 00:10 PST is past midnight
+    assert [i.time for i in items] == ["2026-01-03T07:30:00Z", "2026-01-03T07:45:00Z",
+                                       "2026-01-03T08:10:00Z"]
+    assert ("mentions_date", "2026-01-01") in [(p, o) for _, p, o in items[2].relations]

@@ -31,13 +31,13 @@ dropped silently).
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 
 from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .plain_text import DATE_LABEL, FENCE, add_turn, date_line, outside_fences, speaker_of
 from .source import Source, fail, require_text
-from .timefmt import parse_moment, read_time
+from .timefmt import TurnTime, parse_moment, read_turn_time
 
 _ROLE_WORDS = {
     **dict.fromkeys(("user", "human", "you", "me"), "user"),
@@ -144,7 +144,7 @@ class MarkdownLogParser:
                                    or DATE_LABEL.match(line.strip("#*_ \t"))):
                     dated = date_line(line)
                     if dated is not None:
-                        self.day, self.day_shift, self.last = dated[:10], 0, None
+                        self.day, self.day_shift, self.last = dated.day, 0, None
                         continue
                 if role:
                     body.append(line)
@@ -183,13 +183,15 @@ class MarkdownLogParser:
         return role, speaker, self._time(number, written)
 
     def _day_time(self) -> str:
-        return read_time(self.day) or "" if self.day else ""
+        return read_turn_time(self.day) or "" if self.day else ""
 
     def _time(self, number: int, written: str) -> str:
-        """The ISO time of a heading's time, on the file's date when it names no day."""
-        own = read_time(written)
+        """The ISO time of a heading's time, on the file's date when it names no day (the day
+        as the log writes it: 23:30 PST on 2 January is 07:30 UTC on the 3rd, and the clock
+        times after it are still on the 2nd)."""
+        own = read_turn_time(written)
         if own:
-            self.day, self.day_shift, self.last = own[:10], 0, parse_moment(own)
+            self.day, self.day_shift, self.last = own.day, 0, parse_moment(own)
             return own  # it names its day, which the clock times after it are on
         if not self.day:
             return self.collector.time(number, written)  # reported: no date to put it on
@@ -201,4 +203,5 @@ class MarkdownLogParser:
             self.day_shift += 1  # the clock went back: midnight passed
             moment += timedelta(days=1)
         self.last = moment
-        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+        day = date.fromisoformat(self.day) + timedelta(days=self.day_shift)
+        return TurnTime(moment.strftime("%Y-%m-%dT%H:%M:%SZ"), day.isoformat())
