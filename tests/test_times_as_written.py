@@ -129,3 +129,19 @@ def test_clock_headings_stay_on_the_day_a_zoned_heading_wrote(tmp_path):
     assert [i.time for i in items] == ["2026-01-03T07:30:00Z", "2026-01-03T07:45:00Z",
                                        "2026-01-03T08:10:00Z"]
     assert ("mentions_date", "2026-01-01") in [(p, o) for _, p, o in items[2].relations]
+
+
+def test_a_speaker_lines_clock_time_is_on_the_day_the_text_gave(home, tmp_path):
+    path = tmp_path / "team.txt"
+    path.write_text("Team chat\n\nDate: 8 May 2023\n\n"
+                    "[10:30] Priya: I finished the pottery class yesterday.\n"
+                    "[10:31] Tomás: Nice, how was the last lesson?\n"
+                    "[23:50] Priya: Still glazing, the kiln is slow.\n"
+                    "[00:05] Tomás: Go to bed, it is past midnight.\n")
+    result = parse_path(path)
+    assert result.unread_times == []   # they were reported unread, the items dated at midnight
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2023-05-08T10:30:00Z"), ("Tomás", "2023-05-08T10:31:00Z"),
+        ("Priya", "2023-05-08T23:50:00Z"), ("Tomás", "2023-05-09T00:05:00Z")]
+    out = CliRunner().invoke(main, ["ingest", str(path), "--home", str(home)])
+    assert out.exit_code == 0 and "times unread: 0" in out.output

@@ -12,7 +12,9 @@ speaker (a title, a preamble) is not part of any turn.
 
 Times: a speaker line may start with one in brackets (``[2023-05-08 13:56] Priya: …``); a line
 that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, ``## Session 2 —
-1:56 pm on 8 May, 2023``), dates the turns after it. Any form :mod:`.timefmt` reads.
+1:56 pm on 8 May, 2023``), dates the turns after it, and the clock time alone of a speaker line
+after it (``[10:30] Priya: …``) is on its day (the next day once the clock goes back past
+midnight). Any form :mod:`.timefmt` reads.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .source import Source, fail, require_text
 from .textutil import strip_system_reminders
-from .timefmt import read_turn_time
+from .timefmt import LogClock, read_turn_time
 
 _NAMES = r"(user|human|assistant|ai|system|tool)"
 _COLON_SPEAKER = re.compile(
@@ -152,6 +154,7 @@ class PlainTextParser:
     def __init__(self, collector: ItemCollector, default_session: str) -> None:
         self.collector = collector
         self.session = default_session
+        self.clock = LogClock()  # the day a speaker line's clock time alone ("[10:30]") is on
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
@@ -180,6 +183,7 @@ class PlainTextParser:
                 dated = None if fenced else date_line(line)
                 if dated is not None:
                     session_time = dated  # dates the turns after it
+                    self.clock.dated(dated.day)
                 elif role:
                     body.append(line)
                 continue
@@ -201,7 +205,7 @@ class PlainTextParser:
         """``(role, speaker name or "", rest of the line, turn time or "")`` for a line that
         starts a turn."""
         stamped = _STAMPED_SPEAKER.match(line)
-        stamp = self.collector.time(number, stamped.group("stamp")) if stamped else ""
+        stamp = self._stamp(number, stamped.group("stamp")) if stamped else ""
         standard = speaker_of(stamped.group("line") if stamped else line)
         if standard is not None:
             return standard[0], "", standard[1], stamp
@@ -213,6 +217,11 @@ class PlainTextParser:
         name, rest, _ = named
         role = roles.setdefault(name, "user" if not roles else "assistant")
         return role, name, rest, stamp
+
+    def _stamp(self, number: int, written: str) -> str:
+        """A speaker line's own time: as written when it names its day, a clock time alone
+        (``[10:30]``) on the day the file gave last; an unreadable one is reported."""
+        return self.clock.read(written) or self.collector.time(number, written)
 
     def _turn(
         self, role: str, line: int, body: list[str], base: str, speaker: str, time: str

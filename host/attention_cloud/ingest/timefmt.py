@@ -81,6 +81,42 @@ def read_turn_time(value: Any) -> TurnTime | str | None:
     return TurnTime(iso, written.date().isoformat() if written is not None else iso[:10])
 
 
+class LogClock:
+    """The times a log writes turn by turn: a time that names its day is read as it is, and its
+    day (as written) dates the clock times after it; a clock time alone (``03:56 UTC``,
+    ``[10:30]``) is put on the day the log gave last (:meth:`dated`, or such a time), and on the
+    next day once the clock goes back past midnight."""
+
+    def __init__(self, day: str = "") -> None:
+        self.day = day       # YYYY-MM-DD the clock times are on, as the log writes it
+        self.shift = 0       # days added since that date was given (midnight passed)
+        self.last: datetime | None = None  # the previous turn's moment, to notice midnight
+
+    def dated(self, day: str) -> None:
+        """A line gave the date (``YYYY-MM-DD``): the clock times after it are on that day."""
+        self.day, self.shift, self.last = day, 0, None
+
+    def read(self, written: str) -> TurnTime | None:
+        """``written`` as a :class:`TurnTime`; None when it cannot be read, or is a clock time
+        alone and the log gave no day."""
+        own = read_turn_time(written)
+        if own:
+            self.day, self.shift, self.last = own.day, 0, parse_moment(own)
+            return own  # it names its day, which the clock times after it are on
+        if not self.day:
+            return None
+        moment = parse_moment(f"{self.day} {written}")
+        if moment is None:
+            return None
+        moment += timedelta(days=self.shift)
+        if self.last is not None and moment < self.last:
+            self.shift += 1  # the clock went back: midnight passed
+            moment += timedelta(days=1)
+        self.last = moment
+        day = date.fromisoformat(self.day) + timedelta(days=self.shift)
+        return TurnTime(moment.strftime("%Y-%m-%dT%H:%M:%SZ"), day.isoformat())
+
+
 def read_time(value: Any) -> str | None:
     """``value`` as ``YYYY-MM-DDTHH:MM:SSZ`` (UTC); ``""`` when there is no time; None when
     there is one that cannot be read (the caller reports it: a time is never dropped silently).
