@@ -145,3 +145,40 @@ def test_a_speaker_lines_clock_time_is_on_the_day_the_text_gave(home, tmp_path):
         ("Priya", "2023-05-08T23:50:00Z"), ("Tomás", "2023-05-09T00:05:00Z")]
     out = CliRunner().invoke(main, ["ingest", str(path), "--home", str(home)])
     assert out.exit_code == 0 and "times unread: 0" in out.output
+
+
+# -- a time that cannot be read leaves the item without one, as the report says ------------------------
+UNREADABLE = "the day after the party"
+
+
+def _chatgpt_export(path):
+    node = lambda i, parent, t, text: {"id": f"n{i}", "parent": parent, "children": [f"n{i + 1}"],
+                                       "message": {"author": {"role": "user"}, "create_time": t,
+                                                   "content": {"content_type": "text",
+                                                               "parts": [text]}}}
+    path.write_text(json.dumps([{"id": "c1", "title": "Kiln", "create_time": 1683554160,
+                                 "current_node": "n2", "mapping": {
+                                     "n1": node(1, None, 1683554160, "Why did the kiln crack?"),
+                                     "n2": node(2, "n1", UNREADABLE, "Was it the glaze?")}}]))
+
+
+@pytest.mark.parametrize("name, write", [
+    ("chat.json", lambda p: p.write_text(json.dumps({
+        "timestamp": "2023-05-08T13:56:00Z", "messages": [
+            {"role": "user", "content": "Why did the kiln crack?"},
+            {"role": "user", "content": "Was it the glaze?", "timestamp": UNREADABLE}]}))),
+    ("share.json", lambda p: p.write_text(json.dumps([{
+        "timestamp": "2023-05-08T13:56:00Z", "conversations": [
+            {"from": "human", "value": "Why did the kiln crack?"},
+            {"from": "human", "value": "Was it the glaze?", "timestamp": UNREADABLE}]}]))),
+    ("conversations.json", _chatgpt_export),
+    ("chat.txt", lambda p: p.write_text(
+        "Date: 8 May 2023 13:56\nUser: Why did the kiln crack?\n"
+        f"[{UNREADABLE}] User: Was it the glaze?\n")),
+])
+def test_an_unreadable_time_is_not_replaced_by_the_conversations(tmp_path, name, write):
+    path = tmp_path / name
+    write(path)
+    result = parse_path(path)
+    assert [u[1] for u in result.unread_times] == [UNREADABLE]
+    assert [i.time for i in result.items] == ["2023-05-08T13:56:00Z", ""]

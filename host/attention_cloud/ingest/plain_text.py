@@ -191,7 +191,8 @@ class PlainTextParser:
                 self._turn(role, start, body, source.pointer_base, who, when)
             turns += 1
             role, who, rest, stamp = speaker
-            start, body, when = number, [rest], stamp or session_time
+            # no stamp: the date line's time; an unreadable one (reported): none
+            start, body, when = number, [rest], session_time if stamp is None else stamp
         if role:
             self._turn(role, start, body, source.pointer_base, who, when)
         self.collector.records_read += turns
@@ -201,11 +202,11 @@ class PlainTextParser:
 
     def _speaker(
         self, line: str, names: frozenset[str], roles: dict[str, str], number: int
-    ) -> tuple[str, str, str, str] | None:
-        """``(role, speaker name or "", rest of the line, turn time or "")`` for a line that
-        starts a turn."""
+    ) -> tuple[str, str, str, str | None] | None:
+        """``(role, speaker name or "", rest of the line, turn time)`` for a line that starts a
+        turn; the time is None when the line has none, "" when its own cannot be read."""
         stamped = _STAMPED_SPEAKER.match(line)
-        stamp = self._stamp(number, stamped.group("stamp")) if stamped else ""
+        stamp = self._stamp(number, stamped.group("stamp")) if stamped else None
         standard = speaker_of(stamped.group("line") if stamped else line)
         if standard is not None:
             return standard[0], "", standard[1], stamp
