@@ -182,3 +182,12 @@ def test_an_unreadable_time_is_not_replaced_by_the_conversations(tmp_path, name,
     result = parse_path(path)
     assert [u[1] for u in result.unread_times] == [UNREADABLE]
     assert [i.time for i in result.items] == ["2023-05-08T13:56:00Z", ""]
+
+
+def test_a_bracketed_word_without_a_clock_is_not_put_on_the_day(tmp_path):
+    path = tmp_path / "team.txt"
+    path.write_text("Date: 8 May 2023\n[Sunday] Priya: The kiln cracked.\n"
+                    "[10:31] Tomás: Which shelf?\nPriya: The top one.\nTomás: I will look.\n")
+    result = parse_path(path)
+    assert [u[1] for u in result.unread_times] == ["Sunday"]
+    assert [i.time for i in result.items][:2] == ["", "2023-05-08T10:31:00Z"]

@@ -31,6 +31,7 @@ dropped silently).
 from __future__ import annotations
 
 import re
+
 from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .plain_text import DATE_LABEL, FENCE, add_turn, date_line, outside_fences, speaker_of

@@ -3,9 +3,10 @@
 Every timestamp the host reads goes through :func:`read_time` (or :func:`iso_utc`, its lenient
 form): transcript times at ingest, the ``now`` of a hydration, the times echo detection compares.
 Accepted: ISO 8601 with or without a zone (``2023-05-08T13:56:00Z``, ``2023-05-08 13:56+02:00``,
-``2023-05-08``, ``20230508``), Unix epoch seconds or milliseconds (numbers or digit strings), RFC 2822
-(``Mon, 08 May 2023 13:56:00 +0200``) and the spellings people and chat exports use
-(``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``2023/05/28 (Sun) 19:47``, ``28.05.2023 19:47``; a dotted date is day first).
+``2023-05-08``, ``20230508``), Unix epoch seconds or milliseconds (numbers or digit strings),
+RFC 2822 (``Mon, 08 May 2023 13:56:00 +0200``) and the spellings people and chat exports use
+(``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``2023/05/28 (Sun) 19:47``, ``28.05.2023 19:47``: a
+dotted date is day first; ``13:56 UTC+2`` is two hours ahead of UTC).
 A time must name its day: ``13:56`` or ``Monday`` alone is not a timestamp. A time without a
 zone is UTC (the journal stores UTC). :func:`relative_dates` resolves "yesterday", "last week",
 "two days ago", "last Friday" in a turn's text against the turn's own time.
@@ -29,6 +30,7 @@ _EPOCH = re.compile(r"\d+(?:\.\d+)?\Z")
 # 8 May 2023, not 23 August 1970; "2023", a year alone, names no day.
 _BASIC_DATE = re.compile(r"(?:1[89]|2\d)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\Z")
 _YEAR_ALONE = re.compile(r"(?:1[89]|2\d)\d\d\Z")
+_CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d\d(?!\d)")
 _MS_THRESHOLD = 100_000_000_000  # epoch numbers above this are milliseconds (after 1973 in ms)
 _MAX_TEXT = 80  # longer strings are prose, not a timestamp
 # "(Sun)" in "2023/05/28 (Sun) 19:47" (LongMemEval's session dates): dateutil rejects brackets.
@@ -103,8 +105,8 @@ class LogClock:
         if own:
             self.day, self.shift, self.last = own.day, 0, parse_moment(own)
             return own  # it names its day, which the clock times after it are on
-        if not self.day:
-            return None
+        if not self.day or not _CLOCK.search(written):
+            return None  # no day to put it on, or no clock time ("[Sunday]", "[PST]") to put
         moment = parse_moment(f"{self.day} {written}")
         if moment is None:
             return None
