@@ -177,7 +177,8 @@ class _ConversationReader:
         if content_type in _THINKING_TYPES:
             self.collector.ignore("thinking")
             return
-        time = self.collector.time(self.number, message.get("create_time")) or self.when
+        written = message.get("create_time")  # unreadable: reported, kept without a time
+        time = self.when if written in (None, "") else self.collector.time(self.number, written)
         text = clean_message(_content_text(content))
 
         name = author.get("name") if isinstance(author.get("name"), str) else ""

@@ -15,7 +15,7 @@ from .classify import L0Text
 from .entities import error_classes, file_paths
 from .records import ItemRecord, ParseResult, Relation
 from .textutil import capped_text, goal_text
-from .timefmt import read_time, relative_dates
+from .timefmt import read_turn_time, relative_dates
 
 #: Kinds whose text is someone speaking, where "yesterday" means a day (not tool output).
 _SPOKEN_KINDS = frozenset({"user_goal", "conclusion", "turn"})
@@ -92,9 +92,11 @@ class ItemCollector:
         self.ignored[record_type] = self.ignored.get(record_type, 0) + 1
 
     def time(self, record_no: int, value: object) -> str:
-        """``value`` read as an ISO 8601 UTC time (``""`` when absent); a time that cannot be
-        read is listed in ``unread_times`` with its record number and read as ``""``."""
-        time = read_time(value)
+        """``value`` read as an ISO 8601 UTC time (``""`` when absent), a
+        :class:`~attention_cloud.ingest.timefmt.TurnTime` that remembers the day it was written
+        on; a time that cannot be read is listed in ``unread_times`` with its record number and
+        read as ``""``."""
+        time = read_turn_time(value)
         if time is None:
             if not self.unread_times or self.unread_times[-1][0] != record_no:
                 self.unread_times.append((record_no, str(value)[:120]))  # once per record
@@ -163,6 +165,7 @@ class ItemCollector:
             extra.append(("speaker", speaker))
         if time and kind in _SPOKEN_KINDS:
             extra.extend(("mentions_date", day) for _, day in relative_dates(text, time))
+        time = str(time)  # the journal keeps the UTC time; the day it was written on is used
         relations = _relations(
             handle, session, cwd, extra, text if mentions_in is None else mentions_in
         )

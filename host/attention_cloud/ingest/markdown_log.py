@@ -31,13 +31,12 @@ dropped silently).
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
 from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .plain_text import DATE_LABEL, FENCE, add_turn, date_line, outside_fences, speaker_of
 from .source import Source, fail, require_text
-from .timefmt import parse_moment, read_time
+from .timefmt import LogClock, read_turn_time
 
 _ROLE_WORDS = {
     **dict.fromkeys(("user", "human", "you", "me"), "user"),
@@ -115,9 +114,7 @@ class MarkdownLogParser:
     def __init__(self, collector: ItemCollector, default_session: str) -> None:
         self.collector = collector
         self.session = default_session
-        self.day = ""          # YYYY-MM-DD the clock times are on
-        self.day_shift = 0     # days added since the date was given (midnight passed)
-        self.last = None       # the previous turn's moment, to notice midnight
+        self.clock = LogClock()  # the day the headings' clock times are on
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
@@ -131,7 +128,7 @@ class MarkdownLogParser:
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
         people = _people(_timed_names(lines))
         roles: dict[str, str] = {}
-        self.day = file_date(source.stem)
+        self.clock.dated(file_date(source.stem))
         turns = 0
         role, start, body, who, when = "", 0, [], "", ""
         fenced = False
@@ -144,7 +141,7 @@ class MarkdownLogParser:
                                    or DATE_LABEL.match(line.strip("#*_ \t"))):
                     dated = date_line(line)
                     if dated is not None:
-                        self.day, self.day_shift, self.last = dated[:10], 0, None
+                        self.clock.dated(dated.day)
                         continue
                 if role:
                     body.append(line)
@@ -183,22 +180,10 @@ class MarkdownLogParser:
         return role, speaker, self._time(number, written)
 
     def _day_time(self) -> str:
-        return read_time(self.day) or "" if self.day else ""
+        return read_turn_time(self.clock.day) or "" if self.clock.day else ""
 
     def _time(self, number: int, written: str) -> str:
-        """The ISO time of a heading's time, on the file's date when it names no day."""
-        own = read_time(written)
-        if own:
-            self.day, self.day_shift, self.last = own[:10], 0, parse_moment(own)
-            return own  # it names its day, which the clock times after it are on
-        if not self.day:
-            return self.collector.time(number, written)  # reported: no date to put it on
-        moment = parse_moment(f"{self.day} {written}")
-        if moment is None:
-            return self.collector.time(number, written)
-        moment += timedelta(days=self.day_shift)
-        if self.last is not None and moment < self.last:
-            self.day_shift += 1  # the clock went back: midnight passed
-            moment += timedelta(days=1)
-        self.last = moment
-        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+        """The ISO time of a heading's time, on the file's date when it names no day (the day
+        as the log writes it: 23:30 PST on 2 January is 07:30 UTC on the 3rd, and the clock
+        times after it are still on the 2nd); an unreadable one is reported."""
+        return self.clock.read(written) or self.collector.time(number, written)

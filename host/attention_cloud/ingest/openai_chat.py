@@ -142,7 +142,7 @@ class OpenAIChatParser:
             self.collector.skip(record_no, 'message has no "role"')
             return False
         role = role.lower()
-        time = self._time_of(message, record_no) or conversation.time
+        time = self._time_of(message, record_no, conversation.time)
         text = clean_message(_content_text(message.get("content")))
         speaker = _speaker_of(message) if role in ("user", "assistant", "system") else ""
 
@@ -193,13 +193,14 @@ class OpenAIChatParser:
             return False
         return True
 
-    def _time_of(self, record: dict[str, Any], record_no: int) -> str:
-        """The record's time (its first time key present), "" when it has none; a time that
-        cannot be read is reported with ``record_no``."""
+    def _time_of(self, record: dict[str, Any], record_no: int, absent: str = "") -> str:
+        """The record's time (its first time key present), ``absent`` when it has none; a time
+        that cannot be read is reported with ``record_no`` and is "" (the item is kept without
+        a time, as the report says, not given its conversation's)."""
         for key in _TIME_KEYS:
             if key in record and record[key] not in (None, ""):
                 return self.collector.time(record_no, record[key])
-        return ""
+        return absent
 
     def _calls_of(self, message: dict[str, Any]) -> list[tuple[str, ToolCall]]:
         """``(block name, call)`` for each tool call of an assistant message, remembered."""

@@ -12,7 +12,9 @@ speaker (a title, a preamble) is not part of any turn.
 
 Times: a speaker line may start with one in brackets (``[2023-05-08 13:56] Priya: …``); a line
 that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, ``## Session 2 —
-1:56 pm on 8 May, 2023``), dates the turns after it. Any form :mod:`.timefmt` reads.
+1:56 pm on 8 May, 2023``), dates the turns after it, and the clock time alone of a speaker line
+after it (``[10:30] Priya: …``) is on its day (the next day once the clock goes back past
+midnight). Any form :mod:`.timefmt` reads.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .source import Source, fail, require_text
 from .textutil import strip_system_reminders
-from .timefmt import read_time
+from .timefmt import LogClock, read_turn_time
 
 _NAMES = r"(user|human|assistant|ai|system|tool)"
 _COLON_SPEAKER = re.compile(
@@ -118,7 +120,8 @@ def _role_speaker(line: str) -> tuple[str, str] | None:
 
 def date_line(line: str) -> str | None:
     """The ISO time a line that is only a date says (``8 May 2023``, ``Date: 2023-05-08``,
-    ``## Session 2 — 1:56 pm on 8 May, 2023``), else None."""
+    ``## Session 2 — 1:56 pm on 8 May, 2023``), else None; a
+    :class:`~attention_cloud.ingest.timefmt.TurnTime`, which knows the day as written."""
     text = line.strip().strip("#*_[]() \t")
     if not text or len(text) > 90 or not _YEAR.search(text):
         return None
@@ -126,7 +129,7 @@ def date_line(line: str) -> str | None:
     candidates = [text] + [text.rsplit(sep, 1)[1] for sep in _DATE_SEPARATORS if sep in text]
     for candidate in candidates:
         if _YEAR.search(candidate):
-            time = read_time(candidate.strip("*_()[] \t"))
+            time = read_turn_time(candidate.strip("*_()[] \t"))
             if time:
                 return time
     return None
@@ -151,6 +154,7 @@ class PlainTextParser:
     def __init__(self, collector: ItemCollector, default_session: str) -> None:
         self.collector = collector
         self.session = default_session
+        self.clock = LogClock()  # the day a speaker line's clock time alone ("[10:30]") is on
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
@@ -179,6 +183,7 @@ class PlainTextParser:
                 dated = None if fenced else date_line(line)
                 if dated is not None:
                     session_time = dated  # dates the turns after it
+                    self.clock.dated(dated.day)
                 elif role:
                     body.append(line)
                 continue
@@ -186,7 +191,8 @@ class PlainTextParser:
                 self._turn(role, start, body, source.pointer_base, who, when)
             turns += 1
             role, who, rest, stamp = speaker
-            start, body, when = number, [rest], stamp or session_time
+            # no stamp: the date line's time; an unreadable one (reported): none
+            start, body, when = number, [rest], session_time if stamp is None else stamp
         if role:
             self._turn(role, start, body, source.pointer_base, who, when)
         self.collector.records_read += turns
@@ -196,11 +202,11 @@ class PlainTextParser:
 
     def _speaker(
         self, line: str, names: frozenset[str], roles: dict[str, str], number: int
-    ) -> tuple[str, str, str, str] | None:
-        """``(role, speaker name or "", rest of the line, turn time or "")`` for a line that
-        starts a turn."""
+    ) -> tuple[str, str, str, str | None] | None:
+        """``(role, speaker name or "", rest of the line, turn time)`` for a line that starts a
+        turn; the time is None when the line has none, "" when its own cannot be read."""
         stamped = _STAMPED_SPEAKER.match(line)
-        stamp = self.collector.time(number, stamped.group("stamp")) if stamped else ""
+        stamp = self._stamp(number, stamped.group("stamp")) if stamped else None
         standard = speaker_of(stamped.group("line") if stamped else line)
         if standard is not None:
             return standard[0], "", standard[1], stamp
@@ -212,6 +218,11 @@ class PlainTextParser:
         name, rest, _ = named
         role = roles.setdefault(name, "user" if not roles else "assistant")
         return role, name, rest, stamp
+
+    def _stamp(self, number: int, written: str) -> str:
+        """A speaker line's own time: as written when it names its day, a clock time alone
+        (``[10:30]``) on the day the file gave last; an unreadable one is reported."""
+        return self.clock.read(written) or self.collector.time(number, written)
 
     def _turn(
         self, role: str, line: int, body: list[str], base: str, speaker: str, time: str

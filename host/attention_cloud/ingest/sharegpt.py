@@ -116,7 +116,7 @@ class ShareGPTParser:
                 continue
             read += 1
             text = clean_message(turn["value"])
-            time = self._time_of(turn, record_no) or when
+            time = self._time_of(turn, record_no, when)
             name = turn.get("name") if role in ("user", "assistant") else None
 
             def add(kind: str, item_role: str, item_text: str | L0Text, **extra: Any) -> None:
@@ -152,11 +152,13 @@ class ShareGPTParser:
             call = None
         return read
 
-    def _time_of(self, value: dict[str, Any], record_no: int) -> str:
+    def _time_of(self, value: dict[str, Any], record_no: int, absent: str = "") -> str:
+        """The time of ``value`` (its first time key present), ``absent`` when it has none; one
+        that cannot be read is reported and is "" (the item is kept without a time)."""
         for key in _TIME_KEYS:
             if value.get(key) not in (None, ""):
                 return self.collector.time(record_no, value[key])
-        return ""
+        return absent
 
 
 def _call_of(text: str) -> ToolCall | None:

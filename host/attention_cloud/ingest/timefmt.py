@@ -3,9 +3,10 @@
 Every timestamp the host reads goes through :func:`read_time` (or :func:`iso_utc`, its lenient
 form): transcript times at ingest, the ``now`` of a hydration, the times echo detection compares.
 Accepted: ISO 8601 with or without a zone (``2023-05-08T13:56:00Z``, ``2023-05-08 13:56+02:00``,
-``2023-05-08``), Unix epoch seconds or milliseconds (numbers or digit strings), RFC 2822
-(``Mon, 08 May 2023 13:56:00 +0200``) and the spellings people and chat exports use
-(``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``2023/05/28 (Sun) 19:47``, ``28.05.2023 19:47``).
+``2023-05-08``, ``20230508``), Unix epoch seconds or milliseconds (numbers or digit strings),
+RFC 2822 (``Mon, 08 May 2023 13:56:00 +0200``) and the spellings people and chat exports use
+(``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``2023/05/28 (Sun) 19:47``, ``28.05.2023 19:47``: a
+dotted date is day first; ``13:56 UTC+2`` is two hours ahead of UTC).
 A time must name its day: ``13:56`` or ``Monday`` alone is not a timestamp. A time without a
 zone is UTC (the journal stores UTC). :func:`relative_dates` resolves "yesterday", "last week",
 "two days ago", "last Friday" in a turn's text against the turn's own time.
@@ -25,10 +26,22 @@ from dateutil.tz import tzoffset
 # Claude Code writes "2026-01-02T03:04:05.678Z"; the common case needs no parsing at all.
 _UTC_Z = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\Z")
 _EPOCH = re.compile(r"\d+(?:\.\d+)?\Z")
+# Digits that are a calendar date, not a count of seconds: "20230508" (ISO 8601's basic form) is
+# 8 May 2023, not 23 August 1970; "2023", a year alone, names no day.
+_BASIC_DATE = re.compile(r"(?:1[89]|2\d)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\Z")
+_YEAR_ALONE = re.compile(r"(?:1[89]|2\d)\d\d\Z")
+_CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d\d(?!\d)")
 _MS_THRESHOLD = 100_000_000_000  # epoch numbers above this are milliseconds (after 1973 in ms)
 _MAX_TEXT = 80  # longer strings are prose, not a timestamp
 # "(Sun)" in "2023/05/28 (Sun) 19:47" (LongMemEval's session dates): dateutil rejects brackets.
 _BRACKETED_WEEKDAY = re.compile(r"\(\s*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s*\)", re.I)
+# "UTC+2", "GMT+0200", "UTC-05:00": an offset from UTC as people and JavaScript's Date write it.
+# dateutil reads "GMT+3" the POSIX way round (three hours *behind*), so it is rewritten as the
+# ISO offset it means; a zone's name JavaScript adds after it, "(Central European Summer Time)",
+# says nothing the offset does not.
+_NAMED_OFFSET = re.compile(
+    r"\b(?:UTC|GMT|UT)[ \t]*(?P<sign>[+-])[ \t]*(?P<hours>\d{1,2})(?::?(?P<minutes>\d\d))?(?!\d)"
+    r"(?:[ \t]*\([A-Za-z][A-Za-z .]*\))?", re.I)
 _DEFAULTS = (datetime(1, 1, 1), datetime(2, 2, 2))  # a field that differs was not written
 # Zone abbreviations exports write; dateutil knows only UTC/GMT/Z by itself. Ambiguous ones
 # (IST, CST in Asia) are left out: a time with an unknown zone name is unreadable, not guessed.
@@ -39,6 +52,71 @@ _ZONES: dict[str, tzinfo] = {
                         ("CDT", -5), ("MST", -7), ("MDT", -6), ("PST", -8), ("PDT", -7),
                         ("JST", 9), ("AEST", 10), ("AEDT", 11))
 }
+
+
+class TurnTime(str):
+    """An ISO 8601 UTC time, as the journal stores it, that remembers the calendar day it was
+    written on in its writer's own zone (``day``, ``YYYY-MM-DD``).
+
+    ``2023-05-08T09:00:00+10:00`` is ``2023-05-07T23:00:00Z``, written on 8 May: the day that
+    "yesterday" in that turn counts back from, which the UTC time alone no longer says.
+    """
+
+    day: str
+
+    def __new__(cls, iso: str, day: str) -> TurnTime:
+        made = super().__new__(cls, iso)
+        made.day = day
+        return made
+
+
+def read_turn_time(value: Any) -> TurnTime | str | None:
+    """As :func:`read_time`, a readable time being a :class:`TurnTime` (its UTC time and the
+    day it was written on)."""
+    iso = read_time(value)
+    if not iso:
+        return iso
+    text = value.strip() if isinstance(value, str) else ""
+    if not text or _UTC_Z.match(text) or _EPOCH.match(text):
+        return TurnTime(iso, iso[:10])  # written in UTC (or as a count of seconds)
+    written = _written_moment(text)
+    return TurnTime(iso, written.date().isoformat() if written is not None else iso[:10])
+
+
+class LogClock:
+    """The times a log writes turn by turn: a time that names its day is read as it is, and its
+    day (as written) dates the clock times after it; a clock time alone (``03:56 UTC``,
+    ``[10:30]``) is put on the day the log gave last (:meth:`dated`, or such a time), and on the
+    next day once the clock goes back past midnight."""
+
+    def __init__(self, day: str = "") -> None:
+        self.day = day       # YYYY-MM-DD the clock times are on, as the log writes it
+        self.shift = 0       # days added since that date was given (midnight passed)
+        self.last: datetime | None = None  # the previous turn's moment, to notice midnight
+
+    def dated(self, day: str) -> None:
+        """A line gave the date (``YYYY-MM-DD``): the clock times after it are on that day."""
+        self.day, self.shift, self.last = day, 0, None
+
+    def read(self, written: str) -> TurnTime | None:
+        """``written`` as a :class:`TurnTime`; None when it cannot be read, or is a clock time
+        alone and the log gave no day."""
+        own = read_turn_time(written)
+        if own:
+            self.day, self.shift, self.last = own.day, 0, parse_moment(own)
+            return own  # it names its day, which the clock times after it are on
+        if not self.day or not _CLOCK.search(written):
+            return None  # no day to put it on, or no clock time ("[Sunday]", "[PST]") to put
+        moment = parse_moment(f"{self.day} {written}")
+        if moment is None:
+            return None
+        moment += timedelta(days=self.shift)
+        if self.last is not None and moment < self.last:
+            self.shift += 1  # the clock went back: midnight passed
+            moment += timedelta(days=1)
+        self.last = moment
+        day = date.fromisoformat(self.day) + timedelta(days=self.shift)
+        return TurnTime(moment.strftime("%Y-%m-%dT%H:%M:%SZ"), day.isoformat())
 
 
 def read_time(value: Any) -> str | None:
@@ -52,6 +130,8 @@ def read_time(value: Any) -> str | None:
         return ""
     if isinstance(value, bool):
         return None
+    if isinstance(value, int) and _date_digits(str(value)):
+        return read_time(str(value))
     if isinstance(value, (int, float)):
         return _from_epoch(value)
     if not isinstance(value, str):
@@ -63,10 +143,17 @@ def read_time(value: Any) -> str | None:
         if _valid_fields(text):
             return text[:19] + "Z"
         return None  # 2026-02-30T25:61:00Z: the right shape, no such moment
-    if _EPOCH.match(text):
+    if _YEAR_ALONE.match(text):
+        return None
+    if _EPOCH.match(text) and not _BASIC_DATE.match(text):
         return _from_epoch(float(text))
     moment = parse_moment(text)
     return None if moment is None else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _date_digits(digits: str) -> bool:
+    """``digits`` write a date (``20230508``) or a year alone (``2023``), not epoch seconds."""
+    return bool(_BASIC_DATE.match(digits) or _YEAR_ALONE.match(digits))
 
 
 def _valid_fields(text: str) -> bool:
@@ -86,6 +173,18 @@ def iso_utc(value: Any) -> str:
 
 def parse_moment(text: str) -> datetime | None:
     """An aware UTC datetime for a written time (see the module docstring), or None."""
+    moment = _written_moment(text)
+    if moment is None:
+        return None
+    try:
+        return moment.astimezone(UTC)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _written_moment(text: str) -> datetime | None:
+    """A written time as an aware datetime in the zone it was written in (UTC when it names
+    none), or None."""
     text = text.strip()
     if not text or len(text) > _MAX_TEXT:
         return None
@@ -95,21 +194,28 @@ def parse_moment(text: str) -> datetime | None:
         moment = _dateutil_moment(_BRACKETED_WEEKDAY.sub(" ", text))
         if moment is None:
             return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    try:
-        return moment.astimezone(UTC)
-    except (OverflowError, ValueError):
-        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+# "05.06.2023": a dotted date puts the day first wherever it is written (Germany, Russia,
+# Scandinavia ...); dateutil would read it month first, as the US writes "05/06/2023".
+_DOTTED_DATE = re.compile(r"(?<![\d.])\d{1,2}\.\d{1,2}\.\d{2,4}(?![\d.])")
+
+
+def _named_offset(match: re.Match[str]) -> str:
+    return f" {match['sign']}{int(match['hours']):02d}{match['minutes'] or '00'}"
 
 
 def _dateutil_moment(text: str) -> datetime | None:
+    text = _NAMED_OFFSET.sub(_named_offset, text)
+    dayfirst = _DOTTED_DATE.search(text) is not None
     readings = []
     for default in _DEFAULTS:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error")  # an unknown zone name: unreadable, not UTC
-                readings.append(_dateparser.parse(text, default=default, tzinfos=_ZONES))
+                readings.append(_dateparser.parse(text, default=default, tzinfos=_ZONES,
+                                                  dayfirst=dayfirst))
         except (ValueError, OverflowError, TypeError, Warning):
             return None
     first, second = readings
@@ -154,6 +260,9 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     """``(phrase, YYYY-MM-DD)`` for each relative date ``text`` names, read against ``time``.
 
     ``time`` is the turn's ISO 8601 UTC time; without one nothing can be resolved (``[]``).
+    The turn's day is the day it was written on where ``time`` is a :class:`TurnTime` (at
+    09:00 in Sydney "yesterday" is the day before the Sydney date, though it is still the
+    previous evening in UTC), else the UTC day.
     "yesterday" is the day before the turn's, "two days ago" two days before, "last week" /
     "last month" / "last year" the same day a week / month / year before, "last Friday" the
     latest Friday before the turn's day; "tomorrow", "next week", "next Friday" forward.
@@ -162,10 +271,13 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     """
     if not time or not text:
         return []
-    moment = parse_moment(time)
-    if moment is None:
-        return []
-    day = moment.date()
+    if isinstance(time, TurnTime):
+        day = date.fromisoformat(time.day)
+    else:
+        moment = parse_moment(time)
+        if moment is None:
+            return []
+        day = moment.date()
     found: dict[str, str] = {}
     for match in _RELATIVE.finditer(text):
         resolved = _resolve(match, day)
