@@ -225,8 +225,25 @@ def excerpt_text(text: str, weights: dict[str, float], cap: int,
         used, used_bytes = tokens, size
         return True
 
+    def take_all(group: list[Unit]) -> bool:
+        """Add every unit of ``group`` when they all fit together, else none."""
+        nonlocal used, used_bytes
+        extra = [u for u in group if u not in chosen]
+        if not extra:
+            return False
+        if used_bytes + sum(u.end - u.start for u in extra) > 4 * cap:
+            return False
+        tokens, size = _tokens(_parts(text, units, chosen + extra), sizes)
+        if tokens > cap:
+            return False
+        chosen.extend(extra)
+        used, used_bytes = tokens, size
+        return True
+
     for unit in ranked:
-        if take(unit) and used >= cap - 2:  # full: no unit fits in what is left
+        # a heading holds the goal's words but says only what follows is about them: it is
+        # taken with what it heads, or not at all (three headings and no content said nothing)
+        if take_all(_headed(text, units, unit)) and used >= cap - 2:  # full: nothing else fits
             break
     if not chosen:
         return None
@@ -238,8 +255,12 @@ def excerpt_text(text: str, weights: dict[str, float], cap: int,
         grew = False
         for unit in sorted(chosen, key=lambda u: (-score[u.index], u.index)):
             for near in (unit.index - 1, unit.index + 1):
-                if 0 <= near < len(units) and near not in taken and take(units[near]):
-                    taken.add(near)
+                if not 0 <= near < len(units) or near in taken:
+                    continue
+                # the line before heads what was kept; a heading after it, what follows it
+                group = [units[near]] if near < unit.index else _headed(text, units, units[near])
+                if take_all(group):
+                    taken.update(u.index for u in group)
                     grew = True
     rendered = "".join(_parts(text, units, chosen))
     present = set().union(*(u.terms for u in units)) & weights.keys()
@@ -247,6 +268,33 @@ def excerpt_text(text: str, weights: dict[str, float], cap: int,
     spans = tuple((u.start, u.end) for u in sorted(chosen, key=lambda u: u.index))
     return Excerpt(rendered, estimate_tokens(rendered), spans, len(units),
                    round(coverage(held, present, weights), 4))
+
+
+#: A line that heads what follows: a Markdown heading, a line that is all emphasis
+#: (``**opentelemetry_api**``), or one that introduces with a colon ("Here are a few:").
+_HEADING = re.compile(r"(?:#{1,6}\s.*|\*\*[^*\n]+\*\*|__[^_\n]+__|.*:)\Z")
+#: How many headings in a row are taken with the first unit that is not one.
+_HEADING_RUN = 3
+
+
+def _headed(text: str, units: tuple[Unit, ...], unit: Unit) -> list[Unit]:
+    """``unit``, and when it is a heading line the units it heads up to the first that is
+    not one (at most _HEADING_RUN headings): what an excerpt must keep together."""
+    group = [unit]
+    while _is_heading(text, units, group[-1]) and len(group) <= _HEADING_RUN:
+        if group[-1].index + 1 >= len(units):
+            return [unit]  # a heading with nothing after it heads nothing: on its own
+        group.append(units[group[-1].index + 1])
+    return group
+
+
+def _is_heading(text: str, units: tuple[Unit, ...], unit: Unit) -> bool:
+    """Whether ``unit`` is a whole line that heads what follows (_HEADING)."""
+    line_start = text.rfind("\n", 0, unit.start) + 1
+    line_end = text.find("\n", unit.end)
+    whole = text[line_start:unit.start].strip() == "" and \
+        text[unit.end:len(text) if line_end < 0 else line_end].strip() == ""
+    return whole and _HEADING.match(text[unit.start:unit.end].strip()) is not None
 
 
 #: What holding more of the goal than the summary adds to an excerpt's fidelity, at most.
