@@ -229,6 +229,41 @@ def test_excerpt_keeps_order_cap_and_verbatim_pieces():
     assert 0 < found.coverage <= 1
 
 
+VERSIONS = """## OpenTelemetry Package Versions for mix.exs
+
+Here are the latest stable versions:
+
+**opentelemetry_api**
+- Latest: 1.4.0, constraint ~> 1.4
+
+**opentelemetry_exporter**
+- Latest: 1.8.0, constraint ~> 1.8
+
+### Example mix.exs Dependencies Block
+{:opentelemetry_api, "~> 1.4"}
+"""
+
+
+@pytest.mark.parametrize("cap", [20, 30, 45, 60])
+def test_a_heading_is_kept_with_what_it_heads(cap):
+    """Headings hold the goal's words ("versions", "opentelemetry", "mix.exs") but not the
+    answer: an excerpt of headings alone said nothing. Each heading kept is followed by the
+    line it heads."""
+    lines = VERSIONS.splitlines()
+    headings = {"## OpenTelemetry Package Versions for mix.exs",
+                "Here are the latest stable versions:", "**opentelemetry_api**",
+                "**opentelemetry_exporter**", "### Example mix.exs Dependencies Block"}
+    found = excerpt_text(VERSIONS, goal_weights(
+        "which versions of the opentelemetry packages did the subagent recommend for mix.exs"), cap)
+    assert found is not None and found.tokens <= cap
+    kept = [VERSIONS[s:e] for s, e in found.spans]
+    for i, piece in enumerate(kept):
+        if piece in headings:
+            following = next(line for line in lines[lines.index(piece) + 1:] if line.strip())
+            assert i + 1 < len(kept) and kept[i + 1] == following, kept
+    assert any("1.4" in piece for piece in kept)  # a version, not only names of them
+
+
 def test_excerpt_cuts_a_long_line_into_runs_of_words():
     line = " ".join(f"w{i}" for i in range(300)) + " needle haystack " + " ".join(
         f"v{i}" for i in range(300))
