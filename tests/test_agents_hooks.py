@@ -283,3 +283,27 @@ def test_a_large_home_is_not_answered_cold(captured, monkeypatch) -> None:
     out = recall_server.recall(payload("user_prompt", session_id="big").encode(), home)
     assert out == "" and started == [home]
     assert "too large to answer cold" in log_lines(home)[-1]
+
+
+def test_a_long_pasted_prompt_still_gets_memory_within_the_budget(captured) -> None:
+    """A prompt with a pasted stack trace (7 kB) is the frame's goal: the frame's heading
+    names it shortened, on one line, so its own lines do not eat the 800-token budget (the
+    whole prompt was echoed back and no fact fitted) and the prompt is not injected twice."""
+    from attention_cloud.curate.tokens import estimate_tokens
+
+    home, _ = captured
+    trace = "\n".join(f'  File "src/payments/processor_client.py", line {n}, in charge\n'
+                      '    raise ProcessorTimeout("processor timed out after 10s")'
+                      for n in range(60))
+    prompt = ("The charge retries fail the tests again: how many times does ProcessorClient "
+              f"retry a timeout? Here is the trace:\n{trace}")
+    run = hook(home, "user-prompt", stdin=payload("user_prompt", prompt=prompt,
+                                                  session_id="pasted-trace"))
+    assert run.returncode == 0 and run.stderr == ""
+    context = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    receipt = _receipt(home, run)
+    assert receipt["goal"] == prompt.strip() and receipt["facts"]
+    assert "ProcessorClient" in context and trace not in context
+    heading = context.splitlines()[1]
+    assert heading.startswith("memory frame for: The charge retries fail") and len(heading) < 300
+    assert estimate_tokens(context) <= receipt["budget"]["total"] == 800
