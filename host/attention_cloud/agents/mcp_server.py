@@ -41,10 +41,32 @@ def one_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def argument_problems(exc: Any) -> str:
+    """A pydantic ValidationError of a tool's arguments on one line: each argument and what
+    it must be (``budget: Input should be a valid integer``), without the input echoed back or
+    pydantic's documentation link."""
+    return "; ".join(f"{'.'.join(str(part) for part in err['loc']) or 'arguments'}: "
+                     f"{' '.join(str(err['msg']).split())}" for err in exc.errors())
+
+
 def build_server(home: str | os.PathLike[str] | None = None) -> Any:
     """The MCPServer with memory's tools and receipt resources, for ``home``."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+    from pydantic import ValidationError
+
+    class Server(MCPServer):
+        """Arguments the schema rejects are a tool error of one line, like every other."""
+
+        async def call_tool(self, name: str, arguments: dict[str, Any],
+                            context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                if isinstance(exc.__cause__, ValidationError):
+                    raise ToolError(f"Error executing tool {name}: "
+                                    f"{argument_problems(exc.__cause__)}") from exc.__cause__
+                raise
 
     host = MemoryHost(home)
     worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="atc-memory")
@@ -61,7 +83,7 @@ def build_server(home: str | os.PathLike[str] | None = None) -> Any:
         except AtcError as exc:
             raise ToolError(one_line(exc)) from None
 
-    server = MCPServer(
+    server = Server(
         SERVER_NAME,
         instructions=(
             "Attention Cloud: durable agent memory. Call `hydrate` with what you are trying to "
