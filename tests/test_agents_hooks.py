@@ -307,3 +307,31 @@ def test_a_long_pasted_prompt_still_gets_memory_within_the_budget(captured) -> N
     heading = context.splitlines()[1]
     assert heading.startswith("memory frame for: The charge retries fail") and len(heading) < 300
     assert estimate_tokens(context) <= receipt["budget"]["total"] == 800
+
+
+def test_the_recall_server_serves_a_home_whose_socket_path_is_too_long(tmp_path: Path) -> None:
+    """A Unix socket's address holds at most 107 bytes: a home deep in the tree (here its
+    socket path is over 150) still gets its warm server (it failed to bind, said nothing, and
+    every prompt paid a cold start and a server process that died)."""
+    from attention_cloud.agents.recall_server import ask, socket_path, start
+
+    home = tmp_path / ("a-long-folder-name-" * 4) / ("another-long-folder-name-" * 2) / "home"
+    home.mkdir(parents=True)
+    assert len(str(socket_path(home))) > 150
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    transcript = tmp_path / "t.jsonl"
+    shutil.copy(SAMPLE, transcript)
+    hook(home, "session-end", "--foreground",
+         stdin=payload("session_end", transcript_path=str(transcript)))
+    start(home)
+    try:
+        deadline = time.monotonic() + 60
+        while not any("recall-server started" in line for line in log_lines(home)):
+            assert time.monotonic() < deadline, log_lines(home)
+            time.sleep(0.2)
+        warm = hook(home, "user-prompt", stdin=payload("user_prompt", session_id="deep"),
+                    server=True)
+        assert warm.returncode == 0 and "ProcessorClient" in warm.stdout
+        assert any("session=deep via=server" in line for line in log_lines(home))
+    finally:
+        assert ask(home, {"stop": True}) == {"stopped": True}
