@@ -335,3 +335,27 @@ def test_the_recall_server_serves_a_home_whose_socket_path_is_too_long(tmp_path:
         assert any("session=deep via=server" in line for line in log_lines(home))
     finally:
         assert ask(home, {"stop": True}) == {"stopped": True}
+
+
+def test_background_capture_waits_for_a_busy_writer(tmp_path: Path) -> None:
+    """The Stop hook's detached worker waits for the write lock (the agent does not wait on
+    it): a capture that ran into another writer (a parallel session's capture, `atc curate`)
+    was dropped, and the last turn of a session that ended then was never captured."""
+    import fcntl
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    transcript = tmp_path / "s.jsonl"
+    shutil.copy(SAMPLE, transcript)
+    with open(home / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        run = hook(home, "session-end", stdin=payload("session_end",
+                                                      transcript_path=str(transcript)))
+        assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+        time.sleep(2)
+    deadline = time.monotonic() + 90
+    while not any(" new=" in line or "error" in line for line in log_lines(home)):
+        assert time.monotonic() < deadline, log_lines(home)
+        time.sleep(0.3)
+    assert " new=" in log_lines(home)[-1] and "error" not in log_lines(home)[-1]
