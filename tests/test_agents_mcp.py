@@ -268,3 +268,21 @@ def test_arguments_of_the_wrong_type_are_one_line_tool_errors(home: Path) -> Non
                                   "valid string; kind: ")
     assert seen["list"].startswith("Error executing tool attend: depends_on")
     assert len(seen["still"]["rows"]) == 1
+
+
+def test_a_query_may_not_hold_the_server_past_the_default_time_limit(home: Path) -> None:
+    """Calls run one at a time on one thread and a running goal cannot be cancelled, so a
+    client's time_limit is capped at 30 s: with time_limit 1e6, `repeat, fail` held every
+    later call, and the server went on running long after its client had gone."""
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        seen["long"] = _error(await session.call_tool(
+            "query", {"goal": "repeat, fail", "time_limit": 1e6}))
+        seen["still"] = _data(await session.call_tool(
+            "query", {"goal": "item(H)", "limit": 1, "time_limit": 30}))
+
+    anyio.run(_session_run, home, body)
+    assert seen["long"] == ("Error executing tool query: time_limit must be at most 30 "
+                            "seconds, not 1000000.0")
+    assert len(seen["still"]["rows"]) == 1

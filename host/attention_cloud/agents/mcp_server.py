@@ -34,6 +34,11 @@ _T = TypeVar("_T")
 
 SERVER_NAME = "attention-cloud"
 
+#: The longest time_limit the query tool takes, in seconds (the default): calls run one at a
+#: time and a goal cannot be cancelled once it runs, so a longer one would hold every later
+#: call, and the server after its client has gone.
+QUERY_TIME_LIMIT_MAX = 30.0
+
 
 def one_line(exc: BaseException) -> str:
     """The error as the CLI would print it: its first line."""
@@ -114,7 +119,12 @@ def build_server(home: str | os.PathLike[str] | None = None) -> Any:
     async def query(goal: str, limit: int = 100, time_limit: float = 30.0) -> dict[str, Any]:
         """Solutions of a Prolog GOAL over memory's query vocabulary (sandboxed, as
         `atc query`): e.g. `item_kind(H, error), item_goal(H, G)`. Returns one row per
-        solution mapping each named variable to its value, and `more` when `limit` cut them."""
+        solution mapping each named variable to its value, and `more` when `limit` cut them.
+        `time_limit` is at most 30 seconds."""
+        if time_limit > QUERY_TIME_LIMIT_MAX:
+            raise ToolError(f"time_limit must be at most {QUERY_TIME_LIMIT_MAX:g} seconds, "
+                            f"not {time_limit}")
+
         def call() -> dict[str, Any]:
             result = host.memory().query(goal, limit=limit, time_limit=time_limit)
             return {"rows": result.rows, "more": result.more}
