@@ -283,3 +283,79 @@ def test_a_large_home_is_not_answered_cold(captured, monkeypatch) -> None:
     out = recall_server.recall(payload("user_prompt", session_id="big").encode(), home)
     assert out == "" and started == [home]
     assert "too large to answer cold" in log_lines(home)[-1]
+
+
+def test_a_long_pasted_prompt_still_gets_memory_within_the_budget(captured) -> None:
+    """A prompt with a pasted stack trace (7 kB) is the frame's goal: the frame's heading
+    names it shortened, on one line, so its own lines do not eat the 800-token budget (the
+    whole prompt was echoed back and no fact fitted) and the prompt is not injected twice."""
+    from attention_cloud.curate.tokens import estimate_tokens
+
+    home, _ = captured
+    trace = "\n".join(f'  File "src/payments/processor_client.py", line {n}, in charge\n'
+                      '    raise ProcessorTimeout("processor timed out after 10s")'
+                      for n in range(60))
+    prompt = ("The charge retries fail the tests again: how many times does ProcessorClient "
+              f"retry a timeout? Here is the trace:\n{trace}")
+    run = hook(home, "user-prompt", stdin=payload("user_prompt", prompt=prompt,
+                                                  session_id="pasted-trace"))
+    assert run.returncode == 0 and run.stderr == ""
+    context = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    receipt = _receipt(home, run)
+    assert receipt["goal"] == prompt.strip() and receipt["facts"]
+    assert "ProcessorClient" in context and trace not in context
+    heading = context.splitlines()[1]
+    assert heading.startswith("memory frame for: The charge retries fail") and len(heading) < 300
+    assert estimate_tokens(context) <= receipt["budget"]["total"] == 800
+
+
+def test_the_recall_server_serves_a_home_whose_socket_path_is_too_long(tmp_path: Path) -> None:
+    """A Unix socket's address holds at most 107 bytes: a home deep in the tree (here its
+    socket path is over 150) still gets its warm server (it failed to bind, said nothing, and
+    every prompt paid a cold start and a server process that died)."""
+    from attention_cloud.agents.recall_server import ask, socket_path, start
+
+    home = tmp_path / ("a-long-folder-name-" * 4) / ("another-long-folder-name-" * 2) / "home"
+    home.mkdir(parents=True)
+    assert len(str(socket_path(home))) > 150
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    transcript = tmp_path / "t.jsonl"
+    shutil.copy(SAMPLE, transcript)
+    hook(home, "session-end", "--foreground",
+         stdin=payload("session_end", transcript_path=str(transcript)))
+    start(home)
+    try:
+        deadline = time.monotonic() + 60
+        while not any("recall-server started" in line for line in log_lines(home)):
+            assert time.monotonic() < deadline, log_lines(home)
+            time.sleep(0.2)
+        warm = hook(home, "user-prompt", stdin=payload("user_prompt", session_id="deep"),
+                    server=True)
+        assert warm.returncode == 0 and "ProcessorClient" in warm.stdout
+        assert any("session=deep via=server" in line for line in log_lines(home))
+    finally:
+        assert ask(home, {"stop": True}) == {"stopped": True}
+
+
+def test_background_capture_waits_for_a_busy_writer(tmp_path: Path) -> None:
+    """The Stop hook's detached worker waits for the write lock (the agent does not wait on
+    it): a capture that ran into another writer (a parallel session's capture, `atc curate`)
+    was dropped, and the last turn of a session that ended then was never captured."""
+    import fcntl
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    transcript = tmp_path / "s.jsonl"
+    shutil.copy(SAMPLE, transcript)
+    with open(home / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        run = hook(home, "session-end", stdin=payload("session_end",
+                                                      transcript_path=str(transcript)))
+        assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+        time.sleep(2)
+    deadline = time.monotonic() + 90
+    while not any(" new=" in line or "error" in line for line in log_lines(home)):
+        assert time.monotonic() < deadline, log_lines(home)
+        time.sleep(0.3)
+    assert " new=" in log_lines(home)[-1] and "error" not in log_lines(home)[-1]

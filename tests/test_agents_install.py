@@ -136,3 +136,31 @@ def test_the_installed_command_runs(dirs, tmp_path: Path) -> None:
                          env={"PATH": "/usr/bin:/bin", "HOME": str(user)}, timeout=120)
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
     assert "no memory in" in (memhome / "hooks.log").read_text()
+
+
+def test_installing_again_for_another_home_replaces_the_entries(dirs, tmp_path: Path) -> None:
+    """A second install with another --home (or from another atc) moves the three hooks to
+    it: three entries, not six that recall from and capture into two homes, and uninstall
+    after an edit still takes every one of them out."""
+    project, user = dirs
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(THEIRS)
+    first = atc(project, user, "install", "claude-code", "--project", "--yes",
+                "--home", str(tmp_path / "one"))
+    assert first.returncode == 0, first.stderr
+    second = atc(project, user, "install", "claude-code", "--project", "--yes",
+                 "--home", str(tmp_path / "two"))
+    assert second.returncode == 0, second.stderr
+    data = json.loads(settings.read_text())
+    ours = [h["command"] for event in ("UserPromptSubmit", "Stop", "SessionEnd")
+            for g in data["hooks"][event] for h in g["hooks"] if " hook " in h["command"]]
+    assert len(ours) == 3 and all(f"--home {tmp_path / 'two'} hook " in c for c in ours)
+    assert data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == "~/bin/lint-prompt.sh"
+    data["theme"] = "dark"                                   # an edit: no byte-for-byte restore
+    settings.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    gone = atc(project, user, "uninstall", "claude-code", "--project")
+    assert gone.returncode == 0, gone.stderr
+    left = json.loads(settings.read_text())
+    assert "hook user-prompt" not in json.dumps(left) and "hook stop" not in json.dumps(left)
+    assert left["theme"] == "dark" and left["model"] == "opus"

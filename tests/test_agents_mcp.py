@@ -243,3 +243,46 @@ def test_readme_shows_the_client_configuration() -> None:
     assert "claude mcp add attention-cloud -- atc mcp" in readme
     assert "claude_desktop_config.json" in readme
     assert shutil.which is not None
+
+
+def test_arguments_of_the_wrong_type_are_one_line_tool_errors(home: Path) -> None:
+    """Arguments the tool's schema rejects (missing, wrong type) come back as one line naming
+    each argument and what it must be, not pydantic's multi-line report with its URL."""
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        seen["type"] = _error(await session.call_tool("hydrate", {"goal": "x", "budget": "abc"}))
+        seen["missing"] = _error(await session.call_tool("hydrate", {}))
+        seen["two"] = _error(await session.call_tool("remember", {"text": 5, "kind": []}))
+        seen["list"] = _error(await session.call_tool("attend", {"goal_id": "g",
+                                                                 "depends_on": "b1"}))
+        seen["still"] = _data(await session.call_tool("query", {"goal": "item(H)", "limit": 1}))
+
+    anyio.run(_session_run, home, body)
+    for key in ("type", "missing", "two", "list"):
+        assert "\n" not in seen[key] and "pydantic" not in seen[key], (key, seen[key])
+    assert seen["type"] == ("Error executing tool hydrate: budget: Input should be a valid "
+                            "integer, unable to parse string as an integer")
+    assert seen["missing"] == "Error executing tool hydrate: goal: Field required"
+    assert seen["two"].startswith("Error executing tool remember: text: Input should be a "
+                                  "valid string; kind: ")
+    assert seen["list"].startswith("Error executing tool attend: depends_on")
+    assert len(seen["still"]["rows"]) == 1
+
+
+def test_a_query_may_not_hold_the_server_past_the_default_time_limit(home: Path) -> None:
+    """Calls run one at a time on one thread and a running goal cannot be cancelled, so a
+    client's time_limit is capped at 30 s: with time_limit 1e6, `repeat, fail` held every
+    later call, and the server went on running long after its client had gone."""
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        seen["long"] = _error(await session.call_tool(
+            "query", {"goal": "repeat, fail", "time_limit": 1e6}))
+        seen["still"] = _data(await session.call_tool(
+            "query", {"goal": "item(H)", "limit": 1, "time_limit": 30}))
+
+    anyio.run(_session_run, home, body)
+    assert seen["long"] == ("Error executing tool query: time_limit must be at most 30 "
+                            "seconds, not 1000000.0")
+    assert len(seen["still"]["rows"]) == 1

@@ -157,3 +157,32 @@ def test_cli_remember_show_source_and_errors(home: Path) -> None:
     bad = _atc(home, "remember", "x", "--kind", "idea")
     assert bad.returncode == 2 and "'idea' is not one of 'note', 'decision', 'preference'" \
         in bad.stderr
+
+
+def test_an_open_memory_remembers_on_what_other_processes_committed(mem: Memory) -> None:
+    """A Memory that stays open (an agent's own process) and has not written since another
+    process remembered, or forgot, a text decides on the journal as it is now: the same text
+    is not written a second time, and a forgotten one is refused, its text never back on disk."""
+    mem.remember("seed note")
+    mem.close()
+    mem = Memory.open(mem.home)
+    try:
+        assert len(mem.query("item(H)").rows) == 1          # this process's view, taken now
+        other = json.loads(_atc(mem.home, "remember", "the canary runs for 30 minutes",
+                                "--format", "json").stdout)
+        again = mem.remember("the canary runs for 30 minutes")
+        assert (again.handle, again.new, again.source) == (other["handle"], False,
+                                                          other["source"])
+        mem.close()
+        mem = Memory.open(mem.home)
+        assert len(mem.query("item(H)").rows) == 2
+        secret = json.loads(_atc(mem.home, "remember", "the vault token is hunter2",
+                                 "--format", "json").stdout)
+        assert _atc(mem.home, "forget", secret["handle"], "--yes").returncode == 0
+        with pytest.raises(InputError, match="this text was forgotten"):
+            mem.remember("the vault token is hunter2")
+        assert mem.item(secret["handle"]) is None
+    finally:
+        mem.close()
+    lines = (mem.home / REMEMBERED_FILE).read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 3 and "hunter2" not in "\n".join(lines)

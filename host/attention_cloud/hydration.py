@@ -407,8 +407,22 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty:
 _BEYOND = "beyond this frame (ask for more):"
 
 
+#: The most characters of the goal the frame's heading shows (the receipt keeps it whole): a
+#: prompt with a pasted log is the goal of the prompt hook's frame, and echoed whole it would
+#: spend the budget on text already in the agent's context.
+GOAL_SHOWN_CHARS = 200
+
+
+def goal_shown(goal: str) -> str:
+    """The goal as the frame's heading shows it: on one line, at most GOAL_SHOWN_CHARS."""
+    line = " ".join(goal.split())
+    if len(line) <= GOAL_SHOWN_CHARS:
+        return line
+    return line[:GOAL_SHOWN_CHARS - 1].rstrip() + "…"
+
+
 def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receipt_id: str) -> list[str]:
-    return [f"memory frame for: {goal}",
+    return [f"memory frame for: {goal_shown(goal)}",
             f"plane {plane} · path {path} · {spent}/{total} tokens (estimated) · receipt {receipt_id}"]
 
 

@@ -39,6 +39,10 @@ MAX_LOG_BYTES = 1024 * 1024
 #: Per-session state older than this is removed by the next hook run.
 SESSION_STATE_DAYS = 14
 
+#: Seconds the detached capture worker waits for another writer (a parallel session's
+#: capture, ``atc curate``) to give the write lock back; ``--foreground`` does not wait.
+CAPTURE_LOCK_WAIT_S = 300.0
+
 #: The segment ``atc remember`` writes to by default, read beside the project's.
 NOTES_SEGMENT = "default"
 
@@ -327,7 +331,8 @@ def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = Fals
     if not foreground and _detach():
         return                               # the parent: the hook is done
     try:
-        _ingest_session(home, event, session, transcript, cwd)
+        _ingest_session(home, event, session, transcript, cwd,
+                        wait=None if foreground else CAPTURE_LOCK_WAIT_S)
     except BaseException as exc:  # noqa: BLE001
         log(home, event, f"session={session} error: {_describe(exc)}")
     finally:
@@ -335,7 +340,10 @@ def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = Fals
             os._exit(0)
 
 
-def _ingest_session(home: Path, event: str, session: str, transcript: str, cwd: str) -> None:
+def _ingest_session(home: Path, event: str, session: str, transcript: str, cwd: str,
+                    wait: float | None = None) -> None:
+    """Ingest and curate the session's files; ``wait``: seconds to wait for the write lock
+    (None: the usual wait, at once unless ``atc watch`` follows the home)."""
     from ..memory import Memory
 
     paths = [transcript]
@@ -345,6 +353,7 @@ def _ingest_session(home: Path, event: str, session: str, transcript: str, cwd: 
     segment = project_segment(cwd or str(Path(transcript).parent))
     started = time.perf_counter()
     with Memory.open(home) as mem:
+        mem.acquire(wait)
         report = mem.ingest(paths, segment=segment, strict=False)
         curated = mem.curate().as_dict() if report.new else {}
     log(home, event, f"session={session} segment={segment} new={report.new} "

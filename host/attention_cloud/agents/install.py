@@ -106,8 +106,11 @@ def _dump(data: dict[str, Any]) -> bytes:
 
 
 def plan_install(path: Path, command: str) -> Plan:
-    """The change install makes to ``path``: each hook entry added unless already there."""
+    """The change install makes to ``path``: each hook entry added unless already there. An
+    entry an earlier install added with another command (another ``--home``, another ``atc``)
+    is replaced where it stands, so the hooks never recall from and capture into two homes."""
     before, data = _load(path)
+    earlier = (_read_record(path.parent / RECORD_NAME) or {}).get("added", {})
     hooks = data.setdefault("hooks", {})
     added: dict[str, str] = {}
     for event, sub in HOOK_COMMANDS.items():
@@ -115,7 +118,14 @@ def plan_install(path: Path, command: str) -> Plan:
         if not isinstance(groups, list):
             raise InputError(f"{path}: hooks.{event} is not a list; nothing was changed")
         line = f"{command} {sub}"
-        if not any(_has_command(g, line) for g in groups):
+        old = earlier.get(event)
+        if old and old != line and _entry(old) in groups:
+            at = groups.index(_entry(old))
+            groups[:] = [g for g in groups if g != _entry(old)]
+            if not any(_has_command(g, line) for g in groups):
+                groups.insert(at, _entry(line))
+            added[event] = line
+        elif not any(_has_command(g, line) for g in groups):
             groups.append(_entry(line))
             added[event] = line
     after = _dump(data) if added else (before or b"")

@@ -34,6 +34,11 @@ _T = TypeVar("_T")
 
 SERVER_NAME = "attention-cloud"
 
+#: The longest time_limit the query tool takes, in seconds (the default): calls run one at a
+#: time and a goal cannot be cancelled once it runs, so a longer one would hold every later
+#: call, and the server after its client has gone.
+QUERY_TIME_LIMIT_MAX = 30.0
+
 
 def one_line(exc: BaseException) -> str:
     """The error as the CLI would print it: its first line."""
@@ -41,10 +46,32 @@ def one_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def argument_problems(exc: Any) -> str:
+    """A pydantic ValidationError of a tool's arguments on one line: each argument and what
+    it must be (``budget: Input should be a valid integer``), without the input echoed back or
+    pydantic's documentation link."""
+    return "; ".join(f"{'.'.join(str(part) for part in err['loc']) or 'arguments'}: "
+                     f"{' '.join(str(err['msg']).split())}" for err in exc.errors())
+
+
 def build_server(home: str | os.PathLike[str] | None = None) -> Any:
     """The MCPServer with memory's tools and receipt resources, for ``home``."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+    from pydantic import ValidationError
+
+    class Server(MCPServer):
+        """Arguments the schema rejects are a tool error of one line, like every other."""
+
+        async def call_tool(self, name: str, arguments: dict[str, Any],
+                            context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                if isinstance(exc.__cause__, ValidationError):
+                    raise ToolError(f"Error executing tool {name}: "
+                                    f"{argument_problems(exc.__cause__)}") from exc.__cause__
+                raise
 
     host = MemoryHost(home)
     worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="atc-memory")
@@ -61,7 +88,7 @@ def build_server(home: str | os.PathLike[str] | None = None) -> Any:
         except AtcError as exc:
             raise ToolError(one_line(exc)) from None
 
-    server = MCPServer(
+    server = Server(
         SERVER_NAME,
         instructions=(
             "Attention Cloud: durable agent memory. Call `hydrate` with what you are trying to "
@@ -92,7 +119,12 @@ def build_server(home: str | os.PathLike[str] | None = None) -> Any:
     async def query(goal: str, limit: int = 100, time_limit: float = 30.0) -> dict[str, Any]:
         """Solutions of a Prolog GOAL over memory's query vocabulary (sandboxed, as
         `atc query`): e.g. `item_kind(H, error), item_goal(H, G)`. Returns one row per
-        solution mapping each named variable to its value, and `more` when `limit` cut them."""
+        solution mapping each named variable to its value, and `more` when `limit` cut them.
+        `time_limit` is at most 30 seconds."""
+        if time_limit > QUERY_TIME_LIMIT_MAX:
+            raise ToolError(f"time_limit must be at most {QUERY_TIME_LIMIT_MAX:g} seconds, "
+                            f"not {time_limit}")
+
         def call() -> dict[str, Any]:
             result = host.memory().query(goal, limit=limit, time_limit=time_limit)
             return {"rows": result.rows, "more": result.more}

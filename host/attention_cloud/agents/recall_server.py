@@ -19,6 +19,7 @@ memory. ``ATC_HOOK_SERVER=off`` makes the hook neither ask nor start a server (a
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -26,7 +27,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 #: The server exits after this many seconds without a request.
 IDLE_S = 1800
@@ -46,6 +47,25 @@ def socket_path(home: Path) -> Path:
     return home / "hooks" / "recall.sock"
 
 
+#: The longest path a Unix socket's address holds (sockaddr_un's 108 bytes, less the NUL).
+SOCKET_PATH_MAX = 107
+
+
+@contextlib.contextmanager
+def _address(path: Path) -> Iterator[str]:
+    """An address for the socket file ``path`` that fits a Unix socket's address: the path
+    itself, or, for a home deep in the tree, the same file through ``/proc/self/fd`` of its
+    folder (Linux), which binds and connects to exactly that file."""
+    if len(os.fsencode(str(path))) <= SOCKET_PATH_MAX:
+        yield str(path)
+        return
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        yield f"/proc/self/fd/{fd}/{path.name}"
+    finally:
+        os.close(fd)
+
+
 def enabled() -> bool:
     """False when ``ATC_HOOK_SERVER=off`` (or 0/no/false)."""
     return os.environ.get("ATC_HOOK_SERVER", "").strip().lower() not in ("off", "0", "no",
@@ -60,7 +80,8 @@ def ask(home: Path, message: dict[str, Any], *, timeout: float = ANSWER_TIMEOUT_
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(timeout)
-        sock.connect(str(path))
+        with _address(path) as address:
+            sock.connect(address)
         sock.sendall(json.dumps(message).encode("utf-8") + b"\n")
         sock.shutdown(socket.SHUT_WR)
         data = b""
@@ -101,7 +122,13 @@ def serve(home: Path, *, idle_s: float = IDLE_S) -> None:
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old_mask = os.umask(0o177)                    # the socket is the user's alone
     try:
-        server.bind(str(path))
+        with _address(path) as address:
+            server.bind(address)
+    except OSError as exc:
+        log(home, "recall-server", f"cannot listen on {path}: {exc}; prompts are answered cold")
+        server.close()
+        lock.close()
+        return
     finally:
         os.umask(old_mask)
     server.listen(8)

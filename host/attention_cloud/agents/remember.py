@@ -110,7 +110,10 @@ def remember(mem: Any, text: str, *, kind: str = "note", segment: str = "default
         raise UsageError(f"time must be a time such as 2026-05-01T12:00:00Z, not {when!r}")
     path = mem.home / REMEMBERED_FILE
     handle = item_handle(REMEMBER_SESSION, kind, segment, text)
-    mem.lock.acquire()       # one writer: the line number and the item are ours alone
+    # one writer: the line number and the item are ours alone; and the checks below read the
+    # journal as other processes left it, not this Memory's older view (a text forgotten
+    # since must be refused, one remembered since must not be written twice)
+    mem.acquire()
     from ..bridge import Atom
 
     if mem.pl.once("atc_journal:journal_refuses", Atom(handle), text) is not None:
