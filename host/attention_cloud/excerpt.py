@@ -271,30 +271,46 @@ def excerpt_text(text: str, weights: dict[str, float], cap: int,
 
 
 #: A line that heads what follows: a Markdown heading, a line that is all emphasis
-#: (``**opentelemetry_api**``), or one that introduces with a colon ("Here are a few:").
-_HEADING = re.compile(r"(?:#{1,6}\s.*|\*\*[^*\n]+\*\*|__[^_\n]+__|.*:)\Z")
-#: How many headings in a row are taken with the first unit that is not one.
+#: (``**opentelemetry_api**``), one that introduces with a colon ("Here are a few:"), or the
+#: fence that opens a code block.
+_HEADING = re.compile(r"(?:#{1,6}\s.*|\*\*[^*\n]+\*\*|__[^_\n]+__|.*:|```.*)\Z")
+#: How many heading lines in a row are taken with the first unit that is not one.
 _HEADING_RUN = 3
 
 
 def _headed(text: str, units: tuple[Unit, ...], unit: Unit) -> list[Unit]:
-    """``unit``, and when it is a heading line the units it heads up to the first that is
-    not one (at most _HEADING_RUN headings): what an excerpt must keep together."""
-    group = [unit]
-    while _is_heading(text, units, group[-1]) and len(group) <= _HEADING_RUN:
-        if group[-1].index + 1 >= len(units):
-            return [unit]  # a heading with nothing after it heads nothing: on its own
-        group.append(units[group[-1].index + 1])
-    return group
+    """``unit``, and when its line heads what follows, the whole line and the units after it
+    up to the first unit of a line that is not a heading (at most _HEADING_RUN heading lines):
+    what an excerpt must keep together. A heading line with nothing after it is itself alone."""
+    if not _heads(text, unit):
+        return [unit]
+    first = unit.index
+    while first > 0 and _same_line(text, units[first - 1], units[first]):
+        first -= 1
+    group, at, lines = [], first, 0
+    while at < len(units) and _heads(text, units[at]) and lines < _HEADING_RUN:
+        group.append(units[at])
+        at += 1
+        while at < len(units) and _same_line(text, units[at - 1], units[at]):
+            group.append(units[at])
+            at += 1
+        lines += 1
+    if at >= len(units):
+        return [unit]  # heads nothing
+    return group + [units[at]]
 
 
-def _is_heading(text: str, units: tuple[Unit, ...], unit: Unit) -> bool:
-    """Whether ``unit`` is a whole line that heads what follows (_HEADING)."""
+def _same_line(text: str, before: Unit, after: Unit) -> bool:
+    """Whether two consecutive units lie on one line."""
+    return "\n" not in text[before.end:after.start]
+
+
+def _heads(text: str, unit: Unit) -> bool:
+    """Whether the line ``unit`` lies on heads what follows (_HEADING)."""
     line_start = text.rfind("\n", 0, unit.start) + 1
     line_end = text.find("\n", unit.end)
-    whole = text[line_start:unit.start].strip() == "" and \
-        text[unit.end:len(text) if line_end < 0 else line_end].strip() == ""
-    return whole and _HEADING.match(text[unit.start:unit.end].strip()) is not None
+    line = text[line_start:len(text) if line_end < 0 else line_end].strip()
+    return _HEADING.match(line) is not None
 
 
 #: What holding more of the goal than the summary adds to an excerpt's fidelity, at most.
