@@ -70,8 +70,11 @@ def test_forget_leaves_no_byte_of_the_text_in_any_file(curated):
     with Memory.open(home) as mem:
         others = {r["H"]: r["T"] for r in mem.query("item_text(H, T)", limit=100).rows
                   if r["H"] != secret}
+        keys = set(mem.jump.vectors.keys())
         report = mem.forget([secret], reason="held a password", who="ann")
         assert report.sources == [str(source)]
+        gone = {k for k in keys if k.split("#", 1)[0] == secret}  # its text's and distillation's
+        assert len(gone) <= report.vectors_dropped <= len(keys) and gone
         assert report.rebuilt["rollups"] == 1 and report.receipts_redacted == 2
         assert sorted(report.regoaled) == sorted(
             r["H"] for r in mem.query('item_goal(H, "[forgotten]")').rows)

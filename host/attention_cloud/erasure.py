@@ -192,6 +192,11 @@ def finish_pending(mem: Any) -> ForgetReport | None:
     return forget(mem, known, who=pending.get("who"), reason=pending.get("reason", ""))
 
 
+def _vector_count(jump: Any) -> int:
+    """The vectors the home's store holds (0 without a store)."""
+    return len(jump.vectors) if jump.has_vectors() else 0
+
+
 def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str],
             sessions: list[str], echoes: list[str], report: ForgetReport) -> None:
     """Stages 4 to 7 (see the module doc); each can be run again after a kill."""
@@ -205,17 +210,17 @@ def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str
     # entries it was given, and so does an uncurated re-goaled item (its text is unchanged)
     ids = list(dict.fromkeys([*handles, *records]))
     (unrung,) = mem.pl.once("atc_ladder:ladder_unrung", [Atom(i) for i in ids], Var())
+    before = _vector_count(jump)
     jump.remove([str(i) for i in unrung])
     jump.flush()
+    report.vectors_dropped = max(0, before - _vector_count(jump))  # counted before rebuilding
     dropped = set(records)
     rebuilt = curate_scope(mem, [h for h in regoaled if h in dropped],
                            {s for s in sessions if session_rollup_id(s) in dropped}, echoes)
     report.rebuilt = {"items": rebuilt.items, "arcs": rebuilt.arcs, "rollups": rebuilt.rollups,
                       "echoes": rebuilt.echoes}
     if not jump.disabled or (mem.home / "lexical").exists():
-        before = len(jump.vectors) if jump.has_vectors() else 0
         jump.purge()
-        report.vectors_dropped = max(0, before - len(jump.vectors)) if jump.has_vectors() else 0
     # the cells' cached centroid sums still count the erased items' vectors: the next
     # curate recomputes them from the partition (rules/cells.pl has already dropped them)
     (mem.home / CELLS_STATE).unlink(missing_ok=True)
