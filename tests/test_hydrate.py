@@ -77,6 +77,11 @@ def test_frame_is_relevant_and_explained(curated):
     assert any(f["seeded_by"] == "relevance" for f in r["facts"])
     assert "retr" in frame.text.lower() and "processor" in frame.text.lower()
     assert r["tokens"]["estimated"] is True
+    # the headings' times are the journal's, in UTC, and the frame says so once
+    head = frame.text.splitlines()[1]
+    assert head.endswith(" · times UTC") and f"receipt {r['id']}" in head
+    first = next(f for f in frame.facts if f.time)
+    assert first.time.endswith("Z") and first.time[11:16] in frame.text
 
 
 def test_recency_is_declared_when_nothing_is_embedded(home):

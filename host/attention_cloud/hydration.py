@@ -423,7 +423,8 @@ def goal_shown(goal: str) -> str:
 
 def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receipt_id: str) -> list[str]:
     return [f"memory frame for: {goal_shown(goal)}",
-            f"plane {plane} · path {path} · {spent}/{total} tokens (estimated) · receipt {receipt_id}"]
+            f"plane {plane} · path {path} · {spent}/{total} tokens (estimated) · receipt {receipt_id}"
+            " · times UTC"]  # the facts' headings show the journal's UTC times
 
 
 def _anchor_line(phrase: str, start: str, end: str) -> str:
