@@ -287,3 +287,20 @@ def test_forgetting_a_whole_session_leaves_no_trace_of_its_working_directory(hom
             f"relation(_, cwd, '{cwd}')").rows
         mem.forget(session="S7")
     assert files_holding(home, "quuxcorp") == []
+
+
+def test_an_open_memory_forgets_what_another_process_added_to_the_session(curated, tmp_path):
+    """A Memory opened before another process ingested more of a session erases the whole
+    session as the journal now holds it, not as the Memory first read it."""
+    home, source, _ = curated
+    with Memory.open(home) as mem:
+        assert mem.query("item_session(H, 'S1')", limit=100).rows  # read before the other process
+        later = tmp_path / "later.jsonl"
+        later.write_text(turn("user", 7, "S1", "Also rotate the hydrafrost token weekly") + "\n",
+                         encoding="utf-8")
+        done = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "ingest", str(later),
+                               "--home", str(home)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        report = mem.forget(session="S1", reason="the whole session")
+        assert len(report.handles) == 6
+    assert files_holding(home, "hydrafrost") == []

@@ -468,7 +468,11 @@ class Memory:
 
         if isinstance(handles, str):
             handles = [handles]
-        if not dry_run:  # first: a killed run's items are gone from the selection, not the files
+        if not dry_run:
+            # the selection and its plan read the journal as other processes left it (items
+            # added to the session since this Memory read it are erased too), and a killed
+            # run's items are gone from the selection, not yet from the files: finish it first
+            self.acquire()
             self.finish_erasure()
         chosen = erasure.select(self, handles, session=session, query=query)
         return erasure.forget(self, chosen, who=who, reason=reason, dry_run=dry_run)

@@ -82,7 +82,7 @@ class Controller:
         """Call a changing predicate as one journal batch, fsynced when a home is open."""
         memory = self._home_memory()
         if memory is not None:
-            memory.lock.acquire()
+            memory.acquire()  # the lock, and what other processes committed since
         result = self.pl.once(f"{_API}:{pred}", self.scope, *args)
         if memory is not None:
             from ..store import sync_journal
