@@ -164,3 +164,25 @@ def test_bad_jsonl_line_is_skipped_not_fatal():
     result = parse_text(text, name="chat.jsonl", format="openai")
     assert [i.text for i in result.items] == ["First goal.", "Answer."]
     assert [line for line, _ in result.skipped] == [2]
+
+
+def test_messages_that_make_no_item_are_counted_by_what_they_are(tmp_path):
+    """Nothing read vanishes uncounted: an acknowledgement, an empty or image-only message and
+    a file read's output make no item, and the report says which they were."""
+    import json as _json
+
+    from attention_cloud.ingest import parse_path
+
+    path = tmp_path / "chat.json"
+    path.write_text(_json.dumps({"session_id": "s", "messages": [
+        {"role": "user", "content": "Please read the retry policy in src/retry.py and explain it."},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function",
+         "function": {"name": "read_file", "arguments": _json.dumps({"path": "src/retry.py"})}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "MAX_RETRIES = 5\n"},
+        {"role": "assistant", "content": "The policy retries five times with backoff."},
+        {"role": "user", "content": "Thanks!"},
+        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]},
+        {"role": "user", "content": "   "}]}), encoding="utf-8")
+    result = parse_path(path)
+    assert result.ignored == {"acknowledgement": 1, "empty": 2, "file-op-output": 1}
+    assert [i.kind for i in result.items] == ["user_goal", "file_op", "conclusion"]

@@ -192,7 +192,9 @@ class _ConversationReader:
 
         if role == "user":
             kind = user_message_kind(text)
-            if kind is not None:
+            if kind is None:
+                self.collector.no_item(text)
+            else:
                 add(kind, "user", message_text(text), sets_goal=kind == "user_goal")
         elif role == "assistant":
             recipient = message.get("recipient")
@@ -208,7 +210,9 @@ class _ConversationReader:
                     self.collector.ignore("tool-call")
                 return
             kind = assistant_text_kind(text)
-            if kind is not None:
+            if kind is None:
+                self.collector.no_item(text)
+            else:
                 add(kind, "assistant", message_text(text))
         elif role == "tool":
             call = self.call if self.call is not None and (not name or self.call.name == name) \
@@ -217,6 +221,7 @@ class _ConversationReader:
             failed = content_type == "system_error"
             kind = tool_output_kind(call, text, failed) if content_type in _OUTPUT_TYPES else None
             if kind is None:
+                self.collector.no_item(text, call)
                 return
             links = (("tool", call.name),) if call is not None else ()
             add(kind, "tool", output_text(call, text, kind), links)

@@ -72,6 +72,20 @@ def assistant_text_kind(text: str) -> str | None:
     return "conclusion"
 
 
+def no_item_reason(text: str, call: ToolCall | None = None) -> str:
+    """What a message or tool output that the ``*_kind`` functions make no item of is, as the
+    ingest report counts it among the records ignored by design: ``empty`` (no text),
+    ``file-op-output`` (what a file operation returned: its ``file_op`` item records it),
+    ``acknowledgement`` ("thanks", "ok") or ``boilerplate`` (a tool's known no-news output)."""
+    if not text.strip() or text == _NO_CONTENT:
+        return "empty"
+    if call is not None and call.is_file_op:
+        return "file-op-output"
+    if is_acknowledgement(text):
+        return "acknowledgement"
+    return "boilerplate"
+
+
 def tool_output_kind(call: ToolCall | None, output: str, is_error: bool) -> str | None:
     """``error``, ``tool_result`` or None (noise) for the output of ``call``.
 

@@ -238,7 +238,9 @@ class ClaudeCodeParser:
             self._task_notification(rec, index, text)
             return
         kind = user_message_kind(text, is_sidechain=rec.sidechain)
-        if kind is not None:
+        if kind is None:
+            self.collector.no_item(text)
+        else:
             self._add(rec, index, kind, "user", message_text(text), sets_goal=kind == "user_goal")
 
     def _task_notification(self, rec: _Record, index: int, text: str) -> None:
@@ -272,7 +274,9 @@ class ClaudeCodeParser:
     def _assistant_text(self, rec: _Record, index: int, raw: str) -> None:
         text = clean_message(raw)
         kind = assistant_text_kind(text)
-        if kind is not None:
+        if kind is None:
+            self.collector.no_item(text)
+        else:
             self._add(rec, index, kind, "assistant", message_text(text))
 
     def _tool_use(self, rec: _Record, index: int, block: dict[str, Any]) -> None:
@@ -315,6 +319,7 @@ class ClaudeCodeParser:
         if kind is None and launch_goal is not None:
             kind = "tool_result"  # the link to the subagent's own file must be kept
         if kind is None:
+            self.collector.no_item(output, call)
             return
         links: tuple[tuple[str, str], ...] = (("tool", call.name),) if call is not None else ()
         if launch_goal is not None:

@@ -11,11 +11,12 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .classify import L0Text
+from .classify import L0Text, no_item_reason
 from .entities import error_classes, file_paths
 from .records import ItemRecord, ParseResult, Relation
 from .textutil import capped_text, goal_text
 from .timefmt import read_turn_time, relative_dates
+from .tools import ToolCall
 
 #: Kinds whose text is someone speaking, where "yesterday" means a day (not tool output).
 _SPOKEN_KINDS = frozenset({"user_goal", "conclusion", "turn"})
@@ -90,6 +91,11 @@ class ItemCollector:
     def ignore(self, record_type: str) -> None:
         """Count a well-formed record that produces no item by design (``progress``, ...)."""
         self.ignored[record_type] = self.ignored.get(record_type, 0) + 1
+
+    def no_item(self, text: str, call: ToolCall | None = None) -> None:
+        """Count a message or tool output that makes no item by design (an empty message, an
+        acknowledgement, a file operation's output): nothing read vanishes uncounted."""
+        self.ignore(no_item_reason(text, call))
 
     def time(self, record_no: int, value: object) -> str:
         """``value`` read as an ISO 8601 UTC time (``""`` when absent), a

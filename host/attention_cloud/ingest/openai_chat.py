@@ -162,13 +162,18 @@ class OpenAIChatParser:
 
         if role == "user":
             kind = user_message_kind(text)
-            if kind is not None:
+            if kind is None:
+                self.collector.no_item(text)
+            else:
                 add(kind, "user", message_text(text), "0", sets_goal=kind == "user_goal")
         elif role == "assistant":
             kind = assistant_text_kind(text)
+            calls = self._calls_of(message)
             if kind is not None:
                 add(kind, "assistant", message_text(text), "0")
-            for block, call in self._calls_of(message):
+            elif not calls:  # a message of calls alone is read through them
+                self.collector.no_item(text)
+            for block, call in calls:
                 if call.is_file_op:
                     links = (("touches_file", call.path), ("file_op", call.op), ("tool", call.name))
                     add(
@@ -182,10 +187,14 @@ class OpenAIChatParser:
         elif role in ("system", "developer"):
             if text:  # instructions and constraints: kept, but never a goal
                 add("turn", "system", message_text(text), "0")
+            else:
+                self.collector.no_item(text)
         elif role in ("tool", "function"):
             call = self._call_answered(message)
             kind = tool_output_kind(call, text, message.get("is_error") is True)
-            if kind is not None:
+            if kind is None:
+                self.collector.no_item(text, call)
+            else:
                 links = (("tool", call.name),) if call is not None else ()
                 add(kind, "tool", output_text(call, text, kind), "0", links=links)
         else:

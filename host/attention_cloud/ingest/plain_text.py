@@ -251,6 +251,7 @@ def add_turn(
     else:
         kind = "turn" if text else None
     if kind is None:
+        collector.no_item(text)
         return
     item_text = output_text(None, text, kind) if role == "tool" else message_text(text)
     collector.add(

@@ -128,25 +128,35 @@ class ShareGPTParser:
 
             if role == "user":
                 kind = user_message_kind(text)
-                if kind is not None:
+                if kind is None:
+                    self.collector.no_item(text)
+                else:
                     add(kind, "user", message_text(text), sets_goal=kind == "user_goal")
             elif role == "assistant":
                 kind = assistant_text_kind(text)
-                if kind is not None:
+                if kind is None:
+                    self.collector.no_item(text)
+                else:
                     add(kind, "assistant", message_text(text))
             elif role == "system":
                 if text:
                     add("turn", "system", message_text(text))
+                else:
+                    self.collector.no_item(text)
             elif role == "call":
                 call = _call_of(text)
                 if call is not None and call.is_file_op:
                     add("file_op", "assistant", call.file_op_text(),
                         links=(("touches_file", call.path), ("file_op", call.op), ("tool", call.name)),
                         mentions_in=call.detail)
+                else:
+                    self.collector.ignore("tool-call")  # read through the output that follows
                 continue  # the call stays known for the output that follows
             else:
                 kind = tool_output_kind(call, text, False)
-                if kind is not None:
+                if kind is None:
+                    self.collector.no_item(text, call)
+                else:
                     links = (("tool", call.name),) if call is not None else ()
                     add(kind, "tool", output_text(call, text, kind), links=links)
             call = None

@@ -174,7 +174,9 @@ class TrajectoryParser:
                 return
             text = clean_message(task_statement(content))
             kind = user_message_kind(text)
-            if kind is not None:
+            if kind is None:
+                self.collector.no_item(text)
+            else:
                 self.has_task = kind == "user_goal"
                 self._add(index, kind, "user", message_text(text), pointer, "m",
                           sets_goal=self.has_task)
@@ -193,6 +195,8 @@ class TrajectoryParser:
         if kind is not None:
             self._add(index, kind, "assistant", message_text(text), pointer, "t")
         if not action.strip():
+            if kind is None:
+                self.collector.no_item(text)
             return
         self.call = self._describe(action.strip())
         if self.call.is_file_op:
@@ -212,6 +216,7 @@ class TrajectoryParser:
         text = clean_message(raw)
         kind = tool_output_kind(call, text, False)
         if kind is None:
+            self.collector.no_item(text, call)
             return
         links = (("tool", call.name),) if call is not None else ()
         self._add(index, kind, "tool", output_text(call, text, kind), pointer, block, links=links)
