@@ -56,6 +56,13 @@ def test_digits_that_write_a_date_are_that_date_not_epoch_seconds(written, iso):
     assert read_time(written) == iso
 
 
+@pytest.mark.parametrize("written", [0, 0.0, "0", 12.5, "86400", 99_999_999])
+def test_a_placeholder_or_a_count_from_a_runs_start_is_not_a_1970_time(written):
+    """0 and seconds since a run started are not times a transcript was written at: read as
+    1970 they would sort first in every time window; they are reported unread instead."""
+    assert read_time(written) is None
+
+
 def test_a_basic_iso_date_on_a_message_dates_it(tmp_path):
     path = tmp_path / "chat.jsonl"
     path.write_text(json.dumps({"role": "user", "content": "I potted the fern yesterday.",

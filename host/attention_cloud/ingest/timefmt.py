@@ -32,6 +32,9 @@ _BASIC_DATE = re.compile(r"(?:1[89]|2\d)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[
 _YEAR_ALONE = re.compile(r"(?:1[89]|2\d)\d\d\Z")
 _CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d\d(?!\d)")
 _MS_THRESHOLD = 100_000_000_000  # epoch numbers above this are milliseconds (after 1973 in ms)
+# Epoch numbers below this (March 1973) are not a transcript's times: a placeholder 0, or
+# seconds since a run started (12.5); read as 1970 they would sort every such item first.
+_EPOCH_MIN = 100_000_000
 _MAX_TEXT = 80  # longer strings are prose, not a timestamp
 # "(Sun)" in "2023/05/28 (Sun) 19:47" (LongMemEval's session dates): dateutil rejects brackets.
 _BRACKETED_WEEKDAY = re.compile(r"\(\s*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s*\)", re.I)
@@ -225,7 +228,7 @@ def _dateutil_moment(text: str) -> datetime | None:
 
 
 def _from_epoch(number: float) -> str | None:
-    if number != number or number < 0:  # NaN or before 1970: not a transcript time
+    if number != number or number < _EPOCH_MIN:  # NaN, 0 or a count from a run's start
         return None
     seconds = number / 1000 if number > _MS_THRESHOLD else number
     try:
