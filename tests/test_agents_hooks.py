@@ -359,3 +359,17 @@ def test_background_capture_waits_for_a_busy_writer(tmp_path: Path) -> None:
         assert time.monotonic() < deadline, log_lines(home)
         time.sleep(0.3)
     assert " new=" in log_lines(home)[-1] and "error" not in log_lines(home)[-1]
+
+
+def test_a_budget_too_small_for_any_fact_is_the_reason_given(captured) -> None:
+    """A frame whose budget cannot pay for its own lines and one skeleton holds no fact; the
+    hook's decision says so instead of "memory holds nothing"."""
+    from attention_cloud import Memory
+    from attention_cloud.agents.ambient import decide
+
+    home, _ = captured
+    with Memory.open(home) as mem:
+        receipt = mem.hydrate("why did the charge retries fail", budget=40).receipt
+    assert not receipt["facts"] and receipt["empty"].startswith("no fact fits in 40 tokens")
+    decision = decide(receipt, "why did the charge retries fail", already=set(), min_score=0.1)
+    assert decision.inject is False and decision.reason == receipt["empty"]

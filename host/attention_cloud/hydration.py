@@ -299,6 +299,8 @@ def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None 
             receipt["unembedded"] = status["unembedded"]
         if status["notes"]:
             receipt["notes"] = list(status["notes"])
+        if status.get("empty"):
+            receipt["empty"] = status["empty"]  # why the frame holds no fact (a budget too small)
     return seal_frame(receipt, facts, home=home, empty=(status or {}).get("empty", ""))
 
 

@@ -90,8 +90,9 @@ def decide(receipt: dict[str, Any], prompt: str, *, already: set[str],
     if why:
         return Decision(False, why, min_score=min_score)
     facts = receipt.get("facts", [])
-    if not facts:
-        return Decision(False, "memory holds nothing for this prompt", min_score=min_score)
+    if not facts:  # the frame says why when its budget was the reason
+        return Decision(False, receipt.get("empty") or "memory holds nothing for this prompt",
+                        min_score=min_score)
     if receipt.get("path") == "recency":
         return Decision(False, "no relevance signal: nothing is embedded or indexed yet "
                                "(`atc curate` builds it)", min_score=min_score)
