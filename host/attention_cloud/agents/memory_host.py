@@ -2,8 +2,10 @@
 
 A process that lives for days beside ``atc ingest``, ``atc curate`` and the capture hooks must
 neither answer from a stale view nor keep other writers out. :class:`MemoryHost` opens memory
-lazily, reopens it when the journal changed on disk (another process committed), and closes it
-after a write, so the home's write lock is held only while writing.
+lazily, reopens it when the journal changed on disk (another process committed) or the home's
+configuration or vector store did (``atc curate --reembed`` moves a home to another embedder
+without a journal change), and closes it after a write, so the home's write lock is held only
+while writing.
 """
 from __future__ import annotations
 
@@ -20,14 +22,19 @@ class MemoryHost:
 
         self.home = resolve_home(home)
         self._mem: Any = None
-        self._seen: tuple[int, int] | None = None
+        self._seen: tuple[tuple[int, int], ...] | None = None
 
-    def _stamp(self) -> tuple[int, int]:
-        try:
-            st = (self.home / "journal.pl").stat()
-            return (st.st_size, st.st_mtime_ns)
-        except FileNotFoundError:
-            return (0, 0)
+    def _stamp(self) -> tuple[tuple[int, int], ...]:
+        """Size and modification time of each file whose change means a stale view."""
+        stamps = []
+        for path in (self.home / "journal.pl", self.home / "config.json",
+                     self.home / "vectors" / "manifest.json"):
+            try:
+                st = path.stat()
+                stamps.append((st.st_size, st.st_mtime_ns))
+            except FileNotFoundError:
+                stamps.append((0, 0))
+        return tuple(stamps)
 
     def memory(self, *, create: bool = False) -> Any:
         """The open Memory, fresh as of the journal on disk."""
