@@ -1303,8 +1303,9 @@ text_words_(Text, Words) :-
 
 % redundancy_(+Sig, +Taken, -Verdict): like(Handle, Similarity) when a record already taken
 % holds this one's content: it is an echo of this one or this one of it (curation's paraphrase
-% echoes, ladder echo_of/3), or their word sets overlap by at least near_duplicate_/1 (Jaccard);
-% none otherwise. Always succeeds, so word sets computed here stay bound for later checks.
+% echoes, ladder echo_of/3), or their word sets overlap by at least near_duplicate_/1
+% (Jaccard) and it is not a person's restatement with a change (restated_/3); none
+% otherwise. Always succeeds, so word sets computed here stay bound for later checks.
 redundancy_(Sig, Taken, Verdict) :-
     Sig = sig(Id, _, _, _, _),
     findall(O-S0, ( echo_of(Id, O, S0) ; echo_of(O, Id, S0) ), Echoes),  % once, not per pair
@@ -1330,7 +1331,8 @@ near_duplicate_of_([T|Ts], Sig, Window, Min, Verdict) :-
     ),
     (   J >= Min -> sig_numbers_(Sig), sig_numbers_(T) ; true ),  % bound here, kept
     (   J >= Min,
-        \+ states_another_number_(Sig, T)
+        \+ states_another_number_(Sig, T),
+        \+ restated_(Sig, T, J)
     ->  Sim is round(J * 100) / 100.0,
         Verdict = like(Other, Sim)
     ;   near_duplicate_of_(Ts, Sig, Window, Min, Verdict)
@@ -1365,6 +1367,21 @@ similar_size_(window(Size, Lo, Hi), SizeT) :-
 % message sent twice): the second costs its tokens for nothing new. Unless it states a number
 % the other lacks: "watered on day 3" and "watered on day 9" are two facts (as for echoes).
 near_duplicate_(0.8).
+
+% restated_(+Sig, +SigT, +J): Sig says again, with a change, what the same person said in SigT
+% (J < 1: not in the same words): a message sent again with one phrase changed ("get rid of my
+% old sneakers" for "store my old sneakers") is how a person corrects or updates what they
+% said, and the change is the fact. Tool output, errors and derived records are not spoken;
+% another person repeating the words (an assistant echoing the user) adds nothing.
+restated_(sig(Id, _, _, _, _), sig(Other, _, _, _, _), J) :-
+    J < 1.0,
+    item_kind(Id, Kind), spoken_kind_(Kind),
+    item_kind(Other, KindT), spoken_kind_(KindT),
+    item_speaker(Id, Who), item_speaker(Other, Who).
+
+spoken_kind_(user_goal).
+spoken_kind_(turn).
+spoken_kind_(conclusion).
 
 % states_another_number_(+Sig, +SigT): Sig's text (at its compared rung) states a number that
 % SigT's does not. Numbers that time a run rather than state a fact do not count: a check that

@@ -302,11 +302,12 @@ def test_a_frame_of_long_records_holds_fewer_facts(curated):
 
 
 def _precommit_session(folder: Path) -> Path:
-    """A Claude Code-like session: the same hook failure six times, one line saying why."""
+    """A Claude Code-like session: the same hook failure six times (tool output: what a
+    person says repeats only in the same words), one line saying why."""
     folder.mkdir()
     messages = [{"role": "user", "content": "Commit the retry backoff change."}]
     endings = ["", " again", " twice", " anew", " today", " still"]
-    messages += [{"role": "assistant",
+    messages += [{"role": "tool",
                   "content": "Pre-commit validation failed: the pre-commit hook rejected the "
                              f"commit, and validation of the change failed{end}."}
                  for end in endings]
@@ -330,7 +331,7 @@ def test_near_duplicates_give_way_to_the_distinct_diagnostic(home, tmp_path):
         frame = mem.hydrate("why did the pre-commit validation fail", budget=budget)
         r = frame.receipt
         assert "E501" in frame.text  # the diagnostic is in the frame, verbatim enough to act on
-        shown = [f for f in frame.facts if f.text.startswith("assistant: Pre-commit validation failed")]
+        shown = [f for f in frame.facts if f.text.startswith("Pre-commit validation failed")]
         assert len(shown) == 1  # one of the six repeats stands for all of them
         kept = {f["handle"] for f in r["facts"]}
         redundant = [s for s in r["suppressed"] if s["suppressed"] == "redundant"]
@@ -351,7 +352,7 @@ def test_repeats_that_differ_only_in_how_long_they_took_are_one_fact(home, tmp_p
     folder = tmp_path / "runs"
     folder.mkdir()
     messages = [{"role": "user", "content": "Run the type checker before the commit."}]
-    messages += [{"role": "assistant",
+    messages += [{"role": "tool",
                   "content": "Pre-commit validation failed:\n\n[DIALYZER]\nFinding suitable PLTs\n"
                              f"Checking PLT... done in 0m12.{n}s (at 14:0{i}:3{i})\n"
                              "lib/spotter/trace_helpers.ex:58:13:pattern_match The pattern can "

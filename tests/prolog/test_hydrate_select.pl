@@ -16,8 +16,9 @@ atc_hydrate:host_estimate_tokens(Text, Tokens) :-
 item_(H, Seq, Text, Item) :-
     item_(H, Seq, tool, Text, Item).
 
-item_(H, Seq, Role, Text, item(H, src, "s", Seq, turn, Role, "", "2024-01-05T10:00:00Z", default,
-                               "f:1", Text, [])).
+item_(H, Seq, Role, Text, item(H, src, "s", Seq, Kind, Role, "", "2024-01-05T10:00:00Z", default,
+                               "f:1", Text, [])) :-
+    ( Role == tool -> Kind = tool_result ; Kind = turn ).
 
 words_(N, Word, Text) :-
     length(Ws, N), maplist(=(Word), Ws),
@@ -49,9 +50,13 @@ memory :-
     item_(p1, 102, user, "I moved to Lisbon in May", P1),
     item_(f1, 103, "the retry policy stops at five attempts", F1),
     item_(o1, 104, assistant, "read src/payments/retry.py", O1),
+    Kept = "I need to organize my closet this weekend and I am looking forward to storing my old sneakers in a shoe rack",
+    item_(k1, 110, user, Kept, K1),
+    item_(k2, 111, user, "I need to organize my closet this weekend and I am looking forward to getting rid of my old sneakers in a shoe rack", K2),
+    item_(k3, 112, user, Kept, K3),
     setarg(5, O1, file_op),
     setarg(12, P1, [rel(p1, speaker, 'Priya')]),
-    append([Dups, Short, Long, [N1, N2], Timed, [R1, R2, Sys0], [U1, A1, P1, F1, O1]], Items),
+    append([Dups, Short, Long, [N1, N2], Timed, [R1, R2, Sys0], [U1, A1, P1, F1, O1, K1, K2, K3]], Items),
     journal_add_items(Items, _).
 
 cands_(Ids, Cands) :-
@@ -117,6 +122,13 @@ test(a_fact_shown_in_the_words_of_one_before_it_is_left_out,
             member(Id-Lv, [t1-l1, t2-l1, t3-l0, diag-l0]), Placed),
     atc_hydrate:distinct_shown_(Placed, KeptP, Suppressed),
     findall(Id, member(p(c(Id, _, _, _, _), _, _, _), KeptP), Kept).
+
+% What a person says repeats only in the same words: a message sent again with one phrase
+% changed is how someone updates what they said (tool output repeats at 80 % of its words).
+test(a_person_saying_it_again_with_a_change_is_two_facts,
+     [true(Changed-Same == []-[redundant(k3, k1, 1.0)])]) :-
+    select_([k1, k2], 80, 1000, _, Changed),
+    select_([k1, k3], 80, 1000, _, Same).
 
 test(a_system_message_counts_half, [true(Out == [diag-0.6, sys-0.4])]) :-
     atc_hydrate:instructions_prior_([sys-0.8, diag-0.6], Out).
