@@ -212,21 +212,9 @@ def excerpt_text(text: str, weights: dict[str, float], cap: int,
     used = used_bytes = 0
     sizes: dict[str, tuple[int, int, bool, bool]] = {}
 
-    def take(unit: Unit) -> bool:
-        """Add ``unit`` when the excerpt with it still fits the cap (one whose own bytes
-        overflow what is left is not even tried)."""
-        nonlocal used, used_bytes
-        if used_bytes + (unit.end - unit.start) > 4 * cap:  # a byte a character at least
-            return False
-        tokens, size = _tokens(_parts(text, units, chosen + [unit]), sizes)
-        if tokens > cap:
-            return False
-        chosen.append(unit)
-        used, used_bytes = tokens, size
-        return True
-
     def take_all(group: list[Unit]) -> bool:
-        """Add every unit of ``group`` when they all fit together, else none."""
+        """Add every unit of ``group`` when they all fit the cap together, else none (a group
+        whose own bytes overflow what is left is not even tried: a byte a character at least)."""
         nonlocal used, used_bytes
         extra = [u for u in group if u not in chosen]
         if not extra:
