@@ -87,3 +87,19 @@ def test_ingested_folder_walk_finds_traj_files(home):
                                   "file-op-output": 4, "empty": 1}
         rows = mem.query("item_kind(H, user_goal), item_goal(H, G)").rows
         assert [r["G"].split(" Calling")[0] for r in rows] == [ISSUE]
+
+
+RUN_1X = FIXTURES / "swe_agent_1x_run.traj"
+ISSUE_1X = "Kiln schedule export crashes on an empty segment list"
+
+
+def test_swe_agent_1x_task_typed_observation_is_the_goal():
+    # SWE-agent 1.x writes the task as role user, message_type "observation", content parts
+    result = parse_path(RUN_1X)
+    assert result.format == "trajectory"
+    goals = [i for i in result.items if i.kind == "user_goal"]
+    assert [g.text.split("\n")[0] for g in goals] == [ISSUE_1X]
+    assert "<uploaded_files>" not in goals[0].text
+    after = result.items[result.items.index(goals[0]):]
+    assert {i.goal.split(" Calling")[0] for i in after} == {ISSUE_1X}
+    assert all(i.role != "user" for i in after[1:])

@@ -13,7 +13,8 @@ test), never a user goal. What is read:
 * ``system`` messages: a system turn;
 * demonstrations (``is_demo``: a worked example of another task) are counted as
   ``demonstration`` and not kept;
-* the first user message is the task: the user goal. SWE-agent's template around the issue
+* the first user message is the task (SWE-agent 1.x types it ``observation`` like the
+  environment's messages): the user goal. SWE-agent's template around the issue
   (``ISSUE:`` ... ``INSTRUCTIONS:``, or ``<pr_description>``) is cut away, so the goal is the
   issue itself;
 * assistant messages: the thought is a conclusion (or a turn, for narration); the action is a
@@ -162,7 +163,7 @@ class TrajectoryParser:
             return
         role = message.get("role")
         content = _text(message.get("content"))
-        if message.get("message_type") == "observation" or role == "tool":
+        if role == "tool" or (self.has_task and message.get("message_type") == "observation"):
             self._observation(content, index, pointer, "m")
         elif role == "system":
             text = clean_message(content)
@@ -172,6 +173,8 @@ class TrajectoryParser:
             if self.has_task:
                 self._observation(content, index, pointer, "m")
                 return
+            # the task, even where SWE-agent 1.x types it ``observation`` as it does every
+            # message of the environment
             text = clean_message(task_statement(content))
             kind = user_message_kind(text)
             if kind is None:
