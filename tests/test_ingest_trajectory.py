@@ -103,3 +103,12 @@ def test_swe_agent_1x_task_typed_observation_is_the_goal():
     after = result.items[result.items.index(goals[0]):]
     assert {i.goal.split(" Calling")[0] for i in after} == {ISSUE_1X}
     assert all(i.role != "user" for i in after[1:])
+
+
+def test_swe_agent_1x_observation_label_is_cut_and_outputs_follow_their_calls():
+    result = parse_path(RUN_1X)
+    outputs = [i.text for i in result.items if i.role == "tool"]
+    assert not any("OBSERVATION:" in text for text in outputs)
+    (error,) = [i for i in result.items if i.kind == "error"]
+    assert error.text.startswith("$ cd /testbed && python reproduce.py\nTraceback")
+    assert result.items[-1].text.startswith("$ submit (submitted)\ndiff --git a/kiln/export.py")

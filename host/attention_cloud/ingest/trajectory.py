@@ -22,7 +22,8 @@ test), never a user goal. What is read:
   ``str_replace_editor view|create|str_replace|insert``, shell commands that obviously touch a
   file), otherwise a call that labels the observation after it (``$ python reproduce.py``);
 * later user messages, ``tool`` messages and messages of ``message_type`` ``observation``:
-  the observation, without SWE-agent's ``(Open file: …)``/``(Current directory: …)`` footer;
+  the observation, without SWE-agent's ``(Open file: …)``/``(Current directory: …)`` footer
+  or the ``OBSERVATION:`` line 1.x puts before it;
 * ``info.submission``, the patch the agent submitted: a tool result labelled with
   ``info.exit_status`` (the history ends before it).
 
@@ -57,6 +58,7 @@ from .tools import ToolCall, describe_call
 _FOOTER = re.compile(
     r"\s*\(Open file: (?P<file>[^\n]*)\)\s*\(Current directory: (?P<cwd>[^\n]*)\)\s*(?:bash-\$\s*)?\Z"
 )
+_OBSERVATION_LABEL = re.compile(r"\A\s*OBSERVATION:[ \t]*\n?")  # SWE-agent 1.x's next-step template
 _ISSUE = re.compile(r"\bISSUE:\s*\n(?P<issue>.*?)(?:\n\s*INSTRUCTIONS:|\Z)", re.DOTALL)
 _PR_DESCRIPTION = re.compile(r"<pr_description>\s*(?P<issue>.*?)\s*(?:</pr_description>|\Z)",
                              re.DOTALL)
@@ -216,7 +218,7 @@ class TrajectoryParser:
             self.open_file = "" if opened in ("", "n/a") else opened
             self.cwd = self.cwd or footer.group("cwd").strip()
         call, self.call = self.call, None
-        text = clean_message(raw)
+        text = clean_message(_OBSERVATION_LABEL.sub("", raw, count=1))
         kind = tool_output_kind(call, text, False)
         if kind is None:
             self.collector.no_item(text, call)
