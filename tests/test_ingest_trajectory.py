@@ -112,3 +112,14 @@ def test_swe_agent_1x_observation_label_is_cut_and_outputs_follow_their_calls():
     (error,) = [i for i in result.items if i.kind == "error"]
     assert error.text.startswith("$ cd /testbed && python reproduce.py\nTraceback")
     assert result.items[-1].text.startswith("$ submit (submitted)\ndiff --git a/kiln/export.py")
+
+
+def test_swe_agent_1x_function_calls_give_the_file_operations_their_change():
+    ops = [i.text for i in parse_path(RUN_1X).items if i.kind == "file_op"]
+    assert ops == [
+        "read kiln/export.py",
+        'write reproduce.py: 2 lines, starting "from kiln.export import export_schedule'
+        ' export_schedule([])"',
+        'edit kiln/export.py: "first = segments[0]" -> "if not segments: return "" first ='
+        ' segments[0]"',
+    ]

@@ -53,7 +53,7 @@ from .collector import ItemCollector
 from .entities import relative_path
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
-from .tools import ToolCall, describe_call
+from .tools import ToolCall, describe_call, describe_function
 
 _FOOTER = re.compile(
     r"\s*\(Open file: (?P<file>[^\n]*)\)\s*\(Current directory: (?P<cwd>[^\n]*)\)\s*(?:bash-\$\s*)?\Z"
@@ -109,7 +109,8 @@ class TrajectoryParser:
         self.base = ""
         self.cwd = ""
         self.open_file = ""  # SWE-agent's editor edits the file it has open
-        self.call: ToolCall | None = None
+        self.call: ToolCall | None = None  # the last action, which the next observation answers
+        self.calls: dict[str, ToolCall] = {}  # tool calls by id, for observations that name theirs
         self.has_task = False
 
     def parse(self, source: Source) -> int:
@@ -166,14 +167,14 @@ class TrajectoryParser:
         role = message.get("role")
         content = _text(message.get("content"))
         if role == "tool" or (self.has_task and message.get("message_type") == "observation"):
-            self._observation(content, index, pointer, "m")
+            self._observation(content, index, pointer, "m", _answered_ids(message))
         elif role == "system":
             text = clean_message(content)
             if text:
                 self._add(index, "turn", "system", message_text(text), pointer, "m")
         elif role == "user":
             if self.has_task:
-                self._observation(content, index, pointer, "m")
+                self._observation(content, index, pointer, "m", _answered_ids(message))
                 return
             # the task, even where SWE-agent 1.x types it ``observation`` as it does every
             # message of the environment
@@ -190,34 +191,59 @@ class TrajectoryParser:
             action = _text(message.get("action"))
             if not isinstance(thought, str):  # the content holds the thought, then the action
                 thought = _ACTION_FENCE.sub("", content) if action else content
-            self._assistant(thought, action, index, pointer)
+            self._assistant(thought, action, index, pointer, message.get("tool_calls"))
         else:
             self.collector.skip(index + 1, f"unknown role {role!r}")
 
-    def _assistant(self, thought: str, action: str, index: int, pointer: str) -> None:
+    def _assistant(self, thought: str, action: str, index: int, pointer: str,
+                   tool_calls: Any = None) -> None:
         text = clean_message(thought)
         kind = assistant_text_kind(text)
         if kind is not None:
             self._add(index, kind, "assistant", message_text(text), pointer, "t")
-        if not action.strip():
+        # a function call's arguments say more than the command line SWE-agent writes for it
+        # (an edit's old and new text)
+        calls = self._function_calls(tool_calls)
+        if not calls and action.strip():
+            calls = [self._describe(action.strip())]
+        if not calls:
             if kind is None:
                 self.collector.no_item(text)
             return
-        self.call = self._describe(action.strip())
-        if self.call.is_file_op:
-            call = self.call
-            self._add(index, "file_op", "assistant", call.file_op_text(), pointer, "a",
-                      links=(("touches_file", call.path), ("file_op", call.op), ("tool", call.name)),
-                      mentions_in=call.detail)
+        self.call = calls[-1]
+        for number, call in enumerate(calls):
+            if call.is_file_op:
+                self._add(index, "file_op", "assistant", call.file_op_text(), pointer,
+                          f"a{number}." if number else "a",
+                          links=(("touches_file", call.path), ("file_op", call.op),
+                                 ("tool", call.name)),
+                          mentions_in=call.detail)
 
-    def _observation(self, raw: str, index: int, pointer: str, block: str) -> None:
+    def _function_calls(self, tool_calls: Any) -> list[ToolCall]:
+        """The calls of an assistant message's ``tool_calls``, remembered by id."""
+        found: list[ToolCall] = []
+        for entry in tool_calls if isinstance(tool_calls, list) else ():
+            function = entry.get("function") if isinstance(entry, dict) else None
+            call = describe_function(function, self.cwd) if isinstance(function, dict) else None
+            if call is None:
+                continue
+            if call.name in ("open", "create") and call.is_file_op:
+                self.open_file = call.path  # the file SWE-agent's windowed editor edits next
+            if isinstance(entry.get("id"), str):
+                self.calls[entry["id"]] = call
+            found.append(call)
+        return found
+
+    def _observation(self, raw: str, index: int, pointer: str, block: str,
+                     answered: tuple[str, ...] = ()) -> None:
         footer = _FOOTER.search(raw)
         if footer:
             raw = raw[: footer.start()]
             opened = footer.group("file").strip()
             self.open_file = "" if opened in ("", "n/a") else opened
             self.cwd = self.cwd or footer.group("cwd").strip()
-        call, self.call = self.call, None
+        call = next((self.calls[i] for i in answered if i in self.calls), self.call)
+        self.call = None
         text = clean_message(_OBSERVATION_LABEL.sub("", raw, count=1))
         kind = tool_output_kind(call, text, False)
         if kind is None:
@@ -271,6 +297,15 @@ def _text(value: Any) -> str:
         texts = (part.get("text") if isinstance(part, dict) else part for part in value)
         return "\n".join(text for text in texts if isinstance(text, str))
     return ""
+
+
+def _answered_ids(message: dict[str, Any]) -> tuple[str, ...]:
+    """The tool calls an observation answers: SWE-agent's ``tool_call_ids``, or the
+    ``tool_call_id`` of an OpenAI-style tool message."""
+    ids = message.get("tool_call_ids")
+    if not isinstance(ids, list):
+        ids = [message.get("tool_call_id")]
+    return tuple(i for i in ids if isinstance(i, str))
 
 
 def _first_working_dir(steps: list[Any]) -> str:
