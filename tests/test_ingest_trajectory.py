@@ -123,3 +123,27 @@ def test_swe_agent_1x_function_calls_give_the_file_operations_their_change():
         'edit kiln/export.py: "first = segments[0]" -> "if not segments: return "" first ='
         ' segments[0]"',
     ]
+
+
+MINI = FIXTURES / "mini_swe_agent_run.traj.json"
+
+
+def test_mini_swe_agent_messages_are_a_trajectory_not_a_chat():
+    # mini-swe-agent writes {"info": {...}, "messages": [...], "trajectory_format": ...}; the
+    # environment answers as role user, the action is the reply's ```bash block
+    compact = json.dumps(json.loads(MINI.read_text()))
+    assert detect_format(MINI) == detect_format(compact) == "trajectory"
+    result = parse_path(MINI)
+    assert result.format == "trajectory"
+    goals = [i for i in result.items if i.kind == "user_goal"]
+    assert [g.text for g in goals] == [ISSUE_1X + "\nCalling `export_schedule([])` raises"
+                                       " IndexError instead of writing an empty CSV."]
+    assert all(i.role in ("system", "assistant", "tool") for i in result.items if i is not goals[0])
+    (error,) = [i for i in result.items if i.kind == "error"]
+    assert error.text.startswith("$ cd /testbed && python -c 'from kiln.export import")
+    thoughts = [i.text for i in result.items if i.kind == "conclusion"]
+    assert thoughts[0] == "First I reproduce the crash with the empty list from the issue."
+    (op,) = [i.text for i in result.items if i.kind == "file_op"]
+    assert op.startswith("edit kiln/export.py: sed -i")
+    assert result.items[-1].pointer.endswith("#/info/submission")
+    assert result.items[-1].text.startswith("$ submit (Submitted)\ndiff --git a/kiln/export.py")

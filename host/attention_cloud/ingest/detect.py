@@ -83,6 +83,8 @@ def _json_format(text: str, first: str) -> str | None:
             value = json.loads(body)
         except (ValueError, RecursionError):
             return _cut_short(text, first)
+        if is_trajectory(value):  # mini-swe-agent's has ``messages``, as a chat record does
+            return "trajectory"
         return _record_format(value) or _document_format(value)
     if _opens_a_document(body):
         try:

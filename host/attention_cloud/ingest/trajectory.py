@@ -62,7 +62,14 @@ _OBSERVATION_LABEL = re.compile(r"\A\s*OBSERVATION:[ \t]*\n?")  # SWE-agent 1.x'
 _ISSUE = re.compile(r"\bISSUE:\s*\n(?P<issue>.*?)(?:\n\s*INSTRUCTIONS:|\Z)", re.DOTALL)
 _PR_DESCRIPTION = re.compile(r"<pr_description>\s*(?P<issue>.*?)\s*(?:</pr_description>|\Z)",
                              re.DOTALL)
+_MINI_TASK = re.compile(r"\A\s*Please solve this issue:\s*(?P<issue>.*?)"
+                        r"(?:\n\s*\nYou can execute bash commands|\Z)", re.DOTALL)
 _ACTION_FENCE = re.compile(r"\n*```[^\n]*\n.*?```\s*\Z", re.DOTALL)
+# mini-swe-agent's action: the one shell block of the reply (```bash, or ```mswea_bash_command
+# from 2.0 on)
+_SHELL_BLOCK = re.compile(r"\n*```(?:bash|sh|mswea_bash_command)[ \t]*\n(?P<action>.*?)\n?```",
+                          re.DOTALL)
+_THOUGHT_LABEL = re.compile(r"\A\s*(?:THOUGHT|DISCUSSION):[ \t]*")
 _EDIT = re.compile(r"edit\s+(?P<start>\d+):(?P<end>\d+)\s*\n(?P<text>.*?)(?:\nend_of_edit\s*)?\Z",
                    re.DOTALL)
 _EDITOR_OPS = {"view": "read", "create": "write", "str_replace": "edit", "insert": "edit",
@@ -73,10 +80,18 @@ _NEW_TEXT_CHARS = 240
 def is_trajectory(document: Any) -> bool:
     """True for an agent trajectory: an object with a ``history`` of role messages that has
     SWE-agent's marks (``action``, ``agent``, ``is_demo``, ``message_type``, or a
-    ``trajectory`` beside it), or a ``trajectory`` of steps with ``action`` and
-    ``observation``."""
+    ``trajectory`` beside it), a ``trajectory`` of steps with ``action`` and
+    ``observation``, or mini-swe-agent's ``messages`` with its ``trajectory_format`` or an
+    ``info`` that holds ``exit_status`` or ``submission``."""
     if not isinstance(document, dict):
         return False
+    messages = document.get("messages")
+    info = document.get("info")
+    if isinstance(messages, list) and (
+        isinstance(document.get("trajectory_format"), str)
+        or (isinstance(info, dict) and {"exit_status", "submission"} & info.keys())
+    ):
+        return True
     history = document.get("history")
     if isinstance(history, list) and any(isinstance(m, dict) and "role" in m for m in history[:5]):
         if "trajectory" in document or any(
@@ -93,7 +108,7 @@ def is_trajectory(document: Any) -> bool:
 def task_statement(text: str) -> str:
     """The issue inside SWE-agent's task template (``ISSUE:`` … ``INSTRUCTIONS:`` or
     ``<pr_description>``), or the whole text when it has no template."""
-    for pattern in (_ISSUE, _PR_DESCRIPTION):
+    for pattern in (_ISSUE, _PR_DESCRIPTION, _MINI_TASK):
         found = pattern.search(text)
         if found and found.group("issue").strip():
             return found.group("issue").strip()
@@ -122,7 +137,8 @@ class TrajectoryParser:
         self.base = source.pointer_base
         steps = document.get("trajectory") if isinstance(document.get("trajectory"), list) else []
         self.cwd = _first_working_dir(steps)
-        history = document.get("history")
+        key = "history" if isinstance(document.get("history"), list) else "messages"
+        history = document.get(key)
         if isinstance(history, list) and history:
             for _ in steps:
                 self.collector.ignore("trajectory-step")
@@ -131,7 +147,7 @@ class TrajectoryParser:
                 if not isinstance(message, dict):
                     self.collector.skip(index + 1, f"message {index} is not a JSON object")
                     continue
-                self._message(message, index)
+                self._message(message, index, key)
             self._submission(document.get("info"), len(history))
             return len(history)
         for index, step in enumerate(steps):
@@ -159,8 +175,8 @@ class TrajectoryParser:
         self._add(index, "tool_result", "tool", output_text(call, patch, "tool_result"),
                   f"{self.base}#/info/submission", "s", links=(("tool", "submit"),))
 
-    def _message(self, message: dict[str, Any], index: int) -> None:
-        pointer = f"{self.base}#/history/{index}"
+    def _message(self, message: dict[str, Any], index: int, key: str) -> None:
+        pointer = f"{self.base}#/{key}/{index}"
         if message.get("is_demo") is True:
             self.collector.ignore("demonstration")
             return
@@ -189,9 +205,15 @@ class TrajectoryParser:
         elif role == "assistant":
             thought = message.get("thought")
             action = _text(message.get("action"))
+            tool_calls = message.get("tool_calls")
             if not isinstance(thought, str):  # the content holds the thought, then the action
                 thought = _ACTION_FENCE.sub("", content) if action else content
-            self._assistant(thought, action, index, pointer, message.get("tool_calls"))
+            if "action" not in message and not tool_calls:  # mini-swe-agent: the shell block
+                block = _last_shell_block(content)
+                if block is not None:
+                    thought = content[: block.start()] + content[block.end():]
+                    action = block.group("action")
+            self._assistant(_THOUGHT_LABEL.sub("", thought), action, index, pointer, tool_calls)
         else:
             self.collector.skip(index + 1, f"unknown role {role!r}")
 
@@ -297,6 +319,13 @@ def _text(value: Any) -> str:
         texts = (part.get("text") if isinstance(part, dict) else part for part in value)
         return "\n".join(text for text in texts if isinstance(text, str))
     return ""
+
+
+def _last_shell_block(content: str) -> re.Match[str] | None:
+    found = None
+    for found in _SHELL_BLOCK.finditer(content):
+        pass
+    return found
 
 
 def _answered_ids(message: dict[str, Any]) -> tuple[str, ...]:
