@@ -147,3 +147,19 @@ def test_mini_swe_agent_messages_are_a_trajectory_not_a_chat():
     assert op.startswith("edit kiln/export.py: sed -i")
     assert result.items[-1].pointer.endswith("#/info/submission")
     assert result.items[-1].text.startswith("$ submit (Submitted)\ndiff --git a/kiln/export.py")
+
+
+def test_mini_swe_agent_output_is_unwrapped_and_a_non_zero_exit_is_an_error():
+    result = parse_path(MINI)
+    assert not any("<returncode>" in i.text or "<output>" in i.text for i in result.items)
+    assert [i.text for i in result.items if i.kind == "tool_result"][0] == (
+        "$ cd /testbed && python -m pytest -q tests/test_export.py\n3 passed in 0.04s")
+    assert result.ignored == {"empty": 1}                      # the silent sed -i
+    doc = {"info": {"exit_status": "LimitsExceeded", "submission": ""}, "messages": [
+        {"role": "user", "content": "Please solve this issue: The build script ignores --jobs"},
+        {"role": "assistant", "content": "THOUGHT: Check the flag.\n\n```bash\n./build --jobs 4\n```"},
+        {"role": "user", "content": "<returncode>2</returncode>\n<output>\nusage: build [-h]\n</output>"},
+    ]}
+    items = parse_text(json.dumps(doc), name="run.traj.json").items
+    assert [(i.kind, i.text) for i in items if i.role == "tool"] == [
+        ("error", "$ ./build --jobs 4\nusage: build [-h]\n(exit code 2)")]

@@ -23,7 +23,9 @@ test), never a user goal. What is read:
   file), otherwise a call that labels the observation after it (``$ python reproduce.py``);
 * later user messages, ``tool`` messages and messages of ``message_type`` ``observation``:
   the observation, without SWE-agent's ``(Open file: …)``/``(Current directory: …)`` footer
-  or the ``OBSERVATION:`` line 1.x puts before it;
+  or the ``OBSERVATION:`` line 1.x puts before it; mini-swe-agent's
+  ``<returncode>N</returncode><output>…</output>`` is unwrapped, and a non-zero exit code
+  (kept as ``(exit code N)``) makes it an error;
 * ``info.submission``, the patch the agent submitted: a tool result labelled with
   ``info.exit_status`` (the history ends before it).
 
@@ -59,6 +61,9 @@ _FOOTER = re.compile(
     r"\s*\(Open file: (?P<file>[^\n]*)\)\s*\(Current directory: (?P<cwd>[^\n]*)\)\s*(?:bash-\$\s*)?\Z"
 )
 _OBSERVATION_LABEL = re.compile(r"\A\s*OBSERVATION:[ \t]*\n?")  # SWE-agent 1.x's next-step template
+# mini-swe-agent's observation template: the exit code, then the output
+_RETURNCODE = re.compile(r"\A\s*<returncode>\s*(?P<code>-?\d+)\s*</returncode>\s*")
+_OUTPUT = re.compile(r"\A<output>\n?(?P<output>.*?)\n?</output>\s*\Z", re.DOTALL)
 _ISSUE = re.compile(r"\bISSUE:\s*\n(?P<issue>.*?)(?:\n\s*INSTRUCTIONS:|\Z)", re.DOTALL)
 _PR_DESCRIPTION = re.compile(r"<pr_description>\s*(?P<issue>.*?)\s*(?:</pr_description>|\Z)",
                              re.DOTALL)
@@ -267,7 +272,17 @@ class TrajectoryParser:
         call = next((self.calls[i] for i in answered if i in self.calls), self.call)
         self.call = None
         text = clean_message(_OBSERVATION_LABEL.sub("", raw, count=1))
-        kind = tool_output_kind(call, text, False)
+        failed = False
+        returncode = _RETURNCODE.match(text)
+        if returncode:  # a command that exits non-zero failed, whatever it printed
+            output = text[returncode.end():]
+            inner = _OUTPUT.match(output)
+            text = clean_message(inner.group("output") if inner else output)
+            code = int(returncode.group("code"))
+            if code != 0:
+                failed = True
+                text = f"{text}\n(exit code {code})".strip()
+        kind = tool_output_kind(call, text, failed)
         if kind is None:
             self.collector.no_item(text, call)
             return
