@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from attention_cloud import Memory
-from attention_cloud.ingest import detect_format, parse_path, parse_text
+from attention_cloud.ingest import detect_format, parse_path, parse_text, read_pointer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 RUN = FIXTURES / "swe_agent_run.traj"
@@ -163,3 +163,24 @@ def test_mini_swe_agent_output_is_unwrapped_and_a_non_zero_exit_is_an_error():
     items = parse_text(json.dumps(doc), name="run.traj.json").items
     assert [(i.kind, i.text) for i in items if i.role == "tool"] == [
         ("error", "$ ./build --jobs 4\nusage: build [-h]\n(exit code 2)")]
+
+
+MINI_TOOLS = FIXTURES / "mini_swe_agent_toolcalls.traj.json"
+
+
+def test_mini_swe_agent_2_tool_calls_and_its_exit_message(tmp_path):
+    result = parse_path(MINI_TOOLS)
+    assert result.format == "trajectory" and result.skipped == []
+    tools = [i.text.split("\n")[0] for i in result.items if i.role == "tool"]
+    # two calls in one reply, answered out of order: each output follows its own call
+    assert tools == ["$ cd /testbed && python -c 'from kiln.export import export_schedule;"
+                     " export_schedule([])'", "$ git diff --stat",
+                     "$ python -m pytest -q tests/test_export.py", "$ submit (Submitted)"]
+    assert result.ignored == {"empty": 1, "exit": 1}
+    doc = json.loads(MINI_TOOLS.read_text())
+    del doc["info"]                                           # the exit message alone
+    (tmp_path / "run.traj.json").write_text(json.dumps(doc))
+    last = parse_path(tmp_path / "run.traj.json").items[-1]
+    assert last.text.startswith("$ submit (Submitted)\ndiff --git a/kiln/export.py")
+    assert last.pointer.endswith("#/messages/10/extra/submission")
+    assert read_pointer(last.pointer) == doc["messages"][10]["extra"]["submission"]

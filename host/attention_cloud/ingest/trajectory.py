@@ -27,7 +27,9 @@ test), never a user goal. What is read:
   ``<returncode>N</returncode><output>…</output>`` is unwrapped, and a non-zero exit code
   (kept as ``(exit code N)``) makes it an error;
 * ``info.submission``, the patch the agent submitted: a tool result labelled with
-  ``info.exit_status`` (the history ends before it).
+  ``info.exit_status`` (the history ends before it); mini-swe-agent 2.x's last message (role
+  ``exit``) holds them again in its ``extra``, read when ``info`` lacks them, and is counted
+  as ``exit``.
 
 A file with ``history`` reads it and counts the ``trajectory`` steps (the same steps again) as
 ``trajectory-step``; a file with only ``trajectory`` reads the steps (no task statement, so no
@@ -132,6 +134,7 @@ class TrajectoryParser:
         self.call: ToolCall | None = None  # the last action, which the next observation answers
         self.calls: dict[str, ToolCall] = {}  # tool calls by id, for observations that name theirs
         self.has_task = False
+        self.exit: tuple[dict[str, Any], str] | None = None  # mini-swe-agent's exit message
 
     def parse(self, source: Source) -> int:
         """Read the history (or the steps); return how many messages or steps were read."""
@@ -166,19 +169,25 @@ class TrajectoryParser:
         return len(steps)
 
     def _submission(self, info: Any, index: int) -> None:
-        """The patch the agent submitted (``info.submission``), which the history does not
-        show: a tool result labelled with the exit status."""
-        if not isinstance(info, dict) or not isinstance(info.get("submission"), str):
+        """The patch the agent submitted (``info.submission``, else the ``extra.submission``
+        of mini-swe-agent's exit message), which the history does not show: a tool result
+        labelled with the exit status."""
+        sources = [(info, f"{self.base}#/info/submission")]
+        if self.exit is not None:
+            sources.append((self.exit[0], f"{self.exit[1]}/extra/submission"))
+        for found, pointer in sources:
+            if isinstance(found, dict) and isinstance(found.get("submission"), str):
+                patch = clean_message(found["submission"])
+                if patch:
+                    break
+        else:
             return
-        patch = clean_message(info["submission"])
-        if not patch:
-            return
-        status = info.get("exit_status")
+        status = found.get("exit_status")
         label = f"$ submit ({status})" if isinstance(status, str) and status else "$ submit"
         call = ToolCall("submit", "", "", label)
         self.call = None
         self._add(index, "tool_result", "tool", output_text(call, patch, "tool_result"),
-                  f"{self.base}#/info/submission", "s", links=(("tool", "submit"),))
+                  pointer, "s", links=(("tool", "submit"),))
 
     def _message(self, message: dict[str, Any], index: int, key: str) -> None:
         pointer = f"{self.base}#/{key}/{index}"
@@ -219,6 +228,10 @@ class TrajectoryParser:
                     thought = content[: block.start()] + content[block.end():]
                     action = block.group("action")
             self._assistant(_THOUGHT_LABEL.sub("", thought), action, index, pointer, tool_calls)
+        elif role == "exit":  # mini-swe-agent 2.x ends with the exit status and the submission
+            extra = message.get("extra")
+            self.exit = (extra if isinstance(extra, dict) else {}, pointer)
+            self.collector.ignore("exit")
         else:
             self.collector.skip(index + 1, f"unknown role {role!r}")
 
