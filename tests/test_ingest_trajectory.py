@@ -162,7 +162,8 @@ def test_mini_swe_agent_output_is_unwrapped_and_a_non_zero_exit_is_an_error():
     ]}
     items = parse_text(json.dumps(doc), name="run.traj.json").items
     assert [(i.kind, i.text) for i in items if i.role == "tool"] == [
-        ("error", "$ ./build --jobs 4\nusage: build [-h]\n(exit code 2)")]
+        ("error", "$ ./build --jobs 4\nusage: build [-h]\n(exit code 2)"),
+        ("tool_result", "$ submit (LimitsExceeded)\n(no patch submitted)")]
 
 
 MINI_TOOLS = FIXTURES / "mini_swe_agent_toolcalls.traj.json"
@@ -184,3 +185,13 @@ def test_mini_swe_agent_2_tool_calls_and_its_exit_message(tmp_path):
     assert last.text.startswith("$ submit (Submitted)\ndiff --git a/kiln/export.py")
     assert last.pointer.endswith("#/messages/10/extra/submission")
     assert read_pointer(last.pointer) == doc["messages"][10]["extra"]["submission"]
+
+
+def test_a_run_that_submitted_nothing_keeps_how_it_ended(tmp_path):
+    doc = json.loads(RUN_1X.read_text())
+    doc["info"].update(submission=None, exit_status="exit_cost")
+    doc["history"] = doc["history"][:9]                       # stopped before the fix ran
+    (tmp_path / "cost.traj").write_text(json.dumps(doc))
+    last = parse_path(tmp_path / "cost.traj").items[-1]
+    assert (last.kind, last.text) == ("tool_result", "$ submit (exit_cost)\n(no patch submitted)")
+    assert read_pointer(last.pointer) == "exit_cost"

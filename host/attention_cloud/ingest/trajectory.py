@@ -29,7 +29,8 @@ test), never a user goal. What is read:
 * ``info.submission``, the patch the agent submitted: a tool result labelled with
   ``info.exit_status`` (the history ends before it); mini-swe-agent 2.x's last message (role
   ``exit``) holds them again in its ``extra``, read when ``info`` lacks them, and is counted
-  as ``exit``.
+  as ``exit``. A run that submitted nothing (``submission`` null or empty) keeps its exit
+  status (``$ submit (exit_cost)`` / ``(no patch submitted)``): why it ended is the news.
 
 A file with ``history`` reads it and counts the ``trajectory`` steps (the same steps again) as
 ``trajectory-step``; a file with only ``trajectory`` reads the steps (no task statement, so no
@@ -180,8 +181,11 @@ class TrajectoryParser:
                 patch = clean_message(found["submission"])
                 if patch:
                     break
-        else:
-            return
+        else:  # nothing submitted: how the run ended (out of budget, an error) is still news
+            found, pointer = sources[-1] if self.exit is not None else sources[0]
+            if not isinstance(found, dict) or not isinstance(found.get("exit_status"), str):
+                return
+            patch, pointer = "(no patch submitted)", pointer.replace("/submission", "/exit_status")
         status = found.get("exit_status")
         label = f"$ submit ({status})" if isinstance(status, str) and status else "$ submit"
         call = ToolCall("submit", "", "", label)
