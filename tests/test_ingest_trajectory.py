@@ -195,3 +195,11 @@ def test_a_run_that_submitted_nothing_keeps_how_it_ended(tmp_path):
     last = parse_path(tmp_path / "cost.traj").items[-1]
     assert (last.kind, last.text) == ("tool_result", "$ submit (exit_cost)\n(no patch submitted)")
     assert read_pointer(last.pointer) == "exit_cost"
+
+
+def test_a_file_of_steps_keeps_its_submission():
+    doc = json.loads((FIXTURES / "steps_only.traj").read_text())
+    doc["info"] = {"exit_status": "submitted", "submission": "diff --git a/glaze/rates.py b/glaze/rates.py\n"}
+    last = parse_text(json.dumps(doc), name="steps.traj").items[-1]
+    assert last.text == "$ submit (submitted)\ndiff --git a/glaze/rates.py b/glaze/rates.py"
+    assert last.pointer.endswith("steps.traj#/info/submission")

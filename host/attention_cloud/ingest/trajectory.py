@@ -167,6 +167,7 @@ class TrajectoryParser:
             pointer = f"{self.base}#/trajectory/{index}"
             self._assistant(_text(step.get("thought")), _text(step.get("action")), index, pointer)
             self._observation(_text(step.get("observation")), index, pointer, "o")
+        self._submission(document.get("info"), len(steps))
         return len(steps)
 
     def _submission(self, info: Any, index: int) -> None:
