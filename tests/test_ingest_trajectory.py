@@ -203,3 +203,29 @@ def test_a_file_of_steps_keeps_its_submission():
     last = parse_text(json.dumps(doc), name="steps.traj").items[-1]
     assert last.text == "$ submit (submitted)\ndiff --git a/glaze/rates.py b/glaze/rates.py"
     assert last.pointer.endswith("steps.traj#/info/submission")
+
+
+def test_every_attempt_of_a_retry_loop_is_read(tmp_path):
+    # SWE-agent's retry loop: every run in "attempts", the chosen one copied to the top
+    chosen = json.loads(RUN_1X.read_text())
+    failed = json.loads(RUN_1X.read_text())
+    failed["history"] = failed["history"][:8]                  # gave up after the traceback
+    failed["info"] = {"exit_status": "exit_context", "submission": None}
+    doc = {**chosen, "attempts": [failed, chosen]}
+    doc["info"] = {**chosen["info"], "best_attempt_idx": 1}
+    (tmp_path / "retry.traj").write_text(json.dumps(doc))
+    result = parse_path(tmp_path / "retry.traj")
+    assert detect_format(tmp_path / "retry.traj") == "trajectory"
+    assert result.ignored["attempt"] == 1 and result.skipped == []
+    sessions = {i.session for i in result.items}
+    assert sessions == {"retry", "retry/attempt-0"}
+    tried = [i for i in result.items if i.session == "retry/attempt-0"]
+    assert [i.kind for i in tried if i.role == "user"] == ["user_goal"]
+    assert tried[-1].text == "$ submit (exit_context)\n(no patch submitted)"
+    (error,) = [i for i in tried if i.kind == "error"]
+    assert error.pointer.endswith("retry.traj#/attempts/0/history/7")
+    assert read_pointer(error.pointer)["role"] == "tool"
+    del doc["history"], doc["trajectory"], doc["info"]          # saved before a choice was made
+    (tmp_path / "retry.traj").write_text(json.dumps(doc))
+    both = parse_path(tmp_path / "retry.traj")
+    assert {i.session for i in both.items} == {"retry/attempt-0", "retry/attempt-1"}

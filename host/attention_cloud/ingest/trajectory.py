@@ -35,7 +35,11 @@ test), never a user goal. What is read:
 A file with ``history`` reads it and counts the ``trajectory`` steps (the same steps again) as
 ``trajectory-step``; a file with only ``trajectory`` reads the steps (no task statement, so no
 goal). The working directory (a step's ``state``, or the footer) makes paths relative.
-Trajectories carry no times. Pointers read ``<file>#/history/<i>`` or ``<file>#/trajectory/<i>``.
+SWE-agent's retry loop writes every run in ``attempts`` (each with its own history, steps and
+info) and copies the one it chose (``info.best_attempt_idx``) to the top: that copy is counted
+as ``attempt``, and every other attempt is read as a session of its own, ``<session>/attempt-<n>``,
+so the approaches that failed are kept. Trajectories carry no times. Pointers read
+``<file>#/history/<i>``, ``<file>#/trajectory/<i>`` or ``<file>#/attempts/<n>/history/<i>``.
 """
 
 from __future__ import annotations
@@ -89,10 +93,13 @@ def is_trajectory(document: Any) -> bool:
     """True for an agent trajectory: an object with a ``history`` of role messages that has
     SWE-agent's marks (``action``, ``agent``, ``is_demo``, ``message_type``, or a
     ``trajectory`` beside it), a ``trajectory`` of steps with ``action`` and
-    ``observation``, or mini-swe-agent's ``messages`` with its ``trajectory_format`` or an
-    ``info`` that holds ``exit_status`` or ``submission``."""
+    ``observation``, mini-swe-agent's ``messages`` with its ``trajectory_format`` or an
+    ``info`` that holds ``exit_status`` or ``submission``, or ``attempts`` of such runs."""
     if not isinstance(document, dict):
         return False
+    attempts = document.get("attempts")  # SWE-agent's retry loop: one run per attempt
+    if isinstance(attempts, list) and attempts[:1] and is_trajectory(attempts[0]):
+        return True
     messages = document.get("messages")
     info = document.get("info")
     if isinstance(messages, list) and (
@@ -138,12 +145,32 @@ class TrajectoryParser:
         self.exit: tuple[dict[str, Any], str] | None = None  # mini-swe-agent's exit message
 
     def parse(self, source: Source) -> int:
-        """Read the history (or the steps); return how many messages or steps were read."""
+        """Read the history (or the steps), and each attempt of a retry loop; return how many
+        messages or steps were read."""
         document = json_document(source)
         if not is_trajectory(document):
             raise fail(source.name, 'not an agent trajectory (no "history" or "trajectory")')
         strip_document_envelopes(source, self.collector, document)
-        self.base = source.pointer_base
+        read = self._run(document, f"{source.pointer_base}#") if _is_run(document) else 0
+        attempts = document.get("attempts")
+        info = document.get("info")
+        best = info.get("best_attempt_idx") if isinstance(info, dict) else None
+        session = self.session
+        for number, attempt in enumerate(attempts if isinstance(attempts, list) else ()):
+            if read and number == best:  # the run above is a copy of the attempt chosen
+                self.collector.ignore("attempt")
+            elif not isinstance(attempt, dict) or not _is_run(attempt):
+                self.collector.skip(number + 1, f"attempt {number} is not an agent run")
+            else:
+                self.session = f"{session}/attempt-{number}"
+                read += self._run(attempt, f"{source.pointer_base}#/attempts/{number}")
+        self.session = session
+        return read
+
+    def _run(self, document: dict[str, Any], base: str) -> int:
+        """Read one run: its history or steps, then its submission."""
+        self.base, self.open_file, self.call, self.calls = base, "", None, {}
+        self.has_task, self.exit = False, None
         steps = document.get("trajectory") if isinstance(document.get("trajectory"), list) else []
         self.cwd = _first_working_dir(steps)
         key = "history" if isinstance(document.get("history"), list) else "messages"
@@ -164,7 +191,7 @@ class TrajectoryParser:
             if not isinstance(step, dict):
                 self.collector.skip(index + 1, f"step {index} is not a JSON object")
                 continue
-            pointer = f"{self.base}#/trajectory/{index}"
+            pointer = f"{self.base}/trajectory/{index}"
             self._assistant(_text(step.get("thought")), _text(step.get("action")), index, pointer)
             self._observation(_text(step.get("observation")), index, pointer, "o")
         self._submission(document.get("info"), len(steps))
@@ -174,7 +201,7 @@ class TrajectoryParser:
         """The patch the agent submitted (``info.submission``, else the ``extra.submission``
         of mini-swe-agent's exit message), which the history does not show: a tool result
         labelled with the exit status."""
-        sources = [(info, f"{self.base}#/info/submission")]
+        sources = [(info, f"{self.base}/info/submission")]
         if self.exit is not None:
             sources.append((self.exit[0], f"{self.exit[1]}/extra/submission"))
         for found, pointer in sources:
@@ -195,7 +222,7 @@ class TrajectoryParser:
                   pointer, "s", links=(("tool", "submit"),))
 
     def _message(self, message: dict[str, Any], index: int, key: str) -> None:
-        pointer = f"{self.base}#/{key}/{index}"
+        pointer = f"{self.base}/{key}/{index}"
         if message.get("is_demo") is True:
             self.collector.ignore("demonstration")
             return
@@ -352,6 +379,13 @@ def _text(value: Any) -> str:
         texts = (part.get("text") if isinstance(part, dict) else part for part in value)
         return "\n".join(text for text in texts if isinstance(text, str))
     return ""
+
+
+def _is_run(document: dict[str, Any]) -> bool:
+    """True when ``document`` holds a run itself (a history, messages or steps), not only
+    attempts."""
+    return any(isinstance(document.get(key), list) and document[key]
+               for key in ("history", "messages", "trajectory"))
 
 
 def _last_shell_block(content: str) -> re.Match[str] | None:
