@@ -229,3 +229,11 @@ def test_every_attempt_of_a_retry_loop_is_read(tmp_path):
     (tmp_path / "retry.traj").write_text(json.dumps(doc))
     both = parse_path(tmp_path / "retry.traj")
     assert {i.session for i in both.items} == {"retry/attempt-0", "retry/attempt-1"}
+
+
+def test_mini_swe_agent_2_message_times_are_read():
+    items = parse_path(MINI_TOOLS).items
+    (error,) = [i for i in items if i.kind == "error"]
+    assert error.time == "2024-12-05T00:53:21Z"               # extra.timestamp 1733360001.2
+    assert {i.time for i in items if i.kind == "user_goal"} == {""}  # a message without one
+    assert all(i.time == "" for i in parse_path(RUN_1X).items)  # SWE-agent writes none

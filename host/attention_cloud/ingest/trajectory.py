@@ -38,7 +38,8 @@ goal). The working directory (a step's ``state``, or the footer) makes paths rel
 SWE-agent's retry loop writes every run in ``attempts`` (each with its own history, steps and
 info) and copies the one it chose (``info.best_attempt_idx``) to the top: that copy is counted
 as ``attempt``, and every other attempt is read as a session of its own, ``<session>/attempt-<n>``,
-so the approaches that failed are kept. Trajectories carry no times. Pointers read
+so the approaches that failed are kept. SWE-agent writes no times; mini-swe-agent 2.x's
+``extra.timestamp`` (seconds since 1970) is the message's time. Pointers read
 ``<file>#/history/<i>``, ``<file>#/trajectory/<i>`` or ``<file>#/attempts/<n>/history/<i>``.
 """
 
@@ -142,6 +143,7 @@ class TrajectoryParser:
         self.call: ToolCall | None = None  # the last action, which the next observation answers
         self.calls: dict[str, ToolCall] = {}  # tool calls by id, for observations that name theirs
         self.has_task = False
+        self.time = ""  # the message's time, where the harness writes one
         self.exit: tuple[dict[str, Any], str] | None = None  # mini-swe-agent's exit message
 
     def parse(self, source: Source) -> int:
@@ -170,7 +172,7 @@ class TrajectoryParser:
     def _run(self, document: dict[str, Any], base: str) -> int:
         """Read one run: its history or steps, then its submission."""
         self.base, self.open_file, self.call, self.calls = base, "", None, {}
-        self.has_task, self.exit = False, None
+        self.has_task, self.exit, self.time = False, None, ""
         steps = document.get("trajectory") if isinstance(document.get("trajectory"), list) else []
         self.cwd = _first_working_dir(steps)
         key = "history" if isinstance(document.get("history"), list) else "messages"
@@ -223,6 +225,9 @@ class TrajectoryParser:
 
     def _message(self, message: dict[str, Any], index: int, key: str) -> None:
         pointer = f"{self.base}/{key}/{index}"
+        extra = message.get("extra")  # mini-swe-agent 2.x: extra.timestamp, seconds since 1970
+        stamp = extra.get("timestamp") if isinstance(extra, dict) else None
+        self.time = self.collector.time(index + 1, stamp) if stamp else ""
         if message.get("is_demo") is True:
             self.collector.ignore("demonstration")
             return
@@ -367,7 +372,7 @@ class TrajectoryParser:
     def _add(self, index: int, kind: str, role: str, text: str | L0Text, pointer: str, block: str,
              **extra: Any) -> None:
         self.collector.add(record_no=index + 1, session=self.session, kind=kind, role=role,
-                           identity=f"{block}{index}", text=text, time="", pointer=pointer,
+                           identity=f"{block}{index}", text=text, time=self.time, pointer=pointer,
                            cwd=self.cwd, **extra)
 
 
