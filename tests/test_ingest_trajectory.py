@@ -237,3 +237,12 @@ def test_mini_swe_agent_2_message_times_are_read():
     assert error.time == "2024-12-05T00:53:21Z"               # extra.timestamp 1733360001.2
     assert {i.time for i in items if i.kind == "user_goal"} == {""}  # a message without one
     assert all(i.time == "" for i in parse_path(RUN_1X).items)  # SWE-agent writes none
+
+
+def test_mini_swe_agent_swebench_template_is_cut_from_the_task():
+    doc = json.loads(MINI.read_text())
+    doc["messages"][1]["content"] = (
+        "<pr_description>\nConsider the following PR description:\n" + ISSUE_1X
+        + "\n</pr_description>\n\n<instructions>\n# Task Instructions\n</instructions>")
+    items = parse_text(json.dumps(doc), name="run.traj.json").items
+    assert [i.text for i in items if i.kind == "user_goal"] == [ISSUE_1X]

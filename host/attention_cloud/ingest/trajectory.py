@@ -14,9 +14,10 @@ test), never a user goal. What is read:
 * demonstrations (``is_demo``: a worked example of another task) are counted as
   ``demonstration`` and not kept;
 * the first user message is the task (SWE-agent 1.x types it ``observation`` like the
-  environment's messages): the user goal. SWE-agent's template around the issue
-  (``ISSUE:`` ... ``INSTRUCTIONS:``, or ``<pr_description>``) is cut away, so the goal is the
-  issue itself;
+  environment's messages): the user goal. The template around the issue (SWE-agent's
+  ``ISSUE:`` ... ``INSTRUCTIONS:`` or ``<pr_description>``, mini-swe-agent's
+  ``Please solve this issue:`` or ``<pr_description>`` with ``Consider the following PR
+  description:``) is cut away, so the goal is the issue itself;
 * assistant messages: the thought is a conclusion (or a turn, for narration); the action is a
   file operation when it is one (``open``/``create``/``edit N:M`` of SWE-agent's editor,
   ``str_replace_editor view|create|str_replace|insert``, shell commands that obviously touch a
@@ -73,8 +74,8 @@ _OBSERVATION_LABEL = re.compile(r"\A\s*OBSERVATION:[ \t]*\n?")  # SWE-agent 1.x'
 _RETURNCODE = re.compile(r"\A\s*<returncode>\s*(?P<code>-?\d+)\s*</returncode>\s*")
 _OUTPUT = re.compile(r"\A<output>\n?(?P<output>.*?)\n?</output>\s*\Z", re.DOTALL)
 _ISSUE = re.compile(r"\bISSUE:\s*\n(?P<issue>.*?)(?:\n\s*INSTRUCTIONS:|\Z)", re.DOTALL)
-_PR_DESCRIPTION = re.compile(r"<pr_description>\s*(?P<issue>.*?)\s*(?:</pr_description>|\Z)",
-                             re.DOTALL)
+_PR_DESCRIPTION = re.compile(r"<pr_description>\s*(?:Consider the following PR description:\s*)?"
+                             r"(?P<issue>.*?)\s*(?:</pr_description>|\Z)", re.DOTALL)
 _MINI_TASK = re.compile(r"\A\s*Please solve this issue:\s*(?P<issue>.*?)"
                         r"(?:\n\s*\nYou can execute bash commands|\Z)", re.DOTALL)
 _ACTION_FENCE = re.compile(r"\n*```[^\n]*\n.*?```\s*\Z", re.DOTALL)
