@@ -246,3 +246,21 @@ def test_mini_swe_agent_swebench_template_is_cut_from_the_task():
         + "\n</pr_description>\n\n<instructions>\n# Task Instructions\n</instructions>")
     items = parse_text(json.dumps(doc), name="run.traj.json").items
     assert [i.text for i in items if i.kind == "user_goal"] == [ISSUE_1X]
+
+
+def test_mini_swe_agent_2_responses_api_replies():
+    # models served through OpenAI's Responses API: a reply is {"object": "response",
+    # "output": [reasoning, message, function_call]}, a result a "function_call_output"
+    result = parse_path(FIXTURES / "mini_swe_agent_responses.traj.json")
+    assert result.skipped == []
+    assert result.ignored == {"thinking": 3, "empty": 1, "exit": 1}
+    assert [(i.kind, i.text.split("\n")[0]) for i in result.items[2:]] == [
+        ("conclusion", "I reproduce the crash first."),
+        ("error", "$ cd /testbed && python reproduce.py"),
+        ("file_op", "edit kiln/export.py: sed -i 's/^ first = segments\\[0\\]/ if not segments:"
+                    ' return ""\\n first = segments[0]/\' kiln/export.py'),
+        ("conclusion", "The guard is in; I run the tests."),
+        ("tool_result", "$ python -m pytest -q tests/test_export.py"),
+        ("tool_result", "$ submit (Submitted)"),
+    ]
+    assert result.items[3].time == "2024-12-05T00:53:21Z"

@@ -234,7 +234,12 @@ class TrajectoryParser:
             return
         role = message.get("role")
         content = _text(message.get("content"))
-        if role == "tool" or (self.has_task and message.get("message_type") == "observation"):
+        if role is None and isinstance(message.get("output"), list):
+            self._response(message["output"], index, pointer)
+        elif role is None and message.get("type") == "function_call_output":
+            self._observation(_text(message.get("output")), index, pointer, "m",
+                              _answered_ids(message))
+        elif role == "tool" or (self.has_task and message.get("message_type") == "observation"):
             self._observation(content, index, pointer, "m", _answered_ids(message))
         elif role == "system":
             text = clean_message(content)
@@ -273,6 +278,19 @@ class TrajectoryParser:
         else:
             self.collector.skip(index + 1, f"unknown role {role!r}")
 
+    def _response(self, output: list[Any], index: int, pointer: str) -> None:
+        """A reply from OpenAI's Responses API, as mini-swe-agent 2.x keeps it: the text of its
+        ``message`` items, then its ``function_call`` items; reasoning items are counted as
+        ``thinking``."""
+        items = [item for item in output if isinstance(item, dict)]
+        text = "\n\n".join(_text(item.get("content")) for item in items
+                            if item.get("type") == "message")
+        for item in items:
+            if item.get("type") == "reasoning":
+                self.collector.ignore("thinking")
+        calls = [item for item in items if item.get("type") == "function_call"]
+        self._assistant(_THOUGHT_LABEL.sub("", text), "", index, pointer, calls)
+
     def _assistant(self, thought: str, action: str, index: int, pointer: str,
                    tool_calls: Any = None) -> None:
         text = clean_message(thought)
@@ -298,17 +316,20 @@ class TrajectoryParser:
                           mentions_in=call.detail)
 
     def _function_calls(self, tool_calls: Any) -> list[ToolCall]:
-        """The calls of an assistant message's ``tool_calls``, remembered by id."""
+        """The calls of an assistant message's ``tool_calls`` (``{"id", "function": {"name",
+        "arguments"}}``, or a Responses API ``function_call``, ``{"call_id", "name",
+        "arguments"}``), remembered by id."""
         found: list[ToolCall] = []
         for entry in tool_calls if isinstance(tool_calls, list) else ():
-            function = entry.get("function") if isinstance(entry, dict) else None
+            function = entry.get("function", entry) if isinstance(entry, dict) else None
             call = describe_function(function, self.cwd) if isinstance(function, dict) else None
             if call is None:
                 continue
             if call.name in ("open", "create") and call.is_file_op:
                 self.open_file = call.path  # the file SWE-agent's windowed editor edits next
-            if isinstance(entry.get("id"), str):
-                self.calls[entry["id"]] = call
+            call_id = entry.get("call_id", entry.get("id"))
+            if isinstance(call_id, str):
+                self.calls[call_id] = call
             found.append(call)
         return found
 
@@ -402,11 +423,12 @@ def _last_shell_block(content: str) -> re.Match[str] | None:
 
 
 def _answered_ids(message: dict[str, Any]) -> tuple[str, ...]:
-    """The tool calls an observation answers: SWE-agent's ``tool_call_ids``, or the
-    ``tool_call_id`` of an OpenAI-style tool message."""
+    """The tool calls an observation answers: SWE-agent's ``tool_call_ids``, the
+    ``tool_call_id`` of an OpenAI-style tool message, or the ``call_id`` of a Responses API
+    ``function_call_output``."""
     ids = message.get("tool_call_ids")
     if not isinstance(ids, list):
-        ids = [message.get("tool_call_id")]
+        ids = [message.get("tool_call_id", message.get("call_id"))]
     return tuple(i for i in ids if isinstance(i, str))
 
 
