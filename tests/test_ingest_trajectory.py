@@ -264,3 +264,12 @@ def test_mini_swe_agent_2_responses_api_replies():
         ("tool_result", "$ submit (Submitted)"),
     ]
     assert result.items[3].time == "2024-12-05T00:53:21Z"
+
+
+def test_model_reasoning_is_counted_not_dropped_silently():
+    doc = json.loads(RUN_1X.read_text())
+    doc["history"][2]["thinking_blocks"] = [{"type": "thinking", "thinking": "The export..."}]
+    mini = json.loads(MINI_TOOLS.read_text())
+    mini["messages"][2]["reasoning_content"] = "Reproduce first, then read the code."
+    assert parse_text(json.dumps(doc), name="a.traj").ignored["thinking"] == 1
+    assert parse_text(json.dumps(mini), name="b.traj.json").ignored["thinking"] == 1

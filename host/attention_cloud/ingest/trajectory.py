@@ -18,8 +18,10 @@ test), never a user goal. What is read:
   ``ISSUE:`` ... ``INSTRUCTIONS:`` or ``<pr_description>``, mini-swe-agent's
   ``Please solve this issue:`` or ``<pr_description>`` with ``Consider the following PR
   description:``) is cut away, so the goal is the issue itself;
-* assistant messages: the thought is a conclusion (or a turn, for narration); the action is a
-  file operation when it is one (``open``/``create``/``edit N:M`` of SWE-agent's editor,
+* assistant messages: the thought is a conclusion (or a turn, for narration); the model's
+  reasoning (``thinking_blocks``, ``reasoning_content``) is counted as ``thinking``; the
+  action (``action``, the function calls of ``tool_calls``, or mini-swe-agent's shell block)
+  is a file operation when it is one (``open``/``create``/``edit N:M`` of SWE-agent's editor,
   ``str_replace_editor view|create|str_replace|insert``, shell commands that obviously touch a
   file), otherwise a call that labels the observation after it (``$ python reproduce.py``);
 * later user messages, ``tool`` messages and messages of ``message_type`` ``observation``:
@@ -260,6 +262,11 @@ class TrajectoryParser:
                 self._add(index, kind, "user", message_text(text), pointer, "m",
                           sets_goal=self.has_task)
         elif role == "assistant":
+            blocks = message.get("thinking_blocks")  # the model's reasoning: counted, not kept
+            for _ in blocks if isinstance(blocks, list) else ():
+                self.collector.ignore("thinking")
+            if isinstance(message.get("reasoning_content"), str) and message["reasoning_content"]:
+                self.collector.ignore("thinking")
             thought = message.get("thought")
             action = _text(message.get("action"))
             tool_calls = message.get("tool_calls")
