@@ -273,3 +273,10 @@ def test_model_reasoning_is_counted_not_dropped_silently():
     mini["messages"][2]["reasoning_content"] = "Reproduce first, then read the code."
     assert parse_text(json.dumps(doc), name="a.traj").ignored["thinking"] == 1
     assert parse_text(json.dumps(mini), name="b.traj.json").ignored["thinking"] == 1
+
+
+def test_a_submission_that_is_not_a_patch_is_kept_as_json():
+    doc = json.loads(RUN_1X.read_text())
+    doc["info"]["submission"] = {"answer": "42", "files": ["kiln/export.py"]}
+    last = parse_text(json.dumps(doc), name="a.traj").items[-1]
+    assert last.text == '$ submit (submitted)\n{"answer": "42", "files": ["kiln/export.py"]}'

@@ -209,15 +209,17 @@ class TrajectoryParser:
         sources = [(info, f"{self.base}/info/submission")]
         if self.exit is not None:
             sources.append((self.exit[0], f"{self.exit[1]}/extra/submission"))
-        for found, pointer in sources:
-            if isinstance(found, dict) and isinstance(found.get("submission"), str):
-                patch = clean_message(found["submission"])
-                if patch:
-                    break
+        runs = [(found, pointer) for found, pointer in sources if isinstance(found, dict)]
+        for found, pointer in runs:
+            patch = _submitted_text(found.get("submission"))
+            if patch:
+                break
         else:  # nothing submitted: how the run ended (out of budget, an error) is still news
-            found, pointer = sources[-1] if self.exit is not None else sources[0]
-            if not isinstance(found, dict) or not isinstance(found.get("exit_status"), str):
+            ended = [(found, pointer) for found, pointer in runs
+                     if isinstance(found.get("exit_status"), str) and found["exit_status"]]
+            if not ended:
                 return
+            found, pointer = ended[0]
             patch, pointer = "(no patch submitted)", pointer.replace("/submission", "/exit_status")
         status = found.get("exit_status")
         label = f"$ submit ({status})" if isinstance(status, str) and status else "$ submit"
@@ -413,6 +415,13 @@ def _text(value: Any) -> str:
         texts = (part.get("text") if isinstance(part, dict) else part for part in value)
         return "\n".join(text for text in texts if isinstance(text, str))
     return ""
+
+
+def _submitted_text(value: Any) -> str:
+    """A submission as text: the patch, or a JSON value (SWE-agent's info allows one)."""
+    if isinstance(value, (dict, list)) and value:
+        value = json.dumps(value, ensure_ascii=False)
+    return clean_message(value) if isinstance(value, str) else ""
 
 
 def _is_run(document: dict[str, Any]) -> bool:
