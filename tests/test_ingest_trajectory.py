@@ -280,3 +280,19 @@ def test_a_submission_that_is_not_a_patch_is_kept_as_json():
     doc["info"]["submission"] = {"answer": "42", "files": ["kiln/export.py"]}
     last = parse_text(json.dumps(doc), name="a.traj").items[-1]
     assert last.text == '$ submit (submitted)\n{"answer": "42", "files": ["kiln/export.py"]}'
+
+
+def test_mini_swe_agent_xml_action_tags_and_exceptions():
+    # swebench_xml: the action in <mswea_bash_command> tags; a timeout reports an <exception>
+    doc = {"trajectory_format": "mini-swe-agent-1.1", "messages": [
+        {"role": "user", "content": "Please solve this issue: The build script ignores --jobs"},
+        {"role": "assistant",
+         "content": "THOUGHT: Run it.\n\n<mswea_bash_command>./build --jobs 4</mswea_bash_command>"},
+        {"role": "user", "content": "<exception>timed out after 60 s</exception>\n"
+                                    "<returncode>-1</returncode>\n<output>\nbuilding\n</output>"},
+    ]}
+    items = parse_text(json.dumps(doc), name="run.traj.json").items
+    assert [(i.kind, i.text) for i in items[1:]] == [
+        ("conclusion", "Run it."),
+        ("error", "$ ./build --jobs 4\n<exception>timed out after 60 s</exception>\nbuilding\n"
+                  "(exit code -1)")]

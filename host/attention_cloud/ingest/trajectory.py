@@ -20,14 +20,16 @@ test), never a user goal. What is read:
   description:``) is cut away, so the goal is the issue itself;
 * assistant messages: the thought is a conclusion (or a turn, for narration); the model's
   reasoning (``thinking_blocks``, ``reasoning_content``) is counted as ``thinking``; the
-  action (``action``, the function calls of ``tool_calls``, or mini-swe-agent's shell block)
+  action (``action``, the function calls of ``tool_calls``, or mini-swe-agent's shell block,
+  fenced or in ``<mswea_bash_command>`` tags)
   is a file operation when it is one (``open``/``create``/``edit N:M`` of SWE-agent's editor,
   ``str_replace_editor view|create|str_replace|insert``, shell commands that obviously touch a
   file), otherwise a call that labels the observation after it (``$ python reproduce.py``);
 * later user messages, ``tool`` messages and messages of ``message_type`` ``observation``:
   the observation, without SWE-agent's ``(Open file: …)``/``(Current directory: …)`` footer
   or the ``OBSERVATION:`` line 1.x puts before it; mini-swe-agent's
-  ``<returncode>N</returncode><output>…</output>`` is unwrapped, and a non-zero exit code
+  ``<returncode>N</returncode><output>…</output>`` is unwrapped (an ``<exception>`` before it
+  is kept), and a non-zero exit code
   (kept as ``(exit code N)``) makes it an error;
 * ``info.submission``, the patch the agent submitted: a tool result labelled with
   ``info.exit_status`` (the history ends before it); mini-swe-agent 2.x's last message (role
@@ -73,7 +75,7 @@ _FOOTER = re.compile(
 )
 _OBSERVATION_LABEL = re.compile(r"\A\s*OBSERVATION:[ \t]*\n?")  # SWE-agent 1.x's next-step template
 # mini-swe-agent's observation template: the exit code, then the output
-_RETURNCODE = re.compile(r"\A\s*<returncode>\s*(?P<code>-?\d+)\s*</returncode>\s*")
+_RETURNCODE = re.compile(r"<returncode>\s*(?P<code>-?\d+)\s*</returncode>\s*")
 _OUTPUT = re.compile(r"\A<output>\n?(?P<output>.*?)\n?</output>\s*\Z", re.DOTALL)
 _ISSUE = re.compile(r"\bISSUE:\s*\n(?P<issue>.*?)(?:\n\s*INSTRUCTIONS:|\Z)", re.DOTALL)
 _PR_DESCRIPTION = re.compile(r"<pr_description>\s*(?:Consider the following PR description:\s*)?"
@@ -82,8 +84,9 @@ _MINI_TASK = re.compile(r"\A\s*Please solve this issue:\s*(?P<issue>.*?)"
                         r"(?:\n\s*\nYou can execute bash commands|\Z)", re.DOTALL)
 _ACTION_FENCE = re.compile(r"\n*```[^\n]*\n.*?```\s*\Z", re.DOTALL)
 # mini-swe-agent's action: the one shell block of the reply (```bash, or ```mswea_bash_command
-# from 2.0 on)
-_SHELL_BLOCK = re.compile(r"\n*```(?:bash|sh|mswea_bash_command)[ \t]*\n(?P<action>.*?)\n?```",
+# from 2.0 on, or its XML form <mswea_bash_command>...</mswea_bash_command>)
+_SHELL_BLOCK = re.compile(r"\n*(?:```(?:bash|sh|mswea_bash_command)[ \t]*\n(?P<action>.*?)\n?```"
+                          r"|<mswea_bash_command>\s*(?P<tagged>.*?)\s*</mswea_bash_command>)",
                           re.DOTALL)
 _THOUGHT_LABEL = re.compile(r"\A\s*(?:THOUGHT|DISCUSSION):[ \t]*")
 _EDIT = re.compile(r"edit\s+(?P<start>\d+):(?P<end>\d+)\s*\n(?P<text>.*?)(?:\nend_of_edit\s*)?\Z",
@@ -278,7 +281,7 @@ class TrajectoryParser:
                 block = _last_shell_block(content)
                 if block is not None:
                     thought = content[: block.start()] + content[block.end():]
-                    action = block.group("action")
+                    action = block.group("action") or block.group("tagged") or ""
             self._assistant(_THOUGHT_LABEL.sub("", thought), action, index, pointer, tool_calls)
         elif role == "exit":  # mini-swe-agent 2.x ends with the exit status and the submission
             extra = message.get("extra")
@@ -354,11 +357,12 @@ class TrajectoryParser:
         self.call = None
         text = clean_message(_OBSERVATION_LABEL.sub("", raw, count=1))
         failed = False
-        returncode = _RETURNCODE.match(text)
+        returncode = _RETURNCODE.search(text)  # after an <exception> line, if any
         if returncode:  # a command that exits non-zero failed, whatever it printed
             output = text[returncode.end():]
             inner = _OUTPUT.match(output)
-            text = clean_message(inner.group("output") if inner else output)
+            output = inner.group("output") if inner else output
+            text = clean_message(f"{text[:returncode.start()].rstrip()}\n{output}")
             code = int(returncode.group("code"))
             if code != 0:
                 failed = True
