@@ -6,6 +6,9 @@ A trajectory is one JSON object with ``history`` (the messages the model saw: ``
 ``observation``, ``state``), plus ``environment`` and ``info``. It is one session, named after
 the file.
 
+mini-swe-agent's ``.traj.json`` is read the same way: ``{"info", "messages",
+"trajectory_format"}``, the messages in the shape of the history.
+
 The environment speaks as role ``user``: after the task, every user message is an observation
 (the output of the last action), so it is a tool result or an error (a traceback, a failing
 test), never a user goal. What is read:
@@ -18,19 +21,21 @@ test), never a user goal. What is read:
   ``ISSUE:`` ... ``INSTRUCTIONS:`` or ``<pr_description>``, mini-swe-agent's
   ``Please solve this issue:`` or ``<pr_description>`` with ``Consider the following PR
   description:``) is cut away, so the goal is the issue itself;
-* assistant messages: the thought is a conclusion (or a turn, for narration); the model's
-  reasoning (``thinking_blocks``, ``reasoning_content``) is counted as ``thinking``; the
-  action (``action``, the function calls of ``tool_calls``, or mini-swe-agent's shell block,
-  fenced or in ``<mswea_bash_command>`` tags)
-  is a file operation when it is one (``open``/``create``/``edit N:M`` of SWE-agent's editor,
+* assistant messages (and a Responses API reply, ``output``: its ``message`` text and
+  ``function_call`` items): the thought is a conclusion (or a turn, for narration); the model's
+  reasoning (``thinking_blocks``, ``reasoning_content``, ``reasoning`` items) is counted as
+  ``thinking``; the action (``action``, the function calls of ``tool_calls``, or
+  mini-swe-agent's shell block, fenced or in ``<mswea_bash_command>`` tags) is a file
+  operation when it is one (``open``/``create``/``edit N:M`` of SWE-agent's editor,
   ``str_replace_editor view|create|str_replace|insert``, shell commands that obviously touch a
   file), otherwise a call that labels the observation after it (``$ python reproduce.py``);
-* later user messages, ``tool`` messages and messages of ``message_type`` ``observation``:
-  the observation, without SWE-agent's ``(Open file: …)``/``(Current directory: …)`` footer
-  or the ``OBSERVATION:`` line 1.x puts before it; mini-swe-agent's
-  ``<returncode>N</returncode><output>…</output>`` is unwrapped (an ``<exception>`` before it
-  is kept), and a non-zero exit code
-  (kept as ``(exit code N)``) makes it an error;
+* later user messages, ``tool`` messages, ``function_call_output`` items and messages of
+  ``message_type`` ``observation``: the observation (answering the call its ``tool_call_ids``,
+  ``tool_call_id`` or ``call_id`` names, else the last action), without SWE-agent's
+  ``(Open file: …)``/``(Current directory: …)`` footer or the ``OBSERVATION:`` line 1.x puts
+  before it; mini-swe-agent's ``<returncode>N</returncode><output>…</output>`` is unwrapped
+  (an ``<exception>`` before it is kept), and a non-zero exit code (kept as
+  ``(exit code N)``) makes it an error;
 * ``info.submission``, the patch the agent submitted: a tool result labelled with
   ``info.exit_status`` (the history ends before it); mini-swe-agent 2.x's last message (role
   ``exit``) holds them again in its ``extra``, read when ``info`` lacks them, and is counted
@@ -73,7 +78,8 @@ from .tools import ToolCall, describe_call, describe_function
 _FOOTER = re.compile(
     r"\s*\(Open file: (?P<file>[^\n]*)\)\s*\(Current directory: (?P<cwd>[^\n]*)\)\s*(?:bash-\$\s*)?\Z"
 )
-_OBSERVATION_LABEL = re.compile(r"\A\s*OBSERVATION:[ \t]*\n?")  # SWE-agent 1.x's next-step template
+# SWE-agent 1.x's next-step template puts this line before every observation
+_OBSERVATION_LABEL = re.compile(r"\A\s*OBSERVATION:[ \t]*\n?")
 # mini-swe-agent's observation template: the exit code, then the output
 _RETURNCODE = re.compile(r"<returncode>\s*(?P<code>-?\d+)\s*</returncode>\s*")
 _OUTPUT = re.compile(r"\A<output>\n?(?P<output>.*?)\n?</output>\s*\Z", re.DOTALL)
@@ -128,8 +134,9 @@ def is_trajectory(document: Any) -> bool:
 
 
 def task_statement(text: str) -> str:
-    """The issue inside SWE-agent's task template (``ISSUE:`` … ``INSTRUCTIONS:`` or
-    ``<pr_description>``), or the whole text when it has no template."""
+    """The issue inside the harness's task template (SWE-agent's ``ISSUE:`` …
+    ``INSTRUCTIONS:``, ``<pr_description>``, mini-swe-agent's ``Please solve this issue:``), or
+    the whole text when it has no template."""
     for pattern in (_ISSUE, _PR_DESCRIPTION, _MINI_TASK):
         found = pattern.search(text)
         if found and found.group("issue").strip():
