@@ -65,6 +65,11 @@ def refusal(path, **options) -> str:
             {},
             "{p}:3: invalid JSON: Unterminated string starting at (column 36)",
         ),
+        (
+            "truncated_trajectory.traj",
+            {},
+            "{p}:14: invalid JSON: Unterminated string starting at (column 19)",
+        ),
     ],
 )
 def test_bad_files_fail_with_one_exact_line(name, options, expected):

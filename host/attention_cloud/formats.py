@@ -12,8 +12,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                "conversation's mapping tree",
     "sharegpt": "ShareGPT conversations ({\"conversations\": [{\"from\", \"value\"}]}), a JSON "
                 "list of them or JSONL",
-    "trajectory": "agent trajectories such as SWE-agent's .traj (history of role/content with "
-                  "action and observation, or trajectory steps)",
+    "trajectory": "agent trajectories: SWE-agent's .traj (history of role/content with "
+                  "action and observation, or trajectory steps; retry-loop attempts) and "
+                  "mini-swe-agent's .traj.json (info and messages)",
     "locomo": "LoCoMo benchmark samples (locomo10.json): two named speakers, dated sessions, "
               "dia_id kept as relation turn_id; qa and summaries not read",
     "longmemeval": "LongMemEval instances (one, a JSON list, or JSONL): dated haystack sessions, "

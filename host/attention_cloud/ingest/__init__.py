@@ -19,8 +19,8 @@ Formats (detected from the content; ``format=`` overrides)
         ShareGPT ``{"conversations": [{"from", "value"}]}`` records: a JSON list, one record,
         or JSONL (:mod:`.sharegpt`).
     ``trajectory``
-        Agent trajectories such as SWE-agent's ``.traj``: environment observations are tool
-        results or errors, never goals (:mod:`.trajectory`).
+        Agent trajectories, SWE-agent's ``.traj`` and mini-swe-agent's ``.traj.json``:
+        environment observations are tool results or errors, never goals (:mod:`.trajectory`).
     ``locomo``
         LoCoMo benchmark samples (``locomo10.json``): each turn with its speaker's name and its
         session's date, sessions ``<sample_id>/session_N``; the annotations (``qa``,

@@ -83,6 +83,8 @@ def _json_format(text: str, first: str) -> str | None:
             value = json.loads(body)
         except (ValueError, RecursionError):
             return _cut_short(text, first)
+        if is_trajectory(value):  # mini-swe-agent's has ``messages``, as a chat record does
+            return "trajectory"
         return _record_format(value) or _document_format(value)
     if _opens_a_document(body):
         try:
@@ -120,9 +122,18 @@ def _opens_a_document(body: str) -> bool:
     return head == "{" or head.startswith("[")
 
 
+_TRAJECTORY_KEYS = ('"history"', '"trajectory"', '"trajectory_format"', '"mini_version"')
+
+
 def _cut_short(text: str, first: str) -> str | None:
-    """A JSON array cut short is still recognisable by its first message."""
-    return "openai" if first == "[" and '"role"' in text[:2000] else None
+    """A JSON document cut short is still recognisable by its opening: an array by its first
+    message, an agent trajectory by its keys (so the parser names the line where it breaks)."""
+    head = text[:2000]
+    if first == "[" and '"role"' in head:
+        return "openai"
+    if first == "{" and any(key in head for key in _TRAJECTORY_KEYS):
+        return "trajectory"
+    return None
 
 
 def _benchmark_format(value: Any) -> str | None:

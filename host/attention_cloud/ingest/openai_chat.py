@@ -16,7 +16,6 @@ cannot be read is reported in ``unread_times`` with its line).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .classify import (
@@ -31,7 +30,7 @@ from .classify import (
 from .collector import ItemCollector
 from .jsonlines import json_document, json_records, strip_document_envelopes
 from .source import Source, fail
-from .tools import ToolCall, describe_call
+from .tools import ToolCall, describe_call, describe_function
 
 _DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id", "id")
 _MESSAGE_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id")
@@ -219,7 +218,7 @@ class OpenAIChatParser:
             for number, entry in enumerate(tool_calls):
                 if not isinstance(entry, dict) or not isinstance(entry.get("function"), dict):
                     continue
-                call = _describe_function(entry["function"])
+                call = describe_function(entry["function"])
                 if call is None:
                     continue
                 if isinstance(entry.get("id"), str):
@@ -228,7 +227,7 @@ class OpenAIChatParser:
                 found.append((f"call{number}", call))
         legacy = message.get("function_call")
         if isinstance(legacy, dict):
-            call = _describe_function(legacy)
+            call = describe_function(legacy)
             if call is not None:
                 self.calls["name:" + call.name] = call
                 found.append(("function_call", call))
@@ -242,19 +241,6 @@ class OpenAIChatParser:
         if isinstance(name, str) and name:
             return self.calls.get("name:" + name) or describe_call(name, {})
         return None
-
-
-def _describe_function(function: dict[str, Any]) -> ToolCall | None:
-    name = function.get("name")
-    if not isinstance(name, str) or not name:
-        return None
-    arguments = function.get("arguments")
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except (ValueError, RecursionError):
-            arguments = {}
-    return describe_call(name, arguments)
 
 
 def _content_text(content: Any) -> str:

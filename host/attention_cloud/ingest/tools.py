@@ -11,6 +11,7 @@ are (``rm``, ``mv``, ``cp``, ``touch``, ``sed -i``, output redirection to a file
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass
@@ -125,6 +126,21 @@ def describe_call(name: str, args: Any, cwd: str = "") -> ToolCall:
         path = relative_path(raw_path, cwd)
         return ToolCall(name, op, path, f"{name} {path}", _change_detail(name, op, args))
     return ToolCall(name, "", "", _label(name, args))
+
+
+def describe_function(function: dict[str, Any], cwd: str = "") -> ToolCall | None:
+    """Understand an OpenAI-style function call, ``{"name": ..., "arguments": "<JSON>"}`` (the
+    arguments may be a dict already); None when it has no name."""
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError):
+            arguments = {}
+    return describe_call(name, arguments, cwd)
 
 
 def _guess_file_op(norm: str, args: dict[str, Any]) -> str:
