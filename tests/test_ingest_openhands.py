@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from attention_cloud.ingest import read_pointer
-from attention_cloud.ingest.collector import ItemCollector
-from attention_cloud.ingest.openhands import OpenHandsParser
+from click.testing import CliRunner
+
+from attention_cloud.cli import main
+from attention_cloud.ingest import detect_format, parse_path, parse_text, read_pointer
 from attention_cloud.ingest.records import ParseResult
-from attention_cloud.ingest.source import make_source, read_path
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 TRAJECTORY = FIXTURES / "openhands_trajectory.json"
@@ -20,15 +20,13 @@ TASK = "The tide table CLI crashes with KeyError when a port name has a space in
 
 
 def parse(path: Path) -> ParseResult:
-    collector = ItemCollector("openhands")
-    OpenHandsParser(collector, path.stem).parse(read_path(path))
-    return collector.result()
+    result = parse_path(path)
+    assert result.format == "openhands"
+    return result
 
 
 def parse_events(events: list[dict], name: str = "run.json") -> ParseResult:
-    collector = ItemCollector("openhands")
-    OpenHandsParser(collector, "run").parse(make_source(json.dumps(events), name=name))
-    return collector.result()
+    return parse_text(json.dumps(events), name=name, format="openhands")
 
 
 def kinds(result: ParseResult) -> list[tuple[str, str]]:
@@ -179,3 +177,53 @@ def test_observations_find_their_action_by_cause_and_odd_events_are_skipped():
     ]
     assert result.ignored == {"hidden": 1}
     assert result.skipped == [(8, "event 7 is not an OpenHands action or observation")]
+
+
+def test_detection_takes_every_openhands_shape_and_steals_no_other_format(tmp_path):
+    events = json.loads(TRAJECTORY.read_text())
+    runs = [json.loads(line) for line in OUTPUT.read_text().splitlines()]
+    assert detect_format(json.dumps(events)) == "openhands"              # on one line
+    assert detect_format(json.dumps(runs[0], indent=2)) == "openhands"   # one run, laid out
+    assert detect_format(json.dumps(runs)) == "openhands"                # a list of runs
+    stopped = {"instance_id": "x-2", "instruction": "Fix it.", "history": [],
+               "test_result": {}, "error": "Runtime failed to start"}
+    assert detect_format(json.dumps(stopped) + "\n" + OUTPUT.read_text()) == "openhands"
+    for name, expected in [("swe_agent_run.traj", "trajectory"), ("openai_chat.json", "openai"),
+                           ("mini_swe_agent_run.traj.json", "trajectory"),
+                           ("sharegpt.json", "sharegpt"), ("claude_code_session.jsonl",
+                                                           "claude-code")]:
+        assert detect_format(FIXTURES / name) == expected
+
+
+def test_a_stopped_run_keeps_its_error_and_a_damaged_file_is_refused(tmp_path):
+    stopped = {"instance_id": "x-2", "instruction": "Fix the export.", "history": [],
+               "test_result": {}, "error": "Runtime failed to start"}
+    result = parse_text(json.dumps(stopped), name="out.json")
+    assert [(i.kind, i.text) for i in result.items] == [
+        ("user_goal", "Fix the export."), ("error", "Runtime failed to start")]
+    bad = FIXTURES / "bad" / "truncated_openhands.json"
+    out = CliRunner().invoke(main, ["ingest", str(bad), "--home", str(tmp_path / "h")])
+    assert out.exit_code == 1
+    assert out.output.strip() == (f"atc: {bad}: line 69: invalid JSON: Unterminated string "
+                                  f"starting at (column 18)")
+
+
+def test_ingest_then_hydrate_through_the_cli(home):
+    def run(*args: str):
+        out = CliRunner().invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
+        assert out.exit_code == 0, out.output
+        return out
+
+    report = json.loads(run("ingest", str(TRAJECTORY), str(OUTPUT), "--format-output",
+                            "json").stdout)
+    expected = len(parse(TRAJECTORY).items) + len(parse(OUTPUT).items)
+    assert report["new"] == expected and report["files"] == 2
+    assert report["ignored"]["recall"] == 2 and report["ignored"]["system"] == 1
+    journal = (home / "journal.pl").read_bytes()
+    bad = CliRunner().invoke(main, ["ingest", str(FIXTURES / "bad" / "truncated_openhands.json"),
+                                    "--home", str(home)])
+    assert bad.exit_code != 0 and bad.output.strip().count("\n") == 0
+    assert (home / "journal.pl").read_bytes() == journal
+    frame = run("hydrate", "why did pytest fail with KeyError on Port Isaac", "--budget",
+                "1500").output
+    assert "KeyError" in frame and "ports.py" in frame
