@@ -67,7 +67,14 @@ from .classify import (
 from .collector import ItemCollector
 from .jsonlines import json_document, json_units, strip_document_envelopes
 from .source import Source, fail
-from .tools import ToolCall, describe_call, describe_file_call, describe_function, describe_shell
+from .tools import (
+    ToolCall,
+    describe_call,
+    describe_file_call,
+    describe_function,
+    describe_shell,
+    function_arguments,
+)
 from .trajectory import submitted_text, task_statement
 
 # Events that say how the run is kept, not what it did: counted by type, never kept.
@@ -247,9 +254,7 @@ class OpenHandsParser:
                     self.calls[key] = call
             if call.is_file_op:
                 self._add("file_op", "assistant", call.file_op_text(), pointer, f"a{identity}",
-                          links=(("touches_file", call.path), ("file_op", call.op),
-                                 ("tool", call.name)),
-                          mentions_in=call.detail)
+                          links=call.file_op_links, mentions_in=call.detail)
             return
         if not said:
             self.collector.no_item(thought)
@@ -397,15 +402,8 @@ def _function_arguments(event: dict[str, Any]) -> dict[str, Any]:
         calls = message.get("tool_calls") if isinstance(message, dict) else None
         for call in calls if isinstance(calls, list) else ():
             function = call.get("function") if isinstance(call, dict) else None
-            if not isinstance(function, dict) or call.get("id") != wanted:
-                continue
-            arguments = function.get("arguments")
-            if isinstance(arguments, str):
-                try:
-                    arguments = json.loads(arguments)
-                except (ValueError, RecursionError):
-                    return {}
-            if isinstance(arguments, dict):
+            if isinstance(function, dict) and call.get("id") == wanted:
+                arguments = function_arguments(function)
                 return {key: arguments[key] for key in _EDITOR_ARGS if key in arguments}
     return {}
 

@@ -74,6 +74,12 @@ class ToolCall:
         """True when the call reads or changes a file."""
         return bool(self.op and self.path)
 
+    @property
+    def file_op_links(self) -> tuple[tuple[str, str], ...]:
+        """The relations of the item recording a file operation: the file, the operation, the
+        tool."""
+        return (("touches_file", self.path), ("file_op", self.op), ("tool", self.name))
+
     def file_op_text(self) -> str:
         """The item text of a file operation: ``edit src/app.py: <what changed>``."""
         head = f"{self.op} {self.path}"
@@ -143,13 +149,19 @@ def describe_function(function: dict[str, Any], cwd: str = "") -> ToolCall | Non
     name = function.get("name")
     if not isinstance(name, str) or not name:
         return None
+    return describe_call(name, function_arguments(function), cwd)
+
+
+def function_arguments(function: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of an OpenAI-style function call, decoded from their JSON text when they
+    are text; ``{}`` when they are not an object."""
     arguments = function.get("arguments")
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
         except (ValueError, RecursionError):
-            arguments = {}
-    return describe_call(name, arguments, cwd)
+            return {}
+    return arguments if isinstance(arguments, dict) else {}
 
 
 def _guess_file_op(norm: str, args: dict[str, Any]) -> str:

@@ -334,9 +334,7 @@ class TrajectoryParser:
             if call.is_file_op:
                 self._add(index, "file_op", "assistant", call.file_op_text(), pointer,
                           f"a{number}." if number else "a",
-                          links=(("touches_file", call.path), ("file_op", call.op),
-                                 ("tool", call.name)),
-                          mentions_in=call.detail)
+                          links=call.file_op_links, mentions_in=call.detail)
 
     def _function_calls(self, tool_calls: Any) -> list[ToolCall]:
         """The calls of an assistant message's ``tool_calls`` (``{"id", "function": {"name",
