@@ -14,7 +14,8 @@ tree (or one such conversation) means ``chatgpt``; an object with SWE-agent's ``
 of such events, also as a JSON Lines record) means ``openhands``; a list of ShareGPT records
 means ``sharegpt``; a JSON array of messages or a document with ``messages`` means
 ``openai``. Otherwise a timed speaker heading (``## User (03:56 UTC)``) means ``markdown``,
-and a speaker line (``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else cannot be detected, and says so.
+and a speaker line (``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else
+cannot be detected, and says so.
 """
 
 from __future__ import annotations

@@ -152,7 +152,8 @@ class OpenHandsParser:
         document = json_document(source)
         if is_event_list(document):
             strip_document_envelopes(source, self.collector, document)
-            return self._run(document, f"{source.pointer_base}#", self.default_session)
+            self._begin(self.default_session, document)
+            return self._run(document, f"{source.pointer_base}#")
         if document is not None and not is_openhands(document):
             raise fail(source.name, "not an OpenHands run (no list of events, no \"history\")")
         read = 0
@@ -170,12 +171,12 @@ class OpenHandsParser:
         """One run of the evaluation harness: its history, then its patch and its error."""
         history = run["history"]
         instruction = run.get("instruction")
+        self._begin(session, history)
         read = 0
         if isinstance(instruction, str) and not any(_is_user_message(e) for e in _events(history)):
-            self._begin(session, history)
             self._task(instruction, f"{prefix}/instruction", "i")
             read += 1
-        read += self._run(history, f"{prefix}/history", session, fresh=not read)
+        read += self._run(history, f"{prefix}/history")
         result = run.get("test_result")
         if isinstance(result, dict) and "git_patch" in result:
             patch = submitted_text(result.get("git_patch"))
@@ -192,13 +193,12 @@ class OpenHandsParser:
         return read
 
     def _begin(self, session: str, events: list[Any]) -> None:
+        """Start a run: its session, no calls yet, the working directory it reports."""
         self.session, self.call, self.calls, self.has_task = session, None, {}, False
         self.cwd, self.time = _first_working_dir(events), ""
 
-    def _run(self, events: list[Any], base: str, session: str, *, fresh: bool = True) -> int:
+    def _run(self, events: list[Any], base: str) -> int:
         """Read a list of events (or of ``[action, observation]`` pairs)."""
-        if fresh:
-            self._begin(session, events)
         read = 0
         for index, entry in enumerate(events):
             if _is_pair(entry):
@@ -218,7 +218,7 @@ class OpenHandsParser:
             return 0
         stamp = event.get("timestamp")
         self.time = self.collector.time(self.record_no, stamp) if stamp else ""
-        if "action" in event and isinstance(event.get("action"), str):
+        if isinstance(event.get("action"), str):
             self._action(event, pointer, identity)
         else:
             self._observation(event, pointer, identity)
