@@ -70,6 +70,13 @@ def refusal(path, **options) -> str:
             {},
             "{p}:14: invalid JSON: Unterminated string starting at (column 19)",
         ),
+        (
+            "truncated_openhands.json",
+            {},
+            "{p}:69: invalid JSON: Unterminated string starting at (column 18)",
+        ),
+        ("unknown.json", {"format": "openhands"},
+         '{p}: not an OpenHands run (no list of events, no "history")'),
     ],
 )
 def test_bad_files_fail_with_one_exact_line(name, options, expected):
@@ -97,7 +104,7 @@ def test_unreadable_file(tmp_path):
 def test_unknown_format_name():
     with pytest.raises(InputError) as caught:
         parse_path(FIXTURES / "transcript.txt", format="yaml")
-    assert str(caught.value) == "unknown format 'yaml' (expected one of: claude-code, openai, chatgpt, sharegpt, trajectory, locomo, longmemeval, markdown, text)"
+    assert str(caught.value) == "unknown format 'yaml' (expected one of: claude-code, openai, chatgpt, sharegpt, trajectory, openhands, locomo, longmemeval, markdown, text)"
 
 
 def test_file_names_with_control_characters_stay_on_one_line(tmp_path):
@@ -154,6 +161,9 @@ def test_parse_text_needs_a_name_and_checks_its_input():
         ("transcript.txt", "text"),
         ("transcript.md", "text"),
         ("bad/truncated_array.json", "openai"),
+        ("openhands_trajectory.json", "openhands"),
+        ("openhands_output.jsonl", "openhands"),
+        ("bad/truncated_openhands.json", "openhands"),
     ],
 )
 def test_detect_format_from_paths(name, expected):
@@ -176,5 +186,5 @@ def test_detect_format_from_text_and_failures():
 
 
 def test_formats_constant():
-    assert FORMATS == ("claude-code", "openai", "chatgpt", "sharegpt", "trajectory", "locomo",
-                       "longmemeval", "markdown", "text")
+    assert FORMATS == ("claude-code", "openai", "chatgpt", "sharegpt", "trajectory", "openhands",
+                       "locomo", "longmemeval", "markdown", "text")

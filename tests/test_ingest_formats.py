@@ -20,6 +20,7 @@ ONE_OF_EACH = {
     "chatgpt": "chatgpt_conversations.json",
     "sharegpt": "sharegpt.json",
     "trajectory": "swe_agent_run.traj",
+    "openhands": "openhands_trajectory.json",
     "locomo": "locomo10_sample.json",
     "longmemeval": "longmemeval_instance.json",
     "markdown": "2026-01-02-standup.md",
@@ -72,6 +73,7 @@ _JSON_FIXTURES = {
     "chatgpt": "chatgpt_conversations.json",
     "sharegpt": "sharegpt.json",
     "trajectory": "swe_agent_run.traj",
+    "openhands": "openhands_trajectory.json",
     "locomo": "locomo10_sample.json",
     "longmemeval": "longmemeval_instance.json",
 }
@@ -82,7 +84,8 @@ _VALUES = st.recursive(
                                        "message", "author", "parent", "children", "action",
                                        "history", "create_time", "current_node", "id",
                                        "speaker", "text", "dia_id", "blip_caption",
-                                       "haystack_sessions", "haystack_dates"]),
+                                       "haystack_sessions", "haystack_dates", "args",
+                                       "observation", "extras", "cause"]),
                       children, max_size=4),
     max_leaves=10,
 )

@@ -64,6 +64,9 @@ def evidence(item: ItemRecord) -> list[str]:
     text = item.text
     if any(pred == "tool" for _, pred, _ in item.relations) and "\n" in text:
         text = text.split("\n", 1)[1]  # drop the call label the parser put first
+    text = re.sub(r"\n\(exit code -?\d+\)\Z", "", text)  # the parser's note of a record's exit code
+    if text == "(no patch submitted)":  # the parser's words for an empty submission
+        return []
     if "[shares a photo: " in text:  # LoCoMo: the BLIP caption the parser puts after the words
         said, _, caption = text.partition("[shares a photo: ")
         return said.split()[:8] + caption.rstrip("]").split()[:8]

@@ -296,3 +296,21 @@ def test_mini_swe_agent_xml_action_tags_and_exceptions():
         ("conclusion", "Run it."),
         ("error", "$ ./build --jobs 4\n<exception>timed out after 60 s</exception>\nbuilding\n"
                   "(exit code -1)")]
+
+
+def test_an_editor_view_range_and_an_issue_description_template():
+    # str_replace_editor's view takes view_range [first, last] (-1: to the end); OpenHands'
+    # SWE-bench template wraps the issue in <issue_description>, as others wrap theirs
+    task = ("<uploaded_files>\n/workspace/kiln\n</uploaded_files>\nI've uploaded a python code "
+            "repository. Consider the following issue description:\n\n<issue_description>\n"
+            "Cone chart skips cone 6\n</issue_description>\n\nCan you help me?")
+    view = {"name": "str_replace_editor", "arguments": json.dumps(
+        {"command": "view", "path": "/kiln/chart.py", "view_range": [40, -1]})}
+    doc = {"history": [
+        {"role": "user", "content": task, "agent": "main"},
+        {"role": "assistant", "content": "", "agent": "main",
+         "tool_calls": [{"id": "c1", "type": "function", "function": view}]},
+    ]}
+    result = parse_text(json.dumps(doc), name="run.traj")
+    assert [i.text for i in result.items] == ["Cone chart skips cone 6",
+                                              "read /kiln/chart.py: lines 40-end"]

@@ -15,6 +15,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "trajectory": "agent trajectories: SWE-agent's .traj (history of role/content with "
                   "action and observation, or trajectory steps; retry-loop attempts) and "
                   "mini-swe-agent's .traj.json (info and messages)",
+    "openhands": "OpenHands runs: a saved trajectory (a JSON list of action/observation "
+                 "events) or the evaluation output.jsonl (instance_id, history, "
+                 "test_result.git_patch per line)",
     "locomo": "LoCoMo benchmark samples (locomo10.json): two named speakers, dated sessions, "
               "dia_id kept as relation turn_id; qa and summaries not read",
     "longmemeval": "LongMemEval instances (one, a JSON list, or JSONL): dated haystack sessions, "

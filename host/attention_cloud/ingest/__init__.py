@@ -21,6 +21,10 @@ Formats (detected from the content; ``format=`` overrides)
     ``trajectory``
         Agent trajectories, SWE-agent's ``.traj`` and mini-swe-agent's ``.traj.json``:
         environment observations are tool results or errors, never goals (:mod:`.trajectory`).
+    ``openhands``
+        OpenHands runs: a saved trajectory (a JSON list of action/observation events) or the
+        evaluation ``output.jsonl`` (a run per line, each a session named by its
+        ``instance_id``, its ``test_result.git_patch`` kept) (:mod:`.openhands`).
     ``locomo``
         LoCoMo benchmark samples (``locomo10.json``): each turn with its speaker's name and its
         session's date, sessions ``<sample_id>/session_N``; the annotations (``qa``,

@@ -16,6 +16,7 @@ from .locomo import LoCoMoParser
 from .longmemeval import LongMemEvalParser
 from .markdown_log import MarkdownLogParser
 from .openai_chat import OpenAIChatParser
+from .openhands import OpenHandsParser
 from .plain_text import PlainTextParser
 from .sharegpt import ShareGPTParser
 from .trajectory import TrajectoryParser
@@ -35,6 +36,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "chatgpt": ChatGPTExportParser,
     "sharegpt": ShareGPTParser,
     "trajectory": TrajectoryParser,
+    "openhands": OpenHandsParser,
     "locomo": LoCoMoParser,
     "longmemeval": LongMemEvalParser,
     "markdown": MarkdownLogParser,

@@ -9,10 +9,13 @@ the first element of a list): a LoCoMo sample (``conversation`` with ``speaker_a
 ``session_N`` turns) means ``locomo``, a LongMemEval instance (``haystack_sessions``) means
 ``longmemeval``. As one document: a list of conversations with a ``mapping``
 tree (or one such conversation) means ``chatgpt``; an object with SWE-agent's ``history`` or
-``trajectory`` steps means ``trajectory``; a list of ShareGPT records means ``sharegpt``; a
-JSON array of messages or a document with ``messages`` means ``openai``. Otherwise a timed
-speaker heading (``## User (03:56 UTC)``) means ``markdown``, and a speaker line (``User:``,
-``## Assistant``, ``Priya:``) means ``text``. Anything else cannot be detected, and says so.
+``trajectory`` steps means ``trajectory``; a list of OpenHands events (``action`` with
+``args``, ``observation`` with ``content``), or a run of its evaluation harness (a ``history``
+of such events, also as a JSON Lines record) means ``openhands``; a list of ShareGPT records
+means ``sharegpt``; a JSON array of messages or a document with ``messages`` means
+``openai``. Otherwise a timed speaker heading (``## User (03:56 UTC)``) means ``markdown``,
+and a speaker line (``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else
+cannot be detected, and says so.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from .chatgpt_export import is_chatgpt_export
 from .locomo import is_locomo_sample
 from .longmemeval import is_longmemeval_instance
 from .markdown_log import has_timed_headings
+from .openhands import is_openhands, is_openhands_run
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
 from .trajectory import is_trajectory
@@ -127,8 +131,14 @@ _TRAJECTORY_KEYS = ('"history"', '"trajectory"', '"trajectory_format"', '"mini_v
 
 def _cut_short(text: str, first: str) -> str | None:
     """A JSON document cut short is still recognisable by its opening: an array by its first
-    message, an agent trajectory by its keys (so the parser names the line where it breaks)."""
+    message or OpenHands event, an agent trajectory or an OpenHands run by its keys (so the
+    parser names the line where it breaks)."""
     head = text[:2000]
+    if first == "[" and all(key in head for key in ('"action"', '"args"', '"source"')):
+        return "openhands"
+    if first == "{" and '"instance_id"' in head and (
+            '"instruction"' in head or '"test_result"' in head):
+        return "openhands"
     if first == "[" and '"role"' in head:
         return "openai"
     if first == "{" and any(key in head for key in _TRAJECTORY_KEYS):
@@ -155,6 +165,8 @@ def _document_format(document: Any) -> str | None:
         return "chatgpt"
     if is_trajectory(document):
         return "trajectory"
+    if is_openhands(document):
+        return "openhands"
     if isinstance(document, list):
         head = document[:_LINES_TO_TRY]
         if any(is_sharegpt_record(r) for r in head[:5]):
@@ -175,6 +187,8 @@ def _record_format(value: Any) -> str | None:
     found = _benchmark_format(value)
     if found:
         return found
+    if is_openhands_run(value):  # a line of OpenHands' output.jsonl
+        return "openhands"
     if isinstance(value.get("role"), str) or isinstance(value.get("messages"), list):
         return "openai"
     return None

@@ -74,6 +74,12 @@ class ToolCall:
         """True when the call reads or changes a file."""
         return bool(self.op and self.path)
 
+    @property
+    def file_op_links(self) -> tuple[tuple[str, str], ...]:
+        """The relations of the item recording a file operation: the file, the operation, the
+        tool."""
+        return (("touches_file", self.path), ("file_op", self.op), ("tool", self.name))
+
     def file_op_text(self) -> str:
         """The item text of a file operation: ``edit src/app.py: <what changed>``."""
         head = f"{self.op} {self.path}"
@@ -118,14 +124,23 @@ def describe_call(name: str, args: Any, cwd: str = "") -> ToolCall:
         if norm == "sh" or any(word in norm for word in _SHELL_WORDS):
             command = _first_string(args, _COMMAND_KEYS)
             if command:
-                return _describe_shell(name, command, cwd)
-    raw_path = _first_string(args, _PATH_KEYS)
-    if not op and raw_path:
+                return describe_shell(name, command, cwd)
+    if not op and _first_string(args, _PATH_KEYS):
         op = _guess_file_op(norm, args)
-    if op and raw_path:
-        path = relative_path(raw_path, cwd)
-        return ToolCall(name, op, path, f"{name} {path}", _change_detail(name, op, args))
+    if op:
+        return describe_file_call(name, op, args, cwd)
     return ToolCall(name, "", "", _label(name, args))
+
+
+def describe_file_call(name: str, op: str, args: dict[str, Any], cwd: str = "") -> ToolCall:
+    """A call known to be the file operation ``op`` (``read``, ``write`` or ``edit``): its path
+    from the usual argument names (``path``, ``file_path`` ...) and what it changed; a call
+    without a path is not a file operation."""
+    raw_path = _first_string(args, _PATH_KEYS)
+    if not raw_path:
+        return ToolCall(name, "", "", _label(name, args))
+    path = relative_path(raw_path, cwd)
+    return ToolCall(name, op, path, f"{name} {path}", _change_detail(name, op, args))
 
 
 def describe_function(function: dict[str, Any], cwd: str = "") -> ToolCall | None:
@@ -134,13 +149,19 @@ def describe_function(function: dict[str, Any], cwd: str = "") -> ToolCall | Non
     name = function.get("name")
     if not isinstance(name, str) or not name:
         return None
+    return describe_call(name, function_arguments(function), cwd)
+
+
+def function_arguments(function: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of an OpenAI-style function call, decoded from their JSON text when they
+    are text; ``{}`` when they are not an object."""
     arguments = function.get("arguments")
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
         except (ValueError, RecursionError):
-            arguments = {}
-    return describe_call(name, arguments, cwd)
+            return {}
+    return arguments if isinstance(arguments, dict) else {}
 
 
 def _guess_file_op(norm: str, args: dict[str, Any]) -> str:
@@ -161,6 +182,10 @@ def _change_detail(name: str, op: str, args: dict[str, Any]) -> str:
         offset, limit = args.get("offset"), args.get("limit")
         if isinstance(offset, int) and isinstance(limit, int):
             return f"lines {offset}-{offset + limit}"
+        window = args.get("view_range")  # str_replace_editor's view: [first, last], -1 the end
+        if isinstance(window, list) and len(window) == 2 and all(
+                isinstance(n, int) and not isinstance(n, bool) for n in window):
+            return f"lines {window[0]}-{'end' if window[1] == -1 else window[1]}"
         return ""
     edits = args.get("edits")
     if isinstance(edits, list) and edits and isinstance(edits[0], dict):
@@ -207,7 +232,9 @@ def _label(name: str, args: dict[str, Any]) -> str:
     return name
 
 
-def _describe_shell(name: str, command: str, cwd: str) -> ToolCall:
+def describe_shell(name: str, command: str, cwd: str = "") -> ToolCall:
+    """A call that runs the shell command ``command``: labelled ``$ command``, and a file
+    operation when the command obviously is one (see :func:`_shell_file_op`)."""
     label = _short("$ " + command, LABEL_MAX_CHARS)
     op, path = _shell_file_op(command)
     if op and path:

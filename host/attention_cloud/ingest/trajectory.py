@@ -86,6 +86,9 @@ _OUTPUT = re.compile(r"\A<output>\n?(?P<output>.*?)\n?</output>\s*\Z", re.DOTALL
 _ISSUE = re.compile(r"\bISSUE:\s*\n(?P<issue>.*?)(?:\n\s*INSTRUCTIONS:|\Z)", re.DOTALL)
 _PR_DESCRIPTION = re.compile(r"<pr_description>\s*(?:Consider the following PR description:\s*)?"
                              r"(?P<issue>.*?)\s*(?:</pr_description>|\Z)", re.DOTALL)
+# OpenHands' SWE-bench template: <uploaded_files>, a line on the repository, then the issue
+_ISSUE_DESCRIPTION = re.compile(r"<issue_description>\s*(?P<issue>.*?)\s*"
+                                r"(?:</issue_description>|\Z)", re.DOTALL)
 _MINI_TASK = re.compile(r"\A\s*Please solve this issue:\s*(?P<issue>.*?)"
                         r"(?:\n\s*\nYou can execute bash commands|\Z)", re.DOTALL)
 _ACTION_FENCE = re.compile(r"\n*```[^\n]*\n.*?```\s*\Z", re.DOTALL)
@@ -135,9 +138,10 @@ def is_trajectory(document: Any) -> bool:
 
 def task_statement(text: str) -> str:
     """The issue inside the harness's task template (SWE-agent's ``ISSUE:`` …
-    ``INSTRUCTIONS:``, ``<pr_description>``, mini-swe-agent's ``Please solve this issue:``), or
-    the whole text when it has no template."""
-    for pattern in (_ISSUE, _PR_DESCRIPTION, _MINI_TASK):
+    ``INSTRUCTIONS:``, ``<pr_description>``, OpenHands' ``<issue_description>``,
+    mini-swe-agent's ``Please solve this issue:``), or the whole text when it has no
+    template."""
+    for pattern in (_ISSUE, _PR_DESCRIPTION, _ISSUE_DESCRIPTION, _MINI_TASK):
         found = pattern.search(text)
         if found and found.group("issue").strip():
             return found.group("issue").strip()
@@ -221,7 +225,7 @@ class TrajectoryParser:
             sources.append((self.exit[0], f"{self.exit[1]}/extra/submission"))
         runs = [(found, pointer) for found, pointer in sources if isinstance(found, dict)]
         for found, pointer in runs:
-            patch = _submitted_text(found.get("submission"))
+            patch = submitted_text(found.get("submission"))
             if patch:
                 break
         else:  # nothing submitted: how the run ended (out of budget, an error) is still news
@@ -330,9 +334,7 @@ class TrajectoryParser:
             if call.is_file_op:
                 self._add(index, "file_op", "assistant", call.file_op_text(), pointer,
                           f"a{number}." if number else "a",
-                          links=(("touches_file", call.path), ("file_op", call.op),
-                                 ("tool", call.name)),
-                          mentions_in=call.detail)
+                          links=call.file_op_links, mentions_in=call.detail)
 
     def _function_calls(self, tool_calls: Any) -> list[ToolCall]:
         """The calls of an assistant message's ``tool_calls`` (``{"id", "function": {"name",
@@ -428,7 +430,7 @@ def _text(value: Any) -> str:
     return ""
 
 
-def _submitted_text(value: Any) -> str:
+def submitted_text(value: Any) -> str:
     """A submission as text: the patch, or a JSON value (SWE-agent's info allows one)."""
     if isinstance(value, (dict, list)) and value:
         value = json.dumps(value, ensure_ascii=False)
