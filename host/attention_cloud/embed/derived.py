@@ -22,7 +22,8 @@ rebuilds). A built form is checked against the pinned model on a few sentences b
 used; a form that cannot be built or fails the check raises :class:`EmbeddingError`.
 
 Contents:
-    cache_dir      -- ``$ATC_CACHE`` or ``$XDG_CACHE_HOME/attention-cloud``
+    cache_dir      -- ``$ATC_CACHE`` or ``$XDG_CACHE_HOME/attention-cloud`` (a temporary folder
+                      of the user's when that cannot be written)
     derived_model  -- the path of a derived form, building it when missing
     FORMS          -- the forms and the cosine each must keep against the pinned model
 """
@@ -65,7 +66,9 @@ def cache_dir() -> Path:
 
 def derived_model(form: str, source: Path, source_sha256: str) -> Path:
     """The ``.onnx`` file of ``form`` ("exact" or "q8") derived from the pinned ``source``
-    (whose sha256 the caller has checked), built into :func:`cache_dir` when missing.
+    (whose sha256 the caller has checked), built into :func:`cache_dir` when missing (into a
+    private folder under the system's temporary directory when the cache cannot be written: a
+    read-only home must not leave the default embedder unusable).
 
     Raises:
         EmbeddingError: unknown form, the rewriting packages missing, a build that fails, or a
@@ -77,17 +80,43 @@ def derived_model(form: str, source: Path, source_sha256: str) -> Path:
         import onnxruntime
     except ImportError as exc:  # pragma: no cover - onnxruntime is a hard dependency
         raise EmbeddingError("onnxruntime is not installed") from exc
-    target = cache_dir() / (f"minilm-{form}-r{RECIPE}-{source_sha256[:12]}"
-                            f"-ort{onnxruntime.__version__}.onnx")
-    if target.is_file():
-        return target
+    name = f"minilm-{form}-r{RECIPE}-{source_sha256[:12]}-ort{onnxruntime.__version__}.onnx"
+    places = [cache_dir(), _scratch_dir()]
+    for place in places:  # the cache; where it cannot be written, a private temporary folder
+        try:
+            place.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if place != places[0] and not _private(place):
+                continue  # a shared temporary folder someone else made: never load from it
+            if (place / name).is_file():
+                return place / name
+            work = tempfile.TemporaryDirectory(dir=place, prefix=".derive-")
+        except OSError:
+            continue
+        return _build_into(form, source, source_sha256, place / name, work)
+    raise EmbeddingError(f"cannot build the {form} MiniLM model: neither {places[0]} nor "
+                         f"{places[1]} can be written (set ATC_CACHE to a writable directory)")
+
+
+def _scratch_dir() -> Path:
+    """Where forms are built when the cache cannot be written: this user's temporary folder."""
+    return Path(tempfile.gettempdir()) / f"attention-cloud-{os.getuid()}"
+
+
+def _private(folder: Path) -> bool:
+    """Whether ``folder`` is this user's and no one else may write into it."""
+    info = folder.stat()
+    return info.st_uid == os.getuid() and not info.st_mode & 0o022
+
+
+def _build_into(form: str, source: Path, source_sha256: str, target: Path,
+                work: tempfile.TemporaryDirectory) -> Path:
+    """Build ``form`` in the folder ``work`` and move it to ``target`` once it passes its check."""
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=target.parent, prefix=".derive-") as work:
+        with work as folder:
             if form == "exact":
-                built = _build_exact(Path(source), Path(work))
+                built = _build_exact(Path(source), Path(folder))
             else:
-                built = _quantize(derived_model("exact", source, source_sha256), Path(work))
+                built = _quantize(derived_model("exact", source, source_sha256), Path(folder))
             _check(built, Path(source), FORMS[form], form)
             os.replace(built, target)  # atomic: a concurrent builder writes the same bytes
     except EmbeddingError:
