@@ -34,7 +34,10 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | yesterday; today, tonight           | the last two days; the last day          |
   | this week / month / year            | the last 7 / 31 / 366 days               |
   | last Monday, on Friday ...          | that weekday's most recent date before Now, ± a day |
-  | in / during / since / early / late March, March 5 | that month's most recent occurrence up to Now |
+  | in / during / since / early / late March | that month's most recent occurrence up to Now |
+  | March 2023, in March 2023           | that month of that year                  |
+  | March 5, on 5 March, the 5th of March (, 2023) | that day, ± a day (its latest occurrence up to Now when no year is written) |
+  | in / during 2023                    | that year                                |
 
 An item is *dated* inside a window when it was written there or when its text names a day
 there: ingestion resolves "yesterday", "two days ago", "last Friday" in a turn against the
@@ -280,11 +283,22 @@ expression(Now, From, To) -->
     { last_weekday(Now, D, Day),
       From is Day - 86400, To is Day + 2 * 86400 }.
 expression(Now, From, To) -->
-    month_cue, month(M), optional_day, !,
-    { last_month_span(Now, M, From, To) }.
+    month_cue, month(M), optional_day(D), optional_year(Y), !,
+    { calendar_span(Now, Y, M, D, From, To) }.
 expression(Now, From, To) -->
-    month(M), day_number, !,
-    { last_month_span(Now, M, From, To) }.
+    month(M), day_number(D), optional_year(Y), !,
+    { calendar_span(Now, Y, M, D, From, To) }.
+expression(Now, From, To) -->
+    month(M), year(Y), !,                              % "May 2023": no verb is followed by a year
+    { calendar_span(Now, Y, M, none, From, To) }.
+expression(Now, From, To) -->
+    day_before_month(D), month(M), optional_year(Y), !,
+    { calendar_span(Now, Y, M, D, From, To) }.
+expression(_Now, From, To) -->
+    year_cue, year(Y), !,
+    { date_time_stamp(date(Y, 1, 1, 0, 0, 0, 0, -, -), From),
+      Y1 is Y + 1,
+      date_time_stamp(date(Y1, 1, 1, 0, 0, 0, 0, -, -), To) }.
 
 amount(N) --> [W], { number_word(W, N) }, !.
 amount(N) --> [W], { atom_number(W, N), integer(N), N > 0, N < 1000 }, !.
@@ -328,18 +342,41 @@ month_word("april", 4).     month_word("may", 5).       month_word("june", 6).
 month_word("july", 7).      month_word("august", 8).    month_word("september", 9).
 month_word("october", 10).  month_word("november", 11). month_word("december", 12).
 
-optional_day --> day_number, !.
-optional_day --> [].
+optional_day(D) --> day_number(D), !.
+optional_day(none) --> [].
 
-day_number --> [W], { day_word(W) }.
+day_number(D) --> [W], { day_word(W, D, _) }.
 
-day_word(W) :-
-    (   atom_number(W, N) -> true
+% A day written before its month: "on 28 May", "the 28th of May", "28th May", "28 May 2023".
+% A bare number needs "on" before it or a year after the month ("the 3 may be wrong" is no day).
+day_before_month(D) --> ["on"], [W], { day_word(W, D, _) }, optional_of, !.
+day_before_month(D) --> [W], { day_word(W, D, ordinal) }, optional_of, !.
+day_before_month(D), [M, Y] --> [W, M, Y], { day_word(W, D, _), month_word(M, _), year_word(Y, _) }.
+
+optional_of --> ["of"], !.
+optional_of --> [].
+
+% day_word(+Word, -Day, -Form): Word writes a day of the month, as a number or an ordinal.
+day_word(W, N, Form) :-
+    (   atom_number(W, N) -> Form = number
     ;   sub_string(W, 0, _, 2, Digits), sub_string(W, _, 2, 0, Suffix),
         memberchk(Suffix, ["st", "nd", "rd", "th"]),
-        number_string(N, Digits)
+        number_string(N, Digits), Form = ordinal
     ),
     integer(N), N >= 1, N =< 31.
+
+% A year the goal writes after a month or a day ("May 2023", "May 28th, 2023"; goal_words/2
+% dropped the comma), or after a cue alone ("in 2023").
+optional_year(Y) --> year(Y), !.
+optional_year(none) --> [].
+
+year(Y) --> [W], { year_word(W, Y) }.
+
+year_word(W, Y) :-
+    string_length(W, 4),
+    number_string(Y, W), integer(Y), Y >= 1900, Y =< 2199.
+
+year_cue --> ( ["in"] ; ["during"] ; ["of"] ), !.
 
 % --- calendar ----------------------------------------------------------------------------------
 
@@ -351,6 +388,30 @@ last_weekday(Now, D, Day) :-
     Back0 is (W - D) mod 7,
     ( Back0 =:= 0 -> Back = 7 ; Back = Back0 ),
     Day is Today - Back * 86400.
+
+% calendar_span(+Now, +Year, +Month, +Day, -From, -To): the window of a date the goal writes.
+% A day is that day, with a day either side (as for a weekday: the journal's times are UTC, the
+% speaker's day may not be); without a day, the whole month. Year `none`: the latest such day
+% or month not after Now (a month is then cut at Now); a written year is taken as it is, even
+% after Now (a goal may ask about a plan).
+calendar_span(Now, none, M, none, From, To) :- !,
+    last_month_span(Now, M, From, To).
+calendar_span(_, Y, M, none, From, To) :- !,
+    month_span_(Y, M, From, To).
+calendar_span(Now, Y0, M, D, From, To) :-
+    (   Y0 == none
+    ->  stamp_date_time(Now, date(NY, NM, ND, _, _, _, _, _, _), 'UTC'),
+        ( M-D @=< NM-ND -> Y = NY ; Y is NY - 1 )
+    ;   Y = Y0
+    ),
+    date_time_stamp(date(Y, M, D, 0, 0, 0, 0, -, -), Day),
+    From is Day - 86400,
+    To is Day + 2 * 86400.
+
+month_span_(Y, M, From, To) :-
+    date_time_stamp(date(Y, M, 1, 0, 0, 0, 0, -, -), From),
+    ( M =:= 12 -> Y1 is Y + 1, M1 = 1 ; Y1 = Y, M1 is M + 1 ),
+    date_time_stamp(date(Y1, M1, 1, 0, 0, 0, 0, -, -), To).
 
 % The span of month M in the latest year where it does not start after Now.
 last_month_span(Now, M, From, To) :-
