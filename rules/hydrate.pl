@@ -1543,17 +1543,51 @@ fact_tokens_(Id, LabelTokens, Level, Tokens) :-
 % The tokens of Id's speaker label (0 without one), counted once per record, not per rung,
 % and estimated once per label in a process: estimating is a call to the host, and most
 % candidates of a frame carry one of a few labels ("user: ", "assistant: ", a name).
+% The days the item's text names (date_note_/3) are shown after it and counted here as well.
 label_tokens_(Id, LabelTokens) :-
     (   speaker_label_(Id, Label)
     ->  (   label_tokens_known_(Label, Known)
-        ->  LabelTokens = Known
-        ;   estimate_tokens(Label, LabelTokens),
-            assertz(label_tokens_known_(Label, LabelTokens))
+        ->  SpeakerTokens = Known
+        ;   estimate_tokens(Label, SpeakerTokens),
+            assertz(label_tokens_known_(Label, SpeakerTokens))
         )
-    ;   LabelTokens = 0
-    ).
+    ;   SpeakerTokens = 0
+    ),
+    date_note_(Id, _, NoteTokens),
+    LabelTokens is SpeakerTokens + NoteTokens.
 
 :- dynamic label_tokens_known_/2.   % as many as the names memory knows, and the two roles
+
+% date_note_(+Id, -Note, -Tokens): what the frame writes after the text of an item that names
+% days (relation(Id, mentions_date, Day): "yesterday" said on 4 April), each relative expression
+% with the day ingestion read it as, " [yesterday = Mon 2023-04-03]", so a reader need not
+% count back from the time the turn was written; "" and 0 for an item that names none. Written
+% by the host from the item's verbatim text (host_date_note/4), once per item in a process; in
+% a bare swipl without the host there is no note.
+date_note_(Id, Note, Tokens) :-
+    findall(Day, relation(Id, mentions_date, Day), Days0),
+    (   Days0 \== [],
+        current_predicate(atc_hydrate:host_date_note/4)
+    ->  sort(Days0, Days),
+        ( item_time(Id, Time) -> true ; Time = "" ),
+        (   date_note_known_(Id, Days-Time, Note0, Tokens0)
+        ->  Note = Note0, Tokens = Tokens0
+        ;   ( rung(Id, l0, Text) -> true ; Text = "" ),
+            host_date_note(Text, Time, Days, Note),
+            estimate_tokens(Note, Tokens),
+            assertz(date_note_known_(Id, Days-Time, Note, Tokens))
+        )
+    ;   Note = "", Tokens = 0
+    ).
+
+:- dynamic date_note_known_/4.      % Id, Days-Time, Note, Tokens: the notes written so far
+
+%!  host_date_note(+Text:string, +Time:string, +Days:list(atom), -Note:string) is det.
+%
+%   The note a frame writes after an item's Text, written at Time, that names Days
+%   (YYYY-MM-DD): `" [yesterday = Mon 2023-04-03]"`, or `""`. Implemented by the host
+%   (attention_cloud.ingest.timefmt.date_note, which also read the days at ingest), registered
+%   in this module when the bridge starts.
 
 % "Priya: ", the label an item's text is shown after: the speaker its transcript names
 % (journal item_speaker/2), else "user: " or "assistant: " for what an unnamed party said, so a
@@ -1891,7 +1925,9 @@ render_fact_(Segment, Framing, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),
     fact_framing_(Framing, Rung, Line),
     Tokens is Framed - Line,
     (   By0 = bridge(_, _) -> By = entity_expansion ; By = By0 ),
-    (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text) ; Text = Text0 ),
+    (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text1) ; Text1 = Text0 ),
+    date_note_(Id, Note, _),
+    string_concat(Text1, Note, Text),
     source_of_(Id, Source),
     time_of_(Id, Time),
     dirty_beliefs_(Id, Dirty).

@@ -11,9 +11,10 @@ from click.testing import CliRunner
 
 from attention_cloud import Memory
 from attention_cloud.cli import main
+from attention_cloud.curate.tokens import estimate_tokens
 from attention_cloud.home import write_config
 from attention_cloud.ingest import parse_path
-from attention_cloud.ingest.timefmt import read_time, relative_dates
+from attention_cloud.ingest.timefmt import date_note, read_time, relative_dates
 
 # -- date forms ---------------------------------------------------------------------------------
 DATE_FORMS = [
@@ -182,6 +183,17 @@ def test_relative_dates_resolve_against_the_turns_own_time():
     assert relative_dates(text, "") == []   # no time: nothing to read it against
 
 
+def test_date_note_shows_each_expression_with_the_day_it_names():
+    text = "I signed up yesterday, and last week I asked."
+    assert date_note(text, "2023-05-08T13:56:00Z", ["2023-05-07", "2023-05-01"]) == \
+        " [yesterday = Sun 2023-05-07; last week ≈ Mon 2023-05-01]"   # weeks are approximate
+    # written at 09:00 in Sydney on 8 May (23:00 UTC on the 7th): the day ingest read is kept
+    assert date_note("I signed up yesterday.", "2023-05-07T23:00:00Z", ["2023-05-07"]) == \
+        " [yesterday = Sun 2023-05-07]"
+    assert date_note("", "", ["2023-05-07"]) == " [Sun 2023-05-07]"    # no words found: the day
+    assert date_note("no days here", "2023-05-08T13:56:00Z", []) == ""
+
+
 # -- end to end -------------------------------------------------------------------------------------
 CONVERSATION = [
     ("Priya", "user", "1:56 pm on 8 May, 2023",
@@ -304,6 +316,23 @@ def test_a_time_anchored_goal_finds_the_day_a_turn_named(conversation_home):
     receipt = json.loads(out.output)["receipt"]
     assert receipt["anchor"]["phrase"] == "may 7"
     assert "pottery class yesterday" in json.loads(out.output)["text"]
+
+
+def test_the_frame_shows_the_day_a_relative_expression_names(conversation_home):
+    """'yesterday' said on 8 May: the frame says it was 7 May, and pays for saying so."""
+    for budget in ("200", "400"):
+        out = conversation_home("hydrate", "--goal", "When did Priya start the pottery class?",
+                                "--budget", budget, "--format", "json")
+        frame = json.loads(out.output)
+        assert ("Priya: Guess what, I signed up for the pottery class yesterday! The first lesson "
+                "is on Thursday. [yesterday = Sun 2023-05-07]") in frame["text"]
+        envelope = conversation_home("hydrate", "--goal", "When did Priya start the pottery "
+                                     "class?", "--budget", budget, "--format", "envelope").output
+        assert "[yesterday = Sun 2023-05-07]" in envelope
+        assert estimate_tokens(envelope) <= int(budget)   # the note is paid for
+    lisbon = conversation_home("hydrate", "--goal", "Who went to Lisbon with her sister?",
+                               "--budget", "400").output
+    assert "two years ago with my sister. [two years ago ≈ Wed 2021-06-02]" in lisbon
 
 
 def test_homes_written_before_speakers_replay_with_the_role(home):

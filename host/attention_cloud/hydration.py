@@ -488,11 +488,17 @@ def segment_framing_estimate(segment: str) -> int:
 
 def register_for_prolog(pl: Any) -> None:
     """Define ``atc_hydrate:host_frame_framing/4`` and ``host_segment_framing/2`` in ``pl``
-    (rules/hydrate.pl budgets the frame's own lines with them)."""
+    (rules/hydrate.pl budgets the frame's own lines with them), and ``host_date_note/4``, the
+    note after a turn that names days (:func:`attention_cloud.ingest.timefmt.date_note`)."""
     pl.register("host_frame_framing", 4,
                 lambda goal, plane, phrase: framing_estimates(str(goal), str(plane), str(phrase)),
                 module="atc_hydrate")
     pl.register("host_segment_framing", 2, lambda segment: segment_framing_estimate(str(segment)),
+                module="atc_hydrate")
+    from .ingest.timefmt import date_note
+
+    pl.register("host_date_note", 4,
+                lambda text, time, days: date_note(str(text), str(time), [str(d) for d in days]),
                 module="atc_hydrate")
 
 

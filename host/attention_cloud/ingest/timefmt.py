@@ -294,6 +294,48 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     return list(found.items())
 
 
+_WEEKDAY_ABBR = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not %a: that follows the locale
+
+
+def date_note(text: str, time: str, days: list[str]) -> str:
+    """What a frame writes after a turn that names days: each relative expression with the day
+    it was read as at ingest, `` [yesterday = Sun 2023-05-07; last week ≈ Mon 2023-05-01]``.
+
+    ``days`` are the item's ``mentions_date`` days (``YYYY-MM-DD``), resolved at ingest on the
+    day the turn was written in its writer's zone; ``time`` is its journal time (UTC), against
+    which ``text`` is read again to find the words of each day (a turn written near midnight
+    away from UTC reads a day off in UTC, so a day either side is tried too). "=" marks a day
+    the words name exactly, "≈" one counted in weeks, months or years ("last week" is some day
+    of the week before, not that one). A day whose words are not found is shown alone; ``""``
+    when there are no days.
+    """
+    wanted = sorted(set(days))
+    if not wanted:
+        return ""
+    parts: list[str] = []
+    shown: set[str] = set()
+    moment = parse_moment(time) if time else None
+    if moment is not None and text:
+        for shift in (0, -1, 1):
+            read = relative_dates(text, (moment + timedelta(days=shift)).strftime("%Y-%m-%dT%H:%M:%SZ"))
+            if any(day in wanted for _, day in read):
+                for phrase, day in read:
+                    if day in wanted and day not in shown:
+                        approx = re.search(r"week|month|year", phrase) is not None
+                        parts.append(f"{phrase} {'≈' if approx else '='} {_day_shown(day)}")
+                        shown.add(day)
+                break
+    parts.extend(_day_shown(day) for day in wanted if day not in shown)
+    return " [" + "; ".join(parts) + "]"
+
+
+def _day_shown(day: str) -> str:
+    try:
+        return f"{_WEEKDAY_ABBR[date.fromisoformat(day).weekday()]} {day}"
+    except ValueError:
+        return day
+
+
 def _resolve(match: re.Match[str], day: date) -> date | None:
     g = match.groupdict()
     if g["before"]:
