@@ -482,13 +482,14 @@ seed_ranking(Goal, Segment, K, Path, Seeds) :-
 % on relevant memory instead of ending early.
 jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :-
     (   Reader == none -> Fetch is max(K * 4, 48) ; Fetch is max(K * 16, 192) ),
-    semantic_goal_(Goal, Speaker, SemGoal),
+    timeless_goal_(Goal, Anchor, Goal1),
+    semantic_goal_(Goal1, Speaker, SemGoal),
     (   catch(scope_nearest_(Segment, SemGoal, Fetch, Sem0), error(existence_error(embeddings, _), _), fail)
     ->  HaveSem = true,
         include(readable_pair_(Reader), Sem0, Sem)
     ;   Sem = [], HaveSem = false
     ),
-    scope_lexical_(Segment, Goal, Fetch, Lex0),
+    scope_lexical_(Segment, Goal1, Fetch, Lex0),
     include(readable_pair_(Reader), Lex0, Lex),
     (   HaveSem == true, Lex \== [] -> Path = hybrid
     ;   HaveSem == true -> Path = semantic
@@ -511,6 +512,34 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
         findall(c(Id, S, relevance, 0, reserve), ( member(Id-S, Rest), S > 0 ), Reserve)
     ).
+
+% timeless_goal_(+Goal, +Anchor, -Goal1): Goal without the words of the time it names, for the
+% embedder and BM25. Those words say when, which the window weighs (time_prior_/3); read as
+% words they would favour every turn that says "last week" or "in June", whenever it was said.
+% A goal that is nothing but its time stays as it is.
+timeless_goal_(Goal, none, Goal) :- !.
+timeless_goal_(Goal, window(_, _, Phrase), Goal1) :-
+    split_string(Phrase, " ", " ", PhraseWords),
+    split_string(Goal, " \t\n\r", " \t\n\r", Tokens0),
+    exclude(==(""), Tokens0, Tokens),
+    maplist(bare_lower_, Tokens, Lower),
+    (   append(Before, Rest, Lower),
+        append(PhraseWords, _, Rest)
+    ->  length(Before, At), length(PhraseWords, N),
+        length(TokensBefore, At), append(TokensBefore, Rest0, Tokens),
+        length(Dropped, N), append(Dropped, TokensAfter, Rest0),
+        append(TokensBefore, TokensAfter, Kept),
+        atomic_list_concat(Kept, ' ', Text),
+        (   sub_atom(Text, _, 1, _, C), char_type(C, alpha)
+        ->  atom_string(Text, Goal1)
+        ;   Goal1 = Goal
+        )
+    ;   Goal1 = Goal
+    ).
+
+bare_lower_(Token, Lower) :-
+    split_string(Token, "", ",.;:!?()\"", [Bare]),
+    string_lower(Bare, Lower).
 
 % The jump within a segment (the index filters by segment) or within a mount's region (the
 % cosine of every member of the region, and the BM25 hits of the whole memory that lie in it).

@@ -309,6 +309,41 @@ def test_the_embedder_reads_the_goal_without_the_speakers_it_names(conversation_
         assert set(asked) == {"will it rain on the marathon"}
 
 
+def test_the_jump_reads_the_goal_without_the_time_it_names(conversation_home, home):
+    """The words of the time a goal names say when, which the window weighs: read as words by
+    the embedder and BM25 they favoured every turn that says "two years ago" or "in June",
+    whenever it was said."""
+    with Memory.open(home) as mem:
+        asked: list[str] = []
+        searched: list[str] = []
+        inner = mem.jump.embedder
+        lexical_hits = mem.jump.lexical_hits
+
+        class Recording:
+            id, dim = inner.id, inner.dim
+
+            def embed(self, texts, batch_size=64):
+                asked.extend(texts)
+                return inner.embed(texts, batch_size=batch_size)
+
+        def recording_lexical(query, k, options):
+            searched.append(str(query))
+            return lexical_hits(query, k, options)
+
+        mem.jump._embedder = Recording()
+        mem.jump.lexical_hits = recording_lexical
+        frame = mem.hydrate("Which trip did Tomás book in June 2023?", budget=400)
+        assert frame.receipt["anchor"]["phrase"] == "in june 2023"
+        assert set(asked) == {"Which trip did book"}   # the "?" went with "2023?"
+        assert set(searched) == {"Which trip did Tomás book"}
+        asked.clear(), searched.clear()
+        mem.hydrate("What happened two years ago?", budget=400, now="2023-06-02T09:05:00Z")
+        assert set(asked) == {"What happened"} and set(searched) == {"What happened"}
+        asked.clear(), searched.clear()
+        mem.hydrate("yesterday?", budget=400)        # nothing but its time: read as written
+        assert set(asked) == {"yesterday?"}
+
+
 def test_a_time_anchored_goal_finds_the_day_a_turn_named(conversation_home):
     """'yesterday' said on 8 May is 7 May: a goal about 7 May weighs that turn in."""
     out = conversation_home("hydrate", "--goal", "what did Priya do on May 7", "--now",
