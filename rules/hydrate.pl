@@ -54,7 +54,8 @@ hydrate/3 plans the frame entirely in Prolog:
 
 Frame = frame(Meta, Facts, Beyond) where Meta is a dict (goal, plane, path, budget, spent,
 segments, anchor, now: the time the goal was read against, speakers: who said each item by
-handle; each segment's dict lists what it left out as redundant in `suppressed`), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
+handle, in_window: why each item counted as inside the anchor's window, by handle (`written`,
+or the day its text names there); each segment's dict lists what it left out as redundant in `suppressed`), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
 Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source, Text).
 */
 
@@ -134,9 +135,34 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     anchor_meta_(Anchor, AnchorMeta),
     stamp_meta_(Now, NowMeta),
     fact_speakers_(Facts, Speakers),
+    fact_windows_(Anchor, Facts, InWindow),
     Meta = _{goal: Goal, plane: Plane, path: Path, budget: Total, spent: Spent,
              framing: Framing, ceiling: Ceiling, segments: SegMetas, anchor: AnchorMeta,
-             now: NowMeta, speakers: Speakers}.
+             now: NowMeta, speakers: Speakers, in_window: InWindow}.
+
+% Why each item of the frame counted as inside the window the goal names (time_prior_/3), a
+% dict by handle: `written` when it was written there, else the first day its text names there
+% (mentions_date, "2023-05-28"); items outside it, and every item when the goal names no time,
+% have none.
+fact_windows_(none, _, InWindow) :- !,
+    dict_pairs(InWindow, in_window, []).
+fact_windows_(window(From, To, _), Facts, InWindow) :-
+    findall(Id-How, ( member(fact(Id, _, _, _, _, _, _, _, _, _, _), Facts),
+                      item_time(Id, _),
+                      item_window_(Id, From, To, How) ), Pairs0),
+    sort(1, @<, Pairs0, Pairs),
+    dict_pairs(InWindow, in_window, Pairs).
+
+item_window_(Id, From, To, How) :-
+    (   item_stamp(Id, Stamp), Stamp >= From, Stamp =< To
+    ->  How = written
+    ;   findall(Day, relation(Id, mentions_date, Day), Days0),
+        sort(Days0, Days),
+        member(Day, Days),
+        catch(parse_time(Day, iso_8601, Start), _, fail),
+        Start =< To, Start + 86400 > From
+    ->  atom_string(Day, How)
+    ).
 
 % The time the goal was read against (time_anchor_/4), ISO 8601 UTC; null for an empty memory.
 stamp_meta_(Now, Meta) :-

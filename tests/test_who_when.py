@@ -370,6 +370,26 @@ def test_the_frame_shows_the_day_a_relative_expression_names(conversation_home):
     assert "two years ago with my sister. [two years ago ≈ Wed 2021-06-02]" in lisbon
 
 
+def test_the_receipt_says_which_facts_the_window_counted_and_why(conversation_home):
+    """A fact inside the window a goal names says so: written there, or naming a day there."""
+    def facts(goal):
+        out = conversation_home("hydrate", "--goal", goal, "--budget", "600", "--format", "json")
+        frame = json.loads(out.output)
+        return frame["receipt"]["facts"], frame["text"]
+
+    named, text = facts("What did Priya do in June 2021?")   # "two years ago", said 2 June 2023
+    assert "two years ago with my sister" in text
+    lisbon = [f for f in named if f["time"] == "2023-06-02T09:05:00Z" and f.get("speaker") == "Priya"]
+    assert [f["in_window"] for f in lisbon] == ["2021-06-02"]
+    assert all(f.get("in_window") in (None, "2021-06-02") for f in named)
+    written, _ = facts("What did Tomás say in May 2023?")
+    turns = [f for f in written if "speaker" in f]     # items: arcs and rollups have no window
+    assert {f["in_window"] for f in turns if f["time"].startswith("2023-05")} == {"written"}
+    assert not any("in_window" in f for f in written if not f["time"].startswith("2023-05"))
+    unanchored, _ = facts("When did Priya start the pottery class?")
+    assert not any("in_window" in f for f in unanchored)
+
+
 def test_homes_written_before_speakers_replay_with_the_role(home):
     """Items from journals without speaker links (older homes, role-only formats) answer
     item_speaker/2 with their role, before and after the home is reopened from its journal."""

@@ -340,6 +340,7 @@ def excerpt_fields(excerpt: dict[str, Any] | None) -> dict[str, Any]:
 def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Term]) -> dict:
     capped = {str(h) for s in meta["segments"] for h in s.get("capped", [])}
     speakers = meta.get("speakers") if isinstance(meta.get("speakers"), dict) else {}
+    in_window = meta.get("in_window") if isinstance(meta.get("in_window"), dict) else {}
     return {
         "goal": meta["goal"],
         "plane": meta["plane"],
@@ -357,6 +358,7 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
                    "seeded_by": f.seeded_by, "score": f.score, "tokens": f.tokens,
                    "hops": f.hops, "source": f.source, "time": f.time,
                    **({"speaker": str(speakers[f.handle])} if f.handle in speakers else {}),
+                   **({"in_window": str(in_window[f.handle])} if f.handle in in_window else {}),
                    **({"capped_by": "ceiling"} if f.handle in capped else {}),
                    **({"excerpt": f.excerpt} if f.excerpt_spans else {}),
                    **({"dirty_beliefs": list(f.dirty_beliefs)} if f.dirty_beliefs else {})}
