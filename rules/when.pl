@@ -31,7 +31,8 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   |------------------------------------|------------------------------------------|
   | N days / weeks / months / years ago | N units before Now, ± a quarter of that (at least a day) |
   | last / past N units, last unit      | from N units (1 and a half when N is omitted) before Now to Now |
-  | yesterday; today, tonight           | the last two days; the last day          |
+  | yesterday, last night; today, tonight | the last two days; the last day        |
+  | last weekend, over the weekend      | the latest weekend before Now's day, ± a day |
   | this week / month / year            | the last 7 / 31 / 366 days               |
   | last Monday, on Friday ...          | that weekday's most recent date before Now, ± a day |
   | in / during / since / early / late March | that month's most recent occurrence up to Now |
@@ -270,8 +271,12 @@ expression(Now, From, To) -->
     ( ["last"] ; ["past"] ; ["previous"] ), unit(U), !,
     { From is Now - 1.5 * U, To = Now }.
 expression(Now, From, To) -->
-    ["yesterday"], !,
+    ( ["yesterday"] ; ["last", "night"] ), !,
     { From is Now - 2 * 86400, To = Now }.
+expression(Now, From, To) -->
+    ( ["last", "weekend"] ; ["over", "the", "weekend"] ), !,
+    { last_weekend(Now, Saturday),
+      From is Saturday - 86400, To is Saturday + 3 * 86400 }.
 expression(Now, From, To) -->
     ( ["today"] ; ["tonight"] ; ["this", "morning"] ; ["this", "afternoon"] ; ["this", "evening"] ), !,
     { From is Now - 86400, To = Now }.
@@ -412,6 +417,16 @@ month_span_(Y, M, From, To) :-
     date_time_stamp(date(Y, M, 1, 0, 0, 0, 0, -, -), From),
     ( M =:= 12 -> Y1 is Y + 1, M1 = 1 ; Y1 = Y, M1 is M + 1 ),
     date_time_stamp(date(Y1, M1, 1, 0, 0, 0, 0, -, -), To).
+
+% The Saturday (midnight UTC) of the latest weekend before Now's day; on a Saturday or a
+% Sunday, of the weekend before it (ingestion reads "last weekend" in a turn the same way).
+last_weekend(Now, Saturday) :-
+    Today is floor(Now / 86400) * 86400,
+    format_time(atom(A), '%u', Today),
+    atom_number(A, W),
+    Back0 is (W - 6) mod 7,
+    ( Back0 < 2 -> Back is Back0 + 7 ; Back = Back0 ),
+    Saturday is Today - Back * 86400.
 
 % The span of month M in the latest year where it does not start after Now.
 last_month_span(Now, M, From, To) :-

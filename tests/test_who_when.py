@@ -183,6 +183,14 @@ def test_relative_dates_resolve_against_the_turns_own_time():
     assert relative_dates(text, "") == []   # no time: nothing to read it against
 
 
+def test_last_night_and_last_weekend_are_read_as_days():
+    text = "We went camping last weekend and I was sick last night."
+    assert relative_dates(text, "2023-05-08T13:56:00Z") == [    # a Monday
+        ("last weekend", "2023-05-06"), ("last night", "2023-05-07")]
+    # on a Sunday "last weekend" is the one before, not the one it is part of
+    assert relative_dates(text, "2023-05-07T10:00:00Z")[0] == ("last weekend", "2023-04-29")
+
+
 def test_date_note_shows_each_expression_with_the_day_it_names():
     text = "I signed up yesterday, and last week I asked."
     assert date_note(text, "2023-05-08T13:56:00Z", ["2023-05-07", "2023-05-01"]) == \

@@ -50,6 +50,11 @@ test(day_this_month, [true(W == '2023-03-04'-'2023-03-07')]) :-
     window("the call on March 5th", _, W).
 test(number_before_a_month_verb_is_no_day, [fail]) :-
     window("the 3 may be wrong", _, _).
+test(last_night, [true(P-W == "last night"-('2023-03-09'-'2023-03-11'))]) :-
+    window("what did Priya cook last night", P, W).
+% now is Saturday 11 March: the weekend before, 4-5 March (a day either side)
+test(last_weekend, [true(P-W == "last weekend"-('2023-03-03'-'2023-03-07'))]) :-
+    window("where did we go last weekend", P, W).
 test(month_word_as_verb_is_not_a_time, [fail]) :-
     window("I may go to the march", _, _).
 test(no_time, [fail]) :-

@@ -253,7 +253,8 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _WEEKDAY = r"(" + "|".join(_WEEKDAYS) + r")"
 _RELATIVE = re.compile(
     r"\b(?:(?P<before>the day before yesterday)|(?P<after>the day after tomorrow)"
-    r"|(?P<yesterday>yesterday)"
+    r"|(?P<yesterday>yesterday|last night)"
+    r"|(?P<weekend>last weekend)"
     r"|(?P<tomorrow>tomorrow)"
     r"|(?P<ago_n>" + _NUMBER + r")\s+(?P<ago_u>" + _UNIT + r")\s+ago"
     r"|(?P<last_u>last|next)\s+(?P<last_unit>week|month|year)"
@@ -270,7 +271,9 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     The turn's day is the day it was written on where ``time`` is a :class:`TurnTime` (at
     09:00 in Sydney "yesterday" is the day before the Sydney date, though it is still the
     previous evening in UTC), else the UTC day.
-    "yesterday" is the day before the turn's, "two days ago" two days before, "last week" /
+    "yesterday" and "last night" are the day before the turn's, "last weekend" its Saturday
+    (the latest before the turn's day; on a Saturday or Sunday the one a week before),
+    "two days ago" two days before, "last week" /
     "last month" / "last year" the same day a week / month / year before, "last Friday" the
     latest Friday before the turn's day; "tomorrow", "next week", "next Friday" forward.
     ("today" is the turn's own day, which its time already says; "in three days" may be a
@@ -346,6 +349,9 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
         return day - timedelta(days=1)
     if g["tomorrow"]:
         return day + timedelta(days=1)
+    if g["weekend"]:  # its Saturday: the latest before the turn's day, the one before it on a weekend
+        back = (day.weekday() - 5) % 7
+        return day - timedelta(days=back + 7 if back < 2 else back)
     if g["ago_n"]:
         return _shift(day, -_amount(g["ago_n"]), g["ago_u"])
     if g["last_unit"]:
