@@ -382,7 +382,7 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty:
     ``empty`` says why a frame with no facts holds none (a budget too small, ...)."""
     b = receipt["budget"]
     lines = _head_lines(receipt["goal"], receipt["plane"], receipt["path"], b["spent"], b["total"],
-                        receipt["id"])
+                        receipt["id"], receipt.get("now") or "")
     anchor = receipt.get("anchor")
     if anchor:
         lines.append(_anchor_line(anchor["phrase"], anchor["from"], anchor["to"]))
@@ -425,10 +425,14 @@ def goal_shown(goal: str) -> str:
     return line[:GOAL_SHOWN_CHARS - 1].rstrip() + "…"
 
 
-def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receipt_id: str) -> list[str]:
+def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receipt_id: str,
+                now: str = "") -> list[str]:
+    # ``now``, the time the goal was read against, is what "how many days ago" counts from;
+    # the facts' headings show the journal's UTC times
+    read_at = f" · now {_when(now)[3:]}" if now else ""
     return [f"memory frame for: {goal_shown(goal)}",
             f"plane {plane} · path {path} · {spent}/{total} tokens (estimated) · receipt {receipt_id}"
-            " · times UTC"]  # the facts' headings show the journal's UTC times
+            f"{read_at} · times UTC"]
 
 
 def _anchor_line(phrase: str, start: str, end: str) -> str:
@@ -469,7 +473,7 @@ def framing_estimates(goal: str, plane: str, phrase: str) -> list[int]:
     from .curate.tokens import estimate_tokens
 
     n, handle, when = _LONGEST["count"], _LONGEST["handle"], _LONGEST["time"]
-    head = _head_lines(goal, plane, _LONGEST["path"], n, n, _LONGEST["receipt"])
+    head = _head_lines(goal, plane, _LONGEST["path"], n, n, _LONGEST["receipt"], when)
     if phrase:
         head.append(_anchor_line(phrase, when, when))
     lines = [_fact_line("L0", handle, when, True), _fact_line("L3", handle, when, True),
