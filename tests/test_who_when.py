@@ -407,6 +407,11 @@ def test_the_receipt_says_which_facts_the_window_counted_and_why(conversation_ho
     turns = [f for f in written if "speaker" in f]     # items: arcs and rollups have no window
     assert {f["in_window"] for f in turns if f["time"].startswith("2023-05")} == {"written"}
     assert not any("in_window" in f for f in written if not f["time"].startswith("2023-05"))
+    # the frame says how many of its facts lie inside the window: none, when memory is silent then
+    empty = conversation_home("hydrate", "--goal", "What did Priya do in March 2022?").output
+    assert "anchored to \"in march 2022\": 2022-03-01T00:00:00Z .. 2022-04-01T00:00:00Z · 0 facts inside" in empty
+    may = conversation_home("hydrate", "--goal", "What did Tomás say in May 2023?", "--budget", "600").output
+    assert f" · {sum(1 for f in written if 'in_window' in f)} facts inside" in may
     unanchored, _ = facts("When did Priya start the pottery class?")
     assert not any("in_window" in f for f in unanchored)
 

@@ -385,7 +385,8 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty:
                         receipt["id"], receipt.get("now") or "")
     anchor = receipt.get("anchor")
     if anchor:
-        lines.append(_anchor_line(anchor["phrase"], anchor["from"], anchor["to"]))
+        inside = sum(1 for f in receipt["facts"] if "in_window" in f)
+        lines.append(_anchor_line(anchor["phrase"], anchor["from"], anchor["to"], inside))
     for segment, seg in b["segments"].items():
         lines.append("")
         lines.append(_segment_line(segment, seg["spent"], seg["budget"], seg["path"]))
@@ -435,8 +436,10 @@ def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receip
             f"{read_at} · times UTC"]
 
 
-def _anchor_line(phrase: str, start: str, end: str) -> str:
-    return f"anchored to \"{phrase}\": {start} .. {end}"
+def _anchor_line(phrase: str, start: str, end: str, inside: int) -> str:
+    # how many facts lie inside the window (the receipt's in_window): none says that memory
+    # holds nothing written then or naming a day then, and the facts shown are from other times
+    return f"anchored to \"{phrase}\": {start} .. {end} · {inside} facts inside"
 
 
 def _segment_line(segment: str, spent: int, budget: int, path: str) -> str:
@@ -475,7 +478,7 @@ def framing_estimates(goal: str, plane: str, phrase: str) -> list[int]:
     n, handle, when = _LONGEST["count"], _LONGEST["handle"], _LONGEST["time"]
     head = _head_lines(goal, plane, _LONGEST["path"], n, n, _LONGEST["receipt"], when)
     if phrase:
-        head.append(_anchor_line(phrase, when, when))
+        head.append(_anchor_line(phrase, when, when, n))
     lines = [_fact_line("L0", handle, when, True), _fact_line("L3", handle, when, True),
              _fact_line("L0", handle, when, True, 999, 999), _crumb_line(handle, "L3", "")]
     return ([estimate_tokens(envelope(_LONGEST["receipt"], "\n".join(head)) + "\n")]
