@@ -510,6 +510,7 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :
     (   Reader == none -> Fetch is max(K * 4, 48) ; Fetch is max(K * 16, 192) ),
     timeless_goal_(Goal, Anchor, Goal1),
     semantic_goal_(Goal1, Speaker, SemGoal),
+    time_weight_(Anchor, SemGoal, TimeWeight),
     (   catch(scope_nearest_(Segment, SemGoal, Fetch, Sem0), error(existence_error(embeddings, _), _), fail)
     ->  HaveSem = true,
         include(readable_pair_(Reader), Sem0, Sem)
@@ -532,7 +533,7 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :
         include(readable_pair_(Reader), Fused10, Fused1),
         speaker_prior_(Speaker, Fused1, Fused1b),
         instructions_prior_(Fused1b, Fused2),
-        time_prior_(Anchor, Fused2, Fused),
+        time_prior_(TimeWeight, Fused2, Fused),
         discount_echoes_(Fused, Scored),
         split_at_(K, Scored, Top, Rest),
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
@@ -884,12 +885,49 @@ name_at_(Name, Tokens, Cased, At) :-
 % "me" is left out: "can you remind me" asks the assistant, it does not say the user spoke.
 first_person_(W) :- memberchk(W, ["i", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"]).
 
+% time_weight_(+Anchor, +SemGoal, -Weight): how the window the goal names weighs in. A goal
+% that asks nothing but a time, once its time and the people it names are taken out
+% ("What did Tomás do on May 28?" is "What did do on"), has no topic for a relevance ranking
+% to follow: its cosines favour the turns that look like questions, and a ×1.4 could not
+% lift the hike of 28 May above them. Its window comes first (window_first(From, To)).
+time_weight_(none, _, none).
+time_weight_(window(From, To, Phrase), SemGoal, Weight) :-
+    goal_words(SemGoal, Words),
+    (   forall(member(W, Words), topicless_word_(W))
+    ->  Weight = window_first(From, To)
+    ;   Weight = window(From, To, Phrase)
+    ).
+
+% Words that ask, point or link, and the verbs of doing, saying and happening: a goal of
+% only these names no topic.
+topicless_word_(W) :-
+    memberchk(W, ["what", "when", "where", "who", "whom", "which", "how", "why", "whats",
+                  "what's", "did", "do", "does", "doing", "done", "was", "were", "is", "are",
+                  "be", "been", "has", "have", "had", "i", "me", "my", "you", "your", "he",
+                  "him", "his", "she", "her", "they", "them", "their", "we", "us", "our", "it",
+                  "its", "the", "a", "an", "on", "in", "at", "of", "to", "for", "from", "with",
+                  "about", "and", "or", "up", "else", "anything", "something", "there", "that",
+                  "this", "then", "any", "happen", "happened", "happening", "say", "said",
+                  "talk", "talked", "tell", "told", "mention", "mentioned", "discuss",
+                  "discussed", "get", "got", "go", "went"]).
+
 % An item written inside the window the goal names ("two weeks ago") counts 40 % more: the
-% time is part of what the goal asks for, and neither embeddings nor BM25 read dates.
+% time is part of what the goal asks for, and neither embeddings nor BM25 read dates. For a
+% goal with no topic (time_weight_/3) every item dated in the window ranks above every other,
+% in the order of its own score: 0.5 + S/2 against S/2.
 time_prior_(none, Pairs, Pairs).
+time_prior_(window_first(From, To), Pairs, Out) :-
+    maplist(window_first_(From, To), Pairs, Out0),
+    sort_by_score_(Out0, Out).
 time_prior_(window(From, To, _), Pairs, Out) :-
     maplist(time_boost_(From, To), Pairs, Out0),
     sort_by_score_(Out0, Out).
+
+window_first_(From, To, K-S, K-S1) :-
+    (   item_dated_in(K, From, To)
+    ->  S1 is round((0.5 + S / 2) * 10000) / 10000
+    ;   S1 is round(S / 2 * 10000) / 10000
+    ).
 
 time_boost_(From, To, K-S, K-S1) :-
     (   item_dated_in(K, From, To)      % written in the window, or naming a day in it

@@ -365,6 +365,36 @@ def test_the_jump_reads_the_goal_without_the_time_it_names(conversation_home, ho
         assert set(asked) == {"yesterday?"}
 
 
+def test_a_goal_that_asks_only_a_time_takes_its_window_first(home, tmp_path):
+    """"What did Tomás do on May 28?" names no topic: its cosines would favour the turns that
+    look like its question ("What did you do?"), and the turn that says what he did that day
+    (said on 2 June, "last Sunday") must come first all the same."""
+    turns = [("Tomás", "10:00 am on 3 April, 2023", "What did you do on the weekend?"),
+             ("Priya", "10:05 am on 3 April, 2023", "I did the pottery class, what did you do?"),
+             ("Tomás", "9:00 am on 20 April, 2023", "What did you do about it?"),
+             ("Tomás", "9:10 am on 20 April, 2023", "Did you do it on time?"),
+             ("Priya", "6:00 pm on 2 June, 2023", "How were the mountains?"),
+             ("Tomás", "6:05 pm on 2 June, 2023", "The hike up Mount Tam last Sunday destroyed my legs."),
+             ("Tomás", "7:00 pm on 9 July, 2023", "What did you do with the old bookshelf?")]
+    path = tmp_path / "hike.jsonl"
+    path.write_text("".join(json.dumps({"role": "user" if n == "Priya" else "assistant",
+                                        "name": n, "timestamp": t, "content": c}) + "\n"
+                            for n, t, c in turns))
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        mem.ingest([path])
+        mem.curate()
+        for goal in ("What did Tomás do on May 28?", "What happened last weekend?"):
+            frame = mem.hydrate(goal, budget=200, now="2023-06-02T18:05:00Z"
+                                if "May" in goal else "2023-05-31T12:00:00Z")
+            assert "Mount Tam" in frame.facts[0].text, (goal, frame.text)
+            assert frame.receipt["facts"][0]["in_window"] == "2023-05-28"
+        # a goal with a topic keeps the ×1.4: the window weighs in, it does not come first
+        topical = mem.hydrate("Did Tomás do the bookshelf on May 28?", budget=200,
+                              now="2023-07-10T00:00:00Z")
+        assert "bookshelf" in topical.facts[0].text
+
+
 def test_a_time_anchored_goal_finds_the_day_a_turn_named(conversation_home):
     """'yesterday' said on 8 May is 7 May: a goal about 7 May weighs that turn in."""
     out = conversation_home("hydrate", "--goal", "what did Priya do on May 7", "--now",
