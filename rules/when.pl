@@ -38,7 +38,7 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | in / during / since / early / late March | that month's most recent occurrence up to Now |
   | March 2023, in March 2023           | that month of that year                  |
   | March 5, on 5 March, the 5th of March (, 2023) | that day, ± a day (its latest occurrence up to Now when no year is written) |
-  | in / during 2023                    | that year                                |
+  | in / during 2023 (ending the goal or a clause) | that year ("in 2048 bytes" is no time) |
 
 An item is *dated* inside a window when it was written there or when its text names a day
 there: ingestion resolves "yesterday", "two days ago", "last Friday" in a turn against the
@@ -300,7 +300,7 @@ expression(Now, From, To) -->
     day_before_month(D), month(M), optional_year(Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
 expression(_Now, From, To) -->
-    year_cue, year(Y), !,
+    year_cue, year(Y), year_ends, !,
     { date_time_stamp(date(Y, 1, 1, 0, 0, 0, 0, -, -), From),
       Y1 is Y + 1,
       date_time_stamp(date(Y1, 1, 1, 0, 0, 0, 0, -, -), To) }.
@@ -381,7 +381,15 @@ year_word(W, Y) :-
     string_length(W, 4),
     number_string(Y, W), integer(Y), Y >= 1900, Y =< 2199.
 
-year_cue --> ( ["in"] ; ["during"] ; ["of"] ), !.
+year_cue --> ( ["in"] ; ["during"] ), !.
+
+% A year alone ends the goal or a clause of it ("in 2023?", "in 2023 about her sister"): "in
+% 2048 bytes" and "in 2000 ms" are amounts, which a time read from them would take out of the
+% words the jump searches for.
+year_ends([], []).
+year_ends([W|Ws], [W|Ws]) :-
+    memberchk(W, ["and", "or", "but", "about", "with", "for", "to", "when", "what", "where",
+                  "who", "which", "how", "did", "was", "were", "is", "are", "at", "on", "by"]).
 
 % --- calendar ----------------------------------------------------------------------------------
 

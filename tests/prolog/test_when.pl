@@ -39,6 +39,12 @@ test(month_of_a_later_year_is_not_cut_at_now, [true(W == '2023-05-01'-'2023-06-0
     window("the wedding planned for May 2023", _, W).
 test(year_alone, [true(P-W == "in 2021"-('2021-01-01'-'2022-01-01'))]) :-
     window("What did Tomas do in 2021?", P, W).
+test(year_alone_before_a_clause, [true(W == '2021-01-01'-'2022-01-01')]) :-
+    window("what did Priya say in 2021 about her sister", _, W).
+test(number_after_in_is_an_amount, [fail]) :-
+    window("the buffer is read in 2048 byte chunks", _, _).
+test(number_after_of_is_an_amount, [fail]) :-
+    window("a batch of 2000 items failed", _, _).
 % A day the goal names is that day (a day either side, as for a weekday), not its whole month.
 test(month_and_day, [true(P-W == "may 28"-('2022-05-27'-'2022-05-30'))]) :-
     window("What did Tomas do on May 28?", P, W).
