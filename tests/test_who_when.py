@@ -305,23 +305,29 @@ def test_goal_speaker_reads_names_memory_knows(conversation_home):
     assert json.loads(none.output) == []
 
 
+def record_embedded(mem: Memory) -> list[str]:
+    """The texts ``mem``'s embedder is asked to embed from now on (a list that fills up)."""
+    asked: list[str] = []
+    inner = mem.jump.embedder
+
+    class Recording:
+        id, dim = inner.id, inner.dim
+
+        def embed(self, texts, batch_size=64):
+            asked.extend(texts)
+            return inner.embed(texts, batch_size=batch_size)
+
+    mem.jump._embedder = Recording()
+    return asked
+
+
 def test_the_embedder_reads_the_goal_without_the_speakers_it_names(conversation_home, home):
     """Every turn is embedded after its speaker's name, so a name in the question would pull the
     jump toward that speaker's shortest turns; the embedder gets the question without the names
     of the people memory knows (who is asked about is weighed by the speaker prior), while BM25
     still reads them."""
     with Memory.open(home) as mem:
-        asked: list[str] = []
-        inner = mem.jump.embedder
-
-        class Recording:
-            id, dim = inner.id, inner.dim
-
-            def embed(self, texts, batch_size=64):
-                asked.extend(texts)
-                return inner.embed(texts, batch_size=batch_size)
-
-        mem.jump._embedder = Recording()
+        asked = record_embedded(mem)
         frame = mem.hydrate("When did Priya and Tomás's friend start the pottery class?", budget=400)
         assert asked and set(asked) == {"When did and friend start the pottery class?"}
         assert any("pottery class yesterday" in f.text for f in frame.facts)
@@ -335,23 +341,14 @@ def test_the_jump_reads_the_goal_without_the_time_it_names(conversation_home, ho
     the embedder and BM25 they favoured every turn that says "two years ago" or "in June",
     whenever it was said."""
     with Memory.open(home) as mem:
-        asked: list[str] = []
+        asked = record_embedded(mem)
         searched: list[str] = []
-        inner = mem.jump.embedder
         lexical_hits = mem.jump.lexical_hits
-
-        class Recording:
-            id, dim = inner.id, inner.dim
-
-            def embed(self, texts, batch_size=64):
-                asked.extend(texts)
-                return inner.embed(texts, batch_size=batch_size)
 
         def recording_lexical(query, k, options):
             searched.append(str(query))
             return lexical_hits(query, k, options)
 
-        mem.jump._embedder = Recording()
         mem.jump.lexical_hits = recording_lexical
         frame = mem.hydrate("Which trip did Tomás book in June 2023?", budget=400)
         assert frame.receipt["anchor"]["phrase"] == "in june 2023"
