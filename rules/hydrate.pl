@@ -136,9 +136,10 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     stamp_meta_(Now, NowMeta),
     fact_speakers_(Facts, Speakers),
     fact_windows_(Anchor, Facts, InWindow),
+    (   goal_recency_cue(Goal, Recency) -> true ; Recency = "" ),
     Meta = _{goal: Goal, plane: Plane, path: Path, budget: Total, spent: Spent,
              framing: Framing, ceiling: Ceiling, segments: SegMetas, anchor: AnchorMeta,
-             now: NowMeta, speakers: Speakers, in_window: InWindow}.
+             now: NowMeta, speakers: Speakers, in_window: InWindow, recency: Recency}.
 
 % Why each item of the frame counted as inside the window the goal names (time_prior_/3), a
 % dict by handle: `written` when it was written there, else the first day its text names there
@@ -533,7 +534,8 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :
         include(readable_pair_(Reader), Fused10, Fused1),
         speaker_prior_(Speaker, Fused1, Fused1b),
         instructions_prior_(Fused1b, Fused2),
-        time_prior_(TimeWeight, Fused2, Fused),
+        time_prior_(TimeWeight, Fused2, Fused3),
+        recency_prior_(Goal, Fused3, Fused),
         discount_echoes_(Fused, Scored),
         split_at_(K, Scored, Top, Rest),
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
@@ -922,6 +924,27 @@ time_prior_(window_first(From, To), Pairs, Out) :-
 time_prior_(window(From, To, _), Pairs, Out) :-
     maplist(time_boost_(From, To), Pairs, Out0),
     sort_by_score_(Out0, Out).
+
+% A goal that asks for the newest of what it is about ("What happened most recently with the
+% car?", goal_recency_cue/2) weighs the items among its candidates by when they were written:
+% the newest counts 40 % more (as much as an item inside a window a goal names), the oldest as
+% it is, the others in proportion to their time. Relevance still decides what is about the car.
+recency_prior_(Goal, Pairs, Out) :-
+    (   goal_recency_cue(Goal, _),
+        findall(T, ( member(K-_, Pairs), item_stamp(K, T) ), Stamps),
+        Stamps = [_, _|_],
+        min_list(Stamps, Oldest), max_list(Stamps, Newest),
+        Newest > Oldest
+    ->  maplist(recency_boost_(Oldest, Newest), Pairs, Out0),
+        sort_by_score_(Out0, Out)
+    ;   Out = Pairs
+    ).
+
+recency_boost_(Oldest, Newest, K-S, K-S1) :-
+    (   item_stamp(K, T)
+    ->  S1 is round(S * (1 + 0.4 * (T - Oldest) / (Newest - Oldest)) * 10000) / 10000
+    ;   S1 = S
+    ).
 
 window_first_(From, To, K-S, K-S1) :-
     (   item_dated_in(K, From, To)

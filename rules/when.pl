@@ -6,7 +6,8 @@
             item_stamp/2,               % +Item, -Stamp
             item_dated_in/3,            % +Item, +From, +To
             items_dated_between/4,      % +From, +To, +Max, -Items
-            goal_words/2                % +Goal, -Words
+            goal_words/2,               % +Goal, -Words
+            goal_recency_cue/2          % +Goal, -Phrase
           ]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
@@ -63,6 +64,27 @@ goal_time_window(Goal, Now, From-To, Phrase) :-
     append(Used, After, Rest), !,
     atomic_list_concat(Used, ' ', PhraseAtom),
     atom_string(PhraseAtom, Phrase).
+
+%!  goal_recency_cue(+Goal:string, -Phrase:string) is semidet.
+%
+%   Phrase is the words of Goal that ask for the newest of what it is about ("What happened
+%   most recently with the car?", "the latest", "lately", "the last time"): no window, but an
+%   order. Fails when Goal has none.
+goal_recency_cue(Goal, Phrase) :-
+    goal_words(Goal, Words),
+    append(_, Rest, Words),
+    recency_cue_(Cue),
+    append(Cue, _, Rest), !,
+    atomic_list_concat(Cue, ' ', PhraseAtom),
+    atom_string(PhraseAtom, Phrase).
+
+recency_cue_(["most", "recently"]).
+recency_cue_(["most", "recent"]).
+recency_cue_(["the", "last", "time"]).
+recency_cue_(["latest"]).
+recency_cue_(["lately"]).
+recency_cue_(["recently"]).
+recency_cue_(["newest"]).
 
 %!  goal_words(+Goal:string, -Words:list(string)) is det.
 %

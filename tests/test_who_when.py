@@ -392,6 +392,29 @@ def test_a_goal_that_asks_only_a_time_takes_its_window_first(home, tmp_path):
         assert "bookshelf" in topical.facts[0].text
 
 
+def test_a_goal_asking_for_the_newest_favours_the_newest_of_its_matches(home, tmp_path):
+    """"What happened most recently with the car?": of the turns about the car, the newest
+    leads; a turn about something else does not come in for being new."""
+    turns = [("1:00 pm on 3 March, 2023", "The car broke down on the motorway."),
+             ("1:00 pm on 9 May, 2023", "The car got new tyres at the garage."),
+             ("1:00 pm on 1 August, 2023", "The car was sold to a neighbour."),
+             ("1:00 pm on 2 August, 2023", "We had pasta for dinner.")]
+    path = tmp_path / "car.jsonl"
+    path.write_text("".join(json.dumps({"role": "user", "name": "Tomás", "timestamp": t,
+                                        "content": c}) + "\n" for t, c in turns))
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        mem.ingest([path])
+        mem.curate()
+        plain = mem.hydrate("What happened with the car?", budget=300)
+        assert "recency" not in plain.receipt
+        newest = mem.hydrate("What happened most recently with the car?", budget=300)
+        assert newest.receipt["recency"] == "most recently"
+        cars = [f.text for f in newest.facts if "car" in f.text]
+        assert cars[0] == "Tomás: The car was sold to a neighbour.", newest.text
+        assert "pasta" not in newest.facts[0].text
+
+
 def test_a_time_anchored_goal_finds_the_day_a_turn_named(conversation_home):
     """'yesterday' said on 8 May is 7 May: a goal about 7 May weighs that turn in."""
     out = conversation_home("hydrate", "--goal", "what did Priya do on May 7", "--now",

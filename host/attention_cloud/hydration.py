@@ -352,6 +352,7 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
         "ceiling": meta["ceiling"].upper(),
         "path": meta["path"],
         "anchor": meta["anchor"] if isinstance(meta.get("anchor"), dict) else None,
+        **({"recency": str(meta["recency"])} if meta.get("recency") else {}),
         "now": meta.get("now") if isinstance(meta.get("now"), str) else None,
         "tokens": {"estimated": True, "estimator": ESTIMATOR},
         "facts": [{"handle": f.handle, "segment": f.segment, "level": f.level.upper(),

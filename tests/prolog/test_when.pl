@@ -61,6 +61,12 @@ test(last_night, [true(P-W == "last night"-('2023-03-09'-'2023-03-11'))]) :-
 % now is Saturday 11 March: the weekend before, 4-5 March (a day either side)
 test(last_weekend, [true(P-W == "last weekend"-('2023-03-03'-'2023-03-07'))]) :-
     window("where did we go last weekend", P, W).
+test(recency_cue, [true(Ps == ["most recently", "latest", "the last time"])]) :-
+    maplist([G, P]>>goal_recency_cue(G, P),
+            ["What happened most recently with the car?", "the latest on the deploy",
+             "when was the last time we spoke"], Ps).
+test(no_recency_cue, [fail]) :-
+    goal_recency_cue("what did we decide last week", _).
 test(month_word_as_verb_is_not_a_time, [fail]) :-
     window("I may go to the march", _, _).
 test(no_time, [fail]) :-
