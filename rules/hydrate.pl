@@ -55,7 +55,7 @@ hydrate/3 plans the frame entirely in Prolog:
 Frame = frame(Meta, Facts, Beyond) where Meta is a dict (goal, plane, path, budget, spent,
 segments, anchor, now: the time the goal was read against, speakers: who said each item by
 handle, in_window: why each item counted as inside the anchor's window, by handle (`written`,
-or the day its text names there); each segment's dict lists what it left out as redundant in `suppressed`), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
+or the day its text names there), recency: the words that asked for the newest, or ""; each segment's dict lists what it left out as redundant in `suppressed`), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
 Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source, Text).
 */
 
@@ -895,7 +895,8 @@ first_person_(W) :- memberchk(W, ["i", "my", "mine", "myself", "i'm", "i've", "i
 time_weight_(none, _, none).
 time_weight_(window(From, To, Phrase), SemGoal, Weight) :-
     goal_words(SemGoal, Words),
-    (   forall(member(W, Words), topicless_word_(W))
+    split_string(Phrase, " ", " ", PhraseWords),   % a goal that is only its time keeps them
+    (   forall(member(W, Words), ( topicless_word_(W) ; memberchk(W, PhraseWords) ))
     ->  Weight = window_first(From, To)
     ;   Weight = window(From, To, Phrase)
     ).
