@@ -54,7 +54,8 @@ hydrate/3 plans the frame entirely in Prolog:
 
 Frame = frame(Meta, Facts, Beyond) where Meta is a dict (goal, plane, path, budget, spent,
 segments, anchor, now: the time the goal was read against, speakers: who said each item by
-handle; each segment's dict lists what it left out as redundant in `suppressed`), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
+handle, in_window: why each item counted as inside the anchor's window, by handle (`written`,
+or the day its text names there), recency: the words that asked for the newest, or ""; each segment's dict lists what it left out as redundant in `suppressed`), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
 Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source, Text).
 */
 
@@ -134,9 +135,35 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     anchor_meta_(Anchor, AnchorMeta),
     stamp_meta_(Now, NowMeta),
     fact_speakers_(Facts, Speakers),
+    fact_windows_(Anchor, Facts, InWindow),
+    (   goal_recency_cue(Goal, Recency) -> true ; Recency = "" ),
     Meta = _{goal: Goal, plane: Plane, path: Path, budget: Total, spent: Spent,
              framing: Framing, ceiling: Ceiling, segments: SegMetas, anchor: AnchorMeta,
-             now: NowMeta, speakers: Speakers}.
+             now: NowMeta, speakers: Speakers, in_window: InWindow, recency: Recency}.
+
+% Why each item of the frame counted as inside the window the goal names (time_prior_/3), a
+% dict by handle: `written` when it was written there, else the first day its text names there
+% (mentions_date, "2023-05-28"); items outside it, and every item when the goal names no time,
+% have none.
+fact_windows_(none, _, InWindow) :- !,
+    dict_pairs(InWindow, in_window, []).
+fact_windows_(window(From, To, _), Facts, InWindow) :-
+    findall(Id-How, ( member(fact(Id, _, _, _, _, _, _, _, _, _, _), Facts),
+                      item_time(Id, _),
+                      item_window_(Id, From, To, How) ), Pairs0),
+    sort(1, @<, Pairs0, Pairs),
+    dict_pairs(InWindow, in_window, Pairs).
+
+item_window_(Id, From, To, How) :-
+    (   item_stamp(Id, Stamp), Stamp >= From, Stamp =< To
+    ->  How = written
+    ;   findall(Day, relation(Id, mentions_date, Day), Days0),
+        sort(Days0, Days),
+        member(Day, Days),
+        catch(parse_time(Day, iso_8601, Start), _, fail),
+        Start =< To, Start + 86400 > From
+    ->  atom_string(Day, How)
+    ).
 
 % The time the goal was read against (time_anchor_/4), ISO 8601 UTC; null for an empty memory.
 stamp_meta_(Now, Meta) :-
@@ -482,13 +509,15 @@ seed_ranking(Goal, Segment, K, Path, Seeds) :-
 % on relevant memory instead of ending early.
 jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :-
     (   Reader == none -> Fetch is max(K * 4, 48) ; Fetch is max(K * 16, 192) ),
-    semantic_goal_(Goal, Speaker, SemGoal),
+    timeless_goal_(Goal, Anchor, Goal1),
+    semantic_goal_(Goal1, Speaker, SemGoal),
+    time_weight_(Anchor, SemGoal, TimeWeight),
     (   catch(scope_nearest_(Segment, SemGoal, Fetch, Sem0), error(existence_error(embeddings, _), _), fail)
     ->  HaveSem = true,
         include(readable_pair_(Reader), Sem0, Sem)
     ;   Sem = [], HaveSem = false
     ),
-    scope_lexical_(Segment, Goal, Fetch, Lex0),
+    scope_lexical_(Segment, Goal1, Fetch, Lex0),
     include(readable_pair_(Reader), Lex0, Lex),
     (   HaveSem == true, Lex \== [] -> Path = hybrid
     ;   HaveSem == true -> Path = semantic
@@ -505,12 +534,41 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :
         include(readable_pair_(Reader), Fused10, Fused1),
         speaker_prior_(Speaker, Fused1, Fused1b),
         instructions_prior_(Fused1b, Fused2),
-        time_prior_(Anchor, Fused2, Fused),
+        time_prior_(TimeWeight, Fused2, Fused3),
+        recency_prior_(Goal, Fused3, Fused),
         discount_echoes_(Fused, Scored),
         split_at_(K, Scored, Top, Rest),
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
         findall(c(Id, S, relevance, 0, reserve), ( member(Id-S, Rest), S > 0 ), Reserve)
     ).
+
+% timeless_goal_(+Goal, +Anchor, -Goal1): Goal without the words of the time it names, for the
+% embedder and BM25. Those words say when, which the window weighs (time_prior_/3); read as
+% words they would favour every turn that says "last week" or "in June", whenever it was said.
+% A goal that is nothing but its time stays as it is.
+timeless_goal_(Goal, none, Goal) :- !.
+timeless_goal_(Goal, window(_, _, Phrase), Goal1) :-
+    split_string(Phrase, " ", " ", PhraseWords),
+    split_string(Goal, " \t\n\r", " \t\n\r", Tokens0),
+    exclude(==(""), Tokens0, Tokens),
+    maplist(bare_lower_, Tokens, Lower),
+    (   append(Before, Rest, Lower),
+        append(PhraseWords, _, Rest)
+    ->  length(Before, At), length(PhraseWords, N),
+        length(TokensBefore, At), append(TokensBefore, Rest0, Tokens),
+        length(Dropped, N), append(Dropped, TokensAfter, Rest0),
+        append(TokensBefore, TokensAfter, Kept),
+        atomic_list_concat(Kept, ' ', Text),
+        (   sub_atom(Text, _, 1, _, C), char_type(C, alpha)
+        ->  atom_string(Text, Goal1)
+        ;   Goal1 = Goal
+        )
+    ;   Goal1 = Goal
+    ).
+
+bare_lower_(Token, Lower) :-
+    split_string(Token, "", ",.;:!?()\"", [Bare]),
+    string_lower(Bare, Lower).
 
 % The jump within a segment (the index filters by segment) or within a mount's region (the
 % cosine of every member of the region, and the BM25 hits of the whole memory that lie in it).
@@ -829,12 +887,71 @@ name_at_(Name, Tokens, Cased, At) :-
 % "me" is left out: "can you remind me" asks the assistant, it does not say the user spoke.
 first_person_(W) :- memberchk(W, ["i", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"]).
 
+% time_weight_(+Anchor, +SemGoal, -Weight): how the window the goal names weighs in. A goal
+% that asks nothing but a time, once its time and the people it names are taken out
+% ("What did Tomás do on May 28?" is "What did do on"), has no topic for a relevance ranking
+% to follow: its cosines favour the turns that look like questions, and a ×1.4 could not
+% lift the hike of 28 May above them. Its window comes first (window_first(From, To)).
+time_weight_(none, _, none).
+time_weight_(window(From, To, Phrase), SemGoal, Weight) :-
+    goal_words(SemGoal, Words),
+    split_string(Phrase, " ", " ", PhraseWords),   % a goal that is only its time keeps them
+    (   forall(member(W, Words), ( topicless_word_(W) ; memberchk(W, PhraseWords) ))
+    ->  Weight = window_first(From, To)
+    ;   Weight = window(From, To, Phrase)
+    ).
+
+% Words that ask, point or link, and the verbs of doing, saying and happening: a goal of
+% only these names no topic.
+topicless_word_(W) :-
+    memberchk(W, ["what", "when", "where", "who", "whom", "which", "how", "why", "whats",
+                  "what's", "did", "do", "does", "doing", "done", "was", "were", "is", "are",
+                  "be", "been", "has", "have", "had", "i", "me", "my", "you", "your", "he",
+                  "him", "his", "she", "her", "they", "them", "their", "we", "us", "our", "it",
+                  "its", "the", "a", "an", "on", "in", "at", "of", "to", "for", "from", "with",
+                  "about", "and", "or", "up", "else", "anything", "something", "there", "that",
+                  "this", "then", "any", "happen", "happened", "happening", "say", "said",
+                  "talk", "talked", "tell", "told", "mention", "mentioned", "discuss",
+                  "discussed", "get", "got", "go", "went"]).
+
 % An item written inside the window the goal names ("two weeks ago") counts 40 % more: the
-% time is part of what the goal asks for, and neither embeddings nor BM25 read dates.
+% time is part of what the goal asks for, and neither embeddings nor BM25 read dates. For a
+% goal with no topic (time_weight_/3) every item dated in the window ranks above every other,
+% in the order of its own score: 0.5 + S/2 against S/2.
 time_prior_(none, Pairs, Pairs).
+time_prior_(window_first(From, To), Pairs, Out) :-
+    maplist(window_first_(From, To), Pairs, Out0),
+    sort_by_score_(Out0, Out).
 time_prior_(window(From, To, _), Pairs, Out) :-
     maplist(time_boost_(From, To), Pairs, Out0),
     sort_by_score_(Out0, Out).
+
+% A goal that asks for the newest of what it is about ("What happened most recently with the
+% car?", goal_recency_cue/2) weighs the items among its candidates by when they were written:
+% the newest counts 40 % more (as much as an item inside a window a goal names), the oldest as
+% it is, the others in proportion to their time. Relevance still decides what is about the car.
+recency_prior_(Goal, Pairs, Out) :-
+    (   goal_recency_cue(Goal, _),
+        findall(T, ( member(K-_, Pairs), item_stamp(K, T) ), Stamps),
+        Stamps = [_, _|_],
+        min_list(Stamps, Oldest), max_list(Stamps, Newest),
+        Newest > Oldest
+    ->  maplist(recency_boost_(Oldest, Newest), Pairs, Out0),
+        sort_by_score_(Out0, Out)
+    ;   Out = Pairs
+    ).
+
+recency_boost_(Oldest, Newest, K-S, K-S1) :-
+    (   item_stamp(K, T)
+    ->  S1 is round(S * (1 + 0.4 * (T - Oldest) / (Newest - Oldest)) * 10000) / 10000
+    ;   S1 = S
+    ).
+
+window_first_(From, To, K-S, K-S1) :-
+    (   item_dated_in(K, From, To)
+    ->  S1 is round((0.5 + S / 2) * 10000) / 10000
+    ;   S1 is round(S / 2 * 10000) / 10000
+    ).
 
 time_boost_(From, To, K-S, K-S1) :-
     (   item_dated_in(K, From, To)      % written in the window, or naming a day in it
@@ -1543,17 +1660,51 @@ fact_tokens_(Id, LabelTokens, Level, Tokens) :-
 % The tokens of Id's speaker label (0 without one), counted once per record, not per rung,
 % and estimated once per label in a process: estimating is a call to the host, and most
 % candidates of a frame carry one of a few labels ("user: ", "assistant: ", a name).
+% The days the item's text names (date_note_/3) are shown after it and counted here as well.
 label_tokens_(Id, LabelTokens) :-
     (   speaker_label_(Id, Label)
     ->  (   label_tokens_known_(Label, Known)
-        ->  LabelTokens = Known
-        ;   estimate_tokens(Label, LabelTokens),
-            assertz(label_tokens_known_(Label, LabelTokens))
+        ->  SpeakerTokens = Known
+        ;   estimate_tokens(Label, SpeakerTokens),
+            assertz(label_tokens_known_(Label, SpeakerTokens))
         )
-    ;   LabelTokens = 0
-    ).
+    ;   SpeakerTokens = 0
+    ),
+    date_note_(Id, _, NoteTokens),
+    LabelTokens is SpeakerTokens + NoteTokens.
 
 :- dynamic label_tokens_known_/2.   % as many as the names memory knows, and the two roles
+
+% date_note_(+Id, -Note, -Tokens): what the frame writes after the text of an item that names
+% days (relation(Id, mentions_date, Day): "yesterday" said on 4 April), each relative expression
+% with the day ingestion read it as, " [yesterday = Mon 2023-04-03]", so a reader need not
+% count back from the time the turn was written; "" and 0 for an item that names none. Written
+% by the host from the item's verbatim text (host_date_note/4), once per item in a process; in
+% a bare swipl without the host there is no note.
+date_note_(Id, Note, Tokens) :-
+    findall(Day, relation(Id, mentions_date, Day), Days0),
+    (   Days0 \== [],
+        current_predicate(atc_hydrate:host_date_note/4)
+    ->  sort(Days0, Days),
+        ( item_time(Id, Time) -> true ; Time = "" ),
+        (   date_note_known_(Id, Days-Time, Note0, Tokens0)
+        ->  Note = Note0, Tokens = Tokens0
+        ;   ( rung(Id, l0, Text) -> true ; Text = "" ),
+            host_date_note(Text, Time, Days, Note),
+            estimate_tokens(Note, Tokens),
+            assertz(date_note_known_(Id, Days-Time, Note, Tokens))
+        )
+    ;   Note = "", Tokens = 0
+    ).
+
+:- dynamic date_note_known_/4.      % Id, Days-Time, Note, Tokens: the notes written so far
+
+%!  host_date_note(+Text:string, +Time:string, +Days:list(atom), -Note:string) is det.
+%
+%   The note a frame writes after an item's Text, written at Time, that names Days
+%   (YYYY-MM-DD): `" [yesterday = Mon 2023-04-03]"`, or `""`. Implemented by the host
+%   (attention_cloud.ingest.timefmt.date_note, which also read the days at ingest), registered
+%   in this module when the bridge starts.
 
 % "Priya: ", the label an item's text is shown after: the speaker its transcript names
 % (journal item_speaker/2), else "user: " or "assistant: " for what an unnamed party said, so a
@@ -1891,7 +2042,9 @@ render_fact_(Segment, Framing, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),
     fact_framing_(Framing, Rung, Line),
     Tokens is Framed - Line,
     (   By0 = bridge(_, _) -> By = entity_expansion ; By = By0 ),
-    (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text) ; Text = Text0 ),
+    (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text1) ; Text1 = Text0 ),
+    date_note_(Id, Note, _),
+    string_concat(Text1, Note, Text),
     source_of_(Id, Source),
     time_of_(Id, Time),
     dirty_beliefs_(Id, Dirty).

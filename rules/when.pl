@@ -6,7 +6,8 @@
             item_stamp/2,               % +Item, -Stamp
             item_dated_in/3,            % +Item, +From, +To
             items_dated_between/4,      % +From, +To, +Max, -Items
-            goal_words/2                % +Goal, -Words
+            goal_words/2,               % +Goal, -Words
+            goal_recency_cue/2          % +Goal, -Phrase
           ]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
@@ -31,10 +32,14 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   |------------------------------------|------------------------------------------|
   | N days / weeks / months / years ago | N units before Now, ± a quarter of that (at least a day) |
   | last / past N units, last unit      | from N units (1 and a half when N is omitted) before Now to Now |
-  | yesterday; today, tonight           | the last two days; the last day          |
+  | yesterday, last night; today, tonight | the last two days; the last day        |
+  | last weekend, over the weekend      | the latest weekend before Now's day, ± a day |
   | this week / month / year            | the last 7 / 31 / 366 days               |
   | last Monday, on Friday ...          | that weekday's most recent date before Now, ± a day |
-  | in / during / since / early / late March, March 5 | that month's most recent occurrence up to Now |
+  | in / during / since / early / late March | that month's most recent occurrence up to Now |
+  | March 2023, in March 2023           | that month of that year                  |
+  | March 5, on 5 March, the 5th of March (, 2023) | that day, ± a day (its latest occurrence up to Now when no year is written) |
+  | in / during 2023 (ending the goal or a clause) | that year ("in 2048 bytes" is no time) |
 
 An item is *dated* inside a window when it was written there or when its text names a day
 there: ingestion resolves "yesterday", "two days ago", "last Friday" in a turn against the
@@ -59,6 +64,27 @@ goal_time_window(Goal, Now, From-To, Phrase) :-
     append(Used, After, Rest), !,
     atomic_list_concat(Used, ' ', PhraseAtom),
     atom_string(PhraseAtom, Phrase).
+
+%!  goal_recency_cue(+Goal:string, -Phrase:string) is semidet.
+%
+%   Phrase is the words of Goal that ask for the newest of what it is about ("What happened
+%   most recently with the car?", "the latest", "lately", "the last time"): no window, but an
+%   order. Fails when Goal has none.
+goal_recency_cue(Goal, Phrase) :-
+    goal_words(Goal, Words),
+    append(_, Rest, Words),
+    recency_cue_(Cue),
+    append(Cue, _, Rest), !,
+    atomic_list_concat(Cue, ' ', PhraseAtom),
+    atom_string(PhraseAtom, Phrase).
+
+recency_cue_(["most", "recently"]).
+recency_cue_(["most", "recent"]).
+recency_cue_(["the", "last", "time"]).
+recency_cue_(["latest"]).
+recency_cue_(["lately"]).
+recency_cue_(["recently"]).
+recency_cue_(["newest"]).
 
 %!  goal_words(+Goal:string, -Words:list(string)) is det.
 %
@@ -267,8 +293,12 @@ expression(Now, From, To) -->
     ( ["last"] ; ["past"] ; ["previous"] ), unit(U), !,
     { From is Now - 1.5 * U, To = Now }.
 expression(Now, From, To) -->
-    ["yesterday"], !,
+    ( ["yesterday"] ; ["last", "night"] ), !,
     { From is Now - 2 * 86400, To = Now }.
+expression(Now, From, To) -->
+    ( ["last", "weekend"] ; ["over", "the", "weekend"] ), !,
+    { last_weekend(Now, Saturday),
+      From is Saturday - 86400, To is Saturday + 3 * 86400 }.
 expression(Now, From, To) -->
     ( ["today"] ; ["tonight"] ; ["this", "morning"] ; ["this", "afternoon"] ; ["this", "evening"] ), !,
     { From is Now - 86400, To = Now }.
@@ -280,11 +310,22 @@ expression(Now, From, To) -->
     { last_weekday(Now, D, Day),
       From is Day - 86400, To is Day + 2 * 86400 }.
 expression(Now, From, To) -->
-    month_cue, month(M), optional_day, !,
-    { last_month_span(Now, M, From, To) }.
+    month_cue, month(M), optional_day(D), optional_year(Y), !,
+    { calendar_span(Now, Y, M, D, From, To) }.
 expression(Now, From, To) -->
-    month(M), day_number, !,
-    { last_month_span(Now, M, From, To) }.
+    month(M), day_number(D), optional_year(Y), !,
+    { calendar_span(Now, Y, M, D, From, To) }.
+expression(Now, From, To) -->
+    month(M), year(Y), !,                              % "May 2023": no verb is followed by a year
+    { calendar_span(Now, Y, M, none, From, To) }.
+expression(Now, From, To) -->
+    day_before_month(D), month(M), optional_year(Y), !,
+    { calendar_span(Now, Y, M, D, From, To) }.
+expression(_Now, From, To) -->
+    year_cue, year(Y), year_ends, !,
+    { date_time_stamp(date(Y, 1, 1, 0, 0, 0, 0, -, -), From),
+      Y1 is Y + 1,
+      date_time_stamp(date(Y1, 1, 1, 0, 0, 0, 0, -, -), To) }.
 
 amount(N) --> [W], { number_word(W, N) }, !.
 amount(N) --> [W], { atom_number(W, N), integer(N), N > 0, N < 1000 }, !.
@@ -328,18 +369,49 @@ month_word("april", 4).     month_word("may", 5).       month_word("june", 6).
 month_word("july", 7).      month_word("august", 8).    month_word("september", 9).
 month_word("october", 10).  month_word("november", 11). month_word("december", 12).
 
-optional_day --> day_number, !.
-optional_day --> [].
+optional_day(D) --> day_number(D), !.
+optional_day(none) --> [].
 
-day_number --> [W], { day_word(W) }.
+day_number(D) --> [W], { day_word(W, D, _) }.
 
-day_word(W) :-
-    (   atom_number(W, N) -> true
+% A day written before its month: "on 28 May", "the 28th of May", "28th May", "28 May 2023".
+% A bare number needs "on" before it or a year after the month ("the 3 may be wrong" is no day).
+day_before_month(D) --> ["on"], [W], { day_word(W, D, _) }, optional_of, !.
+day_before_month(D) --> [W], { day_word(W, D, ordinal) }, optional_of, !.
+day_before_month(D), [M, Y] --> [W, M, Y], { day_word(W, D, _), month_word(M, _), year_word(Y, _) }.
+
+optional_of --> ["of"], !.
+optional_of --> [].
+
+% day_word(+Word, -Day, -Form): Word writes a day of the month, as a number or an ordinal.
+day_word(W, N, Form) :-
+    (   atom_number(W, N) -> Form = number
     ;   sub_string(W, 0, _, 2, Digits), sub_string(W, _, 2, 0, Suffix),
         memberchk(Suffix, ["st", "nd", "rd", "th"]),
-        number_string(N, Digits)
+        number_string(N, Digits), Form = ordinal
     ),
     integer(N), N >= 1, N =< 31.
+
+% A year the goal writes after a month or a day ("May 2023", "May 28th, 2023"; goal_words/2
+% dropped the comma), or after a cue alone ("in 2023").
+optional_year(Y) --> year(Y), !.
+optional_year(none) --> [].
+
+year(Y) --> [W], { year_word(W, Y) }.
+
+year_word(W, Y) :-
+    string_length(W, 4),
+    number_string(Y, W), integer(Y), Y >= 1900, Y =< 2199.
+
+year_cue --> ( ["in"] ; ["during"] ), !.
+
+% A year alone ends the goal or a clause of it ("in 2023?", "in 2023 about her sister"): "in
+% 2048 bytes" and "in 2000 ms" are amounts, which a time read from them would take out of the
+% words the jump searches for.
+year_ends([], []).
+year_ends([W|Ws], [W|Ws]) :-
+    memberchk(W, ["and", "or", "but", "about", "with", "for", "to", "when", "what", "where",
+                  "who", "which", "how", "did", "was", "were", "is", "are", "at", "on", "by"]).
 
 % --- calendar ----------------------------------------------------------------------------------
 
@@ -351,6 +423,40 @@ last_weekday(Now, D, Day) :-
     Back0 is (W - D) mod 7,
     ( Back0 =:= 0 -> Back = 7 ; Back = Back0 ),
     Day is Today - Back * 86400.
+
+% calendar_span(+Now, +Year, +Month, +Day, -From, -To): the window of a date the goal writes.
+% A day is that day, with a day either side (as for a weekday: the journal's times are UTC, the
+% speaker's day may not be); without a day, the whole month. Year `none`: the latest such day
+% or month not after Now (a month is then cut at Now); a written year is taken as it is, even
+% after Now (a goal may ask about a plan).
+calendar_span(Now, none, M, none, From, To) :- !,
+    last_month_span(Now, M, From, To).
+calendar_span(_, Y, M, none, From, To) :- !,
+    month_span_(Y, M, From, To).
+calendar_span(Now, Y0, M, D, From, To) :-
+    (   Y0 == none
+    ->  stamp_date_time(Now, date(NY, NM, ND, _, _, _, _, _, _), 'UTC'),
+        ( M-D @=< NM-ND -> Y = NY ; Y is NY - 1 )
+    ;   Y = Y0
+    ),
+    date_time_stamp(date(Y, M, D, 0, 0, 0, 0, -, -), Day),
+    From is Day - 86400,
+    To is Day + 2 * 86400.
+
+month_span_(Y, M, From, To) :-
+    date_time_stamp(date(Y, M, 1, 0, 0, 0, 0, -, -), From),
+    ( M =:= 12 -> Y1 is Y + 1, M1 = 1 ; Y1 = Y, M1 is M + 1 ),
+    date_time_stamp(date(Y1, M1, 1, 0, 0, 0, 0, -, -), To).
+
+% The Saturday (midnight UTC) of the latest weekend before Now's day; on a Saturday or a
+% Sunday, of the weekend before it (ingestion reads "last weekend" in a turn the same way).
+last_weekend(Now, Saturday) :-
+    Today is floor(Now / 86400) * 86400,
+    format_time(atom(A), '%u', Today),
+    atom_number(A, W),
+    Back0 is (W - 6) mod 7,
+    ( Back0 < 2 -> Back is Back0 + 7 ; Back = Back0 ),
+    Saturday is Today - Back * 86400.
 
 % The span of month M in the latest year where it does not start after Now.
 last_month_span(Now, M, From, To) :-

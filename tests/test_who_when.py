@@ -11,9 +11,10 @@ from click.testing import CliRunner
 
 from attention_cloud import Memory
 from attention_cloud.cli import main
+from attention_cloud.curate.tokens import estimate_tokens
 from attention_cloud.home import write_config
 from attention_cloud.ingest import parse_path
-from attention_cloud.ingest.timefmt import read_time, relative_dates
+from attention_cloud.ingest.timefmt import date_note, read_time, relative_dates
 
 # -- date forms ---------------------------------------------------------------------------------
 DATE_FORMS = [
@@ -182,6 +183,25 @@ def test_relative_dates_resolve_against_the_turns_own_time():
     assert relative_dates(text, "") == []   # no time: nothing to read it against
 
 
+def test_last_night_and_last_weekend_are_read_as_days():
+    text = "We went camping last weekend and I was sick last night."
+    assert relative_dates(text, "2023-05-08T13:56:00Z") == [    # a Monday
+        ("last weekend", "2023-05-06"), ("last night", "2023-05-07")]
+    # on a Sunday "last weekend" is the one before, not the one it is part of
+    assert relative_dates(text, "2023-05-07T10:00:00Z")[0] == ("last weekend", "2023-04-29")
+
+
+def test_date_note_shows_each_expression_with_the_day_it_names():
+    text = "I signed up yesterday, and last week I asked."
+    assert date_note(text, "2023-05-08T13:56:00Z", ["2023-05-07", "2023-05-01"]) == \
+        " [yesterday = Sun 2023-05-07; last week ≈ Mon 2023-05-01]"   # weeks are approximate
+    # written at 09:00 in Sydney on 8 May (23:00 UTC on the 7th): the day ingest read is kept
+    assert date_note("I signed up yesterday.", "2023-05-07T23:00:00Z", ["2023-05-07"]) == \
+        " [yesterday = Sun 2023-05-07]"
+    assert date_note("", "", ["2023-05-07"]) == " [Sun 2023-05-07]"    # no words found: the day
+    assert date_note("no days here", "2023-05-08T13:56:00Z", []) == ""
+
+
 # -- end to end -------------------------------------------------------------------------------------
 CONVERSATION = [
     ("Priya", "user", "1:56 pm on 8 May, 2023",
@@ -263,6 +283,19 @@ def test_the_receipt_names_each_facts_speaker_and_the_time_the_goal_was_read_aga
     assert given["receipt"]["now"] == "2023-07-01T08:00:00Z"
 
 
+def test_the_frame_says_the_time_its_goal_was_read_against(conversation_home):
+    """"How many days ago did Priya start pottery?" counts from now: the frame says it, not only
+    the receipt, and pays for the words."""
+    goal = "How many days ago did Priya start the pottery class?"
+    for args, now in (((), "now Fri 2023-06-02 09:05"),
+                      (("--now", "2023-07-01T08:00:00Z"), "now Sat 2023-07-01 08:00")):
+        text = conversation_home("hydrate", "--goal", goal, "--budget", "300", *args).output
+        assert text.splitlines()[1].endswith(f" · {now} · times UTC")
+        envelope = conversation_home("hydrate", "--goal", goal, "--budget", "300", *args,
+                                     "--format", "envelope").output
+        assert estimate_tokens(envelope) <= 300
+
+
 def test_goal_speaker_reads_names_memory_knows(conversation_home):
     out = conversation_home("query", 'goal_speaker("what did Tomás say about his knee", A), '
                             'goal_speaker("Did Priya\'s bowl survive?", B), '
@@ -272,29 +305,115 @@ def test_goal_speaker_reads_names_memory_knows(conversation_home):
     assert json.loads(none.output) == []
 
 
+def record_embedded(mem: Memory) -> list[str]:
+    """The texts ``mem``'s embedder is asked to embed from now on (a list that fills up)."""
+    asked: list[str] = []
+    inner = mem.jump.embedder
+
+    class Recording:
+        id, dim = inner.id, inner.dim
+
+        def embed(self, texts, batch_size=64):
+            asked.extend(texts)
+            return inner.embed(texts, batch_size=batch_size)
+
+    mem.jump._embedder = Recording()
+    return asked
+
+
 def test_the_embedder_reads_the_goal_without_the_speakers_it_names(conversation_home, home):
     """Every turn is embedded after its speaker's name, so a name in the question would pull the
     jump toward that speaker's shortest turns; the embedder gets the question without the names
     of the people memory knows (who is asked about is weighed by the speaker prior), while BM25
     still reads them."""
     with Memory.open(home) as mem:
-        asked: list[str] = []
-        inner = mem.jump.embedder
-
-        class Recording:
-            id, dim = inner.id, inner.dim
-
-            def embed(self, texts, batch_size=64):
-                asked.extend(texts)
-                return inner.embed(texts, batch_size=batch_size)
-
-        mem.jump._embedder = Recording()
+        asked = record_embedded(mem)
         frame = mem.hydrate("When did Priya and Tomás's friend start the pottery class?", budget=400)
         assert asked and set(asked) == {"When did and friend start the pottery class?"}
         assert any("pottery class yesterday" in f.text for f in frame.facts)
         asked.clear()
         mem.hydrate("will it rain on the marathon", budget=400)   # nobody named: as written
         assert set(asked) == {"will it rain on the marathon"}
+
+
+def test_the_jump_reads_the_goal_without_the_time_it_names(conversation_home, home):
+    """The words of the time a goal names say when, which the window weighs: read as words by
+    the embedder and BM25 they favoured every turn that says "two years ago" or "in June",
+    whenever it was said."""
+    with Memory.open(home) as mem:
+        asked = record_embedded(mem)
+        searched: list[str] = []
+        lexical_hits = mem.jump.lexical_hits
+
+        def recording_lexical(query, k, options):
+            searched.append(str(query))
+            return lexical_hits(query, k, options)
+
+        mem.jump.lexical_hits = recording_lexical
+        frame = mem.hydrate("Which trip did Tomás book in June 2023?", budget=400)
+        assert frame.receipt["anchor"]["phrase"] == "in june 2023"
+        assert set(asked) == {"Which trip did book"}   # the "?" went with "2023?"
+        assert set(searched) == {"Which trip did Tomás book"}
+        asked.clear(), searched.clear()
+        mem.hydrate("What happened two years ago?", budget=400, now="2023-06-02T09:05:00Z")
+        assert set(asked) == {"What happened"} and set(searched) == {"What happened"}
+        asked.clear(), searched.clear()
+        mem.hydrate("yesterday?", budget=400)        # nothing but its time: read as written
+        assert set(asked) == {"yesterday?"}
+
+
+def test_a_goal_that_asks_only_a_time_takes_its_window_first(home, tmp_path):
+    """"What did Tomás do on May 28?" names no topic: its cosines would favour the turns that
+    look like its question ("What did you do?"), and the turn that says what he did that day
+    (said on 2 June, "last Sunday") must come first all the same."""
+    turns = [("Tomás", "10:00 am on 3 April, 2023", "What did you do on the weekend?"),
+             ("Priya", "10:05 am on 3 April, 2023", "I did the pottery class, what did you do?"),
+             ("Tomás", "9:00 am on 20 April, 2023", "What did you do about it?"),
+             ("Tomás", "9:10 am on 20 April, 2023", "Did you do it on time?"),
+             ("Priya", "6:00 pm on 2 June, 2023", "How were the mountains?"),
+             ("Tomás", "6:05 pm on 2 June, 2023", "The hike up Mount Tam last Sunday destroyed my legs."),
+             ("Tomás", "7:00 pm on 9 July, 2023", "What did you do with the old bookshelf?")]
+    path = tmp_path / "hike.jsonl"
+    path.write_text("".join(json.dumps({"role": "user" if n == "Priya" else "assistant",
+                                        "name": n, "timestamp": t, "content": c}) + "\n"
+                            for n, t, c in turns))
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        mem.ingest([path])
+        mem.curate()
+        for goal, now in (("What did Tomás do on May 28?", "2023-06-02T18:05:00Z"),
+                          ("What happened last weekend?", "2023-05-31T12:00:00Z"),
+                          ("yesterday?", "2023-05-29T12:00:00Z")):   # nothing but its time
+            frame = mem.hydrate(goal, budget=200, now=now)
+            assert "Mount Tam" in frame.facts[0].text, (goal, frame.text)
+            assert frame.receipt["facts"][0]["in_window"] == "2023-05-28"
+        # a goal with a topic keeps the ×1.4: the window weighs in, it does not come first
+        topical = mem.hydrate("Did Tomás do the bookshelf on May 28?", budget=200,
+                              now="2023-07-10T00:00:00Z")
+        assert "bookshelf" in topical.facts[0].text
+
+
+def test_a_goal_asking_for_the_newest_favours_the_newest_of_its_matches(home, tmp_path):
+    """"What happened most recently with the car?": of the turns about the car, the newest
+    leads; a turn about something else does not come in for being new."""
+    turns = [("1:00 pm on 3 March, 2023", "The car broke down on the motorway."),
+             ("1:00 pm on 9 May, 2023", "The car got new tyres at the garage."),
+             ("1:00 pm on 1 August, 2023", "The car was sold to a neighbour."),
+             ("1:00 pm on 2 August, 2023", "We had pasta for dinner.")]
+    path = tmp_path / "car.jsonl"
+    path.write_text("".join(json.dumps({"role": "user", "name": "Tomás", "timestamp": t,
+                                        "content": c}) + "\n" for t, c in turns))
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        mem.ingest([path])
+        mem.curate()
+        plain = mem.hydrate("What happened with the car?", budget=300)
+        assert "recency" not in plain.receipt
+        newest = mem.hydrate("What happened most recently with the car?", budget=300)
+        assert newest.receipt["recency"] == "most recently"
+        cars = [f.text for f in newest.facts if "car" in f.text]
+        assert cars[0] == "Tomás: The car was sold to a neighbour.", newest.text
+        assert "pasta" not in newest.facts[0].text
 
 
 def test_a_time_anchored_goal_finds_the_day_a_turn_named(conversation_home):
@@ -304,6 +423,48 @@ def test_a_time_anchored_goal_finds_the_day_a_turn_named(conversation_home):
     receipt = json.loads(out.output)["receipt"]
     assert receipt["anchor"]["phrase"] == "may 7"
     assert "pottery class yesterday" in json.loads(out.output)["text"]
+
+
+def test_the_frame_shows_the_day_a_relative_expression_names(conversation_home):
+    """'yesterday' said on 8 May: the frame says it was 7 May, and pays for saying so."""
+    for budget in ("200", "400"):
+        out = conversation_home("hydrate", "--goal", "When did Priya start the pottery class?",
+                                "--budget", budget, "--format", "json")
+        frame = json.loads(out.output)
+        assert ("Priya: Guess what, I signed up for the pottery class yesterday! The first lesson "
+                "is on Thursday. [yesterday = Sun 2023-05-07]") in frame["text"]
+        envelope = conversation_home("hydrate", "--goal", "When did Priya start the pottery "
+                                     "class?", "--budget", budget, "--format", "envelope").output
+        assert "[yesterday = Sun 2023-05-07]" in envelope
+        assert estimate_tokens(envelope) <= int(budget)   # the note is paid for
+    lisbon = conversation_home("hydrate", "--goal", "Who went to Lisbon with her sister?",
+                               "--budget", "400").output
+    assert "two years ago with my sister. [two years ago ≈ Wed 2021-06-02]" in lisbon
+
+
+def test_the_receipt_says_which_facts_the_window_counted_and_why(conversation_home):
+    """A fact inside the window a goal names says so: written there, or naming a day there."""
+    def facts(goal):
+        out = conversation_home("hydrate", "--goal", goal, "--budget", "600", "--format", "json")
+        frame = json.loads(out.output)
+        return frame["receipt"]["facts"], frame["text"]
+
+    named, text = facts("What did Priya do in June 2021?")   # "two years ago", said 2 June 2023
+    assert "two years ago with my sister" in text
+    lisbon = [f for f in named if f["time"] == "2023-06-02T09:05:00Z" and f.get("speaker") == "Priya"]
+    assert [f["in_window"] for f in lisbon] == ["2021-06-02"]
+    assert all(f.get("in_window") in (None, "2021-06-02") for f in named)
+    written, _ = facts("What did Tomás say in May 2023?")
+    turns = [f for f in written if "speaker" in f]     # items: arcs and rollups have no window
+    assert {f["in_window"] for f in turns if f["time"].startswith("2023-05")} == {"written"}
+    assert not any("in_window" in f for f in written if not f["time"].startswith("2023-05"))
+    # the frame says how many of its facts lie inside the window: none, when memory is silent then
+    empty = conversation_home("hydrate", "--goal", "What did Priya do in March 2022?").output
+    assert "anchored to \"in march 2022\": 2022-03-01T00:00:00Z .. 2022-04-01T00:00:00Z · 0 facts inside" in empty
+    may = conversation_home("hydrate", "--goal", "What did Tomás say in May 2023?", "--budget", "600").output
+    assert f" · {sum(1 for f in written if 'in_window' in f)} facts inside" in may
+    unanchored, _ = facts("When did Priya start the pottery class?")
+    assert not any("in_window" in f for f in unanchored)
 
 
 def test_homes_written_before_speakers_replay_with_the_role(home):

@@ -340,6 +340,7 @@ def excerpt_fields(excerpt: dict[str, Any] | None) -> dict[str, Any]:
 def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Term]) -> dict:
     capped = {str(h) for s in meta["segments"] for h in s.get("capped", [])}
     speakers = meta.get("speakers") if isinstance(meta.get("speakers"), dict) else {}
+    in_window = meta.get("in_window") if isinstance(meta.get("in_window"), dict) else {}
     return {
         "goal": meta["goal"],
         "plane": meta["plane"],
@@ -351,12 +352,14 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
         "ceiling": meta["ceiling"].upper(),
         "path": meta["path"],
         "anchor": meta["anchor"] if isinstance(meta.get("anchor"), dict) else None,
+        **({"recency": str(meta["recency"])} if meta.get("recency") else {}),
         "now": meta.get("now") if isinstance(meta.get("now"), str) else None,
         "tokens": {"estimated": True, "estimator": ESTIMATOR},
         "facts": [{"handle": f.handle, "segment": f.segment, "level": f.level.upper(),
                    "seeded_by": f.seeded_by, "score": f.score, "tokens": f.tokens,
                    "hops": f.hops, "source": f.source, "time": f.time,
                    **({"speaker": str(speakers[f.handle])} if f.handle in speakers else {}),
+                   **({"in_window": str(in_window[f.handle])} if f.handle in in_window else {}),
                    **({"capped_by": "ceiling"} if f.handle in capped else {}),
                    **({"excerpt": f.excerpt} if f.excerpt_spans else {}),
                    **({"dirty_beliefs": list(f.dirty_beliefs)} if f.dirty_beliefs else {})}
@@ -380,10 +383,11 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty:
     ``empty`` says why a frame with no facts holds none (a budget too small, ...)."""
     b = receipt["budget"]
     lines = _head_lines(receipt["goal"], receipt["plane"], receipt["path"], b["spent"], b["total"],
-                        receipt["id"])
+                        receipt["id"], receipt.get("now") or "")
     anchor = receipt.get("anchor")
     if anchor:
-        lines.append(_anchor_line(anchor["phrase"], anchor["from"], anchor["to"]))
+        inside = sum(1 for f in receipt["facts"] if "in_window" in f)
+        lines.append(_anchor_line(anchor["phrase"], anchor["from"], anchor["to"], inside))
     for segment, seg in b["segments"].items():
         lines.append("")
         lines.append(_segment_line(segment, seg["spent"], seg["budget"], seg["path"]))
@@ -423,14 +427,20 @@ def goal_shown(goal: str) -> str:
     return line[:GOAL_SHOWN_CHARS - 1].rstrip() + "…"
 
 
-def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receipt_id: str) -> list[str]:
+def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receipt_id: str,
+                now: str = "") -> list[str]:
+    # ``now``, the time the goal was read against, is what "how many days ago" counts from;
+    # the facts' headings show the journal's UTC times
+    read_at = f" · now {_when(now)[3:]}" if now else ""
     return [f"memory frame for: {goal_shown(goal)}",
             f"plane {plane} · path {path} · {spent}/{total} tokens (estimated) · receipt {receipt_id}"
-            " · times UTC"]  # the facts' headings show the journal's UTC times
+            f"{read_at} · times UTC"]
 
 
-def _anchor_line(phrase: str, start: str, end: str) -> str:
-    return f"anchored to \"{phrase}\": {start} .. {end}"
+def _anchor_line(phrase: str, start: str, end: str, inside: int) -> str:
+    # how many facts lie inside the window (the receipt's in_window): none says that memory
+    # holds nothing written then or naming a day then, and the facts shown are from other times
+    return f"anchored to \"{phrase}\": {start} .. {end} · {inside} facts inside"
 
 
 def _segment_line(segment: str, spent: int, budget: int, path: str) -> str:
@@ -467,9 +477,9 @@ def framing_estimates(goal: str, plane: str, phrase: str) -> list[int]:
     from .curate.tokens import estimate_tokens
 
     n, handle, when = _LONGEST["count"], _LONGEST["handle"], _LONGEST["time"]
-    head = _head_lines(goal, plane, _LONGEST["path"], n, n, _LONGEST["receipt"])
+    head = _head_lines(goal, plane, _LONGEST["path"], n, n, _LONGEST["receipt"], when)
     if phrase:
-        head.append(_anchor_line(phrase, when, when))
+        head.append(_anchor_line(phrase, when, when, n))
     lines = [_fact_line("L0", handle, when, True), _fact_line("L3", handle, when, True),
              _fact_line("L0", handle, when, True, 999, 999), _crumb_line(handle, "L3", "")]
     return ([estimate_tokens(envelope(_LONGEST["receipt"], "\n".join(head)) + "\n")]
@@ -488,11 +498,17 @@ def segment_framing_estimate(segment: str) -> int:
 
 def register_for_prolog(pl: Any) -> None:
     """Define ``atc_hydrate:host_frame_framing/4`` and ``host_segment_framing/2`` in ``pl``
-    (rules/hydrate.pl budgets the frame's own lines with them)."""
+    (rules/hydrate.pl budgets the frame's own lines with them), and ``host_date_note/4``, the
+    note after a turn that names days (:func:`attention_cloud.ingest.timefmt.date_note`)."""
     pl.register("host_frame_framing", 4,
                 lambda goal, plane, phrase: framing_estimates(str(goal), str(plane), str(phrase)),
                 module="atc_hydrate")
     pl.register("host_segment_framing", 2, lambda segment: segment_framing_estimate(str(segment)),
+                module="atc_hydrate")
+    from .ingest.timefmt import date_note
+
+    pl.register("host_date_note", 4,
+                lambda text, time, days: date_note(str(text), str(time), [str(d) for d in days]),
                 module="atc_hydrate")
 
 

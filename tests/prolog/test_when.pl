@@ -32,6 +32,41 @@ test(weekday, [true(P-W == "last saturday"-('2023-03-03'-'2023-03-06'))]) :-
     window("what did we do last Saturday", P, W).
 test(yesterday, [true(W == '2023-03-09'-'2023-03-11')]) :-
     window("the error from yesterday", _, W).
+% A year the goal writes is that year's, not the month's latest occurrence (now is March 2023).
+test(month_with_year, [true(P-W == "in may 2021"-('2021-05-01'-'2021-06-01'))]) :-
+    window("What did Priya say in May 2021 about her sister?", P, W).
+test(month_of_a_later_year_is_not_cut_at_now, [true(W == '2023-05-01'-'2023-06-01')]) :-
+    window("the wedding planned for May 2023", _, W).
+test(year_alone, [true(P-W == "in 2021"-('2021-01-01'-'2022-01-01'))]) :-
+    window("What did Tomas do in 2021?", P, W).
+test(year_alone_before_a_clause, [true(W == '2021-01-01'-'2022-01-01')]) :-
+    window("what did Priya say in 2021 about her sister", _, W).
+test(number_after_in_is_an_amount, [fail]) :-
+    window("the buffer is read in 2048 byte chunks", _, _).
+test(number_after_of_is_an_amount, [fail]) :-
+    window("a batch of 2000 items failed", _, _).
+% A day the goal names is that day (a day either side, as for a weekday), not its whole month.
+test(month_and_day, [true(P-W == "may 28"-('2022-05-27'-'2022-05-30'))]) :-
+    window("What did Tomas do on May 28?", P, W).
+test(day_and_month, [true(P-W == "on 28 may"-('2022-05-27'-'2022-05-30'))]) :-
+    window("What did Tomas do on 28 May?", P, W).
+test(day_of_month_with_year, [true(P-W == "28th of may 2021"-('2021-05-27'-'2021-05-30'))]) :-
+    window("What happened on the 28th of May, 2021?", P, W).
+test(day_this_month, [true(W == '2023-03-04'-'2023-03-07')]) :-
+    window("the call on March 5th", _, W).
+test(number_before_a_month_verb_is_no_day, [fail]) :-
+    window("the 3 may be wrong", _, _).
+test(last_night, [true(P-W == "last night"-('2023-03-09'-'2023-03-11'))]) :-
+    window("what did Priya cook last night", P, W).
+% now is Saturday 11 March: the weekend before, 4-5 March (a day either side)
+test(last_weekend, [true(P-W == "last weekend"-('2023-03-03'-'2023-03-07'))]) :-
+    window("where did we go last weekend", P, W).
+test(recency_cue, [true(Ps == ["most recently", "latest", "the last time"])]) :-
+    maplist([G, P]>>goal_recency_cue(G, P),
+            ["What happened most recently with the car?", "the latest on the deploy",
+             "when was the last time we spoke"], Ps).
+test(no_recency_cue, [fail]) :-
+    goal_recency_cue("what did we decide last week", _).
 test(month_word_as_verb_is_not_a_time, [fail]) :-
     window("I may go to the march", _, _).
 test(no_time, [fail]) :-

@@ -253,7 +253,8 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _WEEKDAY = r"(" + "|".join(_WEEKDAYS) + r")"
 _RELATIVE = re.compile(
     r"\b(?:(?P<before>the day before yesterday)|(?P<after>the day after tomorrow)"
-    r"|(?P<yesterday>yesterday)"
+    r"|(?P<yesterday>yesterday|last night)"
+    r"|(?P<weekend>last weekend)"
     r"|(?P<tomorrow>tomorrow)"
     r"|(?P<ago_n>" + _NUMBER + r")\s+(?P<ago_u>" + _UNIT + r")\s+ago"
     r"|(?P<last_u>last|next)\s+(?P<last_unit>week|month|year)"
@@ -270,7 +271,9 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     The turn's day is the day it was written on where ``time`` is a :class:`TurnTime` (at
     09:00 in Sydney "yesterday" is the day before the Sydney date, though it is still the
     previous evening in UTC), else the UTC day.
-    "yesterday" is the day before the turn's, "two days ago" two days before, "last week" /
+    "yesterday" and "last night" are the day before the turn's, "last weekend" its Saturday
+    (the latest before the turn's day; on a Saturday or Sunday the one a week before),
+    "two days ago" two days before, "last week" /
     "last month" / "last year" the same day a week / month / year before, "last Friday" the
     latest Friday before the turn's day; "tomorrow", "next week", "next Friday" forward.
     ("today" is the turn's own day, which its time already says; "in three days" may be a
@@ -294,6 +297,48 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     return list(found.items())
 
 
+_WEEKDAY_ABBR = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not %a: that follows the locale
+
+
+def date_note(text: str, time: str, days: list[str]) -> str:
+    """What a frame writes after a turn that names days: each relative expression with the day
+    it was read as at ingest, `` [yesterday = Sun 2023-05-07; last week ≈ Mon 2023-05-01]``.
+
+    ``days`` are the item's ``mentions_date`` days (``YYYY-MM-DD``), resolved at ingest on the
+    day the turn was written in its writer's zone; ``time`` is its journal time (UTC), against
+    which ``text`` is read again to find the words of each day (a turn written near midnight
+    away from UTC reads a day off in UTC, so a day either side is tried too). "=" marks a day
+    the words name exactly, "≈" one counted in weeks, months or years ("last week" is some day
+    of the week before, not that one). A day whose words are not found is shown alone; ``""``
+    when there are no days.
+    """
+    wanted = sorted(set(days))
+    if not wanted:
+        return ""
+    parts: list[str] = []
+    shown: set[str] = set()
+    moment = parse_moment(time) if time else None
+    if moment is not None and text:
+        for shift in (0, -1, 1):
+            read = relative_dates(text, (moment + timedelta(days=shift)).strftime("%Y-%m-%dT%H:%M:%SZ"))
+            if any(day in wanted for _, day in read):
+                for phrase, day in read:
+                    if day in wanted and day not in shown:
+                        approx = re.search(r"week|month|year", phrase) is not None
+                        parts.append(f"{phrase} {'≈' if approx else '='} {_day_shown(day)}")
+                        shown.add(day)
+                break
+    parts.extend(_day_shown(day) for day in wanted if day not in shown)
+    return " [" + "; ".join(parts) + "]"
+
+
+def _day_shown(day: str) -> str:
+    try:
+        return f"{_WEEKDAY_ABBR[date.fromisoformat(day).weekday()]} {day}"
+    except ValueError:
+        return day
+
+
 def _resolve(match: re.Match[str], day: date) -> date | None:
     g = match.groupdict()
     if g["before"]:
@@ -304,6 +349,9 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
         return day - timedelta(days=1)
     if g["tomorrow"]:
         return day + timedelta(days=1)
+    if g["weekend"]:  # its Saturday: the latest before the turn's day, the one before it on a weekend
+        back = (day.weekday() - 5) % 7
+        return day - timedelta(days=back + 7 if back < 2 else back)
     if g["ago_n"]:
         return _shift(day, -_amount(g["ago_n"]), g["ago_u"])
     if g["last_unit"]:
