@@ -287,8 +287,8 @@ def test_the_frame_says_the_time_its_goal_was_read_against(conversation_home):
     """"How many days ago did Priya start pottery?" counts from now: the frame says it, not only
     the receipt, and pays for the words."""
     goal = "How many days ago did Priya start the pottery class?"
-    for args, now in (((), "now Fri 2023-06-02 09:05"),
-                      (("--now", "2023-07-01T08:00:00Z"), "now Sat 2023-07-01 08:00")):
+    for args, now in (((), "as of Fri 2023-06-02 09:05"),
+                      (("--now", "2023-07-01T08:00:00Z"), "as of Sat 2023-07-01 08:00")):
         text = conversation_home("hydrate", "--goal", goal, "--budget", "300", *args).output
         assert text.splitlines()[1].endswith(f" · {now} · times UTC")
         envelope = conversation_home("hydrate", "--goal", goal, "--budget", "300", *args,

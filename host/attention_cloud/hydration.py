@@ -431,7 +431,7 @@ def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receip
                 now: str = "") -> list[str]:
     # ``now``, the time the goal was read against, is what "how many days ago" counts from;
     # the facts' headings show the journal's UTC times
-    read_at = f" · now {_when(now)[3:]}" if now else ""
+    read_at = f" · as of {_when(now)[3:]}" if now else ""
     return [f"memory frame for: {goal_shown(goal)}",
             f"plane {plane} · path {path} · {spent}/{total} tokens (estimated) · receipt {receipt_id}"
             f"{read_at} · times UTC"]
