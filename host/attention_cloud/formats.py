@@ -14,7 +14,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                 "list of them or JSONL",
     "trajectory": "agent trajectories: SWE-agent's .traj (history of role/content with "
                   "action and observation, or trajectory steps; retry-loop attempts) and "
-                  "mini-swe-agent's .traj.json (info and messages)",
+                  "mini-swe-agent's .traj.json (info and messages, or the messages alone when "
+                  "they hold its ```bash replies and <returncode> outputs)",
     "openhands": "OpenHands runs, V0 and V1: a saved trajectory (a JSON list of "
                  "action/observation events), the evaluation output.jsonl (instance_id, "
                  "history, test_result.git_patch per line), and the software-agent-sdk's "

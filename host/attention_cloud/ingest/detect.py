@@ -9,7 +9,8 @@ the first element of a list): a LoCoMo sample (``conversation`` with ``speaker_a
 ``session_N`` turns) means ``locomo``, a LongMemEval instance (``haystack_sessions``) means
 ``longmemeval``. As one document: a list of conversations with a ``mapping``
 tree (or one such conversation) means ``chatgpt``; an object with SWE-agent's ``history`` or
-``trajectory`` steps means ``trajectory``; a list of OpenHands events (``action`` with
+``trajectory`` steps, or a list of messages with mini-swe-agent's shell blocks and
+``<returncode>`` outputs, means ``trajectory``; a list of OpenHands events (``action`` with
 ``args``, ``observation`` with ``content``), or a run of its evaluation harness (a ``history``
 of such events, also as a JSON Lines record) means ``openhands``, as do OpenHands V1's events
 (``kind`` ``MessageEvent``, ``ActionEvent`` ...: a list, JSON Lines or one event, the file of a
