@@ -69,9 +69,9 @@ from .jsonlines import json_document, json_units, strip_document_envelopes
 from .openhands_sdk import (
     QUIET_KINDS,
     QUIET_OBSERVATIONS,
+    context_events,
     conversation_of,
     describe_action,
-    earlier_events,
     is_base_state,
     is_sdk_event,
     observation_result,
@@ -204,17 +204,13 @@ class OpenHandsParser:
         and the events saved before it give its goal and the call an observation answers."""
         strip_document_envelopes(source, self.collector, event)
         session = conversation_of(source.name) or self.default_session
-        earlier = earlier_events(source.name)
+        earlier = context_events(source.name, event)
         self._begin(session, [*earlier, event])
-        if earlier:
+        if earlier:  # read apart: their items are their own files'
             context = OpenHandsParser(ItemCollector("openhands"), session)
             context._begin(session, earlier)
-            wanted = {event.get("action_id"), event.get("tool_call_id")} - {None}
-            first_user = next((e for e in earlier if e["kind"] == "MessageEvent"
-                               and e.get("source") == "user"), None)
             for index, before in enumerate(earlier):
-                if before is first_user or (before["kind"] == "ActionEvent" and (
-                        before.get("id") in wanted or before.get("tool_call_id") in wanted)):
+                if before["kind"] != "ObservationEvent":
                     context._event(before, index, "", str(index))
             self.calls, self.has_task = context.calls, context.has_task
             self.goal = context.collector.goal(session) or None

@@ -74,25 +74,45 @@ def conversation_of(name: str) -> str | None:
     return None
 
 
-def earlier_events(name: str) -> list[dict[str, Any]]:
-    """The events saved before the event file ``name`` in its folder, oldest first (those
-    that cannot be read are left out: each is reported when its own file is ingested)."""
+def context_events(name: str, event: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the event file ``name`` needs from the files saved before it in its folder, oldest
+    first: the user's first message (the goal), the first event reporting a working
+    directory, and the action an observation answers (found by its id in the file name).
+    Files that cannot be read are left out: each is reported when its own file is ingested."""
     path = Path(name)
     found = EVENT_FILE.match(path.name)
     if not found:
         return []
-    events = []
-    for sibling in sorted(path.parent.glob("event-*.json")):
-        match = EVENT_FILE.match(sibling.name)
-        if not match or int(match["index"]) >= int(found["index"]):
+    before = sorted((int(match["index"]), sibling) for sibling in path.parent.glob("event-*.json")
+                    if (match := EVENT_FILE.match(sibling.name))
+                    and int(match["index"]) < int(found["index"]))
+    chosen: dict[int, dict[str, Any]] = {}
+    answered = event.get("action_id")
+    for index, sibling in before:
+        if isinstance(answered, str) and sibling.name.endswith(f"-{answered}.json"):
+            read = _event_in(sibling)
+            if read is not None:
+                chosen[index] = read
+    goal = cwd = False
+    for index, sibling in before:  # usually a few files: the task is said first
+        if goal and cwd:
+            break
+        read = _event_in(sibling)
+        if read is None:
             continue
-        try:
-            event = json.loads(sibling.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            continue
-        if is_sdk_event(event):
-            events.append(event)
-    return events
+        if not goal and read["kind"] == "MessageEvent" and read.get("source") == "user":
+            chosen[index], goal = read, True
+        elif not cwd and working_dir(read):
+            chosen[index], cwd = read, True
+    return [chosen[index] for index in sorted(chosen)]
+
+
+def _event_in(path: Path) -> dict[str, Any] | None:
+    try:
+        event = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return event if is_sdk_event(event) else None
 
 
 def text_of(content: Any) -> str:
