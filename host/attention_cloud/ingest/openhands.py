@@ -43,10 +43,17 @@ What each event becomes:
   ``$ submit (git_patch)``, or ``(no patch submitted)`` when it is empty; the run's ``error``
   (why the harness stopped it) is an error.
 
+OpenHands V1 (the software-agent-sdk) keeps a conversation as events typed by ``kind``
+(:mod:`.openhands_sdk` reads their fields): a JSON list or JSON Lines of them is read as one
+session named after the file; a conversation folder holds one event per file
+(``events/event-<n>-<id>.json``), each read alone as an event of the conversation named by the
+folder, its goal, working directory and the action it answers read from the files before it.
+
 Times come from ``timestamp``; the working directory a command reports
 (``extras.metadata.working_dir``) makes paths relative. Pointers read ``<file>#/<i>`` (a list
 of events), ``<file>:<line>#/history/<i>`` (a run on a line of ``output.jsonl``;
-``/history/<i>/<0|1>`` for a pair) or ``<file>#/history/<i>`` (one run).
+``/history/<i>/<0|1>`` for a pair), ``<file>#/history/<i>`` (one run), ``<file>:<line>#`` (an
+SDK event on a line) or ``<file>#`` (an SDK event file, the whole of it).
 """
 
 from __future__ import annotations
