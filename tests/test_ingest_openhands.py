@@ -227,3 +227,166 @@ def test_ingest_then_hydrate_through_the_cli(home):
     frame = run("hydrate", "why did pytest fail with KeyError on Port Isaac", "--budget",
                 "1500").output
     assert "KeyError" in frame and "ports.py" in frame
+
+
+# -- OpenHands V1 (the software-agent-sdk): events typed by kind -------------------------------
+
+V1_EVENTS = FIXTURES / "openhands_v1_events.json"
+V1_FOLDER = FIXTURES / "openhands_v1_conversation"
+V1_CONVERSATION = V1_FOLDER / "5e1d0c2a9b8f4e21"
+V1_TASK = "The invoice exporter writes totals like 12,50 into invoices.csv"
+
+
+def test_v1_events_become_a_goal_calls_file_operations_errors_and_conclusions():
+    result = parse(V1_EVENTS)
+    assert kinds(result) == [
+        ("user_goal", "The invoice exporter writes totals like "),
+        ("turn", "Let me find where the totals are formatt"),          # a thought: narration
+        ("tool_result", "$ grep -rn format_amount ledger/"),
+        ("file_op", "read ledger/export.py: lines 10-20"),
+        ("conclusion", "The exporter passes a German locale to f"),   # the edit's thought
+        ("file_op", "edit ledger/export.py: \"format_amount(to"),
+        ("error", "$ python -m pytest -q tests/test_export."),
+        ("conclusion", "money.py falls back to the de_DE locale "),   # ThinkAction
+        ("conclusion", "I will pin the C locale's output with a "),
+        ("file_op", "write tests/test_money.py: 5 lines, star"),
+        ("conclusion", "The stale build folder may hold an old w"),
+        ("file_op", "write build/: rm -rf build/"),
+        ("tool_result", "$ rm -rf build/"),                            # the user's rejection
+        ("tool_result", "$ python -m pytest -q"),
+        ("turn", "Let me check the CSV spec online."),
+        ("error", "Tool 'browser' not found. Available: ['t"),        # AgentErrorEvent
+        ("conclusion", "Totals in invoices.csv are now written w"),   # FinishAction's message
+        ("conclusion", "Done: invoices.csv totals use a dot deci"),   # the agent's message
+    ]
+    assert {i.goal[:len(V1_TASK)] for i in result.items} == {V1_TASK}
+    assert {i.session for i in result.items} == {"openhands_v1_events"}
+    edit = next(i for i in result.items if i.text.startswith("edit "))
+    assert edit.text.endswith('-> "format_amount(total, locale=\'C\')"')
+    assert (edit.handle, "touches_file", "ledger/export.py") in edit.relations
+    assert (edit.handle, "tool", "file_editor") in edit.relations
+    failed = next(i for i in result.items if i.kind == "error")
+    assert failed.text.endswith("1 failed in 0.03s\n(exit code 1)")
+    assert (failed.handle, "tool", "terminal") in failed.relations
+    rejected = next(i for i in result.items if i.text.startswith("$ rm -rf"))
+    assert rejected.text == ("$ rm -rf build/\nLeave build/ alone, it holds the release "
+                             "artefacts.\n(action rejected)")
+
+
+def test_v1_bookkeeping_is_counted_and_times_and_pointers_address_the_event():
+    result = parse(V1_EVENTS)
+    assert result.ignored == {"SystemPromptEvent": 1, "ConversationStateUpdateEvent": 2,
+                              "Condensation": 1, "PauseEvent": 1, "ThinkObservation": 1,
+                              "FinishObservation": 1, "thinking": 1, "file-op-output": 3}
+    assert result.records_read == 27 and result.skipped == []
+    assert "You are OpenHands agent" not in " ".join(i.text for i in result.items)
+    assert result.items[0].time == "2025-11-03T14:01:05Z"
+    assert [i.time for i in result.items] == sorted(i.time for i in result.items)
+    for item in result.items:
+        assert read_pointer(item.pointer)["kind"] in ("MessageEvent", "ActionEvent",
+                                                      "ObservationEvent", "AgentErrorEvent",
+                                                      "UserRejectObservation")
+    failed = next(i for i in result.items if i.kind == "error")
+    assert failed.pointer.endswith("openhands_v1_events.json#/10")
+    assert read_pointer(failed.pointer)["observation"]["exit_code"] == 1
+
+
+def test_v1_as_json_lines_keeps_the_same_items_with_line_pointers(tmp_path):
+    path = tmp_path / "conversation.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in json.loads(V1_EVENTS.read_text())))
+    assert detect_format(path) == "openhands"
+    result = parse(path)
+    assert [i.text for i in result.items] == [i.text for i in parse(V1_EVENTS).items]
+    failed = next(i for i in result.items if i.kind == "error")
+    assert failed.pointer == f"{path}:11#"
+    assert read_pointer(failed.pointer)["tool_call_id"] == "toolu_04"
+
+
+def test_each_file_of_a_conversation_folder_is_its_event_in_the_conversation():
+    files = sorted((V1_CONVERSATION / "events").iterdir())
+    items = [item for path in files for item in parse(path).items]
+    assert [i.text for i in items] == [i.text for i in parse(V1_EVENTS).items]
+    assert {i.session for i in items} == {"5e1d0c2a9b8f4e21"}
+    # the goal and the call an observation answers come from the files saved before it
+    assert {i.goal[:len(V1_TASK)] for i in items} == {V1_TASK}
+    failed = parse(files[10]).items
+    assert [i.kind for i in failed] == ["error"]
+    assert failed[0].text.startswith("$ python -m pytest -q tests/test_export.py\n")
+    assert failed[0].pointer == f"{files[10].resolve()}#"
+    assert read_pointer(failed[0].pointer)["action_id"] == json.loads(files[9].read_text())["id"]
+    state = parse_path(V1_CONVERSATION / "base_state.json")
+    assert (state.format, state.items, state.ignored) == ("openhands", [], {"base_state": 1})
+
+
+def test_an_older_sdk_release_its_bash_output_and_error_flag():
+    bash = {"kind": "ExecuteBashAction", "command": "make docs"}
+    result = parse_events([
+        {"kind": "MessageEvent", "id": "m1", "source": "user", "timestamp": "2025-08-01T10:00:00",
+         "llm_message": {"role": "user", "content": [{"type": "text",
+                                                       "text": "Build the docs and fix links."}]}},
+        {"kind": "ActionEvent", "id": "a1", "source": "agent", "timestamp": "2025-08-01T10:00:01",
+         "thought": [], "action": bash, "tool_name": "execute_bash", "tool_call_id": "c1",
+         "llm_response_id": "r1"},
+        {"kind": "ActionEvent", "id": "a2", "source": "agent", "timestamp": "2025-08-01T10:00:01",
+         "thought": [], "tool_name": "str_replace_editor", "tool_call_id": "c2",
+         "llm_response_id": "r1",
+         "action": {"kind": "StrReplaceEditorAction", "command": "insert", "path": "docs/a.md",
+                    "insert_line": 3, "new_str": "See [usage](usage.md)."}},
+        # answered out of order: each observation finds its action by action_id
+        {"kind": "ObservationEvent", "id": "o2", "source": "environment", "action_id": "a2",
+         "tool_name": "str_replace_editor", "tool_call_id": "c2",
+         "observation": {"kind": "StrReplaceEditorObservation", "output": "inserted",
+                         "error": True}},
+        {"kind": "ObservationEvent", "id": "o1", "source": "environment", "action_id": "a1",
+         "tool_name": "execute_bash", "tool_call_id": "c1",
+         "observation": {"kind": "ExecuteBashObservation", "output": "broken link: usage.md",
+                         "exit_code": 2, "error": False}},
+        {"kind": "TokenEvent", "id": "t1", "source": "agent"},
+    ])
+    assert kinds(result) == [
+        ("user_goal", "Build the docs and fix links."),
+        ("file_op", "edit docs/a.md: insert \"See [usage](usag"),
+        ("error", "str_replace_editor docs/a.md"),   # a failed edit is kept
+        ("error", "$ make docs"),
+    ]
+    assert result.items[-1].text == "$ make docs\nbroken link: usage.md\n(exit code 2)"
+    assert result.ignored == {"TokenEvent": 1}
+
+
+def test_v1_detection_steals_no_other_format():
+    events = json.loads(V1_EVENTS.read_text())
+    assert detect_format(json.dumps(events)) == "openhands"                  # on one line
+    assert detect_format(json.dumps(events[4], indent=2)) == "openhands"     # one event file
+    assert detect_format(V1_CONVERSATION / "base_state.json") == "openhands"
+    # "kind" alone is not an OpenHands event: a chat message that carries one stays a chat
+    chat = [{"role": "user", "content": "hi", "kind": "MessageEvent"},
+            {"role": "assistant", "content": "hello"}]
+    assert detect_format(json.dumps(chat)) == "openai"
+
+
+def test_a_damaged_v1_file_is_refused_through_the_cli(tmp_path):
+    bad = FIXTURES / "bad" / "truncated_openhands_v1.json"
+    home = tmp_path / "h"
+    assert CliRunner().invoke(main, ["ingest", str(V1_EVENTS), "--home", str(home)]).exit_code == 0
+    journal = (home / "journal.pl").read_bytes()
+    out = CliRunner().invoke(main, ["ingest", str(bad), "--home", str(home)])
+    assert out.exit_code == 1
+    assert out.output.strip() == (f"atc: {bad}: line 60: invalid JSON: Unterminated string "
+                                  f"starting at (column 10)")
+    assert (home / "journal.pl").read_bytes() == journal
+
+
+def test_a_conversation_folder_through_ingest_then_hydrate(home):
+    def run(*args: str):
+        out = CliRunner().invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
+        assert out.exit_code == 0, out.output
+        return out
+
+    report = json.loads(run("ingest", str(V1_FOLDER), "--format-output", "json").stdout)
+    assert report["new"] == len(parse(V1_EVENTS).items) and report["files"] == 28
+    assert report["ignored"]["base_state"] == 1 and report["ignored"]["Condensation"] == 1
+    again = json.loads(run("ingest", str(V1_FOLDER), "--format-output", "json").stdout)
+    assert again["new"] == 0
+    frame = run("hydrate", "why did the CSV totals keep a decimal comma", "--budget",
+                "1500").output
+    assert "de_DE" in frame and "export.py" in frame

@@ -65,6 +65,7 @@ def evidence(item: ItemRecord) -> list[str]:
     if any(pred == "tool" for _, pred, _ in item.relations) and "\n" in text:
         text = text.split("\n", 1)[1]  # drop the call label the parser put first
     text = re.sub(r"\n\(exit code -?\d+\)\Z", "", text)  # the parser's note of a record's exit code
+    text = re.sub(r"\n?\(action rejected\)\Z", "", text)  # and of OpenHands V1's rejection
     if text == "(no patch submitted)":  # the parser's words for an empty submission
         return []
     if "[shares a photo: " in text:  # LoCoMo: the BLIP caption the parser puts after the words

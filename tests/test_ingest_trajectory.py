@@ -149,6 +149,33 @@ def test_mini_swe_agent_messages_are_a_trajectory_not_a_chat():
     assert result.items[-1].text.startswith("$ submit (Submitted)\ndiff --git a/kiln/export.py")
 
 
+MINI_BARE = FIXTURES / "mini_swe_agent_messages.json"
+
+
+def test_an_older_mini_swe_agent_run_saved_as_its_messages_alone_is_a_trajectory():
+    # the same messages as MINI without info: a shell block and <returncode> mark them
+    compact = json.dumps(json.loads(MINI_BARE.read_text()))
+    assert detect_format(MINI_BARE) == detect_format(compact) == "trajectory"
+    result = parse_path(MINI_BARE)
+    full = parse_path(MINI).items
+    assert [(i.kind, i.text) for i in result.items] == [
+        (i.kind, i.text) for i in full if not i.pointer.endswith("/info/submission")]
+    assert {i.session for i in result.items} == {"mini_swe_agent_messages"}
+    (error,) = [i for i in result.items if i.kind == "error"]
+    assert error.pointer.endswith("mini_swe_agent_messages.json#/3")
+    assert read_pointer(error.pointer)["content"].startswith("<returncode>1</returncode>")
+
+
+def test_a_chat_that_shows_a_bash_block_or_a_returncode_stays_a_chat():
+    shown = [{"role": "user", "content": "How do I list files?"},
+             {"role": "assistant", "content": "Run:\n\n```bash\nls -la\n```"}]
+    assert detect_format(json.dumps(shown)) == "openai"
+    asked = [{"role": "user", "content": "<returncode>1</returncode> what does this mean?"},
+             {"role": "assistant", "content": "The command failed."}]
+    assert detect_format(json.dumps(asked)) == "openai"
+    assert detect_format(json.dumps(shown + asked)) == "trajectory"   # both marks: mini's
+
+
 def test_mini_swe_agent_output_is_unwrapped_and_a_non_zero_exit_is_an_error():
     result = parse_path(MINI)
     assert not any("<returncode>" in i.text or "<output>" in i.text for i in result.items)

@@ -14,10 +14,13 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                 "list of them or JSONL",
     "trajectory": "agent trajectories: SWE-agent's .traj (history of role/content with "
                   "action and observation, or trajectory steps; retry-loop attempts) and "
-                  "mini-swe-agent's .traj.json (info and messages)",
-    "openhands": "OpenHands runs: a saved trajectory (a JSON list of action/observation "
-                 "events) or the evaluation output.jsonl (instance_id, history, "
-                 "test_result.git_patch per line)",
+                  "mini-swe-agent's .traj.json (info and messages, or the messages alone when "
+                  "they hold its ```bash replies and <returncode> outputs)",
+    "openhands": "OpenHands runs, V0 and V1: a saved trajectory (a JSON list of "
+                 "action/observation events), the evaluation output.jsonl (instance_id, "
+                 "history, test_result.git_patch per line), and the software-agent-sdk's "
+                 "conversations (events typed by kind: a folder of events/event-*.json "
+                 "beside base_state.json, a JSON list or JSON Lines)",
     "locomo": "LoCoMo benchmark samples (locomo10.json): two named speakers, dated sessions, "
               "dia_id kept as relation turn_id; qa and summaries not read",
     "longmemeval": "LongMemEval instances (one, a JSON list, or JSONL): dated haystack sessions, "

@@ -9,9 +9,12 @@ the first element of a list): a LoCoMo sample (``conversation`` with ``speaker_a
 ``session_N`` turns) means ``locomo``, a LongMemEval instance (``haystack_sessions``) means
 ``longmemeval``. As one document: a list of conversations with a ``mapping``
 tree (or one such conversation) means ``chatgpt``; an object with SWE-agent's ``history`` or
-``trajectory`` steps means ``trajectory``; a list of OpenHands events (``action`` with
+``trajectory`` steps, or a list of messages with mini-swe-agent's shell blocks and
+``<returncode>`` outputs, means ``trajectory``; a list of OpenHands events (``action`` with
 ``args``, ``observation`` with ``content``), or a run of its evaluation harness (a ``history``
-of such events, also as a JSON Lines record) means ``openhands``; a list of ShareGPT records
+of such events, also as a JSON Lines record) means ``openhands``, as do OpenHands V1's events
+(``kind`` ``MessageEvent``, ``ActionEvent`` ...: a list, JSON Lines or one event, the file of a
+conversation's ``events`` folder) and that folder's ``base_state.json``; a list of ShareGPT records
 means ``sharegpt``; a JSON array of messages or a document with ``messages`` means
 ``openai``. Otherwise a timed speaker heading (``## User (03:56 UTC)``) means ``markdown``,
 and a speaker line (``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else
@@ -30,6 +33,7 @@ from .locomo import is_locomo_sample
 from .longmemeval import is_longmemeval_instance
 from .markdown_log import has_timed_headings
 from .openhands import is_openhands, is_openhands_run
+from .openhands_sdk import EVENT_KINDS, is_base_state, is_sdk_event
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
 from .trajectory import is_trajectory
@@ -69,6 +73,8 @@ def detect_source_format(source: Source) -> str:
     """The format of a read source (see :func:`detect_format`)."""
     text = source.text if source.text is not None else source.data.decode("utf-8", "replace")
     head = text.lstrip()
+    if is_base_state(source.name):
+        return "openhands"
     if head[:1] in ("{", "["):
         found = _json_format(text, head[0])
         if found:
@@ -136,6 +142,9 @@ def _cut_short(text: str, first: str) -> str | None:
     head = text[:2000]
     if first == "[" and all(key in head for key in ('"action"', '"args"', '"source"')):
         return "openhands"
+    if '"source"' in head and any(f'"kind": "{kind}"' in head or f'"kind":"{kind}"' in head
+                                  for kind in EVENT_KINDS):
+        return "openhands"
     if first == "{" and '"instance_id"' in head and (
             '"instruction"' in head or '"test_result"' in head):
         return "openhands"
@@ -187,7 +196,7 @@ def _record_format(value: Any) -> str | None:
     found = _benchmark_format(value)
     if found:
         return found
-    if is_openhands_run(value):  # a line of OpenHands' output.jsonl
+    if is_openhands_run(value) or is_sdk_event(value):  # output.jsonl, or V1 events
         return "openhands"
     if isinstance(value.get("role"), str) or isinstance(value.get("messages"), list):
         return "openai"

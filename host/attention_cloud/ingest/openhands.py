@@ -43,10 +43,17 @@ What each event becomes:
   ``$ submit (git_patch)``, or ``(no patch submitted)`` when it is empty; the run's ``error``
   (why the harness stopped it) is an error.
 
+OpenHands V1 (the software-agent-sdk) keeps a conversation as events typed by ``kind``
+(:mod:`.openhands_sdk` reads their fields): a JSON list or JSON Lines of them is read as one
+session named after the file; a conversation folder holds one event per file
+(``events/event-<n>-<id>.json``), each read alone as an event of the conversation named by the
+folder, its goal, working directory and the action it answers read from the files before it.
+
 Times come from ``timestamp``; the working directory a command reports
 (``extras.metadata.working_dir``) makes paths relative. Pointers read ``<file>#/<i>`` (a list
 of events), ``<file>:<line>#/history/<i>`` (a run on a line of ``output.jsonl``;
-``/history/<i>/<0|1>`` for a pair) or ``<file>#/history/<i>`` (one run).
+``/history/<i>/<0|1>`` for a pair), ``<file>#/history/<i>`` (one run), ``<file>:<line>#`` (an
+SDK event on a line) or ``<file>#`` (an SDK event file, the whole of it).
 """
 
 from __future__ import annotations
@@ -66,6 +73,18 @@ from .classify import (
 )
 from .collector import ItemCollector
 from .jsonlines import json_document, json_units, strip_document_envelopes
+from .openhands_sdk import (
+    QUIET_KINDS,
+    QUIET_OBSERVATIONS,
+    context_events,
+    conversation_of,
+    describe_action,
+    is_base_state,
+    is_sdk_event,
+    observation_result,
+    text_of,
+    working_dir,
+)
 from .source import Source, fail
 from .tools import (
     ToolCall,
@@ -106,8 +125,10 @@ def is_openhands_event(value: Any) -> bool:
 
 
 def is_event_list(document: Any) -> bool:
-    """True for a saved OpenHands trajectory: a JSON list whose first entries are events."""
-    return isinstance(document, list) and any(is_openhands_event(e) for e in document[:5])
+    """True for a saved OpenHands trajectory: a JSON list whose first entries are events
+    (V0's, or the SDK's typed by ``kind``)."""
+    return isinstance(document, list) and any(is_openhands_event(e) or is_sdk_event(e)
+                                              for e in document[:5])
 
 
 def is_openhands_run(value: Any) -> bool:
@@ -126,8 +147,9 @@ def is_openhands_run(value: Any) -> bool:
 
 
 def is_openhands(document: Any) -> bool:
-    """True for an OpenHands file's document: a list of events, a run, or a list of runs."""
-    if is_event_list(document) or is_openhands_run(document):
+    """True for an OpenHands file's document: a list of events, a run, a list of runs, or
+    one SDK event (a file of a conversation's ``events`` folder)."""
+    if is_event_list(document) or is_openhands_run(document) or is_sdk_event(document):
         return True
     return isinstance(document, list) and bool(document[:1]) and is_openhands_run(document[0])
 
@@ -146,10 +168,17 @@ class OpenHandsParser:
         self.call: ToolCall | None = None  # the last call, which the next observation answers
         self.calls: dict[Any, ToolCall] = {}  # calls by event id and by tool call id
         self.has_task = False
+        self.goal: str | None = None  # the goal of an event file's conversation, read before it
 
     def parse(self, source: Source) -> int:
         """Read every run of the file; return how many events (and run fields) were read."""
+        if is_base_state(source.name):  # the conversation's settings: its events say what it did
+            self.collector.records_read += 1
+            self.collector.ignore("base_state")
+            return 1
         document = json_document(source)
+        if is_sdk_event(document):
+            return self._event_file(source, document)
         if is_event_list(document):
             strip_document_envelopes(source, self.collector, document)
             self._begin(self.default_session, document)
@@ -157,15 +186,42 @@ class OpenHandsParser:
         if document is not None and not is_openhands(document):
             raise fail(source.name, "not an OpenHands run (no list of events, no \"history\")")
         read = 0
+        events = []  # JSON Lines of SDK events: one session named after the file, read whole
         for number, run, prefix, by_line in json_units(
-            source, self.collector, is_openhands_run, "an OpenHands run"
+            source, self.collector, lambda v: is_openhands_run(v) or is_sdk_event(v),
+            "an OpenHands run or event"
         ):
             self.record_no, self.by_line = number, by_line
+            if is_sdk_event(run):
+                events.append((number, run, prefix))
+                continue
             instance = run.get("instance_id")
             session = instance.strip() if isinstance(instance, str) and instance.strip() \
                 else self.default_session
             read += self._output(run, prefix, session)
+        if events:
+            self._begin(self.default_session, [event for _, event, _ in events])
+            for number, event, prefix in events:
+                self.record_no = number
+                read += self._event(event, number - 1, prefix, str(number - 1))
         return read
+
+    def _event_file(self, source: Source, event: dict[str, Any]) -> int:
+        """One event of a conversation's ``events`` folder: its session is the conversation,
+        and the events saved before it give its goal and the call an observation answers."""
+        strip_document_envelopes(source, self.collector, event)
+        session = conversation_of(source.name) or self.default_session
+        earlier = context_events(source.name, event)
+        self._begin(session, [*earlier, event])
+        if earlier:  # read apart: their items are their own files'
+            context = OpenHandsParser(ItemCollector("openhands"), session)
+            context._begin(session, earlier)
+            for index, before in enumerate(earlier):
+                if before["kind"] != "ObservationEvent":
+                    context._event(before, index, "", str(index))
+            self.calls, self.has_task = context.calls, context.has_task
+            self.goal = context.collector.goal(session) or None
+        return self._event(event, 0, f"{source.pointer_base}#", "0")
 
     def _output(self, run: dict[str, Any], prefix: str, session: str) -> int:
         """One run of the evaluation harness: its history, then its patch and its error."""
@@ -195,6 +251,7 @@ class OpenHandsParser:
     def _begin(self, session: str, events: list[Any]) -> None:
         """Start a run: its session, no calls yet, the working directory it reports."""
         self.session, self.call, self.calls, self.has_task = session, None, {}, False
+        self.goal = None
         self.cwd, self.time = _first_working_dir(events), ""
 
     def _run(self, events: list[Any], base: str) -> int:
@@ -212,13 +269,17 @@ class OpenHandsParser:
         if not self.by_line:
             self.collector.records_read += 1
             self.record_no = index + 1
-        if not is_openhands_event(event):
+        if not is_openhands_event(event) and not is_sdk_event(event):
             self.collector.skip(self.record_no, f"event {identity} is not an OpenHands action "
                                                 f"or observation")
             return 0
         stamp = event.get("timestamp")
         self.time = self.collector.time(self.record_no, stamp) if stamp else ""
-        if isinstance(event.get("action"), str):
+        if is_sdk_event(event):
+            if isinstance(event.get("id"), str) and event["id"]:
+                identity = event["id"]  # event files are read one at a time: the id is unique
+            self._sdk_event(event, pointer, identity)
+        elif isinstance(event.get("action"), str):
             self._action(event, pointer, identity)
         else:
             self._observation(event, pointer, identity)
@@ -247,17 +308,24 @@ class OpenHandsParser:
             if ending and ending != thought:
                 said = self._assistant(ending, pointer, f"f{identity}") or said
         elif action != "think":  # a thought alone; every other action is a call
-            call = self._call(action, args, event)
-            self.call = call
-            for key in (event.get("id"), _tool_call_id(event)):
-                if isinstance(key, (int, str)) and not isinstance(key, bool):
-                    self.calls[key] = call
-            if call.is_file_op:
-                self._add("file_op", "assistant", call.file_op_text(), pointer, f"a{identity}",
-                          links=call.file_op_links, mentions_in=call.detail)
+            self._called(self._call(action, args, event), (event.get("id"),
+                                                             _tool_call_id(event)),
+                         pointer, identity)
             return
         if not said:
             self.collector.no_item(thought)
+
+    def _called(self, call: ToolCall, keys: tuple[Any, ...], pointer: str,
+                identity: str) -> None:
+        """Remember a call for the observation that answers it (by event id and tool call
+        id); a file operation is an item of its own, with what changed."""
+        self.call = call
+        for key in keys:
+            if _is_key(key):
+                self.calls[key] = call
+        if call.is_file_op:
+            self._add("file_op", "assistant", call.file_op_text(), pointer, f"a{identity}",
+                      links=call.file_op_links, mentions_in=call.detail)
 
     def _user_message(self, content: str, pointer: str, identity: str) -> None:
         if not self.has_task:
@@ -322,10 +390,7 @@ class OpenHandsParser:
         if observation in _QUIET_OBSERVATIONS or extras.get("hidden") is True:
             self.collector.ignore("hidden" if extras.get("hidden") is True else observation)
             return
-        call = next((self.calls[key] for key in (event.get("cause"), _tool_call_id(event))
-                     if isinstance(key, (int, str)) and not isinstance(key, bool)
-                     and key in self.calls), self.call)
-        self.call = None
+        call = self._answered((event.get("cause"), _tool_call_id(event)))
         text = clean_message(_INTERPRETER_LINE.sub("", _string(event.get("content"))))
         failed = observation == "error" or extras.get("error") is True
         if observation == "run":
@@ -335,6 +400,18 @@ class OpenHandsParser:
             if isinstance(code, int) and not isinstance(code, bool) and code not in (0, -1):
                 failed = True
                 text = f"{text}\n(exit code {code})".strip()
+        self._output_item(call, text, failed, pointer, identity)
+
+    def _answered(self, keys: tuple[Any, ...]) -> ToolCall | None:
+        """The call an observation answers: the one its keys name, else the last one."""
+        call = next((self.calls[key] for key in keys if _is_key(key) and key in self.calls),
+                    self.call)
+        self.call = None
+        return call
+
+    def _output_item(self, call: ToolCall | None, text: str, failed: bool, pointer: str,
+                     identity: str) -> None:
+        """What a call returned: an error, a tool result labelled by the call, or noise."""
         kind = tool_output_kind(call, text, failed)
         if kind is None:
             self.collector.no_item(text, call)
@@ -343,11 +420,80 @@ class OpenHandsParser:
         self._add(kind, "tool", output_text(call, text, kind), pointer, f"o{identity}",
                   links=links)
 
+    # -- OpenHands V1 (the SDK's events, typed by kind) --------------------------------------
+
+    def _sdk_event(self, event: dict[str, Any], pointer: str, identity: str) -> None:
+        kind = event["kind"]
+        if kind in QUIET_KINDS:
+            self.collector.ignore(kind)
+        elif kind == "MessageEvent":
+            message = event.get("llm_message")
+            message = message if isinstance(message, dict) else {}
+            text = text_of(message.get("content"))
+            if message.get("role", event.get("source")) == "user":
+                self._user_message(text, pointer, identity)
+            elif not self._assistant(clean_message(text), pointer, f"m{identity}"):
+                self.collector.no_item(text)
+        elif kind == "ActionEvent":
+            self._sdk_action(event, pointer, identity)
+        elif kind == "ObservationEvent":
+            observation = event.get("observation")
+            observation = observation if isinstance(observation, dict) else {}
+            call = self._answered((event.get("action_id"), event.get("tool_call_id")))
+            if observation.get("kind") in QUIET_OBSERVATIONS:
+                self.collector.ignore(str(observation["kind"]))
+                return
+            text, failed = observation_result(observation)
+            self._output_item(call, clean_message(text), failed, pointer, identity)
+        elif kind == "AgentErrorEvent":
+            call = self._answered((event.get("tool_call_id"),))
+            self._output_item(call, clean_message(_string(event.get("error"))), True, pointer,
+                              identity)
+        elif kind == "UserRejectObservation":
+            call = self._answered((event.get("action_id"), event.get("tool_call_id")))
+            reason = clean_message(_string(event.get("rejection_reason")))
+            self._output_item(call, f"{reason}\n(action rejected)".strip(), False, pointer,
+                              identity)
+        else:
+            self.collector.ignore(kind)
+
+    def _sdk_action(self, event: dict[str, Any], pointer: str, identity: str) -> None:
+        """A tool call with the thought before it: ``FinishAction``'s message and
+        ``ThinkAction``'s thought are conclusions, every other action a call."""
+        if isinstance(event.get("reasoning_content"), str) and event["reasoning_content"]:
+            self.collector.ignore("thinking")
+        thought = clean_message(text_of(event.get("thought")))
+        said = self._assistant(thought, pointer, f"t{identity}")
+        action = event.get("action")
+        kind = action.get("kind") if isinstance(action, dict) else None
+        if kind in ("FinishAction", "ThinkAction"):
+            ending = clean_message(_string(action.get("message" if kind == "FinishAction"
+                                                      else "thought")))
+            if ending and ending != thought:
+                said = self._assistant(ending, pointer, f"f{identity}") or said
+        elif isinstance(action, dict):
+            tool = event.get("tool_name")
+            call = describe_action(tool if isinstance(tool, str) else "", action, self.cwd,
+                                   _EDITOR_COMMANDS)
+            self._called(call, (event.get("id"), event.get("tool_call_id")), pointer, identity)
+            return
+        if not said:
+            self.collector.no_item(thought)
+
     def _add(self, kind: str, role: str, text: str | L0Text, pointer: str, identity: str,
              **extra: Any) -> None:
+        if self.goal is not None and not extra.get("sets_goal"):
+            extra.setdefault("goal", self.goal)
+        elif extra.get("sets_goal"):
+            self.goal = None  # a new goal in this file: the collector's own goal from here on
         self.collector.add(record_no=self.record_no, session=self.session, kind=kind, role=role,
                            identity=identity, text=text, time=self.time, pointer=pointer,
                            cwd=self.cwd, **extra)
+
+
+def _is_key(value: Any) -> bool:
+    """An event id or tool call id that can name a call."""
+    return isinstance(value, (int, str)) and not isinstance(value, bool)
 
 
 def _string(value: Any) -> str:
@@ -425,6 +571,8 @@ def _line_range(args: dict[str, Any]) -> list[int] | None:
 def _first_working_dir(events: list[Any]) -> str:
     """The working directory the first command reported, to make earlier paths relative."""
     for event in _events(events):
+        if working_dir(event):
+            return working_dir(event)
         extras = event.get("extras") if isinstance(event, dict) else None
         metadata = extras.get("metadata") if isinstance(extras, dict) else None
         found = metadata.get("working_dir") if isinstance(metadata, dict) else None

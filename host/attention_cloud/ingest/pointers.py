@@ -2,7 +2,8 @@
 
 Pointers have three shapes: ``<path>:<line>`` (1-based line of a JSONL or text file),
 ``<path>#<JSON pointer>`` (RFC 6901, into a JSON document) and ``<path>:<line>#<JSON pointer>``
-(into the JSON value held on one line).
+(into the JSON value held on one line). The JSON pointer may be empty (``<path>#``: the whole
+document, as RFC 6901's ``""`` is; ``<path>:<line>#``: the line's value, decoded).
 """
 
 from __future__ import annotations
@@ -29,13 +30,15 @@ class Pointer:
 def parse_pointer(pointer: str) -> Pointer:
     """Split a pointer into its parts (see the module docstring)."""
     hash_at = pointer.rfind("#/")
+    if hash_at < 0 and pointer.endswith("#"):  # the whole value
+        hash_at = len(pointer) - 1
     location, json_pointer = (
         (pointer, "") if hash_at < 0 else (pointer[:hash_at], pointer[hash_at + 1 :])
     )
     match = _LINE_SUFFIX.search(location)
     if match:
         return Pointer(location[: match.start()], int(match.group(1)), json_pointer)
-    if not json_pointer:
+    if not json_pointer and hash_at < 0:
         raise InputError(f"{pointer}: not a pointer (expected PATH:LINE or PATH#/JSON/POINTER)")
     return Pointer(location, None, json_pointer)
 
@@ -59,7 +62,7 @@ def read_pointer(pointer: str) -> Any:
         raise InputError(f"{target.path}: cannot read ({error.strerror or error})") from None
     except (ValueError, RecursionError) as error:
         raise InputError(f"{pointer}: not readable as UTF-8 JSON ({error})") from None
-    if not target.json_pointer:
+    if not target.json_pointer and not pointer.endswith("#"):
         return value
     if target.line is not None:
         try:

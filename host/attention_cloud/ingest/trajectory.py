@@ -7,7 +7,9 @@ A trajectory is one JSON object with ``history`` (the messages the model saw: ``
 the file.
 
 mini-swe-agent's ``.traj.json`` is read the same way: ``{"info", "messages",
-"trajectory_format"}``, the messages in the shape of the history.
+"trajectory_format"}``, the messages in the shape of the history; older releases saved the
+messages alone, a JSON list, read as a trajectory only when its marks are unmistakable (a shell
+block in an assistant message and a ``<returncode>`` user message; otherwise it is a chat).
 
 The environment speaks as role ``user``: after the task, every user message is an observation
 (the output of the last action), so it is a tool result or an error (a traceback, a failing
@@ -105,12 +107,26 @@ _EDITOR_OPS = {"view": "read", "create": "write", "str_replace": "edit", "insert
 _NEW_TEXT_CHARS = 240
 
 
+def is_bare_messages(document: Any) -> bool:
+    """True for the messages of an older mini-swe-agent run saved alone (a JSON list): role
+    messages among whose first ones an assistant message holds a shell block and a user
+    message a ``<returncode>``; a chat that only mentions either stays a chat."""
+    if not isinstance(document, list):
+        return False
+    head = [m for m in document[:20] if isinstance(m, dict) and isinstance(m.get("content"), str)]
+    return any(m.get("role") == "assistant" and _SHELL_BLOCK.search(m["content"])
+               for m in head) and any(
+        m.get("role") == "user" and _RETURNCODE.match(m["content"].lstrip()) for m in head)
+
+
 def is_trajectory(document: Any) -> bool:
     """True for an agent trajectory: an object with a ``history`` of role messages that has
     SWE-agent's marks (``action``, ``agent``, ``is_demo``, ``message_type``, or a
     ``trajectory`` beside it), a ``trajectory`` of steps with ``action`` and
     ``observation``, mini-swe-agent's ``messages`` with its ``trajectory_format`` or an
     ``info`` that holds ``exit_status`` or ``submission``, or ``attempts`` of such runs."""
+    if isinstance(document, list):
+        return is_bare_messages(document)
     if not isinstance(document, dict):
         return False
     attempts = document.get("attempts")  # SWE-agent's retry loop: one run per attempt
@@ -170,6 +186,8 @@ class TrajectoryParser:
         if not is_trajectory(document):
             raise fail(source.name, 'not an agent trajectory (no "history" or "trajectory")')
         strip_document_envelopes(source, self.collector, document)
+        if isinstance(document, list):
+            return self._run(document, f"{source.pointer_base}#")
         read = self._run(document, f"{source.pointer_base}#") if _is_run(document) else 0
         attempts = document.get("attempts")
         info = document.get("info")
@@ -186,8 +204,12 @@ class TrajectoryParser:
         self.session = session
         return read
 
-    def _run(self, document: dict[str, Any], base: str) -> int:
+    def _run(self, document: dict[str, Any] | list[Any], base: str) -> int:
         """Read one run: its history or steps, then its submission."""
+        if isinstance(document, list):  # an older mini-swe-agent's messages saved alone
+            self.base, self.open_file, self.call, self.calls = base, "", None, {}
+            self.has_task, self.exit, self.time, self.cwd = False, None, "", ""
+            return self._messages(document, "")
         self.base, self.open_file, self.call, self.calls = base, "", None, {}
         self.has_task, self.exit, self.time = False, None, ""
         steps = document.get("trajectory") if isinstance(document.get("trajectory"), list) else []
@@ -197,14 +219,9 @@ class TrajectoryParser:
         if isinstance(history, list) and history:
             for _ in steps:
                 self.collector.ignore("trajectory-step")
-            for index, message in enumerate(history):
-                self.collector.records_read += 1
-                if not isinstance(message, dict):
-                    self.collector.skip(index + 1, f"message {index} is not a JSON object")
-                    continue
-                self._message(message, index, key)
+            read = self._messages(history, key)
             self._submission(document.get("info"), len(history))
-            return len(history)
+            return read
         for index, step in enumerate(steps):
             self.collector.records_read += 1
             if not isinstance(step, dict):
@@ -242,8 +259,18 @@ class TrajectoryParser:
         self._add(index, "tool_result", "tool", output_text(call, patch, "tool_result"),
                   pointer, "s", links=(("tool", "submit"),))
 
+    def _messages(self, history: list[Any], key: str) -> int:
+        """Read the messages found under ``key`` ("" for a list saved alone)."""
+        for index, message in enumerate(history):
+            self.collector.records_read += 1
+            if not isinstance(message, dict):
+                self.collector.skip(index + 1, f"message {index} is not a JSON object")
+                continue
+            self._message(message, index, key)
+        return len(history)
+
     def _message(self, message: dict[str, Any], index: int, key: str) -> None:
-        pointer = f"{self.base}/{key}/{index}"
+        pointer = f"{self.base}/{key}/{index}" if key else f"{self.base}/{index}"
         extra = message.get("extra")  # mini-swe-agent 2.x: extra.timestamp, seconds since 1970
         stamp = extra.get("timestamp") if isinstance(extra, dict) else None
         self.time = self.collector.time(index + 1, stamp) if stamp else ""
