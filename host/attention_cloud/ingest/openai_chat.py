@@ -30,6 +30,7 @@ from .classify import (
 from .collector import ItemCollector
 from .jsonlines import json_document, json_records, strip_document_envelopes
 from .source import Source, fail
+from .textutil import parts_text
 from .tools import ToolCall, describe_call, describe_function
 
 _DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id", "id")
@@ -142,7 +143,7 @@ class OpenAIChatParser:
             return False
         role = role.lower()
         time = self._time_of(message, record_no, conversation.time)
-        text = clean_message(_content_text(message.get("content")))
+        text = clean_message(parts_text(message.get("content"), _TEXT_PART_TYPES))
         speaker = _speaker_of(message) if role in ("user", "assistant", "system") else ""
 
         def add(kind: str, item_role: str, item_text: str | L0Text, block: str, **extra: Any) -> None:
@@ -241,25 +242,6 @@ class OpenAIChatParser:
         if isinstance(name, str) and name:
             return self.calls.get("name:" + name) or describe_call(name, {})
         return None
-
-
-def _content_text(content: Any) -> str:
-    """Text of ``content``: a string, or the text parts of a list joined by newlines."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    texts: list[str] = []
-    for part in content:
-        if isinstance(part, str):
-            texts.append(part)
-        elif isinstance(part, dict) and part.get("type", "text") in _TEXT_PART_TYPES:
-            text = part.get("text")
-            if isinstance(text, dict):  # older API: {"type": "text", "text": {"value": ...}}
-                text = text.get("value")
-            if isinstance(text, str):
-                texts.append(text)
-    return "\n".join(texts)
 
 
 def _session_of(record: dict[str, Any], default: str, keys: tuple[str, ...]) -> str:

@@ -74,18 +74,18 @@ from .classify import (
 from .collector import ItemCollector
 from .jsonlines import json_document, json_units, strip_document_envelopes
 from .openhands_sdk import (
-    QUIET_KINDS,
-    QUIET_OBSERVATIONS,
+    SDK_QUIET_KINDS,
+    SDK_QUIET_OBSERVATIONS,
     context_events,
     conversation_of,
     describe_action,
     is_base_state,
     is_sdk_event,
     observation_result,
-    text_of,
     working_dir,
 )
 from .source import Source, fail
+from .textutil import parts_text
 from .tools import (
     ToolCall,
     describe_call,
@@ -424,12 +424,12 @@ class OpenHandsParser:
 
     def _sdk_event(self, event: dict[str, Any], pointer: str, identity: str) -> None:
         kind = event["kind"]
-        if kind in QUIET_KINDS:
+        if kind in SDK_QUIET_KINDS:
             self.collector.ignore(kind)
         elif kind == "MessageEvent":
             message = event.get("llm_message")
             message = message if isinstance(message, dict) else {}
-            text = text_of(message.get("content"))
+            text = parts_text(message.get("content"))
             if message.get("role", event.get("source")) == "user":
                 self._user_message(text, pointer, identity)
             elif not self._assistant(clean_message(text), pointer, f"m{identity}"):
@@ -440,7 +440,7 @@ class OpenHandsParser:
             observation = event.get("observation")
             observation = observation if isinstance(observation, dict) else {}
             call = self._answered((event.get("action_id"), event.get("tool_call_id")))
-            if observation.get("kind") in QUIET_OBSERVATIONS:
+            if observation.get("kind") in SDK_QUIET_OBSERVATIONS:
                 self.collector.ignore(str(observation["kind"]))
                 return
             text, failed = observation_result(observation)
@@ -462,7 +462,7 @@ class OpenHandsParser:
         ``ThinkAction``'s thought are conclusions, every other action a call."""
         if isinstance(event.get("reasoning_content"), str) and event["reasoning_content"]:
             self.collector.ignore("thinking")
-        thought = clean_message(text_of(event.get("thought")))
+        thought = clean_message(parts_text(event.get("thought")))
         said = self._assistant(thought, pointer, f"t{identity}")
         action = event.get("action")
         kind = action.get("kind") if isinstance(action, dict) else None

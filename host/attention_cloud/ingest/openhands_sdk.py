@@ -33,6 +33,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .textutil import parts_text
 from .tools import ToolCall, describe_call, describe_file_call, describe_shell
 
 EVENT_KINDS = frozenset({
@@ -42,12 +43,12 @@ EVENT_KINDS = frozenset({
     "ConversationErrorEvent", "TokenEvent",
 })
 # events that say how the conversation is kept, counted by kind, never kept
-QUIET_KINDS = frozenset({
+SDK_QUIET_KINDS = frozenset({
     "SystemPromptEvent", "PauseEvent", "Condensation", "CondensationRequest",
     "CondensationSummaryEvent", "ConversationStateUpdateEvent", "TokenEvent",
 })
 # observations of actions whose meaning the action already holds
-QUIET_OBSERVATIONS = frozenset({"FinishObservation", "ThinkObservation"})
+SDK_QUIET_OBSERVATIONS = frozenset({"FinishObservation", "ThinkObservation"})
 # ``event-00003-<id>.json`` in a conversation's ``events`` folder
 EVENT_FILE = re.compile(r"\Aevent-(?P<index>\d{5,})-(?P<id>[^.]+)\.json\Z")
 BASE_STATE = "base_state.json"
@@ -115,18 +116,6 @@ def _event_in(path: Path) -> dict[str, Any] | None:
     return event if is_sdk_event(event) else None
 
 
-def text_of(content: Any) -> str:
-    """The text of a list of content parts (``{"type": "text", "text": ...}``; images are
-    left out), or of a string."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, dict):
-        content = [content]
-    parts = [part.get("text") for part in content if isinstance(part, dict)] \
-        if isinstance(content, list) else []
-    return "\n".join(part for part in parts if isinstance(part, str) and part)
-
-
 def describe_action(tool: str, action: dict[str, Any], cwd: str,
                     editor_op: dict[str, str]) -> ToolCall:
     """What an ``ActionEvent``'s action does: a shell command, a file editor operation
@@ -146,7 +135,7 @@ def observation_result(observation: dict[str, Any]) -> tuple[str, bool]:
     """An observation's text and whether it failed: ``is_error`` (``error`` in older
     releases), or a command's exit code other than 0 (-1: still running, none read), kept
     as ``(exit code N)``."""
-    text = text_of(observation.get("content")) or text_of(observation.get("output"))
+    text = parts_text(observation.get("content")) or parts_text(observation.get("output"))
     failed = observation.get("is_error") is True or observation.get("error") is True
     code = observation.get("exit_code")
     metadata = observation.get("metadata")

@@ -45,6 +45,31 @@ _MAX_BARE_WORDS = 5
 _LETTER_RUNS = re.compile(r"[^\W\d_]+")
 
 
+def parts_text(content: object, types: frozenset[str] | None = None) -> str:
+    """The text of a message's ``content``: a string as it is, or the text parts of a list
+    (or of one part) joined by newlines: strings, and ``{"text": ...}`` parts (``{"text":
+    {"value": ...}}`` in an older OpenAI API) whose ``type`` is in ``types`` (any when None;
+    a part without a type counts as ``text``). Images and other parts without text are left
+    out."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return ""
+    texts: list[str] = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and (types is None or part.get("type", "text") in types):
+            text = part.get("text")
+            if isinstance(text, dict):
+                text = text.get("value")
+            if isinstance(text, str) and text:
+                texts.append(text)
+    return "\n".join(texts)
+
+
 def collapse_whitespace(text: str) -> str:
     """Return ``text`` with every run of whitespace turned into one space, ends trimmed."""
     return " ".join(text.split())

@@ -75,6 +75,7 @@ from .collector import ItemCollector
 from .entities import relative_path
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
+from .textutil import parts_text
 from .tools import ToolCall, describe_call, describe_function
 
 _FOOTER = re.compile(
@@ -228,8 +229,9 @@ class TrajectoryParser:
                 self.collector.skip(index + 1, f"step {index} is not a JSON object")
                 continue
             pointer = f"{self.base}/trajectory/{index}"
-            self._assistant(_text(step.get("thought")), _text(step.get("action")), index, pointer)
-            self._observation(_text(step.get("observation")), index, pointer, "o")
+            self._assistant(parts_text(step.get("thought")), parts_text(step.get("action")), index,
+                            pointer)
+            self._observation(parts_text(step.get("observation")), index, pointer, "o")
         self._submission(document.get("info"), len(steps))
         return len(steps)
 
@@ -278,11 +280,11 @@ class TrajectoryParser:
             self.collector.ignore("demonstration")
             return
         role = message.get("role")
-        content = _text(message.get("content"))
+        content = parts_text(message.get("content"))
         if role is None and isinstance(message.get("output"), list):
             self._response(message["output"], index, pointer)
         elif role is None and message.get("type") == "function_call_output":
-            self._observation(_text(message.get("output")), index, pointer, "m",
+            self._observation(parts_text(message.get("output")), index, pointer, "m",
                               _answered_ids(message))
         elif role == "tool" or (self.has_task and message.get("message_type") == "observation"):
             self._observation(content, index, pointer, "m", _answered_ids(message))
@@ -311,7 +313,7 @@ class TrajectoryParser:
             if isinstance(message.get("reasoning_content"), str) and message["reasoning_content"]:
                 self.collector.ignore("thinking")
             thought = message.get("thought")
-            action = _text(message.get("action"))
+            action = parts_text(message.get("action"))
             tool_calls = message.get("tool_calls")
             if not isinstance(thought, str):  # the content holds the thought, then the action
                 thought = _ACTION_FENCE.sub("", content) if action else content
@@ -333,7 +335,7 @@ class TrajectoryParser:
         ``message`` items, then its ``function_call`` items; reasoning items are counted as
         ``thinking``."""
         items = [item for item in output if isinstance(item, dict)]
-        text = "\n\n".join(_text(item.get("content")) for item in items
+        text = "\n\n".join(parts_text(item.get("content")) for item in items
                             if item.get("type") == "message")
         for item in items:
             if item.get("type") == "reasoning":
@@ -445,16 +447,6 @@ class TrajectoryParser:
         self.collector.add(record_no=index + 1, session=self.session, kind=kind, role=role,
                            identity=f"{block}{index}", text=text, time=self.time, pointer=pointer,
                            cwd=self.cwd, **extra)
-
-
-def _text(value: Any) -> str:
-    """A message's content as text: a string, or the text parts of a list."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        texts = (part.get("text") if isinstance(part, dict) else part for part in value)
-        return "\n".join(text for text in texts if isinstance(text, str))
-    return ""
 
 
 def submitted_text(value: Any) -> str:
