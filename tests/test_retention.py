@@ -45,3 +45,16 @@ def test_retention_from_config_runs_with_curate(home):
         report = mem.curate()
         assert report.expired > 0
         assert not mem.query("item(H), rung(H, l1, _)").rows
+
+
+def test_show_of_an_item_whose_l0_expired_prints_what_remains(old_memory):
+    """`atc show HANDLE` (L0 by default) and `--source` still work once retention dropped L0:
+    the item renders from its most detailed remaining rung and keeps its pointer."""
+    from attention_cloud.show import show_record
+
+    handle = "it_50a40759a4205f7e"  # the sample's retry decision
+    apply_retention(old_memory, {"l0": 30}, now=1_800_000_000)
+    shown = show_record(old_memory, handle, "l0", verbatim=False)
+    assert shown["level"] == "l1" and "exponential backoff" in shown["text"]
+    source = show_record(old_memory, handle, "l0", verbatim=True)
+    assert "exponential backoff with jitter" in source["verbatim"]

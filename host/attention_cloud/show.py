@@ -17,7 +17,8 @@ def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[st
     An item gives its journal fields; an arc (``record: "arc"``) its session, goal and
     ``members`` in order; a session rollup (``record: "rollup"``) its session and ``members``.
     Arcs and rollups have no L0 of their own: at ``l0`` they show L1, their most detailed rung,
-    and ``level`` says so.
+    and ``level`` says so; so does an item whose L0 retention dropped, at the most detailed
+    rung it has left.
 
     Raises:
         InputError: no such record; a rung not built yet (the item is not curated: ``atc
@@ -41,8 +42,10 @@ def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[st
 
 
 def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any]:
-    if level != "l0" and mem.pl.once("atc_ladder:rung", Atom(handle), Atom(level), Var()) is None:
-        raise InputError(_missing_rung(mem, handle, level))
+    if mem.pl.once("atc_ladder:rung", Atom(handle), Atom(level), Var()) is None:
+        if level != "l0":
+            raise InputError(_missing_rung(mem, handle, level))
+        level = _most_detailed_rung(mem, handle) or level  # retention dropped L0
     found = mem.pl.once("atc_api:api_describe", Atom(handle), Atom(level), Var())
     if not found:
         raise InputError(f"{handle}: no such item, arc or rollup in this memory")
@@ -60,6 +63,15 @@ def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any
         record["verbatim"] = source if isinstance(source, str) else json.dumps(
             source, ensure_ascii=False, indent=2)
     return record
+
+
+def _most_detailed_rung(mem: Memory, handle: str) -> str | None:
+    """The most detailed rung ``handle`` still has, for an item whose L0 retention dropped
+    (it still renders, from what remains, and keeps its pointer)."""
+    for level in ("l1", "l2", "l3"):
+        if mem.pl.once("atc_ladder:rung", Atom(handle), Atom(level), Var()) is not None:
+            return level
+    return None
 
 
 def _ingested(mem: Memory, source_name: str) -> bool:
