@@ -567,7 +567,12 @@ prolog:error_message(walk_rule_failed(Name, E)) -->
     [ 'walk rule ~w failed: '-[Name] ],
     Lines.
 
-stopped_(time(T)) --> [ 'stopped: ran past its time limit of ~w s'-[T] ].
+stopped_(time(T)) --> { seconds_shown_(T, S) }, [ 'stopped: ran past its time limit of ~w s'-[S] ].
+
+% 30.0 reads as 30 (the limit a user gave as --time-limit 30 or by default), 0.5 as 0.5.
+seconds_shown_(T, S) :-
+    (   float(T), T =:= truncate(T) -> S is truncate(T) ; S = T ).
+
 stopped_(memory(B)) --> { MB is B // 1048576 }, [ 'stopped: grew memory by more than ~D MB'-[MB] ].
 stopped_(atoms(N)) --> [ 'stopped: created more than ~D atoms'-[N] ].
 stopped_(none) --> [ 'stopped (aborted)'-[] ].

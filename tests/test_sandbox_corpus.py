@@ -135,6 +135,13 @@ def test_a_caught_loop_stops_within_its_limit(sandbox):
     assert time.monotonic() - started < 3
 
 
+def test_the_time_limit_is_named_as_the_user_wrote_it(sandbox):
+    """A limit of whole seconds reads `30 s` (as the README quotes it), not `30.0 s`."""
+    mem, _, _ = sandbox
+    with pytest.raises(AtcError, match=r"stopped: ran past its time limit of 1 s$"):
+        mem.query("repeat, catch((between(1,inf,_),fail),_,true), fail", time_limit=1.0)
+
+
 def test_a_huge_answer_is_refused_in_prolog(sandbox):
     mem, _, _ = sandbox
     mem.set_limits(time_limit=30)
