@@ -46,7 +46,8 @@ nearest(Query, Handle, Score) :-
 
 %!  nearest(+Query, +K, +Options, -Hits) is det.
 %
-%   As nearest/3 with filters: segment(S), kinds(ListOfKinds), level(L), record(item|arc|rollup).
+%   As nearest/3 with filters: segment(S), kinds(ListOfKinds), level(L), record(item|arc)
+%   (session rollups have no vectors: record(rollup) finds nothing).
 %   Hits are live records only (tombstoned items never come back).
 
 nearest(Query, K, Options, Hits) :-
