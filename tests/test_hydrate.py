@@ -93,6 +93,8 @@ def test_recency_is_declared_when_nothing_is_embedded(home):
         r = mem.hydrate(GOAL, budget=800).receipt
         assert r["path"] == "recency"
         assert r["facts"] and {f["seeded_by"] for f in r["facts"] if f["hops"] == 0} == {"recency"}
+        # the note must not promise a search by words that ingest did not index
+        assert any("find them by recency alone" in n for n in r["notes"]), r["notes"]
         mem.curate()  # BM25 only: the jump becomes lexical, still declared
         r = mem.hydrate(GOAL, budget=800).receipt
         assert r["path"] == "lexical"

@@ -178,9 +178,12 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
     (uncurated,) = mem.pl.once("atc_ladder:ladder_uncurated_count", Var())
     notes: list[str] = []
     if uncurated:
+        # with "index_at_ingest": false ingest left their BM25 entries to curation too
+        found_by = ("exact words and recency" if mem.config.get("index_at_ingest", True)
+                    else "recency alone")
         notes.append(f"{uncurated} item{'s are' if uncurated != 1 else ' is'} not curated yet "
-                     "(no summaries, skeletons or vectors: frames find them by exact words and "
-                     "recency, not by meaning): `atc curate` builds them")
+                     f"(no summaries, skeletons or vectors: frames find them by {found_by}, "
+                     "not by meaning): `atc curate` builds them")
     meta = to_plain(frame.args[0])
     mismatch = ""
     if meta.get("path") not in ("semantic", "hybrid"):
