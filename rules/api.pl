@@ -553,6 +553,10 @@ prolog:error_message(rules_directive(D)) -->
       [D, [quoted(true), max_depth(6)]] ].
 prolog:error_message(rules_clause(Why, Head)) -->
     [ 'rules may not define ~W (~w)'-[Head, [quoted(true), max_depth(6)], Why] ].
+% nearest/3,4 and similarity/3,4 with nothing to search: say why in words (the default reads
+% "embeddings `\"...\"' does not exist").
+prolog:error_message(existence_error(embeddings, Why)) -->
+    [ 'no search by meaning here: ~w'-[Why] ].
 prolog:error_message(limit_stopped(Why)) -->
     stopped_(Why).
 
@@ -568,14 +572,13 @@ prolog:error_message(walk_rule_failed(Name, E)) -->
     Lines.
 
 stopped_(time(T)) --> { seconds_shown_(T, S) }, [ 'stopped: ran past its time limit of ~w s'-[S] ].
+stopped_(memory(B)) --> { MB is B // 1048576 }, [ 'stopped: grew memory by more than ~D MB'-[MB] ].
+stopped_(atoms(N)) --> [ 'stopped: created more than ~D atoms'-[N] ].
+stopped_(none) --> [ 'stopped (aborted)'-[] ].
 
 % 30.0 reads as 30 (the limit a user gave as --time-limit 30 or by default), 0.5 as 0.5.
 seconds_shown_(T, S) :-
     (   float(T), T =:= truncate(T) -> S is truncate(T) ; S = T ).
-
-stopped_(memory(B)) --> { MB is B // 1048576 }, [ 'stopped: grew memory by more than ~D MB'-[MB] ].
-stopped_(atoms(N)) --> [ 'stopped: created more than ~D atoms'-[N] ].
-stopped_(none) --> [ 'stopped (aborted)'-[] ].
 
 %!  api_stopped(-Reason:string) is det.
 %   Why the last call under limits was aborted: the host reads this when a call ends in

@@ -62,6 +62,21 @@ def test_bad_query_is_one_line_exit_2_and_changes_nothing(home, goal, message):
     assert journal_bytes(home) == before
 
 
+def test_nearest_without_vectors_says_why_in_words(home):
+    """nearest/3 with nothing to search is one line saying why: before curation, run atc
+    curate; on a home whose embedder is none, curating will not help, so it must not say so."""
+    run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
+    out = CliRunner().invoke(main, ["query", 'nearest("retries", 3, H)', "--home", str(home)])
+    assert out.exit_code == 2 and out.output.count("\n") == 1
+    assert "no search by meaning here: nothing is embedded in this memory yet (run atc curate)" \
+        in out.output
+    write_config(home, {"embedder": "none"})
+    run("curate", home=home)
+    out = CliRunner().invoke(main, ["query", 'nearest("retries", 3, H)', "--home", str(home)])
+    assert out.exit_code == 2 and "embedder is none" in out.output
+    assert "atc curate" not in out.output
+
+
 @pytest.mark.parametrize("name", sorted(p.name for p in (FIXTURES / "bad").iterdir()))
 def test_bad_transcripts_fail_cleanly_and_leave_the_journal_unchanged(home, name):
     run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)

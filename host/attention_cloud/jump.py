@@ -162,6 +162,14 @@ class Jump:
             return False
         return len(self.vectors) > 0
 
+    def _why_no_vectors(self) -> str:
+        """Why a search by meaning cannot run: curation has not embedded anything yet, or the
+        home's embedder is ``none``, so it never will."""
+        if self.disabled:
+            return ("this home's embedder is none (config.json): it has no vectors, only BM25 "
+                    "(lexical/4) and recency")
+        return "nothing is embedded in this memory yet (run atc curate)"
+
     # -- writing ----------------------------------------------------------------------------------
     def index(self, keys: list[str], texts: list[str], meta: list[dict[str, Any]],
               *, embed: bool = True, lexical: bool = True, batch_size: int = 64) -> int:
@@ -277,7 +285,7 @@ class Jump:
         (a BM25 hit past the semantic cut, the items of a time window); EmbeddingsUnavailable
         when nothing is embedded."""
         if not self.has_vectors():
-            raise EmbeddingsUnavailable("nothing is embedded in this memory yet (run atc curate)")
+            raise EmbeddingsUnavailable(self._why_no_vectors())
         records = [str(record) for record in records]
         ids = self.vectors.ids(records + [distillation_key(r) for r in records])
         return self._scored(query, records, ids, k)
@@ -290,7 +298,7 @@ class Jump:
         change), so the members of a cell asked for frame after frame cost no lookup per
         record: in a large store each lookup misses the CPU cache (~1 µs; ~2 ms of a frame)."""
         if not self.has_vectors():
-            raise EmbeddingsUnavailable("nothing is embedded in this memory yet (run atc curate)")
+            raise EmbeddingsUnavailable(self._why_no_vectors())
         store = self.vectors
         if self._group_rows_of != (id(store), store.changes):
             self._group_rows.clear()
@@ -348,7 +356,7 @@ class Jump:
         """Best-first ``(record, cosine)`` hits, a record scored by its best vector (its text
         or its distillation); EmbeddingsUnavailable when nothing is embedded."""
         if not self.has_vectors():
-            raise EmbeddingsUnavailable("nothing is embedded in this memory yet (run atc curate)")
+            raise EmbeddingsUnavailable(self._why_no_vectors())
         hits = self.vectors.search(self.query_vector(query), k * SECOND_VECTOR_FETCH,
                                    filter_meta=_filters(options))
         best: dict[str, float] = {}
