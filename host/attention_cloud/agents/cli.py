@@ -93,8 +93,8 @@ def mcp(http: bool, port: int, home: str | None) -> None:
     """Serve memory to MCP clients (Claude Code, Claude Desktop, ...) over stdio.
 
     Tools: hydrate, query, remember, forget, attend, claim, show; resources:
-    receipt://{id}, receipts://recent. Memory opens on the first call and the write lock is held only while a
-    tool writes, so `atc ingest` and `atc curate` can run beside the server.
+    receipt://{id}, receipts://recent. Memory opens on the first call and the write lock is
+    held only while a tool writes, so `atc ingest` and `atc curate` can run beside the server.
 
     Example: claude mcp add attention-cloud -- atc mcp
     """
