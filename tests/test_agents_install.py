@@ -70,6 +70,19 @@ def test_a_file_install_created_goes_with_uninstall(dirs) -> None:
     assert not (project / ".claude").exists()
 
 
+def test_the_commands_install_prints_are_the_ones_that_apply(dirs, tmp_path: Path) -> None:
+    """After a project install, the uninstall it names must be --project (plain uninstall
+    looks at the user's settings); with --home, the MCP line names that home."""
+    project, user = dirs
+    run = atc(project, user, "install", "claude-code", "--project", "--yes",
+              "--home", str(tmp_path / "mem"))
+    assert "`atc uninstall claude-code --project` removes it" in run.stdout
+    assert f"claude mcp add attention-cloud -e ATC_HOME={tmp_path / 'mem'} -- atc mcp" in run.stdout
+    plain = atc(project, user, "install", "claude-code", "--yes")
+    assert "`atc uninstall claude-code` removes it" in plain.stdout
+    assert "claude mcp add attention-cloud -- atc mcp" in plain.stdout
+
+
 def test_nothing_is_written_unless_confirmed(dirs) -> None:
     project, user = dirs
     no = atc(project, user, "install", "claude-code", "--project", stdin="n\n")

@@ -6,7 +6,9 @@ Each command is a few lines over the library in this package; :data:`COMMANDS` i
 from __future__ import annotations
 
 import functools
+import shlex
 import sys
+from pathlib import Path
 from typing import Any, Callable
 
 import click
@@ -199,9 +201,13 @@ def install_claude_code(scope: str, yes: bool, home: str | None) -> None:
         click.echo("nothing written")
         return
     write(plan)
+    # the commands printed are the ones that apply: a project install is removed with
+    # --project (plain uninstall looks at the user's file), another home is named to MCP too
+    scope_flag = " --project" if scope == "project" else ""
     click.echo(f"installed in {plan.path} ({', '.join(plan.added)}); "
-               "`atc uninstall claude-code` removes it")
-    click.echo("MCP tools too: claude mcp add attention-cloud -- atc mcp")
+               f"`atc uninstall claude-code{scope_flag}` removes it")
+    env = (f" -e ATC_HOME={shlex.quote(str(Path(home).expanduser().resolve()))}" if home else "")
+    click.echo(f"MCP tools too: claude mcp add attention-cloud{env} -- atc mcp")
 
 
 @click.group()
