@@ -201,3 +201,25 @@ def test_a_bad_file_after_written_batches_leaves_the_journal_as_it_was(home, tmp
         assert mem.ingest(goods).new == 6   # their watermarks were undone too
     with Memory.open(home) as mem:
         assert len(handles(mem)) == 8
+
+
+def test_a_memory_closed_by_opening_another_home_refuses_to_answer(tmp_path):
+    """One Memory per process: opening home B closes A, and A must then refuse rather than
+    answer from B's data (or write B's engine under A's lock)."""
+    from attention_cloud import UsageError
+
+    first = Memory.open(tmp_path / "a")
+    first.ingest([write_jsonl(tmp_path / "s.jsonl", SESSION)])
+    second = Memory.open(tmp_path / "b")
+    try:
+        assert handles(second) == set()
+        with pytest.raises(UsageError, match="this Memory is closed"):
+            first.query("item(H)")
+        with pytest.raises(UsageError, match="this Memory is closed"):
+            first.ingest([tmp_path / "s.jsonl"])
+        assert handles(second) == set()
+        first.close()  # closing again is harmless
+    finally:
+        second.close()
+    with Memory.open(tmp_path / "a") as again:
+        assert len(handles(again)) == 2

@@ -121,12 +121,22 @@ class Memory:
 
     def __init__(self, home: Path, pl: Prolog) -> None:
         self.home = home
-        self.pl = pl
+        self._pl = pl
+        self._closed = False
         self.lock = WriteLock(home)
         self.config = read_config(home)
         self.open_info = open_store(pl, home, self.lock)
-        self._closed = False
         self._jump: Any = None
+
+    @property
+    def pl(self) -> Prolog:
+        """The Prolog engine holding this home. Refused once this Memory is closed: the engine
+        is process-wide, so a closed Memory would otherwise answer from (and write to) whatever
+        home was opened after it."""
+        if self._closed:
+            raise UsageError(f"{self.home}: this Memory is closed (opening another home closes "
+                             "the one open before); open it again with Memory.open")
+        return self._pl
 
     # -- lifecycle ------------------------------------------------------------------------------
     @classmethod
