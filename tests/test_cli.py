@@ -62,6 +62,19 @@ def test_bad_query_is_one_line_exit_2_and_changes_nothing(home, goal, message):
     assert journal_bytes(home) == before
 
 
+@pytest.mark.parametrize("command", [["query", "true"], ["hydrate", "retries"]])
+def test_a_rules_file_over_the_limit_is_rejected_with_exit_2(home, tmp_path, command):
+    """A --rules file over 1 MB is a rejected rule: exit 2, as `atc rules add` gives it."""
+    run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
+    big = tmp_path / "big.pl"
+    big.write_text("".join(f"fact_{i}(x).\n" for i in range(90_000)), encoding="utf-8")
+    assert big.stat().st_size > 1_000_000
+    out = CliRunner().invoke(main, [*command, "--rules", str(big), "--home", str(home)])
+    assert out.exit_code == 2 and "rules file is larger than" in out.output
+    added = CliRunner().invoke(main, ["rules", "add", str(big), "--home", str(home)])
+    assert added.exit_code == 2
+
+
 def test_nearest_without_vectors_says_why_in_words(home):
     """nearest/3 with nothing to search is one line saying why: before curation, run atc
     curate; on a home whose embedder is none, curating will not help, so it must not say so."""

@@ -656,7 +656,7 @@ class Memory:
             if not path.is_file():
                 raise InputError(f"{path}: rules file not found")
             if path.stat().st_size > MAX_RULES_BYTES:
-                raise InputError(f"{path}: rules file is larger than {MAX_RULES_BYTES} bytes")
+                raise UsageError(f"{path}: rules file is larger than {MAX_RULES_BYTES} bytes")
             try:
                 texts.append(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError) as exc:
