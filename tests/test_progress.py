@@ -70,6 +70,8 @@ def test_curate_reports_every_batch_with_growing_counts(home, monkeypatch):
     curated = by_phase["curating items"]
     assert_moves(curated, batches=items // 5)
     assert curated[-1].total == items == report.items
+    # the rate the README shows on CurateReport, and the same figure atc curate prints
+    assert report.items_per_s > 0 and report.as_dict()["items_per_s"] == report.items_per_s
     sessions = by_phase["arcs and rollups"]
     assert sessions[-1] == Progress("arcs and rollups", 3, 3, "sessions")
     assert_moves(sessions, batches=3)

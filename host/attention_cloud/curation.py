@@ -73,15 +73,23 @@ class CurateReport:
     embed_seconds: float = 0.0
     embedded_texts: int = 0
 
+    @property
+    def items_per_s(self) -> float:
+        """Items curated per second of the run (0.0 for a run that took no time)."""
+        return round(self.items / self.seconds, 1) if self.seconds else 0.0
+
+    @property
+    def texts_per_s(self) -> float:
+        """Texts the embedder embedded per second it spent on them."""
+        return round(self.embedded_texts / self.embed_seconds, 1) if self.embed_seconds else 0.0
+
     def as_dict(self) -> dict[str, Any]:
         return {"items": self.items, "expired": self.expired, "arcs": self.arcs, "rollups": self.rollups,
                 "embedded": self.embedded, "reused": self.reused, "echoes": self.echoes,
                 "model_improved": self.model_improved, "repaired": self.repaired,
                 "sessions": len(self.sessions), "cells": self.cells, "seconds": round(self.seconds, 2),
-                "items_per_s": round(self.items / self.seconds, 1) if self.seconds else 0.0,
-                "embed_seconds": round(self.embed_seconds, 2),
-                "texts_per_s": (round(self.embedded_texts / self.embed_seconds, 1)
-                                if self.embed_seconds else 0.0)}
+                "items_per_s": self.items_per_s, "embed_seconds": round(self.embed_seconds, 2),
+                "texts_per_s": self.texts_per_s}
 
 
 def _view(term: Term) -> ItemView:
