@@ -75,6 +75,14 @@ def test_a_rules_file_over_the_limit_is_rejected_with_exit_2(home, tmp_path, com
     assert added.exit_code == 2
 
 
+def test_depth_without_a_mount_is_refused_not_ignored(home):
+    """--depth only shapes a mounted cell's region: alone it did nothing, without a word."""
+    run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
+    out = CliRunner().invoke(main, ["hydrate", "retries", "--depth", "2", "--home", str(home)])
+    assert out.exit_code == 2 and "--depth goes with --mount" in out.output
+    assert run("hydrate", "retries", home=home).exit_code == 0
+
+
 def test_nearest_without_vectors_says_why_in_words(home):
     """nearest/3 with nothing to search is one line saying why: before curation, run atc
     curate; on a home whose embedder is none, curating will not help, so it must not say so."""

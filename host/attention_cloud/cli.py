@@ -491,6 +491,10 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
     Example: atc hydrate --goal "retry policy" --format html --output frame.html
     """
     goal = _one_goal(goal_text, goal)
+    if not mounts and click.get_current_context().get_parameter_source("depth") \
+            is not click.core.ParameterSource.DEFAULT:
+        raise UsageError("--depth goes with --mount (how many links around a mounted cell "
+                         "the frame reaches)")
     budgets = _segment_budgets(segments)
     mem = open_memory(home, create=False)
     try:
