@@ -386,6 +386,10 @@ def test_curation_can_leave_cells_off(tmp_path: Path):
         assert "cell_adjacency" not in {f["seeded_by"] for f in frame.receipt["facts"]}
     finally:
         mem.close()
+    # atc cells list must not send the user to atc curate, which will not build them here
+    listed = CliRunner().invoke(main, ["cells", "list", "--home", str(home)])
+    assert listed.exit_code == 0 and '"cells": false in config.json' in listed.output
+    assert "atc curate builds them" not in listed.output
 
 
 def test_grants_cap_cell_summaries_and_hide_cells_a_reader_cannot_wholly_see(tmp_path: Path):

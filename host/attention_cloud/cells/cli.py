@@ -26,12 +26,16 @@ def cells_list(limit: int | None, fmt: str, home: str | None) -> None:
 
     Example: atc cells list --limit 5
     """
-    rows = _with_memory(home, api.cells_list)[:limit]
+    rows, cells_on = _with_memory(home, lambda mem: (api.cells_list(mem),
+                                                     mem.config.get("cells", True)))
+    rows = rows[:limit]
     if fmt == "json":
         emit_json(rows)
         return
     if not rows:
-        click.echo("no cells yet (atc curate builds them)")
+        click.echo("no cells yet (atc curate builds them)" if cells_on else
+                   'no cells: "cells": false in config.json keeps atc curate from building '
+                   "them (atc cells rebuild builds them once)")
     for r in rows:
         click.echo(f"{r['id']}  {r['size']} items  {_span(r['span'])}  "
                    f"entities: {', '.join(r['entities'][:4]) or '-'}  "
