@@ -647,7 +647,7 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
     The list is printed first: confirm at the prompt, or pass --yes (needed when stdin is not
     a terminal); --dry-run only lists.
 
-    Example: atc forget it_3fa2c1d09e8b7a65 --reason "contained a secret" --yes
+    Example: atc forget it_50a40759a4205f7e --reason "contained a secret" --yes
     """
     mem = open_memory(home, create=False)
     try:
@@ -713,7 +713,7 @@ def show(handle: str, level: str, verbatim: bool, fmt: str, as_principal: str | 
     """Print one item, arc or session rollup at a level of detail, or an item's verbatim
     source. An arc or rollup also lists its members.
 
-    Example: atc show it_3fa2c1d09e8b7a65 --level L2
+    Example: atc show it_50a40759a4205f7e --level L2
     """
     from .show import show_record
 

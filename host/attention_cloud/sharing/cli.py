@@ -208,7 +208,7 @@ def label(handles: tuple[str, ...], readers: tuple[str, ...], restrictions: tupl
           retention: str | None, show_only: bool, home: str | None) -> None:
     """Tighten the labels of records (labels only tighten; `atc declassify` loosens).
 
-    Example: atc label it_3fa2c1d09e8b7a65 --restrict pii --reader bob
+    Example: atc label it_50a40759a4205f7e --restrict pii --reader bob
     """
     with open_memory(home, create=False) as mem:
         if not show_only:
