@@ -553,10 +553,12 @@ prolog:error_message(rules_directive(D)) -->
       [D, [quoted(true), max_depth(6)]] ].
 prolog:error_message(rules_clause(Why, Head)) -->
     [ 'rules may not define ~W (~w)'-[Head, [quoted(true), max_depth(6)], Why] ].
+
 % nearest/3,4 and similarity/3,4 with nothing to search: say why in words (the default reads
 % "embeddings `\"...\"' does not exist").
 prolog:error_message(existence_error(embeddings, Why)) -->
-    [ 'no search by meaning here: ~w'-[Why] ].
+    [ 'no embeddings to search: ~w'-[Why] ].
+
 prolog:error_message(limit_stopped(Why)) -->
     stopped_(Why).
 

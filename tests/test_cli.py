@@ -89,7 +89,7 @@ def test_nearest_without_vectors_says_why_in_words(home):
     run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
     out = CliRunner().invoke(main, ["query", 'nearest("retries", 3, H)', "--home", str(home)])
     assert out.exit_code == 2 and out.output.count("\n") == 1
-    assert "no search by meaning here: nothing is embedded in this memory yet (run atc curate)" \
+    assert "no embeddings to search: nothing is embedded in this memory yet (run atc curate)" \
         in out.output
     write_config(home, {"embedder": "none"})
     run("curate", home=home)
