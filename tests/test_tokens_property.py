@@ -67,10 +67,12 @@ TRICKY_SESSION = "\n".join([
 ]) + "\n"
 
 
-@pytest.fixture(scope="module")
-def curated(tmp_path_factory):
-    """The bundled samples and a session of tricky text, ingested and curated (hash embedder)."""
-    home = tmp_path_factory.mktemp("tokens") / "home"
+@pytest.fixture
+def curated(tmp_path):
+    """The bundled samples and a session of tricky text, ingested and curated (hash embedder).
+    One per test: a Memory shared across tests is closed by the first test that opens another
+    home (one Memory per process), and a closed Memory refuses every call."""
+    home = tmp_path / "home"
     home.mkdir()
     write_config(home, {"embedder": "hash"})
     extra = home.parent / "tricky.txt"
