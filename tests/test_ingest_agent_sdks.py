@@ -275,13 +275,16 @@ def test_a_codex_rollout_keeps_the_task_commands_failures_patches_and_answer():
     assert check.text.endswith("(exit code 2)")
 
 
-def test_a_rollout_through_the_cli_is_an_upsert_and_shows_its_source(home):
-    first = ingest_report(home, ROLLOUT)
-    assert first["new"] == 9 and first["ignored"]["event/token_count"] == 1
-    journal = (home / "journal.pl").read_bytes()
-    again = ingest_report(home, ROLLOUT)
-    assert again["new"] == 0 and (home / "journal.pl").read_bytes() == journal
-    failure = parse_path(ROLLOUT).items[3]
+def test_a_growing_rollout_through_the_cli_is_an_upsert_and_shows_its_source(home, tmp_path):
+    lines = ROLLOUT.read_text().splitlines(keepends=True)
+    rollout = tmp_path / "rollout-2026-04-18T10-02-11-0196a1f2.jsonl"
+    rollout.write_text("".join(lines[:12]))  # Codex is still writing it
+    first = ingest_report(home, rollout)
+    assert first["new"] == 4 and first["ignored"]["event/token_count"] == 1
+    rollout.write_text("".join(lines))
+    grown = ingest_report(home, rollout)  # read again whole: earlier items keep their handles
+    assert (grown["new"], grown["unchanged"]) == (5, 4)
+    failure = parse_path(rollout).items[3]
     source = json.loads(cli(home, "show", failure.handle, "--source"))
     assert source == {"type": "function_call_output", "call_id": "call_Q1xk",
                       "output": source["output"]}
@@ -362,7 +365,8 @@ def test_langchain_plain_and_dumpd_spellings_and_a_langgraph_state(tmp_path):
         {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "HumanMessage"],
          "kwargs": {"content": "Rename the env var LEDGER_DSN to LEDGER_URL everywhere.",
                     "type": "human"}},
-        {"type": "ai", "content": "", "tool_calls": [
+        {"type": "ai", "name": "planner", "content": "The variable is read in one place.",
+         "tool_calls": [
             {"name": "write_file", "args": {"path": "deploy/.env", "content": "LEDGER_URL=x\n"},
              "id": "call_1", "type": "tool_call"}]},
         {"type": "tool", "content": "wrote deploy/.env", "tool_call_id": "call_1",
@@ -376,7 +380,9 @@ def test_langchain_plain_and_dumpd_spellings_and_a_langgraph_state(tmp_path):
     assert [(i.kind, i.text, i.pointer.split("#")[1]) for i in result.items] == [
         ("user_goal", "Rename the env var LEDGER_DSN to LEDGER_URL everywhere.",
          "/messages/0/kwargs"),
+        ("conclusion", "The variable is read in one place.", "/messages/1"),
         ("file_op", 'write deploy/.env: 1 line, starting "LEDGER_URL=x"', "/messages/1"),
     ]
+    assert result.items[1].speaker == "planner"  # a multi-agent graph names its agents
     assert result.skipped == [(4, 'not a LangChain message (no known "type")')]
     assert result.ignored == {"file-op-output": 1}

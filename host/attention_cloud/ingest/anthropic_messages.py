@@ -38,7 +38,7 @@ from .classify import (
     tool_output_kind,
     user_message_kind,
 )
-from .openai_chat import ANTHROPIC_BLOCK_TYPES, OpenAIChatParser, _Conversation, _speaker_of
+from .openai_chat import ANTHROPIC_BLOCK_TYPES, Conversation, OpenAIChatParser, message_speaker
 from .textutil import parts_text
 from .tools import ToolCall, describe_call
 
@@ -77,20 +77,20 @@ def is_anthropic_conversation(document: Any) -> bool:
 class AnthropicMessagesParser(OpenAIChatParser):
     """Parses one Anthropic Messages API conversation into an :class:`ItemCollector`."""
 
-    def _preamble(self, conversation: _Conversation, document: dict[str, Any], pointer: str
+    def _preamble(self, conversation: Conversation, document: dict[str, Any], pointer: str
                   ) -> None:
         """A request body's ``system`` prompt: a system turn, never a goal."""
         text = clean_message(parts_text(document.get("system"), _TEXT_ONLY))
         if text:
             self.collector.add(
                 record_no=conversation.line or 0, session=conversation.session, kind="turn",
-                role="system", identity=f"{conversation.identity_prefix}system", text=message_text(text),
-                time=conversation.time, pointer=f"{pointer}/system",
+                role="system", identity=f"{conversation.identity_prefix}system",
+                text=message_text(text), time=conversation.time, pointer=f"{pointer}/system",
             )
 
     def _message(
         self,
-        conversation: _Conversation,
+        conversation: Conversation,
         message: dict[str, Any],
         record_no: int,
         pointer: str,
@@ -112,7 +112,7 @@ class AnthropicMessagesParser(OpenAIChatParser):
 class _BlockReader:
     """What the items cut from one message's blocks share, and how each block becomes one."""
 
-    def __init__(self, parser: AnthropicMessagesParser, conversation: _Conversation,
+    def __init__(self, parser: AnthropicMessagesParser, conversation: Conversation,
                  message: dict[str, Any], record_no: int, pointer: str, identity: str) -> None:
         self.parser = parser
         self.collector = parser.collector
@@ -122,7 +122,7 @@ class _BlockReader:
         self.pointer = pointer
         self.identity = identity
         self.time = parser._time_of(message, record_no, conversation.time)
-        self.speaker = _speaker_of(message)
+        self.speaker = message_speaker(message)
 
     def text(self, index: int, raw: str) -> None:
         text = clean_message(raw)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from .anthropic_messages import AnthropicMessagesParser
-from .openai_chat import _Conversation
+from .openai_chat import Conversation
 
 _ROLES = {"human": "user", "ai": "assistant", "AIMessageChunk": "assistant",
           "tool": "tool", "system": "system", "function": "function",
@@ -70,7 +70,7 @@ class LangChainParser(AnthropicMessagesParser):
 
     def _message(
         self,
-        conversation: _Conversation,
+        conversation: Conversation,
         message: dict[str, Any],
         record_no: int,
         pointer: str,

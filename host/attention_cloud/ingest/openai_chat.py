@@ -48,7 +48,7 @@ ANTHROPIC_BLOCK_TYPES = frozenset({
 model's reasoning: a chat holding them is read as ``anthropic`` (:mod:`.anthropic_messages`)."""
 
 
-class _Conversation:
+class Conversation:
     """Where a run of messages comes from and how to point into it."""
 
     __slots__ = ("session", "time", "pointer_prefix", "identity_prefix", "line")
@@ -79,16 +79,16 @@ class OpenAIChatParser:
             return self._parse_lines(source)
         base = source.pointer_base
         if isinstance(document, list):
-            conversation = _Conversation(self.default_session, "", f"{base}#", "", None)
+            conversation = Conversation(self.default_session, "", f"{base}#", "", None)
             return self._conversation(conversation, document)
         if "role" in document:  # one message laid out over lines (an API response body)
             self.collector.records_read += 1
-            conversation = _Conversation(self.default_session, "", "", "", None)
+            conversation = Conversation(self.default_session, "", "", "", None)
             return int(self._message(conversation, document, 1, f"{base}#", "m0"))
         messages = document.get("messages")
         if not isinstance(messages, list):
             raise fail(source.name, 'JSON document has no "messages" list')
-        conversation = _Conversation(
+        conversation = Conversation(
             _session_of(document, self.default_session, _DOCUMENT_SESSION_KEYS),
             self._time_of(document, 0),
             f"{base}#/messages",
@@ -98,7 +98,7 @@ class OpenAIChatParser:
         self._preamble(conversation, document, f"{base}#")
         return self._conversation(conversation, messages)
 
-    def _preamble(self, conversation: _Conversation, document: dict[str, Any], pointer: str
+    def _preamble(self, conversation: Conversation, document: dict[str, Any], pointer: str
                   ) -> None:
         """Read what a conversation document holds beside its messages (``pointer`` is the
         document's own): nothing in an OpenAI chat."""
@@ -119,7 +119,7 @@ class OpenAIChatParser:
         well_formed = 0
         for number, record in json_records(source, self.collector):
             if isinstance(record.get("messages"), list):
-                conversation = _Conversation(
+                conversation = Conversation(
                     _session_of(record, f"{self.default_session}#{number}", _DOCUMENT_SESSION_KEYS),
                     self._time_of(record, number),
                     f"{source.pointer_base}:{number}#/messages",
@@ -130,14 +130,14 @@ class OpenAIChatParser:
                 well_formed += self._conversation(conversation, record["messages"])
                 continue
             session = _session_of(record, self.default_session, _MESSAGE_SESSION_KEYS)
-            conversation = _Conversation(session, "", "", "", number)
+            conversation = Conversation(session, "", "", "", number)
             if self._message(
                 conversation, record, number, f"{source.pointer_base}:{number}", f"line{number}"
             ):
                 well_formed += 1
         return well_formed
 
-    def _conversation(self, conversation: _Conversation, messages: list[Any]) -> int:
+    def _conversation(self, conversation: Conversation, messages: list[Any]) -> int:
         well_formed = 0
         for index, message in enumerate(messages):
             if conversation.line is None:
@@ -154,7 +154,7 @@ class OpenAIChatParser:
 
     def _message(
         self,
-        conversation: _Conversation,
+        conversation: Conversation,
         message: dict[str, Any],
         record_no: int,
         pointer: str,
@@ -167,7 +167,7 @@ class OpenAIChatParser:
         role = role.lower()
         time = self._time_of(message, record_no, conversation.time)
         text = clean_message(parts_text(message.get("content"), _TEXT_PART_TYPES))
-        speaker = _speaker_of(message) if role in ("user", "assistant", "system") else ""
+        speaker = message_speaker(message) if role in ("user", "assistant", "system") else ""
         for part in message.get("content") if isinstance(message.get("content"), list) else ():
             if isinstance(part, dict) and part.get("type") in ANTHROPIC_BLOCK_TYPES:
                 # counted, not lost in silence: --format anthropic reads them
@@ -280,7 +280,7 @@ def _session_of(record: dict[str, Any], default: str, keys: tuple[str, ...]) -> 
     return default
 
 
-def _speaker_of(message: dict[str, Any]) -> str:
+def message_speaker(message: dict[str, Any]) -> str:
     """Who wrote a message: its ``name`` (OpenAI's participant name), or an ``author`` given
     as a string or as ``{"name": ...}``; "" when the message names nobody."""
     for value in (message.get("name"), message.get("author")):

@@ -43,8 +43,9 @@ import shlex
 from typing import Any
 
 from .classify import output_text, tool_output_kind
+from .collector import ItemCollector
 from .jsonlines import json_records
-from .openai_chat import OpenAIChatParser, _Conversation
+from .openai_chat import Conversation, OpenAIChatParser
 from .source import Source, fail
 from .textutil import parts_text
 from .tools import ToolCall, describe_call, describe_file_call, function_arguments
@@ -104,7 +105,7 @@ def is_responses_document(document: Any) -> bool:
 class ResponsesParser(OpenAIChatParser):
     """Parses Responses API items, or a Codex CLI rollout, into an :class:`ItemCollector`."""
 
-    def __init__(self, collector: Any, default_session: str) -> None:
+    def __init__(self, collector: ItemCollector, default_session: str) -> None:
         super().__init__(collector, default_session)
         self.session = default_session
 
@@ -115,11 +116,11 @@ class ResponsesParser(OpenAIChatParser):
         if document is None or is_rollout_line(document):  # a rollout of one line, too
             return self._parse_lines(source)
         if isinstance(document, list):
-            return self._conversation(_Conversation(self.session, "", f"{base}#", "", None),
+            return self._conversation(Conversation(self.session, "", f"{base}#", "", None),
                                       document)
-        if isinstance(document.get("type"), str) and document["type"] not in ("response",):
+        if isinstance(document.get("type"), str) and document["type"] != "response":
             self.collector.records_read += 1  # one item laid out over lines
-            return int(self._message(_Conversation(self.session, "", "", "", None), document, 1,
+            return int(self._message(Conversation(self.session, "", "", "", None), document, 1,
                                      f"{base}#", "m0"))
         lists = [key for key in ("input", "output") if isinstance(document.get(key), list)]
         prompt = document.get("input")
@@ -130,11 +131,11 @@ class ResponsesParser(OpenAIChatParser):
         read = 0
         if isinstance(prompt, str):  # a request's input given as text: the user's message
             self.collector.records_read += 1
-            read += self._chat_message(_Conversation(self.session, time, "", "", None),
+            read += self._chat_message(Conversation(self.session, time, "", "", None),
                                        {"role": "user", "content": prompt}, 1,
                                        f"{base}#/input", "input")
         for key in lists:
-            conversation = _Conversation(self.session, time, f"{base}#/{key}", f"{key}/", None)
+            conversation = Conversation(self.session, time, f"{base}#/{key}", f"{key}/", None)
             read += self._conversation(conversation, document[key])
         return read
 
@@ -150,7 +151,7 @@ class ResponsesParser(OpenAIChatParser):
             elif "type" not in record and "role" not in record and "id" in record:
                 self._session_meta(record, number, f"{base}:{number}#")  # an older rollout
             else:
-                conversation = _Conversation(self.session, "", "", "", number)
+                conversation = Conversation(self.session, "", "", "", number)
                 if not self._message(conversation, record, number, f"{base}:{number}",
                                      f"line{number}"):
                     read -= 1
@@ -160,7 +161,7 @@ class ResponsesParser(OpenAIChatParser):
         kind, payload = record["type"], record["payload"]
         if kind == "response_item":
             time = self._time_of(record, number)
-            conversation = _Conversation(self.session, time, "", "", number)
+            conversation = Conversation(self.session, time, "", "", number)
             self._message(conversation, payload, number, pointer, f"line{number}")
         elif kind == "session_meta":
             self._session_meta(payload, number, pointer)
@@ -200,7 +201,7 @@ class ResponsesParser(OpenAIChatParser):
 
     def _message(
         self,
-        conversation: _Conversation,
+        conversation: Conversation,
         message: dict[str, Any],
         record_no: int,
         pointer: str,
@@ -233,7 +234,7 @@ class ResponsesParser(OpenAIChatParser):
             self.collector.ignore(str(kind))
         return True
 
-    def _chat_message(self, conversation: _Conversation, message: dict[str, Any],
+    def _chat_message(self, conversation: Conversation, message: dict[str, Any],
                       record_no: int, pointer: str, identity: str) -> bool:
         """A ``message`` item, read as a chat message; Codex's injected context is no goal."""
         if message.get("role") == "user":
