@@ -1,33 +1,34 @@
 """Telling the transcript formats apart by their content, file by file.
 
-JSON is looked at first. Line by line: an object with a string ``type`` and Claude Code's
-fields (``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with
-``conversations`` of ``from``/``value`` turns means ``sharegpt``; a Codex rollout line
-(``type`` ``session_meta``, ``response_item`` ... with a ``payload``) means ``codex``; a
-Responses API item (``function_call``, ``function_call_output``, ``reasoning``, a ``message``
-of ``input_text``/``output_text`` parts) means ``openai-responses`` (``codex`` after an older
-rollout's first line, ``{"id", "timestamp"}``); a LangChain message (``type`` ``human``,
-``ai``, ``tool`` ... with ``data`` or ``content``) means ``langchain``; a message whose content
-blocks hold ``tool_use``, ``tool_result`` or ``thinking`` (or an Anthropic response body) means
+JSON is looked at first. Line by line: an object with a string ``type`` and Claude Code's fields
+(``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with
+``conversations`` of ``from``/``value`` turns means ``sharegpt``; a Codex rollout line (``type``
+``session_meta``, ``response_item`` ... with a ``payload``) means ``codex``; a Responses API
+item (``function_call``, ``function_call_output``, ``reasoning``, a ``message`` of
+``input_text``/``output_text`` parts) means ``openai-responses`` (``codex`` after an older
+rollout's first line, ``{"id", "timestamp"}``); a LangChain message (``type`` ``human``, ``ai``,
+``tool`` ... with ``data`` or ``content``) means ``langchain``; a message whose content blocks
+hold ``tool_use``, ``tool_result`` or ``thinking`` (or an Anthropic response body) means
 ``anthropic``; one with a ``role`` or a ``messages`` list means ``openai``, unless a later line
-(of the first fifty) shows one of the formats above. A document laid out over lines (its first line a lone
-``{``, or a list) is looked at as a whole before its lines. The benchmarks come first, as a line or as a document (or
-the first element of a list): a LoCoMo sample (``conversation`` with ``speaker_a`` or
-``session_N`` turns) means ``locomo``, a LongMemEval instance (``haystack_sessions``) means
-``longmemeval``. As one document: a list of conversations with a ``mapping``
-tree (or one such conversation) means ``chatgpt``; an object with SWE-agent's ``history`` or
-``trajectory`` steps, or a list of messages with mini-swe-agent's shell blocks and
-``<returncode>`` outputs, means ``trajectory``; a list of OpenHands events (``action`` with
+(of the first fifty) shows one of the formats above. A document laid out over lines (its first
+line a lone ``{``, or a list) is looked at as a whole before its lines. The benchmarks come
+first, as a line or as a document (or the first element of a list): a LoCoMo sample
+(``conversation`` with ``speaker_a`` or ``session_N`` turns) means ``locomo``, a LongMemEval
+instance (``haystack_sessions``) means ``longmemeval``. As one document: a list of conversations
+with a ``mapping`` tree (or one such conversation) means ``chatgpt``; an object with SWE-agent's
+``history`` or ``trajectory`` steps, or a list of messages with mini-swe-agent's shell blocks
+and ``<returncode>`` outputs, means ``trajectory``; a list of OpenHands events (``action`` with
 ``args``, ``observation`` with ``content``), or a run of its evaluation harness (a ``history``
 of such events, also as a JSON Lines record) means ``openhands``, as do OpenHands V1's events
 (``kind`` ``MessageEvent``, ``ActionEvent`` ...: a list, JSON Lines or one event, the file of a
-conversation's ``events`` folder) and that folder's ``base_state.json``; a list of ShareGPT records
-means ``sharegpt``; a list (or ``input``/``output``) of Responses API items means
+conversation's ``events`` folder) and that folder's ``base_state.json``; a list of ShareGPT
+records means ``sharegpt``; a list (or ``input``/``output``) of Responses API items means
 ``openai-responses``, of LangChain messages ``langchain``, of messages with Anthropic's tool or
 thinking blocks (or a request body with a top-level ``system``) ``anthropic``; any other JSON
-array of messages, a document with ``messages``, or one message, means ``openai``. Otherwise a timed speaker heading (``## User (03:56 UTC)``) means ``markdown``,
-and a speaker line (``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else
-cannot be detected, and says so.
+array of messages, a document with ``messages``, or one message, means ``openai``. Otherwise a
+timed speaker heading (``## User (03:56 UTC)``) means ``markdown``, and a speaker line
+(``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else cannot be detected, and
+says so.
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ def _cut_short(text: str, first: str) -> str | None:
         return "codex"
     if '"tool_use"' in head or '"tool_result"' in head:
         return "anthropic"
-    if '"function_call' in head or '"input_text"' in head or '"output_text"' in head:
+    if any(key in head for key in ('"function_call_output"', '"input_text"', '"output_text"')):
         return "openai-responses"
     if first == "[" and '"role"' in head:
         return "openai"
