@@ -17,6 +17,10 @@ FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 ONE_OF_EACH = {
     "claude-code": "claude_code_session.jsonl",
     "openai": "openai_chat.json",
+    "anthropic": "anthropic_messages.json",
+    "openai-responses": "openai_responses.json",
+    "codex": "codex_rollout.jsonl",
+    "langchain": "langchain_messages.json",
     "chatgpt": "chatgpt_conversations.json",
     "sharegpt": "sharegpt.json",
     "trajectory": "swe_agent_run.traj",

@@ -8,6 +8,18 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                    "subagents/agent-*.jsonl)",
     "openai": "OpenAI-style chat: a JSON array of messages, {\"messages\": [...]}, or JSONL of "
               "messages or conversations",
+    "anthropic": "Anthropic Messages API conversations: a JSON list or JSONL of messages whose "
+                 "content blocks hold tool_use, tool_result and thinking, a request body "
+                 "{\"system\", \"messages\"} or a response {\"type\": \"message\"}",
+    "openai-responses": "OpenAI Responses API items (message, function_call, "
+                        "function_call_output, reasoning ...): a JSON list, JSONL, or a request "
+                        "{\"input\": [...]} or response {\"output\": [...]}",
+    "codex": "OpenAI Codex CLI session rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl): "
+             "session_meta, response_item and event_msg lines, or the older rollout of bare "
+             "items",
+    "langchain": "LangChain / LangGraph message dumps: messages_to_dict ({\"type\": \"human\", "
+                 "\"data\": {...}}), the messages' own fields or dumpd, as a list, "
+                 "{\"messages\": [...]} or JSONL",
     "chatgpt": "ChatGPT data export (conversations.json): the active branch of each "
                "conversation's mapping tree",
     "sharegpt": "ShareGPT conversations ({\"conversations\": [{\"from\", \"value\"}]}), a JSON "

@@ -12,6 +12,20 @@ Formats (detected from the content; ``format=`` overrides)
     ``openai``
         OpenAI-style chat: a JSON array of messages, ``{"messages": [...]}``, or JSON Lines of
         messages or of conversations.
+    ``anthropic``
+        Anthropic Messages API conversations: messages whose content blocks hold ``tool_use``,
+        ``tool_result`` and ``thinking``, as a list, JSONL, a request or a response body
+        (:mod:`.anthropic_messages`).
+    ``openai-responses``
+        OpenAI Responses API items (``message``, ``function_call``, ``function_call_output``,
+        ``reasoning`` ...): a list, JSONL, ``{"input": [...]}`` or ``{"output": [...]}``
+        (:mod:`.openai_responses`).
+    ``codex``
+        OpenAI Codex CLI session rollouts (``rollout-*.jsonl``): Responses API items in
+        ``response_item`` lines, the session from ``session_meta`` (:mod:`.openai_responses`).
+    ``langchain``
+        LangChain / LangGraph message dumps (``messages_to_dict``, plain fields or ``dumpd``)
+        (:mod:`.langchain_messages`).
     ``chatgpt``
         ChatGPT data export (``conversations.json``): the active branch of each
         conversation's ``mapping`` tree, times from ``create_time`` (:mod:`.chatgpt_export`).

@@ -7,15 +7,18 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from ..errors import InputError, UsageError
+from .anthropic_messages import AnthropicMessagesParser
 from .budget import apply_item_budget, check_budget
 from .chatgpt_export import ChatGPTExportParser
 from .claude_code import ClaudeCodeParser
 from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
+from .langchain_messages import LangChainParser
 from .locomo import LoCoMoParser
 from .longmemeval import LongMemEvalParser
 from .markdown_log import MarkdownLogParser
 from .openai_chat import OpenAIChatParser
+from .openai_responses import ResponsesParser
 from .openhands import OpenHandsParser
 from .plain_text import PlainTextParser
 from .sharegpt import ShareGPTParser
@@ -33,6 +36,10 @@ class _Parser(Protocol):
 _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "claude-code": ClaudeCodeParser,
     "openai": OpenAIChatParser,
+    "anthropic": AnthropicMessagesParser,
+    "openai-responses": ResponsesParser,
+    "codex": ResponsesParser,
+    "langchain": LangChainParser,
     "chatgpt": ChatGPTExportParser,
     "sharegpt": ShareGPTParser,
     "trajectory": TrajectoryParser,

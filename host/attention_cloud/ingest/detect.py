@@ -1,24 +1,34 @@
 """Telling the transcript formats apart by their content, file by file.
 
-JSON is looked at first. Line by line: an object with a string ``type`` and Claude Code's
-fields (``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with
-``conversations`` of ``from``/``value`` turns means ``sharegpt``; one with a ``role`` or a
-``messages`` list means ``openai``. A document laid out over lines (its first line a lone
-``{``, or a list) is looked at as a whole before its lines. The benchmarks come first, as a line or as a document (or
-the first element of a list): a LoCoMo sample (``conversation`` with ``speaker_a`` or
-``session_N`` turns) means ``locomo``, a LongMemEval instance (``haystack_sessions``) means
-``longmemeval``. As one document: a list of conversations with a ``mapping``
-tree (or one such conversation) means ``chatgpt``; an object with SWE-agent's ``history`` or
-``trajectory`` steps, or a list of messages with mini-swe-agent's shell blocks and
-``<returncode>`` outputs, means ``trajectory``; a list of OpenHands events (``action`` with
+JSON is looked at first. Line by line: an object with a string ``type`` and Claude Code's fields
+(``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with
+``conversations`` of ``from``/``value`` turns means ``sharegpt``; a Codex rollout line (``type``
+``session_meta``, ``response_item`` ... with a ``payload``) means ``codex``; a Responses API
+item (``function_call``, ``function_call_output``, ``reasoning``, a ``message`` of
+``input_text``/``output_text`` parts) means ``openai-responses`` (``codex`` after an older
+rollout's first line, ``{"id", "timestamp"}``); a LangChain message (``type`` ``human``, ``ai``,
+``tool`` ... with ``data`` or ``content``) means ``langchain``; a message whose content blocks
+hold ``tool_use``, ``tool_result`` or ``thinking`` (or an Anthropic response body) means
+``anthropic``; one with a ``role`` or a ``messages`` list means ``openai``, unless a later line
+(of the first fifty) shows one of the formats above. A document laid out over lines (its first
+line a lone ``{``, or a list) is looked at as a whole before its lines. The benchmarks come
+first, as a line or as a document (or the first element of a list): a LoCoMo sample
+(``conversation`` with ``speaker_a`` or ``session_N`` turns) means ``locomo``, a LongMemEval
+instance (``haystack_sessions``) means ``longmemeval``. As one document: a list of conversations
+with a ``mapping`` tree (or one such conversation) means ``chatgpt``; an object with SWE-agent's
+``history`` or ``trajectory`` steps, or a list of messages with mini-swe-agent's shell blocks
+and ``<returncode>`` outputs, means ``trajectory``; a list of OpenHands events (``action`` with
 ``args``, ``observation`` with ``content``), or a run of its evaluation harness (a ``history``
 of such events, also as a JSON Lines record) means ``openhands``, as do OpenHands V1's events
 (``kind`` ``MessageEvent``, ``ActionEvent`` ...: a list, JSON Lines or one event, the file of a
-conversation's ``events`` folder) and that folder's ``base_state.json``; a list of ShareGPT records
-means ``sharegpt``; a JSON array of messages or a document with ``messages`` means
-``openai``. Otherwise a timed speaker heading (``## User (03:56 UTC)``) means ``markdown``,
-and a speaker line (``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else
-cannot be detected, and says so.
+conversation's ``events`` folder) and that folder's ``base_state.json``; a list of ShareGPT
+records means ``sharegpt``; a list (or ``input``/``output``) of Responses API items means
+``openai-responses``, of LangChain messages ``langchain``, of messages with Anthropic's tool or
+thinking blocks (or a request body with a top-level ``system``) ``anthropic``; any other JSON
+array of messages, a document with ``messages``, or one message, means ``openai``. Otherwise a
+timed speaker heading (``## User (03:56 UTC)``) means ``markdown``, and a speaker line
+(``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else cannot be detected, and
+says so.
 """
 
 from __future__ import annotations
@@ -28,12 +38,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .anthropic_messages import is_anthropic_conversation, is_anthropic_message
 from .chatgpt_export import is_chatgpt_export
+from .langchain_messages import is_langchain_conversation, is_langchain_message
 from .locomo import is_locomo_sample
 from .longmemeval import is_longmemeval_instance
 from .markdown_log import has_timed_headings
 from .openhands import is_openhands, is_openhands_run
 from .openhands_sdk import EVENT_KINDS, is_base_state, is_sdk_event
+from .openai_responses import is_responses_document, is_responses_item, is_rollout_line
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
 from .trajectory import is_trajectory
@@ -104,6 +117,8 @@ def _json_format(text: str, first: str) -> str | None:
         if found:
             return found
     tried = 0
+    chat = None  # a plain chat message: a later line may show which API wrote the chat
+    first_value: Any = None
     for line in text.split("\n", 4 * _LINES_TO_TRY):
         if not line.strip():
             continue
@@ -111,12 +126,19 @@ def _json_format(text: str, first: str) -> str | None:
             value = json.loads(line)
         except (ValueError, RecursionError):
             value = None
+        first_value = value if tried == 0 else first_value
         found = _record_format(value)
-        if found:
+        if found == "openai-responses" and _is_old_rollout_head(first_value):
+            return "codex"
+        if found == "openai":
+            chat = found
+        elif found:
             return found
         tried += 1
         if tried == _LINES_TO_TRY:
             break
+    if chat:
+        return chat
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):
@@ -148,11 +170,24 @@ def _cut_short(text: str, first: str) -> str | None:
     if first == "{" and '"instance_id"' in head and (
             '"instruction"' in head or '"test_result"' in head):
         return "openhands"
+    if '"session_meta"' in head or '"response_item"' in head:
+        return "codex"
+    if '"tool_use"' in head or '"tool_result"' in head:
+        return "anthropic"
+    if any(key in head for key in ('"function_call_output"', '"input_text"', '"output_text"')):
+        return "openai-responses"
     if first == "[" and '"role"' in head:
         return "openai"
     if first == "{" and any(key in head for key in _TRAJECTORY_KEYS):
         return "trajectory"
     return None
+
+
+def _is_old_rollout_head(value: Any) -> bool:
+    """True for the first line of a Codex rollout written before the envelope: the session's
+    ``id`` and ``timestamp``, no ``type`` or ``role``."""
+    return (isinstance(value, dict) and "id" in value and "timestamp" in value
+            and "type" not in value and "role" not in value)
 
 
 def _benchmark_format(value: Any) -> str | None:
@@ -176,13 +211,20 @@ def _document_format(document: Any) -> str | None:
         return "trajectory"
     if is_openhands(document):
         return "openhands"
+    if is_responses_document(document) or is_responses_item(document):
+        return "openai-responses"
+    if is_langchain_conversation(document) or is_langchain_message(document):
+        return "langchain"
+    if is_anthropic_conversation(document) or is_anthropic_message(document):
+        return "anthropic"
     if isinstance(document, list):
         head = document[:_LINES_TO_TRY]
         if any(is_sharegpt_record(r) for r in head[:5]):
             return "sharegpt"
         return "openai" if any(isinstance(m, dict) and "role" in m for m in head) else None
-    if isinstance(document, dict) and isinstance(document.get("messages"), list):
-        return "openai"
+    if isinstance(document, dict) and (isinstance(document.get("messages"), list)
+                                       or isinstance(document.get("role"), str)):
+        return "openai"  # a conversation, or one message laid out over lines
     return _benchmark_format(document)
 
 
@@ -198,6 +240,14 @@ def _record_format(value: Any) -> str | None:
         return found
     if is_openhands_run(value) or is_sdk_event(value):  # output.jsonl, or V1 events
         return "openhands"
+    if is_rollout_line(value):
+        return "codex"
+    if is_responses_item(value):
+        return "openai-responses"
+    if is_langchain_message(value) or is_langchain_conversation(value):
+        return "langchain"
+    if is_anthropic_message(value) or is_anthropic_conversation(value):
+        return "anthropic"
     if isinstance(value.get("role"), str) or isinstance(value.get("messages"), list):
         return "openai"
     return None

@@ -3,7 +3,8 @@
 Accepted shapes: a JSON array of messages; a JSON object ``{"messages": [...]}`` with optional
 ``session_id``/``conversation_id``/``id`` and ``timestamp``/``date``/``created``; JSON Lines of
 messages (a ``session_id`` on a message names its session); JSON Lines of conversations, one
-``{"messages": [...]}`` per line (as in fine-tuning data sets), each its own session.
+``{"messages": [...]}`` per line (as in fine-tuning data sets), each its own session; one
+message alone (as an API returns it), on one line or laid out over many (pointer ``<file>#``).
 
 Messages have ``role`` (``system``/``developer``, ``user``, ``assistant``, ``tool``, legacy
 ``function``), ``content`` as a string or a list of parts (``{"type": "text", "text": ...}``),
@@ -11,7 +12,9 @@ optional ``name`` (who spoke: kept as the item's speaker; ``author`` as a string
 ``{"name": ...}`` likewise), ``tool_calls`` (``function.name`` and JSON ``function.arguments``) or legacy
 ``function_call``, ``tool_call_id`` on tool messages, and an optional ``timestamp`` (any form
 :mod:`.timefmt` reads; a conversation's own time applies to messages without one; a time that
-cannot be read is reported in ``unread_times`` with its line).
+cannot be read is reported in ``unread_times`` with its line). Content blocks of Anthropic's
+Messages API (``tool_use``, ``tool_result``, ``thinking`` ...) are not read here but counted,
+``<type> block (--format anthropic reads it)``: :mod:`.anthropic_messages` extends this reader.
 """
 
 from __future__ import annotations
@@ -37,9 +40,15 @@ _DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_
 _MESSAGE_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id")
 _TIME_KEYS = ("timestamp", "created_at", "create_time", "created", "date", "time")
 _TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
+ANTHROPIC_BLOCK_TYPES = frozenset({
+    "tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use",
+    "web_search_tool_result", "mcp_tool_use", "mcp_tool_result",
+})
+"""Content blocks of Anthropic's Messages API that carry tool calls, their results or the
+model's reasoning: a chat holding them is read as ``anthropic`` (:mod:`.anthropic_messages`)."""
 
 
-class _Conversation:
+class Conversation:
     """Where a run of messages comes from and how to point into it."""
 
     __slots__ = ("session", "time", "pointer_prefix", "identity_prefix", "line")
@@ -61,6 +70,7 @@ class OpenAIChatParser:
         self.collector = collector
         self.default_session = default_session
         self.calls: dict[str, ToolCall] = {}  # tool call id (or "name:<fn>") -> call
+        self.cwd = ""  # the working directory, where the transcript says (relativises paths)
 
     def parse(self, source: Source) -> int:
         """Read every message; return how many were well-formed messages."""
@@ -69,24 +79,36 @@ class OpenAIChatParser:
             return self._parse_lines(source)
         base = source.pointer_base
         if isinstance(document, list):
-            conversation = _Conversation(self.default_session, "", f"{base}#", "", None)
+            conversation = Conversation(self.default_session, "", f"{base}#", "", None)
             return self._conversation(conversation, document)
+        if "role" in document:  # one message laid out over lines (an API response body)
+            self.collector.records_read += 1
+            conversation = Conversation(self.default_session, "", "", "", None)
+            return int(self._message(conversation, document, 1, f"{base}#", "m0"))
         messages = document.get("messages")
         if not isinstance(messages, list):
             raise fail(source.name, 'JSON document has no "messages" list')
-        conversation = _Conversation(
+        conversation = Conversation(
             _session_of(document, self.default_session, _DOCUMENT_SESSION_KEYS),
             self._time_of(document, 0),
             f"{base}#/messages",
             "",
             None,
         )
+        self._preamble(conversation, document, f"{base}#")
         return self._conversation(conversation, messages)
+
+    def _preamble(self, conversation: Conversation, document: dict[str, Any], pointer: str
+                  ) -> None:
+        """Read what a conversation document holds beside its messages (``pointer`` is the
+        document's own): nothing in an OpenAI chat."""
 
     def _document(self, source: Source) -> list[Any] | dict[str, Any] | None:
         """The transcript as one JSON document, or None when it is JSON Lines."""
         document = json_document(source)
-        if document is None or (isinstance(document, dict) and "role" in document):
+        if document is None or (
+            isinstance(document, dict) and "role" in document and "\n" not in source.text.strip()
+        ):
             return None  # JSON Lines, or a single message on one line
         if not isinstance(document, (list, dict)):
             raise fail(source.name, "JSON document is neither a list of messages nor an object")
@@ -97,24 +119,25 @@ class OpenAIChatParser:
         well_formed = 0
         for number, record in json_records(source, self.collector):
             if isinstance(record.get("messages"), list):
-                conversation = _Conversation(
+                conversation = Conversation(
                     _session_of(record, f"{self.default_session}#{number}", _DOCUMENT_SESSION_KEYS),
                     self._time_of(record, number),
                     f"{source.pointer_base}:{number}#/messages",
                     f"line{number}/",
                     number,
                 )
+                self._preamble(conversation, record, f"{source.pointer_base}:{number}#")
                 well_formed += self._conversation(conversation, record["messages"])
                 continue
             session = _session_of(record, self.default_session, _MESSAGE_SESSION_KEYS)
-            conversation = _Conversation(session, "", "", "", number)
+            conversation = Conversation(session, "", "", "", number)
             if self._message(
                 conversation, record, number, f"{source.pointer_base}:{number}", f"line{number}"
             ):
                 well_formed += 1
         return well_formed
 
-    def _conversation(self, conversation: _Conversation, messages: list[Any]) -> int:
+    def _conversation(self, conversation: Conversation, messages: list[Any]) -> int:
         well_formed = 0
         for index, message in enumerate(messages):
             if conversation.line is None:
@@ -131,7 +154,7 @@ class OpenAIChatParser:
 
     def _message(
         self,
-        conversation: _Conversation,
+        conversation: Conversation,
         message: dict[str, Any],
         record_no: int,
         pointer: str,
@@ -144,7 +167,11 @@ class OpenAIChatParser:
         role = role.lower()
         time = self._time_of(message, record_no, conversation.time)
         text = clean_message(parts_text(message.get("content"), _TEXT_PART_TYPES))
-        speaker = _speaker_of(message) if role in ("user", "assistant", "system") else ""
+        speaker = message_speaker(message) if role in ("user", "assistant", "system") else ""
+        for part in message.get("content") if isinstance(message.get("content"), list) else ():
+            if isinstance(part, dict) and part.get("type") in ANTHROPIC_BLOCK_TYPES:
+                # counted, not lost in silence: --format anthropic reads them
+                self.collector.ignore(f"{part['type']} block (--format anthropic reads it)")
 
         def add(kind: str, item_role: str, item_text: str | L0Text, block: str, **extra: Any) -> None:
             self.collector.add(
@@ -157,6 +184,7 @@ class OpenAIChatParser:
                 time=time,
                 pointer=pointer,
                 speaker=speaker,
+                cwd=self.cwd,
                 **extra,
             )
 
@@ -252,7 +280,7 @@ def _session_of(record: dict[str, Any], default: str, keys: tuple[str, ...]) -> 
     return default
 
 
-def _speaker_of(message: dict[str, Any]) -> str:
+def message_speaker(message: dict[str, Any]) -> str:
     """Who wrote a message: its ``name`` (OpenAI's participant name), or an ``author`` given
     as a string or as ``{"name": ...}``; "" when the message names nobody."""
     for value in (message.get("name"), message.get("author")):
