@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from attention_cloud import Memory
+from attention_cloud.errors import UsageError
 from attention_cloud.cells import adjusted_rand, cell_show, cells_list, rebuild
 from attention_cloud.cli import main
 
@@ -305,6 +306,16 @@ def test_a_mounted_frame_holds_only_its_region(topical: Memory):
     assert all(p["spent"] <= p["budget"] == 750 for p in parts.values())
     handles = [f["handle"] for f in both.receipt["facts"]]
     assert len(handles) == len(set(handles))
+
+
+def test_depth_without_a_mount_is_refused_not_ignored(topical: Memory):
+    # depth only shapes a mounted region: given alone it would silently change nothing
+    with pytest.raises(UsageError, match="depth goes with mount"):
+        topical.hydrate("retry backoff webhook pottery", budget=500, depth=2)
+    cell = cells_list(topical)[0]["id"]
+    with pytest.raises(UsageError, match="depth must be"):
+        topical.hydrate("retry backoff webhook pottery", budget=500, mount=[cell], depth=-1)
+    assert topical.hydrate("retry backoff webhook pottery", budget=500).receipt["facts"]
 
 
 def test_forgetting_an_item_updates_its_cell(topical: Memory):

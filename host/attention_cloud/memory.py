@@ -673,7 +673,7 @@ class Memory:
                 segments: dict[str, int] | None = None, ceiling: str = "L0",
                 rules: str | os.PathLike[str] | None = None, walk: str | None = None,
                 now: str | float | None = None, mount: Iterable[str] | None = None,
-                depth: int = 1, cells: bool | None = None, bridge: bool = True,
+                depth: int | None = None, cells: bool | None = None, bridge: bool = True,
                 excerpt: bool = True) -> Any:
         """Render a frame for ``goal``.
 
@@ -693,7 +693,8 @@ class Memory:
             mount: cells to draw the frame from, each with its neighbourhood to ``depth``
                 links; each mount renders with an equal share of the budget and the parts
                 merge into one frame (``atc cells list`` names the cells).
-            depth: how many links around a mounted cell its region reaches (default 1).
+            depth: how many links around a mounted cell its region reaches (default 1); only
+                with ``mount`` (UsageError otherwise: without a mount nothing reads it).
             cells: False walks the entity graph even when memory holds cells; None (default)
                 walks through cell adjacency when it does.
             bridge: False leaves out the second hop (items of other sessions that share a
@@ -704,11 +705,17 @@ class Memory:
         """
         from .hydration import hydrate
 
+        mounts = list(mount or [])
+        if depth is not None and not mounts:
+            raise UsageError("depth goes with mount (how many links around a mounted cell the "
+                             "frame reaches)")
+        if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool) or depth < 0):
+            raise UsageError(f"depth must be a whole number of links, 0 or more, not {depth!r}")
         module = self._load_user_rules(rules)
         with self._limits():
             return hydrate(self, goal, budget=budget, plane=plane, segments=segments,
                            ceiling=ceiling, rules=module if module != "atc_query" else None,
-                           walk_rule=walk, now=now, mount=list(mount or []), depth=depth,
+                           walk_rule=walk, now=now, mount=mounts, depth=1 if depth is None else depth,
                            cells=cells, bridge=bridge, excerpt=excerpt)
 
     def item(self, handle: str) -> Item | None:
