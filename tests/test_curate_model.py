@@ -228,3 +228,27 @@ def test_bad_settings_and_mismatched_input_are_refused():
     items = make_items()
     with pytest.raises(InputError, match="pair up"):
         ModelCurator("http://localhost:1", "m").improve(items, list(reversed(curate_items(items))))
+
+
+def test_atc_curate_says_when_the_model_curator_did_not_answer(tmp_path):
+    # an unreachable endpoint must not pass for a model-curated home: the report counts the
+    # batches that kept their extractive rungs, and the command says so on stderr
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    home, chat = tmp_path / "home", tmp_path / "chat.json"
+    home.mkdir()
+    (home / "config.json").write_text(json.dumps(
+        {"embedder": "hash", "curator": {"url": "http://127.0.0.1:9/v1", "model": "m"}}), encoding="utf-8")
+    chat.write_text(json.dumps([{"role": "user", "content": TEXTS[0]},
+                                {"role": "assistant", "content": TEXTS[2]}]), encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(chat), "--home", str(home)]).exit_code == 0
+    result = runner.invoke(main, ["curate", "--home", str(home), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["items"] == 2 and report["model_improved"] == 0
+    assert report["model_failed"] == 1 and report["model_error"]
+    assert "model curator did not answer 1 batch usably" in result.stderr
+    assert "extractive rungs" in result.stderr

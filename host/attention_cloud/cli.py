@@ -345,10 +345,15 @@ def curate(fmt: str, reembed: bool, embedder_spec: str | None, home: str | None)
     out = report.as_dict()
     if moved is not None:
         out["reembed"] = moved.as_dict()
+    if report.model_failed:  # said on stderr in either format: the rungs are not the model's
+        click.echo(f"atc: note: the model curator did not answer {report.model_failed} "
+                   f"batch{'es' if report.model_failed != 1 else ''} usably; their items kept "
+                   f"extractive rungs (last error: {report.model_error})", err=True)
     if fmt == "json":
         emit_json(out)
     else:
-        click.echo("  ".join(f"{k}: {v}" for k, v in out.items() if k != "reembed"))
+        click.echo("  ".join(f"{k}: {v}" for k, v in out.items()
+                             if k != "reembed" and not (k == "model_error" and v is None)))
         if moved is not None:
             click.echo("reembed: " + "  ".join(f"{k}: {v}" for k, v in moved.as_dict().items()))
 

@@ -62,6 +62,10 @@ class CurateReport:
     embedded: int = 0
     echoes: int = 0
     model_improved: int = 0
+    #: With a model curator (``curator`` in config.json): the batches it did not answer
+    #: usably, whose items kept their extractive rungs, and why the last one failed.
+    model_failed: int = 0
+    model_error: str | None = None
     repaired: int = 0
     sessions: list[str] = field(default_factory=list)
     #: what keeping the cells up to date did (attention_cloud.cells.CellsReport.as_dict)
@@ -86,7 +90,8 @@ class CurateReport:
     def as_dict(self) -> dict[str, Any]:
         return {"items": self.items, "expired": self.expired, "arcs": self.arcs, "rollups": self.rollups,
                 "embedded": self.embedded, "reused": self.reused, "echoes": self.echoes,
-                "model_improved": self.model_improved, "repaired": self.repaired,
+                "model_improved": self.model_improved, "model_failed": self.model_failed,
+                "model_error": self.model_error, "repaired": self.repaired,
                 "sessions": len(self.sessions), "cells": self.cells, "seconds": round(self.seconds, 2),
                 "items_per_s": self.items_per_s, "embed_seconds": round(self.embed_seconds, 2),
                 "texts_per_s": self.texts_per_s}
@@ -127,6 +132,8 @@ def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
     started, before = time.perf_counter(), counters()
     report = _curate(mem, progress, model)
     report.seconds = time.perf_counter() - started
+    if model is not None:
+        report.model_failed, report.model_error = model.failures, model.last_error
     after = counters()
     report.reused, report.embedded_texts = after[0] - before[0], after[2] - before[2]
     report.embed_seconds = after[1] - before[1]
