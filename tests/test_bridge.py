@@ -74,6 +74,29 @@ def test_python_exception_becomes_a_prolog_error_catch_sees(pl):
         pl.once("user:explode", 8, Var())
 
 
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit])
+def test_ctrl_c_inside_a_python_predicate_stops_the_caller(pl, stop):
+    # Ctrl-C (or a SIGTERM handler's sys.exit) lands in whatever Python code runs next, and
+    # during a hydrate that is a Python predicate Prolog called (the jump, the tokenizer). It
+    # must reach the caller as itself: an agent loop that catches AtcError to go on with the
+    # next turn would otherwise never stop (pyswip turned it into "Domain error:
+    # foreign_return_value expected, found 140729667634688").
+    def interrupted(x):
+        raise stop()
+
+    pl.register("interrupted", 2, interrupted)
+    with pytest.raises(stop):
+        pl.once("user:interrupted", 1, Var())
+    # not even a Prolog catch-all between the predicate and the caller keeps it
+    with pytest.raises(stop):
+        pl.once("user:catch", Term("interrupted", [2, Var()]), Var(), Atom("true"))
+    # nor a Python predicate calling Prolog again
+    pl.register("interrupted_inside", 2, lambda x: pl.once("user:interrupted", x, Var()))
+    with pytest.raises(stop):
+        pl.solutions("user:interrupted_inside", 3, Var())
+    assert pl.once("user:atom_length", "still usable", Var()) == (12,)
+
+
 def test_deterministic_predicate_unifies_and_fails_on_mismatch(pl):
     pl.register("double", 2, lambda x: x * 2)
     assert pl.once("user:double", 21, Var()) == (42,)

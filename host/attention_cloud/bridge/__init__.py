@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from ..errors import BridgeError, PrologError
 from .terms import Atom, Term, Var, pair, to_plain
@@ -54,6 +54,7 @@ class Prolog:
         self.backend: str = engine.backend
         self.backend_reason = reason
         self._registered: set[str] = set()
+        self._stops = threading.local()   # per thread: see _raise_stop
 
     @property
     def version(self) -> str:
@@ -66,11 +67,29 @@ class Prolog:
         Returns the values bound to the :class:`Var` arguments, in order (an empty tuple when
         there are none), or None when the goal fails. Raises PrologError on a Prolog exception.
         """
-        return self.engine.once(pred, *args)
+        found = self.solutions(pred, *args, limit=1)
+        return found[0] if found else None
 
     def solutions(self, pred: str, *args: Any, limit: int | None = None) -> list[tuple]:
         """All (or the first ``limit``) solutions of ``module:pred(args...)``."""
-        return self.engine.solutions(pred, *args, limit=limit)
+        try:
+            found = self.engine.solutions(pred, *args, limit=limit)
+        except PrologError:
+            self._raise_stop()
+            raise
+        self._raise_stop()  # a Prolog catch-all may have swallowed it on the way
+        return found
+
+    def _raise_stop(self) -> None:
+        """Re-raise a KeyboardInterrupt or SystemExit a Python predicate met during the query.
+
+        Neither backend can carry one through Prolog (pyswip's ctypes callback drops it and
+        Prolog sees a garbage return value), so :meth:`register`'s wrapper keeps it here and
+        hands Prolog an ordinary error; the query's caller gets the original back."""
+        stop = getattr(self._stops, "stop", None)
+        if stop is not None:
+            self._stops.stop = None
+            raise stop
 
     def succeeds(self, pred: str, *args: Any) -> bool:
         """True when ``module:pred(args...)`` has a solution."""
@@ -90,7 +109,18 @@ class Prolog:
         error ``error(python_error(Type, Message), _)`` that ``catch/3`` sees.
         """
         key = f"{module}:{name}/{arity}"
-        self.engine.register_callable(key, fn, nondet)
+
+        def call(*args: Any) -> Any:
+            try:
+                value = fn(*args)
+                if nondet:  # the iteration runs here, where an interrupt is still caught
+                    value = list(value if isinstance(value, Iterable) else [value])
+                return value
+            except (KeyboardInterrupt, SystemExit) as stop:
+                self._stops.stop = stop
+                raise RuntimeError(f"{type(stop).__name__} in {key}") from None
+
+        self.engine.register_callable(key, call, nondet)
         self.once("atc_bridge:define_python_predicate", Atom(module), Atom(name), arity, Atom(key),
                   Atom("true" if nondet else "false"))
         self._registered.add(key)
