@@ -212,3 +212,24 @@ def test_a_one_megabyte_action_line_is_read_in_seconds():
     assert time.monotonic() - started < 3
     assert len(result.items) == len(parse_text((FIXTURES / "swe_agent_run.traj").read_bytes(),
                                                name="run.traj").items)
+
+
+# -- found by fuzzing: an integer of over 4,300 digits raised ValueError out of json ---------------
+HUGE_NUMBER = "1" + "0" * 5000
+
+
+@pytest.mark.parametrize("format", [f for f in FORMATS if f not in ("markdown", "text")])
+def test_a_number_too_long_to_convert_is_a_one_line_error(format):
+    document = ('{"messages": [{"role": "user", "content": "fix the importer", '
+                f'"timestamp": {HUGE_NUMBER}}}]}}')
+    assert _parse(document.encode(), "huge.json", format) is None
+
+
+def test_a_number_too_long_to_convert_costs_its_line_only():
+    lines = (FIXTURES / "claude_code_session.jsonl").read_text().splitlines()
+    before = parse_text("\n".join(lines) + "\n", name="s.jsonl", format="claude-code")
+    lines.insert(1, f'{{"type": "user", "n": {HUGE_NUMBER}}}')
+    after = parse_text("\n".join(lines) + "\n", name="s.jsonl", format="claude-code")
+    assert len(after.items) == len(before.items)
+    assert after.skipped == [(2, "invalid JSON: exceeds the limit (4300 digits) for integer "
+                                 "string conversion")]
