@@ -148,7 +148,8 @@ def test_malformed_blocks_are_counted_and_the_rest_is_kept(tmp_path, home):
     ]
     result = parse_text(json.dumps(messages), name="log.json")
     assert result.format == "anthropic"
-    assert result.skipped == [(2, "tool_use block 0 has no name")]
+    assert sorted(result.skipped) == [(2, "content block 3 is not an object"),
+                                      (2, "tool_use block 0 has no name")]
     assert result.ignored == {"hologram block": 1}
     assert [(i.kind, i.text[:27]) for i in result.items] == [
         ("user_goal", "Why does the importer drop "), ("conclusion", "a bare string block is text"),

@@ -57,7 +57,8 @@ def is_anthropic_message(value: Any) -> bool:
     content = value.get("content")
     if not isinstance(content, list):
         return False
-    types = {block.get("type") for block in content if isinstance(block, dict)}
+    types = {block["type"] for block in content
+             if isinstance(block, dict) and isinstance(block.get("type"), str)}
     if types & ANTHROPIC_BLOCK_TYPES:
         return True
     return value.get("type") == "message" and bool(types) and types <= _TEXT_ONLY | {"image"}
@@ -101,6 +102,9 @@ class AnthropicMessagesParser(OpenAIChatParser):
         if not isinstance(content, list) or role not in ("user", "assistant"):
             return super()._message(conversation, message, record_no, pointer, identity)
         reader = _BlockReader(self, conversation, message, record_no, pointer, identity)
+        for index, block in enumerate(content):
+            if not isinstance(block, (dict, str)):  # counted here: _runs leaves it out
+                self.collector.skip(record_no, f"content block {index} is not an object")
         for index, block, text in _runs(content):
             if text is not None:
                 reader.text(index, text)
@@ -137,16 +141,18 @@ class _BlockReader:
 
     def block(self, index: int, block: dict[str, Any]) -> None:
         kind = block.get("type")
-        if kind in _CALL_TYPES:
+        if not isinstance(kind, str):  # a list or object here would not even be hashable
+            self.collector.ignore("untyped block")
+        elif kind in _CALL_TYPES:
             self._call(index, block)
         elif kind in _RESULT_TYPES:
             self._result(index, block)
         elif kind in _THINKING_TYPES:
             self.collector.ignore("thinking")
-        elif isinstance(kind, str) and kind.endswith("_tool_result"):
+        elif kind.endswith("_tool_result"):
             self._server_result(index, block)
         else:
-            self.collector.ignore(f"{kind} block" if isinstance(kind, str) else "untyped block")
+            self.collector.ignore(f"{kind} block")
 
     def _call(self, index: int, block: dict[str, Any]) -> None:
         name = block.get("name")
@@ -213,7 +219,7 @@ class _BlockReader:
 def _runs(content: list[Any]) -> list[tuple[int, dict[str, Any], str | None]]:
     """The blocks of a content list in order, adjacent ``text`` blocks joined into one run:
     ``(index of the first block, block, joined text)`` for a run, ``(index, block, None)``
-    for any other block. A block that is not an object is left out."""
+    for any other block. A block that is not an object is left out (the caller counts it)."""
     runs: list[tuple[int, dict[str, Any], str | None]] = []
     pending: list[str] = []
     start = 0

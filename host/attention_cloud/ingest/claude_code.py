@@ -194,6 +194,7 @@ class ClaudeCodeParser:
         if isinstance(content, str):
             self._user_text(rec, 0, content)
             return
+        self._skip_malformed_blocks(rec, content)
         for index, block, text in _runs(content):
             if text is not None:
                 self._user_text(rec, index, text)
@@ -210,11 +211,18 @@ class ClaudeCodeParser:
         if isinstance(content, str):
             self._assistant_text(rec, 0, content)
             return
+        self._skip_malformed_blocks(rec, content)
         for index, block, text in _runs(content):
             if text is not None:
                 self._assistant_text(rec, index, text)
             elif block.get("type") == "tool_use":
                 self._tool_use(rec, index, block)
+
+    def _skip_malformed_blocks(self, rec: _Record, content: Any) -> None:
+        """Count each content block that is not an object (``_runs`` leaves it out)."""
+        for index, block in enumerate(content if isinstance(content, list) else ()):
+            if not isinstance(block, dict):
+                self.collector.skip(rec.number, f"content block {index} is not an object")
 
     def _system(self, rec: _Record, record: dict[str, Any]) -> None:
         content = record.get("content")
@@ -393,7 +401,8 @@ def _runs(content: Any) -> list[tuple[int, dict[str, Any], str | None]]:
     """Blocks of a content list, with adjacent ``text`` blocks merged into one run.
 
     Returns ``(index of the first block, block, merged text or None)``; text runs come with
-    their text, other blocks with None. Thinking and malformed blocks are left out.
+    their text, other blocks with None. Thinking and malformed blocks are left out (the caller
+    counts a block that is not an object).
     """
     if not isinstance(content, list):
         return []

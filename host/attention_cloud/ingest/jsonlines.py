@@ -32,6 +32,12 @@ def json_error_reason(error: json.JSONDecodeError) -> str:
     return f"invalid JSON: {error.msg} (column {error.colno})"
 
 
+def _number_error_reason(error: ValueError) -> str:
+    """Why a number Python will not convert was refused (an integer of over 4,300 digits
+    raises a plain ValueError, not a JSONDecodeError)."""
+    return "invalid JSON: " + str(error).split(":", 1)[0].lower()
+
+
 def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, decoded object)`` for every well-formed non-blank line.
 
@@ -70,6 +76,9 @@ def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int
                 reason = json_error_reason(error)
             collector.skip(number, reason)
             continue
+        except ValueError as error:
+            collector.skip(number, _number_error_reason(error))
+            continue
         if not isinstance(record, dict):
             collector.skip(number, "not a JSON object")
             continue
@@ -102,6 +111,10 @@ def json_document(source: Source) -> Any | None:
         if first == b"{" and (error.msg == "Extra data" or some_line_parses(source.text)):
             return None  # several values, one per line: JSON Lines
         raise fail(source.name, json_error_reason(error), error.lineno) from None
+    except ValueError as error:
+        if first == b"{" and some_line_parses(source.text):
+            return None  # JSON Lines: the number fails its own line only
+        raise fail(source.name, _number_error_reason(error)) from None
 
 
 def strip_document_envelopes(source: Source, collector: ItemCollector, document: Any) -> None:

@@ -104,12 +104,13 @@ class LangChainParser(AnthropicMessagesParser):
 def _tool_calls(value: Any, content: Any) -> list[dict[str, Any]]:
     """An AI message's ``tool_calls`` in the OpenAI shape the chat reader reads, leaving out
     those its content blocks already hold (``tool_use`` of the same ``id``)."""
-    held = {block.get("id") for block in content if isinstance(block, dict)
-            and block.get("type") == "tool_use"} if isinstance(content, list) else set()
+    held = {block["id"] for block in content if isinstance(block, dict)
+            and block.get("type") == "tool_use" and isinstance(block.get("id"), str)} \
+        if isinstance(content, list) else set()
     calls = []
     for call in value if isinstance(value, list) else ():
         if isinstance(call, dict) and isinstance(call.get("name"), str) \
-                and call.get("id") not in held:
+                and not (isinstance(call.get("id"), str) and call["id"] in held):
             calls.append({"id": call.get("id"),
                           "function": {"name": call["name"], "arguments": call.get("args")}})
     return calls

@@ -169,7 +169,8 @@ class OpenAIChatParser:
         text = clean_message(parts_text(message.get("content"), _TEXT_PART_TYPES))
         speaker = message_speaker(message) if role in ("user", "assistant", "system") else ""
         for part in message.get("content") if isinstance(message.get("content"), list) else ():
-            if isinstance(part, dict) and part.get("type") in ANTHROPIC_BLOCK_TYPES:
+            if isinstance(part, dict) and isinstance(part.get("type"), str) \
+                    and part["type"] in ANTHROPIC_BLOCK_TYPES:
                 # counted, not lost in silence: --format anthropic reads them
                 self.collector.ignore(f"{part['type']} block (--format anthropic reads it)")
 

@@ -77,16 +77,18 @@ def is_responses_item(value: Any) -> bool:
     if not isinstance(value, dict):
         return False
     kind = value.get("type")
-    if kind in ITEM_TYPES:
+    if isinstance(kind, str) and kind in ITEM_TYPES:
         return True
     content = value.get("content")
     return kind == "message" and isinstance(content, list) and any(
-        isinstance(part, dict) and part.get("type") in _RESPONSES_PARTS for part in content)
+        isinstance(part, dict) and isinstance(part.get("type"), str)
+        and part["type"] in _RESPONSES_PARTS for part in content)
 
 
 def is_rollout_line(value: Any) -> bool:
     """True for a line of a Codex CLI rollout: a known ``type`` and an object ``payload``."""
-    return (isinstance(value, dict) and value.get("type") in ROLLOUT_LINE_TYPES
+    return (isinstance(value, dict) and isinstance(value.get("type"), str)
+            and value["type"] in ROLLOUT_LINE_TYPES
             and isinstance(value.get("payload"), dict))
 
 
@@ -211,6 +213,9 @@ class ResponsesParser(OpenAIChatParser):
         kind = message.get("type")
         if kind in (None, "message"):
             return self._chat_message(conversation, message, record_no, pointer, identity)
+        if not isinstance(kind, str):
+            self.collector.skip(record_no, f"item type is a {type(kind).__name__}, not a name")
+            return False
         time = self._time_of(message, record_no, conversation.time)
         if kind in _CALL_TYPES:
             calls = self._calls(message)

@@ -440,7 +440,8 @@ class OpenHandsParser:
             observation = event.get("observation")
             observation = observation if isinstance(observation, dict) else {}
             call = self._answered((event.get("action_id"), event.get("tool_call_id")))
-            if observation.get("kind") in SDK_QUIET_OBSERVATIONS:
+            if isinstance(observation.get("kind"), str) \
+                    and observation["kind"] in SDK_QUIET_OBSERVATIONS:
                 self.collector.ignore(str(observation["kind"]))
                 return
             text, failed = observation_result(observation)

@@ -57,7 +57,8 @@ BASE_STATE = "base_state.json"
 def is_sdk_event(value: Any) -> bool:
     """True for one V1 event: an object whose ``kind`` names an SDK event and which has a
     ``source`` (a V0 event has ``action`` or ``observation`` strings instead)."""
-    return (isinstance(value, dict) and value.get("kind") in EVENT_KINDS
+    return (isinstance(value, dict) and isinstance(value.get("kind"), str)
+            and value["kind"] in EVENT_KINDS
             and isinstance(value.get("source"), str))
 
 

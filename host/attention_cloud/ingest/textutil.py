@@ -61,13 +61,20 @@ def parts_text(content: object, types: frozenset[str] | None = None) -> str:
     for part in content:
         if isinstance(part, str):
             texts.append(part)
-        elif isinstance(part, dict) and (types is None or part.get("type", "text") in types):
+        elif isinstance(part, dict) and (types is None or _typed_as(part, types)):
             text = part.get("text")
             if isinstance(text, dict):
                 text = text.get("value")
             if isinstance(text, str) and text:
                 texts.append(text)
     return "\n".join(texts)
+
+
+def _typed_as(part: dict[str, object], types: frozenset[str]) -> bool:
+    """True when the part's ``type`` (``text`` when absent) is one of ``types``; a type that is
+    no string (a list, an object: unhashable) is none of them."""
+    kind = part.get("type", "text")
+    return isinstance(kind, str) and kind in types
 
 
 def collapse_whitespace(text: str) -> str:

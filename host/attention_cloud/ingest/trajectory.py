@@ -57,6 +57,7 @@ so the approaches that failed are kept. SWE-agent writes no times; mini-swe-agen
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shlex
@@ -106,6 +107,9 @@ _EDIT = re.compile(r"edit\s+(?P<start>\d+):(?P<end>\d+)\s*\n(?P<text>.*?)(?:\nen
 _EDITOR_OPS = {"view": "read", "create": "write", "str_replace": "edit", "insert": "edit",
                "undo_edit": "edit"}
 _NEW_TEXT_CHARS = 240
+# shlex takes time quadratic in a token's length (a 1 MB line: 17 s); a command line longer
+# than this is split on whitespace instead.
+_SHLEX_MAX_CHARS = 10_000
 
 
 def is_bare_messages(document: Any) -> bool:
@@ -415,10 +419,10 @@ class TrajectoryParser:
     def _describe(self, action: str) -> ToolCall:
         """What an action does: SWE-agent's editor commands, else a shell command."""
         first_line = action.split("\n", 1)[0]
-        try:
-            words = shlex.split(first_line)
-        except ValueError:
-            words = first_line.split()
+        words = first_line.split()
+        if len(first_line) <= _SHLEX_MAX_CHARS:
+            with contextlib.suppress(ValueError):  # unbalanced quotes: split on whitespace
+                words = shlex.split(first_line)
         command = words[0] if words else ""
         label = f"$ {first_line}"[:200]
         if command == "open" and len(words) > 1:
