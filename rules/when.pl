@@ -98,11 +98,48 @@ goal_words(Goal, Words) :-
 %!  memory_now(-Stamp:number) is det.
 %
 %   The time of the newest item in memory (0 when memory is empty). Read from the day index
-%   (items_between/4), which one scan of the items' times builds after each change of the
-%   items, so a large memory pays that scan once per ingest.
+%   when it is current; after a change of the items it is found without rebuilding the index
+%   (newest_stamp_/1), so a frame whose goal names no time does not pay the index's scan after
+%   every write (an agent loop ingests every turn): the index is built when a window is asked.
 memory_now(Stamp) :-
-    time_index_ready_,
-    nb_getval(when_memory_now, Stamp).
+    items_generation_(G),
+    (   nb_current(when_time_index, G)
+    ->  nb_getval(when_memory_now, Stamp)
+    ;   nb_current(when_newest, G-Stamp0)
+    ->  Stamp = Stamp0
+    ;   newest_stamp_(Stamp0)
+    ->  nb_setval(when_newest, G-Stamp0),
+        Stamp = Stamp0
+    ;   time_index_ready_,
+        nb_getval(when_memory_now, Stamp)
+    ).
+
+% newest_stamp_(-Stamp): the stamp the day index would give as memory_now, from the item times
+% alone. Journal times are UTC text ("2026-01-05T08:00:00Z", with or without a fraction or the
+% Z): their order as text is their order in time to the second, so only the greatest is read
+% (item_stamp_/2 drops the fraction too); any other form is read one by one. Fails, leaving it
+% to the index, when the greatest such text does not read as a time.
+newest_stamp_(Stamp) :-
+    findall(T, ( item_time(_, T), T \== "" ), Times),
+    partition(plain_utc_, Times, Plain, Other),
+    (   Plain == []
+    ->  Stamps0 = []
+    ;   max_member(Newest, Plain),
+        utc_stamp_(Newest, S),
+        Stamps0 = [S]
+    ),
+    findall(S1, ( member(T1, Other), item_stamp_(T1, S1) ), Stamps1),
+    append(Stamps0, Stamps1, Stamps),
+    (   Stamps == [] -> Stamp = 0 ; max_list(Stamps, Stamp) ).
+
+plain_utc_(T) :-
+    string_length(T, Len), Len >= 19,
+    string_code(11, T, 0'T),
+    (   Len =:= 19
+    ->  true
+    ;   string_code(20, T, C),
+        (   C == 0'Z -> Len =:= 20 ; C == 0'., string_code(Len, T, 0'Z) )
+    ).
 
 %!  items_between(+From:number, +To:number, -Items:list) is det.
 %!  items_between(+From:number, +To:number, +Max, -Items:list) is det.

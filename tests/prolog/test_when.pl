@@ -88,6 +88,30 @@ test(memory_now_follows_new_items, [setup(store_reset), cleanup(store_reset),
     memory_now(Now2), day(Now2, Day2),
     Days = [Day1, Day2].
 
+% After a write memory_now/1 reads the newest time without rebuilding the day index; it must
+% give what the index gives, whatever the forms of the times (UTC text with or without a
+% fraction or the Z, an offset read one by one, no time at all).
+index_now(Now) :- atc_when:time_index_ready_, nb_getval(when_memory_now, Now).
+
+test(memory_now_after_a_write_is_the_index_s, [setup(store_reset), cleanup(store_reset),
+                                               true(Nows == [Day1-Day1, Day2-Day2, Day3-Day3])]) :-
+    journal_add_items([item(h1, src, "s", 0, turn, user, "", "2024-01-01T10:00:00.250Z", default, "f:1", "a", []),
+                       item(h2, src, "s", 1, turn, user, "", "2024-01-01T09:00:00", default, "f:2", "b", []),
+                       item(h3, src, "s", 2, turn, user, "", "", default, "f:3", "c", [])], _),
+    memory_now(A1), index_now(B1), day(A1, Day1), day(B1, Day1x), Day1 == Day1x, A1 =:= B1,
+    % an offset time is not plain UTC text: read on its own, and here it is the newest
+    journal_add_items([item(h4, src, "s", 3, turn, user, "", "2024-03-02T01:30:00+05:00", default, "f:4", "d", [])], _),
+    memory_now(A2), index_now(B2), day(A2, Day2), A2 =:= B2,
+    journal_add_items([item(h5, src, "s", 4, turn, user, "", "2024-03-01T20:00:00Z", default, "f:5", "e", [])], _),
+    memory_now(A3), index_now(B3), day(A3, Day3), A3 =:= B3,
+    A3 =:= A2,                                   % 01:30+05:00 is 20:30 UTC on 1 March: still the newest
+    Nows = [Day1-Day1, Day2-Day2, Day3-Day3].
+
+test(memory_now_of_an_undated_memory_is_zero, [setup(store_reset), cleanup(store_reset),
+                                               true(Now == 0)]) :-
+    journal_add_items([item(h1, src, "s", 0, turn, user, "", "", default, "f:1", "a", [])], _),
+    memory_now(Now).
+
 stamp(Text, Stamp) :- parse_time(Text, iso_8601, Stamp).
 
 dated(H, Seq, Time, item(H, src, "s", Seq, turn, user, "", Time, default, "f:1", "x", [])).
