@@ -239,7 +239,7 @@ segment_framing_sum_(Meta, F0, F) :-
 % The time window the goal names (when.pl), read against Now: the `now` option (a POSIX stamp
 % or an ISO 8601 text) or else the newest item's time (0 in an empty memory).
 time_anchor_(Goal, Now0, Now, Anchor) :-
-    (   Now0 == default -> memory_now(Now)
+    (   Now0 == default -> memory_now_for(Goal, Now)
     ;   number(Now0) -> Now = Now0
     ;   text_string_(Now0, NowText),
         (   catch(parse_time(NowText, iso_8601, Now), _, fail) -> true

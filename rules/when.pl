@@ -1,6 +1,7 @@
 :- module(atc_when,
           [ goal_time_window/4,         % +Goal, +Now, -Window, -Phrase
             memory_now/1,               % -Stamp
+            memory_now_for/2,           % +Goal, -Stamp
             items_between/3,            % +From, +To, -Items
             items_between/4,            % +From, +To, +Max, -Items
             item_stamp/2,               % +Item, -Stamp
@@ -112,6 +113,18 @@ memory_now(Stamp) :-
         Stamp = Stamp0
     ;   time_index_ready_,
         nb_getval(when_memory_now, Stamp)
+    ).
+
+%!  memory_now_for(+Goal, -Stamp:number) is det.
+%
+%   memory_now/1 for a frame of Goal: when Goal names a time, its window will be read from the
+%   day index, so the index is brought up to date first and the newest time read from it (not
+%   found once without it and then again by the rebuild).
+memory_now_for(Goal, Stamp) :-
+    (   goal_time_window(Goal, 4.0e9, _, _)     % any present: does the goal name a time at all
+    ->  time_index_ready_,
+        nb_getval(when_memory_now, Stamp)
+    ;   memory_now(Stamp)
     ).
 
 % newest_stamp_(-Stamp): the stamp the day index would give as memory_now, from the item times
