@@ -18,23 +18,8 @@ from attention_cloud.errors import InputError
 from attention_cloud.ingest import FORMATS, parse_text
 from attention_cloud.ingest.records import ParseResult
 
-FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
-ONE_OF_EACH = {
-    "claude-code": "claude_code_session.jsonl",
-    "openai": "openai_chat.json",
-    "anthropic": "anthropic_messages.json",
-    "openai-responses": "openai_responses.json",
-    "codex": "codex_rollout.jsonl",
-    "langchain": "langchain_messages.json",
-    "chatgpt": "chatgpt_conversations.json",
-    "sharegpt": "sharegpt.json",
-    "trajectory": "swe_agent_run.traj",
-    "openhands": "openhands_trajectory.json",
-    "locomo": "locomo10_sample.json",
-    "longmemeval": "longmemeval_instance.json",
-    "markdown": "2026-01-02-standup.md",
-    "text": "transcript.md",
-}
+# one fixture per format: the table the format tests keep (a new format is added there once)
+from test_ingest_formats import FIXTURES, ONE_OF_EACH  # noqa: E402
 
 
 def _load(fixture: str) -> tuple[str, object]:
