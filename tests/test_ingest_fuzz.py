@@ -19,7 +19,7 @@ from attention_cloud.ingest import FORMATS, parse_text
 from attention_cloud.ingest.records import ParseResult
 
 # one fixture per format: the table the format tests keep (a new format is added there once)
-from test_ingest_formats import FIXTURES, ONE_OF_EACH  # noqa: E402
+from test_ingest_formats import FIXTURES, ONE_OF_EACH, _places  # noqa: E402
 
 
 def _load(fixture: str) -> tuple[str, object]:
@@ -120,16 +120,6 @@ _VALUES = [None, 0, -1, 2.5, 10**30, True, "", "x", [], ["x", 1], {}, {"a": None
 _GARBAGE = [b"{", b"]", b"\n1\n", b"\nnull\n", b"\n[]\n", b"\xff", b"\xed\xa0\x80", b"\x00",
             b"'), foo:- halt.", b"\\ud800"]
 MUTANTS_PER_FORMAT = 150
-
-
-def _places(node: object, path: tuple = ()):
-    yield path
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _places(value, path + (key,))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _places(value, path + (index,))
 
 
 def _document_mutant(kind: str, document: object, rng: random.Random) -> bytes:
