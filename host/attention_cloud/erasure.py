@@ -39,6 +39,7 @@ from .agents.remember import REMEMBERED_FILE
 from .audit import AUDIT_FILE, append_event
 from .bridge import Atom, Var, to_plain
 from .cells.api import STATE_FILE as CELLS_STATE
+from .cells.rows import drop as drop_cell_rows
 from .errors import InputError, UsageError
 from .home import fsync_path
 from .hydration import receipt_text
@@ -224,6 +225,7 @@ def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str
     # the cells' cached centroid sums still count the erased items' vectors: the next
     # curate recomputes them from the partition (rules/cells.pl has already dropped them)
     (mem.home / CELLS_STATE).unlink(missing_ok=True)
+    drop_cell_rows(mem.home)  # copies of the erased items' vectors; the next curate writes them anew
     report.journal_bytes = compact_journal(mem)
     _clear_pending(mem.home)
 

@@ -70,9 +70,13 @@ class Jump:
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._queries_by: Any = None  # the embedder that made them
         self._made: OrderedDict[bytes, str] = OrderedDict()  # text digest -> a key holding its vector
-        #: members text -> (records, row ids of their texts then their distillations)
-        self._group_rows: OrderedDict[str, tuple[list[str], np.ndarray]] = OrderedDict()
-        self._group_rows_of: tuple[int, int] | None = None  # (id(store), store.changes) they hold for
+        #: members text -> (records, row ids of their texts then their distillations, and the
+        #: rows of their copies in the cell rows file, -1 where none)
+        self._group_rows: OrderedDict[str, tuple[list[str], np.ndarray, np.ndarray]] = OrderedDict()
+        self._group_rows_of: tuple | None = None  # (id(store), store.changes, cell rows stamp)
+        self._cell_rows: Any = None  # cells.rows.CellRows of the open store, or None
+        self._cell_rows_stamp: Any = None
+        self._cell_rows_for: int | None = None  # id() of the store they were checked against
         #: Texts embedded by this process, the seconds it took, vectors copied instead.
         self.embedded_texts = 0
         self.embed_seconds = 0.0
@@ -251,10 +255,11 @@ class Jump:
         """Close both indexes (reopened on use) and forget which texts this process embedded:
         that memory serves one run of writes, and a process that writes batch after batch for
         days (``atc watch`` closes after each) would otherwise keep it growing to its cap."""
-        for part in (self._lexical, self._vectors):
+        for part in (self._lexical, self._vectors, self._cell_rows):
             if part is not None:
                 part.close()
-        self._lexical = self._vectors = None
+        self._lexical = self._vectors = self._cell_rows = None
+        self._cell_rows_stamp = None
         self._made = OrderedDict()
 
     # -- searching --------------------------------------------------------------------------------
@@ -300,23 +305,28 @@ class Jump:
         if not self.has_vectors():
             raise EmbeddingsUnavailable(self._why_no_vectors())
         store = self.vectors
-        if self._group_rows_of != (id(store), store.changes):
+        copies = self._current_cell_rows(store)
+        if self._group_rows_of != (id(store), store.changes, self._cell_rows_stamp):
             self._group_rows.clear()
-            self._group_rows_of = (id(store), store.changes)
+            self._group_rows_of = (id(store), store.changes, self._cell_rows_stamp)
         records: list[str] = []
         parts: list[np.ndarray] = []
+        copied: list[np.ndarray] = []
         seen: set[str] = set()
         for members, left_out in groups:
             cached = self._group_rows.get(members)
             if cached is None:
                 names = members.split("\n") if members else []
-                cached = (names, store.ids(names + [distillation_key(r) for r in names]))
+                ids = store.ids(names + [distillation_key(r) for r in names])
+                at = (copies.copies(ids[: len(names)], ids[len(names):]) if copies is not None
+                      else np.full(len(names), -1, dtype=np.int64))
+                cached = (names, ids, at)
                 self._group_rows[members] = cached
                 if len(self._group_rows) > GROUP_ROWS_KEPT:
                     self._group_rows.popitem(last=False)
             else:
                 self._group_rows.move_to_end(members)
-            names, ids = cached
+            names, ids, at_copy = cached
             skip = set(left_out.split("\n")) if left_out else set()
             keep = [i for i, name in enumerate(names) if name not in skip and name not in seen]
             kept = [names[i] for i in keep]
@@ -324,17 +334,48 @@ class Jump:
             records.extend(kept)
             at = np.asarray(keep, dtype=np.int64)
             parts.append(np.concatenate([ids[at], ids[len(names) + at]]).reshape(2, -1))
+            rows = at_copy[at]
+            copied.append(np.concatenate([rows, np.where(rows >= 0, rows + 1, -1)]).reshape(2, -1))
         if not records:
             return []
         ids = np.concatenate(parts, axis=1).reshape(-1)  # every text row, then every distillation
-        return self._scored(query, records, ids, k)
+        from_copy = np.concatenate(copied, axis=1).reshape(-1)
+        return self._scored(query, records, ids, k, from_copy)
+
+    def _current_cell_rows(self, store: Any) -> Any:
+        """The cell rows files (:mod:`.cells.rows`) copying ``store``, reopened when a cells
+        step replaced them; None when there are none."""
+        from .cells.rows import CellRows
+
+        stamp = CellRows.current_stamp(self.home)
+        if stamp != self._cell_rows_stamp or (self._cell_rows is not None and self._cell_rows_for != id(store)):
+            if self._cell_rows is not None:
+                self._cell_rows.close()
+            self._cell_rows = CellRows.open(self.home, store) if stamp is not None else None
+            self._cell_rows_stamp, self._cell_rows_for = stamp, id(store)
+        return self._cell_rows
+
+    def _rows_of(self, ids: np.ndarray, from_copy: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The mask of ``ids`` >= 0 and their vectors: those with a copy (``from_copy`` >= 0)
+        read from the cell rows file, the rest from the vector log."""
+        if from_copy is None or self._cell_rows is None or not (from_copy >= 0).any():
+            return self.vectors.vectors_of_ids(ids)
+        present = ids >= 0
+        copy = from_copy[present]
+        here = copy >= 0
+        matrix = np.empty((len(copy), self.vectors.dim), dtype=np.float32)
+        matrix[here] = self._cell_rows.read(copy[here])
+        if not here.all():
+            matrix[~here] = self.vectors.vectors_of_ids(ids[present][~here])[1]
+        return present, matrix
 
     def _scored(self, query: str, records: list[str], ids: np.ndarray,
-                k: int | None) -> list[tuple[str, float]]:
+                k: int | None, from_copy: np.ndarray | None = None) -> list[tuple[str, float]]:
         """``(record, cosine)`` of ``records`` given the row ids of their texts then their
-        distillations (-1 for none), best of the two; with ``k`` the ``k`` best, best first."""
+        distillations (-1 for none), best of the two; with ``k`` the ``k`` best, best first.
+        ``from_copy``: where a row has a copy in the cell rows file (see :meth:`_rows_of`)."""
         count = len(records)
-        present, matrix = self.vectors.vectors_of_ids(ids)
+        present, matrix = self._rows_of(ids, from_copy)
         if not present.any():
             return []
         scores = np.full(2 * count, -np.inf, dtype=np.float32)

@@ -23,6 +23,7 @@ from ..errors import InputError
 from ..store import sync_journal
 from ..curate.handles import HandleList
 from . import partition as P
+from . import rows
 
 STATE_FILE = Path("cells") / "state.npz"
 
@@ -39,11 +40,13 @@ class CellsReport:
     rebuilt: bool = False
     seconds: float = 0.0
     changed: list[str] = field(default_factory=list)
+    #: vector rows written to the cells' copies (:mod:`.rows`)
+    rows_copied: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {"cells": self.cells, "items": self.items, "assigned": self.assigned,
                 "split": self.split, "merged": self.merged, "rebuilt": self.rebuilt,
-                "seconds": round(self.seconds, 3)}
+                "rows_copied": self.rows_copied, "seconds": round(self.seconds, 3)}
 
 
 @dataclass
@@ -178,6 +181,7 @@ def rebuild(mem: Any) -> CellsReport:
             if old:
                 _store(mem, [], old, [], [])
             _drop_state(mem)
+            rows.drop(mem.home)
             report.seconds = time.perf_counter() - started
             return report
         handles = inputs.handles
@@ -197,6 +201,7 @@ def rebuild(mem: Any) -> CellsReport:
     report.cells = len(state.ids)
     report.items = report.assigned = int(state.counts.sum())
     report.changed = state.ids
+    report.rows_copied = _copy_rows(mem, state.ids, state.ids)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -358,6 +363,7 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
         stats = cells_stats(mem)
         if stats["smallest"] >= P.merge_size(stats["members"]):
             report.cells, report.items = stats["cells"], stats["members"]
+            report.rows_copied = _copy_rows(mem, _cell_ids(mem), [])  # whole again after an erasure
             report.seconds = time.perf_counter() - started
             return report
     state = _load_state(mem) or _state_from_facts(mem)
@@ -392,8 +398,14 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
     report.cells = len(state.ids)
     report.items = total
     report.changed = [c[0] for c in cells]
+    report.rows_copied = _copy_rows(mem, state.ids, report.changed)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _copy_rows(mem: Any, cells: list[str], changed: list[str]) -> int:
+    """Keep the cells' copies of their members' vector rows current (:mod:`.rows`)."""
+    return rows.sync(mem.home, _vector_store(mem), lambda c: _members(mem, c), cells, changed)
 
 
 def _nearest(centroids: np.ndarray, feats: np.ndarray) -> list[int]:

@@ -21,7 +21,7 @@ faiss' one OpenMP thread (no BLAS worker to wait for on a loaded machine) and ta
 selector over row positions, so tombstones and meta filters are skipped inside the scan.
 
 Contents:
-    MappedRows, HEADER_BYTES, MAGIC, write_header, row_offset
+    MappedRows, HEADER_BYTES, MAGIC, write_header, row_offset, read_rows
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ import os
 import struct
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import faiss
 import numpy as np
@@ -37,7 +38,7 @@ import numpy as np
 from attention_cloud.embed.half_floats import to_float32
 from attention_cloud.errors import HomeError
 
-__all__ = ["MappedRows", "HEADER_BYTES", "MAGIC", "write_header", "row_offset", "header_bytes"]
+__all__ = ["MappedRows", "HEADER_BYTES", "MAGIC", "write_header", "row_offset", "header_bytes", "read_rows"]
 
 #: Bytes before the first row of a float16 log.
 HEADER_BYTES = 4096
@@ -83,6 +84,41 @@ def _faiss_header(dim: int) -> bytes:
     if struct.unpack("<q", blob[8:16])[0] != 0 or struct.unpack("<Q", blob[-8:])[0] != 0:
         raise RuntimeError("unexpected faiss IndexScalarQuantizer layout")  # a faiss format change
     return blob
+
+
+#: Rows between two rows asked for that :func:`read_rows` may read through rather than skip
+#: with a read of its own, where rows asked for are mostly close together (a cell's copies).
+GAP_ROWS = 16
+
+
+def read_rows(fd: int, positions: np.ndarray, dim: int, dtype: np.dtype, start: int, path: Any,
+              gap: int = 1) -> np.ndarray:
+    """The rows at ``positions`` (ascending, distinct) of a file of ``dim``-wide ``dtype`` rows
+    from byte ``start``: one ``preadv`` per stretch whose rows are at most ``gap`` apart, into
+    one buffer (no bytes object per row). Rows written one after another (a cell's members
+    copied together, a session's turns) cost one read; scattered ones one read each.
+    ``gap`` above 1 reads the rows between too: worth it where most rows asked for are close
+    (:data:`GAP_ROWS`), not where they are scattered (each row read through costs a copy)."""
+    count = len(positions)
+    if not count:
+        return np.zeros((0, dim), dtype=dtype)
+    breaks = np.flatnonzero(np.diff(positions) > gap) + 1
+    starts = np.concatenate([[0], breaks]).astype(np.int64)
+    ends = np.concatenate([breaks, [count]]).astype(np.int64)
+    first = positions[starts]
+    spans = positions[ends - 1] + 1 - first
+    total = int(spans.sum())
+    buffer = np.empty((total, dim), dtype=dtype)
+    view = memoryview(buffer).cast("B")
+    size, at, read = dim * np.dtype(dtype).itemsize, 0, os.preadv
+    for a, n in zip(first.tolist(), spans.tolist()):
+        if read(fd, (view[at * size: (at + n) * size],), start + a * size) != n * size:
+            raise HomeError(f"vector rows file {path} ends before row {a + n - 1}")
+        at += n
+    if total == count:
+        return buffer
+    offsets = positions - np.repeat(first - (np.cumsum(spans) - spans), ends - starts)
+    return buffer[offsets]
 
 
 class MappedRows:
@@ -134,7 +170,7 @@ class MappedRows:
         return to_float32(self.array[positions])
 
     def pread(self, positions: np.ndarray) -> np.ndarray:
-        """:meth:`gather` of a few rows by one ``pread`` each, not through the mapping. A page
+        """:meth:`gather` of a few rows by file reads (:func:`read_rows`), not through the mapping. A page
         fault on the mapping maps the whole page-cache folio around it (tens of pages on current
         kernels), so a few hundred random rows read through it make most of a large log count as
         the process' resident memory; reads leave the pages to the page cache alone."""
@@ -143,22 +179,12 @@ class MappedRows:
         # each row once: a frame asks for a record's two rows and the rows of cells that
         # share members (~10 % repeats), and a read costs more than the sort that finds them
         distinct, where = np.unique(np.asarray(positions, dtype=np.int64), return_inverse=True)
-        rows = self._read_rows(self._file.fileno(), distinct.tolist())
+        rows = self._read_rows(self._file.fileno(), distinct)
         return to_float32(rows[where])
 
-    def _read_rows(self, fd: int, positions: list[int]) -> np.ndarray:
-        """The rows at ``positions`` read from ``fd``, one read each, straight into the array
-        returned (``preadv`` into a slice of it: no bytes object per row, no join; ~0.6 µs a
-        row where ``pread`` and a join took ~1 µs)."""
-        row_bytes, start = self.dim * self.dtype.itemsize, header_bytes(self.dtype)
-        out = np.empty((len(positions), self.dim), dtype=self.dtype)
-        view = memoryview(out).cast("B")
-        read = os.preadv
-        for i, p in enumerate(positions):
-            at = i * row_bytes
-            if read(fd, (view[at : at + row_bytes],), start + p * row_bytes) != row_bytes:
-                raise HomeError(f"vector log {self.path} ends before row {p}")
-        return out
+    def _read_rows(self, fd: int, positions: np.ndarray) -> np.ndarray:
+        """The rows at ``positions`` (ascending, distinct) read from ``fd`` (:func:`read_rows`)."""
+        return read_rows(fd, positions, self.dim, self.dtype, header_bytes(self.dtype), self.path)
 
     def read(self, positions: np.ndarray) -> np.ndarray:
         """:meth:`gather` through file reads instead of the mapping, for whole-log passes (an
@@ -175,7 +201,7 @@ class MappedRows:
                 handle.seek(start + lo * row_bytes)
                 span = np.fromfile(handle, dtype=self.dtype, count=(hi - lo) * self.dim).reshape(-1, self.dim)
                 return to_float32(span[positions - lo])
-            return to_float32(self._read_rows(handle.fileno(), positions.tolist()))  # sparse (a training sample)
+            return to_float32(self._read_rows(handle.fileno(), positions))  # sparse (a training sample)
 
     def search(self, queries: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """Exact inner-product top-``k`` of each query over the rows ``allowed`` (a packed

@@ -646,6 +646,11 @@ class VectorStore:
             return self.vectors_of_ids(self.ids(keys), read=read)
 
     @property
+    def row_dtype(self) -> np.dtype:
+        """The vector log's row type: float16 (float32 in stores of format 1)."""
+        return self._dtype
+
+    @property
     def changes(self) -> int:
         """A counter that moves whenever a key is added, replaced or removed: row ids from
         :meth:`ids` stay valid while it stands still (compaction keeps ids)."""

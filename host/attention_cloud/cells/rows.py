@@ -1,0 +1,204 @@
+"""Cell rows: each cell's members' vector rows copied side by side, so a cell is one read.
+
+A frame's cell walk scores the members of its focus cells (up to 600 records, two vectors
+each: text and distillation). In the vector log those rows lie wherever curation appended them,
+so each is a read of its own (1.2-2 µs; 3-5 ms of a 100k-item frame, the largest single cost in
+its tail: BENCHMARKS.md, "Where the 100k tail comes from"). Here the cells step writes each
+cell's rows again, member after member, so the walk reads a cell's rows in a few reads.
+
+Files in ``HOME/cells/``::
+
+    rows.json      which files are current, and the vector store they copy (embedder id,
+                   dimension, the inode of ``HOME/vectors``); replaced atomically
+    rows-G.f16     float16 rows, appended a cell at a time: a member's text row, then its
+                   distillation row (zeros where it has none)
+    rows-G-T.npy   the table, int64 (3, n): text row id (ascending), distillation row id
+                   (-1: none), and the member's first row in ``rows-G.f16``
+
+A copy is used only while the vector store still gives a member's text and distillation the
+row ids the table recorded: a row id is never reused (a new vector is a new id), so a copy is
+never stale where it is read, and a member whose copy is missing or stale is read from the log.
+The files are derived data: a cells step (:func:`sync`) appends the cells it changed and
+rewrites a new generation when dead rows pass the live ones; erasure deletes them (they hold the
+forgotten items' vectors) and the next cells step writes them whole.
+
+Contents:
+    CellRows, sync, drop, ROWS_META
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..embed.half_floats import to_float32
+from ..embed.mapped_rows import GAP_ROWS, read_rows
+
+#: In the home: which rows file and table are current.
+ROWS_META = Path("cells") / "rows.json"
+#: Dead rows a rows file may hold beyond as many as its live ones before a new generation is
+#: written (a small home's would otherwise be rewritten by nearly every curate).
+SLACK_ROWS = 8192
+#: Cells whose rows are gathered and written at once (their vectors held in memory meanwhile).
+WRITE_CELLS = 16
+
+
+class CellRows:
+    """A reader of the cell rows files, for one vector store (see the module doc)."""
+
+    def __init__(self, folder: Path, meta: dict[str, Any]) -> None:
+        self.dim = int(meta["dim"])
+        self.stamp = (meta["generation"], meta["table"])
+        self.table = np.load(folder / meta["table"], mmap_mode="r")
+        self._file = open(folder / meta["rows_file"], "rb", buffering=0)
+        #: rows read from the copies (how much of the walk they serve)
+        self.rows_read = 0
+
+    @classmethod
+    def open(cls, home: Path, store: Any) -> "CellRows | None":
+        """The current files when they copy ``store``, else None."""
+        meta = _read_meta(home)
+        if meta is None or meta.get("identity") != _identity(home, store):
+            return None
+        try:
+            return cls(home / ROWS_META.parent, meta)
+        except (OSError, ValueError, KeyError):
+            return None
+
+    @staticmethod
+    def current_stamp(home: Path) -> tuple[int, int] | None:
+        """A cheap token that moves when :func:`sync` or :func:`drop` replaced the files."""
+        try:
+            st = os.stat(home / ROWS_META)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def copies(self, text_ids: np.ndarray, distillation_ids: np.ndarray) -> np.ndarray:
+        """For members given by their row ids, the row of each one's copy (its text row; the
+        distillation is the next), -1 where there is no current copy."""
+        ids = self.table[0]
+        text_ids = np.asarray(text_ids, dtype=np.int64)
+        at = np.searchsorted(ids, text_ids)
+        inside = at < len(ids)
+        at = np.where(inside, at, 0)
+        found = inside & (text_ids >= 0) & (np.asarray(ids[at]) == text_ids)
+        found &= np.asarray(self.table[1][at]) == np.asarray(distillation_ids, dtype=np.int64)
+        return np.where(found, np.asarray(self.table[2][at]), -1)
+
+    def read(self, rows: np.ndarray) -> np.ndarray:
+        """The copied rows at ``rows`` as float32, a cell's in a read or two (a walk leaves
+        out a cell's seeds and its members of other segments: short gaps, read through)."""
+        distinct, where = np.unique(np.asarray(rows, dtype=np.int64), return_inverse=True)
+        found = read_rows(self._file.fileno(), distinct, self.dim, np.float16, 0, self._file.name, GAP_ROWS)
+        self.rows_read += len(distinct)
+        return to_float32(found[where])
+
+
+def _identity(home: Path, store: Any) -> dict[str, Any]:
+    """What the copies are valid for: the store's embedder and dimension, and the vectors
+    folder itself (a re-embed exchanges the folder, and a new store reuses row ids)."""
+    return {"embedder_id": str(store.embedder_id), "dim": int(store.dim),
+            "folder": os.stat(home / "vectors").st_ino}
+
+
+def _read_meta(home: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads((home / ROWS_META).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def drop(home: Path) -> None:
+    """Delete the cell rows files (erasure: they hold copies of forgotten items' vectors)."""
+    folder = home / ROWS_META.parent
+    (home / ROWS_META).unlink(missing_ok=True)
+    for path in list(folder.glob("rows-*")) if folder.exists() else []:
+        path.unlink(missing_ok=True)
+
+
+def sync(home: Path, store: Any, members_of: Any, cells: Sequence[str], changed: Iterable[str]) -> int:
+    """Bring the copies up to date after a cells step: append the rows of the ``changed``
+    cells (every one of ``cells`` when there are no current files, they copy another store, or
+    dead rows would pass the live ones: a new generation). ``members_of(cell)`` lists a
+    cell's members. Returns the rows written. Stores of float32 rows (older formats) get none."""
+    if store is None or np.dtype(store.row_dtype) != np.float16:
+        drop(home)
+        return 0
+    folder = home / ROWS_META.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    identity = _identity(home, store)
+    fetch = members_of
+    meta = _read_meta(home)
+    fresh = (meta is None or meta.get("identity") != identity
+             or not (folder / str(meta.get("rows_file", "-"))).is_file())
+    table = np.zeros((3, 0), dtype=np.int64)
+    if not fresh:
+        table = np.array(np.load(folder / meta["table"]))
+        known = set(cells)
+        lists = {c: members_of(c) for c in dict.fromkeys(changed) if c in known}
+        changed, members_of = list(lists), lists.__getitem__
+        written = int(meta["rows"])
+        if written + 2 * sum(map(len, lists.values())) > 4 * table.shape[1] + SLACK_ROWS:
+            fresh = True  # more than half the file would be dead rows: a new generation
+    if fresh:
+        generation = int(meta.get("generation", 0)) + 1 if meta else 1
+        changed, written, table = list(cells), 0, np.zeros((3, 0), dtype=np.int64)
+        members_of = fetch
+    else:
+        generation = int(meta["generation"])
+    if not changed and not fresh:
+        return 0
+    rows_file = f"rows-{generation}.f16"
+    parts = [table]
+    with open(folder / rows_file, "ab" if not fresh else "wb") as out:
+        for start in range(0, len(changed), WRITE_CELLS):
+            block, written = _copy_cells(store, members_of, changed[start:start + WRITE_CELLS], written, out)
+            parts.append(block)
+        out.flush()
+        os.fsync(out.fileno())
+    table = _merged(parts)
+    table_file = f"rows-{generation}-{written}.npy"
+    np.save(folder / table_file, table)
+    new_meta = {"generation": generation, "rows_file": rows_file, "table": table_file,
+                "rows": written, "dim": int(store.dim), "identity": identity}
+    tmp = folder / ".rows.json.tmp"
+    tmp.write_text(json.dumps(new_meta))
+    os.replace(tmp, home / ROWS_META)
+    for path in folder.glob("rows-*"):  # earlier tables and generations (readers keep theirs open)
+        if path.name not in (rows_file, table_file):
+            path.unlink(missing_ok=True)
+    return sum(p.shape[1] for p in parts[1:]) * 2
+
+
+def _copy_cells(store: Any, members_of: Any, cells: Sequence[str], written: int, out: Any) -> tuple[np.ndarray, int]:
+    """Append the rows of ``cells`` to ``out`` from row ``written`` on; their table entries."""
+    names = [m for c in cells for m in members_of(c)]
+    ids = store.ids(names + [f"{m}#l2" for m in names])
+    text, distilled = ids[: len(names)], ids[len(names):]
+    keep = np.flatnonzero(text >= 0)
+    text, distilled = text[keep], distilled[keep]
+    pairs = np.zeros((len(keep), 2, store.dim), dtype=np.float16)
+    present, vectors = store.vectors_of_ids(np.concatenate([text, distilled]), read=True)
+    both = np.zeros((2 * len(keep), store.dim), dtype=np.float32)
+    both[present] = vectors
+    pairs[:, 0] = both[: len(keep)]
+    pairs[:, 1] = both[len(keep):]
+    out.write(pairs.tobytes())
+    slots = written + 2 * np.arange(len(keep), dtype=np.int64)
+    return np.stack([text, distilled, slots]), written + 2 * len(keep)
+
+
+def _merged(parts: list[np.ndarray]) -> np.ndarray:
+    """One table from the old one and the entries appended: the latest entry of a text row id
+    wins (a cell rewritten, a member moved), sorted by text row id."""
+    table = np.concatenate(parts, axis=1)
+    order = np.arange(table.shape[1])[::-1]  # latest first, so unique keeps the latest
+    _, first = np.unique(table[0][order], return_index=True)
+    return np.ascontiguousarray(table[:, order[first]])
