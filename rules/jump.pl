@@ -5,6 +5,7 @@
             similarity/3,               % +Query, +Records, -Pairs
             similarity/4,               % +Query, +Records, +K, -Pairs
             similarity_within/4,        % +Query, +Groups, +K, -Pairs
+            similarity_within_texts/4,  % +Query, +Groups, +K, -Pairs
             jump_available/1            % +Options
           ]).
 :- use_module(library(error)).
@@ -113,6 +114,17 @@ similarity_within(Query, Groups, K, Pairs) :-
     must_be(list, Groups),
     query_arg_(Query, Q),
     maplist(group_text_, Groups, Texts),
+    similarity_within_texts(Q, Texts, K, Pairs).
+
+%!  similarity_within_texts(+Query, +Groups:list, +K, -Pairs:list) is det.
+%
+%   similarity_within/4 with each group given as MembersText-LeftOutText, the records of each
+%   list joined by newlines (atoms or strings): for a caller that keeps a group's texts between
+%   calls (hydrate.pl keeps a focus cell's), the records are not joined again every time.
+%   @error existence_error(embeddings, Why) when nothing can be compared.
+
+similarity_within_texts(Query, Texts, K, Pairs) :-
+    query_arg_(Query, Q),
     (   current_predicate(atc_jump:similarity_within_scores/4)
     ->  catch(similarity_within_scores(Q, Texts, K, Pairs), E, embeddings_error_(E))
     ;   existence_error(embeddings, 'no embedder is attached to this engine')

@@ -470,3 +470,35 @@ def test_curation_ends_without_the_writers_index_tables(topical: Memory, tmp_pat
     assert flushes.count(True) == 1 and flushes.index(True) == len(flushes) - 2
     frame = topical.hydrate("pottery class clay wheel glaze kiln", budget=800)
     assert "pottery" in frame.text.lower() and frame.receipt["facts"]
+
+
+def _focus_group(mem: Memory, cell: str, segment: str) -> tuple[list[str], list[str]]:
+    """The walk's kept group of a focus cell: its members, and those outside the segment."""
+    from attention_cloud.bridge import Atom
+
+    members, out, _ = mem.pl.once("atc_hydrate:focus_group_", Atom(cell), Atom(segment),
+                                        _var(), _var(), _var())
+    return [m for m in str(members).split("\n") if m], [m for m in str(out).split("\n") if m]
+
+
+def test_the_walk_follows_a_cells_members_as_they_change(topical: Memory, tmp_path: Path):
+    goal = "pottery glaze kiln"
+    walked = [f["handle"] for f in topical.hydrate(goal, budget=4000).receipt["facts"]
+              if f["seeded_by"] == "cell_adjacency" and not f["handle"].startswith("cell_")]
+    assert walked
+    (cell,) = [r["C"] for r in _rows(topical, f"cell_of({walked[0]}, C)")]
+    (segment,) = [r["S"] for r in _rows(topical, f"item_segment({walked[0]}, S)")]
+    members, _ = _focus_group(topical, cell, segment)
+    assert sorted(members) == sorted(r["H"] for r in _rows(topical, f"cell_member({cell}, H)"))
+    topical.forget(walked[0])  # the frame before kept its cell's members; this one must not
+    assert walked[0] not in _focus_group(topical, cell, segment)[0]
+    assert walked[0] not in {f["handle"] for f in topical.hydrate(goal, budget=4000).receipt["facts"]}
+    topical.ingest(_write(tmp_path / "kiln", [{"session_id": "kiln", "messages": [
+        {"role": "user", "content": "About pottery: the kiln glaze clay bowl wheel glaze kiln ceramics.",
+         "timestamp": "2026-02-28T10:00:00Z"}]}]), format="openai")
+    topical.curate()
+    (new,) = [r["H"] for r in _rows(topical, "item_session(H, kiln)")]
+    (joined,) = [r["C"] for r in _rows(topical, f"cell_of({new}, C)")]
+    members, out = _focus_group(topical, joined, segment)
+    assert new in members and (new in out) == (
+        _rows(topical, f"item_segment({new}, S)")[0]["S"] != segment)
