@@ -602,9 +602,36 @@ lexical_cosines_(true, Goal, Sem, Lex, SemAll) :-
 window_cosines_(false, _, _, _, _, Sem, Sem).
 window_cosines_(true, none, _, _, _, Sem, Sem).
 window_cosines_(true, window(From, To, _), Goal, Segment, Fetch, Sem, SemAll) :-
+    window_group_(From, To, Segment, InWindow),
+    (   InWindow == ''
+    ->  SemAll = Sem
+    ;   pairs_keys(Sem, SemKeys),
+        atomic_list_concat(SemKeys, '\n', Scored),
+        catch(similarity_within_texts(Goal, [InWindow-Scored], Fetch, Extra),
+              error(existence_error(embeddings, _), _), Extra = []),
+        append(Sem, Extra, SemAll)
+    ).
+
+% window_group_(+From, +To, +Segment, -Text): the items of the window (items_dated_between/4,
+% the newest 1000) that lie in Segment, a line each, sorted; kept between frames until the
+% items change (kept_/5), and then one group of similarity_within_texts/4, whose vector rows
+% the host keeps too: a frame naming "last week" after another does not list, filter and look
+% up a thousand items again (~2 ms of a 100k-item frame).
+window_group_(From, To, Segment, Text) :-
+    window_generation_(G),
+    kept_(window, window(From, To, Segment), G, window_group_made_(From, To, Segment), Text).
+
+window_group_made_(From, To, Segment, Text) :-
     items_dated_between(From, To, 1000, InWindow),
     include(item_in_segment_(Segment), InWindow, Candidates),
-    with_cosines_(Goal, Candidates, Fetch, Sem, SemAll).
+    sort(Candidates, Sorted),
+    atomic_list_concat(Sorted, '\n', Text).
+
+% What a window's items depend on: the items, their times and the days they mention.
+window_generation_(g(I, T, R)) :-
+    modified_(atc_journal:item_(_, _, _, _, _, _, _, _, _, _), I),
+    modified_(atc_journal:tombstone_(_, _, _), T),
+    modified_(atc_journal:relation_(_, _, _), R).
 
 % with_cosines_(+Goal, +Records, +Limit, +Sem, -SemAll): Sem plus the cosines of those Records
 % it lacks (all of them, or the Limit best); unchanged when nothing can be compared.
@@ -1136,24 +1163,12 @@ counted_in_(H, Segment, OutText) :-
 % asks for the groups of the cells the frames before it asked for, and building them member by
 % member cost 1.5-3 ms of a 100k-item frame.
 focus_group_(C, Segment, MembersText, OutText, InSegment) :-
-    ground(Segment), Segment \= mount(_, _, _), !,
     focus_groups_generation_(G),
-    (   focus_group_kept_(G, C, Segment, MembersText0, OutText0, InSegment0)
-    ->  MembersText = MembersText0, OutText = OutText0, InSegment = InSegment0
-    ;   focus_group_made_(C, Segment, MembersText, OutText, InSegment),
-        forall(( focus_group_kept_(G0, _, _, _, _, _), G0 \== G ),
-               retractall(focus_group_kept_(G0, _, _, _, _, _))),
-        (   predicate_property(focus_group_kept_(_, _, _, _, _, _), number_of_clauses(N)),
-            N >= 1024
-        ->  retractall(focus_group_kept_(_, _, _, _, _, _))
-        ;   true
-        ),
-        assertz(focus_group_kept_(G, C, Segment, MembersText, OutText, InSegment))
-    ).
-focus_group_(C, Segment, MembersText, OutText, InSegment) :-
-    focus_group_made_(C, Segment, MembersText, OutText, InSegment).
+    kept_(focus, focus(C, Segment), G, focus_group_made_(C, Segment),
+          t(MembersText, OutText, InSegment)).
 
-:- dynamic focus_group_kept_/6.    % Generation, Cell, Segment, MembersText, OutText, InSegment
+focus_group_made_(C, Segment, t(MembersText, OutText, InSegment)) :-
+    focus_group_made_(C, Segment, MembersText, OutText, InSegment).
 
 focus_group_made_(C, Segment, MembersText, OutText, InSegment) :-
     findall(H, cell_member(C, H), Members),
@@ -1177,6 +1192,32 @@ focus_groups_generation_(g(M, I, T)) :-
 
 modified_(Head, G) :-
     (   predicate_property(Head, last_modified_generation(G0)) -> G = G0 ; G = 0 ).
+
+% kept_(+Kind, +Key, +Generation, :Make, -Value): Value as call(Make, Value) made it for Key
+% while Generation (what values of Kind depend on) stands still: made once, then kept between
+% frames. Values of Kind of another generation are dropped as soon as one of this generation
+% is made, and every value past kept_limit_/1 (a frame's keys recur: its goal's window, its
+% focus cells). Keys holding a mount (a frame's own member list) are not kept.
+kept_(_, Key, _, Make, Value) :-
+    (   \+ ground(Key) ; sub_term(M, Key), compound(M), M = mount(_, _, _) ),
+    !,
+    call(Make, Value).
+kept_(Kind, Key, G, Make, Value) :-
+    (   kept_value_(Kind, Key, G, Value0)
+    ->  Value = Value0
+    ;   call(Make, Value),
+        forall(( kept_value_(Kind, _, G0, _), G0 \== G ), retractall(kept_value_(Kind, _, G0, _))),
+        (   predicate_property(kept_value_(_, _, _, _), number_of_clauses(N)),
+            kept_limit_(Max), N >= Max
+        ->  retractall(kept_value_(_, _, _, _))
+        ;   true
+        ),
+        assertz(kept_value_(Kind, Key, G, Value))
+    ).
+
+:- dynamic kept_value_/4.           % Kind, Key, Generation, Value (kept_/5)
+
+kept_limit_(1024).
 
 % Ring 1: the adjacent cell's summary (standing for its members) and its central members;
 % further rings: the summary alone, at the periphery's rung.

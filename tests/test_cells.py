@@ -502,3 +502,22 @@ def test_the_walk_follows_a_cells_members_as_they_change(topical: Memory, tmp_pa
     members, out = _focus_group(topical, joined, segment)
     assert new in members and (new in out) == (
         _rows(topical, f"item_segment({new}, S)")[0]["S"] != segment)
+
+
+def test_a_time_windows_kept_items_follow_writes_and_forgets(topical: Memory, tmp_path: Path):
+    from attention_cloud.bridge import Atom
+
+    def window() -> list[str]:  # February 2026, as a goal naming that month reads it
+        (text,) = topical.pl.once("atc_hydrate:window_group_", 1769904000, 1772323199,
+                                  Atom("default"), _var())
+        return [h for h in str(text).split("\n") if h]
+
+    before = window()
+    assert before
+    topical.forget(before[0])
+    assert before[0] not in window()
+    topical.ingest(_write(tmp_path / "late", [{"session_id": "late", "messages": [
+        {"role": "user", "content": "About garden: basil seedlings compost.",
+         "timestamp": "2026-02-27T09:00:00Z"}]}]), format="openai")
+    (new,) = [r["H"] for r in _rows(topical, "item_session(H, late)")]
+    assert new in window()  # uncurated, and already in the window

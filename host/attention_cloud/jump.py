@@ -40,6 +40,9 @@ QUERY_VECTORS_KEPT = 32
 #: vector), so that the same text is not embedded twice in one curation run; forgotten when the
 #: indexes close (about 45 MB at the cap).
 MADE_DIGESTS_KEPT = 200_000
+#: A group's records are read from the cell rows file only when their copies lie within this
+#: many times the rows they fill (one cell, or a few adjacent ones); else from the vector log.
+COPY_SPREAD = 4
 #: Groups of records (a cell's members) whose vector row ids are kept between calls of
 #: ``similarity_within`` (a few kB each).
 GROUP_ROWS_KEPT = 512
@@ -318,9 +321,7 @@ class Jump:
             if cached is None:
                 names = members.split("\n") if members else []
                 ids = store.ids(names + [distillation_key(r) for r in names])
-                at = (copies.copies(ids[: len(names)], ids[len(names):]) if copies is not None
-                      else np.full(len(names), -1, dtype=np.int64))
-                cached = (names, ids, at)
+                cached = (names, ids, _copies_of_group(copies, ids, len(names)))
                 self._group_rows[members] = cached
                 if len(self._group_rows) > GROUP_ROWS_KEPT:
                     self._group_rows.popitem(last=False)
@@ -435,6 +436,21 @@ class Jump:
         best = None if str(k) == "all" else int(k)
         pairs = [(str(g.args[0]), str(g.args[1])) for g in groups]
         return _pairs(self.similarity_within(query, pairs, best))
+
+
+def _copies_of_group(copies: Any, ids: np.ndarray, count: int) -> np.ndarray:
+    """Where the rows of a group's ``count`` records (``ids``: their text rows, then their
+    distillations) lie in the cell rows file, -1 for each where the vector log is to be read:
+    all of them unless the copies lie close together (a cell's members). The items of a time
+    window are spread over many cells but were mostly written one after another in the log."""
+    none = np.full(count, -1, dtype=np.int64)
+    if copies is None:
+        return none
+    at = copies.copies(ids[:count], ids[count:])
+    found = at[at >= 0]
+    if not len(found) or int(found.max() - found.min()) + 2 > COPY_SPREAD * 2 * len(found):
+        return none
+    return at
 
 
 def _best_first(scored: Iterable[tuple[str, float]], k: int) -> list[tuple[str, float]]:

@@ -8,13 +8,19 @@
    the semantic search returns the same few hits whatever the query, BM25 one more record past
    the semantic cut, and every record the jump asks about by name has cosine 0.3. */
 
-:- dynamic atc_jump:semantic_hits/4, atc_jump:lexical_hits/4, atc_jump:similarity_scores/4.
+:- dynamic atc_jump:semantic_hits/4, atc_jump:lexical_hits/4, atc_jump:similarity_scores/4,
+   atc_jump:similarity_within_scores/4.
 
 atc_jump:semantic_hits(_, _, _, [old1-0.6, old2-0.55, old3-0.5, new1-0.45]).
 atc_jump:lexical_hits(_, _, _, [lex1-5.0]).
 atc_jump:similarity_scores(_, Joined, _, Pairs) :-
     atomic_list_concat(Records, '\n', Joined),
     findall(R-0.3, member(R, Records), Pairs).
+atc_jump:similarity_within_scores(_, Groups, _, Pairs) :-
+    findall(R-0.3, ( member(Members-LeftOut, Groups),
+                     atomic_list_concat(Rs, '\n', Members),
+                     atomic_list_concat(Out, '\n', LeftOut),
+                     member(R, Rs), R \== '', \+ memberchk(R, Out) ), Pairs).
 
 dated(H, Seq, Time, item(H, src, "s", Seq, turn, user, "", Time, default, "f:1", "text", [])).
 
