@@ -644,14 +644,28 @@ ladder_unrung(Ids, Unrung) :-
 %!  ladder_uncurated_count(-Count:integer) is det.
 %   How many live items have no rungs yet (atc curate builds them). Counted once per change of
 %   the items, tombstones or curated records, so a frame asking every time costs one scan
-%   after each change, not one per frame.
+%   after each change, not one per frame; after items were only added (an agent's turn), the
+%   count grows by those of them without rungs (store_appended/4) instead.
 ladder_uncurated_count(Count) :-
     ladder_generations_(G),
-    (   nb_current(atc_ladder_uncurated, G-Count0)
-    ->  Count = Count0
+    (   nb_current(atc_ladder_uncurated, u(G0, Count0, Mark0)),
+        (   G0 == G
+        ->  Mark = Mark0, New = []
+        ;   G0 = g(_, T, C, R), G = g(_, T, C, R),     % only items were added since
+            store_appended(atc_journal:item_(_,_,_,_,_,_,_,_,_,_), Mark0, Mark, since(New))
+        )
+    ->  aggregate_all(count, ( member(Item, New), arg(1, Item, H), newly_uncurated_(H) ), Added),
+        Count is Count0 + Added
     ;   aggregate_all(count, ( item(H), \+ has_record_(H) ), Count),
-        nb_setval(atc_ladder_uncurated, G-Count)
-    ).
+        store_appended(atc_journal:item_(_,_,_,_,_,_,_,_,_,_), none, Mark, _)
+    ),
+    nb_setval(atc_ladder_uncurated, u(G, Count, Mark)).
+
+% An item just written: live, without rungs, and its only item_ clause (not one counted before).
+newly_uncurated_(H) :-
+    item(H),
+    \+ has_record_(H),
+    aggregate_all(count, atc_journal:item_(H, _, _, _, _, _, _, _, _, _), 1).
 
 ladder_generations_(g(I, T, C, R)) :-
     generation_(atc_journal:item_(_,_,_,_,_,_,_,_,_,_), I),

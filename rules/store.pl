@@ -18,12 +18,14 @@
             store_adopt_compacted/1,    % +Epoch
             store_epoch/1,              % -Epoch
             store_journal_replaced/0,
-            store_reset/0
+            store_reset/0,
+            store_appended/4            % :Head, +Mark0, -Mark, -Appended
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(aggregate)).
+:- use_module(library(pairs)).
 
 /** <module> The durable store: an append-only journal of fact changes plus a snapshot
 
@@ -300,6 +302,46 @@ durable_assert(M:Fact) :-
     assertz(M:Fact, Ref),
     log_change(a(M:Fact)),
     asserta(pending_(erase(Ref))).          % a clause reference: no copy of the fact
+
+%!  store_appended(:Head, +Mark0, -Mark, -Appended) is det.
+%
+%   What was added to the clauses of Head since Mark0 (a Mark an earlier call gave, or `none`):
+%   Appended is since(Heads), the clauses added after it in order, when every clause Mark0
+%   covered is still there, in place, and at most store_appended_limit_/1 were added; else
+%   `all` (something was retracted or reloaded, or much was added: read the predicate whole).
+%   Mark is the mark for now. Lets a summary kept over a large predicate (a count, the newest
+%   time) follow a write by reading what it added, not every clause: an agent writes a turn and
+%   asks for a frame at once. Costs a walk of the clause list per clause read (~0.3 ms at
+%   100,000 clauses, in C).
+store_appended(M:Head, Mark0, Mark, Appended) :-
+    functor(Head, Name, Arity),
+    (   predicate_property(M:Head, last_modified_generation(G)) -> true ; G = 0 ),
+    (   appended_known_(M:Name/Arity, G, Mark0, Mark1, Appended1)   % asked already (memory_now/1
+    ->  Mark = Mark1, Appended = Appended1                           % and the uncurated count)
+    ;   appended_(M:Head, Mark0, Mark, Appended),
+        retractall(appended_known_(M:Name/Arity, _, _, _, _)),
+        assertz(appended_known_(M:Name/Arity, G, Mark0, Mark, Appended))
+    ).
+
+:- dynamic appended_known_/5.          % Pred, Generation, Mark0, Mark, Appended
+
+appended_(M:Head, Mark0, Mark, Appended) :-
+    (   predicate_property(M:Head, number_of_clauses(N)) -> true ; N = 0 ),
+    (   Mark0 = mark(N0, Ref0),
+        store_appended_limit_(Max),
+        N >= N0, N - N0 =< Max,
+        (   Ref0 == none -> N0 =:= 0 ; nth_clause(M:Head, N0, Ref0) )   % all it covered in place
+    ->  From is N0 + 1,
+        findall(Head-R, ( between(From, N, I), nth_clause(M:Head, I, R), clause(M:Head, true, R) ),
+                Pairs),
+        pairs_keys_values(Pairs, Heads, Refs),
+        (   last(Refs, Last) -> Mark = mark(N, Last) ; Mark = Mark0 ),
+        Appended = since(Heads)
+    ;   (   N > 0, nth_clause(M:Head, N, Last) -> Mark = mark(N, Last) ; Mark = mark(0, none) ),
+        Appended = all
+    ).
+
+store_appended_limit_(16).
 
 %!  durable_retract(+Fact) is det.
 %   Retract every clause matching Fact (Module:Term) and log it.

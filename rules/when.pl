@@ -17,6 +17,7 @@
 :- use_module(library(aggregate)).
 :- use_module(library(ordsets)).
 :- use_module(journal).
+:- use_module(store, [store_appended/4]).
 
 /** <module> When: the time a goal points at ("two months ago", "last week", "in March")
 
@@ -106,13 +107,33 @@ memory_now(Stamp) :-
     items_generation_(G),
     (   nb_current(when_time_index, G)
     ->  nb_getval(when_memory_now, Stamp)
-    ;   nb_current(when_newest, G-Stamp0)
+    ;   nb_current(when_newest, n(G, Stamp0, _))
     ->  Stamp = Stamp0
+    ;   nb_current(when_newest, n(_, Stamp0, Mark0)),
+        store_appended(atc_journal:item_(_,_,_,_,_,_,_,_,_,_), Mark0, Mark, since(New)),
+        newest_of_added_(New, Stamp0, Stamp1)
+    ->  nb_setval(when_newest, n(G, Stamp1, Mark)),
+        Stamp = Stamp1
     ;   newest_stamp_(Stamp0)
-    ->  nb_setval(when_newest, G-Stamp0),
+    ->  store_appended(atc_journal:item_(_,_,_,_,_,_,_,_,_,_), none, Mark, _),
+        nb_setval(when_newest, n(G, Stamp0, Mark)),
         Stamp = Stamp0
     ;   time_index_ready_,
         nb_getval(when_memory_now, Stamp)
+    ).
+
+% newest_of_added_(+Items, +Stamp0, -Stamp): the newest of Stamp0 and the times of Items (item_
+% clauses just added, store_appended/4): after an agent's turn, memory_now/1 reads the turn's
+% items, not every item. Fails when one of their times does not read as one (the index decides).
+newest_of_added_(Items, Stamp0, Stamp) :-
+    foldl(newer_, Items, Stamp0, Stamp).
+
+newer_(Item, S0, S) :-
+    arg(1, Item, H),
+    (   item_time(H, T), T \== ""
+    ->  item_stamp_(T, S1),
+        S is max(S0, S1)
+    ;   S = S0
     ).
 
 %!  memory_now_for(+Goal, -Stamp:number) is det.

@@ -36,6 +36,46 @@ test(uncurated_count_follows_curation, [setup(fresh), true(Ns == [2, 1, 0])]) :-
     rungs(h2, [h2]), ladder_uncurated_count(N2),
     Ns = [N0, N1, N2].
 
+% The count kept after each write (grown by what was added, or counted again) is the count
+% of every live item without rungs, whatever the writes: turns of one to twenty items (past
+% store_appended/4's limit), curation, re-adding an item, tombstones, erasure.
+test(uncurated_count_after_any_writes, [setup(fresh), true(Bad == [])]) :-
+    set_random(seed(7)),
+    numlist(1, 120, Steps),
+    foldl(write_step_, Steps, 0, _),
+    findall(S, ( member(S, Steps), nb_current(uncurated_bad, S) ), Bad0),
+    ( nb_current(uncurated_mismatch, Bad0x) -> Bad = Bad0x ; Bad = Bad0 ).
+
+write_step_(Step, N0, N) :-
+    random_between(1, 10, Op),
+    (   Op =< 5
+    ->  random_between(1, 20, K),
+        findall(item(H, src, "s1", Seq, conclusion, assistant, "g", "", default, "f:1", Text, []),
+                ( between(1, K, I), Seq is N0 + I, format(atom(H), "h~w", [Seq]),
+                  format(string(Text), "turn ~w", [Seq]) ),
+                Items),
+        journal_add_items(Items, _),
+        N is N0 + K
+    ;   Op =< 7, N0 > 0
+    ->  random_between(1, N0, Seq), format(atom(H), "h~w", [Seq]),
+        ( item(H) -> rungs(H, [H]) ; true ), N = N0
+    ;   Op == 8, N0 > 0
+    ->  random_between(1, N0, Seq), format(atom(H), "h~w", [Seq]),
+        format(string(Text), "turn ~w", [Seq]),
+        journal_add_items([item(H, src, "s1", Seq, conclusion, assistant, "g", "", default, "f:1", Text, [])], _),
+        N = N0
+    ;   Op == 9, N0 > 0
+    ->  random_between(1, N0, Seq), format(atom(H), "h~w", [Seq]),
+        ( item(H) -> journal_tombstone(H, "test") ; true ), N = N0
+    ;   Op == 10, N0 > 0
+    ->  random_between(1, N0, Seq), format(atom(H), "h~w", [Seq]),
+        ( item(H) -> journal_erase(H, "test", "test", _) ; true ), N = N0
+    ;   N = N0
+    ),
+    ladder_uncurated_count(Kept),
+    ladder_uncurated_handles(Hs), length(Hs, Counted),
+    (   Kept =:= Counted -> true ; nb_setval(uncurated_mismatch, [Step-Op-Kept-Counted]) ).
+
 test(smallest_skeleton, [setup(fresh), true(T == 2)]) :-
     add(h1, 0, "g"), \+ ladder_smallest_skeleton(_),
     rungs(h1, [h1]), ladder_smallest_skeleton(T).

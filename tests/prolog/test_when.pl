@@ -107,6 +107,51 @@ test(memory_now_after_a_write_is_the_index_s, [setup(store_reset), cleanup(store
     A3 =:= A2,                                   % 01:30+05:00 is 20:30 UTC on 1 March: still the newest
     Nows = [Day1-Day1, Day2-Day2, Day3-Day3].
 
+% The same over many writes of every kind: turns of one to twenty items (past
+% store_appended/4's limit) in mixed time forms, re-added items, erasures; memory_now/1 asked
+% after each, the index's answer computed from scratch beside it.
+test(memory_now_after_any_writes_is_the_index_s, [setup(store_reset), cleanup(store_reset),
+                                                  true(Bad == [])]) :-
+    set_random(seed(11)),
+    numlist(1, 80, Steps),
+    foldl(now_step_, Steps, 0-[], _-Bad0),
+    reverse(Bad0, Bad).
+
+now_step_(Step, N0-Bad0, N-Bad) :-
+    random_between(1, 10, Op),
+    (   Op =< 7
+    ->  random_between(1, 20, K),
+        findall(item(H, src, "s", Seq, turn, user, "", Time, default, "f:1", "x", []),
+                ( between(1, K, I), Seq is N0 + I, format(atom(H), "h~w", [Seq]), time_form_(Seq, Time) ),
+                Items),
+        journal_add_items(Items, _),
+        N is N0 + K
+    ;   Op =< 8, N0 > 0
+    ->  random_between(1, N0, Seq), format(atom(H), "h~w", [Seq]), time_form_(Seq, Time),
+        journal_add_items([item(H, src, "s", Seq, turn, user, "", Time, default, "f:1", "x", [])], _),
+        N = N0
+    ;   N0 > 0
+    ->  random_between(1, N0, Seq), format(atom(H), "h~w", [Seq]),
+        ( item(H) -> journal_erase(H, "test", "test", _) ; true ),
+        N = N0
+    ;   N = N0
+    ),
+    memory_now(Kept),
+    nb_delete(when_time_index), index_now(Full),
+    (   Kept =:= Full -> Bad = Bad0 ; Bad = [Step-Op-Kept-Full|Bad0] ).
+
+% A time for item Seq in one of the forms transcripts give: UTC text with or without a
+% fraction or the Z, an offset, or none; days wander so that the newest is not the last.
+time_form_(Seq, Time) :-
+    Day is 1 + (Seq * 7919) mod 27,
+    Form is Seq mod 5,
+    (   Form == 0 -> format(string(Time), "2024-03-~|~`0t~d~2+T10:00:00Z", [Day])
+    ;   Form == 1 -> format(string(Time), "2024-03-~|~`0t~d~2+T11:30:00.250Z", [Day])
+    ;   Form == 2 -> format(string(Time), "2024-03-~|~`0t~d~2+T09:00:00", [Day])
+    ;   Form == 3 -> format(string(Time), "2024-03-~|~`0t~d~2+T23:30:00+05:00", [Day])
+    ;   Time = ""
+    ).
+
 test(memory_now_of_an_undated_memory_is_zero, [setup(store_reset), cleanup(store_reset),
                                                true(Now == 0)]) :-
     journal_add_items([item(h1, src, "s", 0, turn, user, "", "", default, "f:1", "a", [])], _),
