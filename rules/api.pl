@@ -35,7 +35,8 @@
             api_reader_rules/2,         % +Text, -Module
 
             api_prepare_write/0,
-            api_release/0
+            api_release/0,
+            api_refresh/1               % -Outcome
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -87,6 +88,11 @@ api_prepare_write :-
 %   store_release/0).
 api_release :-
     store_release.
+
+%!  api_refresh(-Outcome) is det.
+%   Catch a reader up with what other processes committed (see store_refresh/1).
+api_refresh(Outcome) :-
+    store_refresh(Outcome).
 
 %!  api_batch(:Goal) is semidet.
 %   Run Goal as one durable batch: committed if it succeeds, undone if it fails or raises.

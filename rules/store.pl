@@ -10,6 +10,7 @@
             store_abort/0,
             store_prepare_write/0,
             store_release/0,
+            store_refresh/1,            % -Outcome
             store_fact_count/1,         % -Count
             store_dump/3,               % +Directory, +PartFacts, -Info
             store_assemble_snapshot/2,  % +Parts, +File
@@ -274,6 +275,39 @@ store_release :-
         retractall(open_store_(_, _, _)),
         asserta(open_store_(Dir, none, Batch))
     ;   true
+    ).
+
+%!  store_refresh(-Outcome) is det.
+%
+%   Bring a reader's view up to the journal's last commit without taking the write lock: the
+%   batches other processes committed since this one read the journal are replayed (a batch
+%   still being written is not: it is past the last commit). Outcome is replayed(N) (N changes
+%   replayed, 0 when nothing was committed meanwhile), `replaced` when the journal was compacted
+%   since (an erasure: reopen to stop seeing the forgotten), or `writing` while this process
+%   holds the journal (it is up to date). A process that answers for days beside writers (an
+%   MCP server, the prompt hook's recall server) follows them this way instead of reopening.
+store_refresh(Outcome) :-
+    (   \+ open_store_(_, _, _)
+    ->  Outcome = replayed(0)
+    ;   open_store_(_, Stream, _), Stream \== none
+    ->  Outcome = writing
+    ;   store_journal_replaced
+    ->  Outcome = replaced
+    ;   open_store_(Dir, none, Batch0),
+        journal_file(Dir, Journal),
+        view_end_(View),
+        size_file_or_zero(Journal, Size),
+        (   Size =< View
+        ->  Outcome = replayed(0)
+        ;   replay(Journal, View, Count, Committed, Batch1),
+            set_view_end_(Committed),
+            (   Batch1 > Batch0
+            ->  retractall(open_store_(_, _, _)),
+                asserta(open_store_(Dir, none, Batch1))
+            ;   true
+            ),
+            Outcome = replayed(Count)
+        )
     ).
 
 %!  store_close is det.

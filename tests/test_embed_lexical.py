@@ -375,3 +375,37 @@ def test_a_large_delta_is_folded_into_a_snapshot_whatever_the_log_growth(tmp_pat
         index.flush()
         assert index._base_docs == 204 and index._delta_entries == 0
         assert [k for k, _ in index.search("epsilon", 5)] == ["it_a"]
+
+
+def test_a_reader_takes_in_what_the_writer_flushed_without_reopening(tmp_path):
+    with LexicalIndex.open(tmp_path) as index:
+        index.add(list(DOCS), list(DOCS.values()), [{"kind": "error"}, {"kind": "turn"}, None, {"kind": "turn"}])
+        index.flush()
+        reader = LexicalIndex.open(tmp_path, read_only=True)
+        assert reader.refresh()  # nothing new
+        index.add(["it_5", "it_6"], ["deploy notes for prod-eu", "tacos deploy retry"], [{"kind": "error"}, None])
+        index.remove(["it_1"])
+        index.flush()
+        index.add(["it_9"], ["written after the flush"])  # not committed: not seen
+        assert reader.refresh()
+        fresh = LexicalIndex.open(tmp_path, read_only=True)
+        assert reader.has("it_5") and not reader.has("it_1") and not reader.has("it_9")
+        assert len(reader) == len(fresh)
+        for query in ("deploy", "tacos retry", "prod-eu", "written after"):
+            assert _ranked(reader, query) == _ranked(fresh, query)
+            assert _ranked(reader, query, filter_meta={"kind": "error"}) == \
+                _ranked(fresh, query, filter_meta={"kind": "error"})
+        reader.close()
+        fresh.close()
+
+
+def test_a_reader_cannot_follow_a_compacted_log_and_says_so(tmp_path):
+    with LexicalIndex.open(tmp_path) as index:
+        index.add([f"d{i}" for i in range(1200)], [f"note {i}" for i in range(1200)])
+        index.flush()
+        reader = LexicalIndex.open(tmp_path, read_only=True)
+        index.add([f"d{i}" for i in range(1200)], [f"note {i} again" for i in range(1200)])
+        index.add([f"d{i}" for i in range(1200)], [f"note {i} once more" for i in range(1200)])
+        index.flush()  # mostly superseded: the log is rewritten
+        assert not reader.refresh()
+        reader.close()

@@ -679,3 +679,44 @@ def test_rows_read_by_file_come_back_in_the_order_asked_repeats_included(tmp_pat
     assert np.array_equal(mapped.pread(asked), rows[asked].astype(np.float32))
     assert len(reads) == len(set(asked.tolist())) == 5
     assert np.array_equal(mapped.pread(asked), mapped.gather(asked))
+
+
+@pytest.mark.parametrize("kind", ["flat", "ivf"])
+def test_a_reader_takes_in_what_the_writer_flushed_without_reopening(tmp_path, kind):
+    """A long-running reader follows the writer: refresh applies the key log's new records
+    and indexes the new rows, and answers as a reader opened afresh does."""
+    vectors = unit_rows(3600, seed=41)
+    keys = [f"k{i}" for i in range(3600)]
+    policy = IndexPolicy(kind=kind, background=False) if kind == "ivf" else IndexPolicy()
+    with open_store(tmp_path, policy=policy) as store:
+        store.add(keys[:3000], vectors[:3000])
+        store.flush()
+        with VectorStore.open(tmp_path, embedder_id="test@1", dim=DIM, policy=policy, read_only=True) as view:
+            changes = view.changes
+            assert view.refresh() and view.changes == changes  # nothing new: nothing done
+            store.add(keys[3000:3300], vectors[3000:3300])
+            store.remove(keys[:20])
+            store.add(keys[3300:], vectors[3300:])  # not flushed: not committed, not seen
+            store.flush()
+            store.add(["late"], unit_rows(1, seed=42))  # written after the flush: unseen
+            assert view.refresh() and view.changes > changes
+            assert view.has("k3500") and not view.has("k5") and not view.has("late")
+            assert len(view) == 3580
+            queries = np.vstack([vectors[3000:3030], vectors[20:40], unit_rows(20, seed=43)])
+            with VectorStore.open(tmp_path, embedder_id="test@1", dim=DIM, policy=policy,
+                                  read_only=True) as fresh:
+                assert [view.search(q, 10) for q in queries] == [fresh.search(q, 10) for q in queries]
+            assert view.search(vectors[3599], 1)[0][0] == "k3599"
+
+
+def test_a_reader_cannot_follow_a_compaction_and_says_so(tmp_path):
+    vectors = unit_rows(2000, seed=44)
+    keys = [f"k{i}" for i in range(2000)]
+    with open_store(tmp_path) as store:
+        store.add(keys, vectors)
+        store.flush()
+        with VectorStore.open(tmp_path, embedder_id="test@1", dim=DIM, read_only=True) as view:
+            store.remove(keys[:1100])  # past a quarter of the log: the flush compacts
+            store.flush()
+            assert not view.refresh()  # the caller opens it again
+            assert view.has("k0")      # and until then it answers from what it had

@@ -1,9 +1,11 @@
-"""The long-running servers' Memory (agents/memory_host.py): reopened when another process
-changed what it answers from, kept open otherwise."""
+"""The long-running servers' Memory (agents/memory_host.py): following what other processes
+commit without reopening, reopened when an erasure or a configuration change needs it."""
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from attention_cloud import Memory
@@ -28,9 +30,10 @@ def test_an_unchanged_home_keeps_its_memory_open(tmp_path):
         host.close()
 
 
-def test_a_new_embedder_or_vector_store_reopens_memory_without_a_journal_change(tmp_path):
-    """`atc curate --reembed` in another process moves the home to another embedder: it
-    changes the configuration and the vector store, not the journal."""
+def test_a_new_configuration_reopens_memory_and_new_vectors_are_taken_in(tmp_path):
+    """`atc curate --reembed` in another process moves the home to another embedder (its
+    configuration changes: memory opens afresh); a curate elsewhere writes vectors, which the
+    open store takes in."""
     home = _home(tmp_path)
     host = MemoryHost(home)
     try:
@@ -40,9 +43,78 @@ def test_a_new_embedder_or_vector_store_reopens_memory_without_a_journal_change(
         config.write_text(json.dumps({**settings, "note": "moved"}), encoding="utf-8")
         second = host.memory()
         assert second is not first
-        manifest = home / "vectors" / "manifest.json"
-        stat = manifest.stat()
-        os.utime(manifest, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
-        assert host.memory() is not second
+        second.hydrate("retry policy", budget=300)
+        _atc(home, "remember", "the invoice export runs nightly")  # its vector is written too
+        third = host.memory()
+        assert third is second
+        (new,) = [r["H"] for r in third.query('item_text(H, "the invoice export runs nightly")').rows]
+        assert third.jump.vectors.has(new)  # the open store took in the new vector
+        hits = [r["H"] for r in third.query('nearest("invoice export nightly", 3, Hs), member(H-_, Hs)').rows]
+        assert new in hits
+    finally:
+        host.close()
+
+
+def _atc(home: Path, *args: str) -> None:
+    """Run the CLI in another process, as a capture hook or `atc curate` would."""
+    env = {**os.environ, "ATC_HOME": str(home)}
+    subprocess.run([sys.executable, "-m", "attention_cloud.cli", *args], check=True, env=env,
+                   capture_output=True, timeout=120)
+
+
+def _texts(mem: Memory) -> set[str]:
+    return {r["T"] for r in mem.query("item(H), item_text(H, T)", limit=1000).rows}
+
+
+def test_another_processs_commits_are_followed_without_reopening(tmp_path):
+    home = _home(tmp_path)
+    host = MemoryHost(home)
+    try:
+        first = host.memory()
+        first.hydrate("retry policy", budget=300)
+        _atc(home, "remember", "the deploy window moved to Thursday evening")
+        _atc(home, "remember", "the webhook secret rotates monthly")
+        second = host.memory()
+        assert second is first
+        assert {"the deploy window moved to Thursday evening",
+                "the webhook secret rotates monthly"} <= _texts(second)
+        frame = second.hydrate("when is the deploy window?", budget=300)
+        assert "Thursday evening" in frame.text  # found through the indexes, reopened
+        _atc(home, "remember", "a third note from elsewhere")
+        assert "a third note from elsewhere" in _texts(host.memory())
+    finally:
+        host.close()
+
+
+def test_an_erasure_elsewhere_opens_memory_afresh(tmp_path):
+    home = _home(tmp_path)
+    host = MemoryHost(home)
+    try:
+        first = host.memory()
+        (victim,) = [r["H"] for r in first.query(
+            'item_text(H, "the retry policy stops at five attempts")').rows]
+        _atc(home, "forget", victim, "--yes")
+        second = host.memory()
+        assert second is not first
+        assert "the retry policy stops at five attempts" not in _texts(second)
+    finally:
+        host.close()
+
+
+def test_a_write_gives_the_lock_back_and_keeps_memory_loaded(tmp_path):
+    home = _home(tmp_path)
+    host = MemoryHost(home)
+    try:
+        mem = host.memory()
+        mem.remember("written by the server")
+        host.wrote()
+        assert not mem.lock.held
+        _atc(home, "remember", "written beside it")  # would wait for the lock, then fail
+        again = host.memory()
+        assert again is mem
+        assert {"written by the server", "written beside it"} <= _texts(again)
+        again.remember("written again by the server")  # takes the lock, catching up first
+        host.wrote()
+        assert len([t for t in _texts(host.memory()) if t.startswith("written")]) == 3
     finally:
         host.close()

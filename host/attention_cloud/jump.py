@@ -24,7 +24,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .bridge import Atom, Prolog, Term
-from .errors import EmbeddingError
+from .errors import EmbeddingError, HomeError
 from .heap import give_back_c_heap
 
 #: Which rung of each record kind is embedded, and indexed for BM25.
@@ -253,6 +253,22 @@ class Jump:
             self._lexical.flush()
         if self._vectors is not None and not self._vectors.read_only:
             self._vectors.flush(checkpoint=checkpoint)
+
+    def refresh(self) -> None:
+        """Catch indexes opened read-only up with what writers committed since (new key-log
+        and BM25 log records, read from where this process stopped); one that cannot be caught
+        up (the writer compacted it, saved a new index) is closed and reopened on use."""
+        for name in ("_vectors", "_lexical"):
+            part = getattr(self, name)
+            if part is None or not part.read_only:
+                continue
+            try:
+                current = part.refresh()
+            except (OSError, ValueError, KeyError, HomeError):
+                current = False
+            if not current:
+                part.close()
+                setattr(self, name, None)
 
     def close(self) -> None:
         """Close both indexes (reopened on use) and forget which texts this process embedded:

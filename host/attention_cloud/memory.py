@@ -202,6 +202,21 @@ class Memory:
         self.pl.once("atc_api:api_release")
         self.lock.release()
 
+    def refresh(self) -> bool:
+        """Catch up with what other processes committed since this Memory read the journal,
+        without reopening it (a long-running reader: the MCP server, the prompt hook's recall
+        server). The new batches are replayed, and the vector and BM25 indexes read the records
+        their writers flushed since (reopened on use where they cannot). Returns False when
+        the journal was compacted meanwhile (an erasure): open the home again then, so that
+        nothing forgotten is still answered from. A no-op while this Memory holds the write
+        lock (it is the writer: nothing else committed)."""
+        (outcome,) = self.pl.once("atc_api:api_refresh", Var())
+        if str(outcome) == "replaced":
+            return False
+        if str(outcome) != "writing" and self._jump is not None:
+            self._jump.refresh()  # what the writers flushed to the vector and BM25 indexes
+        return True
+
     def give_back_memory(self) -> None:
         """Hand back memory this process holds but no longer uses (``atc watch`` does it after
         each batch): Prolog's stacks shrink to what they hold (a large batch grows them) and

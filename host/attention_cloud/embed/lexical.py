@@ -120,6 +120,8 @@ class LexicalIndex:
         self._log_records = 0
         self._snapshot_bytes = 0  # log bytes the current snapshot covers
         self.read_only = False
+        self._read_bytes = 0  # a reader: the log bytes applied (refresh goes on from there)
+        self._log_inode: int | None = None  # a reader: the log file they were read from
 
     # ------------------------------------------------------------------ persistence
 
@@ -174,11 +176,42 @@ class LexicalIndex:
                     committed = None
                 limit = int(committed["log_bytes"]) if committed is not None else stat.st_size
                 self._deferred = True
-                self._replay_log(handle, self._load_snapshot(log_path, handle), limit)
+                self._read_bytes = self._replay_log(handle, self._load_snapshot(log_path, handle), limit)
+                self._log_inode = stat.st_ino if committed is not None else None
             self._freeze_delta()
             self._slot_map = None  # searches do not need it; has() or meta() build it again
             return
         raise UsageError(f"lexical index {self._directory} kept changing while being opened")
+
+    def refresh(self) -> bool:
+        """A reader: apply what the writer committed since this index was opened or last
+        refreshed (the log's new records; the snapshot is not read again), so a process that
+        answers for days follows an ingest in ~1 ms a document instead of reopening (~0.2 s at
+        100k documents). False when it cannot (the log was compacted or replaced since, or this
+        is not a reader): open it again then."""
+        if not self.read_only or self._directory is None or self._log_inode is None:
+            return False
+        committed = self._read_committed()
+        if committed is None or committed.get("inode") != self._log_inode:
+            return False
+        limit = int(committed["log_bytes"])
+        if limit == self._read_bytes:
+            return True
+        if limit < self._read_bytes:
+            return False
+        try:
+            handle = open(self._directory / _LOG_NAME, "rb")
+        except FileNotFoundError:
+            return False
+        with handle:
+            if os.fstat(handle.fileno()).st_ino != self._log_inode:
+                return False
+            self._deferred = True
+            try:
+                self._read_bytes = self._replay_log(handle, self._read_bytes, limit)
+            finally:
+                self._freeze_delta()
+        return True
 
     def _replay_log(self, handle: Any, start: int, limit: int | None) -> int:
         """Apply the log's whole records from byte ``start`` (up to ``limit`` bytes when given);

@@ -214,6 +214,7 @@ class VectorStore:
         self._warm_stop = threading.Event()
         self.read_only = False
         self._open = False  # a read-only store has no logs to write; this says it is open
+        self._folder_inode: int | None = None  # a reader: the folder it was read from (refresh)
 
     @classmethod
     def open(
@@ -340,6 +341,7 @@ class VectorStore:
     def _load_read_only(self, attempts: int = 20) -> None:
         """Load what the manifest committed, without a lock (see the module doc, Readers)."""
         self._open = True
+        self._folder_inode = os.stat(self.directory).st_ino if self.directory.exists() else None
         for _ in range(attempts):
             manifest = self._read_manifest()
             if manifest is None:
@@ -368,10 +370,67 @@ class VectorStore:
             if keys is not None:
                 with keys:
                     done, done_bytes = self._load_key_snapshot(keys, rows)
-                    self._replay_records(keys, rows, manifest.get("key_bytes"), done, done_bytes)
+                    _, self._committed_key_bytes = self._replay_records(
+                        keys, rows, manifest.get("key_bytes"), done, done_bytes)
             self._open_index()
             return
         raise HomeError(f"vector store {self.directory} kept changing generation while being opened")
+
+    def refresh(self) -> bool:
+        """A reader: take in what the writer committed since this store was opened or last
+        refreshed (the key log's new records, the rows they name; the index gains the new
+        rows), instead of reopening (~0.27 s at 168k keys, most of it the key log past the
+        snapshot). False when it cannot (the writer compacted the logs or saved a new index
+        since, or this is not a reader): open it again then. :attr:`changes` moves when
+        anything was taken in."""
+        with self._lock:
+            if not self.read_only or not self._open:
+                return False
+            try:
+                if os.stat(self.directory).st_ino != self._folder_inode:
+                    return False  # another store moved in (a re-embed exchanges the folders)
+            except OSError:
+                return False
+            manifest = self._read_manifest()
+            if manifest is None:
+                return self._committed_rows == 0
+            if (int(manifest["generation"]) != self._generation
+                    or manifest.get("embedder_id") != self.embedder_id
+                    or int(manifest["dim"]) != self.dim
+                    or manifest.get("index") != self._saved_index
+                    or ROW_TYPES[manifest["format"]] != self._dtype):
+                return False
+            rows, key_bytes = int(manifest["rows"]), manifest.get("key_bytes")
+            if rows == self._committed_rows and key_bytes == self._committed_key_bytes:
+                return True
+            if rows < self._committed_rows or (key_bytes or 0) < self._committed_key_bytes:
+                return False
+            first_new = self._next_id
+            try:
+                keys = open(self._key_path(), "rb")
+            except FileNotFoundError:
+                return False  # compacted away after the manifest was read
+            with keys:
+                keys.seek(self._committed_key_bytes)
+                done, done_bytes = self._replay_records(keys, rows, key_bytes, self._rows,
+                                                        self._committed_key_bytes)
+            if done != rows:
+                raise HomeError(f"vector store {self.directory}: its key log names {done} rows, "
+                                f"its manifest {rows}")
+            self._committed_rows, self._committed_key_bytes = rows, done_bytes
+            self._next_id = max(self._next_id, int(manifest["next_id"]))
+            self._saved_index = manifest.get("index")
+            self._key_snapshot = manifest.get("key_snapshot")
+            newer = self._live_ids()
+            newer = newer[newer >= first_new]
+            target = self._tail if self._tail is not None else self._index
+            if target is not None and len(newer):
+                add_to_index(target, newer, self._read_ids(newer))
+                self._index_unsaved = True
+            if self._index is not None:
+                self._maintain_index()
+            self._changes += 1
+            return True
 
     def _replay(self) -> None:
         """Replay the logs into memory (the writer: all of them) and cut a torn tail."""
