@@ -720,3 +720,22 @@ def test_a_reader_cannot_follow_a_compaction_and_says_so(tmp_path):
             store.flush()
             assert not view.refresh()  # the caller opens it again
             assert view.has("k0")      # and until then it answers from what it had
+
+
+def test_a_checkpoint_snapshots_the_key_tables_so_an_open_replays_little(tmp_path):
+    """The end of a curation (a checkpoint) writes a key-table snapshot once the key log grew
+    by ~256 KiB, not only by a tenth: an agent that curates a turn at a time would otherwise
+    leave every open replaying thousands of records."""
+    keys = [f"item-with-a-longer-handle-{i:06d}" for i in range(7000)]
+    with open_store(tmp_path) as store:
+        store.add(keys[:6000], unit_rows(6000, seed=51), [{"segment": "work"}] * 6000)
+        store.flush()  # an ordinary flush: 4 MiB not reached, no snapshot
+        assert json.loads((tmp_path / "manifest.json").read_text())["key_snapshot"] is None
+        store.flush(checkpoint=True)
+        manifest = json.loads((tmp_path / "manifest.json").read_text())
+        assert manifest["key_snapshot"]["key_bytes"] == manifest["key_bytes"]
+        store.add(keys[6000:], unit_rows(1000, seed=52))
+        store.flush(checkpoint=True)  # grew by less than 256 KiB since: the snapshot stays
+        assert json.loads((tmp_path / "manifest.json").read_text())["key_snapshot"] == manifest["key_snapshot"]
+    with VectorStore.open(tmp_path, embedder_id="test@1", dim=DIM, read_only=True) as view:
+        assert len(view) == 7000 and view.meta(keys[10]) == {"segment": "work"} and view.has(keys[6500])
