@@ -109,10 +109,16 @@ def test_a_write_gives_the_lock_back_and_keeps_memory_loaded(tmp_path):
         mem.remember("written by the server")
         host.wrote()
         assert not mem.lock.held
+        mem.hydrate("what did the server write?", budget=300)
+        vectors, lexical = mem.jump._vectors, mem.jump._lexical
+        assert vectors.read_only and lexical.read_only  # readers of what was written
         _atc(home, "remember", "written beside it")  # would wait for the lock, then fail
         again = host.memory()
         assert again is mem
         assert {"written by the server", "written beside it"} <= _texts(again)
+        assert again.jump._vectors is vectors and again.jump._lexical is lexical  # not reopened
+        (beside,) = [r["H"] for r in again.query('item_text(H, "written beside it")').rows]
+        assert vectors.has(beside) and lexical.has(beside)
         again.remember("written again by the server")  # takes the lock, catching up first
         host.wrote()
         assert len([t for t in _texts(host.memory()) if t.startswith("written")]) == 3

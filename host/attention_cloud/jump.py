@@ -254,6 +254,21 @@ class Jump:
         if self._vectors is not None and not self._vectors.read_only:
             self._vectors.flush(checkpoint=checkpoint)
 
+    def keep_as_readers(self) -> None:
+        """After a run of writes, with the write lock about to be given back: the indexes
+        opened for writing are made durable and go on as readers of what they committed
+        (closed instead where that fails), so the next search does not open them again."""
+        self._made = OrderedDict()
+        for name in ("_vectors", "_lexical"):
+            part = getattr(self, name)
+            if part is None or part.read_only:
+                continue
+            try:
+                part.keep_as_reader()
+            except (OSError, ValueError, HomeError):
+                part.close()
+                setattr(self, name, None)
+
     def refresh(self) -> None:
         """Catch indexes opened read-only up with what writers committed since (new key-log
         and BM25 log records, read from where this process stopped); one that cannot be caught

@@ -187,18 +187,24 @@ class Memory:
             self.lock.release()
             raise
 
-    def release(self) -> None:
-        """Let other writers in while this Memory stays open (``atc watch`` does it after each
-        batch): snapshot when due, make the vector and BM25 indexes durable and close them,
-        and give back the journal's and the home's write locks. The next write (or
-        :meth:`acquire`) takes them again and first catches up with what others wrote."""
+    def release(self, *, keep_indexes: bool = True) -> None:
+        """Let other writers in while this Memory stays open (an agent loop after each turn,
+        ``atc watch`` after each batch): snapshot when due, make the vector and BM25 indexes
+        durable, and give back the journal's and the home's write locks. The indexes go on as
+        readers of what was committed (:meth:`refresh` takes in what others write next), or,
+        with ``keep_indexes=False``, are closed, freeing the writer's tables (reopened on use).
+        The next write (or :meth:`acquire`) takes the locks again and first catches up with
+        what others wrote."""
         if not self.lock.held:
             return
         if snapshot_due(self.home):
             self._write_snapshot()
         if self._jump is not None:
-            self._jump.flush()
-            self._jump.close()  # reopened on use: as a reader, or as the writer once locked
+            if keep_indexes:
+                self._jump.keep_as_readers()
+            else:
+                self._jump.flush()
+                self._jump.close()  # reopened on use: as a reader, or as the writer once locked
         self.pl.once("atc_api:api_release")
         self.lock.release()
 

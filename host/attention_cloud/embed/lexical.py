@@ -183,6 +183,20 @@ class LexicalIndex:
             return
         raise UsageError(f"lexical index {self._directory} kept changing while being opened")
 
+    def keep_as_reader(self) -> None:
+        """A writer done writing for now: flush, close the log, and go on answering as a
+        reader of what it committed (:meth:`refresh` then takes in what other writers add),
+        instead of closing and being opened again (~0.2 s at 100k documents). A no-op for a
+        reader."""
+        if self._log is None or self.read_only:
+            return
+        self.flush()  # may rewrite the log (a compaction): the inode is read after
+        self._log_inode = os.fstat(self._log.fileno()).st_ino
+        self._read_bytes = self._log.tell()
+        self._log.close()
+        self._log = None
+        self.read_only = True
+
     def refresh(self) -> bool:
         """A reader: apply what the writer committed since this index was opened or last
         refreshed (the log's new records; the snapshot is not read again), so a process that

@@ -236,7 +236,7 @@ class Watcher:
                       "retry_in_s": self._backoff})
             return                              # the files stay due: tried again after the pause
         finally:
-            self.mem.release()
+            self.mem.release(keep_indexes=False)  # the writer's tables, not kept between batches
             held = time.monotonic() - began
             self.totals.lock_seconds.append(held)
             # Leave the lock free a while before the next batch, so that another writer
