@@ -430,6 +430,7 @@ class OpenHandsParser:
             message = event.get("llm_message")
             message = message if isinstance(message, dict) else {}
             text = parts_text(message.get("content"))
+            self.collector.parts_left_out(self.record_no, message.get("content"))  # images ...
             if message.get("role", event.get("source")) == "user":
                 self._user_message(text, pointer, identity)
             elif not self._assistant(clean_message(text), pointer, f"m{identity}"):
