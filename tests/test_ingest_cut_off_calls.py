@@ -251,3 +251,36 @@ def test_sharegpt_function_call_no_observation_follows_is_kept():
     assert running.pointer.endswith("sg.json#/0/conversations/1")
     record["conversations"].insert(2, {"from": "observation", "value": "make: *** Error 2"})
     assert cut_off(parse_text(json.dumps([record]), name="sg.json", format="sharegpt").items) == []
+
+
+# -- OpenHands -----------------------------------------------------------------------------------
+OH_EVENTS = [
+    {"id": 1, "timestamp": "2026-03-02T02:10:00", "source": "user", "action": "message",
+     "args": {"content": GOAL}},
+    {"id": 2, "timestamp": "2026-03-02T02:10:01", "source": "agent", "action": "run",
+     "args": {"command": "make integration", "thought": ""}},
+    {"id": 3, "timestamp": "2026-03-02T02:10:02", "source": "environment",
+     "observation": "agent_state_changed", "content": "", "extras": {"agent_state": "running"}},
+]
+
+
+def test_openhands_run_action_without_observation_is_kept():
+    items = parse_text(json.dumps(OH_EVENTS), name="trajectory.json", format="openhands").items
+    (running,) = cut_off(items)
+    assert (running.kind, running.text, running.goal) == (
+        "tool_result", f"$ make integration\n{NO_RESULT}", GOAL)
+    assert running.pointer.endswith("trajectory.json#/1")
+    answered = OH_EVENTS + [
+        {"id": 4, "timestamp": "2026-03-02T02:20:01", "source": "agent", "cause": 2,
+         "observation": "run", "content": "make: *** [integration] Error 2",
+         "extras": {"command": "make integration", "metadata": {"exit_code": 2}}}]
+    items = parse_text(json.dumps(answered), name="trajectory.json", format="openhands").items
+    assert cut_off(items) == []
+    assert [i.kind for i in items if "make integration" in i.text] == ["error"]
+
+
+def test_openhands_v1_event_file_of_an_action_is_not_cut_off():
+    # one event a file: the action's observation is saved in a later file
+    folder = Path(__file__).parent / "fixtures" / "ingest" / "openhands_v1_conversation"
+    for event_file in sorted(folder.glob("*/events/event-*.json")):
+        assert cut_off(parse_path(event_file).items) == [], event_file.name
