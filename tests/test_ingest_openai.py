@@ -184,5 +184,6 @@ def test_messages_that_make_no_item_are_counted_by_what_they_are(tmp_path):
         {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]},
         {"role": "user", "content": "   "}]}), encoding="utf-8")
     result = parse_path(path)
-    assert result.ignored == {"acknowledgement": 1, "empty": 2, "file-op-output": 1}
+    assert result.ignored == {"acknowledgement": 1, "empty": 2, "file-op-output": 1,
+                              "image_url part": 1}
     assert [i.kind for i in result.items] == ["user_goal", "file_op", "conclusion"]

@@ -907,6 +907,12 @@ def _read_digest(data: bytes, format: str | None, item_budget: int | None, segme
     return digest.hexdigest()[:32]
 
 
+def _calls_held(digest: str) -> str:
+    """The watermark digest of a read that held back the calls still waiting for a result
+    (see :func:`_parse_one`): not that of the same bytes read whole, which makes them."""
+    return hashlib.sha256(f"{digest}\0calls held".encode()).hexdigest()[:32]
+
+
 def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str | None,
                item_budget: int | None, segment: str,
                max_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
@@ -914,6 +920,7 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
                session: str | None = None) -> _Parsed:
     from .ingest.api import parse_source
+    from .ingest.open_calls import is_unanswered_call
     from .ingest.source import read_path
     from .ingest.unfinished import finished_part
 
@@ -921,7 +928,8 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
         source = read_path(path, max_bytes=max_bytes)
         # Written since it was quiet at ``settled`` bytes (grown on, or cut back and written
         # again: a half line may end it at any size): only its finished part is read.
-        if settled is not None and len(source.data) != settled:
+        live = settled is not None and len(source.data) != settled
+        if live:
             finished = finished_part(source, format)
             if finished is None:  # nothing finished yet: nothing to do now
                 return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
@@ -929,11 +937,17 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
             source = finished
         size, digest = len(source.data), _read_digest(source.data, format, item_budget, segment,
                                                       session)
-        if known == (size, digest):
+        if known == (size, digest) or (live and known == (size, _calls_held(digest))):
             return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
-                           skipped=[], size=size, digest=digest, unchanged=True)
+                           skipped=[], size=size, digest=known[1], unchanged=True)
         parsed = parse_source(source, format=format, session=session, item_budget=item_budget,
                               max_item_chars=max_item_chars)
+        if live and any(is_unanswered_call(item.relations) for item in parsed.items):
+            # A call still running in a file still being written has no result yet, not none:
+            # its result is likely the next thing written. Held back until the file is quiet
+            # (its watermark says so, so that the whole read that follows makes them).
+            parsed.items = [i for i in parsed.items if not is_unanswered_call(i.relations)]
+            digest = _calls_held(digest)
     except InputError as exc:  # the caller decides: abort the call (strict) or skip the file
         return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0, skipped=[],
                        failed=str(exc))

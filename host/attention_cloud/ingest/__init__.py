@@ -96,7 +96,10 @@ Item kinds
         1000 characters. (A user message with a traceback stays a goal: what the user wants
         is the point; the traceback's error classes are still linked.)
     ``tool_result``
-        Other useful tool output: label, then the first 800 and last 400 characters.
+        Other useful tool output: label, then the first 800 and last 400 characters. A call
+        whose result is nowhere in the transcript (a session killed mid-call) is one too: its
+        label, then ``(no result in the transcript)``, linked ``no_result`` true
+        (:mod:`.open_calls`).
     ``turn``
         Kept, but neither goal nor conclusion: system/developer instructions of chat formats,
         sidechain prompts, bare replies ("no", "wait", an option number such as "2"), and
@@ -112,7 +115,9 @@ Noise (no item)
     non-error ``system`` records (hook notices); output of
     successful file tools (a read returns the file, which may since have changed and which the
     ``file_op`` item records; a write or edit echoes what was just written); trivial tool output
-    ("(no output)", "Todos have been modified successfully").
+    ("(no output)", "Todos have been modified successfully"). Each is counted in
+    ``ParseResult.ignored`` by what it is (``thinking``, ``image block``, ``image_url part``
+    ...), or, when malformed, listed in ``skipped``: nothing read vanishes uncounted.
 
 Identity and order
     ``handle`` is ``it_`` + 16 hex digits of SHA-256 over (session, kind, record identity,
@@ -129,6 +134,7 @@ Relations (subject is always the item's handle)
     relative to the cwd when under it); ``file_op`` read|write|edit; ``tool`` tool name;
     ``mentions_file`` other paths named in the text (by extension, at most 8); ``mentions``
     error class names (``ValueError``, ``ReadTimeout``; at most 8); ``sidechain`` true;
+    ``no_result`` true (a call whose result is not in the transcript);
     ``turn_id`` a benchmark's own id for the turn (LoCoMo ``D1:3``, LongMemEval
     ``<session id>:<turn index>``).
 

@@ -15,7 +15,9 @@ A message's ``content`` is a string or a list of blocks, read in order:
   other calls label their result (``$ pytest -x``);
 * ``tool_result`` (also ``mcp_tool_result``): the output of the call its ``tool_use_id``
   names, its ``content`` a string or a list of blocks; ``is_error`` or output that reports a
-  failure makes it an error; a result whose call is not in the file is kept, unlabelled;
+  failure makes it an error; a result whose call is not in the file is kept, unlabelled; a
+  call whose result is not in the file is kept too, as a call without its result
+  (:mod:`.open_calls`);
 * ``web_search_tool_result`` and other server tools' results: the titles and addresses found,
   or an error for ``*_error`` content;
 * ``thinking`` and ``redacted_thinking``: the model's reasoning, counted as ``thinking``;
@@ -165,10 +167,14 @@ class _BlockReader:
         if call.is_file_op:
             self._add(index, "file_op", "assistant", call.file_op_text(),
                       links=call.file_op_links, mentions_in=call.detail)
+        goal = self.collector.goal(self.conversation.session)
+        self.parser.open_calls.open(block.get("id"), call, lambda text, links: self._add(
+            index, "tool_result", "tool", text, links=links, goal=goal))
 
     def _result(self, index: int, block: dict[str, Any]) -> None:
         call = self._answered(block)
         output = clean_message(parts_text(block.get("content"), _TEXT_ONLY))
+        self.collector.parts_left_out(self.record_no, block.get("content"), _TEXT_ONLY, "block")
         kind = tool_output_kind(call, output, block.get("is_error") is True)
         self._output(index, call, output, kind)
 
@@ -197,6 +203,7 @@ class _BlockReader:
 
     def _answered(self, block: dict[str, Any]) -> ToolCall | None:
         call_id = block.get("tool_use_id")
+        self.parser.open_calls.close(call_id)
         return self.parser.calls.get(call_id) if isinstance(call_id, str) else None
 
     def _output(self, index: int, call: ToolCall | None, output: str, kind: str | None) -> None:

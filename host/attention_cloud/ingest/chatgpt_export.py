@@ -11,14 +11,17 @@ the messages of other branches are counted as ``other-branch`` in ``ParseResult.
 A message has ``author.role`` (``user``, ``assistant``, ``system``, ``tool``), ``author.name``
 (the tool's name: ``python``, ``browser``, ``web.run`` ...), ``create_time``, ``recipient``
 (``all``, or the tool an assistant message calls) and ``content`` with a ``content_type``:
-``text`` and ``multimodal_text`` (``parts``: strings, and images, which are left out),
+``text`` and ``multimodal_text`` (``parts``: strings, and images and other parts without text,
+which are counted as ``<content_type> part``; a part that is neither, a number or null, is
+reported among the skipped),
 ``code`` (a call to a tool, ``text``), ``execution_output`` and ``tether_browsing_display``
 (tool output), ``tether_quote`` (a quoted page), ``system_error`` (a failed tool: an error),
 ``thoughts`` and ``reasoning_recap`` (reasoning: counted as ``thinking``, no item),
 ``user_editable_context`` (custom instructions: a system turn when visible).
 
 Items: user text is a goal (or a turn, as elsewhere); assistant text a conclusion; a call to a
-tool labels the tool's output, which is a tool result or an error; system messages and messages
+tool labels the tool's output, which is a tool result or an error (a call no output answers
+is kept as a call without its result, :mod:`.open_calls`); system messages and messages
 flagged ``metadata.is_visually_hidden_from_conversation`` are counted as ``system`` and
 ``hidden``, not kept. Each item's time is its message's ``create_time`` (the conversation's when
 it has none), its session the conversation id, its speaker the author's ``name`` when there is
@@ -41,6 +44,7 @@ from .classify import (
 )
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
+from .open_calls import OpenCalls
 from .source import Source, fail
 from .tools import ToolCall, describe_call
 
@@ -149,6 +153,7 @@ class ChatGPTExportParser:
             node_id = str(node.get("id") or "")
             reader.message(node["message"], f"{prefix}/mapping/{json_pointer_token(node_id)}",
                            f"{identity}{node_id}")
+        reader.open_calls.remember()
         return len(on_branch)
 
 
@@ -163,6 +168,8 @@ class _ConversationReader:
         self.when = when
         self.number = number
         self.call: ToolCall | None = None  # the tool call the next tool message answers
+        self.call_key = ""  # its message's identity, to close it in open_calls when answered
+        self.open_calls = OpenCalls()
 
     def message(self, message: dict[str, Any], pointer: str, identity: str) -> None:
         author = message.get("author") if isinstance(message.get("author"), dict) else {}
@@ -180,6 +187,7 @@ class _ConversationReader:
         written = message.get("create_time")  # unreadable: reported, kept without a time
         time = self.when if written in (None, "") else self.collector.time(self.number, written)
         text = clean_message(_content_text(content))
+        self._count_parts_without_text(content)
 
         name = author.get("name") if isinstance(author.get("name"), str) else ""
 
@@ -202,12 +210,16 @@ class _ConversationReader:
                 # A call to a tool (code for python, a command for the browser): it labels the
                 # tool's output, like a tool call in the other formats.
                 self.call = describe_call(recipient, {"query": text} if text else {})
+                self.call_key = identity
                 if self.call.is_file_op:
                     add("file_op", "assistant", self.call.file_op_text(),
                         (("touches_file", self.call.path), ("file_op", self.call.op),
                          ("tool", recipient)), mentions_in=self.call.detail)
                 else:
                     self.collector.ignore("tool-call")
+                goal = self.collector.goal(self.session)
+                self.open_calls.open(identity, self.call, lambda text, links: add(
+                    "tool_result", "tool", text, links, goal=goal))
                 return
             kind = assistant_text_kind(text)
             if kind is None:
@@ -215,8 +227,10 @@ class _ConversationReader:
             else:
                 add(kind, "assistant", message_text(text))
         elif role == "tool":
-            call = self.call if self.call is not None and (not name or self.call.name == name) \
-                else (describe_call(name, {}) if name else None)
+            answers = self.call is not None and (not name or self.call.name == name)
+            call = self.call if answers else (describe_call(name, {}) if name else None)
+            if answers:
+                self.open_calls.close(self.call_key)
             self.call = None
             failed = content_type == "system_error"
             kind = tool_output_kind(call, text, failed) if content_type in _OUTPUT_TYPES else None
@@ -232,6 +246,20 @@ class _ConversationReader:
                 self.collector.ignore("system")
         else:
             self.collector.skip(self.number, f"unknown author role {role!r}")
+
+    def _count_parts_without_text(self, content: dict[str, Any]) -> None:
+        """Count each part of ``parts`` that gives no text: an image or other object as
+        ``<content_type> part``, anything else (a number, null, a list) as skipped."""
+        parts = content.get("parts")
+        for index, part in enumerate(parts if isinstance(parts, list) else ()):
+            if isinstance(part, str) or (isinstance(part, dict)
+                                         and isinstance(part.get("text"), str)):
+                continue
+            if isinstance(part, dict):
+                kind = part.get("content_type")
+                self.collector.ignore(f"{kind if isinstance(kind, str) else 'untyped'} part")
+            else:
+                self.collector.skip(self.number, f"content part {index} is not text or an object")
 
 
 def _content_text(content: dict[str, Any]) -> str:

@@ -18,6 +18,8 @@ from .textutil import capped_text, goal_text
 from .timefmt import read_turn_time, relative_dates
 from .tools import ToolCall
 
+#: Part types that are text: one without its text is malformed, not a part of another kind.
+_TEXTUAL = frozenset({"text", "input_text", "output_text"})
 #: Kinds whose text is someone speaking, where "yesterday" means a day (not tool output).
 _SPOKEN_KINDS = frozenset({"user_goal", "conclusion", "turn"})
 
@@ -91,6 +93,30 @@ class ItemCollector:
     def ignore(self, record_type: str) -> None:
         """Count a well-formed record that produces no item by design (``progress``, ...)."""
         self.ignored[record_type] = self.ignored.get(record_type, 0) + 1
+
+    def parts_left_out(self, record_no: int, content: object,
+                       types: frozenset[str] | None = None, noun: str = "part") -> None:
+        """Count what :func:`~attention_cloud.ingest.textutil.parts_text` leaves out of a
+        content list (read with the same ``types``): a part of another type, or without text
+        (an image), as ``<type> <noun>``; one whose type is not a name as ``untyped <noun>``;
+        a part that is not an object (a number, null, a list), or a text part whose text is
+        no string, as skipped. Nothing read vanishes uncounted."""
+        for index, part in enumerate(content if isinstance(content, list) else ()):
+            if isinstance(part, str):
+                continue
+            if not isinstance(part, dict):
+                self.skip(record_no, f"content {noun} {index} is not an object")
+                continue
+            kind = part.get("type", "text")
+            text = part.get("text")
+            has_text = isinstance(text, str) or (isinstance(text, dict)
+                                                 and isinstance(text.get("value"), str))
+            if not isinstance(kind, str):
+                self.ignore(f"untyped {noun}")
+            elif types is not None and kind not in types or not has_text and kind not in _TEXTUAL:
+                self.ignore(f"{kind} {noun}")
+            elif not has_text:
+                self.skip(record_no, f"content {noun} {index} has no text")
 
     def no_item(self, text: str, call: ToolCall | None = None) -> None:
         """Count a message or tool output that makes no item by design (an empty message, an

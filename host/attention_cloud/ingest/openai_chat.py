@@ -15,6 +15,10 @@ optional ``name`` (who spoke: kept as the item's speaker; ``author`` as a string
 cannot be read is reported in ``unread_times`` with its line). Content blocks of Anthropic's
 Messages API (``tool_use``, ``tool_result``, ``thinking`` ...) are not read here but counted,
 ``<type> block (--format anthropic reads it)``: :mod:`.anthropic_messages` extends this reader.
+Other parts without text (``image_url``, ``input_audio``, ``file`` ...) are counted as ``<type>
+part``, and a part that is neither text nor an object (a number, null, a list) is reported
+among the skipped. A call that no tool message answers (a log cut off mid-call) is kept as a
+call without its result (:mod:`.open_calls`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from .classify import (
 )
 from .collector import ItemCollector
 from .jsonlines import json_document, json_records, strip_document_envelopes
+from .open_calls import AddItem, OpenCalls
 from .source import Source, fail
 from .textutil import parts_text
 from .tools import ToolCall, describe_call, describe_function
@@ -71,9 +76,16 @@ class OpenAIChatParser:
         self.default_session = default_session
         self.calls: dict[str, ToolCall] = {}  # tool call id (or "name:<fn>") -> call
         self.cwd = ""  # the working directory, where the transcript says (relativises paths)
+        self.open_calls = OpenCalls()  # calls whose result has not been read yet
 
     def parse(self, source: Source) -> int:
-        """Read every message; return how many were well-formed messages."""
+        """Read every message; return how many were well-formed messages. A call left without
+        its result at the end is kept as one (:mod:`.open_calls`)."""
+        read = self._read(source)
+        self.open_calls.remember()
+        return read
+
+    def _read(self, source: Source) -> int:
         document = self._document(source)
         if document is None:
             return self._parse_lines(source)
@@ -168,11 +180,7 @@ class OpenAIChatParser:
         time = self._time_of(message, record_no, conversation.time)
         text = clean_message(parts_text(message.get("content"), _TEXT_PART_TYPES))
         speaker = message_speaker(message) if role in ("user", "assistant", "system") else ""
-        for part in message.get("content") if isinstance(message.get("content"), list) else ():
-            if isinstance(part, dict) and isinstance(part.get("type"), str) \
-                    and part["type"] in ANTHROPIC_BLOCK_TYPES:
-                # counted, not lost in silence: --format anthropic reads them
-                self.collector.ignore(f"{part['type']} block (--format anthropic reads it)")
+        self._count_parts_without_text(message.get("content"), record_no)
 
         def add(kind: str, item_role: str, item_text: str | L0Text, block: str, **extra: Any) -> None:
             self.collector.add(
@@ -197,12 +205,13 @@ class OpenAIChatParser:
                 add(kind, "user", message_text(text), "0", sets_goal=kind == "user_goal")
         elif role == "assistant":
             kind = assistant_text_kind(text)
-            calls = self._calls_of(message)
+            calls = self._calls_of(message, record_no)
             if kind is not None:
                 add(kind, "assistant", message_text(text), "0")
             elif not calls:  # a message of calls alone is read through them
                 self.collector.no_item(text)
-            for block, call in calls:
+            goal = self.collector.goal(conversation.session)
+            for block, call, call_id in calls:
                 if call.is_file_op:
                     links = (("touches_file", call.path), ("file_op", call.op), ("tool", call.name))
                     add(
@@ -213,6 +222,8 @@ class OpenAIChatParser:
                         links=links,
                         mentions_in=call.detail,
                     )
+                self.open_calls.open(call_id, call, self._unanswered(
+                    conversation, record_no, f"{identity}/{block}", time, pointer, goal))
         elif role in ("system", "developer"):
             if text:  # instructions and constraints: kept, but never a goal
                 add("turn", "system", message_text(text), "0")
@@ -220,6 +231,9 @@ class OpenAIChatParser:
                 self.collector.no_item(text)
         elif role in ("tool", "function"):
             call = self._call_answered(message)
+            call_id = message.get("tool_call_id")
+            known = isinstance(call_id, str) and call_id in self.calls
+            self.open_calls.close(call_id, "" if known or call is None else call.name)
             kind = tool_output_kind(call, text, message.get("is_error") is True)
             if kind is None:
                 self.collector.no_item(text, call)
@@ -240,27 +254,56 @@ class OpenAIChatParser:
                 return self.collector.time(record_no, record[key])
         return absent
 
-    def _calls_of(self, message: dict[str, Any]) -> list[tuple[str, ToolCall]]:
-        """``(block name, call)`` for each tool call of an assistant message, remembered."""
-        found: list[tuple[str, ToolCall]] = []
+    def _count_parts_without_text(self, content: Any, record_no: int) -> None:
+        """Count the parts of a content list that give no text, so none is lost in silence:
+        Anthropic blocks (``--format anthropic`` reads them), the rest as
+        :meth:`ItemCollector.parts_left_out` does (``image_url part`` ...)."""
+        if not isinstance(content, list):
+            return
+        rest = []
+        for part in content:
+            kind = part.get("type") if isinstance(part, dict) else None
+            if isinstance(kind, str) and kind in ANTHROPIC_BLOCK_TYPES:
+                self.collector.ignore(f"{kind} block (--format anthropic reads it)")
+                rest.append("")  # keeps the other parts' numbers
+            else:
+                rest.append(part)
+        self.collector.parts_left_out(record_no, rest, _TEXT_PART_TYPES)
+
+    def _unanswered(self, conversation: Conversation, record_no: int, identity: str, time: str,
+                    pointer: str, goal: str) -> AddItem:
+        """How the item of a call left without its result is made: a tool result at the call's
+        message, with the goal active when it was made."""
+        def add(text: L0Text, links: tuple[tuple[str, str], ...]) -> None:
+            self.collector.add(record_no=record_no, session=conversation.session,
+                               kind="tool_result", role="tool", identity=identity, text=text,
+                               time=time, pointer=pointer, cwd=self.cwd, links=links, goal=goal)
+        return add
+
+    def _calls_of(self, message: dict[str, Any], record_no: int
+                  ) -> list[tuple[str, ToolCall, str | None]]:
+        """``(block name, call, its id)`` for each tool call of an assistant message,
+        remembered; one that names no function is reported as skipped."""
+        found: list[tuple[str, ToolCall, str | None]] = []
         tool_calls = message.get("tool_calls")
         if isinstance(tool_calls, list):
             for number, entry in enumerate(tool_calls):
-                if not isinstance(entry, dict) or not isinstance(entry.get("function"), dict):
-                    continue
-                call = describe_function(entry["function"])
+                call = describe_function(entry["function"]) if isinstance(entry, dict) \
+                    and isinstance(entry.get("function"), dict) else None
                 if call is None:
+                    self.collector.skip(record_no, f"tool call {number} names no function")
                     continue
-                if isinstance(entry.get("id"), str):
-                    self.calls[entry["id"]] = call
+                call_id = entry.get("id") if isinstance(entry.get("id"), str) else None
+                if call_id is not None:
+                    self.calls[call_id] = call
                 self.calls["name:" + call.name] = call
-                found.append((f"call{number}", call))
+                found.append((f"call{number}", call, call_id))
         legacy = message.get("function_call")
         if isinstance(legacy, dict):
             call = describe_function(legacy)
             if call is not None:
                 self.calls["name:" + call.name] = call
-                found.append(("function_call", call))
+                found.append(("function_call", call, None))
         return found
 
     def _call_answered(self, message: dict[str, Any]) -> ToolCall | None:

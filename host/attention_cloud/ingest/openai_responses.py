@@ -27,6 +27,8 @@ Items, by ``type``:
   ``{"output", "metadata": {"exit_code"}}`` is unwrapped, and a non-zero exit code (also
   ``Exit code: N`` or ``Process exited with code N`` in the text) makes it an error;
 * ``mcp_call``: the call and its ``output`` (an ``error`` makes it an error item);
+* a call whose output is not in the file (a rollout cut off mid-call; an ``mcp_call`` with
+  neither ``output`` nor ``error``) is kept as a call without its result (:mod:`.open_calls`);
 * ``reasoning``: the model's reasoning, counted as ``thinking``;
 * anything else (``web_search_call``, ``item_reference``, ``compaction`` ...): counted by type.
 
@@ -111,7 +113,7 @@ class ResponsesParser(OpenAIChatParser):
         super().__init__(collector, default_session)
         self.session = default_session
 
-    def parse(self, source: Source) -> int:
+    def _read(self, source: Source) -> int:
         """Read every item; return how many were well-formed items or rollout lines."""
         document = self._document(source)
         base = source.pointer_base
@@ -229,9 +231,17 @@ class ResponsesParser(OpenAIChatParser):
                               mentions_in=call.detail)
             if kind == "mcp_call" and (message.get("output") or message.get("error")):
                 self._output(message, calls[0], record_no, time, pointer, identity)
+            else:
+                goal = self.collector.goal(self.session)
+                self.open_calls.open(
+                    message.get("call_id", message.get("id")), calls[0],
+                    lambda text, links: self._add(record_no, "tool_result", "tool", text, time,
+                                                  pointer, f"{identity}/out", links=links,
+                                                  goal=goal))
         elif kind in _OUTPUT_TYPES:
             call_id = message.get("call_id")
             call = self.calls.get(call_id) if isinstance(call_id, str) else None
+            self.open_calls.close(call_id)
             self._output(message, call, record_no, time, pointer, identity)
         elif kind == "reasoning":
             self.collector.ignore("thinking")
@@ -294,6 +304,7 @@ class ResponsesParser(OpenAIChatParser):
     def _output(self, item: dict[str, Any], call: ToolCall | None, record_no: int, time: str,
                 pointer: str, identity: str) -> None:
         text, failed = _output_text(item.get("output"))
+        self.collector.parts_left_out(record_no, item.get("output"))  # an image it returned ...
         if item.get("type") == "mcp_call" and item.get("error"):
             text, failed = f"{text}\n{item['error']}".strip(), True
         kind = tool_output_kind(call, text, failed)

@@ -49,6 +49,10 @@ session named after the file; a conversation folder holds one event per file
 (``events/event-<n>-<id>.json``), each read alone as an event of the conversation named by the
 folder, its goal, working directory and the action it answers read from the files before it.
 
+An action no observation answers (a run that died mid-command) is kept as a call without its
+result (:mod:`.open_calls`), except in an ``events`` folder, where its observation would be a
+later file's.
+
 Times come from ``timestamp``; the working directory a command reports
 (``extras.metadata.working_dir``) makes paths relative. Pointers read ``<file>#/<i>`` (a list
 of events), ``<file>:<line>#/history/<i>`` (a run on a line of ``output.jsonl``;
@@ -60,6 +64,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 from typing import Any
 
 from .classify import (
@@ -73,6 +78,7 @@ from .classify import (
 )
 from .collector import ItemCollector
 from .jsonlines import json_document, json_units, strip_document_envelopes
+from .open_calls import OpenCalls
 from .openhands_sdk import (
     SDK_QUIET_KINDS,
     SDK_QUIET_OBSERVATIONS,
@@ -167,6 +173,9 @@ class OpenHandsParser:
         self.by_line = False
         self.call: ToolCall | None = None  # the last call, which the next observation answers
         self.calls: dict[Any, ToolCall] = {}  # calls by event id and by tool call id
+        self.open_calls = OpenCalls()  # calls no observation has answered yet, by identity
+        self.call_keys: dict[Any, str] = {}  # event id or tool call id -> the call's identity
+        self.last_key = ""  # the identity of the last call (self.call)
         self.has_task = False
         self.goal: str | None = None  # the goal of an event file's conversation, read before it
 
@@ -182,7 +191,9 @@ class OpenHandsParser:
         if is_event_list(document):
             strip_document_envelopes(source, self.collector, document)
             self._begin(self.default_session, document)
-            return self._run(document, f"{source.pointer_base}#")
+            read = self._run(document, f"{source.pointer_base}#")
+            self.open_calls.remember()
+            return read
         if document is not None and not is_openhands(document):
             raise fail(source.name, "not an OpenHands run (no list of events, no \"history\")")
         read = 0
@@ -204,6 +215,7 @@ class OpenHandsParser:
             for number, event, prefix in events:
                 self.record_no = number
                 read += self._event(event, number - 1, prefix, str(number - 1))
+            self.open_calls.remember()
         return read
 
     def _event_file(self, source: Source, event: dict[str, Any]) -> int:
@@ -221,6 +233,8 @@ class OpenHandsParser:
                     context._event(before, index, "", str(index))
             self.calls, self.has_task = context.calls, context.has_task
             self.goal = context.collector.goal(session) or None
+        # An action's observation is saved in a later file: its call is not cut off (no
+        # open_calls.remember() here).
         return self._event(event, 0, f"{source.pointer_base}#", "0")
 
     def _output(self, run: dict[str, Any], prefix: str, session: str) -> int:
@@ -233,6 +247,7 @@ class OpenHandsParser:
             self._task(instruction, f"{prefix}/instruction", "i")
             read += 1
         read += self._run(history, f"{prefix}/history")
+        self.open_calls.remember()
         result = run.get("test_result")
         if isinstance(result, dict) and "git_patch" in result:
             patch = submitted_text(result.get("git_patch"))
@@ -251,6 +266,7 @@ class OpenHandsParser:
     def _begin(self, session: str, events: list[Any]) -> None:
         """Start a run: its session, no calls yet, the working directory it reports."""
         self.session, self.call, self.calls, self.has_task = session, None, {}, False
+        self.open_calls, self.call_keys, self.last_key = OpenCalls(), {}, ""
         self.goal = None
         self.cwd, self.time = _first_working_dir(events), ""
 
@@ -319,10 +335,14 @@ class OpenHandsParser:
                 identity: str) -> None:
         """Remember a call for the observation that answers it (by event id and tool call
         id); a file operation is an item of its own, with what changed."""
-        self.call = call
+        self.call, self.last_key = call, identity
         for key in keys:
             if _is_key(key):
                 self.calls[key] = call
+                self.call_keys[key] = identity
+        goal = self.goal if self.goal is not None else self.collector.goal(self.session)
+        self.open_calls.open(identity, call, partial(self._unanswered, pointer, f"n{identity}",
+                                                     self.record_no, self.time, goal))
         if call.is_file_op:
             self._add("file_op", "assistant", call.file_op_text(), pointer, f"a{identity}",
                       links=call.file_op_links, mentions_in=call.detail)
@@ -389,6 +409,7 @@ class OpenHandsParser:
         extras = event.get("extras") if isinstance(event.get("extras"), dict) else {}
         if observation in _QUIET_OBSERVATIONS or extras.get("hidden") is True:
             self.collector.ignore("hidden" if extras.get("hidden") is True else observation)
+            self._quietly_answered((event.get("cause"), _tool_call_id(event)))
             return
         call = self._answered((event.get("cause"), _tool_call_id(event)))
         text = clean_message(_INTERPRETER_LINE.sub("", _string(event.get("content"))))
@@ -404,10 +425,29 @@ class OpenHandsParser:
 
     def _answered(self, keys: tuple[Any, ...]) -> ToolCall | None:
         """The call an observation answers: the one its keys name, else the last one."""
-        call = next((self.calls[key] for key in keys if _is_key(key) and key in self.calls),
-                    self.call)
+        named = self._named(keys)
+        call = self.calls[named] if named is not None else self.call
+        self.open_calls.close(self.call_keys.get(named) if named is not None else self.last_key)
         self.call = None
         return call
+
+    def _named(self, keys: tuple[Any, ...]) -> Any:
+        """The first of an observation's keys that names a call read before, or None."""
+        return next((key for key in keys if _is_key(key) and key in self.calls), None)
+
+    def _quietly_answered(self, keys: tuple[Any, ...]) -> None:
+        """An observation that makes no item answers the call its keys name, if any (the
+        last call still waits for the observation that says what it did)."""
+        named = self._named(keys)
+        if named is not None:
+            self.open_calls.close(self.call_keys.get(named))
+
+    def _unanswered(self, pointer: str, identity: str, record_no: int, time: str, goal: str,
+                    text: L0Text, links: tuple[tuple[str, str], ...]) -> None:
+        """The item of a call no observation answered (:mod:`.open_calls`), at the call."""
+        self.collector.add(record_no=record_no, session=self.session, kind="tool_result",
+                           role="tool", identity=identity, text=text, time=time,
+                           pointer=pointer, cwd=self.cwd, links=links, goal=goal)
 
     def _output_item(self, call: ToolCall | None, text: str, failed: bool, pointer: str,
                      identity: str) -> None:
@@ -430,6 +470,7 @@ class OpenHandsParser:
             message = event.get("llm_message")
             message = message if isinstance(message, dict) else {}
             text = parts_text(message.get("content"))
+            self.collector.parts_left_out(self.record_no, message.get("content"))  # images ...
             if message.get("role", event.get("source")) == "user":
                 self._user_message(text, pointer, identity)
             elif not self._assistant(clean_message(text), pointer, f"m{identity}"):

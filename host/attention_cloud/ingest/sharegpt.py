@@ -9,7 +9,8 @@ session (its ``id``, else ``<file stem>#<n>``).
 ``chatgpt``/``bard``/``bing``/``model``/``claude`` (a conclusion), ``system`` (a turn, never a
 goal), ``function_call`` (a call: ``{"name", "arguments"}`` JSON, a file operation when it is
 one; it labels the output after it), ``observation``/``function_response``/``tool``/
-``function``/``ipython`` (tool output: a tool result or an error). Another ``from`` is skipped
+``function``/``ipython`` (tool output: a tool result or an error; a call that no output
+follows is kept as a call without its result, :mod:`.open_calls`). Another ``from`` is skipped
 and reported. A turn's own ``timestamp`` wins over the record's; the speaker named in a turn's
 ``name`` is kept. Pointers read ``<file>#/<record>/conversations/<turn>`` (JSON) or
 ``<file>:<line>#/conversations/<turn>`` (JSON Lines).
@@ -18,6 +19,7 @@ and reported. A turn's own ``timestamp`` wins over the record's; the speaker nam
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from .classify import (
@@ -31,6 +33,7 @@ from .classify import (
 )
 from .collector import ItemCollector
 from .jsonlines import json_document, json_records, strip_document_envelopes
+from .open_calls import OpenCalls
 from .source import Source, fail
 from .tools import ToolCall, describe_call
 
@@ -101,6 +104,8 @@ class ShareGPTParser:
                                identity=f"{identity}system", text=message_text(clean_message(system)),
                                time=when, pointer=f"{prefix}/system")
         call: ToolCall | None = None
+        open_calls = OpenCalls()  # a call is answered by the output right after it, or by none
+        call_key = ""  # the turn of the call that the next output answers
         read = 0
         for index, turn in enumerate(record["conversations"]):
             if line is None:
@@ -151,8 +156,15 @@ class ShareGPTParser:
                         mentions_in=call.detail)
                 else:
                     self.collector.ignore("tool-call")  # read through the output that follows
+                call_key = f"t{index}"
+                if call is not None:  # made later: placed by values, not by this loop's names
+                    open_calls.open(call_key, call, partial(
+                        self._unanswered, record_no, session, f"{identity}t{index}", time,
+                        f"{prefix}/conversations/{index}", self.collector.goal(session)))
                 continue  # the call stays known for the output that follows
             else:
+                if call is not None:
+                    open_calls.close(call_key)
                 kind = tool_output_kind(call, text, False)
                 if kind is None:
                     self.collector.no_item(text, call)
@@ -160,7 +172,15 @@ class ShareGPTParser:
                     links = (("tool", call.name),) if call is not None else ()
                     add(kind, "tool", output_text(call, text, kind), links=links)
             call = None
+        open_calls.remember()
         return read
+
+    def _unanswered(self, record_no: int, session: str, identity: str, time: str, pointer: str,
+                    goal: str, text: L0Text, links: tuple[tuple[str, str], ...]) -> None:
+        """The item of a call no output answered (:mod:`.open_calls`), at the call's turn."""
+        self.collector.add(record_no=record_no, session=session, kind="tool_result",
+                           role="tool", identity=identity, text=text, time=time,
+                           pointer=pointer, links=links, goal=goal)
 
     def _time_of(self, value: dict[str, Any], record_no: int, absent: str = "") -> str:
         """The time of ``value`` (its first time key present), ``absent`` when it has none; one

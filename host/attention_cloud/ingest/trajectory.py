@@ -285,6 +285,7 @@ class TrajectoryParser:
             return
         role = message.get("role")
         content = parts_text(message.get("content"))
+        self.collector.parts_left_out(index + 1, message.get("content"))  # images ...
         if role is None and isinstance(message.get("output"), list):
             self._response(message["output"], index, pointer)
         elif role is None and message.get("type") == "function_call_output":
