@@ -57,3 +57,17 @@ def test_the_vector_store_reads_rows_through_it(tmp_path):
         assert np.array_equal(got, vectors.astype(np.float16).astype(np.float32))
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("onnx", [True, False])
+def test_rows_converted_into_a_kept_array_are_the_same(monkeypatch: pytest.MonkeyPatch, onnx: bool):
+    if not onnx:
+        monkeypatch.setattr(half_floats, "_session", False)
+    rows = every_half_float()
+    out = np.full(rows.shape, 7.0, dtype=np.float32)
+    got = half_floats.to_float32(rows, out)
+    assert got is out
+    assert np.array_equal(out, rows.astype(np.float32), equal_nan=True)
+    small = rows[:3, :8].copy()  # below the block size: numpy, into out all the same
+    kept = np.zeros(small.shape, dtype=np.float32)
+    assert half_floats.to_float32(small, kept) is kept and np.array_equal(kept, small.astype(np.float32))

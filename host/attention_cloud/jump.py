@@ -395,10 +395,11 @@ class Jump:
         present = ids >= 0
         copy = from_copy[present]
         here = copy >= 0
+        if here.all():
+            return present, self._cell_rows.read(copy)
         matrix = np.empty((len(copy), self.vectors.dim), dtype=np.float32)
         matrix[here] = self._cell_rows.read(copy[here])
-        if not here.all():
-            matrix[~here] = self.vectors.vectors_of_ids(ids[present][~here])[1]
+        matrix[~here] = self.vectors.vectors_of_ids(ids[present][~here])[1]
         return present, matrix
 
     def _scored(self, query: str, records: list[str], ids: np.ndarray,

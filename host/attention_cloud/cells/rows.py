@@ -42,6 +42,8 @@ ROWS_META = Path("cells") / "rows.json"
 #: Dead rows a rows file may hold beyond as many as its live ones before a new generation is
 #: written (a small home's would otherwise be rewritten by nearly every curate).
 SLACK_ROWS = 8192
+#: Rows of the buffer a reader keeps for its reads (4,096 rows of 512 float16: 4 MiB).
+SCRATCH_ROWS = 4096
 #: Cells whose rows are gathered and written at once (their vectors held in memory meanwhile).
 WRITE_CELLS = 16
 
@@ -56,6 +58,9 @@ class CellRows:
         self._file = open(folder / meta["rows_file"], "rb", buffering=0)
         #: rows read from the copies (how much of the walk they serve)
         self.rows_read = 0
+        #: where a read's stretches land (a walk's pool: up to ~2,600 rows with the gaps)
+        self._scratch = np.empty(SCRATCH_ROWS * self.dim, dtype=np.float16)
+        self._picked = np.empty((SCRATCH_ROWS, self.dim), dtype=np.float16)
 
     @classmethod
     def open(cls, home: Path, store: Any) -> "CellRows | None":
@@ -92,13 +97,20 @@ class CellRows:
         found &= np.asarray(self.table[1][at]) == np.asarray(distillation_ids, dtype=np.int64)
         return np.where(found, np.asarray(self.table[2][at]), -1)
 
-    def read(self, rows: np.ndarray) -> np.ndarray:
+    def read(self, rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """The copied rows at ``rows`` as float32, a cell's in a read or two (a walk leaves
-        out a cell's seeds and its members of other segments: short gaps, read through)."""
+        out a cell's seeds and its members of other segments: short gaps, read through);
+        written into ``out`` (float32, C-contiguous, (len(rows), dim)) when given. The rows
+        pass through buffers this reader keeps: a frame's reads leave no garbage behind."""
         distinct, where = np.unique(np.asarray(rows, dtype=np.int64), return_inverse=True)
-        found = read_rows(self._file.fileno(), distinct, self.dim, np.float16, 0, self._file.name, GAP_ROWS)
+        found = read_rows(self._file.fileno(), distinct, self.dim, np.float16, 0, self._file.name,
+                          GAP_ROWS, self._scratch)
         self.rows_read += len(distinct)
-        return to_float32(found[where])
+        count = len(where)
+        if count > SCRATCH_ROWS:
+            return to_float32(found[where], out)
+        picked = np.take(found, where, axis=0, out=self._picked[:count])
+        return to_float32(picked, out if out is not None else np.empty((count, self.dim), np.float32))
 
 
 def _identity(home: Path, store: Any) -> dict[str, Any]:

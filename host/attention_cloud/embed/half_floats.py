@@ -32,14 +32,31 @@ _lock = threading.Lock()
 _session: Any = None  # None: not tried yet; False: onnxruntime is not usable here
 
 
-def to_float32(rows: np.ndarray) -> np.ndarray:
-    """``rows`` as float32 (a new array; float16 rows converted exactly, others by numpy)."""
+def to_float32(rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``rows`` as float32 (float16 rows converted exactly, others by numpy): a new array, or
+    written into ``out`` (float32, C-contiguous, of ``rows``' shape) and returned. A caller that
+    converts blocks of the same few sizes frame after frame passes one ``out`` it keeps: each
+    new block onnxruntime returns is a fresh allocation of a few MB, and the C heap they are
+    carved from stays at its largest (~40 MB more resident at 100k items)."""
     if rows.dtype != np.float16 or rows.size < MIN_VALUES or rows.ndim != 2:
-        return np.asarray(rows, dtype=np.float32)
+        if out is None:
+            return np.asarray(rows, dtype=np.float32)
+        out[...] = rows
+        return out
     session = _cast_session()
     if session is False:
-        return rows.astype(np.float32)
-    return session.run(None, {"x": np.ascontiguousarray(rows)})[0]
+        if out is None:
+            return rows.astype(np.float32)
+        out[...] = rows
+        return out
+    rows = np.ascontiguousarray(rows)
+    if out is None:
+        return session.run(None, {"x": rows})[0]
+    binding = session.io_binding()
+    binding.bind_cpu_input("x", rows)
+    binding.bind_output("y", "cpu", 0, np.float32, list(out.shape), out.ctypes.data)
+    session.run_with_iobinding(binding)
+    return out
 
 
 def _cast_session() -> Any:

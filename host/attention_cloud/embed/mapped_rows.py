@@ -92,13 +92,15 @@ GAP_ROWS = 16
 
 
 def read_rows(fd: int, positions: np.ndarray, dim: int, dtype: np.dtype, start: int, path: Any,
-              gap: int = 1) -> np.ndarray:
+              gap: int = 1, scratch: np.ndarray | None = None) -> np.ndarray:
     """The rows at ``positions`` (ascending, distinct) of a file of ``dim``-wide ``dtype`` rows
     from byte ``start``: one ``preadv`` per stretch whose rows are at most ``gap`` apart, into
     one buffer (no bytes object per row). Rows written one after another (a cell's members
     copied together, a session's turns) cost one read; scattered ones one read each.
     ``gap`` above 1 reads the rows between too: worth it where most rows asked for are close
-    (:data:`GAP_ROWS`), not where they are scattered (each row read through costs a copy)."""
+    (:data:`GAP_ROWS`), not where they are scattered (each row read through costs a copy); the
+    stretches are then read into ``scratch`` (a flat array of ``dtype`` kept by the caller)
+    when it is large enough, so that a frame's reads do not leave the C heap grown."""
     count = len(positions)
     if not count:
         return np.zeros((0, dim), dtype=dtype)
@@ -108,7 +110,10 @@ def read_rows(fd: int, positions: np.ndarray, dim: int, dtype: np.dtype, start: 
     first = positions[starts]
     spans = positions[ends - 1] + 1 - first
     total = int(spans.sum())
-    buffer = np.empty((total, dim), dtype=dtype)
+    if total != count and scratch is not None and scratch.size >= total * dim:
+        buffer = scratch[: total * dim].reshape(total, dim)
+    else:
+        buffer = np.empty((total, dim), dtype=dtype)
     view = memoryview(buffer).cast("B")
     size, at, read = dim * np.dtype(dtype).itemsize, 0, os.preadv
     for a, n in zip(first.tolist(), spans.tolist()):
