@@ -19,18 +19,7 @@ from attention_cloud.cells import cells_list
 from attention_cloud.cells import rows as cell_rows
 from attention_cloud.cells.rows import ROWS_META, CellRows
 
-from test_cells import _open, _sessions, _write  # noqa: E402
-
-
-@pytest.fixture
-def topical(tmp_path: Path):
-    home = tmp_path / "home"
-    home.mkdir()
-    mem = _open(home)
-    mem.ingest(_write(tmp_path / "t", _sessions(1, 12, 1)), format="openai")
-    mem.curate()
-    yield mem
-    mem.close()
+from test_cells import _sessions, _write, topical  # noqa: E402,F401 (topical: the fixture)
 
 
 def _meta(home: Path) -> dict:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from attention_cloud import Memory
 from attention_cloud.agents.memory_host import MemoryHost
 from attention_cloud.home import write_config
@@ -55,6 +57,15 @@ def test_a_new_configuration_reopens_memory_and_new_vectors_are_taken_in(tmp_pat
         host.close()
 
 
+@pytest.fixture
+def served(tmp_path):
+    """A home and the MemoryHost a server keeps for it (closed after the test)."""
+    home = _home(tmp_path)
+    host = MemoryHost(home)
+    yield home, host
+    host.close()
+
+
 def _atc(home: Path, *args: str) -> None:
     """Run the CLI in another process, as a capture hook or `atc curate` would."""
     env = {**os.environ, "ATC_HOME": str(home)}
@@ -66,61 +77,49 @@ def _texts(mem: Memory) -> set[str]:
     return {r["T"] for r in mem.query("item(H), item_text(H, T)", limit=1000).rows}
 
 
-def test_another_processs_commits_are_followed_without_reopening(tmp_path):
-    home = _home(tmp_path)
-    host = MemoryHost(home)
-    try:
-        first = host.memory()
-        first.hydrate("retry policy", budget=300)
-        _atc(home, "remember", "the deploy window moved to Thursday evening")
-        _atc(home, "remember", "the webhook secret rotates monthly")
-        second = host.memory()
-        assert second is first
-        assert {"the deploy window moved to Thursday evening",
-                "the webhook secret rotates monthly"} <= _texts(second)
-        frame = second.hydrate("when is the deploy window?", budget=300)
-        assert "Thursday evening" in frame.text  # found through the indexes, reopened
-        _atc(home, "remember", "a third note from elsewhere")
-        assert "a third note from elsewhere" in _texts(host.memory())
-    finally:
-        host.close()
+def test_another_processs_commits_are_followed_without_reopening(served):
+    home, host = served
+    first = host.memory()
+    first.hydrate("retry policy", budget=300)
+    _atc(home, "remember", "the deploy window moved to Thursday evening")
+    _atc(home, "remember", "the webhook secret rotates monthly")
+    second = host.memory()
+    assert second is first
+    assert {"the deploy window moved to Thursday evening",
+            "the webhook secret rotates monthly"} <= _texts(second)
+    frame = second.hydrate("when is the deploy window?", budget=300)
+    assert "Thursday evening" in frame.text  # found through the indexes, which took it in
+    _atc(home, "remember", "a third note from elsewhere")
+    assert "a third note from elsewhere" in _texts(host.memory())
 
 
-def test_an_erasure_elsewhere_opens_memory_afresh(tmp_path):
-    home = _home(tmp_path)
-    host = MemoryHost(home)
-    try:
-        first = host.memory()
-        (victim,) = [r["H"] for r in first.query(
-            'item_text(H, "the retry policy stops at five attempts")').rows]
-        _atc(home, "forget", victim, "--yes")
-        second = host.memory()
-        assert second is not first
-        assert "the retry policy stops at five attempts" not in _texts(second)
-    finally:
-        host.close()
+def test_an_erasure_elsewhere_opens_memory_afresh(served):
+    home, host = served
+    first = host.memory()
+    (victim,) = [r["H"] for r in first.query(
+        'item_text(H, "the retry policy stops at five attempts")').rows]
+    _atc(home, "forget", victim, "--yes")
+    second = host.memory()
+    assert second is not first
+    assert "the retry policy stops at five attempts" not in _texts(second)
 
 
-def test_a_write_gives_the_lock_back_and_keeps_memory_loaded(tmp_path):
-    home = _home(tmp_path)
-    host = MemoryHost(home)
-    try:
-        mem = host.memory()
-        mem.remember("written by the server")
-        host.wrote()
-        assert not mem.lock.held
-        mem.hydrate("what did the server write?", budget=300)
-        vectors, lexical = mem.jump._vectors, mem.jump._lexical
-        assert vectors.read_only and lexical.read_only  # readers of what was written
-        _atc(home, "remember", "written beside it")  # would wait for the lock, then fail
-        again = host.memory()
-        assert again is mem
-        assert {"written by the server", "written beside it"} <= _texts(again)
-        assert again.jump._vectors is vectors and again.jump._lexical is lexical  # not reopened
-        (beside,) = [r["H"] for r in again.query('item_text(H, "written beside it")').rows]
-        assert vectors.has(beside) and lexical.has(beside)
-        again.remember("written again by the server")  # takes the lock, catching up first
-        host.wrote()
-        assert len([t for t in _texts(host.memory()) if t.startswith("written")]) == 3
-    finally:
-        host.close()
+def test_a_write_gives_the_lock_back_and_keeps_memory_loaded(served):
+    home, host = served
+    mem = host.memory()
+    mem.remember("written by the server")
+    host.wrote()
+    assert not mem.lock.held
+    mem.hydrate("what did the server write?", budget=300)
+    vectors, lexical = mem.jump._vectors, mem.jump._lexical
+    assert vectors.read_only and lexical.read_only  # readers of what was written
+    _atc(home, "remember", "written beside it")  # would wait for the lock, then fail
+    again = host.memory()
+    assert again is mem
+    assert {"written by the server", "written beside it"} <= _texts(again)
+    assert again.jump._vectors is vectors and again.jump._lexical is lexical  # not reopened
+    (beside,) = [r["H"] for r in again.query('item_text(H, "written beside it")').rows]
+    assert vectors.has(beside) and lexical.has(beside)
+    again.remember("written again by the server")  # takes the lock, catching up first
+    host.wrote()
+    assert len([t for t in _texts(host.memory()) if t.startswith("written")]) == 3
