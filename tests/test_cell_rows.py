@@ -152,3 +152,13 @@ def test_copies_of_another_store_are_ignored(topical: Memory):
     assert topical.jump._cell_rows is None
     topical.curate()  # nothing new: the cells step writes them whole again for this store
     assert CellRows.open(topical.home, topical.jump.read_vectors()) is not None
+
+
+def test_a_torn_table_is_written_anew(topical: Memory, tmp_path: Path):
+    meta = _meta(topical.home)
+    (topical.home / "cells" / meta["table"]).write_bytes(b"\x93NUMPY torn")
+    assert CellRows.open(topical.home, topical.jump.read_vectors()) is None  # the log serves
+    topical.ingest(_write(tmp_path / "more", _sessions(3, 2, 24)), format="openai")
+    topical.curate()
+    assert _meta(topical.home)["generation"] == meta["generation"] + 1
+    _copy_matches_log(topical)

@@ -150,14 +150,18 @@ def sync(home: Path, store: Any, members_of: Any, cells: Sequence[str], changed:
     meta = _read_meta(home)
     fresh = (meta is None or meta.get("identity") != identity
              or not (folder / str(meta.get("rows_file", "-"))).is_file())
-    table = np.zeros((3, 0), dtype=np.int64)
     if not fresh:
-        table = np.array(np.load(folder / meta["table"]))
         known = set(cells)
         lists = {c: members_of(c) for c in dict.fromkeys(changed) if c in known}
+        if not lists:
+            return 0  # nothing changed: the files stand
+        try:
+            table = np.array(np.load(folder / meta["table"]))
+        except (OSError, ValueError):
+            table, fresh = None, True  # a table a crash left torn: written anew
         changed, members_of = list(lists), lists.__getitem__
         written = int(meta["rows"])
-        if written + 2 * sum(map(len, lists.values())) > 4 * table.shape[1] + SLACK_ROWS:
+        if table is not None and written + 2 * sum(map(len, lists.values())) > 4 * table.shape[1] + SLACK_ROWS:
             fresh = True  # more than half the file would be dead rows: a new generation
     if fresh:
         generation = int(meta.get("generation", 0)) + 1 if meta else 1
@@ -165,8 +169,6 @@ def sync(home: Path, store: Any, members_of: Any, cells: Sequence[str], changed:
         members_of = fetch
     else:
         generation = int(meta["generation"])
-    if not changed and not fresh:
-        return 0
     rows_file = f"rows-{generation}.f16"
     parts = [table]
     with open(folder / rows_file, "ab" if not fresh else "wb") as out:
@@ -177,7 +179,10 @@ def sync(home: Path, store: Any, members_of: Any, cells: Sequence[str], changed:
         os.fsync(out.fileno())
     table = _merged(parts)
     table_file = f"rows-{generation}-{written}.npy"
-    np.save(folder / table_file, table)
+    with open(folder / table_file, "wb") as handle:
+        np.save(handle, table)
+        handle.flush()
+        os.fsync(handle.fileno())
     new_meta = {"generation": generation, "rows_file": rows_file, "table": table_file,
                 "rows": written, "dim": int(store.dim), "identity": identity}
     tmp = folder / ".rows.json.tmp"
