@@ -37,6 +37,7 @@
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(aggregate)).
+:- use_module(library(ordsets)).
 :- use_module(library(solution_sequences)).
 :- use_module(library(sha)).
 :- use_module(store).
@@ -786,18 +787,36 @@ journal_stats(_{items: Items, live: Live, tombstoned: Tomb, relations: Rels,
 %
 %   The distinct names memory knows as speakers (relation(_, speaker, Name)), sorted. Computed
 %   once per change of the relations (one pass over the speaker links), so a goal can be read
-%   for the names of people in memory without a scan per hydration.
+%   for the names of people in memory without a scan per hydration; after items were only
+%   added, with their links, the new items' speakers are added to the names instead.
 journal_speakers(Names) :-
     (   predicate_property(atc_journal:relation_(_, _, _), last_modified_generation(G))
     ->  true
     ;   G = 0
     ),
-    (   nb_current(journal_speakers_cache, G-Names0)
+    (   nb_current(journal_speakers_cache, s(G, Names0, _, _))
     ->  Names = Names0
+    ;   nb_current(journal_speakers_cache, s(_, Names0, RMark0, IMark0)),
+        store_appended(atc_journal:item_(_,_,_,_,_,_,_,_,_,_), IMark0, IMark, since(Items)),
+        store_grown(atc_journal:relation_(_, _, _), RMark0, RMark, Added),
+        new_items_speakers_(Items, Added, New)      % every new link is a new item's
+    ->  ord_union(Names0, New, Names),
+        nb_setval(journal_speakers_cache, s(G, Names, RMark, IMark))
     ;   findall(N, ( relation_(_, P, N), P == speaker ), Ns),   % (journal_links/3)
         sort(Ns, Names),
-        nb_setval(journal_speakers_cache, G-Names)
+        store_mark(atc_journal:relation_(_, _, _), RMark),
+        store_appended(atc_journal:item_(_,_,_,_,_,_,_,_,_,_), none, IMark, _),
+        nb_setval(journal_speakers_cache, s(G, Names, RMark, IMark))
     ).
+
+% new_items_speakers_(+Items, +Added, -Names): the speakers of Items (item_ clauses just
+% added), when the Added relation clauses are exactly theirs; fails otherwise (a link added to
+% an older record: the names are read again).
+new_items_speakers_(Items, Added, Names) :-
+    findall(H, ( member(Item, Items), arg(1, Item, H) ), Hs),
+    aggregate_all(count, ( member(H, Hs), relation_(H, _, _) ), Added),
+    findall(N, ( member(H, Hs), relation_(H, P, N), P == speaker ), Ns),
+    sort(Ns, Names).
 
 %!  journal_item_speakers(+Handles:list, -Pairs:list) is det.
 %   Handle-Name (Name a string) for each of Handles whose transcript names its speaker.

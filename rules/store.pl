@@ -20,7 +20,9 @@
             store_epoch/1,              % -Epoch
             store_journal_replaced/0,
             store_reset/0,
-            store_appended/4            % :Head, +Mark0, -Mark, -Appended
+            store_appended/4,           % :Head, +Mark0, -Mark, -Appended
+            store_grown/4,              % :Head, +Mark0, -Mark, -Added
+            store_mark/2                % :Head, -Mark
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -361,10 +363,9 @@ store_appended(M:Head, Mark0, Mark, Appended) :-
 
 appended_(M:Head, Mark0, Mark, Appended) :-
     (   predicate_property(M:Head, number_of_clauses(N)) -> true ; N = 0 ),
-    (   Mark0 = mark(N0, Ref0),
-        store_appended_limit_(Max),
-        N >= N0, N - N0 =< Max,
-        (   Ref0 == none -> N0 =:= 0 ; nth_clause(M:Head, N0, Ref0) )   % all it covered in place
+    (   store_appended_limit_(Max),
+        still_in_place_(M:Head, Mark0, N, N0),
+        N - N0 =< Max
     ->  From is N0 + 1,
         findall(Head-R, ( between(From, N, I), nth_clause(M:Head, I, R), clause(M:Head, true, R) ),
                 Pairs),
@@ -376,6 +377,31 @@ appended_(M:Head, Mark0, Mark, Appended) :-
     ).
 
 store_appended_limit_(16).
+
+% still_in_place_(:Head, +Mark0, +N, -N0): every clause Mark0 covered is still there, in place,
+% and N (clauses now) is at least as many: whatever changed since was added after them.
+still_in_place_(M:Head, mark(N0, Ref0), N, N0) :-
+    N >= N0,
+    (   Ref0 == none -> N0 =:= 0 ; nth_clause(M:Head, N0, Ref0) ).
+
+%!  store_grown(:Head, +Mark0, -Mark, -Added) is semidet.
+%
+%   As store_appended/4 when only how many clauses were added matters: Added clauses were
+%   added to Head since Mark0 and none Mark0 covered was removed; fails otherwise. Reads no
+%   clause but the last (one walk of the clause list).
+store_grown(M:Head, Mark0, Mark, Added) :-
+    (   predicate_property(M:Head, number_of_clauses(N)) -> true ; N = 0 ),
+    still_in_place_(M:Head, Mark0, N, N0),
+    Added is N - N0,
+    (   Added =:= 0 -> Mark = Mark0 ; nth_clause(M:Head, N, Last), Mark = mark(N, Last) ).
+
+%!  store_mark(:Head, -Mark) is det.
+%   A mark of Head's clauses now, for store_appended/4 and store_grown/4.
+store_mark(M:Head, Mark) :-
+    (   predicate_property(M:Head, number_of_clauses(N)), N > 0, nth_clause(M:Head, N, Last)
+    ->  Mark = mark(N, Last)
+    ;   Mark = mark(0, none)
+    ).
 
 %!  durable_retract(+Fact) is det.
 %   Retract every clause matching Fact (Module:Term) and log it.

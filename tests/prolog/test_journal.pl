@@ -64,6 +64,44 @@ test(inherited_goal_replaced, [setup(fresh), true(G == "[forgotten]")]) :-
 test(erase_unknown, [setup(fresh), throws(error(existence_error(item, nope), _))]) :-
     journal_erase(nope, "a", "b", _).
 
+% The names kept after each write (the new items' speakers added, or all read again) are those
+% of every speaker link, whatever the writes: turns of one to twenty items with speakers, a
+% speaker linked to an older item, erasures.
+test(speakers_after_any_writes, [setup(fresh), true(Bad == [])]) :-
+    set_random(seed(5)),
+    numlist(1, 100, Steps),
+    foldl(speaker_step_, Steps, 0-[], _-Bad0),
+    reverse(Bad0, Bad).
+
+speaker_step_(Step, N0-Bad0, N-Bad) :-
+    random_between(1, 10, Op),
+    (   Op =< 7
+    ->  random_between(1, 20, K),
+        findall(item(H, src, "s1", Seq, turn, user, "", "", default, "f:1", Text, Rels),
+                ( between(1, K, I), Seq is N0 + I, format(atom(H), "h~w", [Seq]),
+                  format(string(Text), "turn ~w", [Seq]),
+                  Who is Seq mod 7,
+                  (   Who =:= 0 -> Rels = []
+                  ;   format(atom(Name), "person~w", [Who]), Rels = [rel(H, speaker, Name)]
+                  ) ),
+                Items),
+        journal_add_items(Items, _),
+        N is N0 + K
+    ;   Op =< 8, N0 > 0
+    ->  random_between(1, N0, Seq), format(atom(H), "h~w", [Seq]),
+        format(atom(Name), "late~w", [Step]),
+        ( item(H) -> journal_add_relation(H, speaker, Name) ; true ),
+        N = N0
+    ;   N0 > 0
+    ->  random_between(1, N0, Seq), format(atom(H), "h~w", [Seq]),
+        ( item(H) -> journal_erase(H, "test", "test", _) ; true ),
+        N = N0
+    ;   N = N0
+    ),
+    journal_speakers(Kept),
+    findall(X, relation(_, speaker, X), Xs), sort(Xs, All),
+    (   Kept == All -> Bad = Bad0 ; Bad = [Step-Op|Bad0] ).
+
 :- end_tests(journal).
 
 :- begin_tests(store, [setup(fresh), cleanup(fresh)]).
