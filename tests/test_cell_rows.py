@@ -162,3 +162,16 @@ def test_a_torn_table_is_written_anew(topical: Memory, tmp_path: Path):
     topical.curate()
     assert _meta(topical.home)["generation"] == meta["generation"] + 1
     _copy_matches_log(topical)
+
+
+def test_rows_a_crash_left_past_the_committed_ones_are_written_over(topical: Memory, tmp_path: Path):
+    meta = _meta(topical.home)
+    rows_file = topical.home / "cells" / meta["rows_file"]
+    with open(rows_file, "ab") as out:  # an append cut off before rows.json named it
+        out.write(np.ones((3, meta["dim"]), dtype=np.float16).tobytes()[:-5])
+    topical.ingest(_write(tmp_path / "more", _sessions(2, 3, 20)), format="openai")
+    topical.curate()
+    after = _meta(topical.home)
+    assert after["generation"] == meta["generation"]  # appended to the same file
+    assert rows_file.stat().st_size == after["rows"] * after["dim"] * 2
+    _copy_matches_log(topical)

@@ -171,7 +171,10 @@ def sync(home: Path, store: Any, members_of: Any, cells: Sequence[str], changed:
         generation = int(meta["generation"])
     rows_file = f"rows-{generation}.f16"
     parts = [table]
-    with open(folder / rows_file, "ab" if not fresh else "wb") as out:
+    with open(folder / rows_file, "r+b" if not fresh else "wb") as out:
+        # rows a crash left past the committed ones are written over: the table counts from here
+        out.seek(written * 2 * int(store.dim))
+        out.truncate()
         for start in range(0, len(changed), WRITE_CELLS):
             block, written = _copy_cells(store, members_of, changed[start:start + WRITE_CELLS], written, out)
             parts.append(block)
