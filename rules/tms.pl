@@ -255,7 +255,9 @@ source_info(Scope, Source0, Info) :-
 %   `belief:ID`, `item:HANDLE`, `source:NAME`, `inspection:ID`, or bare ids resolved in that
 %   order, with `it_...` read as a journal item) and `source` (the source this belief is a
 %   reading of). A belief justified by a dirty belief starts dirty. When a re-observation
-%   changes the value, the belief's dependants are marked dirty.
+%   changes the value, the belief's dependants are marked dirty; when it keeps the value (and
+%   its supports are clean), dependants dirty only because it was are clean again, as after an
+%   inspection that agrees (tms_observe/6).
 %
 %   @error existence_error(claim_type | volatility_class | source | belief | journal_item |
 %          inspection | support, X) for unknown references
@@ -309,6 +311,8 @@ tms_add_belief(Scope0, Id0, Belief) :-
     inherit_dirt_(Scope, Id, Supports, ObservedAt),
     (   Revised = revised(Old), Old \== Value
     ->  dependants_dirty_(Scope, Id, belief_revised(Id), ObservedAt, _)
+    ;   Revised = revised(_), \+ dirty(Scope, Id, _, _)
+    ->  clean_via_(Scope, Id)        % the same value seen again, as an inspection would
     ;   true
     ).
 

@@ -164,6 +164,31 @@ test(reobserving_clears_dirt, [setup(fresh), true]) :-
     add(s, a, dependency_version, libfoo, "4.1", 0.9, 2100, [], registry),
     \+ belief_dirty(s, a, _).
 
+% Re-recording a belief with the value it had is the same agreement an inspection would be:
+% what was dirty only through it is clean again, transitively.
+test(reobserving_same_value_cleans_dependants, [setup(fresh), Dirty == []]) :-
+    chain(s),
+    tms_source_changed(s, registry, 2000, _),
+    add(s, a, dependency_version, libfoo, "4.1", 0.9, 2100, [], registry),
+    findall(B-C, belief_dirty(s, B, C), Dirty).
+
+test(reobserving_new_value_keeps_dependants_dirty,
+     [setup(fresh), Causes == [b-belief_revised(a), b-via(a), c-via(b)]]) :-
+    chain(s),
+    tms_source_changed(s, registry, 2000, _),
+    add(s, a, dependency_version, libfoo, "4.2", 0.9, 2100, [], registry),
+    \+ belief_dirty(s, a, _),
+    findall(B-C, belief_dirty(s, B, C), Causes0),
+    msort(Causes0, Causes).
+
+% b is re-recorded but still cites the dirty a: it stays dirty, and so does c through it.
+test(reobserving_on_dirty_support_cleans_nothing, [setup(fresh), Causes == [a-source_changed(registry), b-via(a), c-via(b)]]) :-
+    chain(s),
+    tms_source_changed(s, registry, 2000, _),
+    add(s, b, compatibility, deploy, "A", 0.9, 2100, ["a"], null),
+    findall(B-C, belief_dirty(s, B, C), Causes0),
+    msort(Causes0, Causes).
+
 test(scopes_are_separate, [setup(fresh), Dirtied == []]) :-
     chain(s),
     chain(t),
