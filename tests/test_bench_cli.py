@@ -178,3 +178,38 @@ def test_a_silent_outside_policy_times_out_and_is_restarted(tmp_path):
     assert result.exit_code == 0, result.output
     notes = json.loads(out.read_text())["notes"]
     assert any("no answer within 0.5 s (x2)" in n for n in notes), notes
+
+
+@pytest.mark.parametrize("timeout", ["-1", "0", "nan", "inf"])
+def test_a_policy_timeout_that_is_not_a_positive_number_is_refused(tmp_path, timeout):
+    # A NaN timeout never expired (a silent policy hung the run); a negative one raised
+    # ValueError from queue.get() as a traceback.
+    script = tmp_path / "agent.py"
+    script.write_text("import json, sys\nfor line in sys.stdin:\n"
+                      "    if json.loads(line)['type'] == 'trial':\n"
+                      "        print(json.dumps({'type': 'decide', 'decisions': {}}), flush=True)\n")
+    result = _invoke("--families", "B", "--trials", "1", "--policies", "random",
+                     "--policy-cmd", f"{sys.executable} {script}", "--policy-timeout", timeout)
+    assert result.exit_code == 2, result.output
+    assert "--policy-timeout must be a positive number of seconds" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_an_empty_policy_cmd_is_refused_not_ignored():
+    result = _invoke("--families", "B", "--trials", "1", "--policies", "random",
+                     "--policy-cmd", "")
+    assert result.exit_code == 2 and "--policy-cmd is empty" in result.output
+
+
+def test_a_crashing_outside_policy_is_named_once_per_cause(tmp_path):
+    # Each restart's note quotes that process's stderr, not every earlier one's too, so the
+    # same crash on every trial is one note with its count.
+    script = tmp_path / "crash.py"
+    script.write_text("import sys\nsys.stdin.readline()\nraise SystemExit('boom')\n")
+    out = tmp_path / "out.json"
+    result = _invoke("--families", "F", "--trials", "3", "--policies", "random",
+                     "--policy-cmd", f"{sys.executable} {script}", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    notes = json.loads(out.read_text())["notes"]
+    assert notes == ["external forfeited trials of family F — the policy process exited "
+                     "(stderr: boom) (x3)"], notes

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,10 +59,21 @@ def _seeds(options: BenchOptions) -> tuple[list[int], str]:
     return seeds, "external seeds file" if options.sealed else str(options.seeds_file)
 
 
+def _check_policy_cmd(options: BenchOptions) -> None:
+    # A negative or NaN timeout reached queue.get() as a traceback (or never timed out), and
+    # an empty command was silently dropped: refuse both before anything runs.
+    if options.policy_cmd is not None and not options.policy_cmd.strip():
+        raise UsageError("--policy-cmd is empty")
+    timeout = options.policy_timeout_s
+    if not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
+        raise UsageError(f"--policy-timeout must be a positive number of seconds, not {timeout}")
+
+
 def run_attention_benchmark(options: BenchOptions, *,
                             progress: ProgressCallback | None = None) -> BenchOutcome:
     """Run the benchmark described by ``options`` and write the requested outputs;
     ``progress`` hears of the trials done (see :func:`~.runner.run_benchmark`)."""
+    _check_policy_cmd(options)
     try:
         families = resolve_families(options.families)
     except KeyError as exc:

@@ -54,6 +54,7 @@ class ExternalPolicy:
         self._proc: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._stderr_tail: list[str] = []
+        self._stderr_thread: threading.Thread | None = None
 
     # -- process management ---------------------------------------------------------------------
     def _start(self) -> None:
@@ -63,9 +64,12 @@ class ExternalPolicy:
         except OSError as exc:
             raise UsageError(f"cannot start --policy-cmd {self.argv[0]!r}: {exc.strerror or exc}") from exc
         self._lines = queue.Queue()
+        self._stderr_tail = []          # this process's stderr only, not a restarted one's
         proc = self._proc
         threading.Thread(target=self._pump, args=(proc,), daemon=True).start()
-        threading.Thread(target=self._drain_stderr, args=(proc,), daemon=True).start()
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, args=(proc,),
+                                               daemon=True)
+        self._stderr_thread.start()
         self._send({"type": "hello", "protocol": PROTOCOL})
 
     def _pump(self, proc: subprocess.Popen[str]) -> None:
@@ -95,6 +99,8 @@ class ExternalPolicy:
             raise PolicyProtocolError(f"no answer within {self.timeout_s:g} s") from None
         if line is None:
             self._kill()
+            if self._stderr_thread is not None:   # its last words, before they are quoted
+                self._stderr_thread.join(timeout=1.0)
             raise PolicyProtocolError("the policy process exited" + self._why())
         try:
             message = json.loads(line)
