@@ -392,6 +392,11 @@ journal_item(H) :-
     !.
 
 % Id may not (transitively) support any of its own supports.
+:- multifile prolog:error_message//1.
+prolog:error_message(domain_error(acyclic_justification, Id-Support)) -->
+    [ 'belief ~w cannot cite ~w: ~w already depends on ~w (a cyclic justification)'-
+      [Id, Support, Support, Id] ].
+
 acyclic_support(Scope, Id, belief(B)) :- !,
     (   depends_on_(Scope, B, Id, [])
     ->  domain_error(acyclic_justification, Id-B)

@@ -193,10 +193,27 @@ def test_bad_input_raises_a_clear_error(ctl, call, message):
 
 def test_cyclic_justification_is_refused(ctl):
     deploy_scenario(ctl)
-    with pytest.raises(PrologError, match="acyclic_justification"):
+    with pytest.raises(PrologError, match="belief dep_version cannot cite compat: compat "
+                       "already depends on dep_version [(]a cyclic justification[)]"):
         ctl.add_belief("dep_version", claim_type="dependency_version", subject="libfoo",
                        value="4.1", confidence=0.9, observed_at=NOW,
                        volatility="package_release", supports=["compat"])
+
+
+def test_one_id_given_alone_is_one_id_not_its_characters(ctl):
+    # supports="dep_version" was read as the ids "d", "e", "p", ... ("support `d' does not
+    # exist"); so were depends_on and evidence.
+    deploy_scenario(ctl)
+    ctl.add_belief("plan", claim_type="deploy_state", subject="prod", value="A",
+                   confidence=0.9, observed_at=NOW, volatility="deploy_state",
+                   supports="compat")
+    assert [s["id"] for s in ctl.why("plan")["supports"]] == ["compat"]
+    ctl.add_goal("ship", depends_on="plan", loss_if_wrong=1.0, now=NOW)
+    assert ctl.decision("ship")["belief"] == "plan"
+    ctl.claim("deploy A", claim_type="compatibility", evidence="compat", mode="production",
+              now=NOW)
+    checked = ctl.trace(category="validator")[0]
+    assert checked["evidence"] == ["compat"], checked
 
 
 def test_beliefs_and_trace_survive_reopening(tmp_path, pl):

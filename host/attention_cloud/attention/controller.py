@@ -55,6 +55,11 @@ def _opt(value: Any) -> Any:
     return None if value is None else value
 
 
+def _ids(value: str | Iterable[str]) -> list[str]:
+    """A list of ids; one id given alone is a list of one (not of its characters)."""
+    return [value] if isinstance(value, str) else list(value)
+
+
 class Controller:
     """Beliefs, goals, events, candidates, claims and trace of one scope.
 
@@ -111,17 +116,17 @@ class Controller:
 
     def add_belief(self, belief_id: str, *, claim_type: str, subject: str, value: Any,
                    confidence: float, observed_at: float, volatility: str | float,
-                   supports: Iterable[str] = (), source: str | None = None) -> None:
+                   supports: str | Iterable[str] = (), source: str | None = None) -> None:
         """Record a belief and why it is held (``supports``: belief ids, ``it_...`` journal
         items, source names, inspection ids, or ``kind:id``). ``volatility`` is a class of
         facts/volatility.pl or a hazard rate per second; a ``bool`` value is a yes/no fact,
         which a stale belief still gets right half the time."""
         belief = {"claim_type": claim_type, "subject": subject, "value": value,
                   "confidence": confidence, "observed_at": observed_at,
-                  "volatility": volatility, "supports": list(supports), "source": source}
+                  "volatility": volatility, "supports": _ids(supports), "source": source}
         self._change("add_belief", belief_id, belief)
 
-    def add_goal(self, goal_id: str, *, depends_on: Iterable[str], loss_if_wrong: float,
+    def add_goal(self, goal_id: str, *, depends_on: str | Iterable[str], loss_if_wrong: float,
                  deadline_s: float | None = None, irreversible: bool = False,
                  safety_critical: bool = False, decides: str | None = None,
                  rule: Iterable[Mapping[str, Any]] | None = None,
@@ -141,7 +146,7 @@ class Controller:
                    "deadline_at": None if deadline_s is None else now + deadline_s,
                    "irreversible": irreversible, "safety_critical": safety_critical,
                    "decides": decides, "rule": cases, "now": now}
-        self._change("add_goal", goal_id, list(depends_on), options)
+        self._change("add_goal", goal_id, _ids(depends_on), options)
 
     def add_event(self, kind: str, *, source: str, target: str, payload_text: str = "",
                   trusted_priority: float | None = None,
@@ -191,12 +196,12 @@ class Controller:
         (raw,) = self._change("inspect", candidate_id, value, now, succeeded, _opt(cost), Var())
         return InspectOutcome.from_prolog(raw)
 
-    def claim(self, text: str, *, claim_type: str, evidence: Iterable[str] = (),
+    def claim(self, text: str, *, claim_type: str, evidence: str | Iterable[str] = (),
               mode: str = "attention-only", now: float,
               subject: str | None = None) -> ClaimVerdict:
         """Check a claim's cited evidence against its claim type's policy."""
         prolog_mode = _MODES.get(mode, mode)
-        (raw,) = self._change("claim", text, claim_type, _opt(subject), list(evidence),
+        (raw,) = self._change("claim", text, claim_type, _opt(subject), _ids(evidence),
                               Atom(prolog_mode), now, Var())
         return ClaimVerdict.from_prolog(raw)
 
