@@ -144,3 +144,38 @@ def test_errors_are_one_line(atc):
     result = atc("belief", "add", "x", "--type", "weather", "--subject", "s", "--value", "v",
                  "--confidence", "0.5", "--volatility", "deploy_state", ok=False)
     assert result.exit_code != 0 and "claim_type `weather' does not exist" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--confidence", "nan"], "'nan' is not a finite number"),
+    (["--age", "-5"], "--age -5: an age is seconds ago, 0 or more"),
+    (["--age", "1e20"], "--age 1e+20: more seconds ago than since 1970"),
+    (["--volatility", "inf"], "--volatility inf: neither a volatility class nor a hazard rate"),
+])
+def test_bad_numbers_are_refused_naming_the_option(atc, home, args, message):
+    # Before: a negative age was taken (a belief observed in the future), and NaN or an age
+    # past 1970 came back from Prolog as "found `1.5NaN'" or a time the user never typed.
+    setup_scenario(atc)
+    journal = (home / "journal.pl").read_bytes()
+    base = {"--confidence": "0.5", "--age": "10", "--volatility": "deploy_state"}
+    base.update(dict(zip(args[::2], args[1::2])))
+    result = atc("belief", "add", "x", "--type", "compatibility", "--subject", "s", "--value",
+                 "v", *[t for kv in base.items() for t in kv], ok=False)
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert (home / "journal.pl").read_bytes() == journal
+
+
+def test_a_negative_top_is_refused(atc):
+    setup_scenario(atc)
+    result = atc("attend", "--goal", "deploy", "--depends-on", "compat", "--top", "-1", ok=False)
+    assert result.exit_code == 2 and "'--top': -1 is not in the range x>=0" in result.output
+
+
+def test_a_cyclic_justification_names_both_beliefs(atc):
+    setup_scenario(atc)
+    result = atc("belief", "add", "dep_version", "--type", "dependency_version", "--subject",
+                 "libfoo", "--value", "4.1", "--confidence", "0.9", "--age", "10",
+                 "--volatility", "package_release", "--supports", "compat", ok=False)
+    assert result.exit_code == 2
+    assert result.output.strip() == ("atc: belief dep_version cannot cite compat: compat already "
+                                     "depends on dep_version (a cyclic justification)")

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import time
 from typing import Any, Callable
 
 import click
 
+from ..errors import UsageError
 from .controller import Controller, ensure_loaded
 from .results import AttendResult, Candidate
 
@@ -45,8 +47,25 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+class _Finite(click.ParamType):
+    """A float that is a number: click's FLOAT lets ``nan`` and ``inf`` through, which reached
+    Prolog and came back as "found `1.5NaN'"."""
+
+    name = "float"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+FINITE = _Finite()
+
+
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = click.option("--now", type=float, default=None,
+    fn = click.option("--now", type=FINITE, default=None,
                       help="The current time in Unix seconds [default: now].")(fn)
     fn = click.option("--scope", envvar="ATC_SCOPE", default="default", show_default=True,
                       show_envvar=True, help="Namespace of beliefs, goals and trace.")(fn)
@@ -98,9 +117,9 @@ def belief() -> None:
 @click.option("--type", "claim_type", required=True, help="Claim type, e.g. deploy_state.")
 @click.option("--subject", required=True, help="What the claim is about.")
 @click.option("--value", required=True, help="The believed value.")
-@click.option("--confidence", type=float, required=True, help="Confidence in [0,1].")
-@click.option("--observed-at", type=float, default=None, help="When it was observed (Unix s).")
-@click.option("--age", type=float, default=None, help="Or: how many seconds ago.")
+@click.option("--confidence", type=FINITE, required=True, help="Confidence in [0,1].")
+@click.option("--observed-at", type=FINITE, default=None, help="When it was observed (Unix s).")
+@click.option("--age", type=FINITE, default=None, help="Or: how many seconds ago.")
 @click.option("--volatility", required=True,
               help="Volatility class, e.g. deploy_state, or a hazard rate per second.")
 @click.option("--supports", multiple=True, help="Belief, it_ item, source or inspection id.")
@@ -117,19 +136,32 @@ def belief_add(ctx: click.Context, belief_id: str, claim_type: str, subject: str
     Example: atc belief add ver --type dependency_version --subject libfoo --value 4.1
     --confidence 0.9 --age 21600 --volatility package_release --source summary
     """
-    at = observed_at if observed_at is not None else _now(now) - (age or 0.0)
+    at = observed_at if observed_at is not None else _observed_at(_now(now), age or 0.0)
     _controller(ctx, home, scope).add_belief(
         belief_id, claim_type=claim_type, subject=subject, value=value, confidence=confidence,
         observed_at=at, volatility=_volatility(volatility), supports=supports, source=source)
     click.echo(f"belief {belief_id}: {claim_type} {subject} = {value}")
 
 
+def _observed_at(now: float, age: float) -> float:
+    """When a belief ``age`` seconds old was observed; a negative age (the future) or one
+    reaching before 1970 is refused naming --age, not the time computed from it."""
+    if age < 0:
+        raise UsageError(f"--age {age:g}: an age is seconds ago, 0 or more")
+    if age > now:
+        raise UsageError(f"--age {age:g}: more seconds ago than since 1970 (now is {now:.0f})")
+    return now - age
+
+
 def _volatility(text: str) -> str | float:
     """A class name stays text; a number is a hazard rate per second."""
     try:
-        return float(text)
+        hazard = float(text)
     except ValueError:
         return text
+    if not math.isfinite(hazard):
+        raise UsageError(f"--volatility {text}: neither a volatility class nor a hazard rate")
+    return hazard
 
 
 @belief.command("show")
@@ -221,9 +253,9 @@ def source() -> None:
 @click.argument("name")
 @click.option("--type", "claim_type", required=True, help="The claim type it answers.")
 @click.option("--kind", default=None, help="Registry kind [default: NAME].")
-@click.option("--authority", type=float, default=None, help="Override the registry.")
-@click.option("--cost", type=float, default=1.0, show_default=True)
-@click.option("--switch-cost", type=float, default=0.0, show_default=True,
+@click.option("--authority", type=FINITE, default=None, help="Override the registry.")
+@click.option("--cost", type=FINITE, default=1.0, show_default=True)
+@click.option("--switch-cost", type=FINITE, default=0.0, show_default=True,
               help="What turning to it costs the work in hand.")
 @click.option("--untrusted", is_flag=True, help="Its events cannot set priority.")
 @_common
@@ -261,7 +293,7 @@ def source_changed(ctx: click.Context, name: str, home: str | None, scope: str,
 @click.option("--from", "origin", required=True, help="The source reporting the event.")
 @click.option("--target", required=True, help="What it is about.")
 @click.option("--payload", default="", help="Free text; kept, never interpreted.")
-@click.option("--priority", type=float, default=None, help="Honoured from trusted sources only.")
+@click.option("--priority", type=FINITE, default=None, help="Honoured from trusted sources only.")
 @_common
 @click.pass_context
 @fail_cleanly
@@ -279,8 +311,8 @@ def source_event(ctx: click.Context, kind: str, origin: str, target: str, payloa
 @click.command()
 @click.argument("goal_id")
 @click.option("--depends-on", multiple=True, required=True, help="Belief ids the decision needs.")
-@click.option("--loss", type=float, required=True, help="Loss if the decision is wrong.")
-@click.option("--deadline-s", type=float, default=None, help="Seconds until the deadline.")
+@click.option("--loss", type=FINITE, required=True, help="Loss if the decision is wrong.")
+@click.option("--deadline-s", type=FINITE, default=None, help="Seconds until the deadline.")
 @click.option("--irreversible", is_flag=True)
 @click.option("--safety-critical", is_flag=True)
 @click.option("--decides", default=None, help="The belief whose value is the decision.")
@@ -304,9 +336,10 @@ def goal(ctx: click.Context, goal_id: str, depends_on: tuple[str, ...], loss: fl
 @click.option("--budget", type=int, default=3, show_default=True, help="Inspections left.")
 @click.option("--current", default=None, help="Candidate being worked on (hysteresis).")
 @click.option("--depends-on", multiple=True, help="Set the goal first: its dependencies.")
-@click.option("--loss", type=float, default=1.0, show_default=True,
+@click.option("--loss", type=FINITE, default=1.0, show_default=True,
               help="With --depends-on: loss if the decision is wrong.")
-@click.option("--top", type=int, default=10, show_default=True, help="Candidates to list.")
+@click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Candidates to list.")
 @_format_option
 @_common
 @click.pass_context
@@ -361,7 +394,7 @@ def _candidate_row(c: Candidate) -> str:
 @click.argument("candidate_id")
 @click.option("--result", "value", default="", help="What the inspection returned.")
 @click.option("--failed", is_flag=True, help="The inspection could not be carried out.")
-@click.option("--cost", type=float, default=None, help="Actual cost [default: the source's].")
+@click.option("--cost", type=FINITE, default=None, help="Actual cost [default: the source's].")
 @_format_option
 @_common
 @click.pass_context
