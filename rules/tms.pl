@@ -734,7 +734,7 @@ tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
     previous_values_(Scope, Live, Previous),
     (   Live == []
     ->  default_volatility_(ClaimType, Class),
-        new_belief_id_(ClaimType, Subject, InspId, NewId),
+        new_belief_id_(Scope, ClaimType, Subject, InspId, NewId),
         observed_belief_(Scope, NewId, ClaimType, Subject, Value, Q, Now, Class,
                          Source, InspId),
         Outcome = _{belief_changed: true, new_belief: NewId, dirtied: [],
@@ -750,7 +750,7 @@ tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
         ->  forall(member(Id, Same), reobserve_(Scope, Id, Q, Now, Source, InspId))
         ;   Diff = [First|_],
             once(belief(Scope, First, _, _, _, _, _, Class)),
-            new_belief_id_(First, InspId, Keep),
+            new_belief_id_(Scope, First, InspId, Keep),
             observed_belief_(Scope, Keep, ClaimType, Subject, Value, Q, Now, Class,
                              Source, InspId)
         ),
@@ -759,7 +759,7 @@ tms_observe(Scope, InspId, ClaimType, Subject, Now, Outcome) :-
                     contradiction: false, previous: Previous}
     ;   Diff = [First|_],
         once(belief(Scope, First, _, _, _, _, _, Class)),
-        new_belief_id_(First, InspId, NewId),
+        new_belief_id_(Scope, First, InspId, NewId),
         observed_belief_(Scope, NewId, ClaimType, Subject, Value, Q, Now, Class,
                          Source, InspId),
         Outcome = _{belief_changed: false, new_belief: NewId, dirtied: [],
@@ -783,15 +783,28 @@ default_volatility_(ClaimType, Class) :-
     ).
 
 % A belief revised by inspection keeps the stem of the id it replaces: ver -> ver@insp-3.
-new_belief_id_(Old, InspId, New) :-
+% A caller may have named a belief that way already; the new one then takes the next free
+% ver@insp-3.2, ... (two beliefs under one id would each hide the other).
+new_belief_id_(Scope, Old, InspId, New) :-
     (   sub_atom(Old, B, _, _, '@')
     ->  sub_atom(Old, 0, B, _, Stem)
     ;   Stem = Old
     ),
-    atomic_list_concat([Stem, '@', InspId], New).
+    atomic_list_concat([Stem, '@', InspId], Base),
+    free_belief_id_(Scope, Base, New).
 
-new_belief_id_(ClaimType, Subject, InspId, New) :-
-    format(atom(New), '~w:~w@~w', [ClaimType, Subject, InspId]).
+new_belief_id_(Scope, ClaimType, Subject, InspId, New) :-
+    format(atom(Base), '~w:~w@~w', [ClaimType, Subject, InspId]),
+    free_belief_id_(Scope, Base, New).
+
+free_belief_id_(Scope, Base, Id) :-
+    (   \+ belief(Scope, Base, _, _, _, _, _, _)
+    ->  Id = Base
+    ;   between(2, inf, N),
+        format(atom(Id), '~w.~d', [Base, N]),
+        \+ belief(Scope, Id, _, _, _, _, _, _)
+    ->  true
+    ).
 
 observed_belief_(Scope, Id, ClaimType, Subject, Value, Confidence, Now, Class, Source, InspId) :-
     scoped_assert(atc_tms:belief(Scope, Id, ClaimType, Subject, Value, Confidence, Now, Class)),

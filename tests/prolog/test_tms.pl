@@ -310,6 +310,17 @@ test(agreeing_yes_no_reading_combines, [setup(fresh), true(abs(C - Expected) < 1
     belief_observed(s, w, C, 1000, _),
     Expected is 0.81 / (0.81 + 0.01).
 
+% A caller's belief already named a@insp-1: the reading's belief takes the next free id, and
+% each id still names one belief.
+test(new_belief_id_already_taken, [setup(fresh), New-Values == 'a@insp-1.2'-["9"]]) :-
+    chain(s),
+    add(s, 'a@insp-1', dependency_version, libbar, "9", 0.9, 1000, [], null),
+    observe(s, registry, libfoo, "4.2", 30000, O),
+    New = O.new_belief,
+    belief_current(s, a, New),
+    belief_value(s, New, "4.2"),
+    findall(V, belief_value(s, 'a@insp-1', V), Values).
+
 test(first_reading_creates_belief, [setup(fresh), Id == 'compatibility:fresh@insp-1']) :-
     chain(s),
     observe(s, matrix, fresh, "B", 1000, O),
