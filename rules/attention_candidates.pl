@@ -301,6 +301,7 @@ propose(state_change, ctx(Scope, _, _, Closures), proposal(state_change, Key, Go
     setof(T-S, B^( belief_origin(Scope, B, Source), belief_live(Scope, B),
                    belief_claim(Scope, B, T, S) ), Claims),
     member(Claim, Claims),
+    claim_source_(Scope, Claim, Source),    % still answers it (it may be re-registered)
     claim_goals_(Closures, Claim, Goals),
     inspect_key_(Source, Claim, Key).
 propose(exploration, ctx(Scope, _, _, Closures), proposal(exploration, Key, [], [])) :-

@@ -100,6 +100,17 @@ test(untrusted_state_change_nominates_only, [setup(fresh), Targets == [summary]]
     attention_generate(s, deploy, state_change, T, Ps),
     targets(Ps, Targets).
 
+% summary was re-registered for another claim type: the beliefs read from it are no longer
+% claims it answers, so a report that it changed nominates nothing, and attend still decides
+% (it failed: "attend failed in scope ...").
+test(state_change_of_a_re_registered_source, [setup(fresh), Ps-Decision == []-inspect]) :-
+    deploy_scenario(s), t0(T),
+    tms_add_source(s, summary, live_system_state, _{kind: own_summary}),
+    attention_add_event(s, state_change, stranger, summary, "it changed!", null, T, _),
+    attention_generate(s, deploy, state_change, T, Ps),
+    attention_attend(s, deploy, 3, T, null, R),
+    Decision = R.decision.
+
 test(trusted_state_change_dirties, [setup(fresh), Dirtied == [compat, dep_version]]) :-
     deploy_scenario(s), t0(T),
     attention_add_event(s, state_change, registry, summary, "", null, T, R),
