@@ -179,3 +179,13 @@ def test_a_cyclic_justification_names_both_beliefs(atc):
     assert result.exit_code == 2
     assert result.output.strip() == ("atc: belief dep_version cannot cite compat: compat already "
                                      "depends on dep_version (a cyclic justification)")
+
+
+def test_a_bench_scope_is_refused_not_silently_lost(home):
+    # A bench-* scope is never journalled: "source add" printed success and the next command
+    # said "source `s' does not exist".
+    result = CliRunner().invoke(COMMANDS["source"], [
+        "add", "s", "--type", "compatibility", "--kind", "compatibility_matrix",
+        "--home", str(home), "--scope", "bench-mine", "--now", NOW])
+    assert result.exit_code == 2
+    assert "--scope bench-mine: bench-* scopes are never journalled" in result.output

@@ -84,6 +84,10 @@ def _controller(ctx: click.Context, home: str | None, scope: str, *,
     """The controller over the home (``create=False``: a command that only reads refuses a
     folder that holds no memory rather than making an empty one there)."""
     memory = ctx.obj if hasattr(ctx.obj, "pl") and hasattr(ctx.obj, "home") else None
+    if memory is None and scope.startswith("bench-"):
+        # Such a scope lives in this process only: the next command would find nothing.
+        raise UsageError(f"--scope {scope}: bench-* scopes are never journalled, so what this "
+                         "command changed would be gone when it exits; choose another name")
     if memory is None:
         from ..bridge import get_prolog
         from ..memory import Memory
