@@ -213,3 +213,16 @@ def test_a_crashing_outside_policy_is_named_once_per_cause(tmp_path):
     notes = json.loads(out.read_text())["notes"]
     assert notes == ["external forfeited trials of family F — the policy process exited "
                      "(stderr: boom) (x3)"], notes
+
+
+@pytest.mark.parametrize("flag, name", [("--json", "x.json"), ("--markdown", "x.md"),
+                                        ("--plots", "plots")])
+def test_an_output_path_that_cannot_be_written_is_refused_before_the_run(tmp_path, flag, name):
+    # It was a FileExistsError traceback, raised after every trial had run.
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = _invoke("--families", "B", "--trials", "1", "--policies", "random",
+                     flag, str(blocker / name))
+    assert result.exit_code == 2, result.output
+    assert f"{flag} {blocker / name}: cannot write there" in result.output
+    assert "# Attention benchmark" not in result.output

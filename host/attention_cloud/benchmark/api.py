@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import AtcError, UsageError
 from ..progress import ProgressCallback
 from .families import resolve_families
 from .freeze import freeze_record, seeds_hash
@@ -69,11 +69,26 @@ def _check_policy_cmd(options: BenchOptions) -> None:
         raise UsageError(f"--policy-timeout must be a positive number of seconds, not {timeout}")
 
 
+def _check_outputs(options: BenchOptions) -> None:
+    # Make the output folders before the run, not after it: a path under a file was a
+    # FileExistsError traceback once every trial had been spent.
+    for flag, path, folder in (("--json", options.json_path, False),
+                               ("--markdown", options.markdown_path, False),
+                               ("--plots", options.plots_dir, True)):
+        if path is None:
+            continue
+        try:
+            (path if folder else path.parent).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
+
+
 def run_attention_benchmark(options: BenchOptions, *,
                             progress: ProgressCallback | None = None) -> BenchOutcome:
     """Run the benchmark described by ``options`` and write the requested outputs;
     ``progress`` hears of the trials done (see :func:`~.runner.run_benchmark`)."""
     _check_policy_cmd(options)
+    _check_outputs(options)
     try:
         families = resolve_families(options.families)
     except KeyError as exc:
@@ -94,12 +109,10 @@ def run_attention_benchmark(options: BenchOptions, *,
     markdown = render_markdown(report)
     written: list[Path] = []
     if options.json_path is not None:
-        options.json_path.parent.mkdir(parents=True, exist_ok=True)
-        options.json_path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        _write(options.json_path, json.dumps(report, indent=1) + "\n")
         written.append(options.json_path)
     if options.markdown_path is not None:
-        options.markdown_path.parent.mkdir(parents=True, exist_ok=True)
-        options.markdown_path.write_text(markdown + "\n", encoding="utf-8")
+        _write(options.markdown_path, markdown + "\n")
         written.append(options.markdown_path)
     if options.plots_dir is not None:
         from .plots import write_plots
@@ -107,3 +120,10 @@ def run_attention_benchmark(options: BenchOptions, *,
         written += write_plots(report, result.records, options.plots_dir,
                                ["oracle"] + list(settings.policy_names()))
     return BenchOutcome(report, markdown, result, written)
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise AtcError(f"cannot write {path}: {exc.strerror or exc}") from None
