@@ -521,3 +521,88 @@ def test_a_time_windows_kept_items_follow_writes_and_forgets(topical: Memory, tm
          "timestamp": "2026-02-27T09:00:00Z"}]}]), format="openai")
     (new,) = [r["H"] for r in _rows(topical, "item_session(H, late)")]
     assert new in window()  # uncurated, and already in the window
+
+
+def _dated(sessions: list[dict], day: str) -> list[dict]:
+    """The sessions' turns re-dated to one hour of ``day`` (a minute apart, in order)."""
+    minute = 0
+    for session in sessions:
+        for message in session["messages"]:
+            message["timestamp"] = f"{day}T10:{minute % 60:02d}:{minute // 60:02d}Z"
+            minute += 1
+    return sessions
+
+
+def test_items_from_outside_the_partitions_time_range_are_placed_like_any(tmp_path: Path):
+    """A home first curated from one hour of work, then given months of older history (a
+    benchmark's haystack, an archive): every live item is still in exactly one cell, the
+    cells' sizes add up to the items, no cell keeps more than the split size, and the partition
+    is within the stated distance of a rebuild. (Before: the time feature of an item outside
+    the first build's range grew without bound, thousands of times the rest of its features,
+    so every older item joined one cell, split once, by day.)"""
+    from attention_cloud.cells import partition as P
+
+    home = tmp_path / "home"
+    home.mkdir()
+    mem = _open(home)
+    try:
+        work = _dated(_sessions(7, 3, 1), "2026-02-10")
+        mem.ingest(_write(tmp_path / "work", work), format="openai")
+        mem.curate()
+        old = _sessions(8, 30, 1)
+        for i, session in enumerate(old):
+            for message in session["messages"]:
+                message["timestamp"] = message["timestamp"].replace("2026-02-", "2023-05-")
+            session["session_id"] = f"old{i}"
+        mem.ingest(_write(tmp_path / "old", old), format="openai")
+        report = mem.curate()
+        assert report.cells["assigned"] > 0 and not report.cells["rebuilt"]
+        items = {r["H"] for r in _rows(mem, "item(H)")}
+        membership = _membership(mem)
+        assert set(membership) == items
+        sizes = {r["C"]: r["N"] for r in _rows(mem, "cell(C), cell_info(C, size, N)")}
+        assert sum(sizes.values()) == len(items) == mem.stats()["cells"]["members"]
+        assert report.cells["cells"] == len(sizes)
+        assert max(sizes.values()) <= P.split_size(len(items)), sizes
+        # and the older items are grouped by what they are about, as a rebuild groups them
+        # (their time had split them by day: an adjusted Rand index near 0)
+        rebuild(mem)
+        full = _membership(mem)
+        handles = sorted(full)
+        ari = adjusted_rand([membership[h] for h in handles], [full[h] for h in handles])
+        assert ari >= INCREMENTAL_ARI_BOUND, ari
+    finally:
+        mem.close()
+
+
+def test_a_split_that_leaves_a_cells_old_members_together_keeps_them(tmp_path: Path):
+    """Four pottery turns make one cell; many turns on other topics arrive and all join it
+    (the only cell), and the split parts it along the old members. That part has the members
+    the cell had, so the cell's own id: the cell stays, with them, and every item is in a
+    cell. (Before: it was dropped as the old cell and not stored as the new one, its four
+    members left in no cell, and the report counted one cell more than memory held.)"""
+    home = tmp_path / "home"
+    home.mkdir()
+    mem = _open(home)
+    try:
+        first = [{"session_id": "p", "messages": [
+            {"role": "user" if i % 2 == 0 else "assistant",
+             "content": f"About pottery: clay wheel glaze kiln bowl {i}.",
+             "timestamp": "2026-02-01T10:00:00Z"} for i in range(4)]}]
+        mem.ingest(_write(tmp_path / "a", first), format="openai")
+        mem.curate()
+        (only,) = [r["C"] for r in _rows(mem, "cell(C)")]
+        others = [s for s in _sessions(2, 12, 3) if "pottery" not in json.dumps(s)]
+        mem.ingest(_write(tmp_path / "b", others), format="openai")
+        report = mem.curate()
+        assert report.cells["split"] == 1 and not report.cells["rebuilt"]
+        items = {r["H"] for r in _rows(mem, "item(H)")}
+        assert set(_membership(mem)) == items
+        cells = {r["C"] for r in _rows(mem, "cell(C)")}
+        assert report.cells["cells"] == len(cells) == mem.stats()["cells"]["cells"]
+        assert only in cells  # the part that kept the old members kept the id
+        shown = cell_show(mem, only)
+        assert shown["size"] == len(shown["members"]) == 4
+        assert f"{shown['size']} items" in shown["ladder"]["L1"]
+    finally:
+        mem.close()
