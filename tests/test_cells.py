@@ -606,3 +606,18 @@ def test_a_split_that_leaves_a_cells_old_members_together_keeps_them(tmp_path: P
         assert f"{shown['size']} items" in shown["ladder"]["L1"]
     finally:
         mem.close()
+
+
+def test_a_cell_mounted_twice_is_mounted_once(topical: Memory):
+    """``--mount C --mount C`` is the frame of ``--mount C``: the whole budget, and a receipt
+    whose parts add up to what the frame spent. (Before: two parts of half the budget each,
+    the second left with what the first had not taken, and the receipt kept only the second's
+    spending under the one label: 8 tokens spent of a frame that spent 315.)"""
+    cell = cells_list(topical)[0]["id"]
+    goal = "retry backoff webhook pottery"
+    once = topical.hydrate(goal, budget=1200, mount=[cell], depth=0).receipt
+    twice = topical.hydrate(goal, budget=1200, mount=[cell, cell], depth=0).receipt
+    parts = twice["budget"]["segments"]
+    assert list(parts) == [f"mount:{cell}"] and parts[f"mount:{cell}"]["budget"] == 1200
+    assert sum(p["spent"] for p in parts.values()) == twice["budget"]["spent"]
+    assert [f["handle"] for f in twice["facts"]] == [f["handle"] for f in once["facts"]]
