@@ -79,9 +79,9 @@ Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source,
 %   equal share of the budget, as a part labelled `mount:Cell`, and the parts merge into one
 %   frame, a record in two mounts kept once), bridge (`true`, the default: a seed's rare
 %   named things bring in the items of other sessions that name them, the second hop of a
-%   multi-hop question; `false`: no bridge), excerpt (`true`, the default: a fact whose verbatim text is long for the frame
-%   may be shown as a verbatim excerpt of the sentences nearest the goal, see
-%   excerpts_/5; `false`: never).
+%   multi-hop question; `false`: no bridge), excerpt (`true`, the default: a fact whose
+%   verbatim text is long for the frame may be shown as a verbatim excerpt of the sentences
+%   nearest the goal, see excerpts_/5; `false`: never).
 %   @error existence_error(plane, P) for an unknown plane; domain_error for a bad budget or
 %   a `now` that is not an ISO 8601 time; existence_error(cell, C) for a mount that is no cell.
 
