@@ -418,11 +418,11 @@ def test_grants_cap_cell_summaries_and_hide_cells_a_reader_cannot_wholly_see(tmp
     assert seen == {c for c, s in segments.items() if s == {"payments"}}
     levels = {r["L"] for r in json.loads(ok("query", "cell(C), rung(C, L, _)", "--as", "bob",
                                             "--format", "json", home=home))}
-    assert levels == {"l2", "l3"}
+    assert levels == {"l3"}  # L2 members: a cell's L2 would quote their L1 summaries
     frame = json.loads(ok("hydrate", "--goal", "processor retries webhook", "--budget", "4000",
                           "--format", "json", "--as", "bob", home=home))
     cell_facts = [f for f in frame["receipt"]["facts"] if f["handle"].startswith("cell_")]
-    assert all(f["handle"] in seen and f["level"] in ("L2", "L3") for f in cell_facts)
+    assert all(f["handle"] in seen and f["level"] == "L3" for f in cell_facts)
     assert all("stands_for" not in f for f in cell_facts)
 
 
@@ -621,3 +621,37 @@ def test_a_cell_mounted_twice_is_mounted_once(topical: Memory):
     assert list(parts) == [f"mount:{cell}"] and parts[f"mount:{cell}"]["budget"] == 1200
     assert sum(p["spent"] for p in parts.values()) == twice["budget"]["spent"]
     assert [f["handle"] for f in twice["facts"]] == [f["handle"] for f in once["facts"]]
+
+
+def test_a_cell_never_shows_a_grantee_a_members_rung_above_their_ceiling(tmp_path: Path):
+    """A cell's L1 and L2 quote the L1 summaries of its central members. A grantee at L2 does
+    not see those summaries on the members (rung(H, l1, _) is not there for them), so they
+    must not read them through the cell either: not with a query, not in a frame. (Before:
+    the cell was visible at L2 and its L2 rung quoted each central member's L1 whole, where
+    that member's own L2 cut it short.)"""
+    from test_sharing import make_alice, ok   # payments at L2 for bob's team
+
+    home = tmp_path / "alice"
+    home.mkdir()
+    make_alice(home)
+    with Memory.open(home, create=False) as mem:
+        summaries = {r["H"]: r["T"] for r in
+                     mem.query("cell(C), cell_member(C, H), rung(H, l1, T)", limit=10000).rows}
+
+    def as_bob(goal: str) -> list[dict]:
+        return json.loads(ok("query", goal, "--as", "bob", "--format", "json", "--limit",
+                             "100000", home=home))
+
+    shown = {}   # member -> what bob may read of it
+    for r in as_bob("cell(C), cell_member(C, H), rung(H, _, T)"):
+        shown.setdefault(r["H"], []).append(r["T"])
+    hidden = [s for h, s in summaries.items()
+              if h in shown and len(s) > 30 and not any(s in t for t in shown[h])]
+    assert hidden, "the sample has members whose L1 says more than their L2"
+    cell_rungs = [r["T"] for r in as_bob("cell(C), rung(C, _, T)")]
+    assert cell_rungs, "bob sees the cells of payments"
+    assert not [s for s in hidden if any(s in t for t in cell_rungs)]
+    frame = json.loads(ok("hydrate", "--goal", "processor retries webhook", "--budget", "6000",
+                          "--format", "json", "--as", "bob", home=home))
+    assert any(f["handle"].startswith("cell_") for f in frame["receipt"]["facts"])
+    assert not [s for s in hidden if s in frame["text"]]
