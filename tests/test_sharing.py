@@ -481,3 +481,17 @@ def test_a_pool_cannot_mount_a_pool(tmp_path):
         assert "b" not in ok("mount", "list", home=pool_a)
     finally:
         srv.stop()
+
+
+def test_the_audit_names_the_cells_a_grantees_query_read(alice):
+    """A grantee's query that reads cell summaries is logged with those cells and the rung
+    they may see them at, as it is with items, arcs and rollups. (Before: handles of cells
+    were not recognised in the answers, and such a read was logged with no records.)"""
+    home, _ = alice
+    rows = json.loads(ok("query", "cell(C), rung(C, l3, T)", "--as", "bob", "--format", "json",
+                         home=home))
+    assert rows
+    (event,) = [e for e in json.loads(ok("audit", "--reader", "bob", "--format", "json",
+                                         home=home)) if e.get("op") == "query"]
+    assert {f["handle"] for f in event["facts"]} == {r["C"] for r in rows}
+    assert {f["level"] for f in event["facts"]} == {"L3"}

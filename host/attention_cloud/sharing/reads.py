@@ -16,7 +16,8 @@ from ..bridge import Atom, Var, to_plain
 from ..errors import InputError, PrologError, UsageError
 from ..memory import MAX_RULES_BYTES, QueryResult
 
-_HANDLE = re.compile(r"(?:it|arc|ses)_[0-9a-f]{6,}")
+#: Handles of records a reader can be shown: items, arcs, session rollups and cells.
+_HANDLE = re.compile(r"(?:it|arc|ses|cell)_[0-9a-f]{6,}")
 
 
 def require_principal(mem: Any, reader: str) -> None:
