@@ -655,3 +655,22 @@ def test_a_cell_never_shows_a_grantee_a_members_rung_above_their_ceiling(tmp_pat
                           "--format", "json", "--as", "bob", home=home))
     assert any(f["handle"].startswith("cell_") for f in frame["receipt"]["facts"])
     assert not [s for s in hidden if s in frame["text"]]
+
+
+def test_the_api_mounts_one_cell_given_as_a_string(topical: Memory):
+    """``Memory.hydrate(goal, mount="cell_…")`` mounts that cell, as ``mount=["cell_…"]``
+    does, and so does ``reader_hydrate``. (Before: the string was read as its characters,
+    `--mount c: no such cell`.)"""
+    cell = cells_list(topical)[0]["id"]
+    one = topical.hydrate("retry backoff webhook pottery", budget=800, mount=cell, depth=0)
+    listed = topical.hydrate("retry backoff webhook pottery", budget=800, mount=[cell], depth=0)
+    assert list(one.receipt["budget"]["segments"]) == [f"mount:{cell}"]
+    assert [f["handle"] for f in one.receipt["facts"]] == [f["handle"] for f in listed.receipt["facts"]]
+    from attention_cloud.sharing import add_grant, add_principal, reader_hydrate
+
+    add_principal(topical, "alice", owner=True)
+    add_principal(topical, "bob")
+    add_grant(topical, "bob", ceiling="L2")
+    as_bob = reader_hydrate(topical, "bob", "retry backoff webhook pottery", budget=800,
+                            mount=cell, depth=0)
+    assert list(as_bob.receipt["budget"]["segments"]) == [f"mount:{cell}"]
