@@ -674,3 +674,20 @@ def test_the_api_mounts_one_cell_given_as_a_string(topical: Memory):
     as_bob = reader_hydrate(topical, "bob", "retry backoff webhook pottery", budget=800,
                             mount=cell, depth=0)
     assert list(as_bob.receipt["budget"]["segments"]) == [f"mount:{cell}"]
+
+
+def test_curate_reports_the_cells_step_as_text(tmp_path: Path):
+    """`atc curate` prints what the cells step did as the rest of its line, not as a Python
+    dict (`cells: {'cells': 4, ...}` before)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text(json.dumps({"embedder": "hash"}), encoding="utf-8")
+    runner = CliRunner()
+    paths = [str(p) for p in _write(tmp_path / "t", _sessions(4, 4, 1))]
+    assert runner.invoke(main, ["ingest", *paths, "--format", "openai", "--home", str(home)]).exit_code == 0
+    out = runner.invoke(main, ["curate", "--home", str(home)])
+    assert out.exit_code == 0, out.output
+    line = out.output.strip().splitlines()[-1]
+    assert "{" not in line and "'" not in line
+    cells = json.loads(runner.invoke(main, ["stats", "--format", "json", "--home", str(home)]).output)["cells"]
+    assert f"cells: cells {cells['cells']}, items {cells['members']}, " in line
