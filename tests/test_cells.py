@@ -691,3 +691,29 @@ def test_curate_reports_the_cells_step_as_text(tmp_path: Path):
     assert "{" not in line and "'" not in line
     cells = json.loads(runner.invoke(main, ["stats", "--format", "json", "--home", str(home)]).output)["cells"]
     assert f"cells: cells {cells['cells']}, items {cells['members']}, " in line
+
+
+def test_a_grantees_hot_cells_come_from_their_own_frames_only(topical: Memory):
+    """Hot cells are read from the stored receipts. For a grantee they come from that
+    grantee's own frames: what the owner, or another grantee, has been reading is not theirs
+    to see. (Before: bob's cell_hot/2 ranked his cells by every receipt in the home, so it
+    showed where carol's and the owner's frames went.)"""
+    from attention_cloud.sharing import add_grant, add_principal, reader_hydrate, reader_query
+
+    add_principal(topical, "alice", owner=True)
+    for who in ("bob", "carol"):
+        add_principal(topical, who)
+        add_grant(topical, who, ceiling="L2")
+    assert reader_query(topical, "bob", "cell_hot(C, S)").rows == []  # bob has read nothing
+    topical.hydrate("pottery glaze kiln", budget=800)
+    reader_hydrate(topical, "carol", "marathon pace training", budget=800)
+    assert reader_query(topical, "bob", "cell_hot(C, S)").rows == []
+    assert reader_query(topical, "carol", "cell_hot(C, S)").rows
+    frame = reader_hydrate(topical, "bob", "garden tomatoes compost", budget=800)
+    touched = set()
+    for fact in frame.receipt["facts"]:
+        touched |= {r["C"] for r in _rows(topical, f"cell_of({fact['handle']}, C)")}
+    hot = {r["C"] for r in reader_query(topical, "bob", "cell_hot(C, S)").rows}
+    assert hot and hot <= touched
+    # the owner's map still counts every frame drawn from the home
+    assert {r["C"] for r in _rows(topical, "cell_hot(C, _)")} >= hot
