@@ -8,6 +8,7 @@
             cell_path/3,                % +From, +To, -Path
             cell_region/3,              % +Cell, +Depth, -Cells
             cell_hot/2,                 % ?Cell, ?Score
+            cell_hot_as/3,              % +Reader, ?Cell, ?Score
             cell_relation/3,            % ?Cell, ?Predicate, ?Object
             cell_provenance/2,          % ?Cell, ?Handle
 
@@ -182,15 +183,24 @@ region_(D, Frontier, Seen0, Seen) :-
 %
 %   Cells recent frames drew from, hottest first: each fact of the newest stored receipts
 %   (home/receipts/) counts for the cell holding it, a newer receipt more than an older one
-%   (the host reads them, attention_cloud/cells/hot.py, registered as receipt_touches/1).
+%   (the host reads them, attention_cloud/cells/hot.py, registered as receipt_touches/2).
 %   No solution when no receipt touched a cell or no host is attached.
 cell_hot(C, Score) :-
-    hot_cells_(Pairs),
+    cell_hot_as(none, C, Score).
+
+%!  cell_hot_as(+Reader, ?Cell, ?Score:float) is nondet.
+%
+%   cell_hot/2 as Reader sees it: `none` (the owner) from every stored receipt, a grantee
+%   from the receipts of their own frames only (what the owner or another grantee read is
+%   not theirs to see).
+cell_hot_as(Reader, C, Score) :-
+    must_be(atom, Reader),
+    hot_cells_(Reader, Pairs),
     member(C-Score, Pairs).
 
-hot_cells_(Pairs) :-
-    (   current_predicate(atc_cells:receipt_touches/1)
-    ->  receipt_touches(Touches)
+hot_cells_(Reader, Pairs) :-
+    (   current_predicate(atc_cells:receipt_touches/2)
+    ->  receipt_touches(Reader, Touches)
     ;   Touches = []
     ),
     findall(C-W, ( member(H-W0, Touches), touch_cells_(H, W0, C, W) ), Raw),

@@ -156,7 +156,8 @@ cell_region(C, D, Cells) :-
     atc_cells:cell_region(C, D, Cells0),
     include(seen_cell_, Cells0, Cells).
 %!  cell_hot(?C, ?Heat) is nondet.
-cell_hot(C, S) :- atc_cells:cell_hot(C, S), seen_(C, _).
+%   The cells the reader's own frames drew from (not the owner's or another grantee's).
+cell_hot(C, S) :- grantee_view_reader(P), atc_cells:cell_hot_as(P, C, S), seen_(C, _).
 
 seen_pair_(C-_) :- seen_(C, _).
 seen_cell_(C) :- seen_(C, _).

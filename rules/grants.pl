@@ -64,9 +64,10 @@ grantee when
   - it is a live item matched by a grant that reaches the grantee (its filter: any of the
     values given per key, every key; keys segment, session, tag, entity, from, to), and the
     item's labels admit the grantee; the ceiling is the most detailed of those grants';
-  - or it was derived from items (an arc, a rollup: provenance/2; a cell: its members), every one of them is
-    visible, and the record's labels admit the grantee; its ceiling is the least detailed of
-    theirs. So a summary never shows more of a source than the source itself would.
+  - or it was derived from items (an arc, a rollup: provenance/2; a cell: its members), every
+    one of them is visible, and the record's labels admit the grantee; its ceiling is the
+    least detailed of theirs (a cell's, L3 where that is L2: its L1 and L2 quote its central
+    members' L1). So a summary never shows more of a source than the source itself would.
   - At an L3 ceiling (presence) a record must have a skeleton: a record too small for one,
     whose L3 rung is its L1 or L2 sentence (rules/ladder.pl keeps a tiny item's text as its
     L3), is not visible there, since showing it would show what it says.
@@ -221,10 +222,17 @@ visible_(Now, P, Grants, R, Max) :-
     ->  findall(H, record_source_(R, H), Hs0),
         sort(Hs0, Hs),
         Hs \== [],
-        foldl(source_ceiling_(Grants, Now, P), Hs, l0, Max),
+        foldl(source_ceiling_(Grants, Now, P), Hs, l0, Max0),
+        cell_ceiling_(R, Max0, Max),
         labels_admit_(Now, P, R)
     ),
     \+ ( Max == l3, l3_says_text_(R) ).
+
+% A cell's L1 and L2 quote the L1 summaries of its central members (rules/cells.pl): a reader
+% who sees the members at L2 would read those summaries through the cell's L2, so the cell is
+% presence (L3) to them.
+cell_ceiling_(R, Max0, Max) :-
+    (   Max0 == l2, cell(R) -> Max = l3 ; Max = Max0 ).
 
 % R's L3 rung is not a skeleton but a more detailed rung's text (or a cut of it): a record too
 % small for a skeleton says everything at L3, which a presence ceiling must not show.

@@ -74,14 +74,14 @@ Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source,
 %   at their ceiling for it; default none, the home's owner reading),
 %   cells (`auto`, the default: the walk expands through cell adjacency when memory holds
 %   cells, through the entity graph otherwise; `false`: the entity graph), mount (a list of
-%   cells: the frame is drawn only from each cell and its neighbourhood to `depth` links,
-%   default 1; each mount renders independently with an equal share of the budget, as a
-%   part labelled `mount:Cell`, and the parts merge into one frame, a record in two mounts
-%   kept once), bridge (`true`, the default: a seed's rare named things bring in the items
-%   of other sessions that name them, the second hop of a multi-hop question; `false`: no
-%   bridge), excerpt (`true`, the default: a fact whose verbatim text is long for the frame
-%   may be shown as a verbatim excerpt of the sentences nearest the goal, see
-%   excerpts_/5; `false`: never).
+%   cells, a cell named twice counted once: the frame is drawn only from each cell and its
+%   neighbourhood to `depth` links, default 1; each mount renders independently with an
+%   equal share of the budget, as a part labelled `mount:Cell`, and the parts merge into one
+%   frame, a record in two mounts kept once), bridge (`true`, the default: a seed's rare
+%   named things bring in the items of other sessions that name them, the second hop of a
+%   multi-hop question; `false`: no bridge), excerpt (`true`, the default: a fact whose
+%   verbatim text is long for the frame may be shown as a verbatim excerpt of the sentences
+%   nearest the goal, see excerpts_/5; `false`: never).
 %   @error existence_error(plane, P) for an unknown plane; domain_error for a bad budget or
 %   a `now` that is not an ISO 8601 time; existence_error(cell, C) for a mount that is no cell.
 
@@ -102,8 +102,9 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     option_(Options, cells, auto, CellsOpt),
     must_be(oneof([auto, true, false]), CellsOpt),
     (   CellsOpt \== false, cells_exist -> UseCells = true ; UseCells = false ),
-    option_(Options, mount, [], Mounts),
-    must_be(list(atom), Mounts),
+    option_(Options, mount, [], Mounts0),
+    must_be(list(atom), Mounts0),
+    list_to_set(Mounts0, Mounts),        % a cell named twice is one part, not two halves
     option_(Options, depth, 1, MountDepth),
     must_be(nonneg, MountDepth),
     time_anchor_(Goal, Now0, Now, Anchor),

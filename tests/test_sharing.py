@@ -182,7 +182,8 @@ def test_a_presence_ceiling_never_shows_what_a_short_item_says(alice):
 
 def test_hydrate_as_a_grantee_keeps_to_the_mounted_cell(alice):
     """`--mount CELL --as P` was read as `--as P` alone: the frame came from the whole grant,
-    not from the cell the owner asked about."""
+    not from the cell the owner asked about. A cell P does not wholly see cannot be mounted
+    as P (it was, and the frame showed which of P's cells lie around it)."""
     home, _ = alice
     with Memory.open(home, create=False) as mem:
         cells = [r["C"] for r in mem.query("cell(C)", limit=100).rows]
@@ -191,8 +192,16 @@ def test_hydrate_as_a_grantee_keeps_to_the_mounted_cell(alice):
         reach = {c: {r["H"] for r in mem.query(f"cell_member({c}, H)", limit=100000).rows}
                  for c in cells}
     assert len(cells) > 1
+    seen = {r["C"] for r in json.loads(ok("query", "cell(C)", "--as", "bob", "--format", "json",
+                                          home=home))}
+    hidden = set(cells) - seen
+    assert seen and hidden
+    for cell in hidden:  # a cell bob does not wholly see does not exist for him, nor its region
+        out = run("hydrate", "--goal", GOAL, "--mount", cell, "--as", "bob", home=home)
+        assert out.exit_code == 2, out.output
+        assert out.output.strip() == f"atc: --mount {cell}: no such cell visible to bob"
     outside = 0
-    for cell in cells:
+    for cell in sorted(seen):
         frame = frame_json("--mount", cell, "--depth", "0", "--as", "bob", home=home)
         facts = frame["receipt"]["facts"]
         assert all(f["level"] in ("L2", "L3") for f in facts)
@@ -481,3 +490,17 @@ def test_a_pool_cannot_mount_a_pool(tmp_path):
         assert "b" not in ok("mount", "list", home=pool_a)
     finally:
         srv.stop()
+
+
+def test_the_audit_names_the_cells_a_grantees_query_read(alice):
+    """A grantee's query that reads cell summaries is logged with those cells and the rung
+    they may see them at, as it is with items, arcs and rollups. (Before: handles of cells
+    were not recognised in the answers, and such a read was logged with no records.)"""
+    home, _ = alice
+    rows = json.loads(ok("query", "cell(C), rung(C, l3, T)", "--as", "bob", "--format", "json",
+                         home=home))
+    assert rows
+    (event,) = [e for e in json.loads(ok("audit", "--reader", "bob", "--format", "json",
+                                         home=home)) if e.get("op") == "query"]
+    assert {f["handle"] for f in event["facts"]} == {r["C"] for r in rows}
+    assert {f["level"] for f in event["facts"]} == {"L3"}

@@ -352,10 +352,18 @@ def curate(fmt: str, reembed: bool, embedder_spec: str | None, home: str | None)
     if fmt == "json":
         emit_json(out)
     else:
-        click.echo("  ".join(f"{k}: {v}" for k, v in out.items()
+        click.echo("  ".join(f"{k}: {_plain(v)}" for k, v in out.items()
                              if k != "reembed" and not (k == "model_error" and v is None)))
         if moved is not None:
             click.echo("reembed: " + "  ".join(f"{k}: {v}" for k, v in moved.as_dict().items()))
+
+
+def _plain(value: Any) -> Any:
+    """A report's nested counts as text (``cells 4, items 38, ...``), as ``atc stats`` shows
+    them, not as a Python dict."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items()) or "-"
+    return value
 
 
 # -- query ----------------------------------------------------------------------------------------

@@ -102,6 +102,10 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     for cell in mount or []:
         if not mem.pl.succeeds("atc_cells:cell", Atom(cell)):
             raise UsageError(f"--mount {cell}: no such cell (atc cells list names them)")
+        # a cell a reader does not wholly see does not exist for them (nor does its region)
+        if reader is not None and not mem.pl.succeeds("atc_grants:visible", Atom(reader),
+                                                      Atom(cell), Var()):
+            raise UsageError(f"--mount {cell}: no such cell visible to {reader}")
     if budget < 0:
         raise UsageError("budget must be a non-negative number of tokens")
     ceiling = ceiling.lower()

@@ -693,7 +693,7 @@ class Memory:
     def hydrate(self, goal: str, *, budget: int = 2000, plane: str = "default",
                 segments: dict[str, int] | None = None, ceiling: str = "L0",
                 rules: str | os.PathLike[str] | None = None, walk: str | None = None,
-                now: str | float | None = None, mount: Iterable[str] | None = None,
+                now: str | float | None = None, mount: str | Iterable[str] | None = None,
                 depth: int | None = None, cells: bool | None = None, bridge: bool = True,
                 excerpt: bool = True) -> Any:
         """Render a frame for ``goal``.
@@ -711,8 +711,8 @@ class Memory:
             walk: a walk rule ``Name(+Seeds, -Handle-Score)`` to use instead of the plane's.
             now: the present a goal's "two weeks ago" is read against (ISO 8601 text or POSIX
                 seconds); default the time of the newest item in memory.
-            mount: cells to draw the frame from, each with its neighbourhood to ``depth``
-                links; each mount renders with an equal share of the budget and the parts
+            mount: a cell, or cells, to draw the frame from, each with its neighbourhood to
+                ``depth`` links; each mount renders with an equal share of the budget and the parts
                 merge into one frame (``atc cells list`` names the cells).
             depth: how many links around a mounted cell its region reaches (default 1); only
                 with ``mount`` (UsageError otherwise: without a mount nothing reads it).
@@ -726,7 +726,7 @@ class Memory:
         """
         from .hydration import hydrate
 
-        mounts = list(mount or [])
+        mounts = [mount] if isinstance(mount, str) else list(mount or [])  # one cell, or several
         if depth is not None and not mounts:
             raise UsageError("depth goes with mount (how many links around a mounted cell the "
                              "frame reaches)")

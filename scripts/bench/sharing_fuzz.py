@@ -123,6 +123,8 @@ class Oracle:
                     ret = rt
             if policy.admits(p, readers, restr, ret, now):
                 out[r] = max(out[s] for s in sources)
+                if r.startswith("cell_") and out[r] == RANK["l2"]:
+                    out[r] = RANK["l3"]   # a cell's L2 quotes its central members' L1
         return out
 
 

@@ -26,6 +26,9 @@ from . import partition as P
 from . import rows
 
 STATE_FILE = Path("cells") / "state.npz"
+#: How the cached feature sums were made: a cache of another version is recomputed from the
+#: facts (2: an item's time clipped to the partition's range, see :mod:`.partition`).
+FEATURES = 2
 
 
 @dataclass
@@ -387,9 +390,13 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
     total = int(state.counts.sum())
     report.split = _split_large(mem, state, joins, members, dropped, total)
     report.merged = _merge_small(mem, state, joins, members, dropped, total)
+    # a part of a split cell may have exactly the members the cell had before the items that
+    # joined it, and so its id: that cell is not dropped but sent whole with those members
+    live = set(state.ids)
+    dropped = [c for c in dropped if c not in live]
     cells: list[Any] = [(c, sorted(ms), P.central(sorted(ms), _features_of(mem, state, sorted(ms))))
-                        for c, ms in sorted(members.items()) if c not in dropped]
-    cells += [(c, hs) for c, hs in sorted(joins.items()) if c not in dropped and c not in members]
+                        for c, ms in sorted(members.items()) if c in live]
+    cells += [(c, hs) for c, hs in sorted(joins.items()) if c in live and c not in members]
     if cells or dropped:
         _store(mem, cells, dropped, None, [])
         _store_adjacency(mem, state)
@@ -416,15 +423,18 @@ def _nearest(centroids: np.ndarray, feats: np.ndarray) -> list[int]:
 
 def _split_large(mem: Any, state: _State, joins: dict[str, list[str]],
                  members: dict[str, list[str]], dropped: list[str], total: int) -> int:
-    """Split every cell that grew past split_size(total) in two (new ids, old dropped)."""
+    """Split every cell that grew past split_size(total) in two, and its parts again until
+    none is past it (a large import can bring a cell many times that size); the parts get
+    the ids of their members and the cell is dropped."""
     done = 0
+    limit = P.split_size(total)
     for cid in sorted(joins):
-        if state.counts[state.ids.index(cid)] <= P.split_size(total):
+        if state.counts[state.ids.index(cid)] <= limit:
             continue
         hs = sorted(set(_members(mem, cid) + joins[cid]))
         feats = _features_of(mem, state, hs)
         i = state.ids.index(cid)
-        for rows in P.split(hs, feats):
+        for rows in P.bounded([np.arange(len(hs))], feats, limit):
             part = [hs[r] for r in rows]
             nid = P.cell_id(part)
             members[nid] = part
@@ -596,7 +606,7 @@ def _save_state(mem: Any, state: _State) -> None:
     path = _state_path(mem)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(".state.tmp.npz")
-    np.savez(tmp, version=state.version, dim=state.space.dim, t_min=state.space.t_min,
+    np.savez(tmp, version=state.version, features=FEATURES, dim=state.space.dim, t_min=state.space.t_min,
              t_max=state.space.t_max, ids=np.array(state.ids, dtype=object).astype(str),
              sums=state.sums, counts=state.counts)
     os.replace(tmp, path)
@@ -604,10 +614,12 @@ def _save_state(mem: Any, state: _State) -> None:
 
 def _load_state(mem: Any) -> _State | None:
     """The cached sums and counts, or None when there are none or they do not match the
-    stored partition's version and cells."""
+    stored partition's version and cells, or were made another way (:data:`FEATURES`)."""
     path = _state_path(mem)
     try:
         with np.load(path, allow_pickle=False) as data:
+            if "features" not in data or int(data["features"]) != FEATURES:
+                return None
             state = _State(int(data["version"]),
                            P.FeatureSpace(int(data["dim"]), float(data["t_min"]), float(data["t_max"])),
                            [str(c) for c in data["ids"]], data["sums"].astype(np.float64),

@@ -5,7 +5,8 @@ them are read (newest first by their ``created`` time, then file name); each fac
 lists counts ``HALF_LIFE``-halving weight by the receipt's rank (the newest counts 1, the
 ``HALF_LIFE``-th 0.5). Prolog maps the facts to cells (cell_hot/2 in rules/cells.pl), so
 rules ask for hot cells mid-proof; this module only reads the files, and caches what it read
-until the folder changes.
+until the folder changes. The owner's hot cells count every receipt; a grantee's only the
+receipts of their own frames (what others read is not theirs to see).
 """
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ RECEIPTS = 50
 HALF_LIFE = 10
 
 
-def receipt_touches(home: Path) -> list[tuple[str, float]]:
-    """``(handle, weight)`` for every fact of the newest receipts (see the module doc)."""
+def receipt_touches(home: Path, reader: str | None = None) -> list[tuple[str, float]]:
+    """``(handle, weight)`` for every fact of the newest receipts (see the module doc); with
+    ``reader``, of the newest receipts made for that grantee."""
     folder = home / "receipts"
     try:
         paths = [p for p in folder.iterdir() if p.suffix == ".json"]
@@ -31,6 +33,10 @@ def receipt_touches(home: Path) -> list[tuple[str, float]]:
         try:
             receipt = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
+            continue
+        if not isinstance(receipt, dict):
+            continue
+        if reader is not None and receipt.get("reader") != reader:
             continue
         dated.append((str(receipt.get("created", "")), path.name, receipt))
     dated.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
@@ -45,14 +51,15 @@ def receipt_touches(home: Path) -> list[tuple[str, float]]:
 
 
 class ReceiptReader:
-    """``atc_cells:receipt_touches/1`` for one home, cached until the receipts folder changes."""
+    """``atc_cells:receipt_touches(+Reader, -Touches)`` for one home (Reader ``none`` for the
+    owner, else a grantee), cached per reader until the receipts folder changes."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
         self._key: Any = None
-        self._value: list[Term] = []
+        self._values: dict[str, list[Term]] = {}
 
-    def __call__(self) -> list[Term]:
+    def __call__(self, reader: Any) -> list[Term]:
         folder = self.home / "receipts"
         try:
             stat = folder.stat()
@@ -60,10 +67,14 @@ class ReceiptReader:
         except OSError:
             key = None
         if key != self._key:
-            self._value = [Term("-", [Atom(h), float(w)]) for h, w in receipt_touches(self.home)]
+            self._values = {}
             self._key = key
-        return self._value
+        name = str(reader)
+        if name not in self._values:
+            touches = receipt_touches(self.home, None if name == "none" else name)
+            self._values[name] = [Term("-", [Atom(h), float(w)]) for h, w in touches]
+        return self._values[name]
 
     def register(self, pl: Any) -> None:
         """Make this home's receipts what cell_hot/2 reads."""
-        pl.register("receipt_touches", 1, self, module="atc_cells")
+        pl.register("receipt_touches", 2, self, module="atc_cells")

@@ -8,7 +8,8 @@ stores the result. Everything here is deterministic for the same inputs in the s
 its embedding (unit length, weight ``VECTOR_WEIGHT``), the entity-graph links that pick out
 something specific (files, mentions, names, speaker, session; hashed into ``KEY_DIM`` signed
 buckets, unit length, weight ``KEY_WEIGHT``), and its time (position in the memory's time
-range, 0..1, weight ``TIME_WEIGHT``). Items without a vector are placed by links and time.
+range, 0..1, weight ``TIME_WEIGHT``; an item placed later outside that range sits at its
+nearer end). Items without a vector are placed by links and time.
 
 **Cells.** k-means (faiss, fixed seed) with ``k = cell_count(n)`` ~ sqrt(n / 2): about as many
 cells as items per cell, so both a cell's member list and the map of cells stay small. The
@@ -16,9 +17,10 @@ cells nearest each other are adjacent (``ADJACENT`` per cell, symmetric), weight
 cosine blended with the overlap of the cells' top entities.
 
 **Incremental.** A new item joins the cell whose centroid is nearest; a cell that grows past
-``split_size(n)`` splits in two (2-means of its members); a cell that falls below
-``merge_size(n)`` joins its nearest neighbour. :func:`adjusted_rand` measures how far an
-incremental partition is from a full rebuild (1 = the same co-memberships, 0 = chance).
+``split_size(n)`` splits in two (2-means of its members), its parts again until none is past
+it; a cell that falls below ``merge_size(n)`` joins its nearest neighbour.
+:func:`adjusted_rand` measures how far an incremental partition is from a full rebuild (1 =
+the same co-memberships, 0 = chance).
 """
 from __future__ import annotations
 
@@ -150,6 +152,10 @@ class FeatureSpace:
             t = np.where(np.isnan(times), mid, (times - self.t_min) / span).astype(np.float32)
         else:
             t = np.array([mid if s is None else (s - self.t_min) / span for s in times], dtype=np.float32)
+        # An item placed later may lie outside the range the space was made for (an older
+        # archive ingested after an hour of work would be thousands of spans away, and its
+        # time would outweigh everything else): it sits at the nearer end.
+        np.clip(t, 0.0, 1.0, out=t)
         np.multiply(t.reshape(n), TIME_WEIGHT, out=out[:, -1])
         return out
 

@@ -16,7 +16,8 @@ from ..bridge import Atom, Var, to_plain
 from ..errors import InputError, PrologError, UsageError
 from ..memory import MAX_RULES_BYTES, QueryResult
 
-_HANDLE = re.compile(r"(?:it|arc|ses)_[0-9a-f]{6,}")
+#: Handles of records a reader can be shown: items, arcs, session rollups and cells.
+_HANDLE = re.compile(r"(?:it|arc|ses|cell)_[0-9a-f]{6,}")
 
 
 def require_principal(mem: Any, reader: str) -> None:
@@ -48,7 +49,8 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
                    plane: str = "default", ceiling: str = "L0", now: str | float | None = None,
                    walk: str | None = None, rules_text: str | None = None,
                    segments: dict[str, int] | None = None, via: str = "cli",
-                   mount: list[str] | None = None, depth: int = 1, cells: bool | None = None,
+                   mount: str | list[str] | None = None, depth: int = 1,
+                   cells: bool | None = None,
                    bridge: bool = True, excerpt: bool = True) -> Any:
     """A frame of ``mem`` for ``reader``: only what their grants let them see, each fact at
     most at their ceiling; logged (reader, goal, handles and rungs). ``segments``, ``mount``
@@ -61,7 +63,8 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     with mem._limits():
         frame = hydrate(mem, goal, budget=budget, plane=plane, ceiling=ceiling, now=now,
                         rules=module, walk_rule=walk, reader=reader, segments=segments,
-                        mount=list(mount) if mount else None, depth=depth, cells=cells,
+                        mount=[mount] if isinstance(mount, str) else list(mount or []) or None,
+                        depth=depth, cells=cells,
                         bridge=bridge, excerpt=excerpt)
     facts = [{"handle": f["handle"], "level": f["level"]} for f in frame.receipt["facts"]]
     facts += [{"handle": c["handle"], "level": c["level"], "beyond": True}
