@@ -357,6 +357,31 @@ def test_hot_cells_come_from_receipts(topical: Memory):
     assert [r["S"] for r in hot] == sorted((r["S"] for r in hot), reverse=True)
 
 
+def test_hot_cells_count_the_receipts_written_last(topical: Memory):
+    """Only the newest RECEIPTS receipts count (a home holds one per prompt): a region read
+    before them is no longer hot, whatever its receipts say."""
+    import os
+
+    from attention_cloud.cells.hot import RECEIPTS
+    from attention_cloud.hydration import save_receipt
+
+    old = topical.hydrate("marathon pace training", budget=600, cells=False).receipt
+    new = topical.hydrate("pottery glaze kiln", budget=600, cells=False).receipt
+    cells_of = lambda receipt: {r["C"] for f in receipt["facts"]  # noqa: E731
+                                for r in _rows(topical, f"cell_of({f['handle']}, C)")}
+    only_old = cells_of(old) - cells_of(new)
+    assert only_old
+    folder = topical.home / "receipts"
+    for path in folder.iterdir():
+        path.unlink()
+    stale = save_receipt(topical.home, {**old, "id": "r_old"})
+    os.utime(stale, (1_000_000_000, 1_000_000_000))  # written long ago
+    for i in range(RECEIPTS):
+        save_receipt(topical.home, {**new, "id": f"r_new_{i:03d}"})
+    hot = {r["C"] for r in _rows(topical, "cell_hot(C, _)")}
+    assert hot == cells_of(new) and not hot & only_old
+
+
 def test_cli_lists_shows_and_refuses_bad_input(topical: Memory):
     home = str(topical.home)
     runner = CliRunner()
