@@ -83,6 +83,15 @@ def test_depth_without_a_mount_is_refused_not_ignored(home):
     assert run("hydrate", "retries", home=home).exit_code == 0
 
 
+def test_an_error_quoting_a_value_with_a_newline_still_says_what_is_wrong(home):
+    """An error quoting what the user gave is one line that ends with the reason (it was cut
+    at the value's newline: "atc: --mount cell_a", and no reason)."""
+    run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
+    out = CliRunner().invoke(main, ["hydrate", "retries", "--mount", "cell_a\nb", "--home", str(home)])
+    assert out.exit_code == 2
+    assert out.output.count("\n") == 1 and "no such cell" in out.output
+
+
 def test_nearest_without_vectors_says_why_in_words(home):
     """nearest/3 with nothing to search is one line saying why: before curation, run atc
     curate; on a home whose embedder is none, curating will not help, so it must not say so."""

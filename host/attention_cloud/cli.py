@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from .errors import AtcError, UsageError
+from .errors import AtcError, UsageError, one_line
 from .formats import FORMAT_DESCRIPTIONS
 from .progress import ProgressDisplay
 
@@ -40,8 +40,7 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except AtcError as exc:
-            raise _Fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
-                        exc.exit_code) from exc
+            raise _Fail(one_line(exc), exc.exit_code) from exc
         except KeyboardInterrupt:
             raise _Fail("interrupted", 130) from None
 

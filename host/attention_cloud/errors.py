@@ -7,6 +7,20 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Characters an error keeps on its one line (a message quoting a huge input stays readable).
+ONE_LINE_CHARS = 600
+
+
+def one_line(exc: BaseException) -> str:
+    """The error on one line, as the CLI, the servers and the logs show it: its lines joined
+    (a value the user gave with a newline in it, quoted in the message, would otherwise cut
+    the message short before it says what is wrong), at most ``ONE_LINE_CHARS``; the
+    exception's type name when it has no message."""
+    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    if not text:
+        return type(exc).__name__
+    return text if len(text) <= ONE_LINE_CHARS else text[: ONE_LINE_CHARS - 1] + "…"
+
 
 class AtcError(Exception):
     """Base class of every error Attention Cloud raises on purpose."""

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import one_line
+
 #: The largest hook payload read from stdin (a prompt is pasted text; 4 MiB is plenty).
 MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
 
@@ -302,7 +304,7 @@ def user_prompt(raw: bytes | str, home: Path, *, budget: int = 800, plane: str =
 def _describe(exc: BaseException) -> str:
     where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     at = f" at {Path(where[0].filename).name}:{where[0].lineno}" if where else ""
-    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}{at}"
+    return f"{type(exc).__name__}: {one_line(exc) if str(exc).strip() else ''}{at}"
 
 
 def _subagent_dir(transcript: str) -> str:

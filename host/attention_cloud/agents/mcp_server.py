@@ -27,7 +27,7 @@ import json
 import os
 from typing import Any, Callable, TypeVar
 
-from ..errors import AtcError
+from ..errors import AtcError, one_line
 from .memory_host import MemoryHost
 
 _T = TypeVar("_T")
@@ -38,12 +38,6 @@ SERVER_NAME = "attention-cloud"
 #: time and a goal cannot be cancelled once it runs, so a longer one would hold every later
 #: call, and the server after its client has gone.
 QUERY_TIME_LIMIT_MAX = 30.0
-
-
-def one_line(exc: BaseException) -> str:
-    """The error as the CLI would print it: its first line."""
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def argument_problems(exc: Any) -> str:

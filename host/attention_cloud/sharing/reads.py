@@ -13,7 +13,7 @@ from typing import Any
 
 from ..audit import append_event
 from ..bridge import Atom, Var, to_plain
-from ..errors import InputError, PrologError, UsageError
+from ..errors import InputError, PrologError, UsageError, one_line
 from ..memory import MAX_RULES_BYTES, QueryResult
 
 #: Handles of records a reader can be shown: items, arcs, session rollups and cells.
@@ -93,7 +93,7 @@ def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
             (solutions, more) = mem.pl.once("atc_api:api_reader_query", Atom(reader), goal,
                                             options, Var(), Var())
     except PrologError as exc:
-        _log_read(mem, reader, "query", goal, [], via, error=str(exc).splitlines()[0])
+        _log_read(mem, reader, "query", goal, [], via, error=one_line(exc))
         raise
     rows = [{str(p.args[0]): to_plain(p.args[1]) for p in sol} for sol in solutions]
     handles = sorted({h for row in rows for h in _handles_in(row)})

@@ -22,7 +22,7 @@ import socket
 import sys
 from typing import Any, Callable
 
-from ..errors import AtcError, InputError
+from ..errors import AtcError, InputError, one_line
 from ..home import require_home, resolve_home
 
 DEFAULT_HOST = "127.0.0.1"
@@ -71,9 +71,9 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                         return refuse(400, "the request body must be a JSON object")
                 return JSONResponse(fn(mem, principal, request, body))
             except InputError as exc:
-                return refuse(404, str(exc).splitlines()[0])
+                return refuse(404, one_line(exc))
             except AtcError as exc:
-                return refuse(400, str(exc).splitlines()[0] or type(exc).__name__)
+                return refuse(400, one_line(exc))
             except (TypeError, ValueError, KeyError) as exc:
                 return refuse(400, f"bad request: {exc}")
 

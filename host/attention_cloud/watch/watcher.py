@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import AtcError, HomeError, InputError
+from ..errors import AtcError, HomeError, InputError, one_line
 from ..home import WATCHER_FILE
 from .events import EventFeed, ObserverFactory, start_events
 from .files import FileTable
@@ -232,7 +232,7 @@ class Watcher:
             self.totals.errors += 1
             self._backoff = min(max(self._backoff * 2, 1.0), 60.0)
             self._resume_at = time.monotonic() + self._backoff
-            self.log({"event": "error", "time": _now_iso(), "message": str(exc).splitlines()[0],
+            self.log({"event": "error", "time": _now_iso(), "message": one_line(exc),
                       "retry_in_s": self._backoff})
             return                              # the files stay due: tried again after the pause
         finally:
