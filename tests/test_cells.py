@@ -558,15 +558,16 @@ def _dated(sessions: list[dict], day: str) -> list[dict]:
     return sessions
 
 
-def test_items_from_outside_the_partitions_time_range_are_placed_like_any(tmp_path: Path):
+def test_items_from_outside_the_partitions_time_range_are_placed_like_any(tmp_path: Path, monkeypatch):
     """A home first curated from one hour of work, then given months of older history (a
     benchmark's haystack, an archive): every live item is still in exactly one cell, the
     cells' sizes add up to the items, no cell keeps more than the split size, and the partition
     is within the stated distance of a rebuild. (Before: the time feature of an item outside
     the first build's range grew without bound, thousands of times the rest of its features,
     so every older item joined one cell, split once, by day.)"""
-    from attention_cloud.cells import partition as P
+    from attention_cloud.cells import api as cells_api, partition as P
 
+    monkeypatch.setattr(cells_api, "REBUILD_GROWTH", 1000)  # placed, not built anew
     home = tmp_path / "home"
     home.mkdir()
     mem = _open(home)
@@ -600,12 +601,15 @@ def test_items_from_outside_the_partitions_time_range_are_placed_like_any(tmp_pa
         mem.close()
 
 
-def test_a_split_that_leaves_a_cells_old_members_together_keeps_them(tmp_path: Path):
+def test_a_split_that_leaves_a_cells_old_members_together_keeps_them(tmp_path: Path, monkeypatch):
     """Four pottery turns make one cell; many turns on other topics arrive and all join it
     (the only cell), and the split parts it along the old members. That part has the members
     the cell had, so the cell's own id: the cell stays, with them, and every item is in a
     cell. (Before: it was dropped as the old cell and not stored as the new one, its four
     members left in no cell, and the report counted one cell more than memory held.)"""
+    from attention_cloud.cells import api as cells_api
+
+    monkeypatch.setattr(cells_api, "REBUILD_GROWTH", 1000)  # placed, not built anew
     home = tmp_path / "home"
     home.mkdir()
     mem = _open(home)
@@ -742,3 +746,31 @@ def test_a_grantees_hot_cells_come_from_their_own_frames_only(topical: Memory):
     assert hot and hot <= touched
     # the owner's map still counts every frame drawn from the home
     assert {r["C"] for r in _rows(topical, "cell_hot(C, _)")} >= hot
+
+
+def test_memory_grown_to_twice_what_the_cells_were_built_from_is_partitioned_anew(tmp_path: Path):
+    """Cells placed item by item drift from what a build makes of the same items (a home
+    built from its first session and grown a hundredfold agreed with a rebuild at ARI 0.28):
+    once memory holds twice the items the last build partitioned, a curate builds them anew,
+    exactly as a rebuild would; growth short of that is placed."""
+    home = tmp_path / "home"
+    home.mkdir()
+    mem = _open(home)
+    try:
+        sessions = _sessions(9, 40, 2)
+        mem.ingest(_write(tmp_path / "a", sessions[:10]), format="openai")
+        first = mem.curate().cells
+        assert first["rebuilt"]
+        built = first["items"]
+        mem.ingest(_write(tmp_path / "b", sessions[10:15]), format="openai")
+        placed = mem.curate().cells
+        assert not placed["rebuilt"] and placed["items"] <= 2 * built
+        mem.ingest(_write(tmp_path / "c", sessions[15:]), format="openai")
+        grown = mem.curate().cells
+        assert grown["rebuilt"] and grown["items"] > 2 * built
+        after = _membership(mem)
+        rebuild(mem)
+        assert _membership(mem) == after  # what a rebuild of the same memory makes
+        assert set(after) == {r["H"] for r in _rows(mem, "item(H)")}
+    finally:
+        mem.close()
