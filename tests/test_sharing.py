@@ -504,3 +504,17 @@ def test_the_audit_names_the_cells_a_grantees_query_read(alice):
                                          home=home)) if e.get("op") == "query"]
     assert {f["handle"] for f in event["facts"]} == {r["C"] for r in rows}
     assert {f["level"] for f in event["facts"]} == {"L3"}
+
+
+def test_a_grant_naming_a_segment_or_session_memory_lacks_says_so(alice):
+    """A grant may name a segment still to come, but mostly such a name is a typo: the grant is
+    made and a note on stderr names what no item has yet (it was accepted without a word)."""
+    home, _ = alice
+    out = run("grant", "add", "carol", "--segment", "paymnets", "--segment", "payments",
+              "--session", "no-such-session", home=home)
+    assert out.exit_code == 0 and out.stdout.strip().startswith("g_")
+    assert "note: no item is in segment paymnets yet" in out.stderr
+    assert "note: no item is in session no-such-session yet" in out.stderr
+    assert "payments yet" not in out.stderr
+    quiet = run("grant", "add", "carol", "--segment", "security", home=home)
+    assert quiet.exit_code == 0 and quiet.stderr == ""

@@ -155,7 +155,19 @@ def grant_add(grantee: str, ceiling: str, segments: tuple[str, ...], sessions: t
         gid = policy.add_grant(mem, grantee, ceiling=ceiling, segments=segments,
                                sessions=sessions, tags=tags, entities=entities, since=since,
                                until=until, expires=expires)
+        unknown = _names_memory_lacks(mem, "segment", segments) + _names_memory_lacks(mem, "session", sessions)
     click.echo(gid)
+    for kind, name in unknown:  # a grant may name what is yet to come, but mostly it is a typo
+        click.echo(f"note: no item is in {kind} {name} yet", err=True)
+
+
+def _names_memory_lacks(mem: Any, kind: str, names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``(kind, name)`` for each of ``names`` no live item has as its segment or session."""
+    if not names:
+        return []
+    rows = mem.query(f"setof(N, H^item_{kind}(H, N), Ns)", limit=1).rows
+    known = {str(n) for n in rows[0]["Ns"]} if rows else set()
+    return [(kind, name) for name in names if name not in known]
 
 
 @grant.command("list")
