@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from attention_cloud.attention import (AttendResult, Candidate, ClaimVerdict, Controller,
                                        InspectOutcome)
-from attention_cloud.errors import AtcError, PrologError
+from attention_cloud.errors import AtcError, PrologError, UsageError
 
 NOW = 1_000_000.0
 SIX_HOURS = 6 * 3600
@@ -214,6 +214,20 @@ def test_one_id_given_alone_is_one_id_not_its_characters(ctl):
               now=NOW)
     checked = ctl.trace(category="validator")[0]
     assert checked["evidence"] == ["compat"], checked
+
+
+def test_a_value_that_is_no_number_is_refused(ctl):
+    # NaN was stored: `belief show --format json` printed invalid JSON, and every comparison
+    # with the value was false
+    deploy_scenario(ctl)
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(UsageError, match="finite"):
+            ctl.add_belief("odd", claim_type="dependency_version", subject="libfoo", value=bad,
+                           confidence=0.5, observed_at=NOW, volatility="package_release")
+    assert "odd" not in {b["id"] for b in ctl.beliefs(now=NOW)}
+    chosen = ctl.attend("deploy", budget=3, now=NOW).chosen
+    with pytest.raises(UsageError, match="finite"):
+        ctl.inspect(chosen.candidate_id, result=float("nan"), now=NOW)
 
 
 def test_beliefs_and_trace_survive_reopening(tmp_path, pl):

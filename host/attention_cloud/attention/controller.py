@@ -25,6 +25,7 @@ Example (the attention seed's worked example, §30)::
 """
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Iterable, Mapping
 
@@ -53,6 +54,14 @@ def ensure_loaded(pl: Prolog) -> None:
 
 def _opt(value: Any) -> Any:
     return None if value is None else value
+
+
+def _finite(name: str, value: Any) -> Any:
+    """``value`` unless it is a number that is none (NaN, infinity): stored, it made a
+    belief's JSON invalid and every comparison with it false."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UsageError(f"a belief's {name} must be a finite number or text, not {value}")
+    return value
 
 
 def _ids(value: str | Iterable[str]) -> list[str]:
@@ -121,7 +130,7 @@ class Controller:
         items, source names, inspection ids, or ``kind:id``). ``volatility`` is a class of
         facts/volatility.pl or a hazard rate per second; a ``bool`` value is a yes/no fact,
         which a stale belief still gets right half the time."""
-        belief = {"claim_type": claim_type, "subject": subject, "value": value,
+        belief = {"claim_type": claim_type, "subject": subject, "value": _finite("value", value),
                   "confidence": confidence, "observed_at": observed_at,
                   "volatility": volatility, "supports": _ids(supports), "source": source}
         self._change("add_belief", belief_id, belief)
@@ -192,7 +201,7 @@ class Controller:
     def inspect(self, candidate_id: str, *, result: Any, now: float, succeeded: bool = True,
                 cost: float | None = None) -> InspectOutcome:
         """Record what carrying out a candidate returned; updates beliefs and the trace."""
-        value = "" if result is None else result
+        value = "" if result is None else _finite("result", result)
         (raw,) = self._change("inspect", candidate_id, value, now, succeeded, _opt(cost), Var())
         return InspectOutcome.from_prolog(raw)
 
