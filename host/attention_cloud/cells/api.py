@@ -197,6 +197,7 @@ def rebuild(mem: Any) -> CellsReport:
                                  lambda rows: feats[rows])
     old = _cell_ids(mem)
     new_ids = set(state.ids)
+    rows.note_changed(mem.home, state.ids)  # their copies, should the rebuild die
     _store_cells(mem, cells, [c for c in old if c not in new_ids], _space_params(state.space))
     _store_adjacency(mem, state)
     state.version = _version(mem)
@@ -398,6 +399,7 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
                         for c, ms in sorted(members.items()) if c in live]
     cells += [(c, hs) for c, hs in sorted(joins.items()) if c in live and c not in members]
     if cells or dropped:
+        rows.note_changed(mem.home, [c[0] for c in cells])  # their copies, should this step die
         _store(mem, cells, dropped, None, [])
         _store_adjacency(mem, state)
     state.version = _version(mem)
