@@ -62,6 +62,9 @@ class CellRows:
         self.stamp = (meta["generation"], meta["table"])
         self.table = np.load(folder / meta["table"], mmap_mode="r")
         self._file = open(folder / meta["rows_file"], "rb", buffering=0)
+        if os.fstat(self._file.fileno()).st_size < int(meta["rows"]) * self.dim * 2:
+            self._file.close()  # cut short: the log serves (the next cells step writes anew)
+            raise ValueError(f"{self._file.name} holds fewer rows than its table names")
         #: rows read from the copies (how much of the walk they serve)
         self.rows_read = 0
         #: where a read's stretches land (a walk's pool: up to ~2,600 rows with the gaps)
@@ -155,6 +158,15 @@ def _pending(home: Path) -> list[str]:
         return []
 
 
+def _short(path: Path, meta: dict[str, Any]) -> bool:
+    """Whether the rows file holds fewer rows than its table names (cut short in place):
+    appended to, the gap would read as zeros."""
+    try:
+        return path.stat().st_size < int(meta["rows"]) * int(meta["dim"]) * 2
+    except (OSError, KeyError, ValueError, TypeError):
+        return True
+
+
 def drop(home: Path) -> None:
     """Delete the cell rows files (erasure: they hold copies of forgotten items' vectors)."""
     folder = home / ROWS_META.parent
@@ -180,7 +192,8 @@ def sync(home: Path, store: Any, members_of: Any, cells: Sequence[str], changed:
     fetch = members_of
     meta = _read_meta(home)
     fresh = (meta is None or meta.get("identity") != identity
-             or not (folder / str(meta.get("rows_file", "-"))).is_file())
+             or not (folder / str(meta.get("rows_file", "-"))).is_file()
+             or _short(folder / str(meta["rows_file"]), meta))
     if not fresh:
         known = set(cells)
         lists = {c: members_of(c) for c in dict.fromkeys(changed) if c in known}
