@@ -293,16 +293,31 @@ store_refresh(Outcome) :-
     ->  Outcome = replayed(0)
     ;   open_store_(_, Stream, _), Stream \== none
     ->  Outcome = writing
-    ;   store_journal_replaced
-    ->  Outcome = replaced
-    ;   open_store_(Dir, none, Batch0),
+    ;   open_store_(Dir, none, _),
         journal_file(Dir, Journal),
+        (   catch(open(Journal, read, S, [encoding(octet)]), error(existence_error(_, _), _), fail)
+        ->  setup_call_cleanup(true, refresh_stream_(S, Outcome), close(S))
+        ;   store_epoch(Then), Then == none
+        ->  Outcome = replayed(0)
+        ;   Outcome = replaced
+        )
+    ).
+
+% The epoch check and the replay read ONE stream of the journal (see the module doc,
+% Compaction): a compaction that renames its journal into place between them would otherwise
+% have the new file replayed from an offset of the old one.
+refresh_stream_(S, Outcome) :-
+    stream_epoch_(S, Now),
+    store_epoch(Then),
+    (   Now == Then
+    ->  seek(S, 0, eof, Size),
         view_end_(View),
-        size_file_or_zero(Journal, Size),
         (   Size =< View
         ->  Outcome = replayed(0)
-        ;   replay(Journal, View, Count, Committed, Batch1),
+        ;   set_stream(S, encoding(utf8)),
+            replay_stream_(S, View, Count, Committed, Batch1),
             set_view_end_(Committed),
+            open_store_(Dir, none, Batch0),
             (   Batch1 > Batch0
             ->  retractall(open_store_(_, _, _)),
                 asserta(open_store_(Dir, none, Batch1))
@@ -310,6 +325,7 @@ store_refresh(Outcome) :-
             ),
             Outcome = replayed(Count)
         )
+    ;   Outcome = replaced
     ).
 
 %!  store_close is det.

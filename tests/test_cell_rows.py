@@ -9,6 +9,7 @@ its vectors; a copy of another embedder's store is ignored.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -174,4 +175,21 @@ def test_rows_a_crash_left_past_the_committed_ones_are_written_over(topical: Mem
     after = _meta(topical.home)
     assert after["generation"] == meta["generation"]  # appended to the same file
     assert rows_file.stat().st_size == after["rows"] * after["dim"] * 2
+    _copy_matches_log(topical)
+
+
+def test_a_rows_file_shorter_than_its_table_says_is_not_read_and_is_written_anew(topical: Memory,
+                                                                                 tmp_path: Path):
+    """A rows file cut short in place (by anything but our writes, which fsync it before the
+    table names its rows): frames are not refused (every hydrate failed: "vector rows file ...
+    ends before row N") and the next curate does not append past its end (the gap read as
+    zeros: members scored with zero vectors, silently)."""
+    meta = _meta(topical.home)
+    rows_file = topical.home / "cells" / meta["rows_file"]
+    os.truncate(rows_file, rows_file.stat().st_size // 2)
+    assert CellRows.open(topical.home, topical.jump.read_vectors()) is None  # the log serves
+    topical.hydrate("retry policy", budget=600)
+    topical.ingest(_write(tmp_path / "more", _sessions(2, 3, 20)), format="openai")
+    topical.curate()
+    assert _meta(topical.home)["generation"] == meta["generation"] + 1
     _copy_matches_log(topical)

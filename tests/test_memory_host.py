@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,54 @@ def test_a_write_gives_the_lock_back_and_keeps_memory_loaded(served):
     again.remember("written again by the server")  # takes the lock, catching up first
     host.wrote()
     assert len([t for t in _texts(host.memory()) if t.startswith("written")]) == 3
+
+
+_PAUSED_INGEST = """
+import sys, time
+from pathlib import Path
+from attention_cloud import Memory, ingest_index
+home, transcript, flag = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+index_new = ingest_index.index_new
+def paused(*args, **kwargs):
+    # the journal's batch is committed; its BM25 entries are written once the test says so
+    (flag / "committed").touch()
+    while not (flag / "go").exists():
+        time.sleep(0.01)
+    return index_new(*args, **kwargs)
+ingest_index.index_new = paused
+with Memory.open(home) as mem:
+    mem.ingest([transcript])
+"""
+
+
+def test_bm25_entries_written_after_the_journal_batch_are_taken_in(served, tmp_path):
+    """An ingest commits its journal batch, then writes the batch's BM25 entries: a server
+    that answers in between sees the new items, and must take in their BM25 entries on a
+    later call, even though the journal did not change again (they were never findable by
+    words from the server before: nothing but a later write made it look again)."""
+    home, host = served
+    host.memory().hydrate("retry policy", budget=300)
+    transcript = tmp_path / "chat.jsonl"
+    transcript.write_text(json.dumps({"role": "user", "content": "the quokka dashboard flickers "
+                                      "after the zebrafish migration"}) + "\n", encoding="utf-8")
+    flag = tmp_path / "flag"
+    flag.mkdir()
+    writer = subprocess.Popen([sys.executable, "-c", _PAUSED_INGEST, str(home), str(transcript),
+                               str(flag)], env={**os.environ, "ATC_HOME": str(home)},
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(1200):
+            if (flag / "committed").exists() or writer.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert (flag / "committed").exists(), writer.stderr.read() if writer.poll() is not None else ""
+        between = host.memory()  # the journal has the item, BM25 not yet
+        assert any("quokka" in t for t in _texts(between))
+    finally:
+        (flag / "go").touch()
+        writer.wait(120)
+    assert writer.returncode == 0, writer.stderr.read()
+    mem = host.memory()
+    (new,) = [r["H"] for r in mem.query('item(H), item_text(H, T), sub_string(T, _, _, _, "quokka")').rows]
+    hits = mem.query('lexical("quokka zebrafish", 5, [], Hs)').rows[0]["Hs"]
+    assert new in [h[0] for h in hits], hits

@@ -212,14 +212,26 @@ class Memory:
         """Catch up with what other processes committed since this Memory read the journal,
         without reopening it (a long-running reader: the MCP server, the prompt hook's recall
         server). The new batches are replayed, and the vector and BM25 indexes read the records
-        their writers flushed since (reopened on use where they cannot). Returns False when
+        their writers flushed since (reopened on use where they cannot, and with the new
+        embedder where another process moved the home to one: ``atc curate --reembed
+        --embedder``). Returns False when
         the journal was compacted meanwhile (an erasure): open the home again then, so that
         nothing forgotten is still answered from. A no-op while this Memory holds the write
         lock (it is the writer: nothing else committed)."""
         (outcome,) = self.pl.once("atc_api:api_refresh", Var())
         if str(outcome) == "replaced":
             return False
-        if str(outcome) != "writing" and self._jump is not None:
+        if str(outcome) == "writing":
+            return True
+        config = read_config(self.home)
+        if config != self.config:
+            # another process moved the home to another embedder (`atc curate --reembed
+            # --embedder`): the indexes are opened again, with it, on use
+            self.config = config
+            if self._jump is not None and self._jump.embedder_spec != config.get("embedder"):
+                self._jump.close()
+                self._jump = None
+        if self._jump is not None:
             self._jump.refresh()  # what the writers flushed to the vector and BM25 indexes
         return True
 

@@ -3,7 +3,8 @@
 A process that lives for days beside ``atc ingest``, ``atc curate`` and the capture hooks must
 neither answer from a stale view nor keep other writers out. :class:`MemoryHost` opens memory
 lazily and follows other writers without reopening: when the journal grew (another process
-committed) the new batches are replayed (:meth:`~attention_cloud.Memory.refresh`), and when
+committed) the new batches are replayed (:meth:`~attention_cloud.Memory.refresh`), when the
+BM25 index committed entries (an ingest writes them after its journal batch) it reads them, and when
 the vector store changed (a curate, ``atc curate --reembed``) the indexes are reopened on use;
 a compacted journal (an erasure) or a changed configuration opens memory afresh. After a write
 it gives the write lock back at once, so the lock is held only while writing.
@@ -26,10 +27,14 @@ class MemoryHost:
         self._seen: tuple[tuple[int, int], ...] | None = None
 
     def _stamp(self) -> tuple[tuple[int, int], ...]:
-        """Size and modification time of each file whose change means a stale view."""
+        """Size and modification time of each file whose change means a stale view: the
+        journal, the configuration, and what the vector store and the BM25 index committed (an
+        ingest writes its items' BM25 entries after their journal batch: a call answered in
+        between must take them in on the next one)."""
         stamps = []
         for path in (self.home / "journal.pl", self.home / "config.json",
-                     self.home / "vectors" / "manifest.json"):
+                     self.home / "vectors" / "manifest.json",
+                     self.home / "lexical" / "committed.json"):
             try:
                 st = path.stat()
                 stamps.append((st.st_size, st.st_mtime_ns))

@@ -202,6 +202,7 @@ def rebuild(mem: Any) -> CellsReport:
                                  lambda rows: feats[rows])
     old = _cell_ids(mem)
     new_ids = set(state.ids)
+    rows.note_changed(mem.home, state.ids)  # their copies, should the rebuild die
     _store_cells(mem, cells, [c for c in old if c not in new_ids],
                  _space_params(state.space) + [Term("-", [Atom("built"), int(state.counts.sum())])])
     _store_adjacency(mem, state)
@@ -418,6 +419,7 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
     if cells or dropped:
         # a partition built before its size was recorded counts its growth from here
         since = [] if _built_size(mem) is not None else [Term("-", [Atom("built"), total - report.assigned])]
+        rows.note_changed(mem.home, [c[0] for c in cells])  # their copies, should this step die
         _store(mem, cells, dropped, None, since)
         _store_adjacency(mem, state)
     state.version = _version(mem)

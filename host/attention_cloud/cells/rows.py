@@ -20,10 +20,14 @@ row ids the table recorded: a row id is never reused (a new vector is a new id),
 never stale where it is read, and a member whose copy is missing or stale is read from the log.
 The files are derived data: a cells step (:func:`sync`) appends the cells it changed and
 rewrites a new generation when dead rows pass the live ones; erasure deletes them (they hold the
-forgotten items' vectors) and the next cells step writes them whole.
+forgotten items' vectors) and the next cells step writes them whole. A cells step names the
+cells it is about to change in ``rows.pending`` (:func:`note_changed`, fsynced, before their
+facts are committed) and :func:`sync` removes it once ``rows.json`` names their copies, so a
+step killed in between leaves them to the next one (otherwise they were read row by row from
+the log until they changed again).
 
 Contents:
-    CellRows, sync, drop, ROWS_META
+    CellRows, sync, drop, note_changed, ROWS_META
 """
 from __future__ import annotations
 
@@ -39,6 +43,8 @@ from ..embed.mapped_rows import GAP_ROWS, read_rows
 
 #: In the home: which rows file and table are current.
 ROWS_META = Path("cells") / "rows.json"
+#: In the home: cells a cells step changes whose copies are not written yet, one id a line.
+PENDING = Path("cells") / "rows.pending"
 #: Dead rows a rows file may hold beyond as many as its live ones before a new generation is
 #: written (a small home's would otherwise be rewritten by nearly every curate).
 SLACK_ROWS = 8192
@@ -56,6 +62,9 @@ class CellRows:
         self.stamp = (meta["generation"], meta["table"])
         self.table = np.load(folder / meta["table"], mmap_mode="r")
         self._file = open(folder / meta["rows_file"], "rb", buffering=0)
+        if os.fstat(self._file.fileno()).st_size < int(meta["rows"]) * self.dim * 2:
+            self._file.close()  # cut short: the log serves (the next cells step writes anew)
+            raise ValueError(f"{self._file.name} holds fewer rows than its table names")
         #: rows read from the copies (how much of the walk they serve)
         self.rows_read = 0
         #: where a read's stretches land (a walk's pool: up to ~2,600 rows with the gaps)
@@ -127,33 +136,69 @@ def _read_meta(home: Path) -> dict[str, Any] | None:
         return None
 
 
+def note_changed(home: Path, cells: Iterable[str]) -> None:
+    """Record (fsynced) that ``cells`` are about to change, before their facts are committed:
+    the next :func:`sync` copies them even when the step that changed them was killed first."""
+    cells = list(cells)
+    if not cells:
+        return
+    path = home / PENDING
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as out:
+        out.write("".join(f"{cell}\n" for cell in cells))
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def _pending(home: Path) -> list[str]:
+    """The cells :func:`note_changed` recorded (a torn last id matches no cell)."""
+    try:
+        return [line for line in (home / PENDING).read_text(encoding="utf-8").split("\n") if line]
+    except (OSError, ValueError):
+        return []
+
+
+def _short(path: Path, meta: dict[str, Any]) -> bool:
+    """Whether the rows file holds fewer rows than its table names (cut short in place):
+    appended to, the gap would read as zeros."""
+    try:
+        return path.stat().st_size < int(meta["rows"]) * int(meta["dim"]) * 2
+    except (OSError, KeyError, ValueError, TypeError):
+        return True
+
+
 def drop(home: Path) -> None:
     """Delete the cell rows files (erasure: they hold copies of forgotten items' vectors)."""
     folder = home / ROWS_META.parent
     (home / ROWS_META).unlink(missing_ok=True)
+    (home / PENDING).unlink(missing_ok=True)  # the next sync writes every cell
     for path in list(folder.glob("rows-*")) if folder.exists() else []:
         path.unlink(missing_ok=True)
 
 
 def sync(home: Path, store: Any, members_of: Any, cells: Sequence[str], changed: Iterable[str]) -> int:
     """Bring the copies up to date after a cells step: append the rows of the ``changed``
-    cells (every one of ``cells`` when there are no current files, they copy another store, or
-    dead rows would pass the live ones: a new generation). ``members_of(cell)`` lists a
-    cell's members. Returns the rows written. Stores of float32 rows (older formats) get none."""
+    cells and of those a killed step left pending (every one of ``cells`` when there are no
+    current files, they copy another store, or dead rows would pass the live ones: a new
+    generation). ``members_of(cell)`` lists a cell's members. Returns the rows written. Stores
+    of float32 rows (older formats) get none."""
     if store is None or np.dtype(store.row_dtype) != np.float16:
         drop(home)
         return 0
+    changed = list(dict.fromkeys([*changed, *_pending(home)]))
     folder = home / ROWS_META.parent
     folder.mkdir(parents=True, exist_ok=True)
     identity = _identity(home, store)
     fetch = members_of
     meta = _read_meta(home)
     fresh = (meta is None or meta.get("identity") != identity
-             or not (folder / str(meta.get("rows_file", "-"))).is_file())
+             or not (folder / str(meta.get("rows_file", "-"))).is_file()
+             or _short(folder / str(meta["rows_file"]), meta))
     if not fresh:
         known = set(cells)
         lists = {c: members_of(c) for c in dict.fromkeys(changed) if c in known}
         if not lists:
+            (home / PENDING).unlink(missing_ok=True)
             return 0  # nothing changed: the files stand
         try:
             table = np.array(np.load(folder / meta["table"]))
@@ -191,6 +236,7 @@ def sync(home: Path, store: Any, members_of: Any, cells: Sequence[str], changed:
     tmp = folder / ".rows.json.tmp"
     tmp.write_text(json.dumps(new_meta))
     os.replace(tmp, home / ROWS_META)
+    (home / PENDING).unlink(missing_ok=True)
     for path in folder.glob("rows-*"):  # earlier tables and generations (readers keep theirs open)
         if path.name not in (rows_file, table_file):
             path.unlink(missing_ok=True)
