@@ -409,3 +409,25 @@ def test_a_reader_cannot_follow_a_compacted_log_and_says_so(tmp_path):
         index.flush()  # mostly superseded: the log is rewritten
         assert not reader.refresh()
         reader.close()
+
+
+def test_a_log_written_anew_twice_is_never_read_from_the_old_offset(tmp_path):
+    """Two compactions between a reader's refreshes: the second new log may be given the
+    inode the reader's log had (a file system hands a freed inode to a later new file), so an
+    inode cannot tell the logs apart; the log's id does, and the reader says it cannot follow
+    (it read the new log from the old log's offset). The reuse is made here by giving the
+    reader the new log's inode, as the file system would."""
+    with LexicalIndex.open(tmp_path) as index:
+        index.add([f"d{i}" for i in range(1200)], [f"note {i}" for i in range(1200)])
+        index.flush()
+        reader = LexicalIndex.open(tmp_path, read_only=True)
+        for _ in range(2):
+            index.purge()  # the log written anew
+        index.add(["late"], ["written after both compactions"])
+        index.flush()
+        reader._log_inode = (tmp_path / "lexical.jsonl").stat().st_ino  # the inode reused
+        assert not reader.refresh()
+        reader.close()
+        again = LexicalIndex.open(tmp_path, read_only=True)  # what the caller does then
+        assert again.refresh() and again.has("late")
+        again.close()

@@ -45,6 +45,7 @@ import math
 import os
 import shutil
 import time
+import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -122,6 +123,9 @@ class LexicalIndex:
         self.read_only = False
         self._read_bytes = 0  # a reader: the log bytes applied (refresh goes on from there)
         self._log_inode: int | None = None  # a reader: the log file they were read from
+        #: the log file's generation, named in committed.json: a new id for every log written
+        #: anew (an inode alone may be given to the next new file once the old is deleted)
+        self._log_id: str | None = None
 
     # ------------------------------------------------------------------ persistence
 
@@ -150,6 +154,10 @@ class LexicalIndex:
             if good_bytes != log_path.stat().st_size:
                 os.truncate(log_path, good_bytes)
         index._log = open(log_path, "a", encoding="utf-8")
+        committed = index._read_committed()
+        same = committed is not None and committed.get("inode") == os.fstat(index._log.fileno()).st_ino
+        index._log_id = committed.get("log_id") if same else None
+        index._log_id = index._log_id or uuid.uuid4().hex
         return index
 
     def _load_committed(self, attempts: int = 20) -> None:
@@ -178,6 +186,7 @@ class LexicalIndex:
                 self._deferred = True
                 self._read_bytes = self._replay_log(handle, self._load_snapshot(log_path, handle), limit)
                 self._log_inode = stat.st_ino if committed is not None else None
+                self._log_id = committed.get("log_id") if committed is not None else None
             self._freeze_delta()
             self._slot_map = None  # searches do not need it; has() or meta() build it again
             return
@@ -206,7 +215,8 @@ class LexicalIndex:
         if not self.read_only or self._directory is None or self._log_inode is None:
             return False
         committed = self._read_committed()
-        if committed is None or committed.get("inode") != self._log_inode:
+        if (committed is None or committed.get("inode") != self._log_inode
+                or committed.get("log_id") != self._log_id):
             return False
         limit = int(committed["log_bytes"])
         if limit == self._read_bytes:
@@ -254,7 +264,8 @@ class LexicalIndex:
     def _write_committed(self, log_bytes: int) -> None:
         """Record the durable prefix of the log for readers (atomically, by rename)."""
         assert self._directory is not None and self._log is not None
-        info = {"inode": os.fstat(self._log.fileno()).st_ino, "log_bytes": log_bytes}
+        info = {"inode": os.fstat(self._log.fileno()).st_ino, "log_bytes": log_bytes,
+                "log_id": self._log_id}
         temporary = self._directory / (_COMMITTED_NAME + ".tmp")
         temporary.write_text(json.dumps(info), encoding="utf-8")
         os.replace(temporary, self._directory / _COMMITTED_NAME)
@@ -309,6 +320,7 @@ class LexicalIndex:
         os.replace(temporary, log_path)
         fsync_path(self._directory)
         self._log = open(log_path, "a", encoding="utf-8")
+        self._log_id = uuid.uuid4().hex  # a new file, whatever inode it was given
         self._log_records = self._count
         self._snapshot_bytes = 0  # the old snapshot no longer matches this log's head
 
@@ -328,7 +340,7 @@ class LexicalIndex:
         fresh._directory = self._directory
         with open(log_path, "rb") as handle:
             fresh._replay_log(handle, 0, None)
-        fresh._log = self._log
+        fresh._log, fresh._log_id = self._log, self._log_id
         self.__dict__.update(fresh.__dict__)
         self._log.flush()
         os.fsync(self._log.fileno())
