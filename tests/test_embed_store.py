@@ -722,6 +722,28 @@ def test_a_reader_cannot_follow_a_compaction_and_says_so(tmp_path):
             assert view.has("k0")      # and until then it answers from what it had
 
 
+def test_a_store_made_in_the_old_ones_place_is_not_followed(tmp_path):
+    """A re-embed and back replaces the vectors folder twice; the folder made last may be
+    given the first one's inode, so a reader cannot tell the stores apart by it, and the new
+    store's rows and generation may match what the reader read. The store's id in its manifest
+    tells them apart: the reader says it cannot follow (it read the new key log from the old
+    one's offset). The reuse is made here by giving the reader the new folder's inode."""
+    import shutil
+
+    vectors = unit_rows(400, seed=45)
+    with open_store(tmp_path) as store:
+        store.add([f"k{i}" for i in range(300)], vectors[:300])
+        store.flush()
+    view = VectorStore.open(tmp_path, embedder_id="test@1", dim=DIM, read_only=True)
+    shutil.rmtree(tmp_path)
+    with open_store(tmp_path) as store:  # another store in its place, written further
+        store.add([f"n{i}" for i in range(400)], vectors)
+        store.flush()
+    view._folder_inode = tmp_path.stat().st_ino  # the inode reused
+    assert not view.refresh()
+    view.close()
+
+
 def test_a_checkpoint_snapshots_the_key_tables_so_an_open_replays_little(tmp_path):
     """The end of a curation (a checkpoint) writes a key-table snapshot once the key log grew
     by ~256 KiB, not only by a tenth: an agent that curates a turn at a time would otherwise

@@ -123,10 +123,11 @@ class CellRows:
 
 
 def _identity(home: Path, store: Any) -> dict[str, Any]:
-    """What the copies are valid for: the store's embedder and dimension, and the vectors
-    folder itself (a re-embed exchanges the folder, and a new store reuses row ids)."""
+    """What the copies are valid for: the store's embedder and dimension, the vectors folder
+    and the store's own id (a re-embed exchanges the folder, a new store reuses row ids, and
+    a folder made later may be given the old one's inode)."""
     return {"embedder_id": str(store.embedder_id), "dim": int(store.dim),
-            "folder": os.stat(home / "vectors").st_ino}
+            "folder": os.stat(home / "vectors").st_ino, "store": store.store_id}
 
 
 def _read_meta(home: Path) -> dict[str, Any] | None:

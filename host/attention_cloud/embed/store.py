@@ -70,6 +70,7 @@ import math
 import os
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -217,6 +218,9 @@ class VectorStore:
         self.read_only = False
         self._open = False  # a read-only store has no logs to write; this says it is open
         self._folder_inode: int | None = None  # a reader: the folder it was read from (refresh)
+        #: named in the manifest when the store is made: tells this store from one made later in
+        #: its place (a re-embed and back), which a reused folder inode cannot
+        self._store_id: str | None = None
 
     @classmethod
     def open(
@@ -299,9 +303,11 @@ class VectorStore:
             self._saved_index = manifest.get("index")
             self._dtype = ROW_TYPES[manifest["format"]]
             self._key_snapshot = manifest.get("key_snapshot")
+            self._store_id = manifest.get("store_id") or uuid.uuid4().hex  # older stores: named now
         elif self._vector_logs():
             raise HomeError(f"vector store {self.directory} has vector logs but no manifest")
         else:
+            self._store_id = uuid.uuid4().hex
             self._write_manifest()
         self._replay()
         self._open_logs()
@@ -350,6 +356,7 @@ class VectorStore:
                 return  # nothing committed yet: an empty store
             self._generation = int(manifest["generation"])
             self._dtype = ROW_TYPES[manifest["format"]]
+            self._store_id = manifest.get("store_id")
             rows = int(manifest["rows"])
             keys = None
             try:
@@ -397,6 +404,7 @@ class VectorStore:
             if manifest is None:
                 return self._committed_rows == 0
             if (int(manifest["generation"]) != self._generation
+                    or manifest.get("store_id") != self._store_id
                     or manifest.get("embedder_id") != self.embedder_id
                     or int(manifest["dim"]) != self.dim
                     or manifest.get("index") != self._saved_index
@@ -705,6 +713,12 @@ class VectorStore:
         resident memory (at a million items the mapping's touched pages counted ~1.1 GB)."""
         with self._lock:
             return self.vectors_of_ids(self.ids(keys), read=read)
+
+    @property
+    def store_id(self) -> str | None:
+        """This store's name in its manifest, made with it (None: a reader of an older store
+        not yet written since)."""
+        return self._store_id
 
     @property
     def row_dtype(self) -> np.dtype:
@@ -1059,6 +1073,7 @@ class VectorStore:
             "next_id": self._next_id,
             "index": self._saved_index,
             "key_snapshot": self._key_snapshot,
+            "store_id": self._store_id,
         }
 
     def _write_manifest(self) -> None:
