@@ -45,6 +45,7 @@
 :- use_module(library(time)).
 :- use_module(library(solution_sequences)).
 :- use_module(library(ordsets)).
+:- use_module(library(pairs)).
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
@@ -467,12 +468,21 @@ spend_(C, L0, L) :-
 % cross-module asserts of facts, abort/0, sleep/1 (which a limit cannot interrupt), limits of its
 % own (whose exceptions would be confused with the watchdog's), signal control (sig_atomic/1
 % would hold off the watchdog's abort) and lowering stack limits, which a read-only query has
-% no use for. So before the sandbox sees user code, any mention (as a goal, a closure passed to
-% call/N or maplist/N, or data) of these names, and any module qualification, is refused.
+% no use for. It also lets through goals that run code it never checks: print_message/2 and
+% message_to_string/2 format a message term's own directives (`format("~@", [shell(X)])`),
+% term_string/3 passes its options to write_term/3 (`portray_goal(shell)`), put_attr/3 with
+% module freeze wakes a goal on unification, and the setup and cleanup of
+% setup_call_cleanup/3 run with signals blocked, where no limit can stop them. It reads every
+% global variable (nb_getval/2, b_getval/2, nb_current/2), the host's caches included (the
+% names of every speaker in the home, whatever a grantee may see). So before the sandbox sees
+% user code, any mention (as a goal, a closure passed to call/N or maplist/N, or data) of these
+% names, and any module qualification, is refused.
 user_code_refused_(Name, database) :-
     memberchk(Name, [assert, asserta, assertz, retract, retractall, abolish, erase,
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
-                     nb_setval, b_setval, nb_linkval, nb_delete]).
+                     nb_setval, b_setval, nb_linkval, nb_delete, nb_getval, b_getval,
+                     nb_current, abolish_all_tables, abolish_private_tables,
+                     abolish_shared_tables]).
 user_code_refused_(Name, system) :-
     memberchk(Name, [abort, halt, sleep, call_with_time_limit, call_with_inference_limit,
                      call_with_depth_limit, alarm, alarm_at, remove_alarm, install_alarm,
@@ -482,12 +492,20 @@ user_code_refused_(Name, system) :-
                      with_mutex, mutex_lock, mutex_create, engine_create,
                      initialization, consult, load_files, use_module, ensure_loaded,
                      '$set_source_module', '@',
-                     sig_atomic, sig_block, sig_unblock, on_signal, prolog_alert_signal]).
+                     sig_atomic, sig_block, sig_unblock, on_signal, prolog_alert_signal,
+                     setup_call_cleanup, call_cleanup, setup_call_catcher_cleanup]).
+user_code_refused_(Name, unchecked) :-
+    memberchk(Name, [print_message, print_message_lines, message_to_codes,
+                     message_to_string, term_string, put_attr, put_attrs]).
 
 %!  user_code_vet_(+Term) is det.
 %   Throw permission_error(call, sandboxed, What) when Term (a goal or a rule clause) names a
-%   module or a refused builtin anywhere; format/1,2,3 directives that pad by huge or computed
-%   counts (`~*c`, `~100000000c`) are refused too, as they allocate in one C call.
+%   module or a refused builtin anywhere. Text in Term (an atom, a string, a list of codes or
+%   characters) holding a format directive that runs code or allocates in one C call is
+%   refused too, wherever it stands, since format/2 may be reached through call/N with it:
+%   `~W` (write options, `portray_goal(G)` calls G), `~*c` and counts of 6 digits or more
+%   (`~100000000c`). A format/1,2,3 directive written as a list that is not text (a partial
+%   list) is refused: library(sandbox) cannot read it and would search without end.
 user_code_vet_(Term) :-
     (   cyclic_term(Term)
     ->  type_error(acyclic_term, Term)
@@ -502,11 +520,22 @@ vet_(T) :-
     (   user_code_refused_(T, _)
     ->  permission_error(call, sandboxed, T)
     ;   true
-    ).
+    ),
+    vet_text_(T).
+vet_(T) :-
+    string(T), !,
+    vet_text_(T).
 vet_(T) :-
     atomic(T), !.
 vet_(M:G) :- !,
     permission_error(call, sandboxed, M:G).
+vet_(T) :-
+    T = [_|_], !,
+    (   list_text_(T, S)
+    ->  vet_text_(S)
+    ;   true
+    ),
+    vet_elements_(T).
 vet_(T) :-
     compound_name_arity(T, Name, Arity),
     (   user_code_refused_(Name, _)
@@ -517,26 +546,80 @@ vet_(T) :-
     T =.. [_|Args],
     maplist(vet_, Args).
 
+% list_text_(+List, -String): List is a proper list of codes or of characters. Checked element
+% by element, without text_to_string/2, whose error on a list of lists copies the whole list:
+% a goal of lists nested 10,000 deep took seconds.
+list_text_(L, S) :-
+    is_list(L),
+    (   maplist(code_element_, L)
+    ->  string_codes(S, L)
+    ;   maplist(char_element_, L)
+    ->  string_chars(S, L)
+    ).
+
+code_element_(C) :- integer(C), C >= 0, C =< 0x10ffff.
+char_element_(C) :- atom(C), atom_length(C, 1).
+
+% The elements of a list and its tail, along the spine (a long list is not a deep term, and
+% each suffix is not read again as text).
+vet_elements_(L) :-
+    var(L), !.
+vet_elements_([H|T]) :- !,
+    vet_(H),
+    vet_elements_(T).
+vet_elements_(Tail) :-
+    vet_(Tail).
+
 vet_format_(T) :-
     (   (   T = format(F0) ; T = format(F0, _) ; T = format(_, F0, _) ),
-        format_text_(F0, F),
-        (   sub_atom(F, _, _, _, '~*')
-        ;   sub_atom(F, B, _, _, '~'),
-            B1 is B + 1,
-            sub_atom(F, B1, 6, _, Digits),
-            atom_codes(Digits, Cs),
-            maplist([C]>>code_type(C, digit), Cs)
-        )
-    ->  permission_error(format, sandboxed, F)
+        nonvar(F0), F0 = [_|_],
+        \+ format_text_(F0, _)
+    ->  permission_error(format, sandboxed, F0)
     ;   true
     ).
 
 % The directive text of a format/1,2,3 call written in the goal: an atom, a string, or a
 % list of codes or characters (`~t~9|`, "~a", [126, 97]), as text_to_string/2 reads them;
-% fails for anything else (a variable: the call is vetted when it runs).
+% fails for anything else.
 format_text_(F0, F) :-
     catch(text_to_string(F0, S), error(_, _), fail),
     atom_string(F, S).
+
+% vet_text_(+Text): refuse Text when a `~` in it starts a directive refused above: its
+% argument (digits, `*`, or a backquote and a fill character) and its letter are read as
+% format/2 reads them, `~~` being a plain tilde.
+vet_text_(Text) :-
+    (   once(sub_atom(Text, _, _, _, '~')),
+        atom_codes(Text, Cs),
+        directive_refused_(Cs)
+    ->  permission_error(format, sandboxed, Text)
+    ;   true
+    ).
+
+directive_refused_([0'~|T]) :- !,
+    (   T = [0'~|Rest]
+    ->  directive_refused_(Rest)
+    ;   refused_directive_(T)
+    ->  true
+    ;   directive_refused_(T)
+    ).
+directive_refused_([_|T]) :-
+    directive_refused_(T).
+
+refused_directive_([0'*|_]).
+refused_directive_([0'`, _, 0'W|_]).
+refused_directive_([0'W|_]).
+refused_directive_(Cs) :-
+    digits_(Cs, 0, N, Rest),
+    (   N >= 6
+    ;   Rest = [0'W|_]
+    ), !.
+
+digits_([C|Cs], N0, N, Rest) :-
+    code_type(C, digit), !,
+    N1 is N0 + 1,
+    digits_(Cs, N1, N, Rest).
+digits_(Rest, N, N, Rest).
 
 		 /*******************************
 		 *            LIMITS            *
@@ -608,7 +691,9 @@ message_to_codes_(Error, Text) :-
 % loop making atoms (atom GC signalling the same thread) lost one now and then, and nothing
 % re-armed. A repeated signal from outside cannot be lost that way. Each call has a token, so a
 % signal that arrives after its call ended (or in a later call) does nothing. Prolog's stacks are
-% capped for the call. Nested calls run inside the outer limits.
+% capped for the call, what it prints goes to standard error (a goal's format/2 had come out
+% before `atc query --format json`'s JSON on stdout), and what it throws is cut down
+% (limited_rethrow_/1). Nested calls run inside the outer limits.
 within_limits_(_, Goal) :-
     nb_current(atc_limit_state, active(_, _)), !,
     once(Goal).
@@ -627,15 +712,18 @@ within_limits_(Options, Goal) :-
     current_prolog_flag(stack_limit, Stack0),
     flag(atc_limit_token, Token, Token + 1),
     thread_self(Caller),
+    current_output(Out0),
     setup_call_cleanup(
-        ( nb_setval(atc_limit_stopped, []),
+        ( set_output(user_error),       % what user code prints is not the host's output
+          nb_setval(atc_limit_stopped, []),
           nb_setval(atc_limit_state, active(Token, Limits)),
           set_prolog_flag(stack_limit, Stack),
           thread_create(watchdog_(Caller, Token, Limits), Dog,
                         [stack_limit(8388608)])
         ),
-        once(Goal),
+        catch(once(Goal), E, limited_rethrow_(E)),
         ( nb_setval(atc_limit_state, idle),
+          set_output(Out0),
           set_prolog_flag(stack_limit, Stack0),
           watchdog_stop_(Dog)
         )).
@@ -643,6 +731,87 @@ within_limits_(Options, Goal) :-
 watchdog_stop_(Dog) :-
     catch(thread_send_message(Dog, done), _, true),
     catch(thread_join(Dog, _), _, true).
+
+% limited_rethrow_(+Error): throw Error again, cut down to what a one-line message needs. User
+% code throws what it likes: a cyclic term, one nested 100,000 deep, a list of millions, a huge
+% atom or integer. Uncut, it crashed the host's converter (Python's recursion limit) or became
+% a message of megabytes, formatted outside every limit. SWI-Prolog's '$aborted' (a limit's
+% stop) is thrown as it is.
+limited_rethrow_(E) :-
+    (   E == '$aborted'
+    ->  throw(E)
+    ;   Budget = budget(4000),
+        term_cut_(E, 0, Budget, Cut),
+        throw(Cut)
+    ).
+
+% term_cut_(+Term, +Depth, !Budget, -Cut): Term with what lies past Budget cells or 40 levels
+% replaced by '...', text past 1,000 characters cut (ending in "..."), and an integer of more
+% than 4,000 digits named by its size; a small term is copied as it is.
+term_cut_(T, _, _, T) :-
+    var(T), !.
+term_cut_(_, D, Budget, '...') :-
+    (   D > 40
+    ;   arg(1, Budget, Left), Left =< 0
+    ), !.
+term_cut_(T, _, Budget, Cut) :-
+    atomic(T), !,
+    cut_spend_(Budget, 1),
+    atomic_cut_(T, Cut).
+term_cut_(T, D, Budget, Cut) :-
+    is_dict(T, Tag), !,
+    dict_pairs(T, Tag, Pairs),
+    pairs_keys_values(Pairs, Keys, Values),
+    D1 is D + 1,
+    cut_args_(Values, D1, Budget, CutValues),
+    pairs_keys_values(CutPairs, Keys, CutValues),
+    dict_pairs(Cut, Tag, CutPairs).
+term_cut_([H|T], D, Budget, Cut) :- !,
+    D1 is D + 1,
+    cut_list_([H|T], D1, Budget, Cut).
+term_cut_(T, D, Budget, Cut) :-
+    compound_name_arguments(T, Name, Args),
+    cut_spend_(Budget, 1),
+    D1 is D + 1,
+    cut_args_(Args, D1, Budget, CutArgs),
+    compound_name_arguments(Cut, Name, CutArgs).
+
+cut_args_([], _, _, []).
+cut_args_([A|As], D, Budget, [C|Cs]) :-
+    term_cut_(A, D, Budget, C),
+    cut_args_(As, D, Budget, Cs).
+
+% A list's cells along its spine, so a long list is cut, not refused as deep.
+cut_list_(L, D, Budget, Cut) :-
+    (   var(L)
+    ->  Cut = L
+    ;   L = [H|T]
+    ->  (   arg(1, Budget, Left), Left =< 0
+        ->  Cut = ['...']
+        ;   cut_spend_(Budget, 1),
+            term_cut_(H, D, Budget, CH),
+            Cut = [CH|CT],
+            cut_list_(T, D, Budget, CT)
+        )
+    ;   term_cut_(L, D, Budget, Cut)
+    ).
+
+cut_spend_(Budget, N) :-
+    arg(1, Budget, Left0),
+    Left is Left0 - N,
+    nb_setarg(1, Budget, Left).
+
+atomic_cut_(T, Cut) :-
+    (   ( atom(T) ; string(T) ),
+        atom_length(T, N), N > 1000
+    ->  sub_string(T, 0, 1000, _, Head),
+        string_concat(Head, "...", CutS),
+        (   atom(T) -> atom_string(Cut, CutS) ; Cut = CutS )
+    ;   integer(T), msb(abs(T) + 1) > 13000
+    ->  Digits is truncate(msb(abs(T) + 1) * 0.30103),
+        format(atom(Cut), '<an integer of about ~D digits>', [Digits])
+    ;   Cut = T
+    ).
 
 limit_option_(Options, Key, Default, Value) :-
     (   get_dict(Key, Options, Value0) -> Value = Value0

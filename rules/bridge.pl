@@ -3,6 +3,8 @@
             define_python_predicate/5     % +Module, +Name, +Arity, +Key, +Nondet
           ]).
 :- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(library(occurs)).
 
 /** <module> Prolog side of the Python bridge
 
@@ -25,15 +27,71 @@ error_message(error(python_error(Type, Text), _), Message) :-
     atom(Type), string(Text), !,        % one wording on both backends (janus has its own rule)
     format(string(Message), "Python ~w: ~w", [Type, Text]).
 error_message(Error, Message) :-
-    (   catch('$messages':translate_message(Error, Lines, []), _, fail)
+    (   catch('$messages':translate_message(Error, Lines0, []), _, fail)
     ->  true
-    ;   Lines = ['~p'-[Error]]
+    ;   Lines0 = ['~p'-[Error]]
     ),
+    maplist(inert_line_, Lines0, Lines),
     with_output_to(string(Raw), print_message_lines(current_output, '', Lines)),
     split_string(Raw, "\n", " \t", Parts0),
     exclude(==(""), Parts0, Parts),
     atomic_list_concat(Parts, ' ', Joined),
-    atom_string(Joined, Message).
+    (   atom_length(Joined, N), N > 2000
+    ->  sub_atom(Joined, 0, 2000, _, Head),
+        atom_concat(Head, ' ...', Shown)
+    ;   Shown = Joined
+    ),
+    atom_string(Shown, Message).
+
+% inert_line_(+Line, -Inert): a line of a translated message that prints without running
+% anything. An error's terms come from user code (a query may throw what it likes), and a
+% message line is a format directive with arguments: `format("~@", [shell(X)])` thrown as an
+% error would run shell(X) here, outside the sandbox and its limits, and `~W` passes write
+% options (`portray_goal(G)` calls G). A line whose directive runs a goal, pads by a computed
+% or huge count, or whose arguments carry `portray_goal`, is shown as the term it is instead.
+inert_line_(Fmt-Args, Line) :- !,
+    (   inert_format_(Fmt, Args) -> Line = Fmt-Args ; Line = '~q'-[Fmt-Args] ).
+inert_line_(ansi(Attr, Fmt, Args), Line) :- !,
+    (   inert_format_(Fmt, Args) -> Line = ansi(Attr, Fmt, Args) ; Line = '~q'-[Fmt-Args] ).
+inert_line_(url(URL, Fmt-Args), Line) :- !,
+    (   inert_format_(Fmt, Args) -> Line = url(URL, Fmt-Args) ; Line = '~q'-[Fmt-Args] ).
+inert_line_(Line, Line) :-
+    (   memberchk(Line, [nl, flush, at_same_line])
+    ;   Line = url(_)
+    ;   Line = begin(_, _)
+    ;   Line = end(_)
+    ), !.
+inert_line_(Fmt, Line) :-
+    (   inert_format_(Fmt, []) -> Line = Fmt ; Line = '~q'-[Fmt] ).
+
+inert_format_(Fmt, Args) :-
+    catch(text_to_string(Fmt, S), error(_, _), fail),
+    string_codes(S, Cs),
+    \+ active_directive_(Cs),
+    \+ ( sub_term(T, Args), compound(T), T = portray_goal(_) ).
+
+active_directive_([0'~|T]) :- !,
+    (   T = [0'~|Rest]
+    ->  active_directive_(Rest)
+    ;   active_directive_arg_(T)
+    ->  true
+    ;   active_directive_(T)
+    ).
+active_directive_([_|T]) :-
+    active_directive_(T).
+
+% After a `~`: its argument (digits, `*`, or a backquote and a fill character), then its letter.
+active_directive_arg_([0'*|_]) :- !.
+active_directive_arg_([0'`, _, 0'@|_]) :- !.
+active_directive_arg_(Cs) :-
+    digits_(Cs, 0, N, Rest),
+    (   N >= 6 -> true ; Rest = [0'@|_] ).
+
+digits_([C|Cs], N0, N, Rest) :-
+    code_type(C, digit), !,
+    N1 is N0 + 1,
+    digits_(Cs, N1, N, Rest).
+digits_(Rest, N, N, Rest).
 
 %!  define_python_predicate(+Module, +Name, +Arity, +Key, +Nondet) is det.
 %

@@ -1390,10 +1390,18 @@ best_score_(Cs, Best) :-
     findall(NS-C, ( member(C, Cs), C = c(_, S, _, _, _), NS is -S ), Keyed),
     keysort(Keyed, [_-Best|_]).
 
+% A walk rule is a Name/2 the rules module defines itself, checked here where it is called:
+% the plane that names it is user code, run again for the frame after atc_memory:hydrate/3
+% confined it, and need not answer the same (a plane given as a list of Key=Value pairs was
+% not read there at all), so `plane(p, [walk=rule(shell)])` reached system:shell/2.
 user_walk_(Module, Reader, Name, Segment, Seeds, Expanded) :-
-    (   Module == none
-    ->  existence_error(walk_rule, Name)
-    ;   true
+    (   Module \== none,
+        atom(Name),
+        functor(Head, Name, 2),
+        current_predicate(Module:Name/2),
+        \+ predicate_property(Module:Head, imported_from(_))
+    ->  true
+    ;   existence_error(walk_rule, Name)
     ),
     findall(Id-S, member(c(Id, S, _, _, _), Seeds), SeedPairs),
     atom_concat('rule:', Name, By),

@@ -1,0 +1,243 @@
+"""Ways out of the sandbox that library(sandbox) lets through, closed before user code runs.
+
+library(sandbox) accepts goals that run code it never checks: print_message/2 and
+message_to_string/2 format a message term's own directives (``format("~@", [shell(X)])``),
+format's ``~W`` and term_string/3 pass write options (``portray_goal(shell)`` calls shell),
+put_attr/3 with module ``freeze`` wakes a goal, and setup_call_cleanup/3 runs its setup and
+cleanup with signals blocked, where no time limit reaches. An error thrown by user code is
+printed by the host outside the sandbox and its limits, and converted to Python; a plane is
+user code run twice. Each route below is tried as the owner, as a grantee, in a saved rule and
+in a walk rule; each must be refused with one line, run nothing, and leave the home as it was.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from attention_cloud.errors import AtcError
+
+SESSION = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_session.jsonl"
+
+#: Goals that ran `touch MARK` through the sandbox before it refused them ({m} is the marker).
+ESCAPES = [
+    "print_message(error, format(\"~@\", [shell('touch {m}')]))",
+    "message_to_string(format(\"~@\", [shell('touch {m}')]), S)",
+    "format(atom(S), \"~W\", ['touch {m}', [portray_goal(shell)]])",
+    "call(format(\"~W\"), ['touch {m}', [portray_goal(shell)]])",
+    "maplist(format(\"~W\"), [['touch {m}', [portray_goal(shell)]]])",
+    "format(atom(S), [0'~, 0'W], ['touch {m}', [portray_goal(shell)]])",
+    "format(atom(S), [~, 'W'], ['touch {m}', [portray_goal(shell)]])",
+    "term_string('touch {m}', S, [portray_goal(shell)])",
+    "call(term_string('touch {m}', S), [portray_goal(shell)])",
+    "put_attr(X, freeze, shell('touch {m}')), X = 1",
+    # the host prints an error's message outside the sandbox and every limit
+    "throw(error(format(\"~@\", [shell('touch {m}')]), _))",
+    "throw(format(\"~@\", [shell('touch {m}')]))",
+    "G =.. [shell, 'touch {m}'], throw(format(\"~@\", [G]))",
+    "atom_codes(F, [0'~, 0'@]), G =.. [shell, 'touch {m}'], throw(format(F, [G]))",
+    "atom_codes(F, [0'~, 0'W]), throw(format(F, ['touch {m}', [portray_goal(shell)]]))",
+]
+
+
+def _home_digest(home: Path) -> str:
+    """Every file of the home but the audit log (a grantee's read is logged, refused or not)."""
+    digest = hashlib.sha256()
+    for path in sorted(home.rglob("*")):
+        if path.is_file() and path.name != "audit.jsonl":
+            digest.update(str(path.relative_to(home)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """A home with a granted segment (default, to bob at L2) and a private one whose only
+    speaker, Zebediah, bob must never learn of."""
+    from attention_cloud import Memory
+    from attention_cloud.sharing import add_grant, add_principal
+
+    root = tmp_path_factory.mktemp("escapes")
+    home = root / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    secret = root / "secret.txt"
+    secret.write_text("Zebediah: the launch code for nightjar is 7731.\n"
+                      "Zebediah: keep it out of the shared notes.\n", encoding="utf-8")
+    mem = Memory.open(home)
+    mem.ingest([SESSION])
+    mem.ingest([secret], format="text", segment="private")
+    add_principal(mem, "alice", owner=True)
+    add_principal(mem, "bob")
+    add_grant(mem, "bob", segments=["default"], ceiling="L2")
+    mem.set_limits(time_limit=5)
+    yield mem, home
+    mem.close()
+
+
+def _refused(call) -> str:
+    with pytest.raises(AtcError) as caught:
+        call()
+    message = str(caught.value)
+    assert message and "\n" not in message, message
+    return message
+
+
+@pytest.mark.parametrize("goal", ESCAPES)
+def test_a_goal_cannot_run_code_the_sandbox_never_checked(shared, tmp_path, goal):
+    from attention_cloud.sharing import reader_query
+
+    mem, home = shared
+    marker = tmp_path / "PWNED"
+    text = goal.replace("{m}", str(marker))
+    before = _home_digest(home)
+    _refused(lambda: mem.query(text))
+    _refused(lambda: reader_query(mem, "bob", text))
+    assert not marker.exists(), f"ran code: {text}"
+    assert _home_digest(home) == before
+    assert mem.query("item(H)", limit=1).rows, "memory still answers"
+
+
+def test_rules_and_walk_rules_cannot_run_unchecked_code(shared, tmp_path):
+    mem, home = shared
+    marker = tmp_path / "PWNED"
+    before = _home_digest(home)
+    for body in ("format(atom(_), \"~W\", ['touch {m}', [portray_goal(shell)]])",
+                 "print_message(error, format(\"~@\", [shell('touch {m}')]))",
+                 "term_string('touch {m}', _, [portray_goal(shell)])"):
+        rule = f"evil(S, H-1.0) :- member(H-_, S), {body.replace('{m}', str(marker))}.\n"
+        _refused(lambda: mem.rules_add(rule, "evil"))
+        path = tmp_path / "evil.pl"
+        path.write_text(rule, encoding="utf-8")
+        _refused(lambda: mem.hydrate("ValueError in the retry tests", budget=300, rules=path,
+                                     walk="evil"))
+    assert not marker.exists()
+    assert mem.rules_list() == []
+    assert _home_digest(home) == before
+
+
+def test_a_plane_cannot_name_a_walk_rule_its_check_never_saw(shared, tmp_path):
+    """A plane given as Key=Value pairs was passed over by the check of its walk rule (it
+    reads dicts) and then merged into the frame's settings: `rule(shell)` called
+    system:shell/2 with the seeds."""
+    mem, home = shared
+    path = tmp_path / "planes.pl"
+    path.write_text("plane(p, [walk=rule(shell)]).\n", encoding="utf-8")
+    before = _home_digest(home)
+    message = _refused(lambda: mem.hydrate("ValueError in the retry tests", budget=300,
+                                           rules=path, plane="p"))
+    assert "walk_rule `shell' does not exist" in message, message
+    assert _home_digest(home) == before
+    path.write_text("near(Seeds, H-0.9) :- member(S-_, Seeds), item_session(S, X), "
+                    "item_session(H, X).\nplane(p, [walk=rule(near)]).\n", encoding="utf-8")
+    frame = mem.hydrate("ValueError in the retry tests", budget=3000, rules=path, plane="p")
+    assert any(f.get("seeded_by") == "rule:near" for f in frame.receipt["facts"]), \
+        "a walk rule the module defines still runs"
+
+
+@pytest.mark.parametrize("goal", [
+    "X = f(X), throw(X)",
+    "numlist(1, 5000, L), foldl([_, A, f(A)]>>true, L, a, T), throw(T)",
+    "numlist(1, 300000, L), throw(error(type_error(integer, L), _))",
+    "length(L, 1000000), maplist(=(a), L), atomic_list_concat(L, A), throw(A)",
+    "X is 7 ** 100000, throw(error(type_error(integer, X), _))",
+])
+def test_an_error_thrown_by_user_code_is_one_short_line(shared, goal):
+    """It crashed the host's converter (a cyclic or deep term: Python's RecursionError, a
+    traceback and exit 1 from `atc query`) or became a message of megabytes."""
+    mem, _ = shared
+    started = time.monotonic()
+    message = _refused(lambda: mem.query(goal))
+    assert len(message) <= 2100, len(message)
+    assert time.monotonic() - started < 10
+    assert mem.query("item(H)", limit=1).rows
+
+
+def test_a_grantee_cannot_read_the_hosts_global_variables(shared):
+    """The speakers' cache (every speaker's name in the home) is a global variable; a
+    grantee read it with nb_getval/2, names from segments they have no grant for included."""
+    from attention_cloud.sharing import reader_query
+
+    mem, _ = shared
+    assert not reader_query(mem, "bob", 'item_speaker(H, "Zebediah")').rows
+    for goal in ('(goal_speaker("what did Zebediah say", _) -> true ; true), '
+                 'nb_getval(journal_speakers_cache, C)',
+                 'goal_speaker("what did Zebediah say", _) ; nb_current(K, V)',
+                 'call(nb_getval, journal_speakers_cache, C)'):
+        message = _refused(lambda: reader_query(mem, "bob", goal))
+        assert "nb_" in message and "Zebediah" not in message, message
+
+
+def test_ordinary_formatting_still_works(shared):
+    mem, _ = shared
+    rows = mem.query('format(atom(A), "~a~t~20|~w", [abc, 1]), format(atom(B), "~~W ~q", [x]), '
+                     'with_output_to(string(C), maplist(format("~w-"), [[x], [y]])), '
+                     'term_to_atom(f(X, "s"), D)').rows
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["A"], row["B"], row["C"]) == ("abc                 1", "~W x", "x-y-")
+    assert row["D"].startswith("f(") and row["D"].endswith(',"s")')
+
+
+_HANGS = r"""
+import sys, time
+from attention_cloud import Memory
+from attention_cloud.errors import AtcError
+mem = Memory.open(sys.argv[1], create=False)
+for goal in ["setup_call_cleanup((repeat, fail), true, true)",
+             "setup_call_cleanup(true, true, (repeat, fail))",
+             "call_cleanup(true, (repeat, fail))",
+             "setup_call_catcher_cleanup(true, true, _, (repeat, fail))"]:
+    started = time.monotonic()
+    try:
+        mem.query(goal, time_limit=0.5)
+        raise SystemExit("ran: " + goal)
+    except AtcError as exc:
+        assert "\n" not in str(exc), exc
+    assert time.monotonic() - started < 5, goal
+print("ok")
+"""
+
+
+def test_a_setup_or_cleanup_goal_cannot_outlive_the_time_limit(shared):
+    """Setup and cleanup run with signals blocked: the watchdog's abort never arrived, and a
+    looping one held the process (an MCP server's only worker) for good."""
+    _, home = shared
+    out = subprocess.run([sys.executable, "-c", _HANGS, str(home)], capture_output=True,
+                         text=True, timeout=90)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("goal", [
+    "print_message(error, format(\"~@\", [shell('touch PWNED')]))",
+    "X = f(X), throw(X)",
+])
+def test_real_atc_query_refuses_with_one_line(shared, tmp_path, goal):
+    _, home = shared
+    before = _home_digest(home)
+    out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query", goal],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                         env={**os.environ, "ATC_HOME": str(home)})
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith("atc: ") and out.stderr.count("\n") == 1, out.stderr
+    assert not (tmp_path / "PWNED").exists()
+    assert _home_digest(home) == before
+
+
+def test_what_a_goal_prints_stays_out_of_the_json_on_stdout(shared, tmp_path):
+    """`atc query --format json` is strict JSON on stdout; a goal's format/2 came out first."""
+    import json
+
+    _, home = shared
+    out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query",
+                          'format("hello from the goal~n"), X = 1', "--format", "json"],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                         env={**os.environ, "ATC_HOME": str(home)})
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [{"X": 1}]
+    assert "hello from the goal" in out.stderr
