@@ -46,6 +46,7 @@
 :- use_module(library(solution_sequences)).
 :- use_module(library(ordsets)).
 :- use_module(library(pairs)).
+:- use_module(bridge, [format_directive_in/2]).
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
@@ -591,35 +592,10 @@ format_text_(F0, F) :-
 vet_text_(Text) :-
     (   once(sub_atom(Text, _, _, _, '~')),
         atom_codes(Text, Cs),
-        directive_refused_(Cs)
+        format_directive_in(Cs, [0'W])
     ->  permission_error(format, sandboxed, Text)
     ;   true
     ).
-
-directive_refused_([0'~|T]) :- !,
-    (   T = [0'~|Rest]
-    ->  directive_refused_(Rest)
-    ;   refused_directive_(T)
-    ->  true
-    ;   directive_refused_(T)
-    ).
-directive_refused_([_|T]) :-
-    directive_refused_(T).
-
-refused_directive_([0'*|_]).
-refused_directive_([0'`, _, 0'W|_]).
-refused_directive_([0'W|_]).
-refused_directive_(Cs) :-
-    digits_(Cs, 0, N, Rest),
-    (   N >= 6
-    ;   Rest = [0'W|_]
-    ), !.
-
-digits_([C|Cs], N0, N, Rest) :-
-    code_type(C, digit), !,
-    N1 is N0 + 1,
-    digits_(Cs, N1, N, Rest).
-digits_(Rest, N, N, Rest).
 
 		 /*******************************
 		 *            LIMITS            *

@@ -1,6 +1,7 @@
 :- module(atc_bridge,
           [ error_message/2,              % +Error, -Message
-            define_python_predicate/5     % +Module, +Name, +Arity, +Key, +Nondet
+            define_python_predicate/5,    % +Module, +Name, +Arity, +Key, +Nondet
+            format_directive_in/2         % +Codes, +Letters
           ]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
@@ -67,25 +68,33 @@ inert_line_(Fmt, Line) :-
 inert_format_(Fmt, Args) :-
     catch(text_to_string(Fmt, S), error(_, _), fail),
     string_codes(S, Cs),
-    \+ active_directive_(Cs),
+    \+ format_directive_in(Cs, [0'@]),
     \+ ( sub_term(T, Args), compound(T), T = portray_goal(_) ).
 
-active_directive_([0'~|T]) :- !,
+%!  format_directive_in(+Codes:list, +Letters:list) is semidet.
+%
+%   True when the format/2 directive text Codes holds a directive that pads by a computed
+%   count (`~*c`) or one of 6 digits or more (`~100000000c`: allocated in one C call), or
+%   whose letter is one of Letters (codes) whatever its argument (digits, or a backquote and a
+%   fill character). `~~` is a plain tilde. `[0'@]` finds a directive that runs a goal, `[0'W]`
+%   one that takes write options (`portray_goal(G)` calls G).
+format_directive_in([0'~|T], Letters) :- !,
     (   T = [0'~|Rest]
-    ->  active_directive_(Rest)
-    ;   active_directive_arg_(T)
+    ->  format_directive_in(Rest, Letters)
+    ;   directive_in_(T, Letters)
     ->  true
-    ;   active_directive_(T)
+    ;   format_directive_in(T, Letters)
     ).
-active_directive_([_|T]) :-
-    active_directive_(T).
+format_directive_in([_|T], Letters) :-
+    format_directive_in(T, Letters).
 
-% After a `~`: its argument (digits, `*`, or a backquote and a fill character), then its letter.
-active_directive_arg_([0'*|_]) :- !.
-active_directive_arg_([0'`, _, 0'@|_]) :- !.
-active_directive_arg_(Cs) :-
+% After a `~`: its argument, then its letter.
+directive_in_([0'*|_], _) :- !.
+directive_in_([0'`, _, L|_], Letters) :-
+    memberchk(L, Letters), !.
+directive_in_(Cs, Letters) :-
     digits_(Cs, 0, N, Rest),
-    (   N >= 6 -> true ; Rest = [0'@|_] ).
+    (   N >= 6 -> true ; Rest = [L|_], memberchk(L, Letters) ).
 
 digits_([C|Cs], N0, N, Rest) :-
     code_type(C, digit), !,
