@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,6 +40,23 @@ def _home(tmp_path: Path, notes: list[str]) -> Path:
         for note in notes:
             mem.remember(note)
     return home
+
+
+
+def _start_reader(home: Path, kind: str) -> tuple[subprocess.Popen, Any]:
+    """The long-lived reader process (``kind``: an open Memory or a MemoryHost) and ``ask()``,
+    which has it answer once more and returns its answers."""
+    reader = subprocess.Popen([sys.executable, "-c", _READER, str(home), kind, str(ROOT / "tests")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def ask() -> dict:
+        reader.stdin.write("\n")
+        reader.stdin.flush()
+        got = json.loads(reader.stdout.readline())
+        assert "error" not in got, got.get("error")
+        return got["answers"]
+
+    return reader, ask
 
 
 def test_a_reader_follows_a_move_to_another_embedder_made_elsewhere(tmp_path):
@@ -261,15 +279,7 @@ def test_a_long_lived_reader_answers_as_a_fresh_open_after_every_write(tmp_path,
     with Memory.open(home) as mem:
         writer.ingest(mem)
         writer.curate(mem)
-    reader = subprocess.Popen([sys.executable, "-c", _READER, str(home), kind, str(ROOT / "tests")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def ask() -> dict:
-        reader.stdin.write("\n")
-        reader.stdin.flush()
-        got = json.loads(reader.stdout.readline())
-        assert "error" not in got, got.get("error")
-        return got["answers"]
+    reader, ask = _start_reader(home, kind)
 
     try:
         ask()
@@ -372,15 +382,7 @@ def test_a_curate_killed_midway_leaves_readers_and_the_next_curate_right(tmp_pat
         assert _copies_match_the_log(mem) > 0  # cell rows to append to
         for _ in range(3):
             writer.ingest(mem)
-    reader = subprocess.Popen([sys.executable, "-c", _READER, str(home), "memory", str(ROOT / "tests")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def ask() -> dict:
-        reader.stdin.write("\n")
-        reader.stdin.flush()
-        got = json.loads(reader.stdout.readline())
-        assert "error" not in got, got.get("error")
-        return got["answers"]
+    reader, ask = _start_reader(home, "memory")
 
     try:
         ask()
