@@ -180,6 +180,45 @@ def test_a_silent_outside_policy_times_out_and_is_restarted(tmp_path):
     assert any("no answer within 0.5 s (x2)" in n for n in notes), notes
 
 
+def test_a_restarted_policy_never_hears_the_killed_ones_end(tmp_path, monkeypatch):
+    """A policy that timed out is killed and started again; the end of file its reader thread
+    sees afterwards belongs to the killed process. It reached the new process's queue, so a
+    trial the new process never saw failed as "the policy process exited" (on a loaded machine
+    the test above failed that way). Here the killed process's reader is held back until the
+    new process has started, as a busy machine may hold it."""
+    import queue
+    import threading
+
+    from attention_cloud.benchmark.external import ExternalPolicy
+
+    restarted = threading.Event()
+    readers = []
+    pump = ExternalPolicy._pump
+
+    def held_back(*args):
+        if not readers:
+            readers.append(args)
+            restarted.wait(10)  # the first process's reader: not until the restart
+        return pump(*args)
+
+    monkeypatch.setattr(ExternalPolicy, "_pump", staticmethod(held_back))
+    script = tmp_path / "silent.py"
+    script.write_text("import sys, time\nfor line in sys.stdin:\n    time.sleep(30)\n")
+    policy = ExternalPolicy(f"{sys.executable} {script}", timeout_s=0.2)
+    try:
+        policy._start()
+        killed = policy._lines
+        with pytest.raises(Exception, match="no answer within"):
+            policy._receive()  # killed on the timeout
+        policy._start()
+        restarted.set()
+        assert killed.get(timeout=10) is None  # the killed process's end, in its own queue
+        with pytest.raises(queue.Empty):
+            policy._lines.get(timeout=0.5)  # nothing from it in the new process's
+    finally:
+        policy._kill()
+
+
 @pytest.mark.parametrize("timeout", ["-1", "0", "nan", "inf"])
 def test_a_policy_timeout_that_is_not_a_positive_number_is_refused(tmp_path, timeout):
     # A NaN timeout never expired (a silent policy hung the run); a negative one raised

@@ -63,25 +63,31 @@ class ExternalPolicy:
                                           stderr=subprocess.PIPE, text=True, bufsize=1)
         except OSError as exc:
             raise UsageError(f"cannot start --policy-cmd {self.argv[0]!r}: {exc.strerror or exc}") from exc
+        # Each process's threads fill its own queue and stderr tail: a killed process's end of
+        # file, read after the restart, reached the next process's queue ("the policy process
+        # exited" for a trial it never saw).
         self._lines = queue.Queue()
         self._stderr_tail = []          # this process's stderr only, not a restarted one's
         proc = self._proc
-        threading.Thread(target=self._pump, args=(proc,), daemon=True).start()
-        self._stderr_thread = threading.Thread(target=self._drain_stderr, args=(proc,),
-                                               daemon=True)
+        threading.Thread(target=self._pump, args=(proc, self._lines), daemon=True).start()
+        self._stderr_thread = threading.Thread(target=self._drain_stderr,
+                                               args=(proc, self._stderr_tail), daemon=True)
         self._stderr_thread.start()
         self._send({"type": "hello", "protocol": PROTOCOL})
 
-    def _pump(self, proc: subprocess.Popen[str]) -> None:
+    @staticmethod
+    def _pump(proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
-            self._lines.put(line)
-        self._lines.put(None)
+            lines.put(line)
+        lines.put(None)
 
-    def _drain_stderr(self, proc: subprocess.Popen[str]) -> None:
+    @staticmethod
+    def _drain_stderr(proc: subprocess.Popen[str], tail: list[str]) -> None:
         assert proc.stderr is not None
         for line in proc.stderr:
-            self._stderr_tail = (self._stderr_tail + [line.rstrip()])[-5:]
+            tail.append(line.rstrip())
+            del tail[:-5]
 
     def _send(self, message: dict[str, Any]) -> None:
         assert self._proc is not None and self._proc.stdin is not None
