@@ -92,6 +92,30 @@ def test_an_error_quoting_a_value_with_a_newline_still_says_what_is_wrong(home):
     assert out.output.count("\n") == 1 and "no such cell" in out.output
 
 
+@pytest.mark.parametrize("route", ["query", "rules"])
+def test_text_nested_tens_of_thousands_deep_is_refused_not_a_crash(home, tmp_path, route):
+    """SWI-Prolog's reader recurses in C on nesting, and embedded through pyswip a C-stack
+    overflow ends the process (exit 139, an MCP or sharing server with it) instead of raising:
+    a goal or rules text nesting brackets past 2,000 is refused in one line before it is read.
+    Brackets inside quotes count for nothing."""
+    run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
+    deep = "f(" * 30000 + "a" + ")" * 30000
+    if route == "query":
+        args = ["query", f"X = {deep}"]
+    else:
+        rules = tmp_path / "deep.pl"
+        rules.write_text(f"deep({deep}).\n")
+        args = ["query", "item(H)", "--rules", str(rules)]
+    before = journal_bytes(home)
+    done = subprocess.run([sys.executable, "-m", "attention_cloud.cli", *args, "--home", str(home)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, (done.returncode, done.stderr[-300:])
+    assert done.stderr.count("\n") == 1 and "nests brackets more than 2,000 deep" in done.stderr
+    assert journal_bytes(home) == before
+    quoted = run("query", 'X = "' + "(" * 5000 + '", atom_length(X, N)', home=home)
+    assert quoted.exit_code == 0 and "5000" in quoted.output
+
+
 def test_nearest_without_vectors_says_why_in_words(home):
     """nearest/3 with nothing to search is one line saying why: before curation, run atc
     curate; on a home whose embedder is none, curating will not help, so it must not say so."""
