@@ -47,6 +47,7 @@
 :- use_module(library(ordsets)).
 :- use_module(library(pairs)).
 :- use_module(bridge, [format_directive_in/2]).
+:- use_module(term_guard, [text_nesting_checked/1]).
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
@@ -349,7 +350,7 @@ api_query(Text, Options, Solutions, More) :-
     within_limits_(Options, query_(Text, Module, Limit, Options, Solutions, More)).
 
 query_(Text, Module, Limit, Options, Solutions, More) :-
-    text_nesting_checked_(Text),
+    text_nesting_checked(Text),
     term_string(Goal, Text, [variable_names(Bindings), module(Module)]),
     (   callable(Goal) -> true ; type_error(callable, Goal) ),
     user_code_vet_(Goal),
@@ -596,60 +597,6 @@ vet_text_(Text) :-
         format_directive_in(Cs, [0'W])
     ->  permission_error(format, sandboxed, Text)
     ;   true
-    ).
-
-% text_nesting_checked_(+Text): throw nesting_limit(Max) when Text (a goal or rules to be read)
-% nests brackets ((, [, {) deeper than text_nesting_max_/1, outside quotes and comments.
-% SWI-Prolog's reader and writer recurse in C on a term's depth; embedded without signal
-% handling (pyswip) the C-stack overflow of 30,000 open brackets is not an error but the end of
-% the process (a server's, for a one-line query). A text no longer than the limit is not
-% scanned.
-text_nesting_checked_(Text) :-
-    text_nesting_max_(Max),
-    (   string_length(Text, N),
-        N > Max,
-        string_codes(Text, Cs),
-        nest_(Cs, 0, 0, Depth),
-        Depth > Max
-    ->  throw(error(nesting_limit(Max), _))
-    ;   true
-    ).
-
-text_nesting_max_(2000).
-
-% nest_(+Codes, +Depth, +Max0, -Max): the deepest bracket nesting of Codes.
-nest_([], _, M, M).
-nest_([C|Cs], D, M0, M) :-
-    (   C =:= 0'%
-    ->  skip_to_line_end_(Cs, Rest), nest_(Rest, D, M0, M)
-    ;   C =:= 0'/, Cs = [0'*|T]
-    ->  skip_block_comment_(T, Rest), nest_(Rest, D, M0, M)
-    ;   memberchk(C, [0'', 0'", 0'`])
-    ->  skip_quoted_(Cs, C, Rest), nest_(Rest, D, M0, M)
-    ;   C =:= 0'0, Cs = [0'', _|Rest]             % 0'c: a character code
-    ->  nest_(Rest, D, M0, M)
-    ;   memberchk(C, [0'(, 0'[, 0'{])
-    ->  D1 is D + 1, M1 is max(M0, D1), nest_(Cs, D1, M1, M)
-    ;   memberchk(C, [0'), 0'], 0'}])
-    ->  D1 is max(0, D - 1), nest_(Cs, D1, M0, M)
-    ;   nest_(Cs, D, M0, M)
-    ).
-
-skip_to_line_end_([], []).
-skip_to_line_end_([C|Cs], Rest) :-
-    (   C =:= 0'\n -> Rest = Cs ; skip_to_line_end_(Cs, Rest) ).
-
-skip_block_comment_([], []).
-skip_block_comment_([C|Cs], Rest) :-
-    (   C =:= 0'*, Cs = [0'/|T] -> Rest = T ; skip_block_comment_(Cs, Rest) ).
-
-skip_quoted_([], _, []).
-skip_quoted_([C|Cs], Q, Rest) :-
-    (   C =:= Q
-    ->  Rest = Cs
-    ;   C =:= 0'\\, Cs = [_|T]
-    ->  skip_quoted_(T, Q, Rest)
-    ;   skip_quoted_(Cs, Q, Rest)
     ).
 
 		 /*******************************
@@ -928,7 +875,7 @@ api_load_rules(Text, Module, Options, Module) :-
           ( memory_user_module(Module), throw(E) )).
 
 load_rules_(Text, M) :-
-    text_nesting_checked_(Text),
+    text_nesting_checked(Text),
     setup_call_cleanup(open_string(Text, S), read_rule_terms_(S, M, Terms), close(S)),
     maplist(vet_rule_term_, Terms),
     maplist(add_rule_term_(M), Terms),
@@ -1006,7 +953,7 @@ add_rule_clause_(M, H) :-
 %!  api_rule_predicates(+Text:string, -Indicators:list) is det.
 %   Name/Arity of every predicate Text defines (read as data, not loaded).
 api_rule_predicates(Text, Indicators) :-
-    text_nesting_checked_(Text),
+    text_nesting_checked(Text),
     setup_call_cleanup(open_string(Text, S), read_clauses_(S, Clauses), close(S)),
     findall(N/A, ( member(C, Clauses), clause_head_(C, H), callable(H), functor(H, N, A) ),
             PIs0),

@@ -25,6 +25,7 @@
                       arc_goal/2, arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2 ]).
 :- reexport(jump, [ nearest/3, nearest/4, lexical/4, similarity/3, similarity/4 ]).
 :- use_module(hydrate, []).
+:- use_module(term_guard, [guarded_builtin/1]).
 :- reexport(hydrate, [ goal_speaker/2 ]).
 :- reexport(when, [ goal_time_window/4, memory_now/1, items_between/3, items_between/4 ]).
 
@@ -128,7 +129,8 @@ confined_walk_(_, Walk) :-
 %!  memory_user_module(+Module) is det.
 %
 %   Create Module, or empty it when it exists, as a user module: no clauses, `system` as its
-%   only parent and the vocabulary of this module (its exports but these two) imported.
+%   only parent and the vocabulary of this module (its exports but these two) imported, with
+%   the builtins that write or read a term taken from atc_term_guard (depth-checked).
 %   @error permission_error(create, user_module, Module) when Module is a module that is not
 %   a user module (a project or library module)
 
@@ -154,6 +156,7 @@ memory_user_module(M, Vocabulary) :-
         forall(vocabulary_(PI), memberchk(PI, Ex))
     ->  set_module(M:base(system)),
         forall(vocabulary_(PI), @(import(Vocabulary:PI), M)),
+        forall(guarded_builtin(PI), @(import(atc_term_guard:PI), M)),
         assertz(user_module_(M))
     ;   domain_error(vocabulary, Vocabulary)
     ).

@@ -12,7 +12,9 @@ in a walk rule; each must be refused with one line, run nothing, and leave the h
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -241,3 +243,82 @@ def test_what_a_goal_prints_stays_out_of_the_json_on_stdout(shared, tmp_path):
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == [{"X": 1}]
     assert "hello from the goal" in out.stderr
+
+
+_DEEP = "numlist(1, 200000, L), foldl([X, A0, A]>>(A = A0+X), L, 0, T), "
+_DEEP_CYCLE = "numlist(1, 100000, L), foldl([_, A0, g(A0)]>>true, L, Z, T), Z = T, "
+_DEEP_TEXT = "length(Cs, 30000), maplist(=(0'(), Cs), atom_codes(A, Cs), "
+
+_WRITES_DEEP = r"""
+import sys, json
+from attention_cloud import Memory
+from attention_cloud.errors import AtcError
+from attention_cloud.sharing import reader_query
+mem = Memory.open(sys.argv[1], create=False)
+refused = {}
+for name, goal in json.loads(sys.argv[2]).items():
+    try:
+        (reader_query(mem, "bob", goal) if name.startswith("bob:") else mem.query(goal))
+        refused[name] = None
+    except AtcError as exc:
+        refused[name] = str(exc)
+print(json.dumps(refused))
+"""
+
+
+def test_a_term_too_deep_to_write_or_read_is_an_error_not_the_end_of_the_process(shared):
+    """SWI-Prolog writes and reads a term by recursing in C on its depth; embedded through
+    pyswip a C-stack overflow is not an error but a segfault: `format("~w", [T])` of a chain
+    of 200,000 `+` built by the goal ended `atc query` (exit 139), and an MCP or sharing
+    server with it. Every route a goal may take to the writer or reader is refused in one
+    line, and the same process answers the next query."""
+    _, home = shared
+    routes = {
+        "format/2": _DEEP + 'format("~w", [T])',
+        "format/3 to an atom": _DEEP + 'format(atom(S), "~q", [T])',
+        "format ~p": _DEEP + 'with_output_to(string(S), format("~p", [T]))',
+        "writeln/1 through maplist": _DEEP + "with_output_to(string(S), maplist(writeln, [T]))",
+        "format as a closure": _DEEP + 'call(format("~w"), [T])',
+        "sformat/3": _DEEP + 'sformat(S, "~w", [T])',
+        "term_to_atom/2": _DEEP + "term_to_atom(T, S)",
+        "assertion/1 prints its goal": _DEEP + "assertion(T == 0)",
+        "a long cycle": _DEEP_CYCLE + 'format(atom(S), "~w", [T])',
+        "term_to_atom/2 reading text": _DEEP_TEXT + "term_to_atom(T, A)",
+        "atom_to_term/3 reading text": _DEEP_TEXT + "atom_to_term(A, T, _)",
+        "bob: format/2": _DEEP + 'format(atom(S), "~w", [T])',
+    }
+    out = subprocess.run([sys.executable, "-c", _WRITES_DEEP, str(home), json.dumps(routes)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    refused = json.loads(out.stdout)
+    for name, message in refused.items():
+        assert message is not None, f"{name}: ran"
+        assert "\n" not in message, message
+        assert ("too deep to write" in message if "reading" not in name
+                else "nests brackets more than 2,000 deep" in message), (name, message)
+
+
+def test_terms_within_the_depth_limit_are_written_as_before(shared):
+    mem, _ = shared
+    row = mem.query('findall(N, (numlist(1, 1900, L), foldl([X, A0, A]>>(A = A0+X), L, 0, T), '
+                    'format(atom(S), "~w", [T]), atom_length(S, N)), [N]), '
+                    'numlist(1, 100000, Long), format(atom(S2), "~w", [Long]), '
+                    'atom_length(S2, N2), findall(C, (Cy = f(Cy, a), term_to_atom(Cy, C)), [C]), '
+                    'atom_to_term(\'g(Y, "q")\', G, _), term_to_atom(G2, \'h(1)\')',
+                    ).rows[0]
+    assert row["N"] > 1900 * 2 and row["N2"] > 100000
+    assert re.fullmatch(r"@\((_\w+),\[\1=f\(\1,a\)\]\)", row["C"]), row["C"]  # a cycle
+    assert re.fullmatch(r'g\(_\w+,"q"\)', row["G"]) and row["G2"] == "h(1)", (row["G"], row["G2"])
+
+
+def test_a_query_that_raised_leaves_the_next_one_its_whole_stack_limit(shared):
+    """What a query that raised had put on the global stack stayed counted as used until the
+    next query that raised: after an error carrying a 4,000,000-element list (~190 MB), a
+    query needing 144 MB met the 256 MB stack limit (seen in CI as a corpus attempt failing
+    after another's thrown list)."""
+    mem, _ = shared
+    _refused(lambda: mem.query("numlist(1, 4000000, L), throw(error(type_error(integer, L), _))"))
+    rows = mem.query("findall(N, (numlist(1, 6000000, L), length(L, N)), [N])").rows
+    assert rows[0]["N"] == 6000000
+    used = mem.query("statistics(globalused, G)").rows[0]["G"]
+    assert used < 16 * 1024 * 1024, used

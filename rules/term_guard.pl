@@ -1,0 +1,227 @@
+:- module(atc_term_guard,
+          [ text_nesting_checked/1,     % +Text
+            term_depth_checked/1,       % +Term
+            guarded_builtin/1,          % ?Name/Arity
+            format/2,                   % +Format, :Args
+            format/3,                   % +Output, +Format, :Args
+            writeln/1,                  % +Term
+            term_to_atom/2,             % ?Term, ?Atom
+            atom_to_term/3,             % ?Atom, ?Term, -Bindings
+            sformat/2,                  % -String, +Format
+            sformat/3,                  % -String, +Format, +Args
+            assertion/1                 % :Goal
+          ]).
+:- use_module(library(sandbox)).
+:- use_module(library(debug), []).
+
+/** <module> Writing and reading terms in user code without recursing past the C stack
+
+SWI-Prolog writes a term (write/1, format/2's `~w`, `~q`, `~p`, term_to_atom/2) and reads one
+(term_to_atom/2, atom_to_term/3) by recursing in C on its depth, a list's tail excepted. It
+turns a C-stack overflow into an error only when it handles signals, and an engine embedded
+through pyswip runs without them: a query that built a chain of 200,000 `+` and wrote it ended
+the process (an `atc mcp` or `atc serve` server with it); the C stack holds about 10,000 levels.
+
+A user module (memory_user_module/1) imports the versions below in place of the system's, so a
+goal or rule reaches them however it calls them (directly, through call/N, maplist/N, or
+with_output_to/2): a term deeper than term_depth_max/1 is refused with an error instead of
+written, and text nested deeper than that is refused instead of read. library(sandbox) checks
+them as it checks the system's (safe_meta/2 below: format/2,3's `~@` goals and outputs).
+*/
+
+:- redefine_system_predicate(format(_, _)).
+:- redefine_system_predicate(format(_, _, _)).
+:- redefine_system_predicate(writeln(_)).
+:- redefine_system_predicate(term_to_atom(_, _)).
+:- redefine_system_predicate(atom_to_term(_, _, _)).
+
+:- meta_predicate assertion(0).
+
+%!  guarded_builtin(?PI) is nondet.
+%   The builtins a user module takes from this module instead of from `system` or a library.
+guarded_builtin(format/2).
+guarded_builtin(format/3).
+guarded_builtin(writeln/1).
+guarded_builtin(term_to_atom/2).
+guarded_builtin(atom_to_term/3).
+guarded_builtin(sformat/2).
+guarded_builtin(sformat/3).
+guarded_builtin(assertion/1).
+
+% The deepest term written or read: ~500 bytes of C stack a level in SWI-Prolog 9.0's writer,
+% so 1 MB, within a 2 MB thread stack (glibc's default under `ulimit -s unlimited`).
+term_depth_max(2000).
+
+%!  format(+Format, :Args) is det.
+%!  format(+Output, +Format, :Args) is det.
+%!  writeln(+Term) is det.
+%!  sformat(-String, +Format) is det.
+%!  sformat(-String, +Format, +Args) is det.
+%   The system's, after term_depth_checked/1 of what they write.
+format(F, Args) :-
+    term_depth_checked(Args),
+    system:format(F, Args).
+
+format(Out, F, Args) :-
+    term_depth_checked(Args),
+    system:format(Out, F, Args).
+
+writeln(T) :-
+    term_depth_checked(T),
+    system:writeln(T).
+
+sformat(S, F) :-
+    sformat(S, F, []).
+
+sformat(S, F, Args) :-
+    term_depth_checked(Args),
+    system:format(string(S), F, Args).
+
+%!  term_to_atom(?Term, ?Atom) is det.
+%!  atom_to_term(?Atom, ?Term, -Bindings) is det.
+%   The system's: a Term given is written once term_depth_checked/1 passes, an Atom given
+%   (Term unbound) is read once text_nesting_checked/1 passes.
+term_to_atom(T, A) :-
+    io_checked_(T, A),
+    system:term_to_atom(T, A).
+
+atom_to_term(A, T, Bindings) :-
+    io_checked_(T, A),
+    system:atom_to_term(A, T, Bindings).
+
+io_checked_(T, A) :-
+    (   nonvar(T)
+    ->  term_depth_checked(T)
+    ;   nonvar(A)
+    ->  text_nesting_checked(A)
+    ;   true
+    ).
+
+%!  assertion(:Goal) is det.
+%   library(debug)'s assertion/1: when Goal fails it prints Goal, so Goal is checked first.
+assertion(G) :-
+    term_depth_checked(G),
+    prolog_debug:assertion(G).
+
+%!  term_depth_checked(+Term) is det.
+%   Throw error(term_limit(depth, Max), _) when Term nests compound terms deeper than
+%   term_depth_max/1 (a list's elements are one level below the list; its tail is the list's
+%   own level, as the writer walks it). A cyclic term is measured as the writer writes it:
+%   factorized into an acyclic skeleton and its cycles (`@(S_1, [S_1=f(S_1)])`).
+term_depth_checked(T) :-
+    term_depth_max(Max),
+    (   measured_within_(T, Max)
+    ->  true
+    ;   throw(error(term_limit(depth, Max), _))
+    ).
+
+measured_within_(T, Max) :-
+    (   cyclic_term(T)
+    ->  \+ \+ ( '$factorize_term'(T, Skeleton, Cycles),      % binds T's variables
+                within_depth_(Skeleton-Cycles, Max) )
+    ;   within_depth_(T, Max)
+    ).
+
+within_depth_(T, _) :-
+    \+ compound(T), !.
+within_depth_(T, Left) :-
+    Left > 0,
+    Left1 is Left - 1,
+    (   T = [_|_]
+    ->  '$skip_list'(N, T, Tail),
+        elements_within_(N, T, Left1),
+        within_depth_(Tail, Left)
+    ;   compound_name_arity(T, _, Arity),
+        args_within_(1, Arity, T, Left1)
+    ).
+
+elements_within_(0, _, _) :- !.
+elements_within_(N, [H|T], Left) :-
+    within_depth_(H, Left),
+    N1 is N - 1,
+    elements_within_(N1, T, Left).
+
+args_within_(I, Arity, T, Left) :-
+    (   I > Arity
+    ->  true
+    ;   arg(I, T, A),
+        within_depth_(A, Left),
+        I1 is I + 1,
+        args_within_(I1, Arity, T, Left)
+    ).
+
+%!  text_nesting_checked(+Text) is det.
+%   Throw error(nesting_limit(Max), _) when Text (a goal, rules or a term to be read) nests
+%   brackets ((, [, {) deeper than term_depth_max/1, outside quotes and comments. SWI-Prolog's
+%   reader recurses in C on nesting: 30,000 open brackets in a one-line query ended the
+%   process. A text no longer than the limit is not scanned.
+text_nesting_checked(Text) :-
+    term_depth_max(Max),
+    (   string_length(Text, N),
+        N > Max,
+        string_codes(Text, Cs),
+        nest_(Cs, 0, 0, Depth),
+        Depth > Max
+    ->  throw(error(nesting_limit(Max), _))
+    ;   true
+    ).
+
+% nest_(+Codes, +Depth, +Max0, -Max): the deepest bracket nesting of Codes.
+nest_([], _, M, M).
+nest_([C|Cs], D, M0, M) :-
+    (   C =:= 0'%
+    ->  skip_to_line_end_(Cs, Rest), nest_(Rest, D, M0, M)
+    ;   C =:= 0'/, Cs = [0'*|T]
+    ->  skip_block_comment_(T, Rest), nest_(Rest, D, M0, M)
+    ;   memberchk(C, [0'', 0'", 0'`])
+    ->  skip_quoted_(Cs, C, Rest), nest_(Rest, D, M0, M)
+    ;   C =:= 0'0, Cs = [0'', _|Rest]             % 0'c: a character code
+    ->  nest_(Rest, D, M0, M)
+    ;   memberchk(C, [0'(, 0'[, 0'{])
+    ->  D1 is D + 1, M1 is max(M0, D1), nest_(Cs, D1, M1, M)
+    ;   memberchk(C, [0'), 0'], 0'}])
+    ->  D1 is max(0, D - 1), nest_(Cs, D1, M0, M)
+    ;   nest_(Cs, D, M0, M)
+    ).
+
+skip_to_line_end_([], []).
+skip_to_line_end_([C|Cs], Rest) :-
+    (   C =:= 0'\n -> Rest = Cs ; skip_to_line_end_(Cs, Rest) ).
+
+skip_block_comment_([], []).
+skip_block_comment_([C|Cs], Rest) :-
+    (   C =:= 0'*, Cs = [0'/|T] -> Rest = T ; skip_block_comment_(Cs, Rest) ).
+
+skip_quoted_([], _, []).
+skip_quoted_([C|Cs], Q, Rest) :-
+    (   C =:= Q
+    ->  Rest = Cs
+    ;   C =:= 0'\\, Cs = [_|T]
+    ->  skip_quoted_(T, Q, Rest)
+    ;   skip_quoted_(Cs, Q, Rest)
+    ).
+
+		 /*******************************
+		 *      WHAT THE SANDBOX SEES    *
+		 *******************************/
+
+% As library(sandbox) checks the system's: format's output must be a text sink or the
+% current output, and a `~@` directive's argument is a goal to check.
+:- multifile sandbox:safe_meta/2.
+sandbox:safe_meta(atc_term_guard:format(F, Args), Calls) :-
+    sandbox:format_calls(F, Args, Calls).
+sandbox:safe_meta(atc_term_guard:format(Out, F, Args), Calls) :-
+    sandbox:safe_output(Out),
+    sandbox:format_calls(F, Args, Calls).
+sandbox:safe_meta(atc_term_guard:sformat(_, F), Calls) :-
+    sandbox:format_calls(F, [], Calls).
+sandbox:safe_meta(atc_term_guard:sformat(_, F, Args), Calls) :-
+    sandbox:format_calls(F, Args, Calls).
+sandbox:safe_meta(atc_term_guard:writeln(_), []).
+sandbox:safe_meta(atc_term_guard:term_to_atom(_, _), []).
+sandbox:safe_meta(atc_term_guard:atom_to_term(_, _, _), []).
+sandbox:safe_meta(atc_term_guard:assertion(G), [G]).
+
+:- multifile prolog:error_message//1.
+prolog:error_message(term_limit(depth, Max)) -->
+    [ 'term nests deeper than ~D levels: too deep to write'-[Max] ].
