@@ -12,7 +12,6 @@
             assertion/1                 % :Goal
           ]).
 :- use_module(library(sandbox)).
-:- use_module(library(debug), []).
 
 /** <module> Writing and reading terms in user code without recursing past the C stack
 
@@ -98,10 +97,16 @@ io_checked_(T, A) :-
     ).
 
 %!  assertion(:Goal) is det.
-%   library(debug)'s assertion/1: when Goal fails it prints Goal, so Goal is checked first.
+%   library(debug)'s assertion/1 for user code: Goal must succeed (once, its bindings undone),
+%   else error(assertion_failed(Goal), _), one line. The library's prints Goal and a backtrace
+%   of the project's own frames to standard error first, then throws a term with no message.
 assertion(G) :-
     term_depth_checked(G),
-    prolog_debug:assertion(G).
+    (   \+ \+ call(G)
+    ->  true
+    ;   strip_module(G, _, Plain),
+        throw(error(assertion_failed(Plain), _))
+    ).
 
 %!  term_depth_checked(+Term) is det.
 %   Throw error(term_limit(depth, Max), _) when Term nests compound terms deeper than
@@ -225,3 +230,5 @@ sandbox:safe_meta(atc_term_guard:assertion(G), [G]).
 :- multifile prolog:error_message//1.
 prolog:error_message(term_limit(depth, Max)) -->
     [ 'term nests deeper than ~D levels: too deep to write'-[Max] ].
+prolog:error_message(assertion_failed(G)) -->
+    [ 'assertion failed: ~q'-[G] ].

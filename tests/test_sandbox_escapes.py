@@ -322,3 +322,11 @@ def test_a_query_that_raised_leaves_the_next_one_its_whole_stack_limit(shared):
     assert rows[0]["N"] == 6000000
     used = mem.query("statistics(globalused, G)").rows[0]["G"]
     assert used < 16 * 1024 * 1024, used
+
+
+def test_a_failed_assertion_is_one_line_naming_its_goal(shared):
+    """library(debug)'s assertion/1 printed the goal and a backtrace of the project's frames
+    to standard error, then failed the query with "Unknown error term"."""
+    mem, _ = shared
+    assert _refused(lambda: mem.query("X = 1, assertion(X == 2)")) == "assertion failed: 1==2"
+    assert mem.query("assertion(member(_, [a])), X = ok").rows[0]["X"] == "ok"
