@@ -29,6 +29,7 @@ ONE_OF_EACH = {
     "longmemeval": "longmemeval_instance.json",
     "markdown": "2026-01-02-standup.md",
     "text": "transcript.md",
+    "whatsapp": "whatsapp_chat.txt",
 }
 
 

@@ -309,6 +309,8 @@ def _print_ingest(report: Any, out: str) -> None:
         click.echo(f"  time unread {file}:{line}: {written!r} (item kept without a time)", err=True)
     if len(report.unread_times) > 50:
         click.echo(f"  ... and {len(report.unread_times) - 50} more unread times", err=True)
+    for file, note in report.notes:
+        click.echo(f"  note {file}: {note}", err=True)
 
 
 # -- curate ---------------------------------------------------------------------------------------

@@ -40,6 +40,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "markdown": "Markdown logs whose turns start at timed speaker headings "
                 "(## User (03:56 UTC))",
     "text": "plain text or markdown with speaker lines (User:, ## Assistant, Priya: ...)",
+    "whatsapp": "WhatsApp chat exports, iOS ([5/8/23, 1:56:03 PM] Priya: ...) and Android "
+                "(08/05/2023, 13:56 - Priya: ...): every sender and time, day/month order "
+                "decided from the whole file",
 }
 """Every format the parser understands, by the name ``format=`` accepts, with one line saying
 what it reads (``atc ingest --list-formats`` prints them)."""

@@ -74,6 +74,9 @@ class IngestReport:
     #: nowhere (not in this call, not in the journal, no parent session file beside it): its
     #: items are kept with goal ""
     goals_unresolved: list[tuple[str, str]] = field(default_factory=list)
+    #: (file, note) for what a reader decided that the file left open: a WhatsApp export
+    #: whose dates could be day/month or month/day, and the order it read them in
+    notes: list[tuple[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
@@ -86,7 +89,8 @@ class IngestReport:
                 "unread_times": [{"file": f, "line": n, "time": t}
                                  for f, n, t in self.unread_times],
                 "ignored": dict(sorted(self.ignored.items())),
-                "goals_unresolved": [{"file": f, "agent": a} for f, a in self.goals_unresolved]}
+                "goals_unresolved": [{"file": f, "agent": a} for f, a in self.goals_unresolved],
+                "notes": [{"file": f, "note": n} for f, n in self.notes]}
 
 
 @dataclass
@@ -796,6 +800,7 @@ class _Parsed:
     subagent: str = ""               # a subagent's own file: its items wait for their goal
     pending: list[Any] = field(default_factory=list)        # its ItemRecords until then
     path: str = ""
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (file, how it was read)
 
 
 #: Items per journal batch: large ingests are written in several fsynced batches of whole files.
@@ -877,6 +882,7 @@ def _changed(todo: list[tuple[Path, str, tuple[int, str] | None]], parsed: Itera
             report.envelopes_stripped += result.envelopes_stripped
             report.skipped.extend(result.skipped)
             report.unread_times.extend(result.unread_times)
+            report.notes.extend(result.notes)
             for record_type, count in result.ignored.items():
                 report.ignored[record_type] = report.ignored.get(record_type, 0) + count
         report_progress(progress, "ingesting", done, len(todo), "files")
@@ -970,7 +976,8 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                    envelopes_stripped=parsed.envelopes_stripped,
                    skipped=[(str(path), line, why) for line, why in parsed.skipped],
                    size=size, digest=digest,
-                   unread_times=[(str(path), line, t) for line, t in parsed.unread_times])
+                   unread_times=[(str(path), line, t) for line, t in parsed.unread_times],
+                   notes=[(str(path), note) for note in parsed.notes])
 
 
 def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str | None,

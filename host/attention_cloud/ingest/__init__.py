@@ -53,6 +53,10 @@ Formats (detected from the content; ``format=`` overrides)
     ``text``
         Plain text or markdown with speaker lines: ``User:``/``Human:``, ``Assistant:``/``AI:``,
         ``System:``, ``Tool:``, or headings such as ``## User``; a turn runs to the next speaker.
+    ``whatsapp``
+        WhatsApp chat exports, iOS and Android, any number of people: each message with its
+        sender and time, the order of day and month decided for the whole file
+        (:mod:`.whatsapp`).
 
     :data:`FORMAT_DESCRIPTIONS` has a line on each (``atc ingest --list-formats``). Claude Code
     2.1 specifics (task notifications, subagent files, compaction) are in

@@ -23,6 +23,7 @@ from .openhands import OpenHandsParser
 from .plain_text import PlainTextParser
 from .sharegpt import ShareGPTParser
 from .trajectory import TrajectoryParser
+from .whatsapp import WhatsAppParser
 from .records import FORMATS, ParseResult
 from .source import DEFAULT_MAX_FILE_BYTES, Source, fail, make_source, read_path
 
@@ -48,6 +49,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "longmemeval": LongMemEvalParser,
     "markdown": MarkdownLogParser,
     "text": PlainTextParser,
+    "whatsapp": WhatsAppParser,
 }
 
 

@@ -69,6 +69,7 @@ class ItemCollector:
         ignored: well-formed records that produce no item by design, counted by type.
         launches: subagent id -> the goal of the turn that launched it (Claude Code).
         subagent: the agent id when the transcript is a subagent's own file, else "".
+        notes: what the reader decided without the file saying (see ``ParseResult.notes``).
         max_item_chars: the most characters of an item's text kept (see
             :data:`DEFAULT_MAX_ITEM_CHARS`).
     """
@@ -82,6 +83,7 @@ class ItemCollector:
     ignored: dict[str, int] = field(default_factory=dict)
     launches: dict[str, str] = field(default_factory=dict)
     subagent: str = ""
+    notes: list[str] = field(default_factory=list)
     max_item_chars: int = DEFAULT_MAX_ITEM_CHARS
     _sessions: dict[str, _Session] = field(default_factory=dict)
     _seen: dict[str, int] = field(default_factory=dict)
@@ -89,6 +91,10 @@ class ItemCollector:
     def skip(self, record_no: int, reason: str) -> None:
         """Report a record that is not used."""
         self.skipped.append((record_no, reason))
+
+    def note(self, text: str) -> None:
+        """Say how the file was read where it did not say itself (one line)."""
+        self.notes.append(text)
 
     def ignore(self, record_type: str) -> None:
         """Count a well-formed record that produces no item by design (``progress``, ...)."""
@@ -222,6 +228,7 @@ class ItemCollector:
             ignored=self.ignored,
             launches=self.launches,
             subagent=self.subagent,
+            notes=self.notes,
         )
 
 

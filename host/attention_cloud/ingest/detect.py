@@ -28,7 +28,8 @@ thinking blocks (or a request body with a top-level ``system``) ``anthropic``; a
 array of messages, a document with ``messages``, or one message, means ``openai``. Otherwise a
 timed speaker heading (``## User (03:56 UTC)``) means ``markdown``, and a speaker line
 (``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else cannot be detected, and
-says so.
+says so. A WhatsApp export (its first line ``[5/8/23, 1:56:03 PM] Priya: …`` or ``08/05/2023,
+13:56 - Priya: …``) is recognised before all of these: its lines open with a bracket.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from .openai_responses import is_responses_document, is_responses_item, is_rollo
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
 from .trajectory import is_trajectory
+from .whatsapp import is_whatsapp_export
 from .source import TRANSCRIPT_SUFFIXES, Source, fail, make_source, read_path
 
 _LINES_TO_TRY = 50
@@ -88,6 +90,8 @@ def detect_source_format(source: Source) -> str:
     head = text.lstrip()
     if is_base_state(source.name):
         return "openhands"
+    if is_whatsapp_export(head):  # before JSON: an iOS export's lines open with "["
+        return "whatsapp"
     if head[:1] in ("{", "["):
         found = _json_format(text, head[0])
         if found:

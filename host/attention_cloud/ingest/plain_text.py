@@ -5,12 +5,15 @@ A turn starts at a speaker line and runs until the next one: ``User:``/``Human:`
 ``**User:**``), or a markdown heading naming the speaker (``## User``, ``### Assistant``).
 Speaker names are matched case-insensitively. In a transcript without those, people's names
 start turns (``Priya: …``, ``**Tomás:** …``): a capitalised name of up to three words that starts
-at least two lines; the first such name takes the user's role, the others the assistant's, and
-each item keeps its speaker's name. Lines inside fenced code blocks (````` ``` ````` or ``~~~``)
-never start a turn, so pasted logs and YAML keep their ``user:`` lines. Text before the first
-speaker (a title, a preamble) is not part of any turn.
+at least two lines, or one line written as the other speakers' are when two names do (a group
+chat's third person who spoke once; never a label such as ``Note:``); the first such name takes
+the user's role, the others the assistant's, and each item keeps its speaker's name. Lines
+inside fenced code blocks (````` ``` ````` or ``~~~``) never start a turn, so pasted logs and
+YAML keep their ``user:`` lines. Text before the first speaker (a title, a preamble) is not part
+of any turn.
 
-Times: a speaker line may start with one in brackets (``[2023-05-08 13:56] Priya: …``); a line
+Times: a speaker line may start with one in brackets (``[2023-05-08 13:56] Priya: …``) or hold
+one in parentheses after the name (``Priya (2023-05-08 13:56): …``); a line
 that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, ``## Session 2 —
 1:56 pm on 8 May, 2023``), dates the turns after it, and the clock time alone of a speaker line
 after it (``[10:30] Priya: …``) is on its day (the next day once the clock goes back past
@@ -45,11 +48,22 @@ _HEADING_SPEAKER = re.compile(
 )
 FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
 _STAMP = r"(?:\[(?P<stamp>[^\]\n]{4,60})\][ \t]*)?"
+# "Priya (2023-05-08 13:56): …", "**Priya** (10:30): …": a time in brackets after the name.
+_PAREN_STAMP = r"(?:[ \t]*\((?P<paren>[^)\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[^)\n]{0,40})\))?"
 _NAMED_SPEAKER = re.compile(
-    r"[ \t]{0,3}" + _STAMP + r"(?:\*\*|__)?(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
-    r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]?(?P<rest>.*)",
+    r"[ \t]{0,3}" + _STAMP + r"(?P<bold>\*\*|__)?(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
+    r"(?:\*\*|__)?" + _PAREN_STAMP + r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]?(?P<rest>.*)",
     re.DOTALL,
 )
+# Words that label a line ("Note: …", "Date: …") rather than name a person: never a speaker on
+# the strength of one line (a name that starts two lines is one whatever it is).
+_LABELS = frozenset("""
+    note notes nb ps p.s warning caution important tip hint example edit update updated todo
+    fixme re subject from to cc bcc date time timestamp when where location venue address
+    session step question answer q a summary tldr result results output input error reason
+    status goal context source sources link links url email phone price cost total agenda
+    action actions decision decisions attendees participants topic title reminder fyi btw
+""".split())
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
@@ -78,16 +92,27 @@ def speaker_of(line: str) -> tuple[str, str] | None:
 
 
 def named_speaker_of(line: str) -> tuple[str, str, str] | None:
-    """``(name, rest of the line, bracketed time or "")`` when ``line`` looks like ``Name: …``
-    (a capitalised name of up to three words), else None. Whether the name is a speaker is for
-    the whole transcript to say (:func:`speaker_names`)."""
-    match = _NAMED_SPEAKER.match(line)
+    """``(name, rest of the line, time or "")`` when ``line`` looks like ``Name: …``,
+    ``[time] Name: …`` or ``Name (time): …`` (a capitalised name of up to three words), else
+    None. Whether the name is a speaker is for the whole transcript to say
+    (:func:`speaker_names`)."""
+    match = _named_match(line)
     if match is None:
         return None
-    name = match.group("name")
-    if not all(word[0].isupper() for word in name.split()):
+    return match.group("name"), match.group("rest"), match.group("stamp") or match.group("paren") or ""
+
+
+def _named_match(line: str) -> re.Match[str] | None:
+    match = _NAMED_SPEAKER.match(line)
+    if match is None or not all(word[0].isupper() for word in match.group("name").split()):
         return None
-    return name, match.group("rest"), match.group("stamp") or ""
+    return match
+
+
+def _shape(match: re.Match[str]) -> tuple[bool, bool, bool]:
+    """How a speaker line is written: with a ``[time]`` before the name, a ``(time)`` after it,
+    in bold."""
+    return bool(match.group("stamp")), bool(match.group("paren")), bool(match.group("bold"))
 
 
 def outside_fences(lines: Iterable[str]) -> Iterator[str]:
@@ -101,16 +126,34 @@ def outside_fences(lines: Iterable[str]) -> Iterator[str]:
 
 
 def speaker_names(lines: list[str]) -> frozenset[str]:
-    """Names that start at least two turns (outside code fences), in a transcript with no
-    ``User:``/``Assistant:``-style speaker lines; empty when it has those."""
+    """The people's names that start turns (outside code fences), in a transcript with no
+    ``User:``/``Assistant:``-style speaker lines; empty when it has those.
+
+    A name that starts at least two lines is a speaker. So is one that starts a single line
+    (the third person of a group chat who spoke once) when two names are speakers already, its
+    line is written as theirs are (the same ``[time]``, ``(time)`` or bold) and has text after
+    the colon, and the name is no label word (``Note:``, ``Date:``, ``Summary:``)."""
     counts: dict[str, int] = {}
+    once: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
+    shapes: dict[str, set[tuple[bool, bool, bool]]] = {}
     for line in outside_fences(lines):
         if _role_speaker(line) is not None:
             return frozenset()
-        named = named_speaker_of(line)
-        if named is not None:
-            counts[named[0]] = counts.get(named[0], 0) + 1
-    return frozenset(name for name, n in counts.items() if n >= 2)
+        match = _named_match(line)
+        if match is not None:
+            name = match.group("name")
+            counts[name] = counts.get(name, 0) + 1
+            shapes.setdefault(name, set()).add(_shape(match))
+            once.setdefault(name, (_shape(match), match.group("rest").strip()))
+    names = {name for name, n in counts.items() if n >= 2}
+    if len(names) < 2:
+        return frozenset(names)
+    usual = set().union(*(shapes[name] for name in names))
+    for name, (shape, rest) in once.items():
+        if (counts[name] == 1 and shape in usual and rest and name.lower() not in _LABELS
+                and date_line(f"{name}: {rest}") is None):
+            names.add(name)
+    return frozenset(names)
 
 
 def _role_speaker(line: str) -> tuple[str, str] | None:
@@ -215,7 +258,9 @@ class PlainTextParser:
         named = named_speaker_of(line)
         if named is None or named[0] not in names:
             return None
-        name, rest, _ = named
+        name, rest, written = named
+        if stamp is None and written:  # "Priya (13:56): …"
+            stamp = self._stamp(number, written)
         role = roles.setdefault(name, "user" if not roles else "assistant")
         return role, name, rest, stamp
 

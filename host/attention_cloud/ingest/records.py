@@ -100,6 +100,9 @@ class ParseResult:
             (``subagents/agent-<id>.jsonl``); its items have goal ``""`` until
             :func:`~attention_cloud.ingest.subagents.inherit_goal` gives them the launching
             turn's goal (``Memory.ingest`` does).
+        notes: how the reader read what the file left open, one line each (a WhatsApp export
+            whose dates could be day/month or month/day: which it chose); the caller reports
+            them.
     """
 
     items: list[ItemRecord]
@@ -112,3 +115,4 @@ class ParseResult:
     ignored: dict[str, int] = field(default_factory=dict)
     launches: dict[str, str] = field(default_factory=dict)
     subagent: str = ""
+    notes: list[str] = field(default_factory=list)

@@ -1,0 +1,212 @@
+"""WhatsApp chat exports ("Export chat" → "Without media", ``_chat.txt`` / ``WhatsApp Chat with
+X.txt``): one or many people, each message with its sender and its time.
+
+WhatsApp writes a message per line, its continuation lines (a multi-line message) after it::
+
+    [5/8/23, 1:56:03 PM] Priya: I signed up for the half marathon     (iOS)
+    08/05/2023, 13:56 - Priya: I signed up for the half marathon      (Android)
+
+- **Times**: the date is written in the phone's locale: ``5/8/23`` (month first, the US),
+  ``08/05/2023`` (day first, most of the world), ``08.05.23``, ``2023-05-08``; the clock in 12
+  or 24 hours (``1:56 PM``, ``1:56 p. m.``, ``13:56``, with or without seconds). The order of
+  day and month is decided once for the whole file: a first number above 12 means day first, a
+  second above 12 month first; a dotted date (``08.05.23``) is day first; when no number tells, the order in which the messages were sent
+  (an export is in time order: one order may make the dates go back) decides; when neither
+  does (a chat of a few days, every date either way), the file is read month first with a
+  12-hour clock and day first with a 24-hour clock, and ``ParseResult.notes`` says so. The time is local, with no zone: it is stored as written, as
+  UTC, as every zoneless time is. A date that does not exist is reported in ``unread_times``.
+- **Speakers**: every message keeps its sender's name as written (a contact name, a phone
+  number, ``~ Name`` for a non-contact without the ``~``); the first sender takes the user's
+  role, the others the assistant's (a group chat has no assistant, but frames show the names:
+  ``Dana: …``). Every message with text is an item, a short reply included.
+- **Not kept, counted** (``ignored``): system lines (``Messages and calls are end-to-end
+  encrypted``, ``Priya created group``, ``Priya added Dana``: a line with no sender, or iOS's
+  system message under the group's name), media placeholders (``<Media omitted>``, ``image
+  omitted``, ``<attached: …>``) as ``media omitted``, and deleted messages. ``<This message was
+  edited>`` is cut from the message it ends.
+- Lines before the first message line are skipped and reported.
+
+Pointers read ``<file>:<line>``, the message's first line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from .classify import kept_turn_kind, message_text
+from .collector import ItemCollector
+from .source import Source, fail, require_text
+from .timefmt import TurnTime
+
+_SPACE = r"[ \t\u00a0\u202f]"
+_DATE = r"(?P<date>\d{1,4}(?P<sep>[./-])\d{1,2}(?P=sep)\d{1,4})"
+_CLOCK = (r"(?P<clock>\d{1,2}[:.]\d\d(?:[:.]\d\d)?)"
+          r"(?:" + _SPACE + r"*(?P<ampm>[AaPp])\.?" + _SPACE + r"?[Mm]\.?)?")
+_IOS = re.compile(r"\[" + _DATE + r"," + _SPACE + r"*" + _CLOCK + r"\]" + _SPACE + r"*(?P<rest>.*)",
+                  re.DOTALL)
+_ANDROID = re.compile(_DATE + r",?" + _SPACE + r"+" + _CLOCK + _SPACE + r"+[-\u2013]" + _SPACE
+                      + r"+(?P<rest>.*)", re.DOTALL)
+_MARKS = "\u200e\u200f\u202a\u202b\u202c\u2066\u2067\u2068\u2069\ufeff"
+_MEDIA = re.compile(
+    r"<media omitted>|<attached: [^>]*>|(?:image|video|audio|sticker|gif|document|contact card)"
+    r" omitted|<médias omis>|<medien ausgeschlossen>|<multimedia omitido>|<media weggelaten>",
+    re.IGNORECASE)
+_DELETED = re.compile(r"(?:this message was deleted|you deleted this message)\.?", re.IGNORECASE)
+_EDITED = re.compile(r"[\s\u200e\u200f]*<this message was edited>\s*\Z", re.IGNORECASE)
+_HEAD_LINES = 20
+
+
+@dataclass
+class _Line:
+    """A message line's parts: where it is, its date and time as written, the date's three
+    numbers, its clock, the rest."""
+
+    number: int
+    written: str
+    sep: str
+    parts: tuple[str, str, str]
+    clock: str
+    ampm: str
+    rest: str
+
+
+def header_of(line: str) -> re.Match[str] | None:
+    """The match of a WhatsApp message line (iOS's ``[date, time] …`` or Android's ``date,
+    time - …``), else None."""
+    line = line.lstrip(_MARKS)
+    return _IOS.match(line) or _ANDROID.match(line)
+
+
+def is_whatsapp_export(text: str) -> bool:
+    """True when the first line with text is a WhatsApp message line."""
+    lines = [line for line in text.split("\n", 4 * _HEAD_LINES)[:4 * _HEAD_LINES]
+             if line.strip(_MARKS + " \t\r")][:_HEAD_LINES]
+    return bool(lines) and header_of(lines[0].rstrip("\r")) is not None
+
+
+def _ordered_date(parts: tuple[str, str, str], day_first: bool) -> tuple[int, int, int]:
+    """``(year, month, day)`` of a date's three numbers, in the file's order."""
+    a, b, c = (int(p) for p in parts)
+    if len(parts[0]) == 4:
+        return a, b, c
+    year = c + 2000 if len(parts[2]) <= 2 else c
+    return (year, b, a) if day_first else (year, a, b)
+
+
+def _backward_steps(lines: list[_Line], day_first: bool) -> int:
+    """How many times the dates go back when read in this order (an export never does)."""
+    steps, last = 0, None
+    for line in lines:
+        now = _ordered_date(line.parts, day_first)
+        if last is not None and now < last:
+            steps += 1
+        last = now
+    return steps
+
+
+def day_order(lines: list[_Line]) -> tuple[bool, str]:
+    """``(day first?, note or "")``: the order of day and month, for the whole file."""
+    short = [line for line in lines if len(line.parts[0]) != 4]
+    if not short:
+        return False, ""  # year first: 2023-05-08
+    day_first = any(int(line.parts[0]) > 12 for line in short)
+    month_first = any(int(line.parts[1]) > 12 for line in short)
+    if day_first != month_first:
+        return day_first, ""
+    if not day_first and all(line.sep == "." for line in short):
+        return True, ""  # 08.05.23: a dotted date is day first wherever it is written
+    if day_first:  # both: no one order reads every date
+        return True, ("dates put a number above 12 both first and second: read day first; "
+                      "the dates that do not exist so are unread")
+    back_dm, back_md = _backward_steps(short, True), _backward_steps(short, False)
+    if back_dm != back_md:
+        return back_dm < back_md, ""
+    twelve_hour = any(line.ampm for line in lines)
+    example = "/".join(short[0].parts)
+    order = "month/day" if twelve_hour else "day/month"
+    return not twelve_hour, (f"dates such as {example} could be day/month or month/day (no "
+                             f"number above 12, the messages in order either way): read as "
+                             f"{order}, as a {'12' if twelve_hour else '24'}-hour clock "
+                             f"suggests")
+
+
+def _moment(line: _Line, day_first: bool) -> TurnTime | None:
+    year, month, day = _ordered_date(line.parts, day_first)
+    pieces = [int(p) for p in re.split(r"[:.]", line.clock)]
+    hour, minute, second = pieces[0], pieces[1], pieces[2] if len(pieces) > 2 else 0
+    if line.ampm:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if line.ampm in "pP" else 0)
+    try:
+        moment = datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        return None
+    return TurnTime(moment.strftime("%Y-%m-%dT%H:%M:%SZ"), moment.date().isoformat())
+
+
+class WhatsAppParser:
+    """Parses a WhatsApp chat export into an :class:`ItemCollector`."""
+
+    def __init__(self, collector: ItemCollector, default_session: str) -> None:
+        self.collector = collector
+        self.session = default_session
+        self.roles: dict[str, str] = {}
+
+    def parse(self, source: Source) -> int:
+        """Read every message and system line; return how many there were."""
+        messages: list[tuple[_Line, list[str]]] = []
+        for number, raw in enumerate(require_text(source).split("\n"), 1):
+            raw = raw[:-1] if raw.endswith("\r") else raw
+            match = header_of(raw)
+            if match is not None:
+                parts = tuple(re.split(r"[./-]", match["date"]))
+                written = match.group(0)[:match.start("rest")].strip(" \t[]-\u2013")
+                messages.append((_Line(number, written, match["sep"], parts, match["clock"],  # type: ignore[arg-type]
+                                       match["ampm"] or "", match["rest"]), []))
+            elif messages:
+                messages[-1][1].append(raw)
+            elif raw.strip(_MARKS + " \t"):
+                self.collector.skip(number, "not a WhatsApp message line (before the first one)")
+        if not messages:
+            raise fail(source.name, "no WhatsApp message lines ([date, time] Name: or "
+                                    "date, time - Name:) found")
+        day_first, note = day_order([line for line, _ in messages])
+        if note:
+            self.collector.note(note)
+        for line, more in messages:
+            self._message(source, line, more, day_first)
+        self.collector.records_read += len(messages)
+        return len(messages)
+
+    def _message(self, source: Source, line: _Line, more: list[str], day_first: bool) -> None:
+        sender, sep, first = line.rest.partition(": ")
+        sender = sender.strip(_MARKS + " \t").lstrip("~").strip(_MARKS + " \t\u202f\u00a0")
+        if not sep or not sender or len(sender) > 80 or any(q in sender for q in "\"\u201c\u201d"):
+            self.collector.ignore("system")  # "Priya added Dana", the encryption notice
+            return
+        if first[:1] in _MARKS and not _MEDIA.search(first) \
+                and not _DELETED.fullmatch(first.strip(_MARKS + " \t")):
+            self.collector.ignore("system")  # iOS: a system line under the group's name
+            return
+        text = _EDITED.sub("", "\n".join([first, *more]).strip(_MARKS + " \t\n")).strip()
+        text = _MEDIA.sub("", text).strip(_MARKS + " \t\n") if _MEDIA.search(text) else text
+        if not text:
+            self.collector.ignore("media omitted" if _MEDIA.search(first) else "empty")
+            return
+        if _DELETED.fullmatch(text):
+            self.collector.ignore("deleted")
+            return
+        time = _moment(line, day_first)
+        if time is None:
+            self.collector.unread_times.append((line.number, line.written))
+        role = self.roles.setdefault(sender, "user" if not self.roles else "assistant")
+        kind = kept_turn_kind(role, text)
+        self.collector.add(
+            record_no=line.number, session=self.session, kind=kind, role=role,
+            identity=f"line{line.number}", text=message_text(text), time=time or "",
+            pointer=f"{source.pointer_base}:{line.number}", sets_goal=kind == "user_goal",
+            speaker=sender,
+        )

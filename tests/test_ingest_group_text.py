@@ -1,0 +1,82 @@
+"""Group conversations as plain text or markdown: three or more named speakers, one of whom may
+speak only once, in every way people write a speaker line (issue 14: who said it and when)."""
+from __future__ import annotations
+
+import pytest
+
+from attention_cloud.ingest import parse_path
+
+TURNS = [("Priya", "I signed up for the half marathon in October"),
+         ("Tomás", "Nice! I can help with the training plan"),
+         ("Dana", "Count me in for the long runs"),          # Dana speaks once
+         ("Priya", "First long run this Saturday?"),
+         ("Tomás", "Sounds good, 10k easy pace.")]
+TIMES = ["2023-05-08T13:56:00Z", "2023-05-08T13:57:00Z", "2023-05-08T13:58:00Z",
+         "2023-05-09T08:00:00Z", "2023-05-09T08:05:00Z"]
+WRITTEN = ["2023-05-08 13:56", "2023-05-08 13:57", "2023-05-08 13:58", "2023-05-09 08:00",
+           "2023-05-09 08:05"]
+
+FORMS = {
+    "plain": lambda name, text, when: f"{name}: {text}",
+    "bracketed time": lambda name, text, when: f"[{when}] {name}: {text}",
+    "time after the name": lambda name, text, when: f"{name} ({when}): {text}",
+    "markdown bold": lambda name, text, when: f"**{name}**: {text}",
+    "markdown bold colon inside": lambda name, text, when: f"**{name}:** {text}",
+    "bold with a time": lambda name, text, when: f"**{name}** ({when}): {text}",
+}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_speaker_of_a_group_keeps_their_turn(tmp_path, form):
+    path = tmp_path / "club.md"
+    path.write_text("# Running club\n\n" + "\n".join(
+        FORMS[form](name, text, when) for (name, text), when in zip(TURNS, WRITTEN)) + "\n",
+        encoding="utf-8")
+    result = parse_path(path)
+    assert result.format == "text"
+    assert [(i.speaker, i.text) for i in result.items] == TURNS
+    timed = form in ("bracketed time", "time after the name", "bold with a time")
+    assert [i.time for i in result.items] == (TIMES if timed else [""] * 5)
+    assert result.unread_times == []
+
+
+def test_a_time_after_the_name_may_be_a_clock_time_on_the_files_date(tmp_path):
+    path = tmp_path / "club.txt"
+    path.write_text("Date: 8 May 2023\n"
+                    "Priya (13:56): Run on Saturday?\n"
+                    "Tomás (13:57): Yes, intervals\n"
+                    "Dana (13:58): The river loop instead\n"
+                    "Priya (23:59): Fine, the river loop\n"
+                    "Tomás (00:10): Agreed\n", encoding="utf-8")
+    assert [(i.speaker, i.time) for i in parse_path(path).items] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:57:00Z"),
+        ("Dana", "2023-05-08T13:58:00Z"), ("Priya", "2023-05-08T23:59:00Z"),
+        ("Tomás", "2023-05-09T00:10:00Z")]   # past midnight: the next day
+
+
+def test_a_label_once_at_a_line_start_stays_in_the_turn(tmp_path):
+    path = tmp_path / "club.txt"
+    path.write_text("Priya: Run on Saturday?\n"
+                    "Tomás: Yes, the river loop.\n"
+                    "Note: bring water, it will be hot.\n"
+                    "Summary: 10k easy.\n"
+                    "Dana: I'll bring the gels\n"
+                    "Priya: Great, see you at seven then\n"
+                    "Tomás: See you there\n", encoding="utf-8")
+    items = parse_path(path).items
+    assert [i.speaker for i in items] == ["Priya", "Tomás", "Dana", "Priya", "Tomás"]
+    assert items[1].text == ("Yes, the river loop.\nNote: bring water, it will be hot.\n"
+                             "Summary: 10k easy.")
+
+
+def test_a_name_once_written_unlike_the_speakers_is_not_a_speaker(tmp_path):
+    # the speakers' lines carry a time; a bare "Dana Lee: ..." line quoted inside a turn does not
+    path = tmp_path / "club.txt"
+    path.write_text("[2023-05-08 13:56] Priya: Who said that?\n"
+                    "[2023-05-08 13:57] Tomás: The coach, quoting:\n"
+                    "Dana Lee: consistency beats intensity\n"
+                    "[2023-05-08 13:58] Priya: True\n"
+                    "[2023-05-08 13:59] Tomás: Indeed\n", encoding="utf-8")
+    items = parse_path(path).items
+    assert [i.speaker for i in items] == ["Priya", "Tomás", "Priya", "Tomás"]
+    assert "Dana Lee: consistency beats intensity" in items[1].text
