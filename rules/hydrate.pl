@@ -834,7 +834,9 @@ assistant_output_(W) :- memberchk(W, ["suggestion", "suggestions", "recommendati
 % A name matches the goal's words case-insensitively, a possessive ("Priya's") included, but
 % a capitalised name only where the goal writes it capitalised too (or writes no capitals at
 % all): "will" in "will it rain" is not a speaker called Will. No word list: the names are
-% memory's own.
+% memory's own. A speaker of several words is named by the first of them too, as people name
+% each other ("What did Dana suggest?" asks about "Dana Whitfield" of a chat export), unless
+% the goal writes another speaker's whole name there ("Dana Lee" is not "Dana Whitfield").
 goal_people_(Goal, Names) :-
     journal_speakers(Known),
     (   Known == []
@@ -843,12 +845,17 @@ goal_people_(Goal, Names) :-
         exclude(==(""), Tokens0, Tokens1),
         maplist(goal_token_, Tokens1, Tokens),
         (   string_lower(Goal, Goal) -> Cased = false ; Cased = true ),
-        findall(At-Name, ( member(Name, Known),
-                           name_at_(Name, Tokens, Cased, At) ), Found),
+        findall(At-Name-Len, ( member(Name, Known),
+                               name_at_(Name, Tokens, Cased, At, Len) ), Found0),
+        findall(At, member(At-_-2, Found0), Whole),       % Len 2 stands for "whole name"
+        exclude(first_word_taken_(Whole), Found0, Found1),
+        findall(At-Name, member(At-Name-_, Found1), Found),
         keysort(Found, Sorted),
         pairs_values(Sorted, Names0),
         list_to_set(Names0, Names)
     ).
+
+first_word_taken_(Whole, At-_-1) :- memberchk(At, Whole).
 
 % semantic_goal_(+Goal, +Speaker, -SemGoal): what the embedder compares with memory, Goal
 % without the names of the speakers it names. Every turn of a speaker is embedded after that
@@ -874,12 +881,12 @@ written_token_(Word, Token) :-
     goal_token_(Bare, Token).
 
 % drop_name_(+Cased, +Name, +Words-Tokens, -Kept-KeptTokens): every place the goal writes Name
-% (as name_at_/4 matches it) cut out of the parallel lists of words and their tokens.
+% (as name_at_/5 matches it) cut out of the parallel lists of words and their tokens.
 drop_name_(Cased, Name, Words-Tokens, Kept-KeptTokens) :-
-    (   name_at_(Name, Tokens, Cased, At)
+    (   name_at_(Name, Tokens, Cased, At, Match)
     ->  atom_string(Name, Text),
         split_string(Text, " ", " ", Parts),
-        length(Parts, N),
+        (   Match == 1 -> N = 1 ; length(Parts, N) ),
         length(WordsBefore, At), append(WordsBefore, WordsRest, Words),
         length(TokensBefore, At), append(TokensBefore, TokensRest, Tokens),
         length(DropW, N), append(DropW, WordsAfter, WordsRest),
@@ -898,9 +905,21 @@ goal_token_(Token0, Token-Lower) :-
     ),
     string_lower(Token, Lower).
 
-name_at_(Name, Tokens, Cased, At) :-
+% name_at_(+Name, +Tokens, +Cased, -At, -Match): Name is written from token At on: whole
+% (Match 2: every word of it) or, for a name of several words, its first word alone (Match 1),
+% when the goal does not write it whole anywhere, and not as the goal's first word (whose
+% capital says nothing: "May I ..." does not name May Chen).
+name_at_(Name, Tokens, Cased, At, Match) :-
     atom_string(Name, Text),
     split_string(Text, " ", " ", Parts),
+    (   words_at_(Name, Parts, Tokens, Cased, At)
+    ->  Match = 2
+    ;   Parts = [Given, _|_], string_length(Given, L), L >= 2,
+        words_at_(Name, [Given], Tokens, Cased, At), At > 0
+    ->  Match = 1
+    ).
+
+words_at_(Name, Parts, Tokens, Cased, At) :-
     maplist(string_lower, Parts, Lowers),
     pairs_keys_values(Pattern, Written, Lowers),
     append(Before, Rest, Tokens),

@@ -30,6 +30,7 @@ ONE_OF_EACH = {
     "markdown": "2026-01-02-standup.md",
     "text": "transcript.md",
     "whatsapp": "whatsapp_chat.txt",
+    "telegram": "telegram_result.json",
 }
 
 

@@ -489,6 +489,8 @@ ISSUE_15_FORMATS = [
     ("sharegpt.json", "sharegpt"),
     ("swe_agent_run.traj", "trajectory"),
     ("timed_log.md", "markdown"),
+    ("whatsapp_chat.txt", "whatsapp"),
+    ("telegram_result.json", "telegram"),
     ("claude_code_21/5e55a1f0-0000-4000-8000-00000000c0de.jsonl", "claude-code"),
 ]
 

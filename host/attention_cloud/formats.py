@@ -43,6 +43,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "whatsapp": "WhatsApp chat exports, iOS ([5/8/23, 1:56:03 PM] Priya: ...) and Android "
                 "(08/05/2023, 13:56 - Priya: ...): every sender and time, day/month order "
                 "decided from the whole file",
+    "telegram": "Telegram Desktop chat exports (result.json): one chat's messages, or every "
+                "chat of an account's export, each message with its sender and time",
 }
 """Every format the parser understands, by the name ``format=`` accepts, with one line saying
 what it reads (``atc ingest --list-formats`` prints them)."""

@@ -57,6 +57,9 @@ Formats (detected from the content; ``format=`` overrides)
         WhatsApp chat exports, iOS and Android, any number of people: each message with its
         sender and time, the order of day and month decided for the whole file
         (:mod:`.whatsapp`).
+    ``telegram``
+        Telegram Desktop exports (``result.json``): each chat a session, each message with its
+        sender (``from``) and time (``date_unixtime``) (:mod:`.telegram`).
 
     :data:`FORMAT_DESCRIPTIONS` has a line on each (``atc ingest --list-formats``). Claude Code
     2.1 specifics (task notifications, subagent files, compaction) are in

@@ -22,6 +22,7 @@ from .openai_responses import ResponsesParser
 from .openhands import OpenHandsParser
 from .plain_text import PlainTextParser
 from .sharegpt import ShareGPTParser
+from .telegram import TelegramParser
 from .trajectory import TrajectoryParser
 from .whatsapp import WhatsAppParser
 from .records import FORMATS, ParseResult
@@ -50,6 +51,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "markdown": MarkdownLogParser,
     "text": PlainTextParser,
     "whatsapp": WhatsAppParser,
+    "telegram": TelegramParser,
 }
 
 

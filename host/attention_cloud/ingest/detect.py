@@ -14,9 +14,10 @@ hold ``tool_use``, ``tool_result`` or ``thinking`` (or an Anthropic response bod
 line a lone ``{``, or a list) is looked at as a whole before its lines. The benchmarks come
 first, as a line or as a document (or the first element of a list): a LoCoMo sample
 (``conversation`` with ``speaker_a`` or ``session_N`` turns) means ``locomo``, a LongMemEval
-instance (``haystack_sessions``) means ``longmemeval``. As one document: a list of conversations
-with a ``mapping`` tree (or one such conversation) means ``chatgpt``; an object with SWE-agent's
-``history`` or ``trajectory`` steps, or a list of messages with mini-swe-agent's shell blocks
+instance (``haystack_sessions``) means ``longmemeval``. As one document: a Telegram Desktop
+export (a chat's ``messages`` typed ``message`` or ``service``, or an account's ``chats.list``)
+means ``telegram``; a list of conversations with a ``mapping`` tree (or one such conversation)
+means ``chatgpt``; an object with SWE-agent's ``history`` or ``trajectory`` steps, or a list of messages with mini-swe-agent's shell blocks
 and ``<returncode>`` outputs, means ``trajectory``; a list of OpenHands events (``action`` with
 ``args``, ``observation`` with ``content``), or a run of its evaluation harness (a ``history``
 of such events, also as a JSON Lines record) means ``openhands``, as do OpenHands V1's events
@@ -50,6 +51,7 @@ from .openhands_sdk import EVENT_KINDS, is_base_state, is_sdk_event
 from .openai_responses import is_responses_document, is_responses_item, is_rollout_line
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
+from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
 from .source import TRANSCRIPT_SUFFIXES, Source, fail, make_source, read_path
@@ -112,6 +114,8 @@ def _json_format(text: str, first: str) -> str | None:
             return _cut_short(text, first)
         if is_trajectory(value):  # mini-swe-agent's has ``messages``, as a chat record does
             return "trajectory"
+        if is_telegram_export(value):  # its ``messages`` have no role: not a chat API's
+            return "telegram"
         return _record_format(value) or _document_format(value)
     if _opens_a_document(body):
         try:
@@ -209,6 +213,8 @@ def _document_format(document: Any) -> str | None:
         found = _benchmark_format(document[0])
         if found:
             return found
+    if is_telegram_export(document):
+        return "telegram"
     if is_chatgpt_export(document):
         return "chatgpt"
     if is_trajectory(document):

@@ -16,9 +16,9 @@ WhatsApp writes a message per line, its continuation lines (a multi-line message
   12-hour clock and day first with a 24-hour clock, and ``ParseResult.notes`` says so. The time is local, with no zone: it is stored as written, as
   UTC, as every zoneless time is. A date that does not exist is reported in ``unread_times``.
 - **Speakers**: every message keeps its sender's name as written (a contact name, a phone
-  number, ``~ Name`` for a non-contact without the ``~``); the first sender takes the user's
-  role, the others the assistant's (a group chat has no assistant, but frames show the names:
-  ``Dana: …``). Every message with text is an item, a short reply included.
+  number, ``~ Name`` for a non-contact without the ``~``); roles as
+  :mod:`.chat_messages` gives them (the first sender is the user). Every message with text is
+  an item, a short reply included.
 - **Not kept, counted** (``ignored``): system lines (``Messages and calls are end-to-end
   encrypted``, ``Priya created group``, ``Priya added Dana``: a line with no sender, or iOS's
   system message under the group's name), media placeholders (``<Media omitted>``, ``image
@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from .classify import kept_turn_kind, message_text
+from .chat_messages import ChatSenders, add_chat_message
 from .collector import ItemCollector
 from .source import Source, fail, require_text
 from .timefmt import TurnTime
@@ -153,7 +153,7 @@ class WhatsAppParser:
     def __init__(self, collector: ItemCollector, default_session: str) -> None:
         self.collector = collector
         self.session = default_session
-        self.roles: dict[str, str] = {}
+        self.senders = ChatSenders()
 
     def parse(self, source: Source) -> int:
         """Read every message and system line; return how many there were."""
@@ -202,11 +202,7 @@ class WhatsAppParser:
         time = _moment(line, day_first)
         if time is None:
             self.collector.unread_times.append((line.number, line.written))
-        role = self.roles.setdefault(sender, "user" if not self.roles else "assistant")
-        kind = kept_turn_kind(role, text)
-        self.collector.add(
-            record_no=line.number, session=self.session, kind=kind, role=role,
-            identity=f"line{line.number}", text=message_text(text), time=time or "",
-            pointer=f"{source.pointer_base}:{line.number}", sets_goal=kind == "user_goal",
-            speaker=sender,
-        )
+        add_chat_message(self.collector, self.senders, record_no=line.number,
+                         session=self.session, sender=sender, text=text, time=time or "",
+                         identity=f"line{line.number}",
+                         pointer=f"{source.pointer_base}:{line.number}")

@@ -1,0 +1,91 @@
+"""Telegram Desktop exports (result.json): every sender of a group and every message's time
+(issue 14: who said it and when, for every format)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from attention_cloud import Memory
+from attention_cloud.cli import main
+from attention_cloud.home import write_config
+from attention_cloud.ingest import detect_format, parse_path, parse_text
+
+FIXTURE = Path(__file__).parent / "fixtures" / "ingest" / "telegram_result.json"
+
+
+def test_a_group_chat_export_keeps_every_sender_and_time():
+    result = parse_path(FIXTURE)
+    assert result.format == "telegram" == detect_format(FIXTURE)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya Patel", "2023-05-08T13:56:03Z"),     # date_unixtime: the moment, in UTC
+        ("Tomás Ruiz", "2023-05-08T13:57:12Z"),
+        ("Priya Patel", "2023-05-09T08:00:00Z"),
+        ("Dana Whitfield", "2023-05-09T08:05:30Z"),
+        ("Tomás Ruiz", "2023-05-09T08:07:00Z"),
+        ("Dana Whitfield", "2023-05-09T22:30:00Z"),
+    ]
+    assert {i.session for i in result.items} == {"Running Club"}
+    assert result.ignored == {"service": 1, "media": 1}
+    assert result.skipped == [] and result.unread_times == []
+    texts = [i.text for i in result.items]
+    assert texts[1] == "Nice! Here is a plan: https://example.com/plan, three runs a week"
+    assert texts[4] == "[forwarded from Coach Lee] Consistency beats intensity."
+    assert texts[5] == "Yes"                       # a reply says who agreed: kept
+    assert result.items[3].pointer.endswith("telegram_result.json#/messages/5")
+    assert ("reply_to", "Running Club#5") in [r[1:] for r in result.items[3].relations]
+
+
+def test_the_day_written_is_the_senders_day():
+    # 00:30 on 10 May in the sender's zone is 22:30 on the 9th in UTC: "yesterday" is the 9th
+    document = json.loads(FIXTURE.read_text())
+    document["messages"][7]["text"] = "I ran the river loop yesterday"
+    (item,) = [i for i in parse_text(json.dumps(document), name="result.json").items
+               if "yesterday" in i.text]
+    assert item.time == "2023-05-09T22:30:00Z"
+    assert ("mentions_date", "2023-05-09") in [r[1:] for r in item.relations]
+
+
+def test_an_account_export_reads_every_chat_as_its_session():
+    chat = json.loads(FIXTURE.read_text())
+    other = {"name": "Priya Patel", "type": "personal_chat", "id": 111, "messages": [
+        {"id": 1, "type": "message", "date": "2023-05-11T09:00:00", "from": "Priya Patel",
+         "text": "Can you lend me your foam roller?"}]}
+    document = {"about": "Here is the data you requested.",
+                "chats": {"about": "...", "list": [chat, other]}}
+    result = parse_text(json.dumps(document), name="result.json")
+    assert result.format == "telegram"
+    assert {i.session for i in result.items} == {"Running Club", "Priya Patel"}
+    last = result.items[-1]
+    assert (last.speaker, last.time, last.pointer) == (
+        "Priya Patel", "2023-05-11T09:00:00Z", "result.json#/chats/list/1/messages/0")
+
+
+def test_a_telegram_chat_is_not_read_as_an_openai_chat():
+    # its "messages" have no role: before, this was "no openai records could be parsed"
+    text = json.dumps({"name": "Club", "type": "private_group", "id": 1, "messages": [
+        {"id": 1, "type": "message", "date": "2023-05-08T13:56:03", "from": "Priya",
+         "text": "Run on Saturday?"}]})
+    result = parse_text(text, name="result.json")
+    assert [(i.speaker, i.time, i.text) for i in result.items] == [
+        ("Priya", "2023-05-08T13:56:03Z", "Run on Saturday?")]
+
+
+def test_a_question_naming_a_participant_by_first_name_favours_them(home):
+    """Exports name people in full ("Dana Whitfield"); people ask by first name."""
+    write_config(home, {"embedder": "hash"})
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    assert run("ingest", str(FIXTURE)).exit_code == 0
+    with Memory.open(home) as mem:
+        mem.curate()
+    out = run("query", 'goal_speaker("What did Dana suggest for Saturday?", A), '
+                       'goal_speaker("what did Tomás Ruiz forward", B)', "--format", "json")
+    assert json.loads(out.output) == [{"A": "Dana Whitfield", "B": "Tomás Ruiz"}]
+    # the goal's first word is no name: "Dana" there may be, but "May" would not be
+    none = run("query", 'goal_speaker("Tomás said what?", X)', "--format", "json")
+    assert json.loads(none.output) == []
+    frame = json.loads(run("hydrate", "What did Dana suggest for Saturday?", "--budget", "200",
+                           "--format", "json").output)
+    assert frame["receipt"]["facts"][0].get("speaker") == "Dana Whitfield"
+    assert "Dana Whitfield: I suggest the river loop at 7am" in frame["text"]
