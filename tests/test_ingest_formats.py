@@ -31,6 +31,7 @@ ONE_OF_EACH = {
     "text": "transcript.md",
     "whatsapp": "whatsapp_chat.txt",
     "telegram": "telegram_result.json",
+    "slack": "slack_export/running-club/2023-05-08.json",
 }
 
 
@@ -59,6 +60,7 @@ def test_a_folder_of_every_format_is_detected_file_by_file(home, tmp_path):
     folder = tmp_path / "mixed"
     folder.mkdir()
     for name, fixture in ONE_OF_EACH.items():
+        (folder / fixture).parent.mkdir(parents=True, exist_ok=True)   # a Slack channel folder
         shutil.copy(FIXTURES / fixture, folder / fixture)
         assert detect_format(folder / fixture) == name
     expected = sum(len(parse_path(folder / f).items) for f in ONE_OF_EACH.values())

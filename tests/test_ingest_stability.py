@@ -69,6 +69,8 @@ def evidence(item: ItemRecord) -> list[str]:
     text = re.sub(r"\n?\(action rejected\)\Z", "", text)  # and of OpenHands V1's rejection
     if text == "(no patch submitted)":  # the parser's words for an empty submission
         return []
+    if text.startswith("[forwarded from "):  # Telegram: whose words a forwarded message are
+        text = text.replace("[forwarded from ", "", 1).replace("]", "", 1)
     if "[shares a photo: " in text:  # LoCoMo: the BLIP caption the parser puts after the words
         said, _, caption = text.partition("[shares a photo: ")
         return said.split()[:8] + caption.rstrip("]").split()[:8]

@@ -30,7 +30,7 @@ def test_a_group_chat_export_keeps_every_sender_and_time():
     assert result.ignored == {"service": 1, "media": 1}
     assert result.skipped == [] and result.unread_times == []
     texts = [i.text for i in result.items]
-    assert texts[1] == "Nice! Here is a plan: https://example.com/plan, three runs a week"
+    assert texts[1] == "Nice! Here is a plan: https://example.com/plan with three runs a week"
     assert texts[4] == "[forwarded from Coach Lee] Consistency beats intensity."
     assert texts[5] == "Yes"                       # a reply says who agreed: kept
     assert result.items[3].pointer.endswith("telegram_result.json#/messages/5")

@@ -45,6 +45,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                 "decided from the whole file",
     "telegram": "Telegram Desktop chat exports (result.json): one chat's messages, or every "
                 "chat of an account's export, each message with its sender and time",
+    "slack": "Slack workspace exports: a channel folder's day files (general/2023-05-08.json), "
+             "each message with its sender's name and time, threads linked; users.json read "
+             "for names",
 }
 """Every format the parser understands, by the name ``format=`` accepts, with one line saying
 what it reads (``atc ingest --list-formats`` prints them)."""

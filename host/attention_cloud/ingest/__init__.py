@@ -60,6 +60,10 @@ Formats (detected from the content; ``format=`` overrides)
     ``telegram``
         Telegram Desktop exports (``result.json``): each chat a session, each message with its
         sender (``from``) and time (``date_unixtime``) (:mod:`.telegram`).
+    ``slack``
+        Slack workspace exports: each channel's day file a session ``<channel>/<day>``, each
+        message with its sender's name and time (``ts``), thread replies linked
+        (:mod:`.slack`).
 
     :data:`FORMAT_DESCRIPTIONS` has a line on each (``atc ingest --list-formats``). Claude Code
     2.1 specifics (task notifications, subagent files, compaction) are in

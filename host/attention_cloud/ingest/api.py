@@ -22,6 +22,7 @@ from .openai_responses import ResponsesParser
 from .openhands import OpenHandsParser
 from .plain_text import PlainTextParser
 from .sharegpt import ShareGPTParser
+from .slack import SlackParser
 from .telegram import TelegramParser
 from .trajectory import TrajectoryParser
 from .whatsapp import WhatsAppParser
@@ -52,6 +53,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "text": PlainTextParser,
     "whatsapp": WhatsAppParser,
     "telegram": TelegramParser,
+    "slack": SlackParser,
 }
 
 

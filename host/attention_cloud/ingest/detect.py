@@ -16,9 +16,11 @@ first, as a line or as a document (or the first element of a list): a LoCoMo sam
 (``conversation`` with ``speaker_a`` or ``session_N`` turns) means ``locomo``, a LongMemEval
 instance (``haystack_sessions``) means ``longmemeval``. As one document: a Telegram Desktop
 export (a chat's ``messages`` typed ``message`` or ``service``, or an account's ``chats.list``)
-means ``telegram``; a list of conversations with a ``mapping`` tree (or one such conversation)
-means ``chatgpt``; an object with SWE-agent's ``history`` or ``trajectory`` steps, or a list of messages with mini-swe-agent's shell blocks
-and ``<returncode>`` outputs, means ``trajectory``; a list of OpenHands events (``action`` with
+means ``telegram``, a list of messages typed ``message`` with an epoch ``ts`` (a Slack
+export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``; a list of
+conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``; an object
+with SWE-agent's ``history`` or ``trajectory`` steps, or a list of messages with
+mini-swe-agent's shell blocks and ``<returncode>`` outputs, means ``trajectory``; a list of OpenHands events (``action`` with
 ``args``, ``observation`` with ``content``), or a run of its evaluation harness (a ``history``
 of such events, also as a JSON Lines record) means ``openhands``, as do OpenHands V1's events
 (``kind`` ``MessageEvent``, ``ActionEvent`` ...: a list, JSON Lines or one event, the file of a
@@ -51,6 +53,7 @@ from .openhands_sdk import EVENT_KINDS, is_base_state, is_sdk_event
 from .openai_responses import is_responses_document, is_responses_item, is_rollout_line
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
+from .slack import is_slack_day, is_slack_metadata
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
@@ -94,6 +97,8 @@ def detect_source_format(source: Source) -> str:
         return "openhands"
     if is_whatsapp_export(head):  # before JSON: an iOS export's lines open with "["
         return "whatsapp"
+    if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels
+        return "slack"
     if head[:1] in ("{", "["):
         found = _json_format(text, head[0])
         if found:
@@ -215,6 +220,8 @@ def _document_format(document: Any) -> str | None:
             return found
     if is_telegram_export(document):
         return "telegram"
+    if is_slack_day(document):
+        return "slack"
     if is_chatgpt_export(document):
         return "chatgpt"
     if is_trajectory(document):

@@ -1,0 +1,87 @@
+"""Slack workspace exports: a channel folder of day files, every sender by name and every
+message's time, threads linked (issue 14: who said it and when, for every format)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from attention_cloud import Memory
+from attention_cloud.cli import main
+from attention_cloud.home import write_config
+from attention_cloud.ingest import detect_format, parse_path, parse_text
+
+EXPORT = Path(__file__).parent / "fixtures" / "ingest" / "slack_export"
+DAY1 = EXPORT / "running-club" / "2023-05-08.json"
+DAY2 = EXPORT / "running-club" / "2023-05-09.json"
+
+
+def test_a_day_file_keeps_every_sender_and_time():
+    result = parse_path(DAY1)
+    assert result.format == "slack" == detect_format(DAY1)
+    assert [(i.speaker, i.time, i.session) for i in result.items] == [
+        ("Priya Patel", "2023-05-08T13:56:03Z", "running-club/2023-05-08"),
+        ("Tomás Ruiz", "2023-05-08T13:57:12Z", "running-club/2023-05-08"),
+        # no user_profile on this reply: users.json beside the channel names U03DANA
+        ("Dana Whitfield", "2023-05-08T13:58:00Z", "running-club/2023-05-08"),
+    ]
+    assert result.ignored == {"channel_join": 1, "file": 1}
+    first, _, dana = result.items
+    assert first.text == ("I signed up for the half marathon in October! Plan: training plan "
+                          "(https://example.com/plan)")
+    assert dana.text == "Count me in for the long runs, @Priya Patel"   # <@U01PRIYA>
+    assert ("reply_to", "running-club#1683554163.000200") in [r[1:] for r in dana.relations]
+    assert ("message_id", "running-club#1683554163.000200") in [r[1:] for r in first.relations]
+    assert dana.pointer.endswith("2023-05-08.json#/3")
+
+
+def test_bots_entities_and_a_day_without_users_json(tmp_path):
+    channel = tmp_path / "export" / "running-club"
+    channel.mkdir(parents=True)
+    shutil.copy(DAY2, channel / DAY2.name)
+    result = parse_path(channel / DAY2.name)
+    assert [(i.speaker, i.text) for i in result.items] == [
+        ("Priya Patel", "What should we do this Saturday? @here"),
+        ("Dana Whitfield", "I suggest the river loop at 7am & pancakes after"),
+        ("Stretchbot", "Reminder: stretch!"),
+    ]
+    # an id no profile and no users.json names is kept as the id, never dropped
+    text = json.dumps([{"type": "message", "user": "U09", "ts": "1683619200.000100",
+                        "text": "hello <@U10>"}])
+    (item,) = parse_text(text, name="2023-05-09.json").items
+    assert (item.speaker, item.text, item.time) == ("U09", "hello @U10", "2023-05-09T08:00:00Z")
+
+
+def test_the_export_folder_is_ingested_whole(home):
+    with Memory.open(home) as mem:
+        report = mem.ingest([str(EXPORT)])            # strict: every file must be read
+        assert report.files == 4 and report.new == 6 and report.files_skipped == []
+        assert report.ignored["slack users.json"] == 1
+        rows = mem.query('item_speaker(H, "Dana Whitfield"), item_time(H, T), '
+                         'item_session(H, S)').rows
+    assert sorted((r["T"], r["S"]) for r in rows) == [
+        ("2023-05-08T13:58:00Z", "running-club/2023-05-08"),
+        ("2023-05-09T08:05:30Z", "running-club/2023-05-09")]
+
+
+def test_two_channels_days_are_two_sessions(tmp_path):
+    for channel in ("running-club", "random"):
+        (tmp_path / channel).mkdir()
+        shutil.copy(DAY2, tmp_path / channel / DAY2.name)
+    sessions = {i.session for name in ("running-club", "random")
+                for i in parse_path(tmp_path / name / DAY2.name).items}
+    assert sessions == {"running-club/2023-05-09", "random/2023-05-09"}
+
+
+def test_a_question_naming_a_participant_favours_them(home):
+    write_config(home, {"embedder": "hash"})
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    assert run("ingest", str(EXPORT)).exit_code == 0
+    with Memory.open(home) as mem:
+        mem.curate()
+    frame = json.loads(run("hydrate", "What did Dana suggest for Saturday?", "--budget", "150",
+                           "--format", "json").output)
+    assert frame["receipt"]["facts"][0].get("speaker") == "Dana Whitfield"
+    assert "Dana Whitfield: I suggest the river loop at 7am & pancakes after" in frame["text"]
