@@ -202,3 +202,16 @@ def test_a_file_of_other_text_is_not_whatsapp(tmp_path):
     stamped = ("[2023-05-08 13:56] Priya: hi\n[2023-05-08 13:57] Dana: yo\n"
                "[2023-05-08 13:58] Priya: run?\n[2023-05-08 13:59] Dana: yes\n")
     assert detect_format(stamped) == "text"   # no comma after the date: not WhatsApp's
+
+
+def test_a_chat_still_being_written_holds_its_last_message_back():
+    """``atc watch`` parses a file that is still changing only up to its last message, which may
+    gain lines: a message read half way would be stored with another handle than the whole."""
+    from attention_cloud.ingest.source import make_source
+    from attention_cloud.ingest.unfinished import finished_part
+
+    text = ("08/05/2023, 13:56 - Priya: Plan for Saturday:\n- 7am river loop\n"
+            "08/05/2023, 13:57 - Tomás: And after that:\n- pancakes\n")
+    finished = finished_part(make_source(text.encode(), name="chat.txt"))
+    assert finished is not None
+    assert finished.data.decode() == "08/05/2023, 13:56 - Priya: Plan for Saturday:\n- 7am river loop\n"
