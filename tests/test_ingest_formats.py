@@ -32,6 +32,7 @@ ONE_OF_EACH = {
     "whatsapp": "whatsapp_chat.txt",
     "telegram": "telegram_result.json",
     "slack": "slack_export/running-club/2023-05-08.json",
+    "discord": "discord_export.json",
 }
 
 

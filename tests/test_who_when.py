@@ -492,6 +492,7 @@ ISSUE_15_FORMATS = [
     ("whatsapp_chat.txt", "whatsapp"),
     ("telegram_result.json", "telegram"),
     ("slack_export/running-club/2023-05-08.json", "slack"),
+    ("discord_export.json", "discord"),
     ("claude_code_21/5e55a1f0-0000-4000-8000-00000000c0de.jsonl", "claude-code"),
 ]
 

@@ -48,6 +48,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "slack": "Slack workspace exports: a channel folder's day files (general/2023-05-08.json), "
              "each message with its sender's name and time, threads linked; users.json read "
              "for names",
+    "discord": "Discord channel exports of DiscordChatExporter (JSON: guild, channel, "
+               "messages), each message with its author and time, replies linked",
 }
 """Every format the parser understands, by the name ``format=`` accepts, with one line saying
 what it reads (``atc ingest --list-formats`` prints them)."""

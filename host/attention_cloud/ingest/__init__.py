@@ -64,6 +64,9 @@ Formats (detected from the content; ``format=`` overrides)
         Slack workspace exports: each channel's day file a session ``<channel>/<day>``, each
         message with its sender's name and time (``ts``), thread replies linked
         (:mod:`.slack`).
+    ``discord``
+        DiscordChatExporter JSON exports: a channel a session ``<guild>/#<channel>``, each
+        message with its author and time, replies linked (:mod:`.discord`).
 
     :data:`FORMAT_DESCRIPTIONS` has a line on each (``atc ingest --list-formats``). Claude Code
     2.1 specifics (task notifications, subagent files, compaction) are in

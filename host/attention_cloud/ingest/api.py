@@ -13,6 +13,7 @@ from .chatgpt_export import ChatGPTExportParser
 from .claude_code import ClaudeCodeParser
 from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
+from .discord import DiscordParser
 from .langchain_messages import LangChainParser
 from .locomo import LoCoMoParser
 from .longmemeval import LongMemEvalParser
@@ -54,6 +55,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "whatsapp": WhatsAppParser,
     "telegram": TelegramParser,
     "slack": SlackParser,
+    "discord": DiscordParser,
 }
 
 

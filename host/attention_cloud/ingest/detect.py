@@ -17,11 +17,12 @@ first, as a line or as a document (or the first element of a list): a LoCoMo sam
 instance (``haystack_sessions``) means ``longmemeval``. As one document: a Telegram Desktop
 export (a chat's ``messages`` typed ``message`` or ``service``, or an account's ``chats.list``)
 means ``telegram``, a list of messages typed ``message`` with an epoch ``ts`` (a Slack
-export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``; a list of
-conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``; an object
-with SWE-agent's ``history`` or ``trajectory`` steps, or a list of messages with
-mini-swe-agent's shell blocks and ``<returncode>`` outputs, means ``trajectory``; a list of OpenHands events (``action`` with
-``args``, ``observation`` with ``content``), or a run of its evaluation harness (a ``history``
+export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``, a
+DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``; a
+list of conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``; an
+object with SWE-agent's ``history`` or ``trajectory`` steps, or a list of messages with
+mini-swe-agent's shell blocks and ``<returncode>`` outputs, means ``trajectory``; a list of
+OpenHands events (``action`` with ``args``, ``observation`` with ``content``), or a run of its evaluation harness (a ``history``
 of such events, also as a JSON Lines record) means ``openhands``, as do OpenHands V1's events
 (``kind`` ``MessageEvent``, ``ActionEvent`` ...: a list, JSON Lines or one event, the file of a
 conversation's ``events`` folder) and that folder's ``base_state.json``; a list of ShareGPT
@@ -53,6 +54,7 @@ from .openhands_sdk import EVENT_KINDS, is_base_state, is_sdk_event
 from .openai_responses import is_responses_document, is_responses_item, is_rollout_line
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
+from .discord import is_discord_export
 from .slack import is_slack_day, is_slack_metadata
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
@@ -121,6 +123,8 @@ def _json_format(text: str, first: str) -> str | None:
             return "trajectory"
         if is_telegram_export(value):  # its ``messages`` have no role: not a chat API's
             return "telegram"
+        if is_discord_export(value):
+            return "discord"
         return _record_format(value) or _document_format(value)
     if _opens_a_document(body):
         try:
@@ -222,6 +226,8 @@ def _document_format(document: Any) -> str | None:
         return "telegram"
     if is_slack_day(document):
         return "slack"
+    if is_discord_export(document):
+        return "discord"
     if is_chatgpt_export(document):
         return "chatgpt"
     if is_trajectory(document):

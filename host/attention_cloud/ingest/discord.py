@@ -1,0 +1,104 @@
+"""Discord channel exports written by DiscordChatExporter (``--format Json``): ``{"guild",
+"channel", "messages": [...]}``, one channel (or thread, or direct-message chat) a file.
+
+- **Session**: ``<guild>/#<channel>`` by their names (``Direct Messages/#Dana`` for a DM, as
+  the exporter names it), else the file's name.
+- **Speakers**: a message's ``author``: its ``nickname`` (the name the server shows), else its
+  ``name``; roles as :mod:`.chat_messages` gives them.
+- **Messages**: types ``Default`` and ``Reply`` (and any other with text that is not an event)
+  are items, ``content`` whole; a message whose text is empty (an attachment, a sticker, an
+  embed alone) is counted as ``attachment``; member joins, pins, calls, thread creations and
+  channel changes as their ``type``. A reply links the message it answers (``relation(H, reply_to,
+  '<channel id>#<message id>')``; each message ``relation(H, message_id, …)``).
+- **Time**: ``timestamp``, ISO 8601 with its offset, read as written (the day it was written on
+  is the writer's own).
+
+Pointers read ``<file>#/messages/<i>``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .chat_messages import ChatSenders, add_chat_message
+from .collector import ItemCollector
+from .jsonlines import json_document, strip_document_envelopes
+from .source import Source, fail
+
+_SYSTEM_TYPES = frozenset({"RecipientAdd", "RecipientRemove", "Call", "ChannelNameChange",
+                           "ChannelIconChange", "ChannelPinnedMessage", "GuildMemberJoin",
+                           "ThreadCreated"})
+
+
+def is_discord_export(document: Any) -> bool:
+    """True for a DiscordChatExporter JSON export: a ``channel`` object and ``messages`` whose
+    first ones have an ``author`` and a ``timestamp``."""
+    if not isinstance(document, dict) or not isinstance(document.get("channel"), dict):
+        return False
+    messages = document.get("messages")
+    if not isinstance(messages, list):
+        return False
+    head = [m for m in messages[:20] if isinstance(m, dict)]
+    return all(isinstance(m.get("author"), dict) and "timestamp" in m for m in head)
+
+
+def _name(value: Any) -> str:
+    return " ".join(value.split())[:80] if isinstance(value, str) and value.strip() else ""
+
+
+class DiscordParser:
+    """Parses a DiscordChatExporter JSON export into an :class:`ItemCollector`."""
+
+    def __init__(self, collector: ItemCollector, default_session: str) -> None:
+        self.collector = collector
+        self.default_session = default_session
+        self.senders = ChatSenders()
+
+    def parse(self, source: Source) -> int:
+        """Read every message of the channel; return how many there were."""
+        document = json_document(source)
+        if not is_discord_export(document):
+            raise fail(source.name, 'not a DiscordChatExporter export (a "channel" and '
+                                    '"messages" with an "author" and a "timestamp")')
+        strip_document_envelopes(source, self.collector, document)
+        channel = document["channel"]
+        guild = document.get("guild") if isinstance(document.get("guild"), dict) else {}
+        name = _name(channel.get("name"))
+        session = (f"{_name(guild.get('name')) or 'Discord'}/#{name}" if name
+                   else self.default_session)
+        channel_id = str(channel.get("id") or name or session)
+        messages = document["messages"]
+        for index, message in enumerate(messages):
+            self.collector.records_read += 1
+            if not isinstance(message, dict):
+                self.collector.skip(index + 1, f"message {index} is not an object")
+                continue
+            self._message(message, index, session, channel_id,
+                          f"{source.pointer_base}#/messages/{index}")
+        return len(messages)
+
+    def _message(self, message: dict[str, Any], index: int, session: str, channel_id: str,
+                 pointer: str) -> None:
+        kind = message.get("type")
+        text = message.get("content").strip() if isinstance(message.get("content"), str) else ""
+        if kind in _SYSTEM_TYPES:
+            self.collector.ignore(str(kind))
+            return
+        if not text:
+            self.collector.ignore("attachment" if any(
+                message.get(key) for key in ("attachments", "stickers", "embeds")) else "empty")
+            return
+        author = message.get("author")
+        sender = (_name(author.get("nickname")) or _name(author.get("name"))
+                  if isinstance(author, dict) else "") or "unknown"
+        links = []
+        if isinstance(message.get("id"), (str, int)):
+            links.append(("message_id", f"{channel_id}#{message['id']}"))
+        reference = message.get("reference")
+        if isinstance(reference, dict) and isinstance(reference.get("messageId"), (str, int)):
+            links.append(("reply_to", f"{reference.get('channelId') or channel_id}"
+                                      f"#{reference['messageId']}"))
+        add_chat_message(self.collector, self.senders, record_no=index + 1, session=session,
+                         sender=sender, text=text,
+                         time=self.collector.time(index + 1, message.get("timestamp")),
+                         identity=f"m{message.get('id', index)}", pointer=pointer, links=links)

@@ -1,0 +1,37 @@
+"""Discord channel exports (DiscordChatExporter JSON): every author and every message's time
+(issue 14: who said it and when, for every format)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from attention_cloud.ingest import detect_format, parse_path, parse_text
+
+FIXTURE = Path(__file__).parent / "fixtures" / "ingest" / "discord_export.json"
+
+
+def test_a_channel_export_keeps_every_author_and_time():
+    result = parse_path(FIXTURE)
+    assert result.format == "discord" == detect_format(FIXTURE)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya Patel", "2023-05-08T13:56:03Z"),     # 15:56:03+02:00
+        ("Tomás Ruiz", "2023-05-08T13:57:12Z"),
+        ("Priya Patel", "2023-05-09T08:00:00Z"),
+        ("Dana Whitfield", "2023-05-09T08:05:30Z"),
+    ]
+    assert {i.session for i in result.items} == {"Running Club/#general"}
+    assert result.ignored == {"GuildMemberJoin": 1, "attachment": 1, "ChannelPinnedMessage": 1}
+    dana = result.items[-1]
+    assert dana.text == "I suggest the river loop at 7am, then pancakes"
+    assert ("reply_to", "901#5") in [r[1:] for r in dana.relations]
+    assert dana.pointer.endswith("discord_export.json#/messages/5")
+
+
+def test_a_discord_export_is_not_read_as_an_openai_chat():
+    # before: its "messages" were taken for a chat API's and refused ("no openai records")
+    text = json.dumps({"guild": {"id": "1", "name": "Club"}, "channel": {"id": "2", "name": "dm"},
+                       "messages": [{"id": "3", "type": "Default", "content": "Run Saturday?",
+                                     "timestamp": "2023-05-08T13:56:03+00:00",
+                                     "author": {"id": "4", "name": "dana.w", "nickname": None}}]})
+    (item,) = parse_text(text, name="export.json").items
+    assert (item.speaker, item.time, item.session) == ("dana.w", "2023-05-08T13:56:03Z", "Club/#dm")
