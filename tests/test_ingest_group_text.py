@@ -80,3 +80,54 @@ def test_a_name_once_written_unlike_the_speakers_is_not_a_speaker(tmp_path):
     items = parse_path(path).items
     assert [i.speaker for i in items] == ["Priya", "Tomás", "Priya", "Tomás"]
     assert "Dana Lee: consistency beats intensity" in items[1].text
+
+
+def test_a_timed_speaker_who_spoke_once_beside_one_who_spoke_twice(tmp_path):
+    path = tmp_path / "club.txt"
+    path.write_text("[2023-05-08 13:56] Priya: Run on Saturday?\n"
+                    "[2023-05-08 13:57] Tomás: Yes, intervals\n"
+                    "[2023-05-13 09:00] Dana: The river loop instead\n"
+                    "[2023-05-13 09:05] Priya: Fine, the river loop\n", encoding="utf-8")
+    assert [(i.speaker, i.time) for i in parse_path(path).items] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:57:00Z"),
+        ("Dana", "2023-05-13T09:00:00Z"), ("Priya", "2023-05-13T09:05:00Z")]
+
+
+@pytest.mark.parametrize("stamps, days, note", [
+    # a later 13/05 says day first for every date of the file
+    (["08/05/2023 13:56", "08/05/2023 13:57", "13/05/2023 09:00"],
+     ["2023-05-08", "2023-05-08", "2023-05-13"], None),
+    # a later 05/13 says month first
+    (["05/08/2023 1:56 PM", "05/08/2023 1:57 PM", "05/13/2023 9:00 AM"],
+     ["2023-05-08", "2023-05-08", "2023-05-13"], None),
+    # no number above 12: 05/06 -> 02/07 goes forward only day first
+    (["05/06/2023 13:56", "05/06/2023 13:57", "02/07/2023 09:00"],
+     ["2023-06-05", "2023-06-05", "2023-07-02"], None),
+    # nothing decides: a 24-hour clock reads day first, and the report says so
+    (["08/05/2023 13:56", "08/05/2023 13:57", "09/05/2023 09:00"],
+     ["2023-05-08", "2023-05-08", "2023-05-09"], "read as day/month"),
+    (["08/05/2023 1:56 PM", "08/05/2023 1:57 PM", "09/05/2023 9:00 AM"],
+     ["2023-08-05", "2023-08-05", "2023-09-05"], "read as month/day"),
+])
+def test_day_and_month_order_is_decided_for_the_whole_file(tmp_path, stamps, days, note):
+    path = tmp_path / "club.txt"
+    names = ["Priya", "Tomás", "Priya"]
+    path.write_text("".join(f"[{stamp}] {name}: {text}\n" for stamp, name, (_, text)
+                            in zip(stamps, names, TURNS)), encoding="utf-8")
+    result = parse_path(path)
+    assert [i.time[:10] for i in result.items] == days
+    assert result.unread_times == []
+    if note is None:
+        assert result.notes == []
+    else:
+        assert len(result.notes) == 1 and note in result.notes[0]
+
+
+def test_a_date_line_in_the_files_order(tmp_path):
+    path = tmp_path / "club.txt"
+    path.write_text("Date: 08/05/2023\n[13:56] Priya: Run on Saturday?\n[13:57] Tomás: Yes\n"
+                    "Date: 13/05/2023\n[09:00] Priya: How was it?\n[09:01] Tomás: Lovely\n",
+                    encoding="utf-8")
+    assert [i.time for i in parse_path(path).items] == [
+        "2023-05-08T13:56:00Z", "2023-05-08T13:57:00Z", "2023-05-13T09:00:00Z",
+        "2023-05-13T09:01:00Z"]

@@ -17,7 +17,8 @@ one in parentheses after the name (``Priya (2023-05-08 13:56): …``); a line
 that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, ``## Session 2 —
 1:56 pm on 8 May, 2023``), dates the turns after it, and the clock time alone of a speaker line
 after it (``[10:30] Priya: …``) is on its day (the next day once the clock goes back past
-midnight). Any form :mod:`.timefmt` reads.
+midnight). Any form :mod:`.timefmt` reads; numeric dates (``08/05/2023``) in one order of day
+and month for the whole file (:meth:`PlainTextParser._day_order`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .source import Source, fail, require_text
 from .textutil import strip_system_reminders
-from .timefmt import LogClock, read_turn_time
+from .timefmt import LogClock, day_first_order, numeric_dates, read_turn_time, with_iso_dates
 
 _NAMES = r"(user|human|assistant|ai|system|tool)"
 _COLON_SPEAKER = re.compile(
@@ -65,6 +66,7 @@ _LABELS = frozenset("""
     action actions decision decisions attendees participants topic title reminder fyi btw
 """.split())
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
+_AM_PM = re.compile(r"\d[ \t\u202f]*[ap]\.?[ \t]?m\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
 _DATE_SEPARATORS = (" \u2014 ", " \u2013 ", " - ", ": ", ", ")
@@ -130,9 +132,10 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
     ``User:``/``Assistant:``-style speaker lines; empty when it has those.
 
     A name that starts at least two lines is a speaker. So is one that starts a single line
-    (the third person of a group chat who spoke once) when two names are speakers already, its
-    line is written as theirs are (the same ``[time]``, ``(time)`` or bold) and has text after
-    the colon, and the name is no label word (``Note:``, ``Date:``, ``Summary:``)."""
+    (the third person of a group chat who spoke once) when two names are speakers already (one
+    is enough where the speaker lines carry a time), its line is written as theirs are (the
+    same ``[time]``, ``(time)`` or bold) and has text after the colon, and the name is no label
+    word (``Note:``, ``Date:``, ``Summary:``)."""
     counts: dict[str, int] = {}
     once: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
     shapes: dict[str, set[tuple[bool, bool, bool]]] = {}
@@ -142,16 +145,19 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
         match = _named_match(line)
         if match is not None:
             name = match.group("name")
+            if name.lower() in _LABELS and date_line(line) is not None:
+                continue  # "Date: 08/05/2023" dates the turns after it, however often
             counts[name] = counts.get(name, 0) + 1
             shapes.setdefault(name, set()).add(_shape(match))
             once.setdefault(name, (_shape(match), match.group("rest").strip()))
     names = {name for name, n in counts.items() if n >= 2}
-    if len(names) < 2:
-        return frozenset(names)
+    if not names:
+        return frozenset()
     usual = set().union(*(shapes[name] for name in names))
     for name, (shape, rest) in once.items():
-        if (counts[name] == 1 and shape in usual and rest and name.lower() not in _LABELS
-                and date_line(f"{name}: {rest}") is None):
+        timed = shape[0] or shape[1]  # "[time] Name:" or "Name (time):" says a turn starts
+        if (counts[name] == 1 and shape in usual and (len(names) >= 2 or timed) and rest
+                and name.lower() not in _LABELS and date_line(f"{name}: {rest}") is None):
             names.add(name)
     return frozenset(names)
 
@@ -198,6 +204,7 @@ class PlainTextParser:
         self.collector = collector
         self.session = default_session
         self.clock = LogClock()  # the day a speaker line's clock time alone ("[10:30]") is on
+        self.day_first = False  # "08/05/2023": month first unless the file says otherwise
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
@@ -213,6 +220,7 @@ class PlainTextParser:
             )
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
         names = speaker_names(lines)
+        self.day_first = self._day_order(lines)
         roles: dict[str, str] = {}  # the first named speaker is the user, the others assistants
         turns = 0
         role, start, body, who, when = "", 0, [], "", ""
@@ -223,7 +231,7 @@ class PlainTextParser:
                 fenced = not fenced
             speaker = None if fenced else self._speaker(line, names, roles, number)
             if speaker is None:
-                dated = None if fenced else date_line(line)
+                dated = None if fenced else date_line(with_iso_dates(line, self.day_first))
                 if dated is not None:
                     session_time = dated  # dates the turns after it
                     self.clock.dated(dated.day)
@@ -265,9 +273,50 @@ class PlainTextParser:
         return role, name, rest, stamp
 
     def _stamp(self, number: int, written: str) -> str:
-        """A speaker line's own time: as written when it names its day, a clock time alone
-        (``[10:30]``) on the day the file gave last; an unreadable one is reported."""
-        return self.clock.read(written) or self.collector.time(number, written)
+        """A speaker line's own time: as written when it names its day (``08/05/2023`` in the
+        file's order of day and month), a clock time alone (``[10:30]``) on the day the file
+        gave last; an unreadable one is reported as written."""
+        rewritten = with_iso_dates(written, self.day_first)
+        found = self.clock.read(rewritten)
+        if found:
+            return found
+        if rewritten != written:
+            self.collector.unread_times.append((number, written))
+            return ""
+        return self.collector.time(number, written)
+
+    def _day_order(self, lines: list[str]) -> bool:
+        """Whether the file's numeric dates (``08/05/2023``, in its speaker lines' times and
+        its date lines) put the day first, decided from all of them
+        (:func:`~.timefmt.day_first_order`); when nothing decides it, month first with a
+        12-hour clock and day first with a 24-hour one (the US writes both ways round), as the
+        ingest report notes."""
+        dates, twelve_hour = [], False
+        for line in outside_fences(lines):
+            stamped = _STAMPED_SPEAKER.match(line)
+            named = None if stamped else _named_match(line)
+            if stamped:
+                head = stamped.group("stamp")
+            elif named and (named.group("paren") or named.group("name").lower() not in _LABELS):
+                head = named.group("paren") or ""  # a turn's own text is no date line
+            else:
+                head = line if len(line) <= 90 else ""  # a date line: "Date: 08/05/2023"
+            dates.extend(numeric_dates(head))
+            twelve_hour = twelve_hour or bool(_AM_PM.search(head))
+        found = day_first_order(dates) if dates else False
+        if found is None:
+            if not any(a > 12 for a, _, _ in dates):
+                a, b, year = dates[0]
+                order = "month/day" if twelve_hour else "day/month"
+                self.collector.note(f"dates such as {a:02d}/{b:02d}/{year} could be day/month "
+                                    f"or month/day (no number above 12, the turns in order "
+                                    f"either way): read as {order}, as a "
+                                    f"{'12' if twelve_hour else '24'}-hour clock suggests")
+                return not twelve_hour
+            self.collector.note("dates put a number above 12 both first and second: read "
+                                "day first; the dates that do not exist so are unread")
+            return True
+        return found
 
     def _turn(
         self, role: str, line: int, body: list[str], base: str, speaker: str, time: str

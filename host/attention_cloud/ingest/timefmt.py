@@ -242,6 +242,56 @@ def _from_epoch(number: float) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# -- numeric dates whose order of day and month the whole file decides --------------------------
+# "08/05/2023" is 8 May in most of the world and August 5 in the US; dateutil reads it month
+# first. A chat export or a log writes every date in one locale, so the order is decided once per
+# file from all of its dates (:func:`day_first_order`) and each is rewritten as ISO 8601 before
+# it is read (:func:`with_iso_dates`). Dotted dates are day first anyway (above).
+NUMERIC_DATE = re.compile(r"(?<![\d./-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\d./-])")
+
+
+def day_first_order(dates: list[tuple[int, int, int]]) -> bool | None:
+    """Whether dates written ``A/B/YEAR`` (``(A, B, year)`` in file order) put the day first:
+    True when some A is above 12, False when some B is, else by which order keeps the dates
+    going forward (a chat or a log is written in time order); None when nothing decides it
+    (every date reads both ways, in order either way) or the dates contradict each other."""
+    firsts = any(a > 12 for a, _, _ in dates)
+    seconds = any(b > 12 for _, b, _ in dates)
+    if firsts != seconds:
+        return firsts
+    if firsts:
+        return None
+    back = {order: sum(1 for x, y in zip(dates, dates[1:])
+                       if _ymd(y, order) < _ymd(x, order))
+            for order in (True, False)}
+    return None if back[True] == back[False] else back[True] < back[False]
+
+
+def _ymd(date_parts: tuple[int, int, int], day_first: bool) -> tuple[int, int, int]:
+    a, b, year = date_parts
+    return (year, b, a) if day_first else (year, a, b)
+
+
+def numeric_dates(text: str) -> list[tuple[int, int, int]]:
+    """The ``A/B/YEAR`` dates in ``text`` as ``(A, B, year)``, a two-digit year in 2000s."""
+    return [(int(m[1]), int(m[3]), _full_year(m[4])) for m in NUMERIC_DATE.finditer(text)]
+
+
+def _full_year(year: str) -> int:
+    return int(year) + 2000 if len(year) == 2 else int(year)
+
+
+def with_iso_dates(text: str, day_first: bool) -> str:
+    """``text`` with each ``A/B/YEAR`` date written ``YYYY-MM-DD`` in the given order (one that
+    names no real day is left as written, to be reported unread)."""
+    def iso(match: re.Match[str]) -> str:
+        year, month, day = _ymd((int(match[1]), int(match[3]), _full_year(match[4])), day_first)
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            return match[0]
+        return f"{year:04d}-{month:02d}-{day:02d}"
+    return NUMERIC_DATE.sub(iso, text)
+
+
 # -- relative dates inside a turn --------------------------------------------------------------
 _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
                  "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,

@@ -38,7 +38,7 @@ from datetime import datetime
 from .chat_messages import ChatSenders, add_chat_message
 from .collector import ItemCollector
 from .source import Source, fail, require_text
-from .timefmt import TurnTime
+from .timefmt import TurnTime, day_first_order
 
 _SPACE = r"[ \t\u00a0\u202f]"
 _DATE = r"(?P<date>\d{1,4}(?P<sep>[./-])\d{1,2}(?P=sep)\d{1,4})"
@@ -95,36 +95,23 @@ def _ordered_date(parts: tuple[str, str, str], day_first: bool) -> tuple[int, in
     return (year, b, a) if day_first else (year, a, b)
 
 
-def _backward_steps(lines: list[_Line], day_first: bool) -> int:
-    """How many times the dates go back when read in this order (an export never does)."""
-    steps, last = 0, None
-    for line in lines:
-        now = _ordered_date(line.parts, day_first)
-        if last is not None and now < last:
-            steps += 1
-        last = now
-    return steps
-
-
 def day_order(lines: list[_Line]) -> tuple[bool, str]:
-    """``(day first?, note or "")``: the order of day and month, for the whole file."""
+    """``(day first?, note or "")``: the order of day and month, for the whole file
+    (:func:`~.timefmt.day_first_order` decides; a dotted date is day first)."""
     short = [line for line in lines if len(line.parts[0]) != 4]
     if not short:
         return False, ""  # year first: 2023-05-08
-    day_first = any(int(line.parts[0]) > 12 for line in short)
-    month_first = any(int(line.parts[1]) > 12 for line in short)
-    if day_first != month_first:
-        return day_first, ""
-    if not day_first and all(line.sep == "." for line in short):
-        return True, ""  # 08.05.23: a dotted date is day first wherever it is written
-    if day_first:  # both: no one order reads every date
+    dates = [(int(line.parts[0]), int(line.parts[1]), int(line.parts[2])) for line in short]
+    found = day_first_order(dates)
+    if found is not None:
+        return found, ""
+    if any(a > 12 for a, _, _ in dates):  # and some second number above 12 too
         return True, ("dates put a number above 12 both first and second: read day first; "
                       "the dates that do not exist so are unread")
-    back_dm, back_md = _backward_steps(short, True), _backward_steps(short, False)
-    if back_dm != back_md:
-        return back_dm < back_md, ""
+    if all(line.sep == "." for line in short):
+        return True, ""  # 08.05.23: a dotted date is day first wherever it is written
     twelve_hour = any(line.ampm for line in lines)
-    example = "/".join(short[0].parts)
+    example = short[0].sep.join(short[0].parts)
     order = "month/day" if twelve_hour else "day/month"
     return not twelve_hour, (f"dates such as {example} could be day/month or month/day (no "
                              f"number above 12, the messages in order either way): read as "
