@@ -215,3 +215,13 @@ def test_a_chat_still_being_written_holds_its_last_message_back():
     finished = finished_part(make_source(text.encode(), name="chat.txt"))
     assert finished is not None
     assert finished.data.decode() == "08/05/2023, 13:56 - Priya: Plan for Saturday:\n- 7am river loop\n"
+
+
+def test_a_quoted_nickname_is_a_sender_a_changed_subject_is_not(tmp_path):
+    text = ('08/05/2023, 13:55 - Priya changed the subject from "Runs: weekdays" to "Runs"\n'
+            '08/05/2023, 13:56 - Dana "DJ" Whitfield: Saturday at 7?\n'
+            '08/05/2023, 13:57 - Priya: Yes\n')
+    result = _parse(tmp_path, text)
+    assert [(i.speaker, i.text) for i in result.items] == [
+        ('Dana "DJ" Whitfield', "Saturday at 7?"), ("Priya", "Yes")]
+    assert result.ignored == {"system": 1}

@@ -56,6 +56,9 @@ _MEDIA = re.compile(
 _DELETED = re.compile(r"(?:this message was deleted|you deleted this message)\.?", re.IGNORECASE)
 _EDITED = re.compile(r"[\s\u200e\u200f]*<this message was edited>\s*\Z", re.IGNORECASE)
 _HEAD_LINES = 20
+# A quote opened and not closed before ": " is a system line's ('… changed the subject from
+# "Run: club"'); a contact name may hold a whole quotation ('Dana "DJ" Whitfield').
+_QUOTES = re.compile(r'\A[^"\u201c\u201d]*(?:["\u201c\u201d][^"\u201c\u201d]*["\u201c\u201d][^"\u201c\u201d]*)*["\u201c\u201d][^"\u201c\u201d]*\Z')
 
 
 @dataclass
@@ -171,8 +174,9 @@ class WhatsAppParser:
     def _message(self, source: Source, line: _Line, more: list[str], day_first: bool) -> None:
         sender, sep, first = line.rest.partition(": ")
         sender = sender.strip(_MARKS + " \t").lstrip("~").strip(_MARKS + " \t\u202f\u00a0")
-        if not sep or not sender or len(sender) > 80 or any(q in sender for q in "\"\u201c\u201d"):
-            self.collector.ignore("system")  # "Priya added Dana", the encryption notice
+        if not sep or not sender or len(sender) > 80 or _QUOTES.search(sender):
+            # "Priya added Dana", the encryption notice, 'Priya changed the subject from "A: b"'
+            self.collector.ignore("system")
             return
         if first[:1] in _MARKS and not _MEDIA.search(first) \
                 and not _DELETED.fullmatch(first.strip(_MARKS + " \t")):
