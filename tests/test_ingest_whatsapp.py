@@ -225,3 +225,14 @@ def test_a_quoted_nickname_is_a_sender_a_changed_subject_is_not(tmp_path):
     assert [(i.speaker, i.text) for i in result.items] == [
         ('Dana "DJ" Whitfield', "Saturday at 7?"), ("Priya", "Yes")]
     assert result.ignored == {"system": 1}
+
+
+def test_an_attached_file_is_media_and_its_caption_is_kept(tmp_path):
+    text = ("08/05/2023, 13:56 - Priya: IMG-20230508-WA0001.jpg (file attached)\n"
+            "08/05/2023, 13:57 - Dana: IMG-20230508-WA0002.jpg (file attached)\n"
+            "The river loop map\n"
+            "08/05/2023, 13:58 - Priya: Thanks\n")
+    result = _parse(tmp_path, text)
+    assert [(i.speaker, i.text) for i in result.items] == [
+        ("Dana", "The river loop map"), ("Priya", "Thanks")]
+    assert result.ignored == {"media omitted": 1}

@@ -22,7 +22,8 @@ WhatsApp writes a message per line, its continuation lines (a multi-line message
 - **Not kept, counted** (``ignored``): system lines (``Messages and calls are end-to-end
   encrypted``, ``Priya created group``, ``Priya added Dana``: a line with no sender, or iOS's
   system message under the group's name), media placeholders (``<Media omitted>``, ``image
-  omitted``, ``<attached: …>``) as ``media omitted``, and deleted messages. ``<This message was
+  omitted``, ``<attached: …>``, ``IMG-….jpg (file attached)``) as ``media omitted`` (a caption
+  after one is kept), and deleted messages. ``<This message was
   edited>`` is cut from the message it ends.
 - Lines before the first message line are skipped and reported.
 
@@ -51,7 +52,8 @@ _ANDROID = re.compile(_DATE + r",?" + _SPACE + r"+" + _CLOCK + _SPACE + r"+[-\u2
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u2066\u2067\u2068\u2069\ufeff"
 _MEDIA = re.compile(
     r"<media omitted>|<attached: [^>]*>|(?:image|video|audio|sticker|gif|document|contact card)"
-    r" omitted|<médias omis>|<medien ausgeschlossen>|<multimedia omitido>|<media weggelaten>",
+    r" omitted|<médias omis>|<medien ausgeschlossen>|<multimedia omitido>|<media weggelaten>"
+    r"|\S+\.\w{2,5} \(file attached\)",  # Android, exported with media: its file's name
     re.IGNORECASE)
 _DELETED = re.compile(r"(?:this message was deleted|you deleted this message)\.?", re.IGNORECASE)
 _EDITED = re.compile(r"[\s\u200e\u200f]*<this message was edited>\s*\Z", re.IGNORECASE)
