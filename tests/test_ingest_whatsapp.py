@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from attention_cloud import Memory
 from attention_cloud.cli import main
+from attention_cloud.errors import InputError
 from attention_cloud.home import write_config
 from attention_cloud.ingest import FORMATS, detect_format, parse_path
 
@@ -202,6 +203,9 @@ def test_a_file_of_other_text_is_not_whatsapp(tmp_path):
     stamped = ("[2023-05-08 13:56] Priya: hi\n[2023-05-08 13:57] Dana: yo\n"
                "[2023-05-08 13:58] Priya: run?\n[2023-05-08 13:59] Dana: yes\n")
     assert detect_format(stamped) == "text"   # no comma after the date: not WhatsApp's
+    log = "08/05/2023, 13:56 - server started\n08/05/2023, 13:57 - server stopped\n"
+    with pytest.raises(InputError, match="cannot detect format"):
+        detect_format(log)                    # no sender on any line: not a chat
 
 
 def test_a_chat_still_being_written_holds_its_last_message_back():

@@ -85,10 +85,14 @@ def header_of(line: str) -> re.Match[str] | None:
 
 
 def is_whatsapp_export(text: str) -> bool:
-    """True when the first line with text is a WhatsApp message line."""
+    """True when the first line with text is a WhatsApp message line and one of the first
+    such lines has a sender (``Name: …``): a log whose lines start ``08/05/2023, 13:56 - ``
+    is not a chat."""
     lines = [line for line in text.split("\n", 4 * _HEAD_LINES)[:4 * _HEAD_LINES]
              if line.strip(_MARKS + " \t\r")][:_HEAD_LINES]
-    return bool(lines) and header_of(lines[0].rstrip("\r")) is not None
+    headers = [header_of(line.rstrip("\r")) for line in lines]
+    return bool(headers) and headers[0] is not None and any(
+        match is not None and ": " in match["rest"] for match in headers)
 
 
 def _ordered_date(parts: tuple[str, str, str], day_first: bool) -> tuple[int, int, int]:
