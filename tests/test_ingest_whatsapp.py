@@ -240,3 +240,16 @@ def test_an_attached_file_is_media_and_its_caption_is_kept(tmp_path):
     assert [(i.speaker, i.text) for i in result.items] == [
         ("Dana", "The river loop map"), ("Priya", "Thanks")]
     assert result.ignored == {"media omitted": 1}
+
+
+def test_a_pasted_memory_frame_is_never_ingested(tmp_path):
+    text = ("08/05/2023, 13:56 - Priya: Here is what my assistant recalled:\n"
+            '<memory-frame goal="runs">\n'
+            "Dana: I suggest the river loop\n"
+            "</memory-frame>\n"
+            "Anyway, Saturday?\n"
+            "13/05/2023, 13:57 - Dana: Yes\n")
+    result = _parse(tmp_path, text)
+    assert result.envelopes_stripped == 1
+    assert [(i.speaker, i.text) for i in result.items] == [
+        ("Priya", "Here is what my assistant recalled:\n\n\n\nAnyway, Saturday?"), ("Dana", "Yes")]

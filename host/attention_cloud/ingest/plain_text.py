@@ -37,7 +37,7 @@ from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .source import Source, fail, require_text
 from .textutil import strip_system_reminders
-from .timefmt import LogClock, day_first_order, numeric_dates, read_turn_time, with_iso_dates
+from .timefmt import NUMERIC_DATE, LogClock, numeric_dates, read_day_first, read_turn_time, with_iso_dates
 
 _NAMES = r"(user|human|assistant|ai|system|tool)"
 _COLON_SPEAKER = re.compile(
@@ -291,7 +291,7 @@ class PlainTextParser:
         (:func:`~.timefmt.day_first_order`); when nothing decides it, month first with a
         12-hour clock and day first with a 24-hour one (the US writes both ways round), as the
         ingest report notes."""
-        dates, twelve_hour = [], False
+        dates, twelve_hour, example = [], False, ""
         for line in outside_fences(lines):
             stamped = _STAMPED_SPEAKER.match(line)
             named = None if stamped else _named_match(line)
@@ -301,22 +301,17 @@ class PlainTextParser:
                 head = named.group("paren") or ""  # a turn's own text is no date line
             else:
                 head = line if len(line) <= 90 else ""  # a date line: "Date: 08/05/2023"
-            dates.extend(numeric_dates(head))
+            found = numeric_dates(head)
+            if found and not dates:
+                example = NUMERIC_DATE.search(head)[0]  # type: ignore[index]
+            dates.extend(found)
             twelve_hour = twelve_hour or bool(_AM_PM.search(head))
-        found = day_first_order(dates) if dates else False
-        if found is None:
-            if not any(a > 12 for a, _, _ in dates):
-                a, b, year = dates[0]
-                order = "month/day" if twelve_hour else "day/month"
-                self.collector.note(f"dates such as {a:02d}/{b:02d}/{year} could be day/month "
-                                    f"or month/day (no number above 12, the turns in order "
-                                    f"either way): read as {order}, as a "
-                                    f"{'12' if twelve_hour else '24'}-hour clock suggests")
-                return not twelve_hour
-            self.collector.note("dates put a number above 12 both first and second: read "
-                                "day first; the dates that do not exist so are unread")
-            return True
-        return found
+        if not dates:
+            return False
+        day_first, note = read_day_first(dates, twelve_hour, "turns", example)
+        if note:
+            self.collector.note(note)
+        return day_first
 
     def _turn(
         self, role: str, line: int, body: list[str], base: str, speaker: str, time: str

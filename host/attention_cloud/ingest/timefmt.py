@@ -267,6 +267,25 @@ def day_first_order(dates: list[tuple[int, int, int]]) -> bool | None:
     return None if back[True] == back[False] else back[True] < back[False]
 
 
+def read_day_first(dates: list[tuple[int, int, int]], twelve_hour: bool, written_in: str,
+                   example: str) -> tuple[bool, str]:
+    """``(day first?, note)`` for a file's ``A/B/YEAR`` dates (:func:`day_first_order`); when
+    nothing decides, month first with a 12-hour clock and day first with a 24-hour one (the US
+    writes both ways round), and ``note`` says so in a line, naming the first date as written
+    (``example``) and what was in order (``written_in``: "messages", "turns"); ``""`` when the
+    dates decided."""
+    found = day_first_order(dates)
+    if found is not None:
+        return found, ""
+    if any(a > 12 for a, _, _ in dates):  # and some second number above 12 too
+        return True, ("dates put a number above 12 both first and second: read day first; "
+                      "the dates that do not exist so are unread")
+    order, clock = ("month/day", "12") if twelve_hour else ("day/month", "24")
+    return not twelve_hour, (f"dates such as {example} could be day/month or "
+                             f"month/day (no number above 12, the {written_in} in order either "
+                             f"way): read as {order}, as a {clock}-hour clock suggests")
+
+
 def _ymd(date_parts: tuple[int, int, int], day_first: bool) -> tuple[int, int, int]:
     a, b, year = date_parts
     return (year, b, a) if day_first else (year, a, b)

@@ -10,11 +10,13 @@ WhatsApp writes a message per line, its continuation lines (a multi-line message
   ``08/05/2023`` (day first, most of the world), ``08.05.23``, ``2023-05-08``; the clock in 12
   or 24 hours (``1:56 PM``, ``1:56 p. m.``, ``13:56``, with or without seconds). The order of
   day and month is decided once for the whole file: a first number above 12 means day first, a
-  second above 12 month first; a dotted date (``08.05.23``) is day first; when no number tells, the order in which the messages were sent
-  (an export is in time order: one order may make the dates go back) decides; when neither
-  does (a chat of a few days, every date either way), the file is read month first with a
-  12-hour clock and day first with a 24-hour clock, and ``ParseResult.notes`` says so. The time is local, with no zone: it is stored as written, as
-  UTC, as every zoneless time is. A date that does not exist is reported in ``unread_times``.
+  second above 12 month first; a dotted date (``08.05.23``) is day first; when no number
+  tells, the order in which the messages were sent decides (an export is in time order: one
+  order may make the dates go back); when neither does (a chat of a few days, every date
+  either way), the file is read month first with a 12-hour clock and day first with a 24-hour
+  clock, and ``ParseResult.notes`` says so. The time is local, with no zone: it is stored as
+  written, as UTC, as every zoneless time is. A date that does not exist is reported in
+  ``unread_times``.
 - **Speakers**: every message keeps its sender's name as written (a contact name, a phone
   number, ``~ Name`` for a non-contact without the ``~``); roles as
   :mod:`.chat_messages` gives them (the first sender is the user). Every message with text is
@@ -23,8 +25,8 @@ WhatsApp writes a message per line, its continuation lines (a multi-line message
   encrypted``, ``Priya created group``, ``Priya added Dana``: a line with no sender, or iOS's
   system message under the group's name), media placeholders (``<Media omitted>``, ``image
   omitted``, ``<attached: …>``, ``IMG-….jpg (file attached)``) as ``media omitted`` (a caption
-  after one is kept), and deleted messages. ``<This message was
-  edited>`` is cut from the message it ends.
+  after one is kept), and deleted messages. ``<This message was edited>`` is cut from the
+  message it ends. ``<memory-frame>`` envelopes are removed first, as from every format.
 - Lines before the first message line are skipped and reported.
 
 Pointers read ``<file>:<line>``, the message's first line.
@@ -38,8 +40,9 @@ from datetime import datetime
 
 from .chat_messages import ChatSenders, add_chat_message
 from .collector import ItemCollector
+from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .source import Source, fail, require_text
-from .timefmt import TurnTime, day_first_order
+from .timefmt import TurnTime, read_day_first
 
 _SPACE = r"[ \t\u00a0\u202f]"
 _DATE = r"(?P<date>\d{1,4}(?P<sep>[./-])\d{1,2}(?P=sep)\d{1,4})"
@@ -60,7 +63,8 @@ _EDITED = re.compile(r"[\s\u200e\u200f]*<this message was edited>\s*\Z", re.IGNO
 _HEAD_LINES = 20
 # A quote opened and not closed before ": " is a system line's ('… changed the subject from
 # "Run: club"'); a contact name may hold a whole quotation ('Dana "DJ" Whitfield').
-_QUOTES = re.compile(r'\A[^"\u201c\u201d]*(?:["\u201c\u201d][^"\u201c\u201d]*["\u201c\u201d][^"\u201c\u201d]*)*["\u201c\u201d][^"\u201c\u201d]*\Z')
+_Q, _NQ = "[\"\u201c\u201d]", "[^\"\u201c\u201d]*"
+_QUOTES = re.compile(r"\A" + _NQ + "(?:" + _Q + _NQ + _Q + _NQ + ")*" + _Q + _NQ + r"\Z")
 
 
 @dataclass
@@ -100,32 +104,25 @@ def _ordered_date(parts: tuple[str, str, str], day_first: bool) -> tuple[int, in
     a, b, c = (int(p) for p in parts)
     if len(parts[0]) == 4:
         return a, b, c
-    year = c + 2000 if len(parts[2]) <= 2 else c
+    year = _year(parts[2])
     return (year, b, a) if day_first else (year, a, b)
 
 
 def day_order(lines: list[_Line]) -> tuple[bool, str]:
     """``(day first?, note or "")``: the order of day and month, for the whole file
-    (:func:`~.timefmt.day_first_order` decides; a dotted date is day first)."""
+    (:func:`~.timefmt.read_day_first` decides; a dotted date is day first)."""
     short = [line for line in lines if len(line.parts[0]) != 4]
     if not short:
         return False, ""  # year first: 2023-05-08
-    dates = [(int(line.parts[0]), int(line.parts[1]), int(line.parts[2])) for line in short]
-    found = day_first_order(dates)
-    if found is not None:
-        return found, ""
-    if any(a > 12 for a, _, _ in dates):  # and some second number above 12 too
-        return True, ("dates put a number above 12 both first and second: read day first; "
-                      "the dates that do not exist so are unread")
     if all(line.sep == "." for line in short):
         return True, ""  # 08.05.23: a dotted date is day first wherever it is written
-    twelve_hour = any(line.ampm for line in lines)
-    example = short[0].sep.join(short[0].parts)
-    order = "month/day" if twelve_hour else "day/month"
-    return not twelve_hour, (f"dates such as {example} could be day/month or month/day (no "
-                             f"number above 12, the messages in order either way): read as "
-                             f"{order}, as a {'12' if twelve_hour else '24'}-hour clock "
-                             f"suggests")
+    dates = [(int(line.parts[0]), int(line.parts[1]), _year(line.parts[2])) for line in short]
+    return read_day_first(dates, any(line.ampm for line in lines), "messages",
+                          short[0].sep.join(short[0].parts))
+
+
+def _year(written: str) -> int:
+    return int(written) + 2000 if len(written) <= 2 else int(written)
 
 
 def _moment(line: _Line, day_first: bool) -> TurnTime | None:
@@ -153,15 +150,22 @@ class WhatsAppParser:
 
     def parse(self, source: Source) -> int:
         """Read every message and system line; return how many there were."""
+        # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
+        text, found, open_at = scan_tag_blocks(require_text(source), ENVELOPE_TAG,
+                                               keep_newlines=True)
+        self.collector.envelopes_stripped += found
+        if open_at >= 0:
+            self.collector.skip(text.count("\n", 0, open_at) + 1,
+                                "unclosed <memory-frame> envelope: the rest of the file is dropped")
         messages: list[tuple[_Line, list[str]]] = []
-        for number, raw in enumerate(require_text(source).split("\n"), 1):
+        for number, raw in enumerate(text.split("\n"), 1):
             raw = raw[:-1] if raw.endswith("\r") else raw
             match = header_of(raw)
             if match is not None:
                 parts = tuple(re.split(r"[./-]", match["date"]))
                 written = match.group(0)[:match.start("rest")].strip(" \t[]-\u2013")
-                messages.append((_Line(number, written, match["sep"], parts, match["clock"],  # type: ignore[arg-type]
-                                       match["ampm"] or "", match["rest"]), []))
+                messages.append((_Line(number, written, match["sep"], parts,  # type: ignore[arg-type]
+                                       match["clock"], match["ampm"] or "", match["rest"]), []))
             elif messages:
                 messages[-1][1].append(raw)
             elif raw.strip(_MARKS + " \t"):
