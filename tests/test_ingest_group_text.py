@@ -23,6 +23,9 @@ FORMS = {
     "markdown bold": lambda name, text, when: f"**{name}**: {text}",
     "markdown bold colon inside": lambda name, text, when: f"**{name}:** {text}",
     "bold with a time": lambda name, text, when: f"**{name}** ({when}): {text}",
+    "time without brackets": lambda name, text, when: f"{when} {name}: {text}",
+    "square brackets after the name": lambda name, text, when: f"{name} [{when}]: {text}",
+    "time and a dash": lambda name, text, when: f"{when} - {name}: {text}",
 }
 
 
@@ -35,7 +38,7 @@ def test_every_speaker_of_a_group_keeps_their_turn(tmp_path, form):
     result = parse_path(path)
     assert result.format == "text"
     assert [(i.speaker, i.text) for i in result.items] == TURNS
-    timed = form in ("bracketed time", "time after the name", "bold with a time")
+    timed = form not in ("plain", "markdown bold", "markdown bold colon inside")
     assert [i.time for i in result.items] == (TIMES if timed else [""] * 5)
     assert result.unread_times == []
 

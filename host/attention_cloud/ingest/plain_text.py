@@ -12,8 +12,9 @@ inside fenced code blocks (````` ``` ````` or ``~~~``) never start a turn, so pa
 YAML keep their ``user:`` lines. Text before the first speaker (a title, a preamble) is not part
 of any turn.
 
-Times: a speaker line may start with one in brackets (``[2023-05-08 13:56] Priya: …``) or hold
-one in parentheses after the name (``Priya (2023-05-08 13:56): …``); a line
+Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:56] Priya: …``,
+``13:56 Priya: …``) or hold one in brackets after the name (``Priya (2023-05-08 13:56): …``,
+``Priya [13:56]: …``); a line
 that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, ``## Session 2 —
 1:56 pm on 8 May, 2023``), dates the turns after it, and the clock time alone of a speaker line
 after it (``[10:30] Priya: …``) is on its day (the next day once the clock goes back past
@@ -49,10 +50,17 @@ _HEADING_SPEAKER = re.compile(
 )
 FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
 _STAMP = r"(?:\[(?P<stamp>[^\]\n]{4,60})\][ \t]*)?"
-# "Priya (2023-05-08 13:56): …", "**Priya** (10:30): …": a time in brackets after the name.
-_PAREN_STAMP = r"(?:[ \t]*\((?P<paren>[^)\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[^)\n]{0,40})\))?"
+# "Priya (2023-05-08 13:56): …", "Priya [10:30]: …", "**Priya** (10:30): …": a time in
+# brackets after the name.
+_PAREN_STAMP = (r"(?:[ \t]*(?:\((?P<paren>[^)\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[^)\n]{0,40})\)"
+                r"|\[(?P<square>[^\]\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[^\]\n]{0,40})\]))?")
+# "2023-05-08 13:56 Priya: …", "08/05/2023 1:56 PM Priya: …", "13:56 Priya: …": a time without
+# brackets before the name (a clock time it must have, so "2023 Goals: …" is no speaker line).
+_BARE_STAMP = (r"(?:(?P<bare>(?:\d{4}-\d\d-\d\d[ T]|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4},?[ \t])?"
+               r"\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)[ \t]+(?:[-\u2013\u2014|][ \t]+)?)?")
 _NAMED_SPEAKER = re.compile(
-    r"[ \t]{0,3}" + _STAMP + r"(?P<bold>\*\*|__)?(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
+    r"[ \t]{0,3}" + _STAMP + _BARE_STAMP
+    + r"(?P<bold>\*\*|__)?(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
     r"(?:\*\*|__)?" + _PAREN_STAMP + r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]?(?P<rest>.*)",
     re.DOTALL,
 )
@@ -101,7 +109,12 @@ def named_speaker_of(line: str) -> tuple[str, str, str] | None:
     match = _named_match(line)
     if match is None:
         return None
-    return match.group("name"), match.group("rest"), match.group("stamp") or match.group("paren") or ""
+    return match.group("name"), match.group("rest"), _written_time(match)
+
+
+def _written_time(match: re.Match[str]) -> str:
+    """The time a speaker line writes, wherever it writes it."""
+    return next((match.group(g) for g in ("stamp", "bare", "paren", "square") if match.group(g)), "")
 
 
 def _named_match(line: str) -> re.Match[str] | None:
@@ -112,9 +125,9 @@ def _named_match(line: str) -> re.Match[str] | None:
 
 
 def _shape(match: re.Match[str]) -> tuple[bool, bool, bool]:
-    """How a speaker line is written: with a ``[time]`` before the name, a ``(time)`` after it,
-    in bold."""
-    return bool(match.group("stamp")), bool(match.group("paren")), bool(match.group("bold"))
+    """How a speaker line is written: with a time before the name, a time after it, in bold."""
+    return (bool(match.group("stamp") or match.group("bare")),
+            bool(match.group("paren") or match.group("square")), bool(match.group("bold")))
 
 
 def outside_fences(lines: Iterable[str]) -> Iterator[str]:
@@ -267,7 +280,7 @@ class PlainTextParser:
         if named is None or named[0] not in names:
             return None
         name, rest, written = named
-        if stamp is None and written:  # "Priya (13:56): …"
+        if stamp is None and written:  # "Priya (13:56): …", "13:56 Priya: …"
             stamp = self._stamp(number, written)
         role = roles.setdefault(name, "user" if not roles else "assistant")
         return role, name, rest, stamp
@@ -297,8 +310,8 @@ class PlainTextParser:
             named = None if stamped else _named_match(line)
             if stamped:
                 head = stamped.group("stamp")
-            elif named and (named.group("paren") or named.group("name").lower() not in _LABELS):
-                head = named.group("paren") or ""  # a turn's own text is no date line
+            elif named and (_written_time(named) or named.group("name").lower() not in _LABELS):
+                head = _written_time(named)  # a turn's own text is no date line
             else:
                 head = line if len(line) <= 90 else ""  # a date line: "Date: 08/05/2023"
             found = numeric_dates(head)
