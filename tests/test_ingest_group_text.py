@@ -134,3 +134,15 @@ def test_a_date_line_in_the_files_order(tmp_path):
     assert [i.time for i in parse_path(path).items] == [
         "2023-05-08T13:56:00Z", "2023-05-08T13:57:00Z", "2023-05-13T09:00:00Z",
         "2023-05-13T09:01:00Z"]
+
+
+def test_clock_times_alone_are_on_the_day_the_file_name_gives(tmp_path):
+    path = tmp_path / "club-2023-05-08.txt"
+    path.write_text("13:56 Priya: Run on Saturday?\n13:57 Tomás: Yes, intervals\n"
+                    "13:58 Dana: The river loop instead\n08:00 Priya: Morning! Still on?\n",
+                    encoding="utf-8")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:57:00Z"),
+        ("Dana", "2023-05-08T13:58:00Z"), ("Priya", "2023-05-09T08:00:00Z")]  # past midnight
+    assert result.unread_times == []

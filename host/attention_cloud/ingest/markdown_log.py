@@ -36,7 +36,7 @@ from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .plain_text import DATE_LABEL, FENCE, add_turn, date_line, outside_fences, speaker_of
 from .source import Source, fail, require_text
-from .timefmt import LogClock, read_turn_time
+from .timefmt import LogClock, file_date, read_turn_time
 
 _ROLE_WORDS = {
     **dict.fromkeys(("user", "human", "you", "me"), "user"),
@@ -52,7 +52,6 @@ _TIMED_HEADING = re.compile(
     r"|(?:\u2014|\u2013|-|\u00b7|\||@|,)[ \t]*(?P<after>[^\n]{3,60}?))[ \t]*:?[ \t]*#*[ \t]*"
 )
 _CLOCK = re.compile(r"\d{1,2}:\d\d")
-_FILE_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?!\d)")
 _LINES_TO_TRY = 2000
 
 
@@ -100,12 +99,6 @@ def has_timed_headings(text: str) -> bool:
     headings naming the same person (outside code fences)."""
     lines = [line.rstrip("\r") for line in text.split("\n", _LINES_TO_TRY)[:_LINES_TO_TRY]]
     return any(role_of(name) is not None or n >= 2 for name, n in _timed_names(lines).items())
-
-
-def file_date(stem: str) -> str:
-    """``YYYY-MM-DD`` named in a file name (``2026-01-02-log``, ``chat_20260102``), or ""."""
-    found = _FILE_DATE.search(stem)
-    return "-".join(found.groups()) if found else ""
 
 
 class MarkdownLogParser:

@@ -18,7 +18,7 @@ Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:5
 that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, ``## Session 2 —
 1:56 pm on 8 May, 2023``), dates the turns after it, and the clock time alone of a speaker line
 after it (``[10:30] Priya: …``) is on its day (the next day once the clock goes back past
-midnight). Any form :mod:`.timefmt` reads; numeric dates (``08/05/2023``) in one order of day
+midnight), or before any, on the day the file's name gives (``club-2023-05-08.txt``). Any form :mod:`.timefmt` reads; numeric dates (``08/05/2023``) in one order of day
 and month for the whole file (:meth:`PlainTextParser._day_order`).
 """
 
@@ -38,7 +38,7 @@ from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .source import Source, fail, require_text
 from .textutil import strip_system_reminders
-from .timefmt import NUMERIC_DATE, LogClock, numeric_dates, read_day_first, read_turn_time, with_iso_dates
+from .timefmt import NUMERIC_DATE, LogClock, file_date, numeric_dates, read_day_first, read_turn_time, with_iso_dates
 
 _NAMES = r"(user|human|assistant|ai|system|tool)"
 _COLON_SPEAKER = re.compile(
@@ -234,6 +234,8 @@ class PlainTextParser:
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
         names = speaker_names(lines)
         self.day_first = self._day_order(lines)
+        if file_date(source.stem):  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
+            self.clock.dated(file_date(source.stem))
         roles: dict[str, str] = {}  # the first named speaker is the user, the others assistants
         turns = 0
         role, start, body, who, when = "", 0, [], "", ""

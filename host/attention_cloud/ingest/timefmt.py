@@ -242,6 +242,15 @@ def _from_epoch(number: float) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_FILE_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?!\d)")
+
+
+def file_date(stem: str) -> str:
+    """``YYYY-MM-DD`` named in a file name (``2026-01-02-log``, ``chat_20260102``), or ""."""
+    found = _FILE_DATE.search(stem)
+    return "-".join(found.groups()) if found else ""
+
+
 # -- numeric dates whose order of day and month the whole file decides --------------------------
 # "08/05/2023" is 8 May in most of the world and August 5 in the US; dateutil reads it month
 # first. A chat export or a log writes every date in one locale, so the order is decided once per
