@@ -75,3 +75,27 @@ def test_ingested_times_are_queryable(home):
         mem.ingest([str(FIXTURES / "timed_log.md")])
         rows = mem.query('item_speaker(H, "Tomás"), item_time(H, T)').rows
     assert [r["T"] for r in rows] == ["2026-03-20T09:17:00Z"]
+
+
+def test_numeric_dates_are_read_in_one_order_for_the_whole_log(tmp_path):
+    """`### Priya (08/05/2023 13:56)` was read month first (5 August) even where a later
+    heading's 13/05/2023 says the log writes the day first; an undecidable log is read by its
+    clock (24-hour: day first) and the report says so."""
+    decided = tmp_path / "club.md"
+    decided.write_text("### Priya (08/05/2023 13:56)\nI signed up for the pottery class\n"
+                       "### Tomás (08/05/2023 13:57)\nWhich studio?\n"
+                       "### Priya (13/05/2023 09:00)\nFirst class went well\n", encoding="utf-8")
+    result = parse_path(decided)
+    assert [i.time for i in result.items] == ["2023-05-08T13:56:00Z", "2023-05-08T13:57:00Z",
+                                              "2023-05-13T09:00:00Z"]
+    assert result.notes == []
+    for clock, day in (("13:56", "2023-05-08T13:56:00Z"), ("1:56 pm", "2023-08-05T13:56:00Z")):
+        undecided = tmp_path / "undecided.md"
+        undecided.write_text(f"# 08/05/2023\n### Priya ({clock})\nI signed up for pottery\n"
+                             f"### Tomás (08/05/2023 {clock})\nWhich studio?\n"
+                             f"### Priya (08/05/2023 {clock})\nThe one on Elm Street\n",
+                             encoding="utf-8")
+        result = parse_path(undecided)
+        assert result.items[0].time == day, (clock, result.items[0].time)
+        assert len(result.notes) == 1 and "08/05/2023 could be day/month or month/day" \
+            in result.notes[0]

@@ -31,12 +31,13 @@ dropped silently).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .plain_text import DATE_LABEL, FENCE, add_turn, date_line, outside_fences, speaker_of
 from .source import Source, fail, require_text
-from .timefmt import LogClock, file_date, read_turn_time
+from .timefmt import LogClock, day_first_of, file_date, read_turn_time, with_iso_dates
 
 _ROLE_WORDS = {
     **dict.fromkeys(("user", "human", "you", "me"), "user"),
@@ -94,6 +95,17 @@ def _people(names: dict[str, int]) -> set[str]:
     return set()
 
 
+def _date_heads(lines: list[str]) -> Iterator[str]:
+    """What dates the turns in each line: a timed heading's time, a heading or a short line
+    (a date line, "Date: 08/05/2023"), never a turn's own text."""
+    for line in outside_fences(lines):
+        timed = timed_heading(line)
+        if timed:
+            yield timed[1]
+        elif line.lstrip().startswith("#") or DATE_LABEL.match(line.strip("*_ \t")):
+            yield line if len(line) <= 90 else ""
+
+
 def has_timed_headings(text: str) -> bool:
     """True when the first lines of ``text`` hold a timed heading naming a role, or two timed
     headings naming the same person (outside code fences)."""
@@ -108,6 +120,7 @@ class MarkdownLogParser:
         self.collector = collector
         self.session = default_session
         self.clock = LogClock()  # the day the headings' clock times are on
+        self.day_first = False  # "08/05/2023": month first unless the file says otherwise
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
@@ -120,6 +133,9 @@ class MarkdownLogParser:
                                 "unclosed <memory-frame> envelope: the rest of the file is dropped")
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
         people = _people(_timed_names(lines))
+        self.day_first, note = day_first_of(_date_heads(lines), "turns")
+        if note:
+            self.collector.note(note)
         roles: dict[str, str] = {}
         self.clock.dated(file_date(source.stem))
         turns = 0
@@ -132,7 +148,7 @@ class MarkdownLogParser:
             if turn is None:
                 if not fenced and (not role or line.lstrip().startswith("#")
                                    or DATE_LABEL.match(line.strip("#*_ \t"))):
-                    dated = date_line(line)
+                    dated = date_line(with_iso_dates(line, self.day_first))
                     if dated is not None:
                         self.clock.dated(dated.day)
                         continue
@@ -179,4 +195,9 @@ class MarkdownLogParser:
         """The ISO time of a heading's time, on the file's date when it names no day (the day
         as the log writes it: 23:30 PST on 2 January is 07:30 UTC on the 3rd, and the clock
         times after it are still on the 2nd); an unreadable one is reported."""
-        return self.clock.read(written) or self.collector.time(number, written)
+        rewritten = with_iso_dates(written, self.day_first)
+        found = self.clock.read(rewritten)
+        if found or rewritten == written:
+            return found or self.collector.time(number, written)
+        self.collector.unread_times.append((number, written))
+        return ""

@@ -38,7 +38,7 @@ from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .source import Source, fail, require_text
 from .textutil import strip_system_reminders
-from .timefmt import NUMERIC_DATE, LogClock, file_date, numeric_dates, read_day_first, read_turn_time, with_iso_dates
+from .timefmt import LogClock, day_first_of, file_date, read_turn_time, with_iso_dates
 
 _NAMES = r"(user|human|assistant|ai|system|tool)"
 _COLON_SPEAKER = re.compile(
@@ -74,7 +74,6 @@ _LABELS = frozenset("""
     action actions decision decisions attendees participants topic title reminder fyi btw
 """.split())
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
-_AM_PM = re.compile(r"\d[ \t\u202f]*[ap]\.?[ \t]?m\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
 _DATE_SEPARATORS = (" \u2014 ", " \u2013 ", " - ", ": ", ", ")
@@ -306,27 +305,24 @@ class PlainTextParser:
         (:func:`~.timefmt.day_first_order`); when nothing decides it, month first with a
         12-hour clock and day first with a 24-hour one (the US writes both ways round), as the
         ingest report notes."""
-        dates, twelve_hour, example = [], False, ""
+        day_first, note = day_first_of(self._date_heads(lines), "turns")
+        if note:
+            self.collector.note(note)
+        return day_first
+
+    @staticmethod
+    def _date_heads(lines: list[str]) -> Iterator[str]:
+        """What dates the turns in each line: a speaker line's time, a short line (a date
+        line, "Date: 08/05/2023"), never a turn's own text."""
         for line in outside_fences(lines):
             stamped = _STAMPED_SPEAKER.match(line)
             named = None if stamped else _named_match(line)
             if stamped:
-                head = stamped.group("stamp")
+                yield stamped.group("stamp")
             elif named and (_written_time(named) or named.group("name").lower() not in _LABELS):
-                head = _written_time(named)  # a turn's own text is no date line
+                yield _written_time(named)  # a turn's own text is no date line
             else:
-                head = line if len(line) <= 90 else ""  # a date line: "Date: 08/05/2023"
-            found = numeric_dates(head)
-            if found and not dates:
-                example = NUMERIC_DATE.search(head)[0]  # type: ignore[index]
-            dates.extend(found)
-            twelve_hour = twelve_hour or bool(_AM_PM.search(head))
-        if not dates:
-            return False
-        day_first, note = read_day_first(dates, twelve_hour, "turns", example)
-        if note:
-            self.collector.note(note)
-        return day_first
+                yield line if len(line) <= 90 else ""  # a date line: "Date: 08/05/2023"
 
     def _turn(
         self, role: str, line: int, body: list[str], base: str, speaker: str, time: str

@@ -18,7 +18,7 @@ import re
 import warnings
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterable
 
 from dateutil import parser as _dateparser
 from dateutil.relativedelta import relativedelta
@@ -293,6 +293,27 @@ def read_day_first(dates: list[tuple[int, int, int]], twelve_hour: bool, written
     return not twelve_hour, (f"dates such as {example} could be day/month or "
                              f"month/day (no number above 12, the {written_in} in order either "
                              f"way): read as {order}, as a {clock}-hour clock suggests")
+
+
+_AM_PM = re.compile(r"\d[ \t\u202f]*[ap]\.?[ \t]?m\b", re.IGNORECASE)
+
+
+def day_first_of(heads: Iterable[str], written_in: str) -> tuple[bool, str]:
+    """``(day first?, note)`` for the numeric dates in ``heads`` (the parts of a file's lines
+    that date its turns: speaker lines' times, headings, date lines), decided from all of them
+    by :func:`read_day_first`, a 12-hour clock among them counted; ``(False, "")`` without
+    any."""
+    dates: list[tuple[int, int, int]] = []
+    twelve_hour, example = False, ""
+    for head in heads:
+        found = numeric_dates(head)
+        if found and not dates:
+            example = NUMERIC_DATE.search(head)[0]  # type: ignore[index]
+        dates.extend(found)
+        twelve_hour = twelve_hour or bool(_AM_PM.search(head))
+    if not dates:
+        return False, ""
+    return read_day_first(dates, twelve_hour, written_in, example)
 
 
 def _ymd(date_parts: tuple[int, int, int], day_first: bool) -> tuple[int, int, int]:
