@@ -337,6 +337,53 @@ def test_the_recall_server_serves_a_home_whose_socket_path_is_too_long(tmp_path:
         assert ask(home, {"stop": True}) == {"stopped": True}
 
 
+def test_a_malformed_request_does_not_end_the_recall_server(tmp_path: Path) -> None:
+    """One request that is not an object (`[1]`), JSON nested past Python's recursion limit, or
+    options of the wrong type ended the warm server (an uncaught exception in its loop): every
+    later prompt paid a cold start until a hook started another."""
+    import socket
+
+    from attention_cloud.agents.recall_server import ask, socket_path, start
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    transcript = tmp_path / "t.jsonl"
+    shutil.copy(SAMPLE, transcript)
+    hook(home, "session-end", "--foreground",
+         stdin=payload("session_end", transcript_path=str(transcript)))
+    start(home)
+
+    def send(data: bytes) -> bytes:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(60)
+            sock.connect(str(socket_path(home)))
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+            return answer
+
+    try:
+        deadline = time.monotonic() + 60
+        while not any("recall-server started" in line for line in log_lines(home)):
+            assert time.monotonic() < deadline, log_lines(home)
+            time.sleep(0.2)
+        assert send(b"[1]") == b""
+        assert send(b"[" * 100_000 + b"]" * 100_000) == b""
+        bad = json.loads(send(json.dumps({"payload": "{}", "options": {"budget": "many"}})
+                              .encode()))
+        assert "many" in bad["error"] and "output" not in bad
+        assert any("request not answered" in line for line in log_lines(home))
+        warm = hook(home, "user-prompt", stdin=payload("user_prompt", session_id="after"),
+                    server=True)
+        assert warm.returncode == 0 and "ProcessorClient" in warm.stdout
+        assert any("session=after via=server" in line for line in log_lines(home))
+    finally:
+        assert ask(home, {"stop": True}) == {"stopped": True}
+
+
 def test_background_capture_waits_for_a_busy_writer(tmp_path: Path) -> None:
     """The Stop hook's detached worker waits for the write lock (the agent does not wait on
     it): a capture that ran into another writer (a parallel session's capture, `atc curate`)

@@ -253,6 +253,13 @@ def test_a_bad_now_is_a_usage_error(curated):
 
     with pytest.raises(UsageError, match="ISO 8601"):
         hydrate(curated, GOAL, now="last tuesday")
+    # a POSIX stamp no calendar holds: NaN and -inf made a frame as if no `now` were given,
+    # inf was SWI-Prolog's "is/2: Arithmetic: evaluation error: `float_overflow'" (`atc serve`
+    # passes JSON's NaN and Infinity through)
+    for stamp in (float("nan"), float("inf"), float("-inf"), 1e300, -1e300):
+        with pytest.raises(UsageError, match="now must be a time"):
+            hydrate(curated, GOAL, now=stamp)
+    assert hydrate(curated, GOAL, now=1_700_000_000).receipt["facts"]
 
 
 def test_a_roomy_frame_shows_walked_facts_verbatim(curated):

@@ -357,6 +357,64 @@ def test_server_refuses_missing_and_wrong_tokens(server, alice):
     assert who["principal"] == "bob" and who["owner"] == "alice"
 
 
+def _post_raw(url: str, token: str, path: str, body: bytes, timeout: float = 30) -> tuple[int, dict]:
+    """POST ``body`` as it is (bytes the JSON encoder would not write); status and JSON answer."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url + path, data=body, method="POST",
+                                     headers={"Authorization": f"Bearer {token}",
+                                              "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_a_query_may_not_hold_the_server_past_the_default_time_limit(server, alice):
+    """Requests are answered one at a time: `time_limit: 1e9` with a goal that never ends held
+    every other caller for as long (whoami timed out); above 30 s it is now a 400."""
+    _, tokens = alice
+    for limit in (1e9, 31, 0, -1, "5", True):
+        started = time.monotonic()
+        with pytest.raises(MountError, match="HTTP 400: .*time_limit"):
+            call_mount(server.url, tokens["bob"], "/v1/query",
+                       {"goal": "repeat, fail", "time_limit": limit}, timeout=20)
+        assert time.monotonic() - started < 10
+    status, answer = _post_raw(server.url, tokens["bob"], "/v1/query",
+                               b'{"goal": "repeat, fail", "time_limit": Infinity}', timeout=20)
+    assert status == 400 and "time_limit" in answer["error"]
+    stopped = call_mount(server.url, tokens["bob"], "/v1/query",
+                         {"goal": "item_kind(H, K)", "limit": 1, "time_limit": 30}, timeout=60)
+    assert stopped["rows"]
+    assert call_mount(server.url, tokens["bob"], "/v1/whoami", timeout=10)["principal"] == "bob"
+
+
+def test_a_deeply_nested_or_oversized_body_is_one_line_and_the_server_serves_on(server, alice):
+    """JSON nested 100,000 deep was an Internal Server Error (Python's decoder raised
+    RecursionError) and a body of any size was read whole into memory before it was parsed."""
+    _, tokens = alice
+    status, answer = _post_raw(server.url, tokens["bob"], "/v1/query",
+                               b"[" * 100_000 + b"]" * 100_000)
+    assert (status, answer) == (400, {"error": "the request body must be a JSON object"})
+    # 9 MB announced, the first 64 KB sent: the answer comes before the rest is read
+    import http.client
+    import urllib.parse
+
+    where = urllib.parse.urlsplit(server.url)
+    conn = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    conn.putrequest("POST", "/v1/query")
+    conn.putheader("Authorization", f"Bearer {tokens['bob']}")
+    conn.putheader("Content-Length", str(9 << 20))
+    conn.endheaders(b'{"goal": "true", "rules": "' + b"x" * 65536)
+    response = conn.getresponse()
+    assert response.status == 413
+    assert "larger than 8,388,608 bytes" in json.loads(response.read())["error"]
+    conn.close()
+    assert call_mount(server.url, tokens["bob"], "/v1/whoami")["principal"] == "bob"
+
+
 def test_a_removed_principal_token_stops_working(server, alice):
     home, tokens = alice
     assert call_mount(server.url, tokens["carol"], "/v1/whoami")["principal"] == "carol"

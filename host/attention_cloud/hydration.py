@@ -262,10 +262,18 @@ def embedder_mismatch(mem: Any) -> str:
             "`atc curate --reembed` rebuilds them with the configured embedder")
 
 
+#: The POSIX stamps of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: a numeric ``now`` outside
+#: them (NaN, an infinity) is no time; NaN was read as no ``now`` at all.
+_STAMP_MIN, _STAMP_MAX = -62135596800.0, 253402300799.0
+
+
 def _now_value(now: str | float) -> str | float:
     """The ``now`` option as Prolog takes it: a POSIX stamp, or a time in any form the host
     reads (ingest/timefmt.py: ISO 8601, RFC 2822, "8 May 2023 1:56 pm", ...) as ISO 8601 UTC."""
     if isinstance(now, (int, float)) and not isinstance(now, bool):
+        if not _STAMP_MIN <= now <= _STAMP_MAX:          # NaN fails both
+            raise UsageError(f"now must be a time (a POSIX stamp of the years 1 to 9999, or "
+                             f"ISO 8601 such as 2026-05-01T12:00:00Z), not {now!r}")
         return float(now)
     from .ingest.timefmt import read_time
 

@@ -162,19 +162,31 @@ def _answer(conn: socket.socket, home: Path, host: Any, user_prompt: Any) -> boo
         while len(data) <= _MAX_REQUEST and (chunk := conn.recv(65536)):
             data += chunk
         request = json.loads(data.decode("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):     # RecursionError: JSON nested too deep
+        return True
+    if not isinstance(request, dict):
         return True
     if request.get("stop"):
         conn.sendall(b'{"stopped": true}')
         return False
-    options = request.get("options", {})
-    output = user_prompt(request.get("payload", ""), home, budget=int(options.get("budget", 800)),
-                         plane=str(options.get("plane", "default")),
-                         segments=tuple(options.get("segments", ())),
-                         min_score=options.get("min_score"),
-                         memory=host.memory, via="server")
+    # A request this server cannot answer is answered with an error (the hook then answers
+    # cold), never by ending the server: `[1]` or an option of the wrong type ended it.
     try:
-        conn.sendall(json.dumps({"output": output}).encode("utf-8"))
+        options = request.get("options") or {}
+        answer = {"output": user_prompt(request.get("payload", ""), home,
+                                        budget=int(options.get("budget", 800)),
+                                        plane=str(options.get("plane", "default")),
+                                        segments=tuple(options.get("segments", ())),
+                                        min_score=options.get("min_score"),
+                                        memory=host.memory, via="server")}
+    except Exception as exc:                          # noqa: BLE001 - the server lives on
+        from ..errors import one_line
+        from .hooks import log
+
+        log(home, "recall-server", f"request not answered: {one_line(exc)}")
+        answer = {"error": one_line(exc)}
+    try:
+        conn.sendall(json.dumps(answer).encode("utf-8"))
     except OSError:
         pass
     return True

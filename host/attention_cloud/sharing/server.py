@@ -17,6 +17,7 @@ Endpoints (JSON):
 """
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -27,6 +28,17 @@ from ..home import require_home, resolve_home
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+
+#: The longest request body read, in bytes: a goal and a rules text (at most 1 MB, as UTF-8;
+#: JSON's escapes may make it up to six times that). A longer one is refused unread (413):
+#: the body is read whole before it is parsed, so a body without end grew the server's memory
+#: without end.
+MAX_BODY_BYTES = 8 * 1024 * 1024
+
+#: The longest ``time_limit`` a query takes, in seconds (the default): requests are answered
+#: one at a time and a running goal cannot be cancelled, so one goal with a longer limit held
+#: every other caller of the server for as long (``1e9``: for ever).
+QUERY_TIME_LIMIT_MAX = 30.0
 
 
 def make_app(home: str | os.PathLike[str] | None) -> Any:
@@ -63,9 +75,13 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                     return refuse(403, "a pool cannot mount another pool")
                 body: dict[str, Any] = {}
                 if request.method == "POST":
+                    raw = await _body(request)
+                    if raw is None:
+                        return refuse(413, f"the request body is larger than "
+                                           f"{MAX_BODY_BYTES:,} bytes")
                     try:
-                        body = await request.json()
-                    except ValueError:
+                        body = json.loads(raw)
+                    except (ValueError, RecursionError):   # RecursionError: nested too deep
                         return refuse(400, "the request body must be a JSON object")
                     if not isinstance(body, dict):
                         return refuse(400, "the request body must be a JSON object")
@@ -102,7 +118,7 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
     def query(mem: Any, principal: str, request: Request, body: dict) -> dict:
         result = reads.reader_query(mem, principal, _text(body, "goal", required=True),
                                     limit=_int(body, "limit", 100),
-                                    time_limit=body.get("time_limit"),
+                                    time_limit=_time_limit(body),
                                     rules_text=_text(body, "rules"), via="serve")
         return {"rows": result.rows, "more": result.more, "variables": result.variables}
 
@@ -131,6 +147,31 @@ def _text(body: dict, key: str, *, required: bool = False) -> str | None:
     if not isinstance(value, str):
         raise ValueError(f"{key!r} must be a string")
     return value
+
+
+def _time_limit(body: dict) -> float | None:
+    value = body.get("time_limit")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("'time_limit' must be a number of seconds")
+    if not 0 < value <= QUERY_TIME_LIMIT_MAX:      # NaN fails both
+        raise ValueError(f"'time_limit' must be more than 0 and at most "
+                         f"{QUERY_TIME_LIMIT_MAX:g} seconds, not {value}")
+    return float(value)
+
+
+async def _body(request: Any) -> bytes | None:
+    """The request's body, or None when it is longer than MAX_BODY_BYTES (read no further)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return None
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > MAX_BODY_BYTES:
+            return None
+    return bytes(data)
 
 
 def _int(body: dict, key: str, default: int) -> int:
