@@ -222,11 +222,47 @@ def test_streamable_http_on_loopback(home: Path) -> None:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise
                 time.sleep(0.5)
+        seen["bad"] = _http_bad_requests(port)
     finally:
         server.terminate()
         server.wait(timeout=30)
     assert seen["tools"] == TOOLS
     assert len(seen["rows"]) == 1
+    # what stdio answers (test_every_request_gets_an_answer_over_stdio), HTTP answers too:
+    # status 400 and a JSON-RPC error, id null
+    for status, reply in seen["bad"]:
+        assert status == 400 and reply["id"] is None, (status, reply)
+    assert [reply["error"]["code"] for _, reply in seen["bad"]] == [-32700, -32700, -32602]
+
+
+def _http_bad_requests(port: int) -> list:
+    """A raw session at http://127.0.0.1:PORT/mcp, then a request with a lone surrogate
+    escape, a body that is not JSON and JSON that is no JSON-RPC message: (status, reply)."""
+    import urllib.error
+    import urllib.request
+
+    url = f"http://127.0.0.1:{port}/mcp"
+    headers = {"Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+
+    def post(body: str) -> tuple:
+        request = urllib.request.Request(url, data=body.encode(), headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as reply:
+                return reply.status, reply.headers, reply.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.headers, exc.read()
+
+    _, init, _ = post(_INIT.splitlines()[0])
+    headers["mcp-session-id"] = init["mcp-session-id"]
+    headers["mcp-protocol-version"] = "2025-06-18"
+    post(_INIT.splitlines()[1])
+    out = []
+    for body in (r'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"show",'
+                 r'"arguments":{"handle":"a\ud800"}}}', "not json", '{"id":4}'):
+        status, _, text = post(body)
+        out.append((status, json.loads(text)))
+    return out
 
 
 def test_http_flag_binds_loopback_only() -> None:
@@ -286,3 +322,82 @@ def test_a_query_may_not_hold_the_server_past_the_default_time_limit(home: Path)
     assert seen["long"] == ("Error executing tool query: time_limit must be at most 30 "
                             "seconds, not 1000000.0")
     assert len(seen["still"]["rows"]) == 1
+
+
+_INIT = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+         '"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}\n'
+         '{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+
+
+def _raw_replies(home: Path, lines: list[str], last_id: int, timeout: float = 60) -> tuple:
+    """Lines written to a real `atc mcp`'s stdin, byte for byte, after the handshake; the
+    replies (parsed) up to the one with LAST_ID, and what /proc said fd 0 was meanwhile."""
+    import threading
+
+    env = {**os.environ, "ATC_HOME": str(home)}
+    server = subprocess.Popen([ATC, "mcp"], env=env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    replies: list = []
+    done = threading.Event()
+
+    def read() -> None:
+        for raw in server.stdout:
+            replies.append(json.loads(raw))
+            if replies[-1].get("id") == last_id:
+                break
+        done.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        server.stdin.write((_INIT + "".join(line + "\n" for line in lines)).encode())
+        server.stdin.flush()
+        finished = done.wait(timeout)
+        stdin_target = os.readlink(f"/proc/{server.pid}/fd/0") \
+            if Path("/proc/self/fd").is_dir() else os.devnull
+    finally:
+        server.stdin.close()
+        server.wait(timeout=30)
+    assert finished, f"no reply with id {last_id}; replies: {replies}"
+    return replies, stdin_target
+
+
+def test_every_request_gets_an_answer_over_stdio(home: Path) -> None:
+    """The SDK's stdio transport dropped a line it could not parse: a request holding a lone
+    surrogate escape ("\\ud800"), a line that is no JSON, JSON that is no JSON-RPC message got
+    no reply at all and the client waited for ever. Each now gets a JSON-RPC error of one line
+    with the request's id (null when it has none), and later requests are served."""
+    lines = [
+        r'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"show",'
+        r'"arguments":{"handle":"a\ud800"}}}',
+        'not json',
+        '',
+        '{"id":4,"method":"ping"}',
+        '[1]',
+        r'{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\udc00"}}',
+        r'{"jsonrpc":"2.0","id":"k\ud800","method":"ping"}',
+        r'{"jsonrpc":"2.0","id":5,"method":"x\ud800"}',
+        '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"query",'
+        '"arguments":{"goal":"true"}}}']
+    replies, stdin_target = _raw_replies(home, lines, last_id=6)
+    by_id = {}
+    for reply in replies[1:]:
+        by_id.setdefault(json.dumps(reply["id"]), []).append(reply)
+    errors = [r["error"] for r in replies[1:] if "error" in r]
+    assert all("\n" not in e["message"] for e in errors), errors
+    assert by_id["2"] == [{"jsonrpc": "2.0", "id": 2, "error": {
+        "code": -32602, "message": "Invalid params: params.arguments.handle holds a lone "
+        "surrogate escape (a \\ud800-\\udfff without its other half), which is no text"}}]
+    null = [r["error"] for r in by_id["null"]]
+    assert null[0]["code"] == -32700 and null[0]["message"].startswith("Parse error: ")
+    assert null[1] == {"code": -32600,
+                       "message": "Invalid Request: a message is a JSON object, not an array"}
+    # an id that is itself no text cannot be written back: null, as JSON-RPC has it
+    assert null[2]["code"] == -32600 and null[2]["message"].startswith("Invalid Request: id ")
+    assert len(null) == 3, "no reply to a blank line or a notification"
+    assert by_id["4"][0]["error"] == {"code": -32600, "message":
+                                      'Invalid Request: a message needs "jsonrpc": "2.0"'}
+    assert by_id["5"][0]["error"]["message"].startswith("Invalid Request: method holds a lone")
+    assert by_id["6"][0]["result"]["structuredContent"] == {"rows": [{}], "more": False}
+    # as the SDK does when it reads stdin itself: a tool reading stdin sees the null device
+    assert stdin_target == os.devnull

@@ -17,7 +17,8 @@ never stand in the way of ``atc ingest`` or ``atc curate`` in another process:
   which releases the home's write lock at once; a busy writer elsewhere makes the write tool
   fail with one line (``another process is writing to this memory home``), never wait.
 
-Errors come back as MCP tool errors (``isError``) with one clear line.
+Errors come back as MCP tool errors (``isError``) with one clear line; over stdio, a request
+the SDK cannot read (not JSON, a lone surrogate escape) gets a JSON-RPC error (``mcp_stdio``).
 """
 from __future__ import annotations
 
@@ -66,6 +67,22 @@ def build_server(home: str | os.PathLike[str] | None = None) -> Any:
                     raise ToolError(f"Error executing tool {name}: "
                                     f"{argument_problems(exc.__cause__)}") from exc.__cause__
                 raise
+
+        async def run_stdio_async(self) -> None:
+            """The SDK's stdio transport, fed lines that :mod:`.mcp_stdio` screened, so a
+            request the SDK cannot read is answered rather than dropped."""
+            from mcp.server.stdio import stdio_server
+
+            from .mcp_stdio import ScreenedLines, stdin_wire
+
+            with stdin_wire() as wire:
+                lines = ScreenedLines(wire)
+                # stdio_server only iterates its stdin: lines, not an anyio file, serve
+                async with stdio_server(stdin=lines) as (  # type: ignore[arg-type]
+                        read_stream, write_stream):
+                    lines.answer_on(write_stream)
+                    low = self._lowlevel_server  # as MCPServer.run_stdio_async
+                    await low.run(read_stream, write_stream, low.create_initialization_options())
 
     host = MemoryHost(home)
     worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="atc-memory")

@@ -1,0 +1,183 @@
+"""The stdio wire of ``atc mcp``: every request a client sends gets an answer.
+
+The MCP SDK's stdio transport drops a line it cannot read without a word, so a client that
+sent a request waits for ever. Lines reach the SDK through :class:`ScreenedLines`, which
+hands it every line it reads unchanged and answers the others itself, as JSON-RPC 2.0 says:
+
+- a line that is not JSON: ``-32700`` Parse error, ``id`` null;
+- JSON the SDK's parser refuses, a lone surrogate escape (``"\\ud800"``) in a string: Python
+  reads it, so the reply names the request's id and the field, ``-32602`` when it lies in
+  ``params``, else ``-32600``;
+- JSON that is no JSON-RPC message (no ``jsonrpc``, a list, ...): ``-32600`` Invalid Request,
+  with the id when it has one.
+
+A notification or a response is never answered (JSON-RPC forbids it); such a line is logged
+on stderr. Blank lines are skipped.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from io import TextIOWrapper
+from typing import Any, BinaryIO
+
+import anyio
+from mcp_types import (INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError,
+                       jsonrpc_message_adapter)
+from pydantic import ValidationError
+
+log = logging.getLogger(__name__)
+
+
+def screen(line: str) -> str | JSONRPCError | None:
+    """What to do with one line from the client: the line itself when the SDK reads it, the
+    error to answer in its place, or None when nothing is to be answered (a blank line, a
+    notification or response the SDK cannot read)."""
+    if not line.strip():
+        return None
+    try:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return line
+    except ValidationError:
+        pass
+    try:
+        message = json.loads(line)
+    except ValueError as exc:
+        return _error(None, PARSE_ERROR, f"Parse error: {exc}")
+    if isinstance(message, dict) and "id" not in message and (
+            isinstance(message.get("method"), str) or "result" in message or "error" in message):
+        log.warning("atc mcp: a notification or response the MCP SDK cannot read was ignored")
+        return None
+    ident = _request_id(message)
+    where = _lone_surrogate(message)
+    if where is not None:
+        code = INVALID_PARAMS if where == "params" or where.startswith("params.") else \
+            INVALID_REQUEST
+        return _error(ident, code, f"{_TITLES[code]}: {where} holds a lone surrogate escape (a "
+                                   "\\ud800-\\udfff without its other half), which is no text")
+    return _error(ident, INVALID_REQUEST, f"Invalid Request: {_shape_problem(message)}")
+
+
+_TITLES = {INVALID_PARAMS: "Invalid params", INVALID_REQUEST: "Invalid Request"}
+
+
+def _error(ident: str | int | None, code: int, message: str) -> JSONRPCError:
+    return JSONRPCError(jsonrpc="2.0", id=ident, error=ErrorData(code=code, message=message))
+
+
+def _request_id(message: Any) -> str | int | None:
+    """The message's id when it is one JSON-RPC allows and the reply can carry (a string that
+    is itself no text cannot be written back, so it becomes null)."""
+    ident = message.get("id") if isinstance(message, dict) else None
+    if isinstance(ident, bool) or not isinstance(ident, (str, int)):
+        return None
+    if isinstance(ident, str) and _lone_surrogate(ident) is not None:
+        return None
+    return ident
+
+
+def _lone_surrogate(value: Any, path: str = "") -> str | None:
+    """The dotted path of the first string (or key) in VALUE holding a lone surrogate, or None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path or "the message"
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            inner = f"{path}.{key}" if path else str(key)
+            if _lone_surrogate(key) is not None:
+                return f"a key of {path or 'the message'}"
+            found = _lone_surrogate(item, inner)
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _lone_surrogate(item, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
+
+
+_JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number",
+               bool: "true or false", type(None): "null"}
+
+
+def _shape_problem(message: Any) -> str:
+    """Why a JSON value is no JSON-RPC 2.0 message, in a few words."""
+    if not isinstance(message, dict):
+        return f"a message is a JSON object, not {_JSON_TYPES.get(type(message), 'a value')}"
+    if message.get("jsonrpc") != "2.0":
+        return 'a message needs "jsonrpc": "2.0"'
+    if "method" in message and not isinstance(message["method"], str):
+        return '"method" must be a string'
+    if "method" not in message:
+        return 'a request needs a "method"'
+    if "id" in message and _request_id(message) is None:
+        return '"id" must be a string or an integer'
+    if "params" in message and not isinstance(message["params"], dict):
+        return '"params" must be an object'
+    return "not a JSON-RPC 2.0 request, notification or response"
+
+
+class ScreenedLines:
+    """The client's lines for the SDK's ``stdio_server(stdin=...)``: the ones it reads pass on
+    unchanged, the others are answered on its write stream (given to :meth:`answer_on` once
+    the transport is open) and never reach it."""
+
+    def __init__(self, wire: BinaryIO) -> None:
+        # as the SDK reads stdin itself: UTF-8, undecodable bytes replaced
+        self._lines = anyio.wrap_file(TextIOWrapper(wire, encoding="utf-8", errors="replace"))
+        self._write: Any = None
+        self._ready = anyio.Event()
+
+    def answer_on(self, write_stream: Any) -> None:
+        """Replies go out on the transport's WRITE_STREAM, in turn with the server's own."""
+        self._write = write_stream
+        self._ready.set()
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        from mcp.shared.message import SessionMessage
+
+        async for line in self._lines:
+            verdict = screen(line)
+            if isinstance(verdict, str):
+                yield verdict
+            elif verdict is not None:
+                await self._ready.wait()
+                try:
+                    await self._write.send(SessionMessage(verdict))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+
+
+@contextmanager
+def stdin_wire() -> Iterator[BinaryIO]:
+    """The client's end of stdin, with fd 0 pointed at the null device meanwhile, as the SDK
+    does when it reads stdin itself: a tool or a child process that reads stdin sees end of
+    file rather than taking the client's requests."""
+    if not _backed_by_fd0():
+        yield sys.stdin.buffer
+        return
+    wire = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        # never closed: a worker thread may still be blocked reading it after the transport ends
+        yield os.fdopen(wire, "rb", closefd=False)
+    finally:
+        os.dup2(wire, 0)
+
+
+def _backed_by_fd0() -> bool:
+    try:
+        return sys.stdin.buffer.fileno() == 0
+    except (AttributeError, OSError, ValueError):
+        return False
