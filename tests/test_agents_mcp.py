@@ -377,6 +377,7 @@ def test_every_request_gets_an_answer_over_stdio(home: Path) -> None:
         r'{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\udc00"}}',
         r'{"jsonrpc":"2.0","id":"k\ud800","method":"ping"}',
         r'{"jsonrpc":"2.0","id":5,"method":"x\ud800"}',
+        '{"jsonrpc":"2.0","id":null,"method":"ping"}',
         '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"query",'
         '"arguments":{"goal":"true"}}}']
     replies, stdin_target = _raw_replies(home, lines, last_id=6)
@@ -394,7 +395,10 @@ def test_every_request_gets_an_answer_over_stdio(home: Path) -> None:
                        "message": "Invalid Request: a message is a JSON object, not an array"}
     # an id that is itself no text cannot be written back: null, as JSON-RPC has it
     assert null[2]["code"] == -32600 and null[2]["message"].startswith("Invalid Request: id ")
-    assert len(null) == 3, "no reply to a blank line or a notification"
+    # MCP forbids a null id; the SDK took such a request for a notification
+    assert null[3] == {"code": -32600, "message": 'Invalid Request: "id" must be a string or '
+                       'an integer, not null'}
+    assert len(null) == 4, "no reply to a blank line or a notification"
     assert by_id["4"][0]["error"] == {"code": -32600, "message":
                                       'Invalid Request: a message needs "jsonrpc": "2.0"'}
     assert by_id["5"][0]["error"]["message"].startswith("Invalid Request: method holds a lone")

@@ -8,8 +8,9 @@ hands it every line it reads unchanged and answers the others itself, as JSON-RP
 - JSON the SDK's parser refuses, a lone surrogate escape (``"\\ud800"``) in a string: Python
   reads it, so the reply names the request's id and the field, ``-32602`` when it lies in
   ``params``, else ``-32600``;
-- JSON that is no JSON-RPC message (no ``jsonrpc``, a list, ...): ``-32600`` Invalid Request,
-  with the id when it has one.
+- JSON that is no JSON-RPC message (no ``jsonrpc``, a list, an id of null, which MCP
+  forbids and the SDK took for a notification, ...): ``-32600`` Invalid Request, with the
+  id when it has one.
 
 A notification or a response is never answered (JSON-RPC forbids it); such a line is logged
 on stderr. Blank lines are skipped.
@@ -28,7 +29,7 @@ from typing import Any, BinaryIO
 
 import anyio
 from mcp_types import (INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError,
-                       jsonrpc_message_adapter)
+                       JSONRPCNotification, jsonrpc_message_adapter)
 from pydantic import ValidationError
 
 log = logging.getLogger(__name__)
@@ -41,10 +42,18 @@ def screen(line: str) -> str | JSONRPCError | None:
     if not line.strip():
         return None
     try:
-        jsonrpc_message_adapter.validate_json(line, by_name=False)
-        return line
+        read = jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError:
         pass
+    else:
+        # the SDK takes a request whose id is no string or integer (null, 1.5) for a
+        # notification, and answers nothing
+        if isinstance(read, JSONRPCNotification) and '"id"' in line:
+            message = _loads(line)
+            if isinstance(message, dict) and "id" in message:
+                return _error(None, INVALID_REQUEST,
+                              f"Invalid Request: {_shape_problem(message)}")
+        return line
     try:
         message = json.loads(line)
     except ValueError as exc:
@@ -68,6 +77,13 @@ _TITLES = {INVALID_PARAMS: "Invalid params", INVALID_REQUEST: "Invalid Request"}
 
 def _error(ident: str | int | None, code: int, message: str) -> JSONRPCError:
     return JSONRPCError(jsonrpc="2.0", id=ident, error=ErrorData(code=code, message=message))
+
+
+def _loads(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
 
 
 def _request_id(message: Any) -> str | int | None:
@@ -120,7 +136,7 @@ def _shape_problem(message: Any) -> str:
     if "method" not in message:
         return 'a request needs a "method"'
     if "id" in message and _request_id(message) is None:
-        return '"id" must be a string or an integer'
+        return f'"id" must be a string or an integer, not {json.dumps(message["id"])}'
     if "params" in message and not isinstance(message["params"], dict):
         return '"params" must be an object'
     return "not a JSON-RPC 2.0 request, notification or response"
