@@ -18,7 +18,7 @@ never stand in the way of ``atc ingest`` or ``atc curate`` in another process:
   fail with one line (``another process is writing to this memory home``), never wait.
 
 Errors come back as MCP tool errors (``isError``) with one clear line; over stdio, a request
-the SDK cannot read (not JSON, a lone surrogate escape) gets a JSON-RPC error (``mcp_stdio``).
+the SDK cannot read (not JSON, a lone surrogate escape) gets a JSON-RPC error (``mcp_wire``).
 """
 from __future__ import annotations
 
@@ -69,11 +69,11 @@ def build_server(home: str | os.PathLike[str] | None = None) -> Any:
                 raise
 
         async def run_stdio_async(self) -> None:
-            """The SDK's stdio transport, fed lines that :mod:`.mcp_stdio` screened, so a
+            """The SDK's stdio transport, fed lines that :mod:`.mcp_wire` screened, so a
             request the SDK cannot read is answered rather than dropped."""
             from mcp.server.stdio import stdio_server
 
-            from .mcp_stdio import ScreenedLines, stdin_wire
+            from .mcp_wire import ScreenedLines, stdin_wire
 
             with stdin_wire() as wire:
                 lines = ScreenedLines(wire)
@@ -83,6 +83,17 @@ def build_server(home: str | os.PathLike[str] | None = None) -> Any:
                     lines.answer_on(write_stream)
                     low = self._lowlevel_server  # as MCPServer.run_stdio_async
                     await low.run(read_stream, write_stream, low.create_initialization_options())
+
+        def streamable_http_app(self, **options: Any) -> Any:
+            """The SDK's app, its answers to a body it cannot read mended by
+            :mod:`.mcp_wire` (the request's id, one line naming the problem)."""
+            from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+            from .mcp_wire import ScreenedHTTP
+
+            return ScreenedHTTP(super().streamable_http_app(**options),
+                                options.get("max_request_body_size",
+                                            DEFAULT_MAX_REQUEST_BODY_SIZE))
 
     host = MemoryHost(home)
     worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="atc-memory")

@@ -1,4 +1,4 @@
-"""The stdio wire of ``atc mcp``: every request a client sends gets an answer.
+"""The wire of ``atc mcp``: every request a client sends gets an answer naming its problem.
 
 The MCP SDK's stdio transport drops a line it cannot read without a word, so a client that
 sent a request waits for ever. Lines reach the SDK through :class:`ScreenedLines`, which
@@ -14,6 +14,12 @@ hands it every line it reads unchanged and answers the others itself, as JSON-RP
 
 A notification or a response is never answered (JSON-RPC forbids it); such a line is logged
 on stderr. Blank lines are skipped.
+
+Over HTTP the SDK answers such a body itself, status 400, but with ``id`` null, a lone
+surrogate called a parse error (``unexpected end of hex escape``) and pydantic's report of many
+lines for the rest, and a request with an id of null accepted (202) as a notification:
+:class:`ScreenedHTTP` puts :func:`screen`'s error in that answer's place, after every check of
+the SDK's own (origin, session, size) has run.
 """
 from __future__ import annotations
 
@@ -197,3 +203,71 @@ def _backed_by_fd0() -> bool:
         return sys.stdin.buffer.fileno() == 0
     except (AttributeError, OSError, ValueError):
         return False
+
+
+class ScreenedHTTP:
+    """ASGI wrapper of the SDK's streamable HTTP app: where the SDK answers a POST with a 400
+    JSON-RPC error of ``id`` null or a 202 (a notification), and :func:`screen` has an error
+    for the body it was sent, the answer is that error (status 400, the other headers kept)."""
+
+    def __init__(self, app: Any, max_body: int) -> None:
+        self.app = app
+        self._max_body = max_body
+
+    def __getattr__(self, name: str) -> Any:  # the Starlette app's state, routes ...
+        return getattr(self.app, name)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = bytearray()
+        held: list[Any] = []
+
+        async def tap_receive() -> Any:
+            message = await receive()
+            if message["type"] == "http.request" and len(body) <= self._max_body:
+                body.extend(message.get("body", b""))
+            return message
+
+        async def tap_send(message: Any) -> None:
+            if message["type"] == "http.response.start" and message["status"] in (400, 202):
+                held.append(message)
+                return
+            if not held:
+                await send(message)
+                return
+            held.append(message)
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                for out in _mended(held, bytes(body), self._max_body):
+                    await send(out)
+                held.clear()
+
+        await self.app(scope, tap_receive, tap_send)
+
+
+def _mended(held: list[Any], body: bytes, max_body: int) -> list[Any]:
+    """The SDK's held answer with :func:`screen`'s error for BODY in its place, where the SDK
+    could not read BODY (a 400 parse or validation error, id null) or took a request for a
+    notification (202, an id of null); else unchanged."""
+    if len(held) != 2 or len(body) > max_body:
+        return held
+    if held[0]["status"] == 400:
+        # only the SDK's answers to a body it could not read (not one on a session, a header)
+        answer = _loads(held[1].get("body", b"").decode("utf-8", errors="replace"))
+        if not isinstance(answer, dict):
+            return held
+        error = answer.get("error")
+        if not (answer.get("id", 0) is None and isinstance(error, dict) and
+                str(error.get("message")).startswith(("Parse error", "Validation error"))):
+            return held
+    verdict = screen(body.decode("utf-8", errors="replace"))
+    if not isinstance(verdict, JSONRPCError):
+        return held
+    text = verdict.model_dump_json(by_alias=True, exclude_unset=True).encode()
+    headers = [(k, v) for k, v in held[0].get("headers", [])
+               if k.lower() not in (b"content-length", b"content-type")]
+    headers += [(b"content-type", b"application/json"),
+                (b"content-length", str(len(text)).encode())]
+    return [{**held[0], "status": 400, "headers": headers},
+            {"type": "http.response.body", "body": text}]
