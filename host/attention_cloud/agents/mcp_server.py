@@ -17,8 +17,9 @@ never stand in the way of ``atc ingest`` or ``atc curate`` in another process:
   which releases the home's write lock at once; a busy writer elsewhere makes the write tool
   fail with one line (``another process is writing to this memory home``), never wait.
 
-Errors come back as MCP tool errors (``isError``) with one clear line; over stdio, a request
-the SDK cannot read (not JSON, a lone surrogate escape) gets a JSON-RPC error (``mcp_wire``).
+Errors come back as MCP tool errors (``isError``) with one clear line; a request the SDK
+cannot read (not JSON, a lone surrogate escape) gets a JSON-RPC error of one line with its id,
+over stdio and HTTP alike (``mcp_wire``).
 """
 from __future__ import annotations
 
