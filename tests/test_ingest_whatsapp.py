@@ -253,3 +253,24 @@ def test_a_pasted_memory_frame_is_never_ingested(tmp_path):
     assert result.envelopes_stripped == 1
     assert [(i.speaker, i.text) for i in result.items] == [
         ("Priya", "Here is what my assistant recalled:\n\n\n\nAnyway, Saturday?"), ("Dana", "Yes")]
+
+
+def test_a_megabyte_token_or_run_of_spaces_is_read_in_linear_time(tmp_path):
+    """The media pattern (`\\S+\\.\\w{2,5} \\(file attached\\)`) and the edited mark's leading
+    `[\\s...]*` were searched from every position: a damaged export with a 1 MB token took
+    19 minutes in the fuzz test (CI on 5560ec2)."""
+    import time
+
+    from attention_cloud.ingest import parse_path
+
+    path = tmp_path / "WhatsApp Chat with Running Club.txt"
+    path.write_text("[5/8/23, 1:55:40 PM] Priya: " + "z" * 1_100_000 + "\n"
+                    "[5/8/23, 1:56:03 PM] Dana: " + " " * 1_000_000 + "x <This message was edited>\n"
+                    "[5/8/23, 1:57:03 PM] Priya: IMG-20230508-WA0001.jpg (file attached) the view\n",
+                    encoding="utf-8")
+    started = time.monotonic()
+    result = parse_path(path, format="whatsapp")
+    assert time.monotonic() - started < 10
+    texts = [item.text for item in result.items]
+    assert any(text.endswith("x") and "edited" not in text for text in texts), texts
+    assert texts[-1].endswith("the view") and "IMG-" not in texts[-1]

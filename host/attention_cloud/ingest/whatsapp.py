@@ -56,15 +56,30 @@ _MARKS = "\u200e\u200f\u202a\u202b\u202c\u2066\u2067\u2068\u2069\ufeff"
 _MEDIA = re.compile(
     r"<media omitted>|<attached: [^>]*>|(?:image|video|audio|sticker|gif|document|contact card)"
     r" omitted|<médias omis>|<medien ausgeschlossen>|<multimedia omitido>|<media weggelaten>"
-    r"|\S+\.\w{2,5} \(file attached\)",  # Android, exported with media: its file's name
+    # Android, exported with media: its file's name, a word of its own (unanchored, `\S+\.` ran
+    # quadratic over a 1 MB token: the fuzz test's damaged export took 19 minutes)
+    r"|(?<!\S)\S{1,255}\.\w{2,5} \(file attached\)",
     re.IGNORECASE)
 _DELETED = re.compile(r"(?:this message was deleted|you deleted this message)\.?", re.IGNORECASE)
-_EDITED = re.compile(r"[\s\u200e\u200f]*<this message was edited>\s*\Z", re.IGNORECASE)
+# The mark alone: the marks and spaces before it are stripped after (a leading `[\s...]*` made
+# the search quadratic over a long run of spaces).
+_EDITED = re.compile(r"<this message was edited>\s*\Z", re.IGNORECASE)
 _HEAD_LINES = 20
 # A quote opened and not closed before ": " is a system line's ('… changed the subject from
 # "Run: club"'); a contact name may hold a whole quotation ('Dana "DJ" Whitfield').
 _Q, _NQ = "[\"\u201c\u201d]", "[^\"\u201c\u201d]*"
 _QUOTES = re.compile(r"\A" + _NQ + "(?:" + _Q + _NQ + _Q + _NQ + ")*" + _Q + _NQ + r"\Z")
+
+
+def _without_edited_mark(text: str) -> str:
+    """``text`` without a closing ``<This message was edited>`` and the spaces and marks
+    before it, stripped."""
+    mark = _EDITED.search(text)
+    end = mark.start() if mark else len(text)
+    if mark:
+        while end and (text[end - 1].isspace() or text[end - 1] in _MARKS):
+            end -= 1
+    return text[:end].strip()
 
 
 @dataclass
@@ -192,7 +207,7 @@ class WhatsAppParser:
                 and not _DELETED.fullmatch(first.strip(_MARKS + " \t")):
             self.collector.ignore("system")  # iOS: a system line under the group's name
             return
-        text = _EDITED.sub("", "\n".join([first, *more]).strip(_MARKS + " \t\n")).strip()
+        text = _without_edited_mark("\n".join([first, *more]).strip(_MARKS + " \t\n"))
         text = _MEDIA.sub("", text).strip(_MARKS + " \t\n") if _MEDIA.search(text) else text
         if not text:
             self.collector.ignore("media omitted" if _MEDIA.search(first) else "empty")
