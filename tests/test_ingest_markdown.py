@@ -20,9 +20,9 @@ def test_the_date_comes_from_the_file_name():
     result = parse_path(path)
     assert detect_format(path) == "markdown" and result.format == "markdown"
     assert [(i.kind, i.role, i.time, i.pointer.rsplit(":", 1)[1]) for i in result.items] == [
-        ("user_goal", "user", "2026-01-02T03:56:00Z", "3"),
-        ("conclusion", "assistant", "2026-01-02T03:57:00Z", "6"),
-        ("user_goal", "user", "2026-01-02T04:05:00Z", "15"),    # the fenced heading starts nothing
+        ("user_goal", "user", "2026-01-02T03:56:00Z", "3-4"),   # the heading to the last line
+        ("conclusion", "assistant", "2026-01-02T03:57:00Z", "6-13"),
+        ("user_goal", "user", "2026-01-02T04:05:00Z", "15-16"),  # the fenced heading starts nothing
     ]
     assert "(03:56 UTC)" not in " ".join(i.text for i in result.items)
     assert "inside a code block" in result.items[1].text

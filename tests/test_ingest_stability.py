@@ -137,7 +137,7 @@ def test_appending_keeps_earlier_items_unchanged(tmp_path, name):
     target = tmp_path / name
     if name.endswith((".txt", ".md")):
         # A text turn runs to the next speaker line: grow the file a whole turn at a time.
-        cuts = [int(i.pointer.rsplit(":", 1)[1]) - 1 for i in parse_path(FIXTURES / name).items]
+        cuts = [parse_pointer(i.pointer).line - 1 for i in parse_path(FIXTURES / name).items]
     else:
         cuts = list(range(1, len(lines)))
     previous: list[ItemRecord] = []

@@ -17,9 +17,9 @@ def test_colon_speakers_aliases_and_multiline_turns():
     assert result.records_read == 7
     base = os.path.abspath(path)
     assert [(i.kind, i.role, i.pointer) for i in result.items] == [
-        ("user_goal", "user", f"{base}:3"),
+        ("user_goal", "user", f"{base}:3-4"),  # a turn over two lines points at both
         ("turn", "assistant", f"{base}:5"),  # narration of the next step
-        ("conclusion", "assistant", f"{base}:6"),
+        ("conclusion", "assistant", f"{base}:6-8"),
         ("user_goal", "user", f"{base}:10"),  # "Human:"; the "thanks!" at line 9 is dropped
         ("conclusion", "assistant", f"{base}:11"),  # "AI:"
         ("turn", "system", f"{base}:12"),
@@ -44,9 +44,9 @@ def test_colon_speakers_aliases_and_multiline_turns():
 def test_markdown_headings_and_code_fences():
     result = parse_path(FIXTURES / "transcript.md")
     assert [(i.kind, i.pointer.rsplit(":", 1)[1]) for i in result.items] == [
-        ("user_goal", "5"),
-        ("conclusion", "9"),  # runs through the fenced block and its "User:" line
-        ("conclusion", "27"),  # "### Assistant:"; the "ok" turn at 23 is noise
+        ("user_goal", "5-7"),  # the heading to the turn's last line with text
+        ("conclusion", "9-21"),  # runs through the fenced block and its "User:" line
+        ("conclusion", "27-29"),  # "### Assistant:"; the "ok" turn at 23 is noise
     ]
     answer = result.items[1].text
     assert "User: this line is inside a code fence and must not start a turn" in answer
@@ -57,6 +57,20 @@ def test_markdown_headings_and_code_fences():
 def test_pointer_line_is_the_speaker_line():
     items = parse_path(FIXTURES / "transcript.txt").items
     assert read_pointer(items[3].pointer) == "Human: Also compress the output with gzip, level 6."
+
+
+def test_the_pointer_of_a_turn_over_several_lines_reads_all_of_them():
+    items = parse_path(FIXTURES / "transcript.txt").items
+    assert read_pointer(items[2].pointer) == (
+        "Assistant: The job calls fetchall() in exporter.py, which loads every row.\n"
+        "I switched it to a server-side cursor that fetches 5000 rows at a time,\n"
+        "so memory stays flat regardless of table size."
+    )
+    md = parse_path(FIXTURES / "transcript.md").items
+    source = read_pointer(md[1].pointer)  # the heading, the fenced block, the last line
+    assert source.startswith("## Assistant\n\nA token bucket per API key fits")
+    assert source.endswith("\n\nBuckets live in Redis so every instance shares them.")
+    assert "\n## User" not in source  # the next turn is not part of it
 
 
 def test_parse_text_uses_the_name_for_pointers_and_session():

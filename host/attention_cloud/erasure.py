@@ -403,10 +403,14 @@ def _user() -> str:
 
 
 def _source_file(pointer: str) -> str:
-    """The transcript file of an item_source pointer (``path:line``, ``path#/json/ptr``)."""
-    path = pointer.split("#", 1)[0]
-    head, sep, tail = path.rpartition(":")
-    return head if sep and tail.isdigit() else path
+    """The transcript file of an item_source pointer (``path:line``, ``path:first-last``,
+    ``path#/json/ptr``)."""
+    from .ingest.pointers import parse_pointer
+
+    try:
+        return parse_pointer(pointer).path
+    except InputError:
+        return pointer.split("#", 1)[0]
 
 
 def _known(mem: Any, handle: str) -> bool:

@@ -57,8 +57,10 @@ def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any
         now = pointer
         if _ingested(mem, str(record.get("source_name") or "")):  # not a file remember writes
             now = _current_pointer(handle, pointer, str(record.get("session") or "") or None)
-        if now != pointer:
+        if parse_pointer(now).start != parse_pointer(pointer).start:
             record["source_now"] = now  # the file grew or changed above it: the record moved
+        # else it is where it was: a home written before line ranges points at a turn's first
+        # line alone, and the pointer parsed now gives the whole turn
         source = read_pointer(now)
         record["verbatim"] = source if isinstance(source, str) else json.dumps(
             source, ensure_ascii=False, indent=2)

@@ -139,7 +139,7 @@ class MarkdownLogParser:
         roles: dict[str, str] = {}
         self.clock.dated(file_date(source.stem))
         turns = 0
-        role, start, body, who, when = "", 0, [], "", ""
+        role, start, end, body, who, when = "", 0, 0, [], "", ""
         fenced = False
         for number, line in enumerate(lines, 1):
             if FENCE.match(line):
@@ -154,16 +154,17 @@ class MarkdownLogParser:
                         continue
                 if role:
                     body.append(line)
+                    end = number if line.strip() else end  # blank lines before the next: not it
                 continue
             if role:
-                add_turn(self.collector, self.session, role, start, body, source.pointer_base,
-                         who, when)
+                add_turn(self.collector, self.session, role, (start, end), body,
+                         source.pointer_base, who, when)
             turns += 1
             role, who, when = turn
-            start, body = number, []
+            start, end, body = number, number, []
         if role:
-            add_turn(self.collector, self.session, role, start, body, source.pointer_base, who,
-                     when)
+            add_turn(self.collector, self.session, role, (start, end), body, source.pointer_base,
+                     who, when)
         self.collector.records_read += turns
         if turns == 0:
             raise fail(source.name, "no timed speaker headings (## User (03:56 UTC) ...) found")

@@ -36,6 +36,7 @@ from .classify import (
 )
 from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
+from .pointers import line_pointer
 from .source import Source, fail, require_text
 from .textutil import strip_system_reminders
 from .timefmt import LogClock, day_first_of, file_date, read_turn_time, with_iso_dates
@@ -237,7 +238,7 @@ class PlainTextParser:
             self.clock.dated(file_date(source.stem))
         roles: dict[str, str] = {}  # the first named speaker is the user, the others assistants
         turns = 0
-        role, start, body, who, when = "", 0, [], "", ""
+        role, start, end, body, who, when = "", 0, 0, [], "", ""
         session_time = ""
         fenced = False
         for number, line in enumerate(lines, 1):
@@ -251,15 +252,17 @@ class PlainTextParser:
                     self.clock.dated(dated.day)
                 elif role:
                     body.append(line)
+                    end = number if line.strip() else end  # blank lines before the next: not it
                 continue
             if role:
-                self._turn(role, start, body, source.pointer_base, who, when)
+                self._turn(role, (start, end), body, source.pointer_base, who, when)
             turns += 1
             role, who, rest, stamp = speaker
             # no stamp: the date line's time; an unreadable one (reported): none
-            start, body, when = number, [rest], session_time if stamp is None else stamp
+            start, end, body = number, number, [rest]
+            when = session_time if stamp is None else stamp
         if role:
-            self._turn(role, start, body, source.pointer_base, who, when)
+            self._turn(role, (start, end), body, source.pointer_base, who, when)
         self.collector.records_read += turns
         if turns == 0:
             raise fail(source.name, "no speaker lines (User:, Assistant:, ## User ...) found")
@@ -325,22 +328,26 @@ class PlainTextParser:
                 yield line if len(line) <= 90 else ""  # a date line: "Date: 08/05/2023"
 
     def _turn(
-        self, role: str, line: int, body: list[str], base: str, speaker: str, time: str
+        self, role: str, lines: tuple[int, int], body: list[str], base: str, speaker: str,
+        time: str
     ) -> None:
-        add_turn(self.collector, self.session, role, line, body, base, speaker, time)
+        add_turn(self.collector, self.session, role, lines, body, base, speaker, time)
 
 
 def add_turn(
     collector: ItemCollector,
     session: str,
     role: str,
-    line: int,
+    lines: tuple[int, int],
     body: list[str],
     base: str,
     speaker: str,
     time: str,
 ) -> None:
-    """Add the item of one speaker turn (``body``: its lines) that starts at ``line``."""
+    """Add the item of one speaker turn (``body``: its lines) written on ``lines``, its first
+    (the speaker line or heading: the item's identity) to its last line with text (its pointer
+    names them all, ``base:first-last``, so its source is the whole turn)."""
+    line, last = lines
     text = strip_system_reminders("\n".join(body)).strip()
     if role == "user":
         kind = user_message_kind(text)
@@ -362,7 +369,7 @@ def add_turn(
         identity=f"line{line}",
         text=item_text,
         time=time,
-        pointer=f"{base}:{line}",
+        pointer=line_pointer(base, line, last),
         sets_goal=kind == "user_goal",
         speaker=speaker,
     )

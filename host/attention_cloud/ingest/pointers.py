@@ -1,9 +1,12 @@
 """Following an item's pointer back to the verbatim record it came from.
 
-Pointers have three shapes: ``<path>:<line>`` (1-based line of a JSONL or text file),
-``<path>#<JSON pointer>`` (RFC 6901, into a JSON document) and ``<path>:<line>#<JSON pointer>``
-(into the JSON value held on one line). The JSON pointer may be empty (``<path>#``: the whole
-document, as RFC 6901's ``""`` is; ``<path>:<line>#``: the line's value, decoded).
+Pointers have four shapes: ``<path>:<line>`` (1-based line of a JSONL or text file),
+``<path>:<first>-<last>`` (a turn of a text transcript written over several lines, first to
+last, as one text), ``<path>#<JSON pointer>`` (RFC 6901, into a JSON document) and
+``<path>:<line>#<JSON pointer>`` (into the JSON value held on one line). The JSON pointer may be
+empty (``<path>#``: the whole document, as RFC 6901's ``""`` is; ``<path>:<line>#``: the line's
+value, decoded). Homes written before line ranges hold ``<path>:<first>`` for such a turn: it
+still reads its first line, and ``atc show --source`` finds the whole turn by parsing again.
 """
 
 from __future__ import annotations
@@ -15,16 +18,30 @@ from typing import Any
 
 from ..errors import InputError
 
-_LINE_SUFFIX = re.compile(r":(\d+)\Z")
+_LINE_SUFFIX = re.compile(r":(\d+)(?:-(\d+))?\Z")
 
 
 @dataclass(frozen=True)
 class Pointer:
-    """A parsed pointer: the file, the 1-based line (or None), the JSON pointer (or "")."""
+    """A parsed pointer: the file, the 1-based line (or None), the JSON pointer (or ""), and
+    the last line of a line range (``<path>:<first>-<last>``; None for one line)."""
 
     path: str
     line: int | None
     json_pointer: str
+    last_line: int | None = None
+
+    @property
+    def start(self) -> tuple[str, int | None, str]:
+        """Where the record starts: a turn's pointer of an older home (its first line alone)
+        and its line range now start at the same place."""
+        return self.path, self.line, self.json_pointer
+
+
+def line_pointer(base: str, first: int, last: int) -> str:
+    """The pointer of lines ``first`` to ``last`` of ``base``: ``base:first`` for one line,
+    ``base:first-last`` for several."""
+    return f"{base}:{first}" if last <= first else f"{base}:{first}-{last}"
 
 
 def parse_pointer(pointer: str) -> Pointer:
@@ -36,8 +53,12 @@ def parse_pointer(pointer: str) -> Pointer:
         (pointer, "") if hash_at < 0 else (pointer[:hash_at], pointer[hash_at + 1 :])
     )
     match = _LINE_SUFFIX.search(location)
-    if match:
-        return Pointer(location[: match.start()], int(match.group(1)), json_pointer)
+    if match and (match.group(2) is None or (not json_pointer and hash_at < 0)):
+        first = int(match.group(1))
+        last = None if match.group(2) is None else int(match.group(2))
+        if last is not None and last < first:
+            raise InputError(f"{pointer}: not a pointer (the line range ends before it starts)")
+        return Pointer(location[: match.start()], first, json_pointer, last)
     if not json_pointer and hash_at < 0:
         raise InputError(f"{pointer}: not a pointer (expected PATH:LINE or PATH#/JSON/POINTER)")
     return Pointer(location, None, json_pointer)
@@ -57,7 +78,7 @@ def read_pointer(pointer: str) -> Any:
             if target.line is None:
                 value: Any = json.loads(handle.read().decode("utf-8"))
             else:
-                value = _line(handle, target.line, pointer)
+                value = _lines(handle, target.line, target.last_line or target.line, pointer)
     except OSError as error:
         raise InputError(f"{target.path}: cannot read ({error.strerror or error})") from None
     except (ValueError, RecursionError) as error:
@@ -72,13 +93,17 @@ def read_pointer(pointer: str) -> Any:
     return resolve_json_pointer(value, target.json_pointer, pointer)
 
 
-def _line(handle: Any, number: int, pointer: str) -> str:
+def _lines(handle: Any, first: int, last: int, pointer: str) -> str:
+    """Lines ``first`` to ``last`` of the file, joined by newlines (each without its ``\\r``)."""
+    found: list[str] = []
     for current, raw in enumerate(handle, 1):
-        if current == number:
+        if current >= first:
             line = raw.decode("utf-8").rstrip("\n")
             line = line[:-1] if line.endswith("\r") else line
-            return line[1:] if current == 1 and line.startswith("\ufeff") else line
-    raise InputError(f"{pointer}: the file has fewer than {number} lines")
+            found.append(line[1:] if current == 1 and line.startswith("\ufeff") else line)
+            if current == last:
+                return "\n".join(found)
+    raise InputError(f"{pointer}: the file has fewer than {last} lines")
 
 
 def resolve_json_pointer(document: Any, json_pointer: str, pointer: str = "") -> Any:

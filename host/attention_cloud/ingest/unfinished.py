@@ -10,14 +10,13 @@ within its settle time this way; once a file has been quiet that long it is read
 from __future__ import annotations
 
 import json
-import re
 
 from ..errors import InputError
+from .pointers import parse_pointer
 from .source import Source, make_source
 
-_LINE_OF_POINTER = re.compile(r":(\d+)$")
 #: Formats whose turns run over several lines until the next speaker (their items point at the
-#: line a turn starts on).
+#: lines of a turn, ``FILE:<first>`` or ``FILE:<first>-<last>``).
 TURN_FORMATS = ("text", "markdown", "whatsapp")
 
 
@@ -70,7 +69,7 @@ def _last_turn_start(source: Source, format: str | None) -> int | None:
         items = parse_source(source, format=chosen).items
     except InputError:
         return None  # not parseable as it stands: the full parse reports why
-    starts = [int(m.group(1)) for m in (_LINE_OF_POINTER.search(i.pointer) for i in items) if m]
+    starts = [line for line in (parse_pointer(i.pointer).line for i in items) if line]
     if not starts:
         return 0
     lines = source.data.split(b"\n")

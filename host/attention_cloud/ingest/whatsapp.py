@@ -29,7 +29,8 @@ WhatsApp writes a message per line, its continuation lines (a multi-line message
   message it ends. ``<memory-frame>`` envelopes are removed first, as from every format.
 - Lines before the first message line are skipped and reported.
 
-Pointers read ``<file>:<line>``, the message's first line.
+Pointers read ``<file>:<line>`` for a message on one line, ``<file>:<first>-<last>`` for one
+written over several (its first line to its last with text), so its source is the whole of it.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from datetime import datetime
 from .chat_messages import ChatSenders, add_chat_message
 from .collector import ItemCollector
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
+from .pointers import line_pointer
 from .source import Source, fail, require_text
 from .timefmt import TurnTime, read_day_first
 
@@ -221,4 +223,10 @@ class WhatsAppParser:
         add_chat_message(self.collector, self.senders, record_no=line.number,
                          session=self.session, sender=sender, text=text, time=time or "",
                          identity=f"line{line.number}",
-                         pointer=f"{source.pointer_base}:{line.number}")
+                         pointer=line_pointer(source.pointer_base, line.number,
+                                              line.number + _last_with_text(more)))
+
+
+def _last_with_text(more: list[str]) -> int:
+    """How many of a message's continuation lines come before the blank ones that end it."""
+    return next((i for i in range(len(more), 0, -1) if more[i - 1].strip()), 0)
