@@ -152,7 +152,8 @@ item_time(H, Time) :- live_(H, _, _, _, _, _, _, Time, _, _).
 item_segment(H, Segment) :- live_(H, _, _, _, _, _, _, _, Segment, _).
 
 %!  item_source(?Handle, ?Pointer:string) is nondet.
-%   Pointer is `path:line` or `path#/json/pointer`, addressing the verbatim record.
+%   Pointer is `path:line`, `path:first-last` (a text turn over several lines) or
+%   `path#/json/pointer`, addressing the verbatim record.
 item_source(H, Pointer) :-
     (   string(Pointer)
     ->  % a bound pointer is looked up in its stored form, so the clause indexes are used

@@ -140,7 +140,7 @@ Identity and order
     transcript leaves earlier handles (and ``seq`` numbers) unchanged; a record seen twice (same
     handle) is kept once and the repeat is listed in ``skipped``. ``seq`` numbers items per
     session from 0 in transcript order. ``pointer`` is ``<path>:<line>`` for line-oriented
-    files, ``<path>#<JSON pointer>`` for JSON documents, and ``<path>:<line>#/messages/<i>``
+    files (``<path>:<first>-<last>`` for a text turn written over several lines), ``<path>#<JSON pointer>`` for JSON documents, and ``<path>:<line>#/messages/<i>``
     for a conversation held on one JSONL line; ``path`` is absolute for files.
 
 Relations (subject is always the item's handle)

@@ -48,7 +48,8 @@ class ItemRecord:
         goal: whitespace-collapsed text (at most 300 characters) of the user goal active when
             the item was produced; ``""`` before the first goal.
         time: ISO 8601 UTC time (``2026-01-02T03:04:05Z``) or ``""`` when unknown.
-        pointer: ``<path>:<line>`` (1-based) for line-oriented files, ``<path>#<JSON pointer>``
+        pointer: ``<path>:<line>`` (1-based) for line-oriented files (``<path>:<first>-<last>``
+            for a text turn written over several lines), ``<path>#<JSON pointer>``
             for JSON documents, ``<path>:<line>#<JSON pointer>`` for a conversation held in one
             JSONL line.
         text: the item's L0 text: the whole message or output, up to ``max_item_chars``
