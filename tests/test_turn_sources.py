@@ -142,3 +142,19 @@ def test_forgetting_a_multi_line_turn_names_its_file(home, tmp_path):
     with Memory.open(home) as mem:
         report = mem.forget([handle], reason="test", who="ann")
     assert report.sources == [str(path)]  # the transcript still holding the text
+
+
+@pytest.mark.parametrize("name,text", [("chat.txt", TEXT), ("2026-01-02-standup.md", MARKDOWN)])
+def test_a_turn_still_being_written_is_held_back(name, text):
+    """``atc watch`` reads a file still changing up to its last turn, which may gain lines:
+    the turns before it, whole, under the pointers a read of the whole file gives them."""
+    from attention_cloud.ingest import parse_text
+    from attention_cloud.ingest.source import make_source
+    from attention_cloud.ingest.unfinished import finished_part
+
+    finished = finished_part(make_source(text.encode(), name=name))
+    assert finished is not None
+    whole = parse_text(text, name=name).items
+    held = parse_text(finished.data.decode(), name=name).items
+    assert [i.pointer for i in held] == [i.pointer for i in whole[:-1]]
+    assert [i.handle for i in held] == [i.handle for i in whole[:-1]]
