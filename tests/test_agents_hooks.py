@@ -222,18 +222,25 @@ def test_the_hook_logic_in_process(captured) -> None:
     assert not second.inject and second.context == ""
 
 
-def test_the_warm_recall_server_answers_later_prompts(tmp_path: Path) -> None:
-    """The first prompt is answered cold and starts the home's recall server; the next ones
-    are answered by it (the same output), it sees a later capture, and it stops on request."""
-    from attention_cloud.agents.recall_server import ask, socket_path
-
-    home = tmp_path / "home"
-    home.mkdir()
+def _captured_home(tmp_path: Path, home: Path | None = None) -> Path:
+    """A home (hash embedder; ``tmp_path/home`` unless given) that captured SAMPLE through
+    the session-end hook."""
+    home = home or tmp_path / "home"
+    home.mkdir(parents=True, exist_ok=True)
     (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
     transcript = tmp_path / "t.jsonl"
     shutil.copy(SAMPLE, transcript)
     hook(home, "session-end", "--foreground",
          stdin=payload("session_end", transcript_path=str(transcript)))
+    return home
+
+
+def test_the_warm_recall_server_answers_later_prompts(tmp_path: Path) -> None:
+    """The first prompt is answered cold and starts the home's recall server; the next ones
+    are answered by it (the same output), it sees a later capture, and it stops on request."""
+    from attention_cloud.agents.recall_server import ask, socket_path
+
+    home = _captured_home(tmp_path)
     try:
         cold = hook(home, "user-prompt", stdin=payload("user_prompt", session_id="w1"),
                     server=True)
@@ -315,14 +322,9 @@ def test_the_recall_server_serves_a_home_whose_socket_path_is_too_long(tmp_path:
     every prompt paid a cold start and a server process that died)."""
     from attention_cloud.agents.recall_server import ask, socket_path, start
 
-    home = tmp_path / ("a-long-folder-name-" * 4) / ("another-long-folder-name-" * 2) / "home"
-    home.mkdir(parents=True)
+    home = _captured_home(tmp_path, tmp_path / ("a-long-folder-name-" * 4)
+                          / ("another-long-folder-name-" * 2) / "home")
     assert len(str(socket_path(home))) > 150
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    transcript = tmp_path / "t.jsonl"
-    shutil.copy(SAMPLE, transcript)
-    hook(home, "session-end", "--foreground",
-         stdin=payload("session_end", transcript_path=str(transcript)))
     start(home)
     try:
         deadline = time.monotonic() + 60
@@ -345,13 +347,7 @@ def test_a_malformed_request_does_not_end_the_recall_server(tmp_path: Path) -> N
 
     from attention_cloud.agents.recall_server import ask, socket_path, start
 
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    transcript = tmp_path / "t.jsonl"
-    shutil.copy(SAMPLE, transcript)
-    hook(home, "session-end", "--foreground",
-         stdin=payload("session_end", transcript_path=str(transcript)))
+    home = _captured_home(tmp_path)
     start(home)
 
     def send(data: bytes) -> bytes:
