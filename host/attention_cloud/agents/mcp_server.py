@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import logging
 import os
 from typing import Any, Callable, TypeVar
 
@@ -52,6 +53,9 @@ def argument_problems(exc: Any) -> str:
 
 def build_server(home: str | os.PathLike[str] | None = None) -> Any:
     """The MCPServer with memory's tools and receipt resources, for ``home``."""
+    # The SDK logs at INFO on stderr, where faiss's loader then reported each CPU build it
+    # tried and could not load ("ModuleNotFoundError ... swigfaiss_avx512") when memory opened.
+    logging.getLogger("faiss").setLevel(logging.WARNING)
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
     from pydantic import ValidationError
