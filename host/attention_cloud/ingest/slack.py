@@ -22,6 +22,7 @@ Pointers read ``<file>#/<i>``.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -120,12 +121,17 @@ class SlackParser:
                           f"{source.pointer_base}#/{index}")
         return len(document)
 
-    def _users(self, path: Path) -> dict[str, str]:
-        """The names ``users.json`` gives, when the export has one beside the channel."""
+    @staticmethod
+    def _users(path: Path) -> dict[str, str]:
+        """The names ``users.json`` gives, when the export has one beside the channel (a copy:
+        the day's own profiles are added to it)."""
         try:
-            if not path.is_file() or path.stat().st_size > _MAX_USERS_BYTES:
+            if not path.is_file():
                 return {}
-            return _user_names(json.loads(path.read_text(encoding="utf-8")))
+            stat = path.stat()
+            if stat.st_size > _MAX_USERS_BYTES:
+                return {}
+            return dict(_users_file(str(path), stat.st_mtime_ns, stat.st_size))
         except (OSError, ValueError, RecursionError):
             return {}  # the names are a help: the messages' own profiles still name most
 
@@ -173,3 +179,11 @@ class SlackParser:
         if kind == "#":
             return "#" + (label or target)
         return "@" + (label or target.split("^")[0])  # <!here>, <!channel>, <!subteam^S1|team>
+
+
+@functools.lru_cache(maxsize=8)
+def _users_file(path: str, mtime_ns: int, size: int) -> dict[str, str]:
+    """``users.json`` read once for every day file of an export (a workspace's export has
+    thousands, each beside the same file), again only when it changed."""
+    del mtime_ns, size  # the cache's key: a changed file is read again
+    return _user_names(json.loads(Path(path).read_text(encoding="utf-8")))
