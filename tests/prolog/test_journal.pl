@@ -8,6 +8,13 @@ item_term(H, Kind, Text, item(H, src, "s1", 0, Kind, assistant, "goal", "", defa
 fresh :-
     store_reset.
 
+%  scratch_home(+Base, -Dir): a new directory for a store, removed when the test run halts
+%  (tmp_file/2 removes only files it named, so a store's folder would stay in the temp dir).
+scratch_home(Base, Dir) :-
+    tmp_file(Base, Dir),
+    make_directory(Dir),
+    at_halt(catch(delete_directory_and_contents(Dir), _, true)).
+
 :- begin_tests(journal, [setup(fresh), cleanup(fresh)]).
 
 test(upsert_adds_once, [setup(fresh), true(N1-N2 == 1-0)]) :-
@@ -123,7 +130,7 @@ test(commit_keeps_batch, [setup(fresh), true(Items == [h8])]) :-
 % (no snapshot), memory is the same; the file starts with its epoch.
 test(compacted_journal_replays_to_the_same_memory,
      [setup(fresh), cleanup(( store_close, fresh )), true(Ok-Epoch1 == true-Epoch)]) :-
-    tmp_file(atc_store, Dir),
+    scratch_home(atc_store, Dir),
     store_open(Dir, _),
     item_term(h1, error, "zorblax secret", I1), item_term(h2, error, "kept text", I2),
     journal_add_items([I1, I2], _), store_commit,
@@ -178,7 +185,7 @@ test(bad_wire, [throws(error(syntax_error(bad_wire_item), _))]) :-
 
 test(record_replays_to_the_same_facts, [setup(fresh), true(After == Before)]) :-
     awkward_item(Item),
-    tmp_file(home, Dir),
+    scratch_home(home, Dir),
     store_open(Dir, _),
     journal_add_items([Item], _),
     store_commit,
@@ -197,7 +204,7 @@ test(abort_removes_a_recorded_item, [setup(fresh), true(Facts == [])]) :-
 
 test(torn_record_is_not_replayed, [setup(fresh), true(Facts-Torn == []-true)]) :-
     awkward_item(Item),
-    tmp_file(home, Dir),
+    scratch_home(home, Dir),
     store_open(Dir, _),
     journal_add_items([Item], _),
     store_commit,
@@ -293,7 +300,7 @@ test(the_sessions_cwd_is_not_stored_per_item, [setup(fresh), true(Stored == [h4-
     msort(Stored0, Stored).
 
 test(replay_and_erasure_keep_them_exact, [setup(fresh), true(Replayed-Erased == E-E2)]) :-
-    tmp_file(home, Dir),
+    scratch_home(home, Dir),
     store_open(Dir, _),
     add_cwd_items,
     store_commit,
