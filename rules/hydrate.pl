@@ -266,7 +266,9 @@ anchor_meta_(window(From, To, Phrase), _{phrase: Phrase, from: F, to: T}) :-
     format_time(string(F), '%FT%TZ', From, posix),
     format_time(string(T), '%FT%TZ', To, posix).
 
-% A user rules module may define its own planes (plane/2, plane_segment/3).
+% A user rules module may define its own planes (plane/2, plane_segment/3). A user plane
+% without plane_segment/3 clauses of its own takes every segment ('*'), as when the module
+% defines none: a rules file splitting one plane's segments left its other planes none.
 plane_settings_(Module, Plane, Settings) :-
     (   user_plane_(Module, Plane, S0)
     ->  plane(default, Defaults),
@@ -281,7 +283,8 @@ user_plane_(Module, Plane, Settings) :-
 
 plane_segment_(Module, Plane, S, Share) :-
     (   user_plane_(Module, Plane, _)
-    ->  (   current_predicate(Module:plane_segment/3)
+    ->  (   current_predicate(Module:plane_segment/3),
+            once(Module:plane_segment(Plane, _, _))
         ->  Module:plane_segment(Plane, S, Share)
         ;   S = '*', Share = 1
         )

@@ -1,0 +1,137 @@
+"""What a user writing goals and rules files meets when they are wrong: one line that says
+where (file and line of the rules file, not of the texts joined) and what (the predicate by the
+name the user wrote, with the arity they may have meant), exit 2, nothing saved or written."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+
+SAVED = """% a saved rule of several lines, so that a line number counted over the texts joined
+% is not the line of the file in error
+error_file(H, F) :-
+    item_kind(H, error),
+    relation(H, touches_file, F).
+"""
+
+
+def atc(*args: str, home: Path):
+    return CliRunner().invoke(main, [*args, "--home", str(home)])
+
+
+def tree(home: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(home)): p.read_bytes() for p in sorted(home.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.fixture
+def ruled_home(home: Path, tmp_path: Path) -> Path:
+    """A home with items and one saved rule."""
+    assert atc("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home).exit_code == 0
+    saved = tmp_path / "errors.pl"
+    saved.write_text(SAVED, encoding="utf-8")
+    assert atc("rules", "add", str(saved), home=home).exit_code == 0
+    return home
+
+
+def one_line(out) -> str:
+    assert out.exit_code == 2, out.output
+    assert out.output.count("\n") == 1, out.output
+    return out.output
+
+
+def test_a_syntax_error_names_the_rules_file_and_its_own_line(ruled_home, tmp_path):
+    """The texts were joined before reading: the error read `Stream <stream>(0x55..):9:17`,
+    neither the file nor its line (line 4 of bad.pl after a 5-line saved rule)."""
+    bad = tmp_path / "bad.pl"
+    bad.write_text("ok(X) :- item(X).\n\n\nbad(X) :- item(X\nfoo(1).\n", encoding="utf-8")
+    before = tree(ruled_home)
+    for command in (["query", "ok(X)", "--rules", str(bad)],
+                    ["hydrate", "retries", "--rules", str(bad)],
+                    ["rules", "add", str(bad)]):
+        message = one_line(atc(*command, home=ruled_home))
+        assert f"{bad}:4:" in message and "Syntax error" in message, message
+        assert "<stream>" not in message
+    assert tree(ruled_home) == before       # nothing saved, no receipt
+
+
+def test_a_refused_clause_names_the_rules_file_and_line(ruled_home, tmp_path):
+    bad = tmp_path / "refused.pl"
+    bad.write_text("ok(X) :- item(X).\n:- initialization(main).\n", encoding="utf-8")
+    message = one_line(atc("query", "ok(X)", "--rules", str(bad), home=ruled_home))
+    assert f"{bad}:2:" in message and "directive not allowed" in message
+    bad.write_text("ok(X) :- item(X).\n\nbad(X) :- assertz(seen(X)).\n", encoding="utf-8")
+    message = one_line(atc("rules", "add", str(bad), home=ruled_home))
+    assert f"{bad}:3:" in message and "assertz/1" in message
+
+
+def test_a_saved_rule_in_error_is_named_by_its_file(memory, tmp_path):
+    """A rule added by the API is located by the source it names, else NAME.pl."""
+    from attention_cloud.errors import PrologError
+
+    with pytest.raises(PrologError) as err:
+        memory.rules_add("a(X) :- item(X).\nb(X :- item(X).\n", "mine")
+    assert "mine.pl:2:" in str(err.value)
+    with pytest.raises(PrologError) as err:
+        memory.rules_add("a(X) :- item(X).\nb(X :- item(X).\n", "mine", source="/src/my.pl")
+    assert "/src/my.pl:2:" in str(err.value)
+    assert not memory.rules_list()
+
+
+@pytest.mark.parametrize("goal,expected", [
+    # a name the vocabulary has at another arity: say which
+    ("item_kind(H)", "Unknown procedure: item_kind/1 (did you mean item_kind/2?)"),
+    ("item(H), nearest(H, Hits)", "nearest/2 (did you mean nearest/3 or nearest/4?)"),
+    ("atom_length(a, b, c)", "atom_length/3 (did you mean atom_length/2?)"),
+    # a name nothing has: say where the names a goal may use come from
+    ("item(H), no_such_thing(H)", "Unknown procedure: no_such_thing/1 (not a builtin, not in "
+                                  "the query vocabulary (README, \"Querying memory with Prolog\")"),
+])
+def test_an_unknown_predicate_is_named_as_written_with_the_vocabulary(ruled_home, goal,
+                                                                      expected):
+    """It read `procedure `atc_query:item_kind(A)' does not exist`: a module the user never
+    wrote, a goal rather than a predicate, and no word of item_kind/2."""
+    message = one_line(atc("query", goal, home=ruled_home))
+    assert expected in message, message
+    assert "atc_query" not in message and "user_rules" not in message
+
+
+def test_an_unknown_predicate_in_a_rule_names_its_caller_file_and_line(ruled_home, tmp_path):
+    rules = tmp_path / "chain.pl"
+    rules.write_text("a(X) :- b(X).\nb(X) :- c(X).\n\nc(X) :- item_kind(X).\n",
+                     encoding="utf-8")
+    message = one_line(atc("query", "a(X)", "--rules", str(rules), home=ruled_home))
+    assert f"item_kind/1 (called by c/1 at {rules}:4; did you mean item_kind/2?)" in message
+    message = one_line(atc("rules", "add", str(rules), home=ruled_home))
+    assert "rule chain rejected" in message and f"{rules}:4" in message
+    assert "rules_check" not in message
+
+
+def test_a_plane_without_segments_of_its_own_takes_every_segment(home, tmp_path):
+    """A rules file that split one plane's segments (plane_segment/3) left its other planes
+    with none: their frames were empty ("memory holds nothing") under a segment `default`
+    memory does not hold, while the same plane in a file without plane_segment/3 was full."""
+    import json
+
+    assert atc("ingest", str(FIXTURES / "claude_code_session.jsonl"), "--segment", "work",
+               home=home).exit_code == 0
+    rules = tmp_path / "planes.pl"
+    rules.write_text(
+        "same_session(Seeds, H-0.6) :-\n"
+        "    member(Seed-_, Seeds), item_session(Seed, S), item_session(H, S), H \\== Seed.\n"
+        "plane(split, _{seeds: 3}).\n"
+        "plane_segment(split, work, 0.7).\n"
+        "plane_segment(split, '*', 0.3).\n"
+        "plane(session, _{walk: rule(same_session), seeds: 2}).\n", encoding="utf-8")
+    out = atc("hydrate", "retries", "--rules", str(rules), "--plane", "session",
+              "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    receipt = json.loads(out.stdout)["receipt"]
+    assert set(receipt["budget"]["segments"]) == {"work"}
+    assert receipt["facts"], receipt
+    assert any(f["seeded_by"] == "rule:same_session" for f in receipt["facts"])
