@@ -196,6 +196,7 @@ nearest(Q, K, Hits) :-
     integer(K), !,
     nearest(Q, K, [], Hits).
 nearest(Q, H, S) :-
+    atc_jump:nearest_handle_arg(H),
     nearest(Q, 50, [], Hits),
     member(H-S, Hits).
 
