@@ -1,0 +1,81 @@
+"""The query vocabulary over a small conversation with named, dated speakers, as a user who read
+README "Querying memory with Prolog" writes goals: the types the table gives (strings for
+text, speakers and times, atoms for handles, kinds and segments), and the time predicates fed
+with the times item_time/2 gives."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from attention_cloud import Memory
+from attention_cloud.errors import PrologError
+from attention_cloud.home import write_config
+
+CHAT = """\
+[2024-03-04 09:12] Priya: The checkout service threw a TimeoutError again in payments/retry.py.
+[2024-03-04 09:14] Tomás: The retry policy uses a fixed backoff; let's switch to exponential.
+[2024-03-05 10:02] Dana: Reminder: the staging database is read-only on Fridays.
+[2024-03-11 14:30] Priya: The exponential backoff fixed the timeouts. Closing PAY-212.
+[2024-03-12 08:45] Tomás: ValueError in tests/test_menu.py for the café menu.
+[2024-03-20 16:00] Dana: Last week we closed PAY-212 and the menu bug.
+"""
+
+
+def stamp(iso: str) -> float:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone(timezone.utc).timestamp()
+
+
+@pytest.fixture(scope="module")
+def mem(tmp_path_factory):
+    root = tmp_path_factory.mktemp("chat")
+    (root / "team.txt").write_text(CHAT, encoding="utf-8")
+    home = root / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    memory = Memory.open(home)
+    memory.ingest([root / "team.txt"], segment="team")
+    memory.curate()
+    yield memory
+    memory.close()
+
+
+def test_speakers_and_times_are_strings_as_the_table_says(mem):
+    rows = mem.query("item_speaker(H, S), item_time(H, T)", limit=50).rows
+    assert [r["S"] for r in rows] == ["Priya", "Tomás", "Dana", "Priya", "Tomás", "Dana"]
+    assert rows[0]["T"] == "2024-03-04T09:12:00Z"
+    assert len(mem.query('item_speaker(H, "Tomás")').rows) == 2
+    assert mem.query('item_time(H, "2024-03-05T10:02:00Z"), item_speaker(H, S)').rows[0]["S"] \
+        == "Dana"
+
+
+def test_a_time_window_read_against_an_item_time(mem):
+    """goal_time_window/4 and items_between/3,4 took POSIX stamps only, while item_time/2
+    gives ISO 8601 text: passing it was `is/2: Type error: `[]' expected, found
+    `"2024-03-20T16:00:00Z"' (a string) ("x" must hold one character)`."""
+    rows = mem.query('item_speaker(H, "Dana"), item_time(H, T), '
+                     'goal_time_window("what did we close last week", T, From-To, P)',
+                     limit=5).rows
+    last = rows[-1]
+    assert last["T"] == "2024-03-20T16:00:00Z" and last["P"] == "last week"
+    assert last["To"] == stamp("2024-03-20T16:00:00Z")
+    by_number = mem.query(f'goal_time_window("what did we close last week", '
+                          f'{stamp("2024-03-20T16:00:00Z")}, W, _)').rows[0]["W"]
+    assert by_number == [last["From"], last["To"]]
+    between = mem.query('items_between("2024-03-11", "2024-03-12T23:59:59Z", Is)').rows
+    said = mem.query("item_time(H, T), T @>= \"2024-03-11\", T @< \"2024-03-13\"",
+                     limit=10).rows
+    assert sorted(between[0]["Is"]) == sorted(r["H"] for r in said) and len(said) == 2
+    newest = mem.query('items_between("2024-03-01", "2024-03-31", 1, Is)').rows[0]["Is"]
+    assert mem.query(f"item_time({newest[0]}, T)").rows[0]["T"] == "2024-03-20T16:00:00Z"
+
+
+@pytest.mark.parametrize("goal,message", [
+    ('goal_time_window("last week", "yesterday", W, P)', "`iso_8601_time' expected"),
+    ('goal_time_window("last week", f(x), W, P)', "`posix_stamp_or_iso_8601' expected"),
+    ('items_between("2024-03-01", "soon", Is)', "found `\"soon\"'"),
+])
+def test_a_time_that_is_none_is_a_clear_error(mem, goal, message):
+    with pytest.raises(PrologError) as err:
+        mem.query(goal)
+    assert message in str(err.value), str(err.value)
