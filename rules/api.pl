@@ -55,7 +55,12 @@
 :- use_module(hydrate, []).           % hydrate/3 comes confined from memory
 :- use_module(attention_api, []).
 :- use_module(tms, [belief_support/3, tms_item_changed/4]).
-:- use_module(memory, except([relation/3, provenance/2])).   % journal's and ladder's here
+:- use_module(memory, except([relation/3, provenance/2,     % journal's and ladder's here
+                               nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
+                               cell_neighbours/2, cell_path/3, cell_region/3,
+                               goal_time_window/4, items_between/3, items_between/4])).
+                                        % jump's, cells' and when's here, without the
+                                        % wrappers that name them in their errors
 :- use_module(cells).
 :- use_module(grants).
 :- use_module(grantee_view, [grantee_view_run/2]).

@@ -135,3 +135,22 @@ def test_a_plane_without_segments_of_its_own_takes_every_segment(home, tmp_path)
     assert set(receipt["budget"]["segments"]) == {"work"}
     assert receipt["facts"], receipt
     assert any(f["seeded_by"] == "rule:same_session" for f in receipt["facts"])
+
+
+@pytest.mark.parametrize("goal,expected", [
+    ("item(H), cell_neighbours(_, Ps)",
+     "cell_neighbours/2: Arguments are not sufficiently instantiated"),
+    ("cell_path(_, _, P)", "cell_path/3: Arguments are not sufficiently instantiated"),
+    ("cell_region(_, 1, Cs)", "cell_region/3: Arguments are not sufficiently instantiated"),
+    ("item(H), nearest(T, 3, Hits)", "nearest/3: Type error: `text_or_handle' expected"),
+    ("nearest(\"x\", 3, [kind(error)], Hits)", "nearest/4: Domain error: `jump_option'"),
+    ("lexical(\"x\", -1, [], Hits)", "lexical/4: Type error: `nonneg' expected"),
+    ("similarity(\"x\", foo, P)", "similarity/3: Type error"),
+    ("goal_time_window(\"last week\", soon, W, P)", "goal_time_window/4: Domain error"),
+    ("items_between(0, T, Is)", "items_between/3: Arguments are not sufficiently instantiated"),
+])
+def test_an_argument_error_of_the_vocabulary_names_the_predicate(ruled_home, goal, expected):
+    """must_be/2's errors carry no context: a goal of several calls read only "Arguments are
+    not sufficiently instantiated", and the user could not tell which call."""
+    message = one_line(atc("query", goal, home=ruled_home))
+    assert f"atc: {expected}" in message, message
