@@ -56,6 +56,9 @@
 :- use_module(attention_api, []).
 :- use_module(tms, [belief_support/3, tms_item_changed/4]).
 :- use_module(memory, except([relation/3, provenance/2,     % journal's and ladder's here
+                               item_kind/2, item_role/2, item_session/2, item_segment/2,
+                               item_time/2, rung/3, rung_tokens/3, distilled/3,
+                               arc_session/2,
                                nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
                                cell_neighbours/2, cell_path/3, cell_region/3,
                                goal_time_window/4, items_between/3, items_between/4])).

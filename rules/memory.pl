@@ -16,13 +16,13 @@
           ]).
 :- use_module(library(error)).
 :- use_module(library(apply)).
-:- reexport(journal, [ item/1, item_kind/2, item_role/2, item_speaker/2, item_goal/2, item_session/2,
-                       item_time/2, item_seq/2, item_segment/2, item_source/2,
+:- reexport(journal, [ item/1, item_speaker/2, item_goal/2, item_seq/2, item_source/2,
                        item_source_name/2, item_text/2 ]).
+:- use_module(journal, [journal_atom_arg/2, journal_string_arg/2]).
 :- reexport(cells, [ cell/1, cell_of/2, cell_member/2, cell_adjacent/3, cell_info/3,
                      cell_hot/2 ]).
-:- reexport(ladder, [ rung/3, rung_tokens/3, distilled/3, arc/1, arc_member/2,
-                      arc_goal/2, arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2 ]).
+:- reexport(ladder, [ arc/1, arc_member/2, arc_goal/2, item_arc/2, rollup/2, echo_of/3,
+                      curated/2 ]).
 :- use_module(jump, []).
 :- use_module(hydrate, []).
 :- use_module(term_guard, [guarded_builtin/1]).
@@ -118,12 +118,52 @@ named_error_(PI, error(Formal, Context)) :-
 named_error_(_, E) :-
     throw(E).
 
+		 /*******************************
+		 *    ATOMS AND STRINGS ALIKE    *
+		 *******************************/
+
+% What the journal stores as an atom (kinds, roles, sessions, segments, levels, relations)
+% answers a bound string as the atom, and a time (a string) answers a bound atom: a user who
+% wrote relation(H, speaker, "Priya") after item_speaker(H, "Priya") got `false.`, as did
+% item_segment(H, "work"). Unbound arguments come back in the stored type.
+
+%!  item_kind(?H, ?Kind) is nondet.
+%!  item_role(?H, ?Role) is nondet.
+%!  item_session(?H, ?Session) is nondet.
+%!  item_segment(?H, ?Segment) is nondet.
+%!  item_time(?H, ?Time:string) is nondet.
+%   See atc_journal; a bound argument may be an atom or a string.
+item_kind(H, K) :- journal_atom_arg(K, K1), atc_journal:item_kind(H, K1).
+item_role(H, R) :- journal_atom_arg(R, R1), atc_journal:item_role(H, R1).
+item_session(H, S) :- journal_atom_arg(S, S1), atc_journal:item_session(H, S1).
+item_segment(H, S) :- journal_atom_arg(S, S1), atc_journal:item_segment(H, S1).
+item_time(H, T) :- journal_string_arg(T, T1), atc_journal:item_time(H, T1).
+
+%!  rung(?Id, ?Level, ?Text:string) is nondet.
+%!  rung_tokens(?Id, ?Level, ?N) is nondet.
+%!  distilled(?Id, ?Field, ?Value:string) is nondet.
+%!  arc_session(?A, ?Session) is nondet.
+%   See atc_ladder; a bound argument may be an atom or a string.
+rung(Id, L, T) :-
+    journal_atom_arg(Id, Id1), journal_atom_arg(L, L1), atc_ladder:rung(Id1, L1, T).
+rung_tokens(Id, L, N) :-
+    journal_atom_arg(Id, Id1), journal_atom_arg(L, L1), atc_ladder:rung_tokens(Id1, L1, N).
+distilled(Id, F, V) :-
+    journal_atom_arg(Id, Id1), journal_atom_arg(F, F1), journal_string_arg(V, V1),
+    atc_ladder:distilled(Id1, F1, V1).
+arc_session(A, S) :- journal_atom_arg(S, S1), atc_ladder:arc_session(A, S1).
+
 %!  relation(?Subject, ?Predicate, ?Object) is nondet.
 %   The entity graph (atc_journal:relation/3) and the cells: relation(Cell, contains, Handle),
-%   relation(Cell, adjacent, Cell2) (atc_cells, the `_at_cells` namespace).
-relation(S, P, O) :-
+%   relation(Cell, adjacent, Cell2) (atc_cells, the `_at_cells` namespace). A bound argument
+%   may be an atom or a string.
+relation(S0, P0, O0) :-
+    journal_atom_arg(S0, S), journal_atom_arg(P0, P), journal_atom_arg(O0, O),
+    relation_(S, P, O).
+
+relation_(S, P, O) :-
     atc_journal:relation(S, P, O).
-relation(S, P, O) :-
+relation_(S, P, O) :-
     atc_cells:cell_relation(S, P, O).
 
 %!  provenance(?Id, ?Handle) is nondet.

@@ -79,3 +79,55 @@ def test_a_time_that_is_none_is_a_clear_error(mem, goal, message):
     with pytest.raises(PrologError) as err:
         mem.query(goal)
     assert message in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("goal,count", [
+    # the stored type: atoms for kinds, segments, sessions, levels, relations; strings for times
+    ('relation(H, speaker, "Priya")', 2),       # item_speaker(H, "Priya") answered, this did not
+    ("relation(H, speaker, 'Priya')", 2),
+    ('item_segment(H, "team")', 6),
+    ('item_session(H, S), item_session(H2, "team"), H == H2', 6),
+    ('item_role(H, "user")', 2),
+    ("item_time(H, '2024-03-05T10:02:00Z')", 1),
+    ('item(H), rung(H, "l3", _)', 6),
+    ('item(H), rung_tokens(H, "l1", _)', 6),
+    ('distilled(H, "entity", V)', None),
+    ('arc(A), arc_session(A, "team")', None),
+])
+def test_a_bound_atom_or_string_answers_alike(mem, goal, count):
+    """A string where the journal stores an atom (or an atom where it stores a string) was a
+    silent `false.`: the README's own item_speaker(H, "Priya") invites relation(H, speaker,
+    "Priya")."""
+    rows = mem.query(goal, limit=100).rows
+    assert rows, goal
+    if count is not None:
+        assert len(rows) == count, (goal, rows)
+    unbound = mem.query("item_segment(H, S), item_time(H, T)", limit=1).rows[0]
+    assert unbound["S"] == "team" and unbound["T"] == "2024-03-04T09:12:00Z"
+
+
+def test_a_grantee_reads_atoms_and_strings_alike(tmp_path):
+    """The grantee's filtered vocabulary (atc query --as) converts bound arguments as the
+    owner's does."""
+    import json
+
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
+    home = tmp_path / "home"
+
+    def atc(*args):
+        out = CliRunner().invoke(main, [*args, "--home", str(home)])
+        assert out.exit_code == 0, out.output
+        return out
+
+    atc("ingest", str(tmp_path / "team.txt"), "--segment", "team")
+    atc("principal", "add", "alice", "--owner")
+    atc("principal", "add", "bob")
+    atc("grant", "add", "bob", "--segment", "team", "--ceiling", "L0")
+    for goal in ('relation(H, speaker, "Priya")', 'item_segment(H, "team"), item_kind(H, K)',
+                 "item_time(H, '2024-03-05T10:02:00Z')"):
+        rows = json.loads(atc("query", goal, "--as", "bob", "--format", "json").stdout)
+        assert rows, goal
