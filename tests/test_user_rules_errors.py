@@ -154,3 +154,66 @@ def test_an_argument_error_of_the_vocabulary_names_the_predicate(ruled_home, goa
     not sufficiently instantiated", and the user could not tell which call."""
     message = one_line(atc("query", goal, home=ruled_home))
     assert f"atc: {expected}" in message, message
+
+
+ODD = """\
+w_bare(Seeds, H) :- member(H-_, Seeds).
+w_text(Seeds, H-high) :- member(H-_, Seeds).
+w_string(Seeds, S-0.5) :-
+    member(H-_, Seeds), item_session(H, Ses), item_session(I, Ses), I \\== H, atom_string(I, S).
+plane(bad_seeds, _{seeds: many}).
+plane(typo, _{seed: 3}).
+plane(steep, _{trajectory: 2}).
+plane(negative, _{fact_cap: -3}).
+"""
+
+
+@pytest.fixture
+def odd_rules(ruled_home, tmp_path) -> Path:
+    path = tmp_path / "odd.pl"
+    path.write_text(ODD, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("walk,expected", [
+    ("w_bare", "walk rule w_bare failed: Type error: `Handle-Score (a handle and a number)' "
+               "expected, found `it_"),
+    ("w_text", "found `it_"),
+])
+def test_a_walk_rule_that_yields_no_handle_score_pair_says_so(ruled_home, odd_rules, walk,
+                                                              expected):
+    """It was called with Handle-Score to unify: a bare handle or a score that is no number
+    added nothing, and the frame said nothing of the rule."""
+    before = tree(ruled_home)
+    message = one_line(atc("hydrate", "retries", "--rules", str(odd_rules), "--walk", walk,
+                           home=ruled_home))
+    assert expected in message, message
+    assert tree(ruled_home) == before
+
+
+def test_a_walk_rule_may_yield_a_handle_as_a_string(ruled_home, odd_rules):
+    import json
+
+    out = atc("hydrate", "retries", "--rules", str(odd_rules), "--walk", "w_string",
+              "--format", "json", home=ruled_home)
+    assert out.exit_code == 0, out.output
+    facts = json.loads(out.stdout)["receipt"]["facts"]
+    assert any(f["seeded_by"] == "rule:w_string" for f in facts)
+
+
+@pytest.mark.parametrize("plane,expected", [
+    ("bad_seeds", "plane bad_seeds: seeds must be a count, not many"),
+    ("typo", "plane typo: no setting seed (one of seeds, fact_cap, depth, walk, trajectory, "
+             "breadcrumbs)"),
+    ("steep", "plane steep: trajectory must be a number from 0 to 1, not 2"),
+    ("negative", "plane negative: fact_cap must be a count, not -3"),
+])
+def test_a_plane_setting_of_the_wrong_kind_names_plane_and_setting(ruled_home, odd_rules,
+                                                                   plane, expected):
+    """`seeds: many` read `is/2: Arithmetic: many/0 is not a function`; `seed: 3` and
+    `fact_cap: -3` went without a word."""
+    before = tree(ruled_home)
+    message = one_line(atc("hydrate", "retries", "--rules", str(odd_rules), "--plane", plane,
+                           home=ruled_home))
+    assert f"atc: {expected}" in message, message
+    assert tree(ruled_home) == before
