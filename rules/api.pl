@@ -410,9 +410,36 @@ name_variable_('$VAR'(Name), I, I1) :-
     ),
     I1 is I + 1.
 
-binding_out_(Name, true, Out, Name-Out) :- !.
+binding_out_(Name, true, Value, Name-Out) :- !,
+    ground_out_(Value, Out).
 binding_out_(Name, false, Value, Name-Out) :-
-    format(string(Out), "~W", [Value, [quoted(true), numbervars(true), portray(true)]]).
+    answer_text_(Value, Out).
+
+answer_text_(Value, Text) :-
+    format(string(Text), "~W", [Value, [quoted(true), numbervars(true), portray(true)]]).
+
+% ground_out_(+Value, -Out): a ground answer as the host shows it. Atoms, strings, numbers,
+% proper lists, pairs (K-V: `Handle-Score` hits) and dicts keep their shape; any other compound
+% is its quoted text, written as a value with variables is. The host's converter wrote
+% f("x y", 'A') as `f(x y, A)`: a variable A to the reader, and a string's comma read as
+% another argument.
+ground_out_(V, V) :-
+    atomic(V), !.
+ground_out_(V, Out) :-
+    is_list(V), !,
+    maplist(ground_out_, V, Out).
+ground_out_(K-V, K1-V1) :- !,
+    ground_out_(K, K1),
+    ground_out_(V, V1).
+ground_out_(V, Out) :-
+    is_dict(V, Tag), !,
+    dict_pairs(V, Tag, Pairs),
+    pairs_keys_values(Pairs, Keys, Values),
+    maplist(ground_out_, Values, Outs),
+    pairs_keys_values(OutPairs, Keys, Outs),
+    dict_pairs(Out, Tag, OutPairs).
+ground_out_(V, Out) :-
+    answer_text_(V, Out).
 
 % answer_cost_(+Term, +Depth, +MaxDepth, +Left0, -Left): Left0 cells minus Term's cost.
 % Lists are walked along their spine, so a long list is not a deep term.

@@ -106,9 +106,26 @@ def test_a_bound_atom_or_string_answers_alike(mem, goal, count):
     assert unbound["S"] == "team" and unbound["T"] == "2024-03-04T09:12:00Z"
 
 
+def test_a_ground_compound_answer_is_its_quoted_text(mem):
+    """The host's converter wrote f("x y", 'A') as `f(x y, A)`: a variable A to the reader,
+    and the string's space and comma unquoted, while the same term with a variable in it was
+    written quoted (`f(_A,'A')`)."""
+    row = mem.query("X = f(\"x y\", 'A', \"a,b\", [1, 2.5], g(h)), Y = f(_, 'A'), "
+                    "W = [a|b], T = (a :- b)").rows[0]
+    assert row["X"] == "f(\"x y\",'A',\"a,b\",[1,2.5],g(h))"
+    assert row["Y"] == "f(_A,'A')"
+    assert row["W"] == "[a|b]" and row["T"] == "a:-b"
+    # lists, pairs (a hit list's Handle-Score) and dicts keep their shape, their parts alike
+    shaped = mem.query("L = [k-g(\"s\"), 1-x], D = d{a: f('B'), b: [1]}").rows[0]
+    assert shaped["L"] == [["k", "g(\"s\")"], [1, "x"]]
+    assert shaped["D"] == {"a": "f('B')", "b": [1]}
+    hits = mem.query('nearest("retry", 2, Hs)').rows[0]["Hs"]
+    assert all(isinstance(h, str) and isinstance(s, float) for h, s in hits)
+
+
 def test_a_grantee_reads_atoms_and_strings_alike(tmp_path):
     """The grantee's filtered vocabulary (atc query --as) converts bound arguments as the
-    owner's does."""
+    owner's does. (Last in the file: the CLI's home closes the module's Memory.)"""
     import json
 
     from click.testing import CliRunner
