@@ -359,7 +359,7 @@ api_query(Text, Options, Solutions, More) :-
 
 query_(Text, Module, Limit, Options, Solutions, More) :-
     text_nesting_checked(Text),
-    term_string(Goal, Text, [variable_names(Bindings), module(Module)]),
+    goal_read_(Text, Module, Goal, Bindings),
     (   callable(Goal) -> true ; type_error(callable, Goal) ),
     user_code_vet_(Goal),
     catch(safe_goal(Module:Goal), E, unknown_named_(Module, E)),
@@ -373,6 +373,32 @@ query_(Text, Module, Limit, Options, Solutions, More) :-
     (   length(Rows, N), N > Limit
     ->  length(Solutions, Limit), append(Solutions, _, Rows), More = true
     ;   Solutions = Rows, More = false
+    ).
+
+% goal_read_(+Text, +Module, -Goal, -Bindings): the one goal Text holds. term_string/3 read
+% the first term and dropped the rest, so `item(H). item_kind(H, error)` ran `item(H)` alone,
+% and an empty text was the goal end_of_file ("procedure end_of_file/0 does not exist").
+goal_read_(Text, Module, Goal, Bindings) :-
+    term_string(Goal, Text, [variable_names(Bindings), module(Module)]),
+    (   Goal == end_of_file
+    ->  throw(error(query_text(empty), _))
+    ;   string_concat(Text, "\n.", Closed),       % a goal need not end in a full stop
+        setup_call_cleanup(open_string(Closed, S),
+                           ( read_term(S, _, [module(Module)]), after_goal_(S, Module) ),
+                           close(S))
+    ).
+
+% after_goal_(+Stream, +Module): nothing but the closing full stop follows the goal (the one
+% appended, met as a clause with no term when the goal had its own), else there is more.
+after_goal_(S, Module) :-
+    catch(read_term(S, T, [module(Module)]), E, true),
+    (   nonvar(E)
+    ->  (   E = error(syntax_error(end_of_clause), _) -> true
+        ;   throw(error(query_text(more_than_one_goal), _))
+        )
+    ;   T == end_of_file
+    ->  true
+    ;   throw(error(query_text(more_than_one_goal), _))
     ).
 
 % Each answer is measured before it is copied out of the proof: cyclic, too deep or, with the
@@ -649,6 +675,10 @@ prolog:error_message(answer_limit(integer, Digits)) -->
     [ 'answer holds an integer of more than ~D digits and cannot be returned'-[Digits] ].
 prolog:error_message(answer_limit(size, cells)) -->
     [ 'answers too large to return (answer_cells limit); narrow the goal or lower --limit'-[] ].
+prolog:error_message(query_text(empty)) -->
+    [ 'the goal is empty' ].
+prolog:error_message(query_text(more_than_one_goal)) -->
+    [ 'the text holds more than one goal: join goals with a comma (`item(H), item_kind(H, K)`), not a full stop' ].
 prolog:error_message(nesting_limit(Max)) -->
     [ 'text nests brackets more than ~D deep'-[Max] ].
 prolog:error_message(rules_limit(bytes, Max)) -->

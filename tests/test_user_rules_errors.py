@@ -217,3 +217,21 @@ def test_a_plane_setting_of_the_wrong_kind_names_plane_and_setting(ruled_home, o
                            home=ruled_home))
     assert f"atc: {expected}" in message, message
     assert tree(ruled_home) == before
+
+
+@pytest.mark.parametrize("goal,expected", [
+    ("", "atc: the goal is empty"),                 # was: procedure end_of_file/0 does not exist
+    ("   % only a comment", "atc: the goal is empty"),
+    ("item(H). item_kind(H, error)", "more than one goal: join goals with a comma"),
+])
+def test_an_empty_goal_or_two_goals_is_one_clear_error(ruled_home, goal, expected):
+    """Two goals written as clauses ran the first alone, the rest dropped without a word."""
+    message = one_line(atc("query", goal, home=ruled_home))
+    assert expected in message, message
+
+
+@pytest.mark.parametrize("goal", ["item(H).", "item(H). % the items", "item(H) % the items",
+                                  'item(H), X = "a. b"'])
+def test_a_goal_may_end_in_a_full_stop_or_a_comment(ruled_home, goal):
+    out = atc("query", goal, "--limit", "1", home=ruled_home)
+    assert out.exit_code == 0 and "it_" in out.output, out.output
