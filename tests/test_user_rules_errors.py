@@ -235,3 +235,23 @@ def test_an_empty_goal_or_two_goals_is_one_clear_error(ruled_home, goal, expecte
 def test_a_goal_may_end_in_a_full_stop_or_a_comment(ruled_home, goal):
     out = atc("query", goal, "--limit", "1", home=ruled_home)
     assert out.exit_code == 0 and "it_" in out.output, out.output
+
+
+def test_a_plane_naming_a_segment_memory_does_not_hold_says_so(home, tmp_path):
+    """plane_segment(p, wrok, 1): the frame was empty ("memory holds nothing for this goal
+    yet") and said nothing of the segment; `--segment wrok=N` is an error listing them."""
+    import json
+
+    assert atc("ingest", str(FIXTURES / "claude_code_session.jsonl"), "--segment", "work",
+               home=home).exit_code == 0
+    rules = tmp_path / "typo.pl"
+    rules.write_text("plane(p, _{seeds: 3}).\nplane_segment(p, wrok, 1).\n", encoding="utf-8")
+    out = CliRunner().invoke(main, ["hydrate", "retries", "--rules", str(rules), "--plane", "p",
+                                    "--format", "json", "--home", str(home)])
+    assert out.exit_code == 0, out.output
+    note = ("plane p gives budget to segment wrok, which memory does not hold (segments in "
+            "this memory: work)")
+    assert note in json.loads(out.stdout)["receipt"]["notes"]
+    assert f"atc: note: {note}" in out.stderr
+    fine = atc("hydrate", "retries", "--format", "json", home=home)
+    assert not any("does not hold" in n for n in json.loads(fine.stdout)["receipt"]["notes"])
