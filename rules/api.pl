@@ -61,7 +61,8 @@
                                arc_session/2,
                                nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
                                cell_neighbours/2, cell_path/3, cell_region/3,
-                               goal_time_window/4, items_between/3, items_between/4])).
+                               goal_time_window/4, items_between/3, items_between/4,
+                               goal_speaker/2])).
                                         % jump's, cells' and when's here, without the
                                         % wrappers that name them in their errors
 :- use_module(cells).

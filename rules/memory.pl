@@ -26,7 +26,6 @@
 :- use_module(jump, []).
 :- use_module(hydrate, []).
 :- use_module(term_guard, [guarded_builtin/1]).
-:- reexport(hydrate, [ goal_speaker/2 ]).
 :- reexport(when, [ memory_now/1 ]).
 
 /** <module> The public query vocabulary
@@ -106,6 +105,12 @@ items_between(From, To, Items) :-
     catch(atc_when:items_between(From, To, Items), E, named_error_(items_between/3, E)).
 items_between(From, To, Max, Items) :-
     catch(atc_when:items_between(From, To, Max, Items), E, named_error_(items_between/4, E)).
+
+%!  goal_speaker(+Goal, -Speaker) is semidet.
+%   See atc_hydrate.
+goal_speaker(Goal, Speaker) :-
+    catch(( must_be(text, Goal), atc_hydrate:goal_speaker(Goal, Speaker) ), E,
+          named_error_(goal_speaker/2, E)).
 
 % named_error_(+PI, +Error): throw Error, with PI as the predicate of its context when it names
 % none. Anything else ('$aborted' of a limit included) is thrown as it came.

@@ -148,6 +148,7 @@ def test_a_plane_without_segments_of_its_own_takes_every_segment(home, tmp_path)
     ("similarity(\"x\", foo, P)", "similarity/3: Type error"),
     ("goal_time_window(\"last week\", soon, W, P)", "goal_time_window/4: Domain error"),
     ("items_between(0, T, Is)", "items_between/3: Arguments are not sufficiently instantiated"),
+    ("goal_speaker(G, S)", "goal_speaker/2: Arguments are not sufficiently instantiated"),
 ])
 def test_an_argument_error_of_the_vocabulary_names_the_predicate(ruled_home, goal, expected):
     """must_be/2's errors carry no context: a goal of several calls read only "Arguments are
