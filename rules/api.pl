@@ -119,11 +119,22 @@ api_ingest(Items, Counts) :-
 
 %!  api_ingest_with_marks(+Encoded, +Marks, -Counts) is det.
 %   Upsert items given in the host's wire format (journal_add_encoded/2) and, in the same batch,
-%   record each mark(Source, Size, Digest) watermark.
+%   record each mark(Source, Size, Digest) watermark. A mark(Source, Size, Digest,
+%   regrown(Segment, Keep, LastLine)) is that of a file that only grew since it was read and
+%   was read again whole: the items of its earlier reading that this one no longer gives are
+%   superseded (journal_supersede/5). Counts is journal_add_encoded/2's, with `superseded`,
+%   the handles tombstoned so.
 api_ingest_with_marks(Items, Marks, Counts) :-
-    api_batch(( journal_add_encoded(Items, Counts),
-                forall(member(mark(Src, Size, Digest), Marks),
-                       journal_set_watermark(Src, Size, Digest)) )).
+    api_batch(( journal_add_encoded(Items, Counts0),
+                foldl(apply_mark_, Marks, [], Superseded),
+                Counts = Counts0.put(superseded, Superseded) )).
+
+apply_mark_(mark(Src, Size, Digest), Gone, Gone) :-
+    journal_set_watermark(Src, Size, Digest).
+apply_mark_(mark(Src, Size, Digest, regrown(Seg, Keep, LastLine)), Gone0, Gone) :-
+    journal_set_watermark(Src, Size, Digest),
+    journal_supersede(Src, Seg, Keep, LastLine, Handles),
+    append(Gone0, Handles, Gone).
 
 %!  api_session_pointers(+Sessions:list(atom), -Pairs:list) is det.
 %   Session-Pointer for each of Sessions that items in memory belong to, Pointer the source

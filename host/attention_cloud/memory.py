@@ -33,7 +33,7 @@ from .ingest.collector import DEFAULT_MAX_ITEM_CHARS
 from .ingest.records import check_segment
 from .progress import ProgressCallback, report as report_progress
 from . import ingest_index
-from .wire import encode_item
+from .wire import encode_item, wire_handle
 from .store import journal_path, open_store, snapshot_due, sync_journal, write_snapshot
 
 _current: "Memory | None" = None
@@ -58,6 +58,9 @@ class IngestReport:
     #: items refused because they were forgotten (``atc forget``): by handle or by text
     forgotten: int = 0
     evicted: int = 0
+    #: items of an earlier reading of a file that only grew which its new reading no longer
+    #: gives (a turn continued below, a speaker found): tombstoned, the new items in their place
+    superseded: int = 0
     envelopes_stripped: int = 0
     skipped: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, reason)
     new_handles: list[str] = field(default_factory=list)
@@ -84,7 +87,8 @@ class IngestReport:
                 "files_skipped": [{"file": f, "reason": r} for f, r in self.files_skipped],
                 "records": self.records, "new": self.new, "unchanged": self.unchanged,
                 "forgotten": self.forgotten,
-                "evicted": self.evicted, "envelopes_stripped": self.envelopes_stripped,
+                "evicted": self.evicted, "superseded": self.superseded,
+                "envelopes_stripped": self.envelopes_stripped,
                 "skipped": [{"file": f, "line": n, "reason": r} for f, n, r in self.skipped],
                 "unread_times": [{"file": f, "line": n, "time": t}
                                  for f, n, t in self.unread_times],
@@ -401,7 +405,7 @@ class Memory:
                     journal = journal_path(self.home)
                     journal_before = journal.stat().st_size if journal.exists() else None
                     wrote = True
-                self._write_batch(batch, report)
+                self._write_batch(batch, report, segment)
         except BaseException:
             parsed_files.close()
             if wrote:
@@ -466,12 +470,14 @@ class Memory:
         parsed.pending = []
         return parsed
 
-    def _write_batch(self, batch: list[tuple[str, "_Parsed"]], report: IngestReport) -> None:
+    def _write_batch(self, batch: list[tuple[str, "_Parsed"]], report: IngestReport,
+                     segment: str) -> None:
         """Upsert the items of some parsed files and their watermarks as one fsynced batch."""
         encoded = [e for _, parsed in batch for e in parsed.encoded]
-        marks = [Term("mark", [Atom(name), parsed.size, parsed.digest]) for name, parsed in batch]
+        marks = [_mark(name, parsed, segment) for name, parsed in batch]
         # findable by BM25 and recency at once, before curation (see ingest_index)
         counts = ingest_index.commit(self, encoded, marks)
+        report.superseded += len(counts["superseded"])
         report.new += counts["new"]
         report.unchanged += counts["unchanged"]
         report.forgotten += counts["forgotten"]
@@ -801,6 +807,9 @@ class _Parsed:
     pending: list[Any] = field(default_factory=list)        # its ItemRecords until then
     path: str = ""
     notes: list[tuple[str, str]] = field(default_factory=list)  # (file, how it was read)
+    # A file that only grew, read again whole: the handles its reading gave without writing
+    # them (evicted, held back) and the last line it covered (see :func:`_regrown`)
+    regrown: tuple[list[str], int] | None = None
 
 
 #: Items per journal batch: large ingests are written in several fsynced batches of whole files.
@@ -960,12 +969,16 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                            skipped=[], size=size, digest=known[1], unchanged=True)
         parsed = parse_source(source, format=format, session=session, item_budget=item_budget,
                               max_item_chars=max_item_chars)
+        held: list[Any] = []
         if live and any(is_unanswered_call(item.relations) for item in parsed.items):
             # A call still running in a file still being written has no result yet, not none:
             # its result is likely the next thing written. Held back until the file is quiet
             # (its watermark says so, so that the whole read that follows makes them).
+            held = [i for i in parsed.items if is_unanswered_call(i.relations)]
             parsed.items = [i for i in parsed.items if not is_unanswered_call(i.relations)]
             digest = _calls_held(digest)
+        regrown = _regrown(source.data, known, format, item_budget, segment, session,
+                           [i.handle for i in (*parsed.evicted, *held)])
     except InputError as exc:  # the caller decides: abort the call (strict) or skip the file
         return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0, skipped=[],
                        failed=str(exc))
@@ -977,7 +990,35 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                    skipped=[(str(path), line, why) for line, why in parsed.skipped],
                    size=size, digest=digest,
                    unread_times=[(str(path), line, t) for line, t in parsed.unread_times],
-                   notes=[(str(path), note) for note in parsed.notes])
+                   notes=[(str(path), note) for note in parsed.notes], regrown=regrown)
+
+
+def _mark(name: str, parsed: _Parsed, segment: str) -> Term:
+    """The watermark term of a file written: ``mark(Source, Size, Digest)``, with
+    ``regrown(Segment, Keep, LastLine)`` when its reading supersedes an earlier one's items."""
+    args: list[Any] = [Atom(name), parsed.size, parsed.digest]
+    if parsed.regrown is not None:
+        unwritten, last_line = parsed.regrown
+        keep = [Atom(h) for h in {*map(wire_handle, parsed.encoded), *unwritten}]
+        args.append(Term("regrown", [Atom(segment), keep, last_line]))
+    return Term("mark", args)
+
+
+def _regrown(data: bytes, known: tuple[int, str] | None, format: str | None,
+             item_budget: int | None, segment: str, session: str | None,
+             unwritten: list[str]) -> tuple[list[str], int] | None:
+    """When ``data`` is the file read before (``known``: its size and digest, same options)
+    with more after it, ``(unwritten, last line)``: this reading of the whole supersedes the
+    items of the earlier one it no longer gives (a turn that went on below its first line, a
+    name that became a speaker when it spoke again; journal_supersede/5), except those it
+    gives without writing (``unwritten``: evicted by an item budget, held back). Else None
+    (first read, or a file edited or cut back: its earlier items stay)."""
+    if known is None or len(data) <= known[0]:
+        return None
+    before = _read_digest(data[:known[0]], format, item_budget, segment, session)
+    if known[1] not in (before, _calls_held(before)):
+        return None
+    return unwritten, data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
 def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str | None,
