@@ -178,3 +178,76 @@ def test_a_memory_sent_to_another_process_is_refused_in_words(memory):
     of "Can't pickle local object 'CDLL.__init__.<locals>._FuncPtr'"."""
     with pytest.raises(UsageError, match="open the home there with Memory.open"):
         pickle.dumps(memory)
+
+
+@pytest.fixture(scope="module")
+def typed_home(tmp_path_factory):
+    home = _home(tmp_path_factory.mktemp("typed"))
+    with Memory.open(home) as mem:
+        mem.remember("the retry policy stops at five attempts")
+    return home
+
+
+_WRONG_TYPES = [
+    ("hydrate budget text", lambda m: m.hydrate("retry", budget="500")),
+    ("hydrate budget None", lambda m: m.hydrate("retry", budget=None)),
+    ("hydrate budget float", lambda m: m.hydrate("retry", budget=100.5)),
+    ("hydrate budget bool", lambda m: m.hydrate("retry", budget=True)),
+    ("hydrate goal None", lambda m: m.hydrate(None)),
+    ("hydrate goal bytes", lambda m: m.hydrate(b"retry")),
+    ("hydrate plane None", lambda m: m.hydrate("retry", plane=None)),
+    ("hydrate ceiling None", lambda m: m.hydrate("retry", ceiling=None)),
+    ("hydrate segments list", lambda m: m.hydrate("retry", segments=["default"])),
+    ("hydrate segments text budget", lambda m: m.hydrate("retry", segments={"default": "a"})),
+    ("hydrate segments negative", lambda m: m.hydrate("retry", segments={"default": -1})),
+    ("hydrate mount int", lambda m: m.hydrate("retry", mount=5)),
+    ("hydrate walk int", lambda m: m.hydrate("retry", walk=3)),
+    ("hydrate rules int", lambda m: m.hydrate("retry", rules=5)),
+    ("query goal None", lambda m: m.query(None)),
+    ("query goal empty", lambda m: m.query("  ")),
+    ("query limit text", lambda m: m.query("true", limit="5")),
+    ("query limit None", lambda m: m.query("true", limit=None)),
+    ("query time_limit text", lambda m: m.query("true", time_limit="5")),
+    ("item None", lambda m: m.item(None)),
+    ("item list", lambda m: m.item(["it_x"])),
+    ("remember goal int", lambda m: m.remember("a new note", goal=3)),
+    ("ingest None", lambda m: m.ingest(None)),
+    ("ingest [None]", lambda m: m.ingest([None])),
+    ("ingest max_file_bytes text", lambda m: m.ingest([SAMPLES], max_file_bytes="5")),
+    ("ingest source int", lambda m: m.ingest([SAMPLES / "2026-01-12-processor-retries.jsonl"],
+                                             source=5)),
+    ("ingest unfinished size text", lambda m: m.ingest([SAMPLES], unfinished={"a.jsonl": "x"})),
+    ("forget None", lambda m: m.forget(None)),
+    ("forget reason None", lambda m: m.forget(["it_x"], reason=None)),
+    ("rules_add None", lambda m: m.rules_add(None, "fixes")),
+    ("reembed int", lambda m: m.reembed(5)),
+    ("set_limits text", lambda m: m.set_limits(time_limit="x")),
+    ("set_limits nan", lambda m: m.set_limits(time_limit=float("nan"))),
+    ("acquire wait text", lambda m: m.acquire(wait="x")),
+    ("open int", lambda m: Memory.open(5)),
+]
+
+
+@pytest.mark.parametrize("call", [c for _, c in _WRONG_TYPES], ids=[n for n, _ in _WRONG_TYPES])
+def test_a_wrong_argument_type_is_a_usage_error_and_changes_nothing(typed_home, call):
+    """Before, these raised TypeError, AttributeError or ValueError from deep inside (or a
+    Prolog type error about the atom 'None'), and set_limits took a NaN time limit."""
+    journal = (typed_home / "journal.pl").read_bytes()
+    mem = Memory.open(typed_home)
+    try:
+        with pytest.raises(UsageError) as caught:
+            call(mem)
+        assert "\n" not in str(caught.value)
+    finally:
+        mem.close()
+    assert (typed_home / "journal.pl").read_bytes() == journal
+
+
+def test_ingest_takes_one_path_given_alone(tmp_path):
+    """``mem.ingest("session.jsonl")`` ingests that file; it was read as a list of
+    one-letter paths ("/: ..." or "s: no such file or directory")."""
+    home = _home(tmp_path)
+    with Memory.open(home) as mem:
+        report = mem.ingest(str(SAMPLES / "2026-01-12-processor-retries.jsonl"))
+        assert report.files == 1 and report.new > 0
+        assert mem.ingest(SAMPLES / "2026-01-13-pan-logging-audit.jsonl").new > 0

@@ -25,6 +25,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
+from . import api_args as args
 from . import api_lock
 from .api_lock import serialised
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
@@ -154,7 +155,7 @@ class Memory:
         creating it if needed; with ``create=False`` a home that does not exist is a HomeError
         and nothing is created (what reading commands use)."""
         global _current
-        path = resolve_home(home)
+        path = resolve_home(args.path("home", home, optional=True))
         if path.exists() and not path.is_dir():
             raise HomeError(f"{path}: memory home is not a directory")
         if not create:
@@ -211,7 +212,7 @@ class Memory:
         while ``atc watch`` follows the home, else none: HomeError at once) and
         bring memory up to what other writers committed since this Memory last wrote or
         opened, so what follows is computed on the latest state."""
-        self.lock.acquire(wait)
+        self.lock.acquire(args.seconds("wait", wait, optional=True, zero=True))
         try:
             self.pl.once("atc_api:api_prepare_write")
         except BaseException:
@@ -339,7 +340,7 @@ class Memory:
         Returns a :class:`~attention_cloud.reembed.ReembedReport`."""
         from .reembed import reembed
 
-        return reembed(self, embedder, progress=progress)
+        return reembed(self, args.text("embedder", embedder, optional=True), progress=progress)
 
     def _model_curator(self) -> Any:
         spec = self.config.get("curator")
@@ -383,7 +384,16 @@ class Memory:
         the size at which it was quiet (finished): the file is read whole unless its size has
         changed since (grown, or cut back and being written again).
         """
+        paths = args.paths("paths", paths)
         segment = check_segment(segment)
+        args.text("format", format, optional=True)
+        args.text("source", source, optional=True)
+        args.whole("max_file_bytes", max_file_bytes, minimum=1, optional=True)
+        if isinstance(unfinished, Mapping):
+            for size in unfinished.values():
+                args.whole("each size in unfinished", size)
+        else:
+            unfinished = args.paths("unfinished", unfinished) if unfinished else ()
         found = find_transcripts(paths)
         if not found:
             raise InputError("no transcript files found in the given paths")
@@ -549,8 +559,11 @@ class Memory:
         """
         from . import erasure
 
-        if isinstance(handles, str):
-            handles = [handles]
+        handles = args.texts("handles", handles)
+        args.text("session", session, optional=True)
+        args.text("query", query, optional=True)
+        args.text("reason", reason)
+        args.text("who", who, optional=True)
         if not dry_run:
             # the selection and its plan read the journal as other processes left it (items
             # added to the session since this Memory read it are erased too), and a killed
@@ -605,6 +618,7 @@ class Memory:
         """
         from .agents.remember import remember
 
+        args.text("goal", goal, optional=True)
         return remember(self, text, kind=kind, segment=segment, role=role, goal=goal,
                         when=time, curate=curate)
 
@@ -622,13 +636,15 @@ class Memory:
         rules (``atc rules add``) and the optional ``rules`` file are loaded first, so the goal
         may call predicates they define.
         """
-        if limit < 1:
-            raise UsageError("limit must be at least 1")
+        args.text("goal", goal)
+        if not goal.strip():
+            raise UsageError("the goal must not be empty")
+        args.whole("limit", limit, minimum=1)
+        args.seconds("time_limit", time_limit, optional=True)
+        args.path("rules", rules, optional=True)
         self.jump  # nearest/3 in a user goal needs the host's search registered
         options: dict[str, Any] = {"limit": limit, "module": Atom(self._load_user_rules(rules))}
         if time_limit is not None:
-            if not time_limit > 0:
-                raise UsageError("time_limit must be a positive number of seconds")
             options["time_limit"] = float(time_limit)
         with self._limits():
             (solutions, more) = self.pl.once("atc_api:api_query", goal, options, Var(), Var())
@@ -642,12 +658,12 @@ class Memory:
         """Change the limits user code runs under in this process (queries, rule loading and
         frames with rules): seconds, bytes of Prolog stacks, bytes of heap growth, new atoms.
         Defaults: 30 s, 256 MB, 1 GB, 2,000,000."""
-        given = {"time_limit": time_limit, "stack_limit": stack_limit,
-                 "memory_limit": memory_limit, "atom_limit": atom_limit}
-        options = {k: (float(v) if k == "time_limit" else int(v))
-                   for k, v in given.items() if v is not None}
-        if any(v <= 0 for v in options.values()):
-            raise UsageError("limits must be positive")
+        given = {"time_limit": args.seconds("time_limit", time_limit, optional=True),
+                 "stack_limit": args.whole("stack_limit", stack_limit, minimum=1, optional=True),
+                 "memory_limit": args.whole("memory_limit", memory_limit, minimum=1,
+                                            optional=True),
+                 "atom_limit": args.whole("atom_limit", atom_limit, minimum=1, optional=True)}
+        options = {k: v for k, v in given.items() if v is not None}
         self.pl.once("atc_api:api_set_limits", options)
 
     @contextmanager
@@ -676,6 +692,7 @@ class Memory:
         module-qualified goal, no database builtin), together with the rules already saved;
         otherwise PrologError names the reason and nothing is saved.
         """
+        args.text("text", text)
         path = self._rule_path(name)
         others = [p.read_text(encoding="utf-8") for p in self._rule_files() if p.stem != name]
         try:
@@ -789,7 +806,20 @@ class Memory:
         """
         from .hydration import hydrate
 
-        mounts = [mount] if isinstance(mount, str) else list(mount or [])  # one cell, or several
+        args.text("goal", goal)
+        args.whole("budget", budget)
+        args.text("plane", plane)
+        args.text("ceiling", ceiling)
+        args.text("walk", walk, optional=True)
+        args.path("rules", rules, optional=True)
+        if segments is not None:
+            if not isinstance(segments, Mapping):
+                raise UsageError(f"segments must be a dict of segment name to tokens, not "
+                                 f"{segments!r}")
+            for name, tokens in segments.items():
+                args.text("each segment name", name)
+                args.whole(f"segment {name}'s budget", tokens)
+        mounts = args.texts("mount", mount) if mount is not None else []  # one cell, or several
         if depth is not None and not mounts:
             raise UsageError("depth goes with mount (how many links around a mounted cell the "
                              "frame reaches)")
@@ -805,6 +835,7 @@ class Memory:
     @serialised
     def item(self, handle: str) -> Item | None:
         """The live journal item with this handle, or None."""
+        args.text("handle", handle)
         found = self.pl.once("atc_api:api_item", Atom(handle), Var())
         if not found:
             return None
