@@ -251,3 +251,18 @@ def test_ingest_takes_one_path_given_alone(tmp_path):
         report = mem.ingest(str(SAMPLES / "2026-01-12-processor-retries.jsonl"))
         assert report.files == 1 and report.new > 0
         assert mem.ingest(SAMPLES / "2026-01-13-pan-logging-audit.jsonl").new > 0
+
+
+def test_a_closed_memory_refuses_calls_that_need_no_prolog_too(tmp_path):
+    """README: a closed Memory refuses every call with a UsageError. rules_remove deleted
+    the saved rule, and saved_rule_texts, release and finish_erasure answered."""
+    home = _home(tmp_path)
+    mem = Memory.open(home)
+    mem.rules_add("my_error(H) :- item_kind(H, error).\n", "fixes")
+    mem.close()
+    for call in (lambda: mem.rules_remove("fixes"), mem.saved_rule_texts, mem.release,
+                 mem.finish_erasure, mem.rules_list):
+        with pytest.raises(UsageError, match="this Memory is closed"):
+            call()
+    assert (home / "rules" / "fixes.pl").is_file()
+    mem.close()  # closing again is fine

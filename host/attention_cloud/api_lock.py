@@ -36,13 +36,18 @@ if hasattr(os, "register_at_fork"):
 
 def serialised(method: _F) -> _F:
     """``method`` run under the API lock, after its Memory took stock of a fork (see
-    :meth:`Memory._after_fork`) when the process is not the one that opened it."""
+    :meth:`Memory._after_fork`) when the process is not the one that opened it. A closed
+    Memory refuses it with a UsageError (``close`` itself excepted: closing twice is fine),
+    also where the method needs no Prolog (``rules_remove`` deleted a saved rule)."""
+    refuses_closed = method.__name__ != "close"
 
     @functools.wraps(method)
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         with _lock:
             if self._pid != os.getpid():
                 self._after_fork()
+            if refuses_closed:
+                self.pl  # noqa: B018 - the property raises UsageError once closed
             return method(self, *args, **kwargs)
 
     return call  # type: ignore[return-value]

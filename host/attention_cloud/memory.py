@@ -153,7 +153,10 @@ class Memory:
     def open(cls, home: str | os.PathLike[str] | None = None, *, create: bool = True) -> "Memory":
         """Open the memory home ``home`` (default ``$ATC_HOME`` or ``~/.attention-cloud``),
         creating it if needed; with ``create=False`` a home that does not exist is a HomeError
-        and nothing is created (what reading commands use)."""
+        and nothing is created (what reading commands use). The Memory open before in this
+        process, of this home or another, is closed first (one per process: SWI-Prolog's
+        database is process-wide). Usable as a context manager: ``with Memory.open(p) as mem:``
+        closes it at the end of the block."""
         global _current
         path = resolve_home(args.path("home", home, optional=True))
         if path.exists() and not path.is_dir():
@@ -187,7 +190,8 @@ class Memory:
 
     @serialised
     def close(self) -> None:
-        """Release the write lock (snapshotting first when the journal has grown a lot)."""
+        """Release the write lock (snapshotting first when the journal has grown a lot). Every
+        later call of this Memory is a UsageError; closing again does nothing."""
         if self._closed:
             return
         if self.lock.held and snapshot_due(self.home):
