@@ -36,6 +36,7 @@
 
             api_prepare_write/0,
             api_release/0,
+            api_after_fork/0,
             api_refresh/1               % -Outcome
           ]).
 :- use_module(library(error)).
@@ -91,6 +92,12 @@ api_prepare_write :-
 %   store_release/0).
 api_release :-
     store_release.
+
+%!  api_after_fork is det.
+%   In a forked process: leave the parent's journal stream to the parent (see
+%   store_forget_writer/0).
+api_after_fork :-
+    store_forget_writer.
 
 %!  api_refresh(-Outcome) is det.
 %   Catch a reader up with what other processes committed (see store_refresh/1).
