@@ -184,7 +184,8 @@ fact_speakers_(Facts, Speakers) :-
 % prompt is its whole text, envelope included): Frame for the envelope and the lines that head
 % the frame, Fact = framing(Verbatim, Derived, Excerpt) for the line that heads each fact (at L0
 % its rung and time: the text is all there is; above L0 also the handle that pages back to the
-% detail; for an excerpt of L0 also how many sentences it kept), Crumb for a breadcrumb's own
+% detail; for an excerpt of L0 also how many sentences it kept; a pair of those, for records
+% with a time and without: framing(Timed, Untimed)), Crumb for a breadcrumb's own
 % line, Edge = edge(Beyond, LeftOut) for the lines a segment writes only when it has
 % breadcrumbs (their heading) or left near-duplicates out (the line counting them): paid then,
 % not reserved in every segment. The host estimates them once per frame on the lines its
@@ -193,8 +194,9 @@ fact_speakers_(Facts, Speakers) :-
 framing_(Goal, Plane, Anchor, Frame, Fact, Crumb, edge(Beyond, LeftOut)) :-
     (   Anchor = window(_, _, Phrase) -> true ; Phrase = "" ),
     host_frame_framing(Goal, Plane, Phrase,
-                       [Frame, Verbatim, Derived, Excerpt, Crumb, Beyond, LeftOut]),
-    Fact = framing(Verbatim, Derived, Excerpt).
+                       [Frame, Verbatim, Derived, Excerpt, Crumb, Beyond, LeftOut,
+                        Verbatim0, Derived0, Excerpt0]),
+    Fact = framing(framing(Verbatim, Derived, Excerpt), framing(Verbatim0, Derived0, Excerpt0)).
 
 % crumb_share_(+Settings, +Budget, -Share): the tokens kept for breadcrumbs, the plane's share
 % of the budget but at least room for one short crumb and its line when the budget is four times
@@ -242,12 +244,20 @@ segment_heading_tokens_(Label, Tokens) :-
 
 fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, _, _, _), F0, F) :-
     (   memberchk(Id, CutIds) -> Level = excerpt(_, _, _, _) ; Level = Level0 ),
-    fact_framing_(Framing, Level, T),
+    fact_framing_(Framing, Id, Level, T),
     F is F0 + T.
 
-fact_framing_(framing(Verbatim, _, _), l0, Verbatim) :- !.
-fact_framing_(framing(_, _, Excerpt), excerpt(_, _, _, _), Excerpt) :- !.
-fact_framing_(framing(_, Derived, _), _, Derived).
+% fact_framing_(+Framing, +Id, +Level, -Tokens): the line heading record Id at Level. Framing is
+% framing(Verbatim, Derived, Excerpt), or framing(Timed, Untimed) with one such triple for a
+% record with a time and one for a record without (its heading shows no time: a transcript
+% of plain messages would otherwise pay a time's seven tokens on every fact and leave them
+% unspent).
+fact_framing_(framing(Timed, Untimed), Id, Level, Tokens) :- !,
+    (   time_of_(Id, "") -> Framing = Untimed ; Framing = Timed ),
+    fact_framing_(Framing, Id, Level, Tokens).
+fact_framing_(framing(Verbatim, _, _), _, l0, Verbatim) :- !.
+fact_framing_(framing(_, _, Excerpt), _, excerpt(_, _, _, _), Excerpt) :- !.
+fact_framing_(framing(_, Derived, _), _, _, Derived).
 
 segment_framing_sum_(Meta, F0, F) :-
     F is F0 + Meta.framing.
@@ -1784,7 +1794,7 @@ fovea_(Settings, C, Placed) :-
 % text's tokens).
 framed_rung_tokens_(Framing, Id, LabelTokens, Level, Level-Tokens) :-
     fact_tokens_(Id, LabelTokens, Level, Tokens0),
-    fact_framing_(Framing, Level, Line),
+    fact_framing_(Framing, Id, Level, Line),
     Tokens is Tokens0 + Line.
 
 target_level_(seed, l0).
@@ -2142,13 +2152,13 @@ excerpt_fact_(Goal, Framing, I, Placed0-Free0, Placed-Free) :-
 % it costs the frame (its speaker label and the line heading the fact left out).
 text_tokens_(Framing, Id, Level, Framed, Tokens) :-
     label_tokens_(Id, LT),
-    fact_framing_(Framing, Level, Line),
+    fact_framing_(Framing, Id, Level, Line),
     Tokens is Framed - LT - Line.
 
 % What an excerpt of Tokens text tokens costs the frame: its speaker label and heading line too.
 excerpt_cost_(Framing, Id, Tokens, Framed) :-
     label_tokens_(Id, LT),
-    fact_framing_(Framing, excerpt(_, _, _, _), Line),
+    fact_framing_(Framing, Id, excerpt(_, _, _, _), Line),
     Framed is Tokens + LT + Line.
 
 % A record is excerpted when its L0 takes more than a quarter of the segment's budget; at most
@@ -2200,7 +2210,7 @@ render_fact_(Segment, Framing, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),
     ;   Level = Rung,
         rung(Id, Level, Text0)
     ), !,
-    fact_framing_(Framing, Rung, Line),
+    fact_framing_(Framing, Id, Rung, Line),
     Tokens is Framed - Line,
     (   By0 = bridge(_, _) -> By = entity_expansion ; By = By0 ),
     (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text1) ; Text1 = Text0 ),

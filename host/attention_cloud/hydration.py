@@ -561,9 +561,11 @@ def framing_estimates(goal: str, plane: str, phrase: str) -> list[int]:
     """The tokens of the frame's own lines as :func:`render_text` and :func:`envelope` write
     them, at their longest (rules/hydrate.pl's ``framing_/7`` budgets them):
     ``[head, fact at L0, fact above L0, excerpt fact, breadcrumb, breadcrumbs' heading,
-    near-duplicates line]``; the head is the envelope and the frame's heading lines, with the
-    anchor's line when ``phrase`` names one. The last two are a segment's lines that it writes
-    only when it has breadcrumbs or left near-duplicates out, so they are paid only then."""
+    near-duplicates line, fact at L0, fact above L0, excerpt fact]``, the last three for a
+    record without a time (its heading shows none); the head is the envelope and the frame's
+    heading lines, with the anchor's line when ``phrase`` names one. The breadcrumbs' heading
+    and the near-duplicates line are a segment's lines that it writes only when it has
+    breadcrumbs or left near-duplicates out, so they are paid only then."""
     from .curate.tokens import estimate_tokens
 
     n, handle, when = _LONGEST["count"], _LONGEST["handle"], _LONGEST["time"]
@@ -572,7 +574,8 @@ def framing_estimates(goal: str, plane: str, phrase: str) -> list[int]:
         head.append(_anchor_line(phrase, when, when, n))
     lines = [_fact_line("L0", handle, when, True), _fact_line("L3", handle, when, True),
              _fact_line("L0", handle, when, True, 999, 999), _crumb_line(handle, "L3", ""),
-             _BEYOND, _left_out_line(n)]
+             _BEYOND, _left_out_line(n), _fact_line("L0", handle, "", True),
+             _fact_line("L3", handle, "", True), _fact_line("L0", handle, "", True, 999, 999)]
     return ([estimate_tokens(envelope(_LONGEST["receipt"], "\n".join(head)) + "\n")]
             + [estimate_tokens(line + "\n") for line in lines])
 
