@@ -98,3 +98,14 @@ def test_a_frame_too_small_for_any_fact_says_so(chat):
             continue
         assert "memory holds nothing" not in frame.text, (budget, frame.text)
         assert f"no fact fits in {budget} tokens" in frame.text, (budget, frame.text)
+
+
+def test_an_empty_memorys_frame_reads_against_no_time(tmp_path):
+    # README: the receipt's `now` is null for an empty memory; the heading gives no time then
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        frame = mem.hydrate("what did Jonas sell", budget=300)
+    assert frame.receipt["now"] is None
+    assert "as of" not in frame.text and "null" not in frame.text, frame.text

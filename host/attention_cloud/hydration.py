@@ -391,7 +391,7 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
         "path": meta["path"],
         "anchor": meta["anchor"] if isinstance(meta.get("anchor"), dict) else None,
         **({"recency": str(meta["recency"])} if meta.get("recency") else {}),
-        "now": meta.get("now") if isinstance(meta.get("now"), str) else None,
+        "now": _stamp_or_none(meta.get("now")),
         "tokens": {"estimated": True, "estimator": ESTIMATOR},
         "facts": [{"handle": f.handle, "segment": f.segment, "level": f.level.upper(),
                    "seeded_by": f.seeded_by, "score": f.score, "tokens": f.tokens,
@@ -413,6 +413,12 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
                      "entity": str(r["entity"])}
                     for s in meta["segments"] for r in s.get("bridged", [])],
     }
+
+
+def _stamp_or_none(now: Any) -> str | None:
+    # hydrate/3 says `null` (an atom, which reaches Python as the text "null") for an empty
+    # memory: the receipt's JSON null, and no "as of" in the frame's heading
+    return now if isinstance(now, str) and now not in ("", "null") else None
 
 
 # -- rendering (pure) ---------------------------------------------------------------------------
