@@ -109,3 +109,18 @@ def test_an_empty_memorys_frame_reads_against_no_time(tmp_path):
         frame = mem.hydrate("what did Jonas sell", budget=300)
     assert frame.receipt["now"] is None
     assert "as of" not in frame.text and "null" not in frame.text, frame.text
+
+
+def test_the_prompt_hooks_narrowed_frame_keeps_an_honest_receipt(chat):
+    # the hook keeps only the facts worth injecting and seals the frame again: its receipt
+    # counts what that frame shows (breadcrumbs included) and the lines it writes
+    from attention_cloud.agents.hooks import ambient_recall
+
+    for budget in (200, 400):
+        frame = ambient_recall(chat, "Wie viel Geld für das Fahrrad verkauft?", session_id="s",
+                               budget=budget, min_score=0.0, record=False).frame
+        r, b = frame.receipt, frame.receipt["budget"]
+        assert b["spent"] == sum(f["tokens"] for f in r["facts"]) + \
+            sum(c["tokens"] for c in r["beyond"]), (budget, b, r["beyond"])
+        assert b["spent"] == sum(s["spent"] for s in b["segments"].values())
+        assert b["framing"] == _own_lines_tokens(frame), (budget, b)
