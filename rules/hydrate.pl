@@ -120,7 +120,7 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
                                edge_framing: EdgeFraming,
                                frame_framing: FrameFraming-Budget, excerpt: Excerpt}),
     (   Mounts == []
-    ->  segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets0),
+    ->  segment_budgets_(RulesModule, Plane, Reader, Budget, Overrides, SegBudgets0),
         include(segment_readable_(Reader), SegBudgets0, SegBudgets)
     ;   mount_budgets_(Mounts, MountDepth, Budget, SegBudgets)
     ),
@@ -395,10 +395,13 @@ capped_by_ceiling_(Settings, p(c(Id, _, _, _, _), Level, _, _)) :-
 		 *******************************/
 
 % SegBudgets: list of Segment-Budget. Overrides are absolute; the rest of the total is shared
-% by the plane's segments ('*' expands to every segment in memory the plane does not name).
-segment_budgets_(Module, Plane, Total, Overrides, SegBudgets) :-
+% by the plane's segments ('*' expands to every segment in memory the plane does not name) that
+% Reader sees something of (none: the owner sees every one), so a grantee's frame is not left
+% with the shares of segments it gets nothing from.
+segment_budgets_(Module, Plane, Reader, Total, Overrides, SegBudgets) :-
     must_be(list, Overrides),
-    findall(S-Share, plane_share_(Module, Plane, Overrides, S, Share), Shared),
+    findall(S-Share, plane_share_(Module, Plane, Overrides, S, Share), Shared0),
+    include(segment_readable_(Reader), Shared0, Shared),
     sum_values_(Overrides, Fixed),
     (   Fixed =< Total -> true ; domain_error(segment_budgets_within(Total), Overrides) ),
     Rest is max(0, Total - Fixed),

@@ -100,17 +100,6 @@ def test_a_frame_too_small_for_any_fact_says_so(chat):
         assert f"no fact fits in {budget} tokens" in frame.text, (budget, frame.text)
 
 
-def test_an_empty_memorys_frame_reads_against_no_time(tmp_path):
-    # README: the receipt's `now` is null for an empty memory; the heading gives no time then
-    home = tmp_path / "home"
-    home.mkdir()
-    write_config(home, {"embedder": "hash"})
-    with Memory.open(home) as mem:
-        frame = mem.hydrate("what did Jonas sell", budget=300)
-    assert frame.receipt["now"] is None
-    assert "as of" not in frame.text and "null" not in frame.text, frame.text
-
-
 def test_the_prompt_hooks_narrowed_frame_keeps_an_honest_receipt(chat):
     # the hook keeps only the facts worth injecting and seals the frame again: its receipt
     # counts what that frame shows (breadcrumbs included) and the lines it writes
@@ -124,3 +113,16 @@ def test_the_prompt_hooks_narrowed_frame_keeps_an_honest_receipt(chat):
             sum(c["tokens"] for c in r["beyond"]), (budget, b, r["beyond"])
         assert b["spent"] == sum(s["spent"] for s in b["segments"].values())
         assert b["framing"] == _own_lines_tokens(frame), (budget, b)
+
+
+def test_an_empty_memorys_frame_reads_against_no_time(tmp_path):
+    # last in this file: opening another home closes the module's `chat` memory
+    # README: the receipt's `now` is null for an empty memory; the heading gives no time then
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        frame = mem.hydrate("what did Jonas sell", budget=300)
+    assert frame.receipt["now"] is None
+    assert "as of" not in frame.text and "null" not in frame.text, frame.text
+

@@ -88,6 +88,17 @@ def frame_json(*args: str, home: Path, env: dict[str, str] | None = None) -> dic
 
 
 # -- policy through --as ---------------------------------------------------------------------------
+def test_a_grantees_frame_spends_its_budget_on_what_they_can_read(alice):
+    # Bob reads payments only: the security segment's share went unused (300 of 600 tokens)
+    home, _ = alice
+    receipt = json.loads(ok("hydrate", "--goal", GOAL, "--budget", "600", "--format", "json",
+                            "--as", "bob", home=home))["receipt"]
+    budget = receipt["budget"]
+    assert list(budget["segments"]) == ["payments"]
+    assert budget["segments"]["payments"]["budget"] == 600, budget
+    assert 0.9 * 600 <= budget["spent"] + budget["framing"] <= 600, budget
+
+
 def test_grantee_frame_holds_only_the_segment_below_the_ceiling(alice):
     home, _ = alice
     frame = frame_json("--as", "bob", home=home)
