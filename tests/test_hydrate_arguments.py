@@ -28,9 +28,9 @@ def mem(tmp_path_factory):
     ({"budget": None}, "budget"),
     ({"ceiling": None}, "ceiling"),
     ({"plane": None}, "plane"),
-    ({"segments": {"default": -5}}, "'default'"),
-    ({"segments": {"default": 2.5}}, "'default'"),
-    ({"segments": {"default": "abc"}}, "'default'"),
+    ({"segments": {"default": -5}}, "default"),
+    ({"segments": {"default": 2.5}}, "default"),
+    ({"segments": {"default": "abc"}}, "default"),
     ({"segments": ["default"]}, "segments"),
 ])
 def test_a_wrong_argument_is_one_line_naming_it(mem, kwargs, named):

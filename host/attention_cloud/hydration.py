@@ -278,30 +278,23 @@ def embedder_mismatch(mem: Any) -> str:
 _STAMP_MIN, _STAMP_MAX = -62135596800.0, 253402300799.0
 
 
-def _whole_tokens(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
 def _check_arguments(goal: Any, budget: Any, plane: Any, segments: Any, ceiling: Any) -> None:
     """UsageError naming the argument of a Python caller's hydrate that is of the wrong kind
-    (the CLI's parser checks its own): a goal that is not text, a budget or a segment's budget
-    that is not a whole number of tokens (a negative one took the frame's budget away from the
-    other segments and gave nothing, 1.5 or True reached Prolog as a type error)."""
-    if not isinstance(goal, str):
-        raise UsageError(f"the goal must be text, not {goal!r}")
-    if not _whole_tokens(budget):
-        raise UsageError(f"budget must be a non-negative whole number of tokens, not {budget!r}")
-    for name, value in (("plane", plane), ("ceiling", ceiling)):
-        if not isinstance(value, str):
-            raise UsageError(f"{name} must be a name, not {value!r}")
+    (the CLI's parser checks its own; a grantee's read comes here without Memory.hydrate): a
+    budget or a segment's budget that is not a whole number of tokens (a negative one took the
+    frame's budget away from the other segments and gave nothing, 1.5 or True reached Prolog as
+    a type error)."""
+    from . import api_args as args
+
+    args.text("goal", goal)
+    args.whole("budget", budget)
+    args.text("plane", plane)
+    args.text("ceiling", ceiling)
     if segments is not None and not isinstance(segments, dict):
         raise UsageError(f"segments must map segment names to token budgets, not {segments!r}")
-    for name, value in (segments or {}).items():
-        if not isinstance(name, str) or not name:
-            raise UsageError(f"segments: a segment's name must be text, not {name!r}")
-        if not _whole_tokens(value):
-            raise UsageError(f"segments: the budget of {name!r} must be a non-negative whole "
-                             f"number of tokens, not {value!r}")
+    for name, tokens in (segments or {}).items():
+        args.text("each segment name", name)
+        args.whole(f"segment {name}'s budget", tokens)
 
 
 def _now_value(now: str | float) -> str | float:

@@ -816,19 +816,10 @@ class Memory:
         """
         from .hydration import hydrate
 
-        args.text("goal", goal)
-        args.whole("budget", budget)
-        args.text("plane", plane)
-        args.text("ceiling", ceiling)
+        # goal, budget, plane, ceiling and segments are checked where every caller passes
+        # (hydration.hydrate, a grantee's read included); these before a rules file is loaded
         args.text("walk", walk, optional=True)
         args.path("rules", rules, optional=True)
-        if segments is not None:
-            if not isinstance(segments, Mapping):
-                raise UsageError(f"segments must be a dict of segment name to tokens, not "
-                                 f"{segments!r}")
-            for name, tokens in segments.items():
-                args.text("each segment name", name)
-                args.whole(f"segment {name}'s budget", tokens)
         mounts = args.texts("mount", mount) if mount is not None else []  # one cell, or several
         if depth is not None and not mounts:
             raise UsageError("depth goes with mount (how many links around a mounted cell the "
