@@ -208,7 +208,8 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
         if budget == 0:
             empty = "budget 0 tokens: no room for any fact; give --budget a number of tokens"
         elif smallest is not None and budget < int(smallest[0]) + _least_lines(meta):
-            empty = (f"no fact fits in {budget} tokens: the smallest skeleton (L3) in memory "
+            empty = (f"no fact fits in {budget} token{'' if budget == 1 else 's'}: the "
+                     f"smallest skeleton (L3) in memory "
                      f"takes {int(smallest[0])} and the frame's own lines "
                      f"{_least_lines(meta)}; raise --budget")
         if empty:
