@@ -241,6 +241,26 @@ def test_a_day_and_month_without_a_year_is_the_nearest_such_day():
         " [the 3rd of june = Mon 2024-06-03]"
 
 
+def test_a_day_of_the_month_alone_is_the_nearest_such_day():
+    """'I start on the 28th', said on 14 November, is 28 November: the next 28th unless told in the past."""
+    assert relative_dates("I start on the 28th.", "2022-11-14T11:30:00Z") == [
+        ("on the 28th", "2022-11-28")]
+    assert relative_dates("Interview is in two weeks, on the 16th.", "2023-02-02T18:30:00Z") == [
+        ("on the 16th", "2023-02-16")]
+    assert relative_dates("We can do the call on the 25th?", "2022-09-04T18:12:00Z") == [
+        ("on the 25th", "2022-09-25")]              # a day to come, though 25 August is nearer
+    assert relative_dates("We paid on the 30th.", "2023-03-02T10:00:00Z") == [
+        ("on the 30th", "2023-01-30")]              # told in the past; February has none
+    # with its weekday, the nearest such day that is that weekday
+    assert relative_dates("I'm driving it down on Thursday the 14th.", "2023-08-29T21:20:00Z") == [
+        ("on thursday the 14th", "2023-09-14")]
+    # a century, a place in a race, a day a month names are not a day of this month
+    assert relative_dates("Art of the 20th century.", "2023-08-29T21:20:00Z") == []
+    assert relative_dates("She finished 3rd on the day.", "2023-08-29T21:20:00Z") == []
+    assert relative_dates("on the 3rd of June", "2024-04-21T14:20:00Z") == [
+        ("the 3rd of june", "2024-06-03")]
+
+
 def test_date_note_shows_each_expression_with_the_day_it_names():
     text = "I signed up yesterday, and last week I asked."
     assert date_note(text, "2023-05-08T13:56:00Z", ["2023-05-07", "2023-05-01"]) == \

@@ -367,12 +367,20 @@ _RELATIVE = re.compile(
     r"|(?:the\s+)?last\s+(?P<lastof_d>" + _WEEKDAY + r")\s+(?:of|in)\s+(?P<lastof_m>" + _MONTH + r")"
     r"|(?:last|this past)\s+(?P<last_d>" + _WEEKDAY + r")"
     r"|next\s+(?P<next_d>" + _WEEKDAY + r")"
-    # a day and a month: "the 3rd of June", "Friday 21st October", "7 June next year", "8 May 2021"
-    r"|(?:" + _WEEKDAY + r",?\s+)?(?:the\s+)?(?P<dm_d>" + _ORDINAL + r")\s+(?:of\s+)?"
-    r"(?P<dm_m>" + _MONTH + r")(?:,?\s+(?P<dm_y>\d{4})|\s+(?P<dm_rel>next|last|this)\s+year)?"
-    r"|(?P<md_m>" + _MONTH + r")\s+(?:the\s+)?(?P<md_d>" + _ORDINAL + r")(?:,?\s+(?P<md_y>\d{4}))?"
+    # a day of the month alone: "on the 28th", "Thursday the 14th" (not "the 20th century")
+    r"|(?:on\s+)?(?:(?P<dom_wd>" + _WEEKDAY + r")|on)\s+the\s+(?P<dom>\d{1,2})(?:st|nd|rd|th)"
+    r"(?!\s+(?:of\s+)?(?:" + _MONTH + r"|century|centuries)\b)"
     # "on Thursday": which one, the sentence's tense says (_on_weekday)
     r"|on\s+(?P<on_d>" + _WEEKDAY + r"))\b",
+    re.IGNORECASE,
+)
+# A day and a month: "the 3rd of June", "Friday 21st October", "7 June next year", "8 May
+# 2021", "October 21st"; read only in a text that names a month (a pattern apart: its
+# alternatives cost at every word of every turn).
+_DAY_MONTH = re.compile(
+    r"\b(?:(?:" + _WEEKDAY + r",?\s+)?(?:the\s+)?(?P<dm_d>" + _ORDINAL + r")\s+(?:of\s+)?"
+    r"(?P<dm_m>" + _MONTH + r")(?:,?\s+(?P<dm_y>\d{4})|\s+(?P<dm_rel>next|last|this)\s+year)?"
+    r"|(?P<md_m>" + _MONTH + r")\s+(?:the\s+)?(?P<md_d>" + _ORDINAL + r")(?:,?\s+(?P<md_y>\d{4}))?)\b",
     re.IGNORECASE,
 )
 # A sentence told in the past ("I broke my wrist on Thursday") or the future ("I'll call on
@@ -389,8 +397,8 @@ _NOT_PAST = re.compile(
     re.IGNORECASE)
 _FUTURE = re.compile(r"\b(?:will|shall|gonna|going to|\w+['’]ll)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?\n]")
-# Each form of _RELATIVE holds one of these words (a weekday, "yesterday": "day").
-_CUES = ("day", "tomorrow", "ago", "last", "next") + _MONTHS
+# Each form of _RELATIVE holds one of these (a weekday, "yesterday": "day"), of _DAY_MONTH a month.
+_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ")
 
 
 def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
@@ -407,8 +415,11 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     latest Friday before the turn's day; "tomorrow", "next week", "next Friday" forward.
     "on Friday" is the Friday before in a sentence told in the past, the next in one told in
     the future (will, 'll, going to), else nothing; "the last Friday of March" that day of
-    March; a day and month without a year ("the 3rd of June", "October 21st") the such day
-    nearest the turn's day, with "next year" or a year that year's.
+    March; a day and month without a year ("the 3rd of June", "October 21st"), or a day of
+    the month alone ("on the 28th", "Thursday the 14th": one that is a Thursday), the such day
+    nearest the turn's day (the latest on or before it in a sentence told in the past, the first
+    on or after it in one told in the future, as a day of the month alone is unless told in the
+    past), with "next year" or a year that year's.
     ("today" is the turn's own day, which its time already says; "in three days" may be a
     duration as well as a date, so it is left alone.)
     """
@@ -421,11 +432,14 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
         if moment is None:
             return []
         day = moment.date()
-    low = text.lower()
-    if not any(cue in low for cue in _CUES):  # most turns name no day: skip the long pattern
-        return []
+    low = text.lower()  # most turns name no day: the patterns run only where a cue is
+    matches = list(_RELATIVE.finditer(text)) if any(cue in low for cue in _CUES) else []
+    if any(month in low for month in _MONTHS):  # "7 June next year" is one day, not two
+        dated = list(_DAY_MONTH.finditer(text))
+        matches = [m for m in matches if not any(m.start() < d.end() and d.start() < m.end() for d in dated)]
+        matches = sorted(matches + dated, key=lambda m: m.start())
     found: dict[str, str] = {}
-    for match in _RELATIVE.finditer(text):
+    for match in matches:
         resolved = _resolve(match, day)
         if resolved is not None:
             phrase = " ".join(match.group(0).lower().split())
@@ -479,40 +493,47 @@ def _day_shown(day: str) -> str:
 
 def _resolve(match: re.Match[str], day: date) -> date | None:
     g = match.groupdict()
-    if g["lastof_d"]:
-        return _nearest(day, lambda year: _last_weekday(year, _month(g["lastof_m"]),
-                                                       _WEEKDAYS.index(g["lastof_d"].lower())))
-    if g["dm_d"] or g["md_d"]:
-        dom = int(re.match(r"\d+", g["dm_d"] or g["md_d"])[0])  # type: ignore[index]
-        month = _month(g["dm_m"] or g["md_m"])
-        year, rel = g["dm_y"] or g["md_y"], g["dm_rel"]
+    if g.get("lastof_d"):
+        return _nearest(day, lambda year: _last_weekday(year, _month(g.get("lastof_m")),
+                                                       _WEEKDAYS.index(g.get("lastof_d").lower())))
+    if g.get("dm_d") or g.get("md_d"):
+        dom = int(re.match(r"\d+", g.get("dm_d") or g.get("md_d"))[0])  # type: ignore[index]
+        month = _month(g.get("dm_m") or g.get("md_m"))
+        year, rel = g.get("dm_y") or g.get("md_y"), g.get("dm_rel")
         if year:
             return _day(int(year), month, dom)
         if rel:
             return _day(day.year + {"next": 1, "last": -1, "this": 0}[rel.lower()], month, dom)
-        return _nearest(day, lambda y: _day(y, month, dom))
-    if g["on_d"]:
-        return _on_weekday(match, day, _WEEKDAYS.index(g["on_d"].lower()))
-    if g["before"]:
+        return _pick(day, [_day(day.year + k, month, dom) for k in (-1, 0, 1)], _tense(match))
+    if g.get("dom"):
+        dom, wd = int(g.get("dom")), g.get("dom_wd")
+        first = date(day.year, day.month, 1)
+        found = [_day(m.year, m.month, dom) for m in (first + relativedelta(months=k) for k in (-2, -1, 0, 1, 2))]
+        if wd:
+            found = [d for d in found if d is not None and d.weekday() == _WEEKDAYS.index(wd.lower())]
+        return _pick(day, found, _tense(match) or "future")  # "on the 25th?": one to come
+    if g.get("on_d"):
+        return _on_weekday(match, day, _WEEKDAYS.index(g.get("on_d").lower()))
+    if g.get("before"):
         return day - timedelta(days=2)
-    if g["after"]:
+    if g.get("after"):
         return day + timedelta(days=2)
-    if g["yesterday"]:
+    if g.get("yesterday"):
         return day - timedelta(days=1)
-    if g["tomorrow"]:
+    if g.get("tomorrow"):
         return day + timedelta(days=1)
-    if g["weekend"]:  # its Saturday: the latest before the turn's day, the one before it on a weekend
+    if g.get("weekend"):  # its Saturday: the latest before the turn's day, the one before it on a weekend
         back = (day.weekday() - 5) % 7
         return day - timedelta(days=back + 7 if back < 2 else back)
-    if g["ago_n"]:
-        return _shift(day, -_amount(g["ago_n"]), g["ago_u"])
-    if g["last_unit"]:
-        return _shift(day, -1 if g["last_u"].lower() == "last" else 1, g["last_unit"])
-    if g["last_d"]:
-        back = (day.weekday() - _WEEKDAYS.index(g["last_d"].lower())) % 7 or 7
+    if g.get("ago_n"):
+        return _shift(day, -_amount(g.get("ago_n")), g.get("ago_u"))
+    if g.get("last_unit"):
+        return _shift(day, -1 if g.get("last_u").lower() == "last" else 1, g.get("last_unit"))
+    if g.get("last_d"):
+        back = (day.weekday() - _WEEKDAYS.index(g.get("last_d").lower())) % 7 or 7
         return day - timedelta(days=back)
-    if g["next_d"]:
-        ahead = (_WEEKDAYS.index(g["next_d"].lower()) - day.weekday()) % 7 or 7
+    if g.get("next_d"):
+        ahead = (_WEEKDAYS.index(g.get("next_d").lower()) - day.weekday()) % 7 or 7
         return day + timedelta(days=ahead)
     return None
 
@@ -540,18 +561,35 @@ def _nearest(day: date, in_year: Any) -> date | None:
     return min(found, key=lambda d: abs((d - day).days), default=None)
 
 
-def _on_weekday(match: re.Match[str], day: date, weekday: int) -> date | None:
-    """"on Thursday" by the tense of its sentence: the Thursday before the turn's day in a
-    sentence told in the past, the next in one told in the future, else none."""
+def _tense(match: re.Match[str]) -> str:
+    """``past`` or ``future`` when the sentence of ``match`` is told so and not both, else ``""``."""
     text = match.string
     start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, match.start())), default=0)
     end = _SENTENCE_END.search(text, match.end())
     sentence = text[start:end.start() if end else len(text)]
-    past = _PAST.search(sentence) is not None and _NOT_PAST.search(sentence) is None
-    future = _FUTURE.search(sentence) is not None and _PAST.search(sentence) is None
-    if past:
+    if _PAST.search(sentence) is not None:
+        return "past" if _NOT_PAST.search(sentence) is None else ""
+    return "future" if _FUTURE.search(sentence) is not None else ""
+
+
+def _pick(day: date, found: list[date | None], tense: str) -> date | None:
+    """Of the days ``found``, the latest on or before ``day`` for the past, the first on or
+    after it for the future, else the nearest."""
+    days = [d for d in found if d is not None]
+    if tense == "past":
+        days = [d for d in days if d <= day] or days
+    elif tense == "future":
+        days = [d for d in days if d >= day] or days
+    return min(days, key=lambda d: abs((d - day).days), default=None)
+
+
+def _on_weekday(match: re.Match[str], day: date, weekday: int) -> date | None:
+    """"on Thursday" by the tense of its sentence: the Thursday before the turn's day in a
+    sentence told in the past, the next in one told in the future, else none."""
+    tense = _tense(match)
+    if tense == "past":
         return day - timedelta(days=(day.weekday() - weekday) % 7 or 7)
-    if future:
+    if tense == "future":
         return day + timedelta(days=(weekday - day.weekday()) % 7 or 7)
     return None
 
