@@ -512,6 +512,30 @@ def test_the_frame_shows_the_day_a_relative_expression_names(conversation_home):
     assert "two years ago with my sister. [two years ago ≈ Wed 2021-06-02]" in lisbon
 
 
+def test_a_goal_about_the_day_a_past_weekday_names_finds_that_turn(home, tmp_path):
+    """'I broke my wrist on Thursday', said on Sunday 15 January: a goal about 12 January finds
+    it, and the frame says which day it was."""
+    turns = [("Mei", "user", "5:40 pm on 15 January, 2023", "Bad news from me. I broke my wrist on Thursday."),
+             ("Rosa", "assistant", "5:41 pm on 15 January, 2023", "Oh no! I'll bring soup."),
+             ("Mei", "user", "7:00 pm on 29 January, 2023", "Reading one-handed is slow."),
+             ("Rosa", "assistant", "7:01 pm on 29 January, 2023", "The book club meets on the 5th?")]
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps({"role": r, "name": n, "timestamp": w, "content": t}) + "\n"
+                            for n, r, w, t in turns))
+    write_config(home, {"embedder": "hash"})
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    assert run("ingest", str(path)).exit_code == 0
+    with Memory.open(home) as mem:
+        mem.curate()
+    days = {(r["D"]) for r in json.loads(run("query", "relation(H, mentions_date, D)", "--format",
+                                             "json").output)}
+    assert days == {"2023-01-12", "2023-02-05"}       # Thursday the 12th; the 5th to come
+    out = run("hydrate", "--goal", "What happened to Mei on 12 January 2023?", "--now",
+              "2023-02-01T12:00:00Z", "--budget", "300", "--format", "json")
+    frame = json.loads(out.output)
+    assert "I broke my wrist on Thursday. [on thursday = Thu 2023-01-12]" in frame["text"]
+
+
 def test_the_receipt_says_which_facts_the_window_counted_and_why(conversation_home):
     """A fact inside the window a goal names says so: written there, or naming a day there."""
     def facts(goal):

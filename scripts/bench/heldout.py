@@ -216,7 +216,7 @@ def misses(outcomes: dict[str, list[lme.Outcome]], asked: dict[str, Question], b
             if evidence < 1.0 or not answered:
                 q = asked[o.qid]
                 rows.append([reader, o.qid, o.qtype, q.question, q.answer, f"{evidence:.2f}",
-                             "yes" if answered else "no",
+                             ("yes" if answered else "no") if o.answer_checkable else "not checked",
                              f"{o.bm25_in_frame.get(top, 0.0):.2f}", f"{o.rrf_in_frame.get(top, 0.0):.2f}"])
     return markdown_table(["reader", "question", "category", "text", "answer", f"evidence @{top}",
                            "answer in frame", "BM25 evidence", "RRF evidence"], rows)
