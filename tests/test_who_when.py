@@ -261,6 +261,21 @@ def test_a_day_of_the_month_alone_is_the_nearest_such_day():
         ("the 3rd of june", "2024-06-03")]
 
 
+def test_a_capitalised_tomorrow_inside_a_sentence_is_a_title_not_a_day():
+    """'Did anyone read Tomorrow, and Tomorrow, and Tomorrow?' names a novel, not 30 January."""
+    sunday = "2023-01-29T19:00:00Z"
+    assert relative_dates("January book call! Did anyone actually read Tomorrow, and Tomorrow, "
+                          "and Tomorrow?", sunday) == []
+    assert relative_dates("My favourite Beatles song is Yesterday.", sunday) == []
+    # at a sentence's start, in lower case or in capitals it is the day
+    assert relative_dates("I PASSED MY DRIVING TEST. Yesterday, first attempt!", sunday) == [
+        ("yesterday", "2023-01-28")]
+    assert relative_dates("SEE YOU TOMORROW", sunday) == [("tomorrow", "2023-01-30")]
+    assert relative_dates("We read it yesterday. Tomorrow we talk.", sunday) == [
+        ("yesterday", "2023-01-28"), ("tomorrow", "2023-01-30")]
+    assert relative_dates("- Tomorrow: call the vet", sunday) == [("tomorrow", "2023-01-30")]
+
+
 def test_date_note_shows_each_expression_with_the_day_it_names():
     text = "I signed up yesterday, and last week I asked."
     assert date_note(text, "2023-05-08T13:56:00Z", ["2023-05-07", "2023-05-01"]) == \

@@ -440,6 +440,8 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
         matches = sorted(matches + dated, key=lambda m: m.start())
     found: dict[str, str] = {}
     for match in matches:
+        if _a_title(match):
+            continue
         resolved = _resolve(match, day)
         if resolved is not None:
             phrase = " ".join(match.group(0).lower().split())
@@ -536,6 +538,20 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
         ahead = (_WEEKDAYS.index(g.get("next_d").lower()) - day.weekday()) % 7 or 7
         return day + timedelta(days=ahead)
     return None
+
+
+def _a_title(match: re.Match[str]) -> bool:
+    """Whether a "Yesterday" or "Tomorrow" is written capitalised inside a sentence: a title or
+    a name ("Did you read Tomorrow, and Tomorrow, and Tomorrow?"), not a day. At a sentence's
+    start, in lower case or in capitals it is the day."""
+    word = match.group(0)
+    g = match.groupdict()
+    if g.get("yesterday") != word and g.get("tomorrow") != word:
+        return False
+    if not (word[0].isupper() and word[1:].islower()):
+        return False
+    before = match.string[:match.start()].rstrip(" \t").rstrip("-*•\"'([“‘« \t")
+    return before != "" and before[-1] not in ".!?:;\n"
 
 
 def _month(name: str) -> int:
