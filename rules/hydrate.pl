@@ -436,7 +436,8 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     Budget is max(0, Share - HeadingTokens),
     Seeds = Settings.seeds,
     Priors = Settings.priors,
-    jump_(Goal, Priors, Settings.reader, Segment, Seeds, Path, SeedHits, MoreHits),
+    Short is Budget // 20,            % hits enough for a budget of short turns (below)
+    jump_(Goal, Priors, Settings.reader, Segment, Seeds-Short, Path, SeedHits, MoreHits),
     walk_(Settings, Segment, SeedHits, Walked),
     bridge_(Settings, Segment, SeedHits, Walked, Expanded0),
     walk_speaker_(Priors, Expanded0, Expanded),
@@ -556,9 +557,17 @@ seed_ranking(Goal, Segment, K, Path, Seeds) :-
 
 % Seeds are the K best hits (the focus). The next hits are the Reserve: relevance-ranked
 % candidates that fill whatever budget the focus and its walk leave, so a frame uses its budget
-% on relevant memory instead of ending early.
-jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :-
-    (   Reader == none -> Fetch is max(K * 4, 48) ; Fetch is max(K * 16, 192) ),
+% on relevant memory instead of ending early. K-Short asks for at least Short hits of each
+% search as well: a frame's budget divided by 20, what a short chat turn costs with its line,
+% so a frame of short turns ("Saltbu. It means salt shed.") is not left a quarter empty when
+% the 48 hits a search gives by default are all the candidates it has.
+jump_(Goal, Priors, Reader, Segment, K-Short, Path, Seeds, Reserve) :- !,
+    jump_(Goal, Priors, Reader, Segment, K, Short, Path, Seeds, Reserve).
+jump_(Goal, Priors, Reader, Segment, K, Path, Seeds, Reserve) :-
+    jump_(Goal, Priors, Reader, Segment, K, 0, Path, Seeds, Reserve).
+
+jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Short, Path, Seeds, Reserve) :-
+    (   Reader == none -> Fetch is max(max(K * 4, 48), Short) ; Fetch is max(max(K * 16, 192), Short) ),
     timeless_goal_(Goal, Anchor, Goal1),
     semantic_goal_(Goal1, Speaker, SemGoal),
     time_weight_(Anchor, SemGoal, TimeWeight),

@@ -38,6 +38,7 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | last weekend, over the weekend      | the latest weekend before Now's day, ± a day |
   | this week / month / year            | the last 7 / 31 / 366 days               |
   | last Monday, on Friday ...          | that weekday's most recent date before Now, ± a day |
+  | (on) Thursday 12 January, Friday the 20th of January 2023 | that day, as below (the weekday only names it) |
   | in / during / since / early / late March | that month's most recent occurrence up to Now |
   | March 2023, in March 2023           | that month of that year                  |
   | March 5, on 5 March, the 5th of March (, 2023) | that day, ± a day (its latest occurrence up to Now when no year is written) |
@@ -377,6 +378,9 @@ expression(Now, From, To) -->
     ["this"], this_span(Days), !,
     { From is Now - Days * 86400, To = Now }.
 expression(Now, From, To) -->
+    optional_on, weekday(_), weekday_date(M, D, Y), !,   % "on Thursday 12 January": the date
+    { calendar_span(Now, Y, M, D, From, To) }.
+expression(Now, From, To) -->
     ( ["last"] ; ["on"] ; ["this", "past"] ), weekday(D), !,
     { last_weekday(Now, D, Day),
       From is Day - 86400, To is Day + 2 * 86400 }.
@@ -453,6 +457,17 @@ day_before_month(D), [M, Y] --> [W, M, Y], { day_word(W, D, _), month_word(M, _)
 
 optional_of --> ["of"], !.
 optional_of --> [].
+
+optional_on --> ["on"], !.
+optional_on --> [].
+
+% The date after a weekday that names its day of the week: "12 January", "the 12th of January",
+% "January 20th 2023" (a bare number counts here: a weekday before it says it is a day).
+weekday_date(M, D, Y) --> optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y).
+weekday_date(M, D, Y) --> month(M), day_number(D), optional_year(Y).
+
+optional_the --> ["the"], !.
+optional_the --> [].
 
 % day_word(+Word, -Day, -Form): Word writes a day of the month, as a number or an ordinal.
 day_word(W, N, Form) :-
