@@ -97,7 +97,8 @@ def test_a_frame_too_small_for_any_fact_says_so(chat):
         if frame.facts or frame.receipt["beyond"]:
             continue
         assert "memory holds nothing" not in frame.text, (budget, frame.text)
-        assert f"no fact fits in {budget} tokens" in frame.text, (budget, frame.text)
+        unit = "token" if budget == 1 else "tokens"
+        assert f"no fact fits in {budget} {unit}" in frame.text, (budget, frame.text)
 
 
 def test_the_prompt_hooks_narrowed_frame_keeps_an_honest_receipt(chat):
