@@ -11,6 +11,7 @@
             api_rule_predicates/2,      % +Text, -Indicators
             api_query/4,                % +GoalText, +Options, -Solutions, -More
             api_stopped/1,              % -Reason
+            interrupt_signal/1,         % +Signal
             api_set_limits/1,           % +Options
             api_item/2,                 % +Handle, -Dict
             api_linked_goals/3,         % +Predicate, +Object, -Goals
@@ -664,6 +665,20 @@ stopped_(time(T)) --> { seconds_shown_(T, S) }, [ 'stopped: ran past its time li
 stopped_(memory(B)) --> { MB is B // 1048576 }, [ 'stopped: grew memory by more than ~D MB'-[MB] ].
 stopped_(atoms(N)) --> [ 'stopped: created more than ~D atoms'-[N] ].
 stopped_(none) --> [ 'stopped (aborted)'-[] ].
+stopped_(interrupted) --> [ 'stopped: interrupted'-[] ].
+
+%!  interrupt_signal(+Signal) is det.
+%   The handler of SIGINT that the host forwards into a running call (Ctrl-C; see
+%   bridge/interrupts.py): a call under the limits of within_limits_/2 (a user goal, a frame,
+%   a rules file) is aborted as a limit aborts it, so catch/3 in user code cannot go on; any
+%   other call (a journal batch) goes on, and the host raises the interrupt once it returns.
+interrupt_signal(_) :-
+    (   nb_current(atc_limit_state, active(Token, _))
+    ->  flag(atc_interrupted, _, Token + 1), % the watchdog goes on aborting it (a recovery
+                                            % loop); + 1: the flag starts at 0, tokens too
+        limit_abort_(Token, interrupted)
+    ;   true
+    ).
 
 % 30.0 reads as 30 (the limit a user gave as --time-limit 30 or by default), 0.5 as 0.5.
 seconds_shown_(T, S) :-
@@ -832,7 +847,10 @@ watchdog_(Caller, Token, Limits) :-
     thread_self(Me),
     (   thread_get_message(Me, done, [timeout(0.1)])
     ->  true
-    ;   limit_passed_(Limits, Why)
+    ;   (   flag(atc_interrupted, Mark, Mark), Mark =:= Token + 1   % Ctrl-C, handled once
+        ->  Why = interrupted
+        ;   limit_passed_(Limits, Why)
+        )
     ->  watchdog_stop_call_(Me, Caller, Token, Why)
     ;   watchdog_(Caller, Token, Limits)
     ).

@@ -818,13 +818,21 @@ def _mount_agent_commands() -> None:
 
 
 
+def run() -> None:
+    """The ``atc`` program: :func:`main`, with Ctrl-C reaching a long Prolog call at once
+    (bridge/interrupts.py; a program calling ``main`` itself keeps its own SIGINT handling)."""
+    from .bridge.interrupts import want_forwarding
+
+    want_forwarding()
+    main()
+
 
 if __name__ == "__main__":  # pragma: no cover
     # `python -m attention_cloud.cli`: run the package's own module, whose sharing commands
     # (which import it) register against it rather than against this copy.
-    from attention_cloud.cli import main as package_main
+    from attention_cloud.cli import run as package_run
 
-    sys.exit(package_main())
+    sys.exit(package_run())
 else:
     _mount_sharing_commands()
     _mount_agent_commands()
