@@ -43,6 +43,7 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | March 2023, in March 2023           | that month of that year                  |
   | March 5, on 5 March, the 5th of March (, 2023) | that day, ± a day (its latest occurrence up to Now when no year is written) |
   | in / during 2023 (ending the goal or a clause) | that year ("in 2048 bytes" is no time) |
+  | 2023-05-08, 2023/05/08, 21/10/2022, 10-21-2022 | that day, ± a day (digits: the order of day and month only when one is above 12) |
 
 An item is *dated* inside a window when it was written there or when its text names a day
 there: ingestion resolves "yesterday", "two days ago", "last Friday" in a turn against the
@@ -396,6 +397,9 @@ expression(Now, From, To) -->
 expression(Now, From, To) -->
     day_before_month(D), month(M), optional_year(Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
+expression(Now, From, To) -->
+    optional_on, [W], { numeric_date_word(W, Y, M, D) }, !,
+    { calendar_span(Now, Y, M, D, From, To) }.
 expression(_Now, From, To) -->
     year_cue, year(Y), year_ends, !,
     { date_time_stamp(date(Y, 1, 1, 0, 0, 0, 0, -, -), From),
@@ -454,6 +458,34 @@ day_number(D) --> [W], { day_word(W, D, _) }.
 day_before_month(D) --> ["on"], [W], { day_word(W, D, _) }, optional_of, !.
 day_before_month(D) --> [W], { day_word(W, D, ordinal) }, optional_of, !.
 day_before_month(D), [M, Y] --> [W, M, Y], { day_word(W, D, _), month_word(M, _), year_word(Y, _) }.
+
+% A date written in digits as one word: ISO `2023-05-08` (`2023/05/08`, and `2023-05-08T10:00`,
+% whose time goal_words/2 cuts at the colon), or `21/10/2022` and `10-21-2022` when one of day
+% and month is above 12 (`05/06/2023` could be either: no day is read from it).
+numeric_date_word(W, Y, M, D) :-
+    split_string(W, "-/", "", [A, B, C0]),
+    (   sub_string(C0, Before, _, _, "t") -> sub_string(C0, 0, Before, _, C) ; C = C0 ),
+    maplist(digits_, [A, B, C], [NA, NB, NC]),
+    (   string_length(A, 4), string_length(C, 2)
+    ->  Y = NA, M = NB, D = NC
+    ;   string_length(C, 4), string_length(A, AL), AL =< 2, string_length(B, BL), BL =< 2,
+        (   NA > 12, NB =< 12 -> D = NA, M = NB
+        ;   NB > 12, NA =< 12 -> M = NA, D = NB
+        ;   NA =:= NB -> D = NA, M = NB
+        ),
+        Y = NC
+    ),
+    year_word_number_(Y),
+    between(1, 12, M),
+    catch(date_time_stamp(date(Y, M, D, 0, 0, 0, 0, -, -), Day), _, fail),
+    stamp_date_time(Day, date(Y, M, D, _, _, _, _, _, _), 'UTC').   % no 31 April
+
+digits_(S, N) :-
+    string_length(S, L), L > 0,
+    string_codes(S, Cs), forall(member(C, Cs), code_type(C, digit)),
+    number_string(N, S).
+
+year_word_number_(Y) :- integer(Y), Y >= 1900, Y =< 2199.
 
 optional_of --> ["of"], !.
 optional_of --> [].
