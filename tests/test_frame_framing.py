@@ -33,18 +33,13 @@ GOAL = "Fahrrad verkauft"
 
 
 @pytest.fixture(scope="module")
-def chat(tmp_path_factory):
+def chat(tmp_path_factory, curated_hash_memory):
     root = tmp_path_factory.mktemp("chat")
     transcript = root / "chat.json"
     transcript.write_text(json.dumps([{"role": r, "name": n, "timestamp": t, "content": c}
                                       for r, n, t, c in MESSAGES], ensure_ascii=False),
                           encoding="utf-8")
-    home = root / "home"
-    home.mkdir()
-    write_config(home, {"embedder": "hash"})
-    mem = Memory.open(home)
-    mem.ingest([transcript])
-    mem.curate()
+    mem = curated_hash_memory(root, transcript)
     yield mem
     mem.close()
 
