@@ -11,6 +11,7 @@
             api_rule_predicates/2,      % +Text, -Indicators
             api_query/4,                % +GoalText, +Options, -Solutions, -More
             api_stopped/1,              % -Reason
+            interrupt_signal/1,         % +Signal
             api_set_limits/1,           % +Options
             api_item/2,                 % +Handle, -Dict
             api_linked_goals/3,         % +Predicate, +Object, -Goals
@@ -36,6 +37,7 @@
 
             api_prepare_write/0,
             api_release/0,
+            api_after_fork/0,
             api_refresh/1               % -Outcome
           ]).
 :- use_module(library(error)).
@@ -101,6 +103,12 @@ api_prepare_write :-
 api_release :-
     store_release.
 
+%!  api_after_fork is det.
+%   In a forked process: leave the parent's journal stream to the parent (see
+%   store_forget_writer/0).
+api_after_fork :-
+    store_forget_writer.
+
 %!  api_refresh(-Outcome) is det.
 %   Catch a reader up with what other processes committed (see store_refresh/1).
 api_refresh(Outcome) :-
@@ -128,11 +136,22 @@ api_ingest(Items, Counts) :-
 
 %!  api_ingest_with_marks(+Encoded, +Marks, -Counts) is det.
 %   Upsert items given in the host's wire format (journal_add_encoded/2) and, in the same batch,
-%   record each mark(Source, Size, Digest) watermark.
+%   record each mark(Source, Size, Digest) watermark. A mark(Source, Size, Digest,
+%   regrown(Segment, Keep, LastLine)) is that of a file that only grew since it was read and
+%   was read again whole: the items of its earlier reading that this one no longer gives are
+%   superseded (journal_supersede/5). Counts is journal_add_encoded/2's, with `superseded`,
+%   the handles tombstoned so.
 api_ingest_with_marks(Items, Marks, Counts) :-
-    api_batch(( journal_add_encoded(Items, Counts),
-                forall(member(mark(Src, Size, Digest), Marks),
-                       journal_set_watermark(Src, Size, Digest)) )).
+    api_batch(( journal_add_encoded(Items, Counts0),
+                foldl(apply_mark_, Marks, [], Superseded),
+                Counts = Counts0.put(superseded, Superseded) )).
+
+apply_mark_(mark(Src, Size, Digest), Gone, Gone) :-
+    journal_set_watermark(Src, Size, Digest).
+apply_mark_(mark(Src, Size, Digest, regrown(Seg, Keep, LastLine)), Gone0, Gone) :-
+    journal_set_watermark(Src, Size, Digest),
+    journal_supersede(Src, Seg, Keep, LastLine, Handles),
+    append(Gone0, Handles, Gone).
 
 %!  api_session_pointers(+Sessions:list(atom), -Pairs:list) is det.
 %   Session-Pointer for each of Sessions that items in memory belong to, Pointer the source
@@ -713,6 +732,20 @@ stopped_(time(T)) --> { seconds_shown_(T, S) }, [ 'stopped: ran past its time li
 stopped_(memory(B)) --> { MB is B // 1048576 }, [ 'stopped: grew memory by more than ~D MB'-[MB] ].
 stopped_(atoms(N)) --> [ 'stopped: created more than ~D atoms'-[N] ].
 stopped_(none) --> [ 'stopped (aborted)'-[] ].
+stopped_(interrupted) --> [ 'stopped: interrupted'-[] ].
+
+%!  interrupt_signal(+Signal) is det.
+%   The handler of SIGINT that the host forwards into a running call (Ctrl-C; see
+%   bridge/interrupts.py): a call under the limits of within_limits_/2 (a user goal, a frame,
+%   a rules file) is aborted as a limit aborts it, so catch/3 in user code cannot go on; any
+%   other call (a journal batch) goes on, and the host raises the interrupt once it returns.
+interrupt_signal(_) :-
+    (   nb_current(atc_limit_state, active(Token, _))
+    ->  flag(atc_interrupted, _, Token + 1), % the watchdog goes on aborting it (a recovery
+                                            % loop); + 1: the flag starts at 0, tokens too
+        limit_abort_(Token, interrupted)
+    ;   true
+    ).
 
 % 30.0 reads as 30 (the limit a user gave as --time-limit 30 or by default), 0.5 as 0.5.
 seconds_shown_(T, S) :-
@@ -881,7 +914,10 @@ watchdog_(Caller, Token, Limits) :-
     thread_self(Me),
     (   thread_get_message(Me, done, [timeout(0.1)])
     ->  true
-    ;   limit_passed_(Limits, Why)
+    ;   (   flag(atc_interrupted, Mark, Mark), Mark =:= Token + 1   % Ctrl-C, handled once
+        ->  Why = interrupted
+        ;   limit_passed_(Limits, Why)
+        )
     ->  watchdog_stop_call_(Me, Caller, Token, Why)
     ;   watchdog_(Caller, Token, Limits)
     ).

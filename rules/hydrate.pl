@@ -113,13 +113,14 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     must_be(boolean, Bridge),
     option_(Options, excerpt, true, Excerpt),
     must_be(boolean, Excerpt),
-    framing_(Goal, Plane, Anchor, FrameFraming, FactFraming, CrumbFraming),
+    framing_(Goal, Plane, Anchor, FrameFraming, FactFraming, CrumbFraming, EdgeFraming),
     Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
                                reader: Reader, goal: Goal, cells: UseCells, bridge: Bridge,
                                fact_framing: FactFraming, crumb_framing: CrumbFraming,
+                               edge_framing: EdgeFraming,
                                frame_framing: FrameFraming-Budget, excerpt: Excerpt}),
     (   Mounts == []
-    ->  segment_budgets_(RulesModule, Plane, Budget, Overrides, SegBudgets0),
+    ->  segment_budgets_(RulesModule, Plane, Reader, Budget, Overrides, SegBudgets0),
         include(segment_readable_(Reader), SegBudgets0, SegBudgets)
     ;   mount_budgets_(Mounts, MountDepth, Budget, SegBudgets)
     ),
@@ -178,41 +179,57 @@ fact_speakers_(Facts, Speakers) :-
     sort(1, @<, Pairs0, Pairs),
     dict_pairs(Speakers, speakers, Pairs).
 
-% framing_(+Goal, +Plane, +Anchor, -Frame, -Fact, -Crumb): the tokens the frame's text spends
-% around the facts' own text, which the budget pays for too (what the frame costs in a prompt is
-% its whole text, envelope included): Frame for the envelope and the lines that head the frame,
-% Fact = framing(Verbatim, Derived, Excerpt) for the line that heads each fact (at L0 its rung
-% and time: the text is all there is; above L0 also the handle that pages back to the detail;
-% for an excerpt of L0 also how many sentences it kept), Crumb for a
-% breadcrumb's own line. The host estimates them once per frame on the lines its render_text
-% writes, at their longest (attention_cloud.hydration.framing_estimates, host_frame_framing/4;
-% a segment's own lines: host_segment_framing/2).
-framing_(Goal, Plane, Anchor, Frame, Fact, Crumb) :-
+% framing_(+Goal, +Plane, +Anchor, -Frame, -Fact, -Crumb, -Edge): the tokens the frame's text
+% spends around the facts' own text, which the budget pays for too (what the frame costs in a
+% prompt is its whole text, envelope included): Frame for the envelope and the lines that head
+% the frame, Fact = framing(Verbatim, Derived, Excerpt) for the line that heads each fact (at L0
+% its rung and time: the text is all there is; above L0 also the handle that pages back to the
+% detail; for an excerpt of L0 also how many sentences it kept; a pair of those, for records
+% with a time and without: framing(Timed, Untimed)), Crumb for a breadcrumb's own
+% line, Edge = edge(Beyond, LeftOut) for the lines a segment writes only when it has
+% breadcrumbs (their heading) or left near-duplicates out (the line counting them): paid then,
+% not reserved in every segment. The host estimates them once per frame on the lines its
+% render_text writes, at their longest (attention_cloud.hydration.framing_estimates,
+% host_frame_framing/4; a segment's heading: host_segment_framing/2).
+framing_(Goal, Plane, Anchor, Frame, Fact, Crumb, edge(Beyond, LeftOut)) :-
     (   Anchor = window(_, _, Phrase) -> true ; Phrase = "" ),
-    host_frame_framing(Goal, Plane, Phrase, [Frame, Verbatim, Derived, Excerpt, Crumb]),
-    Fact = framing(Verbatim, Derived, Excerpt).
+    host_frame_framing(Goal, Plane, Phrase,
+                       [Frame, Verbatim, Derived, Excerpt, Crumb, Beyond, LeftOut,
+                        Verbatim0, Derived0, Excerpt0]),
+    Fact = framing(framing(Verbatim, Derived, Excerpt), framing(Verbatim0, Derived0, Excerpt0)).
 
 % crumb_share_(+Settings, +Budget, -Share): the tokens kept for breadcrumbs, the plane's share
 % of the budget but at least room for one short crumb and its line when the budget is four times
 % that (a small frame would otherwise keep too little for any, and its edge would not show).
 crumb_share_(Settings, Budget, Share) :-
     Share0 is max(0, floor(Budget * Settings.breadcrumbs)),
-    OneCrumb is Settings.crumb_framing + 16,
+    Settings.edge_framing = edge(Beyond, _),
+    OneCrumb is Settings.crumb_framing + Beyond + 16,
     (   Settings.breadcrumbs > 0, Budget >= 4 * OneCrumb
     ->  Share is max(Share0, OneCrumb)
     ;   Share = Share0
     ).
 
 % A part's own framing: its share of the frame's head, its heading, the lines that head its
-% breadcrumbs and what it left out, and the line of each fact and breadcrumb it holds.
+% breadcrumbs and what it left out (when it has any), and the line of each fact and breadcrumb.
 part_framing_(Settings, part(M0, Facts, Crumbs), part(M, Facts, Crumbs)) :-
     part_heading_tokens_(Settings, M0.segment, M0.budget, HeadingTokens),
     length(Crumbs, NC),
     (   get_dict(excerpted, M0, Cut) -> true ; Cut = [] ),
     findall(H, member(_{handle: H}, Cut), CutIds),
     foldl(fact_framing_sum_(Settings.fact_framing, CutIds), Facts, 0, FactsFraming),
-    Framing is HeadingTokens + FactsFraming + NC * Settings.crumb_framing,
+    (   get_dict(suppressed, M0, Left) -> true ; Left = [] ),
+    edge_tokens_(Settings, Crumbs, Left, Edge),
+    Framing is HeadingTokens + FactsFraming + NC * Settings.crumb_framing + Edge,
     M = M0.put(framing, Framing).
+
+% edge_tokens_(+Settings, +Crumbs, +LeftOut, -Tokens): the breadcrumbs' heading when there are
+% breadcrumbs, and the line counting near-duplicates when some were left out.
+edge_tokens_(Settings, Crumbs, Left, Tokens) :-
+    Settings.edge_framing = edge(Beyond, LeftOut),
+    (   Crumbs == [] -> B = 0 ; B = Beyond ),
+    (   Left == [] -> L = 0 ; L = LeftOut ),
+    Tokens is B + L.
 
 % part_heading_tokens_(+Settings, +Label, +Share, -Tokens): a part's heading lines and its share
 % of the frame's head (in proportion to its budget, so declared segment budgets still add up to
@@ -227,12 +244,20 @@ segment_heading_tokens_(Label, Tokens) :-
 
 fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, _, _, _), F0, F) :-
     (   memberchk(Id, CutIds) -> Level = excerpt(_, _, _, _) ; Level = Level0 ),
-    fact_framing_(Framing, Level, T),
+    fact_framing_(Framing, Id, Level, T),
     F is F0 + T.
 
-fact_framing_(framing(Verbatim, _, _), l0, Verbatim) :- !.
-fact_framing_(framing(_, _, Excerpt), excerpt(_, _, _, _), Excerpt) :- !.
-fact_framing_(framing(_, Derived, _), _, Derived).
+% fact_framing_(+Framing, +Id, +Level, -Tokens): the line heading record Id at Level. Framing is
+% framing(Verbatim, Derived, Excerpt), or framing(Timed, Untimed) with one such triple for a
+% record with a time and one for a record without (its heading shows no time: a transcript
+% of plain messages would otherwise pay a time's seven tokens on every fact and leave them
+% unspent).
+fact_framing_(framing(Timed, Untimed), Id, Level, Tokens) :- !,
+    (   time_of_(Id, "") -> Framing = Untimed ; Framing = Timed ),
+    fact_framing_(Framing, Id, Level, Tokens).
+fact_framing_(framing(Verbatim, _, _), _, l0, Verbatim) :- !.
+fact_framing_(framing(_, _, Excerpt), _, excerpt(_, _, _, _), Excerpt) :- !.
+fact_framing_(framing(_, Derived, _), _, _, Derived).
 
 segment_framing_sum_(Meta, F0, F) :-
     F is F0 + Meta.framing.
@@ -408,10 +433,13 @@ capped_by_ceiling_(Settings, p(c(Id, _, _, _, _), Level, _, _)) :-
 		 *******************************/
 
 % SegBudgets: list of Segment-Budget. Overrides are absolute; the rest of the total is shared
-% by the plane's segments ('*' expands to every segment in memory the plane does not name).
-segment_budgets_(Module, Plane, Total, Overrides, SegBudgets) :-
+% by the plane's segments ('*' expands to every segment in memory the plane does not name) that
+% Reader sees something of (none: the owner sees every one), so a grantee's frame is not left
+% with the shares of segments it gets nothing from.
+segment_budgets_(Module, Plane, Reader, Total, Overrides, SegBudgets) :-
     must_be(list, Overrides),
-    findall(S-Share, plane_share_(Module, Plane, Overrides, S, Share), Shared),
+    findall(S-Share, plane_share_(Module, Plane, Overrides, S, Share), Shared0),
+    include(segment_readable_(Reader), Shared0, Shared),
     sum_values_(Overrides, Fixed),
     (   Fixed =< Total -> true ; domain_error(segment_budgets_within(Total), Overrides) ),
     Rest is max(0, Total - Fixed),
@@ -446,21 +474,28 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     Budget is max(0, Share - HeadingTokens),
     Seeds = Settings.seeds,
     Priors = Settings.priors,
-    jump_(Goal, Priors, Settings.reader, Segment, Seeds, Path, SeedHits, MoreHits),
+    Short is Budget // 20,            % hits enough for a budget of short turns (below)
+    jump_(Goal, Priors, Settings.reader, Segment, Seeds-Short, Path, SeedHits, MoreHits),
     walk_(Settings, Segment, SeedHits, Walked),
     bridge_(Settings, Segment, SeedHits, Walked, Expanded0),
     walk_speaker_(Priors, Expanded0, Expanded),
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates0),
     crumb_share_(Settings, Budget, CrumbShare),
-    FitBudget is Budget - CrumbShare,
-    select_facts_(Candidates0, Settings, FitBudget, Placed, PastCap, Suppressed0),
-    fit_(Placed, FitBudget, Fitted0, Dropped),
-    distinct_shown_(Fitted0, Fitted, SameShown),
+    FitBudget0 is Budget - CrumbShare,
+    select_facts_(Candidates0, Settings, FitBudget0, Placed, PastCap, Suppressed0),
+    left_out_cost_(Settings, Suppressed0, LeftOut0),
+    FitBudget1 is max(0, FitBudget0 - LeftOut0),
+    fit_(Placed, FitBudget1, Fitted0, Dropped0),
+    distinct_shown_(Fitted0, Fitted1, SameShown),
     append(Suppressed0, SameShown, Suppressed),
+    refit_left_out_(Settings, Suppressed0, SameShown, Fitted1, FitBudget1,
+                    Fitted, FitBudget, Dropped1),
+    append(Dropped0, Dropped1, Dropped),
+    left_out_cost_(Settings, Suppressed, LeftOut),
     promote_(Fitted, FitBudget, Kept0, GaveWay),
     excerpts_(Goal, Settings, FitBudget, Kept0, Kept),
     used_tokens_(Kept, Used),
-    CrumbBudget is Budget - Used,
+    CrumbBudget is Budget - LeftOut - Used,
     append([Dropped, GaveWay, PastCap], Outside),
     breadcrumbs_(Outside, Label, Settings, CrumbBudget, Crumbs, CrumbTokens),
     maplist(render_fact_(Label, Settings.fact_framing), Kept, Facts),
@@ -480,6 +515,21 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     Meta = _{segment: Label, budget: Share, spent: SegSpent, path: Path,
              suppressed: SuppressedMeta, capped: Capped, bridged: Bridged,
              excerpted: Excerpted}.
+
+% left_out_cost_(+Settings, +Suppressed, -Tokens): the line that counts the near-duplicates a
+% segment left out costs its tokens only when there are some.
+left_out_cost_(Settings, Suppressed, Tokens) :-
+    Settings.edge_framing = edge(_, LeftOut),
+    (   Suppressed == [] -> Tokens = 0 ; Tokens = LeftOut ).
+
+% refit_left_out_(+Settings, +Before, +SameShown, +Fitted0, +Budget0, -Fitted, -Budget,
+% -Dropped): when only the fit's result showed near-duplicates (facts shown in the same words),
+% the line counting them is paid now: the fit runs again within what is left after it.
+refit_left_out_(Settings, [], [_|_], Fitted0, Budget0, Fitted, Budget, Dropped) :- !,
+    left_out_cost_(Settings, [x], LeftOut),
+    Budget is max(0, Budget0 - LeftOut),
+    fit_(Fitted0, Budget, Fitted, Dropped).
+refit_left_out_(_, _, _, Fitted, Budget, Fitted, Budget, []).
 
 % A part of the frame is a segment of memory, or a mount: mount(Cell, Cells, Members), the
 % region within the mount's depth of Cell and the live items in it (sorted).
@@ -545,9 +595,17 @@ seed_ranking(Goal, Segment, K, Path, Seeds) :-
 
 % Seeds are the K best hits (the focus). The next hits are the Reserve: relevance-ranked
 % candidates that fill whatever budget the focus and its walk leave, so a frame uses its budget
-% on relevant memory instead of ending early.
-jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Path, Seeds, Reserve) :-
-    (   Reader == none -> Fetch is max(K * 4, 48) ; Fetch is max(K * 16, 192) ),
+% on relevant memory instead of ending early. K-Short asks for at least Short hits of each
+% search as well: a frame's budget divided by 20, what a short chat turn costs with its line,
+% so a frame of short turns ("Saltbu. It means salt shed.") is not left a quarter empty when
+% the 48 hits a search gives by default are all the candidates it has.
+jump_(Goal, Priors, Reader, Segment, K-Short, Path, Seeds, Reserve) :- !,
+    jump_(Goal, Priors, Reader, Segment, K, Short, Path, Seeds, Reserve).
+jump_(Goal, Priors, Reader, Segment, K, Path, Seeds, Reserve) :-
+    jump_(Goal, Priors, Reader, Segment, K, 0, Path, Seeds, Reserve).
+
+jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Short, Path, Seeds, Reserve) :-
+    (   Reader == none -> Fetch is max(max(K * 4, 48), Short) ; Fetch is max(max(K * 16, 192), Short) ),
     timeless_goal_(Goal, Anchor, Goal1),
     semantic_goal_(Goal1, Speaker, SemGoal),
     time_weight_(Anchor, SemGoal, TimeWeight),
@@ -1798,7 +1856,7 @@ fovea_(Settings, C, Placed) :-
 % text's tokens).
 framed_rung_tokens_(Framing, Id, LabelTokens, Level, Level-Tokens) :-
     fact_tokens_(Id, LabelTokens, Level, Tokens0),
-    fact_framing_(Framing, Level, Line),
+    fact_framing_(Framing, Id, Level, Line),
     Tokens is Tokens0 + Line.
 
 target_level_(seed, l0).
@@ -2156,13 +2214,13 @@ excerpt_fact_(Goal, Framing, I, Placed0-Free0, Placed-Free) :-
 % it costs the frame (its speaker label and the line heading the fact left out).
 text_tokens_(Framing, Id, Level, Framed, Tokens) :-
     label_tokens_(Id, LT),
-    fact_framing_(Framing, Level, Line),
+    fact_framing_(Framing, Id, Level, Line),
     Tokens is Framed - LT - Line.
 
 % What an excerpt of Tokens text tokens costs the frame: its speaker label and heading line too.
 excerpt_cost_(Framing, Id, Tokens, Framed) :-
     label_tokens_(Id, LT),
-    fact_framing_(Framing, excerpt(_, _, _, _), Line),
+    fact_framing_(Framing, Id, excerpt(_, _, _, _), Line),
     Framed is Tokens + LT + Line.
 
 % A record is excerpted when its L0 takes more than a quarter of the segment's budget; at most
@@ -2182,7 +2240,9 @@ excerpt_facts_(3).
 
 % Breadcrumbs: the skeleton (L3, or the least detailed rung there is) of what lies just past
 % the cutoff, most relevant first, while they fit what the facts left of the budget.
-breadcrumbs_(Outside, Segment, Settings, Budget, Crumbs, Spent) :-
+breadcrumbs_(Outside, Segment, Settings, Budget0, Crumbs, Spent) :-
+    Settings.edge_framing = edge(Beyond, _),     % their heading, paid when there are any
+    Budget is Budget0 - Beyond,
     crumbs_(Outside, Segment, Settings, Budget, 0, Framed, 8, Crumbs),
     length(Crumbs, N),
     Spent is Framed - N * Settings.crumb_framing.
@@ -2212,7 +2272,7 @@ render_fact_(Segment, Framing, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),
     ;   Level = Rung,
         rung(Id, Level, Text0)
     ), !,
-    fact_framing_(Framing, Rung, Line),
+    fact_framing_(Framing, Id, Rung, Line),
     Tokens is Framed - Line,
     (   By0 = bridge(_, _) -> By = entity_expansion ; By = By0 ),
     (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text1) ; Text1 = Text0 ),

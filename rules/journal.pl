@@ -20,6 +20,7 @@
             journal_add_encoded/2,      % +Strings, -Counts
             journal_add_relation/3,     % +Subject, +Predicate, +Object
             journal_tombstone/2,        % +Handle, +Reason
+            journal_supersede/5,        % +Source, +Segment, +Keep, +LastLine, -Handles
             journal_erase/4,            % +Handle, +Who, +Reason, -Record
             journal_replace_goal/4,     % +Session, +Goal, +Marker, -Handles
             journal_erasable/2,         % +Handle, -Dict
@@ -429,7 +430,7 @@ journal_add_encoded(Strings, Counts) :-
 add_wire_(Wire, Added0, Added) :-
     (   wire_handle_(Wire, H),
         item_(H, _, _, _, _, _, _, _, _, _)
-    ->  Added0 = c(Hs, U0, F), Added = c(Hs, U, F), U is U0 + 1
+    ->  known_(H, Added0, Added)
     ;   wire_item_(Wire, Stored),
         (   refused_(Stored)
         ->  refuse_(Added0, Added)
@@ -451,12 +452,19 @@ counts_(c(Handles0, Unchanged, Forgotten),
     length(Handles, New).
 
 % Items below are in stored form (stored_item_/2).
-add_item_(Item, Wire, c(Hs0, U0, F), c(Hs, U, F)) :-
+add_item_(Item, Wire, c(Hs0, U0, F), Added) :-
     arg(1, Item, H),
     (   item_(H, _, _, _, _, _, _, _, _, _)
-    ->  Hs = Hs0, U is U0 + 1
+    ->  known_(H, c(Hs0, U0, F), Added)
     ;   add_new_item_(Item, Wire),
-        Hs = [H|Hs0], U = U0
+        Added = c([H|Hs0], U0, F)
+    ).
+
+% A handle already in the journal is unchanged, or new again when it was superseded.
+known_(H, c(Hs, U0, F), Added) :-
+    (   revived_(H)
+    ->  Added = c([H|Hs], U0, F)
+    ;   U is U0 + 1, Added = c(Hs, U, F)
     ).
 
 % A new item whose facts are all new too (the usual case) is logged as ONE journal record, its
@@ -670,6 +678,63 @@ journal_tombstone(H, Reason) :-
     ;   get_time(Now),
         durable_assert(atc_journal:tombstone_(H, Now, Reason))
     ).
+
+%!  journal_supersede(+Source, +Segment, +Keep:list(atom), +LastLine:integer,
+%!                    -Handles:list(atom)) is det.
+%
+%   A file that only grew was read again whole (its first bytes are those read before), and
+%   the new reading is the better one: a turn that went on below its first line, a name that
+%   became a speaker once it spoke again. Tombstone (reason superseded_reason/1) the live items
+%   of Source in Segment, in the sessions of Keep's items, whose source starts at or before
+%   LastLine (a line the new reading covered) and that the new reading did not give again
+%   (not in Keep). Handles are those tombstoned. An item without a line in its pointer (a JSON
+%   document's) is never superseded. The caller commits.
+journal_supersede(Src, Seg, Keep, LastLine, Handles) :-
+    must_be(atom, Src), must_be(atom, Seg), must_be(list(atom), Keep), must_be(integer, LastLine),
+    pairs_keys_values(Pairs, Keep, Keep),
+    list_to_assoc(Pairs, Kept),
+    distinct_sessions_(Keep, Sessions),
+    findall(H, ( member(Ses, Sessions),
+                 % by session alone, then the rest compared: a clause index on the session
+                 % serves (curation's), none is built on the source or the segment
+                 item_(H, Src0, Ses, _, _, _, _, _, Seg0, Stored),
+                 Src0 == Src, Seg0 == Seg,
+                 \+ get_assoc(H, Kept, _),
+                 \+ tombstone_(H, _, _),
+                 stored_first_line_(Stored, Src, First),
+                 First =< LastLine ),
+            Found),
+    sort(Found, Handles),
+    superseded_reason(Reason),
+    forall(member(H, Handles), journal_tombstone(H, Reason)).
+
+distinct_sessions_(Handles, Sessions) :-
+    findall(S, ( member(H, Handles), item_(H, _, S, _, _, _, _, _, _, _) ), Ss),
+    sort(Ss, Sessions).
+
+% The first line a stored pointer names: `Src:Line`, `path:First-Last`, `path:Line#/json`.
+stored_first_line_(Stored, Src, First) :-
+    (   integer(Stored)
+    ->  First = Stored
+    ;   stored_pointer_(Pointer, Src, Stored),
+        split_string(Pointer, "#", "", [Path|_]),
+        split_string(Path, ":", "", Parts),
+        last(Parts, Range),
+        split_string(Range, "-", "", [Digits|_]),
+        catch(number_string(First, Digits), error(syntax_error(_), _), fail),
+        integer(First)
+    ).
+
+%!  superseded_reason(?Reason:string) is det.
+%   The tombstone reason of an item a later reading of its grown file superseded
+%   (journal_supersede/5); such an item is live again if a reading gives it again.
+superseded_reason("superseded: a later reading of its grown file no longer gives it").
+
+% A superseded item that a reading gives again is live again (its tombstone lifted).
+revived_(H) :-
+    superseded_reason(Reason),
+    tombstone_(H, _, Reason),
+    durable_retract(atc_journal:tombstone_(H, _, _)).
 
 %!  journal_erasable(+Handle, -Item:dict) is semidet.
 %

@@ -10,6 +10,7 @@
             store_abort/0,
             store_prepare_write/0,
             store_release/0,
+            store_forget_writer/0,
             store_refresh/1,            % -Outcome
             store_fact_count/1,         % -Count
             store_dump/3,               % +Directory, +PartFacts, -Info
@@ -276,6 +277,21 @@ store_release :-
     ->  close(Stream),
         retractall(open_store_(_, _, _)),
         asserta(open_store_(Dir, none, Batch))
+    ;   true
+    ).
+
+%!  store_forget_writer is det.
+%
+%   In a process forked from one that had the journal open for appending (a worker of a server
+%   that opened memory before forking): forget the inherited stream without closing it or
+%   writing to it, since the parent goes on writing through the same file. The next write
+%   opens the journal itself, under its own lock, and first catches up with what was committed
+%   since the fork. A batch some other thread of the parent had open is dropped from the books
+%   (only the forking thread lives on in the child).
+store_forget_writer :-
+    retractall(pending_(_)),
+    (   retract(open_store_(Dir, _, Batch))
+    ->  asserta(open_store_(Dir, none, Batch))
     ;   true
     ).
 

@@ -216,8 +216,12 @@ skip_quoted_([C|Cs], Q, Rest) :-
 sandbox:safe_meta(atc_term_guard:format(F, Args), Calls) :-
     sandbox:format_calls(F, Args, Calls).
 sandbox:safe_meta(atc_term_guard:format(Out, F, Args), Calls) :-
-    sandbox:safe_output(Out),
-    sandbox:format_calls(F, Args, Calls).
+    (   sandbox:safe_output(Out)
+    ->  sandbox:format_calls(F, Args, Calls)
+    ;   % say so here: else the sandbox goes on into the guard's own body and names a
+        % builtin of it ('$factorize_term') as what it refuses
+        throw(error(sandbox_output(format/3, Out), _))
+    ).
 sandbox:safe_meta(atc_term_guard:sformat(_, F), Calls) :-
     sandbox:format_calls(F, [], Calls).
 sandbox:safe_meta(atc_term_guard:sformat(_, F, Args), Calls) :-
@@ -230,5 +234,8 @@ sandbox:safe_meta(atc_term_guard:assertion(G), [G]).
 :- multifile prolog:error_message//1.
 prolog:error_message(term_limit(depth, Max)) -->
     [ 'term nests deeper than ~D levels: too deep to write'-[Max] ].
+prolog:error_message(sandbox_output(PI, Out)) -->
+    [ '~w may write only to atom(_), string(_), codes(_), chars(_) or current_output '-[PI],
+      '(what a goal prints goes to standard error), not ~q'-[Out] ].
 prolog:error_message(assertion_failed(G)) -->
     [ 'assertion failed: ~q'-[G] ].

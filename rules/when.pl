@@ -38,10 +38,12 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | last weekend, over the weekend      | the latest weekend before Now's day, ± a day |
   | this week / month / year            | the last 7 / 31 / 366 days               |
   | last Monday, on Friday ...          | that weekday's most recent date before Now, ± a day |
+  | (on) Thursday 12 January, Friday the 20th of January 2023 | that day, as below (the weekday only names it) |
   | in / during / since / early / late March | that month's most recent occurrence up to Now |
   | March 2023, in March 2023           | that month of that year                  |
   | March 5, on 5 March, the 5th of March (, 2023) | that day, ± a day (its latest occurrence up to Now when no year is written) |
   | in / during 2023 (ending the goal or a clause) | that year ("in 2048 bytes" is no time) |
+  | 2023-05-08, 2023/05/08, 21/10/2022, 10-21-2022 | that day, ± a day (digits: the order of day and month only when one is above 12) |
 
 An item is *dated* inside a window when it was written there or when its text names a day
 there: ingestion resolves "yesterday", "two days ago", "last Friday" in a turn against the
@@ -402,6 +404,9 @@ expression(Now, From, To) -->
     ["this"], this_span(Days), !,
     { From is Now - Days * 86400, To = Now }.
 expression(Now, From, To) -->
+    optional_on, weekday(_), weekday_date(M, D, Y), !,   % "on Thursday 12 January": the date
+    { calendar_span(Now, Y, M, D, From, To) }.
+expression(Now, From, To) -->
     ( ["last"] ; ["on"] ; ["this", "past"] ), weekday(D), !,
     { last_weekday(Now, D, Day),
       From is Day - 86400, To is Day + 2 * 86400 }.
@@ -416,6 +421,9 @@ expression(Now, From, To) -->
     { calendar_span(Now, Y, M, none, From, To) }.
 expression(Now, From, To) -->
     day_before_month(D), month(M), optional_year(Y), !,
+    { calendar_span(Now, Y, M, D, From, To) }.
+expression(Now, From, To) -->
+    optional_on, [W], { numeric_date_word(W, Y, M, D) }, !,
     { calendar_span(Now, Y, M, D, From, To) }.
 expression(_Now, From, To) -->
     year_cue, year(Y), year_ends, !,
@@ -476,8 +484,47 @@ day_before_month(D) --> ["on"], [W], { day_word(W, D, _) }, optional_of, !.
 day_before_month(D) --> [W], { day_word(W, D, ordinal) }, optional_of, !.
 day_before_month(D), [M, Y] --> [W, M, Y], { day_word(W, D, _), month_word(M, _), year_word(Y, _) }.
 
+% A date written in digits as one word: ISO `2023-05-08` (`2023/05/08`, and `2023-05-08T10:00`,
+% whose time goal_words/2 cuts at the colon), or `21/10/2022` and `10-21-2022` when one of day
+% and month is above 12 (`05/06/2023` could be either: no day is read from it).
+numeric_date_word(W, Y, M, D) :-
+    split_string(W, "-/", "", [A, B, C0]),
+    (   sub_string(C0, Before, _, _, "t") -> sub_string(C0, 0, Before, _, C) ; C = C0 ),
+    maplist(digits_, [A, B, C], [NA, NB, NC]),
+    (   string_length(A, 4), string_length(C, 2)
+    ->  Y = NA, M = NB, D = NC
+    ;   string_length(C, 4), string_length(A, AL), AL =< 2, string_length(B, BL), BL =< 2,
+        (   NA > 12, NB =< 12 -> D = NA, M = NB
+        ;   NB > 12, NA =< 12 -> M = NA, D = NB
+        ;   NA =:= NB -> D = NA, M = NB
+        ),
+        Y = NC
+    ),
+    year_word_number_(Y),
+    between(1, 12, M),
+    catch(date_time_stamp(date(Y, M, D, 0, 0, 0, 0, -, -), Day), _, fail),
+    stamp_date_time(Day, date(Y, M, D, _, _, _, _, _, _), 'UTC').   % no 31 April
+
+digits_(S, N) :-
+    string_length(S, L), L > 0,
+    string_codes(S, Cs), forall(member(C, Cs), code_type(C, digit)),
+    number_string(N, S).
+
+year_word_number_(Y) :- integer(Y), Y >= 1900, Y =< 2199.
+
 optional_of --> ["of"], !.
 optional_of --> [].
+
+optional_on --> ["on"], !.
+optional_on --> [].
+
+% The date after a weekday that names its day of the week: "12 January", "the 12th of January",
+% "January 20th 2023" (a bare number counts here: a weekday before it says it is a day).
+weekday_date(M, D, Y) --> optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y).
+weekday_date(M, D, Y) --> month(M), day_number(D), optional_year(Y).
+
+optional_the --> ["the"], !.
+optional_the --> [].
 
 % day_word(+Word, -Day, -Form): Word writes a day of the month, as a number or an ordinal.
 day_word(W, N, Form) :-

@@ -50,3 +50,23 @@ def home_from_journal(tmp_path: Path):
         return path
 
     return make
+
+
+@pytest.fixture(scope="session")
+def curated_hash_memory():
+    """Make a Memory on a new home under a folder (the ``hash`` embedder: no model to load)
+    with transcripts ingested and curated, for the caller to close:
+    ``curated_hash_memory(tmp_path, transcript)``."""
+    from attention_cloud import Memory
+    from attention_cloud.home import write_config
+
+    def make(root: Path, *transcripts: Path):
+        home = root / "home"
+        home.mkdir()
+        write_config(home, {"embedder": "hash"})
+        mem = Memory.open(home)
+        mem.ingest(list(transcripts))
+        mem.curate()
+        return mem
+
+    return make

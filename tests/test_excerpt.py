@@ -15,7 +15,6 @@ from attention_cloud import Memory
 from attention_cloud.bridge import Atom, Var, to_plain
 from attention_cloud.curate import estimate_tokens
 from attention_cloud.excerpt import GAP, excerpt_text, goal_weights
-from attention_cloud.home import write_config
 
 # A long answer whose relevant sentence (the free lessons website) is neither its first nor
 # its last, among others that the summary may prefer.
@@ -62,7 +61,7 @@ def _pieces(text: str) -> list[str]:
 
 
 @pytest.fixture
-def music(tmp_path: Path):
+def music(tmp_path: Path, curated_hash_memory):
     """A curated home holding one conversation with the long answer above."""
     sessions = tmp_path / "sessions"
     sessions.mkdir()
@@ -75,12 +74,7 @@ def music(tmp_path: Path):
     ]
     (sessions / "music.json").write_text(json.dumps({"session_id": "m1", "messages": messages}),
                                          encoding="utf-8")
-    home = tmp_path / "home"
-    home.mkdir()
-    write_config(home, {"embedder": "hash"})
-    mem = Memory.open(home)
-    mem.ingest([sessions])
-    mem.curate()
+    mem = curated_hash_memory(tmp_path, sessions)
     yield mem
     mem.close()
 

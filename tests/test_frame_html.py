@@ -111,6 +111,14 @@ def test_every_receipt_field_is_on_the_page():
     assert "40 spent · 260 left · 300 budget" in text
     assert "23 spent · 177 left · 200 budget" in text
     assert "63 spent of 500, 437 left" in text
+    # the frame's own lines are paid from the budget: what is left is left after them
+    receipt["budget"]["framing"] = 99
+    receipt["budget"]["segments"]["default"]["framing"] = 60
+    receipt["budget"]["segments"]["ops"]["framing"] = 39
+    text = " ".join(_visible(render_html(receipt, facts)).split())
+    assert "63 spent + 99 framing of 500, 338 left" in text
+    assert "40 spent · 60 framing · 200 left · 300 budget" in text
+    assert "23 spent · 39 framing · 138 left · 200 budget" in text
     assert "jump: hybrid" in text and "lexical" in text
     assert "two weeks ago" in text and "2026-01-08T00:00:00Z" in text
 

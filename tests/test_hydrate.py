@@ -303,6 +303,37 @@ def test_a_frame_of_short_turns_spends_its_budget(home, tmp_path):
         mem.close()
 
 
+def test_a_frame_of_short_chat_turns_spends_its_budget_when_few_match(home, tmp_path):
+    # Two people's short turns over twelve days, the goal's word in a few of them: the jump's
+    # 48 hits a search were all the candidates (walk included), and a 2000-token frame ended
+    # at four fifths of its budget with nothing past it; its searches now reach as deep as
+    # the budget holds short turns.
+    import random
+    rng = random.Random(7)
+    words = ("garden ferry lantern violin harbour pepper marble candle orchard pilot meadow "
+             "copper thunder saddle walnut biscuit canyon glacier ribbon velvet").split()
+    lines = [json.dumps({"role": "user" if i % 2 == 0 else "assistant",
+                         "name": "Ines" if i % 2 == 0 else "Kofi",
+                         "timestamp": f"2023-0{1 + day // 4}-{10 + day:02d}T10:{i:02d}:00Z",
+                         "content": f"The {rng.choice(words)} and the {rng.choice(words)} were "
+                                    f"{rng.choice(['fine', 'odd', 'lovely', 'late'])} today."})
+             for day in range(12) for i in range(14)]
+    (tmp_path / "chat.jsonl").write_text("\n".join(lines) + "\n")
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([tmp_path / "chat.jsonl"])
+        mem.curate()
+        for goal in ("What did Ines say about the violin?", "Which orchard did Kofi mention?"):
+            r = mem.hydrate(goal, budget=2000).receipt
+            # the budget spent, or the plane's hard bound on facts reached (80: turns this
+            # short, ~24 tokens with their lines, fill 2000 tokens only past it)
+            used = r["budget"]["spent"] + r["budget"]["framing"]
+            assert used >= 0.95 * 2000 or len(r["facts"]) == 80, (goal, r["budget"])
+            assert used >= 0.9 * 2000 and len(r["facts"]) <= 80
+    finally:
+        mem.close()
+
+
 def test_a_frame_of_long_records_holds_fewer_facts(curated):
     # The same rule gives long records fewer places: a 500-token frame of the sample holds
     # fewer facts than a 4000-token one, never more than the plane's cap.

@@ -343,3 +343,13 @@ def test_a_failed_assertion_is_one_line_naming_its_goal(shared):
     mem, _ = shared
     assert _refused(lambda: mem.query("X = 1, assertion(X == 2)")) == "assertion failed: 1==2"
     assert mem.query("assertion(member(_, [a])), X = ok").rows[0]["X"] == "ok"
+
+
+def test_format_to_a_stream_the_sandbox_refuses_says_which_and_why(shared):
+    """format/3 to user_error (a stream library(sandbox) does not let a goal write to) was
+    refused naming a builtin inside the depth guard, `'$factorize_term'`, not the output."""
+    mem, _ = shared
+    message = _refused(lambda: mem.query('format(user_error, "x~n", [])'))
+    assert "format/3 may write only to" in message and "user_error" in message, message
+    assert "factorize" not in message
+    assert mem.query('format(atom(A), "~w", [ok])').rows[0]["A"] == "ok"

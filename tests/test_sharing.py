@@ -88,6 +88,17 @@ def frame_json(*args: str, home: Path, env: dict[str, str] | None = None) -> dic
 
 
 # -- policy through --as ---------------------------------------------------------------------------
+def test_a_grantees_frame_spends_its_budget_on_what_they_can_read(alice):
+    # Bob reads payments only: the security segment's share went unused (300 of 600 tokens)
+    home, _ = alice
+    receipt = json.loads(ok("hydrate", "--goal", GOAL, "--budget", "600", "--format", "json",
+                            "--as", "bob", home=home))["receipt"]
+    budget = receipt["budget"]
+    assert list(budget["segments"]) == ["payments"]
+    assert budget["segments"]["payments"]["budget"] == 600, budget
+    assert 0.9 * 600 <= budget["spent"] + budget["framing"] <= 600, budget
+
+
 def test_grantee_frame_holds_only_the_segment_below_the_ceiling(alice):
     home, _ = alice
     frame = frame_json("--as", "bob", home=home)
@@ -442,6 +453,30 @@ def test_a_grantee_token_reads_only_its_own_grants(server, alice):
 
 def bob_receipt(server: Server, tokens: dict[str, str]) -> str:
     return call_mount(server.url, tokens["bob"], "/v1/hydrate", {"goal": GOAL})["receipt_id"]
+
+
+def test_a_frame_with_a_mount_counts_the_lines_it_writes(server, alice, tmp_path, monkeypatch):
+    """Local memory and a mount make one frame with one head: its receipt's framing is what
+    that frame's own lines cost (it added each mount's head, which the frame does not write)."""
+    from test_frame_framing import _own_lines_tokens
+
+    from attention_cloud.sharing.mounts import hydrate_with_mounts
+
+    _, tokens = alice
+    bob_home = tmp_path / "bob"
+    env = {"ALICE_TOKEN": tokens["bob"]}
+    ok("mount", "add", "alice", server.url, "--token-env", "ALICE_TOKEN", home=bob_home, env=env)
+    ok("remember", "Processor retries fail when the gateway times out after 30 s.",
+       "--no-curate", home=bob_home)
+    monkeypatch.setenv("ALICE_TOKEN", tokens["bob"])
+    with Memory.open(bob_home, create=False) as mem:
+        frame = hydrate_with_mounts(mem, GOAL, budget=1200)
+    budget = frame.receipt["budget"]
+    assert frame.receipt["mounts"][0]["status"] == "ok"
+    assert {f.segment for f in frame.facts} >= {"payments"} and len(budget["segments"]) == 2
+    assert budget["framing"] == _own_lines_tokens(frame), budget
+    assert budget["framing"] == sum(s["framing"] for s in budget["segments"].values())
+    assert budget["spent"] + budget["framing"] <= 1200
 
 
 def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):

@@ -191,6 +191,91 @@ def test_last_night_and_last_weekend_are_read_as_days():
     assert relative_dates(text, "2023-05-07T10:00:00Z")[0] == ("last weekend", "2023-04-29")
 
 
+def test_the_last_weekday_of_a_month_is_that_day_not_last_week():
+    """'The Fenton, last Thursday of March', said on 25 February: 30 March, not 23 February."""
+    assert relative_dates("The Fenton, last Thursday of March. Be there.",
+                          "2023-02-25T13:15:00Z") == [("last thursday of march", "2023-03-30")]
+    assert relative_dates("We met on the last Friday in December.", "2024-01-10T09:00:00Z") == [
+        ("the last friday in december", "2023-12-29")]    # the nearest one: the December just gone
+    assert relative_dates("I saw her last Thursday.", "2023-02-25T13:15:00Z") == [
+        ("last thursday", "2023-02-23")]                   # without "of March": the one before
+
+
+def test_a_weekday_in_a_past_tense_sentence_is_the_one_before():
+    """'I broke my wrist on Thursday', said on Sunday 15 January: Thursday the 12th."""
+    sunday = "2023-01-15T17:40:00Z"
+    assert relative_dates("Bad news from me. I broke my wrist on Thursday.", sunday) == [
+        ("on thursday", "2023-01-12")]
+    assert relative_dates("Rosa, the gig on Friday was incredible!", "2022-10-23T09:05:00Z") == [
+        ("on friday", "2022-10-21")]
+    assert relative_dates("Finished the table on Sunday.", sunday) == [("on sunday", "2023-01-08")]
+    # the future, said as the future: the next one
+    assert relative_dates("I'll call the landlord on Monday.", sunday) == [("on monday", "2023-01-16")]
+    assert relative_dates("We're going to paint it on Saturday.", sunday) == [
+        ("on saturday", "2023-01-21")]
+    # nothing says which: left alone, as are habits and an excited plan
+    assert relative_dates("The first lesson is on Thursday.", sunday) == []
+    assert relative_dates("I'm so excited about the gig on Friday!", sunday) == []
+    assert relative_dates("We trained on Thursdays.", sunday) == []
+    # each sentence by its own tense
+    assert relative_dates("She called on Sunday. She wants us in Accra on Monday.",
+                          "2024-03-06T20:05:00Z") == [("on sunday", "2024-03-03")]
+
+
+def test_a_day_and_month_without_a_year_is_the_nearest_such_day():
+    """'I start on the 3rd of June', said on 21 April 2024, is 3 June 2024."""
+    april = "2024-04-21T14:20:00Z"
+    assert relative_dates("I took the job. I start on the 3rd of June.", april) == [
+        ("the 3rd of june", "2024-06-03")]
+    assert relative_dates("Night and Day Café, Friday 21st October.", "2022-09-25T20:30:00Z") == [
+        ("friday 21st october", "2022-10-21")]
+    assert relative_dates("It was on December 2nd, remember?", "2023-01-20T10:00:00Z") == [
+        ("december 2nd", "2022-12-02")]                    # nearer last December than next
+    assert relative_dates("Wedding date set: 7 June next year.", "2024-11-10T20:00:00Z") == [
+        ("7 june next year", "2025-06-07")]
+    assert relative_dates("We married on 8 May 2021.", april) == [("8 may 2021", "2021-05-08")]
+    # "may" the verb is no month, and a day that no month has is no day
+    assert relative_dates("You may 3 times ask.", april) == []
+    assert relative_dates("See you on the 31st of June.", april) == []
+    assert date_note("I start on the 3rd of June.", april, ["2024-06-03"]) == \
+        " [the 3rd of june = Mon 2024-06-03]"
+
+
+def test_a_day_of_the_month_alone_is_the_nearest_such_day():
+    """'I start on the 28th', said on 14 November, is 28 November: the next 28th unless told in the past."""
+    assert relative_dates("I start on the 28th.", "2022-11-14T11:30:00Z") == [
+        ("on the 28th", "2022-11-28")]
+    assert relative_dates("Interview is in two weeks, on the 16th.", "2023-02-02T18:30:00Z") == [
+        ("on the 16th", "2023-02-16")]
+    assert relative_dates("We can do the call on the 25th?", "2022-09-04T18:12:00Z") == [
+        ("on the 25th", "2022-09-25")]              # a day to come, though 25 August is nearer
+    assert relative_dates("We paid on the 30th.", "2023-03-02T10:00:00Z") == [
+        ("on the 30th", "2023-01-30")]              # told in the past; February has none
+    # with its weekday, the nearest such day that is that weekday
+    assert relative_dates("I'm driving it down on Thursday the 14th.", "2023-08-29T21:20:00Z") == [
+        ("on thursday the 14th", "2023-09-14")]
+    # a century, a place in a race, a day a month names are not a day of this month
+    assert relative_dates("Art of the 20th century.", "2023-08-29T21:20:00Z") == []
+    assert relative_dates("She finished 3rd on the day.", "2023-08-29T21:20:00Z") == []
+    assert relative_dates("on the 3rd of June", "2024-04-21T14:20:00Z") == [
+        ("the 3rd of june", "2024-06-03")]
+
+
+def test_a_capitalised_tomorrow_inside_a_sentence_is_a_title_not_a_day():
+    """'Did anyone read Tomorrow, and Tomorrow, and Tomorrow?' names a novel, not 30 January."""
+    sunday = "2023-01-29T19:00:00Z"
+    assert relative_dates("January book call! Did anyone actually read Tomorrow, and Tomorrow, "
+                          "and Tomorrow?", sunday) == []
+    assert relative_dates("My favourite Beatles song is Yesterday.", sunday) == []
+    # at a sentence's start, in lower case or in capitals it is the day
+    assert relative_dates("I PASSED MY DRIVING TEST. Yesterday, first attempt!", sunday) == [
+        ("yesterday", "2023-01-28")]
+    assert relative_dates("SEE YOU TOMORROW", sunday) == [("tomorrow", "2023-01-30")]
+    assert relative_dates("We read it yesterday. Tomorrow we talk.", sunday) == [
+        ("yesterday", "2023-01-28"), ("tomorrow", "2023-01-30")]
+    assert relative_dates("- Tomorrow: call the vet", sunday) == [("tomorrow", "2023-01-30")]
+
+
 def test_date_note_shows_each_expression_with_the_day_it_names():
     text = "I signed up yesterday, and last week I asked."
     assert date_note(text, "2023-05-08T13:56:00Z", ["2023-05-07", "2023-05-01"]) == \
@@ -440,6 +525,30 @@ def test_the_frame_shows_the_day_a_relative_expression_names(conversation_home):
     lisbon = conversation_home("hydrate", "--goal", "Who went to Lisbon with her sister?",
                                "--budget", "400").output
     assert "two years ago with my sister. [two years ago ≈ Wed 2021-06-02]" in lisbon
+
+
+def test_a_goal_about_the_day_a_past_weekday_names_finds_that_turn(home, tmp_path):
+    """'I broke my wrist on Thursday', said on Sunday 15 January: a goal about 12 January finds
+    it, and the frame says which day it was."""
+    turns = [("Mei", "user", "5:40 pm on 15 January, 2023", "Bad news from me. I broke my wrist on Thursday."),
+             ("Rosa", "assistant", "5:41 pm on 15 January, 2023", "Oh no! I'll bring soup."),
+             ("Mei", "user", "7:00 pm on 29 January, 2023", "Reading one-handed is slow."),
+             ("Rosa", "assistant", "7:01 pm on 29 January, 2023", "The book club meets on the 5th?")]
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps({"role": r, "name": n, "timestamp": w, "content": t}) + "\n"
+                            for n, r, w, t in turns))
+    write_config(home, {"embedder": "hash"})
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    assert run("ingest", str(path)).exit_code == 0
+    with Memory.open(home) as mem:
+        mem.curate()
+    days = {(r["D"]) for r in json.loads(run("query", "relation(H, mentions_date, D)", "--format",
+                                             "json").output)}
+    assert days == {"2023-01-12", "2023-02-05"}       # Thursday the 12th; the 5th to come
+    out = run("hydrate", "--goal", "What happened to Mei on 12 January 2023?", "--now",
+              "2023-02-01T12:00:00Z", "--budget", "300", "--format", "json")
+    frame = json.loads(out.output)
+    assert "I broke my wrist on Thursday. [on thursday = Thu 2023-01-12]" in frame["text"]
 
 
 def test_the_receipt_says_which_facts_the_window_counted_and_why(conversation_home):

@@ -292,7 +292,9 @@ def _print_ingest(report: Any, out: str) -> None:
                f"{len(report.files_skipped)} skipped)  "
                f"records: {report.records}  new: {report.new}  unchanged: {report.unchanged}  "
                + (f"forgotten: {report.forgotten}  " if report.forgotten else "") +
-               f"evicted: {report.evicted}  envelopes stripped: {report.envelopes_stripped}  "
+               f"evicted: {report.evicted}  "
+               + (f"superseded: {report.superseded}  " if report.superseded else "") +
+               f"envelopes stripped: {report.envelopes_stripped}  "
                f"lines skipped: {len(report.skipped)}  times unread: {len(report.unread_times)}")
     _print_skipped_files(report.files_skipped)
     for file, line, reason in report.skipped[:50]:
@@ -816,13 +818,21 @@ def _mount_agent_commands() -> None:
 
 
 
+def run() -> None:
+    """The ``atc`` program: :func:`main`, with Ctrl-C reaching a long Prolog call at once
+    (bridge/interrupts.py; a program calling ``main`` itself keeps its own SIGINT handling)."""
+    from .bridge.interrupts import want_forwarding
+
+    want_forwarding()
+    main()
+
 
 if __name__ == "__main__":  # pragma: no cover
     # `python -m attention_cloud.cli`: run the package's own module, whose sharing commands
     # (which import it) register against it rather than against this copy.
-    from attention_cloud.cli import main as package_main
+    from attention_cloud.cli import run as package_run
 
-    sys.exit(package_main())
+    sys.exit(package_run())
 else:
     _mount_sharing_commands()
     _mount_agent_commands()

@@ -11,7 +11,7 @@ higher its score; facts left out as redundant hang off the fact they repeat as h
 rings. Lines from the goal to the focus are the jump, drawn as its ``path`` (semantic, hybrid,
 lexical, recency). Hovering any mark shows its text and source pointer (SVG ``<title>``); the
 tables under the picture list every fact, breadcrumb and redundant fact with all the receipt's
-fields, and the bars beside it each segment's budget, spent and left.
+fields, and the bars beside it each segment's budget, spent, framing and left.
 
 Rendering is a pure function of the facts and the receipt. Every piece of text is escaped, so
 item text (``<script>``, quotes, any Unicode) is shown, never run; a Content-Security-Policy
@@ -99,7 +99,8 @@ def _header(receipt: dict[str, Any]) -> str:
     anchor = receipt.get("anchor")
     chips = [("plane", receipt.get("plane", "")), ("jump path", receipt.get("path", "")),
              ("ceiling", receipt.get("ceiling", "")),
-             ("tokens", f"{spent} spent of {total}, {max(total - spent, 0)} left"),
+             ("tokens", f"{spent} spent{_framing_part(budget, ' + ')} of {total}, "
+                        f"{_left(total, spent, budget)} left"),
              ("receipt", receipt.get("id", "")), ("created", receipt.get("created", ""))]
     if anchor:
         chips.insert(2, ("anchored to", f"\u201c{anchor.get('phrase', '')}\u201d "
@@ -263,17 +264,28 @@ def _redundant_title(row: dict[str, Any]) -> str:
             f"(similarity {_num(row.get('similarity', 0))})")
 
 
+def _framing_part(budget: dict[str, Any], sep: str) -> str:
+    # the frame's own lines (the receipt's framing) are paid from the budget too
+    return f"{sep}{int(budget['framing'])} framing" if "framing" in budget else ""
+
+
+def _left(total: int, spent: int, budget: dict[str, Any]) -> int:
+    return max(total - spent - int(budget.get("framing", 0)), 0)
+
+
 def _budgets(receipt: dict[str, Any]) -> str:
     rows = []
     for name, seg in receipt.get("budget", {}).get("segments", {}).items():
         budget, spent = int(seg.get("budget", 0)), int(seg.get("spent", 0))
         share = 100.0 * min(spent, budget) / budget if budget else 0.0
+        framing = _framing_part(seg, " \u00b7 ")
         rows.append(
             f"<div class=\"budget\"><div class=\"bname\">{_e(name)} "
             f"<span class=\"muted\">{_e(seg.get('path', ''))}</span></div>"
             f"<div class=\"bar\" title=\"{spent} of {budget} tokens\">"
             f"<div class=\"spent\" style=\"width:{share:.1f}%\"></div></div>"
-            f"<div class=\"bnums\">{spent} spent \u00b7 {max(budget - spent, 0)} left "
+            f"<div class=\"bnums\">{spent} spent{framing} \u00b7 "
+            f"{_left(budget, spent, seg)} left "
             f"\u00b7 {budget} budget</div></div>")
     return "<h2>budget per segment</h2>\n" + ("".join(rows) or "<p class=\"muted\">none</p>") + "\n"
 

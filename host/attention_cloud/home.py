@@ -71,15 +71,28 @@ class WriteLock:
     def __init__(self, home: Path) -> None:
         self.path = home / ".lock"
         self._fd: int | None = None
+        self._pid = 0                  # the process that took it
 
     @property
     def held(self) -> bool:
-        return self._fd is not None
+        """Whether this process holds the lock. A process forked from the holder does not:
+        the descriptor it inherited names the parent's lock (see :meth:`_drop_inherited`)."""
+        return self._fd is not None and self._pid == os.getpid()
+
+    def _drop_inherited(self) -> None:
+        """In a process forked while the lock was held: close this process's copy of the
+        descriptor without unlocking it. ``flock`` belongs to the open file both processes
+        share, so unlocking here would take the parent's lock from under it, and writing as
+        if held would interleave two writers' batches in one journal."""
+        if self._fd is not None and self._pid != os.getpid():
+            os.close(self._fd)
+            self._fd = None
 
     def acquire(self, wait: float | None = None) -> None:
         """Take the lock, waiting up to ``wait`` seconds (default :func:`lock_wait`: while a
         watcher follows the home) while another process holds it; then HomeError naming the
         problem (another writer is active)."""
+        self._drop_inherited()
         if self._fd is not None:
             return
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -94,7 +107,7 @@ class WriteLock:
                     raise HomeError(f"{self.path.parent}: another process is writing to this "
                                     "memory home") from None
                 time.sleep(0.05)
-        self._fd = fd
+        self._fd, self._pid = fd, os.getpid()
 
     def try_acquire(self) -> bool:
         """Take the lock if free; False at once when another process holds it."""
@@ -105,6 +118,9 @@ class WriteLock:
             return False
 
     def release(self) -> None:
+        """Give the lock back (in a forked process, only forget the parent's: see
+        :meth:`_drop_inherited`)."""
+        self._drop_inherited()
         if self._fd is not None:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)

@@ -93,6 +93,7 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     With ``reader`` (a principal) the frame is planned through the sharing policy: only what
     visible/3 lets them see, each fact at most at their ceiling for it (the receipt names the
     reader and marks each fact the ceiling capped)."""
+    _check_arguments(goal, budget, plane, segments, ceiling)
     if not goal.strip():
         raise UsageError("the goal must not be empty")
     if mount and segments:
@@ -209,10 +210,11 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
         smallest = mem.pl.once("atc_ladder:ladder_smallest_skeleton", Var())
         if budget == 0:
             empty = "budget 0 tokens: no room for any fact; give --budget a number of tokens"
-        elif smallest is not None and budget < int(smallest[0]) + int(meta.get("framing", 0)):
-            empty = (f"no fact fits in {budget} tokens: the smallest skeleton (L3) in memory "
+        elif smallest is not None and budget < int(smallest[0]) + _least_lines(meta):
+            empty = (f"no fact fits in {budget} token{'' if budget == 1 else 's'}: the "
+                     f"smallest skeleton (L3) in memory "
                      f"takes {int(smallest[0])} and the frame's own lines "
-                     f"{int(meta.get('framing', 0))}; raise --budget")
+                     f"{_least_lines(meta)}; raise --budget")
         if empty:
             notes.append(empty)
     return {**status, "notes": notes, "empty": empty}
@@ -233,6 +235,16 @@ def unheld_segments_note(mem: Any, meta: dict[str, Any]) -> str:
     return (f"plane {meta.get('plane')} gives budget to segment{'s' if len(unheld) > 1 else ''} "
             f"{', '.join(unheld)}, which memory does not hold (segments in this memory: "
             f"{', '.join(sorted(known))})")
+
+
+def _least_lines(meta: dict[str, Any]) -> int:
+    """The frame's own lines the planner pays before the smallest record can be shown: its
+    heading lines (the empty frame's ``framing``), and a breadcrumb's line with the
+    breadcrumbs' heading (a skeleton enters a frame that small as a breadcrumb)."""
+    anchor = meta.get("anchor")
+    phrase = str(anchor.get("phrase", "")) if isinstance(anchor, dict) else ""
+    estimates = framing_estimates(str(meta.get("goal", "")), str(meta.get("plane", "")), phrase)
+    return int(meta.get("framing", 0)) + estimates[4] + estimates[5]
 
 
 def reembed_note(mem: Any) -> str:
@@ -285,6 +297,25 @@ def embedder_mismatch(mem: Any) -> str:
 #: The POSIX stamps of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: a numeric ``now`` outside
 #: them (NaN, an infinity) is no time; NaN was read as no ``now`` at all.
 _STAMP_MIN, _STAMP_MAX = -62135596800.0, 253402300799.0
+
+
+def _check_arguments(goal: Any, budget: Any, plane: Any, segments: Any, ceiling: Any) -> None:
+    """UsageError naming the argument of a Python caller's hydrate that is of the wrong kind
+    (the CLI's parser checks its own; a grantee's read comes here without Memory.hydrate): a
+    budget or a segment's budget that is not a whole number of tokens (a negative one took the
+    frame's budget away from the other segments and gave nothing, 1.5 or True reached Prolog as
+    a type error)."""
+    from . import api_args as args
+
+    args.text("goal", goal)
+    args.whole("budget", budget)
+    args.text("plane", plane)
+    args.text("ceiling", ceiling)
+    if segments is not None and not isinstance(segments, dict):
+        raise UsageError(f"segments must map segment names to token budgets, not {segments!r}")
+    for name, tokens in (segments or {}).items():
+        args.text("each segment name", name)
+        args.whole(f"segment {name}'s budget", tokens)
 
 
 def _now_value(now: str | float) -> str | float:
@@ -348,12 +379,25 @@ def seal_frame(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, home: P
     ambient prompt hook does) seal the result again, so a receipt always matches its frame.
     """
     receipt = {k: v for k, v in receipt.items() if k != "id"}
+    receipt = _honest_framing(receipt, facts, empty)
     rid = "r_" + hashlib.sha256(json.dumps(receipt, sort_keys=True).encode()).hexdigest()[:16]
     receipt = {"id": rid, **receipt}
     text = render_text(receipt, facts, empty=empty)
     if home is not None:
         save_receipt(home, receipt)
     return Frame(receipt_id=rid, facts=facts, receipt=receipt, text=text)
+
+
+def _honest_framing(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
+                    empty: str) -> dict[str, Any]:
+    # the planner paid each of the frame's own lines at its longest (any count, the longest
+    # path and handle, a DIRTY mark); the receipt reports what the lines written cost. The id
+    # is a digest of the receipt, so the lines are counted with a stand-in of the same length.
+    budget = receipt["budget"]
+    total, segments = frame_framing({**receipt, "id": "r_0123456789abcdef"}, facts, empty)
+    return {**receipt, "budget": {**budget, "framing": total, "segments": {
+        k: {**s, "framing": segments.get(k, s.get("framing", 0))}
+        for k, s in budget["segments"].items()}}}
 
 
 def _fact(t: Term, excerpted: dict[tuple[str, str], dict[str, Any]]) -> FrameFact:
@@ -388,7 +432,7 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
         "path": meta["path"],
         "anchor": meta["anchor"] if isinstance(meta.get("anchor"), dict) else None,
         **({"recency": str(meta["recency"])} if meta.get("recency") else {}),
-        "now": meta.get("now") if isinstance(meta.get("now"), str) else None,
+        "now": _stamp_or_none(meta.get("now")),
         "tokens": {"estimated": True, "estimator": ESTIMATOR},
         "facts": [{"handle": f.handle, "segment": f.segment, "level": f.level.upper(),
                    "seeded_by": f.seeded_by, "score": f.score, "tokens": f.tokens,
@@ -412,35 +456,91 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
     }
 
 
+def _stamp_or_none(now: Any) -> str | None:
+    # hydrate/3 says `null` (an atom, which reaches Python as the text "null") for an empty
+    # memory: the receipt's JSON null, and no "as of" in the frame's heading
+    return now if isinstance(now, str) and now not in ("", "null") else None
+
+
 # -- rendering (pure) ---------------------------------------------------------------------------
 def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty: str = "") -> str:
     """The frame as text: grouped by segment, each fact tagged with level, why and pointer;
     ``empty`` says why a frame with no facts holds none (a budget too small, ...)."""
+    return "\n".join(line for _, line, _ in _frame_lines(receipt, facts, empty))
+
+
+def _frame_lines(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
+                 empty: str) -> list[tuple[str | None, str, str | None]]:
+    """The frame's text line by line, each as (segment or None for the frame's head, line,
+    what the estimate of the frame's own lines counts of it): the whole line for the frame's
+    own lines, None for a fact's text (the fact's ``tokens`` count it), and a breadcrumb's line
+    without its text (the breadcrumb's ``tokens`` count that)."""
     b = receipt["budget"]
-    lines = _head_lines(receipt["goal"], receipt["plane"], receipt["path"], b["spent"], b["total"],
-                        receipt["id"], receipt.get("now") or "")
+    lines = [(None, line, line) for line in
+             _head_lines(receipt["goal"], receipt["plane"], receipt["path"], b["spent"],
+                         b["total"], receipt["id"], receipt.get("now") or "")]
     anchor = receipt.get("anchor")
     if anchor:
         inside = sum(1 for f in receipt["facts"] if "in_window" in f)
-        lines.append(_anchor_line(anchor["phrase"], anchor["from"], anchor["to"], inside))
+        line = _anchor_line(anchor["phrase"], anchor["from"], anchor["to"], inside)
+        lines.append((None, line, line))
     for segment, seg in b["segments"].items():
-        lines.append("")
-        lines.append(_segment_line(segment, seg["spent"], seg["budget"], seg["path"]))
+        own = ["", _segment_line(segment, seg["spent"], seg["budget"], seg["path"])]
+        lines.extend((segment, line, line) for line in own)
         for f in (f for f in facts if f.segment == segment):
-            lines.append(_fact_line(f.level, f.handle, f.time, bool(f.dirty_beliefs),
-                                    len(f.excerpt_spans), f.excerpt_units))
-            lines.extend(f.text.splitlines() or [""])
+            line = _fact_line(f.level, f.handle, f.time, bool(f.dirty_beliefs),
+                              len(f.excerpt_spans), f.excerpt_units)
+            lines.append((segment, line, line))
+            lines.extend((segment, text, None) for text in (f.text.splitlines() or [""]))
         crumbs = [c for c in receipt["beyond"] if c["segment"] == segment]
         if crumbs:
-            lines.append(_BEYOND)
-            lines.extend(_crumb_line(c["handle"], c["level"], c["text"]) for c in crumbs)
+            lines.append((segment, _BEYOND, _BEYOND))
+            lines.extend((segment, _crumb_line(c["handle"], c["level"], c["text"]),
+                          _crumb_line(c["handle"], c["level"], "")) for c in crumbs)
         left_out = [r for r in receipt.get("suppressed", []) if r["segment"] == segment]
         if left_out:
-            lines.append(_left_out_line(len(left_out)))
+            line = _left_out_line(len(left_out))
+            lines.append((segment, line, line))
     if not facts and not receipt["beyond"]:
-        lines.append("")
-        lines.append(f"({empty})" if empty else "(memory holds nothing for this goal yet)")
-    return "\n".join(lines)
+        note = f"({empty})" if empty else "(memory holds nothing for this goal yet)"
+        lines.extend((None, line, line) for line in ("", note))
+    return lines
+
+
+def frame_framing(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
+                  empty: str = "") -> tuple[int, dict[str, int]]:
+    """The tokens of the frame's own lines as the envelope holds them (every line but the
+    facts' and breadcrumbs' text, each with its newline, by the one estimator): the frame's
+    total and each segment's, a segment's being its own lines and its share of the envelope
+    and the frame's head (in proportion to its budget; the shares add up to the head). So the
+    receipt's ``spent`` plus ``framing`` is what the injected envelope costs, counted line by
+    line (the estimate of the whole envelope is never more)."""
+    from .curate.tokens import estimate_tokens
+
+    segments = receipt["budget"]["segments"]
+    tag_lines = envelope("r_0123456789abcdef", "").split("\n")
+    head = sum(estimate_tokens(line + "\n") for line in tag_lines if line)
+    own = {segment: 0 for segment in segments}
+    for segment, _, counted in _frame_lines(receipt, facts, empty):
+        if counted is None:
+            continue
+        if segment is None:
+            head += estimate_tokens(counted + "\n")
+        else:
+            own[segment] += estimate_tokens(counted + "\n")
+    return head + sum(own.values()), _share_head(head, segments, own)
+
+
+def _share_head(head: int, segments: dict[str, Any], own: dict[str, int]) -> dict[str, int]:
+    # each segment's own lines and its share of the head, in proportion to its budget; what
+    # rounding leaves goes to the largest budget, so the segments add up to the frame's framing
+    if not own:
+        return {}
+    total = sum(int(s["budget"]) for s in segments.values())
+    shares = {k: (head * int(s["budget"]) // total if total else 0) for k, s in segments.items()}
+    largest = max(segments, key=lambda k: int(segments[k]["budget"]))
+    shares[largest] += head - sum(shares.values())
+    return {k: own[k] + shares[k] for k in own}
 
 
 # -- the frame's own lines: written by render_text, budgeted by rules/hydrate.pl through
@@ -506,9 +606,13 @@ _LONGEST = {"receipt": "r_0123456789abcdef", "handle": "cell_0123456789abcdef",
 
 def framing_estimates(goal: str, plane: str, phrase: str) -> list[int]:
     """The tokens of the frame's own lines as :func:`render_text` and :func:`envelope` write
-    them, at their longest (rules/hydrate.pl's ``framing_/6`` budgets them):
-    ``[head, fact at L0, fact above L0, excerpt fact, breadcrumb]``; the head is the envelope
-    and the frame's heading lines, with the anchor's line when ``phrase`` names one."""
+    them, at their longest (rules/hydrate.pl's ``framing_/7`` budgets them):
+    ``[head, fact at L0, fact above L0, excerpt fact, breadcrumb, breadcrumbs' heading,
+    near-duplicates line, fact at L0, fact above L0, excerpt fact]``, the last three for a
+    record without a time (its heading shows none); the head is the envelope and the frame's
+    heading lines, with the anchor's line when ``phrase`` names one. The breadcrumbs' heading
+    and the near-duplicates line are a segment's lines that it writes only when it has
+    breadcrumbs or left near-duplicates out, so they are paid only then."""
     from .curate.tokens import estimate_tokens
 
     n, handle, when = _LONGEST["count"], _LONGEST["handle"], _LONGEST["time"]
@@ -516,19 +620,21 @@ def framing_estimates(goal: str, plane: str, phrase: str) -> list[int]:
     if phrase:
         head.append(_anchor_line(phrase, when, when, n))
     lines = [_fact_line("L0", handle, when, True), _fact_line("L3", handle, when, True),
-             _fact_line("L0", handle, when, True, 999, 999), _crumb_line(handle, "L3", "")]
+             _fact_line("L0", handle, when, True, 999, 999), _crumb_line(handle, "L3", ""),
+             _BEYOND, _left_out_line(n), _fact_line("L0", handle, "", True),
+             _fact_line("L3", handle, "", True), _fact_line("L0", handle, "", True, 999, 999)]
     return ([estimate_tokens(envelope(_LONGEST["receipt"], "\n".join(head)) + "\n")]
             + [estimate_tokens(line + "\n") for line in lines])
 
 
 def segment_framing_estimate(segment: str) -> int:
-    """The tokens of a segment's own lines at their longest: its heading, the breadcrumbs'
-    heading and the near-duplicates line (``framing_/6``'s per-segment part)."""
+    """The tokens of a segment's heading (the blank line before it and the line naming it) at
+    their longest (``framing_/7``'s per-segment part)."""
     from .curate.tokens import estimate_tokens
 
     n = _LONGEST["count"]
-    return estimate_tokens("\n".join(["", _segment_line(segment, n, n, _LONGEST["path"]),
-                                      _BEYOND, _left_out_line(999)]) + "\n")
+    return estimate_tokens("\n".join(["", _segment_line(segment, n, n, _LONGEST["path"])])
+                           + "\n")
 
 
 def register_for_prolog(pl: Any) -> None:

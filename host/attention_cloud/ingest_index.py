@@ -74,12 +74,15 @@ def commit(mem: Any, encoded: list[str], marks: list[Any]) -> Any:
     sync_journal(mem.home)
     if entries:
         index_new(mem, entries, (str(h) for h in counts["new_handles"]))
+    if counts["superseded"]:  # tombstoned: hits skip them; their entries need not stay
+        drop_entries(mem, [str(h) for h in counts["superseded"]])
     return counts
 
 
 def drop_entries(mem: Any, handles: list[str]) -> None:
-    """Remove the BM25 entries of items an ingest call wrote and then cut off again (a strict
-    call whose later file failed), so that BM25 holds no key the journal does not."""
+    """Remove the BM25 entries (and vectors) of items an ingest call wrote and then cut off
+    again (a strict call whose later file failed), or superseded, so that the indexes hold no
+    key of an item that is not live."""
     lexical = mem.jump.lexical
     gone = [h for h in handles if lexical.has(h)]
     if gone:

@@ -9,7 +9,9 @@ Example::
         print(row["H"], row["G"])
 
 One Memory is open per process at a time: SWI-Prolog's database is process-wide, so opening a
-second home replaces the first.
+second home replaces the first. Threads may share it (its calls run one at a time, see
+:mod:`attention_cloud.api_lock`); a process forked after opening it reads what was loaded and
+writes as a writer of its own (:meth:`Memory._after_fork`).
 """
 from __future__ import annotations
 
@@ -23,6 +25,9 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
+from . import api_args as args
+from . import api_lock
+from .api_lock import serialised
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
 from .heap import give_back_c_heap
@@ -33,7 +38,7 @@ from .ingest.collector import DEFAULT_MAX_ITEM_CHARS
 from .ingest.records import check_segment
 from .progress import ProgressCallback, report as report_progress
 from . import ingest_index
-from .wire import encode_item
+from .wire import encode_item, wire_handle
 from .store import journal_path, open_store, snapshot_due, sync_journal, write_snapshot
 
 _current: "Memory | None" = None
@@ -58,6 +63,9 @@ class IngestReport:
     #: items refused because they were forgotten (``atc forget``): by handle or by text
     forgotten: int = 0
     evicted: int = 0
+    #: items of an earlier reading of a file that only grew which its new reading no longer
+    #: gives (a turn continued below, a speaker found): tombstoned, the new items in their place
+    superseded: int = 0
     envelopes_stripped: int = 0
     skipped: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, reason)
     new_handles: list[str] = field(default_factory=list)
@@ -84,7 +92,8 @@ class IngestReport:
                 "files_skipped": [{"file": f, "reason": r} for f, r in self.files_skipped],
                 "records": self.records, "new": self.new, "unchanged": self.unchanged,
                 "forgotten": self.forgotten,
-                "evicted": self.evicted, "envelopes_stripped": self.envelopes_stripped,
+                "evicted": self.evicted, "superseded": self.superseded,
+                "envelopes_stripped": self.envelopes_stripped,
                 "skipped": [{"file": f, "line": n, "reason": r} for f, n, r in self.skipped],
                 "unread_times": [{"file": f, "line": n, "time": t}
                                  for f, n, t in self.unread_times],
@@ -127,6 +136,7 @@ class Memory:
         self.home = home
         self._pl = pl
         self._closed = False
+        self._pid = os.getpid()          # the process that opened it (see _after_fork)
         self.lock = WriteLock(home)
         self.config = read_config(home)
         self.open_info = open_store(pl, home, self.lock)
@@ -147,21 +157,45 @@ class Memory:
     def open(cls, home: str | os.PathLike[str] | None = None, *, create: bool = True) -> "Memory":
         """Open the memory home ``home`` (default ``$ATC_HOME`` or ``~/.attention-cloud``),
         creating it if needed; with ``create=False`` a home that does not exist is a HomeError
-        and nothing is created (what reading commands use)."""
+        and nothing is created (what reading commands use). The Memory open before in this
+        process, of this home or another, is closed first (one per process: SWI-Prolog's
+        database is process-wide). Usable as a context manager: ``with Memory.open(p) as mem:``
+        closes it at the end of the block."""
         global _current
-        path = resolve_home(home)
+        path = resolve_home(args.path("home", home, optional=True))
         if path.exists() and not path.is_dir():
             raise HomeError(f"{path}: memory home is not a directory")
         if not create:
             require_home(path)
-        if _current is not None and not _current._closed:
-            _current.close()
-        pl = get_prolog()
-        _current = cls(path, pl)
-        return _current
+        with api_lock.held():  # not while another thread is inside a call of the open one
+            if _current is not None and not _current._closed:
+                _current.close()
+            pl = get_prolog()
+            _current = cls(path, pl)
+            return _current
 
+    def _after_fork(self) -> None:
+        """Take stock of running in a process forked after this Memory was opened (a web
+        server's workers forked from a preloaded app, ``multiprocessing`` with ``fork``).
+        What was loaded stays and is read as it is; what the parent holds stays the parent's:
+        its write lock is not released from here, its open indexes are left to it (reopened
+        here on use) and its journal stream is not written through. A write here takes the
+        locks for this process, waiting while the parent writes, and first catches up with
+        what was committed since the fork, as any other writer would."""
+        self._pid = os.getpid()
+        self.lock.release()       # only this process's copy of the parent's lock: see WriteLock
+        self._jump = None         # its files and locks are the parent's; never closed from here
+        if not self._closed:
+            self._pl.once("atc_api:api_after_fork")
+
+    def __reduce__(self) -> Any:
+        raise UsageError(f"{self.home}: a Memory cannot be sent to another process (pickled); "
+                         "open the home there with Memory.open")
+
+    @serialised
     def close(self) -> None:
-        """Release the write lock (snapshotting first when the journal has grown a lot)."""
+        """Release the write lock (snapshotting first when the journal has grown a lot). Every
+        later call of this Memory is a UsageError; closing again does nothing."""
         if self._closed:
             return
         if self.lock.held and snapshot_due(self.home):
@@ -179,18 +213,21 @@ class Memory:
         self.close()
 
     # -- sharing the write lock (a long-running writer) -----------------------------------------
+    @serialised
     def acquire(self, wait: float | None = None) -> None:
-        """Become the home's writer now: take the write lock (waiting up to ``wait`` seconds,
-        default ``$ATC_LOCK_WAIT`` or 10, while another process holds it; then HomeError) and
+        """Become the home's writer now: take the write lock (waiting up to ``wait`` seconds
+        while another process holds it, then HomeError; by default ``$ATC_LOCK_WAIT``, else 10
+        while ``atc watch`` follows the home, else none: HomeError at once) and
         bring memory up to what other writers committed since this Memory last wrote or
         opened, so what follows is computed on the latest state."""
-        self.lock.acquire(wait)
+        self.lock.acquire(args.seconds("wait", wait, optional=True, zero=True))
         try:
             self.pl.once("atc_api:api_prepare_write")
         except BaseException:
             self.lock.release()
             raise
 
+    @serialised
     def release(self, *, keep_indexes: bool = True) -> None:
         """Let other writers in while this Memory stays open (an agent loop after each turn,
         ``atc watch`` after each batch): snapshot when due, make the vector and BM25 indexes
@@ -212,6 +249,7 @@ class Memory:
         self.pl.once("atc_api:api_release")
         self.lock.release()
 
+    @serialised
     def refresh(self) -> bool:
         """Catch up with what other processes committed since this Memory read the journal,
         without reopening it (a long-running reader: the MCP server, the prompt hook's recall
@@ -239,6 +277,7 @@ class Memory:
             self._jump.refresh()  # what the writers flushed to the vector and BM25 indexes
         return True
 
+    @serialised
     def give_back_memory(self) -> None:
         """Hand back memory this process holds but no longer uses (``atc watch`` does it after
         each batch): Prolog's stacks shrink to what they hold (a large batch grows them) and
@@ -248,6 +287,7 @@ class Memory:
         self.pl.once("user:trim_stacks")
         give_back_c_heap()
 
+    @serialised
     def snapshot(self) -> int:
         """Rebuild the compiled snapshot now; returns the number of facts written."""
         return self._write_snapshot()
@@ -280,12 +320,14 @@ class Memory:
         return self._jump
 
     # -- writing ----------------------------------------------------------------------------------
+    @serialised
     def store_ladder(self, records: list[Term]) -> None:
         """Store curated records (see atc_ladder:ladder_store/1) as one fsynced batch."""
         self.lock.acquire()
         self.pl.once("atc_api:api_batch", Term(":", [Atom("atc_ladder"), Term("ladder_store", [records])]))
         sync_journal(self.home)
 
+    @serialised
     def curate(self, *, progress: ProgressCallback | None = None) -> Any:
         """Build the ladder, arcs, rollups, vectors and echoes for everything new.
 
@@ -297,6 +339,7 @@ class Memory:
         self.finish_erasure()
         return curate_memory(self, progress=progress, model=self._model_curator())
 
+    @serialised
     def reembed(self, embedder: str | None = None, *,
                 progress: ProgressCallback | None = None) -> Any:
         """Move the home's vectors to ``embedder`` (default: the configured one) without a
@@ -305,7 +348,7 @@ class Memory:
         Returns a :class:`~attention_cloud.reembed.ReembedReport`."""
         from .reembed import reembed
 
-        return reembed(self, embedder, progress=progress)
+        return reembed(self, args.text("embedder", embedder, optional=True), progress=progress)
 
     def _model_curator(self) -> Any:
         spec = self.config.get("curator")
@@ -316,6 +359,7 @@ class Memory:
         return ModelCurator(spec["url"], spec.get("model", ""),
                             api_key=os.environ.get(spec.get("api_key_env", "ATC_CURATOR_API_KEY")))
 
+    @serialised
     def ingest(self, paths: Iterable[str | os.PathLike[str]], *, format: str | None = None,
                segment: str = "default", source: str | None = None,
                item_budget: int | None = None,
@@ -348,7 +392,16 @@ class Memory:
         the size at which it was quiet (finished): the file is read whole unless its size has
         changed since (grown, or cut back and being written again).
         """
+        paths = args.paths("paths", paths)
         segment = check_segment(segment)
+        args.text("format", format, optional=True)
+        args.text("source", source, optional=True)
+        args.whole("max_file_bytes", max_file_bytes, minimum=1, optional=True)
+        if isinstance(unfinished, Mapping):
+            for size in unfinished.values():
+                args.whole("each size in unfinished", size)
+        else:
+            unfinished = args.paths("unfinished", unfinished) if unfinished else ()
         found = find_transcripts(paths)
         if not found:
             raise InputError("no transcript files found in the given paths")
@@ -401,7 +454,7 @@ class Memory:
                     journal = journal_path(self.home)
                     journal_before = journal.stat().st_size if journal.exists() else None
                     wrote = True
-                self._write_batch(batch, report)
+                self._write_batch(batch, report, segment)
         except BaseException:
             parsed_files.close()
             if wrote:
@@ -466,12 +519,14 @@ class Memory:
         parsed.pending = []
         return parsed
 
-    def _write_batch(self, batch: list[tuple[str, "_Parsed"]], report: IngestReport) -> None:
+    def _write_batch(self, batch: list[tuple[str, "_Parsed"]], report: IngestReport,
+                     segment: str) -> None:
         """Upsert the items of some parsed files and their watermarks as one fsynced batch."""
         encoded = [e for _, parsed in batch for e in parsed.encoded]
-        marks = [Term("mark", [Atom(name), parsed.size, parsed.digest]) for name, parsed in batch]
+        marks = [_mark(name, parsed, segment) for name, parsed in batch]
         # findable by BM25 and recency at once, before curation (see ingest_index)
         counts = ingest_index.commit(self, encoded, marks)
+        report.superseded += len(counts["superseded"])
         report.new += counts["new"]
         report.unchanged += counts["unchanged"]
         report.forgotten += counts["forgotten"]
@@ -496,6 +551,7 @@ class Memory:
                 os.fsync(fh.fileno())
         self.open_info = open_store(self.pl, self.home, self.lock)
 
+    @serialised
     def forget(self, handles: Iterable[str] | str = (), *, session: str | None = None,
                query: str | None = None, reason: str = "forgotten by request",
                who: str | None = None, dry_run: bool = False) -> Any:
@@ -513,8 +569,11 @@ class Memory:
         """
         from . import erasure
 
-        if isinstance(handles, str):
-            handles = [handles]
+        handles = args.texts("handles", handles)
+        args.text("session", session, optional=True)
+        args.text("query", query, optional=True)
+        args.text("reason", reason)
+        args.text("who", who, optional=True)
         if not dry_run:
             # the selection and its plan read the journal as other processes left it (items
             # added to the session since this Memory read it are erased too), and a killed
@@ -524,6 +583,7 @@ class Memory:
         chosen = erasure.select(self, handles, session=session, query=query)
         return erasure.forget(self, chosen, who=who, reason=reason, dry_run=dry_run)
 
+    @serialised
     def finish_erasure(self) -> Any:
         """Finish an erasure a killed process left half done (every writing call does this
         first); returns its ForgetReport, or None when there was none."""
@@ -533,6 +593,7 @@ class Memory:
             return None
         return erasure.finish_pending(self)
 
+    @serialised
     def erasures(self) -> list[Any]:
         """The audit record of every forgotten item
         (:class:`~attention_cloud.erasure.Erasure`: handle, digest, time, who, reason)."""
@@ -540,11 +601,13 @@ class Memory:
 
         return erasure.erasures(self)
 
+    @serialised
     def stale(self) -> bool:
         """True when another process compacted the journal (an erasure) since this Memory
         read it: a long-running reader should reopen to stop seeing what was forgotten."""
         return self.pl.once("atc_api:api_journal_replaced") is not None
 
+    @serialised
     def remember(self, text: str, *, kind: str = "note", segment: str = "default",
                  role: str = "user", goal: str | None = None, time: str | None = None,
                  curate: bool = True) -> Any:
@@ -565,10 +628,12 @@ class Memory:
         """
         from .agents.remember import remember
 
+        args.text("goal", goal, optional=True)
         return remember(self, text, kind=kind, segment=segment, role=role, goal=goal,
                         when=time, curate=curate)
 
     # -- reading ----------------------------------------------------------------------------------
+    @serialised
     def query(self, goal: str, *, limit: int = 100, time_limit: float | None = None,
               rules: str | os.PathLike[str] | None = None) -> QueryResult:
         """Solutions of a Prolog goal over the public vocabulary, in a module of its own.
@@ -581,13 +646,15 @@ class Memory:
         rules (``atc rules add``) and the optional ``rules`` file are loaded first, so the goal
         may call predicates they define.
         """
-        if limit < 1:
-            raise UsageError("limit must be at least 1")
+        args.text("goal", goal)
+        if not goal.strip():
+            raise UsageError("the goal must not be empty")
+        args.whole("limit", limit, minimum=1)
+        args.seconds("time_limit", time_limit, optional=True)
+        args.path("rules", rules, optional=True)
         self.jump  # nearest/3 in a user goal needs the host's search registered
         options: dict[str, Any] = {"limit": limit, "module": Atom(self._load_user_rules(rules))}
         if time_limit is not None:
-            if not time_limit > 0:
-                raise UsageError("time_limit must be a positive number of seconds")
             options["time_limit"] = float(time_limit)
         with self._limits():
             (solutions, more) = self.pl.once("atc_api:api_query", goal, options, Var(), Var())
@@ -595,17 +662,18 @@ class Memory:
         variables = list(rows[0]) if rows else []
         return QueryResult(rows=rows, more=str(more) == "true", variables=variables)
 
+    @serialised
     def set_limits(self, *, time_limit: float | None = None, stack_limit: int | None = None,
                    memory_limit: int | None = None, atom_limit: int | None = None) -> None:
         """Change the limits user code runs under in this process (queries, rule loading and
         frames with rules): seconds, bytes of Prolog stacks, bytes of heap growth, new atoms.
         Defaults: 30 s, 256 MB, 1 GB, 2,000,000."""
-        given = {"time_limit": time_limit, "stack_limit": stack_limit,
-                 "memory_limit": memory_limit, "atom_limit": atom_limit}
-        options = {k: (float(v) if k == "time_limit" else int(v))
-                   for k, v in given.items() if v is not None}
-        if any(v <= 0 for v in options.values()):
-            raise UsageError("limits must be positive")
+        given = {"time_limit": args.seconds("time_limit", time_limit, optional=True),
+                 "stack_limit": args.whole("stack_limit", stack_limit, minimum=1, optional=True),
+                 "memory_limit": args.whole("memory_limit", memory_limit, minimum=1,
+                                            optional=True),
+                 "atom_limit": args.whole("atom_limit", atom_limit, minimum=1, optional=True)}
+        options = {k: v for k, v in given.items() if v is not None}
         self.pl.once("atc_api:api_set_limits", options)
 
     @contextmanager
@@ -626,6 +694,7 @@ class Memory:
         """Where ``atc rules add`` saves rules."""
         return self.home / "rules"
 
+    @serialised
     def rules_add(self, text: str, name: str, *, source: str | None = None) -> None:
         """Check a rules text and save it in the home under ``name``.
 
@@ -635,6 +704,8 @@ class Memory:
         refused clause is located as ``SOURCE:LINE`` in the text (``source``, default
         ``NAME.pl``: the file the text came from, as ``atc rules add FILE`` passes it).
         """
+        args.text("text", text)
+        args.text("source", source, optional=True)
         path = self._rule_path(name)
         others = [_rule_source(p) for p in self._rule_files() if p.stem != name]
         try:
@@ -649,6 +720,7 @@ class Memory:
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
 
+    @serialised
     def rules_list(self) -> list[dict[str, Any]]:
         """Saved rules: name, size, and the predicates each defines."""
         out = []
@@ -659,6 +731,7 @@ class Memory:
                         "predicates": [f"{p.args[0]}/{p.args[1]}" for p in preds]})
         return out
 
+    @serialised
     def rules_remove(self, name: str) -> None:
         """Delete a saved rule; UsageError for a name that is not a rule name, InputError when
         there is no saved rule of that name. Only files in the home's ``rules/`` are touched."""
@@ -679,6 +752,7 @@ class Memory:
             raise UsageError(f"rule name {name!r} does not name a file in {self.rules_dir}")
         return path
 
+    @serialised
     def saved_rule_texts(self) -> list[str]:
         """The text of every rule saved in the home (``atc rules add``), in name order."""
         return [p.read_text(encoding="utf-8") for p in self._rule_files()]
@@ -714,6 +788,7 @@ class Memory:
         return str(module)
 
     # -- hydration --------------------------------------------------------------------------------
+    @serialised
     def hydrate(self, goal: str, *, budget: int = 2000, plane: str = "default",
                 segments: dict[str, int] | None = None, ceiling: str = "L0",
                 rules: str | os.PathLike[str] | None = None, walk: str | None = None,
@@ -750,7 +825,11 @@ class Memory:
         """
         from .hydration import hydrate
 
-        mounts = [mount] if isinstance(mount, str) else list(mount or [])  # one cell, or several
+        # goal, budget, plane, ceiling and segments are checked where every caller passes
+        # (hydration.hydrate, a grantee's read included); these before a rules file is loaded
+        args.text("walk", walk, optional=True)
+        args.path("rules", rules, optional=True)
+        mounts = args.texts("mount", mount) if mount is not None else []  # one cell, or several
         if depth is not None and not mounts:
             raise UsageError("depth goes with mount (how many links around a mounted cell the "
                              "frame reaches)")
@@ -763,8 +842,10 @@ class Memory:
                            walk_rule=walk, now=now, mount=mounts, depth=1 if depth is None else depth,
                            cells=cells, bridge=bridge, excerpt=excerpt)
 
+    @serialised
     def item(self, handle: str) -> Item | None:
         """The live journal item with this handle, or None."""
+        args.text("handle", handle)
         found = self.pl.once("atc_api:api_item", Atom(handle), Var())
         if not found:
             return None
@@ -775,6 +856,7 @@ class Memory:
                     source_name=str(d["source_name"]), text=d["text"],
                     relations=tuple((str(p), str(o)) for p, o in d["relations"]))
 
+    @serialised
     def stats(self) -> dict[str, Any]:
         """Counts of items, kinds, sessions, relations; on-disk sizes."""
         (stats,) = self.pl.once("atc_journal:journal_stats", Var())
@@ -809,6 +891,9 @@ class _Parsed:
     pending: list[Any] = field(default_factory=list)        # its ItemRecords until then
     path: str = ""
     notes: list[tuple[str, str]] = field(default_factory=list)  # (file, how it was read)
+    # A file that only grew, read again whole: the handles its reading gave without writing
+    # them (evicted, held back) and the last line it covered (see :func:`_regrown`)
+    regrown: tuple[list[str], int] | None = None
 
 
 #: Items per journal batch: large ingests are written in several fsynced batches of whole files.
@@ -973,12 +1058,16 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                            skipped=[], size=size, digest=known[1], unchanged=True)
         parsed = parse_source(source, format=format, session=session, item_budget=item_budget,
                               max_item_chars=max_item_chars)
+        held: list[Any] = []
         if live and any(is_unanswered_call(item.relations) for item in parsed.items):
             # A call still running in a file still being written has no result yet, not none:
             # its result is likely the next thing written. Held back until the file is quiet
             # (its watermark says so, so that the whole read that follows makes them).
+            held = [i for i in parsed.items if is_unanswered_call(i.relations)]
             parsed.items = [i for i in parsed.items if not is_unanswered_call(i.relations)]
             digest = _calls_held(digest)
+        regrown = _regrown(source.data, known, format, item_budget, segment, session,
+                           [i.handle for i in (*parsed.evicted, *held)])
     except InputError as exc:  # the caller decides: abort the call (strict) or skip the file
         return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0, skipped=[],
                        failed=str(exc))
@@ -990,7 +1079,35 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                    skipped=[(str(path), line, why) for line, why in parsed.skipped],
                    size=size, digest=digest,
                    unread_times=[(str(path), line, t) for line, t in parsed.unread_times],
-                   notes=[(str(path), note) for note in parsed.notes])
+                   notes=[(str(path), note) for note in parsed.notes], regrown=regrown)
+
+
+def _mark(name: str, parsed: _Parsed, segment: str) -> Term:
+    """The watermark term of a file written: ``mark(Source, Size, Digest)``, with
+    ``regrown(Segment, Keep, LastLine)`` when its reading supersedes an earlier one's items."""
+    args: list[Any] = [Atom(name), parsed.size, parsed.digest]
+    if parsed.regrown is not None:
+        unwritten, last_line = parsed.regrown
+        keep = [Atom(h) for h in {*map(wire_handle, parsed.encoded), *unwritten}]
+        args.append(Term("regrown", [Atom(segment), keep, last_line]))
+    return Term("mark", args)
+
+
+def _regrown(data: bytes, known: tuple[int, str] | None, format: str | None,
+             item_budget: int | None, segment: str, session: str | None,
+             unwritten: list[str]) -> tuple[list[str], int] | None:
+    """When ``data`` is the file read before (``known``: its size and digest, same options)
+    with more after it, ``(unwritten, last line)``: this reading of the whole supersedes the
+    items of the earlier one it no longer gives (a turn that went on below its first line, a
+    name that became a speaker when it spoke again; journal_supersede/5), except those it
+    gives without writing (``unwritten``: evicted by an item budget, held back). Else None
+    (first read, or a file edited or cut back: its earlier items stay)."""
+    if known is None or len(data) <= known[0]:
+        return None
+    before = _read_digest(data[:known[0]], format, item_budget, segment, session)
+    if known[1] not in (before, _calls_held(before)):
+        return None
+    return unwritten, data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
 def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str | None,

@@ -54,6 +54,13 @@ def decode_fields(wire: str) -> list[str]:
     return wire[1:].split(wire[0]) if wire else []
 
 
+def wire_handle(wire: str) -> str:
+    """The handle of a wire string (its first field), without cutting out the others."""
+    if wire.startswith("\x00"):
+        wire = wire[1:]
+    return wire[1:].split(wire[0], 1)[0] if wire else ""
+
+
 def encode_pointer(pointer: str, source: str) -> str:
     """The pointer field: ``=Line`` for ``Source:Line`` exactly, else ``|`` and the pointer."""
     if pointer.startswith(source) and pointer[len(source):len(source) + 1] == ":":

@@ -282,7 +282,8 @@ def write_native(inst: Instance, folder: Path) -> dict[str, str]:
 def item_map(mem: Any, stems: dict[str, str]) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
     """Item handle -> (session id, turn index), from ``relation(H, turn_id, 'sid:i')`` (the
     benchmark formats; a LoCoMo-shaped feed writes ``dia_id`` so) else from source pointers
-    (``stems`` maps file stem -> session id); item handle -> L0 text."""
+    (``stems`` maps file stem -> session id, or a whole pointer -> ``'sid:i'``: a writer of
+    line-based files, whose pointers name lines, not turns); item handle -> L0 text."""
     from attention_cloud.bridge import Atom, Var
 
     where: dict[str, tuple[str, int]] = {}
@@ -291,6 +292,10 @@ def item_map(mem: Any, stems: dict[str, str]) -> tuple[dict[str, tuple[str, int]
         where[str(handle)] = (sid, int(index))
     for handle, pointer in mem.pl.solutions("atc_journal:item_source", Var(), Var()):
         if str(handle) in where:
+            continue
+        if str(pointer) in stems:
+            sid, _, index = stems[str(pointer)].rpartition(":")
+            where[str(handle)] = (sid, int(index))
             continue
         found = POINTER.match(str(pointer))
         if not found:
@@ -435,13 +440,22 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
                  write: Any = write_sessions) -> Outcome:
     """Ingest, curate, rank and hydrate one instance; ``write(inst, folder)`` writes its sessions
     (one OpenAI-style JSON file each) and returns file stem -> session id."""
+    return run_questions([inst], args, workdir, write)[0]
+
+
+def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: Path,
+                  write: Any = write_sessions) -> list[Outcome]:
+    """:func:`run_instance` for questions that share their sessions (a conversation's questions):
+    the sessions of ``questions[0]`` are written, ingested and curated once, then each question
+    is ranked and hydrated in that home; one :class:`Outcome` per question, in order (ingest and
+    curate times are the shared ones)."""
     from attention_cloud import Memory
     from attention_cloud.curation import indexed_text
     from attention_cloud.embed import LexicalIndex
     from attention_cloud.home import write_config
 
-    folder = workdir / inst.qid
-    stems = write(inst, folder / "sessions")
+    folder = workdir / questions[0].qid
+    stems = write(questions[0], folder / "sessions")
     home = folder / "home"
     home.mkdir()
     write_config(home, {"embedder": args.embedder, **args.config})
@@ -460,111 +474,114 @@ def run_instance(inst: Instance, args: argparse.Namespace, workdir: Path,
         # what the product indexes and shows of an item: its text after "Name: " when named
         texts = {h: indexed_text(t, names.get(h)) for h, t in texts.items()}
         session_of = {h: sid for h, (sid, _) in where.items()} | record_sessions(mem, stems)
-        evidence = inst.evidence
-        evidence_items = {h for h, loc in where.items() if loc in evidence}
-
-        seeds = jump_ranking(mem, inst.question)
-        jump_sessions = session_order(seeds, session_of)
-        seed_items = [h for h in seeds if h in texts]
         lexical = LexicalIndex()
         handles = sorted(texts)
         lexical.add(handles, [texts[h] for h in handles])
-        bm25_scores = lexical.scores(inst.question)
-        bm25_order = sorted(bm25_scores, key=lambda h: (-bm25_scores[h], h))
-        bm25_sessions = session_order(bm25_order, session_of)
-        bm25_sessions += [sid for sid, _, _ in inst.sessions if sid not in bm25_sessions]
-        fused = rrf_order(cosine_order(mem, inst.question, handles), bm25_order)
-        rrf_sessions = session_order(fused, session_of)
-        rrf_sessions += [sid for sid, _, _ in inst.sessions if sid not in rrf_sessions]
-
         members = arc_members(mem)
-        in_l0: dict[int, float] = {}
-        in_any: dict[int, float] = {}
-        bm25_in: dict[int, float] = {}
-        rrf_in: dict[int, float] = {}
-        packed_in: dict[int, float] = {}
-        hydrate_s: dict[int, float] = {}
-        spent: dict[int, int] = {}
-        walk_l0: dict[int, float] = {}
-        walk_any: dict[int, float] = {}
-        frame_hits: dict[int, bool] = {}
-        walk_frame_hits: dict[int, bool] = {}
-        cell_facts: dict[int, float] = {}
-        framing = baseline_framing(inst.question)
-        in_ex: dict[int, float] = {}
-        walk_ex: dict[int, float] = {}
-        answer = inst.checkable_answer
-        answer_in: dict[int, bool] = {}
-        bm25_answer: dict[int, bool] = {}
-        rrf_answer: dict[int, bool] = {}
-        walk_answer: dict[int, bool] = {}
-        hydrate_cpu: dict[int, float] = {}
-        walk_cpu: dict[int, float] = {}
-        for budget in args.budgets:
-            started = time.perf_counter()
-            cpu = time.process_time()
-            # the question is asked at its own date: "two weeks ago" is read against it
-            now = iso_time(inst.question_date, 0) if inst.question_date else None
-            frame = mem.hydrate(inst.question, budget=budget, now=now)
-            hydrate_s[budget] = time.perf_counter() - started
-            hydrate_cpu[budget] = time.process_time() - cpu
-            spent[budget] = int(frame.receipt["budget"]["spent"] + frame.receipt["budget"]["framing"])
-            l0, anywhere = frame_evidence(frame, members)
-            excerpted = l0 | excerpt_evidence(frame)
-            kept = bm25_frame(bm25_order, texts, budget, framing)
-            rrf_kept = bm25_frame(fused, texts, budget, framing)
-            if answer:
-                answer_in[budget] = holds_answer(answer, frame_texts(frame))
-                bm25_answer[budget] = holds_answer(answer, [texts[h] for h in sorted(kept)])
-                rrf_answer[budget] = holds_answer(answer, [texts[h] for h in sorted(rrf_kept)])
-            if args.compare:
-                cpu = time.process_time()
-                walk = mem.hydrate(inst.question, budget=budget, now=now,
-                                   **{args.compare: False})
-                walk_cpu[budget] = time.process_time() - cpu
-                cpu = time.process_time()  # again, as warm as the second frame was
-                mem.hydrate(inst.question, budget=budget, now=now)
-                hydrate_cpu[budget] = time.process_time() - cpu
-                walk_l0_set, walk_any_set = frame_evidence(walk, members)
-                if answer:
-                    walk_answer[budget] = holds_answer(answer, frame_texts(walk))
-                cells_of = cell_members(mem)
-                frame_hits[budget] = bool(inst.answer_sessions & set(
-                    frame_sessions(frame, session_of, members, cells_of)[:5]))
-                walk_frame_hits[budget] = bool(inst.answer_sessions & set(
-                    frame_sessions(walk, session_of, members, cells_of)[:5]))
-                cell_facts[budget] = COMPARED[args.compare][1](frame)
-                if evidence:
-                    walk_l0[budget] = len(evidence_items & walk_l0_set) / len(evidence)
-                    walk_any[budget] = len(evidence_items & walk_any_set) / len(evidence)
-                    walk_ex[budget] = len(evidence_items & (walk_l0_set | excerpt_evidence(walk))) / len(evidence)
-            if evidence:
-                in_l0[budget] = len(evidence_items & l0) / len(evidence)
-                in_ex[budget] = len(evidence_items & excerpted) / len(evidence)
-                in_any[budget] = len(evidence_items & anywhere) / len(evidence)
-                bm25_in[budget] = len(evidence_items & kept) / len(evidence)
-                rrf_in[budget] = len(evidence_items & rrf_kept) / len(evidence)
-                packed = bm25_frame(seed_items, texts, budget, framing)
-                packed_in[budget] = len(evidence_items & packed) / len(evidence)
         timed = timed_count(mem)
+        outcomes: list[Outcome] = []
+        for inst in questions:
+            evidence = inst.evidence
+            evidence_items = {h for h, loc in where.items() if loc in evidence}
+
+            seeds = jump_ranking(mem, inst.question)
+            jump_sessions = session_order(seeds, session_of)
+            seed_items = [h for h in seeds if h in texts]
+            bm25_scores = lexical.scores(inst.question)
+            bm25_order = sorted(bm25_scores, key=lambda h: (-bm25_scores[h], h))
+            bm25_sessions = session_order(bm25_order, session_of)
+            bm25_sessions += [sid for sid, _, _ in inst.sessions if sid not in bm25_sessions]
+            fused = rrf_order(cosine_order(mem, inst.question, handles), bm25_order)
+            rrf_sessions = session_order(fused, session_of)
+            rrf_sessions += [sid for sid, _, _ in inst.sessions if sid not in rrf_sessions]
+
+            in_l0: dict[int, float] = {}
+            in_any: dict[int, float] = {}
+            bm25_in: dict[int, float] = {}
+            rrf_in: dict[int, float] = {}
+            packed_in: dict[int, float] = {}
+            hydrate_s: dict[int, float] = {}
+            spent: dict[int, int] = {}
+            walk_l0: dict[int, float] = {}
+            walk_any: dict[int, float] = {}
+            frame_hits: dict[int, bool] = {}
+            walk_frame_hits: dict[int, bool] = {}
+            cell_facts: dict[int, float] = {}
+            framing = baseline_framing(inst.question)
+            in_ex: dict[int, float] = {}
+            walk_ex: dict[int, float] = {}
+            answer = inst.checkable_answer
+            answer_in: dict[int, bool] = {}
+            bm25_answer: dict[int, bool] = {}
+            rrf_answer: dict[int, bool] = {}
+            walk_answer: dict[int, bool] = {}
+            hydrate_cpu: dict[int, float] = {}
+            walk_cpu: dict[int, float] = {}
+            for budget in args.budgets:
+                started = time.perf_counter()
+                cpu = time.process_time()
+                # the question is asked at its own date: "two weeks ago" is read against it
+                now = iso_time(inst.question_date, 0) if inst.question_date else None
+                frame = mem.hydrate(inst.question, budget=budget, now=now)
+                hydrate_s[budget] = time.perf_counter() - started
+                hydrate_cpu[budget] = time.process_time() - cpu
+                spent[budget] = int(frame.receipt["budget"]["spent"] + frame.receipt["budget"]["framing"])
+                l0, anywhere = frame_evidence(frame, members)
+                excerpted = l0 | excerpt_evidence(frame)
+                kept = bm25_frame(bm25_order, texts, budget, framing)
+                rrf_kept = bm25_frame(fused, texts, budget, framing)
+                if answer:
+                    answer_in[budget] = holds_answer(answer, frame_texts(frame))
+                    bm25_answer[budget] = holds_answer(answer, [texts[h] for h in sorted(kept)])
+                    rrf_answer[budget] = holds_answer(answer, [texts[h] for h in sorted(rrf_kept)])
+                if args.compare:
+                    cpu = time.process_time()
+                    walk = mem.hydrate(inst.question, budget=budget, now=now,
+                                       **{args.compare: False})
+                    walk_cpu[budget] = time.process_time() - cpu
+                    cpu = time.process_time()  # again, as warm as the second frame was
+                    mem.hydrate(inst.question, budget=budget, now=now)
+                    hydrate_cpu[budget] = time.process_time() - cpu
+                    walk_l0_set, walk_any_set = frame_evidence(walk, members)
+                    if answer:
+                        walk_answer[budget] = holds_answer(answer, frame_texts(walk))
+                    cells_of = cell_members(mem)
+                    frame_hits[budget] = bool(inst.answer_sessions & set(
+                        frame_sessions(frame, session_of, members, cells_of)[:5]))
+                    walk_frame_hits[budget] = bool(inst.answer_sessions & set(
+                        frame_sessions(walk, session_of, members, cells_of)[:5]))
+                    cell_facts[budget] = COMPARED[args.compare][1](frame)
+                    if evidence:
+                        walk_l0[budget] = len(evidence_items & walk_l0_set) / len(evidence)
+                        walk_any[budget] = len(evidence_items & walk_any_set) / len(evidence)
+                        walk_ex[budget] = len(evidence_items & (walk_l0_set | excerpt_evidence(walk))) / len(evidence)
+                if evidence:
+                    in_l0[budget] = len(evidence_items & l0) / len(evidence)
+                    in_ex[budget] = len(evidence_items & excerpted) / len(evidence)
+                    in_any[budget] = len(evidence_items & anywhere) / len(evidence)
+                    bm25_in[budget] = len(evidence_items & kept) / len(evidence)
+                    rrf_in[budget] = len(evidence_items & rrf_kept) / len(evidence)
+                    packed = bm25_frame(seed_items, texts, budget, framing)
+                    packed_in[budget] = len(evidence_items & packed) / len(evidence)
+            outcomes.append(Outcome(
+                qid=inst.qid, qtype=inst.qtype, abstention=inst.abstention, items=len(where),
+                evidence_turns=len(evidence), evidence_items=len(evidence_items),
+                jump_hits={k: bool(inst.answer_sessions & set(jump_sessions[:k])) for k in KS},
+                bm25_hits={k: bool(inst.answer_sessions & set(bm25_sessions[:k])) for k in KS},
+                in_frame_l0=in_l0, in_frame_any=in_any, bm25_in_frame=bm25_in, jump_packed=packed_in,
+                hydrate_s=hydrate_s, spent=spent,
+                ingest_s=ingest_s, curate_s=curate_s, embedded=curated.embedded,
+                rrf_hits={k: bool(inst.answer_sessions & set(rrf_sessions[:k])) for k in KS},
+                rrf_in_frame=rrf_in, timed_items=timed, named_items=len(names),
+                walk_l0=walk_l0, walk_any=walk_any, frame_hits=frame_hits,
+                walk_frame_hits=walk_frame_hits, cell_facts=cell_facts,
+                in_frame_excerpt=in_ex, walk_excerpt=walk_ex, answer_checkable=bool(answer),
+                answer_in=answer_in, bm25_answer=bm25_answer, rrf_answer=rrf_answer,
+                walk_answer=walk_answer, hydrate_cpu=hydrate_cpu, walk_hydrate_cpu=walk_cpu))
     finally:
         mem.close()
         shutil.rmtree(folder, ignore_errors=True)
-    return Outcome(
-        qid=inst.qid, qtype=inst.qtype, abstention=inst.abstention, items=len(where),
-        evidence_turns=len(evidence), evidence_items=len(evidence_items),
-        jump_hits={k: bool(inst.answer_sessions & set(jump_sessions[:k])) for k in KS},
-        bm25_hits={k: bool(inst.answer_sessions & set(bm25_sessions[:k])) for k in KS},
-        in_frame_l0=in_l0, in_frame_any=in_any, bm25_in_frame=bm25_in, jump_packed=packed_in,
-        hydrate_s=hydrate_s, spent=spent,
-        ingest_s=ingest_s, curate_s=curate_s, embedded=curated.embedded,
-        rrf_hits={k: bool(inst.answer_sessions & set(rrf_sessions[:k])) for k in KS},
-        rrf_in_frame=rrf_in, timed_items=timed, named_items=len(names),
-        walk_l0=walk_l0, walk_any=walk_any, frame_hits=frame_hits,
-        walk_frame_hits=walk_frame_hits, cell_facts=cell_facts,
-        in_frame_excerpt=in_ex, walk_excerpt=walk_ex, answer_checkable=bool(answer),
-        answer_in=answer_in, bm25_answer=bm25_answer, rrf_answer=rrf_answer,
-        walk_answer=walk_answer, hydrate_cpu=hydrate_cpu, walk_hydrate_cpu=walk_cpu)
+    return outcomes
 
 
 def frame_evidence(frame: Any, members: dict[str, set[str]]) -> tuple[set[str], set[str]]:

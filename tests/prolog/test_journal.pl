@@ -333,3 +333,42 @@ test(journal_links_answer_implied_cwds, [setup(fresh), true(L == E)]) :-
     cwd_links_expected(E).
 
 :- end_tests(cwd_links).
+
+% Superseding what a grown file's earlier reading gave (journal_supersede/5).
+:- begin_tests(supersede, [setup(fresh), cleanup(fresh)]).
+
+read_item(H, Src, Seg, Pointer, I) :-
+    item(H, Src, "s1", 0, turn, user, "g", "", Seg, Pointer, "text", []) = I.
+
+read_items :-
+    findall(I, ( member(H-Src-Seg-P, [ old-'c.txt'-default-"c.txt:4",       % superseded
+                                       kept-'c.txt'-default-"c.txt:1",      % read again
+                                       range-'c.txt'-default-"c.txt:2-3",   % a turn's lines
+                                       later-'c.txt'-default-"c.txt:9",     % past the reading
+                                       other-'d.txt'-default-"d.txt:4",     % another file
+                                       work-'c.txt'-work-"c.txt:5",         % another segment
+                                       json-'c.txt'-default-"c.txt#/0" ]),  % no line
+                 read_item(H, Src, Seg, P, I) ),
+            Items),
+    journal_add_items(Items, _).
+
+test(only_the_files_lines_not_read_again, [true(Gone-Live == [old, range]-[json, kept, later, other, work])]) :-
+    read_items,
+    journal_supersede('c.txt', default, [kept], 6, Gone),
+    findall(H, item(H), Live0), msort(Live0, Live).
+
+test(a_superseded_item_read_again_is_live_again, [true(New-Live == [old]-true)]) :-
+    read_items,
+    journal_supersede('c.txt', default, [kept], 6, _),
+    read_item(old, 'c.txt', default, "c.txt:4", I),
+    journal_add_items([I], Counts), New = Counts.new_handles,
+    ( item(old) -> Live = true ; Live = false ).
+
+test(an_item_given_again_after_it_was_forgotten_stays_forgotten, [true(Item == none)]) :-
+    read_items,
+    journal_tombstone(old, "by hand"),
+    read_item(old, 'c.txt', default, "c.txt:4", I),
+    journal_add_items([I], _),
+    ( item(old) -> Item = old ; Item = none ).
+
+:- end_tests(supersede).

@@ -52,8 +52,29 @@ test(day_and_month, [true(P-W == "on 28 may"-('2022-05-27'-'2022-05-30'))]) :-
     window("What did Tomas do on 28 May?", P, W).
 test(day_of_month_with_year, [true(P-W == "28th of may 2021"-('2021-05-27'-'2021-05-30'))]) :-
     window("What happened on the 28th of May, 2021?", P, W).
+% A weekday before a date only says which day of the week it is: the date is the window, not
+% the weekday's latest occurrence ("on Thursday 12 January" is 12 January, not 9 March).
+test(weekday_before_day_and_month, [true(P-W == "on thursday 12 january"-('2023-01-11'-'2023-01-14'))]) :-
+    window("What happened to Mei on Thursday 12 January?", P, W).
+test(weekday_before_month_and_day, [true(P-W == "on friday january 20th 2023"-('2023-01-19'-'2023-01-22'))]) :-
+    window("What did Daniel finish on Friday, January 20th, 2023?", P, W).
+test(weekday_before_the_nth_of_month, [true(P-W == "on thursday the 12th of january"-('2023-01-11'-'2023-01-14'))]) :-
+    window("What broke on Thursday the 12th of January?", P, W).
 test(day_this_month, [true(W == '2023-03-04'-'2023-03-07')]) :-
     window("the call on March 5th", _, W).
+% Dates in digits, as agents write them: ISO, and day/month or month/day when one is over 12.
+test(iso_date, [true(P-W == "on 2023-01-12"-('2023-01-11'-'2023-01-14'))]) :-
+    window("What failed on 2023-01-12?", P, W).
+test(iso_date_with_time, [true(W == '2023-01-11'-'2023-01-14')]) :-
+    window("what did we decide at 2023-01-12T10:30:00Z", _, W).
+test(day_first_in_digits, [true(W == '2022-10-20'-'2022-10-23')]) :-
+    window("What happened on 21/10/2022?", _, W).
+test(month_first_in_digits, [true(W == '2022-10-20'-'2022-10-23')]) :-
+    window("what happened 10-21-2022", _, W).
+test(digits_either_way_are_no_day, [fail]) :-
+    window("What happened on 05/06/2022?", _, _).
+test(no_such_day_in_digits, [fail]) :-
+    window("the run of 2023-02-30", _, _).
 test(number_before_a_month_verb_is_no_day, [fail]) :-
     window("the 3 may be wrong", _, _).
 test(last_night, [true(P-W == "last night"-('2023-03-09'-'2023-03-11'))]) :-

@@ -210,9 +210,12 @@ def ambient_recall(mem: Any, prompt: str, *, session_id: str, budget: int = 800,
     if not decision.inject:
         receipt["beyond"] = []
         receipt["suppressed"] = []
-    segs = {name: {**seg, "spent": sum(f.tokens for f in facts if f.segment == name)}
+    # spent is the text the frame shows, its breadcrumbs' included (as hydrate counts it); the
+    # frame's own lines (framing) are counted again when it is sealed
+    segs = {name: {**seg, "spent": sum(f.tokens for f in facts if f.segment == name)
+                   + sum(c["tokens"] for c in receipt["beyond"] if c["segment"] == name)}
             for name, seg in receipt["budget"]["segments"].items()}
-    receipt["budget"] = {**receipt["budget"], "spent": sum(f.tokens for f in facts),
+    receipt["budget"] = {**receipt["budget"], "spent": sum(s["spent"] for s in segs.values()),
                          "segments": segs}
     receipt["ambient"] = {**decision.as_dict(), "session": session_id,
                           "considered": len(planned.facts)}

@@ -72,12 +72,16 @@ class Prolog:
 
     def solutions(self, pred: str, *args: Any, limit: int | None = None) -> list[tuple]:
         """All (or the first ``limit``) solutions of ``module:pred(args...)``."""
+        interrupted = getattr(self.engine, "take_interrupt", lambda: False)
         try:
             found = self.engine.solutions(pred, *args, limit=limit)
         except PrologError:
             self._collect_garbage()
             self._raise_stop()
+            if interrupted():  # Ctrl-C ended the call (bridge/interrupts.py)
+                raise KeyboardInterrupt from None
             raise
+        interrupted()  # one that reached a call it does not stop is Python's own to raise
         self._raise_stop()  # a Prolog catch-all may have swallowed it on the way
         return found
 
@@ -170,5 +174,8 @@ def get_prolog() -> Prolog:
                 engine = SwiEngine()
             pl = Prolog(engine, reason)
             _load_rules(pl)
+            from .interrupts import forward_interrupts
+
+            forward_interrupts(pl)  # when the process asked for it (the CLI)
             _instance = pl
         return _instance

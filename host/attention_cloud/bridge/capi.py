@@ -68,6 +68,7 @@ class CApi:
         sig("PL_initialise", c_int, c_int, POINTER(c_char_p))
         sig("PL_is_initialised", c_int, POINTER(c_int), POINTER(POINTER(c_char_p)))
         sig("PL_thread_self", c_int)
+        sig("PL_thread_raise", c_int, c_int, c_int)
         sig("PL_thread_attach_engine", c_int, c_void_p)
         sig("PL_new_term_ref", term_t)
         sig("PL_new_term_refs", term_t, c_int)

@@ -43,6 +43,21 @@ class SwiEngine:
                           ctypes.byref(self._out_float), ctypes.byref(self._out_size))
         self._initialise(home)
         self._foreign = C.FOREIGN_VARARGS(self._dispatch)  # keep a reference: ctypes would free it
+        self._calls = 0                 # Prolog calls running (nested ones through callbacks)
+        self._call_thread = 0           # the Prolog thread id of the outermost one
+        self._interrupted = False       # interrupt_call reached a running call
+
+    # -- Ctrl-C (see bridge/interrupts.py) ---------------------------------------------------
+    def interrupt_call(self, sig: int) -> None:
+        """Have the running call, if any, handle signal ``sig`` (from another thread)."""
+        if self._calls > 0:
+            self._interrupted = True
+            self.api.PL_thread_raise(self._call_thread, sig)
+
+    def take_interrupt(self) -> bool:
+        """Whether an interrupt reached a call since the last ask (and forget it)."""
+        interrupted, self._interrupted = self._interrupted, False
+        return interrupted
 
     # -- start-up ----------------------------------------------------------------------------
     def _initialise(self, home: str | None) -> None:
@@ -274,6 +289,9 @@ class SwiEngine:
                 flags = C.PL_Q_NODEBUG | C.PL_Q_CATCH_EXCEPTION | C.PL_Q_EXT_STATUS
                 qid = api.PL_open_query(None, flags, self._pred(pred, len(args)), t0)
                 results: list[tuple] = []
+                if self._calls == 0:
+                    self._call_thread = api.PL_thread_self()
+                self._calls += 1
                 try:
                     while limit is None or len(results) < limit:
                         rc = api.PL_next_solution(qid)
@@ -291,6 +309,7 @@ class SwiEngine:
                         if rc == C.PL_S_LAST:
                             break
                 finally:
+                    self._calls -= 1
                     api.PL_cut_query(qid)
                 return results
             finally:

@@ -350,6 +350,12 @@ _NUMBER = r"(\d{1,3}|a couple of|a couple|a few|an?|one|two|three|four|five|six|
 _UNIT = r"(day|week|month|year)s?"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = r"(" + "|".join(_WEEKDAYS) + r")"
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")
+# "May" only capitalised: "you may 3 times ask" names no day
+_MONTH = r"(january|february|march|april|(?-i:May)|june|july|august|september|october|" \
+         r"november|december)"
+_ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 _RELATIVE = re.compile(
     r"\b(?:(?P<before>the day before yesterday)|(?P<after>the day after tomorrow)"
     r"|(?P<yesterday>yesterday|last night)"
@@ -357,10 +363,42 @@ _RELATIVE = re.compile(
     r"|(?P<tomorrow>tomorrow)"
     r"|(?P<ago_n>" + _NUMBER + r")\s+(?P<ago_u>" + _UNIT + r")\s+ago"
     r"|(?P<last_u>last|next)\s+(?P<last_unit>week|month|year)"
+    # "the last Thursday of March" is a day of March, not the Thursday before the turn
+    r"|(?:the\s+)?last\s+(?P<lastof_d>" + _WEEKDAY + r")\s+(?:of|in)\s+(?P<lastof_m>" + _MONTH + r")"
     r"|(?:last|this past)\s+(?P<last_d>" + _WEEKDAY + r")"
-    r"|next\s+(?P<next_d>" + _WEEKDAY + r"))\b",
+    r"|next\s+(?P<next_d>" + _WEEKDAY + r")"
+    # a day of the month alone: "on the 28th", "Thursday the 14th" (not "the 20th century")
+    r"|(?:on\s+)?(?:(?P<dom_wd>" + _WEEKDAY + r")|on)\s+the\s+(?P<dom>\d{1,2})(?:st|nd|rd|th)"
+    r"(?!\s+(?:of\s+)?(?:" + _MONTH + r"|century|centuries)\b)"
+    # "on Thursday": which one, the sentence's tense says (_on_weekday)
+    r"|on\s+(?P<on_d>" + _WEEKDAY + r"))\b",
     re.IGNORECASE,
 )
+# A day and a month: "the 3rd of June", "Friday 21st October", "7 June next year", "8 May
+# 2021", "October 21st"; read only in a text that names a month (a pattern apart: its
+# alternatives cost at every word of every turn).
+_DAY_MONTH = re.compile(
+    r"\b(?:(?:" + _WEEKDAY + r",?\s+)?(?:the\s+)?(?P<dm_d>" + _ORDINAL + r")\s+(?:of\s+)?"
+    r"(?P<dm_m>" + _MONTH + r")(?:,?\s+(?P<dm_y>\d{4})|\s+(?P<dm_rel>next|last|this)\s+year)?"
+    r"|(?P<md_m>" + _MONTH + r")\s+(?:the\s+)?(?P<md_d>" + _ORDINAL + r")(?:,?\s+(?P<md_y>\d{4}))?)\b",
+    re.IGNORECASE,
+)
+# A sentence told in the past ("I broke my wrist on Thursday") or the future ("I'll call on
+# Monday"); a sentence with both, or with neither ("the lesson is on Thursday", a plan or a
+# habit), names no day it can be trusted with.
+_PAST = re.compile(
+    r"\b(?:was|were|did|didn't|had|went|came|got|told|said|saw|made|took|gave|met|ran|ate|"
+    r"found|left|bought|caught|fell|flew|sent|broke|began|won|lost|spent|wrote|drove|rode|"
+    r"swam|sang|felt|kept|heard|paid|sold|thought|brought|taught|slept|woke|forgot|"
+    r"[a-z]{2,}(?<!need)(?<!speed)(?<!seed)(?<!feed)(?<!deed)(?<!breed)(?<!hundred)ed)\b",
+    re.IGNORECASE)
+_NOT_PAST = re.compile(
+    r"\b(?:am|is|are|will|shall|gonna|going to|tomorrow|next|\w+['’](?:m|re|ll))\b|['’]s\s+\w+ing\b",
+    re.IGNORECASE)
+_FUTURE = re.compile(r"\b(?:will|shall|gonna|going to|\w+['’]ll)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?\n]")
+# Each form of _RELATIVE holds one of these (a weekday, "yesterday": "day"), of _DAY_MONTH a month.
+_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ")
 
 
 def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
@@ -375,6 +413,13 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     "two days ago" two days before, "last week" /
     "last month" / "last year" the same day a week / month / year before, "last Friday" the
     latest Friday before the turn's day; "tomorrow", "next week", "next Friday" forward.
+    "on Friday" is the Friday before in a sentence told in the past, the next in one told in
+    the future (will, 'll, going to), else nothing; "the last Friday of March" that day of
+    March; a day and month without a year ("the 3rd of June", "October 21st"), or a day of
+    the month alone ("on the 28th", "Thursday the 14th": one that is a Thursday), the such day
+    nearest the turn's day (the latest on or before it in a sentence told in the past, the first
+    on or after it in one told in the future, as a day of the month alone is unless told in the
+    past), with "next year" or a year that year's.
     ("today" is the turn's own day, which its time already says; "in three days" may be a
     duration as well as a date, so it is left alone.)
     """
@@ -387,8 +432,16 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
         if moment is None:
             return []
         day = moment.date()
+    low = text.lower()  # most turns name no day: the patterns run only where a cue is
+    matches = list(_RELATIVE.finditer(text)) if any(cue in low for cue in _CUES) else []
+    if any(month in low for month in _MONTHS):  # "7 June next year" is one day, not two
+        dated = list(_DAY_MONTH.finditer(text))
+        matches = [m for m in matches if not any(m.start() < d.end() and d.start() < m.end() for d in dated)]
+        matches = sorted(matches + dated, key=lambda m: m.start())
     found: dict[str, str] = {}
-    for match in _RELATIVE.finditer(text):
+    for match in matches:
+        if _a_title(match):
+            continue
         resolved = _resolve(match, day)
         if resolved is not None:
             phrase = " ".join(match.group(0).lower().split())
@@ -423,7 +476,9 @@ def date_note(text: str, time: str, days: list[str]) -> str:
             if any(day in wanted for _, day in read):
                 for phrase, day in read:
                     if day in wanted and day not in shown:
-                        approx = re.search(r"week|month|year", phrase) is not None
+                        # "7 june next year" is that day; "next year" alone some day of it
+                        approx = (re.search(r"week|month|year", phrase) is not None
+                                  and re.search("|".join(_MONTHS), phrase) is None)
                         parts.append(f"{phrase} {'≈' if approx else '='} {_day_shown(day)}")
                         shown.add(day)
                 break
@@ -440,27 +495,118 @@ def _day_shown(day: str) -> str:
 
 def _resolve(match: re.Match[str], day: date) -> date | None:
     g = match.groupdict()
-    if g["before"]:
+    if g.get("lastof_d"):
+        return _nearest(day, lambda year: _last_weekday(year, _month(g.get("lastof_m")),
+                                                       _WEEKDAYS.index(g.get("lastof_d").lower())))
+    if g.get("dm_d") or g.get("md_d"):
+        dom = int(re.match(r"\d+", g.get("dm_d") or g.get("md_d"))[0])  # type: ignore[index]
+        month = _month(g.get("dm_m") or g.get("md_m"))
+        year, rel = g.get("dm_y") or g.get("md_y"), g.get("dm_rel")
+        if year:
+            return _day(int(year), month, dom)
+        if rel:
+            return _day(day.year + {"next": 1, "last": -1, "this": 0}[rel.lower()], month, dom)
+        return _pick(day, [_day(day.year + k, month, dom) for k in (-1, 0, 1)], _tense(match))
+    if g.get("dom"):
+        dom, wd = int(g.get("dom")), g.get("dom_wd")
+        first = date(day.year, day.month, 1)
+        found = [_day(m.year, m.month, dom) for m in (first + relativedelta(months=k) for k in (-2, -1, 0, 1, 2))]
+        if wd:
+            found = [d for d in found if d is not None and d.weekday() == _WEEKDAYS.index(wd.lower())]
+        return _pick(day, found, _tense(match) or "future")  # "on the 25th?": one to come
+    if g.get("on_d"):
+        return _on_weekday(match, day, _WEEKDAYS.index(g.get("on_d").lower()))
+    if g.get("before"):
         return day - timedelta(days=2)
-    if g["after"]:
+    if g.get("after"):
         return day + timedelta(days=2)
-    if g["yesterday"]:
+    if g.get("yesterday"):
         return day - timedelta(days=1)
-    if g["tomorrow"]:
+    if g.get("tomorrow"):
         return day + timedelta(days=1)
-    if g["weekend"]:  # its Saturday: the latest before the turn's day, the one before it on a weekend
+    if g.get("weekend"):  # its Saturday: the latest before the turn's day, the one before it on a weekend
         back = (day.weekday() - 5) % 7
         return day - timedelta(days=back + 7 if back < 2 else back)
-    if g["ago_n"]:
-        return _shift(day, -_amount(g["ago_n"]), g["ago_u"])
-    if g["last_unit"]:
-        return _shift(day, -1 if g["last_u"].lower() == "last" else 1, g["last_unit"])
-    if g["last_d"]:
-        back = (day.weekday() - _WEEKDAYS.index(g["last_d"].lower())) % 7 or 7
+    if g.get("ago_n"):
+        return _shift(day, -_amount(g.get("ago_n")), g.get("ago_u"))
+    if g.get("last_unit"):
+        return _shift(day, -1 if g.get("last_u").lower() == "last" else 1, g.get("last_unit"))
+    if g.get("last_d"):
+        back = (day.weekday() - _WEEKDAYS.index(g.get("last_d").lower())) % 7 or 7
         return day - timedelta(days=back)
-    if g["next_d"]:
-        ahead = (_WEEKDAYS.index(g["next_d"].lower()) - day.weekday()) % 7 or 7
+    if g.get("next_d"):
+        ahead = (_WEEKDAYS.index(g.get("next_d").lower()) - day.weekday()) % 7 or 7
         return day + timedelta(days=ahead)
+    return None
+
+
+def _a_title(match: re.Match[str]) -> bool:
+    """Whether a "Yesterday" or "Tomorrow" is written capitalised inside a sentence: a title or
+    a name ("Did you read Tomorrow, and Tomorrow, and Tomorrow?"), not a day. At a sentence's
+    start, in lower case or in capitals it is the day."""
+    word = match.group(0)
+    g = match.groupdict()
+    if g.get("yesterday") != word and g.get("tomorrow") != word:
+        return False
+    if not (word[0].isupper() and word[1:].islower()):
+        return False
+    before = match.string[:match.start()].rstrip(" \t").rstrip("-*•\"'([“‘« \t")
+    return before != "" and before[-1] not in ".!?:;\n"
+
+
+def _month(name: str) -> int:
+    return _MONTHS.index(name.lower()) + 1
+
+
+def _day(year: int, month: int, dom: int) -> date | None:
+    try:
+        return date(year, month, dom)
+    except ValueError:  # the 31st of June
+        return None
+
+
+def _last_weekday(year: int, month: int, weekday: int) -> date:
+    last = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+    return last - timedelta(days=(last.weekday() - weekday) % 7)
+
+
+def _nearest(day: date, in_year: Any) -> date | None:
+    """The day ``in_year(year)`` names nearest ``day``, of the year before, its year and the
+    next: a date written without its year is the one the conversation is near."""
+    found = [d for d in (in_year(day.year + k) for k in (-1, 0, 1)) if d is not None]
+    return min(found, key=lambda d: abs((d - day).days), default=None)
+
+
+def _tense(match: re.Match[str]) -> str:
+    """``past`` or ``future`` when the sentence of ``match`` is told so and not both, else ``""``."""
+    text = match.string
+    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, match.start())), default=0)
+    end = _SENTENCE_END.search(text, match.end())
+    sentence = text[start:end.start() if end else len(text)]
+    if _PAST.search(sentence) is not None:
+        return "past" if _NOT_PAST.search(sentence) is None else ""
+    return "future" if _FUTURE.search(sentence) is not None else ""
+
+
+def _pick(day: date, found: list[date | None], tense: str) -> date | None:
+    """Of the days ``found``, the latest on or before ``day`` for the past, the first on or
+    after it for the future, else the nearest."""
+    days = [d for d in found if d is not None]
+    if tense == "past":
+        days = [d for d in days if d <= day] or days
+    elif tense == "future":
+        days = [d for d in days if d >= day] or days
+    return min(days, key=lambda d: abs((d - day).days), default=None)
+
+
+def _on_weekday(match: re.Match[str], day: date, weekday: int) -> date | None:
+    """"on Thursday" by the tense of its sentence: the Thursday before the turn's day in a
+    sentence told in the past, the next in one told in the future, else none."""
+    tense = _tense(match)
+    if tense == "past":
+        return day - timedelta(days=(day.weekday() - weekday) % 7 or 7)
+    if tense == "future":
+        return day + timedelta(days=(weekday - day.weekday()) % 7 or 7)
     return None
 
 

@@ -20,7 +20,8 @@ from typing import Any
 
 from ..errors import UsageError
 from ..bridge import Var
-from ..hydration import ESTIMATOR, Frame, FrameFact, excerpt_fields, render_text, save_receipt
+from ..hydration import (ESTIMATOR, Frame, FrameFact, excerpt_fields, frame_framing, render_text,
+                         save_receipt)
 from .policy import add_mount, sharing_state
 
 #: A frame claims no more relevance than its weakest part (as hydrate.pl's overall path).
@@ -147,7 +148,6 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
         for seg, meta in remote.get("budget", {}).get("segments", {}).items():
             receipt["budget"]["segments"][f"{name}:{seg}"] = meta
         receipt["budget"]["spent"] += spent
-        receipt["budget"]["framing"] += int(remote.get("budget", {}).get("framing", 0))
         for fact in remote_facts:
             text = str(fact.pop("text", ""))
             receipt["facts"].append({**fact, "mount": name})
@@ -160,6 +160,12 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
         receipt["notes"] = notes
     receipt["path"] = min(paths, key=lambda p: PATH_RANK.get(p, 0)) if paths else "recency"
     receipt["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    # the frame's own lines as this one frame writes them: one head, not one per mount
+    shown = {**receipt, "id": "r_0123456789abcdef", "beyond": render_receipt_beyond}
+    framing, per_segment = frame_framing(shown, tuple(render_facts))
+    receipt["budget"]["framing"] = framing
+    receipt["budget"]["segments"] = {k: {**v, "framing": per_segment.get(k, v.get("framing", 0))}
+                                     for k, v in receipt["budget"]["segments"].items()}
     rid = "r_" + hashlib.sha256(json.dumps(receipt, sort_keys=True).encode()).hexdigest()[:16]
     receipt = {"id": rid, **receipt}
     text = render_text({**receipt, "beyond": render_receipt_beyond}, tuple(render_facts))

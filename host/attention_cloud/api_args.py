@@ -1,0 +1,74 @@
+"""Checks of the public API's arguments, before anything runs.
+
+A program that passes the wrong type (``budget="500"`` read from a query string, ``None`` from
+an unset option) gets a :class:`~attention_cloud.errors.UsageError` naming the argument and
+what it must be, instead of a ``TypeError`` or ``AttributeError`` from deep inside, or a
+Prolog type error about an atom ``'None'``. Each helper returns the value to use.
+"""
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Iterable
+
+from .errors import UsageError
+
+
+def text(name: str, value: Any, *, optional: bool = False) -> Any:
+    """``value`` when it is a string (or None, with ``optional``)."""
+    if isinstance(value, str) or (optional and value is None):
+        return value
+    raise UsageError(f"{name} must be a string, not {_shown(value)}")
+
+
+def whole(name: str, value: Any, *, minimum: int = 0, optional: bool = False) -> Any:
+    """``value`` when it is an int of at least ``minimum`` (or None, with ``optional``);
+    True and False are not numbers here."""
+    if optional and value is None:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
+        return value
+    raise UsageError(f"{name} must be a whole number of at least {minimum}, not {_shown(value)}")
+
+
+def seconds(name: str, value: Any, *, optional: bool = False, zero: bool = False) -> Any:
+    """``value`` as a float when it is a finite number of seconds above 0 (or at least 0 with
+    ``zero``; None with ``optional``)."""
+    if optional and value is None:
+        return value
+    if (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and (value >= 0 if zero else value > 0)):
+        return float(value)
+    least = "0 or more" if zero else "more than 0"
+    raise UsageError(f"{name} must be a number of seconds, {least}, not {_shown(value)}")
+
+
+def path(name: str, value: Any, *, optional: bool = False) -> Any:
+    """``value`` when it is a path (str or os.PathLike; or None, with ``optional``)."""
+    if isinstance(value, (str, os.PathLike)) or (optional and value is None):
+        return value
+    raise UsageError(f"{name} must be a path (str or os.PathLike), not {_shown(value)}")
+
+
+def paths(name: str, value: Any) -> list[Any]:
+    """The paths ``value`` names: one path, or an iterable of them."""
+    if isinstance(value, (str, os.PathLike)):
+        return [value]
+    if value is None or isinstance(value, (bytes, dict)) or not isinstance(value, Iterable):
+        raise UsageError(f"{name} must be a path or a list of paths, not {_shown(value)}")
+    return [path(f"each of {name}", p) for p in value]
+
+
+def texts(name: str, value: Any) -> list[str]:
+    """The strings ``value`` names: one string, or an iterable of them."""
+    if isinstance(value, str):
+        return [value]
+    if value is None or isinstance(value, (bytes, dict)) or not isinstance(value, Iterable):
+        raise UsageError(f"{name} must be a string or a list of strings, not {_shown(value)}")
+    return [text(f"each of {name}", v) for v in value]
+
+
+def _shown(value: Any) -> str:
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:59] + "…"
+    return f"{shown} ({type(value).__name__})"

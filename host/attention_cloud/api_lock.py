@@ -1,0 +1,58 @@
+"""One lock for the public :class:`~attention_cloud.memory.Memory` API.
+
+A program embeds one Memory and calls it from wherever its work runs: a web server's thread
+pool, ``asyncio.to_thread``, a background writer beside request handlers. A call is many steps
+(take the home's write lock, write a batch, index it, give the lock back; open the indexes on
+first use), and the engine's own lock only keeps two threads out of Prolog at once, not out of
+each other's steps: two threads remembering at once took the home's lock twice (the second saw
+"another process is writing"), renamed each other's index files and opened the vector store
+twice. So every public call holds this one re-entrant lock: calls from several threads run one
+at a time, in full, and a call made inside another (``remember`` runs ``curate``) goes on.
+
+A process forked while another of its threads held the lock (gunicorn's workers forked from a
+preloaded app) would inherit it held, by a thread that does not exist there: the child gets a
+fresh one.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from typing import Any, Callable, TypeVar
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+_lock = threading.RLock()
+
+
+def _fresh_lock() -> None:
+    global _lock
+    _lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock)
+
+
+def serialised(method: _F) -> _F:
+    """``method`` run under the API lock, after its Memory took stock of a fork (see
+    :meth:`Memory._after_fork`) when the process is not the one that opened it. A closed
+    Memory refuses it with a UsageError (``close`` itself excepted: closing twice is fine),
+    also where the method needs no Prolog (``rules_remove`` deleted a saved rule)."""
+    refuses_closed = method.__name__ != "close"
+
+    @functools.wraps(method)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with _lock:
+            if self._pid != os.getpid():
+                self._after_fork()
+            if refuses_closed:
+                self.pl  # noqa: B018 - the property raises UsageError once closed
+            return method(self, *args, **kwargs)
+
+    return call  # type: ignore[return-value]
+
+
+def held() -> Any:
+    """The API lock itself, for a classmethod (``Memory.open``) that has no Memory yet."""
+    return _lock

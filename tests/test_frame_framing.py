@@ -1,0 +1,124 @@
+"""The frame at small budgets: its own lines are paid and reported as they are.
+
+A six-message chat (names, times, German and Chinese) is the home a user tries first: the
+receipt's ``framing`` must be what the frame's own lines cost by the README's estimator (not
+the planner's worst case), a budget that has room for the relevant turn must hold it, and a
+frame too small for anything must say so rather than that memory holds nothing.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from attention_cloud import Memory
+from attention_cloud.curate import estimate_tokens
+from attention_cloud.home import write_config
+
+MESSAGES = [
+    ("user", "Jonas", "2025-03-01T10:00:00Z",
+     "Ich habe gestern mein altes Fahrrad verkauft, für 120 Euro an einen Nachbarn."),
+    ("assistant", "Mia", "2025-03-01T10:01:00Z",
+     "Super! Was machst du mit dem Geld? Vielleicht ein neues Rad kaufen?"),
+    ("user", "Jonas", "2025-03-02T09:00:00Z", "我下周要去北京出差，参加一个关于人工智能的会议。"),
+    ("assistant", "Mia", "2025-03-02T09:01:00Z",
+     "Have a great trip to Beijing. Remember to bring your passport and the conference badge."),
+    ("user", "Jonas", "2025-03-03T18:00:00Z",
+     "The dentist appointment is moved to Thursday at 3pm, please remind me."),
+    ("assistant", "Mia", "2025-03-03T18:01:00Z",
+     "Noted: dentist Thursday 15:00. I will remind you on Wednesday evening."),
+]
+GOAL = "Fahrrad verkauft"
+
+
+@pytest.fixture(scope="module")
+def chat(tmp_path_factory, curated_hash_memory):
+    root = tmp_path_factory.mktemp("chat")
+    transcript = root / "chat.json"
+    transcript.write_text(json.dumps([{"role": r, "name": n, "timestamp": t, "content": c}
+                                      for r, n, t, c in MESSAGES], ensure_ascii=False),
+                          encoding="utf-8")
+    mem = curated_hash_memory(root, transcript)
+    yield mem
+    mem.close()
+
+
+def _own_lines_tokens(frame) -> int:
+    """The frame's own lines as a user counts them: every line of the envelope that is not a
+    fact's text or a breadcrumb's text, each with its newline, by the README's estimator."""
+    lines = frame.envelope.split("\n")
+    fact_lines = [line for f in frame.facts for line in (f.text.splitlines() or [""])]
+    tokens = 0
+    for line in lines:
+        if line in fact_lines:
+            fact_lines.remove(line)
+            continue
+        crumb = next((c for c in frame.receipt["beyond"]
+                      if line.startswith(f"  · {c['handle']} [") and c["text"]), None)
+        if crumb is not None:
+            line = line[: len(line) - len(" ".join(crumb["text"].split()))]
+        tokens += estimate_tokens(line + "\n")
+    return tokens
+
+
+@pytest.mark.parametrize("budget", [120, 200, 300, 2000])
+def test_the_receipts_framing_is_what_the_frames_own_lines_cost(chat, budget):
+    frame = chat.hydrate(GOAL, budget=budget)
+    b = frame.receipt["budget"]
+    assert b["framing"] == _own_lines_tokens(frame), b
+    assert b["framing"] == sum(s["framing"] for s in b["segments"].values())
+    # spent plus framing is what the injected envelope costs, and within the budget
+    assert estimate_tokens(frame.envelope) <= b["spent"] + b["framing"] <= budget
+
+
+def test_a_small_budget_holds_the_relevant_fact_that_fits(chat):
+    frame = chat.hydrate(GOAL, budget=120)
+    shown = [f.text for f in frame.facts]
+    assert any("Fahrrad verkauft" in text for text in shown), frame.text
+    assert estimate_tokens(frame.envelope) <= 120
+
+
+def test_frames_of_short_turns_leave_little_of_the_budget_unused(chat):
+    # every message of this home, each with its line, fits in 300 tokens with the frame's head
+    frame = chat.hydrate(GOAL, budget=300)
+    assert len(frame.facts) == len(MESSAGES), frame.text
+
+
+def test_a_frame_too_small_for_any_fact_says_so(chat):
+    # memory holds six items: an empty frame is a budget too small, never "nothing for this goal"
+    for budget in range(1, 130):
+        frame = chat.hydrate(GOAL, budget=budget)
+        if frame.facts or frame.receipt["beyond"]:
+            continue
+        assert "memory holds nothing" not in frame.text, (budget, frame.text)
+        unit = "token" if budget == 1 else "tokens"
+        assert f"no fact fits in {budget} {unit}" in frame.text, (budget, frame.text)
+
+
+def test_the_prompt_hooks_narrowed_frame_keeps_an_honest_receipt(chat):
+    # the hook keeps only the facts worth injecting and seals the frame again: its receipt
+    # counts what that frame shows (breadcrumbs included) and the lines it writes
+    from attention_cloud.agents.hooks import ambient_recall
+
+    for budget in (200, 400):
+        frame = ambient_recall(chat, "Wie viel Geld für das Fahrrad verkauft?", session_id="s",
+                               budget=budget, min_score=0.0, record=False).frame
+        r, b = frame.receipt, frame.receipt["budget"]
+        assert b["spent"] == sum(f["tokens"] for f in r["facts"]) + \
+            sum(c["tokens"] for c in r["beyond"]), (budget, b, r["beyond"])
+        assert b["spent"] == sum(s["spent"] for s in b["segments"].values())
+        assert b["framing"] == _own_lines_tokens(frame), (budget, b)
+
+
+def test_an_empty_memorys_frame_reads_against_no_time(tmp_path):
+    # last in this file: opening another home closes the module's `chat` memory
+    # README: the receipt's `now` is null for an empty memory; the heading gives no time then
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        frame = mem.hydrate("what did Jonas sell", budget=300)
+    assert frame.receipt["now"] is None
+    assert "as of" not in frame.text and "null" not in frame.text, frame.text
+

@@ -1,0 +1,186 @@
+"""A file that only grew is read again whole, and memory holds what that reading gives.
+
+Reading more of a file can change how its earlier part reads: a text turn goes on below its
+first line, a name becomes a speaker once it speaks again, a tool call's result arrives after
+the call. Re-ingesting such a file used to add the new reading's items beside the old ones
+(the turn twice, once cut short; "Tomás: Nice!" inside Priya's turn and on its own; the call
+with "(no result in the transcript)" beside the call with its result). Now the earlier
+reading's items that the new one no longer gives are superseded (tombstoned), so after any
+sequence of appends memory holds what one ingest of the whole file gives.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from attention_cloud import Memory
+from click.testing import CliRunner
+from attention_cloud.cli import main
+
+NO_RESULT = "(no result in the transcript)"
+
+
+def live_items(mem: Memory) -> list[tuple[str, str, str]]:
+    rows = mem.query("item(H), item_text(H, T), item_speaker(H, S)", limit=1000).rows
+    return sorted((r["H"], r["S"], r["T"]) for r in rows)
+
+
+def texts(mem: Memory) -> list[str]:
+    return sorted(t for _, _, t in live_items(mem))
+
+
+@pytest.fixture
+def mem(home: Path):
+    memory = Memory.open(home)
+    yield memory
+    memory.close()
+
+
+def test_a_turn_continued_below_its_first_line_is_one_item(mem: Memory, tmp_path: Path):
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: I signed up for the pottery class.\nTomás: Nice! Which day?\n"
+                    "Priya: Tuesdays.\nTomás: cool\n", encoding="utf-8")
+    mem.ingest([chat])
+    mem.curate()
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write("I will bring snacks for everyone.\n")
+    report = mem.ingest([chat])
+    assert (report.new, report.superseded) == (1, 1)
+    assert texts(mem) == ["I signed up for the pottery class.", "Nice! Which day?",
+                          "Tuesdays.", "cool\nI will bring snacks for everyone."]
+    # the cut-short turn is gone from frames too (its vectors and rungs were built)
+    frame = mem.hydrate("cool", budget=400)
+    sources = [f["source"].rsplit(":", 1)[1] for f in frame.receipt["facts"]]
+    assert "4-5" in sources and "4" not in sources
+    mem.curate()
+    members = {r["H"] for r in mem.query("arc_member(_, H)", limit=100).rows}
+    assert members <= {h for h, _, _ in live_items(mem)}
+
+
+def test_a_name_that_speaks_again_becomes_a_speaker_of_its_own(mem: Memory, tmp_path: Path):
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: I signed up for the pottery class.\nTomás: Nice! Which day?\n"
+                    "Priya: Tuesdays, starting next week.\n", encoding="utf-8")
+    mem.ingest([chat])
+    assert ("Priya", "I signed up for the pottery class. Tomás: Nice! Which day?") in \
+        [(s, " ".join(t.split())) for _, s, t in live_items(mem)]   # one speaker known so far
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write("Tomás: I might join you.\n")
+    report = mem.ingest([chat])
+    assert report.superseded == 1
+    assert [(s, t) for _, s, t in live_items(mem) if "pottery" in t or "Nice" in t] in (
+        [("Priya", "I signed up for the pottery class."), ("Tomás", "Nice! Which day?")],
+        [("Tomás", "Nice! Which day?"), ("Priya", "I signed up for the pottery class.")])
+
+
+def test_a_call_whose_result_arrived_replaces_the_call_without_one(mem: Memory, tmp_path: Path):
+    def record(uuid, role, content):
+        return json.dumps({"type": role, "uuid": uuid, "sessionId": "S", "cwd": "/srv",
+                           "timestamp": "2026-03-02T02:10:00Z",
+                           "message": {"role": role, "content": content}}) + "\n"
+
+    log = tmp_path / "s.jsonl"
+    log.write_text(record("u1", "user", "Why does the nightly build hang?")
+                   + record("a1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                 "input": {"command": "pytest tests/slow"}}]),
+                   encoding="utf-8")
+    mem.ingest([log])
+    assert [t for t in texts(mem) if NO_RESULT in t]
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write(record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
+                                        "content": "Timeout >600s in test_sync"}]))
+    assert mem.ingest([log]).superseded == 1
+    about_the_call = [t for t in texts(mem) if "pytest tests/slow" in t]
+    assert len(about_the_call) == 1 and "Timeout >600s" in about_the_call[0]
+    assert mem.query("relation(H, no_result, true)").rows == []
+
+
+def test_an_edited_file_keeps_its_earlier_items(mem: Memory, tmp_path: Path):
+    """Only a file whose first bytes are those read before supersedes anything: an edited one
+    (or one cut back and written again) leaves its earlier items as they were."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: hello there\nTomás: hi\nPriya: how was Lisbon?\nTomás: sunny\n",
+                    encoding="utf-8")
+    mem.ingest([chat])
+    before = texts(mem)
+    chat.write_text("Priya: hello there!\nTomás: hi\nPriya: how was Lisbon?\nTomás: sunny and "
+                    "warm\nPriya: good\n", encoding="utf-8")
+    report = mem.ingest([chat])
+    assert report.superseded == 0
+    assert set(before) <= set(texts(mem))
+
+
+def test_a_superseded_item_given_again_is_live_again(mem: Memory, tmp_path: Path):
+    chat = tmp_path / "chat.txt"
+    short = "Priya: hello there\nTomás: hi\nPriya: how was Lisbon?\nTomás: sunny\n"
+    chat.write_text(short, encoding="utf-8")
+    mem.ingest([chat])
+    chat.write_text(short + "and warm all week\n", encoding="utf-8")
+    assert mem.ingest([chat]).superseded == 1
+    assert "sunny" not in texts(mem)
+    chat.write_text(short, encoding="utf-8")          # an editor's undo: the file as it was
+    report = mem.ingest([chat])
+    assert report.new == 1 and "sunny" in texts(mem)
+
+
+def test_other_files_are_left_alone(mem: Memory, tmp_path: Path):
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    body = "Priya: hello there\nTomás: hi\nPriya: how was Lisbon?\nTomás: sunny\n"
+    one.write_text(body, encoding="utf-8")
+    (tmp_path / "b").mkdir()
+    two = tmp_path / "b" / "one.txt"            # the same name and text in another folder
+    two.write_text(body, encoding="utf-8")
+    mem.ingest([one, two])
+    with one.open("a", encoding="utf-8") as fh:
+        fh.write("and warm all week\n")
+    assert mem.ingest([one]).superseded == 1
+    rows = mem.query('item_text(H, "sunny"), item_source(H, P)').rows
+    assert [r["P"] for r in rows] == [f"{two}:4"]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_any_run_of_appends_ends_as_one_ingest_of_the_whole(home: Path, tmp_path: Path,
+                                                            seed: int):
+    """The property: a text transcript (multi-line turns, a speaker who joins late, dated
+    sessions) written in random pieces and ingested after each leaves the same live items as
+    one ingest of the whole file."""
+    rng = random.Random(seed)
+    lines = ["## Session 1 — 1:56 pm on 8 May, 2023"]
+    for i in range(18):
+        speaker = rng.choice(["Priya", "Tomás"] if i < 10 else ["Priya", "Tomás", "Dana"])
+        lines.append(f"{speaker}: message {i} about {rng.choice(['pottery', 'Lisbon', 'work'])}")
+        if i == 2 or rng.random() < 0.3:
+            lines.append(f"and a second line {i}")
+        if i == 9:
+            lines.append("## Session 2 — 10:00 am on 12 May, 2023")
+    chat = tmp_path / "chat.txt"
+    chat.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with Memory.open(tmp_path / "whole") as mem:
+        mem.ingest([chat], format="text")
+        whole = live_items(mem)
+    superseded = 0
+    with Memory.open(home) as mem:
+        # one piece ends before a turn's second line: that turn reads differently after it
+        continued = lines.index("and a second line 2")
+        for cut in sorted({continued, *rng.sample(range(4, len(lines)), 6)}) + [len(lines)]:
+            chat.write_text("\n".join(lines[:cut]) + "\n", encoding="utf-8")
+            superseded += mem.ingest([chat], format="text").superseded
+        assert live_items(mem) == whole
+    assert superseded > 0    # the pieces did read differently on the way
+
+
+def test_the_cli_report_says_how_many_were_superseded(home: Path, tmp_path: Path):
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: hello there\nTomás: hi\nPriya: how was Lisbon?\nTomás: sunny\n",
+                    encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(chat), "--home", str(home)]).exit_code == 0
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write("and warm all week\n")
+    result = runner.invoke(main, ["ingest", str(chat), "--home", str(home),
+                                  "--format-output", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["superseded"] == 1

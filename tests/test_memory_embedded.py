@@ -1,0 +1,268 @@
+"""Memory embedded in a real program: calls from several threads, a process forked after
+Memory.open (a web server's preloaded app), a Memory sent to another process, and wrong
+argument types, which must come back as the library's own errors."""
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from attention_cloud import AtcError, Memory, UsageError
+from attention_cloud.home import write_config
+
+SAMPLES = Path(__file__).resolve().parent.parent / "host" / "attention_cloud" / "samples"
+
+
+def _home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    return home
+
+
+def _notes(home: Path) -> list[str]:
+    with Memory.open(home) as mem:
+        rows = mem.query("item_kind(H, note), item_text(H, T)", limit=1000).rows
+    return sorted(row["T"] for row in rows)
+
+
+def _commits(home: Path) -> list[str]:
+    return [line for line in (home / "journal.pl").read_text(encoding="utf-8").splitlines()
+            if line.startswith("commit(")]
+
+
+def test_threads_writing_and_reading_one_memory_at_once(tmp_path):
+    """A server's thread pool: threads remembering, ingesting, hydrating and querying one
+    Memory at once. Before, a second thread's write found the home's lock taken by the first
+    ("another process is writing"), or two threads opened the vector store at once, renamed
+    each other's index files, and a note could be lost."""
+    home = _home(tmp_path)
+    errors: list[BaseException] = []
+    mem = Memory.open(home)
+
+    def run(work) -> None:
+        try:
+            work()
+        except BaseException as exc:  # noqa: BLE001 - collected and shown by the assert
+            errors.append(exc)
+
+    def remember(tag: str) -> None:
+        for i in range(6):
+            assert mem.remember(f"note {tag} {i}", curate=i % 2 == 0).new
+
+    def hydrate() -> None:
+        for _ in range(6):
+            assert mem.hydrate("retry policy", budget=400).text
+
+    def query() -> None:
+        for _ in range(6):
+            mem.query("item_kind(H, K)", limit=20)
+
+    def ingest() -> None:
+        mem.ingest([SAMPLES])
+
+    works = [lambda: remember("a"), lambda: remember("b"), lambda: remember("c"),
+             hydrate, hydrate, query, ingest]
+    threads = [threading.Thread(target=run, args=(w,)) for w in works]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+    finally:
+        mem.close()
+    assert not errors, [f"{type(e).__name__}: {e}" for e in errors]
+    assert _notes(home) == sorted(f"note {t} {i}" for t in "abc" for i in range(6))
+    commits = _commits(home)
+    assert len(commits) == len(set(commits))
+
+
+def test_close_from_another_thread_waits_for_the_call_in_progress(tmp_path):
+    """close() called while another thread is inside a call lets that call finish; the next
+    call gets the documented UsageError, not an error from half-closed indexes."""
+    home = _home(tmp_path)
+    mem = Memory.open(home)
+    mem.ingest([SAMPLES])
+    outcome: list[object] = []
+
+    def work() -> None:
+        try:
+            for _ in range(30):
+                mem.hydrate("webhook idempotency", budget=600)
+            outcome.append("finished")
+        except UsageError:
+            outcome.append("closed")
+        except BaseException as exc:  # noqa: BLE001
+            outcome.append(exc)
+
+    t = threading.Thread(target=work)
+    t.start()
+    mem.close()
+    t.join(120)
+    assert outcome in (["finished"], ["closed"]), outcome
+
+
+_FORKED = textwrap.dedent("""
+    import os, sys, time
+    from attention_cloud import Memory
+    mem = Memory.open(sys.argv[1])
+    mem.remember("before the fork")
+    mem.hydrate("before the fork", budget=300)   # the indexes open in the parent
+    pid = os.fork()
+    who = "child" if pid == 0 else "parent"
+    status = 0
+    try:
+        for i in range(4):
+            mem.remember(f"{who} turn {i}", curate=False)
+            mem.release()
+            time.sleep(0.1)
+        mem.hydrate(f"{who} turn", budget=300)
+        mem.close()
+    except BaseException as exc:
+        print(who, type(exc).__name__, exc, flush=True)
+        status = 3
+    if pid == 0:
+        os._exit(status)
+    _, child = os.waitpid(pid, 0)
+    sys.exit(status or os.waitstatus_to_exitcode(child))
+""")
+
+
+def test_a_forked_worker_writes_beside_its_parent_without_corrupting_the_home(tmp_path):
+    """gunicorn --preload: memory opened, then the process forks, and both write. The child's
+    copy of the lock named the parent's (flock belongs to the shared open file), so both wrote
+    as the writer, into one journal from two stale views (two batches with one number), and a
+    child's close() released the parent's lock. Now each takes the lock for itself, waits for
+    the other's turn (ATC_LOCK_WAIT), and catches up first."""
+    home = _home(tmp_path)
+    run = subprocess.run([sys.executable, "-c", _FORKED, str(home)], capture_output=True,
+                         text=True, timeout=180, env={**os.environ, "ATC_LOCK_WAIT": "20"})
+    assert run.returncode == 0, run.stdout + run.stderr
+    commits = _commits(home)
+    assert len(commits) == len(set(commits)), commits
+    assert _notes(home) == sorted(["before the fork"] + [f"{who} turn {i}" for who in
+                                                         ("child", "parent") for i in range(4)])
+
+
+def test_a_forked_child_that_closes_leaves_the_parents_lock_held(tmp_path):
+    """A child that closes its inherited Memory must not unlock the parent's write lock."""
+    home = _home(tmp_path)
+    script = textwrap.dedent("""
+        import os, sys
+        from attention_cloud import Memory
+        from attention_cloud.home import WriteLock
+        mem = Memory.open(sys.argv[1])
+        mem.remember("the parent writes")
+        pid = os.fork()
+        if pid == 0:
+            mem.close()
+            os._exit(0)
+        os.waitpid(pid, 0)
+        print("free" if WriteLock(mem.home).try_acquire() else "held")
+        mem.close()
+    """)
+    run = subprocess.run([sys.executable, "-c", script, str(home)], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "held"
+
+
+def test_a_memory_sent_to_another_process_is_refused_in_words(memory):
+    """multiprocessing with spawn pickles the arguments: the error says what to do instead
+    of "Can't pickle local object 'CDLL.__init__.<locals>._FuncPtr'"."""
+    with pytest.raises(UsageError, match="open the home there with Memory.open"):
+        pickle.dumps(memory)
+
+
+@pytest.fixture(scope="module")
+def typed_home(tmp_path_factory):
+    home = _home(tmp_path_factory.mktemp("typed"))
+    with Memory.open(home) as mem:
+        mem.remember("the retry policy stops at five attempts")
+    return home
+
+
+_WRONG_TYPES = [
+    ("hydrate budget text", lambda m: m.hydrate("retry", budget="500")),
+    ("hydrate budget None", lambda m: m.hydrate("retry", budget=None)),
+    ("hydrate budget float", lambda m: m.hydrate("retry", budget=100.5)),
+    ("hydrate budget bool", lambda m: m.hydrate("retry", budget=True)),
+    ("hydrate goal None", lambda m: m.hydrate(None)),
+    ("hydrate goal bytes", lambda m: m.hydrate(b"retry")),
+    ("hydrate plane None", lambda m: m.hydrate("retry", plane=None)),
+    ("hydrate ceiling None", lambda m: m.hydrate("retry", ceiling=None)),
+    ("hydrate segments list", lambda m: m.hydrate("retry", segments=["default"])),
+    ("hydrate segments text budget", lambda m: m.hydrate("retry", segments={"default": "a"})),
+    ("hydrate segments negative", lambda m: m.hydrate("retry", segments={"default": -1})),
+    ("hydrate mount int", lambda m: m.hydrate("retry", mount=5)),
+    ("hydrate walk int", lambda m: m.hydrate("retry", walk=3)),
+    ("hydrate rules int", lambda m: m.hydrate("retry", rules=5)),
+    ("query goal None", lambda m: m.query(None)),
+    ("query goal empty", lambda m: m.query("  ")),
+    ("query limit text", lambda m: m.query("true", limit="5")),
+    ("query limit None", lambda m: m.query("true", limit=None)),
+    ("query time_limit text", lambda m: m.query("true", time_limit="5")),
+    ("item None", lambda m: m.item(None)),
+    ("item list", lambda m: m.item(["it_x"])),
+    ("remember goal int", lambda m: m.remember("a new note", goal=3)),
+    ("ingest None", lambda m: m.ingest(None)),
+    ("ingest [None]", lambda m: m.ingest([None])),
+    ("ingest max_file_bytes text", lambda m: m.ingest([SAMPLES], max_file_bytes="5")),
+    ("ingest source int", lambda m: m.ingest([SAMPLES / "2026-01-12-processor-retries.jsonl"],
+                                             source=5)),
+    ("ingest unfinished size text", lambda m: m.ingest([SAMPLES], unfinished={"a.jsonl": "x"})),
+    ("forget None", lambda m: m.forget(None)),
+    ("forget reason None", lambda m: m.forget(["it_x"], reason=None)),
+    ("rules_add None", lambda m: m.rules_add(None, "fixes")),
+    ("reembed int", lambda m: m.reembed(5)),
+    ("set_limits text", lambda m: m.set_limits(time_limit="x")),
+    ("set_limits nan", lambda m: m.set_limits(time_limit=float("nan"))),
+    ("acquire wait text", lambda m: m.acquire(wait="x")),
+    ("open int", lambda m: Memory.open(5)),
+]
+
+
+@pytest.mark.parametrize("call", [c for _, c in _WRONG_TYPES], ids=[n for n, _ in _WRONG_TYPES])
+def test_a_wrong_argument_type_is_a_usage_error_and_changes_nothing(typed_home, call):
+    """Before, these raised TypeError, AttributeError or ValueError from deep inside (or a
+    Prolog type error about the atom 'None'), and set_limits took a NaN time limit."""
+    journal = (typed_home / "journal.pl").read_bytes()
+    mem = Memory.open(typed_home)
+    try:
+        with pytest.raises(UsageError) as caught:
+            call(mem)
+        assert "\n" not in str(caught.value)
+    finally:
+        mem.close()
+    assert (typed_home / "journal.pl").read_bytes() == journal
+
+
+def test_ingest_takes_one_path_given_alone(tmp_path):
+    """``mem.ingest("session.jsonl")`` ingests that file; it was read as a list of
+    one-letter paths ("/: ..." or "s: no such file or directory")."""
+    home = _home(tmp_path)
+    with Memory.open(home) as mem:
+        report = mem.ingest(str(SAMPLES / "2026-01-12-processor-retries.jsonl"))
+        assert report.files == 1 and report.new > 0
+        assert mem.ingest(SAMPLES / "2026-01-13-pan-logging-audit.jsonl").new > 0
+
+
+def test_a_closed_memory_refuses_calls_that_need_no_prolog_too(tmp_path):
+    """README: a closed Memory refuses every call with a UsageError. rules_remove deleted
+    the saved rule, and saved_rule_texts, release and finish_erasure answered."""
+    home = _home(tmp_path)
+    mem = Memory.open(home)
+    mem.rules_add("my_error(H) :- item_kind(H, error).\n", "fixes")
+    mem.close()
+    for call in (lambda: mem.rules_remove("fixes"), mem.saved_rule_texts, mem.release,
+                 mem.finish_erasure, mem.rules_list):
+        with pytest.raises(UsageError, match="this Memory is closed"):
+            call()
+    assert (home / "rules" / "fixes.pl").is_file()
+    mem.close()  # closing again is fine
