@@ -1100,16 +1100,15 @@ add_rule_clause_(M, H) :-
 % goal may use come from. unknown_in_rules_/3 adds the rule that calls it and its file and
 % line. Any other error is thrown as it is.
 unknown_named_(M, E) :-
-    (   unknown_procedure_(M, E, N/A)
-    ->  unknown_hint_(M, N, A, Hint),
-        throw(error(existence_error(procedure, N/A), context(user_code, Hint)))
+    (   user_code_error_(M, E, Formal, Hint)
+    ->  throw(error(Formal, context(user_code, Hint)))
     ;   throw(E)
     ).
 
 unknown_in_rules_(M, Located, E) :-
-    (   unknown_procedure_(M, E, N/A)
-    ->  unknown_hint_(M, N, A, Hint0),
-        (   E = error(_, sandbox(_, Stack)),
+    (   user_code_error_(M, E, Formal, Hint0)
+    ->  (   formal_pi_(Formal, N/A),
+            E = error(_, sandbox(_, Stack)),
             member(_:Caller, Stack),
             functor(Caller, CN, CA),
             CN/CA \== N/A,
@@ -1117,9 +1116,36 @@ unknown_in_rules_(M, Located, E) :-
         ->  format(string(Hint), "called by ~q at ~w; ~w", [CN/CA, Where, Hint0])
         ;   Hint = Hint0
         ),
-        throw(error(existence_error(procedure, N/A), context(user_code, Hint)))
+        throw(error(Formal, context(user_code, Hint)))
     ;   throw(E)
     ).
+
+% user_code_error_(+Module, +Error, -Formal, -Hint): an error of library(sandbox) about user
+% code, said with the predicate as the user wrote it: unknown (existence_error) or refused
+% (permission_error, which named a goal in the user module, `shell(_2892,_2894)' Reachable
+% from: atc_query:shell(A)`, and not why).
+user_code_error_(M, E, existence_error(procedure, N/A), Hint) :-
+    unknown_procedure_(M, E, N/A), !,
+    unknown_hint_(M, N, A, Hint).
+user_code_error_(M, error(permission_error(call, sandboxed, G0), sandbox(_, Stack)),
+                 permission_error(call, sandboxed, N/A), Hint) :-
+    (   G0 = _:G -> true ; G = G0 ),
+    callable(G), G \= _/_,
+    (   member(M:Called, Stack),        % the call as written (shell/1, not the shell/2 it runs)
+        functor(Called, N, A),
+        \+ rule_defined_(M, N/A)
+    ->  true
+    ;   functor(G, N, A)
+    ),
+    Hint = "refused in queries and rules; README, \"Security\"".
+
+rule_defined_(M, N/A) :-
+    functor(H, N, A),
+    current_predicate(M:N/A),
+    \+ predicate_property(M:H, imported_from(_)).
+
+formal_pi_(existence_error(procedure, PI), PI).
+formal_pi_(permission_error(call, sandboxed, PI), PI).
 
 unknown_procedure_(M, error(existence_error(procedure, What), _), N/A) :-
     (   What = M:G, callable(G) -> functor(G, N, A)

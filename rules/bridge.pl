@@ -30,6 +30,9 @@ error_message(error(python_error(Type, Text), _), Message) :-
 error_message(error(existence_error(procedure, PI), context(user_code, Hint)), Message) :-
     string(Hint), !,                    % rules/api.pl's unknown_named_/2: no DWIM of `user'
     format(string(Message), "Unknown procedure: ~q (~w)", [PI, Hint]).
+error_message(error(permission_error(call, sandboxed, PI), context(user_code, Hint)), Message) :-
+    string(Hint), !,                    % rules/api.pl's unknown_named_/2, for a refused call
+    format(string(Message), "No permission to call sandboxed `~q' (~w)", [PI, Hint]).
 error_message(Error, Message) :-
     (   catch('$messages':translate_message(Error, Lines0, []), _, fail)
     ->  true

@@ -256,3 +256,28 @@ def test_a_plane_naming_a_segment_memory_does_not_hold_says_so(home, tmp_path):
     assert f"atc: note: {note}" in out.stderr
     fine = atc("hydrate", "retries", "--format", "json", home=home)
     assert not any("does not hold" in n for n in json.loads(fine.stdout)["receipt"]["notes"])
+
+
+@pytest.mark.parametrize("goal,expected", [
+    ('shell("ls")', "No permission to call sandboxed `shell/1' (refused in queries and rules; "
+                    "README, \"Security\")"),
+    ("item(H), open('/etc/passwd', read, S)", "No permission to call sandboxed `open/3'"),
+    ("process_create(path(ls), [], [])", "`process_create/3'"),
+])
+def test_a_refused_call_is_named_as_written_with_where_to_read_why(ruled_home, goal, expected):
+    """It read "No permission to call sandboxed `shell(_2892,_2894)' Reachable from:
+    atc_query:shell(A)": the primitive it runs, its variables and a module the user never
+    wrote (process_create/3 showed as '$current_module'/2's refusal)."""
+    message = one_line(atc("query", goal, home=ruled_home))
+    assert expected in message, message
+    assert "atc_query" not in message and "_2" not in message
+
+
+def test_a_refused_call_in_a_rule_names_the_rule_file_and_line(ruled_home, tmp_path):
+    rules = tmp_path / "writes.pl"
+    rules.write_text("a(X) :- b(X).\nb(X) :- c(X).\n\nc(X) :- open(X, write, _).\n",
+                     encoding="utf-8")
+    message = one_line(atc("query", "a(X)", "--rules", str(rules), home=ruled_home))
+    assert f"`open/3' (called by c/1 at {rules}:4; refused in queries and rules" in message
+    message = one_line(atc("rules", "add", str(rules), home=ruled_home))
+    assert "rule writes rejected" in message and f"{rules}:4" in message
