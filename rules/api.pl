@@ -6,8 +6,8 @@
             api_ingest_with_marks/3,    % +Items, +Marks, -Counts
             api_watermarks/2,           % +Sources, -Marks
             api_session_pointers/2,     % +Sessions, -Pairs
-            api_load_rules/3,           % +Text, +Module, -Module
-            api_load_rules/4,           % +Text, +Module, +Options, -Module
+            api_load_rules/3,           % +Sources, +Module, -Module
+            api_load_rules/4,           % +Sources, +Module, +Options, -Module
             api_rule_predicates/2,      % +Text, -Indicators
             api_query/4,                % +GoalText, +Options, -Solutions, -More
             api_stopped/1,              % -Reason
@@ -33,7 +33,7 @@
             api_reader_query/5,         % +Reader, +GoalText, +Options, -Solutions, -More
             api_reader_hydrate/4,       % +Reader, +Goal, +Options, -Frame
             api_reader_describe/4,      % +Reader, +Handle, +Level, -Record
-            api_reader_rules/2,         % +Text, -Module
+            api_reader_rules/2,         % +Sources, -Module
 
             api_prepare_write/0,
             api_release/0,
@@ -57,7 +57,16 @@
 :- use_module(hydrate, []).           % hydrate/3 comes confined from memory
 :- use_module(attention_api, []).
 :- use_module(tms, [belief_support/3, tms_item_changed/4]).
-:- use_module(memory, except([relation/3, provenance/2])).   % journal's and ladder's here
+:- use_module(memory, except([relation/3, provenance/2,     % journal's and ladder's here
+                               item_kind/2, item_role/2, item_session/2, item_segment/2,
+                               item_time/2, rung/3, rung_tokens/3, distilled/3,
+                               arc_session/2,
+                               nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
+                               cell_neighbours/2, cell_path/3, cell_region/3,
+                               goal_time_window/4, items_between/3, items_between/4,
+                               goal_speaker/2])).
+                                        % jump's, cells' and when's here, without the
+                                        % wrappers that name them in their errors
 :- use_module(cells).
 :- use_module(grants).
 :- use_module(grantee_view, [grantee_view_run/2]).
@@ -370,19 +379,46 @@ api_query(Text, Options, Solutions, More) :-
 
 query_(Text, Module, Limit, Options, Solutions, More) :-
     text_nesting_checked(Text),
-    term_string(Goal, Text, [variable_names(Bindings), module(Module)]),
+    goal_read_(Text, Module, Goal, Bindings),
     (   callable(Goal) -> true ; type_error(callable, Goal) ),
     user_code_vet_(Goal),
-    safe_goal(Module:Goal),
+    catch(safe_goal(Module:Goal), E, unknown_named_(Module, E)),
     Max is Limit + 1,
     Budget = budget(Options.get(answer_cells, 1000000)),
     Depth = Options.get(answer_depth, 100),
-    findall(Row,
-            limit(Max, ( Module:Goal, bindings_row_(Bindings, Budget, Depth, Row) )),
-            Rows),
+    catch(findall(Row,
+                  limit(Max, ( Module:Goal, bindings_row_(Bindings, Budget, Depth, Row) )),
+                  Rows),
+          E2, unknown_named_(Module, E2)),
     (   length(Rows, N), N > Limit
     ->  length(Solutions, Limit), append(Solutions, _, Rows), More = true
     ;   Solutions = Rows, More = false
+    ).
+
+% goal_read_(+Text, +Module, -Goal, -Bindings): the one goal Text holds. term_string/3 read
+% the first term and dropped the rest, so `item(H). item_kind(H, error)` ran `item(H)` alone,
+% and an empty text was the goal end_of_file ("procedure end_of_file/0 does not exist").
+goal_read_(Text, Module, Goal, Bindings) :-
+    term_string(Goal, Text, [variable_names(Bindings), module(Module)]),
+    (   Goal == end_of_file
+    ->  throw(error(query_text(empty), _))
+    ;   string_concat(Text, "\n.", Closed),       % a goal need not end in a full stop
+        setup_call_cleanup(open_string(Closed, S),
+                           ( read_term(S, _, [module(Module)]), after_goal_(S, Module) ),
+                           close(S))
+    ).
+
+% after_goal_(+Stream, +Module): nothing but the closing full stop follows the goal (the one
+% appended, met as a clause with no term when the goal had its own), else there is more.
+after_goal_(S, Module) :-
+    catch(read_term(S, T, [module(Module)]), E, true),
+    (   nonvar(E)
+    ->  (   E = error(syntax_error(end_of_clause), _) -> true
+        ;   throw(error(query_text(more_than_one_goal), _))
+        )
+    ;   T == end_of_file
+    ->  true
+    ;   throw(error(query_text(more_than_one_goal), _))
     ).
 
 % Each answer is measured before it is copied out of the proof: cyclic, too deep or, with the
@@ -420,9 +456,36 @@ name_variable_('$VAR'(Name), I, I1) :-
     ),
     I1 is I + 1.
 
-binding_out_(Name, true, Out, Name-Out) :- !.
+binding_out_(Name, true, Value, Name-Out) :- !,
+    ground_out_(Value, Out).
 binding_out_(Name, false, Value, Name-Out) :-
-    format(string(Out), "~W", [Value, [quoted(true), numbervars(true), portray(true)]]).
+    answer_text_(Value, Out).
+
+answer_text_(Value, Text) :-
+    format(string(Text), "~W", [Value, [quoted(true), numbervars(true), portray(true)]]).
+
+% ground_out_(+Value, -Out): a ground answer as the host shows it. Atoms, strings, numbers,
+% proper lists, pairs (K-V: `Handle-Score` hits) and dicts keep their shape; any other compound
+% is its quoted text, written as a value with variables is. The host's converter wrote
+% f("x y", 'A') as `f(x y, A)`: a variable A to the reader, and a string's comma read as
+% another argument.
+ground_out_(V, V) :-
+    atomic(V), !.
+ground_out_(V, Out) :-
+    is_list(V), !,
+    maplist(ground_out_, V, Out).
+ground_out_(K-V, K1-V1) :- !,
+    ground_out_(K, K1),
+    ground_out_(V, V1).
+ground_out_(V, Out) :-
+    is_dict(V, Tag), !,
+    dict_pairs(V, Tag, Pairs),
+    pairs_keys_values(Pairs, Keys, Values),
+    maplist(ground_out_, Values, Outs),
+    pairs_keys_values(OutPairs, Keys, Outs),
+    dict_pairs(Out, Tag, OutPairs).
+ground_out_(V, Out) :-
+    answer_text_(V, Out).
 
 % answer_cost_(+Term, +Depth, +MaxDepth, +Left0, -Left): Left0 cells minus Term's cost.
 % Lists are walked along their spine, so a long list is not a deep term.
@@ -632,6 +695,10 @@ prolog:error_message(answer_limit(integer, Digits)) -->
     [ 'answer holds an integer of more than ~D digits and cannot be returned'-[Digits] ].
 prolog:error_message(answer_limit(size, cells)) -->
     [ 'answers too large to return (answer_cells limit); narrow the goal or lower --limit'-[] ].
+prolog:error_message(query_text(empty)) -->
+    [ 'the goal is empty' ].
+prolog:error_message(query_text(more_than_one_goal)) -->
+    [ 'the text holds more than one goal: join goals with a comma (`item(H), item_kind(H, K)`), not a full stop' ].
 prolog:error_message(nesting_limit(Max)) -->
     [ 'text nests brackets more than ~D deep'-[Max] ].
 prolog:error_message(rules_limit(bytes, Max)) -->
@@ -883,47 +950,86 @@ limit_abort_(Token, Why) :-
 		 *         USER RULES           *
 		 *******************************/
 
-%!  api_load_rules(+Text:string, +Module, -Module) is det.
-%!  api_load_rules(+Text:string, +Module, +Options:dict, -Module) is det.
+%!  api_load_rules(+Sources, +Module, -Module) is det.
+%!  api_load_rules(+Sources, +Module, +Options:dict, -Module) is det.
 %
-%   Load the clauses in Text into the user module Module (made or emptied first by
-%   memory_user_module/1), then check every predicate it defines with library(sandbox).
-%   Text is read as data first and every term vetted: no directive but `:- discontiguous
-%   Name/Arity`, no clause for another module or for a compiler hook, no refused builtin (see
-%   api_query/4). Nothing of Text runs while it loads. On any error nothing stays loaded and
-%   the error names the reason. Loading runs under the limits of api_query/4 (Options), and
-%   Text may be at most Options.rules_bytes (default 1,000,000) bytes long.
+%   Load the clauses of Sources into the user module Module (made or emptied first by
+%   memory_user_module/1), then check every predicate they define with library(sandbox).
+%   Sources is a list of Name-Text (Name the file the user knows the text by, Text a string),
+%   or one Text (named `rules`). Each text is read on its own, as data first, and every term
+%   vetted: no directive but `:- discontiguous Name/Arity`, no clause for another module or for
+%   a compiler hook, no refused builtin (see api_query/4). A syntax error or a refused term
+%   names its source and line (`fixes.pl:4:17: Syntax error: ...`): the line in that file,
+%   not in the texts joined. Nothing of Sources runs while it loads. On any error nothing
+%   stays loaded and the error names the reason. Loading runs under the limits of
+%   api_query/4 (Options), and the texts may be at most Options.rules_bytes (default
+%   1,000,000) bytes long together.
 %   @error permission_error(call, sandboxed, Goal) for unsafe code; syntax_error
 %   @error rules_directive(D), rules_clause(Why, Head), rules_limit(bytes, Max)
 
-api_load_rules(Text, Module, Module) :-
-    api_load_rules(Text, Module, _{}, Module).
+api_load_rules(Sources, Module, Module) :-
+    api_load_rules(Sources, Module, _{}, Module).
 
-api_load_rules(Text, Module, Options, Module) :-
-    must_be(string, Text),
+api_load_rules(Sources0, Module, Options, Module) :-
+    rule_sources_(Sources0, Sources),
     must_be(atom, Module),
     MaxBytes = Options.get(rules_bytes, 1000000),
-    string_length(Text, Len),
+    foldl(source_length_, Sources, 0, Len),
     (   Len > MaxBytes -> throw(error(rules_limit(bytes, MaxBytes), _)) ; true ),
     memory_user_module(Module),
-    catch(within_limits_(Options, load_rules_(Text, Module)),
+    catch(within_limits_(Options, load_rules_(Sources, Module)),
           E,
           ( memory_user_module(Module), throw(E) )).
 
-load_rules_(Text, M) :-
-    text_nesting_checked(Text),
-    setup_call_cleanup(open_string(Text, S), read_rule_terms_(S, M, Terms), close(S)),
-    maplist(vet_rule_term_, Terms),
+rule_sources_(Text, [rules-Text]) :-
+    string(Text), !.
+rule_sources_(Sources, Sources) :-
+    must_be(list, Sources),
+    forall(member(S, Sources),
+           (   S = Name-Text, atomic(Name), string(Text)
+           ->  true
+           ;   type_error(rules_source, S)
+           )).
+
+source_length_(_-Text, L0, L) :-
+    string_length(Text, N),
+    L is L0 + N.
+
+load_rules_(Sources, M) :-
+    maplist(source_terms_(M), Sources, TermLists),
+    append(TermLists, Located),
+    pairs_values(Located, Terms),
     maplist(add_rule_term_(M), Terms),
-    forall(user_predicate_(M, Head), safe_goal(M:Head)).
+    forall(user_predicate_(M, Head),
+           catch(safe_goal(M:Head), E, unknown_in_rules_(M, Located, E))).
+
+% source_terms_(+Module, +Name-Text, -Terms): the terms of one source, read from a stream that
+% carries its name (a syntax error reads `Name:Line:Col: ...`) and each vetted, an error that
+% says nothing of where naming the source and the term's line.
+source_terms_(M, Name-Text, Terms) :-
+    text_nesting_checked(Text),
+    setup_call_cleanup(( open_string(Text, S), set_stream(S, file_name(Name)) ),
+                       read_rule_terms_(S, M, Terms0),
+                       close(S)),
+    maplist(vet_rule_term_at_(Name), Terms0, Terms).
+
+% vet_rule_term_at_(+Source, +Line-Term, -Where-Term): Term vetted; Where is Source:Line.
+vet_rule_term_at_(Name, Line-T, (Name:Line)-T) :-
+    catch(vet_rule_term_(T), error(Formal, Context),
+          (   var(Context)
+          ->  throw(error(Formal, file(Name, Line, -1, 0)))
+          ;   throw(error(Formal, Context))
+          )).
 
 read_rule_terms_(S, M, Terms) :-
-    read_term(S, T, [module(M), syntax_errors(error)]),
+    read_term(S, T, [module(M), syntax_errors(error), term_position(Pos)]),
     (   T == end_of_file
     ->  Terms = []
-    ;   Terms = [T|Rest],
+    ;   stream_position_data(line_count, Pos, Line),
+        Terms = [Line-T|Rest],
         read_rule_terms_(S, M, Rest)
     ).
+
 
 vet_rule_term_(T) :-
     var(T), !,
@@ -985,6 +1091,90 @@ add_rule_clause_(M, (H :- B0)) :- !,
     assertz(M:(H :- B)).
 add_rule_clause_(M, H) :-
     assertz(M:H).
+
+% A predicate user code calls that its module cannot see: library(sandbox) names it as a goal
+% in the user module (`procedure `atc_query:item_kind(A)' does not exist`), which says nothing
+% of the vocabulary and shows a module the user never wrote. unknown_named_/2 throws
+% existence_error(procedure, Name/Arity) instead, context(user_code, Hint): Hint names the
+% same name at other arities the goal could mean (`item_kind/2`), else says where the names a
+% goal may use come from. unknown_in_rules_/3 adds the rule that calls it and its file and
+% line. Any other error is thrown as it is.
+unknown_named_(M, E) :-
+    (   user_code_error_(M, E, Formal, Hint)
+    ->  throw(error(Formal, context(user_code, Hint)))
+    ;   throw(E)
+    ).
+
+unknown_in_rules_(M, Located, E) :-
+    (   user_code_error_(M, E, Formal, Hint0)
+    ->  (   formal_pi_(Formal, N/A),
+            E = error(_, sandbox(_, Stack)),
+            member(_:Caller, Stack),
+            functor(Caller, CN, CA),
+            CN/CA \== N/A,
+            rule_location_(Located, CN/CA, Where)
+        ->  format(string(Hint), "called by ~q at ~w; ~w", [CN/CA, Where, Hint0])
+        ;   Hint = Hint0
+        ),
+        throw(error(Formal, context(user_code, Hint)))
+    ;   throw(E)
+    ).
+
+% user_code_error_(+Module, +Error, -Formal, -Hint): an error of library(sandbox) about user
+% code, said with the predicate as the user wrote it: unknown (existence_error) or refused
+% (permission_error, which named a goal in the user module, `shell(_2892,_2894)' Reachable
+% from: atc_query:shell(A)`, and not why).
+user_code_error_(M, E, existence_error(procedure, N/A), Hint) :-
+    unknown_procedure_(M, E, N/A), !,
+    unknown_hint_(M, N, A, Hint).
+user_code_error_(M, error(permission_error(call, sandboxed, G0), sandbox(_, Stack)),
+                 permission_error(call, sandboxed, N/A), Hint) :-
+    (   G0 = _:G -> true ; G = G0 ),
+    callable(G), G \= _/_,
+    (   member(M:Called, Stack),        % the call as written (shell/1, not the shell/2 it runs)
+        functor(Called, N, A),
+        \+ rule_defined_(M, N/A)
+    ->  true
+    ;   functor(G, N, A)
+    ),
+    Hint = "refused in queries and rules; README, \"Security\"".
+
+rule_defined_(M, N/A) :-
+    functor(H, N, A),
+    current_predicate(M:N/A),
+    \+ predicate_property(M:H, imported_from(_)).
+
+formal_pi_(existence_error(procedure, PI), PI).
+formal_pi_(permission_error(call, sandboxed, PI), PI).
+
+unknown_procedure_(M, error(existence_error(procedure, What), _), N/A) :-
+    (   What = M:G, callable(G) -> functor(G, N, A)
+    ;   What = M:N/A
+    ;   What = N/A, atom(N), integer(A)
+    ).
+
+unknown_hint_(M, N, A, Hint) :-
+    findall(N/A2, ( current_predicate(M:N/A2), A2 \== A ), Near0),
+    findall(N/A2, ( current_predicate(system:N/A2), A2 \== A ), Near1),
+    append(Near0, Near1, Near2),
+    sort(Near2, Near),
+    (   Near \== []
+    ->  maplist(pi_text_, Near, Texts),
+        atomic_list_concat(Texts, ' or ', Shown),
+        format(string(Hint), "did you mean ~w?", [Shown])
+    ;   Hint = "not a builtin, not in the query vocabulary (README, \"Querying memory with \c
+                Prolog\") and not defined by a rules file"
+    ).
+
+pi_text_(PI, Text) :-
+    format(string(Text), "~q", [PI]).
+
+% rule_location_(+Located, +Name/Arity, -Where): Source:Line of the first clause for Name/Arity.
+rule_location_(Located, N/A, Where) :-
+    member(Where-T, Located),
+    rule_head_(T, H),
+    callable(H),
+    functor(H, N, A), !.
 
 %!  api_rule_predicates(+Text:string, -Indicators:list) is det.
 %   Name/Arity of every predicate Text defines (read as data, not loaded).
@@ -1085,13 +1275,13 @@ api_reader_query(Reader, Text, Options, Solutions, More) :-
     grantee_module_(Module),
     grantee_view_run(Reader, api_query(Text, Options.put(module, Module), Solutions, More)).
 
-%!  api_reader_rules(+Text, -Module) is det.
-%   Load rules text (checked as api_load_rules/4 checks it) into the grantee user module
+%!  api_reader_rules(+Sources, -Module) is det.
+%   Load rules (Name-Text sources or one text, checked as api_load_rules/4 checks them) into the grantee user module
 %   `grantee_rules`, whose vocabulary is the filtered view.
-api_reader_rules(Text, Module) :-
+api_reader_rules(Sources, Module) :-
     Module = grantee_rules,
     grantee_module_(Module),
-    api_load_rules(Text, Module, Module).
+    api_load_rules(Sources, Module, Module).
 
 grantee_module_(M) :-
     (   memory_is_user_module(M)

@@ -27,6 +27,12 @@ prolog:error_message(python_error(Type, Message)) -->
 error_message(error(python_error(Type, Text), _), Message) :-
     atom(Type), string(Text), !,        % one wording on both backends (janus has its own rule)
     format(string(Message), "Python ~w: ~w", [Type, Text]).
+error_message(error(existence_error(procedure, PI), context(user_code, Hint)), Message) :-
+    string(Hint), !,                    % rules/api.pl's unknown_named_/2: no DWIM of `user'
+    format(string(Message), "Unknown procedure: ~q (~w)", [PI, Hint]).
+error_message(error(permission_error(call, sandboxed, PI), context(user_code, Hint)), Message) :-
+    string(Hint), !,                    % rules/api.pl's unknown_named_/2, for a refused call
+    format(string(Message), "No permission to call sandboxed `~q' (~w)", [PI, Hint]).
 error_message(Error, Message) :-
     (   catch('$messages':translate_message(Error, Lines0, []), _, fail)
     ->  true

@@ -99,22 +99,22 @@ object_seen_(O) :-
 %!  item(?H) is nondet.
 item(H) :- grantee_view_reader(_), atc_journal:item(H), seen_(H, _).
 %!  item_kind(?H, ?Kind) is nondet.
-item_kind(H, K) :- atc_journal:item_kind(H, K), seen_(H, _).
+item_kind(H, K) :- atom_arg_(K, K1), atc_journal:item_kind(H, K1), seen_(H, _).
 %!  item_role(?H, ?Role) is nondet.
-item_role(H, R) :- atc_journal:item_role(H, R), seen_(H, _).
+item_role(H, R) :- atom_arg_(R, R1), atc_journal:item_role(H, R1), seen_(H, _).
 %!  item_speaker(?H, ?Name) is nondet.
 item_speaker(H, N) :- atc_journal:item_speaker(H, N), seen_(H, _).
 %!  item_goal(?H, ?Goal) is nondet.
 %   Verbatim text: only for a reader who sees H at L0.
 item_goal(H, G) :- atc_journal:item_goal(H, G), seen_at_(H, l0).
 %!  item_session(?H, ?S) is nondet.
-item_session(H, S) :- atc_journal:item_session(H, S), seen_(H, _).
+item_session(H, S) :- atom_arg_(S, S1), atc_journal:item_session(H, S1), seen_(H, _).
 %!  item_time(?H, ?T) is nondet.
-item_time(H, T) :- atc_journal:item_time(H, T), seen_(H, _).
+item_time(H, T) :- string_arg_(T, T1), atc_journal:item_time(H, T1), seen_(H, _).
 %!  item_seq(?H, ?N) is nondet.
 item_seq(H, N) :- atc_journal:item_seq(H, N), seen_(H, _).
 %!  item_segment(?H, ?S) is nondet.
-item_segment(H, S) :- atc_journal:item_segment(H, S), seen_(H, _).
+item_segment(H, S) :- atom_arg_(S, S1), atc_journal:item_segment(H, S1), seen_(H, _).
 %!  item_source(?H, ?Pointer) is nondet.
 item_source(H, P) :- atc_journal:item_source(H, P), seen_(H, _).
 %!  item_source_name(?H, ?Name) is nondet.
@@ -123,7 +123,9 @@ item_source_name(H, N) :- atc_journal:item_source_name(H, N), seen_(H, _).
 %   L0: only for a reader who sees H at L0.
 item_text(H, T) :- atc_journal:item_text(H, T), seen_at_(H, l0).
 %!  relation(?S, ?P, ?O) is nondet.
-relation(S, P, O) :- atc_journal:relation(S, P, O), seen_(S, _), object_seen_(O).
+relation(S0, P0, O0) :-
+    atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
+    atc_journal:relation(S, P, O), seen_(S, _), object_seen_(O).
 
 %!  cell(?C) is nondet.
 %   Cells (rules/cells.pl) whose every member the reader sees (visible/3 treats a cell as a
@@ -160,16 +162,24 @@ cell_region(C, D, Cells) :-
 cell_hot(C, S) :- grantee_view_reader(P), atc_cells:cell_hot_as(P, C, S), seen_(C, _).
 
 seen_pair_(C-_) :- seen_(C, _).
+
+% A bound argument as the journal stores it, as atc_memory reads it (journal_atom_arg/2).
+atom_arg_(X, Y) :- atc_journal:journal_atom_arg(X, Y).
+string_arg_(X, Y) :- atc_journal:journal_string_arg(X, Y).
 seen_cell_(C) :- seen_(C, _).
 
 %!  rung(?Id, ?Level, ?Text) is nondet.
 %   Only rungs at or below the reader's ceiling for Id.
-rung(Id, L, T) :- atc_ladder:rung(Id, L, T), seen_at_(Id, L).
+rung(Id0, L0, T) :-
+    atom_arg_(Id0, Id), atom_arg_(L0, L), atc_ladder:rung(Id, L, T), seen_at_(Id, L).
 %!  rung_tokens(?Id, ?Level, ?N) is nondet.
-rung_tokens(Id, L, N) :- atc_ladder:rung_tokens(Id, L, N), seen_at_(Id, L).
+rung_tokens(Id0, L0, N) :-
+    atom_arg_(Id0, Id), atom_arg_(L0, L), atc_ladder:rung_tokens(Id, L, N), seen_at_(Id, L).
 %!  distilled(?Id, ?Field, ?Value) is nondet.
 %   The structured L2: for a reader who sees Id at L2 or more detailed.
-distilled(Id, F, V) :- atc_ladder:distilled(Id, F, V), seen_at_(Id, l2).
+distilled(Id0, F0, V0) :-
+    atom_arg_(Id0, Id), atom_arg_(F0, F), string_arg_(V0, V),
+    atc_ladder:distilled(Id, F, V), seen_at_(Id, l2).
 %!  provenance(?Id, ?H) is nondet.
 provenance(Id, H) :- atc_ladder:provenance(Id, H), seen_(Id, _), seen_(H, _).
 %!  arc(?A) is nondet.
@@ -179,7 +189,7 @@ arc_member(A, H) :- atc_ladder:arc_member(A, H), seen_(A, _), seen_(H, _).
 %!  arc_goal(?A, ?G) is nondet.
 arc_goal(A, G) :- atc_ladder:arc_goal(A, G), seen_at_(A, l0).
 %!  arc_session(?A, ?S) is nondet.
-arc_session(A, S) :- atc_ladder:arc_session(A, S), seen_(A, _).
+arc_session(A, S) :- atom_arg_(S, S1), atc_ladder:arc_session(A, S1), seen_(A, _).
 %!  item_arc(?H, ?A) is nondet.
 item_arc(H, A) :- atc_ladder:item_arc(H, A), seen_(H, _), seen_(A, _).
 %!  rollup(?R, ?S) is nondet.
@@ -196,6 +206,7 @@ nearest(Q, K, Hits) :-
     integer(K), !,
     nearest(Q, K, [], Hits).
 nearest(Q, H, S) :-
+    atc_jump:nearest_handle_arg(H),
     nearest(Q, 50, [], Hits),
     member(H-S, Hits).
 

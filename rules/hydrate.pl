@@ -291,13 +291,50 @@ anchor_meta_(window(From, To, Phrase), _{phrase: Phrase, from: F, to: T}) :-
     format_time(string(F), '%FT%TZ', From, posix),
     format_time(string(T), '%FT%TZ', To, posix).
 
-% A user rules module may define its own planes (plane/2, plane_segment/3).
+% A user rules module may define its own planes (plane/2, plane_segment/3). A user plane
+% without plane_segment/3 clauses of its own takes every segment ('*'), as when the module
+% defines none: a rules file splitting one plane's segments left its other planes none.
 plane_settings_(Module, Plane, Settings) :-
     (   user_plane_(Module, Plane, S0)
     ->  plane(default, Defaults),
-        Settings = Defaults.put(S0)
+        (   catch(Settings = Defaults.put(S0), _, fail)
+        ->  true
+        ;   throw(error(plane_setting(Plane, settings, 'a dict of settings', S0), _))
+        ),
+        dict_pairs(Settings, _, Pairs),
+        forall(member(Key-Value, Pairs), plane_setting_checked_(Plane, Key, Value))
     ;   plane(Plane, Settings)
     ).
+
+% A user plane's settings, each checked before the frame reads it: `seeds: foo` was `is/2:
+% Arithmetic: foo/0 is not a function`, naming neither the plane nor the setting, and a key
+% the frame does not read (`seed: 3`) was ignored.
+plane_setting_checked_(Plane, Key, Value) :-
+    (   plane_setting_type_(Key, Type, Expected)
+    ->  (   is_of_type(Type, Value)
+        ->  true
+        ;   throw(error(plane_setting(Plane, Key, Expected, Value), _))
+        )
+    ;   throw(error(plane_setting(Plane, Key, 'one of seeds, fact_cap, depth, walk, \c
+                                 trajectory, breadcrumbs', Key), _))
+    ).
+
+plane_setting_type_(seeds, nonneg, 'a count').
+plane_setting_type_(fact_cap, nonneg, 'a count').
+plane_setting_type_(depth, nonneg, 'a count of hops').
+plane_setting_type_(walk, callable, 'entity_walk or rule(Name)').
+plane_setting_type_(trajectory, between(0.0, 1.0), 'a number from 0 to 1').
+plane_setting_type_(breadcrumbs, between(0.0, 1.0), 'a number from 0 to 1').
+
+:- multifile prolog:error_message//1.
+prolog:error_message(plane_setting(Plane, settings, Expected, Value)) --> !,
+    [ 'plane ~q: its settings must be ~w, not ~W'-
+      [Plane, Expected, Value, [quoted(true), max_depth(6)]] ].
+prolog:error_message(plane_setting(Plane, Key, Expected, Key)) --> !,
+    [ 'plane ~q: no setting ~q (~w)'-[Plane, Key, Expected] ].
+prolog:error_message(plane_setting(Plane, Key, Expected, Value)) -->
+    [ 'plane ~q: ~q must be ~w, not ~W'-
+      [Plane, Key, Expected, Value, [quoted(true), max_depth(6)]] ].
 
 user_plane_(Module, Plane, Settings) :-
     Module \== none,
@@ -306,7 +343,8 @@ user_plane_(Module, Plane, Settings) :-
 
 plane_segment_(Module, Plane, S, Share) :-
     (   user_plane_(Module, Plane, _)
-    ->  (   current_predicate(Module:plane_segment/3)
+    ->  (   current_predicate(Module:plane_segment/3),
+            once(Module:plane_segment(Plane, _, _))
         ->  Module:plane_segment(Plane, S, Share)
         ;   S = '*', Share = 1
         )
@@ -1483,13 +1521,25 @@ user_walk_(Module, Reader, Name, Segment, Seeds, Expanded) :-
     findall(Id-S, member(c(Id, S, _, _, _), Seeds), SeedPairs),
     atom_concat('rule:', Name, By),
     catch(findall(c(N, S, By, 1, near),
-                  ( call(Module:Name, SeedPairs, N-S0),
+                  ( call(Module:Name, SeedPairs, Out),
+                    walk_yield_(Out, N, S0),
                     item(N), in_segment_(N, Segment), readable_(Reader, N),
                     S is min(1.0, max(0.0, S0)) ),
                   Found0),
           E,
           throw(error(walk_rule_failed(Name, E), _))),
     best_per_id_(Found0, Expanded).
+
+% walk_yield_(+Out, -Handle, -Score): what a walk rule yielded, Handle-Score (a handle given
+% as a string read as the atom it names). A rule that yields a bare handle, or a pair whose
+% score is no number, was called with Handle-Score to unify and added nothing, silently.
+walk_yield_(Out, N, S) :-
+    (   nonvar(Out), Out = N0-S, atom_or_string_(N0), number(S)
+    ->  atom_string(N, N0)
+    ;   type_error('Handle-Score (a handle and a number)', Out)
+    ).
+
+atom_or_string_(X) :- ( atom(X) ; string(X) ), !.
 
 % Seeds first, then what the walk found and the reserve of further hits, best first: a walk
 % neighbour carries its seed's score times the strength of the link, so a strongly relevant

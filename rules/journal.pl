@@ -32,7 +32,9 @@
             journal_stats/1,            % -Stats
             journal_segment/1,          % ?Segment
             journal_speakers/1,         % -Names
-            journal_item_speakers/2     % +Handles, -Pairs
+            journal_item_speakers/2,    % +Handles, -Pairs
+            journal_atom_arg/2,         % ?Arg, -Stored
+            journal_string_arg/2        % ?Arg, -Stored
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -95,6 +97,19 @@ atc_store:durable_predicate(atc_journal:forgotten_/5).
 item(H) :-
     item_(H, _, _, _, _, _, _, _, _, _),
     \+ tombstone_(H, _, _).
+
+%!  journal_atom_arg(?Arg, -Stored) is det.
+%!  journal_string_arg(?Arg, -Stored) is det.
+%
+%   An argument of a user's goal as the journal stores it: an atom (a kind, a segment, a
+%   relation's object) given as a string, or a string (a time) given as an atom, is converted;
+%   anything else is Stored as it is. The query vocabulary (atc_memory, atc_grantee_view)
+%   looks bound arguments up through these, so `item_kind(H, "error")` is no silent `false`.
+journal_atom_arg(X, Y) :-
+    (   string(X) -> atom_string(Y, X) ; Y = X ).
+
+journal_string_arg(X, Y) :-
+    (   atom(X) -> atom_string(X, Y) ; Y = X ).
 
 %!  item_kind(?Handle, ?Kind) is nondet.
 %   Kind is one of user_goal, conclusion, file_op, error, tool_result, turn.

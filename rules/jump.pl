@@ -6,7 +6,8 @@
             similarity/4,               % +Query, +Records, +K, -Pairs
             similarity_within/4,        % +Query, +Groups, +K, -Pairs
             similarity_within_texts/4,  % +Query, +Groups, +K, -Pairs
-            jump_available/1            % +Options
+            jump_available/1,           % +Options
+            nearest_handle_arg/1        % @Arg
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -35,15 +36,31 @@ declare a recency fallback instead of pretending relevance.
 %
 %   With an integer K: Hits is a list of Handle-Score, best first, at most K long.
 %   Otherwise: one Handle-Score per solution, best first (from the best 50).
-%   Query is text (a string) or a handle (an atom) whose stored vector is used.
+%   Query is text (a string) or a handle (an atom) whose stored vector is used; a blank text
+%   finds nothing.
 %   @error existence_error(embeddings, Why) when nothing can be searched.
+%   @error type_error(integer, K) for a K that is a number but no integer (it failed, as if
+%   no handle were the number 2.5)
 
 nearest(Query, K, Hits) :-
     integer(K), !,
     nearest(Query, K, [], Hits).
 nearest(Query, Handle, Score) :-
+    nearest_handle_arg(Handle),
     nearest(Query, 50, [], Hits),
     member(Handle-Score, Hits).
+
+%!  nearest_handle_arg(@Arg) is det.
+%   The second argument of nearest/3 when it is no integer K: unbound, or a handle (an atom)
+%   asked about. A number is a K that is not an integer, anything else no handle.
+%   @error type_error(integer, Arg) for a number; type_error(handle, Arg) for anything else
+nearest_handle_arg(H) :-
+    (   ( var(H) ; atom(H) )
+    ->  true
+    ;   number(H)
+    ->  type_error(integer, H)
+    ;   type_error(handle, H)
+    ).
 
 %!  nearest(+Query, +K, +Options, -Hits) is det.
 %
@@ -53,19 +70,49 @@ nearest(Query, Handle, Score) :-
 
 nearest(Query, K, Options, Hits) :-
     must_be(nonneg, K),
-    must_be(list, Options),
+    jump_options_(Options),
     query_arg_(Query, Q),
     (   current_predicate(atc_jump:semantic_hits/4)
-    ->  Fetch is K + 16,
-        catch(semantic_hits(Q, Fetch, Options, Raw), E, embeddings_error_(E))
+    ->  (   blank_(Q)
+        ->  Raw = []
+        ;   Fetch is K + 16,
+            catch(semantic_hits(Q, Fetch, Options, Raw), E, embeddings_error_(E))
+        )
     ;   existence_error(embeddings, 'no embedder is attached to this engine')
     ),
     live_top_(Raw, K, Hits).
+
+% A blank query names nothing to be near: the embedder still made a vector of it, and the
+% search answered records that happened to lie closest to that (0.18 for "").
+blank_(Q) :-
+    split_string(Q, "", " \t\n\r", [""]).
+
+% jump_options_(+Options): the options nearest/4 and lexical/4 read, each checked: one it does
+% not know, a kinds(...) that is no list or a level that is no rung was a filter that matched
+% nothing, or was ignored, without a word.
+jump_options_(Options) :-
+    must_be(list, Options),
+    maplist(jump_option_, Options).
+
+jump_option_(O) :-
+    var(O), !,
+    instantiation_error(O).
+jump_option_(segment(S)) :- !,
+    must_be(atomic, S).
+jump_option_(kinds(Ks)) :- !,
+    must_be(list(atomic), Ks).
+jump_option_(level(L)) :- !,
+    must_be(oneof([l0, l1, l2, l3]), L).
+jump_option_(record(R)) :- !,
+    must_be(oneof([item, arc, rollup]), R).
+jump_option_(O) :-
+    domain_error(jump_option, O).
 
 %!  lexical(+Query, +K, +Options, -Hits) is det.
 %   BM25 over the same records as nearest/4 (exact names, numbers and identifiers), best first.
 lexical(Query, K, Options, Hits) :-
     must_be(nonneg, K),
+    jump_options_(Options),
     query_arg_(Query, Q),
     (   current_predicate(atc_jump:lexical_hits/4)
     ->  Fetch is K + 16,

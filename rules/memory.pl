@@ -16,18 +16,17 @@
           ]).
 :- use_module(library(error)).
 :- use_module(library(apply)).
-:- reexport(journal, [ item/1, item_kind/2, item_role/2, item_speaker/2, item_goal/2, item_session/2,
-                       item_time/2, item_seq/2, item_segment/2, item_source/2,
+:- reexport(journal, [ item/1, item_speaker/2, item_goal/2, item_seq/2, item_source/2,
                        item_source_name/2, item_text/2 ]).
+:- use_module(journal, [journal_atom_arg/2, journal_string_arg/2]).
 :- reexport(cells, [ cell/1, cell_of/2, cell_member/2, cell_adjacent/3, cell_info/3,
-                     cell_neighbours/2, cell_path/3, cell_region/3, cell_hot/2 ]).
-:- reexport(ladder, [ rung/3, rung_tokens/3, distilled/3, arc/1, arc_member/2,
-                      arc_goal/2, arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2 ]).
-:- reexport(jump, [ nearest/3, nearest/4, lexical/4, similarity/3, similarity/4 ]).
+                     cell_hot/2 ]).
+:- reexport(ladder, [ arc/1, arc_member/2, arc_goal/2, item_arc/2, rollup/2, echo_of/3,
+                      curated/2 ]).
+:- use_module(jump, []).
 :- use_module(hydrate, []).
 :- use_module(term_guard, [guarded_builtin/1]).
-:- reexport(hydrate, [ goal_speaker/2 ]).
-:- reexport(when, [ goal_time_window/4, memory_now/1, items_between/3, items_between/4 ]).
+:- reexport(when, [ memory_now/1 ]).
 
 /** <module> The public query vocabulary
 
@@ -57,12 +56,119 @@ sandbox:safe_primitive(atc_when:items_between(_, _, _)).  % builds its day index
 sandbox:safe_primitive(atc_when:items_between(_, _, _, _)).
 sandbox:safe_primitive(atc_cells:cell_hot(_, _)).        % reads receipts through the host
 
+		 /*******************************
+		 *   ERRORS THAT NAME THEIR CALL  *
+		 *******************************/
+
+% The predicates of the vocabulary that check their arguments raise what library(error)'s
+% must_be/2 raises: an error with no context, so a goal of several calls read "Arguments are
+% not sufficiently instantiated" and the user could not tell which. Each is called here with
+% its own name put in the error's context ("cell_neighbours/2: Arguments are ...").
+
+%!  cell_neighbours(+Cell, -Pairs) is det.
+%!  cell_path(+From, +To, -Path) is semidet.
+%!  cell_region(+Cell, +Depth, -Cells) is det.
+%   See atc_cells.
+cell_neighbours(C, Ps) :-
+    catch(atc_cells:cell_neighbours(C, Ps), E, named_error_(cell_neighbours/2, E)).
+cell_path(C1, C2, Path) :-
+    catch(atc_cells:cell_path(C1, C2, Path), E, named_error_(cell_path/3, E)).
+cell_region(C, Depth, Cells) :-
+    catch(atc_cells:cell_region(C, Depth, Cells), E, named_error_(cell_region/3, E)).
+
+%!  nearest(+Query, +K, -Hits) is det.
+%!  nearest(+Query, -Handle, -Score) is nondet.
+%!  nearest(+Query, +K, +Options, -Hits) is det.
+%!  lexical(+Query, +K, +Options, -Hits) is det.
+%!  similarity(+Query, +Records, -Pairs) is det.
+%!  similarity(+Query, +Records, +K, -Pairs) is det.
+%   See atc_jump.
+nearest(Q, K, Hits) :-
+    catch(atc_jump:nearest(Q, K, Hits), E, named_error_(nearest/3, E)).
+nearest(Q, K, Options, Hits) :-
+    catch(atc_jump:nearest(Q, K, Options, Hits), E, named_error_(nearest/4, E)).
+lexical(Q, K, Options, Hits) :-
+    catch(atc_jump:lexical(Q, K, Options, Hits), E, named_error_(lexical/4, E)).
+similarity(Q, Records, Pairs) :-
+    catch(atc_jump:similarity(Q, Records, Pairs), E, named_error_(similarity/3, E)).
+similarity(Q, Records, K, Pairs) :-
+    catch(atc_jump:similarity(Q, Records, K, Pairs), E, named_error_(similarity/4, E)).
+
+%!  goal_time_window(+Goal, +Now, -Window, -Phrase) is semidet.
+%!  items_between(+From, +To, -Items) is det.
+%!  items_between(+From, +To, +Max, -Items) is det.
+%   See atc_when.
+goal_time_window(Goal, Now, Window, Phrase) :-
+    catch(atc_when:goal_time_window(Goal, Now, Window, Phrase), E,
+          named_error_(goal_time_window/4, E)).
+items_between(From, To, Items) :-
+    catch(atc_when:items_between(From, To, Items), E, named_error_(items_between/3, E)).
+items_between(From, To, Max, Items) :-
+    catch(atc_when:items_between(From, To, Max, Items), E, named_error_(items_between/4, E)).
+
+%!  goal_speaker(+Goal, -Speaker) is semidet.
+%   See atc_hydrate.
+goal_speaker(Goal, Speaker) :-
+    catch(( must_be(text, Goal), atc_hydrate:goal_speaker(Goal, Speaker) ), E,
+          named_error_(goal_speaker/2, E)).
+
+% named_error_(+PI, +Error): throw Error, with PI as the predicate of its context when it names
+% none. Anything else ('$aborted' of a limit included) is thrown as it came.
+named_error_(PI, error(Formal, Context)) :-
+    (   var(Context)
+    ->  !, throw(error(Formal, context(PI, _)))
+    ;   Context = context(P, Message), var(P)
+    ->  !, throw(error(Formal, context(PI, Message)))
+    ).
+named_error_(_, E) :-
+    throw(E).
+
+		 /*******************************
+		 *    ATOMS AND STRINGS ALIKE    *
+		 *******************************/
+
+% What the journal stores as an atom (kinds, roles, sessions, segments, levels, relations)
+% answers a bound string as the atom, and a time (a string) answers a bound atom: a user who
+% wrote relation(H, speaker, "Priya") after item_speaker(H, "Priya") got `false.`, as did
+% item_segment(H, "work"). Unbound arguments come back in the stored type.
+
+%!  item_kind(?H, ?Kind) is nondet.
+%!  item_role(?H, ?Role) is nondet.
+%!  item_session(?H, ?Session) is nondet.
+%!  item_segment(?H, ?Segment) is nondet.
+%!  item_time(?H, ?Time:string) is nondet.
+%   See atc_journal; a bound argument may be an atom or a string.
+item_kind(H, K) :- journal_atom_arg(K, K1), atc_journal:item_kind(H, K1).
+item_role(H, R) :- journal_atom_arg(R, R1), atc_journal:item_role(H, R1).
+item_session(H, S) :- journal_atom_arg(S, S1), atc_journal:item_session(H, S1).
+item_segment(H, S) :- journal_atom_arg(S, S1), atc_journal:item_segment(H, S1).
+item_time(H, T) :- journal_string_arg(T, T1), atc_journal:item_time(H, T1).
+
+%!  rung(?Id, ?Level, ?Text:string) is nondet.
+%!  rung_tokens(?Id, ?Level, ?N) is nondet.
+%!  distilled(?Id, ?Field, ?Value:string) is nondet.
+%!  arc_session(?A, ?Session) is nondet.
+%   See atc_ladder; a bound argument may be an atom or a string.
+rung(Id, L, T) :-
+    journal_atom_arg(Id, Id1), journal_atom_arg(L, L1), atc_ladder:rung(Id1, L1, T).
+rung_tokens(Id, L, N) :-
+    journal_atom_arg(Id, Id1), journal_atom_arg(L, L1), atc_ladder:rung_tokens(Id1, L1, N).
+distilled(Id, F, V) :-
+    journal_atom_arg(Id, Id1), journal_atom_arg(F, F1), journal_string_arg(V, V1),
+    atc_ladder:distilled(Id1, F1, V1).
+arc_session(A, S) :- journal_atom_arg(S, S1), atc_ladder:arc_session(A, S1).
+
 %!  relation(?Subject, ?Predicate, ?Object) is nondet.
 %   The entity graph (atc_journal:relation/3) and the cells: relation(Cell, contains, Handle),
-%   relation(Cell, adjacent, Cell2) (atc_cells, the `_at_cells` namespace).
-relation(S, P, O) :-
+%   relation(Cell, adjacent, Cell2) (atc_cells, the `_at_cells` namespace). A bound argument
+%   may be an atom or a string.
+relation(S0, P0, O0) :-
+    journal_atom_arg(S0, S), journal_atom_arg(P0, P), journal_atom_arg(O0, O),
+    relation_(S, P, O).
+
+relation_(S, P, O) :-
     atc_journal:relation(S, P, O).
-relation(S, P, O) :-
+relation_(S, P, O) :-
     atc_cells:cell_relation(S, P, O).
 
 %!  provenance(?Id, ?Handle) is nondet.

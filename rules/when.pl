@@ -57,11 +57,14 @@ Phrase = "two weeks ago", ...
 ```
 */
 
-%!  goal_time_window(+Goal:string, +Now:number, -Window:pair, -Phrase:string) is semidet.
+%!  goal_time_window(+Goal:string, +Now, -Window:pair, -Phrase:string) is semidet.
 %
 %   Window is From-To (POSIX stamps, From =< To) for the first time expression in Goal, and
-%   Phrase the words it was read from. Fails when Goal names no time.
-goal_time_window(Goal, Now, From-To, Phrase) :-
+%   Phrase the words it was read from. Fails when Goal names no time. Now is a POSIX stamp or
+%   ISO 8601 text, as item_time/2 gives it.
+%   @error domain_error(iso_8601_time, Now) for text that is no time
+goal_time_window(Goal, Now0, From-To, Phrase) :-
+    stamp_arg_(Now0, Now),
     goal_words(Goal, Words),
     append(_, Rest, Words),
     phrase(expression(Now, From, To), Rest, After),
@@ -177,10 +180,32 @@ plain_utc_(T) :-
         (   C == 0'Z -> Len =:= 20 ; C == 0'., string_code(Len, T, 0'Z) )
     ).
 
-%!  items_between(+From:number, +To:number, -Items:list) is det.
-%!  items_between(+From:number, +To:number, +Max, -Items:list) is det.
+% stamp_arg_(+Time, -Stamp:number) is det.
 %
-%   The items written between the POSIX stamps From and To (inclusive), newest first; with
+% Stamp is Time as a POSIX stamp: Time is one already, or ISO 8601 text (an atom or a
+% string: `"2024-03-20T16:00:00Z"`, as item_time/2 gives it, or a day, `"2024-03-20"`).
+% A user's goal read the vocabulary's times as text and had to pass numbers here: a string
+% was a type error from is/2 that named neither the argument nor what it should be.
+% @error instantiation_error; domain_error(iso_8601_time, Time) for text that is no time;
+% type_error(posix_stamp_or_iso_8601, Time) for anything else
+stamp_arg_(Time, Stamp) :-
+    (   number(Time)
+    ->  Stamp = Time
+    ;   var(Time)
+    ->  instantiation_error(Time)
+    ;   ( atom(Time) ; string(Time) )
+    ->  (   catch(parse_time(Time, iso_8601, Stamp0), _, fail)
+        ->  Stamp = Stamp0
+        ;   domain_error(iso_8601_time, Time)
+        )
+    ;   type_error(posix_stamp_or_iso_8601, Time)
+    ).
+
+%!  items_between(+From, +To, -Items:list) is det.
+%!  items_between(+From, +To, +Max, -Items:list) is det.
+%
+%   The items written between From and To (inclusive; POSIX stamps or ISO 8601 text, see
+%   stamp_arg_/2), newest first; with
 %   Max (a count, or `inf`) at most the Max newest, reading the days back from To and stopping
 %   once it has them, so a wide window costs what it returns. Read from a day index built on
 %   first use after the items change (one scan of their times, shared with memory_now/1):
@@ -189,9 +214,9 @@ plain_utc_(T) :-
 items_between(From, To, Items) :-
     items_between(From, To, inf, Items).
 
-items_between(From, To, Max, Items) :-
-    must_be(number, From),
-    must_be(number, To),
+items_between(From0, To0, Max, Items) :-
+    stamp_arg_(From0, From),
+    stamp_arg_(To0, To),
     (   Max == inf -> true ; must_be(nonneg, Max) ),
     time_index_ready_,
     nb_getval(when_time_days, Oldest-Newest),         % days outside memory hold nothing

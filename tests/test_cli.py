@@ -51,7 +51,7 @@ def test_reingest_reports_unchanged(home):
 @pytest.mark.parametrize("goal,message", [
     ("item(", "Syntax error"),
     ("shell('ls')", "No permission"),
-    ("no_such_predicate(X)", "does not exist"),
+    ("no_such_predicate(X)", "Unknown procedure: no_such_predicate/1"),
 ])
 def test_bad_query_is_one_line_exit_2_and_changes_nothing(home, goal, message):
     run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)

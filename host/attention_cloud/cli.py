@@ -600,7 +600,7 @@ def rules_add(file: Any, name: str | None, home: str | None) -> None:
         name = Path(file.name).stem
     mem = open_memory(home)
     try:
-        mem.rules_add(text, name)
+        mem.rules_add(text, name, source=file.name)
     finally:
         mem.close()
     click.echo(f"saved rule {name}")

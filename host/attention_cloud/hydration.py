@@ -201,6 +201,9 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
     status: dict[str, Any] = {"uncurated": int(uncurated)}
     if not mem.jump.disabled:
         status["unembedded"] = unembedded_count(mem, int(uncurated), mismatch)
+    unheld = unheld_segments_note(mem, meta)
+    if unheld:
+        notes.append(unheld)
     empty = ""
     if not frame.args[1] and not frame.args[2]:
         budget = int(meta.get("budget", 0))
@@ -215,6 +218,23 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
         if empty:
             notes.append(empty)
     return {**status, "notes": notes, "empty": empty}
+
+
+def unheld_segments_note(mem: Any, meta: dict[str, Any]) -> str:
+    """A note naming the segments a frame's plane gave budget to that memory does not hold (a
+    rules file's ``plane_segment(p, wrok, 1)``: the frame was empty, or that share unspent,
+    without a word); "" when it holds them all."""
+    framed = [str(part.get("segment")) for part in meta.get("segments") or []
+              if isinstance(part, dict) and part.get("segment") is not None]
+    if not framed:
+        return ""
+    known = {str(s) for (s,) in mem.pl.solutions("atc_journal:journal_segment", Var())}
+    unheld = [s for s in framed if s not in known and not s.startswith("mount:")]
+    if not unheld or not known:
+        return ""
+    return (f"plane {meta.get('plane')} gives budget to segment{'s' if len(unheld) > 1 else ''} "
+            f"{', '.join(unheld)}, which memory does not hold (segments in this memory: "
+            f"{', '.join(sorted(known))})")
 
 
 def _least_lines(meta: dict[str, Any]) -> int:

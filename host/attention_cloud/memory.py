@@ -695,19 +695,23 @@ class Memory:
         return self.home / "rules"
 
     @serialised
-    def rules_add(self, text: str, name: str) -> None:
+    def rules_add(self, text: str, name: str, *, source: str | None = None) -> None:
         """Check a rules text and save it in the home under ``name``.
 
         Every clause must pass (library(sandbox), no directive but ``discontiguous``, no
         module-qualified goal, no database builtin), together with the rules already saved;
-        otherwise PrologError names the reason and nothing is saved.
+        otherwise PrologError names the reason and nothing is saved. A syntax error or a
+        refused clause is located as ``SOURCE:LINE`` in the text (``source``, default
+        ``NAME.pl``: the file the text came from, as ``atc rules add FILE`` passes it).
         """
         args.text("text", text)
+        args.text("source", source, optional=True)
         path = self._rule_path(name)
-        others = [p.read_text(encoding="utf-8") for p in self._rule_files() if p.stem != name]
+        others = [_rule_source(p) for p in self._rule_files() if p.stem != name]
         try:
             with self._limits():
-                self.pl.once("atc_api:api_load_rules", "\n".join([*others, text]),
+                self.pl.once("atc_api:api_load_rules",
+                             [*others, Term("-", [source or f"{name}.pl", text])],
                              Atom("rules_check"), Var())
         except PrologError as exc:
             raise PrologError(f"rule {name} rejected: {exc}", exc.term) from exc
@@ -753,6 +757,11 @@ class Memory:
         """The text of every rule saved in the home (``atc rules add``), in name order."""
         return [p.read_text(encoding="utf-8") for p in self._rule_files()]
 
+    def saved_rule_sources(self) -> list[Term]:
+        """Every rule saved in the home as ``Path-Text`` terms for ``api_load_rules``, in name
+        order: an error in one names its file and line."""
+        return [_rule_source(p) for p in self._rule_files()]
+
     def _rule_files(self) -> list[Path]:
         return sorted(p for p in self.rules_dir.glob("*.pl")
                       if _RULE_NAME.fullmatch(p.stem)) if self.rules_dir.is_dir() else []
@@ -760,7 +769,7 @@ class Memory:
     def _load_user_rules(self, extra: str | os.PathLike[str] | None) -> str:
         """Load saved rules plus ``extra`` into the user module user_rules (checked and under
         limits, see rules_add); returns the user module a goal or frame should use."""
-        texts = [p.read_text(encoding="utf-8") for p in self._rule_files()]
+        sources = [_rule_source(p) for p in self._rule_files()]
         if extra is not None:
             path = Path(extra)
             if not path.is_file():
@@ -768,13 +777,13 @@ class Memory:
             if path.stat().st_size > MAX_RULES_BYTES:
                 raise UsageError(f"{path}: rules file is larger than {MAX_RULES_BYTES} bytes")
             try:
-                texts.append(path.read_text(encoding="utf-8"))
+                sources.append(Term("-", [str(path), path.read_text(encoding="utf-8")]))
             except (OSError, UnicodeDecodeError) as exc:
                 raise InputError(f"{path}: cannot read rules file ({exc})") from exc
-        if not texts:
+        if not sources:
             return "atc_query"
         with self._limits():
-            (module,) = self.pl.once("atc_api:api_load_rules", "\n".join(texts),
+            (module,) = self.pl.once("atc_api:api_load_rules", sources,
                                      Atom("user_rules"), Var())
         return str(module)
 
@@ -891,6 +900,11 @@ class _Parsed:
 BATCH_ITEMS = 10_000
 
 _T = TypeVar("_T")
+
+
+def _rule_source(path: Path) -> Term:
+    """A saved rule as the ``Path-Text`` source ``api_load_rules`` reads: errors name the file."""
+    return Term("-", [str(path), path.read_text(encoding="utf-8")])
 
 
 def _file_batches(files: Iterable[tuple[_T, "_Parsed"]], limit: int) -> Iterator[list[tuple[_T, "_Parsed"]]]:

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from ..audit import append_event
-from ..bridge import Atom, Var, to_plain
+from ..bridge import Atom, Term, Var, to_plain
 from ..errors import InputError, PrologError, UsageError, one_line
 from ..memory import MAX_RULES_BYTES, QueryResult
 
@@ -27,15 +27,15 @@ def require_principal(mem: Any, reader: str) -> None:
 
 
 def _rules_module(mem: Any, rules_text: str | None) -> str | None:
-    texts = mem.saved_rule_texts()
+    sources = mem.saved_rule_sources()
     if rules_text:
         if len(rules_text.encode("utf-8")) > MAX_RULES_BYTES:
             raise UsageError(f"rules text is larger than {MAX_RULES_BYTES} bytes")
-        texts.append(rules_text)
-    if not texts:
+        sources.append(Term("-", ["rules", rules_text]))
+    if not sources:
         return None
     with mem._limits():
-        (module,) = mem.pl.once("atc_api:api_reader_rules", "\n".join(texts), Var())
+        (module,) = mem.pl.once("atc_api:api_reader_rules", sources, Var())
     return str(module)
 
 
