@@ -70,7 +70,14 @@ sandbox:safe_primitive(atc_cells:cell_hot(_, _)).        % reads receipts throug
 %!  cell_region(+Cell, +Depth, -Cells) is det.
 %   See atc_cells.
 cell_neighbours(C, Ps) :-
-    catch(atc_cells:cell_neighbours(C, Ps), E, named_error_(cell_neighbours/2, E)).
+    catch(known_cell_neighbours_(C, Ps), E, named_error_(cell_neighbours/2, E)).
+
+% An unknown cell is an error here as in cell_region/3 (it answered [], as a cell alone would);
+% the walk's own calls, on cells it took from memory, skip the check.
+known_cell_neighbours_(C, Ps) :-
+    must_be(atom, C),
+    (   atc_cells:cell(C) -> true ; existence_error(cell, C) ),
+    atc_cells:cell_neighbours(C, Ps).
 cell_path(C1, C2, Path) :-
     catch(atc_cells:cell_path(C1, C2, Path), E, named_error_(cell_path/3, E)).
 cell_region(C, Depth, Cells) :-

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from attention_cloud import Memory
-from attention_cloud.errors import UsageError
+from attention_cloud.errors import PrologError, UsageError
 from attention_cloud.cells import adjusted_rand, cell_show, cells_list, rebuild
 from attention_cloud.cli import main
 
@@ -118,6 +118,15 @@ def test_adjacency_is_symmetric_and_weighted(topical: Memory):
     contains = _rows(topical, "relation(C, contains, H)")
     assert len(contains) == len(_rows(topical, "item(H)"))
     assert len(_rows(topical, "relation(C, adjacent, C2)")) == len(links)
+
+
+def test_an_unknown_cell_is_an_error_for_its_neighbours_as_for_its_region(topical: Memory):
+    # cell_neighbours(nope, P) answered P = [] as if the cell were there, alone
+    for goal in ("cell_neighbours(nope, P)", "cell_region(nope, 1, P)"):
+        with pytest.raises(PrologError, match="cell `nope' does not exist"):
+            topical.query(goal)
+    some = _rows(topical, "cell(C)")[0]["C"]
+    assert topical.query(f"cell_neighbours({some}, P)").rows
 
 
 def test_aggregates_and_the_cells_own_ladder(topical: Memory):
