@@ -58,6 +58,8 @@
 :- use_module(attention_api, []).
 :- use_module(tms, [belief_support/3, tms_item_changed/4]).
 :- use_module(memory, except([relation/3, provenance/2,     % journal's and ladder's here
+                               item/1, item_speaker/2, item_goal/2, item_seq/2,
+                               item_source/2, item_source_name/2, item_text/2,
                                item_kind/2, item_role/2, item_session/2, item_segment/2,
                                item_time/2, rung/3, rung_tokens/3, distilled/3,
                                arc_session/2,

@@ -97,31 +97,45 @@ object_seen_(O) :-
 		 *******************************/
 
 %!  item(?H) is nondet.
-item(H) :- grantee_view_reader(_), atc_journal:item(H), seen_(H, _).
+item(H0) :- atom_arg_(H0, H), grantee_view_reader(_), atc_journal:item(H), seen_(H, _).
 %!  item_kind(?H, ?Kind) is nondet.
-item_kind(H, K) :- atom_arg_(K, K1), atc_journal:item_kind(H, K1), seen_(H, _).
+item_kind(H0, K) :- atom_arg_(H0, H), atom_arg_(K, K1), atc_journal:item_kind(H, K1), seen_(H, _).
 %!  item_role(?H, ?Role) is nondet.
-item_role(H, R) :- atom_arg_(R, R1), atc_journal:item_role(H, R1), seen_(H, _).
+item_role(H0, R) :- atom_arg_(H0, H), atom_arg_(R, R1), atc_journal:item_role(H, R1), seen_(H, _).
 %!  item_speaker(?H, ?Name) is nondet.
-item_speaker(H, N) :- atc_journal:item_speaker(H, N), seen_(H, _).
+item_speaker(H0, N) :- atom_arg_(H0, H), atc_journal:item_speaker(H, N), seen_(H, _).
 %!  item_goal(?H, ?Goal) is nondet.
 %   Verbatim text: only for a reader who sees H at L0.
-item_goal(H, G) :- atc_journal:item_goal(H, G), seen_at_(H, l0).
+item_goal(H0, G) :- atom_arg_(H0, H), atc_journal:item_goal(H, G), seen_at_(H, l0).
 %!  item_session(?H, ?S) is nondet.
-item_session(H, S) :- atom_arg_(S, S1), atc_journal:item_session(H, S1), seen_(H, _).
+item_session(H0, S) :-
+    atom_arg_(H0, H),
+    atom_arg_(S,
+    S1),
+    atc_journal:item_session(H,
+    S1),
+    seen_(H,
+    _).
 %!  item_time(?H, ?T) is nondet.
-item_time(H, T) :- string_arg_(T, T1), atc_journal:item_time(H, T1), seen_(H, _).
+item_time(H0, T) :- atom_arg_(H0, H), string_arg_(T, T1), atc_journal:item_time(H, T1), seen_(H, _).
 %!  item_seq(?H, ?N) is nondet.
-item_seq(H, N) :- atc_journal:item_seq(H, N), seen_(H, _).
+item_seq(H0, N) :- atom_arg_(H0, H), atc_journal:item_seq(H, N), seen_(H, _).
 %!  item_segment(?H, ?S) is nondet.
-item_segment(H, S) :- atom_arg_(S, S1), atc_journal:item_segment(H, S1), seen_(H, _).
+item_segment(H0, S) :-
+    atom_arg_(H0, H),
+    atom_arg_(S,
+    S1),
+    atc_journal:item_segment(H,
+    S1),
+    seen_(H,
+    _).
 %!  item_source(?H, ?Pointer) is nondet.
-item_source(H, P) :- atc_journal:item_source(H, P), seen_(H, _).
+item_source(H0, P) :- atom_arg_(H0, H), atc_journal:item_source(H, P), seen_(H, _).
 %!  item_source_name(?H, ?Name) is nondet.
-item_source_name(H, N) :- atc_journal:item_source_name(H, N), seen_(H, _).
+item_source_name(H0, N) :- atom_arg_(H0, H), atc_journal:item_source_name(H, N), seen_(H, _).
 %!  item_text(?H, ?Text) is nondet.
 %   L0: only for a reader who sees H at L0.
-item_text(H, T) :- atc_journal:item_text(H, T), seen_at_(H, l0).
+item_text(H0, T) :- atom_arg_(H0, H), atc_journal:item_text(H, T), seen_at_(H, l0).
 %!  relation(?S, ?P, ?O) is nondet.
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),

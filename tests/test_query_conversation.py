@@ -93,6 +93,9 @@ def test_a_time_that_is_none_is_a_clear_error(mem, goal, message):
     ('item(H), rung_tokens(H, "l1", _)', 6),
     ('distilled(H, "entity", V)', None),
     ('arc(A), arc_session(A, "team")', None),
+    # a handle as JSON answers show it, a string: every item_ predicate reads it as the atom
+    ('item(H0), atom_string(H0, H), item(H), item_text(H, _), item_kind(H, _), '
+     'item_time(H, _), item_speaker(H, _), item_source(H, _), item_seq(H, _)', 6),
 ])
 def test_a_bound_atom_or_string_answers_alike(mem, goal, count):
     """A string where the journal stores an atom (or an atom where it stores a string) was a
@@ -145,6 +148,7 @@ def test_a_grantee_reads_atoms_and_strings_alike(tmp_path):
     atc("principal", "add", "bob")
     atc("grant", "add", "bob", "--segment", "team", "--ceiling", "L0")
     for goal in ('relation(H, speaker, "Priya")', 'item_segment(H, "team"), item_kind(H, K)',
-                 "item_time(H, '2024-03-05T10:02:00Z')"):
+                 "item_time(H, '2024-03-05T10:02:00Z')",
+                 'item(H0), atom_string(H0, H), item_text(H, T), item_kind(H, K)'):
         rows = json.loads(atc("query", goal, "--as", "bob", "--format", "json").stdout)
         assert rows, goal
