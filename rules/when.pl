@@ -44,6 +44,7 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | March 5, on 5 March, the 5th of March (, 2023) | that day, ± a day (its latest occurrence up to Now when no year is written) |
   | in / during 2023 (ending the goal or a clause) | that year ("in 2048 bytes" is no time) |
   | 2023-05-08, 2023/05/08, 21/10/2022, 10-21-2022 | that day, ± a day (digits: the order of day and month only when one is above 12) |
+  | the week of 21 October (2022), the week of 2022-10-21 | that day and the six after it, ± a day |
 
 An item is *dated* inside a window when it was written there or when its text names a day
 there: ingestion resolves "yesterday", "two days ago", "last Friday" in a turn against the
@@ -404,6 +405,9 @@ expression(Now, From, To) -->
     ["this"], this_span(Days), !,
     { From is Now - Days * 86400, To = Now }.
 expression(Now, From, To) -->
+    ["week", "of"], week_start(Now, Day), !,           % "the week of 21 October": 7 days on
+    { From is Day - 86400, To is Day + 8 * 86400 }.
+expression(Now, From, To) -->
     optional_on, weekday(_), weekday_date(M, D, Y), !,   % "on Thursday 12 January": the date
     { calendar_span(Now, Y, M, D, From, To) }.
 expression(Now, From, To) -->
@@ -483,6 +487,14 @@ day_number(D) --> [W], { day_word(W, D, _) }.
 day_before_month(D) --> ["on"], [W], { day_word(W, D, _) }, optional_of, !.
 day_before_month(D) --> [W], { day_word(W, D, ordinal) }, optional_of, !.
 day_before_month(D), [M, Y] --> [W, M, Y], { day_word(W, D, _), month_word(M, _), year_word(Y, _) }.
+
+% The day "the week of ..." starts on, written as any day below.
+week_start(Now, Day) -->
+    (   [W], { numeric_date_word(W, Y, M, D) }
+    ;   month(M), day_number(D), optional_year(Y)
+    ;   optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y)
+    ), !,
+    { calendar_span(Now, Y, M, D, From, _), Day is From + 86400 }.
 
 % A date written in digits as one word: ISO `2023-05-08` (`2023/05/08`, and `2023-05-08T10:00`,
 % whose time goal_words/2 cuts at the colon), or `21/10/2022` and `10-21-2022` when one of day

@@ -73,6 +73,10 @@ test(month_first_in_digits, [true(W == '2022-10-20'-'2022-10-23')]) :-
     window("what happened 10-21-2022", _, W).
 test(digits_either_way_are_no_day, [fail]) :-
     window("What happened on 05/06/2022?", _, _).
+test(the_week_of_a_day, [true(P-W == "week of 21 october 2022"-('2022-10-20'-'2022-10-29'))]) :-
+    window("What did Aisha do in the week of 21 October 2022?", P, W).
+test(the_week_of_a_day_in_digits, [true(W == '2022-10-20'-'2022-10-29')]) :-
+    window("the week of 2022-10-21", _, W).
 test(no_such_day_in_digits, [fail]) :-
     window("the run of 2023-02-30", _, _).
 test(number_before_a_month_verb_is_no_day, [fail]) :-
