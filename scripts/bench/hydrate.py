@@ -18,7 +18,8 @@ hydrated once and timed (wall clock):
 
 The Prolog side is split in a second pass over the same queries by a bench-only module that runs
 ``hydrate/3`` from its own clauses, read at run time with ``clause/2``: each goal of ``hydrate/3``
-and of ``hydrate_segment_/6`` is wrapped in a clock (``get_time/1`` and thread CPU time) and
+and of ``hydrate_segment_/6`` (and of ``segment_candidates_/7``, inside an if-then-else too) is
+wrapped in a clock (``get_time/1`` and thread CPU time) and
 charged to its phase by predicate name: *plan* (plane, segment budgets), *jump* (nearest/4 and
 lexical/4 including the Python callbacks, fusion), *walk*, *select* (merge, selection: how many facts, near-duplicates; it places each at its fovea rung), *fovea*,
 *excerpt* (excerpts of long records, the host's sentence scoring included), *budget* (demotion), *promote* (detail bought back), *breadcrumbs*, *render* (fact terms), *other*. It follows hydrate.pl as it
@@ -76,9 +77,21 @@ segment_(A, B, C, D, E, F) :-
     instrument_(Body0, Body),
     call(Body).
 
+candidates_(A, B, C, D, E, F, G) :-
+    clause(atc_hydrate:segment_candidates_(A, B, C, D, E, F, G), Body0), !,
+    instrument_(Body0, Body),
+    call(Body).
+
 instrument_((A0, B0), (A, B)) :- !,
     instrument_(A0, A),
     instrument_(B0, B).
+instrument_((C0 -> T0 ; E0), (C -> T ; E)) :- !,
+    instrument_(C0, C),
+    instrument_(T0, T),
+    instrument_(E0, E).
+instrument_(G0, bench_hydrate_phases:G) :-
+    G0 =.. [segment_candidates_|Args], !,
+    G =.. [candidates_|Args].
 instrument_(foldl(Closure0, L, P, S0, S), atc_hydrate:foldl(bench_hydrate_phases:Closure, L, P, S0, S)) :-
     Closure0 =.. [hydrate_segment_|Args], !,
     Closure =.. [segment_|Args].
@@ -100,6 +113,7 @@ phase_(bridge_, walk).
 phase_(merge_candidates_, select).
 phase_(split_at_, select).
 phase_(select_facts_, select).
+phase_(deeper_search_, select).
 phase_(fovea_, fovea).
 phase_(excerpts_, excerpt).
 phase_(fit_, budget).
