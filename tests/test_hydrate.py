@@ -325,11 +325,11 @@ def test_a_frame_of_short_chat_turns_spends_its_budget_when_few_match(home, tmp_
         mem.curate()
         for goal in ("What did Ines say about the violin?", "Which orchard did Kofi mention?"):
             r = mem.hydrate(goal, budget=2000).receipt
-            # the budget spent, or the plane's hard bound on facts reached (80: turns this
-            # short, ~24 tokens with their lines, fill 2000 tokens only past it)
+            # the budget spent (it was 1614 of 2000), as far as the plane's hard bound on
+            # facts lets it: 80 turns this short, ~24 tokens with their lines, fill ~95 %
             used = r["budget"]["spent"] + r["budget"]["framing"]
-            assert used >= 0.95 * 2000 or len(r["facts"]) == 80, (goal, r["budget"])
-            assert used >= 0.9 * 2000 and len(r["facts"]) <= 80
+            assert used >= 0.94 * 2000, (goal, r["budget"], len(r["facts"]))
+            assert len(r["facts"]) <= 80
     finally:
         mem.close()
 
