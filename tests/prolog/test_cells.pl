@@ -61,11 +61,6 @@ test(region_by_depth, [true(R0-R1 == [cb]-[ca, cb, cc])]) :-
 test(region_of_an_unknown_cell, [throws(error(existence_error(cell, nope), _))]) :-
     cell_region(nope, 1, _).
 
-% An unknown cell is an error for its neighbours as for its region (it answered [] as if the
-% cell were there alone).
-test(neighbours_of_an_unknown_cell, [throws(error(existence_error(cell, nope), _))]) :-
-    cell_neighbours(nope, _).
-
 test(arcs_belong_to_their_members_cells, [true(Cs == [ca, cb])]) :-
     ladder_store([arc(arc1, s, "g", [a1, b1]),
                   rungs(arc1, x, "l1", "l2", "l3", t(1, 1, 1), [], [a1, b1])]),
