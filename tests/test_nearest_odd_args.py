@@ -7,21 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from attention_cloud import Memory
 from attention_cloud.errors import PrologError
-from attention_cloud.home import write_config
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 
 
 @pytest.fixture(scope="module")
-def mem(tmp_path_factory):
-    home = tmp_path_factory.mktemp("nearest") / "home"
-    home.mkdir()
-    write_config(home, {"embedder": "hash"})
-    memory = Memory.open(home)
-    memory.ingest([FIXTURES / "claude_code_session.jsonl"])
-    memory.curate()
+def mem(tmp_path_factory, curated_hash_memory):
+    memory = curated_hash_memory(tmp_path_factory.mktemp("nearest"),
+                                 FIXTURES / "claude_code_session.jsonl")
     yield memory
     memory.close()
 
