@@ -503,16 +503,14 @@ numeric_date_word(W, Y, M, D) :-
     split_string(W, "-/", "", [A, B, C0]),
     (   sub_string(C0, Before, _, _, "t") -> sub_string(C0, 0, Before, _, C) ; C = C0 ),
     maplist(digits_, [A, B, C], [NA, NB, NC]),
-    (   string_length(A, 4), string_length(C, 2)
-    ->  Y = NA, M = NB, D = NC
-    ;   string_length(C, 4), string_length(A, AL), AL =< 2, string_length(B, BL), BL =< 2,
+    (   year_word(A, Y), string_length(C, 2)
+    ->  M = NB, D = NC
+    ;   year_word(C, Y), string_length(A, AL), AL =< 2, string_length(B, BL), BL =< 2,
         (   NA > 12, NB =< 12 -> D = NA, M = NB
         ;   NB > 12, NA =< 12 -> M = NA, D = NB
         ;   NA =:= NB -> D = NA, M = NB
-        ),
-        Y = NC
+        )
     ),
-    year_word_number_(Y),
     between(1, 12, M),
     catch(date_time_stamp(date(Y, M, D, 0, 0, 0, 0, -, -), Day), _, fail),
     stamp_date_time(Day, date(Y, M, D, _, _, _, _, _, _), 'UTC').   % no 31 April
@@ -521,8 +519,6 @@ digits_(S, N) :-
     string_length(S, L), L > 0,
     string_codes(S, Cs), forall(member(C, Cs), code_type(C, digit)),
     number_string(N, S).
-
-year_word_number_(Y) :- integer(Y), Y >= 1900, Y =< 2199.
 
 optional_of --> ["of"], !.
 optional_of --> [].
