@@ -573,14 +573,15 @@ def _last_weekday(year: int, month: int, weekday: int) -> date:
 def _nearest(day: date, in_year: Any) -> date | None:
     """The day ``in_year(year)`` names nearest ``day``, of the year before, its year and the
     next: a date written without its year is the one the conversation is near."""
-    found = [d for d in (in_year(day.year + k) for k in (-1, 0, 1)) if d is not None]
-    return min(found, key=lambda d: abs((d - day).days), default=None)
+    return _pick(day, [in_year(day.year + k) for k in (-1, 0, 1)], "")
 
 
 def _tense(match: re.Match[str]) -> str:
     """``past`` or ``future`` when the sentence of ``match`` is told so and not both, else ``""``."""
     text = match.string
-    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, match.start())), default=0)
+    # the sentence's start: after the last end before the match (searched back from it, not
+    # forward from the text's start at every match of a long text)
+    start = max(text.rfind(mark, 0, match.start()) for mark in ".!?\n") + 1
     end = _SENTENCE_END.search(text, match.end())
     sentence = text[start:end.start() if end else len(text)]
     if _PAST.search(sentence) is not None:
