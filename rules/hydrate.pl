@@ -474,15 +474,9 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     Budget is max(0, Share - HeadingTokens),
     crumb_share_(Settings, Budget, CrumbShare),
     FitBudget0 is Budget - CrumbShare,
-    Page is Budget // 30,             % a deeper page for a larger budget (see jump_/10)
-    segment_candidates_(Goal, Settings, Segment, Page, Path1, Candidates1, Full),
-    select_facts_(Candidates1, Settings, FitBudget0, Placed1, PastCap1, Suppressed1),
-    Short is Budget // 20,            % hits enough for a budget of short turns (below)
-    (   deeper_search_(Full, PastCap1, Placed1, FitBudget0, Short)
-    ->  segment_candidates_(Goal, Settings, Segment, Short, Path, Candidates0, _),
-        select_facts_(Candidates0, Settings, FitBudget0, Placed, PastCap, Suppressed0)
-    ;   Path = Path1, Placed = Placed1, PastCap = PastCap1, Suppressed0 = Suppressed1
-    ),
+    Page is Budget // 30,             % a deeper page for a larger budget (below)
+    segment_candidates_(Goal, Settings, Segment, Page, Path, Candidates0),
+    select_facts_(Candidates0, Settings, FitBudget0, Placed, PastCap, Suppressed0),
     left_out_cost_(Settings, Suppressed0, LeftOut0),
     FitBudget1 is max(0, FitBudget0 - LeftOut0),
     fit_(Placed, FitBudget1, Fitted0, Dropped0),
@@ -516,34 +510,17 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
              suppressed: SuppressedMeta, capped: Capped, bridged: Bridged,
              excerpted: Excerpted}.
 
-% segment_candidates_(+Goal, +Settings, +Segment, +Short, -Path, -Candidates, -Full): the
-% jump's hits (at least Short of each search), what the walk, the bridge and the speaker add
-% to its seeds, merged; Full is full(Fetch) when a search gave all the Fetch hits it was asked
-% for (it may have more), else false.
-segment_candidates_(Goal, Settings, Segment, Short, Path, Candidates, Full) :-
+% segment_candidates_(+Goal, +Settings, +Segment, +Page, -Path, -Candidates): the jump's hits
+% (at least Page of each search), what the walk, the bridge and the speaker add to its seeds,
+% merged.
+segment_candidates_(Goal, Settings, Segment, Page, Path, Candidates) :-
     Priors = Settings.priors,
-    jump_(Goal, Priors, Settings.reader, Segment, Settings.seeds, Short, Path, SeedHits,
-          MoreHits, Full),
+    jump_(Goal, Priors, Settings.reader, Segment, Settings.seeds, Page, Path, SeedHits,
+          MoreHits),
     walk_(Settings, Segment, SeedHits, Walked),
     bridge_(Settings, Segment, SeedHits, Walked, Expanded0),
     walk_speaker_(Priors, Expanded0, Expanded),
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates).
-
-% The first page is a hit per 30 tokens of budget (at least 48): fused from deeper lists, a
-% 2000-token frame of a held-out conversation found the turn that dates a proposal that the
-% top 48 of each search left out; every frame pays for it (2 ms of 22 at 100k items).
-% deeper_search_(+Full, +PastCap, +Placed, +Budget, +Short): the selection took every
-% candidate and they cannot fill Budget, while a search had more to give
-% (it gave all the Fetch hits asked for): search again for Short hits (a frame's budget over 20, what a short chat turn costs
-% with its line). The 48 hits of a search were all the candidates of a frame of short turns
-% ("Saltbu. It means salt shed."), left a quarter empty; a frame the selection stopped (its
-% facts enough, or long) searches once.
-deeper_search_(full(Fetch), [], Placed, Budget, Short) :-
-    Short > Fetch,
-    foldl(placed_tokens_, Placed, 0, Tokens),
-    Tokens < Budget.
-
-placed_tokens_(p(_, _, Tokens, _), T0, T) :- T is T0 + Tokens.
 
 % left_out_cost_(+Settings, +Suppressed, -Tokens): the line that counts the near-duplicates a
 % segment left out costs its tokens only when there are some.
@@ -624,13 +601,17 @@ seed_ranking(Goal, Segment, K, Path, Seeds) :-
 
 % Seeds are the K best hits (the focus). The next hits are the Reserve: relevance-ranked
 % candidates that fill whatever budget the focus and its walk leave, so a frame uses its budget
-% on relevant memory instead of ending early. Short asks for at least that many hits of each
-% search (deeper_search_/5); Full is full(Fetch) when a search gave all it was asked for.
+% on relevant memory instead of ending early. Page asks for at least that many hits of each
+% search: a hit per 30 tokens of the segment's budget (66 at 2000), so that a frame of short
+% turns ("Saltbu. It means salt shed.") is not left a quarter empty with the default 48 as all
+% its candidates, and hits fused from deeper lists rank better (a held-out 2000-token frame
+% found the turn that dates a proposal, which the top 48 of each search left out). Every
+% frame pays for the deeper page: 2 ms of 22 at 100k items; a hit per 20 tokens cost 6.
 jump_(Goal, Priors, Reader, Segment, K, Path, Seeds, Reserve) :-
-    jump_(Goal, Priors, Reader, Segment, K, 0, Path, Seeds, Reserve, _).
+    jump_(Goal, Priors, Reader, Segment, K, 0, Path, Seeds, Reserve).
 
-jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Short, Path, Seeds, Reserve, Full) :-
-    (   Reader == none -> Fetch is max(max(K * 4, 48), Short) ; Fetch is max(max(K * 16, 192), Short) ),
+jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Reserve) :-
+    (   Reader == none -> Fetch is max(max(K * 4, 48), Page) ; Fetch is max(max(K * 16, 192), Page) ),
     timeless_goal_(Goal, Anchor, Goal1),
     semantic_goal_(Goal1, Speaker, SemGoal),
     time_weight_(Anchor, SemGoal, TimeWeight),
@@ -641,10 +622,6 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Short, Path, Seeds, Res
     ),
     scope_lexical_(Segment, Goal1, Fetch, Lex0),
     include(readable_pair_(Reader), Lex0, Lex),
-    (   HaveSem == true, length(Sem0, NS), NS >= Fetch -> Full = full(Fetch)
-    ;   length(Lex0, NL), NL >= Fetch -> Full = full(Fetch)
-    ;   Full = false
-    ),
     (   HaveSem == true, Lex \== [] -> Path = hybrid
     ;   HaveSem == true -> Path = semantic
     ;   Lex \== [] -> Path = lexical

@@ -18,7 +18,7 @@ hydrated once and timed (wall clock):
 
 The Prolog side is split in a second pass over the same queries by a bench-only module that runs
 ``hydrate/3`` from its own clauses, read at run time with ``clause/2``: each goal of ``hydrate/3``
-and of ``hydrate_segment_/6`` (and of ``segment_candidates_/7``, inside an if-then-else too) is
+and of ``hydrate_segment_/6`` (and of ``segment_candidates_/6``; an if-then-else's parts too) is
 wrapped in a clock (``get_time/1`` and thread CPU time) and
 charged to its phase by predicate name: *plan* (plane, segment budgets), *jump* (nearest/4 and
 lexical/4 including the Python callbacks, fusion), *walk*, *select* (merge, selection: how many facts, near-duplicates; it places each at its fovea rung), *fovea*,
@@ -77,8 +77,8 @@ segment_(A, B, C, D, E, F) :-
     instrument_(Body0, Body),
     call(Body).
 
-candidates_(A, B, C, D, E, F, G) :-
-    clause(atc_hydrate:segment_candidates_(A, B, C, D, E, F, G), Body0), !,
+candidates_(A, B, C, D, E, F) :-
+    clause(atc_hydrate:segment_candidates_(A, B, C, D, E, F), Body0), !,
     instrument_(Body0, Body),
     call(Body).
 
@@ -113,7 +113,6 @@ phase_(bridge_, walk).
 phase_(merge_candidates_, select).
 phase_(split_at_, select).
 phase_(select_facts_, select).
-phase_(deeper_search_, select).
 phase_(fovea_, fovea).
 phase_(excerpts_, excerpt).
 phase_(fit_, budget).
