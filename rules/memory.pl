@@ -143,13 +143,14 @@ named_error_(_, E) :-
 %!  item_segment(?H, ?Segment) is nondet.
 %!  item_time(?H, ?Time:string) is nondet.
 %   See atc_journal; a bound argument may be an atom or a string.
-item_kind(H, K) :- handle_arg_(H, H1), journal_atom_arg(K, K1), atc_journal:item_kind(H1, K1).
-item_role(H, R) :- handle_arg_(H, H1), journal_atom_arg(R, R1), atc_journal:item_role(H1, R1).
+item_kind(H, K) :- journal_atom_arg(H, H1), journal_atom_arg(K, K1), atc_journal:item_kind(H1, K1).
+item_role(H, R) :- journal_atom_arg(H, H1), journal_atom_arg(R, R1), atc_journal:item_role(H1, R1).
 item_session(H, S) :-
-    handle_arg_(H, H1), journal_atom_arg(S, S1), atc_journal:item_session(H1, S1).
+    journal_atom_arg(H, H1), journal_atom_arg(S, S1), atc_journal:item_session(H1, S1).
 item_segment(H, S) :-
-    handle_arg_(H, H1), journal_atom_arg(S, S1), atc_journal:item_segment(H1, S1).
-item_time(H, T) :- handle_arg_(H, H1), journal_string_arg(T, T1), atc_journal:item_time(H1, T1).
+    journal_atom_arg(H, H1), journal_atom_arg(S, S1), atc_journal:item_segment(H1, S1).
+item_time(H, T) :-
+    journal_atom_arg(H, H1), journal_string_arg(T, T1), atc_journal:item_time(H1, T1).
 
 %!  item(?H) is nondet.
 %!  item_speaker(?H, ?Name:string) is nondet.
@@ -160,17 +161,13 @@ item_time(H, T) :- handle_arg_(H, H1), journal_string_arg(T, T1), atc_journal:it
 %!  item_text(?H, ?Text:string) is nondet.
 %   See atc_journal. A handle is an atom; one given as a string ("it_3fa2...", as JSON answers
 %   show it) is read as the atom, here and in every item_ predicate above.
-item(H) :- handle_arg_(H, H1), atc_journal:item(H1).
-item_speaker(H, N) :- handle_arg_(H, H1), atc_journal:item_speaker(H1, N).
-item_goal(H, G) :- handle_arg_(H, H1), atc_journal:item_goal(H1, G).
-item_seq(H, N) :- handle_arg_(H, H1), atc_journal:item_seq(H1, N).
-item_source(H, P) :- handle_arg_(H, H1), atc_journal:item_source(H1, P).
-item_source_name(H, N) :- handle_arg_(H, H1), atc_journal:item_source_name(H1, N).
-item_text(H, T) :- handle_arg_(H, H1), atc_journal:item_text(H1, T).
-
-% A bound handle given as a string, as the atom it stands for (the answer comes back bound to
-% the atom when the caller's was unbound, so H is unified only after the call).
-handle_arg_(H, H1) :- journal_atom_arg(H, H1).
+item(H) :- journal_atom_arg(H, H1), atc_journal:item(H1).
+item_speaker(H, N) :- journal_atom_arg(H, H1), atc_journal:item_speaker(H1, N).
+item_goal(H, G) :- journal_atom_arg(H, H1), atc_journal:item_goal(H1, G).
+item_seq(H, N) :- journal_atom_arg(H, H1), atc_journal:item_seq(H1, N).
+item_source(H, P) :- journal_atom_arg(H, H1), atc_journal:item_source(H1, P).
+item_source_name(H, N) :- journal_atom_arg(H, H1), atc_journal:item_source_name(H1, N).
+item_text(H, T) :- journal_atom_arg(H, H1), atc_journal:item_text(H1, T).
 
 %!  rung(?Id, ?Level, ?Text:string) is nondet.
 %!  rung_tokens(?Id, ?Level, ?N) is nondet.
