@@ -9,6 +9,7 @@ limit aborts it: "interrupted", exit 130, at once, whatever ``catch/3`` the goal
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -97,3 +98,139 @@ def test_a_program_embedding_memory_keeps_its_own_sigint_handling(small_home):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.stdout.split() == ["-1", "True"], done.stderr
+
+
+# -- Ctrl-C during a write: a journal batch is finished, then the call is Python's to end --------
+
+# A program that is ``atc`` with smaller write batches, saying "running" on stderr as it starts
+# its second batch (the first one is in the journal then): where the Ctrl-C the test sends lands
+# (Python's side of the batch or the Prolog call writing it) is up to the machine; what it leaves
+# must not be.
+_ATC_SMALL_BATCHES = """
+import sys
+import attention_cloud.curation as curation
+import attention_cloud.memory as memory
+from attention_cloud.cli import run
+
+memory.BATCH_ITEMS = 60
+curation.BATCH = 60
+
+def announcing(real):
+    calls = []
+    def second_starts(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            print("running", file=sys.stderr, flush=True)
+        return real(*args, **kwargs)
+    return second_starts
+
+memory.Memory._write_batch = announcing(memory.Memory._write_batch)
+curation._curate_batch = announcing(curation._curate_batch)
+sys.argv[0] = "atc"
+run()
+"""
+
+
+def _transcripts(folder: Path, files: int, turns: int) -> Path:
+    folder.mkdir()
+    for f in range(files):
+        lines = [json.dumps({"role": "user" if t % 2 == 0 else "assistant",
+                             "content": f"session {f} turn {t}: the deploy of service {f * 7 + t} "
+                                        f"waits for the cache warm-up and the schema check."})
+                 for t in range(turns)]
+        (folder / f"s{f:03d}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def _atc_small_batches(args: list[str], home: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", _ATC_SMALL_BATCHES, *args, "--home", str(home)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _interrupt_at_second_batch(args: list[str], home: Path) -> tuple[int, str]:
+    proc = _atc_small_batches(args, home)
+    try:
+        assert proc.stderr is not None
+        seen = ""
+        while "running" not in seen:
+            line = proc.stderr.readline()
+            assert line, f"ended before its second batch: {seen}"
+            seen += line
+        proc.send_signal(signal.SIGINT)
+        _, rest = proc.communicate(timeout=120)
+        return proc.returncode, seen + rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _handles(home: Path) -> set[str]:
+    from attention_cloud.bridge import Var
+
+    with Memory.open(home) as mem:
+        return {str(h) for (h,) in mem.pl.solutions("atc_journal:item", Var())}
+
+
+def _curated(home: Path) -> tuple:
+    from attention_cloud.bridge import Var
+
+    with Memory.open(home) as mem:
+        return (sorted((str(i), str(lv), t) for i, lv, t in
+                       mem.pl.solutions("atc_ladder:rung", Var(), Var(), Var())),
+                sorted(str(a) for (a,) in mem.pl.solutions("atc_ladder:arc", Var())),
+                sorted(mem.jump.vectors.keys()))
+
+
+def _hash_home(path: Path) -> Path:
+    path.mkdir()
+    (path / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    return path
+
+
+def test_ctrl_c_during_an_ingest_keeps_what_was_written_and_the_next_ingest_goes_on(tmp_path):
+    src = _transcripts(tmp_path / "src", files=12, turns=20)
+    reference = _hash_home(tmp_path / "reference")
+    done = _atc_small_batches(["ingest", str(src)], reference)
+    assert done.wait(timeout=120) == 0
+    home = _hash_home(tmp_path / "home")
+    with Memory.open(home) as mem:
+        mem.remember("The staging database is read-only on Fridays.", curate=False)
+    before = _handles(home)
+
+    code, err = _interrupt_at_second_batch(["ingest", str(src)], home)
+
+    assert (code, err.strip().splitlines()[-1]) == (130, "atc: interrupted"), err
+    kept = _handles(home) - before      # the batch written before Ctrl-C stays, as a kill's
+    assert kept and kept < _handles(reference)
+    again = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "ingest", str(src),
+                            "--home", str(home), "--format-output", "json"],
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    report = json.loads(again.stdout)
+    assert report["files_unchanged"] > 0     # the files written are not read again
+    assert _handles(home) == before | _handles(reference)
+    wanted = _handles(reference)
+    with Memory.open(home) as mem:           # every item findable by its words before curation
+        assert all(mem.jump.lexical.has(h) for h in wanted)
+
+
+def test_ctrl_c_during_a_curate_resumes_to_the_uninterrupted_ladder(tmp_path):
+    src = _transcripts(tmp_path / "src", files=6, turns=30)
+    homes = []
+    for name in ("reference", "home"):
+        home = _hash_home(tmp_path / name)
+        ingest = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "ingest", str(src),
+                                 "--home", str(home)], capture_output=True, text=True, timeout=120)
+        assert ingest.returncode == 0, ingest.stderr
+        homes.append(home)
+    reference, home = homes
+    assert _atc_small_batches(["curate"], reference).wait(timeout=300) == 0
+
+    code, err = _interrupt_at_second_batch(["curate"], home)
+
+    assert (code, err.strip().splitlines()[-1]) == (130, "atc: interrupted"), err
+    resumed = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "curate", "--home",
+                              str(home)], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _curated(home) == _curated(reference)

@@ -391,6 +391,9 @@ class Memory:
         nothing finished yet is left alone. As a mapping, ``unfinished`` gives for each file
         the size at which it was quiet (finished): the file is read whole unless its size has
         changed since (grown, or cut back and being written again).
+
+        A KeyboardInterrupt (Ctrl-C) keeps the batches already written, as a kill does: their
+        files are recorded as read, so the same call again goes on where this one stopped.
         """
         paths = args.paths("paths", paths)
         segment = check_segment(segment)
@@ -455,6 +458,11 @@ class Memory:
                     journal_before = journal.stat().st_size if journal.exists() else None
                     wrote = True
                 self._write_batch(batch, report, segment)
+        except KeyboardInterrupt:
+            # what is written stays (a kill keeps it too): ingest_index's pending file covers
+            # a batch committed whose BM25 entries the interrupt cut short
+            parsed_files.close()
+            raise
         except BaseException:
             parsed_files.close()
             if wrote:
