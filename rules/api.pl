@@ -141,12 +141,21 @@ api_ingest(Items, Counts) :-
 %   record each mark(Source, Size, Digest) watermark. A mark(Source, Size, Digest,
 %   regrown(Segment, Keep, LastLine)) is that of a file that only grew since it was read and
 %   was read again whole: the items of its earlier reading that this one no longer gives are
-%   superseded (journal_supersede/5). Counts is journal_add_encoded/2's, with `superseded`,
-%   the handles tombstoned so.
+%   superseded (journal_supersede/5), and those it gives again with another place, time or
+%   links take the new reading's (journal_refresh/3; their curated records are dropped, so
+%   curation computes them again). Counts is journal_add_encoded/2's, with `superseded`, the
+%   handles tombstoned so, and `refreshed`, those whose fields changed.
 api_ingest_with_marks(Items, Marks, Counts) :-
     api_batch(( journal_add_encoded(Items, Counts0),
                 foldl(apply_mark_, Marks, [], Superseded),
-                Counts = Counts0.put(superseded, Superseded) )).
+                findall(H, ( member(mark(_, _, _, regrown(_, Keep, _)), Marks), member(H, Keep) ),
+                        Regrown0),
+                sort(Regrown0, Regrown1),
+                sort(Counts0.new_handles, New),
+                ord_subtract(Regrown1, New, Regrown),      % a new item is as read
+                journal_refresh(Items, Regrown, Refreshed),
+                ladder_invalidate(Refreshed, _),
+                Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed}) )).
 
 apply_mark_(mark(Src, Size, Digest), Gone, Gone) :-
     journal_set_watermark(Src, Size, Digest).

@@ -21,6 +21,7 @@
             journal_add_relation/3,     % +Subject, +Predicate, +Object
             journal_tombstone/2,        % +Handle, +Reason
             journal_supersede/5,        % +Source, +Segment, +Keep, +LastLine, -Handles
+            journal_refresh/3,          % +Strings, +Keep, -Changed
             journal_erase/4,            % +Handle, +Who, +Reason, -Record
             journal_replace_goal/4,     % +Session, +Goal, +Marker, -Handles
             journal_erasable/2,         % +Handle, -Dict
@@ -707,6 +708,57 @@ journal_supersede(Src, Seg, Keep, LastLine, Handles) :-
     sort(Found, Handles),
     superseded_reason(Reason),
     forall(member(H, Handles), journal_tombstone(H, Reason)).
+
+%!  journal_refresh(+Strings:list(string), +Keep:list(atom), -Changed:list(atom)) is det.
+%
+%   A grown file's new reading may give a turn it gave before (the same handle: session, kind,
+%   identity and text) with other fields: at another place (an earlier turn split in two, so
+%   the turns after it moved on by one) or time (the file's order of day and month decided the
+%   other way once later dates came). Of the items of Strings (the host's wire format) whose
+%   handle is in Keep and that the journal held before, those with other fields (order, time,
+%   goal, role, pointer) or own links take the new reading's: their item_/10 fact is replaced
+%   and their links follow (a working-directory link is left as it is). Changed are those
+%   handles, in the order of Strings. The caller commits.
+journal_refresh(Strings, Keep, Changed) :-
+    must_be(list(string), Strings),
+    must_be(list(atom), Keep),
+    (   Keep == []
+    ->  Changed = []
+    ;   pairs_keys_values(Pairs, Keep, Keep),
+        list_to_assoc(Pairs, Kept),
+        foldl(refresh_wire_(Kept), Strings, [], Changed0),
+        reverse(Changed0, Changed)
+    ).
+
+refresh_wire_(Kept, Wire, Changed0, Changed) :-
+    (   wire_handle_(Wire, H),
+        get_assoc(H, Kept, _),
+        item_(H, Src0, Ses0, Seq0, K0, R0, SG0, T0, Seg0, SP0),
+        wire_item_(Wire, Read),
+        stored_item_(Read, item(H, Src, Ses, Seq, K, R, SG, T, Seg, SP, _, Rels)),
+        Old = item_(H, Src0, Ses0, Seq0, K0, R0, SG0, T0, Seg0, SP0),
+        New = item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP),
+        own_links_of_(H, Old0),
+        findall(rel(H, P, O), ( member(rel(S, P, O), Rels), S == H,
+                                P \== in_session, P \== cwd ), New0),
+        sort(Old0, OldLinks),
+        sort(New0, NewLinks),
+        ( Old \== New ; OldLinks \== NewLinks )
+    ->  (   Old == New
+        ->  true
+        ;   durable_retract(atc_journal:Old),
+            durable_assert(atc_journal:New)
+        ),
+        forall(( member(rel(H, P, O), OldLinks), \+ memberchk(rel(H, P, O), NewLinks) ),
+               durable_retract(atc_journal:relation_(H, P, O))),
+        forall(member(rel(H, P, O), NewLinks), journal_add_relation(H, P, O)),
+        Changed = [H|Changed0]
+    ;   Changed = Changed0
+    ).
+
+% An item's stored links of its own, but those its session implies or a working directory.
+own_links_of_(H, Links) :-
+    findall(rel(H, P, O), ( relation_(H, P, O), P \== cwd ), Links).
 
 distinct_sessions_(Handles, Sessions) :-
     findall(S, ( member(H, Handles), item_(H, _, S, _, _, _, _, _, _, _) ), Ss),

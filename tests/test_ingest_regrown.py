@@ -28,6 +28,14 @@ def live_items(mem: Memory) -> list[tuple[str, str, str]]:
     return sorted((r["H"], r["S"], r["T"]) for r in rows)
 
 
+def item_fields(mem: Memory) -> list[tuple]:
+    """Every live item with what is read of it besides its text: order, time, source, links."""
+    rows = mem.query("item(H), item_seq(H, N), item_time(H, T), item_source(H, P), "
+                     "findall(R-O, relation(H, R, O), Rs)", limit=1000).rows
+    return sorted((r["H"], r["N"], r["T"], r["P"], tuple(sorted(map(str, r["Rs"]))))
+                  for r in rows)
+
+
 def texts(mem: Memory) -> list[str]:
     return sorted(t for _, _, t in live_items(mem))
 
@@ -161,6 +169,7 @@ def test_any_run_of_appends_ends_as_one_ingest_of_the_whole(home: Path, tmp_path
     with Memory.open(tmp_path / "whole") as mem:
         mem.ingest([chat], format="text")
         whole = live_items(mem)
+        whole_fields = item_fields(mem)
     superseded = 0
     with Memory.open(home) as mem:
         # one piece ends before a turn's second line: that turn reads differently after it
@@ -169,7 +178,49 @@ def test_any_run_of_appends_ends_as_one_ingest_of_the_whole(home: Path, tmp_path
             chat.write_text("\n".join(lines[:cut]) + "\n", encoding="utf-8")
             superseded += mem.ingest([chat], format="text").superseded
         assert live_items(mem) == whole
+        assert item_fields(mem) == whole_fields   # and each item as that reading gives it
     assert superseded > 0    # the pieces did read differently on the way
+
+
+def test_turns_after_a_split_take_their_new_places(mem: Memory, tmp_path: Path):
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: hello there\nTomás: hi Priya\nDana: hey all\nPriya: welcome Dana\n",
+                    encoding="utf-8")
+    mem.ingest([chat], format="text")        # Dana has spoken once: her line is Tomás's turn's
+    mem.curate()
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write("Dana: thanks!\n")
+    report = mem.ingest([chat], format="text")
+    assert (report.superseded, report.updated) == (1, 1)
+    rows = mem.query("item(H), item_seq(H, N), item_text(H, T)", limit=100).rows
+    assert [r["T"] for r in sorted(rows, key=lambda r: r["N"])] == [
+        "hello there", "hi Priya", "hey all", "welcome Dana", "thanks!"]
+    assert len({r["N"] for r in rows}) == 5   # "welcome Dana" kept 1 beside "hi Priya"
+    # the moved turn's rungs are computed again from its new reading
+    moved = next(r["H"] for r in rows if r["T"] == "welcome Dana")
+    assert not mem.query(f'rung("{moved}", l1, _)', limit=1).rows
+    mem.curate()
+    assert mem.query(f'rung("{moved}", l1, _)', limit=1).rows
+
+
+def test_dates_read_the_other_way_once_later_ones_say_so_move_the_earlier_turns(
+        mem: Memory, tmp_path: Path):
+    chat = tmp_path / "chat.txt"
+    chat.write_text("[1/2/23, 1:56:03 PM] Priya: I signed up for pottery\n"
+                    "[1/3/23, 9:01:00 AM] Tomás: nice, which studio?\n", encoding="utf-8")
+    mem.ingest([chat])                       # read month/day: nothing above 12 yet
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write("[13/3/23, 10:00:00 AM] Priya: the one on Rua Augusta\n")
+    report = mem.ingest([chat])
+    assert (report.new, report.updated) == (1, 2)
+    rows = mem.query("item(H), item_time(H, T), item_text(H, X)", limit=100).rows
+    assert sorted((r["T"], r["X"]) for r in rows) == [
+        ("2023-02-01T13:56:03Z", "I signed up for pottery"),
+        ("2023-03-01T09:01:00Z", "nice, which studio?"),
+        ("2023-03-13T10:00:00Z", "the one on Rua Augusta")]
+    mem.close()
+    with Memory.open(mem.home) as again:     # as the journal replays it
+        assert len(again.query('item_time(H, "2023-02-01T13:56:03Z")', limit=5).rows) == 1
 
 
 def test_the_cli_report_says_how_many_were_superseded(home: Path, tmp_path: Path):
@@ -184,3 +235,4 @@ def test_the_cli_report_says_how_many_were_superseded(home: Path, tmp_path: Path
                                   "--format-output", "json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["superseded"] == 1
+    assert json.loads(result.stdout)["updated"] == 0

@@ -293,7 +293,8 @@ def _print_ingest(report: Any, out: str) -> None:
                f"records: {report.records}  new: {report.new}  unchanged: {report.unchanged}  "
                + (f"forgotten: {report.forgotten}  " if report.forgotten else "") +
                f"evicted: {report.evicted}  "
-               + (f"superseded: {report.superseded}  " if report.superseded else "") +
+               + (f"superseded: {report.superseded}  " if report.superseded else "")
+               + (f"updated: {report.updated}  " if report.updated else "") +
                f"envelopes stripped: {report.envelopes_stripped}  "
                f"lines skipped: {len(report.skipped)}  times unread: {len(report.unread_times)}")
     _print_skipped_files(report.files_skipped)

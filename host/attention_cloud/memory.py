@@ -66,6 +66,10 @@ class IngestReport:
     #: items of an earlier reading of a file that only grew which its new reading no longer
     #: gives (a turn continued below, a speaker found): tombstoned, the new items in their place
     superseded: int = 0
+    #: items a grown file's new reading gives again at another place or time (an earlier turn
+    #: split in two; dates read day-first once later dates said so): the journal takes the new
+    #: reading's fields, and the next curation computes their rungs again
+    updated: int = 0
     envelopes_stripped: int = 0
     skipped: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, reason)
     new_handles: list[str] = field(default_factory=list)
@@ -92,7 +96,7 @@ class IngestReport:
                 "files_skipped": [{"file": f, "reason": r} for f, r in self.files_skipped],
                 "records": self.records, "new": self.new, "unchanged": self.unchanged,
                 "forgotten": self.forgotten,
-                "evicted": self.evicted, "superseded": self.superseded,
+                "evicted": self.evicted, "superseded": self.superseded, "updated": self.updated,
                 "envelopes_stripped": self.envelopes_stripped,
                 "skipped": [{"file": f, "line": n, "reason": r} for f, n, r in self.skipped],
                 "unread_times": [{"file": f, "line": n, "time": t}
@@ -535,6 +539,7 @@ class Memory:
         # findable by BM25 and recency at once, before curation (see ingest_index)
         counts = ingest_index.commit(self, encoded, marks)
         report.superseded += len(counts["superseded"])
+        report.updated += len(counts["refreshed"])
         report.new += counts["new"]
         report.unchanged += counts["unchanged"]
         report.forgotten += counts["forgotten"]

@@ -334,7 +334,8 @@ test(journal_links_answer_implied_cwds, [setup(fresh), true(L == E)]) :-
 
 :- end_tests(cwd_links).
 
-% Superseding what a grown file's earlier reading gave (journal_supersede/5).
+% Superseding what a grown file's earlier reading gave (journal_supersede/5), and the fields of
+% what it gives again (journal_refresh/3).
 :- begin_tests(supersede, [setup(fresh), cleanup(fresh)]).
 
 read_item(H, Src, Seg, Pointer, I) :-
@@ -363,6 +364,30 @@ test(a_superseded_item_read_again_is_live_again, [true(New-Live == [old]-true)])
     read_item(old, 'c.txt', default, "c.txt:4", I),
     journal_add_items([I], Counts), New = Counts.new_handles,
     ( item(old) -> Live = true ; Live = false ).
+
+% The wire string (the host's format) of a read of `kept` at Seq and Time with Links.
+kept_read_again(Seq, Time, Links, Wire) :-
+    read_item(kept, 'c.txt', default, "c.txt:1", item(H, Src, _, _, K, R, G, _, Seg, P, X, _)),
+    atc_journal:stored_item_(item(H, Src, s1, Seq, K, R, G, Time, Seg, P, X, Links), Stored),
+    atc_journal:item_wire_(Stored, Wire).
+
+test(a_reading_that_moves_an_item_gives_it_its_place_time_and_links,
+     [setup(fresh), true(Changed-Seq-Time-Links == [kept]-3-"2023-02-01T13:56:03Z"-[in_session-s1, speaker-'Priya'])]) :-
+    read_items,
+    journal_add_relation(kept, mentions, 'Lisbon'),     % the old reading's link, not the new's
+    kept_read_again(3, "2023-02-01T13:56:03Z", [rel(kept, speaker, 'Priya')], Wire),
+    journal_refresh([Wire], [kept], Changed),
+    item_seq(kept, Seq), item_time(kept, Time),
+    findall(P-O, relation(kept, P, O), Links0), msort(Links0, Links).
+
+test(an_item_read_as_before_or_not_in_keep_is_left_alone, [setup(fresh), true(Changed-Seq == []-0)]) :-
+    read_items,
+    kept_read_again(0, "", [], Same),
+    kept_read_again(5, "", [], Moved),
+    journal_refresh([Same], [kept], C1),
+    journal_refresh([Moved], [later], C2),                % kept is not one the reading gave
+    append(C1, C2, Changed),
+    item_seq(kept, Seq).
 
 test(an_item_given_again_after_it_was_forgotten_stays_forgotten, [true(Item == none)]) :-
     read_items,
