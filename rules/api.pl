@@ -974,7 +974,10 @@ limit_abort_(Token, Why) :-
 %   not in the texts joined. Nothing of Sources runs while it loads. On any error nothing
 %   stays loaded and the error names the reason. Loading runs under the limits of
 %   api_query/4 (Options), and the texts may be at most Options.rules_bytes (default
-%   1,000,000) bytes long together.
+%   1,000,000) bytes long together. With Options.last_wins `true` a predicate the last source
+%   defines is that source's alone: the clauses the sources before it give it are left out
+%   (a `--rules` file holding an edited copy of a saved rule replaces it for the call, rather
+%   than both sets of clauses answering).
 %   @error permission_error(call, sandboxed, Goal) for unsafe code; syntax_error
 %   @error rules_directive(D), rules_clause(Why, Head), rules_limit(bytes, Max)
 
@@ -988,7 +991,8 @@ api_load_rules(Sources0, Module, Options, Module) :-
     foldl(source_length_, Sources, 0, Len),
     (   Len > MaxBytes -> throw(error(rules_limit(bytes, MaxBytes), _)) ; true ),
     memory_user_module(Module),
-    catch(within_limits_(Options, load_rules_(Sources, Module)),
+    LastWins = Options.get(last_wins, false),
+    catch(within_limits_(Options, load_rules_(Sources, LastWins, Module)),
           E,
           ( memory_user_module(Module), throw(E) )).
 
@@ -1006,13 +1010,32 @@ source_length_(_-Text, L0, L) :-
     string_length(Text, N),
     L is L0 + N.
 
-load_rules_(Sources, M) :-
-    maplist(source_terms_(M), Sources, TermLists),
+load_rules_(Sources, LastWins, M) :-
+    maplist(source_terms_(M), Sources, TermLists0),
+    (   LastWins == true,
+        append(Earlier0, [Last], TermLists0)
+    ->  foldl(defined_pi_, Last, [], PIs),
+        maplist(exclude(defines_one_of_(PIs)), Earlier0, Earlier),
+        append(Earlier, [Last], TermLists)
+    ;   TermLists = TermLists0
+    ),
     append(TermLists, Located),
     pairs_values(Located, Terms),
     maplist(add_rule_term_(M), Terms),
     forall(user_predicate_(M, Head),
            catch(safe_goal(M:Head), E, unknown_in_rules_(M, Located, E))).
+
+% The predicate a located clause defines, added to PIs (a directive defines none).
+defined_pi_(Located, PIs0, PIs) :-
+    (   defines_pi_(Located, PI) -> ord_add_element(PIs0, PI, PIs) ; PIs = PIs0 ).
+
+defines_one_of_(PIs, Located) :-
+    defines_pi_(Located, PI),
+    ord_memberchk(PI, PIs).
+
+defines_pi_(_-T, N/A) :-
+    \+ T = (:- _),
+    (   T = (H --> _) -> functor(H, N, A0), A is A0 + 2 ; rule_head_(T, H), functor(H, N, A) ).
 
 % source_terms_(+Module, +Name-Text, -Terms): the terms of one source, read from a stream that
 % carries its name (a syntax error reads `Name:Line:Col: ...`) and each vetted, an error that

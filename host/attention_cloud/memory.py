@@ -795,9 +795,11 @@ class Memory:
                 raise InputError(f"{path}: cannot read rules file ({exc})") from exc
         if not sources:
             return "atc_query"
+        # a --rules file's predicates are its own: an edited copy of a saved rule replaces it
         with self._limits():
-            (module,) = self.pl.once("atc_api:api_load_rules", sources,
-                                     Atom("user_rules"), Var())
+            (module,) = self.pl.once("atc_api:api_load_rules", sources, Atom("user_rules"),
+                                     {"last_wins": Atom("true" if extra is not None else "false")},
+                                     Var())
         return str(module)
 
     # -- hydration --------------------------------------------------------------------------------
