@@ -977,7 +977,8 @@ limit_abort_(Token, Why) :-
 %   1,000,000) bytes long together. With Options.last_wins `true` a predicate the last source
 %   defines is that source's alone: the clauses the sources before it give it are left out
 %   (a `--rules` file holding an edited copy of a saved rule replaces it for the call, rather
-%   than both sets of clauses answering).
+%   than both sets of clauses answering); of the planes (plane/2, plane_segment/3), only those
+%   of the names the last source gives are.
 %   @error permission_error(call, sandboxed, Goal) for unsafe code; syntax_error
 %   @error rules_directive(D), rules_clause(Why, Head), rules_limit(bytes, Max)
 
@@ -1014,8 +1015,8 @@ load_rules_(Sources, LastWins, M) :-
     maplist(source_terms_(M), Sources, TermLists0),
     (   LastWins == true,
         append(Earlier0, [Last], TermLists0)
-    ->  foldl(defined_pi_, Last, [], PIs),
-        maplist(exclude(defines_one_of_(PIs)), Earlier0, Earlier),
+    ->  foldl(defined_pi_, Last, [], Keys),
+        maplist(exclude(defines_one_of_(Keys)), Earlier0, Earlier),
         append(Earlier, [Last], TermLists)
     ;   TermLists = TermLists0
     ),
@@ -1025,17 +1026,23 @@ load_rules_(Sources, LastWins, M) :-
     forall(user_predicate_(M, Head),
            catch(safe_goal(M:Head), E, unknown_in_rules_(M, Located, E))).
 
-% The predicate a located clause defines, added to PIs (a directive defines none).
-defined_pi_(Located, PIs0, PIs) :-
-    (   defines_pi_(Located, PI) -> ord_add_element(PIs0, PI, PIs) ; PIs = PIs0 ).
+% What a located clause defines, added to Keys (a directive defines nothing): its predicate,
+% or for the planes a file declares (plane/2, plane_segment/3: one predicate that every file
+% adds to) the plane it names, so that a file's plane replaces only the plane of that name.
+defined_pi_(Located, Keys0, Keys) :-
+    (   defines_key_(Located, Key) -> ord_add_element(Keys0, Key, Keys) ; Keys = Keys0 ).
 
-defines_one_of_(PIs, Located) :-
-    defines_pi_(Located, PI),
-    ord_memberchk(PI, PIs).
+defines_one_of_(Keys, Located) :-
+    defines_key_(Located, Key),
+    ord_memberchk(Key, Keys).
 
-defines_pi_(_-T, N/A) :-
+defines_key_(_-T, Key) :-
     \+ T = (:- _),
-    (   T = (H --> _) -> functor(H, N, A0), A is A0 + 2 ; rule_head_(T, H), functor(H, N, A) ).
+    (   T = (H --> _) -> functor(H, N, A0), A is A0 + 2 ; rule_head_(T, H), functor(H, N, A) ),
+    (   memberchk(N/A, [plane/2, plane_segment/3]), arg(1, H, Plane), atomic(Plane)
+    ->  Key = plane(N/A, Plane)
+    ;   Key = N/A
+    ).
 
 % source_terms_(+Module, +Name-Text, -Terms): the terms of one source, read from a stream that
 % carries its name (a syntax error reads `Name:Line:Col: ...`) and each vetted, an error that

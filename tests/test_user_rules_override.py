@@ -68,3 +68,18 @@ def test_a_walk_rule_from_a_rules_file_replaces_the_saved_one(home: Path, tmp_pa
     goals = {a["H"] for a in answers(atc("query", "item_kind(H, user_goal)", "--format", "json",
                                          home=home))}
     assert walked and walked <= goals
+
+
+def test_a_rules_file_replaces_only_the_planes_it_names(home: Path, tmp_path):
+    assert atc("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home).exit_code == 0
+    saved = tmp_path / "planes.pl"
+    saved.write_text("plane(errors, _{seeds: 3}).\nplane(wide, _{seeds: 9}).\n", encoding="utf-8")
+    assert atc("rules", "add", str(saved), home=home).exit_code == 0
+    tried = tmp_path / "tried.pl"
+    tried.write_text("plane(errors, _{seeds: 5}).\n", encoding="utf-8")
+    planes = answers(atc("query", "plane(P, S), get_dict(seeds, S, N)", "--rules", str(tried),
+                         "--format", "json", home=home))
+    assert sorted((a["P"], a["N"]) for a in planes) == [("errors", 5), ("wide", 9)]
+    # the saved plane the file does not name still frames
+    frame = atc("hydrate", "what failed", "--rules", str(tried), "--plane", "wide", home=home)
+    assert frame.exit_code == 0, frame.output
