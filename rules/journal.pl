@@ -734,6 +734,7 @@ refresh_wire_(Kept, Wire, Changed0, Changed) :-
     (   wire_handle_(Wire, H),
         get_assoc(H, Kept, _),
         item_(H, Src0, Ses0, Seq0, K0, R0, SG0, T0, Seg0, SP0),
+        \+ read_as_stored_(Wire, H, Seq0, R0, SG0, T0, SP0),
         wire_item_(Wire, Read),
         stored_item_(Read, item(H, Src, Ses, Seq, K, R, SG, T, Seg, SP, _, Rels)),
         Old = item_(H, Src0, Ses0, Seq0, K0, R0, SG0, T0, Seg0, SP0),
@@ -755,6 +756,31 @@ refresh_wire_(Kept, Wire, Changed0, Changed) :-
         Changed = [H|Changed0]
     ;   Changed = Changed0
     ).
+
+% The usual case, told without decoding the item: a reading that gives the stored item's
+% fields and own links (as strings; source, session, kind and segment are the handle's or
+% the file's own).
+read_as_stored_(Wire, H, Seq, R, SG, T, SP) :-
+    wire_fields_(Wire, [_, _, _, _, SeqS, _, RS, GS, T1, _, PS, _|LinkFields]),
+    T1 == T,
+    number_string(Seq1, SeqS), Seq1 == Seq,
+    atom_string(R, RS),
+    stored_goal_(G, SG), G == GS,
+    (   integer(SP) -> string_concat("=", Digits, PS), number_string(SP, Digits)
+    ;   string_concat("|", SP, PS)
+    ),
+    wire_link_pairs_(LinkFields, H, Read0),
+    sort(Read0, Read),
+    findall(P-O, ( relation_(H, P0, O0), P0 \== cwd, atom_string(P0, P), atom_string(O0, O) ),
+            Stored0),
+    sort(Stored0, Stored),
+    Read == Stored.
+
+% The link fields of a wire item as Predicate-Object strings, but those its session implies.
+wire_link_pairs_([], _, []).
+wire_link_pairs_([P, O|T], H, Pairs) :-
+    (   memberchk(P, ["in_session", "cwd"]) -> Pairs = Rest ; Pairs = [P-O|Rest] ),
+    wire_link_pairs_(T, H, Rest).
 
 % An item's stored links of its own, but those its session implies or a working directory.
 own_links_of_(H, Links) :-
