@@ -481,16 +481,17 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     FitBudget1 is max(0, FitBudget0 - LeftOut0),
     fit_(Placed, FitBudget1, Fitted0, Dropped0),
     distinct_shown_(Fitted0, Fitted1, SameShown),
-    append(Suppressed0, SameShown, Suppressed),
+    append(Suppressed0, SameShown, Suppressed1),
     refit_left_out_(Settings, Suppressed0, SameShown, Fitted1, FitBudget1,
                     Fitted, FitBudget, Dropped1),
     append(Dropped0, Dropped1, Dropped),
-    left_out_cost_(Settings, Suppressed, LeftOut),
     promote_(Fitted, FitBudget, Kept0, GaveWay),
-    excerpts_(Goal, Settings, FitBudget, Kept0, Kept),
+    excerpts_(Goal, Settings, FitBudget, Kept0, Kept1),
+    append([Dropped, GaveWay, PastCap], Outside0),
+    refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Kept, Outside, Suppressed),
+    left_out_cost_(Settings, Suppressed, LeftOut),
     used_tokens_(Kept, Used),
     CrumbBudget is Budget - LeftOut - Used,
-    append([Dropped, GaveWay, PastCap], Outside),
     breadcrumbs_(Outside, Label, Settings, CrumbBudget, Crumbs, CrumbTokens),
     maplist(render_fact_(Label, Settings.fact_framing), Kept, Facts),
     foldl(fact_tokens_sum_, Facts, 0, Text),
@@ -1612,6 +1613,59 @@ select_facts_([C|Cs], Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
         )
     ).
 
+% refill_(+Settings, +Budget, +Suppressed0, +Kept0, +Outside0, -Kept, -Outside, -Suppressed):
+% the selection offers candidates until their starting rungs hold the budget, but a long record
+% (a tool output, a log) counts there at its verbatim length and the fit then shows it at a
+% rung a fraction as long: the frame ended with most of its budget unspent (two thirds of it
+% on the real Claude Code sessions) while candidates lay past it. When the facts placed, their
+% promotion and their excerpts leave refill_min_/2 or more of Budget, the candidates left out
+% (those the fit and the promotion let go, and those past the selection) are offered again,
+% best first, for what is left: selected as before (not twice what a kept fact says), fitted
+% and promoted within it, and placed after the facts already kept, which keep their rungs and
+% excerpts. At most refill_rounds_/1 rounds. Suppressed0 is the segment's near-duplicates so
+% far; when it is empty the line counting them is reserved before the round, since the round
+% may add the first.
+refill_(Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :-
+    refill_rounds_(Rounds),
+    refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp).
+
+refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :-
+    used_tokens_(Kept0, Used),
+    length(Kept0, NK),
+    Room is Settings.fact_cap - NK,
+    (   Supp0 == [] -> left_out_cost_(Settings, [x], Line) ; Line = 0 ),
+    Free is Budget - Used - Line,
+    refill_min_(Budget, Min),
+    (   Rounds > 0, Room > 0, Free >= Min, Outside0 \== [],
+        by_score_(Outside0, Pool),
+        maplist(text_sig_, Kept0, Taken),
+        select_facts_(Pool, Settings, Room, 0, Free, Taken, New0, Past, Supp1),
+        fit_(New0, Free, New1, Dropped),
+        New1 \== []
+    ->  append(Kept0, New1, Kept1),
+        distinct_shown_(Kept1, Kept2, Same),        % only a new fact can repeat a kept one
+        append(Kept0, New2, Kept2),
+        promote_(New2, Free, New, GaveWay),
+        append(Kept0, New, Kept3),
+        append([Dropped, GaveWay, Past], Outside1),
+        append([Supp0, Supp1, Same], Supp2),
+        Rounds1 is Rounds - 1,
+        refill_(Rounds1, Settings, Budget, Supp2, Kept3, Outside1, Kept, Outside, Supp)
+    ;   Kept = Kept0, Outside = Outside0, Supp = Supp0
+    ).
+
+% Candidates best first (a stable sort: equal scores keep their order).
+by_score_(Cands, Sorted) :-
+    findall(NS-C, ( member(C, Cands), C = c(_, S, _, _, _), NS is -S ), Keyed),
+    keysort(Keyed, SortedPairs),
+    pairs_values(SortedPairs, Sorted).
+
+% A refill is worth a round when a fortieth of the budget (and at least a short fact) is left:
+% less than that goes to the breadcrumbs.
+refill_min_(Budget, Min) :-
+    Min is max(16, Budget // 40).
+refill_rounds_(3).
+
 % Past the floor, candidates are taken until their starting rungs hold the budget: enough
 % that a frame of short turns fills, few enough that the fit and the promotion stay
 % cheap (offering three times the budget doubled the CPU of a 2000-token frame).
@@ -2325,3 +2379,4 @@ dirty_beliefs_(Id, Dirty) :-
 %   counts are estimates.
 estimate_tokens(Text, Tokens) :-
     host_estimate_tokens(Text, Tokens).
+
