@@ -184,3 +184,17 @@ def test_a_failed_checks_summary_names_its_diagnostic():
                "        Logger.warning(\"setup failed\")\n    end\nSetup Phoenix instrumentation with "
                "Bandit adapter and LiveView support\n  end</tool_use_error>")
     assert "String to replace not found" in curate_items([item(refused, "error")])[0].l1
+
+
+def test_a_glob_keeps_its_stars_in_the_summary():
+    # Claude Code's Glob call heads its result: the summary read "Glob lib/spotter/services//.ex"
+    # (the stars taken for Markdown emphasis), a pattern the agent never searched for.
+    text = ("Glob /home/USER/projects/app/lib/spotter/services/**/*.ex\n"
+            "/home/USER/projects/app/lib/spotter/services/review_context_builder.ex\n"
+            "/home/USER/projects/app/lib/spotter/services/co_change_calculator.ex")
+    rungs = curate_items([item(text, "tool_result")])[0]
+    assert "lib/spotter/services/**/*.ex" in rungs.l1, rungs.l1
+    assert [s.text for s in split_sentences("ls src/* and **/test/**")] == ["ls src/* and **/test/**"]
+    # emphasis is still dropped
+    assert [s.text for s in split_sentences("**Latest:** 1.10.0, see *the* notes")] == \
+        ["Latest: 1.10.0, see the notes"]
