@@ -2258,8 +2258,9 @@ excerpt_fact_(Goal, Framing, I, Placed0-Free0, Placed-Free) :-
     text_tokens_(Framing, Id, Level, T, LevelTokens),
     excerpt_cost_(Framing, Id, 0, Around),
     Cap is T + Free0 - Around,
+    excerpt_keep_(Id, Keep),
     (   Cap > 0,
-        host_excerpts(Goal, [req(Text, LevelText, LevelTokens, Fidelity, [Cap])], [[X|_]]),
+        host_excerpts(Goal, [req(Text, LevelText, LevelTokens, Fidelity, [Cap], Keep)], [[X|_]]),
         X = x(XT, F, XText, Kept, Of, Spans),
         F > Fidelity,
         excerpt_cost_(Framing, Id, XT, Tokens),
@@ -2269,6 +2270,13 @@ excerpt_fact_(Goal, Framing, I, Placed0-Free0, Placed-Free) :-
         Free is Free0 - (Tokens - T)
     ;   Placed = Placed0, Free = Free0
     ).
+
+% excerpt_keep_(+Id, -Keep): what an excerpt of Id keeps first when it fits: an error's summary,
+% which curation leads with its diagnostic ("lib/x.ex:57:13:pattern_match The pattern can never
+% match the type."): the goal's words lie in the failure's heading lines ("why did the pre-commit
+% check fail"), and the excerpt they chose showed those in place of the cause. "" otherwise.
+excerpt_keep_(Id, Keep) :-
+    (   item_kind(Id, error), rung(Id, l1, Keep0) -> Keep = Keep0 ; Keep = "" ).
 
 % text_tokens_(+Framing, +Id, +Level, +Framed, -Tokens): a rung's own text's tokens, from what
 % it costs the frame (its speaker label and the line heading the fact left out).
@@ -2291,9 +2299,10 @@ excerpt_facts_(3).
 %!  host_excerpts(+Goal:string, +Requests:list, -Results:list) is det.
 %
 %   Implemented in Python (attention_cloud.excerpt, registered in this module when a home's
-%   jump opens). Requests are req(L0Text, RungText, RungTokens, RungFidelity, Caps): the
-%   record's L0, the rung an excerpt would replace (text, tokens, fidelity) and a list of
-%   token caps; each result is a
+%   jump opens). Requests are req(L0Text, RungText, RungTokens, RungFidelity, Caps, Keep):
+%   the record's L0, the rung an excerpt would replace (text, tokens, fidelity), a list of
+%   token caps and a text whose sentences of L0Text the excerpt keeps first when they fit
+%   ("" for none: excerpt_keep_/2); each result is a
 %   list of x(Tokens, Fidelity, Text, Kept, Of, Spans), one per distinct excerpt, the
 %   largest first: Text verbatim pieces of L0Text holding Goal's terms, Kept of Of sentences
 %   (or lines) kept, Spans their [Start, End] character offsets in L0Text.
