@@ -481,16 +481,17 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     FitBudget1 is max(0, FitBudget0 - LeftOut0),
     fit_(Placed, FitBudget1, Fitted0, Dropped0),
     distinct_shown_(Fitted0, Fitted1, SameShown),
-    append(Suppressed0, SameShown, Suppressed),
+    append(Suppressed0, SameShown, Suppressed1),
     refit_left_out_(Settings, Suppressed0, SameShown, Fitted1, FitBudget1,
                     Fitted, FitBudget, Dropped1),
     append(Dropped0, Dropped1, Dropped),
-    left_out_cost_(Settings, Suppressed, LeftOut),
     promote_(Fitted, FitBudget, Kept0, GaveWay),
-    excerpts_(Goal, Settings, FitBudget, Kept0, Kept),
+    excerpts_(Goal, Settings, FitBudget, Kept0, Kept1),
+    append([Dropped, GaveWay, PastCap], Outside0),
+    refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Kept, Outside, Suppressed),
+    left_out_cost_(Settings, Suppressed, LeftOut),
     used_tokens_(Kept, Used),
     CrumbBudget is Budget - LeftOut - Used,
-    append([Dropped, GaveWay, PastCap], Outside),
     breadcrumbs_(Outside, Label, Settings, CrumbBudget, Crumbs, CrumbTokens),
     maplist(render_fact_(Label, Settings.fact_framing), Kept, Facts),
     foldl(fact_tokens_sum_, Facts, 0, Text),
@@ -1612,6 +1613,59 @@ select_facts_([C|Cs], Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
         )
     ).
 
+% refill_(+Settings, +Budget, +Suppressed0, +Kept0, +Outside0, -Kept, -Outside, -Suppressed):
+% the selection offers candidates until their starting rungs hold the budget, but a long record
+% (a tool output, a log) counts there at its verbatim length and the fit then shows it at a
+% rung a fraction as long: the frame ended with most of its budget unspent (two thirds of it
+% on the real Claude Code sessions) while candidates lay past it. When the facts placed, their
+% promotion and their excerpts leave refill_min_/2 or more of Budget, the candidates left out
+% (those the fit and the promotion let go, and those past the selection) are offered again,
+% best first, for what is left: selected as before (not twice what a kept fact says), fitted
+% and promoted within it, and placed after the facts already kept, which keep their rungs and
+% excerpts. At most refill_rounds_/1 rounds. Suppressed0 is the segment's near-duplicates so
+% far; when it is empty the line counting them is reserved before the round, since the round
+% may add the first.
+refill_(Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :-
+    refill_rounds_(Rounds),
+    refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp).
+
+refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :-
+    used_tokens_(Kept0, Used),
+    length(Kept0, NK),
+    Room is Settings.fact_cap - NK,
+    (   Supp0 == [] -> left_out_cost_(Settings, [x], Line) ; Line = 0 ),
+    Free is Budget - Used - Line,
+    refill_min_(Budget, Min),
+    (   Rounds > 0, Room > 0, Free >= Min, Outside0 \== [],
+        by_score_(Outside0, Pool),
+        maplist(text_sig_, Kept0, Taken),
+        select_facts_(Pool, Settings, Room, 0, Free, Taken, New0, Past, Supp1),
+        fit_(New0, Free, New1, Dropped),
+        New1 \== []
+    ->  append(Kept0, New1, Kept1),
+        distinct_shown_(Kept1, Kept2, Same),        % only a new fact can repeat a kept one
+        append(Kept0, New2, Kept2),
+        promote_(New2, Free, New, GaveWay),
+        append(Kept0, New, Kept3),
+        append([Dropped, GaveWay, Past], Outside1),
+        append([Supp0, Supp1, Same], Supp2),
+        Rounds1 is Rounds - 1,
+        refill_(Rounds1, Settings, Budget, Supp2, Kept3, Outside1, Kept, Outside, Supp)
+    ;   Kept = Kept0, Outside = Outside0, Supp = Supp0
+    ).
+
+% Candidates best first (a stable sort: equal scores keep their order).
+by_score_(Cands, Sorted) :-
+    findall(NS-C, ( member(C, Cands), C = c(_, S, _, _, _), NS is -S ), Keyed),
+    keysort(Keyed, SortedPairs),
+    pairs_values(SortedPairs, Sorted).
+
+% A refill is worth a round when a fortieth of the budget (and at least a short fact) is left:
+% less than that goes to the breadcrumbs.
+refill_min_(Budget, Min) :-
+    Min is max(16, Budget // 40).
+refill_rounds_(3).
+
 % Past the floor, candidates are taken until their starting rungs hold the budget: enough
 % that a frame of short turns fills, few enough that the fit and the promotion stay
 % cheap (offering three times the budget doubled the CPU of a 2000-token frame).
@@ -2204,8 +2258,9 @@ excerpt_fact_(Goal, Framing, I, Placed0-Free0, Placed-Free) :-
     text_tokens_(Framing, Id, Level, T, LevelTokens),
     excerpt_cost_(Framing, Id, 0, Around),
     Cap is T + Free0 - Around,
+    excerpt_keep_(Id, Keep),
     (   Cap > 0,
-        host_excerpts(Goal, [req(Text, LevelText, LevelTokens, Fidelity, [Cap])], [[X|_]]),
+        host_excerpts(Goal, [req(Text, LevelText, LevelTokens, Fidelity, [Cap], Keep)], [[X|_]]),
         X = x(XT, F, XText, Kept, Of, Spans),
         F > Fidelity,
         excerpt_cost_(Framing, Id, XT, Tokens),
@@ -2215,6 +2270,13 @@ excerpt_fact_(Goal, Framing, I, Placed0-Free0, Placed-Free) :-
         Free is Free0 - (Tokens - T)
     ;   Placed = Placed0, Free = Free0
     ).
+
+% excerpt_keep_(+Id, -Keep): what an excerpt of Id keeps first when it fits: an error's summary,
+% which curation leads with its diagnostic ("lib/x.ex:57:13:pattern_match The pattern can never
+% match the type."): the goal's words lie in the failure's heading lines ("why did the pre-commit
+% check fail"), and the excerpt they chose showed those in place of the cause. "" otherwise.
+excerpt_keep_(Id, Keep) :-
+    (   item_kind(Id, error), rung(Id, l1, Keep0) -> Keep = Keep0 ; Keep = "" ).
 
 % text_tokens_(+Framing, +Id, +Level, +Framed, -Tokens): a rung's own text's tokens, from what
 % it costs the frame (its speaker label and the line heading the fact left out).
@@ -2237,9 +2299,10 @@ excerpt_facts_(3).
 %!  host_excerpts(+Goal:string, +Requests:list, -Results:list) is det.
 %
 %   Implemented in Python (attention_cloud.excerpt, registered in this module when a home's
-%   jump opens). Requests are req(L0Text, RungText, RungTokens, RungFidelity, Caps): the
-%   record's L0, the rung an excerpt would replace (text, tokens, fidelity) and a list of
-%   token caps; each result is a
+%   jump opens). Requests are req(L0Text, RungText, RungTokens, RungFidelity, Caps, Keep):
+%   the record's L0, the rung an excerpt would replace (text, tokens, fidelity), a list of
+%   token caps and a text whose sentences of L0Text the excerpt keeps first when they fit
+%   ("" for none: excerpt_keep_/2); each result is a
 %   list of x(Tokens, Fidelity, Text, Kept, Of, Spans), one per distinct excerpt, the
 %   largest first: Text verbatim pieces of L0Text holding Goal's terms, Kept of Of sentences
 %   (or lines) kept, Spans their [Start, End] character offsets in L0Text.
@@ -2325,3 +2388,4 @@ dirty_beliefs_(Id, Dirty) :-
 %   counts are estimates.
 estimate_tokens(Text, Tokens) :-
     host_estimate_tokens(Text, Tokens).
+

@@ -161,3 +161,40 @@ def test_window_reads_only_head_and_tail_of_a_long_text():
     view = window(text)
     assert len(view) <= HEAD_CHARS + TAIL_CHARS + 2
     assert view.startswith("Start of the story.") and view.endswith("The ending is here.")
+
+
+def test_a_failed_checks_summary_names_its_diagnostic():
+    # A pre-commit hook's output (shaped as in the real Claude Code sessions): the summary was
+    # "Pre-commit validation failed ... Finding suitable PLTs Total errors: 2, Skipped: 0", so
+    # six failures of it in a frame said what failed nowhere. The line naming the source file
+    # and line, and the message beside it, are what a later question asks for.
+    text = ("$ git commit -m 'feat: trace hooks'\n"
+            "Pre-commit validation failed:\\n\\n[DIALYZER]\\nFinding suitable PLTs\n"
+            "Checking PLT...\nPLT is up to date!\nStarting Dialyzer\n"
+            "Total errors: 2, Skipped: 0, Unnecessary Skips: 0\ndone in 0m12.09s\n"
+            "lib/web/controllers/trace_helpers.ex:57:13:pattern_match\n"
+            "The pattern can never match the type.\n\nPattern:\n{:ok, _trace_id}\n\nType:\n:error\n"
+            "[Output truncated: showing 30 of 47 lines]\\n\\nFix these issues before committing.")
+    l1 = curate_items([item(text, "error")])[0].l1
+    assert "trace_helpers.ex:57:13:pattern_match" in l1, l1
+    assert "The pattern can never match the type." in l1, l1
+    # a refused tool call: the reason after the tag, not the code it quoted
+    refused = ("Edit lib/otel.ex\n<tool_use_error>String to replace not found in file.\n"
+               "String:   defp do_setup do\n    try do\n      :ok\n    rescue\n      error ->\n"
+               "        Logger.warning(\"setup failed\")\n    end\nSetup Phoenix instrumentation with "
+               "Bandit adapter and LiveView support\n  end</tool_use_error>")
+    assert "String to replace not found" in curate_items([item(refused, "error")])[0].l1
+
+
+def test_a_glob_keeps_its_stars_in_the_summary():
+    # Claude Code's Glob call heads its result: the summary read "Glob lib/spotter/services//.ex"
+    # (the stars taken for Markdown emphasis), a pattern the agent never searched for.
+    text = ("Glob /home/USER/projects/app/lib/spotter/services/**/*.ex\n"
+            "/home/USER/projects/app/lib/spotter/services/review_context_builder.ex\n"
+            "/home/USER/projects/app/lib/spotter/services/co_change_calculator.ex")
+    rungs = curate_items([item(text, "tool_result")])[0]
+    assert "lib/spotter/services/**/*.ex" in rungs.l1, rungs.l1
+    assert [s.text for s in split_sentences("ls src/* and **/test/**")] == ["ls src/* and **/test/**"]
+    # emphasis is still dropped
+    assert [s.text for s in split_sentences("**Latest:** 1.10.0, see *the* notes")] == \
+        ["Latest: 1.10.0, see the notes"]

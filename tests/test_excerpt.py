@@ -332,3 +332,39 @@ def test_the_same_frame_with_excerpts_comes_out_of_fresh_processes():
     frames = json.loads(first)
     assert any(fact[3] for _, facts in frames for fact in facts)  # excerpts were chosen
     assert all(other == first for other in others)
+
+
+# A pre-commit hook's output as the real Claude Code sessions hold it: the goal's words lie in
+# its heading lines, its cause in a diagnostic that holds none of them.
+FAILED_HOOK = (
+    "$ git add -A && git commit -m 'feat: instrument hook controllers'\n"
+    "Pre-commit validation failed:\\n\\n[DIALYZER]\\nFinding suitable PLTs\n"
+    "Checking PLT...\n[:acceptor_pool, :ash, :ash_ai, :ash_computer, :ash_json_api, :ash_oban]\n"
+    "PLT is up to date!\nNo :ignore_warnings opt specified in mix.exs and default does not exist.\n"
+    "Starting Dialyzer\n[\n  check_plt: false,\n  init_plt: ~c\"/home/USER/app/_build/dev/x.plt\",\n"
+    "  ...\n]\nTotal errors: 2, Skipped: 0, Unnecessary Skips: 0\ndone in 0m12.09s\n"
+    "lib/app_web/controllers/otel_trace_helpers.ex:57:13:pattern_match\n"
+    "The pattern can never match the type.\n\nPattern:\n{:ok, _trace_id}\n\nType:\n:error\n"
+    "________________________________________________________________________________\n"
+    "[Output truncated: showing 30 of 47 lines]\\n\\nFix these issues before committing.")
+
+
+def test_an_errors_excerpt_keeps_the_diagnostic_its_summary_named():
+    # The excerpt chosen by "pre-commit", "check" and "fail" showed the heading lines ("Pre-commit
+    # validation failed ... Checking PLT...") in place of the summary that named the cause.
+    from attention_cloud.curate import ItemView, curate_items
+    from attention_cloud.excerpt import Next, excerpts
+
+    summary = curate_items([ItemView("it_1", "s", 1, "error", "", "", "p#L1", FAILED_HOOK)])[0].l1
+    assert "otel_trace_helpers.ex:57:13" in summary
+    weights = goal_weights("why did the pre-commit check fail and how was it fixed")
+    below = Next(summary, estimate_tokens(summary), 0.4)
+    found = excerpts(weights, FAILED_HOOK, [90], below, keep=summary)
+    assert found, "no excerpt"
+    text = found[0][0].text
+    assert "otel_trace_helpers.ex:57:13:pattern_match" in text and "can never match" in text, text
+    assert "Pre-commit validation failed" in text, text   # and what the goal's words found
+    assert found[0][0].tokens <= 90
+    # without it (any record but an error), the goal's words alone choose
+    plain = excerpts(weights, FAILED_HOOK, [90], below)
+    assert plain and "pattern_match" not in plain[0][0].text

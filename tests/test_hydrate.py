@@ -303,6 +303,38 @@ def test_a_frame_of_short_turns_spends_its_budget(home, tmp_path):
         mem.close()
 
 
+def test_a_frame_with_long_records_among_short_turns_spends_its_budget(home, tmp_path):
+    # Long records that rank high (a log, a tool's output) counted at their verbatim length
+    # when the selection offered candidates, and the fit then showed them as a summary a
+    # fraction as long: the frame ended at 69 % of 2000 tokens (1382) and 73 % of 1000 with
+    # 119 candidates past it (on the real Claude Code sessions "which files did the subagent
+    # read" spent 67 %). What the fit frees is offered again to the candidates left out.
+    folder = _short_turns(tmp_path / "chats")
+    chat = json.loads((folder / "garden.json").read_text())
+    plants = ["tomatoes", "basil", "roses", "beans", "mint", "peppers", "lettuce", "tulips",
+              "carrots", "onions", "kale", "thyme", "dahlias", "squash", "garlic"]
+    for k in range(4):
+        log = "\n".join(f"line {j}: in the garden the {plants[j % 15]} got watered, bed {j % 9}"
+                        for j in range(120))
+        chat["messages"].insert(10 + k * 20, {"role": "assistant",
+                                              "content": f"Watering log {k} of the garden:\n{log}"})
+    (folder / "garden.json").write_text(json.dumps(chat))
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([folder])
+        mem.curate()
+        for budget in (1000, 2000):
+            r = mem.hydrate("what got watered in the garden", budget=budget).receipt
+            used = r["budget"]["spent"] + r["budget"]["framing"]
+            assert 0.95 * budget <= used <= budget, (budget, r["budget"], len(r["facts"]))
+            assert len(r["facts"]) <= 80
+            # the long log that ranks first is still shown (as its summary or an excerpt)
+            assert any(f["tokens"] > 0 and "Watering log" in mem.item(f["handle"]).text
+                       for f in r["facts"] if f["handle"].startswith("it_"))
+    finally:
+        mem.close()
+
+
 def test_a_frame_of_short_chat_turns_spends_its_budget_when_few_match(home, tmp_path):
     # Two people's short turns over twelve days, the goal's word in a few of them: the jump's
     # 48 hits a search were all the candidates (walk included), and a 2000-token frame ended

@@ -197,10 +197,12 @@ def _tokens(parts: list[str], sizes: dict[str, tuple[int, int, bool, bool]]) -> 
 
 
 def excerpt_text(text: str, weights: dict[str, float], cap: int,
-                 units: tuple[Unit, ...] | None = None) -> Excerpt | None:
+                 units: tuple[Unit, ...] | None = None,
+                 pinned: tuple[int, ...] = ()) -> Excerpt | None:
     """The excerpt of ``text`` for a goal's term ``weights`` in at most ``cap`` tokens; None
     when no unit holds a goal term, or none fits. ``units``: ``_units(text, weights)`` when
-    the caller has them."""
+    the caller has them. ``pinned``: indexes of units kept first, all of them when they fit
+    (an error summary's diagnostic, :func:`_pinned`)."""
     units = units if units is not None else _units(text, weights)
     if len(units) < 2 or cap <= 0:
         return None
@@ -228,6 +230,8 @@ def excerpt_text(text: str, weights: dict[str, float], cap: int,
         used, used_bytes = tokens, size
         return True
 
+    if pinned:
+        take_all([units[i] for i in pinned])
     for unit in ranked:
         # a heading holds the goal's words but says only what follows is about them: it is
         # taken with what it heads, or not at all (three headings and no content said nothing)
@@ -343,19 +347,21 @@ def excerpt_fidelity(excerpt: Excerpt, full_tokens: int, below: Next, next_cover
 
 
 def excerpts(weights: dict[str, float], text: str, caps: list[int],
-             below: Next | None = None) -> list[tuple[Excerpt, float]]:
+             below: Next | None = None, keep: str = "") -> list[tuple[Excerpt, float]]:
     """The distinct excerpts of ``text`` for each cap (largest first), with their fidelity
     against ``below`` (default: an empty summary of fidelity 0.4); only those shorter than
     the text itself that hold more of the goal's weight than ``below`` (SHADOW_MARGIN more
-    when they are no longer than it)."""
+    when they are no longer than it). The sentences of ``text`` that ``keep`` holds are
+    kept first when they fit (:func:`_pinned`)."""
     below = below or Next("", 0, 0.4)
     full = estimate_tokens(text)
     units = _units(text, weights)
     present = set().union(*(u.terms for u in units)) if units else set()
     next_coverage = coverage(set(lexical_terms(below.text)), present, weights)
+    pinned = _pinned(text, units, keep)
     out: list[tuple[Excerpt, float]] = []
     for cap in sorted({int(c) for c in caps}, reverse=True):
-        found = excerpt_text(text, weights, min(cap, full - 1), units)
+        found = excerpt_text(text, weights, min(cap, full - 1), units, pinned)
         if found is None or any(found.spans == seen.spans for seen, _ in out):
             continue
         if found.coverage <= next_coverage or (
@@ -363,6 +369,21 @@ def excerpts(weights: dict[str, float], text: str, caps: list[int],
             continue  # not nearer the goal than the rung (clearly, when no longer): keep it
         out.append((found, excerpt_fidelity(found, full, below, next_coverage)))
     return out
+
+
+def _pinned(text: str, units: tuple[Unit, ...], keep: str) -> tuple[int, ...]:
+    """The units of ``text`` that ``keep`` holds whole (each a sentence or line of it, with a
+    letter or digit): what an excerpt keeps first. Hydration passes an error's summary, which
+    curation leads with its diagnostic lines (``lib/x.ex:57:13:pattern_match The pattern can
+    never match the type.``): a goal's words ("why did the pre-commit check fail") are in the
+    failure's heading lines, not in its cause, and the excerpt they chose showed "Pre-commit
+    validation failed ... Checking PLT..." in place of the summary that named it."""
+    said = " " + " ".join(keep.split()) + " "
+    if not said.strip():
+        return ()
+    return tuple(u.index for u in units
+                 if any(c.isalnum() for c in text[u.start:u.end])
+                 and " " + " ".join(text[u.start:u.end].split()) + " " in said)
 
 
 def register(pl: Any, idf: Callable[[], Callable[[str], float] | None]) -> None:
@@ -378,12 +399,13 @@ def register(pl: Any, idf: Callable[[], Callable[[str], float] | None]) -> None:
         weights = goal_weights(str(goal), weigh)
         results = []
         for request in requests:
-            text, next_text, next_tokens, next_fidelity, caps = request.args
+            text, next_text, next_tokens, next_fidelity, caps, keep = request.args
             below = Next(str(next_text), int(next_tokens), float(next_fidelity))
             results.append([
                 Term("x", [found.tokens, fidelity, found.text, len(found.spans), found.units,
                            [[s, e] for s, e in found.spans]])
-                for found, fidelity in excerpts(weights, str(text), [int(c) for c in caps], below)])
+                for found, fidelity in excerpts(weights, str(text), [int(c) for c in caps], below,
+                                                str(keep))])
         return results
 
     pl.register("host_excerpts", 3, host_excerpts, module="atc_hydrate")

@@ -32,6 +32,12 @@ _COUNT = itemgetter(1)
 _NEXT_WORD = re.compile(r"\s+([a-z][a-z'-]+)")
 _WEIGHTY_CUES = frozenset({"decision", "constraint", "outcome"})
 _ERROR_LINE = re.compile(r"[A-Z][\w.]*(?:Error|Exception|Warning)\b|(?:error|fatal|FAILED)\b[:\s]", re.IGNORECASE)
+# In a failed tool's output, the lines that say what failed: a compiler's, linter's or test
+# runner's diagnostic names the source file and line (``lib/x.ex:57:13:pattern_match``,
+# ``src/a.py:12: error: ...``, ``┃ lib/x.ex:136:7 #(...)``), and Claude Code writes a refused
+# tool call's reason after ``<tool_use_error>``. Without them an error's summary was the
+# wrapper's first line and a count ("Pre-commit validation failed ... Total errors: 2").
+_DIAGNOSTIC_LINE = re.compile(r"\W{0,4}(?:[\w.~/-]*[\w-]\.[A-Za-z]\w{0,5}:\d+\b(?!\.\d)|<tool_use_error>)")
 _FILLER = re.compile("|".join(re.escape(o) for o in FILLER_OPENERS))
 _ASIDE = re.compile("|".join(re.escape(o) for o in ASIDE_MARKERS))
 
@@ -145,6 +151,7 @@ def _score(
     if last_prose > 0:
         scores[last_prose] += 0.8 if kind == "conclusion" else 0.3
     error_kind = kind == "error"
+    diagnostics: list[int] = []
     for i, sentence in enumerate(sentences):
         score = scores[i]
         found = cues[i]
@@ -157,6 +164,9 @@ def _score(
         elif len(words[i]) < 2:
             score -= 1.5  # a fragment: "Done." "Yes!"
         error_line = _ERROR_LINE.match(sentence.text) is not None
+        if error_kind and not error_line and _DIAGNOSTIC_LINE.match(sentence.text) is not None:
+            error_line = True
+            diagnostics.append(i)
         if sentence.code:
             score -= 2.5
             if error_line:
@@ -170,6 +180,13 @@ def _score(
         if sentence.end - sentence.start > 400:
             score -= 0.5
         scores[i] = score
+    # A diagnostic's message is the prose line beside its location ("...:57:13:pattern_match"
+    # then "The pattern can never match the type."; credo writes the message first).
+    for i in diagnostics:
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(sentences) and j not in diagnostics and not sentences[j].code \
+                    and len(sentences[j].text.split()) >= 4:
+                scores[j] += 1.5
     return scores
 
 

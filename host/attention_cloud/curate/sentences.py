@@ -30,7 +30,8 @@ _NOT_AFTER_ABBREVIATION = "".join(
     for size in sorted({len(a) for a in ABBREVIATIONS})
 )
 _BOUNDARY = re.compile(r"(?<=[.!?…])" + _NOT_AFTER_ABBREVIATION + r"[\"'”’)\]]*\s+")
-_EMPHASIS = re.compile(r"\*\*|`|(?<!\w)__|__(?!\w)|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
+# A star beside a slash is a glob's, not emphasis: "lib/**/*.ex" stays whole (it read "lib//.ex").
+_EMPHASIS = re.compile(r"(?<!/)\*\*\*?(?!/)|`|(?<!\w)__|__(?!\w)|(?<![\w/*])\*(?=[^\s/*])|(?<=[^\s/*])\*(?![\w/*])")
 _CODE_SAMPLE = 160
 _DROP_CODE_CHARS = str.maketrans("", "", "{}();=<>[]|&$\\")
 
