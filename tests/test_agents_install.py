@@ -128,6 +128,23 @@ def test_bad_settings_are_refused_untouched(dirs, content: bytes, message: str) 
     assert settings.read_bytes() == content
 
 
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_user_and_project_together_are_refused_and_touch_neither_file(dirs, command) -> None:
+    """Both flags used to be one option whose last word won: ``--project --user --yes``
+    wrote the user's own settings."""
+    project, user = dirs
+    theirs = user / ".claude" / "settings.json"
+    theirs.parent.mkdir()
+    theirs.write_bytes(THEIRS)
+    extra = ["--yes"] if command == "install" else []
+    for flags in (["--project", "--user"], ["--user", "--project"]):
+        run = atc(project, user, command, "claude-code", *flags, *extra)
+        assert run.returncode == 2
+        assert run.stderr == "atc: --user and --project name two settings files: give one\n"
+    assert theirs.read_bytes() == THEIRS and not (project / ".claude").exists()
+    assert not (user / ".claude" / "attention-cloud.install.json").exists()
+
+
 def test_uninstall_without_install_is_an_error(dirs) -> None:
     project, user = dirs
     run = atc(project, user, "uninstall", "claude-code", "--project")

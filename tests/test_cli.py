@@ -320,3 +320,30 @@ def test_show_source_follows_a_record_that_moved_and_refuses_one_that_changed(ho
     gone = shown()
     assert gone.exit_code == 1 and "its source cannot be read as it was ingested" in gone.output
     assert len(gone.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--interval", "3"], "atc: --interval goes with --watch"),
+    (["--source", "notes.txt", "--watch"], "atc: --source names a file ingested once"),
+    (["--source", " "], "atc: source must name the file"),
+    (["--source", "notes.txt"], "atc: source names a single file, but the paths hold 2"),
+])
+def test_an_ingest_option_that_cannot_apply_is_refused_not_ignored(home, tmp_path, args, message):
+    """--interval without --watch, and --source for a folder of several files (or a watch, or
+    an empty name), did nothing, without a word: each is one line, exit 2, nothing written."""
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    (folder / "a.txt").write_text("User: pick a database\nAssistant: PostgreSQL 15\n")
+    (folder / "b.txt").write_text("User: pick a queue\nAssistant: RabbitMQ\n")
+    out = CliRunner().invoke(main, ["ingest", str(folder), *args, "--home", str(home)])
+    assert out.exit_code == 2, out.output
+    assert out.output.startswith(message) and len(out.output.strip().splitlines()) == 1
+    assert journal_bytes(home) == b""
+
+
+def test_ingest_source_names_a_single_files_items(home, tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text("User: pick a database\nAssistant: PostgreSQL 15\n")
+    assert run("ingest", str(path), "--source", "team/notes.txt", home=home).exit_code == 0
+    rows = json.loads(run("query", "item_source_name(H, N)", "--format", "json", home=home).output)
+    assert {r["N"] for r in rows} == {"team/notes.txt"}

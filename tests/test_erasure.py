@@ -97,6 +97,24 @@ def test_forget_leaves_no_byte_of_the_text_in_any_file(curated):
     assert [(a["event"], a["handle"], a["who"]) for a in audit] == [("forget", secret, "ann")]
 
 
+def test_forgetting_an_item_again_keeps_the_audit_record_of_its_erasure(curated):
+    """A second ``atc forget`` of the same handle (it says "already forgotten") redacted the
+    audit log's ``forget`` line like any entry naming the item: who, why, when and the digest
+    were gone, and ``atc audit`` printed ``?``."""
+    home, _, secret = curated
+    for reason in ("held a password", "again, to be sure"):
+        out = CliRunner().invoke(main, ["forget", secret, "--yes", "--as", "ann",
+                                        "--reason", reason, "--home", str(home)])
+        assert out.exit_code == 0, out.output
+    audit = [json.loads(line) for line in (home / "audit.jsonl").read_text().splitlines()]
+    assert [(a["event"], a["handle"], a["who"], a["reason"]) for a in audit] == [
+        ("forget", secret, "ann", "held a password")]
+    assert audit[0]["digest"].startswith("sha256:")
+    listed = CliRunner().invoke(main, ["audit", "--home", str(home)])
+    assert listed.output.split()[1:3] == ["forget", "ann"]
+    assert files_holding(home, SECRET) == []
+
+
 def test_reingesting_the_transcript_never_brings_it_back(curated, tmp_path):
     home, source, secret = curated
     with Memory.open(home) as mem:

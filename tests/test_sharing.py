@@ -305,6 +305,22 @@ def test_bad_input_is_one_line_and_changes_nothing(alice):
     assert (home / "journal.pl").read_bytes() == before
 
 
+def test_the_policys_refusals_say_why_in_words(alice):
+    """They were SWI-Prolog's own wording, "No permission to create principal `bob'", which
+    does not say that bob exists already."""
+    home, _ = alice
+    before = (home / "journal.pl").read_bytes()
+    for args, said in [
+            (("principal", "add", "bob"), "bob: already a principal of this home"),
+            (("principal", "add", "dan", "--owner"), "this home already has an owner, alice"),
+            (("grant", "add", "alice"), "alice owns this home and reads all of it"),
+            (("principal", "remove", "alice"), "alice owns this home and cannot be removed")]:
+        out = run(*args, home=home)
+        assert out.exit_code == 2, args
+        assert out.output.startswith(f"atc: {said}") and out.output.count("\n") == 1, out.output
+    assert (home / "journal.pl").read_bytes() == before
+
+
 def test_tokens_are_stored_only_as_salted_hashes(alice):
     home, tokens = alice
     secret = tokens["bob"].split(".", 1)[1]

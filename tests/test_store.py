@@ -146,6 +146,23 @@ def test_second_writer_is_refused(home, tmp_path):
     assert "another process is writing" in other.stderr
 
 
+@pytest.mark.parametrize("value", ["ten", "-1", "inf", "nan"])
+def test_an_atc_lock_wait_that_is_no_number_of_seconds_is_refused(home, tmp_path, value):
+    """It was taken as 10 s without a word ("ten"), or as a wait without end ("inf")."""
+    import os
+    import subprocess
+    import sys
+
+    src = write_jsonl(tmp_path / "s.jsonl", SESSION)
+    done = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "ingest", str(src),
+                           "--home", str(home)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "ATC_LOCK_WAIT": value})
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"atc: ATC_LOCK_WAIT must be a number of seconds (0 or more), not {value!r}")
+    assert not (home / "journal.pl").exists()
+
+
 def test_large_ingests_are_written_in_batches_of_whole_files(home, tmp_path, monkeypatch):
     import attention_cloud.memory as memory
 

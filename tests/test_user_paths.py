@@ -221,7 +221,10 @@ def test_show_an_uncurated_rung_arcs_and_rollups(ingested):
     assert text.exit_code == 0 and f"{member}" in text.stdout.splitlines()[-1]
     shown = json.loads(run("show", rollup, "--format", "json", home=ingested).stdout)
     assert shown["record"] == "rollup" and member in shown["members"]
-    assert "no single source record" in run("show", arc, "--source", home=ingested).output
+    assert f"atc: {arc}: an arc has no single source record" in \
+        run("show", arc, "--source", home=ingested).output
+    assert f"atc: {rollup}: a session rollup has no single source record" in \
+        run("show", rollup, "--source", home=ingested).output
 
 
 def test_budgets_too_small_say_so(ingested):

@@ -341,6 +341,19 @@ def test_bad_paths_are_one_line_errors(home, tmp_path):
     assert done.returncode == 2 and "does not exist" in done.stderr
 
 
+@pytest.mark.parametrize("how", [["watch"], ["ingest", "--watch"]])
+def test_a_bad_segment_is_a_one_line_error_not_a_retry_loop(home, tmp_path, how):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text(_cc("u1", "first"))
+    done = subprocess.run([ATC, *how, str(folder), "--segment", " ", "--home", str(home)],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "atc: segment must be a non-empty name of at most 200 characters on one line, not ' '"]
+    assert not (home / "journal.pl").exists()
+
+
 # -- the soak, short --------------------------------------------------------------------------------
 def test_short_soak_misses_nothing_duplicates_nothing_and_does_not_grow_with_batches():
     from watch_soak import run_soak, verdict

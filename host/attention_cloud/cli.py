@@ -171,8 +171,9 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 @click.option("--watch", is_flag=True,
               help="Keep following the paths and ingest what changes (atc watch without "
                    "curation).")
-@click.option("--interval", type=click.FloatRange(min=0.1), default=2.0, show_default=True,
-              help="Seconds between polls with --watch when inotify events are unavailable.")
+@click.option("--interval", type=click.FloatRange(min=0.1), default=None,
+              help="With --watch: seconds between polls when inotify events are unavailable "
+                   "[default: 2].")
 @click.option("--curate", "curate_too", is_flag=True,
               help="With --watch: curate what each batch ingested (the lock is given back "
                    "between batches, so atc curate and other writers run beside it).")
@@ -186,7 +187,7 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 @home_option
 @fail_cleanly
 def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | None,
-           item_budget: int | None, watch: bool, interval: float, curate_too: bool, out: str,
+           item_budget: int | None, watch: bool, interval: float | None, curate_too: bool, out: str,
            strict: bool, max_file_bytes: int | None, home: str | None) -> None:
     """Ingest transcripts (files or directories) into the journal.
 
@@ -200,7 +201,12 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
     """
     if curate_too and not watch:
         raise UsageError("--curate goes with --watch (otherwise run atc curate after ingesting)")
+    if interval is not None and not watch:
+        raise UsageError("--interval goes with --watch (how often a watch polls)")
+    if source is not None and watch:
+        raise UsageError("--source names a file ingested once; it does not go with --watch")
     if watch:
+        interval = 2.0 if interval is None else interval
         from .watch.cli import run_watcher
         from .watch.watcher import WatchOptions
 

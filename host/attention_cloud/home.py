@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .errors import HomeError
+from .errors import HomeError, UsageError
 from .ingest.collector import MIN_ITEM_CHARS
 
 DEFAULT_HOME = "~/.attention-cloud"
@@ -50,13 +50,17 @@ WATCHER_FILE = "watch.pid"
 def lock_wait(home: Path) -> float:
     """How long a writer waits for the lock: ``$ATC_LOCK_WAIT`` seconds when set; else
     LOCK_WAIT while a watcher follows this home (it gives the lock back after each batch);
-    else 0, fail at once."""
+    else 0, fail at once. A value that is no number of seconds is a UsageError (it was taken
+    as LOCK_WAIT without a word)."""
     raw = os.environ.get("ATC_LOCK_WAIT")
     if raw is not None:
         try:
-            return max(0.0, float(raw))
+            seconds = float(raw)
         except ValueError:
-            return LOCK_WAIT
+            seconds = -1.0
+        if not 0 <= seconds < float("inf"):
+            raise UsageError(f"ATC_LOCK_WAIT must be a number of seconds (0 or more), not {raw!r}")
+        return seconds
     try:
         pid = int((home / WATCHER_FILE).read_text(encoding="ascii").strip())
         os.kill(pid, 0)
@@ -95,8 +99,8 @@ class WriteLock:
         self._drop_inherited()
         if self._fd is not None:
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + (lock_wait(self.path.parent) if wait is None else wait)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

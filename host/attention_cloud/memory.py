@@ -384,7 +384,9 @@ class Memory:
         ``files_skipped`` and the others are ingested. Files whose size and content digest
         match their watermark are skipped without parsing (the digest is taken by the parser,
         of the very bytes it would parse). A path that does not exist, or that names a FIFO,
-        socket or device itself, is an InputError before anything is read. ``progress`` (see
+        socket or device itself, is an InputError before anything is read. ``source`` is the
+        name a single file's items record (``item_source_name/2``) instead of its path; with
+        paths that hold several files it is a UsageError. ``progress`` (see
         :mod:`attention_cloud.progress`) hears of every file handled.
 
         ``unfinished`` names files still being written: of each, only the finished part is
@@ -403,6 +405,8 @@ class Memory:
         segment = check_segment(segment)
         args.text("format", format, optional=True)
         args.text("source", source, optional=True)
+        if source is not None and not source.strip():
+            raise UsageError("source must name the file (the name its items record), not ''")
         args.whole("max_file_bytes", max_file_bytes, minimum=1, optional=True)
         if isinstance(unfinished, Mapping):
             for size in unfinished.values():
@@ -412,6 +416,10 @@ class Memory:
         found = find_transcripts(paths)
         if not found:
             raise InputError("no transcript files found in the given paths")
+        if source is not None and len(found) > 1:
+            # One name for several files would give them one watermark and one session name.
+            raise UsageError(f"source names a single file, but the paths hold {len(found)} "
+                             "transcript files: ingest them without it, or one at a time")
         self.finish_erasure()
         if (self.home / ingest_index.PENDING_FILE).exists():
             self.lock.acquire()

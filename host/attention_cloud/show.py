@@ -119,8 +119,9 @@ def _missing_rung(mem: Memory, handle: str, level: str) -> str:
 def _derived(mem: Memory, handle: str, kind: str, level: str, verbatim: bool,
              members: list[str], **fields: str) -> dict[str, Any]:
     if verbatim:
-        raise InputError(f"{handle}: a {'session rollup' if kind == 'rollup' else kind} has no "
-                         "single source record; show its members with --source")
+        record = {"rollup": "a session rollup", "arc": "an arc"}.get(kind, f"a {kind}")
+        raise InputError(f"{handle}: {record} has no single source record; show its members "
+                         "with --source")
     shown = "l1" if level == "l0" else level
     text = mem.pl.once("atc_ladder:rung", Atom(handle), Atom(shown), Var())
     if text is None:

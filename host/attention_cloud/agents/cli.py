@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import click
 
+from ..errors import UsageError
 from .remember import REMEMBER_KINDS
 
 # attention_cloud.cli mounts these commands while it is being imported, so its helpers are
@@ -167,10 +168,20 @@ hook.add_command(_capture_command("session-end"))
 
 # -- install / uninstall --------------------------------------------------------------------
 def _scope_options(fn: Any) -> Any:
-    fn = click.option("--project", "scope", flag_value="project",
-                      help="This project's .claude/settings.json.")(fn)
-    return click.option("--user", "scope", flag_value="user", default=True,
-                        help="Your ~/.claude/settings.json [default].")(fn)
+    """``--user`` (the default) or ``--project``, passed on as ``scope``. Both at once is an
+    error: as one flag pair the last one given won, and the other file was written."""
+
+    @fail_cleanly
+    @functools.wraps(fn)
+    def with_scope(user: bool, project: bool, **kwargs: Any) -> Any:
+        if user and project:
+            raise UsageError("--user and --project name two settings files: give one")
+        return fn(scope="project" if project else "user", **kwargs)
+
+    with_scope = click.option("--project", is_flag=True,
+                              help="This project's .claude/settings.json.")(with_scope)
+    return click.option("--user", is_flag=True,
+                        help="Your ~/.claude/settings.json [default].")(with_scope)
 
 
 @click.group()

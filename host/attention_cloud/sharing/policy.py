@@ -25,7 +25,7 @@ from typing import Any, Iterable
 
 from ..audit import append_event, normalise_time
 from ..bridge import Atom, Term, Var, to_plain
-from ..errors import InputError, UsageError
+from ..errors import InputError, PrologError, UsageError
 from ..store import sync_journal
 
 #: scrypt parameters for token hashes (about 30 ms a check; 16 MiB of memory).
@@ -88,11 +88,35 @@ def level(value: str) -> str:
     return low
 
 
+#: What the policy's refusals mean, said as a user would ("No permission to create principal
+#: `alice'" did not say that alice exists): (action, type) of a permission_error -> message.
+_REFUSALS = {
+    ("create", "principal"): "{}: already a principal of this home (atc principal list)",
+    ("create", "owner"): "this home already has an owner, {}",
+    ("grant", "principal"): "{} owns this home and reads all of it: a grant is for someone else",
+    ("remove", "owner"): "{} owns this home and cannot be removed",
+}
+
+
 def _change(mem: Any, change: Term | list[Term]) -> Any:
     mem.lock.acquire()
-    (result,) = mem.pl.once("atc_api:api_sharing_change", change, Var())
+    try:
+        (result,) = mem.pl.once("atc_api:api_sharing_change", change, Var())
+    except PrologError as exc:
+        raise _refusal(exc) or exc
     sync_journal(mem.home)
     return result
+
+
+def _refusal(exc: PrologError) -> UsageError | None:
+    """The policy's ``permission_error`` as a :data:`_REFUSALS` message, else None."""
+    formal = exc.term.args[0] if isinstance(exc.term, Term) and exc.term.args else None
+    if not (isinstance(formal, Term) and formal.name == "permission_error"
+            and len(formal.args) == 3):
+        return None
+    action, kind, culprit = (str(arg) for arg in formal.args)
+    message = _REFUSALS.get((action, kind))
+    return UsageError(message.format(culprit)) if message else None
 
 
 # -- state ----------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable
 
 from ..errors import AtcError, HomeError, InputError, one_line
 from ..home import WATCHER_FILE
+from ..ingest.records import check_segment
 from .events import EventFeed, ObserverFactory, start_events
 from .files import FileTable
 
@@ -89,6 +90,9 @@ class Watcher:
         for path in self.paths:
             if not path.exists():
                 raise InputError(f"{path}: no such file or directory")
+        # A bad segment fails now, in one line: every batch would refuse it, and the loop
+        # retries a failed batch for as long as it runs.
+        check_segment(options.segment)
         self.options = options
         self.log = log
         self.progress = progress              # hears of the first batch (the backfill)

@@ -1,0 +1,123 @@
+"""README's command table names every option each command takes, and no option it lacks.
+
+The table under "Command line" is what a user reads instead of ``--help``: an option missing
+there (``atc curate --format``, ``atc hook user-prompt --plane``) is one they never learn of,
+and one named there that the command lacks fails when they type it. Commands the table names
+by name only (the attention controller's, which README sends to its own section and
+docs/attention.md) are listed in ELSEWHERE.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+import pytest
+
+from attention_cloud.cli import main
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+#: Commands the table names without their options, with where a user reads about them.
+_ATTENTION = "README's Attention section and docs/attention.md (each command's --help lists all)"
+ELSEWHERE = {(name,): _ATTENTION
+             for name in ("belief", "source", "goal", "attend", "inspect", "claim", "trace")}
+#: Every command that uses a home takes --home (said once above the table), and -h/--help.
+EVERYWHERE = {"--home", "--help"}
+
+
+def _rows() -> list[str]:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    start = lines.index("| command | what it does |")
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append(line.split(" | ")[0])
+    return rows
+
+
+def _commands() -> dict[tuple[str, ...], click.Command]:
+    ctx = click.Context(main)
+    found: dict[tuple[str, ...], click.Command] = {}
+
+    def walk(group: click.Group, path: tuple[str, ...]) -> None:
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            if isinstance(command, click.Group):
+                walk(command, (*path, name))
+            else:
+                found[(*path, name)] = command
+    walk(main, ())
+    return found
+
+
+def _named(span: str, previous: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """The commands one backticked span of a cell names: ``atc principal list\\|remove NAME``
+    names two; a bare ``query`` after ``atc hydrate`` names a sibling of it."""
+    words = span.replace("\\|", "|").split()
+    if words and words[0] == "atc":
+        path: list[list[str]] = []
+        for word in words[1:]:
+            if not re.fullmatch(r"[a-z][a-z0-9-]*(\|[a-z][a-z0-9-]*)*", word):
+                break
+            path.append(word.split("|"))
+        found = [()]
+        for choices in path:
+            found = [(*p, choice) for p in found for choice in choices]
+        return [p for p in found if p in COMMANDS]
+    if len(words) == 1 and previous:
+        sibling = (*previous[-1][:-1], words[0])
+        return [sibling] if sibling in COMMANDS else []
+    return []
+
+
+def _documented() -> dict[tuple[str, ...], set[str]]:
+    """Per command the table names: the options its spans show, and the options of spans
+    that name no command (``(each `[--format text|json]`)``, ``--as PRINCIPAL``), which apply
+    to every command of their cell."""
+    named: dict[tuple[str, ...], set[str]] = {}
+    for cell in _rows():
+        in_cell: list[tuple[str, ...]] = []
+        shared: set[str] = set()
+        for span in re.findall(r"`([^`]*)`", cell):
+            options = set(re.findall(r"--[a-z][a-z0-9-]*", span))
+            paths = _named(span, in_cell)
+            for path in paths:
+                named.setdefault(path, set()).update(options)
+            in_cell += paths
+            if not paths:
+                shared |= options
+        for path in in_cell:
+            named[path] |= shared
+    return named
+
+
+def _options(command: click.Command) -> list[list[str]]:
+    """Each option's long names (a flag pair's both names: either may be the one shown)."""
+    return [[name for name in (*param.opts, *param.secondary_opts) if name.startswith("--")]
+            for param in command.params if isinstance(param, click.Option)]
+
+
+COMMANDS = _commands()
+
+
+def test_the_table_names_every_command():
+    assert set(COMMANDS) - set(_documented()) == set()
+
+
+@pytest.mark.parametrize("path", sorted(p for p in COMMANDS if p[:1] not in ELSEWHERE),
+                         ids=" ".join)
+def test_the_table_names_the_options_each_command_takes(path):
+    shown = _documented()[path]
+    missing = [names[0] for names in _options(COMMANDS[path])
+               if not set(names) & (shown | EVERYWHERE)]
+    assert missing == [], f"atc {' '.join(path)}: README's table lacks {missing}"
+
+
+def test_every_option_the_table_names_exists():
+    """An option the table shows for a command is one it takes (a renamed option fails)."""
+    wrong = {" ".join(path): sorted(shown - EVERYWHERE - {name for names in _options(COMMANDS[path])
+                                                          for name in names})
+             for path, shown in _documented().items()}
+    assert {path: names for path, names in wrong.items() if names} == {}
