@@ -24,6 +24,7 @@
             journal_refresh/3,          % +Strings, +Keep, -Changed
             journal_erase/4,            % +Handle, +Who, +Reason, -Record
             journal_replace_goal/4,     % +Session, +Goal, +Marker, -Handles
+            erased_goal_marker/1,       % -Marker
             journal_erasable/2,         % +Handle, -Dict
             journal_text_digest/2,      % +Text, -Digest
             journal_refuses/2,          % +Handle, +Text
@@ -736,7 +737,8 @@ refresh_wire_(Kept, Wire, Changed0, Changed) :-
         item_(H, Src0, Ses0, Seq0, K0, R0, SG0, T0, Seg0, SP0),
         \+ read_as_stored_(Wire, H, Seq0, R0, SG0, T0, SP0),
         wire_item_(Wire, Read),
-        stored_item_(Read, item(H, Src, Ses, Seq, K, R, SG, T, Seg, SP, _, Rels)),
+        stored_item_(Read, item(H, Src, Ses, Seq, K, R, SG1, T, Seg, SP, _, Rels)),
+        kept_goal_(SG0, SG1, SG),
         Old = item_(H, Src0, Ses0, Seq0, K0, R0, SG0, T0, Seg0, SP0),
         New = item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP),
         own_links_of_(H, Old0),
@@ -756,6 +758,15 @@ refresh_wire_(Kept, Wire, Changed0, Changed) :-
         Changed = [H|Changed0]
     ;   Changed = Changed0
     ).
+
+% A goal an erasure replaced (its text was the erased item's) stays replaced: the new reading
+% gives the erased text again.
+kept_goal_(Stored, Read, Goal) :-
+    (   erased_goal_marker(Marker), stored_goal_(Marker, Stored) -> Goal = Stored ; Goal = Read ).
+
+%!  erased_goal_marker(-Marker:string) is det.
+%   The goal of the items whose goal was an erased item's text (journal_replace_goal/4).
+erased_goal_marker("[forgotten]").
 
 % The usual case, told without decoding the item: a reading that gives the stored item's
 % fields and own links (as strings; source, session, kind and segment are the handle's or
