@@ -347,3 +347,19 @@ def test_ingest_source_names_a_single_files_items(home, tmp_path):
     assert run("ingest", str(path), "--source", "team/notes.txt", home=home).exit_code == 0
     rows = json.loads(run("query", "item_source_name(H, N)", "--format", "json", home=home).output)
     assert {r["N"] for r in rows} == {"team/notes.txt"}
+
+
+@pytest.mark.parametrize("args, says", [
+    (["curate", "--reembed", "--embedder", "bogus"], "unknown embedder 'bogus'"),
+    (["mount", "add", "x", "http://127.0.0.1:9", "--token-env", ""],
+     "--token-env must name an environment variable"),
+    (["grant", "list", "--grantee", "nobody"], "nobody: no such principal"),
+], ids=["unknown-embedder", "empty-token-env", "unknown-grantee"])
+def test_bad_values_of_documented_commands_are_usage_errors(home, args, says):
+    """Each was a wrong exit or a wrong word: exit 1 for an unknown embedder (bad usage is 2,
+    as an unknown --format is), "$ is not set" for an empty variable name, and an unknown
+    grantee listed nothing with exit 0."""
+    assert run("remember", "the staging database is read-only", home=home).exit_code == 0
+    out = CliRunner().invoke(main, [*args, "--home", str(home)])
+    assert out.exit_code == 2, out.output
+    assert out.output.count("\n") == 1 and says in out.output, out.output

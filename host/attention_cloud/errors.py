@@ -48,6 +48,13 @@ class EmbeddingError(AtcError):
     """No embedder could be loaded, or vectors of a different embedder or dimension exist."""
 
 
+class UnknownEmbedder(EmbeddingError):
+    """An embedder spec (``--embedder``, config.json's ``embedder``) names no embedder: bad
+    usage, as an unknown option value is."""
+
+    exit_code = 2
+
+
 class PrologError(AtcError):
     """An exception raised by Prolog, carrying the original error term and its message.
 

@@ -38,7 +38,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
-from attention_cloud.errors import EmbeddingError
+from attention_cloud.errors import EmbeddingError, UnknownEmbedder
 
 from .hashing import HashingEmbedder
 from .onnx_model import DEFAULT_VOCAB, MINILM_ID, MINILM_Q8_ID, OnnxEmbedder, minilm_embedder
@@ -128,8 +128,9 @@ def _build(spec: str) -> Embedder:
         return SentenceTransformerEmbedder(rest)
     if scheme == "openai":
         return _openai_from_spec(rest)
-    raise EmbeddingError(
-        f"unknown embedder {spec!r}: use minilm, minilm-q8, hash[:DIM], static[:TABLE], onnx:PATH, st:NAME or openai:URL?model=M"
+    raise UnknownEmbedder(
+        f"unknown embedder {spec!r}: use minilm, minilm-q8, hash[:DIM], static[:TABLE], none, "
+        "onnx:PATH, st:NAME or openai:URL?model=M"
     )
 
 

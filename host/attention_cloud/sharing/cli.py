@@ -179,6 +179,10 @@ def _names_memory_lacks(mem: Any, kind: str, names: tuple[str, ...]) -> list[tup
 def grant_list(grantee: str | None, fmt: str, home: str | None) -> None:
     """List grants (revoked and expired ones too, marked)."""
     with open_memory(home, create=False) as mem:
+        if grantee:
+            from .reads import require_principal
+
+            require_principal(mem, grantee)   # an unknown name is a typo, not "no grants"
         grants = (policy.grants_for(mem, grantee) if grantee
                   else policy.sharing_state(mem).grants)
     if fmt == "json":

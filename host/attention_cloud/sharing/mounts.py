@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 import urllib.error
 import urllib.request
@@ -75,6 +76,9 @@ def mount_token(token_env: str) -> str:
 def mount_add_checked(mem: Any, name: str, url: str, token_env: str) -> dict[str, Any]:
     """Check a mount against its server (the token works; a pool never mounts a pool) and
     record it. Returns the server's whoami answer."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token_env or ""):
+        raise UsageError(f"mount {name}: --token-env must name an environment variable "
+                         f"(letters, digits and '_'), not {token_env!r}")
     try:
         who = call_mount(url, mount_token(token_env), "/v1/whoami")
     except MountError as exc:
