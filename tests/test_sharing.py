@@ -117,7 +117,11 @@ def test_grantee_frame_holds_only_the_segment_below_the_ceiling(alice):
 
 def test_non_member_and_revoked_and_left_read_nothing(alice):
     home, tokens = alice
-    assert frame_json("--as", "carol", home=home)["receipt"]["facts"] == []
+    carols = frame_json("--as", "carol", home=home)
+    assert carols["receipt"]["facts"] == []
+    # told why in her terms, not that memory holds nothing for the goal
+    assert "nothing of this memory is shared with carol" in carols["text"]
+    assert "memory holds nothing" not in carols["text"]
     ok("team", "leave", "bob", "platform", home=home)
     assert frame_json("--as", "bob", home=home)["receipt"]["facts"] == []
     ok("team", "join", "bob", "platform", home=home)

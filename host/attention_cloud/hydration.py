@@ -143,9 +143,23 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
         (frame,) = mem.pl.once("atc_api:api_reader_hydrate", Atom(reader), goal, options, Var())
     # A grantee's receipt says nothing of the owner's memory beyond the frame (how many items
     # are uncurated, which embedder made the vectors).
-    status = memory_status(mem, frame) if reader is None else None
+    status = memory_status(mem, frame) if reader is None else _reader_status(mem, frame, reader)
     return build_frame(frame, home=mem.home if store_receipt else None, status=status,
                        reader=reader, stands_for=stands_for(mem, frame) if reader is None else None)
+
+
+def _reader_status(mem: Any, frame: Term, reader: str) -> dict[str, Any] | None:
+    """Why a grantee's frame holds nothing, in their own terms: no live grant reaches them, or
+    nothing shared with them answers the goal ("memory holds nothing" misled a grantee whose
+    grants had all been revoked)."""
+    if frame.args[1] or frame.args[2]:
+        return None
+    from .sharing.policy import grants_for
+
+    if not any(g.live for g in grants_for(mem, reader)):
+        return {"empty": f"nothing of this memory is shared with {reader}: no live grant "
+                         "reaches them"}
+    return {"empty": f"nothing shared with {reader} answers this goal"}
 
 
 #: Members a cell summary's receipt entry lists by handle (the count says how many in all).
@@ -360,10 +374,11 @@ def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None 
             fact["stands_for"] = listed
             fact["stands_for_count"] = count
     if status is not None:
-        receipt["uncurated"] = status["uncurated"]
+        if "uncurated" in status:    # the owner's frame: a grantee's says nothing of memory
+            receipt["uncurated"] = status["uncurated"]
         if "unembedded" in status:
             receipt["unembedded"] = status["unembedded"]
-        if status["notes"]:
+        if status.get("notes"):
             receipt["notes"] = list(status["notes"])
         if status.get("empty"):
             receipt["empty"] = status["empty"]  # why the frame holds no fact (a budget too small)
