@@ -323,6 +323,18 @@ def test_the_policys_refusals_say_why_in_words(alice):
         assert out.exit_code == 2, args
         assert out.output.startswith(f"atc: {said}") and out.output.count("\n") == 1, out.output
     assert (home / "journal.pl").read_bytes() == before
+    # a label that would widen: "No permission to loosen label `reader-carol'"
+    with Memory.open(home, create=False) as mem:
+        handle = mem.query("item(H)", limit=1).rows[0]["H"]
+    ok("label", handle, "--reader", "bob", "--retain-until", "2030-01-01T00:00:00Z", home=home)
+    for args, said in [
+            (("--reader", "carol"), "carol: the record already names its readers, and labels "
+                                    "only narrow them (atc declassify --reader widens)"),
+            (("--retain-until", "2031-01-01T00:00:00Z"),
+             "retention 2031-01-01T00:00:00Z is later than the one in force")]:
+        out = run("label", handle, *args, home=home)
+        assert out.exit_code == 2, args
+        assert out.output.startswith(f"atc: {said}") and out.output.count("\n") == 1, out.output
 
 
 def test_tokens_are_stored_only_as_salted_hashes(alice):

@@ -115,8 +115,21 @@ def _refusal(exc: PrologError) -> UsageError | None:
             and len(formal.args) == 3):
         return None
     action, kind, culprit = (str(arg) for arg in formal.args)
+    pair = formal.args[2]
+    if (action, kind) == ("loosen", "label") and isinstance(pair, Term) and len(pair.args) == 2:
+        key, value = (str(arg) for arg in pair.args)
+        return UsageError(_LOOSENING.get(key, "{} would widen the label").format(value))
     message = _REFUSALS.get((action, kind))
     return UsageError(message.format(culprit)) if message else None
+
+
+#: A label change refused because it would widen what the record's label allows, by key.
+_LOOSENING = {
+    "reader": "{}: the record already names its readers, and labels only narrow them "
+              "(atc declassify --reader widens)",
+    "retention": "retention {} is later than the one in force, and labels only shorten it "
+                 "(atc declassify --retain-until sets a later one)",
+}
 
 
 # -- state ----------------------------------------------------------------------------------------
