@@ -121,3 +121,16 @@ def test_every_option_the_table_names_exists():
                                                           for name in names})
              for path, shown in _documented().items()}
     assert {path: names for path, names in wrong.items() if names} == {}
+
+
+def test_docs_attention_names_every_option_of_the_attention_commands():
+    """The commands README sends to docs/attention.md: each option there, as --help has it
+    (``--observed-at``, ``--switch-cost`` and ``--untrusted`` were in --help alone)."""
+    doc = (README.parent / "docs" / "attention.md").read_text(encoding="utf-8")
+    commands = _commands()
+    missing = sorted(f"atc {' '.join(path)} {opt}"
+                     for path, command in commands.items() if path[:1] in ELSEWHERE
+                     for param in command.params if isinstance(param, click.Option)
+                     for opt in param.opts if opt.startswith("--")
+                     and opt not in EVERYWHERE and f"`{opt}" not in doc)
+    assert not missing, missing

@@ -258,7 +258,8 @@ def source() -> None:
 @click.option("--type", "claim_type", required=True, help="The claim type it answers.")
 @click.option("--kind", default=None, help="Registry kind [default: NAME].")
 @click.option("--authority", type=FINITE, default=None, help="Override the registry.")
-@click.option("--cost", type=FINITE, default=1.0, show_default=True)
+@click.option("--cost", type=FINITE, default=1.0, show_default=True,
+              help="What one inspection of it costs (the VOC weighs it).")
 @click.option("--switch-cost", type=FINITE, default=0.0, show_default=True,
               help="What turning to it costs the work in hand.")
 @click.option("--untrusted", is_flag=True, help="Its events cannot set priority.")
@@ -317,8 +318,10 @@ def source_event(ctx: click.Context, kind: str, origin: str, target: str, payloa
 @click.option("--depends-on", multiple=True, required=True, help="Belief ids the decision needs.")
 @click.option("--loss", type=FINITE, required=True, help="Loss if the decision is wrong.")
 @click.option("--deadline-s", type=FINITE, default=None, help="Seconds until the deadline.")
-@click.option("--irreversible", is_flag=True)
-@click.option("--safety-critical", is_flag=True)
+@click.option("--irreversible", is_flag=True,
+              help="The action cannot be undone: its evidence must be fresh (a floor).")
+@click.option("--safety-critical", is_flag=True,
+              help="A wrong decision is unsafe: its invariant is checked first (a floor).")
 @click.option("--decides", default=None, help="The belief whose value is the decision.")
 @_common
 @click.pass_context
@@ -431,7 +434,9 @@ def inspect(ctx: click.Context, candidate_id: str, value: str, failed: bool,
 @click.option("--evidence", multiple=True, help="Inspection or belief id cited.")
 @click.option("--subject", default=None, help="What the claim is about [default: any].")
 @click.option("--mode", type=click.Choice(["attention-only", "production"]),
-              default="attention-only", show_default=True)
+              default="attention-only", show_default=True,
+              help="production blocks a claim whose evidence falls short; attention-only "
+                   "logs it and lets it through.")
 @_format_option
 @_common
 @click.pass_context
