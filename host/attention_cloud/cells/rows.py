@@ -118,7 +118,9 @@ class CellRows:
         count = len(where)
         if count > SCRATCH_ROWS:
             return to_float32(found[where], out)
-        picked = np.take(found, where, axis=0, out=self._picked[:count])
+        # mode "clip": with the default "raise" numpy buffers a take into ``out`` (a second copy,
+        # ~0.5 ms of a frame's 1,400 rows); ``where`` indexes ``found`` by construction
+        picked = np.take(found, where, axis=0, out=self._picked[:count], mode="clip")
         return to_float32(picked, out if out is not None else np.empty((count, self.dim), np.float32))
 
 
