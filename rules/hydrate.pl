@@ -1422,7 +1422,7 @@ story_neighbour_(Arc, Member, 0.8, arc) :-
 story_neighbour_(Id, Other, 0.6, near) :-
     item_session(Id, S), item_seq(Id, Q),
     ( Q1 is Q - 1 ; Q1 is Q + 1 ),
-    item_session(Other, S), item_seq(Other, Q1).
+    session_item(S, Q1, Other).
 
 % Entities that pick out something specific, not the whole session or tool.
 walk_predicate_(touches_file).

@@ -12,6 +12,7 @@
 :- use_module(library(error)).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
+:- use_module(library(pairs)).
 :- use_module(journal).
 :- use_module(ladder).
 
@@ -76,7 +77,8 @@ nearest(Query, K, Options, Hits) :-
     ->  (   blank_(Q)
         ->  Raw = []
         ;   Fetch is K + 16,
-            catch(semantic_hits(Q, Fetch, Options, Raw), E, embeddings_error_(E))
+            catch(semantic_hits(Q, Fetch, Options, Found), E, embeddings_error_(E)),
+            host_pairs_(Found, Raw)
         )
     ;   existence_error(embeddings, 'no embedder is attached to this engine')
     ),
@@ -116,7 +118,8 @@ lexical(Query, K, Options, Hits) :-
     query_arg_(Query, Q),
     (   current_predicate(atc_jump:lexical_hits/4)
     ->  Fetch is K + 16,
-        lexical_hits(Q, Fetch, Options, Raw),
+        lexical_hits(Q, Fetch, Options, Found),
+        host_pairs_(Found, Raw),
         live_top_(Raw, K, Hits)
     ;   Hits = []
     ).
@@ -143,7 +146,8 @@ similarity_(Query, Records, K, Pairs) :-
     query_arg_(Query, Q),
     atomic_list_concat(Records, '\n', Joined),      % one text crosses the bridge, not N atoms
     (   current_predicate(atc_jump:similarity_scores/4)
-    ->  catch(similarity_scores(Q, Joined, K, Pairs), E, embeddings_error_(E))
+    ->  catch(similarity_scores(Q, Joined, K, Found), E, embeddings_error_(E)),
+        host_pairs_(Found, Pairs)
     ;   existence_error(embeddings, 'no embedder is attached to this engine')
     ).
 
@@ -173,9 +177,21 @@ similarity_within(Query, Groups, K, Pairs) :-
 similarity_within_texts(Query, Texts, K, Pairs) :-
     query_arg_(Query, Q),
     (   current_predicate(atc_jump:similarity_within_scores/4)
-    ->  catch(similarity_within_scores(Q, Texts, K, Pairs), E, embeddings_error_(E))
+    ->  catch(similarity_within_scores(Q, Texts, K, Found), E, embeddings_error_(E)),
+        host_pairs_(Found, Pairs)
     ;   existence_error(embeddings, 'no embedder is attached to this engine')
     ).
+
+% host_pairs_(+Found, -Pairs): the host's answer as Key-Score pairs. The host gives
+% hits(KeysText, Scores), the keys joined by newlines and the scores in the same order (one
+% text crosses the bridge, not a term per hit); a list of Key-Score pairs is taken as it is.
+host_pairs_(hits(Text, Scores), Pairs) :- !,
+    (   Scores == []
+    ->  Pairs = []
+    ;   atomic_list_concat(Keys, '\n', Text),
+        pairs_keys_values(Pairs, Keys, Scores)
+    ).
+host_pairs_(Pairs, Pairs).
 
 group_text_(Members-LeftOut, MembersText-LeftOutText) :-
     must_be(list(atomic), Members),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -193,3 +194,30 @@ def test_a_rows_file_shorter_than_its_table_says_is_not_read_and_is_written_anew
     topical.curate()
     assert _meta(topical.home)["generation"] == meta["generation"] + 1
     _copy_matches_log(topical)
+
+
+def test_a_home_copied_whole_still_reads_its_copies(topical: Memory, tmp_path: Path):
+    # cp -a, a backup restored, a move to another disk: the vectors folder gets a new inode,
+    # but the store (its id) and the copies are the same, so the walk reads them
+    goal = "what glaze did the pottery class use?"
+    before = topical.hydrate(goal, budget=800)
+    copy = tmp_path / "copied"
+    shutil.copytree(topical.home, copy, symlinks=True)
+    assert os.stat(copy / "vectors").st_ino != os.stat(topical.home / "vectors").st_ino
+    mem = Memory.open(copy)
+    try:
+        assert CellRows.open(copy, mem.jump.read_vectors()) is not None
+        frame = mem.hydrate(goal, budget=800)
+        assert mem.jump._cell_rows is not None and mem.jump._cell_rows.rows_read > 0
+        assert [(f.handle, f.level, f.tokens) for f in frame.facts] == \
+            [(f.handle, f.level, f.tokens) for f in before.facts]
+        assert frame.text == before.text.replace(before.receipt_id, frame.receipt_id)
+    finally:
+        mem.close()
+
+
+def test_copies_of_a_store_of_another_name_are_ignored(topical: Memory):
+    meta = _meta(topical.home)
+    meta["identity"]["store"] = "0" * 32  # another store (its row ids mean other vectors)
+    (topical.home / ROWS_META).write_text(json.dumps(meta))
+    assert CellRows.open(topical.home, topical.jump.read_vectors()) is None

@@ -72,6 +72,24 @@ def test_the_receipts_framing_is_what_the_frames_own_lines_cost(chat, budget):
     assert estimate_tokens(frame.envelope) <= b["spent"] + b["framing"] <= budget
 
 
+@pytest.mark.parametrize("goal, budget", [(GOAL, 120), (GOAL, 2000), ("what did Jonas say yesterday?", 300),
+                                          ("dentist", 0)])
+def test_a_frames_text_is_its_receipt_rendered_and_names_its_id(chat, goal, budget):
+    # the frame's lines are counted for the receipt and then written: the text is the
+    # receipt rendered (heading with the receipt's own id), and the id the receipt's digest
+    import hashlib
+
+    from attention_cloud.hydration import render_text
+
+    frame = chat.hydrate(goal, budget=budget)
+    receipt = frame.receipt
+    assert frame.text == render_text(receipt, frame.facts, empty=receipt.get("empty", ""))
+    assert f"· receipt {frame.receipt_id}" in frame.text.split("\n")[1]
+    rest = {k: v for k, v in receipt.items() if k != "id"}
+    digest = hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()[:16]
+    assert receipt["id"] == frame.receipt_id == "r_" + digest
+
+
 def test_a_small_budget_holds_the_relevant_fact_that_fits(chat):
     frame = chat.hydrate(GOAL, budget=120)
     shown = [f.text for f in frame.facts]
@@ -121,4 +139,5 @@ def test_an_empty_memorys_frame_reads_against_no_time(tmp_path):
         frame = mem.hydrate("what did Jonas sell", budget=300)
     assert frame.receipt["now"] is None
     assert "as of" not in frame.text and "null" not in frame.text, frame.text
+
 

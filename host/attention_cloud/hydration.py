@@ -394,22 +394,25 @@ def seal_frame(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, home: P
     ambient prompt hook does) seal the result again, so a receipt always matches its frame.
     """
     receipt = {k: v for k, v in receipt.items() if k != "id"}
-    receipt = _honest_framing(receipt, facts, empty)
+    # the lines are built once, with a stand-in id of the real one's length: counted for the
+    # receipt's framing, then written with the real id in the heading (the only line naming it)
+    lines = _frame_lines({**receipt, "id": _LONGEST["receipt"]}, facts, empty)
+    receipt = _honest_framing(receipt, lines)
     rid = "r_" + hashlib.sha256(json.dumps(receipt, sort_keys=True).encode()).hexdigest()[:16]
     receipt = {"id": rid, **receipt}
-    text = render_text(receipt, facts, empty=empty)
+    text = _written(receipt, lines)
     if home is not None:
         save_receipt(home, receipt)
     return Frame(receipt_id=rid, facts=facts, receipt=receipt, text=text)
 
 
-def _honest_framing(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
-                    empty: str) -> dict[str, Any]:
+def _honest_framing(receipt: dict[str, Any], lines: list[tuple[str | None, str, str | None]]
+                    ) -> dict[str, Any]:
     # the planner paid each of the frame's own lines at its longest (any count, the longest
     # path and handle, a DIRTY mark); the receipt reports what the lines written cost. The id
     # is a digest of the receipt, so the lines are counted with a stand-in of the same length.
     budget = receipt["budget"]
-    total, segments = frame_framing({**receipt, "id": "r_0123456789abcdef"}, facts, empty)
+    total, segments = _framing_of(budget["segments"], lines)
     return {**receipt, "budget": {**budget, "framing": total, "segments": {
         k: {**s, "framing": segments.get(k, s.get("framing", 0))}
         for k, s in budget["segments"].items()}}}
@@ -484,6 +487,14 @@ def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty:
     return "\n".join(line for _, line, _ in _frame_lines(receipt, facts, empty))
 
 
+def _written(receipt: dict[str, Any], lines: list[tuple[str | None, str, str | None]]) -> str:
+    """:func:`render_text` of ``receipt`` from ``lines`` that :func:`_frame_lines` built for
+    it with another id of the same length: its heading lines written again with the id."""
+    head = _head_lines(receipt["goal"], receipt["plane"], receipt["path"], receipt["budget"]["spent"],
+                       receipt["budget"]["total"], receipt["id"], receipt.get("now") or "")
+    return "\n".join([*head, *(line for _, line, _ in lines[len(head):])])
+
+
 def _frame_lines(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
                  empty: str) -> list[tuple[str | None, str, str | None]]:
     """The frame's text line by line, each as (segment or None for the frame's head, line,
@@ -530,13 +541,18 @@ def frame_framing(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
     and the frame's head (in proportion to its budget; the shares add up to the head). So the
     receipt's ``spent`` plus ``framing`` is what the injected envelope costs, counted line by
     line (the estimate of the whole envelope is never more)."""
+    return _framing_of(receipt["budget"]["segments"], _frame_lines(receipt, facts, empty))
+
+
+def _framing_of(segments: dict[str, Any], lines: list[tuple[str | None, str, str | None]]
+                ) -> tuple[int, dict[str, int]]:
+    """:func:`frame_framing` of a frame's ``lines`` (:func:`_frame_lines`)."""
     from .curate.tokens import estimate_tokens
 
-    segments = receipt["budget"]["segments"]
-    tag_lines = envelope("r_0123456789abcdef", "").split("\n")
+    tag_lines = envelope(_LONGEST["receipt"], "").split("\n")
     head = sum(estimate_tokens(line + "\n") for line in tag_lines if line)
     own = {segment: 0 for segment in segments}
-    for segment, _, counted in _frame_lines(receipt, facts, empty):
+    for segment, _, counted in lines:
         if counted is None:
             continue
         if segment is None:

@@ -11,7 +11,12 @@
 :- dynamic atc_jump:semantic_hits/4, atc_jump:lexical_hits/4, atc_jump:similarity_scores/4,
    atc_jump:similarity_within_scores/4.
 
-atc_jump:semantic_hits(_, _, _, [old1-0.6, old2-0.55, old3-0.5, new1-0.45]).
+% the host's form of an answer (hits(Keys, Scores), the keys one text); BM25's the list form
+atc_jump:semantic_hits(Q, _, _, hits(Text, Scores)) :-
+    (   Q == "nothing near"
+    ->  Text = "", Scores = []
+    ;   Text = "old1\nold2\nold3\nnew1", Scores = [0.6, 0.55, 0.5, 0.45]
+    ).
 atc_jump:lexical_hits(_, _, _, [lex1-5.0]).
 atc_jump:similarity_scores(_, Joined, _, Pairs) :-
     atomic_list_concat(Records, '\n', Joined),
@@ -52,5 +57,12 @@ test(a_lexical_hit_past_the_semantic_cut_keeps_its_cosine,
      [true(S =:= round((0.8 * 0.3 + 0.2 * 1.0) * 1.3 * 10000) / 10000)]) :-
     seeds("what did I buy", Pairs),
     memberchk(lex1-S, Pairs).
+
+% The host answers a search as hits(Keys, Scores): nearest/4 reads them as Key-Score pairs,
+% best first, live records only (none when the host found none).
+test(the_hosts_hits_are_read_as_pairs,
+     [true(Hits-None == [old1-0.6, old2-0.55, old3-0.5, new1-0.45]-[])]) :-
+    nearest("what did I buy", 10, [], Hits),
+    nearest("nothing near", 10, [], None).
 
 :- end_tests(hydrate_jump).

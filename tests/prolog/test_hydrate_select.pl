@@ -164,3 +164,27 @@ test(a_fact_starts_at_a_more_detailed_rung_that_costs_no_more, [true(Level-Token
                        c(f1, 0.5, cell_adjacency, 1, near), p(_, Level, Tokens, _)).
 
 :- end_tests(hydrate_select).
+
+/* A seed's own story in the cell walk (story_neighbour_/4): the turns just before and after it
+   in its session, never the items at those positions of another session, nor a forgotten one. */
+
+story_memory :-
+    store_reset,
+    findall(item(H, src, S, Q, turn, user, "", "", default, "f:1", "a turn", []),
+            member(H-S-Q, [a0-"sa"-0, a1-"sa"-1, a2-"sa"-2, a3-"sa"-3, b1-"sb"-1, b2-"sb"-2]),
+            Items),
+    journal_add_items(Items, _).
+
+:- begin_tests(hydrate_story, [setup(story_memory), cleanup(store_reset)]).
+
+test(a_seeds_turns_before_and_after_it_in_its_session, [true(Near == [a0, a2])]) :-
+    findall(N, atc_hydrate:story_neighbour_(a1, N, _, near), Near).
+
+test(the_first_turn_has_only_the_next, [true(Near == [b2])]) :-
+    findall(N, atc_hydrate:story_neighbour_(b1, N, _, near), Near).
+
+test(a_tombstoned_neighbour_is_not_in_the_story, [true(Near == [a1])]) :-
+    journal_tombstone(a3, "test"),
+    findall(N, atc_hydrate:story_neighbour_(a2, N, _, near), Near).
+
+:- end_tests(hydrate_story).

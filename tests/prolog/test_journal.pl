@@ -109,6 +109,17 @@ speaker_step_(Step, N0-Bad0, N-Bad) :-
     findall(X, relation(_, speaker, X), Xs), sort(Xs, All),
     (   Kept == All -> Bad = Bad0 ; Bad = [Step-Op|Bad0] ).
 
+% the live item at a session's position: the cell walk's turns before and after a seed
+test(session_item_is_the_live_item_at_a_sessions_position,
+     [setup(fresh), true(Found-Gone-Other == [h2]-[]-[h3])]) :-
+    Item = item(H, src, S, Q, turn, user, "goal", "", default, "f:1", "text", []),
+    forall(member(H-S-Q, [h1-"s1"-0, h2-"s1"-1, h3-"s2"-1, h4-"s1"-2]),
+           journal_add_items([Item], _)),
+    findall(X, session_item(s1, 1, X), Found),
+    journal_tombstone(h4, "test"),
+    findall(X, session_item(s1, 2, X), Gone),
+    findall(X, session_item(s2, 1, X), Other).
+
 :- end_tests(journal).
 
 :- begin_tests(store, [setup(fresh), cleanup(fresh)]).
