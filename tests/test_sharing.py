@@ -242,7 +242,7 @@ def test_labels_tighten_derivatives_and_declassify_is_audited(alice):
     out = run("label", item["H"], "--reader", "bob", home=home)
     assert out.exit_code == 0
     out = run("label", item["H"], "--reader", "carol", home=home)  # would widen the list
-    assert out.exit_code == 2 and "loosen" in out.output
+    assert out.exit_code == 2 and "labels only narrow" in out.output
     out = run("declassify", item["H"], "--restriction", "private", home=home)
     assert out.exit_code == 2 and "--why" in out.output
     ok("declassify", item["H"], "--restriction", "private", "--why", "reviewed", home=home)

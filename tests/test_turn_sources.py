@@ -108,9 +108,9 @@ def test_a_line_range_that_is_not_one_is_a_one_line_error(tmp_path):
 
 def test_a_home_whose_pointers_name_a_turn_s_first_line_keeps_working(home, tmp_path,
                                                                        monkeypatch):
-    """A home ingested before line ranges holds ``FILE:<first>`` for a multi-line turn: reading
-    the file again is an upsert (same handles), and ``show --source`` prints the whole turn
-    without calling it moved."""
+    """A home ingested before line ranges holds ``FILE:<first>`` for a multi-line turn:
+    ``show --source`` prints the whole turn without calling it moved, and reading the file
+    again when it grew is an upsert (same handles) whose reading gives the turn its range."""
     from attention_cloud.ingest import plain_text
 
     path = tmp_path / "chat.txt"
@@ -122,13 +122,16 @@ def test_a_home_whose_pointers_name_a_turn_s_first_line_keeps_working(home, tmp_
     handle = _handle_of(home, "server-side cursor")
     with Memory.open(home) as mem:
         assert mem.query(f"item_source({handle}, P)").rows[0]["P"] == f"{path}:4"
+    record = json.loads(_atc(home, "show", handle, "--source", "--format", "json").output)
+    assert record["source"] == f"{path}:4" and "source_now" not in record
+    whole = record["verbatim"]
     path.write_text(TEXT + "Assistant: Done, gzip level 6.\n", encoding="utf-8")
     with Memory.open(home) as mem:
         report = mem.ingest([path])
-    assert (report.new, report.unchanged) == (1, 3)
+    assert (report.new, report.unchanged, report.updated) == (1, 3, 2)  # two multi-line turns
     record = json.loads(_atc(home, "show", handle, "--source", "--format", "json").output)
-    assert record["source"] == f"{path}:4" and "source_now" not in record
-    assert record["verbatim"] == ("Assistant: It called fetchall(); I switched to a server-side "
+    assert record["source"] == f"{path}:4-5" and "source_now" not in record
+    assert record["verbatim"] == whole == ("Assistant: It called fetchall(); I switched to a server-side "
                                   "cursor\nthat fetches 5000 rows at a time.")
 
 
