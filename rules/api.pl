@@ -142,9 +142,10 @@ api_ingest(Items, Counts) :-
 %   regrown(Segment, Keep, LastLine)) is that of a file that only grew since it was read and
 %   was read again whole: the items of its earlier reading that this one no longer gives are
 %   superseded (journal_supersede/5), and those it gives again with another place, time or
-%   links take the new reading's (journal_refresh/3; their curated records are dropped, so
-%   curation computes them again). Counts is journal_add_encoded/2's, with `superseded`, the
-%   handles tombstoned so, and `refreshed`, those whose fields changed.
+%   links take the new reading's (journal_refresh/3; their curated records are dropped and
+%   they leave their cells, so curation computes and places them again). Counts is
+%   journal_add_encoded/2's, with `superseded`, the handles tombstoned so, and `refreshed`,
+%   those whose fields changed.
 api_ingest_with_marks(Items, Marks, Counts) :-
     api_batch(( journal_add_encoded(Items, Counts0),
                 foldl(apply_mark_, Marks, [], Superseded),
@@ -155,6 +156,7 @@ api_ingest_with_marks(Items, Marks, Counts) :-
                 ord_subtract(Regrown1, New, Regrown),      % a new item is as read
                 journal_refresh(Items, Regrown, Refreshed),
                 ladder_invalidate(Refreshed, _),
+                cells_release(Refreshed),           % placed again once curated, as new
                 Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed}) )).
 
 apply_mark_(mark(Src, Size, Digest), Gone, Gone) :-

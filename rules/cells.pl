@@ -15,6 +15,7 @@
             cells_exist/0,
             cells_store/4,              % +Cells, +Dropped, +Adjacency, +Params
             cells_forget/1,             % +Handle
+            cells_release/1,            % +Handles
             cells_param/2,              % ?Key, ?Value
             cells_membership/1,         % -Pairs
             cells_members/2,            % +Cell, -Handles
@@ -450,20 +451,39 @@ set_info_(C, K, V) :-
 %   Take a forgotten item out of its cell and rebuild that cell's aggregates and ladder
 %   without it (a cell left empty is dropped). Nothing happens for an item in no cell.
 cells_forget(H) :-
-    (   member_(C, H)
-    ->  durable_retract(atc_cells:member_(C, H)),
-        (   info_(C, central, Central0)
-        ->  exclude(==(H), Central0, Central),
-            set_info_(C, central, Central)
-        ;   true
-        ),
-        (   cell_member(C, _)
-        ->  refresh_(C)
-        ;   drop_cell_(C)
-        ),
+    cells_release([H]).
+
+%!  cells_release(+Handles:list(atom)) is det.
+%   Take items out of their cells and rebuild each cell they left once, without them (a cell
+%   left empty is dropped): a forgotten item, or live items whose time or place a later
+%   reading of their file changed (journal_refresh/3), which curation places again as new.
+%   Items in no cell are passed over.
+cells_release(Hs) :-
+    findall(C-H, ( member(H, Hs), member_(C, H) ), Pairs),
+    (   Pairs == []
+    ->  true
+    ;   forall(member(C-H, Pairs), durable_retract(atc_cells:member_(C, H))),
+        pairs_values(Pairs, Gone0),
+        sort(Gone0, Gone),
+        pairs_keys(Pairs, Cs0),
+        sort(Cs0, Cs),
+        forall(member(C, Cs), released_from_(C, Gone)),
         bump_version_
-    ;   true
     ).
+
+released_from_(C, Gone) :-
+    (   info_(C, central, Central0)
+    ->  exclude(released_(Gone), Central0, Central),
+        set_info_(C, central, Central)
+    ;   true
+    ),
+    (   cell_member(C, _)
+    ->  refresh_(C)
+    ;   drop_cell_(C)
+    ).
+
+released_(Gone, H) :-
+    ord_memberchk(H, Gone).
 
 		 /*******************************
 		 *     AGGREGATES AND LADDER    *

@@ -223,6 +223,30 @@ def test_dates_read_the_other_way_once_later_ones_say_so_move_the_earlier_turns(
         assert len(again.query('item_time(H, "2023-02-01T13:56:03Z")', limit=5).rows) == 1
 
 
+def test_turns_moved_to_other_days_leave_their_cells_and_are_placed_again(home: Path,
+                                                                          tmp_path: Path):
+    """A cell's span and ladder are its members' times: turns that moved a month on once the
+    file said day/month must not stay in a cell that says they are in January."""
+    (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    lines = [f"[1/{2 + i // 8}/23, {1 + i % 12}:0{i % 10}:00 PM] {('Priya', 'Tomás')[i % 2]}: "
+             f"{('pottery', 'Lisbon', 'deadline', 'garden')[i % 4]} plans, take {i}"
+             for i in range(80)]
+    chat = tmp_path / "chat.txt"
+    chat.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([chat])
+        mem.curate()
+        assert mem.query("cell(C)", limit=1).rows     # the map exists
+        chat.write_text("\n".join(lines) + "\n[13/12/23, 9:00:00 AM] Priya: see you\n",
+                        encoding="utf-8")
+        assert mem.ingest([chat]).updated == 80
+        mem.curate()
+        assert not mem.query("item(H), \\+ cell_member(_, H)", limit=5).rows
+        assert not mem.query("cell_member(C1, H), cell_member(C2, H), C1 \\== C2", limit=5).rows
+        spans = [r["S"] for r in mem.query("cell(C), cell_info(C, span, S)", limit=100).rows]
+        assert spans and all(s[0] >= "2023-02-01" for s in spans), spans
+
+
 def test_the_cli_report_says_how_many_were_superseded(home: Path, tmp_path: Path):
     chat = tmp_path / "chat.txt"
     chat.write_text("Priya: hello there\nTomás: hi\nPriya: how was Lisbon?\nTomás: sunny\n",
