@@ -788,7 +788,7 @@ read_as_stored_(Wire, H, Seq, R, SG, T, SP) :-
     (   integer(SP) -> string_concat("=", Digits, PS), number_string(SP, Digits)
     ;   string_concat("|", SP, PS)
     ),
-    wire_link_pairs_(LinkFields, H, Read0),
+    wire_link_pairs_(LinkFields, Read0),
     sort(Read0, Read),
     findall(P-O, ( relation_(H, P0, O0), P0 \== cwd, atom_string(P0, P), atom_string(O0, O) ),
             Stored0),
@@ -796,10 +796,10 @@ read_as_stored_(Wire, H, Seq, R, SG, T, SP) :-
     Read == Stored.
 
 % The link fields of a wire item as Predicate-Object strings, but those its session implies.
-wire_link_pairs_([], _, []).
-wire_link_pairs_([P, O|T], H, Pairs) :-
+wire_link_pairs_([], []).
+wire_link_pairs_([P, O|T], Pairs) :-
     (   memberchk(P, ["in_session", "cwd"]) -> Pairs = Rest ; Pairs = [P-O|Rest] ),
-    wire_link_pairs_(T, H, Rest).
+    wire_link_pairs_(T, Rest).
 
 % An item's stored links of its own, but those its session implies or a working directory.
 own_links_of_(H, Links) :-
