@@ -203,7 +203,8 @@ erasable_(H, Item) :-
 %   of their sessions that inherited an erased user goal get the goal "[forgotten]" and are
 %   curated again; every curated record derived from an erased or re-goaled item is dropped
 %   (ladder_erase/3, ladder_invalidate/2); each erased item leaves its cell, whose aggregates
-%   and ladder are rebuilt without it (cells_forget/1); beliefs citing an erased item go dirty. Result has
+%   and ladder are rebuilt without it (cells_release/1); beliefs citing an erased item go
+%   dirty. Result has
 %   `records` (forgotten(H, Digest, Time, Who, Reason) each), `invalidated` (record ids),
 %   `recurate` (re-goaled items), `echoes` (items whose echo original was erased) and
 %   `sessions` (whose arcs and rollups must be rebuilt).
@@ -239,7 +240,7 @@ erase_(Hs, Who, Reason, _{records: Records, invalidated: Ids, recurate: Rec,
                           echoes: Echoes, sessions: Sessions}) :-
     erase_plan_(Hs, _, Goals, _, Sessions),
     maplist(erase_one_(Who, Reason), Hs, Records),
-    maplist(cells_forget, Hs),          % each cell is rebuilt from its members that remain
+    cells_release(Hs),                  % each cell is rebuilt once from its members left
     erased_goal_marker(Marker),
     findall(H, ( member(S-G, Goals),
                  journal_replace_goal(S, G, Marker, Re), member(H, Re) ), Rec0),

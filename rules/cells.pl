@@ -56,8 +56,9 @@ members (cell_of/2).
 
 Only this module changes these facts; the host sends whole cells (cells_store/4) and this
 module diffs them against what is stored, recomputes aggregates and ladders of the cells that
-changed, and keeps adjacency symmetric. Forgetting an item (cells_forget/1) takes it out of its
-cell and rebuilds that cell's aggregates and ladder without it, in the same batch.
+changed, and keeps adjacency symmetric. Forgetting an item (cells_forget/1), or a re-read that
+moved items in time (cells_release/1), takes them out of their cells and rebuilds each cell's
+aggregates and ladder once without them, in the same batch.
 */
 
 :- dynamic
