@@ -41,6 +41,13 @@ def interrupt_when_running(args: list[str], home: Path) -> tuple[int, str, float
     proc = subprocess.Popen([sys.executable, "-m", "attention_cloud.cli", *args, "--home",
                              str(home)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
+    return interrupt_once_running(proc, settle=0.3, timeout=50)  # settle: inside the loop
+
+
+def interrupt_once_running(proc: subprocess.Popen, *, settle: float,
+                           timeout: float) -> tuple[int, str, float]:
+    """Send ``proc`` SIGINT ``settle`` seconds after it writes "running" on stderr; return
+    (exit code, stderr, seconds from the signal to the end)."""
     try:
         assert proc.stderr is not None
         seen = ""
@@ -48,10 +55,10 @@ def interrupt_when_running(args: list[str], home: Path) -> tuple[int, str, float
             line = proc.stderr.readline()
             assert line, f"ended before running: {seen}"
             seen += line
-        time.sleep(0.3)  # inside the goal's loop
+        time.sleep(settle)
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        _, rest = proc.communicate(timeout=50)
+        _, rest = proc.communicate(timeout=timeout)
         return proc.returncode, seen + rest, time.monotonic() - sent
     finally:
         if proc.poll() is None:
@@ -148,21 +155,8 @@ def _atc_small_batches(args: list[str], home: Path) -> subprocess.Popen:
 
 
 def _interrupt_at_second_batch(args: list[str], home: Path) -> tuple[int, str]:
-    proc = _atc_small_batches(args, home)
-    try:
-        assert proc.stderr is not None
-        seen = ""
-        while "running" not in seen:
-            line = proc.stderr.readline()
-            assert line, f"ended before its second batch: {seen}"
-            seen += line
-        proc.send_signal(signal.SIGINT)
-        _, rest = proc.communicate(timeout=120)
-        return proc.returncode, seen + rest
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    code, err, _ = interrupt_once_running(_atc_small_batches(args, home), settle=0, timeout=120)
+    return code, err
 
 
 def _handles(home: Path) -> set[str]:
