@@ -143,7 +143,9 @@ api_ingest(Items, Counts) :-
 %   was read again whole: the items of its earlier reading that this one no longer gives are
 %   superseded (journal_supersede/5), and those it gives again with another place, time or
 %   links take the new reading's (journal_refresh/3; their curated records are dropped and
-%   they leave their cells, so curation computes and places them again). Counts is
+%   they leave their cells, so curation computes and places them again), as do the items of
+%   a Claude Code subagent stored without a goal before the call that launched it had its
+%   result, which this batch holds (journal_adopt_launch_goals/2). Counts is
 %   journal_add_encoded/2's, with `superseded`, the handles tombstoned so, and `refreshed`,
 %   those whose fields changed.
 api_ingest_with_marks(Items, Marks, Counts) :-
@@ -154,7 +156,11 @@ api_ingest_with_marks(Items, Marks, Counts) :-
                 sort(Regrown0, Regrown1),
                 sort(Counts0.new_handles, New),
                 ord_subtract(Regrown1, New, Regrown),      % a new item is as read
-                journal_refresh(Items, Regrown, Refreshed),
+                journal_refresh(Items, Regrown, Refreshed0),
+                % a subagent's items read before its launch had a result take its goal now
+                journal_adopt_launch_goals(Counts0.new_handles, Adopted),
+                subtract(Adopted, Refreshed0, Adopted1),
+                append(Refreshed0, Adopted1, Refreshed),
                 ladder_invalidate(Refreshed, _),
                 cells_release(Refreshed),           % placed again once curated, as new
                 Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed}) )).

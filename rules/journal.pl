@@ -23,6 +23,7 @@
             journal_tombstone/2,        % +Handle, +Reason
             journal_supersede/5,        % +Source, +Segment, +Keep, +LastLine, -Handles
             journal_refresh/3,          % +Strings, +Keep, -Changed
+            journal_adopt_launch_goals/2, % +Handles, -Changed
             journal_erase/4,            % +Handle, +Who, +Reason, -Record
             journal_replace_goal/4,     % +Session, +Goal, +Marker, -Handles
             erased_goal_marker/1,       % -Marker
@@ -433,19 +434,47 @@ stored_item_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels),
 
 journal_add_encoded(Strings, Counts) :-
     must_be(list(string), Strings),
-    foldl(add_wire_, Strings, c([], 0, 0), Added),
+    foldl(add_wire_, Strings, c([], 0, 0)-[], Added-_),
     counts_(Added, Counts).
 
 % A known handle is counted without decoding the rest of its item (re-ingesting a grown file).
-add_wire_(Wire, Added0, Added) :-
+% Erased lists the Session-Goal of the erased user goals met so far: a file read again gives
+% them before the items read under them.
+add_wire_(Wire, Added0-Erased0, Added-Erased) :-
     (   wire_handle_(Wire, H),
         item_(H, _, _, _, _, _, _, _, _, _)
-    ->  known_(H, Added0, Added)
+    ->  known_(H, Added0, Added),
+        Erased = Erased0
     ;   wire_item_(Wire, Stored),
         (   refused_(Stored)
-        ->  refuse_(Added0, Added)
-        ;   add_item_(Stored, Wire, Added0, Added)
+        ->  refuse_(Added0, Added),
+            erased_goal_(Stored, Erased0, Erased)
+        ;   unerased_goal_(Erased0, Stored, Wire, Stored1, Wire1),
+            add_item_(Stored1, Wire1, Added0, Added),
+            Erased = Erased0
         )
+    ).
+
+% The goal an erased user goal set (stored form): the items after it were read under it.
+erased_goal_(Item, Erased0, Erased) :-
+    (   arg(5, Item, user_goal), arg(7, Item, G), G \== ''
+    ->  arg(3, Item, Ses),
+        Erased = [Ses-G|Erased0]
+    ;   Erased = Erased0
+    ).
+
+% A new item read under an erased goal takes the marker that erasure gave the items already
+% held under it (journal_replace_goal/4), so the erased text never comes back as a goal; its
+% wire string no longer says what it stores, so it is made again (add_new_item_/2).
+unerased_goal_(Erased, Item0, Wire0, Item, Wire) :-
+    Item0 = item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels),
+    (   Erased \== [],
+        memberchk(Ses-G, Erased)
+    ->  erased_goal_marker(Marker),
+        stored_goal_(Marker, Stored),
+        Item = item(H, Src, Ses, Seq, K, R, Stored, T, Seg, P, Text, Rels)
+    ;   Item = Item0,
+        Wire = Wire0
     ).
 
 wire_handle_(Wire, H) :-
@@ -766,6 +795,40 @@ refresh_wire_(Kept, Wire, Changed0, Changed) :-
         Changed = [H|Changed0]
     ;   Changed = Changed0
     ).
+
+%!  journal_adopt_launch_goals(+Handles:list(atom), -Changed:list(atom)) is det.
+%
+%   A Claude Code subagent's file is written while it runs, before the call that launched it
+%   has its result, and only that result says which agent it launched: items of the subagent
+%   read before it (a live capture) were stored with goal "" (subagents.py). Of Handles, each
+%   item linked launched_agent to an agent and holding a goal gives that goal to the live
+%   items of its session linked agent to that agent whose goal is "", as one ingest of the
+%   final files gives it them (the first launch of an agent wins). Changed are those items,
+%   sorted. The caller commits.
+journal_adopt_launch_goals(Handles, Changed) :-
+    must_be(list(atom), Handles),
+    findall(X-G, ( member(H, Handles),
+                   relation_(H, launched_agent, Agent),
+                   item_(H, _, Ses, _, _, _, G, _, _, _),
+                   \+ stored_goal_("", G),
+                   relation_(X, agent, Agent),
+                   item_(X, _, Ses, _, _, _, G0, _, _, _),
+                   stored_goal_("", G0),
+                   \+ tombstone_(X, _, _) ),
+            Pairs0),
+    list_to_assoc_first_(Pairs0, Goals),
+    assoc_to_keys(Goals, Changed),
+    forall(( gen_assoc(X, Goals, G),
+             item_(X, Src, S, Seq, K, R, _, T, Seg, P) ),
+           ( durable_retract(atc_journal:item_(X, _, _, _, _, _, _, _, _, _)),
+             durable_assert(atc_journal:item_(X, Src, S, Seq, K, R, G, T, Seg, P)) )).
+
+list_to_assoc_first_(Pairs, Assoc) :-
+    empty_assoc(A0),
+    foldl(put_first_, Pairs, A0, Assoc).
+
+put_first_(K-V, A0, A) :-
+    (   get_assoc(K, A0, _) -> A = A0 ; put_assoc(K, A0, V, A) ).
 
 % A goal an erasure replaced (its text was the erased item's) stays replaced: the new reading
 % gives the erased text again.

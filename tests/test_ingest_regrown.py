@@ -260,3 +260,64 @@ def test_the_cli_report_says_how_many_were_superseded(home: Path, tmp_path: Path
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["superseded"] == 1
     assert json.loads(result.stdout)["updated"] == 0
+
+
+def item_goals(mem: Memory) -> dict[str, str]:
+    return {r["H"]: r["G"] for r in mem.query("item(H), item_goal(H, G)", limit=1000).rows}
+
+
+def test_a_subagent_written_before_its_launch_had_a_result_takes_the_launching_goal(
+        home: Path, tmp_path: Path):
+    """Claude Code writes a subagent's file while it runs; only the launching call's result
+    (or progress records of newer versions) says which agent it launched. A live capture reads
+    the subagent's lines before that: its items were stored with goal "" and kept it for good
+    (the subagent's file is finished by then and never read again), where one ingest of the
+    final files gives them the launching goal."""
+    fixture = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_21"
+    sid = "5e55a1f0-0000-4000-8000-00000000c0de"
+    lines = (fixture / f"{sid}.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    launched = next(i for i, line in enumerate(lines) if '"agentId"' in line)
+    projects = tmp_path / "projects"
+    (projects / sid / "subagents").mkdir(parents=True)
+    parent = projects / f"{sid}.jsonl"
+    parent.write_text("".join(lines[:launched]), encoding="utf-8")   # the Task call, no more
+    agent = fixture / sid / "subagents" / "agent-a7c1d2e.jsonl"
+    (projects / sid / "subagents" / agent.name).write_text(agent.read_text(encoding="utf-8"),
+                                                           encoding="utf-8")
+    with Memory.open(home) as mem:
+        assert mem.ingest([projects]).goals_unresolved     # nothing says it yet
+        mem.curate()
+        parent.write_text("".join(lines), encoding="utf-8")   # the progress and the result
+        report = mem.ingest([projects])
+        live_goals, live_fields = item_goals(mem), item_fields(mem)
+        mem.curate()
+        assert not mem.query("item(H), \\+ cell_member(_, H)", limit=5).rows
+    with Memory.open(tmp_path / "whole") as mem:
+        mem.ingest([projects])
+        assert live_goals == item_goals(mem)
+        assert live_fields == item_fields(mem)
+    assert report.updated == 3                       # the subagent's three items
+
+
+def test_turns_appended_under_a_forgotten_goal_never_carry_its_text(home: Path, tmp_path: Path):
+    """Forgetting a user's message gives the items read under it the goal `[forgotten]`; the
+    turns that followed it in a file that grew after took its text back as their goal, into
+    the journal (and `item_goal`), though the message itself stayed out."""
+    secret = "my locker code is 4471"
+    chat = tmp_path / "chat.txt"
+    chat.write_text(f"User: hello there\nAssistant: hi\nUser: {secret}\nAssistant: noted\n",
+                    encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([chat], format="text")
+        (gone,) = [r["H"] for r in mem.query(f'item_text(H, "{secret}")').rows]
+        mem.forget([gone], reason="a code")
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write("Assistant: anything else?\nand one more line\n")   # the last turn grows
+        report = mem.ingest([chat], format="text")
+        assert (report.new, report.forgotten) == (1, 1)
+        goals = {r["T"]: r["G"] for r in mem.query("item_text(H, T), item_goal(H, G)").rows}
+        assert goals == {"hello there": "hello there", "hi": "hello there",
+                         "noted": "[forgotten]",
+                         "anything else?\nand one more line": "[forgotten]"}
+    held = [p for p in home.rglob("*") if p.is_file() and b"4471" in p.read_bytes()]
+    assert held == []
