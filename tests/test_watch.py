@@ -212,6 +212,35 @@ def _texts_while_running(home: Path) -> dict[str, str]:
     return {r["T"]: r["S"] for r in json.loads(done.stdout)}
 
 
+def test_a_batch_says_what_a_grown_file_read_again_superseded_and_updated(hashed, tmp_path,
+                                                                         capsys):
+    """A grown file read again whole may supersede items of its earlier reading and update
+    others (README, Identity). The batch event and its log line said neither: a supervisor saw
+    "0 new items" beside "curated 3" and could not tell that items had changed or gone."""
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    chat = folder / "chat.txt"
+    chat.write_text("Priya: hello there\nTomás: hi Priya\nDana: hey all\nPriya: welcome Dana\n",
+                    encoding="utf-8")
+    w = WatchProcess(hashed, str(folder), "--poll", "--interval", "0.3")
+    try:
+        _quiet(w)
+        n = len(w.events)
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write("Dana: thanks!\nTomás: see you all on Tuesday\n")
+        batch = w.wait_for(lambda e: e["event"] == "batch" and e in w.events[n:]
+                           and e["superseded"], timeout=20)
+        # Dana's line leaves Tomás's turn; "welcome Dana" moves on by one
+        assert (batch["superseded"], batch["updated"]) == (1, 1)
+    finally:
+        assert w.stop() == 0
+    # the text log says it too, even of a batch that added and curated nothing
+    from attention_cloud.watch.cli import text_log
+    capsys.readouterr()
+    text_log(2.0)({**batch, "new": 0, "curated": 0})
+    assert "unchanged, 1 superseded, 1 updated (" in capsys.readouterr().out
+
+
 def test_other_writers_get_the_lock_between_batches_and_the_watcher_waits_for_them(hashed, tmp_path):
     folder = tmp_path / "sessions"
     folder.mkdir()

@@ -37,10 +37,14 @@ def text_log(interval: float) -> EventLog:
         elif kind == "batch":
             for f in e["files_skipped"]:
                 click.echo(f"{_clock()} skipped {f['file']}: {f['reason']}", err=True)
-            if not e["new"] and not e["lines_skipped"] and not e["curated"]:
+            if not (e["new"] or e["superseded"] or e["updated"] or e["lines_skipped"]
+                    or e["curated"]):
                 return
             line = (f"ingested {_plural(e['files'], 'file')}: {_plural(e['new'], 'new item')}, "
                     f"{e['unchanged']} unchanged"
+                    # a grown file read again whole (README, Identity): what it read otherwise
+                    + (f", {e['superseded']} superseded" if e["superseded"] else "")
+                    + (f", {e['updated']} updated" if e["updated"] else "")
                     + (f", {_plural(e['lines_skipped'], 'line')} skipped" if e["lines_skipped"] else "")
                     + (f"; curated {e['curated']}" if e["curated"] else "")
                     + f" ({e['seconds']:.2f} s)")

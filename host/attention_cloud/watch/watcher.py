@@ -264,7 +264,8 @@ class Watcher:
         self.totals.new += report.new
         self.totals.curated += curated.items if curated is not None else 0
         self.log({"event": "batch", "time": _now_iso(), "files": len(due), "new": report.new,
-                  "unchanged": report.unchanged, "lines_skipped": len(report.skipped),
+                  "unchanged": report.unchanged, "superseded": report.superseded,
+                  "updated": report.updated, "lines_skipped": len(report.skipped),
                   "files_skipped": [{"file": f, "reason": r} for f, r in fresh],
                   "held": len(hold), "curated": curated.items if curated is not None else 0,
                   "seconds": round(time.monotonic() - began, 3),
