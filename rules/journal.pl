@@ -77,6 +77,7 @@ brings the item back.
     tombstone_/3,   % Handle, Time, Reason
     watermark_/3,   % SourceName, Size, Digest
     forgotten_/5,   % Handle, Digest, Time, Who, Reason: what remains of an erased item
+    forgotten_goal_/2, % Session, Digest: a goal of Session that an erased user goal set
     segment_/1,     % Segment that has (had) items: lets hydration list segments without a scan
     session_cwd_/2, % Session, Cwd: the working directory its items share ([]: none), see below
     no_cwd_/1.      % Handle: an item without a working directory in a session with one
@@ -91,6 +92,7 @@ atc_store:durable_predicate(atc_journal:segment_/1).
 atc_store:durable_predicate(atc_journal:session_cwd_/2).
 atc_store:durable_predicate(atc_journal:no_cwd_/1).
 atc_store:durable_predicate(atc_journal:forgotten_/5).
+atc_store:durable_predicate(atc_journal:forgotten_goal_/2).
 
 		 /*******************************
 		 *      QUERY VOCABULARY        *
@@ -468,8 +470,13 @@ erased_goal_(Item, Erased0, Erased) :-
 % wire string no longer says what it stores, so it is made again (add_new_item_/2).
 unerased_goal_(Erased, Item0, Wire0, Item, Wire) :-
     Item0 = item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels),
-    (   Erased \== [],
-        memberchk(Ses-G, Erased)
+    (   (   Erased \== [],
+            memberchk(Ses-G, Erased)
+        ->  true
+        ;   forgotten_goal_(Ses, _),            % a subagent's, from its parent file on disk
+            journal_text_digest(G, Digest),
+            forgotten_goal_(Ses, Digest)
+        )
     ->  erased_goal_marker(Marker),
         stored_goal_(Marker, Stored),
         Item = item(H, Src, Ses, Seq, K, R, Stored, T, Seg, P, Text, Rels)
@@ -956,13 +963,20 @@ journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
 %
 %   Every item of Session produced under Goal (the text of an erased user goal) gets Marker
 %   as its goal instead; Handles are those items. Facts are retracted by handle, so the
-%   journal's record of the change does not repeat Goal.
+%   journal's record of the change does not repeat Goal. Goal's digest is kept
+%   (forgotten_goal_/2), so an item of Session read under it later takes Marker too: a
+%   subagent's items whose launching goal comes from its parent file on disk.
 journal_replace_goal(Session, Goal, Marker, Handles) :-
     must_be(atom, Session),
     must_be(string, Goal),
     must_be(string, Marker),
     atom_string(Stored, Goal),
     atom_string(New, Marker),
+    journal_text_digest(Goal, Digest),
+    (   forgotten_goal_(Session, Digest)
+    ->  true
+    ;   durable_assert(atc_journal:forgotten_goal_(Session, Digest))
+    ),
     findall(H, ( item_(H, _, Session, _, _, _, G, _, _, _),
                  ( G == Stored ; G == Goal ) ),
             Handles0),

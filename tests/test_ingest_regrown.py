@@ -321,3 +321,33 @@ def test_turns_appended_under_a_forgotten_goal_never_carry_its_text(home: Path, 
                          "anything else?\nand one more line": "[forgotten]"}
     held = [p for p in home.rglob("*") if p.is_file() and b"4471" in p.read_bytes()]
     assert held == []
+
+
+def test_a_subagent_growing_after_its_launching_goal_was_forgotten_never_carries_it(
+        home: Path, tmp_path: Path):
+    """The subagent's new items took their goal from the parent file on disk (no result in
+    memory said it yet), which still holds the forgotten message: its text came back."""
+    fixture = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_21"
+    sid = "5e55a1f0-0000-4000-8000-00000000c0de"
+    lines = (fixture / f"{sid}.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    progress = next(i for i, line in enumerate(lines) if '"agentId"' in line)
+    projects = tmp_path / "projects"
+    (projects / sid / "subagents").mkdir(parents=True)
+    (projects / f"{sid}.jsonl").write_text("".join(lines[:progress + 1]), encoding="utf-8")
+    agent = (fixture / sid / "subagents" / "agent-a7c1d2e.jsonl").read_text(encoding="utf-8")
+    sub = projects / sid / "subagents" / "agent-a7c1d2e.jsonl"
+    sub.write_text("".join(agent.splitlines(keepends=True)[:2]), encoding="utf-8")
+    goal = "Fix the rounding bug in the checkout total"
+    with Memory.open(home) as mem:
+        mem.ingest([projects])
+        assert any(goal in g for g in item_goals(mem).values())
+        (asked,) = [r["H"] for r in mem.query("item_kind(H, user_goal), item_text(H, T)").rows
+                    if goal in r["T"]]
+        mem.forget([asked], reason="not to be kept")
+        sub.write_text(agent, encoding="utf-8")        # the subagent goes on
+        assert mem.ingest([sub]).new == 2
+        goals = item_goals(mem)
+        assert not [g for g in goals.values() if goal in g]
+        assert len([g for g in goals.values() if g == "[forgotten]"]) >= 3
+    with Memory.open(home) as mem:                     # as the journal replays it
+        assert not [g for g in item_goals(mem).values() if goal in g]
