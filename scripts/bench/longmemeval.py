@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import re
 import shutil
 import sys
@@ -214,7 +215,7 @@ class CachedEmbedder:
 
     @staticmethod
     def _save(path: Path, array: np.ndarray) -> None:
-        partial = path.with_suffix(".tmp.npy")
+        partial = path.with_suffix(f".{os.getpid()}.tmp.npy")  # two runs may share the cache
         np.save(partial, array)
         partial.replace(path)
 
