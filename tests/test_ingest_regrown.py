@@ -262,6 +262,27 @@ def test_the_cli_report_says_how_many_were_superseded(home: Path, tmp_path: Path
     assert json.loads(result.stdout)["updated"] == 0
 
 
+class LiveSubagent:
+    """The claude_code_21 fixture's session and its subagent, to be written into a projects
+    folder under ``tmp_path`` a part at a time, as Claude Code writes them: ``lines`` of the
+    parent (``launched``: the first naming the agent), ``agent`` lines of the subagent."""
+
+    SESSION = "5e55a1f0-0000-4000-8000-00000000c0de"
+    AGENT = "agent-a7c1d2e.jsonl"
+
+    def __init__(self, tmp_path: Path) -> None:
+        fixture = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_21"
+        self.lines = (fixture / f"{self.SESSION}.jsonl").read_text(
+            encoding="utf-8").splitlines(keepends=True)
+        self.launched = next(i for i, line in enumerate(self.lines) if '"agentId"' in line)
+        self.agent = (fixture / self.SESSION / "subagents" / self.AGENT).read_text(
+            encoding="utf-8").splitlines(keepends=True)
+        self.projects = tmp_path / "projects"
+        (self.projects / self.SESSION / "subagents").mkdir(parents=True)
+        self.parent = self.projects / f"{self.SESSION}.jsonl"
+        self.sub = self.projects / self.SESSION / "subagents" / self.AGENT
+
+
 def item_goals(mem: Memory) -> dict[str, str]:
     return {r["H"]: r["G"] for r in mem.query("item(H), item_goal(H, G)", limit=1000).rows}
 
@@ -273,17 +294,11 @@ def test_a_subagent_written_before_its_launch_had_a_result_takes_the_launching_g
     the subagent's lines before that: its items were stored with goal "" and kept it for good
     (the subagent's file is finished by then and never read again), where one ingest of the
     final files gives them the launching goal."""
-    fixture = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_21"
-    sid = "5e55a1f0-0000-4000-8000-00000000c0de"
-    lines = (fixture / f"{sid}.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
-    launched = next(i for i, line in enumerate(lines) if '"agentId"' in line)
-    projects = tmp_path / "projects"
-    (projects / sid / "subagents").mkdir(parents=True)
-    parent = projects / f"{sid}.jsonl"
-    parent.write_text("".join(lines[:launched]), encoding="utf-8")   # the Task call, no more
-    agent = fixture / sid / "subagents" / "agent-a7c1d2e.jsonl"
-    (projects / sid / "subagents" / agent.name).write_text(agent.read_text(encoding="utf-8"),
-                                                           encoding="utf-8")
+    session = LiveSubagent(tmp_path)
+    session.parent.write_text("".join(session.lines[:session.launched]),
+                              encoding="utf-8")               # the Task call, no more
+    session.sub.write_text("".join(session.agent), encoding="utf-8")
+    projects, parent, lines = session.projects, session.parent, session.lines
     with Memory.open(home) as mem:
         assert mem.ingest([projects]).goals_unresolved     # nothing says it yet
         mem.curate()
@@ -327,16 +342,10 @@ def test_a_subagent_growing_after_its_launching_goal_was_forgotten_never_carries
         home: Path, tmp_path: Path):
     """The subagent's new items took their goal from the parent file on disk (no result in
     memory said it yet), which still holds the forgotten message: its text came back."""
-    fixture = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_21"
-    sid = "5e55a1f0-0000-4000-8000-00000000c0de"
-    lines = (fixture / f"{sid}.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
-    progress = next(i for i, line in enumerate(lines) if '"agentId"' in line)
-    projects = tmp_path / "projects"
-    (projects / sid / "subagents").mkdir(parents=True)
-    (projects / f"{sid}.jsonl").write_text("".join(lines[:progress + 1]), encoding="utf-8")
-    agent = (fixture / sid / "subagents" / "agent-a7c1d2e.jsonl").read_text(encoding="utf-8")
-    sub = projects / sid / "subagents" / "agent-a7c1d2e.jsonl"
-    sub.write_text("".join(agent.splitlines(keepends=True)[:2]), encoding="utf-8")
+    session = LiveSubagent(tmp_path)
+    session.parent.write_text("".join(session.lines[:session.launched + 1]), encoding="utf-8")
+    session.sub.write_text("".join(session.agent[:2]), encoding="utf-8")
+    projects, sub, agent = session.projects, session.sub, "".join(session.agent)
     goal = "Fix the rounding bug in the checkout total"
     with Memory.open(home) as mem:
         mem.ingest([projects])
