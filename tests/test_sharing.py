@@ -131,6 +131,24 @@ def test_non_member_and_revoked_and_left_read_nothing(alice):
     assert "revoked" in ok("grant", "list", home=home)
 
 
+def test_a_grantee_of_a_home_not_curated_yet_is_told_so_and_reads_it_once_curated(tmp_path):
+    # below L0 a grantee reads summaries: before curation "nothing answers this goal" sent
+    # them to rephrase a goal that was fine
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    ok("ingest", str(samples_dir()), "--segment", "payments", home=home)
+    ok("principal", "add", "alice", "--owner", home=home)
+    ok("principal", "add", "bob", home=home)
+    ok("grant", "add", "bob", "--segment", "payments", "--ceiling", "L2", home=home)
+    before = frame_json("--as", "bob", home=home)
+    assert before["receipt"]["facts"] == []
+    assert "not curated yet" in before["receipt"]["empty"] and "(L2)" in before["receipt"]["empty"]
+    ok("curate", home=home)
+    after = frame_json("--as", "bob", home=home)
+    assert after["receipt"]["facts"] and "empty" not in after["receipt"]
+
+
 def test_grantee_query_runs_on_the_filtered_vocabulary(alice):
     home, _ = alice
     rows = json.loads(ok("query", "item(H), item_segment(H, S)", "--as", "bob", "--format",

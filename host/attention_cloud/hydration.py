@@ -156,9 +156,19 @@ def _reader_status(mem: Any, frame: Term, reader: str) -> dict[str, Any] | None:
         return None
     from .sharing.policy import grants_for
 
-    if not any(g.live for g in grants_for(mem, reader)):
+    live = [g for g in grants_for(mem, reader) if g.live]
+    if not live:
         return {"empty": f"nothing of this memory is shared with {reader}: no live grant "
                          "reaches them"}
+    if all(g.ceiling.lower() != "l0" for g in live):
+        (uncurated,) = mem.pl.once("atc_ladder:ladder_uncurated_count", Var())
+        if uncurated:
+            # below L0 a grantee reads summaries, which curation writes: "nothing answers"
+            # told them the goal was wrong when the owner had only not curated yet
+            ceiling = min((g.ceiling.upper() for g in live), key=lambda c: c[1])
+            return {"empty": f"nothing shared with {reader} answers this goal yet: the grant's "
+                             f"ceiling ({ceiling}) shows summaries, and items not curated yet "
+                             "have none (`atc curate` on this home writes them)"}
     return {"empty": f"nothing shared with {reader} answers this goal"}
 
 
