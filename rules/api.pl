@@ -145,9 +145,11 @@ api_ingest(Items, Counts) :-
 %   links take the new reading's (journal_refresh/3; their curated records are dropped and
 %   they leave their cells, so curation computes and places them again), as do the items of
 %   a Claude Code subagent stored without a goal before the call that launched it had its
-%   result, which this batch holds (journal_adopt_launch_goals/2). Counts is
-%   journal_add_encoded/2's, with `superseded`, the handles tombstoned so, and `refreshed`,
-%   those whose fields changed.
+%   result, which this batch holds (journal_adopt_launch_goals/2). Beliefs citing an item
+%   superseded or refreshed go dirty (tms_item_changed/4). Counts is
+%   journal_add_encoded/2's, with `superseded`, the handles tombstoned so, `refreshed`,
+%   those whose fields changed, and `invalidated`, the curated records dropped for them
+%   (ladder_invalidate/2: their own, and the arcs and rollups they were in).
 api_ingest_with_marks(Items, Marks, Counts) :-
     api_batch(( journal_add_encoded(Items, Counts0),
                 foldl(apply_mark_, Marks, [], Superseded),
@@ -161,9 +163,21 @@ api_ingest_with_marks(Items, Marks, Counts) :-
                 journal_adopt_launch_goals(Counts0.new_handles, Adopted),
                 subtract(Adopted, Refreshed0, Adopted1),
                 append(Refreshed0, Adopted1, Refreshed),
-                ladder_invalidate(Refreshed, _),
+                ladder_invalidate(Refreshed, Invalidated),
                 cells_release(Refreshed),           % placed again once curated, as new
-                Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed}) )).
+                append(Superseded, Refreshed, Changed),
+                beliefs_on_changed_(Changed),
+                Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed,
+                                       invalidated: Invalidated}) )).
+
+% Beliefs citing an item a later reading withdrew or changed go dirty, as for an erased one.
+beliefs_on_changed_(Hs) :-
+    (   Hs == []
+    ->  true
+    ;   get_time(Now),
+        forall(( member(H, Hs), distinct(Scope, belief_support(Scope, _, item(H))) ),
+               tms_item_changed(Scope, H, Now, _))
+    ).
 
 apply_mark_(mark(Src, Size, Digest), Gone, Gone) :-
     journal_set_watermark(Src, Size, Digest).

@@ -360,3 +360,103 @@ def test_a_subagent_growing_after_its_launching_goal_was_forgotten_never_carries
         assert len([g for g in goals.values() if g == "[forgotten]"]) >= 3
     with Memory.open(home) as mem:                     # as the journal replays it
         assert not [g for g in item_goals(mem).values() if goal in g]
+
+
+def claude_code_record(uuid: str, role: str, content, minute: int) -> str:
+    return json.dumps({"type": role, "uuid": uuid, "sessionId": "S1", "cwd": "/srv",
+                       "timestamp": f"2026-03-02T02:{minute:02d}:00Z",
+                       "message": {"role": role, "content": content}}) + "\n"
+
+
+def arcs_and_entries(mem: Memory) -> tuple[list, list, list]:
+    """Each arc as its goal and members, and the arcs the vector store and BM25 hold."""
+    rows = mem.query("arc(A), arc_goal(A, G), findall(H, arc_member(A, H), Hs)", limit=100).rows
+    vectors = sorted(k for k in mem.jump.vectors.keys() if k.startswith("arc_"))
+    lexical = [a for a in vectors if mem.jump.lexical.has(a)]
+    return sorted((r["G"], tuple(r["Hs"])) for r in rows), vectors, lexical
+
+
+def test_a_session_captured_as_it_grew_holds_the_arcs_one_ingest_gives(home: Path,
+                                                                        tmp_path: Path):
+    """Live capture reads a session a few records at a time and curates each time; every
+    growth made the goal's run of items a new arc, and the old ones stayed: one goal had an
+    arc per growth (stale summaries, each ending at an earlier call) that filled frames."""
+    lines = [claude_code_record("u0", "user", "Why does the nightly build hang?", 0)]
+    for i in range(5):
+        lines.append(claude_code_record(f"a{i}", "assistant", [
+            {"type": "tool_use", "id": f"t{i}", "name": "Bash",
+             "input": {"command": f"pytest tests/slow_{i}.py"}}], 2 * i + 1))
+        lines.append(claude_code_record(f"r{i}", "user", [
+            {"type": "tool_result", "tool_use_id": f"t{i}",
+             "content": f"Timeout >600s in test_sync_{i}"}], 2 * i + 2))
+    log = tmp_path / "S1.jsonl"
+    for where in (home, tmp_path / "whole"):
+        where.mkdir(exist_ok=True)
+        (where / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    with Memory.open(home) as mem:
+        for cut in range(2, len(lines) + 1):     # a call before its result, then the result
+            log.write_text("".join(lines[:cut]), encoding="utf-8")
+            mem.ingest([log])
+            mem.curate()
+        live = arcs_and_entries(mem)
+        frame = mem.hydrate("why does the nightly build hang", budget=400)
+        arcs_shown = [f for f in frame.receipt["facts"] if f["handle"].startswith("arc_")]
+    with Memory.open(tmp_path / "whole") as mem:
+        mem.ingest([log])
+        mem.curate()
+        whole = arcs_and_entries(mem)
+    assert len(whole[0]) == 1 and len(whole[0][0][1]) == 6   # the goal and its 5 calls
+    assert live == whole
+    assert len(arcs_shown) <= 1
+
+
+def test_an_arc_a_moved_turn_was_in_leaves_the_indexes(home: Path, tmp_path: Path):
+    """Turns whose times a later reading changed drop their arcs' rungs at ingest: the arcs'
+    vectors and BM25 entries went on naming records that no longer exist."""
+    (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    chat = tmp_path / "chat.txt"
+    body = ("[1/2/23, 1:56:03 PM] Priya: I signed up for pottery\n"
+            "[1/3/23, 9:01:00 AM] Tomás: nice, which studio?\n"
+            "[1/3/23, 9:02:00 AM] Tomás: the one downtown?\n")
+    chat.write_text(body, encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([chat])
+        mem.curate()
+        (before,) = arcs_and_entries(mem)[1]
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write("[13/3/23, 10:00:00 AM] Priya: the one on Rua Augusta\n")
+        assert mem.ingest([chat]).updated == 3
+        assert not mem.jump.lexical.has(before) and before not in mem.jump.vectors.keys()
+        mem.curate()
+        arcs, vectors, lexical = arcs_and_entries(mem)
+        assert vectors == lexical == sorted(a for a in {r["A"] for r in mem.query(
+            "arc(A)", limit=100).rows})
+
+
+def test_a_belief_resting_on_a_superseded_or_moved_item_goes_dirty(home: Path, tmp_path: Path):
+    """A belief citing an item is dirty once the item changes or is withdrawn (as erasing it
+    does); a later reading that superseded the item, or moved it to another day, left the
+    belief clean, still vouching for a turn memory no longer holds as it was."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("[1/2/23, 1:56:03 PM] Priya: I signed up for pottery\n"
+                    "[1/3/23, 9:01:00 AM] Tomás: nice, which studio?\n"
+                    "[1/3/23, 9:02:00 AM] Priya: the small one\n", encoding="utf-8")
+    runner = CliRunner()
+    at = ["--home", str(home)]
+    assert runner.invoke(main, ["ingest", str(chat), *at]).exit_code == 0
+    with Memory.open(home) as mem:
+        handle = {r["T"]: r["H"] for r in mem.query("item_text(H, T)").rows}
+    for belief, text in (("studio", "the small one"), ("signup", "I signed up for pottery")):
+        added = runner.invoke(main, ["belief", "add", belief, "--type", "dependency_version",
+                                     "--subject", belief, "--value", "x", "--confidence", "0.9",
+                                     "--volatility", "config_docs", "--supports", handle[text],
+                                     *at])
+        assert added.exit_code == 0, added.output
+    with chat.open("a", encoding="utf-8") as fh:   # the last turn goes on; 13/3 says day first
+        fh.write("with the blue door\n[13/3/23, 10:00:00 AM] Priya: see you there\n")
+    result = runner.invoke(main, ["ingest", str(chat), *at, "--format-output", "json"])
+    report = json.loads(result.stdout)
+    assert (report["superseded"], report["updated"]) == (1, 2)
+    for belief in ("studio", "signup"):
+        shown = runner.invoke(main, ["belief", "show", belief, *at]).output
+        assert "[DIRTY]" in shown and "item_changed(it_" in shown, shown

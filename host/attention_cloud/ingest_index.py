@@ -76,6 +76,11 @@ def commit(mem: Any, encoded: list[str], marks: list[Any]) -> Any:
         index_new(mem, entries, (str(h) for h in counts["new_handles"]))
     if counts["superseded"]:  # tombstoned: hits skip them; their entries need not stay
         drop_entries(mem, [str(h) for h in counts["superseded"]])
+    # the arcs a refreshed item was in are gone with their rungs (curation forms them again
+    # under new ids): their entries too; the items keep theirs (the same text)
+    arcs = [str(i) for i in counts.get("invalidated", []) if str(i).startswith("arc_")]
+    if arcs:
+        drop_entries(mem, arcs)
     return counts
 
 
