@@ -721,10 +721,14 @@ ladder_session_items(Session, Items) :-
 %!  ladder_session_arcs(+Session, -Arcs:list(atom)) is det.
 %   Every arc stored for Session, sorted, live or not (one whose member a later reading
 %   superseded is hidden, not gone): those a rebuild of its arcs keeps or drops (drop_arc/1
-%   records of ladder_store/1).
+%   records of ladder_store/1). An arc with a live member whose L0 retention dropped is left
+%   out: the session's items as curation reads them (ladder_session_items/2) lack that member,
+%   so they cannot form it again, and its rungs are what is left of the member.
 ladder_session_arcs(Session, Arcs) :-
     must_be(atom, Session),
-    findall(A, arc_(A, Session, _), Arcs0),
+    findall(A, ( arc_(A, Session, _),
+                 \+ ( arc_member_(A, H, _), item(H), \+ item_text(H, _) ) ),
+            Arcs0),
     sort(Arcs0, Arcs).
 
 item_view_(H, view(H, S, Q, K, G, T, P, X)) :-
