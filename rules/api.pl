@@ -4,6 +4,7 @@
             api_batch/1,                % :Goal
             api_ingest/2,               % +Items, -Counts
             api_ingest_with_marks/3,    % +Items, +Marks, -Counts
+            api_ingest_with_marks/4,    % +Items, +Marks, +Launches, -Counts
             api_watermarks/2,           % +Sources, -Marks
             api_session_pointers/2,     % +Sessions, -Pairs
             api_load_rules/3,           % +Sources, +Module, -Module
@@ -151,6 +152,13 @@ api_ingest(Items, Counts) :-
 %   those whose fields changed, and `invalidated`, the curated records dropped for them
 %   (ladder_invalidate/2: their own, and the arcs and rollups they were in).
 api_ingest_with_marks(Items, Marks, Counts) :-
+    api_ingest_with_marks(Items, Marks, [], Counts).
+
+%!  api_ingest_with_marks(+Encoded, +Marks, +Launches, -Counts) is det.
+%   As api_ingest_with_marks/3, and the subagent items still without a goal take the goal of
+%   the launches the batch's parent transcripts name, launch(Session, Agent, Goal) each, where
+%   no result carries it (journal_adopt_launches/2).
+api_ingest_with_marks(Items, Marks, Launches, Counts) :-
     api_batch(( journal_add_encoded(Items, Counts0),
                 foldl(apply_mark_, Marks, [], Superseded),
                 findall(H, ( member(mark(_, _, _, regrown(_, Keep, _)), Marks), member(H, Keep) ),
@@ -160,7 +168,9 @@ api_ingest_with_marks(Items, Marks, Counts) :-
                 ord_subtract(Regrown1, New, Regrown),      % a new item is as read
                 journal_refresh(Items, Regrown, Refreshed0),
                 % a subagent's items read before its launch had a result take its goal now
-                journal_adopt_launch_goals(Counts0.new_handles, Adopted),
+                journal_adopt_launch_goals(Counts0.new_handles, Adopted0),
+                journal_adopt_launches(Launches, Adopted2),    % launches with no result
+                ord_union(Adopted0, Adopted2, Adopted),
                 subtract(Adopted, Refreshed0, Adopted1),
                 append(Refreshed0, Adopted1, Refreshed),
                 ladder_invalidate(Refreshed, Invalidated),
@@ -184,7 +194,18 @@ apply_mark_(mark(Src, Size, Digest), Gone, Gone) :-
 apply_mark_(mark(Src, Size, Digest, regrown(Seg, Keep, LastLine)), Gone0, Gone) :-
     journal_set_watermark(Src, Size, Digest),
     journal_supersede(Src, Seg, Keep, LastLine, Handles),
+    carry_labels_(Handles, Keep),
     append(Gone0, Handles, Gone).
+
+% The items of the new reading that hold a superseded item's text take its labels: a
+% restricted turn that went on below its first line was readable whole by every grantee.
+carry_labels_(Superseded, Keep) :-
+    include(grants_labelled, Superseded, Labelled),
+    (   Labelled == []
+    ->  true
+    ;   journal_successors(Labelled, Keep, Pairs),
+        forall(member(Old-New, Pairs), grants_carry_labels(Old, New))
+    ).
 
 %!  api_session_pointers(+Sessions:list(atom), -Pairs:list) is det.
 %   Session-Pointer for each of Sessions that items in memory belong to, Pointer the source

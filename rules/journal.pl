@@ -23,7 +23,9 @@
             journal_tombstone/2,        % +Handle, +Reason
             journal_supersede/5,        % +Source, +Segment, +Keep, +LastLine, -Handles
             journal_refresh/3,          % +Strings, +Keep, -Changed
+            journal_successors/3,       % +Superseded, +Keep, -Pairs
             journal_adopt_launch_goals/2, % +Handles, -Changed
+            journal_adopt_launches/2,   % +Launches, -Changed
             journal_erase/4,            % +Handle, +Who, +Reason, -Record
             journal_replace_goal/4,     % +Session, +Goal, +Marker, -Handles
             erased_goal_marker/1,       % -Marker
@@ -823,7 +825,40 @@ journal_adopt_launch_goals(Handles, Changed) :-
                    stored_goal_("", G0),
                    \+ tombstone_(X, _, _) ),
             Pairs0),
-    list_to_assoc_first_(Pairs0, Goals),
+    adopt_goals_(Pairs0, Changed).
+
+%!  journal_adopt_launches(+Launches:list, -Changed:list(atom)) is det.
+%
+%   As journal_adopt_launch_goals/2, for the launches a parent transcript read in this batch
+%   names without a result to carry them: launch(Session, Agent, Goal) each, from the
+%   `progress` records of a Task/Agent call whose result was never written (its session
+%   killed while the subagent ran). A Goal whose text an erasure replaced in Session
+%   (forgotten_goal_/2) is given as the marker it was replaced by. Changed are the items
+%   given a goal, sorted. The caller commits.
+journal_adopt_launches(Launches, Changed) :-
+    must_be(list, Launches),
+    findall(X-G, ( member(launch(Ses, Agent, Goal), Launches),
+                   Goal \== "",
+                   relation_(X, agent, Agent),
+                   item_(X, _, Ses, _, _, _, G0, _, _, _),
+                   stored_goal_("", G0),
+                   \+ tombstone_(X, _, _),
+                   launch_goal_(Ses, Goal, G) ),
+            Pairs0),
+    adopt_goals_(Pairs0, Changed).
+
+launch_goal_(Ses, Goal, Stored) :-
+    (   forgotten_goal_(Ses, _),
+        journal_text_digest(Goal, Digest),
+        forgotten_goal_(Ses, Digest)
+    ->  erased_goal_marker(Marker),
+        stored_goal_(Marker, Stored)
+    ;   stored_goal_(Goal, Stored)
+    ).
+
+% Each item X of X-Goal pairs takes its first Goal; Changed are those items, sorted.
+adopt_goals_(Pairs, Changed) :-
+    list_to_assoc_first_(Pairs, Goals),
     assoc_to_keys(Goals, Changed),
     forall(( gen_assoc(X, Goals, G),
              item_(X, Src, S, Seq, K, R, _, T, Seg, P) ),
@@ -890,6 +925,45 @@ stored_first_line_(Stored, Src, First) :-
         split_string(Range, "-", "", [Digits|_]),
         catch(number_string(First, Digits), error(syntax_error(_), _), fail),
         integer(First)
+    ).
+
+%!  journal_successors(+Superseded:list(atom), +Keep:list(atom), -Pairs:list) is det.
+%
+%   Old-New for each item Old of Superseded (journal_supersede/5) and each item New of Keep,
+%   the reading that superseded it, of the same source, session and segment whose lines
+%   overlap Old's: the items that hold its text now (the whole turn it began, or the two
+%   turns it was split into).
+journal_successors(Superseded, Keep, Pairs) :-
+    must_be(list(atom), Superseded),
+    must_be(list(atom), Keep),
+    findall(Old-New,
+            ( member(Old, Superseded),
+              item_(Old, Src, Ses, _, _, _, _, _, Seg, SP0),
+              stored_line_range_(SP0, Src, F0, L0),
+              member(New, Keep), New \== Old,
+              item_(New, Src1, Ses1, _, _, _, _, _, Seg1, SP1),
+              Src1 == Src, Ses1 == Ses, Seg1 == Seg,
+              stored_line_range_(SP1, Src, F1, L1),
+              F1 =< L0, F0 =< L1 ),
+            Pairs0),
+    sort(Pairs0, Pairs).
+
+% The first and last line a stored pointer names (`Src:Line`, `path:First-Last`,
+% `path:Line#/json`); fails for a pointer without lines.
+stored_line_range_(Stored, Src, First, Last) :-
+    stored_first_line_(Stored, Src, First),
+    (   integer(Stored)
+    ->  Last = First
+    ;   stored_pointer_(Pointer, Src, Stored),
+        split_string(Pointer, "#", "", [Path|_]),
+        split_string(Path, ":", "", Parts),
+        last(Parts, Range),
+        (   split_string(Range, "-", "", [_, Digits]),
+            catch(number_string(Last0, Digits), error(syntax_error(_), _), fail),
+            integer(Last0)
+        ->  Last = Last0
+        ;   Last = First
+        )
     ).
 
 %!  superseded_reason(?Reason:string) is det.

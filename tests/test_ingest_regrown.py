@@ -460,3 +460,96 @@ def test_a_belief_resting_on_a_superseded_or_moved_item_goes_dirty(home: Path, t
     for belief in ("studio", "signup"):
         shown = runner.invoke(main, ["belief", "show", belief, *at]).output
         assert "[DIRTY]" in shown and "item_changed(it_" in shown, shown
+
+
+@pytest.mark.parametrize("order", ["parent grows", "subagent first"])
+def test_a_subagent_whose_launch_never_got_a_result_takes_the_goal_its_progress_names(
+        home: Path, tmp_path: Path, order: str):
+    """A session killed while its subagent ran: the Task call never gets a result, and only
+    its `progress` records name the agent. Read so, the subagent's items took the launching
+    goal; read before them (live capture, or the subagent's file first), they kept "" for
+    good, because only a result item carried the goal to items already stored."""
+    session = LiveSubagent(tmp_path)
+    final = session.lines[:session.launched + 1] + session.lines[session.launched + 2:]
+    assert '"tool_use_id": "toolu_task1"' not in "".join(final)   # the result never written
+    session.sub.write_text("".join(session.agent), encoding="utf-8")
+    with Memory.open(home) as mem:
+        if order == "parent grows":
+            session.parent.write_text("".join(session.lines[:session.launched]),
+                                      encoding="utf-8")     # the call, no progress yet
+            assert mem.ingest([session.projects]).goals_unresolved
+            session.parent.write_text("".join(final), encoding="utf-8")
+            report = mem.ingest([session.projects])
+        else:
+            assert mem.ingest([session.sub]).goals_unresolved   # its parent not written yet
+            session.parent.write_text("".join(final), encoding="utf-8")
+            report = mem.ingest([session.parent])
+        goals, fields = item_goals(mem), item_fields(mem)
+        agent_goals = {r["G"] for r in mem.query("relation(H, agent, a7c1d2e), item_goal(H, G)")
+                       .rows}
+    with Memory.open(tmp_path / "whole") as mem:
+        mem.ingest([session.projects])
+        assert goals == item_goals(mem) and fields == item_fields(mem)
+    assert agent_goals == {"Fix the rounding bug in the checkout total: carts of 3 items are "
+                           "off by one cent."}
+    assert report.updated >= 3
+
+
+def test_a_subagent_adopting_a_forgotten_launch_goal_takes_the_marker(home: Path,
+                                                                      tmp_path: Path):
+    session = LiveSubagent(tmp_path)
+    final = session.lines[:session.launched + 1] + session.lines[session.launched + 2:]
+    session.parent.write_text("".join(session.lines[:session.launched]), encoding="utf-8")
+    session.sub.write_text("".join(session.agent), encoding="utf-8")
+    goal = "Fix the rounding bug in the checkout total"
+    with Memory.open(home) as mem:
+        mem.ingest([session.projects])
+        (asked,) = [r["H"] for r in mem.query("item_kind(H, user_goal), item_text(H, T)").rows
+                    if goal in r["T"]]
+        mem.forget([asked], reason="not to be kept")
+        session.parent.write_text("".join(final), encoding="utf-8")
+        mem.ingest([session.projects])
+        agent_goals = {r["G"] for r in mem.query("relation(H, agent, a7c1d2e), item_goal(H, G)")
+                       .rows}
+        assert agent_goals == {"[forgotten]"}
+        assert not [g for g in item_goals(mem).values() if goal in g]
+
+
+@pytest.mark.parametrize("body, grows, successors", [
+    ("Priya: I signed up for the pottery class.\nTomás: Nice! Which day?\n"
+     "Priya: my card number is 4111 1111\n", "and the expiry is 12/29\n", 1),  # it goes on
+    ("Priya: my card number is 4111 1111\nTomás: which bank?\nPriya: the blue one\n",
+     "Tomás: ok\n", 2)])                        # Tomás speaks again: the turn splits in two
+def test_a_labelled_turn_keeps_its_labels_in_the_reading_that_supersedes_it(
+        home: Path, tmp_path: Path, body: str, grows: str, successors: int):
+    """A turn labelled pii was superseded by its longer reading (or split between two
+    speakers once a name spoke again), and the new items carried no label: a grantee read
+    the card number verbatim."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text(body, encoding="utf-8")
+    runner = CliRunner()
+    at = ["--home", str(home)]
+
+    def ok(*words: str) -> str:
+        result = runner.invoke(main, [*words, *at])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    ok("ingest", str(chat))
+    ok("principal", "add", "alice", "--owner")
+    ok("principal", "add", "bob")
+    ok("grant", "add", "bob", "--segment", "default", "--ceiling", "L0")
+    with Memory.open(home) as mem:
+        (card,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
+    ok("label", card, "--restrict", "pii", "--retain-until", "2030-01-01")
+    assert "4111" not in ok("query", "item_text(H, T)", "--as", "bob")
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write(grows)
+    assert '"superseded": 1' in ok("ingest", str(chat), "--format-output", "json")
+    assert "4111" not in ok("query", "item_text(H, T)", "--as", "bob")
+    with Memory.open(home) as mem:   # the items that hold the labelled turn's text now
+        now = sorted({r["H"] for r in mem.query("item_text(H, T)").rows
+                      if "4111" in r["T"] or r["T"] == "which bank?"})
+    assert len(now) == successors and card not in now
+    shown = ok("label", *now, "--show")
+    assert shown.count('"pii"') == len(now) and shown.count("2030-01-01") == len(now), shown

@@ -61,16 +61,19 @@ def entries_of(encoded: Iterable[str]) -> list[LexicalEntry]:
     return out
 
 
-def commit(mem: Any, encoded: list[str], marks: list[Any]) -> Any:
+def commit(mem: Any, encoded: list[str], marks: list[Any], launches: list[Any] = ()) -> Any:
     """Upsert wire-format items and source watermarks as one fsynced journal batch, their BM25
     entries added for the items the journal accepted as new (unless config.json says
-    ``"index_at_ingest": false``); returns the journal's counts dict."""
+    ``"index_at_ingest": false``); returns the journal's counts dict. ``launches`` are
+    ``launch(Session, Agent, Goal)`` terms of the batch's parent transcripts, for subagent
+    items stored without a goal (atc_journal:journal_adopt_launches/2)."""
     from .store import sync_journal
 
     entries = entries_of(encoded) if mem.config.get("index_at_ingest", True) else []
     if entries:
         note_pending(mem, entries)
-    (counts,) = mem.pl.once("atc_api:api_ingest_with_marks", encoded, marks, Var())
+    (counts,) = mem.pl.once("atc_api:api_ingest_with_marks", encoded, marks, list(launches),
+                            Var())
     sync_journal(mem.home)
     if entries:
         index_new(mem, entries, (str(h) for h in counts["new_handles"]))
