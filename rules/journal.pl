@@ -930,23 +930,39 @@ stored_first_line_(Stored, Src, First) :-
 %!  journal_successors(+Superseded:list(atom), +Keep:list(atom), -Pairs:list) is det.
 %
 %   Old-New for each item Old of Superseded (journal_supersede/5) and each item New of Keep,
-%   the reading that superseded it, of the same source, session and segment whose lines
-%   overlap Old's: the items that hold its text now (the whole turn it began, or the two
-%   turns it was split into).
+%   the reading that superseded it, of the same source, session and segment that holds its
+%   text now: one whose lines overlap Old's (the whole turn it began, or the two turns it was
+%   split into), or, for a call read before its result (relation no_result), the call with
+%   its result (the same text up to the output).
 journal_successors(Superseded, Keep, Pairs) :-
     must_be(list(atom), Superseded),
     must_be(list(atom), Keep),
     findall(Old-New,
             ( member(Old, Superseded),
               item_(Old, Src, Ses, _, _, _, _, _, Seg, SP0),
-              stored_line_range_(SP0, Src, F0, L0),
               member(New, Keep), New \== Old,
               item_(New, Src1, Ses1, _, _, _, _, _, Seg1, SP1),
               Src1 == Src, Ses1 == Ses, Seg1 == Seg,
-              stored_line_range_(SP1, Src, F1, L1),
-              F1 =< L0, F0 =< L1 ),
+              (   stored_line_range_(SP0, Src, F0, L0),
+                  stored_line_range_(SP1, Src, F1, L1),
+                  F1 =< L0, F0 =< L1
+              ->  true
+              ;   answered_call_(Old, New)
+              ) ),
             Pairs0),
     sort(Pairs0, Pairs).
+
+% Old is a call kept without its result ("<call>\n(no result in the transcript)") and New
+% the same call with one.
+answered_call_(Old, New) :-
+    relation_(Old, no_result, true),
+    text_(Old, OldText),
+    sub_string(OldText, Before, _, 0, "\n(no result in the transcript)"),
+    Before > 0,
+    sub_string(OldText, 0, Before, _, Call),
+    text_(New, NewText),
+    string_concat(Call, Rest, NewText),
+    sub_string(Rest, 0, 1, _, "\n").
 
 % The first and last line a stored pointer names (`Src:Line`, `path:First-Last`,
 % `path:Line#/json`); fails for a pointer without lines.

@@ -553,3 +553,35 @@ def test_a_labelled_turn_keeps_its_labels_in_the_reading_that_supersedes_it(
     assert len(now) == successors and card not in now
     shown = ok("label", *now, "--show")
     assert shown.count('"pii"') == len(now) and shown.count("2030-01-01") == len(now), shown
+
+
+def test_a_labelled_call_keeps_its_labels_once_its_result_is_read(home: Path, tmp_path: Path):
+    """A call read before its result is superseded by the call with its result, a record
+    further down: its labels went nowhere, and the command line it held was read again."""
+    def record(uuid, role, content):
+        return json.dumps({"type": role, "uuid": uuid, "sessionId": "S", "cwd": "/srv",
+                           "timestamp": "2026-03-02T02:10:00Z",
+                           "message": {"role": role, "content": content}}) + "\n"
+
+    log = tmp_path / "s.jsonl"
+    log.write_text(record("u1", "user", "Why does the nightly build hang?")
+                   + record("a1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                 "input": {"command": "deploy --token=S3CRET"}}]),
+                   encoding="utf-8")
+    runner = CliRunner()
+    at = ["--home", str(home)]
+    assert runner.invoke(main, ["ingest", str(log), *at]).exit_code == 0
+    with Memory.open(home) as mem:
+        (call,) = [r["H"] for r in mem.query("relation(H, no_result, true)").rows]
+    for words in (["principal", "add", "alice", "--owner"], ["principal", "add", "bob"],
+                  ["label", call, "--reader", "bob"]):
+        assert runner.invoke(main, [*words, *at]).exit_code == 0
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write(record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
+                                        "content": "deployed"}]))
+    assert runner.invoke(main, ["ingest", str(log), *at]).exit_code == 0
+    with Memory.open(home) as mem:
+        (answered,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "S3CRET" in r["T"]]
+    assert answered != call
+    shown = runner.invoke(main, ["label", answered, "--show", *at]).output
+    assert '"readers": ["bob"]' in shown, shown
