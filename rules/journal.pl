@@ -399,14 +399,47 @@ refused_(Item) :-
     journal_refuses(H, Text).
 
 %!  journal_refuses(+Handle, +Text) is semidet.
-%   True when an item of Handle or of Text was erased (forgotten/5): it is not taken again.
+%   True when an item of Handle or of Text was erased (forgotten/5): it is not taken again;
+%   nor is a Text that begins with an erased text to the end of one of its lines, which is
+%   what reading the item's file again gives once it grew: the turn went on below it, or the
+%   call it was, read before its result, has its output (`\n(no result in the transcript)`
+%   after the call in the erased text).
 journal_refuses(H, Text) :-
     (   forgotten_(H, _, _, _, _)
     ->  true
     ;   forgotten_(_, D, _, _, _), D \== ""            % only when something was erased
-    ->  journal_text_digest(Text, Digest),
-        forgotten_(_, Digest, _, _, _)
+    ->  (   journal_text_digest(Text, Digest),
+            forgotten_(_, Digest, _, _, _)
+        ->  true
+        ;   forgotten_head_(Text)
+        )
     ).
+
+% The digest of each of Text's first lines, one line more each time, is taken on from the one
+% before (sha_hash_ctx/4): linear in Text's length.
+forgotten_head_(Text) :-
+    split_string(Text, "\n", "", [First|Rest]),
+    Rest \== [],
+    sha_new_ctx(C0, [algorithm(sha256), encoding(utf8)]),
+    forgotten_head_(Rest, First, C0).
+
+forgotten_head_([Next|Rest], Line, C0) :-
+    sha_hash_ctx(C0, Line, C1, Hash),
+    (   forgotten_hash_(Hash)
+    ->  true
+    ;   sha_hash_ctx(C1, "\n(no result in the transcript)", _, Called),
+        forgotten_hash_(Called)
+    ->  true
+    ;   sha_hash_ctx(C1, "\n", C2, _),
+        forgotten_head_(Rest, Next, C2)
+    ).
+
+forgotten_hash_(Hash) :-
+    hash_atom(Hash, Hex),
+    atom_string(Hex, HexS),
+    string_concat("sha256:", HexS, Digest),
+    forgotten_(_, Digest, _, _, _),
+    !.
 
 refuse_(c(Hs, U, F0), c(Hs, U, F)) :- F is F0 + 1.
 

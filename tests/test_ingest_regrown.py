@@ -585,3 +585,43 @@ def test_a_labelled_call_keeps_its_labels_once_its_result_is_read(home: Path, tm
     assert answered != call
     shown = runner.invoke(main, ["label", answered, "--show", *at]).output
     assert '"readers": ["bob"]' in shown, shown
+
+
+def test_a_forgotten_turn_that_goes_on_stays_forgotten(home: Path, tmp_path: Path):
+    """Erasure promises the text never comes back; the turn's next line, appended to the file,
+    made the whole turn an item of another handle and text, forgotten text included."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: I signed up for the pottery class.\nTomás: Nice! Which day?\n"
+                    "Priya: my card number is 4111 1111\n", encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([chat])
+        (card,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
+        mem.forget([card], reason="a card number")
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write("and the expiry is 12/29\n")
+        report = mem.ingest([chat])
+        assert (report.new, report.forgotten) == (0, 1)
+        assert not [r for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
+    assert [p for p in home.rglob("*") if p.is_file() and b"4111" in p.read_bytes()] == []
+
+
+def test_a_call_forgotten_before_its_result_stays_forgotten(home: Path, tmp_path: Path):
+    def record(uuid, role, content):
+        return json.dumps({"type": role, "uuid": uuid, "sessionId": "S", "cwd": "/srv",
+                           "timestamp": "2026-03-02T02:10:00Z",
+                           "message": {"role": role, "content": content}}) + "\n"
+
+    log = tmp_path / "s.jsonl"
+    log.write_text(record("u1", "user", "Deploy the release")
+                   + record("a1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                 "input": {"command": "deploy --token=S3CRET"}}]),
+                   encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([log])
+        (call,) = [r["H"] for r in mem.query("relation(H, no_result, true)").rows]
+        mem.forget([call], reason="a token")
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
+                                            "content": "deployed\nall green"}]))
+        assert mem.ingest([log]).forgotten == 1
+    assert [p for p in home.rglob("*") if p.is_file() and b"S3CRET" in p.read_bytes()] == []
