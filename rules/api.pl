@@ -181,11 +181,15 @@ api_ingest_with_marks(Items, Marks, Launches, Counts) :-
                                        invalidated: Invalidated}) )).
 
 % Beliefs citing an item a later reading withdrew or changed go dirty, as for an erased one.
+% The beliefs' citations are read once: a re-read may change thousands of items.
 beliefs_on_changed_(Hs) :-
     (   Hs == []
     ->  true
-    ;   get_time(Now),
-        forall(( member(H, Hs), distinct(Scope, belief_support(Scope, _, item(H))) ),
+    ;   findall(H-Scope, belief_support(Scope, _, item(H)), Cited0),
+        sort(Cited0, Cited),
+        sort(Hs, Changed),
+        get_time(Now),
+        forall(( member(H-Scope, Cited), ord_memberchk(H, Changed) ),
                tms_item_changed(Scope, H, Now, _))
     ).
 
