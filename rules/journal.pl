@@ -24,6 +24,7 @@
             journal_supersede/5,        % +Source, +Segment, +Keep, +LastLine, -Handles
             journal_refresh/3,          % +Strings, +Keep, -Changed
             journal_successors/3,       % +Superseded, +Keep, -Pairs
+            journal_superseded_readings/2, % +Handles, -Readings
             journal_adopt_launch_goals/2, % +Handles, -Changed
             journal_adopt_launches/2,   % +Launches, -Changed
             journal_erase/4,            % +Handle, +Who, +Reason, -Record
@@ -984,6 +985,25 @@ journal_successors(Superseded, Keep, Pairs) :-
               ) ),
             Pairs0),
     sort(Pairs0, Pairs).
+
+%!  journal_superseded_readings(+Handles:list(atom), -Readings:list(atom)) is det.
+%
+%   The items a later reading of their file superseded whose text an item of Handles holds
+%   now (journal_successors/3): the shorter readings of a turn, a call read before its
+%   result. Tombstoned, they are out of every query, yet hold that text: erasing Handles
+%   must erase them too. Sorted, none of Handles.
+journal_superseded_readings(Handles, Readings) :-
+    must_be(list(atom), Handles),
+    superseded_reason(Reason),
+    distinct_sessions_(Handles, Sessions),
+    findall(Old, ( member(Ses, Sessions),
+                   item_(Old, _, Ses, _, _, _, _, _, _, _),
+                   tombstone_(Old, _, Reason),
+                   \+ memberchk(Old, Handles) ),
+            Candidates),
+    journal_successors(Candidates, Handles, Pairs),
+    pairs_keys(Pairs, Readings0),
+    sort(Readings0, Readings).
 
 % Old is a call kept without its result ("<call>\n(no result in the transcript)") and New
 % the same call with one.

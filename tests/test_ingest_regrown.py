@@ -625,3 +625,47 @@ def test_a_call_forgotten_before_its_result_stays_forgotten(home: Path, tmp_path
                                             "content": "deployed\nall green"}]))
         assert mem.ingest([log]).forgotten == 1
     assert [p for p in home.rglob("*") if p.is_file() and b"S3CRET" in p.read_bytes()] == []
+
+
+def test_forgetting_a_turn_forgets_its_shorter_readings_too(home: Path, tmp_path: Path):
+    """A turn read before it went on is superseded, out of every query, and its text stays in
+    the journal; `atc forget` of the turn that holds a card number now (as a user finds it)
+    left that text in journal.pl, where erasure promises no file holds it."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: I signed up for the pottery class.\nTomás: Nice! Which day?\n"
+                    "Priya: my card number is 4111 1111\n", encoding="utf-8")
+    runner = CliRunner()
+    at = ["--home", str(home)]
+    assert runner.invoke(main, ["ingest", str(chat), *at]).exit_code == 0
+    for more in ("and the expiry is 12/29\n", "and the code 123\n"):    # read after each line
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write(more)
+        assert runner.invoke(main, ["ingest", str(chat), *at]).exit_code == 0
+    result = runner.invoke(main, ["forget", "--query",
+                                  'item_text(H, T), sub_string(T, _, _, _, "4111")',
+                                  "--yes", "--format", "json", *at])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.stdout)["items"]) == 3     # the turn and its two readings
+    assert [p for p in home.rglob("*") if p.is_file() and b"4111" in p.read_bytes()] == []
+
+
+def test_forgetting_a_call_forgets_its_reading_before_the_result(home: Path, tmp_path: Path):
+    def record(uuid, role, content):
+        return json.dumps({"type": role, "uuid": uuid, "sessionId": "S", "cwd": "/srv",
+                           "timestamp": "2026-03-02T02:10:00Z",
+                           "message": {"role": role, "content": content}}) + "\n"
+
+    log = tmp_path / "s.jsonl"
+    log.write_text(record("u1", "user", "Deploy the release")
+                   + record("a1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                 "input": {"command": "deploy --token=S3CRET"}}]),
+                   encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([log])
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
+                                            "content": "deployed"}]))
+        mem.ingest([log])
+        (call,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "S3CRET" in r["T"]]
+        assert len(mem.forget([call]).handles) == 2
+    assert [p for p in home.rglob("*") if p.is_file() and b"S3CRET" in p.read_bytes()] == []
