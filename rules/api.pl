@@ -4,6 +4,7 @@
             api_batch/1,                % :Goal
             api_ingest/2,               % +Items, -Counts
             api_ingest_with_marks/3,    % +Items, +Marks, -Counts
+            api_ingest_with_marks/4,    % +Items, +Marks, +Launches, -Counts
             api_watermarks/2,           % +Sources, -Marks
             api_session_pointers/2,     % +Sessions, -Pairs
             api_load_rules/3,           % +Sources, +Module, -Module
@@ -145,10 +146,19 @@ api_ingest(Items, Counts) :-
 %   links take the new reading's (journal_refresh/3; their curated records are dropped and
 %   they leave their cells, so curation computes and places them again), as do the items of
 %   a Claude Code subagent stored without a goal before the call that launched it had its
-%   result, which this batch holds (journal_adopt_launch_goals/2). Counts is
-%   journal_add_encoded/2's, with `superseded`, the handles tombstoned so, and `refreshed`,
-%   those whose fields changed.
+%   result, which this batch holds (journal_adopt_launch_goals/2). Beliefs citing an item
+%   superseded or refreshed go dirty (tms_item_changed/4). Counts is
+%   journal_add_encoded/2's, with `superseded`, the handles tombstoned so, `refreshed`,
+%   those whose fields changed, and `invalidated`, the curated records dropped for them
+%   (ladder_invalidate/2: their own, and the arcs and rollups they were in).
 api_ingest_with_marks(Items, Marks, Counts) :-
+    api_ingest_with_marks(Items, Marks, [], Counts).
+
+%!  api_ingest_with_marks(+Encoded, +Marks, +Launches, -Counts) is det.
+%   As api_ingest_with_marks/3, and the subagent items still without a goal take the goal of
+%   the launches the batch's parent transcripts name, launch(Session, Agent, Goal) each, where
+%   no result carries it (journal_adopt_launches/2).
+api_ingest_with_marks(Items, Marks, Launches, Counts) :-
     api_batch(( journal_add_encoded(Items, Counts0),
                 foldl(apply_mark_, Marks, [], Superseded),
                 findall(H, ( member(mark(_, _, _, regrown(_, Keep, _)), Marks), member(H, Keep) ),
@@ -158,19 +168,48 @@ api_ingest_with_marks(Items, Marks, Counts) :-
                 ord_subtract(Regrown1, New, Regrown),      % a new item is as read
                 journal_refresh(Items, Regrown, Refreshed0),
                 % a subagent's items read before its launch had a result take its goal now
-                journal_adopt_launch_goals(Counts0.new_handles, Adopted),
+                journal_adopt_launch_goals(Counts0.new_handles, Adopted0),
+                journal_adopt_launches(Launches, Adopted2),    % launches with no result
+                ord_union(Adopted0, Adopted2, Adopted),
                 subtract(Adopted, Refreshed0, Adopted1),
                 append(Refreshed0, Adopted1, Refreshed),
-                ladder_invalidate(Refreshed, _),
+                ladder_invalidate(Refreshed, Invalidated),
                 cells_release(Refreshed),           % placed again once curated, as new
-                Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed}) )).
+                append(Superseded, Refreshed, Changed),
+                beliefs_on_changed_(Changed),
+                Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed,
+                                       invalidated: Invalidated}) )).
+
+% Beliefs citing an item a later reading withdrew or changed go dirty, as for an erased one.
+% The beliefs' citations are read once: a re-read may change thousands of items.
+beliefs_on_changed_(Hs) :-
+    (   Hs == []
+    ->  true
+    ;   findall(H-Scope, belief_support(Scope, _, item(H)), Cited0),
+        sort(Cited0, Cited),
+        sort(Hs, Changed),
+        get_time(Now),
+        forall(( member(H-Scope, Cited), ord_memberchk(H, Changed) ),
+               tms_item_changed(Scope, H, Now, _))
+    ).
 
 apply_mark_(mark(Src, Size, Digest), Gone, Gone) :-
     journal_set_watermark(Src, Size, Digest).
 apply_mark_(mark(Src, Size, Digest, regrown(Seg, Keep, LastLine)), Gone0, Gone) :-
     journal_set_watermark(Src, Size, Digest),
     journal_supersede(Src, Seg, Keep, LastLine, Handles),
+    carry_labels_(Handles, Keep),
     append(Gone0, Handles, Gone).
+
+% The items of the new reading that hold a superseded item's text take its labels: a
+% restricted turn that went on below its first line was readable whole by every grantee.
+carry_labels_(Superseded, Keep) :-
+    include(grants_labelled, Superseded, Labelled),
+    (   Labelled == []
+    ->  true
+    ;   journal_successors(Labelled, Keep, Pairs),
+        forall(member(Old-New, Pairs), grants_carry_labels(Old, New))
+    ).
 
 %!  api_session_pointers(+Sessions:list(atom), -Pairs:list) is det.
 %   Session-Pointer for each of Sessions that items in memory belong to, Pointer the source

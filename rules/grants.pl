@@ -22,6 +22,8 @@
             grants_grant_add/5,         % +Id, +Grantee, +Filter, +Ceiling, +Expiry
             grants_grant_revoke/2,      % +Id, +Who
             grants_label/3,             % +Handle, +Key, +Value
+            grants_labelled/1,          % ?Handle
+            grants_carry_labels/2,      % +From, +To
             grants_declassify/4,        % +Record, +Key, +Value, -Change
             grants_mount_add/3,         % +Name, +Url, +TokenEnv
             grants_mount_remove/1,      % +Name
@@ -549,6 +551,43 @@ grants_label(H, Key, Value) :-
         durable_retract(atc_grants:label_(H, retention, _)),
         durable_assert(atc_grants:label_(H, retention, Value))
     ;   domain_error(label_key, Key)
+    ).
+
+%!  grants_labelled(?Handle) is nondet.
+%   Handle carries a label of its own (a reader, a restriction or a retention date).
+grants_labelled(H) :-
+    (   atom(H) -> once(label_(H, _, _)) ; distinct(H, label_(H, _, _)) ).
+
+%!  grants_carry_labels(+From, +To) is det.
+%
+%   Item To holds text of item From, which a later reading of their file superseded (the turn
+%   went on below its first line, or was split between two speakers): To takes From's labels,
+%   tightening only, so what was restricted stays so in the reading that replaced it. Every
+%   restriction is added; From's readers become To's when To has none, else To keeps those
+%   of its readers that From names too (none left: `private`); the earlier retention date of
+%   the two is kept. The caller commits.
+grants_carry_labels(From, To) :-
+    must_be(atom, From),
+    must_be(atom, To),
+    forall(( label_(From, restriction, R), \+ label_(To, restriction, R) ),
+           durable_assert(atc_grants:label_(To, restriction, R))),
+    findall(P, label_(From, reader, P), Readers),
+    (   Readers == []
+    ->  true
+    ;   \+ label_(To, reader, _)
+    ->  forall(member(P, Readers), durable_assert(atc_grants:label_(To, reader, P)))
+    ;   forall(( label_(To, reader, P), \+ memberchk(P, Readers) ),
+               durable_retract(atc_grants:label_(To, reader, P))),
+        (   label_(To, reader, _) -> true
+        ;   label_(To, restriction, private) -> true
+        ;   durable_assert(atc_grants:label_(To, restriction, private))
+        )
+    ),
+    (   label_(From, retention, D),
+        \+ ( label_(To, retention, D0), text_order_(D0, D, Ord), Ord \== (>) )
+    ->  durable_retract(atc_grants:label_(To, retention, _)),
+        durable_assert(atc_grants:label_(To, retention, D))
+    ;   true
     ).
 
 restriction_(private) :- !.

@@ -23,7 +23,10 @@
             journal_tombstone/2,        % +Handle, +Reason
             journal_supersede/5,        % +Source, +Segment, +Keep, +LastLine, -Handles
             journal_refresh/3,          % +Strings, +Keep, -Changed
+            journal_successors/3,       % +Superseded, +Keep, -Pairs
+            journal_superseded_readings/2, % +Handles, -Readings
             journal_adopt_launch_goals/2, % +Handles, -Changed
+            journal_adopt_launches/2,   % +Launches, -Changed
             journal_erase/4,            % +Handle, +Who, +Reason, -Record
             journal_replace_goal/4,     % +Session, +Goal, +Marker, -Handles
             erased_goal_marker/1,       % -Marker
@@ -397,14 +400,47 @@ refused_(Item) :-
     journal_refuses(H, Text).
 
 %!  journal_refuses(+Handle, +Text) is semidet.
-%   True when an item of Handle or of Text was erased (forgotten/5): it is not taken again.
+%   True when an item of Handle or of Text was erased (forgotten/5): it is not taken again;
+%   nor is a Text that begins with an erased text to the end of one of its lines, which is
+%   what reading the item's file again gives once it grew: the turn went on below it, or the
+%   call it was, read before its result, has its output (`\n(no result in the transcript)`
+%   after the call in the erased text).
 journal_refuses(H, Text) :-
     (   forgotten_(H, _, _, _, _)
     ->  true
     ;   forgotten_(_, D, _, _, _), D \== ""            % only when something was erased
-    ->  journal_text_digest(Text, Digest),
-        forgotten_(_, Digest, _, _, _)
+    ->  (   journal_text_digest(Text, Digest),
+            forgotten_(_, Digest, _, _, _)
+        ->  true
+        ;   forgotten_head_(Text)
+        )
     ).
+
+% The digest of each of Text's first lines, one line more each time, is taken on from the one
+% before (sha_hash_ctx/4): linear in Text's length.
+forgotten_head_(Text) :-
+    split_string(Text, "\n", "", [First|Rest]),
+    Rest \== [],
+    sha_new_ctx(C0, [algorithm(sha256), encoding(utf8)]),
+    forgotten_head_(Rest, First, C0).
+
+forgotten_head_([Next|Rest], Line, C0) :-
+    sha_hash_ctx(C0, Line, C1, Hash),
+    (   forgotten_hash_(Hash)
+    ->  true
+    ;   sha_hash_ctx(C1, "\n(no result in the transcript)", _, Called),
+        forgotten_hash_(Called)
+    ->  true
+    ;   sha_hash_ctx(C1, "\n", C2, _),
+        forgotten_head_(Rest, Next, C2)
+    ).
+
+forgotten_hash_(Hash) :-
+    hash_atom(Hash, Hex),
+    atom_string(Hex, HexS),
+    string_concat("sha256:", HexS, Digest),
+    forgotten_(_, Digest, _, _, _),
+    !.
 
 refuse_(c(Hs, U, F0), c(Hs, U, F)) :- F is F0 + 1.
 
@@ -823,7 +859,40 @@ journal_adopt_launch_goals(Handles, Changed) :-
                    stored_goal_("", G0),
                    \+ tombstone_(X, _, _) ),
             Pairs0),
-    list_to_assoc_first_(Pairs0, Goals),
+    adopt_goals_(Pairs0, Changed).
+
+%!  journal_adopt_launches(+Launches:list, -Changed:list(atom)) is det.
+%
+%   As journal_adopt_launch_goals/2, for the launches a parent transcript read in this batch
+%   names without a result to carry them: launch(Session, Agent, Goal) each, from the
+%   `progress` records of a Task/Agent call whose result was never written (its session
+%   killed while the subagent ran). A Goal whose text an erasure replaced in Session
+%   (forgotten_goal_/2) is given as the marker it was replaced by. Changed are the items
+%   given a goal, sorted. The caller commits.
+journal_adopt_launches(Launches, Changed) :-
+    must_be(list, Launches),
+    findall(X-G, ( member(launch(Ses, Agent, Goal), Launches),
+                   Goal \== "",
+                   relation_(X, agent, Agent),
+                   item_(X, _, Ses, _, _, _, G0, _, _, _),
+                   stored_goal_("", G0),
+                   \+ tombstone_(X, _, _),
+                   launch_goal_(Ses, Goal, G) ),
+            Pairs0),
+    adopt_goals_(Pairs0, Changed).
+
+launch_goal_(Ses, Goal, Stored) :-
+    (   forgotten_goal_(Ses, _),
+        journal_text_digest(Goal, Digest),
+        forgotten_goal_(Ses, Digest)
+    ->  erased_goal_marker(Marker),
+        stored_goal_(Marker, Stored)
+    ;   stored_goal_(Goal, Stored)
+    ).
+
+% Each item X of X-Goal pairs takes its first Goal; Changed are those items, sorted.
+adopt_goals_(Pairs, Changed) :-
+    list_to_assoc_first_(Pairs, Goals),
     assoc_to_keys(Goals, Changed),
     forall(( gen_assoc(X, Goals, G),
              item_(X, Src, S, Seq, K, R, _, T, Seg, P) ),
@@ -890,6 +959,80 @@ stored_first_line_(Stored, Src, First) :-
         split_string(Range, "-", "", [Digits|_]),
         catch(number_string(First, Digits), error(syntax_error(_), _), fail),
         integer(First)
+    ).
+
+%!  journal_successors(+Superseded:list(atom), +Keep:list(atom), -Pairs:list) is det.
+%
+%   Old-New for each item Old of Superseded (journal_supersede/5) and each item New of Keep,
+%   the reading that superseded it, of the same source, session and segment that holds its
+%   text now: one whose lines overlap Old's (the whole turn it began, or the two turns it was
+%   split into), or, for a call read before its result (relation no_result), the call with
+%   its result (the same text up to the output).
+journal_successors(Superseded, Keep, Pairs) :-
+    must_be(list(atom), Superseded),
+    must_be(list(atom), Keep),
+    findall(Old-New,
+            ( member(Old, Superseded),
+              item_(Old, Src, Ses, _, _, _, _, _, Seg, SP0),
+              member(New, Keep), New \== Old,
+              item_(New, Src1, Ses1, _, _, _, _, _, Seg1, SP1),
+              Src1 == Src, Ses1 == Ses, Seg1 == Seg,
+              (   stored_line_range_(SP0, Src, F0, L0),
+                  stored_line_range_(SP1, Src, F1, L1),
+                  F1 =< L0, F0 =< L1
+              ->  true
+              ;   answered_call_(Old, New)
+              ) ),
+            Pairs0),
+    sort(Pairs0, Pairs).
+
+%!  journal_superseded_readings(+Handles:list(atom), -Readings:list(atom)) is det.
+%
+%   The items a later reading of their file superseded whose text an item of Handles holds
+%   now (journal_successors/3): the shorter readings of a turn, a call read before its
+%   result. Tombstoned, they are out of every query, yet hold that text: erasing Handles
+%   must erase them too. Sorted, none of Handles.
+journal_superseded_readings(Handles, Readings) :-
+    must_be(list(atom), Handles),
+    superseded_reason(Reason),
+    distinct_sessions_(Handles, Sessions),
+    findall(Old, ( member(Ses, Sessions),
+                   item_(Old, _, Ses, _, _, _, _, _, _, _),
+                   tombstone_(Old, _, Reason),
+                   \+ memberchk(Old, Handles) ),
+            Candidates),
+    journal_successors(Candidates, Handles, Pairs),
+    pairs_keys(Pairs, Readings0),
+    sort(Readings0, Readings).
+
+% Old is a call kept without its result ("<call>\n(no result in the transcript)") and New
+% the same call with one.
+answered_call_(Old, New) :-
+    relation_(Old, no_result, true),
+    text_(Old, OldText),
+    sub_string(OldText, Before, _, 0, "\n(no result in the transcript)"),
+    Before > 0,
+    sub_string(OldText, 0, Before, _, Call),
+    text_(New, NewText),
+    string_concat(Call, Rest, NewText),
+    sub_string(Rest, 0, 1, _, "\n").
+
+% The first and last line a stored pointer names (`Src:Line`, `path:First-Last`,
+% `path:Line#/json`); fails for a pointer without lines.
+stored_line_range_(Stored, Src, First, Last) :-
+    stored_first_line_(Stored, Src, First),
+    (   integer(Stored)
+    ->  Last = First
+    ;   stored_pointer_(Pointer, Src, Stored),
+        split_string(Pointer, "#", "", [Path|_]),
+        split_string(Path, ":", "", Parts),
+        last(Parts, Range),
+        (   split_string(Range, "-", "", [_, Digits]),
+            catch(number_string(Last0, Digits), error(syntax_error(_), _), fail),
+            integer(Last0)
+        ->  Last = Last0
+        ;   Last = First
+        )
     ).
 
 %!  superseded_reason(?Reason:string) is det.

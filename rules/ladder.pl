@@ -21,6 +21,7 @@
             ladder_unrung/2,            % +Ids, -Unrung
             ladder_smallest_skeleton/1, % -Tokens
             ladder_session_items/2,     % +Session, -Items
+            ladder_session_arcs/2,      % +Session, -Arcs
             ladder_curated_items/1,     % -Handles
             ladder_distillations/2,     % +Handles, -Records
             ladder_item_segments/2,     % +Handles, -Pairs
@@ -394,7 +395,9 @@ has_record_(Id) :-
 %     - l0_tokens(Handle, Tokens);
 %     - arc(Arc, Session, Goal, Members);
 %     - rollup(Id, Session);
-%     - echo(Echo, Original, Similarity).
+%     - echo(Echo, Original, Similarity);
+%     - drop_arc(Arc): an arc its session's items no longer form (it gained a member, one
+%       left it), removed with its rungs.
 %   A record that exists already is replaced (curation is idempotent). An item's l0_tokens
 %   in the same list as its rungs is kept in the same fact (see the storage note).
 
@@ -439,6 +442,11 @@ store_record_(_, arc(A, S, G, Members)) :- !,
     ;   durable_assert(atc_ladder:arc_(A, S, G)),
         foldl(store_member_(A), Members, 0, _)
     ).
+store_record_(_, drop_arc(A)) :- !,
+    must_be(atom, A),
+    clear_record_(A),
+    durable_retract(atc_ladder:arc_(A, _, _)),
+    durable_retract(atc_ladder:arc_member_(A, _, _)).
 store_record_(_, rollup(R, S)) :- !,
     (   rollup_(R, S) -> true ; durable_assert(atc_ladder:rollup_(R, S)) ).
 store_record_(_, echo(E, O, Sim)) :- !,
@@ -709,6 +717,19 @@ ladder_session_items(Session, Items) :-
     findall(Seq-V, ( item_session(H, Session), item_seq(H, Seq), item_view_(H, V) ), Pairs),
     keysort(Pairs, Sorted),
     pairs_values(Sorted, Items).
+
+%!  ladder_session_arcs(+Session, -Arcs:list(atom)) is det.
+%   Every arc stored for Session, sorted, live or not (one whose member a later reading
+%   superseded is hidden, not gone): those a rebuild of its arcs keeps or drops (drop_arc/1
+%   records of ladder_store/1). An arc with a live member whose L0 retention dropped is left
+%   out: the session's items as curation reads them (ladder_session_items/2) lack that member,
+%   so they cannot form it again, and its rungs are what is left of the member.
+ladder_session_arcs(Session, Arcs) :-
+    must_be(atom, Session),
+    findall(A, ( arc_(A, Session, _),
+                 \+ ( arc_member_(A, H, _), item(H), \+ item_text(H, _) ) ),
+            Arcs0),
+    sort(Arcs0, Arcs).
 
 item_view_(H, view(H, S, Q, K, G, T, P, X)) :-
     item_session(H, S), item_seq(H, Q), item_kind(H, K), item_goal(H, G),

@@ -360,3 +360,312 @@ def test_a_subagent_growing_after_its_launching_goal_was_forgotten_never_carries
         assert len([g for g in goals.values() if g == "[forgotten]"]) >= 3
     with Memory.open(home) as mem:                     # as the journal replays it
         assert not [g for g in item_goals(mem).values() if goal in g]
+
+
+def claude_code_record(uuid: str, role: str, content, minute: int) -> str:
+    return json.dumps({"type": role, "uuid": uuid, "sessionId": "S1", "cwd": "/srv",
+                       "timestamp": f"2026-03-02T02:{minute:02d}:00Z",
+                       "message": {"role": role, "content": content}}) + "\n"
+
+
+def arcs_and_entries(mem: Memory) -> tuple[list, list, list]:
+    """Each arc as its goal and members, and the arcs the vector store and BM25 hold."""
+    rows = mem.query("arc(A), arc_goal(A, G), findall(H, arc_member(A, H), Hs)", limit=100).rows
+    vectors = sorted(k for k in mem.jump.vectors.keys() if k.startswith("arc_"))
+    lexical = [a for a in vectors if mem.jump.lexical.has(a)]
+    return sorted((r["G"], tuple(r["Hs"])) for r in rows), vectors, lexical
+
+
+def test_a_session_captured_as_it_grew_holds_the_arcs_one_ingest_gives(home: Path,
+                                                                        tmp_path: Path):
+    """Live capture reads a session a few records at a time and curates each time; every
+    growth made the goal's run of items a new arc, and the old ones stayed: one goal had an
+    arc per growth (stale summaries, each ending at an earlier call) that filled frames."""
+    lines = [claude_code_record("u0", "user", "Why does the nightly build hang?", 0)]
+    for i in range(5):
+        lines.append(claude_code_record(f"a{i}", "assistant", [
+            {"type": "tool_use", "id": f"t{i}", "name": "Bash",
+             "input": {"command": f"pytest tests/slow_{i}.py"}}], 2 * i + 1))
+        lines.append(claude_code_record(f"r{i}", "user", [
+            {"type": "tool_result", "tool_use_id": f"t{i}",
+             "content": f"Timeout >600s in test_sync_{i}"}], 2 * i + 2))
+    log = tmp_path / "S1.jsonl"
+    for where in (home, tmp_path / "whole"):
+        where.mkdir(exist_ok=True)
+        (where / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    with Memory.open(home) as mem:
+        for cut in range(2, len(lines) + 1):     # a call before its result, then the result
+            log.write_text("".join(lines[:cut]), encoding="utf-8")
+            mem.ingest([log])
+            mem.curate()
+        live = arcs_and_entries(mem)
+        frame = mem.hydrate("why does the nightly build hang", budget=400)
+        arcs_shown = [f for f in frame.receipt["facts"] if f["handle"].startswith("arc_")]
+    with Memory.open(tmp_path / "whole") as mem:
+        mem.ingest([log])
+        mem.curate()
+        whole = arcs_and_entries(mem)
+    assert len(whole[0]) == 1 and len(whole[0][0][1]) == 6   # the goal and its 5 calls
+    assert live == whole
+    assert len(arcs_shown) <= 1
+
+
+def test_an_arc_a_moved_turn_was_in_leaves_the_indexes(home: Path, tmp_path: Path):
+    """Turns whose times a later reading changed drop their arcs' rungs at ingest: the arcs'
+    vectors and BM25 entries went on naming records that no longer exist."""
+    (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    chat = tmp_path / "chat.txt"
+    body = ("[1/2/23, 1:56:03 PM] Priya: I signed up for pottery\n"
+            "[1/3/23, 9:01:00 AM] Tomás: nice, which studio?\n"
+            "[1/3/23, 9:02:00 AM] Tomás: the one downtown?\n")
+    chat.write_text(body, encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([chat])
+        mem.curate()
+        (before,) = arcs_and_entries(mem)[1]
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write("[13/3/23, 10:00:00 AM] Priya: the one on Rua Augusta\n")
+        assert mem.ingest([chat]).updated == 3
+        assert not mem.jump.lexical.has(before) and before not in mem.jump.vectors.keys()
+        mem.curate()
+        arcs, vectors, lexical = arcs_and_entries(mem)
+        assert vectors == lexical == sorted(a for a in {r["A"] for r in mem.query(
+            "arc(A)", limit=100).rows})
+
+
+def test_a_belief_resting_on_a_superseded_or_moved_item_goes_dirty(home: Path, tmp_path: Path):
+    """A belief citing an item is dirty once the item changes or is withdrawn (as erasing it
+    does); a later reading that superseded the item, or moved it to another day, left the
+    belief clean, still vouching for a turn memory no longer holds as it was."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("[1/2/23, 1:56:03 PM] Priya: I signed up for pottery\n"
+                    "[1/3/23, 9:01:00 AM] Tomás: nice, which studio?\n"
+                    "[1/3/23, 9:02:00 AM] Priya: the small one\n", encoding="utf-8")
+    runner = CliRunner()
+    at = ["--home", str(home)]
+    assert runner.invoke(main, ["ingest", str(chat), *at]).exit_code == 0
+    with Memory.open(home) as mem:
+        handle = {r["T"]: r["H"] for r in mem.query("item_text(H, T)").rows}
+    for belief, text in (("studio", "the small one"), ("signup", "I signed up for pottery")):
+        added = runner.invoke(main, ["belief", "add", belief, "--type", "dependency_version",
+                                     "--subject", belief, "--value", "x", "--confidence", "0.9",
+                                     "--volatility", "config_docs", "--supports", handle[text],
+                                     *at])
+        assert added.exit_code == 0, added.output
+    with chat.open("a", encoding="utf-8") as fh:   # the last turn goes on; 13/3 says day first
+        fh.write("with the blue door\n[13/3/23, 10:00:00 AM] Priya: see you there\n")
+    result = runner.invoke(main, ["ingest", str(chat), *at, "--format-output", "json"])
+    report = json.loads(result.stdout)
+    assert (report["superseded"], report["updated"]) == (1, 2)
+    for belief in ("studio", "signup"):
+        shown = runner.invoke(main, ["belief", "show", belief, *at]).output
+        assert "[DIRTY]" in shown and "item_changed(it_" in shown, shown
+
+
+@pytest.mark.parametrize("order", ["parent grows", "subagent first"])
+def test_a_subagent_whose_launch_never_got_a_result_takes_the_goal_its_progress_names(
+        home: Path, tmp_path: Path, order: str):
+    """A session killed while its subagent ran: the Task call never gets a result, and only
+    its `progress` records name the agent. Read so, the subagent's items took the launching
+    goal; read before them (live capture, or the subagent's file first), they kept "" for
+    good, because only a result item carried the goal to items already stored."""
+    session = LiveSubagent(tmp_path)
+    final = session.lines[:session.launched + 1] + session.lines[session.launched + 2:]
+    assert '"tool_use_id": "toolu_task1"' not in "".join(final)   # the result never written
+    session.sub.write_text("".join(session.agent), encoding="utf-8")
+    with Memory.open(home) as mem:
+        if order == "parent grows":
+            session.parent.write_text("".join(session.lines[:session.launched]),
+                                      encoding="utf-8")     # the call, no progress yet
+            assert mem.ingest([session.projects]).goals_unresolved
+            session.parent.write_text("".join(final), encoding="utf-8")
+            report = mem.ingest([session.projects])
+        else:
+            assert mem.ingest([session.sub]).goals_unresolved   # its parent not written yet
+            session.parent.write_text("".join(final), encoding="utf-8")
+            report = mem.ingest([session.parent])
+        goals, fields = item_goals(mem), item_fields(mem)
+        agent_goals = {r["G"] for r in mem.query("relation(H, agent, a7c1d2e), item_goal(H, G)")
+                       .rows}
+    with Memory.open(tmp_path / "whole") as mem:
+        mem.ingest([session.projects])
+        assert goals == item_goals(mem) and fields == item_fields(mem)
+    assert agent_goals == {"Fix the rounding bug in the checkout total: carts of 3 items are "
+                           "off by one cent."}
+    assert report.updated >= 3
+
+
+def test_a_subagent_adopting_a_forgotten_launch_goal_takes_the_marker(home: Path,
+                                                                      tmp_path: Path):
+    session = LiveSubagent(tmp_path)
+    final = session.lines[:session.launched + 1] + session.lines[session.launched + 2:]
+    session.parent.write_text("".join(session.lines[:session.launched]), encoding="utf-8")
+    session.sub.write_text("".join(session.agent), encoding="utf-8")
+    goal = "Fix the rounding bug in the checkout total"
+    with Memory.open(home) as mem:
+        mem.ingest([session.projects])
+        (asked,) = [r["H"] for r in mem.query("item_kind(H, user_goal), item_text(H, T)").rows
+                    if goal in r["T"]]
+        mem.forget([asked], reason="not to be kept")
+        session.parent.write_text("".join(final), encoding="utf-8")
+        mem.ingest([session.projects])
+        agent_goals = {r["G"] for r in mem.query("relation(H, agent, a7c1d2e), item_goal(H, G)")
+                       .rows}
+        assert agent_goals == {"[forgotten]"}
+        assert not [g for g in item_goals(mem).values() if goal in g]
+
+
+@pytest.mark.parametrize("body, grows, successors", [
+    ("Priya: I signed up for the pottery class.\nTomás: Nice! Which day?\n"
+     "Priya: my card number is 4111 1111\n", "and the expiry is 12/29\n", 1),  # it goes on
+    ("Priya: my card number is 4111 1111\nTomás: which bank?\nPriya: the blue one\n",
+     "Tomás: ok\n", 2)])                        # Tomás speaks again: the turn splits in two
+def test_a_labelled_turn_keeps_its_labels_in_the_reading_that_supersedes_it(
+        home: Path, tmp_path: Path, body: str, grows: str, successors: int):
+    """A turn labelled pii was superseded by its longer reading (or split between two
+    speakers once a name spoke again), and the new items carried no label: a grantee read
+    the card number verbatim."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text(body, encoding="utf-8")
+    runner = CliRunner()
+    at = ["--home", str(home)]
+
+    def ok(*words: str) -> str:
+        result = runner.invoke(main, [*words, *at])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    ok("ingest", str(chat))
+    ok("principal", "add", "alice", "--owner")
+    ok("principal", "add", "bob")
+    ok("grant", "add", "bob", "--segment", "default", "--ceiling", "L0")
+    with Memory.open(home) as mem:
+        (card,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
+    ok("label", card, "--restrict", "pii", "--retain-until", "2030-01-01")
+    assert "4111" not in ok("query", "item_text(H, T)", "--as", "bob")
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write(grows)
+    assert '"superseded": 1' in ok("ingest", str(chat), "--format-output", "json")
+    assert "4111" not in ok("query", "item_text(H, T)", "--as", "bob")
+    with Memory.open(home) as mem:   # the items that hold the labelled turn's text now
+        now = sorted({r["H"] for r in mem.query("item_text(H, T)").rows
+                      if "4111" in r["T"] or r["T"] == "which bank?"})
+    assert len(now) == successors and card not in now
+    shown = ok("label", *now, "--show")
+    assert shown.count('"pii"') == len(now) and shown.count("2030-01-01") == len(now), shown
+
+
+def test_a_labelled_call_keeps_its_labels_once_its_result_is_read(home: Path, tmp_path: Path):
+    """A call read before its result is superseded by the call with its result, a record
+    further down: its labels went nowhere, and the command line it held was read again."""
+    def record(uuid, role, content):
+        return json.dumps({"type": role, "uuid": uuid, "sessionId": "S", "cwd": "/srv",
+                           "timestamp": "2026-03-02T02:10:00Z",
+                           "message": {"role": role, "content": content}}) + "\n"
+
+    log = tmp_path / "s.jsonl"
+    log.write_text(record("u1", "user", "Why does the nightly build hang?")
+                   + record("a1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                 "input": {"command": "deploy --token=S3CRET"}}]),
+                   encoding="utf-8")
+    runner = CliRunner()
+    at = ["--home", str(home)]
+    assert runner.invoke(main, ["ingest", str(log), *at]).exit_code == 0
+    with Memory.open(home) as mem:
+        (call,) = [r["H"] for r in mem.query("relation(H, no_result, true)").rows]
+    for words in (["principal", "add", "alice", "--owner"], ["principal", "add", "bob"],
+                  ["label", call, "--reader", "bob"]):
+        assert runner.invoke(main, [*words, *at]).exit_code == 0
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write(record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
+                                        "content": "deployed"}]))
+    assert runner.invoke(main, ["ingest", str(log), *at]).exit_code == 0
+    with Memory.open(home) as mem:
+        (answered,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "S3CRET" in r["T"]]
+    assert answered != call
+    shown = runner.invoke(main, ["label", answered, "--show", *at]).output
+    assert '"readers": ["bob"]' in shown, shown
+
+
+def test_a_forgotten_turn_that_goes_on_stays_forgotten(home: Path, tmp_path: Path):
+    """Erasure promises the text never comes back; the turn's next line, appended to the file,
+    made the whole turn an item of another handle and text, forgotten text included."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: I signed up for the pottery class.\nTomás: Nice! Which day?\n"
+                    "Priya: my card number is 4111 1111\n", encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([chat])
+        (card,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
+        mem.forget([card], reason="a card number")
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write("and the expiry is 12/29\n")
+        report = mem.ingest([chat])
+        assert (report.new, report.forgotten) == (0, 1)
+        assert not [r for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
+    assert [p for p in home.rglob("*") if p.is_file() and b"4111" in p.read_bytes()] == []
+
+
+def test_a_call_forgotten_before_its_result_stays_forgotten(home: Path, tmp_path: Path):
+    def record(uuid, role, content):
+        return json.dumps({"type": role, "uuid": uuid, "sessionId": "S", "cwd": "/srv",
+                           "timestamp": "2026-03-02T02:10:00Z",
+                           "message": {"role": role, "content": content}}) + "\n"
+
+    log = tmp_path / "s.jsonl"
+    log.write_text(record("u1", "user", "Deploy the release")
+                   + record("a1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                 "input": {"command": "deploy --token=S3CRET"}}]),
+                   encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([log])
+        (call,) = [r["H"] for r in mem.query("relation(H, no_result, true)").rows]
+        mem.forget([call], reason="a token")
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
+                                            "content": "deployed\nall green"}]))
+        assert mem.ingest([log]).forgotten == 1
+    assert [p for p in home.rglob("*") if p.is_file() and b"S3CRET" in p.read_bytes()] == []
+
+
+def test_forgetting_a_turn_forgets_its_shorter_readings_too(home: Path, tmp_path: Path):
+    """A turn read before it went on is superseded, out of every query, and its text stays in
+    the journal; `atc forget` of the turn that holds a card number now (as a user finds it)
+    left that text in journal.pl, where erasure promises no file holds it."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: I signed up for the pottery class.\nTomás: Nice! Which day?\n"
+                    "Priya: my card number is 4111 1111\n", encoding="utf-8")
+    runner = CliRunner()
+    at = ["--home", str(home)]
+    assert runner.invoke(main, ["ingest", str(chat), *at]).exit_code == 0
+    for more in ("and the expiry is 12/29\n", "and the code 123\n"):    # read after each line
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write(more)
+        assert runner.invoke(main, ["ingest", str(chat), *at]).exit_code == 0
+    result = runner.invoke(main, ["forget", "--query",
+                                  'item_text(H, T), sub_string(T, _, _, _, "4111")',
+                                  "--yes", "--format", "json", *at])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.stdout)["items"]) == 3     # the turn and its two readings
+    assert [p for p in home.rglob("*") if p.is_file() and b"4111" in p.read_bytes()] == []
+
+
+def test_forgetting_a_call_forgets_its_reading_before_the_result(home: Path, tmp_path: Path):
+    def record(uuid, role, content):
+        return json.dumps({"type": role, "uuid": uuid, "sessionId": "S", "cwd": "/srv",
+                           "timestamp": "2026-03-02T02:10:00Z",
+                           "message": {"role": role, "content": content}}) + "\n"
+
+    log = tmp_path / "s.jsonl"
+    log.write_text(record("u1", "user", "Deploy the release")
+                   + record("a1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                 "input": {"command": "deploy --token=S3CRET"}}]),
+                   encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([log])
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
+                                            "content": "deployed"}]))
+        mem.ingest([log])
+        (call,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "S3CRET" in r["T"]]
+        assert len(mem.forget([call]).handles) == 2
+    assert [p for p in home.rglob("*") if p.is_file() and b"S3CRET" in p.read_bytes()] == []

@@ -58,3 +58,26 @@ def test_show_of_an_item_whose_l0_expired_prints_what_remains(old_memory):
     assert shown["level"] == "l1" and "exponential backoff" in shown["text"]
     source = show_record(old_memory, handle, "l0", verbatim=True)
     assert "exponential backoff with jitter" in source["verbatim"]
+
+
+def test_arcs_of_items_whose_l0_expired_stay_when_their_session_grows(home, tmp_path):
+    """Curation forms a growing session's arcs again from its items' texts; an arc whose
+    members' L0 retention dropped cannot be formed again, and must not be dropped either:
+    its rungs are what remains of those turns."""
+    write_config(home, {"embedder": "hash"})
+    chat = tmp_path / "2025-01-02-standup.md"
+    body = ("## User (09:00 UTC)\nplease fix the login bug\n\n"
+            "## Assistant (09:01 UTC)\nlooking at auth.py now\n\n"
+            "## Assistant (09:02 UTC)\nthe session check was inverted\n\n")
+    chat.write_text(body, encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([chat])
+        mem.curate()
+        arcs = {r["A"] for r in mem.query("arc(A)").rows}
+        assert len(arcs) == 1
+        apply_retention(mem, {"l0": 30}, now=1_800_000_000)
+        chat.write_text(body + "## User (09:10 UTC)\nnow the logout page\n\n"
+                        "## Assistant (09:11 UTC)\nfixed it too\n", encoding="utf-8")
+        mem.ingest([chat])
+        mem.curate()
+        assert arcs <= {r["A"] for r in mem.query("arc(A)").rows}

@@ -282,20 +282,29 @@ def _curate_batch(mem: Any, views: list[ItemView], model: Any, distillations: bo
 
 def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
                      progress: ProgressCallback | None) -> None:
-    """Build the missing arcs and the rollup of each session in ``touched``."""
+    """Build the missing arcs and the rollup of each session in ``touched``, and drop the
+    arcs its items no longer form: an arc that gained a member is a new arc (its id is its
+    members'), and one whose member a later reading superseded or moved is not formed again;
+    left, a session captured while it grew held an arc per growth, each a stale summary."""
     from .curate import curate_arc, curate_session, plan_arcs
 
     arc_keys: list[str] = []
     arc_texts: list[str] = []
     arc_meta: list[dict[str, Any]] = []
     pending: list[Term] = []  # arc and rollup records whose arcs are not yet indexed
+    dropped: list[str] = []   # arcs dropped by ``pending``: their index entries go after it
 
     def commit_sessions() -> None:
-        # the arcs' vectors and BM25 entries first, then the facts that make them visible
+        # the arcs' vectors and BM25 entries first, then the facts that make them visible;
+        # a dropped arc's entries after its facts (a kill between leaves entries of no live
+        # record, which searches skip)
         report.embedded += mem.jump.index(arc_keys, arc_texts, arc_meta)
         mem.jump.flush()
         mem.store_ladder(pending)
-        arc_keys.clear(), arc_texts.clear(), arc_meta.clear(), pending.clear()
+        if dropped:
+            mem.jump.remove(dropped)
+            mem.jump.flush()
+        arc_keys.clear(), arc_texts.clear(), arc_meta.clear(), pending.clear(), dropped.clear()
         mem.give_back_memory()
 
     for done, session in enumerate(sorted(touched), 1):
@@ -307,7 +316,14 @@ def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
         by_handle = {r.handle: r for r in curate_items(views)}
         segment = _segments(mem, [views[0].handle]).get(views[0].handle, "default")
         records: list[Term] = []
-        for plan in plan_arcs(views):
+        plans = plan_arcs(views)
+        (stored,) = mem.pl.once("atc_ladder:ladder_session_arcs", Atom(session), Var())
+        formed = {plan.arc_id for plan in plans}
+        for arc_id in (str(a) for a in stored):
+            if arc_id not in formed:
+                records.append(Term("drop_arc", [Atom(arc_id)]))
+                dropped.append(arc_id)
+        for plan in plans:
             if mem.pl.once("atc_ladder:arc", Atom(plan.arc_id)) is not None:
                 continue
             members = [v for v in views if v.handle in set(plan.members)]

@@ -126,7 +126,20 @@ def select(mem: Any, handles: Iterable[str] = (), *, session: str | None = None,
             chosen.append(value)
     if not chosen:
         raise UsageError("name what to forget: handles, --session or --query")
-    return list(dict.fromkeys(chosen))
+    chosen = list(dict.fromkeys(chosen))
+    return chosen + superseded_readings(mem, chosen)
+
+
+def superseded_readings(mem: Any, handles: list[str]) -> list[str]:
+    """The earlier readings of ``handles`` that a later reading of their grown file
+    superseded (the turn before it went on, the call before its result): out of every query,
+    but holding the text that is to go (atc_journal:journal_superseded_readings/2)."""
+    names = [h for h in handles if re.fullmatch(r"[A-Za-z0-9_]+", h)]  # plan() says why not
+    if not names:
+        return []
+    (found,) = mem.pl.once("atc_journal:journal_superseded_readings", [Atom(h) for h in names],
+                           Var())
+    return [str(h) for h in found]
 
 
 def plan(mem: Any, handles: list[str]) -> dict[str, Any]:

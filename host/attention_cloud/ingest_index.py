@@ -61,21 +61,29 @@ def entries_of(encoded: Iterable[str]) -> list[LexicalEntry]:
     return out
 
 
-def commit(mem: Any, encoded: list[str], marks: list[Any]) -> Any:
+def commit(mem: Any, encoded: list[str], marks: list[Any], launches: list[Any] = ()) -> Any:
     """Upsert wire-format items and source watermarks as one fsynced journal batch, their BM25
     entries added for the items the journal accepted as new (unless config.json says
-    ``"index_at_ingest": false``); returns the journal's counts dict."""
+    ``"index_at_ingest": false``); returns the journal's counts dict. ``launches`` are
+    ``launch(Session, Agent, Goal)`` terms of the batch's parent transcripts, for subagent
+    items stored without a goal (atc_journal:journal_adopt_launches/2)."""
     from .store import sync_journal
 
     entries = entries_of(encoded) if mem.config.get("index_at_ingest", True) else []
     if entries:
         note_pending(mem, entries)
-    (counts,) = mem.pl.once("atc_api:api_ingest_with_marks", encoded, marks, Var())
+    (counts,) = mem.pl.once("atc_api:api_ingest_with_marks", encoded, marks, list(launches),
+                            Var())
     sync_journal(mem.home)
     if entries:
         index_new(mem, entries, (str(h) for h in counts["new_handles"]))
     if counts["superseded"]:  # tombstoned: hits skip them; their entries need not stay
         drop_entries(mem, [str(h) for h in counts["superseded"]])
+    # the arcs a refreshed item was in are gone with their rungs (curation forms them again
+    # under new ids): their entries too; the items keep theirs (the same text)
+    arcs = [str(i) for i in counts.get("invalidated", []) if str(i).startswith("arc_")]
+    if arcs:
+        drop_entries(mem, arcs)
     return counts
 
 

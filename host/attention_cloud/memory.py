@@ -38,7 +38,7 @@ from .ingest.collector import DEFAULT_MAX_ITEM_CHARS
 from .ingest.records import check_segment
 from .progress import ProgressCallback, report as report_progress
 from . import ingest_index
-from .wire import encode_item, wire_handle
+from .wire import decode_fields, encode_item, wire_handle
 from .store import journal_path, open_store, snapshot_due, sync_journal, write_snapshot
 
 _current: "Memory | None" = None
@@ -545,7 +545,7 @@ class Memory:
         encoded = [e for _, parsed in batch for e in parsed.encoded]
         marks = [_mark(name, parsed, segment) for name, parsed in batch]
         # findable by BM25 and recency at once, before curation (see ingest_index)
-        counts = ingest_index.commit(self, encoded, marks)
+        counts = ingest_index.commit(self, encoded, marks, _launches(batch))
         report.superseded += len(counts["superseded"])
         report.updated += len(counts["refreshed"])
         report.new += counts["new"]
@@ -1103,6 +1103,21 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                    size=size, digest=digest,
                    unread_times=[(str(path), line, t) for line, t in parsed.unread_times],
                    notes=[(str(path), note) for note in parsed.notes], regrown=regrown)
+
+
+def _launches(batch: list[tuple[str, _Parsed]]) -> list[Term]:
+    """``launch(Session, Agent, Goal)`` for each subagent a parent transcript of ``batch``
+    launched, in each session its items belong to: a call whose result was never written
+    names its agent only in ``progress`` records, so no result item carries the goal to the
+    subagent's items stored before (journal_adopt_launches/2)."""
+    out: list[Term] = []
+    for _, parsed in batch:
+        if not parsed.launches or parsed.subagent:
+            continue
+        sessions = sorted({decode_fields(wire)[2] for wire in parsed.encoded})
+        out.extend(Term("launch", [Atom(session), Atom(agent), goal])
+                   for session in sessions for agent, goal in parsed.launches.items() if goal)
+    return out
 
 
 def _mark(name: str, parsed: _Parsed, segment: str) -> Term:

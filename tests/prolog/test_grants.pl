@@ -180,6 +180,29 @@ test(bad_filter, [setup(fresh), throws(error(domain_error(grant_filter, path(x))
 test(bad_name, [setup(fresh), throws(error(domain_error(principal_name, '../x'), _))]) :-
     grants_principal_add('../x', person, false).
 
+% A superseded item's labels go to the item of the new reading that holds its text.
+test(carried_labels_tighten_only,
+     [setup(fresh), true(L == labels([bob], [pii, team(platform)], '2027-01-01T00:00:00Z'))]) :-
+    grants_label(p1, restriction, pii),
+    grants_label(p1, reader, bob),
+    grants_label(p1, retention, '2027-01-01T00:00:00Z'),
+    grants_label(p2, restriction, team(platform)),
+    grants_label(p2, retention, '2028-01-01T00:00:00Z'),
+    grants_carry_labels(p1, p2),
+    record_labels(p2, L).
+
+test(carried_readers_intersect_and_none_left_is_private,
+     [setup(fresh), true(L == labels(all, [private], none))]) :-
+    grants_label(p1, reader, bob),
+    grants_label(p2, reader, carol),
+    grants_carry_labels(p1, p2),
+    record_labels(p2, L).
+
+test(unlabelled_carries_nothing, [setup(fresh), true(L-W == labels(all, [], none)-false)]) :-
+    grants_carry_labels(p1, p2),
+    record_labels(p2, L),
+    ( grants_labelled(p2) -> W = true ; W = false ).
+
 :- end_tests(grants).
 
 % The grantee's vocabulary: every name of the public vocabulary, each one filtered.

@@ -7,7 +7,7 @@ order (``seq``) among the items given, so pass every item of a session, not a sa
 
 An arc's id is content-derived: ``"arc_"`` + the first 12 hex digits of the SHA-256 of its
 member handles in order, so re-curating the same items gives the same arcs, and an arc that
-gains a member becomes a new arc (the storer retracts the old one).
+gains a member becomes a new arc (curation drops the old one: ``drop_arc`` records).
 
 A **session rollup** summarises one session; its id depends on the session id only
 (``"ses_"`` + 12 hex digits), so each session has exactly one rollup, replaced when the
