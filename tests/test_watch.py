@@ -384,6 +384,19 @@ def test_a_bad_segment_is_a_one_line_error_not_a_retry_loop(home, tmp_path, how)
 
 
 # -- the soak, short --------------------------------------------------------------------------------
+def test_the_soaks_slope_reads_a_steady_leak_whole_and_a_one_off_step_as_none():
+    from watch_soak import robust_slope
+
+    batches = range(1, 41)
+    leak = [(b, 100 + 0.128 * b) for b in batches]            # 128 KB a batch
+    assert abs(robust_slope(leak) * 100 - 12.8) < 1e-6
+    # RSS low at the steady state's start, then 28 MB back at once (a loaded run): no leak
+    step = [(b, 75.6 if b <= 8 else 104.0) for b in batches]
+    assert robust_slope(step) == 0
+    noisy_leak = [(b, 100 + 0.128 * b + (3 if b % 7 == 0 else 0)) for b in batches]
+    assert 12 < robust_slope(noisy_leak) * 100 < 14
+
+
 def test_short_soak_misses_nothing_duplicates_nothing_and_does_not_grow_with_batches():
     from watch_soak import run_soak, verdict
 
