@@ -2316,9 +2316,18 @@ breadcrumbs_(Outside, Segment, Settings, Budget0, Crumbs, Spent) :-
     length(Crumbs, N),
     Spent is Framed - N * Settings.crumb_framing.
 
-crumbs_([], _, _, _, S, S, _, []).
-crumbs_(_, _, _, _, S, S, 0, []) :- !.
-crumbs_([c(Id, _, _, _, _)|T], Seg, Settings, Budget, S0, S, N, Crumbs) :-
+% A crumb costs its line and a rung of no fewer than 0 tokens: once the line alone no longer
+% fits, no candidate left can (a frame that spent its budget has hundreds past it, each
+% costing a look at its rungs, ~2 ms at 100k items).
+crumbs_(Cands, Seg, Settings, Budget, S0, S, N, Crumbs) :-
+    (   ( Cands == [] ; N =:= 0 ; S0 + Settings.crumb_framing > Budget )
+    ->  S = S0, Crumbs = []
+    ;   Cands = [c(Id, _, _, _, _)|T],
+        crumb_(Id, Seg, Settings, Budget, S0, S1, Crumbs, Crumbs1, N, N1),
+        crumbs_(T, Seg, Settings, Budget, S1, S, N1, Crumbs1)
+    ).
+
+crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
     (   record_ceiling_(Settings, Id, Ceiling)
     ->  available_levels_(Id, Ceiling, Levels)
     ;   Levels = []
@@ -2328,10 +2337,9 @@ crumbs_([c(Id, _, _, _, _)|T], Seg, Settings, Budget, S0, S, N, Crumbs) :-
         S0 + Tok + Settings.crumb_framing =< Budget
     ->  rung(Id, L, Text),
         source_of_(Id, Src),
-        S1 is S0 + Tok + Settings.crumb_framing, N1 is N - 1,
-        Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest],
-        crumbs_(T, Seg, Settings, Budget, S1, S, N1, Rest)
-    ;   crumbs_(T, Seg, Settings, Budget, S0, S, N, Crumbs)
+        S is S0 + Tok + Settings.crumb_framing, N is N0 - 1,
+        Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest]
+    ;   S = S0, N = N0, Crumbs = Rest
     ).
 
 render_fact_(Segment, Framing, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),

@@ -188,3 +188,28 @@ test(a_tombstoned_neighbour_is_not_in_the_story, [true(Near == [a1])]) :-
     findall(N, atc_hydrate:story_neighbour_(a2, N, _, near), Near).
 
 :- end_tests(hydrate_story).
+
+/* Breadcrumbs (atc_hydrate:breadcrumbs_/6): what lies past the facts, a skeleton each, best
+   first, while they fit what the facts left. Each short turn costs 3 tokens and its line 2. */
+
+crumbs_of_(Count, Budget, Ids, Inferences) :-
+    findall(c(H, 0.5, relevance, 0, reserve), ( between(1, Count, K), atom_concat(s, K, H) ), Outside),
+    Settings = _{ceiling: l0, crumb_framing: 2, edge_framing: edge(1, 1)},
+    statistics(inferences, I0),
+    once(atc_hydrate:breadcrumbs_(Outside, default, Settings, Budget, Crumbs, _)),
+    statistics(inferences, I1),
+    Inferences is I1 - I0,
+    findall(Id, member(crumb(Id, _, _, _, _, _), Crumbs), Ids).
+
+:- begin_tests(hydrate_crumbs, [setup(memory), cleanup(store_reset)]).
+
+test(crumbs_are_taken_best_first_while_they_fit, [true(Ids == [s1, s2])]) :-
+    crumbs_of_(40, 12, Ids, _).            % heading 1, two crumbs of 5: 11
+
+% A frame that spent its budget has hundreds of candidates past it; once not even a crumb's
+% line fits, none of them can, and looking at each one's rungs cost ~2 ms a frame at 100k.
+test(candidates_past_a_spent_budget_are_not_looked_at, [true(Many == Few)]) :-
+    crumbs_of_(10, 12, _, Few),
+    crumbs_of_(400, 12, _, Many).
+
+:- end_tests(hydrate_crumbs).
