@@ -213,3 +213,24 @@ test(candidates_past_a_spent_budget_are_not_looked_at, [true(Many == Few)]) :-
     crumbs_of_(400, 12, _, Many).
 
 :- end_tests(hydrate_crumbs).
+
+/* One candidate per record (atc_hydrate:best_per_id_/2): the walk, the bridge and the merge
+   each find a record more than once; the best scored stays, the first given of those tied,
+   and the records come in their order. */
+
+:- begin_tests(hydrate_best_per_id).
+
+test(the_best_of_each_record_in_record_order,
+     [true(Best == [c(a, 0.9, seed, 0, x), c(b, 0.5, near, 1, y), c(c, 0.2, far, 2, z)])]) :-
+    atc_hydrate:best_per_id_([c(b, 0.3, near, 1, w), c(c, 0.2, far, 2, z), c(a, 0.4, near, 1, v),
+                              c(b, 0.5, near, 1, y), c(a, 0.9, seed, 0, x)], Best).
+
+test(of_those_tied_the_first_given_stays,
+     [true(Best == [c(a, 0.5, bridge(s, e), 1, near), c(b, 1.0, near, 1, near)])]) :-
+    atc_hydrate:best_per_id_([c(b, 1.0, near, 1, near), c(a, 0.5, bridge(s, e), 1, near),
+                              c(a, 0.5, walk, 1, near), c(b, 1.0, seed, 0, seed)], Best).
+
+test(none, [true(Best == [])]) :-
+    atc_hydrate:best_per_id_([], Best).
+
+:- end_tests(hydrate_best_per_id).
