@@ -253,11 +253,18 @@ fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, _, _, _), 
 % of plain messages would otherwise pay a time's seven tokens on every fact and leave them
 % unspent).
 fact_framing_(framing(Timed, Untimed), Id, Level, Tokens) :- !,
-    (   time_of_(Id, "") -> Framing = Untimed ; Framing = Timed ),
+    record_framing_(framing(Timed, Untimed), Id, Framing),
     fact_framing_(Framing, Id, Level, Tokens).
 fact_framing_(framing(Verbatim, _, _), _, l0, Verbatim) :- !.
 fact_framing_(framing(_, _, Excerpt), _, excerpt(_, _, _, _), Excerpt) :- !.
 fact_framing_(framing(_, Derived, _), _, _, Derived).
+
+% record_framing_(+Framing, +Id, -Triple): the framing(Verbatim, Derived, Excerpt) that heads
+% record Id: the timed or the untimed one (told once for all of a record's rungs: fovea_/3
+% prices four).
+record_framing_(framing(Timed, Untimed), Id, Framing) :- !,
+    (   time_of_(Id, "") -> Framing = Untimed ; Framing = Timed ).
+record_framing_(Framing, _, Framing).
 
 segment_framing_sum_(Meta, F0, F) :-
     F is F0 + Meta.framing.
@@ -1913,7 +1920,8 @@ fovea_(Settings, C, Placed) :-
         TR is max(CR, TR0),
         first_at_or_below_(Levels, TR, Target1),
         label_tokens_(Id, LabelTokens),
-        maplist(framed_rung_tokens_(Settings.fact_framing, Id, LabelTokens), Levels, Rungs),
+        record_framing_(Settings.fact_framing, Id, Framing),
+        maplist(framed_rung_tokens_(Framing, Id, LabelTokens), Levels, Rungs),
         memberchk(Target1-TargetTokens, Rungs),
         once(( member(Level-Tokens, Rungs), Tokens =< TargetTokens )),
         Placed = p(C, Level, Tokens, Rungs)

@@ -234,3 +234,27 @@ test(none, [true(Best == [])]) :-
     atc_hydrate:best_per_id_([], Best).
 
 :- end_tests(hydrate_best_per_id).
+
+/* A fact's heading line (fovea_/3 prices each rung with it): the timed one for a record with a
+   time, the untimed one for a record without (its heading shows none). */
+
+framing_memory :-
+    store_reset,
+    journal_add_items([item(timed, src, "s", 1, tool_result, tool, "", "2024-01-05T10:00:00Z",
+                            default, "f:1", "three words here", []),
+                       item(untimed, src, "s", 2, tool_result, tool, "", "", default, "f:2",
+                            "three words here", [])], _).
+
+priced_(Id, Rungs) :-
+    Settings = _{ceiling: l0, fact_framing: framing(framing(10, 20, 30), framing(1, 2, 3))},
+    atc_hydrate:fovea_(Settings, c(Id, 0.5, relevance, 0, seed), p(_, _, _, Rungs)).
+
+:- begin_tests(hydrate_fact_framing, [setup(framing_memory), cleanup(store_reset)]).
+
+test(a_record_with_a_time_pays_the_timed_line, [true(Rungs == [l0-13])]) :-
+    priced_(timed, Rungs).
+
+test(a_record_without_one_pays_the_untimed_line, [true(Rungs == [l0-4])]) :-
+    priced_(untimed, Rungs).
+
+:- end_tests(hydrate_fact_framing).
