@@ -11,6 +11,7 @@
 :- use_module(library(ordsets)).
 :- use_module(library(aggregate)).
 :- use_module(library(solution_sequences)).
+:- use_module(library(porter_stem), [porter_stem/2]).
 :- use_module(journal).
 :- use_module(ladder).
 :- use_module(jump).
@@ -114,8 +115,10 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     option_(Options, excerpt, true, Excerpt),
     must_be(boolean, Excerpt),
     framing_(Goal, Plane, Anchor, FrameFraming, FactFraming, CrumbFraming, EdgeFraming),
+    goal_terms_(Goal, GoalTerms),
     Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
-                               reader: Reader, goal: Goal, cells: UseCells, bridge: Bridge,
+                               reader: Reader, goal: Goal, goal_terms: GoalTerms,
+                               cells: UseCells, bridge: Bridge,
                                fact_framing: FactFraming, crumb_framing: CrumbFraming,
                                edge_framing: EdgeFraming,
                                frame_framing: FrameFraming-Budget, excerpt: Excerpt}),
@@ -1579,7 +1582,7 @@ candidate_in_(Ids, c(Id, _, _, _, _)) :-
 % spends its budget when memory has enough. The fit and the promotion weigh every fact
 % against every other, so their cost grows with the square of the facts offered: the overfill
 % stays small. A candidate whose content a fact already taken holds
-% (redundancy_/3: a near-duplicate, or an echo of it) is not taken, since it would cost its
+% (redundancy_/4: a near-duplicate, or an echo of it) is not taken, since it would cost its
 % tokens for what the frame already says; Suppressed lists it as redundant(Id, Like, Sim).
 % Past is what lay beyond the selection (breadcrumbs).
 select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed) :-
@@ -1597,7 +1600,7 @@ select_facts_([C|Cs], Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
         (   P == none
         ->  select_facts_(Cs, Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
         ;   text_sig_(P, Sig),
-            redundancy_(Sig, Taken, Verdict),
+            redundancy_(Sig, Taken, Settings.goal_terms, Verdict),
             (   Verdict = like(Like, Sim)
             ->  C = c(Id, _, _, _, _),
                 Suppressed = [redundant(Id, Like, Sim)|Suppressed1],
@@ -1709,27 +1712,33 @@ text_words_(Text, Words) :-
     sort(Parts, Words0),
     ord_del_element(Words0, "", Words).
 
-% redundancy_(+Sig, +Taken, -Verdict): like(Handle, Similarity) when a record already taken
-% holds this one's content: it is an echo of this one or this one of it (curation's paraphrase
-% echoes, ladder echo_of/3), or their word sets overlap by at least near_duplicate_/1
-% (Jaccard) and it is not a person's restatement with a change (restated_/3); none
-% otherwise. Always succeeds, so word sets computed here stay bound for later checks.
-redundancy_(Sig, Taken, Verdict) :-
+% redundancy_(+Sig, +Taken, +GoalTerms, -Verdict): like(Handle, Similarity) when a record
+% already taken holds this one's content: it is an echo of this one or this one of it
+% (curation's paraphrase echoes, ladder echo_of/3), or their word sets overlap by at least
+% near_duplicate_/1 (Jaccard) and it is not a person's restatement with a change
+% (restated_/3); none otherwise. Neither holds what this one adds to it about the goal
+% (adds_goal_term_/3): two turns that open with the same request and each name another
+% graduation are near-duplicates as a whole, but the goal asks about what differs. Always
+% succeeds, so word sets computed here stay bound for later checks.
+redundancy_(Sig, Taken, GoalTerms, Verdict) :-
     Sig = sig(Id, _, _, _, _),
     findall(O-S0, ( echo_of(Id, O, S0) ; echo_of(O, Id, S0) ), Echoes),  % once, not per pair
     (   Echoes \== [],
         member(Other-Sim0, Echoes),
-        memberchk(sig(Other, _, _, _, _), Taken)
+        T = sig(Other, _, _, _, _),
+        memberchk(T, Taken),
+        (   GoalTerms == [] -> true ; sig_words_(Sig), sig_words_(T) ),  % bound, kept
+        \+ adds_goal_term_(GoalTerms, Sig, T)
     ->  Sim is round(Sim0 * 100) / 100.0,
         Verdict = like(Other, Sim)
     ;   near_duplicate_(Min),
         Sig = sig(_, Size, _, _, _),
         size_window_(Size, Window),
-        near_duplicate_of_(Taken, Sig, Window, Min, Verdict)
+        near_duplicate_of_(Taken, Sig, Window, Min, GoalTerms, Verdict)
     ).
 
-near_duplicate_of_([], _, _, _, none).
-near_duplicate_of_([T|Ts], Sig, Window, Min, Verdict) :-
+near_duplicate_of_([], _, _, _, _, none).
+near_duplicate_of_([T|Ts], Sig, Window, Min, GoalTerms, Verdict) :-
     T = sig(Other, SizeT, _, _, _),
     (   similar_size_(Window, SizeT)    % tokens: a loose bound on the words
     ->  sig_words_(Sig), sig_words_(T),
@@ -1740,11 +1749,56 @@ near_duplicate_of_([T|Ts], Sig, Window, Min, Verdict) :-
     (   J >= Min -> sig_numbers_(Sig), sig_numbers_(T) ; true ),  % bound here, kept
     (   J >= Min,
         \+ states_another_number_(Sig, T),
-        \+ restated_(Sig, T, J)
+        \+ restated_(Sig, T, J),
+        \+ adds_goal_term_(GoalTerms, Sig, T)
     ->  Sim is round(J * 100) / 100.0,
         Verdict = like(Other, Sim)
-    ;   near_duplicate_of_(Ts, Sig, Window, Min, Verdict)
+    ;   near_duplicate_of_(Ts, Sig, Window, Min, GoalTerms, Verdict)
     ).
+
+% adds_goal_term_(+GoalTerms, +Sig, +SigT): Sig's text (at its compared rung, with its
+% speaker) holds a word whose stem is one of the goal's terms (goal_terms_/2) and SigT's
+% does not: what Sig says beyond SigT is what the goal asks about. A record that repeats
+% another in other words around the same goal words adds nothing and stays redundant.
+adds_goal_term_([], _, _) :- !, fail.
+adds_goal_term_(GoalTerms, Sig, T) :-
+    sig_words_(Sig), sig_words_(T),
+    Sig = sig(_, _, _, words(_, _, W), _), T = sig(_, _, _, words(_, _, WT), _),
+    ord_subtract(W, WT, Own),
+    Own \== [],
+    stems_(Own, OwnStems),
+    ord_intersection(OwnStems, GoalTerms, New),
+    New \== [],
+    stems_(WT, TStems),
+    \+ ord_subset(New, TStems).
+
+stems_(Words, Stems) :-
+    findall(S, ( member(W, Words), word_stem_(W, S) ), Stems0),
+    sort(Stems0, Stems).
+
+word_stem_(Word, Stem) :-
+    (   catch(porter_stem(Word, Stem0), _, fail)
+    ->  atom_string(Stem0, Stem)
+    ;   Stem = Word
+    ).
+
+% goal_terms_(+Goal, -Terms): the ordered set of the stems of Goal's words that name what it
+% is about: not its question and pointing words (topicless_word_/1), nor those that ask how
+% many or how long, nor words of fewer than three letters.
+goal_terms_(Goal, Terms) :-
+    goal_words(Goal, Words),
+    findall(S, ( member(W, Words),
+                 string_length(W, L), L >= 3,
+                 \+ topicless_word_(W),
+                 \+ asking_word_(W),
+                 word_stem_(W, S) ),
+            Terms0),
+    sort(Terms0, Terms).
+
+asking_word_(W) :-
+    memberchk(W, ["many", "much", "long", "times", "time", "often", "total", "all", "both",
+                  "each", "every", "ever", "ago", "past", "last", "first", "since", "can",
+                  "could", "would", "should", "will", "you", "your", "yours"]).
 
 % Two sizes are similar when min(Size, SizeT) >= 0.7 * max(Size, SizeT). For an integer Size
 % the integer sizes that are form a window Lo..Hi, found once per candidate with the same float
