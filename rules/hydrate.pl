@@ -1716,10 +1716,10 @@ text_words_(Text, Words) :-
 % already taken holds this one's content: it is an echo of this one or this one of it
 % (curation's paraphrase echoes, ladder echo_of/3), or their word sets overlap by at least
 % near_duplicate_/1 (Jaccard) and it is not a person's restatement with a change
-% (restated_/3); none otherwise. Neither holds what this one adds to it about the goal
-% (adds_goal_term_/3): two turns that open with the same request and each name another
-% graduation are near-duplicates as a whole, but the goal asks about what differs. Always
-% succeeds, so word sets computed here stay bound for later checks.
+% (restated_/3); none otherwise. Either way, what the goal asks about is compared too
+% (distinct_on_goal_/3): two turns that open with the same long request and each name
+% another graduation in passing are near-duplicates as a whole, but the goal asks about the
+% graduations. Always succeeds, so word sets computed here stay bound for later checks.
 redundancy_(Sig, Taken, GoalTerms, Verdict) :-
     Sig = sig(Id, _, _, _, _),
     findall(O-S0, ( echo_of(Id, O, S0) ; echo_of(O, Id, S0) ), Echoes),  % once, not per pair
@@ -1727,8 +1727,7 @@ redundancy_(Sig, Taken, GoalTerms, Verdict) :-
         member(Other-Sim0, Echoes),
         T = sig(Other, _, _, _, _),
         memberchk(T, Taken),
-        (   GoalTerms == [] -> true ; sig_words_(Sig), sig_words_(T) ),  % bound, kept
-        \+ adds_goal_term_(GoalTerms, Sig, T)
+        \+ distinct_on_goal_(GoalTerms, Sig, T)
     ->  Sim is round(Sim0 * 100) / 100.0,
         Verdict = like(Other, Sim)
     ;   near_duplicate_(Min),
@@ -1750,31 +1749,43 @@ near_duplicate_of_([T|Ts], Sig, Window, Min, GoalTerms, Verdict) :-
     (   J >= Min,
         \+ states_another_number_(Sig, T),
         \+ restated_(Sig, T, J),
-        \+ adds_goal_term_(GoalTerms, Sig, T)
+        \+ distinct_on_goal_(GoalTerms, Sig, T)
     ->  Sim is round(J * 100) / 100.0,
         Verdict = like(Other, Sim)
     ;   near_duplicate_of_(Ts, Sig, Window, Min, GoalTerms, Verdict)
     ).
 
-% adds_goal_term_(+GoalTerms, +Sig, +SigT): Sig's text (at its compared rung, with its
-% speaker) holds a word whose stem is one of the goal's terms (goal_terms_/2) and SigT's
-% does not: what Sig says beyond SigT is what the goal asks about. A record that repeats
-% another in other words around the same goal words adds nothing and stays redundant.
-adds_goal_term_([], _, _) :- !, fail.
-adds_goal_term_(GoalTerms, Sig, T) :-
-    sig_words_(Sig), sig_words_(T),
-    Sig = sig(_, _, _, words(_, _, W), _), T = sig(_, _, _, words(_, _, WT), _),
-    ord_subtract(W, WT, Own),
-    Own \== [],
-    stems_(Own, OwnStems),
-    ord_intersection(OwnStems, GoalTerms, New),
-    New \== [],
-    stems_(WT, TStems),
-    \+ ord_subset(New, TStems).
+% distinct_on_goal_(+GoalTerms, +Sig, +SigT): what Sig says about the goal is not what SigT
+% says: the words of Sig's sentences that hold a goal term (goal_terms_/2, compared by stem)
+% are not near_duplicate_/1 of SigT's (Jaccard), or SigT has none. Judged on the whole text,
+% a near-duplicate's distinct part weighs little however much the goal asks about it. A
+% record with no sentence about the goal is judged as a whole (it fails here); so is one
+% repeated with a changed word or two, since its goal's sentences are near-duplicates too.
+distinct_on_goal_(GoalTerms, sig(Id, _, Level, _, _), sig(Other, _, LevelT, _, _)) :-
+    GoalTerms \== [],
+    goal_sentence_words_(Id, Level, GoalTerms, W),
+    W \== [],
+    goal_sentence_words_(Other, LevelT, GoalTerms, WT),
+    near_duplicate_(Min),
+    \+ ( WT \== [],
+         ord_intersection(W, WT, Common), length(Common, NC),
+         ord_union(W, WT, All), length(All, NA),
+         NC >= Min * NA ).
 
-stems_(Words, Stems) :-
-    findall(S, ( member(W, Words), word_stem_(W, S) ), Stems0),
-    sort(Stems0, Stems).
+% goal_sentence_words_(+Id, +Level, +GoalTerms, -Words): the ordered set of the words
+% (text_words_/2) of the sentences of Id's rung at Level that hold a word whose stem is one
+% of GoalTerms; [] when none does.
+goal_sentence_words_(Id, Level, GoalTerms, Words) :-
+    (   rung(Id, Level, Text)
+    ->  split_string(Text, ".!?\n", " \t\r", Sentences),
+        findall(Ws, ( member(S, Sentences),
+                      text_words_(S, Ws),
+                      once(( member(W, Ws), word_stem_(W, Stem),
+                             ord_memberchk(Stem, GoalTerms) )) ),
+                Sets),
+        ord_union(Sets, Words)
+    ;   Words = []
+    ).
 
 word_stem_(Word, Stem) :-
     (   catch(porter_stem(Word, Stem0), _, fail)
@@ -1782,9 +1793,10 @@ word_stem_(Word, Stem) :-
     ;   Stem = Word
     ).
 
-% goal_terms_(+Goal, -Terms): the ordered set of the stems of Goal's words that name what it
-% is about: not its question and pointing words (topicless_word_/1), nor those that ask how
-% many or how long, nor words of fewer than three letters.
+% goal_terms_(+Goal, -Terms): the ordered set of the stems (strings) of Goal's words that
+% name what it is about: not its question and pointing words (topicless_word_/1), nor those
+% that ask how many, how long or how often (asking_word_/1), nor words of fewer than three
+% letters.
 goal_terms_(Goal, Terms) :-
     goal_words(Goal, Words),
     findall(S, ( member(W, Words),
