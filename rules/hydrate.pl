@@ -1755,37 +1755,57 @@ near_duplicate_of_([T|Ts], Sig, Window, Min, GoalTerms, Verdict) :-
     ;   near_duplicate_of_(Ts, Sig, Window, Min, GoalTerms, Verdict)
     ).
 
-% distinct_on_goal_(+GoalTerms, +Sig, +SigT): what Sig says about the goal is not what SigT
-% says: the words of Sig's sentences that hold a goal term (goal_terms_/2, compared by stem)
-% are not near_duplicate_/1 of SigT's (Jaccard), or SigT has none. Judged on the whole text,
-% a near-duplicate's distinct part weighs little however much the goal asks about it. A
-% record with no sentence about the goal is judged as a whole (it fails here); so is one
-% repeated with a changed word or two, since its goal's sentences are near-duplicates too.
+% distinct_on_goal_(+GoalTerms, +Sig, +SigT): Sig says something about the goal that SigT
+% does not: a sentence of Sig (at its compared rung) holds a goal term (goal_terms_/2, compared
+% by stem) and no sentence of SigT has near_duplicate_/1 of its words (Jaccard; numbers left
+% to states_another_number_/2, so a line that differs only in its timing is the same line).
+% Judged on the whole text, a near-duplicate's distinct part weighs little however much the
+% goal asks about it: two turns that open with the same long request, each naming another
+% graduation in passing, or two test reports that name another failing test.
 distinct_on_goal_(GoalTerms, sig(Id, _, Level, _, _), sig(Other, _, LevelT, _, _)) :-
     GoalTerms \== [],
-    goal_sentence_words_(Id, Level, GoalTerms, W),
-    W \== [],
-    goal_sentence_words_(Other, LevelT, GoalTerms, WT),
-    near_duplicate_(Min),
-    \+ ( WT \== [],
-         ord_intersection(W, WT, Common), length(Common, NC),
-         ord_union(W, WT, All), length(All, NA),
-         NC >= Min * NA ).
+    rung(Id, Level, Text),
+    sentence_word_sets_(Text, Sets),
+    member(Words, Sets),
+    once(( member(W, Words), word_stems_(W, Stems),
+           member(Stem, Stems), ord_memberchk(Stem, GoalTerms) )),
+    (   rung(Other, LevelT, TextT) -> sentence_word_sets_(TextT, SetsT) ; SetsT = [] ),
+    \+ ( member(WordsT, SetsT), near_duplicate_words_(Words, WordsT) ), !.
 
-% goal_sentence_words_(+Id, +Level, +GoalTerms, -Words): the ordered set of the words
-% (text_words_/2) of the sentences of Id's rung at Level that hold a word whose stem is one
-% of GoalTerms; [] when none does.
-goal_sentence_words_(Id, Level, GoalTerms, Words) :-
-    (   rung(Id, Level, Text)
-    ->  split_string(Text, ".!?\n", " \t\r", Sentences),
-        findall(Ws, ( member(S, Sentences),
-                      text_words_(S, Ws),
-                      once(( member(W, Ws), word_stem_(W, Stem),
-                             ord_memberchk(Stem, GoalTerms) )) ),
-                Sets),
-        ord_union(Sets, Words)
-    ;   Words = []
-    ).
+% sentence_word_sets_(+Text, -Sets): the word set (text_words_/2, less the words holding a
+% digit) of each sentence of Text: a line, or a part of one ended by ". ", "! " or "? ".
+sentence_word_sets_(Text, Sets) :-
+    split_string(Text, "\n", "\r", Lines),
+    findall(Set, ( member(Line, Lines),
+                   sentence_of_line_(Line, Sentence),
+                   text_words_(Sentence, Words),
+                   exclude(holds_digit_, Words, Set),
+                   Set \== [] ),
+            Sets).
+
+sentence_of_line_(Line, Sentence) :-
+    atomic_list_concat(Parts0, '. ', Line),
+    member(P0, Parts0),
+    atomic_list_concat(Parts1, '! ', P0),
+    member(P1, Parts1),
+    atomic_list_concat(Parts2, '? ', P1),
+    member(Sentence, Parts2).
+
+holds_digit_(Word) :-
+    sub_atom(Word, _, 1, _, C), char_type(C, digit(_)), !.
+
+near_duplicate_words_(A, B) :-
+    near_duplicate_(Min),
+    ord_intersection(A, B, Common), length(Common, NC),
+    ord_union(A, B, All), length(All, NA),
+    NC >= Min * NA.
+
+% word_stems_(+Word, -Stems): the stems of Word and of its parts between symbols, so that a
+% path or identifier ("tests/test_billing") meets the goal's words ("billing tests").
+word_stems_(Word, Stems) :-
+    split_string(Word, "/_-:#@=+*<>|\\~", "", Parts0),
+    exclude(==(""), Parts0, Parts),
+    findall(S, ( member(P, [Word|Parts]), word_stem_(P, S) ), Stems).
 
 word_stem_(Word, Stem) :-
     (   catch(porter_stem(Word, Stem0), _, fail)
