@@ -1614,7 +1614,8 @@ select_facts_([C|Cs], Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
         (   P == none
         ->  select_facts_(Cs, Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
         ;   text_sig_(P, Sig),
-            redundancy_(Sig, Taken, Settings.goal_terms, Verdict),
+            (   get_dict(goal_terms, Settings, Terms) -> true ; Terms = [] ),
+            redundancy_(Sig, Taken, Terms, Verdict),
             (   Verdict = like(Like, Sim)
             ->  C = c(Id, _, _, _, _),
                 Suppressed = [redundant(Id, Like, Sim)|Suppressed1],
