@@ -1777,14 +1777,18 @@ near_duplicate_of_([T|Ts], Sig, Window, Min, GoalTerms, Verdict) :-
 % Judged on the whole text, a near-duplicate's distinct part weighs little however much the
 % goal asks about it: two turns that open with the same long request, each naming another
 % graduation in passing, or two test reports that name another failing test.
+% A sentence found word for word in the other is passed over first (most of a near-duplicate
+% is), so only the sentences that differ are stemmed and compared.
 distinct_on_goal_(GoalTerms, sig(Id, _, Level, _, _), sig(Other, _, LevelT, _, _)) :-
     GoalTerms \== [],
     rung(Id, Level, Text),
     sentence_word_sets_(Text, Sets),
+    (   rung(Other, LevelT, TextT) -> sentence_word_sets_(TextT, SetsT0) ; SetsT0 = [] ),
+    sort(SetsT0, SetsT),
     member(Words, Sets),
+    \+ ord_memberchk(Words, SetsT),
     once(( member(W, Words), word_stems_(W, Stems),
            member(Stem, Stems), ord_memberchk(Stem, GoalTerms) )),
-    (   rung(Other, LevelT, TextT) -> sentence_word_sets_(TextT, SetsT) ; SetsT = [] ),
     \+ ( member(WordsT, SetsT), near_duplicate_words_(Words, WordsT) ), !.
 
 % sentence_word_sets_(+Text, -Sets): the word set (text_words_/2, less the words holding a
