@@ -1554,19 +1554,12 @@ atom_or_string_(X) :- ( atom(X) ; string(X) ), !.
 % Seeds first, then what the walk found and the reserve of further hits, best first: a walk
 % neighbour carries its seed's score times the strength of the link, so a strongly relevant
 % reserve hit outranks a weakly linked neighbour and the reverse. A record reached both ways
-% keeps the higher score, and says how it got it, but starts at the most detailed rung any
-% of its ways gives it (closest_role_/2): a hit the goal matches itself is shown verbatim
-% though a walk reached it with a higher score (at the walk's one-hop L2 it was the cheapest
-% fact to drop, below weaker hits at L0: a guitar owned, asked about with "how many
-% instruments", left out while an amplifier tip stayed).
+% keeps the higher score, and says how it got it.
 merge_candidates_(Seeds, Expanded, Reserve, Candidates) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds),
     append(Expanded, Reserve, Found),
     exclude(candidate_in_(SeedIds), Found, Rest1),
-    findall(Id-C, ( member(C, Rest1), C = c(Id, _, _, _, _) ), ById0),
-    keysort(ById0, ById),
-    group_pairs_by_key(ById, Groups),
-    findall(C, ( member(_-Cs, Groups), best_score_(Cs, C0), closest_role_(Cs, C0, C) ), Rest0),
+    best_per_id_(Rest1, Rest0),
     findall(NS-C, ( member(C, Rest0), C = c(_, S, _, _, _), NS is -S ), Keyed),
     keysort(Keyed, Sorted),
     pairs_values(Sorted, Rest),
@@ -1574,13 +1567,6 @@ merge_candidates_(Seeds, Expanded, Reserve, Candidates) :-
 
 candidate_in_(Ids, c(Id, _, _, _, _)) :-
     memberchk(Id, Ids).
-
-% closest_role_(+Variants, +Best, -C): Best (the best-scored of a record's Variants) with the
-% role of the variant whose rung (target_level_/2) is the most detailed.
-closest_role_(Cs, c(Id, S, By, Hops, Role0), c(Id, S, By, Hops, Role)) :-
-    findall(R-Role1, ( member(c(_, _, _, _, Role1), Cs),
-                       target_level_(Role1, L), level_rank(L, R) ), Ranked),
-    (   Ranked \== [], keysort(Ranked, [_-Role|_]) -> true ; Role = Role0 ).
 
 		 /*******************************
 		 *     SELECTION, NOT TWICE     *
