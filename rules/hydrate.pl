@@ -11,6 +11,7 @@
 :- use_module(library(ordsets)).
 :- use_module(library(aggregate)).
 :- use_module(library(solution_sequences)).
+:- use_module(library(porter_stem), [porter_stem/2]).
 :- use_module(journal).
 :- use_module(ladder).
 :- use_module(jump).
@@ -114,8 +115,10 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     option_(Options, excerpt, true, Excerpt),
     must_be(boolean, Excerpt),
     framing_(Goal, Plane, Anchor, FrameFraming, FactFraming, CrumbFraming, EdgeFraming),
+    goal_terms_(Goal, GoalTerms),
     Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
-                               reader: Reader, goal: Goal, cells: UseCells, bridge: Bridge,
+                               reader: Reader, goal: Goal, goal_terms: GoalTerms,
+                               cells: UseCells, bridge: Bridge,
                                fact_framing: FactFraming, crumb_framing: CrumbFraming,
                                edge_framing: EdgeFraming,
                                frame_framing: FrameFraming-Budget, excerpt: Excerpt}),
@@ -1594,7 +1597,7 @@ candidate_in_(Ids, c(Id, _, _, _, _)) :-
 % spends its budget when memory has enough. The fit and the promotion weigh every fact
 % against every other, so their cost grows with the square of the facts offered: the overfill
 % stays small. A candidate whose content a fact already taken holds
-% (redundancy_/3: a near-duplicate, or an echo of it) is not taken, since it would cost its
+% (redundancy_/4: a near-duplicate, or an echo of it) is not taken, since it would cost its
 % tokens for what the frame already says; Suppressed lists it as redundant(Id, Like, Sim).
 % Past is what lay beyond the selection (breadcrumbs).
 select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed) :-
@@ -1612,7 +1615,8 @@ select_facts_([C|Cs], Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
         (   P == none
         ->  select_facts_(Cs, Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
         ;   text_sig_(P, Sig),
-            redundancy_(Sig, Taken, Verdict),
+            (   get_dict(goal_terms, Settings, Terms) -> true ; Terms = [] ),
+            redundancy_(Sig, Taken, Terms, Verdict),
             (   Verdict = like(Like, Sim)
             ->  C = c(Id, _, _, _, _),
                 Suppressed = [redundant(Id, Like, Sim)|Suppressed1],
@@ -1724,27 +1728,32 @@ text_words_(Text, Words) :-
     sort(Parts, Words0),
     ord_del_element(Words0, "", Words).
 
-% redundancy_(+Sig, +Taken, -Verdict): like(Handle, Similarity) when a record already taken
-% holds this one's content: it is an echo of this one or this one of it (curation's paraphrase
-% echoes, ladder echo_of/3), or their word sets overlap by at least near_duplicate_/1
-% (Jaccard) and it is not a person's restatement with a change (restated_/3); none
-% otherwise. Always succeeds, so word sets computed here stay bound for later checks.
-redundancy_(Sig, Taken, Verdict) :-
+% redundancy_(+Sig, +Taken, +GoalTerms, -Verdict): like(Handle, Similarity) when a record
+% already taken holds this one's content: it is an echo of this one or this one of it
+% (curation's paraphrase echoes, ladder echo_of/3), or their word sets overlap by at least
+% near_duplicate_/1 (Jaccard) and it is not a person's restatement with a change
+% (restated_/3); none otherwise. Either way, what the goal asks about is compared too
+% (distinct_on_goal_/3): two turns that open with the same long request and each name
+% another graduation in passing are near-duplicates as a whole, but the goal asks about the
+% graduations. Always succeeds, so word sets computed here stay bound for later checks.
+redundancy_(Sig, Taken, GoalTerms, Verdict) :-
     Sig = sig(Id, _, _, _, _),
     findall(O-S0, ( echo_of(Id, O, S0) ; echo_of(O, Id, S0) ), Echoes),  % once, not per pair
     (   Echoes \== [],
         member(Other-Sim0, Echoes),
-        memberchk(sig(Other, _, _, _, _), Taken)
+        T = sig(Other, _, _, _, _),
+        memberchk(T, Taken),
+        \+ distinct_on_goal_(GoalTerms, Sig, T)
     ->  Sim is round(Sim0 * 100) / 100.0,
         Verdict = like(Other, Sim)
     ;   near_duplicate_(Min),
         Sig = sig(_, Size, _, _, _),
         size_window_(Size, Window),
-        near_duplicate_of_(Taken, Sig, Window, Min, Verdict)
+        near_duplicate_of_(Taken, Sig, Window, Min, GoalTerms, Verdict)
     ).
 
-near_duplicate_of_([], _, _, _, none).
-near_duplicate_of_([T|Ts], Sig, Window, Min, Verdict) :-
+near_duplicate_of_([], _, _, _, _, none).
+near_duplicate_of_([T|Ts], Sig, Window, Min, GoalTerms, Verdict) :-
     T = sig(Other, SizeT, _, _, _),
     (   similar_size_(Window, SizeT)    % tokens: a loose bound on the words
     ->  sig_words_(Sig), sig_words_(T),
@@ -1755,11 +1764,93 @@ near_duplicate_of_([T|Ts], Sig, Window, Min, Verdict) :-
     (   J >= Min -> sig_numbers_(Sig), sig_numbers_(T) ; true ),  % bound here, kept
     (   J >= Min,
         \+ states_another_number_(Sig, T),
-        \+ restated_(Sig, T, J)
+        \+ restated_(Sig, T, J),
+        \+ distinct_on_goal_(GoalTerms, Sig, T)
     ->  Sim is round(J * 100) / 100.0,
         Verdict = like(Other, Sim)
-    ;   near_duplicate_of_(Ts, Sig, Window, Min, Verdict)
+    ;   near_duplicate_of_(Ts, Sig, Window, Min, GoalTerms, Verdict)
     ).
+
+% distinct_on_goal_(+GoalTerms, +Sig, +SigT): Sig says something about the goal that SigT
+% does not: a sentence of Sig (at its compared rung) holds a goal term (goal_terms_/2, compared
+% by stem) and no sentence of SigT has near_duplicate_/1 of its words (Jaccard; numbers left
+% to states_another_number_/2, so a line that differs only in its timing is the same line).
+% Judged on the whole text, a near-duplicate's distinct part weighs little however much the
+% goal asks about it: two turns that open with the same long request, each naming another
+% graduation in passing, or two test reports that name another failing test.
+% A sentence found word for word in the other is passed over first (most of a near-duplicate
+% is), so only the sentences that differ are stemmed and compared.
+distinct_on_goal_(GoalTerms, sig(Id, _, Level, _, _), sig(Other, _, LevelT, _, _)) :-
+    GoalTerms \== [],
+    rung(Id, Level, Text),
+    sentence_word_sets_(Text, Sets),
+    (   rung(Other, LevelT, TextT) -> sentence_word_sets_(TextT, SetsT0) ; SetsT0 = [] ),
+    sort(SetsT0, SetsT),
+    member(Words, Sets),
+    \+ ord_memberchk(Words, SetsT),
+    once(( member(W, Words), word_stems_(W, Stems),
+           member(Stem, Stems), ord_memberchk(Stem, GoalTerms) )),
+    \+ ( member(WordsT, SetsT), near_duplicate_words_(Words, WordsT) ), !.
+
+% sentence_word_sets_(+Text, -Sets): the word set (text_words_/2, less the words holding a
+% digit) of each sentence of Text: a line, or a part of one ended by ". ", "! " or "? ".
+sentence_word_sets_(Text, Sets) :-
+    split_string(Text, "\n", "\r", Lines),
+    findall(Set, ( member(Line, Lines),
+                   sentence_of_line_(Line, Sentence),
+                   text_words_(Sentence, Words),
+                   exclude(holds_digit_, Words, Set),
+                   Set \== [] ),
+            Sets).
+
+sentence_of_line_(Line, Sentence) :-
+    atomic_list_concat(Parts0, '. ', Line),
+    member(P0, Parts0),
+    atomic_list_concat(Parts1, '! ', P0),
+    member(P1, Parts1),
+    atomic_list_concat(Parts2, '? ', P1),
+    member(Sentence, Parts2).
+
+holds_digit_(Word) :-
+    sub_atom(Word, _, 1, _, C), char_type(C, digit(_)), !.
+
+near_duplicate_words_(A, B) :-
+    near_duplicate_(Min),
+    ord_intersection(A, B, Common), length(Common, NC),
+    ord_union(A, B, All), length(All, NA),
+    NC >= Min * NA.
+
+% word_stems_(+Word, -Stems): the stems of Word and of its parts between symbols, so that a
+% path or identifier ("tests/test_billing") meets the goal's words ("billing tests").
+word_stems_(Word, Stems) :-
+    split_string(Word, "/_-:#@=+*<>|\\~", "", Parts0),
+    exclude(==(""), Parts0, Parts),
+    findall(S, ( member(P, [Word|Parts]), word_stem_(P, S) ), Stems).
+
+word_stem_(Word, Stem) :-
+    (   catch(porter_stem(Word, Stem0), _, fail)
+    ->  atom_string(Stem0, Stem)
+    ;   Stem = Word
+    ).
+
+% goal_terms_(+Goal, -Terms): the ordered set of the stems (strings) of Goal's words that
+% name what it is about: not its question and pointing words (topicless_word_/1), nor those
+% that ask how many, how long or how often (asking_word_/1), nor words of fewer than three
+% letters.
+goal_terms_(Goal, Terms) :-
+    goal_words(Goal, Words),
+    findall(S, ( member(W, Words),
+                 string_length(W, L), L >= 3,
+                 \+ topicless_word_(W),
+                 \+ asking_word_(W),
+                 word_stem_(W, S) ),
+            Terms0),
+    sort(Terms0, Terms).
+
+asking_word_(W) :-
+    memberchk(W, ["many", "much", "long", "times", "time", "often", "total", "all", "both",
+                  "each", "every", "ever", "ago", "past", "last", "first", "since", "can",
+                  "could", "would", "should", "will", "you", "your", "yours"]).
 
 % Two sizes are similar when min(Size, SizeT) >= 0.7 * max(Size, SizeT). For an integer Size
 % the integer sizes that are form a window Lo..Hi, found once per candidate with the same float

@@ -450,6 +450,91 @@ def test_repeats_that_differ_only_in_how_long_they_took_are_one_fact(home, tmp_p
         mem.close()
 
 
+# Three sessions open with the same long request and each tells, in passing, of another
+# graduation: curation marks the later turns echoes of the first (a close paraphrase), but
+# "how many graduations" asks about exactly the part that differs.
+_REQUEST = ("I'm considering a certification in digital marketing and I've narrowed it down to "
+            "two programs. Can you help me compare the pros and cons of each program, their "
+            "cost, their length and how employers see them? I work full time in sales, so "
+            "evening classes or a self-paced course would suit me better than a weekday "
+            "schedule, and I would like a program with real campaigns, a portfolio at the end "
+            "and mentors from the industry. My budget is modest, so scholarships or an employer "
+            "refund matter too. ")
+_ASIDES = [("2023-06-02", "By the way, I missed Jack's graduation."),
+           ("2023-06-20", "By the way, I attended Emma's graduation."),
+           ("2023-07-05", "By the way, I attended Rachel's graduation.")]
+_REPLY = ("Online programs are flexible and cheaper; in-person ones build a network. Compare "
+          "the syllabus, the instructors and the price.")
+
+
+def _sessions_that_open_alike(folder: Path) -> Path:
+    folder.mkdir()
+    for i, (day, aside) in enumerate(_ASIDES):
+        messages = [{"role": "user", "content": _REQUEST + aside, "timestamp": f"{day}T09:00:00Z"},
+                    {"role": "assistant", "content": _REPLY, "timestamp": f"{day}T09:00:05Z"}]
+        (folder / f"s{i}.json").write_text(json.dumps({"session_id": f"s{i}", "messages": messages}))
+    return folder
+
+
+def test_turns_that_open_alike_each_keep_what_the_goal_asks_about(home, tmp_path):
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([_sessions_that_open_alike(tmp_path / "chats")])
+        mem.curate()
+        users = {h for (h,) in mem.pl.solutions("atc_journal:item_role", Var(), Atom("user"))}
+        echoes = mem.pl.solutions("atc_ladder:echo_of", Var(), Var(), Var())
+        assert sum(1 for e, o, _ in echoes if str(e) in users and str(o) in users) == 2
+        frame = mem.hydrate("How many graduation ceremonies have I attended?", budget=2000)
+        verbatim = [f.text for f in frame.facts if f.level == "l0" and not f.excerpt_spans]
+        for name in ("Jack", "Emma", "Rachel"):  # each session's piece, verbatim
+            assert sum(f"{name}'s graduation" in t for t in verbatim) == 1, name
+        # the assistant's reply, the same words in every session, is still said once
+        assert sum(_REPLY in t for t in verbatim) == 1
+        kept = {f.handle for f in frame.facts}
+        redundant = [s for s in frame.receipt["suppressed"] if s["suppressed"] == "redundant"]
+        assert len(redundant) == 2
+        assert all(s["like"] in kept and s["handle"] not in kept for s in redundant)
+        assert all(str(s["handle"]) not in users for s in redundant)
+    finally:
+        mem.close()
+
+
+def test_test_reports_that_name_another_failure_are_two_facts(home, tmp_path):
+    # The same long pytest log, failing another test: a near-duplicate as a whole, but "which
+    # tests failed" asks about its one distinct line. A rerun that differs only in its timing
+    # is still left out as redundant.
+    head = ("============================= test session starts ==============================\n"
+            "platform linux -- Python 3.11.7, pytest-8.2.0, pluggy-1.5.0\n"
+            "rootdir: /srv/app\nconfigfile: pyproject.toml\ncollected 214 items\n\n"
+            "tests/test_api.py ........................................................\n"
+            "tests/test_models.py ..................................................\n"
+            "tests/test_views.py ....................................................\n")
+    runs = [("test_invoice_totals", "4.21"), ("test_refund_rounding", "4.02"),
+            ("test_invoice_totals", "3.97")]
+    messages = [{"role": "user", "content": "Run the test suite."}]
+    messages += [{"role": "tool",
+                  "content": head + f"FAILED tests/test_billing.py::{name} - AssertionError\n"
+                                    f"========= 1 failed, 213 passed in {secs}s ========="}
+                 for name, secs in runs]
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "runs.json").write_text(json.dumps({"session_id": "runs", "messages": messages}))
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([folder])
+        mem.curate()
+        frame = mem.hydrate("which billing tests failed", budget=2000)
+        reports = [f for f in frame.facts if f.level == "l0" and "FAILED tests/" in f.text]
+        assert sorted(name for name in ("test_invoice_totals", "test_refund_rounding")
+                      for f in reports if name in f.text) == ["test_invoice_totals",
+                                                              "test_refund_rounding"]
+        redundant = [s for s in frame.receipt["suppressed"] if s["suppressed"] == "redundant"]
+        assert len(redundant) == 1
+        assert redundant[0]["like"] in {f.handle for f in reports}
+    finally:
+        mem.close()
+
+
 def test_the_same_words_from_two_speakers_are_two_facts(home, tmp_path):
     # "Priya: I love pottery" and "Tomás: I love pottery" say two things.
     folder = tmp_path / "chat"
