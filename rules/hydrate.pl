@@ -11,7 +11,13 @@
 :- use_module(library(ordsets)).
 :- use_module(library(aggregate)).
 :- use_module(library(solution_sequences)).
+% Stems for goal terms (distinct_on_goal_/3). A SWI-Prolog built without the nlp package has
+% no porter_stem: words are compared as written there (word_stem_/2), without a load warning.
+:- if(exists_source(library(porter_stem))).
 :- use_module(library(porter_stem), [porter_stem/2]).
+:- else.
+porter_stem(Word, Word).
+:- endif.
 :- use_module(journal).
 :- use_module(ladder).
 :- use_module(jump).
