@@ -81,6 +81,8 @@ brings the item back.
     watermark_/3,   % SourceName, Size, Digest
     forgotten_/5,   % Handle, Digest, Time, Who, Reason: what remains of an erased item
     forgotten_goal_/2, % Session, Digest: a goal of Session that an erased user goal set
+    forgotten_line_/2, % LineKey, Handle: a line of an erased item's text (a digest, not text)
+    forgotten_place_/4, % Handle, SourceName, FirstLine, LastLine: where the erased item was read
     segment_/1,     % Segment that has (had) items: lets hydration list segments without a scan
     session_cwd_/2, % Session, Cwd: the working directory its items share ([]: none), see below
     no_cwd_/1.      % Handle: an item without a working directory in a session with one
@@ -96,6 +98,8 @@ atc_store:durable_predicate(atc_journal:session_cwd_/2).
 atc_store:durable_predicate(atc_journal:no_cwd_/1).
 atc_store:durable_predicate(atc_journal:forgotten_/5).
 atc_store:durable_predicate(atc_journal:forgotten_goal_/2).
+atc_store:durable_predicate(atc_journal:forgotten_line_/2).
+atc_store:durable_predicate(atc_journal:forgotten_place_/4).
 
 		 /*******************************
 		 *      QUERY VOCABULARY        *
@@ -393,18 +397,26 @@ add_term_(Item0, Added0, Added) :-
     ;   add_item_(Stored, _Wire, Added0, Added)
     ).
 
-% An erased item is never ingested again: its handle, or its text's digest, is forgotten.
+% An erased item is never ingested again: its handle, or its text's digest, is forgotten; nor
+% is a part of it that a reading of its file, read again, gives at the place it was read.
 refused_(Item) :-
     arg(1, Item, H),
     arg(11, Item, Text),
-    journal_refuses(H, Text).
+    (   journal_refuses(H, Text)
+    ->  true
+    ;   arg(2, Item, Src),
+        arg(10, Item, Pointer),
+        forgotten_at_(Src, Pointer, Text)
+    ).
 
 %!  journal_refuses(+Handle, +Text) is semidet.
 %   True when an item of Handle or of Text was erased (forgotten/5): it is not taken again;
 %   nor is a Text that begins with an erased text to the end of one of its lines, which is
 %   what reading the item's file again gives once it grew: the turn went on below it, or the
 %   call it was, read before its result, has its output (`\n(no result in the transcript)`
-%   after the call in the erased text).
+%   after the call in the erased text); nor a Text made only of lines of erased texts (a
+%   line's part after a speaker's `Name: ` counts as the line): a forgotten turn that split
+%   in two once a name in it spoke again, or a part of a forgotten output quoted elsewhere.
 journal_refuses(H, Text) :-
     (   forgotten_(H, _, _, _, _)
     ->  true
@@ -413,7 +425,89 @@ journal_refuses(H, Text) :-
             forgotten_(_, Digest, _, _, _)
         ->  true
         ;   forgotten_head_(Text)
+        ->  true
+        ;   forgotten_lines_(Text)
         )
+    ).
+
+% Every line of Text that is not blank is a line of an erased text (and there is one).
+forgotten_lines_(Text) :-
+    forgotten_line_(_, _),
+    !,
+    text_line_keys_(Text, Keys),
+    Keys \== [],
+    forall(member(Key, Keys), forgotten_line_(Key, _)).
+
+% A Text read at the place an erased item was read, in the same source, whose first line is
+% one of that item's lines: a part of the item that a later reading of its grown file gives
+% (a turn split where a name spoke again), with whatever was appended below it.
+forgotten_at_(Src, Pointer, Text) :-
+    forgotten_place_(_, Src, _, _),
+    !,
+    pointer_first_line_(Pointer, Src, Line),
+    forgotten_place_(H, Src, First, Last),
+    Line >= First, Line =< Last,
+    text_line_keys_(Text, [Key|_]),
+    forgotten_line_(Key, H),
+    !.
+
+% The first line a stored pointer names (`Source:N` is stored as N; `Source:N-M` as a string).
+pointer_first_line_(Stored, _, Line) :-
+    integer(Stored),
+    !,
+    Line = Stored.
+pointer_first_line_(Stored, Src, First) :-
+    pointer_lines_(Stored, Src, First, _).
+
+% The lines `Source:N` or `Source:N-M` names (N-N for one line); fails for another pointer.
+pointer_lines_(N, _, N, N) :-
+    integer(N),
+    !.
+pointer_lines_(Stored, Src, First, Last) :-
+    atom_length(Src, Len),
+    sub_string(Stored, 0, Len, _, Prefix),
+    atom_string(Src, Prefix),
+    sub_string(Stored, Len, 1, After, ":"),
+    sub_string(Stored, _, After, 0, Range),
+    split_string(Range, "-", "", Parts),
+    catch(maplist(line_number_, Parts, Ns), error(syntax_error(_), _), fail),
+    (   Ns = [First] -> Last = First
+    ;   Ns = [First, Last], First =< Last
+    ).
+
+line_number_(S, N) :-
+    number_string(N, S),
+    integer(N).
+
+% The keys of Text's lines that are not blank, in order: the digest of each line, its
+% surrounding blanks trimmed (line_key_/2).
+text_line_keys_(Text, Keys) :-
+    split_string(Text, "\n", " \t\r", Lines),
+    exclude(==(""), Lines, Kept),
+    maplist(line_key_, Kept, Keys).
+
+line_key_(Line, Key) :-
+    sha_hash(Line, Hash, [algorithm(sha256), encoding(utf8)]),
+    hash_atom(Hash, Key).
+
+% The keys an erased Text leaves: each of its lines, and each line's part after a speaker's
+% `Name: ` (at most 48 characters before the colon), which is what that line gives once
+% its name is a speaker of its own.
+erased_line_keys_(Text, Keys) :-
+    split_string(Text, "\n", " \t\r", Lines),
+    exclude(==(""), Lines, Kept),
+    foldl(line_variants_, Kept, [], Variants),
+    maplist(line_key_, Variants, Keys0),
+    sort(Keys0, Keys).
+
+line_variants_(Line, Vs0, [Line|Vs]) :-
+    (   sub_string(Line, Before, 2, _, ": "),
+        Before > 0, Before =< 48
+    ->  Start is Before + 2,
+        sub_string(Line, Start, _, 0, Rest0),
+        split_string(Rest0, "", " \t\r", [Rest]),
+        (   Rest == "" -> Vs = Vs0 ; Vs = [Rest|Vs0] )
+    ;   Vs = Vs0
     ).
 
 % The digest of each of Text's first lines, one line more each time, is taken on from the one
@@ -1088,6 +1182,7 @@ journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
     ->  (   text_(H, Text) -> journal_text_digest(Text, Digest) ; Digest = "" ),
         get_time(Time),
         Who1 = Who, Reason1 = Reason,
+        erase_leaves_lines_(H),
         durable_retract(atc_journal:item_(H, _, _, _, _, _, _, _, _, _)),
         durable_retract(atc_journal:text_(H, _)),
         durable_retract(atc_journal:relation_(H, _, _)),
@@ -1100,6 +1195,22 @@ journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
         ),
         durable_assert(atc_journal:forgotten_(H, Digest, Time, Who, Reason))
     ;   existence_error(item, H)
+    ).
+
+% What an erased item leaves so that no reading brings a part of it back: its lines' keys
+% (digests) and the lines of its source it was read from (a pointer, not text).
+erase_leaves_lines_(H) :-
+    (   text_(H, Text)
+    ->  erased_line_keys_(Text, Keys),
+        forall(( member(Key, Keys), \+ forgotten_line_(Key, H) ),
+               durable_assert(atc_journal:forgotten_line_(Key, H)))
+    ;   true
+    ),
+    (   item_(H, Src, _, _, _, _, _, _, _, P),
+        pointer_lines_(P, Src, First, Last),
+        \+ forgotten_place_(H, Src, First, Last)
+    ->  durable_assert(atc_journal:forgotten_place_(H, Src, First, Last))
+    ;   true
     ).
 
 %!  journal_replace_goal(+Session, +Goal:string, +Marker:string, -Handles:list) is det.
