@@ -1,0 +1,103 @@
+"""Erasure against files read again: a forgotten item's text never comes back as its parts.
+
+A file that grows is read again whole, and that reading wins (README, *Identity*): a turn can
+split in two once a name in it speaks again, and each part has another handle and text than the
+forgotten whole. The audit record keeps the digests of the forgotten text's lines and the lines
+of its source it was read from (a pointer, never text), so no part of it is taken again."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from attention_cloud import Memory
+from attention_cloud.cli import main
+
+
+def run(home: Path, *args: str) -> str:
+    result = CliRunner().invoke(main, [*args, "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def texts(home: Path) -> list[str]:
+    rows = json.loads(run(home, "query", "item_text(H, T)", "--format", "json"))
+    return sorted(r["T"] for r in rows)
+
+
+def files_holding(home: Path, needle: bytes) -> list[str]:
+    return [str(p) for p in home.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def test_a_forgotten_turn_that_splits_between_two_speakers_stays_forgotten(home: Path,
+                                                                           tmp_path: Path):
+    """Tomás had not spoken yet, so his line was read as part of Priya's turn; forgetting that
+    turn and appending `Tomás: ok` made him a speaker: the next ingest gave Priya's card line
+    back as an item of its own (only the digest of the whole forgotten text was kept)."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: my card number is 4111 1111\nTomás: which bank?\n"
+                    "Priya: the blue one\n", encoding="utf-8")
+    run(home, "ingest", str(chat))
+    assert "my card number is 4111 1111\nTomás: which bank?" in texts(home)
+    run(home, "forget", "--query", 'item_text(H, T), sub_string(T, _, _, _, "4111")', "--yes")
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write("Tomás: ok\n")
+    report = json.loads(run(home, "ingest", str(chat), "--format-output", "json"))
+    assert report["forgotten"] == 2                   # both parts of the forgotten turn
+    assert texts(home) == ["ok", "the blue one"]
+    assert files_holding(home, b"4111") == []
+    assert files_holding(home, b"which bank") == []
+
+
+def test_a_part_of_a_forgotten_turn_that_goes_on_below_stays_forgotten(home: Path,
+                                                                       tmp_path: Path):
+    """The forgotten turn is the last: once Tomás speaks again, his line is the first of a turn
+    of his own that goes on with lines appended below it. That part is refused with what was
+    appended to it (as a forgotten turn that goes on is), and the turns after it are kept."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: hello\nAnn: hi\nPriya: hi there\nTomás: my card number is 4111 1111\n",
+                    encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([chat], format="text")
+        (card,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
+        mem.forget([card], reason="a card number")
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write("it is the blue one\nTomás: ok\n")
+        report = mem.ingest([chat], format="text")
+        assert report.forgotten == 2
+        assert sorted(r["T"] for r in mem.query("item_text(H, T)").rows) == ["hello", "hi", "ok"]
+    assert files_holding(home, b"4111") == []
+
+
+def test_a_line_of_a_forgotten_text_is_not_remembered_again(home: Path, tmp_path: Path):
+    """`atc remember` of a forgotten text is refused; its card line alone was taken."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: my card number is 4111 1111\nTomás: which bank?\n"
+                    "Priya: the blue one\n", encoding="utf-8")
+    run(home, "ingest", str(chat))
+    run(home, "forget", "--query", 'item_text(H, T), sub_string(T, _, _, _, "4111")', "--yes")
+    journal = (home / "journal.pl").read_bytes()
+    result = CliRunner().invoke(main, ["remember", "my card number is 4111 1111",
+                                       "--home", str(home)])
+    assert result.exit_code != 0
+    assert "forgotten" in result.output
+    assert (home / "journal.pl").read_bytes() == journal
+    assert files_holding(home, b"4111") == []
+
+
+def test_a_text_that_only_shares_a_line_with_a_forgotten_one_is_kept(home: Path,
+                                                                     tmp_path: Path):
+    """Only parts of a forgotten text are refused: a later turn elsewhere in the file that
+    repeats one of its lines among lines of its own is another text, and stays."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: hello\nTomás: hi\nPriya: my card number is 4111 1111\n"
+                    "see you at noon\nTomás: which bank?\n", encoding="utf-8")
+    run(home, "ingest", str(chat), "--format", "text")
+    assert "my card number is 4111 1111\nsee you at noon" in texts(home)
+    run(home, "forget", "--query", 'item_text(H, T), sub_string(T, _, _, _, "4111")', "--yes")
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write("Priya: see you at noon\nby the fountain\n")
+    report = json.loads(run(home, "ingest", str(chat), "--format", "text", "--format-output", "json"))
+    assert report["forgotten"] == 1                   # the forgotten turn, read again
+    assert "see you at noon\nby the fountain" in texts(home)
