@@ -1281,13 +1281,18 @@ journal_segment(S) :-
     ).
 
 %!  journal_stats(-Stats:dict) is det.
-%   Counts of items, live items, tombstones, relations, sessions and items per kind.
+%   Counts of items, live items, tombstones, relations, sessions and items per kind. The
+%   relations are the stored links of what is not tombstoned: a grown file read again counts
+%   those of the reading that won, as one ingest of the whole file does.
 journal_stats(_{items: Items, live: Live, tombstoned: Tomb, relations: Rels,
                 sessions: Sessions, kinds: Kinds, segments: Segs}) :-
     aggregate_all(count, item_(_, _, _, _, _, _, _, _, _, _), Items),
     aggregate_all(count, tombstone_(_, _, _), Tomb),
     Live is Items - Tomb,
-    aggregate_all(count, relation_(_, _, _), Rels),
+    (   Tomb =:= 0
+    ->  aggregate_all(count, relation_(_, _, _), Rels)
+    ;   aggregate_all(count, ( relation_(S, _, _), \+ tombstone_(S, _, _) ), Rels)
+    ),
     aggregate_all(count, distinct(S, item_(_, _, S, _, _, _, _, _, _, _)), Sessions),
     findall(K-N, aggregate(count, H^live_kind_(H, K), N), Kinds),
     findall(G-N, aggregate(count, H^live_seg_(H, G), N), Segs).
