@@ -434,9 +434,10 @@ journal_refuses(H, Text) :-
 forgotten_lines_(Text) :-
     forgotten_line_(_, _),
     !,
-    text_line_keys_(Text, Keys),
-    Keys \== [],
-    forall(member(Key, Keys), forgotten_line_(Key, _)).
+    text_lines_(Text, Lines),
+    Lines \== [],
+    forall(member(Line, Lines),                       % stops at the first line of its own
+           ( line_key_(Line, Key), forgotten_line_(Key, _) )).
 
 % A Text read at the place an erased item was read, in the same source, whose first line is
 % one of that item's lines: a part of the item that a later reading of its grown file gives
@@ -447,7 +448,8 @@ forgotten_at_(Src, Pointer, Text) :-
     pointer_first_line_(Pointer, Src, Line),
     forgotten_place_(H, Src, First, Last),
     Line >= First, Line =< Last,
-    text_line_keys_(Text, [Key|_]),
+    text_lines_(Text, [Head|_]),
+    line_key_(Head, Key),
     forgotten_line_(Key, H),
     !.
 
@@ -479,13 +481,12 @@ line_number_(S, N) :-
     number_string(N, S),
     integer(N).
 
-% The keys of Text's lines that are not blank, in order: the digest of each line, its
-% surrounding blanks trimmed (line_key_/2).
-text_line_keys_(Text, Keys) :-
-    split_string(Text, "\n", " \t\r", Lines),
-    exclude(==(""), Lines, Kept),
-    maplist(line_key_, Kept, Keys).
+% Text's lines that are not blank, in order, their surrounding blanks trimmed.
+text_lines_(Text, Lines) :-
+    split_string(Text, "\n", " \t\r", Lines0),
+    exclude(==(""), Lines0, Lines).
 
+% A line's key: the hex SHA-256 of its UTF-8 bytes.
 line_key_(Line, Key) :-
     sha_hash(Line, Hash, [algorithm(sha256), encoding(utf8)]),
     hash_atom(Hash, Key).
@@ -494,9 +495,8 @@ line_key_(Line, Key) :-
 % `Name: ` (at most 48 characters before the colon), which is what that line gives once
 % its name is a speaker of its own.
 erased_line_keys_(Text, Keys) :-
-    split_string(Text, "\n", " \t\r", Lines),
-    exclude(==(""), Lines, Kept),
-    foldl(line_variants_, Kept, [], Variants),
+    text_lines_(Text, Lines),
+    foldl(line_variants_, Lines, [], Variants),
     maplist(line_key_, Variants, Keys0),
     sort(Keys0, Keys).
 

@@ -101,3 +101,29 @@ def test_a_text_that_only_shares_a_line_with_a_forgotten_one_is_kept(home: Path,
     report = json.loads(run(home, "ingest", str(chat), "--format", "text", "--format-output", "json"))
     assert report["forgotten"] == 1                   # the forgotten turn, read again
     assert "see you at noon\nby the fountain" in texts(home)
+
+
+def test_a_follower_open_while_another_process_forgets_never_takes_the_parts(home: Path,
+                                                                             tmp_path: Path):
+    """As `atc watch` does: a Memory open before another process's `atc forget` reads the
+    grown file next; its first write reads the compacted journal first, the lines' digests
+    and place with it, so the parts of the forgotten turn stay out of it too."""
+    import subprocess
+    import sys
+
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: my card number is 4111 1111\nTomás: which bank?\n"
+                    "Priya: the blue one\n", encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([chat])
+        mem.release(keep_indexes=False)           # the batch is done: the lock is given back
+        done = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "forget", "--query",
+                               'item_text(H, T), sub_string(T, _, _, _, "4111")', "--yes",
+                               "--home", str(home)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write("Tomás: ok\n")
+        mem.acquire(wait=0)                       # the next batch
+        assert mem.ingest([chat]).forgotten == 2
+        assert sorted(r["T"] for r in mem.query("item_text(H, T)").rows) == ["ok", "the blue one"]
+    assert files_holding(home, b"4111") == []
