@@ -67,9 +67,11 @@ Only this module changes these facts, always through the durable store.
 
 **Erasure.** journal_erase/4 removes every fact of an item (its fields, its text, its links,
 its tombstone; with a session's last item, the session's working directory) and keeps only the minimal audit record forgotten/5: handle, a digest of its
-text, when, who asked and why. Ingestion refuses an item whose handle, or whose text's digest,
-is forgotten, and counts it (`forgotten` in the counts), so re-ingesting the source never
-brings the item back.
+text, when, who asked and why, with the digests of its text's lines and the lines of its source
+it was read from (forgotten_line_/2, forgotten_place_/4: no text). Ingestion refuses an item
+whose handle, or whose text's digest, is forgotten, and a text that is a part of a forgotten one
+(journal_refuses/2, forgotten_at_/3), and counts it (`forgotten` in the counts), so
+re-ingesting the source never brings the item back, whole or in parts.
 */
 
 :- dynamic
