@@ -127,3 +127,46 @@ def test_a_follower_open_while_another_process_forgets_never_takes_the_parts(hom
         assert mem.ingest([chat]).forgotten == 2
         assert sorted(r["T"] for r in mem.query("item_text(H, T)").rows) == ["ok", "the blue one"]
     assert files_holding(home, b"4111") == []
+
+
+def claude_code_record(uuid: str, role: str, content, minute: int, **more) -> str:
+    record = {"type": role, "uuid": uuid, "sessionId": "S1", "cwd": "/srv",
+              "timestamp": f"2026-03-02T02:{minute:02d}:00Z",
+              "message": {"role": role, "content": content}, **more}
+    return json.dumps(record) + "\n"
+
+
+def test_a_forgotten_subagent_report_is_not_read_back_from_the_subagents_file(home: Path,
+                                                                             tmp_path: Path):
+    """Claude Code's Task result is the subagent's last message with an `agentId:` line after
+    it; forgetting that result and then reading the subagent's file (written, or first read,
+    after the forget) took the report back as the subagent's conclusion: another text than
+    the forgotten one, made of its lines."""
+    report = ("I found the deploy credentials.\n\n## Where\n\n"
+              "The token is zq-7731-vault in ops/secrets.env, line 4.")
+    projects = tmp_path / "projects"
+    subagents = projects / "S1" / "subagents"
+    subagents.mkdir(parents=True)
+    parent = projects / "S1.jsonl"
+    parent.write_text(
+        claude_code_record("u0", "user", "Find why the deploy fails", 0)
+        + claude_code_record("a0", "assistant", [{"type": "tool_use", "id": "t0", "name": "Task",
+                                                  "input": {"description": "find creds",
+                                                            "prompt": "Find the creds"}}], 1)
+        + claude_code_record("r0", "user", [{"type": "tool_result", "tool_use_id": "t0",
+                                             "content": [{"type": "text", "text": report},
+                                                         {"type": "text",
+                                                          "text": "agentId: a1 (for resuming)"}]}],
+                             5), encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([parent])
+        held = [r["H"] for r in mem.query("item_text(H, T)").rows if "zq-7731" in r["T"]]
+        assert len(held) == 1
+        mem.forget(held, reason="a token")
+        (subagents / "agent-a1.jsonl").write_text(
+            claude_code_record("s0", "user", "Find the creds", 2, isSidechain=True, agentId="a1")
+            + claude_code_record("s1", "assistant", [{"type": "text", "text": report}], 4,
+                                 isSidechain=True, agentId="a1"), encoding="utf-8")
+        assert mem.ingest([projects]).forgotten >= 1
+        assert not [r for r in mem.query("item_text(H, T)").rows if "zq-7731" in r["T"]]
+    assert files_holding(home, b"zq-7731") == []
