@@ -417,7 +417,7 @@ refused_(Item) :-
 %   what reading the item's file again gives once it grew: the turn went on below it, or the
 %   call it was, read before its result, has its output (`\n(no result in the transcript)`
 %   after the call in the erased text); nor a Text made only of lines of erased texts (a
-%   line's part after a speaker's `Name: ` counts as the line): a forgotten turn that split
+%   line's part after a speaker's `Name:` counts as the line): a forgotten turn that split
 %   in two once a name in it spoke again, or a part of a forgotten output quoted elsewhere.
 journal_refuses(H, Text) :-
     (   forgotten_(H, _, _, _, _)
@@ -493,9 +493,11 @@ line_key_(Line, Key) :-
     sha_hash(Line, Hash, [algorithm(sha256), encoding(utf8)]),
     hash_atom(Hash, Key).
 
-% The keys an erased Text leaves: each of its lines, and each line's part after a speaker's
-% `Name: ` (at most 48 characters before the colon), which is what that line gives once
-% its name is a speaker of its own.
+% The keys an erased Text leaves: each of its lines, and each line's part after each of the
+% first four colons in its first 80 characters (a `**` or `__` after it dropped, blanks
+% trimmed), which is what the line
+% gives once a name or stamp before the colon is read as a speaker of its own: `Tomás: ok`,
+% `**Tomás:** ok`, `[10:30] Tomás:ok`.
 erased_line_keys_(Text, Keys) :-
     text_lines_(Text, Lines),
     foldl(line_variants_, Lines, [], Variants),
@@ -503,14 +505,20 @@ erased_line_keys_(Text, Keys) :-
     sort(Keys0, Keys).
 
 line_variants_(Line, Vs0, [Line|Vs]) :-
-    (   sub_string(Line, Before, 2, _, ": "),
-        Before > 0, Before =< 48
-    ->  Start is Before + 2,
-        sub_string(Line, Start, _, 0, Rest0),
-        split_string(Rest0, "", " \t\r", [Rest]),
-        (   Rest == "" -> Vs = Vs0 ; Vs = [Rest|Vs0] )
-    ;   Vs = Vs0
-    ).
+    findall(Rest, limit(4, speaker_rest_(Line, Rest)), Rests),
+    append(Rests, Vs0, Vs).
+
+speaker_rest_(Line, Rest) :-
+    sub_string(Line, Before, 1, After, ":"),
+    Before > 0,
+    (   Before > 80 -> !, fail ; true ),
+    sub_string(Line, _, After, 0, Rest0),
+    (   ( sub_string(Rest0, 0, 2, _, "**") ; sub_string(Rest0, 0, 2, _, "__") )
+    ->  sub_string(Rest0, 2, _, 0, Rest1)
+    ;   Rest1 = Rest0
+    ),
+    split_string(Rest1, "", " \t\r", [Rest]),
+    Rest \== "".
 
 % The digest of each of Text's first lines, one line more each time, is taken on from the one
 % before (sha_hash_ctx/4): linear in Text's length.

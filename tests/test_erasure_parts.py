@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from attention_cloud import Memory
@@ -47,6 +48,23 @@ def test_a_forgotten_turn_that_splits_between_two_speakers_stays_forgotten(home:
     assert report["forgotten"] == 2                   # both parts of the forgotten turn
     assert texts(home) == ["ok", "the blue one"]
     assert files_holding(home, b"4111") == []
+    assert files_holding(home, b"which bank") == []
+
+
+@pytest.mark.parametrize("priya, tomas", [("**Priya:** ", "**Tomás:** "), ("Priya:", "Tomás:")])
+def test_a_forgotten_turn_split_between_bold_or_unspaced_speakers_stays_forgotten(
+        home: Path, tmp_path: Path, priya: str, tomas: str):
+    """The same, with the speakers' names in bold or without a space after the colon: the
+    second part's line is the forgotten line after its name."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text(f"{priya}hello\n{priya}my card number is 4111 1111\n{tomas}which bank?\n"
+                    f"{priya}the blue one\n", encoding="utf-8")
+    run(home, "ingest", str(chat), "--format", "text")
+    run(home, "forget", "--query", 'item_text(H, T), sub_string(T, _, _, _, "4111")', "--yes")
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write(f"{tomas}ok\n")
+    run(home, "ingest", str(chat), "--format", "text")
+    assert texts(home) == ["hello", "ok", "the blue one"]
     assert files_holding(home, b"which bank") == []
 
 
