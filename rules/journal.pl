@@ -68,7 +68,7 @@ Only this module changes these facts, always through the durable store.
 **Erasure.** journal_erase/4 removes every fact of an item (its fields, its text, its links,
 its tombstone; with a session's last item, the session's working directory) and keeps only the minimal audit record forgotten/5: handle, a digest of its
 text, when, who asked and why, with the digests of its text's lines and the lines of its source
-it was read from (forgotten_line_/2, forgotten_place_/4: no text). Ingestion refuses an item
+it was read from (forgotten_line_/1, forgotten_place_/4: no text). Ingestion refuses an item
 whose handle, or whose text's digest, is forgotten, and a text that is a part of a forgotten one
 (journal_refuses/2, forgotten_at_/3), and counts it (`forgotten` in the counts), so
 re-ingesting the source never brings the item back, whole or in parts.
@@ -83,7 +83,7 @@ re-ingesting the source never brings the item back, whole or in parts.
     watermark_/3,   % SourceName, Size, Digest
     forgotten_/5,   % Handle, Digest, Time, Who, Reason: what remains of an erased item
     forgotten_goal_/2, % Session, Digest: a goal of Session that an erased user goal set
-    forgotten_line_/2, % LineKey, Handle: a line of an erased item's text (a digest, not text)
+    forgotten_line_/1, % LineKey: a line of an erased item's text (60 bits of its digest)
     forgotten_place_/4, % Handle, SourceName, FirstLine, LastLine: where the erased item was read
     segment_/1,     % Segment that has (had) items: lets hydration list segments without a scan
     session_cwd_/2, % Session, Cwd: the working directory its items share ([]: none), see below
@@ -100,7 +100,7 @@ atc_store:durable_predicate(atc_journal:session_cwd_/2).
 atc_store:durable_predicate(atc_journal:no_cwd_/1).
 atc_store:durable_predicate(atc_journal:forgotten_/5).
 atc_store:durable_predicate(atc_journal:forgotten_goal_/2).
-atc_store:durable_predicate(atc_journal:forgotten_line_/2).
+atc_store:durable_predicate(atc_journal:forgotten_line_/1).
 atc_store:durable_predicate(atc_journal:forgotten_place_/4).
 
 		 /*******************************
@@ -434,26 +434,26 @@ journal_refuses(H, Text) :-
 
 % Every line of Text that is not blank is a line of an erased text (and there is one).
 forgotten_lines_(Text) :-
-    forgotten_line_(_, _),
+    forgotten_line_(_),
     !,
     text_lines_(Text, Lines),
     Lines \== [],
     forall(member(Line, Lines),                       % stops at the first line of its own
-           ( line_key_(Line, Key), forgotten_line_(Key, _) )).
+           ( line_key_(Line, Key), forgotten_line_(Key) )).
 
 % A Text read at the place an erased item was read, in the same source, whose first line is
-% one of that item's lines: a part of the item that a later reading of its grown file gives
+% a line of an erased text: a part of the item that a later reading of its grown file gives
 % (a turn split where a name spoke again), with whatever was appended below it.
 forgotten_at_(Src, Pointer, Text) :-
     forgotten_place_(_, Src, _, _),
     !,
     pointer_first_line_(Pointer, Src, Line),
-    forgotten_place_(H, Src, First, Last),
+    forgotten_place_(_, Src, First, Last),
     Line >= First, Line =< Last,
+    !,
     text_lines_(Text, [Head|_]),
     line_key_(Head, Key),
-    forgotten_line_(Key, H),
-    !.
+    forgotten_line_(Key).
 
 % The first line a stored pointer names (`Source:N` is stored as N; `Source:N-M` as a string).
 pointer_first_line_(Stored, _, Line) :-
@@ -483,15 +483,23 @@ line_number_(S, N) :-
     number_string(N, S),
     integer(N).
 
-% Text's lines that are not blank, in order, their surrounding blanks trimmed.
+% Text's lines of three characters or more, in order, their surrounding blanks trimmed: a
+% shorter one (`}`, `ok`, a list marker) says nothing of what text it is in, and is passed
+% over as a blank one is.
 text_lines_(Text, Lines) :-
     split_string(Text, "\n", " \t\r", Lines0),
-    exclude(==(""), Lines0, Lines).
+    exclude(short_line_, Lines0, Lines).
 
-% A line's key: the hex SHA-256 of its UTF-8 bytes.
+short_line_(Line) :-
+    string_length(Line, N),
+    N < 3.
+
+% A line's key: the first 60 bits of the SHA-256 of its UTF-8 bytes, an integer (a small
+% journal record and clause index a line; a chance match needs ~2^30 lines forgotten).
 line_key_(Line, Key) :-
-    sha_hash(Line, Hash, [algorithm(sha256), encoding(utf8)]),
-    hash_atom(Hash, Key).
+    sha_hash(Line, [B0, B1, B2, B3, B4, B5, B6, B7|_], [algorithm(sha256), encoding(utf8)]),
+    Key is (B0 << 52) \/ (B1 << 44) \/ (B2 << 36) \/ (B3 << 28) \/ (B4 << 20)
+         \/ (B5 << 12) \/ (B6 << 4) \/ (B7 >> 4).
 
 % The keys an erased Text leaves: each of its lines, and each line's part after each of the
 % first four colons in its first 80 characters (a `**` or `__` after it dropped, blanks
@@ -518,7 +526,7 @@ speaker_rest_(Line, Rest) :-
     ;   Rest1 = Rest0
     ),
     split_string(Rest1, "", " \t\r", [Rest]),
-    Rest \== "".
+    \+ short_line_(Rest).
 
 % The digest of each of Text's first lines, one line more each time, is taken on from the one
 % before (sha_hash_ctx/4): linear in Text's length.
@@ -1212,8 +1220,8 @@ journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
 erase_leaves_lines_(H) :-
     (   text_(H, Text)
     ->  erased_line_keys_(Text, Keys),
-        forall(( member(Key, Keys), \+ forgotten_line_(Key, H) ),
-               durable_assert(atc_journal:forgotten_line_(Key, H)))
+        forall(( member(Key, Keys), \+ forgotten_line_(Key) ),
+               durable_assert(atc_journal:forgotten_line_(Key)))
     ;   true
     ),
     (   item_(H, Src, _, _, _, _, _, _, _, P),
