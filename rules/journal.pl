@@ -28,6 +28,7 @@
             journal_adopt_launch_goals/2, % +Handles, -Changed
             journal_adopt_launches/2,   % +Launches, -Changed
             journal_erase/4,            % +Handle, +Who, +Reason, -Record
+            journal_erase/5,            % +Handle, +Who, +Reason, +Dropped, -Record
             journal_replace_goal/4,     % +Session, +Goal, +Marker, -Handles
             erased_goal_marker/1,       % -Marker
             journal_erasable/2,         % +Handle, -Dict
@@ -336,9 +337,10 @@ tombstoned(H) :- tombstone_(H, _, _).
 
 %!  forgotten(?Handle, ?Digest:string, ?Time:float, ?Who:string, ?Reason:string) is nondet.
 %
-%   The audit record of an erased item: its handle, `sha256:HEX` of its L0 text (UTF-8; ""
-%   when retention had already dropped the text), the POSIX time it was erased, who asked and
-%   why. Nothing else of the item remains.
+%   The audit record of an erased item: its handle, `sha256:HEX` of its L0 text (UTF-8; of
+%   the text read again from its transcript when retention had dropped it; "" when neither
+%   was to be had), the POSIX time it was erased, who asked and why. Beside it only digests
+%   of its lines and its source's line numbers remain (forgotten_line_/1, forgotten_place_/4).
 forgotten(H, Digest, Time, Who, Reason) :-
     forgotten_(H, Digest, Time, Who, Reason).
 
@@ -1190,17 +1192,27 @@ journal_text_digest(Text, Digest) :-
 %   retracted by handle, so the journal's record of the change holds no text. Erasing an
 %   erased handle changes nothing and gives its record.
 %   @error existence_error(item, Handle) for a handle the journal never held.
-journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
+journal_erase(H, Who, Reason, Record) :-
+    journal_erase(H, Who, Reason, "", Record).
+
+%!  journal_erase(+Handle, +Who:string, +Reason:string, +Dropped:string, -Record) is det.
+%
+%   As journal_erase/4; Dropped is the item's text read again from its transcript when its L0
+%   is no longer held (retention dropped it; "" when unknown), so that its digests are kept
+%   all the same. Dropped is used for the digests only: it is never stored.
+journal_erase(H, Who, Reason, Dropped, forgotten(H, Digest, Time, Who1, Reason1)) :-
     must_be(atom, H),
     must_be(string, Who),
     must_be(string, Reason),
+    must_be(string, Dropped),
     (   forgotten_(H, Digest, Time, Who1, Reason1)
     ->  true
     ;   item_(H, _, Ses, _, _, _, _, _, _, _)
-    ->  (   text_(H, Text) -> journal_text_digest(Text, Digest) ; Digest = "" ),
+    ->  (   text_(H, Text), Text \== "" -> true ; Text = Dropped ),
+        (   Text \== "" -> journal_text_digest(Text, Digest) ; Digest = "" ),
         get_time(Time),
         Who1 = Who, Reason1 = Reason,
-        erase_leaves_lines_(H),
+        erase_leaves_lines_(H, Text),
         durable_retract(atc_journal:item_(H, _, _, _, _, _, _, _, _, _)),
         durable_retract(atc_journal:text_(H, _)),
         durable_retract(atc_journal:relation_(H, _, _)),
@@ -1217,13 +1229,10 @@ journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
 
 % What an erased item leaves so that no reading brings a part of it back: its lines' keys
 % (digests) and the lines of its source it was read from (a pointer, not text).
-erase_leaves_lines_(H) :-
-    (   text_(H, Text)
-    ->  erased_line_keys_(Text, Keys),
-        forall(( member(Key, Keys), \+ forgotten_line_(Key) ),
-               durable_assert(atc_journal:forgotten_line_(Key)))
-    ;   true
-    ),
+erase_leaves_lines_(H, Text) :-
+    erased_line_keys_(Text, Keys),
+    forall(( member(Key, Keys), \+ forgotten_line_(Key) ),
+           durable_assert(atc_journal:forgotten_line_(Key))),
     (   item_(H, Src, _, _, _, _, _, _, _, P),
         pointer_lines_(P, Src, First, Last),
         \+ forgotten_place_(H, Src, First, Last)

@@ -188,3 +188,27 @@ def test_a_forgotten_subagent_report_is_not_read_back_from_the_subagents_file(ho
         assert mem.ingest([projects]).forgotten >= 1
         assert not [r for r in mem.query("item_text(H, T)").rows if "zq-7731" in r["T"]]
     assert files_holding(home, b"zq-7731") == []
+
+
+def test_an_item_whose_text_retention_dropped_stays_forgotten_when_its_file_grows(
+        home: Path, tmp_path: Path):
+    """Retention had dropped the turn's L0, so its erasure kept no digest (`digest: ""`) and
+    the turn that went on in the grown file came back, card number and all."""
+    (home / "config.json").write_text('{"embedder": "hash", "retention": {"l0": 30}}\n',
+                                      encoding="utf-8")
+    chat = tmp_path / "chat.txt"
+    chat.write_text("## Session 1 — 1:56 pm on 8 May, 2023\nPriya: hello\nTomás: hi\n"
+                    "Priya: my card number is 4111 1111\n", encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([chat], format="text")
+        mem.curate()                                   # 2023 is long past 30 days: L0 goes
+        assert not mem.query("item_text(H, T), T \\== \"\"").rows
+        (card,) = [r["H"] for r in mem.query("item_source(H, S)").rows
+                   if r["S"].endswith(":4")]
+        mem.forget([card], reason="a card number")
+        assert mem.erasures()[0].digest.startswith("sha256:")
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write("and the expiry is 12/29\n")
+        assert mem.ingest([chat], format="text").forgotten == 1
+        assert not [r for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
+    assert files_holding(home, b"4111") == []
