@@ -418,9 +418,10 @@ refused_(Item) :-
 %   nor is a Text that begins with an erased text to the end of one of its lines, which is
 %   what reading the item's file again gives once it grew: the turn went on below it, or the
 %   call it was, read before its result, has its output (`\n(no result in the transcript)`
-%   after the call in the erased text); nor a Text made only of lines of erased texts (a
-%   line's part after a speaker's `Name:` counts as the line): a forgotten turn that split
-%   in two once a name in it spoke again, or a part of a forgotten output quoted elsewhere.
+%   after the call in the erased text); nor a Text made only of lines of erased texts (lines
+%   under three characters passed over; a line's part after a speaker's `Name:` counts as the
+%   line, see erased_line_keys_/2): a forgotten turn that split in two once a name in it
+%   spoke again, or a part of a forgotten output quoted whole elsewhere.
 journal_refuses(H, Text) :-
     (   forgotten_(H, _, _, _, _)
     ->  true
@@ -434,7 +435,7 @@ journal_refuses(H, Text) :-
         )
     ).
 
-% Every line of Text that is not blank is a line of an erased text (and there is one).
+% Every line of Text that counts (text_lines_/2) is a line of an erased text, and there is one.
 forgotten_lines_(Text) :-
     forgotten_line_(_),
     !,
@@ -505,9 +506,8 @@ line_key_(Line, Key) :-
 
 % The keys an erased Text leaves: each of its lines, and each line's part after each of the
 % first four colons in its first 80 characters (a `**` or `__` after it dropped, blanks
-% trimmed), which is what the line
-% gives once a name or stamp before the colon is read as a speaker of its own: `Tomás: ok`,
-% `**Tomás:** ok`, `[10:30] Tomás:ok`.
+% trimmed), which is what the line gives once a name or stamp before the colon is read as a
+% speaker of its own: `Tomás: which bank?`, `**Tomás:** which bank?`, `[10:30] Tomás:which`.
 erased_line_keys_(Text, Keys) :-
     text_lines_(Text, Lines),
     foldl(line_variants_, Lines, [], Variants),
@@ -1318,7 +1318,7 @@ journal_stats(_{items: Items, live: Live, tombstoned: Tomb, relations: Rels,
     Live is Items - Tomb,
     (   Tomb =:= 0
     ->  aggregate_all(count, relation_(_, _, _), Rels)
-    ;   aggregate_all(count, ( relation_(S, _, _), \+ tombstone_(S, _, _) ), Rels)
+    ;   aggregate_all(count, ( relation_(Subject, _, _), \+ tombstone_(Subject, _, _) ), Rels)
     ),
     aggregate_all(count, distinct(S, item_(_, _, S, _, _, _, _, _, _, _)), Sessions),
     findall(K-N, aggregate(count, H^live_kind_(H, K), N), Kinds),
