@@ -435,11 +435,12 @@ journal_refuses(H, Text) :-
         )
     ).
 
-% Every line of Text that counts (text_lines_/2) is a line of an erased text, and there is one.
+% Every line of Text that counts (counted_lines_/2) is a line of an erased text, and there is
+% one.
 forgotten_lines_(Text) :-
     forgotten_line_(_),
     !,
-    text_lines_(Text, Lines),
+    counted_lines_(Text, Lines),
     Lines \== [],
     forall(member(Line, Lines),                       % stops at the first line of its own
            ( line_key_(Line, Key), forgotten_line_(Key) )).
@@ -486,11 +487,17 @@ line_number_(S, N) :-
     number_string(N, S),
     integer(N).
 
-% Text's lines of three characters or more, in order, their surrounding blanks trimmed: a
-% shorter one (`}`, `ok`, a list marker) says nothing of what text it is in, and is passed
-% over as a blank one is.
+% Text's lines that are not blank, in order, their surrounding blanks trimmed.
 text_lines_(Text, Lines) :-
     split_string(Text, "\n", " \t\r", Lines0),
+    exclude(==(""), Lines0, Lines).
+
+% Text's lines that count where a text is read anywhere: those of three characters or more.
+% A shorter one (`}`, `ok`, a list marker) says nothing of what text it is in, and is passed
+% over as a blank one is (a later `ok` is not refused for an erased text's `ok` line); at the
+% place an erased item was read (forgotten_at_/3) every line counts.
+counted_lines_(Text, Lines) :-
+    text_lines_(Text, Lines0),
     exclude(short_line_, Lines0, Lines).
 
 short_line_(Line) :-
@@ -528,7 +535,7 @@ speaker_rest_(Line, Rest) :-
     ;   Rest1 = Rest0
     ),
     split_string(Rest1, "", " \t\r", [Rest]),
-    \+ short_line_(Rest).
+    Rest \== "".
 
 % The digest of each of Text's first lines, one line more each time, is taken on from the one
 % before (sha_hash_ctx/4): linear in Text's length.

@@ -212,3 +212,21 @@ def test_an_item_whose_text_retention_dropped_stays_forgotten_when_its_file_grow
         assert mem.ingest([chat], format="text").forgotten == 1
         assert not [r for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
     assert files_holding(home, b"4111") == []
+
+
+def test_a_session_forgotten_whole_gives_back_none_of_its_turns_when_its_file_grows(
+        home: Path, tmp_path: Path):
+    """`atc forget --session`, then the chat goes on: names that spoke once (read as lines of
+    the turn above) speak again, and split the forgotten turns into parts; only the turns
+    written after the erasure are taken."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Priya: hello\nAnn: hi\nPriya: my card number is 4111 1111\n"
+                    "Tomás: which bank?\n", encoding="utf-8")
+    run(home, "ingest", str(chat), "--format", "text")
+    assert "hello\nAnn: hi" in texts(home)
+    run(home, "forget", "--session", "chat", "--yes")
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write("and the pin\nTomás: ok\nAnn: fine\n")
+    run(home, "ingest", str(chat), "--format", "text")
+    assert texts(home) == ["fine", "ok"]
+    assert files_holding(home, b"4111") == [] and files_holding(home, b"which bank") == []
