@@ -21,6 +21,7 @@
             api_erasable/2,             % +Handles, -Items
             api_erase_plan/2,           % +Handles, -Plan
             api_erase/4,                % +Handles, +Who, +Reason, -Result
+            api_erase/5,                % +Handles, +Dropped, +Who, +Reason, -Result
             api_erasures/1,             % -Records
             api_compact/2,              % +File, -Info
             api_adopt_compacted/1,      % +Epoch
@@ -255,8 +256,15 @@ erasable_(H, Item) :-
 %   `sessions` (whose arcs and rollups must be rebuilt).
 %   @error existence_error(item, Handle) for a handle the journal never held (nothing erased).
 api_erase(Hs, Who, Reason, Result) :-
+    api_erase(Hs, [], Who, Reason, Result).
+
+%!  api_erase(+Handles:list, +Dropped:list, +Who:string, +Reason:string, -Result:dict) is det.
+%   As api_erase/4; Dropped holds `[Handle, Text]` for items whose L0 retention dropped, their
+%   text read again from their transcripts: digested (journal_erase/5), never stored.
+api_erase(Hs, Dropped, Who, Reason, Result) :-
     must_be(list(atom), Hs),
-    api_batch(erase_(Hs, Who, Reason, Result)).
+    must_be(list, Dropped),
+    api_batch(erase_(Hs, Dropped, Who, Reason, Result)).
 
 %!  api_erase_plan(+Handles:list, -Plan:dict) is det.
 %
@@ -281,10 +289,10 @@ erase_plan_(Hs, Items, Goals, Rec, Sessions) :-
     findall(S, ( member(I, Items), I.forgotten == false, S = I.session ), Sessions0),
     sort(Sessions0, Sessions).
 
-erase_(Hs, Who, Reason, _{records: Records, invalidated: Ids, recurate: Rec,
-                          echoes: Echoes, sessions: Sessions}) :-
+erase_(Hs, Dropped, Who, Reason, _{records: Records, invalidated: Ids, recurate: Rec,
+                                   echoes: Echoes, sessions: Sessions}) :-
     erase_plan_(Hs, _, Goals, _, Sessions),
-    maplist(erase_one_(Who, Reason), Hs, Records),
+    maplist(erase_one_(Dropped, Who, Reason), Hs, Records),
     cells_release(Hs),                  % each cell is rebuilt once from its members left
     erased_goal_marker(Marker),
     findall(H, ( member(S-G, Goals),
@@ -297,8 +305,9 @@ erase_(Hs, Who, Reason, _{records: Records, invalidated: Ids, recurate: Rec,
     forall(( member(H, Hs), distinct(Scope, belief_support(Scope, _, item(H))) ),
            tms_item_changed(Scope, H, Now, _)).
 
-erase_one_(Who, Reason, H, Record) :-
-    journal_erase(H, Who, Reason, Record).
+erase_one_(Dropped, Who, Reason, H, Record) :-
+    (   memberchk([H, Text], Dropped), string(Text) -> true ; Text = "" ),
+    journal_erase(H, Who, Reason, Text, Record).
 
 %!  api_erasures(-Records:list(dict)) is det.
 %   Every erasure's audit record: `handle`, `digest`, `time` (POSIX), `who`, `reason`.

@@ -28,6 +28,7 @@
             journal_adopt_launch_goals/2, % +Handles, -Changed
             journal_adopt_launches/2,   % +Launches, -Changed
             journal_erase/4,            % +Handle, +Who, +Reason, -Record
+            journal_erase/5,            % +Handle, +Who, +Reason, +Dropped, -Record
             journal_replace_goal/4,     % +Session, +Goal, +Marker, -Handles
             erased_goal_marker/1,       % -Marker
             journal_erasable/2,         % +Handle, -Dict
@@ -67,9 +68,11 @@ Only this module changes these facts, always through the durable store.
 
 **Erasure.** journal_erase/4 removes every fact of an item (its fields, its text, its links,
 its tombstone; with a session's last item, the session's working directory) and keeps only the minimal audit record forgotten/5: handle, a digest of its
-text, when, who asked and why. Ingestion refuses an item whose handle, or whose text's digest,
-is forgotten, and counts it (`forgotten` in the counts), so re-ingesting the source never
-brings the item back.
+text, when, who asked and why, with the digests of its text's lines and the lines of its source
+it was read from (forgotten_line_/1, forgotten_place_/4: no text). Ingestion refuses an item
+whose handle, or whose text's digest, is forgotten, and a text that is a part of a forgotten one
+(journal_refuses/2, forgotten_at_/3), and counts it (`forgotten` in the counts), so
+re-ingesting the source never brings the item back, whole or in parts.
 */
 
 :- dynamic
@@ -81,6 +84,8 @@ brings the item back.
     watermark_/3,   % SourceName, Size, Digest
     forgotten_/5,   % Handle, Digest, Time, Who, Reason: what remains of an erased item
     forgotten_goal_/2, % Session, Digest: a goal of Session that an erased user goal set
+    forgotten_line_/1, % LineKey: a line of an erased item's text (60 bits of its digest)
+    forgotten_place_/4, % Handle, SourceName, FirstLine, LastLine: where the erased item was read
     segment_/1,     % Segment that has (had) items: lets hydration list segments without a scan
     session_cwd_/2, % Session, Cwd: the working directory its items share ([]: none), see below
     no_cwd_/1.      % Handle: an item without a working directory in a session with one
@@ -96,6 +101,8 @@ atc_store:durable_predicate(atc_journal:session_cwd_/2).
 atc_store:durable_predicate(atc_journal:no_cwd_/1).
 atc_store:durable_predicate(atc_journal:forgotten_/5).
 atc_store:durable_predicate(atc_journal:forgotten_goal_/2).
+atc_store:durable_predicate(atc_journal:forgotten_line_/1).
+atc_store:durable_predicate(atc_journal:forgotten_place_/4).
 
 		 /*******************************
 		 *      QUERY VOCABULARY        *
@@ -330,9 +337,10 @@ tombstoned(H) :- tombstone_(H, _, _).
 
 %!  forgotten(?Handle, ?Digest:string, ?Time:float, ?Who:string, ?Reason:string) is nondet.
 %
-%   The audit record of an erased item: its handle, `sha256:HEX` of its L0 text (UTF-8; ""
-%   when retention had already dropped the text), the POSIX time it was erased, who asked and
-%   why. Nothing else of the item remains.
+%   The audit record of an erased item: its handle, `sha256:HEX` of its L0 text (UTF-8; of
+%   the text read again from its transcript when retention had dropped it; "" when neither
+%   was to be had), the POSIX time it was erased, who asked and why. Beside it only digests
+%   of its lines and its source's line numbers remain (forgotten_line_/1, forgotten_place_/4).
 forgotten(H, Digest, Time, Who, Reason) :-
     forgotten_(H, Digest, Time, Who, Reason).
 
@@ -393,18 +401,27 @@ add_term_(Item0, Added0, Added) :-
     ;   add_item_(Stored, _Wire, Added0, Added)
     ).
 
-% An erased item is never ingested again: its handle, or its text's digest, is forgotten.
+% An erased item is never ingested again: its handle, or its text's digest, is forgotten; nor
+% is a part of it that a reading of its file, read again, gives at the place it was read.
 refused_(Item) :-
     arg(1, Item, H),
     arg(11, Item, Text),
-    journal_refuses(H, Text).
+    (   journal_refuses(H, Text)
+    ->  true
+    ;   arg(2, Item, Src),
+        arg(10, Item, Pointer),
+        forgotten_at_(Src, Pointer, Text)
+    ).
 
 %!  journal_refuses(+Handle, +Text) is semidet.
 %   True when an item of Handle or of Text was erased (forgotten/5): it is not taken again;
 %   nor is a Text that begins with an erased text to the end of one of its lines, which is
 %   what reading the item's file again gives once it grew: the turn went on below it, or the
 %   call it was, read before its result, has its output (`\n(no result in the transcript)`
-%   after the call in the erased text).
+%   after the call in the erased text); nor a Text made only of lines of erased texts (lines
+%   under three characters passed over; a line's part after a speaker's `Name:` counts as the
+%   line, see erased_line_keys_/2): a forgotten turn that split in two once a name in it
+%   spoke again, or a part of a forgotten output quoted whole elsewhere.
 journal_refuses(H, Text) :-
     (   forgotten_(H, _, _, _, _)
     ->  true
@@ -413,8 +430,112 @@ journal_refuses(H, Text) :-
             forgotten_(_, Digest, _, _, _)
         ->  true
         ;   forgotten_head_(Text)
+        ->  true
+        ;   forgotten_lines_(Text)
         )
     ).
+
+% Every line of Text that counts (counted_lines_/2) is a line of an erased text, and there is
+% one.
+forgotten_lines_(Text) :-
+    forgotten_line_(_),
+    !,
+    counted_lines_(Text, Lines),
+    Lines \== [],
+    forall(member(Line, Lines),                       % stops at the first line of its own
+           ( line_key_(Line, Key), forgotten_line_(Key) )).
+
+% A Text read at the place an erased item was read, in the same source, whose first line is
+% a line of an erased text: a part of the item that a later reading of its grown file gives
+% (a turn split where a name spoke again), with whatever was appended below it.
+forgotten_at_(Src, Pointer, Text) :-
+    forgotten_place_(_, Src, _, _),
+    !,
+    pointer_first_line_(Pointer, Src, Line),
+    forgotten_place_(_, Src, First, Last),
+    Line >= First, Line =< Last,
+    !,
+    text_lines_(Text, [Head|_]),
+    line_key_(Head, Key),
+    forgotten_line_(Key).
+
+% The first line a stored pointer names (`Source:N` is stored as N; `Source:N-M` as a string).
+pointer_first_line_(Stored, _, Line) :-
+    integer(Stored),
+    !,
+    Line = Stored.
+pointer_first_line_(Stored, Src, First) :-
+    pointer_lines_(Stored, Src, First, _).
+
+% The lines `Source:N` or `Source:N-M` names (N-N for one line); fails for another pointer.
+pointer_lines_(N, _, N, N) :-
+    integer(N),
+    !.
+pointer_lines_(Stored, Src, First, Last) :-
+    atom_length(Src, Len),
+    sub_string(Stored, 0, Len, _, Prefix),
+    atom_string(Src, Prefix),
+    sub_string(Stored, Len, 1, After, ":"),
+    sub_string(Stored, _, After, 0, Range),
+    split_string(Range, "-", "", Parts),
+    catch(maplist(line_number_, Parts, Ns), error(syntax_error(_), _), fail),
+    (   Ns = [First] -> Last = First
+    ;   Ns = [First, Last], First =< Last
+    ).
+
+line_number_(S, N) :-
+    number_string(N, S),
+    integer(N).
+
+% Text's lines that are not blank, in order, their surrounding blanks trimmed.
+text_lines_(Text, Lines) :-
+    split_string(Text, "\n", " \t\r", Lines0),
+    exclude(==(""), Lines0, Lines).
+
+% Text's lines that count where a text is read anywhere: those of three characters or more.
+% A shorter one (`}`, `ok`, a list marker) says nothing of what text it is in, and is passed
+% over as a blank one is (a later `ok` is not refused for an erased text's `ok` line); at the
+% place an erased item was read (forgotten_at_/3) every line counts.
+counted_lines_(Text, Lines) :-
+    text_lines_(Text, Lines0),
+    exclude(short_line_, Lines0, Lines).
+
+short_line_(Line) :-
+    string_length(Line, N),
+    N < 3.
+
+% A line's key: the first 60 bits of the SHA-256 of its UTF-8 bytes, an integer (a small
+% journal record and clause index a line; a chance match needs ~2^30 lines forgotten).
+line_key_(Line, Key) :-
+    sha_hash(Line, [B0, B1, B2, B3, B4, B5, B6, B7|_], [algorithm(sha256), encoding(utf8)]),
+    Key is (B0 << 52) \/ (B1 << 44) \/ (B2 << 36) \/ (B3 << 28) \/ (B4 << 20)
+         \/ (B5 << 12) \/ (B6 << 4) \/ (B7 >> 4).
+
+% The keys an erased Text leaves: each of its lines, and each line's part after each of the
+% first four colons in its first 80 characters (a `**` or `__` after it dropped, blanks
+% trimmed), which is what the line gives once a name or stamp before the colon is read as a
+% speaker of its own: `Tomás: which bank?`, `**Tomás:** which bank?`, `[10:30] Tomás:which`.
+erased_line_keys_(Text, Keys) :-
+    text_lines_(Text, Lines),
+    foldl(line_variants_, Lines, [], Variants),
+    maplist(line_key_, Variants, Keys0),
+    sort(Keys0, Keys).
+
+line_variants_(Line, Vs0, [Line|Vs]) :-
+    findall(Rest, limit(4, speaker_rest_(Line, Rest)), Rests),
+    append(Rests, Vs0, Vs).
+
+speaker_rest_(Line, Rest) :-
+    sub_string(Line, Before, 1, After, ":"),
+    Before > 0,
+    (   Before > 80 -> !, fail ; true ),
+    sub_string(Line, _, After, 0, Rest0),
+    (   ( sub_string(Rest0, 0, 2, _, "**") ; sub_string(Rest0, 0, 2, _, "__") )
+    ->  sub_string(Rest0, 2, _, 0, Rest1)
+    ;   Rest1 = Rest0
+    ),
+    split_string(Rest1, "", " \t\r", [Rest]),
+    Rest \== "".
 
 % The digest of each of Text's first lines, one line more each time, is taken on from the one
 % before (sha_hash_ctx/4): linear in Text's length.
@@ -1078,16 +1199,27 @@ journal_text_digest(Text, Digest) :-
 %   retracted by handle, so the journal's record of the change holds no text. Erasing an
 %   erased handle changes nothing and gives its record.
 %   @error existence_error(item, Handle) for a handle the journal never held.
-journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
+journal_erase(H, Who, Reason, Record) :-
+    journal_erase(H, Who, Reason, "", Record).
+
+%!  journal_erase(+Handle, +Who:string, +Reason:string, +Dropped:string, -Record) is det.
+%
+%   As journal_erase/4; Dropped is the item's text read again from its transcript when its L0
+%   is no longer held (retention dropped it; "" when unknown), so that its digests are kept
+%   all the same. Dropped is used for the digests only: it is never stored.
+journal_erase(H, Who, Reason, Dropped, forgotten(H, Digest, Time, Who1, Reason1)) :-
     must_be(atom, H),
     must_be(string, Who),
     must_be(string, Reason),
+    must_be(string, Dropped),
     (   forgotten_(H, Digest, Time, Who1, Reason1)
     ->  true
     ;   item_(H, _, Ses, _, _, _, _, _, _, _)
-    ->  (   text_(H, Text) -> journal_text_digest(Text, Digest) ; Digest = "" ),
+    ->  (   text_(H, Text), Text \== "" -> true ; Text = Dropped ),
+        (   Text \== "" -> journal_text_digest(Text, Digest) ; Digest = "" ),
         get_time(Time),
         Who1 = Who, Reason1 = Reason,
+        erase_leaves_lines_(H, Text),
         durable_retract(atc_journal:item_(H, _, _, _, _, _, _, _, _, _)),
         durable_retract(atc_journal:text_(H, _)),
         durable_retract(atc_journal:relation_(H, _, _)),
@@ -1100,6 +1232,19 @@ journal_erase(H, Who, Reason, forgotten(H, Digest, Time, Who1, Reason1)) :-
         ),
         durable_assert(atc_journal:forgotten_(H, Digest, Time, Who, Reason))
     ;   existence_error(item, H)
+    ).
+
+% What an erased item leaves so that no reading brings a part of it back: its lines' keys
+% (digests) and the lines of its source it was read from (a pointer, not text).
+erase_leaves_lines_(H, Text) :-
+    erased_line_keys_(Text, Keys),
+    forall(( member(Key, Keys), \+ forgotten_line_(Key) ),
+           durable_assert(atc_journal:forgotten_line_(Key))),
+    (   item_(H, Src, _, _, _, _, _, _, _, P),
+        pointer_lines_(P, Src, First, Last),
+        \+ forgotten_place_(H, Src, First, Last)
+    ->  durable_assert(atc_journal:forgotten_place_(H, Src, First, Last))
+    ;   true
     ).
 
 %!  journal_replace_goal(+Session, +Goal:string, +Marker:string, -Handles:list) is det.
@@ -1170,13 +1315,18 @@ journal_segment(S) :-
     ).
 
 %!  journal_stats(-Stats:dict) is det.
-%   Counts of items, live items, tombstones, relations, sessions and items per kind.
+%   Counts of items, live items, tombstones, relations, sessions and items per kind. The
+%   relations are the stored links of what is not tombstoned: a grown file read again counts
+%   those of the reading that won, as one ingest of the whole file does.
 journal_stats(_{items: Items, live: Live, tombstoned: Tomb, relations: Rels,
                 sessions: Sessions, kinds: Kinds, segments: Segs}) :-
     aggregate_all(count, item_(_, _, _, _, _, _, _, _, _, _), Items),
     aggregate_all(count, tombstone_(_, _, _), Tomb),
     Live is Items - Tomb,
-    aggregate_all(count, relation_(_, _, _), Rels),
+    (   Tomb =:= 0
+    ->  aggregate_all(count, relation_(_, _, _), Rels)
+    ;   aggregate_all(count, ( relation_(Subject, _, _), \+ tombstone_(Subject, _, _) ), Rels)
+    ),
     aggregate_all(count, distinct(S, item_(_, _, S, _, _, _, _, _, _, _)), Sessions),
     findall(K-N, aggregate(count, H^live_kind_(H, K), N), Kinds),
     findall(G-N, aggregate(count, H^live_seg_(H, G), N), Segs).

@@ -41,6 +41,8 @@ from .bridge import Atom, Var, to_plain
 from .cells.api import STATE_FILE as CELLS_STATE
 from .cells.rows import drop as drop_cell_rows
 from .errors import InputError, UsageError
+from .erasure_texts import dropped_texts
+from .ingest.collector import DEFAULT_MAX_ITEM_CHARS
 from .home import fsync_path
 from .hydration import receipt_text
 from .store import journal_path, snapshot_due, sync_journal, write_snapshot
@@ -65,7 +67,8 @@ class Erasure:
     """The audit record that remains of a forgotten item."""
 
     handle: str
-    digest: str          # "sha256:HEX" of its L0 text ("" when retention had dropped it)
+    digest: str          # "sha256:HEX" of its L0 text (retention dropped it: as its file
+    #                      gives it again; "" when that file no longer does)
     time: str            # ISO 8601 UTC
     who: str
     reason: str
@@ -177,10 +180,16 @@ def forget(mem: Any, handles: list[str], *, who: str | None = None,
     regoaled = sorted(set(the_plan["recurate"]) | set(pending.get("recurate", [])))
     _write_pending(mem.home, {"handles": handles, "invalidated": records, "sessions": sessions,
                               "recurate": regoaled, "who": who, "reason": reason})
-    texts = [t for i in items for t in (i["text"], i["goal"] if i["kind"] == "user_goal" else "")
+    # an item whose L0 retention dropped: its text read again from its file, for its digests
+    # (so that its file, grown, does not give it back) and for redaction; never stored
+    dropped = dropped_texts(items, _source_file,
+                            mem.config.get("max_item_chars", DEFAULT_MAX_ITEM_CHARS))
+    texts = [t for i in items for t in (i["text"] or dropped.get(i["handle"], ""),
+                                        i["goal"] if i["kind"] == "user_goal" else "")
              if t]
     report.receipts_redacted = redact_home_files(mem.home, set(handles), set(records), texts)
-    (result,) = mem.pl.once("atc_api:api_erase", [Atom(h) for h in handles], who, reason, Var())
+    (result,) = mem.pl.once("atc_api:api_erase", [Atom(h) for h in handles],
+                            [[Atom(h), t] for h, t in dropped.items()], who, reason, Var())
     sync_journal(mem.home)
     result = to_plain(result)
     report.invalidated = sorted(set(records) | set(result["invalidated"]))

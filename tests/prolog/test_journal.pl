@@ -62,6 +62,26 @@ test(erased_items_are_refused_by_handle_and_by_text, [setup(fresh), true(C1-C2 =
     journal_add_items([J], Counts2), C2 = Counts2.forgotten,
     \+ item(h9).
 
+test(erased_texts_are_refused_in_parts_and_only_in_parts,
+     [setup(fresh), true(Refused-Kept == [yes, yes, yes, no, no]-[])]) :-
+    item_term(h1, turn, "my card is 4111\n  \n**Tom:** which bank?", I),
+    journal_add_items([I], _),
+    journal_erase(h1, "ann", "secret", _),
+    maplist([T, R]>>( journal_refuses(h9, T) -> R = yes ; R = no ),
+            ["my card is 4111", "which bank?", "which bank?\n my card is 4111 ",
+             "my card is 4111\nand more", ""], Refused),
+    findall(X, ( atc_journal:forgotten_line_(X), \+ integer(X) ), Kept).    % digests only
+
+test(erased_text_read_again_at_its_place_is_refused_with_what_follows, [setup(fresh),
+     true(C1-C2 == 1-0)]) :-
+    I = item(h1, src, "s1", 0, turn, user, "", "", default, "src:3-4", "the card\nTom: which bank", []),
+    journal_add_items([I], _),
+    journal_erase(h1, "ann", "secret", _),
+    J = item(h2, src, "s1", 1, turn, user, "", "", default, "src:4-5", "which bank\nnew line", []),
+    journal_add_items([J], Counts1), C1 = Counts1.forgotten,     % the part at its place
+    K = item(h3, src, "s1", 2, turn, user, "", "", default, "src:9-10", "which bank\nnew line", []),
+    journal_add_items([K], Counts2), C2 = Counts2.forgotten.     % elsewhere: another text
+
 test(inherited_goal_replaced, [setup(fresh), true(G == "[forgotten]")]) :-
     item_term(h1, error, "abc", I),
     journal_add_items([I], _),
