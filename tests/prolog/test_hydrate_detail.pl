@@ -4,7 +4,7 @@
 :- use_module(library(plunit)).
 
 /* How a frame spends detail (atc_hydrate:promote_/4): facts placed by distance from the focus are
-   raised a rung when budget is left, or when a weaker fact can give up detail (or, from its
+   raised to a richer rung when budget is left, or when a weaker fact can give up detail (or, from its
    last rung, its place) more cheaply. */
 
 placed(Id, Score, Level, Rungs, p(c(Id, Score, relevance, 1, near), Level, Tokens, Rungs)) :-
