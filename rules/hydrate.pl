@@ -2234,10 +2234,13 @@ lower_rung_(Rungs, Level, Tokens, Lower, LowerTokens) :-
 % promote_(+Placed, +Budget, -Out, -Dropped): the fovea sets where each fact starts (seeds
 % verbatim, one hop at the distillation, ...); what giving way left of the budget, and detail
 % weaker facts can pay for, goes to the facts that gain most from more detail. Each move raises
-% one fact a rung (the one gaining most value per extra token first), paid from the free budget
-% or by other facts giving way (make_room_/7) for less value than it gains; a rung no longer
-% than the one below it is taken for free. Every move raises the frame's total value, so the
-% loop ends; the bound only caps its work. Dropped are the facts that gave way entirely.
+% one fact to a richer rung (the move gaining most value per extra token first), paid from the
+% free budget or by other facts giving way (make_room_/7) for less value than it gains; a rung
+% no longer than the current one is taken for free. A move may skip rungs: a distillation can
+% be longer than the verbatim turn above it, and raising a rung at a time paid for the dearer
+% rung in passing, dropping a weaker fact to free a few tokens that the next move gave back.
+% Every move raises the frame's total value, so the loop ends; the bound only caps its work.
+% Dropped are the facts that gave way entirely.
 promote_([], _, [], []) :- !.
 promote_(Placed, Budget, Out, Dropped) :-
     frame_best_score_(Placed, Best),       % the best fact never gives way: the best score stays
@@ -2297,16 +2300,16 @@ put_back_(Placed, I, Raised, Others, Placed1) :-
 still_placed_(Others, p(c(Id, _, _, _, _), _, _, _)) :-
     memberchk(p(c(Id, _, _, _, _), _, _, _), Others).
 
-% The next more detailed rung of a fact: the one before Level in Rungs (detail first, see
-% fovea_/3); fails at the most detailed.
-richer_rung_([L0-T0|Rungs], Level, Richer, Tokens) :-
-    L0 \== Level,
-    richer_rung_(Rungs, L0, T0, Level, Richer, Tokens).
+% On backtracking, each more detailed rung of a fact than Level: those before it in Rungs
+% (detail first, see fovea_/3), nearest first; fails at the most detailed.
+richer_rung_(Rungs, Level, Richer, Tokens) :-
+    richer_rungs_(Rungs, Level, [], Before),
+    member(Richer-Tokens, Before).
 
-richer_rung_([L-T|Rungs], L0, T0, Level, Richer, Tokens) :-
+richer_rungs_([L-T|Rungs], Level, Acc, Before) :-
     (   L == Level
-    ->  Richer = L0, Tokens = T0
-    ;   richer_rung_(Rungs, L, T, Level, Richer, Tokens)
+    ->  Before = Acc
+    ;   richer_rungs_(Rungs, Level, [L-T|Acc], Before)
     ).
 
 % make_room_(+Others, +Best, +Need, +Gain, +Rate, -Others1, -Gone): free Need tokens by the

@@ -4,7 +4,7 @@
 :- use_module(library(plunit)).
 
 /* How a frame spends detail (atc_hydrate:promote_/4): facts placed by distance from the focus are
-   raised a rung when budget is left, or when a weaker fact can give up detail (or, from its
+   raised to a richer rung when budget is left, or when a weaker fact can give up detail (or, from its
    last rung, its place) more cheaply. */
 
 placed(Id, Score, Level, Rungs, p(c(Id, Score, relevance, 1, near), Level, Tokens, Rungs)) :-
@@ -57,6 +57,18 @@ test(equal_facts_do_not_leave_for_a_stronger_one, [true(Gone == [])]) :-
     placed(a, 0.9, l1, [l0-377, l1-38], A),
     placed(b, 0.85, l1, [l0-235, l1-35, l3-30], B),
     atc_hydrate:promote_([A, B], 400, _, Gone).
+
+% A distillation can be longer than the verbatim turn above it: a fact at L2 whose L1 costs more
+% than its L0 is raised straight to L0 within the budget left, not a rung at a time, which
+% dropped a weaker fact to pay for the dearer rung in passing (LongMemEval gpt4_59c863d7: an
+% evidence turn of 89 tokens left the frame to free the 4 tokens an L1 needed for a moment).
+test(a_fact_is_raised_past_a_dearer_rung_without_dropping_another,
+     [true(Levels-Gone == [c-l0, a-l0, b-l0]-[])]) :-
+    placed(c, 1.0, l0, [l0-20], C),
+    placed(a, 0.6, l2, [l0-49, l1-55, l2-42], A),
+    placed(b, 0.34, l0, [l0-89], B),
+    atc_hydrate:promote_([C, A, B], 160, Out, Gone),
+    levels(Out, Levels).
 
 test(never_over_budget, [true(Used =< 120)]) :-
     placed(a, 0.9, l3, [l0-80, l1-40, l2-20, l3-10], A),
