@@ -18,6 +18,7 @@
             api_linked_goals/3,         % +Predicate, +Object, -Goals
             api_describe/3,             % +Handle, +Level, -Dict
             api_hydrate/3,              % +Goal, +Options, -Frame
+            api_hydrate_json/3,         % +Goal, +Options, -JsonOrFrame
             api_erasable/2,             % +Handles, -Items
             api_erase_plan/2,           % +Handles, -Plan
             api_erase/4,                % +Handles, +Who, +Reason, -Result
@@ -34,6 +35,7 @@
             api_visible/3,              % +Reader, +Record, -MaxLevel
             api_reader_query/5,         % +Reader, +GoalText, +Options, -Solutions, -More
             api_reader_hydrate/4,       % +Reader, +Goal, +Options, -Frame
+            api_reader_hydrate_json/4,  % +Reader, +Goal, +Options, -JsonOrFrame
             api_reader_describe/4,      % +Reader, +Handle, +Level, -Record
             api_reader_rules/2,         % +Sources, -Module
 
@@ -57,6 +59,7 @@
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(hydrate, []).           % hydrate/3 comes confined from memory
+:- use_module(frame_json, [frame_json/2]).
 :- use_module(attention_api, []).
 :- use_module(tms, [belief_support/3, tms_item_changed/4]).
 :- use_module(memory, except([relation/3, provenance/2,     % journal's and ladder's here
@@ -383,6 +386,16 @@ rung_text_(H, Level, Text) :- rung(H, Level, Text).
 api_hydrate(Goal, Options, Frame) :-
     frame_primed_(Goal),
     within_limits_(Options, hydrate(Goal, Options, Frame)).
+
+%!  api_hydrate_json(+Goal, +Options, -Out) is det.
+%   api_hydrate/3 for the host: Out is the frame as one JSON text (frame_json/2), which crosses
+%   the bridge as one string, or the frame term itself when JSON cannot carry it exactly.
+api_hydrate_json(Goal, Options, Out) :-
+    api_hydrate(Goal, Options, Frame),
+    frame_out_(Frame, Out).
+
+frame_out_(Frame, Out) :-
+    (   frame_json(Frame, Json) -> Out = Json ; Out = Frame ).
 
 % The first frame after a home is opened builds what every later frame reuses: SWI-Prolog's
 % clause indexes on the journal's large predicates (made on their first call) and the host's
@@ -1398,6 +1411,12 @@ api_reader_hydrate(Reader, Goal, Options, Frame) :-
     frame_primed_(Goal),
     grantee_view_run(Reader,
                      within_limits_(Options, atc_grantee_view:hydrate(Goal, Options, Frame))).
+
+%!  api_reader_hydrate_json(+Reader, +Goal, +Options, -Out) is det.
+%   api_reader_hydrate/4 for the host, its frame as api_hydrate_json/3 gives it.
+api_reader_hydrate_json(Reader, Goal, Options, Out) :-
+    api_reader_hydrate(Reader, Goal, Options, Frame),
+    frame_out_(Frame, Out).
 
 %!  api_reader_describe(+Reader, +Handle, +Level, -Record:dict) is det.
 %   What `atc show` prints for a grantee: the record's fields as the filtered view gives them

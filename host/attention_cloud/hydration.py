@@ -138,9 +138,11 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     if not excerpt:
         options["excerpt"] = Atom("false")
     if reader is None:
-        (frame,) = mem.pl.once("atc_api:api_hydrate", goal, options, Var())
+        (out,) = mem.pl.once("atc_api:api_hydrate_json", goal, options, Var())
     else:
-        (frame,) = mem.pl.once("atc_api:api_reader_hydrate", Atom(reader), goal, options, Var())
+        (out,) = mem.pl.once("atc_api:api_reader_hydrate_json", Atom(reader), goal, options,
+                             Var())
+    frame = frame_parts(out)
     # A grantee's receipt says nothing of the owner's memory beyond the frame (how many items
     # are uncurated, which embedder made the vectors).
     status = memory_status(mem, frame) if reader is None else _reader_status(mem, frame, reader)
@@ -148,11 +150,34 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
                        reader=reader, stands_for=stands_for(mem, frame) if reader is None else None)
 
 
-def _reader_status(mem: Any, frame: Term, reader: str) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class FrameParts:
+    """``hydrate/3``'s ``frame(Meta, Facts, Beyond)`` in Python: ``meta`` as
+    :func:`~attention_cloud.bridge.terms.to_plain` gives it, each fact (``fact/11``) and
+    breadcrumb (``crumb/6``) as the list of its arguments."""
+
+    meta: dict[str, Any]
+    facts: list[list[Any]]
+    beyond: list[list[Any]]
+
+
+def frame_parts(out: Any) -> FrameParts:
+    """The frame that ``api_hydrate_json/3`` returns: its JSON text, parsed in C (read term by
+    term, a 100k-item frame's thousand nodes cost ~1.7 ms through the bridge), or the frame
+    term itself when JSON could not carry it exactly (rules/frame_json.pl)."""
+    if isinstance(out, Term):
+        meta, facts, beyond = out.args
+        return FrameParts(to_plain(meta), [list(f.args) for f in facts],
+                          [list(c.args) for c in beyond])
+    meta, facts, beyond = json.loads(out)
+    return FrameParts(meta, facts, beyond)
+
+
+def _reader_status(mem: Any, frame: FrameParts, reader: str) -> dict[str, Any] | None:
     """Why a grantee's frame holds nothing, in their own terms: no live grant reaches them, or
     nothing shared with them answers the goal ("memory holds nothing" misled a grantee whose
     grants had all been revoked)."""
-    if frame.args[1] or frame.args[2]:
+    if frame.facts or frame.beyond:
         return None
     from .sharing.policy import grants_for
 
@@ -176,10 +201,10 @@ def _reader_status(mem: Any, frame: Term, reader: str) -> dict[str, Any] | None:
 STANDS_FOR_LISTED = 100
 
 
-def stands_for(mem: Any, frame: Term) -> dict[str, tuple[int, list[str]]]:
+def stands_for(mem: Any, frame: FrameParts) -> dict[str, tuple[int, list[str]]]:
     """For each cell summary in a frame, the members it stands for: the cell's members that
     the frame does not hold itself, as (how many, the first STANDS_FOR_LISTED sorted)."""
-    handles = sorted({str(f.args[0]) for f in frame.args[1]})
+    handles = sorted({str(f[0]) for f in frame.facts})
     held = [Atom(h) for h in handles]
     out: dict[str, tuple[int, list[str]]] = {}
     for h in handles:
@@ -200,7 +225,7 @@ def check_segments(mem: Any, segments: dict[str, int]) -> None:
         raise UsageError(f"--segment {unknown[0]}: no such segment ({have})")
 
 
-def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
+def memory_status(mem: Any, frame: FrameParts) -> dict[str, Any]:
     """What a frame's receipt says about the memory behind it: ``uncurated`` (items without
     rungs), ``notes`` (one line each: what is missing and the command that builds it), and
     ``empty`` (why a frame holds nothing, when it does not)."""
@@ -213,7 +238,7 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
         notes.append(f"{uncurated} item{'s are' if uncurated != 1 else ' is'} not curated yet "
                      f"(no summaries, skeletons or vectors: frames find them by {found_by}, "
                      "not by meaning): `atc curate` builds them")
-    meta = to_plain(frame.args[0])
+    meta = frame.meta
     mismatch = ""
     if meta.get("path") not in ("semantic", "hybrid"):
         mismatch = embedder_mismatch(mem)
@@ -229,7 +254,7 @@ def memory_status(mem: Any, frame: Term) -> dict[str, Any]:
     if unheld:
         notes.append(unheld)
     empty = ""
-    if not frame.args[1] and not frame.args[2]:
+    if not frame.facts and not frame.beyond:
         budget = int(meta.get("budget", 0))
         smallest = mem.pl.once("atc_ladder:ladder_smallest_skeleton", Var())
         if budget == 0:
@@ -358,17 +383,17 @@ def _now_value(now: str | float) -> str | float:
     return text
 
 
-def build_frame(term: Term, *, home: Path | None, status: dict[str, Any] | None = None,
+def build_frame(frame: FrameParts | Term, *, home: Path | None, status: dict[str, Any] | None = None,
                 reader: str | None = None,
                 stands_for: dict[str, tuple[int, list[str]]] | None = None) -> Frame:
-    """Turn the ``frame(Meta, Facts, Beyond)`` term into a Frame (and store its receipt);
+    """Turn the ``frame(Meta, Facts, Beyond)`` term (or its :class:`FrameParts`) into a Frame (and store its receipt);
     ``status`` (see :func:`memory_status`) adds ``uncurated`` and ``notes`` to the receipt;
     ``reader`` names the principal a grantee's frame was planned for (their receipt leaves
     out the owner's belief names); ``stands_for`` (see :func:`stands_for`) lists, on a cell
     summary's fact, the members it stands for (``stands_for``, at most STANDS_FOR_LISTED, and
     ``stands_for_count``)."""
-    meta_t, facts_t, beyond_t = term.args
-    meta = to_plain(meta_t)
+    parts = frame_parts(frame) if isinstance(frame, Term) else frame
+    meta, facts_t, beyond_t = parts.meta, parts.facts, parts.beyond
     excerpted = {(str(s["segment"]), str(x["handle"])): x
                  for s in meta["segments"] for x in s.get("excerpted", [])}
     facts = tuple(_fact(f, excerpted) for f in facts_t)
@@ -428,8 +453,8 @@ def _honest_framing(receipt: dict[str, Any], lines: list[tuple[str | None, str, 
         for k, s in budget["segments"].items()}}}
 
 
-def _fact(t: Term, excerpted: dict[tuple[str, str], dict[str, Any]]) -> FrameFact:
-    h, seg, lvl, by, score, tokens, hops, src, when, text, dirty = t.args
+def _fact(t: list[Any], excerpted: dict[tuple[str, str], dict[str, Any]]) -> FrameFact:
+    h, seg, lvl, by, score, tokens, hops, src, when, text, dirty = t
     return FrameFact(handle=str(h), segment=str(seg), level=str(lvl), seeded_by=str(by),
                      score=round(float(score), 4), tokens=int(tokens), hops=int(hops),
                      source=str(src), text=str(text), dirty_beliefs=tuple(str(d) for d in dirty),
@@ -444,7 +469,7 @@ def excerpt_fields(excerpt: dict[str, Any] | None) -> dict[str, Any]:
             "excerpt_units": int(excerpt["of"])}
 
 
-def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Term]) -> dict:
+def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[list[Any]]) -> dict:
     capped = {str(h) for s in meta["segments"] for h in s.get("capped", [])}
     speakers = meta.get("speakers") if isinstance(meta.get("speakers"), dict) else {}
     in_window = meta.get("in_window") if isinstance(meta.get("in_window"), dict) else {}
@@ -471,9 +496,8 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[Te
                    **({"excerpt": f.excerpt} if f.excerpt_spans else {}),
                    **({"dirty_beliefs": list(f.dirty_beliefs)} if f.dirty_beliefs else {})}
                   for f in facts],
-        "beyond": [{"handle": str(c.args[0]), "segment": str(c.args[1]),
-                    "level": str(c.args[2]).upper(), "tokens": int(c.args[3]),
-                    "source": str(c.args[4]), "text": str(c.args[5])} for c in beyond],
+        "beyond": [{"handle": str(c[0]), "segment": str(c[1]), "level": str(c[2]).upper(),
+                    "tokens": int(c[3]), "source": str(c[4]), "text": str(c[5])} for c in beyond],
         "suppressed": [{"handle": str(r["handle"]), "segment": str(r["segment"]),
                         "suppressed": str(r["suppressed"]), "like": str(r["like"]),
                         "similarity": float(r["similarity"])}
