@@ -1982,17 +1982,45 @@ distinct_shown_([P|Ps], Seen, Kept, Suppressed) :-
 
 % jaccard_(+A, +B, +Min, -J): the Jaccard index of two word sets (words/3 of sig_words_/1), or
 % 0.0 when it is surely below Min: their sizes alone put it there (the index is at most the
-% ratio of the sizes), or their prefixes share no word.
+% ratio of the sizes), their prefixes share no word, or more words than Min allows are in one
+% set only (counted by one walk of both, which stops there: most pairs compared are not
+% near-duplicates and differ early; the union's size by a sort of both cost a whole sort).
 jaccard_(words(0, _, []), words(0, _, []), _, 1.0) :- !.
 jaccard_(words(LA, PA, A), words(LB, PB, B), Min, J) :-
     (   min(LA, LB) < Min * max(LA, LB)
     ->  J = 0.0
     ;   \+ ord_intersect(PA, PB)
     ->  J = 0.0
-    ;   append(A, B, AB),               % the union's size by one sort in C: much cheaper
-        sort(AB, Union),                % than ord_intersection/3's step per element
-        length(Union, LU),
-        J is (LA + LB - LU) / LU
+    ;   Sum is LA + LB,
+        % J >= Min when the common words I >= Min * Sum / (1 + Min), and the words in one
+        % set only number Sum - 2 * I
+        MaxApart is Sum - 2 * ceiling(Min * Sum / (1 + Min) - 1.0e-9),
+        apart_within_(A, B, 0, MaxApart, Apart)
+    ->  LU is (Sum + Apart) // 2,       % the union's size
+        J is (Sum - LU) / LU
+    ;   J = 0.0
+    ).
+
+% apart_within_(+A, +B, +Apart0, +Max, -Apart): Apart is Apart0 plus the number of words in
+% only one of the ordered sets A and B; fails as soon as that passes Max.
+apart_within_([], B, Apart0, Max, Apart) :- !,
+    length(B, N),
+    Apart is Apart0 + N,
+    Apart =< Max.
+apart_within_(A, [], Apart0, Max, Apart) :- !,
+    length(A, N),
+    Apart is Apart0 + N,
+    Apart =< Max.
+apart_within_([X|Xs], [Y|Ys], Apart0, Max, Apart) :-
+    compare(Order, X, Y),
+    (   Order == (=)
+    ->  apart_within_(Xs, Ys, Apart0, Max, Apart)
+    ;   Apart1 is Apart0 + 1,
+        Apart1 =< Max,
+        (   Order == (<)
+        ->  apart_within_(Xs, [Y|Ys], Apart1, Max, Apart)
+        ;   apart_within_([X|Xs], Ys, Apart1, Max, Apart)
+        )
     ).
 
 		 /*******************************

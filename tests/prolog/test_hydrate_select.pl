@@ -258,3 +258,45 @@ test(a_record_without_one_pays_the_untimed_line, [true(Rungs == [l0-4])]) :-
     priced_(untimed, Rungs).
 
 :- end_tests(hydrate_fact_framing).
+
+/* The near-duplicate test's Jaccard index (jaccard_/4): whatever its filters skip, it finds a
+   pair at or above the threshold exactly when the word sets' true index is there, and then
+   reports that index. Seeded random word sets, most of them edits of one another. */
+
+random_words_(N, Words) :-
+    length(Ws0, N),
+    maplist([W]>>( random_between(1, 60, K), format(string(W), "w~d", [K]) ), Ws0),
+    sort(Ws0, Words).
+
+edited_(Words0, Words) :-                   % drop some words, add some
+    include([_]>>( random(X), X > 0.12 ), Words0, Kept),
+    random_between(0, 3, NAdd),
+    random_words_(NAdd, Added),
+    ord_union(Kept, Added, Words).
+
+true_jaccard_([], [], 1.0) :- !.
+true_jaccard_(A, B, J) :-
+    ord_intersection(A, B, I), length(I, NI),
+    ord_union(A, B, U), length(U, NU),
+    J is NI / NU.
+
+:- begin_tests(hydrate_jaccard).
+
+test(a_pair_passes_exactly_when_its_index_reaches_the_threshold, [true(Wrong == [])]) :-
+    set_random(seed(42)),
+    findall(A-B, ( between(1, 3000, _),
+                   random_between(0, 30, N), random_words_(N, A),
+                   ( random(X), X < 0.7 -> edited_(A, B) ; random_between(0, 30, M),
+                                                           random_words_(M, B) ) ),
+            Pairs),
+    findall(A-B-J-Want,
+            ( member(A-B, Pairs),
+              atc_hydrate:word_set_(A, WA), atc_hydrate:word_set_(B, WB),
+              atc_hydrate:jaccard_(WA, WB, 0.8, J),
+              true_jaccard_(A, B, Want),
+              \+ ( Want >= 0.8 -> J =:= Want ; J < 0.8 ) ),
+            Wrong),
+    aggregate_all(count, ( member(A-B, Pairs), true_jaccard_(A, B, J), J >= 0.8 ), Hits),
+    assertion(Hits > 300).                  % the threshold's side is exercised
+
+:- end_tests(hydrate_jaccard).
