@@ -184,14 +184,22 @@ similarity_within_texts(Query, Texts, K, Pairs) :-
 
 % host_pairs_(+Found, -Pairs): the host's answer as Key-Score pairs. The host gives
 % hits(KeysText, Scores), the keys joined by newlines and the scores in the same order (one
-% text crosses the bridge, not a term per hit); a list of Key-Score pairs is taken as it is.
-host_pairs_(hits(Text, Scores), Pairs) :- !,
+% text crosses the bridge, not a term per hit): Scores a text too, each score as Python's
+% repr writes it (the shortest text that reads back as the same float), or a list of floats
+% when some score is not finite; a list of Key-Score pairs is taken as it is.
+host_pairs_(hits(Text, Scores0), Pairs) :- !,
+    (   string(Scores0) -> host_scores_(Scores0, Scores) ; Scores = Scores0 ),
     (   Scores == []
     ->  Pairs = []
     ;   atomic_list_concat(Keys, '\n', Text),
         pairs_keys_values(Pairs, Keys, Scores)
     ).
 host_pairs_(Pairs, Pairs).
+
+host_scores_("", []) :- !.
+host_scores_(Text, Scores) :-
+    split_string(Text, "\n", "", Parts),
+    maplist(number_string, Scores, Parts).
 
 group_text_(Members-LeftOut, MembersText-LeftOutText) :-
     must_be(list(atomic), Members),
