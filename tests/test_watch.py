@@ -408,10 +408,13 @@ def test_short_soak_misses_nothing_duplicates_nothing_and_does_not_grow_with_bat
     assert result["ops"].get("half line", 0) > 0 and result["ops"].get("cut back and rewritten", 0) > 0
     assert result["lock_wait_max_s"] is not None and result["lock_wait_max_s"] < 10
     # Memory: after the warm-up, batch after batch of re-read files (and a trickle of new
-    # records) must not raise the watcher's RSS beyond what the new data costs. Too short a run
+    # records) must not raise the watcher's anonymous memory batch by batch. Too short a run
     # for the per-day bound of the long soak (that is scripts/bench/watch_soak.py); a leak
-    # planted at 128 KB a batch reads about 13 MB per 100 batches and fails here, none ~1.
+    # planted at 128 KB a batch reads about 14.7 MB per 100 batches and fails here, none ~1.
     steady = result["steady"]
     assert steady["batches"] >= 20, steady
-    assert steady["leak_mb_per_100_batches"] <= 10, steady
+    # The slope itself: the steady state's trickle of new data costs ~0.2 MB per 100 batches,
+    # while the two fresh watchers that estimate it differ by up to ~10 MB on a loaded machine,
+    # which over 45 batches is a "data cost" of +-20 MB per 100 (CI failed on it twice).
+    assert steady["anon_slope_mb_per_100_batches"] <= 10, steady
     assert verdict(result, leak_bound_mb=float("inf")) == []

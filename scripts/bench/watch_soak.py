@@ -540,8 +540,16 @@ class Soak:
             for line in proc.stdout:
                 if json.loads(line).get("event") == "batch":
                     break
-            time.sleep(1.0)
-            return anon_mb(proc.pid)
+            # settled: what the first batch started (an index built in the background, a
+            # snapshot) may still allocate for a while on a loaded machine
+            last, deadline = anon_mb(proc.pid), time.monotonic() + 8.0
+            while time.monotonic() < deadline:
+                time.sleep(0.5)
+                now = anon_mb(proc.pid)
+                if abs(now - last) < 0.25:
+                    break
+                last = now
+            return now
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=60)
