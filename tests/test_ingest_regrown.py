@@ -85,21 +85,11 @@ def test_a_name_that_speaks_again_becomes_a_speaker_of_its_own(mem: Memory, tmp_
 
 
 def test_a_call_whose_result_arrived_replaces_the_call_without_one(mem: Memory, tmp_path: Path):
-    def record(uuid, role, content):
-        return json.dumps({"type": role, "uuid": uuid, "sessionId": "S", "cwd": "/srv",
-                           "timestamp": "2026-03-02T02:10:00Z",
-                           "message": {"role": role, "content": content}}) + "\n"
-
-    log = tmp_path / "s.jsonl"
-    log.write_text(record("u1", "user", "Why does the nightly build hang?")
-                   + record("a1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
-                                                 "input": {"command": "pytest tests/slow"}}]),
-                   encoding="utf-8")
+    log = call_log(tmp_path, "Why does the nightly build hang?", "pytest tests/slow")
     mem.ingest([log])
     assert [t for t in texts(mem) if NO_RESULT in t]
     with log.open("a", encoding="utf-8") as fh:
-        fh.write(record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
-                                        "content": "Timeout >600s in test_sync"}]))
+        fh.write(call_result("Timeout >600s in test_sync"))
     assert mem.ingest([log]).superseded == 1
     about_the_call = [t for t in texts(mem) if "pytest tests/slow" in t]
     assert len(about_the_call) == 1 and "Timeout >600s" in about_the_call[0]
@@ -337,8 +327,7 @@ def test_turns_appended_under_a_forgotten_goal_never_carry_its_text(home: Path, 
         assert goals == {"hello there": "hello there", "hi": "hello there",
                          "noted": "[forgotten]",
                          "anything else?\nand one more line": "[forgotten]"}
-    held = [p for p in home.rglob("*") if p.is_file() and b"4471" in p.read_bytes()]
-    assert held == []
+    assert files_holding(home, b"4471") == []
 
 
 def test_a_subagent_growing_after_its_launching_goal_was_forgotten_never_carries_it(
@@ -369,6 +358,28 @@ def claude_code_record(uuid: str, role: str, content, minute: int) -> str:
     return json.dumps({"type": role, "uuid": uuid, "sessionId": "S1", "cwd": "/srv",
                        "timestamp": f"2026-03-02T02:{minute:02d}:00Z",
                        "message": {"role": role, "content": content}}) + "\n"
+
+
+def call_log(tmp_path: Path, goal: str, command: str) -> Path:
+    """A Claude Code session cut off in a Bash call: the call has no result yet."""
+    log = tmp_path / "s.jsonl"
+    log.write_text(claude_code_record("u1", "user", goal, 10)
+                   + claude_code_record("a1", "assistant", [
+                       {"type": "tool_use", "id": "t1", "name": "Bash",
+                        "input": {"command": command}}], 10),
+                   encoding="utf-8")
+    return log
+
+
+def call_result(output: str) -> str:
+    """The record of the call's result, to append to :func:`call_log`'s file."""
+    return claude_code_record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
+                                              "content": output}], 10)
+
+
+def files_holding(home: Path, needle: bytes) -> list[Path]:
+    """The files of ``home`` whose bytes hold ``needle`` (erasure promises none)."""
+    return [p for p in home.rglob("*") if p.is_file() and needle in p.read_bytes()]
 
 
 def arcs_and_entries(mem: Memory) -> tuple[list, list, list]:
@@ -561,16 +572,7 @@ def test_a_labelled_turn_keeps_its_labels_in_the_reading_that_supersedes_it(
 def test_a_labelled_call_keeps_its_labels_once_its_result_is_read(home: Path, tmp_path: Path):
     """A call read before its result is superseded by the call with its result, a record
     further down: its labels went nowhere, and the command line it held was read again."""
-    def record(uuid, role, content):
-        return json.dumps({"type": role, "uuid": uuid, "sessionId": "S", "cwd": "/srv",
-                           "timestamp": "2026-03-02T02:10:00Z",
-                           "message": {"role": role, "content": content}}) + "\n"
-
-    log = tmp_path / "s.jsonl"
-    log.write_text(record("u1", "user", "Why does the nightly build hang?")
-                   + record("a1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
-                                                 "input": {"command": "deploy --token=S3CRET"}}]),
-                   encoding="utf-8")
+    log = call_log(tmp_path, "Why does the nightly build hang?", "deploy --token=S3CRET")
     runner = CliRunner()
     at = ["--home", str(home)]
     assert runner.invoke(main, ["ingest", str(log), *at]).exit_code == 0
@@ -580,8 +582,7 @@ def test_a_labelled_call_keeps_its_labels_once_its_result_is_read(home: Path, tm
                   ["label", call, "--reader", "bob"]):
         assert runner.invoke(main, [*words, *at]).exit_code == 0
     with log.open("a", encoding="utf-8") as fh:
-        fh.write(record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
-                                        "content": "deployed"}]))
+        fh.write(call_result("deployed"))
     assert runner.invoke(main, ["ingest", str(log), *at]).exit_code == 0
     with Memory.open(home) as mem:
         (answered,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "S3CRET" in r["T"]]
@@ -605,29 +606,19 @@ def test_a_forgotten_turn_that_goes_on_stays_forgotten(home: Path, tmp_path: Pat
         report = mem.ingest([chat])
         assert (report.new, report.forgotten) == (0, 1)
         assert not [r for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
-    assert [p for p in home.rglob("*") if p.is_file() and b"4111" in p.read_bytes()] == []
+    assert files_holding(home, b"4111") == []
 
 
 def test_a_call_forgotten_before_its_result_stays_forgotten(home: Path, tmp_path: Path):
-    def record(uuid, role, content):
-        return json.dumps({"type": role, "uuid": uuid, "sessionId": "S", "cwd": "/srv",
-                           "timestamp": "2026-03-02T02:10:00Z",
-                           "message": {"role": role, "content": content}}) + "\n"
-
-    log = tmp_path / "s.jsonl"
-    log.write_text(record("u1", "user", "Deploy the release")
-                   + record("a1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
-                                                 "input": {"command": "deploy --token=S3CRET"}}]),
-                   encoding="utf-8")
+    log = call_log(tmp_path, "Deploy the release", "deploy --token=S3CRET")
     with Memory.open(home) as mem:
         mem.ingest([log])
         (call,) = [r["H"] for r in mem.query("relation(H, no_result, true)").rows]
         mem.forget([call], reason="a token")
         with log.open("a", encoding="utf-8") as fh:
-            fh.write(record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
-                                            "content": "deployed\nall green"}]))
+            fh.write(call_result("deployed\nall green"))
         assert mem.ingest([log]).forgotten == 1
-    assert [p for p in home.rglob("*") if p.is_file() and b"S3CRET" in p.read_bytes()] == []
+    assert files_holding(home, b"S3CRET") == []
 
 
 def test_forgetting_a_turn_forgets_its_shorter_readings_too(home: Path, tmp_path: Path):
@@ -649,26 +640,16 @@ def test_forgetting_a_turn_forgets_its_shorter_readings_too(home: Path, tmp_path
                                   "--yes", "--format", "json", *at])
     assert result.exit_code == 0, result.output
     assert len(json.loads(result.stdout)["items"]) == 3     # the turn and its two readings
-    assert [p for p in home.rglob("*") if p.is_file() and b"4111" in p.read_bytes()] == []
+    assert files_holding(home, b"4111") == []
 
 
 def test_forgetting_a_call_forgets_its_reading_before_the_result(home: Path, tmp_path: Path):
-    def record(uuid, role, content):
-        return json.dumps({"type": role, "uuid": uuid, "sessionId": "S", "cwd": "/srv",
-                           "timestamp": "2026-03-02T02:10:00Z",
-                           "message": {"role": role, "content": content}}) + "\n"
-
-    log = tmp_path / "s.jsonl"
-    log.write_text(record("u1", "user", "Deploy the release")
-                   + record("a1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
-                                                 "input": {"command": "deploy --token=S3CRET"}}]),
-                   encoding="utf-8")
+    log = call_log(tmp_path, "Deploy the release", "deploy --token=S3CRET")
     with Memory.open(home) as mem:
         mem.ingest([log])
         with log.open("a", encoding="utf-8") as fh:
-            fh.write(record("u2", "user", [{"type": "tool_result", "tool_use_id": "t1",
-                                            "content": "deployed"}]))
+            fh.write(call_result("deployed"))
         mem.ingest([log])
         (call,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "S3CRET" in r["T"]]
         assert len(mem.forget([call]).handles) == 2
-    assert [p for p in home.rglob("*") if p.is_file() and b"S3CRET" in p.read_bytes()] == []
+    assert files_holding(home, b"S3CRET") == []
