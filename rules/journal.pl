@@ -478,13 +478,13 @@ pointer_lines_(Stored, Src, First, Last) :-
     sub_string(Stored, Len, 1, After, ":"),
     sub_string(Stored, _, After, 0, Range),
     split_string(Range, "-", "", Parts),
-    catch(maplist(line_number_, Parts, Ns), error(syntax_error(_), _), fail),
+    maplist(line_number_, Parts, Ns),
     (   Ns = [First] -> Last = First
     ;   Ns = [First, Last], First =< Last
     ).
 
 line_number_(S, N) :-
-    number_string(N, S),
+    catch(number_string(N, S), error(syntax_error(_), _), fail),
     integer(N).
 
 % Text's lines that are not blank, in order, their surrounding blanks trimmed.
@@ -1087,16 +1087,7 @@ distinct_sessions_(Handles, Sessions) :-
 
 % The first line a stored pointer names: `Src:Line`, `path:First-Last`, `path:Line#/json`.
 stored_first_line_(Stored, Src, First) :-
-    (   integer(Stored)
-    ->  First = Stored
-    ;   stored_pointer_(Pointer, Src, Stored),
-        split_string(Pointer, "#", "", [Path|_]),
-        split_string(Path, ":", "", Parts),
-        last(Parts, Range),
-        split_string(Range, "-", "", [Digits|_]),
-        catch(number_string(First, Digits), error(syntax_error(_), _), fail),
-        integer(First)
-    ).
+    stored_line_range_(Stored, Src, First, _).
 
 %!  journal_successors(+Superseded:list(atom), +Keep:list(atom), -Pairs:list) is det.
 %
@@ -1157,16 +1148,15 @@ answered_call_(Old, New) :-
 % The first and last line a stored pointer names (`Src:Line`, `path:First-Last`,
 % `path:Line#/json`); fails for a pointer without lines.
 stored_line_range_(Stored, Src, First, Last) :-
-    stored_first_line_(Stored, Src, First),
     (   integer(Stored)
-    ->  Last = First
+    ->  First = Stored, Last = Stored
     ;   stored_pointer_(Pointer, Src, Stored),
         split_string(Pointer, "#", "", [Path|_]),
         split_string(Path, ":", "", Parts),
         last(Parts, Range),
-        (   split_string(Range, "-", "", [_, Digits]),
-            catch(number_string(Last0, Digits), error(syntax_error(_), _), fail),
-            integer(Last0)
+        split_string(Range, "-", "", [FirstDigits|LastDigits]),
+        line_number_(FirstDigits, First),
+        (   LastDigits = [Digits], line_number_(Digits, Last0)
         ->  Last = Last0
         ;   Last = First
         )
