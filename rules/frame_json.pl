@@ -3,7 +3,14 @@
           ]).
 :- use_module(library(apply)).
 :- use_module(library(lists)).
-:- use_module(library(http/json), []).  % its foreign json_write_string/2 escapes text in C
+% Its foreign json_write_string/2 escapes text in C. A SWI-Prolog built without the http
+% package has no library(http/json): frame_json/2 then fails and frames cross as terms.
+:- if(exists_source(library(http/json))).
+:- use_module(library(http/json), []).
+json_available_.
+:- else.
+json_available_ :- fail.
+:- endif.
 
 /** <module> A frame as one JSON text for the host
 
@@ -25,6 +32,7 @@ cannot write) makes frame_json/2 fail, and the host reads that frame as a term.
 %   Json is frame(Meta, Facts, Beyond) as the JSON text [Meta, Facts, Beyond] (see the module
 %   comment); fails when the frame holds a value JSON cannot carry exactly.
 frame_json(frame(Meta, Facts, Beyond), Json) :-
+    json_available_,
     catch(with_output_to(string(Json),
                          ( current_output(Out),
                            write_frame_(Out, Meta, Facts, Beyond) )),
