@@ -39,8 +39,18 @@ def _frame(meta, facts, beyond):
 
 
 def _plain(parts: hydration.FrameParts) -> str:
-    # repr tells -0.0 from 0.0, an int from a float, and keeps the members' order
-    return repr((parts.meta, to_plain(parts.facts), to_plain(parts.beyond)))
+    # repr tells -0.0 from 0.0 and an int from a float; a dict's members are compared in key
+    # order (janus reads a Prolog dict's members in another order than SWI-Prolog writes them,
+    # and nothing the host makes of a frame depends on it)
+    return repr(_canonical((parts.meta, to_plain(parts.facts), to_plain(parts.beyond))))
+
+
+def _canonical(value):
+    if isinstance(value, dict):
+        return ("dict", sorted((k, _canonical(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_canonical(v) for v in value)
+    return value
 
 
 def _leaves(value):
