@@ -19,6 +19,7 @@ import pytest
 from attention_cloud import Memory
 from click.testing import CliRunner
 from attention_cloud.cli import main
+from attention_cloud.home import write_config
 
 NO_RESULT = "(no result in the transcript)"
 
@@ -220,7 +221,7 @@ def test_turns_moved_to_other_days_leave_their_cells_and_are_placed_again(home: 
                                                                           tmp_path: Path):
     """A cell's span and ladder are its members' times: turns that moved a month on once the
     file said day/month must not stay in a cell that says they are in January."""
-    (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    write_config(home, {"embedder": "hash"})
     lines = [f"[1/{2 + i // 8}/23, {1 + i % 12}:0{i % 10}:00 PM] {('Priya', 'Tomás')[i % 2]}: "
              f"{('pottery', 'Lisbon', 'deadline', 'garden')[i % 4]} plans, take {i}"
              for i in range(80)]
@@ -406,7 +407,7 @@ def test_a_session_captured_as_it_grew_holds_the_arcs_one_ingest_gives(home: Pat
     log = tmp_path / "S1.jsonl"
     for where in (home, tmp_path / "whole"):
         where.mkdir(exist_ok=True)
-        (where / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+        write_config(where, {"embedder": "hash"})
     with Memory.open(home) as mem:
         for cut in range(2, len(lines) + 1):     # a call before its result, then the result
             log.write_text("".join(lines[:cut]), encoding="utf-8")
@@ -427,7 +428,7 @@ def test_a_session_captured_as_it_grew_holds_the_arcs_one_ingest_gives(home: Pat
 def test_an_arc_a_moved_turn_was_in_leaves_the_indexes(home: Path, tmp_path: Path):
     """Turns whose times a later reading changed drop their arcs' rungs at ingest: the arcs'
     vectors and BM25 entries went on naming records that no longer exist."""
-    (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    write_config(home, {"embedder": "hash"})
     chat = tmp_path / "chat.txt"
     body = ("[1/2/23, 1:56:03 PM] Priya: I signed up for pottery\n"
             "[1/3/23, 9:01:00 AM] Tomás: nice, which studio?\n"
