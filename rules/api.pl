@@ -148,7 +148,8 @@ api_ingest(Items, Counts) :-
 %   was read again whole: the items of its earlier reading that this one no longer gives are
 %   superseded (journal_supersede/5), and those it gives again with another place, time or
 %   links take the new reading's (journal_refresh/3; their curated records are dropped and
-%   they leave their cells, so curation computes and places them again), as do the items of
+%   they leave their cells, so curation computes and places them again; a superseded item
+%   leaves its cell too), as do the items of
 %   a Claude Code subagent stored without a goal before the call that launched it had its
 %   result, which this batch holds (journal_adopt_launch_goals/2). Beliefs citing an item
 %   superseded or refreshed go dirty (tms_item_changed/4). Counts is
@@ -178,8 +179,10 @@ api_ingest_with_marks(Items, Marks, Launches, Counts) :-
                 subtract(Adopted, Refreshed0, Adopted1),
                 append(Refreshed0, Adopted1, Refreshed),
                 ladder_invalidate(Refreshed, Invalidated),
-                cells_release(Refreshed),           % placed again once curated, as new
                 append(Superseded, Refreshed, Changed),
+                % both leave their cells now (a cell's size, span and ladder are its live
+                % members'); a refreshed item is placed again once curated, as new
+                cells_release(Changed),
                 beliefs_on_changed_(Changed),
                 Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed,
                                        invalidated: Invalidated}) )).
