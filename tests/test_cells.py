@@ -783,3 +783,29 @@ def test_memory_grown_to_twice_what_the_cells_were_built_from_is_partitioned_ane
         assert set(after) == {r["H"] for r in _rows(mem, "item(H)")}
     finally:
         mem.close()
+
+
+def test_a_move_to_another_embedder_partitions_the_cells_anew(tmp_path: Path):
+    """The cells' centroids are made of the vectors they were built from: after `atc curate
+    --reembed --embedder` they must not go on placing new items against the old ones (with
+    another width, new items were placed with no vector part at all), so the curate that
+    follows the move builds the cells anew from the new vectors, as a rebuild would."""
+    home = tmp_path / "home"
+    home.mkdir()
+    mem = _open(home)
+    try:
+        sessions = _sessions(3, 12, 2)
+        mem.ingest(_write(tmp_path / "a", sessions[:8]), format="openai")
+        assert mem.curate().cells["rebuilt"]
+        assert not mem.curate().cells["rebuilt"]     # nothing new, same vectors: left alone
+        mem.reembed("hash:256")
+        mem.ingest(_write(tmp_path / "b", sessions[8:]), format="openai")
+        report = mem.curate().cells
+        assert report["rebuilt"] and report["items"] == len(_rows(mem, "item(H)"))
+        assert mem.pl.once("atc_cells:cells_param", _atom("dim"), _var()) == (256,)
+        after = _membership(mem)
+        rebuild(mem)
+        assert _membership(mem) == after             # what a rebuild from the new vectors makes
+        assert not mem.curate().cells["rebuilt"]     # and only once
+    finally:
+        mem.close()

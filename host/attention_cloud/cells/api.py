@@ -204,7 +204,8 @@ def rebuild(mem: Any) -> CellsReport:
     new_ids = set(state.ids)
     rows.note_changed(mem.home, state.ids)  # their copies, should the rebuild die
     _store_cells(mem, cells, [c for c in old if c not in new_ids],
-                 _space_params(state.space) + [Term("-", [Atom("built"), int(state.counts.sum())])])
+                 _space_params(state.space) + [Term("-", [Atom("built"), int(state.counts.sum())]),
+                                               Term("-", [Atom("embedder"), Atom(_embedder_id(mem))])])
     _store_adjacency(mem, state)
     state.version = _version(mem)
     _save_state(mem, state)
@@ -352,14 +353,36 @@ def unplaced(mem: Any) -> list[str]:
 def update(mem: Any) -> CellsReport:
     """Keep the partition up to date after curation: place every curated item in no cell yet
     (:func:`assign`); build the partition when there is none, or anew once memory has grown
-    to :data:`REBUILD_GROWTH` times what the last build partitioned."""
-    if not cells_exist(mem):
+    to :data:`REBUILD_GROWTH` times what the last build partitioned, or when the partition
+    was made from other vectors than the store holds (a move to another embedder)."""
+    if not cells_exist(mem) or _other_vectors(mem):
         return rebuild(mem)
     new = unplaced(mem)
     built = _built_size(mem)
     if built is not None and cells_stats(mem)["members"] + len(new) > REBUILD_GROWTH * max(built, 1):
         return rebuild(mem)
     return assign(mem, new)
+
+
+def _embedder_id(mem: Any) -> str:
+    """The embedder whose vectors the cells are made from ("none": no vectors)."""
+    store = _vector_store(mem)
+    return "none" if store is None else str(store.embedder_id)
+
+
+def _other_vectors(mem: Any) -> bool:
+    """Whether the partition was made from vectors other than the store's: after a move to
+    another embedder (``atc curate --reembed``) the cells' centroids hold the old vectors, and
+    new items would be placed against them with no vector part at all (another width) or
+    with vectors of another model (the same width); a partition stored before the embedder
+    was recorded is compared by width alone."""
+    store = _vector_store(mem)
+    dim = 0 if store is None else int(store.dim)
+    built_dim = mem.pl.once("atc_cells:cells_param", Atom("dim"), Var())
+    if built_dim and int(built_dim[0]) != dim:
+        return True
+    built_by = mem.pl.once("atc_cells:cells_param", Atom("embedder"), Var())
+    return bool(built_by) and str(built_by[0]) != _embedder_id(mem)
 
 
 def _built_size(mem: Any) -> int | None:
