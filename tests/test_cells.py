@@ -809,3 +809,53 @@ def test_a_move_to_another_embedder_partitions_the_cells_anew(tmp_path: Path):
         assert not mem.curate().cells["rebuilt"]     # and only once
     finally:
         mem.close()
+
+
+class _Killed(BaseException):
+    """A kill at that point: nothing after it runs."""
+
+
+def _links(mem: Memory) -> list[tuple]:
+    return sorted((r["A"], r["B"], r["W"]) for r in _rows(mem, "cell_adjacent(A, B, W)"))
+
+
+@pytest.mark.parametrize("step", ["build", "split"])
+def test_a_cells_step_killed_before_its_links_gets_them_from_the_next_curate(
+        tmp_path: Path, monkeypatch, step: str):
+    """The cells are stored in one batch and their links computed from them in the next: a
+    curate killed in between left cells with no neighbours (a first build: none at all; a
+    split: its parts), and the next curate, finding nothing new to place, never linked them."""
+    import attention_cloud.cells.api as cells_api
+
+    home = tmp_path / "home"
+    home.mkdir()
+    mem = _open(home)
+    try:
+        sessions = _sessions(5, 16, 2)
+        first = sessions[:10] if step == "split" else sessions
+        mem.ingest(_write(tmp_path / "a", first), format="openai")
+        if step == "split":
+            mem.curate()
+            # sessions all of one topic join one cell and split it
+            words = TOPICS["pottery"].split()
+            pottery = [{"session_id": f"p{s}", "messages": [
+                {"role": "user", "content": f"About pottery: {' '.join(words[t:] + words[:t])}.",
+                 "timestamp": f"2026-03-{1 + s:02d}T10:{t:02d}:00Z"} for t in range(8)]}
+                for s in range(8)]
+            mem.ingest(_write(tmp_path / "b", pottery), format="openai")
+        real = cells_api._store_adjacency
+        monkeypatch.setattr(cells_api, "_store_adjacency",
+                            lambda m, s: (_ for _ in ()).throw(_Killed()))
+        with pytest.raises(_Killed):
+            mem.curate()
+        monkeypatch.setattr(cells_api, "_store_adjacency", real)
+        again = mem.curate().cells
+        assert step == "build" or again["split"] == 0 and again["assigned"] == 0
+        resumed = _links(mem)
+        cells = {r["C"] for r in _rows(mem, "cell(C)")}
+        assert len(cells) > 1 and {a for a, _, _ in resumed} == cells
+        rebuild(mem)
+        if step == "build":
+            assert resumed == _links(mem)             # what an unkilled build links
+    finally:
+        mem.close()

@@ -205,7 +205,8 @@ def rebuild(mem: Any) -> CellsReport:
     rows.note_changed(mem.home, state.ids)  # their copies, should the rebuild die
     _store_cells(mem, cells, [c for c in old if c not in new_ids],
                  _space_params(state.space) + [Term("-", [Atom("built"), int(state.counts.sum())]),
-                                               Term("-", [Atom("embedder"), Atom(_embedder_id(mem))])])
+                                               Term("-", [Atom("embedder"), Atom(_embedder_id(mem))]),
+                                               _LINKS_STALE])
     _store_adjacency(mem, state)
     state.version = _version(mem)
     _save_state(mem, state)
@@ -407,6 +408,11 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
     if not new:  # nothing to place: only a cell a forget shrank may need merging
         stats = cells_stats(mem)
         if stats["smallest"] >= P.merge_size(stats["members"]):
+            if not _linked(mem):  # a step killed between storing its cells and their links
+                state = _load_state(mem) or _state_from_facts(mem)
+                _store_adjacency(mem, state)
+                state.version = _version(mem)
+                _save_state(mem, state)
             report.cells, report.items = stats["cells"], stats["members"]
             report.rows_copied = _copy_rows(mem, _cell_ids(mem), [])  # whole again after an erasure
             report.seconds = time.perf_counter() - started
@@ -442,6 +448,7 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
     if cells or dropped:
         # a partition built before its size was recorded counts its growth from here
         since = [] if _built_size(mem) is not None else [Term("-", [Atom("built"), total - report.assigned])]
+        since.append(_LINKS_STALE)
         rows.note_changed(mem.home, [c[0] for c in cells])  # their copies, should this step die
         _store(mem, cells, dropped, None, since)
         _store_adjacency(mem, state)
@@ -611,11 +618,23 @@ def _store(mem: Any, cells: list[Any], dropped: list[str],
     sync_journal(mem.home)
 
 
+#: Stored with cells sent before their links (a batch of their own, made from the stored
+#: cells' entities): a step killed in between leaves it, and the next curate links them.
+_LINKS_STALE = Term("-", [Atom("linked"), Atom("false")])
+
+
+def _linked(mem: Any) -> bool:
+    """Whether the cells' links were computed after the cells last changed."""
+    found = mem.pl.once("atc_cells:cells_param", Atom("linked"), Var())
+    return not found or str(found[0]) != "false"
+
+
 def _store_adjacency(mem: Any, state: _State) -> None:
     """Recompute every link from the centroids and the cells' top entities, and store it."""
     by_id = {r["id"]: r for r in cells_list(mem)}
     entities = [by_id.get(c, {}).get("entities", []) for c in state.ids]
-    _store(mem, [], [], P.adjacency(state.ids, state.centroids(), entities), [])
+    _store(mem, [], [], P.adjacency(state.ids, state.centroids(), entities),
+           [Term("-", [Atom("linked"), Atom("true")])])
 
 
 def _state_from_facts(mem: Any) -> _State:
