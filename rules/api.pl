@@ -1423,7 +1423,8 @@ api_reader_hydrate_json(Reader, Goal, Options, Out) :-
 
 %!  api_reader_describe(+Reader, +Handle, +Level, -Record:dict) is det.
 %   What `atc show` prints for a grantee: the record's fields as the filtered view gives them
-%   and its text at Level. An arc or rollup at l0 shows l1.
+%   and its text at Level. An arc, rollup or cell at l0 shows l1; a cell's members are its
+%   live members (all of which the reader sees, or the cell is not theirs).
 %   @error existence_error(record, Handle) when Reader does not see it
 %   @error permission_error(read, level, Handle-Level) above Reader's ceiling for it
 api_reader_describe(Reader, H, Level0, Record) :-
@@ -1432,6 +1433,7 @@ api_reader_describe(Reader, H, Level0, Record) :-
     (   visible(Reader, H, Max) -> true ; existence_error(record, H) ),
     (   item(H) -> Kind = item, Level = Level0
     ;   arc(H) -> Kind = arc, ( Level0 == l0 -> Level = l1 ; Level = Level0 )
+    ;   atc_cells:cell(H) -> Kind = cell, ( Level0 == l0 -> Level = l1 ; Level = Level0 )
     ;   Kind = rollup, ( Level0 == l0 -> Level = l1 ; Level = Level0 )
     ),
     (   visible_at(Reader, H, Level) -> true ; permission_error(read, level, H-Max) ),
@@ -1440,7 +1442,9 @@ api_reader_describe(Reader, H, Level0, Record) :-
 describe_(Kind, H, Level, Max, Record) :-
     V = atc_grantee_view,
     (   V:rung(H, Level, Text) -> true ; existence_error(rung, H-Level) ),
-    findall(M, ( Kind == arc -> V:arc_member(H, M) ; Kind == rollup, V:provenance(H, M), M \== H ),
+    findall(M, ( Kind == arc -> V:arc_member(H, M)
+               ; Kind == cell -> V:cell_member(H, M)
+               ; Kind == rollup, V:provenance(H, M), M \== H ),
             Members0),
     (   Kind == arc -> Members = Members0 ; sort(Members0, Members) ),
     findall(F-X, describe_field_(V, Kind, H, F, X), Pairs),

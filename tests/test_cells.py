@@ -859,3 +859,31 @@ def test_a_cells_step_killed_before_its_links_gets_them_from_the_next_curate(
             assert resumed == _links(mem)             # what an unkilled build links
     finally:
         mem.close()
+
+
+def test_atc_show_shows_a_cell_a_frame_cites_to_its_owner_and_to_a_grantee(topical: Memory):
+    """A frame cites a cell summary by its handle; `atc show HANDLE` is how a user reads a
+    cited record. The owner was told the cell did not exist, and a grantee was shown it as a
+    session rollup with no members."""
+    cell = cell_show(topical, cells_list(topical)[0]["id"])
+    home = str(topical.home)
+    runner = CliRunner()
+
+    def ok(*args: str) -> str:
+        result = runner.invoke(main, [*args, "--home", home], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    for args, level in ((["--level", "L2"], "l2"), ([], "l1")):   # no L0: L1, as for an arc
+        shown = json.loads(ok("show", cell["id"], *args, "--format", "json"))
+        assert (shown["record"], shown["level"]) == ("cell", level)
+        assert shown["text"] == cell["ladder"][level.upper()]
+        assert shown["members"] == cell["members"]
+    assert ok("show", cell["id"]).startswith(cell["ladder"]["L1"])
+    refused = runner.invoke(main, ["show", cell["id"], "--source", "--home", home])
+    assert refused.exit_code == 1 and "has no single source record" in refused.output
+    ok("principal", "add", "alice", "--owner")
+    ok("principal", "add", "bob")
+    ok("grant", "add", "bob", "--segment", "default", "--ceiling", "L1")
+    seen = json.loads(ok("show", cell["id"], "--level", "L2", "--as", "bob", "--format", "json"))
+    assert (seen["record"], seen["members"]) == ("cell", cell["members"])
