@@ -121,12 +121,15 @@ def test_adjacency_is_symmetric_and_weighted(topical: Memory):
 
 
 def test_an_unknown_cell_is_an_error_for_its_neighbours_as_for_its_region(topical: Memory):
-    # cell_neighbours(nope, P) answered P = [] as if the cell were there, alone
-    for goal in ("cell_neighbours(nope, P)", "cell_region(nope, 1, P)"):
+    # cell_neighbours(nope, P) answered P = [] as if the cell were there, alone; cell_path
+    # with a mistyped end failed as if no chain of links joined two cells
+    some = _rows(topical, "cell(C)")[0]["C"]
+    for goal in ("cell_neighbours(nope, P)", "cell_region(nope, 1, P)",
+                 f"cell_path(nope, {some}, P)", f"cell_path({some}, nope, P)"):
         with pytest.raises(PrologError, match="cell `nope' does not exist"):
             topical.query(goal)
-    some = _rows(topical, "cell(C)")[0]["C"]
     assert topical.query(f"cell_neighbours({some}, P)").rows
+    assert topical.query(f"cell_path({some}, {some}, [{some}])").rows
 
 
 def test_aggregates_and_the_cells_own_ladder(topical: Memory):
