@@ -890,3 +890,17 @@ def test_atc_show_shows_a_cell_a_frame_cites_to_its_owner_and_to_a_grantee(topic
     ok("grant", "add", "bob", "--segment", "default", "--ceiling", "L1")
     seen = json.loads(ok("show", cell["id"], "--level", "L2", "--as", "bob", "--format", "json"))
     assert (seen["record"], seen["members"]) == ("cell", cell["members"])
+
+
+def test_the_cells_api_names_a_bad_argument(topical: Memory):
+    """hot_cells(mem, -1) answered [] as if no frame had drawn on a cell, and a limit read
+    from a query string ("3") raised a TypeError from deep inside."""
+    from attention_cloud.cells import hot_cells
+
+    topical.hydrate("pottery glaze kiln", budget=400)
+    assert len(hot_cells(topical, 1)) == 1 and hot_cells(topical, None)
+    for bad in (-1, 0, "3", 2.5, True):
+        with pytest.raises(UsageError, match="limit must be a whole number of at least 1"):
+            hot_cells(topical, bad)
+    with pytest.raises(UsageError, match="cell must be a string"):
+        cell_show(topical, None)

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..bridge import Atom, Term, Var, to_plain
+from .. import api_args
 from ..errors import InputError
 from ..store import sync_journal
 from ..curate.handles import HandleList
@@ -92,7 +93,8 @@ def cells_list(mem: Any) -> list[dict[str, Any]]:
 
 def cell_show(mem: Any, cell: str) -> dict[str, Any]:
     """One cell: its aggregates, neighbours, ladder (L1..L3) and members (sorted);
-    InputError when there is no such cell."""
+    InputError when there is no such cell, UsageError when ``cell`` is not a string."""
+    api_args.text("cell", cell)
     for row in cells_list(mem):
         if row["id"] == cell:
             break
@@ -115,8 +117,10 @@ def cells_stats(mem: Any) -> dict[str, Any]:
     return to_plain(stats)
 
 
-def hot_cells(mem: Any, limit: int = 10) -> list[dict[str, Any]]:
-    """The cells recent frames drew from, hottest first (see rules/cells.pl cell_hot/2)."""
+def hot_cells(mem: Any, limit: int | None = 10) -> list[dict[str, Any]]:
+    """The cells recent frames drew from, hottest first (see rules/cells.pl cell_hot/2), the
+    first ``limit`` (every one: None); UsageError for a limit not a whole number of at least 1."""
+    api_args.whole("limit", limit, minimum=1, optional=True)
     mem.jump  # registers the receipt reader
     rows = mem.pl.solutions("atc_cells:cell_hot", Var(), Var(), limit=limit)
     sizes = {r["id"]: r for r in cells_list(mem)} if rows else {}
