@@ -148,7 +148,8 @@ api_ingest(Items, Counts) :-
 %   was read again whole: the items of its earlier reading that this one no longer gives are
 %   superseded (journal_supersede/5), and those it gives again with another place, time or
 %   links take the new reading's (journal_refresh/3; their curated records are dropped and
-%   they leave their cells, so curation computes and places them again), as do the items of
+%   they leave their cells, so curation computes and places them again; a superseded item
+%   leaves its cell too), as do the items of
 %   a Claude Code subagent stored without a goal before the call that launched it had its
 %   result, which this batch holds (journal_adopt_launch_goals/2). Beliefs citing an item
 %   superseded or refreshed go dirty (tms_item_changed/4). Counts is
@@ -178,8 +179,10 @@ api_ingest_with_marks(Items, Marks, Launches, Counts) :-
                 subtract(Adopted, Refreshed0, Adopted1),
                 append(Refreshed0, Adopted1, Refreshed),
                 ladder_invalidate(Refreshed, Invalidated),
-                cells_release(Refreshed),           % placed again once curated, as new
                 append(Superseded, Refreshed, Changed),
+                % both leave their cells now (a cell's size, span and ladder are its live
+                % members'); a refreshed item is placed again once curated, as new
+                cells_release(Changed),
                 beliefs_on_changed_(Changed),
                 Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed,
                                        invalidated: Invalidated}) )).
@@ -1420,7 +1423,8 @@ api_reader_hydrate_json(Reader, Goal, Options, Out) :-
 
 %!  api_reader_describe(+Reader, +Handle, +Level, -Record:dict) is det.
 %   What `atc show` prints for a grantee: the record's fields as the filtered view gives them
-%   and its text at Level. An arc or rollup at l0 shows l1.
+%   and its text at Level. An arc, rollup or cell at l0 shows l1; a cell's members are its
+%   live members (all of which the reader sees, or the cell is not theirs).
 %   @error existence_error(record, Handle) when Reader does not see it
 %   @error permission_error(read, level, Handle-Level) above Reader's ceiling for it
 api_reader_describe(Reader, H, Level0, Record) :-
@@ -1429,6 +1433,7 @@ api_reader_describe(Reader, H, Level0, Record) :-
     (   visible(Reader, H, Max) -> true ; existence_error(record, H) ),
     (   item(H) -> Kind = item, Level = Level0
     ;   arc(H) -> Kind = arc, ( Level0 == l0 -> Level = l1 ; Level = Level0 )
+    ;   atc_cells:cell(H) -> Kind = cell, ( Level0 == l0 -> Level = l1 ; Level = Level0 )
     ;   Kind = rollup, ( Level0 == l0 -> Level = l1 ; Level = Level0 )
     ),
     (   visible_at(Reader, H, Level) -> true ; permission_error(read, level, H-Max) ),
@@ -1437,7 +1442,9 @@ api_reader_describe(Reader, H, Level0, Record) :-
 describe_(Kind, H, Level, Max, Record) :-
     V = atc_grantee_view,
     (   V:rung(H, Level, Text) -> true ; existence_error(rung, H-Level) ),
-    findall(M, ( Kind == arc -> V:arc_member(H, M) ; Kind == rollup, V:provenance(H, M), M \== H ),
+    findall(M, ( Kind == arc -> V:arc_member(H, M)
+               ; Kind == cell -> V:cell_member(H, M)
+               ; Kind == rollup, V:provenance(H, M), M \== H ),
             Members0),
     (   Kind == arc -> Members = Members0 ; sort(Members0, Members) ),
     findall(F-X, describe_field_(V, Kind, H, F, X), Pairs),

@@ -127,10 +127,11 @@ cell_neighbours(C, Pairs) :-
 %!  cell_path(+From, +To, -Path:list) is semidet.
 %   Path is a shortest chain of adjacent cells from From to To (both included); among paths
 %   of equal length the one through heavier links first. Fails when none connects them.
+%   @error existence_error(cell, C) for a cell memory does not hold (as cell_region/3)
 cell_path(From, To, Path) :-
     must_be(atom, From),
     must_be(atom, To),
-    cell(From), cell(To),
+    forall(member(C, [From, To]), ( cell(C) -> true ; existence_error(cell, C) )),
     (   From == To
     ->  Path = [From]
     ;   bfs_([From], [From-none], To, Parents),

@@ -162,8 +162,12 @@ cell_neighbours(C, Pairs) :-
     ;   Pairs = []
     ).
 %!  cell_path(+C1, +C2, -Path) is semidet.
-%   A path whose every cell the reader sees.
+%   A path whose every cell the reader sees (a cell not theirs fails, as one memory does
+%   not hold: which cells exist is not theirs to learn).
 cell_path(A, B, Path) :-
+    must_be(atom, A),
+    must_be(atom, B),
+    seen_(A, _), seen_(B, _),
     atc_cells:cell_path(A, B, Path),
     forall(member(C, Path), seen_(C, _)).
 %!  cell_region(+C, +Depth, -Cells) is det.

@@ -121,12 +121,15 @@ def test_adjacency_is_symmetric_and_weighted(topical: Memory):
 
 
 def test_an_unknown_cell_is_an_error_for_its_neighbours_as_for_its_region(topical: Memory):
-    # cell_neighbours(nope, P) answered P = [] as if the cell were there, alone
-    for goal in ("cell_neighbours(nope, P)", "cell_region(nope, 1, P)"):
+    # cell_neighbours(nope, P) answered P = [] as if the cell were there, alone; cell_path
+    # with a mistyped end failed as if no chain of links joined two cells
+    some = _rows(topical, "cell(C)")[0]["C"]
+    for goal in ("cell_neighbours(nope, P)", "cell_region(nope, 1, P)",
+                 f"cell_path(nope, {some}, P)", f"cell_path({some}, nope, P)"):
         with pytest.raises(PrologError, match="cell `nope' does not exist"):
             topical.query(goal)
-    some = _rows(topical, "cell(C)")[0]["C"]
     assert topical.query(f"cell_neighbours({some}, P)").rows
+    assert topical.query(f"cell_path({some}, {some}, [{some}])").rows
 
 
 def test_aggregates_and_the_cells_own_ladder(topical: Memory):
@@ -783,3 +786,121 @@ def test_memory_grown_to_twice_what_the_cells_were_built_from_is_partitioned_ane
         assert set(after) == {r["H"] for r in _rows(mem, "item(H)")}
     finally:
         mem.close()
+
+
+def test_a_move_to_another_embedder_partitions_the_cells_anew(tmp_path: Path):
+    """The cells' centroids are made of the vectors they were built from: after `atc curate
+    --reembed --embedder` they must not go on placing new items against the old ones (with
+    another width, new items were placed with no vector part at all), so the curate that
+    follows the move builds the cells anew from the new vectors, as a rebuild would."""
+    home = tmp_path / "home"
+    home.mkdir()
+    mem = _open(home)
+    try:
+        sessions = _sessions(3, 12, 2)
+        mem.ingest(_write(tmp_path / "a", sessions[:8]), format="openai")
+        assert mem.curate().cells["rebuilt"]
+        assert not mem.curate().cells["rebuilt"]     # nothing new, same vectors: left alone
+        mem.reembed("hash:256")
+        mem.ingest(_write(tmp_path / "b", sessions[8:]), format="openai")
+        report = mem.curate().cells
+        assert report["rebuilt"] and report["items"] == len(_rows(mem, "item(H)"))
+        assert mem.pl.once("atc_cells:cells_param", _atom("dim"), _var()) == (256,)
+        after = _membership(mem)
+        rebuild(mem)
+        assert _membership(mem) == after             # what a rebuild from the new vectors makes
+        assert not mem.curate().cells["rebuilt"]     # and only once
+    finally:
+        mem.close()
+
+
+class _Killed(BaseException):
+    """A kill at that point: nothing after it runs."""
+
+
+def _links(mem: Memory) -> list[tuple]:
+    return sorted((r["A"], r["B"], r["W"]) for r in _rows(mem, "cell_adjacent(A, B, W)"))
+
+
+@pytest.mark.parametrize("step", ["build", "split"])
+def test_a_cells_step_killed_before_its_links_gets_them_from_the_next_curate(
+        tmp_path: Path, monkeypatch, step: str):
+    """The cells are stored in one batch and their links computed from them in the next: a
+    curate killed in between left cells with no neighbours (a first build: none at all; a
+    split: its parts), and the next curate, finding nothing new to place, never linked them."""
+    import attention_cloud.cells.api as cells_api
+
+    home = tmp_path / "home"
+    home.mkdir()
+    mem = _open(home)
+    try:
+        sessions = _sessions(5, 16, 2)
+        first = sessions[:10] if step == "split" else sessions
+        mem.ingest(_write(tmp_path / "a", first), format="openai")
+        if step == "split":
+            mem.curate()
+            # sessions all of one topic join one cell and split it
+            words = TOPICS["pottery"].split()
+            pottery = [{"session_id": f"p{s}", "messages": [
+                {"role": "user", "content": f"About pottery: {' '.join(words[t:] + words[:t])}.",
+                 "timestamp": f"2026-03-{1 + s:02d}T10:{t:02d}:00Z"} for t in range(8)]}
+                for s in range(8)]
+            mem.ingest(_write(tmp_path / "b", pottery), format="openai")
+        real = cells_api._store_adjacency
+        monkeypatch.setattr(cells_api, "_store_adjacency",
+                            lambda m, s: (_ for _ in ()).throw(_Killed()))
+        with pytest.raises(_Killed):
+            mem.curate()
+        monkeypatch.setattr(cells_api, "_store_adjacency", real)
+        again = mem.curate().cells
+        assert step == "build" or again["split"] == 0 and again["assigned"] == 0
+        resumed = _links(mem)
+        cells = {r["C"] for r in _rows(mem, "cell(C)")}
+        assert len(cells) > 1 and {a for a, _, _ in resumed} == cells
+        rebuild(mem)
+        if step == "build":
+            assert resumed == _links(mem)             # what an unkilled build links
+    finally:
+        mem.close()
+
+
+def test_atc_show_shows_a_cell_a_frame_cites_to_its_owner_and_to_a_grantee(topical: Memory):
+    """A frame cites a cell summary by its handle; `atc show HANDLE` is how a user reads a
+    cited record. The owner was told the cell did not exist, and a grantee was shown it as a
+    session rollup with no members."""
+    cell = cell_show(topical, cells_list(topical)[0]["id"])
+    home = str(topical.home)
+    runner = CliRunner()
+
+    def ok(*args: str) -> str:
+        result = runner.invoke(main, [*args, "--home", home], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    for args, level in ((["--level", "L2"], "l2"), ([], "l1")):   # no L0: L1, as for an arc
+        shown = json.loads(ok("show", cell["id"], *args, "--format", "json"))
+        assert (shown["record"], shown["level"]) == ("cell", level)
+        assert shown["text"] == cell["ladder"][level.upper()]
+        assert shown["members"] == cell["members"]
+    assert ok("show", cell["id"]).startswith(cell["ladder"]["L1"])
+    refused = runner.invoke(main, ["show", cell["id"], "--source", "--home", home])
+    assert refused.exit_code == 1 and "has no single source record" in refused.output
+    ok("principal", "add", "alice", "--owner")
+    ok("principal", "add", "bob")
+    ok("grant", "add", "bob", "--segment", "default", "--ceiling", "L1")
+    seen = json.loads(ok("show", cell["id"], "--level", "L2", "--as", "bob", "--format", "json"))
+    assert (seen["record"], seen["members"]) == ("cell", cell["members"])
+
+
+def test_the_cells_api_names_a_bad_argument(topical: Memory):
+    """hot_cells(mem, -1) answered [] as if no frame had drawn on a cell, and a limit read
+    from a query string ("3") raised a TypeError from deep inside."""
+    from attention_cloud.cells import hot_cells
+
+    topical.hydrate("pottery glaze kiln", budget=400)
+    assert len(hot_cells(topical, 1)) == 1 and hot_cells(topical, None)
+    for bad in (-1, 0, "3", 2.5, True):
+        with pytest.raises(UsageError, match="limit must be a whole number of at least 1"):
+            hot_cells(topical, bad)
+    with pytest.raises(UsageError, match="cell must be a string"):
+        cell_show(topical, None)

@@ -654,3 +654,34 @@ def test_forgetting_a_call_forgets_its_reading_before_the_result(home: Path, tmp
         (call,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "S3CRET" in r["T"]]
         assert len(mem.forget([call]).handles) == 2
     assert files_holding(home, b"S3CRET") == []
+
+
+def test_a_superseded_turn_leaves_its_cell_at_once(home: Path, tmp_path: Path):
+    """A cell's size, span and ladder are its live members': the shorter reading of a turn
+    that went on must leave its cell when the re-read supersedes it, not linger in the cell's
+    size (and the curate report's count) until the cell happens to change."""
+    write_config(home, {"embedder": "hash"})
+    lines = [f"{('Priya', 'Tomás')[i % 2]}: {('pottery', 'Lisbon', 'deadline', 'garden')[i % 4]} "
+             f"plans, take {i}" for i in range(40)]
+    chat = tmp_path / "chat.txt"
+    chat.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with Memory.open(home) as mem:
+        mem.ingest([chat])
+        mem.curate()
+        last = mem.query('item_text(H, "garden plans, take 39")', limit=1).rows[0]["H"]
+        assert mem.query(f"cell_member(_, {last})", limit=1).rows
+        with chat.open("a", encoding="utf-8") as fh:
+            fh.write("and the basil seedlings too\n")
+        assert mem.ingest([chat]).superseded == 1
+
+        def sizes_match() -> None:
+            rows = mem.query("cell(C), cell_info(C, size, S), "
+                             "aggregate_all(count, cell_member(C, _), N)", limit=100).rows
+            assert rows and all(r["S"] == r["N"] for r in rows), rows
+            assert not mem.query(f"cell_of({last}, C)", limit=1).rows
+
+        sizes_match()
+        report = mem.curate()
+        sizes_match()
+        assert report.cells["items"] == len(mem.query("item(H)", limit=1000).rows)
+        assert not mem.query("item(H), \\+ cell_member(_, H)", limit=5).rows

@@ -733,8 +733,8 @@ def _print_list(report, verb: str) -> None:  # noqa: ANN001 - a ForgetReport
 @fail_cleanly
 def show(handle: str, level: str, verbatim: bool, fmt: str, as_principal: str | None,
          home: str | None) -> None:
-    """Print one item, arc or session rollup at a level of detail, or an item's verbatim
-    source. An arc or rollup also lists its members.
+    """Print one item, arc, session rollup or cell at a level of detail, or an item's
+    verbatim source. An arc, rollup or cell also lists its members.
 
     Example: atc show it_50a40759a4205f7e --level L2
     """

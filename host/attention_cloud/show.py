@@ -15,8 +15,9 @@ def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[st
     """Fields of ``handle`` plus its text at ``level`` (and the verbatim source if asked).
 
     An item gives its journal fields; an arc (``record: "arc"``) its session, goal and
-    ``members`` in order; a session rollup (``record: "rollup"``) its session and ``members``.
-    Arcs and rollups have no L0 of their own: at ``l0`` they show L1, their most detailed rung,
+    ``members`` in order; a session rollup (``record: "rollup"``) its session and ``members``;
+    a cell (``record: "cell"``) its live ``members``, sorted. Arcs, rollups and cells have no
+    L0 of their own: at ``l0`` they show L1, their most detailed rung,
     and ``level`` says so; so does an item whose L0 retention dropped, at the most detailed
     rung it has left.
 
@@ -38,7 +39,10 @@ def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[st
     if rollup is not None:
         members = sorted({str(m) for (m,) in mem.pl.solutions("atc_ladder:provenance", h, Var())})
         return _derived(mem, handle, "rollup", level, verbatim, members, session=str(rollup[0]))
-    raise InputError(f"{handle}: no such item, arc or rollup in this memory")
+    if mem.pl.succeeds("atc_cells:cell", h):  # a frame cites a cell summary by its handle
+        (members,) = mem.pl.once("atc_cells:cells_members", h, Var())
+        return _derived(mem, handle, "cell", level, verbatim, [str(m) for m in members])
+    raise InputError(f"{handle}: no such item, arc, rollup or cell in this memory")
 
 
 def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..bridge import Atom, Term, Var, to_plain
+from .. import api_args
 from ..errors import InputError
 from ..store import sync_journal
 from ..curate.handles import HandleList
@@ -92,7 +93,8 @@ def cells_list(mem: Any) -> list[dict[str, Any]]:
 
 def cell_show(mem: Any, cell: str) -> dict[str, Any]:
     """One cell: its aggregates, neighbours, ladder (L1..L3) and members (sorted);
-    InputError when there is no such cell."""
+    InputError when there is no such cell, UsageError when ``cell`` is not a string."""
+    api_args.text("cell", cell)
     for row in cells_list(mem):
         if row["id"] == cell:
             break
@@ -115,8 +117,10 @@ def cells_stats(mem: Any) -> dict[str, Any]:
     return to_plain(stats)
 
 
-def hot_cells(mem: Any, limit: int = 10) -> list[dict[str, Any]]:
-    """The cells recent frames drew from, hottest first (see rules/cells.pl cell_hot/2)."""
+def hot_cells(mem: Any, limit: int | None = 10) -> list[dict[str, Any]]:
+    """The cells recent frames drew from, hottest first (see rules/cells.pl cell_hot/2), the
+    first ``limit`` (every one: None); UsageError for a limit not a whole number of at least 1."""
+    api_args.whole("limit", limit, minimum=1, optional=True)
     mem.jump  # registers the receipt reader
     rows = mem.pl.solutions("atc_cells:cell_hot", Var(), Var(), limit=limit)
     sizes = {r["id"]: r for r in cells_list(mem)} if rows else {}
@@ -204,7 +208,9 @@ def rebuild(mem: Any) -> CellsReport:
     new_ids = set(state.ids)
     rows.note_changed(mem.home, state.ids)  # their copies, should the rebuild die
     _store_cells(mem, cells, [c for c in old if c not in new_ids],
-                 _space_params(state.space) + [Term("-", [Atom("built"), int(state.counts.sum())])])
+                 _space_params(state.space) + [Term("-", [Atom("built"), int(state.counts.sum())]),
+                                               Term("-", [Atom("embedder"), Atom(_embedder_id(mem))]),
+                                               _LINKS_STALE])
     _store_adjacency(mem, state)
     state.version = _version(mem)
     _save_state(mem, state)
@@ -352,14 +358,36 @@ def unplaced(mem: Any) -> list[str]:
 def update(mem: Any) -> CellsReport:
     """Keep the partition up to date after curation: place every curated item in no cell yet
     (:func:`assign`); build the partition when there is none, or anew once memory has grown
-    to :data:`REBUILD_GROWTH` times what the last build partitioned."""
-    if not cells_exist(mem):
+    to :data:`REBUILD_GROWTH` times what the last build partitioned, or when the partition
+    was made from other vectors than the store holds (a move to another embedder)."""
+    if not cells_exist(mem) or _other_vectors(mem):
         return rebuild(mem)
     new = unplaced(mem)
     built = _built_size(mem)
     if built is not None and cells_stats(mem)["members"] + len(new) > REBUILD_GROWTH * max(built, 1):
         return rebuild(mem)
     return assign(mem, new)
+
+
+def _embedder_id(mem: Any) -> str:
+    """The embedder whose vectors the cells are made from ("none": no vectors)."""
+    store = _vector_store(mem)
+    return "none" if store is None else str(store.embedder_id)
+
+
+def _other_vectors(mem: Any) -> bool:
+    """Whether the partition was made from vectors other than the store's: after a move to
+    another embedder (``atc curate --reembed``) the cells' centroids hold the old vectors, and
+    new items would be placed against them with no vector part at all (another width) or
+    with vectors of another model (the same width); a partition stored before the embedder
+    was recorded is compared by width alone."""
+    store = _vector_store(mem)
+    dim = 0 if store is None else int(store.dim)
+    built_dim = mem.pl.once("atc_cells:cells_param", Atom("dim"), Var())
+    if built_dim and int(built_dim[0]) != dim:
+        return True
+    built_by = mem.pl.once("atc_cells:cells_param", Atom("embedder"), Var())
+    return bool(built_by) and str(built_by[0]) != _embedder_id(mem)
 
 
 def _built_size(mem: Any) -> int | None:
@@ -384,6 +412,11 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
     if not new:  # nothing to place: only a cell a forget shrank may need merging
         stats = cells_stats(mem)
         if stats["smallest"] >= P.merge_size(stats["members"]):
+            if not _linked(mem):  # a step killed between storing its cells and their links
+                state = _load_state(mem) or _state_from_facts(mem)
+                _store_adjacency(mem, state)
+                state.version = _version(mem)
+                _save_state(mem, state)
             report.cells, report.items = stats["cells"], stats["members"]
             report.rows_copied = _copy_rows(mem, _cell_ids(mem), [])  # whole again after an erasure
             report.seconds = time.perf_counter() - started
@@ -419,6 +452,7 @@ def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
     if cells or dropped:
         # a partition built before its size was recorded counts its growth from here
         since = [] if _built_size(mem) is not None else [Term("-", [Atom("built"), total - report.assigned])]
+        since.append(_LINKS_STALE)
         rows.note_changed(mem.home, [c[0] for c in cells])  # their copies, should this step die
         _store(mem, cells, dropped, None, since)
         _store_adjacency(mem, state)
@@ -588,11 +622,23 @@ def _store(mem: Any, cells: list[Any], dropped: list[str],
     sync_journal(mem.home)
 
 
+#: Stored with cells sent before their links (a batch of their own, made from the stored
+#: cells' entities): a step killed in between leaves it, and the next curate links them.
+_LINKS_STALE = Term("-", [Atom("linked"), Atom("false")])
+
+
+def _linked(mem: Any) -> bool:
+    """Whether the cells' links were computed after the cells last changed."""
+    found = mem.pl.once("atc_cells:cells_param", Atom("linked"), Var())
+    return not found or str(found[0]) != "false"
+
+
 def _store_adjacency(mem: Any, state: _State) -> None:
     """Recompute every link from the centroids and the cells' top entities, and store it."""
     by_id = {r["id"]: r for r in cells_list(mem)}
     entities = [by_id.get(c, {}).get("entities", []) for c in state.ids]
-    _store(mem, [], [], P.adjacency(state.ids, state.centroids(), entities), [])
+    _store(mem, [], [], P.adjacency(state.ids, state.centroids(), entities),
+           [Term("-", [Atom("linked"), Atom("true")])])
 
 
 def _state_from_facts(mem: Any) -> _State:
