@@ -556,7 +556,8 @@ ladder_(C, Ms, Size, [From, To], Entities, Tags) :-
     ;   T4 \== [] -> format(string(About), " about ~w", [TText])
     ;   About = ""
     ),
-    format(string(Head), "Region of ~D items~w~w.", [Size, When, About]),
+    items_word_(Size, Items),
+    format(string(Head), "Region of ~D ~w~w~w.", [Size, Items, When, About]),
     (   info_(C, central, Central0) -> true ; Central0 = [] ),
     include(member_of_(Ms), Central0, Central1),
     (   Central1 == [], Ms = [First|_] -> Central = [First] ; Central = Central1 ),
@@ -568,7 +569,7 @@ ladder_(C, Ms, Size, [From, To], Entities, Tags) :-
     atomic_list_concat([Head|Lines], '\n', L2a),
     atomic_list_concat([L2a|Extra], '\n', L20),
     atom_string(L20, L2),
-    format(string(L3a), "cell ~w · ~D items~w", [C, Size, When]),
+    format(string(L3a), "cell ~w · ~D ~w~w", [C, Size, Items, When]),
     (   T4 \== [] -> format(string(L3b), "~w · tags: ~w", [L3a, TText]) ; L3b = L3a ),
     (   E4 \== [] -> format(string(L3), "~w · entities: ~w", [L3b, EText]) ; L3 = L3b ),
     maplist(tokens_, [L1, L2, L3], [T1, T2, T3]),
@@ -582,6 +583,9 @@ ladder_(C, Ms, Size, [From, To], Entities, Tags) :-
     ).
 
 member_of_(Ms, H) :- memberchk(H, Ms).
+
+items_word_(Size, Word) :-
+    (   Size =:= 1 -> Word = item ; Word = items ).
 
 day_(T, D) :-
     (   string_length(T, L), L >= 10 -> sub_string(T, 0, 10, _, D) ; D = "" ).

@@ -145,6 +145,27 @@ def test_aggregates_and_the_cells_own_ladder(topical: Memory):
     assert sorted(r["H"] for r in prov) == shown["members"]
 
 
+def test_a_cell_of_one_item_says_one_item(tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    mem = _open(home)
+    try:
+        chat = tmp_path / "one.json"
+        chat.write_text(json.dumps({"session_id": "one", "messages": [
+            {"role": "user", "content": "The staging database moved to the eu-west-2 region."}]}),
+            encoding="utf-8")
+        mem.ingest([chat], format="openai")
+        mem.curate()
+        (row,) = cells_list(mem)
+        shown = cell_show(mem, row["id"])
+        assert shown["size"] == 1
+        assert shown["ladder"]["L1"].startswith("Region of 1 item ")
+        assert " · 1 item " in shown["ladder"]["L3"] + " "
+        assert "1 items" not in shown["ladder"]["L2"] + shown["ladder"]["L3"]
+    finally:
+        mem.close()
+
+
 def test_rebuild_is_deterministic(topical: Memory):
     first = _membership(topical)
     rebuild(topical)
