@@ -476,6 +476,21 @@ def test_a_deeply_nested_or_oversized_body_is_one_line_and_the_server_serves_on(
     assert call_mount(server.url, tokens["bob"], "/v1/whoami")["principal"] == "bob"
 
 
+def test_a_field_the_server_does_not_take_is_refused_not_ignored(server, alice):
+    """`mount` (a CLI option the server does not offer) and a misspelt `ceiling` were ignored:
+    the caller got a frame of everything granted, at the grant's own ceiling."""
+    _, tokens = alice
+    for path, body in (("/v1/hydrate", {"goal": "refunds", "mount": "cell_x"}),
+                       ("/v1/hydrate", {"goal": "refunds", "celing": "L3"}),
+                       ("/v1/query", {"goal": "true", "limits": 3})):
+        status, answer = _post_raw(server.url, tokens["bob"], path, json.dumps(body).encode())
+        wrong = next(key for key in body if key != "goal")
+        assert status == 400 and f"unknown field '{wrong}'" in answer["error"], (path, answer)
+    status, answer = _post_raw(server.url, tokens["bob"], "/v1/hydrate",
+                               json.dumps({"goal": "refunds", "budget": 300}).encode())
+    assert status == 200 and answer["receipt"]["budget"]["total"] == 300
+
+
 def test_a_removed_principal_token_stops_working(server, alice):
     home, tokens = alice
     assert call_mount(server.url, tokens["carol"], "/v1/whoami")["principal"] == "carol"

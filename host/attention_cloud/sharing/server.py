@@ -11,6 +11,7 @@ Endpoints (JSON):
   GET  /v1/whoami           who the token is, the home's owner and kind, the caller's grants
   GET  /v1/grants           the live grants that reach the caller (never another grantee's)
   POST /v1/hydrate          {goal, budget?, plane?, ceiling?, now?, walk?, rules?}: a frame
+                            (another field is refused, 400)
   POST /v1/query            {goal, limit?, time_limit?, rules?}: solutions
   GET  /v1/show/{handle}    ?level=L2: one record
   GET  /v1/receipt/{id}     a receipt of the caller's own read
@@ -105,6 +106,7 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
         return {"grants": [g.as_dict() for g in policy.grants_for(mem, principal)]}
 
     def hydrate(mem: Any, principal: str, request: Request, body: dict) -> dict:
+        _only(body, HYDRATE_FIELDS)
         goal = _text(body, "goal", required=True)
         frame = reads.reader_hydrate(
             mem, principal, goal, budget=_int(body, "budget", 2000),
@@ -116,6 +118,7 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                 "text": frame.text}
 
     def query(mem: Any, principal: str, request: Request, body: dict) -> dict:
+        _only(body, QUERY_FIELDS)
         result = reads.reader_query(mem, principal, _text(body, "goal", required=True),
                                     limit=_int(body, "limit", 100),
                                     time_limit=_time_limit(body),
@@ -136,6 +139,19 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
               Route("/v1/show/{handle}", endpoint(show), methods=["GET"]),
               Route("/v1/receipt/{rid}", endpoint(receipt), methods=["GET"])]
     return Starlette(routes=routes)
+
+
+#: The fields each POST body may hold. Another is refused (400), not ignored: a caller who
+#: sent ``mount`` or ``celing`` would otherwise get a frame of the whole home, or at L0.
+HYDRATE_FIELDS = ("goal", "budget", "plane", "ceiling", "now", "walk", "rules")
+QUERY_FIELDS = ("goal", "limit", "time_limit", "rules")
+
+
+def _only(body: dict, fields: tuple[str, ...]) -> None:
+    unknown = sorted(str(key) for key in body if key not in fields)
+    if unknown:
+        raise ValueError(f"unknown field {unknown[0]!r} (this endpoint takes "
+                         f"{', '.join(fields)})")
 
 
 def _text(body: dict, key: str, *, required: bool = False) -> str | None:
