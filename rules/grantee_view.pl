@@ -54,6 +54,9 @@ closed.
 %   Run Goal (once) with Principal as the reader the vocabulary here filters for.
 grantee_view_run(P, Goal) :-
     must_be(atom, P),
+    % hydrate/3 reads these as no reader (the owner): a principal so named, from an older atc,
+    % reads nothing rather than everything
+    (   memberchk(P, [none, null]) -> permission_error(read_as, principal, P) ; true ),
     b_setval(atc_grantee_reader, P),
     once(Goal).
 

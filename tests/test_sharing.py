@@ -661,3 +661,33 @@ def test_a_grant_naming_a_segment_or_session_memory_lacks_says_so(alice):
     assert "payments yet" not in out.stderr
     quiet = run("grant", "add", "carol", "--segment", "security", home=home)
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+@pytest.mark.parametrize("name", ["none", "null"])
+def test_a_principal_may_not_take_the_name_a_frame_reads_as_the_owner(alice, name):
+    """A frame's `reader` option reads `none` (its default) and `null` (an option left unset) as
+    no reader at all: the owner, who sees everything at L0. A principal of either name, granted
+    nothing, read both segments verbatim through `atc hydrate --as` (and `atc serve`'s token).
+    The names are refused; a home that already holds one reads nothing for it."""
+    home, _ = alice
+    before = (home / "journal.pl").read_bytes()
+    out = run("principal", "add", name, home=home)
+    assert out.exit_code == 2
+    assert out.output.startswith("atc: ") and out.output.count("\n") == 1, out.output
+    assert name in out.output and "reserved" in out.output, out.output
+    assert (home / "journal.pl").read_bytes() == before
+    # a home that holds such a principal from before (written by an older atc): reads refused
+    journal = home / "journal.pl"
+    last = max(int(line[7:-2]) for line in journal.read_text(encoding="utf-8").splitlines()
+               if line.startswith("commit(") and line.endswith(")."))
+    with journal.open("a", encoding="utf-8") as f:
+        f.write(f"a(:(atc_grants,principal_({name},person))).\ncommit({last + 1}).\n")
+    assert name in ok("principal", "list", home=home)
+    texts = verbatim_texts(home)
+    for args in (["hydrate", "--goal", GOAL, "--budget", "1200"],
+                 ["query", "hydrate(\"retries\", _{budget: 800}, frame(_, F, _)), "
+                           "member(fact(_, _, _, _, _, _, _, _, _, T, _), F)"],
+                 ["query", "item(H)"]):
+        out = run(*args, "--as", name, home=home)
+        assert not any(t[:60] in out.output for t in texts), out.output[:500]
+        assert "it_" not in out.output, out.output[:500]

@@ -15,6 +15,7 @@ from ..audit import append_event
 from ..bridge import Atom, Term, Var, to_plain
 from ..errors import InputError, PrologError, UsageError, one_line
 from ..memory import MAX_RULES_BYTES, QueryResult
+from .policy import RESERVED_NAMES
 
 #: Handles of records a reader can be shown: items, arcs, session rollups and cells.
 _HANDLE = re.compile(r"(?:it|arc|ses|cell)_[0-9a-f]{6,}")
@@ -24,6 +25,9 @@ def require_principal(mem: Any, reader: str) -> None:
     """UsageError unless ``reader`` is a principal of this home."""
     if not mem.pl.succeeds("atc_grants:principal", Atom(reader), Var()):
         raise UsageError(f"{reader}: no such principal in this home (atc principal list)")
+    if reader in RESERVED_NAMES:    # added by an older atc: it would read as the owner
+        raise UsageError(f"{reader}: a reserved name, read as the home's owner; it reads "
+                         "nothing (remove it and add the principal under another name)")
 
 
 def _rules_module(mem: Any, rules_text: str | None) -> str | None:
