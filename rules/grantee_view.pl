@@ -274,8 +274,10 @@ seen_top_(Raw, K, Hits) :-
 
 %!  hydrate(+Goal, +Options:dict, -Frame) is det.
 %   A frame for the reader: hydrate/3 with `reader` set to them (every fact visible, each at
-%   most at its ceiling); `rules` may only name a grantee's user module.
+%   most at its ceiling); `rules` may only name a grantee's user module, and a `mount` only
+%   cells the reader sees.
 %   @error permission_error(use, rules_module, M) for any other module
+%   @error existence_error(cell, C) for a mount the reader does not see (as for no cell)
 hydrate(Goal, Options, Frame) :-
     must_be(dict, Options),
     grantee_view_reader(P),
@@ -283,6 +285,11 @@ hydrate(Goal, Options, Frame) :-
     ->  (   atom(Rules), grantee_view_module(Rules) -> true
         ;   permission_error(use, rules_module, Rules)
         )
+    ;   true
+    ),
+    (   get_dict(mount, Options, Mounts), is_list(Mounts)
+    ->  forall(( member(C, Mounts), atom(C) ),  % a cell the reader does not see is no cell
+               ( seen_(C, _) -> true ; existence_error(cell, C) ))
     ;   true
     ),
     (   get_dict(now, Options, Now), Now \== null, Now \== default

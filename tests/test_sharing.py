@@ -691,3 +691,22 @@ def test_a_principal_may_not_take_the_name_a_frame_reads_as_the_owner(alice, nam
         out = run(*args, "--as", name, home=home)
         assert not any(t[:60] in out.output for t in texts), out.output[:500]
         assert "it_" not in out.output, out.output[:500]
+
+
+def test_a_grantees_frame_from_a_goal_cannot_mount_a_cell_they_do_not_see(alice):
+    """`atc hydrate --mount CELL --as bob` says a cell bob does not wholly see does not exist
+    for him; hydrate/3 in his own goal took that cell as a mount and framed it (its label in
+    the frame, told apart from a cell that does not exist). Now both read as no such cell."""
+    home, _ = alice
+    with Memory.open(home, create=False) as mem:
+        hidden = [r["C"] for r in mem.query("cell(C), cell_member(C, H), item_segment(H, security)",
+                                            limit=100).rows]
+    assert hidden
+    outs = []
+    for cell in (hidden[0], "cell_000000000000"):
+        out = run("query", f"hydrate(\"card numbers\", _{{mount: [{cell}], budget: 300}}, F)",
+                  "--as", "bob", home=home)
+        assert out.exit_code != 0, out.output
+        outs.append(out.output.replace(cell, "CELL"))
+    assert outs[0] == outs[1]            # a hidden cell reads as one that does not exist
+    assert "does not exist" in outs[0]
