@@ -225,3 +225,42 @@ def test_limits_hold_under_load():
             burner.kill()
             burner.wait()
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+
+@pytest.fixture(scope="module")
+def curated(tmp_path_factory):
+    """A home with one session, curated with the hash embedder: searches read vectors."""
+    from attention_cloud import Memory
+    from attention_cloud.home import write_config
+
+    home = tmp_path_factory.mktemp("curated") / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        mem.ingest([SESSION])
+        mem.curate()
+    with Memory.open(home, create=False) as mem:
+        assert mem.query("nearest(\"retry\", 1, [_])").rows
+        yield mem
+
+
+@pytest.mark.parametrize("call", ["nearest(S, 1, H)", "lexical(S, 1, [], H)",
+                                  "findall(R, item(R), Rs), similarity(S, Rs, P)"])
+def test_a_huge_query_text_does_not_hold_the_search_past_the_limit(curated, call):
+    """The search reads its query text in the host, where no limit reaches: a goal that built
+    a 50 MB text in a fraction of a second (22 doublings) held `nearest/3` for ~60 s past a 2 s
+    limit (the hash embedder reads every word), a `POST /v1/query` as long. The host reads a
+    query's first MAX_QUERY_CHARS characters, so the call ends within its limit."""
+    import time
+
+    mem = curated
+    seed = call.split("(")[0]            # a text of its own: no vector kept from another call
+    goal = (f'numlist(1, 22, Ns), foldl([_, A, B]>>string_concat(A, A, B), Ns, "{seed} 12 ", S), '
+            f'{call}, fail')
+    started = time.monotonic()
+    try:
+        mem.query(goal, time_limit=2.0)
+    except AtcError as exc:
+        assert "stopped" in str(exc), exc
+    assert time.monotonic() - started < 6
