@@ -13,6 +13,7 @@
 
             grantee_view_reader/1,      % -Principal
             grantee_view_run/2,         % +Principal, :Goal
+            grantee_view_reads/1,       % -Records
             grantee_view_module/1       % ?Module
           ]).
 :- use_module(library(error)).
@@ -57,8 +58,23 @@ grantee_view_run(P, Goal) :-
     % hydrate/3 reads these as no reader (the owner): a principal so named, from an older atc,
     % reads nothing rather than everything
     (   memberchk(P, [none, null]) -> permission_error(read_as, principal, P) ; true ),
+    retractall(read_(_)),
     b_setval(atc_grantee_reader, P),
     once(Goal).
+
+:- dynamic read_/1.                     % read_(Record): the running call read its text
+
+%!  grantee_view_reads(-Records:list) is det.
+%   The records whose text (a rung, verbatim text, a distillation, a cell's aggregates) the
+%   last grantee_view_run/2 read, sorted: the audit log names them, whether or not an answer
+%   does (`rung(_, l2, T)` answers no handle; a count over every text answers a number).
+grantee_view_reads(Records) :-
+    findall(R, read_(R), Records0),
+    sort(Records0, Records).
+
+% read_noted_(+Id): Id's text is read (noted once; a goal may read it over and over).
+read_noted_(Id) :-
+    (   read_(Id) -> true ; assertz(read_(Id)) ).
 
 %!  grantee_view_reader(-Principal) is semidet.
 %   The principal the running call reads for; fails when none is set.
@@ -109,7 +125,7 @@ item_role(H0, R) :- atom_arg_(H0, H), atom_arg_(R, R1), atc_journal:item_role(H,
 item_speaker(H0, N) :- atom_arg_(H0, H), atc_journal:item_speaker(H, N), seen_(H, _).
 %!  item_goal(?H, ?Goal) is nondet.
 %   Verbatim text: only for a reader who sees H at L0.
-item_goal(H0, G) :- atom_arg_(H0, H), atc_journal:item_goal(H, G), seen_at_(H, l0).
+item_goal(H0, G) :- atom_arg_(H0, H), atc_journal:item_goal(H, G), seen_at_(H, l0), read_noted_(H).
 %!  item_session(?H, ?S) is nondet.
 item_session(H0, S) :-
     atom_arg_(H0, H),
@@ -138,7 +154,7 @@ item_source(H0, P) :- atom_arg_(H0, H), atc_journal:item_source(H, P), seen_(H, 
 item_source_name(H0, N) :- atom_arg_(H0, H), atc_journal:item_source_name(H, N), seen_(H, _).
 %!  item_text(?H, ?Text) is nondet.
 %   L0: only for a reader who sees H at L0.
-item_text(H0, T) :- atom_arg_(H0, H), atc_journal:item_text(H, T), seen_at_(H, l0).
+item_text(H0, T) :- atom_arg_(H0, H), atc_journal:item_text(H, T), seen_at_(H, l0), read_noted_(H).
 %!  relation(?S, ?P, ?O) is nondet.
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
@@ -156,7 +172,7 @@ cell_member(C, H) :- atc_cells:cell_member(C, H), seen_(C, _), seen_(H, _).
 cell_adjacent(C, C2, W) :- atc_cells:cell_adjacent(C, C2, W), seen_(C, _), seen_(C2, _).
 %!  cell_info(?C, ?Key, ?Value) is nondet.
 %   Size, span, top entities and tags, segments: the skeleton (L3) of a cell.
-cell_info(C, K, V) :- atc_cells:cell_info(C, K, V), seen_(C, _).
+cell_info(C, K, V) :- atc_cells:cell_info(C, K, V), seen_(C, _), read_noted_(C).
 %!  cell_neighbours(+C, -Pairs) is det.
 cell_neighbours(C, Pairs) :-
     (   seen_(C, _)
@@ -188,7 +204,8 @@ seen_cell_(C) :- seen_(C, _).
 %!  rung(?Id, ?Level, ?Text) is nondet.
 %   Only rungs at or below the reader's ceiling for Id.
 rung(Id0, L0, T) :-
-    atom_arg_(Id0, Id), atom_arg_(L0, L), atc_ladder:rung(Id, L, T), seen_at_(Id, L).
+    atom_arg_(Id0, Id), atom_arg_(L0, L), atc_ladder:rung(Id, L, T), seen_at_(Id, L),
+    read_noted_(Id).
 %!  rung_tokens(?Id, ?Level, ?N) is nondet.
 rung_tokens(Id0, L0, N) :-
     atom_arg_(Id0, Id), atom_arg_(L0, L), atc_ladder:rung_tokens(Id, L, N), seen_at_(Id, L).
@@ -196,7 +213,8 @@ rung_tokens(Id0, L0, N) :-
 %   The structured L2: for a reader who sees Id at L2 or more detailed.
 distilled(Id0, F0, V0) :-
     atom_arg_(Id0, Id), atom_arg_(F0, F), string_arg_(V0, V),
-    atc_ladder:distilled(Id, F, V), seen_at_(Id, l2).
+    atc_ladder:distilled(Id, F, V), seen_at_(Id, l2),
+    read_noted_(Id).
 %!  provenance(?Id, ?H) is nondet.
 provenance(Id, H) :- atc_ladder:provenance(Id, H), seen_(Id, _), seen_(H, _).
 %!  arc(?A) is nondet.
@@ -204,7 +222,7 @@ arc(A) :- atc_ladder:arc(A), seen_(A, _).
 %!  arc_member(?A, ?H) is nondet.
 arc_member(A, H) :- atc_ladder:arc_member(A, H), seen_(A, _), seen_(H, _).
 %!  arc_goal(?A, ?G) is nondet.
-arc_goal(A, G) :- atc_ladder:arc_goal(A, G), seen_at_(A, l0).
+arc_goal(A, G) :- atc_ladder:arc_goal(A, G), seen_at_(A, l0), read_noted_(A).
 %!  arc_session(?A, ?S) is nondet.
 arc_session(A, S) :- atom_arg_(S, S1), atc_ladder:arc_session(A, S1), seen_(A, _).
 %!  item_arc(?H, ?A) is nondet.
@@ -297,7 +315,10 @@ hydrate(Goal, Options, Frame) :-
     ;   memory_now(Stamp),              % the newest item *they* see, not the owner's newest
         Options1 = Options.put(now, Stamp)
     ),
-    atc_memory:hydrate(Goal, Options1.put(reader, P), Frame).
+    atc_memory:hydrate(Goal, Options1.put(reader, P), Frame),
+    Frame = frame(_, Facts, Beyond),
+    forall(( member(F, Facts), arg(1, F, Id) ; member(C, Beyond), arg(1, C, Id) ),
+           read_noted_(Id)).
 
 %!  goal_speaker(+Goal, -Speaker) is semidet.
 %   As atc_memory's, naming only a person who speaks in a record the reader sees.
@@ -342,7 +363,8 @@ items_between(F, T, Max, Items) :-
 vocabulary_head_(Head) :-
     module_property(atc_grantee_view, exports(PIs)),
     member(Name/Arity, PIs),
-    \+ memberchk(Name, [grantee_view_reader, grantee_view_run, grantee_view_module]),
+    \+ memberchk(Name, [grantee_view_reader, grantee_view_run, grantee_view_reads,
+                         grantee_view_module]),
     functor(Head, Name, Arity).
 
 :- multifile sandbox:safe_primitive/1.

@@ -710,3 +710,34 @@ def test_a_grantees_frame_from_a_goal_cannot_mount_a_cell_they_do_not_see(alice)
         outs.append(out.output.replace(cell, "CELL"))
     assert outs[0] == outs[1]            # a hidden cell reads as one that does not exist
     assert "does not exist" in outs[0]
+
+
+def test_the_audit_names_the_records_a_grantees_query_read_whatever_it_answers(alice):
+    """A query's audit entry named only the handles its answers held: `rung(_, l2, T)` showed
+    bob three L2 texts and was logged with no record, and a count over every distillation
+    read them all with none logged. Now each record whose text the query read is named."""
+    home, _ = alice
+    rows = json.loads(ok("query", "rung(_, l2, T)", "--as", "bob", "--limit", "3",
+                         "--format", "json", home=home))
+    assert len(rows) == 3 and all("it_" not in json.dumps(r) for r in rows)
+    ok("query", "aggregate_all(count, (distilled(H, _, V), sub_string(V, _, _, _, \"a\")), N)",
+       "--as", "bob", home=home)
+    events = [e for e in json.loads(ok("audit", "--reader", "bob", "--format", "json",
+                                       home=home)) if e.get("op") == "query"]
+    texts = ok("query", "findall(T, (hydrate(\"retries\", _{budget: 300}, frame(_, Fs, _)), "
+                        "member(F, Fs), arg(10, F, T)), Ts)", "--as", "bob", home=home)
+    assert "it_" not in texts and len(texts) > 100
+    events = [e for e in json.loads(ok("audit", "--reader", "bob", "--format", "json",
+                                       home=home)) if e.get("op") == "query"]
+    assert len(events) == 3 and events[2]["facts"]    # a frame's texts, from a goal
+    from attention_cloud.sharing.reads import reader_query
+
+    with Memory.open(home, create=False) as mem:
+        distilled = {r["H"] for r in reader_query(mem, "bob", "distilled(H, _, _)",
+                                                  limit=10000).rows}
+        read = [f["handle"] for f in events[0]["facts"]]
+        texts = {mem.query(f"rung({h}, l2, T)").rows[0]["T"] for h in read}
+    # the fourth: the query looked one answer past --limit to tell that there were more
+    assert len(read) in (3, 4) and {r["T"] for r in rows} <= texts
+    assert {f["handle"] for f in events[1]["facts"]} == distilled
+    assert {f["level"] for e in events for f in e["facts"]} == {"L2"}
