@@ -174,22 +174,85 @@ cell_adjacent(C, C2, W) :- atc_cells:cell_adjacent(C, C2, W), seen_(C, _), seen_
 %   Size, span, top entities and tags, segments: the skeleton (L3) of a cell.
 cell_info(C, K, V) :- atc_cells:cell_info(C, K, V), seen_(C, _), read_noted_(C).
 %!  cell_neighbours(+C, -Pairs) is det.
+%   The neighbours the reader sees; a cell they do not see does not exist (as for the owner,
+%   an unknown cell is an error).
 cell_neighbours(C, Pairs) :-
-    (   seen_(C, _)
-    ->  atc_cells:cell_neighbours(C, Pairs0),
-        include(seen_pair_, Pairs0, Pairs)
-    ;   Pairs = []
-    ).
+    named_(cell_neighbours/2, ( seen_cell_arg_(C), seen_neighbours_(C, Pairs) )).
 %!  cell_path(+C1, +C2, -Path) is semidet.
-%   A path whose every cell the reader sees.
+%   A shortest path through cells the reader sees (the owner's may cross one they do not).
 cell_path(A, B, Path) :-
-    atc_cells:cell_path(A, B, Path),
-    forall(member(C, Path), seen_(C, _)).
+    named_(cell_path/3, ( must_be(atom, A), must_be(atom, B) )),
+    seen_cell_(A), seen_cell_(B),
+    (   A == B
+    ->  Path = [A]
+    ;   bfs_([A], [A-none], B, Parents),
+        path_back_(B, Parents, [], Path)
+    ).
 %!  cell_region(+C, +Depth, -Cells) is det.
+%   The cells the reader sees within Depth links of C, linked through cells they see.
 cell_region(C, D, Cells) :-
-    seen_(C, _),
-    atc_cells:cell_region(C, D, Cells0),
-    include(seen_cell_, Cells0, Cells).
+    named_(cell_region/3, ( seen_cell_arg_(C), must_be(nonneg, D) )),
+    region_(D, [C], [C], Cells0),
+    sort(Cells0, Cells).
+
+seen_cell_(C) :- atc_cells:cell(C), seen_(C, _).
+
+% seen_cell_arg_(+C): C is a cell the reader sees, else an error as for no such cell.
+seen_cell_arg_(C) :-
+    must_be(atom, C),
+    (   seen_cell_(C) -> true ; existence_error(cell, C) ).
+
+seen_neighbours_(C, Pairs) :-
+    atc_cells:cell_neighbours(C, Pairs0),
+    include(seen_pair_, Pairs0, Pairs).
+
+% Breadth first over the cells the reader sees, heaviest links first (as atc_cells's).
+bfs_([], _, _, _) :- !, fail.
+bfs_(Frontier, Seen0, To, Seen) :-
+    foldl(expand_, Frontier, []-Seen0, Next0-Seen1),
+    (   memberchk(To-_, Seen1)
+    ->  Seen = Seen1
+    ;   reverse(Next0, Next),
+        bfs_(Next, Seen1, To, Seen)
+    ).
+
+expand_(C, Next0-Seen0, Next-Seen) :-
+    seen_neighbours_(C, Ns),
+    foldl(visit_(C), Ns, Next0-Seen0, Next-Seen).
+
+visit_(Parent, C2-_, Next0-Seen0, Next-Seen) :-
+    (   memberchk(C2-_, Seen0)
+    ->  Next = Next0, Seen = Seen0
+    ;   Next = [C2|Next0], Seen = [C2-Parent|Seen0]
+    ).
+
+path_back_(none, _, Path, Path) :- !.
+path_back_(C, Parents, Acc, Path) :-
+    memberchk(C-P, Parents),
+    path_back_(P, Parents, [C|Acc], Path).
+
+region_(0, _, Seen, Seen) :- !.
+region_(D, Frontier, Seen0, Seen) :-
+    findall(C2, ( member(C, Frontier), seen_neighbours_(C, Ns), member(C2-_, Ns),
+                  \+ memberchk(C2, Seen0) ), New0),
+    sort(New0, New),
+    (   New == []
+    ->  Seen = Seen0
+    ;   append(Seen0, New, Seen1),
+        D1 is D - 1,
+        region_(D1, New, Seen1, Seen)
+    ).
+
+% named_(+PI, :Goal): Goal, its argument errors naming PI as atc_memory's do.
+named_(PI, Goal) :-
+    catch(Goal, error(Formal, Context), named_error_(PI, Formal, Context)).
+
+named_error_(PI, Formal, Context) :-
+    (   var(Context) -> throw(error(Formal, context(PI, _)))
+    ;   Context = context(P, Message), var(P) -> throw(error(Formal, context(PI, Message)))
+    ;   throw(error(Formal, Context))
+    ).
+
 %!  cell_hot(?C, ?Heat) is nondet.
 %   The cells the reader's own frames drew from (not the owner's or another grantee's).
 cell_hot(C, S) :- grantee_view_reader(P), atc_cells:cell_hot_as(P, C, S), seen_(C, _).
@@ -199,7 +262,6 @@ seen_pair_(C-_) :- seen_(C, _).
 % A bound argument as the journal stores it, as atc_memory reads it (journal_atom_arg/2).
 atom_arg_(X, Y) :- atc_journal:journal_atom_arg(X, Y).
 string_arg_(X, Y) :- atc_journal:journal_string_arg(X, Y).
-seen_cell_(C) :- seen_(C, _).
 
 %!  rung(?Id, ?Level, ?Text) is nondet.
 %   Only rungs at or below the reader's ceiling for Id.
