@@ -158,7 +158,9 @@ item_text(H0, T) :- atom_arg_(H0, H), atc_journal:item_text(H, T), seen_at_(H, l
 %!  relation(?S, ?P, ?O) is nondet.
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
-    atc_journal:relation(S, P, O), seen_(S, _), object_seen_(O).
+    (   atc_journal:relation(S, P, O), seen_(S, _), object_seen_(O)
+    ;   atc_cells:cell_relation(S, P, O), seen_(S, _), seen_(O, _)     % a member or a cell
+    ).
 
 %!  cell(?C) is nondet.
 %   Cells (rules/cells.pl) whose every member the reader sees (visible/3 treats a cell as a
@@ -278,7 +280,9 @@ distilled(Id0, F0, V0) :-
     atc_ladder:distilled(Id, F, V), seen_at_(Id, l2),
     read_noted_(Id).
 %!  provenance(?Id, ?H) is nondet.
-provenance(Id, H) :- atc_ladder:provenance(Id, H), seen_(Id, _), seen_(H, _).
+provenance(Id, H) :-
+    (   atc_ladder:provenance(Id, H) ; atc_cells:cell_provenance(Id, H) ),
+    seen_(Id, _), seen_(H, _).
 %!  arc(?A) is nondet.
 arc(A) :- atc_ladder:arc(A), seen_(A, _).
 %!  arc_member(?A, ?H) is nondet.

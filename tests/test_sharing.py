@@ -741,3 +741,26 @@ def test_the_audit_names_the_records_a_grantees_query_read_whatever_it_answers(a
     assert len(read) in (3, 4) and {r["T"] for r in rows} <= texts
     assert {f["handle"] for f in events[1]["facts"]} == distilled
     assert {f["level"] for e in events for f in e["facts"]} == {"L2"}
+
+
+def test_a_grantee_reads_the_cells_relations_and_provenance_they_see(alice):
+    """relation/3 and provenance/2 answer a cell's links for the owner (`contains`, `adjacent`;
+    a cell's ladder from its members); a grantee's answered none, even for a cell they see
+    whole. They now answer those whose every record the grantee sees, and no other."""
+    home, _ = alice
+    as_bob = {r["C"] for r in json.loads(ok("query", "cell(C)", "--as", "bob", "--format",
+                                            "json", home=home))}
+    with Memory.open(home, create=False) as mem:
+        owner = mem.query("cell(C), relation(C, P, O)", limit=10000).rows
+        prov = mem.query("cell(C), provenance(C, H)", limit=10000).rows
+        items = {r["H"] for r in mem.query("item_segment(H, payments)", limit=10000).rows}
+    want = {(r["C"], r["P"], r["O"]) for r in owner
+            if r["C"] in as_bob and (r["O"] in as_bob or r["O"] in items)}
+    got = json.loads(ok("query", "cell(C), relation(C, P, O)", "--as", "bob", "--format", "json",
+                        "--limit", "10000", home=home))
+    assert want and {(r["C"], r["P"], r["O"]) for r in got} == want
+    assert {r["P"] for r in got} == {"contains", "adjacent"}
+    got = json.loads(ok("query", "cell(C), provenance(C, H)", "--as", "bob", "--format", "json",
+                        "--limit", "10000", home=home))
+    assert {(r["C"], r["H"]) for r in got} == {(r["C"], r["H"]) for r in prov
+                                               if r["C"] in as_bob} != set()
