@@ -13,6 +13,7 @@
 
             grantee_view_reader/1,      % -Principal
             grantee_view_run/2,         % +Principal, :Goal
+            grantee_view_reads/1,       % -Records
             grantee_view_module/1       % ?Module
           ]).
 :- use_module(library(error)).
@@ -54,8 +55,26 @@ closed.
 %   Run Goal (once) with Principal as the reader the vocabulary here filters for.
 grantee_view_run(P, Goal) :-
     must_be(atom, P),
+    % hydrate/3 reads these as no reader (the owner): a principal so named, from an older atc,
+    % reads nothing rather than everything
+    (   memberchk(P, [none, null]) -> permission_error(read_as, principal, P) ; true ),
+    retractall(read_(_)),
     b_setval(atc_grantee_reader, P),
     once(Goal).
+
+:- dynamic read_/1.                     % read_(Record): the running call read its text
+
+%!  grantee_view_reads(-Records:list) is det.
+%   The records whose text (a rung, verbatim text, a distillation, a cell's aggregates) the
+%   last grantee_view_run/2 read, sorted: the audit log names them, whether or not an answer
+%   does (`rung(_, l2, T)` answers no handle; a count over every text answers a number).
+grantee_view_reads(Records) :-
+    findall(R, read_(R), Records0),
+    sort(Records0, Records).
+
+% read_noted_(+Id): Id's text is read (noted once; a goal may read it over and over).
+read_noted_(Id) :-
+    (   read_(Id) -> true ; assertz(read_(Id)) ).
 
 %!  grantee_view_reader(-Principal) is semidet.
 %   The principal the running call reads for; fails when none is set.
@@ -106,7 +125,7 @@ item_role(H0, R) :- atom_arg_(H0, H), atom_arg_(R, R1), atc_journal:item_role(H,
 item_speaker(H0, N) :- atom_arg_(H0, H), atc_journal:item_speaker(H, N), seen_(H, _).
 %!  item_goal(?H, ?Goal) is nondet.
 %   Verbatim text: only for a reader who sees H at L0.
-item_goal(H0, G) :- atom_arg_(H0, H), atc_journal:item_goal(H, G), seen_at_(H, l0).
+item_goal(H0, G) :- atom_arg_(H0, H), atc_journal:item_goal(H, G), seen_at_(H, l0), read_noted_(H).
 %!  item_session(?H, ?S) is nondet.
 item_session(H0, S) :-
     atom_arg_(H0, H),
@@ -135,11 +154,13 @@ item_source(H0, P) :- atom_arg_(H0, H), atc_journal:item_source(H, P), seen_(H, 
 item_source_name(H0, N) :- atom_arg_(H0, H), atc_journal:item_source_name(H, N), seen_(H, _).
 %!  item_text(?H, ?Text) is nondet.
 %   L0: only for a reader who sees H at L0.
-item_text(H0, T) :- atom_arg_(H0, H), atc_journal:item_text(H, T), seen_at_(H, l0).
+item_text(H0, T) :- atom_arg_(H0, H), atc_journal:item_text(H, T), seen_at_(H, l0), read_noted_(H).
 %!  relation(?S, ?P, ?O) is nondet.
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
-    atc_journal:relation(S, P, O), seen_(S, _), object_seen_(O).
+    (   atc_journal:relation(S, P, O), seen_(S, _), object_seen_(O)
+    ;   atc_cells:cell_relation(S, P, O), seen_(S, _), seen_(O, _)     % a member or a cell
+    ).
 
 %!  cell(?C) is nondet.
 %   Cells (rules/cells.pl) whose every member the reader sees (visible/3 treats a cell as a
@@ -153,28 +174,87 @@ cell_member(C, H) :- atc_cells:cell_member(C, H), seen_(C, _), seen_(H, _).
 cell_adjacent(C, C2, W) :- atc_cells:cell_adjacent(C, C2, W), seen_(C, _), seen_(C2, _).
 %!  cell_info(?C, ?Key, ?Value) is nondet.
 %   Size, span, top entities and tags, segments: the skeleton (L3) of a cell.
-cell_info(C, K, V) :- atc_cells:cell_info(C, K, V), seen_(C, _).
+cell_info(C, K, V) :- atc_cells:cell_info(C, K, V), seen_(C, _), read_noted_(C).
 %!  cell_neighbours(+C, -Pairs) is det.
+%   The neighbours the reader sees; a cell they do not see does not exist (as for the owner,
+%   an unknown cell is an error).
 cell_neighbours(C, Pairs) :-
-    (   seen_(C, _)
-    ->  atc_cells:cell_neighbours(C, Pairs0),
-        include(seen_pair_, Pairs0, Pairs)
-    ;   Pairs = []
-    ).
+    named_(cell_neighbours/2, ( seen_cell_arg_(C), seen_neighbours_(C, Pairs) )).
 %!  cell_path(+C1, +C2, -Path) is semidet.
-%   A path whose every cell the reader sees (a cell not theirs fails, as one memory does
-%   not hold: which cells exist is not theirs to learn).
+%   A shortest path through cells the reader sees (the owner's may cross one they do not).
 cell_path(A, B, Path) :-
-    must_be(atom, A),
-    must_be(atom, B),
-    seen_(A, _), seen_(B, _),
-    atc_cells:cell_path(A, B, Path),
-    forall(member(C, Path), seen_(C, _)).
+    named_(cell_path/3, ( must_be(atom, A), must_be(atom, B) )),
+    seen_cell_(A), seen_cell_(B),
+    (   A == B
+    ->  Path = [A]
+    ;   bfs_([A], [A-none], B, Parents),
+        path_back_(B, Parents, [], Path)
+    ).
 %!  cell_region(+C, +Depth, -Cells) is det.
+%   The cells the reader sees within Depth links of C, linked through cells they see.
 cell_region(C, D, Cells) :-
-    seen_(C, _),
-    atc_cells:cell_region(C, D, Cells0),
-    include(seen_cell_, Cells0, Cells).
+    named_(cell_region/3, ( seen_cell_arg_(C), must_be(nonneg, D) )),
+    region_(D, [C], [C], Cells0),
+    sort(Cells0, Cells).
+
+seen_cell_(C) :- atc_cells:cell(C), seen_(C, _).
+
+% seen_cell_arg_(+C): C is a cell the reader sees, else an error as for no such cell.
+seen_cell_arg_(C) :-
+    must_be(atom, C),
+    (   seen_cell_(C) -> true ; existence_error(cell, C) ).
+
+seen_neighbours_(C, Pairs) :-
+    atc_cells:cell_neighbours(C, Pairs0),
+    include(seen_pair_, Pairs0, Pairs).
+
+% Breadth first over the cells the reader sees, heaviest links first (as atc_cells's).
+bfs_([], _, _, _) :- !, fail.
+bfs_(Frontier, Seen0, To, Seen) :-
+    foldl(expand_, Frontier, []-Seen0, Next0-Seen1),
+    (   memberchk(To-_, Seen1)
+    ->  Seen = Seen1
+    ;   reverse(Next0, Next),
+        bfs_(Next, Seen1, To, Seen)
+    ).
+
+expand_(C, Next0-Seen0, Next-Seen) :-
+    seen_neighbours_(C, Ns),
+    foldl(visit_(C), Ns, Next0-Seen0, Next-Seen).
+
+visit_(Parent, C2-_, Next0-Seen0, Next-Seen) :-
+    (   memberchk(C2-_, Seen0)
+    ->  Next = Next0, Seen = Seen0
+    ;   Next = [C2|Next0], Seen = [C2-Parent|Seen0]
+    ).
+
+path_back_(none, _, Path, Path) :- !.
+path_back_(C, Parents, Acc, Path) :-
+    memberchk(C-P, Parents),
+    path_back_(P, Parents, [C|Acc], Path).
+
+region_(0, _, Seen, Seen) :- !.
+region_(D, Frontier, Seen0, Seen) :-
+    findall(C2, ( member(C, Frontier), seen_neighbours_(C, Ns), member(C2-_, Ns),
+                  \+ memberchk(C2, Seen0) ), New0),
+    sort(New0, New),
+    (   New == []
+    ->  Seen = Seen0
+    ;   append(Seen0, New, Seen1),
+        D1 is D - 1,
+        region_(D1, New, Seen1, Seen)
+    ).
+
+% named_(+PI, :Goal): Goal, its argument errors naming PI as atc_memory's do.
+named_(PI, Goal) :-
+    catch(Goal, error(Formal, Context), named_error_(PI, Formal, Context)).
+
+named_error_(PI, Formal, Context) :-
+    (   var(Context) -> throw(error(Formal, context(PI, _)))
+    ;   Context = context(P, Message), var(P) -> throw(error(Formal, context(PI, Message)))
+    ;   throw(error(Formal, Context))
+    ).
+
 %!  cell_hot(?C, ?Heat) is nondet.
 %   The cells the reader's own frames drew from (not the owner's or another grantee's).
 cell_hot(C, S) :- grantee_view_reader(P), atc_cells:cell_hot_as(P, C, S), seen_(C, _).
@@ -184,12 +264,12 @@ seen_pair_(C-_) :- seen_(C, _).
 % A bound argument as the journal stores it, as atc_memory reads it (journal_atom_arg/2).
 atom_arg_(X, Y) :- atc_journal:journal_atom_arg(X, Y).
 string_arg_(X, Y) :- atc_journal:journal_string_arg(X, Y).
-seen_cell_(C) :- seen_(C, _).
 
 %!  rung(?Id, ?Level, ?Text) is nondet.
 %   Only rungs at or below the reader's ceiling for Id.
 rung(Id0, L0, T) :-
-    atom_arg_(Id0, Id), atom_arg_(L0, L), atc_ladder:rung(Id, L, T), seen_at_(Id, L).
+    atom_arg_(Id0, Id), atom_arg_(L0, L), atc_ladder:rung(Id, L, T), seen_at_(Id, L),
+    read_noted_(Id).
 %!  rung_tokens(?Id, ?Level, ?N) is nondet.
 rung_tokens(Id0, L0, N) :-
     atom_arg_(Id0, Id), atom_arg_(L0, L), atc_ladder:rung_tokens(Id, L, N), seen_at_(Id, L).
@@ -197,15 +277,18 @@ rung_tokens(Id0, L0, N) :-
 %   The structured L2: for a reader who sees Id at L2 or more detailed.
 distilled(Id0, F0, V0) :-
     atom_arg_(Id0, Id), atom_arg_(F0, F), string_arg_(V0, V),
-    atc_ladder:distilled(Id, F, V), seen_at_(Id, l2).
+    atc_ladder:distilled(Id, F, V), seen_at_(Id, l2),
+    read_noted_(Id).
 %!  provenance(?Id, ?H) is nondet.
-provenance(Id, H) :- atc_ladder:provenance(Id, H), seen_(Id, _), seen_(H, _).
+provenance(Id, H) :-
+    (   atc_ladder:provenance(Id, H) ; atc_cells:cell_provenance(Id, H) ),
+    seen_(Id, _), seen_(H, _).
 %!  arc(?A) is nondet.
 arc(A) :- atc_ladder:arc(A), seen_(A, _).
 %!  arc_member(?A, ?H) is nondet.
 arc_member(A, H) :- atc_ladder:arc_member(A, H), seen_(A, _), seen_(H, _).
 %!  arc_goal(?A, ?G) is nondet.
-arc_goal(A, G) :- atc_ladder:arc_goal(A, G), seen_at_(A, l0).
+arc_goal(A, G) :- atc_ladder:arc_goal(A, G), seen_at_(A, l0), read_noted_(A).
 %!  arc_session(?A, ?S) is nondet.
 arc_session(A, S) :- atom_arg_(S, S1), atc_ladder:arc_session(A, S1), seen_(A, _).
 %!  item_arc(?H, ?A) is nondet.
@@ -275,8 +358,10 @@ seen_top_(Raw, K, Hits) :-
 
 %!  hydrate(+Goal, +Options:dict, -Frame) is det.
 %   A frame for the reader: hydrate/3 with `reader` set to them (every fact visible, each at
-%   most at its ceiling); `rules` may only name a grantee's user module.
+%   most at its ceiling); `rules` may only name a grantee's user module, and a `mount` only
+%   cells the reader sees.
 %   @error permission_error(use, rules_module, M) for any other module
+%   @error existence_error(cell, C) for a mount the reader does not see (as for no cell)
 hydrate(Goal, Options, Frame) :-
     must_be(dict, Options),
     grantee_view_reader(P),
@@ -286,12 +371,20 @@ hydrate(Goal, Options, Frame) :-
         )
     ;   true
     ),
+    (   get_dict(mount, Options, Mounts), is_list(Mounts)
+    ->  forall(( member(C, Mounts), atom(C) ),  % a cell the reader does not see is no cell
+               ( seen_(C, _) -> true ; existence_error(cell, C) ))
+    ;   true
+    ),
     (   get_dict(now, Options, Now), Now \== null, Now \== default
     ->  Options1 = Options
     ;   memory_now(Stamp),              % the newest item *they* see, not the owner's newest
         Options1 = Options.put(now, Stamp)
     ),
-    atc_memory:hydrate(Goal, Options1.put(reader, P), Frame).
+    atc_memory:hydrate(Goal, Options1.put(reader, P), Frame),
+    Frame = frame(_, Facts, Beyond),
+    forall(( member(F, Facts), arg(1, F, Id) ; member(C, Beyond), arg(1, C, Id) ),
+           read_noted_(Id)).
 
 %!  goal_speaker(+Goal, -Speaker) is semidet.
 %   As atc_memory's, naming only a person who speaks in a record the reader sees.
@@ -336,7 +429,8 @@ items_between(F, T, Max, Items) :-
 vocabulary_head_(Head) :-
     module_property(atc_grantee_view, exports(PIs)),
     member(Name/Arity, PIs),
-    \+ memberchk(Name, [grantee_view_reader, grantee_view_run, grantee_view_module]),
+    \+ memberchk(Name, [grantee_view_reader, grantee_view_run, grantee_view_reads,
+                         grantee_view_module]),
     functor(Head, Name, Arity).
 
 :- multifile sandbox:safe_primitive/1.

@@ -440,6 +440,7 @@ level_rank_(l3, 3).
 %   @error permission_error(create, owner, P) when the home has another owner
 grants_principal_add(P, Kind, Owner) :-
     name_(P),
+    (   reserved_name_(P) -> domain_error(unreserved_principal_name, P) ; true ),
     must_be(oneof([person, team]), Kind),
     must_be(boolean, Owner),
     (   principal_(P, _) -> permission_error(create, principal, P) ; true ),
@@ -666,6 +667,11 @@ name_(N) :-
     ->  true
     ;   domain_error(principal_name, N)
     ).
+
+% Names hydrate/3 reads as no reader, the home's owner (its `reader` option's default, and an
+% option left unset): a principal of either name would read everything at L0.
+reserved_name_(none).
+reserved_name_(null).
 
 ascii_letter_(C) :- between(0'a, 0'z, C), !.
 ascii_letter_(C) :- between(0'A, 0'Z, C).

@@ -282,7 +282,11 @@ segment_framing_sum_(Meta, F0, F) :-
 % or an ISO 8601 text) or else the newest item's time (0 in an empty memory).
 time_anchor_(Goal, Now0, Now, Anchor) :-
     (   Now0 == default -> memory_now_for(Goal, Now)
-    ;   number(Now0) -> Now = Now0
+    ;   number(Now0)
+    ->  (   Now0 >= -62135596800, Now0 =< 253402300799   % the years 1 to 9999 (NaN is neither)
+        ->  Now = Now0
+        ;   domain_error(now_within_the_years_1_to_9999, Now0)
+        )
     ;   text_string_(Now0, NowText),
         (   catch(parse_time(NowText, iso_8601, Now), _, fail) -> true
         ;   domain_error(iso_8601_time, Now0)

@@ -925,3 +925,49 @@ def test_the_cells_api_names_a_bad_argument(topical: Memory):
             hot_cells(topical, bad)
     with pytest.raises(UsageError, match="cell must be a string"):
         cell_show(topical, None)
+
+
+def test_a_grantees_cell_paths_and_regions_keep_to_the_cells_they_see(topical: Memory):
+    """A grantee's cell_path/3 took the owner's shortest path and failed when it crossed a
+    cell the grantee does not see, though a path through cells they see joined the two (and
+    answered one way round, not the other); cell_region/3 walked through hidden cells too.
+    Both now keep to the cells the reader sees, and their argument errors name them as the
+    owner's do (an unbound cell answered an item's handle, or named no predicate)."""
+    import itertools
+
+    from attention_cloud.errors import PrologError
+    from attention_cloud.sharing import add_grant, add_principal, reader_query
+
+    adjacent: dict[str, set[str]] = {}
+    for r in _rows(topical, "cell_adjacent(A, B, _)"):
+        adjacent.setdefault(r["A"], set()).add(r["B"])
+    sessions = sorted({r["S"] for r in _rows(topical, "item_session(_, S)")})
+    add_principal(topical, "alice", owner=True)
+    add_principal(topical, "bob")
+    add_grant(topical, "bob", sessions=sessions[1:], ceiling="L2")
+    seen = {r["C"] for r in reader_query(topical, "bob", "cell(C)", limit=1000).rows}
+    assert 1 < len(seen) < len(adjacent)
+
+    def region(cell: str, depth: int) -> set[str]:
+        found, front = {cell}, {cell}
+        for _ in range(depth):
+            front = {n for c in front for n in adjacent.get(c, ()) if n in seen} - found
+            found |= front
+        return found
+
+    for a, b in itertools.permutations(sorted(seen), 2):
+        rows = reader_query(topical, "bob", f"cell_path({a}, {b}, P)").rows
+        assert bool(rows) == (b in region(a, len(seen))), (a, b)
+        if rows:
+            path = rows[0]["P"]
+            assert path[0] == a and path[-1] == b and set(path) <= seen
+            assert all(y in adjacent[x] for x, y in zip(path, path[1:]))
+    for cell in seen:
+        for depth in (1, 2):
+            (row,) = reader_query(topical, "bob", f"cell_region({cell}, {depth}, R)").rows
+            assert set(row["R"]) == region(cell, depth)
+    for goal, said in [("cell_path(A, B, P)", "cell_path/3: Arguments are not sufficiently"),
+                       ("cell_region(C, 1, R)", "cell_region/3: Arguments are not sufficiently"),
+                       ("cell_neighbours(C, P)", "cell_neighbours/2: Arguments are not suff")]:
+        with pytest.raises(PrologError, match=said):
+            reader_query(topical, "bob", goal)

@@ -45,3 +45,14 @@ def test_a_wrong_argument_is_one_line_naming_it(mem, kwargs, named):
 def test_a_right_frame_still_comes(mem):
     frame = mem.hydrate("retries", budget=300, segments={"default": 300})
     assert frame.receipt["budget"]["segments"]["default"]["budget"] == 300
+
+
+@pytest.mark.parametrize("now", ["1e300", "-1e300", "nan", "inf"])
+def test_hydrate_from_a_goal_refuses_a_now_of_no_year(mem, now):
+    """Memory.hydrate refuses a `now` outside the years 1 to 9999; hydrate/3 in a goal took
+    1e300 and framed the goal "as of -219246529-01-00T08:29:52Z" (NaN: as of no time)."""
+    from attention_cloud.errors import PrologError
+
+    with pytest.raises(PrologError, match="now"):
+        mem.query(f'X is {now}, hydrate("retries", _{{now: X, budget: 200}}, _)')
+    assert mem.query('hydrate("retries", _{now: 1700000000, budget: 200}, _)').rows

@@ -225,3 +225,45 @@ def test_limits_hold_under_load():
             burner.kill()
             burner.wait()
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+
+
+_HUGE_QUERY_TEXT = r"""
+import sys, tempfile, time
+from pathlib import Path
+from attention_cloud import Memory
+from attention_cloud.errors import PrologError
+from attention_cloud.home import write_config
+home = Path(tempfile.mkdtemp()) / "home"
+home.mkdir()
+write_config(home, {"embedder": "hash"})
+with Memory.open(home) as mem:
+    mem.ingest([Path(sys.argv[1])])
+    mem.curate()
+    assert mem.query('nearest("retry", 1, [_])').rows
+    for call in ["nearest(S, 1, H)", "lexical(S, 1, [], H)",
+                 "findall(R, item(R), Rs), similarity(S, Rs, P)"]:
+        seed = call.split("(")[0]        # a text of its own: no vector kept from another call
+        goal = (f'numlist(1, 22, Ns), foldl([_, A, B]>>string_concat(A, A, B), Ns, "{seed} 12 ", '
+                f'S), {call}, fail')
+        started = time.monotonic()
+        try:
+            mem.query(goal, time_limit=2.0)
+        except PrologError as exc:
+            assert "stopped" in str(exc), exc
+        print(call, round(time.monotonic() - started, 1))
+"""
+
+
+def test_a_huge_query_text_does_not_hold_the_search_past_the_limit():
+    """The search reads its query text in the host, where no limit reaches: a goal that built
+    a 37 MB text in a fraction of a second (22 doublings) held `nearest/3` for ~30 s past a 2 s
+    limit (the hash embedder reads every word), a `POST /v1/query` as long. The host reads a
+    query's first MAX_QUERY_CHARS characters, so each call ends within its limit."""
+    out = subprocess.run([sys.executable, "-c", _HUGE_QUERY_TEXT, str(SESSION)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    took = {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+            for line in out.stdout.splitlines()}
+    assert len(took) == 3 and all(t < 6 for t in took.values()), took

@@ -676,3 +676,106 @@ def test_a_grant_naming_a_segment_or_session_memory_lacks_says_so(alice):
     assert "payments yet" not in out.stderr
     quiet = run("grant", "add", "carol", "--segment", "security", home=home)
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+@pytest.mark.parametrize("name", ["none", "null"])
+def test_a_principal_may_not_take_the_name_a_frame_reads_as_the_owner(alice, name):
+    """A frame's `reader` option reads `none` (its default) and `null` (an option left unset) as
+    no reader at all: the owner, who sees everything at L0. A principal of either name, granted
+    nothing, read both segments verbatim through `atc hydrate --as` (and `atc serve`'s token).
+    The names are refused; a home that already holds one reads nothing for it."""
+    home, _ = alice
+    before = (home / "journal.pl").read_bytes()
+    out = run("principal", "add", name, home=home)
+    assert out.exit_code == 2
+    assert out.output.startswith("atc: ") and out.output.count("\n") == 1, out.output
+    assert name in out.output and "reserved" in out.output, out.output
+    assert (home / "journal.pl").read_bytes() == before
+    # a home that holds such a principal from before (written by an older atc): reads refused
+    journal = home / "journal.pl"
+    last = max(int(line[7:-2]) for line in journal.read_text(encoding="utf-8").splitlines()
+               if line.startswith("commit(") and line.endswith(")."))
+    with journal.open("a", encoding="utf-8") as f:
+        f.write(f"a(:(atc_grants,principal_({name},person))).\ncommit({last + 1}).\n")
+    assert name in ok("principal", "list", home=home)
+    texts = verbatim_texts(home)
+    for args in (["hydrate", "--goal", GOAL, "--budget", "1200"],
+                 ["query", "hydrate(\"retries\", _{budget: 800}, frame(_, F, _)), "
+                           "member(fact(_, _, _, _, _, _, _, _, _, T, _), F)"],
+                 ["query", "item(H)"]):
+        out = run(*args, "--as", name, home=home)
+        assert not any(t[:60] in out.output for t in texts), out.output[:500]
+        assert "it_" not in out.output, out.output[:500]
+
+
+def test_a_grantees_frame_from_a_goal_cannot_mount_a_cell_they_do_not_see(alice):
+    """`atc hydrate --mount CELL --as bob` says a cell bob does not wholly see does not exist
+    for him; hydrate/3 in his own goal took that cell as a mount and framed it (its label in
+    the frame, told apart from a cell that does not exist). Now both read as no such cell."""
+    home, _ = alice
+    with Memory.open(home, create=False) as mem:
+        hidden = [r["C"] for r in mem.query("cell(C), cell_member(C, H), item_segment(H, security)",
+                                            limit=100).rows]
+    assert hidden
+    outs = []
+    for cell in (hidden[0], "cell_000000000000"):
+        out = run("query", f"hydrate(\"card numbers\", _{{mount: [{cell}], budget: 300}}, F)",
+                  "--as", "bob", home=home)
+        assert out.exit_code != 0, out.output
+        outs.append(out.output.replace(cell, "CELL"))
+    assert outs[0] == outs[1]            # a hidden cell reads as one that does not exist
+    assert "does not exist" in outs[0]
+
+
+def test_the_audit_names_the_records_a_grantees_query_read_whatever_it_answers(alice):
+    """A query's audit entry named only the handles its answers held: `rung(_, l2, T)` showed
+    bob three L2 texts and was logged with no record, and a count over every distillation
+    read them all with none logged. Now each record whose text the query read is named."""
+    home, _ = alice
+    rows = json.loads(ok("query", "rung(_, l2, T)", "--as", "bob", "--limit", "3",
+                         "--format", "json", home=home))
+    assert len(rows) == 3 and all("it_" not in json.dumps(r) for r in rows)
+    ok("query", "aggregate_all(count, (distilled(H, _, V), sub_string(V, _, _, _, \"a\")), N)",
+       "--as", "bob", home=home)
+    events = [e for e in json.loads(ok("audit", "--reader", "bob", "--format", "json",
+                                       home=home)) if e.get("op") == "query"]
+    texts = ok("query", "findall(T, (hydrate(\"retries\", _{budget: 300}, frame(_, Fs, _)), "
+                        "member(F, Fs), arg(10, F, T)), Ts)", "--as", "bob", home=home)
+    assert "it_" not in texts and len(texts) > 100
+    events = [e for e in json.loads(ok("audit", "--reader", "bob", "--format", "json",
+                                       home=home)) if e.get("op") == "query"]
+    assert len(events) == 3 and events[2]["facts"]    # a frame's texts, from a goal
+    from attention_cloud.sharing.reads import reader_query
+
+    with Memory.open(home, create=False) as mem:
+        distilled = {r["H"] for r in reader_query(mem, "bob", "distilled(H, _, _)",
+                                                  limit=10000).rows}
+        read = [f["handle"] for f in events[0]["facts"]]
+        texts = {mem.query(f"rung({h}, l2, T)").rows[0]["T"] for h in read}
+    # the fourth: the query looked one answer past --limit to tell that there were more
+    assert len(read) in (3, 4) and {r["T"] for r in rows} <= texts
+    assert {f["handle"] for f in events[1]["facts"]} == distilled
+    assert {f["level"] for e in events for f in e["facts"]} == {"L2"}
+
+
+def test_a_grantee_reads_the_cells_relations_and_provenance_they_see(alice):
+    """relation/3 and provenance/2 answer a cell's links for the owner (`contains`, `adjacent`;
+    a cell's ladder from its members); a grantee's answered none, even for a cell they see
+    whole. They now answer those whose every record the grantee sees, and no other."""
+    home, _ = alice
+    as_bob = {r["C"] for r in json.loads(ok("query", "cell(C)", "--as", "bob", "--format",
+                                            "json", home=home))}
+    with Memory.open(home, create=False) as mem:
+        owner = mem.query("cell(C), relation(C, P, O)", limit=10000).rows
+        prov = mem.query("cell(C), provenance(C, H)", limit=10000).rows
+        items = {r["H"] for r in mem.query("item_segment(H, payments)", limit=10000).rows}
+    want = {(r["C"], r["P"], r["O"]) for r in owner
+            if r["C"] in as_bob and (r["O"] in as_bob or r["O"] in items)}
+    got = json.loads(ok("query", "cell(C), relation(C, P, O)", "--as", "bob", "--format", "json",
+                        "--limit", "10000", home=home))
+    assert want and {(r["C"], r["P"], r["O"]) for r in got} == want
+    assert {r["P"] for r in got} == {"contains", "adjacent"}
+    got = json.loads(ok("query", "cell(C), provenance(C, H)", "--as", "bob", "--format", "json",
+                        "--limit", "10000", home=home))
+    assert {(r["C"], r["H"]) for r in got} == {(r["C"], r["H"]) for r in prov
+                                               if r["C"] in as_bob} != set()

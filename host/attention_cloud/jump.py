@@ -44,6 +44,10 @@ MADE_DIGESTS_KEPT = 200_000
 #: A group's records are read from the cell rows file only when their copies lie within this
 #: many times the rows they fill (one cell, or a few adjacent ones); else from the vector log.
 COPY_SPREAD = 4
+#: The characters of a query text a search reads (its first): the host's embedding and BM25
+#: run where no time limit reaches, and an 18 MB text a goal built in a tenth of a second held
+#: nearest/3 for ~20 s past a 2 s limit. A goal is a few hundred characters.
+MAX_QUERY_CHARS = 32_768
 #: Groups of records (a cell's members) whose vector row ids are kept between calls of
 #: ``similarity_within`` (a few kB each).
 GROUP_ROWS_KEPT = 512
@@ -299,15 +303,16 @@ class Jump:
 
     # -- searching --------------------------------------------------------------------------------
     def query_vector(self, query: str) -> np.ndarray:
-        """The vector for query text, or the stored vector when ``query`` is a known key.
-        The latest texts' vectors are kept (per embedder): embedding is most of a search."""
+        """The vector for query text (its first MAX_QUERY_CHARS characters), or the stored vector
+        when ``query`` is a known key. The latest texts' vectors are kept (per embedder):
+        embedding is most of a search."""
         if isinstance(query, Atom) and self.vectors.has(str(query)):
             return self.vectors.vector(str(query))
         embedder = self.embedder
         if embedder is not self._queries_by:  # vectors of another embedder are not comparable
             self._queries.clear()
             self._queries_by = embedder
-        key = str(query)
+        key = str(query)[:MAX_QUERY_CHARS]
         vector = self._queries.get(key)
         if vector is None:
             vector = embedder.embed([key])[0]
@@ -442,8 +447,10 @@ class Jump:
         return _best_first(best.items(), k)
 
     def lexical_hits(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
-        """Best-first BM25 ``(key, score)`` hits (empty when nothing matches)."""
-        return self.lexical.search(str(query), k, filter_meta=_filters(options) or None)
+        """Best-first BM25 ``(key, score)`` hits (empty when nothing matches) for the query's
+        first MAX_QUERY_CHARS characters."""
+        return self.lexical.search(str(query)[:MAX_QUERY_CHARS], k,
+                                   filter_meta=_filters(options) or None)
 
     def register(self, pl: Prolog) -> None:
         """Make this home's search reachable from Prolog (rules/jump.pl)."""

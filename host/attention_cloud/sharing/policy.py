@@ -34,6 +34,9 @@ SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1, "dklen": 32}
 _TOKEN = re.compile(r"atc_([0-9a-f]{16})\.([A-Za-z0-9_-]{20,100})")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
 LEVELS = ("l0", "l1", "l2", "l3")
+#: Names no principal may take: a frame's `reader` option reads `none` (its default) and `null`
+#: (an option left unset) as no reader at all, the home's owner (rules/hydrate.pl).
+RESERVED_NAMES = ("none", "null")
 RESTRICTIONS = ("private", "pii")
 
 
@@ -158,6 +161,9 @@ def add_principal(mem: Any, name: str, *, kind: str = "person", owner: bool = Fa
     token issued to it (None for the owner, whose CLI needs none). The token is shown only
     here; the home keeps its salted hash."""
     check_name(name)
+    if name in RESERVED_NAMES:
+        raise UsageError(f"{name}: a reserved name (a frame reads it as the home's owner); "
+                         "choose another")
     if kind not in ("person", "team"):
         raise UsageError(f"kind must be person or team, not {kind!r}")
     _change(mem, Term("principal_add", [Atom(name), Atom(kind), Atom("true" if owner else "false")]))

@@ -15,7 +15,11 @@ from ..audit import append_event
 from ..bridge import Atom, Term, Var, to_plain
 from ..errors import InputError, PrologError, UsageError, one_line
 from ..memory import MAX_RULES_BYTES, QueryResult
+from .policy import RESERVED_NAMES
 
+#: The most records one query's audit entry names (a goal may read every text of a large
+#: home; the entry stays a line of about a MB at most).
+MAX_AUDITED_READS = 20_000
 #: Handles of records a reader can be shown: items, arcs, session rollups and cells.
 _HANDLE = re.compile(r"(?:it|arc|ses|cell)_[0-9a-f]{6,}")
 
@@ -24,6 +28,9 @@ def require_principal(mem: Any, reader: str) -> None:
     """UsageError unless ``reader`` is a principal of this home."""
     if not mem.pl.succeeds("atc_grants:principal", Atom(reader), Var()):
         raise UsageError(f"{reader}: no such principal in this home (atc principal list)")
+    if reader in RESERVED_NAMES:    # added by an older atc: it would read as the owner
+        raise UsageError(f"{reader}: a reserved name, read as the home's owner; it reads "
+                         "nothing (remove it and add the principal under another name)")
 
 
 def _rules_module(mem: Any, rules_text: str | None) -> str | None:
@@ -93,13 +100,23 @@ def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
             (solutions, more) = mem.pl.once("atc_api:api_reader_query", Atom(reader), goal,
                                             options, Var(), Var())
     except PrologError as exc:
-        _log_read(mem, reader, "query", goal, [], via, error=one_line(exc))
+        _log_read(mem, reader, "query", goal, _read_facts(mem, reader, set()), via,
+                  error=one_line(exc))
         raise
     rows = [{str(p.args[0]): to_plain(p.args[1]) for p in sol} for sol in solutions]
-    handles = sorted({h for row in rows for h in _handles_in(row)})
-    facts = [{"handle": h, "level": _max_level(mem, reader, h)} for h in handles]
-    _log_read(mem, reader, "query", goal, facts, via, answers=len(rows))
+    handles = {h for row in rows for h in _handles_in(row)}
+    _log_read(mem, reader, "query", goal, _read_facts(mem, reader, handles), via,
+              answers=len(rows))
     return QueryResult(rows=rows, more=str(more) == "true", variables=list(rows[0]) if rows else [])
+
+
+def _read_facts(mem: Any, reader: str, answered: set[str]) -> list[dict[str, Any]]:
+    """The audit's facts of a query: the records its answers name and those whose text it read
+    (the filtered view notes them: `rung(_, l2, T)` answers no handle), each at the reader's
+    ceiling for it; past MAX_AUDITED_READS, the first of them in handle order."""
+    (read,) = mem.pl.once("atc_grantee_view:grantee_view_reads", Var())
+    handles = sorted(answered | {str(h) for h in read})[:MAX_AUDITED_READS]
+    return [{"handle": h, "level": _max_level(mem, reader, h)} for h in handles]
 
 
 def _handles_in(value: Any) -> set[str]:
