@@ -25,6 +25,9 @@ porter_stem(Word, Word).
 :- use_module(grants, [visible/3]).
 :- use_module(cells).
 :- use_module('../facts/planes').
+% Arithmetic compiled to VM instructions (this file only; the flag is scoped to it): a frame
+% evaluates some thousands of comparisons and sums, each otherwise a call of is/2 or >=/2.
+:- set_prolog_flag(optimise, true).
 
 /** <module> Hydration: a goal, a plane and a budget rendered into a frame with its receipt
 
