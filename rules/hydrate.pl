@@ -793,20 +793,23 @@ fuse_(Sem, Lex, Fused) :-
     findall(K-V, ( member(K-C, Sem), V = cos(C) ; member(K-L, Lex), V = bm25(L) ), Tagged),
     keysort(Tagged, ByKey),
     group_pairs_by_key(ByKey, Groups),
-    findall(K-Score,
-            ( member(K-Vs, Groups),
-              ( memberchk(cos(C), Vs) -> true ; C = 0.0 ),
-              ( memberchk(bm25(L), Vs) -> LN is L / Best ; LN = 0.0 ),
-              Score0 is WS * max(0.0, C) + WL * LN,
-              Score is round(Score0 * 10000) / 10000
-            ),
-            Pairs),
+    findall(K-Score, ( member(K-Vs, Groups), fused_score_(Vs, Best, WS, WL, Score) ), Pairs),
     sort_by_score_(Pairs, Fused).
 
+% The arithmetic of a findall/3 goal runs in a clause of its own: a goal findall/3 calls is
+% compiled when called, without this file's optimise flag (its arithmetic a call of is/2).
+fused_score_(Vs, Best, WS, WL, Score) :-
+    ( memberchk(cos(C), Vs) -> true ; C = 0.0 ),
+    ( memberchk(bm25(L), Vs) -> LN is L / Best ; LN = 0.0 ),
+    Score0 is WS * max(0.0, C) + WL * LN,
+    Score is round(Score0 * 10000) / 10000.
+
 sort_by_score_(Pairs, Sorted) :-
-    findall(NS-(K-S), ( member(K-S, Pairs), NS is -S ), Keyed),
+    findall(NS-(K-S), ( member(K-S, Pairs), negated_(S, NS) ), Keyed),
     keysort(Keyed, KeyedSorted),
     pairs_values(KeyedSorted, Sorted).
+
+negated_(S, NS) :- NS is -S.
 
 % The focus is verbatim memory: an arc the jump lands on lifts its member items (the walk still
 % brings arcs in as stand-ins for their members) to half its score plus half their own, so the
@@ -1525,7 +1528,7 @@ record_sessions_(Id, Sessions) :-
 % those tied), in the order of the records. One sort by record and then score (keysort/2 is
 % stable), the first of each record's run taken: a sort per record cost ~0.5 ms of a frame.
 best_per_id_(Cands, Best) :-
-    findall(k(Id, NS)-C, ( member(C, Cands), C = c(Id, S, _, _, _), NS is -S ), Keyed),
+    findall(k(Id, NS)-C, ( member(C, Cands), C = c(Id, S, _, _, _), negated_(S, NS) ), Keyed),
     keysort(Keyed, Sorted),
     first_per_id_(Sorted, Best).
 
@@ -1584,7 +1587,7 @@ merge_candidates_(Seeds, Expanded, Reserve, Candidates) :-
     append(Expanded, Reserve, Found),
     exclude(candidate_in_(SeedIds), Found, Rest1),
     best_per_id_(Rest1, Rest0),
-    findall(NS-C, ( member(C, Rest0), C = c(_, S, _, _, _), NS is -S ), Keyed),
+    findall(NS-C, ( member(C, Rest0), C = c(_, S, _, _, _), negated_(S, NS) ), Keyed),
     keysort(Keyed, Sorted),
     pairs_values(Sorted, Rest),
     append(Seeds, Rest, Candidates).
@@ -1684,7 +1687,7 @@ refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :
 
 % Candidates best first (a stable sort: equal scores keep their order).
 by_score_(Cands, Sorted) :-
-    findall(NS-C, ( member(C, Cands), C = c(_, S, _, _, _), NS is -S ), Keyed),
+    findall(NS-C, ( member(C, Cands), C = c(_, S, _, _, _), negated_(S, NS) ), Keyed),
     keysort(Keyed, SortedPairs),
     pairs_values(SortedPairs, Sorted).
 
@@ -2074,7 +2077,12 @@ target_level_(far, l3).
 
 available_levels_(Id, Ceiling, Levels) :-
     level_rank(Ceiling, CR),
-    findall(L, ( level_rank(L, R), R >= CR, once(rung(Id, L, _)) ), Levels).
+    findall(L, available_level_(Id, CR, L), Levels).
+
+available_level_(Id, CR, L) :-
+    level_rank(L, R),
+    R >= CR,
+    once(rung(Id, L, _)).
 
 % The first available level at or below (less detailed than) rank TR, else the least detailed.
 first_at_or_below_(Levels, TR, Level) :-
@@ -2208,9 +2216,11 @@ cheapest_step_(Steps, Best, Placed, I, Step, Key, Loss, Saved) :-
     findall(Key0-I0-Step0-Loss0-Saved0,
             ( nth0(I0, Placed, P),
               call(Steps, Best, P, Step0, Loss0, Saved0),
-              Key0 is Loss0 / Saved0 ),
+              ratio_(Loss0, Saved0, Key0) ),
             Ranked),
     keysort(Ranked, [Key-I-Step-Loss-Saved|_]).
+
+ratio_(Loss, Saved, Key) :- Key is Loss / Saved.
 
 % apply_step_(+Placed, +I, +Step, -Out, -Gone): Gone is the dropped candidate, or none.
 apply_step_(Placed, I, Step, Out, Gone) :-
@@ -2291,13 +2301,7 @@ promote_(Placed, Best, Budget, N, Out, Dropped) :-
     used_tokens_(Placed, Used),
     Free is Budget - Used,
     findall(Key-I-L1-T1-Gain,
-            ( nth0(I, Placed, p(c(_, S, _, _, _), L, T, Rungs)),
-              richer_rung_(Rungs, L, L1, T1),
-              fact_value_(Best, S, L, V0),
-              fact_value_(Best, S, L1, V1),
-              Gain is V1 - V0,
-              Gain > 0,
-              Key is -(Gain / max(1, T1 - T)) ),
+            ( nth0(I, Placed, P), promotion_(P, Best, Key, L1, T1, Gain) ),
             Ups0),
     keysort(Ups0, Ups),
     (   member(Key-I-L1-T1-Gain, Ups),
@@ -2314,6 +2318,16 @@ promote_(Placed, Best, Budget, N, Out, Dropped) :-
         append(Gone, Dropped0, Dropped)
     ;   Out = Placed, Dropped = []
     ).
+
+% A more detailed rung of P (on backtracking, each) that gains value, the gain per token it
+% costs negated (Key: the best first in a keysort).
+promotion_(p(c(_, S, _, _, _), L, T, Rungs), Best, Key, L1, T1, Gain) :-
+    richer_rung_(Rungs, L, L1, T1),
+    fact_value_(Best, S, L, V0),
+    fact_value_(Best, S, L1, V1),
+    Gain is V1 - V0,
+    Gain > 0,
+    Key is -(Gain / max(1, T1 - T)).
 
 % One way a fact can make room for another's detail: down to any shorter rung, or out of the
 % frame. Unlike fit_/4, which steps one rung at a time so that presence outlasts detail, a
