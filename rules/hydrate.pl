@@ -25,6 +25,9 @@ porter_stem(Word, Word).
 :- use_module(grants, [visible/3]).
 :- use_module(cells).
 :- use_module('../facts/planes').
+% Arithmetic compiled to VM instructions (this file only; the flag is scoped to it): a frame
+% evaluates some thousands of comparisons and sums, each otherwise a call of is/2 or >=/2.
+:- set_prolog_flag(optimise, true).
 
 /** <module> Hydration: a goal, a plane and a budget rendered into a frame with its receipt
 
@@ -794,20 +797,23 @@ fuse_(Sem, Lex, Fused) :-
     findall(K-V, ( member(K-C, Sem), V = cos(C) ; member(K-L, Lex), V = bm25(L) ), Tagged),
     keysort(Tagged, ByKey),
     group_pairs_by_key(ByKey, Groups),
-    findall(K-Score,
-            ( member(K-Vs, Groups),
-              ( memberchk(cos(C), Vs) -> true ; C = 0.0 ),
-              ( memberchk(bm25(L), Vs) -> LN is L / Best ; LN = 0.0 ),
-              Score0 is WS * max(0.0, C) + WL * LN,
-              Score is round(Score0 * 10000) / 10000
-            ),
-            Pairs),
+    findall(K-Score, ( member(K-Vs, Groups), fused_score_(Vs, Best, WS, WL, Score) ), Pairs),
     sort_by_score_(Pairs, Fused).
 
+% The arithmetic of a findall/3 goal runs in a clause of its own: a goal findall/3 calls is
+% compiled when called, without this file's optimise flag (its arithmetic a call of is/2).
+fused_score_(Vs, Best, WS, WL, Score) :-
+    ( memberchk(cos(C), Vs) -> true ; C = 0.0 ),
+    ( memberchk(bm25(L), Vs) -> LN is L / Best ; LN = 0.0 ),
+    Score0 is WS * max(0.0, C) + WL * LN,
+    Score is round(Score0 * 10000) / 10000.
+
 sort_by_score_(Pairs, Sorted) :-
-    findall(NS-(K-S), ( member(K-S, Pairs), NS is -S ), Keyed),
+    findall(NS-(K-S), ( member(K-S, Pairs), negated_(S, NS) ), Keyed),
     keysort(Keyed, KeyedSorted),
     pairs_values(KeyedSorted, Sorted).
+
+negated_(S, NS) :- NS is -S.
 
 % The focus is verbatim memory: an arc the jump lands on lifts its member items (the walk still
 % brings arcs in as stand-ins for their members) to half its score plus half their own, so the
@@ -1526,7 +1532,7 @@ record_sessions_(Id, Sessions) :-
 % those tied), in the order of the records. One sort by record and then score (keysort/2 is
 % stable), the first of each record's run taken: a sort per record cost ~0.5 ms of a frame.
 best_per_id_(Cands, Best) :-
-    findall(k(Id, NS)-C, ( member(C, Cands), C = c(Id, S, _, _, _), NS is -S ), Keyed),
+    findall(k(Id, NS)-C, ( member(C, Cands), C = c(Id, S, _, _, _), negated_(S, NS) ), Keyed),
     keysort(Keyed, Sorted),
     first_per_id_(Sorted, Best).
 
@@ -1585,7 +1591,7 @@ merge_candidates_(Seeds, Expanded, Reserve, Candidates) :-
     append(Expanded, Reserve, Found),
     exclude(candidate_in_(SeedIds), Found, Rest1),
     best_per_id_(Rest1, Rest0),
-    findall(NS-C, ( member(C, Rest0), C = c(_, S, _, _, _), NS is -S ), Keyed),
+    findall(NS-C, ( member(C, Rest0), C = c(_, S, _, _, _), negated_(S, NS) ), Keyed),
     keysort(Keyed, Sorted),
     pairs_values(Sorted, Rest),
     append(Seeds, Rest, Candidates).
@@ -1685,7 +1691,7 @@ refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :
 
 % Candidates best first (a stable sort: equal scores keep their order).
 by_score_(Cands, Sorted) :-
-    findall(NS-C, ( member(C, Cands), C = c(_, S, _, _, _), NS is -S ), Keyed),
+    findall(NS-C, ( member(C, Cands), C = c(_, S, _, _, _), negated_(S, NS) ), Keyed),
     keysort(Keyed, SortedPairs),
     pairs_values(SortedPairs, Sorted).
 
@@ -1821,8 +1827,10 @@ sentence_of_line_(Line, Sentence) :-
     atomic_list_concat(Parts2, '? ', P1),
     member(Sentence, Parts2).
 
+% A digit is 0-9 (char_type/2's digit(_) on Linux): found by one split in C, not by a Prolog
+% step per character (~1,300 words a frame are asked).
 holds_digit_(Word) :-
-    sub_atom(Word, _, 1, _, C), char_type(C, digit(_)), !.
+    split_string(Word, "0123456789", "", [_, _|_]).
 
 near_duplicate_words_(A, B) :-
     near_duplicate_(Min),
@@ -1925,7 +1933,8 @@ sig_numbers_(sig(Id, _, Level, _, Numbers)) :-
 % (split at white space, trimmed of punctuation, lower case) that hold a digit, less the
 % incidental ones.
 numbers_stated_(Id, Level, Numbers) :-
-    (   rung(Id, Level, Text)
+    (   rung(Id, Level, Text),
+        holds_digit_(Text)
     ->  string_lower(Text, Lower),
         split_string(Lower, " \t\n\r", " \t\n\r", Words),
         findall(N, ( member(W, Words), stated_number_(W, N) ), Numbers0),
@@ -1934,8 +1943,8 @@ numbers_stated_(Id, Level, Numbers) :-
     ).
 
 stated_number_(Word, N) :-
+    holds_digit_(Word),                 % trimming the punctuation below keeps every digit
     split_string(Word, "", ".,;:!?()[]{}\"'`<>*=", [N]),
-    once(( sub_atom(N, _, 1, _, C), char_type(C, digit(_)) )),
     string_codes(N, Codes),
     \+ phrase(incidental_number_, Codes).
 
@@ -2072,7 +2081,12 @@ target_level_(far, l3).
 
 available_levels_(Id, Ceiling, Levels) :-
     level_rank(Ceiling, CR),
-    findall(L, ( level_rank(L, R), R >= CR, once(rung(Id, L, _)) ), Levels).
+    findall(L, available_level_(Id, CR, L), Levels).
+
+available_level_(Id, CR, L) :-
+    level_rank(L, R),
+    R >= CR,
+    once(rung(Id, L, _)).
 
 % The first available level at or below (less detailed than) rank TR, else the least detailed.
 first_at_or_below_(Levels, TR, Level) :-
@@ -2156,7 +2170,13 @@ speaker_label_(Id, Label) :-
         \+ item_kind(Id, file_op)
     ),
     !,
-    format(string(Label), "~w: ", [Name]).
+    (   text_name_(Name)                % a name's text as ~w writes it; format/3 costs ~10x
+    ->  string_concat(Name, ": ", Label)
+    ;   format(string(Label), "~w: ", [Name])
+    ).
+
+text_name_(Name) :- atom(Name), !.
+text_name_(Name) :- string(Name).
 
 labelled_role_(user).
 labelled_role_(assistant).
@@ -2200,9 +2220,11 @@ cheapest_step_(Steps, Best, Placed, I, Step, Key, Loss, Saved) :-
     findall(Key0-I0-Step0-Loss0-Saved0,
             ( nth0(I0, Placed, P),
               call(Steps, Best, P, Step0, Loss0, Saved0),
-              Key0 is Loss0 / Saved0 ),
+              ratio_(Loss0, Saved0, Key0) ),
             Ranked),
     keysort(Ranked, [Key-I-Step-Loss-Saved|_]).
+
+ratio_(Loss, Saved, Key) :- Key is Loss / Saved.
 
 % apply_step_(+Placed, +I, +Step, -Out, -Gone): Gone is the dropped candidate, or none.
 apply_step_(Placed, I, Step, Out, Gone) :-
@@ -2283,13 +2305,7 @@ promote_(Placed, Best, Budget, N, Out, Dropped) :-
     used_tokens_(Placed, Used),
     Free is Budget - Used,
     findall(Key-I-L1-T1-Gain,
-            ( nth0(I, Placed, p(c(_, S, _, _, _), L, T, Rungs)),
-              richer_rung_(Rungs, L, L1, T1),
-              fact_value_(Best, S, L, V0),
-              fact_value_(Best, S, L1, V1),
-              Gain is V1 - V0,
-              Gain > 0,
-              Key is -(Gain / max(1, T1 - T)) ),
+            ( nth0(I, Placed, P), promotion_(P, Best, Key, L1, T1, Gain) ),
             Ups0),
     keysort(Ups0, Ups),
     (   member(Key-I-L1-T1-Gain, Ups),
@@ -2306,6 +2322,16 @@ promote_(Placed, Best, Budget, N, Out, Dropped) :-
         append(Gone, Dropped0, Dropped)
     ;   Out = Placed, Dropped = []
     ).
+
+% A more detailed rung of P (on backtracking, each) that gains value, the gain per token it
+% costs negated (Key: the best first in a keysort).
+promotion_(p(c(_, S, _, _, _), L, T, Rungs), Best, Key, L1, T1, Gain) :-
+    richer_rung_(Rungs, L, L1, T1),
+    fact_value_(Best, S, L, V0),
+    fact_value_(Best, S, L1, V1),
+    Gain is V1 - V0,
+    Gain > 0,
+    Key is -(Gain / max(1, T1 - T)).
 
 % One way a fact can make room for another's detail: down to any shorter rung, or out of the
 % frame. Unlike fit_/4, which steps one rung at a time so that presence outlasts detail, a
