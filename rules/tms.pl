@@ -648,7 +648,9 @@ tms_item_changed(Scope0, Handle0, Now, Dirtied) :-
     list_to_set(Seeds0, Seeds),
     dirty_closure_(Scope, Seeds, item_changed(Handle), Now, Dirtied).
 
-% Breadth first from Seeds; each seed gets the root cause, each later belief via(Parent).
+% Breadth first from Seeds; each seed gets the root cause, each later belief via(Parent) for
+% every dirty belief it cites, not only the first one reached: a belief reached by two paths
+% (a diamond) must stay dirty when one of them is cleaned (clean_via_/2) and the other is not.
 dirty_closure_(Scope, Seeds, Cause, Now, Dirtied) :-
     forall(member(Id, Seeds), add_dirt_(Scope, Id, Cause, Now)),
     findall(Id-Id, member(Id, Seeds), Queue),
@@ -658,8 +660,8 @@ propagate_([], _, _, Seen, Seen).
 propagate_([_-Parent|Queue0], Scope, Now, Seen0, Seen) :-
     findall(D, direct_dependant_(Scope, Parent, D), Ds0),
     list_to_set(Ds0, Ds),
+    forall(member(D, Ds), add_dirt_(Scope, D, via(Parent), Now)),
     subtract(Ds, Seen0, New),
-    forall(member(D, New), add_dirt_(Scope, D, via(Parent), Now)),
     append(Seen0, New, Seen1),
     findall(D-D, member(D, New), More),
     append(Queue0, More, Queue),

@@ -189,6 +189,19 @@ test(reobserving_on_dirty_support_cleans_nothing, [setup(fresh), Causes == [a-so
     findall(B-C, belief_dirty(s, B, C), Causes0),
     msort(Causes0, Causes).
 
+% A diamond dirtied in one event: f cites a and b, both read from the registry. Before, f was
+% marked via(a) only (the first path reached), so re-observing a cleaned f while b, which it
+% also cites, stayed dirty.
+test(diamond_stays_dirty_while_one_path_is, [setup(fresh), Causes == [b-source_changed(registry), f-via(b)]]) :-
+    tms_add_source(s, registry, dependency_version, _{kind: package_registry}),
+    add(s, a, dependency_version, liba, "1", 0.9, 1000, [], registry),
+    add(s, b, dependency_version, libb, "1", 0.9, 1000, [], registry),
+    add(s, f, dependency_version, libf, "1", 0.9, 1000, ["a", "b"], null),
+    tms_source_changed(s, registry, 2000, _),
+    add(s, a, dependency_version, liba, "1", 0.9, 2100, [], registry),
+    findall(B-C, belief_dirty(s, B, C), Causes0),
+    msort(Causes0, Causes).
+
 test(scopes_are_separate, [setup(fresh), Dirtied == []]) :-
     chain(s),
     chain(t),
