@@ -189,3 +189,20 @@ def test_a_bench_scope_is_refused_not_silently_lost(home):
         "--home", str(home), "--scope", "bench-mine", "--now", NOW])
     assert result.exit_code == 2
     assert "--scope bench-mine: bench-* scopes are never journalled" in result.output
+
+
+def test_an_inspection_without_its_result_is_refused(atc, home):
+    # Before: `atc inspect attn-N` without --result recorded the empty text as the registry's
+    # reading, which superseded the version belief (libfoo = "").
+    setup_scenario(atc)
+    cand, _ = chosen(atc("attend", "--goal", "deploy", "--depends-on", "compat").output)
+    journal = (home / "journal.pl").read_bytes()
+    result = atc("inspect", cand, ok=False)
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"atc: {cand} reads a source: give --result VALUE (what "
+                                     "it returned) or --failed")
+    both = atc("inspect", cand, "--result", "4.2", "--failed", ok=False)
+    assert both.exit_code == 2 and "--result and --failed" in both.output
+    assert (home / "journal.pl").read_bytes() == journal
+    assert "= 4.1 [clean]" in atc("belief", "show", "dep_version").output
+    assert "inspection insp-1: belief unchanged" in atc("inspect", cand, "--failed").output

@@ -399,22 +399,33 @@ def _candidate_row(c: Candidate) -> str:
 
 @click.command()
 @click.argument("candidate_id")
-@click.option("--result", "value", default="", help="What the inspection returned.")
+@click.option("--result", "value", default=None,
+              help="What the inspection returned (required for a source's reading, "
+                   "unless --failed).")
 @click.option("--failed", is_flag=True, help="The inspection could not be carried out.")
 @click.option("--cost", type=FINITE, default=None, help="Actual cost [default: the source's].")
 @_format_option
 @_common
 @click.pass_context
 @fail_cleanly
-def inspect(ctx: click.Context, candidate_id: str, value: str, failed: bool,
+def inspect(ctx: click.Context, candidate_id: str, value: str | None, failed: bool,
             cost: float | None, fmt: str, home: str | None, scope: str,
             now: float | None) -> None:
     """Record the outcome of a candidate; updates beliefs and may dirty dependants.
 
     Example: atc inspect attn-1 --result 4.2
     """
-    out = _controller(ctx, home, scope).inspect(candidate_id, result=value, now=_now(now),
-                                                succeeded=not failed, cost=cost)
+    if failed and value is not None:
+        raise UsageError("--result and --failed: an inspection that failed returned nothing; "
+                         "give one of them")
+    ctl = _controller(ctx, home, scope)
+    if value is None and not failed and ctl.candidate(candidate_id).get("kind") == "inspect_source":
+        # Without it the empty text was recorded as the source's reading, and superseded
+        # the belief it was read about (libfoo = "").
+        raise UsageError(f"{candidate_id} reads a source: give --result VALUE (what it "
+                         "returned) or --failed")
+    out = ctl.inspect(candidate_id, result="" if value is None else value, now=_now(now),
+                      succeeded=not failed, cost=cost)
     if fmt == "json":
         _json(out.__dict__)
         return
