@@ -315,3 +315,13 @@ def test_switch_cost_is_weighted_apart_from_cost(ctl):
     (cand,) = ctl.attend("g", budget=1, now=NOW).ranked
     assert cand.switch_cost == 0.4
     assert cand.net_voc == pytest.approx(cand.predicted_voc - 0.05 * 0.1 - 1.0 * 0.4)
+
+
+def test_a_lone_surrogate_is_refused_as_text(ctl):
+    # Before: a UnicodeEncodeError from inside the bridge (pyswip's string conversion).
+    deploy_scenario(ctl)
+    with pytest.raises(UsageError, match="is not valid text: surrogates not allowed"):
+        ctl.add_belief("odd", claim_type="compatibility", subject="s\ud800", value="A",
+                       confidence=0.5, observed_at=NOW, volatility="config_docs")
+    with pytest.raises(UsageError, match="is not valid text"):
+        ctl.belief("odd\udcff", now=NOW)

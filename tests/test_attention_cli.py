@@ -206,3 +206,24 @@ def test_an_inspection_without_its_result_is_refused(atc, home):
     assert (home / "journal.pl").read_bytes() == journal
     assert "= 4.1 [clean]" in atc("belief", "show", "dep_version").output
     assert "inspection insp-1: belief unchanged" in atc("inspect", cand, "--failed").output
+
+
+def test_a_byte_that_is_not_utf8_is_refused_in_one_line(home):
+    # Before: pyswip encoded sys.argv when imported and every command given such a byte died
+    # with a UnicodeEncodeError traceback; past that, the bridge raised the same from inside.
+    import os
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "attention_cloud.cli"]
+    env = {**os.environ, "ATC_HOME": str(home)}
+    subprocess.run([*base, "source", "add", "m", "--type", "compatibility", "--kind",
+                    "compatibility_matrix"], env=env, check=True, capture_output=True)
+    journal = (home / "journal.pl").read_bytes()
+    proc = subprocess.run([*base, "belief", "add", "b", "--type", "compatibility", "--subject",
+                           "s", "--value", b"A\xff", "--confidence", "0.5", "--volatility",
+                           "config_docs"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == ("atc: 'A\\udcff' is not valid text: surrogates not allowed "
+                                   "at character 1 (a byte that is not UTF-8?)")
+    assert (home / "journal.pl").read_bytes() == journal
