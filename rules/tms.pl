@@ -264,6 +264,8 @@ source_info(Scope, Source0, Info) :-
 %   @error domain_error(hazard_per_second, H) for a negative or absurd numeric volatility
 %   @error domain_error(acyclic_justification, Id-Support) when Support depends on Id
 %   @error permission_error(modify, superseded_belief, Id) when Id was superseded
+%   @error permission_error(change_claim, belief, Id-(ClaimType0-Subject0)) when Id is held
+%          about another claim
 
 tms_add_belief(Scope0, Id0, Belief) :-
     scope_atom(Scope0, Scope),
@@ -295,6 +297,7 @@ tms_add_belief(Scope0, Id0, Belief) :-
     ->  permission_error(modify, superseded_belief, Id)
     ;   true
     ),
+    same_claim_(Scope, Id, ClaimType, Subject),
     maplist(acyclic_support(Scope, Id), Supports),
     (   belief(Scope, Id, _, _, OldValue, _, _, _)
     ->  Revised = revised(OldValue)
@@ -396,6 +399,19 @@ journal_item(H) :-
 prolog:error_message(domain_error(acyclic_justification, Id-Support)) -->
     [ 'belief ~w cannot cite ~w: ~w already depends on ~w (a cyclic justification)'-
       [Id, Support, Support, Id] ].
+
+% A belief recorded again is a new observation of the same claim. Under another claim type or
+% subject it silently became a different belief, and what cited it now rested on that.
+prolog:error_message(permission_error(change_claim, belief, Id-(T0-S0))) -->
+    [ 'belief ~w is about ~w ~w: recording it again must keep that claim (give the new one another id)'-
+      [Id, T0, S0] ].
+
+same_claim_(Scope, Id, ClaimType, Subject) :-
+    (   belief(Scope, Id, T0, S0, _, _, _, _),
+        T0-S0 \== ClaimType-Subject
+    ->  throw(error(permission_error(change_claim, belief, Id-(T0-S0)), _))
+    ;   true
+    ).
 
 acyclic_support(Scope, Id, belief(B)) :- !,
     (   depends_on_(Scope, B, Id, [])

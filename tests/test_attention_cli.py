@@ -227,3 +227,17 @@ def test_a_byte_that_is_not_utf8_is_refused_in_one_line(home):
     assert proc.stderr.strip() == ("atc: 'A\\udcff' is not valid text: surrogates not allowed "
                                    "at character 1 (a byte that is not UTF-8?)")
     assert (home / "journal.pl").read_bytes() == journal
+
+
+def test_a_belief_id_cannot_be_reused_for_another_claim(atc, home):
+    # Before: `belief add compat` with another type or subject turned compat into a belief about
+    # something else, silently, and what cited it rested on that.
+    setup_scenario(atc)
+    journal = (home / "journal.pl").read_bytes()
+    result = atc("belief", "add", "compat", "--type", "compatibility", "--subject", "rollout",
+                 "--value", "A", "--confidence", "0.9", "--volatility", "config_docs", ok=False)
+    assert result.exit_code == 2
+    assert result.output.strip() == ("atc: belief compat is about compatibility deploy: "
+                                     "recording it again must keep that claim (give the new "
+                                     "one another id)")
+    assert (home / "journal.pl").read_bytes() == journal

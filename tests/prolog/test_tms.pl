@@ -119,6 +119,19 @@ test(cycle_leaves_belief_unchanged, [setup(fresh), Supports == []]) :-
                                        null), _, true),
     findall(X, belief_support(s, a, X), Supports).
 
+% Recording b again under another claim: before, b silently became a belief about the
+% rollout, and c, which cites it, rested on that.
+test(same_id_other_claim_is_refused,
+     [setup(fresh), throws(error(permission_error(change_claim, belief, b-(compatibility-deploy)), _))]) :-
+    chain(s),
+    add(s, b, compatibility, rollout, "A", 0.9, 1000, ["a"], null).
+
+test(same_id_other_claim_leaves_it, [setup(fresh), T-S-V == compatibility-deploy-"A"]) :-
+    chain(s),
+    catch(add(s, b, dependency_version, deploy, "B", 0.9, 1000, [], null), _, true),
+    belief_claim(s, b, T, S),
+    belief_value(s, b, V).
+
 test(why_tree, [setup(fresh), Kind-Id-Inner == belief-b-a]) :-
     chain(s),
     belief_why(s, c, W),
