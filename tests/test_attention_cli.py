@@ -151,6 +151,8 @@ def test_errors_are_one_line(atc):
     (["--age", "-5"], "--age -5: an age is seconds ago, 0 or more"),
     (["--age", "1e20"], "--age 1e+20: more seconds ago than since 1970"),
     (["--volatility", "inf"], "--volatility inf: neither a volatility class nor a hazard rate"),
+    # Before: --observed-at won and --age was ignored without a word.
+    (["--observed-at", "999000"], "--observed-at and --age both say when it was observed"),
 ])
 def test_bad_numbers_are_refused_naming_the_option(atc, home, args, message):
     # Before: a negative age was taken (a belief observed in the future), and NaN or an age

@@ -140,6 +140,8 @@ def belief_add(ctx: click.Context, belief_id: str, claim_type: str, subject: str
     Example: atc belief add ver --type dependency_version --subject libfoo --value 4.1
     --confidence 0.9 --age 21600 --volatility package_release --source summary
     """
+    if observed_at is not None and age is not None:
+        raise UsageError("--observed-at and --age both say when it was observed; give one")
     at = observed_at if observed_at is not None else _observed_at(_now(now), age or 0.0)
     _controller(ctx, home, scope).add_belief(
         belief_id, claim_type=claim_type, subject=subject, value=value, confidence=confidence,
