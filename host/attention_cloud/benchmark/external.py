@@ -22,8 +22,8 @@ Policy → evaluator, after each ``trial``, ``observation(s)`` or ``error``::
 
 Scenario fields are described by ``atc bench attention --print-schema``. A policy that sends
 invalid messages three times in a trial, sends a line over MAX_LINE_CHARS, or stays silent past
-the timeout, forfeits the trial
-(its undecided goals score their worst option); a silent process is restarted for the next one.
+the timeout, forfeits the trial (its undecided goals score their worst option); a silent process
+is restarted for the next one.
 """
 from __future__ import annotations
 
