@@ -55,7 +55,7 @@ def setup_scenario(atc) -> None:
 
 
 def chosen(output: str) -> tuple[str, str]:
-    match = re.search(r"decision: inspect (attn-\d+) \(inspect_source (\w+)\)", output)
+    match = re.search(r"decision: inspect (attn-\d+) \(inspect_source (\w+) about [^)]+\)", output)
     assert match, output
     return match.group(1), match.group(2)
 
@@ -243,3 +243,20 @@ def test_a_belief_id_cannot_be_reused_for_another_claim(atc, home):
                                      "recording it again must keep that claim (give the new "
                                      "one another id)")
     assert (home / "journal.pl").read_bytes() == journal
+
+
+def test_attend_names_the_subject_a_source_would_be_read_about(atc):
+    # One registry answers every dependency_version claim: the table had two rows "attn-N
+    # registry" and the decision "inspect attn-2 (inspect_source registry)", with nothing to
+    # say whether the reading asked for was libfoo's or libbar's.
+    atc("source", "add", "registry", "--type", "dependency_version", "--kind",
+        "package_registry")
+    for name, subject, age in (("foo", "libfoo", "21600"), ("bar", "libbar", "30000")):
+        atc("belief", "add", name, "--type", "dependency_version", "--subject", subject,
+            "--value", "1.0", "--confidence", "0.9", "--age", age,
+            "--volatility", "package_release")
+    out = atc("attend", "--goal", "g", "--depends-on", "foo", "--depends-on", "bar").output
+    rows = [line.split() for line in out.splitlines() if "inspect_source" in line
+            and not line.startswith("decision")]
+    assert sorted((r[3], r[4]) for r in rows) == [("registry", "libbar"), ("registry", "libfoo")]
+    assert "decision: inspect attn-" in out and "(inspect_source registry about libbar)" in out

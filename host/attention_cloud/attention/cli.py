@@ -372,8 +372,8 @@ def attend(ctx: click.Context, goal_id: str, budget: int, current: str | None,
 
 
 def _print_result(result: AttendResult, top: int) -> None:
-    click.echo(f"{'rank':>4}  {'candidate':<10} {'kind':<20} {'target':<18} {'trigger':<22} "
-               f"{'P(chg)':>6} {'VOC':>6} {'net':>7}  floor")
+    click.echo(f"{'rank':>4}  {'candidate':<10} {'kind':<20} {'target':<18} {'about':<12} "
+               f"{'trigger':<22} {'P(chg)':>6} {'VOC':>6} {'net':>7}  floor")
     for cand in result.ranked[:top]:
         click.echo(_candidate_row(cand))
     if len(result.ranked) > top:
@@ -381,8 +381,10 @@ def _print_result(result: AttendResult, top: int) -> None:
     if result.saturation_alarm:
         click.echo("ALARM: priorities cluster at the maximum (possible priority inflation)")
     if result.decision == "inspect" and result.chosen is not None:
-        click.echo(f"decision: inspect {result.chosen.candidate_id} ({result.chosen.kind} "
-                   f"{result.chosen.target}), reason {result.reason}")
+        chosen = result.chosen
+        about = f" about {chosen.subject}" if chosen.subject not in (None, "") else ""
+        click.echo(f"decision: inspect {chosen.candidate_id} ({chosen.kind} {chosen.target}"
+                   f"{about}), reason {result.reason}")
     else:
         click.echo(f"decision: stop, reason {result.reason}")
     gd = result.goal_decision or {}
@@ -392,9 +394,13 @@ def _print_result(result: AttendResult, top: int) -> None:
 
 
 def _candidate_row(c: Candidate) -> str:
+    """One ranked candidate; ``about`` is the subject a source is read about (one source may
+    answer several: without it two rows named the same source and nothing else told them
+    apart, and a reading given to the wrong one was taken for the other subject)."""
     flag = "" if c.eligible else f" [held: {c.skip_reason}]"
     floor = c.floor if c.floor else "-"
-    return (f"{c.rank:>4}  {c.candidate_id:<10} {c.kind:<20} {str(c.target):<18} "
+    about = "-" if c.subject in (None, "") else str(c.subject)
+    return (f"{c.rank:>4}  {c.candidate_id:<10} {c.kind:<20} {str(c.target):<18} {about:<12} "
             f"{c.trigger:<22} {c.p_decision_changes:>6.3f} {c.predicted_voc:>6.3f} "
             f"{c.net_voc:>7.3f}  {floor}{flag}")
 
