@@ -260,3 +260,35 @@ def test_attend_names_the_subject_a_source_would_be_read_about(atc):
             and not line.startswith("decision")]
     assert sorted((r[3], r[4]) for r in rows) == [("registry", "libbar"), ("registry", "libfoo")]
     assert "decision: inspect attn-" in out and "(inspect_source registry about libbar)" in out
+
+
+def test_forgetting_an_item_dirties_the_beliefs_resting_on_it(home, tmp_path):
+    # Promised (erasure, stage 3) and done, but no test held it: a belief citing an erased item,
+    # and what cites that belief, go dirty; the belief names the handle, never the text.
+    from attention_cloud.cli import main
+
+    chat = tmp_path / "chat.txt"
+    chat.write_text("[1/2/23, 1:56:03 PM] Priya: the deploy uses config A\n"
+                    "[1/3/23, 9:01:00 AM] Tomás: noted\n", encoding="utf-8")
+    runner = CliRunner()
+    at = ["--home", str(home)]
+    assert runner.invoke(main, ["ingest", str(chat), *at]).exit_code == 0
+    from attention_cloud.memory import Memory
+
+    with Memory.open(home) as mem:
+        handle = {r["T"]: r["H"] for r in mem.query("item_text(H, T)").rows}[
+            "the deploy uses config A"]
+    common = ["--confidence", "0.9", "--volatility", "config_docs", *at]
+    assert runner.invoke(main, ["belief", "add", "cfg", "--type", "compatibility", "--subject",
+                                "deploy", "--value", "A", "--supports", handle,
+                                *common]).exit_code == 0
+    assert runner.invoke(main, ["belief", "add", "plan", "--type", "compatibility",
+                                "--subject", "rollout", "--value", "go", "--supports", "cfg",
+                                *common]).exit_code == 0
+    forgot = runner.invoke(main, ["forget", handle, "--yes", *at])
+    assert forgot.exit_code == 0, forgot.output
+    listed = runner.invoke(main, ["belief", "list", "--dirty", "--format", "json", *at])
+    dirt = {b["id"]: [d["cause"] for d in b["dirt"]] for b in json.loads(listed.output)}
+    assert dirt == {"cfg": [f"item_changed({handle})"], "plan": ["via(cfg)"]}
+    why = runner.invoke(main, ["belief", "why", "plan", *at]).output
+    assert f"item {handle}" in why and "config A" not in why
