@@ -4,6 +4,7 @@
 :- use_module('../../facts/authority').
 :- use_module('../../facts/volatility').
 :- use_module(library(plunit)).
+:- use_module(library(time)).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(pairs)).
@@ -131,6 +132,45 @@ test(same_id_other_claim_leaves_it, [setup(fresh), T-S-V == compatibility-deploy
     catch(add(s, b, dependency_version, deploy, "B", 0.9, 1000, [], null), _, true),
     belief_claim(s, b, T, S),
     belief_value(s, b, V).
+
+% A ladder: each belief cites the two before it. The cycle check followed every path (their
+% number grows as Fibonacci's): 28 rungs took 1.6 s for the next belief, 40 would take minutes.
+ladder(S, N) :-
+    tms_add_source(S, registry, dependency_version, _{kind: package_registry}),
+    forall(between(0, N, I),
+           ( format(atom(Id), 'r~d', [I]),
+             findall(P, ( member(J, [I-1, I-2]), K is J, K >= 0,
+                          format(string(P), 'r~d', [K]) ), Ps),
+             add(S, Id, dependency_version, Id, "1", 0.9, 1000, Ps, registry) )).
+
+test(ladder_of_supports_is_checked_in_linear_time, [setup(fresh), Supports == [belief(r59), belief(r60)]]) :-
+    call_with_time_limit(10, ladder(s, 60)),
+    add(s, top, dependency_version, top, "1", 0.9, 1000, ["r60", "r59"], null),
+    findall(X, belief_support(s, top, X), Supports0),
+    msort(Supports0, Supports).
+
+test(ladder_cycle_is_still_found, [setup(fresh), throws(error(domain_error(acyclic_justification, r0-r60), _))]) :-
+    call_with_time_limit(10, ladder(s, 60)),
+    add(s, r0, dependency_version, r0, "1", 0.9, 1000, ["r60"], registry).
+
+% why expands each of the 61 beliefs once; each of the 59 other citations of one is named with
+% why: null (the tree of a ladder had as many nodes as the ladder has paths).
+test(why_expands_a_shared_support_once, [setup(fresh), Expanded-Named == 61-59]) :-
+    call_with_time_limit(10, ladder(s, 60)),
+    call_with_time_limit(10, belief_why(s, r60, Why)),
+    why_count_(Why, 0, Expanded, 0, Named).
+
+why_count_(Why, E0, E, N0, N) :-
+    E1 is E0 + 1,
+    foldl(why_count_support_, Why.supports, E1-N0, E-N).
+
+why_count_support_(Sup, E0-N0, E-N) :-
+    (   Sup.kind == belief, Sup.why \== null
+    ->  why_count_(Sup.why, E0, E, N0, N)
+    ;   Sup.kind == belief
+    ->  E = E0, N is N0 + 1
+    ;   E = E0, N = N0
+    ).
 
 test(why_tree, [setup(fresh), Kind-Id-Inner == belief-b-a]) :-
     chain(s),
