@@ -40,7 +40,8 @@ keeps the candidate table and applies the selection policy of seed §11:
   2. **Ranking**: by plan VOC (net VOC plus the expected value of the best read after it, once
      its outcome is known: attention_candidates.pl) plus a bounded **aging** bonus (§11.5) that
      grows while a useful candidate waits (at most `aging_cap`, never for a candidate worth
-     nothing). Plans that tie (two independent reads: each plan holds both) go to the higher
+     nothing: one whose own read cannot change the decision, whatever the read after it is
+     worth). Plans that tie (two independent reads: each plan holds both) go to the higher
      net VOC times **urgency** (deadline pressure: up to 1 + `deadline_boost` as the deadline
      nears), so urgency orders worthwhile work but never makes a read worth buying.
   3. **Quotas** (§24): one event source holds at most `source_quota` eligible candidates;
@@ -170,9 +171,13 @@ materialize_(Scope, Goal, Turn, Now, Score, Cand) :-
     ),
     Expires is Created + TTL,
     get_dict(plan_voc, Score, Plan),
+    get_dict(predicted_voc, Score, Predicted),
     weight(Scope, aging_rate, Rate),
     weight(Scope, aging_cap, Cap),
-    (   Plan > 0
+    % Only a read that can change something ages: one whose plan is worth something only for
+    % the read after it (a summary no better than the belief) outranked, by its bonus, the very
+    % read it waits for, and was selected for nothing.
+    (   Plan > 0, Predicted > 0
     ->  Aging is min(Cap, Rate * max(0, Now - Created)),
         RankScore is Plan + Aging
     ;   Aging = 0.0,

@@ -315,3 +315,32 @@ def test_switch_cost_is_weighted_apart_from_cost(ctl):
     (cand,) = ctl.attend("g", budget=1, now=NOW).ranked
     assert cand.switch_cost == 0.4
     assert cand.net_voc == pytest.approx(cand.predicted_voc - 0.05 * 0.1 - 1.0 * 0.4)
+
+
+def test_a_lone_surrogate_is_refused_as_text(ctl):
+    # Before: a UnicodeEncodeError from inside the bridge (pyswip's string conversion).
+    deploy_scenario(ctl)
+    with pytest.raises(UsageError, match="is not valid text: surrogates not allowed"):
+        ctl.add_belief("odd", claim_type="compatibility", subject="s\ud800", value="A",
+                       confidence=0.5, observed_at=NOW, volatility="config_docs")
+    with pytest.raises(UsageError, match="is not valid text"):
+        ctl.belief("odd\udcff", now=NOW)
+
+
+def test_a_read_worth_nothing_gets_no_aging_bonus_to_jump_the_queue(ctl):
+    # The summary can change nothing (its reading is less reliable than the belief): its plan
+    # value is only the registry read after it. Before, waiting earned it the aging bonus
+    # (0.1, above the 0.05 it costs), so once the registry's candidate was newer than the
+    # summary's the controller chose the summary, for nothing ("reason highest_net_voc").
+    ctl.add_source("registry", claim_type="dependency_version", kind="package_registry")
+    ctl.add_source("summary", claim_type="dependency_version", kind="own_summary")
+    ctl.add_belief("ver", claim_type="dependency_version", subject="libfoo", value="4.1",
+                   confidence=0.9, observed_at=NOW - 3000, volatility=0.0005, source="summary")
+    ctl.add_goal("deploy", depends_on=["ver"], loss_if_wrong=1.0, now=NOW)
+    first = ctl.attend("deploy", budget=3, now=NOW)
+    assert first.chosen.target == "registry"
+    ctl.inspect(first.chosen.candidate_id, result="4.1", now=NOW)   # the summary's waits on
+    later = ctl.attend("deploy", budget=3, now=NOW + 1000)
+    summary = next(c for c in later.ranked if c.target == "summary")
+    assert summary.predicted_voc == 0 and summary.aging_bonus == 0
+    assert (later.decision, later.chosen.target) == ("inspect", "registry")

@@ -55,7 +55,7 @@ def setup_scenario(atc) -> None:
 
 
 def chosen(output: str) -> tuple[str, str]:
-    match = re.search(r"decision: inspect (attn-\d+) \(inspect_source (\w+)\)", output)
+    match = re.search(r"decision: inspect (attn-\d+) \(inspect_source (\w+) about [^)]+\)", output)
     assert match, output
     return match.group(1), match.group(2)
 
@@ -151,6 +151,8 @@ def test_errors_are_one_line(atc):
     (["--age", "-5"], "--age -5: an age is seconds ago, 0 or more"),
     (["--age", "1e20"], "--age 1e+20: more seconds ago than since 1970"),
     (["--volatility", "inf"], "--volatility inf: neither a volatility class nor a hazard rate"),
+    # Before: --observed-at won and --age was ignored without a word.
+    (["--observed-at", "999000"], "--observed-at and --age both say when it was observed"),
 ])
 def test_bad_numbers_are_refused_naming_the_option(atc, home, args, message):
     # Before: a negative age was taken (a belief observed in the future), and NaN or an age
@@ -189,3 +191,104 @@ def test_a_bench_scope_is_refused_not_silently_lost(home):
         "--home", str(home), "--scope", "bench-mine", "--now", NOW])
     assert result.exit_code == 2
     assert "--scope bench-mine: bench-* scopes are never journalled" in result.output
+
+
+def test_an_inspection_without_its_result_is_refused(atc, home):
+    # Before: `atc inspect attn-N` without --result recorded the empty text as the registry's
+    # reading, which superseded the version belief (libfoo = "").
+    setup_scenario(atc)
+    cand, _ = chosen(atc("attend", "--goal", "deploy", "--depends-on", "compat").output)
+    journal = (home / "journal.pl").read_bytes()
+    result = atc("inspect", cand, ok=False)
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"atc: {cand} reads a source: give --result VALUE (what "
+                                     "it returned) or --failed")
+    both = atc("inspect", cand, "--result", "4.2", "--failed", ok=False)
+    assert both.exit_code == 2 and "--result and --failed" in both.output
+    assert (home / "journal.pl").read_bytes() == journal
+    assert "= 4.1 [clean]" in atc("belief", "show", "dep_version").output
+    assert "inspection insp-1: belief unchanged" in atc("inspect", cand, "--failed").output
+
+
+def test_a_byte_that_is_not_utf8_is_refused_in_one_line(home):
+    # Before: pyswip encoded sys.argv when imported and every command given such a byte died
+    # with a UnicodeEncodeError traceback; past that, the bridge raised the same from inside.
+    import os
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "attention_cloud.cli"]
+    env = {**os.environ, "ATC_HOME": str(home)}
+    subprocess.run([*base, "source", "add", "m", "--type", "compatibility", "--kind",
+                    "compatibility_matrix"], env=env, check=True, capture_output=True)
+    journal = (home / "journal.pl").read_bytes()
+    proc = subprocess.run([*base, "belief", "add", "b", "--type", "compatibility", "--subject",
+                           "s", "--value", b"A\xff", "--confidence", "0.5", "--volatility",
+                           "config_docs"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == ("atc: 'A\\udcff' is not valid text: surrogates not allowed "
+                                   "at character 1 (a byte that is not UTF-8?)")
+    assert (home / "journal.pl").read_bytes() == journal
+
+
+def test_a_belief_id_cannot_be_reused_for_another_claim(atc, home):
+    # Before: `belief add compat` with another type or subject turned compat into a belief about
+    # something else, silently, and what cited it rested on that.
+    setup_scenario(atc)
+    journal = (home / "journal.pl").read_bytes()
+    result = atc("belief", "add", "compat", "--type", "compatibility", "--subject", "rollout",
+                 "--value", "A", "--confidence", "0.9", "--volatility", "config_docs", ok=False)
+    assert result.exit_code == 2
+    assert result.output.strip() == ("atc: belief compat is about compatibility deploy: "
+                                     "recording it again must keep that claim (give the new "
+                                     "one another id)")
+    assert (home / "journal.pl").read_bytes() == journal
+
+
+def test_attend_names_the_subject_a_source_would_be_read_about(atc):
+    # One registry answers every dependency_version claim: the table had two rows "attn-N
+    # registry" and the decision "inspect attn-2 (inspect_source registry)", with nothing to
+    # say whether the reading asked for was libfoo's or libbar's.
+    atc("source", "add", "registry", "--type", "dependency_version", "--kind",
+        "package_registry")
+    for name, subject, age in (("foo", "libfoo", "21600"), ("bar", "libbar", "30000")):
+        atc("belief", "add", name, "--type", "dependency_version", "--subject", subject,
+            "--value", "1.0", "--confidence", "0.9", "--age", age,
+            "--volatility", "package_release")
+    out = atc("attend", "--goal", "g", "--depends-on", "foo", "--depends-on", "bar").output
+    rows = [line.split() for line in out.splitlines() if "inspect_source" in line
+            and not line.startswith("decision")]
+    assert sorted((r[3], r[4]) for r in rows) == [("registry", "libbar"), ("registry", "libfoo")]
+    assert "decision: inspect attn-" in out and "(inspect_source registry about libbar)" in out
+
+
+def test_forgetting_an_item_dirties_the_beliefs_resting_on_it(home, tmp_path):
+    # Promised (erasure, stage 3) and done, but no test held it: a belief citing an erased item,
+    # and what cites that belief, go dirty; the belief names the handle, never the text.
+    from attention_cloud.cli import main
+
+    chat = tmp_path / "chat.txt"
+    chat.write_text("[1/2/23, 1:56:03 PM] Priya: the deploy uses config A\n"
+                    "[1/3/23, 9:01:00 AM] Tomás: noted\n", encoding="utf-8")
+    runner = CliRunner()
+    at = ["--home", str(home)]
+    assert runner.invoke(main, ["ingest", str(chat), *at]).exit_code == 0
+    from attention_cloud.memory import Memory
+
+    with Memory.open(home) as mem:
+        handle = {r["T"]: r["H"] for r in mem.query("item_text(H, T)").rows}[
+            "the deploy uses config A"]
+    common = ["--confidence", "0.9", "--volatility", "config_docs", *at]
+    assert runner.invoke(main, ["belief", "add", "cfg", "--type", "compatibility", "--subject",
+                                "deploy", "--value", "A", "--supports", handle,
+                                *common]).exit_code == 0
+    assert runner.invoke(main, ["belief", "add", "plan", "--type", "compatibility",
+                                "--subject", "rollout", "--value", "go", "--supports", "cfg",
+                                *common]).exit_code == 0
+    forgot = runner.invoke(main, ["forget", handle, "--yes", *at])
+    assert forgot.exit_code == 0, forgot.output
+    listed = runner.invoke(main, ["belief", "list", "--dirty", "--format", "json", *at])
+    dirt = {b["id"]: [d["cause"] for d in b["dirt"]] for b in json.loads(listed.output)}
+    assert dirt == {"cfg": [f"item_changed({handle})"], "plan": ["via(cfg)"]}
+    why = runner.invoke(main, ["belief", "why", "plan", *at]).output
+    assert f"item {handle}" in why and "config A" not in why

@@ -265,3 +265,33 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_run(tmp_pat
     assert result.exit_code == 2, result.output
     assert f"{flag} {blocker / name}: cannot write there" in result.output
     assert "# Attention benchmark" not in result.output
+
+
+def test_a_policy_line_that_never_ends_forfeits_the_trial_in_bounded_memory(tmp_path):
+    # Before: the reader held the whole line; one that never ended grew until the machine ran
+    # out of memory (3 GB in 10 s here), and the trial was only lost to the timeout.
+    script = tmp_path / "endless.py"
+    script.write_text("import sys\nsys.stdin.readline()\nchunk = '{' * (1 << 20)\n"
+                      "while True:\n    sys.stdout.write(chunk)\n")
+    out = tmp_path / "out.json"
+    result = _invoke("--families", "F", "--trials", "2", "--policies", "random",
+                     "--policy-cmd", f"{sys.executable} {script}", "--policy-timeout", "60",
+                     "--json", str(out))
+    assert result.exit_code == 0, result.output
+    notes = json.loads(out.read_text())["notes"]
+    assert notes == ["external forfeited trials of family F — a line longer than 1048576 "
+                     "characters (x2)"], notes
+
+
+def test_a_crashing_policy_s_long_stderr_is_quoted_short(tmp_path):
+    # Before: a 2 MB line on stderr went whole into the report's notes.
+    script = tmp_path / "crash.py"
+    script.write_text("import sys\nsys.stdin.readline()\n"
+                      "sys.stderr.write('E' * 2_000_000 + '\\n')\nraise SystemExit('boom')\n")
+    out = tmp_path / "out.json"
+    result = _invoke("--families", "F", "--trials", "1", "--policies", "random",
+                     "--policy-cmd", f"{sys.executable} {script}", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    notes = json.loads(out.read_text())["notes"]
+    assert notes == ["external forfeited trials of family F — the policy process exited "
+                     f"(stderr: {'E' * 300} [...] | boom)"], notes

@@ -4,6 +4,7 @@
 :- use_module('../../facts/authority').
 :- use_module('../../facts/volatility').
 :- use_module(library(plunit)).
+:- use_module(library(time)).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(pairs)).
@@ -119,6 +120,58 @@ test(cycle_leaves_belief_unchanged, [setup(fresh), Supports == []]) :-
                                        null), _, true),
     findall(X, belief_support(s, a, X), Supports).
 
+% Recording b again under another claim: before, b silently became a belief about the
+% rollout, and c, which cites it, rested on that.
+test(same_id_other_claim_is_refused,
+     [setup(fresh), throws(error(permission_error(change_claim, belief, b-(compatibility-deploy)), _))]) :-
+    chain(s),
+    add(s, b, compatibility, rollout, "A", 0.9, 1000, ["a"], null).
+
+test(same_id_other_claim_leaves_it, [setup(fresh), T-S-V == compatibility-deploy-"A"]) :-
+    chain(s),
+    catch(add(s, b, dependency_version, deploy, "B", 0.9, 1000, [], null), _, true),
+    belief_claim(s, b, T, S),
+    belief_value(s, b, V).
+
+% A ladder: each belief cites the two before it. The cycle check followed every path (their
+% number grows as Fibonacci's): 28 rungs took 1.6 s for the next belief, 40 would take minutes.
+ladder(S, N) :-
+    tms_add_source(S, registry, dependency_version, _{kind: package_registry}),
+    forall(between(0, N, I),
+           ( format(atom(Id), 'r~d', [I]),
+             findall(P, ( member(J, [I-1, I-2]), K is J, K >= 0,
+                          format(string(P), 'r~d', [K]) ), Ps),
+             add(S, Id, dependency_version, Id, "1", 0.9, 1000, Ps, registry) )).
+
+test(ladder_of_supports_is_checked_in_linear_time, [setup(fresh), Supports == [belief(r59), belief(r60)]]) :-
+    call_with_time_limit(10, ladder(s, 60)),
+    add(s, top, dependency_version, top, "1", 0.9, 1000, ["r60", "r59"], null),
+    findall(X, belief_support(s, top, X), Supports0),
+    msort(Supports0, Supports).
+
+test(ladder_cycle_is_still_found, [setup(fresh), throws(error(domain_error(acyclic_justification, r0-r60), _))]) :-
+    call_with_time_limit(10, ladder(s, 60)),
+    add(s, r0, dependency_version, r0, "1", 0.9, 1000, ["r60"], registry).
+
+% why expands each of the 61 beliefs once; each of the 59 other citations of one is named with
+% why: null (the tree of a ladder had as many nodes as the ladder has paths).
+test(why_expands_a_shared_support_once, [setup(fresh), Expanded-Named == 61-59]) :-
+    call_with_time_limit(10, ladder(s, 60)),
+    call_with_time_limit(10, belief_why(s, r60, Why)),
+    why_count_(Why, 0, Expanded, 0, Named).
+
+why_count_(Why, E0, E, N0, N) :-
+    E1 is E0 + 1,
+    foldl(why_count_support_, Why.supports, E1-N0, E-N).
+
+why_count_support_(Sup, E0-N0, E-N) :-
+    (   Sup.kind == belief, Sup.why \== null
+    ->  why_count_(Sup.why, E0, E, N0, N)
+    ;   Sup.kind == belief
+    ->  E = E0, N is N0 + 1
+    ;   E = E0, N = N0
+    ).
+
 test(why_tree, [setup(fresh), Kind-Id-Inner == belief-b-a]) :-
     chain(s),
     belief_why(s, c, W),
@@ -186,6 +239,19 @@ test(reobserving_on_dirty_support_cleans_nothing, [setup(fresh), Causes == [a-so
     chain(s),
     tms_source_changed(s, registry, 2000, _),
     add(s, b, compatibility, deploy, "A", 0.9, 2100, ["a"], null),
+    findall(B-C, belief_dirty(s, B, C), Causes0),
+    msort(Causes0, Causes).
+
+% A diamond dirtied in one event: f cites a and b, both read from the registry. Before, f was
+% marked via(a) only (the first path reached), so re-observing a cleaned f while b, which it
+% also cites, stayed dirty.
+test(diamond_stays_dirty_while_one_path_is, [setup(fresh), Causes == [b-source_changed(registry), f-via(b)]]) :-
+    tms_add_source(s, registry, dependency_version, _{kind: package_registry}),
+    add(s, a, dependency_version, liba, "1", 0.9, 1000, [], registry),
+    add(s, b, dependency_version, libb, "1", 0.9, 1000, [], registry),
+    add(s, f, dependency_version, libf, "1", 0.9, 1000, ["a", "b"], null),
+    tms_source_changed(s, registry, 2000, _),
+    add(s, a, dependency_version, liba, "1", 0.9, 2100, [], registry),
     findall(B-C, belief_dirty(s, B, C), Causes0),
     msort(Causes0, Causes).
 

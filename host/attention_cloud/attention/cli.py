@@ -140,6 +140,8 @@ def belief_add(ctx: click.Context, belief_id: str, claim_type: str, subject: str
     Example: atc belief add ver --type dependency_version --subject libfoo --value 4.1
     --confidence 0.9 --age 21600 --volatility package_release --source summary
     """
+    if observed_at is not None and age is not None:
+        raise UsageError("--observed-at and --age both say when it was observed; give one")
     at = observed_at if observed_at is not None else _observed_at(_now(now), age or 0.0)
     _controller(ctx, home, scope).add_belief(
         belief_id, claim_type=claim_type, subject=subject, value=value, confidence=confidence,
@@ -370,8 +372,8 @@ def attend(ctx: click.Context, goal_id: str, budget: int, current: str | None,
 
 
 def _print_result(result: AttendResult, top: int) -> None:
-    click.echo(f"{'rank':>4}  {'candidate':<10} {'kind':<20} {'target':<18} {'trigger':<22} "
-               f"{'P(chg)':>6} {'VOC':>6} {'net':>7}  floor")
+    click.echo(f"{'rank':>4}  {'candidate':<10} {'kind':<20} {'target':<18} {'about':<12} "
+               f"{'trigger':<22} {'P(chg)':>6} {'VOC':>6} {'net':>7}  floor")
     for cand in result.ranked[:top]:
         click.echo(_candidate_row(cand))
     if len(result.ranked) > top:
@@ -379,8 +381,10 @@ def _print_result(result: AttendResult, top: int) -> None:
     if result.saturation_alarm:
         click.echo("ALARM: priorities cluster at the maximum (possible priority inflation)")
     if result.decision == "inspect" and result.chosen is not None:
-        click.echo(f"decision: inspect {result.chosen.candidate_id} ({result.chosen.kind} "
-                   f"{result.chosen.target}), reason {result.reason}")
+        chosen = result.chosen
+        about = f" about {chosen.subject}" if chosen.subject not in (None, "") else ""
+        click.echo(f"decision: inspect {chosen.candidate_id} ({chosen.kind} {chosen.target}"
+                   f"{about}), reason {result.reason}")
     else:
         click.echo(f"decision: stop, reason {result.reason}")
     gd = result.goal_decision or {}
@@ -390,31 +394,46 @@ def _print_result(result: AttendResult, top: int) -> None:
 
 
 def _candidate_row(c: Candidate) -> str:
+    """One ranked candidate; ``about`` is the subject a source is read about (one source may
+    answer several: without it two rows named the same source and nothing else told them
+    apart, and a reading given to the wrong one was taken for the other subject)."""
     flag = "" if c.eligible else f" [held: {c.skip_reason}]"
     floor = c.floor if c.floor else "-"
-    return (f"{c.rank:>4}  {c.candidate_id:<10} {c.kind:<20} {str(c.target):<18} "
+    about = "-" if c.subject in (None, "") else str(c.subject)
+    return (f"{c.rank:>4}  {c.candidate_id:<10} {c.kind:<20} {str(c.target):<18} {about:<12} "
             f"{c.trigger:<22} {c.p_decision_changes:>6.3f} {c.predicted_voc:>6.3f} "
             f"{c.net_voc:>7.3f}  {floor}{flag}")
 
 
 @click.command()
 @click.argument("candidate_id")
-@click.option("--result", "value", default="", help="What the inspection returned.")
+@click.option("--result", "value", default=None,
+              help="What the inspection returned (required for a source's reading, "
+                   "unless --failed).")
 @click.option("--failed", is_flag=True, help="The inspection could not be carried out.")
 @click.option("--cost", type=FINITE, default=None, help="Actual cost [default: the source's].")
 @_format_option
 @_common
 @click.pass_context
 @fail_cleanly
-def inspect(ctx: click.Context, candidate_id: str, value: str, failed: bool,
+def inspect(ctx: click.Context, candidate_id: str, value: str | None, failed: bool,
             cost: float | None, fmt: str, home: str | None, scope: str,
             now: float | None) -> None:
     """Record the outcome of a candidate; updates beliefs and may dirty dependants.
 
     Example: atc inspect attn-1 --result 4.2
     """
-    out = _controller(ctx, home, scope).inspect(candidate_id, result=value, now=_now(now),
-                                                succeeded=not failed, cost=cost)
+    if failed and value is not None:
+        raise UsageError("--result and --failed: an inspection that failed returned nothing; "
+                         "give one of them")
+    ctl = _controller(ctx, home, scope)
+    if value is None and not failed and ctl.candidate(candidate_id).get("kind") == "inspect_source":
+        # Without it the empty text was recorded as the source's reading, and superseded
+        # the belief it was read about (libfoo = "").
+        raise UsageError(f"{candidate_id} reads a source: give --result VALUE (what it "
+                         "returned) or --failed")
+    out = ctl.inspect(candidate_id, result="" if value is None else value, now=_now(now),
+                      succeeded=not failed, cost=cost)
     if fmt == "json":
         _json(out.__dict__)
         return

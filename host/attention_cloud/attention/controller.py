@@ -64,6 +64,25 @@ def _finite(name: str, value: Any) -> Any:
     return value
 
 
+def _check_text(value: Any) -> None:
+    """Refuse text that is not Unicode (a lone surrogate, as Python decodes a byte of a command
+    line that is not UTF-8): the bridge raised a UnicodeEncodeError from inside pyswip, and
+    the CLI printed a traceback."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise UsageError(f"{value!r} is not valid text: {exc.reason} at character "
+                             f"{exc.start} (a byte that is not UTF-8?)") from None
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_text(key)
+            _check_text(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _check_text(item)
+
+
 def _ids(value: str | Iterable[str]) -> list[str]:
     """A list of ids; one id given alone is a list of one (not of its characters)."""
     return [value] if isinstance(value, str) else list(value)
@@ -94,6 +113,7 @@ class Controller:
 
     def _change(self, pred: str, *args: Any) -> tuple:
         """Call a changing predicate as one journal batch, fsynced when a home is open."""
+        _check_text(args)
         memory = self._home_memory()
         if memory is not None:
             memory.acquire()  # the lock, and what other processes committed since
@@ -107,6 +127,7 @@ class Controller:
         return result
 
     def _read(self, pred: str, *args: Any) -> Any:
+        _check_text(args)
         result = self.pl.once(f"{_API}:{pred}", self.scope, *args)
         if result is None:  # pragma: no cover - every read predicate is det
             raise RuntimeError(f"{pred} failed in scope {self.scope}")

@@ -21,8 +21,9 @@ Policy → evaluator, after each ``trial``, ``observation(s)`` or ``error``::
     {"type": "decide", "decisions": {"goal-...": "opt-..."}} # ends the trial
 
 Scenario fields are described by ``atc bench attention --print-schema``. A policy that sends
-invalid messages three times in a trial, or stays silent past the timeout, forfeits the trial
-(its undecided goals score their worst option); a silent process is restarted for the next one.
+invalid messages three times in a trial, sends a line over MAX_LINE_CHARS, or stays silent past
+the timeout, forfeits the trial (its undecided goals score their worst option); a silent process
+is restarted for the next one.
 """
 from __future__ import annotations
 
@@ -38,6 +39,32 @@ from .session import PolicyContext, PolicyProtocolError, PolicyReport
 
 PROTOCOL = "attention-bench/1"
 MAX_INVALID = 3
+#: The longest line a policy may send, in characters (its messages are a few hundred): a longer
+#: one was held whole in memory, and one that never ended grew until the machine ran out.
+MAX_LINE_CHARS = 1 << 20
+#: How much of each of the last lines a policy wrote on stderr a note quotes.
+STDERR_QUOTE_CHARS = 300
+#: What the reader thread queues for a line over MAX_LINE_CHARS (read no further).
+_TOO_LONG = "\x00too long\x00"
+
+
+def _bounded_lines(stream: Any, limit: int) -> Any:
+    """Yield ``(text, cut)`` per line of ``stream``: at most ``limit`` characters of it, and
+    whether more followed (the rest of that line is read and dropped, never held)."""
+    while True:
+        line = stream.readline(limit)
+        if not line:
+            return
+        if line.endswith("\n") or len(line) < limit:
+            yield line, False
+            continue
+        yield line, True                 # at once: the line may never end
+        while True:                      # drop the rest of it
+            rest = stream.readline(limit)
+            if not rest:
+                return
+            if rest.endswith("\n"):
+                break
 
 
 class ExternalPolicy:
@@ -78,15 +105,15 @@ class ExternalPolicy:
     @staticmethod
     def _pump(proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
         assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.put(line)
+        for line, cut in _bounded_lines(proc.stdout, MAX_LINE_CHARS):
+            lines.put(_TOO_LONG if cut else line)
         lines.put(None)
 
     @staticmethod
     def _drain_stderr(proc: subprocess.Popen[str], tail: list[str]) -> None:
         assert proc.stderr is not None
-        for line in proc.stderr:
-            tail.append(line.rstrip())
+        for line, cut in _bounded_lines(proc.stderr, STDERR_QUOTE_CHARS):
+            tail.append(line.rstrip() + (" [...]" if cut else ""))
             del tail[:-5]
 
     def _send(self, message: dict[str, Any]) -> None:
@@ -108,6 +135,9 @@ class ExternalPolicy:
             if self._stderr_thread is not None:   # its last words, before they are quoted
                 self._stderr_thread.join(timeout=1.0)
             raise PolicyProtocolError("the policy process exited" + self._why())
+        if line is _TOO_LONG:
+            self._kill()                # it may still be writing; start afresh for the next trial
+            raise PolicyProtocolError(f"a line longer than {MAX_LINE_CHARS} characters")
         try:
             message = json.loads(line)
         except json.JSONDecodeError:

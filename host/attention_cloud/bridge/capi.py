@@ -46,8 +46,20 @@ FOREIGN_VARARGS = CFUNCTYPE(foreign_t, term_t, c_int, c_void_p)
 def load_library() -> tuple[ctypes.CDLL, str | None]:
     """Return libswipl as pyswip located it, and SWI-Prolog's home directory."""
     import atexit
+    import os
+    import sys
 
-    from pyswip import core  # imported late: locating libswipl has side effects
+    # pyswip encodes sys.argv as UTF-8 when imported (for a PL_initialise we do not let it
+    # make): a command-line byte that is not UTF-8 (decoded by Python as a lone surrogate)
+    # raised UnicodeEncodeError there, a traceback for any `atc` command given one. Our own
+    # PL_initialise builds its own argv, so pyswip may see a readable copy.
+    argv = sys.argv
+    sys.argv = [os.fsencode(a).decode("utf-8", "replace") if isinstance(a, str) else a
+                for a in argv]
+    try:
+        from pyswip import core  # imported late: locating libswipl has side effects
+    finally:
+        sys.argv = argv
 
     # pyswip's exit hook runs PL_cleanup, which complains (and gives up) when Python threads
     # still hold Prolog engines. Everything durable is flushed and fsynced at each commit, so
