@@ -32,6 +32,8 @@ def mem(tmp_path_factory):
     ({"segments": {"default": 2.5}}, "default"),
     ({"segments": {"default": "abc"}}, "default"),
     ({"segments": ["default"]}, "segments"),
+    ({"goal": "retries \udcff"}, "goal is not valid text"),     # a byte that is not UTF-8
+    ({"plane": "exec\ud800"}, "plane is not valid text"),
 ])
 def test_a_wrong_argument_is_one_line_naming_it(mem, kwargs, named):
     args = {"goal": "retries", **kwargs}
@@ -56,3 +58,24 @@ def test_hydrate_from_a_goal_refuses_a_now_of_no_year(mem, now):
     with pytest.raises(PrologError, match="now"):
         mem.query(f'X is {now}, hydrate("retries", _{{now: X, budget: 200}}, _)')
     assert mem.query('hydrate("retries", _{now: 1700000000, budget: 200}, _)').rows
+
+
+@pytest.mark.parametrize("command", ["hydrate", "query"])
+def test_a_goal_byte_that_is_not_utf8_is_one_line_from_the_cli(tmp_path, command):
+    """`atc hydrate $'goal \\xff'` printed a Prolog warning about string_lower/2 and an error
+    about split_string/4; `atc query` a raw syntax_error term."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    atc = Path(sys.executable).with_name("atc")
+    env = {**os.environ, "ATC_HOME": str(home)}
+    done = subprocess.run([os.fsencode(atc), command.encode(), b"retries \xff"], env=env,
+                          capture_output=True, timeout=120)
+    err = done.stderr.decode("utf-8", "replace").strip()
+    assert done.returncode == 2 and done.stdout == b"", err
+    assert err.splitlines() == [err] and "goal is not valid text" in err and "UTF-8" in err

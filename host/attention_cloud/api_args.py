@@ -15,10 +15,26 @@ from .errors import UsageError
 
 
 def text(name: str, value: Any, *, optional: bool = False) -> Any:
-    """``value`` when it is a string (or None, with ``optional``)."""
-    if isinstance(value, str) or (optional and value is None):
+    """``value`` when it is a string of Unicode text (or None, with ``optional``)."""
+    if isinstance(value, str):
+        return unicode(name, value)
+    if optional and value is None:
         return value
     raise UsageError(f"{name} must be a string, not {_shown(value)}")
+
+
+def unicode(name: str, value: str) -> str:
+    """``value`` unless it holds a lone surrogate, which is how Python decodes a byte of a
+    command line that is not UTF-8 (and what a JSON ``"\\ud800"`` escape gives): no text can
+    hold one, and Prolog refused it deep inside with an error about something else."""
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UsageError(f"{name} is not valid text: {exc.reason} at character {exc.start} "
+                         "(a byte that is not UTF-8?)") from None
+    return value
 
 
 def whole(name: str, value: Any, *, minimum: int = 0, optional: bool = False) -> Any:

@@ -29,6 +29,7 @@ import math
 import time
 from typing import Any, Iterable, Mapping
 
+from .. import api_args
 from ..bridge import Atom, Prolog, Var
 from ..errors import UsageError
 from ..paths import rules_dir
@@ -69,11 +70,7 @@ def _check_text(value: Any) -> None:
     line that is not UTF-8): the bridge raised a UnicodeEncodeError from inside pyswip, and
     the CLI printed a traceback."""
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise UsageError(f"{value!r} is not valid text: {exc.reason} at character "
-                             f"{exc.start} (a byte that is not UTF-8?)") from None
+        api_args.unicode(repr(value), value)
     elif isinstance(value, Mapping):
         for key, item in value.items():
             _check_text(key)
