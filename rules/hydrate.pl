@@ -215,8 +215,8 @@ framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, Left
 % of the budget when it holds one short crumb with its lines, else none: a small frame's
 % breadcrumbs come from what its facts leave (breadcrumbs_/6 takes all of it). A crumb is a
 % pointer, its heading and line about as dear as a short turn verbatim: kept out of a
-% 500-token frame's fit, the room for one (34 tokens) cost it evidence (LongMemEval dev, 0.749
-% of it verbatim without that reserve, 0.721 with it).
+% 500-token frame's fit, the room for one (34 tokens) cost it evidence (LongMemEval dev, 0.747
+% of it verbatim without that reserve, 0.718 with it).
 crumb_share_(Settings, Budget, Share) :-
     Share0 is max(0, floor(Budget * Settings.breadcrumbs)),
     Settings.edge_framing = edge(Beyond, _),
