@@ -51,7 +51,8 @@ hydrate/3 plans the frame entirely in Prolog:
      and a near-duplicate of one taken is left out (the receipt's `suppressed`). Over budget,
      demote the least relevant fact one rung (L0 → L1 → L2 → L3) before
      anything is dropped; what still does not fit, plus what lay past the selection, becomes
-     breadcrumbs (L3 pointers in `beyond`) within a small reserved share. Budget left over,
+     breadcrumbs (L3 pointers in `beyond`) within a small reserved share (none in a frame too
+     small for that share to hold one: crumb_share_/3) and what the facts leave. Budget left over,
      or detail a weak fact can give up, then raises the facts that gain most from detail (a
      relevant one-hop neighbour shown verbatim rather than as its distillation). A fact left
      below L0 whose verbatim text is long may then show an *excerpt* of it instead: its
@@ -123,7 +124,8 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     must_be(boolean, Bridge),
     option_(Options, excerpt, true, Excerpt),
     must_be(boolean, Excerpt),
-    framing_(Goal, Plane, Anchor, FrameFraming, FactFraming, CrumbFraming, EdgeFraming),
+    framing_(Goal, Plane, Anchor, Budget, Now, FrameFraming, FactFraming, CrumbFraming,
+             EdgeFraming),
     goal_terms_(Goal, GoalTerms),
     Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
                                reader: Reader, goal: Goal, goal_terms: GoalTerms,
@@ -191,8 +193,8 @@ fact_speakers_(Facts, Speakers) :-
     sort(1, @<, Pairs0, Pairs),
     dict_pairs(Speakers, speakers, Pairs).
 
-% framing_(+Goal, +Plane, +Anchor, -Frame, -Fact, -Crumb, -Edge): the tokens the frame's text
-% spends around the facts' own text, which the budget pays for too (what the frame costs in a
+% framing_(+Goal, +Plane, +Anchor, +Budget, +Now, -Frame, -Fact, -Crumb, -Edge): the tokens the
+% frame's text spends around the facts' own text, which the budget pays for too (what the frame costs in a
 % prompt is its whole text, envelope included): Frame for the envelope and the lines that head
 % the frame, Fact = framing(Verbatim, Derived, Excerpt) for the line that heads each fact (at L0
 % its rung and time: the text is all there is; above L0 also the handle that pages back to the
@@ -201,26 +203,28 @@ fact_speakers_(Facts, Speakers) :-
 % line, Edge = edge(Beyond, LeftOut) for the lines a segment writes only when it has
 % breadcrumbs (their heading) or left near-duplicates out (the line counting them): paid then,
 % not reserved in every segment. The host estimates them once per frame on the lines its
-% render_text writes, at their longest (attention_cloud.hydration.framing_estimates,
-% host_frame_framing/4; a segment's heading: host_segment_framing/2).
-framing_(Goal, Plane, Anchor, Frame, Fact, Crumb, edge(Beyond, LeftOut)) :-
+% render_text writes, at their longest in a frame of Budget tokens read against Now (no "as of"
+% when it is 0) (attention_cloud.hydration.framing_estimates, host_frame_framing/6; a
+% segment's heading: host_segment_framing/3).
+framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, LeftOut)) :-
     (   Anchor = window(_, _, Phrase) -> true ; Phrase = "" ),
-    host_frame_framing(Goal, Plane, Phrase,
+    (   Now > 0 -> Timed = true ; Timed = false ),
+    host_frame_framing(Goal, Plane, Phrase, Budget, Timed,
                        [Frame, Verbatim, Derived, Excerpt, Crumb, Beyond, LeftOut,
                         Verbatim0, Derived0, Excerpt0]),
     Fact = framing(framing(Verbatim, Derived, Excerpt), framing(Verbatim0, Derived0, Excerpt0)).
 
 % crumb_share_(+Settings, +Budget, -Share): the tokens kept for breadcrumbs, the plane's share
-% of the budget but at least room for one short crumb and its line when the budget is four times
-% that (a small frame would otherwise keep too little for any, and its edge would not show).
+% of the budget when it holds one short crumb with its lines, else none: a small frame's
+% breadcrumbs come from what its facts leave (breadcrumbs_/6 takes all of it). A crumb is a
+% pointer, its heading and line about as dear as a short turn verbatim: kept out of a
+% 500-token frame's fit, the room for one (34 tokens) cost it evidence (LongMemEval dev, 0.747
+% of it verbatim without that reserve, 0.718 with it).
 crumb_share_(Settings, Budget, Share) :-
     Share0 is max(0, floor(Budget * Settings.breadcrumbs)),
     Settings.edge_framing = edge(Beyond, _),
     OneCrumb is Settings.crumb_framing + Beyond + 16,
-    (   Settings.breadcrumbs > 0, Budget >= 4 * OneCrumb
-    ->  Share is max(Share0, OneCrumb)
-    ;   Share = Share0
-    ).
+    (   Share0 >= OneCrumb -> Share = Share0 ; Share = 0 ).
 
 % A part's own framing: its share of the frame's head, its heading, the lines that head its
 % breadcrumbs and what it left out (when it has any), and the line of each fact and breadcrumb.
@@ -247,12 +251,12 @@ edge_tokens_(Settings, Crumbs, Left, Tokens) :-
 % of the frame's head (in proportion to its budget, so declared segment budgets still add up to
 % the frame's).
 part_heading_tokens_(Settings, Label, Share, Tokens) :-
-    segment_heading_tokens_(Label, Heading),
+    segment_heading_tokens_(Label, Share, Heading),
     Settings.frame_framing = Head-Budget,
     Tokens is Heading + ceiling(Head * Share / max(1, Budget)).
 
-segment_heading_tokens_(Label, Tokens) :-
-    host_segment_framing(Label, Tokens).
+segment_heading_tokens_(Label, Share, Tokens) :-
+    host_segment_framing(Label, Share, Tokens).
 
 fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, _, _, _), F0, F) :-
     (   memberchk(Id, CutIds) -> Level = excerpt(_, _, _, _) ; Level = Level0 ),
@@ -1658,8 +1662,8 @@ select_facts_([C|Cs], Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
 % best first, for what is left: selected as before (not twice what a kept fact says), fitted
 % and promoted within it, and placed after the facts already kept, which keep their rungs and
 % excerpts. At most refill_rounds_/1 rounds. Suppressed0 is the segment's near-duplicates so
-% far; when it is empty the line counting them is reserved before the round, since the round
-% may add the first.
+% far; when it is empty and the round adds the first, the line counting them is paid from the
+% round's room (refill_left_out_/8).
 refill_(Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :-
     refill_rounds_(Rounds),
     refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp).
@@ -1668,26 +1672,36 @@ refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :
     used_tokens_(Kept0, Used),
     length(Kept0, NK),
     Room is Settings.fact_cap - NK,
-    (   Supp0 == [] -> left_out_cost_(Settings, [x], Line) ; Line = 0 ),
-    Free is Budget - Used - Line,
+    Free0 is Budget - Used,
     refill_min_(Budget, Min),
-    (   Rounds > 0, Room > 0, Free >= Min, Outside0 \== [],
+    (   Rounds > 0, Room > 0, Free0 >= Min, Outside0 \== [],
         by_score_(Outside0, Pool),
         maplist(text_sig_, Kept0, Taken),
-        select_facts_(Pool, Settings, Room, 0, Free, Taken, New0, Past, Supp1),
-        fit_(New0, Free, New1, Dropped),
-        New1 \== []
-    ->  append(Kept0, New1, Kept1),
+        select_facts_(Pool, Settings, Room, 0, Free0, Taken, New0, Past, Supp1),
+        fit_(New0, Free0, New1, Dropped0),
+        append(Kept0, New1, Kept1),
         distinct_shown_(Kept1, Kept2, Same),        % only a new fact can repeat a kept one
         append(Kept0, New2, Kept2),
-        promote_(New2, Free, New, GaveWay),
-        append(Kept0, New, Kept3),
-        append([Dropped, GaveWay, Past], Outside1),
         append([Supp0, Supp1, Same], Supp2),
+        refill_left_out_(Settings, Supp0, Supp2, New2, Free0, New3, Free, Dropped1),
+        New3 \== []
+    ->  promote_(New3, Free, New, GaveWay),
+        append(Kept0, New, Kept3),
+        append([Dropped0, Dropped1, GaveWay, Past], Outside1),
         Rounds1 is Rounds - 1,
         refill_(Rounds1, Settings, Budget, Supp2, Kept3, Outside1, Kept, Outside, Supp)
     ;   Kept = Kept0, Outside = Outside0, Supp = Supp0
     ).
+
+% refill_left_out_(+Settings, +Supp0, +Supp, +New0, +Free0, -New, -Free, -Dropped): when the
+% round left out the segment's first near-duplicate, the line counting them is paid now: its
+% new facts are fitted again within what is left after it. Held back before every round, that
+% line's 16 tokens kept a small frame from its last short fact.
+refill_left_out_(Settings, [], [_|_], New0, Free0, New, Free, Dropped) :- !,
+    left_out_cost_(Settings, [x], Line),
+    Free is max(0, Free0 - Line),
+    fit_(New0, Free, New, Dropped).
+refill_left_out_(_, _, _, New, Free, New, Free, []).
 
 % Candidates best first (a stable sort: equal scores keep their order).
 by_score_(Cands, Sorted) :-

@@ -303,6 +303,33 @@ def test_a_frame_of_short_turns_spends_its_budget(home, tmp_path):
         mem.close()
 
 
+def test_a_small_frame_shows_turns_before_pointers(home, tmp_path):
+    # A frame too small for its plane's breadcrumb share (the default plane's 5 % holds one
+    # crumb from about 700 tokens) reserved room for one anyway: a crumb's heading and line
+    # cost what a short turn shown whole does, and a 250-token frame of short turns showed 3
+    # turns and 3 pointers where 5 turns fit. Its breadcrumbs now take only what no turn
+    # fits in, and the frame's lines are priced as this frame writes them.
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([_short_turns(tmp_path / "chats")])
+        mem.curate()
+        for budget in (250, 500):
+            frame = mem.hydrate("what got watered in the garden", budget=budget)
+            lines = frame.text.splitlines()
+            shown = [f for f in frame.facts if f.level == "l0"]
+            assert len(shown) == len(frame.facts) >= 4, (budget, frame.text)
+            # the cheapest turn the frame shows, with the line heading it
+            turn = min(f.tokens + estimate_tokens(lines[lines.index(f.text.splitlines()[0]) - 1]
+                                                  + "\n") for f in shown)
+            edge = lines[lines.index("beyond this frame (ask for more):"):] \
+                if "beyond this frame (ask for more):" in lines else []
+            pointers = sum(estimate_tokens(line + "\n") for line in edge if line != "</memory-frame>")
+            assert pointers < turn, (budget, frame.text)
+            assert frame.receipt["budget"]["spent"] + frame.receipt["budget"]["framing"] >= 0.9 * budget
+    finally:
+        mem.close()
+
+
 def test_a_frame_with_long_records_among_short_turns_spends_its_budget(home, tmp_path):
     # Long records that rank high (a log, a tool's output) counted at their verbatim length
     # when the selection offered candidates, and the fit then showed them as a summary a

@@ -669,7 +669,8 @@ _LONGEST = {"receipt": "r_0123456789abcdef", "handle": "cell_0123456789abcdef",
 """The longest values the frame's own lines take, so that their estimates are upper bounds."""
 
 
-def framing_estimates(goal: str, plane: str, phrase: str) -> list[int]:
+def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = None,
+                      timed: bool = True) -> list[int]:
     """The tokens of the frame's own lines as :func:`render_text` and :func:`envelope` write
     them, at their longest (rules/hydrate.pl's ``framing_/7`` budgets them):
     ``[head, fact at L0, fact above L0, excerpt fact, breadcrumb, breadcrumbs' heading,
@@ -677,39 +678,47 @@ def framing_estimates(goal: str, plane: str, phrase: str) -> list[int]:
     record without a time (its heading shows none); the head is the envelope and the frame's
     heading lines, with the anchor's line when ``phrase`` names one. The breadcrumbs' heading
     and the near-duplicates line are a segment's lines that it writes only when it has
-    breadcrumbs or left near-duplicates out, so they are paid only then."""
+    breadcrumbs or left near-duplicates out, so they are paid only then. A frame of ``budget``
+    tokens writes no count above it (what it spent, the facts inside a window), and one read
+    against no time (``timed`` false: a memory without times) writes no "as of": priced at the
+    longest of any frame, a 500-token frame paid a dozen tokens it never wrote."""
     from .curate.tokens import estimate_tokens
 
-    n, handle, when = _LONGEST["count"], _LONGEST["handle"], _LONGEST["time"]
-    head = _head_lines(goal, plane, _LONGEST["path"], n, n, _LONGEST["receipt"], when)
+    handle, when = _LONGEST["handle"], _LONGEST["time"]
+    n = _LONGEST["count"] if budget is None else max(1, int(budget))
+    head = _head_lines(goal, plane, _LONGEST["path"], n, n, _LONGEST["receipt"],
+                       when if timed else "")
     if phrase:
         head.append(_anchor_line(phrase, when, when, n))
     lines = [_fact_line("L0", handle, when, True), _fact_line("L3", handle, when, True),
              _fact_line("L0", handle, when, True, 999, 999), _crumb_line(handle, "L3", ""),
-             _BEYOND, _left_out_line(n), _fact_line("L0", handle, "", True),
+             _BEYOND, _left_out_line(_LONGEST["count"]), _fact_line("L0", handle, "", True),
              _fact_line("L3", handle, "", True), _fact_line("L0", handle, "", True, 999, 999)]
     return ([estimate_tokens(envelope(_LONGEST["receipt"], "\n".join(head)) + "\n")]
             + [estimate_tokens(line + "\n") for line in lines])
 
 
-def segment_framing_estimate(segment: str) -> int:
+def segment_framing_estimate(segment: str, budget: int | None = None) -> int:
     """The tokens of a segment's heading (the blank line before it and the line naming it) at
-    their longest (``framing_/7``'s per-segment part)."""
+    their longest (``framing_/7``'s per-segment part); for a segment of ``budget`` tokens, at
+    the longest counts it can write."""
     from .curate.tokens import estimate_tokens
 
-    n = _LONGEST["count"]
+    n = _LONGEST["count"] if budget is None else max(1, int(budget))
     return estimate_tokens("\n".join(["", _segment_line(segment, n, n, _LONGEST["path"])])
                            + "\n")
 
 
 def register_for_prolog(pl: Any) -> None:
-    """Define ``atc_hydrate:host_frame_framing/4`` and ``host_segment_framing/2`` in ``pl``
+    """Define ``atc_hydrate:host_frame_framing/6`` and ``host_segment_framing/3`` in ``pl``
     (rules/hydrate.pl budgets the frame's own lines with them), and ``host_date_note/4``, the
     note after a turn that names days (:func:`attention_cloud.ingest.timefmt.date_note`)."""
-    pl.register("host_frame_framing", 4,
-                lambda goal, plane, phrase: framing_estimates(str(goal), str(plane), str(phrase)),
+    pl.register("host_frame_framing", 6,
+                lambda goal, plane, phrase, budget, timed: framing_estimates(
+                    str(goal), str(plane), str(phrase), int(budget), str(timed) == "true"),
                 module="atc_hydrate")
-    pl.register("host_segment_framing", 2, lambda segment: segment_framing_estimate(str(segment)),
+    pl.register("host_segment_framing", 3,
+                lambda segment, budget: segment_framing_estimate(str(segment), int(budget)),
                 module="atc_hydrate")
     from .ingest.timefmt import date_note
 

@@ -406,15 +406,16 @@ def frame_texts(frame: Any) -> list[str]:
     return [f.text for f in frame.facts] + [c["text"] for c in frame.receipt.get("beyond", [])]
 
 
-def baseline_framing(question: str) -> tuple[int, int]:
-    """What a baseline frame pays beside its items' text: what the product's frame reserves for
-    its own lines (``attention_cloud.hydration.framing_estimates``, the estimates hydrate/3
-    budgets): the envelope and the lines heading the frame and its one segment, and a line per
-    item at L0 (``[L0 · Wed 2026-01-11 20:11]``)."""
+def baseline_framing(question: str, budget: int) -> tuple[int, int]:
+    """What a baseline frame of ``budget`` tokens pays beside its items' text: what the
+    product's frame of that budget reserves for its own lines
+    (``attention_cloud.hydration.framing_estimates``, the estimates hydrate/3 budgets): the
+    envelope and the lines heading the frame and its one segment, and a line per item at L0
+    (``[L0 · Wed 2026-01-11 20:11]``)."""
     from attention_cloud.hydration import framing_estimates, segment_framing_estimate
 
-    head, verbatim = framing_estimates(question, "default", "")[:2]
-    return head + segment_framing_estimate("default"), verbatim
+    head, verbatim = framing_estimates(question, "default", "", budget)[:2]
+    return head + segment_framing_estimate("default", budget), verbatim
 
 
 def bm25_frame(order: list[str], texts: dict[str, str], budget: int,
@@ -508,7 +509,6 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
             frame_hits: dict[int, bool] = {}
             walk_frame_hits: dict[int, bool] = {}
             cell_facts: dict[int, float] = {}
-            framing = baseline_framing(inst.question)
             in_ex: dict[int, float] = {}
             walk_ex: dict[int, float] = {}
             answer = inst.checkable_answer
@@ -527,6 +527,7 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
                 hydrate_s[budget] = time.perf_counter() - started
                 hydrate_cpu[budget] = time.process_time() - cpu
                 spent[budget] = int(frame.receipt["budget"]["spent"] + frame.receipt["budget"]["framing"])
+                framing = baseline_framing(inst.question, budget)
                 l0, anywhere = frame_evidence(frame, members)
                 excerpted = l0 | excerpt_evidence(frame)
                 kept = bm25_frame(bm25_order, texts, budget, framing)
