@@ -416,3 +416,19 @@ def test_a_budget_too_small_for_any_fact_is_the_reason_given(captured) -> None:
     assert not receipt["facts"] and receipt["empty"].startswith("no fact fits in 40 tokens")
     decision = decide(receipt, "why did the charge retries fail", already=set(), min_score=0.1)
     assert decision.inject is False and decision.reason == receipt["empty"]
+
+
+def test_a_prompt_with_a_lone_surrogate_still_gets_memory(captured) -> None:
+    """Claude Code writes a lone surrogate (an emoji cut in half by a paste) as ``\\ud83d``
+    in the payload's JSON: the hook used to fail on it (a UnicodeEncodeError in hooks.log)
+    and the prompt went without memory; it is read as U+FFFD, as `atc remember` reads one."""
+    home, _ = captured
+    prompt = "\\ud83d how many times does ProcessorClient retry a timeout?"
+    raw = json.dumps({**json.loads(payload("user_prompt")), "session_id": "surrogate",
+                      "transcript_path": "/home/dev/.claude/projects/x/other.jsonl",
+                      "prompt": "PROMPT"}).replace("PROMPT", prompt)
+    run = hook(home, "user-prompt", stdin=raw)
+    assert (run.returncode, run.stderr) == (0, "")
+    assert "error" not in log_lines(home)[-1]
+    assert "ProcessorClient" in json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert _receipt(home, run)["goal"].startswith("\ufffd how many times")

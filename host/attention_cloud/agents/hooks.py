@@ -49,6 +49,7 @@ CAPTURE_LOCK_WAIT_S = 300.0
 NOTES_SEGMENT = "default"
 
 _NOT_ALNUM = re.compile(r"[^0-9A-Za-z]+")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def project_segment(cwd: str) -> str:
@@ -86,7 +87,9 @@ def _text_field(payload: dict[str, Any], name: str, *, required: bool = True) ->
         raise HookInputError(f"payload field {name!r} is not a string")
     if required and not value.strip():
         raise HookInputError(f"payload has no {name!r}")
-    return value
+    # JSON's \\ud83d escape (an emoji cut in half) decodes to a lone surrogate, which no file
+    # or Prolog text takes: it is read as U+FFFD, as `atc remember` reads one
+    return _LONE_SURROGATE.sub("\ufffd", value)
 
 
 def log(home: Path, event: str, message: str) -> None:
