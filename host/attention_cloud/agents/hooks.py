@@ -87,7 +87,7 @@ def _text_field(payload: dict[str, Any], name: str, *, required: bool = True) ->
         raise HookInputError(f"payload field {name!r} is not a string")
     if required and not value.strip():
         raise HookInputError(f"payload has no {name!r}")
-    # JSON's \\ud83d escape (an emoji cut in half) decodes to a lone surrogate, which no file
+    # JSON's \ud83d escape (an emoji cut in half) decodes to a lone surrogate, which no file
     # or Prolog text takes: it is read as U+FFFD, as `atc remember` reads one
     return _LONE_SURROGATE.sub("\ufffd", value)
 
