@@ -432,3 +432,40 @@ def test_a_prompt_with_a_lone_surrogate_still_gets_memory(captured) -> None:
     assert "error" not in log_lines(home)[-1]
     assert "ProcessorClient" in json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
     assert _receipt(home, run)["goal"].startswith("\ufffd how many times")
+
+
+@pytest.mark.parametrize("args", [
+    ["hook", "user-prompt", "--budget", "0"],
+    ["hook", "user-prompt", "--min-score", "5"],
+    ["hook", "user-prompt", "--option-of-a-newer-atc"],
+    ["hook", "stop", "--segment", "x"],
+    ["hook", "session-end", "--foreground", "extra-argument"],
+    ["hook"],
+])
+def test_a_command_line_click_refuses_never_exits_2(tmp_path: Path, args: list[str]) -> None:
+    """Claude Code takes exit status 2 as a blocking error: on UserPromptSubmit it erases the
+    prompt, on Stop it keeps Claude going. click answered a refused command line (a bad
+    option in settings.json) with 2, so every prompt was blocked; now: status 0, nothing on
+    stdout, the reason in hooks.log."""
+    home = tmp_path / "home"
+    home.mkdir()
+    run = subprocess.run([ATC, "--home", str(home), *args], input=payload("user_prompt"),
+                         capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout) == (0, "")
+    assert run.stderr.startswith("atc: ") and run.stderr.count("\n") == 1
+    assert "ran nothing" in log_lines(home)[-1]
+
+
+def test_a_home_that_is_a_file_never_exits_2(tmp_path: Path) -> None:
+    """ATC_HOME naming a file was click's status 2 before any hook code ran."""
+    afile = tmp_path / "not-a-home"
+    afile.write_text("x")
+    for args in (["hook", "user-prompt"], ["hook", "stop"], ["--home", str(afile), "hook",
+                                                              "user-prompt"]):
+        run = subprocess.run([ATC, *args], input=payload("user_prompt"), capture_output=True,
+                             text=True, timeout=120, env={**os.environ, "ATC_HOME": str(afile)})
+        assert (run.returncode, run.stdout) == (0, ""), args
+        assert "is a file" in run.stderr
+    other = subprocess.run([ATC, "hydrate", "x"], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "ATC_HOME": str(afile)})
+    assert other.returncode == 2                       # other commands keep click's status
