@@ -57,6 +57,7 @@ def run_hook_call(main: Callable[..., Any], args: list[str], **options: Any) -> 
     from ..errors import one_line
     from .hooks import log
 
+    options.pop("standalone_mode", None)    # the caller's (CliRunner's) is replaced
     try:
         main(args, standalone_mode=False, **options)
     except click.ClickException as exc:
