@@ -284,3 +284,17 @@ def test_a_symlinked_settings_file_is_written_through(dirs, tmp_path: Path) -> N
     gone = atc(project, user, "uninstall", "claude-code")
     assert gone.returncode == 0, gone.stderr
     assert link.is_symlink() and tracked.read_bytes() == THEIRS
+
+
+def test_the_diff_of_a_file_without_a_last_newline_reads_right(dirs) -> None:
+    """The diff shown for confirmation ran the file's last line into the next one
+    (``-{"model": "opus"}+{``) when the file did not end in a newline."""
+    project, user = dirs
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{"model": "opus"}')
+    run = atc(project, user, "install", "claude-code", "--project", stdin="n\n")
+    lines = run.stdout.splitlines()
+    assert '-{"model": "opus"}' in lines
+    assert lines[lines.index('-{"model": "opus"}') + 1] == "\\ No newline at end of file"
+    assert "+{" in lines and settings.read_bytes() == b'{"model": "opus"}'

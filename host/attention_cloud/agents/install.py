@@ -81,8 +81,11 @@ class Plan:
         old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
         new = self.after.decode("utf-8").splitlines(keepends=True)
         name = str(self.path)
-        return "".join(difflib.unified_diff(old, new, name if self.before is not None
-                                            else "/dev/null", name))
+        lines = difflib.unified_diff(old, new, name if self.before is not None else "/dev/null",
+                                     name)
+        # a last line without its newline would run into the next line of the diff
+        return "".join(line if line.endswith("\n") else
+                       f"{line}\n\\ No newline at end of file\n" for line in lines)
 
 
 def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
