@@ -469,3 +469,43 @@ def test_a_home_that_is_a_file_never_exits_2(tmp_path: Path) -> None:
     other = subprocess.run([ATC, "hydrate", "x"], capture_output=True, text=True, timeout=120,
                            env={**os.environ, "ATC_HOME": str(afile)})
     assert other.returncode == 2                       # other commands keep click's status
+
+
+def test_projects_in_other_scripts_are_apart() -> None:
+    """README: each run of characters other than letters and digits becomes one ``-``; only
+    ASCII letters counted, so ``/home/dev/проект``, ``/home/dev/項目`` and ``/home/dev`` were
+    one project, and each one's memory was recalled in the others."""
+    from attention_cloud.agents.hooks import project_segment
+
+    names = {project_segment(cwd) for cwd in ("/home/dev/проект", "/home/dev/項目",
+                                               "/home/dev")}
+    assert names == {"project:home-dev-проект", "project:home-dev-項目", "project:home-dev"}
+    assert project_segment("/home/dev/payments_service") == "project:home-dev-payments-service"
+    assert project_segment("/home/dev/cafe\u0301") == project_segment("/home/dev/caf\u00e9")
+
+
+def test_a_deep_working_directory_is_captured_and_recalled(tmp_path: Path) -> None:
+    """A cwd whose name passed the 200 characters of a segment name made every capture fail
+    (``segment must be ... at most 200 characters`` in hooks.log): nothing was ever kept."""
+    from attention_cloud.agents.hooks import project_segment
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    deep = "/srv/" + "/".join(f"a-rather-long-directory-name-{i}" for i in range(8))
+    near = deep[:-1] + "X"                           # the same head: still another project
+    assert project_segment(deep) != project_segment(near)
+    assert len(project_segment(deep)) <= 200
+    transcript = tmp_path / "s.jsonl"
+    shutil.copy(SAMPLE, transcript)
+    run = hook(home, "stop", "--foreground",
+               stdin=payload("stop", transcript_path=str(transcript), cwd=deep))
+    assert run.returncode == 0 and "error" not in log_lines(home)[-1], log_lines(home)[-1:]
+    stats = subprocess.run([ATC, "stats", "--format", "json", "--home", str(home)],
+                           capture_output=True, text=True, check=True)
+    assert list(json.loads(stats.stdout)["segments"]) == [project_segment(deep)]
+    prompt = payload("user_prompt", cwd=deep, session_id="another",
+                     transcript_path="/home/dev/.claude/projects/x/another.jsonl")
+    recalled = hook(home, "user-prompt", stdin=prompt)
+    assert "ProcessorClient" in json.loads(recalled.stdout)["hookSpecificOutput"][
+        "additionalContext"]
