@@ -416,3 +416,96 @@ def test_a_budget_too_small_for_any_fact_is_the_reason_given(captured) -> None:
     assert not receipt["facts"] and receipt["empty"].startswith("no fact fits in 40 tokens")
     decision = decide(receipt, "why did the charge retries fail", already=set(), min_score=0.1)
     assert decision.inject is False and decision.reason == receipt["empty"]
+
+
+def test_a_prompt_with_a_lone_surrogate_still_gets_memory(captured) -> None:
+    """Claude Code writes a lone surrogate (an emoji cut in half by a paste) as ``\\ud83d``
+    in the payload's JSON: the hook used to fail on it (a UnicodeEncodeError in hooks.log)
+    and the prompt went without memory; it is read as U+FFFD, as `atc remember` reads one."""
+    home, _ = captured
+    prompt = "\\ud83d how many times does ProcessorClient retry a timeout?"
+    raw = json.dumps({**json.loads(payload("user_prompt")), "session_id": "surrogate",
+                      "transcript_path": "/home/dev/.claude/projects/x/other.jsonl",
+                      "prompt": "PROMPT"}).replace("PROMPT", prompt)
+    run = hook(home, "user-prompt", stdin=raw)
+    assert (run.returncode, run.stderr) == (0, "")
+    assert "error" not in log_lines(home)[-1]
+    assert "ProcessorClient" in json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert _receipt(home, run)["goal"].startswith("\ufffd how many times")
+
+
+@pytest.mark.parametrize("args", [
+    ["hook", "user-prompt", "--budget", "0"],
+    ["hook", "user-prompt", "--min-score", "5"],
+    ["hook", "user-prompt", "--option-of-a-newer-atc"],
+    ["hook", "stop", "--segment", "x"],
+    ["hook", "session-end", "--foreground", "extra-argument"],
+    ["hook"],
+])
+def test_a_command_line_click_refuses_never_exits_2(tmp_path: Path, args: list[str]) -> None:
+    """Claude Code takes exit status 2 as a blocking error: on UserPromptSubmit it erases the
+    prompt, on Stop it keeps Claude going. click answered a refused command line (a bad
+    option in settings.json) with 2, so every prompt was blocked; now: status 0, nothing on
+    stdout, the reason in hooks.log."""
+    home = tmp_path / "home"
+    home.mkdir()
+    run = subprocess.run([ATC, "--home", str(home), *args], input=payload("user_prompt"),
+                         capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout) == (0, "")
+    assert run.stderr.startswith("atc: ") and run.stderr.count("\n") == 1
+    assert "ran nothing" in log_lines(home)[-1]
+
+
+def test_a_home_that_is_a_file_never_exits_2(tmp_path: Path) -> None:
+    """ATC_HOME naming a file was click's status 2 before any hook code ran."""
+    afile = tmp_path / "not-a-home"
+    afile.write_text("x")
+    for args in (["hook", "user-prompt"], ["hook", "stop"], ["--home", str(afile), "hook",
+                                                              "user-prompt"]):
+        run = subprocess.run([ATC, *args], input=payload("user_prompt"), capture_output=True,
+                             text=True, timeout=120, env={**os.environ, "ATC_HOME": str(afile)})
+        assert (run.returncode, run.stdout) == (0, ""), args
+        assert "is a file" in run.stderr
+    other = subprocess.run([ATC, "hydrate", "x"], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "ATC_HOME": str(afile)})
+    assert other.returncode == 2                       # other commands keep click's status
+
+
+def test_projects_in_other_scripts_are_apart() -> None:
+    """README: each run of characters other than letters and digits becomes one ``-``; only
+    ASCII letters counted, so ``/home/dev/проект``, ``/home/dev/項目`` and ``/home/dev`` were
+    one project, and each one's memory was recalled in the others."""
+    from attention_cloud.agents.hooks import project_segment
+
+    names = {project_segment(cwd) for cwd in ("/home/dev/проект", "/home/dev/項目",
+                                               "/home/dev")}
+    assert names == {"project:home-dev-проект", "project:home-dev-項目", "project:home-dev"}
+    assert project_segment("/home/dev/payments_service") == "project:home-dev-payments-service"
+    assert project_segment("/home/dev/cafe\u0301") == project_segment("/home/dev/caf\u00e9")
+
+
+def test_a_deep_working_directory_is_captured_and_recalled(tmp_path: Path) -> None:
+    """A cwd whose name passed the 200 characters of a segment name made every capture fail
+    (``segment must be ... at most 200 characters`` in hooks.log): nothing was ever kept."""
+    from attention_cloud.agents.hooks import project_segment
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    deep = "/srv/" + "/".join(f"a-rather-long-directory-name-{i}" for i in range(8))
+    near = deep[:-1] + "X"                           # the same head: still another project
+    assert project_segment(deep) != project_segment(near)
+    assert len(project_segment(deep)) <= 200
+    transcript = tmp_path / "s.jsonl"
+    shutil.copy(SAMPLE, transcript)
+    run = hook(home, "stop", "--foreground",
+               stdin=payload("stop", transcript_path=str(transcript), cwd=deep))
+    assert run.returncode == 0 and "error" not in log_lines(home)[-1], log_lines(home)[-1:]
+    stats = subprocess.run([ATC, "stats", "--format", "json", "--home", str(home)],
+                           capture_output=True, text=True, check=True)
+    assert list(json.loads(stats.stdout)["segments"]) == [project_segment(deep)]
+    prompt = payload("user_prompt", cwd=deep, session_id="another",
+                     transcript_path="/home/dev/.claude/projects/x/another.jsonl")
+    recalled = hook(home, "user-prompt", stdin=prompt)
+    assert "ProcessorClient" in json.loads(recalled.stdout)["hookSpecificOutput"][
+        "additionalContext"]

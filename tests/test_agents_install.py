@@ -194,3 +194,107 @@ def test_installing_again_for_another_home_replaces_the_entries(dirs, tmp_path: 
     left = json.loads(settings.read_text())
     assert "hook user-prompt" not in json.dumps(left) and "hook stop" not in json.dumps(left)
     assert left["theme"] == "dark" and left["model"] == "opus"
+
+
+def test_edits_between_two_installs_survive_uninstall(dirs, tmp_path: Path) -> None:
+    """An edit made after one install and before an install for another home is the user's:
+    uninstall used to restore the bytes from before the first install, dropping it (and when
+    the first install had created the file, deleting the file with the edit)."""
+    project, user = dirs
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(THEIRS)
+    atc(project, user, "install", "claude-code", "--project", "--yes", "--home",
+        str(tmp_path / "one"))
+    data = json.loads(settings.read_text())
+    data["permissions"]["allow"].append("Bash(git status)")
+    settings.write_text(json.dumps(data, indent=2))
+    again = atc(project, user, "install", "claude-code", "--project", "--yes", "--home",
+                str(tmp_path / "two"))
+    assert again.returncode == 0, again.stderr
+    gone = atc(project, user, "uninstall", "claude-code", "--project")
+    assert gone.returncode == 0, gone.stderr
+    left = json.loads(settings.read_text())
+    assert left["permissions"]["allow"] == ["Bash(ls:*)", "Bash(git status)"]
+    assert " hook " not in json.dumps(left)
+    # a file install created, edited, then installed again: the edit is kept, not deleted
+    fresh = project / "other"
+    fresh.mkdir()
+    atc(fresh, user, "install", "claude-code", "--project", "--yes", "--home",
+        str(tmp_path / "one"))
+    made = fresh / ".claude" / "settings.json"
+    data = json.loads(made.read_text())
+    data["model"] = "opus"
+    made.write_text(json.dumps(data))
+    atc(fresh, user, "install", "claude-code", "--project", "--yes", "--home",
+        str(tmp_path / "two"))
+    atc(fresh, user, "uninstall", "claude-code", "--project")
+    assert made.exists() and json.loads(made.read_text()) == {"model": "opus"}
+
+
+def test_a_reinstall_after_the_user_took_the_hooks_out_restores_that_state(dirs) -> None:
+    """When the user removed the hooks by hand and installs again, what uninstall restores
+    is the file as it was just before that install, byte for byte."""
+    project, user = dirs
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{"model": "sonnet"}\n')
+    atc(project, user, "install", "claude-code", "--project", "--yes")
+    settings.write_bytes(THEIRS)                  # the user's own file again, hooks gone
+    atc(project, user, "install", "claude-code", "--project", "--yes")
+    atc(project, user, "uninstall", "claude-code", "--project")
+    assert settings.read_bytes() == THEIRS
+
+
+def test_a_private_settings_file_stays_private(dirs) -> None:
+    """settings.json can hold secrets (``env``, ``apiKeyHelper``): a file only its owner
+    could read became world-readable (0644) after install and after uninstall, and the record
+    beside it, which holds the original bytes, was world-readable too."""
+    project, user = dirs
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{"env": {"ANTHROPIC_API_KEY": "sk-secret"}}\n')
+    settings.chmod(0o600)
+    atc(project, user, "install", "claude-code", "--project", "--yes")
+    assert settings.stat().st_mode & 0o777 == 0o600
+    record = settings.parent / "attention-cloud.install.json"
+    assert record.stat().st_mode & 0o077 == 0
+    data = json.loads(settings.read_text())
+    data["theme"] = "dark"
+    settings.write_text(json.dumps(data))         # edited: uninstall takes the entries out
+    atc(project, user, "uninstall", "claude-code", "--project")
+    assert settings.stat().st_mode & 0o777 == 0o600
+    assert json.loads(settings.read_text())["theme"] == "dark"
+
+
+def test_a_symlinked_settings_file_is_written_through(dirs, tmp_path: Path) -> None:
+    """Dotfile managers link ~/.claude/settings.json to a file they track: install replaced
+    the link with a plain file (the tracked file never got the hooks) and uninstall left the
+    link gone for good."""
+    project, user = dirs
+    tracked = tmp_path / "dotfiles" / "settings.json"
+    tracked.parent.mkdir()
+    tracked.write_bytes(THEIRS)
+    link = user / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(tracked)
+    run = atc(project, user, "install", "claude-code", "--yes")
+    assert run.returncode == 0, run.stderr
+    assert link.is_symlink() and "hook user-prompt" in tracked.read_text()
+    gone = atc(project, user, "uninstall", "claude-code")
+    assert gone.returncode == 0, gone.stderr
+    assert link.is_symlink() and tracked.read_bytes() == THEIRS
+
+
+def test_the_diff_of_a_file_without_a_last_newline_reads_right(dirs) -> None:
+    """The diff shown for confirmation ran the file's last line into the next one
+    (``-{"model": "opus"}+{``) when the file did not end in a newline."""
+    project, user = dirs
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{"model": "opus"}')
+    run = atc(project, user, "install", "claude-code", "--project", stdin="n\n")
+    lines = run.stdout.splitlines()
+    assert '-{"model": "opus"}' in lines
+    assert lines[lines.index('-{"model": "opus"}') + 1] == "\\ No newline at end of file"
+    assert "+{" in lines and settings.read_bytes() == b'{"model": "opus"}'

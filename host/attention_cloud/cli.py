@@ -94,6 +94,16 @@ class _LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.lazy})
 
+    def main(self, args: Any = None, **options: Any) -> Any:
+        """As click's, except that a hook call never exits non-zero (agents/hook_guard.py:
+        Claude Code takes status 2, click's answer to a refused command line, as a block)."""
+        from .agents.hook_guard import is_hook_call, run_hook_call
+
+        argv = list(sys.argv[1:] if args is None else args)
+        if is_hook_call(argv):
+            run_hook_call(super().main, argv, **options)
+        return super().main(args, **options)
+
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in self.lazy:
             module, _, attr = self.lazy[name].partition(":")

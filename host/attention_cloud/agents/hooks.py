@@ -26,6 +26,7 @@ import os
 import re
 import time
 import traceback
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,12 +49,24 @@ CAPTURE_LOCK_WAIT_S = 300.0
 #: The segment ``atc remember`` writes to by default, read beside the project's.
 NOTES_SEGMENT = "default"
 
-_NOT_ALNUM = re.compile(r"[^0-9A-Za-z]+")
+#: A run of characters other than letters and digits (any script's: ``[^0-9A-Za-z]`` made
+#: ``/home/dev/проект``, ``/home/dev/項目`` and ``/home/dev`` one project).
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+#: The longest name after ``project:`` (a segment name holds at most 200 characters).
+PROJECT_NAME_MAX = 200 - len("project:")
 
 
 def project_segment(cwd: str) -> str:
-    """The segment holding a project's memory: ``project:`` + its cwd made a name."""
+    """The segment holding a project's memory: ``project:`` + its cwd made a name; a name too
+    long for a segment keeps its head and a digest of the whole cwd (a deep cwd refused every
+    capture)."""
+    cwd = unicodedata.normalize("NFC", cwd)
     name = _NOT_ALNUM.sub("-", cwd).strip("-")
+    if len(name) > PROJECT_NAME_MAX:
+        digest = hashlib.sha256(cwd.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        name = f"{name[:PROJECT_NAME_MAX - len(digest) - 1].rstrip('-')}-{digest}"
     return f"project:{name or 'root'}"
 
 
@@ -86,7 +99,9 @@ def _text_field(payload: dict[str, Any], name: str, *, required: bool = True) ->
         raise HookInputError(f"payload field {name!r} is not a string")
     if required and not value.strip():
         raise HookInputError(f"payload has no {name!r}")
-    return value
+    # JSON's \ud83d escape (an emoji cut in half) decodes to a lone surrogate, which no file
+    # or Prolog text takes: it is read as U+FFFD, as `atc remember` reads one
+    return _LONE_SURROGATE.sub("\ufffd", value)
 
 
 def log(home: Path, event: str, message: str) -> None:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import shlex
 import shutil
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,8 +81,11 @@ class Plan:
         old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
         new = self.after.decode("utf-8").splitlines(keepends=True)
         name = str(self.path)
-        return "".join(difflib.unified_diff(old, new, name if self.before is not None
-                                            else "/dev/null", name))
+        lines = difflib.unified_diff(old, new, name if self.before is not None else "/dev/null",
+                                     name)
+        # a last line without its newline would run into the next line of the diff
+        return "".join(line if line.endswith("\n") else
+                       f"{line}\n\\ No newline at end of file\n" for line in lines)
 
 
 def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
@@ -145,17 +150,33 @@ def install(plan: Plan) -> None:
     created_dir = not plan.path.parent.exists()
     plan.path.parent.mkdir(parents=True, exist_ok=True)
     previous = _read_record(record_path)
-    record = {
-        "settings": str(plan.path),
-        # an earlier install's original stays the original
-        "original": previous["original"] if previous else
-        (None if plan.before is None else plan.before.decode("utf-8")),
-        "created_dir": previous["created_dir"] if previous else created_dir,
-        "written_sha256": hashlib.sha256(plan.after).hexdigest(),
-        "added": {**(previous or {}).get("added", {}), **plan.added},
-    }
+    record = {"settings": str(plan.path),
+              "original": None if plan.before is None else plan.before.decode("utf-8"),
+              "created_dir": created_dir, "restore": True, "added": plan.added}
+    if previous and _holds_entries(plan.before, previous.get("added", {})):
+        record["added"] = {**previous.get("added", {}), **plan.added}
+        record["created_dir"] = previous.get("created_dir", False)
+        if plan.before is not None and previous.get("restore", True) and \
+                hashlib.sha256(plan.before).hexdigest() == previous.get("written_sha256"):
+            record["original"] = previous.get("original")     # still the first original
+        else:
+            # edited since the earlier install: its original would drop those edits, so
+            # uninstall takes the entries out instead of restoring bytes
+            record["restore"] = False
+    record["written_sha256"] = hashlib.sha256(plan.after).hexdigest()
     _write(plan.path, plan.after)
-    _write(record_path, _dump(record))
+    # the record holds the original bytes: no more readable than the settings themselves
+    _write(record_path, _dump(record), mode=_mode(plan.path) & 0o600)
+
+
+def _holds_entries(raw: bytes | None, added: dict[str, str]) -> bool:
+    """Whether settings ``raw`` still hold any hook entry an earlier install added."""
+    try:
+        hooks = json.loads(raw.decode("utf-8")).get("hooks", {}) if raw and raw.strip() else {}
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return False
+    return any(isinstance(hooks.get(event), list) and _entry(line) in hooks[event]
+               for event, line in added.items())
 
 
 def _read_record(path: Path) -> dict[str, Any] | None:
@@ -168,10 +189,31 @@ def _read_record(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".atc-tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+def _target(path: Path) -> Path:
+    """The file ``path`` names: a symlink's target (a dotfile manager's tracked file), so a
+    write goes through the link instead of replacing it."""
+    return Path(os.path.realpath(path))
+
+
+def _mode(path: Path) -> int:
+    """The permission bits of the file ``path`` names (0o644 when there is none)."""
+    try:
+        return stat.S_IMODE(_target(path).stat().st_mode)
+    except OSError:
+        return 0o644
+
+
+def _write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace the file ``path`` names atomically, keeping its permission bits (``mode``:
+    these instead)."""
+    target = _target(path)
+    keep = _mode(path) if mode is None else mode
+    tmp = target.with_name(target.name + ".atc-tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, keep)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.chmod(tmp, keep)                       # os.open's mode is cut by the umask
+    tmp.replace(target)
 
 
 def uninstall(path: Path) -> str:
@@ -184,10 +226,11 @@ def uninstall(path: Path) -> str:
     if record is None:
         raise InputError(f"{path}: attention-cloud is not installed here (no {RECORD_NAME})")
     current = path.read_bytes() if path.exists() else None
-    if current is not None and hashlib.sha256(current).hexdigest() == record["written_sha256"]:
+    if current is not None and record.get("restore", True) and \
+            hashlib.sha256(current).hexdigest() == record.get("written_sha256"):
         original = record.get("original")
         if original is None:
-            path.unlink()
+            _target(path).unlink()
             done = f"removed {path} (install created it)"
         else:
             _write(path, original.encode("utf-8"))
