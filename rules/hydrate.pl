@@ -520,7 +520,7 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     used_tokens_(Kept, Used),
     CrumbBudget is Budget - LeftOut - Used,
     breadcrumbs_(Outside, Label, Settings, CrumbBudget, Crumbs, CrumbTokens),
-    maplist(render_fact_(Label, Settings.fact_framing), Kept, Facts),
+    maplist(render_fact_(Label, Settings.fact_framing, Settings.reader), Kept, Facts),
     foldl(fact_tokens_sum_, Facts, 0, Text),
     SegSpent is Text + CrumbTokens,
     Spent is Spent0 + SegSpent,
@@ -2163,6 +2163,21 @@ date_note_(Id, Note, Tokens) :-
 
 :- dynamic date_note_known_/4.      % Id, Days-Time, Note, Tokens: the notes written so far
 
+% reader_date_note_(+Reader, +Id, -Note): the date note as Reader is shown it. The note quotes
+% the words of the verbatim text that name each day ("yesterday"): a grantee below L0 for Id
+% is shown the days alone (the mentions_date relation they may read), not those words.
+reader_date_note_(Reader, Id, Note) :-
+    (   Reader \== none,
+        \+ visible(Reader, Id, l0),
+        current_predicate(atc_hydrate:host_date_note/4),
+        findall(Day, relation(Id, mentions_date, Day), Days0),
+        Days0 \== []
+    ->  sort(Days0, Days),
+        ( item_time(Id, Time) -> true ; Time = "" ),
+        host_date_note("", Time, Days, Note)
+    ;   date_note_(Id, Note, _)
+    ).
+
 %!  host_date_note(+Text:string, +Time:string, +Days:list(atom), -Note:string) is det.
 %
 %   The note a frame writes after an item's Text, written at Time, that names Days
@@ -2530,7 +2545,7 @@ crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
     ;   S = S0, N = N0, Crumbs = Rest
     ).
 
-render_fact_(Segment, Framing, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),
+render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),
              fact(Id, Segment, Level, By, Score, Tokens, Hops, Source, Time, Text, Dirty)) :-
     (   Rung = excerpt(_, _, Text0, _)          % verbatim pieces of L0: the receipt marks it
     ->  Level = l0
@@ -2541,7 +2556,7 @@ render_fact_(Segment, Framing, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),
     Tokens is Framed - Line,
     (   By0 = bridge(_, _) -> By = entity_expansion ; By = By0 ),
     (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text1) ; Text1 = Text0 ),
-    date_note_(Id, Note, _),
+    reader_date_note_(Reader, Id, Note),
     string_concat(Text1, Note, Text),
     source_of_(Id, Source),
     time_of_(Id, Time),
