@@ -357,6 +357,23 @@ class JanusEngine:
             self._janus_call(lambda: self.janus.query_once(
                 "load_files(File, [if(not_loaded)])", {"File": str(codec)}))
         _engine = self
+        import atexit
+
+        atexit.register(self._stop_gc_thread)
+
+    def _stop_gc_thread(self) -> None:
+        # Values cross to Prolog inside Python objects (janus blobs) that SWI-Prolog's garbage
+        # collector thread releases when it collects atoms, calling into Python. Once Python
+        # finalizes, such a release aborts the process ("PyThreadState_Get: ... the GIL is
+        # released", exit -6, seen once in CI after `atc rules add` had done its work): stop
+        # that thread before Python tears down (atexit runs handlers newest first, so before
+        # anything janus registered when it was imported). Nothing runs Prolog after this.
+        try:
+            with self.lock:
+                self._attach()
+                self.janus.query_once("set_prolog_gc_thread(false)")
+        except Exception:   # exiting anyway: a failure here must not hide the real exit status
+            pass
 
     def load_bootstrap(self, path: str | os.PathLike[str]) -> None:
         """Load the bridge's own Prolog module (before its error formatting exists)."""
