@@ -193,3 +193,66 @@ def test_curate_replaces_an_older_kind_of_vector_index_and_saves_it(tmp_path, mo
     saved = json.loads((folder / "manifest.json").read_text())["index"]
     index = faiss_index.read_index(folder / saved["file"])
     assert saved["kind"] == "ivf" and faiss_index.is_current(index) and index.ntotal == 1_500
+
+
+def kill_after_first_batch(home: Path, target: str, monkeypatch) -> None:
+    """Start a move to ``target`` and stop it after its first flushed batch, as a kill does."""
+    monkeypatch.setattr(reembed_module, "BATCH", 20)
+
+    def stop(event):
+        if event.phase == "re-embedding" and event.done > 0:
+            raise Killed
+
+    with Memory.open(home) as mem, pytest.raises(Killed):
+        mem.reembed(target, progress=stop)
+    monkeypatch.setattr(reembed_module, "BATCH", 2000)
+
+
+def test_plain_reembed_resumes_the_unfinished_move_the_frames_note_names(tmp_path, monkeypatch):
+    # the note says "`atc curate --reembed` builds or resumes them": run as written, it moved
+    # the home back to the embedder it was leaving, re-embedding everything and dropping the move
+    home = curated_home(tmp_path / "home", "hash")
+    kill_after_first_batch(home, "hash:256", monkeypatch)
+    assert "`atc curate --reembed` builds or resumes them" in receipt(home)["notes"][0]
+    out = run("curate", "--reembed", "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    moved = json.loads(out.stdout)["reembed"]
+    assert moved["embedder"] == "hash:256" and moved["resumed"] is True
+    assert 0 < moved["reembedded"] < moved["records"]
+    assert read_config(home)["embedder"] == "hash:256"
+    assert json.loads((home / "vectors" / "manifest.json").read_text())["dim"] == 256
+    assert not (home / STATE_FILE).exists()
+
+
+def test_plain_reembed_after_config_was_edited_moves_to_the_configured_embedder(tmp_path, monkeypatch):
+    home = curated_home(tmp_path / "home", "hash")
+    kill_after_first_batch(home, "hash:256", monkeypatch)
+    write_config(home, {**read_config(home), "embedder": "hash:128"})  # the user changed their mind
+    out = run("curate", "--reembed", "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["reembed"]["embedder"] == "hash:128"
+    assert read_config(home)["embedder"] == "hash:128"
+    assert json.loads((home / "vectors" / "manifest.json").read_text())["dim"] == 128
+
+
+def test_a_move_killed_after_its_switch_keeps_frames_by_meaning_and_curate_finishes_it(
+        tmp_path, monkeypatch):
+    # vectors/ holds the new embedder's vectors, config.json still the old name: frames fell
+    # back to lexical with a note advising a --reembed back, and `atc curate` failed on the
+    # vector store's dimension until someone ran --reembed --embedder with the same target
+    home = curated_home(tmp_path / "home", "hash")
+    real_finish = reembed_module._finish
+    monkeypatch.setattr(reembed_module, "_finish", lambda mem, state: (_ for _ in ()).throw(Killed))
+    with Memory.open(home) as mem, pytest.raises(Killed):
+        mem.reembed("hash:256")
+    monkeypatch.setattr(reembed_module, "_finish", real_finish)
+    assert read_config(home)["embedder"] == "hash"
+    during = receipt(home)
+    assert during["path"] == "hybrid" and during["unembedded"] == 0 and "notes" not in during
+    with Memory.open(home) as mem:  # a reader by meaning: the new vectors with their embedder
+        assert mem.query('nearest("retry policy", H, S)', limit=3).rows
+    out = run("curate", "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    assert read_config(home)["embedder"] == "hash:256"
+    assert not (home / NEXT_DIR).exists() and not (home / STATE_FILE).exists()
+    assert receipt(home)["path"] == "hybrid"
