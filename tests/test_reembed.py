@@ -256,3 +256,30 @@ def test_a_move_killed_after_its_switch_keeps_frames_by_meaning_and_curate_finis
     assert read_config(home)["embedder"] == "hash:256"
     assert not (home / NEXT_DIR).exists() and not (home / STATE_FILE).exists()
     assert receipt(home)["path"] == "hybrid"
+
+
+def test_forget_during_an_unfinished_move_leaves_no_vector_of_the_item_to_switch_in(
+        tmp_path, monkeypatch):
+    # erasure rewrote vectors/ with live rows only but left vectors.next/ alone: the resumed
+    # move switched the forgotten item's vector (bytes and key) back into the home
+    home = curated_home(tmp_path / "home", "hash")
+    kill_after_first_batch(home, "hash:256", monkeypatch)
+    partial = VectorStore.open(home / NEXT_DIR, embedder_id="hash-v1-256", dim=256, read_only=True)
+    handle = next(k for k in partial.keys() if k.startswith("it_") and "#" not in k)
+    row = partial.vector(handle).astype(np.float16).tobytes()
+    partial.close()
+
+    def files_holding(needle: bytes) -> list[str]:
+        return [str(p.relative_to(home)) for p in home.rglob("*")
+                if p.is_file() and p.name != "journal.pl" and p.name != "audit.jsonl"
+                and needle in p.read_bytes()]
+
+    assert files_holding(row) and files_holding(handle.encode())
+    out = run("forget", handle, "--yes", home=home)
+    assert out.exit_code == 0, out.output
+    assert files_holding(row) == [] and files_holding(handle.encode()) == []
+    out = run("curate", "--reembed", "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["reembed"]["resumed"] is True
+    assert files_holding(row) == [] and files_holding(handle.encode()) == []
+    assert read_config(home)["embedder"] == "hash:256"

@@ -20,7 +20,7 @@ that serve): then the configured embedder is the target. Until a killed switch i
 that one (not config.json's), and the next curate finishes the switch.
 
 Contents:
-    reembed, ReembedReport, switched_target, finish_switch, NEXT_DIR, STATE_FILE, COMPLETE_FILE
+    reembed, ReembedReport, switched_target, finish_switch, forget_in_next, NEXT_DIR, STATE_FILE, COMPLETE_FILE
 """
 from __future__ import annotations
 
@@ -175,6 +175,27 @@ def finish_switch(mem: Any) -> bool:
         mem._jump.close()  # opened with the old embedder's name
     _finish(mem, state)
     return True
+
+
+def forget_in_next(mem: Any, keys: list[str]) -> None:
+    """Erasure's part in an unfinished move (the caller holds the write lock): the erased
+    records' vectors (their distillations' too) leave ``vectors.next/``, bytes and keys, as
+    they leave ``vectors/`` (left there, the switch brought them back). A move killed after
+    its exchange is finished instead: ``vectors.next/`` then holds the old vectors, which go."""
+    from .embed import VectorStore
+    from .jump import distillation_key
+
+    if finish_switch(mem):
+        return
+    state, next_dir = _read_state(mem.home), mem.home / NEXT_DIR
+    if state is None or not next_dir.exists():
+        return
+    store = VectorStore.open(next_dir, embedder_id=state["embedder_id"], dim=int(state["dim"]))
+    try:
+        store.remove([*keys, *(distillation_key(k) for k in keys)])
+        store.purge()
+    finally:
+        store.close()
 
 
 def _records(mem: Any, distillations: bool) -> list[tuple[str, str, dict[str, Any]]]:
