@@ -283,3 +283,49 @@ def test_forget_during_an_unfinished_move_leaves_no_vector_of_the_item_to_switch
     assert json.loads(out.stdout)["reembed"]["resumed"] is True
     assert files_holding(row) == [] and files_holding(handle.encode()) == []
     assert read_config(home)["embedder"] == "hash:256"
+
+
+def test_a_watcher_keeps_curating_after_another_process_moved_the_home(tmp_path):
+    # the watcher's Memory kept config.json as it was at its start: after `atc curate
+    # --reembed --embedder hash:256` each of its batches failed ("holds 256-d vectors ...,
+    # not 512-d") and what it ingested stayed uncurated for as long as it ran
+    import os
+    import subprocess
+    import sys
+    import time
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    folder = tmp_path / "live"
+    folder.mkdir()
+    (folder / "a.txt").write_text("User: the quokkaline bucket refuses uploads after midnight.\n"
+                                  "Assistant: the bucket policy denies writes at night.\n")
+    proc = subprocess.Popen([sys.executable, "-m", "attention_cloud.cli", "watch", str(folder),
+                             "--poll", "--interval", "0.3", "--debounce", "0.1", "--settle", "0.5",
+                             "--format-output", "json", "--home", str(home)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ})
+
+    def curated_hybrid(goal: str) -> bool:
+        out = run("hydrate", "--goal", goal, "--format", "json", home=home)
+        found = json.loads(out.stdout)["receipt"] if out.exit_code == 0 else {}
+        return found.get("path") == "hybrid" and found.get("uncurated") == 0 \
+            and bool(found.get("facts"))
+
+    try:
+        deadline = time.monotonic() + 120
+        while not curated_hybrid("quokkaline bucket") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        out = run("curate", "--reembed", "--embedder", "hash:256", home=home)
+        assert out.exit_code == 0, out.output
+        (folder / "b.txt").write_text("User: the zebrafinch cron job runs at 04:10 UTC now.\n")
+        deadline = time.monotonic() + 40
+        while not curated_hybrid("zebrafinch cron") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert curated_hybrid("zebrafinch cron"), "the watcher did not curate after the move"
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=60)
+    assert '"event": "error"' not in out, out
+    assert json.loads((home / "vectors" / "manifest.json").read_text())["dim"] == 256

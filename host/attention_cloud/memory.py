@@ -227,6 +227,7 @@ class Memory:
         self.lock.acquire(args.seconds("wait", wait, optional=True, zero=True))
         try:
             self.pl.once("atc_api:api_prepare_write")
+            self._adopt_config()  # another writer may have moved the home to another embedder
         except BaseException:
             self.lock.release()
             raise
@@ -269,15 +270,18 @@ class Memory:
             return False
         if str(outcome) == "writing":
             return True
-        self.config = read_config(self.home)
-        if self._jump is not None and self._jump.embedder_spec != self.embedder_spec():
-            # another process moved the home to another embedder (`atc curate --reembed
-            # --embedder`): the indexes are opened again, with it, on use
-            self._jump.close()
-            self._jump = None
+        self._adopt_config()
         if self._jump is not None:
             self._jump.refresh()  # what the writers flushed to the vector and BM25 indexes
         return True
+
+    def _adopt_config(self) -> None:
+        """Read config.json again; when another process moved the home to another embedder
+        (`atc curate --reembed --embedder`) the indexes are opened again, with it, on use."""
+        self.config = read_config(self.home)
+        if self._jump is not None and self._jump.embedder_spec != self.embedder_spec():
+            self._jump.close()
+            self._jump = None
 
     @serialised
     def give_back_memory(self) -> None:
