@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -322,3 +323,26 @@ def test_an_open_memory_forgets_what_another_process_added_to_the_session(curate
         report = mem.forget(session="S1", reason="the whole session")
         assert len(report.handles) == 6
     assert files_holding(home, "hydrafrost") == []
+
+
+def test_forget_while_another_process_writes_is_one_line_before_any_list(curated):
+    # `atc forget` beside a running `atc curate`: it printed "forgetting 1 items: ..." on
+    # stdout and only then failed on the write lock, so a script reading stdout saw the list
+    home, _, secret = curated
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from attention_cloud import Memory; "
+         f"m = Memory.open({str(home)!r}); m.acquire(); print('held', flush=True); "
+         "sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        atc = Path(sys.executable).with_name("atc")
+        out = subprocess.run([str(atc), "forget", secret, "--yes", "--home", str(home)],
+                             capture_output=True, text=True, env={**os.environ, "ATC_LOCK_WAIT": "0"})
+    finally:
+        holder.communicate("", timeout=60)
+    assert out.returncode != 0 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "another process is writing" in out.stderr
+    assert files_holding(home, SECRET)  # nothing changed
+    done = CliRunner().invoke(main, ["forget", secret, "--yes", "--home", str(home)])
+    assert done.exit_code == 0 and files_holding(home, SECRET) == []

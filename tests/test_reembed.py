@@ -193,3 +193,139 @@ def test_curate_replaces_an_older_kind_of_vector_index_and_saves_it(tmp_path, mo
     saved = json.loads((folder / "manifest.json").read_text())["index"]
     index = faiss_index.read_index(folder / saved["file"])
     assert saved["kind"] == "ivf" and faiss_index.is_current(index) and index.ntotal == 1_500
+
+
+def kill_after_first_batch(home: Path, target: str, monkeypatch) -> None:
+    """Start a move to ``target`` and stop it after its first flushed batch, as a kill does."""
+    monkeypatch.setattr(reembed_module, "BATCH", 20)
+
+    def stop(event):
+        if event.phase == "re-embedding" and event.done > 0:
+            raise Killed
+
+    with Memory.open(home) as mem, pytest.raises(Killed):
+        mem.reembed(target, progress=stop)
+    monkeypatch.setattr(reembed_module, "BATCH", 2000)
+
+
+def test_plain_reembed_resumes_the_unfinished_move_the_frames_note_names(tmp_path, monkeypatch):
+    # the note says "`atc curate --reembed` builds or resumes them": run as written, it moved
+    # the home back to the embedder it was leaving, re-embedding everything and dropping the move
+    home = curated_home(tmp_path / "home", "hash")
+    kill_after_first_batch(home, "hash:256", monkeypatch)
+    assert "`atc curate --reembed` builds or resumes them" in receipt(home)["notes"][0]
+    out = run("curate", "--reembed", "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    moved = json.loads(out.stdout)["reembed"]
+    assert moved["embedder"] == "hash:256" and moved["resumed"] is True
+    assert 0 < moved["reembedded"] < moved["records"]
+    assert read_config(home)["embedder"] == "hash:256"
+    assert json.loads((home / "vectors" / "manifest.json").read_text())["dim"] == 256
+    assert not (home / STATE_FILE).exists()
+
+
+def test_plain_reembed_after_config_was_edited_moves_to_the_configured_embedder(tmp_path, monkeypatch):
+    home = curated_home(tmp_path / "home", "hash")
+    kill_after_first_batch(home, "hash:256", monkeypatch)
+    write_config(home, {**read_config(home), "embedder": "hash:128"})  # the user changed their mind
+    out = run("curate", "--reembed", "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["reembed"]["embedder"] == "hash:128"
+    assert read_config(home)["embedder"] == "hash:128"
+    assert json.loads((home / "vectors" / "manifest.json").read_text())["dim"] == 128
+
+
+def test_a_move_killed_after_its_switch_keeps_frames_by_meaning_and_curate_finishes_it(
+        tmp_path, monkeypatch):
+    # vectors/ holds the new embedder's vectors, config.json still the old name: frames fell
+    # back to lexical with a note advising a --reembed back, and `atc curate` failed on the
+    # vector store's dimension until someone ran --reembed --embedder with the same target
+    home = curated_home(tmp_path / "home", "hash")
+    real_finish = reembed_module._finish
+    monkeypatch.setattr(reembed_module, "_finish", lambda mem, state: (_ for _ in ()).throw(Killed))
+    with Memory.open(home) as mem, pytest.raises(Killed):
+        mem.reembed("hash:256")
+    monkeypatch.setattr(reembed_module, "_finish", real_finish)
+    assert read_config(home)["embedder"] == "hash"
+    during = receipt(home)
+    assert during["path"] == "hybrid" and during["unembedded"] == 0 and "notes" not in during
+    with Memory.open(home) as mem:  # a reader by meaning: the new vectors with their embedder
+        assert mem.query('nearest("retry policy", H, S)', limit=3).rows
+    out = run("curate", "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    assert read_config(home)["embedder"] == "hash:256"
+    assert not (home / NEXT_DIR).exists() and not (home / STATE_FILE).exists()
+    assert receipt(home)["path"] == "hybrid"
+
+
+def test_forget_during_an_unfinished_move_leaves_no_vector_of_the_item_to_switch_in(
+        tmp_path, monkeypatch):
+    # erasure rewrote vectors/ with live rows only but left vectors.next/ alone: the resumed
+    # move switched the forgotten item's vector (bytes and key) back into the home
+    home = curated_home(tmp_path / "home", "hash")
+    kill_after_first_batch(home, "hash:256", monkeypatch)
+    partial = VectorStore.open(home / NEXT_DIR, embedder_id="hash-v1-256", dim=256, read_only=True)
+    handle = next(k for k in partial.keys() if k.startswith("it_") and "#" not in k)
+    row = partial.vector(handle).astype(np.float16).tobytes()
+    partial.close()
+
+    def files_holding(needle: bytes) -> list[str]:
+        return [str(p.relative_to(home)) for p in home.rglob("*")
+                if p.is_file() and p.name != "journal.pl" and p.name != "audit.jsonl"
+                and needle in p.read_bytes()]
+
+    assert files_holding(row) and files_holding(handle.encode())
+    out = run("forget", handle, "--yes", home=home)
+    assert out.exit_code == 0, out.output
+    assert files_holding(row) == [] and files_holding(handle.encode()) == []
+    out = run("curate", "--reembed", "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["reembed"]["resumed"] is True
+    assert files_holding(row) == [] and files_holding(handle.encode()) == []
+    assert read_config(home)["embedder"] == "hash:256"
+
+
+def test_a_watcher_keeps_curating_after_another_process_moved_the_home(tmp_path):
+    # the watcher's Memory kept config.json as it was at its start: after `atc curate
+    # --reembed --embedder hash:256` each of its batches failed ("holds 256-d vectors ...,
+    # not 512-d") and what it ingested stayed uncurated for as long as it ran
+    import os
+    import subprocess
+    import sys
+    import time
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    folder = tmp_path / "live"
+    folder.mkdir()
+    (folder / "a.txt").write_text("User: the quokkaline bucket refuses uploads after midnight.\n"
+                                  "Assistant: the bucket policy denies writes at night.\n")
+    proc = subprocess.Popen([sys.executable, "-m", "attention_cloud.cli", "watch", str(folder),
+                             "--poll", "--interval", "0.3", "--debounce", "0.1", "--settle", "0.5",
+                             "--format-output", "json", "--home", str(home)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ})
+
+    def curated_hybrid(goal: str) -> bool:
+        out = run("hydrate", "--goal", goal, "--format", "json", home=home)
+        found = json.loads(out.stdout)["receipt"] if out.exit_code == 0 else {}
+        return found.get("path") == "hybrid" and found.get("uncurated") == 0 \
+            and bool(found.get("facts"))
+
+    try:
+        deadline = time.monotonic() + 120
+        while not curated_hybrid("quokkaline bucket") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        out = run("curate", "--reembed", "--embedder", "hash:256", home=home)
+        assert out.exit_code == 0, out.output
+        (folder / "b.txt").write_text("User: the zebrafinch cron job runs at 04:10 UTC now.\n")
+        deadline = time.monotonic() + 40
+        while not curated_hybrid("zebrafinch cron") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert curated_hybrid("zebrafinch cron"), "the watcher did not curate after the move"
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=60)
+    assert '"event": "error"' not in out, out
+    assert json.loads((home / "vectors" / "manifest.json").read_text())["dim"] == 256

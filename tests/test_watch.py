@@ -418,3 +418,42 @@ def test_short_soak_misses_nothing_duplicates_nothing_and_does_not_grow_with_bat
     # which over 45 batches is a "data cost" of +-20 MB per 100 (CI failed on it twice).
     assert steady["anon_slope_mb_per_100_batches"] <= 10, steady
     assert verdict(result, leak_bound_mb=float("inf")) == []
+
+
+def test_a_curate_that_failed_is_retried_though_the_retry_ingests_nothing_new(hashed, tmp_path):
+    # the batch's ingest was committed before its curate failed (a full disk, a dimension
+    # mismatch): the retry found nothing new and skipped curation, so the items stayed
+    # uncurated until something new arrived
+    from attention_cloud.errors import EmbeddingError
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text(_cc("u1", "first") + _cc("u2", "second", role="assistant"))
+    events: list[dict] = []
+    mem = Memory.open(hashed)
+    real_curate, calls = mem.curate, []
+
+    def curate_failing_once(**kwargs):
+        calls.append(1)
+        if len(calls) == 2:  # the second batch's: the first curated what it ingested
+            raise EmbeddingError("no space left on device")
+        return real_curate(**kwargs)
+
+    mem.curate = curate_failing_once
+    try:
+        watcher = Watcher(mem, [folder], WatchOptions(poll=True, interval=0.2, debounce=0.1,
+                                                      settle=0.3), events.append)
+
+        def traffic():
+            time.sleep(1.5)
+            with (folder / "a.jsonl").open("a") as fh:
+                fh.write(_cc("u3", "third, its curate fails"))
+            time.sleep(4.0)
+            watcher.stop("test")
+
+        threading.Thread(target=traffic, daemon=True).start()
+        watcher.run()
+    finally:
+        mem.close()
+    assert [e["event"] for e in events].count("error") == 1
+    assert _curated(hashed) == 3

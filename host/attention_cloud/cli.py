@@ -684,7 +684,10 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
     """
     mem = open_memory(home, create=False)
     try:
-        if not dry_run:  # the same command run again after a kill: finish what it left first
+        if not dry_run:
+            # the writer now (or one line saying who is, before the list says "forgetting")
+            mem.acquire()
+            # the same command run again after a kill: finish what it left first
             finished = mem.finish_erasure()
             if finished is not None:
                 note(f"finished an interrupted erasure of {len(finished.handles)} items")
@@ -700,6 +703,7 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
             if not sys.stdin.isatty():
                 raise _Fail("not forgetting without confirmation: pass --yes "
                             "(or --dry-run to only list)", 2)
+            mem.release()  # not held while the prompt waits for a person
             if not click.confirm(f"Forget {len(preview.handles)} items?", default=False):
                 raise _Fail("nothing forgotten", 1)
         report = mem.forget(preview.handles, reason=reason, who=who)

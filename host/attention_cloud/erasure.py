@@ -16,7 +16,8 @@ An erasure runs in stages, each safe to be killed in, and resumable from the fil
    beliefs citing an item go dirty.
 4. **rebuild** without them: the re-goaled items' rungs, the sessions' arcs and rollups, echoes.
 5. **purge** the indexes: vector logs and saved faiss index rewritten with live rows only, the
-   BM25 log, term table and snapshot rewritten from live documents.
+   BM25 log, term table and snapshot rewritten from live documents; an unfinished move to another
+   embedder's store (``vectors.next/``) purged alike.
 6. **compact** the journal: every fact in memory written to ``journal.compact`` (starting with a
    new ``epoch``), fsynced; the snapshot deleted (it holds the text); the file renamed over
    ``journal.pl``, the directory fsynced; a new snapshot written when the journal is large
@@ -225,6 +226,7 @@ def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str
     """Stages 4 to 7 (see the module doc); each can be run again after a kill."""
     from .curate.arcs import session_rollup_id
     from .curation import curate_scope
+    from .reembed import forget_in_next
 
     jump = mem.jump
     # the indexes' entries of the erased items, and of the derived records that have no rungs
@@ -244,6 +246,7 @@ def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str
                       "echoes": rebuilt.echoes}
     if not jump.disabled or (mem.home / "lexical").exists():
         jump.purge()
+    forget_in_next(mem, [str(i) for i in unrung])  # a move to another embedder under way
     # the cells' cached centroid sums still count the erased items' vectors: the next
     # curate recomputes them from the partition (rules/cells.pl has already dropped them)
     (mem.home / CELLS_STATE).unlink(missing_ok=True)

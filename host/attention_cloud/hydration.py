@@ -299,8 +299,10 @@ def _least_lines(meta: dict[str, Any]) -> int:
 def reembed_note(mem: Any) -> str:
     """A note while the home is being moved to another embedder (``atc curate --reembed``
     running, or stopped before its switch); "" otherwise."""
-    from .reembed import STATE_FILE
+    from .reembed import STATE_FILE, switched_target
 
+    if switched_target(mem.home):
+        return ""  # the new vectors serve already: only config.json is left to the next curate
     try:
         state = json.loads((mem.home / STATE_FILE).read_text(encoding="utf-8"))
         target = state["to"]

@@ -227,6 +227,7 @@ class Memory:
         self.lock.acquire(args.seconds("wait", wait, optional=True, zero=True))
         try:
             self.pl.once("atc_api:api_prepare_write")
+            self._adopt_config()  # another writer may have moved the home to another embedder
         except BaseException:
             self.lock.release()
             raise
@@ -269,17 +270,18 @@ class Memory:
             return False
         if str(outcome) == "writing":
             return True
-        config = read_config(self.home)
-        if config != self.config:
-            # another process moved the home to another embedder (`atc curate --reembed
-            # --embedder`): the indexes are opened again, with it, on use
-            self.config = config
-            if self._jump is not None and self._jump.embedder_spec != config.get("embedder"):
-                self._jump.close()
-                self._jump = None
+        self._adopt_config()
         if self._jump is not None:
             self._jump.refresh()  # what the writers flushed to the vector and BM25 indexes
         return True
+
+    def _adopt_config(self) -> None:
+        """Read config.json again; when another process moved the home to another embedder
+        (`atc curate --reembed --embedder`) the indexes are opened again, with it, on use."""
+        self.config = read_config(self.home)
+        if self._jump is not None and self._jump.embedder_spec != self.embedder_spec():
+            self._jump.close()
+            self._jump = None
 
     @serialised
     def give_back_memory(self) -> None:
@@ -314,7 +316,7 @@ class Memory:
 
             from .cells.hot import ReceiptReader
 
-            self._jump = Jump(self.home, self.config.get("embedder"), lock=self.lock)
+            self._jump = Jump(self.home, self.embedder_spec(), lock=self.lock)
             self._jump.register(self.pl)
             ReceiptReader(self.home).register(self.pl)  # cell_hot/2 reads this home's receipts
             from .excerpt import register as register_excerpts
@@ -322,6 +324,14 @@ class Memory:
             jump = self._jump
             register_excerpts(self.pl, lambda: jump.lexical.idf)  # goal-focused excerpts
         return self._jump
+
+    def embedder_spec(self) -> str | None:
+        """The embedder this home's vectors are queried with: config.json's, or the target of a
+        move to another embedder killed after its vectors were switched in (config.json names
+        the new one when the move is finished: see :mod:`attention_cloud.reembed`)."""
+        from .reembed import switched_target
+
+        return switched_target(self.home) or self.config.get("embedder")
 
     # -- writing ----------------------------------------------------------------------------------
     @serialised
@@ -339,8 +349,10 @@ class Memory:
         :mod:`attention_cloud.progress`) hears of every batch.
         """
         from .curation import curate_memory
+        from .reembed import finish_switch
 
         self.finish_erasure()
+        finish_switch(self)  # a move killed after its exchange: config.json names it now
         return curate_memory(self, progress=progress, model=self._model_curator())
 
     @serialised

@@ -13,8 +13,14 @@ When every record has its new vector the two folders are exchanged in one step
 the new embedder, and the old vectors are deleted. A kill during the switch is finished by the
 next run: the state file says which embedder the folder ``vectors/`` must hold.
 
+Without a target, ``--reembed`` resumes an unfinished move (the remedy the frames' note names)
+unless config.json was edited since it began (it no longer names the embedder of the vectors
+that serve): then the configured embedder is the target. Until a killed switch is finished,
+:func:`switched_target` names the embedder ``vectors/`` already holds, so readers query it with
+that one (not config.json's), and the next curate finishes the switch.
+
 Contents:
-    reembed, ReembedReport, NEXT_DIR, STATE_FILE, COMPLETE_FILE
+    reembed, ReembedReport, switched_target, finish_switch, forget_in_next, NEXT_DIR, STATE_FILE, COMPLETE_FILE
 """
 from __future__ import annotations
 
@@ -72,7 +78,7 @@ def reembed(mem: Any, spec: str | None = None, *,
     from .jump import DISTILLATIONS_MARKER
 
     started = time.perf_counter()
-    target = (spec or mem.config.get("embedder") or "minilm").strip()
+    target = (spec or _default_target(mem) or "minilm").strip()
     if target.lower() == "none":
         raise UsageError("--reembed needs an embedder: the target is none (no vectors)")
     embedder = load_embedder(target)  # fails before anything is written
@@ -128,6 +134,68 @@ def reembed(mem: Any, spec: str | None = None, *,
     _finish(mem, state)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _default_target(mem: Any) -> str | None:
+    """The target of ``--reembed`` without ``--embedder``: an unfinished move's (its switch
+    done, or config.json still naming the embedder of the vectors that serve, as when it
+    began), else the configured embedder."""
+    from .embed import load_embedder
+    from .errors import AtcError
+
+    configured = mem.config.get("embedder")
+    state = _read_state(mem.home)
+    if state is None or state["to"] == configured:
+        return configured
+    if _switched(mem.home, state):
+        return state["to"]
+    try:
+        made = json.loads((mem.home / "vectors" / "manifest.json").read_text(encoding="utf-8"))
+        serving = load_embedder(configured or "minilm").id
+    except (OSError, ValueError, AtcError):
+        return configured
+    return state["to"] if made.get("embedder_id") == serving else configured
+
+
+def switched_target(home: Path) -> str | None:
+    """The embedder a move killed after its exchange left in ``vectors/`` (config.json still
+    names the old one until the move is finished); None when no such switch is pending."""
+    state = _read_state(home)
+    return str(state["to"]) if state is not None and _switched(home, state) else None
+
+
+def finish_switch(mem: Any) -> bool:
+    """Finish a move killed after its exchange (config.json, the old vectors; see
+    :func:`switched_target`), taking the write lock; False when none is pending."""
+    state = _read_state(mem.home)
+    if state is None or not _switched(mem.home, state):
+        return False
+    mem.lock.acquire()
+    if mem._jump is not None:
+        mem._jump.close()  # opened with the old embedder's name
+    _finish(mem, state)
+    return True
+
+
+def forget_in_next(mem: Any, keys: list[str]) -> None:
+    """Erasure's part in an unfinished move (the caller holds the write lock): the erased
+    records' vectors (their distillations' too) leave ``vectors.next/``, bytes and keys, as
+    they leave ``vectors/`` (left there, the switch brought them back). A move killed after
+    its exchange is finished instead: ``vectors.next/`` then holds the old vectors, which go."""
+    from .embed import VectorStore
+    from .jump import distillation_key
+
+    if finish_switch(mem):
+        return
+    state, next_dir = _read_state(mem.home), mem.home / NEXT_DIR
+    if state is None or not next_dir.exists():
+        return
+    store = VectorStore.open(next_dir, embedder_id=state["embedder_id"], dim=int(state["dim"]))
+    try:
+        store.remove([*keys, *(distillation_key(k) for k in keys)])
+        store.purge()
+    finally:
+        store.close()
 
 
 def _records(mem: Any, distillations: bool) -> list[tuple[str, str, dict[str, Any]]]:

@@ -194,8 +194,15 @@ class OnnxEmbedder:
                     raise
 
         with ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="atc-embed") as pool:
-            for worker in [pool.submit(work) for _ in range(min(self.threads, len(batches)))]:
-                worker.result()  # re-raises a worker's error here
+            try:
+                for worker in [pool.submit(work) for _ in range(min(self.threads, len(batches)))]:
+                    worker.result()  # re-raises a worker's error here
+            except BaseException:
+                # Ctrl-C lands here, in the main thread: the workers stop after their current
+                # batch (leaving the pool waited for every batch of the call: minutes of a
+                # large curation's embedding before `atc: interrupted`)
+                pending.clear()
+                raise
 
 
 def _usable_cores() -> int:

@@ -234,6 +234,8 @@ class Watcher:
                 self._curated_once = True
         except AtcError as exc:
             self.totals.errors += 1
+            if o.curate:  # the retry curates even if its ingest finds nothing new then
+                self._curated_once = False
             self._backoff = min(max(self._backoff * 2, 1.0), 60.0)
             self._resume_at = time.monotonic() + self._backoff
             self.log({"event": "error", "time": _now_iso(), "message": one_line(exc),
