@@ -27,6 +27,7 @@
 :- use_module(memory, []).
 :- use_module(grants).
 :- use_module(cells, []).
+:- use_module(store, [store_appended/4]).
 
 /** <module> The query vocabulary as a grantee sees it
 
@@ -400,12 +401,52 @@ goal_time_window(G, N, W, P) :- atc_when:goal_time_window(G, N, W, P).
 
 %!  memory_now(-Stamp) is det.
 %   The newest time among the items the reader sees (0 when none).
+%   Found by reading the items newest time first (times_newest_first_/2) until one the reader
+%   sees: a grant of a large home costs a few visibility checks here, not one per item.
 memory_now(Stamp) :-
-    findall(T, ( item(H), atc_journal:item_time(H, T), T \== "" ), Ts),
+    (   grantee_view_reader(_)              % no reader: no item is seen (the view fails closed)
+    ->  times_newest_first_(Base, Recent),
+        findall(T, ( member(Times, [Base, Recent]), newest_seen_time_(Times, T) ), Ts)
+    ;   Ts = []
+    ),
     (   Ts == [] -> Stamp = 0
     ;   max_member(Newest, Ts),
         parse_time(Newest, iso_8601, Stamp)
     ).
+
+% newest_seen_time_(+Times, -T): the first (the greatest) time of Times, pairs Time-Handle in
+% descending order of the text, whose item is live, still of that time, and seen.
+newest_seen_time_(Times, T) :-
+    member(T-H, Times),
+    atc_journal:item_time(H, T),
+    seen_(H, _), !.
+
+% times_newest_first_(-Base, -Recent): every item's time text (not "") with its handle, as
+% pairs in descending order of the text (as max_member/2 orders them), in two lists: Base,
+% built by one scan of the items, and Recent, the items added since (an agent's turns, read
+% through store_appended/4 so a write does not cost another scan). Items since erased stay
+% until the next scan; newest_seen_time_/2 checks each is live.
+times_newest_first_(Base, Recent) :-
+    Head = atc_journal:item_(_,_,_,_,_,_,_,_,_,_),
+    (   predicate_property(Head, last_modified_generation(G)) -> true ; G = 0 ),
+    (   nb_current(grantee_view_times, times(G, _, Base0, Recent0))
+    ->  Base = Base0, Recent = Recent0
+    ;   nb_current(grantee_view_times, times(_, Mark0, Base0, Recent0)),
+        store_appended(Head, Mark0, Mark, since(New)),
+        length(Recent0, N0), length(New, N1), N0 + N1 =< 4096
+    ->  findall(T-H, ( member(Item, New), arg(1, Item, H), dated_(H, T) ), Added),
+        append(Added, Recent0, Recent1),
+        sort(1, @>=, Recent1, Recent),
+        Base = Base0,
+        nb_setval(grantee_view_times, times(G, Mark, Base, Recent))
+    ;   store_appended(Head, none, Mark, _),
+        findall(T-H, dated_(H, T), Pairs),
+        sort(1, @>=, Pairs, Base),
+        Recent = [],
+        nb_setval(grantee_view_times, times(G, Mark, Base, Recent))
+    ).
+
+dated_(H, T) :- atc_journal:item_time(H, T), T \== "".
 
 %!  items_between(+From, +To, -Items) is det.
 %!  items_between(+From, +To, +Max, -Items) is det.
