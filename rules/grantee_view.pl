@@ -53,7 +53,8 @@ closed.
 :- meta_predicate grantee_view_run(+, 0).
 
 %!  grantee_view_run(+Principal, :Goal) is semidet.
-%   Run Goal (once) with Principal as the reader the vocabulary here filters for.
+%   Run Goal (once) with Principal as the reader the vocabulary here filters for, as one read
+%   of the policy (grants_read_once/1).
 grantee_view_run(P, Goal) :-
     must_be(atom, P),
     % hydrate/3 reads these as no reader (the owner): a principal so named, from an older atc,
@@ -61,7 +62,7 @@ grantee_view_run(P, Goal) :-
     (   memberchk(P, [none, null]) -> permission_error(read_as, principal, P) ; true ),
     retractall(read_(_)),
     b_setval(atc_grantee_reader, P),
-    once(Goal).
+    grants_read_once(Goal).             % each record's visibility worked out once a call
 
 :- dynamic read_/1.                     % read_(Record): the running call read its text
 

@@ -7,6 +7,7 @@
             grant_reaches/2,            % ?Id, ?Principal
             visible/3,                  % +Principal, ?Record, -MaxLevel
             visible_at/3,               % +Principal, +Record, +Level
+            grants_read_once/1,         % :Goal
             record_labels/2,            % +Record, -Labels
             belief_labels/3,            % +Scope, +Belief, -Labels
             labels_dict/2,              % +Labels, -Dict
@@ -35,6 +36,7 @@
 :- use_module(library(apply)).
 :- use_module(library(ordsets)).
 :- use_module(library(aggregate)).
+:- meta_predicate grants_read_once(0).
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
@@ -182,9 +184,41 @@ pool_mount_refused(team, team).
 %   Record (an item, arc or rollup) may be shown to Principal at MaxLevel (l0..l3) or any less
 %   detailed level. The home's owner sees every live record at l0. Anyone else sees what the
 %   live grants reaching them admit (see the module documentation); with Record unbound, the
-%   items and derived records visible are enumerated.
+%   items and derived records visible are enumerated. Inside grants_read_once/1 an answer for
+%   a given Record is worked out once and remembered for the rest of that read.
 
 visible(P, Record, Max) :-
+    nonvar(Record), atom(P),
+    nb_current(atc_grants_read, Read), Read \== none, !,
+    (   read_seen_(Read, P, Record, Max0)
+    ->  true
+    ;   (   visible_(P, Record, Max1) -> Max0 = Max1 ; Max0 = none ),
+        assertz(read_seen_(Read, P, Record, Max0))
+    ),
+    Max0 \== none,
+    Max = Max0.
+visible(P, Record, Max) :-
+    visible_(P, Record, Max).
+
+%!  grants_read_once(:Goal) is semidet.
+%
+%   Run Goal once as one read: visible/3 answers each record it is asked about once, however
+%   often the read asks (a grantee's frame asks about the same cell, arc or item from the jump,
+%   the walk and the fovea). A read changes nothing visibility reads (grants, members, labels,
+%   items); the next read asks afresh. Nested, the outer read's answers serve.
+grants_read_once(Goal) :-
+    (   nb_current(atc_grants_read, Read), Read \== none
+    ->  once(Goal)
+    ;   flag(atc_grants_read, N, N + 1),
+        setup_call_cleanup(nb_setval(atc_grants_read, N),
+                           once(Goal),
+                           ( nb_setval(atc_grants_read, none),
+                             retractall(read_seen_(N, _, _, _)) ))
+    ).
+
+:- thread_local read_seen_/4.           % Read, Principal, Record, Max (none: not visible)
+
+visible_(P, Record, Max) :-
     must_be(atom, P),
     principal_(P, Kind),
     (   owner_(P)
