@@ -19,6 +19,7 @@
 :- use_module(library(error)).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
+:- use_module(library(pairs)).
 :- use_module(journal, []).
 :- use_module(ladder, []).
 :- use_module(jump, []).
@@ -401,13 +402,18 @@ goal_speaker(Goal, S) :-
 goal_time_window(G, N, W, P) :- atc_when:goal_time_window(G, N, W, P).
 
 %!  memory_now(-Stamp) is det.
-%   The newest time among the items the reader sees (0 when none).
-%   Found by reading the items newest time first (times_newest_first_/2) until one the reader
-%   sees: a grant of a large home costs a few visibility checks here, not one per item.
+%   The newest time among the items the reader sees (0 when none). Found by reading the item
+%   times of the segments their grants name (grant_scopes/2), newest first, until one the
+%   reader sees: a grant of a large home costs a few visibility checks here, not one per item.
 memory_now(Stamp) :-
-    (   grantee_view_reader(_)              % no reader: no item is seen (the view fails closed)
-    ->  times_newest_first_(Base, Recent),
-        findall(T, ( member(Times, [Base, Recent]), newest_seen_time_(Times, T) ), Ts)
+    (   grantee_view_reader(P)              % no reader: no item is seen (the view fails closed)
+    ->  grant_scopes(P, Scopes),
+        times_newest_first_(Segments, Recent),
+        findall(T, ( ( member(Seg-Times, Segments), scope_admits(Scopes, Seg, _)
+                     ; Times = Recent
+                     ),
+                     newest_seen_time_(Scopes, Times, T) ),
+                Ts)
     ;   Ts = []
     ),
     (   Ts == [] -> Stamp = 0
@@ -415,39 +421,47 @@ memory_now(Stamp) :-
         parse_time(Newest, iso_8601, Stamp)
     ).
 
-% newest_seen_time_(+Times, -T): the first (the greatest) time of Times, pairs Time-Handle in
-% descending order of the text, whose item is live, still of that time, and seen.
-newest_seen_time_(Times, T) :-
-    member(T-H, Times),
+% newest_seen_time_(+Scopes, +Times, -T): the first (the greatest) time of Times, triples
+% Time-Segment-Handle in descending order of the text, that a scope admits and whose item is
+% live, still of that time, and seen.
+newest_seen_time_(Scopes, Times, T) :-
+    member(T-Seg-H, Times),
+    scope_admits(Scopes, Seg, T),
     atc_journal:item_time(H, T),
     seen_(H, _), !.
 
-% times_newest_first_(-Base, -Recent): every item's time text (not "") with its handle, as
-% pairs in descending order of the text (as max_member/2 orders them), in two lists: Base,
-% built by one scan of the items, and Recent, the items added since (an agent's turns, read
-% through store_appended/4 so a write does not cost another scan). Items since erased stay
-% until the next scan; newest_seen_time_/2 checks each is live.
-times_newest_first_(Base, Recent) :-
+% times_newest_first_(-Segments, -Recent): every item's time text (not "") with its segment
+% and handle, as triples Time-Segment-Handle in descending order of the text (as max_member/2
+% orders them): per segment (Segment-Triples pairs), built by one scan of the items, and
+% Recent, the items added since (an agent's turns, read through store_appended/4 so a write
+% does not cost another scan). Items since erased stay until the next scan;
+% newest_seen_time_/3 checks each is live.
+times_newest_first_(Segments, Recent) :-
     Head = atc_journal:item_(_,_,_,_,_,_,_,_,_,_),
     (   predicate_property(Head, last_modified_generation(G)) -> true ; G = 0 ),
-    (   nb_current(grantee_view_times, times(G, _, Base0, Recent0))
-    ->  Base = Base0, Recent = Recent0
-    ;   nb_current(grantee_view_times, times(_, Mark0, Base0, Recent0)),
+    (   nb_current(grantee_view_times, times(G, _, Segments0, Recent0))
+    ->  Segments = Segments0, Recent = Recent0
+    ;   nb_current(grantee_view_times, times(_, Mark0, Segments0, Recent0)),
         store_appended(Head, Mark0, Mark, since(New)),
         length(Recent0, N0), length(New, N1), N0 + N1 =< 4096
-    ->  findall(T-H, ( member(Item, New), arg(1, Item, H), dated_(H, T) ), Added),
+    ->  findall(T-S-H, ( member(Item, New), arg(1, Item, H), dated_(H, T, S) ), Added),
         append(Added, Recent0, Recent1),
         sort(1, @>=, Recent1, Recent),
-        Base = Base0,
-        nb_setval(grantee_view_times, times(G, Mark, Base, Recent))
+        Segments = Segments0,
+        nb_setval(grantee_view_times, times(G, Mark, Segments, Recent))
     ;   store_appended(Head, none, Mark, _),
-        findall(T-H, dated_(H, T), Pairs),
-        sort(1, @>=, Pairs, Base),
+        findall(S-(T-S-H), dated_(H, T, S), Pairs0),
+        sort(1, @>=, Pairs0, Pairs1),               % by segment; stable: journal order
+        findall(S-Desc, ( group_pairs_by_key(Pairs1, Groups), member(S-Triples, Groups),
+                          sort(1, @>=, Triples, Desc) ),
+                Segments),
         Recent = [],
-        nb_setval(grantee_view_times, times(G, Mark, Base, Recent))
+        nb_setval(grantee_view_times, times(G, Mark, Segments, Recent))
     ).
 
-dated_(H, T) :- atc_journal:item_time(H, T), T \== "".
+dated_(H, T, S) :-
+    atc_journal:item_time(H, T), T \== "",
+    atc_journal:item_segment(H, S).
 
 %!  items_between(+From, +To, -Items) is det.
 %!  items_between(+From, +To, +Max, -Items) is det.
