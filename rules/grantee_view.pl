@@ -19,6 +19,7 @@
 :- use_module(library(error)).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
+:- use_module(library(pairs)).
 :- use_module(journal, []).
 :- use_module(ladder, []).
 :- use_module(jump, []).
@@ -27,6 +28,7 @@
 :- use_module(memory, []).
 :- use_module(grants).
 :- use_module(cells, []).
+:- use_module(store, [store_appended/4]).
 
 /** <module> The query vocabulary as a grantee sees it
 
@@ -52,7 +54,8 @@ closed.
 :- meta_predicate grantee_view_run(+, 0).
 
 %!  grantee_view_run(+Principal, :Goal) is semidet.
-%   Run Goal (once) with Principal as the reader the vocabulary here filters for.
+%   Run Goal (once) with Principal as the reader the vocabulary here filters for, as one read
+%   of the policy (grants_read_once/1).
 grantee_view_run(P, Goal) :-
     must_be(atom, P),
     % hydrate/3 reads these as no reader (the owner): a principal so named, from an older atc,
@@ -60,7 +63,7 @@ grantee_view_run(P, Goal) :-
     (   memberchk(P, [none, null]) -> permission_error(read_as, principal, P) ; true ),
     retractall(read_(_)),
     b_setval(atc_grantee_reader, P),
-    once(Goal).
+    grants_read_once(Goal).             % each record's visibility worked out once a call
 
 :- dynamic read_/1.                     % read_(Record): the running call read its text
 
@@ -399,13 +402,66 @@ goal_speaker(Goal, S) :-
 goal_time_window(G, N, W, P) :- atc_when:goal_time_window(G, N, W, P).
 
 %!  memory_now(-Stamp) is det.
-%   The newest time among the items the reader sees (0 when none).
+%   The newest time among the items the reader sees (0 when none). Found by reading the item
+%   times of the segments their grants name (grant_scopes/2), newest first, until one the
+%   reader sees: a grant of a large home costs a few visibility checks here, not one per item.
 memory_now(Stamp) :-
-    findall(T, ( item(H), atc_journal:item_time(H, T), T \== "" ), Ts),
+    (   grantee_view_reader(P)              % no reader: no item is seen (the view fails closed)
+    ->  grant_scopes(P, Scopes),
+        times_newest_first_(Segments, Recent),
+        findall(T, ( ( member(Seg-Times, Segments), scope_admits(Scopes, Seg, _)
+                     ; Times = Recent
+                     ),
+                     newest_seen_time_(Scopes, Times, T) ),
+                Ts)
+    ;   Ts = []
+    ),
     (   Ts == [] -> Stamp = 0
     ;   max_member(Newest, Ts),
         parse_time(Newest, iso_8601, Stamp)
     ).
+
+% newest_seen_time_(+Scopes, +Times, -T): the first (the greatest) time of Times, triples
+% Time-Segment-Handle in descending order of the text, that a scope admits and whose item is
+% live, still of that time, and seen.
+newest_seen_time_(Scopes, Times, T) :-
+    member(T-Seg-H, Times),
+    scope_admits(Scopes, Seg, T),
+    atc_journal:item_time(H, T),
+    seen_(H, _), !.
+
+% times_newest_first_(-Segments, -Recent): every item's time text (not "") with its segment
+% and handle, as triples Time-Segment-Handle in descending order of the text (as max_member/2
+% orders them): per segment (Segment-Triples pairs), built by one scan of the items, and
+% Recent, the items added since (an agent's turns, read through store_appended/4 so a write
+% does not cost another scan). Items since erased stay until the next scan;
+% newest_seen_time_/3 checks each is live.
+times_newest_first_(Segments, Recent) :-
+    Head = atc_journal:item_(_,_,_,_,_,_,_,_,_,_),
+    (   predicate_property(Head, last_modified_generation(G)) -> true ; G = 0 ),
+    (   nb_current(grantee_view_times, times(G, _, Segments0, Recent0))
+    ->  Segments = Segments0, Recent = Recent0
+    ;   nb_current(grantee_view_times, times(_, Mark0, Segments0, Recent0)),
+        store_appended(Head, Mark0, Mark, since(New)),
+        length(Recent0, N0), length(New, N1), N0 + N1 =< 4096
+    ->  findall(T-S-H, ( member(Item, New), arg(1, Item, H), dated_(H, T, S) ), Added),
+        append(Added, Recent0, Recent1),
+        sort(1, @>=, Recent1, Recent),
+        Segments = Segments0,
+        nb_setval(grantee_view_times, times(G, Mark, Segments, Recent))
+    ;   store_appended(Head, none, Mark, _),
+        findall(S-(T-S-H), dated_(H, T, S), Pairs0),
+        sort(1, @>=, Pairs0, Pairs1),               % by segment; stable: journal order
+        findall(S-Desc, ( group_pairs_by_key(Pairs1, Groups), member(S-Triples, Groups),
+                          sort(1, @>=, Triples, Desc) ),
+                Segments),
+        Recent = [],
+        nb_setval(grantee_view_times, times(G, Mark, Segments, Recent))
+    ).
+
+dated_(H, T, S) :-
+    atc_journal:item_time(H, T), T \== "",
+    atc_journal:item_segment(H, S).
 
 %!  items_between(+From, +To, -Items) is det.
 %!  items_between(+From, +To, +Max, -Items) is det.

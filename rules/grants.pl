@@ -7,6 +7,9 @@
             grant_reaches/2,            % ?Id, ?Principal
             visible/3,                  % +Principal, ?Record, -MaxLevel
             visible_at/3,               % +Principal, +Record, +Level
+            grants_read_once/1,         % :Goal
+            grant_scopes/2,             % +Principal, -Scopes
+            scope_admits/3,             % +Scopes, +Segment, +Time
             record_labels/2,            % +Record, -Labels
             belief_labels/3,            % +Scope, +Belief, -Labels
             labels_dict/2,              % +Labels, -Dict
@@ -35,6 +38,7 @@
 :- use_module(library(apply)).
 :- use_module(library(ordsets)).
 :- use_module(library(aggregate)).
+:- meta_predicate grants_read_once(0).
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
@@ -182,9 +186,41 @@ pool_mount_refused(team, team).
 %   Record (an item, arc or rollup) may be shown to Principal at MaxLevel (l0..l3) or any less
 %   detailed level. The home's owner sees every live record at l0. Anyone else sees what the
 %   live grants reaching them admit (see the module documentation); with Record unbound, the
-%   items and derived records visible are enumerated.
+%   items and derived records visible are enumerated. Inside grants_read_once/1 an answer for
+%   a given Record is worked out once and remembered for the rest of that read.
 
 visible(P, Record, Max) :-
+    nonvar(Record), atom(P),
+    nb_current(atc_grants_read, Read), Read \== none, !,
+    (   read_seen_(Read, P, Record, Max0)
+    ->  true
+    ;   (   visible_(P, Record, Max1) -> Max0 = Max1 ; Max0 = none ),
+        assertz(read_seen_(Read, P, Record, Max0))
+    ),
+    Max0 \== none,
+    Max = Max0.
+visible(P, Record, Max) :-
+    visible_(P, Record, Max).
+
+%!  grants_read_once(:Goal) is semidet.
+%
+%   Run Goal once as one read: visible/3 answers each record it is asked about once, however
+%   often the read asks (a grantee's frame asks about the same cell, arc or item from the jump,
+%   the walk and the fovea). A read changes nothing visibility reads (grants, members, labels,
+%   items); the next read asks afresh. Nested, the outer read's answers serve.
+grants_read_once(Goal) :-
+    (   nb_current(atc_grants_read, Read), Read \== none
+    ->  once(Goal)
+    ;   flag(atc_grants_read, N, N + 1),
+        setup_call_cleanup(nb_setval(atc_grants_read, N),
+                           once(Goal),
+                           ( nb_setval(atc_grants_read, none),
+                             retractall(read_seen_(N, _, _, _)) ))
+    ).
+
+:- thread_local read_seen_/4.           % Read, Principal, Record, Max (none: not visible)
+
+visible_(P, Record, Max) :-
     must_be(atom, P),
     principal_(P, Kind),
     (   owner_(P)
@@ -207,6 +243,50 @@ visible(P, Record, Max) :-
             visible_(Now, P, Grants, Record, Max)
         )
     ).
+
+%!  grant_scopes(+Principal, -Scopes:list) is det.
+%
+%   What bounds the items Principal may see, without reading one: a scope(Segments, Before)
+%   per live grant reaching them, Segments the segments its filter names (`any` when it names
+%   none) and Before the latest of its `to` times (`none` when it has none). An item outside
+%   every scope is visible to no grant of theirs, so a reader's frame need not ask visible/3
+%   about the items of a segment no scope names (scope_admits/3). [] for a principal who sees
+%   nothing; [scope(any, none)] for the owner and a pool's members.
+grant_scopes(P, Scopes) :-
+    must_be(atom, P),
+    (   \+ principal_(P, _)
+    ->  Scopes = []
+    ;   owner_(P)
+    ->  Scopes = [scope(any, none)]
+    ;   principal_(P, Kind), owner_(Owner), principal_(Owner, HomeKind),  % as visible/3
+        pool_mount_refused(Kind, HomeKind)
+    ->  Scopes = []
+    ;   owner_(Pool), principal_(Pool, team), member_(P, Pool)
+    ->  Scopes = [scope(any, none)]
+    ;   grants_now(Now),
+        findall(Scope, ( grant_reaches_(Now, _, P, F, _), filter_scope_(F, Scope) ), Scopes)
+    ).
+
+filter_scope_(Filter, scope(Segments, Before)) :-
+    findall(S, member(segment(S), Filter), Segments0),
+    (   Segments0 == [] -> Segments = any ; sort(Segments0, Segments) ),
+    findall(T, member(to(T), Filter), Tos),
+    (   Tos == [] -> Before = none ; max_text_(Tos, Before) ).
+
+max_text_(Texts, Max) :-
+    maplist(atom_string, Texts, Strings),
+    max_member(Max, Strings).
+
+%!  scope_admits(+Scopes, +Segment, +Time) is semidet.
+%   An item of Segment written at Time (text as item_time/2 gives it, or `_` for any time)
+%   is inside one of Scopes (grant_scopes/2): a grant of them may match it.
+scope_admits(Scopes, Segment, Time) :-
+    member(scope(Segments, Before), Scopes),
+    (   Segments == any -> true ; memberchk(Segment, Segments) ),
+    (   Before == none -> true
+    ;   var(Time) -> true
+    ;   Time \== "", atom_string(Time, T), compare((<), T, Before)
+    ), !.
 
 %!  visible_at(+Principal, +Record, +Level) is semidet.
 %   Principal may see Record at Level.

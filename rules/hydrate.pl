@@ -22,7 +22,7 @@ porter_stem(Word, Word).
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(when).
-:- use_module(grants, [visible/3]).
+:- use_module(grants, [visible/3, grant_scopes/2, scope_admits/3]).
 :- use_module(cells).
 :- use_module('../facts/planes').
 % Arithmetic compiled to VM instructions (this file only; the flag is scoped to it): a frame
@@ -424,6 +424,8 @@ level_rank(l3, 3).
 % get no budget.
 segment_readable_(none, _) :- !.
 segment_readable_(Reader, Segment-_) :-
+    grant_scopes(Reader, Scopes),       % a segment no grant names: no item of it to ask about
+    scope_admits(Scopes, Segment, _),
     once(( item_segment(H, Segment), visible(Reader, H, _) )).
 
 readable_(none, _) :- !.

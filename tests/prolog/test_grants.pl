@@ -19,6 +19,7 @@ fresh :-
     grants_principal_add(alice, person, true),
     grants_principal_add(bob, person, false),
     grants_principal_add(carol, person, false),
+    grants_principal_add(dan, person, false),
     grants_principal_add(platform, team, false),
     grants_member_join(bob, platform).
 
@@ -198,6 +199,23 @@ test(carried_readers_intersect_and_none_left_is_private,
     grants_carry_labels(p1, p2),
     record_labels(p2, L).
 
+% What bounds a principal's items, read from their grants alone (no item is asked about).
+test(grant_scopes, [setup(fresh),
+                    true(Ss == [[scope(any, none)], [], [scope(any, "2026-02-01T00:00:00Z"),
+                                scope([ops, payments], none)], []]-[yes, no, yes, no])]) :-
+    grant(g1, platform, [segment(payments), segment(ops)], l2),
+    grant(g2, bob, [session(s1), to('2026-01-15T00:00:00Z'), to('2026-02-01T00:00:00Z')], l1),
+    maplist(grant_scopes, [alice, carol, bob, nobody], Ss0),
+    Ss0 = [A, C, B0, N], msort(B0, B), Ss1 = [A, C, B, N],
+    Ss = Ss1-As,
+    maplist(admits_(B),
+            [payments-"2026-05-01T00:00:00Z", misc-"2026-05-01T00:00:00Z",
+             misc-"2026-01-01T00:00:00Z", misc-""], As0),
+    As = As0.
+
+admits_(Scopes, Seg-T, Yes) :-
+    (   scope_admits(Scopes, Seg, T) -> Yes = yes ; Yes = no ).
+
 test(unlabelled_carries_nothing, [setup(fresh), true(L-W == labels(all, [], none)-false)]) :-
     grants_carry_labels(p1, p2),
     record_labels(p2, L),
@@ -240,5 +258,44 @@ test(goal_in_grantee_module_sees_no_raw_fact, [setup(fresh), true(Xs == [])]) :-
     grantee_view_run(bob, findall(T, M:(item(H), item_segment(H, payments), rung(H, l2, T)), Xs)),
     grantee_view_run(alice, findall(T, M:(item(H), item_segment(H, payments)), Owner)),
     length(Owner, 2).
+
+% memory_now/1 reads item times newest first until one the reader sees (an index kept across
+% calls): it must follow items added after the index was built and items erased since.
+test(memory_now_is_the_readers_newest,
+     [setup(fresh), true(Ns == [none-0, bob-'2026-02-01', alice-'2026-03-01',
+                                added-'2026-04-01', erased-'2026-02-01', other-'2026-03-01',
+                                before-'2026-01-01'])]) :-
+    grant(g1, bob, [segment(payments)], l2),
+    now_day_(none, true, N0),
+    now_day_(bob, true, N1),
+    now_day_(alice, true, N2),
+    add_item(p3-payments-s1-2-"2026-04-01T10:00:00Z"),
+    now_day_(added, grantee_view_run(bob, atc_grantee_view:memory_now(S3)), S3, N3),
+    journal_tombstone(p3, "test"),
+    now_day_(erased, grantee_view_run(bob, atc_grantee_view:memory_now(S4)), S4, N4),
+    grant(g2, carol, [segment(ops)], l2),
+    now_day_(other, grantee_view_run(carol, atc_grantee_view:memory_now(S5)), S5, N5),
+    grant(g3, dan, [to('2026-02-01T10:00:00Z')], l2),   % p2 is written at that second: not seen
+    now_day_(before, grantee_view_run(dan, atc_grantee_view:memory_now(S6)), S6, N6),
+    Ns = [N0, N1, N2, N3, N4, N5, N6].
+
+now_day_(none, true, none-S) :- !, atc_grantee_view:memory_now(S).
+now_day_(P, true, P-Day) :-
+    grantee_view_run(P, atc_grantee_view:memory_now(S)),
+    format_time(atom(Day), '%F', S).
+now_day_(Name, Goal, S, Name-Day) :-
+    call(Goal),
+    format_time(atom(Day), '%F', S).
+
+% A read remembers what it found visible for itself only: a grant made after it counts at once.
+test(a_read_remembers_for_itself_only, [setup(fresh), true(Seen == [[]-[], [o1]-[o1]])]) :-
+    grantee_view_run(bob, twice_items_(Before)),
+    grant(g1, bob, [segment(ops)], l2),
+    grantee_view_run(bob, twice_items_(After)),
+    Seen = [Before, After].
+
+twice_items_(Hs-Hs2) :-
+    findall(H, atc_grantee_view:item(H), Hs),
+    findall(H, atc_grantee_view:item(H), Hs2).
 
 :- end_tests(grantee_view).
