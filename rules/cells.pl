@@ -7,6 +7,8 @@
             cell_neighbours/2,          % +Cell, -Pairs
             cell_path/3,                % +From, +To, -Path
             cell_region/3,              % +Cell, +Depth, -Cells
+            cells_path_via/4,           % :Neighbours, +From, +To, -Path
+            cells_region_via/4,         % :Neighbours, +Cell, +Depth, -Cells
             cell_hot/2,                 % ?Cell, ?Score
             cell_hot_as/3,              % +Reader, ?Cell, ?Score
             cell_relation/3,            % ?Cell, ?Predicate, ?Object
@@ -132,23 +134,32 @@ cell_path(From, To, Path) :-
     must_be(atom, From),
     must_be(atom, To),
     forall(member(C, [From, To]), ( cell(C) -> true ; existence_error(cell, C) )),
+    cells_path_via(cell_neighbours, From, To, Path).
+
+:- meta_predicate cells_path_via(2, +, +, -), cells_region_via(2, +, +, -).
+
+%!  cells_path_via(:Neighbours, +From, +To, -Path:list) is semidet.
+%   A shortest chain from From to To through the links call(Neighbours, Cell, Pairs) gives
+%   (Cell2-Weight pairs, heaviest first): cell_path/3 for the owner, through the cells a
+%   grantee sees for them (rules/grantee_view.pl). Fails when none connects them.
+cells_path_via(Neighbours, From, To, Path) :-
     (   From == To
     ->  Path = [From]
-    ;   bfs_([From], [From-none], To, Parents),
+    ;   bfs_(Neighbours, [From], [From-none], To, Parents),
         path_back_(To, Parents, [], Path)
     ).
 
-bfs_([], _, _, _) :- !, fail.
-bfs_(Frontier, Seen0, To, Seen) :-
-    foldl(expand_(To), Frontier, []-Seen0, Next0-Seen1),
+bfs_(_, [], _, _, _) :- !, fail.
+bfs_(Neighbours, Frontier, Seen0, To, Seen) :-
+    foldl(expand_(Neighbours), Frontier, []-Seen0, Next0-Seen1),
     (   memberchk(To-_, Seen1)
     ->  Seen = Seen1
     ;   reverse(Next0, Next),
-        bfs_(Next, Seen1, To, Seen)
+        bfs_(Neighbours, Next, Seen1, To, Seen)
     ).
 
-expand_(_, C, Next0-Seen0, Next-Seen) :-
-    cell_neighbours(C, Ns),
+expand_(Neighbours, C, Next0-Seen0, Next-Seen) :-
+    call(Neighbours, C, Ns),
     foldl(visit_(C), Ns, Next0-Seen0, Next-Seen).
 
 visit_(Parent, C2-_, Next0-Seen0, Next-Seen) :-
@@ -168,18 +179,25 @@ cell_region(C, Depth, Cells) :-
     must_be(atom, C),
     must_be(nonneg, Depth),
     (   cell(C) -> true ; existence_error(cell, C) ),
-    region_(Depth, [C], [C], Cells0),
+    cells_region_via(cell_neighbours, C, Depth, Cells).
+
+%!  cells_region_via(:Neighbours, +Cell, +Depth:nonneg, -Cells:list) is det.
+%   Cells are Cell and every cell at most Depth links from it through the links
+%   call(Neighbours, C, Pairs) gives (Cell2-Weight pairs), sorted.
+cells_region_via(Neighbours, C, Depth, Cells) :-
+    region_(Neighbours, Depth, [C], [C], Cells0),
     sort(Cells0, Cells).
 
-region_(0, _, Seen, Seen) :- !.
-region_(D, Frontier, Seen0, Seen) :-
-    findall(C2, ( member(C, Frontier), adjacent_(C, C2, _), \+ memberchk(C2, Seen0) ), New0),
+region_(_, 0, _, Seen, Seen) :- !.
+region_(Neighbours, D, Frontier, Seen0, Seen) :-
+    findall(C2, ( member(C, Frontier), call(Neighbours, C, Ns), member(C2-_, Ns),
+                  \+ memberchk(C2, Seen0) ), New0),
     sort(New0, New),
     (   New == []
     ->  Seen = Seen0
     ;   append(Seen0, New, Seen1),
         D1 is D - 1,
-        region_(D1, New, Seen1, Seen)
+        region_(Neighbours, D1, New, Seen1, Seen)
     ).
 
 %!  cell_hot(?Cell, ?Score:float) is nondet.

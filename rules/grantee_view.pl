@@ -188,17 +188,12 @@ cell_neighbours(C, Pairs) :-
 cell_path(A, B, Path) :-
     named_(cell_path/3, ( must_be(atom, A), must_be(atom, B) )),
     seen_cell_(A), seen_cell_(B),
-    (   A == B
-    ->  Path = [A]
-    ;   bfs_([A], [A-none], B, Parents),
-        path_back_(B, Parents, [], Path)
-    ).
+    atc_cells:cells_path_via(atc_grantee_view:seen_neighbours_, A, B, Path).
 %!  cell_region(+C, +Depth, -Cells) is det.
 %   The cells the reader sees within Depth links of C, linked through cells they see.
 cell_region(C, D, Cells) :-
     named_(cell_region/3, ( seen_cell_arg_(C), must_be(nonneg, D) )),
-    region_(D, [C], [C], Cells0),
-    sort(Cells0, Cells).
+    atc_cells:cells_region_via(atc_grantee_view:seen_neighbours_, C, D, Cells).
 
 seen_cell_(C) :- atc_cells:cell(C), seen_(C, _).
 
@@ -210,43 +205,6 @@ seen_cell_arg_(C) :-
 seen_neighbours_(C, Pairs) :-
     atc_cells:cell_neighbours(C, Pairs0),
     include(seen_pair_, Pairs0, Pairs).
-
-% Breadth first over the cells the reader sees, heaviest links first (as atc_cells's).
-bfs_([], _, _, _) :- !, fail.
-bfs_(Frontier, Seen0, To, Seen) :-
-    foldl(expand_, Frontier, []-Seen0, Next0-Seen1),
-    (   memberchk(To-_, Seen1)
-    ->  Seen = Seen1
-    ;   reverse(Next0, Next),
-        bfs_(Next, Seen1, To, Seen)
-    ).
-
-expand_(C, Next0-Seen0, Next-Seen) :-
-    seen_neighbours_(C, Ns),
-    foldl(visit_(C), Ns, Next0-Seen0, Next-Seen).
-
-visit_(Parent, C2-_, Next0-Seen0, Next-Seen) :-
-    (   memberchk(C2-_, Seen0)
-    ->  Next = Next0, Seen = Seen0
-    ;   Next = [C2|Next0], Seen = [C2-Parent|Seen0]
-    ).
-
-path_back_(none, _, Path, Path) :- !.
-path_back_(C, Parents, Acc, Path) :-
-    memberchk(C-P, Parents),
-    path_back_(P, Parents, [C|Acc], Path).
-
-region_(0, _, Seen, Seen) :- !.
-region_(D, Frontier, Seen0, Seen) :-
-    findall(C2, ( member(C, Frontier), seen_neighbours_(C, Ns), member(C2-_, Ns),
-                  \+ memberchk(C2, Seen0) ), New0),
-    sort(New0, New),
-    (   New == []
-    ->  Seen = Seen0
-    ;   append(Seen0, New, Seen1),
-        D1 is D - 1,
-        region_(D1, New, Seen1, Seen)
-    ).
 
 % named_(+PI, :Goal): Goal, its argument errors naming PI as atc_memory's do.
 named_(PI, Goal) :-
