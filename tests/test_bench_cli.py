@@ -65,6 +65,18 @@ def _invoke(*args):
         raise result.exception
     return result
 
+def _run_policy(tmp_path, source: str, *options: str) -> dict:
+    """Run the benchmark with the outside policy ``source`` (Python) and ``options``; the run
+    must succeed, and its JSON report is returned."""
+    script = tmp_path / "policy.py"
+    script.write_text(source)
+    out = tmp_path / "out.json"
+    result = _invoke(*options, "--policies", "random", "--policy-cmd",
+                     f"{sys.executable} {script}", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    return json.loads(out.read_text())
+
+
 
 def test_report_json_and_plots(tmp_path):
     out = tmp_path / "out.json"
@@ -90,13 +102,7 @@ def test_report_json_and_plots(tmp_path):
 
 
 def test_an_outside_policy_is_scored_over_json_lines(tmp_path):
-    script = tmp_path / "toy_policy.py"
-    script.write_text(TOY_POLICY)
-    out = tmp_path / "out.json"
-    result = _invoke("--families", "B,G", "--trials", "8", "--policies", "random",
-                     "--policy-cmd", f"{sys.executable} {script}", "--json", str(out))
-    assert result.exit_code == 0, result.output
-    data = json.loads(out.read_text())
+    data = _run_policy(tmp_path, TOY_POLICY, "--families", "B,G", "--trials", "8")
     rows = {(r["family"], r["policy"], r["condition"]): r for r in data["rows"]}
     assert not data["notes"], data["notes"]
     for family in ("B", "G"):
@@ -107,13 +113,8 @@ def test_an_outside_policy_is_scored_over_json_lines(tmp_path):
 
 
 def test_a_misbehaving_outside_policy_forfeits_trials_not_the_run(tmp_path):
-    script = tmp_path / "bad.py"
-    script.write_text("import sys\nfor line in sys.stdin:\n    print('not json', flush=True)\n")
-    out = tmp_path / "out.json"
-    result = _invoke("--families", "F", "--trials", "3", "--policies", "random",
-                     "--policy-cmd", f"{sys.executable} {script}", "--json", str(out))
-    assert result.exit_code == 0, result.output
-    data = json.loads(out.read_text())
+    data = _run_policy(tmp_path, "import sys\nfor line in sys.stdin:\n    print('not json', flush=True)\n",
+                       "--families", "F", "--trials", "3")
     assert any("external forfeited trials of family F" in n for n in data["notes"])
     ext = [r for r in data["rows"] if r["policy"] == "external"][0]
     assert ext["decision_accuracy"]["rate"] < 1.0 and ext["n"] == 3
@@ -243,13 +244,8 @@ def test_an_empty_policy_cmd_is_refused_not_ignored():
 def test_a_crashing_outside_policy_is_named_once_per_cause(tmp_path):
     # Each restart's note quotes that process's stderr, not every earlier one's too, so the
     # same crash on every trial is one note with its count.
-    script = tmp_path / "crash.py"
-    script.write_text("import sys\nsys.stdin.readline()\nraise SystemExit('boom')\n")
-    out = tmp_path / "out.json"
-    result = _invoke("--families", "F", "--trials", "3", "--policies", "random",
-                     "--policy-cmd", f"{sys.executable} {script}", "--json", str(out))
-    assert result.exit_code == 0, result.output
-    notes = json.loads(out.read_text())["notes"]
+    notes = _run_policy(tmp_path, "import sys\nsys.stdin.readline()\nraise SystemExit('boom')\n",
+                        "--families", "F", "--trials", "3")["notes"]
     assert notes == ["external forfeited trials of family F — the policy process exited "
                      "(stderr: boom) (x3)"], notes
 
@@ -270,28 +266,18 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_run(tmp_pat
 def test_a_policy_line_that_never_ends_forfeits_the_trial_in_bounded_memory(tmp_path):
     # Before: the reader held the whole line; one that never ended grew until the machine ran
     # out of memory (3 GB in 10 s here), and the trial was only lost to the timeout.
-    script = tmp_path / "endless.py"
-    script.write_text("import sys\nsys.stdin.readline()\nchunk = '{' * (1 << 20)\n"
-                      "while True:\n    sys.stdout.write(chunk)\n")
-    out = tmp_path / "out.json"
-    result = _invoke("--families", "F", "--trials", "2", "--policies", "random",
-                     "--policy-cmd", f"{sys.executable} {script}", "--policy-timeout", "60",
-                     "--json", str(out))
-    assert result.exit_code == 0, result.output
-    notes = json.loads(out.read_text())["notes"]
+    endless = ("import sys\nsys.stdin.readline()\nchunk = '{' * (1 << 20)\n"
+               "while True:\n    sys.stdout.write(chunk)\n")
+    notes = _run_policy(tmp_path, endless, "--families", "F", "--trials", "2",
+                        "--policy-timeout", "60")["notes"]
     assert notes == ["external forfeited trials of family F — a line longer than 1048576 "
                      "characters (x2)"], notes
 
 
 def test_a_crashing_policy_s_long_stderr_is_quoted_short(tmp_path):
     # Before: a 2 MB line on stderr went whole into the report's notes.
-    script = tmp_path / "crash.py"
-    script.write_text("import sys\nsys.stdin.readline()\n"
-                      "sys.stderr.write('E' * 2_000_000 + '\\n')\nraise SystemExit('boom')\n")
-    out = tmp_path / "out.json"
-    result = _invoke("--families", "F", "--trials", "1", "--policies", "random",
-                     "--policy-cmd", f"{sys.executable} {script}", "--json", str(out))
-    assert result.exit_code == 0, result.output
-    notes = json.loads(out.read_text())["notes"]
+    crash = ("import sys\nsys.stdin.readline()\n"
+             "sys.stderr.write('E' * 2_000_000 + '\\n')\nraise SystemExit('boom')\n")
+    notes = _run_policy(tmp_path, crash, "--families", "F", "--trials", "1")["notes"]
     assert notes == ["external forfeited trials of family F — the policy process exited "
                      f"(stderr: {'E' * 300} [...] | boom)"], notes
