@@ -47,7 +47,7 @@ def test_a_forgotten_turn_that_splits_between_two_speakers_stays_forgotten(home:
     report = json.loads(run(home, "ingest", str(chat), "--format-output", "json"))
     assert report["forgotten"] == 2                   # both parts of the forgotten turn
     assert texts(home) == ["ok", "the blue one"]
-    assert files_holding(home, b"4111") == []
+    assert files_holding(home, b"4111 1111") == []
     assert files_holding(home, b"which bank") == []
 
 
@@ -85,7 +85,7 @@ def test_a_part_of_a_forgotten_turn_that_goes_on_below_stays_forgotten(home: Pat
         report = mem.ingest([chat], format="text")
         assert report.forgotten == 2
         assert sorted(r["T"] for r in mem.query("item_text(H, T)").rows) == ["hello", "hi", "ok"]
-    assert files_holding(home, b"4111") == []
+    assert files_holding(home, b"4111 1111") == []
 
 
 def test_a_line_of_a_forgotten_text_is_not_remembered_again(home: Path, tmp_path: Path):
@@ -101,7 +101,7 @@ def test_a_line_of_a_forgotten_text_is_not_remembered_again(home: Path, tmp_path
     assert result.exit_code != 0
     assert "forgotten" in result.output
     assert (home / "journal.pl").read_bytes() == journal
-    assert files_holding(home, b"4111") == []
+    assert files_holding(home, b"4111 1111") == []
 
 
 def test_a_text_that_only_shares_a_line_with_a_forgotten_one_is_kept(home: Path,
@@ -144,7 +144,7 @@ def test_a_follower_open_while_another_process_forgets_never_takes_the_parts(hom
         mem.acquire(wait=0)                       # the next batch
         assert mem.ingest([chat]).forgotten == 2
         assert sorted(r["T"] for r in mem.query("item_text(H, T)").rows) == ["ok", "the blue one"]
-    assert files_holding(home, b"4111") == []
+    assert files_holding(home, b"4111 1111") == []
 
 
 def claude_code_record(uuid: str, role: str, content, minute: int, **more) -> str:
@@ -211,7 +211,7 @@ def test_an_item_whose_text_retention_dropped_stays_forgotten_when_its_file_grow
             fh.write("and the expiry is 12/29\n")
         assert mem.ingest([chat], format="text").forgotten == 1
         assert not [r for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
-    assert files_holding(home, b"4111") == []
+    assert files_holding(home, b"4111 1111") == []
 
 
 def test_a_session_forgotten_whole_gives_back_none_of_its_turns_when_its_file_grows(
@@ -229,4 +229,4 @@ def test_a_session_forgotten_whole_gives_back_none_of_its_turns_when_its_file_gr
         fh.write("and the pin\nTomás: ok\nAnn: fine\n")
     run(home, "ingest", str(chat), "--format", "text")
     assert texts(home) == ["fine", "ok"]
-    assert files_holding(home, b"4111") == [] and files_holding(home, b"which bank") == []
+    assert files_holding(home, b"4111 1111") == [] and files_holding(home, b"which bank") == []

@@ -328,7 +328,7 @@ def test_turns_appended_under_a_forgotten_goal_never_carry_its_text(home: Path, 
         assert goals == {"hello there": "hello there", "hi": "hello there",
                          "noted": "[forgotten]",
                          "anything else?\nand one more line": "[forgotten]"}
-    assert files_holding(home, b"4471") == []
+    assert files_holding(home, b"code is 4471") == []
 
 
 def test_a_subagent_growing_after_its_launching_goal_was_forgotten_never_carries_it(
@@ -607,7 +607,7 @@ def test_a_forgotten_turn_that_goes_on_stays_forgotten(home: Path, tmp_path: Pat
         report = mem.ingest([chat])
         assert (report.new, report.forgotten) == (0, 1)
         assert not [r for r in mem.query("item_text(H, T)").rows if "4111" in r["T"]]
-    assert files_holding(home, b"4111") == []
+    assert files_holding(home, b"4111 1111") == []
 
 
 def test_a_call_forgotten_before_its_result_stays_forgotten(home: Path, tmp_path: Path):
@@ -641,7 +641,7 @@ def test_forgetting_a_turn_forgets_its_shorter_readings_too(home: Path, tmp_path
                                   "--yes", "--format", "json", *at])
     assert result.exit_code == 0, result.output
     assert len(json.loads(result.stdout)["items"]) == 3     # the turn and its two readings
-    assert files_holding(home, b"4111") == []
+    assert files_holding(home, b"4111 1111") == []
 
 
 def test_forgetting_a_call_forgets_its_reading_before_the_result(home: Path, tmp_path: Path):
