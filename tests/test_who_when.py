@@ -222,6 +222,41 @@ def test_a_weekday_in_a_past_tense_sentence_is_the_one_before():
                           "2024-03-06T20:05:00Z") == [("on sunday", "2024-03-03")]
 
 
+def test_a_weekdays_tense_is_not_misread_from_names_and_possessives():
+    """A participant called Will is not the future, "my cousin's wedding" is not "is wedding",
+    and contractions as phones write them count: each of these sentences is told in the past
+    (or, "let's", the future), said on Monday 8 May 2023."""
+    monday = "2023-05-08T12:00:00Z"
+    assert relative_dates("I met Will on Tuesday.", monday) == [("on tuesday", "2023-05-02")]
+    assert relative_dates("Hi Will, I went there on Friday", monday) == [("on friday", "2023-05-05")]
+    assert relative_dates("Did Will go on Friday?", monday) == [("on friday", "2023-05-05")]
+    assert relative_dates("I flew to Madrid on Friday for my cousin's wedding.", monday) == [
+        ("on friday", "2023-05-05")]
+    assert relative_dates("We went to Anna’s wedding on Saturday.", monday) == [
+        ("on saturday", "2023-05-06")]
+    assert relative_dates("I didn’t sleep on Sunday.", monday) == [("on sunday", "2023-05-07")]
+    assert relative_dates("Couldn't sleep on Sunday.", monday) == [("on sunday", "2023-05-07")]
+    assert relative_dates("I wasn't home on Friday.", monday) == [("on friday", "2023-05-05")]
+    assert relative_dates("Let's meet on Thursday.", monday) == [("on thursday", "2023-05-11")]
+    # the modal at a sentence's start is still the future, "she's coming" still the present
+    assert relative_dates("Will you come on Friday?", monday) == [("on friday", "2023-05-12")]
+    assert relative_dates("She's coming on Friday and I cleaned.", monday) == []
+
+
+def test_a_participant_named_will_keeps_the_day_a_turn_names(home, tmp_path):
+    """Ingested, "I met Will on Tuesday" (Will being one of the people talking) is dated."""
+    turns = [("Priya", "user", "1:56 pm on 8 May, 2023", "I met Will on Tuesday at the market."),
+             ("Will", "assistant", "2:01 pm on 8 May, 2023", "Yes, and I bought the plums.")]
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps({"role": r, "name": n, "timestamp": w, "content": t}) + "\n"
+                            for n, r, w, t in turns))
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    assert run("ingest", str(path)).exit_code == 0
+    rows = json.loads(run("query", "relation(H, mentions_date, D), item_speaker(H, S)",
+                          "--format", "json").output)
+    assert [(r["S"], r["D"]) for r in rows] == [("Priya", "2023-05-02")]
+
+
 def test_a_day_and_month_without_a_year_is_the_nearest_such_day():
     """'I start on the 3rd of June', said on 21 April 2024, is 3 June 2024."""
     april = "2024-04-21T14:20:00Z"

@@ -387,15 +387,23 @@ _DAY_MONTH = re.compile(
 # Monday"); a sentence with both, or with neither ("the lesson is on Thursday", a plan or a
 # habit), names no day it can be trusted with.
 _PAST = re.compile(
-    r"\b(?:was|were|did|didn't|had|went|came|got|told|said|saw|made|took|gave|met|ran|ate|"
+    r"\b(?:was|were|did|had|went|came|got|told|said|saw|made|took|gave|met|ran|ate|"
     r"found|left|bought|caught|fell|flew|sent|broke|began|won|lost|spent|wrote|drove|rode|"
     r"swam|sang|felt|kept|heard|paid|sold|thought|brought|taught|slept|woke|forgot|"
+    r"(?:was|were|did|had|could)n['’]t|"
     r"[a-z]{2,}(?<!need)(?<!speed)(?<!seed)(?<!feed)(?<!deed)(?<!breed)(?<!hundred)ed)\b",
     re.IGNORECASE)
+# "'s" is "is" after a pronoun ("she's coming"); after a noun it is a possessive ("my
+# cousin's wedding"), which says nothing of the tense.
 _NOT_PAST = re.compile(
-    r"\b(?:am|is|are|will|shall|gonna|going to|tomorrow|next|\w+['’](?:m|re|ll))\b|['’]s\s+\w+ing\b",
+    r"\b(?:am|is|are|will|shall|gonna|going to|tomorrow|next|\w+['’](?:m|re|ll))\b"
+    r"|\b(?:he|she|it|that|there|here|what|who|where|this|everyone|everybody|someone|"
+    r"somebody|nobody)['’]s\s+\w+ing\b",
     re.IGNORECASE)
-_FUTURE = re.compile(r"\b(?:will|shall|gonna|going to|\w+['’]ll)\b", re.IGNORECASE)
+_FUTURE = re.compile(r"\b(?:will|shall|gonna|going to|let['’]s|\w+['’]ll)\b", re.IGNORECASE)
+# A capitalised word inside a sentence is a name, not a tense: "I met Will on Tuesday", "Ahmed
+# is coming on Friday" (its first word's capital says nothing, so it is read as a word).
+_NAME_INSIDE = re.compile(r"(?<=[^\W\d_])(?P<gap>[^\w'’]+)[A-Z][a-z]+\b")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 # Each form of _RELATIVE holds one of these (a weekday, "yesterday": "day"), of _DAY_MONTH a month.
 _CUES = ("day", "tomorrow", "ago", "last", "next", "on the ")
@@ -583,7 +591,7 @@ def _tense(match: re.Match[str]) -> str:
     # forward from the text's start at every match of a long text)
     start = max(text.rfind(mark, 0, match.start()) for mark in ".!?\n") + 1
     end = _SENTENCE_END.search(text, match.end())
-    sentence = text[start:end.start() if end else len(text)]
+    sentence = _NAME_INSIDE.sub(r"\g<gap>", text[start:end.start() if end else len(text)])
     if _PAST.search(sentence) is not None:
         return "past" if _NOT_PAST.search(sentence) is None else ""
     return "future" if _FUTURE.search(sentence) is not None else ""
