@@ -1038,7 +1038,30 @@ goal_token_(Token0, Token-Lower) :-
     ->  sub_string(Token0, 0, B, _, Token)
     ;   Token = Token0
     ),
-    string_lower(Token, Lower).
+    name_key_(Token, Lower).
+
+%   name_key_(+Text, -Key): Text lower-cased with the accents of Latin letters taken off, the
+%   form a name is compared in: people type "Zoe" and "Tomas" for the Zoë and Tomás an export
+%   names (as BM25 folds them, embed/terms.py). Plain ASCII, most text, is only lower-cased.
+name_key_(Text, Key) :-
+    string_lower(Text, Lower),
+    string_codes(Lower, Codes),
+    (   \+ ( member(C, Codes), C > 127 )
+    ->  Key = Lower
+    ;   maplist(unaccent_code_, Codes, Plain),
+        string_codes(Key, Plain)
+    ).
+
+unaccent_code_(C, P) :-
+    (   C > 127,
+        char_code(Char, C),
+        sub_atom('àáâãäåāăąçćĉċčďđèéêëēĕėęěĝğġģĥħìíîïĩīĭįıĵķĺļľŀłñńņňòóôõöøōŏőŕŗřśŝşšţťŧùúûüũūŭůűųŵýÿŷźżž',
+                 I, 1, _, Char)
+    ->  sub_atom('aaaaaaaaacccccddeeeeeeeeegggghhiiiiiiiiijklllllnnnnooooooooorrrsssstttuuuuuuuuuuwyyyzzz',
+                 I, 1, _, Base),
+        char_code(Base, P)
+    ;   P = C
+    ).
 
 % name_at_(+Name, +Tokens, +Cased, -At, -Match): Name is written from token At on: whole
 % (Match 2: every word of it) or, for a name of several words, its first word alone (Match 1),
@@ -1055,7 +1078,7 @@ name_at_(Name, Tokens, Cased, At, Match) :-
     ).
 
 words_at_(Name, Parts, Tokens, Cased, At) :-
-    maplist(string_lower, Parts, Lowers),
+    maplist(name_key_, Parts, Lowers),
     pairs_keys_values(Pattern, Written, Lowers),
     append(Before, Rest, Tokens),
     append(Pattern, _, Rest),

@@ -425,6 +425,19 @@ def test_goal_speaker_reads_names_memory_knows(conversation_home):
     assert json.loads(none.output) == []
 
 
+def test_a_name_typed_without_its_accents_is_that_speaker(conversation_home, home):
+    """People type "Tomas" for the Tomás an export names: the goal names him all the same, is
+    weighed toward his turns and reaches the embedder without his name."""
+    out = conversation_home("query", 'goal_speaker("What did Tomas say about his knee?", A), '
+                            'goal_speaker("When did TOMAS book the trip", B)', "--format", "json")
+    assert json.loads(out.output) == [{"A": "Tomás", "B": "Tomás"}]
+    with Memory.open(home) as mem:
+        asked = record_embedded(mem)
+        frame = mem.hydrate("What did Tomas say about his knee?", budget=400)
+        assert set(asked) == {"What did say about his knee?"}
+        assert frame.facts[0].text == "Tomás: My knee hurts after the long run, so I am resting this week."
+
+
 def record_embedded(mem: Memory) -> list[str]:
     """The texts ``mem``'s embedder is asked to embed from now on (a list that fills up)."""
     asked: list[str] = []
