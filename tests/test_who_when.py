@@ -93,6 +93,19 @@ def test_openai_jsonl_messages_with_name_and_timestamp(tmp_path):
                                ("assistant", "Tomás", "2023-05-08T13:57:00Z")]
 
 
+def test_openai_messages_naming_their_speaker_or_sender(tmp_path):
+    """A chat converted from LoCoMo names each turn's ``speaker``, an app's export its
+    ``sender``: the name is kept, not dropped in silence for the role."""
+    path = tmp_path / "chat.jsonl"
+    lines = [{"role": "user", "speaker": "Caroline", "timestamp": "1:56 pm on 8 May, 2023",
+              "content": "I went to a support group yesterday."},
+             {"role": "assistant", "sender": {"name": "Melanie"}, "timestamp": "1:57 pm on 8 May, 2023",
+              "content": "How did it feel?"}]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert _who_when(path) == [("user", "Caroline", "2023-05-08T13:56:00Z"),
+                               ("assistant", "Melanie", "2023-05-08T13:57:00Z")]
+
+
 def test_claude_code_roles_and_subagent(tmp_path):
     records = [
         {"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-01-02T03:04:05.678Z",

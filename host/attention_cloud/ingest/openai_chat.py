@@ -325,9 +325,11 @@ def _session_of(record: dict[str, Any], default: str, keys: tuple[str, ...]) -> 
 
 
 def message_speaker(message: dict[str, Any]) -> str:
-    """Who wrote a message: its ``name`` (OpenAI's participant name), or an ``author`` given
-    as a string or as ``{"name": ...}``; "" when the message names nobody."""
-    for value in (message.get("name"), message.get("author")):
+    """Who wrote a message: its ``name`` (OpenAI's participant name), or a ``speaker`` (as
+    LoCoMo's turns name theirs), ``author`` or ``sender`` given as a string or as
+    ``{"name": ...}``; "" when the message names nobody."""
+    for value in (message.get("name"), message.get("speaker"), message.get("author"),
+                  message.get("sender")):
         if isinstance(value, dict):
             value = value.get("name")
         if isinstance(value, str) and value.strip():
