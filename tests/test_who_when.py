@@ -256,6 +256,22 @@ def test_a_weekdays_tense_is_not_misread_from_names_and_possessives():
     assert relative_dates("She's coming on Friday and I cleaned.", monday) == []
 
 
+def test_this_friday_and_this_weekend_are_days_of_this_week():
+    """"this Friday" is the Friday of the turn's week, to come unless told in the past;
+    "this weekend" its Saturday (the weekend the turn is in, on a Saturday or Sunday)."""
+    monday = "2023-05-08T12:00:00Z"
+    assert relative_dates("I'm seeing her this Friday.", monday) == [("this friday", "2023-05-12")]
+    assert relative_dates("The lesson is this Friday", monday) == [("this friday", "2023-05-12")]
+    assert relative_dates("We met this past Friday.", monday) == [("this past friday", "2023-05-05")]
+    assert relative_dates("Are you free this weekend?", monday) == [("this weekend", "2023-05-13")]
+    assert relative_dates("I cleaned the house this weekend.", monday) == [
+        ("this weekend", "2023-05-06")]
+    assert relative_dates("We went hiking this past weekend.", monday) == [
+        ("this past weekend", "2023-05-06")]
+    assert relative_dates("Going camping this weekend.", "2023-05-07T12:00:00Z") == [
+        ("this weekend", "2023-05-06")]                 # said on the Sunday of it
+
+
 def test_a_participant_named_will_keeps_the_day_a_turn_names(home, tmp_path):
     """Ingested, "I met Will on Tuesday" (Will being one of the people talking) is dated."""
     turns = [("Priya", "user", "1:56 pm on 8 May, 2023", "I met Will on Tuesday at the market."),

@@ -359,13 +359,16 @@ _ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 _RELATIVE = re.compile(
     r"\b(?:(?P<before>the day before yesterday)|(?P<after>the day after tomorrow)"
     r"|(?P<yesterday>yesterday|last night)"
-    r"|(?P<weekend>last weekend)"
+    r"|(?P<weekend>last weekend|this past weekend)"
+    r"|this\s+(?P<this_weekend>weekend)"
     r"|(?P<tomorrow>tomorrow)"
     r"|(?P<ago_n>" + _NUMBER + r")\s+(?P<ago_u>" + _UNIT + r")\s+ago"
     r"|(?P<last_u>last|next)\s+(?P<last_unit>week|month|year)"
     # "the last Thursday of March" is a day of March, not the Thursday before the turn
     r"|(?:the\s+)?last\s+(?P<lastof_d>" + _WEEKDAY + r")\s+(?:of|in)\s+(?P<lastof_m>" + _MONTH + r")"
     r"|(?:last|this past)\s+(?P<last_d>" + _WEEKDAY + r")"
+    # "this Friday": the one of this week, to come unless the sentence is told in the past
+    r"|this\s+(?P<this_d>" + _WEEKDAY + r")"
     r"|next\s+(?P<next_d>" + _WEEKDAY + r")"
     # a day of the month alone: "on the 28th", "Thursday the 14th" (not "the 20th century")
     r"|(?:on\s+)?(?:(?P<dom_wd>" + _WEEKDAY + r")|on)\s+the\s+(?P<dom>\d{1,2})(?:st|nd|rd|th)"
@@ -406,7 +409,7 @@ _FUTURE = re.compile(r"\b(?:will|shall|gonna|going to|let['’]s|\w+['’]ll)\b"
 _NAME_INSIDE = re.compile(r"(?<=[^\W\d_])(?P<gap>[^\w'’]+)[A-Z][a-z]+\b")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 # Each form of _RELATIVE holds one of these (a weekday, "yesterday": "day"), of _DAY_MONTH a month.
-_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ")
+_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ", "weekend")
 
 
 def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
@@ -535,6 +538,17 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
     if g.get("weekend"):  # its Saturday: the latest before the turn's day, the one before it on a weekend
         back = (day.weekday() - 5) % 7
         return day - timedelta(days=back + 7 if back < 2 else back)
+    if g.get("this_weekend"):  # its Saturday: the one of the weekend the turn is in, else to come
+        if day.weekday() >= 5:
+            return day - timedelta(days=day.weekday() - 5)
+        if _tense(match) == "past":
+            return day - timedelta(days=day.weekday() + 2)
+        return day + timedelta(days=5 - day.weekday())
+    if g.get("this_d"):
+        weekday = _WEEKDAYS.index(g.get("this_d").lower())
+        if _tense(match) == "past":
+            return day - timedelta(days=(day.weekday() - weekday) % 7)
+        return day + timedelta(days=(weekday - day.weekday()) % 7)
     if g.get("ago_n"):
         return _shift(day, -_amount(g.get("ago_n")), g.get("ago_u"))
     if g.get("last_unit"):
