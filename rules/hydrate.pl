@@ -966,7 +966,7 @@ assistant_output_(W) :- memberchk(W, ["suggestion", "suggestions", "recommendati
                                       "reply", "idea", "ideas", "explanation", "example"]).
 
 % The speakers memory knows (journal_speakers/1) that Goal names, in the order it names them.
-% A name matches the goal's words case-insensitively, a possessive ("Priya's") included, but
+% A name matches the goal's words case-insensitively, a possessive ("Priya's", "James'") included, but
 % a capitalised name only where the goal writes it capitalised too (or writes no capitals at
 % all): "will" in "will it rain" is not a speaker called Will. No word list: the names are
 % memory's own. A speaker of several words is named by the first of them too, as people name
@@ -1032,9 +1032,11 @@ drop_name_(Cased, Name, Words-Tokens, Kept-KeptTokens) :-
     ;   Kept = Words, KeptTokens = Tokens
     ).
 
-% A goal token as Token-Lowercase, a possessive 's cut off.
+% A goal token as Token-Lowercase, a possessive cut off: 's, or the apostrophe alone after a
+% name ending in s ("James' car", "Tomás’ bike").
 goal_token_(Token0, Token-Lower) :-
-    (   ( sub_string(Token0, B, 2, 0, "'s") ; sub_string(Token0, B, _, 0, "’s") ), B > 0
+    (   ( sub_string(Token0, B, 2, 0, "'s") ; sub_string(Token0, B, _, 0, "’s")
+        ; sub_string(Token0, B, 1, 0, "'") ; sub_string(Token0, B, _, 0, "’") ), B > 0
     ->  sub_string(Token0, 0, B, _, Token)
     ;   Token = Token0
     ),

@@ -467,6 +467,18 @@ def test_a_name_typed_without_its_accents_is_that_speaker(conversation_home, hom
         assert frame.facts[0].text == "Tomás: My knee hurts after the long run, so I am resting this week."
 
 
+def test_a_name_ending_in_s_with_its_possessive_apostrophe(conversation_home, home):
+    """"Tomás' knee" (the possessive of a name ending in s, written as people write it) names
+    Tomás, as "Priya's bowl" names Priya."""
+    out = conversation_home("query", 'goal_speaker("Why did Tomás\' knee hurt?", A), '
+                            'goal_speaker("Why did Tomas’ knee hurt?", B)', "--format", "json")
+    assert json.loads(out.output) == [{"A": "Tomás", "B": "Tomás"}]
+    with Memory.open(home) as mem:
+        asked = record_embedded(mem)
+        mem.hydrate("Why did Tomás' knee hurt?", budget=400)
+        assert set(asked) == {"Why did knee hurt?"}
+
+
 def record_embedded(mem: Memory) -> list[str]:
     """The texts ``mem``'s embedder is asked to embed from now on (a list that fills up)."""
     asked: list[str] = []
