@@ -966,12 +966,13 @@ assistant_output_(W) :- memberchk(W, ["suggestion", "suggestions", "recommendati
                                       "reply", "idea", "ideas", "explanation", "example"]).
 
 % The speakers memory knows (journal_speakers/1) that Goal names, in the order it names them.
-% A name matches the goal's words case-insensitively, a possessive ("Priya's", "James'") included, but
-% a capitalised name only where the goal writes it capitalised too (or writes no capitals at
-% all): "will" in "will it rain" is not a speaker called Will. No word list: the names are
-% memory's own. A speaker of several words is named by the first of them too, as people name
-% each other ("What did Dana suggest?" asks about "Dana Whitfield" of a chat export), unless
-% the goal writes another speaker's whole name there ("Dana Lee" is not "Dana Whitfield").
+% A name matches the goal's words case-insensitively and without accents, a possessive
+% ("Priya's", "James'") included, but a capitalised name only where the goal writes it
+% capitalised too (or writes no capitals at all): "will" in "will it rain" is not a speaker
+% called Will. No word list: the names are memory's own. A speaker of several words is named
+% by the first of them too, as people name each other ("What did Dana suggest?" asks about
+% "Dana Whitfield" of a chat export), unless the goal writes another speaker's whole name
+% there ("Dana Lee" is not "Dana Whitfield").
 goal_people_(Goal, Names) :-
     journal_speakers(Known),
     (   Known == []
