@@ -106,6 +106,28 @@ def test_openai_messages_naming_their_speaker_or_sender(tmp_path):
                                ("assistant", "Melanie", "2023-05-08T13:57:00Z")]
 
 
+def test_openai_timestamps_written_day_first_are_read_so_for_the_whole_file(tmp_path):
+    """A chat exported in the UK writes "08/05/2023 13:56"; a later "13/05/2023" says the
+    file puts the day first, so the first turn is 8 May (it was 5 August, after the turn of
+    13 May), and its "yesterday" 7 May."""
+    path = tmp_path / "chat.jsonl"
+    lines = [{"role": "user", "name": "Priya", "timestamp": "08/05/2023 13:56",
+              "content": "I got the keys to the flat yesterday."},
+             {"role": "assistant", "name": "Tomás", "timestamp": "08/05/2023 13:58",
+              "content": "Congratulations!"},
+             {"role": "user", "name": "Priya", "timestamp": "13/05/2023 09:00",
+              "content": "Moving day was two days ago."}]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert _who_when(path) == [("user", "Priya", "2023-05-08T13:56:00Z"),
+                               ("assistant", "Tomás", "2023-05-08T13:58:00Z"),
+                               ("user", "Priya", "2023-05-13T09:00:00Z")]
+    first = parse_path(path).items[0]
+    assert [o for _, p, o in first.relations if p == "mentions_date"] == ["2023-05-07"]
+    # one date, either order: read as written, month first (as in the US)
+    path.write_text(json.dumps(lines[0]) + "\n")
+    assert _who_when(path) == [("user", "Priya", "2023-08-05T13:56:00Z")]
+
+
 def test_claude_code_roles_and_subagent(tmp_path):
     records = [
         {"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-01-02T03:04:05.678Z",
@@ -270,6 +292,16 @@ def test_this_friday_and_this_weekend_are_days_of_this_week():
         ("this past weekend", "2023-05-06")]
     assert relative_dates("Going camping this weekend.", "2023-05-07T12:00:00Z") == [
         ("this weekend", "2023-05-06")]                 # said on the Sunday of it
+
+
+def test_a_count_of_days_ago_without_its_article():
+    """Chat drops the article: "couple days ago" is "a couple of days ago"."""
+    monday = "2023-05-08T12:00:00Z"
+    assert relative_dates("got the keys couple days ago", monday) == [
+        ("couple days ago", "2023-05-06")]
+    assert relative_dates("We moved couple of months ago.", monday) == [
+        ("couple of months ago", "2023-03-08")]
+    assert relative_dates("few weeks ago we met", monday) == [("few weeks ago", "2023-04-17")]
 
 
 def test_a_participant_named_will_keeps_the_day_a_turn_names(home, tmp_path):

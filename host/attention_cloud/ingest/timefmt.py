@@ -344,8 +344,10 @@ def with_iso_dates(text: str, day_first: bool) -> str:
 # -- relative dates inside a turn --------------------------------------------------------------
 _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
                  "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
-                 "twelve": 12, "a couple of": 2, "a couple": 2, "a few": 3}
-_NUMBER = r"(\d{1,3}|a couple of|a couple|a few|an?|one|two|three|four|five|six|seven|eight|" \
+                 "twelve": 12, "a couple of": 2, "a couple": 2, "a few": 3,
+                 "couple of": 2, "couple": 2, "few": 3}  # chat drops the article
+_NUMBER = r"(\d{1,3}|a couple of|a couple|a few|couple of|couple|few|an?|one|two|three|four|" \
+          r"five|six|seven|eight|" \
           r"nine|ten|eleven|twelve)"
 _UNIT = r"(day|week|month|year)s?"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
