@@ -966,12 +966,13 @@ assistant_output_(W) :- memberchk(W, ["suggestion", "suggestions", "recommendati
                                       "reply", "idea", "ideas", "explanation", "example"]).
 
 % The speakers memory knows (journal_speakers/1) that Goal names, in the order it names them.
-% A name matches the goal's words case-insensitively, a possessive ("Priya's") included, but
-% a capitalised name only where the goal writes it capitalised too (or writes no capitals at
-% all): "will" in "will it rain" is not a speaker called Will. No word list: the names are
-% memory's own. A speaker of several words is named by the first of them too, as people name
-% each other ("What did Dana suggest?" asks about "Dana Whitfield" of a chat export), unless
-% the goal writes another speaker's whole name there ("Dana Lee" is not "Dana Whitfield").
+% A name matches the goal's words case-insensitively and without accents, a possessive
+% ("Priya's", "James'") included, but a capitalised name only where the goal writes it
+% capitalised too (or writes no capitals at all): "will" in "will it rain" is not a speaker
+% called Will. No word list: the names are memory's own. A speaker of several words is named
+% by the first of them too, as people name each other ("What did Dana suggest?" asks about
+% "Dana Whitfield" of a chat export), unless the goal writes another speaker's whole name
+% there ("Dana Lee" is not "Dana Whitfield").
 goal_people_(Goal, Names) :-
     journal_speakers(Known),
     (   Known == []
@@ -1032,13 +1033,38 @@ drop_name_(Cased, Name, Words-Tokens, Kept-KeptTokens) :-
     ;   Kept = Words, KeptTokens = Tokens
     ).
 
-% A goal token as Token-Lowercase, a possessive 's cut off.
+% A goal token as Token-Lowercase, a possessive cut off: 's, or the apostrophe alone after a
+% name ending in s ("James' car", "Tomás’ bike").
 goal_token_(Token0, Token-Lower) :-
-    (   ( sub_string(Token0, B, 2, 0, "'s") ; sub_string(Token0, B, _, 0, "’s") ), B > 0
+    (   ( sub_string(Token0, B, 2, 0, "'s") ; sub_string(Token0, B, _, 0, "’s")
+        ; sub_string(Token0, B, 1, 0, "'") ; sub_string(Token0, B, _, 0, "’") ), B > 0
     ->  sub_string(Token0, 0, B, _, Token)
     ;   Token = Token0
     ),
-    string_lower(Token, Lower).
+    name_key_(Token, Lower).
+
+%   name_key_(+Text, -Key): Text lower-cased with the accents of Latin letters taken off, the
+%   form a name is compared in: people type "Zoe" and "Tomas" for the Zoë and Tomás an export
+%   names (as BM25 folds them, embed/terms.py). Plain ASCII, most text, is only lower-cased.
+name_key_(Text, Key) :-
+    string_lower(Text, Lower),
+    string_codes(Lower, Codes),
+    (   \+ ( member(C, Codes), C > 127 )
+    ->  Key = Lower
+    ;   maplist(unaccent_code_, Codes, Plain),
+        string_codes(Key, Plain)
+    ).
+
+unaccent_code_(C, P) :-
+    (   C > 127,
+        char_code(Char, C),
+        sub_atom('àáâãäåāăąçćĉċčďđèéêëēĕėęěĝğġģĥħìíîïĩīĭįıĵķĺļľŀłñńņňòóôõöøōŏőŕŗřśŝşšţťŧùúûüũūŭůűųŵýÿŷźżž',
+                 I, 1, _, Char)
+    ->  sub_atom('aaaaaaaaacccccddeeeeeeeeegggghhiiiiiiiiijklllllnnnnooooooooorrrsssstttuuuuuuuuuuwyyyzzz',
+                 I, 1, _, Base),
+        char_code(Base, P)
+    ;   P = C
+    ).
 
 % name_at_(+Name, +Tokens, +Cased, -At, -Match): Name is written from token At on: whole
 % (Match 2: every word of it) or, for a name of several words, its first word alone (Match 1),
@@ -1055,7 +1081,7 @@ name_at_(Name, Tokens, Cased, At, Match) :-
     ).
 
 words_at_(Name, Parts, Tokens, Cased, At) :-
-    maplist(string_lower, Parts, Lowers),
+    maplist(name_key_, Parts, Lowers),
     pairs_keys_values(Pattern, Written, Lowers),
     append(Before, Rest, Tokens),
     append(Pattern, _, Rest),

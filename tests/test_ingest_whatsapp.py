@@ -102,6 +102,22 @@ def test_each_date_form_of_a_message_line(tmp_path, line, iso):
     assert (result.items[0].speaker, result.items[0].time) == ("Priya", iso)
 
 
+@pytest.mark.parametrize("text", [
+    "08/05/2023 à 13:56 - Priya: J'ai eu les clés hier\n13/05/2023 à 09:00 - Tomás: Bravo\n",
+    "[08/05/2023 à 13:56:00] Priya: J'ai eu les clés hier\n[13/05/2023 à 09:00:00] Tomás: Bravo\n",
+    "8.5.2023 klo 13.56 - Priya: Sain avaimet eilen\n13.5.2023 klo 9.00 - Tomás: Hienoa\n",
+])
+def test_a_locale_that_writes_a_word_before_the_clock(tmp_path, text):
+    """French phones export "08/05/2023 à 13:56 - Priya: …", Finnish ones "8.5.2023 klo 13.56 -
+    …": the same messages, with their senders and times (a French export was "cannot detect
+    format")."""
+    result = _parse(tmp_path, text)
+    assert result.format == "whatsapp"
+    assert detect_format(tmp_path / "WhatsApp Chat with Running Club.txt") == "whatsapp"
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-13T09:00:00Z")]
+
+
 def test_day_month_order_is_decided_from_the_whole_file(tmp_path):
     # the first lines could be either; a later 13/05 says day first, for every line
     text = ("03/05/2023, 09:00 - Priya: Who is running on Saturday?\n"

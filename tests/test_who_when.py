@@ -93,6 +93,41 @@ def test_openai_jsonl_messages_with_name_and_timestamp(tmp_path):
                                ("assistant", "Tomás", "2023-05-08T13:57:00Z")]
 
 
+def test_openai_messages_naming_their_speaker_or_sender(tmp_path):
+    """A chat converted from LoCoMo names each turn's ``speaker``, an app's export its
+    ``sender``: the name is kept, not dropped in silence for the role."""
+    path = tmp_path / "chat.jsonl"
+    lines = [{"role": "user", "speaker": "Caroline", "timestamp": "1:56 pm on 8 May, 2023",
+              "content": "I went to a support group yesterday."},
+             {"role": "assistant", "sender": {"name": "Melanie"}, "timestamp": "1:57 pm on 8 May, 2023",
+              "content": "How did it feel?"}]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert _who_when(path) == [("user", "Caroline", "2023-05-08T13:56:00Z"),
+                               ("assistant", "Melanie", "2023-05-08T13:57:00Z")]
+
+
+def test_openai_timestamps_written_day_first_are_read_so_for_the_whole_file(tmp_path):
+    """A chat exported in the UK writes "08/05/2023 13:56"; a later "13/05/2023" says the
+    file puts the day first, so the first turn is 8 May (it was 5 August, after the turn of
+    13 May), and its "yesterday" 7 May."""
+    path = tmp_path / "chat.jsonl"
+    lines = [{"role": "user", "name": "Priya", "timestamp": "08/05/2023 13:56",
+              "content": "I got the keys to the flat yesterday."},
+             {"role": "assistant", "name": "Tomás", "timestamp": "08/05/2023 13:58",
+              "content": "Congratulations!"},
+             {"role": "user", "name": "Priya", "timestamp": "13/05/2023 09:00",
+              "content": "Moving day was two days ago."}]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert _who_when(path) == [("user", "Priya", "2023-05-08T13:56:00Z"),
+                               ("assistant", "Tomás", "2023-05-08T13:58:00Z"),
+                               ("user", "Priya", "2023-05-13T09:00:00Z")]
+    first = parse_path(path).items[0]
+    assert [o for _, p, o in first.relations if p == "mentions_date"] == ["2023-05-07"]
+    # one date, either order: read as written, month first (as in the US)
+    path.write_text(json.dumps(lines[0]) + "\n")
+    assert _who_when(path) == [("user", "Priya", "2023-08-05T13:56:00Z")]
+
+
 def test_claude_code_roles_and_subagent(tmp_path):
     records = [
         {"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-01-02T03:04:05.678Z",
@@ -220,6 +255,67 @@ def test_a_weekday_in_a_past_tense_sentence_is_the_one_before():
     # each sentence by its own tense
     assert relative_dates("She called on Sunday. She wants us in Accra on Monday.",
                           "2024-03-06T20:05:00Z") == [("on sunday", "2024-03-03")]
+
+
+def test_a_weekdays_tense_is_not_misread_from_names_and_possessives():
+    """A participant called Will is not the future, "my cousin's wedding" is not "is wedding",
+    and contractions as phones write them count: each of these sentences is told in the past
+    (or, "let's", the future), said on Monday 8 May 2023."""
+    monday = "2023-05-08T12:00:00Z"
+    assert relative_dates("I met Will on Tuesday.", monday) == [("on tuesday", "2023-05-02")]
+    assert relative_dates("Hi Will, I went there on Friday", monday) == [("on friday", "2023-05-05")]
+    assert relative_dates("Did Will go on Friday?", monday) == [("on friday", "2023-05-05")]
+    assert relative_dates("I flew to Madrid on Friday for my cousin's wedding.", monday) == [
+        ("on friday", "2023-05-05")]
+    assert relative_dates("We went to Anna’s wedding on Saturday.", monday) == [
+        ("on saturday", "2023-05-06")]
+    assert relative_dates("I didn’t sleep on Sunday.", monday) == [("on sunday", "2023-05-07")]
+    assert relative_dates("Couldn't sleep on Sunday.", monday) == [("on sunday", "2023-05-07")]
+    assert relative_dates("I wasn't home on Friday.", monday) == [("on friday", "2023-05-05")]
+    assert relative_dates("Let's meet on Thursday.", monday) == [("on thursday", "2023-05-11")]
+    # the modal at a sentence's start is still the future, "she's coming" still the present
+    assert relative_dates("Will you come on Friday?", monday) == [("on friday", "2023-05-12")]
+    assert relative_dates("She's coming on Friday and I cleaned.", monday) == []
+
+
+def test_this_friday_and_this_weekend_are_days_of_this_week():
+    """"this Friday" is the Friday of the turn's week, to come unless told in the past;
+    "this weekend" its Saturday (the weekend the turn is in, on a Saturday or Sunday)."""
+    monday = "2023-05-08T12:00:00Z"
+    assert relative_dates("I'm seeing her this Friday.", monday) == [("this friday", "2023-05-12")]
+    assert relative_dates("The lesson is this Friday", monday) == [("this friday", "2023-05-12")]
+    assert relative_dates("We met this past Friday.", monday) == [("this past friday", "2023-05-05")]
+    assert relative_dates("Are you free this weekend?", monday) == [("this weekend", "2023-05-13")]
+    assert relative_dates("I cleaned the house this weekend.", monday) == [
+        ("this weekend", "2023-05-06")]
+    assert relative_dates("We went hiking this past weekend.", monday) == [
+        ("this past weekend", "2023-05-06")]
+    assert relative_dates("Going camping this weekend.", "2023-05-07T12:00:00Z") == [
+        ("this weekend", "2023-05-06")]                 # said on the Sunday of it
+
+
+def test_a_count_of_days_ago_without_its_article():
+    """Chat drops the article: "couple days ago" is "a couple of days ago"."""
+    monday = "2023-05-08T12:00:00Z"
+    assert relative_dates("got the keys couple days ago", monday) == [
+        ("couple days ago", "2023-05-06")]
+    assert relative_dates("We moved couple of months ago.", monday) == [
+        ("couple of months ago", "2023-03-08")]
+    assert relative_dates("few weeks ago we met", monday) == [("few weeks ago", "2023-04-17")]
+
+
+def test_a_participant_named_will_keeps_the_day_a_turn_names(home, tmp_path):
+    """Ingested, "I met Will on Tuesday" (Will being one of the people talking) is dated."""
+    turns = [("Priya", "user", "1:56 pm on 8 May, 2023", "I met Will on Tuesday at the market."),
+             ("Will", "assistant", "2:01 pm on 8 May, 2023", "Yes, and I bought the plums.")]
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps({"role": r, "name": n, "timestamp": w, "content": t}) + "\n"
+                            for n, r, w, t in turns))
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    assert run("ingest", str(path)).exit_code == 0
+    rows = json.loads(run("query", "relation(H, mentions_date, D), item_speaker(H, S)",
+                          "--format", "json").output)
+    assert [(r["S"], r["D"]) for r in rows] == [("Priya", "2023-05-02")]
 
 
 def test_a_day_and_month_without_a_year_is_the_nearest_such_day():
@@ -388,6 +484,31 @@ def test_goal_speaker_reads_names_memory_knows(conversation_home):
     assert json.loads(out.output) == [{"A": "Tomás", "B": "Priya", "C": "assistant"}]
     none = conversation_home("query", 'goal_speaker("will priyanka like clay", X)', "--format", "json")
     assert json.loads(none.output) == []
+
+
+def test_a_name_typed_without_its_accents_is_that_speaker(conversation_home, home):
+    """People type "Tomas" for the Tomás an export names: the goal names him all the same, is
+    weighed toward his turns and reaches the embedder without his name."""
+    out = conversation_home("query", 'goal_speaker("What did Tomas say about his knee?", A), '
+                            'goal_speaker("When did TOMAS book the trip", B)', "--format", "json")
+    assert json.loads(out.output) == [{"A": "Tomás", "B": "Tomás"}]
+    with Memory.open(home) as mem:
+        asked = record_embedded(mem)
+        frame = mem.hydrate("What did Tomas say about his knee?", budget=400)
+        assert set(asked) == {"What did say about his knee?"}
+        assert frame.facts[0].text == "Tomás: My knee hurts after the long run, so I am resting this week."
+
+
+def test_a_name_ending_in_s_with_its_possessive_apostrophe(conversation_home, home):
+    """"Tomás' knee" (the possessive of a name ending in s, written as people write it) names
+    Tomás, as "Priya's bowl" names Priya."""
+    out = conversation_home("query", 'goal_speaker("Why did Tomás\' knee hurt?", A), '
+                            'goal_speaker("Why did Tomas’ knee hurt?", B)', "--format", "json")
+    assert json.loads(out.output) == [{"A": "Tomás", "B": "Tomás"}]
+    with Memory.open(home) as mem:
+        asked = record_embedded(mem)
+        mem.hydrate("Why did Tomás' knee hurt?", budget=400)
+        assert set(asked) == {"Why did knee hurt?"}
 
 
 def record_embedded(mem: Memory) -> list[str]:

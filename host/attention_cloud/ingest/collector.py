@@ -15,7 +15,7 @@ from .classify import L0Text, no_item_reason
 from .entities import error_classes, file_paths
 from .records import ItemRecord, ParseResult, Relation
 from .textutil import capped_text, goal_text
-from .timefmt import read_turn_time, relative_dates
+from .timefmt import read_turn_time, relative_dates, with_iso_dates
 from .tools import ToolCall
 
 #: Part types that are text: one without its text is malformed, not a part of another kind.
@@ -70,6 +70,9 @@ class ItemCollector:
         launches: subagent id -> the goal of the turn that launched it (Claude Code).
         subagent: the agent id when the transcript is a subagent's own file, else "".
         notes: what the reader decided without the file saying (see ``ParseResult.notes``).
+        day_first: whether the file's ``A/B/YEAR`` times put the day first, where its reader
+            decided that from all of them (:func:`~.timefmt.day_first_order`); None: each is
+            read as written (month first).
         max_item_chars: the most characters of an item's text kept (see
             :data:`DEFAULT_MAX_ITEM_CHARS`).
     """
@@ -85,6 +88,7 @@ class ItemCollector:
     subagent: str = ""
     notes: list[str] = field(default_factory=list)
     max_item_chars: int = DEFAULT_MAX_ITEM_CHARS
+    day_first: bool | None = None
     _sessions: dict[str, _Session] = field(default_factory=dict)
     _seen: dict[str, int] = field(default_factory=dict)
 
@@ -134,6 +138,8 @@ class ItemCollector:
         :class:`~attention_cloud.ingest.timefmt.TurnTime` that remembers the day it was written
         on; a time that cannot be read is listed in ``unread_times`` with its record number and
         read as ``""``."""
+        if self.day_first is not None and isinstance(value, str):
+            value = with_iso_dates(value, self.day_first)
         time = read_turn_time(value)
         if time is None:
             if not self.unread_times or self.unread_times[-1][0] != record_no:

@@ -23,6 +23,7 @@ call without its result (:mod:`.open_calls`).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .classify import (
@@ -39,6 +40,7 @@ from .jsonlines import json_document, json_records, strip_document_envelopes
 from .open_calls import AddItem, OpenCalls
 from .source import Source, fail
 from .textutil import parts_text
+from .timefmt import day_first_order, numeric_dates
 from .tools import ToolCall, describe_call, describe_function
 
 _DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id", "id")
@@ -81,6 +83,7 @@ class OpenAIChatParser:
     def parse(self, source: Source) -> int:
         """Read every message; return how many were well-formed messages. A call left without
         its result at the end is kept as one (:mod:`.open_calls`)."""
+        self.collector.day_first = _date_order(source.text)
         read = self._read(source)
         self.open_calls.remember()
         return read
@@ -324,10 +327,24 @@ def _session_of(record: dict[str, Any], default: str, keys: tuple[str, ...]) -> 
     return default
 
 
+# A time key's string value, where a file writes its times ("timestamp": "13/05/2023 09:00").
+_TIME_VALUES = re.compile(r'"(?:' + "|".join(_TIME_KEYS) + r')"\s*:\s*"([^"\\]{1,80})"')
+
+
+def _date_order(text: str) -> bool | None:
+    """Whether the file's ``A/B/YEAR`` times put the day first, as all of them decide it
+    (``13/05/2023 09:00`` after ``08/05/2023 13:56``: 8 May, not 5 August); None when none
+    decides it (each is then read month first, as written in the US)."""
+    dates = [d for value in _TIME_VALUES.findall(text) for d in numeric_dates(value)]
+    return day_first_order(dates) if dates else None
+
+
 def message_speaker(message: dict[str, Any]) -> str:
-    """Who wrote a message: its ``name`` (OpenAI's participant name), or an ``author`` given
-    as a string or as ``{"name": ...}``; "" when the message names nobody."""
-    for value in (message.get("name"), message.get("author")):
+    """Who wrote a message: its ``name`` (OpenAI's participant name), or a ``speaker`` (as
+    LoCoMo's turns name theirs), ``author`` or ``sender`` given as a string or as
+    ``{"name": ...}``; "" when the message names nobody."""
+    for value in (message.get("name"), message.get("speaker"), message.get("author"),
+                  message.get("sender")):
         if isinstance(value, dict):
             value = value.get("name")
         if isinstance(value, str) and value.strip():

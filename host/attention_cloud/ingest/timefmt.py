@@ -344,8 +344,10 @@ def with_iso_dates(text: str, day_first: bool) -> str:
 # -- relative dates inside a turn --------------------------------------------------------------
 _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
                  "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
-                 "twelve": 12, "a couple of": 2, "a couple": 2, "a few": 3}
-_NUMBER = r"(\d{1,3}|a couple of|a couple|a few|an?|one|two|three|four|five|six|seven|eight|" \
+                 "twelve": 12, "a couple of": 2, "a couple": 2, "a few": 3,
+                 "couple of": 2, "couple": 2, "few": 3}  # chat drops the article
+_NUMBER = r"(\d{1,3}|a couple of|a couple|a few|couple of|couple|few|an?|one|two|three|four|" \
+          r"five|six|seven|eight|" \
           r"nine|ten|eleven|twelve)"
 _UNIT = r"(day|week|month|year)s?"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -359,13 +361,16 @@ _ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 _RELATIVE = re.compile(
     r"\b(?:(?P<before>the day before yesterday)|(?P<after>the day after tomorrow)"
     r"|(?P<yesterday>yesterday|last night)"
-    r"|(?P<weekend>last weekend)"
+    r"|(?P<weekend>last weekend|this past weekend)"
+    r"|this\s+(?P<this_weekend>weekend)"
     r"|(?P<tomorrow>tomorrow)"
     r"|(?P<ago_n>" + _NUMBER + r")\s+(?P<ago_u>" + _UNIT + r")\s+ago"
     r"|(?P<last_u>last|next)\s+(?P<last_unit>week|month|year)"
     # "the last Thursday of March" is a day of March, not the Thursday before the turn
     r"|(?:the\s+)?last\s+(?P<lastof_d>" + _WEEKDAY + r")\s+(?:of|in)\s+(?P<lastof_m>" + _MONTH + r")"
     r"|(?:last|this past)\s+(?P<last_d>" + _WEEKDAY + r")"
+    # "this Friday": the one of this week, to come unless the sentence is told in the past
+    r"|this\s+(?P<this_d>" + _WEEKDAY + r")"
     r"|next\s+(?P<next_d>" + _WEEKDAY + r")"
     # a day of the month alone: "on the 28th", "Thursday the 14th" (not "the 20th century")
     r"|(?:on\s+)?(?:(?P<dom_wd>" + _WEEKDAY + r")|on)\s+the\s+(?P<dom>\d{1,2})(?:st|nd|rd|th)"
@@ -387,18 +392,26 @@ _DAY_MONTH = re.compile(
 # Monday"); a sentence with both, or with neither ("the lesson is on Thursday", a plan or a
 # habit), names no day it can be trusted with.
 _PAST = re.compile(
-    r"\b(?:was|were|did|didn't|had|went|came|got|told|said|saw|made|took|gave|met|ran|ate|"
+    r"\b(?:was|were|did|had|went|came|got|told|said|saw|made|took|gave|met|ran|ate|"
     r"found|left|bought|caught|fell|flew|sent|broke|began|won|lost|spent|wrote|drove|rode|"
     r"swam|sang|felt|kept|heard|paid|sold|thought|brought|taught|slept|woke|forgot|"
+    r"(?:was|were|did|had|could)n['’]t|"
     r"[a-z]{2,}(?<!need)(?<!speed)(?<!seed)(?<!feed)(?<!deed)(?<!breed)(?<!hundred)ed)\b",
     re.IGNORECASE)
+# "'s" is "is" after a pronoun ("she's coming"); after a noun it is a possessive ("my
+# cousin's wedding"), which says nothing of the tense.
 _NOT_PAST = re.compile(
-    r"\b(?:am|is|are|will|shall|gonna|going to|tomorrow|next|\w+['’](?:m|re|ll))\b|['’]s\s+\w+ing\b",
+    r"\b(?:am|is|are|will|shall|gonna|going to|tomorrow|next|\w+['’](?:m|re|ll))\b"
+    r"|\b(?:he|she|it|that|there|here|what|who|where|this|everyone|everybody|someone|"
+    r"somebody|nobody)['’]s\s+\w+ing\b",
     re.IGNORECASE)
-_FUTURE = re.compile(r"\b(?:will|shall|gonna|going to|\w+['’]ll)\b", re.IGNORECASE)
+_FUTURE = re.compile(r"\b(?:will|shall|gonna|going to|let['’]s|\w+['’]ll)\b", re.IGNORECASE)
+# A capitalised word inside a sentence is a name, not a tense: "I met Will on Tuesday", "Ahmed
+# is coming on Friday" (its first word's capital says nothing, so it is read as a word).
+_NAME_INSIDE = re.compile(r"(?<=[^\W\d_])(?P<gap>[^\w'’]+)[A-Z][a-z]+\b")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 # Each form of _RELATIVE holds one of these (a weekday, "yesterday": "day"), of _DAY_MONTH a month.
-_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ")
+_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ", "weekend")
 
 
 def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
@@ -527,6 +540,17 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
     if g.get("weekend"):  # its Saturday: the latest before the turn's day, the one before it on a weekend
         back = (day.weekday() - 5) % 7
         return day - timedelta(days=back + 7 if back < 2 else back)
+    if g.get("this_weekend"):  # its Saturday: the one of the weekend the turn is in, else to come
+        if day.weekday() >= 5:
+            return day - timedelta(days=day.weekday() - 5)
+        if _tense(match) == "past":
+            return day - timedelta(days=day.weekday() + 2)
+        return day + timedelta(days=5 - day.weekday())
+    if g.get("this_d"):
+        weekday = _WEEKDAYS.index(g.get("this_d").lower())
+        if _tense(match) == "past":
+            return day - timedelta(days=(day.weekday() - weekday) % 7)
+        return day + timedelta(days=(weekday - day.weekday()) % 7)
     if g.get("ago_n"):
         return _shift(day, -_amount(g.get("ago_n")), g.get("ago_u"))
     if g.get("last_unit"):
@@ -583,7 +607,7 @@ def _tense(match: re.Match[str]) -> str:
     # forward from the text's start at every match of a long text)
     start = max(text.rfind(mark, 0, match.start()) for mark in ".!?\n") + 1
     end = _SENTENCE_END.search(text, match.end())
-    sentence = text[start:end.start() if end else len(text)]
+    sentence = _NAME_INSIDE.sub(r"\g<gap>", text[start:end.start() if end else len(text)])
     if _PAST.search(sentence) is not None:
         return "past" if _NOT_PAST.search(sentence) is None else ""
     return "future" if _FUTURE.search(sentence) is not None else ""

@@ -5,6 +5,7 @@ WhatsApp writes a message per line, its continuation lines (a multi-line message
 
     [5/8/23, 1:56:03 PM] Priya: I signed up for the half marathon     (iOS)
     08/05/2023, 13:56 - Priya: I signed up for the half marathon      (Android)
+    08/05/2023 à 13:56 - Priya: Je me suis inscrite au semi-marathon  (Android, in French)
 
 - **Times**: the date is written in the phone's locale: ``5/8/23`` (month first, the US),
   ``08/05/2023`` (day first, most of the world), ``08.05.23``, ``2023-05-08``; the clock in 12
@@ -50,10 +51,13 @@ _SPACE = r"[ \t\u00a0\u202f]"
 _DATE = r"(?P<date>\d{1,4}(?P<sep>[./-])\d{1,2}(?P=sep)\d{1,4})"
 _CLOCK = (r"(?P<clock>\d{1,2}[:.]\d\d(?:[:.]\d\d)?)"
           r"(?:" + _SPACE + r"*(?P<ampm>[AaPp])\.?" + _SPACE + r"?[Mm]\.?)?")
-_IOS = re.compile(r"\[" + _DATE + r"," + _SPACE + r"*" + _CLOCK + r"\]" + _SPACE + r"*(?P<rest>.*)",
-                  re.DOTALL)
-_ANDROID = re.compile(_DATE + r",?" + _SPACE + r"+" + _CLOCK + _SPACE + r"+[-\u2013]" + _SPACE
-                      + r"+(?P<rest>.*)", re.DOTALL)
+# The word some locales write between the date and the clock, in place of iOS's comma or after
+# Android's: French "08/05/2023 à 13:56", Finnish "8.5.2023 klo 13.56".
+_AT = _SPACE + r"+(?:à|klo)"
+_IOS = re.compile(r"\[" + _DATE + r"(?:," + r"|" + _AT + r")" + _SPACE + r"*" + _CLOCK + r"\]"
+                  + _SPACE + r"*(?P<rest>.*)", re.DOTALL)
+_ANDROID = re.compile(_DATE + r",?(?:" + _AT + r")?" + _SPACE + r"+" + _CLOCK + _SPACE
+                      + r"+[-\u2013]" + _SPACE + r"+(?P<rest>.*)", re.DOTALL)
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u2066\u2067\u2068\u2069\ufeff"
 _MEDIA = re.compile(
     r"<media omitted>|<attached: [^>]*>|(?:image|video|audio|sticker|gif|document|contact card)"
