@@ -141,3 +141,18 @@ def test_an_empty_memorys_frame_reads_against_no_time(tmp_path):
     assert "as of" not in frame.text and "null" not in frame.text, frame.text
 
 
+
+
+def test_a_budget_that_holds_every_fact_and_line_shows_every_fact(chat):
+    # the planner priced every fact's heading with a DIRTY mark ("[L0 · Sat 2025-03-01 10:00
+    # DIRTY]"), which only a record a dirty belief rests on carries: ~2 tokens a fact unspent,
+    # so a budget of what the receipt says the whole frame costs lost a fact to lines never
+    # written
+    whole = chat.hydrate(GOAL, budget=2000)
+    assert len(whole.facts) == len(MESSAGES)
+    cost = whole.receipt["budget"]["spent"] + whole.receipt["budget"]["framing"]
+    frame = chat.hydrate(GOAL, budget=cost)
+    assert "DIRTY" not in frame.text
+    assert sorted(f.handle for f in frame.facts) == sorted(f.handle for f in whole.facts), frame.text
+    assert all(f.level == "l0" and not f.excerpt_spans for f in frame.facts), frame.text
+    assert estimate_tokens(frame.envelope) <= cost
