@@ -296,8 +296,8 @@ outer_framing_(framing(_, _)).
 outer_framing_(framings(_, _, _, _)).
 
 % marked_dirty_(+Id): the frame heads Id with DIRTY (render_fact_/5's dirty_beliefs_/2): a
-% belief resting on it went dirty. Most memories hold no dirty belief: asked once, not per
-% record.
+% belief resting on it went dirty. Most memories hold no dirty belief at all: the first look
+% answers for them, before any search by record.
 marked_dirty_(Id) :-
     current_predicate(atc_tms:dirty/4),
     once(atc_tms:dirty(_, _, _, _)),
