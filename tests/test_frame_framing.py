@@ -103,6 +103,21 @@ def test_frames_of_short_turns_leave_little_of_the_budget_unused(chat):
     assert len(frame.facts) == len(MESSAGES), frame.text
 
 
+def test_a_budget_that_holds_every_fact_and_line_shows_every_fact(chat):
+    # the planner priced every fact's heading with a DIRTY mark ("[L0 · Sat 2025-03-01 10:00
+    # DIRTY]"), which only a record a dirty belief rests on carries: ~2 tokens a fact unspent,
+    # so a budget of what the receipt says the whole frame costs lost a fact to lines never
+    # written
+    whole = chat.hydrate(GOAL, budget=2000)
+    assert len(whole.facts) == len(MESSAGES)
+    cost = whole.receipt["budget"]["spent"] + whole.receipt["budget"]["framing"]
+    frame = chat.hydrate(GOAL, budget=cost)
+    assert "DIRTY" not in frame.text
+    assert sorted(f.handle for f in frame.facts) == sorted(f.handle for f in whole.facts), frame.text
+    assert all(f.level == "l0" and not f.excerpt_spans for f in frame.facts), frame.text
+    assert estimate_tokens(frame.envelope) <= cost
+
+
 def test_a_frame_too_small_for_any_fact_says_so(chat):
     # memory holds six items: an empty frame is a budget too small, never "nothing for this goal"
     for budget in range(1, 130):
@@ -141,3 +156,33 @@ def test_an_empty_memorys_frame_reads_against_no_time(tmp_path):
     assert "as of" not in frame.text and "null" not in frame.text, frame.text
 
 
+
+
+def test_a_fact_a_dirty_belief_rests_on_is_marked_and_its_mark_paid(tmp_path, curated_hash_memory):
+    # the DIRTY mark is priced only on the fact that carries it: the frame holding it still
+    # costs what its receipt says, within the budget, at every budget
+    from attention_cloud.attention import Controller
+
+    transcript = tmp_path / "chat.json"
+    transcript.write_text(json.dumps([{"role": r, "name": n, "timestamp": t, "content": c}
+                                      for r, n, t, c in MESSAGES], ensure_ascii=False),
+                          encoding="utf-8")
+    mem = curated_hash_memory(tmp_path, transcript)
+    try:
+        sold = next(f.handle for f in mem.hydrate(GOAL, budget=2000).facts
+                    if "Fahrrad" in f.text)
+        ctl = Controller(mem.pl, "agent", memory=mem)
+        ctl.add_belief("bike", claim_type="dependency_version", subject="bike", value="sold",
+                       confidence=0.9, observed_at=1.7e9, volatility="config_docs", supports=sold)
+        assert ctl.item_changed(sold, now=1.7e9 + 60) == ["bike"]
+        marked = []
+        for budget in range(120, 320):
+            frame = mem.hydrate(GOAL, budget=budget)
+            b = frame.receipt["budget"]
+            assert b["framing"] == _own_lines_tokens(frame), (budget, frame.text)
+            assert estimate_tokens(frame.envelope) <= b["spent"] + b["framing"] <= budget, frame.text
+            marked += [f for f in frame.facts if f.handle == sold]
+        assert marked and all(f.dirty_beliefs for f in marked)
+        assert "DIRTY]" in mem.hydrate(GOAL, budget=300).text
+    finally:
+        mem.close()

@@ -677,8 +677,10 @@ def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = N
     them, at their longest (rules/hydrate.pl's ``framing_/7`` budgets them):
     ``[head, fact at L0, fact above L0, excerpt fact, breadcrumb, breadcrumbs' heading,
     near-duplicates line, fact at L0, fact above L0, excerpt fact]``, the last three for a
-    record without a time (its heading shows none); the head is the envelope and the frame's
-    heading lines, with the anchor's line when ``phrase`` names one. The breadcrumbs' heading
+    record without a time (its heading shows none), then those six fact lines marked DIRTY,
+    for a record a dirty belief rests on (paid on every fact, the mark left ~2 tokens a fact
+    unspent, ~50 of a 2000-token frame); the head is the envelope and the frame's heading
+    lines, with the anchor's line when ``phrase`` names one. The breadcrumbs' heading
     and the near-duplicates line are a segment's lines that it writes only when it has
     breadcrumbs or left near-duplicates out, so they are paid only then. A frame of ``budget``
     tokens writes no count above it (what it spent, the facts inside a window), and one read
@@ -692,10 +694,14 @@ def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = N
                        when if timed else "")
     if phrase:
         head.append(_anchor_line(phrase, when, when, n))
-    lines = [_fact_line("L0", handle, when, True), _fact_line("L3", handle, when, True),
-             _fact_line("L0", handle, when, True, 999, 999), _crumb_line(handle, "L3", ""),
-             _BEYOND, _left_out_line(_LONGEST["count"]), _fact_line("L0", handle, "", True),
-             _fact_line("L3", handle, "", True), _fact_line("L0", handle, "", True, 999, 999)]
+
+    def fact_lines(time_text: str, dirty: bool) -> list[str]:
+        return [_fact_line("L0", handle, time_text, dirty), _fact_line("L3", handle, time_text, dirty),
+                _fact_line("L0", handle, time_text, dirty, 999, 999)]
+
+    lines = [*fact_lines(when, False), _crumb_line(handle, "L3", ""), _BEYOND,
+             _left_out_line(_LONGEST["count"]), *fact_lines("", False), *fact_lines(when, True),
+             *fact_lines("", True)]
     return ([estimate_tokens(envelope(_LONGEST["receipt"], "\n".join(head)) + "\n")]
             + [estimate_tokens(line + "\n") for line in lines])
 
