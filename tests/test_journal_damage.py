@@ -121,3 +121,36 @@ def test_a_commit_marker_torn_before_its_newline_does_not_cost_the_next_batch(th
     assert out.returncode == 0, out.stderr
     assert _live(copy) == 40
     assert _live(copy) == 40
+
+
+@pytest.mark.parametrize("room", [1_500, 30_000, 120_000])
+def test_a_full_disk_is_one_line_and_keeps_what_was_committed(three_batches, tmp_path, room):
+    """A file-size limit (RLIMIT_FSIZE, as a full disk refuses a write) hit in the journal, the
+    pending list, the BM25 log or the vectors: one line, no traceback, nothing half-kept, and
+    the same command completes once writes go through."""
+    import resource
+
+    home = _copy(three_batches[0], tmp_path / "home")
+    (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    big = _session(tmp_path / "big.jsonl", "BIG", 1500)
+    limit = (home / "journal.pl").stat().st_size + room
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+
+    for args in (("ingest", str(big)), ("remember", "the cache is warmed at six")):
+        out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", *args,
+                              "--home", str(home)], capture_output=True, text=True,
+                             timeout=120, preexec_fn=cap)
+        if out.returncode == 0:
+            continue                                       # it fitted
+        assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, \
+            out.stderr
+        assert "large" in out.stderr or "space" in out.stderr, out.stderr
+        assert _live(home) in (30, 31, 1530)               # whole batches only
+    for args in (("ingest", str(big)), ("remember", "the cache is warmed at six")):
+        out = _atc(*args, "--home", str(home))
+        assert out.returncode == 0, out.stderr
+    assert _live(home) == 1531
+    out = _atc("stats", "--home", str(home), "--format", "json")
+    assert json.loads(out.stdout)["kinds"]["note"] == 1
