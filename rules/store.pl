@@ -531,19 +531,21 @@ replay(Journal, From, Count, Committed, Batch) :-
     ).
 
 replay_stream_(S, From, Count, Committed, Batch) :-
+    seek(S, 0, eof, Size),
     seek(S, From, bof, _),
     replay_loop(S, [], 0, Count, From, Committed, 0, Batch),
-    refuse_damage_(S, Committed).
+    refuse_damage_(S, Committed, Size).
 
 % Replay stops at the first term it cannot read. Past it lies either a crashed writer's torn
 % batch (no commit marker: cut by the next writer) or, when the file was damaged mid-way
 % (a bad line, a bad disk block), committed batches that a cut would destroy: refuse those.
-refuse_damage_(S, Committed) :-
-    seek(S, 0, eof, Size),
+% Only the bytes there were when replay began are looked at: a batch another process
+% committed since (a reader does not hold the lock) is no damage.
+refuse_damage_(S, Committed, Size) :-
     (   Size =< Committed
     ->  true
     ;   seek(S, Committed, bof, _),
-        (   commit_line_follows_(S)
+        (   commit_line_follows_(S, Size)
         ->  ( stream_property(S, file_name(File)) -> true ; File = journal ),
             throw(error(atc_journal_damaged(File, Committed), _))
         ;   true
@@ -557,10 +559,12 @@ prolog:error_message(atc_journal_damaged(File, At)) -->
 
 % A line `commit(N).` ends with its newline past here; record blocks are skipped by length
 % (their text is the user's, and may hold any line).
-commit_line_follows_(S) :-
+commit_line_follows_(S, Size) :-
     read_line_to_codes(S, Line0, Tail),
     Tail \== [],                        % not the end, nor a last line torn before its newline
     Tail = [],
+    byte_count(S, End),
+    End =< Size,
     append(Line, [0'\n], Line0),
     string_codes(Text, Line),
     catch(term_string(T, Text), _, T = '$bad'),
@@ -569,8 +573,8 @@ commit_line_follows_(S) :-
     ;   T = b(_, Length), integer(Length), Length >= 0
     ->  read_string(S, Length, _),
         skip(S, 0'\n),
-        commit_line_follows_(S)
-    ;   commit_line_follows_(S)
+        commit_line_follows_(S, Size)
+    ;   commit_line_follows_(S, Size)
     ).
 
 replay_loop(S, Pending, C0, C, B0, B, N0, N) :-
