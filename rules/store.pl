@@ -68,7 +68,8 @@ takes the journal's write lock and replays what other processes committed since 
 (store_prepare_write/0), so a batch is always computed on the last committed state, and a
 snapshot is written only from a view that reaches the journal's end.
 Replay applies only committed batches: a torn tail from a crash is ignored and reported, so the
-host can truncate it. Text is data: facts are written with quoted(true) and read back with
+host can truncate it. A journal unreadable at some line with committed batches past it was
+damaged, not torn: opening it raises `atc_journal_damaged(File, Offset)`, so nothing is cut. Text is data: facts are written with quoted(true) and read back with
 read_term/3, never consulted as code.
 
 Modules declare what is durable with the multifile fact durable_predicate(M:Name/Arity).
@@ -128,6 +129,8 @@ store_is_open(Dir) :-
 %   Info has keys `snapshot` (facts loaded from it), `replayed` (committed changes replayed),
 %   `committed_bytes` (where the last committed batch ends) and `file_bytes` (journal size);
 %   when they differ the journal has a torn tail and the host truncates it before writing.
+%   @error atc_journal_damaged(File, Offset) when committed batches follow a line that cannot
+%   be read (the journal is left as it is).
 
 store_open(Dir0, Info) :-
     must_be(text, Dir0),
