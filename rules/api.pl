@@ -1325,7 +1325,8 @@ user_predicate_(M, Head) :-
 %   join(P, Team), leave(P, Team), grant_add(Id, Grantee, Filter, Ceiling, Expiry),
 %   grant_revoke(Id, Who), label(Handle, Key, Value), declassify(Record, Key, Value),
 %   mount_add(Name, Url, TokenEnv) or mount_remove(Name). Result is `true`, or what the change
-%   reports (the grants a removal revoked, what a declassification loosened).
+%   reports (the grants a removal revoked, what a declassification loosened, the id of the
+%   grant a grant_add made or found already made).
 %   @error domain_error(sharing_change, C) for anything else
 
 api_sharing_change(Changes, Results) :-
@@ -1348,7 +1349,7 @@ sharing_change_(principal_remove(P), grants_principal_remove(P, Revoked), Revoke
 sharing_change_(token_add(Id, P, S, H), grants_token_add(Id, P, S, H), true).
 sharing_change_(join(P, T), grants_member_join(P, T), true).
 sharing_change_(leave(P, T), grants_member_leave(P, T), true).
-sharing_change_(grant_add(Id, G, F, C, E), grants_grant_add(Id, G, F, C, E), true).
+sharing_change_(grant_add(Id, G, F, C, E), grants_grant_add(Id, G, F, C, E, Made), Made).
 sharing_change_(grant_revoke(Id, Who), grants_grant_revoke(Id, Who), true).
 sharing_change_(label(H, K, V), grants_label(H, K, V), true).
 sharing_change_(declassify(R, K, V), grants_declassify(R, K, V, Change), Change).

@@ -779,3 +779,22 @@ def test_a_grantee_reads_the_cells_relations_and_provenance_they_see(alice):
                         "--limit", "10000", home=home))
     assert {(r["C"], r["H"]) for r in got} == {(r["C"], r["H"]) for r in prov
                                                if r["C"] in as_bob} != set()
+
+
+def test_granting_again_what_a_live_grant_grants_adds_no_twin_that_a_revoke_would_miss(alice):
+    """`atc grant add` retried (after a kill, or by hand) gives the same grant, so revoking the
+    id the user has leaves the grantee nothing; after the revoke, granting again is new."""
+    home, tokens = alice
+    again = ok("grant", "add", "platform", "--segment", "payments", "--ceiling", "L2",
+               home=home).strip()
+    assert again == tokens["grant"]
+    other = ok("grant", "add", "platform", "--segment", "payments", "--ceiling", "L1",
+               home=home).strip()
+    assert other != tokens["grant"]                        # another ceiling: another grant
+    ok("grant", "revoke", tokens["grant"], home=home)
+    ok("grant", "revoke", other, home=home)
+    live = json.loads(ok("grant", "list", "--format", "json", home=home))
+    assert [g for g in live if g["grantee"] == "platform" and g["live"]] == []
+    fresh = ok("grant", "add", "platform", "--segment", "payments", "--ceiling", "L2",
+               home=home).strip()
+    assert fresh not in (tokens["grant"], other)

@@ -6,6 +6,7 @@ error becomes one line on stderr and a non-zero exit. Reading commands never cre
 """
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -43,8 +44,19 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise _Fail(one_line(exc), exc.exit_code) from exc
         except KeyboardInterrupt:
             raise _Fail("interrupted", 130) from None
+        except OSError as exc:
+            if exc.errno not in _STORAGE_ERRNOS:
+                raise
+            where = f": {exc.filename}" if exc.filename else ""
+            raise _Fail(f"{exc.strerror or exc}{where} (what was committed before is kept; "
+                        "run the command again once the file system takes writes)", 1) from exc
 
     return wrapper
+
+
+#: A file system that refuses a write (full disk, quota, file-size limit, read-only, I/O
+#: error): one line, as any error the user can cause, not a traceback.
+_STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
 
 
 def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
