@@ -57,9 +57,13 @@ def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def open_memory(home: str | None, *, create: bool = True) -> Memory:
     """The home for a command; reading commands pass ``create=False`` (a missing home is an
     error, not a new empty one)."""
+    from .home import config_warnings
     from .memory import Memory
 
-    return Memory.open(home, create=create)
+    mem = Memory.open(home, create=create)
+    for line in config_warnings(mem.config):
+        note(f"{mem.home / 'config.json'}: {line}")
+    return mem
 
 
 def note(message: str) -> None:
