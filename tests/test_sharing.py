@@ -375,7 +375,9 @@ def test_a_team_cannot_join_a_team_and_grants_need_an_owner(home):
     out = run("team", "join", "t1", "t2", home=home)
     assert out.exit_code == 2
     out = run("grant", "add", "t1", home=home)
-    assert out.exit_code == 2 and "owner" in out.output
+    # it said "owner `home' does not exist", as if `home' were a principal to add
+    assert out.exit_code == 2 and out.output == (
+        "atc: this home has no owner yet: `atc principal add NAME --owner` names it\n")
 
 
 # -- the server and mounts ------------------------------------------------------------------------

@@ -227,6 +227,7 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
     """Grant ``grantee`` the records the filter matches, down to ``ceiling``. Filter: any of
     the values given per kind, every kind given (no kind: the whole home); ``since``/``until``
     bound the items' times; ``expires`` ends the grant. Returns the grant's id."""
+    _owner_or_fail(mem)  # else Prolog's existence_error(owner, home): "owner `home' does not exist"
     conditions = [Term(key, [Atom(str(v))]) for key, values in
                   (("segment", segments), ("session", sessions), ("tag", tags),
                    ("entity", entities)) for v in values]
