@@ -164,12 +164,15 @@ def test_a_setting_misspelt_in_config_gets_a_note_naming_the_one_meant(home):
     """`"echos": false` was ignored in silence, echo detection running on; a key far from every
     setting (a tool's own) is still kept without a word."""
     write_config(home, {"embedder": "hash", "echos": False, "Retention": {"l0": 1},
-                        "my_tool": {"x": 1}})
+                        "my_tool": {"x": 1}, "curator": {"url": "http://x", "model": "m",
+                                                         "apikey_env": "K"}})
     done = atc("stats", "--home", str(home), "--format", "json")
     assert done.returncode == 0 and json.loads(done.stdout)["home"] == str(home)
     assert sorted(done.stderr.splitlines()) == [
         f"atc: note: {home / 'config.json'}: Retention is not a setting (did you mean "
         "retention?): it is ignored",
+        f"atc: note: {home / 'config.json'}: curator.apikey_env is not a setting (did you "
+        "mean curator.api_key_env?): it is ignored",
         f"atc: note: {home / 'config.json'}: echos is not a setting (did you mean echoes?): "
         "it is ignored",
     ]

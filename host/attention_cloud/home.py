@@ -203,14 +203,20 @@ def config_warnings(config: dict[str, Any]) -> list[str]:
     are a tool's own and get none."""
     import difflib
 
-    lines = []
-    for key in config:
-        if key in _SETTINGS or not isinstance(key, str):
-            continue
-        meant = difflib.get_close_matches(key.lower(), _SETTINGS, n=1, cutoff=0.75)
-        if meant:
-            lines.append(f'{key} is not a setting (did you mean {meant[0]}?): it is ignored')
-    return lines
+    def close(keys: Any, known: Any, prefix: str = "") -> list[str]:
+        lines = []
+        for key in keys:
+            if key in known or not isinstance(key, str):
+                continue
+            meant = difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.75)
+            if meant:
+                lines.append(f"{prefix}{key} is not a setting (did you mean {prefix}{meant[0]}?): "
+                             "it is ignored")
+        return lines
+
+    curator = config.get("curator")
+    return close(config, _SETTINGS) + (close(curator, _CURATOR_FIELDS, "curator.")
+                                       if isinstance(curator, dict) else [])
 
 
 def _json_kind(value: Any) -> str:
