@@ -111,6 +111,9 @@ def test_a_time_that_is_none_is_a_clear_error(mem, goal, message):
     ('item_goal(H, G0), atom_string(G, G0), item_goal(H, G), item_text(H, T0), '
      'atom_string(T, T0), item_text(H, T), item_source(H, P0), atom_string(P, P0), '
      'item_source(H, P), rung(H, l0, T)', 6),
+    # nearest/4 and lexical/4 options too: level("l0") was a type error
+    ('nearest("backoff", 3, [level("l0"), record("item")], [_|_]), '
+     'lexical("backoff", 3, [level("l0"), record("item")], [_|_])', 1),
 ])
 def test_a_bound_atom_or_string_answers_alike(mem, goal, count):
     """A string where the journal stores an atom (or an atom where it stores a string) was a
