@@ -614,7 +614,10 @@ def rules_add(file: Any, name: str | None, home: str | None) -> None:
 
     Example: atc rules add fixes.pl
     """
-    text = file.read()
+    try:
+        text = file.read()
+    except UnicodeDecodeError as exc:   # as a --rules file that is not UTF-8: one line, exit 1
+        raise _Fail(f"{file.name}: cannot read rules file ({exc})", 1) from None
     if name is None:
         if file.name in ("-", "<stdin>"):
             raise click.BadParameter("--name is required when reading from stdin")
