@@ -678,6 +678,12 @@ def test_a_grant_naming_a_segment_or_session_memory_lacks_says_so(alice):
     assert "payments yet" not in out.stderr
     quiet = run("grant", "add", "carol", "--segment", "security", home=home)
     assert quiet.exit_code == 0 and quiet.stderr == ""
+    # an expiry already past made a grant that reached no one, without a word
+    past = run("grant", "add", "carol", "--expires", "2020-01-01", home=home)
+    assert past.exit_code == 0 and past.stderr == (
+        "atc: note: --expires 2020-01-01T00:00:00Z is past: the grant reaches no one\n")
+    future = run("grant", "add", "carol", "--expires", "2099-01-01", home=home)
+    assert future.exit_code == 0 and future.stderr == ""
 
 
 @pytest.mark.parametrize("name", ["none", "null"])
