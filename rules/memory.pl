@@ -242,7 +242,7 @@ relation_(S, P, O) :-
 
 %!  provenance(?Id, ?Handle) is nondet.
 %   Curated record Id (an item's, arc's or rollup's rungs, or a cell's ladder) was computed
-%   from item Handle.
+%   from item Handle. A bound argument may be an atom or a string.
 provenance(Id0, H0) :-
     journal_atom_arg(Id0, Id), journal_atom_arg(H0, H),
     provenance_(Id, H).
