@@ -159,6 +159,26 @@ def test_cli_remember_show_source_and_errors(home: Path) -> None:
         in bad.stderr
 
 
+def test_cli_remember_refuses_stdin_that_is_not_utf8(home: Path) -> None:
+    """A binary file piped by mistake was a UnicodeDecodeError traceback (a strict stdin), or,
+    in the C locale, remembered as "abc\ufffd\ufffd"; UTF-8 text still reads as it is."""
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    for env in ({"PYTHONIOENCODING": "utf-8"}, {"LC_ALL": "C", "PYTHONIOENCODING": ""}):
+        done = subprocess.run([ATC, "remember", "-", "--no-curate", "--home", str(home)],
+                              input=b"abc\xff\xfe", capture_output=True,
+                              env={**os.environ, **env})
+        assert (done.returncode, done.stderr) == (
+            1, b"atc: stdin is not UTF-8 text (invalid start byte at byte 3): nothing remembered\n")
+        journal = home / "journal.pl"
+        assert not journal.exists() or b"abc" not in journal.read_bytes()
+    text = "caf\u00e9 au lait on Fridays"
+    done = subprocess.run([ATC, "remember", "-", "--no-curate", "--home", str(home)],
+                          input=text.encode("utf-8"), capture_output=True, env={**os.environ})
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(_atc(home, "query", "item_text(H, T)", "--format", "json").stdout)
+    assert [r["T"] for r in rows] == [text]
+
+
 def test_an_open_memory_remembers_on_what_other_processes_committed(mem: Memory) -> None:
     """A Memory that stays open (an agent's own process) and has not written since another
     process remembered, or forgot, a text decides on the journal as it is now: the same text

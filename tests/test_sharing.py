@@ -375,7 +375,9 @@ def test_a_team_cannot_join_a_team_and_grants_need_an_owner(home):
     out = run("team", "join", "t1", "t2", home=home)
     assert out.exit_code == 2
     out = run("grant", "add", "t1", home=home)
-    assert out.exit_code == 2 and "owner" in out.output
+    # it said "owner `home' does not exist", as if `home' were a principal to add
+    assert out.exit_code == 2 and out.output == (
+        "atc: this home has no owner yet: `atc principal add NAME --owner` names it\n")
 
 
 # -- the server and mounts ------------------------------------------------------------------------
@@ -676,6 +678,12 @@ def test_a_grant_naming_a_segment_or_session_memory_lacks_says_so(alice):
     assert "payments yet" not in out.stderr
     quiet = run("grant", "add", "carol", "--segment", "security", home=home)
     assert quiet.exit_code == 0 and quiet.stderr == ""
+    # an expiry already past made a grant that reached no one, without a word
+    past = run("grant", "add", "carol", "--expires", "2020-01-01", home=home)
+    assert past.exit_code == 0 and past.stderr == (
+        "atc: note: --expires 2020-01-01T00:00:00Z is past: the grant reaches no one\n")
+    future = run("grant", "add", "carol", "--expires", "2099-01-01", home=home)
+    assert future.exit_code == 0 and future.stderr == ""
 
 
 @pytest.mark.parametrize("name", ["none", "null"])

@@ -228,6 +228,7 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
     the values given per kind, every kind given (no kind: the whole home); ``since``/``until``
     bound the items' times; ``expires`` ends the grant. Returns the grant's id: that of the
     unrevoked grant already granting exactly this, when there is one (nothing is added)."""
+    _owner_or_fail(mem)  # else Prolog's existence_error(owner, home): "owner `home' does not exist"
     conditions = [Term(key, [Atom(str(v))]) for key, values in
                   (("segment", segments), ("session", sessions), ("tag", tags),
                    ("entity", entities)) for v in values]
