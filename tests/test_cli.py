@@ -148,6 +148,26 @@ def test_missing_path_and_unknown_option(home):
     assert out.exit_code == 2 and "No such option" in out.output
 
 
+def test_ingest_of_paths_that_do_not_exist_makes_no_home(tmp_path):
+    """A mistyped path used to leave an empty home folder behind, which later commands read
+    as a home of 0 items rather than saying there is none."""
+    home = tmp_path / "new-home"
+    out = CliRunner().invoke(main, ["ingest", str(tmp_path / "nope.jsonl"), "--home", str(home)])
+    missing = tmp_path / "nope.jsonl"
+    assert out.exit_code == 1
+    assert out.output.strip() == f"atc: {missing}: no such file or directory"
+    out = CliRunner().invoke(main, ["ingest", "/nope/a", "/nope/b", "--home", str(home)])
+    assert out.exit_code == 1 and "/nope/a, /nope/b" in out.output
+    assert not home.exists()
+    assert CliRunner().invoke(main, ["stats", "--home", str(home)]).exit_code != 0
+
+
+def test_hydrate_refuses_a_segment_budget_given_twice(home):
+    out = CliRunner().invoke(main, ["hydrate", "retry", "--segment", "s=100", "--segment", "s=200",
+                                    "--home", str(home)])
+    assert out.exit_code == 2 and "'s' is given twice" in out.output
+
+
 def test_prolog_text_in_transcripts_is_data(home, tmp_path):
     evil = tmp_path / "evil.jsonl"
     text = "foo :- halt. ') , shell('rm -rf ~'), ('  \"quoted\" \\\\ 0'c"

@@ -241,6 +241,7 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
                                               interval=interval, debounce=min(interval, 0.5)),
                     _ingest_watch_log(out))
         return
+    _refuse_when_no_path_exists(paths)
     mem = open_memory(home)
     options: dict[str, Any] = {"format": fmt, "segment": segment, "source": source,
                                "item_budget": item_budget, "strict": strict,
@@ -292,6 +293,17 @@ def _ingest_with_progress(mem: Memory, paths: tuple[str, ...], options: dict[str
         if fail_when_empty:  # inside: a failed call prints its error alone, no progress line
             _fail_when_nothing_ingested(report, paths)
     return report
+
+
+def _refuse_when_no_path_exists(paths: tuple[str, ...]) -> None:
+    """Fail before the home is opened (and, for a new one, made) when no path named exists:
+    a mistyped path must not leave an empty home that later commands read as one of 0 items."""
+    missing = [p for p in paths if not os.path.lexists(p)]
+    if len(missing) < len(paths):
+        return
+    if len(missing) == 1:
+        raise _Fail(f"{one_line(missing[0])}: no such file or directory", 1)
+    raise _Fail(f"nothing ingested: no such file or directory: {one_line(', '.join(missing))}", 1)
 
 
 def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
@@ -486,6 +498,8 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
         name, sep, num = raw.partition("=")
         if not sep or not name or not num.strip().isdigit():
             raise click.BadParameter(f"{raw!r} is not SEGMENT=TOKENS", param_hint="--segment")
+        if name.strip() in out:  # the later one silently won: which budget was meant?
+            raise click.BadParameter(f"{name.strip()!r} is given twice", param_hint="--segment")
         out[name.strip()] = int(num)
     return out
 
