@@ -665,7 +665,8 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
         fuse_(SemAll, Lex, Fused0),
         open_arcs_(Segment, Fused0, Fused10),
         include(readable_pair_(Reader), Fused10, Fused1),
-        speaker_prior_(Speaker, Fused1, Fused1b),
+        speaker_prior_(Speaker, Fused1, Fused1a),
+        failure_prior_(Goal, Fused1a, Fused1b),
         instructions_prior_(Fused1b, Fused2),
         time_prior_(TimeWeight, Fused2, Fused3),
         recency_prior_(Goal, Fused3, Fused),
@@ -867,6 +868,26 @@ speaker_prior_(speaker(Role), Pairs, Out) :-
 
 speaker_boost_(Who, K-S, K-S1) :-
     (   spoken_by_(K, Who) -> S1 is round(S * 1.3 * 10000) / 10000 ; S1 = S ).
+
+% A goal that asks about a failure ("why did git push fail", "what broke the build", "the
+% migration error") is about the run that failed, not the ones that went well: a command's
+% successful output shares the command's words with such a goal as much as its failure does,
+% and four successful pushes ranked above the push that failed (a 200-token frame showed only
+% successes). Items kept as errors count 30 % more; a goal without such a word is untouched.
+failure_prior_(Goal, Pairs, Out) :-
+    (   goal_words(Goal, Words), member(W, Words), failure_word_(W)
+    ->  maplist(failure_boost_, Pairs, Out0),
+        sort_by_score_(Out0, Out)
+    ;   Out = Pairs
+    ).
+
+failure_boost_(K-S, K-S1) :-
+    (   item_kind(K, error) -> S1 is round(S * 1.3 * 10000) / 10000 ; S1 = S ).
+
+failure_word_(W) :-
+    memberchk(W, ["fail", "fails", "failed", "failing", "failure", "failures", "error",
+                  "errors", "errored", "broke", "broken", "crash", "crashed", "crashes",
+                  "exception", "exceptions", "traceback", "rejected", "refused", "denied"]).
 
 % A system message is the instructions an agent ran under (SWE-agent's and many chat exports'
 % first message, the same in every session): it shares words with most goals, being about the
