@@ -669,7 +669,8 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
         failure_prior_(Goal, Fused1a, Fused1b),
         instructions_prior_(Fused1b, Fused2),
         time_prior_(TimeWeight, Fused2, Fused3),
-        recency_prior_(Goal, Fused3, Fused),
+        recency_prior_(Goal, Fused3, Fused4),
+        role_latest_(Speaker, Goal, Reader, Segment, Fused4, Fused),
         discount_echoes_(Fused, Scored),
         split_at_(K, Scored, Top, Rest),
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
@@ -1169,6 +1170,60 @@ recency_prior_(Goal, Pairs, Out) :-
         sort_by_score_(Out0, Out)
     ;   Out = Pairs
     ).
+
+% A goal that asks for nothing but a speaker's newest words ("what was the user's last
+% request", "what did the assistant say most recently", "what did Priya say last"... once
+% the role or name, the words that ask for the newest and the words of asking are taken out,
+% nothing is left): no topic for relevance to follow, so the turns it asks for ("continue
+% until all are done") ranked nowhere, below every tool output that says "user" or
+% "request". That speaker's turns (item_speaker/2: a subagent's are the subagent's; tool
+% output and file operations are no one's turns) among memory's newest 2000 items, the ten
+% newest, join the candidates and rank above every other, newest first; the others keep half
+% their score, as for a goal that names only a time (window_first_/4).
+role_latest_(speaker(Speaker), Goal, Reader, Segment, Pairs, Out) :-
+    (   is_list(Speaker) -> maplist(text_string_, Speaker, Whos)
+    ;   memberchk(Speaker, [user, assistant]), atom_string(Speaker, Who), Whos = [Who]
+    ),
+    goal_recency_cue(Goal, Cue),
+    goal_words(Goal, Words),
+    split_string(Cue, " ", " ", CueWords),
+    maplist(string_lower, Whos, Named),
+    forall(member(W, Words),
+           ( topicless_word_(W) ; memberchk(W, CueWords) ; role_goal_word_(W)
+           ; spoken_name_word_(Named, W) )),
+    memory_now(Now), Now > 0,
+    items_between(0, Now, 2000, Newest),
+    include(role_turn_(Whos, Segment, Reader), Newest, Turns0),
+    take_(10, Turns0, Turns),
+    Turns = [_|_], !,
+    length(Turns, N),
+    findall(K-S, ( nth1(I, Turns, K), S is round((1 - (I - 1) / (2 * N)) * 10000) / 10000 ),
+            Top),
+    findall(K-S1, ( member(K-S, Pairs), \+ memberchk(K-_, Top), S1 is round(S / 2 * 10000) / 10000 ),
+            Rest),
+    append(Top, Rest, Out).
+role_latest_(_, _, _, _, Pairs, Pairs).
+
+% The words of a goal about a role's turn: the role itself and what a turn is.
+role_goal_word_(W) :-
+    memberchk(W, ["user", "user's", "human", "assistant", "assistant's", "agent", "agent's",
+                  "request", "requests", "requested", "ask", "asks", "asked", "message",
+                  "messages", "prompt", "prompts", "instruction", "instructions", "question",
+                  "questions", "want", "wanted", "last", "most", "recent", "recently", "latest",
+                  "newest", "thing"]).
+
+% W is a word of a speaker's name, or of its possessive ("priya's").
+spoken_name_word_(Named, W) :-
+    member(Name, Named),
+    split_string(Name, " ", " ", Parts),
+    member(P, Parts),
+    (   W == P -> true ; string_concat(P, Tail, W), memberchk(Tail, ["'s", "’s", "'"]) ), !.
+
+role_turn_(Whos, Segment, Reader, K) :-
+    member(Who, Whos), item_speaker(K, Who), !,
+    item_kind(K, Kind), \+ memberchk(Kind, [tool_result, error, file_op]),
+    item_in_segment_(Segment, K),
+    readable_(Reader, K).
 
 recency_boost_(Oldest, Newest, K-S, K-S1) :-
     (   item_stamp(K, T)
