@@ -805,7 +805,10 @@ prolog:error_message(limit_stopped(Why)) -->
 % hydrate.pl wraps what a walk rule raised; say it in words, so a stack overflow in a walk
 % rule reads as one.
 prolog:error_message(walk_rule_failed(Name, E)) -->
-    { (   catch('$messages':translate_message(E, Lines, []), _, fail)
+    { (   E = error(resource_error(stack), Context),
+          atc_bridge:stack_overflow_message(Context, Text)
+      ->  Lines = ['~w'-[Text]]
+      ;   catch('$messages':translate_message(E, Lines, []), _, fail)
       ->  true
       ;   Lines = ['~p'-[E]]
       )
