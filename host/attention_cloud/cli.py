@@ -446,7 +446,15 @@ def _print_table(columns: list[str], rows: list[dict[str, Any]]) -> None:
     widths = [min(60, max(len(c), *(len(row[i]) for row in cells))) for i, c in enumerate(columns)]
     click.echo("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
     for row in cells:
-        click.echo("  ".join(v[:w].ljust(w) for v, w in zip(row, widths)))
+        click.echo("  ".join(_fit(v, w) for v, w in zip(row, widths)))
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` in a column ``width`` wide: a longer value ends in "…" where it is cut, so a
+    text cut at the column's edge is not read as the whole text (``--format json`` has it all)."""
+    if len(text) > width:
+        return text[:width - 1] + "…"
+    return text.ljust(width)
 
 
 def _cell(value: Any) -> str:
