@@ -791,6 +791,14 @@ prolog:error_message(rules_limit(bytes, Max)) -->
 prolog:error_message(rules_directive(D)) -->
     [ 'directive not allowed in a rules file: :- ~W (only :- discontiguous Name/Arity)'-
       [D, [quoted(true), max_depth(6)]] ].
+prolog:error_message(rules_defined_twice(Key, Other)) -->
+    { (   Key = plane(_, Plane) -> format(string(What), "plane ~q", [Plane])
+      ;   format(string(What), "~q", [Key])
+      ),
+      file_base_name(Other, Base),
+      file_name_extension(Rule, _, Base)
+    },
+    [ '~w is already defined by saved rule ~w (~w), whose clauses would answer too: add this file with --name ~w to replace it, or rename it here'-[What, Rule, Other, Rule] ].
 prolog:error_message(rules_clause(Why, Head)) -->
     [ 'rules may not define ~W (~w)'-[Head, [quoted(true), max_depth(6)], Why] ].
 
@@ -1055,9 +1063,12 @@ limit_abort_(Token, Why) :-
 %   defines is that source's alone: the clauses the sources before it give it are left out
 %   (a `--rules` file holding an edited copy of a saved rule replaces it for the call, rather
 %   than both sets of clauses answering); of the planes (plane/2, plane_segment/3), only those
-%   of the names the last source gives are.
+%   of the names the last source gives are. With Options.one_owner `true` (`atc rules add`)
+%   a predicate or plane the last source defines that a source before it defines too is an
+%   error naming both.
 %   @error permission_error(call, sandboxed, Goal) for unsafe code; syntax_error
-%   @error rules_directive(D), rules_clause(Why, Head), rules_limit(bytes, Max)
+%   @error rules_directive(D), rules_clause(Why, Head), rules_limit(bytes, Max),
+%   rules_defined_twice(Key, Other)
 
 api_load_rules(Sources, Module, Module) :-
     api_load_rules(Sources, Module, _{}, Module).
@@ -1070,7 +1081,8 @@ api_load_rules(Sources0, Module, Options, Module) :-
     (   Len > MaxBytes -> throw(error(rules_limit(bytes, MaxBytes), _)) ; true ),
     memory_user_module(Module),
     LastWins = Options.get(last_wins, false),
-    catch(within_limits_(Options, load_rules_(Sources, LastWins, Module)),
+    OneOwner = Options.get(one_owner, false),
+    catch(within_limits_(Options, load_rules_(Sources, LastWins-OneOwner, Module)),
           E,
           ( memory_user_module(Module), throw(E) )).
 
@@ -1088,8 +1100,9 @@ source_length_(_-Text, L0, L) :-
     string_length(Text, N),
     L is L0 + N.
 
-load_rules_(Sources, LastWins, M) :-
+load_rules_(Sources, LastWins-OneOwner, M) :-
     maplist(source_terms_(M), Sources, TermLists0),
+    (   OneOwner == true -> last_defines_only_its_own_(Sources, TermLists0) ; true ),
     (   LastWins == true,
         append(Earlier0, [Last], TermLists0)
     ->  foldl(defined_pi_, Last, [], Keys),
@@ -1102,6 +1115,24 @@ load_rules_(Sources, LastWins, M) :-
     maplist(add_rule_term_(M), Terms),
     forall(user_predicate_(M, Head),
            catch(safe_goal(M:Head), E, unknown_in_rules_(M, Located, E))).
+
+% last_defines_only_its_own_(+Sources, +TermLists): no predicate (no plane) the last source
+% defines is one a source before it defines too. Two saved rules' clauses for one predicate
+% were joined: a rule saved again under another name (`atc rules add fixes2.pl`, an edited
+% fixes.pl) answered with both the old clauses and the new, every answer of both, silently.
+last_defines_only_its_own_(Sources, TermLists) :-
+    append(EarlierLists, [Last], TermLists),
+    append(EarlierLists, Earlier),
+    length(EarlierLists, N),
+    length(EarlierSources, N),
+    append(EarlierSources, _, Sources),
+    forall(( member(Where-T, Last), defines_key_(Where-T, Key) ),
+           (   member(OtherWhere-OT, Earlier), defines_key_(OtherWhere-OT, Key)
+           ->  OtherWhere = Other:_,
+               Where = Name:Line,
+               throw(error(rules_defined_twice(Key, Other), file(Name, Line, -1, 0)))
+           ;   true
+           )).
 
 % What a located clause defines, added to Keys (a directive defines nothing): its predicate,
 % or for the planes a file declares (plane/2, plane_segment/3: one predicate that every file

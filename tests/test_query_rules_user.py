@@ -50,3 +50,44 @@ def test_a_table_cell_cut_at_the_column_edge_says_it_was_cut(chat_home):
     assert whole.startswith(shown[:-1]) and len(shown) == 60
     short = atc("query", 'item_speaker(H, "Dana"), item_text(H, T)', home=chat_home).output
     assert "…" not in short and "read-only on Fridays." in short
+
+
+def tree(home: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(home)): p.read_bytes() for p in sorted(home.rglob("*"))
+            if p.is_file()}
+
+
+def test_a_rule_saved_under_another_name_may_not_define_a_saved_rules_predicate(home, tmp_path):
+    """`atc rules add` of an edited copy under a new name saved it beside the old: both files'
+    clauses answered, the old rule's answers among the new one's, with no word. It is refused,
+    naming the saved rule that has the predicate (or plane) and how to replace it; nothing is
+    saved. Saving it under the old rule's name replaces it; planes of other names add up."""
+    write_config(home, {"embedder": "hash"})
+    (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
+    assert atc("ingest", str(tmp_path / "team.txt"), home=home).exit_code == 0
+    first = tmp_path / "said.pl"
+    first.write_text('said_by(H, S) :- item_speaker(H, S).\n'
+                     'plane(talk, _{seeds: 4}).\n', encoding="utf-8")
+    assert atc("rules", "add", str(first), home=home).exit_code == 0
+    edited = tmp_path / "said2.pl"
+    edited.write_text('said_by(H, S) :- item_speaker(H, S), item_kind(H, user_goal).\n',
+                      encoding="utf-8")
+    before = tree(home)
+    out = atc("rules", "add", str(edited), home=home)
+    assert out.exit_code == 2 and out.output.count("\n") == 1, out.output
+    assert f"{edited}:1: said_by/2 is already defined by saved rule said" in out.output
+    assert "--name said" in out.output
+    assert tree(home) == before
+    plane = tmp_path / "plane2.pl"
+    plane.write_text('plane(talk, _{seeds: 2}).\n', encoding="utf-8")
+    out = atc("rules", "add", str(plane), home=home)
+    assert out.exit_code == 2 and "plane talk is already defined by saved rule said" in out.output
+    assert tree(home) == before
+    other_plane = tmp_path / "plane3.pl"
+    other_plane.write_text('plane(listen, _{seeds: 2}).\n', encoding="utf-8")
+    assert atc("rules", "add", str(other_plane), home=home).exit_code == 0
+    assert atc("rules", "add", str(edited), "--name", "said", home=home).exit_code == 0
+    rows = json.loads(atc("query", 'said_by(H, "Priya")', "--format", "json", home=home).output)
+    kinds = json.loads(atc("query", 'said_by(H, "Priya"), item_kind(H, K)', "--format", "json",
+                           home=home).output)
+    assert len(rows) == len(kinds) == 3 and {r["K"] for r in kinds} == {"user_goal"}

@@ -732,7 +732,8 @@ class Memory:
         """Check a rules text and save it in the home under ``name``.
 
         Every clause must pass (library(sandbox), no directive but ``discontiguous``, no
-        module-qualified goal, no database builtin), together with the rules already saved;
+        module-qualified goal, no database builtin), together with the rules already saved,
+        and define no predicate (no plane) another saved rule defines;
         otherwise PrologError names the reason and nothing is saved. A syntax error or a
         refused clause is located as ``SOURCE:LINE`` in the text (``source``, default
         ``NAME.pl``: the file the text came from, as ``atc rules add FILE`` passes it).
@@ -745,7 +746,7 @@ class Memory:
             with self._limits():
                 self.pl.once("atc_api:api_load_rules",
                              [*others, Term("-", [source or f"{name}.pl", text])],
-                             Atom("rules_check"), Var())
+                             Atom("rules_check"), {"one_owner": Atom("true")}, Var())
         except PrologError as exc:
             raise PrologError(f"rule {name} rejected: {exc}", exc.term) from exc
         self.rules_dir.mkdir(parents=True, exist_ok=True)
