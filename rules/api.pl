@@ -67,7 +67,10 @@
                                item_source/2, item_source_name/2, item_text/2,
                                item_kind/2, item_role/2, item_session/2, item_segment/2,
                                item_time/2, rung/3, rung_tokens/3, distilled/3,
-                               arc_session/2,
+                               arc_session/2, arc/1, arc_member/2, arc_goal/2, item_arc/2,
+                               rollup/2, echo_of/3, curated/2,
+                               cell/1, cell_of/2, cell_member/2, cell_adjacent/3,
+                               cell_info/3, cell_hot/2,
                                nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
                                cell_neighbours/2, cell_path/3, cell_region/3,
                                goal_time_window/4, items_between/3, items_between/4,
@@ -1359,7 +1362,8 @@ user_predicate_(M, Head) :-
 %   join(P, Team), leave(P, Team), grant_add(Id, Grantee, Filter, Ceiling, Expiry),
 %   grant_revoke(Id, Who), label(Handle, Key, Value), declassify(Record, Key, Value),
 %   mount_add(Name, Url, TokenEnv) or mount_remove(Name). Result is `true`, or what the change
-%   reports (the grants a removal revoked, what a declassification loosened).
+%   reports (the grants a removal revoked, what a declassification loosened, the id of the
+%   grant a grant_add made or found already made).
 %   @error domain_error(sharing_change, C) for anything else
 
 api_sharing_change(Changes, Results) :-
@@ -1382,7 +1386,7 @@ sharing_change_(principal_remove(P), grants_principal_remove(P, Revoked), Revoke
 sharing_change_(token_add(Id, P, S, H), grants_token_add(Id, P, S, H), true).
 sharing_change_(join(P, T), grants_member_join(P, T), true).
 sharing_change_(leave(P, T), grants_member_leave(P, T), true).
-sharing_change_(grant_add(Id, G, F, C, E), grants_grant_add(Id, G, F, C, E), true).
+sharing_change_(grant_add(Id, G, F, C, E), grants_grant_add(Id, G, F, C, E, Made), Made).
 sharing_change_(grant_revoke(Id, Who), grants_grant_revoke(Id, Who), true).
 sharing_change_(label(H, K, V), grants_label(H, K, V), true).
 sharing_change_(declassify(R, K, V), grants_declassify(R, K, V, Change), Change).

@@ -164,6 +164,21 @@ def test_doctor_reports_backend(home):
     assert "swi-prolog:" in out.output and "bridge:" in out.output
 
 
+def test_doctor_names_a_config_every_command_stops_on(home):
+    """`atc doctor` said all was well of a home whose config.json stopped every other command."""
+    write_config(home, {"embedder": "hash", "echos": False})
+    out = run("doctor", home=home)
+    assert out.exit_code == 0
+    assert "  config.json: ok; echos is not a setting (did you mean echoes?): it is ignored\n" \
+        in out.output
+    (home / "config.json").write_text('{"retention": "x"}')
+    out = run("doctor", home=home)
+    assert out.exit_code == 1
+    assert (f"  config.json: UNUSABLE, every command stops on it ({home / 'config.json'}: "
+            'retention must be an object of days per level such as {"l0": 365}, not "x")\n') \
+        in out.output
+
+
 def test_real_entry_point_end_to_end(home):
     """The installed `atc` console script: ingest, curate, hydrate (envelope), receipt."""
     write_config(home, {"embedder": "hash"})

@@ -60,6 +60,19 @@ def test_a_syntax_error_names_the_rules_file_and_its_own_line(ruled_home, tmp_pa
     assert tree(ruled_home) == before       # nothing saved, no receipt
 
 
+def test_a_rules_file_that_is_not_utf8_is_one_line_as_with_rules(ruled_home, tmp_path):
+    """`atc rules add` of such a file was a UnicodeDecodeError traceback; --rules said why."""
+    bad = tmp_path / "latin1.pl"
+    bad.write_bytes("note(\"caf\xe9\").\n".encode("latin-1"))
+    before = tree(ruled_home)
+    for command in (["rules", "add", str(bad)], ["query", "true", "--rules", str(bad)]):
+        out = atc(*command, home=ruled_home)
+        assert out.exit_code == 1 and isinstance(out.exception, SystemExit), out.exception
+        assert out.output == (f"atc: {bad}: cannot read rules file ('utf-8' codec can't decode "
+                              "byte 0xe9 in position 9: invalid continuation byte)\n")
+    assert tree(ruled_home) == before
+
+
 def test_a_refused_clause_names_the_rules_file_and_line(ruled_home, tmp_path):
     bad = tmp_path / "refused.pl"
     bad.write_text("ok(X) :- item(X).\n:- initialization(main).\n", encoding="utf-8")

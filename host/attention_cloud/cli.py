@@ -6,6 +6,7 @@ error becomes one line on stderr and a non-zero exit. Reading commands never cre
 """
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -43,8 +44,19 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise _Fail(one_line(exc), exc.exit_code) from exc
         except KeyboardInterrupt:
             raise _Fail("interrupted", 130) from None
+        except OSError as exc:
+            if exc.errno not in _STORAGE_ERRNOS:
+                raise
+            where = f": {exc.filename}" if exc.filename else ""
+            raise _Fail(f"{exc.strerror or exc}{where} (what was committed before is kept; "
+                        "run the command again once the file system takes writes)", 1) from exc
 
     return wrapper
+
+
+#: A file system that refuses a write (full disk, quota, file-size limit, read-only, I/O
+#: error): one line, as any error the user can cause, not a traceback.
+_STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
 
 
 def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -57,9 +69,13 @@ def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def open_memory(home: str | None, *, create: bool = True) -> Memory:
     """The home for a command; reading commands pass ``create=False`` (a missing home is an
     error, not a new empty one)."""
+    from .home import config_warnings
     from .memory import Memory
 
-    return Memory.open(home, create=create)
+    mem = Memory.open(home, create=create)
+    for line in config_warnings(mem.config):
+        note(f"{mem.home / 'config.json'}: {line}")
+    return mem
 
 
 def note(message: str) -> None:
@@ -152,7 +168,7 @@ def doctor(home: str | None) -> None:
     for line in lines:
         click.echo(line)
     if not ok:
-        raise _Fail("a required component is missing (see above)", 1)
+        raise _Fail("a required component is missing, or config.json is unusable (see above)", 1)
 
 
 # -- ingest ---------------------------------------------------------------------------------------
@@ -618,7 +634,10 @@ def rules_add(file: Any, name: str | None, home: str | None) -> None:
 
     Example: atc rules add fixes.pl
     """
-    text = file.read()
+    try:
+        text = file.read()
+    except UnicodeDecodeError as exc:   # as a --rules file that is not UTF-8: one line, exit 1
+        raise _Fail(f"{file.name}: cannot read rules file ({exc})", 1) from None
     if name is None:
         if file.name in ("-", "<stdin>"):
             raise click.BadParameter("--name is required when reading from stdin")
