@@ -38,6 +38,7 @@
             api_reader_hydrate_json/4,  % +Reader, +Goal, +Options, -JsonOrFrame
             api_reader_describe/4,      % +Reader, +Handle, +Level, -Record
             api_reader_rules/2,         % +Sources, -Module
+            api_reader_rules/3,         % +Sources, +Options, -Module
 
             api_prepare_write/0,
             api_release/0,
@@ -1429,12 +1430,17 @@ api_reader_query(Reader, Text, Options, Solutions, More) :-
     grantee_view_run(Reader, api_query(Text, Options.put(module, Module), Solutions, More)).
 
 %!  api_reader_rules(+Sources, -Module) is det.
-%   Load rules (Name-Text sources or one text, checked as api_load_rules/4 checks them) into the grantee user module
-%   `grantee_rules`, whose vocabulary is the filtered view.
+%!  api_reader_rules(+Sources, +Options:dict, -Module) is det.
+%   Load rules (Name-Text sources or one text, checked as api_load_rules/4 checks them, with
+%   its Options: `last_wins`) into the grantee user module `grantee_rules`, whose vocabulary
+%   is the filtered view.
 api_reader_rules(Sources, Module) :-
+    api_reader_rules(Sources, _{}, Module).
+
+api_reader_rules(Sources, Options, Module) :-
     Module = grantee_rules,
     grantee_module_(Module),
-    api_load_rules(Sources, Module, Module).
+    api_load_rules(Sources, Module, Options, Module).
 
 grantee_module_(M) :-
     (   memory_is_user_module(M)

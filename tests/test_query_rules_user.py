@@ -91,3 +91,39 @@ def test_a_rule_saved_under_another_name_may_not_define_a_saved_rules_predicate(
     kinds = json.loads(atc("query", 'said_by(H, "Priya"), item_kind(H, K)', "--format", "json",
                            home=home).output)
     assert len(rows) == len(kinds) == 3 and {r["K"] for r in kinds} == {"user_goal"}
+
+
+def test_a_rules_file_read_as_a_grantee_replaces_the_saved_rule_and_names_its_file(home,
+                                                                                   tmp_path):
+    """Under --as, a --rules file's predicates were added to the saved rule's clauses (the
+    owner's call replaces them, README "Traversal rules written mid-inference"): the grantee
+    got the old answers too. And an error in the file was `rules:2:18: ...`, not the file."""
+    write_config(home, {"embedder": "hash"})
+    (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
+    assert atc("ingest", str(tmp_path / "team.txt"), "--segment", "team", home=home).exit_code == 0
+    assert atc("principal", "add", "alice", "--owner", home=home).exit_code == 0
+    assert atc("principal", "add", "bob", home=home).exit_code == 0
+    assert atc("grant", "add", "bob", "--segment", "team", "--ceiling", "L0",
+               home=home).exit_code == 0
+    saved = tmp_path / "days.pl"
+    saved.write_text("per_day(Day, N) :-\n"
+                     "    aggregate(count, H^T^(item_time(H, T), sub_string(T, 0, 10, _, Day)), N).\n",
+                     encoding="utf-8")
+    assert atc("rules", "add", str(saved), home=home).exit_code == 0
+    edited = tmp_path / "days_edit.pl"
+    edited.write_text('per_day(Day, N) :-\n'
+                      '    aggregate(count, H^T^(item_speaker(H, "Priya"), item_time(H, T),\n'
+                      '                          sub_string(T, 0, 10, _, Day)), N).\n',
+                      encoding="utf-8")
+    expected = [{"D": "2024-03-04", "N": 2}, {"D": "2024-03-11", "N": 1}]
+    for extra in ([], ["--as", "bob"]):
+        out = atc("query", "per_day(D, N)", "--rules", str(edited), "--format", "json", *extra,
+                  home=home)
+        assert out.exit_code == 0, out.output
+        assert json.loads(out.output) == expected, (extra, out.output)
+    bad = tmp_path / "bad.pl"
+    bad.write_text("ok(X) :- item(X).\nbad(X) :- item(X) item_kind(X, K).\n", encoding="utf-8")
+    for command in (["query", "ok(X)"], ["hydrate", "retries"]):
+        out = atc(*command, "--rules", str(bad), "--as", "bob", home=home)
+        assert out.exit_code == 2 and out.output.startswith(f"atc: {bad}:2:18: Syntax error"), \
+            out.output

@@ -428,7 +428,8 @@ def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt:
             from .sharing.reads import reader_query
 
             result = reader_query(mem, as_principal, goal, limit=limit, time_limit=time_limit,
-                                  rules_text=_read_rules(rules_file), via="cli --as")
+                                  rules_text=_read_rules(rules_file), rules_source=rules_file,
+                                  via="cli --as")
         else:
             result = mem.query(goal, limit=limit, time_limit=time_limit, rules=rules_file)
     finally:
@@ -560,7 +561,8 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
 
             frame = reader_hydrate(mem, as_principal, goal, budget=budget, plane=plane,
                                    ceiling=ceiling, now=now, walk=walk, segments=budgets,
-                                   rules_text=_read_rules(rules_file), via="cli --as",
+                                   rules_text=_read_rules(rules_file), rules_source=rules_file,
+                                   via="cli --as",
                                    mount=list(mounts), depth=depth, cells=cells,
                                    bridge=bridge, excerpt=excerpt)
         elif mounts:  # cells of this memory: a frame drawn from their region only
