@@ -33,6 +33,11 @@ def chat_home(tmp_path_factory) -> Path:
     home.mkdir()
     write_config(home, {"embedder": "hash"})
     assert atc("ingest", str(root / "team.txt"), "--segment", "team", home=home).exit_code == 0
+    assert atc("curate", home=home).exit_code == 0
+    assert atc("principal", "add", "alice", "--owner", home=home).exit_code == 0
+    assert atc("principal", "add", "bob", home=home).exit_code == 0
+    assert atc("grant", "add", "bob", "--segment", "team", "--ceiling", "L2",
+               home=home).exit_code == 0
     return home
 
 
@@ -127,3 +132,26 @@ def test_a_rules_file_read_as_a_grantee_replaces_the_saved_rule_and_names_its_fi
         out = atc(*command, "--rules", str(bad), "--as", "bob", home=home)
         assert out.exit_code == 2 and out.output.startswith(f"atc: {bad}:2:18: Syntax error"), \
             out.output
+
+
+@pytest.mark.parametrize("goal, pi", [
+    ("nearest(Q, 3, Hits)", "nearest/3"),
+    ("nearest(Q, H, S)", "nearest/3"),
+    ("nearest(Q, 3, [], Hits)", "nearest/4"),
+    ("lexical(Q, 3, [], Hits)", "lexical/4"),
+    ("similarity(Q, [], P)", "similarity/3"),
+    ("similarity(Q, [], 2, P)", "similarity/4"),
+    ("hydrate(G, _{budget: 100}, F)", "hydrate/3"),
+    ('hydrate("retries", O, F)', "hydrate/3"),
+])
+def test_an_unbound_search_text_is_an_instantiation_error_naming_the_predicate(
+        chat_home, goal, pi):
+    """A search with its text unbound (a rule that called it before binding it) read
+    ``nearest/3: Type error: `text_or_handle' expected, found `_19892' (a var)``, the
+    variable's internal name; hydrate/3 named no predicate at all, and a grantee's searches
+    named none either. README: "An argument error names the predicate"."""
+    for extra in ([], ["--as", "bob"]):
+        out = atc("query", goal, *extra, home=chat_home)
+        assert out.exit_code == 2, out.output
+        assert out.output == f"atc: {pi}: Arguments are not sufficiently instantiated\n", \
+            (extra, out.output)
