@@ -10,6 +10,7 @@
             api_load_rules/3,           % +Sources, +Module, -Module
             api_load_rules/4,           % +Sources, +Module, +Options, -Module
             api_rule_predicates/2,      % +Text, -Indicators
+            api_rule_predicates/3,      % +Name, +Text, -Indicators
             api_query/4,                % +GoalText, +Options, -Solutions, -More
             api_stopped/1,              % -Reason
             interrupt_signal/1,         % +Signal
@@ -1330,10 +1331,17 @@ rule_location_(Located, N/A, Where) :-
     functor(H, N, A), !.
 
 %!  api_rule_predicates(+Text:string, -Indicators:list) is det.
-%   Name/Arity of every predicate Text defines (read as data, not loaded).
+%!  api_rule_predicates(+Name, +Text:string, -Indicators:list) is det.
+%   Name/Arity of every predicate Text defines (read as data, not loaded). A syntax error
+%   names Name (the file) and its line, not `Stream <stream>(0x...)`.
 api_rule_predicates(Text, Indicators) :-
+    api_rule_predicates(rules, Text, Indicators).
+
+api_rule_predicates(Name, Text, Indicators) :-
     text_nesting_checked(Text),
-    setup_call_cleanup(open_string(Text, S), read_clauses_(S, Clauses), close(S)),
+    setup_call_cleanup(( open_string(Text, S), set_stream(S, file_name(Name)) ),
+                       read_clauses_(S, Clauses),
+                       close(S)),
     findall(N/A, ( member(C, Clauses), clause_head_(C, H), callable(H), functor(H, N, A) ),
             PIs0),
     sort(PIs0, Indicators).

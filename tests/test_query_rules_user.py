@@ -172,3 +172,37 @@ def test_a_missing_or_unreadable_rules_file_is_one_line_for_a_grantee_too(chat_h
                 assert out.output.startswith(f"atc: {path}: {why}") and \
                     out.output.count("\n") == 1, out.output
             assert outs[0].output == outs[1].output
+
+
+def test_a_saved_rule_broken_by_hand_is_listed_with_why_and_the_rest_still_listed(home,
+                                                                                   tmp_path):
+    """A saved rule edited by hand into a syntax error made `atc rules list` fail whole with
+    `Stream <stream>(0x55e9...):1:19 Syntax error` (no file, no list to find it in), and one
+    made not UTF-8 was a traceback in every query, frame and list."""
+    write_config(home, {"embedder": "hash"})
+    (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
+    assert atc("ingest", str(tmp_path / "team.txt"), home=home).exit_code == 0
+    good = tmp_path / "good.pl"
+    good.write_text("said_by(H, S) :- item_speaker(H, S).\n", encoding="utf-8")
+    assert atc("rules", "add", str(good), home=home).exit_code == 0
+    broken = home / "rules" / "broken.pl"
+    broken.write_text("broken(X :- item(X).\n", encoding="utf-8")
+    out = atc("rules", "list", home=home)
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines() == [
+        f"broken: cannot be read ({broken}:1:19: Syntax error: Operator expected)",
+        "good: said_by/2"]
+    listed = json.loads(atc("rules", "list", "--format", "json", home=home).output)
+    assert [(r["name"], r["predicates"], "error" in r) for r in listed] == [
+        ("broken", [], True), ("good", ["said_by/2"], False)]
+    broken.write_bytes('n("caf\xe9").\n'.encode("latin-1"))
+    out = atc("rules", "list", home=home)
+    assert out.exit_code == 0 and out.output.startswith(f"broken: cannot be read ({broken}: "
+                                                        "not UTF-8"), out.output
+    for command in (["query", "said_by(H, S)"], ["hydrate", "retries"]):
+        out = atc(*command, home=home)
+        assert out.exit_code == 1 and isinstance(out.exception, SystemExit), out.exception
+        assert out.output.startswith(f"atc: {broken}: saved rule is not UTF-8") and \
+            out.output.count("\n") == 1, out.output
+    assert atc("rules", "remove", "broken", home=home).exit_code == 0
+    assert atc("query", 'said_by(H, "Dana")', home=home).exit_code == 0

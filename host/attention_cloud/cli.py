@@ -671,7 +671,10 @@ def rules_list(fmt: str, home: str | None) -> None:
         emit_json(listed)
         return
     for r in listed:
-        click.echo(f"{r['name']}: {', '.join(r['predicates'])}")
+        if "error" in r:
+            click.echo(f"{r['name']}: cannot be read ({r['error']})")
+        else:
+            click.echo(f"{r['name']}: {', '.join(r['predicates'])}")
 
 
 @rules.command("remove")
