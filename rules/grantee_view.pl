@@ -287,16 +287,20 @@ curated(Id0, C0) :- atom_arg_(Id0, Id), atom_arg_(C0, C), atc_ladder:curated(Id,
 %!  nearest(+Query, +K, -Hits) is det.
 %!  nearest(+Query, -Handle, -Score) is nondet.
 %   The jump over the records the reader sees (a handle as Query must be one of them).
+%   Their argument errors name them, as atc_memory's do (`nearest/3: Arguments are not
+%   sufficiently instantiated`).
 nearest(Q, K, Hits) :-
     integer(K), !,
-    nearest(Q, K, [], Hits).
+    named_(nearest/3, nearest_(Q, K, [], Hits)).
 nearest(Q, H, S) :-
-    atc_jump:nearest_handle_arg(H),
-    nearest(Q, 50, [], Hits),
+    named_(nearest/3, ( atc_jump:nearest_handle_arg(H), nearest_(Q, 50, [], Hits) )),
     member(H-S, Hits).
 
 %!  nearest(+Query, +K, +Options, -Hits) is det.
 nearest(Q, K, Options, Hits) :-
+    named_(nearest/4, nearest_(Q, K, Options, Hits)).
+
+nearest_(Q, K, Options, Hits) :-
     must_be(nonneg, K),
     query_seen_(Q),
     Fetch is K * 4 + 50,
@@ -305,6 +309,9 @@ nearest(Q, K, Options, Hits) :-
 
 %!  lexical(+Query, +K, +Options, -Hits) is det.
 lexical(Q, K, Options, Hits) :-
+    named_(lexical/4, lexical_(Q, K, Options, Hits)).
+
+lexical_(Q, K, Options, Hits) :-
     must_be(nonneg, K),
     query_seen_(Q),
     Fetch is K * 4 + 50,
@@ -315,15 +322,15 @@ lexical(Q, K, Options, Hits) :-
 %!  similarity(+Query, +Records, +K, -Pairs) is det.
 %   Scores for the given records the reader sees.
 similarity(Q, Records, Pairs) :-
-    must_be(list, Records),
-    query_seen_(Q),
-    include(seen_record_, Records, Seen),
-    atc_jump:similarity(Q, Seen, Pairs).
+    named_(similarity/3, ( must_be(list, Records),
+                           query_seen_(Q),
+                           include(seen_record_, Records, Seen),
+                           atc_jump:similarity(Q, Seen, Pairs) )).
 similarity(Q, Records, K, Pairs) :-
-    must_be(list, Records),
-    query_seen_(Q),
-    include(seen_record_, Records, Seen),
-    atc_jump:similarity(Q, Seen, K, Pairs).
+    named_(similarity/4, ( must_be(list, Records),
+                           query_seen_(Q),
+                           include(seen_record_, Records, Seen),
+                           atc_jump:similarity(Q, Seen, K, Pairs) )).
 
 seen_record_(R) :- atom(R), seen_(R, _).
 
@@ -347,7 +354,7 @@ seen_top_(Raw, K, Hits) :-
 %   @error permission_error(use, rules_module, M) for any other module
 %   @error existence_error(cell, C) for a mount the reader does not see (as for no cell)
 hydrate(Goal, Options, Frame) :-
-    must_be(dict, Options),
+    named_(hydrate/3, ( must_be(text, Goal), must_be(dict, Options) )),
     grantee_view_reader(P),
     (   get_dict(rules, Options, Rules), Rules \== none
     ->  (   atom(Rules), grantee_view_module(Rules) -> true

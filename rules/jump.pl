@@ -216,7 +216,8 @@ jump_available(Options) :-
     catch(nearest("probe", 1, Options, _), error(existence_error(embeddings, _), _), fail).
 
 query_arg_(Query, Q) :-
-    (   string(Query) -> Q = Query
+    (   var(Query) -> instantiation_error(Query)  % not "text_or_handle expected, found _123"
+    ;   string(Query) -> Q = Query
     ;   atom(Query) -> Q = Query
     ;   is_list(Query) -> string_codes(Q, Query)
     ;   type_error(text_or_handle, Query)

@@ -261,7 +261,7 @@ provenance_(Id, H) :-
 %   @error existence_error(walk_rule, Name) for a walk rule the rules module does not define
 
 hydrate(Goal, Options, Frame) :-
-    must_be(dict, Options),
+    catch(( must_be(text, Goal), must_be(dict, Options) ), E, named_error_(hydrate/3, E)),
     (   get_dict(rules, Options, Rules), Rules \== none
     ->  (   atom(Rules), memory_is_user_module(Rules)
         ->  true

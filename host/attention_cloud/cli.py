@@ -440,7 +440,8 @@ def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt:
             from .sharing.reads import reader_query
 
             result = reader_query(mem, as_principal, goal, limit=limit, time_limit=time_limit,
-                                  rules_text=_read_rules(rules_file), via="cli --as")
+                                  rules_text=_read_rules(rules_file), rules_source=rules_file,
+                                  via="cli --as")
         else:
             result = mem.query(goal, limit=limit, time_limit=time_limit, rules=rules_file)
     finally:
@@ -460,13 +461,16 @@ def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt:
 
 
 def _read_rules(path: str | None) -> str | None:
-    """The text of a --rules file for a grantee's read (the size is checked where it loads)."""
+    """The text of a --rules file for a grantee's read (the size is checked where it loads);
+    a missing or unreadable one is the one line, exit 1, that the owner's read gives."""
     if path is None:
         return None
+    if not Path(path).is_file():
+        raise _Fail(f"{path}: rules file not found", 1)
     try:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise click.BadParameter(f"{path}: cannot read rules file ({exc})", param_hint="--rules")
+        raise _Fail(f"{path}: cannot read rules file ({exc})", 1) from None
 
 
 def _print_table(columns: list[str], rows: list[dict[str, Any]]) -> None:
@@ -474,7 +478,15 @@ def _print_table(columns: list[str], rows: list[dict[str, Any]]) -> None:
     widths = [min(60, max(len(c), *(len(row[i]) for row in cells))) for i, c in enumerate(columns)]
     click.echo("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
     for row in cells:
-        click.echo("  ".join(v[:w].ljust(w) for v, w in zip(row, widths)))
+        click.echo("  ".join(_fit(v, w) for v, w in zip(row, widths)))
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` in a column ``width`` wide: a longer value ends in "…" where it is cut, so a
+    text cut at the column's edge is not read as the whole text (``--format json`` has it all)."""
+    if len(text) > width:
+        return text[:width - 1] + "…"
+    return text.ljust(width)
 
 
 def _cell(value: Any) -> str:
@@ -566,7 +578,8 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
 
             frame = reader_hydrate(mem, as_principal, goal, budget=budget, plane=plane,
                                    ceiling=ceiling, now=now, walk=walk, segments=budgets,
-                                   rules_text=_read_rules(rules_file), via="cli --as",
+                                   rules_text=_read_rules(rules_file), rules_source=rules_file,
+                                   via="cli --as",
                                    mount=list(mounts), depth=depth, cells=cells,
                                    bridge=bridge, excerpt=excerpt)
         elif mounts:  # cells of this memory: a frame drawn from their region only
@@ -672,7 +685,10 @@ def rules_list(fmt: str, home: str | None) -> None:
         emit_json(listed)
         return
     for r in listed:
-        click.echo(f"{r['name']}: {', '.join(r['predicates'])}")
+        if "error" in r:
+            click.echo(f"{r['name']}: cannot be read ({r['error']})")
+        else:
+            click.echo(f"{r['name']}: {', '.join(r['predicates'])}")
 
 
 @rules.command("remove")

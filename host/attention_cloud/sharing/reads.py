@@ -33,16 +33,20 @@ def require_principal(mem: Any, reader: str) -> None:
                          "nothing (remove it and add the principal under another name)")
 
 
-def _rules_module(mem: Any, rules_text: str | None) -> str | None:
+def _rules_module(mem: Any, rules_text: str | None, rules_source: str | None) -> str | None:
+    """The grantee user module with the saved rules and ``rules_text`` loaded, as the owner's
+    are: a predicate (a plane) the text defines is the text's alone, and an error in it names
+    ``rules_source`` (the --rules file) and its line."""
     sources = mem.saved_rule_sources()
     if rules_text:
         if len(rules_text.encode("utf-8")) > MAX_RULES_BYTES:
             raise UsageError(f"rules text is larger than {MAX_RULES_BYTES} bytes")
-        sources.append(Term("-", ["rules", rules_text]))
+        sources.append(Term("-", [rules_source or "rules", rules_text]))
     if not sources:
         return None
     with mem._limits():
-        (module,) = mem.pl.once("atc_api:api_reader_rules", sources, Var())
+        (module,) = mem.pl.once("atc_api:api_reader_rules", sources,
+                                {"last_wins": Atom("true" if rules_text else "false")}, Var())
     return str(module)
 
 
@@ -55,6 +59,7 @@ def _log_read(mem: Any, reader: str, op: str, goal: str, facts: list[dict[str, A
 def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
                    plane: str = "default", ceiling: str = "L0", now: str | float | None = None,
                    walk: str | None = None, rules_text: str | None = None,
+                   rules_source: str | None = None,
                    segments: dict[str, int] | None = None, via: str = "cli",
                    mount: str | list[str] | None = None, depth: int = 1,
                    cells: bool | None = None,
@@ -62,11 +67,13 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     """A frame of ``mem`` for ``reader``: only what their grants let them see, each fact at
     most at their ceiling; logged (reader, goal, handles and rungs). ``segments``, ``mount``
     (cells and their region to ``depth``), ``cells``, ``bridge`` and ``excerpt`` shape the
-    frame as they do the owner's (the owner's check; the server takes none of them)."""
+    frame as they do the owner's (the owner's check; the server takes none of them).
+    ``rules_text`` loads beside the saved rules as a --rules file does for the owner (what it
+    defines is its own); ``rules_source`` is the file it came from, which its errors name."""
     from ..hydration import hydrate
 
     require_principal(mem, reader)
-    module = _rules_module(mem, rules_text)
+    module = _rules_module(mem, rules_text, rules_source)
     with mem._limits():
         frame = hydrate(mem, goal, budget=budget, plane=plane, ceiling=ceiling, now=now,
                         rules=module, walk_rule=walk, reader=reader, segments=segments,
@@ -82,14 +89,16 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
 
 def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
                  time_limit: float | None = None, rules_text: str | None = None,
+                 rules_source: str | None = None,
                  via: str = "cli") -> QueryResult:
     """Solutions of ``goal`` as ``reader`` sees memory (every vocabulary predicate filtered);
-    logged with the records the answers name."""
+    logged with the records the answers name. ``rules_text`` and ``rules_source`` as for
+    :func:`reader_hydrate`."""
     require_principal(mem, reader)
     if limit < 1:
         raise UsageError("limit must be at least 1")
     mem.jump  # nearest/3 needs the host's search registered
-    module = _rules_module(mem, rules_text)
+    module = _rules_module(mem, rules_text, rules_source)
     options: dict[str, Any] = {"limit": limit, "module": Atom(module or "grantee_query")}
     if time_limit is not None:
         if not time_limit > 0:
