@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
+from attention_cloud.errors import InputError
 from attention_cloud.ingest import parse_path, parse_text, read_pointer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
@@ -125,3 +128,33 @@ def test_acknowledgements_replies_and_goals():
         ("user_goal", "keep this under 5 retries"),
     ]
     assert items[4].goal == "Add retries to the webhook sender."
+
+
+def test_a_speaker_named_in_a_script_without_capitals_starts_a_turn():
+    """李雷's line was glued to Dana's turn: a name had to start with a capital letter, which
+    Chinese, Japanese, Arabic or Hebrew names have none of."""
+    result = parse_text("[2024-03-05 10:02] Dana: hi there\n[2024-03-05 10:30] 李雷: 我明天去上海\n"
+                        "[2024-03-05 10:41] Dana: have a good trip\n"
+                        "[2024-03-05 10:42] محمد: أنا أيضا\n", name="chat.txt")
+    assert [(i.speaker, i.text) for i in result.items] == [
+        ("Dana", "hi there"), ("李雷", "我明天去上海"), ("Dana", "have a good trip"),
+        ("محمد", "أنا أيضا")]
+    lower = parse_text("[10:02] Dana: hi there\n[10:30] dana: note to self\n"
+                       "[10:41] Dana: have a good trip\n", name="chat.txt")
+    assert [i.speaker for i in lower.items] == ["Dana", "Dana"]  # lower case is no name
+
+
+def test_a_short_chat_where_no_one_spoke_twice_yet_is_read_by_its_timed_lines():
+    """Three people, one line each: no name started two lines, so the file could not be
+    detected and --format text read it as one unnamed turn."""
+    text = ("[2024-03-05 10:02] Dana: who is bringing the cake?\n"
+            "[2024-03-05 10:30] Lei: I can bake one tonight\n"
+            "[2024-03-05 10:40] Sam: I'll bring candles\n")
+    result = parse_text(text, name="chat.txt")
+    assert result.format == "text"
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Dana", "2024-03-05T10:02:00Z"), ("Lei", "2024-03-05T10:30:00Z"),
+        ("Sam", "2024-03-05T10:40:00Z")]
+    untimed = "Dana: who is bringing the cake?\nLei: I can bake one tonight\n"
+    with pytest.raises(InputError, match="no speaker lines"):  # "Note: …" lines are no chat
+        parse_text(untimed, name="chat.txt", format="text")

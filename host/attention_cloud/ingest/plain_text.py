@@ -119,7 +119,8 @@ def _written_time(match: re.Match[str]) -> str:
 
 def _named_match(line: str) -> re.Match[str] | None:
     match = _NAMED_SPEAKER.match(line)
-    if match is None or not all(word[0].isupper() for word in match.group("name").split()):
+    # a name is capitalised, or written in a script without case (李雷, محمد): never lower-case
+    if match is None or any(word[0].islower() for word in match.group("name").split()):
         return None
     return match
 
@@ -165,7 +166,7 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             once.setdefault(name, (_shape(match), match.group("rest").strip()))
     names = {name for name, n in counts.items() if n >= 2}
     if not names:
-        return frozenset()
+        return _each_line_timed_speaker(lines, once)
     usual = set().union(*(shapes[name] for name in names))
     for name, (shape, rest) in once.items():
         timed = shape[0] or shape[1]  # "[time] Name:" or "Name (time):" says a turn starts
@@ -173,6 +174,22 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
                 and name.lower() not in _LABELS and date_line(f"{name}: {rest}") is None):
             names.add(name)
     return frozenset(names)
+
+
+def _each_line_timed_speaker(lines: list[str],
+                             once: dict[str, tuple[tuple[bool, bool, bool], str]]) -> frozenset[str]:
+    """The names of a short chat in which no one spoke twice yet ("[10:02] Dana: hi",
+    "[10:30] Lei: hello", "[10:40] Sam: hey"): speakers when every line is such a turn, with
+    a time, text after the colon, and a name no label word; else none."""
+    written = [line for line in outside_fences(lines) if line.strip()]
+    if len(written) < 2 or len(once) != len(written):
+        return frozenset()
+    for shape, rest in once.values():
+        if not (shape[0] or shape[1]) or not rest:
+            return frozenset()
+    if any(name.lower() in _LABELS for name in once):
+        return frozenset()
+    return frozenset(once)
 
 
 def _role_speaker(line: str) -> tuple[str, str] | None:
