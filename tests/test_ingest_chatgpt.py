@@ -114,3 +114,23 @@ def test_end_to_end_ingest_curate_and_hydrate_an_export(tmp_path):
     assert "Hold at peak for 10 to 15 minutes" in frame["text"]
     titles = json.loads(run("query", "relation(H, title, T)", "--format", "json").stdout)
     assert {r["T"] for r in titles} == {"Kiln firing schedule", "Crawling glaze"}
+
+
+def test_a_message_without_a_time_follows_the_one_before_it():
+    """ChatGPT writes `create_time: null` on some messages: they took the conversation's start,
+    so a reply written at 16:00 sorted before the question of 15:00 it answers."""
+    def node(nid, parent, child, role, text, at):
+        return {"id": nid, "parent": parent, "children": [child] if child else [],
+                "message": {"id": nid, "author": {"role": role}, "create_time": at,
+                            "content": {"content_type": "text", "parts": [text]}}}
+    start = 1683550800.0                                   # 2023-05-08 13:00 UTC
+    conversation = {"title": "Trip", "create_time": start, "id": "c1", "current_node": "m3",
+                    "mapping": {"m1": node("m1", None, "m2", "user", "Which train goes to Porto?",
+                                           start + 7200),
+                                "m2": node("m2", "m1", "m3", "assistant",
+                                           "The Alfa Pendular leaves Lisbon at 9:00.", None),
+                                "m3": node("m3", "m2", None, "user",
+                                           "Book the one after lunch instead please.", start + 10800)}}
+    result = parse_text(json.dumps([conversation]), name="conversations.json")
+    assert [i.time for i in result.items] == [
+        "2023-05-08T15:00:00Z", "2023-05-08T15:00:00Z", "2023-05-08T16:00:00Z"]
