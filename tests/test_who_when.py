@@ -276,6 +276,11 @@ def test_a_weekdays_tense_is_not_misread_from_names_and_possessives():
     # the modal at a sentence's start is still the future, "she's coming" still the present
     assert relative_dates("Will you come on Friday?", monday) == [("on friday", "2023-05-12")]
     assert relative_dates("She's coming on Friday and I cleaned.", monday) == []
+    # a name ending in -ed that starts a sentence is its subject, not a past verb
+    assert relative_dates("Fred will call on Tuesday.", monday) == [("on tuesday", "2023-05-09")]
+    assert relative_dates("Ahmed said he flew in on Sunday.", monday) == [
+        ("on sunday", "2023-05-07")]
+    assert relative_dates("Finished the report on Friday.", monday) == [("on friday", "2023-05-05")]
 
 
 def test_this_friday_and_this_weekend_are_days_of_this_week():

@@ -409,6 +409,11 @@ _FUTURE = re.compile(r"\b(?:will|shall|gonna|going to|let['’]s|\w+['’]ll)\b"
 # A capitalised word inside a sentence is a name, not a tense: "I met Will on Tuesday", "Ahmed
 # is coming on Friday" (its first word's capital says nothing, so it is read as a word).
 _NAME_INSIDE = re.compile(r"(?<=[^\W\d_])(?P<gap>[^\w'’]+)[A-Z][a-z]+\b")
+# A sentence's first word ending in -ed is a name, not a past verb, where a verb follows it as
+# its subject's: "Fred will call on Monday", "Ahmed's coming" ("Finished it on Monday" is one).
+_NAME_FIRST = re.compile(
+    r"^(?P<gap>\s*)[A-Z][a-z]*ed(?=['’](?:s|ll|d)\b|\s+(?:will|shall|is|was|has|had|can|could|"
+    r"would|should|might|must|and|said|says|told|asked|wants|needs)\b)")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 # Each form of _RELATIVE holds one of these (a weekday, "yesterday": "day"), of _DAY_MONTH a month.
 _CUES = ("day", "tomorrow", "ago", "last", "next", "on the ", "weekend")
@@ -608,6 +613,7 @@ def _tense(match: re.Match[str]) -> str:
     start = max(text.rfind(mark, 0, match.start()) for mark in ".!?\n") + 1
     end = _SENTENCE_END.search(text, match.end())
     sentence = _NAME_INSIDE.sub(r"\g<gap>", text[start:end.start() if end else len(text)])
+    sentence = _NAME_FIRST.sub(r"\g<gap>", sentence)
     if _PAST.search(sentence) is not None:
         return "past" if _NOT_PAST.search(sentence) is None else ""
     return "future" if _FUTURE.search(sentence) is not None else ""
