@@ -147,6 +147,8 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_committed(three_batches, tmp
         assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, \
             out.stderr
         assert "large" in out.stderr or "space" in out.stderr, out.stderr
+        assert out.returncode == 1 and "what was committed before is kept" in out.stderr, \
+            out.stderr                                      # in Python's writes or Prolog's
         assert _live(home) in (30, 31, 1530)               # whole batches only
     for args in (("ingest", str(big)), ("remember", "the cache is warmed at six")):
         out = _atc(*args, "--home", str(home))

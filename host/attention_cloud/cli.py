@@ -10,6 +10,7 @@ import errno
 import functools
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -41,6 +42,9 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except AtcError as exc:
+            refused = _write_refused(exc)
+            if refused:
+                raise _Fail(_storage_message(refused), 1) from exc
             raise _Fail(one_line(exc), exc.exit_code) from exc
         except KeyboardInterrupt:
             raise _Fail("interrupted", 130) from None
@@ -48,10 +52,25 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
             if exc.errno not in _STORAGE_ERRNOS:
                 raise
             where = f": {exc.filename}" if exc.filename else ""
-            raise _Fail(f"{exc.strerror or exc}{where} (what was committed before is kept; "
-                        "run the command again once the file system takes writes)", 1) from exc
+            raise _Fail(_storage_message(f"{exc.strerror or exc}{where}"), 1) from exc
 
     return wrapper
+
+
+def _storage_message(reason: str) -> str:
+    return (f"{reason} (what was committed before is kept; run the command again once the "
+            "file system takes writes)")
+
+
+# SWI-Prolog's words for a write the file system refused, as its stream reports it:
+# "close/1: I/O error in write on stream <stream>(0x…) (File too large)".
+_PROLOG_WRITE_REFUSED = re.compile(r"I/O error in write on stream \S+ \((?P<reason>[^()]+)\)")
+
+
+def _write_refused(exc: AtcError) -> str:
+    """The reason a Prolog write failed ("No space left on device"), when ``exc`` is one."""
+    found = _PROLOG_WRITE_REFUSED.search(str(exc))
+    return f"writing to the memory home failed: {found.group('reason')}" if found else ""
 
 
 #: A file system that refuses a write (full disk, quota, file-size limit, read-only, I/O
