@@ -266,3 +266,43 @@ def test_a_closed_memory_refuses_calls_that_need_no_prolog_too(tmp_path):
             call()
     assert (home / "rules" / "fixes.pl").is_file()
     mem.close()  # closing again is fine
+
+
+def test_grantee_reads_from_two_threads_audit_each_read_as_its_own(tmp_path):
+    """A server thread per request: bob's query reads every L2 rung he is granted while carol,
+    granted nothing, asks a goal that reads no record. The sharing functions ran outside the
+    API lock, so carol's read could be logged with the records bob's read had just noted
+    (the owner's ledger said carol read them) and bob's with none."""
+    import json
+
+    from attention_cloud.sharing import add_grant, add_principal, reader_query
+
+    home = _home(tmp_path)
+    with Memory.open(home) as mem:
+        mem.ingest([SAMPLES], segment="payments")
+        mem.curate()
+        add_principal(mem, "alice", owner=True)
+        add_principal(mem, "bob")
+        add_principal(mem, "carol")
+        add_grant(mem, "bob", segments=["payments"], ceiling="L2")
+        failures: list[BaseException] = []
+
+        def reads(reader: str, goal: str) -> None:
+            try:
+                for _ in range(40):
+                    reader_query(mem, reader, goal)
+            except BaseException as exc:  # noqa: BLE001
+                failures.append(exc)
+
+        threads = [threading.Thread(target=reads, args=("bob", "findall(T, rung(_, l2, T), Ts)")),
+                   threading.Thread(target=reads, args=("carol", "X = 1"))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+        assert not failures, failures
+    events = [json.loads(line) for line in (home / "audit.jsonl").read_text().splitlines()]
+    carol = [e for e in events if e.get("reader") == "carol"]
+    bob = {len(e["facts"]) for e in events if e.get("reader") == "bob"}
+    assert len(carol) == 40 and all(e["facts"] == [] for e in carol)
+    assert len(bob) == 1 and bob != {0}

@@ -26,6 +26,7 @@ from typing import Any, Iterable
 from ..audit import append_event, normalise_time
 from ..bridge import Atom, Term, Var, to_plain
 from ..errors import InputError, PrologError, UsageError
+from ..api_lock import serialised
 from ..store import sync_journal
 
 #: scrypt parameters for token hashes (about 30 ms a check; 16 MiB of memory).
@@ -136,6 +137,7 @@ _LOOSENING = {
 
 
 # -- state ----------------------------------------------------------------------------------------
+@serialised
 def sharing_state(mem: Any) -> SharingState:
     """Principals (name, kind, teams), grants, mounts and the owner of ``mem``'s home."""
     (state,) = mem.pl.once("atc_api:api_sharing_state", Var())
@@ -156,6 +158,7 @@ def sharing_state(mem: Any) -> SharingState:
 
 
 # -- principals and tokens ------------------------------------------------------------------------
+@serialised
 def add_principal(mem: Any, name: str, *, kind: str = "person", owner: bool = False) -> str | None:
     """Add a person or team; with ``owner`` it becomes the home's owner. Returns the bearer
     token issued to it (None for the owner, whose CLI needs none). The token is shown only
@@ -172,6 +175,7 @@ def add_principal(mem: Any, name: str, *, kind: str = "person", owner: bool = Fa
     return issue_token(mem, name)
 
 
+@serialised
 def issue_token(mem: Any, name: str) -> str:
     """A new bearer token for principal ``name`` (its salted hash is stored)."""
     token_id = secrets.token_hex(8)
@@ -183,6 +187,7 @@ def issue_token(mem: Any, name: str) -> str:
     return f"atc_{token_id}.{secret}"
 
 
+@serialised
 def authenticate(mem: Any, token: str | None) -> str | None:
     """The principal a bearer token was issued to, or None (malformed, unknown or wrong).
     The secret is compared with hmac.compare_digest against its scrypt hash."""
@@ -201,6 +206,7 @@ def authenticate(mem: Any, token: str | None) -> str | None:
     return principal if hmac.compare_digest(digest.hex(), stored) else None
 
 
+@serialised
 def remove_principal(mem: Any, name: str) -> list[str]:
     """Remove a principal (its tokens and memberships); returns the grants to it that were
     revoked. The owner cannot be removed."""
@@ -209,17 +215,20 @@ def remove_principal(mem: Any, name: str) -> list[str]:
     return [str(r) for r in revoked]
 
 
+@serialised
 def join_team(mem: Any, person: str, team: str) -> None:
     """``person`` joins ``team``: the team's grants reach them from the next read."""
     _change(mem, Term("join", [Atom(check_name(person)), Atom(check_name(team, "team"))]))
 
 
+@serialised
 def leave_team(mem: Any, person: str, team: str) -> None:
     """``person`` leaves ``team``: the team's grants stop reaching them at the next read."""
     _change(mem, Term("leave", [Atom(check_name(person)), Atom(check_name(team, "team"))]))
 
 
 # -- grants ---------------------------------------------------------------------------------------
+@serialised
 def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable[str] = (),
               sessions: Iterable[str] = (), tags: Iterable[str] = (),
               entities: Iterable[str] = (), since: str | None = None, until: str | None = None,
@@ -241,11 +250,13 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
     return grant_id
 
 
+@serialised
 def revoke_grant(mem: Any, grant_id: str, *, who: str = "owner") -> None:
     """Revoke a grant from now on (reads before it stay in the audit log)."""
     _change(mem, Term("grant_revoke", [Atom(grant_id), Atom(who)]))
 
 
+@serialised
 def grants_for(mem: Any, principal: str) -> list[Grant]:
     """The live grants that reach ``principal`` (directly or through a team): what the
     server shows a grantee about themselves, and nothing about other grantees."""
@@ -263,6 +274,7 @@ def _restriction(value: str) -> Term | Atom:
     raise UsageError(f"restriction must be private, pii or team:NAME, not {value!r}")
 
 
+@serialised
 def label(mem: Any, handles: Iterable[str], *, readers: Iterable[str] = (),
           restrictions: Iterable[str] = (), retention: str | None = None) -> int:
     """Tighten the labels of records (items, arcs, rollups): add readers (only to a record
@@ -298,6 +310,7 @@ def _owner_or_fail(mem: Any) -> str:
     return owner
 
 
+@serialised
 def declassify(mem: Any, handles: Iterable[str], *, why: str, restrictions: Iterable[str] = (),
                readers: Iterable[str] = (), all_readers: bool = False,
                retention: str | None = None) -> list[dict[str, Any]]:
@@ -338,6 +351,7 @@ def _label_text(value: Any) -> str:
     return str(value)
 
 
+@serialised
 def record_labels(mem: Any, handle: str) -> dict[str, Any]:
     """The labels in force on a record: ``readers`` (None: anyone a grant reaches),
     ``restrictions`` and ``retention`` (derived records: the union over their sources)."""
@@ -351,6 +365,7 @@ def record_labels(mem: Any, handle: str) -> dict[str, Any]:
 
 
 # -- mounts ---------------------------------------------------------------------------------------
+@serialised
 def add_mount(mem: Any, name: str, url: str, token_env: str) -> None:
     """Record a mount (by reference: its URL and the variable that holds the token)."""
     check_name(name, "mount")
@@ -361,6 +376,7 @@ def add_mount(mem: Any, name: str, url: str, token_env: str) -> None:
     _change(mem, Term("mount_add", [Atom(name), Atom(url.rstrip("/")), Atom(token_env)]))
 
 
+@serialised
 def remove_mount(mem: Any, name: str) -> None:
     """Forget a mount (nothing of it was stored here)."""
     _change(mem, Term("mount_remove", [Atom(check_name(name, "mount"))]))

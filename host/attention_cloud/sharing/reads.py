@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..api_lock import serialised
 from ..audit import append_event
 from ..bridge import Atom, Term, Var, to_plain
 from ..errors import InputError, PrologError, UsageError, one_line
@@ -52,6 +53,7 @@ def _log_read(mem: Any, reader: str, op: str, goal: str, facts: list[dict[str, A
                             "facts": facts, "via": via, **extra})
 
 
+@serialised
 def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
                    plane: str = "default", ceiling: str = "L0", now: str | float | None = None,
                    walk: str | None = None, rules_text: str | None = None,
@@ -80,6 +82,7 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     return frame
 
 
+@serialised
 def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
                  time_limit: float | None = None, rules_text: str | None = None,
                  via: str = "cli") -> QueryResult:
@@ -134,6 +137,7 @@ def _max_level(mem: Any, reader: str, handle: str) -> str | None:
     return str(found[0]).upper() if found else None
 
 
+@serialised
 def reader_show(mem: Any, reader: str, handle: str, level: str = "l2", *,
                 via: str = "cli") -> dict[str, Any]:
     """One record at ``level`` as ``reader`` may see it (fields of the filtered view);
@@ -155,6 +159,7 @@ def reader_show(mem: Any, reader: str, handle: str, level: str = "l2", *,
     return out
 
 
+@serialised
 def reader_receipt(mem: Any, reader: str, receipt_id: str, *, via: str = "cli") -> dict[str, Any]:
     """A stored receipt, only when it was made for ``reader`` (an owner's receipt, or another
     grantee's, does not exist for them)."""
