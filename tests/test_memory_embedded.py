@@ -306,3 +306,75 @@ def test_grantee_reads_from_two_threads_audit_each_read_as_its_own(tmp_path):
     bob = {len(e["facts"]) for e in events if e.get("reader") == "bob"}
     assert len(carol) == 40 and all(e["facts"] == [] for e in carol)
     assert len(bob) == 1 and bob != {0}
+
+
+@pytest.fixture(scope="module")
+def shared_home(tmp_path_factory):
+    from attention_cloud.sharing import add_principal
+
+    home = _home(tmp_path_factory.mktemp("shared"))
+    with Memory.open(home) as mem:
+        mem.ingest([SAMPLES], segment="payments")
+        add_principal(mem, "alice", owner=True)
+        add_principal(mem, "bob")
+    return home
+
+
+def test_a_grant_of_one_segment_given_as_a_string_grants_that_segment(shared_home):
+    """``add_grant(mem, "bob", segments="payments")`` granted the segments p, a, y, m, e, n,
+    t and s (the string read letter by letter): bob read nothing, and nothing said why."""
+    from attention_cloud.sharing import add_grant, grants_for, reader_query, revoke_grant
+
+    with Memory.open(shared_home) as mem:
+        grant = add_grant(mem, "bob", segments="payments", tags=["retries"])
+        try:
+            (found,) = [g for g in grants_for(mem, "bob") if g.id == grant]
+            assert sorted(found.filter) == ["segment(payments)", "tag(retries)"], found.filter
+        finally:
+            revoke_grant(mem, grant)
+
+
+_WRONG_SHARING_TYPES = [
+    ("reader_query limit text", lambda m, s: s.reader_query(m, "bob", "true", limit="5")),
+    ("reader_query limit None", lambda m, s: s.reader_query(m, "bob", "true", limit=None)),
+    ("reader_query time_limit text", lambda m, s: s.reader_query(m, "bob", "true",
+                                                                  time_limit="5")),
+    ("reader_query time_limit inf", lambda m, s: s.reader_query(m, "bob", "true",
+                                                                 time_limit=float("inf"))),
+    ("reader_query goal None", lambda m, s: s.reader_query(m, "bob", None)),
+    ("reader_query reader int", lambda m, s: s.reader_query(m, 5, "true")),
+    ("reader_hydrate mount int", lambda m, s: s.reader_hydrate(m, "bob", "retry", mount=5)),
+    ("reader_hydrate depth text", lambda m, s: s.reader_hydrate(m, "bob", "retry",
+                                                                mount=["cell_x"], depth="2")),
+    ("reader_hydrate rules_text int", lambda m, s: s.reader_hydrate(m, "bob", "retry",
+                                                                    rules_text=5)),
+    ("reader_hydrate reader None", lambda m, s: s.reader_hydrate(m, None, "retry")),
+    ("reader_show level int", lambda m, s: s.reader_show(m, "bob", "it_x", level=2)),
+    ("reader_show handle None", lambda m, s: s.reader_show(m, "bob", None)),
+    ("reader_receipt None", lambda m, s: s.reader_receipt(m, "bob", None)),
+    ("add_grant segments [None]", lambda m, s: s.add_grant(m, "bob", segments=[None])),
+    ("add_grant segments int", lambda m, s: s.add_grant(m, "bob", segments=5)),
+    ("add_grant expires int", lambda m, s: s.add_grant(m, "bob", expires=5)),
+    ("revoke_grant None", lambda m, s: s.revoke_grant(m, None)),
+    ("label handles None", lambda m, s: s.label(m, None, restrictions=["pii"])),
+    ("label restrictions None", lambda m, s: s.label(m, ["it_x"], restrictions=None)),
+    ("declassify why None", lambda m, s: s.declassify(m, ["it_x"], why=None)),
+    ("authenticate int", lambda m, s: s.authenticate(m, 5)),
+    ("grants_for None", lambda m, s: s.grants_for(m, None)),
+    ("record_labels None", lambda m, s: s.record_labels(m, None)),
+]
+
+
+@pytest.mark.parametrize("call", [c for _, c in _WRONG_SHARING_TYPES],
+                         ids=[n for n, _ in _WRONG_SHARING_TYPES])
+def test_a_wrong_argument_to_a_sharing_function_is_a_usage_error(shared_home, call):
+    """Before: TypeError, AttributeError, a Prolog float_overflow, a grant on segment 'None',
+    an empty answer for principal None."""
+    from attention_cloud import sharing
+
+    journal = (shared_home / "journal.pl").read_bytes()
+    with Memory.open(shared_home) as mem:
+        with pytest.raises(UsageError) as caught:
+            call(mem, sharing)
+        assert "\n" not in str(caught.value)
+    assert (shared_home / "journal.pl").read_bytes() == journal

@@ -26,6 +26,7 @@ from typing import Any, Iterable
 from ..audit import append_event, normalise_time
 from ..bridge import Atom, Term, Var, to_plain
 from ..errors import InputError, PrologError, UsageError
+from .. import api_args as args
 from ..api_lock import serialised
 from ..store import sync_journal
 
@@ -191,7 +192,7 @@ def issue_token(mem: Any, name: str) -> str:
 def authenticate(mem: Any, token: str | None) -> str | None:
     """The principal a bearer token was issued to, or None (malformed, unknown or wrong).
     The secret is compared with hmac.compare_digest against its scrypt hash."""
-    if not token:
+    if not args.text("token", token, optional=True):
         return None
     found = _TOKEN.fullmatch(token.strip())
     if not found:
@@ -236,9 +237,12 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
     """Grant ``grantee`` the records the filter matches, down to ``ceiling``. Filter: any of
     the values given per kind, every kind given (no kind: the whole home); ``since``/``until``
     bound the items' times; ``expires`` ends the grant. Returns the grant's id."""
-    conditions = [Term(key, [Atom(str(v))]) for key, values in
+    # one value or several: segments="payments" is that segment, not the segments p, a, y...
+    conditions = [Term(key, [Atom(v)]) for key, values in
                   (("segment", segments), ("session", sessions), ("tag", tags),
-                   ("entity", entities)) for v in values]
+                   ("entity", entities)) for v in args.texts(key + "s", values)]
+    for name, value in (("since", since), ("until", until), ("expires", expires)):
+        args.text(name, value, optional=True)
     if since:
         conditions.append(Term("from", [Atom(normalise_time(since))]))
     if until:
@@ -253,6 +257,8 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
 @serialised
 def revoke_grant(mem: Any, grant_id: str, *, who: str = "owner") -> None:
     """Revoke a grant from now on (reads before it stay in the audit log)."""
+    args.text("grant_id", grant_id)
+    args.text("who", who)
     _change(mem, Term("grant_revoke", [Atom(grant_id), Atom(who)]))
 
 
@@ -260,6 +266,7 @@ def revoke_grant(mem: Any, grant_id: str, *, who: str = "owner") -> None:
 def grants_for(mem: Any, principal: str) -> list[Grant]:
     """The live grants that reach ``principal`` (directly or through a team): what the
     server shows a grantee about themselves, and nothing about other grantees."""
+    args.text("principal", principal)
     reaching = {str(g) for (g,) in mem.pl.solutions("atc_grants:grant_reaches", Var(),
                                                    Atom(principal))}
     return [g for g in sharing_state(mem).grants if g.id in reaching]
@@ -281,6 +288,9 @@ def label(mem: Any, handles: Iterable[str], *, readers: Iterable[str] = (),
     without readers yet: adding to a list widens it, which only declassify may do),
     restrictions (private, pii, team:NAME), or an earlier retention date. All handles are
     changed in one batch or none. Returns the number of labels set."""
+    handles, readers = args.texts("handles", handles), args.texts("readers", readers)
+    restrictions = args.texts("restrictions", restrictions)
+    args.text("retention", retention, optional=True)
     changes = []
     for h in handles:
         for r in readers:
@@ -317,8 +327,11 @@ def declassify(mem: Any, handles: Iterable[str], *, why: str, restrictions: Iter
     """The one way down: loosen labels of records, recorded in the audit log with who (the
     home's owner) and why. Lift restrictions, add readers, lift the readers list, or set a
     later retention (``none`` lifts it). Returns what changed, one dict per change."""
-    if not why or not why.strip():
+    if not args.text("why", why) or not why.strip():
         raise UsageError("declassify needs --why: a declassification is recorded with its reason")
+    handles, readers = args.texts("handles", handles), args.texts("readers", readers)
+    restrictions = args.texts("restrictions", restrictions)
+    args.text("retention", retention, optional=True)
     who = _owner_or_fail(mem)
     changes: list[Term] = []
     for h in handles:
@@ -355,6 +368,7 @@ def _label_text(value: Any) -> str:
 def record_labels(mem: Any, handle: str) -> dict[str, Any]:
     """The labels in force on a record: ``readers`` (None: anyone a grant reaches),
     ``restrictions`` and ``retention`` (derived records: the union over their sources)."""
+    args.text("handle", handle)
     found = mem.pl.once("atc_grants:record_labels", Atom(handle), Var())
     if found is None:
         raise InputError(f"{handle}: no such record")
@@ -369,6 +383,8 @@ def record_labels(mem: Any, handle: str) -> dict[str, Any]:
 def add_mount(mem: Any, name: str, url: str, token_env: str) -> None:
     """Record a mount (by reference: its URL and the variable that holds the token)."""
     check_name(name, "mount")
+    args.text("url", url)
+    args.text("token_env", token_env)
     if not re.fullmatch(r"https?://[^\s]+", url):
         raise UsageError(f"mount URL must be http:// or https://, not {url!r}")
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token_env):
