@@ -225,6 +225,17 @@ _WRONG_TYPES = [
     ("set_limits nan", lambda m: m.set_limits(time_limit=float("nan"))),
     ("acquire wait text", lambda m: m.acquire(wait="x")),
     ("open int", lambda m: Memory.open(5)),
+    # a flag from a query string or a config file: "false" and "no" are true, 0 is false
+    ("hydrate bridge text", lambda m: m.hydrate("retry", bridge="false")),
+    ("hydrate excerpt None", lambda m: m.hydrate("retry", excerpt=None)),
+    ("hydrate cells text", lambda m: m.hydrate("retry", cells="no")),
+    ("ingest strict text", lambda m: m.ingest([SAMPLES], strict="no")),
+    ("ingest progress int", lambda m: m.ingest([SAMPLES], progress=3)),
+    ("curate progress text", lambda m: m.curate(progress="log")),
+    ("remember curate text", lambda m: m.remember("a note to curate later", curate="no")),
+    ("forget dry_run text", lambda m: m.forget(["it_x"], dry_run="no")),
+    ("release keep_indexes int", lambda m: m.release(keep_indexes=0)),
+    ("open create text", lambda m: Memory.open(m.home, create="no")),
 ]
 
 
