@@ -223,6 +223,8 @@ _WRONG_TYPES = [
     ("reembed int", lambda m: m.reembed(5)),
     ("set_limits text", lambda m: m.set_limits(time_limit="x")),
     ("set_limits nan", lambda m: m.set_limits(time_limit=float("nan"))),
+    ("set_limits stack_limit huge", lambda m: m.set_limits(stack_limit=10**30)),
+    ("set_limits stack_limit tiny", lambda m: m.set_limits(stack_limit=1000)),
     ("acquire wait text", lambda m: m.acquire(wait="x")),
     ("open int", lambda m: Memory.open(5)),
     # a flag from a query string or a config file: "false" and "no" are true, 0 is false
@@ -389,3 +391,15 @@ def test_a_wrong_argument_to_a_sharing_function_is_a_usage_error(shared_home, ca
             call(mem, sharing)
         assert "\n" not in str(caught.value)
     assert (shared_home / "journal.pl").read_bytes() == journal
+
+
+def test_a_stack_limit_refused_by_set_limits_leaves_later_queries_working(typed_home):
+    """set_limits(stack_limit=10**30) was taken, and every later query (and frame with rules)
+    raised "set_prolog_flag/2: Cannot represent due to `int64_t'" until limits were set again."""
+    with Memory.open(typed_home) as mem:
+        for bad in (10**30, 1000):
+            with pytest.raises(UsageError, match="stack_limit"):
+                mem.set_limits(stack_limit=bad)
+            assert mem.query("length(L, 2)").rows == [{"L": "[_A,_B]"}]
+        mem.set_limits(stack_limit=268435456)  # the default again: limits are per process
+        assert mem.query("X = 1").rows == [{"X": 1}]

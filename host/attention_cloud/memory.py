@@ -715,7 +715,10 @@ class Memory:
                                             optional=True),
                  "atom_limit": args.whole("atom_limit", atom_limit, minimum=1, optional=True)}
         options = {k: v for k, v in given.items() if v is not None}
-        self.pl.once("atc_api:api_set_limits", options)
+        try:
+            self.pl.once("atc_api:api_set_limits", options)
+        except PrologError as exc:  # a stack limit the engine cannot take
+            raise UsageError(f"stack_limit {stack_limit} cannot be used: {exc}") from None
 
     @contextmanager
     def _limits(self) -> Iterator[None]:
