@@ -403,3 +403,48 @@ def test_a_stack_limit_refused_by_set_limits_leaves_later_queries_working(typed_
             assert mem.query("length(L, 2)").rows == [{"L": "[_A,_B]"}]
         mem.set_limits(stack_limit=268435456)  # the default again: limits are per process
         assert mem.query("X = 1").rows == [{"X": 1}]
+
+
+_FORK_WHILE_BUSY = textwrap.dedent("""
+    import os, sys, threading, time
+    from attention_cloud import Memory
+    mem = Memory.open(sys.argv[1])
+    mem.hydrate("warm up", budget=200)
+    stop = False
+    def busy():   # a preloaded app's background thread, always inside a call
+        while not stop:
+            mem.query("between(1, 300000, X), X < 0", time_limit=5)
+    threading.Thread(target=busy, daemon=True).start()
+    time.sleep(0.3)
+    for k in range(3):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                rows = mem.query("X = 1").rows
+                facts = len(mem.hydrate("processor retries", budget=300).facts)
+                os.write(1, f"child {rows} {facts > 0}\\n".encode())
+            finally:
+                os._exit(0)
+        t0 = time.monotonic()
+        while not os.waitpid(pid, os.WNOHANG)[0]:
+            if time.monotonic() - t0 > 20:
+                print("child hung", flush=True)
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.05)
+    stop = True
+""")
+
+
+def test_a_process_forked_while_a_thread_is_in_a_call_is_not_stuck(tmp_path):
+    """gunicorn --preload with a background thread: the fork caught that thread inside a
+    query, the child inherited the engine's lock held by a thread it does not have, and its
+    first call hung for ever. A fork now waits for the call in progress."""
+    home = _home(tmp_path)
+    with Memory.open(home) as mem:
+        mem.ingest([SAMPLES])
+    done = subprocess.run([sys.executable, "-c", _FORK_WHILE_BUSY, str(home)],
+                          capture_output=True, text=True, timeout=200)
+    assert done.stdout.splitlines() == ["child [{'X': 1}] True"] * 3, (done.stdout,
+                                                                         done.stderr[-2000:])

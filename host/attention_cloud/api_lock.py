@@ -12,9 +12,10 @@ The functions of :mod:`attention_cloud.sharing` and :mod:`attention_cloud.cells`
 Memory first hold it too: a grantee's query notes the records it read in the engine and its
 audit entry reads them back, so two reads at once logged each other's records.
 
-A process forked while another of its threads held the lock (gunicorn's workers forked from a
-preloaded app) would inherit it held, by a thread that does not exist there: the child gets a
-fresh one.
+A fork waits for the call in progress, if another thread is in one, to end: a process forked
+while a thread was inside a call (gunicorn's workers forked from a preloaded app whose
+background thread was framing) inherited the engine mid-call, its locks held by a thread that
+does not exist there, and hung on its first call. The child gets a fresh lock.
 """
 from __future__ import annotations
 
@@ -28,13 +29,22 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _lock = threading.RLock()
 
 
+def _before_fork() -> None:
+    _lock.acquire()             # re-entrant: a call that forks (ingest's parsers) goes on
+
+
+def _after_fork_in_parent() -> None:
+    _lock.release()
+
+
 def _fresh_lock() -> None:
     global _lock
     _lock = threading.RLock()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_fresh_lock)
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                        after_in_child=_fresh_lock)
 
 
 def serialised(method: _F) -> _F:
