@@ -448,3 +448,49 @@ def test_a_process_forked_while_a_thread_is_in_a_call_is_not_stuck(tmp_path):
                           capture_output=True, text=True, timeout=200)
     assert done.stdout.splitlines() == ["child [{'X': 1}] True"] * 3, (done.stdout,
                                                                          done.stderr[-2000:])
+
+
+_FORK_WHILE_ATTENDING = textwrap.dedent("""
+    import os, sys, threading, time
+    from attention_cloud import Memory
+    from attention_cloud.attention import Controller
+    mem = Memory.open(sys.argv[1])
+    ctl = Controller(mem.pl, "agent", memory=mem)
+    ctl.add_source("registry", claim_type="dependency_version", kind="package_registry")
+    for i in range(40):
+        ctl.add_belief(f"b{i}", claim_type="dependency_version", subject="libfoo",
+                       value=f"4.{i}", confidence=0.9, observed_at=1.7e9,
+                       volatility="package_release", source="registry")
+    stop = False
+    def busy():   # an agent's attention loop in a thread of its own
+        while not stop:
+            ctl.beliefs(now=1.7e9 + 3600)
+    threading.Thread(target=busy, daemon=True).start()
+    time.sleep(0.3)
+    for k in range(4):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.write(1, f"child {len(ctl.beliefs(now=1.7e9))}\\n".encode())
+            finally:
+                os._exit(0)
+        t0 = time.monotonic()
+        while not os.waitpid(pid, os.WNOHANG)[0]:
+            if time.monotonic() - t0 > 20:
+                print("child hung", flush=True)
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.05)
+    stop = True
+""")
+
+
+def test_the_attention_controller_takes_the_api_lock_too(tmp_path):
+    """Controller calls ran outside the API lock: a fork that caught a thread inside one left
+    the child stuck on its first call (and another thread's ``release`` could come between
+    the write lock a change took and the batch it wrote)."""
+    home = _home(tmp_path)
+    done = subprocess.run([sys.executable, "-c", _FORK_WHILE_ATTENDING, str(home)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.stdout.splitlines() == ["child 40"] * 4, (done.stdout, done.stderr[-2000:])

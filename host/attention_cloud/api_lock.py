@@ -9,7 +9,7 @@ each other's steps: two threads remembering at once took the home's lock twice (
 twice. So every public call holds this one re-entrant lock: calls from several threads run one
 at a time, in full, and a call made inside another (``remember`` runs ``curate``) goes on.
 The functions of :mod:`attention_cloud.sharing` and :mod:`attention_cloud.cells` that take the
-Memory first hold it too: a grantee's query notes the records it read in the engine and its
+Memory first hold it too, as do the attention Controller's calls: a grantee's query notes the records it read in the engine and its
 audit entry reads them back, so two reads at once logged each other's records.
 
 A fork waits for the call in progress, if another thread is in one, to end: a process forked
