@@ -10,6 +10,7 @@
             api_load_rules/3,           % +Sources, +Module, -Module
             api_load_rules/4,           % +Sources, +Module, +Options, -Module
             api_rule_predicates/2,      % +Text, -Indicators
+            api_rule_predicates/3,      % +Name, +Text, -Indicators
             api_query/4,                % +GoalText, +Options, -Solutions, -More
             api_stopped/1,              % -Reason
             interrupt_signal/1,         % +Signal
@@ -38,6 +39,7 @@
             api_reader_hydrate_json/4,  % +Reader, +Goal, +Options, -JsonOrFrame
             api_reader_describe/4,      % +Reader, +Handle, +Level, -Record
             api_reader_rules/2,         % +Sources, -Module
+            api_reader_rules/3,         % +Sources, +Options, -Module
 
             api_prepare_write/0,
             api_release/0,
@@ -67,7 +69,10 @@
                                item_source/2, item_source_name/2, item_text/2,
                                item_kind/2, item_role/2, item_session/2, item_segment/2,
                                item_time/2, rung/3, rung_tokens/3, distilled/3,
-                               arc_session/2,
+                               arc_session/2, arc/1, arc_member/2, arc_goal/2, item_arc/2,
+                               rollup/2, echo_of/3, curated/2,
+                               cell/1, cell_of/2, cell_member/2, cell_adjacent/3,
+                               cell_info/3, cell_hot/2,
                                nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
                                cell_neighbours/2, cell_path/3, cell_region/3,
                                goal_time_window/4, items_between/3, items_between/4,
@@ -791,6 +796,14 @@ prolog:error_message(rules_limit(bytes, Max)) -->
 prolog:error_message(rules_directive(D)) -->
     [ 'directive not allowed in a rules file: :- ~W (only :- discontiguous Name/Arity)'-
       [D, [quoted(true), max_depth(6)]] ].
+prolog:error_message(rules_defined_twice(Key, Other)) -->
+    { (   Key = plane(_, Plane) -> format(string(What), "plane ~q", [Plane])
+      ;   format(string(What), "~q", [Key])
+      ),
+      file_base_name(Other, Base),
+      file_name_extension(Rule, _, Base)
+    },
+    [ '~w is already defined by saved rule ~w (~w), whose clauses would answer too: add this file with --name ~w to replace it, or rename it here'-[What, Rule, Other, Rule] ].
 prolog:error_message(rules_clause(Why, Head)) -->
     [ 'rules may not define ~W (~w)'-[Head, [quoted(true), max_depth(6)], Why] ].
 
@@ -805,7 +818,10 @@ prolog:error_message(limit_stopped(Why)) -->
 % hydrate.pl wraps what a walk rule raised; say it in words, so a stack overflow in a walk
 % rule reads as one.
 prolog:error_message(walk_rule_failed(Name, E)) -->
-    { (   catch('$messages':translate_message(E, Lines, []), _, fail)
+    { (   E = error(resource_error(stack), Context),
+          atc_bridge:stack_overflow_message(Context, Text)
+      ->  Lines = ['~w'-[Text]]
+      ;   catch('$messages':translate_message(E, Lines, []), _, fail)
       ->  true
       ;   Lines = ['~p'-[E]]
       )
@@ -1060,9 +1076,12 @@ limit_abort_(Token, Why) :-
 %   defines is that source's alone: the clauses the sources before it give it are left out
 %   (a `--rules` file holding an edited copy of a saved rule replaces it for the call, rather
 %   than both sets of clauses answering); of the planes (plane/2, plane_segment/3), only those
-%   of the names the last source gives are.
+%   of the names the last source gives are. With Options.one_owner `true` (`atc rules add`)
+%   a predicate or plane the last source defines that a source before it defines too is an
+%   error naming both.
 %   @error permission_error(call, sandboxed, Goal) for unsafe code; syntax_error
-%   @error rules_directive(D), rules_clause(Why, Head), rules_limit(bytes, Max)
+%   @error rules_directive(D), rules_clause(Why, Head), rules_limit(bytes, Max),
+%   rules_defined_twice(Key, Other)
 
 api_load_rules(Sources, Module, Module) :-
     api_load_rules(Sources, Module, _{}, Module).
@@ -1075,7 +1094,8 @@ api_load_rules(Sources0, Module, Options, Module) :-
     (   Len > MaxBytes -> throw(error(rules_limit(bytes, MaxBytes), _)) ; true ),
     memory_user_module(Module),
     LastWins = Options.get(last_wins, false),
-    catch(within_limits_(Options, load_rules_(Sources, LastWins, Module)),
+    OneOwner = Options.get(one_owner, false),
+    catch(within_limits_(Options, load_rules_(Sources, LastWins-OneOwner, Module)),
           E,
           ( memory_user_module(Module), throw(E) )).
 
@@ -1093,8 +1113,9 @@ source_length_(_-Text, L0, L) :-
     string_length(Text, N),
     L is L0 + N.
 
-load_rules_(Sources, LastWins, M) :-
+load_rules_(Sources, LastWins-OneOwner, M) :-
     maplist(source_terms_(M), Sources, TermLists0),
+    (   OneOwner == true -> last_defines_only_its_own_(Sources, TermLists0) ; true ),
     (   LastWins == true,
         append(Earlier0, [Last], TermLists0)
     ->  foldl(defined_pi_, Last, [], Keys),
@@ -1107,6 +1128,24 @@ load_rules_(Sources, LastWins, M) :-
     maplist(add_rule_term_(M), Terms),
     forall(user_predicate_(M, Head),
            catch(safe_goal(M:Head), E, unknown_in_rules_(M, Located, E))).
+
+% last_defines_only_its_own_(+Sources, +TermLists): no predicate (no plane) the last source
+% defines is one a source before it defines too. Two saved rules' clauses for one predicate
+% were joined: a rule saved again under another name (`atc rules add fixes2.pl`, an edited
+% fixes.pl) answered with both the old clauses and the new, every answer of both, silently.
+last_defines_only_its_own_(Sources, TermLists) :-
+    append(EarlierLists, [Last], TermLists),
+    append(EarlierLists, Earlier),
+    length(EarlierLists, N),
+    length(EarlierSources, N),
+    append(EarlierSources, _, Sources),
+    forall(( member(Where-T, Last), defines_key_(Where-T, Key) ),
+           (   member(OtherWhere-OT, Earlier), defines_key_(OtherWhere-OT, Key)
+           ->  OtherWhere = Other:_,
+               Where = Name:Line,
+               throw(error(rules_defined_twice(Key, Other), file(Name, Line, -1, 0)))
+           ;   true
+           )).
 
 % What a located clause defines, added to Keys (a directive defines nothing): its predicate,
 % or for the planes a file declares (plane/2, plane_segment/3: one predicate that every file
@@ -1300,10 +1339,17 @@ rule_location_(Located, N/A, Where) :-
     functor(H, N, A), !.
 
 %!  api_rule_predicates(+Text:string, -Indicators:list) is det.
-%   Name/Arity of every predicate Text defines (read as data, not loaded).
+%!  api_rule_predicates(+Name, +Text:string, -Indicators:list) is det.
+%   Name/Arity of every predicate Text defines (read as data, not loaded). A syntax error
+%   names Name (the file) and its line, not `Stream <stream>(0x...)`.
 api_rule_predicates(Text, Indicators) :-
+    api_rule_predicates(rules, Text, Indicators).
+
+api_rule_predicates(Name, Text, Indicators) :-
     text_nesting_checked(Text),
-    setup_call_cleanup(open_string(Text, S), read_clauses_(S, Clauses), close(S)),
+    setup_call_cleanup(( open_string(Text, S), set_stream(S, file_name(Name)) ),
+                       read_clauses_(S, Clauses),
+                       close(S)),
     findall(N/A, ( member(C, Clauses), clause_head_(C, H), callable(H), functor(H, N, A) ),
             PIs0),
     sort(PIs0, Indicators).
@@ -1333,7 +1379,8 @@ user_predicate_(M, Head) :-
 %   join(P, Team), leave(P, Team), grant_add(Id, Grantee, Filter, Ceiling, Expiry),
 %   grant_revoke(Id, Who), label(Handle, Key, Value), declassify(Record, Key, Value),
 %   mount_add(Name, Url, TokenEnv) or mount_remove(Name). Result is `true`, or what the change
-%   reports (the grants a removal revoked, what a declassification loosened).
+%   reports (the grants a removal revoked, what a declassification loosened, the id of the
+%   grant a grant_add made or found already made).
 %   @error domain_error(sharing_change, C) for anything else
 
 api_sharing_change(Changes, Results) :-
@@ -1356,7 +1403,7 @@ sharing_change_(principal_remove(P), grants_principal_remove(P, Revoked), Revoke
 sharing_change_(token_add(Id, P, S, H), grants_token_add(Id, P, S, H), true).
 sharing_change_(join(P, T), grants_member_join(P, T), true).
 sharing_change_(leave(P, T), grants_member_leave(P, T), true).
-sharing_change_(grant_add(Id, G, F, C, E), grants_grant_add(Id, G, F, C, E), true).
+sharing_change_(grant_add(Id, G, F, C, E), grants_grant_add(Id, G, F, C, E, Made), Made).
 sharing_change_(grant_revoke(Id, Who), grants_grant_revoke(Id, Who), true).
 sharing_change_(label(H, K, V), grants_label(H, K, V), true).
 sharing_change_(declassify(R, K, V), grants_declassify(R, K, V, Change), Change).
@@ -1399,12 +1446,17 @@ api_reader_query(Reader, Text, Options, Solutions, More) :-
     grantee_view_run(Reader, api_query(Text, Options.put(module, Module), Solutions, More)).
 
 %!  api_reader_rules(+Sources, -Module) is det.
-%   Load rules (Name-Text sources or one text, checked as api_load_rules/4 checks them) into the grantee user module
-%   `grantee_rules`, whose vocabulary is the filtered view.
+%!  api_reader_rules(+Sources, +Options:dict, -Module) is det.
+%   Load rules (Name-Text sources or one text, checked as api_load_rules/4 checks them, with
+%   its Options: `last_wins`) into the grantee user module `grantee_rules`, whose vocabulary
+%   is the filtered view.
 api_reader_rules(Sources, Module) :-
+    api_reader_rules(Sources, _{}, Module).
+
+api_reader_rules(Sources, Options, Module) :-
     Module = grantee_rules,
     grantee_module_(Module),
-    api_load_rules(Sources, Module, Module).
+    api_load_rules(Sources, Module, Options, Module).
 
 grantee_module_(M) :-
     (   memory_is_user_module(M)

@@ -33,6 +33,8 @@ error_message(error(existence_error(procedure, PI), context(user_code, Hint)), M
 error_message(error(permission_error(call, sandboxed, PI), context(user_code, Hint)), Message) :-
     string(Hint), !,                    % rules/api.pl's unknown_named_/2, for a refused call
     format(string(Message), "No permission to call sandboxed `~q' (~w)", [PI, Hint]).
+error_message(error(resource_error(stack), Context), Message) :-
+    stack_overflow_message(Context, Message), !.
 error_message(Error, Message) :-
     (   catch('$messages':translate_message(Error, Lines0, []), _, fail)
     ->  true
@@ -49,6 +51,48 @@ error_message(Error, Message) :-
     ;   Shown = Joined
     ),
     atom_string(Shown, Message).
+
+%!  stack_overflow_message(+Context:dict, -Message:string) is semidet.
+%
+%   A stack overflow (the context dict of `resource_error(stack)`) said as the limit that
+%   stopped the call, with the user predicates of the recursion SWI-Prolog found, else of the
+%   deepest calls:
+%   `stopped: ran past its stack limit of 256 MB (probable infinite recursion in reach/2)`.
+%   SWI-Prolog's own message is five lines of stack sizes, internal frames
+%   (`'$bags':findall_loop`) and advice a user of atc cannot follow (`--stack_limit`,
+%   set_prolog_flag/2). Fails on a context that is not such a dict.
+
+stack_overflow_message(Context, Message) :-
+    is_dict(Context),
+    get_dict(stack_limit, Context, KB), integer(KB),
+    MB is KB // 1024,
+    (   get_dict(cycle, Context, Frames), recursion_pis_(Frames, PIs)
+    ->  format(string(Why), "probable infinite recursion in ~w", [PIs])
+    ;   get_dict(non_terminating, Context, Frames), recursion_pis_(Frames, PIs)
+    ->  format(string(Why), "possible non-terminating recursion in ~w", [PIs])
+    ;   get_dict(depth, Context, Depth), integer(Depth)
+    ->  (   get_dict(stack, Context, Frames), recursion_pis_(Frames, PIs)
+        ->  format(string(Why), "~D calls deep, in ~w", [Depth, PIs])
+        ;   format(string(Why), "~D calls deep", [Depth])
+        )
+    ;   Why = "a term or recursion too large for it"
+    ),
+    format(string(Message), "stopped: ran past its stack limit of ~D MB (~w)", [MB, Why]).
+
+% recursion_pis_(+Frames, -Text): the user predicates (not the system's or a library's) of
+% the frames SWI-Prolog lists, each once, in order (`p/1, q/2`); fails when there is none.
+recursion_pis_(Frames, Text) :-
+    is_list(Frames),
+    findall(PI, ( member(frame(_, M:Goal, _), Frames),
+                   atom(M), callable(Goal),
+                   \+ module_property(M, class(system)),
+                   \+ module_property(M, class(library)),
+                   functor(Goal, N, A),
+                   format(string(PI), "~q/~w", [N, A]) ),
+            PIs0),
+    list_to_set(PIs0, PIs),
+    PIs \== [],
+    atomic_list_concat(PIs, ', ', Text).
 
 % inert_line_(+Line, -Inert): a line of a translated message that prints without running
 % anything. An error's terms come from user code (a query may throw what it likes), and a

@@ -128,7 +128,9 @@ item_role(H0, R) :- atom_arg_(H0, H), atom_arg_(R, R1), atc_journal:item_role(H,
 item_speaker(H0, N) :- atom_arg_(H0, H), atc_journal:item_speaker(H, N), seen_(H, _).
 %!  item_goal(?H, ?Goal) is nondet.
 %   Verbatim text: only for a reader who sees H at L0.
-item_goal(H0, G) :- atom_arg_(H0, H), atc_journal:item_goal(H, G), seen_at_(H, l0), read_noted_(H).
+item_goal(H0, G0) :-
+    atom_arg_(H0, H), string_arg_(G0, G), atc_journal:item_goal(H, G), seen_at_(H, l0),
+    read_noted_(H).
 %!  item_session(?H, ?S) is nondet.
 item_session(H0, S) :-
     atom_arg_(H0, H),
@@ -152,12 +154,15 @@ item_segment(H0, S) :-
     seen_(H,
     _).
 %!  item_source(?H, ?Pointer) is nondet.
-item_source(H0, P) :- atom_arg_(H0, H), atc_journal:item_source(H, P), seen_(H, _).
+item_source(H0, P0) :-
+    atom_arg_(H0, H), string_arg_(P0, P), atc_journal:item_source(H, P), seen_(H, _).
 %!  item_source_name(?H, ?Name) is nondet.
 item_source_name(H0, N) :- atom_arg_(H0, H), atc_journal:item_source_name(H, N), seen_(H, _).
 %!  item_text(?H, ?Text) is nondet.
 %   L0: only for a reader who sees H at L0.
-item_text(H0, T) :- atom_arg_(H0, H), atc_journal:item_text(H, T), seen_at_(H, l0), read_noted_(H).
+item_text(H0, T0) :-
+    atom_arg_(H0, H), string_arg_(T0, T), atc_journal:item_text(H, T), seen_at_(H, l0),
+    read_noted_(H).
 %!  relation(?S, ?P, ?O) is nondet.
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
@@ -168,30 +173,39 @@ relation(S0, P0, O0) :-
 %!  cell(?C) is nondet.
 %   Cells (rules/cells.pl) whose every member the reader sees (visible/3 treats a cell as a
 %   record derived from its members); links, paths and regions keep to such cells.
-cell(C) :- grantee_view_reader(_), atc_cells:cell(C), seen_(C, _).
+cell(C0) :- atom_arg_(C0, C), grantee_view_reader(_), atc_cells:cell(C), seen_(C, _).
 %!  cell_of(?H, ?C) is nondet.
-cell_of(H, C) :- atc_cells:cell_of(H, C), seen_(H, _), seen_(C, _).
+cell_of(H0, C0) :-
+    atom_arg_(H0, H), atom_arg_(C0, C), atc_cells:cell_of(H, C), seen_(H, _), seen_(C, _).
 %!  cell_member(?C, ?H) is nondet.
-cell_member(C, H) :- atc_cells:cell_member(C, H), seen_(C, _), seen_(H, _).
+cell_member(C0, H0) :-
+    atom_arg_(C0, C), atom_arg_(H0, H), atc_cells:cell_member(C, H), seen_(C, _), seen_(H, _).
 %!  cell_adjacent(?C, ?C2, ?W) is nondet.
-cell_adjacent(C, C2, W) :- atc_cells:cell_adjacent(C, C2, W), seen_(C, _), seen_(C2, _).
+cell_adjacent(C0, D0, W) :-
+    atom_arg_(C0, C), atom_arg_(D0, C2), atc_cells:cell_adjacent(C, C2, W), seen_(C, _),
+    seen_(C2, _).
 %!  cell_info(?C, ?Key, ?Value) is nondet.
 %   Size, span, top entities and tags, segments: the skeleton (L3) of a cell.
-cell_info(C, K, V) :- atc_cells:cell_info(C, K, V), seen_(C, _), read_noted_(C).
+cell_info(C0, K0, V) :-
+    atom_arg_(C0, C), atom_arg_(K0, K), atc_cells:cell_info(C, K, V), seen_(C, _),
+    read_noted_(C).
 %!  cell_neighbours(+C, -Pairs) is det.
 %   The neighbours the reader sees; a cell they do not see does not exist (as for the owner,
 %   an unknown cell is an error).
-cell_neighbours(C, Pairs) :-
+cell_neighbours(C0, Pairs) :-
+    atom_arg_(C0, C),
     named_(cell_neighbours/2, ( seen_cell_arg_(C), seen_neighbours_(C, Pairs) )).
 %!  cell_path(+C1, +C2, -Path) is semidet.
 %   A shortest path through cells the reader sees (the owner's may cross one they do not).
-cell_path(A, B, Path) :-
+cell_path(A0, B0, Path) :-
+    atom_arg_(A0, A), atom_arg_(B0, B),
     named_(cell_path/3, ( must_be(atom, A), must_be(atom, B) )),
     seen_cell_(A), seen_cell_(B),
     atc_cells:cells_path_via(atc_grantee_view:seen_neighbours_, A, B, Path).
 %!  cell_region(+C, +Depth, -Cells) is det.
 %   The cells the reader sees within Depth links of C, linked through cells they see.
-cell_region(C, D, Cells) :-
+cell_region(C0, D, Cells) :-
+    atom_arg_(C0, C),
     named_(cell_region/3, ( seen_cell_arg_(C), must_be(nonneg, D) )),
     atc_cells:cells_region_via(atc_grantee_view:seen_neighbours_, C, D, Cells).
 
@@ -218,7 +232,8 @@ named_error_(PI, Formal, Context) :-
 
 %!  cell_hot(?C, ?Heat) is nondet.
 %   The cells the reader's own frames drew from (not the owner's or another grantee's).
-cell_hot(C, S) :- grantee_view_reader(P), atc_cells:cell_hot_as(P, C, S), seen_(C, _).
+cell_hot(C0, S) :-
+    atom_arg_(C0, C), grantee_view_reader(P), atc_cells:cell_hot_as(P, C, S), seen_(C, _).
 
 seen_pair_(C-_) :- seen_(C, _).
 
@@ -228,8 +243,9 @@ string_arg_(X, Y) :- atc_journal:journal_string_arg(X, Y).
 
 %!  rung(?Id, ?Level, ?Text) is nondet.
 %   Only rungs at or below the reader's ceiling for Id.
-rung(Id0, L0, T) :-
-    atom_arg_(Id0, Id), atom_arg_(L0, L), atc_ladder:rung(Id, L, T), seen_at_(Id, L),
+rung(Id0, L0, T0) :-
+    atom_arg_(Id0, Id), atom_arg_(L0, L), string_arg_(T0, T), atc_ladder:rung(Id, L, T),
+    seen_at_(Id, L),
     read_noted_(Id).
 %!  rung_tokens(?Id, ?Level, ?N) is nondet.
 rung_tokens(Id0, L0, N) :-
@@ -241,39 +257,50 @@ distilled(Id0, F0, V0) :-
     atc_ladder:distilled(Id, F, V), seen_at_(Id, l2),
     read_noted_(Id).
 %!  provenance(?Id, ?H) is nondet.
-provenance(Id, H) :-
+provenance(Id0, H0) :-
+    atom_arg_(Id0, Id), atom_arg_(H0, H),
     (   atc_ladder:provenance(Id, H) ; atc_cells:cell_provenance(Id, H) ),
     seen_(Id, _), seen_(H, _).
 %!  arc(?A) is nondet.
-arc(A) :- atc_ladder:arc(A), seen_(A, _).
+arc(A0) :- atom_arg_(A0, A), atc_ladder:arc(A), seen_(A, _).
 %!  arc_member(?A, ?H) is nondet.
-arc_member(A, H) :- atc_ladder:arc_member(A, H), seen_(A, _), seen_(H, _).
+arc_member(A0, H0) :-
+    atom_arg_(A0, A), atom_arg_(H0, H), atc_ladder:arc_member(A, H), seen_(A, _), seen_(H, _).
 %!  arc_goal(?A, ?G) is nondet.
-arc_goal(A, G) :- atc_ladder:arc_goal(A, G), seen_at_(A, l0), read_noted_(A).
+arc_goal(A0, G0) :-
+    atom_arg_(A0, A), string_arg_(G0, G), atc_ladder:arc_goal(A, G), seen_at_(A, l0),
+    read_noted_(A).
 %!  arc_session(?A, ?S) is nondet.
-arc_session(A, S) :- atom_arg_(S, S1), atc_ladder:arc_session(A, S1), seen_(A, _).
+arc_session(A0, S) :-
+    atom_arg_(A0, A), atom_arg_(S, S1), atc_ladder:arc_session(A, S1), seen_(A, _).
 %!  item_arc(?H, ?A) is nondet.
-item_arc(H, A) :- atc_ladder:item_arc(H, A), seen_(H, _), seen_(A, _).
+item_arc(H0, A0) :-
+    atom_arg_(H0, H), atom_arg_(A0, A), atc_ladder:item_arc(H, A), seen_(H, _), seen_(A, _).
 %!  rollup(?R, ?S) is nondet.
-rollup(R, S) :- atc_ladder:rollup(R, S), seen_(R, _).
+rollup(R0, S0) :- atom_arg_(R0, R), atom_arg_(S0, S), atc_ladder:rollup(R, S), seen_(R, _).
 %!  echo_of(?E, ?O, ?Sim) is nondet.
-echo_of(E, O, Sim) :- atc_ladder:echo_of(E, O, Sim), seen_(E, _), seen_(O, _).
+echo_of(E0, O0, Sim) :-
+    atom_arg_(E0, E), atom_arg_(O0, O), atc_ladder:echo_of(E, O, Sim), seen_(E, _), seen_(O, _).
 %!  curated(?Id, ?Curator) is nondet.
-curated(Id, C) :- atc_ladder:curated(Id, C), seen_(Id, _).
+curated(Id0, C0) :- atom_arg_(Id0, Id), atom_arg_(C0, C), atc_ladder:curated(Id, C), seen_(Id, _).
 
 %!  nearest(+Query, +K, -Hits) is det.
 %!  nearest(+Query, -Handle, -Score) is nondet.
 %   The jump over the records the reader sees (a handle as Query must be one of them).
+%   Their argument errors name them, as atc_memory's do (`nearest/3: Arguments are not
+%   sufficiently instantiated`).
 nearest(Q, K, Hits) :-
     integer(K), !,
-    nearest(Q, K, [], Hits).
+    named_(nearest/3, nearest_(Q, K, [], Hits)).
 nearest(Q, H, S) :-
-    atc_jump:nearest_handle_arg(H),
-    nearest(Q, 50, [], Hits),
+    named_(nearest/3, ( atc_jump:nearest_handle_arg(H), nearest_(Q, 50, [], Hits) )),
     member(H-S, Hits).
 
 %!  nearest(+Query, +K, +Options, -Hits) is det.
 nearest(Q, K, Options, Hits) :-
+    named_(nearest/4, nearest_(Q, K, Options, Hits)).
+
+nearest_(Q, K, Options, Hits) :-
     must_be(nonneg, K),
     query_seen_(Q),
     Fetch is K * 4 + 50,
@@ -282,6 +309,9 @@ nearest(Q, K, Options, Hits) :-
 
 %!  lexical(+Query, +K, +Options, -Hits) is det.
 lexical(Q, K, Options, Hits) :-
+    named_(lexical/4, lexical_(Q, K, Options, Hits)).
+
+lexical_(Q, K, Options, Hits) :-
     must_be(nonneg, K),
     query_seen_(Q),
     Fetch is K * 4 + 50,
@@ -292,15 +322,15 @@ lexical(Q, K, Options, Hits) :-
 %!  similarity(+Query, +Records, +K, -Pairs) is det.
 %   Scores for the given records the reader sees.
 similarity(Q, Records, Pairs) :-
-    must_be(list, Records),
-    query_seen_(Q),
-    include(seen_record_, Records, Seen),
-    atc_jump:similarity(Q, Seen, Pairs).
+    named_(similarity/3, ( must_be(list, Records),
+                           query_seen_(Q),
+                           include(seen_record_, Records, Seen),
+                           atc_jump:similarity(Q, Seen, Pairs) )).
 similarity(Q, Records, K, Pairs) :-
-    must_be(list, Records),
-    query_seen_(Q),
-    include(seen_record_, Records, Seen),
-    atc_jump:similarity(Q, Seen, K, Pairs).
+    named_(similarity/4, ( must_be(list, Records),
+                           query_seen_(Q),
+                           include(seen_record_, Records, Seen),
+                           atc_jump:similarity(Q, Seen, K, Pairs) )).
 
 seen_record_(R) :- atom(R), seen_(R, _).
 
@@ -324,7 +354,7 @@ seen_top_(Raw, K, Hits) :-
 %   @error permission_error(use, rules_module, M) for any other module
 %   @error existence_error(cell, C) for a mount the reader does not see (as for no cell)
 hydrate(Goal, Options, Frame) :-
-    must_be(dict, Options),
+    named_(hydrate/3, ( must_be(text, Goal), must_be(dict, Options) )),
     grantee_view_reader(P),
     (   get_dict(rules, Options, Rules), Rules \== none
     ->  (   atom(Rules), grantee_view_module(Rules) -> true

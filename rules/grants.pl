@@ -23,6 +23,7 @@
             grants_member_join/2,       % +Principal, +Team
             grants_member_leave/2,      % +Principal, +Team
             grants_grant_add/5,         % +Id, +Grantee, +Filter, +Ceiling, +Expiry
+            grants_grant_add/6,         % +Id, +Grantee, +Filter, +Ceiling, +Expiry, -Made
             grants_grant_revoke/2,      % +Id, +Who
             grants_label/3,             % +Handle, +Key, +Value
             grants_labelled/1,          % ?Handle
@@ -570,6 +571,23 @@ grants_member_leave(P, T) :-
 %   (ISO 8601 or `none`).
 %   @error existence_error(owner, home) when the home has no owner
 grants_grant_add(Id, Grantee, Filter, Ceiling, Expiry) :-
+    grants_grant_add(Id, Grantee, Filter, Ceiling, Expiry, _).
+
+%!  grants_grant_add(+Id, +Grantee, +Filter, +Ceiling, +Expiry, -Made) is det.
+%   As grants_grant_add/5; Made is Id, or the id of an unrevoked grant of the same owner,
+%   grantee, filter, ceiling and expiry, which is kept instead of adding its twin (a command
+%   retried after a kill must not leave a second grant that revoking the first would miss).
+grants_grant_add(Id, Grantee, Filter, Ceiling, Expiry, Made) :-
+    (   owner_(Owner),
+        grant_(Old, Owner, Grantee, Filter0, Ceiling, Expiry, _),
+        Filter0 == Filter,
+        \+ revoked_(Old, _, _)
+    ->  Made = Old
+    ;   Made = Id,
+        grant_add_(Id, Grantee, Filter, Ceiling, Expiry)
+    ).
+
+grant_add_(Id, Grantee, Filter, Ceiling, Expiry) :-
     must_be(atom, Id),
     (   owner_(Owner) -> true ; existence_error(owner, home) ),
     existing_principal_(Grantee),

@@ -686,10 +686,12 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
         fuse_(SemAll, Lex, Fused0),
         open_arcs_(Segment, Fused0, Fused10),
         include(readable_pair_(Reader), Fused10, Fused1),
-        speaker_prior_(Speaker, Fused1, Fused1b),
+        speaker_prior_(Speaker, Fused1, Fused1a),
+        failure_prior_(Goal, Fused1a, Fused1b),
         instructions_prior_(Fused1b, Fused2),
         time_prior_(TimeWeight, Fused2, Fused3),
-        recency_prior_(Goal, Fused3, Fused),
+        recency_prior_(Goal, Fused3, Fused4),
+        role_latest_(Speaker, Goal, Reader, Segment, Fused4, Fused),
         discount_echoes_(Fused, Scored),
         split_at_(K, Scored, Top, Rest),
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
@@ -888,6 +890,26 @@ speaker_prior_(speaker(Role), Pairs, Out) :-
 
 speaker_boost_(Who, K-S, K-S1) :-
     (   spoken_by_(K, Who) -> S1 is round(S * 1.3 * 10000) / 10000 ; S1 = S ).
+
+% A goal that asks about a failure ("why did git push fail", "what broke the build", "the
+% migration error") is about the run that failed, not the ones that went well: a command's
+% successful output shares the command's words with such a goal as much as its failure does,
+% and four successful pushes ranked above the push that failed (a 200-token frame showed only
+% successes). Items kept as errors count 30 % more; a goal without such a word is untouched.
+failure_prior_(Goal, Pairs, Out) :-
+    (   goal_words(Goal, Words), member(W, Words), failure_word_(W)
+    ->  maplist(failure_boost_, Pairs, Out0),
+        sort_by_score_(Out0, Out)
+    ;   Out = Pairs
+    ).
+
+failure_boost_(K-S, K-S1) :-
+    (   item_kind(K, error) -> S1 is round(S * 1.3 * 10000) / 10000 ; S1 = S ).
+
+failure_word_(W) :-
+    memberchk(W, ["fail", "fails", "failed", "failing", "failure", "failures", "error",
+                  "errors", "errored", "broke", "broken", "crash", "crashed", "crashes",
+                  "exception", "exceptions", "traceback", "rejected", "refused", "denied"]).
 
 % A system message is the instructions an agent ran under (SWE-agent's and many chat exports'
 % first message, the same in every session): it shares words with most goals, being about the
@@ -1169,6 +1191,60 @@ recency_prior_(Goal, Pairs, Out) :-
         sort_by_score_(Out0, Out)
     ;   Out = Pairs
     ).
+
+% A goal that asks for nothing but a speaker's newest words ("what was the user's last
+% request", "what did the assistant say most recently", "what did Priya say last"... once
+% the role or name, the words that ask for the newest and the words of asking are taken out,
+% nothing is left): no topic for relevance to follow, so the turns it asks for ("continue
+% until all are done") ranked nowhere, below every tool output that says "user" or
+% "request". That speaker's turns (item_speaker/2: a subagent's are the subagent's; tool
+% output and file operations are no one's turns) among memory's newest 2000 items, the ten
+% newest, join the candidates and rank above every other, newest first; the others keep half
+% their score, as for a goal that names only a time (window_first_/4).
+role_latest_(speaker(Speaker), Goal, Reader, Segment, Pairs, Out) :-
+    (   is_list(Speaker) -> maplist(text_string_, Speaker, Whos)
+    ;   memberchk(Speaker, [user, assistant]), atom_string(Speaker, Who), Whos = [Who]
+    ),
+    goal_recency_cue(Goal, Cue),
+    goal_words(Goal, Words),
+    split_string(Cue, " ", " ", CueWords),
+    maplist(string_lower, Whos, Named),
+    forall(member(W, Words),
+           ( topicless_word_(W) ; memberchk(W, CueWords) ; role_goal_word_(W)
+           ; spoken_name_word_(Named, W) )),
+    memory_now(Now), Now > 0,
+    items_between(0, Now, 2000, Newest),
+    include(role_turn_(Whos, Segment, Reader), Newest, Turns0),
+    take_(10, Turns0, Turns),
+    Turns = [_|_], !,
+    length(Turns, N),
+    findall(K-S, ( nth1(I, Turns, K), S is round((1 - (I - 1) / (2 * N)) * 10000) / 10000 ),
+            Top),
+    findall(K-S1, ( member(K-S, Pairs), \+ memberchk(K-_, Top), S1 is round(S / 2 * 10000) / 10000 ),
+            Rest),
+    append(Top, Rest, Out).
+role_latest_(_, _, _, _, Pairs, Pairs).
+
+% The words of a goal about a role's turn: the role itself and what a turn is.
+role_goal_word_(W) :-
+    memberchk(W, ["user", "user's", "human", "assistant", "assistant's", "agent", "agent's",
+                  "request", "requests", "requested", "ask", "asks", "asked", "message",
+                  "messages", "prompt", "prompts", "instruction", "instructions", "question",
+                  "questions", "want", "wanted", "last", "most", "recent", "recently", "latest",
+                  "newest", "thing"]).
+
+% W is a word of a speaker's name, or of its possessive ("priya's").
+spoken_name_word_(Named, W) :-
+    member(Name, Named),
+    split_string(Name, " ", " ", Parts),
+    member(P, Parts),
+    (   W == P -> true ; string_concat(P, Tail, W), memberchk(Tail, ["'s", "’s", "'"]) ), !.
+
+role_turn_(Whos, Segment, Reader, K) :-
+    member(Who, Whos), item_speaker(K, Who), !,
+    item_kind(K, Kind), \+ memberchk(Kind, [tool_result, error, file_op]),
+    item_in_segment_(Segment, K),
+    readable_(Reader, K).
 
 recency_boost_(Oldest, Newest, K-S, K-S1) :-
     (   item_stamp(K, T)

@@ -69,9 +69,9 @@ nearest_handle_arg(H) :-
 %   (session rollups have no vectors: record(rollup) finds nothing).
 %   Hits are live records only (tombstoned items never come back).
 
-nearest(Query, K, Options, Hits) :-
+nearest(Query, K, Options0, Hits) :-
     must_be(nonneg, K),
-    jump_options_(Options),
+    jump_options_(Options0, Options),
     query_arg_(Query, Q),
     (   current_predicate(atc_jump:semantic_hits/4)
     ->  (   blank_(Q)
@@ -89,32 +89,35 @@ nearest(Query, K, Options, Hits) :-
 blank_(Q) :-
     split_string(Q, "", " \t\n\r", [""]).
 
-% jump_options_(+Options): the options nearest/4 and lexical/4 read, each checked: one it does
-% not know, a kinds(...) that is no list or a level that is no rung was a filter that matched
-% nothing, or was ignored, without a word.
-jump_options_(Options) :-
-    must_be(list, Options),
-    maplist(jump_option_, Options).
+% jump_options_(+Options0, -Options): the options nearest/4 and lexical/4 read, each checked:
+% one it does not know, a kinds(...) that is no list or a level that is no rung was a filter
+% that matched nothing, or was ignored, without a word. A level or record given as a string
+% (level("l1"), as JSON shows it) is read as the atom, as the vocabulary reads its arguments.
+jump_options_(Options0, Options) :-
+    must_be(list, Options0),
+    maplist(jump_option_, Options0, Options).
 
-jump_option_(O) :-
+jump_option_(O, _) :-
     var(O), !,
     instantiation_error(O).
-jump_option_(segment(S)) :- !,
+jump_option_(segment(S), segment(S)) :- !,
     must_be(atomic, S).
-jump_option_(kinds(Ks)) :- !,
+jump_option_(kinds(Ks), kinds(Ks)) :- !,
     must_be(list(atomic), Ks).
-jump_option_(level(L)) :- !,
+jump_option_(level(L0), level(L)) :- !,
+    journal_atom_arg(L0, L),
     must_be(oneof([l0, l1, l2, l3]), L).
-jump_option_(record(R)) :- !,
+jump_option_(record(R0), record(R)) :- !,
+    journal_atom_arg(R0, R),
     must_be(oneof([item, arc, rollup]), R).
-jump_option_(O) :-
+jump_option_(O, _) :-
     domain_error(jump_option, O).
 
 %!  lexical(+Query, +K, +Options, -Hits) is det.
 %   BM25 over the same records as nearest/4 (exact names, numbers and identifiers), best first.
-lexical(Query, K, Options, Hits) :-
+lexical(Query, K, Options0, Hits) :-
     must_be(nonneg, K),
-    jump_options_(Options),
+    jump_options_(Options0, Options),
     query_arg_(Query, Q),
     (   current_predicate(atc_jump:lexical_hits/4)
     ->  Fetch is K + 16,
@@ -213,7 +216,8 @@ jump_available(Options) :-
     catch(nearest("probe", 1, Options, _), error(existence_error(embeddings, _), _), fail).
 
 query_arg_(Query, Q) :-
-    (   string(Query) -> Q = Query
+    (   var(Query) -> instantiation_error(Query)  % not "text_or_handle expected, found _123"
+    ;   string(Query) -> Q = Query
     ;   atom(Query) -> Q = Query
     ;   is_list(Query) -> string_codes(Q, Query)
     ;   type_error(text_or_handle, Query)

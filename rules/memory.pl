@@ -17,10 +17,8 @@
 :- use_module(library(error)).
 :- use_module(library(apply)).
 :- use_module(journal, [journal_atom_arg/2, journal_string_arg/2]).
-:- reexport(cells, [ cell/1, cell_of/2, cell_member/2, cell_adjacent/3, cell_info/3,
-                     cell_hot/2 ]).
-:- reexport(ladder, [ arc/1, arc_member/2, arc_goal/2, item_arc/2, rollup/2, echo_of/3,
-                      curated/2 ]).
+:- use_module(cells, []).
+:- use_module(ladder, []).
 :- use_module(jump, []).
 :- use_module(hydrate, []).
 :- use_module(term_guard, [guarded_builtin/1]).
@@ -72,14 +70,17 @@ cell_neighbours(C, Ps) :-
 
 % An unknown cell is an error here as in cell_region/3 (it answered [], as a cell alone would);
 % the walk's own calls, on cells it took from memory, skip the check.
-known_cell_neighbours_(C, Ps) :-
+known_cell_neighbours_(C0, Ps) :-
+    journal_atom_arg(C0, C),
     must_be(atom, C),
     (   atc_cells:cell(C) -> true ; existence_error(cell, C) ),
     atc_cells:cell_neighbours(C, Ps).
 cell_path(C1, C2, Path) :-
-    catch(atc_cells:cell_path(C1, C2, Path), E, named_error_(cell_path/3, E)).
+    journal_atom_arg(C1, A1), journal_atom_arg(C2, A2),
+    catch(atc_cells:cell_path(A1, A2, Path), E, named_error_(cell_path/3, E)).
 cell_region(C, Depth, Cells) :-
-    catch(atc_cells:cell_region(C, Depth, Cells), E, named_error_(cell_region/3, E)).
+    journal_atom_arg(C, A),
+    catch(atc_cells:cell_region(A, Depth, Cells), E, named_error_(cell_region/3, E)).
 
 %!  nearest(+Query, +K, -Hits) is det.
 %!  nearest(+Query, -Handle, -Score) is nondet.
@@ -163,11 +164,14 @@ item_time(H, T) :-
 %   show it) is read as the atom, here and in every item_ predicate above.
 item(H) :- journal_atom_arg(H, H1), atc_journal:item(H1).
 item_speaker(H, N) :- journal_atom_arg(H, H1), atc_journal:item_speaker(H1, N).
-item_goal(H, G) :- journal_atom_arg(H, H1), atc_journal:item_goal(H1, G).
+item_goal(H, G) :-
+    journal_atom_arg(H, H1), journal_string_arg(G, G1), atc_journal:item_goal(H1, G1).
 item_seq(H, N) :- journal_atom_arg(H, H1), atc_journal:item_seq(H1, N).
-item_source(H, P) :- journal_atom_arg(H, H1), atc_journal:item_source(H1, P).
+item_source(H, P) :-
+    journal_atom_arg(H, H1), journal_string_arg(P, P1), atc_journal:item_source(H1, P1).
 item_source_name(H, N) :- journal_atom_arg(H, H1), atc_journal:item_source_name(H1, N).
-item_text(H, T) :- journal_atom_arg(H, H1), atc_journal:item_text(H1, T).
+item_text(H, T) :-
+    journal_atom_arg(H, H1), journal_string_arg(T, T1), atc_journal:item_text(H1, T1).
 
 %!  rung(?Id, ?Level, ?Text:string) is nondet.
 %!  rung_tokens(?Id, ?Level, ?N) is nondet.
@@ -175,13 +179,53 @@ item_text(H, T) :- journal_atom_arg(H, H1), atc_journal:item_text(H1, T).
 %!  arc_session(?A, ?Session) is nondet.
 %   See atc_ladder; a bound argument may be an atom or a string.
 rung(Id, L, T) :-
-    journal_atom_arg(Id, Id1), journal_atom_arg(L, L1), atc_ladder:rung(Id1, L1, T).
+    journal_atom_arg(Id, Id1), journal_atom_arg(L, L1), journal_string_arg(T, T1),
+    atc_ladder:rung(Id1, L1, T1).
 rung_tokens(Id, L, N) :-
     journal_atom_arg(Id, Id1), journal_atom_arg(L, L1), atc_ladder:rung_tokens(Id1, L1, N).
 distilled(Id, F, V) :-
     journal_atom_arg(Id, Id1), journal_atom_arg(F, F1), journal_string_arg(V, V1),
     atc_ladder:distilled(Id1, F1, V1).
-arc_session(A, S) :- journal_atom_arg(S, S1), atc_ladder:arc_session(A, S1).
+arc_session(A, S) :-
+    journal_atom_arg(A, A1), journal_atom_arg(S, S1), atc_ladder:arc_session(A1, S1).
+
+%!  arc(?A) is nondet.
+%!  arc_member(?A, ?H) is nondet.
+%!  arc_goal(?A, ?Goal:string) is nondet.
+%!  item_arc(?H, ?A) is nondet.
+%!  rollup(?R, ?Session) is nondet.
+%!  echo_of(?Echo, ?Original, ?Sim) is nondet.
+%!  curated(?Id, ?Curator) is nondet.
+%   See atc_ladder; a bound argument may be an atom or a string (a handle copied from JSON:
+%   arc_member("arc_83f…", H) answered `false.`).
+arc(A) :- journal_atom_arg(A, A1), atc_ladder:arc(A1).
+arc_member(A, H) :-
+    journal_atom_arg(A, A1), journal_atom_arg(H, H1), atc_ladder:arc_member(A1, H1).
+arc_goal(A, G) :-
+    journal_atom_arg(A, A1), journal_string_arg(G, G1), atc_ladder:arc_goal(A1, G1).
+item_arc(H, A) :-
+    journal_atom_arg(H, H1), journal_atom_arg(A, A1), atc_ladder:item_arc(H1, A1).
+rollup(R, S) :- journal_atom_arg(R, R1), journal_atom_arg(S, S1), atc_ladder:rollup(R1, S1).
+echo_of(E, O, Sim) :-
+    journal_atom_arg(E, E1), journal_atom_arg(O, O1), atc_ladder:echo_of(E1, O1, Sim).
+curated(Id, C) :- journal_atom_arg(Id, Id1), journal_atom_arg(C, C1), atc_ladder:curated(Id1, C1).
+
+%!  cell(?C) is nondet.
+%!  cell_of(?H, ?C) is nondet.
+%!  cell_member(?C, ?H) is nondet.
+%!  cell_adjacent(?C, ?C2, ?W) is nondet.
+%!  cell_info(?C, ?Key, ?Value) is nondet.
+%!  cell_hot(?C, ?Heat) is nondet.
+%   See atc_cells; a bound cell, handle or key may be an atom or a string.
+cell(C) :- journal_atom_arg(C, C1), atc_cells:cell(C1).
+cell_of(H, C) :- journal_atom_arg(H, H1), journal_atom_arg(C, C1), atc_cells:cell_of(H1, C1).
+cell_member(C, H) :-
+    journal_atom_arg(C, C1), journal_atom_arg(H, H1), atc_cells:cell_member(C1, H1).
+cell_adjacent(C, C2, W) :-
+    journal_atom_arg(C, A1), journal_atom_arg(C2, A2), atc_cells:cell_adjacent(A1, A2, W).
+cell_info(C, K, V) :-
+    journal_atom_arg(C, C1), journal_atom_arg(K, K1), atc_cells:cell_info(C1, K1, V).
+cell_hot(C, Heat) :- journal_atom_arg(C, C1), atc_cells:cell_hot(C1, Heat).
 
 %!  relation(?Subject, ?Predicate, ?Object) is nondet.
 %   The entity graph (atc_journal:relation/3) and the cells: relation(Cell, contains, Handle),
@@ -198,10 +242,14 @@ relation_(S, P, O) :-
 
 %!  provenance(?Id, ?Handle) is nondet.
 %   Curated record Id (an item's, arc's or rollup's rungs, or a cell's ladder) was computed
-%   from item Handle.
-provenance(Id, H) :-
+%   from item Handle. A bound argument may be an atom or a string.
+provenance(Id0, H0) :-
+    journal_atom_arg(Id0, Id), journal_atom_arg(H0, H),
+    provenance_(Id, H).
+
+provenance_(Id, H) :-
     atc_ladder:provenance(Id, H).
-provenance(Id, H) :-
+provenance_(Id, H) :-
     atc_cells:cell_provenance(Id, H).
 
 %!  hydrate(+Goal, +Options:dict, -Frame) is det.
@@ -213,7 +261,7 @@ provenance(Id, H) :-
 %   @error existence_error(walk_rule, Name) for a walk rule the rules module does not define
 
 hydrate(Goal, Options, Frame) :-
-    must_be(dict, Options),
+    catch(( must_be(text, Goal), must_be(dict, Options) ), E, named_error_(hydrate/3, E)),
     (   get_dict(rules, Options, Rules), Rules \== none
     ->  (   atom(Rules), memory_is_user_module(Rules)
         ->  true

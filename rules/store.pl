@@ -30,6 +30,7 @@
 :- use_module(library(apply)).
 :- use_module(library(aggregate)).
 :- use_module(library(pairs)).
+:- use_module(library(readutil)).
 
 /** <module> The durable store: an append-only journal of fact changes plus a snapshot
 
@@ -67,7 +68,8 @@ takes the journal's write lock and replays what other processes committed since 
 (store_prepare_write/0), so a batch is always computed on the last committed state, and a
 snapshot is written only from a view that reaches the journal's end.
 Replay applies only committed batches: a torn tail from a crash is ignored and reported, so the
-host can truncate it. Text is data: facts are written with quoted(true) and read back with
+host can truncate it. A journal unreadable at some line with committed batches past it was
+damaged, not torn: opening it raises `atc_journal_damaged(File, Offset)`, so nothing is cut. Text is data: facts are written with quoted(true) and read back with
 read_term/3, never consulted as code.
 
 Modules declare what is durable with the multifile fact durable_predicate(M:Name/Arity).
@@ -127,6 +129,8 @@ store_is_open(Dir) :-
 %   Info has keys `snapshot` (facts loaded from it), `replayed` (committed changes replayed),
 %   `committed_bytes` (where the last committed batch ends) and `file_bytes` (journal size);
 %   when they differ the journal has a torn tail and the host truncates it before writing.
+%   @error atc_journal_damaged(File, Offset) when committed batches follow a line that cannot
+%   be read (the journal is left as it is).
 
 store_open(Dir0, Info) :-
     must_be(text, Dir0),
@@ -530,8 +534,51 @@ replay(Journal, From, Count, Committed, Batch) :-
     ).
 
 replay_stream_(S, From, Count, Committed, Batch) :-
+    seek(S, 0, eof, Size),
     seek(S, From, bof, _),
-    replay_loop(S, [], 0, Count, From, Committed, 0, Batch).
+    replay_loop(S, [], 0, Count, From, Committed, 0, Batch),
+    refuse_damage_(S, Committed, Size).
+
+% Replay stops at the first term it cannot read. Past it lies either a crashed writer's torn
+% batch (no commit marker: cut by the next writer) or, when the file was damaged mid-way
+% (a bad line, a bad disk block), committed batches that a cut would destroy: refuse those.
+% Only the bytes there were when replay began are looked at: a batch another process
+% committed since (a reader does not hold the lock) is no damage.
+refuse_damage_(S, Committed, Size) :-
+    (   Size =< Committed
+    ->  true
+    ;   seek(S, Committed, bof, _),
+        (   commit_line_follows_(S, Size)
+        ->  ( stream_property(S, file_name(File)) -> true ; File = journal ),
+            throw(error(atc_journal_damaged(File, Committed), _))
+        ;   true
+        )
+    ).
+
+:- multifile prolog:error_message//1.
+prolog:error_message(atc_journal_damaged(File, At)) -->
+    [ '~w cannot be read past byte ~d, and committed batches follow: nothing was cut; '-[File, At],
+      'mend or remove the bad line (or restore the file) and open the home again' ].
+
+% A line `commit(N).` ends with its newline past here; record blocks are skipped by length
+% (their text is the user's, and may hold any line).
+commit_line_follows_(S, Size) :-
+    read_line_to_codes(S, Line0, Tail),
+    Tail \== [],                        % not the end, nor a last line torn before its newline
+    Tail = [],
+    byte_count(S, End),
+    End =< Size,
+    append(Line, [0'\n], Line0),
+    string_codes(Text, Line),
+    catch(term_string(T, Text), _, T = '$bad'),
+    (   T = commit(K), integer(K)
+    ->  true
+    ;   T = b(_, Length), integer(Length), Length >= 0
+    ->  read_string(S, Length, _),
+        skip(S, 0'\n),
+        commit_line_follows_(S, Size)
+    ;   commit_line_follows_(S, Size)
+    ).
 
 replay_loop(S, Pending, C0, C, B0, B, N0, N) :-
     catch(read_term(S, T, []), _, T = '$torn'),
@@ -539,18 +586,15 @@ replay_loop(S, Pending, C0, C, B0, B, N0, N) :-
     ->  C = C0, B = B0, N = N0
     ;   T == '$torn'
     ->  C = C0, B = B0, N = N0
-    ;   T = commit(K)
+    ;   T = commit(K), line_end_offset(S, B1)
     ->  reverse(Pending, Ordered),
         foldl(apply_change, Ordered, 0, L),
         C1 is C0 + L,
-        line_end_offset(S, B1),
         replay_loop(S, [], C1, C, B1, B, K, N)
-    ;   T = abort(_)
-    ->  line_end_offset(S, B1),
-        replay_loop(S, [], C0, C, B1, B, N0, N)
-    ;   T = epoch(_), Pending == []
-    ->  line_end_offset(S, B1),         % a compacted journal's first line
-        replay_loop(S, [], C0, C, B1, B, N0, N)
+    ;   T = abort(_), line_end_offset(S, B1)
+    ->  replay_loop(S, [], C0, C, B1, B, N0, N)
+    ;   T = epoch(_), Pending == [], line_end_offset(S, B1)
+    ->  replay_loop(S, [], C0, C, B1, B, N0, N)   % a compacted journal's first line
     ;   ( T = a(_) ; T = r(_) )
     ->  replay_loop(S, [T|Pending], C0, C, B0, B, N0, N)
     ;   T = b(Kind, Length), integer(Length), Length >= 0,
@@ -559,10 +603,16 @@ replay_loop(S, Pending, C0, C, B0, B, N0, N) :-
     ;   C = C0, B = B0, N = N0          % anything else: treat as a torn tail
     ).
 
-% The commit term is followed by a newline; the committed prefix ends after it.
+% The commit term is followed by a newline; the committed prefix ends after it. Fails when
+% the file ends first: a marker torn before its newline was never acknowledged, and a writer
+% appending after it would glue its first record to the marker's line.
 line_end_offset(S, Offset) :-
-    skip(S, 0'\n),
-    byte_count(S, Offset).
+    get_char(S, C),
+    (   C == '\n'
+    ->  byte_count(S, Offset)
+    ;   C \== end_of_file
+    ->  line_end_offset(S, Offset)
+    ).
 
 % A record block: the newline that ends its header, Length characters, a newline. Fails on a
 % torn block (the file ends inside it).

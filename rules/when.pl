@@ -77,14 +77,31 @@ goal_time_window(Goal, Now0, From-To, Phrase) :-
 %
 %   Phrase is the words of Goal that ask for the newest of what it is about ("What happened
 %   most recently with the car?", "the latest", "lately", "the last time"): no window, but an
-%   order. Fails when Goal has none.
+%   order. "Last" after an article or a possessive counts too when it names no time ("the
+%   user's last request", "my last message", "the last error"; "the last week" is a window,
+%   goal_time_window/4). Fails when Goal has none.
 goal_recency_cue(Goal, Phrase) :-
     goal_words(Goal, Words),
-    append(_, Rest, Words),
-    recency_cue_(Cue),
-    append(Cue, _, Rest), !,
+    (   append(_, Rest, Words),
+        recency_cue_(Cue),
+        append(Cue, _, Rest)
+    ->  true
+    ;   append(_, [Owner, "last"|After], Words),
+        last_owner_(Owner),
+        After = [Next|_],
+        \+ memberchk(Next, ["name", "names"]),          % "my last name" is a surname
+        \+ phrase(expression(0, _, _), ["last"|After], _)
+    ->  Cue = [Owner, "last"]
+    ), !,
     atomic_list_concat(Cue, ' ', PhraseAtom),
     atom_string(PhraseAtom, Phrase).
+
+% The words before "last" that make it the newest of something: an article or a possessive.
+last_owner_(W) :-
+    (   memberchk(W, ["the", "my", "your", "our", "their", "his", "her", "its"])
+    ->  true
+    ;   sub_string(W, _, 2, 0, S), memberchk(S, ["'s", "’s", "s'"])
+    ).
 
 recency_cue_(["most", "recently"]).
 recency_cue_(["most", "recent"]).

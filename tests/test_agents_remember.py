@@ -159,6 +159,26 @@ def test_cli_remember_show_source_and_errors(home: Path) -> None:
         in bad.stderr
 
 
+def test_cli_remember_refuses_stdin_that_is_not_utf8(home: Path) -> None:
+    """A binary file piped by mistake was a UnicodeDecodeError traceback (a strict stdin), or,
+    in the C locale, remembered as "abc\ufffd\ufffd"; UTF-8 text still reads as it is."""
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    for env in ({"PYTHONIOENCODING": "utf-8"}, {"LC_ALL": "C", "PYTHONIOENCODING": ""}):
+        done = subprocess.run([ATC, "remember", "-", "--no-curate", "--home", str(home)],
+                              input=b"abc\xff\xfe", capture_output=True,
+                              env={**os.environ, **env})
+        assert (done.returncode, done.stderr) == (
+            1, b"atc: stdin is not UTF-8 text (invalid start byte at byte 3): nothing remembered\n")
+        journal = home / "journal.pl"
+        assert not journal.exists() or b"abc" not in journal.read_bytes()
+    text = "caf\u00e9 au lait on Fridays"
+    done = subprocess.run([ATC, "remember", "-", "--no-curate", "--home", str(home)],
+                          input=text.encode("utf-8"), capture_output=True, env={**os.environ})
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(_atc(home, "query", "item_text(H, T)", "--format", "json").stdout)
+    assert [r["T"] for r in rows] == [text]
+
+
 def test_an_open_memory_remembers_on_what_other_processes_committed(mem: Memory) -> None:
     """A Memory that stays open (an agent's own process) and has not written since another
     process remembered, or forgot, a text decides on the journal as it is now: the same text
@@ -186,3 +206,35 @@ def test_an_open_memory_remembers_on_what_other_processes_committed(mem: Memory)
         mem.close()
     lines = (mem.home / REMEMBERED_FILE).read_text(encoding="utf-8").splitlines()
     assert len(lines) == 3 and "hunter2" not in "\n".join(lines)
+
+
+class _Killed(BaseException):
+    """Stands for a SIGKILL at one point of a remember."""
+
+
+def test_a_remember_killed_before_its_item_was_committed_is_not_written_twice(
+        mem: Memory, monkeypatch) -> None:
+    import attention_cloud.ingest_index as ingest_index
+
+    real = ingest_index.commit
+    monkeypatch.setattr(ingest_index, "commit", lambda *a, **k: (_ for _ in ()).throw(_Killed()))
+    with pytest.raises(_Killed):
+        mem.remember("the cache is warmed at 06:00", time="2026-03-02T10:00:00Z")
+    monkeypatch.setattr(ingest_index, "commit", real)
+    again = mem.remember("the cache is warmed at 06:00")       # the same command again
+    assert again.new and again.source.endswith(":1")
+    lines = (mem.home / REMEMBERED_FILE).read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1                                     # one record, as for one remember
+    assert mem.item(again.handle).time == json.loads(lines[0])["time"] == "2026-03-02T10:00:00Z"
+
+
+def test_a_remember_killed_in_its_curate_is_finished_by_the_same_command(
+        mem: Memory, monkeypatch) -> None:
+    monkeypatch.setattr(Memory, "curate", lambda self, *a, **k: (_ for _ in ()).throw(_Killed()))
+    with pytest.raises(_Killed):
+        mem.remember("the VPN certificate expires in March")
+    monkeypatch.undo()
+    again = mem.remember("the VPN certificate expires in March")
+    assert not again.new and again.curated                     # curated, as one remember is
+    frame = mem.hydrate("VPN certificate expiry", budget=300)
+    assert frame.receipt["uncurated"] == 0

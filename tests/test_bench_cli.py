@@ -148,6 +148,11 @@ def test_bad_arguments_give_one_clear_line(tmp_path):
     bad.write_text("12\nabc\n")
     result = _invoke("--seeds-file", str(bad), "--trials", "1", "--policies", "random")
     assert result.exit_code == 1 and "not an integer seed: 'abc'" in result.output
+    binary = tmp_path / "seeds.bin"     # a file given by mistake was a UnicodeDecodeError
+    binary.write_bytes(b"\xff\xfe\x00\x01")
+    result = _invoke("--seeds-file", str(binary), "--trials", "1", "--policies", "random")
+    assert result.exit_code == 1 and result.output.endswith(
+        f"cannot read seeds file {binary}: not UTF-8 text (invalid start byte at byte 0)\n")
     result = _invoke("--families", "Q", "--trials", "1")
     assert result.exit_code == 2 and "unknown family 'Q'" in result.output
     result = _invoke("--policies", "telepathy", "--trials", "1")

@@ -148,6 +148,26 @@ def test_missing_path_and_unknown_option(home):
     assert out.exit_code == 2 and "No such option" in out.output
 
 
+def test_ingest_of_paths_that_do_not_exist_makes_no_home(tmp_path):
+    """A mistyped path used to leave an empty home folder behind, which later commands read
+    as a home of 0 items rather than saying there is none."""
+    home = tmp_path / "new-home"
+    out = CliRunner().invoke(main, ["ingest", str(tmp_path / "nope.jsonl"), "--home", str(home)])
+    missing = tmp_path / "nope.jsonl"
+    assert out.exit_code == 1
+    assert out.output.strip() == f"atc: {missing}: no such file or directory"
+    out = CliRunner().invoke(main, ["ingest", "/nope/a", "/nope/b", "--home", str(home)])
+    assert out.exit_code == 1 and "/nope/a, /nope/b" in out.output
+    assert not home.exists()
+    assert CliRunner().invoke(main, ["stats", "--home", str(home)]).exit_code != 0
+
+
+def test_hydrate_refuses_a_segment_budget_given_twice(home):
+    out = CliRunner().invoke(main, ["hydrate", "retry", "--segment", "s=100", "--segment", "s=200",
+                                    "--home", str(home)])
+    assert out.exit_code == 2 and "'s' is given twice" in out.output
+
+
 def test_prolog_text_in_transcripts_is_data(home, tmp_path):
     evil = tmp_path / "evil.jsonl"
     text = "foo :- halt. ') , shell('rm -rf ~'), ('  \"quoted\" \\\\ 0'c"
@@ -162,6 +182,21 @@ def test_doctor_reports_backend(home):
     out = run("doctor", home=home)
     assert out.exit_code == 0
     assert "swi-prolog:" in out.output and "bridge:" in out.output
+
+
+def test_doctor_names_a_config_every_command_stops_on(home):
+    """`atc doctor` said all was well of a home whose config.json stopped every other command."""
+    write_config(home, {"embedder": "hash", "echos": False})
+    out = run("doctor", home=home)
+    assert out.exit_code == 0
+    assert "  config.json: ok; echos is not a setting (did you mean echoes?): it is ignored\n" \
+        in out.output
+    (home / "config.json").write_text('{"retention": "x"}')
+    out = run("doctor", home=home)
+    assert out.exit_code == 1
+    assert (f"  config.json: UNUSABLE, every command stops on it ({home / 'config.json'}: "
+            'retention must be an object of days per level such as {"l0": 365}, not "x")\n') \
+        in out.output
 
 
 def test_real_entry_point_end_to_end(home):

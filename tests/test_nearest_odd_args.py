@@ -53,7 +53,8 @@ def test_k_zero_and_k_huge(mem):
     ('nearest("retry", 3, [record(items)], H)', "found `items'"),
     ('lexical("retry", 3, [sgement(work)], H)', "`jump_option' expected, found `sgement(work)'"),
     # these were already clear
-    ('nearest(X, 3, H)', "`text_or_handle' expected"),
+    # an unbound query is an instantiation error, not `text_or_handle' expected, found `_123'
+    ('nearest(X, 3, H)', "nearest/3: Arguments are not sufficiently instantiated"),
     ('nearest(42, 3, H)', "`text_or_handle' expected"),
     ('nearest("retry", -1, H)', "`nonneg' expected"),
 ])

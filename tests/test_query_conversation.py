@@ -96,6 +96,24 @@ def test_a_time_that_is_none_is_a_clear_error(mem, goal, message):
     # a handle as JSON answers show it, a string: every item_ predicate reads it as the atom
     ('item(H0), atom_string(H0, H), item(H), item_text(H, _), item_kind(H, _), '
      'item_time(H, _), item_speaker(H, _), item_source(H, _), item_seq(H, _)', 6),
+    # ... and so does every other predicate of the table: arcs, rollups, cells, curated records
+    # and provenance answered `false.` for a handle given as a string, a cell predicate that
+    # checks its argument raised a type error, and a text given as an atom matched nothing
+    ('item(H0), atom_string(H0, H), curated(H, C0), atom_string(C0, C), curated(H, C), '
+     'provenance(H, H0), item_arc(H, _)', 6),
+    ('arc(A0), atom_string(A0, A), arc(A), arc_member(A, H), item_arc(H, A), arc_goal(A, _), '
+     'arc_session(A, _), provenance(A, H)', None),
+    ('rollup(R0, S0), atom_string(R0, R), atom_string(S0, S), rollup(R, S), curated(R, _)',
+     1),
+    ('cell(C0), atom_string(C0, C), cell(C), cell_member(C, H0), atom_string(H0, H), '
+     'cell_of(H, C), cell_info(C, "size", _), provenance(C, H), cell_neighbours(C, _), '
+     'cell_region(C, 1, _), cell_path(C, C, _)', 6),
+    ('item_goal(H, G0), atom_string(G, G0), item_goal(H, G), item_text(H, T0), '
+     'atom_string(T, T0), item_text(H, T), item_source(H, P0), atom_string(P, P0), '
+     'item_source(H, P), rung(H, l0, T)', 6),
+    # nearest/4 and lexical/4 options too: level("l0") was a type error
+    ('nearest("backoff", 3, [level("l0"), record("item")], [_|_]), '
+     'lexical("backoff", 3, [level("l0"), record("item")], [_|_])', 1),
 ])
 def test_a_bound_atom_or_string_answers_alike(mem, goal, count):
     """A string where the journal stores an atom (or an atom where it stores a string) was a
@@ -143,12 +161,21 @@ def test_a_grantee_reads_atoms_and_strings_alike(tmp_path):
         assert out.exit_code == 0, out.output
         return out
 
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
     atc("ingest", str(tmp_path / "team.txt"), "--segment", "team")
+    atc("curate")
     atc("principal", "add", "alice", "--owner")
     atc("principal", "add", "bob")
     atc("grant", "add", "bob", "--segment", "team", "--ceiling", "L0")
     for goal in ('relation(H, speaker, "Priya")', 'item_segment(H, "team"), item_kind(H, K)',
                  "item_time(H, '2024-03-05T10:02:00Z')",
-                 'item(H0), atom_string(H0, H), item_text(H, T), item_kind(H, K)'):
+                 'item(H0), atom_string(H0, H), item_text(H, T), item_kind(H, K)',
+                 'item_text(H, T0), atom_string(T, T0), item_text(H, T), rung(H, l0, T)',
+                 'arc(A0), atom_string(A0, A), arc_member(A, H0), atom_string(H0, H), '
+                 'item_arc(H, A), curated(A, _), provenance(A, H)',
+                 'cell(C0), atom_string(C0, C), cell_member(C, H0), atom_string(H0, H), '
+                 'cell_of(H, C), cell_info(C, "size", _), cell_neighbours(C, _), '
+                 'cell_region(C, 1, _), cell_path(C, C, _)'):
         rows = json.loads(atc("query", goal, "--as", "bob", "--format", "json").stdout)
         assert rows, goal

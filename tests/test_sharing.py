@@ -375,7 +375,9 @@ def test_a_team_cannot_join_a_team_and_grants_need_an_owner(home):
     out = run("team", "join", "t1", "t2", home=home)
     assert out.exit_code == 2
     out = run("grant", "add", "t1", home=home)
-    assert out.exit_code == 2 and "owner" in out.output
+    # it said "owner `home' does not exist", as if `home' were a principal to add
+    assert out.exit_code == 2 and out.output == (
+        "atc: this home has no owner yet: `atc principal add NAME --owner` names it\n")
 
 
 # -- the server and mounts ------------------------------------------------------------------------
@@ -676,6 +678,12 @@ def test_a_grant_naming_a_segment_or_session_memory_lacks_says_so(alice):
     assert "payments yet" not in out.stderr
     quiet = run("grant", "add", "carol", "--segment", "security", home=home)
     assert quiet.exit_code == 0 and quiet.stderr == ""
+    # an expiry already past made a grant that reached no one, without a word
+    past = run("grant", "add", "carol", "--expires", "2020-01-01", home=home)
+    assert past.exit_code == 0 and past.stderr == (
+        "atc: note: --expires 2020-01-01T00:00:00Z is past: the grant reaches no one\n")
+    future = run("grant", "add", "carol", "--expires", "2099-01-01", home=home)
+    assert future.exit_code == 0 and future.stderr == ""
 
 
 @pytest.mark.parametrize("name", ["none", "null"])
@@ -779,3 +787,22 @@ def test_a_grantee_reads_the_cells_relations_and_provenance_they_see(alice):
                         "--limit", "10000", home=home))
     assert {(r["C"], r["H"]) for r in got} == {(r["C"], r["H"]) for r in prov
                                                if r["C"] in as_bob} != set()
+
+
+def test_granting_again_what_a_live_grant_grants_adds_no_twin_that_a_revoke_would_miss(alice):
+    """`atc grant add` retried (after a kill, or by hand) gives the same grant, so revoking the
+    id the user has leaves the grantee nothing; after the revoke, granting again is new."""
+    home, tokens = alice
+    again = ok("grant", "add", "platform", "--segment", "payments", "--ceiling", "L2",
+               home=home).strip()
+    assert again == tokens["grant"]
+    other = ok("grant", "add", "platform", "--segment", "payments", "--ceiling", "L1",
+               home=home).strip()
+    assert other != tokens["grant"]                        # another ceiling: another grant
+    ok("grant", "revoke", tokens["grant"], home=home)
+    ok("grant", "revoke", other, home=home)
+    live = json.loads(ok("grant", "list", "--format", "json", home=home))
+    assert [g for g in live if g["grantee"] == "platform" and g["live"]] == []
+    fresh = ok("grant", "add", "platform", "--segment", "payments", "--ceiling", "L2",
+               home=home).strip()
+    assert fresh not in (tokens["grant"], other)

@@ -134,12 +134,48 @@ def test_watch_goes_on_past_an_empty_file_and_ingests_it_when_it_fills(home, fol
     ('{"retention": "x"}', 'retention must be an object of days per level such as {"l0": 365}, not "x"'),
     ('{"retention": {"l1": "x"}}', 'retention.l1 must be a number of days (0 or more) or null, not "x"'),
     ('{"echoes": "no"}', 'echoes must be true or false, not "no"'),
+    ('{"embedder": "minlm"}', 'embedder must be one of minilm, minilm-q8, hash[:DIM], '
+     'static[:TABLE], none, onnx:PATH, st:NAME or openai:URL?model=M, not "minlm"'),
 ])
 def test_a_bad_config_is_one_line_naming_the_key(home, config, message):
     (home / "config.json").write_text(config)
     done = atc("stats", "--home", str(home))
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == f"atc: {home / 'config.json'}: {message}\n"
+
+
+def test_a_misspelt_embedder_stops_a_write_before_the_journal_changes(home):
+    """It used to pass config.json's check: `atc remember` wrote the item, then failed on its
+    curate (exit 2), and a search said "Python UnknownEmbedder: ..." without naming the file."""
+    write_config(home, {"embedder": "hash"})
+    assert run("ingest", str(SESSION), home=home).exit_code == 0
+    write_config(home, {"embedder": "hsah"})
+    before = journal_bytes(home)
+    for args in (("remember", "the staging DB is read-only on Fridays"),
+                 ("query", 'nearest("retry", 3, Hits)')):
+        done = atc(*args, "--home", str(home))
+        assert done.returncode == 1, done
+        assert done.stderr.startswith(f"atc: {home / 'config.json'}: embedder must be one of ")
+        assert done.stderr.count("\n") == 1 and "Python" not in done.stderr
+    assert journal_bytes(home) == before
+
+
+def test_a_setting_misspelt_in_config_gets_a_note_naming_the_one_meant(home):
+    """`"echos": false` was ignored in silence, echo detection running on; a key far from every
+    setting (a tool's own) is still kept without a word."""
+    write_config(home, {"embedder": "hash", "echos": False, "Retention": {"l0": 1},
+                        "my_tool": {"x": 1}, "curator": {"url": "http://x", "model": "m",
+                                                         "apikey_env": "K"}})
+    done = atc("stats", "--home", str(home), "--format", "json")
+    assert done.returncode == 0 and json.loads(done.stdout)["home"] == str(home)
+    assert sorted(done.stderr.splitlines()) == [
+        f"atc: note: {home / 'config.json'}: Retention is not a setting (did you mean "
+        "retention?): it is ignored",
+        f"atc: note: {home / 'config.json'}: curator.apikey_env is not a setting (did you "
+        "mean curator.api_key_env?): it is ignored",
+        f"atc: note: {home / 'config.json'}: echos is not a setting (did you mean echoes?): "
+        "it is ignored",
+    ]
 
 
 # -- a home that does not exist -------------------------------------------------------------------

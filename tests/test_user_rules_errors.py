@@ -60,6 +60,19 @@ def test_a_syntax_error_names_the_rules_file_and_its_own_line(ruled_home, tmp_pa
     assert tree(ruled_home) == before       # nothing saved, no receipt
 
 
+def test_a_rules_file_that_is_not_utf8_is_one_line_as_with_rules(ruled_home, tmp_path):
+    """`atc rules add` of such a file was a UnicodeDecodeError traceback; --rules said why."""
+    bad = tmp_path / "latin1.pl"
+    bad.write_bytes("note(\"caf\xe9\").\n".encode("latin-1"))
+    before = tree(ruled_home)
+    for command in (["rules", "add", str(bad)], ["query", "true", "--rules", str(bad)]):
+        out = atc(*command, home=ruled_home)
+        assert out.exit_code == 1 and isinstance(out.exception, SystemExit), out.exception
+        assert out.output == (f"atc: {bad}: cannot read rules file ('utf-8' codec can't decode "
+                              "byte 0xe9 in position 9: invalid continuation byte)\n")
+    assert tree(ruled_home) == before
+
+
 def test_a_refused_clause_names_the_rules_file_and_line(ruled_home, tmp_path):
     bad = tmp_path / "refused.pl"
     bad.write_text("ok(X) :- item(X).\n:- initialization(main).\n", encoding="utf-8")
@@ -142,7 +155,8 @@ def test_a_plane_without_segments_of_its_own_takes_every_segment(home, tmp_path)
      "cell_neighbours/2: Arguments are not sufficiently instantiated"),
     ("cell_path(_, _, P)", "cell_path/3: Arguments are not sufficiently instantiated"),
     ("cell_region(_, 1, Cs)", "cell_region/3: Arguments are not sufficiently instantiated"),
-    ("item(H), nearest(T, 3, Hits)", "nearest/3: Type error: `text_or_handle' expected"),
+    ("item(H), nearest(T, 3, Hits)", "nearest/3: Arguments are not sufficiently instantiated"),
+    ("item(H), nearest(42, 3, Hits)", "nearest/3: Type error: `text_or_handle' expected"),
     ("nearest(\"x\", 3, [kind(error)], Hits)", "nearest/4: Domain error: `jump_option'"),
     ("lexical(\"x\", -1, [], Hits)", "lexical/4: Type error: `nonneg' expected"),
     ("similarity(\"x\", foo, P)", "similarity/3: Type error"),
@@ -281,3 +295,38 @@ def test_a_refused_call_in_a_rule_names_the_rule_file_and_line(ruled_home, tmp_p
     assert f"`open/3' (called by c/1 at {rules}:4; refused in queries and rules" in message
     message = one_line(atc("rules", "add", str(rules), home=ruled_home))
     assert "rule writes rejected" in message and f"{rules}:4" in message
+
+
+LOOPS = """% the classic left recursion: reach/2 calls itself before it reads a relation
+reach(X, Y) :- reach(X, Z), relation(Z, _, Y).
+reach(X, Y) :- relation(X, _, Y).
+
+walk_deep(Seeds, H-0.5) :- walk_deep(Seeds, H-_), item(H).
+"""
+
+
+def test_a_rule_that_recurses_without_end_is_one_line_naming_the_limit_and_the_rule(
+        ruled_home, tmp_path):
+    """A left-recursive rule met the 256 MB stack limit as SWI-Prolog's five-line message
+    folded into one: stack sizes, `user_rules:reach(...)` frames and advice no atc user can
+    follow (`Use the --stack_limit=size[KMG] command line option or ?-
+    set_prolog_flag(stack_limit, ...)`, a flag user code may not set). It reads as the limit
+    that stopped it, as the time limit does, naming the rule that recursed."""
+    rules = tmp_path / "loops.pl"
+    rules.write_text(LOOPS, encoding="utf-8")
+    before = tree(ruled_home)
+    for command in (["query", "item(H), reach(H, Y)", "--rules", str(rules)],
+                    ["hydrate", "retries", "--rules", str(rules), "--walk", "walk_deep"]):
+        message = one_line(atc(*command, home=ruled_home))
+        assert "stopped: ran past its stack limit of 256 MB" in message, message
+        assert ("reach/2" if command[0] == "query" else "walk_deep/2") in message, message
+        assert "set_prolog_flag" not in message and "--stack_limit" not in message
+        assert "user_rules:" not in message and "$bags" not in message
+    assert tree(ruled_home) == before
+
+
+def test_a_goal_past_the_stack_limit_without_a_cycle_says_how_deep(ruled_home):
+    out = atc("query", "numlist(1, 50000000, L)", home=ruled_home)
+    message = one_line(out)
+    assert "stopped: ran past its stack limit of 256 MB (" in message, message
+    assert "Stack sizes" not in message and "set_prolog_flag" not in message

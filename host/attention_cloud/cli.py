@@ -6,6 +6,7 @@ error becomes one line on stderr and a non-zero exit. Reading commands never cre
 """
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -43,8 +44,19 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise _Fail(one_line(exc), exc.exit_code) from exc
         except KeyboardInterrupt:
             raise _Fail("interrupted", 130) from None
+        except OSError as exc:
+            if exc.errno not in _STORAGE_ERRNOS:
+                raise
+            where = f": {exc.filename}" if exc.filename else ""
+            raise _Fail(f"{exc.strerror or exc}{where} (what was committed before is kept; "
+                        "run the command again once the file system takes writes)", 1) from exc
 
     return wrapper
+
+
+#: A file system that refuses a write (full disk, quota, file-size limit, read-only, I/O
+#: error): one line, as any error the user can cause, not a traceback.
+_STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
 
 
 def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -57,9 +69,13 @@ def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def open_memory(home: str | None, *, create: bool = True) -> Memory:
     """The home for a command; reading commands pass ``create=False`` (a missing home is an
     error, not a new empty one)."""
+    from .home import config_warnings
     from .memory import Memory
 
-    return Memory.open(home, create=create)
+    mem = Memory.open(home, create=create)
+    for line in config_warnings(mem.config):
+        note(f"{mem.home / 'config.json'}: {line}")
+    return mem
 
 
 def note(message: str) -> None:
@@ -152,7 +168,7 @@ def doctor(home: str | None) -> None:
     for line in lines:
         click.echo(line)
     if not ok:
-        raise _Fail("a required component is missing (see above)", 1)
+        raise _Fail("a required component is missing, or config.json is unusable (see above)", 1)
 
 
 # -- ingest ---------------------------------------------------------------------------------------
@@ -225,6 +241,7 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
                                               interval=interval, debounce=min(interval, 0.5)),
                     _ingest_watch_log(out))
         return
+    _refuse_when_no_path_exists(paths)
     mem = open_memory(home)
     options: dict[str, Any] = {"format": fmt, "segment": segment, "source": source,
                                "item_budget": item_budget, "strict": strict,
@@ -276,6 +293,17 @@ def _ingest_with_progress(mem: Memory, paths: tuple[str, ...], options: dict[str
         if fail_when_empty:  # inside: a failed call prints its error alone, no progress line
             _fail_when_nothing_ingested(report, paths)
     return report
+
+
+def _refuse_when_no_path_exists(paths: tuple[str, ...]) -> None:
+    """Fail before the home is opened (and, for a new one, made) when no path named exists:
+    a mistyped path must not leave an empty home that later commands read as one of 0 items."""
+    missing = [p for p in paths if not os.path.lexists(p)]
+    if len(missing) < len(paths):
+        return
+    if len(missing) == 1:
+        raise _Fail(f"{one_line(missing[0])}: no such file or directory", 1)
+    raise _Fail(f"nothing ingested: no such file or directory: {one_line(', '.join(missing))}", 1)
 
 
 def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
@@ -412,7 +440,8 @@ def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt:
             from .sharing.reads import reader_query
 
             result = reader_query(mem, as_principal, goal, limit=limit, time_limit=time_limit,
-                                  rules_text=_read_rules(rules_file), via="cli --as")
+                                  rules_text=_read_rules(rules_file), rules_source=rules_file,
+                                  via="cli --as")
         else:
             result = mem.query(goal, limit=limit, time_limit=time_limit, rules=rules_file)
     finally:
@@ -432,13 +461,16 @@ def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt:
 
 
 def _read_rules(path: str | None) -> str | None:
-    """The text of a --rules file for a grantee's read (the size is checked where it loads)."""
+    """The text of a --rules file for a grantee's read (the size is checked where it loads);
+    a missing or unreadable one is the one line, exit 1, that the owner's read gives."""
     if path is None:
         return None
+    if not Path(path).is_file():
+        raise _Fail(f"{path}: rules file not found", 1)
     try:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise click.BadParameter(f"{path}: cannot read rules file ({exc})", param_hint="--rules")
+        raise _Fail(f"{path}: cannot read rules file ({exc})", 1) from None
 
 
 def _print_table(columns: list[str], rows: list[dict[str, Any]]) -> None:
@@ -446,7 +478,15 @@ def _print_table(columns: list[str], rows: list[dict[str, Any]]) -> None:
     widths = [min(60, max(len(c), *(len(row[i]) for row in cells))) for i, c in enumerate(columns)]
     click.echo("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
     for row in cells:
-        click.echo("  ".join(v[:w].ljust(w) for v, w in zip(row, widths)))
+        click.echo("  ".join(_fit(v, w) for v, w in zip(row, widths)))
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` in a column ``width`` wide: a longer value ends in "…" where it is cut, so a
+    text cut at the column's edge is not read as the whole text (``--format json`` has it all)."""
+    if len(text) > width:
+        return text[:width - 1] + "…"
+    return text.ljust(width)
 
 
 def _cell(value: Any) -> str:
@@ -470,6 +510,8 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
         name, sep, num = raw.partition("=")
         if not sep or not name or not num.strip().isdigit():
             raise click.BadParameter(f"{raw!r} is not SEGMENT=TOKENS", param_hint="--segment")
+        if name.strip() in out:  # the later one silently won: which budget was meant?
+            raise click.BadParameter(f"{name.strip()!r} is given twice", param_hint="--segment")
         out[name.strip()] = int(num)
     return out
 
@@ -536,7 +578,8 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
 
             frame = reader_hydrate(mem, as_principal, goal, budget=budget, plane=plane,
                                    ceiling=ceiling, now=now, walk=walk, segments=budgets,
-                                   rules_text=_read_rules(rules_file), via="cli --as",
+                                   rules_text=_read_rules(rules_file), rules_source=rules_file,
+                                   via="cli --as",
                                    mount=list(mounts), depth=depth, cells=cells,
                                    bridge=bridge, excerpt=excerpt)
         elif mounts:  # cells of this memory: a frame drawn from their region only
@@ -610,7 +653,10 @@ def rules_add(file: Any, name: str | None, home: str | None) -> None:
 
     Example: atc rules add fixes.pl
     """
-    text = file.read()
+    try:
+        text = file.read()
+    except UnicodeDecodeError as exc:   # as a --rules file that is not UTF-8: one line, exit 1
+        raise _Fail(f"{file.name}: cannot read rules file ({exc})", 1) from None
     if name is None:
         if file.name in ("-", "<stdin>"):
             raise click.BadParameter("--name is required when reading from stdin")
@@ -639,7 +685,10 @@ def rules_list(fmt: str, home: str | None) -> None:
         emit_json(listed)
         return
     for r in listed:
-        click.echo(f"{r['name']}: {', '.join(r['predicates'])}")
+        if "error" in r:
+            click.echo(f"{r['name']}: cannot be read ({r['error']})")
+        else:
+            click.echo(f"{r['name']}: {', '.join(r['predicates'])}")
 
 
 @rules.command("remove")

@@ -5,7 +5,7 @@ import importlib.util
 import platform
 
 from .errors import AtcError
-from .home import resolve_home
+from .home import config_warnings, read_config, resolve_home
 
 
 def _size(path) -> int:
@@ -40,4 +40,13 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
         target = path / name
         if target.exists():
             lines.append(f"  {name}: {_size(target) if target.is_dir() else target.stat().st_size} bytes")
+    if (path / "config.json").is_file():
+        # every other command stops on a config.json it cannot use: doctor names why
+        try:
+            notes = config_warnings(read_config(path))
+        except AtcError as exc:
+            ok = False
+            lines.append(f"  config.json: UNUSABLE, every command stops on it ({exc})")
+        else:
+            lines.append("  config.json: ok" + "".join(f"; {note}" for note in notes))
     return ok, lines

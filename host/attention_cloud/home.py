@@ -143,13 +143,20 @@ def require_home(home: Path) -> Path:
 
 
 _BOOL = "true or false"
+#: The embedder names (the part before ``:``) that embed/loading.py builds, and ``none``: checked
+#: here, without loading the embed package, so that a misspelt one stops every command at once
+#: instead of the first search that needs vectors.
+EMBEDDER_SCHEMES = ("default", "minilm", "minilm-q8", "hash", "static", "onnx", "st", "openai",
+                    "none")
 _LEVELS = ("l0", "l1", "l2")
 
 #: The settings config.json may hold: key -> (check, what the value must be). Other keys are
 #: kept and ignored (tools may store their own).
 _SETTINGS: dict[str, tuple[Any, str]] = {
-    "embedder": (lambda v: isinstance(v, str) and v.strip() != "",
-                 'a string such as "minilm", "hash" or "none"'),
+    "embedder": (lambda v: isinstance(v, str) and v.partition(":")[0].strip().lower()
+                 in EMBEDDER_SCHEMES,
+                 "one of minilm, minilm-q8, hash[:DIM], static[:TABLE], none, onnx:PATH, "
+                 "st:NAME or openai:URL?model=M"),
     "curator": (lambda v: isinstance(v, dict), 'an object such as {"url": "...", "model": "..."}'),
     "echoes": (lambda v: isinstance(v, bool), _BOOL),
     "distillation_vectors": (lambda v: isinstance(v, bool), _BOOL),
@@ -188,6 +195,28 @@ def check_config(config: Any, where: str = "config.json") -> dict[str, Any]:
                                  or days < 0):
             raise bad(f"retention.{level}", "a number of days (0 or more) or null", days)
     return config
+
+
+def config_warnings(config: dict[str, Any]) -> list[str]:
+    """A line for each key of ``config`` that is no setting but close to one (``"echos"``):
+    most likely a typo that would otherwise be ignored in silence. Keys far from every setting
+    are a tool's own and get none."""
+    import difflib
+
+    def close(keys: Any, known: Any, prefix: str = "") -> list[str]:
+        lines = []
+        for key in keys:
+            if key in known or not isinstance(key, str):
+                continue
+            meant = difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.75)
+            if meant:
+                lines.append(f"{prefix}{key} is not a setting (did you mean {prefix}{meant[0]}?): "
+                             "it is ignored")
+        return lines
+
+    curator = config.get("curator")
+    return close(config, _SETTINGS) + (close(curator, _CURATOR_FIELDS, "curator.")
+                                       if isinstance(curator, dict) else [])
 
 
 def _json_kind(value: Any) -> str:

@@ -743,7 +743,8 @@ class Memory:
         """Check a rules text and save it in the home under ``name``.
 
         Every clause must pass (library(sandbox), no directive but ``discontiguous``, no
-        module-qualified goal, no database builtin), together with the rules already saved;
+        module-qualified goal, no database builtin), together with the rules already saved,
+        and define no predicate (no plane) another saved rule defines;
         otherwise PrologError names the reason and nothing is saved. A syntax error or a
         refused clause is located as ``SOURCE:LINE`` in the text (``source``, default
         ``NAME.pl``: the file the text came from, as ``atc rules add FILE`` passes it).
@@ -756,7 +757,7 @@ class Memory:
             with self._limits():
                 self.pl.once("atc_api:api_load_rules",
                              [*others, Term("-", [source or f"{name}.pl", text])],
-                             Atom("rules_check"), Var())
+                             Atom("rules_check"), {"one_owner": Atom("true")}, Var())
         except PrologError as exc:
             raise PrologError(f"rule {name} rejected: {exc}", exc.term) from exc
         self.rules_dir.mkdir(parents=True, exist_ok=True)
@@ -766,13 +767,23 @@ class Memory:
 
     @serialised
     def rules_list(self) -> list[dict[str, Any]]:
-        """Saved rules: name, size, and the predicates each defines."""
+        """Saved rules: name, size, and the predicates each defines. A saved file that cannot
+        be read (edited by hand into a syntax error, not UTF-8) is listed with ``error`` saying
+        why, file and line, and no predicates: the others are still listed, and it can be
+        found and removed."""
         out = []
         for path in self._rule_files():
-            (preds,) = self.pl.once("atc_api:api_rule_predicates", path.read_text(encoding="utf-8"),
-                                    Var())
-            out.append({"name": path.stem, "bytes": path.stat().st_size,
-                        "predicates": [f"{p.args[0]}/{p.args[1]}" for p in preds]})
+            entry: dict[str, Any] = {"name": path.stem, "bytes": path.stat().st_size,
+                                     "predicates": []}
+            try:
+                (preds,) = self.pl.once("atc_api:api_rule_predicates", str(path),
+                                        path.read_text(encoding="utf-8"), Var())
+                entry["predicates"] = [f"{p.args[0]}/{p.args[1]}" for p in preds]
+            except UnicodeDecodeError as exc:
+                entry["error"] = f"{path}: not UTF-8 ({exc})"
+            except PrologError as exc:
+                entry["error"] = str(exc)
+            out.append(entry)
         return out
 
     @serialised
@@ -949,8 +960,13 @@ _T = TypeVar("_T")
 
 
 def _rule_source(path: Path) -> Term:
-    """A saved rule as the ``Path-Text`` source ``api_load_rules`` reads: errors name the file."""
-    return Term("-", [str(path), path.read_text(encoding="utf-8")])
+    """A saved rule as the ``Path-Text`` source ``api_load_rules`` reads: errors name the file
+    (one edited by hand into something not UTF-8 too: InputError, not a traceback)."""
+    try:
+        return Term("-", [str(path), path.read_text(encoding="utf-8")])
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: saved rule is not UTF-8 ({exc}); fix it or atc rules "
+                         f"remove {path.stem}") from None
 
 
 def _file_batches(files: Iterable[tuple[_T, "_Parsed"]], limit: int) -> Iterator[list[tuple[_T, "_Parsed"]]]:

@@ -92,6 +92,17 @@ test(recency_cue, [true(Ps == ["most recently", "latest", "the last time"])]) :-
              "when was the last time we spoke"], Ps).
 test(no_recency_cue, [fail]) :-
     goal_recency_cue("what did we decide last week", _).
+
+% "last" after an article or a possessive asks for the newest, unless it names a time.
+test(last_owned_is_recency, [true(Ps == ["user's last", "my last", "the last"])]) :-
+    maplist([G, P]>>goal_recency_cue(G, P),
+            ["what was the user's last request", "what was my last message",
+             "show the last error"], Ps).
+
+test(last_time_is_no_recency, [true(Ns == [])]) :-
+    include([G]>>goal_recency_cue(G, _),
+            ["what did I do in the last week", "what happened in the last two weeks",
+             "what did we eat the last Friday", "what is my last name"], Ns).
 test(month_word_as_verb_is_not_a_time, [fail]) :-
     window("I may go to the march", _, _).
 test(no_time, [fail]) :-

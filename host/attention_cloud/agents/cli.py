@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import click
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from .remember import REMEMBER_KINDS
 
 # attention_cloud.cli mounts these commands while it is being imported, so its helpers are
@@ -64,7 +64,12 @@ def remember(text: str, kind: str, segment: str, goal: str | None, no_curate: bo
     from ..cli import emit_json, open_memory
 
     if text == "-":
-        text = sys.stdin.read()
+        data = sys.stdin.buffer.read()
+        try:   # the bytes, not the locale's reading of them: a binary file piped by mistake
+            text = data.decode("utf-8")   # was a traceback, or garbage remembered as U+FFFD
+        except UnicodeDecodeError as exc:
+            raise InputError(f"stdin is not UTF-8 text ({exc.reason} at byte {exc.start}): "
+                             "nothing remembered") from None
     mem = open_memory(home)
     try:
         done = mem.remember(text, kind=kind, segment=segment, goal=goal, curate=not no_curate)

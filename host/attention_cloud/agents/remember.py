@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..curation import PENDING_FILE
+
 from ..errors import InputError, UsageError
 from ..ingest.records import check_segment
 
@@ -120,11 +122,17 @@ def remember(mem: Any, text: str, *, kind: str = "note", segment: str = "default
         raise InputError("this text was forgotten (atc forget): it is not remembered again")
     existing = mem.item(handle)
     if existing is not None:
+        # a remember killed in its curate left the item stored but not (wholly) curated: the
+        # same command again finishes that, as it would have
+        if curate and (not _is_curated(mem, handle) or (mem.home / PENDING_FILE).exists()):
+            _curate_if_few(mem)
         return Remembered(handle, kind, segment, False, existing.source,
                           _is_curated(mem, handle))
     active = goal_text(goal) if goal and goal.strip() else goal_text(text)
-    line = _append_record(path, {"handle": handle, "kind": kind, "segment": segment,
-                                 "role": role, "time": stamp, "goal": active, "text": text})
+    record = {"handle": handle, "kind": kind, "segment": segment, "role": role,
+              "time": stamp, "goal": active, "text": text}
+    line = _append_record(path, record)
+    stamp = record["time"]              # the stored line's, when a retry reuses it
     source = str(path)
     collector = ItemCollector(format="remember")
     item = collector.add(record_no=line, session=REMEMBER_SESSION, kind=kind, role=role,
@@ -135,11 +143,16 @@ def remember(mem: Any, text: str, *, kind: str = "note", segment: str = "default
     commit(mem, [encode_item(item, source, segment)], [])  # findable by BM25 at once
     curated = False
     if curate:
-        (pending,) = mem.pl.once("atc_ladder:ladder_uncurated_count", _var())
-        if int(pending) <= CURATE_AT_ONCE_MAX:
-            mem.curate()
-            curated = _is_curated(mem, handle)
+        _curate_if_few(mem)
+        curated = _is_curated(mem, handle)
     return Remembered(handle, kind, segment, True, f"{source}:{line}", curated)
+
+
+def _curate_if_few(mem: Any) -> None:
+    """Curate now when at most CURATE_AT_ONCE_MAX items await it (else `atc curate` does)."""
+    (pending,) = mem.pl.once("atc_ladder:ladder_uncurated_count", _var())
+    if int(pending) <= CURATE_AT_ONCE_MAX:
+        mem.curate()
 
 
 def _var() -> Any:
@@ -155,10 +168,13 @@ def _is_curated(mem: Any, handle: str) -> bool:
 
 
 def _append_record(path: Path, record: dict[str, Any]) -> int:
-    """Append one JSON line to ``path`` (fsynced); return its 1-based line number.
+    """Append one JSON line to ``path`` (fsynced); return its 1-based line number. A reused
+    line's time is put into ``record``.
 
     A last line left without its newline (a crash mid-write) is ended first, so the new
-    record always starts a line of its own and line numbers stay what they were.
+    record always starts a line of its own and line numbers stay what they were. A last line
+    that is this very record (a remember killed before its item was committed: the caller
+    holds the lock and found no such item) is reused rather than written twice.
     """
     data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
@@ -166,6 +182,10 @@ def _append_record(path: Path, record: dict[str, Any]) -> int:
         with os.fdopen(fd, "r+b", closefd=False) as fh:
             body = fh.read()
         lines = body.count(b"\n")
+        last = body[body.rfind(b"\n", 0, -1) + 1:] if body.endswith(b"\n") else b""
+        if _same_record(last, record):
+            record["time"] = json.loads(last)["time"]
+            return lines
         if body and not body.endswith(b"\n"):
             os.write(fd, b"\n")
             lines += 1
@@ -174,3 +194,13 @@ def _append_record(path: Path, record: dict[str, Any]) -> int:
     finally:
         os.close(fd)
     return lines + 1
+
+
+def _same_record(line: bytes, record: dict[str, Any]) -> bool:
+    """Whether a stored line holds ``record`` (its time aside: the retry is later)."""
+    try:
+        old = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(old, dict) and {k: v for k, v in old.items() if k != "time"} == \
+        {k: v for k, v in record.items() if k != "time"}

@@ -20,6 +20,9 @@ def load_seeds(path: str | Path) -> list[int]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read seeds file {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:   # a binary file given by mistake: was a traceback
+        raise InputError(f"cannot read seeds file {path}: not UTF-8 text ({exc.reason} at "
+                         f"byte {exc.start})") from None
     seeds: list[int] = []
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()

@@ -83,7 +83,9 @@ class OpenAIChatParser:
     def parse(self, source: Source) -> int:
         """Read every message; return how many were well-formed messages. A call left without
         its result at the end is kept as one (:mod:`.open_calls`)."""
-        self.collector.day_first = _date_order(source.text)
+        # a file with a line that is not UTF-8 has no text; its other lines' times still count
+        text = source.text if source.text is not None else source.data.decode("utf-8", "replace")
+        self.collector.day_first = _date_order(text)
         read = self._read(source)
         self.open_calls.remember()
         return read

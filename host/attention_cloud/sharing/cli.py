@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..cli import emit_json, fail_cleanly, home_option, open_memory
+from ..cli import emit_json, fail_cleanly, home_option, note, open_memory
 from . import policy
 
 
@@ -158,7 +158,15 @@ def grant_add(grantee: str, ceiling: str, segments: tuple[str, ...], sessions: t
         unknown = _names_memory_lacks(mem, "segment", segments) + _names_memory_lacks(mem, "session", sessions)
     click.echo(gid)
     for kind, name in unknown:  # a grant may name what is yet to come, but mostly it is a typo
-        click.echo(f"note: no item is in {kind} {name} yet", err=True)
+        note(f"no item is in {kind} {name} yet")
+    if expires:
+        import time
+
+        from ..audit import normalise_time
+
+        end = normalise_time(expires)
+        if end <= time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()):  # granted dead: a typo
+            note(f"--expires {end} is past: the grant reaches no one")
 
 
 def _names_memory_lacks(mem: Any, kind: str, names: tuple[str, ...]) -> list[tuple[str, str]]:

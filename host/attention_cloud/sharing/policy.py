@@ -236,7 +236,9 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
               expires: str | None = None) -> str:
     """Grant ``grantee`` the records the filter matches, down to ``ceiling``. Filter: any of
     the values given per kind, every kind given (no kind: the whole home); ``since``/``until``
-    bound the items' times; ``expires`` ends the grant. Returns the grant's id."""
+    bound the items' times; ``expires`` ends the grant. Returns the grant's id: that of the
+    unrevoked grant already granting exactly this, when there is one (nothing is added)."""
+    _owner_or_fail(mem)  # else Prolog's existence_error(owner, home): "owner `home' does not exist"
     # one value or several: segments="payments" is that segment, not the segments p, a, y...
     conditions = [Term(key, [Atom(v)]) for key, values in
                   (("segment", segments), ("session", sessions), ("tag", tags),
@@ -249,9 +251,9 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
         conditions.append(Term("to", [Atom(normalise_time(until))]))
     expiry = Atom(normalise_time(expires)) if expires else Atom("none")
     grant_id = "g_" + secrets.token_hex(6)
-    _change(mem, Term("grant_add", [Atom(grant_id), Atom(check_name(grantee)), conditions,
-                                    Atom(level(ceiling)), expiry]))
-    return grant_id
+    made = _change(mem, Term("grant_add", [Atom(grant_id), Atom(check_name(grantee)),
+                                           conditions, Atom(level(ceiling)), expiry]))
+    return str(made)                    # an unrevoked twin's id when one exists: no second grant
 
 
 @serialised

@@ -36,16 +36,20 @@ def require_principal(mem: Any, reader: str) -> None:
                          "nothing (remove it and add the principal under another name)")
 
 
-def _rules_module(mem: Any, rules_text: str | None) -> str | None:
+def _rules_module(mem: Any, rules_text: str | None, rules_source: str | None) -> str | None:
+    """The grantee user module with the saved rules and ``rules_text`` loaded, as the owner's
+    are: a predicate (a plane) the text defines is the text's alone, and an error in it names
+    ``rules_source`` (the --rules file) and its line."""
     sources = mem.saved_rule_sources()
     if rules_text:
         if len(rules_text.encode("utf-8")) > MAX_RULES_BYTES:
             raise UsageError(f"rules text is larger than {MAX_RULES_BYTES} bytes")
-        sources.append(Term("-", ["rules", rules_text]))
+        sources.append(Term("-", [rules_source or "rules", rules_text]))
     if not sources:
         return None
     with mem._limits():
-        (module,) = mem.pl.once("atc_api:api_reader_rules", sources, Var())
+        (module,) = mem.pl.once("atc_api:api_reader_rules", sources,
+                                {"last_wins": Atom("true" if rules_text else "false")}, Var())
     return str(module)
 
 
@@ -59,6 +63,7 @@ def _log_read(mem: Any, reader: str, op: str, goal: str, facts: list[dict[str, A
 def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
                    plane: str = "default", ceiling: str = "L0", now: str | float | None = None,
                    walk: str | None = None, rules_text: str | None = None,
+                   rules_source: str | None = None,
                    segments: dict[str, int] | None = None, via: str = "cli",
                    mount: str | list[str] | None = None, depth: int = 1,
                    cells: bool | None = None,
@@ -66,16 +71,19 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     """A frame of ``mem`` for ``reader``: only what their grants let them see, each fact at
     most at their ceiling; logged (reader, goal, handles and rungs). ``segments``, ``mount``
     (cells and their region to ``depth``), ``cells``, ``bridge`` and ``excerpt`` shape the
-    frame as they do the owner's (the owner's check; the server takes none of them)."""
+    frame as they do the owner's (the owner's check; the server takes none of them).
+    ``rules_text`` loads beside the saved rules as a --rules file does for the owner (what it
+    defines is its own); ``rules_source`` is the file it came from, which its errors name."""
     from ..hydration import hydrate
 
     require_principal(mem, reader)
     args.text("rules_text", rules_text, optional=True)
+    args.text("rules_source", rules_source, optional=True)
     args.text("walk", walk, optional=True)
     mounts = args.texts("mount", mount) if mount is not None else None
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
         raise UsageError(f"depth must be a whole number of links, 0 or more, not {depth!r}")
-    module = _rules_module(mem, rules_text)
+    module = _rules_module(mem, rules_text, rules_source)
     with mem._limits():
         frame = hydrate(mem, goal, budget=budget, plane=plane, ceiling=ceiling, now=now,
                         rules=module, walk_rule=walk, reader=reader, segments=segments,
@@ -92,16 +100,19 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
 @serialised
 def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
                  time_limit: float | None = None, rules_text: str | None = None,
+                 rules_source: str | None = None,
                  via: str = "cli") -> QueryResult:
     """Solutions of ``goal`` as ``reader`` sees memory (every vocabulary predicate filtered);
-    logged with the records the answers name."""
+    logged with the records the answers name. ``rules_text`` and ``rules_source`` as for
+    :func:`reader_hydrate`."""
     require_principal(mem, reader)
     args.text("goal", goal)
     args.whole("limit", limit, minimum=1)
     args.seconds("time_limit", time_limit, optional=True)
     args.text("rules_text", rules_text, optional=True)
+    args.text("rules_source", rules_source, optional=True)
     mem.jump  # nearest/3 needs the host's search registered
-    module = _rules_module(mem, rules_text)
+    module = _rules_module(mem, rules_text, rules_source)
     options: dict[str, Any] = {"limit": limit, "module": Atom(module or "grantee_query")}
     if time_limit is not None:
         options["time_limit"] = float(time_limit)

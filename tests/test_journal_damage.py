@@ -1,0 +1,156 @@
+"""A journal whose tail is torn is cut back to its last commit; one damaged mid-way, with
+committed batches past the bad line, is refused whole (never cut), by readers and writers."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _session(path: Path, session: str, n: int = 10) -> Path:
+    lines = [json.dumps({"type": "user", "uuid": f"{session}-u{i}", "sessionId": session,
+                         "message": {"role": "user",
+                                     "content": f"goal {i} of {session}: tune retry {i}"}})
+             for i in range(n)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _atc(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "attention_cloud.cli", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def _live(home: Path) -> int:
+    out = _atc("stats", "--home", str(home), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)["live"]
+
+
+@pytest.fixture(scope="module")
+def three_batches(tmp_path_factory) -> tuple[Path, list[Path]]:
+    """A home holding three ingests (three committed batches of 10 items)."""
+    root = tmp_path_factory.mktemp("journal_damage")
+    home = root / "home"
+    srcs = [_session(root / f"s{i}.jsonl", f"S{i}") for i in range(4)]
+    for src in srcs[:3]:
+        out = _atc("ingest", str(src), "--home", str(home))
+        assert out.returncode == 0, out.stderr
+    return home, srcs
+
+
+def _copy(home: Path, to: Path) -> Path:
+    to.mkdir()
+    (to / "journal.pl").write_bytes((home / "journal.pl").read_bytes())
+    return to
+
+
+def test_a_bad_line_with_committed_batches_past_it_is_refused_and_nothing_is_cut(
+        three_batches, tmp_path):
+    home = _copy(three_batches[0], tmp_path / "home")
+    journal = home / "journal.pl"
+    lines = journal.read_bytes().split(b"\n")
+    first_commit = lines.index(b"commit(1).")
+    good = lines[first_commit + 1]
+    lines[first_commit + 1] = b"zz garbage ((( ."          # the first line of batch 2
+    journal.write_bytes(b"\n".join(lines))
+    damaged = journal.read_bytes()
+    for args in (("stats", "--format", "json"), ("query", "item_text(H, T)"),
+                 ("ingest", str(three_batches[1][3]))):
+        out = _atc(*args, "--home", str(home))
+        assert out.returncode != 0, (args, out.stdout)
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+        assert "journal.pl" in out.stderr and "nothing was cut" in out.stderr, out.stderr
+        assert journal.read_bytes() == damaged             # batches 2 and 3 are still there
+    lines[first_commit + 1] = good                         # mended: every batch is back
+    journal.write_bytes(b"\n".join(lines))
+    assert _live(home) == 30
+
+
+def test_a_record_text_that_holds_a_commit_line_is_not_taken_for_one(tmp_path):
+    """The scan past a torn tail skips record blocks by their length: a torn batch whose item
+    says `commit(9).` on a line of its own is still cut, not refused."""
+    home = tmp_path / "home"
+    src = tmp_path / "s.jsonl"
+    src.write_text(json.dumps({"type": "user", "uuid": "u1", "sessionId": "S",
+                               "message": {"role": "user",
+                                           "content": "the journal shows\ncommit(9).\nthen"}})
+                   + "\n", encoding="utf-8")
+    assert _atc("ingest", str(src), "--home", str(home)).returncode == 0
+    journal = home / "journal.pl"
+    whole = journal.read_bytes()
+    journal.write_bytes(whole[: whole.rindex(b"commit(1).")])   # torn before its commit
+    assert _live(home) == 0
+    assert journal.read_bytes() == b""
+
+
+def test_a_torn_or_garbage_last_line_is_cut_and_loses_nothing_before_it(three_batches,
+                                                                       tmp_path):
+    home, srcs = three_batches
+    whole = (home / "journal.pl").read_bytes()
+    for n, tail in enumerate((b'a(atc_journal:foo("x")).\nzz((( garbage\n', b'"unclosed',
+                              b"b(atc_journal:item2,999).\nshort")):
+        copy = _copy(home, tmp_path / f"h{n}")
+        (copy / "journal.pl").write_bytes(whole + tail)
+        assert _live(copy) == 30
+        assert (copy / "journal.pl").read_bytes() == whole  # cut back to the last commit
+    copy = _copy(home, tmp_path / "mid-block")
+    (copy / "journal.pl").write_bytes(whole[:-60])         # inside batch 3: it was not committed
+    assert _live(copy) == 20
+    out = _atc("ingest", str(srcs[2]), "--home", str(copy))  # the same command completes it
+    assert out.returncode == 0, out.stderr
+    assert _live(copy) == 30
+
+
+def test_a_commit_marker_torn_before_its_newline_does_not_cost_the_next_batch(three_batches,
+                                                                             tmp_path):
+    """A writer killed between the marker and its newline: the next writer appended its batch
+    to the marker's line, and the reader after it cut both batches (an acknowledged one)."""
+    home, srcs = three_batches
+    copy = _copy(home, tmp_path / "home")
+    journal = copy / "journal.pl"
+    journal.write_bytes(journal.read_bytes()[:-1])         # "commit(3)." without its newline
+    out = _atc("ingest", str(srcs[3]), "--home", str(copy), "--format-output", "json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["new"] == 10             # acknowledged
+    assert _live(copy) == 30                               # batch 3 never was: 2 + the new one
+    out = _atc("ingest", str(srcs[2]), "--home", str(copy))
+    assert out.returncode == 0, out.stderr
+    assert _live(copy) == 40
+    assert _live(copy) == 40
+
+
+@pytest.mark.parametrize("room", [1_500, 30_000, 120_000])
+def test_a_full_disk_is_one_line_and_keeps_what_was_committed(three_batches, tmp_path, room):
+    """A file-size limit (RLIMIT_FSIZE, as a full disk refuses a write) hit in the journal, the
+    pending list, the BM25 log or the vectors: one line, no traceback, nothing half-kept, and
+    the same command completes once writes go through."""
+    import resource
+
+    home = _copy(three_batches[0], tmp_path / "home")
+    (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    big = _session(tmp_path / "big.jsonl", "BIG", 1500)
+    limit = (home / "journal.pl").stat().st_size + room
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+
+    for args in (("ingest", str(big)), ("remember", "the cache is warmed at six")):
+        out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", *args,
+                              "--home", str(home)], capture_output=True, text=True,
+                             timeout=120, preexec_fn=cap)
+        if out.returncode == 0:
+            continue                                       # it fitted
+        assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, \
+            out.stderr
+        assert "large" in out.stderr or "space" in out.stderr, out.stderr
+        assert _live(home) in (30, 31, 1530)               # whole batches only
+    for args in (("ingest", str(big)), ("remember", "the cache is warmed at six")):
+        out = _atc(*args, "--home", str(home))
+        assert out.returncode == 0, out.stderr
+    assert _live(home) == 1531
+    out = _atc("stats", "--home", str(home), "--format", "json")
+    assert json.loads(out.stdout)["kinds"]["note"] == 1

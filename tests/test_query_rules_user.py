@@ -1,0 +1,208 @@
+"""Goals and rules as a user who read README "Querying memory with Prolog" writes them, over a
+small dated conversation, through `atc query` and `atc rules`: what the table shows, and what
+saved rules do together."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud.cli import main
+from attention_cloud.home import write_config
+
+CHAT = """\
+[2024-03-04 09:12] Priya: The checkout service threw a TimeoutError again in payments/retry.py.
+[2024-03-04 09:14] Tomás: The retry policy uses a fixed backoff; let's switch to exponential.
+[2024-03-04 11:00] Priya: She said "don't merge it" and I wrote foo(X) :- bar(X), \\+ baz. in the doc, then a long tail of words past any column.
+[2024-03-05 10:02] Dana: Reminder: the staging database is read-only on Fridays.
+[2024-03-11 14:30] Priya: The exponential backoff fixed the timeouts. Closing PAY-212.
+"""
+
+
+def atc(*args: str, home: Path):
+    return CliRunner().invoke(main, [*args, "--home", str(home)])
+
+
+@pytest.fixture(scope="module")
+def chat_home(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("chat")
+    (root / "team.txt").write_text(CHAT, encoding="utf-8")
+    home = root / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    assert atc("ingest", str(root / "team.txt"), "--segment", "team", home=home).exit_code == 0
+    assert atc("curate", home=home).exit_code == 0
+    assert atc("principal", "add", "alice", "--owner", home=home).exit_code == 0
+    assert atc("principal", "add", "bob", home=home).exit_code == 0
+    assert atc("grant", "add", "bob", "--segment", "team", "--ceiling", "L2",
+               home=home).exit_code == 0
+    return home
+
+
+def test_a_table_cell_cut_at_the_column_edge_says_it_was_cut(chat_home):
+    """The table cut a value at 60 characters with nothing to show it: Priya's turn read
+    `... foo(X) :- bar(X), \\+ b`, a text that seems to end there."""
+    goal = 'item_text(H, T), sub_string(T, _, _, _, "foo(X)")'
+    table = atc("query", goal, home=chat_home)
+    assert table.exit_code == 0, table.output
+    (row,) = table.output.splitlines()[1:]
+    whole = json.loads(atc("query", goal, "--format", "json", home=chat_home).output)[0]["T"]
+    assert len(whole) > 60
+    assert row.rstrip().endswith("…"), row
+    shown = row.split("  ", 1)[1].rstrip()
+    assert whole.startswith(shown[:-1]) and len(shown) == 60
+    short = atc("query", 'item_speaker(H, "Dana"), item_text(H, T)', home=chat_home).output
+    assert "…" not in short and "read-only on Fridays." in short
+
+
+def tree(home: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(home)): p.read_bytes() for p in sorted(home.rglob("*"))
+            if p.is_file()}
+
+
+def test_a_rule_saved_under_another_name_may_not_define_a_saved_rules_predicate(home, tmp_path):
+    """`atc rules add` of an edited copy under a new name saved it beside the old: both files'
+    clauses answered, the old rule's answers among the new one's, with no word. It is refused,
+    naming the saved rule that has the predicate (or plane) and how to replace it; nothing is
+    saved. Saving it under the old rule's name replaces it; planes of other names add up."""
+    write_config(home, {"embedder": "hash"})
+    (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
+    assert atc("ingest", str(tmp_path / "team.txt"), home=home).exit_code == 0
+    first = tmp_path / "said.pl"
+    first.write_text('said_by(H, S) :- item_speaker(H, S).\n'
+                     'plane(talk, _{seeds: 4}).\n', encoding="utf-8")
+    assert atc("rules", "add", str(first), home=home).exit_code == 0
+    edited = tmp_path / "said2.pl"
+    edited.write_text('said_by(H, S) :- item_speaker(H, S), item_kind(H, user_goal).\n',
+                      encoding="utf-8")
+    before = tree(home)
+    out = atc("rules", "add", str(edited), home=home)
+    assert out.exit_code == 2 and out.output.count("\n") == 1, out.output
+    assert f"{edited}:1: said_by/2 is already defined by saved rule said" in out.output
+    assert "--name said" in out.output
+    assert tree(home) == before
+    plane = tmp_path / "plane2.pl"
+    plane.write_text('plane(talk, _{seeds: 2}).\n', encoding="utf-8")
+    out = atc("rules", "add", str(plane), home=home)
+    assert out.exit_code == 2 and "plane talk is already defined by saved rule said" in out.output
+    assert tree(home) == before
+    other_plane = tmp_path / "plane3.pl"
+    other_plane.write_text('plane(listen, _{seeds: 2}).\n', encoding="utf-8")
+    assert atc("rules", "add", str(other_plane), home=home).exit_code == 0
+    assert atc("rules", "add", str(edited), "--name", "said", home=home).exit_code == 0
+    rows = json.loads(atc("query", 'said_by(H, "Priya")', "--format", "json", home=home).output)
+    kinds = json.loads(atc("query", 'said_by(H, "Priya"), item_kind(H, K)', "--format", "json",
+                           home=home).output)
+    assert len(rows) == len(kinds) == 3 and {r["K"] for r in kinds} == {"user_goal"}
+
+
+def test_a_rules_file_read_as_a_grantee_replaces_the_saved_rule_and_names_its_file(home,
+                                                                                   tmp_path):
+    """Under --as, a --rules file's predicates were added to the saved rule's clauses (the
+    owner's call replaces them, README "Traversal rules written mid-inference"): the grantee
+    got the old answers too. And an error in the file was `rules:2:18: ...`, not the file."""
+    write_config(home, {"embedder": "hash"})
+    (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
+    assert atc("ingest", str(tmp_path / "team.txt"), "--segment", "team", home=home).exit_code == 0
+    assert atc("principal", "add", "alice", "--owner", home=home).exit_code == 0
+    assert atc("principal", "add", "bob", home=home).exit_code == 0
+    assert atc("grant", "add", "bob", "--segment", "team", "--ceiling", "L0",
+               home=home).exit_code == 0
+    saved = tmp_path / "days.pl"
+    saved.write_text("per_day(Day, N) :-\n"
+                     "    aggregate(count, H^T^(item_time(H, T), sub_string(T, 0, 10, _, Day)), N).\n",
+                     encoding="utf-8")
+    assert atc("rules", "add", str(saved), home=home).exit_code == 0
+    edited = tmp_path / "days_edit.pl"
+    edited.write_text('per_day(Day, N) :-\n'
+                      '    aggregate(count, H^T^(item_speaker(H, "Priya"), item_time(H, T),\n'
+                      '                          sub_string(T, 0, 10, _, Day)), N).\n',
+                      encoding="utf-8")
+    expected = [{"D": "2024-03-04", "N": 2}, {"D": "2024-03-11", "N": 1}]
+    for extra in ([], ["--as", "bob"]):
+        out = atc("query", "per_day(D, N)", "--rules", str(edited), "--format", "json", *extra,
+                  home=home)
+        assert out.exit_code == 0, out.output
+        assert json.loads(out.output) == expected, (extra, out.output)
+    bad = tmp_path / "bad.pl"
+    bad.write_text("ok(X) :- item(X).\nbad(X) :- item(X) item_kind(X, K).\n", encoding="utf-8")
+    for command in (["query", "ok(X)"], ["hydrate", "retries"]):
+        out = atc(*command, "--rules", str(bad), "--as", "bob", home=home)
+        assert out.exit_code == 2 and out.output.startswith(f"atc: {bad}:2:18: Syntax error"), \
+            out.output
+
+
+@pytest.mark.parametrize("goal, pi", [
+    ("nearest(Q, 3, Hits)", "nearest/3"),
+    ("nearest(Q, H, S)", "nearest/3"),
+    ("nearest(Q, 3, [], Hits)", "nearest/4"),
+    ("lexical(Q, 3, [], Hits)", "lexical/4"),
+    ("similarity(Q, [], P)", "similarity/3"),
+    ("similarity(Q, [], 2, P)", "similarity/4"),
+    ("hydrate(G, _{budget: 100}, F)", "hydrate/3"),
+    ('hydrate("retries", O, F)', "hydrate/3"),
+])
+def test_an_unbound_search_text_is_an_instantiation_error_naming_the_predicate(
+        chat_home, goal, pi):
+    """A search with its text unbound (a rule that called it before binding it) read
+    ``nearest/3: Type error: `text_or_handle' expected, found `_19892' (a var)``, the
+    variable's internal name; hydrate/3 named no predicate at all, and a grantee's searches
+    named none either. README: "An argument error names the predicate"."""
+    for extra in ([], ["--as", "bob"]):
+        out = atc("query", goal, *extra, home=chat_home)
+        assert out.exit_code == 2, out.output
+        assert out.output == f"atc: {pi}: Arguments are not sufficiently instantiated\n", \
+            (extra, out.output)
+
+
+def test_a_missing_or_unreadable_rules_file_is_one_line_for_a_grantee_too(chat_home, tmp_path):
+    """With --as, a --rules file that was not there got click's usage lines and exit 2; the
+    owner's read says it in one line, exit 1. Both say it alike now."""
+    missing = tmp_path / "nope.pl"
+    latin = tmp_path / "latin1.pl"
+    latin.write_bytes("note(\"caf\xe9\").\n".encode("latin-1"))
+    for path, why in ((missing, "rules file not found"), (latin, "cannot read rules file")):
+        for command in (["query", "true"], ["hydrate", "retries"]):
+            outs = [atc(*command, "--rules", str(path), *extra, home=chat_home)
+                    for extra in ([], ["--as", "bob"])]
+            for out in outs:
+                assert out.exit_code == 1, out.output
+                assert out.output.startswith(f"atc: {path}: {why}") and \
+                    out.output.count("\n") == 1, out.output
+            assert outs[0].output == outs[1].output
+
+
+def test_a_saved_rule_broken_by_hand_is_listed_with_why_and_the_rest_still_listed(home,
+                                                                                   tmp_path):
+    """A saved rule edited by hand into a syntax error made `atc rules list` fail whole with
+    `Stream <stream>(0x55e9...):1:19 Syntax error` (no file, no list to find it in), and one
+    made not UTF-8 was a traceback in every query, frame and list."""
+    write_config(home, {"embedder": "hash"})
+    (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
+    assert atc("ingest", str(tmp_path / "team.txt"), home=home).exit_code == 0
+    good = tmp_path / "good.pl"
+    good.write_text("said_by(H, S) :- item_speaker(H, S).\n", encoding="utf-8")
+    assert atc("rules", "add", str(good), home=home).exit_code == 0
+    broken = home / "rules" / "broken.pl"
+    broken.write_text("broken(X :- item(X).\n", encoding="utf-8")
+    out = atc("rules", "list", home=home)
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines() == [
+        f"broken: cannot be read ({broken}:1:19: Syntax error: Operator expected)",
+        "good: said_by/2"]
+    listed = json.loads(atc("rules", "list", "--format", "json", home=home).output)
+    assert [(r["name"], r["predicates"], "error" in r) for r in listed] == [
+        ("broken", [], True), ("good", ["said_by/2"], False)]
+    broken.write_bytes('n("caf\xe9").\n'.encode("latin-1"))
+    out = atc("rules", "list", home=home)
+    assert out.exit_code == 0 and out.output.startswith(f"broken: cannot be read ({broken}: "
+                                                        "not UTF-8"), out.output
+    for command in (["query", "said_by(H, S)"], ["hydrate", "retries"]):
+        out = atc(*command, home=home)
+        assert out.exit_code == 1 and isinstance(out.exception, SystemExit), out.exception
+        assert out.output.startswith(f"atc: {broken}: saved rule is not UTF-8") and \
+            out.output.count("\n") == 1, out.output
+    assert atc("rules", "remove", "broken", home=home).exit_code == 0
+    assert atc("query", 'said_by(H, "Dana")', home=home).exit_code == 0
