@@ -292,35 +292,44 @@ class SwiEngine:
                 outs = [t0 + i for i, a in enumerate(args) if isinstance(a, Var)]
                 flags = C.PL_Q_NODEBUG | C.PL_Q_CATCH_EXCEPTION | C.PL_Q_EXT_STATUS
                 qid = api.PL_open_query(None, flags, self._pred(pred, len(args)), t0)
-                results: list[tuple] = []
-                if self._calls == 0:
-                    self._call_thread = api.PL_thread_self()
-                    self._previous_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
-                self._calls += 1
-                try:
-                    while limit is None or len(results) < limit:
-                        rc = api.PL_next_solution(qid)
-                        if rc == C.PL_S_EXCEPTION:
-                            raise self._exception(api.PL_exception(qid))
-                        if rc == C.PL_S_FALSE:
-                            break
-                        # term refs made while converting belong to a frame of their own,
-                        # so a query with many answers does not grow the local stack
-                        conv = api.PL_open_foreign_frame()
-                        try:
-                            results.append(tuple(self.get(o) for o in outs))
-                        finally:
-                            api.PL_close_foreign_frame(conv)
-                        if rc == C.PL_S_LAST:
-                            break
+                try:  # at once: a Ctrl-C raised before it left the query open, and the
+                    # next call aborted the process ("No foreign environment")
+                    return self._next_solutions(qid, outs, limit)
                 finally:
-                    self._calls -= 1
-                    if self._calls == 0:
-                        sys.unraisablehook = self._previous_hook
                     api.PL_cut_query(qid)
-                return results
             finally:
                 api.PL_discard_foreign_frame(fid)
+
+    def _next_solutions(self, qid: int, outs: list[int], limit: int | None) -> list[tuple]:
+        """The solutions of the open query ``qid``, counted as a call running (see
+        :meth:`interrupt_call`, :meth:`_unraisable`)."""
+        api = self.api
+        results: list[tuple] = []
+        if self._calls == 0:
+            self._call_thread = api.PL_thread_self()
+            self._previous_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
+        self._calls += 1
+        try:
+            while limit is None or len(results) < limit:
+                rc = api.PL_next_solution(qid)
+                if rc == C.PL_S_EXCEPTION:
+                    raise self._exception(api.PL_exception(qid))
+                if rc == C.PL_S_FALSE:
+                    break
+                # term refs made while converting belong to a frame of their own,
+                # so a query with many answers does not grow the local stack
+                conv = api.PL_open_foreign_frame()
+                try:
+                    results.append(tuple(self.get(o) for o in outs))
+                finally:
+                    api.PL_close_foreign_frame(conv)
+                if rc == C.PL_S_LAST:
+                    break
+        finally:
+            self._calls -= 1
+            if self._calls == 0:
+                sys.unraisablehook = self._previous_hook
+        return results
 
     def once(self, pred: str, *args: Any) -> tuple | None:
         """First solution of ``pred(args...)`` (values of the ``Var`` arguments), or None."""
