@@ -1003,8 +1003,16 @@ limit_option_(Options, Key, Default, Value) :-
 %!  api_set_limits(+Options:dict) is det.
 %   Change the default limits of user code for this process (keys as in api_query/4:
 %   time_limit, stack_limit, memory_limit, atom_limit); options given to a call still win.
+%   A stack limit the engine cannot take (above what it can represent, below what its stacks
+%   hold now) raises its error here: kept, it made every later query raise it.
 api_set_limits(Options) :-
     must_be(dict, Options),
+    (   get_dict(stack_limit, Options, Stack)
+    ->  current_prolog_flag(stack_limit, Stack0),
+        setup_call_cleanup(set_prolog_flag(stack_limit, Stack), true,
+                           set_prolog_flag(stack_limit, Stack0))
+    ;   true
+    ),
     (   nb_current(atc_limit_defaults, D0) -> true ; D0 = _{} ),
     D = D0.put(Options),
     nb_setval(atc_limit_defaults, D).

@@ -228,3 +228,49 @@ def test_ctrl_c_during_a_curate_resumes_to_the_uninterrupted_ladder(tmp_path):
                               str(home)], capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert _curated(home) == _curated(reference)
+
+
+# -- Ctrl-C in a program embedding Memory: a KeyboardInterrupt, never a PrologError -------------
+
+_EMBEDDED_CTRL_C = """
+import os, signal, sys, threading
+from attention_cloud import Memory
+mem = Memory.open(sys.argv[1])
+mem.hydrate("warm up", budget=300)
+outcomes = []
+for trial in range(6):   # more finds more of the rare abort noted in README, Limits
+    try:
+        threading.Timer(0.02 + 0.025 * trial, os.kill, (os.getpid(), signal.SIGINT)).start()
+        for i in range(10000):
+            mem.hydrate(f"processor retries {i}", budget=800)
+        outcomes.append("never interrupted")
+    except KeyboardInterrupt:
+        outcomes.append("KeyboardInterrupt")
+    except BaseException as exc:
+        outcomes.append(f"{type(exc).__name__}: {exc}")
+mem.hydrate("still usable", budget=300)
+mem.close()
+print("\\n".join(outcomes))
+"""
+
+
+def test_ctrl_c_during_frames_in_an_embedding_program_is_a_keyboard_interrupt(tmp_path):
+    """README: a KeyboardInterrupt raised while a Python predicate runs reaches the caller as
+    itself. Python runs a signal's handler at the entry of the next Python function, and
+    during a frame that is the bridge's callback, before its ``try``: ctypes dropped the
+    exception, and about two Ctrl-C in three came back as PrologError "Domain error:
+    `foreign_return_value' expected" (an agent loop catching AtcError went on)."""
+    from attention_cloud.home import write_config
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    samples = Path(__file__).resolve().parent.parent / "host" / "attention_cloud" / "samples"
+    with Memory.open(home) as mem:
+        mem.ingest([samples])
+        mem.curate()
+    done = subprocess.run([sys.executable, "-c", _EMBEDDED_CTRL_C, str(home)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:-1] == ["KeyboardInterrupt"] * 6, done.stdout
+    assert "Exception ignored" not in done.stderr

@@ -223,8 +223,21 @@ _WRONG_TYPES = [
     ("reembed int", lambda m: m.reembed(5)),
     ("set_limits text", lambda m: m.set_limits(time_limit="x")),
     ("set_limits nan", lambda m: m.set_limits(time_limit=float("nan"))),
+    ("set_limits stack_limit huge", lambda m: m.set_limits(stack_limit=10**30)),
+    ("set_limits stack_limit tiny", lambda m: m.set_limits(stack_limit=1000)),
     ("acquire wait text", lambda m: m.acquire(wait="x")),
     ("open int", lambda m: Memory.open(5)),
+    # a flag from a query string or a config file: "false" and "no" are true, 0 is false
+    ("hydrate bridge text", lambda m: m.hydrate("retry", bridge="false")),
+    ("hydrate excerpt None", lambda m: m.hydrate("retry", excerpt=None)),
+    ("hydrate cells text", lambda m: m.hydrate("retry", cells="no")),
+    ("ingest strict text", lambda m: m.ingest([SAMPLES], strict="no")),
+    ("ingest progress int", lambda m: m.ingest([SAMPLES], progress=3)),
+    ("curate progress text", lambda m: m.curate(progress="log")),
+    ("remember curate text", lambda m: m.remember("a note to curate later", curate="no")),
+    ("forget dry_run text", lambda m: m.forget(["it_x"], dry_run="no")),
+    ("release keep_indexes int", lambda m: m.release(keep_indexes=0)),
+    ("open create text", lambda m: Memory.open(m.home, create="no")),
 ]
 
 
@@ -266,3 +279,218 @@ def test_a_closed_memory_refuses_calls_that_need_no_prolog_too(tmp_path):
             call()
     assert (home / "rules" / "fixes.pl").is_file()
     mem.close()  # closing again is fine
+
+
+def test_grantee_reads_from_two_threads_audit_each_read_as_its_own(tmp_path):
+    """A server thread per request: bob's query reads every L2 rung he is granted while carol,
+    granted nothing, asks a goal that reads no record. The sharing functions ran outside the
+    API lock, so carol's read could be logged with the records bob's read had just noted
+    (the owner's ledger said carol read them) and bob's with none."""
+    import json
+
+    from attention_cloud.sharing import add_grant, add_principal, reader_query
+
+    home = _home(tmp_path)
+    with Memory.open(home) as mem:
+        mem.ingest([SAMPLES], segment="payments")
+        mem.curate()
+        add_principal(mem, "alice", owner=True)
+        add_principal(mem, "bob")
+        add_principal(mem, "carol")
+        add_grant(mem, "bob", segments=["payments"], ceiling="L2")
+        failures: list[BaseException] = []
+
+        def reads(reader: str, goal: str) -> None:
+            try:
+                for _ in range(40):
+                    reader_query(mem, reader, goal)
+            except BaseException as exc:  # noqa: BLE001
+                failures.append(exc)
+
+        threads = [threading.Thread(target=reads, args=("bob", "findall(T, rung(_, l2, T), Ts)")),
+                   threading.Thread(target=reads, args=("carol", "X = 1"))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+        assert not failures, failures
+    events = [json.loads(line) for line in (home / "audit.jsonl").read_text().splitlines()]
+    carol = [e for e in events if e.get("reader") == "carol"]
+    bob = {len(e["facts"]) for e in events if e.get("reader") == "bob"}
+    assert len(carol) == 40 and all(e["facts"] == [] for e in carol)
+    assert len(bob) == 1 and bob != {0}
+
+
+@pytest.fixture(scope="module")
+def shared_home(tmp_path_factory):
+    from attention_cloud.sharing import add_principal
+
+    home = _home(tmp_path_factory.mktemp("shared"))
+    with Memory.open(home) as mem:
+        mem.ingest([SAMPLES], segment="payments")
+        add_principal(mem, "alice", owner=True)
+        add_principal(mem, "bob")
+    return home
+
+
+def test_a_grant_of_one_segment_given_as_a_string_grants_that_segment(shared_home):
+    """``add_grant(mem, "bob", segments="payments")`` granted the segments p, a, y, m, e, n,
+    t and s (the string read letter by letter): bob read nothing, and nothing said why."""
+    from attention_cloud.sharing import add_grant, grants_for, reader_query, revoke_grant
+
+    with Memory.open(shared_home) as mem:
+        grant = add_grant(mem, "bob", segments="payments", tags=["retries"])
+        try:
+            (found,) = [g for g in grants_for(mem, "bob") if g.id == grant]
+            assert sorted(found.filter) == ["segment(payments)", "tag(retries)"], found.filter
+        finally:
+            revoke_grant(mem, grant)
+
+
+_WRONG_SHARING_TYPES = [
+    ("reader_query limit text", lambda m, s: s.reader_query(m, "bob", "true", limit="5")),
+    ("reader_query limit None", lambda m, s: s.reader_query(m, "bob", "true", limit=None)),
+    ("reader_query time_limit text", lambda m, s: s.reader_query(m, "bob", "true",
+                                                                  time_limit="5")),
+    ("reader_query time_limit inf", lambda m, s: s.reader_query(m, "bob", "true",
+                                                                 time_limit=float("inf"))),
+    ("reader_query goal None", lambda m, s: s.reader_query(m, "bob", None)),
+    ("reader_query reader int", lambda m, s: s.reader_query(m, 5, "true")),
+    ("reader_hydrate mount int", lambda m, s: s.reader_hydrate(m, "bob", "retry", mount=5)),
+    ("reader_hydrate depth text", lambda m, s: s.reader_hydrate(m, "bob", "retry",
+                                                                mount=["cell_x"], depth="2")),
+    ("reader_hydrate rules_text int", lambda m, s: s.reader_hydrate(m, "bob", "retry",
+                                                                    rules_text=5)),
+    ("reader_hydrate reader None", lambda m, s: s.reader_hydrate(m, None, "retry")),
+    ("reader_show level int", lambda m, s: s.reader_show(m, "bob", "it_x", level=2)),
+    ("reader_show handle None", lambda m, s: s.reader_show(m, "bob", None)),
+    ("reader_receipt None", lambda m, s: s.reader_receipt(m, "bob", None)),
+    ("add_grant segments [None]", lambda m, s: s.add_grant(m, "bob", segments=[None])),
+    ("add_grant segments int", lambda m, s: s.add_grant(m, "bob", segments=5)),
+    ("add_grant expires int", lambda m, s: s.add_grant(m, "bob", expires=5)),
+    ("revoke_grant None", lambda m, s: s.revoke_grant(m, None)),
+    ("label handles None", lambda m, s: s.label(m, None, restrictions=["pii"])),
+    ("label restrictions None", lambda m, s: s.label(m, ["it_x"], restrictions=None)),
+    ("declassify why None", lambda m, s: s.declassify(m, ["it_x"], why=None)),
+    ("authenticate int", lambda m, s: s.authenticate(m, 5)),
+    ("grants_for None", lambda m, s: s.grants_for(m, None)),
+    ("record_labels None", lambda m, s: s.record_labels(m, None)),
+]
+
+
+@pytest.mark.parametrize("call", [c for _, c in _WRONG_SHARING_TYPES],
+                         ids=[n for n, _ in _WRONG_SHARING_TYPES])
+def test_a_wrong_argument_to_a_sharing_function_is_a_usage_error(shared_home, call):
+    """Before: TypeError, AttributeError, a Prolog float_overflow, a grant on segment 'None',
+    an empty answer for principal None."""
+    from attention_cloud import sharing
+
+    journal = (shared_home / "journal.pl").read_bytes()
+    with Memory.open(shared_home) as mem:
+        with pytest.raises(UsageError) as caught:
+            call(mem, sharing)
+        assert "\n" not in str(caught.value)
+    assert (shared_home / "journal.pl").read_bytes() == journal
+
+
+def test_a_stack_limit_refused_by_set_limits_leaves_later_queries_working(typed_home):
+    """set_limits(stack_limit=10**30) was taken, and every later query (and frame with rules)
+    raised "set_prolog_flag/2: Cannot represent due to `int64_t'" until limits were set again."""
+    with Memory.open(typed_home) as mem:
+        for bad in (10**30, 1000):
+            with pytest.raises(UsageError, match="stack_limit"):
+                mem.set_limits(stack_limit=bad)
+            assert mem.query("length(L, 2)").rows == [{"L": "[_A,_B]"}]
+        mem.set_limits(stack_limit=268435456)  # the default again: limits are per process
+        assert mem.query("X = 1").rows == [{"X": 1}]
+
+
+_FORK_WHILE_BUSY = textwrap.dedent("""
+    import os, sys, threading, time
+    from attention_cloud import Memory
+    mem = Memory.open(sys.argv[1])
+    mem.hydrate("warm up", budget=200)
+    stop = False
+    def busy():   # a preloaded app's background thread, always inside a call
+        while not stop:
+            mem.query("between(1, 300000, X), X < 0", time_limit=5)
+    threading.Thread(target=busy, daemon=True).start()
+    time.sleep(0.3)
+    for k in range(3):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                rows = mem.query("X = 1").rows
+                facts = len(mem.hydrate("processor retries", budget=300).facts)
+                os.write(1, f"child {rows} {facts > 0}\\n".encode())
+            finally:
+                os._exit(0)
+        t0 = time.monotonic()
+        while not os.waitpid(pid, os.WNOHANG)[0]:
+            if time.monotonic() - t0 > 20:
+                print("child hung", flush=True)
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.05)
+    stop = True
+""")
+
+
+def test_a_process_forked_while_a_thread_is_in_a_call_is_not_stuck(tmp_path):
+    """gunicorn --preload with a background thread: the fork caught that thread inside a
+    query, the child inherited the engine's lock held by a thread it does not have, and its
+    first call hung for ever. A fork now waits for the call in progress."""
+    home = _home(tmp_path)
+    with Memory.open(home) as mem:
+        mem.ingest([SAMPLES])
+    done = subprocess.run([sys.executable, "-c", _FORK_WHILE_BUSY, str(home)],
+                          capture_output=True, text=True, timeout=200)
+    assert done.stdout.splitlines() == ["child [{'X': 1}] True"] * 3, (done.stdout,
+                                                                         done.stderr[-2000:])
+
+
+_FORK_WHILE_ATTENDING = textwrap.dedent("""
+    import os, sys, threading, time
+    from attention_cloud import Memory
+    from attention_cloud.attention import Controller
+    mem = Memory.open(sys.argv[1])
+    ctl = Controller(mem.pl, "agent", memory=mem)
+    ctl.add_source("registry", claim_type="dependency_version", kind="package_registry")
+    for i in range(40):
+        ctl.add_belief(f"b{i}", claim_type="dependency_version", subject="libfoo",
+                       value=f"4.{i}", confidence=0.9, observed_at=1.7e9,
+                       volatility="package_release", source="registry")
+    stop = False
+    def busy():   # an agent's attention loop in a thread of its own
+        while not stop:
+            ctl.beliefs(now=1.7e9 + 3600)
+    threading.Thread(target=busy, daemon=True).start()
+    time.sleep(0.3)
+    for k in range(4):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.write(1, f"child {len(ctl.beliefs(now=1.7e9))}\\n".encode())
+            finally:
+                os._exit(0)
+        t0 = time.monotonic()
+        while not os.waitpid(pid, os.WNOHANG)[0]:
+            if time.monotonic() - t0 > 20:
+                print("child hung", flush=True)
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.05)
+    stop = True
+""")
+
+
+def test_the_attention_controller_takes_the_api_lock_too(tmp_path):
+    """Controller calls ran outside the API lock: a fork that caught a thread inside one left
+    the child stuck on its first call (and another thread's ``release`` could come between
+    the write lock a change took and the batch it wrote)."""
+    home = _home(tmp_path)
+    done = subprocess.run([sys.executable, "-c", _FORK_WHILE_ATTENDING, str(home)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.stdout.splitlines() == ["child 40"] * 4, (done.stdout, done.stderr[-2000:])

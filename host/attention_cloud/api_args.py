@@ -47,6 +47,23 @@ def whole(name: str, value: Any, *, minimum: int = 0, optional: bool = False) ->
     raise UsageError(f"{name} must be a whole number of at least {minimum}, not {_shown(value)}")
 
 
+def flag(name: str, value: Any, *, optional: bool = False) -> Any:
+    """``value`` when it is True or False (or None, with ``optional``): ``"false"`` read from
+    a query string, or ``0``, would otherwise be taken for its truth value, and ``"no"`` is
+    true."""
+    if isinstance(value, bool) or (optional and value is None):
+        return value
+    allowed = "True, False or None" if optional else "True or False"
+    raise UsageError(f"{name} must be {allowed}, not {_shown(value)}")
+
+
+def callable_(name: str, value: Any) -> Any:
+    """``value`` when it can be called (or None): a progress callback."""
+    if value is None or callable(value):
+        return value
+    raise UsageError(f"{name} must be a function (or None), not {_shown(value)}")
+
+
 def seconds(name: str, value: Any, *, optional: bool = False, zero: bool = False) -> Any:
     """``value`` as a float when it is a finite number of seconds above 0 (or at least 0 with
     ``zero``; None with ``optional``)."""

@@ -8,10 +8,14 @@ each other's steps: two threads remembering at once took the home's lock twice (
 "another process is writing"), renamed each other's index files and opened the vector store
 twice. So every public call holds this one re-entrant lock: calls from several threads run one
 at a time, in full, and a call made inside another (``remember`` runs ``curate``) goes on.
+The functions of :mod:`attention_cloud.sharing` and :mod:`attention_cloud.cells` that take the
+Memory first hold it too, as do the attention Controller's calls: a grantee's query notes the records it read in the engine and its
+audit entry reads them back, so two reads at once logged each other's records.
 
-A process forked while another of its threads held the lock (gunicorn's workers forked from a
-preloaded app) would inherit it held, by a thread that does not exist there: the child gets a
-fresh one.
+A fork waits for the call in progress, if another thread is in one, to end: a process forked
+while a thread was inside a call (gunicorn's workers forked from a preloaded app whose
+background thread was framing) inherited the engine mid-call, its locks held by a thread that
+does not exist there, and hung on its first call. The child gets a fresh lock.
 """
 from __future__ import annotations
 
@@ -25,17 +29,27 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _lock = threading.RLock()
 
 
+def _before_fork() -> None:
+    _lock.acquire()             # re-entrant: a call that forks (ingest's parsers) goes on
+
+
+def _after_fork_in_parent() -> None:
+    _lock.release()
+
+
 def _fresh_lock() -> None:
     global _lock
     _lock = threading.RLock()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_fresh_lock)
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                        after_in_child=_fresh_lock)
 
 
 def serialised(method: _F) -> _F:
-    """``method`` run under the API lock, after its Memory took stock of a fork (see
+    """``method`` (or a function whose first argument is the Memory) run under the API lock,
+    after its Memory took stock of a fork (see
     :meth:`Memory._after_fork`) when the process is not the one that opened it. A closed
     Memory refuses it with a UsageError (``close`` itself excepted: closing twice is fine),
     also where the method needs no Prolog (``rules_remove`` deleted a saved rule)."""

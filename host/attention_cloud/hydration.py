@@ -93,7 +93,7 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     With ``reader`` (a principal) the frame is planned through the sharing policy: only what
     visible/3 lets them see, each fact at most at their ceiling for it (the receipt names the
     reader and marks each fact the ceiling capped)."""
-    _check_arguments(goal, budget, plane, segments, ceiling)
+    _check_arguments(goal, budget, plane, segments, ceiling, cells, bridge, excerpt)
     if not goal.strip():
         raise UsageError("the goal must not be empty")
     if mount and segments:
@@ -350,16 +350,21 @@ def embedder_mismatch(mem: Any) -> str:
 _STAMP_MIN, _STAMP_MAX = -62135596800.0, 253402300799.0
 
 
-def _check_arguments(goal: Any, budget: Any, plane: Any, segments: Any, ceiling: Any) -> None:
+def _check_arguments(goal: Any, budget: Any, plane: Any, segments: Any, ceiling: Any,
+                     cells: Any = None, bridge: Any = True, excerpt: Any = True) -> None:
     """UsageError naming the argument of a Python caller's hydrate that is of the wrong kind
     (the CLI's parser checks its own; a grantee's read comes here without Memory.hydrate): a
     budget or a segment's budget that is not a whole number of tokens (a negative one took the
     frame's budget away from the other segments and gave nothing, 1.5 or True reached Prolog as
-    a type error)."""
+    a type error); ``cells``, ``bridge`` or ``excerpt`` that is not True or False
+    (``bridge="false"`` was true)."""
     from . import api_args as args
 
     args.text("goal", goal)
     args.whole("budget", budget)
+    args.flag("cells", cells, optional=True)
+    args.flag("bridge", bridge)
+    args.flag("excerpt", excerpt)
     args.text("plane", plane)
     args.text("ceiling", ceiling)
     if segments is not None and not isinstance(segments, dict):

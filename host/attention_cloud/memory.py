@@ -167,6 +167,7 @@ class Memory:
         closes it at the end of the block."""
         global _current
         path = resolve_home(args.path("home", home, optional=True))
+        args.flag("create", create)
         if path.exists() and not path.is_dir():
             raise HomeError(f"{path}: memory home is not a directory")
         if not create:
@@ -241,6 +242,7 @@ class Memory:
         with ``keep_indexes=False``, are closed, freeing the writer's tables (reopened on use).
         The next write (or :meth:`acquire`) takes the locks again and first catches up with
         what others wrote."""
+        args.flag("keep_indexes", keep_indexes)
         if not self.lock.held:
             return
         if snapshot_due(self.home):
@@ -351,6 +353,7 @@ class Memory:
         from .curation import curate_memory
         from .reembed import finish_switch
 
+        args.callable_("progress", progress)
         self.finish_erasure()
         finish_switch(self)  # a move killed after its exchange: config.json names it now
         return curate_memory(self, progress=progress, model=self._model_curator())
@@ -364,6 +367,7 @@ class Memory:
         Returns a :class:`~attention_cloud.reembed.ReembedReport`."""
         from .reembed import reembed
 
+        args.callable_("progress", progress)
         return reembed(self, args.text("embedder", embedder, optional=True), progress=progress)
 
     def _model_curator(self) -> Any:
@@ -420,6 +424,8 @@ class Memory:
         if source is not None and not source.strip():
             raise UsageError("source must name the file (the name its items record), not ''")
         args.whole("max_file_bytes", max_file_bytes, minimum=1, optional=True)
+        args.flag("strict", strict)
+        args.callable_("progress", progress)
         if isinstance(unfinished, Mapping):
             for size in unfinished.values():
                 args.whole("each size in unfinished", size)
@@ -603,6 +609,7 @@ class Memory:
         from . import erasure
 
         handles = args.texts("handles", handles)
+        args.flag("dry_run", dry_run)
         args.text("session", session, optional=True)
         args.text("query", query, optional=True)
         args.text("reason", reason)
@@ -662,6 +669,7 @@ class Memory:
         from .agents.remember import remember
 
         args.text("goal", goal, optional=True)
+        args.flag("curate", curate)
         return remember(self, text, kind=kind, segment=segment, role=role, goal=goal,
                         when=time, curate=curate)
 
@@ -707,7 +715,10 @@ class Memory:
                                             optional=True),
                  "atom_limit": args.whole("atom_limit", atom_limit, minimum=1, optional=True)}
         options = {k: v for k, v in given.items() if v is not None}
-        self.pl.once("atc_api:api_set_limits", options)
+        try:
+            self.pl.once("atc_api:api_set_limits", options)
+        except PrologError as exc:  # a stack limit the engine cannot take
+            raise UsageError(f"stack_limit {stack_limit} cannot be used: {exc}") from None
 
     @contextmanager
     def _limits(self) -> Iterator[None]:

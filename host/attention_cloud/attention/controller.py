@@ -29,7 +29,7 @@ import math
 import time
 from typing import Any, Iterable, Mapping
 
-from .. import api_args
+from .. import api_args, api_lock
 from ..bridge import Atom, Prolog, Var
 from ..errors import UsageError
 from ..paths import rules_dir
@@ -109,23 +109,27 @@ class Controller:
         return current()
 
     def _change(self, pred: str, *args: Any) -> tuple:
-        """Call a changing predicate as one journal batch, fsynced when a home is open."""
+        """Call a changing predicate as one journal batch, fsynced when a home is open; under
+        the API lock, as the Memory's own calls are (another thread's ``release`` between the
+        lock taken and the batch written; a fork in the middle of a call: see api_lock)."""
         _check_text(args)
-        memory = self._home_memory()
-        if memory is not None:
-            memory.acquire()  # the lock, and what other processes committed since
-        result = self.pl.once(f"{_API}:{pred}", self.scope, *args)
-        if memory is not None:
-            from ..store import sync_journal
+        with api_lock.held():
+            memory = self._home_memory()
+            if memory is not None:
+                memory.acquire()  # the lock, and what other processes committed since
+            result = self.pl.once(f"{_API}:{pred}", self.scope, *args)
+            if memory is not None:
+                from ..store import sync_journal
 
-            sync_journal(memory.home)
+                sync_journal(memory.home)
         if result is None:  # pragma: no cover - every changing predicate is det
             raise RuntimeError(f"{pred} failed in scope {self.scope}")
         return result
 
     def _read(self, pred: str, *args: Any) -> Any:
         _check_text(args)
-        result = self.pl.once(f"{_API}:{pred}", self.scope, *args)
+        with api_lock.held():
+            result = self.pl.once(f"{_API}:{pred}", self.scope, *args)
         if result is None:  # pragma: no cover - every read predicate is det
             raise RuntimeError(f"{pred} failed in scope {self.scope}")
         return plain(result[0])

@@ -55,6 +55,8 @@ class Prolog:
         self.backend_reason = reason
         self._registered: set[str] = set()
         self._stops = threading.local()   # per thread: see _raise_stop
+        if hasattr(engine, "on_stop"):    # one the engine met outside register's wrapper
+            engine.on_stop = self._keep_stop
 
     @property
     def version(self) -> str:
@@ -107,6 +109,11 @@ class Prolog:
         if stop is not None:
             self._stops.stop = None
             raise stop
+
+    def _keep_stop(self, stop: BaseException) -> None:
+        """Keep ``stop`` for :meth:`_raise_stop` (the first one, when several arrive)."""
+        if getattr(self._stops, "stop", None) is None:
+            self._stops.stop = stop
 
     def succeeds(self, pred: str, *args: Any) -> bool:
         """True when ``module:pred(args...)`` has a solution."""

@@ -7,6 +7,7 @@ Python callables become Prolog predicates through one varargs foreign predicate.
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 from typing import Any, Callable, Iterable
 
@@ -46,6 +47,9 @@ class SwiEngine:
         self._calls = 0                 # Prolog calls running (nested ones through callbacks)
         self._call_thread = 0           # the Prolog thread id of the outermost one
         self._interrupted = False       # interrupt_call reached a running call
+        #: told of a KeyboardInterrupt or SystemExit met in :meth:`_dispatch` (set by Prolog)
+        self.on_stop: Callable[[BaseException], None] | None = None
+        self._previous_hook: Any = None     # sys.unraisablehook outside calls (see _unraisable)
 
     # -- Ctrl-C (see bridge/interrupts.py) ---------------------------------------------------
     def interrupt_call(self, sig: int) -> None:
@@ -288,32 +292,44 @@ class SwiEngine:
                 outs = [t0 + i for i, a in enumerate(args) if isinstance(a, Var)]
                 flags = C.PL_Q_NODEBUG | C.PL_Q_CATCH_EXCEPTION | C.PL_Q_EXT_STATUS
                 qid = api.PL_open_query(None, flags, self._pred(pred, len(args)), t0)
-                results: list[tuple] = []
-                if self._calls == 0:
-                    self._call_thread = api.PL_thread_self()
-                self._calls += 1
-                try:
-                    while limit is None or len(results) < limit:
-                        rc = api.PL_next_solution(qid)
-                        if rc == C.PL_S_EXCEPTION:
-                            raise self._exception(api.PL_exception(qid))
-                        if rc == C.PL_S_FALSE:
-                            break
-                        # term refs made while converting belong to a frame of their own,
-                        # so a query with many answers does not grow the local stack
-                        conv = api.PL_open_foreign_frame()
-                        try:
-                            results.append(tuple(self.get(o) for o in outs))
-                        finally:
-                            api.PL_close_foreign_frame(conv)
-                        if rc == C.PL_S_LAST:
-                            break
+                try:  # at once: a Ctrl-C raised before it left the query open, and the
+                    # next call aborted the process ("No foreign environment")
+                    return self._next_solutions(qid, outs, limit)
                 finally:
-                    self._calls -= 1
                     api.PL_cut_query(qid)
-                return results
             finally:
                 api.PL_discard_foreign_frame(fid)
+
+    def _next_solutions(self, qid: int, outs: list[int], limit: int | None) -> list[tuple]:
+        """The solutions of the open query ``qid``, counted as a call running (see
+        :meth:`interrupt_call`, :meth:`_unraisable`)."""
+        api = self.api
+        results: list[tuple] = []
+        if self._calls == 0:
+            self._call_thread = api.PL_thread_self()
+            self._previous_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
+        self._calls += 1
+        try:
+            while limit is None or len(results) < limit:
+                rc = api.PL_next_solution(qid)
+                if rc == C.PL_S_EXCEPTION:
+                    raise self._exception(api.PL_exception(qid))
+                if rc == C.PL_S_FALSE:
+                    break
+                # term refs made while converting belong to a frame of their own,
+                # so a query with many answers does not grow the local stack
+                conv = api.PL_open_foreign_frame()
+                try:
+                    results.append(tuple(self.get(o) for o in outs))
+                finally:
+                    api.PL_close_foreign_frame(conv)
+                if rc == C.PL_S_LAST:
+                    break
+        finally:
+            self._calls -= 1
+            if self._calls == 0:
+                sys.unraisablehook = self._previous_hook
+        return results
 
     def once(self, pred: str, *args: Any) -> tuple | None:
         """First solution of ``pred(args...)`` (values of the ``Var`` arguments), or None."""
@@ -348,6 +364,20 @@ class SwiEngine:
         """Make ``fn`` reachable from Prolog as ``atc_bridge:'$py_call'(Key, Args, Result)``."""
         self._callables[key] = (fn, nondet)
 
+    def _unraisable(self, info: Any) -> None:
+        """``sys.unraisablehook`` while a call runs. Python runs a signal's handler at the
+        entry of the next Python function, and during a call that is this engine's
+        :meth:`_dispatch`, before its ``try``: ctypes drops the KeyboardInterrupt (or a
+        SIGTERM handler's SystemExit) raised there, and Prolog reads a garbage return value
+        (the caller got a PrologError "foreign_return_value expected" instead of Ctrl-C). It
+        is kept for the caller here (:attr:`on_stop`); anything else goes to the hook that
+        was in place."""
+        if (getattr(info, "object", None) == self._dispatch and self.on_stop is not None
+                and isinstance(info.exc_value, (KeyboardInterrupt, SystemExit))):
+            self.on_stop(info.exc_value)
+            return
+        (self._previous_hook or sys.__unraisablehook__)(info)
+
     def _dispatch(self, t0: int, arity: int, _context: int) -> int:
         api = self.api
         try:
@@ -360,6 +390,17 @@ class SwiEngine:
             out = api.PL_new_term_ref()
             self.put(out, value, {})
             return api.PL_unify(t0 + 2, out)
+        except (KeyboardInterrupt, SystemExit) as stop:
+            # Ctrl-C lands here too, outside the predicate's own wrapper (Prolog.register):
+            # while its arguments or its answer are converted. Let out of this callback, ctypes
+            # dropped it and Prolog read a garbage return value, so the caller got a PrologError
+            # ("foreign_return_value expected") instead of its KeyboardInterrupt.
+            if self.on_stop is not None:
+                self.on_stop(stop)
+            err = api.PL_new_term_ref()
+            self.put(err, Term("error", (Term("python_error", (Atom(type(stop).__name__), "stop")),
+                                         Var())), {})
+            return api.PL_raise_exception(err)
         except Exception as exc:  # noqa: BLE001 - every Python error becomes a Prolog error
             err = api.PL_new_term_ref()
             detail = str(exc) or type(exc).__name__

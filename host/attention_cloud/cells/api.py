@@ -21,6 +21,7 @@ import numpy as np
 from ..bridge import Atom, Term, Var, to_plain
 from .. import api_args
 from ..errors import InputError
+from ..api_lock import serialised
 from ..store import sync_journal
 from ..curate.handles import HandleList
 from . import partition as P
@@ -80,17 +81,20 @@ class _State:
 
 
 # -- reading ------------------------------------------------------------------------------------
+@serialised
 def cells_exist(mem: Any) -> bool:
     """Whether memory holds a partition."""
     return mem.pl.succeeds("atc_cells:cells_exist")
 
 
+@serialised
 def cells_list(mem: Any) -> list[dict[str, Any]]:
     """Every cell, largest first: id, size, span, entities, tags, segments, neighbours, l1."""
     (rows,) = mem.pl.once("atc_cells:cells_rows", Var())
     return [_row(r) for r in rows]
 
 
+@serialised
 def cell_show(mem: Any, cell: str) -> dict[str, Any]:
     """One cell: its aggregates, neighbours, ladder (L1..L3) and members (sorted);
     InputError when there is no such cell, UsageError when ``cell`` is not a string."""
@@ -111,12 +115,14 @@ def cell_show(mem: Any, cell: str) -> dict[str, Any]:
     return row
 
 
+@serialised
 def cells_stats(mem: Any) -> dict[str, Any]:
     """Counts: cells, members, links, largest and smallest cell."""
     (stats,) = mem.pl.once("atc_cells:cells_stats", Var())
     return to_plain(stats)
 
 
+@serialised
 def hot_cells(mem: Any, limit: int | None = 10) -> list[dict[str, Any]]:
     """The cells recent frames drew from, hottest first (see rules/cells.pl cell_hot/2), the
     first ``limit`` (every one: None); UsageError for a limit not a whole number of at least 1."""
@@ -165,6 +171,7 @@ GATHER = 4_096
 STORE_MEMBERS = 50_000
 
 
+@serialised
 def rebuild(mem: Any) -> CellsReport:
     """Partition every live curated item anew (k-means over blended features, see
     :mod:`.partition`), replacing the partition as it was. Deterministic for a given
@@ -349,12 +356,14 @@ def _vector_store(mem: Any) -> Any:
     return mem.jump.read_vectors()  # read-only: the cells step writes no vectors
 
 
+@serialised
 def unplaced(mem: Any) -> list[str]:
     """Live curated items in no cell yet."""
     (hs,) = mem.pl.once("atc_cells:cells_unplaced", Var())
     return [str(h) for h in hs]
 
 
+@serialised
 def update(mem: Any) -> CellsReport:
     """Keep the partition up to date after curation: place every curated item in no cell yet
     (:func:`assign`); build the partition when there is none, or anew once memory has grown
@@ -397,6 +406,7 @@ def _built_size(mem: Any) -> int | None:
     return int(value[0]) if value else None
 
 
+@serialised
 def assign(mem: Any, handles: Sequence[str]) -> CellsReport:
     """Place newly curated items: each joins the cell whose centroid is nearest; cells grown
     past :func:`~.partition.split_size` split in two, cells below

@@ -26,6 +26,8 @@ from typing import Any, Iterable
 from ..audit import append_event, normalise_time
 from ..bridge import Atom, Term, Var, to_plain
 from ..errors import InputError, PrologError, UsageError
+from .. import api_args as args
+from ..api_lock import serialised
 from ..store import sync_journal
 
 #: scrypt parameters for token hashes (about 30 ms a check; 16 MiB of memory).
@@ -136,6 +138,7 @@ _LOOSENING = {
 
 
 # -- state ----------------------------------------------------------------------------------------
+@serialised
 def sharing_state(mem: Any) -> SharingState:
     """Principals (name, kind, teams), grants, mounts and the owner of ``mem``'s home."""
     (state,) = mem.pl.once("atc_api:api_sharing_state", Var())
@@ -156,6 +159,7 @@ def sharing_state(mem: Any) -> SharingState:
 
 
 # -- principals and tokens ------------------------------------------------------------------------
+@serialised
 def add_principal(mem: Any, name: str, *, kind: str = "person", owner: bool = False) -> str | None:
     """Add a person or team; with ``owner`` it becomes the home's owner. Returns the bearer
     token issued to it (None for the owner, whose CLI needs none). The token is shown only
@@ -172,6 +176,7 @@ def add_principal(mem: Any, name: str, *, kind: str = "person", owner: bool = Fa
     return issue_token(mem, name)
 
 
+@serialised
 def issue_token(mem: Any, name: str) -> str:
     """A new bearer token for principal ``name`` (its salted hash is stored)."""
     token_id = secrets.token_hex(8)
@@ -183,10 +188,11 @@ def issue_token(mem: Any, name: str) -> str:
     return f"atc_{token_id}.{secret}"
 
 
+@serialised
 def authenticate(mem: Any, token: str | None) -> str | None:
     """The principal a bearer token was issued to, or None (malformed, unknown or wrong).
     The secret is compared with hmac.compare_digest against its scrypt hash."""
-    if not token:
+    if not args.text("token", token, optional=True):
         return None
     found = _TOKEN.fullmatch(token.strip())
     if not found:
@@ -201,6 +207,7 @@ def authenticate(mem: Any, token: str | None) -> str | None:
     return principal if hmac.compare_digest(digest.hex(), stored) else None
 
 
+@serialised
 def remove_principal(mem: Any, name: str) -> list[str]:
     """Remove a principal (its tokens and memberships); returns the grants to it that were
     revoked. The owner cannot be removed."""
@@ -209,17 +216,20 @@ def remove_principal(mem: Any, name: str) -> list[str]:
     return [str(r) for r in revoked]
 
 
+@serialised
 def join_team(mem: Any, person: str, team: str) -> None:
     """``person`` joins ``team``: the team's grants reach them from the next read."""
     _change(mem, Term("join", [Atom(check_name(person)), Atom(check_name(team, "team"))]))
 
 
+@serialised
 def leave_team(mem: Any, person: str, team: str) -> None:
     """``person`` leaves ``team``: the team's grants stop reaching them at the next read."""
     _change(mem, Term("leave", [Atom(check_name(person)), Atom(check_name(team, "team"))]))
 
 
 # -- grants ---------------------------------------------------------------------------------------
+@serialised
 def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable[str] = (),
               sessions: Iterable[str] = (), tags: Iterable[str] = (),
               entities: Iterable[str] = (), since: str | None = None, until: str | None = None,
@@ -229,9 +239,12 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
     bound the items' times; ``expires`` ends the grant. Returns the grant's id: that of the
     unrevoked grant already granting exactly this, when there is one (nothing is added)."""
     _owner_or_fail(mem)  # else Prolog's existence_error(owner, home): "owner `home' does not exist"
-    conditions = [Term(key, [Atom(str(v))]) for key, values in
+    # one value or several: segments="payments" is that segment, not the segments p, a, y...
+    conditions = [Term(key, [Atom(v)]) for key, values in
                   (("segment", segments), ("session", sessions), ("tag", tags),
-                   ("entity", entities)) for v in values]
+                   ("entity", entities)) for v in args.texts(key + "s", values)]
+    for name, value in (("since", since), ("until", until), ("expires", expires)):
+        args.text(name, value, optional=True)
     if since:
         conditions.append(Term("from", [Atom(normalise_time(since))]))
     if until:
@@ -243,14 +256,19 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
     return str(made)                    # an unrevoked twin's id when one exists: no second grant
 
 
+@serialised
 def revoke_grant(mem: Any, grant_id: str, *, who: str = "owner") -> None:
     """Revoke a grant from now on (reads before it stay in the audit log)."""
+    args.text("grant_id", grant_id)
+    args.text("who", who)
     _change(mem, Term("grant_revoke", [Atom(grant_id), Atom(who)]))
 
 
+@serialised
 def grants_for(mem: Any, principal: str) -> list[Grant]:
     """The live grants that reach ``principal`` (directly or through a team): what the
     server shows a grantee about themselves, and nothing about other grantees."""
+    args.text("principal", principal)
     reaching = {str(g) for (g,) in mem.pl.solutions("atc_grants:grant_reaches", Var(),
                                                    Atom(principal))}
     return [g for g in sharing_state(mem).grants if g.id in reaching]
@@ -265,12 +283,16 @@ def _restriction(value: str) -> Term | Atom:
     raise UsageError(f"restriction must be private, pii or team:NAME, not {value!r}")
 
 
+@serialised
 def label(mem: Any, handles: Iterable[str], *, readers: Iterable[str] = (),
           restrictions: Iterable[str] = (), retention: str | None = None) -> int:
     """Tighten the labels of records (items, arcs, rollups): add readers (only to a record
     without readers yet: adding to a list widens it, which only declassify may do),
     restrictions (private, pii, team:NAME), or an earlier retention date. All handles are
     changed in one batch or none. Returns the number of labels set."""
+    handles, readers = args.texts("handles", handles), args.texts("readers", readers)
+    restrictions = args.texts("restrictions", restrictions)
+    args.text("retention", retention, optional=True)
     changes = []
     for h in handles:
         for r in readers:
@@ -300,14 +322,18 @@ def _owner_or_fail(mem: Any) -> str:
     return owner
 
 
+@serialised
 def declassify(mem: Any, handles: Iterable[str], *, why: str, restrictions: Iterable[str] = (),
                readers: Iterable[str] = (), all_readers: bool = False,
                retention: str | None = None) -> list[dict[str, Any]]:
     """The one way down: loosen labels of records, recorded in the audit log with who (the
     home's owner) and why. Lift restrictions, add readers, lift the readers list, or set a
     later retention (``none`` lifts it). Returns what changed, one dict per change."""
-    if not why or not why.strip():
+    if not args.text("why", why) or not why.strip():
         raise UsageError("declassify needs --why: a declassification is recorded with its reason")
+    handles, readers = args.texts("handles", handles), args.texts("readers", readers)
+    restrictions = args.texts("restrictions", restrictions)
+    args.text("retention", retention, optional=True)
     who = _owner_or_fail(mem)
     changes: list[Term] = []
     for h in handles:
@@ -340,9 +366,11 @@ def _label_text(value: Any) -> str:
     return str(value)
 
 
+@serialised
 def record_labels(mem: Any, handle: str) -> dict[str, Any]:
     """The labels in force on a record: ``readers`` (None: anyone a grant reaches),
     ``restrictions`` and ``retention`` (derived records: the union over their sources)."""
+    args.text("handle", handle)
     found = mem.pl.once("atc_grants:record_labels", Atom(handle), Var())
     if found is None:
         raise InputError(f"{handle}: no such record")
@@ -353,9 +381,12 @@ def record_labels(mem: Any, handle: str) -> dict[str, Any]:
 
 
 # -- mounts ---------------------------------------------------------------------------------------
+@serialised
 def add_mount(mem: Any, name: str, url: str, token_env: str) -> None:
     """Record a mount (by reference: its URL and the variable that holds the token)."""
     check_name(name, "mount")
+    args.text("url", url)
+    args.text("token_env", token_env)
     if not re.fullmatch(r"https?://[^\s]+", url):
         raise UsageError(f"mount URL must be http:// or https://, not {url!r}")
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token_env):
@@ -363,6 +394,7 @@ def add_mount(mem: Any, name: str, url: str, token_env: str) -> None:
     _change(mem, Term("mount_add", [Atom(name), Atom(url.rstrip("/")), Atom(token_env)]))
 
 
+@serialised
 def remove_mount(mem: Any, name: str) -> None:
     """Forget a mount (nothing of it was stored here)."""
     _change(mem, Term("mount_remove", [Atom(check_name(name, "mount"))]))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .. import api_args as args
+from ..api_lock import serialised
 from ..audit import append_event
 from ..bridge import Atom, Term, Var, to_plain
 from ..errors import InputError, PrologError, UsageError, one_line
@@ -26,6 +28,7 @@ _HANDLE = re.compile(r"(?:it|arc|ses|cell)_[0-9a-f]{6,}")
 
 def require_principal(mem: Any, reader: str) -> None:
     """UsageError unless ``reader`` is a principal of this home."""
+    args.text("reader", reader)
     if not mem.pl.succeeds("atc_grants:principal", Atom(reader), Var()):
         raise UsageError(f"{reader}: no such principal in this home (atc principal list)")
     if reader in RESERVED_NAMES:    # added by an older atc: it would read as the owner
@@ -56,6 +59,7 @@ def _log_read(mem: Any, reader: str, op: str, goal: str, facts: list[dict[str, A
                             "facts": facts, "via": via, **extra})
 
 
+@serialised
 def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
                    plane: str = "default", ceiling: str = "L0", now: str | float | None = None,
                    walk: str | None = None, rules_text: str | None = None,
@@ -73,11 +77,17 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     from ..hydration import hydrate
 
     require_principal(mem, reader)
+    args.text("rules_text", rules_text, optional=True)
+    args.text("rules_source", rules_source, optional=True)
+    args.text("walk", walk, optional=True)
+    mounts = args.texts("mount", mount) if mount is not None else None
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise UsageError(f"depth must be a whole number of links, 0 or more, not {depth!r}")
     module = _rules_module(mem, rules_text, rules_source)
     with mem._limits():
         frame = hydrate(mem, goal, budget=budget, plane=plane, ceiling=ceiling, now=now,
                         rules=module, walk_rule=walk, reader=reader, segments=segments,
-                        mount=[mount] if isinstance(mount, str) else list(mount or []) or None,
+                        mount=mounts or None,
                         depth=depth, cells=cells,
                         bridge=bridge, excerpt=excerpt)
     facts = [{"handle": f["handle"], "level": f["level"]} for f in frame.receipt["facts"]]
@@ -87,6 +97,7 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     return frame
 
 
+@serialised
 def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
                  time_limit: float | None = None, rules_text: str | None = None,
                  rules_source: str | None = None,
@@ -95,14 +106,15 @@ def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
     logged with the records the answers name. ``rules_text`` and ``rules_source`` as for
     :func:`reader_hydrate`."""
     require_principal(mem, reader)
-    if limit < 1:
-        raise UsageError("limit must be at least 1")
+    args.text("goal", goal)
+    args.whole("limit", limit, minimum=1)
+    args.seconds("time_limit", time_limit, optional=True)
+    args.text("rules_text", rules_text, optional=True)
+    args.text("rules_source", rules_source, optional=True)
     mem.jump  # nearest/3 needs the host's search registered
     module = _rules_module(mem, rules_text, rules_source)
     options: dict[str, Any] = {"limit": limit, "module": Atom(module or "grantee_query")}
     if time_limit is not None:
-        if not time_limit > 0:
-            raise UsageError("time_limit must be a positive number of seconds")
         options["time_limit"] = float(time_limit)
     try:
         with mem._limits():
@@ -143,11 +155,14 @@ def _max_level(mem: Any, reader: str, handle: str) -> str | None:
     return str(found[0]).upper() if found else None
 
 
+@serialised
 def reader_show(mem: Any, reader: str, handle: str, level: str = "l2", *,
                 via: str = "cli") -> dict[str, Any]:
     """One record at ``level`` as ``reader`` may see it (fields of the filtered view);
     InputError when they do not see it, UsageError above their ceiling for it."""
     require_principal(mem, reader)
+    args.text("handle", handle)
+    args.text("level", level)
     try:
         (record,) = mem.pl.once("atc_api:api_reader_describe", Atom(reader), Atom(handle),
                                 Atom(level.lower()), Var())
@@ -164,12 +179,14 @@ def reader_show(mem: Any, reader: str, handle: str, level: str = "l2", *,
     return out
 
 
+@serialised
 def reader_receipt(mem: Any, reader: str, receipt_id: str, *, via: str = "cli") -> dict[str, Any]:
     """A stored receipt, only when it was made for ``reader`` (an owner's receipt, or another
     grantee's, does not exist for them)."""
     from ..hydration import load_receipt
 
     require_principal(mem, reader)
+    args.text("receipt_id", receipt_id)
     try:
         receipt = load_receipt(mem.home, receipt_id)
     except InputError:
