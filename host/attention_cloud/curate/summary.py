@@ -7,7 +7,7 @@ L1 cap; the pair is kept in text order so it reads as the original did.
 """
 from __future__ import annotations
 
-from .analysis import Analysis
+from .analysis import Analysis, analyse
 from .distill import strip_openers
 from .tokens import estimate_tokens, truncate_to_tokens
 
@@ -16,6 +16,9 @@ L1_TOKENS = 40
 #: A second sentence joins only if it scores at least this fraction of the best one.
 _SECOND_FRACTION = 0.25
 _NEIGHBOUR_BONUS = 0.5
+#: Most of L1 a call's label may take (a long command is cut; the output's line keeps the rest).
+CALL_TOKENS = 16
+_CALL_SEPARATOR = " → "
 
 
 def summarise(analysis: Analysis, budget: int = L1_TOKENS) -> str:
@@ -43,3 +46,16 @@ def summarise(analysis: Analysis, budget: int = L1_TOKENS) -> str:
         if estimate_tokens(joined) <= budget:
             return joined
     return first
+
+
+def summarise_output(text: str, kind: str, budget: int = L1_TOKENS) -> str:
+    """The L1 text of a tool's output whose first line is its call's label: the label (cut to
+    :data:`CALL_TOKENS`), then the summary of the output after it, within ``budget`` tokens
+    (``$ git status → no changes added to commit …``). An output with nothing after its label
+    is summarised by the label alone."""
+    label, _, body = text.strip().partition("\n")
+    label = " ".join(label.split())
+    head = truncate_to_tokens(label, min(CALL_TOKENS, budget))
+    rest = budget - estimate_tokens(head + _CALL_SEPARATOR)
+    said = summarise(analyse(body, kind), rest) if body.strip() and rest > 0 else ""
+    return f"{head}{_CALL_SEPARATOR}{said}" if said else head
