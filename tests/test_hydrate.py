@@ -404,11 +404,12 @@ def test_a_frame_of_short_chat_turns_spends_its_budget_when_few_match(home, tmp_
         mem.curate()
         for goal in ("What did Ines say about the violin?", "Which orchard did Kofi mention?"):
             r = mem.hydrate(goal, budget=2000).receipt
-            # the budget spent (it was 1614 of 2000), as far as the plane's hard bound on
-            # facts lets it: 80 turns this short, ~24 tokens with their lines, fill ~95 %
+            # the budget spent (it was 1614 of 2000): turns this short, ~24 tokens with their
+            # lines, count less than a full share of the plane's cap (2000/80 tokens), so
+            # more than 80 of them fit, within its hard bound of four times the cap
             used = r["budget"]["spent"] + r["budget"]["framing"]
-            assert used >= 0.94 * 2000, (goal, r["budget"], len(r["facts"]))
-            assert len(r["facts"]) <= 80
+            assert used >= 0.95 * 2000, (goal, r["budget"], len(r["facts"]))
+            assert len(r["facts"]) <= 320
     finally:
         mem.close()
 
