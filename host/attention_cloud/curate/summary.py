@@ -53,9 +53,24 @@ def summarise_output(text: str, kind: str, budget: int = L1_TOKENS) -> str:
     :data:`CALL_TOKENS`), then the summary of the output after it, within ``budget`` tokens
     (``$ git status → no changes added to commit …``). An output with nothing after its label
     is summarised by the label alone."""
-    label, _, body = text.strip().partition("\n")
-    label = " ".join(label.split())
-    head = truncate_to_tokens(label, min(CALL_TOKENS, budget))
+    head = _call_head(text, budget)
+    body = text.strip().partition("\n")[2]
     rest = budget - estimate_tokens(head + _CALL_SEPARATOR)
     said = summarise(analyse(body, kind), rest) if body.strip() and rest > 0 else ""
     return f"{head}{_CALL_SEPARATOR}{said}" if said else head
+
+
+def name_call(text: str, said: str, budget: int = L1_TOKENS) -> str:
+    """``said`` (another curator's summary of the tool output ``text``) after the call's label,
+    as :func:`summarise_output` puts it, within ``budget`` tokens."""
+    head = _call_head(text, budget)
+    said = " ".join(said.split())
+    if not said or said.startswith(head.rstrip("…")):
+        return truncate_to_tokens(said, budget) if said else head
+    rest = budget - estimate_tokens(head + _CALL_SEPARATOR)
+    return f"{head}{_CALL_SEPARATOR}{truncate_to_tokens(said, rest)}" if rest > 0 else head
+
+
+def _call_head(text: str, budget: int) -> str:
+    label = " ".join(text.strip().partition("\n")[0].split())
+    return truncate_to_tokens(label, min(CALL_TOKENS, budget))
