@@ -14,7 +14,9 @@ Add a plane by asserting facts in a rules file, or edit this file.
 */
 
 %!  plane(?Plane, ?Settings:dict) is nondet.
-%   Settings: seeds (jump hits kept per segment), fact_cap (facts per segment), depth (walk hops),
+%   Settings: seeds (jump hits kept per segment), fact_cap (facts of a full share per segment at
+%   the default budget of 2000 tokens, scaled with a larger one: hydrate.pl's cap_room_/3),
+%   depth (walk hops),
 %   walk (entity_walk, or rule(Name) for a user rule), trajectory (0..1 weight of same-goal
 %   items), breadcrumbs (share of each segment budget kept for the frame's edge).
 plane(default,     _{seeds: 6,  fact_cap: 80, depth: 1, walk: entity_walk, trajectory: 0.5,

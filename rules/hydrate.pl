@@ -1737,11 +1737,11 @@ candidate_in_(Ids, c(Id, _, _, _, _)) :-
 % ~50 tokens of Budget is offered (a frame of long turns keeps its best facts in detail rather
 % than many as skeletons), and more while what they hold at their starting rungs is under
 % overfill_/1 times the Budget (material for the fit, which demotes and drops what is worth
-% least per token), up to the plane's fact_cap, a hard bound: the number of facts follows from
-% their sizes, so a frame of short turns holds more of them than one of long turns, and either
-% spends its budget when memory has enough. The fit and the promotion weigh every fact
-% against every other, so their cost grows with the square of the facts offered: the overfill
-% stays small. A candidate whose content a fact already taken holds
+% least per token), up to the plane's fact_cap (cap_room_/3, fact_charge_/4): the number of
+% facts follows from their sizes, so a frame of short turns holds more of them than one of long
+% turns, and either spends its budget when memory has enough. The fit and the promotion weigh
+% every fact against every other, so their cost grows with the square of the facts offered: the
+% overfill stays small. A candidate whose content a fact already taken holds
 % (redundancy_/4: a near-duplicate, or an echo of it) is not taken, since it would cost its
 % tokens for what the frame already says; Suppressed lists it as redundant(Id, Like, Sim).
 % Past is what lay beyond the selection (breadcrumbs).
@@ -1749,29 +1749,55 @@ select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed) :-
     overfill_(Over),
     Want is Budget * Over,
     Floor is min(Settings.fact_cap, max(4, Budget // 50)),
-    select_facts_(Candidates, Settings, Settings.fact_cap, Floor, Want, [], Placed,
+    cap_room_(Settings, Budget, Room),
+    select_facts_(Candidates, Settings-Budget, Room, Floor, Want, [], Placed,
                   Past, Suppressed).
 
+% cap_room_(+Settings, +Budget, -Room): the plane's fact_cap as a share of the budget. A plane
+% states how many facts of a full share its segment holds at the reference budget
+% (fact_cap_budget_/1) and at any larger one: a share is the larger of Budget and the reference
+% over fact_cap, and a fact is charged its starting tokens, at most a share and at least a
+% quarter of the reference's share (fact_charge_/4). So the execution plane keeps 24 facts of
+% normal length at 2000 tokens, as before, but more when they are short or the budget is larger
+% (a fixed count left a 6000-token frame of short tool results at a tenth of its budget), and
+% the facts a segment can offer stay bounded for time: at most 4 * fact_cap, times the budget
+% over the reference above it.
+cap_room_(Settings, Budget, Room) :-
+    fact_cap_budget_(Ref),
+    (   Settings.fact_cap > 0 -> Room is max(Budget, Ref) ; Room = 0 ).
+
+fact_charge_(Settings, Budget, Tokens, Charge) :-
+    fact_cap_budget_(Ref),
+    Cap = Settings.fact_cap,
+    Share is max(Budget, Ref) / Cap,
+    Least is Ref / (4 * Cap),
+    Charge is min(Share, max(Least, Tokens)).
+
+%   The budget at which a plane's fact_cap counts facts of any length: the default budget.
+fact_cap_budget_(2000).
+
 select_facts_([], _, _, _, _, _, [], [], []).
-select_facts_([C|Cs], Settings, N, Floor, Want, Taken, Placed, Past, Suppressed) :-
+select_facts_([C|Cs], SB, N, Floor, Want, Taken, Placed, Past, Suppressed) :-
+    SB = Settings-Budget,
     (   ( N =< 0 ; Want =< 0, Floor =< 0 )
     ->  Placed = [], Suppressed = [], Past = [C|Cs]
     ;   fovea_(Settings, C, P),
         (   P == none
-        ->  select_facts_(Cs, Settings, N, Floor, Want, Taken, Placed, Past, Suppressed)
+        ->  select_facts_(Cs, SB, N, Floor, Want, Taken, Placed, Past, Suppressed)
         ;   text_sig_(P, Sig),
             (   get_dict(goal_terms, Settings, Terms) -> true ; Terms = [] ),
             redundancy_(Sig, Taken, Terms, Verdict),
             (   Verdict = like(Like, Sim)
             ->  C = c(Id, _, _, _, _),
                 Suppressed = [redundant(Id, Like, Sim)|Suppressed1],
-                select_facts_(Cs, Settings, N, Floor, Want, Taken, Placed, Past, Suppressed1)
+                select_facts_(Cs, SB, N, Floor, Want, Taken, Placed, Past, Suppressed1)
             ;   P = p(_, _, Tokens, _),
                 Placed = [P|Placed1],
-                N1 is N - 1,
+                fact_charge_(Settings, Budget, Tokens, Charge),
+                N1 is N - Charge,
                 Floor1 is Floor - 1,
                 Want1 is Want - Tokens,
-                select_facts_(Cs, Settings, N1, Floor1, Want1, [Sig|Taken], Placed1, Past,
+                select_facts_(Cs, SB, N1, Floor1, Want1, [Sig|Taken], Placed1, Past,
                               Suppressed)
             )
         )
@@ -1795,14 +1821,14 @@ refill_(Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :-
 
 refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :-
     used_tokens_(Kept0, Used),
-    length(Kept0, NK),
-    Room is Settings.fact_cap - NK,
+    cap_room_(Settings, Budget, Room0),
+    foldl(charge_kept_(Settings, Budget), Kept0, Room0, Room),
     Free0 is Budget - Used,
     refill_min_(Budget, Min),
     (   Rounds > 0, Room > 0, Free0 >= Min, Outside0 \== [],
         by_score_(Outside0, Pool),
         maplist(text_sig_, Kept0, Taken),
-        select_facts_(Pool, Settings, Room, 0, Free0, Taken, New0, Past, Supp1),
+        select_facts_(Pool, Settings-Budget, Room, 0, Free0, Taken, New0, Past, Supp1),
         fit_(New0, Free0, New1, Dropped0),
         append(Kept0, New1, Kept1),
         distinct_shown_(Kept1, Kept2, Same),        % only a new fact can repeat a kept one
@@ -1817,6 +1843,11 @@ refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :
         refill_(Rounds1, Settings, Budget, Supp2, Kept3, Outside1, Kept, Outside, Supp)
     ;   Kept = Kept0, Outside = Outside0, Supp = Supp0
     ).
+
+% What the facts kept so far take of the cap's room, at the rungs they are shown at.
+charge_kept_(Settings, Budget, p(_, _, Tokens, _), R0, R) :-
+    fact_charge_(Settings, Budget, Tokens, Charge),
+    R is R0 - Charge.
 
 % refill_left_out_(+Settings, +Supp0, +Supp, +New0, +Free0, -New, -Free, -Dropped): when the
 % round left out the segment's first near-duplicate, the line counting them is paid now: its

@@ -618,7 +618,8 @@ upgrade_record_(Id, C) :-
 
 %!  ladder_uncurated(+Limit, -Items:list) is det.
 %   Up to Limit live items without rungs, as
-%   view(Handle, Session, Seq, Kind, Goal, Time, Pointer, Text).
+%   view(Handle, Session, Seq, Kind, Goal, Time, Pointer, Text, AnswersCall): AnswersCall
+%   true for a tool's output paired with its call (answers_call_/2), else false.
 ladder_uncurated(Limit, Items) :-
     findall(V, limit(Limit, ( item(H), \+ has_record_(H), item_view_(H, V) )), Items).
 
@@ -731,9 +732,16 @@ ladder_session_arcs(Session, Arcs) :-
             Arcs0),
     sort(Arcs0, Arcs).
 
-item_view_(H, view(H, S, Q, K, G, T, P, X)) :-
+item_view_(H, view(H, S, Q, K, G, T, P, X, Call)) :-
     item_session(H, S), item_seq(H, Q), item_kind(H, K), item_goal(H, G),
-    item_time(H, T), item_source(H, P), item_text(H, X).
+    item_time(H, T), item_source(H, P), item_text(H, X),
+    (   answers_call_(H, K) -> Call = true ; Call = false ).
+
+% A tool's output (or its failure) that ingestion paired with its call: its text starts with
+% the call's label (`$ git status`), which its summary names.
+answers_call_(H, K) :-
+    memberchk(K, [tool_result, error]),
+    once(relation(H, tool, _)).
 
 %!  ladder_expire(+Level, +Before:string, -Count:integer) is det.
 %

@@ -126,6 +126,19 @@ def test_a_good_reply_replaces_l1_and_l2_and_keeps_l3_and_provenance(endpoint):
     assert endpoint.headers[0]["Authorization"] == "Bearer sk-test"
 
 
+def test_a_model_summary_of_a_tool_output_names_its_call(endpoint):
+    # The model's sentence replaced the extractive L1 of a tool's output, and with it the
+    # call's label that L1 starts with: "3 tests failed" said nothing of which command.
+    endpoint.reply = good_reply
+    text = "$ pytest tests/test_retry.py -q\nFAILED tests/test_retry.py::test_backoff\n3 failed, 9 passed"
+    item = ItemView("it_t", "ses_a", 0, "error", "", "2026-01-01T00:00:00Z", "s.jsonl#L0", text,
+                    answers_call=True)
+    [new] = ModelCurator(endpoint.url, "tiny-model").improve([item], curate_items([item]))
+    assert new.curator == "model:tiny-model"
+    assert new.l1 == "$ pytest tests/test_retry.py -q → Model summary of it_t."
+    assert estimate_tokens(new.l1) <= 40
+
+
 def test_items_are_sent_in_batches(endpoint):
     endpoint.reply = good_reply
     items = make_items(5)

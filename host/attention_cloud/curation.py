@@ -98,9 +98,9 @@ class CurateReport:
 
 
 def _view(term: Term) -> ItemView:
-    h, s, q, k, g, t, p, x = term.args
+    h, s, q, k, g, t, p, x, call = term.args
     return ItemView(handle=str(h), session=str(s), seq=int(q), kind=str(k), goal=g, time=t,
-                    pointer=p, text=x)
+                    pointer=p, text=x, answers_call=str(call) == "true")
 
 
 def _rungs_term(r: Rungs) -> Term:
@@ -681,6 +681,9 @@ def _lookup_view(mem: Any, handle: str) -> ItemView | None:
     if not found:
         return None
     d = found[0]
+    kind = str(d["kind"])
+    answers_call = kind in ("tool_result", "error") and any(
+        str(rel[0]) == "tool" for rel in d.get("relations", []))
     return ItemView(handle=str(d["handle"]), session=str(d["session"]), seq=d["seq"],
-                    kind=str(d["kind"]), goal=d["goal"], time=d["time"], pointer=d["source"],
-                    text=d["text"])
+                    kind=kind, goal=d["goal"], time=d["time"], pointer=d["source"],
+                    text=d["text"], answers_call=answers_call)

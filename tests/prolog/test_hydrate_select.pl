@@ -96,9 +96,19 @@ test(a_large_budget_offers_a_fact_per_50_tokens_at_least, [true(N == 10)]) :-
     select_(Ids, 80, 500, Taken, []),     % 1010 tokens offered for 500: the floor is 10
     length(Taken, N).
 
-test(the_planes_fact_cap_is_a_hard_bound, [true(N == 5)]) :-
+% A plane's fact_cap counts facts of a full share of the reference budget (2000 tokens / cap):
+% a short fact counts less, at least a quarter share, so a cap of 5 takes 20 short facts at
+% most, at a budget up to the reference's.
+test(the_planes_fact_cap_is_a_hard_bound, [true(N == 20)]) :-
     findall(H, ( between(1, 40, K), atom_concat(s, K, H) ), Ids),
     select_(Ids, 5, 1000, Taken, []),
+    length(Taken, N).
+
+% Above the reference budget the bound grows with the budget (it was a count whatever the
+% budget, and a large frame of short facts ended at a tenth of its budget).
+test(the_planes_fact_cap_scales_with_the_budget, [true(N == 30)]) :-
+    findall(H, ( between(1, 40, K), atom_concat(s, K, H) ), Ids),
+    select_(Ids, 5, 3000, Taken, []),     % room 3000, a quarter share (100 tokens) each
     length(Taken, N).
 
 test(a_number_the_other_lacks_is_a_fact_of_its_own, [true(Suppressed == [])]) :-

@@ -27,7 +27,7 @@ test(restore_replaces, [setup(fresh), true(N == 1)]) :-
 test(uncurated, [setup(fresh), true(Hs == [h2])]) :-
     add(h1, 0, "g"), add(h2, 1, "g"), rungs(h1, [h1]),
     ladder_uncurated(10, Vs),
-    findall(H, member(view(H, _, _, _, _, _, _, _), Vs), Hs).
+    findall(H, member(view(H, _, _, _, _, _, _, _, _), Vs), Hs).
 
 test(uncurated_count_follows_curation, [setup(fresh), true(Ns == [2, 1, 0])]) :-
     add(h1, 0, "g"), add(h2, 1, "g"),

@@ -27,7 +27,7 @@ from .analysis import analyse
 from .distill import Distillation, distill, render_within, statement_count
 from .records import EXTRACTIVE, ItemView, Rungs
 from .skeleton import L3_TOKENS, item_tags, render_skeleton
-from .summary import L1_TOKENS, summarise
+from .summary import L1_TOKENS, summarise, summarise_output
 from .tokens import estimate_tokens, fits, truncate_to_tokens
 
 #: Largest L2, in tokens.
@@ -47,7 +47,7 @@ def curate_item(item: ItemView) -> Rungs:
     analysis = analyse(item.text, item.kind)
     tags = item_tags(item.kind, analysis)
     distillation = distill(analysis, tags)
-    l1 = summarise(analysis)
+    l1 = summarise_output(item.text, item.kind) if item.answers_call else summarise(analysis)
     l2_text = render_l2(distillation, item.text)
     l1, l2, l3 = settle(
         l1, l2_text, item.pointer, distillation.tags, distillation.entities, verbatim=item.text

@@ -24,6 +24,7 @@ from .distill import MAX_ENTITIES, MAX_STATEMENTS, STATEMENT_TOKENS, Distillatio
 from .ladder import render_l2, settle
 from .records import ItemView, Rungs
 from .sentences import window
+from .summary import name_call
 from .tokens import truncate_to_tokens
 
 #: Largest reply read from the endpoint, in bytes.
@@ -154,7 +155,7 @@ class ModelCurator:
         distillation = _distillation(answer.get("l2"), rungs.distillation)
         if not l1 and distillation is None:
             return rungs
-        new_l1 = l1 or rungs.l1
+        new_l1 = name_call(item.text, l1) if l1 and item.answers_call else l1 or rungs.l1
         new_l2 = rungs.l2
         if distillation is not None:
             new_l2 = render_l2(distillation, item.text)

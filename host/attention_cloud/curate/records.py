@@ -28,6 +28,8 @@ class ItemView:
         time: ISO 8601 timestamp ("" when unknown).
         pointer: stable pointer to the verbatim source (what L3 pages back to).
         text: the verbatim text, L0.
+        answers_call: the item is a tool's output paired with its call, whose label
+            (``$ git status``) is the text's first line; its summary names the call.
     """
 
     handle: str
@@ -38,6 +40,7 @@ class ItemView:
     time: str
     pointer: str
     text: str
+    answers_call: bool = False
 
 
 @dataclass(frozen=True)
