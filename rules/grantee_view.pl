@@ -157,7 +157,8 @@ item_segment(H0, S) :-
 item_source(H0, P0) :-
     atom_arg_(H0, H), string_arg_(P0, P), atc_journal:item_source(H, P), seen_(H, _).
 %!  item_source_name(?H, ?Name) is nondet.
-item_source_name(H0, N) :- atom_arg_(H0, H), atc_journal:item_source_name(H, N), seen_(H, _).
+item_source_name(H0, N0) :-
+    atom_arg_(H0, H), atom_arg_(N0, N), atc_journal:item_source_name(H, N), seen_(H, _).
 %!  item_text(?H, ?Text) is nondet.
 %   L0: only for a reader who sees H at L0.
 item_text(H0, T0) :-

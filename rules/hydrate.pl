@@ -524,7 +524,8 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     Budget is max(0, Share - HeadingTokens),
     crumb_share_(Settings, Budget, CrumbShare),
     FitBudget0 is Budget - CrumbShare,
-    Page is Budget // 30,             % a deeper page for a larger budget (below)
+    work_budget_(Budget, Work),
+    Page is Work // 30,               % a deeper page for a larger budget (below)
     segment_candidates_(Goal, Settings, Segment, Page, Path, Candidates0),
     select_facts_(Candidates0, Settings, FitBudget0, Placed, PastCap, Suppressed0),
     left_out_cost_(Settings, Suppressed0, LeftOut0),
@@ -1761,20 +1762,28 @@ select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed) :-
 % normal length at 2000 tokens, as before, but more when they are short or the budget is larger
 % (a fixed count left a 6000-token frame of short tool results at a tenth of its budget), and
 % the facts a segment can offer stay bounded for time: at most 4 * fact_cap, times the budget
-% over the reference above it.
+% over the reference above it, up to work_budget_/2's bound.
 cap_room_(Settings, Budget, Room) :-
     fact_cap_budget_(Ref),
-    (   Settings.fact_cap > 0 -> Room is max(Budget, Ref) ; Room = 0 ).
+    work_budget_(Budget, Work),
+    (   Settings.fact_cap > 0 -> Room is max(Work, Ref) ; Room = 0 ).
 
 fact_charge_(Settings, Budget, Tokens, Charge) :-
     fact_cap_budget_(Ref),
     Cap = Settings.fact_cap,
-    Share is max(Budget, Ref) / Cap,
+    work_budget_(Budget, Work),
+    Share is max(Work, Ref) / Cap,
     Least is Ref / (4 * Cap),
     Charge is min(Share, max(Least, Tokens)).
 
 %   The budget at which a plane's fact_cap counts facts of any length: the default budget.
 fact_cap_budget_(2000).
+
+% work_budget_(+Budget, -Work): the budget a segment's search depth and fact room follow, at
+% most 50,000 tokens. Both grow with the budget, and choosing among the facts weighs each
+% against every other: a 100,000-token frame on a 100k-item home took 5 s and one of 400,000
+% ran past the 30-second limit (an error, no frame). A larger budget holds what 50,000 does.
+work_budget_(Budget, Work) :- Work is min(Budget, 50000).
 
 select_facts_([], _, _, _, _, _, [], [], []).
 select_facts_([C|Cs], SB, N, Floor, Want, Taken, Placed, Past, Suppressed) :-

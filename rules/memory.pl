@@ -169,7 +169,8 @@ item_goal(H, G) :-
 item_seq(H, N) :- journal_atom_arg(H, H1), atc_journal:item_seq(H1, N).
 item_source(H, P) :-
     journal_atom_arg(H, H1), journal_string_arg(P, P1), atc_journal:item_source(H1, P1).
-item_source_name(H, N) :- journal_atom_arg(H, H1), atc_journal:item_source_name(H1, N).
+item_source_name(H, N) :-
+    journal_atom_arg(H, H1), journal_atom_arg(N, N1), atc_journal:item_source_name(H1, N1).
 item_text(H, T) :-
     journal_atom_arg(H, H1), journal_string_arg(T, T1), atc_journal:item_text(H1, T1).
 

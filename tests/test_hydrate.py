@@ -697,3 +697,33 @@ def test_a_small_homes_first_frame_is_computed_once(curated, home, monkeypatch, 
             once = len(calls)
             mem.hydrate("ValueError in the retry tests", budget=1200)
         assert items and once == frames * (len(calls) - once), (least, once, len(calls))
+
+
+def test_a_huge_budget_frames_what_fifty_thousand_tokens_do(home, tmp_path):
+    # A segment's search depth (budget / 30 hits) and its fact room grew with the budget
+    # without bound, and choosing facts weighs each against every other: on a 100k-item home
+    # a 100,000-token frame took 5 s and a 400,000-token one ran past the 30-second limit (an
+    # error, no frame). Both now follow the budget up to 50,000 tokens.
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    words = "soil compost mulch seedling trellis irrigation pruning harvest".split()
+    messages = [{"role": "user" if i % 2 == 0 else "assistant",
+                 "content": f"Garden log {i}: " + " ".join(
+                     f"{words[(i + j) % len(words)]} bed {j} checked on round {i * j}"
+                     for j in range(45))}
+                for i in range(240)]
+    (folder / "garden.json").write_text(json.dumps({"session_id": "garden", "messages": messages}))
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([folder])
+        mem.curate()
+        goal = "what did the garden log say about compost"
+        bounded = mem.hydrate(goal, budget=50_000).receipt
+        huge = mem.hydrate(goal, budget=1_000_000).receipt
+        assert len(bounded["facts"]) < 240  # memory holds more than 50,000 tokens
+        # the huge frame chose as the 50,000-token one did (its fit, with room to spare, drops
+        # none of the chosen): it holds that frame's facts, not all of memory's
+        assert {f["handle"] for f in bounded["facts"]} <= {f["handle"] for f in huge["facts"]}
+        assert huge["budget"]["spent"] <= 55_000, huge["budget"]
+    finally:
+        mem.close()

@@ -158,3 +158,21 @@ def test_a_short_chat_where_no_one_spoke_twice_yet_is_read_by_its_timed_lines():
     untimed = "Dana: who is bringing the cake?\nLei: I can bake one tonight\n"
     with pytest.raises(InputError, match="no speaker lines"):  # "Note: …" lines are no chat
         parse_text(untimed, name="chat.txt", format="text")
+
+
+def test_an_application_log_is_no_chat_of_its_levels():
+    """"[10:02] INFO: …" lines made INFO and WARN speakers (INFO started two lines; a short
+    log's levels each once were every line a timed turn), and the ERROR line was glued to
+    WARN's turn: a log's levels are never people."""
+    log = ("[10:02] INFO: server started on port 8080\n[10:03] WARN: cache miss for key user:42\n"
+           "[10:05] ERROR: connection refused to db:5432\n[10:06] INFO: retrying connection\n")
+    short = ("[2024-03-05 10:02:11] INFO: server started\n[2024-03-05 10:02:12] WARN: slow disk\n"
+             "[2024-03-05 10:02:13] DEBUG: tick\n")
+    for text in (log, short):
+        with pytest.raises(InputError, match="cannot detect format"):
+            parse_text(text, name="app.log")
+    chat = ("[10:02] Dana: the deploy failed\n[10:03] Lei: what does the log say?\n"
+            "[10:04] Dana: it says\nERROR: connection refused\n[10:05] Lei: restart the db\n")
+    result = parse_text(chat, name="chat.txt")
+    assert [i.speaker for i in result.items] == ["Dana", "Lei", "Dana", "Lei"]
+    assert "ERROR: connection refused" in result.items[2].text

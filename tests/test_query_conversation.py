@@ -111,6 +111,8 @@ def test_a_time_that_is_none_is_a_clear_error(mem, goal, message):
     ('item_goal(H, G0), atom_string(G, G0), item_goal(H, G), item_text(H, T0), '
      'atom_string(T, T0), item_text(H, T), item_source(H, P0), atom_string(P, P0), '
      'item_source(H, P), rung(H, l0, T)', 6),
+    # the source file's name is an atom: given as a string it matched nothing
+    ('item_source_name(H, N0), atom_string(N0, N), item_source_name(H, N)', 6),
     # nearest/4 and lexical/4 options too: level("l0") was a type error
     ('nearest("backoff", 3, [level("l0"), record("item")], [_|_]), '
      'lexical("backoff", 3, [level("l0"), record("item")], [_|_])', 1),
@@ -176,6 +178,7 @@ def test_a_grantee_reads_atoms_and_strings_alike(tmp_path):
                  'item_arc(H, A), curated(A, _), provenance(A, H)',
                  'cell(C0), atom_string(C0, C), cell_member(C, H0), atom_string(H0, H), '
                  'cell_of(H, C), cell_info(C, "size", _), cell_neighbours(C, _), '
-                 'cell_region(C, 1, _), cell_path(C, C, _)'):
+                 'cell_region(C, 1, _), cell_path(C, C, _)',
+                 'item_source_name(H, N0), atom_string(N0, N), item_source_name(H, N)'):
         rows = json.loads(atc("query", goal, "--as", "bob", "--format", "json").stdout)
         assert rows, goal

@@ -74,6 +74,10 @@ _LABELS = frozenset("""
     status goal context source sources link links url email phone price cost total agenda
     action actions decision decisions attendees participants topic title reminder fyi btw
 """.split())
+# A log's levels ("[10:02] INFO: server started", "WARN:", "DEBUG:") are never speakers, however
+# many lines they start: an application log read as a chat made INFO and WARN its people and
+# glued each once-seen level's line (ERROR's) to the turn before it.
+_LOG_LEVELS = frozenset("TRACE DEBUG INFO NOTICE WARN WARNING ERROR ERR FATAL CRITICAL SEVERE".split())
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
@@ -161,6 +165,8 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             name = match.group("name")
             if name.lower() in _LABELS and date_line(line) is not None:
                 continue  # "Date: 08/05/2023" dates the turns after it, however often
+            if name in _LOG_LEVELS:
+                continue
             counts[name] = counts.get(name, 0) + 1
             shapes.setdefault(name, set()).add(_shape(match))
             once.setdefault(name, (_shape(match), match.group("rest").strip()))
