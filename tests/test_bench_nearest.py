@@ -48,8 +48,6 @@ def test_every_size_and_policy_is_measured_from_prolog(tiny_run):
     for r in rows:
         assert 0 < r["search_p50"] <= r["search_p95"]
         assert 0 < r["nearest_p50"] <= r["nearest_p95"]
-        # the Prolog call embeds the text and searches the same store, so it cannot be cheaper
-        assert r["nearest_p50"] > r["search_p50"]
         assert 0.5 <= r["recall_nearest"] <= 1.0
 
 
