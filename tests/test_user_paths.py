@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from attention_cloud.cli import main
-from attention_cloud.home import write_config
+from attention_cloud.home import EMBEDDER_SCHEMES, write_config
 from attention_cloud.paths import samples_dir
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
@@ -142,6 +142,21 @@ def test_a_bad_config_is_one_line_naming_the_key(home, config, message):
     done = atc("stats", "--home", str(home))
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == f"atc: {home / 'config.json'}: {message}\n"
+
+
+@pytest.mark.parametrize("scheme", [s for s in EMBEDDER_SCHEMES if s != "none"])
+def test_every_embedder_the_config_check_takes_is_one_the_loader_builds(scheme):
+    """config.json's check lists the embedder names without loading the embed package: a name
+    added to the loader but not to the list (or the other way round) would be refused, or
+    pass the check and fail at the first search."""
+    from attention_cloud.embed.loading import UnknownEmbedder, _build
+
+    try:
+        _build(f"{scheme}:" if scheme in ("onnx", "st", "openai") else scheme)
+    except UnknownEmbedder:
+        pytest.fail(f"{scheme} passes config.json's check but the loader does not know it")
+    except Exception:  # noqa: BLE001 - a known scheme missing its path or model is fine here
+        pass
 
 
 def test_a_misspelt_embedder_stops_a_write_before_the_journal_changes(home):
