@@ -405,7 +405,22 @@ def test_a_stack_limit_refused_by_set_limits_leaves_later_queries_working(typed_
         assert mem.query("X = 1").rows == [{"X": 1}]
 
 
-_FORK_WHILE_BUSY = textwrap.dedent("""
+# A forked child's end awaited for 20 s at most (a stuck child is the defect the tests catch).
+_REAP = textwrap.dedent("""
+    import os, time
+    def reap(pid):
+        t0 = time.monotonic()
+        while not os.waitpid(pid, os.WNOHANG)[0]:
+            if time.monotonic() - t0 > 20:
+                print("child hung", flush=True)
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                return
+            time.sleep(0.05)
+""")
+
+
+_FORK_WHILE_BUSY = _REAP + textwrap.dedent("""
     import os, sys, threading, time
     from attention_cloud import Memory
     mem = Memory.open(sys.argv[1])
@@ -425,14 +440,7 @@ _FORK_WHILE_BUSY = textwrap.dedent("""
                 os.write(1, f"child {rows} {facts > 0}\\n".encode())
             finally:
                 os._exit(0)
-        t0 = time.monotonic()
-        while not os.waitpid(pid, os.WNOHANG)[0]:
-            if time.monotonic() - t0 > 20:
-                print("child hung", flush=True)
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
-                break
-            time.sleep(0.05)
+        reap(pid)
     stop = True
 """)
 
@@ -450,7 +458,7 @@ def test_a_process_forked_while_a_thread_is_in_a_call_is_not_stuck(tmp_path):
                                                                          done.stderr[-2000:])
 
 
-_FORK_WHILE_ATTENDING = textwrap.dedent("""
+_FORK_WHILE_ATTENDING = _REAP + textwrap.dedent("""
     import os, sys, threading, time
     from attention_cloud import Memory
     from attention_cloud.attention import Controller
@@ -474,14 +482,7 @@ _FORK_WHILE_ATTENDING = textwrap.dedent("""
                 os.write(1, f"child {len(ctl.beliefs(now=1.7e9))}\\n".encode())
             finally:
                 os._exit(0)
-        t0 = time.monotonic()
-        while not os.waitpid(pid, os.WNOHANG)[0]:
-            if time.monotonic() - t0 > 20:
-                print("child hung", flush=True)
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
-                break
-            time.sleep(0.05)
+        reap(pid)
     stop = True
 """)
 
