@@ -11,17 +11,14 @@ from click.testing import CliRunner
 
 from attention_cloud.cli import main
 from attention_cloud.home import write_config
+from claude_code_21 import cc21_record
 
 FAILURE = "fatal: The current branch feat-retry has no upstream branch."
 
 
 def _record(n: int, kind: str, content: object) -> dict:
-    return {
-        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/home/dev/app",
-        "sessionId": "5e55-push", "version": "2.1.39", "gitBranch": "feat-retry", "type": kind,
-        "message": {"role": "user" if kind == "user" else "assistant", "content": content},
-        "uuid": f"u-{n:04d}", "timestamp": f"2026-03-02T10:{n:02d}:00.000Z",
-    }
+    return cc21_record(n, kind, content, session="5e55-push", cwd="/home/dev/app",
+                       branch="feat-retry", timestamp=f"2026-03-02T10:{n:02d}:00.000Z")
 
 
 def _session(path: Path) -> Path:

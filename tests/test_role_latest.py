@@ -12,17 +12,14 @@ from click.testing import CliRunner
 
 from attention_cloud.cli import main
 from attention_cloud.home import write_config
+from claude_code_21 import cc21_record
 
 LAST = "now make the retry budget configurable per tenant"
 
 
 def _record(n: int, kind: str, content: object) -> dict:
-    return {
-        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/home/dev/api",
-        "sessionId": "5e55-last", "version": "2.1.39", "gitBranch": "main", "type": kind,
-        "message": {"role": "user" if kind == "user" else "assistant", "content": content},
-        "uuid": f"u-{n:04d}", "timestamp": f"2026-03-02T{10 + n // 60:02d}:{n % 60:02d}:00.000Z",
-    }
+    return cc21_record(n, kind, content, session="5e55-last", cwd="/home/dev/api", branch="main",
+                       timestamp=f"2026-03-02T{10 + n // 60:02d}:{n % 60:02d}:00.000Z")
 
 
 def _session(path: Path) -> Path:
