@@ -201,6 +201,8 @@ _WRONG_TYPES = [
     ("hydrate segments text budget", lambda m: m.hydrate("retry", segments={"default": "a"})),
     ("hydrate segments negative", lambda m: m.hydrate("retry", segments={"default": -1})),
     ("hydrate mount int", lambda m: m.hydrate("retry", mount=5)),
+    # an empty list of cells (a filter that matched none) is not the whole memory
+    ("hydrate mount empty", lambda m: m.hydrate("retry", mount=[])),
     ("hydrate walk int", lambda m: m.hydrate("retry", walk=3)),
     ("hydrate rules int", lambda m: m.hydrate("retry", rules=5)),
     ("query goal None", lambda m: m.query(None)),

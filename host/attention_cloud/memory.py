@@ -887,6 +887,10 @@ class Memory:
         args.text("walk", walk, optional=True)
         args.path("rules", rules, optional=True)
         mounts = args.texts("mount", mount) if mount is not None else []  # one cell, or several
+        if mount is not None and not mounts:
+            # an empty list (a filter that matched no cell) must not widen to the whole memory
+            raise UsageError("mount names no cell: give one or more cells, or leave mount out "
+                             "for a frame from the whole memory")
         if depth is not None and not mounts:
             raise UsageError("depth goes with mount (how many links around a mounted cell the "
                              "frame reaches)")
