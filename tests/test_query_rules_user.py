@@ -206,3 +206,26 @@ def test_a_saved_rule_broken_by_hand_is_listed_with_why_and_the_rest_still_liste
             out.output.count("\n") == 1, out.output
     assert atc("rules", "remove", "broken", home=home).exit_code == 0
     assert atc("query", 'said_by(H, "Dana")', home=home).exit_code == 0
+
+
+def test_a_rules_file_with_no_clause_is_refused_and_a_rule_is_removed_by_its_file_name(home,
+                                                                                        tmp_path):
+    """An empty rules file (or comments and a directive only) was saved and listed as a rule
+    defining nothing; `atc rules remove fixes.pl`, the name the user had added it by, was
+    refused as no rule name."""
+    write_config(home, {"embedder": "hash"})
+    (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
+    assert atc("ingest", str(tmp_path / "team.txt"), home=home).exit_code == 0
+    for name, text in (("empty", ""), ("noted", "% to do\n:- discontiguous later/1.\n")):
+        (tmp_path / f"{name}.pl").write_text(text, encoding="utf-8")
+        out = atc("rules", "add", str(tmp_path / f"{name}.pl"), home=home)
+        assert out.exit_code == 1, out.output
+        assert out.output == f"atc: rule {name} rejected: {tmp_path / name}.pl defines no predicate\n"
+    assert not (home / "rules").exists() or not list((home / "rules").glob("*.pl"))
+    fixes = tmp_path / "fixes.pl"
+    fixes.write_text("said_by(H, S) :- item_speaker(H, S).\n", encoding="utf-8")
+    assert atc("rules", "add", str(fixes), home=home).exit_code == 0
+    out = atc("rules", "remove", "fixes.pl", home=home)
+    assert (out.exit_code, out.output) == (0, "removed rule fixes\n")
+    assert atc("rules", "list", home=home).output == ""
+    assert atc("rules", "remove", "fixes.pl", home=home).exit_code == 1

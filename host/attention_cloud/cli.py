@@ -721,7 +721,7 @@ def rules_remove(name: str, home: str | None) -> None:
         mem.rules_remove(name)
     finally:
         mem.close()
-    click.echo(f"removed rule {name}")
+    click.echo(f"removed rule {name.removesuffix('.pl')}")
 
 
 # -- forget (library side: attention_cloud.erasure) ---------------------------------------------

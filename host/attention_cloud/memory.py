@@ -752,18 +752,26 @@ class Memory:
         args.text("text", text)
         args.text("source", source, optional=True)
         path = self._rule_path(name)
+        # the home's write lock: two processes adding rules at once each checked against the
+        # files saved before either wrote, and both saved a definition of the same predicate
+        self.lock.acquire()
         others = [_rule_source(p) for p in self._rule_files() if p.stem != name]
+        shown = source or f"{name}.pl"
         try:
             with self._limits():
-                self.pl.once("atc_api:api_load_rules",
-                             [*others, Term("-", [source or f"{name}.pl", text])],
+                self.pl.once("atc_api:api_load_rules", [*others, Term("-", [shown, text])],
                              Atom("rules_check"), {"one_owner": Atom("true")}, Var())
+                (defined,) = self.pl.once("atc_api:api_rule_predicates", shown, text, Var())
         except PrologError as exc:
             raise PrologError(f"rule {name} rejected: {exc}", exc.term) from exc
+        if not defined:  # an empty file, or comments only: saved, it was listed with no predicate
+            raise InputError(f"rule {name} rejected: {shown} defines no predicate")
         self.rules_dir.mkdir(parents=True, exist_ok=True)
         tmp = self.rules_dir / f".{name}.tmp"
         tmp.write_text(text, encoding="utf-8")
+        fsync_path(tmp)  # saved means saved: not an empty file after a power cut
         tmp.replace(path)
+        fsync_path(self.rules_dir)
 
     @serialised
     def rules_list(self) -> list[dict[str, Any]]:
@@ -789,7 +797,11 @@ class Memory:
     @serialised
     def rules_remove(self, name: str) -> None:
         """Delete a saved rule; UsageError for a name that is not a rule name, InputError when
-        there is no saved rule of that name. Only files in the home's ``rules/`` are touched."""
+        there is no saved rule of that name. Only files in the home's ``rules/`` are touched.
+        The file name ``NAME.pl`` names rule ``NAME`` (``atc rules add fixes.pl`` saved
+        ``fixes``)."""
+        if isinstance(name, str) and name.endswith(".pl") and _RULE_NAME.fullmatch(name[:-3]):
+            name = name[:-3]
         path = self._rule_path(name)
         if not path.is_file() or path.is_symlink():
             raise InputError(f"{name}: no such saved rule")
