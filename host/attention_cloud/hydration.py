@@ -6,6 +6,7 @@ the receipt under ``home/receipts/<id>.json`` and renders. Rendering functions a
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -440,12 +441,27 @@ def seal_frame(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, home: P
     # receipt's framing, then written with the real id in the heading (the only line naming it)
     lines = _frame_lines({**receipt, "id": _LONGEST["receipt"]}, facts, empty)
     receipt = _honest_framing(receipt, lines)
-    rid = "r_" + hashlib.sha256(json.dumps(receipt, sort_keys=True).encode()).hexdigest()[:16]
-    receipt = {"id": rid, **receipt}
-    text = _written(receipt, lines)
+    rid, receipt = _with_id(receipt)
     if home is not None:
-        save_receipt(home, receipt)
-    return Frame(receipt_id=rid, facts=facts, receipt=receipt, text=text)
+        try:
+            save_receipt(home, receipt)
+        except OSError as exc:
+            # a home on a read-only volume (a memory mounted into a container to be read) still
+            # answers its owner, the receipt saying it was not stored; a grantee's frame is
+            # refused, its receipt being the owner's access log
+            if exc.errno != errno.EROFS or "reader" in receipt:
+                raise
+            notes = [*receipt.get("notes", ()),
+                     f"receipt not stored: {home} is on a read-only file system"]
+            rid, receipt = _with_id({**{k: v for k, v in receipt.items() if k != "id"},
+                                     "stored": False, "notes": notes})
+    return Frame(receipt_id=rid, facts=facts, receipt=receipt, text=_written(receipt, lines))
+
+
+def _with_id(receipt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A receipt's id (a digest of the rest) and the receipt headed by it."""
+    rid = "r_" + hashlib.sha256(json.dumps(receipt, sort_keys=True).encode()).hexdigest()[:16]
+    return rid, {"id": rid, **receipt}
 
 
 def _honest_framing(receipt: dict[str, Any], lines: list[tuple[str | None, str, str | None]]
