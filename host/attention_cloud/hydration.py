@@ -723,7 +723,11 @@ def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = N
     lines = [*fact_lines(when, False), _crumb_line(handle, "L3", ""), _BEYOND,
              _left_out_line(_LONGEST["count"]), *fact_lines("", False), *fact_lines(when, True),
              *fact_lines("", True)]
-    return ([estimate_tokens(envelope(_LONGEST["receipt"], "\n".join(head)) + "\n")]
+    # line by line, as frame_framing counts what was written: the estimate of the whole
+    # envelope is up to a token a line less, and a frame priced by it came out a token over
+    # its budget
+    head_lines = envelope(_LONGEST["receipt"], "\n".join(head)).split("\n")
+    return ([sum(estimate_tokens(line + "\n") for line in head_lines)]
             + [estimate_tokens(line + "\n") for line in lines])
 
 
@@ -734,8 +738,8 @@ def segment_framing_estimate(segment: str, budget: int | None = None) -> int:
     from .curate.tokens import estimate_tokens
 
     n = _LONGEST["count"] if budget is None else max(1, int(budget))
-    return estimate_tokens("\n".join(["", _segment_line(segment, n, n, _LONGEST["path"])])
-                           + "\n")
+    return sum(estimate_tokens(line + "\n")
+               for line in ("", _segment_line(segment, n, n, _LONGEST["path"])))
 
 
 def register_for_prolog(pl: Any) -> None:
