@@ -52,9 +52,9 @@ def test_sigkill_never_loses_acknowledged_items(tmp_path):
     # fourth run is left to finish and times the kills that follow, so both paths happen
     # however fast the machine is.
     whole = None
-    for attempt in range(22):
+    for attempt in range(14):  # 10 kills aimed, 4 whole runs: each path several times
         src = tmp_path / f"s{attempt}.jsonl"
-        _session_file(src, f"S{attempt}", 2000)
+        _session_file(src, f"S{attempt}", 1200)
         started = time.monotonic()
         proc = _ingest(home, src)
         if attempt % 4 == 0:
