@@ -1170,10 +1170,19 @@ defines_key_(_-T, Key) :-
 % says nothing of where naming the source and the term's line.
 source_terms_(M, Name-Text, Terms) :-
     text_nesting_checked(Text),
-    setup_call_cleanup(( open_string(Text, S), set_stream(S, file_name(Name)) ),
+    setup_call_cleanup(open_source_(Text, Name, S),
                        read_rule_terms_(S, M, Terms0),
                        close(S)),
     maplist(vet_rule_term_at_(Name), Terms0, Terms).
+
+% open_source_(+Text, +Name, -Stream): a stream reading the rules Text that carries its name
+% (a syntax error reads `Name:Line:Col: ...`), past a byte order mark that starts it: a file
+% an editor saved as UTF-8 with one was a syntax error at 1:3 (a file SWI-Prolog opens itself
+% skips it, a string does not).
+open_source_(Text, Name, S) :-
+    open_string(Text, S),
+    set_stream(S, file_name(Name)),
+    (   peek_code(S, 0xFEFF) -> get_code(S, _) ; true ).
 
 % vet_rule_term_at_(+Source, +Line-Term, -Where-Term): Term vetted; Where is Source:Line.
 vet_rule_term_at_(Name, Line-T, (Name:Line)-T) :-
@@ -1347,7 +1356,7 @@ api_rule_predicates(Text, Indicators) :-
 
 api_rule_predicates(Name, Text, Indicators) :-
     text_nesting_checked(Text),
-    setup_call_cleanup(( open_string(Text, S), set_stream(S, file_name(Name)) ),
+    setup_call_cleanup(open_source_(Text, Name, S),
                        read_clauses_(S, Clauses),
                        close(S)),
     findall(N/A, ( member(C, Clauses), clause_head_(C, H), callable(H), functor(H, N, A) ),

@@ -206,3 +206,22 @@ def test_a_saved_rule_broken_by_hand_is_listed_with_why_and_the_rest_still_liste
             out.output.count("\n") == 1, out.output
     assert atc("rules", "remove", "broken", home=home).exit_code == 0
     assert atc("query", 'said_by(H, "Dana")', home=home).exit_code == 0
+
+
+def test_a_rules_file_an_editor_saved_with_a_byte_order_mark_is_read(chat_home, tmp_path):
+    """A UTF-8 file that starts with a byte order mark (Windows editors write one) was refused
+    as `said.pl:1:3: Syntax error: Operator expected`, by `atc rules add` and by `--rules`."""
+    rules = tmp_path / "said.pl"
+    rules.write_bytes("\ufeffsaid_by(H, S) :- item_speaker(H, S).\n".encode("utf-8"))
+    goal = 'said_by(H, "Dana")'
+    for args in (("--rules", str(rules)), ("--rules", str(rules), "--as", "bob")):
+        out = atc("query", goal, "--format", "json", *args, home=chat_home)
+        assert out.exit_code == 0, out.output
+        assert len(json.loads(out.output)) == 1
+    out = atc("rules", "add", str(rules), home=chat_home)
+    assert out.exit_code == 0, out.output
+    try:
+        out = atc("query", goal, "--format", "json", home=chat_home)
+        assert out.exit_code == 0 and len(json.loads(out.output)) == 1, out.output
+    finally:
+        assert atc("rules", "remove", "said", home=chat_home).exit_code == 0
