@@ -3,7 +3,8 @@
             estimate_tokens/2,          % +Text, -Tokens
             level_rank/2,               % ?Level, ?Rank
             goal_speaker/2,             % +Goal, -Speaker
-            goal_speaker/3              % +Goal, +Reader, -Speaker
+            goal_speaker/3,             % +Goal, +Reader, -Speaker
+            segment_readable/2          % +Reader, +Segment
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -445,6 +446,12 @@ level_rank(l3, 3).
 % visible/3: the jump's hits, the walk's neighbours, a walk rule's answers, and the fovea
 % places each at most at the reader's ceiling for it. Segments the reader sees nothing of
 % get no budget.
+%!  segment_readable(+Reader, +Segment) is semidet.
+%   Reader (a principal, or `none` for the owner) may read some item of Segment: a segment a
+%   frame gives them budget for.
+segment_readable(Reader, Segment) :-
+    segment_readable_(Reader, Segment-_).
+
 segment_readable_(none, _) :- !.
 segment_readable_(Reader, Segment-_) :-
     grant_scopes(Reader, Scopes),       % a segment no grant names: no item of it to ask about
