@@ -702,7 +702,7 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
         time_prior_(TimeWeight, Fused2, Fused3),
         recency_prior_(Goal, Fused3, Fused4),
         role_latest_(Speaker, Goal, Reader, Segment, Fused4, Fused),
-        discount_echoes_(Fused, Scored),
+        discount_echoes_(Reader, Fused, Scored),
         split_at_(K, Scored, Top, Rest),
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
         findall(c(Id, S, relevance, 0, reserve), ( member(Id-S, Rest), S > 0 ), Reserve)
@@ -1289,12 +1289,14 @@ time_boost_(From, To, K-S, K-S1) :-
     ).
 
 % An echo (a restatement of older memory from another session) counts half.
-discount_echoes_(Pairs, Out) :-
-    maplist(echo_discount_, Pairs, Out0),
+discount_echoes_(Reader, Pairs, Out) :-
+    maplist(echo_discount_(Reader), Pairs, Out0),
     sort_by_score_(Out0, Out).
 
-echo_discount_(K-S, K-S1) :-
-    (   echo_of(K, _, _) -> S1 is S * 0.5 ; S1 = S ).
+% An echo counts half because its original holds the same content; for a reader who sees no
+% original it is the only copy (and its halving would tell them an original exists).
+echo_discount_(Reader, K-S, K-S1) :-
+    (   echo_of(K, O, _), readable_(Reader, O) -> S1 is S * 0.5 ; S1 = S ).
 
 take_(K, List, Front) :-
     split_at_(K, List, Front, _).
