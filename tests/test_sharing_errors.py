@@ -73,3 +73,21 @@ def test_a_cell_the_grantee_cannot_see_is_no_such_cell(home):
     seen = refusal(home, "--mount", hidden[0], "--as", "bob")
     missing = refusal(home, "--mount", "cell_000000000000", "--as", "bob")
     assert seen.replace(hidden[0], "X") == missing.replace("cell_000000000000", "X")
+
+
+@pytest.mark.parametrize("level", ["L9", "", "top"])
+def test_a_level_that_is_no_rung_is_said_to_be_none(home, level):
+    """`GET /v1/show/HANDLE?level=L9` (reader_show) answered `L9 is above bob's ceiling for it
+    (L2)`, and an empty level ` is above ...`: as if L9 were a rung he might be granted."""
+    import json
+
+    from attention_cloud import Memory
+    from attention_cloud.errors import UsageError
+    from attention_cloud.sharing.reads import reader_show
+
+    rows = json.loads(atc("query", "item(H)", "--as", "bob", "--format", "json",
+                          home=home).output)
+    with Memory.open(home, create=False) as mem:
+        with pytest.raises(UsageError) as caught:
+            reader_show(mem, "bob", rows[0]["H"], level)
+    assert str(caught.value) == f"level must be one of L0, L1, L2, L3, not {level!r}"
