@@ -25,6 +25,8 @@
             api_erase/4,                % +Handles, +Who, +Reason, -Result
             api_erase/5,                % +Handles, +Dropped, +Who, +Reason, -Result
             api_erasures/1,             % -Records
+            api_quoted_texts/1,         % -Texts
+            api_redact_quotes/2,        % +Texts, +Marker
             api_compact/2,              % +File, -Info
             api_adopt_compacted/1,      % +Epoch
             api_journal_replaced/0,
@@ -63,7 +65,7 @@
 :- use_module(hydrate, []).           % hydrate/3 comes confined from memory
 :- use_module(frame_json, [frame_json/2]).
 :- use_module(attention_api, []).
-:- use_module(tms, [belief_support/3, tms_item_changed/4]).
+:- use_module(tms, [belief_support/3, tms_item_changed/4, tms_texts/1, tms_redact/2]).
 :- use_module(memory, except([relation/3, provenance/2,     % journal's and ladder's here
                                item/1, item_speaker/2, item_goal/2, item_seq/2,
                                item_source/2, item_source_name/2, item_text/2,
@@ -319,6 +321,18 @@ erase_(Hs, Dropped, Who, Reason, _{records: Records, invalidated: Ids, recurate:
 erase_one_(Dropped, Who, Reason, H, Record) :-
     (   memberchk([H, Text], Dropped), string(Text) -> true ; Text = "" ),
     journal_erase(H, Who, Reason, Text, Record).
+
+%!  api_quoted_texts(-Texts:list) is det.
+%   The free text others wrote beside the items, which may quote one: every belief's and
+%   inspection's subject and value (tms_texts/1), for an erasure to check.
+api_quoted_texts(Texts) :-
+    tms_texts(Texts).
+
+%!  api_redact_quotes(+Texts:list, +Marker:string) is det.
+%   Replace each of Texts (as api_quoted_texts/1 gives them) by Marker, as one batch.
+api_redact_quotes(Texts, Marker0) :-
+    atom_string(Marker, Marker0),
+    api_batch(tms_redact(Texts, Marker)).
 
 %!  api_erasures(-Records:list(dict)) is det.
 %   Every erasure's audit record: `handle`, `digest`, `time` (POSIX), `who`, `reason`.
@@ -1170,10 +1184,19 @@ defines_key_(_-T, Key) :-
 % says nothing of where naming the source and the term's line.
 source_terms_(M, Name-Text, Terms) :-
     text_nesting_checked(Text),
-    setup_call_cleanup(( open_string(Text, S), set_stream(S, file_name(Name)) ),
+    setup_call_cleanup(open_source_(Text, Name, S),
                        read_rule_terms_(S, M, Terms0),
                        close(S)),
     maplist(vet_rule_term_at_(Name), Terms0, Terms).
+
+% open_source_(+Text, +Name, -Stream): a stream reading the rules Text that carries its name
+% (a syntax error reads `Name:Line:Col: ...`), past a byte order mark that starts it: a file
+% an editor saved as UTF-8 with one was a syntax error at 1:3 (a file SWI-Prolog opens itself
+% skips it, a string does not).
+open_source_(Text, Name, S) :-
+    open_string(Text, S),
+    set_stream(S, file_name(Name)),
+    (   peek_code(S, 0xFEFF) -> get_code(S, _) ; true ).
 
 % vet_rule_term_at_(+Source, +Line-Term, -Where-Term): Term vetted; Where is Source:Line.
 vet_rule_term_at_(Name, Line-T, (Name:Line)-T) :-
@@ -1347,7 +1370,7 @@ api_rule_predicates(Text, Indicators) :-
 
 api_rule_predicates(Name, Text, Indicators) :-
     text_nesting_checked(Text),
-    setup_call_cleanup(( open_string(Text, S), set_stream(S, file_name(Name)) ),
+    setup_call_cleanup(open_source_(Text, Name, S),
                        read_clauses_(S, Clauses),
                        close(S)),
     findall(N/A, ( member(C, Clauses), clause_head_(C, H), callable(H), functor(H, N, A) ),

@@ -35,6 +35,10 @@ error_message(error(permission_error(call, sandboxed, PI), context(user_code, Hi
     format(string(Message), "No permission to call sandboxed `~q' (~w)", [PI, Hint]).
 error_message(error(resource_error(stack), Context), Message) :-
     stack_overflow_message(Context, Message), !.
+error_message(error(instantiation_error, sandbox(_, [])), Message) :-
+    !,                                  % SWI-Prolog's wording runs two lines together here
+    Message = "Sandbox restriction! Could not derive which predicate may be called from \c
+               a goal called through a variable (G = ..., G): write the goal itself".
 error_message(Error, Message) :-
     (   catch('$messages':translate_message(Error, Lines0, []), _, fail)
     ->  true

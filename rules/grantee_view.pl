@@ -381,10 +381,8 @@ hydrate(Goal, Options, Frame) :-
 %!  goal_speaker(+Goal, -Speaker) is semidet.
 %   As atc_memory's, naming only a person who speaks in a record the reader sees.
 goal_speaker(Goal, S) :-
-    atc_hydrate:goal_speaker(Goal, S),
-    (   memberchk(S, [user, assistant]) -> true
-    ;   once(( atc_journal:relation(H, speaker, S), seen_(H, _) ))
-    ).
+    grantee_view_reader(P),
+    atc_hydrate:goal_speaker(Goal, P, S).
 
 %!  goal_time_window(+Goal, +Now, -Window, -Phrase) is semidet.
 %   Reads only the goal's words.

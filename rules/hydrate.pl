@@ -2,7 +2,9 @@
           [ hydrate/3,                  % +Goal, +Options, -Frame
             estimate_tokens/2,          % +Text, -Tokens
             level_rank/2,               % ?Level, ?Rank
-            goal_speaker/2              % +Goal, -Speaker
+            goal_speaker/2,             % +Goal, -Speaker
+            goal_speaker/3,             % +Goal, +Reader, -Speaker
+            segment_readable/2          % +Reader, +Segment
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -119,7 +121,7 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     option_(Options, depth, 1, MountDepth),
     must_be(nonneg, MountDepth),
     time_anchor_(Goal, Now0, Now, Anchor),
-    goal_priors_(Goal, Anchor, Priors),
+    goal_priors_(Goal, Reader, Anchor, Priors),
     option_(Options, bridge, true, Bridge),
     must_be(boolean, Bridge),
     option_(Options, excerpt, true, Excerpt),
@@ -326,11 +328,12 @@ time_anchor_(Goal, Now0, Now, Anchor) :-
     ).
 
 % What the goal says beyond its topic, read once per frame: priors(Speaker, Anchor), Speaker
-% being speaker(Who) or none, Who a list of the people the goal names (goal_people_/2) or a
-% role (goal_speaker/2), Anchor window(From, To, Phrase) or none.
-goal_priors_(Goal, Anchor, priors(Speaker, Anchor)) :-
-    (   goal_people_(Goal, Names), Names \== [] -> Speaker = speaker(Names)
-    ;   goal_speaker(Goal, Role) -> Speaker = speaker(Role)
+% being speaker(Who) or none, Who a list of the people the goal names (goal_people_/3) or a
+% role (goal_speaker/3), Anchor window(From, To, Phrase) or none. For a reader, the people are
+% those they see speak: a name only the owner's other records hold is read as no name.
+goal_priors_(Goal, Reader, Anchor, priors(Speaker, Anchor)) :-
+    (   goal_people_(Goal, Reader, Names), Names \== [] -> Speaker = speaker(Names)
+    ;   goal_speaker(Goal, Reader, Role) -> Speaker = speaker(Role)
     ;   Speaker = none
     ).
 
@@ -443,6 +446,12 @@ level_rank(l3, 3).
 % visible/3: the jump's hits, the walk's neighbours, a walk rule's answers, and the fovea
 % places each at most at the reader's ceiling for it. Segments the reader sees nothing of
 % get no budget.
+%!  segment_readable(+Reader, +Segment) is semidet.
+%   Reader (a principal, or `none` for the owner) may read some item of Segment: a segment a
+%   frame gives them budget for.
+segment_readable(Reader, Segment) :-
+    segment_readable_(Reader, Segment-_).
+
 segment_readable_(none, _) :- !.
 segment_readable_(Reader, Segment-_) :-
     grant_scopes(Reader, Scopes),       % a segment no grant names: no item of it to ask about
@@ -648,7 +657,7 @@ split_at_(N, List, Front, Back) :-
 %   lexical or recency). Benchmarks use it to measure the jump exactly as frames are seeded.
 seed_ranking(Goal, Segment, K, Path, Seeds) :-
     time_anchor_(Goal, default, _, Anchor),
-    goal_priors_(Goal, Anchor, Priors),
+    goal_priors_(Goal, none, Anchor, Priors),
     jump_(Goal, Priors, none, Segment, K, Path, Seeds, _).
 
 % Seeds are the K best hits (the focus). The next hits are the Reserve: relevance-ranked
@@ -693,7 +702,7 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
         time_prior_(TimeWeight, Fused2, Fused3),
         recency_prior_(Goal, Fused3, Fused4),
         role_latest_(Speaker, Goal, Reader, Segment, Fused4, Fused),
-        discount_echoes_(Fused, Scored),
+        discount_echoes_(Reader, Fused, Scored),
         split_at_(K, Scored, Top, Rest),
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
         findall(c(Id, S, relevance, 0, reserve), ( member(Id-S, Rest), S > 0 ), Reserve)
@@ -954,9 +963,17 @@ walk_speaker_score_(Who, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
 %   suggestion"), `user` when it is otherwise in the first person; fails for none of these. Hydration favours the
 %   items of every person a goal names.
 goal_speaker(Goal, Speaker) :-
-    goal_people_(Goal, [Name|_]), !,
+    goal_speaker(Goal, none, Speaker).
+
+%!  goal_speaker(+Goal:string, +Reader:atom, -Speaker:atom) is semidet.
+%
+%   goal_speaker/2 as Reader (a principal, or `none` for the owner) may know it: a person
+%   counts only when Reader sees one of their records (visible/3), so a name that speaks only
+%   where Reader cannot see is read as a name memory does not know, not as a person.
+goal_speaker(Goal, Reader, Speaker) :-
+    goal_people_(Goal, Reader, [Name|_]), !,
     Speaker = Name.
-goal_speaker(Goal, Role) :-
+goal_speaker(Goal, _, Role) :-
     goal_words(Goal, Words),
     (   addressed_to_assistant_(Words) -> Role = assistant
     ;   role_named_(Words, Named) -> Role = Named
@@ -1017,7 +1034,7 @@ assistant_output_(W) :- memberchk(W, ["suggestion", "suggestions", "recommendati
 % by the first of them too, as people name each other ("What did Dana suggest?" asks about
 % "Dana Whitfield" of a chat export), unless the goal writes another speaker's whole name
 % there ("Dana Lee" is not "Dana Whitfield").
-goal_people_(Goal, Names) :-
+goal_people_(Goal, Reader, Names) :-
     journal_speakers(Known),
     (   Known == []
     ->  Names = []
@@ -1026,7 +1043,8 @@ goal_people_(Goal, Names) :-
         maplist(goal_token_, Tokens1, Tokens),
         (   string_lower(Goal, Goal) -> Cased = false ; Cased = true ),
         findall(At-Name-Len, ( member(Name, Known),
-                               name_at_(Name, Tokens, Cased, At, Len) ), Found0),
+                               name_at_(Name, Tokens, Cased, At, Len),
+                               speaks_to_(Reader, Name) ), Found0),
         findall(At, member(At-_-2, Found0), Whole),       % Len 2 stands for "whole name"
         exclude(first_word_taken_(Whole), Found0, Found1),
         findall(At-Name, member(At-Name-_, Found1), Found),
@@ -1036,6 +1054,11 @@ goal_people_(Goal, Names) :-
     ).
 
 first_word_taken_(Whole, At-_-1) :- memberchk(At, Whole).
+
+% speaks_to_(+Reader, +Name): Reader sees a record Name speaks in (the owner, `none`, sees all).
+speaks_to_(none, _) :- !.
+speaks_to_(Reader, Name) :-
+    once(( relation(H, speaker, Name), visible(Reader, H, _) )).
 
 % semantic_goal_(+Goal, +Speaker, -SemGoal): what the embedder compares with memory, Goal
 % without the names of the speakers it names. Every turn of a speaker is embedded after that
@@ -1266,12 +1289,14 @@ time_boost_(From, To, K-S, K-S1) :-
     ).
 
 % An echo (a restatement of older memory from another session) counts half.
-discount_echoes_(Pairs, Out) :-
-    maplist(echo_discount_, Pairs, Out0),
+discount_echoes_(Reader, Pairs, Out) :-
+    maplist(echo_discount_(Reader), Pairs, Out0),
     sort_by_score_(Out0, Out).
 
-echo_discount_(K-S, K-S1) :-
-    (   echo_of(K, _, _) -> S1 is S * 0.5 ; S1 = S ).
+% An echo counts half because its original holds the same content; for a reader who sees no
+% original it is the only copy (and its halving would tell them an original exists).
+echo_discount_(Reader, K-S, K-S1) :-
+    (   echo_of(K, O, _), readable_(Reader, O) -> S1 is S * 0.5 ; S1 = S ).
 
 take_(K, List, Front) :-
     split_at_(K, List, Front, _).

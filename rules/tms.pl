@@ -39,6 +39,8 @@
             item_dirty_beliefs/2,         % +Handle, -BeliefIds
             item_dirty_beliefs/3,         % +Scope, +Handle, -BeliefIds
 
+            tms_texts/1,                  % -Texts
+            tms_redact/2,                 % +Texts, +Marker
             tms_drop/1                    % +Scope
           ]).
 :- use_module(library(error)).
@@ -736,6 +738,54 @@ tms_record_inspection(Scope0, Source0, Subject0, Value, Now, Succeeded, Cost, Id
 
 inspection_taken_(Scope, Id) :-
     inspection(Scope, Id, _, _, _, _, _, _).
+
+%!  tms_texts(-Texts:list) is det.
+%
+%   The free text of every belief and inspection, as text(Kind, Scope, Id, Field, String)
+%   (Kind `belief` or `inspection`, Field `subject` or `value`): what an erasure checks for a
+%   quote of the text it erases (a value or subject is written by whoever records the belief,
+%   an agent's claim among them, and may copy the item it cites).
+tms_texts(Texts) :-
+    findall(text(belief, Scope, Id, Field, Text),
+            ( belief(Scope, Id, _, Subject, Value, _, _, _),
+              field_text_(Subject, Value, Field, Text) ),
+            Beliefs),
+    findall(text(inspection, Scope, Id, Field, Text),
+            ( inspection(Scope, Id, _, _, Subject, Value, _, _),
+              field_text_(Subject, Value, Field, Text) ),
+            Inspections),
+    append(Beliefs, Inspections, Texts).
+
+field_text_(Subject, Value, Field, Text) :-
+    (   Field = subject, atomic(Subject), \+ number(Subject), atom_string(Subject, Text)
+    ;   Field = value, atomic(Value), \+ number(Value), atom_string(Value, Text)
+    ).
+
+%!  tms_redact(+Texts:list, +Marker:atom) is det.
+%
+%   Each field Texts names (text(Kind, Scope, Id, Field, _), as tms_texts/1 gives them)
+%   replaced by Marker in its belief or inspection, durably; every other field, its supports
+%   and its dirt stay. A belief whose value is redacted is not revised (no dependant goes
+%   dirty for it): its value was not observed to change, only erased.
+tms_redact(Texts, Marker) :-
+    must_be(list, Texts),
+    must_be(atom, Marker),
+    forall(member(text(Kind, Scope, Id, Field, _), Texts),
+           redact_field_(Kind, Scope, Id, Field, Marker)).
+
+redact_field_(belief, Scope, Id, Field, Marker) :-
+    forall(belief(Scope, Id, C, Subject0, Value0, Q, At, V),
+           (   redacted_(Field, Marker, Subject0, Value0, Subject, Value),
+               scoped_retract(atc_tms:belief(Scope, Id, C, Subject0, Value0, Q, At, V)),
+               scoped_assert(atc_tms:belief(Scope, Id, C, Subject, Value, Q, At, V)) )).
+redact_field_(inspection, Scope, Id, Field, Marker) :-
+    forall(inspection(Scope, Id, Source, C, Subject0, Value0, At, Ok),
+           (   redacted_(Field, Marker, Subject0, Value0, Subject, Value),
+               scoped_retract(atc_tms:inspection(Scope, Id, Source, C, Subject0, Value0, At, Ok)),
+               scoped_assert(atc_tms:inspection(Scope, Id, Source, C, Subject, Value, At, Ok)) )).
+
+redacted_(subject, Marker, _, Value, Marker, Value).
+redacted_(value, Marker, Subject, _, Subject, Marker).
 
 %!  tms_observe(+Scope, +InspectionId, +ClaimType, +Subject, +Now, -Outcome:dict) is det.
 %

@@ -346,3 +346,31 @@ def test_forget_while_another_process_writes_is_one_line_before_any_list(curated
     assert files_holding(home, SECRET)  # nothing changed
     done = CliRunner().invoke(main, ["forget", secret, "--yes", "--home", str(home)])
     assert done.exit_code == 0 and files_holding(home, SECRET) == []
+
+
+def test_a_belief_quoting_a_forgotten_text_loses_the_quote(curated):
+    """A belief recorded from an item (`atc belief add ... --supports it_...`, an agent's
+    `claim`) whose value or subject quotes the item kept it in the journal after `atc forget`:
+    `atc belief show` still printed the secret, dirty. The quote becomes `[forgotten]`, in
+    a belief that cites the item or not; the belief stays, dirty, with its other fields."""
+    home, _, secret = curated
+    runner = CliRunner()
+
+    def atc(*args: str):
+        out = runner.invoke(main, [*args, "--home", str(home)])
+        assert out.exit_code == 0, out.output
+        return out.output
+
+    common = ("--type", "deploy_state", "--confidence", "0.9", "--age", "10",
+              "--volatility", "deploy_state")
+    atc("belief", "add", "vault", "--subject", "vault", "--value", f"store the {SECRET} password",
+        "--supports", secret, *common)
+    atc("belief", "add", "copied", "--subject", f"the {SECRET} password", "--value", "stored",
+        *common)
+    atc("belief", "add", "other", "--subject", "deploy", "--value", OTHER, *common)
+    atc("forget", secret, "--yes")
+    assert files_holding(home, SECRET) == []
+    shown = atc("belief", "show", "vault")
+    assert "[forgotten]" in shown and "DIRTY" in shown, shown
+    assert "[forgotten]" in atc("belief", "show", "copied")
+    assert OTHER in atc("belief", "show", "other")

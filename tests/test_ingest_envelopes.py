@@ -210,3 +210,50 @@ def test_any_rendered_envelope_strips_whole_or_truncated(goal, cut):
     cut = len("<memory-frame") + cut % (len(env) - len("<memory-frame") + 1)
     stripped, count = strip_envelopes("a " + env[:cut])
     assert (stripped, count) == ("a ", 1)
+
+
+# -- a close with no opening in a line-based transcript ------------------------------------------
+_CHAT_WITH_A_LONE_CLOSE = (
+    "Priya: I booked the flight to Lisbon for March 3rd, seat 14C.\n"
+    "Tomas: Great, I'll reserve the hotel near Alfama for four nights.\n"
+    "Priya: The conference badge pickup is on Monday at 9.\n"
+    "Tomas: The hook printed RECALLED tail</memory-frame> and then my note: bring adapters.\n"
+    "Priya: Let's meet at the gate at 7am.\n"
+    "Tomas: Sure, see you there.\n"
+)
+
+
+def test_a_lone_close_in_a_text_chat_strips_its_own_turn_only():
+    # it dropped every line of the file above it: three turns of two people, lost without a
+    # word (one "envelope stripped"); only what precedes it in its own turn is envelope text
+    result = parse_text(_CHAT_WITH_A_LONE_CLOSE, name="chat.txt", format="text")
+    assert [i.text for i in result.items] == [
+        "I booked the flight to Lisbon for March 3rd, seat 14C.",
+        "Great, I'll reserve the hotel near Alfama for four nights.",
+        "The conference badge pickup is on Monday at 9.",
+        "and then my note: bring adapters.",
+        "Let's meet at the gate at 7am.",
+        "Sure, see you there.",
+    ]
+    assert result.envelopes_stripped == 1
+    assert "RECALLED" not in everything(result) and "memory-frame" not in everything(result)
+
+
+def test_a_lone_close_in_a_markdown_log_or_whatsapp_export_strips_its_own_message_only():
+    markdown = ("## User\n\nPlease add jitter to the retry delays.\n\n"
+                "## Assistant\n\nAdded full jitter.\n\n"
+                "## User\n\nRECALLED tail</memory-frame>\nAlso cap the delay at 5 seconds.\n\n"
+                "## Assistant\n\nCapped at 5 s.\n")
+    result = parse_text(markdown, name="log.md", format="markdown")
+    assert [i.text for i in result.items] == [
+        "Please add jitter to the retry delays.", "Added full jitter.",
+        "Also cap the delay at 5 seconds.", "Capped at 5 s."]
+    assert result.envelopes_stripped == 1
+    whatsapp = ("[08/05/2023, 10:01:00] Priya: Flight booked for the 3rd.\n"
+                "[08/05/2023, 10:02:00] Tomas: Hotel near Alfama.\n"
+                "[08/05/2023, 10:03:00] Priya: RECALLED tail</memory-frame> bring adapters\n"
+                "[08/05/2023, 10:04:00] Tomas: Will do.\n")
+    result = parse_text(whatsapp, name="chat.txt", format="whatsapp")
+    assert [i.text for i in result.items] == [
+        "Flight booked for the 3rd.", "Hotel near Alfama.", "bring adapters", "Will do."]
+    assert result.envelopes_stripped == 1

@@ -229,3 +229,22 @@ def test_a_rules_file_with_no_clause_is_refused_and_a_rule_is_removed_by_its_fil
     assert (out.exit_code, out.output) == (0, "removed rule fixes\n")
     assert atc("rules", "list", home=home).output == ""
     assert atc("rules", "remove", "fixes.pl", home=home).exit_code == 1
+
+
+def test_a_rules_file_an_editor_saved_with_a_byte_order_mark_is_read(chat_home, tmp_path):
+    """A UTF-8 file that starts with a byte order mark (Windows editors write one) was refused
+    as `said.pl:1:3: Syntax error: Operator expected`, by `atc rules add` and by `--rules`."""
+    rules = tmp_path / "said.pl"
+    rules.write_bytes("\ufeffsaid_by(H, S) :- item_speaker(H, S).\n".encode("utf-8"))
+    goal = 'said_by(H, "Dana")'
+    for args in (("--rules", str(rules)), ("--rules", str(rules), "--as", "bob")):
+        out = atc("query", goal, "--format", "json", *args, home=chat_home)
+        assert out.exit_code == 0, out.output
+        assert len(json.loads(out.output)) == 1
+    out = atc("rules", "add", str(rules), home=chat_home)
+    assert out.exit_code == 0, out.output
+    try:
+        out = atc("query", goal, "--format", "json", home=chat_home)
+        assert out.exit_code == 0 and len(json.loads(out.output)) == 1, out.output
+    finally:
+        assert atc("rules", "remove", "said", home=chat_home).exit_code == 0

@@ -354,3 +354,16 @@ def test_format_to_a_stream_the_sandbox_refuses_says_which_and_why(shared):
     assert "format/3 may write only to" in message and "user_error" in message, message
     assert "factorize" not in message
     assert mem.query('format(atom(A), "~w", [ok])').rows[0]["A"] == "ok"
+
+
+@pytest.mark.parametrize("goal", ["G = item(_), G", "forall(member(G, [true]), G)",
+                                  "X = item(_), call(X)"])
+def test_a_goal_called_through_a_variable_is_refused_in_words(shared, goal):
+    """SWI-Prolog's message for a goal the sandbox cannot see at the top of the query runs
+    two lines together: `... may be called fromSearch space too large`."""
+    mem, _ = shared
+    message = _refused(lambda: mem.query(goal))
+    assert "fromSearch" not in message
+    assert message.startswith("Sandbox restriction! Could not derive which predicate may be "
+                              "called from "), message
+    assert "through a variable" in message or "call(" in message, message

@@ -189,6 +189,7 @@ def forget(mem: Any, handles: list[str], *, who: str | None = None,
                                         i["goal"] if i["kind"] == "user_goal" else "")
              if t]
     report.receipts_redacted = redact_home_files(mem.home, set(handles), set(records), texts)
+    redact_quotes(mem, texts)
     (result,) = mem.pl.once("atc_api:api_erase", [Atom(h) for h in handles],
                             [[Atom(h), t] for h, t in dropped.items()], who, reason, Var())
     sync_journal(mem.home)
@@ -322,6 +323,18 @@ def redact_home_files(home: Path, handles: set[str], records: set[str], texts: l
         if path.exists():
             changed += _redact_lines(path, handles, records, needles)
     return changed
+
+
+def redact_quotes(mem: Any, texts: list[str]) -> int:
+    """Replace by the marker every belief's or inspection's subject or value that quotes one
+    of ``texts`` (as :func:`redact` judges a receipt's strings); returns how many. The journal
+    still holds the old fields until the compaction that ends the erasure."""
+    needles = _needles(texts)
+    (quoted,) = mem.pl.once("atc_api:api_quoted_texts", Var())
+    hits = [row for row in quoted if _holds(str(row.args[4]), needles)]
+    if hits:
+        mem.pl.once("atc_api:api_redact_quotes", hits, MARKER)
+    return len(hits)
 
 
 def redact(value: Any, handles: set[str], records: set[str], needles: list[str]) -> Any:

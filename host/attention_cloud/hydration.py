@@ -102,19 +102,21 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     if depth < 0:
         raise UsageError("depth must be a non-negative number of links")
     for cell in mount or []:
-        if not mem.pl.succeeds("atc_cells:cell", Atom(cell)):
+        if reader is not None:
+            # a cell a reader does not wholly see does not exist for them (nor does its
+            # region): the same words as for no cell at all, which would tell them it exists
+            if not (mem.pl.succeeds("atc_cells:cell", Atom(cell))
+                    and mem.pl.succeeds("atc_grants:visible", Atom(reader), Atom(cell), Var())):
+                raise UsageError(f"--mount {cell}: no such cell visible to {reader}")
+        elif not mem.pl.succeeds("atc_cells:cell", Atom(cell)):
             raise UsageError(f"--mount {cell}: no such cell (atc cells list names them)")
-        # a cell a reader does not wholly see does not exist for them (nor does its region)
-        if reader is not None and not mem.pl.succeeds("atc_grants:visible", Atom(reader),
-                                                      Atom(cell), Var()):
-            raise UsageError(f"--mount {cell}: no such cell visible to {reader}")
     if budget < 0:
         raise UsageError("budget must be a non-negative number of tokens")
     ceiling = ceiling.lower()
     if ceiling not in LEVELS:
         raise UsageError(f"ceiling must be one of L0, L1, L2, L3, not {ceiling!r}")
     if segments:
-        check_segments(mem, segments)
+        check_segments(mem, segments, reader)
         fixed = sum(int(n) for n in segments.values())
         if fixed > budget:
             raise UsageError(f"--segment budgets add up to {fixed} tokens, more than the frame's "
@@ -216,12 +218,19 @@ def stands_for(mem: Any, frame: FrameParts) -> dict[str, tuple[int, list[str]]]:
     return out
 
 
-def check_segments(mem: Any, segments: dict[str, int]) -> None:
-    """UsageError naming the segments that exist when ``segments`` names one that does not."""
+def check_segments(mem: Any, segments: dict[str, int], reader: str | None = None) -> None:
+    """UsageError naming the segments that exist when ``segments`` names one that does not;
+    for a ``reader``, the segments they can read are those that exist (one of the owner's they
+    have no grant for is no segment to them, and is not named)."""
     known = sorted(str(s) for (s,) in mem.pl.solutions("atc_journal:journal_segment", Var()))
+    if reader is not None:
+        known = [s for s in known
+                 if mem.pl.succeeds("atc_hydrate:segment_readable", Atom(reader), Atom(s))]
     unknown = sorted(set(segments) - set(known))
     if unknown:
-        have = (f"segments in this memory: {', '.join(known)}" if known
+        have = (f"segments {reader} can read: {', '.join(known)}" if reader is not None and known
+                else f"{reader} can read no segment" if reader is not None
+                else f"segments in this memory: {', '.join(known)}" if known
                 else "this memory holds no segments yet")
         raise UsageError(f"--segment {unknown[0]}: no such segment ({have})")
 

@@ -7,7 +7,11 @@ memory is never ingested as new memory. The scanner errs on the side of removal:
 * nested envelopes are removed whole, from the outermost opening tag to its matching close;
 * an opening tag that is never closed removes everything after it (a truncated envelope);
 * a closing tag with no opening tag removes everything before it in the same string (the
-  opening tag was cut off, so the text before the close is envelope content);
+  opening tag was cut off, so the text before the close is envelope content); a line-based
+  transcript (a text chat, a Markdown log, a WhatsApp export) is one string for the scan but
+  many messages, so there it is left for the message that holds it (``lone_close=False``, then
+  :func:`strip_envelopes` of each message's text): one message quoting a close must not wipe
+  every message above it;
 * ``<memory-frame ... />`` is an empty envelope;
 * a closing tag is exactly ``</memory-frame>`` (whitespace allowed before the ``>``, as in XML):
   ``</memory-frame\u200b>`` or ``</memory-frame x>`` inside the content closes nothing, so text
@@ -59,8 +63,11 @@ def strip_tag_blocks(text: str, tag: str, *, keep_newlines: bool = False) -> tup
     return stripped, count
 
 
-def scan_tag_blocks(text: str, tag: str, *, keep_newlines: bool = False) -> tuple[str, int, int]:
-    """Like :func:`strip_tag_blocks`, also returning where an unclosed block opens (or -1)."""
+def scan_tag_blocks(text: str, tag: str, *, keep_newlines: bool = False,
+                    lone_close: bool = True) -> tuple[str, int, int]:
+    """Like :func:`strip_tag_blocks`, also returning where an unclosed block opens (or -1).
+    With ``lone_close=False`` a closing tag that no opening tag precedes removes nothing and
+    stays in the text (the caller strips it from the message that holds it)."""
     pattern = _tag_pattern(tag)
     first = pattern.search(text)
     if first is None:
@@ -94,6 +101,9 @@ def scan_tag_blocks(text: str, tag: str, *, keep_newlines: bool = False) -> tupl
             else:
                 depth += 1
         elif depth == 0:
+            if not lone_close:
+                resume_at = tag_end
+                continue  # left in place for the message that holds it
             # The opening tag was lost: what precedes the close in this string is envelope text.
             count += 1
             drop(keep_from, tag_end)

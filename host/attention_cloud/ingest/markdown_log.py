@@ -125,7 +125,7 @@ class MarkdownLogParser:
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
         text, found, open_at = scan_tag_blocks(
-            require_text(source), ENVELOPE_TAG, keep_newlines=True
+            require_text(source), ENVELOPE_TAG, keep_newlines=True, lone_close=False
         )
         self.collector.envelopes_stripped += found
         if open_at >= 0:

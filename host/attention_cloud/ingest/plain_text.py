@@ -35,7 +35,7 @@ from .classify import (
     user_message_kind,
 )
 from .collector import ItemCollector
-from .envelope import ENVELOPE_TAG, scan_tag_blocks
+from .envelope import ENVELOPE_TAG, scan_tag_blocks, strip_envelopes
 from .pointers import line_pointer
 from .source import Source, fail, require_text
 from .textutil import strip_system_reminders
@@ -246,7 +246,7 @@ class PlainTextParser:
         """Read every turn; return how many turns there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
         text, found, open_at = scan_tag_blocks(
-            require_text(source), ENVELOPE_TAG, keep_newlines=True
+            require_text(source), ENVELOPE_TAG, keep_newlines=True, lone_close=False
         )
         self.collector.envelopes_stripped += found
         if open_at >= 0:
@@ -371,7 +371,10 @@ def add_turn(
     (the speaker line or heading: the item's identity) to its last line with text (its pointer
     names them all, ``base:first-last``, so its source is the whole turn)."""
     line, last = lines
-    text = strip_system_reminders("\n".join(body)).strip()
+    # a close the file-wide scan left (no opening before it): envelope text up to it in this turn
+    text, lone = strip_envelopes("\n".join(body))
+    collector.envelopes_stripped += lone
+    text = strip_system_reminders(text).strip()
     if role == "user":
         kind = user_message_kind(text)
     elif role == "assistant":

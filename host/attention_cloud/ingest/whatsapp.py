@@ -42,7 +42,7 @@ from datetime import datetime
 
 from .chat_messages import ChatSenders, add_chat_message
 from .collector import ItemCollector
-from .envelope import ENVELOPE_TAG, scan_tag_blocks
+from .envelope import ENVELOPE_TAG, scan_tag_blocks, strip_envelopes
 from .pointers import line_pointer
 from .source import Source, fail, require_text
 from .timefmt import TurnTime, read_day_first
@@ -173,7 +173,7 @@ class WhatsAppParser:
         """Read every message and system line; return how many there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
         text, found, open_at = scan_tag_blocks(require_text(source), ENVELOPE_TAG,
-                                               keep_newlines=True)
+                                               keep_newlines=True, lone_close=False)
         self.collector.envelopes_stripped += found
         if open_at >= 0:
             self.collector.skip(text.count("\n", 0, open_at) + 1,
@@ -213,7 +213,10 @@ class WhatsAppParser:
                 and not _DELETED.fullmatch(first.strip(_MARKS + " \t")):
             self.collector.ignore("system")  # iOS: a system line under the group's name
             return
-        text = _without_edited_mark("\n".join([first, *more]).strip(_MARKS + " \t\n"))
+        # a close the file-wide scan left (no opening before it): envelope text up to it here
+        joined, lone = strip_envelopes("\n".join([first, *more]))
+        self.collector.envelopes_stripped += lone
+        text = _without_edited_mark(joined.strip(_MARKS + " \t\n"))
         text = _MEDIA.sub("", text).strip(_MARKS + " \t\n") if _MEDIA.search(text) else text
         if not text:
             self.collector.ignore("media omitted" if _MEDIA.search(first) else "empty")

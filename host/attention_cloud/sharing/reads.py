@@ -163,6 +163,8 @@ def reader_show(mem: Any, reader: str, handle: str, level: str = "l2", *,
     require_principal(mem, reader)
     args.text("handle", handle)
     args.text("level", level)
+    if level.lower() not in ("l0", "l1", "l2", "l3"):  # else "L9 is above bob's ceiling"
+        raise UsageError(f"level must be one of L0, L1, L2, L3, not {level!r}")
     try:
         (record,) = mem.pl.once("atc_api:api_reader_describe", Atom(reader), Atom(handle),
                                 Atom(level.lower()), Var())
