@@ -9,6 +9,7 @@
 :- use_module(library(apply)).
 :- use_module(library(pairs)).
 :- use_module(library(ordsets)).
+:- use_module(library(assoc)).
 :- use_module(library(aggregate)).
 :- use_module(library(solution_sequences)).
 % Stems for goal terms (distinct_on_goal_/3). A SWI-Prolog built without the nlp package has
@@ -851,17 +852,22 @@ negated_(S, NS) :- NS is -S.
 % ties all its steps at one score. Session rollups summarise whole sessions: they never seed.
 % In a mount only the members in its region are lifted: an arc is linked to one cell, and its
 % steps may lie in cells the mount does not reach.
+% A member's own score is looked up in an AVL tree of the pairs (the first score of each key,
+% as memberchk/2 finds it in the list): a frame's ~250 hits hold ~25 arcs of ~10 members, and
+% a scan of the list per member cost ~0.5 ms of a frame where a goal names a failing test.
 open_arcs_(Segment, Pairs, Out) :-
-    findall(K-S, ( member(R-S0, Pairs), record_items_(R, S0, Pairs, Segment, K, S) ), Opened),
+    sort(1, @<, Pairs, ByKey),
+    list_to_assoc(ByKey, Scores),
+    findall(K-S, ( member(R-S0, Pairs), record_items_(R, S0, Scores, Segment, K, S) ), Opened),
     best_pairs_(Opened, Out).
 
 record_items_(R, S, _, _, R, S) :-
     item(R), !.
-record_items_(A, S0, Pairs, Segment, H, S) :-
+record_items_(A, S0, Scores, Segment, H, S) :-
     arc(A), !,
     arc_member(A, H),
     (   Segment = mount(_, _, _) -> in_segment_(H, Segment) ; true ),
-    (   memberchk(H-Own, Pairs) -> true ; Own = 0.0 ),
+    (   get_assoc(H, Scores, Own) -> true ; Own = 0.0 ),
     S is round((0.5 * S0 + 0.5 * Own) * 10000) / 10000.
 
 best_pairs_(Pairs, Best) :-
@@ -1567,10 +1573,10 @@ neighbour_(Settings, Id, Other, W, near) :-
 % An arc with several members stands in for them; a small arc contributes its members.
 story_neighbour_(Id, Arc, 0.85, arc) :-
     item_arc(Id, Arc),
-    aggregate_all(count, arc_member(Arc, _), N), N > 2.
+    arc_has_more_than_two_(Arc).
 story_neighbour_(Id, Mate, 0.85, arc) :-
     item_arc(Id, Arc),
-    aggregate_all(count, arc_member(Arc, _), N), N =< 2,
+    \+ arc_has_more_than_two_(Arc),
     arc_member(Arc, Mate), Mate \== Id.
 story_neighbour_(Arc, Member, 0.8, arc) :-
     arc(Arc),
@@ -1579,6 +1585,11 @@ story_neighbour_(Id, Other, 0.6, near) :-
     item_session(Id, S), item_seq(Id, Q),
     ( Q1 is Q - 1 ; Q1 is Q + 1 ),
     session_item(S, Q1, Other).
+
+% Counted up to the third member: a seed's arc can hold hundreds (a run of test failures, a
+% day's edits), and counting them all, twice per seed, cost ~1 ms of such a frame.
+arc_has_more_than_two_(Arc) :-
+    aggregate_all(count, limit(3, arc_member(Arc, _)), 3).
 
 % Entities that pick out something specific, not the whole session or tool.
 walk_predicate_(touches_file).
@@ -1613,10 +1624,12 @@ bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds0),
     sort(SeedIds0, SeedIds),
     bridge_weight_(W),
+    rare_entities_(Seeds, Rare),
     findall(c(Other, S, bridge(Id, E), 1, near),
             ( member(c(Id, S0, _, _, _), Seeds),
               record_sessions_(Id, Sessions),
-              bridge_entity_(Id, E),
+              distilled(Id, entity, E),
+              ord_memberchk(E, Rare),
               distilled(Other, entity, E),
               item(Other),
               \+ ord_memberchk(Other, SeedIds),
@@ -1642,12 +1655,19 @@ bridged_if_better_(Bridged, c(Id, S, By, Hops, Role), C) :-
 bridge_df_(8).
 bridge_weight_(0.7).
 
-% A named thing of Id that two to bridge_df_/1 items hold (arcs and rollups, which repeat
-% their members' entities, not counted).
-bridge_entity_(Id, E) :-
+% rare_entities_(+Seeds, -Rare): the named things of the seeds that two to bridge_df_/1 items
+% hold (arcs and rollups, which repeat their members' entities, not counted), an ordered set.
+% Each is counted once per frame: seeds about one failing test name the same test file and
+% error, and counting an entity's holders (up to bridge_df_/1 + 1, each read from its record)
+% per seed that names it cost ~1.5 ms of such a frame.
+rare_entities_(Seeds, Rare) :-
+    findall(E, ( member(c(Id, _, _, _, _), Seeds), distilled(Id, entity, E) ), Es0),
+    sort(Es0, Es),
+    include(rare_entity_, Es, Rare).
+
+rare_entity_(E) :-
     bridge_df_(Max),
     Over is Max + 1,
-    distilled(Id, entity, E),
     aggregate_all(count, limit(Over, ( distilled(X, entity, E), item(X) )), N),
     N >= 2, N =< Max.
 
@@ -2696,11 +2716,8 @@ crumbs_(Cands, Seg, Settings, Budget, S0, S, N, Crumbs) :-
     ).
 
 crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
-    (   record_ceiling_(Settings, Id, Ceiling)
-    ->  available_levels_(Id, Ceiling, Levels)
-    ;   Levels = []
-    ),
-    (   last(Levels, L),
+    (   record_ceiling_(Settings, Id, Ceiling),
+        least_detailed_level_(Id, Ceiling, L),
         fact_tokens_(Id, 0, L, Tok),    % a breadcrumb is the bare rung: no speaker label
         S0 + Tok + Settings.crumb_framing =< Budget
     ->  rung(Id, L, Text),
@@ -2727,6 +2744,17 @@ render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Frame
     time_of_(Id, Time),
     dirty_beliefs_(Id, Dirty).
 
+% least_detailed_level_(+Id, +Ceiling, -Level): the last of available_levels_/3's levels, found
+% from the least detailed up: a frame that spent its budget looks at hundreds of candidates past
+% it, most of which hold every rung, and reading all four (the verbatim text among them) to
+% keep the last cost ~1 ms of such a frame.
+least_detailed_level_(Id, Ceiling, Level) :-
+    level_rank(Ceiling, CR),
+    member(Level, [l3, l2, l1, l0]),
+    level_rank(Level, R),
+    R >= CR,
+    once(rung(Id, Level, _)), !.
+
 source_of_(Id, Source) :-
     (   item_source(Id, S) -> Source = S
     ;   cell(Id) -> atom_concat('cell:', Id, A), atom_string(A, Source)
@@ -2743,8 +2771,12 @@ time_of_(Id, Time) :-
     ).
 
 % Beliefs resting on this item that went dirty (when the belief system is loaded).
+% Most memories hold no dirty belief at all: the first look answers for them (as
+% marked_dirty_/1), before a search of the beliefs' supports for each fact of the frame.
 dirty_beliefs_(Id, Dirty) :-
-    (   current_predicate(atc_tms:item_dirty_beliefs/2)
+    (   current_predicate(atc_tms:item_dirty_beliefs/2),
+        current_predicate(atc_tms:dirty/4),
+        once(atc_tms:dirty(_, _, _, _))
     ->  catch(atc_tms:item_dirty_beliefs(Id, Dirty), _, Dirty = [])
     ;   Dirty = []
     ).
