@@ -7,7 +7,8 @@ the load moves more than that between two runs a minute apart. Here two worker p
 per tree (``--base``: a git revision, or a folder holding ``host/``, ``rules/`` and ``facts/``;
 ``--new``: this checkout by default), open the same home and hydrate the same goals
 (hydrate.py's agent goals) in turn, the order swapped every goal, so load falls on both alike.
-Each worker times ``Memory.hydrate`` (wall and process CPU) and returns the frame's facts
+Each worker times ``hydration.hydrate`` (wall and process CPU; ``--entity-walk`` walks
+the entity graph instead of the cells) and returns the frame's facts
 (handle, segment, level, tokens, seeded_by, score) and its text without the receipt line; the
 driver reports p50/p95 of each tree per round and counts the goals whose frames differ.
 
@@ -36,6 +37,7 @@ from hydrate import agent_goals  # noqa: E402
 WORKER = r"""
 import json, sys, time
 src, home, budget, plane = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+cells = None if sys.argv[5] == "auto" else False
 sys.path.insert(0, src + "/host")
 from attention_cloud import Memory
 from attention_cloud.hydration import hydrate
@@ -45,7 +47,7 @@ print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
     goal = json.loads(line)["goal"]
     wall, cpu = time.perf_counter(), time.process_time()
-    frame = hydrate(mem, goal, budget=budget, plane=plane, store_receipt=False)
+    frame = hydrate(mem, goal, budget=budget, plane=plane, cells=cells, store_receipt=False)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     facts = [[f.handle, f.segment, f.level, f.tokens, f.seeded_by, f.score] for f in frame.facts]
     text = frame.text.split("\n", 2)[-1]
@@ -73,10 +75,10 @@ def tree_of(spec: str, scratch: Path) -> Path:
 class Worker:
     """One tree's process: hydrate a goal, answer its times and facts."""
 
-    def __init__(self, src: Path, home: Path, budget: int, plane: str) -> None:
+    def __init__(self, src: Path, home: Path, budget: int, plane: str, cells: str) -> None:
         env = dict(os.environ, PYTHONPATH=str(src / "host"))
         self.proc = subprocess.Popen([sys.executable, "-c", WORKER, str(src), str(home),
-                                      str(budget), plane],
+                                      str(budget), plane, cells],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      env=env)
         assert json.loads(self.proc.stdout.readline())["ready"]
@@ -102,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, default=2000)
     parser.add_argument("--plane", default="default")
     parser.add_argument("--seed", type=int, default=7, help="goal generator seed (default 7)")
+    parser.add_argument("--entity-walk", action="store_true",
+                        help="walk the entity graph, not the cells (cells=False)")
     args = parser.parse_args(argv)
 
     goals = agent_goals(args.queries + args.warmup, args.seed)
@@ -109,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         trees = {"base": tree_of(args.base, Path(scratch)), "new": tree_of(args.new, Path(scratch))}
         progress(f"trees: {trees['base']} against {trees['new']}")
-        workers = {name: Worker(src, args.home, args.budget, args.plane)
+        cells = "false" if args.entity_walk else "auto"
+        workers = {name: Worker(src, args.home, args.budget, args.plane, cells)
                    for name, src in trees.items()}
         try:
             for goal in warm:
