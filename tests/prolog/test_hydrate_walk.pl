@@ -93,14 +93,3 @@ test(the_least_detailed_rung_is_the_last_available_level, [true(Cheap == Plain)]
                  last(Ls, L) ), Plain).
 
 :- end_tests(hydrate_walk).
-
-:- begin_tests(journal_pointer, [setup(memory), cleanup(store_reset)]).
-
-% A pointer stored as its line alone reads back as Source:Line.
-test(a_line_pointer_reads_back_as_source_and_line, [true(P == "src:7")]) :-
-    item_source(h7, P).
-
-test(a_pointer_given_as_text_finds_its_item, [nondet, true(H == h7)]) :-
-    item_source(H, "src:7").
-
-:- end_tests(journal_pointer).
