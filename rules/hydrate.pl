@@ -11,6 +11,7 @@
 :- use_module(library(apply)).
 :- use_module(library(pairs)).
 :- use_module(library(ordsets)).
+:- use_module(library(assoc)).
 :- use_module(library(aggregate)).
 :- use_module(library(solution_sequences)).
 % Stems for goal terms (distinct_on_goal_/3). A SWI-Prolog built without the nlp package has
@@ -847,12 +848,20 @@ fused_score_(Vs, Best, WS, WL, Score) :-
     Score0 is WS * max(0.0, C) + WL * LN,
     Score is round(Score0 * 10000) / 10000.
 
+% Keyed by a maplist/3, not a findall/3: findall copies each pair twice, and a frame sorts its
+% ~250 hits this way after each prior (~50 us a sort).
 sort_by_score_(Pairs, Sorted) :-
-    findall(NS-(K-S), ( member(K-S, Pairs), negated_(S, NS) ), Keyed),
+    maplist(score_keyed_, Pairs, Keyed),
     keysort(Keyed, KeyedSorted),
     pairs_values(KeyedSorted, Sorted).
 
-negated_(S, NS) :- NS is -S.
+score_keyed_(K-S, NS-(K-S)) :- NS is -S.
+
+% A candidate keyed by its score negated, best first after keysort/2 (sort_by_score_/2's
+% maplist in place of a findall).
+candidate_keyed_(C, NS-C) :-
+    C = c(_, S, _, _, _),
+    NS is -S.
 
 % The focus is verbatim memory: an arc the jump lands on lifts its member items (the walk still
 % brings arcs in as stand-ins for their members) to half its score plus half their own, so the
@@ -860,17 +869,22 @@ negated_(S, NS) :- NS is -S.
 % ties all its steps at one score. Session rollups summarise whole sessions: they never seed.
 % In a mount only the members in its region are lifted: an arc is linked to one cell, and its
 % steps may lie in cells the mount does not reach.
+% A member's own score is looked up in an AVL tree of the pairs (the first score of each key,
+% as memberchk/2 finds it in the list): a frame's ~250 hits hold ~25 arcs of ~10 members, and
+% a scan of the list per member cost ~0.5 ms of a frame where a goal names a failing test.
 open_arcs_(Segment, Pairs, Out) :-
-    findall(K-S, ( member(R-S0, Pairs), record_items_(R, S0, Pairs, Segment, K, S) ), Opened),
+    sort(1, @<, Pairs, ByKey),
+    list_to_assoc(ByKey, Scores),
+    findall(K-S, ( member(R-S0, Pairs), record_items_(R, S0, Scores, Segment, K, S) ), Opened),
     best_pairs_(Opened, Out).
 
 record_items_(R, S, _, _, R, S) :-
     item(R), !.
-record_items_(A, S0, Pairs, Segment, H, S) :-
+record_items_(A, S0, Scores, Segment, H, S) :-
     arc(A), !,
     arc_member(A, H),
     (   Segment = mount(_, _, _) -> in_segment_(H, Segment) ; true ),
-    (   memberchk(H-Own, Pairs) -> true ; Own = 0.0 ),
+    (   get_assoc(H, Scores, Own) -> true ; Own = 0.0 ),
     S is round((0.5 * S0 + 0.5 * Own) * 10000) / 10000.
 
 best_pairs_(Pairs, Best) :-
@@ -1592,10 +1606,10 @@ neighbour_(Settings, Id, Other, W, near) :-
 % An arc with several members stands in for them; a small arc contributes its members.
 story_neighbour_(Id, Arc, 0.85, arc) :-
     item_arc(Id, Arc),
-    aggregate_all(count, arc_member(Arc, _), N), N > 2.
+    arc_has_more_than_two_(Arc).
 story_neighbour_(Id, Mate, 0.85, arc) :-
     item_arc(Id, Arc),
-    aggregate_all(count, arc_member(Arc, _), N), N =< 2,
+    \+ arc_has_more_than_two_(Arc),
     arc_member(Arc, Mate), Mate \== Id.
 story_neighbour_(Arc, Member, 0.8, arc) :-
     arc(Arc),
@@ -1604,6 +1618,11 @@ story_neighbour_(Id, Other, 0.6, near) :-
     item_session(Id, S), item_seq(Id, Q),
     ( Q1 is Q - 1 ; Q1 is Q + 1 ),
     session_item(S, Q1, Other).
+
+% Counted up to the third member: a seed's arc can hold hundreds (a run of test failures, a
+% day's edits), and counting them all, twice per seed, cost ~1 ms of such a frame.
+arc_has_more_than_two_(Arc) :-
+    aggregate_all(count, limit(3, arc_member(Arc, _)), 3).
 
 % Entities that pick out something specific, not the whole session or tool.
 walk_predicate_(touches_file).
@@ -1638,10 +1657,12 @@ bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds0),
     sort(SeedIds0, SeedIds),
     bridge_weight_(W),
+    rare_entities_(Seeds, Rare),
     findall(c(Other, S, bridge(Id, E), 1, near),
             ( member(c(Id, S0, _, _, _), Seeds),
               record_sessions_(Id, Sessions),
-              bridge_entity_(Id, E),
+              distilled(Id, entity, E),
+              ord_memberchk(E, Rare),
               distilled(Other, entity, E),
               item(Other),
               \+ ord_memberchk(Other, SeedIds),
@@ -1667,12 +1688,19 @@ bridged_if_better_(Bridged, c(Id, S, By, Hops, Role), C) :-
 bridge_df_(8).
 bridge_weight_(0.7).
 
-% A named thing of Id that two to bridge_df_/1 items hold (arcs and rollups, which repeat
-% their members' entities, not counted).
-bridge_entity_(Id, E) :-
+% rare_entities_(+Seeds, -Rare): the named things of the seeds that two to bridge_df_/1 items
+% hold (arcs and rollups, which repeat their members' entities, not counted), an ordered set.
+% Each is counted once per frame: seeds about one failing test name the same test file and
+% error, and counting an entity's holders (up to bridge_df_/1 + 1, each read from its record)
+% per seed that names it cost ~1.5 ms of such a frame.
+rare_entities_(Seeds, Rare) :-
+    findall(E, ( member(c(Id, _, _, _, _), Seeds), distilled(Id, entity, E) ), Es0),
+    sort(Es0, Es),
+    include(rare_entity_, Es, Rare).
+
+rare_entity_(E) :-
     bridge_df_(Max),
     Over is Max + 1,
-    distilled(Id, entity, E),
     aggregate_all(count, limit(Over, ( distilled(X, entity, E), item(X) )), N),
     N >= 2, N =< Max.
 
@@ -1687,9 +1715,13 @@ record_sessions_(Id, Sessions) :-
 % those tied), in the order of the records. One sort by record and then score (keysort/2 is
 % stable), the first of each record's run taken: a sort per record cost ~0.5 ms of a frame.
 best_per_id_(Cands, Best) :-
-    findall(k(Id, NS)-C, ( member(C, Cands), C = c(Id, S, _, _, _), negated_(S, NS) ), Keyed),
+    maplist(record_keyed_, Cands, Keyed),
     keysort(Keyed, Sorted),
     first_per_id_(Sorted, Best).
+
+record_keyed_(C, k(Id, NS)-C) :-
+    C = c(Id, S, _, _, _),
+    NS is -S.
 
 first_per_id_([], []).
 first_per_id_([k(Id, _)-C|T], [C|Best]) :-
@@ -1746,7 +1778,7 @@ merge_candidates_(Seeds, Expanded, Reserve, Candidates) :-
     append(Expanded, Reserve, Found),
     exclude(candidate_in_(SeedIds), Found, Rest1),
     best_per_id_(Rest1, Rest0),
-    findall(NS-C, ( member(C, Rest0), C = c(_, S, _, _, _), negated_(S, NS) ), Keyed),
+    maplist(candidate_keyed_, Rest0, Keyed),
     keysort(Keyed, Sorted),
     pairs_values(Sorted, Rest),
     append(Seeds, Rest, Candidates).
@@ -1895,7 +1927,7 @@ refill_left_out_(_, _, _, New, Free, New, Free, []).
 
 % Candidates best first (a stable sort: equal scores keep their order).
 by_score_(Cands, Sorted) :-
-    findall(NS-C, ( member(C, Cands), C = c(_, S, _, _, _), negated_(S, NS) ), Keyed),
+    maplist(candidate_keyed_, Cands, Keyed),
     keysort(Keyed, SortedPairs),
     pairs_values(SortedPairs, Sorted).
 
@@ -2721,11 +2753,8 @@ crumbs_(Cands, Seg, Settings, Budget, S0, S, N, Crumbs) :-
     ).
 
 crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
-    (   record_ceiling_(Settings, Id, Ceiling)
-    ->  available_levels_(Id, Ceiling, Levels)
-    ;   Levels = []
-    ),
-    (   last(Levels, L),
+    (   record_ceiling_(Settings, Id, Ceiling),
+        least_detailed_level_(Id, Ceiling, L),
         fact_tokens_(Id, 0, L, Tok),    % a breadcrumb is the bare rung: no speaker label
         S0 + Tok + Settings.crumb_framing =< Budget
     ->  rung(Id, L, Text),
@@ -2752,6 +2781,17 @@ render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Frame
     time_of_(Id, Time),
     dirty_beliefs_(Id, Dirty).
 
+% least_detailed_level_(+Id, +Ceiling, -Level): the last of available_levels_/3's levels, found
+% from the least detailed up: a frame that spent its budget looks at hundreds of candidates past
+% it, most of which hold every rung, and reading all four (the verbatim text among them) to
+% keep the last cost ~1 ms of such a frame.
+least_detailed_level_(Id, Ceiling, Level) :-
+    level_rank(Ceiling, CR),
+    member(Level, [l3, l2, l1, l0]),
+    level_rank(Level, R),
+    R >= CR,
+    once(rung(Id, Level, _)), !.
+
 source_of_(Id, Source) :-
     (   item_source(Id, S) -> Source = S
     ;   cell(Id) -> atom_concat('cell:', Id, A), atom_string(A, Source)
@@ -2768,8 +2808,12 @@ time_of_(Id, Time) :-
     ).
 
 % Beliefs resting on this item that went dirty (when the belief system is loaded).
+% Most memories hold no dirty belief at all: the first look answers for them (as
+% marked_dirty_/1), before a search of the beliefs' supports for each fact of the frame.
 dirty_beliefs_(Id, Dirty) :-
-    (   current_predicate(atc_tms:item_dirty_beliefs/2)
+    (   current_predicate(atc_tms:item_dirty_beliefs/2),
+        current_predicate(atc_tms:dirty/4),
+        once(atc_tms:dirty(_, _, _, _))
     ->  catch(atc_tms:item_dirty_beliefs(Id, Dirty), _, Dirty = [])
     ;   Dirty = []
     ).

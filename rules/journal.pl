@@ -361,7 +361,9 @@ stored_goal_(Goal, Stored) :-
 stored_pointer_(Pointer, Src, Stored) :-
     (   var(Pointer)
     ->  (   integer(Stored)
-        ->  format(string(Pointer), "~w:~d", [Src, Stored])
+        ->  string_concat(Src, ":", Head),       % not format/3: a frame writes ~50 of these
+            number_string(Stored, Line),
+            string_concat(Head, Line, Pointer)
         ;   Pointer = Stored
         )
     ;   atom_length(Src, N),

@@ -27,6 +27,13 @@ test(vocabulary, [setup(fresh), true(K-G-P-F == error-"goal"-"f:1"-'a.py')]) :-
     journal_add_items([I], _),
     item_kind(h1, K), item_goal(h1, G), item_source(h1, P), relation(h1, touches_file, F).
 
+% A pointer Source:Line whose source is the item's own is stored as the line alone (an
+% integer) and written back as text when read.
+test(a_line_pointer_reads_back_as_source_and_line, [setup(fresh), true(P-H == "src:7"-h1)]) :-
+    journal_add_items([item(h1, src, "s1", 0, turn, user, "", "", default, "src:7", "t", [])], _),
+    item_source(h1, P),
+    once(item_source(H, "src:7")).
+
 test(text_is_data, [setup(fresh), true(T == "foo :- halt. 'q' \"d\"")]) :-
     item_term(h2, conclusion, "foo :- halt. 'q' \"d\"", I),
     journal_add_items([I], _),

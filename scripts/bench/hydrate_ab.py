@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Warm hydration of two code trees on one home, alternated goal by goal: CPU and wall time of
+each, and whether their frames hold the same facts.
+
+A speed change to hydration is a few milliseconds of a ~25 ms frame, and on a shared machine
+the load moves more than that between two runs a minute apart. Here two worker processes, one
+per tree (``--base``: a git revision, or a folder holding ``host/``, ``rules/`` and ``facts/``;
+``--new``: this checkout by default), open the same home and hydrate the same goals
+(hydrate.py's agent goals) in turn, the order swapped every goal, so load falls on both alike.
+Each worker times ``hydration.hydrate`` (wall and process CPU; ``--entity-walk`` walks
+the entity graph instead of the cells) and returns the frame's facts
+(handle, segment, level, tokens, seeded_by, score) and its text without the receipt line; the
+driver reports p50/p95 of each tree per round and counts the goals whose frames differ.
+
+    .venv/bin/python scripts/bench/hydrate_ab.py --home HOME --base main --rounds 3
+
+Receipts are not stored (hydration.hydrate with ``store_receipt=False``): two writers of one
+home's receipts would make hot cells, which read them, depend on the interleaving.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_env import ROOT, percentile_ms, progress  # noqa: E402
+from hydrate import agent_goals  # noqa: E402
+
+WORKER = r"""
+import json, sys, time
+src, home, budget, plane = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+cells = None if sys.argv[5] == "auto" else False
+sys.path.insert(0, src + "/host")
+from attention_cloud import Memory
+from attention_cloud.hydration import hydrate
+mem = Memory.open(home)
+mem.jump.vectors.wait_for_index()
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    goal = json.loads(line)["goal"]
+    wall, cpu = time.perf_counter(), time.process_time()
+    frame = hydrate(mem, goal, budget=budget, plane=plane, cells=cells, store_receipt=False)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    facts = [[f.handle, f.segment, f.level, f.tokens, f.seeded_by, f.score] for f in frame.facts]
+    text = frame.text.split("\n", 2)[-1]
+    print(json.dumps({"wall": wall, "cpu": cpu, "facts": facts, "text": text}), flush=True)
+"""
+
+
+def tree_of(spec: str, scratch: Path) -> Path:
+    """A folder holding the code of ``spec``: the folder itself, or the git revision ``spec``
+    of this repository unpacked (host, rules, facts) under ``scratch``."""
+    if Path(spec).is_dir():
+        return Path(spec).resolve()
+    out = scratch / spec.replace("/", "_")
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", spec, "host", "rules", "facts"],
+                             check=True, capture_output=True).stdout
+    out.mkdir(parents=True)
+    with tempfile.TemporaryFile() as fh:
+        fh.write(archive)
+        fh.seek(0)
+        with tarfile.open(fileobj=fh) as tar:
+            tar.extractall(out)
+    return out
+
+
+class Worker:
+    """One tree's process: hydrate a goal, answer its times and facts."""
+
+    def __init__(self, src: Path, home: Path, budget: int, plane: str, cells: str) -> None:
+        env = dict(os.environ, PYTHONPATH=str(src / "host"))
+        self.proc = subprocess.Popen([sys.executable, "-c", WORKER, str(src), str(home),
+                                      str(budget), plane, cells],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     env=env)
+        assert json.loads(self.proc.stdout.readline())["ready"]
+
+    def hydrate(self, goal: str) -> dict:
+        self.proc.stdin.write(json.dumps({"goal": goal}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--home", type=Path, required=True, help="a curated home (read only)")
+    parser.add_argument("--base", required=True, help="git revision or folder: the tree before")
+    parser.add_argument("--new", default=str(ROOT), help="git revision or folder (default: here)")
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--budget", type=int, default=2000)
+    parser.add_argument("--plane", default="default")
+    parser.add_argument("--seed", type=int, default=7, help="goal generator seed (default 7)")
+    parser.add_argument("--entity-walk", action="store_true",
+                        help="walk the entity graph, not the cells (cells=False)")
+    args = parser.parse_args(argv)
+
+    goals = agent_goals(args.queries + args.warmup, args.seed)
+    warm, timed = goals[: args.warmup], goals[args.warmup:]
+    with tempfile.TemporaryDirectory() as scratch:
+        trees = {"base": tree_of(args.base, Path(scratch)), "new": tree_of(args.new, Path(scratch))}
+        progress(f"trees: {trees['base']} against {trees['new']}")
+        cells = "false" if args.entity_walk else "auto"
+        workers = {name: Worker(src, args.home, args.budget, args.plane, cells)
+                   for name, src in trees.items()}
+        try:
+            for goal in warm:
+                for w in workers.values():
+                    w.hydrate(goal)
+            differ: set[int] = set()
+            for r in range(args.rounds):
+                seen: dict[str, dict[str, list[float]]] = {n: {"wall": [], "cpu": []} for n in workers}
+                for i, goal in enumerate(timed):
+                    order = ["base", "new"] if (i + r) % 2 == 0 else ["new", "base"]
+                    got = {name: workers[name].hydrate(goal) for name in order}
+                    for name, out in got.items():
+                        seen[name]["wall"].append(out["wall"])
+                        seen[name]["cpu"].append(out["cpu"])
+                    if (got["base"]["facts"], got["base"]["text"]) != (got["new"]["facts"], got["new"]["text"]):
+                        differ.add(i)
+                load = os.getloadavg()[0]
+                print(f"round {r + 1} (load {load:.1f}): " + "; ".join(
+                    f"{name} CPU p50 / p95 {percentile_ms(s['cpu'], 50):.1f} / "
+                    f"{percentile_ms(s['cpu'], 95):.1f} ms, wall {percentile_ms(s['wall'], 50):.1f} / "
+                    f"{percentile_ms(s['wall'], 95):.1f}, CPU mean {statistics.mean(s['cpu']) * 1000:.2f}"
+                    for name, s in seen.items()), flush=True)
+            print(f"frames that differ: {len(differ)} of {len(timed)} goals"
+                  + (f" ({sorted(differ)})" if differ else ""))
+        finally:
+            for w in workers.values():
+                w.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,95 @@
+:- use_module('../../rules/store').
+:- use_module('../../rules/journal').
+:- use_module('../../rules/ladder').
+:- use_module('../../rules/hydrate').
+:- use_module(library(plunit)).
+:- use_module(library(lists)).
+
+/* What the walk, the jump's arcs and the breadcrumbs read of memory, pinned where hydration
+   reads it the cheap way: an arc's size counted to its third member, an arc member's own score
+   found in a tree of the hits, the rarity of each named thing told once per frame, a
+   breadcrumb's rung found from the least detailed up. Each answer is the one the plain
+   reading (written out here) gives. */
+
+item_(H, Seq, item(H, src, "s", Seq, turn, user, "", "2024-01-05T10:00:00Z", default, Pointer,
+                   "text", [])) :-
+    format(string(Pointer), "src:~d", [Seq]).
+
+memory :-
+    store_reset,
+    numlist(0, 19, Seqs),
+    findall(H, ( member(I, Seqs), atom_concat(h, I, H) ), Hs),
+    maplist(item_, Hs, Seqs, Items),
+    journal_add_items(Items, _),
+    % arcs of 2, 3 and 12 members
+    ladder_store([arc(a2, "s", "g", [h0, h1]), arc(a3, "s", "g", [h2, h3, h4]),
+                  arc(a12, "s", "g", [h5, h6, h7, h8, h9, h10, h11, h12, h13, h14, h15, h16])]),
+    % entity "one" held by one item, "two" by two, "eight" by eight, "nine" by nine
+    findall(H-Es, ( member(I, Seqs), atom_concat(h, I, H), entities_(I, Es) ), Named),
+    forall(member(H-Es, Named),
+           ( findall(entity-E, member(E, Es), Fields),
+             ladder_store([rungs(H, c, "summary", "distilled", "skeleton", t(3, 2, 1), Fields, [H])])
+           )).
+
+entities_(I, Es) :-
+    findall(E, ( member(E-N, ["one"-1, "two"-2, "eight"-8, "nine"-9]), I < N ), Es).
+
+% The plain readings the cheap ones stand for.
+plain_story_(Id, N) :-
+    item_arc(Id, Arc),
+    aggregate_all(count, arc_member(Arc, _), C),
+    (   C > 2 -> N = Arc ; arc_member(Arc, N), N \== Id ).
+
+plain_rare_(E) :-
+    aggregate_all(count, limit(9, ( distilled(X, entity, E), item(X) )), N),
+    N >= 2, N =< 8.
+
+:- begin_tests(hydrate_walk, [setup(memory), cleanup(store_reset)]).
+
+test(a_seed_in_an_arc_of_two_brings_its_mate, [true(Ns == [h1])]) :-
+    findall(N, atc_hydrate:story_neighbour_(h0, N, 0.85, arc), Ns).
+
+test(an_arc_of_three_or_more_stands_in_for_its_members, [true(Ns-Ns12 == [a3]-[a12])]) :-
+    findall(N, atc_hydrate:story_neighbour_(h3, N, 0.85, arc), Ns),
+    findall(N, atc_hydrate:story_neighbour_(h9, N, 0.85, arc), Ns12).
+
+test(story_neighbours_are_those_of_the_plain_count, [true(Cheap == Plain)]) :-
+    findall(H-N, ( between(0, 19, I), atom_concat(h, I, H),
+                   atc_hydrate:story_neighbour_(H, N, 0.85, arc) ), Cheap),
+    findall(H-N, ( between(0, 19, I), atom_concat(h, I, H), plain_story_(H, N) ), Plain).
+
+% An arc the jump lands on gives way to its members, each at half its score plus half their
+% own (0 for a member no search returned), or its own when higher; a member named twice in
+% the hits counts its first score (with the second, 0.1, h0 would keep its own 0.6).
+test(an_arc_opens_into_its_members_by_their_first_score,
+     [true(Out == [h0-0.7, h1-0.4])]) :-
+    atc_hydrate:open_arcs_(default, [a2-0.8, h0-0.6, h0-0.1, x-0.0], Out0),
+    exclude([K-_]>>(K == x), Out0, Out).
+
+test(a_member_no_search_returned_counts_zero, [true(S =:= 0.4)]) :-
+    atc_hydrate:open_arcs_(default, [a2-0.8], Out),
+    memberchk(h1-S, Out).
+
+test(rare_entities_are_those_held_by_two_to_eight_items, [true(Rare == ["eight", "two"])]) :-
+    atc_hydrate:rare_entities_([c(h0, 1.0, relevance, 0, seed), c(h1, 0.5, relevance, 0, seed)],
+                               Rare).
+
+test(rare_entities_agree_with_the_plain_count, [true(Rare == Plain)]) :-
+    atc_hydrate:rare_entities_([c(h0, 1.0, relevance, 0, seed)], Rare),
+    findall(E, ( member(E, ["eight", "nine", "one", "two"]), plain_rare_(E) ), Plain).
+
+test(a_breadcrumb_is_the_least_detailed_rung_under_the_ceiling,
+     [true(Got == [l3, l3, l3, l3, l0])]) :-
+    findall(L, ( member(Id-C, [h0-l0, h0-l1, h0-l2, h0-l3, unrung-l0]),
+                 ( Id == unrung -> journal_add_items([item(unrung, src, "s", 99, turn, user, "",
+                                                          "", default, "src:99", "bare", [])], _)
+                 ; true ),
+                 atc_hydrate:least_detailed_level_(Id, C, L) ),
+            Got).
+
+test(the_least_detailed_rung_is_the_last_available_level, [true(Cheap == Plain)]) :-
+    findall(L, ( member(C, [l0, l1, l2, l3]), atc_hydrate:least_detailed_level_(h4, C, L) ), Cheap),
+    findall(L, ( member(C, [l0, l1, l2, l3]), atc_hydrate:available_levels_(h4, C, Ls),
+                 last(Ls, L) ), Plain).
+
+:- end_tests(hydrate_walk).
