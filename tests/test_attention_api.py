@@ -258,6 +258,22 @@ def test_beliefs_and_trace_survive_reopening(tmp_path, pl):
         mem.close()
 
 
+def test_a_controller_of_a_closed_memory_refuses_reads_as_it_refuses_writes(tmp_path, pl):
+    """After `mem.close()` its controller's writes were refused but its reads answered from
+    the process-wide engine (`trace` gave [], `beliefs` whatever home was opened next)."""
+    from attention_cloud import Memory
+
+    mem = Memory.open(tmp_path / "home")
+    ctl = Controller(pl, "agent", memory=mem)
+    deploy_scenario(ctl)
+    assert ctl.beliefs(now=NOW)
+    mem.close()
+    for read in (lambda: ctl.beliefs(now=NOW), lambda: ctl.trace("deploy"),
+                 lambda: ctl.belief("compat", now=NOW)):
+        with pytest.raises(UsageError, match="closed"):
+            read()
+
+
 def _yes_no_goal(ctl: Controller, *, age: float, loss: float = 10.0, rule=None) -> None:
     """Two yes/no claims read minutes apart; the goal's option depends on both."""
     ctl.add_source("health", claim_type="live_system_state", authority=0.96, cost=0.1)

@@ -128,6 +128,10 @@ class Controller:
 
     def _read(self, pred: str, *args: Any) -> Any:
         _check_text(args)
+        if not self.transient and self._memory is not None:
+            # a UsageError once that Memory is closed: the engine is process-wide, and a read
+            # answered from whatever home was opened after it (or from nothing) as if its own
+            self._memory.pl
         with api_lock.held():
             result = self.pl.once(f"{_API}:{pred}", self.scope, *args)
         if result is None:  # pragma: no cover - every read predicate is det
