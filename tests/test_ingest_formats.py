@@ -33,6 +33,7 @@ ONE_OF_EACH = {
     "telegram": "telegram_result.json",
     "slack": "slack_export/running-club/2023-05-08.json",
     "discord": "discord_export.json",
+    "gemini": "gemini_cli_session.json",
 }
 
 

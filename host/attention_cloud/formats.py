@@ -50,6 +50,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
              "for names",
     "discord": "Discord channel exports of DiscordChatExporter (JSON: guild, channel, "
                "messages), each message with its author and time, replies linked",
+    "gemini": "Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.json: user and "
+              "gemini messages, tool calls with their results) and Gemini API contents "
+              "(role/parts lists such as /chat save checkpoints, {\"contents\": [...]})",
 }
 """Every format the parser understands, by the name ``format=`` accepts, with one line saying
 what it reads (``atc ingest --list-formats`` prints them)."""

@@ -67,6 +67,10 @@ Formats (detected from the content; ``format=`` overrides)
     ``discord``
         DiscordChatExporter JSON exports: a channel a session ``<guild>/#<channel>``, each
         message with its author and time, replies linked (:mod:`.discord`).
+    ``gemini``
+        Gemini CLI session recordings (``~/.gemini/tmp/<project>/chats/session-*.json``), each
+        tool call paired with its result in place, and Gemini API contents (``role``/``parts``
+        lists: ``/chat save`` checkpoints, request bodies) (:mod:`.gemini`).
 
     :data:`FORMAT_DESCRIPTIONS` has a line on each (``atc ingest --list-formats``). Claude Code
     2.1 specifics (task notifications, subagent files, compaction) are in

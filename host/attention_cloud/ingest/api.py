@@ -14,6 +14,7 @@ from .claude_code import ClaudeCodeParser
 from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
 from .discord import DiscordParser
+from .gemini import GeminiParser
 from .langchain_messages import LangChainParser
 from .locomo import LoCoMoParser
 from .longmemeval import LongMemEvalParser
@@ -43,6 +44,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "anthropic": AnthropicMessagesParser,
     "openai-responses": ResponsesParser,
     "codex": ResponsesParser,
+    "gemini": GeminiParser,
     "langchain": LangChainParser,
     "chatgpt": ChatGPTExportParser,
     "sharegpt": ShareGPTParser,

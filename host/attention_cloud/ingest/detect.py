@@ -18,7 +18,9 @@ instance (``haystack_sessions``) means ``longmemeval``. As one document: a Teleg
 export (a chat's ``messages`` typed ``message`` or ``service``, or an account's ``chats.list``)
 means ``telegram``, a list of messages typed ``message`` with an epoch ``ts`` (a Slack
 export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``, a
-DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``; a
+DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``, a
+Gemini CLI session (``messages`` typed ``user``/``gemini``), Gemini API contents (``role``
+``model`` with ``parts``, or ``{"contents"}``) or Gemini CLI's ``logs.json`` ``gemini``; a
 list of conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``; an
 object with SWE-agent's ``history`` or ``trajectory`` steps, or a list of messages with
 mini-swe-agent's shell blocks and ``<returncode>`` outputs, means ``trajectory``; a list of
@@ -55,6 +57,7 @@ from .openai_responses import is_responses_document, is_responses_item, is_rollo
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
 from .discord import is_discord_export
+from .gemini import is_gemini_contents, is_gemini_prompt_log, is_gemini_session
 from .slack import is_slack_day, is_slack_metadata
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
@@ -125,6 +128,8 @@ def _json_format(text: str, first: str) -> str | None:
             return "telegram"
         if is_discord_export(value):
             return "discord"
+        if _is_gemini(value):  # its "messages" have no role either
+            return "gemini"
         return _record_format(value) or _document_format(value)
     if _opens_a_document(body):
         try:
@@ -230,6 +235,8 @@ def _document_format(document: Any) -> str | None:
         return "discord"
     if is_chatgpt_export(document):
         return "chatgpt"
+    if _is_gemini(document):
+        return "gemini"
     if is_trajectory(document):
         return "trajectory"
     if is_openhands(document):
@@ -249,6 +256,14 @@ def _document_format(document: Any) -> str | None:
                                        or isinstance(document.get("role"), str)):
         return "openai"  # a conversation, or one message laid out over lines
     return _benchmark_format(document)
+
+
+def _is_gemini(document: Any) -> bool:
+    """A Gemini CLI session, Gemini API contents (``role`` ``model``, ``parts``) or Gemini
+    CLI's prompt log: checked before the chat formats, whose ``role`` or ``messages`` they
+    resemble."""
+    return (is_gemini_session(document) or is_gemini_contents(document)
+            or is_gemini_prompt_log(document))
 
 
 def _record_format(value: Any) -> str | None:
