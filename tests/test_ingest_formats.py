@@ -34,6 +34,7 @@ ONE_OF_EACH = {
     "slack": "slack_export/running-club/2023-05-08.json",
     "discord": "discord_export.json",
     "gemini": "gemini_cli_session.json",
+    "aider": "aider_project/.aider.chat.history.md",
 }
 
 

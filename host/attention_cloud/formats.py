@@ -53,6 +53,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "gemini": "Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.json: user and "
               "gemini messages, tool calls with their results) and Gemini API contents "
               "(role/parts lists such as /chat save checkpoints, {\"contents\": [...]})",
+    "aider": "aider's chat history (.aider.chat.history.md): each chat a session from its "
+             "'# aider chat started at' line, #### user messages, replies, and aider's > "
+             "output (edits applied as file operations, commits, errors)",
 }
 """Every format the parser understands, by the name ``format=`` accepts, with one line saying
 what it reads (``atc ingest --list-formats`` prints them)."""

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from ..errors import InputError, UsageError
+from .aider import AiderParser
 from .anthropic_messages import AnthropicMessagesParser
 from .budget import apply_item_budget, check_budget
 from .chatgpt_export import ChatGPTExportParser
@@ -45,6 +46,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "openai-responses": ResponsesParser,
     "codex": ResponsesParser,
     "gemini": GeminiParser,
+    "aider": AiderParser,
     "langchain": LangChainParser,
     "chatgpt": ChatGPTExportParser,
     "sharegpt": ShareGPTParser,

@@ -31,8 +31,9 @@ conversation's ``events`` folder) and that folder's ``base_state.json``; a list 
 records means ``sharegpt``; a list (or ``input``/``output``) of Responses API items means
 ``openai-responses``, of LangChain messages ``langchain``, of messages with Anthropic's tool or
 thinking blocks (or a request body with a top-level ``system``) ``anthropic``; any other JSON
-array of messages, a document with ``messages``, or one message, means ``openai``. Otherwise a
-timed speaker heading (``## User (03:56 UTC)``) means ``markdown``, and a speaker line
+array of messages, a document with ``messages``, or one message, means ``openai``. Otherwise an
+aider chat history (a ``# aider chat started at`` line) means ``aider``, a
+timed speaker heading (``## User (03:56 UTC)``) ``markdown``, and a speaker line
 (``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else cannot be detected, and
 says so. A WhatsApp export (its first line ``[5/8/23, 1:56:03 PM] Priya: …`` or ``08/05/2023,
 13:56 - Priya: …``) is recognised before all of these: its lines open with a bracket.
@@ -45,6 +46,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .aider import is_aider_history
 from .anthropic_messages import is_anthropic_conversation, is_anthropic_message
 from .chatgpt_export import is_chatgpt_export
 from .langchain_messages import is_langchain_conversation, is_langchain_message
@@ -108,6 +110,8 @@ def detect_source_format(source: Source) -> str:
         found = _json_format(text, head[0])
         if found:
             return found
+    if is_aider_history(head):  # before markdown: its "####" lines are no headings
+        return "aider"
     if has_timed_headings(text):
         return "markdown"
     if has_speaker_lines(text):
