@@ -45,11 +45,10 @@ from .classify import (
     user_message_kind,
 )
 from .collector import ItemCollector
-from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .gemini import SLASH_COMMAND
 from .plain_text import FENCE
 from .pointers import line_pointer
-from .source import Source, fail, require_text
+from .source import Source, fail
 from .tools import ToolCall, describe_file_call
 
 CHAT_STARTED = re.compile(r"# aider chat started at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)[ \t]*")
@@ -108,12 +107,7 @@ class AiderParser:
 
     def parse(self, source: Source) -> int:
         """Read every message; return how many there were."""
-        text, found, open_at = scan_tag_blocks(require_text(source), ENVELOPE_TAG,
-                                               keep_newlines=True)
-        self.collector.envelopes_stripped += found
-        if open_at >= 0:
-            self.collector.skip(text.count("\n", 0, open_at) + 1,
-                                "unclosed <memory-frame> envelope: the rest of the file is dropped")
+        text = self.collector.text_without_envelopes(source)
         messages = 0
         for block in _blocks(text.split("\n"), self):
             messages += 1
