@@ -35,6 +35,7 @@ ONE_OF_EACH = {
     "discord": "discord_export.json",
     "gemini": "gemini_cli_session.json",
     "aider": "aider_project/.aider.chat.history.md",
+    "notes": "2025-03-payments-sync.md",
 }
 
 

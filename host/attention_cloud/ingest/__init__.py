@@ -75,6 +75,10 @@ Formats (detected from the content; ``format=`` overrides)
         Aider's ``.aider.chat.history.md``: each chat a session from its ``# aider chat started
         at`` line, ``####`` user messages, replies, aider's ``>`` output (edits applied are
         file operations) (:mod:`.aider`).
+    ``notes``
+        Dated Markdown notes (meeting notes, a journal): each paragraph and list item a
+        ``note`` on the day of the dated heading above it, its goal the headings above it
+        (:mod:`.notes`).
 
     :data:`FORMAT_DESCRIPTIONS` has a line on each (``atc ingest --list-formats``). Claude Code
     2.1 specifics (task notifications, subagent files, compaction) are in

@@ -104,6 +104,7 @@ class AiderParser:
         self.session = default_session
         self.time = ""
         self.reply = ""  # the last reply, whose edit blocks "Applied edit" lines refer to
+        self.chats = 0  # "# aider chat started at" lines read
 
     def parse(self, source: Source) -> int:
         """Read every message; return how many there were."""
@@ -113,13 +114,14 @@ class AiderParser:
             messages += 1
             self._block(block, source.pointer_base)
         self.collector.records_read += messages
-        if not messages and not self.time:
+        if not self.chats:
             raise fail(source.name, 'no aider chat found ("# aider chat started at ..." and '
                                     '"#### " messages)')
         return messages or 1
 
     def start_chat(self, number: int, started: str) -> None:
         """A ``# aider chat started at`` line: a new session from here on."""
+        self.chats += 1
         self.session = f"{self.default_session}@{started}"
         self.time = self.collector.time(number, started)
         self.reply = ""

@@ -20,6 +20,7 @@ from .langchain_messages import LangChainParser
 from .locomo import LoCoMoParser
 from .longmemeval import LongMemEvalParser
 from .markdown_log import MarkdownLogParser
+from .notes import NotesParser
 from .openai_chat import OpenAIChatParser
 from .openai_responses import ResponsesParser
 from .openhands import OpenHandsParser
@@ -47,6 +48,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "codex": ResponsesParser,
     "gemini": GeminiParser,
     "aider": AiderParser,
+    "notes": NotesParser,
     "langchain": LangChainParser,
     "chatgpt": ChatGPTExportParser,
     "sharegpt": ShareGPTParser,

@@ -34,7 +34,8 @@ thinking blocks (or a request body with a top-level ``system``) ``anthropic``; a
 array of messages, a document with ``messages``, or one message, means ``openai``. Otherwise an
 aider chat history (a ``# aider chat started at`` line) means ``aider``, a
 timed speaker heading (``## User (03:56 UTC)``) ``markdown``, and a speaker line
-(``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else cannot be detected, and
+(``User:``, ``## Assistant``, ``Priya:``) means ``text``; failing those, a heading that is a
+date or ends with one (``## 2025-03-04``) means ``notes``. Anything else cannot be detected, and
 says so. A WhatsApp export (its first line ``[5/8/23, 1:56:03 PM] Priya: …`` or ``08/05/2023,
 13:56 - Priya: …``) is recognised before all of these: its lines open with a bracket.
 """
@@ -53,6 +54,7 @@ from .langchain_messages import is_langchain_conversation, is_langchain_message
 from .locomo import is_locomo_sample
 from .longmemeval import is_longmemeval_instance
 from .markdown_log import has_timed_headings
+from .notes import has_dated_headings
 from .openhands import is_openhands, is_openhands_run
 from .openhands_sdk import EVENT_KINDS, is_base_state, is_sdk_event
 from .openai_responses import is_responses_document, is_responses_item, is_rollout_line
@@ -116,6 +118,8 @@ def detect_source_format(source: Source) -> str:
         return "markdown"
     if has_speaker_lines(text):
         return "text"
+    if has_dated_headings(text):  # notes: no chat, but each note has its day
+        return "notes"
     raise fail(source.name, "cannot detect format")
 
 

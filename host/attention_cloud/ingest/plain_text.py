@@ -91,6 +91,12 @@ _ROLES = {
 }
 
 
+def is_label_word(name: str) -> bool:
+    """True for a word that labels a line (``Note``, ``Action``, ``Decision``) or a log's
+    level (``INFO``) rather than names a person."""
+    return name.lower() in _LABELS or name in _LOG_LEVELS
+
+
 def speaker_of(line: str) -> tuple[str, str] | None:
     """``(role, rest of the line)`` when ``line`` starts a turn, else None."""
     if not line or line[0] not in " \t*_#uUhHaAsStT":
