@@ -148,3 +148,20 @@ def test_cli_ingest_is_an_upsert_and_a_grown_session_adds_only_its_new_turns(tmp
     out = CliRunner().invoke(main, ["query", "item_kind(H, user_goal), item_time(H, T)",
                                     "--home", home, "--format", "json"])
     assert [row["T"] for row in json.loads(out.stdout)][-1] == "2025-10-14T09:25:00Z"
+
+
+def test_streamed_text_parts_are_one_text_and_referenced_files_are_not_the_users_words():
+    contents = [
+        {"role": "user", "parts": [
+            {"text": "explain @src/ledger.py"},
+            {"text": "\n--- Content from referenced files ---"},
+            {"text": "\nContent from @/home/dev/app/src/ledger.py:\n"},
+            {"text": "def export(rows):\n    return [r['currency'] for r in rows]\n"},
+            {"text": "\n--- End of content ---"}]},
+        {"role": "model", "parts": [{"text": "export() reads each row's cur"},
+                                    {"text": "rency key, which EU rows lack."}]}]
+    result = parse_text(json.dumps(contents), name="checkpoint-ledger.json")
+    assert [(i.kind, i.text) for i in result.items] == [
+        ("user_goal", "explain @src/ledger.py"),
+        ("conclusion", "export() reads each row's currency key, which EU rows lack.")]
+    assert result.ignored == {"referenced-files": 1}

@@ -20,6 +20,8 @@ Accepted shapes:
   ``<key> part``. The context Gemini CLI opens a chat with ("This is the Gemini CLI. We are
   setting up the context for our chat ...", and the model's "Got it" after it) is counted as
   ``environment-context``, never a goal; the working directory it names relativises paths;
+  the files an ``@path`` read into a user's message (after ``--- Content from referenced
+  files ---``) are counted as ``referenced-files``, the message kept as the user wrote it;
 * Gemini CLI's prompt log, ``logs.json`` (``{"sessionId", "messageId", "type", "message",
   "timestamp"}`` records): every prompt in it is also in the session's own recording, so its
   records are counted as ``prompt-log``, never kept twice.
@@ -62,6 +64,7 @@ _DATA_PARTS = ("inlineData", "inline_data", "fileData", "file_data", "executable
                "codeExecutionResult")
 _ENVIRONMENT = "This is the Gemini CLI. We are setting up the context for our chat."
 _CONTEXT_REPLY = "Got it. Thanks for the context!"
+_REFERENCED_FILES = "--- Content from referenced files ---"
 _WORKING_DIRECTORY = re.compile(r"working in the directory: (\S[^\n]*)")
 #: Lines of Gemini CLI's shell output that report nothing: "Stderr: (empty)", "Error: (none)".
 _EMPTY_FIELD = re.compile(r"^[A-Z][A-Za-z ]{1,20}: \((?:none|empty)\)[ \t]*\n?", re.MULTILINE)
@@ -183,8 +186,9 @@ class GeminiParser:
             elif kind in ("gemini", "model", "assistant"):
                 if message.get("thoughts"):
                     self.collector.ignore("thinking")
-                self._model_text(text, number, time, pointer, identity)
                 calls = message.get("toolCalls")
+                if text or not calls:  # a message of calls alone is read through them
+                    self._model_text(text, number, time, pointer, identity)
                 for place, call in enumerate(calls if isinstance(calls, list) else ()):
                     self._recorded_call(call, number, time, f"{pointer}/toolCalls/{place}",
                                         f"{identity}/call{place}")
@@ -238,7 +242,7 @@ class GeminiParser:
             parts = [p for p in content.get("parts") or () if isinstance(p, dict)]
             if len(parts) < len(content.get("parts") or ()):
                 self.collector.skip(number, f"a part of content {index} is not an object")
-            text = clean_message("\n".join(
+            text = clean_message("".join(  # a content's text parts are one text, streamed
                 p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought")))
             if any(p.get("thought") for p in parts):
                 self.collector.ignore("thinking")
@@ -325,6 +329,10 @@ class GeminiParser:
 
     def _user(self, text: str, number: int, time: str, pointer: str, identity: str,
               quiet: bool = False) -> None:
+        said, _, files = text.partition(_REFERENCED_FILES)
+        if files:  # the files an @path named, read in after what the user wrote
+            self.collector.ignore("referenced-files")
+            text = said.strip()
         kind = user_message_kind(text)
         if kind == "user_goal" and SLASH_COMMAND.match(text):
             kind = "turn"
@@ -384,7 +392,7 @@ def _content_text(content: Any, collector: ItemCollector) -> str:
                 texts.append(part["text"])
         elif isinstance(part, dict):
             collector.ignore(f"{next(iter(part), 'empty')} part")
-    return "\n".join(texts)
+    return "".join(texts)
 
 
 def _responses(result: Any) -> tuple[list[str], bool]:
