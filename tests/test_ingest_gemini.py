@@ -165,3 +165,14 @@ def test_streamed_text_parts_are_one_text_and_referenced_files_are_not_the_users
         ("user_goal", "explain @src/ledger.py"),
         ("conclusion", "export() reads each row's currency key, which EU rows lack.")]
     assert result.ignored == {"referenced-files": 1}
+
+
+def test_a_result_written_as_one_part_or_as_text_is_the_calls_output():
+    doc = json.loads(FIXTURE.read_text())
+    calls = doc["messages"][1]["toolCalls"]
+    calls[0]["result"] = calls[0]["result"][0]            # one part, not a list
+    calls[1]["name"], calls[1]["args"] = "glob", {"pattern": "**/*.py"}
+    calls[1]["result"] = "src/dates.py\nsrc/app.py"       # text
+    items = parse_text(json.dumps(doc), name="session-one-part.json").items
+    assert items[2].text.startswith("$ pytest tests/test_dates.py -q\nStdout: F\nFAILED")
+    assert items[3].text == "glob **/*.py\nsrc/dates.py\nsrc/app.py"

@@ -396,11 +396,13 @@ def _content_text(content: Any, collector: ItemCollector) -> str:
 
 
 def _responses(result: Any) -> tuple[list[str], bool]:
-    """The texts of ``functionResponse`` parts and whether one reported an error (its
-    ``response`` holds ``error`` rather than ``output``)."""
+    """The texts of ``functionResponse`` parts (a list of parts, one part, or text) and
+    whether one reported an error (its ``response`` holds ``error`` rather than ``output``)."""
+    if isinstance(result, str):  # a result is a list of parts, one part, or text
+        return ([result] if result.strip() else []), False
     texts: list[str] = []
     failed = False
-    for part in result if isinstance(result, list) else ():
+    for part in result if isinstance(result, list) else [result]:
         response = part.get("functionResponse") if isinstance(part, dict) else None
         body = response.get("response") if isinstance(response, dict) else None
         if isinstance(body, dict):
