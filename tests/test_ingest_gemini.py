@@ -176,3 +176,26 @@ def test_a_result_written_as_one_part_or_as_text_is_the_calls_output():
     items = parse_text(json.dumps(doc), name="session-one-part.json").items
     assert items[2].text.startswith("$ pytest tests/test_dates.py -q\nStdout: F\nFAILED")
     assert items[3].text == "glob **/*.py\nsrc/dates.py\nsrc/app.py"
+
+
+def test_contents_logged_a_line_each_and_the_older_function_role():
+    # before: detected as an OpenAI chat, every user turn "empty", every model turn refused
+    contents = [
+        {"role": "user", "parts": [{"text": "fix the build"}], "timestamp": "2025-10-14T09:00:00Z"},
+        {"role": "model", "parts": [{"functionCall": {"name": "run_shell_command",
+                                                      "args": {"command": "make"}}}]},
+        {"role": "function", "parts": [{"functionResponse": {
+            "name": "run_shell_command", "response": {"output": "Stdout: ok\nExit Code: 2"}}}]},
+        {"role": "model", "parts": [{"text": "The build fails in the linker step."}]}]
+    lines = "".join(json.dumps(c) + "\n" for c in contents)
+    assert detect_format(lines) == detect_format(json.dumps(contents)) == "gemini"
+    for text, name, pointers in ((lines, "turns.jsonl", ["turns.jsonl:1", "turns.jsonl:3",
+                                                         "turns.jsonl:4"]),
+                                 (json.dumps(contents), "turns.json", ["turns.json#/0",
+                                                                       "turns.json#/2",
+                                                                       "turns.json#/3"])):
+        result = parse_text(text, name=name)
+        assert [(i.kind, i.pointer) for i in result.items] == list(zip(
+            ["user_goal", "error", "conclusion"], pointers))
+        assert result.items[0].time == "2025-10-14T09:00:00Z"
+        assert result.items[1].text == "$ make\nStdout: ok\nExit Code: 2"

@@ -61,7 +61,12 @@ from .openai_responses import is_responses_document, is_responses_item, is_rollo
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
 from .discord import is_discord_export
-from .gemini import is_gemini_contents, is_gemini_prompt_log, is_gemini_session
+from .gemini import (
+    is_gemini_content,
+    is_gemini_contents,
+    is_gemini_prompt_log,
+    is_gemini_session,
+)
 from .slack import is_slack_day, is_slack_metadata
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
@@ -294,6 +299,8 @@ def _record_format(value: Any) -> str | None:
         return "langchain"
     if is_anthropic_message(value) or is_anthropic_conversation(value):
         return "anthropic"
+    if is_gemini_content(value):  # "parts", not "content": a Gemini API turn
+        return "gemini"
     if isinstance(value.get("role"), str) or isinstance(value.get("messages"), list):
         return "openai"
     return None

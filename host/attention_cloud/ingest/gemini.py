@@ -12,7 +12,9 @@ Accepted shapes:
   ``error`` makes the output an error); ``error`` is an error item; ``info`` and ``warning``
   (the CLI's own notices) are counted;
 * **Gemini API contents**: a JSON list of ``{"role": "user"|"model", "parts": [...]}`` (what
-  Gemini CLI's ``/chat save TAG`` writes to ``checkpoint-TAG.json``), or a request body
+  Gemini CLI's ``/chat save TAG`` writes to ``checkpoint-TAG.json``; the older API's
+  ``function`` role holds responses), JSON Lines of them (a content a line, pointer
+  ``<file>:<line>``, its ``timestamp`` read), or a request body
   ``{"contents": [...], "systemInstruction": {...}}`` (``system_instruction`` too; a system
   turn). Parts: ``text`` (a ``thought: true`` part is the model's reasoning, counted as
   ``thinking``), ``functionCall`` paired with the ``functionResponse`` that answers it (by
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from .classify import (
@@ -52,13 +55,13 @@ from .classify import (
     user_message_kind,
 )
 from .collector import ItemCollector
-from .jsonlines import json_document, strip_document_envelopes
+from .jsonlines import json_document, json_records, strip_document_envelopes
 from .open_calls import OpenCalls
 from .source import Source, fail
 from .tools import ToolCall, describe_call
 
 _SESSION_TYPES = frozenset({"user", "gemini"})
-_API_ROLES = frozenset({"user", "model"})
+_API_ROLES = frozenset({"user", "model"})  # and "function" for responses, in the older API
 _NOTICE_TYPES = frozenset({"info", "warning"})
 _DATA_PARTS = ("inlineData", "inline_data", "fileData", "file_data", "executableCode",
                "codeExecutionResult")
@@ -92,15 +95,16 @@ def is_gemini_session(document: Any) -> bool:
 
 def is_gemini_contents(document: Any) -> bool:
     """True for Gemini API contents: a list of ``{"role", "parts"}`` whose roles are ``user``
-    and ``model`` (one ``model`` at least, or a part only Gemini writes), or a request body
-    ``{"contents": [...]}``."""
+    and ``model`` (the older API's ``function`` too; one ``model`` at least, or a part only
+    Gemini writes), or a request body ``{"contents": [...]}``."""
     if isinstance(document, dict):
         contents = document.get("contents")
-        return isinstance(contents, list) and any(_is_content(c) for c in contents[:20])
+        return isinstance(contents, list) and any(is_gemini_content(c) for c in contents[:20])
     if not isinstance(document, list):
         return False
     head = [c for c in document[:20] if isinstance(c, dict)]
-    return bool(head) and all(_is_content(c) for c in head) and any(
+    return bool(head) and all(is_gemini_content(c) or c.get("role") == "function"
+                              and isinstance(c.get("parts"), list) for c in head) and any(
         c.get("role") == "model" or any(isinstance(p, dict) and (
             "functionCall" in p or "functionResponse" in p) for p in c["parts"]) for c in head)
 
@@ -113,7 +117,9 @@ def is_gemini_prompt_log(document: Any) -> bool:
         for r in document[:20])
 
 
-def _is_content(value: Any) -> bool:
+def is_gemini_content(value: Any) -> bool:
+    """True for one Gemini API content: ``role`` ``user`` or ``model`` and a ``parts`` list
+    (a line of a log of contents)."""
     return (isinstance(value, dict) and value.get("role") in _API_ROLES
             and isinstance(value.get("parts"), list))
 
@@ -133,9 +139,10 @@ class GeminiParser:
     def parse(self, source: Source) -> int:
         """Read every message; return how many were well-formed."""
         document = json_document(source)
-        if document is None:
-            raise fail(source.name, "not a Gemini CLI session or Gemini API contents "
-                                    "(one JSON document expected)")
+        if document is None:  # JSON Lines: a content a line
+            read = self._content_lines(source)
+            self.open_calls.remember()
+            return read
         strip_document_envelopes(source, self.collector, document)
         base = source.pointer_base
         if is_gemini_prompt_log(document):
@@ -227,21 +234,31 @@ class GeminiParser:
     # -- Gemini API contents (checkpoints, request bodies) -------------------------------------
 
     def _contents(self, contents: list[Any], prefix: str) -> int:
+        self.collector.records_read += len(contents)
+        return self._read_contents((index + 1, content, f"{prefix}/{index}", f"c{index}")
+                                   for index, content in enumerate(contents))
+
+    def _content_lines(self, source: Source) -> int:
+        """Contents written one a line (a log of the turns): each line's pointer is its own."""
+        base = source.pointer_base
+        return self._read_contents((number, record, f"{base}:{number}", f"line{number}")
+                                   for number, record in json_records(source, self.collector))
+
+    def _read_contents(self, entries: Iterable[tuple[int, Any, str, str]]) -> int:
+        """Read ``(record number, content, pointer, identity)`` entries in order; return how
+        many were contents."""
         read = 0
         context = False  # the message before was the CLI's opening context
-        for index, content in enumerate(contents):
-            self.collector.records_read += 1
-            number = index + 1
-            if not _is_content(content) and not (isinstance(content, dict)
-                                                 and content.get("role") == "function"):
-                self.collector.skip(number, f"content {index} has no user or model role "
-                                            f"and parts")
+        for number, content, pointer, identity in entries:
+            role = content.get("role") if isinstance(content, dict) else None
+            if role not in ("user", "model", "function") or not isinstance(
+                    content.get("parts"), list):
+                self.collector.skip(number, "content has no user or model role and parts")
                 continue
             read += 1
-            pointer = f"{prefix}/{index}"
-            parts = [p for p in content.get("parts") or () if isinstance(p, dict)]
-            if len(parts) < len(content.get("parts") or ()):
-                self.collector.skip(number, f"a part of content {index} is not an object")
+            parts = [p for p in content["parts"] if isinstance(p, dict)]
+            if len(parts) < len(content["parts"]):
+                self.collector.skip(number, "a part of the content is not an object")
             text = clean_message("".join(  # a content's text parts are one text, streamed
                 p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought")))
             if any(p.get("thought") for p in parts):
@@ -250,31 +267,31 @@ class GeminiParser:
                 for key in _DATA_PARTS:
                     if key in part:
                         self.collector.ignore(f"{key} part")
-            identity = f"c{index}"
-            if content["role"] == "user":
-                if text.startswith(_ENVIRONMENT):
-                    found = _WORKING_DIRECTORY.search(text)
-                    self.cwd = found.group(1).strip() if found else self.cwd
-                    self.collector.ignore("environment-context")
-                    context = True
-                else:
-                    self._user(text, number, "", pointer, identity, quiet=not text)
-                    context = False
-                self._responses_in(parts, number, pointer, identity)
-            else:
+            time = self._time(content, number, "")
+            if role == "model":
                 if context and text.startswith(_CONTEXT_REPLY):
                     self.collector.ignore("environment-context")
-                    text = ""
                 elif text or not any("functionCall" in p for p in parts):
-                    self._model_text(text, number, "", pointer, identity)
+                    self._model_text(text, number, time, pointer, identity)
                 context = False
                 for place, part in enumerate(parts):
                     function = part.get("functionCall")
                     if isinstance(function, dict):
-                        self._api_call(function, number, pointer, f"{identity}/call{place}")
+                        self._api_call(function, number, time, pointer,
+                                       f"{identity}/call{place}")
+                continue
+            if text.startswith(_ENVIRONMENT):
+                found = _WORKING_DIRECTORY.search(text)
+                self.cwd = found.group(1).strip() if found else self.cwd
+                self.collector.ignore("environment-context")
+                context = True
+            else:  # the user's words; a "function" content holds responses alone
+                self._user(text, number, time, pointer, identity, quiet=not text)
+                context = False
+            self._responses_in(parts, number, time, pointer, identity)
         return read
 
-    def _api_call(self, function: dict[str, Any], number: int, pointer: str,
+    def _api_call(self, function: dict[str, Any], number: int, time: str, pointer: str,
                   identity: str) -> None:
         name = function.get("name")
         if not isinstance(name, str) or not name:
@@ -282,16 +299,16 @@ class GeminiParser:
             return
         call = describe_call(name, function.get("args"), self.cwd)
         if call.is_file_op:
-            self._add(number, "file_op", "assistant", call.file_op_text(), "", pointer,
+            self._add(number, "file_op", "assistant", call.file_op_text(), time, pointer,
                       identity, links=call.file_op_links, mentions_in=call.detail)
         key = function.get("id") if isinstance(function.get("id"), str) else f"name:{name}"
         self.waiting.setdefault(key, []).append(call)
         goal = self.collector.goal(self.session)
         self.open_calls.open(key, call, lambda text, links: self._add(
-            number, "tool_result", "tool", text, "", pointer, f"{identity}/out", links=links,
+            number, "tool_result", "tool", text, time, pointer, f"{identity}/out", links=links,
             goal=goal))
 
-    def _responses_in(self, parts: list[dict[str, Any]], number: int, pointer: str,
+    def _responses_in(self, parts: list[dict[str, Any]], number: int, time: str, pointer: str,
                       identity: str) -> None:
         for place, part in enumerate(parts):
             response = part.get("functionResponse")
@@ -300,7 +317,7 @@ class GeminiParser:
             name = response.get("name") if isinstance(response.get("name"), str) else ""
             call = self._answered(response.get("id"), name)
             texts, failed = _responses([part])
-            self._output(call, "\n".join(texts), failed, number, "", pointer,
+            self._output(call, "\n".join(texts), failed, number, time, pointer,
                          f"{identity}/out{place}")
 
     def _answered(self, call_id: Any, name: str) -> ToolCall | None:
