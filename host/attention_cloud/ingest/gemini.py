@@ -139,10 +139,12 @@ class GeminiParser:
     def parse(self, source: Source) -> int:
         """Read every message; return how many were well-formed."""
         document = json_document(source)
-        if document is None:  # JSON Lines: a content a line
-            read = self._content_lines(source)
-            self.open_calls.remember()
-            return read
+        read = self._content_lines(source) if document is None else self._document(
+            source, document)  # None: JSON Lines, a content a line
+        self.open_calls.remember()
+        return read
+
+    def _document(self, source: Source, document: Any) -> int:
         strip_document_envelopes(source, self.collector, document)
         base = source.pointer_base
         if is_gemini_prompt_log(document):
@@ -161,7 +163,6 @@ class GeminiParser:
         else:
             raise fail(source.name, 'not a Gemini CLI session ("messages") or Gemini API '
                                     'contents (a list of "role" and "parts")')
-        self.open_calls.remember()
         return read
 
     # -- Gemini CLI session recordings ---------------------------------------------------------
