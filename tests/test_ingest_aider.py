@@ -81,3 +81,20 @@ def test_cli_ingest_again_changes_nothing_and_a_grown_history_adds_only_its_new_
                                     "item_text(H, T)", "--home", home, "--format", "json"])
     rows = json.loads(out.stdout)
     assert rows[-1]["T"] == "/ask what did we change yesterday?"
+
+
+def test_show_source_finds_an_aider_item_in_its_file(tmp_path):
+    # before: atc show --source parsed the file again with the item's session as the default,
+    # named each chat "<session>@<start>@<start>", and said the file had changed
+    home = str(tmp_path / "home")
+    out = CliRunner().invoke(main, ["ingest", str(FIXTURE), "--home", home])
+    assert out.exit_code == 0, out.output
+    rows = json.loads(CliRunner().invoke(main, [
+        "query", "item_kind(H, file_op), item_session(H, S)", "--home", home,
+        "--format", "json"]).stdout)
+    assert rows[0]["S"] == FIRST_CHAT
+    shown = CliRunner().invoke(main, ["show", rows[0]["H"], "--source", "--home", home])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines() == [    # aider's lines, verbatim
+        "> Tokens: 5.2k sent, 120 received. Cost: $0.02 message, $0.02 session.  ",
+        "> Applied edit to cli.py  ", "> Commit 3f2a9c1 feat: add --verbose flag to CLI  "]
