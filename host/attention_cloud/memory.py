@@ -513,11 +513,7 @@ class Memory:
         by_stem: dict[str, list[str]] = {}
         for name in names:
             by_stem.setdefault(Path(name).stem or name, []).append(name)
-
-        def apart(stem: str, name: str) -> str:  # of the absolute path, as pointers hold it
-            where = os.path.abspath(name).encode("utf-8", "surrogatepass")
-            return f"{stem}~{hashlib.sha256(where).hexdigest()[:8]}"
-
+        apart = session_apart
         asked = list(by_stem) + [apart(stem, n) for stem, group in by_stem.items() for n in group]
         (held,) = self.pl.once("atc_api:api_session_pointers", [Atom(s) for s in asked], Var())
         holders = {str(pair.args[0]): _pointer_file(str(pair.args[1])) for pair in held}
@@ -955,6 +951,14 @@ class _Parsed:
     # its reading gave without writing them; the calls it answers supersede their earlier
     # reading without a result (journal_supersede_answered/4)
     reread: list[str] | None = None
+
+
+def session_apart(stem: str, name: str) -> str:
+    """The default session of a file told apart from another of the same name (see
+    ``Memory._distinct_default_sessions``): ``stem``, ``~`` and 8 hex digits of the file's
+    absolute path, as pointers hold it."""
+    where = os.path.abspath(name).encode("utf-8", "surrogatepass")
+    return f"{stem}~{hashlib.sha256(where).hexdigest()[:8]}"
 
 
 #: Items per journal batch: large ingests are written in several fsynced batches of whole files.

@@ -68,7 +68,6 @@ _APPLIED = re.compile(r"Applied edit to (.+?)\s*$")
 _EDIT_BLOCK = re.compile(
     r"^(?P<path>[^\n`<>=]+?)[ \t]*\n(?:```[^\n]*\n)?<<<<<<< SEARCH[ \t]*\n(?P<old>.*?)"
     r"^=======[ \t]*\n(?P<new>.*?)^>>>>>>> REPLACE", re.MULTILINE | re.DOTALL)
-_CHAT_SESSION = re.compile(r"@\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\Z")
 _REQUEST_COMMANDS = re.compile(r"/(?:ask|code|architect|context)\s+\S")
 _LINES_TO_TRY = 40
 
@@ -123,10 +122,7 @@ class AiderParser:
     def start_chat(self, number: int, started: str) -> None:
         """A ``# aider chat started at`` line: a new session from here on."""
         self.chats += 1
-        # a default that names a chat already (atc show parses the file again with the item's
-        # session as the default) is the file's session
-        base = _CHAT_SESSION.sub("", self.default_session)
-        self.session = f"{base}@{started}"
+        self.session = f"{self.default_session}@{started}"
         self.time = self.collector.time(number, started)
         self.reply = ""
 
