@@ -8,7 +8,7 @@ from typing import Any
 
 from .bridge import Atom, Var, to_plain
 from .errors import InputError
-from .memory import Memory
+from .memory import Memory, session_apart
 from .ingest.pointers import parse_pointer, read_pointer
 
 
@@ -103,7 +103,6 @@ def _current_pointer(handle: str, pointer: str, session: str | None) -> str:
         InputError: the file cannot be read, or no longer holds the record.
     """
     from .ingest.api import parse_path
-    from .memory import session_apart
 
     path = parse_pointer(pointer).path
     stem = Path(path).stem or path
