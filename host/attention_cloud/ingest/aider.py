@@ -36,8 +36,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from .classify import (
+    L0Text,
     assistant_text_kind,
     message_text,
     output_text,
@@ -177,7 +179,8 @@ class AiderParser:
     def _edit(self, path: str) -> ToolCall:
         """The file operation of ``Applied edit to PATH``, with what the last reply's edit
         blocks for that file changed."""
-        edits = [{"old_string": m.group("old").rstrip("\n"), "new_string": m.group("new").rstrip("\n")}
+        edits = [{"old_string": m.group("old").rstrip("\n"),
+                  "new_string": m.group("new").rstrip("\n")}
                  for m in _EDIT_BLOCK.finditer(self.reply) if m.group("path").strip() == path]
         args: dict[str, object] = {"path": path}
         if len(edits) == 1:
@@ -186,11 +189,11 @@ class AiderParser:
             args["edits"] = edits
         return describe_file_call("aider", "edit", args)
 
-    def _add(self, block: _Block, kind: str, role: str, text: object, pointer: str,
-             identity: str = "", **extra: object) -> None:
+    def _add(self, block: _Block, kind: str, role: str, text: str | L0Text, pointer: str,
+             identity: str = "", **extra: Any) -> None:
         self.collector.add(record_no=block.first, session=self.session, kind=kind, role=role,
-                           identity=identity or f"line{block.first}", text=text,  # type: ignore[arg-type]
-                           time=self.time, pointer=pointer, **extra)  # type: ignore[arg-type]
+                           identity=identity or f"line{block.first}", text=text,
+                           time=self.time, pointer=pointer, **extra)
 
 
 def _blocks(lines: list[str], parser: AiderParser) -> Iterator[_Block]:

@@ -261,7 +261,8 @@ class GeminiParser:
             if len(parts) < len(content["parts"]):
                 self.collector.skip(number, "a part of the content is not an object")
             text = clean_message("".join(  # a content's text parts are one text, streamed
-                p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought")))
+                p["text"] for p in parts
+                if isinstance(p.get("text"), str) and not p.get("thought")))
             if any(p.get("thought") for p in parts):
                 self.collector.ignore("thinking")
             for part in parts:

@@ -50,9 +50,9 @@ _GOAL_SEPARATOR = " \u203a "
 _LINES_TO_TRY = 2000
 
 
-def dated_headings(lines: list[str]) -> Iterator[tuple[int, str, str]]:
-    """``(line number, heading text, its date as written or "")`` for every heading outside
-    code fences."""
+def dated_headings(lines: list[str]) -> Iterator[tuple[int, int, str, str]]:
+    """``(line number, level, heading text, its date as written or "")`` for every heading
+    outside code fences."""
     fenced = False
     for number, line in enumerate(lines, 1):
         if FENCE.match(line):
@@ -61,7 +61,7 @@ def dated_headings(lines: list[str]) -> Iterator[tuple[int, str, str]]:
         heading = None if fenced else _HEADING.fullmatch(line)
         if heading:
             text = heading.group(2).strip()
-            yield number, text, text if date_line(text) else ""
+            yield number, len(heading.group(1)), text, text if date_line(text) else ""
 
 
 def has_dated_headings(text: str) -> bool:
@@ -69,7 +69,7 @@ def has_dated_headings(text: str) -> bool:
     some line that is no heading holds text."""
     lines = [line.rstrip("\r") for line in text.split("\n", _LINES_TO_TRY)[:_LINES_TO_TRY]]
     headings = list(dated_headings(lines))
-    return any(date for _, _, date in headings) and len(headings) < sum(
+    return any(date for _, _, _, date in headings) and len(headings) < sum(
         1 for line in lines if line.strip())
 
 
@@ -84,8 +84,10 @@ class NotesParser:
         """Read every note; return how many there were."""
         text = self.collector.text_without_envelopes(source)
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
-        headings = {number: (text, date) for number, text, date in dated_headings(lines)}
-        day_first, note = day_first_of((date for _, date in headings.values() if date), "notes")
+        headings = {number: (level, title, date)
+                    for number, level, title, date in dated_headings(lines)}
+        day_first, note = day_first_of((date for _, _, date in headings.values() if date),
+                                       "notes")
         if note:
             self.collector.note(note)
         day = file_date(source.stem)
@@ -97,8 +99,7 @@ class NotesParser:
         at = 0
         for first, last, body in notes:
             for number in sorted(n for n in headings if at < n < first):
-                title, date = headings[number]
-                level = len(_HEADING.fullmatch(lines[number - 1]).group(1))  # type: ignore[union-attr]
+                level, title, date = headings[number]
                 titles = {k: v for k, v in titles.items() if k < level}
                 if date:
                     time = date_line(with_iso_dates(date, day_first)) or self.collector.time(
@@ -113,7 +114,7 @@ class NotesParser:
             self._note(first, last, body, time, _GOAL_SEPARATOR.join(
                 titles[k] for k in sorted(titles)), speakers, source.pointer_base)
         self.collector.records_read += read
-        if not any(date for _, date in headings.values()):
+        if not any(date for _, _, date in headings.values()):
             raise fail(source.name, "no dated headings (## 2025-03-04 ...) found")
         return read or 1
 
@@ -133,7 +134,7 @@ class NotesParser:
                            goal=goal)
 
 
-def _notes(lines: list[str], headings: dict[int, tuple[str, str]]
+def _notes(lines: list[str], headings: dict[int, tuple[int, str, str]]
            ) -> Iterator[tuple[int, int, list[str]]]:
     """``(first line, last line with text, the note's lines)`` for each paragraph and
     top-level list item (its marker cut), in order."""
