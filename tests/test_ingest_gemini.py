@@ -199,3 +199,9 @@ def test_contents_logged_a_line_each_and_the_older_function_role():
             ["user_goal", "error", "conclusion"], pointers))
         assert result.items[0].time == "2025-10-14T09:00:00Z"
         assert result.items[1].text == "$ make\nStdout: ok\nExit Code: 2"
+
+
+def test_a_role_or_type_that_is_no_name_is_no_gemini_content():
+    # found by the damaged-document property test: a list as a role raised TypeError
+    for document in ([{"role": [], "parts": []}], {"messages": [{"type": [], "content": "x"}]}):
+        assert detect_format(json.dumps(document)) == "openai"

@@ -88,7 +88,8 @@ def is_gemini_session(document: Any) -> bool:
     if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
         return False
     head = [m for m in document["messages"][:20] if isinstance(m, dict)]
-    typed = [m for m in head if m.get("type") in _SESSION_TYPES and "role" not in m]
+    typed = [m for m in head if isinstance(m.get("type"), str) and m["type"] in _SESSION_TYPES
+             and "role" not in m]
     return bool(typed) or ("projectHash" in document and "sessionId" in document
                            and not any("role" in m for m in head))
 
@@ -120,8 +121,8 @@ def is_gemini_prompt_log(document: Any) -> bool:
 def is_gemini_content(value: Any) -> bool:
     """True for one Gemini API content: ``role`` ``user`` or ``model`` and a ``parts`` list
     (a line of a log of contents)."""
-    return (isinstance(value, dict) and value.get("role") in _API_ROLES
-            and isinstance(value.get("parts"), list))
+    return (isinstance(value, dict) and isinstance(value.get("role"), str)
+            and value["role"] in _API_ROLES and isinstance(value.get("parts"), list))
 
 
 class GeminiParser:
