@@ -76,3 +76,15 @@ def test_cli_ingest_again_changes_nothing_and_a_new_meeting_adds_only_its_notes(
     rows = json.loads(run("query", "item_text(H, T), sub_string(T, _, _, _, \"Python 3.9\"), "
                                    "item_time(H, When)", "--format", "json"))
     assert [row["When"] for row in rows] == ["2025-03-11T00:00:00Z"]
+
+
+def test_a_date_anywhere_in_a_heading_dates_its_notes():
+    text = ("# Payments\n\n## Meeting 2025-03-04\n\n- moved the deploy\n\n"
+            "## 2025-03-11 (Tue)\n\n- dropped Python 3.9\n\n## Standup 18.03.2025\n\n- all green\n\n"
+            "## Week of March 24, 2025\n\n- froze main\n\n## Release 2.3.0 (2025-03-31)\n\n- shipped\n")
+    result = parse_text(text, name="sync.md")
+    assert result.format == "notes"
+    assert [(i.time[:10], i.goal) for i in result.items] == [
+        ("2025-03-04", "Payments › Meeting"), ("2025-03-11", "Payments"),
+        ("2025-03-18", "Payments › Standup"), ("2025-03-24", "Payments › Week of"),
+        ("2025-03-31", "Payments › Release 2.3.0")]

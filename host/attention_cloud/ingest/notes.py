@@ -10,17 +10,18 @@ the dates::
     ...
 
 A file is read so when no chat format fits it (no speaker lines, no timed speaker headings)
-and one of its headings outside code fences is a date, or ends with one (``## 2025-03-04``,
-``## Tuesday, March 11, 2025``, ``# Standup — 18/03/2025``): notes without a dated heading (a
-``MEMORY.md``) are still no transcript.
+and one of its headings outside code fences is a date or holds one (``## 2025-03-04``,
+``## Tuesday, March 11, 2025``, ``# Standup — 18/03/2025``, ``## Meeting 2025-03-04``,
+``## Week of March 24, 2025``): notes without a dated heading (a ``MEMORY.md``) are still no
+transcript.
 
 * **Items**: each paragraph and each top-level list item (with the lines and sub-items that
   continue it) is a ``note``, role ``user``; headings are not items.
 * **Time**: the day of the latest dated heading above it (before the first, a date in the
   file's name, ``2025-03-04-sync.md``, else none); numeric dates are read in one order of day
   and month for the whole file, as for ``text``.
-* **Goal**: the headings above it that are not only a date, joined by `` › ``
-  (``Payments team sync``), so a frame shows what the meeting was about.
+* **Goal**: the headings above it less their dates, joined by `` › ``
+  (``Payments team sync › Meeting``), so a frame shows what the meeting was about.
 * **Speaker**: a note that starts ``Name: …`` (a capitalised name of up to three words, never
   a label word such as ``Action`` or ``Decision``) is that person's when the name starts two
   notes of the file or is listed on an ``Attendees:``/``Participants:`` line; the note's
@@ -47,6 +48,14 @@ _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
 _ATTENDEES = re.compile(r"[*_]*(?:attendees|participants|present)[*_]*[ \t]*:[*_]*[ \t]*(.*)",
                         re.IGNORECASE)
 _GOAL_SEPARATOR = " \u203a "
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_WEEKDAY = re.compile(r"\(?(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\)?", re.IGNORECASE)
+#: A whole date inside a heading: ISO or numeric with a four-digit year, or a month's name
+#: with a day and a year.
+_DATE_IN_HEADING = re.compile(
+    r"(?<![\w.])(?:\d{4}[-/]\d{1,2}[-/]\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{4}"
+    r"|\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+\d{4}"
+    r"|" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})(?![\w.])", re.IGNORECASE)
 _LINES_TO_TRY = 2000
 
 
@@ -61,7 +70,7 @@ def dated_headings(lines: list[str]) -> Iterator[tuple[int, int, str, str]]:
         heading = None if fenced else _HEADING.fullmatch(line)
         if heading:
             text = heading.group(2).strip()
-            yield number, len(heading.group(1)), text, text if date_line(text) else ""
+            yield number, len(heading.group(1)), text, heading_date(text)
 
 
 def has_dated_headings(text: str) -> bool:
@@ -180,11 +189,29 @@ def _speakers(lines: list[str], bodies: list[list[str]]) -> set[str]:
     return {name for name, n in counts.items() if n >= 2 or name in listed}
 
 
-def _without_date(title: str) -> str:
-    """A heading's text less the date it ends with (``Standup — 2025-03-04`` -> ``Standup``);
-    "" when it is only a date."""
-    for separator in (" \u2014 ", " \u2013 ", " - ", ": ", ", ", " | "):
-        head, _, tail = title.rpartition(separator)
-        if head and date_line(tail):
-            return head.strip()
+def heading_date(title: str) -> str:
+    """The date a heading names, as written: the whole heading when it is a date line
+    (``Tuesday, March 11, 2025``, ``Standup — 2025-03-04``), else a whole date inside it
+    (``Meeting 2025-03-04``, ``2025-03-04 (Tue)``, ``Standup 04.03.2025``, ``Week of March 3,
+    2025``); "" when it names no day."""
+    if date_line(title):
+        return title
+    for found in _DATE_IN_HEADING.finditer(title):
+        if date_line(found.group(0)):
+            return found.group(0)
     return ""
+
+
+def _without_date(title: str) -> str:
+    """A heading's text less the date it names (``Standup — 2025-03-04`` -> ``Standup``,
+    ``Release 2.3 (2025-03-04)`` -> ``Release 2.3``); "" when it is only a date."""
+    date = heading_date(title)
+    if date == title:
+        for separator in (" \u2014 ", " \u2013 ", " - ", ": ", ", ", " | "):
+            head, _, tail = title.rpartition(separator)
+            if head and date_line(tail):
+                return head.strip()
+        return ""
+    rest = re.sub(r"[\s(\[]*$", "", title.replace(date, "").replace("()", "").replace("[]", "")
+                  ).strip(" \u2014\u2013-:|,")
+    return "" if _WEEKDAY.fullmatch(rest) else rest  # "2025-03-04 (Tue)": only a date
