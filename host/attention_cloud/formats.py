@@ -52,7 +52,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                "messages), each message with its author and time, replies linked",
     "gemini": "Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.json: user and "
               "gemini messages, tool calls with their results) and Gemini API contents "
-              "(role/parts lists such as /chat save checkpoints, {\"contents\": [...]})",
+              "(role/parts lists such as /chat save checkpoints, JSON Lines of them, "
+              "{\"contents\": [...]})",
     "aider": "aider's chat history (.aider.chat.history.md): each chat a session from its "
              "'# aider chat started at' line, #### user messages, replies, and aider's > "
              "output (edits applied as file operations, commits, errors)",
