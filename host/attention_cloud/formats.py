@@ -57,7 +57,7 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "aider": "aider's chat history (.aider.chat.history.md): each chat a session from its "
              "'# aider chat started at' line, #### user messages, replies, and aider's > "
              "output (edits applied as file operations, commits, errors)",
-    "notes": "dated Markdown notes (meeting notes, a work journal): headings that are or end "
+    "notes": "dated Markdown notes (meeting notes, a work journal): headings that are or hold "
              "with a date; each paragraph and list item a note on that day, under its headings",
 }
 """Every format the parser understands, by the name ``format=`` accepts, with one line saying
