@@ -153,7 +153,10 @@ api_ingest(Items, Counts) :-
 %   record each mark(Source, Size, Digest) watermark. A mark(Source, Size, Digest,
 %   regrown(Segment, Keep, LastLine)) is that of a file that only grew since it was read and
 %   was read again whole: the items of its earlier reading that this one no longer gives are
-%   superseded (journal_supersede/5), and those it gives again with another place, time or
+%   superseded (journal_supersede/5; a call kept without its result that the reading answers,
+%   journal_supersede_answered/4, wherever its pointer points), and a mark(Source, Size,
+%   Digest, reread(Segment, Keep)) that of a file read before and changed otherwise (a JSON
+%   document written anew): only the calls its new reading answers are superseded; and those it gives again with another place, time or
 %   links take the new reading's (journal_refresh/3; their curated records are dropped and
 %   they leave their cells, so curation computes and places them again; a superseded item
 %   leaves its cell too), as do the items of
@@ -211,7 +214,14 @@ apply_mark_(mark(Src, Size, Digest), Gone, Gone) :-
     journal_set_watermark(Src, Size, Digest).
 apply_mark_(mark(Src, Size, Digest, regrown(Seg, Keep, LastLine)), Gone0, Gone) :-
     journal_set_watermark(Src, Size, Digest),
-    journal_supersede(Src, Seg, Keep, LastLine, Handles),
+    journal_supersede(Src, Seg, Keep, LastLine, Grown),
+    journal_supersede_answered(Src, Seg, Keep, Answered),   % a JSON document's calls too
+    ord_union(Grown, Answered, Handles),
+    carry_labels_(Handles, Keep),
+    append(Gone0, Handles, Gone).
+apply_mark_(mark(Src, Size, Digest, reread(Seg, Keep)), Gone0, Gone) :-
+    journal_set_watermark(Src, Size, Digest),
+    journal_supersede_answered(Src, Seg, Keep, Handles),
     carry_labels_(Handles, Keep),
     append(Gone0, Handles, Gone).
 

@@ -22,6 +22,7 @@
             journal_add_relation/3,     % +Subject, +Predicate, +Object
             journal_tombstone/2,        % +Handle, +Reason
             journal_supersede/5,        % +Source, +Segment, +Keep, +LastLine, -Handles
+            journal_supersede_answered/4, % +Source, +Segment, +Keep, -Handles
             journal_refresh/3,          % +Strings, +Keep, -Changed
             journal_successors/3,       % +Superseded, +Keep, -Pairs
             journal_superseded_readings/2, % +Handles, -Readings
@@ -924,6 +925,32 @@ journal_supersede(Src, Seg, Keep, LastLine, Handles) :-
                  \+ tombstone_(H, _, _),
                  stored_first_line_(Stored, Src, First),
                  First =< LastLine ),
+            Found),
+    sort(Found, Handles),
+    superseded_reason(Reason),
+    forall(member(H, Handles), journal_tombstone(H, Reason)).
+
+%!  journal_supersede_answered(+Source, +Segment, +Keep:list(atom), -Handles:list(atom)) is det.
+%
+%   A file read again, grown or written anew (a JSON document is rewritten whole each time it
+%   grows), whose new reading Keep holds the result of a call that an earlier reading kept
+%   without one (relation no_result): tombstone (reason superseded_reason/1) those live items
+%   of Source in Segment, in the sessions of Keep's items, that Keep does not give again and
+%   that an item of Keep answers (answered_call_/2: the same call, with its output). A call
+%   still unanswered, or no longer in the file, is left alone. Handles are those tombstoned.
+%   The caller commits.
+journal_supersede_answered(Src, Seg, Keep, Handles) :-
+    must_be(atom, Src), must_be(atom, Seg), must_be(list(atom), Keep),
+    pairs_keys_values(Pairs, Keep, Keep),
+    list_to_assoc(Pairs, Kept),
+    distinct_sessions_(Keep, Sessions),
+    findall(H, ( member(Ses, Sessions),
+                 item_(H, Src0, Ses, _, _, _, _, _, Seg0, _),
+                 Src0 == Src, Seg0 == Seg,
+                 relation_(H, no_result, true),
+                 \+ get_assoc(H, Kept, _),
+                 \+ tombstone_(H, _, _),
+                 once(( member(New, Keep), answered_call_(H, New) )) ),
             Found),
     sort(Found, Handles),
     superseded_reason(Reason),

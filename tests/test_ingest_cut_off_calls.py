@@ -284,3 +284,46 @@ def test_openhands_v1_event_file_of_an_action_is_not_cut_off():
     folder = Path(__file__).parent / "fixtures" / "ingest" / "openhands_v1_conversation"
     for event_file in sorted(folder.glob("*/events/event-*.json")):
         assert cut_off(parse_path(event_file).items) == [], event_file.name
+
+
+def test_a_json_document_written_anew_with_the_result_supersedes_the_cut_off_call(
+        home: Path, tmp_path: Path):
+    """qa64: a JSON document (an OpenAI array, a Gemini CLI session) is rewritten whole as it
+    grows, so it never "only grew"; the call's earlier reading, "(no result in the
+    transcript)", stayed beside its result and a frame said the call never finished."""
+    chat = tmp_path / "chat.json"
+    call = {"role": "assistant", "content": None, "tool_calls": [{
+        "id": "call_1", "type": "function",
+        "function": {"name": "run_shell", "arguments": '{"command": "pytest tests/integration"}'}}]}
+    messages = [{"role": "user", "content": "run the integration tests"}, call]
+    session = tmp_path / "session-live.json"
+    recording = {"sessionId": "g1", "projectHash": "p", "startTime": "2025-10-14T09:00:00Z",
+                 "messages": [{"id": "1", "timestamp": "2025-10-14T09:00:00Z", "type": "user",
+                               "content": "run the linter"},
+                              {"id": "2", "timestamp": "2025-10-14T09:00:05Z", "type": "gemini",
+                               "content": "", "toolCalls": [{
+                                   "id": "c", "name": "run_shell_command",
+                                   "args": {"command": "ruff check ."}, "status": "executing"}]}]}
+    with Memory.open(home) as mem:
+        chat.write_text(json.dumps(messages, indent=2))
+        session.write_text(json.dumps(recording, indent=2))
+        mem.ingest([chat, session])
+        assert len(mem.query("relation(H, no_result, true)", limit=5).rows) == 2
+        messages += [{"role": "tool", "tool_call_id": "call_1", "content": "12 passed"},
+                     {"role": "user", "content": "now deploy to staging"}]
+        chat.write_text(json.dumps(messages, indent=2))
+        recording["messages"][1]["toolCalls"][0].update(status="success", result=[{
+            "functionResponse": {"id": "c", "name": "run_shell_command",
+                                 "response": {"output": "Stdout: All checks passed!\nExit Code: 0"}}}])
+        session.write_text(json.dumps(recording, indent=2))
+        report = mem.ingest([chat, session])
+        assert (report.new, report.superseded) == (3, 2)
+        assert mem.query("relation(H, no_result, true)", limit=5).rows == []
+        texts = [r["T"] for r in mem.query("item_text(_, T)", limit=20).rows]
+        assert "$ pytest tests/integration\n12 passed" in texts
+        assert sum("ruff check" in t for t in texts) == 1
+        # a call still unanswered in a document written anew stays what was running
+        messages.append({**call, "tool_calls": [{**call["tool_calls"][0], "id": "call_2"}]})
+        chat.write_text(json.dumps(messages, indent=2))
+        assert mem.ingest([chat]).superseded == 0
+        assert len(mem.query("relation(H, no_result, true)", limit=5).rows) == 1

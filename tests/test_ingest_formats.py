@@ -33,6 +33,9 @@ ONE_OF_EACH = {
     "telegram": "telegram_result.json",
     "slack": "slack_export/running-club/2023-05-08.json",
     "discord": "discord_export.json",
+    "gemini": "gemini_cli_session.json",
+    "aider": "aider_project/.aider.chat.history.md",
+    "notes": "2025-03-payments-sync.md",
 }
 
 

@@ -161,3 +161,20 @@ def test_a_turn_still_being_written_is_held_back(name, text):
     held = parse_text(finished.data.decode(), name=name).items
     assert [i.pointer for i in held] == [i.pointer for i in whole[:-1]]
     assert [i.handle for i in held] == [i.handle for i in whole[:-1]]
+
+
+def test_show_source_finds_a_record_whose_session_a_reader_named_after_the_files(home, tmp_path):
+    """qa64: a JSON Lines file of conversations without ids names its sessions after the file
+    ("convs#2"); show parsed it again with "convs#2" as the default, found "convs#2#2", and
+    said the file had changed since it was ingested. Aider's chats ("<file>@<start>") too."""
+    convs = tmp_path / "convs.jsonl"
+    convs.write_text("".join(json.dumps({"messages": [
+        {"role": "user", "content": question},
+        {"role": "assistant", "content": answer}]}) + "\n" for question, answer in (
+            ("how do I rotate the API key?", "Run rotate-keys and redeploy the workers."),
+            ("why is the export slow?", "It loads every row at once; stream it in batches."))))
+    assert _atc(home, "ingest", str(convs)).exit_code == 0
+    shown = _atc(home, "show", _handle_of(home, "stream it in batches"), "--source")
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout) == {
+        "role": "assistant", "content": "It loads every row at once; stream it in batches."}

@@ -50,6 +50,15 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
              "for names",
     "discord": "Discord channel exports of DiscordChatExporter (JSON: guild, channel, "
                "messages), each message with its author and time, replies linked",
+    "gemini": "Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.json: user and "
+              "gemini messages, tool calls with their results) and Gemini API contents "
+              "(role/parts lists such as /chat save checkpoints, JSON Lines of them, "
+              "{\"contents\": [...]})",
+    "aider": "aider's chat history (.aider.chat.history.md): each chat a session from its "
+             "'# aider chat started at' line, #### user messages, replies, and aider's > "
+             "output (edits applied as file operations, commits, errors)",
+    "notes": "dated Markdown notes (meeting notes, a work journal): headings that are or hold "
+             "with a date; each paragraph and list item a note on that day, under its headings",
 }
 """Every format the parser understands, by the name ``format=`` accepts, with one line saying
 what it reads (``atc ingest --list-formats`` prints them)."""

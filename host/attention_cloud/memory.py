@@ -513,11 +513,7 @@ class Memory:
         by_stem: dict[str, list[str]] = {}
         for name in names:
             by_stem.setdefault(Path(name).stem or name, []).append(name)
-
-        def apart(stem: str, name: str) -> str:  # of the absolute path, as pointers hold it
-            where = os.path.abspath(name).encode("utf-8", "surrogatepass")
-            return f"{stem}~{hashlib.sha256(where).hexdigest()[:8]}"
-
+        apart = session_apart
         asked = list(by_stem) + [apart(stem, n) for stem, group in by_stem.items() for n in group]
         (held,) = self.pl.once("atc_api:api_session_pointers", [Atom(s) for s in asked], Var())
         holders = {str(pair.args[0]): _pointer_file(str(pair.args[1])) for pair in held}
@@ -967,6 +963,18 @@ class _Parsed:
     # A file that only grew, read again whole: the handles its reading gave without writing
     # them (evicted, held back) and the last line it covered (see :func:`_regrown`)
     regrown: tuple[list[str], int] | None = None
+    # A file read before and changed otherwise (a JSON document written anew): the handles
+    # its reading gave without writing them; the calls it answers supersede their earlier
+    # reading without a result (journal_supersede_answered/4)
+    reread: list[str] | None = None
+
+
+def session_apart(stem: str, name: str) -> str:
+    """The default session of a file told apart from another of the same name (see
+    ``Memory._distinct_default_sessions``): ``stem``, ``~`` and 8 hex digits of the file's
+    absolute path, as pointers hold it."""
+    where = os.path.abspath(name).encode("utf-8", "surrogatepass")
+    return f"{stem}~{hashlib.sha256(where).hexdigest()[:8]}"
 
 
 #: Items per journal batch: large ingests are written in several fsynced batches of whole files.
@@ -1144,8 +1152,9 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
             held = [i for i in parsed.items if is_unanswered_call(i.relations)]
             parsed.items = [i for i in parsed.items if not is_unanswered_call(i.relations)]
             digest = _calls_held(digest)
-        regrown = _regrown(source.data, known, format, item_budget, segment, session,
-                           [i.handle for i in (*parsed.evicted, *held)])
+        unwritten = [i.handle for i in (*parsed.evicted, *held)]
+        regrown = _regrown(source.data, known, format, item_budget, segment, session, unwritten)
+        reread = unwritten if known is not None and regrown is None else None
     except InputError as exc:  # the caller decides: abort the call (strict) or skip the file
         return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0, skipped=[],
                        failed=str(exc))
@@ -1157,7 +1166,8 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                    skipped=[(str(path), line, why) for line, why in parsed.skipped],
                    size=size, digest=digest,
                    unread_times=[(str(path), line, t) for line, t in parsed.unread_times],
-                   notes=[(str(path), note) for note in parsed.notes], regrown=regrown)
+                   notes=[(str(path), note) for note in parsed.notes], regrown=regrown,
+                   reread=reread)
 
 
 def _launches(batch: list[tuple[str, _Parsed]]) -> list[Term]:
@@ -1177,12 +1187,17 @@ def _launches(batch: list[tuple[str, _Parsed]]) -> list[Term]:
 
 def _mark(name: str, parsed: _Parsed, segment: str) -> Term:
     """The watermark term of a file written: ``mark(Source, Size, Digest)``, with
-    ``regrown(Segment, Keep, LastLine)`` when its reading supersedes an earlier one's items."""
+    ``regrown(Segment, Keep, LastLine)`` when its reading supersedes an earlier one's items, or
+    ``reread(Segment, Keep)`` when it was read before and changed otherwise (the calls its
+    reading answers supersede their reading without a result)."""
     args: list[Any] = [Atom(name), parsed.size, parsed.digest]
     if parsed.regrown is not None:
         unwritten, last_line = parsed.regrown
         keep = [Atom(h) for h in {*map(wire_handle, parsed.encoded), *unwritten}]
         args.append(Term("regrown", [Atom(segment), keep, last_line]))
+    elif parsed.reread is not None:
+        keep = [Atom(h) for h in {*map(wire_handle, parsed.encoded), *parsed.reread}]
+        args.append(Term("reread", [Atom(segment), keep]))
     return Term("mark", args)
 
 

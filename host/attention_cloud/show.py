@@ -3,11 +3,12 @@ behind an item."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from .bridge import Atom, Var, to_plain
 from .errors import InputError
-from .memory import Memory
+from .memory import Memory, session_apart
 from .ingest.pointers import parse_pointer, read_pointer
 
 
@@ -91,9 +92,12 @@ def _ingested(mem: Memory, source_name: str) -> bool:
 
 def _current_pointer(handle: str, pointer: str, session: str | None) -> str:
     """Where the record ``handle`` was read from is in its source file now. The file is parsed
-    again as ingest read it (``session`` the default it was given) and the handle looked up: a
-    pointer is a line number or a JSON path, so a file edited above the record would otherwise
-    show another record without a word.
+    again as ingest read it and the handle looked up: a pointer is a line number or a JSON
+    path, so a file edited above the record would otherwise show another record without a
+    word. Ingest gave the file a default session: the item's own (a file of no session of its
+    own), else the file's name, or that name told apart from another file's (a reader that
+    names sessions after the default, ``chat#2`` for a JSON Lines file's second conversation,
+    needs the default itself); each is tried until one gives the handle.
 
     Raises:
         InputError: the file cannot be read, or no longer holds the record.
@@ -101,13 +105,16 @@ def _current_pointer(handle: str, pointer: str, session: str | None) -> str:
     from .ingest.api import parse_path
 
     path = parse_pointer(pointer).path
-    try:
-        items = parse_path(path, session=session, max_file_bytes=None).items
-    except InputError as exc:
-        raise InputError(f"{handle}: its source cannot be read as it was ingested ({exc})") from None
-    for item in items:
-        if item.handle == handle:
-            return item.pointer
+    stem = Path(path).stem or path
+    for default in dict.fromkeys((session, None, session_apart(stem, path))):
+        try:
+            items = parse_path(path, session=default, max_file_bytes=None).items
+        except InputError as exc:
+            raise InputError(f"{handle}: its source cannot be read as it was ingested "
+                             f"({exc})") from None
+        for item in items:
+            if item.handle == handle:
+                return item.pointer
     raise InputError(f"{handle}: {path} changed since it was ingested and no longer holds the "
                      f"record this item was read from (it pointed at {pointer})")
 

@@ -434,4 +434,21 @@ test(an_item_given_again_after_it_was_forgotten_stays_forgotten, [true(Item == n
     journal_add_items([I], _),
     ( item(old) -> Item = old ; Item = none ).
 
+% A JSON document written anew: the calls its new reading answers supersede their reading
+% without a result (journal_supersede_answered/4), wherever their pointer points.
+call_item(H, Src, Text, Rels, item(H, Src, "s1", 0, tool_result, tool, "g", "", default,
+                                   "c.json#/1", Text, Rels)).
+
+test(a_call_answered_by_the_new_reading_is_superseded,
+     [setup(fresh), true(Gone-Live == [open]-[open2, result])]) :-
+    Cut = "$ pytest -q\n(no result in the transcript)",
+    call_item(open, 'c.json', Cut, [rel(open, no_result, true)], Open),
+    call_item(open2, 'c.json', "$ make lint\n(no result in the transcript)",
+              [rel(open2, no_result, true)], Open2),          % still running: stays
+    call_item(result, 'c.json', "$ pytest -q\n12 passed", [], Result),
+    journal_add_items([Open, Open2], _),
+    journal_add_items([Result], _),
+    journal_supersede_answered('c.json', default, [open2, result], Gone),
+    findall(H, item(H), Live0), msort(Live0, Live).
+
 :- end_tests(supersede).

@@ -67,6 +67,18 @@ Formats (detected from the content; ``format=`` overrides)
     ``discord``
         DiscordChatExporter JSON exports: a channel a session ``<guild>/#<channel>``, each
         message with its author and time, replies linked (:mod:`.discord`).
+    ``gemini``
+        Gemini CLI session recordings (``~/.gemini/tmp/<project>/chats/session-*.json``), each
+        tool call paired with its result in place, and Gemini API contents (``role``/``parts``
+        lists: ``/chat save`` checkpoints, request bodies) (:mod:`.gemini`).
+    ``aider``
+        Aider's ``.aider.chat.history.md``: each chat a session from its ``# aider chat started
+        at`` line, ``####`` user messages, replies, aider's ``>`` output (edits applied are
+        file operations) (:mod:`.aider`).
+    ``notes``
+        Dated Markdown notes (meeting notes, a journal): each paragraph and list item a
+        ``note`` on the day of the dated heading above it, its goal the headings above it
+        (:mod:`.notes`).
 
     :data:`FORMAT_DESCRIPTIONS` has a line on each (``atc ingest --list-formats``). Claude Code
     2.1 specifics (task notifications, subagent files, compaction) are in

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from ..errors import InputError, UsageError
+from .aider import AiderParser
 from .anthropic_messages import AnthropicMessagesParser
 from .budget import apply_item_budget, check_budget
 from .chatgpt_export import ChatGPTExportParser
@@ -14,10 +15,12 @@ from .claude_code import ClaudeCodeParser
 from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
 from .discord import DiscordParser
+from .gemini import GeminiParser
 from .langchain_messages import LangChainParser
 from .locomo import LoCoMoParser
 from .longmemeval import LongMemEvalParser
 from .markdown_log import MarkdownLogParser
+from .notes import NotesParser
 from .openai_chat import OpenAIChatParser
 from .openai_responses import ResponsesParser
 from .openhands import OpenHandsParser
@@ -43,6 +46,9 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "anthropic": AnthropicMessagesParser,
     "openai-responses": ResponsesParser,
     "codex": ResponsesParser,
+    "gemini": GeminiParser,
+    "aider": AiderParser,
+    "notes": NotesParser,
     "langchain": LangChainParser,
     "chatgpt": ChatGPTExportParser,
     "sharegpt": ShareGPTParser,

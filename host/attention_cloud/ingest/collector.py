@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 from .classify import L0Text, no_item_reason
 from .entities import error_classes, file_paths
+from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .records import ItemRecord, ParseResult, Relation
+from .source import Source, require_text
 from .textutil import capped_text, goal_text
 from .timefmt import read_turn_time, relative_dates, with_iso_dates
 from .tools import ToolCall
@@ -127,6 +129,20 @@ class ItemCollector:
                 self.ignore(f"{kind} {noun}")
             elif not has_text:
                 self.skip(record_no, f"content {noun} {index} has no text")
+
+    def text_without_envelopes(self, source: Source, *, lone_close: bool = True) -> str:
+        """The text of a line-oriented transcript with every envelope replaced by its newlines
+        (so line numbers stay the file's own), counted; an envelope never closed drops the rest
+        of the file, reported at its line. With ``lone_close=False`` a closing tag no opening
+        precedes stays in the text, for the reader to strip from the message holding it (a
+        message quoting the close must not drop the file above it)."""
+        text, found, open_at = scan_tag_blocks(require_text(source), ENVELOPE_TAG,
+                                               keep_newlines=True, lone_close=lone_close)
+        self.envelopes_stripped += found
+        if open_at >= 0:
+            self.skip(text.count("\n", 0, open_at) + 1,
+                      "unclosed <memory-frame> envelope: the rest of the file is dropped")
+        return text
 
     def no_item(self, text: str, call: ToolCall | None = None) -> None:
         """Count a message or tool output that makes no item by design (an empty message, an

@@ -18,7 +18,9 @@ instance (``haystack_sessions``) means ``longmemeval``. As one document: a Teleg
 export (a chat's ``messages`` typed ``message`` or ``service``, or an account's ``chats.list``)
 means ``telegram``, a list of messages typed ``message`` with an epoch ``ts`` (a Slack
 export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``, a
-DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``; a
+DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``, a
+Gemini CLI session (``messages`` typed ``user``/``gemini``), Gemini API contents (``role``
+``model`` with ``parts``, or ``{"contents"}``) or Gemini CLI's ``logs.json`` ``gemini``; a
 list of conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``; an
 object with SWE-agent's ``history`` or ``trajectory`` steps, or a list of messages with
 mini-swe-agent's shell blocks and ``<returncode>`` outputs, means ``trajectory``; a list of
@@ -29,9 +31,11 @@ conversation's ``events`` folder) and that folder's ``base_state.json``; a list 
 records means ``sharegpt``; a list (or ``input``/``output``) of Responses API items means
 ``openai-responses``, of LangChain messages ``langchain``, of messages with Anthropic's tool or
 thinking blocks (or a request body with a top-level ``system``) ``anthropic``; any other JSON
-array of messages, a document with ``messages``, or one message, means ``openai``. Otherwise a
-timed speaker heading (``## User (03:56 UTC)``) means ``markdown``, and a speaker line
-(``User:``, ``## Assistant``, ``Priya:``) means ``text``. Anything else cannot be detected, and
+array of messages, a document with ``messages``, or one message, means ``openai``. Otherwise an
+aider chat history (a ``# aider chat started at`` line) means ``aider``, a
+timed speaker heading (``## User (03:56 UTC)``) ``markdown``, and a speaker line
+(``User:``, ``## Assistant``, ``Priya:``) means ``text``; failing those, a heading that is a
+date or ends with one (``## 2025-03-04``) means ``notes``. Anything else cannot be detected, and
 says so. A WhatsApp export (its first line ``[5/8/23, 1:56:03 PM] Priya: …`` or ``08/05/2023,
 13:56 - Priya: …``) is recognised before all of these: its lines open with a bracket.
 """
@@ -43,18 +47,26 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .aider import is_aider_history
 from .anthropic_messages import is_anthropic_conversation, is_anthropic_message
 from .chatgpt_export import is_chatgpt_export
 from .langchain_messages import is_langchain_conversation, is_langchain_message
 from .locomo import is_locomo_sample
 from .longmemeval import is_longmemeval_instance
 from .markdown_log import has_timed_headings
+from .notes import has_dated_headings
 from .openhands import is_openhands, is_openhands_run
 from .openhands_sdk import EVENT_KINDS, is_base_state, is_sdk_event
 from .openai_responses import is_responses_document, is_responses_item, is_rollout_line
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
 from .discord import is_discord_export
+from .gemini import (
+    is_gemini_content,
+    is_gemini_contents,
+    is_gemini_prompt_log,
+    is_gemini_session,
+)
 from .slack import is_slack_day, is_slack_metadata
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
@@ -105,10 +117,14 @@ def detect_source_format(source: Source) -> str:
         found = _json_format(text, head[0])
         if found:
             return found
+    if is_aider_history(head):  # before markdown: its "####" lines are no headings
+        return "aider"
     if has_timed_headings(text):
         return "markdown"
     if has_speaker_lines(text):
         return "text"
+    if has_dated_headings(text):  # notes: no chat, but each note has its day
+        return "notes"
     raise fail(source.name, "cannot detect format")
 
 
@@ -125,6 +141,8 @@ def _json_format(text: str, first: str) -> str | None:
             return "telegram"
         if is_discord_export(value):
             return "discord"
+        if _is_gemini(value):  # its "messages" have no role either
+            return "gemini"
         return _record_format(value) or _document_format(value)
     if _opens_a_document(body):
         try:
@@ -230,6 +248,8 @@ def _document_format(document: Any) -> str | None:
         return "discord"
     if is_chatgpt_export(document):
         return "chatgpt"
+    if _is_gemini(document):
+        return "gemini"
     if is_trajectory(document):
         return "trajectory"
     if is_openhands(document):
@@ -249,6 +269,14 @@ def _document_format(document: Any) -> str | None:
                                        or isinstance(document.get("role"), str)):
         return "openai"  # a conversation, or one message laid out over lines
     return _benchmark_format(document)
+
+
+def _is_gemini(document: Any) -> bool:
+    """A Gemini CLI session, Gemini API contents (``role`` ``model``, ``parts``) or Gemini
+    CLI's prompt log: checked before the chat formats, whose ``role`` or ``messages`` they
+    resemble."""
+    return (is_gemini_session(document) or is_gemini_contents(document)
+            or is_gemini_prompt_log(document))
 
 
 def _record_format(value: Any) -> str | None:
@@ -271,6 +299,8 @@ def _record_format(value: Any) -> str | None:
         return "langchain"
     if is_anthropic_message(value) or is_anthropic_conversation(value):
         return "anthropic"
+    if is_gemini_content(value):  # "parts", not "content": a Gemini API turn
+        return "gemini"
     if isinstance(value.get("role"), str) or isinstance(value.get("messages"), list):
         return "openai"
     return None

@@ -34,9 +34,8 @@ import re
 from collections.abc import Iterator
 
 from .collector import ItemCollector
-from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .plain_text import DATE_LABEL, FENCE, add_turn, date_line, outside_fences, speaker_of
-from .source import Source, fail, require_text
+from .source import Source, fail
 from .timefmt import LogClock, day_first_of, file_date, read_turn_time, with_iso_dates
 
 _ROLE_WORDS = {
@@ -124,13 +123,7 @@ class MarkdownLogParser:
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
-        text, found, open_at = scan_tag_blocks(
-            require_text(source), ENVELOPE_TAG, keep_newlines=True, lone_close=False
-        )
-        self.collector.envelopes_stripped += found
-        if open_at >= 0:
-            self.collector.skip(text.count("\n", 0, open_at) + 1,
-                                "unclosed <memory-frame> envelope: the rest of the file is dropped")
+        text = self.collector.text_without_envelopes(source, lone_close=False)
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
         people = _people(_timed_names(lines))
         self.day_first, note = day_first_of(_date_heads(lines), "turns")

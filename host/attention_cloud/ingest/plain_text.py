@@ -35,9 +35,9 @@ from .classify import (
     user_message_kind,
 )
 from .collector import ItemCollector
-from .envelope import ENVELOPE_TAG, scan_tag_blocks, strip_envelopes
+from .envelope import strip_envelopes
 from .pointers import line_pointer
-from .source import Source, fail, require_text
+from .source import Source, fail
 from .textutil import strip_system_reminders
 from .timefmt import LogClock, day_first_of, file_date, read_turn_time, with_iso_dates
 
@@ -90,6 +90,12 @@ _ROLES = {
     "system": "system",
     "tool": "tool",
 }
+
+
+def is_label_word(name: str) -> bool:
+    """True for a word that labels a line (``Note``, ``Action``, ``Decision``) or a log's
+    level (``INFO``) rather than names a person."""
+    return name.lower() in _LABELS or name in _LOG_LEVELS
 
 
 def speaker_of(line: str) -> tuple[str, str] | None:
@@ -245,15 +251,7 @@ class PlainTextParser:
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
-        text, found, open_at = scan_tag_blocks(
-            require_text(source), ENVELOPE_TAG, keep_newlines=True, lone_close=False
-        )
-        self.collector.envelopes_stripped += found
-        if open_at >= 0:
-            line = text.count("\n", 0, open_at) + 1
-            self.collector.skip(
-                line, "unclosed <memory-frame> envelope: the rest of the file is dropped"
-            )
+        text = self.collector.text_without_envelopes(source, lone_close=False)
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
         names = speaker_names(lines)
         self.day_first = self._day_order(lines)

@@ -32,7 +32,8 @@ _CLAUDE_FILE_TOOLS = {
     "NotebookEdit": "edit",
     "NotebookRead": "read",
 }
-_PATH_KEYS = ("file_path", "path", "filename", "file", "target_file", "notebook_path", "filepath")
+_PATH_KEYS = ("file_path", "path", "absolute_path", "filename", "file", "target_file",
+              "notebook_path", "filepath")
 _COMMAND_KEYS = ("command", "cmd", "script")
 _EDITOR_COMMANDS = {
     "view": "read",

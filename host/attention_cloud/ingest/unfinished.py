@@ -4,7 +4,7 @@ A writer appends a line in pieces, and a speaker-line transcript adds to its las
 line; parsing either half way would store a half line, or a turn cut short, as an item of its
 own (a different handle from the whole one that follows). :func:`finished_part` keeps what is
 finished: everything up to the last newline, and for speaker-line text (formats ``text``,
-``markdown`` and ``whatsapp``) only the turns before the last one, which may still grow. ``atc watch`` parses files that changed
+``markdown``, ``whatsapp``, ``aider`` and ``notes``) only the turns before the last one, which may still grow. ``atc watch`` parses files that changed
 within its settle time this way; once a file has been quiet that long it is read whole.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .source import Source, make_source
 
 #: Formats whose turns run over several lines until the next speaker (their items point at the
 #: lines of a turn, ``FILE:<first>`` or ``FILE:<first>-<last>``).
-TURN_FORMATS = ("text", "markdown", "whatsapp")
+TURN_FORMATS = ("text", "markdown", "whatsapp", "aider", "notes")
 
 
 def finished_part(source: Source, format: str | None = None) -> Source | None:

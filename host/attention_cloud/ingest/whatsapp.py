@@ -42,9 +42,9 @@ from datetime import datetime
 
 from .chat_messages import ChatSenders, add_chat_message
 from .collector import ItemCollector
-from .envelope import ENVELOPE_TAG, scan_tag_blocks, strip_envelopes
+from .envelope import strip_envelopes
 from .pointers import line_pointer
-from .source import Source, fail, require_text
+from .source import Source, fail
 from .timefmt import TurnTime, read_day_first
 
 _SPACE = r"[ \t\u00a0\u202f]"
@@ -172,12 +172,7 @@ class WhatsAppParser:
     def parse(self, source: Source) -> int:
         """Read every message and system line; return how many there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
-        text, found, open_at = scan_tag_blocks(require_text(source), ENVELOPE_TAG,
-                                               keep_newlines=True, lone_close=False)
-        self.collector.envelopes_stripped += found
-        if open_at >= 0:
-            self.collector.skip(text.count("\n", 0, open_at) + 1,
-                                "unclosed <memory-frame> envelope: the rest of the file is dropped")
+        text = self.collector.text_without_envelopes(source, lone_close=False)
         messages: list[tuple[_Line, list[str]]] = []
         for number, raw in enumerate(text.split("\n"), 1):
             raw = raw[:-1] if raw.endswith("\r") else raw
