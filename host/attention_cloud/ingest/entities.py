@@ -66,8 +66,12 @@ _GUARDED_FAILURES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("xit ", re.compile(r"\b[Ee]xit (?:code|status)[: ]\s*[1-9]")),
     ("exited with", re.compile(r"\bexited with (?:code|status) [1-9]")),
     ("npm ERR!", re.compile(r"^npm ERR!", re.MULTILINE)),
+    # make's own failure line ("make: *** [all] Error 2", "make[1]: *** ... Error 1")
+    ("*** ", re.compile(r"^\S*make(?:\[\d+\])?: \*\*\* ", re.MULTILINE)),
+    # Maven's "[INFO] BUILD FAILURE", Gradle's and Ant's "BUILD FAILED"
+    ("BUILD FAIL", re.compile(r"\bBUILD FAIL(?:ED|URE)\b")),
 )
-_FAILURE_PHRASES = ("non-zero exit", ": command not found", "panicked at")
+_FAILURE_PHRASES = ("non-zero exit", ": command not found", "panicked at", "Segmentation fault")
 
 
 def probe(text: str) -> str:
