@@ -16,11 +16,13 @@ def test_a_channel_export_keeps_every_author_and_time():
     assert [(i.speaker, i.time) for i in result.items] == [
         ("Priya Patel", "2023-05-08T13:56:03Z"),     # 15:56:03+02:00
         ("Tomás Ruiz", "2023-05-08T13:57:12Z"),
+        ("Dana Whitfield", "2023-05-08T13:58:00Z"),  # a file alone: before, counted and dropped
         ("Priya Patel", "2023-05-09T08:00:00Z"),
         ("Dana Whitfield", "2023-05-09T08:05:30Z"),
     ]
     assert {i.session for i in result.items} == {"Running Club/#general"}
-    assert result.ignored == {"GuildMemberJoin": 1, "attachment": 1, "ChannelPinnedMessage": 1}
+    assert result.ignored == {"GuildMemberJoin": 1, "ChannelPinnedMessage": 1}
+    assert result.items[2].text == "[attached: route.gpx]"
     dana = result.items[-1]
     assert dana.text == "I suggest the river loop at 7am, then pancakes"
     assert ("reply_to", "901#5") in [r[1:] for r in dana.relations]

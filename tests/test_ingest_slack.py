@@ -26,9 +26,13 @@ def test_a_day_file_keeps_every_sender_and_time():
         ("Tomás Ruiz", "2023-05-08T13:57:12Z", "running-club/2023-05-08"),
         # no user_profile on this reply: users.json beside the channel names U03DANA
         ("Dana Whitfield", "2023-05-08T13:58:00Z", "running-club/2023-05-08"),
+        # a message of nothing but a file: before, counted and dropped ("which file did Dana
+        # share?" found nothing)
+        ("Dana Whitfield", "2023-05-08T13:58:20Z", "running-club/2023-05-08"),
     ]
-    assert result.ignored == {"channel_join": 1, "file": 1}
-    first, _, dana = result.items
+    assert result.ignored == {"channel_join": 1}
+    first, _, dana, shared = result.items
+    assert shared.text == "[attached: route.gpx]"
     assert first.text == ("I signed up for the half marathon in October! Plan: training plan "
                           "(https://example.com/plan)")
     assert dana.text == "Count me in for the long runs, @Priya Patel"   # <@U01PRIYA>
@@ -57,12 +61,13 @@ def test_bots_entities_and_a_day_without_users_json(tmp_path):
 def test_the_export_folder_is_ingested_whole(home):
     with Memory.open(home) as mem:
         report = mem.ingest([str(EXPORT)])            # strict: every file must be read
-        assert report.files == 4 and report.new == 6 and report.files_skipped == []
+        assert report.files == 4 and report.new == 7 and report.files_skipped == []
         assert report.ignored["slack users.json"] == 1
         rows = mem.query('item_speaker(H, "Dana Whitfield"), item_time(H, T), '
                          'item_session(H, S)').rows
     assert sorted((r["T"], r["S"]) for r in rows) == [
         ("2023-05-08T13:58:00Z", "running-club/2023-05-08"),
+        ("2023-05-08T13:58:20Z", "running-club/2023-05-08"),   # the file she shared
         ("2023-05-09T08:05:30Z", "running-club/2023-05-09")]
 
 

@@ -21,20 +21,22 @@ def test_a_group_chat_export_keeps_every_sender_and_time():
     assert [(i.speaker, i.time) for i in result.items] == [
         ("Priya Patel", "2023-05-08T13:56:03Z"),     # date_unixtime: the moment, in UTC
         ("Tomás Ruiz", "2023-05-08T13:57:12Z"),
+        ("Dana Whitfield", "2023-05-08T13:58:00Z"),  # a photo alone: before, counted and dropped
         ("Priya Patel", "2023-05-09T08:00:00Z"),
         ("Dana Whitfield", "2023-05-09T08:05:30Z"),
         ("Tomás Ruiz", "2023-05-09T08:07:00Z"),
         ("Dana Whitfield", "2023-05-09T22:30:00Z"),
     ]
     assert {i.session for i in result.items} == {"Running Club"}
-    assert result.ignored == {"service": 1, "media": 1}
+    assert result.ignored == {"service": 1}
     assert result.skipped == [] and result.unread_times == []
     texts = [i.text for i in result.items]
     assert texts[1] == "Nice! Here is a plan: https://example.com/plan with three runs a week"
-    assert texts[4] == "[forwarded from Coach Lee] Consistency beats intensity."
-    assert texts[5] == "Yes"                       # a reply says who agreed: kept
-    assert result.items[3].pointer.endswith("telegram_result.json#/messages/5")
-    assert ("reply_to", "Running Club#5") in [r[1:] for r in result.items[3].relations]
+    assert texts[2] == "[attached: photo_1@08-05-2023_15-58-00.jpg]"
+    assert texts[5] == "[forwarded from Coach Lee] Consistency beats intensity."
+    assert texts[6] == "Yes"                       # a reply says who agreed: kept
+    assert result.items[4].pointer.endswith("telegram_result.json#/messages/5")
+    assert ("reply_to", "Running Club#5") in [r[1:] for r in result.items[4].relations]
 
 
 def test_the_day_written_is_the_senders_day():
@@ -89,3 +91,19 @@ def test_a_question_naming_a_participant_by_first_name_favours_them(home):
                            "--format", "json").output)
     assert frame["receipt"]["facts"][0].get("speaker") == "Dana Whitfield"
     assert "Dana Whitfield: I suggest the river loop at 7am" in frame["text"]
+
+
+def test_a_file_is_named_by_its_file_name_or_by_its_media_when_the_export_left_it_out():
+    document = json.loads(FIXTURE.read_text())
+    document["messages"] = [
+        {"id": 1, "type": "message", "date": "2023-05-08T15:00:00", "from": "Dana",
+         "file": "files/minutes.pdf", "file_name": "Minutes May.pdf", "text": "notes from today"},
+        {"id": 2, "type": "message", "date": "2023-05-08T15:01:00", "from": "Priya",
+         "file": "(File not included. Change data exporting settings to download.)",
+         "media_type": "voice_message", "text": ""},
+        {"id": 3, "type": "message", "date": "2023-05-08T15:02:00", "from": "Dana",
+         "sticker_emoji": "👍", "media_type": "sticker", "text": ""}]
+    result = parse_text(json.dumps(document), name="result.json")
+    assert [i.text for i in result.items] == ["notes from today\n[attached: Minutes May.pdf]",
+                                              "[attached: voice_message]"]
+    assert result.ignored == {"media": 1}     # a sticker shares no file

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .chat_messages import ChatSenders, add_chat_message
+from .chat_messages import ChatSenders, add_chat_message, with_attachments
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
@@ -84,6 +84,10 @@ class DiscordParser:
         if kind in _SYSTEM_TYPES:
             self.collector.ignore(str(kind))
             return
+        attachments = message.get("attachments")
+        text = with_attachments(text, (a.get("fileName") or a.get("filename")
+                                       for a in attachments if isinstance(a, dict))
+                                if isinstance(attachments, list) else ())
         if not text:
             self.collector.ignore("attachment" if any(
                 message.get(key) for key in ("attachments", "stickers", "embeds")) else "empty")

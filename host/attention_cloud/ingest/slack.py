@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .chat_messages import ChatSenders, add_chat_message
+from .chat_messages import ChatSenders, add_chat_message, with_attachments
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
@@ -141,9 +141,12 @@ class SlackParser:
         if message.get("type") != "message" or subtype and subtype not in _KEPT_SUBTYPES:
             self.collector.ignore(str(subtype or message.get("type")))
             return
-        text = self._text(message.get("text"))
+        files = message.get("files") if isinstance(message.get("files"), list) else []
+        text = with_attachments(self._text(message.get("text")),
+                                (f.get("name") or f.get("title") for f in files
+                                 if isinstance(f, dict)))
         if not text:
-            self.collector.ignore("file" if message.get("files") else "empty")
+            self.collector.ignore("file" if files else "empty")
             return
         ts = message["ts"] if isinstance(message.get("ts"), str) else ""
         links = [("message_id", f"{channel}#{ts}")] if ts else []

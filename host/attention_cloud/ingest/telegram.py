@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .chat_messages import ChatSenders, add_chat_message
+from .chat_messages import ChatSenders, add_chat_message, with_attachments
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
@@ -118,7 +118,8 @@ class TelegramParser:
             self.collector.ignore("service" if message.get("type") == "service"
                                   else f"{message.get('type')} message")
             return
-        text = telegram_text(message.get("text")).strip()
+        text = with_attachments(telegram_text(message.get("text")).strip(),
+                                _attached(message))
         if not text:
             self.collector.ignore("media" if any(
                 key in message for key in ("photo", "file", "media_type", "sticker_emoji",
@@ -150,3 +151,19 @@ class TelegramParser:
             day = written[:10] if isinstance(written, str) and read_time(written) else moment[:10]
             return TurnTime(moment, day)
         return self.collector.time(index + 1, written)
+
+
+def _attached(message: dict[str, Any]) -> list[str]:
+    """The file a Telegram message shares, by name: ``file_name``, else the exported path's
+    last part; a file the export left out (``(File not included. …)``) by its media type."""
+    name = message.get("file_name")
+    if isinstance(name, str) and name.strip():
+        return [name]
+    for key in ("file", "photo"):
+        path = message.get(key)
+        if isinstance(path, str) and path.strip():
+            if path.startswith("("):  # "(File not included. Change data exporting settings…)"
+                media = message.get("media_type")
+                return [media if isinstance(media, str) and media else key]
+            return [path.rsplit("/", 1)[-1]]
+    return []
