@@ -748,9 +748,11 @@ class Memory:
         args.text("text", text)
         args.text("source", source, optional=True)
         path = self._rule_path(name)
-        # the home's write lock: two processes adding rules at once each checked against the
-        # files saved before either wrote, and both saved a definition of the same predicate
-        self.lock.acquire()
+        with _rules_lock(self.home):
+            self._save_rule(text, name, path, source)
+
+    def _save_rule(self, text: str, name: str, path: Path, source: str | None) -> None:
+        # under the rules lock: the check reads the rules saved by then, the save follows it
         others = [_rule_source(p) for p in self._rule_files() if p.stem != name]
         shown = source or f"{name}.pl"
         try:
@@ -981,6 +983,23 @@ def session_apart(stem: str, name: str) -> str:
 BATCH_ITEMS = 10_000
 
 _T = TypeVar("_T")
+
+
+@contextmanager
+def _rules_lock(home: Path) -> Iterator[None]:
+    """Hold the saved rules' own lock (flock on the home folder itself, so a refused rule leaves
+    no file behind): two processes adding rules at once each checked against the files saved
+    before either wrote, and both saved a definition of the same predicate. Not the home's
+    write lock, which a process that wrote to the journal keeps until it releases: saving a
+    rule beside a running agent or watcher must not wait for it."""
+    import fcntl
+
+    fd = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _rule_source(path: Path) -> Term:
