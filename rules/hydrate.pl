@@ -1657,7 +1657,7 @@ bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds0),
     sort(SeedIds0, SeedIds),
     bridge_weight_(W),
-    rare_entities_(Seeds, Rare),
+    rare_entities_(Settings.reader, Seeds, Rare),
     findall(c(Other, S, bridge(Id, E), 1, near),
             ( member(c(Id, S0, _, _, _), Seeds),
               record_sessions_(Id, Sessions),
@@ -1688,21 +1688,36 @@ bridged_if_better_(Bridged, c(Id, S, By, Hops, Role), C) :-
 bridge_df_(8).
 bridge_weight_(0.7).
 
-% rare_entities_(+Seeds, -Rare): the named things of the seeds that two to bridge_df_/1 items
-% hold (arcs and rollups, which repeat their members' entities, not counted), an ordered set.
-% Each is counted once per frame: seeds about one failing test name the same test file and
-% error, and counting an entity's holders (up to bridge_df_/1 + 1, each read from its record)
-% per seed that names it cost ~1.5 ms of such a frame.
-rare_entities_(Seeds, Rare) :-
+% rare_entities_(+Reader, +Seeds, -Rare): the named things of the seeds that two to
+% bridge_df_/1 items the Reader sees hold (arcs and rollups, which repeat their members'
+% entities, not counted), an ordered set. Each is counted once per frame: seeds about one
+% failing test name the same test file and error, and counting an entity's holders (up to
+% bridge_df_/1 + 1, each read from its record) per seed that names it cost ~1.5 ms of such a
+% frame. For a grantee only the holders they see count: records hidden from them made an
+% entity common (no bridge, and a hint that hidden records name it). Their count reads at most
+% bridge_scan_/1 holders, visible or not; an entity held by more is common for everyone.
+rare_entities_(Reader, Seeds, Rare) :-
     findall(E, ( member(c(Id, _, _, _, _), Seeds), distilled(Id, entity, E) ), Es0),
     sort(Es0, Es),
-    include(rare_entity_, Es, Rare).
+    include(rare_entity_(Reader), Es, Rare).
 
-rare_entity_(E) :-
+rare_entity_(none, E) :- !,
     bridge_df_(Max),
     Over is Max + 1,
     aggregate_all(count, limit(Over, ( distilled(X, entity, E), item(X) )), N),
     N >= 2, N =< Max.
+rare_entity_(Reader, E) :-
+    bridge_df_(Max),
+    bridge_scan_(Scan),
+    Over is Scan + 1,
+    aggregate_all(count, limit(Over, ( distilled(X, entity, E), item(X) )), Held),
+    Held =< Scan,
+    Seen is Max + 1,
+    aggregate_all(count, limit(Seen, ( distilled(X, entity, E), item(X), readable_(Reader, X) )),
+                  N),
+    N >= 2, N =< Max.
+
+bridge_scan_(400).
 
 % The sessions a record belongs to: an item's own, an arc's members'.
 record_sessions_(Id, [S]) :-
