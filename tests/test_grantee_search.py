@@ -3,6 +3,8 @@
 nearest/3,4 and lexical/4 for a grantee fetched K*4+50 raw hits and then dropped the ones the
 reader may not see: in a home where the granted part is a small minority, the best raw hits
 were all hidden and the grantee got fewer than K (often none) though visible matches existed.
+A grantee's frame fetched a fixed page of hits too: granted one session of a segment whose
+other sessions matched better, their frame was empty.
 """
 from __future__ import annotations
 
@@ -29,12 +31,15 @@ def mem(tmp_path_factory):
                               f"among many other words of the week\n" for i in range(VISIBLE)),
                       encoding="utf-8")
     memory = Memory.open(home)
-    memory.ingest([hidden], format="text", segment="private")
-    memory.ingest([shared], format="text", segment="team")
+    memory.ingest([hidden], format="text")
+    memory.ingest([shared], format="text")
     memory.curate()
+    session = memory.query('item_text(H, T), sub_string(T, _, _, _, "nightly"), '
+                           'item_session(H, S)', limit=1).rows[0]["S"]
     add_principal(memory, "alice", owner=True)
     add_principal(memory, "bob")
-    add_grant(memory, "bob", segments=["team"], ceiling="L0")
+    add_grant(memory, "bob", sessions=[session], ceiling="L0")
+    memory.shared_session = session
     yield memory
     memory.close()
 
@@ -57,14 +62,26 @@ def test_a_grantee_gets_k_visible_hits_when_the_visible_part_is_a_small_minority
 
     owner_top = mem.query(goal.replace("5", "60", 1)).rows[0]["Hits"]
     owner_handles = [h for h, _ in owner_top]
-    segments = {mem.query(f'item_segment({h}, S)').rows[0]["S"] for h in owner_handles}
-    assert segments == {"private"}, "the hidden turns rank first for the owner"
+    sessions = {mem.query(f'item_session({h}, S)').rows[0]["S"] for h in owner_handles}
+    assert mem.shared_session not in sessions, "the hidden turns rank first for the owner"
     hits = _hits(mem, goal)
     assert len(hits) == 5, hits
     for handle, _ in hits:
-        assert reader_query(mem, "bob", f"item_segment({handle}, S)").rows[0]["S"] == "team"
+        rows = reader_query(mem, "bob", f"item_session({handle}, S)").rows
+        assert rows[0]["S"] == mem.shared_session
 
 
 def test_a_grantee_gets_every_visible_hit_when_fewer_than_k_exist(mem):
     hits = _hits(mem, 'lexical("retry", 50, [], Hits)')
     assert len(hits) == VISIBLE
+
+
+def test_a_grantees_frame_finds_what_they_see_beneath_what_they_do_not(mem):
+    from attention_cloud.sharing import reader_hydrate
+
+    frame = reader_hydrate(mem, "bob", "retry budget")
+    facts = frame.receipt["facts"]
+    assert len(facts) >= 5, frame.receipt.get("empty")
+    assert all(f["seeded_by"] == "relevance" for f in facts[:5])
+    for fact in facts:
+        assert mem.query(f'item_session({fact["handle"]}, S)').rows[0]["S"] == mem.shared_session
