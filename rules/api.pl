@@ -710,7 +710,8 @@ user_code_vet_(Module, Goal) :-
     ;   true
     ),
     vet_(text, Goal),
-    goal_vet_(Goal, Module).
+    copy_term(Goal, Copy),              % what the walk unifies (a grammar body's lists) stays
+    goal_vet_(Copy, Module).            % out of the goal that runs
 
 % goal_vet_(+Goal, +Module): Goal, in a call position of Module, calls nothing refused.
 goal_vet_(G, _) :-
@@ -1339,7 +1340,8 @@ vet_rule_term_(M, T) :-
     ->  throw(error(rules_clause('part of the vocabulary', N/A), _))
     ;   true
     ),
-    rule_body_(T, Body),
+    copy_term(T, T1),
+    rule_body_(T1, Body),
     user_code_vet_(M, Body),
     vet_(text, T).
 
