@@ -457,8 +457,9 @@ text_prefix_(Text, Max, Prefix) :-
 %
 %   Parse GoalText as a Prolog goal and run it in a user module (Options.module, default
 %   `atc_query`; see memory_user_module/1), whose only way to memory is the public vocabulary.
-%   The goal is refused before it runs when it names a module (`M:G`, `G@M`), a database or
-%   flag builtin (user_code_refused_/2) or anything library(sandbox) does not allow. At most
+%   The goal is refused before it runs when it calls a module-qualified goal (`M:G`, `G@M`),
+%   a database or flag builtin (user_code_refused_/2; a call, not data that names one, see
+%   user_code_vet_/2) or anything library(sandbox) does not allow. At most
 %   Options.limit solutions are collected, each a list of Name-Value pairs for the named
 %   variables (Value is the `~p` text of a term that is not ground). More is true when
 %   solutions were cut off by the limit.
@@ -664,8 +665,8 @@ spend_(C, L0, L) :-
 % setup_call_cleanup/3 run with signals blocked, where no limit can stop them. It reads every
 % global variable (nb_getval/2, b_getval/2, nb_current/2), the host's caches included (the
 % names of every speaker in the home, whatever a grantee may see). So before the sandbox sees
-% user code, any mention (as a goal, a closure passed to call/N or maplist/N, or data) of these
-% names, and any module qualification, is refused.
+% user code, a call of these names or of a module-qualified goal, wherever the goal or a
+% meta-argument calls it, is refused (user_code_vet_/2).
 user_code_refused_(Name, database) :-
     memberchk(Name, [assert, asserta, assertz, retract, retractall, abolish, erase,
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
