@@ -304,9 +304,7 @@ nearest(Q, K, Options, Hits) :-
 nearest_(Q, K, Options, Hits) :-
     must_be(nonneg, K),
     query_seen_(Q),
-    Fetch is K * 4 + 50,
-    atc_jump:nearest(Q, Fetch, Options, Raw),
-    seen_top_(Raw, K, Hits).
+    seen_search_(atc_jump:nearest(Q), Options, K, Hits).
 
 %!  lexical(+Query, +K, +Options, -Hits) is det.
 lexical(Q, K, Options, Hits) :-
@@ -315,9 +313,7 @@ lexical(Q, K, Options, Hits) :-
 lexical_(Q, K, Options, Hits) :-
     must_be(nonneg, K),
     query_seen_(Q),
-    Fetch is K * 4 + 50,
-    atc_jump:lexical(Q, Fetch, Options, Raw),
-    seen_top_(Raw, K, Hits).
+    seen_search_(atc_jump:lexical(Q), Options, K, Hits).
 
 %!  similarity(+Query, +Records, -Pairs) is det.
 %!  similarity(+Query, +Records, +K, -Pairs) is det.
@@ -342,6 +338,34 @@ query_seen_(Q) :-
     ->  (   seen_(Q, _) -> true ; existence_error(record, Q) )
     ;   true
     ).
+
+% seen_search_(:Search_3, +Options, +K, -Hits): the K best hits the reader sees. A search
+% answers the best hits of every record, so a fixed over-fetch (K*4+50) gave a reader who
+% sees a small part of the home fewer than K hits though K visible ones matched: the fetch
+% grows eight-fold until K of its hits are visible, the search has nothing more to give, or
+% it reaches the cap (seen_search_cap_/1), whichever comes first; a reader who sees most of
+% the home is answered by the first fetch, as before.
+seen_search_(Search_3, Options, K, Hits) :-
+    Fetch is K * 4 + 50,
+    seen_search_(Search_3, Options, K, Fetch, Hits).
+
+seen_search_(Search_3, Options, K, Fetch, Hits) :-
+    call(Search_3, Fetch, Options, Raw),
+    seen_top_(Raw, K, Hits0),
+    length(Hits0, N),
+    seen_search_cap_(Cap),
+    (   (   N >= K
+        ;   length(Raw, Got), Got < Fetch
+        ;   Fetch >= Cap
+        )
+    ->  Hits = Hits0
+    ;   Fetch1 is min(Cap, Fetch * 8),
+        seen_search_(Search_3, Options, K, Fetch1, Hits)
+    ).
+
+% The most raw hits one search of a grantee's asks for: past it a home almost wholly hidden
+% from them answers what it found, rather than every search ranking the whole home.
+seen_search_cap_(200000).
 
 seen_top_(Raw, K, Hits) :-
     include(seen_hit_, Raw, Seen),

@@ -677,13 +677,15 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
     timeless_goal_(Goal, Anchor, Goal1),
     semantic_goal_(Goal1, Speaker, SemGoal),
     time_weight_(Anchor, SemGoal, TimeWeight),
-    (   catch(scope_nearest_(Segment, SemGoal, Fetch, Sem0), error(existence_error(embeddings, _), _), fail)
-    ->  HaveSem = true,
-        include(readable_pair_(Reader), Sem0, Sem)
+    Want is max(max(K * 4, 48), Page),
+    (   catch(reader_fetch_(Reader, Want, Fetch, scope_nearest_(Segment, SemGoal),
+                            readable_pair_(Reader), Sem),
+              error(existence_error(embeddings, _), _), fail)
+    ->  HaveSem = true
     ;   Sem = [], HaveSem = false
     ),
-    scope_lexical_(Segment, Goal1, Fetch, Lex0),
-    include(readable_pair_(Reader), Lex0, Lex),
+    reader_fetch_(Reader, Want, Fetch, scope_lexical_(Segment, Goal1), readable_pair_(Reader),
+                  Lex),
     (   HaveSem == true, Lex \== [] -> Path = hybrid
     ;   HaveSem == true -> Path = semantic
     ;   Lex \== [] -> Path = lexical
@@ -692,7 +694,7 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
     (   Path == recency
     ->  recency_seeds_(Reader, Segment, K, Seeds), Reserve = []
     ;   lexical_cosines_(HaveSem, SemGoal, Sem, Lex, Sem1),
-        window_cosines_(HaveSem, Anchor, SemGoal, Segment, Fetch, Sem1, SemAll0),
+        window_cosines_(HaveSem, Anchor, SemGoal, Segment, Reader, Fetch, Sem1, SemAll0),
         include(readable_pair_(Reader), SemAll0, SemAll),
         fuse_(SemAll, Lex, Fused0),
         open_arcs_(Segment, Fused0, Fused10),
@@ -766,10 +768,10 @@ lexical_cosines_(true, Goal, Sem, Lex, SemAll) :-
 % written inside that window (the newest 1000), and the Fetch best of them join the candidates:
 % a turn that says it in passing may rank nowhere in the whole memory, yet be one of a handful
 % that week. The time prior then weighs them in like any other candidate.
-window_cosines_(false, _, _, _, _, Sem, Sem).
-window_cosines_(true, none, _, _, _, Sem, Sem).
-window_cosines_(true, window(From, To, _), Goal, Segment, Fetch, Sem, SemAll) :-
-    window_group_(From, To, Segment, InWindow),
+window_cosines_(false, _, _, _, _, _, Sem, Sem).
+window_cosines_(true, none, _, _, _, _, Sem, Sem).
+window_cosines_(true, window(From, To, _), Goal, Segment, Reader, Fetch, Sem, SemAll) :-
+    window_group_(From, To, Segment, Reader, InWindow),
     (   InWindow == ''
     ->  SemAll = Sem
     ;   pairs_keys(Sem, SemKeys),
@@ -784,15 +786,44 @@ window_cosines_(true, window(From, To, _), Goal, Segment, Fetch, Sem, SemAll) :-
 % items change (kept_/5), and then one group of similarity_within_texts/4, whose vector rows
 % the host keeps too: a frame naming "last week" after another does not list, filter and look
 % up a thousand items again (~2 ms of a 100k-item frame).
-window_group_(From, To, Segment, Text) :-
+% For a grantee the window is the newest 1000 items of it they see (reader_fetch_/6), made
+% for each frame: what they see changes with grants, which the kept value's generation does
+% not follow.
+window_group_(From, To, Segment, none, Text) :- !,
     window_generation_(G),
-    kept_(window, window(From, To, Segment), G, window_group_made_(From, To, Segment), Text).
+    kept_(window, window(From, To, Segment), G, window_group_made_(From, To, Segment, none),
+          Text).
+window_group_(From, To, Segment, Reader, Text) :-
+    window_group_made_(From, To, Segment, Reader, Text).
 
-window_group_made_(From, To, Segment, Text) :-
-    items_dated_between(From, To, 1000, InWindow),
+window_group_made_(From, To, Segment, Reader, Text) :-
+    reader_fetch_(Reader, 1000, 1000, items_dated_between(From, To), readable_(Reader),
+                  InWindow0),
+    take_(1000, InWindow0, InWindow),
     include(item_in_segment_(Segment), InWindow, Candidates),
     sort(Candidates, Sorted),
     atomic_list_concat(Sorted, '\n', Text).
+
+% reader_fetch_(+Reader, +Want, +Fetch, :Fetch_2, :Keep_1, -Kept): Kept is what Keep_1 accepts
+% of the Fetch first of a ranking (call(Fetch_2, Fetch, Raw): a search's best hits, a window's
+% newest items). A grantee sees only part of the home, and the Fetch first may be all hidden
+% from them: for them Fetch grows eight-fold until Want are kept, the ranking has no more,
+% or reader_fetch_cap_/1 is reached. The owner's (Reader none) is the one fetch.
+reader_fetch_(Reader, Want, Fetch, Fetch_2, Keep_1, Kept) :-
+    call(Fetch_2, Fetch, Raw),
+    include(Keep_1, Raw, Kept0),
+    reader_fetch_cap_(Cap),
+    (   (   Reader == none
+        ;   length(Kept0, N), N >= Want
+        ;   length(Raw, Got), Got < Fetch
+        ;   Fetch >= Cap
+        )
+    ->  Kept = Kept0
+    ;   Fetch1 is min(Cap, Fetch * 8),
+        reader_fetch_(Reader, Want, Fetch1, Fetch_2, Keep_1, Kept)
+    ).
+
+reader_fetch_cap_(200000).
 
 % What a window's items depend on: the items, their times and the days they mention.
 window_generation_(g(I, T, R)) :-
@@ -1251,7 +1282,8 @@ role_latest_(speaker(Speaker), Goal, Reader, Segment, Pairs, Out) :-
            ( topicless_word_(W) ; memberchk(W, CueWords) ; role_goal_word_(W)
            ; spoken_name_word_(Named, W) )),
     memory_now(Now), Now > 0,
-    items_between(0, Now, 2000, Newest),
+    reader_fetch_(Reader, 2000, 2000, items_between(0, Now), readable_(Reader), Newest0),
+    take_(2000, Newest0, Newest),
     include(role_turn_(Whos, Segment, Reader), Newest, Turns0),
     take_(10, Turns0, Turns),
     Turns = [_|_], !,
@@ -1657,7 +1689,7 @@ bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds0),
     sort(SeedIds0, SeedIds),
     bridge_weight_(W),
-    rare_entities_(Seeds, Rare),
+    rare_entities_(Settings.reader, Seeds, Rare),
     findall(c(Other, S, bridge(Id, E), 1, near),
             ( member(c(Id, S0, _, _, _), Seeds),
               record_sessions_(Id, Sessions),
@@ -1688,21 +1720,44 @@ bridged_if_better_(Bridged, c(Id, S, By, Hops, Role), C) :-
 bridge_df_(8).
 bridge_weight_(0.7).
 
-% rare_entities_(+Seeds, -Rare): the named things of the seeds that two to bridge_df_/1 items
-% hold (arcs and rollups, which repeat their members' entities, not counted), an ordered set.
-% Each is counted once per frame: seeds about one failing test name the same test file and
-% error, and counting an entity's holders (up to bridge_df_/1 + 1, each read from its record)
-% per seed that names it cost ~1.5 ms of such a frame.
-rare_entities_(Seeds, Rare) :-
+% rare_entities_(+Reader, +Seeds, -Rare): the named things of the seeds that two to
+% bridge_df_/1 items the Reader sees hold (arcs and rollups, which repeat their members'
+% entities, not counted), an ordered set. Each is counted once per frame: seeds about one
+% failing test name the same test file and error, and counting an entity's holders (up to
+% bridge_df_/1 + 1, each read from its record) per seed that names it cost ~1.5 ms of such a
+% frame. For a grantee only the holders they see count: records hidden from them made an
+% entity common (no bridge, and a hint that hidden records name it). Their count stops at
+% bridge_df_/1 + 1 visible holders, or after bridge_scan_/1 holders read, visible or not: an
+% entity held by more is common for everyone.
+rare_entities_(Reader, Seeds, Rare) :-
     findall(E, ( member(c(Id, _, _, _, _), Seeds), distilled(Id, entity, E) ), Es0),
     sort(Es0, Es),
-    include(rare_entity_, Es, Rare).
+    include(rare_entity_(Reader), Es, Rare).
 
-rare_entity_(E) :-
+rare_entity_(none, E) :- !,
     bridge_df_(Max),
     Over is Max + 1,
     aggregate_all(count, limit(Over, ( distilled(X, entity, E), item(X) )), N),
     N >= 2, N =< Max.
+rare_entity_(Reader, E) :-
+    bridge_df_(Max),
+    bridge_scan_(Scan),
+    Count = held(0, 0),                 % holders read, holders the reader sees
+    (   distilled(X, entity, E), item(X),
+        arg(1, Count, H0), H is H0 + 1, nb_setarg(1, Count, H),
+        (   H > Scan
+        ->  true                        % held by too many: common
+        ;   readable_(Reader, X)
+        ->  arg(2, Count, N0), N1 is N0 + 1, nb_setarg(2, Count, N1),
+            N1 > Max                    % seen by too many: common, and no need to read on
+        )
+    ->  true
+    ;   true
+    ),
+    Count = held(Held, N),
+    Held =< Scan, N >= 2, N =< Max.
+
+bridge_scan_(400).
 
 % The sessions a record belongs to: an item's own, an arc's members'.
 record_sessions_(Id, [S]) :-

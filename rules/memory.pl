@@ -22,6 +22,7 @@
 :- use_module(jump, []).
 :- use_module(hydrate, []).
 :- use_module(term_guard, [guarded_builtin/1]).
+:- use_module(flag_guard, [flag_guard_install/1]).
 :- reexport(when, [ memory_now/1 ]).
 
 /** <module> The public query vocabulary
@@ -304,7 +305,7 @@ confined_walk_(_, Walk) :-
 		 *         USER MODULES         *
 		 *******************************/
 
-:- dynamic user_module_/1.              % user_module_(Module): created by memory_user_module/1
+:- dynamic user_module_/2.              % user_module_(Module, Vocabulary): made by memory_user_module/2
 
 %!  memory_user_module(+Module) is det.
 %
@@ -321,15 +322,17 @@ memory_user_module(M) :-
 %
 %   As memory_user_module/1, importing the vocabulary from module Vocabulary, which exports
 %   every name of it: atc_memory, or atc_grantee_view (the same names, each filtered through
-%   the sharing policy for the principal reading). An existing user module is emptied and
-%   keeps the vocabulary it was made with.
+%   the sharing policy for the principal reading). A module of any vocabulary but atc_memory
+%   reads only the Prolog flags of atc_flag_guard (none that describes the host). An existing
+%   user module is emptied and keeps the vocabulary it was made with.
 %   @error domain_error(vocabulary, V) for a module that does not export the vocabulary
 
 memory_user_module(M, Vocabulary) :-
     must_be(atom, M),
     must_be(atom, Vocabulary),
-    (   user_module_(M)
-    ->  wipe_user_module_(M)
+    (   user_module_(M, _)
+    ->  wipe_user_module_(M),
+        flag_guard_(M)
     ;   current_module(M)
     ->  permission_error(create, user_module, M)
     ;   module_property(Vocabulary, exports(Ex)),
@@ -337,21 +340,33 @@ memory_user_module(M, Vocabulary) :-
     ->  set_module(M:base(system)),
         forall(vocabulary_(PI), @(import(Vocabulary:PI), M)),
         forall(guarded_builtin(PI), @(import(atc_term_guard:PI), M)),
-        assertz(user_module_(M))
+        assertz(user_module_(M, Vocabulary)),
+        flag_guard_(M)
     ;   domain_error(vocabulary, Vocabulary)
     ).
 
 %!  memory_is_user_module(?Module) is nondet.
 %   Module was made by memory_user_module/1.
 memory_is_user_module(M) :-
-    user_module_(M).
+    user_module_(M, _).
+
+% flag_guard_(+Module): a grantee's module (any vocabulary but atc_memory) reads no Prolog flag
+% that describes the host (rules/flag_guard.pl).
+flag_guard_(M) :-
+    (   user_module_(M, atc_memory)
+    ->  true
+    ;   flag_guard_install(M)
+    ).
 
 vocabulary_(Name/Arity) :-
     module_property(atc_memory, exports(PIs)),
     member(Name/Arity, PIs),
     \+ memberchk(Name, [memory_user_module, memory_is_user_module]).
 
+% A local predicate with a builtin's name is the module's own guard (flag_guard_/1), which no
+% rule may define and abolish/1 may not remove: it stays.
 wipe_user_module_(M) :-
     forall(( current_predicate(M:N/A), functor(H, N, A),
-             \+ predicate_property(M:H, imported_from(_)) ),
+             \+ predicate_property(M:H, imported_from(_)),
+             \+ predicate_property(system:H, defined) ),
            abolish(M:N/A)).

@@ -82,13 +82,15 @@ def read_events(home: Path, *, reader: str | None = None,
 
 
 def normalise_time(text: str) -> str:
-    """A time in any form the host reads (ISO 8601, a date, RFC 2822, ...) as ISO 8601 UTC;
-    UsageError naming it otherwise."""
-    from .ingest.timefmt import read_time
+    """A time in any form the host reads (ISO 8601, a date, RFC 2822, ...) or Unix epoch
+    seconds (0 included; milliseconds above 10^11), as ISO 8601 UTC; UsageError naming it
+    otherwise."""
+    from .ingest.timefmt import read_typed_time
 
-    value = read_time(str(text))
+    value = read_typed_time(str(text))
     if not value:
-        raise UsageError(f"{text!r} is not a time (give ISO 8601, e.g. 2026-05-01T12:00:00Z)")
+        raise UsageError(f"{text!r} is not a time (give ISO 8601, e.g. 2026-05-01T12:00:00Z, "
+                         "or Unix epoch seconds)")
     return value
 
 

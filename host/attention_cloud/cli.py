@@ -804,7 +804,8 @@ def _print_list(report, verb: str) -> None:  # noqa: ANN001 - a ForgetReport
 @main.command()
 @click.argument("handle")
 @click.option("--level", type=click.Choice(["L0", "L1", "L2", "L3", "l0", "l1", "l2", "l3"]),
-              default="L0", show_default=True, help="Rung of the ladder to print.")
+              default=None, help="Rung of the ladder to print [default: L0; with --as, the "
+                                 "reader's ceiling for the record].")
 @click.option("--source", "verbatim", is_flag=True,
               help="Print the verbatim source record the item points to.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -829,9 +830,10 @@ def show(handle: str, level: str, verbatim: bool, fmt: str, as_principal: str | 
 
             if verbatim:
                 raise click.BadParameter("--source is the owner's alone", param_hint="--as")
-            record = reader_show(mem, as_principal, handle, level.lower(), via="cli --as")
+            record = reader_show(mem, as_principal, handle, level and level.lower(),
+                                 via="cli --as")
         else:
-            record = show_record(mem, handle, level.lower(), verbatim)
+            record = show_record(mem, handle, (level or "L0").lower(), verbatim)
     finally:
         mem.close()
     if fmt == "json":

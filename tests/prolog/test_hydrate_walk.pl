@@ -2,6 +2,7 @@
 :- use_module('../../rules/journal').
 :- use_module('../../rules/ladder').
 :- use_module('../../rules/hydrate').
+:- use_module('../../rules/grants').
 :- use_module(library(plunit)).
 :- use_module(library(lists)).
 
@@ -71,11 +72,11 @@ test(a_member_no_search_returned_counts_zero, [true(S =:= 0.4)]) :-
     memberchk(h1-S, Out).
 
 test(rare_entities_are_those_held_by_two_to_eight_items, [true(Rare == ["eight", "two"])]) :-
-    atc_hydrate:rare_entities_([c(h0, 1.0, relevance, 0, seed), c(h1, 0.5, relevance, 0, seed)],
-                               Rare).
+    atc_hydrate:rare_entities_(none, [c(h0, 1.0, relevance, 0, seed),
+                                      c(h1, 0.5, relevance, 0, seed)], Rare).
 
 test(rare_entities_agree_with_the_plain_count, [true(Rare == Plain)]) :-
-    atc_hydrate:rare_entities_([c(h0, 1.0, relevance, 0, seed)], Rare),
+    atc_hydrate:rare_entities_(none, [c(h0, 1.0, relevance, 0, seed)], Rare),
     findall(E, ( member(E, ["eight", "nine", "one", "two"]), plain_rare_(E) ), Plain).
 
 test(a_breadcrumb_is_the_least_detailed_rung_under_the_ceiling,
@@ -91,5 +92,17 @@ test(the_least_detailed_rung_is_the_last_available_level, [true(Cheap == Plain)]
     findall(L, ( member(C, [l0, l1, l2, l3]), atc_hydrate:least_detailed_level_(h4, C, L) ), Cheap),
     findall(L, ( member(C, [l0, l1, l2, l3]), atc_hydrate:available_levels_(h4, C, Ls),
                  last(Ls, L) ), Plain).
+
+% For a grantee an entity is rare by the holders they see: bob, granted the two items naming
+% "two", sees two holders of "eight" and of "nine" (held by eight and nine items), so both are
+% rare for him, as "nine" is not for the owner. Hidden holders made them common: no bridge
+% for him, and a hint that records he cannot see name them.
+test(a_grantees_rare_entities_count_the_holders_they_see,
+     [true(Bob-Owner == ["eight", "nine", "two"]-["eight", "two"])]) :-
+    grants_principal_add(alice, person, true),
+    grants_principal_add(bob, person, false),
+    grants_grant_add(g1, bob, [entity("two")], l2, none),
+    atc_hydrate:rare_entities_(bob, [c(h0, 1.0, relevance, 0, seed)], Bob),
+    atc_hydrate:rare_entities_(none, [c(h0, 1.0, relevance, 0, seed)], Owner).
 
 :- end_tests(hydrate_walk).

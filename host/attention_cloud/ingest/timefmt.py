@@ -231,8 +231,21 @@ def _dateutil_moment(text: str) -> datetime | None:
     return first
 
 
-def _from_epoch(number: float) -> str | None:
-    if number != number or number < _EPOCH_MIN:  # NaN, 0 or a count from a run's start
+def read_typed_time(text: str) -> str | None:
+    """A time a person typed (``--expires``, ``--since``), as :func:`read_time` reads it, save
+    that every count of Unix epoch seconds is one, 0 and counts before 1973 included (read
+    from a transcript those are placeholders and are refused): ``0`` is
+    1970-01-01T00:00:00Z as ``1577836800`` is 2020-01-01T00:00:00Z. Four digits read as a
+    year alone (``2023``) and eight as a date (``20230508``) stay what they were."""
+    value = read_time(text)
+    stripped = text.strip()
+    if value is None and _EPOCH.match(stripped) and not _YEAR_ALONE.match(stripped):
+        return _from_epoch(float(stripped), floor=0)
+    return value
+
+
+def _from_epoch(number: float, floor: float = _EPOCH_MIN) -> str | None:
+    if number != number or number < floor:  # NaN, 0 or a count from a run's start
         return None
     seconds = number / 1000 if number > _MS_THRESHOLD else number
     try:

@@ -156,13 +156,19 @@ def _max_level(mem: Any, reader: str, handle: str) -> str | None:
 
 
 @serialised
-def reader_show(mem: Any, reader: str, handle: str, level: str = "l2", *,
+def reader_show(mem: Any, reader: str, handle: str, level: str | None = None, *,
                 via: str = "cli") -> dict[str, Any]:
-    """One record at ``level`` as ``reader`` may see it (fields of the filtered view);
-    InputError when they do not see it, UsageError above their ceiling for it."""
+    """One record at ``level`` as ``reader`` may see it (fields of the filtered view); with
+    no ``level``, at the reader's ceiling for it (the most detail they may see). InputError
+    when they do not see it, UsageError for a level above their ceiling for it."""
     require_principal(mem, reader)
     args.text("handle", handle)
-    args.text("level", level)
+    args.text("level", level, optional=True)
+    if level is None:
+        ceiling = _max_level(mem, reader, handle)
+        if ceiling is None:
+            raise InputError(f"{handle}: no such item, arc or rollup visible to {reader}")
+        level = ceiling
     if level.lower() not in ("l0", "l1", "l2", "l3"):  # else "L9 is above bob's ceiling"
         raise UsageError(f"level must be one of L0, L1, L2, L3, not {level!r}")
     try:

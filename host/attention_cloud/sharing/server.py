@@ -127,7 +127,7 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
 
     def show(mem: Any, principal: str, request: Request, body: dict) -> dict:
         return reads.reader_show(mem, principal, request.path_params["handle"],
-                                 request.query_params.get("level", "L2"), via="serve")
+                                 request.query_params.get("level"), via="serve")
 
     def receipt(mem: Any, principal: str, request: Request, body: dict) -> dict:
         return reads.reader_receipt(mem, principal, request.path_params["rid"], via="serve")

@@ -1,0 +1,63 @@
+:- module(atc_flag_guard,
+          [ flag_guard_install/1,       % +Module
+            grantee_prolog_flag/2,      % ?Flag, ?Value
+            grantee_flag/1              % ?Flag
+          ]).
+:- use_module(library(error)).
+:- use_module(library(sandbox), []).
+
+/** <module> The Prolog flags a grantee may read
+
+library(sandbox) lets any goal read every Prolog flag, and several describe the owner's
+machine and process rather than the language: `os_argv` and `argv` (the command line, a
+home's path in it), `executable`, `pid`, `tmp_dir`, `home`, `cpu_count`, the C compiler's
+flags. A grantee's user module (memory_user_module/2 with a vocabulary other than the
+owner's) gets a current_prolog_flag/2 of its own from flag_guard_install/1, in place of the
+system's, that calls grantee_prolog_flag/2: it answers the flags that say how the language behaves (grantee_flag/1) and refuses every other by name,
+`permission_error(access, prolog_flag, os_argv)`; enumerating flags (`current_prolog_flag(F,
+V)`) enumerates those alone. The owner's own goals read every flag, as before.
+*/
+
+%!  flag_guard_install(+Module) is det.
+%   Give Module a current_prolog_flag/2 of its own that is grantee_prolog_flag/2. It is a
+%   clause in Module rather than an import: an ISO builtin's name cannot be exported (import/1
+%   took it with a warning on standard error). Installed once: emptying Module keeps it.
+flag_guard_install(M) :-
+    (   installed_(M)
+    ->  true
+    ;   @(redefine_system_predicate(current_prolog_flag(_, _)), M),
+        assertz(M:(current_prolog_flag(Flag, Value) :-
+                       atc_flag_guard:grantee_prolog_flag(Flag, Value))),
+        assertz(installed_(M))
+    ).
+
+:- dynamic installed_/1.                % installed_(Module): it has the guard
+
+%!  grantee_prolog_flag(?Flag, ?Value) is nondet.
+%   system:current_prolog_flag/2 restricted to grantee_flag/1.
+%   @error permission_error(access, prolog_flag, Flag) for a flag that describes the host
+grantee_prolog_flag(Flag, Value) :-
+    (   var(Flag)
+    ->  grantee_flag(Flag),
+        system:current_prolog_flag(Flag, Value)
+    ;   must_be(atom, Flag),
+        (   grantee_flag(Flag)
+        ->  system:current_prolog_flag(Flag, Value)
+        ;   permission_error(access, prolog_flag, Flag)
+        )
+    ).
+
+%!  grantee_flag(?Flag) is nondet.
+%   A flag that says how the language behaves (integers, floats, text syntax, the dialect),
+%   nothing about the machine or the process.
+grantee_flag(Flag) :-
+    member(Flag, [bounded, max_integer, min_integer, max_tagged_integer, min_tagged_integer,
+                  float_max, float_min, float_max_integer, float_overflow, float_zero_div,
+                  float_undefined, float_rounding, float_underflow, prefer_rationals,
+                  rational_syntax, integer_rounding_function, max_arity, max_char_code,
+                  max_procedure_arity, double_quotes, back_quotes, character_escapes,
+                  var_prefix, traditional, allow_variable_name_as_functor, char_conversion,
+                  occurs_check, iso, dialect, version, unknown, last_call_optimisation]).
+
+:- multifile sandbox:safe_primitive/1.
+sandbox:safe_primitive(atc_flag_guard:grantee_prolog_flag(_, _)).

@@ -1,0 +1,82 @@
+"""A grantee reads the Prolog flags that describe the language, never the owner's host.
+
+current_prolog_flag/2 answered a grantee (`atc query --as`, `POST /v1/query`) the owner's
+command line (os_argv, with the home's path), the executable, the process id and tmp_dir.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from attention_cloud.errors import AtcError
+
+SESSION = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_session.jsonl"
+
+
+@pytest.fixture(scope="module")
+def mem(tmp_path_factory):
+    from attention_cloud import Memory
+    from attention_cloud.sharing import add_grant, add_principal
+
+    home = tmp_path_factory.mktemp("flags") / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    memory = Memory.open(home)
+    memory.ingest([SESSION])
+    add_principal(memory, "alice", owner=True)
+    add_principal(memory, "bob")
+    add_grant(memory, "bob", segments=["default"], ceiling="L0")
+    yield memory
+    memory.close()
+
+
+@pytest.mark.parametrize("flag", ["os_argv", "argv", "executable", "pid", "tmp_dir", "home",
+                                  "cpu_count", "c_cc"])
+def test_a_grantee_is_refused_a_flag_that_describes_the_host_in_one_line(mem, flag):
+    from attention_cloud.sharing import reader_query
+
+    for goal in (f"current_prolog_flag({flag}, V)", f"call(current_prolog_flag, {flag}, V)",
+                 f"atom_concat({flag}, '', F), current_prolog_flag(F, V)"):
+        with pytest.raises(AtcError) as caught:
+            reader_query(mem, "bob", goal)
+        message = str(caught.value)
+        assert "\n" not in message and flag in message and "prolog_flag" in message, message
+
+
+def test_enumerating_flags_shows_a_grantee_the_languages_alone(mem):
+    from attention_cloud.sharing import reader_query
+
+    names = {row["F"] for row in reader_query(mem, "bob", "current_prolog_flag(F, _)",
+                                              limit=1000).rows}
+    assert {"bounded", "max_tagged_integer", "double_quotes"} <= names
+    assert not names & {"os_argv", "argv", "executable", "pid", "tmp_dir", "home"}
+    rows = reader_query(mem, "bob", "current_prolog_flag(bounded, B)").rows
+    assert rows == [{"B": "false"}]
+
+
+def test_the_owner_still_reads_every_flag(mem):
+    assert mem.query("current_prolog_flag(pid, P)").rows[0]["P"] > 0
+
+
+def test_atc_query_as_a_grantee_refuses_os_argv_with_exit_2(mem, tmp_path):
+    out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query",
+                          "current_prolog_flag(os_argv, V)", "--as", "bob"],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                         env={**os.environ, "ATC_HOME": str(mem.home)})
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and "os_argv" in out.stderr, out.stderr
+    assert not out.stdout
+
+
+def test_a_grantees_rule_is_refused_a_host_flag_too(mem, tmp_path):
+    from attention_cloud.sharing import reader_query
+
+    rules = "host_pid(P) :- current_prolog_flag(pid, P).\nbounded(B) :- current_prolog_flag(bounded, B).\n"
+    assert reader_query(mem, "bob", "bounded(B)", rules_text=rules).rows == [{"B": "false"}]
+    with pytest.raises(AtcError) as caught:
+        reader_query(mem, "bob", "host_pid(P)", rules_text=rules)
+    assert "pid" in str(caught.value) and "\n" not in str(caught.value)
