@@ -2532,6 +2532,19 @@ cheapest_step_(Steps, Best, Placed, I, Step, Key, Loss, Saved) :-
 
 ratio_(Loss, Saved, Key) :- Key is Loss / Saved.
 
+% affordable_step_(+Best, +Others, +Gain, +Rate, -I, -Step, -Loss, -Saved): of the ways the
+% facts Others can make room (room_step_/5), the one losing least value per token saved among
+% those losing less than Gain and less per token than Rate; fails when there is none.
+affordable_step_(Best, Others, Gain, Rate, I, Step, Loss, Saved) :-
+    findall(Key-I0-Step0-Loss0-Saved0,
+            ( nth0(I0, Others, P),
+              room_step_(Best, P, Step0, Loss0, Saved0),
+              Loss0 < Gain,
+              ratio_(Loss0, Saved0, Key),
+              Key < Rate ),
+            Ranked),
+    keysort(Ranked, [_-I-Step-Loss-Saved|_]).
+
 % apply_step_(+Placed, +I, +Step, -Out, -Gone): Gone is the dropped candidate, or none.
 apply_step_(Placed, I, Step, Out, Gone) :-
     nth0(I, Placed, p(C, _, _, Rungs), Rest),
@@ -2677,16 +2690,17 @@ richer_rungs_([L-T|Rungs], Level, Acc, Before) :-
     ).
 
 % make_room_(+Others, +Best, +Need, +Gain, +Rate, -Others1, -Gone): free Need tokens by the
-% cheapest steps of giving way (room_step_/5), while each step loses less value per token than
-% the promotion gains per token (Rate) and all of them together less than its Gain; fails when
-% that cannot free enough. Gone are the facts that left the frame: a weak fact's summary is
-% worth less than a strong fact's verbatim text.
+% cheapest steps of giving way (room_step_/5) that the promotion can pay for: each loses less
+% value per token than the promotion gains per token (Rate), and all of them together less
+% than its Gain; fails when that cannot free enough. The cheapest step is sought among those
+% only (affordable_step_/8): a long weak fact is often the cheapest per token to drop, yet
+% losing all of it would cost more than the raise gains, while a shorter one would free the few
+% tokens wanted. Gone are the facts that left the frame: a weak fact's summary is worth less
+% than a strong fact's verbatim text.
 make_room_(Others, _, Need, _, _, Others, []) :-
     Need =< 0, !.
 make_room_(Others, Best, Need, Gain, Rate, Others1, Gone) :-
-    cheapest_step_(room_step_, Best, Others, I, Step, Key, Loss, Saved),
-    Key < Rate,
-    Loss < Gain,
+    affordable_step_(Best, Others, Gain, Rate, I, Step, Loss, Saved),
     apply_step_(Others, I, Step, Others0, Left),
     Need1 is Need - Saved,
     Gain1 is Gain - Loss,

@@ -670,6 +670,7 @@ def test_the_first_frame_of_an_open_home_is_not_charged_to_the_limits(curated, h
         with pytest.raises(PrologError, match="time limit"):
             mem.hydrate("ValueError in the retry tests", budget=1200, walk="spin")
     finally:
+        mem.set_limits(time_limit=30)  # limits are per process: the next test runs under 30 s
         mem.close()
 
 

@@ -70,6 +70,21 @@ test(a_fact_is_raised_past_a_dearer_rung_without_dropping_another,
     atc_hydrate:promote_([C, A, B], 160, Out, Gone),
     levels(Out, Levels).
 
+% A promotion short of a few tokens is paid by a step whose loss it outweighs, even when a
+% dearer step frees tokens more cheaply per token: dropping a long weak fact would lose more
+% than the raise gains, and that once stopped the raise although a short weaker fact could
+% leave for it (LongMemEval 81507db6: an evidence turn 3 tokens short of its verbatim text
+% stayed at its summary, since the cheapest step per token was dropping a 104-token turn).
+test(a_small_shortfall_is_paid_by_a_step_the_raise_outweighs,
+     [true(Levels-Gone == [top-l0, a-l0, long-l0]-[short])]) :-
+    placed(top, 0.70, l0, [l0-72], Top),
+    placed(a, 0.41, l1, [l0-88, l1-55], A),
+    placed(long, 0.3665, l0, [l0-104], Long),
+    placed(short, 0.35, l1, [l1-36], Short),
+    atc_hydrate:promote_([Top, A, Long, Short], 270, Out, Left),
+    levels(Out, Levels),
+    findall(Id, member(c(Id, _, _, _, _), Left), Gone).
+
 test(never_over_budget, [true(Used =< 120)]) :-
     placed(a, 0.9, l3, [l0-80, l1-40, l2-20, l3-10], A),
     placed(b, 0.7, l3, [l0-70, l1-35, l2-20, l3-10], B),
