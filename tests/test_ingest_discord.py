@@ -37,3 +37,18 @@ def test_a_discord_export_is_not_read_as_an_openai_chat():
                                      "author": {"id": "4", "name": "dana.w", "nickname": None}}]})
     (item,) = parse_text(text, name="export.json").items
     assert (item.speaker, item.time, item.session) == ("dana.w", "2023-05-08T13:56:03Z", "Club/#dm")
+
+
+def test_a_message_with_words_keeps_its_handle_when_its_files_are_named():
+    """Files came to be named in their messages ([attached: route.gpx]): a message with words
+    and a file keeps the handle its words gave, so a channel exported again and read over the
+    old export does not hold each such message twice."""
+    document = json.loads(FIXTURE.read_text())
+    shared = next(m for m in document["messages"] if m["attachments"])
+    shared["content"] = "here is the route"
+    with_file = parse_text(json.dumps(document), name="export.json").items
+    shared["attachments"] = []
+    without = parse_text(json.dumps(document), name="export.json").items
+    assert [i.handle for i in with_file] == [i.handle for i in without]
+    (item,) = [i for i in with_file if "route" in i.text]
+    assert item.text == "here is the route\n[attached: route.gpx]"

@@ -14,18 +14,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .classify import kept_turn_kind, message_text
+from .classify import L0Text, kept_turn_kind, message_text
 from .collector import ItemCollector
 
 
-def with_attachments(text: str, names: Iterable[object]) -> str:
-    """``text`` followed by the names of the files attached to its message, on a line of their
-    own (``[attached: minutes.pdf, chart.png]``); ``text`` alone when there are none. Names
-    that are no text, or empty, are left out; a name is cut at 120 characters."""
+def attachment_names(names: Iterable[object]) -> list[str]:
+    """The names of the files a message shares, once each, as shown: names that are no text,
+    or empty, left out; each cut at 120 characters."""
     shown = [" ".join(n.split())[:120] for n in names if isinstance(n, str) and n.strip()]
-    if not shown:
+    return list(dict.fromkeys(shown))
+
+
+def with_attachments(text: str, names: list[str]) -> str:
+    """``text`` followed by the names of the files attached to its message, on a line of their
+    own (``[attached: minutes.pdf, chart.png]``); ``text`` alone when there are none."""
+    if not names:
         return text
-    note = f"[attached: {', '.join(dict.fromkeys(shown))}]"
+    note = f"[attached: {', '.join(names)}]"
     return f"{text}\n{note}" if text else note
 
 
@@ -43,10 +48,18 @@ class ChatSenders:
 
 def add_chat_message(collector: ItemCollector, senders: ChatSenders, *, record_no: int,
                      session: str, sender: str, text: str, time: str, identity: str,
-                     pointer: str, links: Iterable[tuple[str, str]] = ()) -> None:
-    """Add one message of ``sender`` (its text already cleaned, not empty) as an item."""
+                     pointer: str, links: Iterable[tuple[str, str]] = (),
+                     attached: list[str] | None = None) -> None:
+    """Add one message of ``sender`` as an item: its text (already cleaned), then the files it
+    shares (``attached``, see :func:`attachment_names`); one of the two is not empty."""
     role = senders.role(session, sender)
-    kind = kept_turn_kind(role, text)
+    shown = with_attachments(text, attached or [])
+    # a message with words keeps the kind and handle its words gave before files were named in
+    # it: a grown export read again must not add each such message a second time
+    kind = kept_turn_kind(role, text or shown)
+    l0 = message_text(shown)
+    if text and shown != text:
+        l0 = L0Text(shown, message_text(text).basis)
     collector.add(record_no=record_no, session=session, kind=kind, role=role, identity=identity,
-                  text=message_text(text), time=time, pointer=pointer,
+                  text=l0, time=time, pointer=pointer,
                   sets_goal=kind == "user_goal", speaker=sender, links=links)

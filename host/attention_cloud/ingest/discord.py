@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .chat_messages import ChatSenders, add_chat_message, with_attachments
+from .chat_messages import ChatSenders, add_chat_message, attachment_names
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
@@ -85,10 +85,10 @@ class DiscordParser:
             self.collector.ignore(str(kind))
             return
         attachments = message.get("attachments")
-        text = with_attachments(text, (a.get("fileName") or a.get("filename")
-                                       for a in attachments if isinstance(a, dict))
-                                if isinstance(attachments, list) else ())
-        if not text:
+        attached = attachment_names(a.get("fileName") or a.get("filename")
+                                    for a in attachments if isinstance(a, dict)) \
+            if isinstance(attachments, list) else []
+        if not text and not attached:
             self.collector.ignore("attachment" if any(
                 message.get(key) for key in ("attachments", "stickers", "embeds")) else "empty")
             return
@@ -105,4 +105,5 @@ class DiscordParser:
         add_chat_message(self.collector, self.senders, record_no=index + 1, session=session,
                          sender=sender, text=text,
                          time=self.collector.time(index + 1, message.get("timestamp")),
-                         identity=f"m{message.get('id', index)}", pointer=pointer, links=links)
+                         identity=f"m{message.get('id', index)}", pointer=pointer, links=links,
+                         attached=attached)

@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .chat_messages import ChatSenders, add_chat_message, with_attachments
+from .chat_messages import ChatSenders, add_chat_message, attachment_names
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
@@ -142,10 +142,10 @@ class SlackParser:
             self.collector.ignore(str(subtype or message.get("type")))
             return
         files = message.get("files") if isinstance(message.get("files"), list) else []
-        text = with_attachments(self._text(message.get("text")),
-                                (f.get("name") or f.get("title") for f in files
-                                 if isinstance(f, dict)))
-        if not text:
+        text = self._text(message.get("text"))
+        attached = attachment_names(f.get("name") or f.get("title") for f in files
+                                    if isinstance(f, dict))
+        if not text and not attached:
             self.collector.ignore("file" if files else "empty")
             return
         ts = message["ts"] if isinstance(message.get("ts"), str) else ""
@@ -156,7 +156,8 @@ class SlackParser:
         add_chat_message(self.collector, self.senders, record_no=index + 1, session=session,
                          sender=self._sender(message), text=text,
                          time=self.collector.time(index + 1, ts or None),
-                         identity=f"ts{ts or index}", pointer=pointer, links=links)
+                         identity=f"ts{ts or index}", pointer=pointer, links=links,
+                         attached=attached)
 
     def _sender(self, message: dict[str, Any]) -> str:
         user = message.get("user") if isinstance(message.get("user"), str) else ""

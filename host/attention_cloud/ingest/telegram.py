@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .chat_messages import ChatSenders, add_chat_message, with_attachments
+from .chat_messages import ChatSenders, add_chat_message, attachment_names
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
@@ -118,9 +118,9 @@ class TelegramParser:
             self.collector.ignore("service" if message.get("type") == "service"
                                   else f"{message.get('type')} message")
             return
-        text = with_attachments(telegram_text(message.get("text")).strip(),
-                                _attached(message))
-        if not text:
+        text = telegram_text(message.get("text")).strip()
+        attached = attachment_names(_attached(message))
+        if not text and not attached:
             self.collector.ignore("media" if any(
                 key in message for key in ("photo", "file", "media_type", "sticker_emoji",
                                            "poll", "location_information", "contact_information"))
@@ -131,7 +131,7 @@ class TelegramParser:
             else "Deleted Account"
         forwarded = message.get("forwarded_from")
         if isinstance(forwarded, str) and forwarded.strip():
-            text = f"[forwarded from {forwarded.strip()}] {text}"
+            text = f"[forwarded from {forwarded.strip()}] {text}".rstrip()
         links = []
         if isinstance(message.get("id"), int):
             links.append(("message_id", f"{session}#{message['id']}"))
@@ -139,7 +139,8 @@ class TelegramParser:
             links.append(("reply_to", f"{session}#{message['reply_to_message_id']}"))
         add_chat_message(self.collector, self.senders, record_no=index + 1, session=session,
                          sender=sender, text=text, time=self._time(message, index),
-                         identity=f"m{message.get('id', index)}", pointer=pointer, links=links)
+                         identity=f"m{message.get('id', index)}", pointer=pointer, links=links,
+                         attached=attached)
 
     def _time(self, message: dict[str, Any], index: int) -> str:
         """The message's moment from ``date_unixtime``, on the day ``date`` was written; else
