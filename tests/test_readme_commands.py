@@ -13,12 +13,13 @@ with ``atc`` and ``python`` resolved to .venv/bin and ``HOME`` a temporary folde
 ``~/.claude/projects/payments/`` holds the bundled sample sessions (so ``atc ingest
 ~/.claude/projects/...`` ingests real Claude Code sessions). A block whose commands read memory
 before ingesting anything starts from a copy of a home with the bundled samples ingested and
-curated (built once per run by ``atc ingest`` and ``atc curate``, the default embedder). Files the docs define in a fenced block whose first line names them (``% fixes.pl``,
+curated (built once per run by ``atc ingest`` and ``atc curate``, the default embedder). Files
+the docs define in a fenced block whose first line names them (``% fixes.pl``,
 ``# my_agent.py``) are written into the working folder, and ``chat.json`` is a small OpenAI-style
 chat. Commands that cannot run in a test are listed in NOT_RUN with the reason; commands run in
 a reduced form are listed in SUBSTITUTED with the reason; blocks run with the ``hash`` embedder
-instead of the default are listed in HASH_EMBEDDER (by a command they hold) with the reason. Every entry of those tables must name
-a command the docs still show.
+instead of the default are listed in HASH_EMBEDDER (by a command they hold) with the reason.
+Every entry of those tables must name a command the docs still show.
 """
 from __future__ import annotations
 
