@@ -33,6 +33,15 @@ def hook(home: Path, *args: str, stdin: str | bytes,
                           capture_output=True, text=isinstance(stdin, str), timeout=120)
 
 
+def _stats(home: Path) -> dict:
+    """What ``atc stats`` reports on ``home`` (the same open and counts), in this process: the
+    hooks under test are the real processes, counting what they kept needs none."""
+    from attention_cloud import Memory
+
+    with Memory.open(home, create=False) as mem:
+        return mem.stats()
+
+
 def log_lines(home: Path) -> list[str]:
     path = home / "hooks.log"
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
@@ -56,9 +65,7 @@ def captured(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def test_session_end_ingests_and_curates_into_the_project_segment(captured) -> None:
     home, transcript = captured
-    stats = subprocess.run([ATC, "stats", "--format", "json", "--home", str(home)],
-                           capture_output=True, text=True, check=True)
-    data = json.loads(stats.stdout)
+    data = _stats(home)
     assert data["segments"] == {SEGMENT: data["items"]} and data["items"] > 10
     assert "new=" in log_lines(home)[-1] and "curated=" in log_lines(home)[-1]
     again = hook(home, "session-end", "--foreground",
@@ -501,9 +508,7 @@ def test_a_deep_working_directory_is_captured_and_recalled(tmp_path: Path) -> No
     run = hook(home, "stop", "--foreground",
                stdin=payload("stop", transcript_path=str(transcript), cwd=deep))
     assert run.returncode == 0 and "error" not in log_lines(home)[-1], log_lines(home)[-1:]
-    stats = subprocess.run([ATC, "stats", "--format", "json", "--home", str(home)],
-                           capture_output=True, text=True, check=True)
-    assert list(json.loads(stats.stdout)["segments"]) == [project_segment(deep)]
+    assert list(_stats(home)["segments"]) == [project_segment(deep)]
     prompt = payload("user_prompt", cwd=deep, session_id="another",
                      transcript_path="/home/dev/.claude/projects/x/another.jsonl")
     recalled = hook(home, "user-prompt", stdin=prompt)

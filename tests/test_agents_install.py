@@ -19,10 +19,33 @@ THEIRS = (b'{\n\t"model": "opus",\n\t"hooks": {\n\t\t"UserPromptSubmit": [\n\t\t
           b'\t"permissions": {"allow": ["Bash(ls:*)"]}\n}\n')
 
 
-def atc(cwd: Path, fake_home: Path, *args: str, stdin: str | None = None):
+def real_atc(cwd: Path, fake_home: Path, *args: str, stdin: str | None = None):
+    """The real ``atc`` program, run in ``cwd`` with ``HOME`` the fake home."""
     env = {**os.environ, "HOME": str(fake_home)}
     return subprocess.run([ATC, *args], cwd=cwd, env=env, input=stdin, capture_output=True,
                           text=True, timeout=120)
+
+
+def atc(cwd: Path, fake_home: Path, *args: str, stdin: str | None = None):
+    """``atc ARGS`` as :func:`real_atc` runs it (working folder, ``HOME``, stdin), through
+    click's runner in this process: install and uninstall read only those, and a process start
+    per call cost most of this file's time. The result answers ``returncode``, ``stdout`` and
+    ``stderr`` as a finished process does."""
+    from types import SimpleNamespace
+
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    before = Path.cwd()
+    os.chdir(cwd)
+    try:
+        done = CliRunner(env={"HOME": str(fake_home)}).invoke(main, list(args), input=stdin)
+    finally:
+        os.chdir(before)
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    return SimpleNamespace(returncode=done.exit_code, stdout=done.stdout, stderr=done.stderr)
 
 
 @pytest.fixture
@@ -40,7 +63,7 @@ def test_install_then_uninstall_leaves_the_file_byte_identical(dirs, scope: str,
     settings = (project if where == "project" else user) / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_bytes(THEIRS)
-    run = atc(project, user, "install", "claude-code", scope, "--yes")
+    run = real_atc(project, user, "install", "claude-code", scope, "--yes")
     assert run.returncode == 0, run.stderr
     assert "+" in run.stdout and "hook user-prompt" in run.stdout       # the diff was shown
     data = json.loads(settings.read_text())
@@ -55,7 +78,7 @@ def test_install_then_uninstall_leaves_the_file_byte_identical(dirs, scope: str,
     assert data["hooks"]["SessionEnd"][0]["hooks"][0]["command"].endswith(" hook session-end")
     twice = atc(project, user, "install", "claude-code", scope, "--yes")
     assert twice.stdout.startswith("already installed")
-    gone = atc(project, user, "uninstall", "claude-code", scope)
+    gone = real_atc(project, user, "uninstall", "claude-code", scope)
     assert gone.returncode == 0, gone.stderr
     assert settings.read_bytes() == THEIRS
     assert not (settings.parent / "attention-cloud.install.json").exists()
@@ -156,7 +179,7 @@ def test_the_installed_command_runs(dirs, tmp_path: Path) -> None:
     project, user = dirs
     memhome = tmp_path / "mem"
     memhome.mkdir()
-    atc(project, user, "install", "claude-code", "--project", "--yes", "--home", str(memhome))
+    real_atc(project, user, "install", "claude-code", "--project", "--yes", "--home", str(memhome))
     data = json.loads((project / ".claude" / "settings.json").read_text())
     command = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert f"--home {memhome}" in command

@@ -28,7 +28,6 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("mcp") / "home"
     home.mkdir()
     (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    env = {**os.environ, "ATC_HOME": str(home)}
     beliefs = [
         ["source", "add", "registry", "--type", "dependency_version", "--kind", "package_registry"],
         ["source", "add", "summary", "--type", "dependency_version", "--kind", "own_summary"],
@@ -38,8 +37,18 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ["belief", "add", "compat", "--type", "compatibility", "--subject", "deploy", "--value",
          "A", "--confidence", "0.9", "--age", "21600", "--volatility", "config_docs",
          "--supports", "dep_version"]]
+    # the same atc commands, run in this process (click's runner): the home is the subject's
+    # set-up, not the subject; the server under test is a real `atc mcp` process
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+    from attention_cloud.memory import current
+
     for args in (["ingest", str(SAMPLES)], ["curate"], *beliefs):
-        subprocess.run([ATC, *args], check=True, env=env, capture_output=True)
+        done = CliRunner().invoke(main, [*args, "--home", str(home)])
+        assert done.exit_code == 0, done.output + repr(done.exception)
+    if current() is not None:  # the attention commands keep their Memory open
+        current().close()
     return home
 
 

@@ -136,6 +136,16 @@ def _atc(home: Path, *args: str, stdin: str | None = None) -> subprocess.Complet
                           text=True, env={**os.environ})
 
 
+def _cli(home: Path, *args: str):
+    """``atc ARGS --home HOME`` in this process (click's runner): what a real process prints
+    and exits with, without the start of one (the real ``atc`` runs in the tests beside)."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    return CliRunner().invoke(main, [*args, "--home", str(home)])
+
+
 def test_cli_remember_show_source_and_errors(home: Path) -> None:
     (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
     run = _atc(home, "remember", "prefer tabs over spaces in Makefiles", "--kind", "preference",
@@ -143,19 +153,19 @@ def test_cli_remember_show_source_and_errors(home: Path) -> None:
     assert run.returncode == 0, run.stderr
     done = json.loads(run.stdout)
     assert done["new"] and done["kind"] == "preference" and done["segment"] == "style"
-    again = _atc(home, "remember", "prefer tabs over spaces in Makefiles", "--kind",
+    again = _cli(home, "remember", "prefer tabs over spaces in Makefiles", "--kind",
                  "preference", "--segment", "style")
     assert again.stdout.startswith(f"already remembered {done['handle']} (preference, "
                                    "segment style) <- ")
-    shown = _atc(home, "show", done["handle"], "--source")
+    shown = _cli(home, "show", done["handle"], "--source")
     assert json.loads(shown.stdout)["text"] == "prefer tabs over spaces in Makefiles"
     piped = _atc(home, "remember", "-", "--no-curate", stdin="from stdin\n")
     assert piped.returncode == 0 and "remembered it_" in piped.stdout
     assert "not curated yet" in piped.stderr
-    empty = _atc(home, "remember", "")
-    assert (empty.returncode, empty.stderr) == (1, "atc: nothing to remember: the text is empty\n")
-    bad = _atc(home, "remember", "x", "--kind", "idea")
-    assert bad.returncode == 2 and "'idea' is not one of 'note', 'decision', 'preference'" \
+    empty = _cli(home, "remember", "")
+    assert (empty.exit_code, empty.stderr) == (1, "atc: nothing to remember: the text is empty\n")
+    bad = _cli(home, "remember", "x", "--kind", "idea")
+    assert bad.exit_code == 2 and "'idea' is not one of 'note', 'decision', 'preference'" \
         in bad.stderr
 
 
@@ -175,8 +185,8 @@ def test_cli_remember_refuses_stdin_that_is_not_utf8(home: Path) -> None:
     done = subprocess.run([ATC, "remember", "-", "--no-curate", "--home", str(home)],
                           input=text.encode("utf-8"), capture_output=True, env={**os.environ})
     assert done.returncode == 0, done.stderr
-    rows = json.loads(_atc(home, "query", "item_text(H, T)", "--format", "json").stdout)
-    assert [r["T"] for r in rows] == [text]
+    with Memory.open(home, create=False) as mem:  # what was kept; no process needed to read it
+        assert [r["T"] for r in mem.query("item_text(H, T)").rows] == [text]
 
 
 def test_an_open_memory_remembers_on_what_other_processes_committed(mem: Memory) -> None:

@@ -173,6 +173,16 @@ def _atc(home: Path, *args: str, **kw) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120, **kw)
 
 
+def _cli(home: Path, *args: str):
+    """``atc ARGS --home HOME`` through click's runner in this process (the real program runs
+    in the test beside it)."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    return CliRunner().invoke(main, [*args, "--home", str(home)])
+
+
 def test_cli_writes_the_page_to_a_file_or_stdout(curated, home, tmp_path):
     curated.close()
     out = tmp_path / "frame.html"
@@ -182,12 +192,12 @@ def test_cli_writes_the_page_to_a_file_or_stdout(curated, home, tmp_path):
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     rid = re.search(r"r_[0-9a-f]{16}", page).group(0)
-    assert json.loads(_atc(home, "receipt", rid).stdout)["id"] == rid  # its receipt is stored
-    shown = _atc(home, "hydrate", "--goal", GOAL, "--format", "html")
-    assert shown.returncode == 0 and shown.stdout.startswith("<!DOCTYPE html>")
-    bad = _atc(home, "hydrate", "--goal", GOAL, "--format", "html",
+    assert json.loads(_cli(home, "receipt", rid).stdout)["id"] == rid  # its receipt is stored
+    shown = _cli(home, "hydrate", "--goal", GOAL, "--format", "html")
+    assert shown.exit_code == 0 and shown.stdout.startswith("<!DOCTYPE html>")
+    bad = _cli(home, "hydrate", "--goal", GOAL, "--format", "html",
                "--output", str(tmp_path / "missing" / "f.html"))
-    assert bad.returncode == 1 and bad.stderr.startswith("atc: ") and "cannot write" in bad.stderr
+    assert bad.exit_code == 1 and bad.stderr.startswith("atc: ") and "cannot write" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
 
 

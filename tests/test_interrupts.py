@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -211,14 +212,11 @@ def test_ctrl_c_during_an_ingest_keeps_what_was_written_and_the_next_ingest_goes
 
 def test_ctrl_c_during_a_curate_resumes_to_the_uninterrupted_ladder(tmp_path):
     src = _transcripts(tmp_path / "src", files=6, turns=30)
-    homes = []
-    for name in ("reference", "home"):
-        home = _hash_home(tmp_path / name)
-        ingest = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "ingest", str(src),
-                                 "--home", str(home)], capture_output=True, text=True, timeout=120)
-        assert ingest.returncode == 0, ingest.stderr
-        homes.append(home)
-    reference, home = homes
+    reference = _hash_home(tmp_path / "reference")
+    with Memory.open(reference) as mem:  # the set-up, as atc ingest does it; then the same
+        mem.ingest([src])                # uncurated home twice, a copy for the interrupted run
+    home = tmp_path / "home"
+    shutil.copytree(reference, home)
     assert _atc_small_batches(["curate"], reference).wait(timeout=300) == 0
 
     code, err = _interrupt_at_second_batch(["curate"], home)

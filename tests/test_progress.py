@@ -53,9 +53,16 @@ def test_display_draws_bars_on_a_terminal():
     assert "family B" in text and "8/8" in text and "100%" in text
 
 
+def _hashed(home: Path) -> Path:
+    """The home with the ``hash`` embedder: progress is the subject here, not the vectors."""
+    (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    return home
+
+
 def test_curate_reports_every_batch_with_growing_counts(home, monkeypatch):
     import attention_cloud.curation as curation
 
+    _hashed(home)
     monkeypatch.setattr(curation, "BATCH", 5)
     events: list[Progress] = []
     with Memory.open(home) as mem:
@@ -91,6 +98,7 @@ def test_bench_runner_reports_every_seed():
 
 
 def test_cli_prints_a_line_per_phase_on_stderr_and_keeps_stdout_json(home):
+    _hashed(home)
     runner = CliRunner()
     ingested = runner.invoke(main, ["ingest", str(SAMPLES), "--format-output", "json", "--home", str(home)])
     assert ingested.exit_code == 0, ingested.output
