@@ -14,7 +14,7 @@ from typing import Any, Callable
 import click
 
 from ..errors import InputError, UsageError
-from .remember import REMEMBER_KINDS
+from .kinds import REMEMBER_KINDS
 
 # attention_cloud.cli mounts these commands while it is being imported, so its helpers are
 # looked up when a command runs (as attention/cli.py does), never imported at load time.

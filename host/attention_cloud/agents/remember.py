@@ -33,8 +33,7 @@ from ..ingest.records import check_segment
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-#: The kinds a remembered item may have (its ``item_kind/2``).
-REMEMBER_KINDS: tuple[str, ...] = ("note", "decision", "preference")
+from .kinds import REMEMBER_KINDS
 
 #: The session every remembered item belongs to (``item_session/2``).
 REMEMBER_SESSION = "remembered"

@@ -173,12 +173,35 @@ Item budget
 
 from __future__ import annotations
 
-from .api import parse_path, parse_text
-from .budget import DEFAULT_KIND_SHARES
-from .detect import detect_format
-from .envelope import strip_envelopes
-from .pointers import Pointer, parse_pointer, read_pointer
-from .records import FORMAT_DESCRIPTIONS, FORMATS, KINDS, ItemRecord, ParseResult
+from importlib import import_module
+from typing import Any
+
+# Names are imported on first use (PEP 562): importing one light module of the package (the
+# collector's limits, the envelope tag) must not import every reader, which the command line
+# does for each `atc hook` a prompt starts.
+_HOMES = {
+    "parse_path": ".api", "parse_text": ".api",
+    "DEFAULT_KIND_SHARES": ".budget",
+    "detect_format": ".detect",
+    "strip_envelopes": ".envelope",
+    "Pointer": ".pointers", "parse_pointer": ".pointers", "read_pointer": ".pointers",
+    "FORMAT_DESCRIPTIONS": ".records", "FORMATS": ".records", "KINDS": ".records",
+    "ItemRecord": ".records", "ParseResult": ".records",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])
+
 
 __all__ = [
     "DEFAULT_KIND_SHARES",
