@@ -1391,7 +1391,8 @@ cell_candidates_(Settings, Segment, Seeds, SeedIds, Found) :-
         Settings.priors = priors(Speaker, _),
         semantic_goal_(Settings.goal, Speaker, SemGoal),
         focus_members_(SemGoal, Focus, SeedIds, Segment, Near),
-        findall(Cand, ( member(Ring-Cells, Rings), ring_candidate_(Ring, Cells, SeedIds, Cand) ),
+        findall(Cand, ( member(Ring-Cells, Rings),
+                        ring_candidate_(Ring, Segment, Cells, SeedIds, Cand) ),
                 Far),
         append(Near, Far, Found)
     ).
@@ -1537,20 +1538,23 @@ kept_(Kind, Key, G, Make, Value) :-
 
 kept_limit_(1024).
 
-% Ring 1: the adjacent cell's summary (standing for its members) and its central members;
+% Ring 1: the adjacent cell's summary (standing for its members) and its central members
+% of the segment (a cell of two segments' items is adjacent in each, and a central member of
+% the other segment came into this one's frame as its fact, and as the other's breadcrumb);
 % further rings: the summary alone, at the periphery's rung.
-ring_candidate_(1, Cells, _, c(C, S, cell_adjacency, 1, near)) :-
+ring_candidate_(1, _, Cells, _, c(C, S, cell_adjacency, 1, near)) :-
     member(C-S0, Cells),
     S is round(S0 * 0.6 * 10000) / 10000.
-ring_candidate_(1, Cells, SeedIds, c(H, S, cell_adjacency, 2, far)) :-
+ring_candidate_(1, Segment, Cells, SeedIds, c(H, S, cell_adjacency, 2, far)) :-
     member(C-S0, Cells),
     cell_info(C, central, Central),
     take_(2, Central, Two),
     member(H, Two),
     item(H),
+    in_segment_(H, Segment),
     \+ ord_memberchk(H, SeedIds),
     S is round(S0 * 0.5 * 10000) / 10000.
-ring_candidate_(Ring, Cells, _, c(C, S, cell_adjacency, Ring, far)) :-
+ring_candidate_(Ring, _, Cells, _, c(C, S, cell_adjacency, Ring, far)) :-
     Ring > 1,
     member(C-S0, Cells),
     S is round(S0 * 0.5 * 10000) / 10000.

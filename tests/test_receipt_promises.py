@@ -1,0 +1,251 @@
+"""The receipt's promises, checked as an outside scorer checks them.
+
+A property harness over curated homes of several shapes (the bundled samples, a dated text
+chat with names, an OpenAI chat with names and timestamps, a SWE-agent trajectory and a real
+Claude Code session when ``/work/shared/data`` holds them): goals, budgets, planes, ceilings,
+segment budgets, grantees, ``now`` and excerpts on or off are drawn, and every frame must keep
+what README's "Hydration" and receipt sections say of it: the budget pays for the facts and
+the frame's own lines, each figure adds up, each fact's level, tokens, time, excerpt and
+handle are what the frame shows, nothing is listed twice, a ceiling is never exceeded, the
+stored receipt is the one returned, and the same call gives the same frame.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from attention_cloud.curate import estimate_tokens
+from attention_cloud.hydration import envelope, frame_framing, load_receipt
+from attention_cloud.samples import sample_paths
+from attention_cloud.show import show_record
+
+DATA = Path("/work/shared/data")
+TRAJECTORY = DATA / "agent-trajectories" / "swe-agent__test-repo-i1.traj"
+CLAUDE_CODE = DATA / "claude-code-real" / "short.jsonl"
+
+TEXT_CHAT = """\
+[2023-05-01 09:12] Priya: I signed up for a pottery class at the Clayhouse studio, first session is on Thursday.
+[2023-05-01 09:14] Tomás: Nice! Is that the one near the river? I took a glazing workshop there in 2021.
+[2023-05-04 19:40] Priya: The pottery class was great yesterday, we made bowls. The teacher, Ingrid, said to bring an apron next time.
+[2023-05-10 08:05] Tomás: I'm flying to Lisbon on May 20 for the Halvorsen & Kim job interview.
+[2023-05-10 08:07] Priya: Good luck! Halvorsen & Kim is the architecture firm, right? Send me photos of Lisbon.
+[2023-05-22 21:30] Tomás: The interview went well last week, they offered me the job. I start on June 15 and move to Lisbon.
+[2023-05-23 07:00] Priya: Congratulations! We should celebrate before you leave, maybe dinner at Osteria Luca on Saturday.
+"""
+
+OPENAI_CHAT = [
+    ("system", None, "2024-02-10T08:00:00Z", "You are a helpful travel assistant."),
+    ("user", "dana", "2024-02-10T08:01:00Z",
+     "I want to plan a 5 day trip to Kyoto in April. Budget is 2000 dollars."),
+    ("assistant", "guide", "2024-02-10T08:01:30Z",
+     "For 5 days in Kyoto in April: day 1 Fushimi Inari early morning, day 2 Arashiyama bamboo "
+     "grove and the monkey park, day 3 Kiyomizu-dera and Gion, day 4 a day trip to Nara, day 5 "
+     "Nishiki market and the Philosopher's Path. Cherry blossoms peak in early April, so book "
+     "hotels now; expect about 150 dollars a night.\n\nPacking: a rain jacket, comfortable "
+     "shoes for the temple steps, cash for small shops.\nMoney: most temples charge 500 to 1000 "
+     "yen; the bus day pass is 700 yen."),
+    ("user", "dana", "2024-02-11T10:00:00Z", "Can you recommend a ryokan under 200 dollars a night?"),
+    ("assistant", "guide", "2024-02-11T10:00:40Z",
+     "Try Ryokan Shimizu near Kyoto Station (about 120 dollars) or Hiiragiya Bekkan (around 190 "
+     "dollars). Both include breakfast."),
+    ("user", "dana", "2024-02-15T18:20:00Z",
+     "I booked Ryokan Shimizu for April 3 to April 8. What about the JR pass?"),
+    ("assistant", "guide", "2024-02-15T18:21:00Z",
+     "A JR pass is not worth it for Kyoto alone; buy an ICOCA card instead and load 50 dollars. "
+     "For Nara take the Kintetsu line."),
+]
+
+GOALS = [
+    "why do processor retries fail",
+    "When did Priya start the pottery class?",
+    "what did Tomás say about Lisbon last week",
+    "which ryokan did dana book and how much",
+    "what did you recommend for the JR pass",
+    "what tests were run and did they pass",
+    "why did the command fail with an error",
+    "the latest thing the user asked",
+    "what happened in May 2023",
+    "Halvorsen & Kim job offer",
+    "zzz nothing matches this qqq",
+]
+LEVEL_RANK = {"L0": 0, "L1": 1, "L2": 2, "L3": 3}
+
+
+def _write_chats(root: Path) -> tuple[Path, Path]:
+    text = root / "friends.txt"
+    text.write_text(TEXT_CHAT, encoding="utf-8")
+    chat = root / "kyoto.json"
+    chat.write_text(json.dumps([{"role": r, **({"name": n} if n else {}), "timestamp": t,
+                                 "content": c} for r, n, t, c in OPENAI_CHAT]), encoding="utf-8")
+    return text, chat
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    """One curated home of several shapes in several segments, with two grantees: bob reads
+    segment ``chats`` at L2, carol the whole home at L3."""
+    from attention_cloud import Memory
+    from attention_cloud.home import write_config
+    from attention_cloud.sharing.policy import add_grant, add_principal
+
+    root = tmp_path_factory.mktemp("promises")
+    text, chat = _write_chats(root)
+    path = root / "home"
+    path.mkdir()
+    write_config(path, {"embedder": "hash"})
+    mem = Memory.open(path)
+    mem.ingest(sample_paths())
+    mem.ingest([text, chat], segment="chats")
+    agents = [p for p in (TRAJECTORY, CLAUDE_CODE) if p.exists()]
+    if agents:
+        mem.ingest(agents, segment="agents")
+    mem.curate()
+    add_principal(mem, "alice", owner=True)
+    add_principal(mem, "bob")
+    add_principal(mem, "carol")
+    add_grant(mem, "bob", ceiling="L2", segments=["chats"])
+    add_grant(mem, "carol", ceiling="L3")
+    yield mem
+    mem.close()
+
+
+def _grant_ceiling(reader: str | None) -> str:
+    return {"bob": "L2", "carol": "L3"}.get(reader or "", "L0")
+
+
+def _hydrate(mem, goal, *, reader=None, **kw):
+    if reader is None:
+        return mem.hydrate(goal, **kw)
+    from attention_cloud.sharing.reads import reader_hydrate
+
+    return reader_hydrate(mem, reader, goal, via="test", **kw)
+
+
+def _comparable(receipt: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in receipt.items() if k not in ("id", "created")}
+
+
+def check_promises(mem, frame, *, budget: int, ceiling: str = "L0", reader: str | None = None,
+                   segments: dict[str, int] | None = None) -> None:
+    """Every promise README makes of a frame and its receipt, as a reader of the public
+    interfaces can check it."""
+    r = frame.receipt
+    b = r["budget"]
+    facts = r["facts"]
+    crumbs = r["beyond"]
+    # the figures add up
+    assert b["total"] == budget
+    assert b["spent"] == sum(f["tokens"] for f in facts) + sum(c["tokens"] for c in crumbs), b
+    assert b["spent"] == sum(s["spent"] for s in b["segments"].values()), b
+    assert b["framing"] == sum(s["framing"] for s in b["segments"].values()), b
+    assert b["framing"] == frame_framing(r, frame.facts, r.get("empty", ""))[0], b
+    if facts or crumbs:
+        assert b["spent"] + b["framing"] <= budget, b
+        assert estimate_tokens(frame.envelope) <= b["spent"] + b["framing"]
+    for name, seg in b["segments"].items():
+        assert seg["spent"] <= seg["budget"], (name, seg)
+        assert seg["spent"] == (sum(f["tokens"] for f in facts if f["segment"] == name)
+                                + sum(c["tokens"] for c in crumbs if c["segment"] == name)), name
+    if segments:
+        for name, n in segments.items():
+            assert b["segments"][name]["budget"] == n
+    # the text's heading figures are the receipt's
+    lines = frame.text.split("\n")
+    assert f"· {b['spent']}/{b['total']} tokens (estimated) · receipt {r['id']}" in lines[1]
+    assert f"path {r['path']} ·" in lines[1]
+    for name, seg in b["segments"].items():
+        assert f"## {name} ({seg['spent']}/{seg['budget']} tokens, {seg['path']})" in lines
+    # each fact is what the frame shows, once
+    handles = [f["handle"] for f in facts]
+    assert len(handles) == len(set(handles)), handles
+    assert [f.handle for f in frame.facts] == handles
+    cap = max(LEVEL_RANK[ceiling.upper()], LEVEL_RANK[_grant_ceiling(reader)])
+    for f, shown in zip(facts, frame.facts):
+        assert f["level"] == shown.level.upper()
+        assert LEVEL_RANK[f["level"]] >= cap, (f, ceiling, reader)
+        assert f["tokens"] >= estimate_tokens(shown.text), f
+        # the frame writes a fact's text line by line (a "\r\n" of a Windows log is a line)
+        assert "\n".join(shown.text.splitlines()) in frame.text
+        assert f["segment"] in b["segments"]
+        heading = f"[{f['level']}" + (f" excerpt {f['excerpt']['kept']}/{f['excerpt']['of']}"
+                                      if "excerpt" in f else "")
+        assert any(line.startswith(heading) for line in lines), (heading, frame.text)
+        if reader is None:
+            _check_resolves(mem, f, shown)
+    # what is left out is not in the frame
+    for c in crumbs:
+        assert c["handle"] not in handles, c
+        assert c["segment"] in b["segments"]
+        assert LEVEL_RANK[c["level"]] >= cap, c
+    for s in r["suppressed"]:
+        assert s["handle"] not in handles and s["like"] in handles, s
+    for x in r["bridged"]:
+        assert x["handle"] in handles, x
+    # stored, wrapped and rendered as promised
+    if reader is None:
+        assert load_receipt(mem.home, r["id"]) == r
+    assert frame.envelope == envelope(r["id"], frame.text)
+    assert frame.as_json() == {"receipt_id": r["id"], "text": frame.text, "receipt": r}
+
+
+def _check_resolves(mem, f: dict[str, Any], shown) -> None:
+    """The fact's handle resolves (``atc show``) to the record the frame shows: its time, its
+    text at the level shown (an excerpt: verbatim pieces of the L0), its source pointer."""
+    record = show_record(mem, f["handle"], f["level"].lower(), False)
+    if record.get("record") != "item":
+        return
+    assert f["time"] == (record.get("time") or ""), (f, record.get("time"))
+    assert f["source"] == record.get("source"), (f, record.get("source"))
+    if not f["segment"].startswith("mount:"):
+        assert f["segment"] == record.get("segment"), (f, record.get("segment"))
+    text = record["text"]
+    if "excerpt" in f:
+        assert f["level"] == "L0"
+        spans = f["excerpt"]["spans"]
+        assert len(spans) == f["excerpt"]["kept"] <= f["excerpt"]["of"]
+        for start, end in spans:
+            assert 0 <= start < end <= len(text)
+            assert text[start:end].strip() in shown.text, (text[start:end], shown.text)
+    elif record.get("level", f["level"].lower()) == f["level"].lower():
+        assert shown.text.startswith(text.rstrip()) or text.strip() in shown.text, (f, text, shown.text)
+
+
+@example(goal="why do processor retries fail", budget=4323, plane="default", ceiling="L0",
+         excerpt=False, bridge=False, now=None, share=None, reader=None)
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(goal=st.sampled_from(GOALS), budget=st.integers(min_value=0, max_value=8000),
+       plane=st.sampled_from(["default", "execution", "exploration"]),
+       ceiling=st.sampled_from(["L0", "L0", "L1", "L2", "L3"]),
+       excerpt=st.booleans(), bridge=st.booleans(),
+       now=st.sampled_from([None, None, "2023-06-01T00:00:00Z", "2024-03-01T12:00:00Z"]),
+       share=st.one_of(st.none(), st.floats(min_value=0.0, max_value=1.0)),
+       reader=st.sampled_from([None, None, None, "bob", "carol"]))
+def test_every_frame_keeps_the_receipts_promises(home, goal, budget, plane, ceiling, excerpt,
+                                                 bridge, now, share, reader):
+    segments = {"chats": int(budget * share)} if share is not None else None
+    kw = dict(budget=budget, plane=plane, ceiling=ceiling, excerpt=excerpt, bridge=bridge,
+              now=now, segments=segments)
+    frame = _hydrate(home, goal, reader=reader, **kw)
+    check_promises(home, frame, budget=budget, ceiling=ceiling, reader=reader, segments=segments)
+    again = _hydrate(home, goal, reader=reader, **kw)
+    assert _comparable(again.receipt) == _comparable(frame.receipt)
+
+
+def test_a_segments_frame_holds_only_its_own_items(home):
+    # a cell of the samples' and the agents' items is adjacent in both segments: its central
+    # member of the samples came into the agents' part of the frame, and was at once a fact
+    # there and a breadcrumb of the samples' part (fixed: rules/hydrate.pl ring_candidate_)
+    frame = home.hydrate("why do processor retries fail", budget=4323, excerpt=False,
+                         bridge=False)
+    for f in frame.receipt["facts"]:
+        record = show_record(home, f["handle"], f["level"].lower(), False)
+        if record.get("record") == "item":
+            assert record["segment"] == f["segment"], f
+    handles = {f["handle"] for f in frame.receipt["facts"]}
+    assert not handles & {c["handle"] for c in frame.receipt["beyond"]}
