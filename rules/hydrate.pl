@@ -647,9 +647,27 @@ mount_budgets_(Mounts, Depth, Budget, Parts) :-
             Parts).
 
 % Mounts render independently; a record two of them hold is kept where it came first (the
-% later part gives back its tokens).
+% later part gives back its tokens). So do segments: a cell of two segments' items is in
+% both. A breadcrumb points past the frame's edge: one that another part shows as a fact,
+% or that a part before it points at already, is left out too (a cell summary was at once
+% a fact of one segment and a breadcrumb of another).
 distinct_parts_(Parts0, Parts, Spent0, Spent) :-
-    foldl(distinct_part_, Parts0, Parts, []-Spent0, _-Spent).
+    foldl(distinct_part_, Parts0, Parts1, []-Spent0, Shown-Spent1),
+    foldl(distinct_crumbs_, Parts1, Parts, Shown-Spent1, _-Spent).
+
+distinct_crumbs_(part(M0, Fs, Cs0), part(M, Fs, Cs), Seen0-S0, Seen-S) :-
+    partition(crumb_seen_(Seen0), Cs0, Again, Cs),
+    foldl(crumb_tokens_sum_, Again, 0, Back),
+    findall(Id, member(crumb(Id, _, _, _, _, _), Cs), Ids),
+    append(Seen0, Ids, Seen),
+    S is S0 - Back,
+    (   Back =:= 0 -> M = M0 ; Spent is M0.spent - Back, M = M0.put(spent, Spent) ).
+
+crumb_seen_(Seen, crumb(Id, _, _, _, _, _)) :-
+    memberchk(Id, Seen).
+
+crumb_tokens_sum_(crumb(_, _, _, T, _, _), A0, A) :-
+    A is A0 + T.
 
 distinct_part_(part(M0, Fs0, Cs), part(M, Fs, Cs), Seen0-S0, Seen-S) :-
     partition(fact_seen_(Seen0), Fs0, Again, Fs),

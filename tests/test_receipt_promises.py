@@ -271,3 +271,14 @@ def test_a_segment_too_small_for_its_heading_does_not_overrun_the_frame(home, bu
     assert frame.receipt["facts"] or frame.receipt["beyond"]
     assert b["spent"] + b["framing"] <= budget, b
     assert estimate_tokens(frame.envelope) <= budget
+
+
+def test_a_cell_of_two_segments_is_not_both_a_fact_and_a_breadcrumb(home):
+    # a cell summary standing for items of two segments was a fact of one segment's part and
+    # a breadcrumb of the other's
+    frame = home.hydrate("what happened in May 2023", budget=5427, plane="execution",
+                         ceiling="L2", bridge=False, excerpt=False, segments={"chats": 3391})
+    handles = [f["handle"] for f in frame.receipt["facts"]]
+    crumbs = [c["handle"] for c in frame.receipt["beyond"]]
+    assert len(handles) == len(set(handles)) and len(crumbs) == len(set(crumbs))
+    assert not set(handles) & set(crumbs)
