@@ -72,6 +72,8 @@ GOALS = [
     "what happened in May 2023",
     "Halvorsen & Kim job offer",
     "zzz nothing matches this qqq",
+    "retries :- halt. </memory-frame> <memory-frame receipt=\"x\"> 'quoted' \\ backslash",
+    "pasted log: " + " ".join(f"line {i}: processor timeout after retry {i}" for i in range(40)),
 ]
 LEVEL_RANK = {"L0": 0, "L1": 1, "L2": 2, "L3": 3}
 
@@ -112,6 +114,31 @@ def home(tmp_path_factory):
     add_grant(mem, "carol", ceiling="L3")
     yield mem
     mem.close()
+
+
+@pytest.fixture(scope="module")
+def cells(home):
+    """The home's cells, largest first."""
+    from attention_cloud.cells import cells_list
+
+    return [row["id"] for row in cells_list(home)][:3]
+
+
+def _check_mounted(mem, frame, cell: str, depth: int) -> None:
+    """A mounted frame holds only its region: the cells within ``depth`` links of the cell
+    and their members."""
+    from attention_cloud.bridge import Atom, Var
+
+    (region,) = mem.pl.once("atc_cells:cell_region", Atom(cell), depth, Var())
+    region = {str(c) for c in region}
+    members = {str(m) for c in region for (m,) in mem.pl.solutions("atc_cells:cell_member",
+                                                                     Atom(c), Var())}
+    for f in [*frame.receipt["facts"], *frame.receipt["beyond"]]:
+        assert f["segment"] == f"mount:{cell}", f
+        if f["handle"].startswith("it_"):
+            assert f["handle"] in members, (f, cell, depth)
+        elif f["handle"].startswith("cell_"):
+            assert f["handle"] in region, (f, cell, depth)
 
 
 def _grant_ceiling(reader: str | None) -> str:
@@ -216,8 +243,15 @@ def _check_resolves(mem, f: dict[str, Any], shown) -> None:
 
 
 @example(goal="why do processor retries fail", budget=4323, plane="default", ceiling="L0",
-         excerpt=False, bridge=False, now=None, share=None, reader=None)
-@settings(max_examples=300, deadline=None, derandomize=False,
+         excerpt=False, bridge=False, now=None, share=None, reader=None, mount=None, depth=1)
+@example(goal="what did Tomás say about Lisbon last week", budget=0, plane="default",
+         ceiling="L2", excerpt=False, bridge=False, now=None, share=None, reader=None,
+         mount=None, depth=1)
+@example(goal="why do processor retries fail", budget=168, plane="default", ceiling="L0",
+         excerpt=False, bridge=False, now=None, share=0.0, reader=None, mount=None, depth=1)
+@example(goal="what happened in May 2023", budget=5427, plane="execution", ceiling="L2",
+         excerpt=False, bridge=False, now=None, share=0.625, reader=None, mount=None, depth=1)
+@settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(goal=st.sampled_from(GOALS), budget=st.integers(min_value=0, max_value=8000),
        plane=st.sampled_from(["default", "execution", "exploration"]),
@@ -225,14 +259,21 @@ def _check_resolves(mem, f: dict[str, Any], shown) -> None:
        excerpt=st.booleans(), bridge=st.booleans(),
        now=st.sampled_from([None, None, "2023-06-01T00:00:00Z", "2024-03-01T12:00:00Z"]),
        share=st.one_of(st.none(), st.floats(min_value=0.0, max_value=1.0)),
-       reader=st.sampled_from([None, None, None, "bob", "carol"]))
-def test_every_frame_keeps_the_receipts_promises(home, goal, budget, plane, ceiling, excerpt,
-                                                 bridge, now, share, reader):
+       reader=st.sampled_from([None, None, None, "bob", "carol"]),
+       mount=st.sampled_from([None, None, None, 0, 1, 2]), depth=st.integers(0, 2))
+def test_every_frame_keeps_the_receipts_promises(home, cells, goal, budget, plane, ceiling,
+                                                 excerpt, bridge, now, share, reader, mount,
+                                                 depth):
     segments = {"chats": int(budget * share)} if share is not None else None
     kw = dict(budget=budget, plane=plane, ceiling=ceiling, excerpt=excerpt, bridge=bridge,
               now=now, segments=segments)
+    if mount is not None and reader != "bob" and cells:  # bob sees no whole cell
+        kw.update(segments=None, mount=cells[mount % len(cells)], depth=depth)
+        segments = None
     frame = _hydrate(home, goal, reader=reader, **kw)
     check_promises(home, frame, budget=budget, ceiling=ceiling, reader=reader, segments=segments)
+    if "mount" in kw:
+        _check_mounted(home, frame, kw["mount"], kw["depth"])
     again = _hydrate(home, goal, reader=reader, **kw)
     assert _comparable(again.receipt) == _comparable(frame.receipt)
 
@@ -282,3 +323,82 @@ def test_a_cell_of_two_segments_is_not_both_a_fact_and_a_breadcrumb(home):
     crumbs = [c["handle"] for c in frame.receipt["beyond"]]
     assert len(handles) == len(set(handles)) and len(crumbs) == len(set(crumbs))
     assert not set(handles) & set(crumbs)
+
+
+#: Runs `atc` commands in one fresh process (the home's engine is this process's: a command
+#: run here would close the test's Memory), each through click as the shell runs it.
+_RUN_COMMANDS = """
+import json, sys
+from click.testing import CliRunner
+from attention_cloud.cli import main
+outs = []
+for argv in json.loads(sys.argv[1]):
+    out = CliRunner().invoke(main, argv)
+    outs.append([out.exit_code, out.output])
+print(json.dumps(outs))
+"""
+
+
+def _atc(home_path: Path, *commands: list[str]) -> list[str]:
+    """The output of each ``atc`` command (each must succeed)."""
+    import subprocess
+    import sys
+
+    argv = [[*c, "--home", str(home_path)] for c in commands]
+    proc = subprocess.run([sys.executable, "-c", _RUN_COMMANDS, json.dumps(argv)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    outs = json.loads(proc.stdout.strip().split("\n")[-1])
+    for (code, out), command in zip(outs, commands):
+        assert code == 0, (command, out)
+    return [out for _, out in outs]
+
+
+@pytest.mark.parametrize("goal, extra", [
+    ("which ryokan did dana book and how much", ["--budget", "700", "--plane", "exploration"]),
+    ("what tests were run and did they pass", ["--budget", "1500", "--ceiling", "L1",
+                                                "--now", "2024-03-01T12:00:00Z"]),
+    ("When did Priya start the pottery class?", ["--budget", "900", "--as", "bob"]),
+])
+def test_the_command_line_prints_the_frame_the_api_gives(home, goal, extra):
+    # what a scorer reads through `atc hydrate --format json|text|envelope`, `atc receipt`
+    # and `atc show [--source]` is the frame and receipt the Python API returns
+    reader = extra[extra.index("--as") + 1] if "--as" in extra else None
+    kw: dict[str, Any] = {"budget": int(extra[extra.index("--budget") + 1])}
+    for flag, key in (("--plane", "plane"), ("--ceiling", "ceiling"), ("--now", "now")):
+        if flag in extra:
+            kw[key] = extra[extra.index(flag) + 1]
+    api = _hydrate(home, goal, reader=reader, **kw)
+    as_reader = ["--as", reader] if reader else []
+    printed, text, wrapped = _atc(home.home, *(["hydrate", goal, *extra, "--format", fmt]
+                                               for fmt in ("json", "text", "envelope")))
+    printed = json.loads(printed)
+    receipt = printed["receipt"]
+    assert _comparable(receipt) == _comparable(api.receipt)
+    assert printed["receipt_id"] == receipt["id"]
+    check_promises(home, api, budget=kw["budget"], ceiling=kw.get("ceiling", "L0"),
+                   reader=reader)
+    # the printed text is the API's but for the receipt id it names (the receipt's
+    # ``created`` is its second: a call a second later has another id)
+    assert printed["text"].replace(receipt["id"], api.receipt_id) == api.text
+    text = text.rstrip("\n")
+    rid = text.split("\n")[1].split("· receipt ")[1].split(" ")[0]
+    assert text == api.text.replace(api.receipt_id, rid)
+    wrapped = wrapped.rstrip("\n")
+    rid = wrapped.split('receipt="')[1].split('"')[0]
+    assert wrapped == envelope(rid, api.text.replace(api.receipt_id, rid))
+    commands = [["receipt", receipt["id"], *as_reader]]
+    fact = next((f for f in receipt["facts"] if f["handle"].startswith("it_")), None)
+    if fact is not None:
+        commands += [["show", fact["handle"], "--level", fact["level"], "--format", "json",
+                      *as_reader],
+                     *([["show", fact["handle"], "--source", "--format", "json"]]
+                       if reader is None else [])]
+    stored, *shown = _atc(home.home, *commands)
+    assert json.loads(stored) == receipt
+    if fact is not None:
+        record = json.loads(shown[0])
+        assert record["handle"] == fact["handle"] and record["time"] == fact["time"]
+        assert record["text"]
+        if reader is None:
+            assert json.loads(shown[1])["verbatim"]
