@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from attention_cloud.curate import estimate_tokens
-from attention_cloud.hydration import envelope, frame_framing, load_receipt
+from attention_cloud.hydration import envelope, frame_framing, goal_shown, load_receipt
 from attention_cloud.samples import sample_paths
 from attention_cloud.show import show_record
 
@@ -36,6 +36,11 @@ TEXT_CHAT = """\
 [2023-05-10 08:07] Priya: Good luck! Halvorsen & Kim is the architecture firm, right? Send me photos of Lisbon.
 [2023-05-22 21:30] Tomás: The interview went well last week, they offered me the job. I start on June 15 and move to Lisbon.
 [2023-05-23 07:00] Priya: Congratulations! We should celebrate before you leave, maybe dinner at Osteria Luca on Saturday.
+"""
+
+LATE_CHAT = """\
+[2024-03-02 10:00] Priya: The retries on the payment processor failed again this morning, error 502.
+[2024-03-02 10:05] Tomás: Yesterday it was a timeout. I moved the retry limit to 5 last week.
 """
 
 OPENAI_CHAT = [
@@ -89,8 +94,8 @@ def _write_chats(root: Path) -> tuple[Path, Path]:
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    """One curated home of several shapes in several segments, with two grantees: bob reads
-    segment ``chats`` at L2, carol the whole home at L3."""
+    """One curated home of several shapes in several segments, with two grantees (bob reads
+    segment ``chats`` at L2, carol the whole home at L3), and a segment not curated yet."""
     from attention_cloud import Memory
     from attention_cloud.home import write_config
     from attention_cloud.sharing.policy import add_grant, add_principal
@@ -112,6 +117,11 @@ def home(tmp_path_factory):
     add_principal(mem, "carol")
     add_grant(mem, "bob", ceiling="L2", segments=["chats"])
     add_grant(mem, "carol", ceiling="L3")
+    # and what came after the last curation: a chat not curated yet, a note remembered
+    late = root / "late.txt"
+    late.write_text(LATE_CHAT, encoding="utf-8")
+    mem.ingest([late], segment="fresh")
+    mem.remember("The processor retry limit is 5 attempts with exponential backoff.")
     yield mem
     mem.close()
 
@@ -187,6 +197,15 @@ def check_promises(mem, frame, *, budget: int, ceiling: str = "L0", reader: str 
     assert f"path {r['path']} ·" in lines[1]
     for name, seg in b["segments"].items():
         assert f"## {name} ({seg['spent']}/{seg['budget']} tokens, {seg['path']})" in lines
+    assert lines[0] == "memory frame for: " + goal_shown(r["goal"])
+    assert len(lines[0]) <= len("memory frame for: ") + 200
+    # the envelope wraps the text once: a goal or a record holding the tags is escaped
+    assert frame.envelope.count("<memory-frame ") == frame.envelope.count("</memory-frame>") == 1
+    headings = [line for line in lines if line.startswith("[L")]
+    for f in facts:   # each fact's heading shows its time, in UTC with its weekday
+        if f["time"]:
+            when = f"{f['time'][:10]} {f['time'][11:16]}"
+            assert any(when in line for line in headings), (f, headings)
     # each fact is what the frame shows, once
     handles = [f["handle"] for f in facts]
     assert len(handles) == len(set(handles)), handles
@@ -272,6 +291,8 @@ def test_every_frame_keeps_the_receipts_promises(home, cells, goal, budget, plan
         segments = None
     frame = _hydrate(home, goal, reader=reader, **kw)
     check_promises(home, frame, budget=budget, ceiling=ceiling, reader=reader, segments=segments)
+    if now is not None:
+        assert frame.receipt["now"] == now
     if "mount" in kw:
         _check_mounted(home, frame, kw["mount"], kw["depth"])
     again = _hydrate(home, goal, reader=reader, **kw)
