@@ -134,21 +134,24 @@ def cells(home):
     return [row["id"] for row in cells_list(home)][:3]
 
 
-def _check_mounted(mem, frame, cell: str, depth: int) -> None:
-    """A mounted frame holds only its region: the cells within ``depth`` links of the cell
-    and their members."""
+def _check_mounted(mem, frame, mount, depth: int) -> None:
+    """A mounted frame holds only its regions: each mount's part the cells within ``depth``
+    links of its cell and their members."""
     from attention_cloud.bridge import Atom, Var
 
-    (region,) = mem.pl.once("atc_cells:cell_region", Atom(cell), depth, Var())
-    region = {str(c) for c in region}
-    members = {str(m) for c in region for (m,) in mem.pl.solutions("atc_cells:cell_member",
-                                                                     Atom(c), Var())}
+    regions, members = {}, {}
+    for cell in [mount] if isinstance(mount, str) else mount:
+        (region,) = mem.pl.once("atc_cells:cell_region", Atom(cell), depth, Var())
+        regions[f"mount:{cell}"] = {str(c) for c in region}
+        members[f"mount:{cell}"] = {str(m) for c in region
+                                    for (m,) in mem.pl.solutions("atc_cells:cell_member",
+                                                                 Atom(c), Var())}
     for f in [*frame.receipt["facts"], *frame.receipt["beyond"]]:
-        assert f["segment"] == f"mount:{cell}", f
+        assert f["segment"] in regions, f
         if f["handle"].startswith("it_"):
-            assert f["handle"] in members, (f, cell, depth)
+            assert f["handle"] in members[f["segment"]], (f, mount, depth)
         elif f["handle"].startswith("cell_"):
-            assert f["handle"] in region, (f, cell, depth)
+            assert f["handle"] in regions[f["segment"]], (f, mount, depth)
 
 
 def _grant_ceiling(reader: str | None) -> str:
@@ -262,32 +265,39 @@ def _check_resolves(mem, f: dict[str, Any], shown) -> None:
 
 
 @example(goal="why do processor retries fail", budget=4323, plane="default", ceiling="L0",
-         excerpt=False, bridge=False, now=None, share=None, reader=None, mount=None, depth=1)
+         excerpt=False, bridge=False, now=None, share=None, reader=None, mount=None, depth=1,
+         walk_cells=None)
 @example(goal="what did Tomás say about Lisbon last week", budget=0, plane="default",
          ceiling="L2", excerpt=False, bridge=False, now=None, share=None, reader=None,
-         mount=None, depth=1)
+         mount=None, depth=1, walk_cells=None)
 @example(goal="why do processor retries fail", budget=168, plane="default", ceiling="L0",
-         excerpt=False, bridge=False, now=None, share=0.0, reader=None, mount=None, depth=1)
+         excerpt=False, bridge=False, now=None, share=0.0, reader=None, mount=None, depth=1,
+         walk_cells=None)
 @example(goal="what happened in May 2023", budget=5427, plane="execution", ceiling="L2",
-         excerpt=False, bridge=False, now=None, share=0.625, reader=None, mount=None, depth=1)
+         excerpt=False, bridge=False, now=None, share=0.625, reader=None, mount=None, depth=1,
+         walk_cells=None)
 @settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(goal=st.sampled_from(GOALS), budget=st.integers(min_value=0, max_value=8000),
        plane=st.sampled_from(["default", "execution", "exploration"]),
        ceiling=st.sampled_from(["L0", "L0", "L1", "L2", "L3"]),
        excerpt=st.booleans(), bridge=st.booleans(),
-       now=st.sampled_from([None, None, "2023-06-01T00:00:00Z", "2024-03-01T12:00:00Z"]),
+       now=st.sampled_from([None, None, "2023-06-01T00:00:00Z", "2024-03-01T12:00:00Z",
+                            "2020-01-01T00:00:00Z"]),
        share=st.one_of(st.none(), st.floats(min_value=0.0, max_value=1.0)),
        reader=st.sampled_from([None, None, None, "bob", "carol"]),
-       mount=st.sampled_from([None, None, None, 0, 1, 2]), depth=st.integers(0, 2))
+       mount=st.sampled_from([None, None, None, 0, 1, 2, (0, 1), (1, 2, 0)]), depth=st.integers(0, 2),
+       walk_cells=st.sampled_from([None, None, False]))
 def test_every_frame_keeps_the_receipts_promises(home, cells, goal, budget, plane, ceiling,
                                                  excerpt, bridge, now, share, reader, mount,
-                                                 depth):
+                                                 depth, walk_cells):
     segments = {"chats": int(budget * share)} if share is not None else None
     kw = dict(budget=budget, plane=plane, ceiling=ceiling, excerpt=excerpt, bridge=bridge,
-              now=now, segments=segments)
+              now=now, segments=segments, cells=walk_cells)
     if mount is not None and reader != "bob" and cells:  # bob sees no whole cell
-        kw.update(segments=None, mount=cells[mount % len(cells)], depth=depth)
+        mounted = [cells[i % len(cells)] for i in (mount if isinstance(mount, tuple) else [mount])]
+        kw.update(segments=None, mount=mounted if isinstance(mount, tuple) else mounted[0],
+                  depth=depth)
         segments = None
     frame = _hydrate(home, goal, reader=reader, **kw)
     check_promises(home, frame, budget=budget, ceiling=ceiling, reader=reader, segments=segments)
@@ -295,6 +305,7 @@ def test_every_frame_keeps_the_receipts_promises(home, cells, goal, budget, plan
         assert frame.receipt["now"] == now
     if "mount" in kw:
         _check_mounted(home, frame, kw["mount"], kw["depth"])
+
     again = _hydrate(home, goal, reader=reader, **kw)
     assert _comparable(again.receipt) == _comparable(frame.receipt)
 
