@@ -141,7 +141,8 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
         include(segment_readable_(Reader), SegBudgets0, SegBudgets)
     ;   mount_budgets_(Mounts, MountDepth, Budget, SegBudgets)
     ),
-    foldl(hydrate_segment_(Goal, Settings), SegBudgets, Parts0, 0, Spent0),
+    heading_debts_(Settings, SegBudgets, PartBudgets),
+    foldl(hydrate_segment_(Goal, Settings), PartBudgets, Parts0, 0, Spent0),
     distinct_parts_(Parts0, Parts1, Spent0, Spent),
     maplist(part_framing_(Settings), Parts1, Parts),
     pairs_keys_values_(Parts, SegMetas, FactLists, CrumbLists),
@@ -528,10 +529,38 @@ sum_values_(Pairs, Sum) :-
 		 *          ONE SEGMENT         *
 		 *******************************/
 
-hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent0, Spent) :-
+% heading_debts_(+Settings, +SegBudgets, -PartBudgets): each Segment-Share as
+% Segment-Share-Debt, Debt the tokens it pays of the headings of parts too small for their
+% own: every part is written with its heading and its share of the frame's head, and a part
+% of 0 tokens (`--segment chats=0`) paid neither, so the frame came out over its budget by
+% them. The parts with the most to spare pay first.
+heading_debts_(Settings, SegBudgets, PartBudgets) :-
+    maplist(heading_shortfall_(Settings), SegBudgets, Rows),
+    foldl(shortfall_sum_, Rows, 0, Debt),
+    sort(3, @>=, Rows, BySpare),
+    foldl(take_debt_, BySpare, Debt-[], _-Taken),
+    maplist(part_debt_(Taken), Rows, PartBudgets).
+
+heading_shortfall_(Settings, Segment-Share, r(Segment, Share, Spare, Short)) :-
+    segment_label_(Segment, Label),
+    part_heading_tokens_(Settings, Label, Share, Heading),
+    Spare is max(0, Share - Heading),
+    Short is max(0, Heading - Share).
+
+shortfall_sum_(r(_, _, _, Short), S0, S) :-
+    S is S0 + Short.
+
+take_debt_(r(Segment, _, Spare, _), Debt0-Taken, Debt-[Segment-Take|Taken]) :-
+    Take is min(Spare, Debt0),
+    Debt is Debt0 - Take.
+
+part_debt_(Taken, r(Segment, Share, _, _), Segment-Share-Debt) :-
+    memberchk(Segment-Debt, Taken).
+
+hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), Spent0, Spent) :-
     segment_label_(Segment, Label),
     part_heading_tokens_(Settings, Label, Share, HeadingTokens),
-    Budget is max(0, Share - HeadingTokens),
+    Budget is max(0, Share - HeadingTokens - Debt),
     crumb_share_(Settings, Budget, CrumbShare),
     FitBudget0 is Budget - CrumbShare,
     work_budget_(Budget, Work),
@@ -549,7 +578,8 @@ hydrate_segment_(Goal, Settings, Segment-Share, part(Meta, Facts, Crumbs), Spent
     promote_(Fitted, FitBudget, Kept0, GaveWay),
     excerpts_(Goal, Settings, FitBudget, Kept0, Kept1),
     append([Dropped, GaveWay, PastCap], Outside0),
-    refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Kept, Outside, Suppressed),
+    refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Kept, Outside, Suppressed2),
+    include(repeats_kept_(Kept), Suppressed2, Suppressed),
     left_out_cost_(Settings, Suppressed, LeftOut),
     used_tokens_(Kept, Used),
     CrumbBudget is Budget - LeftOut - Used,
@@ -617,9 +647,27 @@ mount_budgets_(Mounts, Depth, Budget, Parts) :-
             Parts).
 
 % Mounts render independently; a record two of them hold is kept where it came first (the
-% later part gives back its tokens).
+% later part gives back its tokens). So do segments: a cell of two segments' items is in
+% both. A breadcrumb points past the frame's edge: one that another part shows as a fact,
+% or that a part before it points at already, is left out too (a cell summary was at once
+% a fact of one segment and a breadcrumb of another).
 distinct_parts_(Parts0, Parts, Spent0, Spent) :-
-    foldl(distinct_part_, Parts0, Parts, []-Spent0, _-Spent).
+    foldl(distinct_part_, Parts0, Parts1, []-Spent0, Shown-Spent1),
+    foldl(distinct_crumbs_, Parts1, Parts, Shown-Spent1, _-Spent).
+
+distinct_crumbs_(part(M0, Fs, Cs0), part(M, Fs, Cs), Seen0-S0, Seen-S) :-
+    partition(crumb_seen_(Seen0), Cs0, Again, Cs),
+    foldl(crumb_tokens_sum_, Again, 0, Back),
+    findall(Id, member(crumb(Id, _, _, _, _, _), Cs), Ids),
+    append(Seen0, Ids, Seen),
+    S is S0 - Back,
+    (   Back =:= 0 -> M = M0 ; Spent is M0.spent - Back, M = M0.put(spent, Spent) ).
+
+crumb_seen_(Seen, crumb(Id, _, _, _, _, _)) :-
+    memberchk(Id, Seen).
+
+crumb_tokens_sum_(crumb(_, _, _, T, _, _), A0, A) :-
+    A is A0 + T.
 
 distinct_part_(part(M0, Fs0, Cs), part(M, Fs, Cs), Seen0-S0, Seen-S) :-
     partition(fact_seen_(Seen0), Fs0, Again, Fs),
@@ -634,6 +682,12 @@ fact_seen_(Seen, fact(Id, _, _, _, _, _, _, _, _, _, _)) :-
 
 fact_tokens_sum_(fact(_, _, _, _, _, T, _, _, _, _, _), A0, A) :-
     A is A0 + T.
+
+% A record left out as redundant is listed when the fact it repeats is in the frame: one
+% that repeated a fact the fit later dropped is no repeat of anything the reader sees (a
+% 0-token frame listed near-duplicates "like" facts it did not hold).
+repeats_kept_(Kept, redundant(_, Like, _)) :-
+    memberchk(p(c(Like, _, _, _, _), _, _, _), Kept).
 
 suppressed_meta_(Segment, redundant(Id, Like, Sim),
                  _{handle: Id, segment: Segment, suppressed: redundant, like: Like,
@@ -1423,7 +1477,8 @@ cell_candidates_(Settings, Segment, Seeds, SeedIds, Found) :-
         Settings.priors = priors(Speaker, _),
         semantic_goal_(Settings.goal, Speaker, SemGoal),
         focus_members_(SemGoal, Focus, SeedIds, Segment, Near),
-        findall(Cand, ( member(Ring-Cells, Rings), ring_candidate_(Ring, Cells, SeedIds, Cand) ),
+        findall(Cand, ( member(Ring-Cells, Rings),
+                        ring_candidate_(Ring, Segment, Cells, SeedIds, Cand) ),
                 Far),
         append(Near, Far, Found)
     ).
@@ -1569,20 +1624,23 @@ kept_(Kind, Key, G, Make, Value) :-
 
 kept_limit_(1024).
 
-% Ring 1: the adjacent cell's summary (standing for its members) and its central members;
+% Ring 1: the adjacent cell's summary (standing for its members) and its central members
+% of the segment (a cell of two segments' items is adjacent in each, and a central member of
+% the other segment came into this one's frame as its fact, and as the other's breadcrumb);
 % further rings: the summary alone, at the periphery's rung.
-ring_candidate_(1, Cells, _, c(C, S, cell_adjacency, 1, near)) :-
+ring_candidate_(1, _, Cells, _, c(C, S, cell_adjacency, 1, near)) :-
     member(C-S0, Cells),
     S is round(S0 * 0.6 * 10000) / 10000.
-ring_candidate_(1, Cells, SeedIds, c(H, S, cell_adjacency, 2, far)) :-
+ring_candidate_(1, Segment, Cells, SeedIds, c(H, S, cell_adjacency, 2, far)) :-
     member(C-S0, Cells),
     cell_info(C, central, Central),
     take_(2, Central, Two),
     member(H, Two),
     item(H),
+    in_segment_(H, Segment),
     \+ ord_memberchk(H, SeedIds),
     S is round(S0 * 0.5 * 10000) / 10000.
-ring_candidate_(Ring, Cells, _, c(C, S, cell_adjacency, Ring, far)) :-
+ring_candidate_(Ring, _, Cells, _, c(C, S, cell_adjacency, Ring, far)) :-
     Ring > 1,
     member(C-S0, Cells),
     S is round(S0 * 0.5 * 10000) / 10000.

@@ -583,7 +583,10 @@ def _frame_lines(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
             line = _fact_line(f.level, f.handle, f.time, bool(f.dirty_beliefs),
                               len(f.excerpt_spans), f.excerpt_units)
             lines.append((segment, line, line))
-            lines.extend((segment, text, None) for text in (f.text.splitlines() or [""]))
+            # split at newlines alone: the text is written as the record holds it (a log's
+            # "\r\n", a form feed, a Unicode line separator), so that its verbatim pieces, an
+            # excerpt's spans of the L0 among them, are found in the frame as they are
+            lines.extend((segment, text, None) for text in f.text.split("\n"))
         crumbs = [c for c in receipt["beyond"] if c["segment"] == segment]
         if crumbs:
             lines.append((segment, _BEYOND, _BEYOND))

@@ -3,6 +3,7 @@
 :- use_module('../../rules/ladder').
 :- use_module('../../rules/hydrate').
 :- use_module('../../rules/grants').
+:- use_module('../../rules/cells').
 :- use_module(library(plunit)).
 :- use_module(library(lists)).
 
@@ -106,3 +107,29 @@ test(a_grantees_rare_entities_count_the_holders_they_see,
     atc_hydrate:rare_entities_(none, [c(h0, 1.0, relevance, 0, seed)], Owner).
 
 :- end_tests(hydrate_walk).
+
+/* A cell holding items of two segments is adjacent in each: the central members it offers
+   a segment's frame are that segment's own (one of the other segment's became this frame's
+   fact while the other frame listed it past its edge). A cell's ladder is counted by the
+   host's estimator, stubbed here: a token per word. */
+
+atc_hydrate:host_estimate_tokens(Text, Tokens) :-
+    split_string(Text, " ", " ", Words),
+    length(Words, Tokens).
+
+two_segment_cells :-
+    store_reset,
+    findall(item(H, src, "s", Seq, turn, user, "", "2024-01-05T10:00:00Z", Seg, "src:1",
+                 "text", []),
+            member(H-Seq-Seg, [x1-1-left, y1-2-right, y2-3-left]), Items),
+    journal_add_items(Items, _),
+    cells_store([cell(cx, [x1], [x1]), cell(cy, [y1, y2], [y1, y2])], [], [a(cx, cy, 0.9)], []).
+
+:- begin_tests(hydrate_walk_cells, [setup(two_segment_cells), cleanup(store_reset)]).
+
+test(an_adjacent_cells_central_members_are_of_the_frames_segment,
+     [true(Left-Right == [cy, y2]-[cy, y1])]) :-
+    findall(H, atc_hydrate:ring_candidate_(1, left, [cy-1.0], [x1], c(H, _, _, _, _)), Left),
+    findall(H, atc_hydrate:ring_candidate_(1, right, [cy-1.0], [], c(H, _, _, _, _)), Right).
+
+:- end_tests(hydrate_walk_cells).
