@@ -835,7 +835,7 @@ window_cosines_(true, window(From, To, _), Goal, Segment, Reader, Fetch, Sem, Se
         append(Sem, Extra, SemAll)
     ).
 
-% window_group_(+From, +To, +Segment, -Text): the items of the window (items_dated_between/4,
+% window_group_(+From, +To, +Segment, +Reader, -Text): the items of the window (items_dated_between/4,
 % the newest 1000) that lie in Segment, a line each, sorted; kept between frames until the
 % items change (kept_/5), and then one group of similarity_within_texts/4, whose vector rows
 % the host keeps too: a frame naming "last week" after another does not list, filter and look

@@ -567,7 +567,7 @@ def test_a_time_windows_kept_items_follow_writes_and_forgets(topical: Memory, tm
 
     def window() -> list[str]:  # February 2026, as a goal naming that month reads it
         (text,) = topical.pl.once("atc_hydrate:window_group_", 1769904000, 1772323199,
-                                  Atom("default"), _var())
+                                  Atom("default"), Atom("none"), _var())  # the owner's
         return [h for h in str(text).split("\n") if h]
 
     before = window()
