@@ -16,23 +16,11 @@ from pathlib import Path
 import pytest
 
 from attention_cloud.errors import AtcError
-
-SESSION = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_session.jsonl"
-
+from granted_home import SESSION, granted_memory
 
 @pytest.fixture(scope="module")
 def mem(tmp_path_factory):
-    from attention_cloud import Memory
-    from attention_cloud.sharing import add_grant, add_principal
-
-    home = tmp_path_factory.mktemp("data_terms") / "home"
-    home.mkdir()
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    memory = Memory.open(home)
-    memory.ingest([SESSION])
-    add_principal(memory, "alice", owner=True)
-    add_principal(memory, "bob")
-    add_grant(memory, "bob", segments=["default"], ceiling="L2")
+    memory = granted_memory(tmp_path_factory.mktemp("data_terms"), "L2")
     memory.set_limits(time_limit=5)
     yield memory
     memory.close()

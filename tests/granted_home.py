@@ -1,0 +1,24 @@
+"""A small home shared with one grantee, for tests of what a grantee may and may not do."""
+from __future__ import annotations
+
+from pathlib import Path
+
+SESSION = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_session.jsonl"
+
+
+def granted_memory(root: Path, ceiling: str):
+    """A Memory (``hash`` embedder) on a new home under ``root`` holding one Claude Code
+    session, owned by alice and granted to bob on segment ``default`` at ``ceiling``; the
+    caller closes it."""
+    from attention_cloud import Memory
+    from attention_cloud.sharing import add_grant, add_principal
+
+    home = root / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    memory = Memory.open(home)
+    memory.ingest([SESSION])
+    add_principal(memory, "alice", owner=True)
+    add_principal(memory, "bob")
+    add_grant(memory, "bob", segments=["default"], ceiling=ceiling)
+    return memory
