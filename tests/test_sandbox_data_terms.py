@@ -11,12 +11,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import os
-from pathlib import Path
 
 import pytest
 
 from attention_cloud.errors import AtcError
-from granted_home import SESSION, granted_memory
+from granted_home import granted_memory
 
 @pytest.fixture(scope="module")
 def mem(tmp_path_factory):
