@@ -71,6 +71,9 @@ def evidence(item: ItemRecord) -> list[str]:
         return []
     if text.startswith("[forwarded from "):  # Telegram: whose words a forwarded message are
         text = text.replace("[forwarded from ", "", 1).replace("]", "", 1)
+    if "[attached: " in text:  # Slack, Discord, Telegram: the files the message shares, by name
+        said, _, names = text.partition("[attached: ")
+        return said.split()[:8] + names.rstrip("]").split(", ")
     if "[shares a photo: " in text:  # LoCoMo: the BLIP caption the parser puts after the words
         said, _, caption = text.partition("[shares a photo: ")
         return said.split()[:8] + caption.rstrip("]").split()[:8]
