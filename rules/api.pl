@@ -467,9 +467,8 @@ text_prefix_(Text, Max, Prefix) :-
 %
 %   Parse GoalText as a Prolog goal and run it in a user module (Options.module, default
 %   `atc_query`; see memory_user_module/1), whose only way to memory is the public vocabulary.
-%   The goal is refused before it runs when it calls a module-qualified goal (`M:G`, `G@M`),
-%   a database or flag builtin (user_code_refused_/2; a call, not data that names one, see
-%   user_code_vet_/2) or anything library(sandbox) does not allow. At most
+%   The goal is refused before it runs when it names a module (`M:G`, `G@M`), a database or
+%   flag builtin (user_code_refused_/2) or anything library(sandbox) does not allow. At most
 %   Options.limit solutions are collected, each a list of Name-Value pairs for the named
 %   variables (Value is the `~p` text of a term that is not ground). More is true when
 %   solutions were cut off by the limit.
@@ -496,7 +495,7 @@ query_(Text, Module, Limit, Options, Solutions, More) :-
     text_nesting_checked(Text),
     goal_read_(Text, Module, Goal, Bindings),
     (   callable(Goal) -> true ; type_error(callable, Goal) ),
-    user_code_vet_(Module, Goal),
+    user_code_vet_(Goal),
     catch(safe_goal(Module:Goal), E, unknown_named_(Module, E)),
     Max is Limit + 1,
     Budget = budget(Options.get(answer_cells, 1000000)),
@@ -675,8 +674,8 @@ spend_(C, L0, L) :-
 % setup_call_cleanup/3 run with signals blocked, where no limit can stop them. It reads every
 % global variable (nb_getval/2, b_getval/2, nb_current/2), the host's caches included (the
 % names of every speaker in the home, whatever a grantee may see). So before the sandbox sees
-% user code, a call of these names or of a module-qualified goal, wherever the goal or a
-% meta-argument calls it, is refused (user_code_vet_/2).
+% user code, any mention (as a goal, a closure passed to call/N or maplist/N, or data) of these
+% names, and any module qualification, is refused.
 user_code_refused_(Name, database) :-
     memberchk(Name, [assert, asserta, assertz, retract, retractall, abolish, erase,
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
@@ -698,153 +697,53 @@ user_code_refused_(Name, unchecked) :-
     memberchk(Name, [print_message, print_message_lines, message_to_codes,
                      message_to_string, term_string, put_attr, put_attrs]).
 
-%!  user_code_vet_(+Module, +Goal) is det.
-%   Throw permission_error(call, sandboxed, What) when Goal, run in Module, calls a module-
-%   qualified goal or a refused builtin: in a call position, that is the goal itself, a
-%   control construct's parts, and the meta-arguments of what it calls (findall/3, forall/2,
-%   \+/1, call/N, maplist/N, foldl/N, aggregate_all/3, a format/2 `~@` argument, a lambda's
-%   body), as its meta_predicate declaration or library(sandbox)'s safe_meta/2 says; a closure
-%   is checked with the arguments call/N would add. A term that only stands as data
-%   (`X = a:b`, `member(X, [k:v])`, `P == halt`) is not a call and is let through: to become
-%   one at run time it must reach a call position as a variable, which library(sandbox)
-%   refuses (`call(G)` on a goal it cannot see). An argument whose declaration says only that
-%   it is module-sensitive (`:`) is checked for any mention, as before. Text anywhere in Goal
-%   (an atom, a string, a list of codes or characters) holding a format directive that runs
-%   code or allocates in one C call is refused wherever it stands, since format/2 may be
-%   reached through call/N with it: `~W` (write options, `portray_goal(G)` calls G), `~*c` and
-%   counts of 6 digits or more (`~100000000c`). A format/1,2,3 directive written as a list
-%   that is not text (a partial list) is refused: library(sandbox) cannot read it and would
-%   search without end.
-user_code_vet_(Module, Goal) :-
-    (   cyclic_term(Goal)
-    ->  type_error(acyclic_term, Goal)
+%!  user_code_vet_(+Term) is det.
+%   Throw permission_error(call, sandboxed, What) when Term (a goal or a rule clause) names a
+%   module or a refused builtin anywhere. Text in Term (an atom, a string, a list of codes or
+%   characters) holding a format directive that runs code or allocates in one C call is
+%   refused too, wherever it stands, since format/2 may be reached through call/N with it:
+%   `~W` (write options, `portray_goal(G)` calls G), `~*c` and counts of 6 digits or more
+%   (`~100000000c`). A format/1,2,3 directive written as a list that is not text (a partial
+%   list) is refused: library(sandbox) cannot read it and would search without end.
+user_code_vet_(Term) :-
+    (   cyclic_term(Term)
+    ->  type_error(acyclic_term, Term)
     ;   true
     ),
-    vet_(text, Goal),
-    copy_term(Goal, Copy),              % what the walk unifies (a grammar body's lists) stays
-    goal_vet_(Copy, Module).            % out of the goal that runs
+    vet_(Term).
 
-% goal_vet_(+Goal, +Module): Goal, in a call position of Module, calls nothing refused.
-goal_vet_(G, _) :-
-    var(G), !.
-goal_vet_(M:G, _) :- !,
-    permission_error(call, sandboxed, M:G).
-goal_vet_(G, _) :-
-    \+ callable(G), !.                  % the sandbox says why (type_error)
-goal_vet_(G, _) :-
-    atom(G), user_code_refused_(G, _), !,
-    permission_error(call, sandboxed, G).
-goal_vet_(G, _) :-
-    compound(G), compound_name_arity(G, Name, Arity), user_code_refused_(Name, _), !,
-    permission_error(call, sandboxed, Name/Arity).
-goal_vet_(_^G, M) :- !,                  % ^/2 as a goal calls its second argument
-    goal_vet_(G, M).
-goal_vet_(G, M) :-
-    vet_format_(G),
-    (   definition_module_(M, G, DM),
-        catch(sandbox:safe_meta(DM:G, Called), _, fail)
-    ->  maplist(called_vet_(M), Called)
-    ;   catch(predicate_property(M:G, meta_predicate(Spec)), _, fail)
-    ->  G =.. [_|Args],
-        Spec =.. [_|Specs],
-        maplist(meta_arg_vet_(M), Specs, Args)
-    ;   true
-    ).
-
-% definition_module_(+Module, +Goal, -DefModule): where the predicate Goal calls is defined.
-definition_module_(M, G, DM) :-
-    (   predicate_property(M:G, imported_from(DM0))
-    ->  DM = DM0
-    ;   predicate_property(system:G, defined)
-    ->  DM = system
-    ;   DM = M
-    ).
-
-called_vet_(M, Called) :-
-    (   nonvar(Called), Called = M:G -> goal_vet_(G, M) ; goal_vet_(Called, M) ).
-
-% meta_arg_vet_(+Module, +Spec, +Arg): an argument as its meta_predicate Spec says it is used.
-meta_arg_vet_(M, N, Arg) :-
-    integer(N), !,
-    closure_vet_(Arg, N, M).
-meta_arg_vet_(M, ^, Arg) :- !,
-    existential_goal_(Arg, G),
-    goal_vet_(G, M).
-meta_arg_vet_(M, //, Arg) :- !,
-    (   var(Arg)
-    ->  true
-    ;   catch(dcg_translate_rule((pseudo_nt --> Arg), (_ :- Body)), _, fail)
-    ->  goal_vet_(Body, M)
-    ;   vet_(mention, Arg)
-    ).
-meta_arg_vet_(_, :, Arg) :- !,
-    vet_(mention, Arg).
-meta_arg_vet_(_, _, _).
-
-existential_goal_(G0, G) :-
-    (   nonvar(G0), G0 = _^G1 -> existential_goal_(G1, G) ; G = G0 ).
-
-% closure_vet_(+Closure, +Extra, +Module): Closure called with Extra more arguments. A lambda
-% (library(yall)) is its body, with what its parameters do not take.
-closure_vet_(C, _, _) :-
-    var(C), !.
-closure_vet_(C, 0, M) :- !,
-    goal_vet_(C, M).
-closure_vet_(Mod:C, _, _) :- !,
-    permission_error(call, sandboxed, Mod:C).
-closure_vet_(Params>>Body, N, M) :- !,
-    (   is_list(Params)
-    ->  length(Params, P),
-        Rest is max(0, N - P),
-        closure_vet_(Body, Rest, M)
-    ;   vet_(mention, Params>>Body)
-    ).
-closure_vet_(_/Lambda, N, M) :- !,
-    closure_vet_(Lambda, N, M).
-closure_vet_(C, N, M) :-
-    (   callable(C)
-    ->  C =.. L0,
-        length(Extra, N),
-        append(L0, Extra, L),
-        G =.. L,
-        goal_vet_(G, M)
-    ;   true
-    ).
-
-% vet_(+What, +Term): `text` checks the text in Term for the format directives refused above;
-% `mention` also refuses any module qualification or refused builtin's name anywhere in it.
-vet_(_, T) :-
+vet_(T) :-
     var(T), !.
-vet_(W, T) :-
+vet_(T) :-
     atom(T), !,
-    (   W == mention, user_code_refused_(T, _)
+    (   user_code_refused_(T, _)
     ->  permission_error(call, sandboxed, T)
     ;   true
     ),
     vet_text_(T).
-vet_(_, T) :-
+vet_(T) :-
     string(T), !,
     vet_text_(T).
-vet_(_, T) :-
+vet_(T) :-
     atomic(T), !.
-vet_(mention, M:G) :- !,
+vet_(M:G) :- !,
     permission_error(call, sandboxed, M:G).
-vet_(W, T) :-
+vet_(T) :-
     T = [_|_], !,
     (   list_text_(T, S)
     ->  vet_text_(S)
     ;   true
     ),
-    vet_elements_(W, T).
-vet_(W, T) :-
+    vet_elements_(T).
+vet_(T) :-
     compound_name_arity(T, Name, Arity),
-    (   W == mention, user_code_refused_(Name, _)
+    (   user_code_refused_(Name, _)
     ->  permission_error(call, sandboxed, Name/Arity)
     ;   true
     ),
-    (   W == mention -> vet_format_(T) ; true ),
+    vet_format_(T),
     T =.. [_|Args],
-    maplist(vet_(W), Args).
+    maplist(vet_, Args).
 
 % list_text_(+List, -String): List is a proper list of codes or of characters. Checked element
 % by element, without text_to_string/2, whose error on a list of lists copies the whole list:
@@ -862,13 +761,13 @@ char_element_(C) :- atom(C), atom_length(C, 1).
 
 % The elements of a list and its tail, along the spine (a long list is not a deep term, and
 % each suffix is not read again as text).
-vet_elements_(_, L) :-
+vet_elements_(L) :-
     var(L), !.
-vet_elements_(W, [H|T]) :- !,
-    vet_(W, H),
-    vet_elements_(W, T).
-vet_elements_(W, Tail) :-
-    vet_(W, Tail).
+vet_elements_([H|T]) :- !,
+    vet_(H),
+    vet_elements_(T).
+vet_elements_(Tail) :-
+    vet_(Tail).
 
 vet_format_(T) :-
     (   (   T = format(F0) ; T = format(F0, _) ; T = format(_, F0, _) ),
@@ -1298,7 +1197,7 @@ source_terms_(M, Name-Text, Terms) :-
     setup_call_cleanup(open_source_(Text, Name, S),
                        read_rule_terms_(S, M, Terms0),
                        close(S)),
-    maplist(vet_rule_term_at_(M, Name), Terms0, Terms).
+    maplist(vet_rule_term_at_(Name), Terms0, Terms).
 
 % open_source_(+Text, +Name, -Stream): a stream reading the rules Text that carries its name
 % (a syntax error reads `Name:Line:Col: ...`), past a byte order mark that starts it: a file
@@ -1309,10 +1208,9 @@ open_source_(Text, Name, S) :-
     set_stream(S, file_name(Name)),
     (   peek_code(S, 0xFEFF) -> get_code(S, _) ; true ).
 
-% vet_rule_term_at_(+Module, +Source, +Line-Term, -Where-Term): Term, a clause for Module,
-% vetted; Where is Source:Line.
-vet_rule_term_at_(M, Name, Line-T, (Name:Line)-T) :-
-    catch(vet_rule_term_(M, T), error(Formal, Context),
+% vet_rule_term_at_(+Source, +Line-Term, -Where-Term): Term vetted; Where is Source:Line.
+vet_rule_term_at_(Name, Line-T, (Name:Line)-T) :-
+    catch(vet_rule_term_(T), error(Formal, Context),
           (   var(Context)
           ->  throw(error(Formal, file(Name, Line, -1, 0)))
           ;   throw(error(Formal, Context))
@@ -1328,16 +1226,16 @@ read_rule_terms_(S, M, Terms) :-
     ).
 
 
-vet_rule_term_(_, T) :-
+vet_rule_term_(T) :-
     var(T), !,
     instantiation_error(T).
-vet_rule_term_(_, (:- discontiguous PIs)) :- !,
+vet_rule_term_((:- discontiguous PIs)) :- !,
     vet_pis_(PIs).
-vet_rule_term_(_, (:- D)) :- !,
+vet_rule_term_((:- D)) :- !,
     throw(error(rules_directive(D), _)).
-vet_rule_term_(_, (?- D)) :- !,
+vet_rule_term_((?- D)) :- !,
     throw(error(rules_directive(D), _)).
-vet_rule_term_(M, T) :-
+vet_rule_term_(T) :-
     rule_head_(T, H),
     (   var(H) -> instantiation_error(H) ; true ),
     (   callable(H) -> true ; type_error(callable, H) ),
@@ -1351,26 +1249,11 @@ vet_rule_term_(M, T) :-
     ->  throw(error(rules_clause('part of the vocabulary', N/A), _))
     ;   true
     ),
-    copy_term(T, T1),
-    rule_body_(T1, Body),
-    user_code_vet_(M, Body),
-    vet_(text, T).
+    user_code_vet_(T).
 
-% rule_head_(+Clause, -Head) and rule_body_(+Clause, -Body): a fact's body is true; a grammar
-% rule's is its translation, what it calls (one that does not translate is checked whole, as
-% data mentioning nothing refused).
 rule_head_((H :- _), H) :- !.
 rule_head_((H --> _), H) :- !.
 rule_head_(H, H).
-
-rule_body_((_ :- B), B) :- !.
-rule_body_((H --> B), Body) :- !,
-    (   catch(dcg_translate_rule((H --> B), (_ :- Body0)), _, fail)
-    ->  Body = Body0
-    ;   vet_(mention, B),
-        Body = true
-    ).
-rule_body_(_, true).
 
 memory_vocabulary_(PI) :-
     module_property(atc_memory, exports(PIs)),

@@ -1,21 +1,19 @@
-"""Data that merely mentions a module-qualified term or a builtin's name is not a call.
+"""Refused builtins stay refused wherever a goal could reach them.
 
-The sandbox refused `X = a:b`, `member(X, [k:v])`, `X = f(halt)`, `P == halt` and text naming
-`flag` as if each were called ("No permission to call sandboxed `a:b'"). Only goals in call
-positions are checked: the goal itself, control constructs, the meta-arguments of what it
-calls (findall/3, forall/2, \\+, call/N, maplist/N, foldl/N, aggregate_all/3, lambdas) and the
-bodies of rules; the same names in those positions stay refused.
+A round let data that merely mentions a refused builtin's name through (`X = f(halt)`), checking
+only the calls it could see: the goal, control constructs and declared meta-arguments. Then
+`tabled_call(nb_getval(k, _))` ran (tabled_call/1 calls its argument and declares no
+meta-argument; library(sandbox) follows its body and allows nb_getval/2, which the project
+refuses because it reads the host's globals). Any mention of a refused name is refused again
+(README "Security": the cost is that such names cannot be data in a query or a rule).
 """
 from __future__ import annotations
-
-import subprocess
-import sys
-import os
 
 import pytest
 
 from attention_cloud.errors import AtcError
 from granted_home import granted_memory
+
 
 @pytest.fixture(scope="module")
 def mem(tmp_path_factory):
@@ -23,32 +21,6 @@ def mem(tmp_path_factory):
     memory.set_limits(time_limit=5)
     yield memory
     memory.close()
-
-
-DATA_GOALS = [
-    ("X = a:b", {"X": "a:b"}),
-    ("member(X, [k:v])", {"X": "k:v"}),
-    ("X = f(halt)", {"X": "f(halt)"}),
-    ("P = halt, P == halt", {"P": "halt"}),
-    ("T = 'a flag here', sub_atom(T, _, _, _, flag)", {"T": "a flag here"}),
-    ("X = assert(x), functor(X, N, A)", {"X": "assert(x)", "N": "assert", "A": 1}),
-    ("findall(K-V, member(K:V, [a:1, b:2]), L)", {"L": [["a", 1], ["b", 2]]}),
-    ("forall(member(X, [halt, abort]), atom(X))", {}),
-    ("maplist([X, Y]>>(Y = X:done), [a], L)", {"L": ["a:done"]}),
-    ("aggregate_all(count, member(_, [shell, halt]), N)", {"N": 2}),
-    ("X = \"G@M\", Y = @(a, b)", {"X": "G@M"}),
-]
-
-
-@pytest.mark.parametrize("goal,expected", DATA_GOALS)
-def test_a_goal_may_mention_a_qualified_term_or_a_builtins_name_as_data(mem, goal, expected):
-    from attention_cloud.sharing import reader_query
-
-    for result in (mem.query(goal), reader_query(mem, "bob", goal)):
-        assert result.rows, goal
-        row = result.rows[0]
-        for name, value in expected.items():
-            assert row[name] == value, (goal, row)
 
 
 CALLS = [
@@ -71,6 +43,9 @@ CALLS = [
     "once(b_setval(k, 1))",
     "phrase(([a], {halt}), [a])",
     "G = halt, call(G)",
+    # reached through a predicate that calls its argument without declaring it
+    "tabled_call(nb_getval(k, _))",
+    "tabled_call(b_setval(k, 1))",
 ]
 
 
@@ -85,25 +60,14 @@ def test_the_same_names_in_call_positions_stay_refused(mem, goal):
     assert mem.query("item(H)", limit=1).rows
 
 
-def test_a_rule_may_hold_qualified_data_but_not_call_it(mem, tmp_path):
-    ok = tmp_path / "data.pl"
-    ok.write_text("pair(k:v).\nstopword(halt).\n"
-                  "tagged(H, K:V) :- item(H), pair(K:V).\n"
-                  "quiet(X) :- stopword(X), X \\== flag.\n", encoding="utf-8")
-    rows = mem.query("tagged(H, T), quiet(Q)", rules=ok, limit=1).rows
-    assert rows and rows[0]["T"] == "k:v" and rows[0]["Q"] == "halt"
+def test_a_rule_cannot_reach_a_refused_builtin_through_another_predicate(mem, tmp_path):
     bad = tmp_path / "bad.pl"
-    for body in ("lists:append([], [], X)", "findall(Y, halt, X)", "maplist(assertz, [X])"):
-        bad.write_text(f"evil(X) :- {body}.\n", encoding="utf-8")
+    for text in ("evil(X) :- lists:append([], [], X).\n",
+                 "evil(X) :- findall(Y, halt, X).\n",
+                 "evil(X) :- maplist(assertz, [X]).\n",
+                 "evil(V) :- tabled_call(nb_getval(k, V)).\n",
+                 "run(G) :- tabled_call(G).\nevil(V) :- run(nb_getval(k, V)).\n"):
+        bad.write_text(text, encoding="utf-8")
         with pytest.raises(AtcError):
             mem.query("evil(X)", rules=bad)
     assert mem.rules_list() == []
-
-
-def test_real_atc_query_answers_a_goal_with_qualified_data(mem, tmp_path):
-    out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query", "X = a:b",
-                          "--format", "json"],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                         env={**os.environ, "ATC_HOME": str(mem.home)})
-    assert out.returncode == 0, out.stderr
-    assert "a:b" in out.stdout
