@@ -17,7 +17,7 @@ from granted_home import granted_memory
 
 @pytest.fixture(scope="module")
 def mem(tmp_path_factory):
-    memory = granted_memory(tmp_path_factory.mktemp("data_terms"), "L2")
+    memory = granted_memory(tmp_path_factory.mktemp("sandbox_reach"), "L2")
     memory.set_limits(time_limit=5)
     yield memory
     memory.close()
