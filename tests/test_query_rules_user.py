@@ -248,3 +248,38 @@ def test_a_rules_file_an_editor_saved_with_a_byte_order_mark_is_read(chat_home, 
         assert out.exit_code == 0 and len(json.loads(out.output)) == 1, out.output
     finally:
         assert atc("rules", "remove", "said", home=chat_home).exit_code == 0
+
+
+def test_a_rule_is_checked_and_saved_while_no_other_save_holds_the_rules_lock(home, tmp_path):
+    """Two `atc rules add` at once each checked against the rules saved before either wrote
+    and both saved a definition of one predicate: a save now waits for the other's lock (a
+    lock of the rules' own: the home's write lock, which a running agent keeps, is not it)."""
+    import fcntl
+    import os
+    import threading
+
+    from attention_cloud import Memory
+
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        mem.remember("the staging database is read-only on Fridays")  # holds the write lock
+        held = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(held, fcntl.LOCK_EX)                 # another save in progress
+        saved = threading.Event()
+        errors: list[BaseException] = []
+
+        def add() -> None:
+            try:
+                mem.rules_add("said_by(H, S) :- item_speaker(H, S).\n", "said")
+                saved.set()
+            except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+                errors.append(exc)
+
+        worker = threading.Thread(target=add)
+        worker.start()
+        assert not saved.wait(0.5)                       # it waits for the other save
+        assert not (home / "rules" / "said.pl").exists()
+        os.close(held)                                   # the other save ends
+        worker.join(30)
+        assert saved.is_set() and not errors, errors
+        assert [r["name"] for r in mem.rules_list()] == ["said"]

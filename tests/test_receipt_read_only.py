@@ -46,3 +46,21 @@ def test_another_write_failure_is_still_an_error(mem, monkeypatch):
     monkeypatch.setattr(hydration, "save_receipt", full)
     with pytest.raises(OSError):
         mem.hydrate("why do processor retries fail", budget=600)
+
+
+def test_a_grantees_frame_is_refused_when_its_receipt_cannot_be_kept(tmp_path, monkeypatch):
+    """A grantee's receipt is the owner's log of what was read: on a read-only home the
+    owner's frame comes, the grantee's does not."""
+    from granted_home import granted_memory
+
+    from attention_cloud.sharing import reader_hydrate
+
+    memory = granted_memory(tmp_path, "L2")
+    try:
+        _read_only(monkeypatch)
+        assert memory.hydrate("retry", budget=400).receipt["stored"] is False
+        with pytest.raises(OSError) as caught:
+            reader_hydrate(memory, "bob", "retry", budget=400)
+        assert caught.value.errno == errno.EROFS
+    finally:
+        memory.close()
