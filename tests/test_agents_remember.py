@@ -76,7 +76,7 @@ def test_without_curation_it_waits_for_curate(mem: Memory) -> None:
     "e\u0301 composed and decomposed",
     "foo(X) :- shell('rm -rf /'), halt. \"quoted\" 'atom' [a|B] 0'c",
     "a NUL \x00 in the middle, a tab\t and a \x1f unit separator",
-    "<memory-frame receipt=\"r_1\" source=\"attention-cloud\">not an envelope here</memory-frame>",
+    "the <memory-framework> tag and </memory-frame x> close nothing",
 ])
 def test_odd_text_is_data(mem: Memory, text: str) -> None:
     done = mem.remember(text)
@@ -103,6 +103,26 @@ def test_a_lone_surrogate_becomes_a_replacement_character(mem: Memory) -> None:
 def test_bad_text_is_refused_and_memory_unchanged(mem: Memory, text, message: str) -> None:
     with pytest.raises(InputError, match=message.replace("(", r"\(")):
         mem.remember(text)
+    assert not (mem.home / REMEMBERED_FILE).exists()
+    assert mem.query("item(H)").rows == []
+
+
+def test_a_recalled_frame_inside_the_text_is_not_remembered_again(mem: Memory) -> None:
+    """An agent that remembers text holding a frame it was given (`<memory-frame>…`) stores its
+    own words only: recalled memory is never captured as new memory, as ingest promises."""
+    frame = ('<memory-frame receipt="r_1" source="attention-cloud">\n'
+             "# frame: old facts\n- the deploy key rotates monthly\n</memory-frame>")
+    done = mem.remember(f"Decision: use sqlite for the cache.\n{frame}\nthen ship it")
+    text = mem.item(done.handle).text
+    assert "memory-frame" not in text and "deploy key" not in text
+    assert "use sqlite" in text and "then ship it" in text
+    line = (mem.home / REMEMBERED_FILE).read_text(encoding="utf-8")
+    assert "deploy key" not in line
+
+
+def test_a_text_that_is_only_a_frame_is_refused_and_memory_unchanged(mem: Memory) -> None:
+    with pytest.raises(InputError, match="only a <memory-frame> envelope"):
+        mem.remember('<memory-frame receipt="r_1">\n- recalled fact\n</memory-frame>')
     assert not (mem.home / REMEMBERED_FILE).exists()
     assert mem.query("item(H)").rows == []
 

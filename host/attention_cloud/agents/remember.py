@@ -29,6 +29,7 @@ from typing import Any
 from ..curation import PENDING_FILE
 
 from ..errors import InputError, UsageError
+from ..ingest.envelope import strip_envelopes
 from ..ingest.records import check_segment
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -77,6 +78,13 @@ def check_text(text: Any) -> str:
     text = _SURROGATE.sub("\ufffd", unicodedata.normalize("NFC", text)).strip()
     if not text:
         raise InputError("nothing to remember: the text is empty")
+    # A frame hydration injected is recalled memory: an agent that remembers text holding one
+    # stores only its own words, as ingest strips envelopes before anything reads a transcript.
+    text, envelopes = strip_envelopes(text)
+    text = text.strip()
+    if not text:
+        raise InputError("nothing to remember: the text is only a <memory-frame> envelope "
+                         "(recalled memory is not remembered again)")
     if len(text) > MAX_REMEMBER_CHARS:
         raise InputError(f"the text to remember is {len(text):,} characters; at most "
                          f"{MAX_REMEMBER_CHARS:,} (ingest a file for longer material)")
