@@ -13,6 +13,7 @@ the entity graph instead of the cells) and returns the frame's facts
 driver reports p50/p95 of each tree per round and counts the goals whose frames differ.
 
     .venv/bin/python scripts/bench/hydrate_ab.py --home HOME --base main --rounds 3
+    .venv/bin/python scripts/bench/hydrate_ab.py --home HOME --base main --only worker --queries 30
 
 Receipts are not stored (hydration.hydrate with ``store_receipt=False``): two writers of one
 home's receipts would make hot cells, which read them, depend on the interleaving.
@@ -106,9 +107,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7, help="goal generator seed (default 7)")
     parser.add_argument("--entity-walk", action="store_true",
                         help="walk the entity graph, not the cells (cells=False)")
+    parser.add_argument("--only", metavar="TEXT",
+                        help="only the goals holding TEXT (one template, e.g. 'worker' or "
+                             "'What did we change'): the tail's templates compared on their own")
     args = parser.parse_args(argv)
 
-    goals = agent_goals(args.queries + args.warmup, args.seed)
+    want = args.queries + args.warmup
+    if args.only:
+        pool = agent_goals(want * 40, args.seed)
+        goals = [g for g in pool if args.only in g][:want]
+        if len(goals) < want:
+            parser.error(f"--only {args.only!r}: {len(goals)} of {len(pool)} goals hold it, "
+                         f"fewer than the {want} asked for")
+    else:
+        goals = agent_goals(want, args.seed)
     warm, timed = goals[: args.warmup], goals[args.warmup:]
     with tempfile.TemporaryDirectory() as scratch:
         trees = {"base": tree_of(args.base, Path(scratch)), "new": tree_of(args.new, Path(scratch))}
