@@ -2060,8 +2060,8 @@ overfill_(1.0).
 % speaker's name ("Priya" and "Tomás" saying the same words say two things), left unbound
 % until a comparison needs them (most candidates have no partner of a similar size), then
 % words(Count, Prefix, Set, Bits): Set the ordered word set, Count its size, Prefix its first
-% words and Bits its signature (jaccard_/4's filters); Numbers the numbers it states (sig_numbers_/1), unbound until a
-% near-duplicate's are compared with it.
+% words and Bits its signature (jaccard_/4's filters); Numbers the numbers it states
+% (sig_numbers_/1), unbound until a near-duplicate's are compared with it.
 text_sig_(p(c(Id, _, _, _, _), _, _, [Level-Size|_]), sig(Id, Size, Level, _, _)).
 
 sig_words_(sig(Id, _, Level, Words, _)) :-
