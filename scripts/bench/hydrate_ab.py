@@ -94,6 +94,19 @@ class Worker:
         self.proc.wait(timeout=60)
 
 
+def chosen_goals(count: int, seed: int, only: str | None = None) -> list[str]:
+    """``count`` of hydrate.py's agent goals for ``seed``; with ``only``, the first ``count``
+    holding that text (from forty times as many), ValueError when fewer do."""
+    if not only:
+        return agent_goals(count, seed)
+    pool = agent_goals(count * 40, seed)
+    goals = [g for g in pool if only in g][:count]
+    if len(goals) < count:
+        raise ValueError(f"--only {only!r}: {len(goals)} of {len(pool)} goals hold it, fewer "
+                         f"than the {count} asked for")
+    return goals
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--home", type=Path, required=True, help="a curated home (read only)")
@@ -112,15 +125,10 @@ def main(argv: list[str] | None = None) -> int:
                              "'What did we change'): the tail's templates compared on their own")
     args = parser.parse_args(argv)
 
-    want = args.queries + args.warmup
-    if args.only:
-        pool = agent_goals(want * 40, args.seed)
-        goals = [g for g in pool if args.only in g][:want]
-        if len(goals) < want:
-            parser.error(f"--only {args.only!r}: {len(goals)} of {len(pool)} goals hold it, "
-                         f"fewer than the {want} asked for")
-    else:
-        goals = agent_goals(want, args.seed)
+    try:
+        goals = chosen_goals(args.queries + args.warmup, args.seed, args.only)
+    except ValueError as err:
+        parser.error(str(err))
     warm, timed = goals[: args.warmup], goals[args.warmup:]
     with tempfile.TemporaryDirectory() as scratch:
         trees = {"base": tree_of(args.base, Path(scratch)), "new": tree_of(args.new, Path(scratch))}
