@@ -13,6 +13,7 @@ the entity graph instead of the cells) and returns the frame's facts
 driver reports p50/p95 of each tree per round and counts the goals whose frames differ.
 
     .venv/bin/python scripts/bench/hydrate_ab.py --home HOME --base main --rounds 3
+    .venv/bin/python scripts/bench/hydrate_ab.py --home HOME --base main --only worker --queries 30
 
 Receipts are not stored (hydration.hydrate with ``store_receipt=False``): two writers of one
 home's receipts would make hot cells, which read them, depend on the interleaving.
@@ -93,6 +94,19 @@ class Worker:
         self.proc.wait(timeout=60)
 
 
+def chosen_goals(count: int, seed: int, only: str | None = None) -> list[str]:
+    """``count`` of hydrate.py's agent goals for ``seed``; with ``only``, the first ``count``
+    holding that text (from forty times as many), ValueError when fewer do."""
+    if not only:
+        return agent_goals(count, seed)
+    pool = agent_goals(count * 40, seed)
+    goals = [g for g in pool if only in g][:count]
+    if len(goals) < count:
+        raise ValueError(f"--only {only!r}: {len(goals)} of {len(pool)} goals hold it, fewer "
+                         f"than the {count} asked for")
+    return goals
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--home", type=Path, required=True, help="a curated home (read only)")
@@ -106,9 +120,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7, help="goal generator seed (default 7)")
     parser.add_argument("--entity-walk", action="store_true",
                         help="walk the entity graph, not the cells (cells=False)")
+    parser.add_argument("--only", metavar="TEXT",
+                        help="only the goals holding TEXT (one template, e.g. 'worker' or "
+                             "'What did we change'): the tail's templates compared on their own")
     args = parser.parse_args(argv)
 
-    goals = agent_goals(args.queries + args.warmup, args.seed)
+    try:
+        goals = chosen_goals(args.queries + args.warmup, args.seed, args.only)
+    except ValueError as err:
+        parser.error(str(err))
     warm, timed = goals[: args.warmup], goals[args.warmup:]
     with tempfile.TemporaryDirectory() as scratch:
         trees = {"base": tree_of(args.base, Path(scratch)), "new": tree_of(args.new, Path(scratch))}

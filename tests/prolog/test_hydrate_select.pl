@@ -309,4 +309,57 @@ test(a_pair_passes_exactly_when_its_index_reaches_the_threshold, [true(Wrong == 
     aggregate_all(count, ( member(A-B, Pairs), true_jaccard_(A, B, J), J >= 0.8 ), Hits),
     assertion(Hits > 300).                  % the threshold's side is exercised
 
+% Sets of up to 300 words fill most of a 224-bit signature (word_bits_/2): the bound the
+% signatures give grows weak, and must still never reject a pair the threshold admits.
+test(long_word_sets_pass_exactly_when_their_index_reaches_the_threshold, [true(Wrong == [])]) :-
+    set_random(seed(7)),
+    findall(A-B, ( between(1, 400, _),
+                   random_between(40, 300, N), long_words_(N, A),
+                   ( random(X), X < 0.8 -> long_edit_(A, B) ; random_between(40, 300, M),
+                                                                long_words_(M, B) ) ),
+            Pairs),
+    findall(A-B-J-Want,
+            ( member(A-B, Pairs),
+              atc_hydrate:word_set_(A, WA), atc_hydrate:word_set_(B, WB),
+              atc_hydrate:jaccard_(WA, WB, 0.8, J),
+              true_jaccard_(A, B, Want),
+              \+ ( Want >= 0.8 -> J =:= Want ; J < 0.8 ) ),
+            Wrong),
+    aggregate_all(count, ( member(A-B, Pairs), true_jaccard_(A, B, J), J >= 0.8 ), Hits),
+    assertion(Hits > 40).
+
+% The signatures' bound (bits_apart_/3) against its plain reading: never more than the words
+% in one set only, and equal to it where no two words of the pair share a bit.
+test(signature_bound_never_exceeds_the_words_in_one_set_only, [true(Wrong == [])]) :-
+    set_random(seed(11)),
+    findall(A-B, ( between(1, 2000, _),
+                   random_between(0, 40, N), long_words_(N, A),
+                   random_between(0, 40, M), long_words_(M, B) ),
+            Pairs),
+    findall(A-B-Least-Apart,
+            ( member(A-B, Pairs),
+              atc_hydrate:word_bits_(A, BA), atc_hydrate:word_bits_(B, BB),
+              atc_hydrate:bits_apart_(BA, BB, Least),
+              ord_symdiff(A, B, Only), length(Only, Apart),
+              Least > Apart ),
+            Wrong).
+
+test(signature_bound_is_exact_for_two_words) :-
+    atc_hydrate:word_bits_(["alpha"], BA), atc_hydrate:word_bits_(["beta"], BB),
+    atc_hydrate:bits_apart_(BA, BA, 0),
+    atc_hydrate:bits_apart_(BA, BB, Least),
+    term_hash("alpha", HA), term_hash("beta", HB),
+    (   HA mod 224 =:= HB mod 224 -> Least == 0 ; Least == 2 ).
+
 :- end_tests(hydrate_jaccard).
+
+long_words_(N, Words) :-
+    length(Ws0, N),
+    maplist([W]>>( random_between(1, 2000, K), format(string(W), "word~d", [K]) ), Ws0),
+    sort(Ws0, Words).
+
+long_edit_(Words0, Words) :-                % drop a few words, add a few
+    include([_]>>( random(X), X > 0.06 ), Words0, Kept),
+    random_between(0, 8, NAdd),
+    long_words_(NAdd, Added),
+    ord_union(Kept, Added, Words).

@@ -1,0 +1,36 @@
+"""scripts/bench/hydrate_ab.py's choice of goals: one template's goals alone with --only."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "scripts" / "bench"
+sys.path.insert(0, str(BENCH))
+
+from hydrate_ab import chosen_goals  # noqa: E402
+
+
+def test_only_keeps_the_goals_holding_the_text_in_their_order():
+    goals = chosen_goals(12, 7, "worker")
+    assert len(goals) == 12
+    assert all("worker" in g for g in goals)
+    everything = chosen_goals(12 * 40, 7)
+    assert goals == [g for g in everything if "worker" in g][:12]
+
+
+def test_without_only_the_goals_are_the_mixed_ones():
+    assert chosen_goals(5, 7) == chosen_goals(5, 7, None)
+    assert len({g.split()[0] for g in chosen_goals(60, 7)}) > 3
+
+
+def test_only_text_no_goal_holds_is_refused_naming_it():
+    with pytest.raises(ValueError, match="--only 'no such words'"):
+        chosen_goals(5, 7, "no such words")
+    proc = subprocess.run([sys.executable, str(BENCH / "hydrate_ab.py"), "--home", "nowhere",
+                           "--base", "HEAD", "--only", "no such words"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "--only 'no such words': 0 of" in proc.stderr.splitlines()[-1]
