@@ -2832,9 +2832,10 @@ excerpt_fact_(Goal, Framing, I, Placed0-Free0, Placed-Free) :-
 % its summary), and it is a turn someone said (spoken_kind_/1), not a tool's output or an
 % error, whose lines stand alone, and its whole verbatim text fits Budget, it is placed whole,
 % the other facts giving way for its room (fit_/4: least value lost per token saved first),
-% and the excerpts are chosen again for the others; Gone are the facts that left. A message cut to the sentences nearest the goal loses what holds them together (the
-% list an item belongs to, the sentence "this website" refers to), and the value per token
-% that the fit weighs favours any few shorter, weaker facts over the rest of the best one:
+% and the excerpts are chosen again for the others; Gone are the facts that left. A message
+% cut to the sentences nearest the goal loses what holds them together (the list an item
+% belongs to, the sentence "this website" refers to), and the value per token that the fit
+% weighs favours any few shorter, weaker facts over the rest of the best one:
 % LongMemEval's questions about an earlier answer of the assistant ("the website you
 % recommended for free lessons") had 500-token frames showing an excerpt of that answer beside
 % weaker turns, where a frame of the whole answer holds what the question needs verbatim. A
