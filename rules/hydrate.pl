@@ -60,7 +60,8 @@ hydrate/3 plans the frame entirely in Prolog:
      relevant one-hop neighbour shown verbatim rather than as its distillation). A fact left
      below L0 whose verbatim text is long may then show an *excerpt* of it instead: its
      sentences nearest the goal, verbatim (excerpts_/5; shown at l0, listed in the segment's
-     `excerpted`).
+     `excerpted`); but the frame's best fact, a turn someone said, is shown whole when it fits,
+     weaker facts giving way (focus_whole_/7).
 
 ```
 ?- hydrate("why did the payment retries fail", _{budget: 1500, plane: execution}, Frame).
@@ -575,8 +576,10 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     refit_left_out_(Settings, Suppressed0, SameShown, Fitted1, FitBudget1,
                     Fitted, FitBudget, Dropped1),
     append(Dropped0, Dropped1, Dropped),
-    promote_(Fitted, FitBudget, Kept0, GaveWay),
-    excerpts_(Goal, Settings, FitBudget, Kept0, Kept1),
+    promote_(Fitted, FitBudget, Kept0, GaveWay0),
+    excerpts_(Goal, Settings, FitBudget, Kept0, KeptCut),
+    focus_whole_(Goal, Settings, FitBudget, Kept0, KeptCut, Kept1, GaveWay1),
+    append(GaveWay0, GaveWay1, GaveWay),
     append([Dropped, GaveWay, PastCap], Outside0),
     refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Kept, Outside, Suppressed2),
     include(repeats_kept_(Kept), Suppressed2, Suppressed),
@@ -2856,6 +2859,44 @@ excerpt_fact_(Goal, Framing, I, Placed0-Free0, Placed-Free) :-
         Free is Free0 - (Tokens - T)
     ;   Placed = Placed0, Free = Free0
     ).
+
+% focus_whole_(+Goal, +Settings, +Budget, +Placed0, +Excerpted, -Placed, -Gone): the frame's
+% focus, its best fact, shown whole rather than as an excerpt when its whole text fits. When
+% excerpts_/5 made the best fact of Placed0 an excerpt (its own words hold the goal better than
+% its summary), and it is a turn someone said (spoken_kind_/1), not a tool's output or an
+% error, whose lines stand alone, and its whole verbatim text fits Budget, it is placed whole,
+% the other facts giving way for its room (fit_/4: least value lost per token saved first),
+% and the excerpts are chosen again for the others; Gone are the facts that left. A message
+% cut to the sentences nearest the goal loses what holds them together (the list an item
+% belongs to, the sentence "this website" refers to), and the value per token that the fit
+% weighs favours any few shorter, weaker facts over the rest of the best one:
+% LongMemEval's questions about an earlier answer of the assistant ("the website you
+% recommended for free lessons") had 500-token frames showing an excerpt of that answer beside
+% weaker turns, where a frame of the whole answer holds what the question needs verbatim. A
+% log's or a tool output's excerpt keeps the lines that matter (the failing test and its
+% assertion), and the rest of it costs its room for noise: it stays an excerpt.
+focus_whole_(Goal, Settings, Budget, Placed0, Excerpted, Placed, Gone) :-
+    whole_focus_(Budget, Placed0, Excerpted, Placed1, Gone),
+    !,
+    excerpts_(Goal, Settings, Budget, Placed1, Placed).
+focus_whole_(_, _, _, _, Excerpted, Excerpted, []).
+
+% whole_focus_(+Budget, +Placed0, +Excerpted, -Placed, -Gone): Placed0 with its best fact at
+% its whole L0 and the others fitted to what is left of Budget, when Excerpted (Placed0 after
+% excerpts_/5) shows that fact as an excerpt of a spoken record whose L0 fits Budget; fails
+% otherwise.
+whole_focus_(Budget, Placed0, Excerpted, Placed, Gone) :-
+    frame_best_score_(Excerpted, Best),
+    nth0(I, Excerpted, p(C, excerpt(_, _, _, _), _, Rungs)),
+    C = c(Id, Best, _, _, _),
+    !,
+    item_kind(Id, Kind), spoken_kind_(Kind),
+    memberchk(l0-Whole, Rungs),
+    Whole =< Budget,
+    nth0(I, Placed0, _, Others0),
+    Room is Budget - Whole,
+    fit_(Others0, Room, Others, Gone),
+    put_back_(Placed0, I, p(C, l0, Whole, Rungs), Others, Placed).
 
 % excerpt_keep_(+Id, -Keep): what an excerpt of Id keeps first when it fits: an error's summary,
 % which curation leads with its diagnostic ("lib/x.ex:57:13:pattern_match The pattern can never

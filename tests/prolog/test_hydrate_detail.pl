@@ -119,3 +119,56 @@ test(a_long_fact_is_demoted_before_it_is_dropped, [true(Levels-Dropped == [a-l0,
     levels(Out, Levels).
 
 :- end_tests(hydrate_detail).
+
+/* The frame's focus shown whole (atc_hydrate:whole_focus_/5): when the excerpts made the best
+   fact an excerpt of what someone said, and its whole text fits, it is placed whole and the
+   weaker facts give way for its room; a tool's output keeps its excerpt (its lines stand alone).
+   LongMemEval's "remind me of the website you recommended for free lessons": the 500-token
+   frame showed an excerpt of the assistant's answer beside weaker turns. */
+
+focus_memory :-
+    store_reset,
+    journal_add_items([item(said, src, "s", 1, conclusion, assistant, "", "2024-01-05T10:00:00Z",
+                            default, "f:1", "a long answer", []),
+                       item(output, src, "s", 2, tool_result, tool, "", "2024-01-05T10:01:00Z",
+                            default, "f:2", "a long log", [])], _).
+
+% The frame after the fit (best at its summary, three weaker turns whole) and after excerpts_/5
+% (the best as an excerpt of 90 tokens).
+focus_frame(Best, Placed0, Excerpted) :-
+    placed(Best, 1.0, l1, [l0-200, l1-30], B),
+    placed(a, 0.85, l0, [l0-60], A),
+    placed(b, 0.8, l0, [l0-50], Bb),
+    placed(c, 0.7, l0, [l0-40], C),
+    Placed0 = [B, A, Bb, C],
+    B = p(Cand, _, _, Rungs),
+    Excerpted = [p(Cand, excerpt(l1, 0.7, "… the answer …", _{kept: 1, of: 5, spans: [[0, 9]]}),
+                   90, Rungs), A, Bb, C].
+
+:- begin_tests(hydrate_focus_whole, [setup(focus_memory), cleanup(store_reset)]).
+
+test(an_excerpted_answer_that_fits_is_shown_whole,
+     [true(Levels-Gone == [said-l0, a-l0, b-l0]-[c])]) :-
+    focus_frame(said, Placed0, Excerpted),
+    atc_hydrate:whole_focus_(310, Placed0, Excerpted, Placed, Left),
+    levels(Placed, Levels),
+    aggregate_all(sum(T), member(p(_, _, T, _), Placed), Used),
+    assertion(Used =< 310),
+    findall(Id, member(c(Id, _, _, _, _), Left), Gone).
+
+test(a_tool_outputs_excerpt_stays_an_excerpt, [fail]) :-
+    focus_frame(output, Placed0, Excerpted),
+    atc_hydrate:whole_focus_(310, Placed0, Excerpted, _, _).
+
+test(an_answer_longer_than_the_budget_stays_an_excerpt, [fail]) :-
+    focus_frame(said, Placed0, Excerpted),
+    atc_hydrate:whole_focus_(190, Placed0, Excerpted, _, _).
+
+test(a_weaker_facts_excerpt_is_left_as_it_is, [fail]) :-
+    placed(said, 0.6, l1, [l0-200, l1-30], S),
+    S = p(Cand, _, _, Rungs),
+    placed(a, 1.0, l0, [l0-60], A),
+    atc_hydrate:whole_focus_(310, [S, A],
+                             [p(Cand, excerpt(l1, 0.7, "…", _{}), 90, Rungs), A], _, _).
+
+:- end_tests(hydrate_focus_whole).
