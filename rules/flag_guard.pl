@@ -1,7 +1,8 @@
 :- module(atc_flag_guard,
           [ flag_guard_install/1,       % +Module
             grantee_prolog_flag/2,      % ?Flag, ?Value
-            grantee_flag/1              % ?Flag
+            grantee_flag/1,             % ?Flag
+            grantee_statistics/2        % +Key, -Value
           ]).
 :- use_module(library(error)).
 :- use_module(library(sandbox), []).
@@ -16,10 +17,18 @@ owner's) gets a current_prolog_flag/2 of its own from flag_guard_install/1, in p
 system's, that calls grantee_prolog_flag/2: it answers the flags that say how the language behaves (grantee_flag/1) and refuses every other by name,
 `permission_error(access, prolog_flag, os_argv)`; enumerating flags (`current_prolog_flag(F,
 V)`) enumerates those alone. The owner's own goals read every flag, as before.
+
+statistics/2 is the same kind of window: `statistics(atoms, N)`, `clauses`, `codes`,
+`functors`, `predicates`, `atom_space`, the stacks' use and the process's CPU time all grow
+with the owner's memory, so a grantee learnt the size of what they may not see (and, from
+one read to the next, how much the owner wrote). Every key describes the process, none the
+language, so a grantee's module gets a statistics/2 that refuses each by name,
+`permission_error(access, statistics, atoms)`.
 */
 
 %!  flag_guard_install(+Module) is det.
-%   Give Module a current_prolog_flag/2 of its own that is grantee_prolog_flag/2. It is a
+%   Give Module a current_prolog_flag/2 of its own that is grantee_prolog_flag/2, and a
+%   statistics/2 that is grantee_statistics/2. Each is a
 %   clause in Module rather than an import: an ISO builtin's name cannot be exported (import/1
 %   took it with a warning on standard error). Installed once: emptying Module keeps it.
 flag_guard_install(M) :-
@@ -28,6 +37,9 @@ flag_guard_install(M) :-
     ;   @(redefine_system_predicate(current_prolog_flag(_, _)), M),
         assertz(M:(current_prolog_flag(Flag, Value) :-
                        atc_flag_guard:grantee_prolog_flag(Flag, Value))),
+        @(redefine_system_predicate(statistics(_, _)), M),
+        assertz(M:(statistics(Key, Value) :-
+                       atc_flag_guard:grantee_statistics(Key, Value))),
         assertz(installed_(M))
     ).
 
@@ -59,5 +71,15 @@ grantee_flag(Flag) :-
                   var_prefix, traditional, allow_variable_name_as_functor, char_conversion,
                   occurs_check, iso, dialect, version, unknown, last_call_optimisation]).
 
+%!  grantee_statistics(+Key, -Value) is det.
+%   Refuses every key: each one measures the owner's process (its atoms, clauses, stacks, CPU
+%   time), whose size is the size of the memory hidden from the grantee.
+%   @error instantiation_error for an unbound Key
+%   @error permission_error(access, statistics, Key) for any other
+grantee_statistics(Key, _Value) :-
+    must_be(atom, Key),
+    permission_error(access, statistics, Key).
+
 :- multifile sandbox:safe_primitive/1.
 sandbox:safe_primitive(atc_flag_guard:grantee_prolog_flag(_, _)).
+sandbox:safe_primitive(atc_flag_guard:grantee_statistics(_, _)).

@@ -67,3 +67,28 @@ def test_a_grantees_rule_is_refused_a_host_flag_too(mem, tmp_path):
     with pytest.raises(AtcError) as caught:
         reader_query(mem, "bob", "host_pid(P)", rules_text=rules)
     assert "pid" in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("key", ["atoms", "clauses", "codes", "functors", "predicates",
+                                 "atom_space", "heapused", "globalused", "cputime",
+                                 "process_cputime", "inferences"])
+def test_a_grantee_is_refused_the_statistics_that_measure_the_owners_memory(mem, key):
+    """statistics(atoms, N), statistics(clauses, N) and the rest told a grantee how large the
+    owner's memory is (the clauses and atoms of every record, hidden ones too) and, read
+    again, how much the owner wrote since: each key is now refused in one line."""
+    from attention_cloud.sharing import reader_query
+
+    for goal in (f"statistics({key}, V)", f"call(statistics, {key}, V)",
+                 f"atom_concat({key}, '', K), statistics(K, V)"):
+        with pytest.raises(AtcError) as caught:
+            reader_query(mem, "bob", goal)
+        message = str(caught.value)
+        assert "\n" not in message and key in message and "statistics" in message, message
+
+
+def test_a_grantees_rule_is_refused_statistics_and_the_owner_still_reads_them(mem):
+    from attention_cloud.sharing import reader_query
+
+    with pytest.raises(AtcError, match="statistics"):
+        reader_query(mem, "bob", "size(N)", rules_text="size(N) :- statistics(clauses, N).\n")
+    assert mem.query("statistics(clauses, N)").rows[0]["N"] > 0
