@@ -540,7 +540,9 @@ def test_a_frame_with_a_mount_counts_the_lines_it_writes(server, alice, tmp_path
         frame = hydrate_with_mounts(mem, GOAL, budget=1200)
     budget = frame.receipt["budget"]
     assert frame.receipt["mounts"][0]["status"] == "ok"
-    assert {f.segment for f in frame.facts} >= {"payments"} and len(budget["segments"]) == 2
+    assert {f.segment for f in frame.facts} >= {"alice:payments"} and len(budget["segments"]) == 2
+    # a mounted fact is named as its heading and its budget name it, NAME:SEGMENT
+    assert {f["segment"] for f in frame.receipt["facts"]} <= set(budget["segments"])
     assert budget["framing"] == _own_lines_tokens(frame), budget
     assert budget["framing"] == sum(s["framing"] for s in budget["segments"].values())
     assert budget["spent"] + budget["framing"] <= 1200
@@ -561,7 +563,7 @@ def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):
     assert facts and all(f["mount"] == "alice" for f in facts)
     assert all(f["level"] in ("L2", "L3") for f in facts)
     assert any(f["level"] == "L2" for f in facts)              # distillations, not just pointers
-    assert {f["segment"] for f in facts} == {"payments"}
+    assert {f["segment"] for f in facts} == {"alice:payments"}     # as its heading says
     assert frame["receipt"]["mounts"][0]["status"] == "ok"
     spent = frame["receipt"]["budget"]          # the mount's frame lines are paid for too
     assert spent["framing"] > 0 and spent["spent"] + spent["framing"] <= 1200
