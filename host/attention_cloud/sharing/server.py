@@ -18,13 +18,14 @@ Endpoints (JSON):
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
 import sys
 from typing import Any, Callable
 
-from ..errors import AtcError, InputError, one_line
+from ..errors import AtcError, HomeError, InputError, one_line
 from ..home import require_home, resolve_home
 
 DEFAULT_HOST = "127.0.0.1"
@@ -35,6 +36,19 @@ DEFAULT_PORT = 8765
 #: the body is read whole before it is parsed, so a body without end grew the server's memory
 #: without end.
 MAX_BODY_BYTES = 8 * 1024 * 1024
+
+#: Seconds a request's body may take to arrive, all of it: a caller sending a byte now and
+#: then held its connection, and up to MAX_BODY_BYTES of this process's memory, for ever.
+BODY_TIMEOUT = 30.0
+
+#: The most connections served at once; past it a caller is answered 503 at once (each one
+#: may hold up to MAX_BODY_BYTES while its body arrives).
+MAX_CONNECTIONS = 64
+
+#: What a caller is told when the home cannot be opened: the reason (a path of the owner's
+#: machine, the state of their files) is printed on the server's standard error instead, since
+#: this answer goes to anyone, before their token is checked.
+HOME_UNREADABLE = "this memory home cannot be read now (its owner sees why)"
 
 #: The longest ``time_limit`` a query takes, in seconds (the default): requests are answered
 #: one at a time and a running goal cannot be cancelled, so one goal with a longer limit held
@@ -67,6 +81,10 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                 return refuse(401, "a bearer token is required")
             try:
                 mem = reader.memory()
+            except (AtcError, OSError) as exc:
+                print(f"atc serve: {one_line(exc)}", file=sys.stderr, flush=True)
+                return refuse(503, HOME_UNREADABLE)
+            try:
                 principal = policy.authenticate(mem, token)
                 if principal is None:
                     return refuse(401, "invalid token")
@@ -76,7 +94,11 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                     return refuse(403, "a pool cannot mount another pool")
                 body: dict[str, Any] = {}
                 if request.method == "POST":
-                    raw = await _body(request)
+                    try:
+                        raw = await asyncio.wait_for(_body(request), BODY_TIMEOUT)
+                    except asyncio.TimeoutError:
+                        return refuse(408, f"the request body did not arrive within "
+                                           f"{BODY_TIMEOUT:g} s")
                     if raw is None:
                         return refuse(413, f"the request body is larger than "
                                            f"{MAX_BODY_BYTES:,} bytes")
@@ -89,6 +111,9 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                 return JSONResponse(fn(mem, principal, request, body))
             except InputError as exc:
                 return refuse(404, one_line(exc))
+            except (HomeError, OSError) as exc:   # the home's state, not the caller's input
+                print(f"atc serve: {one_line(exc)}", file=sys.stderr, flush=True)
+                return refuse(503, HOME_UNREADABLE)
             except AtcError as exc:
                 return refuse(400, one_line(exc))
             except (TypeError, ValueError, KeyError) as exc:
@@ -217,7 +242,8 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     if announce is not None:
         announce(f"http://{shown}:{bound}")
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                            limit_concurrency=MAX_CONNECTIONS)
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])

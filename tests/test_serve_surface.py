@@ -1,0 +1,146 @@
+"""`atc serve` as a stranger on the network meets it: what an error tells a caller, a body
+that never finishes arriving, and more connections than the server takes at once."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from granted_home import granted_memory
+
+#: The server's limits, small enough for a test to reach quickly.
+PATCHED = "BODY_TIMEOUT = 1.0; s.MAX_CONNECTIONS = 4"
+
+
+@pytest.fixture(scope="module")
+def granted(tmp_path_factory) -> tuple[Path, str]:
+    """A small home granted to bob at L2, and bob's token."""
+    from attention_cloud.sharing import add_principal
+
+    memory = granted_memory(tmp_path_factory.mktemp("serve"), "L2")
+    try:
+        token = add_principal(memory, "erin")
+        from attention_cloud.sharing import add_grant
+
+        add_grant(memory, "erin", segments=["default"], ceiling="L2")
+    finally:
+        memory.close()
+    return memory.home, token
+
+
+class PatchedServer:
+    """`atc serve --port 0` in a subprocess, its limits set by :data:`PATCHED`."""
+
+    def __init__(self, home: Path) -> None:
+        code = ("import attention_cloud.sharing.server as s; s." + PATCHED + "\n"
+                "from attention_cloud.cli import main\n"
+                f"main(['serve', '--port', '0', '--home', {str(home)!r}])")
+        self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        line = self.proc.stdout.readline()
+        assert line.startswith("serving on http://127.0.0.1:"), line + self.proc.stderr.read()
+        self.url = line.split()[-1]
+        self.port = int(self.url.rsplit(":", 1)[1])
+
+    def stop(self) -> str:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        return self.proc.stderr.read()
+
+
+def get(url: str, token: str | None = None) -> tuple[int, dict]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers),
+                                    timeout=30) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        body = exc.read()
+        try:
+            return exc.code, json.loads(body)
+        except ValueError:
+            return exc.code, {"text": body.decode("utf-8", "replace")}
+
+
+def test_a_home_that_cannot_be_opened_tells_a_caller_nothing_of_the_owners_machine(
+        granted, tmp_path):
+    """A home whose configuration broke answered every caller, before their token was
+    checked, with a 400 naming the file on the owner's machine (`/home/alice/...config.json:
+    unreadable configuration`). Now a caller gets a 503 saying the home cannot be read, and
+    the reason goes to the server's standard error, for its owner."""
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(granted[0], home)
+    server = PatchedServer(home)
+    try:
+        assert get(server.url + "/v1/whoami", granted[1])[0] == 200
+        (home / "config.json").write_text("{not json", encoding="utf-8")
+        answers = [get(server.url + "/v1/whoami", "atc_0123456789abcdef." + "x" * 43),
+                   get(server.url + "/v1/whoami", granted[1])]
+    finally:
+        log = server.stop()
+    for status, body in answers:
+        assert status == 503, body
+        assert body == {"error": "this memory home cannot be read now (its owner sees why)"}
+    assert "config.json" in log and "unreadable configuration" in log
+
+
+def test_a_body_that_never_finishes_arriving_is_refused_at_the_deadline(granted):
+    """A caller that announced a body and sent a byte now and then held its connection (and
+    what it had sent) for as long as it went on; now the whole body has BODY_TIMEOUT seconds
+    and the caller gets a 408."""
+    server = PatchedServer(granted[0])
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+            sock.sendall(b"POST /v1/hydrate HTTP/1.1\r\nHost: x\r\n"
+                         b"Authorization: Bearer " + granted[1].encode() + b"\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+            started = time.monotonic()
+            answer = b""
+            sock.settimeout(0.3)
+            while time.monotonic() - started < 20 and b"\r\n\r\n" not in answer:
+                try:
+                    sock.sendall(b" ")
+                    answer += sock.recv(4096)
+                except socket.timeout:
+                    continue
+                except OSError:
+                    break
+        took = time.monotonic() - started
+    finally:
+        server.stop()
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+    assert took < 15
+
+
+def test_more_connections_than_the_server_takes_are_answered_503_at_once(granted):
+    """Each connection may hold a body of up to 8 MB while it arrives: without a bound, a
+    caller opening thousands held the server's memory in thousands of them."""
+    server = PatchedServer(granted[0])
+    idle = []
+    try:
+        for _ in range(4):
+            idle.append(socket.create_connection(("127.0.0.1", server.port), timeout=10))
+        time.sleep(0.5)
+        status, _ = get(server.url + "/v1/whoami", granted[1])
+        for sock in idle:
+            sock.close()
+        time.sleep(0.5)
+        after, _ = get(server.url + "/v1/whoami", granted[1])
+    finally:
+        server.stop()
+    assert status == 503 and after == 200
