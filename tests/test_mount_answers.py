@@ -252,3 +252,32 @@ def test_a_mount_answering_past_its_share_is_cut_to_its_share(bob_home, monkeypa
     assert receipt["mounts"][0]["dropped"] == 1
     assert any("past its share" in n for n in receipt["notes"])
     assert receipt["budget"]["spent"] <= 600
+
+
+def test_a_redirect_never_carries_the_mounts_token_to_another_host(bob_home, monkeypatch):
+    """urllib followed a redirect with every header of the request: a mount (or whatever
+    stood between) answering 302 to another host had that host sent the bearer token. A
+    redirect is now a failed mount naming where it pointed; nothing goes there."""
+    seen: list = []
+
+    def capture(handler) -> None:
+        seen.append(handler.headers.get("Authorization"))
+        answer_json(good_answer())(handler)
+
+    elsewhere = FakeMount(capture)
+
+    def redirect(handler) -> None:
+        handler.send_response(302)
+        handler.send_header("Location", elsewhere.url + "/v1/whoami")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    try:
+        frame, _ = frame_through(bob_home, redirect, monkeypatch)
+    finally:
+        elsewhere.close()
+    mount = frame.receipt["mounts"][0]
+    assert mount["status"] == "failed" and mount["error"].startswith(
+        f"HTTP 302: the server redirects to {elsewhere.url}/v1/whoami"), mount
+    assert seen == []
+

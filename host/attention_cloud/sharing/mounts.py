@@ -29,7 +29,7 @@ from ..errors import UsageError
 from ..bridge import Var
 from ..hydration import (ESTIMATOR, Frame, FrameFact, excerpt_fields, frame_framing, render_text,
                          save_receipt)
-from .policy import add_mount, sharing_state
+from .policy import add_mount, check_mount_url, sharing_state
 
 #: A frame claims no more relevance than its weakest part (as hydrate.pl's overall path).
 PATH_RANK = {"recency": 0, "lexical": 1, "semantic": 2, "hybrid": 3}
@@ -86,10 +86,29 @@ def call_mount(url: str, token: str | None, path: str, payload: dict[str, Any] |
     return body
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is answered as it is, never followed: urllib re-sends every header of the
+    request, the bearer token among them, to whatever host the Location names."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> None:
+        raise MountError(f"HTTP {code}: the server redirects to {_one_line(newurl, 200)}; "
+                         "the token is not sent there (mount that URL if it is the same home)")
+
+
+#: Opens a mount's URL: http and https only (no file:, ftp: or data: handler), no redirects.
+_OPENER = urllib.request.OpenerDirector()
+for _handler in (urllib.request.UnknownHandler(), urllib.request.HTTPHandler(),
+                 urllib.request.HTTPSHandler(),
+                 urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPErrorProcessor(),
+                 _NoRedirects()):
+    _OPENER.add_handler(_handler)
+
+
 def _fetch(request: urllib.request.Request, timeout: float) -> Any:
     """The JSON of the answer to ``request``; MountError with one line otherwise."""
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with _OPENER.open(request, timeout=timeout) as response:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
                 raise MountError(f"the server's answer is larger than {MAX_ANSWER_BYTES:,} bytes")
@@ -134,6 +153,7 @@ def mount_add_checked(mem: Any, name: str, url: str, token_env: str) -> dict[str
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token_env or ""):
         raise UsageError(f"mount {name}: --token-env must name an environment variable "
                          f"(letters, digits and '_'), not {token_env!r}")
+    check_mount_url(url)          # before anything is sent there
     try:
         who = call_mount(url, mount_token(token_env), "/v1/whoami")
     except MountError as exc:

@@ -381,14 +381,21 @@ def record_labels(mem: Any, handle: str) -> dict[str, Any]:
 
 
 # -- mounts ---------------------------------------------------------------------------------------
+def check_mount_url(url: str) -> str:
+    """``url`` when it is an http:// or https:// URL; UsageError otherwise."""
+    args.text("url", url)
+    if not re.fullmatch(r"https?://[^\s]+", url):
+        raise UsageError(f"mount URL must be http:// or https://, not {url!r}")
+    return url
+
+
 @serialised
 def add_mount(mem: Any, name: str, url: str, token_env: str) -> None:
     """Record a mount (by reference: its URL and the variable that holds the token)."""
     check_name(name, "mount")
     args.text("url", url)
     args.text("token_env", token_env)
-    if not re.fullmatch(r"https?://[^\s]+", url):
-        raise UsageError(f"mount URL must be http:// or https://, not {url!r}")
+    check_mount_url(url)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token_env):
         raise UsageError(f"--token-env must name an environment variable, not {token_env!r}")
     _change(mem, Term("mount_add", [Atom(name), Atom(url.rstrip("/")), Atom(token_env)]))
