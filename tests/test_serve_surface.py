@@ -21,19 +21,17 @@ PATCHED = "BODY_TIMEOUT = 1.0; s.MAX_CONNECTIONS = 4"
 
 
 @pytest.fixture(scope="module")
-def granted(tmp_path_factory) -> tuple[Path, str]:
-    """A small home granted to bob at L2, and bob's token."""
-    from attention_cloud.sharing import add_principal
+def granted(tmp_path_factory) -> tuple[Path, str, str]:
+    """A small home (not curated) granted to erin at L0: the home, her token, the grant id."""
+    from attention_cloud.sharing import add_grant, add_principal
 
     memory = granted_memory(tmp_path_factory.mktemp("serve"), "L2")
     try:
         token = add_principal(memory, "erin")
-        from attention_cloud.sharing import add_grant
-
-        add_grant(memory, "erin", segments=["default"], ceiling="L2")
+        grant_id = add_grant(memory, "erin", segments=["default"], ceiling="L0")
     finally:
         memory.close()
-    return memory.home, token
+    return memory.home, token, grant_id
 
 
 class PatchedServer:
@@ -144,3 +142,36 @@ def test_more_connections_than_the_server_takes_are_answered_503_at_once(granted
     finally:
         server.stop()
     assert status == 503 and after == 200
+
+
+def test_a_grant_revoked_between_two_requests_of_one_connection_counts_at_the_second(
+        granted, tmp_path):
+    """A keep-alive connection is no session: each request is checked against the grants
+    the home holds when it arrives."""
+    import http.client
+    import shutil
+
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(granted[0], home)
+    server = PatchedServer(home)
+    body = json.dumps({"goal": "retry", "budget": 400})
+    headers = {"Authorization": f"Bearer {granted[1]}", "Content-Type": "application/json"}
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+        conn.request("POST", "/v1/hydrate", body, headers)
+        before = json.loads(conn.getresponse().read())
+        out = CliRunner().invoke(main, ["grant", "revoke", granted[2], "--home", str(home)])
+        assert out.exit_code == 0, out.output
+        conn.request("POST", "/v1/hydrate", body, headers)      # the same connection
+        after = json.loads(conn.getresponse().read())
+        conn.request("GET", "/v1/grants", headers=headers)
+        grants = json.loads(conn.getresponse().read())
+        conn.close()
+    finally:
+        server.stop()
+    assert before["facts"]
+    assert after["facts"] == [] and grants == {"grants": []}
