@@ -548,6 +548,30 @@ def test_a_frame_with_a_mount_counts_the_lines_it_writes(server, alice, tmp_path
     assert budget["spent"] + budget["framing"] <= 1200
 
 
+def test_a_small_frame_with_a_mount_pays_for_one_head_not_two(server, alice, tmp_path,
+                                                                 monkeypatch):
+    """Local memory and the mount each planned a frame of half the budget and paid its own
+    head there, but the merged frame writes one head: at 200 tokens it held two headings and
+    no fact. Each part is now given its share of the head it does not write, the frame stays
+    within its budget, and its segments' budgets add up to it."""
+    from attention_cloud.sharing.mounts import hydrate_with_mounts
+
+    _, tokens = alice
+    bob_home = tmp_path / "bob"
+    env = {"ALICE_TOKEN": tokens["bob"]}
+    ok("mount", "add", "alice", server.url, "--token-env", "ALICE_TOKEN", home=bob_home, env=env)
+    ok("remember", "Processor retries fail when the gateway times out after 30 s.",
+       "--no-curate", home=bob_home)
+    monkeypatch.setenv("ALICE_TOKEN", tokens["bob"])
+    with Memory.open(bob_home, create=False) as mem:
+        frame = hydrate_with_mounts(mem, GOAL, budget=200)
+    budget = frame.receipt["budget"]
+    assert frame.facts and frame.receipt["mounts"][0]["status"] == "ok"
+    assert budget["spent"] + budget["framing"] <= 200
+    assert sum(s["budget"] for s in budget["segments"].values()) == 200
+    assert frame.text.count("memory frame for:") == 1
+
+
 def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):
     """Alice grants L2 of payments to platform; Bob (a member) mounts it through atc serve and
     gets distillations, never verbatim text; Carol gets nothing; Alice's audit shows Bob's read."""

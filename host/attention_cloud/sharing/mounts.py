@@ -27,8 +27,8 @@ from typing import Any
 
 from ..errors import UsageError
 from ..bridge import Var
-from ..hydration import (ESTIMATOR, Frame, FrameFact, excerpt_fields, frame_framing, render_text,
-                         save_receipt)
+from ..hydration import (ESTIMATOR, Frame, FrameFact, excerpt_fields, frame_framing,
+                         framing_estimates, render_text, save_receipt)
 from .policy import add_mount, check_mount_url, sharing_state
 
 #: A frame claims no more relevance than its weakest part (as hydrate.pl's overall path).
@@ -181,9 +181,15 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
                            rules=rules, walk=walk, now=now, cells=cells, bridge=bridge,
                            excerpt=excerpt)
     has_local = mem.pl.once("atc_journal:journal_segment", Var()) is not None
-    share = budget // (len(mounts) + (1 if has_local else 0))
+    parts = len(mounts) + (1 if has_local else 0)
+    share = budget // parts
+    # Each part writes the frame's head (the envelope, the goal's and the budget's lines) into
+    # a frame of its own and pays for it there; this one frame writes it once, so each part
+    # is given its share of the heads it will not write: without it a 200-token frame of local
+    # memory and one mount was two heads and two headings, and no fact.
+    extra = framing_estimates(goal, plane, "", budget)[0] * (parts - 1) // parts
     if has_local:
-        local = mem.hydrate(goal, budget=budget - share * len(mounts), plane=plane,
+        local = mem.hydrate(goal, budget=budget - share * len(mounts) + extra, plane=plane,
                             segments=segments, ceiling=ceiling, rules=rules, walk=walk, now=now,
                             cells=cells, bridge=bridge, excerpt=excerpt)
     else:  # nothing here yet: the mounts share the whole budget
@@ -195,7 +201,7 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
             "facts": [], "beyond": [], "suppressed": []})
     receipt = {k: v for k, v in local.receipt.items() if k != "id"}
     receipt["budget"] = {**receipt["budget"], "total": budget,
-                         "segments": dict(receipt["budget"]["segments"])}
+                         "segments": _without_head(receipt["budget"]["segments"], extra)}
     facts = list(local.facts)
     receipt["facts"] = list(receipt["facts"])
     receipt["beyond"] = list(receipt["beyond"])
@@ -205,12 +211,12 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
     notes = list(receipt.get("notes", []))
     for m in mounts:
         name = m["name"]
-        entry: dict[str, Any] = {"name": name, "url": m["url"], "budget": share}
+        entry: dict[str, Any] = {"name": name, "url": m["url"], "budget": share + extra}
         try:
             answer = call_mount(m["url"], mount_token(m["token_env"]), "/v1/hydrate",
-                                {"goal": goal, "budget": share, "plane": plane,
+                                {"goal": goal, "budget": share + extra, "plane": plane,
                                  "ceiling": ceiling, **({"now": now} if now is not None else {})})
-            remote = remote_frame(answer, share)
+            remote = remote_frame(answer, share + extra)
         except MountError as exc:
             entry.update(status="failed", error=str(exc), spent=0)
             notes.append(f"mount {name} failed: {exc}; the frame holds local memory and the "
@@ -221,12 +227,12 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
         if remote["dropped"]:
             entry["dropped"] = remote["dropped"]
             notes.append(f"mount {name} answered {remote['dropped']} records past its share "
-                         f"of {share} tokens; they were left out")
+                         f"of {share + extra} tokens; they were left out")
         paths.append(remote["path"])
         receipt["mounts"].append(entry)
         # every record of a mount is named by the segment its heading writes, NAME:SEGMENT,
         # in the facts, breadcrumbs, near-duplicates and budget alike (and says its mount)
-        for seg, meta in remote["segments"].items():
+        for seg, meta in _without_head(remote["segments"], extra).items():
             receipt["budget"]["segments"][f"{name}:{seg}"] = meta
         receipt["budget"]["spent"] += remote["spent"]
         for fact, text in remote["facts"]:
@@ -242,9 +248,20 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
         del receipt["suppressed"]
     receipt["path"] = min(paths, key=lambda p: PATH_RANK.get(p, 0)) if paths else "recency"
     receipt["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    # the frame's own lines as this one frame writes them: one head, not one per mount
-    shown = {**receipt, "id": "r_0123456789abcdef"}
-    framing, per_segment = frame_framing(shown, tuple(facts))
+    # the frame's own lines as this one frame writes them: one head, not one per mount; each
+    # part priced the head at its longest, so the sum is near the budget: past it, the last
+    # facts (a mount's least relevant) are left out until the frame fits
+    framing, per_segment = frame_framing({**receipt, "id": "r_0123456789abcdef"}, tuple(facts))
+    while facts and receipt["budget"]["spent"] + framing > budget and \
+            len(receipt["facts"]) == len(facts):
+        left = receipt["facts"].pop()
+        facts.pop()
+        receipt["budget"]["spent"] -= int(left["tokens"])
+        seg = receipt["budget"]["segments"].get(left["segment"])
+        if seg is not None:
+            seg["spent"] = max(0, int(seg["spent"]) - int(left["tokens"]))
+        framing, per_segment = frame_framing({**receipt, "id": "r_0123456789abcdef"},
+                                             tuple(facts))
     receipt["budget"]["framing"] = framing
     receipt["budget"]["segments"] = {k: {**v, "framing": per_segment.get(k, v.get("framing", 0))}
                                      for k, v in receipt["budget"]["segments"].items()}
@@ -253,6 +270,22 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
     text = render_text(receipt, tuple(facts))
     save_receipt(mem.home, receipt)
     return Frame(receipt_id=rid, facts=tuple(facts), receipt=receipt, text=text)
+
+
+def _without_head(segments: dict[str, Any], extra: int) -> dict[str, Any]:
+    """A part's segments (copied) with the ``extra`` tokens it was given for the head it does
+    not write taken off their budgets, in proportion to them (what rounding leaves, off the
+    largest): the segments of the whole frame then add up to its budget."""
+    out = {k: dict(v) for k, v in segments.items()}
+    total = sum(int(v["budget"]) for v in out.values())
+    if not out or total <= 0 or extra <= 0:
+        return out
+    cut = {k: extra * int(v["budget"]) // total for k, v in out.items()}
+    largest = max(out, key=lambda k: int(out[k]["budget"]))
+    cut[largest] += min(extra, total) - sum(cut.values())
+    for k, v in out.items():
+        v["budget"] = max(0, int(v["budget"]) - cut[k])
+    return out
 
 
 # -- what a mount answered, checked before any of it enters the frame -----------------------------
