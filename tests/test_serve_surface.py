@@ -37,8 +37,8 @@ def granted(tmp_path_factory) -> tuple[Path, str, str]:
 class PatchedServer:
     """`atc serve --port 0` in a subprocess, its limits set by :data:`PATCHED`."""
 
-    def __init__(self, home: Path) -> None:
-        code = ("import attention_cloud.sharing.server as s; s." + PATCHED + "\n"
+    def __init__(self, home: Path, extra: str = "") -> None:
+        code = ("import attention_cloud.sharing.server as s; s." + PATCHED + "\n" + extra +
                 "from attention_cloud.cli import main\n"
                 f"main(['serve', '--port', '0', '--home', {str(home)!r}])")
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
@@ -175,3 +175,33 @@ def test_a_grant_revoked_between_two_requests_of_one_connection_counts_at_the_se
         server.stop()
     assert before["facts"]
     assert after["facts"] == [] and grants == {"grants": []}
+
+
+#: Code run in the server's process: every scrypt it computes is reported on standard error,
+#: with whether it ran on the thread that answers requests.
+COUNT_SCRYPT = """
+import hashlib, sys, threading
+_scrypt = hashlib.scrypt
+def _counted(*args, **kwargs):
+    on_loop = threading.current_thread() is threading.main_thread()
+    print(f"scrypt on_loop={on_loop}", file=sys.stderr, flush=True)
+    return _scrypt(*args, **kwargs)
+hashlib.scrypt = _counted
+"""
+
+
+def test_a_token_is_hashed_once_and_never_on_the_thread_that_answers(granted):
+    """Every request paid scrypt (~30 ms idle, 125 ms on this loaded machine) on the one
+    thread that answers all requests: a caller sending wrong tokens a few times a second
+    held every other caller behind them. A token is now checked once per server process,
+    and the check runs on a worker thread."""
+    server = PatchedServer(granted[0], COUNT_SCRYPT)
+    try:
+        statuses = [get(server.url + "/v1/whoami", granted[1])[0] for _ in range(3)]
+        statuses.append(get(server.url + "/v1/whoami", granted[1][:-4] + "abcd")[0])
+        statuses.append(get(server.url + "/v1/whoami", granted[1])[0])
+    finally:
+        log = server.stop()
+    assert statuses == [200, 200, 200, 401, 200]
+    checks = [line for line in log.splitlines() if line.startswith("scrypt on_loop=")]
+    assert checks == ["scrypt on_loop=False"] * 2, log

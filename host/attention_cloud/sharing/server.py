@@ -68,6 +68,7 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
     from ..agents.memory_host import MemoryHost
 
     reader = MemoryHost(require_home(resolve_home(home)))   # reopened when the journal changes
+    verified = VerifiedTokens()
 
     def refuse(status: int, message: str) -> JSONResponse:
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
@@ -85,13 +86,9 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                 print(f"atc serve: {one_line(exc)}", file=sys.stderr, flush=True)
                 return refuse(503, HOME_UNREADABLE)
             try:
-                principal = policy.authenticate(mem, token)
+                principal = await verified.principal(mem, token)
                 if principal is None:
                     return refuse(401, "invalid token")
-                state = policy.sharing_state(mem)
-                if (state.owner and state.kind_of(principal) == "team"
-                        and state.kind_of(state.owner) == "team"):
-                    return refuse(403, "a pool cannot mount another pool")
                 body: dict[str, Any] = {}
                 if request.method == "POST":
                     try:
@@ -108,6 +105,15 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                         return refuse(400, "the request body must be a JSON object")
                     if not isinstance(body, dict):
                         return refuse(400, "the request body must be a JSON object")
+                # other requests ran while this one waited (its token's check, its body):
+                # memory may have been reopened and the token removed meanwhile
+                mem = reader.memory()
+                if await verified.principal(mem, token) != principal:
+                    return refuse(401, "invalid token")
+                state = policy.sharing_state(mem)
+                if (state.owner and state.kind_of(principal) == "team"
+                        and state.kind_of(state.owner) == "team"):
+                    return refuse(403, "a pool cannot mount another pool")
                 return JSONResponse(fn(mem, principal, request, body))
             except InputError as exc:
                 return refuse(404, one_line(exc))
@@ -164,6 +170,45 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
               Route("/v1/show/{handle}", endpoint(show), methods=["GET"]),
               Route("/v1/receipt/{rid}", endpoint(receipt), methods=["GET"])]
     return Starlette(routes=routes)
+
+
+class VerifiedTokens:
+    """The bearer tokens this server has checked, so that a caller pays scrypt (~30 ms, more on
+    a loaded machine, 16 MiB) once, not at every request; and the check itself runs on a
+    worker thread, so that callers flooding the server with wrong tokens do not stop the
+    event loop answering everyone else one scrypt at a time.
+
+    A token is known by the SHA-256 of its whole text, with the principal, salt and hash its
+    record held when it was checked: it is taken as checked only while its record is still
+    the same (a removed principal's token is refused at the next request)."""
+
+    #: The most tokens remembered (then forgotten all at once and checked again).
+    MAX = 1024
+
+    def __init__(self) -> None:
+        self._known: dict[bytes, tuple[str, str, str]] = {}
+
+    async def principal(self, mem: Any, token: str) -> str | None:
+        """The principal ``token`` was issued to, or None (malformed, unknown or wrong)."""
+        import hashlib
+
+        import anyio
+
+        from . import policy
+
+        claim = policy.token_claim(mem, token)
+        if claim is None:
+            return None
+        key = hashlib.sha256(token.strip().encode("utf-8")).digest()
+        record = (claim.principal, claim.salt, claim.stored)
+        if claim.principal is not None and self._known.get(key) == record:
+            return claim.principal
+        if not await anyio.to_thread.run_sync(claim.holds):
+            return None
+        if len(self._known) >= self.MAX:
+            self._known.clear()
+        self._known[key] = record             # type: ignore[assignment]
+        return claim.principal
 
 
 #: The fields each POST body may hold. Another is refused (400), not ignored: a caller who
