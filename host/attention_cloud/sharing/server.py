@@ -185,8 +185,13 @@ class VerifiedTokens:
     #: The most tokens remembered (then forgotten all at once and checked again).
     MAX = 1024
 
+    #: The most checks run at once: each takes 16 MiB, and the default pool of worker
+    #: threads (40) let a flood of wrong tokens hold 640 MiB.
+    AT_ONCE = 2
+
     def __init__(self) -> None:
         self._known: dict[bytes, tuple[str, str, str]] = {}
+        self._limiter: Any = None
 
     async def principal(self, mem: Any, token: str) -> str | None:
         """The principal ``token`` was issued to, or None (malformed, unknown or wrong)."""
@@ -203,7 +208,9 @@ class VerifiedTokens:
         record = (claim.principal, claim.salt, claim.stored)
         if claim.principal is not None and self._known.get(key) == record:
             return claim.principal
-        if not await anyio.to_thread.run_sync(claim.holds):
+        if self._limiter is None:           # made inside the event loop that uses it
+            self._limiter = anyio.CapacityLimiter(self.AT_ONCE)
+        if not await anyio.to_thread.run_sync(claim.holds, limiter=self._limiter):
             return None
         if len(self._known) >= self.MAX:
             self._known.clear()
