@@ -205,16 +205,19 @@ class VerifiedTokens:
         if claim is None:
             return None
         key = hashlib.sha256(token.strip().encode("utf-8")).digest()
-        record = (claim.principal, claim.salt, claim.stored)
-        if claim.principal is not None and self._known.get(key) == record:
+        if claim.principal is not None and \
+                self._known.get(key) == (claim.principal, claim.salt, claim.stored):
             return claim.principal
         if self._limiter is None:           # made inside the event loop that uses it
             self._limiter = anyio.CapacityLimiter(self.AT_ONCE)
-        if not await anyio.to_thread.run_sync(claim.holds, limiter=self._limiter):
+        # an unknown token id costs the same scrypt (holds() is then False): its time tells
+        # nothing of which ids exist
+        holds = await anyio.to_thread.run_sync(claim.holds, limiter=self._limiter)
+        if not holds or claim.principal is None:
             return None
         if len(self._known) >= self.MAX:
             self._known.clear()
-        self._known[key] = record             # type: ignore[assignment]
+        self._known[key] = (claim.principal, claim.salt, claim.stored)
         return claim.principal
 
 
