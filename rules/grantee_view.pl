@@ -319,7 +319,10 @@ lexical_(Q, K, Options0, Hits) :-
     % asked: weighed by the whole home's, a score told how many hidden records held a word
     exclude(stats_option_, Options0, Options1),
     grant_segments(P, Segments),
-    (   Segments == any -> Options = Options1 ; append(Options1, [stats_segments(Segments)], Options) ),
+    (   Segments == any
+    ->  Options = Options1
+    ;   append(Options1, [stats_segments(Segments)], Options)
+    ),
     seen_search_(atc_jump:lexical(Q), Options, K, Hits).
 
 stats_option_(O) :- nonvar(O), O = stats_segments(_).

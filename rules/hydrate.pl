@@ -812,7 +812,7 @@ scope_lexical_(Segment, Goal, Stats, Fetch, Lex) :-
 % reader_stats_(+Reader, +Segment, -Options): a grantee's BM25 scores are weighed by the
 % records of the segment searched alone (for a mounted cell, of the segments their grants
 % name): weighed by the whole home's, a score told them how many hidden records held the
-% word. The owner's, and a grant of the whole home, are the whole index's.
+% word. The owner's are the whole index's, as is a mounted cell's for a grant of the whole home.
 reader_stats_(none, _, []) :- !.
 reader_stats_(_, Segment, [stats_segments([Segment])]) :-
     atom(Segment), !.
