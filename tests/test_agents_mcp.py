@@ -517,3 +517,16 @@ def test_every_request_gets_an_answer_over_stdio(home: Path) -> None:
     assert by_id["6"][0]["result"]["structuredContent"] == {"rows": [{}], "more": False}
     # as the SDK does when it reads stdin itself: a tool reading stdin sees the null device
     assert stdin_target == os.devnull
+
+
+def test_a_home_that_cannot_keep_the_token_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    out = subprocess.run([ATC, "mcp", "--http", "--port", str(_free_port())],
+                         env={**{k: v for k, v in os.environ.items() if k != "ATC_MCP_TOKEN"},
+                              "ATC_HOME": str(blocker / "home")},
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith(f"atc: {blocker / 'home' / 'mcp-token'}: cannot keep the MCP "
+                                 "server's token there (")
+    assert out.stderr.endswith("); set $ATC_MCP_TOKEN instead\n")

@@ -19,7 +19,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import HomeError, UsageError
 from ..home import create_home
 
 #: The variable that sets the server's token instead of the home's ``mcp-token`` file.
@@ -35,7 +35,7 @@ MIN_TOKEN_CHARS = 16
 def server_token(home: Path) -> tuple[str, str]:
     """The token the HTTP server requires, and where it came from (the variable's name or
     the file's path). UsageError when ``$ATC_MCP_TOKEN`` is set but too short or not ASCII
-    printable."""
+    printable; HomeError when the home cannot keep the token it makes."""
     given = os.environ.get(TOKEN_ENV)
     if given is not None and given.strip():
         token = given.strip()
@@ -48,16 +48,20 @@ def server_token(home: Path) -> tuple[str, str]:
         token = path.read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
         token = ""
-    if len(token) < MIN_TOKEN_CHARS or not _printable(token):
-        token = secrets.token_urlsafe(32)
-        create_home(home)
-        tmp = path.with_name(f".{TOKEN_FILE}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as fh:
-            fh.write(token + "\n")
-        os.replace(tmp, path)
-    elif path.stat().st_mode & 0o077:
-        path.chmod(0o600)             # a copy or an old umask made it readable by others
+    try:
+        if len(token) < MIN_TOKEN_CHARS or not _printable(token):
+            token = secrets.token_urlsafe(32)
+            create_home(home)
+            tmp = path.with_name(f".{TOKEN_FILE}.{os.getpid()}.tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(token + "\n")
+            os.replace(tmp, path)
+        elif path.stat().st_mode & 0o077:
+            path.chmod(0o600)         # a copy or an old umask made it readable by others
+    except OSError as exc:
+        raise HomeError(f"{path}: cannot keep the MCP server's token there "
+                        f"({exc.strerror or exc}); set ${TOKEN_ENV} instead") from None
     return token, str(path)
 
 
