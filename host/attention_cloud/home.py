@@ -140,7 +140,8 @@ def create_home(home: Path) -> Path:
     try:
         home.mkdir(mode=0o700)
     except FileExistsError:
-        pass
+        if not home.is_dir():
+            raise
     return home
 
 
