@@ -601,6 +601,11 @@ def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):
     carol = json.loads(ok("hydrate", "--goal", GOAL, "--format", "json", home=carol_home,
                           env={"ALICE_TOKEN": tokens["carol"]}))
     assert carol["receipt"]["facts"] == []
+    # and her frame says why, as her own frame on Alice's home would (it said "memory holds
+    # nothing for this goal yet", the mount's reason dropped)
+    assert carol["receipt"]["empty"].startswith(
+        "mount alice: nothing of this memory is shared with carol"), carol["receipt"]
+    assert f"({carol['receipt']['empty']})" in carol["text"]
     # Alice's audit shows Bob's read, through the server
     reads = json.loads(ok("audit", "--reader", "bob", "--format", "json", home=alice_home))
     assert any(e["op"] == "hydrate" and e["via"] == "serve" and e["facts"] for e in reads)

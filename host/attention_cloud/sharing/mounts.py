@@ -209,6 +209,8 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
     receipt["mounts"] = []
     paths = [receipt["path"]] if has_local else []
     notes = list(receipt.get("notes", []))
+    # why each part held no fact (a budget too small, no grant reaching the reader, ...)
+    empties = [str(receipt.pop("empty"))] if receipt.get("empty") else []
     for m in mounts:
         name = m["name"]
         entry: dict[str, Any] = {"name": name, "url": m["url"], "budget": share + extra}
@@ -229,6 +231,8 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
             notes.append(f"mount {name} answered {remote['dropped']} records past its share "
                          f"of {share + extra} tokens; they were left out")
         paths.append(remote["path"])
+        if remote["empty"]:
+            empties.append(f"mount {name}: {remote['empty']}")
         receipt["mounts"].append(entry)
         # every record of a mount is named by the segment its heading writes, NAME:SEGMENT,
         # in the facts, breadcrumbs, near-duplicates and budget alike (and says its mount)
@@ -251,7 +255,11 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
     # the frame's own lines as this one frame writes them: one head, not one per mount; each
     # part priced the head at its longest, so the sum is near the budget: past it, the last
     # facts (a mount's least relevant) are left out until the frame fits
-    framing, per_segment = frame_framing({**receipt, "id": "r_0123456789abcdef"}, tuple(facts))
+    if empties and not receipt["facts"] and not receipt["beyond"]:
+        receipt["empty"] = "; ".join(empties)
+    empty = str(receipt.get("empty", ""))
+    framing, per_segment = frame_framing({**receipt, "id": "r_0123456789abcdef"}, tuple(facts),
+                                         empty)
     while facts and receipt["budget"]["spent"] + framing > budget and \
             len(receipt["facts"]) == len(facts):
         left = receipt["facts"].pop()
@@ -261,13 +269,13 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
         if seg is not None:
             seg["spent"] = max(0, int(seg["spent"]) - int(left["tokens"]))
         framing, per_segment = frame_framing({**receipt, "id": "r_0123456789abcdef"},
-                                             tuple(facts))
+                                             tuple(facts), empty)
     receipt["budget"]["framing"] = framing
     receipt["budget"]["segments"] = {k: {**v, "framing": per_segment.get(k, v.get("framing", 0))}
                                      for k, v in receipt["budget"]["segments"].items()}
     rid = "r_" + hashlib.sha256(json.dumps(receipt, sort_keys=True).encode()).hexdigest()[:16]
     receipt = {"id": rid, **receipt}
-    text = render_text(receipt, tuple(facts))
+    text = render_text(receipt, tuple(facts), empty=empty)
     save_receipt(mem.home, receipt)
     return Frame(receipt_id=rid, facts=tuple(facts), receipt=receipt, text=text)
 
@@ -324,6 +332,7 @@ def remote_frame(answer: Any, share: int) -> dict[str, Any]:
     receipt = field(answer, "receipt", dict, "")
     listed = field(answer, "facts", list, "")
     rid = field(receipt, "id", str, "receipt.", "")
+    empty = _one_line(field(receipt, "empty", str, "receipt.", ""))
     path = field(receipt, "path", str, "receipt.", "recency")
     budget = field(receipt, "budget", dict, "receipt.", {})
     segments = {}
@@ -390,7 +399,7 @@ def remote_frame(answer: Any, share: int) -> dict[str, Any]:
                 segments[seg]["spent"] += tokens
                 record = {**record, "tokens": tokens}
             records[key].append(record)
-    return {"id": rid, "path": path, "segments": segments, "facts": facts,
+    return {"id": rid, "path": path, "empty": empty, "segments": segments, "facts": facts,
             "dropped": dropped, "spent": spent, **records}
 
 
