@@ -1,7 +1,9 @@
 :- module(atc_flag_guard,
           [ flag_guard_install/1,       % +Module
             grantee_prolog_flag/2,      % ?Flag, ?Value
-            grantee_flag/1              % ?Flag
+            grantee_flag/1,             % ?Flag
+            grantee_statistics/2,       % +Key, -Value
+            grantee_predicate_property/3 % +Module, +Head, ?Property
           ]).
 :- use_module(library(error)).
 :- use_module(library(sandbox), []).
@@ -16,10 +18,26 @@ owner's) gets a current_prolog_flag/2 of its own from flag_guard_install/1, in p
 system's, that calls grantee_prolog_flag/2: it answers the flags that say how the language behaves (grantee_flag/1) and refuses every other by name,
 `permission_error(access, prolog_flag, os_argv)`; enumerating flags (`current_prolog_flag(F,
 V)`) enumerates those alone. The owner's own goals read every flag, as before.
+
+statistics/2 is the same kind of window: `statistics(atoms, N)`, `clauses`, `codes`,
+`functors`, `predicates`, `atom_space`, the stacks' use and the process's CPU time all grow
+with the owner's memory, so a grantee learnt the size of what they may not see (and, from
+one read to the next, how much the owner wrote). Every key describes the process, none the
+language, so a grantee's module gets a statistics/2 that refuses each by name,
+`permission_error(access, statistics, atoms)`.
+
+predicate_property/2 names the owner's files (`file('/home/alice/.local/.../grantee_view.pl')`,
+`line_count/1`, `autoload/1`) and the database's generation when a predicate was last changed
+(`last_modified_generation/1`: a grantee's own rule, loaded after the home, read a number
+that grows with every fact the owner's memory holds). A grantee's module gets a
+predicate_property/2 that answers only the properties that describe the predicate itself
+(grantee_property/1), of a predicate named without a module.
 */
 
 %!  flag_guard_install(+Module) is det.
-%   Give Module a current_prolog_flag/2 of its own that is grantee_prolog_flag/2. It is a
+%   Give Module a current_prolog_flag/2 of its own that is grantee_prolog_flag/2, a
+%   statistics/2 that is grantee_statistics/2 and a predicate_property/2 that is
+%   grantee_predicate_property/3 in Module. Each is a
 %   clause in Module rather than an import: an ISO builtin's name cannot be exported (import/1
 %   took it with a warning on standard error). Installed once: emptying Module keeps it.
 flag_guard_install(M) :-
@@ -28,6 +46,12 @@ flag_guard_install(M) :-
     ;   @(redefine_system_predicate(current_prolog_flag(_, _)), M),
         assertz(M:(current_prolog_flag(Flag, Value) :-
                        atc_flag_guard:grantee_prolog_flag(Flag, Value))),
+        @(redefine_system_predicate(statistics(_, _)), M),
+        assertz(M:(statistics(Key, Value) :-
+                       atc_flag_guard:grantee_statistics(Key, Value))),
+        @(redefine_system_predicate(predicate_property(_, _)), M),
+        assertz(M:(predicate_property(Head, Property) :-
+                       atc_flag_guard:grantee_predicate_property(M, Head, Property))),
         assertz(installed_(M))
     ).
 
@@ -59,5 +83,44 @@ grantee_flag(Flag) :-
                   var_prefix, traditional, allow_variable_name_as_functor, char_conversion,
                   occurs_check, iso, dialect, version, unknown, last_call_optimisation]).
 
+%!  grantee_statistics(+Key, -Value) is det.
+%   Refuses every key: each one measures the owner's process (its atoms, clauses, stacks, CPU
+%   time), whose size is the size of the memory hidden from the grantee.
+%   @error instantiation_error for an unbound Key
+%   @error permission_error(access, statistics, Key) for any other
+grantee_statistics(Key, _Value) :-
+    must_be(atom, Key),
+    permission_error(access, statistics, Key).
+
+%!  grantee_predicate_property(+Module, +Head, ?Property) is nondet.
+%   system:predicate_property/2 of Module:Head, for the properties grantee_property/1 names.
+%   @error instantiation_error for an unbound Head (library(sandbox) refused it before)
+%   @error permission_error(access, predicate_property, Head) for a module-qualified Head
+grantee_predicate_property(M, Head, Property) :-
+    must_be(callable, Head),
+    (   Head = _:_
+    ->  permission_error(access, predicate_property, Head)
+    ;   true
+    ),
+    system:predicate_property(M:Head, Property),
+    grantee_property(Property).
+
+%!  grantee_property(+Property) is semidet.
+%   A property of a predicate that says how it is defined and called, nothing of where its
+%   file lies on the owner's machine or how much the owner's database changed before it.
+grantee_property(Property) :-
+    compound(Property),
+    !,
+    functor(Property, Name, 1),
+    memberchk(Name, [meta_predicate, imported_from, implementation_module, number_of_clauses,
+                     number_of_rules, size, tabled, indexed]).
+grantee_property(Property) :-
+    memberchk(Property, [interpreted, visible, built_in, exported, public, non_terminal,
+                         foreign, dynamic, static, transparent, defined, iso, thread_local,
+                         volatile, discontiguous, multifile, tabled, ssu, det, nodebug,
+                         notrace, noprofile]).
+
 :- multifile sandbox:safe_primitive/1.
 sandbox:safe_primitive(atc_flag_guard:grantee_prolog_flag(_, _)).
+sandbox:safe_primitive(atc_flag_guard:grantee_statistics(_, _)).
+sandbox:safe_primitive(atc_flag_guard:grantee_predicate_property(_, _, _)).

@@ -310,10 +310,22 @@ nearest_(Q, K, Options, Hits) :-
 lexical(Q, K, Options, Hits) :-
     named_(lexical/4, lexical_(Q, K, Options, Hits)).
 
-lexical_(Q, K, Options, Hits) :-
+lexical_(Q, K, Options0, Hits) :-
     must_be(nonneg, K),
+    must_be(list, Options0),
     query_seen_(Q),
+    grantee_view_reader(P),
+    % scored by the statistics of the segments the reader's grants name, whatever the goal
+    % asked: weighed by the whole home's, a score told how many hidden records held a word
+    exclude(stats_option_, Options0, Options1),
+    grant_segments(P, Segments),
+    (   Segments == any
+    ->  Options = Options1
+    ;   append(Options1, [stats_segments(Segments)], Options)
+    ),
     seen_search_(atc_jump:lexical(Q), Options, K, Hits).
+
+stats_option_(O) :- nonvar(O), O = stats_segments(_).
 
 %!  similarity(+Query, +Records, -Pairs) is det.
 %!  similarity(+Query, +Records, +K, -Pairs) is det.

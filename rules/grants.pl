@@ -9,6 +9,7 @@
             visible_at/3,               % +Principal, +Record, +Level
             grants_read_once/1,         % :Goal
             grant_scopes/2,             % +Principal, -Scopes
+            grant_segments/2,           % +Principal, -Segments
             scope_admits/3,             % +Scopes, +Segment, +Time
             record_labels/2,            % +Record, -Labels
             belief_labels/3,            % +Scope, +Belief, -Labels
@@ -277,6 +278,17 @@ filter_scope_(Filter, scope(Segments, Before)) :-
 max_text_(Texts, Max) :-
     maplist(atom_string, Texts, Strings),
     max_member(Max, Strings).
+
+%!  grant_segments(+Principal, -Segments) is det.
+%   The segments the live grants reaching Principal name (grant_scopes/2), sorted, or `any`
+%   when one of them names none (the owner's, a pool member's). [] for one who sees nothing.
+grant_segments(P, Segments) :-
+    grant_scopes(P, Scopes),
+    (   memberchk(scope(any, _), Scopes)
+    ->  Segments = any
+    ;   findall(S, ( member(scope(Ss, _), Scopes), member(S, Ss) ), Segments0),
+        sort(Segments0, Segments)
+    ).
 
 %!  scope_admits(+Scopes, +Segment, +Time) is semidet.
 %   An item of Segment written at Time (text as item_time/2 gives it, or `_` for any time)

@@ -25,7 +25,7 @@ porter_stem(Word, Word).
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(when).
-:- use_module(grants, [visible/3, grant_scopes/2, scope_admits/3]).
+:- use_module(grants, [visible/3, grant_scopes/2, grant_segments/2, scope_admits/3]).
 :- use_module(cells).
 :- use_module('../facts/planes').
 % Arithmetic compiled to VM instructions (this file only; the flag is scoped to it): a frame
@@ -741,8 +741,9 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
     ->  HaveSem = true
     ;   Sem = [], HaveSem = false
     ),
-    reader_fetch_(Reader, Want, Fetch, scope_lexical_(Segment, Goal1), readable_pair_(Reader),
-                  Lex),
+    reader_stats_(Reader, Segment, Stats),
+    reader_fetch_(Reader, Want, Fetch, scope_lexical_(Segment, Goal1, Stats),
+                  readable_pair_(Reader), Lex),
     (   HaveSem == true, Lex \== [] -> Path = hybrid
     ;   HaveSem == true -> Path = semantic
     ;   Lex \== [] -> Path = lexical
@@ -803,13 +804,24 @@ scope_nearest_(mount(_, _, Members), Goal, Fetch, Sem) :- !,
 scope_nearest_(Segment, Goal, Fetch, Sem) :-
     nearest(Goal, Fetch, [segment(Segment)], Sem).
 
-scope_lexical_(mount(_, _, Members), Goal, Fetch, Lex) :- !,
+scope_lexical_(mount(_, _, Members), Goal, Stats, Fetch, Lex) :- !,
     Wide is Fetch * 20,
-    lexical(Goal, Wide, [], Lex0),
+    lexical(Goal, Wide, Stats, Lex0),
     include(in_members_(Members), Lex0, Lex1),
     take_(Fetch, Lex1, Lex).
-scope_lexical_(Segment, Goal, Fetch, Lex) :-
-    lexical(Goal, Fetch, [segment(Segment)], Lex).
+scope_lexical_(Segment, Goal, Stats, Fetch, Lex) :-
+    lexical(Goal, Fetch, [segment(Segment)|Stats], Lex).
+
+% reader_stats_(+Reader, +Segment, -Options): a grantee's BM25 scores are weighed by the
+% records of the segment searched alone (for a mounted cell, of the segments their grants
+% name): weighed by the whole home's, a score told them how many hidden records held the
+% word. The owner's are the whole index's, as is a mounted cell's for a grant of the whole home.
+reader_stats_(none, _, []) :- !.
+reader_stats_(_, Segment, [stats_segments([Segment])]) :-
+    atom(Segment), !.
+reader_stats_(Reader, _, Stats) :-
+    grant_segments(Reader, Segments),
+    (   Segments == any -> Stats = [] ; Stats = [stats_segments(Segments)] ).
 
 in_members_(Members, H-_) :-
     (   ord_memberchk(H, Members) -> true ; arc(H), arc_member(H, M), ord_memberchk(M, Members) -> true ).

@@ -110,11 +110,16 @@ jump_option_(level(L0), level(L)) :- !,
 jump_option_(record(R0), record(R)) :- !,
     journal_atom_arg(R0, R),
     must_be(oneof([item, arc, rollup]), R).
+jump_option_(stats_segments(Ss), stats_segments(Ss)) :- !,   % lexical/4: BM25 statistics of
+    must_be(list(atomic), Ss).                                % these segments' records alone
 jump_option_(O, _) :-
     domain_error(jump_option, O).
 
 %!  lexical(+Query, +K, +Options, -Hits) is det.
 %   BM25 over the same records as nearest/4 (exact names, numbers and identifiers), best first.
+%   Options as nearest/4's, and stats_segments(Segments): only the records of Segments are
+%   scored, by their statistics alone (a grantee's searches: what lies in the segments they
+%   do not read moves none of their scores).
 lexical(Query, K, Options0, Hits) :-
     must_be(nonneg, K),
     jump_options_(Options0, Options),

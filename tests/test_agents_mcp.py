@@ -206,14 +206,18 @@ def test_streamable_http_on_loopback(home: Path) -> None:
 
     from mcp.client.streamable_http import streamable_http_client
 
+    import httpx2
+
     port = _free_port()
-    env = {**os.environ, "ATC_HOME": str(home)}
+    env = {**os.environ, "ATC_HOME": str(home), "ATC_MCP_TOKEN": HTTP_TOKEN}
     server = subprocess.Popen([ATC, "mcp", "--http", "--port", str(port)], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     seen: dict = {}
 
     async def body() -> None:
-        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+        client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {HTTP_TOKEN}"})
+        async with client, streamable_http_client(f"http://127.0.0.1:{port}/mcp",
+                                                  http_client=client) as streams:
             read, write = streams[0], streams[1]
             async with ClientSession(read, write) as session:
                 await session.initialize()
@@ -264,7 +268,8 @@ def _http_bad_requests(port: int) -> list:
 
     url = f"http://127.0.0.1:{port}/mcp"
     headers = {"Content-Type": "application/json",
-               "Accept": "application/json, text/event-stream"}
+               "Accept": "application/json, text/event-stream",
+               "Authorization": f"Bearer {HTTP_TOKEN}"}
 
     def post(body: str) -> tuple:
         request = urllib.request.Request(url, data=body.encode(), headers=headers)
@@ -285,6 +290,91 @@ def _http_bad_requests(port: int) -> list:
         status, _, text = post(body)
         out.append((status, json.loads(text)))
     return out
+
+
+#: The token the HTTP tests give the server through $ATC_MCP_TOKEN.
+HTTP_TOKEN = "test-token-0123456789abcdef"
+
+
+def _http_status(port: int, headers: dict[str, str]) -> tuple[int, dict]:
+    """Status and JSON answer of an MCP initialize request POSTed with ``headers``."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/mcp", data=_INIT.splitlines()[0].encode(),
+        headers={"Content-Type": "application/json",
+                 "Accept": "application/json, text/event-stream", **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, {}
+    except urllib.error.HTTPError as exc:
+        return exc.code, {**json.loads(exc.read()), "www": exc.headers.get("www-authenticate")}
+
+
+def _wait_listening(port: int, server: subprocess.Popen) -> None:
+    import socket
+    import time
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            assert server.poll() is None, server.stderr.read()
+            assert time.monotonic() < deadline, "atc mcp --http never listened"
+            time.sleep(0.2)
+
+
+def test_http_answers_only_the_bearer_of_its_token(tmp_path: Path) -> None:
+    """`atc mcp --http` answered any process on the machine: the tools read, wrote and erased
+    the home as its owner with no credential at all. Every request now needs the server's
+    bearer token: none, a wrong one or another scheme is a 401 the SDK never sees; the token
+    is made once, kept in HOME/mcp-token readable by its owner alone, in a home only its
+    owner can enter, and the same file serves the next start."""
+    home = tmp_path / "fresh-home"
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "ATC_MCP_TOKEN"}
+    env["ATC_HOME"] = str(home)
+    seen: dict = {}
+    server = subprocess.Popen([ATC, "mcp", "--http", "--port", str(port)], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _wait_listening(port, server)
+        token = (home / "mcp-token").read_text().strip()
+        for name, headers in (("none", {}), ("wrong", {"Authorization": "Bearer " + "x" * 43}),
+                              ("basic", {"Authorization": f"Basic {token}"}),
+                              ("prefix", {"Authorization": f"Bearer {token[:-1]}"})):
+            seen[name] = _http_status(port, headers)
+        seen["right"] = _http_status(port, {"Authorization": f"Bearer {token}"})
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    for name in ("none", "wrong", "basic", "prefix"):
+        status, answer = seen[name]
+        assert status == 401 and answer["www"] == "Bearer", (name, seen[name])
+        assert answer["error"].startswith("a valid bearer token is required")
+    assert seen["right"][0] == 200
+    assert len(token) >= 32
+    assert (home / "mcp-token").stat().st_mode & 0o777 == 0o600
+    assert home.stat().st_mode & 0o777 == 0o700
+    assert "mcp-token" in server.stderr.read().decode()   # says where the token is
+    # the next start keeps the token, so a client's configuration stays valid
+    from attention_cloud.agents.mcp_auth import server_token
+
+    assert server_token(home) == (token, str(home / "mcp-token"))
+
+
+def test_a_short_token_from_the_environment_is_refused(tmp_path: Path) -> None:
+    out = subprocess.run([ATC, "mcp", "--http", "--port", str(_free_port())],
+                         env={**os.environ, "ATC_HOME": str(tmp_path / "h"),
+                              "ATC_MCP_TOKEN": "secret"},
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr == ("atc: $ATC_MCP_TOKEN must be at least 16 printable ASCII characters "
+                          "without spaces\n")
+    assert not (tmp_path / "h").exists()
 
 
 def test_http_flag_binds_loopback_only() -> None:
@@ -427,3 +517,16 @@ def test_every_request_gets_an_answer_over_stdio(home: Path) -> None:
     assert by_id["6"][0]["result"]["structuredContent"] == {"rows": [{}], "more": False}
     # as the SDK does when it reads stdin itself: a tool reading stdin sees the null device
     assert stdin_target == os.devnull
+
+
+def test_a_home_that_cannot_keep_the_token_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    out = subprocess.run([ATC, "mcp", "--http", "--port", str(_free_port())],
+                         env={**{k: v for k, v in os.environ.items() if k != "ATC_MCP_TOKEN"},
+                              "ATC_HOME": str(blocker / "home")},
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith(f"atc: {blocker / 'home' / 'mcp-token'}: cannot keep the MCP "
+                                 "server's token there (")
+    assert out.stderr.endswith("); set $ATC_MCP_TOKEN instead\n")

@@ -67,3 +67,57 @@ def test_a_grantees_rule_is_refused_a_host_flag_too(mem, tmp_path):
     with pytest.raises(AtcError) as caught:
         reader_query(mem, "bob", "host_pid(P)", rules_text=rules)
     assert "pid" in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("key", ["atoms", "clauses", "codes", "functors", "predicates",
+                                 "atom_space", "heapused", "globalused", "cputime",
+                                 "process_cputime", "inferences"])
+def test_a_grantee_is_refused_the_statistics_that_measure_the_owners_memory(mem, key):
+    """statistics(atoms, N), statistics(clauses, N) and the rest told a grantee how large the
+    owner's memory is (the clauses and atoms of every record, hidden ones too) and, read
+    again, how much the owner wrote since: each key is now refused in one line."""
+    from attention_cloud.sharing import reader_query
+
+    for goal in (f"statistics({key}, V)", f"call(statistics, {key}, V)",
+                 f"atom_concat({key}, '', K), statistics(K, V)"):
+        with pytest.raises(AtcError) as caught:
+            reader_query(mem, "bob", goal)
+        message = str(caught.value)
+        assert "\n" not in message and key in message and "statistics" in message, message
+
+
+def test_a_grantees_rule_is_refused_statistics_and_the_owner_still_reads_them(mem):
+    from attention_cloud.sharing import reader_query
+
+    with pytest.raises(AtcError, match="statistics"):
+        reader_query(mem, "bob", "size(N)", rules_text="size(N) :- statistics(clauses, N).\n")
+    assert mem.query("statistics(clauses, N)").rows[0]["N"] > 0
+
+
+def test_predicate_property_tells_a_grantee_nothing_of_the_owners_files_or_database(mem):
+    """predicate_property/2 answered a grantee the owner's install path (`file('/home/...
+    /rules/grantee_view.pl')`, line_count/1) and, for a rule of their own, the database's
+    generation when it was loaded (last_modified_generation/1: it grows with every fact of
+    the owner's memory, hidden records included). Those properties are now absent; the ones
+    that say how a predicate is defined remain."""
+    from attention_cloud.sharing import reader_query
+
+    rules = "mine(1).\n"
+    for head in ("item(_)", "format(_, _)", "mine(_)"):
+        props = {row["P"] for row in reader_query(mem, "bob", f"predicate_property({head}, P)",
+                                                  rules_text=rules, limit=100).rows}
+        assert "defined" in props, props
+        assert not [p for p in props if p.split("(")[0] in (
+            "file", "line_count", "last_modified_generation", "autoload", "source")], props
+        assert not [p for p in props if "/" in p], props
+    assert reader_query(mem, "bob", "predicate_property(mine(_), last_modified_generation(G))",
+                        rules_text=rules).rows == []
+    assert mem.query("predicate_property(item(_), file(F))").rows
+
+
+def test_predicate_property_refuses_a_grantee_a_module_qualified_head(mem):
+    from attention_cloud.sharing import reader_query
+
+    with pytest.raises(AtcError) as caught:
+        reader_query(mem, "bob", "X =.. [:, lists, append(_, _, _)], predicate_property(X, P)")
+    assert "predicate_property" in str(caught.value) and "\n" not in str(caught.value)

@@ -540,10 +540,36 @@ def test_a_frame_with_a_mount_counts_the_lines_it_writes(server, alice, tmp_path
         frame = hydrate_with_mounts(mem, GOAL, budget=1200)
     budget = frame.receipt["budget"]
     assert frame.receipt["mounts"][0]["status"] == "ok"
-    assert {f.segment for f in frame.facts} >= {"payments"} and len(budget["segments"]) == 2
+    assert {f.segment for f in frame.facts} >= {"alice:payments"} and len(budget["segments"]) == 2
+    # a mounted fact is named as its heading and its budget name it, NAME:SEGMENT
+    assert {f["segment"] for f in frame.receipt["facts"]} <= set(budget["segments"])
     assert budget["framing"] == _own_lines_tokens(frame), budget
     assert budget["framing"] == sum(s["framing"] for s in budget["segments"].values())
     assert budget["spent"] + budget["framing"] <= 1200
+
+
+def test_a_small_frame_with_a_mount_pays_for_one_head_not_two(server, alice, tmp_path,
+                                                                 monkeypatch):
+    """Local memory and the mount each planned a frame of half the budget and paid its own
+    head there, but the merged frame writes one head: at 200 tokens it held two headings and
+    no fact. Each part is now given its share of the head it does not write, the frame stays
+    within its budget, and its segments' budgets add up to it."""
+    from attention_cloud.sharing.mounts import hydrate_with_mounts
+
+    _, tokens = alice
+    bob_home = tmp_path / "bob"
+    env = {"ALICE_TOKEN": tokens["bob"]}
+    ok("mount", "add", "alice", server.url, "--token-env", "ALICE_TOKEN", home=bob_home, env=env)
+    ok("remember", "Processor retries fail when the gateway times out after 30 s.",
+       "--no-curate", home=bob_home)
+    monkeypatch.setenv("ALICE_TOKEN", tokens["bob"])
+    with Memory.open(bob_home, create=False) as mem:
+        frame = hydrate_with_mounts(mem, GOAL, budget=200)
+    budget = frame.receipt["budget"]
+    assert frame.facts and frame.receipt["mounts"][0]["status"] == "ok"
+    assert budget["spent"] + budget["framing"] <= 200
+    assert sum(s["budget"] for s in budget["segments"].values()) == 200
+    assert frame.text.count("memory frame for:") == 1
 
 
 def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):
@@ -561,7 +587,7 @@ def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):
     assert facts and all(f["mount"] == "alice" for f in facts)
     assert all(f["level"] in ("L2", "L3") for f in facts)
     assert any(f["level"] == "L2" for f in facts)              # distillations, not just pointers
-    assert {f["segment"] for f in facts} == {"payments"}
+    assert {f["segment"] for f in facts} == {"alice:payments"}     # as its heading says
     assert frame["receipt"]["mounts"][0]["status"] == "ok"
     spent = frame["receipt"]["budget"]          # the mount's frame lines are paid for too
     assert spent["framing"] > 0 and spent["spent"] + spent["framing"] <= 1200
@@ -575,6 +601,11 @@ def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):
     carol = json.loads(ok("hydrate", "--goal", GOAL, "--format", "json", home=carol_home,
                           env={"ALICE_TOKEN": tokens["carol"]}))
     assert carol["receipt"]["facts"] == []
+    # and her frame says why, as her own frame on Alice's home would (it said "memory holds
+    # nothing for this goal yet", the mount's reason dropped)
+    assert carol["receipt"]["empty"].startswith(
+        "mount alice: nothing of this memory is shared with carol"), carol["receipt"]
+    assert f"({carol['receipt']['empty']})" in carol["text"]
     # Alice's audit shows Bob's read, through the server
     reads = json.loads(ok("audit", "--reader", "bob", "--format", "json", home=alice_home))
     assert any(e["op"] == "hydrate" and e["via"] == "serve" and e["facts"] for e in reads)

@@ -36,6 +36,11 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
         lines.append(f"{module}: {status}")
     path = resolve_home(home)
     lines.append(f"home: {path} ({'exists' if path.exists() else 'not created yet'})")
+    if path.is_dir() and path.stat().st_mode & 0o077:
+        # not an error (a group may share a home on purpose), but never a surprise: a home
+        # older atc made under umask 022 is readable by every user of the machine
+        lines.append(f"  mode: {path.stat().st_mode & 0o777:o}, other users can read this "
+                     f"memory (chmod 700 {path} makes it yours alone)")
     for name in ("journal.pl", "snapshot.qlf", "vectors", "receipts"):
         target = path / name
         if target.exists():

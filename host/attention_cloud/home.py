@@ -131,6 +131,20 @@ class WriteLock:
             self._fd = None
 
 
+def create_home(home: Path) -> Path:
+    """Make the directory ``home`` when it does not exist, readable by its owner only (mode
+    0700): a home holds every word of the memory and the principals' token hashes, and under
+    the usual umask of 022 any user of the machine read all of it. Folders above it are made
+    as the umask says; an existing home keeps the mode its owner gave it."""
+    home.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        home.mkdir(mode=0o700)
+    except FileExistsError:
+        if not home.is_dir():
+            raise
+    return home
+
+
 def require_home(home: Path) -> Path:
     """``home`` when it is an existing memory home directory; HomeError saying so otherwise
     (reading commands must not create an empty home where a user mistyped a path)."""

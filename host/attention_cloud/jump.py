@@ -450,7 +450,8 @@ class Jump:
         """Best-first BM25 ``(key, score)`` hits (empty when nothing matches) for the query's
         first MAX_QUERY_CHARS characters."""
         return self.lexical.search(str(query)[:MAX_QUERY_CHARS], k,
-                                   filter_meta=_filters(options) or None)
+                                   filter_meta=_filters(options) or None,
+                                   stats_meta=_stats_scope(options))
 
     def register(self, pl: Prolog) -> None:
         """Make this home's search reachable from Prolog (rules/jump.pl)."""
@@ -519,6 +520,15 @@ def _options(options: Any) -> dict[str, Any]:
         if isinstance(opt, Term) and opt.arity == 1:
             out[opt.name] = opt.args[0]
     return out
+
+
+def _stats_scope(options: dict[str, Any]) -> dict[str, Any] | None:
+    """``stats_segments(List)``: the segments whose documents alone make a BM25 search's
+    statistics (a grantee's: the segments their grants name), or None (the whole index)."""
+    segments = options.get("stats_segments")
+    if segments is None:
+        return None
+    return {"segment": [str(s) for s in segments]}
 
 
 def _filters(options: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .bridge import Atom, Prolog, Var
 from .errors import HomeError
-from .home import WriteLock, fsync_path
+from .home import WriteLock, create_home, fsync_path
 
 #: Rebuild the snapshot on close once the journal has grown this much past it.
 SNAPSHOT_AFTER_BYTES = 32 * 1024 * 1024
@@ -35,7 +35,7 @@ class StoreInfo:
 
 def open_store(pl: Prolog, home: Path, lock: WriteLock) -> StoreInfo:
     """Load ``home`` into Prolog; cut a torn journal tail (from a crash) when we may write."""
-    home.mkdir(parents=True, exist_ok=True)
+    create_home(home)
     (info,) = pl.once("atc_api:api_open", str(home), Var())
     committed, size = info["committed_bytes"], info["file_bytes"]
     truncated = 0

@@ -94,7 +94,8 @@ COMMANDS: dict[str, click.Command] = {"remember": remember}
 @click.option("--http", "http", is_flag=True,
               help="Serve streamable HTTP on 127.0.0.1 (path /mcp) instead of stdio.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
-              help="Port for --http (the server binds to 127.0.0.1 only).")
+              help="Port for --http (the server binds to 127.0.0.1 only and answers only "
+                   "requests bearing its token).")
 @home_option
 @fail_cleanly
 def mcp(http: bool, port: int, home: str | None) -> None:
@@ -103,6 +104,9 @@ def mcp(http: bool, port: int, home: str | None) -> None:
     Tools: hydrate, query, remember, forget, attend, claim, show; resources:
     receipt://{id}, receipts://recent. Memory opens on the first call and the write lock is
     held only while a tool writes, so `atc ingest` and `atc curate` can run beside the server.
+
+    With --http every request needs `Authorization: Bearer TOKEN`: $ATC_MCP_TOKEN when set
+    (16+ characters), else the token kept in HOME/mcp-token (made on the first start, mode 0600).
 
     Example: claude mcp add attention-cloud -- atc mcp
     """

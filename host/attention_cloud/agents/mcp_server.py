@@ -4,7 +4,8 @@ Tools: ``hydrate`` (a frame in its envelope, plus its receipt), ``query`` (a san
 goal over the vocabulary), ``remember``, ``forget``, ``attend``, ``claim`` and ``show``.
 Resources: ``receipt://{receipt_id}``, every receipt stored in the home, and
 ``receipts://recent``, the newest 50 of them (id, goal, created, facts, URI). Served over stdio, or
-streamable HTTP on 127.0.0.1 only (``--http [--port N]``; path ``/mcp``).
+streamable HTTP on 127.0.0.1 only (``--http [--port N]``; path ``/mcp``), where every request
+must carry the server's bearer token (``mcp_auth``: the tools act as the home's owner).
 
 One :class:`~attention_cloud.Memory` per process, and the server is long-running, so it must
 never stand in the way of ``atc ingest`` or ``atc curate`` in another process:
@@ -51,8 +52,10 @@ def argument_problems(exc: Any) -> str:
                      f"{' '.join(str(err['msg']).split())}" for err in exc.errors())
 
 
-def build_server(home: str | os.PathLike[str] | None = None) -> Any:
-    """The MCPServer with memory's tools and receipt resources, for ``home``."""
+def build_server(home: str | os.PathLike[str] | None = None, *,
+                 http_token: str | None = None) -> Any:
+    """The MCPServer with memory's tools and receipt resources, for ``home``; its HTTP app
+    answers only requests bearing ``http_token`` (none: no HTTP app may be built)."""
     # The SDK logs at INFO on stderr, where faiss's loader then reported each CPU build it
     # tried and could not load ("ModuleNotFoundError ... swigfaiss_avx512") when memory opened.
     logging.getLogger("faiss").setLevel(logging.WARNING)
@@ -94,11 +97,15 @@ def build_server(home: str | os.PathLike[str] | None = None) -> Any:
             :mod:`.mcp_wire` (the request's id, one line naming the problem)."""
             from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
+            from .mcp_auth import BearerGate
             from .mcp_wire import ScreenedHTTP
 
-            return ScreenedHTTP(super().streamable_http_app(**options),
-                                options.get("max_request_body_size",
-                                            DEFAULT_MAX_REQUEST_BODY_SIZE))
+            if not http_token:
+                raise RuntimeError("atc mcp serves HTTP only behind a bearer token")
+            return BearerGate(ScreenedHTTP(super().streamable_http_app(**options),
+                                           options.get("max_request_body_size",
+                                                       DEFAULT_MAX_REQUEST_BODY_SIZE)),
+                              http_token)
 
     host = MemoryHost(home)
     worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="atc-memory")
@@ -274,8 +281,20 @@ def _controller(host: MemoryHost, scope: str) -> Any:
 
 def serve(home: str | os.PathLike[str] | None = None, *, http: bool = False,
           port: int = 8765) -> None:
-    """Run the server until the client goes away (stdio) or it is interrupted (HTTP)."""
-    server = build_server(home)
+    """Run the server until the client goes away (stdio) or it is interrupted (HTTP: on
+    127.0.0.1 only, every request bearing the token of :func:`.mcp_auth.server_token`)."""
+    token = None
+    if http:
+        import sys
+
+        from ..home import resolve_home
+        from .mcp_auth import server_token
+
+        token, where = server_token(resolve_home(home))
+        print(f"atc mcp: serving http://127.0.0.1:{port}/mcp; every request needs "
+              f"'Authorization: Bearer TOKEN' with the token in {where}", file=sys.stderr,
+              flush=True)
+    server = build_server(home, http_token=token)
     try:
         if http:
             server.run("streamable-http", host="127.0.0.1", port=port)

@@ -4,16 +4,22 @@ A mount is a name, the URL of another home's ``atc serve`` and the environment v
 holds this principal's token there (the token itself is never stored). ``atc hydrate`` in a
 home with mounts splits the budget evenly between its own memory and each mount, asks each
 mount's server for a frame within its share, and renders one frame: every fact from a mount
-says so in the receipt (``"mount": NAME``). Nothing a mount returns is stored as memory here
-(only the merged receipt, as for any frame). A mount that cannot be reached leaves its share
-unused, and the receipt's ``mounts`` and ``notes`` say why.
+says so in the receipt (``"mount": NAME``, and its segment ``NAME:SEGMENT`` as the frame's
+heading and the receipt's budget name it). Nothing a mount returns is stored as memory here
+(only the merged receipt, as for any frame). A mount that cannot be reached, answers nothing
+within :data:`TIMEOUT` seconds (all of the answer, not each read), answers more than
+:data:`MAX_ANSWER_BYTES` or anything but a frame leaves its share unused, and the receipt's
+``mounts`` and ``notes`` say why; what it answers is checked field by field before any of it
+enters the frame, and its facts are kept only while their text fits the mount's share.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -21,15 +27,23 @@ from typing import Any
 
 from ..errors import UsageError
 from ..bridge import Var
-from ..hydration import (ESTIMATOR, Frame, FrameFact, excerpt_fields, frame_framing, render_text,
-                         save_receipt)
-from .policy import add_mount, sharing_state
+from ..hydration import (ESTIMATOR, Frame, FrameFact, excerpt_fields, frame_framing,
+                         framing_estimates, render_text, save_receipt)
+from .policy import add_mount, check_mount_url, sharing_state
 
 #: A frame claims no more relevance than its weakest part (as hydrate.pl's overall path).
 PATH_RANK = {"recency": 0, "lexical": 1, "semantic": 2, "hybrid": 3}
 
-#: Seconds a mount's server may take to answer.
+#: Seconds a mount's server may take to answer, all of it: a server that sent a byte now and
+#: then (each read within the socket's timeout) held the frame for as long as it liked.
 TIMEOUT = 30.0
+
+#: The most bytes of a mount's answer read: a frame of the largest budget is far less, and a
+#: server answering without end grew this process's memory without end.
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
+
+#: The most bytes of an error answer's body read (its one line of why).
+MAX_ERROR_BYTES = 64 * 1024
 
 
 class MountError(Exception):
@@ -37,32 +51,92 @@ class MountError(Exception):
 
 
 def call_mount(url: str, token: str | None, path: str, payload: dict[str, Any] | None = None,
-               *, timeout: float = TIMEOUT) -> dict[str, Any]:
+               *, timeout: float | None = None) -> dict[str, Any]:
     """One request to a mount's server: GET, or POST of ``payload`` as JSON; the answer's JSON.
-    Raises MountError with one line saying why it failed."""
+    The whole answer must come within ``timeout`` seconds (default :data:`TIMEOUT`) and hold
+    at most :data:`MAX_ANSWER_BYTES`. Raises MountError with one line saying why it failed."""
+    limit = TIMEOUT if timeout is None else timeout
     data = None if payload is None else json.dumps(payload).encode("utf-8")
     request = urllib.request.Request(url.rstrip("/") + path, data=data,
                                      method="GET" if payload is None else "POST")
     request.add_header("Content-Type", "application/json")
     if token:
         request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = json.loads(response.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def fetch() -> None:
         try:
-            why = json.loads(exc.read().decode("utf-8")).get("error", exc.reason)
-        except (ValueError, AttributeError):
-            why = exc.reason
-        raise MountError(f"HTTP {exc.code}: {why}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise MountError(f"unreachable ({reason})") from None
-    except ValueError:
-        raise MountError("the server's answer is not JSON") from None
+            outcome["body"] = _fetch(request, limit)
+        except BaseException as exc:   # noqa: BLE001 - handed to the caller's thread
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    # the socket's timeout bounds each read, not the answer: the request runs on a daemon
+    # thread this call stops waiting for at the deadline (the process may exit beside it)
+    threading.Thread(target=fetch, name="atc-mount", daemon=True).start()
+    if not done.wait(limit):
+        raise MountError(f"no whole answer within {limit:g} s")
+    if "error" in outcome:
+        raise outcome["error"]
+    body = outcome["body"]
     if not isinstance(body, dict):
         raise MountError("the server's answer is not a JSON object")
     return body
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is answered as it is, never followed: urllib re-sends every header of the
+    request, the bearer token among them, to whatever host the Location names."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> None:
+        raise MountError(f"HTTP {code}: the server redirects to {_one_line(newurl, 200)}; "
+                         "the token is not sent there (mount that URL if it is the same home)")
+
+
+#: Opens a mount's URL: http and https only (no file:, ftp: or data: handler), no redirects.
+_OPENER = urllib.request.OpenerDirector()
+for _handler in (urllib.request.UnknownHandler(), urllib.request.HTTPHandler(),
+                 urllib.request.HTTPSHandler(),
+                 urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPErrorProcessor(),
+                 _NoRedirects()):
+    _OPENER.add_handler(_handler)
+
+
+def _fetch(request: urllib.request.Request, timeout: float) -> Any:
+    """The JSON of the answer to ``request``; MountError with one line otherwise."""
+    try:
+        with _OPENER.open(request, timeout=timeout) as response:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
+                raise MountError(f"the server's answer is larger than {MAX_ANSWER_BYTES:,} bytes")
+            raw = response.read(MAX_ANSWER_BYTES + 1)
+            if len(raw) > MAX_ANSWER_BYTES:
+                raise MountError(f"the server's answer is larger than {MAX_ANSWER_BYTES:,} bytes")
+        return json.loads(raw.decode("utf-8"))
+    except MountError:
+        raise
+    except urllib.error.HTTPError as exc:
+        try:
+            why = json.loads(exc.read(MAX_ERROR_BYTES).decode("utf-8")).get("error", exc.reason)
+        except (ValueError, AttributeError, RecursionError, OSError):
+            why = exc.reason
+        raise MountError(f"HTTP {exc.code}: {_one_line(why)}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise MountError(f"unreachable ({_one_line(reason)})") from None
+    except (ValueError, RecursionError):   # RecursionError: JSON nested too deep
+        raise MountError("the server's answer is not JSON") from None
+    except Exception as exc:   # noqa: BLE001 - http.client's own (a malformed status line, ...)
+        raise MountError(f"the server's answer is not HTTP ({_one_line(exc)})") from None
+
+
+def _one_line(value: Any, limit: int = 300) -> str:
+    """What a server said, on one line of at most ``limit`` characters."""
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def mount_token(token_env: str) -> str:
@@ -79,6 +153,7 @@ def mount_add_checked(mem: Any, name: str, url: str, token_env: str) -> dict[str
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token_env or ""):
         raise UsageError(f"mount {name}: --token-env must name an environment variable "
                          f"(letters, digits and '_'), not {token_env!r}")
+    check_mount_url(url)          # before anything is sent there
     try:
         who = call_mount(url, mount_token(token_env), "/v1/whoami")
     except MountError as exc:
@@ -106,9 +181,15 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
                            rules=rules, walk=walk, now=now, cells=cells, bridge=bridge,
                            excerpt=excerpt)
     has_local = mem.pl.once("atc_journal:journal_segment", Var()) is not None
-    share = budget // (len(mounts) + (1 if has_local else 0))
+    parts = len(mounts) + (1 if has_local else 0)
+    share = budget // parts
+    # Each part writes the frame's head (the envelope, the goal's and the budget's lines) into
+    # a frame of its own and pays for it there; this one frame writes it once, so each part
+    # is given its share of the heads it will not write: without it a 200-token frame of local
+    # memory and one mount was two heads and two headings, and no fact.
+    extra = framing_estimates(goal, plane, "", budget)[0] * (parts - 1) // parts
     if has_local:
-        local = mem.hydrate(goal, budget=budget - share * len(mounts), plane=plane,
+        local = mem.hydrate(goal, budget=budget - share * len(mounts) + extra, plane=plane,
                             segments=segments, ceiling=ceiling, rules=rules, walk=walk, now=now,
                             cells=cells, bridge=bridge, excerpt=excerpt)
     else:  # nothing here yet: the mounts share the whole budget
@@ -120,65 +201,214 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
             "facts": [], "beyond": [], "suppressed": []})
     receipt = {k: v for k, v in local.receipt.items() if k != "id"}
     receipt["budget"] = {**receipt["budget"], "total": budget,
-                         "segments": dict(receipt["budget"]["segments"])}
+                         "segments": _without_head(receipt["budget"]["segments"], extra)}
     facts = list(local.facts)
-    render_facts = list(local.facts)
-    render_receipt_beyond = list(receipt["beyond"])
     receipt["facts"] = list(receipt["facts"])
     receipt["beyond"] = list(receipt["beyond"])
+    receipt["suppressed"] = list(receipt.get("suppressed", []))
     receipt["mounts"] = []
     paths = [receipt["path"]] if has_local else []
     notes = list(receipt.get("notes", []))
+    # why each part held no fact (a budget too small, no grant reaching the reader, ...)
+    empties = [str(receipt.pop("empty"))] if receipt.get("empty") else []
     for m in mounts:
         name = m["name"]
-        entry: dict[str, Any] = {"name": name, "url": m["url"], "budget": share}
+        entry: dict[str, Any] = {"name": name, "url": m["url"], "budget": share + extra}
         try:
             answer = call_mount(m["url"], mount_token(m["token_env"]), "/v1/hydrate",
-                                {"goal": goal, "budget": share, "plane": plane,
+                                {"goal": goal, "budget": share + extra, "plane": plane,
                                  "ceiling": ceiling, **({"now": now} if now is not None else {})})
-            remote = answer["receipt"]
-            remote_facts = answer["facts"]
-        except (MountError, KeyError, TypeError) as exc:
-            why = str(exc) if isinstance(exc, MountError) else "the server's answer lacks a frame"
-            entry.update(status="failed", error=why, spent=0)
-            notes.append(f"mount {name} failed: {why}; the frame holds local memory and the "
+            remote = remote_frame(answer, share + extra)
+        except MountError as exc:
+            entry.update(status="failed", error=str(exc), spent=0)
+            notes.append(f"mount {name} failed: {exc}; the frame holds local memory and the "
                          "other mounts only")
             receipt["mounts"].append(entry)
             continue
-        spent = int(remote.get("budget", {}).get("spent", 0))
-        entry.update(status="ok", spent=spent, receipt=remote.get("id"))
-        paths.append(str(remote.get("path", "recency")))
+        entry.update(status="ok", spent=remote["spent"], receipt=remote["id"])
+        if remote["dropped"]:
+            entry["dropped"] = remote["dropped"]
+            notes.append(f"mount {name} answered {remote['dropped']} records past its share "
+                         f"of {share + extra} tokens; they were left out")
+        paths.append(remote["path"])
+        if remote["empty"]:
+            empties.append(f"mount {name}: {remote['empty']}")
         receipt["mounts"].append(entry)
-        for seg, meta in remote.get("budget", {}).get("segments", {}).items():
+        # every record of a mount is named by the segment its heading writes, NAME:SEGMENT,
+        # in the facts, breadcrumbs, near-duplicates and budget alike (and says its mount)
+        for seg, meta in _without_head(remote["segments"], extra).items():
             receipt["budget"]["segments"][f"{name}:{seg}"] = meta
-        receipt["budget"]["spent"] += spent
-        for fact in remote_facts:
-            text = str(fact.pop("text", ""))
-            receipt["facts"].append({**fact, "mount": name})
-            render_facts.append(_frame_fact(fact, text, f"{name}:{fact.get('segment', '')}"))
-            facts.append(_frame_fact(fact, text, str(fact.get("segment", ""))))
-        for crumb in remote.get("beyond", []):
-            receipt["beyond"].append({**crumb, "mount": name})
-            render_receipt_beyond.append({**crumb, "segment": f"{name}:{crumb.get('segment', '')}"})
+        receipt["budget"]["spent"] += remote["spent"]
+        for fact, text in remote["facts"]:
+            fact = {**fact, "segment": f"{name}:{fact['segment']}", "mount": name}
+            receipt["facts"].append(fact)
+            facts.append(_frame_fact(fact, text))
+        for key in ("beyond", "suppressed"):
+            receipt[key].extend({**r, "segment": f"{name}:{r['segment']}", "mount": name}
+                                for r in remote[key])
     if notes:
         receipt["notes"] = notes
+    if not receipt["suppressed"]:
+        del receipt["suppressed"]
     receipt["path"] = min(paths, key=lambda p: PATH_RANK.get(p, 0)) if paths else "recency"
     receipt["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    # the frame's own lines as this one frame writes them: one head, not one per mount
-    shown = {**receipt, "id": "r_0123456789abcdef", "beyond": render_receipt_beyond}
-    framing, per_segment = frame_framing(shown, tuple(render_facts))
+    # the frame's own lines as this one frame writes them: one head, not one per mount; each
+    # part priced the head at its longest, so the sum is near the budget: past it, the last
+    # facts (a mount's least relevant) are left out until the frame fits
+    if empties and not receipt["facts"] and not receipt["beyond"]:
+        receipt["empty"] = "; ".join(empties)
+    empty = str(receipt.get("empty", ""))
+    framing, per_segment = frame_framing({**receipt, "id": "r_0123456789abcdef"}, tuple(facts),
+                                         empty)
+    while facts and receipt["budget"]["spent"] + framing > budget and \
+            len(receipt["facts"]) == len(facts):
+        left = receipt["facts"].pop()
+        facts.pop()
+        receipt["budget"]["spent"] -= int(left["tokens"])
+        seg = receipt["budget"]["segments"].get(left["segment"])
+        if seg is not None:
+            seg["spent"] = max(0, int(seg["spent"]) - int(left["tokens"]))
+        framing, per_segment = frame_framing({**receipt, "id": "r_0123456789abcdef"},
+                                             tuple(facts), empty)
     receipt["budget"]["framing"] = framing
     receipt["budget"]["segments"] = {k: {**v, "framing": per_segment.get(k, v.get("framing", 0))}
                                      for k, v in receipt["budget"]["segments"].items()}
     rid = "r_" + hashlib.sha256(json.dumps(receipt, sort_keys=True).encode()).hexdigest()[:16]
     receipt = {"id": rid, **receipt}
-    text = render_text({**receipt, "beyond": render_receipt_beyond}, tuple(render_facts))
+    text = render_text(receipt, tuple(facts), empty=empty)
     save_receipt(mem.home, receipt)
     return Frame(receipt_id=rid, facts=tuple(facts), receipt=receipt, text=text)
 
 
-def _frame_fact(fact: dict[str, Any], text: str, segment: str) -> FrameFact:
-    return FrameFact(handle=str(fact.get("handle", "")), segment=segment,
+def _without_head(segments: dict[str, Any], extra: int) -> dict[str, Any]:
+    """A part's segments (copied) with the ``extra`` tokens it was given for the head it does
+    not write taken off their budgets, in proportion to them (what rounding leaves, off the
+    largest): the segments of the whole frame then add up to its budget."""
+    out = {k: dict(v) for k, v in segments.items()}
+    total = sum(int(v["budget"]) for v in out.values())
+    if not out or total <= 0 or extra <= 0:
+        return out
+    cut = {k: extra * int(v["budget"]) // total for k, v in out.items()}
+    largest = max(out, key=lambda k: int(out[k]["budget"]))
+    cut[largest] += min(extra, total) - sum(cut.values())
+    for k, v in out.items():
+        v["budget"] = max(0, int(v["budget"]) - cut[k])
+    return out
+
+
+# -- what a mount answered, checked before any of it enters the frame -----------------------------
+_LEVELS = ("L0", "L1", "L2", "L3")
+#: A handle, a segment, a receipt id: one line of printable text (a newline in a segment's
+#: name would write lines of the server's choosing into the frame's own).
+_NAME = re.compile(r"[^\x00-\x1f\x7f\u2028\u2029]{1,200}")
+
+
+def remote_frame(answer: Any, share: int) -> dict[str, Any]:
+    """A mount's ``/v1/hydrate`` answer, checked: ``facts`` as (receipt fact, text) pairs and
+    the ``beyond`` breadcrumbs, kept while their text fits ``share`` tokens (each counted here,
+    at least what the server said; ``dropped`` counts the rest), ``suppressed``, ``segments``
+    (each one's budget, its ``spent`` on what was kept, framing and path), ``spent``, ``path``
+    and ``id``. MountError naming the first field that is not what a frame holds."""
+    from ..curate.tokens import estimate_tokens
+
+    def bad(where: str, what: str) -> MountError:
+        return MountError(f"the server's answer is not a frame: {where} must be {what}")
+
+    def field(record: Any, key: str, kind: type | tuple[type, ...], where: str,
+              default: Any = ...) -> Any:
+        value = record.get(key, default) if isinstance(record, dict) else default
+        if value is ...:
+            raise bad(f"{where}{key}", "present")
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise bad(f"{where}{key}", _KIND_WORDS.get(kind, "of another type"))
+        if isinstance(value, float) and not math.isfinite(value):
+            raise bad(f"{where}{key}", "a finite number")
+        if kind is str and key in ("handle", "segment", "id") and not _NAME.fullmatch(value):
+            raise bad(f"{where}{key}", "one line of at most 200 characters")
+        return value
+
+    if not isinstance(answer, dict):
+        raise bad("the answer", "a JSON object")
+    receipt = field(answer, "receipt", dict, "")
+    listed = field(answer, "facts", list, "")
+    rid = field(receipt, "id", str, "receipt.", "")
+    empty = _one_line(field(receipt, "empty", str, "receipt.", ""))
+    path = field(receipt, "path", str, "receipt.", "recency")
+    budget = field(receipt, "budget", dict, "receipt.", {})
+    segments = {}
+    for seg, meta in field(budget, "segments", dict, "receipt.budget.", {}).items():
+        where = f"receipt.budget.segments[{json.dumps(seg)[:40]}]."
+        field({"segment": seg}, "segment", str, where)
+        field(meta, "spent", int, where, 0)    # counted again below, from what is kept
+        segments[seg] = {"budget": max(0, field(meta, "budget", int, where, 0)), "spent": 0,
+                         "framing": max(0, field(meta, "framing", int, where, 0)),
+                         "path": field(meta, "path", str, where, path)}
+    facts, spent, dropped = [], 0, 0
+    for i, fact in enumerate(listed):
+        where = f"facts[{i}]."
+        if not isinstance(fact, dict):
+            raise bad(f"facts[{i}]", "an object")
+        text = field(fact, "text", str, where, "")
+        level = field(fact, "level", str, where)
+        if level.upper() not in _LEVELS:
+            raise bad(f"{where}level", "one of L0, L1, L2, L3")
+        checked = {**{k: v for k, v in fact.items() if k != "text"},
+                   "handle": field(fact, "handle", str, where),
+                   "segment": field(fact, "segment", str, where),
+                   "level": level.upper(),
+                   "seeded_by": field(fact, "seeded_by", str, where, ""),
+                   "score": float(field(fact, "score", (int, float), where, 0.0)),
+                   "hops": field(fact, "hops", int, where, 0),
+                   "source": field(fact, "source", str, where, ""),
+                   "time": field(fact, "time", str, where, "")}
+        excerpt = fact.get("excerpt")
+        try:
+            excerpt_fields(excerpt)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            raise bad(f"{where}excerpt", "an excerpt record") from None
+        # what the text costs here, whatever the server said it cost
+        checked["tokens"] = max(field(fact, "tokens", int, where, 0), estimate_tokens(text))
+        if checked["segment"] not in segments:
+            raise bad(f"{where}segment", "one of the receipt's budget segments")
+        if spent + checked["tokens"] > share:
+            dropped += 1
+            continue
+        spent += checked["tokens"]
+        segments[checked["segment"]]["spent"] += checked["tokens"]
+        facts.append((checked, text))
+    records: dict[str, list[dict[str, Any]]] = {}
+    for key in ("beyond", "suppressed"):
+        records[key] = []
+        for i, record in enumerate(field(receipt, key, list, "receipt.", [])):
+            where = f"receipt.{key}[{i}]."
+            if not isinstance(record, dict):
+                raise bad(f"receipt.{key}[{i}]", "an object")
+            field(record, "handle", str, where)
+            seg = field(record, "segment", str, where)
+            if seg not in segments:
+                raise bad(f"{where}segment", "one of the receipt's budget segments")
+            if key == "beyond":   # a breadcrumb's text is paid for, as a fact's
+                if field(record, "level", str, where).upper() not in _LEVELS:
+                    raise bad(f"{where}level", "one of L0, L1, L2, L3")
+                tokens = max(field(record, "tokens", int, where, 0),
+                             estimate_tokens(field(record, "text", str, where, "")))
+                if spent + tokens > share:
+                    dropped += 1
+                    continue
+                spent += tokens
+                segments[seg]["spent"] += tokens
+                record = {**record, "tokens": tokens}
+            records[key].append(record)
+    return {"id": rid, "path": path, "empty": empty, "segments": segments, "facts": facts,
+            "dropped": dropped, "spent": spent, **records}
+
+
+_KIND_WORDS = {dict: "an object", list: "a list", str: "text", int: "an integer",
+               (int, float): "a number"}
+
+
+def _frame_fact(fact: dict[str, Any], text: str) -> FrameFact:
+    return FrameFact(handle=str(fact.get("handle", "")), segment=str(fact["segment"]),
                      level=str(fact.get("level", "")).lower(),
                      seeded_by=str(fact.get("seeded_by", "")),
                      score=float(fact.get("score", 0.0)), tokens=int(fact.get("tokens", 0)),

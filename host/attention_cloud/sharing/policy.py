@@ -192,6 +192,31 @@ def issue_token(mem: Any, name: str) -> str:
 def authenticate(mem: Any, token: str | None) -> str | None:
     """The principal a bearer token was issued to, or None (malformed, unknown or wrong).
     The secret is compared with hmac.compare_digest against its scrypt hash."""
+    claim = token_claim(mem, token)
+    return claim.principal if claim is not None and claim.holds() else None
+
+
+@dataclass(frozen=True)
+class TokenClaim:
+    """A well-formed bearer token and the record its id names (principal None, and a salt and
+    hash nothing matches, when there is none: it costs the same scrypt either way)."""
+
+    secret: str
+    principal: str | None
+    salt: str
+    stored: str
+
+    def holds(self) -> bool:
+        """Whether the secret hashes to the stored hash (scrypt, ~30 ms and 16 MiB; a caller
+        may run it on another thread: it touches no memory home)."""
+        digest = hashlib.scrypt(self.secret.encode(), salt=bytes.fromhex(self.salt), **SCRYPT)
+        return self.principal is not None and hmac.compare_digest(digest.hex(), self.stored)
+
+
+@serialised
+def token_claim(mem: Any, token: str | None) -> TokenClaim | None:
+    """What ``token`` claims to be, from the home's token records, without checking its
+    secret (:meth:`TokenClaim.holds` does); None when it is no token at all."""
     if not args.text("token", token, optional=True):
         return None
     found = _TOKEN.fullmatch(token.strip())
@@ -200,11 +225,9 @@ def authenticate(mem: Any, token: str | None) -> str | None:
     token_id, secret = found.groups()
     rows = mem.pl.solutions("atc_grants:principal_token", Atom(token_id), Var(), Var(), Var())
     if not rows:
-        hashlib.scrypt(secret.encode(), salt=b"0" * 16, **SCRYPT)  # same cost either way
-        return None
+        return TokenClaim(secret, None, "30" * 16, "")
     principal, salt, stored = (str(v) for v in rows[0])
-    digest = hashlib.scrypt(secret.encode(), salt=bytes.fromhex(salt), **SCRYPT)
-    return principal if hmac.compare_digest(digest.hex(), stored) else None
+    return TokenClaim(secret, principal, salt, stored)
 
 
 @serialised
@@ -381,14 +404,21 @@ def record_labels(mem: Any, handle: str) -> dict[str, Any]:
 
 
 # -- mounts ---------------------------------------------------------------------------------------
+def check_mount_url(url: str) -> str:
+    """``url`` when it is an http:// or https:// URL; UsageError otherwise."""
+    args.text("url", url)
+    if not re.fullmatch(r"https?://[^\s]+", url):
+        raise UsageError(f"mount URL must be http:// or https://, not {url!r}")
+    return url
+
+
 @serialised
 def add_mount(mem: Any, name: str, url: str, token_env: str) -> None:
     """Record a mount (by reference: its URL and the variable that holds the token)."""
     check_name(name, "mount")
     args.text("url", url)
     args.text("token_env", token_env)
-    if not re.fullmatch(r"https?://[^\s]+", url):
-        raise UsageError(f"mount URL must be http:// or https://, not {url!r}")
+    check_mount_url(url)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token_env):
         raise UsageError(f"--token-env must name an environment variable, not {token_env!r}")
     _change(mem, Term("mount_add", [Atom(name), Atom(url.rstrip("/")), Atom(token_env)]))

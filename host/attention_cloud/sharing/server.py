@@ -18,13 +18,14 @@ Endpoints (JSON):
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
 import sys
 from typing import Any, Callable
 
-from ..errors import AtcError, InputError, one_line
+from ..errors import AtcError, HomeError, InputError, one_line
 from ..home import require_home, resolve_home
 
 DEFAULT_HOST = "127.0.0.1"
@@ -35,6 +36,19 @@ DEFAULT_PORT = 8765
 #: the body is read whole before it is parsed, so a body without end grew the server's memory
 #: without end.
 MAX_BODY_BYTES = 8 * 1024 * 1024
+
+#: Seconds a request's body may take to arrive, all of it: a caller sending a byte now and
+#: then held its connection, and up to MAX_BODY_BYTES of this process's memory, for ever.
+BODY_TIMEOUT = 30.0
+
+#: The most connections served at once; past it a caller is answered 503 at once (each one
+#: may hold up to MAX_BODY_BYTES while its body arrives).
+MAX_CONNECTIONS = 64
+
+#: What a caller is told when the home cannot be opened: the reason (a path of the owner's
+#: machine, the state of their files) is printed on the server's standard error instead, since
+#: this answer goes to anyone, before their token is checked.
+HOME_UNREADABLE = "this memory home cannot be read now (its owner sees why)"
 
 #: The longest ``time_limit`` a query takes, in seconds (the default): requests are answered
 #: one at a time and a running goal cannot be cancelled, so one goal with a longer limit held
@@ -54,6 +68,7 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
     from ..agents.memory_host import MemoryHost
 
     reader = MemoryHost(require_home(resolve_home(home)))   # reopened when the journal changes
+    verified = VerifiedTokens()
 
     def refuse(status: int, message: str) -> JSONResponse:
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
@@ -67,16 +82,20 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                 return refuse(401, "a bearer token is required")
             try:
                 mem = reader.memory()
-                principal = policy.authenticate(mem, token)
+            except (AtcError, OSError) as exc:
+                print(f"atc serve: {one_line(exc)}", file=sys.stderr, flush=True)
+                return refuse(503, HOME_UNREADABLE)
+            try:
+                principal = await verified.principal(mem, token)
                 if principal is None:
                     return refuse(401, "invalid token")
-                state = policy.sharing_state(mem)
-                if (state.owner and state.kind_of(principal) == "team"
-                        and state.kind_of(state.owner) == "team"):
-                    return refuse(403, "a pool cannot mount another pool")
                 body: dict[str, Any] = {}
                 if request.method == "POST":
-                    raw = await _body(request)
+                    try:
+                        raw = await asyncio.wait_for(_body(request), BODY_TIMEOUT)
+                    except asyncio.TimeoutError:
+                        return refuse(408, f"the request body did not arrive within "
+                                           f"{BODY_TIMEOUT:g} s")
                     if raw is None:
                         return refuse(413, f"the request body is larger than "
                                            f"{MAX_BODY_BYTES:,} bytes")
@@ -86,9 +105,21 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                         return refuse(400, "the request body must be a JSON object")
                     if not isinstance(body, dict):
                         return refuse(400, "the request body must be a JSON object")
+                # other requests ran while this one waited (its token's check, its body):
+                # memory may have been reopened and the token removed meanwhile
+                mem = reader.memory()
+                if await verified.principal(mem, token) != principal:
+                    return refuse(401, "invalid token")
+                state = policy.sharing_state(mem)
+                if (state.owner and state.kind_of(principal) == "team"
+                        and state.kind_of(state.owner) == "team"):
+                    return refuse(403, "a pool cannot mount another pool")
                 return JSONResponse(fn(mem, principal, request, body))
             except InputError as exc:
                 return refuse(404, one_line(exc))
+            except (HomeError, OSError) as exc:   # the home's state, not the caller's input
+                print(f"atc serve: {one_line(exc)}", file=sys.stderr, flush=True)
+                return refuse(503, HOME_UNREADABLE)
             except AtcError as exc:
                 return refuse(400, one_line(exc))
             except (TypeError, ValueError, KeyError) as exc:
@@ -139,6 +170,55 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
               Route("/v1/show/{handle}", endpoint(show), methods=["GET"]),
               Route("/v1/receipt/{rid}", endpoint(receipt), methods=["GET"])]
     return Starlette(routes=routes)
+
+
+class VerifiedTokens:
+    """The bearer tokens this server has checked, so that a caller pays scrypt (~30 ms, more on
+    a loaded machine, 16 MiB) once, not at every request; and the check itself runs on a
+    worker thread, so that callers flooding the server with wrong tokens do not stop the
+    event loop answering everyone else one scrypt at a time.
+
+    A token is known by the SHA-256 of its whole text, with the principal, salt and hash its
+    record held when it was checked: it is taken as checked only while its record is still
+    the same (a removed principal's token is refused at the next request)."""
+
+    #: The most tokens remembered (then forgotten all at once and checked again).
+    MAX = 1024
+
+    #: The most checks run at once: each takes 16 MiB, and the default pool of worker
+    #: threads (40) let a flood of wrong tokens hold 640 MiB.
+    AT_ONCE = 2
+
+    def __init__(self) -> None:
+        self._known: dict[bytes, tuple[str, str, str]] = {}
+        self._limiter: Any = None
+
+    async def principal(self, mem: Any, token: str) -> str | None:
+        """The principal ``token`` was issued to, or None (malformed, unknown or wrong)."""
+        import hashlib
+
+        import anyio
+
+        from . import policy
+
+        claim = policy.token_claim(mem, token)
+        if claim is None:
+            return None
+        key = hashlib.sha256(token.strip().encode("utf-8")).digest()
+        if claim.principal is not None and \
+                self._known.get(key) == (claim.principal, claim.salt, claim.stored):
+            return claim.principal
+        if self._limiter is None:           # made inside the event loop that uses it
+            self._limiter = anyio.CapacityLimiter(self.AT_ONCE)
+        # an unknown token id costs the same scrypt (holds() is then False): its time tells
+        # nothing of which ids exist
+        holds = await anyio.to_thread.run_sync(claim.holds, limiter=self._limiter)
+        if not holds or claim.principal is None:
+            return None
+        if len(self._known) >= self.MAX:
+            self._known.clear()
+        self._known[key] = (claim.principal, claim.salt, claim.stored)
+        return claim.principal
 
 
 #: The fields each POST body may hold. Another is refused (400), not ignored: a caller who
@@ -217,7 +297,8 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     if announce is not None:
         announce(f"http://{shown}:{bound}")
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                            limit_concurrency=MAX_CONNECTIONS)
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])

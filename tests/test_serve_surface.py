@@ -1,0 +1,207 @@
+"""`atc serve` as a stranger on the network meets it: what an error tells a caller, a body
+that never finishes arriving, and more connections than the server takes at once."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from granted_home import granted_memory
+
+#: The server's limits, small enough for a test to reach quickly.
+PATCHED = "BODY_TIMEOUT = 1.0; s.MAX_CONNECTIONS = 4"
+
+
+@pytest.fixture(scope="module")
+def granted(tmp_path_factory) -> tuple[Path, str, str]:
+    """A small home (not curated) granted to erin at L0: the home, her token, the grant id."""
+    from attention_cloud.sharing import add_grant, add_principal
+
+    memory = granted_memory(tmp_path_factory.mktemp("serve"), "L2")
+    try:
+        token = add_principal(memory, "erin")
+        grant_id = add_grant(memory, "erin", segments=["default"], ceiling="L0")
+    finally:
+        memory.close()
+    return memory.home, token, grant_id
+
+
+class PatchedServer:
+    """`atc serve --port 0` in a subprocess, its limits set by :data:`PATCHED`."""
+
+    def __init__(self, home: Path, extra: str = "") -> None:
+        code = ("import attention_cloud.sharing.server as s; s." + PATCHED + "\n" + extra +
+                "from attention_cloud.cli import main\n"
+                f"main(['serve', '--port', '0', '--home', {str(home)!r}])")
+        self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        line = self.proc.stdout.readline()
+        assert line.startswith("serving on http://127.0.0.1:"), line + self.proc.stderr.read()
+        self.url = line.split()[-1]
+        self.port = int(self.url.rsplit(":", 1)[1])
+
+    def stop(self) -> str:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        return self.proc.stderr.read()
+
+
+def get(url: str, token: str | None = None) -> tuple[int, dict]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers),
+                                    timeout=30) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        body = exc.read()
+        try:
+            return exc.code, json.loads(body)
+        except ValueError:
+            return exc.code, {"text": body.decode("utf-8", "replace")}
+
+
+def test_a_home_that_cannot_be_opened_tells_a_caller_nothing_of_the_owners_machine(
+        granted, tmp_path):
+    """A home whose configuration broke answered every caller, before their token was
+    checked, with a 400 naming the file on the owner's machine (`/home/alice/...config.json:
+    unreadable configuration`). Now a caller gets a 503 saying the home cannot be read, and
+    the reason goes to the server's standard error, for its owner."""
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(granted[0], home)
+    server = PatchedServer(home)
+    try:
+        assert get(server.url + "/v1/whoami", granted[1])[0] == 200
+        (home / "config.json").write_text("{not json", encoding="utf-8")
+        answers = [get(server.url + "/v1/whoami", "atc_0123456789abcdef." + "x" * 43),
+                   get(server.url + "/v1/whoami", granted[1])]
+    finally:
+        log = server.stop()
+    for status, body in answers:
+        assert status == 503, body
+        assert body == {"error": "this memory home cannot be read now (its owner sees why)"}
+    assert "config.json" in log and "unreadable configuration" in log
+
+
+def test_a_body_that_never_finishes_arriving_is_refused_at_the_deadline(granted):
+    """A caller that announced a body and sent a byte now and then held its connection (and
+    what it had sent) for as long as it went on; now the whole body has BODY_TIMEOUT seconds
+    and the caller gets a 408."""
+    server = PatchedServer(granted[0])
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+            sock.sendall(b"POST /v1/hydrate HTTP/1.1\r\nHost: x\r\n"
+                         b"Authorization: Bearer " + granted[1].encode() + b"\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+            started = time.monotonic()
+            answer = b""
+            sock.settimeout(0.3)
+            while time.monotonic() - started < 20 and b"\r\n\r\n" not in answer:
+                try:
+                    sock.sendall(b" ")
+                    answer += sock.recv(4096)
+                except socket.timeout:
+                    continue
+                except OSError:
+                    break
+        took = time.monotonic() - started
+    finally:
+        server.stop()
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+    assert took < 15
+
+
+def test_more_connections_than_the_server_takes_are_answered_503_at_once(granted):
+    """Each connection may hold a body of up to 8 MB while it arrives: without a bound, a
+    caller opening thousands held the server's memory in thousands of them."""
+    server = PatchedServer(granted[0])
+    idle = []
+    try:
+        for _ in range(4):
+            idle.append(socket.create_connection(("127.0.0.1", server.port), timeout=10))
+        time.sleep(0.5)
+        status, _ = get(server.url + "/v1/whoami", granted[1])
+        for sock in idle:
+            sock.close()
+        time.sleep(0.5)
+        after, _ = get(server.url + "/v1/whoami", granted[1])
+    finally:
+        server.stop()
+    assert status == 503 and after == 200
+
+
+def test_a_grant_revoked_between_two_requests_of_one_connection_counts_at_the_second(
+        granted, tmp_path):
+    """A keep-alive connection is no session: each request is checked against the grants
+    the home holds when it arrives."""
+    import http.client
+    import shutil
+
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(granted[0], home)
+    server = PatchedServer(home)
+    body = json.dumps({"goal": "retry", "budget": 400})
+    headers = {"Authorization": f"Bearer {granted[1]}", "Content-Type": "application/json"}
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+        conn.request("POST", "/v1/hydrate", body, headers)
+        before = json.loads(conn.getresponse().read())
+        out = CliRunner().invoke(main, ["grant", "revoke", granted[2], "--home", str(home)])
+        assert out.exit_code == 0, out.output
+        conn.request("POST", "/v1/hydrate", body, headers)      # the same connection
+        after = json.loads(conn.getresponse().read())
+        conn.request("GET", "/v1/grants", headers=headers)
+        grants = json.loads(conn.getresponse().read())
+        conn.close()
+    finally:
+        server.stop()
+    assert before["facts"]
+    assert after["facts"] == [] and grants == {"grants": []}
+
+
+#: Code run in the server's process: every scrypt it computes is reported on standard error,
+#: with whether it ran on the thread that answers requests.
+COUNT_SCRYPT = """
+import hashlib, sys, threading
+_scrypt = hashlib.scrypt
+def _counted(*args, **kwargs):
+    on_loop = threading.current_thread() is threading.main_thread()
+    print(f"scrypt on_loop={on_loop}", file=sys.stderr, flush=True)
+    return _scrypt(*args, **kwargs)
+hashlib.scrypt = _counted
+"""
+
+
+def test_a_token_is_hashed_once_and_never_on_the_thread_that_answers(granted):
+    """Every request paid scrypt (~30 ms idle, 125 ms on this loaded machine) on the one
+    thread that answers all requests: a caller sending wrong tokens a few times a second
+    held every other caller behind them. A token is now checked once per server process,
+    and the check runs on a worker thread."""
+    server = PatchedServer(granted[0], COUNT_SCRYPT)
+    try:
+        statuses = [get(server.url + "/v1/whoami", granted[1])[0] for _ in range(3)]
+        statuses.append(get(server.url + "/v1/whoami", granted[1][:-4] + "abcd")[0])
+        statuses.append(get(server.url + "/v1/whoami", granted[1])[0])
+    finally:
+        log = server.stop()
+    assert statuses == [200, 200, 200, 401, 200]
+    checks = [line for line in log.splitlines() if line.startswith("scrypt on_loop=")]
+    assert checks == ["scrypt on_loop=False"] * 2, log
