@@ -361,7 +361,7 @@ def _echoes(mem: Any, handles: Sequence[str], report: CurateReport,
 def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str],
                  rungs: list[Rungs] | None = None) -> int:
     """Vectors and BM25 entries of items' texts (L0) and, with their ``rungs``, the vectors of
-    their distillations (:func:`_index_distillations`); returns vectors added.
+    their distillations (:func:`_distillation_entries_of`); returns vectors added.
 
     Texts and distillations go to the embedder in one call, so that an item and a
     distillation the model cannot tell apart (its text with the line breaks collapsed) run

@@ -99,10 +99,6 @@ def _normalise_word(word: str) -> str:
 # character is classified once, into what it becomes when cleaning (dropped, a space, a CJK
 # ideograph spaced out, itself) and whether it is punctuation (spaced out before the final
 # split, so that it is a word of its own).
-_ASCII_CLEAN: dict[int, str | None] = {}
-_ASCII_PUNCTUATION: dict[int, str] = {}
-
-
 @lru_cache(maxsize=1 << 16)
 def _cleaned(char: str) -> str | None:
     """What step 1-2 make of ``char``: None (dropped), a space, itself spaced out, itself."""
@@ -116,10 +112,16 @@ def _cleaned(char: str) -> str | None:
     return char
 
 
-for _cp in range(128):
-    _ASCII_CLEAN[_cp] = _cleaned(chr(_cp))
-    if _is_punctuation(chr(_cp)):
-        _ASCII_PUNCTUATION[_cp] = f" {chr(_cp)} "
+@lru_cache(maxsize=1 << 16)
+def _spaced_punctuation(char: str) -> str:
+    """``char`` with a space either side when it is punctuation, else itself."""
+    return f" {char} " if _is_punctuation(char) else char
+
+
+# str.translate tables of the ASCII characters that change (most text is mostly ASCII)
+_ASCII_CLEAN = {cp: _cleaned(chr(cp)) for cp in range(128) if _cleaned(chr(cp)) != chr(cp)}
+_ASCII_PUNCTUATION = {cp: _spaced_punctuation(chr(cp)) for cp in range(128)
+                      if _is_punctuation(chr(cp))}
 
 
 def _table(text: str, ascii_table: dict[int, str | None], classify) -> dict[int, str | None]:
@@ -136,16 +138,14 @@ def _table(text: str, ascii_table: dict[int, str | None], classify) -> dict[int,
     return table
 
 
-@lru_cache(maxsize=1 << 16)
-def _spaced_punctuation(char: str) -> str:
-    return f" {char} " if _is_punctuation(char) else char
-
-
 def basic_words(text: str) -> list[str]:
     """Steps 1-4 of BERT's basic tokenizer: cleaned, lowercased, accent-free words and punctuation."""
-    chunks = text.translate(_table(text, _ASCII_CLEAN, _cleaned)).split()
-    normalised = " ".join(chunk.lower() if chunk.isascii() else _normalise_word(chunk)
-                          for chunk in chunks)
+    cleaned = text.translate(_table(text, _ASCII_CLEAN, _cleaned))
+    if cleaned.isascii():
+        normalised = cleaned.lower()  # nothing to decompose: no word by word needed
+    else:
+        normalised = " ".join(chunk.lower() if chunk.isascii() else _normalise_word(chunk)
+                              for chunk in cleaned.split())
     return normalised.translate(_table(normalised, _ASCII_PUNCTUATION, _spaced_punctuation)).split()
 
 
