@@ -87,14 +87,18 @@ def test_rankings_benchmark_runs_on_a_tiny_instance(tmp_path):
     (data / "q1.json").write_text(json.dumps(_instance("q1")), encoding="utf-8")
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "bench" / "lme_rankings.py"), "--data", str(data),
-         "--embedder", "hash", "--no-cache", "--shares", "0.4"],
+         "--embedder", "hash", "--no-cache", "--shares", "0.4", "--l2-from", "0", "100000"],
         capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    rows = [line for line in proc.stdout.splitlines() if line.startswith("| ") and "| 0.4 |" in line]
-    assert [row.split(" | ")[0][2:] for row in rows] == ["text", "max(text, L2)", "max(text, L1)",
-                                                         "max(text, L1, L2)"]
+    rows = [line.split(" | ") for line in proc.stdout.splitlines()
+            if line.startswith("| ") and "| 0.4 |" in line]
+    assert [row[0][2:] for row in rows] == ["text", "max(text, L2)", "max(text, L1)",
+                                            "max(text, L1, L2)", "max(text, L2 over 0)",
+                                            "max(text, L2 over 100000)"]
     # one evidence turn that shares the question's words: every ranking has it in its top 40
-    assert all(row.rstrip(" |").endswith("1.000") for row in rows)
+    assert all(row[5] == "1.000" for row in rows)
+    # distillations of items over 0 word pieces are all of them; over 100000, none is kept
+    assert rows[4][6].rstrip(" |") == "0.000" and float(rows[5][6].rstrip(" |")) > 0
 
 
 def test_answer_in_frame_is_normalised_and_whole_words():

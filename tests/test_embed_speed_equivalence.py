@@ -79,6 +79,63 @@ def test_repeated_texts_get_the_vectors_of_texts_embedded_alone(minilm):
     assert np.array_equal(together[0], together[2]) and np.array_equal(together[1], together[6])
 
 
+def _counting_rows(embedder) -> list[tuple[int, ...]]:
+    """Record every sequence ``embedder`` runs through the model (one entry per row)."""
+    rows: list[tuple[int, ...]] = []
+    run = embedder._run
+
+    def recording(session, sequences, pad_id):
+        rows.extend(tuple(s) for s in sequences)
+        return run(session, sequences, pad_id)
+
+    embedder._run = recording
+    return rows
+
+
+def test_texts_the_model_cannot_tell_apart_run_through_it_once(minilm):
+    """Texts that differ only in case, whitespace or accents, or only past the 256 word pieces
+    the model reads, are one input to the model: one forward pass, one vector."""
+    twin = _twin(minilm, threads=1)
+    rows = _counting_rows(twin)
+    long_head = "the deploy log says the cache warmed in 3 s " * 40  # past 256 pieces alone
+    batch = ["Deploy failed:\n  ERR_CONN_RESET", "deploy failed: ERR_CONN_RESET",
+             "Café  naïve", "cafe naive", long_head + "and then it failed", long_head + "ok",
+             "something else"]
+    vectors = twin.embed(batch)
+    assert len(rows) == len(set(rows)) == 4
+    assert np.array_equal(vectors[0], vectors[1]) and np.array_equal(vectors[2], vectors[3])
+    assert np.array_equal(vectors[4], vectors[5])
+    assert np.array_equal(vectors, _twin(minilm, threads=1).embed(batch))  # as before, row by row
+
+
+def test_curation_runs_an_item_and_a_distillation_it_equals_through_the_model_once(tmp_path, minilm):
+    """An item whose distillation is its own text with the line breaks collapsed (a short
+    item the curator cannot shorten) gets both vectors from one forward pass."""
+    from attention_cloud import Memory
+    from attention_cloud.embed.onnx_model import OnnxEmbedder
+    from attention_cloud.home import write_config
+    from attention_cloud.jump import distillation_key
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "minilm"})
+    notes = ["The deploy failed.\nWe decided to roll back to v1.2 and never deploy on Fridays.",
+             "Skill elixir:hex-docs-search\nLaunching skill: elixir:hex-docs-search"]
+    with Memory.open(home) as mem:
+        mem.jump._embedder = embedder = _twin(minilm, threads=1)
+        assert isinstance(embedder, OnnxEmbedder)
+        for note in notes:
+            mem.remember(note, curate=False)
+        rows = _counting_rows(embedder)
+        mem.curate()
+        assert rows and len(rows) == len(set(rows))  # no input ran through the model twice
+        handles = [row["H"] for row in mem.query("item_kind(H, note)").rows]
+        store = mem.jump.vectors
+        for handle in handles:
+            assert store.has(distillation_key(handle))
+            assert np.array_equal(store.vector(handle), store.vector(distillation_key(handle)))
+
+
 def test_a_curation_run_embeds_a_repeated_text_once(tmp_path):
     from attention_cloud.jump import Jump
 

@@ -81,3 +81,50 @@ def test_shipped_vocabulary_is_bert_uncased():
     vocab = load_vocabulary(DEFAULT_VOCAB)
     assert len(vocab) == 30522
     assert (vocab["[PAD]"], vocab["[UNK]"], vocab["[CLS]"], vocab["[SEP]"]) == (0, 100, 101, 102)
+
+
+
+def words_by_character(text: str) -> list[str]:
+    """BERT's basic tokenizer one character at a time, as its reference implementation reads
+    text (the loop ``basic_words`` replaced)."""
+    from attention_cloud.embed.wordpiece import (_is_cjk, _is_control, _is_punctuation,
+                                                 _is_whitespace, _normalise_word)
+
+    cleaned = []
+    for char in text:
+        if ord(char) in (0, 0xFFFD) or _is_control(char):
+            continue
+        cleaned.append(" " if _is_whitespace(char) else f" {char} " if _is_cjk(ord(char)) else char)
+    words = []
+    for chunk in "".join(cleaned).split():
+        start = 0
+        normalised = _normalise_word(chunk)
+        for i, char in enumerate(normalised):
+            if _is_punctuation(char):
+                words += [normalised[start:i]] if start < i else []
+                words.append(char)
+                start = i + 1
+        words += [normalised[start:]] if start < len(normalised) else []
+    return words
+
+
+def test_words_are_those_of_the_character_by_character_reading():
+    """basic_words classifies each distinct character once and splits whole texts; it must
+    give the words of the per-character reading for any text: every ASCII character
+    (controls, tabs, DEL), accents, CJK, Unicode spaces and punctuation, line separators,
+    upper case, emoji, unassigned and private-use characters."""
+    import random
+
+    from attention_cloud.embed.wordpiece import basic_words
+
+    rng = random.Random(18)
+    alphabet = [chr(cp) for cp in range(128)] + list(
+        "éÉçÑßİıΣσς東京は日本한국어\u00a0\u2000\u3000\u2028\u2029\u0085\u200b\ufeff\ue241\ufffd"
+        "\u0301\u0308«»¿¡–—…“”‘’•○·€£¥©®™°±×÷😀🚀Ｆｕｌｌ\U000e0001\U0010fffd\u0378\u1fed\u212b")
+    samples = ["", " ", "\x00", "\x7f", "Héllo Wörld, naïve café!", "ΣΑΣ σας ΟΔΟΣ.",
+               "Line one\r\nLine\ttwo\x0bthree\x0cfour\x1cfive\u2028six", "".join(alphabet)]
+    for _ in range(600):
+        samples.append("".join(rng.choice(alphabet) if rng.random() < 0.4
+                               else rng.choice("aZ9 _-.\n") for _ in range(rng.randrange(80))))
+    for text in samples:
+        assert basic_words(text) == words_by_character(text), repr(text)

@@ -271,9 +271,7 @@ def _curate_batch(mem: Any, views: list[ItemView], model: Any, distillations: bo
     # Index each batch as it is curated (a large backfill never holds every text twice),
     # durably, before its facts are committed: what the journal calls curated is indexed.
     segments = _segments(mem, [v.handle for v in views])
-    report.embedded += _index_items(mem, views, segments)
-    if distillations:
-        report.embedded += _index_distillations(mem, views, rungs, segments)
+    report.embedded += _index_items(mem, views, segments, rungs if distillations else None)
     mem.jump.flush()
     _add_pending(mem, views)
     mem.store_ladder(records)
@@ -360,12 +358,24 @@ def _echoes(mem: Any, handles: Sequence[str], report: CurateReport,
 
 
 # -- crash safety -------------------------------------------------------------------------------
-def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str]) -> int:
-    """Vectors and BM25 entries of items' texts (L0); returns vectors added."""
+def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str],
+                 rungs: list[Rungs] | None = None) -> int:
+    """Vectors and BM25 entries of items' texts (L0) and, with their ``rungs``, the vectors of
+    their distillations (:func:`_distillation_entries_of`); returns vectors added.
+
+    Texts and distillations go to the embedder in one call, so that an item and a
+    distillation the model cannot tell apart (its text with the line breaks collapsed) run
+    through it once."""
     speakers = _speakers(mem, [v.handle for v in views])
-    return mem.jump.index(
-        [v.handle for v in views], [indexed_text(v.text, speakers.get(v.handle)) for v in views],
-        [item_meta(v.kind, segments.get(v.handle, "default")) for v in views])
+    keys = [v.handle for v in views]
+    texts = [indexed_text(v.text, speakers.get(v.handle)) for v in views]
+    meta = [item_meta(v.kind, segments.get(v.handle, "default")) for v in views]
+    if rungs is None:
+        return mem.jump.index(keys, texts, meta)
+    mem.jump.index(keys, texts, meta, embed=False)  # BM25 reads the whole text; L2 gets none
+    entries = _distillation_entries_of(views, rungs, segments, speakers)
+    return mem.jump.index(keys + [k for k, _, _ in entries], texts + [t for _, t, _ in entries],
+                          meta + [m for _, _, m in entries], lexical=False)
 
 
 def _arc_text(l1: str, l2: str) -> str:
@@ -521,14 +531,13 @@ def _segments(mem: Any, handles: list[str]) -> dict[str, str]:
     return {str(pair.args[0]): str(pair.args[1]) for pair in pairs}
 
 
-def _index_distillations(mem: Any, views: list[ItemView], rungs: list[Rungs],
-                         segments: dict[str, str]) -> int:
-    """Embed each new item's distillation (L2) under ``HANDLE#l2``. What the curator pulled out
-    of a turn gets a vector of its own, so a fact stated in passing is not drowned by the
-    turn's main topic."""
+def _distillation_entries_of(views: list[ItemView], rungs: list[Rungs], segments: dict[str, str],
+                             speakers: dict[str, str]) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(key, text, meta)`` of the distillation vector of each new item with an L2 other than
+    its text, under ``HANDLE#l2``. What the curator pulled out of a turn gets a vector of its
+    own, so a fact stated in passing is not drowned by the turn's main topic."""
     text_of = {r.handle: r.l2 for r in rungs}
-    speakers = _speakers(mem, [v.handle for v in views])
-    return _embed_distillations(mem, [
+    return _distillation_vectors([
         (v.handle, v.kind, segments.get(v.handle, "default"),
          indexed_text(text_of.get(v.handle, ""), speakers.get(v.handle)))
         for v in views if text_of.get(v.handle, "") != v.text])
@@ -572,14 +581,20 @@ def _backfill_distillations(mem: Any) -> int:
 
 def _embed_distillations(mem: Any, entries: list[tuple[str, str, str, str]]) -> int:
     """Vectors (no BM25: it reads the whole text) for ``(handle, kind, segment, l2)`` entries."""
+    vectors = _distillation_vectors(entries)
+    return mem.jump.index([k for k, _, _ in vectors], [t for _, t, _ in vectors],
+                          [m for _, _, m in vectors], lexical=False)
+
+
+def _distillation_vectors(entries: list[tuple[str, str, str, str]]
+                          ) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(key, text, meta)`` of the distillation vectors of ``(handle, kind, segment, l2)``
+    entries, those with a blank L2 left out."""
     from .jump import distillation_key
 
-    entries = [e for e in entries if e[3].strip()]
-    return mem.jump.index(
-        [distillation_key(h) for h, _, _, _ in entries], [text for _, _, _, text in entries],
-        [{"record": "distillation", "level": "l2", "kind": kind, "segment": segment}
-         for _, kind, segment, _ in entries],
-        lexical=False)
+    return [(distillation_key(handle), text,
+             {"record": "distillation", "level": "l2", "kind": kind, "segment": segment})
+            for handle, kind, segment, text in entries if text.strip()]
 
 
 def _mark_echoes(mem: Any, handles: Sequence[str], on_chunk: Any = None) -> int:

@@ -155,18 +155,34 @@ class OnnxEmbedder:
             raise TypeError("embed() takes a list of texts, not a single string")
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        # the same text (a repeated tool output, an L2 equal to its L0) is embedded once
-        first: dict[str, int] = {}
-        where = np.fromiter((first.setdefault(text, len(first)) for text in texts),
-                            dtype=np.int64, count=len(texts))
-        out = np.zeros((len(first), self.dim), dtype=np.float32)
-        encoded = [self.tokenizer.encode(text) for text in first]
+        encoded, where = self._distinct_inputs(texts)
+        out = np.zeros((len(encoded), self.dim), dtype=np.float32)
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
         rows = max(1, min(batch_size, self.rows_per_batch or batch_size))
         self._run_batches(_length_batches(order, encoded, rows, self.token_budget), encoded, out)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return (out / np.maximum(norms, 1e-12))[where]
 
+    def _distinct_inputs(self, texts: list[str]) -> tuple[list[list[int]], np.ndarray]:
+        """The distinct inputs of ``texts`` (ids, as the model reads them) and, per text, its
+        input's row. Texts the model cannot tell apart are one input: the same text (a repeated
+        tool output), texts equal after the tokenizer's normalisation (an L2 that is its L0
+        with the line breaks collapsed; case, accents) and texts that differ only past the
+        word pieces the model reads (two long outputs with the same start)."""
+        row_of_text: dict[str, int] = {}
+        row_of_ids: dict[tuple[int, ...], int] = {}
+        encoded: list[list[int]] = []
+        where = np.empty(len(texts), dtype=np.int64)
+        for index, text in enumerate(texts):
+            row = row_of_text.get(text)
+            if row is None:
+                ids = self.tokenizer.encode(text)
+                row = row_of_ids.setdefault(tuple(ids), len(encoded))
+                if row == len(encoded):
+                    encoded.append(ids)
+                row_of_text[text] = row
+            where[index] = row
+        return encoded, where
 
     def _run_batches(self, batches: list[list[int]], encoded: list[list[int]], out: np.ndarray) -> None:
         """Fill ``out``'s rows batch by batch: on one session, or on every core at once."""

@@ -94,32 +94,59 @@ def _normalise_word(word: str) -> str:
     return "".join(c for c in decomposed if unicodedata.category(c) != "Mn")
 
 
+# Steps 1-4 run as whole-text str.translate and str.split calls, not a Python loop per
+# character (a transcript's text is hundreds of thousands of characters): each distinct
+# character is classified once, into what it becomes when cleaning (dropped, a space, a CJK
+# ideograph spaced out, itself) and whether it is punctuation (spaced out before the final
+# split, so that it is a word of its own).
+@lru_cache(maxsize=1 << 16)
+def _cleaned(char: str) -> str | None:
+    """What step 1-2 make of ``char``: None (dropped), a space, itself spaced out, itself."""
+    cp = ord(char)
+    if cp == 0 or cp == 0xFFFD or _is_control(char):
+        return None
+    if _is_whitespace(char):
+        return " "
+    if _is_cjk(cp):
+        return f" {char} "
+    return char
+
+
+@lru_cache(maxsize=1 << 16)
+def _spaced_punctuation(char: str) -> str:
+    """``char`` with a space either side when it is punctuation, else itself."""
+    return f" {char} " if _is_punctuation(char) else char
+
+
+# str.translate tables of the ASCII characters that change (most text is mostly ASCII)
+_ASCII_CLEAN = {cp: _cleaned(chr(cp)) for cp in range(128) if _cleaned(chr(cp)) != chr(cp)}
+_ASCII_PUNCTUATION = {cp: _spaced_punctuation(chr(cp)) for cp in range(128)
+                      if _is_punctuation(chr(cp))}
+
+
+def _table(text: str, ascii_table: dict[int, str | None], classify) -> dict[int, str | None]:
+    """``ascii_table`` and, for each distinct non-ASCII character of ``text``, ``classify``'s
+    answer where it is not the character itself."""
+    if text.isascii():
+        return ascii_table
+    table = dict(ascii_table)
+    for char in set(text):
+        if ord(char) > 127:
+            becomes = classify(char)
+            if becomes != char:
+                table[ord(char)] = becomes
+    return table
+
+
 def basic_words(text: str) -> list[str]:
     """Steps 1-4 of BERT's basic tokenizer: cleaned, lowercased, accent-free words and punctuation."""
-    cleaned: list[str] = []
-    for char in text:
-        cp = ord(char)
-        if cp == 0 or cp == 0xFFFD or _is_control(char):
-            continue
-        if _is_whitespace(char):
-            cleaned.append(" ")
-        elif _is_cjk(cp):
-            cleaned.append(f" {char} ")
-        else:
-            cleaned.append(char)
-    words: list[str] = []
-    for chunk in "".join(cleaned).split():
-        normalised = _normalise_word(chunk)
-        start = 0
-        for i, char in enumerate(normalised):
-            if _is_punctuation(char):
-                if start < i:
-                    words.append(normalised[start:i])
-                words.append(char)
-                start = i + 1
-        if start < len(normalised):
-            words.append(normalised[start:])
-    return words
+    cleaned = text.translate(_table(text, _ASCII_CLEAN, _cleaned))
+    if cleaned.isascii():
+        normalised = cleaned.lower()  # nothing to decompose: no word by word needed
+    else:
+        normalised = " ".join(chunk.lower() if chunk.isascii() else _normalise_word(chunk)
+                              for chunk in cleaned.split())
+    return normalised.translate(_table(normalised, _ASCII_PUNCTUATION, _spaced_punctuation)).split()
 
 
 class WordPieceTokenizer:
