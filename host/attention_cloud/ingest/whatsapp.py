@@ -4,6 +4,7 @@ X.txt``): one or many people, each message with its sender and its time.
 WhatsApp writes a message per line, its continuation lines (a multi-line message) after it::
 
     [5/8/23, 1:56:03 PM] Priya: I signed up for the half marathon     (iOS)
+    [08-05-2023 13:56:03] Priya: Ik heb me ingeschreven               (iOS, in Dutch: no comma)
     08/05/2023, 13:56 - Priya: I signed up for the half marathon      (Android)
     08/05/2023 à 13:56 - Priya: Je me suis inscrite au semi-marathon  (Android, in French)
 
@@ -11,7 +12,8 @@ WhatsApp writes a message per line, its continuation lines (a multi-line message
   ``08/05/2023`` (day first, most of the world), ``08.05.23``, ``2023-05-08``; the clock in 12
   or 24 hours (``1:56 PM``, ``1:56 p. m.``, ``13:56``, with or without seconds). The order of
   day and month is decided once for the whole file: a first number above 12 means day first, a
-  second above 12 month first; a dotted date (``08.05.23``) is day first; when no number
+  second above 12 month first; a dotted date (``08.05.23``) is day first unless a second
+  number above 12 says otherwise; when no number
   tells, the order in which the messages were sent decides (an export is in time order: one
   order may make the dates go back); when neither does (a chat of a few days, every date
   either way), the file is read month first with a 12-hour clock and day first with a 24-hour
@@ -49,13 +51,20 @@ from .timefmt import TurnTime, read_day_first
 
 _SPACE = r"[ \t\u00a0\u202f]"
 _DATE = r"(?P<date>\d{1,4}(?P<sep>[./-])\d{1,2}(?P=sep)\d{1,4})"
-_CLOCK = (r"(?P<clock>\d{1,2}[:.]\d\d(?:[:.]\d\d)?)"
-          r"(?:" + _SPACE + r"*(?P<ampm>[AaPp])\.?" + _SPACE + r"?[Mm]\.?)?")
+_AM_PM = r"(?:" + _SPACE + r"*(?P<ampm>[AaPp])\.?" + _SPACE + r"?[Mm]\.?)?"
+_CLOCK = r"(?P<clock>\d{1,2}[:.]\d\d(?:[:.]\d\d)?)" + _AM_PM
 # The word some locales write between the date and the clock, in place of iOS's comma or after
 # Android's: French "08/05/2023 à 13:56", Finnish "8.5.2023 klo 13.56".
 _AT = _SPACE + r"+(?:à|klo)"
 _IOS = re.compile(r"\[" + _DATE + r"(?:," + r"|" + _AT + r")" + _SPACE + r"*" + _CLOCK + r"\]"
                   + _SPACE + r"*(?P<rest>.*)", re.DOTALL)
+# iOS in some locales (Dutch, Brazilian, Spanish) writes no comma: "[08-05-2023 13:56:03]",
+# the day or month first and the seconds always there; "[2023-05-08 13:56] Priya:", a year
+# first or no seconds, is any timestamped chat's line (read as text).
+_IOS_BARE = re.compile(
+    r"\[(?P<date>\d{1,2}(?P<sep>[./-])\d{1,2}(?P=sep)\d{2,4})" + _SPACE + r"+"
+    + r"(?P<clock>\d{1,2}[:.]\d\d[:.]\d\d)" + _AM_PM + r"\]" + _SPACE + r"*(?P<rest>.*)",
+    re.DOTALL)
 _ANDROID = re.compile(_DATE + r",?(?:" + _AT + r")?" + _SPACE + r"+" + _CLOCK + _SPACE
                       + r"+[-\u2013]" + _SPACE + r"+(?P<rest>.*)", re.DOTALL)
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u2066\u2067\u2068\u2069\ufeff"
@@ -106,7 +115,7 @@ def header_of(line: str) -> re.Match[str] | None:
     """The match of a WhatsApp message line (iOS's ``[date, time] …`` or Android's ``date,
     time - …``), else None."""
     line = line.lstrip(_MARKS)
-    return _IOS.match(line) or _ANDROID.match(line)
+    return _IOS.match(line) or _IOS_BARE.match(line) or _ANDROID.match(line)
 
 
 def is_whatsapp_export(text: str) -> bool:
@@ -135,9 +144,11 @@ def day_order(lines: list[_Line]) -> tuple[bool, str]:
     short = [line for line in lines if len(line.parts[0]) != 4]
     if not short:
         return False, ""  # year first: 2023-05-08
-    if all(line.sep == "." for line in short):
-        return True, ""  # 08.05.23: a dotted date is day first wherever it is written
     dates = [(int(line.parts[0]), int(line.parts[1]), _year(line.parts[2])) for line in short]
+    if all(line.sep == "." for line in short):
+        # 08.05.23: a dotted date is day first wherever it is written, unless a second
+        # number above 12 (and no first one) says otherwise: "[05.13.23 09:01:00]"
+        return not (any(b > 12 for _, b, _ in dates) and all(a <= 12 for a, _, _ in dates)), ""
     return read_day_first(dates, any(line.ampm for line in lines), "messages",
                           short[0].sep.join(short[0].parts))
 
