@@ -22,6 +22,7 @@ ONE_OF_EACH = {
     "codex": "codex_rollout.jsonl",
     "langchain": "langchain_messages.json",
     "chatgpt": "chatgpt_conversations.json",
+    "claude-ai": "claude_ai_conversations.json",
     "sharegpt": "sharegpt.json",
     "trajectory": "swe_agent_run.traj",
     "openhands": "openhands_trajectory.json",
