@@ -42,7 +42,8 @@ def test_attached_files_are_named_and_the_title_kept(parsed):
     assert "Why glazes run" in search.text
     assert all((i.handle, "title", "Glazing a first bowl") in i.relations
                for i in parsed.items if i.session == GLAZE)
-    assert first.pointer.endswith("claude_ai_conversations.json#/0/chat_messages/0/content/0")
+    assert first.pointer.endswith("claude_ai_conversations.json#/0/chat_messages/0")
+    assert parsed.items[2].pointer.endswith("#/0/chat_messages/1/content/3")
     # "yesterday" is read against the message's own time
     assert [o for _, p, o in first.relations if p == "mentions_date"] == ["2024-05-07"]
     assert [o for _, p, o in parsed.items[4].relations if p == "mentions_date"] == ["2024-02-24"]

@@ -17,7 +17,7 @@ The export is a JSON list of conversations (one conversation alone is read too):
   conversation's for a message without one; a time that cannot be read is reported.
 - **What**: ``content`` blocks as :mod:`.anthropic_messages` reads them (``text``, ``tool_use``
   with its ``tool_result``, a search's ``knowledge`` entries read as their title, address and
-  text, ``thinking`` counted), or ``text`` where an older export has no
+  text on lines of their own, ``thinking`` counted), or ``text`` where an older export has no
   blocks; files the user attached are named on a line of their own (``[attached: notes.txt]``,
   from ``attachments`` and ``files``), so a message of nothing but a file is an item.
 - Pointers ``FILE#/<i>/chat_messages/<j>`` (``…/content/<k>`` for a block).
@@ -35,6 +35,7 @@ from .source import Source, fail
 
 _ROLES = {"human": "user", "user": "user", "assistant": "assistant", "system": "system"}
 _TITLE_MAX_CHARS = 200
+_ATTACHED = "_attached"  # set on a message read here whose files are named in its text
 
 
 def is_claude_ai_conversation(value: Any) -> bool:
@@ -92,6 +93,19 @@ class ClaudeAiExportParser(AnthropicMessagesParser):
                     item, relations=(*item.relations, (item.handle, "title", title)))
         return read
 
+    def _message(self, conversation: Conversation, message: dict[str, Any], record_no: int,
+                 pointer: str, identity: str) -> bool:
+        """As the Messages API reader reads it; the item naming the files a message attached
+        points at the whole message, where they are listed (not at a block of its text)."""
+        first = len(self.collector.items)
+        read = super()._message(conversation, message, record_no, pointer, identity)
+        if message.get(_ATTACHED):
+            items = self.collector.items
+            for index in range(first, len(items)):
+                if "[attached: " in items[index].text:
+                    items[index] = dataclasses.replace(items[index], pointer=pointer)
+        return read
+
 
 def _as_message(message: Any) -> Any:
     """A Claude.ai message as the Messages API writes one (``role``, ``content``, its time),
@@ -114,7 +128,8 @@ def _as_message(message: Any) -> Any:
             content = [*content, {"type": "text", "text": with_attachments("", names)}]
         else:
             content = with_attachments(content, names)
-    return {"role": role, "content": content, "created_at": message.get("created_at")}
+    return {"role": role, "content": content, "created_at": message.get("created_at"),
+            _ATTACHED: bool(names)}
 
 
 def _with_knowledge_as_text(block: Any) -> Any:
@@ -123,7 +138,7 @@ def _with_knowledge_as_text(block: Any) -> Any:
     if not isinstance(block, dict) or block.get("type") != "tool_result" \
             or not isinstance(block.get("content"), list):
         return block
-    found = [{"type": "text", "text": " — ".join(
+    found = [{"type": "text", "text": "\n".join(
         str(entry[key]) for key in ("title", "url", "text") if entry.get(key))}
         if isinstance(entry, dict) and entry.get("type") == "knowledge" else entry
         for entry in block["content"]]
