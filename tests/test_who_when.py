@@ -744,3 +744,47 @@ def test_each_format_keeps_speaker_and_time_in_the_journal(home, name, fmt):
         (i.handle, i.speaker or i.role, i.time) for i in parsed.items}
     if fmt != "trajectory":                       # trajectories carry no times
         assert any(r["T"] for r in rows)
+
+
+# -- a file that writes no time: the report says so -------------------------------------------------
+UNTIMED = [
+    # (file name, content, items without a time, items in all)
+    ("chat.txt", "User: Why does the export job crash on big tables?\n"
+                 "Assistant: It loads every row at once; stream them instead.\n", 2, 2),
+    ("checkpoint-fix.json", json.dumps([
+        {"role": "user", "parts": [{"text": "The build broke after my last merge, help"}]},
+        {"role": "model", "parts": [{"text": "Run the failing job locally first."}]}]), 2, 2),
+    ("sharegpt.json", json.dumps([{"id": "s1", "conversations": [
+        {"from": "human", "value": "How do I centre clay on the wheel?"},
+        {"from": "gpt", "value": "Brace your elbows on your knees and push down."}]}]), 2, 2),
+    # a system prompt before timed messages: that one item has none
+    ("chat.json", json.dumps([
+        {"role": "system", "content": "You are a pottery tutor."},
+        {"role": "user", "content": "How thick should a glaze coat be?",
+         "timestamp": "2023-05-08T13:56:00Z"}]), 1, 2),
+]
+
+
+@pytest.mark.parametrize("name, content, untimed, total", UNTIMED, ids=[u[0] for u in UNTIMED])
+def test_items_the_file_gives_no_time_are_said_in_the_report(tmp_path, name, content, untimed,
+                                                            total):
+    """An item kept without a time because its file writes none was said nowhere (only an
+    unreadable time was reported): the report notes how many, so no item loses its time in
+    silence; an item whose time could not be read is counted under times unread, not here."""
+    path = tmp_path / name
+    path.write_text(content)
+    result = parse_path(path)
+    assert sum(1 for i in result.items if not i.time) == untimed and len(result.items) == total
+    assert result.notes == [f"{untimed} of {total} items have no time: the file writes none "
+                            "for them"]
+    out = CliRunner().invoke(main, ["ingest", str(path), "--home", str(tmp_path / "home")])
+    assert out.exit_code == 0, out.output
+    assert f"note {path}: {untimed} of {total} items have no time" in out.output
+
+
+def test_an_unread_time_is_not_also_counted_as_a_time_the_file_lacks(tmp_path):
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps({"role": "user", "timestamp": "the day after the party",
+                                "content": "Did the kiln reach cone six?"}) + "\n")
+    result = parse_path(path)
+    assert result.unread_times == [(1, "the day after the party")] and result.notes == []
