@@ -309,6 +309,24 @@ def test_a_count_of_days_ago_without_its_article():
     assert relative_dates("few weeks ago we met", monday) == [("few weeks ago", "2023-04-17")]
 
 
+@pytest.mark.parametrize("text, found", [
+    ("I'll fly out to Lisbon in two days.", [("in two days", "2023-05-10")]),
+    ("We're going to move in a couple of weeks.", [("in a couple of weeks", "2023-05-22")]),
+    ("I'll see you In 3 Months' time!", [("in 3 months' time", "2023-08-08")]),
+    ("The recital is two weeks from now.", [("two weeks from now", "2023-05-22")]),
+    ("I quit the choir a fortnight ago.", [("a fortnight ago", "2023-04-24")]),
+    ("I'll be back in a fortnight.", [("in a fortnight", "2023-05-22")]),
+    # a duration, not a date: told in the past, or saying neither
+    ("I read the whole book in two days.", []),
+    ("The race is in three weeks.", []),
+    ("We will finish within two days.", []),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_days_ahead_by_a_count_and_a_fortnight(text, found):
+    """"in two days" in a sentence told in the future, "two weeks from now" and "a fortnight
+    ago" name a day (they were left unresolved: "when does Priya fly out?" had no day)."""
+    assert relative_dates(text, "2023-05-08T12:00:00Z") == found   # a Monday
+
+
 def test_a_participant_named_will_keeps_the_day_a_turn_names(home, tmp_path):
     """Ingested, "I met Will on Tuesday" (Will being one of the people talking) is dated."""
     turns = [("Priya", "user", "1:56 pm on 8 May, 2023", "I met Will on Tuesday at the market."),

@@ -362,7 +362,7 @@ _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "fi
 _NUMBER = r"(\d{1,3}|a couple of|a couple|a few|couple of|couple|few|an?|one|two|three|four|" \
           r"five|six|seven|eight|" \
           r"nine|ten|eleven|twelve)"
-_UNIT = r"(day|week|month|year)s?"
+_UNIT = r"(day|week|fortnight|month|year)s?"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = r"(" + "|".join(_WEEKDAYS) + r")"
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
@@ -392,6 +392,20 @@ _RELATIVE = re.compile(
     r"|on\s+(?P<on_d>" + _WEEKDAY + r"))\b",
     re.IGNORECASE,
 )
+# Days ahead by a count: "two weeks from now", and "in three days", a date in a sentence told in
+# the future, else maybe a duration ("I read it in three days"); a pattern apart, run where a
+# unit is named (the alternatives above cost at every word of every turn that has a cue).
+_IN_UNITS = re.compile(
+    r"\bin\s+(?P<in_n>" + _NUMBER + r")\s+(?P<in_u>" + _UNIT + r")(?:['’]?\s+time)?\b",
+    re.IGNORECASE)
+_FROM_NOW = re.compile(
+    r"\b(?P<from_n>" + _NUMBER + r")\s+(?P<from_u>" + _UNIT + r")\s+from\s+(?:now|today)\b",
+    re.IGNORECASE)
+# "in " and a count found in the lower-cased text first: a literal start the regex engine scans
+# for quickly (the pattern above, with its word boundary and case folding, took six times longer
+# over LongMemEval's turns), each then read in the text itself
+_IN_UNITS_LOWER = re.compile(r"in\s+" + _NUMBER + r"\s+" + _UNIT)
+_UNITS = ("day", "week", "fortnight", "month", "year")
 # A day and a month: "the 3rd of June", "Friday 21st October", "7 June next year", "8 May
 # 2021", "October 21st"; read only in a text that names a month (a pattern apart: its
 # alternatives cost at every word of every turn).
@@ -429,7 +443,7 @@ _NAME_FIRST = re.compile(
     r"would|should|might|must|and|said|says|told|asked|wants|needs)\b)")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 # Each form of _RELATIVE holds one of these (a weekday, "yesterday": "day"), of _DAY_MONTH a month.
-_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ", "weekend")
+_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ", "weekend", "fortnight")
 
 
 def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
@@ -451,8 +465,10 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     nearest the turn's day (the latest on or before it in a sentence told in the past, the first
     on or after it in one told in the future, as a day of the month alone is unless told in the
     past), with "next year" or a year that year's.
-    ("today" is the turn's own day, which its time already says; "in three days" may be a
-    duration as well as a date, so it is left alone.)
+    "a fortnight ago" two weeks before; "two days from now" and, in a sentence told in the
+    future, "in three weeks" forward ("today" is the turn's own day, which its time already
+    says; "in three days" in any other sentence may be a duration, "I read it in three days",
+    so it is left alone).
     """
     if not time or not text:
         return []
@@ -465,6 +481,10 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
         day = moment.date()
     low = text.lower()  # most turns name no day: the patterns run only where a cue is
     matches = list(_RELATIVE.finditer(text)) if any(cue in low for cue in _CUES) else []
+    if any(unit in low for unit in _UNITS):
+        ahead = [*_in_units(text, low), *(_FROM_NOW.finditer(text) if "from now" in low
+                                          or "from today" in low else ())]
+        matches = sorted(matches + ahead, key=lambda m: m.start()) if ahead else matches
     if any(month in low for month in _MONTHS):  # "7 June next year" is one day, not two
         dated = list(_DAY_MONTH.finditer(text))
         matches = [m for m in matches if not any(m.start() < d.end() and d.start() < m.end() for d in dated)]
@@ -478,6 +498,14 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
             phrase = " ".join(match.group(0).lower().split())
             found.setdefault(phrase, resolved.isoformat())
     return list(found.items())
+
+
+def _in_units(text: str, low: str) -> list[re.Match[str]]:
+    """The matches of :data:`_IN_UNITS` in ``text`` (``low`` is it lower-cased)."""
+    if len(low) != len(text):  # a letter whose lower case is longer: positions differ
+        return list(_IN_UNITS.finditer(text))
+    found = (_IN_UNITS.match(text, cue.start()) for cue in _IN_UNITS_LOWER.finditer(low))
+    return [match for match in found if match is not None]
 
 
 _WEEKDAY_ABBR = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not %a: that follows the locale
@@ -571,6 +599,12 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
         return day + timedelta(days=(weekday - day.weekday()) % 7)
     if g.get("ago_n"):
         return _shift(day, -_amount(g.get("ago_n")), g.get("ago_u"))
+    if g.get("from_n"):
+        return _shift(day, _amount(g.get("from_n")), g.get("from_u"))
+    if g.get("in_n"):  # "I'll fly out in two days"; "I read it in two days" is a duration
+        if _tense(match) != "future":
+            return None
+        return _shift(day, _amount(g.get("in_n")), g.get("in_u"))
     if g.get("last_unit"):
         return _shift(day, -1 if g.get("last_u").lower() == "last" else 1, g.get("last_unit"))
     if g.get("last_d"):
@@ -662,6 +696,7 @@ def _amount(word: str) -> int:
 def _shift(day: date, n: int, unit: str) -> date | None:
     unit = unit.lower().rstrip("s")
     step = {"day": relativedelta(days=n), "week": relativedelta(weeks=n),
+            "fortnight": relativedelta(weeks=2 * n),
             "month": relativedelta(months=n), "year": relativedelta(years=n)}[unit]
     try:
         return day + step
