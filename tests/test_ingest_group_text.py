@@ -72,6 +72,32 @@ def test_a_label_once_at_a_line_start_stays_in_the_turn(tmp_path):
                              "Summary: 10k easy.")
 
 
+@pytest.mark.parametrize("text, said", [
+    ("Priya: I ran the river loop yesterday\nTomás: nice, how far?\nPriya: 10k, my longest yet\n",
+     [("Priya", "I ran the river loop yesterday"), ("Tomás", "nice, how far?"),
+      ("Priya", "10k, my longest yet")]),
+    ("Date: 8 May 2023\n**Priya:** Booked the wheel for Saturday\n**Tomás:** Bring old clothes\n"
+     "**Priya:** Will do\nIt starts at nine\n",
+     [("Priya", "Booked the wheel for Saturday"), ("Tomás", "Bring old clothes"),
+      ("Priya", "Will do\nIt starts at nine")]),
+], ids=["plain", "bold"])
+def test_the_other_person_of_a_two_person_chat_who_replied_once(tmp_path, text, said):
+    """Tomás answers once between two of Priya's lines: his reply is his turn (it was glued to
+    Priya's turn, his name lost and his words hers)."""
+    path = tmp_path / "chat.txt"
+    path.write_text(text, encoding="utf-8")
+    items = parse_path(path).items
+    assert [(i.speaker, i.text) for i in items] == said
+    assert [i.role for i in items] == ["user", "assistant", "user"]
+
+
+def test_a_label_between_one_speakers_lines_stays_in_the_turn(tmp_path):
+    path = tmp_path / "chat.txt"
+    path.write_text("Priya: Shopping for the picnic\nNote: no nuts, Dana is allergic\n"
+                    "Priya: and the blanket\n", encoding="utf-8")
+    assert [i.speaker for i in parse_path(path).items] == ["Priya", "Priya"]
+
+
 def test_a_name_once_written_unlike_the_speakers_is_not_a_speaker(tmp_path):
     # the speakers' lines carry a time; a bare "Dana Lee: ..." line quoted inside a turn does not
     path = tmp_path / "club.txt"

@@ -6,7 +6,8 @@ A turn starts at a speaker line and runs until the next one: ``User:``/``Human:`
 Speaker names are matched case-insensitively. In a transcript without those, people's names
 start turns (``Priya: …``, ``**Tomás:** …``): a capitalised name of up to three words that starts
 at least two lines, or one line written as the other speakers' are when two names do (a group
-chat's third person who spoke once; never a label such as ``Note:``); the first such name takes
+chat's third person who spoke once) or between two lines of the one name that does (the other
+person's one reply); never a label such as ``Note:``; the first such name takes
 the user's role, the others the assistant's, and each item keeps its speaker's name. Lines
 inside fenced code blocks (````` ``` ````` or ``~~~``) never start a turn, so pasted logs and
 YAML keep their ``user:`` lines. Text before the first speaker (a title, a preamble) is not part
@@ -157,12 +158,14 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
 
     A name that starts at least two lines is a speaker. So is one that starts a single line
     (the third person of a group chat who spoke once) when two names are speakers already (one
-    is enough where the speaker lines carry a time), its line is written as theirs are (the
+    is enough where the speaker lines carry a time, or where that line comes between two of
+    the one speaker's, a reply), its line is written as theirs are (the
     same ``[time]``, ``(time)`` or bold) and has text after the colon, and the name is no label
     word (``Note:``, ``Date:``, ``Summary:``)."""
     counts: dict[str, int] = {}
     once: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
     shapes: dict[str, set[tuple[bool, bool, bool]]] = {}
+    order: list[str] = []  # the names starting lines, in the order of the lines
     for line in outside_fences(lines):
         if _role_speaker(line) is not None:
             return frozenset()
@@ -174,18 +177,30 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             if name in _LOG_LEVELS:
                 continue
             counts[name] = counts.get(name, 0) + 1
+            order.append(name)
             shapes.setdefault(name, set()).add(_shape(match))
             once.setdefault(name, (_shape(match), match.group("rest").strip()))
     names = {name for name, n in counts.items() if n >= 2}
     if not names:
         return _each_line_timed_speaker(lines, once)
     usual = set().union(*(shapes[name] for name in names))
+    known = set(names)
     for name, (shape, rest) in once.items():
         timed = shape[0] or shape[1]  # "[time] Name:" or "Name (time):" says a turn starts
-        if (counts[name] == 1 and shape in usual and (len(names) >= 2 or timed) and rest
+        if (counts[name] == 1 and shape in usual
+                and (len(known) >= 2 or timed or _answers_between(order, name, known)) and rest
                 and name.lower() not in _LABELS and date_line(f"{name}: {rest}") is None):
             names.add(name)
     return frozenset(names)
+
+
+def _answers_between(order: list[str], name: str, speakers: set[str]) -> bool:
+    """Whether the one line ``name`` starts comes between two lines of the same speaker, a
+    reply in a back-and-forth ("Priya: …", "Tomás: nice", "Priya: …"): in a two-person chat
+    where the other person spoke once, only that says the line is a turn."""
+    at = order.index(name)
+    return 0 < at < len(order) - 1 and order[at - 1] == order[at + 1] \
+        and order[at - 1] in speakers
 
 
 def _each_line_timed_speaker(lines: list[str],
