@@ -32,6 +32,12 @@ DATE_FORMS = [
     ("8 May 2023 1:56 PM", "2023-05-08T13:56:00Z"),
     ("2023/05/28 (Sun) 19:47", "2023-05-28T19:47:00Z"),               # LongMemEval-style
     ("2023-05-28 19:47 CEST", "2023-05-28T17:47:00Z"),                # a zone abbreviation
+    (1683554160123456, "2023-05-08T13:56:00Z"),                       # epoch microseconds
+    ("1683554160123456789", "2023-05-08T13:56:00Z"),                  # epoch nanoseconds
+    ("2023-05-08 15:56:00.123456789 +0200 CEST", "2023-05-08T13:56:00Z"),  # Go's time.String()
+    ("2023-05-08 13:56:00 +0000 UTC m=+0.000100001", "2023-05-08T13:56:00Z"),
+    ("2023-05-08T15:56:00+02:00[Europe/Paris]", "2023-05-08T13:56:00Z"),   # Java, RFC 9557
+    ("2023-05-08T15:56:00[Europe/Paris]", "2023-05-08T13:56:00Z"),         # the zone's name alone
 ]
 
 
@@ -42,7 +48,8 @@ def test_every_date_form_is_read(written, iso):
 
 @pytest.mark.parametrize("written", ["soon", "13:56", "Monday", "May 2023", "2023-05-28 19:47 XYZ",
                                      True, -5, "2026-02-30T25:61:00Z", "2026-13-45T99:99:99Z",
-                                     "2026-99-99T00:00:00Z", "2025-02-29T00:00:00.5Z"])
+                                     "2026-99-99T00:00:00Z", "2025-02-29T00:00:00.5Z",
+                                     "2023-05-08T13:56:00[Mars/Olympus]"])
 def test_what_is_not_a_timestamp_is_unreadable_not_guessed(written):
     assert read_time(written) is None
 

@@ -3,7 +3,9 @@
 Every timestamp the host reads goes through :func:`read_time` (or :func:`iso_utc`, its lenient
 form): transcript times at ingest, the ``now`` of a hydration, the times echo detection compares.
 Accepted: ISO 8601 with or without a zone (``2023-05-08T13:56:00Z``, ``2023-05-08 13:56+02:00``,
-``2023-05-08``, ``20230508``), Unix epoch seconds or milliseconds (numbers or digit strings),
+``2023-05-08``, ``20230508``; Java's ``…+02:00[Europe/Paris]``, or the zone's name alone), Go's
+``2023-05-08 13:56:00 +0200 CEST``, Unix epoch seconds, milliseconds, microseconds or
+nanoseconds (numbers or digit strings),
 RFC 2822 (``Mon, 08 May 2023 13:56:00 +0200``) and the spellings people and chat exports use
 (``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``2023/05/28 (Sun) 19:47``, ``28.05.2023 19:47``: a
 dotted date is day first; ``13:56 UTC+2`` is two hours ahead of UTC).
@@ -23,6 +25,7 @@ from typing import Any, Iterable
 from dateutil import parser as _dateparser
 from dateutil.relativedelta import relativedelta
 from dateutil.tz import tzoffset
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 # Claude Code writes "2026-01-02T03:04:05.678Z"; the common case needs no parsing at all.
 _UTC_Z = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\Z")
@@ -33,6 +36,14 @@ _BASIC_DATE = re.compile(r"(?:1[89]|2\d)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[
 _YEAR_ALONE = re.compile(r"(?:1[89]|2\d)\d\d\Z")
 _CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d\d(?!\d)")
 _MS_THRESHOLD = 100_000_000_000  # epoch numbers above this are milliseconds (after 1973 in ms)
+_US_THRESHOLD = 100_000_000_000_000  # ... microseconds (Python's time_ns() // 1000, Chrome)
+_NS_THRESHOLD = 100_000_000_000_000_000  # ... nanoseconds (Go, OpenTelemetry)
+# Java's ZonedDateTime writes its zone's name after the offset, "2023-05-08T15:56+02:00[Europe/
+# Paris]" (RFC 9557); without an offset the name alone says the zone.
+_ZONE_NAME = re.compile(r"(?P<moment>.+?)\[(?P<zone>[A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+)*)\]\Z")
+# Go's time.Time String(): "2023-05-08 13:56:00.123456789 +0200 CEST m=+0.000100", an offset
+# and then the zone's abbreviation (and a monotonic clock reading), which says nothing more.
+_GO_TIME = re.compile(r"(?P<moment>.+?[+-]\d{4})[ \t]+[A-Z]{1,5}(?:[ \t]+m=[+-][\d.]+)?\Z")
 # Epoch numbers below this (March 1973) are not a transcript's times: a placeholder 0, or
 # seconds since a run started (12.5); read as 1970 they would sort every such item first.
 _EPOCH_MIN = 100_000_000
@@ -195,6 +206,12 @@ def _written_moment(text: str) -> datetime | None:
     text = text.strip()
     if not text or len(text) > _MAX_TEXT:
         return None
+    named = _ZONE_NAME.match(text)
+    if named:
+        return _in_named_zone(named["moment"], named["zone"])
+    go = _GO_TIME.match(text)
+    if go:
+        text = go["moment"]
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
@@ -202,6 +219,21 @@ def _written_moment(text: str) -> datetime | None:
         if moment is None:
             return None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _in_named_zone(text: str, zone: str) -> datetime | None:
+    """``text`` written in the zone an IANA name gives (``Europe/Paris``); the offset ``text``
+    writes, where it writes one, wins. None for a zone name no zone database knows."""
+    moment = _written_moment(text)
+    if moment is None or not (text.endswith("Z") or _ISO_OFFSET.search(text) is None):
+        return moment  # no moment, or one whose own offset says where it was written
+    try:
+        return moment.replace(tzinfo=ZoneInfo(zone))
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+_ISO_OFFSET = re.compile(r"[+-]\d\d:?\d\d\Z")
 
 
 # "05.06.2023": a dotted date puts the day first wherever it is written (Germany, Russia,
@@ -247,7 +279,9 @@ def read_typed_time(text: str) -> str | None:
 def _from_epoch(number: float, floor: float = _EPOCH_MIN) -> str | None:
     if number != number or number < floor:  # NaN, 0 or a count from a run's start
         return None
-    seconds = number / 1000 if number > _MS_THRESHOLD else number
+    divisor = next((d for threshold, d in ((_NS_THRESHOLD, 1e9), (_US_THRESHOLD, 1e6),
+                                           (_MS_THRESHOLD, 1e3)) if number > threshold), 1)
+    seconds = number / divisor
     try:
         moment = datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError):
