@@ -172,3 +172,24 @@ def test_clock_times_alone_are_on_the_day_the_file_name_gives(tmp_path):
         ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:57:00Z"),
         ("Dana", "2023-05-08T13:58:00Z"), ("Priya", "2023-05-09T08:00:00Z")]  # past midnight
     assert result.unread_times == []
+
+
+@pytest.mark.parametrize("first, second, times", [
+    ("2023-05-08T13:56:00Z", "2023-05-09T10:00:00Z",
+     ["2023-05-08T13:56:00Z", "2023-05-08T13:56:00Z", "2023-05-09T10:00:00Z"]),
+    ("2023-05-08T15:56:00.250+02:00", "2023-05-09 12:00:00 +0200",
+     ["2023-05-08T13:56:00Z", "2023-05-08T13:56:00Z", "2023-05-09T10:00:00Z"]),
+], ids=["utc", "offset"])
+@pytest.mark.parametrize("between", [" ", " - ", " | "], ids=["space", "dash", "bar"])
+def test_a_log_time_in_iso_8601_with_its_zone_before_the_name(tmp_path, first, second, times,
+                                                              between):
+    """A chat logged as "2023-05-08T13:56:00Z Priya: …" (a zone, seconds, a fraction, no
+    brackets) was "cannot detect format": now each turn has its speaker and its time."""
+    path = tmp_path / "chat.log"
+    path.write_text(f"{first}{between}Priya: I ran the river loop yesterday\n"
+                    f"{first}{between}Tomás: How far did you go?\n"
+                    f"{second}{between}Priya: Ten kilometres, my longest yet\n", encoding="utf-8")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == list(zip(["Priya", "Tomás", "Priya"],
+                                                                   times))
+    assert result.items[0].text == "I ran the river loop yesterday"

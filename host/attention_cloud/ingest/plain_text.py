@@ -59,7 +59,9 @@ _PAREN_STAMP = (r"(?:[ \t]*(?:\((?P<paren>[^)\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[
 # "2023-05-08 13:56 Priya: …", "08/05/2023 1:56 PM Priya: …", "13:56 Priya: …": a time without
 # brackets before the name (a clock time it must have, so "2023 Goals: …" is no speaker line).
 _BARE_STAMP = (r"(?:(?P<bare>(?:\d{4}-\d\d-\d\d[ T]|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4},?[ \t])?"
-               r"\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)[ \t]+(?:[-\u2013\u2014|][ \t]+)?)?")
+               r"\d{1,2}:\d\d(?::\d\d(?:\.\d{1,9})?)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
+               # a log's ISO 8601 time ends in its zone: "2023-05-08T13:56:00Z", "… +02:00"
+               r"(?:Z|[ \t]?[+-]\d\d:?\d\d(?!\d))?)[ \t]+(?:[-\u2013\u2014|][ \t]+)?)?")
 _NAMED_SPEAKER = re.compile(
     r"[ \t]{0,3}" + _STAMP + _BARE_STAMP
     + r"(?P<bold>\*\*|__)?(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
