@@ -813,3 +813,19 @@ def test_an_unread_time_is_not_also_counted_as_a_time_the_file_lacks(tmp_path):
                                 "content": "Did the kiln reach cone six?"}) + "\n")
     result = parse_path(path)
     assert result.unread_times == [(1, "the day after the party")] and result.notes == []
+
+
+def test_a_session_whose_date_is_unread_is_not_also_noted_as_undated(tmp_path):
+    """A LoCoMo session without a readable date is listed under times unread once, its turns
+    not counted again in the note on items the file gives no time."""
+    path = tmp_path / "locomo10.json"
+    path.write_text(json.dumps([{"sample_id": "conv-1", "conversation": {
+        "speaker_a": "Caroline", "speaker_b": "Melanie",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": "Caroline", "dia_id": "D1:1", "text": "I went hiking."}],
+        "session_2_date_time": "sometime in June",
+        "session_2": [{"speaker": "Caroline", "dia_id": "D2:1", "text": "I painted a lake."},
+                      {"speaker": "Melanie", "dia_id": "D2:2", "text": "Show me the lake!"}]}}]))
+    result = parse_path(path)
+    assert [bool(i.time) for i in result.items] == [True, False, False]
+    assert result.unread_times == [(2, "sometime in June")] and result.notes == []

@@ -95,6 +95,9 @@ class ItemCollector:
     _seen: dict[str, int] = field(default_factory=dict)
     # handles of items made without a time where none was written (not an unread one)
     _untimed: set[str] = field(default_factory=set)
+    # how many unread times were listed when an item last got a time: the items without one
+    # after a later unread time are its record's (a LoCoMo session's turns, a message's blocks)
+    _unread_at_timed: int = 0
 
     def skip(self, record_no: int, reason: str) -> None:
         """Report a record that is not used."""
@@ -220,7 +223,9 @@ class ItemCollector:
             self.skip(record_no, f"duplicate of record {first}")
             return None
         self._seen[handle] = record_no
-        if not time and not (self.unread_times and self.unread_times[-1][0] == record_no):
+        if time:
+            self._unread_at_timed = len(self.unread_times)
+        elif len(self.unread_times) == self._unread_at_timed:
             self._untimed.add(handle)
         if sets_goal:
             state.goal = goal_text(text)
