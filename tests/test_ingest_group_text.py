@@ -193,3 +193,26 @@ def test_a_log_time_in_iso_8601_with_its_zone_before_the_name(tmp_path, first, s
     assert [(i.speaker, i.time) for i in result.items] == list(zip(["Priya", "Tomás", "Priya"],
                                                                    times))
     assert result.items[0].text == "I ran the river loop yesterday"
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Session 1 (1:56 pm on 8 May, 2023)", "Session 2 (10:37 am on 27 June, 2023)"),
+    ("--- 2023-05-08 13:56 ---", "--- 2023-06-27 10:37 ---"),
+    ("On 8 May 2023 at 1:56 pm:", "On 27 June 2023 at 10:37 am:"),
+    ("=== Session 1 [2023-05-08 13:56] ===", "=== Session 2 [2023-06-27 10:37] ==="),
+], ids=["session-paren", "rule", "on", "banner"])
+def test_a_session_line_that_carries_its_date_dates_the_turns_after_it(tmp_path, first, second):
+    """A line between sessions that holds their date in brackets, between rules or after "On"
+    was read as part of the turn above it, and every turn lost its time (the report saying
+    the file wrote none)."""
+    path = tmp_path / "chat.txt"
+    path.write_text(f"{first}\nCaroline: I went to a support group yesterday.\n"
+                    f"Melanie: How did it feel?\n\n{second}\n"
+                    f"Melanie: I painted a lake last week.\nCaroline: Show me the lake!\n",
+                    encoding="utf-8")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Caroline", "2023-05-08T13:56:00Z"), ("Melanie", "2023-05-08T13:56:00Z"),
+        ("Melanie", "2023-06-27T10:37:00Z"), ("Caroline", "2023-06-27T10:37:00Z")]
+    assert result.items[1].text == "How did it feel?" and result.notes == []
+    assert [o for _, p, o in result.items[2].relations if p == "mentions_date"] == ["2023-06-20"]

@@ -84,6 +84,8 @@ _LOG_LEVELS = frozenset("TRACE DEBUG INFO NOTICE WARN WARNING ERROR ERR FATAL CR
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
+_LAST_BRACKETS = re.compile(r"[(\[]([^()\[\]\n]{6,60})[)\]][ \t:]*\Z")
+_ON_DATE = re.compile(r"(?:on|as of)[ \t]+(.+)", re.IGNORECASE)
 _DATE_SEPARATORS = (" \u2014 ", " \u2013 ", " - ", ": ", ", ")
 _ROLES = {
     "user": "user",
@@ -228,13 +230,18 @@ def _role_speaker(line: str) -> tuple[str, str] | None:
 
 def date_line(line: str) -> str | None:
     """The ISO time a line that is only a date says (``8 May 2023``, ``Date: 2023-05-08``,
-    ``## Session 2 — 1:56 pm on 8 May, 2023``), else None; a
+    ``## Session 2 — 1:56 pm on 8 May, 2023``, ``Session 2 (1:56 pm on 8 May, 2023)``,
+    ``--- 2023-05-08 13:56 ---``, ``On 8 May 2023:``), else None; a
     :class:`~attention_cloud.ingest.timefmt.TurnTime`, which knows the day as written."""
-    text = line.strip().strip("#*_[]() \t")
+    text = line.strip().strip("#*_[]()=~ \t").strip(":- \t")
     if not text or len(text) > 90 or not _YEAR.search(text):
         return None
     text = DATE_LABEL.sub("", text, count=1) if DATE_LABEL.match(text) else text
     candidates = [text] + [text.rsplit(sep, 1)[1] for sep in _DATE_SEPARATORS if sep in text]
+    # "Session 1 (1:56 pm on 8 May, 2023)", "On 8 May 2023:"
+    banner = line.strip().strip("#*_=~:- \t")
+    candidates += [found[1] for found in (_LAST_BRACKETS.search(banner), _ON_DATE.match(text))
+                   if found is not None]
     for candidate in candidates:
         if _YEAR.search(candidate):
             time = read_turn_time(candidate.strip("*_()[] \t"))
