@@ -78,3 +78,10 @@ def test_ingesting_the_export_again_adds_nothing(tmp_path):
     assert first.new == 6 and again.new == 0
     assert sorted((r["S"], r["T"]) for r in rows) == [
         ("assistant", "2024-03-02T09:00:31Z"), ("user", "2024-03-02T09:00:10Z")]
+
+
+def test_a_message_whose_blocks_are_empty_is_read_from_its_text():
+    conversation = json.loads(EXPORT.read_text())[1]
+    conversation["chat_messages"][0]["content"] = [{"type": "text", "text": ""}]
+    result = parse_text(json.dumps([conversation]), name="conversations.json")
+    assert result.items[0].text.startswith("I signed up for the October half marathon")

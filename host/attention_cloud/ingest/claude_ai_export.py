@@ -115,9 +115,9 @@ def _as_message(message: Any) -> Any:
         return message
     role = _ROLES.get(str(message.get("sender", "")).lower(), message.get("sender"))
     content = message.get("content")
-    if isinstance(content, list) and content:
+    if _says_something(content):
         content = [_with_knowledge_as_text(block) for block in content]
-    else:
+    else:  # an older export's blocks, or blocks whose text is empty: the message's own text
         content = message.get("text") if isinstance(message.get("text"), str) else ""
     names = attachment_names(
         entry.get("file_name") for key in ("attachments", "files")
@@ -130,6 +130,14 @@ def _as_message(message: Any) -> Any:
             content = with_attachments(content, names)
     return {"role": role, "content": content, "created_at": message.get("created_at"),
             _ATTACHED: bool(names)}
+
+
+def _says_something(content: Any) -> bool:
+    """Whether a message's ``content`` blocks hold what it says: a block other than text, or
+    a text block with text."""
+    return isinstance(content, list) and any(
+        not isinstance(block, dict) or block.get("type") != "text"
+        or (isinstance(block.get("text"), str) and block["text"].strip()) for block in content)
 
 
 def _with_knowledge_as_text(block: Any) -> Any:
