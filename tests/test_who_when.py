@@ -113,6 +113,24 @@ def test_openai_messages_naming_their_speaker_or_sender(tmp_path):
                                ("assistant", "Melanie", "2023-05-08T13:57:00Z")]
 
 
+@pytest.mark.parametrize("key", ["createdAt", "sent_at", "sentAt", "datetime"])
+def test_a_message_time_under_the_keys_apps_write(tmp_path, key):
+    """JavaScript apps write ``createdAt``, messaging apps ``sent_at``: the time was dropped
+    in silence (the item kept without one)."""
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps({"role": "user", "name": "Priya", key: "2023-05-08T13:56:00Z",
+                                "content": "I signed up for the pottery class yesterday."}) + "\n"
+                    + json.dumps({"role": "assistant", "name": "Tomás", key: 1683554220,
+                                  "content": "Which studio did you pick?"}) + "\n")
+    assert _who_when(path) == [("user", "Priya", "2023-05-08T13:56:00Z"),
+                               ("assistant", "Tomás", "2023-05-08T13:57:00Z")]
+    sharegpt = tmp_path / "sharegpt.json"
+    sharegpt.write_text(json.dumps([{"id": "r1", key: "2023-05-08T13:56:00Z", "conversations": [
+        {"from": "human", "value": "How do I centre clay?"},
+        {"from": "gpt", "value": "Brace your elbows on your knees."}]}]))
+    assert [i.time for i in parse_path(sharegpt).items] == ["2023-05-08T13:56:00Z"] * 2
+
+
 def test_openai_timestamps_written_day_first_are_read_so_for_the_whole_file(tmp_path):
     """A chat exported in the UK writes "08/05/2023 13:56"; a later "13/05/2023" says the
     file puts the day first, so the first turn is 8 May (it was 5 August, after the turn of
