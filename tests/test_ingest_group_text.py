@@ -216,3 +216,22 @@ def test_a_session_line_that_carries_its_date_dates_the_turns_after_it(tmp_path,
         ("Melanie", "2023-06-27T10:37:00Z"), ("Caroline", "2023-06-27T10:37:00Z")]
     assert result.items[1].text == "How did it feel?" and result.notes == []
     assert [o for _, p, o in result.items[2].relations if p == "mentions_date"] == ["2023-06-20"]
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Mon 8 May 2023 13:56", "Tue 9 May 2023 10:00"),
+    ("8 May 2023, 13:56", "9 May 2023, 10:00"),
+    ("May 8, 2023 1:56 PM -", "May 9, 2023 10:00 AM -"),
+    ("Monday, May 8th, 2023 at 1:56 pm |", "Tuesday, May 9th, 2023 at 10:00 am |"),
+], ids=["weekday", "day-month", "month-day-dash", "at-bar"])
+def test_a_date_in_words_before_the_name(tmp_path, first, second):
+    """"Mon 8 May 2023 13:56 Priya: …" was "cannot detect format"."""
+    path = tmp_path / "chat.txt"
+    path.write_text(f"{first} Priya: I ran the river loop yesterday\n"
+                    f"{first} Tomás: How far did you go?\n"
+                    f"{second} Priya: Ten kilometres, my longest yet\n", encoding="utf-8")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:56:00Z"),
+        ("Priya", "2023-05-09T10:00:00Z")]
+    assert result.items[0].text == "I ran the river loop yesterday"

@@ -58,7 +58,13 @@ _PAREN_STAMP = (r"(?:[ \t]*(?:\((?P<paren>[^)\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[
                 r"|\[(?P<square>[^\]\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[^\]\n]{0,40})\]))?")
 # "2023-05-08 13:56 Priya: …", "08/05/2023 1:56 PM Priya: …", "13:56 Priya: …": a time without
 # brackets before the name (a clock time it must have, so "2023 Goals: …" is no speaker line).
-_BARE_STAMP = (r"(?:(?P<bare>(?:\d{4}-\d\d-\d\d[ T]|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4},?[ \t])?"
+# a date in words: "Mon 8 May 2023", "8 May 2023,", "May 8, 2023", "Monday, May 8, 2023 at"
+_MONTH_WORD = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?")
+_WORDED_DATE = (r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?[ \t]+)?"
+                r"(?:\d{1,2}(?:st|nd|rd|th)?[ \t]+" + _MONTH_WORD + r"|" + _MONTH_WORD
+                + r"[ \t]+\d{1,2}(?:st|nd|rd|th)?),?[ \t]+\d{4},?(?:[ \t]+at)?[ \t]")
+_BARE_STAMP = (r"(?:(?P<bare>(?:\d{4}-\d\d-\d\d[ T]|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4},?[ \t]|"
+               r"(?i:" + _WORDED_DATE + r"))?"
                r"\d{1,2}:\d\d(?::\d\d(?:\.\d{1,9})?)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
                # a log's ISO 8601 time ends in its zone: "2023-05-08T13:56:00Z", "… +02:00"
                r"(?:Z|[ \t]?[+-]\d\d:?\d\d(?!\d))?)[ \t]+(?:[-\u2013\u2014|][ \t]+)?)?")
