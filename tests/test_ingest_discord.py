@@ -52,3 +52,21 @@ def test_a_message_with_words_keeps_its_handle_when_its_files_are_named():
     assert [i.handle for i in with_file] == [i.handle for i in without]
     (item,) = [i for i in with_file if "route" in i.text]
     assert item.text == "here is the route\n[attached: route.gpx]"
+
+
+def test_a_message_without_its_timestamp_or_author_is_kept_not_the_channel_lost(tmp_path):
+    """A channel where one message lost its ``timestamp`` or its ``author`` was misread as an
+    OpenAI chat and refused: now every message is kept, the one without a time said in the
+    report, the one without an author by the name ``unknown``."""
+    export = json.loads(FIXTURE.read_text())
+    first, second, third = [dict(m) for m in export["messages"][1:4]]
+    del second["timestamp"]
+    del third["author"]
+    export["messages"] = [first, second, third]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    result = parse_path(path)
+    assert result.format == "discord" == detect_format(path)
+    assert [bool(i.time) for i in result.items] == [True, False, True]
+    assert result.items[2].speaker == "unknown"
+    assert result.notes == ["1 of 3 items have no time: the file writes none for them"]

@@ -22,6 +22,7 @@ ONE_OF_EACH = {
     "codex": "codex_rollout.jsonl",
     "langchain": "langchain_messages.json",
     "chatgpt": "chatgpt_conversations.json",
+    "claude-ai": "claude_ai_conversations.json",
     "sharegpt": "sharegpt.json",
     "trajectory": "swe_agent_run.traj",
     "openhands": "openhands_trajectory.json",
@@ -71,6 +72,13 @@ def test_a_folder_of_every_format_is_detected_file_by_file(home, tmp_path):
     with Memory.open(home) as mem:
         report = mem.ingest([str(folder)])              # strict: every file must be read
         assert report.files == len(FORMATS) and report.new == expected
+        who_when = mem.query("item_speaker(H, S), item_time(H, T)", limit=5000).rows
+        # the same files again from another folder (a folder moved): an upsert, every format
+        shutil.move(folder, tmp_path / "moved")
+        again = mem.ingest([str(tmp_path / "moved")])
+        assert (again.new, again.updated, again.superseded) == (0, 0, 0)
+        assert again.unchanged == expected
+        assert mem.query("item_speaker(H, S), item_time(H, T)", limit=5000).rows == who_when
 
 
 # -- malformed input: a one-line InputError or items, never a crash -------------------------------

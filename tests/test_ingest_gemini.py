@@ -205,3 +205,18 @@ def test_a_role_or_type_that_is_no_name_is_no_gemini_content():
     # found by the damaged-document property test: a list as a role raised TypeError
     for document in ([{"role": [], "parts": []}], {"messages": [{"type": [], "content": "x"}]}):
         assert detect_format(json.dumps(document)) == "openai"
+
+
+def test_a_message_without_its_timestamp_takes_the_time_of_the_one_before():
+    """It took the session's start, sorting a reply before the question it answers; a
+    timestamp that cannot be read still leaves its message without a time, reported."""
+    session = {"sessionId": "s1", "startTime": "2025-07-01T10:00:00.000Z", "messages": [
+        {"id": "m1", "type": "user", "timestamp": "2025-07-01T10:05:00.000Z",
+         "content": "Why does the nightly export time out?"},
+        {"id": "m2", "type": "gemini", "content": "It loads every row at once; stream them."},
+        {"id": "m3", "type": "user", "timestamp": "soon", "content": "How do I stream rows?"},
+        {"id": "m4", "type": "gemini", "content": "Use a server-side cursor in batches."}]}
+    result = parse_text(json.dumps(session), name="session-2025-07-01T10-00-s1.json")
+    assert [i.time for i in result.items] == ["2025-07-01T10:05:00Z", "2025-07-01T10:05:00Z",
+                                              "", "2025-07-01T10:05:00Z"]
+    assert result.unread_times == [(3, "soon")]

@@ -72,6 +72,32 @@ def test_a_label_once_at_a_line_start_stays_in_the_turn(tmp_path):
                              "Summary: 10k easy.")
 
 
+@pytest.mark.parametrize("text, said", [
+    ("Priya: I ran the river loop yesterday\nTomás: nice, how far?\nPriya: 10k, my longest yet\n",
+     [("Priya", "I ran the river loop yesterday"), ("Tomás", "nice, how far?"),
+      ("Priya", "10k, my longest yet")]),
+    ("Date: 8 May 2023\n**Priya:** Booked the wheel for Saturday\n**Tomás:** Bring old clothes\n"
+     "**Priya:** Will do\nIt starts at nine\n",
+     [("Priya", "Booked the wheel for Saturday"), ("Tomás", "Bring old clothes"),
+      ("Priya", "Will do\nIt starts at nine")]),
+], ids=["plain", "bold"])
+def test_the_other_person_of_a_two_person_chat_who_replied_once(tmp_path, text, said):
+    """Tomás answers once between two of Priya's lines: his reply is his turn (it was glued to
+    Priya's turn, his name lost and his words hers)."""
+    path = tmp_path / "chat.txt"
+    path.write_text(text, encoding="utf-8")
+    items = parse_path(path).items
+    assert [(i.speaker, i.text) for i in items] == said
+    assert [i.role for i in items] == ["user", "assistant", "user"]
+
+
+def test_a_label_between_one_speakers_lines_stays_in_the_turn(tmp_path):
+    path = tmp_path / "chat.txt"
+    path.write_text("Priya: Shopping for the picnic\nNote: no nuts, Dana is allergic\n"
+                    "Priya: and the blanket\n", encoding="utf-8")
+    assert [i.speaker for i in parse_path(path).items] == ["Priya", "Priya"]
+
+
 def test_a_name_once_written_unlike_the_speakers_is_not_a_speaker(tmp_path):
     # the speakers' lines carry a time; a bare "Dana Lee: ..." line quoted inside a turn does not
     path = tmp_path / "club.txt"
@@ -146,3 +172,66 @@ def test_clock_times_alone_are_on_the_day_the_file_name_gives(tmp_path):
         ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:57:00Z"),
         ("Dana", "2023-05-08T13:58:00Z"), ("Priya", "2023-05-09T08:00:00Z")]  # past midnight
     assert result.unread_times == []
+
+
+@pytest.mark.parametrize("first, second, times", [
+    ("2023-05-08T13:56:00Z", "2023-05-09T10:00:00Z",
+     ["2023-05-08T13:56:00Z", "2023-05-08T13:56:00Z", "2023-05-09T10:00:00Z"]),
+    ("2023-05-08T15:56:00.250+02:00", "2023-05-09 12:00:00 +0200",
+     ["2023-05-08T13:56:00Z", "2023-05-08T13:56:00Z", "2023-05-09T10:00:00Z"]),
+], ids=["utc", "offset"])
+@pytest.mark.parametrize("between", [" ", " - ", " | "], ids=["space", "dash", "bar"])
+def test_a_log_time_in_iso_8601_with_its_zone_before_the_name(tmp_path, first, second, times,
+                                                              between):
+    """A chat logged as "2023-05-08T13:56:00Z Priya: …" (a zone, seconds, a fraction, no
+    brackets) was "cannot detect format": now each turn has its speaker and its time."""
+    path = tmp_path / "chat.log"
+    path.write_text(f"{first}{between}Priya: I ran the river loop yesterday\n"
+                    f"{first}{between}Tomás: How far did you go?\n"
+                    f"{second}{between}Priya: Ten kilometres, my longest yet\n", encoding="utf-8")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == list(zip(["Priya", "Tomás", "Priya"],
+                                                                   times))
+    assert result.items[0].text == "I ran the river loop yesterday"
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Session 1 (1:56 pm on 8 May, 2023)", "Session 2 (10:37 am on 27 June, 2023)"),
+    ("--- 2023-05-08 13:56 ---", "--- 2023-06-27 10:37 ---"),
+    ("On 8 May 2023 at 1:56 pm:", "On 27 June 2023 at 10:37 am:"),
+    ("=== Session 1 [2023-05-08 13:56] ===", "=== Session 2 [2023-06-27 10:37] ==="),
+], ids=["session-paren", "rule", "on", "banner"])
+def test_a_session_line_that_carries_its_date_dates_the_turns_after_it(tmp_path, first, second):
+    """A line between sessions that holds their date in brackets, between rules or after "On"
+    was read as part of the turn above it, and every turn lost its time (the report saying
+    the file wrote none)."""
+    path = tmp_path / "chat.txt"
+    path.write_text(f"{first}\nCaroline: I went to a support group yesterday.\n"
+                    f"Melanie: How did it feel?\n\n{second}\n"
+                    f"Melanie: I painted a lake last week.\nCaroline: Show me the lake!\n",
+                    encoding="utf-8")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Caroline", "2023-05-08T13:56:00Z"), ("Melanie", "2023-05-08T13:56:00Z"),
+        ("Melanie", "2023-06-27T10:37:00Z"), ("Caroline", "2023-06-27T10:37:00Z")]
+    assert result.items[1].text == "How did it feel?" and result.notes == []
+    assert [o for _, p, o in result.items[2].relations if p == "mentions_date"] == ["2023-06-20"]
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Mon 8 May 2023 13:56", "Tue 9 May 2023 10:00"),
+    ("8 May 2023, 13:56", "9 May 2023, 10:00"),
+    ("May 8, 2023 1:56 PM -", "May 9, 2023 10:00 AM -"),
+    ("Monday, May 8th, 2023 at 1:56 pm |", "Tuesday, May 9th, 2023 at 10:00 am |"),
+], ids=["weekday", "day-month", "month-day-dash", "at-bar"])
+def test_a_date_in_words_before_the_name(tmp_path, first, second):
+    """"Mon 8 May 2023 13:56 Priya: …" was "cannot detect format"."""
+    path = tmp_path / "chat.txt"
+    path.write_text(f"{first} Priya: I ran the river loop yesterday\n"
+                    f"{first} Tomás: How far did you go?\n"
+                    f"{second} Priya: Ten kilometres, my longest yet\n", encoding="utf-8")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:56:00Z"),
+        ("Priya", "2023-05-09T10:00:00Z")]
+    assert result.items[0].text == "I ran the river loop yesterday"

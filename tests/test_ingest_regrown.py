@@ -71,18 +71,19 @@ def test_a_turn_continued_below_its_first_line_is_one_item(mem: Memory, tmp_path
 
 def test_a_name_that_speaks_again_becomes_a_speaker_of_its_own(mem: Memory, tmp_path: Path):
     chat = tmp_path / "chat.txt"
-    chat.write_text("Priya: I signed up for the pottery class.\nTomás: Nice! Which day?\n"
-                    "Priya: Tuesdays, starting next week.\n", encoding="utf-8")
+    # Tomás's one line, last and not a reply between two of Priya's, is not yet a turn
+    chat.write_text("Priya: I signed up for the pottery class.\n"
+                    "Priya: Tuesdays, starting next week.\nTomás: Nice! Which teacher?\n",
+                    encoding="utf-8")
     mem.ingest([chat])
-    assert ("Priya", "I signed up for the pottery class. Tomás: Nice! Which day?") in \
+    assert ("Priya", "Tuesdays, starting next week. Tomás: Nice! Which teacher?") in \
         [(s, " ".join(t.split())) for _, s, t in live_items(mem)]   # one speaker known so far
     with chat.open("a", encoding="utf-8") as fh:
         fh.write("Tomás: I might join you.\n")
     report = mem.ingest([chat])
     assert report.superseded == 1
-    assert [(s, t) for _, s, t in live_items(mem) if "pottery" in t or "Nice" in t] in (
-        [("Priya", "I signed up for the pottery class."), ("Tomás", "Nice! Which day?")],
-        [("Tomás", "Nice! Which day?"), ("Priya", "I signed up for the pottery class.")])
+    assert sorted((s, t) for _, s, t in live_items(mem) if "Tuesdays" in t or "Nice" in t) == [
+        ("Priya", "Tuesdays, starting next week."), ("Tomás", "Nice! Which teacher?")]
 
 
 def test_a_call_whose_result_arrived_replaces_the_call_without_one(mem: Memory, tmp_path: Path):
@@ -533,8 +534,9 @@ def test_a_subagent_adopting_a_forgotten_launch_goal_takes_the_marker(home: Path
 @pytest.mark.parametrize("body, grows, successors", [
     ("Priya: I signed up for the pottery class.\nTomás: Nice! Which day?\n"
      "Priya: my card number is 4111 1111\n", "and the expiry is 12/29\n", 1),  # it goes on
-    ("Priya: my card number is 4111 1111\nTomás: which bank?\nPriya: the blue one\n",
-     "Tomás: ok\n", 2)])                        # Tomás speaks again: the turn splits in two
+    # Tomás's one line, last (no reply between two of Priya's), is read as Priya's until...
+    ("Priya: quick question about the deposit\nPriya: my card number is 4111 1111\n"
+     "Tomás: which bank?\n", "Tomás: ok\n", 2)])  # he speaks again: the turn splits in two
 def test_a_labelled_turn_keeps_its_labels_in_the_reading_that_supersedes_it(
         home: Path, tmp_path: Path, body: str, grows: str, successors: int):
     """A turn labelled pii was superseded by its longer reading (or split between two

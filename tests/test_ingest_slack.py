@@ -90,3 +90,25 @@ def test_a_question_naming_a_participant_favours_them(home):
                            "--format", "json").output)
     assert frame["receipt"]["facts"][0].get("speaker") == "Dana Whitfield"
     assert "Dana Whitfield: I suggest the river loop at 7am & pancakes after" in frame["text"]
+
+
+def test_a_message_whose_ts_is_damaged_or_missing_is_reported_not_the_day_lost(tmp_path):
+    """A day file where one message's ``ts`` is damaged or missing is still a Slack day (it
+    was "cannot detect format", every message of the day lost): the others keep their times,
+    and that message is kept without one and listed in the report with its record."""
+    day = tmp_path / "export" / "running-club" / "2023-05-08.json"
+    day.parent.mkdir(parents=True)
+    messages = [{"type": "message", "user": "U01", "ts": "1683554163.000200",
+                 "user_profile": {"real_name": "Priya Patel"}, "text": "I ran 10k yesterday"},
+                {"type": "message", "user": "U02", "ts": "soon", "text": "Nice pace!"},
+                {"type": "message", "user": "U01", "text": "Same time next week?"}]
+    day.write_text(json.dumps(messages))
+    result = parse_path(day)
+    assert result.format == "slack" == detect_format(day)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya Patel", "2023-05-08T13:56:03Z"), ("U02", ""), ("Priya Patel", "")]
+    assert [n for n, _ in result.unread_times] == [2, 3]
+    with Memory.open(tmp_path / "home") as mem:
+        report = mem.ingest([str(day)])
+        again = mem.ingest([str(day)])
+    assert report.new == 3 and again.new == 0 and len(report.unread_times) == 2

@@ -107,3 +107,22 @@ def test_a_file_is_named_by_its_file_name_or_by_its_media_when_the_export_left_i
     assert [i.text for i in result.items] == ["notes from today\n[attached: Minutes May.pdf]",
                                               "[attached: voice_message]"]
     assert result.ignored == {"media": 1}     # a sticker shares no file
+
+
+def test_a_message_without_its_date_is_noted_not_the_chat_lost(tmp_path):
+    """A chat where a message lost its ``date`` was misread as an OpenAI chat and refused
+    ("no openai records could be parsed"): now the chat is read, that message kept without a
+    time and said in the report, a date that cannot be read listed with its message."""
+    chat = json.loads(FIXTURE.read_text())
+    messages = [m for m in chat["messages"] if m.get("type") == "message"][:3]
+    del messages[1]["date"], messages[1]["date_unixtime"]
+    messages[2]["date"], messages[2]["date_unixtime"] = "not a date", ""
+    chat["messages"] = messages
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(chat))
+    result = parse_path(path)
+    assert result.format == "telegram" == detect_format(path)
+    assert [bool(i.time) for i in result.items] == [True, False, False]
+    assert all(i.speaker for i in result.items)
+    assert result.unread_times == [(3, "not a date")]
+    assert result.notes == ["1 of 3 items have no time: the file writes none for them"]

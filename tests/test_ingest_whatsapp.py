@@ -102,6 +102,57 @@ def test_each_date_form_of_a_message_line(tmp_path, line, iso):
     assert (result.items[0].speaker, result.items[0].time) == ("Priya", iso)
 
 
+@pytest.mark.parametrize("text, first, second", [
+    # iOS in Dutch, Portuguese (Brazil) and Spanish writes no comma inside the brackets
+    ("[08-05-2023 13:56:03] Priya: Gisteren heb ik de sleutels gekregen\n"
+     "[08-05-2023 13:57:10] Tomás: \u200eafbeelding weggelaten\n"
+     "[13-05-2023 09:00:00] Tomás: <attached: 00000042-PHOTO-2023-05-13.jpg>\n"
+     "[13-05-2023 09:01:00] Tomás: Gefeliciteerd\n", "2023-05-08T13:56:03Z", "2023-05-13T09:01:00Z"),
+    ("[08/05/2023 13:56:03] Priya: Peguei as chaves ontem\n"
+     "[13/05/2023 09:01:00] Tomás: Parabéns\n", "2023-05-08T13:56:03Z", "2023-05-13T09:01:00Z"),
+    ("[8/5/23 1:56:03 p. m.] Priya: Ayer me dieron las llaves\n"
+     "[13/5/23 9:01:00 a. m.] Tomás: Felicidades\n", "2023-05-08T13:56:03Z", "2023-05-13T09:01:00Z"),
+    # a dotted date is day first, unless a second number above 12 says the month comes first
+    ("[05.08.23 13:56:03] Priya: I got the keys yesterday\n"
+     "[05.13.23 09:01:00] Tomás: Congratulations\n", "2023-05-08T13:56:03Z", "2023-05-13T09:01:00Z"),
+], ids=["ios-nl", "ios-pt-br", "ios-es", "ios-dotted-month-first"])
+def test_an_ios_line_without_a_comma_in_its_brackets(tmp_path, text, first, second):
+    """iOS phones in several locales write ``[08-05-2023 13:56:03]``, no comma between date and
+    clock: the file is a WhatsApp export (it was read as a plain text chat, media placeholders
+    kept as messages), every message with its sender and time."""
+    result = _parse(tmp_path, text)
+    assert result.format == "whatsapp"
+    assert [(i.speaker, i.time) for i in result.items] == [("Priya", first), ("Tomás", second)]
+    assert result.unread_times == [] and result.notes == []
+    assert sum(result.ignored.values()) == text.count("\n") - 2
+
+
+@pytest.mark.parametrize("text, first, second", [
+    # Hungary: the year first, a space after each dot
+    ("2023. 05. 08. 13:56 - Priya: Tegnap futottam\n2023. 05. 13. 9:01 - Tomás: Szuper\n",
+     "2023-05-08T13:56:00Z", "2023-05-13T09:01:00Z"),
+    ("[2023. 05. 08. 13:56:03] Priya: Tegnap futottam\n[2023. 05. 13. 9:01:00] Tomás: Szuper\n",
+     "2023-05-08T13:56:03Z", "2023-05-13T09:01:00Z"),
+    # Korea and China: AM or PM written before the clock
+    ("2023. 5. 8. 오후 1:56 - Priya: 어제 뛰었어\n2023. 5. 13. 오전 9:01 - Tomás: 대박\n",
+     "2023-05-08T13:56:00Z", "2023-05-13T09:01:00Z"),
+    ("2023/5/8 下午1:56 - Priya: 昨天跑步了\n2023/5/13 上午9:01 - Tomás: 厉害\n",
+     "2023-05-08T13:56:00Z", "2023-05-13T09:01:00Z"),
+    # Arabic: direction marks among the date's numbers, PM as م after the clock
+    ("\u200f08\u200f/05\u200f/2023, 1:56 \u0645 - Priya: أمس\n"
+     "\u200f13\u200f/05\u200f/2023, 9:01 \u0635 - Tomás: رائع\n",
+     "2023-05-08T13:56:00Z", "2023-05-13T09:01:00Z"),
+], ids=["android-hu", "ios-hu", "android-ko", "android-zh", "android-ar"])
+def test_a_locale_that_writes_the_year_first_or_am_pm_in_its_language(tmp_path, text, first,
+                                                                       second):
+    """Hungarian, Korean, Chinese and Arabic phones' exports were "cannot detect format" (or,
+    for iOS in Hungarian, a plain text chat): each message now has its sender and its time."""
+    result = _parse(tmp_path, text)
+    assert result.format == "whatsapp"
+    assert [(i.speaker, i.time) for i in result.items] == [("Priya", first), ("Tomás", second)]
+    assert result.unread_times == []
+
+
 @pytest.mark.parametrize("text", [
     "08/05/2023 à 13:56 - Priya: J'ai eu les clés hier\n13/05/2023 à 09:00 - Tomás: Bravo\n",
     "[08/05/2023 à 13:56:00] Priya: J'ai eu les clés hier\n[13/05/2023 à 09:00:00] Tomás: Bravo\n",

@@ -32,6 +32,12 @@ DATE_FORMS = [
     ("8 May 2023 1:56 PM", "2023-05-08T13:56:00Z"),
     ("2023/05/28 (Sun) 19:47", "2023-05-28T19:47:00Z"),               # LongMemEval-style
     ("2023-05-28 19:47 CEST", "2023-05-28T17:47:00Z"),                # a zone abbreviation
+    (1683554160123456, "2023-05-08T13:56:00Z"),                       # epoch microseconds
+    ("1683554160123456789", "2023-05-08T13:56:00Z"),                  # epoch nanoseconds
+    ("2023-05-08 15:56:00.123456789 +0200 CEST", "2023-05-08T13:56:00Z"),  # Go's time.String()
+    ("2023-05-08 13:56:00 +0000 UTC m=+0.000100001", "2023-05-08T13:56:00Z"),
+    ("2023-05-08T15:56:00+02:00[Europe/Paris]", "2023-05-08T13:56:00Z"),   # Java, RFC 9557
+    ("2023-05-08T15:56:00[Europe/Paris]", "2023-05-08T13:56:00Z"),         # the zone's name alone
 ]
 
 
@@ -42,7 +48,8 @@ def test_every_date_form_is_read(written, iso):
 
 @pytest.mark.parametrize("written", ["soon", "13:56", "Monday", "May 2023", "2023-05-28 19:47 XYZ",
                                      True, -5, "2026-02-30T25:61:00Z", "2026-13-45T99:99:99Z",
-                                     "2026-99-99T00:00:00Z", "2025-02-29T00:00:00.5Z"])
+                                     "2026-99-99T00:00:00Z", "2025-02-29T00:00:00.5Z",
+                                     "2023-05-08T13:56:00[Mars/Olympus]"])
 def test_what_is_not_a_timestamp_is_unreadable_not_guessed(written):
     assert read_time(written) is None
 
@@ -104,6 +111,24 @@ def test_openai_messages_naming_their_speaker_or_sender(tmp_path):
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     assert _who_when(path) == [("user", "Caroline", "2023-05-08T13:56:00Z"),
                                ("assistant", "Melanie", "2023-05-08T13:57:00Z")]
+
+
+@pytest.mark.parametrize("key", ["createdAt", "sent_at", "sentAt", "datetime"])
+def test_a_message_time_under_the_keys_apps_write(tmp_path, key):
+    """JavaScript apps write ``createdAt``, messaging apps ``sent_at``: the time was dropped
+    in silence (the item kept without one)."""
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps({"role": "user", "name": "Priya", key: "2023-05-08T13:56:00Z",
+                                "content": "I signed up for the pottery class yesterday."}) + "\n"
+                    + json.dumps({"role": "assistant", "name": "Tomás", key: 1683554220,
+                                  "content": "Which studio did you pick?"}) + "\n")
+    assert _who_when(path) == [("user", "Priya", "2023-05-08T13:56:00Z"),
+                               ("assistant", "Tomás", "2023-05-08T13:57:00Z")]
+    sharegpt = tmp_path / "sharegpt.json"
+    sharegpt.write_text(json.dumps([{"id": "r1", key: "2023-05-08T13:56:00Z", "conversations": [
+        {"from": "human", "value": "How do I centre clay?"},
+        {"from": "gpt", "value": "Brace your elbows on your knees."}]}]))
+    assert [i.time for i in parse_path(sharegpt).items] == ["2023-05-08T13:56:00Z"] * 2
 
 
 def test_openai_timestamps_written_day_first_are_read_so_for_the_whole_file(tmp_path):
@@ -307,6 +332,24 @@ def test_a_count_of_days_ago_without_its_article():
     assert relative_dates("We moved couple of months ago.", monday) == [
         ("couple of months ago", "2023-03-08")]
     assert relative_dates("few weeks ago we met", monday) == [("few weeks ago", "2023-04-17")]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("I'll fly out to Lisbon in two days.", [("in two days", "2023-05-10")]),
+    ("We're going to move in a couple of weeks.", [("in a couple of weeks", "2023-05-22")]),
+    ("I'll see you In 3 Months' time!", [("in 3 months' time", "2023-08-08")]),
+    ("The recital is two weeks from now.", [("two weeks from now", "2023-05-22")]),
+    ("I quit the choir a fortnight ago.", [("a fortnight ago", "2023-04-24")]),
+    ("I'll be back in a fortnight.", [("in a fortnight", "2023-05-22")]),
+    # a duration, not a date: told in the past, or saying neither
+    ("I read the whole book in two days.", []),
+    ("The race is in three weeks.", []),
+    ("We will finish within two days.", []),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_days_ahead_by_a_count_and_a_fortnight(text, found):
+    """"in two days" in a sentence told in the future, "two weeks from now" and "a fortnight
+    ago" name a day (they were left unresolved: "when does Priya fly out?" had no day)."""
+    assert relative_dates(text, "2023-05-08T12:00:00Z") == found   # a Monday
 
 
 def test_a_participant_named_will_keeps_the_day_a_turn_names(home, tmp_path):
@@ -744,3 +787,63 @@ def test_each_format_keeps_speaker_and_time_in_the_journal(home, name, fmt):
         (i.handle, i.speaker or i.role, i.time) for i in parsed.items}
     if fmt != "trajectory":                       # trajectories carry no times
         assert any(r["T"] for r in rows)
+
+
+# -- a file that writes no time: the report says so -------------------------------------------------
+UNTIMED = [
+    # (file name, content, items without a time, items in all)
+    ("chat.txt", "User: Why does the export job crash on big tables?\n"
+                 "Assistant: It loads every row at once; stream them instead.\n", 2, 2),
+    ("checkpoint-fix.json", json.dumps([
+        {"role": "user", "parts": [{"text": "The build broke after my last merge, help"}]},
+        {"role": "model", "parts": [{"text": "Run the failing job locally first."}]}]), 2, 2),
+    ("sharegpt.json", json.dumps([{"id": "s1", "conversations": [
+        {"from": "human", "value": "How do I centre clay on the wheel?"},
+        {"from": "gpt", "value": "Brace your elbows on your knees and push down."}]}]), 2, 2),
+    # a system prompt before timed messages: that one item has none
+    ("chat.json", json.dumps([
+        {"role": "system", "content": "You are a pottery tutor."},
+        {"role": "user", "content": "How thick should a glaze coat be?",
+         "timestamp": "2023-05-08T13:56:00Z"}]), 1, 2),
+]
+
+
+@pytest.mark.parametrize("name, content, untimed, total", UNTIMED, ids=[u[0] for u in UNTIMED])
+def test_items_the_file_gives_no_time_are_said_in_the_report(tmp_path, name, content, untimed,
+                                                            total):
+    """An item kept without a time because its file writes none was said nowhere (only an
+    unreadable time was reported): the report notes how many, so no item loses its time in
+    silence; an item whose time could not be read is counted under times unread, not here."""
+    path = tmp_path / name
+    path.write_text(content)
+    result = parse_path(path)
+    assert sum(1 for i in result.items if not i.time) == untimed and len(result.items) == total
+    assert result.notes == [f"{untimed} of {total} items have no time: the file writes none "
+                            "for them"]
+    out = CliRunner().invoke(main, ["ingest", str(path), "--home", str(tmp_path / "home")])
+    assert out.exit_code == 0, out.output
+    assert f"note {path}: {untimed} of {total} items have no time" in out.output
+
+
+def test_an_unread_time_is_not_also_counted_as_a_time_the_file_lacks(tmp_path):
+    path = tmp_path / "chat.jsonl"
+    path.write_text(json.dumps({"role": "user", "timestamp": "the day after the party",
+                                "content": "Did the kiln reach cone six?"}) + "\n")
+    result = parse_path(path)
+    assert result.unread_times == [(1, "the day after the party")] and result.notes == []
+
+
+def test_a_session_whose_date_is_unread_is_not_also_noted_as_undated(tmp_path):
+    """A LoCoMo session without a readable date is listed under times unread once, its turns
+    not counted again in the note on items the file gives no time."""
+    path = tmp_path / "locomo10.json"
+    path.write_text(json.dumps([{"sample_id": "conv-1", "conversation": {
+        "speaker_a": "Caroline", "speaker_b": "Melanie",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": "Caroline", "dia_id": "D1:1", "text": "I went hiking."}],
+        "session_2_date_time": "sometime in June",
+        "session_2": [{"speaker": "Caroline", "dia_id": "D2:1", "text": "I painted a lake."},
+                      {"speaker": "Melanie", "dia_id": "D2:2", "text": "Show me the lake!"}]}}]))
+    result = parse_path(path)
+    assert [bool(i.time) for i in result.items] == [True, False, False]
+    assert result.unread_times == [(2, "sometime in June")] and result.notes == []

@@ -22,6 +22,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                  "{\"messages\": [...]} or JSONL",
     "chatgpt": "ChatGPT data export (conversations.json): the active branch of each "
                "conversation's mapping tree",
+    "claude-ai": "Claude.ai data export (conversations.json): each conversation's "
+                 "chat_messages with their sender and created_at, content blocks as anthropic "
+                 "reads them, attached files named",
     "sharegpt": "ShareGPT conversations ({\"conversations\": [{\"from\", \"value\"}]}), a JSON "
                 "list of them or JSONL",
     "trajectory": "agent trajectories: SWE-agent's .traj (history of role/content with "

@@ -29,6 +29,9 @@ Formats (detected from the content; ``format=`` overrides)
     ``chatgpt``
         ChatGPT data export (``conversations.json``): the active branch of each
         conversation's ``mapping`` tree, times from ``create_time`` (:mod:`.chatgpt_export`).
+    ``claude-ai``
+        Claude.ai data export (``conversations.json``): each conversation a session (its
+        ``uuid``), each message's time from ``created_at`` (:mod:`.claude_ai_export`).
     ``sharegpt``
         ShareGPT ``{"conversations": [{"from", "value"}]}`` records: a JSON list, one record,
         or JSONL (:mod:`.sharegpt`).

@@ -11,6 +11,7 @@ from .aider import AiderParser
 from .anthropic_messages import AnthropicMessagesParser
 from .budget import apply_item_budget, check_budget
 from .chatgpt_export import ChatGPTExportParser
+from .claude_ai_export import ClaudeAiExportParser
 from .claude_code import ClaudeCodeParser
 from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
@@ -51,6 +52,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "notes": NotesParser,
     "langchain": LangChainParser,
     "chatgpt": ChatGPTExportParser,
+    "claude-ai": ClaudeAiExportParser,
     "sharegpt": ShareGPTParser,
     "trajectory": TrajectoryParser,
     "openhands": OpenHandsParser,

@@ -93,6 +93,11 @@ class ItemCollector:
     day_first: bool | None = None
     _sessions: dict[str, _Session] = field(default_factory=dict)
     _seen: dict[str, int] = field(default_factory=dict)
+    # handles of items made without a time where none was written (not an unread one)
+    _untimed: set[str] = field(default_factory=set)
+    # how many unread times were listed when an item last got a time: the items without one
+    # after a later unread time are its record's (a LoCoMo session's turns, a message's blocks)
+    _unread_at_timed: int = 0
 
     def skip(self, record_no: int, reason: str) -> None:
         """Report a record that is not used."""
@@ -218,6 +223,10 @@ class ItemCollector:
             self.skip(record_no, f"duplicate of record {first}")
             return None
         self._seen[handle] = record_no
+        if time:
+            self._unread_at_timed = len(self.unread_times)
+        elif len(self.unread_times) == self._unread_at_timed:
+            self._untimed.add(handle)
         if sets_goal:
             state.goal = goal_text(text)
         extra = list(links)
@@ -239,7 +248,14 @@ class ItemCollector:
         return item
 
     def result(self) -> ParseResult:
-        """The parse result so far (before any item budget)."""
+        """The parse result so far (before any item budget); items left without a time
+        because the file writes none for them are said in a note (an unread time is
+        reported in ``unread_times`` instead), so no item loses its time in silence."""
+        untimed = sum(1 for item in self.items if not item.time and item.handle in self._untimed)
+        notes = list(self.notes)
+        if untimed:
+            notes.append(f"{untimed} of {len(self.items)} items have no time: the file "
+                         "writes none for them")
         return ParseResult(
             items=self.items,
             format=self.format,
@@ -250,7 +266,7 @@ class ItemCollector:
             ignored=self.ignored,
             launches=self.launches,
             subagent=self.subagent,
-            notes=self.notes,
+            notes=notes,
         )
 
 

@@ -21,7 +21,8 @@ export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``, 
 DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``, a
 Gemini CLI session (``messages`` typed ``user``/``gemini``), Gemini API contents (``role``
 ``model`` with ``parts``, or ``{"contents"}``) or Gemini CLI's ``logs.json`` ``gemini``; a
-list of conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``; an
+list of conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``,
+with ``uuid`` and ``chat_messages`` (Claude.ai's export) ``claude-ai``; an
 object with SWE-agent's ``history`` or ``trajectory`` steps, or a list of messages with
 mini-swe-agent's shell blocks and ``<returncode>`` outputs, means ``trajectory``; a list of
 OpenHands events (``action`` with ``args``, ``observation`` with ``content``), or a run of its evaluation harness (a ``history``
@@ -50,6 +51,7 @@ from typing import Any
 from .aider import is_aider_history
 from .anthropic_messages import is_anthropic_conversation, is_anthropic_message
 from .chatgpt_export import is_chatgpt_export
+from .claude_ai_export import is_claude_ai_export
 from .langchain_messages import is_langchain_conversation, is_langchain_message
 from .locomo import is_locomo_sample
 from .longmemeval import is_longmemeval_instance
@@ -248,6 +250,8 @@ def _document_format(document: Any) -> str | None:
         return "discord"
     if is_chatgpt_export(document):
         return "chatgpt"
+    if is_claude_ai_export(document):
+        return "claude-ai"
     if _is_gemini(document):
         return "gemini"
     if is_trajectory(document):

@@ -32,14 +32,16 @@ _SYSTEM_TYPES = frozenset({"RecipientAdd", "RecipientRemove", "Call", "ChannelNa
 
 def is_discord_export(document: Any) -> bool:
     """True for a DiscordChatExporter JSON export: a ``channel`` object and ``messages`` whose
-    first ones have an ``author`` and a ``timestamp``."""
+    first ones have an ``author`` and a ``timestamp`` (one that lacks either is reported when
+    the channel is read, not a reason to lose the channel)."""
     if not isinstance(document, dict) or not isinstance(document.get("channel"), dict):
         return False
     messages = document.get("messages")
     if not isinstance(messages, list):
         return False
     head = [m for m in messages[:20] if isinstance(m, dict)]
-    return all(isinstance(m.get("author"), dict) and "timestamp" in m for m in head)
+    return all(isinstance(m.get("author"), dict) or "timestamp" in m for m in head) and (
+        not head or any(isinstance(m.get("author"), dict) and "timestamp" in m for m in head))
 
 
 def _name(value: Any) -> str:

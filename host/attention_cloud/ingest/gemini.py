@@ -186,7 +186,11 @@ class GeminiParser:
                 continue
             read += 1
             pointer = f"{base}#/messages/{index}"
+            # one without its own time takes the message's before it (the session's start
+            # only for the first): never sorted before the question it answers; an unread one
+            # stays without a time, as reported
             time = self._time(message, number, session_time)
+            session_time = time or session_time
             identity = f"m{message['id']}" if isinstance(message.get("id"), (str, int)) \
                 else f"m{index}"
             text = clean_message(_content_text(message.get("content"), self.collector))

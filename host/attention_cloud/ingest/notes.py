@@ -189,6 +189,9 @@ def _speakers(lines: list[str], bodies: list[list[str]]) -> set[str]:
     return {name for name, n in counts.items() if n >= 2 or name in listed}
 
 
+_BRACKETED_TAIL = re.compile(r"[ \t]*[(\[][^()\[\]\n]*[)\]][ \t:]*\Z")
+
+
 def heading_date(title: str) -> str:
     """The date a heading names, as written: the whole heading when it is a date line
     (``Tuesday, March 11, 2025``, ``Standup — 2025-03-04``), else a whole date inside it
@@ -207,6 +210,9 @@ def _without_date(title: str) -> str:
     ``Release 2.3 (2025-03-04)`` -> ``Release 2.3``); "" when it is only a date."""
     date = heading_date(title)
     if date == title:
+        bracketed = _BRACKETED_TAIL.search(title)  # "Release 2.3.0 (2025-03-31)"
+        if bracketed and bracketed.start() and date_line(bracketed.group(0)):
+            return title[:bracketed.start()].strip()
         for separator in (" \u2014 ", " \u2013 ", " - ", ": ", ", ", " | "):
             head, _, tail = title.rpartition(separator)
             if head and date_line(tail):

@@ -45,7 +45,11 @@ from .tools import ToolCall, describe_call, describe_function
 
 _DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id", "id")
 _MESSAGE_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id")
-_TIME_KEYS = ("timestamp", "created_at", "create_time", "created", "date", "time")
+TIME_KEYS = ("timestamp", "created_at", "create_time", "created", "createdAt", "sent_at",
+             "sentAt", "datetime", "date", "time")
+"""The keys a chat message or conversation writes its time under, the first present read:
+OpenAI-style logs' ``timestamp``, APIs' ``created_at``/``created``, JavaScript apps'
+``createdAt``, messaging apps' ``sent_at``."""
 _TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
 ANTHROPIC_BLOCK_TYPES = frozenset({
     "tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use",
@@ -254,7 +258,7 @@ class OpenAIChatParser:
         """The record's time (its first time key present), ``absent`` when it has none; a time
         that cannot be read is reported with ``record_no`` and is "" (the item is kept without
         a time, as the report says, not given its conversation's)."""
-        for key in _TIME_KEYS:
+        for key in TIME_KEYS:
             if key in record and record[key] not in (None, ""):
                 return self.collector.time(record_no, record[key])
         return absent
@@ -330,7 +334,7 @@ def _session_of(record: dict[str, Any], default: str, keys: tuple[str, ...]) -> 
 
 
 # A time key's string value, where a file writes its times ("timestamp": "13/05/2023 09:00").
-_TIME_VALUES = re.compile(r'"(?:' + "|".join(_TIME_KEYS) + r')"\s*:\s*"([^"\\]{1,80})"')
+_TIME_VALUES = re.compile(r'"(?:' + "|".join(TIME_KEYS) + r')"\s*:\s*"([^"\\]{1,80})"')
 
 
 def _date_order(text: str) -> bool | None:

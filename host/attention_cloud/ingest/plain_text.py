@@ -6,7 +6,8 @@ A turn starts at a speaker line and runs until the next one: ``User:``/``Human:`
 Speaker names are matched case-insensitively. In a transcript without those, people's names
 start turns (``Priya: …``, ``**Tomás:** …``): a capitalised name of up to three words that starts
 at least two lines, or one line written as the other speakers' are when two names do (a group
-chat's third person who spoke once; never a label such as ``Note:``); the first such name takes
+chat's third person who spoke once) or between two lines of the one name that does (the other
+person's one reply); never a label such as ``Note:``; the first such name takes
 the user's role, the others the assistant's, and each item keeps its speaker's name. Lines
 inside fenced code blocks (````` ``` ````` or ``~~~``) never start a turn, so pasted logs and
 YAML keep their ``user:`` lines. Text before the first speaker (a title, a preamble) is not part
@@ -57,8 +58,16 @@ _PAREN_STAMP = (r"(?:[ \t]*(?:\((?P<paren>[^)\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[
                 r"|\[(?P<square>[^\]\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[^\]\n]{0,40})\]))?")
 # "2023-05-08 13:56 Priya: …", "08/05/2023 1:56 PM Priya: …", "13:56 Priya: …": a time without
 # brackets before the name (a clock time it must have, so "2023 Goals: …" is no speaker line).
-_BARE_STAMP = (r"(?:(?P<bare>(?:\d{4}-\d\d-\d\d[ T]|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4},?[ \t])?"
-               r"\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)[ \t]+(?:[-\u2013\u2014|][ \t]+)?)?")
+# a date in words: "Mon 8 May 2023", "8 May 2023,", "May 8, 2023", "Monday, May 8, 2023 at"
+_MONTH_WORD = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?")
+_WORDED_DATE = (r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?[ \t]+)?"
+                r"(?:\d{1,2}(?:st|nd|rd|th)?[ \t]+" + _MONTH_WORD + r"|" + _MONTH_WORD
+                + r"[ \t]+\d{1,2}(?:st|nd|rd|th)?),?[ \t]+\d{4},?(?:[ \t]+at)?[ \t]")
+_BARE_STAMP = (r"(?:(?P<bare>(?:\d{4}-\d\d-\d\d[ T]|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4},?[ \t]|"
+               r"(?i:" + _WORDED_DATE + r"))?"
+               r"\d{1,2}:\d\d(?::\d\d(?:\.\d{1,9})?)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
+               # a log's ISO 8601 time ends in its zone: "2023-05-08T13:56:00Z", "… +02:00"
+               r"(?:Z|[ \t]?[+-]\d\d:?\d\d(?!\d))?)[ \t]+(?:[-\u2013\u2014|][ \t]+)?)?")
 _NAMED_SPEAKER = re.compile(
     r"[ \t]{0,3}" + _STAMP + _BARE_STAMP
     + r"(?P<bold>\*\*|__)?(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
@@ -81,6 +90,8 @@ _LOG_LEVELS = frozenset("TRACE DEBUG INFO NOTICE WARN WARNING ERROR ERR FATAL CR
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
+_LAST_BRACKETS = re.compile(r"[(\[]([^()\[\]\n]{6,60})[)\]][ \t:]*\Z")
+_ON_DATE = re.compile(r"(?:on|as of)[ \t]+(.+)", re.IGNORECASE)
 _DATE_SEPARATORS = (" \u2014 ", " \u2013 ", " - ", ": ", ", ")
 _ROLES = {
     "user": "user",
@@ -157,12 +168,14 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
 
     A name that starts at least two lines is a speaker. So is one that starts a single line
     (the third person of a group chat who spoke once) when two names are speakers already (one
-    is enough where the speaker lines carry a time), its line is written as theirs are (the
+    is enough where the speaker lines carry a time, or where that line comes between two of
+    the one speaker's, a reply), its line is written as theirs are (the
     same ``[time]``, ``(time)`` or bold) and has text after the colon, and the name is no label
     word (``Note:``, ``Date:``, ``Summary:``)."""
     counts: dict[str, int] = {}
     once: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
     shapes: dict[str, set[tuple[bool, bool, bool]]] = {}
+    order: list[str] = []  # the names starting lines, in the order of the lines
     for line in outside_fences(lines):
         if _role_speaker(line) is not None:
             return frozenset()
@@ -174,18 +187,30 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             if name in _LOG_LEVELS:
                 continue
             counts[name] = counts.get(name, 0) + 1
+            order.append(name)
             shapes.setdefault(name, set()).add(_shape(match))
             once.setdefault(name, (_shape(match), match.group("rest").strip()))
     names = {name for name, n in counts.items() if n >= 2}
     if not names:
         return _each_line_timed_speaker(lines, once)
     usual = set().union(*(shapes[name] for name in names))
+    known = set(names)
     for name, (shape, rest) in once.items():
         timed = shape[0] or shape[1]  # "[time] Name:" or "Name (time):" says a turn starts
-        if (counts[name] == 1 and shape in usual and (len(names) >= 2 or timed) and rest
+        if (counts[name] == 1 and shape in usual
+                and (len(known) >= 2 or timed or _answers_between(order, name, known)) and rest
                 and name.lower() not in _LABELS and date_line(f"{name}: {rest}") is None):
             names.add(name)
     return frozenset(names)
+
+
+def _answers_between(order: list[str], name: str, speakers: set[str]) -> bool:
+    """Whether the one line ``name`` starts comes between two lines of the same speaker, a
+    reply in a back-and-forth ("Priya: …", "Tomás: nice", "Priya: …"): in a two-person chat
+    where the other person spoke once, only that says the line is a turn."""
+    at = order.index(name)
+    return 0 < at < len(order) - 1 and order[at - 1] == order[at + 1] \
+        and order[at - 1] in speakers
 
 
 def _each_line_timed_speaker(lines: list[str],
@@ -211,13 +236,18 @@ def _role_speaker(line: str) -> tuple[str, str] | None:
 
 def date_line(line: str) -> str | None:
     """The ISO time a line that is only a date says (``8 May 2023``, ``Date: 2023-05-08``,
-    ``## Session 2 — 1:56 pm on 8 May, 2023``), else None; a
+    ``## Session 2 — 1:56 pm on 8 May, 2023``, ``Session 2 (1:56 pm on 8 May, 2023)``,
+    ``--- 2023-05-08 13:56 ---``, ``On 8 May 2023:``), else None; a
     :class:`~attention_cloud.ingest.timefmt.TurnTime`, which knows the day as written."""
-    text = line.strip().strip("#*_[]() \t")
+    text = line.strip().strip("#*_[]()=~ \t").strip(":- \t")
     if not text or len(text) > 90 or not _YEAR.search(text):
         return None
     text = DATE_LABEL.sub("", text, count=1) if DATE_LABEL.match(text) else text
     candidates = [text] + [text.rsplit(sep, 1)[1] for sep in _DATE_SEPARATORS if sep in text]
+    # "Session 1 (1:56 pm on 8 May, 2023)", "On 8 May 2023:"
+    banner = line.strip().strip("#*_=~:- \t")
+    candidates += [found[1] for found in (_LAST_BRACKETS.search(banner), _ON_DATE.match(text))
+                   if found is not None]
     for candidate in candidates:
         if _YEAR.search(candidate):
             time = read_turn_time(candidate.strip("*_()[] \t"))

@@ -34,6 +34,7 @@ from .classify import (
 from .collector import ItemCollector
 from .jsonlines import json_document, json_records, strip_document_envelopes
 from .open_calls import OpenCalls
+from .openai_chat import TIME_KEYS
 from .source import Source, fail
 from .tools import ToolCall, describe_call
 
@@ -47,7 +48,6 @@ ROLES_BY_FROM: dict[str, str] = {
 }
 """What each ShareGPT ``from`` value is: ``user``, ``assistant``, ``system``, ``call``, ``tool``."""
 
-_TIME_KEYS = ("timestamp", "create_time", "created_at", "created", "date", "time")
 
 
 def is_sharegpt_record(value: Any) -> bool:
@@ -185,7 +185,7 @@ class ShareGPTParser:
     def _time_of(self, value: dict[str, Any], record_no: int, absent: str = "") -> str:
         """The time of ``value`` (its first time key present), ``absent`` when it has none; one
         that cannot be read is reported and is "" (the item is kept without a time)."""
-        for key in _TIME_KEYS:
+        for key in TIME_KEYS:
             if value.get(key) not in (None, ""):
                 return self.collector.time(record_no, value[key])
         return absent

@@ -43,14 +43,15 @@ _MAX_USERS_BYTES = 64 * 1024 * 1024
 
 
 def is_slack_day(document: Any) -> bool:
-    """True for a Slack export's day file: a list of messages with ``type`` ``message`` and an
-    epoch ``ts`` (and no chat ``role``)."""
+    """True for a Slack export's day file: a list of messages with ``type`` ``message`` (and
+    no chat ``role``), stamped with an epoch ``ts`` (one damaged or missing is reported when
+    the day is read, not a reason to lose the day)."""
     if not isinstance(document, list) or not document:
         return False
     head = [m for m in document[:20] if isinstance(m, dict)]
-    return bool(head) and all(
-        m.get("type") == "message" and isinstance(m.get("ts"), str) and _TS.match(m["ts"])
-        and "role" not in m for m in head)
+    stamped = sum(1 for m in head if isinstance(m.get("ts"), str) and _TS.match(m["ts"]))
+    return bool(stamped) and all(
+        m.get("type") == "message" and "role" not in m for m in head)
 
 
 def is_slack_metadata(name: str, text: str) -> bool:
@@ -149,13 +150,15 @@ class SlackParser:
             self.collector.ignore("file" if files else "empty")
             return
         ts = message["ts"] if isinstance(message.get("ts"), str) else ""
+        # Slack stamps every message: a missing one is reported as unread, not left blank
+        written = message.get("ts") if message.get("ts") not in (None, "") else "(no ts)"
         links = [("message_id", f"{channel}#{ts}")] if ts else []
         thread = message.get("thread_ts")
         if isinstance(thread, str) and thread and thread != ts:
             links.append(("reply_to", f"{channel}#{thread}"))
         add_chat_message(self.collector, self.senders, record_no=index + 1, session=session,
                          sender=self._sender(message), text=text,
-                         time=self.collector.time(index + 1, ts or None),
+                         time=self.collector.time(index + 1, written),
                          identity=f"ts{ts or index}", pointer=pointer, links=links,
                          attached=attached)
 

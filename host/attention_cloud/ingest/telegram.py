@@ -34,13 +34,15 @@ _CHAT_KEYS = ("name", "type", "id")
 
 def _is_chat(value: Any) -> bool:
     """A Telegram chat: ``messages`` a list, and ``type``/``id``/``name`` beside it, its messages
-    typed ``message`` or ``service`` with a ``date``."""
+    typed ``message`` or ``service``, dated (one without its ``date`` is reported when the chat
+    is read, not a reason to lose the chat)."""
     if not isinstance(value, dict) or not isinstance(value.get("messages"), list):
         return False
     if not any(key in value for key in _CHAT_KEYS) or "role" in value:
         return False
     head = [m for m in value["messages"][:20] if isinstance(m, dict)]
-    return not head or all(m.get("type") in ("message", "service") and "date" in m for m in head)
+    return not head or all(m.get("type") in ("message", "service") for m in head) \
+        and any("date" in m for m in head)
 
 
 def is_telegram_export(document: Any) -> bool:

@@ -3,7 +3,9 @@
 Every timestamp the host reads goes through :func:`read_time` (or :func:`iso_utc`, its lenient
 form): transcript times at ingest, the ``now`` of a hydration, the times echo detection compares.
 Accepted: ISO 8601 with or without a zone (``2023-05-08T13:56:00Z``, ``2023-05-08 13:56+02:00``,
-``2023-05-08``, ``20230508``), Unix epoch seconds or milliseconds (numbers or digit strings),
+``2023-05-08``, ``20230508``; Java's ``…+02:00[Europe/Paris]``, or the zone's name alone), Go's
+``2023-05-08 13:56:00 +0200 CEST``, Unix epoch seconds, milliseconds, microseconds or
+nanoseconds (numbers or digit strings),
 RFC 2822 (``Mon, 08 May 2023 13:56:00 +0200``) and the spellings people and chat exports use
 (``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``2023/05/28 (Sun) 19:47``, ``28.05.2023 19:47``: a
 dotted date is day first; ``13:56 UTC+2`` is two hours ahead of UTC).
@@ -23,6 +25,7 @@ from typing import Any, Iterable
 from dateutil import parser as _dateparser
 from dateutil.relativedelta import relativedelta
 from dateutil.tz import tzoffset
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 # Claude Code writes "2026-01-02T03:04:05.678Z"; the common case needs no parsing at all.
 _UTC_Z = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\Z")
@@ -33,6 +36,14 @@ _BASIC_DATE = re.compile(r"(?:1[89]|2\d)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[
 _YEAR_ALONE = re.compile(r"(?:1[89]|2\d)\d\d\Z")
 _CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d\d(?!\d)")
 _MS_THRESHOLD = 100_000_000_000  # epoch numbers above this are milliseconds (after 1973 in ms)
+_US_THRESHOLD = 100_000_000_000_000  # ... microseconds (Python's time_ns() // 1000, Chrome)
+_NS_THRESHOLD = 100_000_000_000_000_000  # ... nanoseconds (Go, OpenTelemetry)
+# Java's ZonedDateTime writes its zone's name after the offset, "2023-05-08T15:56+02:00[Europe/
+# Paris]" (RFC 9557); without an offset the name alone says the zone.
+_ZONE_NAME = re.compile(r"(?P<moment>.+?)\[(?P<zone>[A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+)*)\]\Z")
+# Go's time.Time String(): "2023-05-08 13:56:00.123456789 +0200 CEST m=+0.000100", an offset
+# and then the zone's abbreviation (and a monotonic clock reading), which says nothing more.
+_GO_TIME = re.compile(r"(?P<moment>.+?[+-]\d{4})[ \t]+[A-Z]{1,5}(?:[ \t]+m=[+-][\d.]+)?\Z")
 # Epoch numbers below this (March 1973) are not a transcript's times: a placeholder 0, or
 # seconds since a run started (12.5); read as 1970 they would sort every such item first.
 _EPOCH_MIN = 100_000_000
@@ -195,6 +206,12 @@ def _written_moment(text: str) -> datetime | None:
     text = text.strip()
     if not text or len(text) > _MAX_TEXT:
         return None
+    named = _ZONE_NAME.match(text)
+    if named:
+        return _in_named_zone(named["moment"], named["zone"])
+    go = _GO_TIME.match(text)
+    if go:
+        text = go["moment"]
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
@@ -202,6 +219,21 @@ def _written_moment(text: str) -> datetime | None:
         if moment is None:
             return None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _in_named_zone(text: str, zone: str) -> datetime | None:
+    """``text`` written in the zone an IANA name gives (``Europe/Paris``); the offset ``text``
+    writes, where it writes one, wins. None for a zone name no zone database knows."""
+    moment = _written_moment(text)
+    if moment is None or not (text.endswith("Z") or _ISO_OFFSET.search(text) is None):
+        return moment  # no moment, or one whose own offset says where it was written
+    try:
+        return moment.replace(tzinfo=ZoneInfo(zone))
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+_ISO_OFFSET = re.compile(r"[+-]\d\d:?\d\d\Z")
 
 
 # "05.06.2023": a dotted date puts the day first wherever it is written (Germany, Russia,
@@ -247,7 +279,9 @@ def read_typed_time(text: str) -> str | None:
 def _from_epoch(number: float, floor: float = _EPOCH_MIN) -> str | None:
     if number != number or number < floor:  # NaN, 0 or a count from a run's start
         return None
-    seconds = number / 1000 if number > _MS_THRESHOLD else number
+    divisor = next((d for threshold, d in ((_NS_THRESHOLD, 1e9), (_US_THRESHOLD, 1e6),
+                                           (_MS_THRESHOLD, 1e3)) if number > threshold), 1)
+    seconds = number / divisor
     try:
         moment = datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError):
@@ -362,7 +396,7 @@ _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "fi
 _NUMBER = r"(\d{1,3}|a couple of|a couple|a few|couple of|couple|few|an?|one|two|three|four|" \
           r"five|six|seven|eight|" \
           r"nine|ten|eleven|twelve)"
-_UNIT = r"(day|week|month|year)s?"
+_UNIT = r"(day|week|fortnight|month|year)s?"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = r"(" + "|".join(_WEEKDAYS) + r")"
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
@@ -392,6 +426,20 @@ _RELATIVE = re.compile(
     r"|on\s+(?P<on_d>" + _WEEKDAY + r"))\b",
     re.IGNORECASE,
 )
+# Days ahead by a count: "two weeks from now", and "in three days", a date in a sentence told in
+# the future, else maybe a duration ("I read it in three days"); a pattern apart, run where a
+# unit is named (the alternatives above cost at every word of every turn that has a cue).
+_IN_UNITS = re.compile(
+    r"\bin\s+(?P<in_n>" + _NUMBER + r")\s+(?P<in_u>" + _UNIT + r")(?:['’]?\s+time)?\b",
+    re.IGNORECASE)
+_FROM_NOW = re.compile(
+    r"\b(?P<from_n>" + _NUMBER + r")\s+(?P<from_u>" + _UNIT + r")\s+from\s+(?:now|today)\b",
+    re.IGNORECASE)
+# "in " and a count found in the lower-cased text first: a literal start the regex engine scans
+# for quickly (the pattern above, with its word boundary and case folding, took six times longer
+# over LongMemEval's turns), each then read in the text itself
+_IN_UNITS_LOWER = re.compile(r"in\s+" + _NUMBER + r"\s+" + _UNIT)
+_UNITS = ("day", "week", "fortnight", "month", "year")
 # A day and a month: "the 3rd of June", "Friday 21st October", "7 June next year", "8 May
 # 2021", "October 21st"; read only in a text that names a month (a pattern apart: its
 # alternatives cost at every word of every turn).
@@ -429,7 +477,7 @@ _NAME_FIRST = re.compile(
     r"would|should|might|must|and|said|says|told|asked|wants|needs)\b)")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 # Each form of _RELATIVE holds one of these (a weekday, "yesterday": "day"), of _DAY_MONTH a month.
-_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ", "weekend")
+_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ", "weekend", "fortnight")
 
 
 def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
@@ -451,8 +499,10 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     nearest the turn's day (the latest on or before it in a sentence told in the past, the first
     on or after it in one told in the future, as a day of the month alone is unless told in the
     past), with "next year" or a year that year's.
-    ("today" is the turn's own day, which its time already says; "in three days" may be a
-    duration as well as a date, so it is left alone.)
+    "a fortnight ago" two weeks before; "two days from now" and, in a sentence told in the
+    future, "in three weeks" forward ("today" is the turn's own day, which its time already
+    says; "in three days" in any other sentence may be a duration, "I read it in three days",
+    so it is left alone).
     """
     if not time or not text:
         return []
@@ -465,6 +515,10 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
         day = moment.date()
     low = text.lower()  # most turns name no day: the patterns run only where a cue is
     matches = list(_RELATIVE.finditer(text)) if any(cue in low for cue in _CUES) else []
+    if any(unit in low for unit in _UNITS):
+        ahead = [*_in_units(text, low), *(_FROM_NOW.finditer(text) if "from now" in low
+                                          or "from today" in low else ())]
+        matches = sorted(matches + ahead, key=lambda m: m.start()) if ahead else matches
     if any(month in low for month in _MONTHS):  # "7 June next year" is one day, not two
         dated = list(_DAY_MONTH.finditer(text))
         matches = [m for m in matches if not any(m.start() < d.end() and d.start() < m.end() for d in dated)]
@@ -478,6 +532,14 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
             phrase = " ".join(match.group(0).lower().split())
             found.setdefault(phrase, resolved.isoformat())
     return list(found.items())
+
+
+def _in_units(text: str, low: str) -> list[re.Match[str]]:
+    """The matches of :data:`_IN_UNITS` in ``text`` (``low`` is it lower-cased)."""
+    if len(low) != len(text):  # a letter whose lower case is longer: positions differ
+        return list(_IN_UNITS.finditer(text))
+    found = (_IN_UNITS.match(text, cue.start()) for cue in _IN_UNITS_LOWER.finditer(low))
+    return [match for match in found if match is not None]
 
 
 _WEEKDAY_ABBR = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not %a: that follows the locale
@@ -571,6 +633,12 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
         return day + timedelta(days=(weekday - day.weekday()) % 7)
     if g.get("ago_n"):
         return _shift(day, -_amount(g.get("ago_n")), g.get("ago_u"))
+    if g.get("from_n"):
+        return _shift(day, _amount(g.get("from_n")), g.get("from_u"))
+    if g.get("in_n"):  # "I'll fly out in two days"; "I read it in two days" is a duration
+        if _tense(match) != "future":
+            return None
+        return _shift(day, _amount(g.get("in_n")), g.get("in_u"))
     if g.get("last_unit"):
         return _shift(day, -1 if g.get("last_u").lower() == "last" else 1, g.get("last_unit"))
     if g.get("last_d"):
@@ -662,6 +730,7 @@ def _amount(word: str) -> int:
 def _shift(day: date, n: int, unit: str) -> date | None:
     unit = unit.lower().rstrip("s")
     step = {"day": relativedelta(days=n), "week": relativedelta(weeks=n),
+            "fortnight": relativedelta(weeks=2 * n),
             "month": relativedelta(months=n), "year": relativedelta(years=n)}[unit]
     try:
         return day + step

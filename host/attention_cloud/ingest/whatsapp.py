@@ -4,14 +4,17 @@ X.txt``): one or many people, each message with its sender and its time.
 WhatsApp writes a message per line, its continuation lines (a multi-line message) after it::
 
     [5/8/23, 1:56:03 PM] Priya: I signed up for the half marathon     (iOS)
+    [08-05-2023 13:56:03] Priya: Ik heb me ingeschreven               (iOS, in Dutch: no comma)
     08/05/2023, 13:56 - Priya: I signed up for the half marathon      (Android)
     08/05/2023 à 13:56 - Priya: Je me suis inscrite au semi-marathon  (Android, in French)
 
 - **Times**: the date is written in the phone's locale: ``5/8/23`` (month first, the US),
-  ``08/05/2023`` (day first, most of the world), ``08.05.23``, ``2023-05-08``; the clock in 12
-  or 24 hours (``1:56 PM``, ``1:56 p. m.``, ``13:56``, with or without seconds). The order of
+  ``08/05/2023`` (day first, most of the world), ``08.05.23``, ``2023-05-08``, ``2023. 05. 08.``
+  (Hungary, Korea); the clock in 12 or 24 hours (``1:56 PM``, ``1:56 p. m.``, ``下午1:56``,
+  ``오후 1:56``, ``1:56 م``, ``13:56``, with or without seconds). The order of
   day and month is decided once for the whole file: a first number above 12 means day first, a
-  second above 12 month first; a dotted date (``08.05.23``) is day first; when no number
+  second above 12 month first; a dotted date (``08.05.23``) is day first unless a second
+  number above 12 says otherwise; when no number
   tells, the order in which the messages were sent decides (an export is in time order: one
   order may make the dates go back); when neither does (a chat of a few days, every date
   either way), the file is read month first with a 12-hour clock and day first with a 24-hour
@@ -48,14 +51,26 @@ from .source import Source, fail
 from .timefmt import TurnTime, read_day_first
 
 _SPACE = r"[ \t\u00a0\u202f]"
-_DATE = r"(?P<date>\d{1,4}(?P<sep>[./-])\d{1,2}(?P=sep)\d{1,4})"
-_CLOCK = (r"(?P<clock>\d{1,2}[:.]\d\d(?:[:.]\d\d)?)"
-          r"(?:" + _SPACE + r"*(?P<ampm>[AaPp])\.?" + _SPACE + r"?[Mm]\.?)?")
+# Hungarian and Korean phones write the year first, a space after each dot: "2023. 05. 08."
+_DATE = r"(?P<date>\d{1,4}(?P<sep>[./-]) ?\d{1,2}(?P=sep) ?\d{1,4})\.?"
+# AM and PM after the clock ("1:56 PM", "1:56 p. m.", Arabic "1:56 م") or, in Chinese, Japanese
+# and Korean, before it ("下午1:56", "午後1:56", "오후 1:56")
+_AM_PM = (r"(?:" + _SPACE + r"*(?:(?P<ampm>[AaPp])\.?" + _SPACE + r"?[Mm]\.?"
+          r"|(?P<ampm_ar>[\u0635\u0645])(?!\w)))?")
+_BEFORE_CLOCK = r"(?:(?P<ampm_cjk>上午|下午|午前|午後|오전|오후)" + _SPACE + r"*)?"
+_CLOCK = _BEFORE_CLOCK + r"(?P<clock>\d{1,2}[:.]\d\d(?:[:.]\d\d)?)" + _AM_PM
 # The word some locales write between the date and the clock, in place of iOS's comma or after
 # Android's: French "08/05/2023 à 13:56", Finnish "8.5.2023 klo 13.56".
 _AT = _SPACE + r"+(?:à|klo)"
-_IOS = re.compile(r"\[" + _DATE + r"(?:," + r"|" + _AT + r")" + _SPACE + r"*" + _CLOCK + r"\]"
-                  + _SPACE + r"*(?P<rest>.*)", re.DOTALL)
+_IOS = re.compile(r"\[" + _DATE + r"(?:,|" + _AT + r"|(?<=\.)(?=" + _SPACE + r"))" + _SPACE
+                  + r"*" + _CLOCK + r"\]" + _SPACE + r"*(?P<rest>.*)", re.DOTALL)
+# iOS in some locales (Dutch, Brazilian, Spanish) writes no comma: "[08-05-2023 13:56:03]",
+# the day or month first and the seconds always there; "[2023-05-08 13:56] Priya:", a year
+# first or no seconds, is any timestamped chat's line (read as text).
+_IOS_BARE = re.compile(
+    r"\[(?P<date>\d{1,2}(?P<sep>[./-])\d{1,2}(?P=sep)\d{2,4})" + _SPACE + r"+"
+    + r"(?P<clock>\d{1,2}[:.]\d\d[:.]\d\d)" + _AM_PM + r"\]" + _SPACE + r"*(?P<rest>.*)",
+    re.DOTALL)
 _ANDROID = re.compile(_DATE + r",?(?:" + _AT + r")?" + _SPACE + r"+" + _CLOCK + _SPACE
                       + r"+[-\u2013]" + _SPACE + r"+(?P<rest>.*)", re.DOTALL)
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u2066\u2067\u2068\u2069\ufeff"
@@ -71,6 +86,10 @@ _DELETED = re.compile(r"(?:this message was deleted|you deleted this message)\.?
 # the search quadratic over a long run of spaces).
 _EDITED = re.compile(r"<this message was edited>\s*\Z", re.IGNORECASE)
 _HEAD_LINES = 20
+_HEAD_CHARS = 40  # a message line's date and time come within its first characters
+# marks among a date's and a clock's numbers, not those that open a message's text (iOS's
+# system lines under a group's name start with one)
+_MARKS_IN_DATE = re.compile(r"(?<=[\d/.,:\[ -])[" + _MARKS + r"]+(?=[\d/.,: \]-])")
 # A quote opened and not closed before ": " is a system line's ('… changed the subject from
 # "Run: club"'); a contact name may hold a whole quotation ('Dana "DJ" Whitfield').
 _Q, _NQ = "[\"\u201c\u201d]", "[^\"\u201c\u201d]*"
@@ -104,9 +123,12 @@ class _Line:
 
 def header_of(line: str) -> re.Match[str] | None:
     """The match of a WhatsApp message line (iOS's ``[date, time] …`` or Android's ``date,
-    time - …``), else None."""
+    time - …``), else None. Direction marks among the date's numbers (an Arabic phone's
+    ``\u200f08\u200f/05\u200f/2023``) are read past."""
     line = line.lstrip(_MARKS)
-    return _IOS.match(line) or _ANDROID.match(line)
+    if line[:1] in "[0123456789" and any(mark in line[:_HEAD_CHARS] for mark in _MARKS):
+        line = _MARKS_IN_DATE.sub("", line[:_HEAD_CHARS]) + line[_HEAD_CHARS:]
+    return _IOS.match(line) or _IOS_BARE.match(line) or _ANDROID.match(line)
 
 
 def is_whatsapp_export(text: str) -> bool:
@@ -118,6 +140,19 @@ def is_whatsapp_export(text: str) -> bool:
     headers = [header_of(line.rstrip("\r")) for line in lines]
     return bool(headers) and headers[0] is not None and any(
         match is not None and ": " in match["rest"] for match in headers)
+
+
+def _meridiem(match: re.Match[str]) -> str:
+    """``a`` or ``p`` for a 12-hour clock's AM or PM, in whichever language it is written;
+    ``""`` for a 24-hour clock."""
+    found = match.groupdict()
+    if found.get("ampm"):
+        return found["ampm"].lower()
+    if found.get("ampm_ar"):
+        return "p" if found["ampm_ar"] == "\u0645" else "a"
+    if found.get("ampm_cjk"):
+        return "p" if found["ampm_cjk"] in ("下午", "午後", "오후") else "a"
+    return ""
 
 
 def _ordered_date(parts: tuple[str, str, str], day_first: bool) -> tuple[int, int, int]:
@@ -135,9 +170,11 @@ def day_order(lines: list[_Line]) -> tuple[bool, str]:
     short = [line for line in lines if len(line.parts[0]) != 4]
     if not short:
         return False, ""  # year first: 2023-05-08
-    if all(line.sep == "." for line in short):
-        return True, ""  # 08.05.23: a dotted date is day first wherever it is written
     dates = [(int(line.parts[0]), int(line.parts[1]), _year(line.parts[2])) for line in short]
+    if all(line.sep == "." for line in short):
+        # 08.05.23: a dotted date is day first wherever it is written, unless a second
+        # number above 12 (and no first one) says otherwise: "[05.13.23 09:01:00]"
+        return not (any(b > 12 for _, b, _ in dates) and all(a <= 12 for a, _, _ in dates)), ""
     return read_day_first(dates, any(line.ampm for line in lines), "messages",
                           short[0].sep.join(short[0].parts))
 
@@ -178,10 +215,10 @@ class WhatsAppParser:
             raw = raw[:-1] if raw.endswith("\r") else raw
             match = header_of(raw)
             if match is not None:
-                parts = tuple(re.split(r"[./-]", match["date"]))
+                parts = tuple(part.strip() for part in re.split(r"[./-]", match["date"]))
                 written = match.group(0)[:match.start("rest")].strip(" \t[]-\u2013")
                 messages.append((_Line(number, written, match["sep"], parts,  # type: ignore[arg-type]
-                                       match["clock"], match["ampm"] or "", match["rest"]), []))
+                                       match["clock"], _meridiem(match), match["rest"]), []))
             elif messages:
                 messages[-1][1].append(raw)
             elif raw.strip(_MARKS + " \t"):

@@ -1,0 +1,153 @@
+"""Claude.ai data exports (Settings → Privacy → Export data): ``conversations.json``.
+
+The export is a JSON list of conversations (one conversation alone is read too)::
+
+    [{"uuid": "…", "name": "Glazing a bowl", "created_at": "2024-05-08T13:56:00.123456Z",
+      "chat_messages": [
+        {"uuid": "…", "sender": "human", "created_at": "2024-05-08T13:56:01.5Z",
+         "text": "…", "content": [{"type": "text", "text": "…"}, …],
+         "attachments": [{"file_name": "notes.txt", "extracted_content": "…"}],
+         "files": [{"file_name": "bowl.jpg"}]},
+        {"sender": "assistant", …}]}]
+
+- **Sessions**: each conversation is the session named by its ``uuid``; its ``name`` (the title
+  Claude.ai shows) is kept as ``relation(H, title, Name)`` on each of its items.
+- **Who and when**: ``sender`` ``human`` is the user, ``assistant`` the assistant (no one is
+  named: ``item_speaker/2`` answers the role); each message's time is its ``created_at``, the
+  conversation's for a message without one; a time that cannot be read is reported.
+- **What**: ``content`` blocks as :mod:`.anthropic_messages` reads them (``text``, ``tool_use``
+  with its ``tool_result``, a search's ``knowledge`` entries read as their title, address and
+  text on lines of their own, ``thinking`` counted), or ``text`` where an older export has no
+  blocks; files the user attached are named on a line of their own (``[attached: notes.txt]``,
+  from ``attachments`` and ``files``), so a message of nothing but a file is an item.
+- Pointers ``FILE#/<i>/chat_messages/<j>`` (``…/content/<k>`` for a block).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .anthropic_messages import AnthropicMessagesParser
+from .chat_messages import attachment_names, with_attachments
+from .openai_chat import Conversation
+from .source import Source, fail
+
+_ROLES = {"human": "user", "user": "user", "assistant": "assistant", "system": "system"}
+_TITLE_MAX_CHARS = 200
+_ATTACHED = "_attached"  # set on a message read here whose files are named in its text
+
+
+def is_claude_ai_conversation(value: Any) -> bool:
+    """True for one conversation of a Claude.ai export: a ``chat_messages`` list and a
+    ``uuid``."""
+    return isinstance(value, dict) and isinstance(value.get("chat_messages"), list) \
+        and "uuid" in value
+
+
+def is_claude_ai_export(document: Any) -> bool:
+    """True for a Claude.ai ``conversations.json`` (a list whose first object is a
+    conversation) or one conversation alone."""
+    if isinstance(document, list):
+        first = next((value for value in document[:20] if isinstance(value, dict)), None)
+        return is_claude_ai_conversation(first)
+    return is_claude_ai_conversation(document)
+
+
+class ClaudeAiExportParser(AnthropicMessagesParser):
+    """Parses a Claude.ai ``conversations.json`` into an :class:`ItemCollector`."""
+
+    def _read(self, source: Source) -> int:
+        document = self._document(source)
+        if not is_claude_ai_export(document):
+            raise fail(source.name, 'not a Claude.ai export (a list of conversations with '
+                                    '"uuid" and "chat_messages")')
+        conversations = document if isinstance(document, list) else [document]
+        read = 0
+        for number, conversation in enumerate(conversations):
+            if not is_claude_ai_conversation(conversation):
+                self.collector.records_read += 1
+                self.collector.skip(number + 1, f"conversation {number} has no chat_messages")
+                continue
+            base = f"{source.pointer_base}#/{number}" if isinstance(document, list) \
+                else f"{source.pointer_base}#"
+            read += self._claude_conversation(base, number, conversation)
+        return read
+
+    def _claude_conversation(self, base: str, number: int, document: dict[str, Any]) -> int:
+        uuid = document.get("uuid")
+        session = str(uuid) if isinstance(uuid, str) and uuid else \
+            f"{self.default_session}#{number}"
+        first = len(self.collector.items)
+        conversation = Conversation(session, self._time_of(document, number + 1),
+                                    f"{base}/chat_messages", "", None)
+        read = self._conversation(conversation, [_as_message(message)
+                                                 for message in document["chat_messages"]])
+        title = document.get("name")
+        if isinstance(title, str) and title.strip():
+            title = " ".join(title.split())[:_TITLE_MAX_CHARS]
+            items = self.collector.items
+            for index in range(first, len(items)):
+                item = items[index]
+                items[index] = dataclasses.replace(
+                    item, relations=(*item.relations, (item.handle, "title", title)))
+        return read
+
+    def _message(self, conversation: Conversation, message: dict[str, Any], record_no: int,
+                 pointer: str, identity: str) -> bool:
+        """As the Messages API reader reads it; the item naming the files a message attached
+        points at the whole message, where they are listed (not at a block of its text)."""
+        first = len(self.collector.items)
+        read = super()._message(conversation, message, record_no, pointer, identity)
+        if message.get(_ATTACHED):
+            items = self.collector.items
+            for index in range(first, len(items)):
+                if "[attached: " in items[index].text:
+                    items[index] = dataclasses.replace(items[index], pointer=pointer)
+        return read
+
+
+def _as_message(message: Any) -> Any:
+    """A Claude.ai message as the Messages API writes one (``role``, ``content``, its time),
+    the files it attached named in a text block after its own; anything else unchanged (the
+    chat reader reports it)."""
+    if not isinstance(message, dict):
+        return message
+    role = _ROLES.get(str(message.get("sender", "")).lower(), message.get("sender"))
+    content = message.get("content")
+    if _says_something(content):
+        content = [_with_knowledge_as_text(block) for block in content]
+    else:  # an older export's blocks, or blocks whose text is empty: the message's own text
+        content = message.get("text") if isinstance(message.get("text"), str) else ""
+    names = attachment_names(
+        entry.get("file_name") for key in ("attachments", "files")
+        for entry in (message.get(key) if isinstance(message.get(key), list) else ())
+        if isinstance(entry, dict))
+    if names:
+        if isinstance(content, list):
+            content = [*content, {"type": "text", "text": with_attachments("", names)}]
+        else:
+            content = with_attachments(content, names)
+    return {"role": role, "content": content, "created_at": message.get("created_at"),
+            _ATTACHED: bool(names)}
+
+
+def _says_something(content: Any) -> bool:
+    """Whether a message's ``content`` blocks hold what it says: a block other than text, or
+    a text block with text."""
+    return isinstance(content, list) and any(
+        not isinstance(block, dict) or block.get("type") != "text"
+        or (isinstance(block.get("text"), str) and block["text"].strip()) for block in content)
+
+
+def _with_knowledge_as_text(block: Any) -> Any:
+    """A ``tool_result`` whose content lists what a search found as ``knowledge`` entries
+    (``title``, ``url``, ``text``), those entries as text blocks; any other block unchanged."""
+    if not isinstance(block, dict) or block.get("type") != "tool_result" \
+            or not isinstance(block.get("content"), list):
+        return block
+    found = [{"type": "text", "text": "\n".join(
+        str(entry[key]) for key in ("title", "url", "text") if entry.get(key))}
+        if isinstance(entry, dict) and entry.get("type") == "knowledge" else entry
+        for entry in block["content"]]
+    return {**block, "content": found}
