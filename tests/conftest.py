@@ -1,11 +1,38 @@
 """Shared fixtures: a fresh memory home per test, the process-wide Prolog engine."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: The test files that take longest (about a minute or more of a two-core machine's time, most of
+#: it in `atc` processes and soaks), longest first. scripts/test spreads whole files over worker
+#: processes in the order they are collected: a long file handed out last would run alone while
+#: the other workers sit idle, so under workers these start first. Only the order changes.
+LONGEST_FILES_FIRST = (
+    "test_readme_commands.py",
+    "test_crash.py",
+    "test_agent_loop_soak.py",
+    "test_agents_hooks.py",
+    "test_cells.py",
+    "test_bridge_soak.py",
+    "test_agents_mcp.py",
+    "test_readers.py",
+    "test_bench_nearest.py",
+    "test_watch.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist workers, the files of LONGEST_FILES_FIRST come first (a stable sort:
+    every worker collects the same order, and a file's tests keep theirs)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    rank = {name: i for i, name in enumerate(LONGEST_FILES_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 @pytest.fixture(scope="session")
@@ -70,3 +97,4 @@ def curated_hash_memory():
         return mem
 
     return make
+
