@@ -98,3 +98,25 @@ def curated_hash_memory():
 
     return make
 
+
+@pytest.fixture(scope="session")
+def built_home(tmp_path_factory):
+    """A copy of a home built once per test process: ``built_home(key, build, dest)`` calls
+    ``build(folder)`` the first time ``key`` is asked for (it must make a home in ``folder``
+    and leave it closed), then copies that home into ``dest`` (which may be an empty folder)
+    for this and every later caller and returns ``dest``. Ingesting and curating the same transcripts for each test of a file
+    cost a second or more a test; a copy costs milliseconds, and each test still changes a
+    home of its own (a home holds no absolute path of its own, so a copy works as built)."""
+    import shutil
+
+    built: dict[str, Path] = {}
+
+    def copy(key: str, build, dest: Path) -> Path:
+        if key not in built:
+            folder = tmp_path_factory.mktemp("built") / "home"
+            build(folder)
+            built[key] = folder
+        shutil.copytree(built[key], dest, dirs_exist_ok=True)
+        return dest
+
+    return copy
