@@ -131,3 +131,26 @@ def built_home(tmp_path_factory):
         return dest
 
     return copy
+
+
+def _curate_the_samples(home: Path) -> None:
+    from attention_cloud import Memory
+    from attention_cloud.home import write_config
+    from attention_cloud.paths import samples_dir
+
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        mem.ingest([samples_dir()])
+        mem.curate()
+
+
+@pytest.fixture
+def curated_samples(home: Path, built_home):
+    """A Memory on ``home``, a copy of a home holding the bundled sample sessions ingested and
+    curated (``hash`` embedder), closed after the test."""
+    from attention_cloud import Memory
+
+    mem = Memory.open(built_home("samples-hash-curated", _curate_the_samples, home))
+    yield mem
+    mem.close()

@@ -36,20 +36,11 @@ def _open(home: Path, embedder: str) -> Memory:
     return Memory.open(home)
 
 
-def _curate_samples(home: Path) -> None:
-    home.mkdir()
-    with _open(home, "hash") as mem:
-        mem.ingest([samples_dir()])
-        mem.curate()
-
-
 @pytest.fixture
-def curated(home, built_home):
+def curated(curated_samples):
     """The bundled sample, ingested and curated with the fast hashing embedder (a copy of a
     home built once per process)."""
-    mem = Memory.open(built_home("hydrate-samples-hash", _curate_samples, home))
-    yield mem
-    mem.close()
+    return curated_samples
 
 
 def _spent(receipt):
