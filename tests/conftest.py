@@ -1,4 +1,5 @@
-"""Shared fixtures: a fresh memory home per test, the process-wide Prolog engine."""
+"""Shared fixtures: a fresh memory home per test, the process-wide Prolog engine, copies of
+homes built once per process; and the order scripts/test's workers take the files in."""
 from __future__ import annotations
 
 import os
@@ -115,9 +116,10 @@ def built_home(tmp_path_factory):
     """A copy of a home built once per test process: ``built_home(key, build, dest)`` calls
     ``build(folder)`` the first time ``key`` is asked for (it must make a home in ``folder``
     and leave it closed), then copies that home into ``dest`` (which may be an empty folder)
-    for this and every later caller and returns ``dest``. Ingesting and curating the same transcripts for each test of a file
-    cost a second or more a test; a copy costs milliseconds, and each test still changes a
-    home of its own (a home holds no absolute path of its own, so a copy works as built)."""
+    for this and every later caller and returns ``dest``. Ingesting and curating the same
+    transcripts for each test of a file cost a second or more a test; a copy costs
+    milliseconds, and each test still changes a home of its own (a home holds no absolute
+    path of its own, so a copy works as built)."""
     import shutil
 
     built: dict[str, Path] = {}
