@@ -1,11 +1,55 @@
-"""Shared fixtures: a fresh memory home per test, the process-wide Prolog engine."""
+"""Shared fixtures: a fresh memory home per test, the process-wide Prolog engine, copies of
+homes built once per process; and the order scripts/test's workers take the files in."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: The test files that take longest (a run of scripts/test with --durations=0 sums each file's
+#: tests: here about 1/8 to 1/50 of the suite's time each, most of it in `atc` processes and
+#: soaks), longest first. scripts/test spreads whole files over worker
+#: processes in the order they are collected: a long file handed out last would run alone while
+#: the other workers sit idle, so under workers these start first. Only the order changes.
+LONGEST_FILES_FIRST = (
+    "test_readme_commands.py",
+    "test_crash.py",
+    "test_agent_loop_soak.py",
+    "test_bridge_soak.py",
+    "test_agents_hooks.py",
+    "test_erasure.py",
+    "test_journal_damage.py",
+    "test_readers.py",
+    "test_embed_speed_equivalence.py",
+    "test_long_reader.py",
+    "test_cells.py",
+    "test_watch.py",
+    "test_interrupts.py",
+    "test_sandbox_corpus.py",
+)
+
+
+def pytest_ignore_collect(collection_path, config):
+    """The serial pass (``-m serial``) skips importing test files that mark no test serial:
+    collecting all of them costs about 10 s of CPU to select a handful."""
+    if (config.option.markexpr or "").strip() != "serial":
+        return None
+    if (collection_path.suffix == ".py" and collection_path.name.startswith("test_")
+            and "mark.serial" not in collection_path.read_text(encoding="utf-8")):
+        return True
+    return None   # the others (--ignore) decide
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist workers, the files of LONGEST_FILES_FIRST come first (a stable sort:
+    every worker collects the same order, and a file's tests keep theirs)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    rank = {name: i for i, name in enumerate(LONGEST_FILES_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 @pytest.fixture(scope="session")
@@ -70,3 +114,50 @@ def curated_hash_memory():
         return mem
 
     return make
+
+
+@pytest.fixture(scope="session")
+def built_home(tmp_path_factory):
+    """A copy of a home built once per test process: ``built_home(key, build, dest)`` calls
+    ``build(folder)`` the first time ``key`` is asked for (it must make a home in ``folder``
+    and leave it closed), then copies that home into ``dest`` (which may be an empty folder)
+    for this and every later caller and returns ``dest``. Ingesting and curating the same
+    transcripts for each test of a file cost a second or more a test; a copy costs
+    milliseconds, and each test still changes a home of its own (a home holds no absolute
+    path of its own, so a copy works as built)."""
+    import shutil
+
+    built: dict[str, Path] = {}
+
+    def copy(key: str, build, dest: Path) -> Path:
+        if key not in built:
+            folder = tmp_path_factory.mktemp("built") / "home"
+            build(folder)
+            built[key] = folder
+        shutil.copytree(built[key], dest, dirs_exist_ok=True)
+        return dest
+
+    return copy
+
+
+def _curate_the_samples(home: Path) -> None:
+    from attention_cloud import Memory
+    from attention_cloud.home import write_config
+    from attention_cloud.paths import samples_dir
+
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        mem.ingest([samples_dir()])
+        mem.curate()
+
+
+@pytest.fixture
+def curated_samples(home: Path, built_home):
+    """A Memory on ``home``, a copy of a home holding the bundled sample sessions ingested and
+    curated (``hash`` embedder), closed after the test."""
+    from attention_cloud import Memory
+
+    mem = Memory.open(built_home("samples-hash-curated", _curate_the_samples, home))
+    yield mem
+    mem.close()

@@ -69,8 +69,25 @@ def _open(home: Path) -> Memory:
     return Memory.open(home)
 
 
+def _build_topical(home: Path) -> None:
+    home.mkdir()
+    with _open(home) as mem:
+        mem.ingest(_write(home.parent / "t", _sessions(1, 12, 1)), format="openai")
+        mem.curate()
+
+
 @pytest.fixture
-def topical(tmp_path: Path):
+def topical(tmp_path: Path, built_home):
+    """Twelve topical sessions ingested and curated: a copy of one home built per process."""
+    mem = Memory.open(built_home("cells-topical", _build_topical, tmp_path / "home"))
+    yield mem
+    mem.close()
+
+
+@pytest.fixture
+def topical_curated_here(tmp_path: Path):
+    """The same sessions ingested and curated by the Memory handed out, for a test of the state
+    a curation leaves its process in."""
     home = tmp_path / "home"
     home.mkdir()
     mem = _open(home)
@@ -499,10 +516,11 @@ def _atom(name: str):
     return Atom(name)
 
 
-def test_curation_ends_without_the_writers_index_tables(topical: Memory, tmp_path: Path):
+def test_curation_ends_without_the_writers_index_tables(topical_curated_here: Memory, tmp_path: Path):
     """The cells step and a snapshot only read: curation closes the writer's vector and BM25
     tables before them (~1 GB at a million items) and the cells step reads vectors through a
     read-only store; a later curate reopens the writer and its new items are found."""
+    topical = topical_curated_here
     jump = topical.jump
     assert jump._lexical is None and jump._vectors is not None and jump._vectors.read_only
     topical.snapshot()

@@ -166,9 +166,12 @@ def test_hostile_text_is_data_not_code():
 def test_a_ten_megabyte_item_is_curated_quickly_from_its_head_and_tail():
     text = "The import of the March archive started. " + ("x" * 79 + "\n") * 131_072 + \
         "Finally the import failed with MemoryError after 3 hours."
-    started = time.perf_counter()
+    # CPU time, not wall time: the claim is about the work curation does (a quadratic step
+    # took seconds of it), and the CPU a process spends does not grow when other test
+    # processes share the cores
+    started = time.process_time()
     rungs = curate(text)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert elapsed < 1.0, elapsed
     assert_invariants(text, rungs)
     assert "MemoryError" in rungs.distillation.entities
@@ -182,9 +185,9 @@ def test_a_ten_megabyte_item_is_curated_quickly_from_its_head_and_tail():
          "parens", "underscores", "dollars", "asides"],
 )
 def test_pathological_text_is_curated_in_linear_time(text):
-    started = time.perf_counter()
+    started = time.process_time()   # CPU time: the work done, whatever else shares the cores
     rungs = curate(text)
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 0.5
     assert_invariants(text, rungs)
 
 

@@ -22,6 +22,7 @@ class _Tokenizer:
     pad_id = 0
 
 
+@pytest.mark.serial  # Ctrl-C answered within 1 s of wall time: alone, not beside workers
 def test_ctrl_c_stops_the_embedding_workers_after_their_current_batch():
     embedder = object.__new__(OnnxEmbedder)
     embedder.threads = 2

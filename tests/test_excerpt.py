@@ -61,9 +61,17 @@ def _pieces(text: str) -> list[str]:
 
 
 @pytest.fixture
-def music(tmp_path: Path, curated_hash_memory):
-    """A curated home holding one conversation with the long answer above."""
-    sessions = tmp_path / "sessions"
+def music(tmp_path: Path, curated_hash_memory, built_home):
+    """A curated home holding one conversation with the long answer above (a copy of one built
+    once per process)."""
+    mem = Memory.open(built_home("excerpt-music", lambda home: _build_music(home, curated_hash_memory),
+                                 tmp_path / "home"))
+    yield mem
+    mem.close()
+
+
+def _build_music(home: Path, curated_hash_memory) -> None:
+    sessions = home.parent / "sessions"
     sessions.mkdir()
     messages = [
         {"role": "user", "content": "Can you recommend resources for learning music theory?"},
@@ -74,9 +82,7 @@ def music(tmp_path: Path, curated_hash_memory):
     ]
     (sessions / "music.json").write_text(json.dumps({"session_id": "m1", "messages": messages}),
                                          encoding="utf-8")
-    mem = curated_hash_memory(tmp_path, sessions)
-    yield mem
-    mem.close()
+    curated_hash_memory(home.parent, sessions).close()
 
 
 def _item_with(mem: Memory, words: str) -> str:

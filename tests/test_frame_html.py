@@ -15,11 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from attention_cloud import Memory
 from attention_cloud.frame_html import render_html
-from attention_cloud.home import write_config
 from attention_cloud.hydration import FrameFact
-from attention_cloud.paths import samples_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -149,13 +146,9 @@ def test_lone_surrogates_and_empty_frames_render():
 
 
 @pytest.fixture
-def curated(home):
-    write_config(home, {"embedder": "hash"})
-    mem = Memory.open(home)
-    mem.ingest([samples_dir()])
-    mem.curate()
-    yield mem
-    mem.close()
+def curated(curated_samples):
+    """The bundled samples, ingested and curated (hash embedder): a copy of a home built once."""
+    return curated_samples
 
 
 def test_frame_html_matches_the_frame(curated):

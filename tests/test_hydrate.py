@@ -37,13 +37,10 @@ def _open(home: Path, embedder: str) -> Memory:
 
 
 @pytest.fixture
-def curated(home):
-    """The bundled sample, ingested and curated with the fast hashing embedder."""
-    mem = _open(home, "hash")
-    mem.ingest([samples_dir()])
-    mem.curate()
-    yield mem
-    mem.close()
+def curated(curated_samples):
+    """The bundled sample, ingested and curated with the fast hashing embedder (a copy of a
+    home built once per process)."""
+    return curated_samples
 
 
 def _spent(receipt):

@@ -10,13 +10,9 @@ from attention_cloud.paths import samples_dir
 
 
 @pytest.fixture
-def old_memory(home):
-    write_config(home, {"embedder": "hash"})
-    mem = Memory.open(home)
-    mem.ingest([samples_dir()])  # the sample sessions are from January 2026
-    mem.curate()
-    yield mem
-    mem.close()
+def old_memory(curated_samples):
+    """The bundled samples, ingested and curated: the sample sessions are from January 2026."""
+    return curated_samples
 
 
 def test_expired_l0_renders_from_the_rungs_that_remain(old_memory):

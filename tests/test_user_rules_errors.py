@@ -29,14 +29,18 @@ def tree(home: Path) -> dict[str, bytes]:
             if p.is_file()}
 
 
-@pytest.fixture
-def ruled_home(home: Path, tmp_path: Path) -> Path:
-    """A home with items and one saved rule."""
+def _ingest_and_save_a_rule(home: Path) -> None:
+    home.mkdir()
     assert atc("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home).exit_code == 0
-    saved = tmp_path / "errors.pl"
+    saved = home.parent / "errors.pl"
     saved.write_text(SAVED, encoding="utf-8")
     assert atc("rules", "add", str(saved), home=home).exit_code == 0
-    return home
+
+
+@pytest.fixture
+def ruled_home(home: Path, built_home) -> Path:
+    """A home with items and one saved rule (a copy of one built once per process)."""
+    return built_home("rules-errors-ruled", _ingest_and_save_a_rule, home)
 
 
 def one_line(out) -> str:

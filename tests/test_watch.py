@@ -397,6 +397,7 @@ def test_the_soaks_slope_reads_a_steady_leak_whole_and_a_one_off_step_as_none():
     assert 12 < robust_slope(noisy_leak) * 100 < 14
 
 
+@pytest.mark.serial  # the watcher's memory over 45 batches and its lock waits: alone, not beside workers
 def test_short_soak_misses_nothing_duplicates_nothing_and_does_not_grow_with_batches():
     from watch_soak import run_soak, verdict
 

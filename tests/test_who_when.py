@@ -448,18 +448,25 @@ CONVERSATION = [
 ]
 
 
-@pytest.fixture
-def conversation_home(home, tmp_path):
-    path = tmp_path / "priya_tomas.jsonl"
+def _ingest_conversation(home: Path) -> None:
+    path = home.parent / "priya_tomas.jsonl"
     path.write_text("".join(json.dumps({"role": role, "name": name, "timestamp": when,
                                         "content": text}) + "\n"
                             for name, role, when, text in CONVERSATION))
+    home.mkdir()
     write_config(home, {"embedder": "hash"})
-    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
-    assert run("ingest", str(path)).exit_code == 0
+    ingest = CliRunner().invoke(main, ["ingest", str(path), "--home", str(home)],
+                                catch_exceptions=False)
+    assert ingest.exit_code == 0, ingest.output
     with Memory.open(home) as mem:
         mem.curate()
-    return run
+
+
+@pytest.fixture
+def conversation_home(home, built_home):
+    """`atc ARGS` on a copy of a home (built once per process) holding CONVERSATION, curated."""
+    built_home("who-when-conversation", _ingest_conversation, home)
+    return lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
 
 
 def test_query_item_speaker_lists_her_items(conversation_home):
