@@ -2905,11 +2905,12 @@ whole_focus_(Budget, Placed0, Excerpted, Placed, Gone) :-
 % excerpt grown to its core, the sentence (or line) of its L0 holding most of the goal's weight,
 % when the room the frame left it held only other sentences or none. Of the facts excerpts_/5
 % asks about (the best placed first), the first whose excerpt in Excerpted (Base after
-% excerpts_/5) lacks its core (host_excerpts/3, a core/5 request), and whose core holds more of
-% the goal than its rung and fits Budget (at most core_share_/1 of it, but for the frame's best
-% fact), is placed as the excerpt of its core; the weaker facts of Base give way for its room
-% (fit_/4: least value lost per token saved first), and the excerpts are chosen again for the
-% others; Gone are the facts that left. An excerpt's fidelity grows in step with its length, so
+% excerpts_/5) lacks its core (host_excerpts/3, a core/5 request), that is among the frame's
+% most relevant (core_rank_/1), and whose core holds more of the goal than its rung and fits
+% Budget (at most core_share_/1 of it, but for the frame's best fact), is placed as the excerpt
+% of its core; the weaker facts of Base give way for its room (fit_/4: least value lost per
+% token saved first), and the excerpts are chosen again for the others; Gone are the facts
+% that left. An excerpt's fidelity grows in step with its length, so
 % the fit never pays for the few tokens more that make a fragment the sentence it was cut from:
 % LongMemEval's question on "the average improvement in framerate" of a submission had a
 % 500-token frame show the answer's first clause ("The 'Experimental Results' section of the ...
@@ -2930,10 +2931,13 @@ core_focus_(Goal, Framing, Budget, Base, Excerpted, Placed, Gone) :-
     excerpt_share_(Share),
     excerpt_facts_(Most),
     core_share_(CoreShare),
+    core_rank_(Rank),
     Long is floor(Budget * Share),
     limit(Most, ( nth0(I, Base, P), excerptable_(P, Long) )),
     P = p(C, Level, T, Rungs),
-    C = c(Id, _, _, _, _),
+    C = c(Id, Score, _, _, _),
+    aggregate_all(count, ( member(p(c(_, S, _, _, _), _, _, _), Base), S > Score ), Above),
+    Above < Rank,
     rung(Id, l0, Text),
     rung(Id, Level, LevelText),
     level_fidelity_(Level, Fidelity),
@@ -2944,9 +2948,7 @@ core_focus_(Goal, Framing, Budget, Base, Excerpted, Placed, Gone) :-
     nth0(I, Excerpted, Shown),
     \+ shows_spans_(Shown, Spans),
     excerpt_cost_(Framing, Id, XT, Cost),
-    C = c(_, Score, _, _, _),
-    frame_best_score_(Base, Best),
-    (   Score >= Best -> Cost =< Budget ; Cost =< Budget * CoreShare ),
+    (   Above =:= 0 -> Cost =< Budget ; Cost =< Budget * CoreShare ),
     !,
     nth0(I, Base, _, Others0),
     partition(stronger_than_(Score), Others0, Stronger, Weaker),
@@ -2974,8 +2976,12 @@ shows_spans_(p(_, excerpt(_, _, _, Info), _, _), Spans) :-
     forall(member(Span, Spans), memberchk(Span, Info.spans)).
 
 % The core of a fact other than the frame's best may take at most half the segment's budget:
-% the other half stays the others' (the best fact's, like its whole text, all of it).
+% the other half stays the others' (the best fact's, like its whole text, all of it). Only a
+% fact among the frame's three most relevant grows so: the core of a weaker one holds a word
+% or two of the goal (a tool error's "Trace Context" for "what does the review context builder
+% do") and would push out facts about as relevant as it.
 core_share_(0.5).
+core_rank_(3).
 
 % excerpt_keep_(+Id, -Keep): what an excerpt of Id keeps first when it fits: an error's summary,
 % which curation leads with its diagnostic ("lib/x.ex:57:13:pattern_match The pattern can never

@@ -262,4 +262,13 @@ test(the_best_facts_core_may_take_more_than_half_the_budget,
     findall(Id-L, ( member(p(c(Id, _, _, _, _), L0, _, _), Placed),
                     ( L0 = excerpt(_, _, _, _) -> L = excerpt ; L = L0 ) ), Levels).
 
+test(a_fact_below_the_three_most_relevant_does_not_grow, [fail]) :-
+    placed(x, 1.0, l0, [l0-10], X),
+    placed(y, 0.98, l0, [l0-10], Y),
+    placed(z, 0.95, l0, [l0-10], Z),
+    placed(answer, 0.9, l1, [l0-300, l1-30], A),
+    placed(b, 0.6, l0, [l0-80], Bb),
+    framing(Framing),
+    atc_hydrate:core_focus_("goal", Framing, 200, [X, Y, Z, A, Bb], [X, Y, Z, A, Bb], _, _).
+
 :- end_tests(hydrate_focus_core).
