@@ -9,6 +9,7 @@ Markdown list markers and emphasis are dropped, and code lines are kept as their
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import NamedTuple
 
 from .lexicon import ABBREVIATIONS
@@ -148,13 +149,17 @@ def sentence_ends(line: str, offset: int = 0) -> list[tuple[int, int]]:
     """
     ends: list[tuple[int, int]] = []
     shelters: list[tuple[int, int]] | None = None
+    opens: list[int] = []
     for boundary in _BOUNDARY.finditer(line, offset):
         end = boundary.start() + len(boundary.group(1))
         if not _ends_sentence(line, boundary.start(), boundary.group(1), boundary.end()):
             continue
         if shelters is None:
-            shelters = _shelters(line)
-        if any(opened < end <= closed for opened, closed in shelters):
+            shelters = sorted(_shelters(line))
+            opens = [opened for opened, _ in shelters]
+        # a shelter holding ``end`` opened less than SHELTER_CHARS before it
+        first = bisect_left(opens, end - SHELTER_CHARS)
+        if any(end <= shelters[i][1] for i in range(first, bisect_left(opens, end))):
             continue
         ends.append((end, boundary.end()))
     return ends
@@ -199,8 +204,12 @@ def _shelters(line: str) -> list[tuple[int, int]]:
         after = line[at + 1] if at + 1 < len(line) else " "
         if char in "'’" and before.isalnum() and after.isalnum():
             continue  # an apostrophe
+        while stack and at - stack[0][1] > SHELTER_CHARS:
+            del stack[0]  # too far back to shelter anything (keeps a long line's work linear)
         opener = _CLOSING.get(char, char)
-        open_at = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == opener), -1)
+        # the nearest open one, among the last few (prose nests no deeper)
+        open_at = next((i for i in range(len(stack) - 1, max(-1, len(stack) - 9), -1)
+                        if stack[i][0] == opener), -1)
         closes = char in _CLOSING or (char in "\"'`" and open_at >= 0 and not before.isspace())
         if closes and open_at >= 0:
             start = stack[open_at][1]
