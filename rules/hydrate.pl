@@ -2950,8 +2950,10 @@ core_focus_(Goal, Framing, Budget, Base, Excerpted, Placed, Gone) :-
     excerpt_cost_(Framing, Id, XT, Cost),
     (   Above =:= 0 -> Cost =< Budget ; Cost =< Budget * CoreShare ),
     !,
+    nth0(I, Excerpted, _, Shown0),          % the stronger facts as shown, excerpts and all
+    partition(stronger_than_(Score), Shown0, Stronger, _),
     nth0(I, Base, _, Others0),
-    partition(stronger_than_(Score), Others0, Stronger, Weaker),
+    exclude(stronger_than_(Score), Others0, Weaker),
     used_tokens_(Stronger, StrongerTokens),
     Room is Budget - Cost - StrongerTokens,
     Room >= 0,
@@ -2961,7 +2963,8 @@ core_focus_(Goal, Framing, Budget, Base, Excerpted, Placed, Gone) :-
     Core = excerpt(Level, F, XText, _{kept: Kept, of: Of, spans: Spans}),
     put_back_(Base, I, p(C, Core, Cost, Rungs), Others, Placed).
 
-% Only weaker facts give way for a core: a fact at least as relevant keeps its place and rung.
+% Only weaker facts give way for a core: a fact at least as relevant keeps its place and rung,
+% or the excerpt it was given (chosen again with less room, it would be cut for the core).
 stronger_than_(Score, p(c(_, S, _, _, _), _, _, _)) :-
     S >= Score.
 
