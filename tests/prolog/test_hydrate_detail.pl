@@ -271,4 +271,18 @@ test(a_fact_below_the_three_most_relevant_does_not_grow, [fail]) :-
     framing(Framing),
     atc_hydrate:core_focus_("goal", Framing, 200, [X, Y, Z, A, Bb], [X, Y, Z, A, Bb], _, _).
 
+test(a_stronger_facts_excerpt_stays_as_it_was_shown,
+     [true(Shown-Levels == 100-[best-excerpt, answer-excerpt, a-l0])]) :-
+    placed(best, 1.0, l1, [l0-400, l1-30], B),
+    placed(answer, 0.9, l1, [l0-300, l1-30], A),
+    placed(a, 0.6, l0, [l0-80], Aa),
+    B = p(BC, _, _, BRungs),
+    BestShown = p(BC, excerpt(l1, 0.7, "… best …", _{kept: 2, of: 9, spans: [[0, 5], [10, 40]]}),
+                  100, BRungs),
+    framing(Framing),
+    atc_hydrate:core_focus_("goal", Framing, 250, [B, A, Aa], [BestShown, A, Aa], Placed, []),
+    memberchk(p(c(best, _, _, _, _), _, Shown, _), Placed),
+    findall(Id-L, ( member(p(c(Id, _, _, _, _), L0, _, _), Placed),
+                    ( L0 = excerpt(_, _, _, _) -> L = excerpt ; L = L0 ) ), Levels).
+
 :- end_tests(hydrate_focus_core).
