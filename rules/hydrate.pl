@@ -578,8 +578,9 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     append(Dropped0, Dropped1, Dropped),
     promote_(Fitted, FitBudget, Kept0, GaveWay0),
     excerpts_(Goal, Settings, FitBudget, Kept0, KeptCut),
-    focus_whole_(Goal, Settings, FitBudget, Kept0, KeptCut, Kept1, GaveWay1),
-    append(GaveWay0, GaveWay1, GaveWay),
+    focus_whole_(Goal, Settings, FitBudget, Kept0, KeptCut, Base, Kept1a, GaveWay1),
+    focus_core_(Goal, Settings, FitBudget, Base, Kept1a, Kept1, GaveWay2),
+    append([GaveWay0, GaveWay1, GaveWay2], GaveWay),
     append([Dropped, GaveWay, PastCap], Outside0),
     refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Kept, Outside, Suppressed2),
     include(repeats_kept_(Kept), Suppressed2, Suppressed),
@@ -2846,6 +2847,7 @@ excerpts_(Goal, Settings, Budget, Placed0, Placed) :-
 % A placed fact shown below L0 whose L0 is longer than Long.
 excerptable_(p(_, Level, _, [l0-T0|_]), Long) :-
     Level \== l0,
+    Level \= excerpt(_, _, _, _),
     T0 > Long.
 
 % excerpt_fact_(+Goal, +Framing, +I, +Placed0-Free0, -Placed-Free): the I-th fact as an excerpt
@@ -2872,7 +2874,7 @@ excerpt_fact_(Goal, Framing, I, Placed0-Free0, Placed-Free) :-
     ;   Placed = Placed0, Free = Free0
     ).
 
-% focus_whole_(+Goal, +Settings, +Budget, +Placed0, +Excerpted, -Placed, -Gone): the frame's
+% focus_whole_(+Goal, +Settings, +Budget, +Placed0, +Excerpted, -Base, -Placed, -Gone): the frame's
 % focus, its best fact, shown whole rather than as an excerpt when its whole text fits. When
 % excerpts_/5 made the best fact of Placed0 an excerpt (its own words hold the goal better than
 % its summary), and it is a turn someone said (spoken_kind_/1), not a tool's output or an
@@ -2887,11 +2889,12 @@ excerpt_fact_(Goal, Framing, I, Placed0-Free0, Placed-Free) :-
 % weaker turns, where a frame of the whole answer holds what the question needs verbatim. A
 % log's or a tool output's excerpt keeps the lines that matter (the failing test and its
 % assertion), and the rest of it costs its room for noise: it stays an excerpt.
-focus_whole_(Goal, Settings, Budget, Placed0, Excerpted, Placed, Gone) :-
-    whole_focus_(Budget, Placed0, Excerpted, Placed1, Gone),
+% Base is the placement the excerpts were chosen on: Placed0, or the one with the focus whole.
+focus_whole_(Goal, Settings, Budget, Placed0, Excerpted, Base, Placed, Gone) :-
+    whole_focus_(Budget, Placed0, Excerpted, Base, Gone),
     !,
-    excerpts_(Goal, Settings, Budget, Placed1, Placed).
-focus_whole_(_, _, _, _, Excerpted, Excerpted, []).
+    excerpts_(Goal, Settings, Budget, Base, Placed).
+focus_whole_(_, _, _, Placed0, Excerpted, Placed0, Excerpted, []).
 
 % whole_focus_(+Budget, +Placed0, +Excerpted, -Placed, -Gone): Placed0 with its best fact at
 % its whole L0 and the others fitted to what is left of Budget, when Excerpted (Placed0 after
@@ -2909,6 +2912,91 @@ whole_focus_(Budget, Placed0, Excerpted, Placed, Gone) :-
     Room is Budget - Whole,
     fit_(Others0, Room, Others, Gone),
     put_back_(Placed0, I, p(C, l0, Whole, Rungs), Others, Placed).
+
+% focus_core_(+Goal, +Settings, +Budget, +Base, +Excerpted, -Placed, -Gone): a top fact's
+% excerpt grown to its core, the sentence (or line) of its L0 holding most of the goal's weight,
+% when the room the frame left it held only other sentences or none. Of the facts excerpts_/5
+% asks about (the best placed first), the first whose excerpt in Excerpted (Base after
+% excerpts_/5) lacks its core (host_excerpts/3, a core/5 request), that is among the frame's
+% most relevant (core_rank_/1), and whose core holds more of the goal than its rung and fits
+% Budget (at most core_share_/1 of it, but for the frame's best fact), is placed as the excerpt
+% of its core; the weaker facts of Base give way for its room (fit_/4: least value lost per
+% token saved first), and the excerpts are chosen again for the others; Gone are the facts
+% that left. An excerpt's fidelity grows in step with its length, so
+% the fit never pays for the few tokens more that make a fragment the sentence it was cut from:
+% LongMemEval's question on "the average improvement in framerate" of a submission had a
+% 500-token frame show the answer's first clause ("The 'Experimental Results' section of the ...
+% submission presents") or its summary beside weaker summaries, never the sentence naming the
+% 20%. One fact a segment grows so.
+focus_core_(Goal, Settings, Budget, Base, Excerpted, Placed, Gone) :-
+    Settings.excerpt \== false,
+    current_predicate(atc_hydrate:host_excerpts/3),
+    core_focus_(Goal, Settings.fact_framing, Budget, Base, Excerpted, Base1, Gone),
+    !,
+    excerpts_(Goal, Settings, Budget, Base1, Placed).
+focus_core_(_, _, _, _, Excerpted, Excerpted, []).
+
+% core_focus_(+Goal, +Framing, +Budget, +Base, +Excerpted, -Placed, -Gone): Base with the first
+% fact lacking its core (focus_core_/7) at the excerpt of its core, the others fitted to what is
+% left of Budget; fails when no fact lacks it.
+core_focus_(Goal, Framing, Budget, Base, Excerpted, Placed, Gone) :-
+    excerpt_share_(Share),
+    excerpt_facts_(Most),
+    core_share_(CoreShare),
+    core_rank_(Rank),
+    Long is floor(Budget * Share),
+    limit(Most, ( nth0(I, Base, P), excerptable_(P, Long) )),
+    P = p(C, Level, T, Rungs),
+    C = c(Id, Score, _, _, _),
+    aggregate_all(count, ( member(p(c(_, S, _, _, _), _, _, _), Base), S > Score ), Above),
+    Above < Rank,
+    rung(Id, l0, Text),
+    rung(Id, Level, LevelText),
+    level_fidelity_(Level, Fidelity),
+    text_tokens_(Framing, Id, Level, T, LevelTokens),
+    excerpt_keep_(Id, Keep),
+    host_excerpts(Goal, [core(Text, LevelText, LevelTokens, Fidelity, Keep)], [[X]]),
+    X = x(XT, F, XText, Kept, Of, Spans),
+    nth0(I, Excerpted, Shown),
+    \+ shows_spans_(Shown, Spans),
+    excerpt_cost_(Framing, Id, XT, Cost),
+    (   Above =:= 0 -> Cost =< Budget ; Cost =< Budget * CoreShare ),
+    !,
+    nth0(I, Excerpted, _, Shown0),          % the stronger facts as shown, excerpts and all
+    partition(stronger_than_(Score), Shown0, Stronger, _),
+    nth0(I, Base, _, Others0),
+    exclude(stronger_than_(Score), Others0, Weaker),
+    used_tokens_(Stronger, StrongerTokens),
+    Room is Budget - Cost - StrongerTokens,
+    Room >= 0,
+    fit_(Weaker, Room, Weaker1, Gone),
+    append(Stronger, Weaker1, Stayed),
+    convlist(placed_in_(Stayed), Others0, Others),
+    Core = excerpt(Level, F, XText, _{kept: Kept, of: Of, spans: Spans}),
+    put_back_(Base, I, p(C, Core, Cost, Rungs), Others, Placed).
+
+% Only weaker facts give way for a core: a fact at least as relevant keeps its place and rung,
+% or the excerpt it was given (chosen again with less room, it would be cut for the core).
+stronger_than_(Score, p(c(_, S, _, _, _), _, _, _)) :-
+    S >= Score.
+
+% placed_in_(+Stayed, +P, -Q): Q is the fact P as it stayed (maybe demoted) among Stayed;
+% fails when it left (the others keep their order).
+placed_in_(Stayed, p(c(Id, _, _, _, _), _, _, _), Q) :-
+    Q = p(c(Id, _, _, _, _), _, _, _),
+    memberchk(Q, Stayed).
+
+% Whether a placed fact is an excerpt keeping every one of Spans.
+shows_spans_(p(_, excerpt(_, _, _, Info), _, _), Spans) :-
+    forall(member(Span, Spans), memberchk(Span, Info.spans)).
+
+% The core of a fact other than the frame's best may take at most half the segment's budget:
+% the other half stays the others' (the best fact's, like its whole text, all of it). Only a
+% fact among the frame's three most relevant grows so: the core of a weaker one holds a word
+% or two of the goal (a tool error's "Trace Context" for "what does the review context builder
+% do") and would push out facts about as relevant as it.
+core_share_(0.5).
+core_rank_(3).
 
 % excerpt_keep_(+Id, -Keep): what an excerpt of Id keeps first when it fits: an error's summary,
 % which curation leads with its diagnostic ("lib/x.ex:57:13:pattern_match The pattern can never
@@ -2944,7 +3032,11 @@ excerpt_facts_(3).
 %   ("" for none: excerpt_keep_/2); each result is a
 %   list of x(Tokens, Fidelity, Text, Kept, Of, Spans), one per distinct excerpt, the
 %   largest first: Text verbatim pieces of L0Text holding Goal's terms, Kept of Of sentences
-%   (or lines) kept, Spans their [Start, End] character offsets in L0Text.
+%   (or lines) kept, Spans their [Start, End] character offsets in L0Text. A request
+%   core(L0Text, RungText, RungTokens, RungFidelity, Keep) asks for the record's core: the
+%   excerpt of its one unit holding most of Goal's weight, alone (with the heading it follows
+%   and what Keep pins); its result is [x(...)], or [] when the core holds no more of the goal
+%   than the rung.
 
 % Breadcrumbs: the skeleton (L3, or the least detailed rung there is) of what lies just past
 % the cutoff, most relevant first, while they fit what the facts left of the budget.

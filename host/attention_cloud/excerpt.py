@@ -41,7 +41,7 @@ from .curate.sentences import sentence_bounds
 from .curate.tokens import estimate_tokens, tokens_for, utf8_size
 from .embed.terms import WORD_RUN, lexical_terms
 
-__all__ = ["Excerpt", "excerpt_text", "excerpts", "goal_weights", "register", "GAP"]
+__all__ = ["Excerpt", "core_excerpt", "excerpt_text", "excerpts", "goal_weights", "register", "GAP"]
 
 #: Marks text left out between two kept units (and before the first, after the last).
 GAP = "…"
@@ -371,6 +371,25 @@ def excerpts(weights: dict[str, float], text: str, caps: list[int],
     return out
 
 
+def core_excerpt(weights: dict[str, float], text: str, below: Next | None = None,
+                 keep: str = "") -> tuple[Excerpt, float] | None:
+    """The smallest useful excerpt of ``text``: its unit holding most of the goal's weight
+    (with the heading lines it follows, and what ``keep`` pins), alone, with its fidelity
+    against ``below``; None when it is the whole text or holds no more of the goal than
+    ``below`` (:func:`excerpts`' rule). Hydration lets a top fact's excerpt grow to it, weaker
+    facts giving way, when the room the frame left held only a fragment or the summary."""
+    units = _units(text, weights)
+    scored = [(weight_of(u.terms, weights), u) for u in units]
+    if len(units) < 2 or not any(score > 0 for score, _ in scored):
+        return None
+    best = max(scored, key=lambda pair: (pair[0], -pair[1].index))[1]
+    group = {u.index: u for u in _headed(text, units, best)}
+    group.update((i, units[i]) for i in _pinned(text, units, keep))
+    cap, _ = _tokens(_parts(text, units, list(group.values())), {})
+    found = excerpts(weights, text, [cap], below, keep)
+    return found[0] if found else None
+
+
 def _pinned(text: str, units: tuple[Unit, ...], keep: str) -> tuple[int, ...]:
     """The units of ``text`` that ``keep`` holds whole (each a sentence or line of it, with a
     letter or digit): what an excerpt keeps first. Hydration passes an error's summary, which
@@ -399,13 +418,22 @@ def register(pl: Any, idf: Callable[[], Callable[[str], float] | None]) -> None:
         weights = goal_weights(str(goal), weigh)
         results = []
         for request in requests:
+            if request.name == "core":
+                text, next_text, next_tokens, next_fidelity, keep = request.args
+                below = Next(str(next_text), int(next_tokens), float(next_fidelity))
+                core = core_excerpt(weights, str(text), below, str(keep))
+                results.append([] if core is None else [_result(*core)])
+                continue
             text, next_text, next_tokens, next_fidelity, caps, keep = request.args
             below = Next(str(next_text), int(next_tokens), float(next_fidelity))
-            results.append([
-                Term("x", [found.tokens, fidelity, found.text, len(found.spans), found.units,
-                           [[s, e] for s, e in found.spans]])
-                for found, fidelity in excerpts(weights, str(text), [int(c) for c in caps], below,
-                                                str(keep))])
+            results.append([_result(found, fidelity)
+                            for found, fidelity in excerpts(weights, str(text),
+                                                            [int(c) for c in caps], below,
+                                                            str(keep))])
         return results
+
+    def _result(found: Excerpt, fidelity: float) -> Term:
+        return Term("x", [found.tokens, fidelity, found.text, len(found.spans), found.units,
+                          [[s, e] for s, e in found.spans]])
 
     pl.register("host_excerpts", 3, host_excerpts, module="atc_hydrate")

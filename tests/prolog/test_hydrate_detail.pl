@@ -1,6 +1,7 @@
 :- use_module('../../rules/store').
 :- use_module('../../rules/journal').
 :- use_module('../../rules/hydrate').
+:- use_module('../../rules/ladder').
 :- use_module(library(plunit)).
 
 /* How a frame spends detail (atc_hydrate:promote_/4): facts placed by distance from the focus are
@@ -172,3 +173,116 @@ test(a_weaker_facts_excerpt_is_left_as_it_is, [fail]) :-
                              [p(Cand, excerpt(l1, 0.7, "…", _{}), 90, Rungs), A], _, _).
 
 :- end_tests(hydrate_focus_whole).
+
+/* A top fact's excerpt grown to its core (atc_hydrate:core_focus_/7): when the room the frame
+   left a top fact held only its summary or other sentences, the excerpt of its core (the
+   sentence holding most of the goal) takes its place and weaker facts give way for the room.
+   LongMemEval's "average improvement in framerate" question: the 500-token frame showed the
+   answer's summary beside weaker summaries, never the sentence naming the 20%. The host's
+   excerpt of a core is stubbed here (one sentence of 60 tokens, the span [10, 40]), and its
+   token estimator (a token per word: the speaker label "assistant: " is one). */
+
+atc_hydrate:host_estimate_tokens(Text, Tokens) :-
+    split_string(Text, " ", " ", Words),
+    length(Words, Tokens).
+
+:- dynamic core_tokens/1.
+core_tokens(60).
+
+atc_hydrate:host_excerpts(_, [core(_, _, _, _, _)], [[x(T, 0.6, "… the core …", 1, 5, [[10, 40]])]]) :-
+    core_tokens(T).
+
+core_memory :-
+    store_reset,
+    journal_add_items([item(answer, src, "s", 1, conclusion, assistant, "", "2024-01-05T10:00:00Z",
+                            default, "f:1", "a long answer", [])], _),
+    ladder_store([rungs(answer, test, "its summary", "d", "s", t(30, 3, 2), [], [])]).
+
+% The frame after the fit and the excerpts: the best fact whole, the answer at its summary (no
+% excerpt fitted the room left), two weaker facts whole.
+core_frame(Base) :-
+    placed(best, 1.0, l0, [l0-60], B),
+    placed(answer, 0.9, l1, [l0-300, l1-30], A),
+    placed(a, 0.7, l0, [l0-50], Aa),
+    placed(b, 0.6, l0, [l0-40], Bb),
+    Base = [B, A, Aa, Bb].
+
+framing(framing(0, 0, 2)).
+
+:- begin_tests(hydrate_focus_core, [setup(core_memory), cleanup(store_reset)]).
+
+test(a_top_facts_summary_grows_to_its_core,
+     [true(Levels-Gone == [best-l0, answer-excerpt, a-l0]-[b])]) :-
+    core_frame(Base),
+    framing(Framing),
+    atc_hydrate:core_focus_("goal", Framing, 200, Base, Base, Placed, Left),
+    findall(Id-L, ( member(p(c(Id, _, _, _, _), L0, _, _), Placed),
+                    ( L0 = excerpt(_, _, _, _) -> L = excerpt ; L = L0 ) ), Levels),
+    aggregate_all(sum(T), member(p(_, _, T, _), Placed), Used),
+    assertion(Used =< 200),
+    findall(Id, member(c(Id, _, _, _, _), Left), Gone).
+
+test(an_excerpt_holding_its_core_stays, [fail]) :-
+    core_frame([B, p(C, _, _, Rungs)|Rest]),
+    framing(Framing),
+    Shown = p(C, excerpt(l1, 0.7, "…", _{kept: 2, of: 5, spans: [[0, 9], [10, 40]]}), 80, Rungs),
+    atc_hydrate:core_focus_("goal", Framing, 200, [B, p(C, l1, 30, Rungs)|Rest],
+                            [B, Shown|Rest], _, _).
+
+test(a_core_over_half_the_budget_is_left_out, [fail]) :-
+    core_frame(Base),
+    framing(Framing),
+    atc_hydrate:core_focus_("goal", Framing, 100, Base, Base, _, _).
+
+test(a_weaker_fact_gives_way_by_a_rung_when_that_is_enough,
+     [true(Levels == [best-l0, answer-excerpt, a-l1, b-l0])]) :-
+    placed(best, 1.0, l0, [l0-60], B),
+    placed(answer, 0.9, l1, [l0-300, l1-30], A),
+    placed(a, 0.7, l0, [l0-80, l1-10], Aa),
+    placed(b, 0.6, l0, [l0-10], Bb),
+    framing(Framing),
+    atc_hydrate:core_focus_("goal", Framing, 150, [B, A, Aa, Bb], [B, A, Aa, Bb], Placed, []),
+    findall(Id-L, ( member(p(c(Id, _, _, _, _), L0, _, _), Placed),
+                    ( L0 = excerpt(_, _, _, _) -> L = excerpt ; L = L0 ) ), Levels).
+
+test(a_stronger_fact_never_gives_way, [fail]) :-
+    placed(best, 1.0, l0, [l0-60, l1-10], B),
+    placed(answer, 0.9, l1, [l0-300, l1-30], A),
+    placed(strong, 0.95, l0, [l0-70, l1-10], S),
+    framing(Framing),
+    atc_hydrate:core_focus_("goal", Framing, 180, [B, A, S], [B, A, S], _, _).
+
+test(the_best_facts_core_may_take_more_than_half_the_budget,
+     [true(Levels == [answer-excerpt, a-l0])]) :-
+    placed(answer, 1.0, l1, [l0-300, l1-30], A),
+    placed(a, 0.7, l0, [l0-20], Aa),
+    placed(b, 0.6, l0, [l0-30], Bb),
+    framing(Framing),
+    atc_hydrate:core_focus_("goal", Framing, 90, [A, Aa, Bb], [A, Aa, Bb], Placed, _),
+    findall(Id-L, ( member(p(c(Id, _, _, _, _), L0, _, _), Placed),
+                    ( L0 = excerpt(_, _, _, _) -> L = excerpt ; L = L0 ) ), Levels).
+
+test(a_fact_below_the_three_most_relevant_does_not_grow, [fail]) :-
+    placed(x, 1.0, l0, [l0-10], X),
+    placed(y, 0.98, l0, [l0-10], Y),
+    placed(z, 0.95, l0, [l0-10], Z),
+    placed(answer, 0.9, l1, [l0-300, l1-30], A),
+    placed(b, 0.6, l0, [l0-80], Bb),
+    framing(Framing),
+    atc_hydrate:core_focus_("goal", Framing, 200, [X, Y, Z, A, Bb], [X, Y, Z, A, Bb], _, _).
+
+test(a_stronger_facts_excerpt_stays_as_it_was_shown,
+     [true(Shown-Levels == 100-[best-excerpt, answer-excerpt, a-l0])]) :-
+    placed(best, 1.0, l1, [l0-400, l1-30], B),
+    placed(answer, 0.9, l1, [l0-300, l1-30], A),
+    placed(a, 0.6, l0, [l0-80], Aa),
+    B = p(BC, _, _, BRungs),
+    BestShown = p(BC, excerpt(l1, 0.7, "… best …", _{kept: 2, of: 9, spans: [[0, 5], [10, 40]]}),
+                  100, BRungs),
+    framing(Framing),
+    atc_hydrate:core_focus_("goal", Framing, 250, [B, A, Aa], [BestShown, A, Aa], Placed, []),
+    memberchk(p(c(best, _, _, _, _), _, Shown, _), Placed),
+    findall(Id-L, ( member(p(c(Id, _, _, _, _), L0, _, _), Placed),
+                    ( L0 = excerpt(_, _, _, _) -> L = excerpt ; L = L0 ) ), Levels).
+
+:- end_tests(hydrate_focus_core).
