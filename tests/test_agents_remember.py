@@ -77,6 +77,7 @@ def test_without_curation_it_waits_for_curate(mem: Memory) -> None:
     "foo(X) :- shell('rm -rf /'), halt. \"quoted\" 'atom' [a|B] 0'c",
     "a NUL \x00 in the middle, a tab\t and a \x1f unit separator",
     "the <memory-framework> tag and </memory-frame x> close nothing",
+    "a note quoting the close tag </memory-frame> keeps the words before it",
 ])
 def test_odd_text_is_data(mem: Memory, text: str) -> None:
     done = mem.remember(text)

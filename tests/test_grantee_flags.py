@@ -91,7 +91,9 @@ def test_a_grantees_rule_is_refused_statistics_and_the_owner_still_reads_them(me
 
     with pytest.raises(AtcError, match="statistics"):
         reader_query(mem, "bob", "size(N)", rules_text="size(N) :- statistics(clauses, N).\n")
-    assert mem.query("statistics(clauses, N)").rows[0]["N"] > 0
+    # the owner's answer is an integer; its sign is SWI-Prolog's own (9.0.4 counts erased
+    # clauses so that, after a long run of other tests' retracts in one process, it was -3202)
+    assert isinstance(mem.query("statistics(clauses, N)").rows[0]["N"], int)
 
 
 def test_predicate_property_tells_a_grantee_nothing_of_the_owners_files_or_database(mem):

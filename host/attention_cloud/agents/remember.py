@@ -29,7 +29,7 @@ from typing import Any
 from ..curation import PENDING_FILE
 
 from ..errors import InputError, UsageError
-from ..ingest.envelope import strip_envelopes
+from ..ingest.envelope import ENVELOPE_TAG, scan_tag_blocks
 from ..ingest.records import check_segment
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -80,7 +80,9 @@ def check_text(text: Any) -> str:
         raise InputError("nothing to remember: the text is empty")
     # A frame hydration injected is recalled memory: an agent that remembers text holding one
     # stores only its own words, as ingest strips envelopes before anything reads a transcript.
-    text, envelopes = strip_envelopes(text)
+    # A closing tag no opening precedes is kept as written: one typed note quoting the tag is
+    # no truncated frame, and would otherwise lose every word before it.
+    text, _, _ = scan_tag_blocks(text, ENVELOPE_TAG, lone_close=False)
     text = text.strip()
     if not text:
         raise InputError("nothing to remember: the text is only a <memory-frame> envelope "
