@@ -315,17 +315,24 @@ lexical_(Q, K, Options0, Hits) :-
     must_be(list, Options0),
     query_seen_(Q),
     grantee_view_reader(P),
-    % scored by the statistics of the segments the reader's grants name, whatever the goal
-    % asked: weighed by the whole home's, a score told how many hidden records held a word
+    % scored by the statistics of the records the reader sees (their kept set, reader_items/2),
+    % else of the segments their grants name, whatever the goal asked: weighed by the whole
+    % home's, a score told how many hidden records held a word
     exclude(stats_option_, Options0, Options1),
-    grant_segments(P, Segments),
-    (   Segments == any
-    ->  Options = Options1
-    ;   append(Options1, [stats_segments(Segments)], Options)
+    (   reader_records(P, Records)
+    ->  atomic_list_concat(Records, '\n', Within),
+        append(Options1, [within(Within)], Options)
+    ;   grant_segments(P, Segments),
+        (   Segments == any
+        ->  Options = Options1
+        ;   append(Options1, [stats_segments(Segments)], Options)
+        )
     ),
     seen_search_(atc_jump:lexical(Q), Options, K, Hits).
 
-stats_option_(O) :- nonvar(O), O = stats_segments(_).
+% The options that choose which records' statistics score a search: the reader's own would
+% let them name hidden records and read their statistics from the scores.
+stats_option_(O) :- nonvar(O), ( O = stats_segments(_) ; O = within(_) ).
 
 %!  similarity(+Query, +Records, -Pairs) is det.
 %!  similarity(+Query, +Records, +K, -Pairs) is det.
