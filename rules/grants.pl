@@ -9,6 +9,7 @@
             visible_at/3,               % +Principal, +Record, +Level
             reader_items/2,             % +Principal, -Items
             reader_records/2,           % +Principal, -Records
+            reader_segments/2,          % +Principal, -Segments
             grants_read_once/1,         % :Goal
             grant_scopes/2,             % +Principal, -Scopes
             grant_segments/2,           % +Principal, -Segments
@@ -291,38 +292,46 @@ visible_(P, Record, Max) :-
 %   hidden records, and costs what the reader sees, not what the home holds.
 
 reader_items(P, Items) :-
+    reader_set_(P, Items, _, _).
+
+%!  reader_records(+Principal, -Records:list) is semidet.
+%   The records (items and derived records) Principal sees, as reader_items/2 keeps them,
+%   sorted; fails when reader_items/2 gives `unbounded`.
+reader_records(P, Records) :-
+    reader_set_(P, bounded(_), Records, _).
+
+%!  reader_segments(+Principal, -Segments:list) is semidet.
+%   The segments of the items Principal sees, as reader_items/2 keeps them, sorted; fails
+%   when reader_items/2 gives `unbounded`.
+reader_segments(P, Segments) :-
+    reader_set_(P, bounded(_), _, Segments).
+
+reader_set_(P, Items, Records, Segments) :-
     must_be(atom, P),
     grants_now(Now),
     reader_set_generation_(G),
-    (   reader_set_(P, G, Until, Items0), text_order_(Now, Until, (<))
-    ->  Items = Items0
-    ;   with_mutex(atc_reader_sets, reader_set_make_(P, Now, G, Items))
+    (   reader_set_(P, G, Until, Items0, Records0, Segments0), text_order_(Now, Until, (<))
+    ->  Items-Records-Segments = Items0-Records0-Segments0
+    ;   with_mutex(atc_reader_sets, reader_set_make_(P, Now, G)),
+        reader_set_(P, G, _, Items, Records, Segments)
     ).
 
-%!  reader_records(+Principal, -Records:list) is semidet.
-%   The records (items, then derived records) Principal sees, as reader_items/2 keeps them,
-%   sorted; fails when reader_items/2 gives `unbounded`.
-reader_records(P, Records) :-
-    reader_items(P, bounded(_)),
-    findall(R, reader_item_(P, R, _), Records0),
-    sort(Records0, Records).
-
 :- dynamic
-    reader_set_/4,      % Principal, Generation, Until, Items   (one per principal)
+    reader_set_/6,      % Principal, Generation, Until, Items, Records, Segments (one each)
     reader_item_/3.     % Principal, Record, MaxLevel           (Principal's kept set)
 
 % reader_set_state_(+P, -State): bounded or unbounded when P's kept set is current, else unbuilt
 % (a read never builds one: a frame does, see rules/hydrate.pl).
 reader_set_state_(P, State) :-
     reader_set_generation_(G),
-    (   reader_set_(P, G, Until, Items), grants_now(Now), text_order_(Now, Until, (<))
+    (   reader_set_(P, G, Until, Items, _, _), grants_now(Now), text_order_(Now, Until, (<))
     ->  ( Items = bounded(_) -> State = bounded ; State = unbounded )
     ;   State = unbuilt
     ).
 
-reader_set_make_(P, Now, G, Items) :-
+reader_set_make_(P, Now, G) :-
     retractall(read_set_(_, P, _)),         % a read that found none uses this one from now
-    retractall(reader_set_(P, _, _, _)),
+    retractall(reader_set_(P, _, _, _, _, _)),
     retractall(reader_item_(P, _, _)),
     (   reader_grants_(P, Now, Grants)
     ->  (   reader_candidates_(Grants, Candidates)
@@ -340,8 +349,12 @@ reader_set_make_(P, Now, G, Items) :-
     ->  Items = unbounded
     ;   Items = bounded(0)                  % no live grant, or a team reading a pool
     ),
+    findall(R, reader_item_(P, R, _), Records0),
+    sort(Records0, Records),
+    findall(S, ( member(R, Records), item_segment(R, S) ), Segments0),
+    sort(Segments0, Segments),
     reader_set_until_(Now, Until),
-    assertz(reader_set_(P, G, Until, Items)).
+    assertz(reader_set_(P, G, Until, Items, Records, Segments)).
 
 % reader_grants_(+P, +Now, -Grants): the g(Filter, Ceiling) of the live grants reaching P (a
 % pool's members: the whole pool); fails for the owner, a team reading a pool, or no grant.

@@ -26,7 +26,7 @@ porter_stem(Word, Word).
 :- use_module(jump).
 :- use_module(when).
 :- use_module(grants, [visible/3, grant_scopes/2, grant_segments/2, scope_admits/3,
-                        reader_items/2, reader_records/2]).
+                        reader_items/2, reader_records/2, reader_segments/2]).
 :- use_module(cells).
 :- use_module('../facts/planes').
 % Arithmetic compiled to VM instructions (this file only; the flag is scoped to it): a frame
@@ -458,6 +458,9 @@ segment_readable(Reader, Segment) :-
     segment_readable_(Reader, Segment-_).
 
 segment_readable_(none, _) :- !.
+segment_readable_(Reader, Segment-_) :-
+    reader_segments(Reader, Segments), !,  % their kept set's
+    ord_memberchk(Segment, Segments).
 segment_readable_(Reader, Segment-_) :-
     grant_scopes(Reader, Scopes),       % a segment no grant names: no item of it to ask about
     scope_admits(Scopes, Segment, _),

@@ -97,7 +97,23 @@ def test_a_grantees_searches_ask_for_what_they_see_not_for_more(crowded):
     assert max(k for k, _ in asked) < 300, asked
 
 
+def test_a_grantee_cannot_choose_which_records_score_their_search(crowded):
+    from attention_cloud.sharing.reads import reader_query
+
+    memory, sessions = crowded
+    hidden = memory.query(f'item_session(H, "{sessions["crowd"]}")', limit=3).rows
+    assert hidden
+    names = "\\n".join(r["H"] for r in hidden)
+    plain = reader_query(memory, "dave", 'lexical("noodle lunch", 10, [], H)').rows
+    steered = reader_query(memory, "dave",
+                           f'lexical("noodle lunch", 10, [within("{names}")], H)').rows
+    # scored by what dave sees, whatever records he names: a score over hidden ones would
+    # tell him which of them hold the words
+    assert plain == steered and plain[0]["H"]
+
+
 def test_a_grantees_frame_is_the_same_without_the_hidden_crowd(crowded, tmp_path):
+    # last of the tests on `crowded`: opening another home closes it
     memory, sessions = crowded
     with_crowd = reader_hydrate(memory, "dave", GOAL, budget=800).receipt["facts"]
     alone, alone_sessions = _home(tmp_path, {"shared": SHARED})
@@ -167,17 +183,3 @@ def test_a_fresh_process_sees_a_grant_revoked_by_another(tmp_path):
     assert done.returncode == 0, done.stderr
     assert frame_sessions() == {sessions["shared"]}
 
-
-def test_a_grantee_cannot_choose_which_records_score_their_search(crowded):
-    from attention_cloud.sharing.reads import reader_query
-
-    memory, sessions = crowded
-    hidden = memory.query(f'item_session(H, "{sessions["crowd"]}")', limit=3).rows
-    assert hidden
-    names = "\\n".join(r["H"] for r in hidden)
-    plain = reader_query(memory, "dave", 'lexical("noodle lunch", 10, [], H)').rows
-    steered = reader_query(memory, "dave",
-                           f'lexical("noodle lunch", 10, [within("{names}")], H)').rows
-    # scored by what dave sees, whatever records he names: a score over hidden ones would
-    # tell him which of them hold the words
-    assert plain == steered and plain[0]["H"]
