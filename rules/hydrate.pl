@@ -1451,7 +1451,7 @@ take_(K, List, Front) :-
 
 recency_seeds_(Reader, Segment, K, Seeds) :-
     findall(T-(Sess-Seq)-H,
-            ( scope_item_(Segment, H), readable_(Reader, H),
+            ( reader_scope_item_(Reader, Segment, H), readable_(Reader, H),
               item_time(H, T), item_session(H, Sess), item_seq(H, Seq) ),
             Keyed),
     sort(0, @>=, Keyed, Newest),
@@ -1460,6 +1460,15 @@ recency_seeds_(Reader, Segment, K, Seeds) :-
     findall(c(H, Score, recency, 0, seed),
             ( nth1(I, Top, _-_-H), Score is round((1 - (I - 1) / max(1, N)) * 1000) / 1000 ),
             Seeds).
+
+% The items of a segment a reader may see: of their kept set when there is one (not every
+% item of the segment, each asked about), else of the segment or mount.
+reader_scope_item_(Reader, Segment, H) :-
+    (   Reader \== none, atom(Segment), reader_records(Reader, Records)
+    ->  member(H, Records),
+        item_segment(H, Segment)
+    ;   scope_item_(Segment, H)
+    ).
 
 scope_item_(mount(_, _, Members), H) :- !,
     member(H, Members).

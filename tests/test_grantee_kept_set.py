@@ -183,3 +183,26 @@ def test_a_fresh_process_sees_a_grant_revoked_by_another(tmp_path):
     assert done.returncode == 0, done.stderr
     assert frame_sessions() == {sessions["shared"]}
 
+
+
+def test_a_grantees_recency_frame_reads_the_newest_of_what_they_see(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "none", "index_at_ingest": false}',
+                                      encoding="utf-8")
+    memory = Memory.open(home)
+    try:
+        for name, text in (("shared", SHARED), ("crowd", CROWD)):
+            (tmp_path / f"{name}.txt").write_text(text, encoding="utf-8")
+            memory.ingest([tmp_path / f"{name}.txt"], format="text")
+        shared = {r["H"] for r in memory.query('item_session(H, "shared")').rows} or \
+                 {r["H"] for r in memory.query("item_session(H, shared)").rows}
+        add_principal(memory, "alice", owner=True)
+        add_principal(memory, "dave")
+        assert len(shared) == 4
+        add_grant(memory, "dave", sessions=["shared"], ceiling="L0")
+        receipt = reader_hydrate(memory, "dave", GOAL, budget=800).receipt
+        assert receipt["path"] == "recency"
+        assert {f["handle"] for f in receipt["facts"]} == shared
+    finally:
+        memory.close()
