@@ -228,7 +228,7 @@ grants_read_once(Goal) :-
 
 :- thread_local
     read_seen_/4,                       % Read, Principal, Record, Max (none: not visible)
-    read_set_/3.                        % Read, Principal, bounded | unbounded | unbuilt
+    read_set_/3.                        % Read, Principal, bounded(Set) | unbounded | unbuilt
 
 % Inside a read, an item's answer comes from the reader's kept set (reader_items/2) when one
 % is current: a lookup instead of matching every grant's filter and the item's labels. Whether
@@ -240,8 +240,8 @@ read_set_answer_(Read, P, Record, Max) :-
     ;   reader_set_state_(P, State),
         assertz(read_set_(Read, P, State))
     ),
-    State == bounded,
-    (   reader_item_(P, Record, Max0)
+    State = bounded(Set),
+    (   reader_item_(Set, Record, Max0)
     ->  Max = Max0
     ;   item(Record)
     ->  Max = none
@@ -282,6 +282,7 @@ visible_(P, Record, Max) :-
 %   memberships, labels, the items and what curation derived from them; or the next grant
 %   expiry or retention date passes. Items is bounded(Count), Count the records kept, or
 %   `unbounded` when no such set is kept: for the owner and a pool's members (who see all),
+%   for grants of whole segments alone (a search of a segment finds their records first),
 %   and for grants whose filters name no segment or session, or name more than
 %   reader_set_limit_/1 items in all (their searches then filter what they fetch instead).
 %
@@ -292,56 +293,57 @@ visible_(P, Record, Max) :-
 %   hidden records, and costs what the reader sees, not what the home holds.
 
 reader_items(P, Items) :-
-    reader_set_(P, Items, _, _).
+    reader_set_(P, Items, _, _, _).
 
 %!  reader_records(+Principal, -Records:list) is semidet.
 %   The records (items and derived records) Principal sees, as reader_items/2 keeps them,
 %   sorted; fails when reader_items/2 gives `unbounded`.
 reader_records(P, Records) :-
-    reader_set_(P, bounded(_), Records, _).
+    reader_set_(P, bounded(_), _, Records, _).
 
 %!  reader_segments(+Principal, -Segments:list) is semidet.
 %   The segments of the items Principal sees, as reader_items/2 keeps them, sorted; fails
 %   when reader_items/2 gives `unbounded`.
 reader_segments(P, Segments) :-
-    reader_set_(P, bounded(_), _, Segments).
+    reader_set_(P, bounded(_), _, _, Segments).
 
-reader_set_(P, Items, Records, Segments) :-
+reader_set_(P, Items, Set, Records, Segments) :-
     must_be(atom, P),
     grants_now(Now),
     reader_set_generation_(G),
-    (   reader_set_(P, G, Until, Items0, Records0, Segments0), text_order_(Now, Until, (<))
-    ->  Items-Records-Segments = Items0-Records0-Segments0
+    (   reader_set_(P, G, Until, Items0, Set0, Records0, Segments0),
+        text_order_(Now, Until, (<))
+    ->  Items-Set-Records-Segments = Items0-Set0-Records0-Segments0
     ;   with_mutex(atc_reader_sets, reader_set_make_(P, Now, G)),
-        reader_set_(P, G, _, Items, Records, Segments)
+        reader_set_(P, G, _, Items, Set, Records, Segments)
     ).
 
+% A set is made under a new Set number and replaces the old one only once complete, so a
+% read in another thread never looks up a set half made.
 :- dynamic
-    reader_set_/6,      % Principal, Generation, Until, Items, Records, Segments (one each)
-    reader_item_/3.     % Principal, Record, MaxLevel           (Principal's kept set)
-
-% reader_set_state_(+P, -State): bounded or unbounded when P's kept set is current, else unbuilt
-% (a read never builds one: a frame does, see rules/hydrate.pl).
+    reader_set_/7,      % Principal, Generation, Until, Items, Set, Records, Segments (one each)
+    reader_item_/3.     % Set, Record, MaxLevel
+% reader_set_state_(+P, -State): bounded(Set) or unbounded when P's kept set is current, else unbuilt
+% (asking builds nothing: a frame, a grantee's lexical/4 and memory_now/1 do).
 reader_set_state_(P, State) :-
     reader_set_generation_(G),
-    (   reader_set_(P, G, Until, Items, _, _), grants_now(Now), text_order_(Now, Until, (<))
-    ->  ( Items = bounded(_) -> State = bounded ; State = unbounded )
+    (   reader_set_(P, G, Until, Items, Set, _, _), grants_now(Now),
+        text_order_(Now, Until, (<))
+    ->  ( Items = bounded(_) -> State = bounded(Set) ; State = unbounded )
     ;   State = unbuilt
     ).
 
 reader_set_make_(P, Now, G) :-
-    retractall(read_set_(_, P, _)),         % a read that found none uses this one from now
-    retractall(reader_set_(P, _, _, _, _, _)),
-    retractall(reader_item_(P, _, _)),
+    flag(atc_reader_set, Set, Set + 1),
     (   reader_grants_(P, Now, Grants)
     ->  (   reader_candidates_(Grants, Candidates)
         ->  forall(( member(H, Candidates), visible_(Now, P, Grants, H, Max) ),
-                   assertz(reader_item_(P, H, Max))),
-            findall(D, ( reader_item_(P, H, _), item_derived_(H, D) ), Derived0),
+                   assertz(reader_item_(Set, H, Max))),
+            findall(D, ( reader_item_(Set, H, _), item_derived_(H, D) ), Derived0),
             sort(Derived0, Derived),
             forall(( member(D, Derived), visible_(Now, P, Grants, D, Max) ),
-                   assertz(reader_item_(P, D, Max))),
-            aggregate_all(count, reader_item_(P, _, _), Count),
+                   assertz(reader_item_(Set, D, Max))),
+            aggregate_all(count, reader_item_(Set, _, _), Count),
             Items = bounded(Count)
         ;   Items = unbounded
         )
@@ -349,12 +351,14 @@ reader_set_make_(P, Now, G) :-
     ->  Items = unbounded
     ;   Items = bounded(0)                  % no live grant, or a team reading a pool
     ),
-    findall(R, reader_item_(P, R, _), Records0),
+    findall(R, reader_item_(Set, R, _), Records0),
     sort(Records0, Records),
     findall(S, ( member(R, Records), item_segment(R, S) ), Segments0),
     sort(Segments0, Segments),
     reader_set_until_(Now, Until),
-    assertz(reader_set_(P, G, Until, Items, Records, Segments)).
+    forall(retract(reader_set_(P, _, _, _, Old, _, _)), retractall(reader_item_(Old, _, _))),
+    assertz(reader_set_(P, G, Until, Items, Set, Records, Segments)),
+    retractall(read_set_(_, P, _)).         % a read that found none uses this one from now
 
 % reader_grants_(+P, +Now, -Grants): the g(Filter, Ceiling) of the live grants reaching P (a
 % pool's members: the whole pool); fails for the owner, a team reading a pool, or no grant.
@@ -371,8 +375,11 @@ reader_grants_(P, Now, Grants) :-
 
 % reader_candidates_(+Grants, -Items): every item a grant of Grants may match (the items of
 % the sessions its filter names, else of its segments), deduplicated; fails when one grant
-% names neither or there are more than reader_set_limit_/1 of them.
+% names neither, when there are more than reader_set_limit_/1 of them, or when every grant
+% is of whole segments: a search within a segment then finds the reader's records among its
+% first hits, and a set would cost more to make (~40 µs a record) than it saves.
 reader_candidates_(Grants, Items) :-
+    \+ forall(member(g(Filter, _), Grants), whole_segments_(Filter)),
     reader_set_limit_(Limit),
     foldl(grant_candidates_(Limit), Grants, [], Lists),
     append(Lists, Items0),
@@ -388,6 +395,10 @@ grant_candidates_(Limit, g(Filter, _), Lists, [Items|Lists]) :-
     ),
     length(Items, N),
     N =< Limit.
+
+whole_segments_(Filter) :-
+    Filter \== [],
+    forall(member(C, Filter), C = segment(_)).
 
 % The forms a text value may be stored in (sessions and segments are atoms, or strings in
 % homes written before): each is looked up through the index on that argument.
@@ -406,9 +417,9 @@ item_derived_(H, D) :-
     ),
     D \== H.
 
-%   More candidates than this and a reader's set is not kept: checking each costs ~16 µs
-%   (0.3 s at the limit, once per change), and a reader who sees that much finds it among
-%   what a search fetches anyway.
+%   More candidates than this and a reader's set is not kept: making it costs ~40 µs a record
+%   (~0.8 s at the limit, once per change and process), and a reader who sees that much finds
+%   it among what a search fetches anyway.
 reader_set_limit_(20000).
 
 % reader_set_until_(+Now, -Until): the next time a grant's expiry or a retention date passes.

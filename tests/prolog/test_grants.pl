@@ -230,9 +230,14 @@ kept_(P, Kept) :-
 
 test(kept_set_is_what_visible_enumerates,
      [setup(fresh), true(K-V == [a1-l2, p1-l2, p2-l2]-[a1-l2, p1-l2, p2-l2])]) :-
-    grant(g1, platform, [segment(payments)], l2),
+    grant(g1, platform, [segment(payments), to('2026-12-01T00:00:00Z')], l2),
     kept_(bob, K),
     seen(bob, V).
+
+% A grant of whole segments keeps no set: a segment's search finds the reader's records first.
+test(whole_segments_keep_no_set, [setup(fresh), true(K == unbounded)]) :-
+    grant(g1, bob, [segment(payments), segment(ops)], l2),
+    kept_(bob, K).
 
 test(kept_set_by_session_and_labels,
      [setup(fresh), true(Ks == [[a1-l1, p1-l1, p2-l1], [a1-l1, o1-l0, p1-l1, p2-l1, r1-l1],
@@ -250,11 +255,11 @@ test(kept_set_by_session_and_labels,
 
 test(kept_set_follows_revoke_and_erasure,
      [setup(fresh), true(Ks == [[a1-l2, p1-l2, p2-l2], [], [o1-l2], []])]) :-
-    grant(g1, bob, [segment(payments)], l2),
+    grant(g1, bob, [session(s1)], l2),
     kept_(bob, K1),
     grants_grant_revoke(g1, alice),
     kept_(bob, K2),
-    grant(g2, bob, [segment(ops)], l2),
+    grant(g2, bob, [session(s2)], l2),
     kept_(bob, K3),
     journal_tombstone(o1, "test"),
     kept_(bob, K4),
@@ -263,7 +268,7 @@ test(kept_set_follows_revoke_and_erasure,
 test(kept_set_ends_at_expiry, [setup(fresh), true(Ks == [[o1-l2], []])]) :-
     get_time(T0), T is T0 + 2,
     format_time(atom(Soon), '%FT%TZ', T, posix),
-    grants_grant_add(g1, bob, [segment(ops)], l2, Soon),
+    grants_grant_add(g1, bob, [session(s2)], l2, Soon),
     kept_(bob, K1),
     sleep(2.2),
     kept_(bob, K2),
