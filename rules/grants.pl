@@ -293,21 +293,23 @@ visible_(P, Record, Max) :-
 %   hidden records, and costs what the reader sees, not what the home holds.
 
 reader_items(P, Items) :-
-    reader_set_(P, Items, _, _, _).
+    reader_set_current_(P, Items, _, _, _).
 
 %!  reader_records(+Principal, -Records:list) is semidet.
 %   The records (items and derived records) Principal sees, as reader_items/2 keeps them,
 %   sorted; fails when reader_items/2 gives `unbounded`.
 reader_records(P, Records) :-
-    reader_set_(P, bounded(_), _, Records, _).
+    reader_set_current_(P, bounded(_), _, Records, _).
 
 %!  reader_segments(+Principal, -Segments:list) is semidet.
 %   The segments of the items Principal sees, as reader_items/2 keeps them, sorted; fails
 %   when reader_items/2 gives `unbounded`.
 reader_segments(P, Segments) :-
-    reader_set_(P, bounded(_), _, _, Segments).
+    reader_set_current_(P, bounded(_), _, _, Segments).
 
-reader_set_(P, Items, Set, Records, Segments) :-
+% reader_set_current_(+P, -Items, -Set, -Records, -Segments): P's kept set, made first when
+% there is none or it is out of date.
+reader_set_current_(P, Items, Set, Records, Segments) :-
     must_be(atom, P),
     grants_now(Now),
     reader_set_generation_(G),
@@ -323,6 +325,7 @@ reader_set_(P, Items, Set, Records, Segments) :-
 :- dynamic
     reader_set_/7,      % Principal, Generation, Until, Items, Set, Records, Segments (one each)
     reader_item_/3.     % Set, Record, MaxLevel
+
 % reader_set_state_(+P, -State): bounded(Set) or unbounded when P's kept set is current, else unbuilt
 % (asking builds nothing: a frame, a grantee's lexical/4 and memory_now/1 do).
 reader_set_state_(P, State) :-

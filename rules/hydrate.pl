@@ -909,12 +909,8 @@ reader_fetch_cap_(200000).
 % within the records Reader sees (reader_records/2): the cosine of each of them (similarity/4,
 % the score nearest/4 gives), and BM25 scoring only them, by their statistics alone (lexical/4's
 % within/1): no score then depends on what Reader cannot see. Fails when Reader's set is not
-% kept (a grant naming neither session nor segment, or a very wide one), or for a mount.
-% What a segment's search can find: its items and arcs (and rollups, which have no vectors).
-searched_in_(Segment, R) :-
-    (   item(R) -> true ; arc(R) -> true ; rollup(R, _) ),
-    item_in_segment_(Segment, R).
-
+% kept (grants of whole segments, naming neither session nor segment, or very wide), or for a
+% mount's region.
 reader_search_(scope_nearest_(Segment, Goal), Reader, Fetch, Sem) :-
     atom(Segment),
     reader_records(Reader, Records0),
@@ -926,6 +922,11 @@ reader_search_(scope_lexical_(Segment, Goal, Stats), Reader, Fetch, Lex) :-
     include(searched_in_(Segment), Records0, Records),
     atomic_list_concat(Records, '\n', Within),
     lexical(Goal, Fetch, [segment(Segment), within(Within)|Stats], Lex).
+
+% What a segment's search can find: its items and arcs (and rollups, which have no vectors).
+searched_in_(Segment, R) :-
+    (   item(R) -> true ; arc(R) -> true ; rollup(R, _) ),
+    item_in_segment_(Segment, R).
 
 % What a window's items depend on: the items, their times and the days they mention.
 window_generation_(g(I, T, R)) :-
