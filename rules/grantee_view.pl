@@ -315,17 +315,24 @@ lexical_(Q, K, Options0, Hits) :-
     must_be(list, Options0),
     query_seen_(Q),
     grantee_view_reader(P),
-    % scored by the statistics of the segments the reader's grants name, whatever the goal
-    % asked: weighed by the whole home's, a score told how many hidden records held a word
+    % scored by the statistics of the records the reader sees (their kept set, reader_items/2),
+    % else of the segments their grants name, whatever the goal asked: weighed by the whole
+    % home's, a score told how many hidden records held a word
     exclude(stats_option_, Options0, Options1),
-    grant_segments(P, Segments),
-    (   Segments == any
-    ->  Options = Options1
-    ;   append(Options1, [stats_segments(Segments)], Options)
+    (   reader_records(P, Records)
+    ->  atomic_list_concat(Records, '\n', Within),
+        append(Options1, [within(Within)], Options)
+    ;   grant_segments(P, Segments),
+        (   Segments == any
+        ->  Options = Options1
+        ;   append(Options1, [stats_segments(Segments)], Options)
+        )
     ),
     seen_search_(atc_jump:lexical(Q), Options, K, Hits).
 
-stats_option_(O) :- nonvar(O), O = stats_segments(_).
+% The options that choose which records' statistics score a search: the reader's own would
+% let them name hidden records and read their statistics from the scores.
+stats_option_(O) :- nonvar(O), ( O = stats_segments(_) ; O = within(_) ).
 
 %!  similarity(+Query, +Records, -Pairs) is det.
 %!  similarity(+Query, +Records, +K, -Pairs) is det.
@@ -425,24 +432,33 @@ goal_speaker(Goal, S) :-
 goal_time_window(G, N, W, P) :- atc_when:goal_time_window(G, N, W, P).
 
 %!  memory_now(-Stamp) is det.
-%   The newest time among the items the reader sees (0 when none). Found by reading the item
-%   times of the segments their grants name (grant_scopes/2), newest first, until one the
-%   reader sees: a grant of a large home costs a few visibility checks here, not one per item.
+%   The newest time among the items the reader sees (0 when none). Read from the set kept for
+%   them (reader_items/2) when there is one; else by reading the item times of the segments
+%   their grants name (grant_scopes/2), newest first, until one the reader sees (a grant of
+%   one old session of a large segment checks every newer item of it).
 memory_now(Stamp) :-
     (   grantee_view_reader(P)              % no reader: no item is seen (the view fails closed)
-    ->  grant_scopes(P, Scopes),
-        times_newest_first_(Segments, Recent),
-        findall(T, ( ( member(Seg-Times, Segments), scope_admits(Scopes, Seg, _)
-                     ; Times = Recent
-                     ),
-                     newest_seen_time_(Scopes, Times, T) ),
-                Ts)
+    ->  (   reader_records(P, Records)      % their kept set: the newest of it, no scan
+        ->  findall(T, ( member(H, Records), dated_(H, T, _) ), Ts)
+        ;   memory_now_scanned_(P, Ts)
+        )
     ;   Ts = []
     ),
     (   Ts == [] -> Stamp = 0
     ;   max_member(Newest, Ts),
         parse_time(Newest, iso_8601, Stamp)
     ).
+
+% The times of the newest item Principal sees in each segment their scopes admit (and of the
+% items added since the last scan), found walking every item's time newest first.
+memory_now_scanned_(P, Ts) :-
+    grant_scopes(P, Scopes),
+    times_newest_first_(Segments, Recent),
+    findall(T, ( ( member(Seg-Times, Segments), scope_admits(Scopes, Seg, _)
+                 ; Times = Recent
+                 ),
+                 newest_seen_time_(Scopes, Times, T) ),
+            Ts).
 
 % newest_seen_time_(+Scopes, +Times, -T): the first (the greatest) time of Times, triples
 % Time-Segment-Handle in descending order of the text, that a scope admits and whose item is

@@ -7,6 +7,9 @@
             grant_reaches/2,            % ?Id, ?Principal
             visible/3,                  % +Principal, ?Record, -MaxLevel
             visible_at/3,               % +Principal, +Record, +Level
+            reader_items/2,             % +Principal, -Items
+            reader_records/2,           % +Principal, -Records
+            reader_segments/2,          % +Principal, -Segments
             grants_read_once/1,         % :Goal
             grant_scopes/2,             % +Principal, -Scopes
             grant_segments/2,           % +Principal, -Segments
@@ -44,7 +47,7 @@
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
-:- use_module(cells, [cell/1, cell_provenance/2]).
+:- use_module(cells, [cell/1, cell_of/2, cell_provenance/2]).
 :- use_module(tms, [belief_support/3]).
 :- use_module(attention_store, [scope_atom/2]).
 :- use_module(attention_checks, [text_atom/2]).
@@ -196,6 +199,8 @@ visible(P, Record, Max) :-
     nb_current(atc_grants_read, Read), Read \== none, !,
     (   read_seen_(Read, P, Record, Max0)
     ->  true
+    ;   read_set_answer_(Read, P, Record, Max1)
+    ->  Max0 = Max1
     ;   (   visible_(P, Record, Max1) -> Max0 = Max1 ; Max0 = none ),
         assertz(read_seen_(Read, P, Record, Max0))
     ),
@@ -217,10 +222,30 @@ grants_read_once(Goal) :-
         setup_call_cleanup(nb_setval(atc_grants_read, N),
                            once(Goal),
                            ( nb_setval(atc_grants_read, none),
-                             retractall(read_seen_(N, _, _, _)) ))
+                             retractall(read_seen_(N, _, _, _)),
+                             retractall(read_set_(N, _, _)) ))
     ).
 
-:- thread_local read_seen_/4.           % Read, Principal, Record, Max (none: not visible)
+:- thread_local
+    read_seen_/4,                       % Read, Principal, Record, Max (none: not visible)
+    read_set_/3.                        % Read, Principal, bounded(Set) | unbounded | unbuilt
+
+% Inside a read, an item's answer comes from the reader's kept set (reader_items/2) when one
+% is current: a lookup instead of matching every grant's filter and the item's labels. Whether
+% it is current is asked once a read (a read changes nothing visibility depends on). Derived
+% records are still worked out by visible_/3.
+read_set_answer_(Read, P, Record, Max) :-
+    (   read_set_(Read, P, State)
+    ->  true
+    ;   reader_set_state_(P, State),
+        assertz(read_set_(Read, P, State))
+    ),
+    State = bounded(Set),
+    (   reader_item_(Set, Record, Max0)
+    ->  Max = Max0
+    ;   item(Record)
+    ->  Max = none
+    ).
 
 visible_(P, Record, Max) :-
     must_be(atom, P),
@@ -245,6 +270,202 @@ visible_(P, Record, Max) :-
             visible_(Now, P, Grants, Record, Max)
         )
     ).
+
+		 /*******************************
+		 *    WHAT A READER SEES, KEPT  *
+		 *******************************/
+
+%!  reader_items(+Principal, -Items) is det.
+%
+%   The records Principal sees, worked out from the journal's indexes and kept (reader_records/2)
+%   until anything visibility depends on changes: grants and their revocation, principals,
+%   memberships, labels, the items and what curation derived from them; or the next grant
+%   expiry or retention date passes. Items is bounded(Count), Count the records kept, or
+%   `unbounded` when no such set is kept: for the owner and a pool's members (who see all),
+%   for grants of whole segments alone (a search of a segment finds their records first),
+%   and for grants whose filters name no segment or session, or name more than
+%   reader_set_limit_/1 items in all (their searches then filter what they fetch instead).
+%
+%   The candidates are the items of the sessions a grant's filter names (else of its segments),
+%   each checked by the policy itself (visible/3's), then the arcs, rollups and cells those
+%   visible items belong to, each checked likewise: the set is exactly what visible/3 answers.
+%   A grantee's searches run within it (rules/hydrate.pl), so what they return cannot depend on
+%   hidden records, and costs what the reader sees, not what the home holds.
+
+reader_items(P, Items) :-
+    reader_set_current_(P, Items, _, _, _).
+
+%!  reader_records(+Principal, -Records:list) is semidet.
+%   The records (items and derived records) Principal sees, as reader_items/2 keeps them,
+%   sorted; fails when reader_items/2 gives `unbounded`.
+reader_records(P, Records) :-
+    reader_set_current_(P, bounded(_), _, Records, _).
+
+%!  reader_segments(+Principal, -Segments:list) is semidet.
+%   The segments of the items Principal sees, as reader_items/2 keeps them, sorted; fails
+%   when reader_items/2 gives `unbounded`.
+reader_segments(P, Segments) :-
+    reader_set_current_(P, bounded(_), _, _, Segments).
+
+% reader_set_current_(+P, -Items, -Set, -Records, -Segments): P's kept set, made first when
+% there is none or it is out of date.
+reader_set_current_(P, Items, Set, Records, Segments) :-
+    must_be(atom, P),
+    grants_now(Now),
+    reader_set_generation_(G),
+    (   reader_set_(P, G, Until, Items0, Set0, Records0, Segments0),
+        text_order_(Now, Until, (<))
+    ->  Items-Set-Records-Segments = Items0-Set0-Records0-Segments0
+    ;   with_mutex(atc_reader_sets, reader_set_make_(P, Now, G)),
+        reader_set_(P, G, _, Items, Set, Records, Segments)
+    ).
+
+% A set is made under a new Set number and replaces the old one only once complete, so a
+% read in another thread never looks up a set half made.
+:- dynamic
+    reader_set_/7,      % Principal, Generation, Until, Items, Set, Records, Segments (one each)
+    reader_item_/3.     % Set, Record, MaxLevel
+
+% reader_set_state_(+P, -State): bounded(Set) or unbounded when P's kept set is current, else unbuilt
+% (asking builds nothing: a frame, a grantee's lexical/4 and memory_now/1 do).
+reader_set_state_(P, State) :-
+    reader_set_generation_(G),
+    (   reader_set_(P, G, Until, Items, Set, _, _), grants_now(Now),
+        text_order_(Now, Until, (<))
+    ->  ( Items = bounded(_) -> State = bounded(Set) ; State = unbounded )
+    ;   State = unbuilt
+    ).
+
+reader_set_make_(P, Now, G) :-
+    flag(atc_reader_set, Set, Set + 1),
+    (   reader_grants_(P, Now, Grants)
+    ->  (   reader_candidates_(Grants, Candidates)
+        ->  forall(( member(H, Candidates), visible_(Now, P, Grants, H, Max) ),
+                   assertz(reader_item_(Set, H, Max))),
+            findall(D, ( reader_item_(Set, H, _), item_derived_(H, D) ), Derived0),
+            sort(Derived0, Derived),
+            forall(( member(D, Derived), visible_(Now, P, Grants, D, Max) ),
+                   assertz(reader_item_(Set, D, Max))),
+            aggregate_all(count, reader_item_(Set, _, _), Count),
+            Items = bounded(Count)
+        ;   Items = unbounded
+        )
+    ;   owner_(P)
+    ->  Items = unbounded
+    ;   Items = bounded(0)                  % no live grant, or a team reading a pool
+    ),
+    findall(R, reader_item_(Set, R, _), Records0),
+    sort(Records0, Records),
+    findall(S, ( member(R, Records), item_segment(R, S) ), Segments0),
+    sort(Segments0, Segments),
+    reader_set_until_(Now, Until),
+    forall(retract(reader_set_(P, _, _, _, Old, _, _)), retractall(reader_item_(Old, _, _))),
+    assertz(reader_set_(P, G, Until, Items, Set, Records, Segments)),
+    retractall(read_set_(_, P, _)).         % a read that found none uses this one from now
+
+% reader_grants_(+P, +Now, -Grants): the g(Filter, Ceiling) of the live grants reaching P (a
+% pool's members: the whole pool); fails for the owner, a team reading a pool, or no grant.
+reader_grants_(P, Now, Grants) :-
+    principal_(P, Kind),
+    \+ owner_(P),
+    \+ ( owner_(Owner), principal_(Owner, HomeKind), pool_mount_refused(Kind, HomeKind) ),
+    findall(g(F, C), grant_reaches_(Now, _, P, F, C), Grants0),
+    (   owner_(Pool), principal_(Pool, team), member_(P, Pool)
+    ->  Grants = [g([], l0)|Grants0]
+    ;   Grants = Grants0
+    ),
+    Grants \== [].
+
+% reader_candidates_(+Grants, -Items): every item a grant of Grants may match (the items of
+% the sessions its filter names, else of its segments), deduplicated; fails when one grant
+% names neither, when there are more than reader_set_limit_/1 of them, or when every grant
+% is of whole segments: a search within a segment then finds the reader's records among its
+% first hits, and a set would cost more to make (~40 µs a record) than it saves.
+reader_candidates_(Grants, Items) :-
+    \+ forall(member(g(Filter, _), Grants), whole_segments_(Filter)),
+    reader_set_limit_(Limit),
+    foldl(grant_candidates_(Limit), Grants, [], Lists),
+    append(Lists, Items0),
+    sort(Items0, Items),
+    length(Items, N),
+    N =< Limit.
+
+grant_candidates_(Limit, g(Filter, _), Lists, [Items|Lists]) :-
+    (   findall(S, member(session(S), Filter), Sessions), Sessions \== []
+    ->  findall(H, ( member(S, Sessions), stored_text_(S, S1), item_session(H, S1) ), Items)
+    ;   findall(S, member(segment(S), Filter), Segments), Segments \== []
+    ->  findall(H, ( member(S, Segments), stored_text_(S, S1), item_segment(H, S1) ), Items)
+    ),
+    length(Items, N),
+    N =< Limit.
+
+whole_segments_(Filter) :-
+    Filter \== [],
+    forall(member(C, Filter), C = segment(_)).
+
+% The forms a text value may be stored in (sessions and segments are atoms, or strings in
+% homes written before): each is looked up through the index on that argument.
+stored_text_(S, Stored) :-
+    atom_string(A, S),
+    (   Stored = A
+    ;   atom_string(A, Str), Stored = Str
+    ).
+
+% A derived record item H is a source of: what curation computed from it (arcs, rollups),
+% its cell.
+item_derived_(H, D) :-
+    (   provenance(D, H)
+    ;   arc_member(D, H)
+    ;   cell_of(H, D)
+    ),
+    D \== H.
+
+%   More candidates than this and a reader's set is not kept: making it costs ~40 µs a record
+%   (~0.8 s at the limit, once per change and process), and a reader who sees that much finds
+%   it among what a search fetches anyway.
+reader_set_limit_(20000).
+
+% reader_set_until_(+Now, -Until): the next time a grant's expiry or a retention date passes.
+reader_set_until_(Now, Until) :-
+    findall(T, ( ( grant_(_, _, _, _, _, T, _), T \== none
+                 ; label_(_, retention, T)
+                 ),
+                 text_order_(Now, T, (<)) ),
+            Times),
+    (   Times == [] -> Until = '9999-12-31T23:59:59Z' ; min_text_(Times, Until) ).
+
+min_text_(Texts, Min) :-
+    maplist(atom_string, Texts, Strings),
+    min_member(Min, Strings).
+
+% What a reader's set depends on: the generation of every fact visibility reads.
+reader_set_generation_(G) :-
+    findall(N, ( reader_set_depends_(Head), predicate_generation_(Head, N) ), G).
+
+reader_set_depends_(atc_grants:principal_(_, _)).
+reader_set_depends_(atc_grants:owner_(_)).
+reader_set_depends_(atc_grants:member_(_, _)).
+reader_set_depends_(atc_grants:grant_(_, _, _, _, _, _, _)).
+reader_set_depends_(atc_grants:revoked_(_, _, _)).
+reader_set_depends_(atc_grants:label_(_, _, _)).
+reader_set_depends_(atc_grants:declass_(_, _, _)).
+reader_set_depends_(atc_journal:item_(_, _, _, _, _, _, _, _, _, _)).
+reader_set_depends_(atc_journal:tombstone_(_, _, _)).
+reader_set_depends_(atc_journal:relation_(_, _, _)).
+reader_set_depends_(atc_ladder:record_(_, _, _, _, _, _, _, _, _, _, _)).
+reader_set_depends_(atc_ladder:entity_(_, _, _)).
+reader_set_depends_(atc_ladder:entity_ids_(_, _)).
+reader_set_depends_(atc_ladder:arc_(_, _, _)).
+reader_set_depends_(atc_ladder:arc_member_(_, _, _)).
+reader_set_depends_(atc_ladder:rollup_(_, _)).
+reader_set_depends_(atc_ladder:provenance_(_, _)).
+reader_set_depends_(atc_ladder:rung_(_, _, _, _)).
+reader_set_depends_(atc_ladder:distill_(_, _, _)).
+reader_set_depends_(atc_cells:member_(_, _)).
+reader_set_depends_(atc_cells:info_(_, _, _)).
+
+predicate_generation_(Head, G) :-
+    (   predicate_property(Head, last_modified_generation(G0)) -> G = G0 ; G = 0 ).
 
 %!  grant_scopes(+Principal, -Scopes:list) is det.
 %

@@ -25,7 +25,8 @@ porter_stem(Word, Word).
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(when).
-:- use_module(grants, [visible/3, grant_scopes/2, grant_segments/2, scope_admits/3]).
+:- use_module(grants, [visible/3, grant_scopes/2, grant_segments/2, scope_admits/3,
+                        reader_items/2, reader_records/2, reader_segments/2]).
 :- use_module(cells).
 :- use_module('../facts/planes').
 % Arithmetic compiled to VM instructions (this file only; the flag is scoped to it): a frame
@@ -114,6 +115,7 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     option_(Options, now, default, Now0),
     option_(Options, reader, none, Reader),
     must_be(atom, Reader),
+    (   Reader == none -> true ; reader_items(Reader, _) ),  % kept: built after a change only
     option_(Options, cells, auto, CellsOpt),
     must_be(oneof([auto, true, false]), CellsOpt),
     (   CellsOpt \== false, cells_exist -> UseCells = true ; UseCells = false ),
@@ -456,6 +458,9 @@ segment_readable(Reader, Segment) :-
     segment_readable_(Reader, Segment-_).
 
 segment_readable_(none, _) :- !.
+segment_readable_(Reader, Segment-_) :-
+    reader_segments(Reader, Segments), !,  % their kept set's
+    ord_memberchk(Segment, Segments).
 segment_readable_(Reader, Segment-_) :-
     grant_scopes(Reader, Scopes),       % a segment no grant names: no item of it to ask about
     scope_admits(Scopes, Segment, _),
@@ -876,9 +881,15 @@ window_group_made_(From, To, Segment, Reader, Text) :-
 
 % reader_fetch_(+Reader, +Want, +Fetch, :Fetch_2, :Keep_1, -Kept): Kept is what Keep_1 accepts
 % of the Fetch first of a ranking (call(Fetch_2, Fetch, Raw): a search's best hits, a window's
-% newest items). A grantee sees only part of the home, and the Fetch first may be all hidden
-% from them: for them Fetch grows eight-fold until Want are kept, the ranking has no more,
-% or reader_fetch_cap_/1 is reached. The owner's (Reader none) is the one fetch.
+% newest items). A grantee whose set of records is kept (reader_items/2) has a segment's
+% searches run within that set (reader_search_/4): the Fetch best of what they see, however
+% much is hidden. Otherwise a grantee sees only part of the home, and the Fetch first may be
+% all hidden from them: for them Fetch grows eight-fold until Want are kept, the ranking has
+% no more, or reader_fetch_cap_/1 is reached. The owner's (Reader none) is the one fetch.
+reader_fetch_(Reader, _, Fetch, Fetch_2, Keep_1, Kept) :-
+    Reader \== none,
+    reader_search_(Fetch_2, Reader, Fetch, Raw), !,
+    include(Keep_1, Raw, Kept).
 reader_fetch_(Reader, Want, Fetch, Fetch_2, Keep_1, Kept) :-
     call(Fetch_2, Fetch, Raw),
     include(Keep_1, Raw, Kept0),
@@ -894,6 +905,29 @@ reader_fetch_(Reader, Want, Fetch, Fetch_2, Keep_1, Kept) :-
     ).
 
 reader_fetch_cap_(200000).
+
+% reader_search_(+Fetch_2, +Reader, +Fetch, -Hits): a segment's semantic or BM25 search run
+% within the records Reader sees (reader_records/2): the cosine of each of them (similarity/4,
+% the score nearest/4 gives), and BM25 scoring only them, by their statistics alone (lexical/4's
+% within/1): no score then depends on what Reader cannot see. Fails when Reader's set is not
+% kept (grants of whole segments, naming neither session nor segment, or very wide), or for a
+% mount's region.
+reader_search_(scope_nearest_(Segment, Goal), Reader, Fetch, Sem) :-
+    atom(Segment),
+    reader_records(Reader, Records0),
+    include(searched_in_(Segment), Records0, Records),
+    similarity(Goal, Records, Fetch, Sem).
+reader_search_(scope_lexical_(Segment, Goal, Stats), Reader, Fetch, Lex) :-
+    atom(Segment),
+    reader_records(Reader, Records0),
+    include(searched_in_(Segment), Records0, Records),
+    atomic_list_concat(Records, '\n', Within),
+    lexical(Goal, Fetch, [segment(Segment), within(Within)|Stats], Lex).
+
+% What a segment's search can find: its items and arcs (and rollups, which have no vectors).
+searched_in_(Segment, R) :-
+    (   item(R) -> true ; arc(R) -> true ; rollup(R, _) ),
+    item_in_segment_(Segment, R).
 
 % What a window's items depend on: the items, their times and the days they mention.
 window_generation_(g(I, T, R)) :-
@@ -1419,7 +1453,7 @@ take_(K, List, Front) :-
 
 recency_seeds_(Reader, Segment, K, Seeds) :-
     findall(T-(Sess-Seq)-H,
-            ( scope_item_(Segment, H), readable_(Reader, H),
+            ( reader_scope_item_(Reader, Segment, H), readable_(Reader, H),
               item_time(H, T), item_session(H, Sess), item_seq(H, Seq) ),
             Keyed),
     sort(0, @>=, Keyed, Newest),
@@ -1428,6 +1462,15 @@ recency_seeds_(Reader, Segment, K, Seeds) :-
     findall(c(H, Score, recency, 0, seed),
             ( nth1(I, Top, _-_-H), Score is round((1 - (I - 1) / max(1, N)) * 1000) / 1000 ),
             Seeds).
+
+% The items of a segment a reader may see: of their kept set when there is one (not every
+% item of the segment, each asked about), else of the segment or mount.
+reader_scope_item_(Reader, Segment, H) :-
+    (   Reader \== none, atom(Segment), reader_records(Reader, Records)
+    ->  member(H, Records),
+        item_segment(H, Segment)
+    ;   scope_item_(Segment, H)
+    ).
 
 scope_item_(mount(_, _, Members), H) :- !,
     member(H, Members).

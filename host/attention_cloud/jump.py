@@ -448,10 +448,14 @@ class Jump:
 
     def lexical_hits(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
         """Best-first BM25 ``(key, score)`` hits (empty when nothing matches) for the query's
-        first MAX_QUERY_CHARS characters."""
+        first MAX_QUERY_CHARS characters; ``within`` (keys one a line) scores only those keys,
+        by their statistics alone (a grantee's search within what they see)."""
+        within = options.get("within")
         return self.lexical.search(str(query)[:MAX_QUERY_CHARS], k,
                                    filter_meta=_filters(options) or None,
-                                   stats_meta=_stats_scope(options))
+                                   stats_meta=_stats_scope(options),
+                                   within=None if within is None else
+                                   [key for key in str(within).split("\n") if key])
 
     def register(self, pl: Prolog) -> None:
         """Make this home's search reachable from Prolog (rules/jump.pl)."""

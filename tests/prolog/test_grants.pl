@@ -221,6 +221,59 @@ test(unlabelled_carries_nothing, [setup(fresh), true(L-W == labels(all, [], none
     record_labels(p2, L),
     ( grants_labelled(p2) -> W = true ; W = false ).
 
+% The set kept for a reader is what visible/3 enumerates, and follows every change.
+kept_(P, Kept) :-
+    (   reader_records(P, Rs) -> findall(R-M, ( member(R, Rs), visible(P, R, M) ), Kept0),
+                                 msort(Kept0, Kept)
+    ;   Kept = unbounded
+    ).
+
+test(kept_set_is_what_visible_enumerates,
+     [setup(fresh), true(K-V == [a1-l2, p1-l2, p2-l2]-[a1-l2, p1-l2, p2-l2])]) :-
+    grant(g1, platform, [segment(payments), to('2026-12-01T00:00:00Z')], l2),
+    kept_(bob, K),
+    seen(bob, V).
+
+% A grant of whole segments keeps no set: a segment's search finds the reader's records first.
+test(whole_segments_keep_no_set, [setup(fresh), true(K == unbounded)]) :-
+    grant(g1, bob, [segment(payments), segment(ops)], l2),
+    kept_(bob, K).
+
+test(kept_set_by_session_and_labels,
+     [setup(fresh), true(Ks == [[a1-l1, p1-l1, p2-l1], [a1-l1, o1-l0, p1-l1, p2-l1, r1-l1],
+                                [o1-l0, p2-l1], unbounded, unbounded])]) :-
+    grant(g1, bob, [session(s1)], l1),
+    kept_(bob, K1),
+    grant(g2, bob, [session(s2)], l0),
+    kept_(bob, K2),                             % r1's every source visible now
+    grants_label(p1, restriction, private),
+    kept_(bob, K3),                             % p1 private: p1 and a1, r1 made of it gone
+    grant(g3, carol, [tag(retry)], l2),         % no session or segment: searches filter
+    kept_(carol, K4),
+    kept_(alice, K5),                           % the owner sees all
+    Ks = [K1, K2, K3, K4, K5].
+
+test(kept_set_follows_revoke_and_erasure,
+     [setup(fresh), true(Ks == [[a1-l2, p1-l2, p2-l2], [], [o1-l2], []])]) :-
+    grant(g1, bob, [session(s1)], l2),
+    kept_(bob, K1),
+    grants_grant_revoke(g1, alice),
+    kept_(bob, K2),
+    grant(g2, bob, [session(s2)], l2),
+    kept_(bob, K3),
+    journal_tombstone(o1, "test"),
+    kept_(bob, K4),
+    Ks = [K1, K2, K3, K4].
+
+test(kept_set_ends_at_expiry, [setup(fresh), true(Ks == [[o1-l2], []])]) :-
+    get_time(T0), T is T0 + 2,
+    format_time(atom(Soon), '%FT%TZ', T, posix),
+    grants_grant_add(g1, bob, [session(s2)], l2, Soon),
+    kept_(bob, K1),
+    sleep(2.2),
+    kept_(bob, K2),
+    Ks = [K1, K2].
+
 :- end_tests(grants).
 
 % The grantee's vocabulary: every name of the public vocabulary, each one filtered.

@@ -677,19 +677,26 @@ class LexicalIndex:
             self._compiled[tid] = (owners[lo:hi], counts[lo:hi])
 
     def _slot_scores(self, text: str, filter_meta: Mapping[str, Any] | None = None,
-                     stats_meta: Mapping[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                     stats_meta: Mapping[str, Any] | None = None,
+                     within: Iterable[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(slots, scores) of every live document sharing a term with ``text`` (and matching
         ``filter_meta``). With ``stats_meta`` the BM25 statistics (how many documents, their
         mean length, how many hold each term) are those of the documents matching it, and
-        only they are scored: documents outside it then change no score."""
+        only they are scored: documents outside it then change no score. ``within`` (keys) is
+        such a scope too, and wins over ``stats_meta``: a grantee's search within the records
+        they see, scored by their statistics alone."""
         query = Counter(tid for tid in map(self._term_id.get, lexical_terms(text))
                         if tid is not None and self._df[tid] > 0)
         if not query or not self._count:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         used = len(self._slot_keys)
         scope = None
-        if stats_meta:
+        if within is not None:
+            scope = self._within_mask(within, used) & self._live[:used]
+            in_scope = int(scope.sum())
+        elif stats_meta:
             scope, in_scope = self._columns.mask(stats_meta, self._live[:used])
+        if scope is not None:
             if not in_scope:
                 return np.zeros(0, dtype=np.int64), np.zeros(0)
             average = float(self._lengths[:used][scope].sum()) / in_scope or 1.0
@@ -723,6 +730,14 @@ class LexicalIndex:
         matched = np.flatnonzero((totals != 0.0) & mask)
         return matched, totals[matched]
 
+    def _within_mask(self, keys: Iterable[str], used: int) -> np.ndarray:
+        """A mask of the slots of ``keys`` (keys the index does not hold are skipped)."""
+        slots = self._slots()
+        mask = np.zeros(used, dtype=bool)
+        at = [slot for slot in map(slots.get, keys) if slot is not None and slot < used]
+        mask[np.asarray(at, dtype=np.int64)] = True
+        return mask
+
     def scores(self, text: str) -> dict[str, float]:
         """BM25 score of every key sharing at least one term with ``text``."""
         slots, values = self._slot_scores(text)
@@ -737,16 +752,19 @@ class LexicalIndex:
         allow: Callable[[str], bool] | None = None,
         filter_meta: Mapping[str, Any] | None = None,
         stats_meta: Mapping[str, Any] | None = None,
+        within: Iterable[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` best keys for ``text`` as ``(key, score)``, best first (ties by key).
 
         ``allow`` and ``filter_meta`` restrict the keys as in ``VectorStore.search``;
         ``stats_meta`` scores within the documents it matches, by their statistics alone
-        (a grantee's search: what lies outside the segments they read moves no score).
+        (a grantee's search: what lies outside the segments they read moves no score);
+        ``within`` scores only those keys, by their statistics alone (a grantee's search within
+        the records they see: it costs what they see, and no score depends on the rest).
         """
         if k <= 0:
             return []
-        slots, values = self._slot_scores(text, filter_meta, stats_meta)
+        slots, values = self._slot_scores(text, filter_meta, stats_meta, within)
         if allow is None and len(values) > k:
             # keep the k best and everything tied with the k-th, then order those exactly
             kth = np.partition(values, len(values) - k)[len(values) - k]
