@@ -522,11 +522,8 @@ def bob_receipt(server: Server, tokens: dict[str, str]) -> str:
     return call_mount(server.url, tokens["bob"], "/v1/hydrate", {"goal": GOAL})["receipt_id"]
 
 
-def test_a_frame_with_a_mount_counts_the_lines_it_writes(server, alice, tmp_path, monkeypatch):
-    """Local memory and a mount make one frame with one head: its receipt's framing is what
-    that frame's own lines cost (it added each mount's head, which the frame does not write)."""
-    from test_frame_framing import _own_lines_tokens
-
+def _bob_frame_with_alice_mounted(server, alice, tmp_path, monkeypatch, budget: int):
+    """Bob's frame for GOAL at ``budget`` tokens: a note of his own and alice's home mounted."""
     from attention_cloud.sharing.mounts import hydrate_with_mounts
 
     _, tokens = alice
@@ -537,7 +534,15 @@ def test_a_frame_with_a_mount_counts_the_lines_it_writes(server, alice, tmp_path
        "--no-curate", home=bob_home)
     monkeypatch.setenv("ALICE_TOKEN", tokens["bob"])
     with Memory.open(bob_home, create=False) as mem:
-        frame = hydrate_with_mounts(mem, GOAL, budget=1200)
+        return hydrate_with_mounts(mem, GOAL, budget=budget)
+
+
+def test_a_frame_with_a_mount_counts_the_lines_it_writes(server, alice, tmp_path, monkeypatch):
+    """Local memory and a mount make one frame with one head: its receipt's framing is what
+    that frame's own lines cost (it added each mount's head, which the frame does not write)."""
+    from test_frame_framing import _own_lines_tokens
+
+    frame = _bob_frame_with_alice_mounted(server, alice, tmp_path, monkeypatch, 1200)
     budget = frame.receipt["budget"]
     assert frame.receipt["mounts"][0]["status"] == "ok"
     assert {f.segment for f in frame.facts} >= {"alice:payments"} and len(budget["segments"]) == 2
@@ -554,17 +559,7 @@ def test_a_small_frame_with_a_mount_pays_for_one_head_not_two(server, alice, tmp
     head there, but the merged frame writes one head: at 200 tokens it held two headings and
     no fact. Each part is now given its share of the head it does not write, the frame stays
     within its budget, and its segments' budgets add up to it."""
-    from attention_cloud.sharing.mounts import hydrate_with_mounts
-
-    _, tokens = alice
-    bob_home = tmp_path / "bob"
-    env = {"ALICE_TOKEN": tokens["bob"]}
-    ok("mount", "add", "alice", server.url, "--token-env", "ALICE_TOKEN", home=bob_home, env=env)
-    ok("remember", "Processor retries fail when the gateway times out after 30 s.",
-       "--no-curate", home=bob_home)
-    monkeypatch.setenv("ALICE_TOKEN", tokens["bob"])
-    with Memory.open(bob_home, create=False) as mem:
-        frame = hydrate_with_mounts(mem, GOAL, budget=200)
+    frame = _bob_frame_with_alice_mounted(server, alice, tmp_path, monkeypatch, 200)
     budget = frame.receipt["budget"]
     assert frame.facts and frame.receipt["mounts"][0]["status"] == "ok"
     assert budget["spent"] + budget["framing"] <= 200

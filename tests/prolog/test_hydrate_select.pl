@@ -290,6 +290,18 @@ true_jaccard_(A, B, J) :-
     ord_union(A, B, U), length(U, NU),
     J is NI / NU.
 
+% jaccard_mismatches_(+Pairs, -Wrong, -Hits): the pairs whose jaccard_/4 answer at the 0.8
+% threshold differs from the plain index (true_jaccard_/3), and how many pairs reach it.
+jaccard_mismatches_(Pairs, Wrong, Hits) :-
+    findall(A-B-J-Want,
+            ( member(A-B, Pairs),
+              atc_hydrate:word_set_(A, WA), atc_hydrate:word_set_(B, WB),
+              atc_hydrate:jaccard_(WA, WB, 0.8, J),
+              true_jaccard_(A, B, Want),
+              \+ ( Want >= 0.8 -> J =:= Want ; J < 0.8 ) ),
+            Wrong),
+    aggregate_all(count, ( member(A-B, Pairs), true_jaccard_(A, B, J), J >= 0.8 ), Hits).
+
 :- begin_tests(hydrate_jaccard).
 
 test(a_pair_passes_exactly_when_its_index_reaches_the_threshold, [true(Wrong == [])]) :-
@@ -299,14 +311,7 @@ test(a_pair_passes_exactly_when_its_index_reaches_the_threshold, [true(Wrong == 
                    ( random(X), X < 0.7 -> edited_(A, B) ; random_between(0, 30, M),
                                                            random_words_(M, B) ) ),
             Pairs),
-    findall(A-B-J-Want,
-            ( member(A-B, Pairs),
-              atc_hydrate:word_set_(A, WA), atc_hydrate:word_set_(B, WB),
-              atc_hydrate:jaccard_(WA, WB, 0.8, J),
-              true_jaccard_(A, B, Want),
-              \+ ( Want >= 0.8 -> J =:= Want ; J < 0.8 ) ),
-            Wrong),
-    aggregate_all(count, ( member(A-B, Pairs), true_jaccard_(A, B, J), J >= 0.8 ), Hits),
+    jaccard_mismatches_(Pairs, Wrong, Hits),
     assertion(Hits > 300).                  % the threshold's side is exercised
 
 % Sets of up to 300 words fill most of a 224-bit signature (word_bits_/2): the bound the
@@ -318,14 +323,7 @@ test(long_word_sets_pass_exactly_when_their_index_reaches_the_threshold, [true(W
                    ( random(X), X < 0.8 -> long_edit_(A, B) ; random_between(40, 300, M),
                                                                 long_words_(M, B) ) ),
             Pairs),
-    findall(A-B-J-Want,
-            ( member(A-B, Pairs),
-              atc_hydrate:word_set_(A, WA), atc_hydrate:word_set_(B, WB),
-              atc_hydrate:jaccard_(WA, WB, 0.8, J),
-              true_jaccard_(A, B, Want),
-              \+ ( Want >= 0.8 -> J =:= Want ; J < 0.8 ) ),
-            Wrong),
-    aggregate_all(count, ( member(A-B, Pairs), true_jaccard_(A, B, J), J >= 0.8 ), Hits),
+    jaccard_mismatches_(Pairs, Wrong, Hits),
     assertion(Hits > 40).
 
 % The signatures' bound (bits_apart_/3) against its plain reading: never more than the words
