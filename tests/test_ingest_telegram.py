@@ -126,3 +126,25 @@ def test_a_message_without_its_date_is_noted_not_the_chat_lost(tmp_path):
     assert all(i.speaker for i in result.items)
     assert result.unread_times == [(3, "not a date")]
     assert result.notes == ["1 of 3 items have no time: the file writes none for them"]
+
+
+def test_a_signed_channel_post_is_said_by_its_author():
+    """A channel signs its posts with the admin who wrote them (`author`); `from` is the
+    channel's own name, the session already. The person is the speaker; an unsigned post
+    stays the channel's."""
+    document = {"name": "Payments Announcements", "type": "public_channel", "id": 77,
+                "messages": [
+                    {"id": 1, "type": "message", "date": "2023-05-08T15:56:03",
+                     "date_unixtime": "1683554163", "from": "Payments Announcements",
+                     "from_id": "channel77", "author": "Dana Whitfield",
+                     "text": "The retry budget moves to 5 on Monday."},
+                    {"id": 2, "type": "message", "date": "2023-05-09T10:00:00",
+                     "date_unixtime": "1683619200", "from": "Payments Announcements",
+                     "from_id": "channel77", "text": "Maintenance window tonight."},
+                ]}
+    result = parse_text(json.dumps(document), name="result.json")
+    assert result.format == "telegram"
+    assert [(i.speaker, i.session) for i in result.items] == [
+        ("Dana Whitfield", "Payments Announcements"),
+        ("Payments Announcements", "Payments Announcements"),
+    ]

@@ -6,7 +6,7 @@ One chat is ``{"name", "type": "private_group" | "personal_chat" | ..., "id", "m
 one by ``telegram-<id>``; a name two chats share gets `` (<id>)``).
 
 - **Messages** (``"type": "message"``): the sender is ``from`` (``Deleted Account`` when Telegram
-  wrote none), roles as :mod:`.chat_messages` gives them; the text is ``text``, a string or a
+  wrote none; a channel's signed post: its ``author``), roles as :mod:`.chat_messages` gives them; the text is ``text``, a string or a
   list of strings and entities (``{"type": "link", "text": …}``), read whole. A forwarded
   message says whose it was (``[forwarded from Priya] …``); a reply links the message it answers
   (``relation(H, reply_to, <session>#<id>)``) and its own id is ``relation(H, message_id,
@@ -128,7 +128,11 @@ class TelegramParser:
                                            "poll", "location_information", "contact_information"))
                 else "empty")
             return
-        sender = message.get("from")
+        # a channel's signed post names the admin who wrote it (`author`); `from` is the
+        # channel itself, which the session already names
+        sender = message.get("author")
+        if not (isinstance(sender, str) and sender.strip()):
+            sender = message.get("from")
         sender = " ".join(sender.split())[:80] if isinstance(sender, str) and sender.strip() \
             else "Deleted Account"
         forwarded = message.get("forwarded_from")
