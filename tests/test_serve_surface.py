@@ -3,9 +3,7 @@ that never finishes arriving, and more connections than the server takes at once
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
 import sys
 import time
 import urllib.error
@@ -15,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from granted_home import granted_memory
+from test_sharing import Server
 
 #: The server's limits, small enough for a test to reach quickly.
 PATCHED = "BODY_TIMEOUT = 1.0; s.MAX_CONNECTIONS = 4"
@@ -34,29 +33,14 @@ def granted(tmp_path_factory) -> tuple[Path, str, str]:
     return memory.home, token, grant_id
 
 
-class PatchedServer:
+class PatchedServer(Server):
     """`atc serve --port 0` in a subprocess, its limits set by :data:`PATCHED`."""
 
     def __init__(self, home: Path, extra: str = "") -> None:
         code = ("import attention_cloud.sharing.server as s; s." + PATCHED + "\n" + extra +
                 "from attention_cloud.cli import main\n"
                 f"main(['serve', '--port', '0', '--home', {str(home)!r}])")
-        self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        line = self.proc.stdout.readline()
-        assert line.startswith("serving on http://127.0.0.1:"), line + self.proc.stderr.read()
-        self.url = line.split()[-1]
-        self.port = int(self.url.rsplit(":", 1)[1])
-
-    def stop(self) -> str:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        return self.proc.stderr.read()
+        super().__init__(home, argv=[sys.executable, "-c", code])
 
 
 def get(url: str, token: str | None = None) -> tuple[int, dict]:

@@ -382,25 +382,28 @@ def test_a_team_cannot_join_a_team_and_grants_need_an_owner(home):
 
 # -- the server and mounts ------------------------------------------------------------------------
 class Server:
-    """`atc serve --port 0` on a home, in a subprocess; stopped by stop()."""
+    """`atc serve --port 0` on a home, in a subprocess (``argv``: another command line that
+    serves it the same way); stopped by stop(), which returns what it wrote to stderr."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, argv: list[str] | None = None) -> None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "attention_cloud.cli", "serve",
-                                      "--port", "0", "--home", str(home)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env=env)
+        argv = argv or [sys.executable, "-m", "attention_cloud.cli", "serve",
+                        "--port", "0", "--home", str(home)]
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=env)
         line = self.proc.stdout.readline()
         assert line.startswith("serving on http://127.0.0.1:"), line + self.proc.stderr.read()
         self.url = line.split()[-1]
+        self.port = int(self.url.rsplit(":", 1)[1])
 
-    def stop(self) -> None:
+    def stop(self) -> str:
         self.proc.terminate()
         try:
             self.proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        return self.proc.stderr.read()
 
 
 @pytest.fixture
