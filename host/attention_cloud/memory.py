@@ -566,6 +566,26 @@ class Memory:
         report.unchanged += counts["unchanged"]
         report.forgotten += counts["forgotten"]
         report.new_handles.extend(str(h) for h in counts["new_handles"])
+        if counts["unchanged"]:
+            self._note_segments_kept(batch, segment, report)
+
+    def _note_segments_kept(self, batch: list[tuple[str, "_Parsed"]], segment: str,
+                            report: IngestReport) -> None:
+        """A note per file whose items were already held in another segment than ``segment``
+        (a file ingested again with another ``--segment``): they stay where they are, and the
+        report says so rather than only counting them unchanged."""
+        for name, parsed in batch:
+            handles = [Atom(wire_handle(wire)) for wire in parsed.encoded]
+            if not handles:
+                continue
+            (held,) = self.pl.once("atc_api:api_segments_held", handles, Atom(segment), Var())
+            for pair in held:
+                count, other = int(pair.args[1]), str(pair.args[0])
+                report.notes.append((
+                    parsed.path or name,
+                    f"{count} item{'s' if count != 1 else ''} already in segment {other} "
+                    f"stay{'s' if count == 1 else ''} there (an item keeps the segment it was "
+                    "first ingested into; the segment asked for applies to new items only)"))
 
     def _cut_journal(self, size: int | None) -> None:
         """Undo the batches an ingest call wrote: cut the journal back to ``size`` (None: remove
