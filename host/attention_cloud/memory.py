@@ -431,7 +431,7 @@ class Memory:
                 args.whole("each size in unfinished", size)
         else:
             unfinished = args.paths("unfinished", unfinished) if unfinished else ()
-        found = find_transcripts(paths)
+        found = find_transcripts(paths, skip=self.home)
         if not found:
             raise InputError("no transcript files found in the given paths")
         if source is not None and len(found) > 1:
