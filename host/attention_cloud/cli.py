@@ -199,7 +199,8 @@ def doctor(home: str | None) -> None:
     for line in lines:
         click.echo(line)
     if not ok:
-        raise _Fail("a required component is missing, or config.json is unusable (see above)", 1)
+        raise _Fail("a required component is missing, or the home or its config.json is "
+                    "unusable (see above)", 1)
 
 
 # -- ingest ---------------------------------------------------------------------------------------

@@ -31,7 +31,8 @@ from .api_lock import serialised
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
 from .heap import give_back_c_heap
-from .home import WriteLock, fsync_path, read_config, require_home, resolve_home
+from .home import (WriteLock, check_not_foreign, fsync_path, read_config, require_home,
+                   resolve_home)
 from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
 from .ingest.collector import DEFAULT_MAX_ITEM_CHARS
@@ -172,6 +173,7 @@ class Memory:
             raise HomeError(f"{path}: memory home is not a directory")
         if not create:
             require_home(path)
+        check_not_foreign(path)
         with api_lock.held():  # not while another thread is inside a call of the open one
             if _current is not None and not _current._closed:
                 _current.close()
