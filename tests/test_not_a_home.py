@@ -66,9 +66,16 @@ def test_the_python_api_raises_a_home_error(folder):
     assert "journal.pl" not in _listing(folder)
 
 
+def test_a_hook_log_makes_no_folder_a_home(folder):
+    (folder / "hooks.log").write_text("2026-01-01T00:00:00Z user-prompt error: ...\n")
+    out = CliRunner().invoke(main, ["stats", "--home", str(folder)])
+    assert out.exit_code == 1 and "not a memory home" in out.output
+
+
 def test_an_empty_folder_or_one_with_only_a_config_is_still_a_home(tmp_path):
     empty = tmp_path / "empty"
     (empty / ".hidden-by-a-tool").mkdir(parents=True)
+    (empty / "hooks.log").write_text("a hook ran before memory was made\n")
     out = CliRunner().invoke(main, ["remember", "cache TTL is 90s", "--home", str(empty)])
     assert out.exit_code == 0, out.output
     configured = tmp_path / "configured"

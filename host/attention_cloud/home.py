@@ -160,10 +160,12 @@ def require_home(home: Path) -> Path:
 #: a folder holding one of them is a home, however young.
 HOME_NAMES = frozenset({
     "journal.pl", "journal.compact", "snapshot.qlf", "snapshot.meta", "config.json", ".lock",
-    "vectors", "vectors.next", "lexical", "receipts", "cells", "rules", "hooks", "hooks.log",
-    "hooks.log.1", "remembered.jsonl", "audit.jsonl", "mcp-token", "watch.pid",
-    "ingest.pending.jsonl", "curation.pending.jsonl", "erasure.pending.json", "reembed.json",
-    "reembed.complete"})
+    "vectors", "vectors.next", "lexical", "receipts", "cells", "rules", "hooks",
+    "remembered.jsonl", "audit.jsonl", "mcp-token", "watch.pid", "ingest.pending.jsonl",
+    "curation.pending.jsonl", "erasure.pending.json", "reembed.json", "reembed.complete"})
+#: Names that decide nothing: a Claude Code hook logs into whatever folder its --home names,
+#: a home or not (its log is where a user finds out that it is not one).
+NEUTRAL_NAMES = frozenset({"hooks.log", "hooks.log.1"})
 
 
 def check_not_foreign(home: Path) -> Path:
@@ -177,7 +179,7 @@ def check_not_foreign(home: Path) -> Path:
         return home
     if any(name in HOME_NAMES for name in entries):
         return home
-    if any(not name.startswith(".") for name in entries):
+    if any(not name.startswith(".") and name not in NEUTRAL_NAMES for name in entries):
         raise HomeError(f"{home}: not a memory home (it holds other files and none of a "
                         "home's, such as journal.pl or config.json); check --home or "
                         "$ATC_HOME, or name an empty or new folder")
