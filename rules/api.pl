@@ -7,6 +7,7 @@
             api_ingest_with_marks/4,    % +Items, +Marks, +Launches, -Counts
             api_watermarks/2,           % +Sources, -Marks
             api_session_pointers/2,     % +Sessions, -Pairs
+            api_segments_held/3,        % +Handles, +Segment, -Held
             api_load_rules/3,           % +Sources, +Module, -Module
             api_load_rules/4,           % +Sources, +Module, +Options, -Module
             api_rule_predicates/2,      % +Text, -Indicators
@@ -243,6 +244,17 @@ api_session_pointers(Sessions, Pairs) :-
     must_be(list(atom), Sessions),
     findall(S-Pointer, ( member(S, Sessions),
                          once(( item_session(H, S), item_source(H, Pointer) )) ), Pairs).
+
+%!  api_segments_held(+Handles:list(atom), +Segment:atom, -Held:list) is det.
+%   Other-Count for each segment other than Segment that live items among Handles are in,
+%   in standard order: items an ingest into Segment found already held elsewhere (an item
+%   keeps the segment it was first ingested into; its handle does not depend on it).
+api_segments_held(Handles, Segment, Held) :-
+    must_be(list(atom), Handles),
+    must_be(atom, Segment),
+    findall(Other, ( member(H, Handles), item_segment(H, Other), Other \== Segment ), Others),
+    msort(Others, Sorted),
+    clumped(Sorted, Held).
 
 %!  api_watermarks(+Sources:list(atom), -Marks:list) is det.
 %   The watermark of each source, in order: mark(Size, Digest), or `none` if it has none.

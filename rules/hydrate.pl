@@ -105,7 +105,7 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     text_string_(Goal0, Goal),
     option_(Options, plane, default, Plane),
     option_(Options, rules, none, RulesModule),
-    (   plane_settings_(RulesModule, Plane, Settings0) -> true ; existence_error(plane, Plane) ),
+    (   plane_settings_(RulesModule, Plane, Settings0) -> true ; unknown_plane_(RulesModule, Plane) ),
     option_(Options, budget, 2000, Budget),
     must_be(nonneg, Budget),
     option_(Options, ceiling, l0, Ceiling),
@@ -391,6 +391,17 @@ prolog:error_message(plane_setting(Plane, Key, Expected, Key)) --> !,
 prolog:error_message(plane_setting(Plane, Key, Expected, Value)) -->
     [ 'plane ~q: ~q must be ~w, not ~W'-
       [Plane, Key, Expected, Value, [quoted(true), max_depth(6)]] ].
+
+% An unknown plane names the planes there are (the shipped ones and a rules module's own),
+% since nothing else lists them: `planes: default, execution, exploration`.
+unknown_plane_(Module, Plane) :-
+    findall(P, plane(P, _), Shipped),
+    catch(findall(P, limit(50, ( user_plane_(Module, P, _), atom(P) )), Own), _, Own = []),
+    append(Shipped, Own, Planes0),
+    list_to_set(Planes0, Planes),
+    atomic_list_concat(Planes, ', ', Names),
+    atom_concat('planes: ', Names, Known),
+    throw(error(existence_error(plane, Plane), context(_, Known))).
 
 user_plane_(Module, Plane, Settings) :-
     Module \== none,

@@ -530,3 +530,21 @@ def test_a_home_that_cannot_keep_the_token_is_one_line(tmp_path: Path) -> None:
     assert out.stderr.startswith(f"atc: {blocker / 'home' / 'mcp-token'}: cannot keep the MCP "
                                  "server's token there (")
     assert out.stderr.endswith("); set $ATC_MCP_TOKEN instead\n")
+
+
+def test_http_on_a_port_in_use_is_one_line_before_any_serving_line(home: Path) -> None:
+    """Another server on the port: `atc mcp --http` said it was serving there, then printed
+    uvicorn's bind error among its start-up and shut-down logs and exited 3; now one line, as
+    `atc serve` says it, exit 1."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "ATC_HOME": str(home), "ATC_MCP_TOKEN": HTTP_TOKEN}
+        out = subprocess.run([ATC, "mcp", "--http", "--port", str(port)], env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.strip().splitlines() == [
+        f"atc: cannot listen on 127.0.0.1:{port}: Address already in use"]

@@ -398,3 +398,11 @@ def test_bad_values_of_documented_commands_are_usage_errors(home, args, says):
     out = CliRunner().invoke(main, [*args, "--home", str(home)])
     assert out.exit_code == 2, out.output
     assert out.output.count("\n") == 1 and says in out.output, out.output
+
+
+def test_an_unknown_plane_names_the_planes_there_are(home):
+    run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
+    out = CliRunner().invoke(main, ["hydrate", "why", "--plane", "exec", "--home", str(home)])
+    assert out.exit_code == 2
+    assert out.output.strip() == ("atc: plane `exec' does not exist "
+                                  "(planes: default, execution, exploration)")

@@ -49,6 +49,8 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt:
             raise _Fail("interrupted", 130) from None
         except OSError as exc:
+            if exc.errno in _PERMISSION_ERRNOS and exc.filename:
+                raise _Fail(_permission_message(exc), 1) from exc
             if exc.errno not in _STORAGE_ERRNOS:
                 raise
             where = f": {exc.filename}" if exc.filename else ""
@@ -71,6 +73,16 @@ def _write_refused(exc: AtcError) -> str:
     """The reason a Prolog write failed ("No space left on device"), when ``exc`` is one."""
     found = _PROLOG_WRITE_REFUSED.search(str(exc))
     return f"writing to the memory home failed: {found.group('reason')}" if found else ""
+
+
+#: A file of the home this user may not open (a home made by another user, or with sudo):
+#: one line naming it. Checked before any write, so the journal is as it was.
+_PERMISSION_ERRNOS = frozenset({errno.EACCES, errno.EPERM})
+
+
+def _permission_message(exc: OSError) -> str:
+    return (f"{exc.filename}: {exc.strerror or 'Permission denied'} (this user may not read or "
+            "write that file of the memory home: check its owner and mode)")
 
 
 #: A file system that refuses a write (full disk, quota, file-size limit, read-only, I/O
@@ -187,7 +199,8 @@ def doctor(home: str | None) -> None:
     for line in lines:
         click.echo(line)
     if not ok:
-        raise _Fail("a required component is missing, or config.json is unusable (see above)", 1)
+        raise _Fail("a required component is missing, or the home or its config.json is "
+                    "unusable (see above)", 1)
 
 
 # -- ingest ---------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import importlib.util
 import platform
 
 from .errors import AtcError
-from .home import config_warnings, read_config, resolve_home
+from .home import check_not_foreign, config_warnings, read_config, resolve_home
 
 
 def _size(path) -> int:
@@ -36,6 +36,12 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
         lines.append(f"{module}: {status}")
     path = resolve_home(home)
     lines.append(f"home: {path} ({'exists' if path.exists() else 'not created yet'})")
+    try:
+        check_not_foreign(path)
+    except AtcError as exc:
+        ok = False                    # every command stops on it: doctor says why
+        lines.append(f"  NOT A HOME, every command stops on it ({exc})")
+        return ok, lines
     if path.is_dir() and path.stat().st_mode & 0o077:
         # not an error (a group may share a home on purpose), but never a surprise: a home
         # older atc made under umask 022 is readable by every user of the machine

@@ -153,6 +153,36 @@ def require_home(home: Path) -> Path:
                         "check --home or $ATC_HOME)")
     if not home.is_dir():
         raise HomeError(f"{home}: memory home is not a directory")
+    return check_not_foreign(home)
+
+
+#: Names only a memory home holds (the layout above, and the files its tools keep there):
+#: a folder holding one of them is a home, however young.
+HOME_NAMES = frozenset({
+    "journal.pl", "journal.compact", "snapshot.qlf", "snapshot.meta", "config.json", ".lock",
+    "vectors", "vectors.next", "lexical", "receipts", "cells", "rules", "hooks",
+    "remembered.jsonl", "audit.jsonl", "mcp-token", "watch.pid", "ingest.pending.jsonl",
+    "curation.pending.jsonl", "erasure.pending.json", "reembed.json", "reembed.complete"})
+#: Names that decide nothing: a Claude Code hook logs into whatever folder its --home names,
+#: a home or not (its log is where a user finds out that it is not one).
+NEUTRAL_NAMES = frozenset({"hooks.log", "hooks.log.1"})
+
+
+def check_not_foreign(home: Path) -> Path:
+    """``home`` unless it is an existing folder of someone else's files: one holding files
+    (hidden ones aside) and none of :data:`HOME_NAMES` (a transcripts folder or a project
+    named by ``--home`` by mistake), which is a HomeError: reading it answered an empty memory
+    and writing spread a home's files among the user's. An empty or new folder is a home."""
+    try:
+        entries = [entry.name for entry in os.scandir(home)]
+    except OSError:                   # none there yet, or unreadable: later steps say so
+        return home
+    if any(name in HOME_NAMES for name in entries):
+        return home
+    if any(not name.startswith(".") and name not in NEUTRAL_NAMES for name in entries):
+        raise HomeError(f"{home}: not a memory home (it holds other files and none of a "
+                        "home's, such as journal.pl or config.json); check --home or "
+                        "$ATC_HOME, or name an empty or new folder")
     return home
 
 

@@ -437,6 +437,12 @@ def build_frame(frame: FrameParts | Term, *, home: Path | None, status: dict[str
     return seal_frame(receipt, facts, home=home, empty=(status or {}).get("empty", ""))
 
 
+#: Why a receipt could not be stored, by errno, where the frame is still given to its owner.
+_UNSTORED = {errno.EROFS: "is on a read-only file system",
+             errno.EACCES: "is not writable by this user",
+             errno.EPERM: "is not writable by this user"}
+
+
 def seal_frame(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, home: Path | None,
                empty: str = "") -> Frame:
     """A Frame from a receipt (without ``id``) and its facts: the id is a digest of the
@@ -455,13 +461,14 @@ def seal_frame(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, home: P
         try:
             save_receipt(home, receipt)
         except OSError as exc:
-            # a home on a read-only volume (a memory mounted into a container to be read) still
-            # answers its owner, the receipt saying it was not stored; a grantee's frame is
-            # refused, its receipt being the owner's access log
-            if exc.errno != errno.EROFS or "reader" in receipt:
+            # a home on a read-only volume (a memory mounted into a container to be read), or
+            # one this user may read but not write (another user's), still answers its owner,
+            # the receipt saying it was not stored; a grantee's frame is refused, its receipt
+            # being the owner's access log
+            why = _UNSTORED.get(exc.errno or 0)
+            if why is None or "reader" in receipt:
                 raise
-            notes = [*receipt.get("notes", ()),
-                     f"receipt not stored: {home} is on a read-only file system"]
+            notes = [*receipt.get("notes", ()), f"receipt not stored: {home} {why}"]
             rid, receipt = _with_id({**{k: v for k, v in receipt.items() if k != "id"},
                                      "stored": False, "notes": notes})
     return Frame(receipt_id=rid, facts=facts, receipt=receipt, text=_written(receipt, lines))

@@ -31,7 +31,8 @@ from .api_lock import serialised
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
 from .heap import give_back_c_heap
-from .home import WriteLock, fsync_path, read_config, require_home, resolve_home
+from .home import (WriteLock, check_not_foreign, fsync_path, read_config, require_home,
+                   resolve_home)
 from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
 from .ingest.collector import DEFAULT_MAX_ITEM_CHARS
@@ -172,6 +173,7 @@ class Memory:
             raise HomeError(f"{path}: memory home is not a directory")
         if not create:
             require_home(path)
+        check_not_foreign(path)
         with api_lock.held():  # not while another thread is inside a call of the open one
             if _current is not None and not _current._closed:
                 _current.close()
@@ -431,7 +433,7 @@ class Memory:
                 args.whole("each size in unfinished", size)
         else:
             unfinished = args.paths("unfinished", unfinished) if unfinished else ()
-        found = find_transcripts(paths)
+        found = find_transcripts(paths, skip=self.home)
         if not found:
             raise InputError("no transcript files found in the given paths")
         if source is not None and len(found) > 1:
@@ -566,6 +568,26 @@ class Memory:
         report.unchanged += counts["unchanged"]
         report.forgotten += counts["forgotten"]
         report.new_handles.extend(str(h) for h in counts["new_handles"])
+        if counts["unchanged"]:
+            self._note_segments_kept(batch, segment, report)
+
+    def _note_segments_kept(self, batch: list[tuple[str, "_Parsed"]], segment: str,
+                            report: IngestReport) -> None:
+        """A note per file whose items were already held in another segment than ``segment``
+        (a file ingested again with another ``--segment``): they stay where they are, and the
+        report says so rather than only counting them unchanged."""
+        for name, parsed in batch:
+            handles = [Atom(wire_handle(wire)) for wire in parsed.encoded]
+            if not handles:
+                continue
+            (held,) = self.pl.once("atc_api:api_segments_held", handles, Atom(segment), Var())
+            for pair in held:
+                count, other = int(pair.args[1]), str(pair.args[0])
+                report.notes.append((
+                    parsed.path or name,
+                    f"{count} item{'s' if count != 1 else ''} already in segment {other} "
+                    f"stay{'s' if count == 1 else ''} there (an item keeps the segment it was "
+                    "first ingested into; the segment asked for applies to new items only)"))
 
     def _cut_journal(self, size: int | None) -> None:
         """Undo the batches an ingest call wrote: cut the journal back to ``size`` (None: remove

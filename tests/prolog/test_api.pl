@@ -33,3 +33,28 @@ test(earliest_first_each_once_tombstones_hidden, [setup(fresh), true(Goals == ["
     api_linked_goals(launched_agent, x, Goals).
 
 :- end_tests(api_linked_goals).
+
+% An item of segment Seg (a chat line).
+segment_item(H, Seg, item(H, src, "s1", 1, turn, user, "", "", Seg, "f:1", "a line", [])).
+
+:- begin_tests(api_segments_held, [setup(fresh), cleanup(fresh)]).
+
+test(other_segments_counted, [setup(fresh), true(Held == [chat-2, default-1])]) :-
+    segment_item(h1, default, I1),
+    segment_item(h2, chat, I2),
+    segment_item(h3, chat, I3),
+    segment_item(h4, work, I4),
+    journal_add_items([I1, I2, I3, I4], _),
+    api_segments_held([h1, h2, h3, h4, unknown], work, Held).
+
+test(same_segment_and_tombstones_say_nothing, [setup(fresh), true(Held == [])]) :-
+    segment_item(h1, work, I1),
+    segment_item(h2, chat, I2),
+    journal_add_items([I1, I2], _),
+    journal_tombstone(h2, "test"),
+    api_segments_held([h1, h2], work, Held).
+
+test(a_handle_list_is_required, [setup(fresh), error(type_error(_, _))]) :-
+    api_segments_held(h1, work, _).
+
+:- end_tests(api_segments_held).

@@ -361,3 +361,14 @@ long_edit_(Words0, Words) :-                % drop a few words, add a few
     random_between(0, 8, NAdd),
     long_words_(NAdd, Added),
     ord_union(Kept, Added, Words).
+
+% An unknown plane (a typo, `--plane exec`) names the planes there are: the error said only
+% that the plane does not exist, and nothing lists them.
+:- begin_tests(hydrate_unknown_plane, [setup(store_reset), cleanup(store_reset)]).
+
+test(the_error_names_the_known_planes,
+     [true(Msg == 'planes: default, execution, exploration')]) :-
+    catch(hydrate("why did the deploy fail", _{plane: exec}, _),
+          error(existence_error(plane, exec), context(_, Msg)), true).
+
+:- end_tests(hydrate_unknown_plane).

@@ -279,6 +279,24 @@ def _controller(host: MemoryHost, scope: str) -> Any:
     return Controller(mem.pl, scope, memory=mem)
 
 
+def _check_port_free(port: int) -> None:
+    """InputError ``cannot listen on 127.0.0.1:PORT: Address already in use`` when another
+    process listens there: uvicorn found that out only after the serving line was printed,
+    and reported it among its start-up and shut-down logs (exit 3). The address is reusable
+    as uvicorn's is, so a port in TIME_WAIT is no obstacle."""
+    import socket
+
+    from ..errors import InputError
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise InputError(f"cannot listen on 127.0.0.1:{port}: "
+                             f"{exc.strerror or exc}") from None
+
+
 def serve(home: str | os.PathLike[str] | None = None, *, http: bool = False,
           port: int = 8765) -> None:
     """Run the server until the client goes away (stdio) or it is interrupted (HTTP: on
@@ -291,6 +309,7 @@ def serve(home: str | os.PathLike[str] | None = None, *, http: bool = False,
         from .mcp_auth import server_token
 
         token, where = server_token(resolve_home(home))
+        _check_port_free(port)
         print(f"atc mcp: serving http://127.0.0.1:{port}/mcp; every request needs "
               f"'Authorization: Bearer TOKEN' with the token in {where}", file=sys.stderr,
               flush=True)

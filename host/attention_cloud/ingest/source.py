@@ -136,9 +136,12 @@ class Found:
     problem: str = ""
 
 
-def find_transcripts(paths: Iterable[str | os.PathLike[str]]) -> list[Found]:
+def find_transcripts(paths: Iterable[str | os.PathLike[str]], *,
+                     skip: str | os.PathLike[str] | None = None) -> list[Found]:
     """The files ``paths`` name: files as given, folders walked (sorted) for names ending in
-    :data:`TRANSCRIPT_SUFFIXES`.
+    :data:`TRANSCRIPT_SUFFIXES`, leaving out what lies in the folder ``skip`` (the memory
+    home: its receipts and indexes are no transcripts, and a watcher would read them again
+    after each of its own writes).
 
     A non-regular file found in a folder comes back with its ``problem``, to be reported and
     skipped; one named directly, or a path that does not exist, is an error.
@@ -151,8 +154,11 @@ def find_transcripts(paths: Iterable[str | os.PathLike[str]]) -> list[Found]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
+            left_out = skipped_within(path, skip)
             for entry in sorted(path.rglob("*")):
                 if entry.suffix.lower() not in TRANSCRIPT_SUFFIXES:
+                    continue
+                if left_out is not None and (entry == left_out or left_out in entry.parents):
                     continue
                 try:
                     mode = entry.stat().st_mode
@@ -170,6 +176,19 @@ def find_transcripts(paths: Iterable[str | os.PathLike[str]]) -> list[Found]:
         else:
             raise InputError(f"{one_line(str(path))}: no such file or directory")
     return found
+
+
+def skipped_within(root: Path, skip: str | os.PathLike[str] | None) -> Path | None:
+    """The folder ``skip`` as a path under ``root`` as written (``root`` itself when they
+    are one), so that the entries of a walk of ``root`` are compared without resolving each;
+    None when ``skip`` is None or not inside ``root``."""
+    if skip is None:
+        return None
+    try:
+        inside = Path(skip).resolve().relative_to(root.resolve())
+    except (ValueError, OSError):
+        return None
+    return root / inside
 
 
 def make_source(data: bytes | str, *, name: str, pointer_base: str | None = None) -> Source:

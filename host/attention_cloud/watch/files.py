@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from ..ingest.source import TRANSCRIPT_SUFFIXES, find_transcripts
+from ..ingest.source import TRANSCRIPT_SUFFIXES, find_transcripts, skipped_within
 
 State = tuple[int, int, int, int]
 
@@ -54,14 +54,19 @@ class Entry:
 class FileTable:
     """The transcript files under the watched paths and what is due (see the module doc)."""
 
-    def __init__(self, roots: Iterable[str | os.PathLike[str]]) -> None:
+    def __init__(self, roots: Iterable[str | os.PathLike[str]], *,
+                 skip: str | os.PathLike[str] | None = None) -> None:
         self.roots = [Path(r) for r in roots]
+        self.skip = skip                        # the memory home: never a transcript
+        self._left_out = [p for p in (skipped_within(r, skip) for r in self.roots) if p]
         self.files: dict[Path, Entry] = {}
         self.problems: dict[Path, str] = {}     # files found that cannot be read, and why
 
     def watched(self, path: Path) -> bool:
         """Whether ``path`` is a transcript the watched paths cover."""
         if path.suffix.lower() not in TRANSCRIPT_SUFFIXES:
+            return False
+        if any(path == out or out in path.parents for out in self._left_out):
             return False
         for root in self.roots:
             if path == root or (root in path.parents and root.is_dir()):
@@ -76,7 +81,7 @@ class FileTable:
             if not root.exists():
                 continue                      # a named file rotated away: wait for it
             try:
-                found = find_transcripts([root])
+                found = find_transcripts([root], skip=self.skip)
             except Exception:                 # vanished mid-walk: the next scan sees it
                 continue
             present.update(entry.path for entry in found)

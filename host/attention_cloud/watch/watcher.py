@@ -96,7 +96,7 @@ class Watcher:
         self.options = options
         self.log = log
         self.progress = progress              # hears of the first batch (the backfill)
-        self.table = FileTable(self.paths)
+        self.table = FileTable(self.paths, skip=getattr(mem, "home", None))
         self.totals = WatchTotals()
         self.wake = threading.Event()
         self.feed: EventFeed | None = None
