@@ -85,3 +85,61 @@ def test_a_message_whose_blocks_are_empty_is_read_from_its_text():
     conversation["chat_messages"][0]["content"] = [{"type": "text", "text": ""}]
     result = parse_text(json.dumps([conversation]), name="conversations.json")
     assert result.items[0].text.startswith("I signed up for the October half marathon")
+
+
+def _assistant_blocks(*blocks):
+    """One conversation of a user's question and an assistant message of these blocks, as
+    Claude.ai exports them: its tool calls carry no ``id`` and its results no
+    ``tool_use_id``, only the tool's ``name``."""
+    return json.dumps([{
+        "uuid": "c-art", "name": "Splitting a bill", "created_at": "2024-06-01T10:00:00Z",
+        "chat_messages": [
+            {"uuid": "m1", "sender": "human", "created_at": "2024-06-01T10:00:05Z",
+             "text": "Write a script that splits a bill",
+             "content": [{"type": "text", "text": "Write a script that splits a bill"}]},
+            {"uuid": "m2", "sender": "assistant", "created_at": "2024-06-01T10:00:20Z",
+             "text": "", "content": list(blocks)}]}])
+
+
+def _artifact(command, **fields):
+    return {"type": "tool_use", "name": "artifacts", "start_timestamp": None,
+            "input": {"id": "bill-splitter", "command": command, "version_uuid": "v", **fields},
+            "message": "artifacts", "integration_name": None, "display_content": None}
+
+
+_OK = {"type": "tool_result", "name": "artifacts", "is_error": False,
+       "content": [{"type": "text", "text": "OK", "uuid": "r"}]}
+
+
+def test_an_artifact_is_kept_with_its_content_not_as_a_call_without_result():
+    """Before, each artifact Claude wrote was the item "artifacts bill-splitter / (no result
+    in the transcript)": the code or document itself, in the call's input, was lost."""
+    code = "def split(total, people):\n    return round(total / people, 2)\n"
+    result = parse_text(_assistant_blocks(
+        {"type": "text", "text": "Here is a script."},
+        _artifact("create", type="application/vnd.ant.code", title="Bill splitter",
+                  language="python", content=code), _OK,
+        _artifact("update", old_str="round(total / people, 2)",
+                  new_str="round(total / people + 0.005, 2)"), _OK,
+        {"type": "text", "text": "It now rounds half a cent up."}), name="conversations.json")
+    texts = [i.text for i in result.items if i.role == "assistant"]
+    assert all("no result in the transcript" not in i.text for i in result.items)
+    assert any("Bill splitter" in t and code.strip() in t for t in texts)
+    assert any("round(total / people + 0.005, 2)" in t and "round(total / people, 2)" in t
+               for t in texts)
+    assert all(i.time == "2024-06-01T10:00:20Z" for i in result.items[1:])
+
+
+def test_a_tool_result_without_ids_answers_the_call_of_its_name_before_it():
+    """Claude.ai writes no ids: a web search's results were kept unlabelled and the search
+    itself as a call without its result."""
+    result = parse_text(_assistant_blocks(
+        {"type": "tool_use", "name": "web_search", "input": {"query": "tip etiquette Lisbon"}},
+        {"type": "tool_result", "name": "web_search", "is_error": False, "content": [
+            {"type": "knowledge", "title": "Tipping in Portugal", "url": "https://ex.pt/tips",
+             "text": "Tipping 5 to 10 percent is usual in Lisbon restaurants."}]},
+        {"type": "text", "text": "In Lisbon a 5 to 10 percent tip is usual."}),
+        name="conversations.json")
+    (search,) = [i for i in result.items if i.role == "tool"]
+    assert "no result in the transcript" not in search.text
+    assert "tip etiquette Lisbon" in search.text and "Tipping in Portugal" in search.text

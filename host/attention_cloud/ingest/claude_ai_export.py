@@ -81,8 +81,10 @@ class ClaudeAiExportParser(AnthropicMessagesParser):
         first = len(self.collector.items)
         conversation = Conversation(session, self._time_of(document, number + 1),
                                     f"{base}/chat_messages", "", None)
-        read = self._conversation(conversation, [_as_message(message)
-                                                 for message in document["chat_messages"]])
+        open_calls: dict[str, list[str]] = {}
+        read = self._conversation(conversation, [
+            _as_message(message, f"claude-ai:{session}/{index}", open_calls)
+            for index, message in enumerate(document["chat_messages"])])
         title = document.get("name")
         if isinstance(title, str) and title.strip():
             title = " ".join(title.split())[:_TITLE_MAX_CHARS]
@@ -107,16 +109,18 @@ class ClaudeAiExportParser(AnthropicMessagesParser):
         return read
 
 
-def _as_message(message: Any) -> Any:
+def _as_message(message: Any, prefix: str, open_calls: dict[str, list[str]]) -> Any:
     """A Claude.ai message as the Messages API writes one (``role``, ``content``, its time),
     the files it attached named in a text block after its own; anything else unchanged (the
-    chat reader reports it)."""
+    chat reader reports it). ``prefix`` makes the ids given to its calls (see
+    :func:`_paired`); ``open_calls`` holds the conversation's calls not yet answered."""
     if not isinstance(message, dict):
         return message
     role = _ROLES.get(str(message.get("sender", "")).lower(), message.get("sender"))
     content = message.get("content")
     if _says_something(content):
-        content = [_with_knowledge_as_text(block) for block in content]
+        content = _paired([_with_knowledge_as_text(_artifact_as_text(block))
+                           for block in content], prefix, open_calls)
     else:  # an older export's blocks, or blocks whose text is empty: the message's own text
         content = message.get("text") if isinstance(message.get("text"), str) else ""
     names = attachment_names(
@@ -130,6 +134,53 @@ def _as_message(message: Any) -> Any:
             content = with_attachments(content, names)
     return {"role": role, "content": content, "created_at": message.get("created_at"),
             _ATTACHED: bool(names)}
+
+
+def _paired(blocks: list[Any], prefix: str, open_calls: dict[str, list[str]]) -> list[Any]:
+    """The blocks with each call and its result paired as the Messages API pairs them.
+
+    Claude.ai writes a ``tool_use`` without ``id`` and its ``tool_result`` without
+    ``tool_use_id``, only the tool's ``name``: a call without an id gets one (``prefix`` and
+    the block's index), and a result without one answers the earliest unanswered call of its
+    name (of any name when it names none)."""
+    paired: list[Any] = []
+    for index, block in enumerate(blocks):
+        if isinstance(block, dict) and str(block.get("type", "")).endswith("tool_use") \
+                and not isinstance(block.get("id"), str):
+            block = {**block, "id": f"{prefix}/{index}"}
+            open_calls.setdefault(str(block.get("name", "")), []).append(block["id"])
+        elif isinstance(block, dict) and str(block.get("type", "")).endswith("tool_result") \
+                and not isinstance(block.get("tool_use_id"), str):
+            waiting = open_calls.get(str(block.get("name", ""))) if block.get("name") \
+                else next((ids for ids in open_calls.values() if ids), None)
+            if waiting:
+                block = {**block, "tool_use_id": waiting.pop(0)}
+        paired.append(block)
+    return paired
+
+
+def _artifact_as_text(block: Any) -> Any:
+    """An ``artifacts`` call (the code or document Claude wrote beside its answer) as a text
+    block of what it wrote: its title and content when created or rewritten, the text it
+    replaced and the new text when updated; any other block unchanged.
+
+    The artifact is in the call's ``input``; its result says only ``OK``, so as a call the
+    artifact would be nothing but its id."""
+    if not isinstance(block, dict) or block.get("type") != "tool_use" \
+            or block.get("name") != "artifacts" or not isinstance(block.get("input"), dict):
+        return block
+    given = block["input"]
+    name = " ".join(str(given.get(key)) for key in ("title", "id")
+                    if isinstance(given.get(key), str) and given[key].strip())
+    kind = given.get("language") or given.get("type")
+    label = f"[artifact: {name}{f' ({kind})' if isinstance(kind, str) and kind else ''}]"
+    if isinstance(given.get("content"), str) and given["content"].strip():
+        return {"type": "text", "text": f"{label}\n{given['content']}"}
+    if isinstance(given.get("new_str"), str):
+        old = given.get("old_str") if isinstance(given.get("old_str"), str) else ""
+        return {"type": "text",
+                "text": f"{label} updated: replaced\n{old}\nwith\n{given['new_str']}"}
+    return block
 
 
 def _says_something(content: Any) -> bool:
