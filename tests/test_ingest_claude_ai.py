@@ -143,3 +143,50 @@ def test_a_tool_result_without_ids_answers_the_call_of_its_name_before_it():
     (search,) = [i for i in result.items if i.role == "tool"]
     assert "no result in the transcript" not in search.text
     assert "tip etiquette Lisbon" in search.text and "Tipping in Portugal" in search.text
+
+
+PROJECTS = [
+    {"uuid": "p-pottery", "name": "Pottery studio", "description": "Planning glaze firings",
+     "is_private": True, "is_starter_project": False,
+     "prompt_template": "You help me plan glaze firings. I fire at cone 6.",
+     "created_at": "2024-04-01T09:00:00.000000+00:00",
+     "updated_at": "2024-05-01T09:30:00.000000+00:00",
+     "creator": {"uuid": "u1", "full_name": "Priya Nair"},
+     "docs": [{"uuid": "d1", "filename": "kiln-schedule.md",
+               "content": "Bisque on Mondays, glaze on Thursdays.",
+               "created_at": "2024-04-02T10:00:00.000000+00:00"}]},
+    {"uuid": "p-starter", "name": "How to use Claude", "description": "An example project",
+     "is_private": False, "is_starter_project": True, "prompt_template": "",
+     "created_at": "2024-03-01T09:00:00+00:00", "updated_at": "2024-03-01T09:00:00+00:00",
+     "docs": [{"uuid": "d2", "filename": "prompting.md", "content": "Anthropic's example",
+               "created_at": "2024-03-01T09:00:00+00:00"}]}]
+
+
+def test_a_projects_file_keeps_its_instructions_and_documents_with_who_and_when(tmp_path):
+    """Before, ``projects.json`` was "cannot detect format": a project's instructions and the
+    documents the user gave it, their memory too, were skipped."""
+    path = tmp_path / "projects.json"
+    path.write_text(json.dumps(PROJECTS))
+    result = parse_path(path)
+    assert result.format == "claude-ai" == detect_format(path)
+    assert [(i.session, i.kind, i.role, i.speaker, i.time) for i in result.items] == [
+        ("p-pottery", "note", "user", "Priya Nair", "2024-05-01T09:30:00Z"),
+        ("p-pottery", "note", "user", "Priya Nair", "2024-04-02T10:00:00Z")]
+    template, doc = result.items
+    assert "I fire at cone 6." in template.text and "Planning glaze firings" in template.text
+    assert doc.text.startswith("[document: kiln-schedule.md]\n")
+    assert "glaze on Thursdays" in doc.text
+    assert all((i.handle, "title", "Pottery studio") in i.relations for i in result.items)
+    assert doc.pointer.endswith("projects.json#/0/docs/0")
+    assert result.ignored == {"starter project": 1}     # Anthropic's example, counted
+
+
+def test_a_claude_ai_users_file_is_counted_as_the_export_s_not_slack_s(tmp_path):
+    """Before, the export's ``users.json`` was counted as ``slack users.json``."""
+    path = tmp_path / "users.json"
+    path.write_text(json.dumps([{"uuid": "u1", "full_name": "Priya Nair",
+                                 "email_address": "priya@example.com",
+                                 "verified_phone_number": None}]))
+    result = parse_path(path)
+    assert result.format == "claude-ai" and result.items == []
+    assert result.ignored == {"claude-ai users.json": 1}

@@ -21,15 +21,26 @@ The export is a JSON list of conversations (one conversation alone is read too):
   blocks; files the user attached are named on a line of their own (``[attached: notes.txt]``,
   from ``attachments`` and ``files``), so a message of nothing but a file is an item.
 - Pointers ``FILE#/<i>/chat_messages/<j>`` (``…/content/<k>`` for a block).
+
+The export's ``projects.json`` is read too: each project the session named by its ``uuid``,
+titled by its ``name``; its instructions (``prompt_template``, with its ``description``) a
+``note`` of the time it was last changed (``updated_at``), each of its ``docs`` a ``note``
+``[document: FILENAME]`` then its ``content``, of its ``created_at``; both said by the
+project's ``creator`` (``full_name``). Anthropic's example project (``is_starter_project``)
+is counted, not kept. Pointers ``FILE#/<i>/prompt_template``, ``FILE#/<i>/docs/<j>``. Its
+``users.json`` (the account: ``uuid``, ``full_name``, ``email_address``) is counted.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 from typing import Any
 
 from .anthropic_messages import AnthropicMessagesParser
 from .chat_messages import attachment_names, with_attachments
+from .classify import message_text
 from .openai_chat import Conversation
 from .source import Source, fail
 
@@ -54,11 +65,48 @@ def is_claude_ai_export(document: Any) -> bool:
     return is_claude_ai_conversation(document)
 
 
+def _first_object(document: Any) -> dict[str, Any] | None:
+    entries = document if isinstance(document, list) else [document]
+    return next((value for value in entries[:20] if isinstance(value, dict)), None)
+
+
+def is_claude_ai_projects(document: Any) -> bool:
+    """True for a Claude.ai ``projects.json``: a list of projects (or one), each with a
+    ``uuid`` and its ``docs`` or ``prompt_template``."""
+    first = _first_object(document)
+    return first is not None and "uuid" in first and "chat_messages" not in first \
+        and (isinstance(first.get("docs"), list) or "prompt_template" in first)
+
+
+def is_claude_ai_users(name: str, text: str) -> bool:
+    """True for a Claude.ai ``users.json``: the account, a ``uuid`` with a ``full_name`` or
+    ``email_address`` (a Slack export's has ``id`` and ``profile``)."""
+    if Path(name).name != "users.json" or text.lstrip()[:1] not in ("[", "{"):
+        return False
+    try:
+        first = _first_object(json.loads(text))
+    except (ValueError, RecursionError):
+        return False
+    return first is not None and "uuid" in first \
+        and ("full_name" in first or "email_address" in first)
+
+
 class ClaudeAiExportParser(AnthropicMessagesParser):
-    """Parses a Claude.ai ``conversations.json`` into an :class:`ItemCollector`."""
+    """Parses a Claude.ai ``conversations.json`` or ``projects.json`` into an
+    :class:`ItemCollector` (its ``users.json`` is counted)."""
 
     def _read(self, source: Source) -> int:
+        if is_claude_ai_users(source.name, source.text or ""):
+            self.collector.records_read += 1
+            self.collector.ignore("claude-ai users.json")
+            return 1
         document = self._document(source)
+        if is_claude_ai_projects(document):
+            projects = document if isinstance(document, list) else [document]
+            base = source.pointer_base
+            return sum(self._project(f"{base}#/{number}" if isinstance(document, list)
+                                     else f"{base}#", number, project)
+                       for number, project in enumerate(projects))
         if not is_claude_ai_export(document):
             raise fail(source.name, 'not a Claude.ai export (a list of conversations with '
                                     '"uuid" and "chat_messages")')
@@ -94,6 +142,49 @@ class ClaudeAiExportParser(AnthropicMessagesParser):
                 items[index] = dataclasses.replace(
                     item, relations=(*item.relations, (item.handle, "title", title)))
         return read
+
+    def _project(self, base: str, number: int, project: Any) -> int:
+        """One project of ``projects.json``: its instructions and documents as notes."""
+        self.collector.records_read += 1
+        if not isinstance(project, dict) or "uuid" not in project:
+            self.collector.skip(number + 1, f"project {number} is not a project")
+            return 0
+        if project.get("is_starter_project") is True:  # Anthropic's example, not the user's
+            self.collector.ignore("starter project")
+            return 1
+        session = str(project["uuid"])
+        creator = project.get("creator") if isinstance(project.get("creator"), dict) else {}
+        speaker = creator.get("full_name") if isinstance(creator.get("full_name"), str) else ""
+        name = project.get("name") if isinstance(project.get("name"), str) else ""
+        title = " ".join(name.split())[:_TITLE_MAX_CHARS]
+        created = self._time_of(project, number + 1)
+        changed = self.collector.time(number + 1, project["updated_at"]) \
+            if project.get("updated_at") not in (None, "") else created
+        said = [str(project[key]).strip() for key in ("description", "prompt_template")
+                if isinstance(project.get(key), str) and project[key].strip()]
+        notes = [("prompt_template", "instructions", changed,
+                  f"[project instructions: {title or session}]\n" + "\n\n".join(said))
+                 ] if said else []
+        docs = project.get("docs") if isinstance(project.get("docs"), list) else []
+        for index, doc in enumerate(docs):
+            if not isinstance(doc, dict) or not isinstance(doc.get("content"), str) \
+                    or not doc["content"].strip():
+                self.collector.ignore("empty")
+                continue
+            filename = doc.get("filename") or doc.get("uuid") or f"document {index}"
+            notes.append((f"docs/{index}", f"doc/{doc.get('uuid', index)}",
+                          self._time_of(doc, number + 1, created),
+                          f"[document: {filename}]\n{doc['content'].strip()}"))
+        for where, identity, time, text in notes:
+            item = self.collector.add(
+                record_no=number + 1, session=session, kind="note", role="user",
+                identity=f"project/{identity}", text=message_text(text), time=time,
+                pointer=f"{base}/{where}", speaker=speaker.strip())
+            if item is not None and title:
+                items = self.collector.items
+                items[-1] = dataclasses.replace(
+                    items[-1], relations=(*items[-1].relations, (items[-1].handle, "title", title)))
+        return 1
 
     def _message(self, conversation: Conversation, message: dict[str, Any], record_no: int,
                  pointer: str, identity: str) -> bool:

@@ -51,7 +51,7 @@ from typing import Any
 from .aider import is_aider_history
 from .anthropic_messages import is_anthropic_conversation, is_anthropic_message
 from .chatgpt_export import is_chatgpt_export
-from .claude_ai_export import is_claude_ai_export
+from .claude_ai_export import is_claude_ai_export, is_claude_ai_projects, is_claude_ai_users
 from .langchain_messages import is_langchain_conversation, is_langchain_message
 from .locomo import is_locomo_sample
 from .longmemeval import is_longmemeval_instance
@@ -113,6 +113,8 @@ def detect_source_format(source: Source) -> str:
         return "openhands"
     if is_whatsapp_export(head):  # before JSON: an iOS export's lines open with "["
         return "whatsapp"
+    if is_claude_ai_users(source.name, text):  # before Slack's lists: the same name
+        return "claude-ai"
     if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels
         return "slack"
     if head[:1] in ("{", "["):
@@ -250,7 +252,7 @@ def _document_format(document: Any) -> str | None:
         return "discord"
     if is_chatgpt_export(document):
         return "chatgpt"
-    if is_claude_ai_export(document):
+    if is_claude_ai_export(document) or is_claude_ai_projects(document):
         return "claude-ai"
     if _is_gemini(document):
         return "gemini"
