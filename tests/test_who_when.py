@@ -14,7 +14,7 @@ from attention_cloud.cli import main
 from attention_cloud.curate.tokens import estimate_tokens
 from attention_cloud.home import write_config
 from attention_cloud.ingest import parse_path
-from attention_cloud.ingest.timefmt import date_note, read_time, relative_dates
+from attention_cloud.ingest.timefmt import date_note, read_time, read_turn_time, relative_dates
 
 # -- date forms ---------------------------------------------------------------------------------
 DATE_FORMS = [
@@ -854,3 +854,33 @@ def test_a_session_whose_date_is_unread_is_not_also_noted_as_undated(tmp_path):
     result = parse_path(path)
     assert [bool(i.time) for i in result.items] == [True, False, False]
     assert result.unread_times == [(2, "sometime in June")] and result.notes == []
+
+
+@pytest.mark.parametrize("text, phrase", [
+    ("I went running this morning.", "this morning"),
+    ("We're going out tonight.", "tonight"),
+    ("Earlier today I called the bank.", "earlier today"),
+    ("I'll ring her later today.", "later today"),
+    ("I picked up the glaze this afternoon.", "this afternoon"),
+    ("I'm flying out this evening.", "this evening"),
+])
+def test_a_part_of_the_turns_own_day_is_that_day(text, phrase):
+    """Before, "this morning", "tonight", "earlier today" named no day: now each is the day
+    the turn was written on, in its own zone (23:00 UTC on the 9th is the 10th in Sydney)."""
+    assert relative_dates(text, "2023-05-10T15:00:00Z") == [(phrase, "2023-05-10")]
+    sydney = read_turn_time("2023-05-10T09:00:00+10:00")   # 23:00 UTC on the 9th
+    assert relative_dates(text, sydney) == [(phrase, "2023-05-10")]
+
+
+def test_a_weekday_without_on_is_read_by_its_sentences_tense():
+    """Before, "I saw her Friday" (no "on") named no day: now it is read as "on Friday" is,
+    the one before in a sentence told in the past, never one after the turn."""
+    wednesday = "2023-05-10T15:00:00Z"
+    assert relative_dates("I saw her Friday.", wednesday) == [("friday", "2023-05-05")]
+    assert relative_dates("Friday was rough.", wednesday) == [("friday", "2023-05-05")]
+    assert relative_dates("I'll see you Friday.", wednesday) == [("friday", "2023-05-12")]
+    assert relative_dates("Monday I started the new job.", wednesday) == [("monday", "2023-05-08")]
+    # neither tense, a habit, a name of a day: left alone
+    assert relative_dates("The market is open Friday.", wednesday) == []
+    assert relative_dates("We train Fridays.", wednesday) == []
+    assert relative_dates("I bought a coat on Black Friday.", wednesday) == []

@@ -423,7 +423,11 @@ _RELATIVE = re.compile(
     r"|(?:on\s+)?(?:(?P<dom_wd>" + _WEEKDAY + r")|on)\s+the\s+(?P<dom>\d{1,2})(?:st|nd|rd|th)"
     r"(?!\s+(?:of\s+)?(?:" + _MONTH + r"|century|centuries)\b)"
     # "on Thursday": which one, the sentence's tense says (_on_weekday)
-    r"|on\s+(?P<on_d>" + _WEEKDAY + r"))\b",
+    r"|on\s+(?P<on_d>" + _WEEKDAY + r")"
+    # a part of the turn's own day: "this morning", "tonight", "earlier today"
+    r"|(?P<today>this\s+(?:morning|afternoon|evening)|tonight|(?:earlier|later)\s+today)"
+    # "I saw her Friday": read as "on Friday" is (not "every Friday", "Black Friday")
+    r"|(?<!\bevery\s)(?<!\beach\s)(?P<bare_d>" + _WEEKDAY + r"))\b",
     re.IGNORECASE,
 )
 # Days ahead by a count: "two weeks from now", and "in three days", a date in a sentence told in
@@ -477,7 +481,8 @@ _NAME_FIRST = re.compile(
     r"would|should|might|must|and|said|says|told|asked|wants|needs)\b)")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 # Each form of _RELATIVE holds one of these (a weekday, "yesterday": "day"), of _DAY_MONTH a month.
-_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ", "weekend", "fortnight")
+_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ", "weekend", "fortnight", "morning",
+         "afternoon", "evening", "tonight")
 
 
 def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
@@ -492,8 +497,10 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     "two days ago" two days before, "last week" /
     "last month" / "last year" the same day a week / month / year before, "last Friday" the
     latest Friday before the turn's day; "tomorrow", "next week", "next Friday" forward.
-    "on Friday" is the Friday before in a sentence told in the past, the next in one told in
-    the future (will, 'll, going to), else nothing; "the last Friday of March" that day of
+    "on Friday" (or "Friday" alone, not after a capitalised word: "Black Friday") is the
+    Friday before in a sentence told in the past, the next in one told in the future (will,
+    'll, going to), else nothing; "this morning", "this afternoon", "this evening",
+    "tonight", "earlier today" and "later today" the turn's own day; "the last Friday of March" that day of
     March; a day and month without a year ("the 3rd of June", "October 21st"), or a day of
     the month alone ("on the 28th", "Thursday the 14th": one that is a Thursday), the such day
     nearest the turn's day (the latest on or before it in a sentence told in the past, the first
@@ -609,6 +616,12 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
         return _pick(day, found, _tense(match) or "future")  # "on the 25th?": one to come
     if g.get("on_d"):
         return _on_weekday(match, day, _WEEKDAYS.index(g.get("on_d").lower()))
+    if g.get("bare_d"):
+        if _after_a_name(match):  # "Black Friday", "Good Friday": a day's name, not a day
+            return None
+        return _on_weekday(match, day, _WEEKDAYS.index(g.get("bare_d").lower()))
+    if g.get("today"):
+        return day
     if g.get("before"):
         return day - timedelta(days=2)
     if g.get("after"):
@@ -662,6 +675,15 @@ def _a_title(match: re.Match[str]) -> bool:
         return False
     before = match.string[:match.start()].rstrip(" \t").rstrip("-*•\"'([“‘« \t")
     return before != "" and before[-1] not in ".!?:;\n"
+
+
+def _after_a_name(match: re.Match[str]) -> bool:
+    """Whether the word before ``match`` in its sentence is capitalised (not "I"): "Black
+    Friday", "Cyber Monday", the name of a day rather than a weekday."""
+    before = match.string[max(0, match.start() - 40):match.start()]
+    word = re.search(r"([^\W\d_][\w'’]*)[ \t]+\Z", before)
+    return word is not None and word.group(1)[0].isupper() and word.group(1) != "I" \
+        and not re.search(r"[.!?:;\n][\s\"'“‘(]*\Z", before[:word.start()])
 
 
 def _month(name: str) -> int:
