@@ -323,10 +323,19 @@ def day_first_order(dates: list[tuple[int, int, int]]) -> bool | None:
     return None if back[True] == back[False] else back[True] < back[False]
 
 
+def _span_days(dates: list[tuple[int, int, int]], day_first: bool) -> int:
+    """How many days ``dates`` span when read in one order (those that name no day left out)."""
+    days = [_day(*_ymd(parts, day_first)) for parts in dates]
+    found = [d for d in days if d is not None]
+    return (max(found) - min(found)).days if found else 0
+
+
 def read_day_first(dates: list[tuple[int, int, int]], twelve_hour: bool, written_in: str,
                    example: str) -> tuple[bool, str]:
-    """``(day first?, note)`` for a file's ``A/B/YEAR`` dates (:func:`day_first_order`); when
-    nothing decides, month first with a 12-hour clock and day first with a 24-hour one (the US
+    """``(day first?, note)`` for a file's ``A/B/YEAR`` dates (:func:`day_first_order`); else
+    the order under which the dates lie closest together (a chat of 8, 9 and 10 May spans two
+    days day first, two months month first), when it spans less than half the other's days,
+    said in ``note``; when nothing decides, month first with a 12-hour clock and day first with a 24-hour one (the US
     writes both ways round), and ``note`` says so in a line, naming the first date as written
     (``example``) and what was in order (``written_in``: "messages", "turns"); ``""`` when the
     dates decided."""
@@ -336,6 +345,14 @@ def read_day_first(dates: list[tuple[int, int, int]], twelve_hour: bool, written
     if any(a > 12 for a, _, _ in dates):  # and some second number above 12 too
         return True, ("dates put a number above 12 both first and second: read day first; "
                       "the dates that do not exist so are unread")
+    spans = {order: _span_days(dates, order) for order in (True, False)}
+    if min(spans.values()) * 2 < max(spans.values()):  # 8, 9, 10 May, not 5 Aug, Sep, Oct
+        day_first = spans[True] < spans[False]
+        read, other = ("day/month", "month/day") if day_first else ("month/day", "day/month")
+        return day_first, (f"dates such as {example} could be day/month or month/day (no "
+                           f"number above 12, the {written_in} in order either way): read as "
+                           f"{read}, under which they span {spans[day_first]} days "
+                           f"({spans[not day_first]} as {other})")
     order, clock = ("month/day", "12") if twelve_hour else ("day/month", "24")
     return not twelve_hour, (f"dates such as {example} could be day/month or "
                              f"month/day (no number above 12, the {written_in} in order either "
