@@ -67,6 +67,7 @@ from .gemini import (
     is_gemini_content,
     is_gemini_contents,
     is_gemini_prompt_log,
+    is_gemini_shared_markdown,
     is_gemini_session,
 )
 from .slack import is_slack_day, is_slack_metadata
@@ -121,6 +122,8 @@ def detect_source_format(source: Source) -> str:
         found = _json_format(text, head[0])
         if found:
             return found
+    if is_gemini_shared_markdown(head):  # before markdown: "## USER ✨" names no speaker
+        return "gemini"
     if is_aider_history(head):  # before markdown: its "####" lines are no headings
         return "aider"
     if has_timed_headings(text):
