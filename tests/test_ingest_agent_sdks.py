@@ -387,3 +387,22 @@ def test_langchain_plain_and_dumpd_spellings_and_a_langgraph_state(tmp_path):
     assert result.items[1].speaker == "planner"  # a multi-agent graph names its agents
     assert result.skipped == [(4, 'not a LangChain message (no known "type")')]
     assert result.ignored == {"file-op-output": 1}
+
+
+def test_langchain_messages_keep_the_time_their_metadata_holds():
+    """LangChain messages have no time field of their own: apps keep it in
+    ``additional_kwargs``, and ChatOllama's replies carry Ollama's ``created_at`` in
+    ``response_metadata``. Before, both were ignored and the report said the file wrote no
+    time."""
+    messages = [
+        {"type": "human", "data": {"content": "Which glaze fires at cone 6?", "name": "Priya",
+                                   "additional_kwargs": {"timestamp": "2024-05-08T13:56:00Z"}}},
+        {"type": "ai", "data": {"content": "Most mid-fire glazes; check the label.",
+                                "response_metadata": {"model": "llama3",
+                                                      "created_at": "2024-05-08T13:56:04.1Z",
+                                                      "done": True, "done_reason": "stop"}}}]
+    result = parse_text(json.dumps(messages), name="chat.json")
+    assert result.format == "langchain"
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2024-05-08T13:56:00Z"), ("", "2024-05-08T13:56:04Z")]
+    assert result.notes == []
