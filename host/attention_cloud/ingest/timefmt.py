@@ -245,8 +245,31 @@ def _named_offset(match: re.Match[str]) -> str:
     return f" {match['sign']}{int(match['hours']):02d}{match['minutes'] or '00'}"
 
 
+# Dates as Chinese, Japanese and Korean apps write them: "2023年5月8日", "2023년 5월 8일", a
+# weekday in brackets or words ("(月)", "星期一"), AM/PM before the clock ("下午1:56", "午後",
+# "오후") and hours and minutes in characters ("13時56分", "13시 56분").
+_CJK_DATE = re.compile(r"(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일]?")
+_CJK_WEEKDAY = re.compile(r"[(（]\s*[月火水木金土日一二三四五六天월화수목금토일]\s*(?:曜日?|요일)?\s*[)）]"
+                          r"|(?:星期|礼拜|禮拜|周|週)[一二三四五六日天]|[月火水木金土日]曜日"
+                          r"|[월화수목금토일]요일")
+_CJK_CLOCK = re.compile(r"(\d{1,2})\s*[時时시]\s*(\d{1,2})\s*[分분]")
+_CJK_HALF_DAY = re.compile(r"(上午|午前|오전|下午|午後|오후)\s*(\d{1,2}:\d\d(?::\d\d)?)")
+_CJK_SIGNS = re.compile(r"[年月日時时分년월일시분]|[上下]午|午[前後]|오[전후]")
+
+
+def _without_cjk_forms(text: str) -> str:
+    """``text`` with the CJK date forms above written as dateutil reads them."""
+    if not _CJK_SIGNS.search(text):
+        return text
+    text = _CJK_DATE.sub(lambda m: f"{m[1]}-{int(m[2]):02d}-{int(m[3]):02d}", text)
+    text = _CJK_WEEKDAY.sub(" ", text)
+    text = _CJK_CLOCK.sub(lambda m: f"{m[1]}:{int(m[2]):02d}", text)
+    return _CJK_HALF_DAY.sub(
+        lambda m: f"{m[2]} {'AM' if m[1] in ('上午', '午前', '오전') else 'PM'}", text)
+
+
 def _dateutil_moment(text: str) -> datetime | None:
-    text = _NAMED_OFFSET.sub(_named_offset, text)
+    text = _NAMED_OFFSET.sub(_named_offset, _without_cjk_forms(text))
     dayfirst = _DOTTED_DATE.search(text) is not None
     readings = []
     for default in _DEFAULTS:
