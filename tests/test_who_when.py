@@ -891,3 +891,6 @@ def test_a_weekday_without_on_is_read_by_its_sentences_tense():
     assert relative_dates("The market is open Friday.", wednesday) == []
     assert relative_dates("We train Fridays.", wednesday) == []
     assert relative_dates("I bought a coat on Black Friday.", wednesday) == []
+    # a weekday that names its date is that date, not a second day
+    assert relative_dates("I'll see you Friday, June 2nd.", wednesday) == [
+        ("friday, june 2nd", "2023-06-02")]

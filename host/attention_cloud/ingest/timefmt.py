@@ -490,7 +490,8 @@ _UNITS = ("day", "week", "fortnight", "month", "year")
 _DAY_MONTH = re.compile(
     r"\b(?:(?:" + _WEEKDAY + r",?\s+)?(?:the\s+)?(?P<dm_d>" + _ORDINAL + r")\s+(?:of\s+)?"
     r"(?P<dm_m>" + _MONTH + r")(?:,?\s+(?P<dm_y>\d{4})|\s+(?P<dm_rel>next|last|this)\s+year)?"
-    r"|(?P<md_m>" + _MONTH + r")\s+(?:the\s+)?(?P<md_d>" + _ORDINAL + r")(?:,?\s+(?P<md_y>\d{4}))?)\b",
+    r"|(?:" + _WEEKDAY + r",?\s+)?(?P<md_m>" + _MONTH + r")\s+(?:the\s+)?(?P<md_d>" + _ORDINAL
+    + r")(?:,?\s+(?P<md_y>\d{4}))?)\b",
     re.IGNORECASE,
 )
 # A sentence told in the past ("I broke my wrist on Thursday") or the future ("I'll call on
