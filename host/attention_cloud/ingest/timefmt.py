@@ -463,13 +463,19 @@ _RELATIVE = re.compile(
     r"|(?:on\s+)?(?:(?P<dom_wd>" + _WEEKDAY + r")|on)\s+the\s+(?P<dom>\d{1,2})(?:st|nd|rd|th)"
     r"(?!\s+(?:of\s+)?(?:" + _MONTH + r"|century|centuries)\b)"
     # "on Thursday": which one, the sentence's tense says (_on_weekday)
-    r"|on\s+(?P<on_d>" + _WEEKDAY + r")"
-    # a part of the turn's own day: "this morning", "tonight", "earlier today"
-    r"|(?P<today>this\s+(?:morning|afternoon|evening)|tonight|(?:earlier|later)\s+today)"
-    # "I saw her Friday": read as "on Friday" is (not "every Friday", "Black Friday")
-    r"|(?<!\bevery\s)(?<!\beach\s)(?P<bare_d>" + _WEEKDAY + r"))\b",
+    r"|on\s+(?P<on_d>" + _WEEKDAY + r"))\b",
     re.IGNORECASE,
 )
+# Patterns apart, each run only where its words are (the alternatives above cost at every
+# word of every turn that has a cue): a part of the turn's own day ("this morning", "tonight",
+# "earlier today"), and a weekday without "on" ("I saw her Friday"), read as "on Friday" is
+# where no form above holds it (not "every Friday"; "Black Friday" is left by _after_a_name).
+_TODAY_PART = re.compile(
+    r"\b(?P<today>this\s+(?:morning|afternoon|evening)|tonight|(?:earlier|later)\s+today)\b",
+    re.IGNORECASE)
+_TODAY_WORDS = ("morning", "afternoon", "evening", "tonight", "today")
+_BARE_WEEKDAY = re.compile(r"(?<!\bevery\s)(?<!\beach\s)\b(?P<bare_d>" + _WEEKDAY + r")\b",
+                           re.IGNORECASE)
 # Days ahead by a count: "two weeks from now", and "in three days", a date in a sentence told in
 # the future, else maybe a duration ("I read it in three days"); a pattern apart, run where a
 # unit is named (the alternatives above cost at every word of every turn that has a cue).
@@ -522,8 +528,7 @@ _NAME_FIRST = re.compile(
     r"would|should|might|must|and|said|says|told|asked|wants|needs)\b)")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 # Each form of _RELATIVE holds one of these (a weekday, "yesterday": "day"), of _DAY_MONTH a month.
-_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ", "weekend", "fortnight", "morning",
-         "afternoon", "evening", "tonight")
+_CUES = ("day", "tomorrow", "ago", "last", "next", "on the ", "weekend", "fortnight")
 
 
 def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
@@ -563,6 +568,12 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
         day = moment.date()
     low = text.lower()  # most turns name no day: the patterns run only where a cue is
     matches = list(_RELATIVE.finditer(text)) if any(cue in low for cue in _CUES) else []
+    if any(word in low for word in _TODAY_WORDS):
+        matches = sorted(matches + list(_TODAY_PART.finditer(text)), key=lambda m: m.start())
+    if any(weekday in low for weekday in _WEEKDAYS):
+        bare = [m for m in _BARE_WEEKDAY.finditer(text)
+                if not any(m.start() < o.end() and o.start() < m.end() for o in matches)]
+        matches = sorted(matches + bare, key=lambda m: m.start()) if bare else matches
     if any(unit in low for unit in _UNITS):
         ahead = [*_in_units(text, low), *(_FROM_NOW.finditer(text) if "from now" in low
                                           or "from today" in low else ())]
