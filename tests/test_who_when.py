@@ -894,3 +894,20 @@ def test_a_weekday_without_on_is_read_by_its_sentences_tense():
     # a weekday that names its date is that date, not a second day
     assert relative_dates("I'll see you Friday, June 2nd.", wednesday) == [
         ("friday, june 2nd", "2023-06-02")]
+
+
+def test_an_openai_chats_numeric_dates_are_ordered_as_a_text_chats_are(tmp_path):
+    """Before, an OpenAI-style log whose times were "08/05/2023 1:56 PM" … "10/05/2023 9:00
+    AM" (no number above 12, in order both ways) was read month first without a word: three
+    days became 5 August, 5 September and 5 October. Now the file is read as a text or
+    WhatsApp file is: the order under which the dates lie closest, and the report says so."""
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps({"role": role, "name": name, "timestamp": stamp,
+                                        "content": text}) + "\n" for role, name, stamp, text in [
+        ("user", "Priya", "08/05/2023 1:56 PM", "I signed up for the pottery class"),
+        ("assistant", "Arjun", "09/05/2023 9:01 AM", "Which studio did you pick?"),
+        ("user", "Priya", "10/05/2023 6:30 PM", "The one on MG Road, first lesson went well")]))
+    result = parse_path(path)
+    assert [i.time for i in result.items] == [
+        "2023-05-08T13:56:00Z", "2023-05-09T09:01:00Z", "2023-05-10T18:30:00Z"]
+    assert len(result.notes) == 1 and "read as day/month" in result.notes[0]

@@ -353,6 +353,22 @@ def _span_days(dates: list[tuple[int, int, int]], day_first: bool) -> int:
     return (max(found) - min(found)).days if found else 0
 
 
+def day_first_by_span(dates: list[tuple[int, int, int]], written_in: str,
+                      example: str) -> tuple[bool, str] | None:
+    """``(day first?, note)`` by the order under which ``dates`` lie closest together (a chat
+    of 8, 9 and 10 May spans two days day first, two months month first), when it spans less
+    than half the other's days; None when neither does."""
+    spans = {order: _span_days(dates, order) for order in (True, False)}
+    if not min(spans.values()) * 2 < max(spans.values()):
+        return None
+    day_first = spans[True] < spans[False]
+    read, other = ("day/month", "month/day") if day_first else ("month/day", "day/month")
+    return day_first, (f"dates such as {example} could be day/month or month/day (no number "
+                       f"above 12, the {written_in} in order either way): read as {read}, "
+                       f"under which they span {spans[day_first]} days "
+                       f"({spans[not day_first]} as {other})")
+
+
 def read_day_first(dates: list[tuple[int, int, int]], twelve_hour: bool, written_in: str,
                    example: str) -> tuple[bool, str]:
     """``(day first?, note)`` for a file's ``A/B/YEAR`` dates (:func:`day_first_order`); else
@@ -368,14 +384,9 @@ def read_day_first(dates: list[tuple[int, int, int]], twelve_hour: bool, written
     if any(a > 12 for a, _, _ in dates):  # and some second number above 12 too
         return True, ("dates put a number above 12 both first and second: read day first; "
                       "the dates that do not exist so are unread")
-    spans = {order: _span_days(dates, order) for order in (True, False)}
-    if min(spans.values()) * 2 < max(spans.values()):  # 8, 9, 10 May, not 5 Aug, Sep, Oct
-        day_first = spans[True] < spans[False]
-        read, other = ("day/month", "month/day") if day_first else ("month/day", "day/month")
-        return day_first, (f"dates such as {example} could be day/month or month/day (no "
-                           f"number above 12, the {written_in} in order either way): read as "
-                           f"{read}, under which they span {spans[day_first]} days "
-                           f"({spans[not day_first]} as {other})")
+    spanned = day_first_by_span(dates, written_in, example)
+    if spanned is not None:
+        return spanned
     order, clock = ("month/day", "12") if twelve_hour else ("day/month", "24")
     return not twelve_hour, (f"dates such as {example} could be day/month or "
                              f"month/day (no number above 12, the {written_in} in order either "
