@@ -190,3 +190,17 @@ def test_a_claude_ai_users_file_is_counted_as_the_export_s_not_slack_s(tmp_path)
     result = parse_path(path)
     assert result.format == "claude-ai" and result.items == []
     assert result.ignored == {"claude-ai users.json": 1}
+
+
+def test_a_voice_note_is_what_the_user_said():
+    """A message dictated in the Claude app holds a ``voice_note`` block (its ``title`` and
+    the words, ``text``). Before, it was counted as a "voice_note block" and the words lost."""
+    export = json.dumps([{
+        "uuid": "c-voice", "name": "Kiln", "created_at": "2024-06-01T10:00:00Z",
+        "chat_messages": [{"uuid": "m1", "sender": "human", "created_at": "2024-06-01T10:00:05Z",
+                           "text": "", "content": [{"type": "voice_note", "title": "Voice note",
+                                                    "text": "How long should the kiln cool "
+                                                            "before I open it?"}]}]}])
+    (item,) = parse_text(export, name="conversations.json").items
+    assert (item.role, item.kind, item.time) == ("user", "user_goal", "2024-06-01T10:00:05Z")
+    assert item.text == "How long should the kiln cool before I open it?"

@@ -210,7 +210,7 @@ def _as_message(message: Any, prefix: str, open_calls: dict[str, list[str]]) -> 
     role = _ROLES.get(str(message.get("sender", "")).lower(), message.get("sender"))
     content = message.get("content")
     if _says_something(content):
-        content = _paired([_with_knowledge_as_text(_artifact_as_text(block))
+        content = _paired([_with_knowledge_as_text(_artifact_as_text(_voice_as_text(block)))
                            for block in content], prefix, open_calls)
     else:  # an older export's blocks, or blocks whose text is empty: the message's own text
         content = message.get("text") if isinstance(message.get("text"), str) else ""
@@ -248,6 +248,15 @@ def _paired(blocks: list[Any], prefix: str, open_calls: dict[str, list[str]]) ->
                 block = {**block, "tool_use_id": waiting.pop(0)}
         paired.append(block)
     return paired
+
+
+def _voice_as_text(block: Any) -> Any:
+    """A ``voice_note`` block (a message dictated in the app) as a text block of its words;
+    any other block unchanged."""
+    if isinstance(block, dict) and block.get("type") == "voice_note" \
+            and isinstance(block.get("text"), str):
+        return {"type": "text", "text": block["text"]}
+    return block
 
 
 def _artifact_as_text(block: Any) -> Any:

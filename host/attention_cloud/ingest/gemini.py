@@ -121,7 +121,10 @@ def is_gemini_contents(document: Any) -> bool:
 def is_gemini_shared_markdown(text: str) -> bool:
     """True for what Gemini CLI's ``/chat share FILE.md`` writes: it opens with a ``## USER``
     or ``## MODEL`` heading (the role in capitals, then its icon)."""
-    first = text.lstrip("\ufeff \t\r\n").split("\n", 1)[0].rstrip("\r")
+    start = len(text) - len(text.lstrip("\ufeff \t\r\n")) if text[:1].isspace() \
+        or text[:1] == "\ufeff" else 0
+    end = text.find("\n", start)
+    first = text[start:end if end >= 0 else len(text)].rstrip("\r")
     return _SHARED_HEADING.fullmatch(first) is not None
 
 
