@@ -308,7 +308,8 @@ def test_a_conversation_shared_as_markdown_is_read(tmp_path):
     format". Each section is a turn with its role, the CLI's opening context counted, a call
     paired with its response."""
     call = {"role": "model", "parts": [{"functionCall": {
-        "id": "c1", "name": "run_shell_command", "args": {"command": "pytest -q tests/test_log.py"}}}]}
+        "id": "c1", "name": "run_shell_command",
+        "args": {"command": "pytest -q tests/test_log.py"}}}]}
     answer = {"role": "user", "parts": [{"functionResponse": {
         "id": "c1", "name": "run_shell_command",
         "response": {"output": "Command: pytest -q tests/test_log.py\nStdout: 1 failed\n"

@@ -23,9 +23,10 @@ Items: user text is a goal (or a turn, as elsewhere); assistant text a conclusio
 tool labels the tool's output, which is a tool result or an error (a call no output answers
 is kept as a call without its result, :mod:`.open_calls`); system messages and messages
 flagged ``metadata.is_visually_hidden_from_conversation`` are counted as ``system`` and
-``hidden``, not kept. Each item's time is its message's ``create_time`` (the message before it's when
-it has none, the conversation's for the first; one note per conversation counts such messages), its session the conversation id, its speaker the author's ``name`` when there is
-one (the tool: ``python``, ``browser``), and it carries ``relation(H, title, Title)``.
+``hidden``, not kept. Each item's time is its message's ``create_time`` (the message before
+it's when it has none, the conversation's for the first; one note per conversation counts
+such messages), its session the conversation id, its speaker the author's ``name`` when there
+is one (the tool: ``python``, ``browser``), and it carries ``relation(H, title, Title)``.
 Pointers read ``<file>#/<conversation index>/mapping/<node id>``.
 """
 

@@ -19,8 +19,8 @@ transcript.
   continue it) is a ``note``, role ``user``; headings are not items.
 * **Time**: the day of the latest dated heading above it (before the first, a date in the
   file's name, ``2025-03-04-sync.md``, else none), at the clock time of the section it is in
-  when that section's heading names one (``## Standup (09:00)``, ``## Retro — 3:00 pm``); numeric dates are read in one order of day
-  and month for the whole file, as for ``text``.
+  when that section's heading names one (``## Standup (09:00)``, ``## Retro — 3:00 pm``);
+  numeric dates are read in one order of day and month for the whole file, as for ``text``.
 * **Goal**: the headings above it less their dates, joined by `` › ``
   (``Payments team sync › Meeting``), so a frame shows what the meeting was about.
 * **Speaker**: a note that starts ``Name: …`` (a capitalised name of up to three words, never

@@ -374,8 +374,9 @@ def read_day_first(dates: list[tuple[int, int, int]], twelve_hour: bool, written
     """``(day first?, note)`` for a file's ``A/B/YEAR`` dates (:func:`day_first_order`); else
     the order under which the dates lie closest together (a chat of 8, 9 and 10 May spans two
     days day first, two months month first), when it spans less than half the other's days,
-    said in ``note``; when nothing decides, month first with a 12-hour clock and day first with a 24-hour one (the US
-    writes both ways round), and ``note`` says so in a line, naming the first date as written
+    said in ``note``; when nothing decides, month first with a 12-hour clock and day first
+    with a 24-hour one (the US writes both ways round), and ``note`` says so in a line, naming
+    the first date as written
     (``example``) and what was in order (``written_in``: "messages", "turns"); ``""`` when the
     dates decided."""
     found = day_first_order(dates)
@@ -557,8 +558,8 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     "on Friday" (or "Friday" alone, not after a capitalised word: "Black Friday") is the
     Friday before in a sentence told in the past, the next in one told in the future (will,
     'll, going to), else nothing; "this morning", "this afternoon", "this evening",
-    "tonight", "earlier today" and "later today" the turn's own day; "the last Friday of March" that day of
-    March; a day and month without a year ("the 3rd of June", "October 21st"), or a day of
+    "tonight", "earlier today" and "later today" the turn's own day; "the last Friday of
+    March" that day of March; a day and month without a year ("the 3rd of June", "October 21st"), or a day of
     the month alone ("on the 28th", "Thursday the 14th": one that is a Thursday), the such day
     nearest the turn's day (the latest on or before it in a sentence told in the past, the first
     on or after it in one told in the future, as a day of the month alone is unless told in the
