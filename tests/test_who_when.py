@@ -911,3 +911,18 @@ def test_an_openai_chats_numeric_dates_are_ordered_as_a_text_chats_are(tmp_path)
     assert [i.time for i in result.items] == [
         "2023-05-08T13:56:00Z", "2023-05-09T09:01:00Z", "2023-05-10T18:30:00Z"]
     assert len(result.notes) == 1 and "read as day/month" in result.notes[0]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("We went to Lisbon last summer.", [("last summer", "2022-07-15")]),
+    ("I'm moving to Porto next summer.", [("next summer", "2023-07-15")]),
+    ("We met last winter.", [("last winter", "2023-01-15")]),
+    ("I started pottery last fall.", [("last fall", "2022-10-15")]),
+    ("This spring I planted tomatoes.", [("this spring", "2023-04-15")]),
+    ("In the summer of 2019 I lived in Accra.", [("summer of 2019", "2019-07-15")]),
+])
+def test_a_season_names_its_middle_day(text, found):
+    """Before, "last summer" named no day. A season is read as the northern hemisphere's
+    (summer June to August), its middle day stored: said on 10 May 2023, "last summer" is
+    mid-July 2022, "last winter" mid-January 2023."""
+    assert relative_dates(text, "2023-05-10T15:00:00Z") == found

@@ -486,6 +486,16 @@ _TODAY_PART = re.compile(
     r"\b(?P<today>this\s+(?:morning|afternoon|evening)|tonight|(?:earlier|later)\s+today)\b",
     re.IGNORECASE)
 _TODAY_WORDS = ("morning", "afternoon", "evening", "tonight", "today")
+# A season ("last summer", "this spring", "next winter", "the summer of 2019"), read as the
+# northern hemisphere's meteorological seasons: the day stored is the season's middle.
+_SEASON = re.compile(
+    r"\b(?:(?P<season_rel>last|this|next|this past)\s+(?P<season>summer|winter|spring|autumn|fall)"
+    r"|(?P<season_y>summer|winter|spring|autumn|fall)\s+(?:of\s+)?(?P<season_year>(?:19|20)\d\d))\b",
+    re.IGNORECASE)
+_SEASON_WORDS = ("summer", "winter", "spring", "autumn", "fall")
+# season -> (first month, middle month): winter of year Y runs from December of Y-1
+_SEASONS = {"winter": (12, 1), "spring": (3, 4), "summer": (6, 7), "autumn": (9, 10),
+            "fall": (9, 10)}
 _BARE_WEEKDAY = re.compile(r"(?<!\bevery\s)(?<!\beach\s)\b(?P<bare_d>" + _WEEKDAY + r")\b",
                            re.IGNORECASE)
 # Days ahead by a count: "two weeks from now", and "in three days", a date in a sentence told in
@@ -582,6 +592,8 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     matches = list(_RELATIVE.finditer(text)) if any(cue in low for cue in _CUES) else []
     if any(word in low for word in _TODAY_WORDS):
         matches = sorted(matches + list(_TODAY_PART.finditer(text)), key=lambda m: m.start())
+    if any(word in low for word in _SEASON_WORDS):
+        matches = sorted(matches + list(_SEASON.finditer(text)), key=lambda m: m.start())
     if any(weekday in low for weekday in _WEEKDAYS):
         bare = [m for m in _BARE_WEEKDAY.finditer(text)
                 if not any(m.start() < o.end() and o.start() < m.end() for o in matches)]
@@ -686,6 +698,8 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
         return _on_weekday(match, day, _WEEKDAYS.index(g.get("bare_d").lower()))
     if g.get("today"):
         return day
+    if g.get("season") or g.get("season_y"):
+        return _season(match, day)
     if g.get("before"):
         return day - timedelta(days=2)
     if g.get("after"):
@@ -739,6 +753,37 @@ def _a_title(match: re.Match[str]) -> bool:
         return False
     before = match.string[:match.start()].rstrip(" \t").rstrip("-*•\"'([“‘« \t")
     return before != "" and before[-1] not in ".!?:;\n"
+
+
+def _season_span(name: str, year: int) -> tuple[date, date, date]:
+    """``(first day, last day, middle day)`` of a season of ``year`` (winter: the one whose
+    January is in ``year``)."""
+    first_month, middle_month = _SEASONS[name]
+    start = date(year - 1 if first_month == 12 else year, first_month, 1)
+    end = start + relativedelta(months=3) - timedelta(days=1)
+    return start, end, date(year, middle_month, 15)
+
+
+def _season(match: re.Match[str], day: date) -> date | None:
+    """The middle day of the season ``match`` names: "last summer" the latest that ended before
+    the turn's day, "next summer" the first to start after it, "this summer" the one the day
+    is in, else the latest before it in a sentence told in the past and the next otherwise,
+    "the summer of 2019" that year's."""
+    g = match.groupdict()
+    if g.get("season_y"):
+        return _season_span(g["season_y"].lower(), int(g["season_year"]))[2]
+    name, rel = g["season"].lower(), " ".join(g["season_rel"].lower().split())
+    spans = [_season_span(name, year) for year in range(day.year - 2, day.year + 3)]
+    ended = [s for s in spans if s[1] < day]
+    to_come = [s for s in spans if s[0] > day]
+    if rel in ("last", "this past"):
+        return ended[-1][2]
+    if rel == "next":
+        return to_come[0][2]
+    now = [s for s in spans if s[0] <= day <= s[1]]
+    if now:
+        return now[0][2]
+    return (ended[-1] if _tense(match) == "past" else to_come[0])[2]
 
 
 def _after_a_name(match: re.Match[str]) -> bool:
