@@ -204,3 +204,21 @@ def test_a_voice_note_is_what_the_user_said():
     (item,) = parse_text(export, name="conversations.json").items
     assert (item.role, item.kind, item.time) == ("user", "user_goal", "2024-06-01T10:00:05Z")
     assert item.text == "How long should the kiln cool before I open it?"
+
+
+def test_the_account_holder_is_named_by_the_exports_users_file(tmp_path):
+    """The export's ``users.json`` names the account whose conversations these are. Before,
+    the human side of every conversation was only "user"; now it is that person's name, so a
+    question about "Priya" finds what she asked (Claude's side stays the assistant)."""
+    conversations = json.loads(EXPORT.read_text())
+    for conversation in conversations:
+        conversation["account"] = {"uuid": "u-priya"}
+    (tmp_path / "conversations.json").write_text(json.dumps(conversations))
+    (tmp_path / "users.json").write_text(json.dumps([
+        {"uuid": "u-priya", "full_name": "Priya Nair", "email_address": "priya@example.com"}]))
+    result = parse_path(tmp_path / "conversations.json")
+    assert {(i.role, i.speaker) for i in result.items} == {
+        ("user", "Priya Nair"), ("assistant", ""), ("tool", "")}
+    # without the users file, or for another account, the role stays the speaker
+    (tmp_path / "users.json").write_text(json.dumps([{"uuid": "u-other", "full_name": "Sam"}]))
+    assert {i.speaker for i in parse_path(tmp_path / "conversations.json").items} == {""}

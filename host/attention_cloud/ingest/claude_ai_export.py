@@ -12,8 +12,10 @@ The export is a JSON list of conversations (one conversation alone is read too):
 
 - **Sessions**: each conversation is the session named by its ``uuid``; its ``name`` (the title
   Claude.ai shows) is kept as ``relation(H, title, Name)`` on each of its items.
-- **Who and when**: ``sender`` ``human`` is the user, ``assistant`` the assistant (no one is
-  named: ``item_speaker/2`` answers the role); each message's time is its ``created_at``, the
+- **Who and when**: ``sender`` ``human`` is the user, ``assistant`` the assistant; the user's
+  messages are said by the account holder's ``full_name`` when the export's ``users.json``
+  beside the file names the conversation's ``account`` (else ``item_speaker/2`` answers the
+  role); each message's time is its ``created_at``, the
   conversation's for a message without one; a time that cannot be read is reported.
 - **What**: ``content`` blocks as :mod:`.anthropic_messages` reads them (``text``, ``tool_use``
   with its ``tool_result``, a search's ``knowledge`` entries read as their title, address and
@@ -46,6 +48,7 @@ from .source import Source, fail
 
 _ROLES = {"human": "user", "user": "user", "assistant": "assistant", "system": "system"}
 _TITLE_MAX_CHARS = 200
+_USERS_MAX_BYTES = 1024 * 1024  # users.json: the account, a few lines
 _ATTACHED = "_attached"  # set on a message read here whose files are named in its text
 
 
@@ -63,6 +66,21 @@ def is_claude_ai_export(document: Any) -> bool:
         first = next((value for value in document[:20] if isinstance(value, dict)), None)
         return is_claude_ai_conversation(first)
     return is_claude_ai_conversation(document)
+
+
+def _account_names(path: Path) -> dict[str, str]:
+    """The export's ``users.json`` beside its ``conversations.json``, as account ``uuid`` ->
+    ``full_name`` ({} when there is none, or it is no Claude.ai users file)."""
+    try:
+        if not path.is_file() or path.stat().st_size > _USERS_MAX_BYTES:
+            return {}
+        users = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return {str(user["uuid"]): " ".join(user["full_name"].split())[:80]
+            for user in (users if isinstance(users, list) else [users])
+            if isinstance(user, dict) and "uuid" in user
+            and isinstance(user.get("full_name"), str) and user["full_name"].strip()}
 
 
 def _first_object(document: Any) -> dict[str, Any] | None:
@@ -95,6 +113,8 @@ class ClaudeAiExportParser(AnthropicMessagesParser):
     """Parses a Claude.ai ``conversations.json`` or ``projects.json`` into an
     :class:`ItemCollector` (its ``users.json`` is counted)."""
 
+    account_names: dict[str, str] = {}  # users.json beside the file: account uuid -> name
+
     def _read(self, source: Source) -> int:
         if is_claude_ai_users(source.name, source.text or ""):
             self.collector.records_read += 1
@@ -111,6 +131,7 @@ class ClaudeAiExportParser(AnthropicMessagesParser):
             raise fail(source.name, 'not a Claude.ai export (a list of conversations with '
                                     '"uuid" and "chat_messages")')
         conversations = document if isinstance(document, list) else [document]
+        self.account_names = _account_names(Path(source.pointer_base).parent / "users.json")
         read = 0
         for number, conversation in enumerate(conversations):
             if not is_claude_ai_conversation(conversation):
@@ -130,9 +151,14 @@ class ClaudeAiExportParser(AnthropicMessagesParser):
         conversation = Conversation(session, self._time_of(document, number + 1),
                                     f"{base}/chat_messages", "", None)
         open_calls: dict[str, list[str]] = {}
-        read = self._conversation(conversation, [
-            _as_message(message, f"claude-ai:{session}/{index}", open_calls)
-            for index, message in enumerate(document["chat_messages"])])
+        account = document.get("account") if isinstance(document.get("account"), dict) else {}
+        human = self.account_names.get(str(account.get("uuid")), "")
+        messages = [_as_message(message, f"claude-ai:{session}/{index}", open_calls)
+                    for index, message in enumerate(document["chat_messages"])]
+        if human:  # the account holder's messages are theirs: named as a chat names its people
+            messages = [{**m, "name": human} if isinstance(m, dict) and m.get("role") == "user"
+                        else m for m in messages]
+        read = self._conversation(conversation, messages)
         title = document.get("name")
         if isinstance(title, str) and title.strip():
             title = " ".join(title.split())[:_TITLE_MAX_CHARS]
