@@ -368,3 +368,17 @@ def test_an_indian_iphone_export_is_read_day_first_by_the_days_its_dates_span(tm
     result = _parse(tmp_path, one_day)
     assert result.items[0].time == "2023-08-05T13:56:03Z"
     assert "could be day/month or month/day" in result.notes[0]
+
+
+def test_an_arabic_phones_export_in_arabic_indic_digits(tmp_path):
+    """An Android phone set to Arabic writes its dates and clock in Arabic-Indic digits, a
+    right-to-left mark after the day and the month and an Arabic comma:
+    "٢٤‏/٤‏/٢٠٢٢، ٢:٠٧ م - Name: …". Before, such an export was "cannot detect format"."""
+    rlm = "\u200f"
+    text = (f"٢٤{rlm}/٤{rlm}/٢٠٢٢، ٢:٠٧ م - سارة: هل وصلت؟\n"
+            f"٢٤{rlm}/٤{rlm}/٢٠٢٢، ٢:٠٨ م - ليلى: نعم، وصلت الآن\n")
+    result = _parse(tmp_path, text)
+    assert result.format == "whatsapp"
+    assert [(i.speaker, i.time, i.text) for i in result.items] == [
+        ("سارة", "2022-04-24T14:07:00Z", "هل وصلت؟"),
+        ("ليلى", "2022-04-24T14:08:00Z", "نعم، وصلت الآن")]
