@@ -893,7 +893,9 @@ def test_a_weekday_without_on_is_read_by_its_sentences_tense():
     assert relative_dates("I bought a coat on Black Friday.", wednesday) == []
     # a weekday that names its date is that date, not a second day
     assert relative_dates("I'll see you Friday, June 2nd.", wednesday) == [
-        ("friday, june 2nd", "2023-06-02")]
+        ("june 2nd", "2023-06-02")]
+    assert relative_dates("I'll see you on Friday, June 2nd.", wednesday) == [
+        ("june 2nd", "2023-06-02")]
 
 
 def test_an_openai_chats_numeric_dates_are_ordered_as_a_text_chats_are(tmp_path):

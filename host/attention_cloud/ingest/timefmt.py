@@ -496,6 +496,7 @@ _SEASON_WORDS = ("summer", "winter", "spring", "autumn", "fall")
 # season -> (first month, middle month): winter of year Y runs from December of Y-1
 _SEASONS = {"winter": (12, 1), "spring": (3, 4), "summer": (6, 7), "autumn": (9, 10),
             "fall": (9, 10)}
+_WEEKDAY_BEFORE = re.compile(r",?\s{1,3}")  # between a weekday and the date it names
 _BARE_WEEKDAY = re.compile(r"(?<!\bevery\s)(?<!\beach\s)\b(?P<bare_d>" + _WEEKDAY + r")\b",
                            re.IGNORECASE)
 # Days ahead by a count: "two weeks from now", and "in three days", a date in a sentence told in
@@ -518,8 +519,7 @@ _UNITS = ("day", "week", "fortnight", "month", "year")
 _DAY_MONTH = re.compile(
     r"\b(?:(?:" + _WEEKDAY + r",?\s+)?(?:the\s+)?(?P<dm_d>" + _ORDINAL + r")\s+(?:of\s+)?"
     r"(?P<dm_m>" + _MONTH + r")(?:,?\s+(?P<dm_y>\d{4})|\s+(?P<dm_rel>next|last|this)\s+year)?"
-    r"|(?:" + _WEEKDAY + r",?\s+)?(?P<md_m>" + _MONTH + r")\s+(?:the\s+)?(?P<md_d>" + _ORDINAL
-    + r")(?:,?\s+(?P<md_y>\d{4}))?)\b",
+    r"|(?P<md_m>" + _MONTH + r")\s+(?:the\s+)?(?P<md_d>" + _ORDINAL + r")(?:,?\s+(?P<md_y>\d{4}))?)\b",
     re.IGNORECASE,
 )
 # A sentence told in the past ("I broke my wrist on Thursday") or the future ("I'll call on
@@ -590,21 +590,26 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
         day = moment.date()
     low = text.lower()  # most turns name no day: the patterns run only where a cue is
     matches = list(_RELATIVE.finditer(text)) if any(cue in low for cue in _CUES) else []
-    if any(word in low for word in _TODAY_WORDS):
-        matches = sorted(matches + list(_TODAY_PART.finditer(text)), key=lambda m: m.start())
-    if any(word in low for word in _SEASON_WORDS):
-        matches = sorted(matches + list(_SEASON.finditer(text)), key=lambda m: m.start())
-    if any(weekday in low for weekday in _WEEKDAYS):
-        bare = [m for m in _BARE_WEEKDAY.finditer(text)
-                if not any(m.start() < o.end() and o.start() < m.end() for o in matches)]
-        matches = sorted(matches + bare, key=lambda m: m.start()) if bare else matches
+    found = [*_near(text, low, _TODAY_WORDS, _TODAY_PART, 15, 1),
+             *_near(text, low, _SEASON_WORDS, _SEASON, 16, 10)]
+    if found:
+        matches = sorted(matches + found, key=lambda m: m.start())
+    bare = [m for m in _near(text, low, _WEEKDAYS, _BARE_WEEKDAY, 0, 1)
+            if not any(m.start() < o.end() and o.start() < m.end() for o in matches)]
+    if bare:
+        matches = sorted(matches + bare, key=lambda m: m.start())
     if any(unit in low for unit in _UNITS):
         ahead = [*_in_units(text, low), *(_FROM_NOW.finditer(text) if "from now" in low
                                           or "from today" in low else ())]
         matches = sorted(matches + ahead, key=lambda m: m.start()) if ahead else matches
     if any(month in low for month in _MONTHS):  # "7 June next year" is one day, not two
         dated = list(_DAY_MONTH.finditer(text))
-        matches = [m for m in matches if not any(m.start() < d.end() and d.start() < m.end() for d in dated)]
+        # a weekday that names its date ("Friday, June 2nd") is that date, not a day of its own
+        matches = [m for m in matches if not any(
+            m.start() < d.end() and d.start() < m.end()
+            or (m.groupdict().get("bare_d") or m.groupdict().get("on_d"))
+            and _WEEKDAY_BEFORE.fullmatch(text, m.end(), d.start())
+            for d in dated)]
         matches = sorted(matches + dated, key=lambda m: m.start())
     found: dict[str, str] = {}
     for match in matches:
@@ -615,6 +620,25 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
             phrase = " ".join(match.group(0).lower().split())
             found.setdefault(phrase, resolved.isoformat())
     return list(found.items())
+
+
+def _near(text: str, low: str, words: tuple[str, ...], pattern: re.Pattern[str], before: int,
+          after: int) -> list[re.Match[str]]:
+    """The matches of ``pattern`` in ``text`` around each place ``low`` (it lower-cased) holds
+    one of ``words``: from ``before`` characters ahead of the word to ``after`` past it, so a
+    pattern without a literal start is not tried at every character of a long text."""
+    if len(low) != len(text):  # a letter whose lower case is longer: positions differ
+        return list(pattern.finditer(text)) if any(w in low for w in words) else []
+    found: dict[tuple[int, int], re.Match[str]] = {}
+    for word in words:
+        at = low.find(word)
+        while at >= 0:
+            end = min(len(text), at + len(word) + after)
+            for match in pattern.finditer(text, max(0, at - before), end):
+                if match.end() < end or end == len(text):  # not cut short by the window
+                    found.setdefault(match.span(), match)
+            at = low.find(word, at + len(word))
+    return sorted(found.values(), key=lambda m: m.start())
 
 
 def _in_units(text: str, low: str) -> list[re.Match[str]]:
