@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from attention_cloud.cli import main
 from attention_cloud.ingest import detect_format, parse_path, parse_text, read_pointer
+from attention_cloud.ingest.openai_responses import is_responses_document
 from attention_cloud.ingest.records import ItemRecord
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
@@ -387,3 +388,36 @@ def test_langchain_plain_and_dumpd_spellings_and_a_langgraph_state(tmp_path):
     assert result.items[1].speaker == "planner"  # a multi-agent graph names its agents
     assert result.skipped == [(4, 'not a LangChain message (no known "type")')]
     assert result.ignored == {"file-op-output": 1}
+
+
+def test_langchain_messages_keep_the_time_their_metadata_holds():
+    """LangChain messages have no time field of their own: apps keep it in
+    ``additional_kwargs``, and ChatOllama's replies carry Ollama's ``created_at`` in
+    ``response_metadata``. Before, both were ignored and the report said the file wrote no
+    time."""
+    messages = [
+        {"type": "human", "data": {"content": "Which glaze fires at cone 6?", "name": "Priya",
+                                   "additional_kwargs": {"timestamp": "2024-05-08T13:56:00Z"}}},
+        {"type": "ai", "data": {"content": "Most mid-fire glazes; check the label.",
+                                "response_metadata": {"model": "llama3",
+                                                      "created_at": "2024-05-08T13:56:04.1Z",
+                                                      "done": True, "done_reason": "stop"}}}]
+    result = parse_text(json.dumps(messages), name="chat.json")
+    assert result.format == "langchain"
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2024-05-08T13:56:00Z"), ("", "2024-05-08T13:56:04Z")]
+    assert result.notes == []
+
+
+def test_a_responses_request_of_plain_messages_or_text_is_detected():
+    """The Responses API takes ``input`` as text or as messages without ``"type"``
+    (``{"role", "content"}``). Before, such a request body was "cannot detect format"."""
+    for given in ([{"role": "user", "content": "How long should the kiln hold at peak?"}],
+                  "How long should the kiln hold at peak?"):
+        body = {"model": "gpt-4.1", "instructions": "Be brief.", "input": given}
+        result = parse_text(json.dumps(body), name="request.json")
+        assert result.format == "openai-responses"
+        assert [(i.role, i.kind) for i in result.items] == [("system", "turn"),
+                                                            ("user", "user_goal")]
+    # a chain's log of an input and an output names no model nor instructions: no request
+    assert not is_responses_document({"input": "hi there", "output": "hello"})

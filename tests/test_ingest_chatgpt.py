@@ -134,3 +134,29 @@ def test_a_message_without_a_time_follows_the_one_before_it():
     result = parse_text(json.dumps([conversation]), name="conversations.json")
     assert [i.time for i in result.items] == [
         "2023-05-08T15:00:00Z", "2023-05-08T15:00:00Z", "2023-05-08T16:00:00Z"]
+
+
+def test_messages_without_a_time_are_said_once_per_conversation():
+    """Before, a message of `create_time: null` silently took the time of the one before it:
+    nothing said its time was borrowed. Now one note per conversation counts them."""
+    def node(nid, parent, child, role, text, at):
+        return {"id": nid, "parent": parent, "children": [child] if child else [],
+                "message": {"id": nid, "author": {"role": role}, "create_time": at,
+                            "content": {"content_type": "text", "parts": [text]}}}
+
+    def conversation(cid, title, times):
+        ids = [f"{cid}-{n}" for n in range(len(times))]
+        mapping = {nid: node(nid, ids[n - 1] if n else None,
+                             ids[n + 1] if n + 1 < len(ids) else None,
+                             "user" if n % 2 == 0 else "assistant",
+                             f"Message {n} about the Porto train, {title}", at)
+                   for n, (nid, at) in enumerate(zip(ids, times))}
+        return {"title": title, "create_time": 1683550800.0, "id": cid,
+                "current_node": ids[-1], "mapping": mapping}
+
+    result = parse_text(json.dumps([
+        conversation("c1", "Trip", [1683554400.0, None, None, 1683561600.0]),
+        conversation("c2", "Tickets", [1683554400.0, 1683554460.0])]), name="conversations.json")
+    assert [n for n in result.notes if "create_time" in n] == [
+        'conversation c1 ("Trip"): 2 of 4 messages have no create_time: each takes the time '
+        'of the message before it']

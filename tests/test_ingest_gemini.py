@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from attention_cloud import Memory
 from attention_cloud.cli import main
 from attention_cloud.ingest import detect_format, parse_path, parse_text
 
@@ -220,3 +222,108 @@ def test_a_message_without_its_timestamp_takes_the_time_of_the_one_before():
     assert [i.time for i in result.items] == ["2025-07-01T10:05:00Z", "2025-07-01T10:05:00Z",
                                               "", "2025-07-01T10:05:00Z"]
     assert result.unread_times == [(3, "soon")]
+
+
+_CONTEXT = [
+    {"role": "user", "parts": [{"text": "This is the Gemini CLI. We are setting up the context "
+                                        "for our chat.\nI'm currently working in the directory: "
+                                        "/home/p/kiln"}]},
+    {"role": "model", "parts": [{"text": "Got it. Thanks for the context!"}]}]
+_TURNS = [
+    {"role": "user", "parts": [{"text": "Why does the kiln log parser crash on empty lines?"}]},
+    {"role": "model", "parts": [{"text": "It splits on commas before checking the line is "
+                                         "empty; guard it with if not line.strip()."}]}]
+
+
+def _project(tmp_path, checkpoint):
+    """A Gemini CLI project folder as the CLI leaves it: the session recording under
+    ``chats/`` and what ``/chat save kiln`` wrote beside it."""
+    project = tmp_path / "3f9a" / "chats"
+    project.mkdir(parents=True)
+    (project / "session-2023-05-08T13-56-s1.json").write_text(json.dumps({
+        "sessionId": "s-1", "projectHash": "3f9a", "startTime": "2023-05-08T13:56:00.000Z",
+        "messages": [
+            {"id": "1", "timestamp": "2023-05-08T13:56:00.000Z", "type": "user",
+             "content": _TURNS[0]["parts"][0]["text"]},
+            {"id": "2", "timestamp": "2023-05-08T13:57:00.000Z", "type": "gemini",
+             "content": _TURNS[1]["parts"][0]["text"]}]}))
+    path = project.parent / "checkpoint-kiln.json"
+    path.write_text(json.dumps(checkpoint))
+    return path
+
+
+def test_a_checkpoint_as_chat_save_writes_it_now_is_read(tmp_path):
+    """``/chat save`` writes ``{"history": [...], "authType": ...}``: before, "cannot detect
+    format"."""
+    path = tmp_path / "checkpoint-kiln.json"
+    path.write_text(json.dumps({"history": _CONTEXT + _TURNS, "authType": "oauth-personal"}))
+    result = parse_path(path)
+    assert result.format == "gemini" == detect_format(path)
+    assert [(i.role, i.kind) for i in result.items] == [("user", "user_goal"),
+                                                        ("assistant", "conclusion")]
+    assert result.items[0].pointer.endswith("checkpoint-kiln.json#/history/2")
+
+
+@pytest.mark.parametrize("saved", [_CONTEXT + _TURNS, {"history": _CONTEXT + _TURNS}])
+def test_a_checkpoint_beside_the_session_it_came_from_is_not_read_twice(tmp_path, saved):
+    """Before, ingesting a Gemini CLI project folder kept each turn twice: once from the
+    session recording, with its time, and again from the checkpoint, without one."""
+    path = _project(tmp_path, saved)
+    result = parse_path(path)
+    assert result.items == []
+    assert result.ignored == {"checkpoint (its session recording is read)": 1}
+    assert any("session-2023-05-08T13-56-s1.json" in note for note in result.notes)
+    with Memory.open(tmp_path / "home") as mem:
+        report = mem.ingest([str(tmp_path / "3f9a")])
+        rows = mem.query("item_time(H, T)").rows
+    assert report.new == 2 and sorted(r["T"] for r in rows) == [
+        "2023-05-08T13:56:00Z", "2023-05-08T13:57:00Z"]
+    # a checkpoint whose turns the recordings beside it do not hold is read
+    other = [{"role": "user", "parts": [{"text": "And the glaze log?"}]},
+             {"role": "model", "parts": [{"text": "It has the same bug."}]}]
+    path.write_text(json.dumps(_CONTEXT + _TURNS + other))
+    assert len(parse_path(path).items) == 4
+
+
+def _shared_markdown(history):
+    """What ``/chat share FILE.md`` writes: each content a ``## ROLE icon`` section, its text
+    parts and its calls and responses as JSON blocks, sections apart by ``---``."""
+    sections = []
+    for content in history:
+        pieces = []
+        for part in content["parts"]:
+            if "text" in part:
+                pieces.append(part["text"])
+            for key, label in (("functionCall", "Command"), ("functionResponse", "Response")):
+                if key in part:
+                    pieces.append(f"**Tool {label}**:\n```json\n"
+                                  f"{json.dumps(part[key], indent=2)}\n```")
+        icon = "\U0001f9d1\u200d\U0001f4bb" if content["role"] == "user" else "\u2728"
+        sections.append(f"## {content['role'].upper()} {icon}\n\n{''.join(pieces)}")
+    return "\n\n---\n\n".join(sections)
+
+
+def test_a_conversation_shared_as_markdown_is_read(tmp_path):
+    """``/chat share notes.md`` writes the history as Markdown: before, "cannot detect
+    format". Each section is a turn with its role, the CLI's opening context counted, a call
+    paired with its response."""
+    call = {"role": "model", "parts": [{"functionCall": {
+        "id": "c1", "name": "run_shell_command",
+        "args": {"command": "pytest -q tests/test_log.py"}}}]}
+    answer = {"role": "user", "parts": [{"functionResponse": {
+        "id": "c1", "name": "run_shell_command",
+        "response": {"output": "Command: pytest -q tests/test_log.py\nStdout: 1 failed\n"
+                               "Exit Code: 1"}}}]}
+    path = tmp_path / "gemini-conversation-1683554160000.md"
+    path.write_text(_shared_markdown(_CONTEXT + _TURNS + [call, answer]), encoding="utf-8")
+    result = parse_path(path)
+    assert result.format == "gemini" == detect_format(path)
+    assert [(i.role, i.kind) for i in result.items] == [
+        ("user", "user_goal"), ("assistant", "conclusion"), ("tool", "error")]
+    goal, reply, failed = result.items
+    assert goal.text == _TURNS[0]["parts"][0]["text"]
+    assert "pytest -q tests/test_log.py" in failed.text and "1 failed" in failed.text
+    assert result.ignored.get("environment-context") == 2
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first, last = (int(n) for n in goal.pointer.rsplit(":", 1)[1].split("-"))
+    assert lines[first - 1].startswith("## USER") and lines[last - 1] == goal.text

@@ -132,11 +132,15 @@ def test_a_timed_speaker_who_spoke_once_beside_one_who_spoke_twice(tmp_path):
     # no number above 12: 05/06 -> 02/07 goes forward only day first
     (["05/06/2023 13:56", "05/06/2023 13:57", "02/07/2023 09:00"],
      ["2023-06-05", "2023-06-05", "2023-07-02"], None),
-    # nothing decides: a 24-hour clock reads day first, and the report says so
+    # in order both ways: the order under which they lie closest, a day not a month (an
+    # Indian phone's 12-hour clock too), and the report says so
     (["08/05/2023 13:56", "08/05/2023 13:57", "09/05/2023 09:00"],
      ["2023-05-08", "2023-05-08", "2023-05-09"], "read as day/month"),
     (["08/05/2023 1:56 PM", "08/05/2023 1:57 PM", "09/05/2023 9:00 AM"],
-     ["2023-08-05", "2023-08-05", "2023-09-05"], "read as month/day"),
+     ["2023-05-08", "2023-05-08", "2023-05-09"], "read as day/month"),
+    # nothing decides (one day): a 12-hour clock reads month first, and the report says so
+    (["08/05/2023 1:56 PM", "08/05/2023 1:57 PM", "08/05/2023 9:00 PM"],
+     ["2023-08-05", "2023-08-05", "2023-08-05"], "read as month/day"),
 ])
 def test_day_and_month_order_is_decided_for_the_whole_file(tmp_path, stamps, days, note):
     path = tmp_path / "club.txt"

@@ -99,3 +99,23 @@ def test_numeric_dates_are_read_in_one_order_for_the_whole_log(tmp_path):
         assert result.items[0].time == day, (clock, result.items[0].time)
         assert len(result.notes) == 1 and "08/05/2023 could be day/month or month/day" \
             in result.notes[0]
+
+
+def test_two_timed_headings_of_two_names_are_a_chat(tmp_path):
+    """Before, a log of two people who each spoke once ("### Priya · 9:15 am", "### Tomás ·
+    9:17 am") was read as dated notes: both speakers lost, and both clock times too (each
+    note at midnight of the heading's date)."""
+    path = tmp_path / "pottery.md"
+    path.write_text("# Pottery chat — 2023-05-08\n\n### Priya · 9:15 am\n"
+                    "I signed up for the pottery class yesterday.\n\n### Tomás · 9:17 am\n"
+                    "Nice, which studio?\n", encoding="utf-8")
+    result = parse_path(path)
+    assert result.format == "markdown" == detect_format(path)
+    assert [(i.speaker, i.role, i.time) for i in result.items] == [
+        ("Priya", "user", "2023-05-08T09:15:00Z"), ("Tomás", "assistant", "2023-05-08T09:17:00Z")]
+    # sections of notes are no people: lists, or a few words each
+    notes = ("# Plan 2023-05-08\n\n## Standup (09:00)\n- ship it\n- fix the build\n\n"
+             "## Retro (15:00)\n- went well\n")
+    assert parse_text(notes, name="plan.md").format == "notes"
+    short = "# Plan 2023-05-08\n\n## Standup (09:00)\nShip it.\n\n## Retro (15:00)\nWent well.\n"
+    assert parse_text(short, name="plan.md").format == "notes"

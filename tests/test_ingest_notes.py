@@ -88,3 +88,17 @@ def test_a_date_anywhere_in_a_heading_dates_its_notes():
         ("2025-03-04", "Payments › Meeting"), ("2025-03-11", "Payments"),
         ("2025-03-18", "Payments › Standup"), ("2025-03-24", "Payments › Week of"),
         ("2025-03-31", "Payments › Release 2.3.0")]
+
+
+def test_a_sections_clock_time_dates_its_notes():
+    """Before, the notes under "## Standup (09:00)" and "## Retro (15:00)" of a day's notes were
+    all dated midnight: the time each section names was lost."""
+    text = ("# Plan 2023-05-08\n\n## Standup (09:00)\n- ship the release\n- fix the build\n\n"
+            "## Retro — 3:00 pm\n- the release went well\n\n## Follow-ups\n- book the venue\n")
+    result = parse_text(text, name="plan.md")
+    assert result.format == "notes"
+    assert [(i.text, i.time, i.goal) for i in result.items] == [
+        ("ship the release", "2023-05-08T09:00:00Z", "Plan › Standup"),
+        ("fix the build", "2023-05-08T09:00:00Z", "Plan › Standup"),
+        ("the release went well", "2023-05-08T15:00:00Z", "Plan › Retro"),
+        ("book the venue", "2023-05-08T00:00:00Z", "Plan › Follow-ups")]

@@ -155,9 +155,24 @@ def test_a_short_chat_where_no_one_spoke_twice_yet_is_read_by_its_timed_lines():
     assert [(i.speaker, i.time) for i in result.items] == [
         ("Dana", "2024-03-05T10:02:00Z"), ("Lei", "2024-03-05T10:30:00Z"),
         ("Sam", "2024-03-05T10:40:00Z")]
+
+
+def test_a_two_line_chat_of_two_names_without_times_is_a_chat():
+    """Before, "Dana: who is bringing the cake?" then "Lei: I can bake one tonight" was
+    "cannot detect format": a chat where no one spoke twice yet, written without times, was
+    refused. Every line a speaker's sentence, two names, no label: a chat."""
     untimed = "Dana: who is bringing the cake?\nLei: I can bake one tonight\n"
-    with pytest.raises(InputError, match="no speaker lines"):  # "Note: …" lines are no chat
-        parse_text(untimed, name="chat.txt", format="text")
+    result = parse_text(untimed, name="chat.txt")
+    assert result.format == "text"
+    assert [(i.speaker, i.role, i.text) for i in result.items] == [
+        ("Dana", "user", "who is bringing the cake?"),
+        ("Lei", "assistant", "I can bake one tonight")]
+    # labels and fields are no people: "Note: …", "Name: Dana Reyes", "Role: Engineer"
+    for text in ("Note: bring the cake to the hall\nSummary: Lei bakes, Sam brings candles\n",
+                 "Name: Dana Reyes\nRole: Senior Engineer\n",
+                 "Dana: who is bringing the cake?\n"):
+        with pytest.raises(InputError, match="cannot detect format"):
+            parse_text(text, name="chat.txt")
 
 
 def test_an_application_log_is_no_chat_of_its_levels():

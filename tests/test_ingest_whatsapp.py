@@ -341,3 +341,44 @@ def test_a_megabyte_token_or_run_of_spaces_is_read_in_linear_time(tmp_path):
     texts = [item.text for item in result.items]
     assert any(text.endswith("x") and "edited" not in text for text in texts), texts
     assert texts[-1].endswith("the view") and "IMG-" not in texts[-1]
+
+
+def test_an_indian_iphone_export_is_read_day_first_by_the_days_its_dates_span(tmp_path):
+    """An Indian (or Arabic) iPhone writes the day first with a 12-hour clock. Before, a chat of
+    8, 9 and 10 May (08/05/23 … 10/05/23: no number above 12, in order both ways) was read as
+    5 August, 5 September and 5 October. Read the way its messages fall closest together (two
+    days rather than two months), and the report says how it was decided."""
+    text = ("[08/05/23, 1:56:03 PM] Priya: I signed up for the pottery class\n"
+            "[08/05/23, 1:58:10 PM] Arjun: nice, which studio?\n"
+            "[09/05/23, 9:01:00 AM] Priya: the one on MG Road\n"
+            "[10/05/23, 6:30:00 PM] Arjun: how was the first lesson?\n")
+    result = _parse(tmp_path, text)
+    assert [i.time for i in result.items] == [
+        "2023-05-08T13:56:03Z", "2023-05-08T13:58:10Z", "2023-05-09T09:01:00Z",
+        "2023-05-10T18:30:00Z"]
+    assert len(result.notes) == 1
+    assert "read as day/month" in result.notes[0] and "2 days" in result.notes[0]
+    # a US phone's 5/8/23, 5/9/23, 5/10/23 stays month first, by the same rule
+    us = text.replace("08/05/23", "5/8/23").replace("09/05/23", "5/9/23").replace(
+        "10/05/23", "5/10/23")
+    assert [i.time[:10] for i in _parse(tmp_path, us).items] == [
+        "2023-05-08", "2023-05-08", "2023-05-09", "2023-05-10"]
+    # one day only: nothing decides, the clock's habit is followed and the report says so
+    one_day = "".join(text.splitlines(keepends=True)[:2])
+    result = _parse(tmp_path, one_day)
+    assert result.items[0].time == "2023-08-05T13:56:03Z"
+    assert "could be day/month or month/day" in result.notes[0]
+
+
+def test_an_arabic_phones_export_in_arabic_indic_digits(tmp_path):
+    """An Android phone set to Arabic writes its dates and clock in Arabic-Indic digits, a
+    right-to-left mark after the day and the month and an Arabic comma:
+    "٢٤‏/٤‏/٢٠٢٢، ٢:٠٧ م - Name: …". Before, such an export was "cannot detect format"."""
+    rlm = "\u200f"
+    text = (f"٢٤{rlm}/٤{rlm}/٢٠٢٢، ٢:٠٧ م - سارة: هل وصلت؟\n"
+            f"٢٤{rlm}/٤{rlm}/٢٠٢٢، ٢:٠٨ م - ليلى: نعم، وصلت الآن\n")
+    result = _parse(tmp_path, text)
+    assert result.format == "whatsapp"
+    assert [(i.speaker, i.time, i.text) for i in result.items] == [
+        ("سارة", "2022-04-24T14:07:00Z", "هل وصلت؟"),
+        ("ليلى", "2022-04-24T14:08:00Z", "نعم، وصلت الآن")]

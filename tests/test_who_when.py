@@ -14,7 +14,7 @@ from attention_cloud.cli import main
 from attention_cloud.curate.tokens import estimate_tokens
 from attention_cloud.home import write_config
 from attention_cloud.ingest import parse_path
-from attention_cloud.ingest.timefmt import date_note, read_time, relative_dates
+from attention_cloud.ingest.timefmt import date_note, read_time, read_turn_time, relative_dates
 
 # -- date forms ---------------------------------------------------------------------------------
 DATE_FORMS = [
@@ -38,6 +38,13 @@ DATE_FORMS = [
     ("2023-05-08 13:56:00 +0000 UTC m=+0.000100001", "2023-05-08T13:56:00Z"),
     ("2023-05-08T15:56:00+02:00[Europe/Paris]", "2023-05-08T13:56:00Z"),   # Java, RFC 9557
     ("2023-05-08T15:56:00[Europe/Paris]", "2023-05-08T13:56:00Z"),         # the zone's name alone
+    # as Chinese, Japanese and Korean apps write a date (before, each unread)
+    ("2023年5月8日 13:56", "2023-05-08T13:56:00Z"),
+    ("2023年5月8日 下午1:56", "2023-05-08T13:56:00Z"),
+    ("2023年5月8日(月) 午後1時56分", "2023-05-08T13:56:00Z"),
+    ("2023/05/08(月) 13:56", "2023-05-08T13:56:00Z"),
+    ("2023년 5월 8일 오후 1:56", "2023-05-08T13:56:00Z"),
+    ("2023年5月8日 星期一 上午9:05", "2023-05-08T09:05:00Z"),
 ]
 
 
@@ -854,3 +861,70 @@ def test_a_session_whose_date_is_unread_is_not_also_noted_as_undated(tmp_path):
     result = parse_path(path)
     assert [bool(i.time) for i in result.items] == [True, False, False]
     assert result.unread_times == [(2, "sometime in June")] and result.notes == []
+
+
+@pytest.mark.parametrize("text, phrase", [
+    ("I went running this morning.", "this morning"),
+    ("We're going out tonight.", "tonight"),
+    ("Earlier today I called the bank.", "earlier today"),
+    ("I'll ring her later today.", "later today"),
+    ("I picked up the glaze this afternoon.", "this afternoon"),
+    ("I'm flying out this evening.", "this evening"),
+])
+def test_a_part_of_the_turns_own_day_is_that_day(text, phrase):
+    """Before, "this morning", "tonight", "earlier today" named no day: now each is the day
+    the turn was written on, in its own zone (23:00 UTC on the 9th is the 10th in Sydney)."""
+    assert relative_dates(text, "2023-05-10T15:00:00Z") == [(phrase, "2023-05-10")]
+    sydney = read_turn_time("2023-05-10T09:00:00+10:00")   # 23:00 UTC on the 9th
+    assert relative_dates(text, sydney) == [(phrase, "2023-05-10")]
+
+
+def test_a_weekday_without_on_is_read_by_its_sentences_tense():
+    """Before, "I saw her Friday" (no "on") named no day: now it is read as "on Friday" is,
+    the one before in a sentence told in the past, never one after the turn."""
+    wednesday = "2023-05-10T15:00:00Z"
+    assert relative_dates("I saw her Friday.", wednesday) == [("friday", "2023-05-05")]
+    assert relative_dates("Friday was rough.", wednesday) == [("friday", "2023-05-05")]
+    assert relative_dates("I'll see you Friday.", wednesday) == [("friday", "2023-05-12")]
+    assert relative_dates("Monday I started the new job.", wednesday) == [("monday", "2023-05-08")]
+    # neither tense, a habit, a name of a day: left alone
+    assert relative_dates("The market is open Friday.", wednesday) == []
+    assert relative_dates("We train Fridays.", wednesday) == []
+    assert relative_dates("I bought a coat on Black Friday.", wednesday) == []
+    # a weekday that names its date is that date, not a second day
+    assert relative_dates("I'll see you Friday, June 2nd.", wednesday) == [
+        ("june 2nd", "2023-06-02")]
+    assert relative_dates("I'll see you on Friday, June 2nd.", wednesday) == [
+        ("june 2nd", "2023-06-02")]
+
+
+def test_an_openai_chats_numeric_dates_are_ordered_as_a_text_chats_are(tmp_path):
+    """Before, an OpenAI-style log whose times were "08/05/2023 1:56 PM" … "10/05/2023 9:00
+    AM" (no number above 12, in order both ways) was read month first without a word: three
+    days became 5 August, 5 September and 5 October. Now the file is read as a text or
+    WhatsApp file is: the order under which the dates lie closest, and the report says so."""
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps({"role": role, "name": name, "timestamp": stamp,
+                                        "content": text}) + "\n" for role, name, stamp, text in [
+        ("user", "Priya", "08/05/2023 1:56 PM", "I signed up for the pottery class"),
+        ("assistant", "Arjun", "09/05/2023 9:01 AM", "Which studio did you pick?"),
+        ("user", "Priya", "10/05/2023 6:30 PM", "The one on MG Road, first lesson went well")]))
+    result = parse_path(path)
+    assert [i.time for i in result.items] == [
+        "2023-05-08T13:56:00Z", "2023-05-09T09:01:00Z", "2023-05-10T18:30:00Z"]
+    assert len(result.notes) == 1 and "read as day/month" in result.notes[0]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("We went to Lisbon last summer.", [("last summer", "2022-07-15")]),
+    ("I'm moving to Porto next summer.", [("next summer", "2023-07-15")]),
+    ("We met last winter.", [("last winter", "2023-01-15")]),
+    ("I started pottery last fall.", [("last fall", "2022-10-15")]),
+    ("This spring I planted tomatoes.", [("this spring", "2023-04-15")]),
+    ("In the summer of 2019 I lived in Accra.", [("summer of 2019", "2019-07-15")]),
+])
+def test_a_season_names_its_middle_day(text, found):
+    """Before, "last summer" named no day. A season is read as the northern hemisphere's
+    (summer June to August), its middle day stored: said on 10 May 2023, "last summer" is
+    mid-July 2022, "last winter" mid-January 2023."""
+    assert relative_dates(text, "2023-05-10T15:00:00Z") == found

@@ -23,9 +23,10 @@ Items: user text is a goal (or a turn, as elsewhere); assistant text a conclusio
 tool labels the tool's output, which is a tool result or an error (a call no output answers
 is kept as a call without its result, :mod:`.open_calls`); system messages and messages
 flagged ``metadata.is_visually_hidden_from_conversation`` are counted as ``system`` and
-``hidden``, not kept. Each item's time is its message's ``create_time`` (the message before it's when
-it has none, the conversation's for the first), its session the conversation id, its speaker the author's ``name`` when there is
-one (the tool: ``python``, ``browser``), and it carries ``relation(H, title, Title)``.
+``hidden``, not kept. Each item's time is its message's ``create_time`` (the message before
+it's when it has none, the conversation's for the first; one note per conversation counts
+such messages), its session the conversation id, its speaker the author's ``name`` when there
+is one (the tool: ``python``, ``browser``), and it carries ``relation(H, title, Title)``.
 Pointers read ``<file>#/<conversation index>/mapping/<node id>``.
 """
 
@@ -154,6 +155,7 @@ class ChatGPTExportParser:
             reader.message(node["message"], f"{prefix}/mapping/{json_pointer_token(node_id)}",
                            f"{identity}{node_id}")
         reader.open_calls.remember()
+        reader.say_borrowed_times(title)
         return len(on_branch)
 
 
@@ -170,6 +172,17 @@ class _ConversationReader:
         self.call: ToolCall | None = None  # the tool call the next tool message answers
         self.call_key = ""  # its message's identity, to close it in open_calls when answered
         self.open_calls = OpenCalls()
+        self.dated = 0  # messages read for their time, and those that took another's
+        self.borrowed = 0
+
+    def say_borrowed_times(self, title: str) -> None:
+        """One note for the conversation when some of its messages had no ``create_time``
+        (ChatGPT writes null for some) and took the time of the message before them."""
+        if self.borrowed:
+            named = f' ("{title}")' if title else ""
+            self.collector.note(
+                f"conversation {self.session}{named}: {self.borrowed} of {self.dated} messages "
+                "have no create_time: each takes the time of the message before it")
 
     def message(self, message: dict[str, Any], pointer: str, identity: str) -> None:
         author = message.get("author") if isinstance(message.get("author"), dict) else {}
@@ -186,6 +199,8 @@ class _ConversationReader:
             return
         written = message.get("create_time")  # unreadable: reported, kept without a time
         time = self.when if written in (None, "") else self.collector.time(self.number, written)
+        self.dated += 1
+        self.borrowed += bool(written in (None, "") and time)
         if time:  # a message without one (ChatGPT writes null for some) follows the last
             self.when = time
         text = clean_message(_content_text(content))

@@ -51,7 +51,7 @@ from typing import Any
 from .aider import is_aider_history
 from .anthropic_messages import is_anthropic_conversation, is_anthropic_message
 from .chatgpt_export import is_chatgpt_export
-from .claude_ai_export import is_claude_ai_export
+from .claude_ai_export import is_claude_ai_export, is_claude_ai_projects, is_claude_ai_users
 from .langchain_messages import is_langchain_conversation, is_langchain_message
 from .locomo import is_locomo_sample
 from .longmemeval import is_longmemeval_instance
@@ -67,6 +67,7 @@ from .gemini import (
     is_gemini_content,
     is_gemini_contents,
     is_gemini_prompt_log,
+    is_gemini_shared_markdown,
     is_gemini_session,
 )
 from .slack import is_slack_day, is_slack_metadata
@@ -113,12 +114,16 @@ def detect_source_format(source: Source) -> str:
         return "openhands"
     if is_whatsapp_export(head):  # before JSON: an iOS export's lines open with "["
         return "whatsapp"
+    if is_claude_ai_users(source.name, text):  # before Slack's lists: the same name
+        return "claude-ai"
     if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels
         return "slack"
     if head[:1] in ("{", "["):
         found = _json_format(text, head[0])
         if found:
             return found
+    if is_gemini_shared_markdown(head):  # before markdown: "## USER ✨" names no speaker
+        return "gemini"
     if is_aider_history(head):  # before markdown: its "####" lines are no headings
         return "aider"
     if has_timed_headings(text):
@@ -250,7 +255,7 @@ def _document_format(document: Any) -> str | None:
         return "discord"
     if is_chatgpt_export(document):
         return "chatgpt"
-    if is_claude_ai_export(document):
+    if is_claude_ai_export(document) or is_claude_ai_projects(document):
         return "claude-ai"
     if _is_gemini(document):
         return "gemini"

@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from .classify import (
@@ -57,6 +58,7 @@ from .classify import (
 from .collector import ItemCollector
 from .jsonlines import json_document, json_records, strip_document_envelopes
 from .open_calls import OpenCalls
+from .pointers import line_pointer
 from .source import Source, fail
 from .tools import ToolCall, describe_call
 
@@ -68,6 +70,10 @@ _DATA_PARTS = ("inlineData", "inline_data", "fileData", "file_data", "executable
 _ENVIRONMENT = "This is the Gemini CLI. We are setting up the context for our chat."
 _CONTEXT_REPLY = "Got it. Thanks for the context!"
 _REFERENCED_FILES = "--- Content from referenced files ---"
+_RECORDING_MAX_BYTES = 64 * 1024 * 1024  # a session recording read to compare a checkpoint
+#: A section of a conversation shared as Markdown: "## USER 🧑‍💻", "## MODEL ✨".
+_SHARED_HEADING = re.compile(r"## (?:USER|MODEL)(?:[ \t]+[^\w\s][^\n]*)?[ \t]*")
+_SHARED_TOOL = re.compile(r"\*\*Tool (Command|Response)\*\*:\n```json\n(.*?)\n```", re.DOTALL)
 _WORKING_DIRECTORY = re.compile(r"working in the directory: (\S[^\n]*)")
 #: Lines of Gemini CLI's shell output that report nothing: "Stderr: (empty)", "Error: (none)".
 _EMPTY_FIELD = re.compile(r"^[A-Z][A-Za-z ]{1,20}: \((?:none|empty)\)[ \t]*\n?", re.MULTILINE)
@@ -99,6 +105,8 @@ def is_gemini_contents(document: Any) -> bool:
     and ``model`` (the older API's ``function`` too; one ``model`` at least, or a part only
     Gemini writes), or a request body ``{"contents": [...]}``."""
     if isinstance(document, dict):
+        if isinstance(document.get("history"), list):  # what /chat save writes now
+            return is_gemini_contents(document["history"])
         contents = document.get("contents")
         return isinstance(contents, list) and any(is_gemini_content(c) for c in contents[:20])
     if not isinstance(document, list):
@@ -108,6 +116,16 @@ def is_gemini_contents(document: Any) -> bool:
                               and isinstance(c.get("parts"), list) for c in head) and any(
         c.get("role") == "model" or any(isinstance(p, dict) and (
             "functionCall" in p or "functionResponse" in p) for p in c["parts"]) for c in head)
+
+
+def is_gemini_shared_markdown(text: str) -> bool:
+    """True for what Gemini CLI's ``/chat share FILE.md`` writes: it opens with a ``## USER``
+    or ``## MODEL`` heading (the role in capitals, then its icon)."""
+    start = len(text) - len(text.lstrip("\ufeff \t\r\n")) if text[:1].isspace() \
+        or text[:1] == "\ufeff" else 0
+    end = text.find("\n", start)
+    first = text[start:end if end >= 0 else len(text)].rstrip("\r")
+    return _SHARED_HEADING.fullmatch(first) is not None
 
 
 def is_gemini_prompt_log(document: Any) -> bool:
@@ -139,6 +157,10 @@ class GeminiParser:
 
     def parse(self, source: Source) -> int:
         """Read every message; return how many were well-formed."""
+        if source.text is not None and is_gemini_shared_markdown(source.text):
+            read = self._shared_markdown(source)
+            self.open_calls.remember()
+            return read
         document = json_document(source)
         read = self._content_lines(source) if document is None else self._document(
             source, document)  # None: JSON Lines, a content a line
@@ -159,8 +181,10 @@ class GeminiParser:
             system = document.get("systemInstruction", document.get("system_instruction"))
             self._system(system, f"{base}#/systemInstruction")
             read = self._contents(document["contents"], f"{base}#/contents")
+        elif isinstance(document, dict) and isinstance(document.get("history"), list):
+            read = self._saved_contents(source, document["history"], f"{base}#/history")
         elif isinstance(document, list):
-            read = self._contents(document, f"{base}#")
+            read = self._saved_contents(source, document, f"{base}#")
         else:
             raise fail(source.name, 'not a Gemini CLI session ("messages") or Gemini API '
                                     'contents (a list of "role" and "parts")')
@@ -243,6 +267,43 @@ class GeminiParser:
         self.collector.records_read += len(contents)
         return self._read_contents((index + 1, content, f"{prefix}/{index}", f"c{index}")
                                    for index, content in enumerate(contents))
+
+    def _saved_contents(self, source: Source, contents: list[Any], prefix: str) -> int:
+        """A checkpoint's contents, unless a session recording beside it holds every one of
+        its user's messages: ``/chat save`` copies the history of the session the CLI records
+        anyway, so reading both would keep each turn twice (once without its time)."""
+        recording = _recording_holding(Path(source.pointer_base), contents)
+        if recording is None:
+            return self._contents(contents, prefix)
+        self.collector.records_read += 1
+        self.collector.ignore("checkpoint (its session recording is read)")
+        self.collector.note(f"its turns are those of the session recorded in {recording}: "
+                            "read there, with their times, not twice")
+        return 1
+
+    def _shared_markdown(self, source: Source) -> int:
+        """A conversation ``/chat share`` wrote as Markdown, read as the contents it was
+        written from: each ``## USER``/``## MODEL`` section a content, its ``**Tool
+        Command**``/``**Tool Response**`` JSON blocks its calls and responses."""
+        text = self.collector.text_without_envelopes(source)
+        lines = [line.rstrip("\r") for line in text.split("\n")]
+        starts = [n for n, line in enumerate(lines) if _SHARED_HEADING.fullmatch(line)
+                  and (not any(x.strip() for x in lines[:n])
+                       or next(x for x in reversed(lines[:n]) if x.strip()).strip() == "---")]
+        entries = []
+        for at, start in enumerate(starts):
+            end = starts[at + 1] if at + 1 < len(starts) else len(lines)
+            body = lines[start + 1:end]
+            while body and body[-1].strip() in ("", "---") and (
+                    at + 1 < len(starts) or not body[-1].strip()):
+                body.pop()  # the separator before the next section
+            last = start + 1 + max((i for i, x in enumerate(body) if x.strip()), default=-1)
+            role = "user" if lines[start].startswith("## USER") else "model"
+            entries.append((start + 1, {"role": role, "parts": _shared_parts("\n".join(body))},
+                            line_pointer(source.pointer_base, start + 1, last + 1),
+                            f"line{start + 1}"))
+        self.collector.records_read += len(entries)
+        return self._read_contents(entries)
 
     def _content_lines(self, source: Source) -> int:
         """Contents written one a line (a log of the turns): each line's pointer is its own."""
@@ -396,6 +457,67 @@ class GeminiParser:
         self.collector.add(record_no=number, session=self.session, kind=kind, role=role,
                            identity=identity, text=text, time=time, pointer=pointer,
                            cwd=self.cwd, **extra)
+
+
+def _shared_parts(body: str) -> list[dict[str, Any]]:
+    """A shared section's text as content parts: its text, and each JSON block of a call or a
+    response as that part (a block that is not JSON stays text)."""
+    parts: list[dict[str, Any]] = []
+    at = 0
+    for block in _SHARED_TOOL.finditer(body):
+        try:
+            value = json.loads(block.group(2))
+        except (ValueError, RecursionError):
+            continue
+        if body[at:block.start()].strip():
+            parts.append({"text": body[at:block.start()].strip("\n")})
+        key = "functionCall" if block.group(1) == "Command" else "functionResponse"
+        parts.append({key: value})
+        at = block.end()
+    if body[at:].strip():
+        parts.append({"text": body[at:].strip("\n")})
+    return parts
+
+
+def _said(text: str) -> str:
+    """A user's message as compared across files: its own words (not the files an ``@path``
+    read into it), spaces folded."""
+    return " ".join(text.split(_REFERENCED_FILES, 1)[0].split())
+
+
+def _recording_holding(path: Path, contents: list[Any]) -> Path | None:
+    """The Gemini CLI session recording beside ``path`` (in its folder or the ``chats/``
+    folder under it, where the CLI records sessions) whose user messages include every user
+    message of ``contents`` (the CLI's opening context aside); None when there is none."""
+    wanted = {_said(text) for text in (
+        "".join(p["text"] for p in c["parts"] if isinstance(p, dict)
+                and isinstance(p.get("text"), str) and not p.get("thought"))
+        for c in contents if isinstance(c, dict) and c.get("role") == "user"
+        and isinstance(c.get("parts"), list)) if text.strip() and not text.startswith(_ENVIRONMENT)}
+    if not wanted or not path.is_file():
+        return None
+    for recording in sorted([*path.parent.glob("session-*.json"),
+                             *path.parent.glob("chats/session-*.json")]):
+        if recording == path or recording.stat().st_size > _RECORDING_MAX_BYTES:
+            continue
+        try:
+            document = json.loads(recording.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        if not is_gemini_session(document):
+            continue
+        said = {_said(_parts_text(m.get("content"))) for m in document["messages"]
+                if isinstance(m, dict) and m.get("type") == "user"}
+        if wanted <= said:
+            return recording
+    return None
+
+
+def _parts_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(p["text"] for p in content if isinstance(p, dict)
+                   and isinstance(p.get("text"), str)) if isinstance(content, list) else ""
 
 
 def _content_text(content: Any, collector: ItemCollector) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from .anthropic_messages import AnthropicMessagesParser
-from .openai_chat import Conversation
+from .openai_chat import TIME_KEYS, Conversation
 
 _ROLES = {"human": "user", "ai": "assistant", "AIMessageChunk": "assistant",
           "tool": "tool", "system": "system", "function": "function",
@@ -85,9 +85,12 @@ class LangChainParser(AnthropicMessagesParser):
             pointer = f"{pointer}{below}" if pointer.endswith("#") or "#/" in pointer \
                 else f"{pointer}#{below}"
         chat: dict[str, Any] = {"role": _ROLES[kind], "content": fields.get("content")}
-        for key in ("name", "tool_call_id", "timestamp"):
+        for key in ("name", "tool_call_id"):
             if fields.get(key) is not None:
                 chat[key] = fields[key]
+        time = _time_written(fields)
+        if time is not None:
+            chat["timestamp"] = time
         if fields.get("status") == "error":
             chat["is_error"] = True
         extra = fields.get("additional_kwargs")
@@ -99,6 +102,18 @@ class LangChainParser(AnthropicMessagesParser):
             if isinstance(chat["content"], list):  # the calls are read from tool_calls
                 chat["content"] = _without_thinking(self, chat["content"])
         return super()._message(conversation, chat, record_no, pointer, identity)
+
+
+def _time_written(fields: dict[str, Any]) -> Any:
+    """A message's time: its own ``timestamp``, else one the app kept in ``additional_kwargs``
+    or the model's reply carries in ``response_metadata`` (ChatOllama's ``created_at``), under
+    any of the chat formats' time keys; None when it writes none."""
+    for where in (fields, fields.get("additional_kwargs"), fields.get("response_metadata")):
+        if isinstance(where, dict):
+            for key in TIME_KEYS:
+                if where.get(key) not in (None, ""):
+                    return where[key]
+    return None
 
 
 def _tool_calls(value: Any, content: Any) -> list[dict[str, Any]]:

@@ -34,7 +34,15 @@ import re
 from collections.abc import Iterator
 
 from .collector import ItemCollector
-from .plain_text import DATE_LABEL, FENCE, add_turn, date_line, outside_fences, speaker_of
+from .plain_text import (
+    DATE_LABEL,
+    FENCE,
+    add_turn,
+    date_line,
+    is_label_word,
+    outside_fences,
+    speaker_of,
+)
 from .source import Source, fail
 from .timefmt import LogClock, day_first_of, file_date, read_turn_time, with_iso_dates
 
@@ -52,6 +60,7 @@ _TIMED_HEADING = re.compile(
     r"|(?:\u2014|\u2013|-|\u00b7|\||@|,)[ \t]*(?P<after>[^\n]{3,60}?))[ \t]*:?[ \t]*#*[ \t]*"
 )
 _CLOCK = re.compile(r"\d{1,2}:\d\d")
+_LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _LINES_TO_TRY = 2000
 
 
@@ -85,11 +94,13 @@ def _timed_names(lines: list[str]) -> dict[str, int]:
     return counts
 
 
-def _people(names: dict[str, int]) -> set[str]:
+def _people(names: dict[str, int], lines: list[str]) -> set[str]:
     """The person names among timed-heading names: all of them once one person heads two
-    turns or a role word heads one (a conversation, not a notes file's dated sections)."""
+    turns or a role word heads one, or when each spoke once in a chat of sentences
+    (:func:`_each_spoke_once`): a conversation, not a notes file's dated sections."""
     persons = {name: n for name, n in names.items() if role_of(name) is None}
-    if any(n >= 2 for n in persons.values()) or len(persons) < len(names):
+    if any(n >= 2 for n in persons.values()) or len(persons) < len(names) \
+            or _each_spoke_once(lines, names):
         return set(persons)
     return set()
 
@@ -107,9 +118,37 @@ def _date_heads(lines: list[str]) -> Iterator[str]:
 
 def has_timed_headings(text: str) -> bool:
     """True when the first lines of ``text`` hold a timed heading naming a role, or two timed
-    headings naming the same person (outside code fences)."""
+    headings naming the same person, or a chat of people who each spoke once
+    (:func:`_each_spoke_once`), outside code fences."""
     lines = [line.rstrip("\r") for line in text.split("\n", _LINES_TO_TRY)[:_LINES_TO_TRY]]
-    return any(role_of(name) is not None or n >= 2 for name, n in _timed_names(lines).items())
+    names = _timed_names(lines)
+    return any(role_of(name) is not None or n >= 2 for name, n in names.items()) \
+        or _each_spoke_once(lines, names)
+
+
+def _each_spoke_once(lines: list[str], names: dict[str, int]) -> bool:
+    """Whether timed headings of two or more names, each heading one turn, are a chat rather
+    than a notes file's sections ("## Standup (09:00)"): every heading of the file is one of
+    them or a date, and each turn says a sentence (three words or more, no list), as the
+    lines of a short chat must (:func:`~.plain_text.speaker_names`)."""
+    if len(names) < 2 or any(n != 1 or role_of(name) is not None or is_label_word(name)
+                             for name, n in names.items()):
+        return False
+    body: list[str] | None = None
+    bodies: list[list[str]] = []
+    for line in outside_fences(lines):
+        if line.lstrip().startswith("#"):
+            if timed_heading(line) is not None:
+                body = []
+                bodies.append(body)
+            elif date_line(line) is None:
+                return False  # a section of its own: notes
+            continue
+        if body is not None and line.strip():
+            body.append(line.strip())
+    return len(bodies) == len(names) and all(
+        turn and not any(_LIST_ITEM.match(line) for line in turn)
+        and len(" ".join(turn).split()) >= 3 for turn in bodies)
 
 
 class MarkdownLogParser:
@@ -125,7 +164,7 @@ class MarkdownLogParser:
         """Read every turn; return how many turns there were."""
         text = self.collector.text_without_envelopes(source, lone_close=False)
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
-        people = _people(_timed_names(lines))
+        people = _people(_timed_names(lines), lines)
         self.day_first, note = day_first_of(_date_heads(lines), "turns")
         if note:
             self.collector.note(note)

@@ -18,8 +18,9 @@ transcript.
 * **Items**: each paragraph and each top-level list item (with the lines and sub-items that
   continue it) is a ``note``, role ``user``; headings are not items.
 * **Time**: the day of the latest dated heading above it (before the first, a date in the
-  file's name, ``2025-03-04-sync.md``, else none); numeric dates are read in one order of day
-  and month for the whole file, as for ``text``.
+  file's name, ``2025-03-04-sync.md``, else none), at the clock time of the section it is in
+  when that section's heading names one (``## Standup (09:00)``, ``## Retro — 3:00 pm``);
+  numeric dates are read in one order of day and month for the whole file, as for ``text``.
 * **Goal**: the headings above it less their dates, joined by `` › ``
   (``Payments team sync › Meeting``), so a frame shows what the meeting was about.
 * **Speaker**: a note that starts ``Name: …`` (a capitalised name of up to three words, never
@@ -41,7 +42,8 @@ from .collector import ItemCollector
 from .plain_text import FENCE, date_line, is_label_word, named_speaker_of
 from .pointers import line_pointer
 from .source import Source, fail
-from .timefmt import day_first_of, file_date, read_turn_time, with_iso_dates
+from .markdown_log import timed_heading
+from .timefmt import LogClock, day_first_of, file_date, read_turn_time, with_iso_dates
 
 _HEADING = re.compile(r"[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t#]*")
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
@@ -106,16 +108,27 @@ class NotesParser:
         speakers = _speakers(lines, [body for _, _, body in notes])
         read = 0
         at = 0
+        day_time = time  # the latest date's; a section's clock time dates only its notes
+        clocked_at = 0  # the level of the heading whose clock time ``time`` is
         for first, last, body in notes:
             for number in sorted(n for n in headings if at < n < first):
                 level, title, date = headings[number]
                 titles = {k: v for k, v in titles.items() if k < level}
+                if clocked_at and level <= clocked_at:
+                    time, clocked_at = day_time, 0  # a section after the timed one: its day
+                timed = None if date else timed_heading(lines[number - 1])
                 if date:
                     time = date_line(with_iso_dates(date, day_first)) or self.collector.time(
                         number, date)
+                    day_time, clocked_at = time, 0
                     undated = _without_date(title)
                     if undated:
                         titles[level] = undated
+                elif timed is not None and day_time:  # "## Standup (09:00)" on the day above
+                    clock = LogClock(getattr(day_time, "day", "") or str(day_time)[:10])
+                    time = clock.read(timed[1]) or self.collector.time(number, timed[1])
+                    clocked_at = level
+                    titles[level] = timed[0]
                 else:
                     titles[level] = title
             at = first

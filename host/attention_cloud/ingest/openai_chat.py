@@ -40,7 +40,7 @@ from .jsonlines import json_document, json_records, strip_document_envelopes
 from .open_calls import AddItem, OpenCalls
 from .source import Source, fail
 from .textutil import parts_text
-from .timefmt import day_first_order, numeric_dates
+from .timefmt import NUMERIC_DATE, day_first_by_span, day_first_order, numeric_dates
 from .tools import ToolCall, describe_call, describe_function
 
 _DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id", "id")
@@ -89,7 +89,9 @@ class OpenAIChatParser:
         its result at the end is kept as one (:mod:`.open_calls`)."""
         # a file with a line that is not UTF-8 has no text; its other lines' times still count
         text = source.text if source.text is not None else source.data.decode("utf-8", "replace")
-        self.collector.day_first = _date_order(text)
+        self.collector.day_first, note = _date_order(text)
+        if note:
+            self.collector.note(note)
         read = self._read(source)
         self.open_calls.remember()
         return read
@@ -337,12 +339,28 @@ def _session_of(record: dict[str, Any], default: str, keys: tuple[str, ...]) -> 
 _TIME_VALUES = re.compile(r'"(?:' + "|".join(TIME_KEYS) + r')"\s*:\s*"([^"\\]{1,80})"')
 
 
-def _date_order(text: str) -> bool | None:
-    """Whether the file's ``A/B/YEAR`` times put the day first, as all of them decide it
-    (``13/05/2023 09:00`` after ``08/05/2023 13:56``: 8 May, not 5 August); None when none
-    decides it (each is then read month first, as written in the US)."""
-    dates = [d for value in _TIME_VALUES.findall(text) for d in numeric_dates(value)]
-    return day_first_order(dates) if dates else None
+def _date_order(text: str) -> tuple[bool | None, str]:
+    """``(day first?, note)``: whether the file's ``A/B/YEAR`` times put the day first, as all
+    of them decide it (``13/05/2023 09:00`` after ``08/05/2023 13:56``: 8 May, not 5
+    August), else as the order under which they lie closest together decides it (said in
+    ``note``); None when nothing decides it (each is then read month first, as written in the
+    US, and ``note`` says so)."""
+    values = _TIME_VALUES.findall(text)
+    dates = [d for value in values for d in numeric_dates(value)]
+    if not dates:
+        return None, ""
+    found = day_first_order(dates)
+    if found is not None:
+        return found, ""
+    example = next(NUMERIC_DATE.search(v)[0] for v in values if NUMERIC_DATE.search(v))
+    spanned = day_first_by_span(dates, "messages", example)
+    if spanned is not None:
+        return spanned
+    if any(a > 12 for a, _, _ in dates) or all(a == b for a, b, _ in dates):
+        return None, ""  # numbers above 12 both first and second, or 05/05: no choice to say
+    return None, (f"dates such as {example} could be day/month or month/day (no number above "
+                  "12, the messages in order either way): read as month/day, as the US "
+                  "writes them")
 
 
 def message_speaker(message: dict[str, Any]) -> str:

@@ -96,13 +96,21 @@ def is_rollout_line(value: Any) -> bool:
 
 def is_responses_document(document: Any) -> bool:
     """True for a list of items, a request body (``input``) or a response (``output``) of
-    which an item among the first fifty :func:`is_responses_item`."""
+    which an item among the first fifty :func:`is_responses_item`, or a request (``model`` or
+    ``instructions``) whose ``input`` is text or messages of ``role`` and ``content``."""
     if isinstance(document, dict):
         if document.get("object") == "response" and isinstance(document.get("output"), list):
             return True
         lists = [document.get(key) for key in ("input", "output")]
-        return any(isinstance(found, list) and any(map(is_responses_item, found[:50]))
-                   for found in lists)
+        if any(isinstance(found, list) and any(map(is_responses_item, found[:50]))
+               for found in lists):
+            return True
+        # a request whose input is text or messages without "type" ({"role", "content"})
+        given = document.get("input")
+        return ("model" in document or isinstance(document.get("instructions"), str)) \
+            and "messages" not in document and (isinstance(given, str) or (
+                isinstance(given, list) and bool(given) and all(
+                    isinstance(m, dict) and isinstance(m.get("role"), str) for m in given[:50])))
     return isinstance(document, list) and any(map(is_responses_item, document[:50]))
 
 

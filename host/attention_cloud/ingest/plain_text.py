@@ -217,12 +217,17 @@ def _each_line_timed_speaker(lines: list[str],
                              once: dict[str, tuple[tuple[bool, bool, bool], str]]) -> frozenset[str]:
     """The names of a short chat in which no one spoke twice yet ("[10:02] Dana: hi",
     "[10:30] Lei: hello", "[10:40] Sam: hey"): speakers when every line is such a turn, with
-    a time, text after the colon, and a name no label word; else none."""
+    a time, text after the colon, and a name no label word; else none. Without times
+    ("Dana: who is bringing the cake?", "Lei: I can bake one tonight") every line must be
+    written alike and say a sentence (three words or more): "Name: Dana Reyes", "Role:
+    Engineer" are a record's fields, not a chat."""
     written = [line for line in outside_fences(lines) if line.strip()]
     if len(written) < 2 or len(once) != len(written):
         return frozenset()
-    for shape, rest in once.values():
-        if not (shape[0] or shape[1]) or not rest:
+    shapes = {shape for shape, _ in once.values()}
+    timed = all(shape[0] or shape[1] for shape in shapes)
+    for _, rest in once.values():
+        if not rest or (not timed and (len(shapes) > 1 or len(rest.split()) < 3)):
             return frozenset()
     if any(name.lower() in _LABELS for name in once):
         return frozenset()

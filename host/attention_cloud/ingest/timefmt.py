@@ -245,8 +245,31 @@ def _named_offset(match: re.Match[str]) -> str:
     return f" {match['sign']}{int(match['hours']):02d}{match['minutes'] or '00'}"
 
 
+# Dates as Chinese, Japanese and Korean apps write them: "2023年5月8日", "2023년 5월 8일", a
+# weekday in brackets or words ("(月)", "星期一"), AM/PM before the clock ("下午1:56", "午後",
+# "오후") and hours and minutes in characters ("13時56分", "13시 56분").
+_CJK_DATE = re.compile(r"(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일]?")
+_CJK_WEEKDAY = re.compile(r"[(（]\s*[月火水木金土日一二三四五六天월화수목금토일]\s*(?:曜日?|요일)?\s*[)）]"
+                          r"|(?:星期|礼拜|禮拜|周|週)[一二三四五六日天]|[月火水木金土日]曜日"
+                          r"|[월화수목금토일]요일")
+_CJK_CLOCK = re.compile(r"(\d{1,2})\s*[時时시]\s*(\d{1,2})\s*[分분]")
+_CJK_HALF_DAY = re.compile(r"(上午|午前|오전|下午|午後|오후)\s*(\d{1,2}:\d\d(?::\d\d)?)")
+_CJK_SIGNS = re.compile(r"[年月日時时分년월일시분]|[上下]午|午[前後]|오[전후]")
+
+
+def _without_cjk_forms(text: str) -> str:
+    """``text`` with the CJK date forms above written as dateutil reads them."""
+    if not _CJK_SIGNS.search(text):
+        return text
+    text = _CJK_DATE.sub(lambda m: f"{m[1]}-{int(m[2]):02d}-{int(m[3]):02d}", text)
+    text = _CJK_WEEKDAY.sub(" ", text)
+    text = _CJK_CLOCK.sub(lambda m: f"{m[1]}:{int(m[2]):02d}", text)
+    return _CJK_HALF_DAY.sub(
+        lambda m: f"{m[2]} {'AM' if m[1] in ('上午', '午前', '오전') else 'PM'}", text)
+
+
 def _dateutil_moment(text: str) -> datetime | None:
-    text = _NAMED_OFFSET.sub(_named_offset, text)
+    text = _NAMED_OFFSET.sub(_named_offset, _without_cjk_forms(text))
     dayfirst = _DOTTED_DATE.search(text) is not None
     readings = []
     for default in _DEFAULTS:
@@ -323,11 +346,37 @@ def day_first_order(dates: list[tuple[int, int, int]]) -> bool | None:
     return None if back[True] == back[False] else back[True] < back[False]
 
 
+def _span_days(dates: list[tuple[int, int, int]], day_first: bool) -> int:
+    """How many days ``dates`` span when read in one order (those that name no day left out)."""
+    days = [_day(*_ymd(parts, day_first)) for parts in dates]
+    found = [d for d in days if d is not None]
+    return (max(found) - min(found)).days if found else 0
+
+
+def day_first_by_span(dates: list[tuple[int, int, int]], written_in: str,
+                      example: str) -> tuple[bool, str] | None:
+    """``(day first?, note)`` by the order under which ``dates`` lie closest together (a chat
+    of 8, 9 and 10 May spans two days day first, two months month first), when it spans less
+    than half the other's days; None when neither does."""
+    spans = {order: _span_days(dates, order) for order in (True, False)}
+    if not min(spans.values()) * 2 < max(spans.values()):
+        return None
+    day_first = spans[True] < spans[False]
+    read, other = ("day/month", "month/day") if day_first else ("month/day", "day/month")
+    return day_first, (f"dates such as {example} could be day/month or month/day (no number "
+                       f"above 12, the {written_in} in order either way): read as {read}, "
+                       f"under which they span {spans[day_first]} days "
+                       f"({spans[not day_first]} as {other})")
+
+
 def read_day_first(dates: list[tuple[int, int, int]], twelve_hour: bool, written_in: str,
                    example: str) -> tuple[bool, str]:
-    """``(day first?, note)`` for a file's ``A/B/YEAR`` dates (:func:`day_first_order`); when
-    nothing decides, month first with a 12-hour clock and day first with a 24-hour one (the US
-    writes both ways round), and ``note`` says so in a line, naming the first date as written
+    """``(day first?, note)`` for a file's ``A/B/YEAR`` dates (:func:`day_first_order`); else
+    the order under which the dates lie closest together (a chat of 8, 9 and 10 May spans two
+    days day first, two months month first), when it spans less than half the other's days,
+    said in ``note``; when nothing decides, month first with a 12-hour clock and day first
+    with a 24-hour one (the US writes both ways round), and ``note`` says so in a line, naming
+    the first date as written
     (``example``) and what was in order (``written_in``: "messages", "turns"); ``""`` when the
     dates decided."""
     found = day_first_order(dates)
@@ -336,6 +385,9 @@ def read_day_first(dates: list[tuple[int, int, int]], twelve_hour: bool, written
     if any(a > 12 for a, _, _ in dates):  # and some second number above 12 too
         return True, ("dates put a number above 12 both first and second: read day first; "
                       "the dates that do not exist so are unread")
+    spanned = day_first_by_span(dates, written_in, example)
+    if spanned is not None:
+        return spanned
     order, clock = ("month/day", "12") if twelve_hour else ("day/month", "24")
     return not twelve_hour, (f"dates such as {example} could be day/month or "
                              f"month/day (no number above 12, the {written_in} in order either "
@@ -426,6 +478,27 @@ _RELATIVE = re.compile(
     r"|on\s+(?P<on_d>" + _WEEKDAY + r"))\b",
     re.IGNORECASE,
 )
+# Patterns apart, each run only where its words are (the alternatives above cost at every
+# word of every turn that has a cue): a part of the turn's own day ("this morning", "tonight",
+# "earlier today"), and a weekday without "on" ("I saw her Friday"), read as "on Friday" is
+# where no form above holds it (not "every Friday"; "Black Friday" is left by _after_a_name).
+_TODAY_PART = re.compile(
+    r"\b(?P<today>this\s+(?:morning|afternoon|evening)|tonight|(?:earlier|later)\s+today)\b",
+    re.IGNORECASE)
+_TODAY_WORDS = ("morning", "afternoon", "evening", "tonight", "today")
+# A season ("last summer", "this spring", "next winter", "the summer of 2019"), read as the
+# northern hemisphere's meteorological seasons: the day stored is the season's middle.
+_SEASON = re.compile(
+    r"\b(?:(?P<season_rel>last|this|next|this past)\s+(?P<season>summer|winter|spring|autumn|fall)"
+    r"|(?P<season_y>summer|winter|spring|autumn|fall)\s+(?:of\s+)?(?P<season_year>(?:19|20)\d\d))\b",
+    re.IGNORECASE)
+_SEASON_WORDS = ("summer", "winter", "spring", "autumn", "fall")
+# season -> (first month, middle month): winter of year Y runs from December of Y-1
+_SEASONS = {"winter": (12, 1), "spring": (3, 4), "summer": (6, 7), "autumn": (9, 10),
+            "fall": (9, 10)}
+_WEEKDAY_BEFORE = re.compile(r",?\s{1,3}")  # between a weekday and the date it names
+_BARE_WEEKDAY = re.compile(r"(?<!\bevery\s)(?<!\beach\s)\b(?P<bare_d>" + _WEEKDAY + r")\b",
+                           re.IGNORECASE)
 # Days ahead by a count: "two weeks from now", and "in three days", a date in a sentence told in
 # the future, else maybe a duration ("I read it in three days"); a pattern apart, run where a
 # unit is named (the alternatives above cost at every word of every turn that has a cue).
@@ -492,9 +565,11 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     "two days ago" two days before, "last week" /
     "last month" / "last year" the same day a week / month / year before, "last Friday" the
     latest Friday before the turn's day; "tomorrow", "next week", "next Friday" forward.
-    "on Friday" is the Friday before in a sentence told in the past, the next in one told in
-    the future (will, 'll, going to), else nothing; "the last Friday of March" that day of
-    March; a day and month without a year ("the 3rd of June", "October 21st"), or a day of
+    "on Friday" (or "Friday" alone, not after a capitalised word: "Black Friday") is the
+    Friday before in a sentence told in the past, the next in one told in the future (will,
+    'll, going to), else nothing; "this morning", "this afternoon", "this evening",
+    "tonight", "earlier today" and "later today" the turn's own day; "the last Friday of
+    March" that day of March; a day and month without a year ("the 3rd of June", "October 21st"), or a day of
     the month alone ("on the 28th", "Thursday the 14th": one that is a Thursday), the such day
     nearest the turn's day (the latest on or before it in a sentence told in the past, the first
     on or after it in one told in the future, as a day of the month alone is unless told in the
@@ -515,13 +590,26 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
         day = moment.date()
     low = text.lower()  # most turns name no day: the patterns run only where a cue is
     matches = list(_RELATIVE.finditer(text)) if any(cue in low for cue in _CUES) else []
+    found = [*_near(text, low, _TODAY_WORDS, _TODAY_PART, 15, 1),
+             *_near(text, low, _SEASON_WORDS, _SEASON, 16, 10)]
+    if found:
+        matches = sorted(matches + found, key=lambda m: m.start())
+    bare = [m for m in _near(text, low, _WEEKDAYS, _BARE_WEEKDAY, 0, 1)
+            if not any(m.start() < o.end() and o.start() < m.end() for o in matches)]
+    if bare:
+        matches = sorted(matches + bare, key=lambda m: m.start())
     if any(unit in low for unit in _UNITS):
         ahead = [*_in_units(text, low), *(_FROM_NOW.finditer(text) if "from now" in low
                                           or "from today" in low else ())]
         matches = sorted(matches + ahead, key=lambda m: m.start()) if ahead else matches
     if any(month in low for month in _MONTHS):  # "7 June next year" is one day, not two
         dated = list(_DAY_MONTH.finditer(text))
-        matches = [m for m in matches if not any(m.start() < d.end() and d.start() < m.end() for d in dated)]
+        # a weekday that names its date ("Friday, June 2nd") is that date, not a day of its own
+        matches = [m for m in matches if not any(
+            m.start() < d.end() and d.start() < m.end()
+            or (m.groupdict().get("bare_d") or m.groupdict().get("on_d"))
+            and _WEEKDAY_BEFORE.fullmatch(text, m.end(), d.start())
+            for d in dated)]
         matches = sorted(matches + dated, key=lambda m: m.start())
     found: dict[str, str] = {}
     for match in matches:
@@ -532,6 +620,25 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
             phrase = " ".join(match.group(0).lower().split())
             found.setdefault(phrase, resolved.isoformat())
     return list(found.items())
+
+
+def _near(text: str, low: str, words: tuple[str, ...], pattern: re.Pattern[str], before: int,
+          after: int) -> list[re.Match[str]]:
+    """The matches of ``pattern`` in ``text`` around each place ``low`` (it lower-cased) holds
+    one of ``words``: from ``before`` characters ahead of the word to ``after`` past it, so a
+    pattern without a literal start is not tried at every character of a long text."""
+    if len(low) != len(text):  # a letter whose lower case is longer: positions differ
+        return list(pattern.finditer(text)) if any(w in low for w in words) else []
+    found: dict[tuple[int, int], re.Match[str]] = {}
+    for word in words:
+        at = low.find(word)
+        while at >= 0:
+            end = min(len(text), at + len(word) + after)
+            for match in pattern.finditer(text, max(0, at - before), end):
+                if match.end() < end or end == len(text):  # not cut short by the window
+                    found.setdefault(match.span(), match)
+            at = low.find(word, at + len(word))
+    return sorted(found.values(), key=lambda m: m.start())
 
 
 def _in_units(text: str, low: str) -> list[re.Match[str]]:
@@ -609,6 +716,14 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
         return _pick(day, found, _tense(match) or "future")  # "on the 25th?": one to come
     if g.get("on_d"):
         return _on_weekday(match, day, _WEEKDAYS.index(g.get("on_d").lower()))
+    if g.get("bare_d"):
+        if _after_a_name(match):  # "Black Friday", "Good Friday": a day's name, not a day
+            return None
+        return _on_weekday(match, day, _WEEKDAYS.index(g.get("bare_d").lower()))
+    if g.get("today"):
+        return day
+    if g.get("season") or g.get("season_y"):
+        return _season(match, day)
     if g.get("before"):
         return day - timedelta(days=2)
     if g.get("after"):
@@ -662,6 +777,46 @@ def _a_title(match: re.Match[str]) -> bool:
         return False
     before = match.string[:match.start()].rstrip(" \t").rstrip("-*•\"'([“‘« \t")
     return before != "" and before[-1] not in ".!?:;\n"
+
+
+def _season_span(name: str, year: int) -> tuple[date, date, date]:
+    """``(first day, last day, middle day)`` of a season of ``year`` (winter: the one whose
+    January is in ``year``)."""
+    first_month, middle_month = _SEASONS[name]
+    start = date(year - 1 if first_month == 12 else year, first_month, 1)
+    end = start + relativedelta(months=3) - timedelta(days=1)
+    return start, end, date(year, middle_month, 15)
+
+
+def _season(match: re.Match[str], day: date) -> date | None:
+    """The middle day of the season ``match`` names: "last summer" the latest that ended before
+    the turn's day, "next summer" the first to start after it, "this summer" the one the day
+    is in, else the latest before it in a sentence told in the past and the next otherwise,
+    "the summer of 2019" that year's."""
+    g = match.groupdict()
+    if g.get("season_y"):
+        return _season_span(g["season_y"].lower(), int(g["season_year"]))[2]
+    name, rel = g["season"].lower(), " ".join(g["season_rel"].lower().split())
+    spans = [_season_span(name, year) for year in range(day.year - 2, day.year + 3)]
+    ended = [s for s in spans if s[1] < day]
+    to_come = [s for s in spans if s[0] > day]
+    if rel in ("last", "this past"):
+        return ended[-1][2]
+    if rel == "next":
+        return to_come[0][2]
+    now = [s for s in spans if s[0] <= day <= s[1]]
+    if now:
+        return now[0][2]
+    return (ended[-1] if _tense(match) == "past" else to_come[0])[2]
+
+
+def _after_a_name(match: re.Match[str]) -> bool:
+    """Whether the word before ``match`` in its sentence is capitalised (not "I"): "Black
+    Friday", "Cyber Monday", the name of a day rather than a weekday."""
+    before = match.string[max(0, match.start() - 40):match.start()]
+    word = re.search(r"([^\W\d_][\w'’]*)[ \t]+\Z", before)
+    return word is not None and word.group(1)[0].isupper() and word.group(1) != "I" \
+        and not re.search(r"[.!?:;\n][\s\"'“‘(]*\Z", before[:word.start()])
 
 
 def _month(name: str) -> int:

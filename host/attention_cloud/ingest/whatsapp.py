@@ -85,6 +85,13 @@ _DELETED = re.compile(r"(?:this message was deleted|you deleted this message)\.?
 # The mark alone: the marks and spaces before it are stripped after (a leading `[\s...]*` made
 # the search quadratic over a long run of spaces).
 _EDITED = re.compile(r"<this message was edited>\s*\Z", re.IGNORECASE)
+# A phone set to Arabic (or Persian) writes its dates and clock in Arabic-Indic digits and an
+# Arabic comma: "٢٤‏/٤‏/٢٠٢٢، ٢:٠٧ م - …", read as "24/4/2022, 2:07 م - …".
+_ARABIC_DIGITS = str.maketrans("\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669"
+                               "\u06f0\u06f1\u06f2\u06f3\u06f4\u06f5\u06f6\u06f7\u06f8\u06f9"
+                               "\u060c", "01234567890123456789,")
+_ARABIC_HEAD_CHARS = "[\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669" \
+                     "\u06f0\u06f1\u06f2\u06f3\u06f4\u06f5\u06f6\u06f7\u06f8\u06f9"
 _HEAD_LINES = 20
 _HEAD_CHARS = 40  # a message line's date and time come within its first characters
 # marks among a date's and a clock's numbers, not those that open a message's text (iOS's
@@ -126,6 +133,11 @@ def header_of(line: str) -> re.Match[str] | None:
     time - …``), else None. Direction marks among the date's numbers (an Arabic phone's
     ``\u200f08\u200f/05\u200f/2023``) are read past."""
     line = line.lstrip(_MARKS)
+    if line[:1] in _ARABIC_HEAD_CHARS:  # an Arabic phone's date and clock, not its text
+        ends = [at for at in (line.find(" - ", 0, _HEAD_CHARS), line.find("]", 0, _HEAD_CHARS))
+                if at >= 0]
+        head = min(ends) if ends else 0
+        line = line[:head].translate(_ARABIC_DIGITS) + line[head:]
     if line[:1] in "[0123456789" and any(mark in line[:_HEAD_CHARS] for mark in _MARKS):
         line = _MARKS_IN_DATE.sub("", line[:_HEAD_CHARS]) + line[_HEAD_CHARS:]
     return _IOS.match(line) or _IOS_BARE.match(line) or _ANDROID.match(line)
