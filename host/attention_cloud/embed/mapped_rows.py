@@ -35,6 +35,7 @@ from typing import Any
 import faiss
 import numpy as np
 
+from attention_cloud.embed.batch_reads import read_scattered
 from attention_cloud.embed.half_floats import to_float32
 from attention_cloud.errors import HomeError
 
@@ -86,6 +87,9 @@ def _faiss_header(dim: int) -> bytes:
     return blob
 
 
+#: Stretches from which :func:`read_rows` reads in one system call (:mod:`.batch_reads`)
+#: rather than a ``preadv`` each: below it the batch's set-up costs more than the calls saved.
+BATCH_STRETCHES = 8
 #: Rows between two rows asked for that :func:`read_rows` may read through rather than skip
 #: with a read of its own, where rows asked for are mostly close together (a cell's copies).
 GAP_ROWS = 16
@@ -96,7 +100,8 @@ def read_rows(fd: int, positions: np.ndarray, dim: int, dtype: np.dtype, start: 
     """The rows at ``positions`` (ascending, distinct) of a file of ``dim``-wide ``dtype`` rows
     from byte ``start``: one ``preadv`` per stretch whose rows are at most ``gap`` apart, into
     one buffer (no bytes object per row). Rows written one after another (a cell's members
-    copied together, a session's turns) cost one read; scattered ones one read each.
+    copied together, a session's turns) cost one read; scattered ones one read each, made
+    together in one system call where the kernel allows (:func:`.batch_reads.read_scattered`).
     ``gap`` above 1 reads the rows between too: worth it where most rows asked for are close
     (:data:`GAP_ROWS`), not where they are scattered (each row read through costs a copy); the
     stretches are then read into ``scratch`` (a flat array of ``dtype`` kept by the caller)
@@ -114,16 +119,35 @@ def read_rows(fd: int, positions: np.ndarray, dim: int, dtype: np.dtype, start: 
         buffer = scratch[: total * dim].reshape(total, dim)
     else:
         buffer = np.empty((total, dim), dtype=dtype)
-    view = memoryview(buffer).cast("B")
-    size, at, read = dim * np.dtype(dtype).itemsize, 0, os.preadv
-    for a, n in zip(first.tolist(), spans.tolist()):
-        if read(fd, (view[at * size: (at + n) * size],), start + a * size) != n * size:
-            raise HomeError(f"vector rows file {path} ends before row {a + n - 1}")
-        at += n
+    size = dim * np.dtype(dtype).itemsize
+    whole = len(first)
+    if whole >= BATCH_STRETCHES:
+        places = (np.cumsum(spans) - spans) * size
+        whole = read_scattered(fd, buffer, start + first * size, spans * size, places)
+        if whole is False:
+            whole = _read_each(fd, buffer, first, spans, start, size)
+    else:
+        whole = _read_each(fd, buffer, first, spans, start, size)
+    if whole < len(first):
+        raise HomeError(f"vector rows file {path} ends before row {int(first[whole] + spans[whole]) - 1}")
     if total == count:
         return buffer
     offsets = positions - np.repeat(first - (np.cumsum(spans) - spans), ends - starts)
     return buffer[offsets]
+
+
+def _read_each(fd: int, buffer: np.ndarray, first: np.ndarray, spans: np.ndarray, start: int,
+               size: int) -> int:
+    """Read each stretch (rows ``first[i]`` on, ``spans[i]`` of them) into ``buffer`` one after
+    another, a ``preadv`` each; the index of the first stretch the file cut short, else their
+    count."""
+    view = memoryview(buffer).cast("B")
+    at, read = 0, os.preadv
+    for i, (a, n) in enumerate(zip(first.tolist(), spans.tolist())):
+        if read(fd, (view[at * size: (at + n) * size],), start + a * size) != n * size:
+            return i
+        at += n
+    return len(first)
 
 
 class MappedRows:
