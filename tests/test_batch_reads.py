@@ -97,3 +97,25 @@ def test_a_forked_child_reads_with_its_own_context(log):
             os._exit(2)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+@pytest.mark.skipif(not batch_reads.available(), reason="no native AIO on this system")
+def test_a_batch_stopped_before_its_reap_does_not_answer_for_the_next(log, tmp_path, monkeypatch):
+    """Ctrl-C between a batch's submit and its reap leaves its completions in the context;
+    the next batch must not take them for its own (here: the short reads of a cut file)."""
+    path, rows = log
+    short = tmp_path / "short.f16"
+    short.write_bytes(path.read_bytes()[: mapped_rows.HEADER_BYTES + 100 * DIM * 2])
+    asked = scattered(10, 200)
+    real_reap = batch_reads._reap
+
+    def stopped(*args):
+        monkeypatch.setattr(batch_reads, "_reap", real_reap)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch_reads, "_reap", stopped)
+    with open(short, "rb", buffering=0) as handle, pytest.raises(KeyboardInterrupt):
+        read_rows(handle.fileno(), asked, DIM, np.float16, mapped_rows.HEADER_BYTES, short)
+    with open(path, "rb", buffering=0) as handle:
+        got = read_rows(handle.fileno(), asked, DIM, np.float16, mapped_rows.HEADER_BYTES, path)
+    assert np.array_equal(got.view(np.uint16), rows[asked].view(np.uint16))

@@ -45,7 +45,8 @@ _IOCB = np.dtype([("data", "<u8"), ("key", "<u4"), ("rw_flags", "<i4"), ("opcode
 _EVENT = np.dtype([("data", "<u8"), ("obj", "<u8"), ("res", "<i8"), ("res2", "<i8")])
 
 _lock = threading.Lock()
-_state: dict[str, object] = {}  # libc, numbers, ctx, pid; "off": True once refused
+#: libc, numbers, ctx, pid of this process's context; off: True once refused
+_state: dict[str, object] = {}
 
 
 def _context() -> tuple | None:
@@ -55,7 +56,8 @@ def _context() -> tuple | None:
         return None
     if _state.get("pid") == os.getpid():
         return _state["libc"], _state["numbers"], _state["ctx"]  # type: ignore[return-value]
-    numbers = _SYSCALLS.get(platform.machine()) if sys.platform.startswith("linux") else None
+    numbers = (_SYSCALLS.get(platform.machine())
+               if sys.platform.startswith("linux") and sys.maxsize > 2**32 else None)
     if numbers is None:
         _state["off"] = True
         return None
@@ -95,6 +97,7 @@ def read_scattered(fd: int, buffer: np.ndarray, offsets: np.ndarray, sizes: np.n
         if setup is None:
             return False
         libc, (_, submit_nr, getevents_nr), ctx = setup
+        _drain(libc, getevents_nr, ctx)
         base = buffer.ctypes.data
         for first in range(0, count, _DEPTH):
             part = slice(first, min(count, first + _DEPTH))
@@ -146,3 +149,14 @@ def _reap(libc, getevents_nr: int, ctx, events: np.ndarray, count: int) -> None:
                 continue
             raise OSError(code, f"io_getevents: {os.strerror(code)}")
         reaped += got
+
+
+def _drain(libc, getevents_nr: int, ctx) -> None:
+    """Collect, without waiting, completions a call left behind (stopped by Ctrl-C between
+    its submit and its reap): taken for this call's, they would misreport its reads. A
+    buffered read is complete when io_submit returns, so they are all there to be taken."""
+    events = np.zeros(_DEPTH, dtype=_EVENT)
+    now = (ctypes.c_long * 2)(0, 0)  # struct timespec {0, 0}: do not wait
+    while libc.syscall(ctypes.c_long(getevents_nr), ctx, ctypes.c_long(0), ctypes.c_long(_DEPTH),
+                       ctypes.c_void_p(events.ctypes.data), ctypes.byref(now)) > 0:
+        pass
