@@ -132,7 +132,8 @@ class CellRows:
         found, at = read_stretches(self._file.fileno(), distinct, self.dim, np.float16, 0,
                                    self._file.name, GAP_ROWS, self._scratch)
         self.rows_read += len(distinct)
-        scores = np.einsum("ij,j->i", to_float32(found), query)
+        # into an array of numpy's: one onnxruntime allocates leaves the C heap grown
+        scores = np.einsum("ij,j->i", to_float32(found, np.empty(found.shape, np.float32)), query)
         return (scores if at is None else scores[at])[where]
 
 

@@ -233,7 +233,8 @@ class MappedRows:
             return np.einsum("ij,j->i", self.gather(positions), query)
         distinct, where = np.unique(positions, return_inverse=True)
         rows = self._read_rows(self._file.fileno(), distinct)
-        return np.einsum("ij,j->i", to_float32(rows), query)[where]
+        # into an array of numpy's: one onnxruntime allocates leaves the C heap grown
+        return np.einsum("ij,j->i", to_float32(rows, np.empty(rows.shape, np.float32)), query)[where]
 
     def _read_rows(self, fd: int, positions: np.ndarray) -> np.ndarray:
         """The rows at ``positions`` (ascending, distinct) read from ``fd`` (:func:`read_rows`)."""
