@@ -47,6 +47,23 @@ def _copy_matches_log(mem: Memory) -> int:
     return checked
 
 
+def test_copies_scored_where_they_are_read_give_the_cosines_of_the_rows_read(topical: Memory):
+    """CellRows.products scores the stretches it reads (gaps read through included) and picks
+    the scores: bit for bit what einsum gives over the rows read in the order asked, with a
+    member left out of each cell and a row asked for twice."""
+    store = topical.jump.read_vectors()
+    copies = CellRows.open(topical.home, store)
+    query = np.random.default_rng(3).standard_normal(store.dim).astype(np.float32)
+    for cell in cells_list(topical):
+        members = _members(topical, cell["id"])[1:]           # one left out: a gap
+        ids = store.ids(members + [f"{m}#l2" for m in members])
+        at = copies.copies(ids[: len(members)], ids[len(members):])
+        rows = np.concatenate([at, at + 1, at[:1]])            # the first text row twice
+        assert np.array_equal(copies.products(rows, query),
+                              np.einsum("ij,j->i", copies.read(rows), query))
+    copies.close()
+
+
 def _members(mem: Memory, cell: str) -> list[str]:
     return [r["H"] for r in mem.query(f"cell_member({cell}, H)", limit=100000).rows]
 

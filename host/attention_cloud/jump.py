@@ -393,35 +393,37 @@ class Jump:
             self._cell_rows_stamp, self._cell_rows_for = stamp, id(store)
         return self._cell_rows
 
-    def _rows_of(self, ids: np.ndarray, from_copy: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """The mask of ``ids`` >= 0 and their vectors: those with a copy (``from_copy`` >= 0)
-        read from the cell rows file, the rest from the vector log."""
+    def _products_of(self, ids: np.ndarray, from_copy: np.ndarray | None,
+                     query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The mask of ``ids`` >= 0 and the inner product of ``query`` with each of their
+        vectors: those with a copy (``from_copy`` >= 0) read from the cell rows file, the rest
+        from the vector log, each scored where it was read (the rows are not gathered)."""
         if from_copy is None or self._cell_rows is None or not (from_copy >= 0).any():
-            return self.vectors.vectors_of_ids(ids)
+            return self.vectors.products_of_ids(ids, query)
         present = ids >= 0
         copy = from_copy[present]
         here = copy >= 0
         if here.all():
-            return present, self._cell_rows.read(copy)
-        matrix = np.empty((len(copy), self.vectors.dim), dtype=np.float32)
-        matrix[here] = self._cell_rows.read(copy[here])
-        matrix[~here] = self.vectors.vectors_of_ids(ids[present][~here])[1]
-        return present, matrix
+            return present, self._cell_rows.products(copy, query)
+        products = np.empty(len(copy), dtype=np.float32)
+        products[here] = self._cell_rows.products(copy[here], query)
+        products[~here] = self.vectors.products_of_ids(ids[present][~here], query)[1]
+        return present, products
 
     def _scored(self, query: str, records: list[str], ids: np.ndarray,
                 k: int | None, from_copy: np.ndarray | None = None) -> list[tuple[str, float]]:
         """``(record, cosine)`` of ``records`` given the row ids of their texts then their
         distillations (-1 for none), best of the two; with ``k`` the ``k`` best, best first.
-        ``from_copy``: where a row has a copy in the cell rows file (see :meth:`_rows_of`)."""
+        ``from_copy``: where a row has a copy in the cell rows file (see :meth:`_products_of`)."""
         count = len(records)
-        present, matrix = self._rows_of(ids, from_copy)
-        if not present.any():
-            return []
-        scores = np.full(2 * count, -np.inf, dtype=np.float32)
         # einsum, not BLAS: OpenBLAS runs a product of this size on a second thread, and on a
         # busy machine the call waits for that thread to get a core (12 ms for 1,600 rows at
         # load 4 on two cores, against 0.15 ms in one thread; BENCHMARKS.md, Cells)
-        scores[present] = np.einsum("ij,j->i", matrix, self.query_vector(query))
+        present, products = self._products_of(ids, from_copy, self.query_vector(query))
+        if not present.any():
+            return []
+        scores = np.full(2 * count, -np.inf, dtype=np.float32)
+        scores[present] = products
         best = np.maximum(scores[:count], scores[count:])  # text or distillation
         kept = np.flatnonzero(best > -np.inf)
         if k is not None and 0 < k < len(kept):

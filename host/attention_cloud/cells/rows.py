@@ -39,7 +39,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..embed.half_floats import to_float32
-from ..embed.mapped_rows import GAP_ROWS, read_rows
+from ..embed.mapped_rows import GAP_ROWS, read_rows, read_stretches
 
 #: In the home: which rows file and table are current.
 ROWS_META = Path("cells") / "rows.json"
@@ -122,6 +122,19 @@ class CellRows:
         # ~0.5 ms of a frame's 1,400 rows); ``where`` indexes ``found`` by construction
         picked = np.take(found, where, axis=0, out=self._picked[:count], mode="clip")
         return to_float32(picked, out if out is not None else np.empty((count, self.dim), np.float32))
+
+    def products(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """The inner product of ``query`` (float32) with each copied row at ``rows``: the
+        numbers ``einsum`` gives over :meth:`read`'s rows, but the stretches read (gaps
+        included) are scored where they lie and the scores picked, not the rows copied out
+        twice (a walk's focus cells: ~2 MB of rows a frame)."""
+        distinct, where = np.unique(np.asarray(rows, dtype=np.int64), return_inverse=True)
+        found, at = read_stretches(self._file.fileno(), distinct, self.dim, np.float16, 0,
+                                   self._file.name, GAP_ROWS, self._scratch)
+        self.rows_read += len(distinct)
+        # into an array of numpy's: one onnxruntime allocates leaves the C heap grown
+        scores = np.einsum("ij,j->i", to_float32(found, np.empty(found.shape, np.float32)), query)
+        return (scores if at is None else scores[at])[where]
 
 
 def _identity(home: Path, store: Any) -> dict[str, Any]:

@@ -551,6 +551,13 @@ class VectorStore:
             return self._matrix().pread(self._position[ids])
         return self._matrix().gather(self._position[ids])
 
+    def _products_of_ids(self, ids: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """``einsum`` of :meth:`_vectors_of_ids` with ``query``, the rows read by pread scored
+        where they are read (:meth:`MappedRows.products`)."""
+        if self._index is not None and len(ids) <= _PREAD_ROWS:
+            return self._matrix().products(self._position[ids], query)
+        return np.einsum("ij,j->i", self._matrix().gather(self._position[ids]), query)
+
     def _read_ids(self, ids: np.ndarray) -> np.ndarray:
         """:meth:`_vectors_of_ids` by file reads (whole-log passes: builds, compaction)."""
         return self._matrix().read(self._position[ids])
@@ -752,6 +759,16 @@ class VectorStore:
             out[order] = self._matrix().read(positions[order])
             return present, out
 
+    def products_of_ids(self, ids: np.ndarray, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For row ids from :meth:`ids`: the mask of ids >= 0 and the inner product of
+        ``query`` (float32) with each of their vectors, the numbers ``einsum`` gives over
+        :meth:`vectors_of_ids`' rows without those rows being gathered in order."""
+        with self._lock:
+            present = ids >= 0
+            if not present.any():
+                return present, np.zeros(0, dtype=np.float32)
+            return present, self._products_of_ids(ids[present], query)
+
     @property
     def index_kind(self) -> str | None:
         """``flat``, ``hnsw`` or ``ivf``: the faiss index serving searches now."""
@@ -856,7 +873,7 @@ class VectorStore:
         results = []
         for query, row_ids in zip(queries, labels):
             row_ids = row_ids[row_ids >= 0]
-            scores = np.einsum("ij,j->i", self._vectors_of_ids(row_ids), query) if len(row_ids) else np.zeros(0)
+            scores = self._products_of_ids(row_ids, query) if len(row_ids) else np.zeros(0)
             results.append(self._ranked(row_ids, scores.astype(np.float32), fetch))
         return results
 
