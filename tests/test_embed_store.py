@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -463,6 +464,22 @@ def test_a_batch_search_split_over_threads_finds_what_one_thread_finds(tmp_path)
         finally:
             faiss.omp_set_num_threads = original
         assert seen == [1, 1]
+
+
+def test_an_ivf_index_is_retrained_once_the_store_outgrows_its_lists(tmp_path):
+    """A search scans ``nprobe`` lists, so lists trained when the store was small hold more and
+    more rows to scan as it grows: once they fall below 3/4 of √n the index is trained again at
+    √n lists (with half of √n, a store grown from 3,000 to 6,000 rows kept its 54 lists)."""
+    vectors = unit_rows(6000, seed=30)
+    keys = [f"k{i}" for i in range(6000)]
+    with open_store(tmp_path, policy=IndexPolicy(kind="ivf", background=False)) as store:
+        store.add(keys[:3000], vectors[:3000])
+        assert store._index.nlist == int(math.sqrt(3000))  # 54
+        store.add(keys[3000:5000], vectors[3000:5000])
+        assert store._index.nlist == 54  # 54 >= 0.75 * √5000 = 53.0: not yet
+        store.add(keys[5000:], vectors[5000:])
+        assert store._index.nlist == int(math.sqrt(6000))  # 54 < 0.75 * √6000 = 58.1: retrained
+        assert store.search(vectors[5500], 1)[0][0] == "k5500"
 
 
 def test_a_saved_float32_ivf_index_is_rebuilt_compressed(tmp_path):

@@ -20,7 +20,7 @@ vectors of real chat text, one query at a time; figures in BENCHMARKS.md):
   trains 5x slower. The loss against exact search is the lists nprobe does not visit (nprobe 32
   would give 0.962 / 0.988 at twice the search time). IVF takes ids natively (the store's stable row ids, which survive log
   compaction), builds in seconds and removes rows cheaply. It is retrained when the rows
-  outgrow the lists (``nlist < sqrt(n)/2``). The build runs in a background thread while exact
+  outgrow the lists (``nlist < 0.75 * sqrt(n)``: at most 4/3 of the optimum's rows a list). The build runs in a background thread while exact
   scans keep serving; rows added meanwhile are caught up when it is adopted. A saved IVF-Flat
   index of an older store is rebuilt with 4-bit codes (:func:`is_current`).
 * **HNSW** (``ann="hnsw"``; ``M = 32``, ``efConstruction = 40``, ``efSearch = 64``; wrapped in
@@ -125,6 +125,10 @@ class IndexPolicy:
         background: build approximate indexes in a background thread.
         exact_filter_limit: filtered searches over at most this many candidates are exact.
         tombstone_rebuild: rebuild an HNSW index when this fraction of it is removed rows.
+        ivf_retrain_below: retrain an IVF index once its lists fall below this fraction of
+            √(live rows): a search scans ``nprobe`` lists, so lists trained on a store a
+            fraction of today's size each hold that much more to scan (BENCHMARKS.md,
+            "...; the IVF lists a grown store keeps (qa77)").
     """
 
     kind: str = "auto"
@@ -137,6 +141,7 @@ class IndexPolicy:
     background: bool = True
     exact_filter_limit: int = 20_000
     tombstone_rebuild: float = 0.3
+    ivf_retrain_below: float = 0.75
     build_chunk: int = 20_000
 
     def __post_init__(self) -> None:

@@ -1052,7 +1052,8 @@ class VectorStore:
             self._rebuild(target)
         elif current == "hnsw" and self._index_dead > self.policy.tombstone_rebuild * ntotal:
             self._rebuild("hnsw")
-        elif current == "ivf" and ivf_lists(self._index) < math.sqrt(max(live, 1)) / 2:
+        elif current == "ivf" and (ivf_lists(self._index)
+                                   < self.policy.ivf_retrain_below * math.sqrt(max(live, 1))):
             self._rebuild("ivf")
 
     def _kind(self) -> str:
