@@ -1948,16 +1948,28 @@ atom_or_string_(X) :- ( atom(X) ; string(X) ), !.
 % Seeds first, then what the walk found and the reserve of further hits, best first: a walk
 % neighbour carries its seed's score times the strength of the link, so a strongly relevant
 % reserve hit outranks a weakly linked neighbour and the reverse. A record reached both ways
-% keeps the higher score, and says how it got it.
+% keeps the higher score, and says how it got it. The map of the cells around the focus
+% (map_candidate_/1) comes after all of them, best first.
 merge_candidates_(Seeds, Expanded, Reserve, Candidates) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds),
     append(Expanded, Reserve, Found),
     exclude(candidate_in_(SeedIds), Found, Rest1),
     best_per_id_(Rest1, Rest0),
-    maplist(candidate_keyed_, Rest0, Keyed),
-    keysort(Keyed, Sorted),
-    pairs_values(Sorted, Rest),
-    append(Seeds, Rest, Candidates).
+    partition(map_candidate_, Rest0, Map0, Found0),
+    by_score_(Found0, Rest),
+    by_score_(Map0, Map),
+    append([Seeds, Rest, Map], Candidates).
+
+% map_candidate_(+Candidate): a candidate that stands for a cell around the focus rather than for
+% the goal: an adjacent cell's summary or one of its central members (ring_candidate_/5), scored
+% by the link alone. It points at a region the frame does not reach; offered before the goal's
+% own candidates, it took their room in a memory small enough for a frame to hold much of it: in
+% the 2000-token frames of the held-out chats (150-180 turns) these took 220 tokens a frame,
+% ahead of relevance hits that held evidence, and none of the 250 central members shown there
+% was evidence ("Rosa: Perfect.", "Rosa: Yes please.": the short turns nearest a cell's centre).
+% So the map fills what the goal's candidates leave, as breadcrumbs fill what the facts leave.
+map_candidate_(c(Id, _, cell_adjacency, Hops, Role)) :-
+    (   Role == far -> true ; Hops =:= 1, cell(Id) ).
 
 candidate_in_(Ids, c(Id, _, _, _, _)) :-
     memberchk(Id, Ids).

@@ -2,6 +2,7 @@
 :- use_module('../../rules/journal').
 :- use_module('../../rules/ladder').
 :- use_module('../../rules/hydrate').
+:- use_module('../../rules/cells').
 :- use_module(library(plunit)).
 
 /* Which candidates a frame takes to its fit (atc_hydrate:select_facts_/6): as many as their
@@ -409,3 +410,28 @@ test(a_summary_cheaper_than_the_left_out_line_stays, [true(Supp == [])]) :-
     refill_of_(Shown, 11, _, Supp).
 
 :- end_tests(hydrate_covered).
+
+/* The map comes last (atc_hydrate:merge_candidates_/4): the summaries and central members of
+   the cells around the focus stand for a region, not for the goal, so they follow every
+   candidate found for the goal (the walk's neighbours, the reserve of hits), however their link
+   scored them; a focus cell's member the goal is near stays where its score puts it. */
+
+map_memory :-
+    covered_memory,
+    cells_store([cell(cm, [m1, m2, m3], [m2]), cell(cx, [x1], [x1])], [], [a(cm, cx, 0.8)],
+                [t_min-0.0]).
+
+:- begin_tests(hydrate_map_last, [setup(map_memory), cleanup(store_reset)]).
+
+test(the_cells_around_the_focus_follow_the_goals_own_candidates,
+     [true(Ids == [m1, m3, x1, cx, m2, cm])]) :-
+    Seeds = [c(m1, 0.9, relevance, 0, seed)],
+    Walked = [c(cx, 0.5, cell_adjacency, 1, near),          % an adjacent cell's summary
+              c(m2, 0.45, cell_adjacency, 2, far),          % a central member of a cell
+              c(m3, 0.3, cell_adjacency, 1, near),          % a focus cell's member near the goal
+              c(cm, 0.2, cell_adjacency, 2, far)],          % a cell two links out
+    Reserve = [c(x1, 0.1, relevance, 0, reserve)],
+    atc_hydrate:merge_candidates_(Seeds, Walked, Reserve, Cands),
+    findall(Id, member(c(Id, _, _, _, _), Cands), Ids).
+
+:- end_tests(hydrate_map_last).
