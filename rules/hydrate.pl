@@ -1964,7 +1964,7 @@ merge_candidates_(Seeds, Expanded, Reserve, Candidates) :-
 % the goal: an adjacent cell's summary or one of its central members (ring_candidate_/5), scored
 % by the link alone. It points at a region the frame does not reach; offered before the goal's
 % own candidates, it took their room in a memory small enough for a frame to hold much of it: in
-% the 2000-token frames of the held-out chats (150-180 turns) these took 220 tokens a frame,
+% the 2000-token frames of the held-out chats (141-183 turns) these took ~230 tokens a frame,
 % ahead of relevance hits that held evidence, and none of the 250 central members shown there
 % was evidence ("Rosa: Perfect.", "Rosa: Yes please.": the short turns nearest a cell's centre).
 % So the map fills what the goal's candidates leave, as breadcrumbs fill what the facts leave.
@@ -2124,9 +2124,9 @@ covered_left_out_(Settings, Supp0, Kept0, Kept, Covered, Line) :-
 % covered(Id, Like, 1.0), Like the first of its members the frame shows, and its tokens go to
 % the next candidates. Summaries are placed before their members (an arc comes in at its seed's
 % score), so whether the members came too is known only once the frame is placed. In a frame
-% holding much of a chat of short turns, three or four turns' arc ("That's a win.: Great
-% name.") beside those very turns took a tenth of what its summaries cost (held-out
-% conversations, 46 of the 56 arcs of 2000-token frames).
+% holding much of a chat of short turns, the arc of three or four turns ("That's a win.: Great
+% name.") stood beside those very turns at L0, ~30 tokens with its line for nothing new (46 of
+% the 56 arcs of the held-out conversations' 2000-token frames).
 covered_summaries_(Kept0, Kept, Covered) :-
     findall(Id, ( member(p(c(Id, _, _, _, _), l0, _, _), Kept0), item(Id) ), Shown0),
     sort(Shown0, Shown),
