@@ -49,10 +49,12 @@ hydrate/3 plans the frame entirely in Prolog:
      the second piece of a multi-hop question.
   3. *Fovea*: detail by distance from the focus: seeds at L0, their arc at L1, one hop at L2,
      the periphery at L3; never above the ceiling.
-  4. *Budget*: candidates are taken best first, at least one per ~50 tokens of budget and more
+  4. *Budget*: candidates are taken best first (the map of the cells around the focus after
+     the goal's own), at least one per ~50 tokens of budget and more
      while they hold less than the budget (so the number of facts follows from their sizes;
      the plane's fact cap is a hard bound),
-     and a near-duplicate of one taken is left out (the receipt's `suppressed`). Over budget,
+     and a near-duplicate of one taken is left out (the receipt's `suppressed`), as is a
+     summary whose members the frame shows verbatim, once it is placed. Over budget,
      demote the least relevant fact one rung (L0 → L1 → L2 → L3) before
      anything is dropped; what still does not fit, plus what lay past the selection, becomes
      breadcrumbs (L3 pointers in `beyond`) within a small reserved share (none in a frame too
