@@ -49,10 +49,12 @@ hydrate/3 plans the frame entirely in Prolog:
      the second piece of a multi-hop question.
   3. *Fovea*: detail by distance from the focus: seeds at L0, their arc at L1, one hop at L2,
      the periphery at L3; never above the ceiling.
-  4. *Budget*: candidates are taken best first, at least one per ~50 tokens of budget and more
+  4. *Budget*: candidates are taken best first (the map of the cells around the focus after
+     the goal's own), at least one per ~50 tokens of budget and more
      while they hold less than the budget (so the number of facts follows from their sizes;
      the plane's fact cap is a hard bound),
-     and a near-duplicate of one taken is left out (the receipt's `suppressed`). Over budget,
+     and a near-duplicate of one taken is left out (the receipt's `suppressed`), as is a
+     summary whose members the frame shows verbatim, once it is placed. Over budget,
      demote the least relevant fact one rung (L0 → L1 → L2 → L3) before
      anything is dropped; what still does not fit, plus what lay past the selection, becomes
      breadcrumbs (L3 pointers in `beyond`) within a small reserved share (none in a frame too
@@ -706,12 +708,16 @@ fact_tokens_sum_(fact(_, _, _, _, _, T, _, _, _, _, _), A0, A) :-
 % A record left out as redundant is listed when the fact it repeats is in the frame: one
 % that repeated a fact the fit later dropped is no repeat of anything the reader sees (a
 % 0-token frame listed near-duplicates "like" facts it did not hold).
-repeats_kept_(Kept, redundant(_, Like, _)) :-
+repeats_kept_(Kept, Left) :-
+    arg(2, Left, Like),
     memberchk(p(c(Like, _, _, _, _), _, _, _), Kept).
 
-suppressed_meta_(Segment, redundant(Id, Like, Sim),
-                 _{handle: Id, segment: Segment, suppressed: redundant, like: Like,
-                   similarity: Sim}).
+% redundant(Id, Like, Sim): a near-duplicate of Like; covered(Id, Like, 1.0): a summary whose
+% members (Like the first) the frame shows verbatim (covered_summaries_/3).
+suppressed_meta_(Segment, Left,
+                 _{handle: Id, segment: Segment, suppressed: Why, like: Like,
+                   similarity: Sim}) :-
+    Left =.. [Why, Id, Like, Sim].
 
 split_at_(N, List, Front, Back) :-
     length(List, Len),
@@ -1955,16 +1961,28 @@ atom_or_string_(X) :- ( atom(X) ; string(X) ), !.
 % Seeds first, then what the walk found and the reserve of further hits, best first: a walk
 % neighbour carries its seed's score times the strength of the link, so a strongly relevant
 % reserve hit outranks a weakly linked neighbour and the reverse. A record reached both ways
-% keeps the higher score, and says how it got it.
+% keeps the higher score, and says how it got it. The map of the cells around the focus
+% (map_candidate_/1) comes after all of them, best first.
 merge_candidates_(Seeds, Expanded, Reserve, Candidates) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds),
     append(Expanded, Reserve, Found),
     exclude(candidate_in_(SeedIds), Found, Rest1),
     best_per_id_(Rest1, Rest0),
-    maplist(candidate_keyed_, Rest0, Keyed),
-    keysort(Keyed, Sorted),
-    pairs_values(Sorted, Rest),
-    append(Seeds, Rest, Candidates).
+    partition(map_candidate_, Rest0, Map0, Found0),
+    by_score_(Found0, Rest),
+    by_score_(Map0, Map),
+    append([Seeds, Rest, Map], Candidates).
+
+% map_candidate_(+Candidate): a candidate that stands for a cell around the focus rather than for
+% the goal: an adjacent cell's summary or one of its central members (ring_candidate_/5), scored
+% by the link alone. It points at a region the frame does not reach; offered before the goal's
+% own candidates, it took their room in a memory small enough for a frame to hold much of it: in
+% the 2000-token frames of the held-out chats (141-183 turns) these took ~230 tokens a frame,
+% ahead of relevance hits that held evidence, and none of the 250 central members shown there
+% was evidence ("Rosa: Perfect.", "Rosa: Yes please.": the short turns nearest a cell's centre).
+% So the map fills what the goal's candidates leave, as breadcrumbs fill what the facts leave.
+map_candidate_(c(Id, _, cell_adjacency, Hops, Role)) :-
+    (   Role == far -> true ; Hops =:= 1, cell(Id) ).
 
 candidate_in_(Ids, c(Id, _, _, _, _)) :-
     memberchk(Id, Ids).
@@ -2068,8 +2086,11 @@ refill_(Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :-
     refill_rounds_(Rounds),
     refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp).
 
-refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :-
-    used_tokens_(Kept0, Used),
+refill_(Rounds, Settings, Budget, Supp00, Kept00, Outside0, Kept, Outside, Supp) :-
+    covered_left_out_(Settings, Supp00, Kept00, Kept0, Covered, Line),
+    append(Supp00, Covered, Supp0),
+    used_tokens_(Kept0, Used0),
+    Used is Used0 + Line,
     cap_room_(Settings, Budget, Room0),
     foldl(charge_kept_(Settings, Budget), Kept0, Room0, Room),
     Free0 is Budget - Used,
@@ -2092,6 +2113,64 @@ refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :
         refill_(Rounds1, Settings, Budget, Supp2, Kept3, Outside1, Kept, Outside, Supp)
     ;   Kept = Kept0, Outside = Outside0, Supp = Supp0
     ).
+
+% covered_left_out_(+Settings, +Supp0, +Kept0, -Kept, -Covered, -Line): Kept0 without its
+% covered summaries (covered_summaries_/3); Line is the tokens of the line counting what the
+% segment left out when these are its first (Supp0 empty), and they are left out only when
+% their tokens pay for that line: the frame stays within its budget.
+covered_left_out_(Settings, Supp0, Kept0, Kept, Covered, Line) :-
+    covered_summaries_(Kept0, Kept1, Covered1),
+    (   Covered1 == []
+    ->  Kept = Kept0, Covered = [], Line = 0
+    ;   Supp0 \== []
+    ->  Kept = Kept1, Covered = Covered1, Line = 0
+    ;   left_out_cost_(Settings, [x], Line0),
+        used_tokens_(Kept0, Used0),
+        used_tokens_(Kept1, Used1),
+        Used0 - Used1 >= Line0
+    ->  Kept = Kept1, Covered = Covered1, Line = Line0
+    ;   Kept = Kept0, Covered = [], Line = 0
+    ).
+
+% covered_summaries_(+Kept0, -Kept, -Covered): a summary (an arc's or a cell's rung) whose every
+% member the frame shows whole and verbatim says nothing the frame does not: it is left out as
+% covered(Id, Like, 1.0), Like the first of its members the frame shows, and its tokens go to
+% the next candidates. Summaries are placed before their members (an arc comes in at its seed's
+% score), so whether the members came too is known only once the frame is placed. In a frame
+% holding much of a chat of short turns, the arc of three or four turns ("That's a win.: Great
+% name.") stood beside those very turns at L0, ~30 tokens with its line for nothing new (46 of
+% the 56 arcs of the held-out conversations' 2000-token frames).
+covered_summaries_(Kept0, Kept, Covered) :-
+    findall(Id, ( member(p(c(Id, _, _, _, _), l0, _, _), Kept0), item(Id) ), Shown0),
+    sort(Shown0, Shown),
+    length(Shown, NShown),
+    covered_summaries_(Kept0, Shown, NShown, Kept0, Kept, Covered).
+
+covered_summaries_([], _, _, _, [], []).
+covered_summaries_([P|Ps], Shown, NShown, All, Kept, Covered) :-
+    P = p(c(Id, _, _, _, _), _, _, _),
+    (   summary_members_(Id, NShown, Members),
+        ord_subset(Members, Shown)
+    ->  once(( member(p(c(Like, _, _, _, _), l0, _, _), All), ord_memberchk(Like, Members) )),
+        Covered = [covered(Id, Like, 1.0)|Covered1],
+        covered_summaries_(Ps, Shown, NShown, All, Kept, Covered1)
+    ;   Kept = [P|Kept1],
+        covered_summaries_(Ps, Shown, NShown, All, Kept1, Covered)
+    ).
+
+% summary_members_(+Id, +Most, -Members): the members of arc or cell Id (sorted, at least one),
+% when it has at most Most of them: a summary with more members than the frame shows items is
+% not looked into (a cell of a large memory holds thousands).
+summary_members_(Id, Most, Members) :-
+    (   arc(Id) -> Member_1 = arc_member(Id)
+    ;   cell(Id) -> Member_1 = cell_member(Id)
+    ),
+    Over is Most + 1,
+    findall(M, limit(Over, call(Member_1, M)), Members0),
+    sort(Members0, Members),
+    Members = [_|_],
+    length(Members0, N),
+    N =< Most.
 
 % What the facts kept so far take of the cap's room, at the rungs they are shown at.
 charge_kept_(Settings, Budget, p(_, _, Tokens, _), R0, R) :-

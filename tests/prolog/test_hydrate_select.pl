@@ -2,6 +2,7 @@
 :- use_module('../../rules/journal').
 :- use_module('../../rules/ladder').
 :- use_module('../../rules/hydrate').
+:- use_module('../../rules/cells').
 :- use_module(library(plunit)).
 
 /* Which candidates a frame takes to its fit (atc_hydrate:select_facts_/6): as many as their
@@ -372,3 +373,76 @@ test(the_error_names_the_known_planes,
           error(existence_error(plane, exec), context(_, Msg)), true).
 
 :- end_tests(hydrate_unknown_plane).
+
+/* A summary the frame's own facts say in full (atc_hydrate:refill_/8, covered_summaries_/3): an
+   arc whose every member is shown verbatim is left out as covered, and its tokens go to the
+   next candidate; one with a member the frame does not show stays. A token per word, no lines
+   but the near-duplicates line (2 tokens). */
+
+covered_memory :-
+    store_reset,
+    maplist([H, Seq, T, I]>>item_(H, Seq, user, T, I),
+            [m1, m2, m3, x1], [1, 2, 3, 4],
+            ["the studio is called Echo Lane", "that's a win", "great name",
+             "tomorrow is your first day right"], Items),
+    journal_add_items(Items, _),
+    ladder_store([arc(a3, "s", "g", [m1, m2, m3]), arc(a2, "s", "g", [m1, x1])]).
+
+shown_(Id, Level, Tokens, p(c(Id, 0.5, relevance, 0, seed), Level, Tokens, [Level-Tokens])).
+
+refill_of_(Shown, Budget, Ids, Supp) :-
+    Settings = _{ceiling: l0, fact_cap: 80, fact_framing: framing(0, 0, 0),
+                 edge_framing: edge(1, 2)},
+    atc_hydrate:refill_(Settings, Budget, [], Shown, [c(x1, 0.3, relevance, 0, reserve)],
+                        Kept, _, Supp),
+    findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Kept), Ids).
+
+:- begin_tests(hydrate_covered, [setup(covered_memory), cleanup(store_reset)]).
+
+% m1-m3 take 5 + 3 + 2 tokens and the arc 16 of a budget of 30: too little is left for a refill
+% round (16 tokens) until the arc has left, and then x1 comes in (the left-out line paid).
+test(an_arc_whose_members_are_all_shown_gives_way_to_the_next_fact,
+     [true(Ids-Supp == [m1, m2, m3, x1]-[covered(a3, m1, 1.0)])]) :-
+    maplist(shown_, [m1, m2, m3, a3], [l0, l0, l0, l1], [5, 3, 2, 16], Shown),
+    refill_of_(Shown, 30, Ids, Supp).
+
+test(an_arc_with_a_member_not_shown_stays, [true(Ids-Supp == [m1, a2]-[])]) :-
+    maplist(shown_, [m1, a2], [l0, l1], [5, 6], Shown),
+    refill_of_(Shown, 12, Ids, Supp).
+
+test(a_member_shown_as_a_summary_does_not_cover_it, [true(Supp == [])]) :-
+    maplist(shown_, [m1, m2, m3, a3], [l0, l1, l0, l1], [5, 3, 2, 6], Shown),
+    refill_of_(Shown, 16, _, Supp).
+
+% The first thing a segment leaves out costs the line counting it: a summary cheaper than that
+% line stays, and the frame within its budget.
+test(a_summary_cheaper_than_the_left_out_line_stays, [true(Supp == [])]) :-
+    maplist(shown_, [m1, m2, m3, a3], [l0, l0, l0, l1], [5, 3, 2, 1], Shown),
+    refill_of_(Shown, 11, _, Supp).
+
+:- end_tests(hydrate_covered).
+
+/* The map comes last (atc_hydrate:merge_candidates_/4): the summaries and central members of
+   the cells around the focus stand for a region, not for the goal, so they follow every
+   candidate found for the goal (the walk's neighbours, the reserve of hits), however their link
+   scored them; a focus cell's member the goal is near stays where its score puts it. */
+
+map_memory :-
+    covered_memory,
+    cells_store([cell(cm, [m1, m2, m3], [m2]), cell(cx, [x1], [x1])], [], [a(cm, cx, 0.8)],
+                [t_min-0.0]).
+
+:- begin_tests(hydrate_map_last, [setup(map_memory), cleanup(store_reset)]).
+
+test(the_cells_around_the_focus_follow_the_goals_own_candidates,
+     [true(Ids == [m1, m3, x1, cx, m2, cm])]) :-
+    Seeds = [c(m1, 0.9, relevance, 0, seed)],
+    Walked = [c(cx, 0.5, cell_adjacency, 1, near),          % an adjacent cell's summary
+              c(m2, 0.45, cell_adjacency, 2, far),          % a central member of a cell
+              c(m3, 0.3, cell_adjacency, 1, near),          % a focus cell's member near the goal
+              c(cm, 0.2, cell_adjacency, 2, far)],          % a cell two links out
+    Reserve = [c(x1, 0.1, relevance, 0, reserve)],
+    atc_hydrate:merge_candidates_(Seeds, Walked, Reserve, Cands),
+    findall(Id, member(c(Id, _, _, _, _), Cands), Ids).
+
+:- end_tests(hydrate_map_last).
