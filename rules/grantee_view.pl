@@ -41,8 +41,11 @@ names it can call are these.
 
 What each field needs, for a record the reader sees at ceiling Max:
 
-  - metadata (kind, role, speaker, session, seq, time, segment, pointer, arcs, rollups,
-    relations to visible records or entities): any ceiling (L3 is presence and pointer);
+  - metadata (kind, role, speaker, session, seq, time, segment, arcs, rollups, relations to
+    visible records or entities): any ceiling (L3 is presence);
+  - where a record was read (item_source/2, item_source_name/2, an item's `cwd`): Max L1 or
+    more detailed, and then the file's or directory's name alone, no directory of the
+    owner's (visible_source/4);
   - rung(Id, L, Text) and rung_tokens/3: L no more detailed than Max;
   - distilled/3 (the structured L2): Max L2 or more detailed;
   - item_text/2, item_goal/2 and arc_goal/2 (verbatim text): Max L0.
@@ -154,20 +157,31 @@ item_segment(H0, S) :-
     seen_(H,
     _).
 %!  item_source(?H, ?Pointer) is nondet.
+%   Where H was read, as visible_source/4 tells the reader: its file's name and the place in
+%   it, no directory of the owner's, for a reader who sees H at L1 or L0.
 item_source(H0, P0) :-
-    atom_arg_(H0, H), string_arg_(P0, P), atc_journal:item_source(H, P), seen_(H, _).
+    atom_arg_(H0, H), string_arg_(P0, P), grantee_view_reader(R),
+    atc_journal:item(H),
+    visible_source(R, H, H, P).
 %!  item_source_name(?H, ?Name) is nondet.
+%   The name of H's file without its directories, for a reader who sees H at L1 or L0.
 item_source_name(H0, N0) :-
-    atom_arg_(H0, H), atom_arg_(N0, N), atc_journal:item_source_name(H, N), seen_(H, _).
+    atom_arg_(H0, H), atom_arg_(N0, N), grantee_view_reader(R),
+    atc_journal:item_source_name(H, Src),
+    visible_place(R, H, Src, N).
 %!  item_text(?H, ?Text) is nondet.
 %   L0: only for a reader who sees H at L0.
 item_text(H0, T0) :-
     atom_arg_(H0, H), string_arg_(T0, T), atc_journal:item_text(H, T), seen_at_(H, l0),
     read_noted_(H).
 %!  relation(?S, ?P, ?O) is nondet.
+%   Links of records the reader sees to records they see or to entities; an item's working
+%   directory (`cwd`) as visible_place/4 tells it.
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
-    (   atc_journal:relation(S, P, O), seen_(S, _), object_seen_(O)
+    (   P \== cwd, atc_journal:relation(S, P, O), P \== cwd, seen_(S, _), object_seen_(O)
+    ;   P = cwd,                        % the owner's directory: its last name, at L1 or L0
+        atc_journal:relation(S, cwd, Dir), grantee_view_reader(R), visible_place(R, S, Dir, O)
     ;   atc_cells:cell_relation(S, P, O), seen_(S, _), seen_(O, _)     % a member or a cell
     ).
 

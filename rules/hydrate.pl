@@ -25,7 +25,7 @@ porter_stem(Word, Word).
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(when).
-:- use_module(grants, [visible/3, grant_scopes/2, grant_segments/2, scope_admits/3,
+:- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
                         reader_items/2, reader_records/2, reader_segments/2]).
 :- use_module(cells).
 :- use_module('../facts/planes').
@@ -3107,7 +3107,8 @@ crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
         fact_tokens_(Id, 0, L, Tok),    % a breadcrumb is the bare rung: no speaker label
         S0 + Tok + Settings.crumb_framing =< Budget
     ->  rung(Id, L, Text),
-        source_of_(Id, Src),
+        settings_reader_(Settings, Reader),
+        source_of_(Reader, Id, Src),
         S is S0 + Tok + Settings.crumb_framing, N is N0 - 1,
         Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest]
     ;   S = S0, N = N0, Crumbs = Rest
@@ -3126,7 +3127,7 @@ render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Frame
     (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text1) ; Text1 = Text0 ),
     reader_date_note_(Reader, Id, Note),
     string_concat(Text1, Note, Text),
-    source_of_(Id, Source),
+    source_of_(Reader, Id, Source),
     time_of_(Id, Time),
     dirty_beliefs_(Id, Dirty).
 
@@ -3141,11 +3142,25 @@ least_detailed_level_(Id, Ceiling, Level) :-
     R >= CR,
     once(rung(Id, Level, _)), !.
 
-source_of_(Id, Source) :-
-    (   item_source(Id, S) -> Source = S
-    ;   cell(Id) -> atom_concat('cell:', Id, A), atom_string(A, Source)
-    ;   arc(Id), arc_member(Id, First), item_source(First, S) -> Source = S
+% source_of_(+Reader, +Id, -Source): the pointer to Id's verbatim record, an arc's by its
+% first member's; a grantee's as visible_source/4 tells it ("" where it tells nothing).
+source_of_(Reader, Id, Source) :-
+    (   cell(Id) -> atom_concat('cell:', Id, A), atom_string(A, Source)
+    ;   pointer_item_(Id, Item)
+    ->  (   Reader == none -> item_source(Item, Source)
+        ;   visible_source(Reader, Id, Item, S) -> Source = S
+        ;   Source = ""
+        )
     ;   Source = ""
+    ).
+
+% the reader a frame is for (none: the owner), where its settings name one
+settings_reader_(Settings, Reader) :-
+    (   get_dict(reader, Settings, R) -> Reader = R ; Reader = none ).
+
+pointer_item_(Id, Item) :-
+    (   item(Id) -> Item = Id
+    ;   arc(Id), arc_member(Id, Item), item(Item) -> true
     ).
 
 % When the record was written: an item's time, an arc's first member's; "" when unknown.
