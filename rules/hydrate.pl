@@ -505,7 +505,8 @@ capped_by_ceiling_(Settings, p(c(Id, _, _, _, _), Level, _, _)) :-
 % with the shares of segments it gets nothing from.
 segment_budgets_(Module, Plane, Reader, Total, Overrides, SegBudgets) :-
     must_be(list, Overrides),
-    findall(S-Share, plane_share_(Module, Plane, Overrides, S, Share), Shared0),
+    findall(S-Share, plane_share_(Module, Plane, Overrides, S, Share), Named),
+    first_shares_(Named, [], Shared0),
     include(segment_readable_(Reader), Shared0, Shared),
     sum_values_(Overrides, Fixed),
     (   Fixed =< Total -> true ; domain_error(segment_budgets_within(Total), Overrides) ),
@@ -526,6 +527,17 @@ plane_share_(Module, Plane, Overrides, S, Share) :-
     ;   S = S0
     ),
     \+ memberchk(S-_, Overrides).
+
+% first_shares_(+Pairs, +Seen, -Firsts): a segment a plane names twice (a line copied, a rules
+% file repeating another's) is one part of the frame, with the share it is first given: two
+% parts drew it twice, each over its own share, and the receipt kept one of them.
+first_shares_([], _, []).
+first_shares_([S-Share|Pairs], Seen, Firsts) :-
+    (   memberchk(S, Seen)
+    ->  Firsts = Firsts1
+    ;   Firsts = [S-Share|Firsts1]
+    ),
+    first_shares_(Pairs, [S|Seen], Firsts1).
 
 sum_values_(Pairs, Sum) :-
     pairs_values(Pairs, Values),
