@@ -921,9 +921,10 @@ reader_fetch_cap_(200000).
 % reader_search_(+Fetch_2, +Reader, +Fetch, -Hits): a segment's semantic or BM25 search run
 % within the records Reader sees (reader_records/2): the cosine of each of them (similarity/4,
 % the score nearest/4 gives), and BM25 scoring only them, by their statistics alone (lexical/4's
-% within/1): no score then depends on what Reader cannot see. Fails when Reader's set is not
-% kept (grants of whole segments, naming neither session nor segment, or very wide), or for a
-% mount's region.
+% within/1): no score then depends on what Reader cannot see; and a time window's items, or
+% the newest, read from them (records_between/5). Fails when Reader's set is not kept (grants
+% of whole segments, naming neither session nor segment, or very wide), or for a mount's
+% region.
 reader_search_(scope_nearest_(Segment, Goal), Reader, Fetch, Sem) :-
     atom(Segment),
     reader_records(Reader, Records0),
@@ -935,6 +936,13 @@ reader_search_(scope_lexical_(Segment, Goal, Stats), Reader, Fetch, Lex) :-
     include(searched_in_(Segment), Records0, Records),
     atomic_list_concat(Records, '\n', Within),
     lexical(Goal, Fetch, [segment(Segment), within(Within)|Stats], Lex).
+
+reader_search_(items_between(From, To), Reader, Fetch, Items) :-
+    reader_records(Reader, Records),
+    records_between(Records, From, To, Fetch, Items).
+reader_search_(items_dated_between(From, To), Reader, Fetch, Items) :-
+    reader_records(Reader, Records),
+    records_dated_between(Records, From, To, Fetch, Items).
 
 % What a segment's search can find: its items and arcs (and rollups, which have no vectors).
 searched_in_(Segment, R) :-
