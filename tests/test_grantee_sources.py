@@ -155,3 +155,27 @@ def test_hydrate_as_and_serve_name_no_directory(granted):
         server.stop()
     assert frame["facts"] and not _leaks(json.dumps(frame), paths)
     assert answered and not _leaks(json.dumps(answered), paths)
+
+
+def test_an_empty_frame_says_nothing_of_hidden_items_not_curated_yet(tmp_path):
+    """A grantee below L0 whose frame was empty was told "items not curated yet" whenever any
+    item of the home was, hidden ones included: the owner ingesting a segment the grantee
+    cannot see (and not curating it yet) showed in the grantee's next frame."""
+    from attention_cloud import Memory
+    from attention_cloud.sharing import add_grant, add_principal, reader_hydrate
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    with Memory.open(home) as memory:
+        memory.ingest([SESSION], segment="work")
+        memory.curate()
+        add_principal(memory, "alice", owner=True)
+        add_principal(memory, "bob")
+        # a live grant that matches nothing yet: bob's frames are empty
+        add_grant(memory, "bob", segments=["work"], since="2099-01-01T00:00:00Z", ceiling="L2")
+        before = reader_hydrate(memory, "bob", GOAL).receipt
+        memory.ingest([SESSION.parent / "2026-01-02-standup.md"], segment="private")
+        after = reader_hydrate(memory, "bob", GOAL).receipt
+    assert before["facts"] == [] and after["facts"] == []
+    assert after["empty"] == before["empty"] == "nothing shared with bob answers this goal"
