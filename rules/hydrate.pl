@@ -142,7 +142,7 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     (   Mounts == []
     ->  segment_budgets_(RulesModule, Plane, Reader, Budget, Overrides, SegBudgets0),
         include(segment_readable_(Reader), SegBudgets0, SegBudgets)
-    ;   mount_budgets_(Mounts, MountDepth, Budget, SegBudgets)
+    ;   mount_budgets_(Reader, Mounts, MountDepth, Budget, SegBudgets)
     ),
     heading_debts_(Settings, SegBudgets, PartBudgets),
     foldl(hydrate_segment_(Goal, Settings), PartBudgets, Parts0, 0, Spent0),
@@ -656,16 +656,29 @@ segment_label_(mount(C, _, _), Label) :- !,
     atom_concat('mount:', C, Label).
 segment_label_(S, S).
 
-% Each mount gets an equal share of the budget.
-mount_budgets_(Mounts, Depth, Budget, Parts) :-
+% Each mount gets an equal share of the budget. A grantee's region is of the cells they see,
+% linked through cells they see (as cell_region/3 reads for them in a query): the owner's,
+% through a cell hidden from them, drew its items among their candidates, and showed the
+% visible ones as the mounted cell's neighbours.
+mount_budgets_(Reader, Mounts, Depth, Budget, Parts) :-
     length(Mounts, N),
     Share is Budget // N,
     findall(mount(C, Cells, Members)-Share,
             ( member(C, Mounts),
-              cell_region(C, Depth, Cells),
+              reader_region_(Reader, C, Depth, Cells),
               findall(H, ( member(C1, Cells), cell_member(C1, H) ), Hs),
               sort(Hs, Members) ),
             Parts).
+
+reader_region_(none, C, Depth, Cells) :- !,
+    cell_region(C, Depth, Cells).
+reader_region_(Reader, C, Depth, Cells) :-
+    (   readable_(Reader, C) -> true ; existence_error(cell, C) ),
+    cells_region_via(readable_neighbours_(Reader), C, Depth, Cells).
+
+readable_neighbours_(Reader, C, Pairs) :-
+    cell_neighbours(C, Pairs0),
+    include(readable_pair_(Reader), Pairs0, Pairs).
 
 % Mounts render independently; a record two of them hold is kept where it came first (the
 % later part gives back its tokens). So do segments: a cell of two segments' items is in
