@@ -37,6 +37,7 @@
             api_sharing_change/2,       % +Change, -Result
             api_sharing_state/1,        % -State
             api_visible/3,              % +Reader, +Record, -MaxLevel
+            api_reader_uncurated/1,     % +Reader
             api_reader_query/5,         % +Reader, +GoalText, +Options, -Solutions, -More
             api_reader_hydrate/4,       % +Reader, +Goal, +Options, -Frame
             api_reader_hydrate_json/4,  % +Reader, +Goal, +Options, -JsonOrFrame
@@ -1479,6 +1480,21 @@ term_text_(Term, Text) :-
 %   visible/3 for the host: the most detailed level Reader may see Record at.
 api_visible(Reader, Record, Max) :-
     visible(Reader, Record, Max), !.
+
+%!  api_reader_uncurated(+Reader) is semidet.
+%   Some item Reader sees has no rungs yet (curation has not read it): why a frame below L0
+%   can be empty for them. Only their own items count: that the owner holds items not curated
+%   yet where Reader cannot see is none of theirs. Read from their kept set when there is one,
+%   else from the items not curated, until one they see.
+api_reader_uncurated(Reader) :-
+    must_be(atom, Reader),
+    (   reader_records(Reader, Records)
+    ->  include(item, Records, Items),
+        ladder_unrung(Items, [_|_])
+    ;   ladder_uncurated_handles(Handles),
+        member(H, Handles),
+        visible(Reader, H, _)
+    ), !.
 
 %!  api_reader_query(+Reader, +GoalText, +Options, -Solutions, -More) is det.
 %   api_query/4 for a grantee: the goal runs in user module `grantee_query` (or

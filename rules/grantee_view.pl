@@ -41,8 +41,11 @@ names it can call are these.
 
 What each field needs, for a record the reader sees at ceiling Max:
 
-  - metadata (kind, role, speaker, session, seq, time, segment, pointer, arcs, rollups,
-    relations to visible records or entities): any ceiling (L3 is presence and pointer);
+  - metadata (kind, role, speaker, session, seq, time, segment, arcs, rollups, relations to
+    visible records or entities): any ceiling (L3 is presence);
+  - where a record was read (item_source/2, item_source_name/2, an item's `cwd`): Max L1 or
+    more detailed, and then the file's or directory's name alone, no directory of the
+    owner's (visible_source/4);
   - rung(Id, L, Text) and rung_tokens/3: L no more detailed than Max;
   - distilled/3 (the structured L2): Max L2 or more detailed;
   - item_text/2, item_goal/2 and arc_goal/2 (verbatim text): Max L0.
@@ -114,67 +117,92 @@ object_seen_(O) :-
     ;   true
     ).
 
+% kept_(?Id, +Keys): with Id and every one of Keys (the other arguments a lookup could be
+% indexed on) unbound, and a set of what the reader sees kept (reader_records/2), Id is drawn
+% from it in turn: enumerating records costs what the reader sees, not what the home holds
+% (`item(H)` as a reader of one session of a 100k-item home walked every item). Otherwise
+% true, and the caller's own lookup enumerates (by its index), seen_/2 checking each.
+kept_(Id, Keys) :-
+    (   var(Id), maplist(var, Keys),
+        grantee_view_reader(P), reader_records(P, Records)
+    ->  member(Id, Records)
+    ;   true
+    ).
+
 		 /*******************************
 		 *          VOCABULARY          *
 		 *******************************/
 
 %!  item(?H) is nondet.
-item(H0) :- atom_arg_(H0, H), grantee_view_reader(_), atc_journal:item(H), seen_(H, _).
+item(H0) :-
+    atom_arg_(H0, H), grantee_view_reader(_), kept_(H, []), atc_journal:item(H), seen_(H, _).
 %!  item_kind(?H, ?Kind) is nondet.
-item_kind(H0, K) :- atom_arg_(H0, H), atom_arg_(K, K1), atc_journal:item_kind(H, K1), seen_(H, _).
+item_kind(H0, K) :-
+    atom_arg_(H0, H), atom_arg_(K, K1), kept_(H, [K1]), atc_journal:item_kind(H, K1), seen_(H, _).
 %!  item_role(?H, ?Role) is nondet.
-item_role(H0, R) :- atom_arg_(H0, H), atom_arg_(R, R1), atc_journal:item_role(H, R1), seen_(H, _).
+item_role(H0, R) :-
+    atom_arg_(H0, H), atom_arg_(R, R1), kept_(H, [R1]), atc_journal:item_role(H, R1), seen_(H, _).
 %!  item_speaker(?H, ?Name) is nondet.
-item_speaker(H0, N) :- atom_arg_(H0, H), atc_journal:item_speaker(H, N), seen_(H, _).
+item_speaker(H0, N) :-
+    atom_arg_(H0, H), kept_(H, [N]), atc_journal:item_speaker(H, N), seen_(H, _).
 %!  item_goal(?H, ?Goal) is nondet.
 %   Verbatim text: only for a reader who sees H at L0.
 item_goal(H0, G0) :-
-    atom_arg_(H0, H), string_arg_(G0, G), atc_journal:item_goal(H, G), seen_at_(H, l0),
+    atom_arg_(H0, H), string_arg_(G0, G), kept_(H, [G]), atc_journal:item_goal(H, G),
+    seen_at_(H, l0),
     read_noted_(H).
 %!  item_session(?H, ?S) is nondet.
 item_session(H0, S) :-
-    atom_arg_(H0, H),
-    atom_arg_(S,
-    S1),
-    atc_journal:item_session(H,
-    S1),
-    seen_(H,
-    _).
+    atom_arg_(H0, H), atom_arg_(S, S1), kept_(H, [S1]), atc_journal:item_session(H, S1),
+    seen_(H, _).
 %!  item_time(?H, ?T) is nondet.
-item_time(H0, T) :- atom_arg_(H0, H), string_arg_(T, T1), atc_journal:item_time(H, T1), seen_(H, _).
+item_time(H0, T) :-
+    atom_arg_(H0, H), string_arg_(T, T1), kept_(H, [T1]), atc_journal:item_time(H, T1),
+    seen_(H, _).
 %!  item_seq(?H, ?N) is nondet.
-item_seq(H0, N) :- atom_arg_(H0, H), atc_journal:item_seq(H, N), seen_(H, _).
+item_seq(H0, N) :-
+    atom_arg_(H0, H), kept_(H, [N]), atc_journal:item_seq(H, N), seen_(H, _).
 %!  item_segment(?H, ?S) is nondet.
 item_segment(H0, S) :-
-    atom_arg_(H0, H),
-    atom_arg_(S,
-    S1),
-    atc_journal:item_segment(H,
-    S1),
-    seen_(H,
-    _).
+    atom_arg_(H0, H), atom_arg_(S, S1), kept_(H, [S1]), atc_journal:item_segment(H, S1),
+    seen_(H, _).
 %!  item_source(?H, ?Pointer) is nondet.
+%   Where H was read, as visible_source/4 tells the reader: its file's name and the place in
+%   it, no directory of the owner's, for a reader who sees H at L1 or L0.
 item_source(H0, P0) :-
-    atom_arg_(H0, H), string_arg_(P0, P), atc_journal:item_source(H, P), seen_(H, _).
+    atom_arg_(H0, H), string_arg_(P0, P), grantee_view_reader(R),
+    kept_(H, []), atc_journal:item(H),
+    visible_source(R, H, H, P).
 %!  item_source_name(?H, ?Name) is nondet.
+%   The name of H's file without its directories, for a reader who sees H at L1 or L0.
 item_source_name(H0, N0) :-
-    atom_arg_(H0, H), atom_arg_(N0, N), atc_journal:item_source_name(H, N), seen_(H, _).
+    atom_arg_(H0, H), atom_arg_(N0, N), grantee_view_reader(R),
+    kept_(H, []), atc_journal:item_source_name(H, Src),
+    visible_place(R, H, Src, N).
 %!  item_text(?H, ?Text) is nondet.
 %   L0: only for a reader who sees H at L0.
 item_text(H0, T0) :-
-    atom_arg_(H0, H), string_arg_(T0, T), atc_journal:item_text(H, T), seen_at_(H, l0),
+    atom_arg_(H0, H), string_arg_(T0, T), kept_(H, [T]), atc_journal:item_text(H, T),
+    seen_at_(H, l0),
     read_noted_(H).
 %!  relation(?S, ?P, ?O) is nondet.
+%   Links of records the reader sees to records they see or to entities; an item's working
+%   directory (`cwd`) as visible_place/4 tells it.
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
-    (   atc_journal:relation(S, P, O), seen_(S, _), object_seen_(O)
+    (   P \== cwd, kept_(S, [O]),
+        atc_journal:relation(S, P, O), P \== cwd, seen_(S, _), object_seen_(O)
+    ;   P = cwd,                        % the owner's directory: its last name, at L1 or L0
+        kept_(S, [O]), atc_journal:relation(S, cwd, Dir), grantee_view_reader(R),
+        visible_place(R, S, Dir, O)
     ;   atc_cells:cell_relation(S, P, O), seen_(S, _), seen_(O, _)     % a member or a cell
     ).
 
 %!  cell(?C) is nondet.
 %   Cells (rules/cells.pl) whose every member the reader sees (visible/3 treats a cell as a
 %   record derived from its members); links, paths and regions keep to such cells.
-cell(C0) :- atom_arg_(C0, C), grantee_view_reader(_), atc_cells:cell(C), seen_(C, _).
+cell(C0) :-
+    atom_arg_(C0, C), grantee_view_reader(_), kept_(C, []), atc_cells:cell(C), seen_(C, _).
 %!  cell_of(?H, ?C) is nondet.
 cell_of(H0, C0) :-
     atom_arg_(H0, H), atom_arg_(C0, C), atc_cells:cell_of(H, C), seen_(H, _), seen_(C, _).
@@ -245,12 +273,14 @@ string_arg_(X, Y) :- atc_journal:journal_string_arg(X, Y).
 %!  rung(?Id, ?Level, ?Text) is nondet.
 %   Only rungs at or below the reader's ceiling for Id.
 rung(Id0, L0, T0) :-
-    atom_arg_(Id0, Id), atom_arg_(L0, L), string_arg_(T0, T), atc_ladder:rung(Id, L, T),
+    atom_arg_(Id0, Id), atom_arg_(L0, L), string_arg_(T0, T), kept_(Id, [T]),
+    atc_ladder:rung(Id, L, T),
     seen_at_(Id, L),
     read_noted_(Id).
 %!  rung_tokens(?Id, ?Level, ?N) is nondet.
 rung_tokens(Id0, L0, N) :-
-    atom_arg_(Id0, Id), atom_arg_(L0, L), atc_ladder:rung_tokens(Id, L, N), seen_at_(Id, L).
+    atom_arg_(Id0, Id), atom_arg_(L0, L), kept_(Id, [N]), atc_ladder:rung_tokens(Id, L, N),
+    seen_at_(Id, L).
 %!  distilled(?Id, ?Field, ?Value) is nondet.
 %   The structured L2: for a reader who sees Id at L2 or more detailed.
 distilled(Id0, F0, V0) :-
@@ -263,7 +293,7 @@ provenance(Id0, H0) :-
     (   atc_ladder:provenance(Id, H) ; atc_cells:cell_provenance(Id, H) ),
     seen_(Id, _), seen_(H, _).
 %!  arc(?A) is nondet.
-arc(A0) :- atom_arg_(A0, A), atc_ladder:arc(A), seen_(A, _).
+arc(A0) :- atom_arg_(A0, A), kept_(A, []), atc_ladder:arc(A), seen_(A, _).
 %!  arc_member(?A, ?H) is nondet.
 arc_member(A0, H0) :-
     atom_arg_(A0, A), atom_arg_(H0, H), atc_ladder:arc_member(A, H), seen_(A, _), seen_(H, _).
@@ -304,7 +334,20 @@ nearest(Q, K, Options, Hits) :-
 nearest_(Q, K, Options, Hits) :-
     must_be(nonneg, K),
     query_seen_(Q),
-    seen_search_(atc_jump:nearest(Q), Options, K, Hits).
+    (   Options == [], grantee_view_reader(P), reader_records(P, Records)
+    ->  % their kept set: the cosine of each of its items and arcs (the score nearest/4 gives
+        % them), not fetching eight-fold until K of the home's best are theirs
+        (   string(Q), split_string(Q, "", " \t\n\r", [""])
+        ->  Hits = []                   % a blank text finds nothing, as nearest/4 says
+        ;   include(searchable_, Records, Searched),
+            atc_jump:similarity(Q, Searched, K, Hits)
+        )
+    ;   seen_search_(atc_jump:nearest(Q), Options, K, Hits)
+    ).
+
+% What a search without options can answer: items and arcs (rollups have no vectors).
+searchable_(R) :-
+    (   atc_journal:item(R) -> true ; atc_ladder:arc(R) ).
 
 %!  lexical(+Query, +K, +Options, -Hits) is det.
 lexical(Q, K, Options, Hits) :-
@@ -507,12 +550,15 @@ dated_(H, T, S) :-
 items_between(F, T, Items) :-
     items_between(F, T, inf, Items).
 items_between(F, T, Max, Items) :-
-    atc_when:items_between(F, T, inf, Raw),
-    include(seen_record_, Raw, Seen),
-    (   Max == inf -> Items = Seen
-    ;   must_be(nonneg, Max),
-        length(Seen, N),
-        (   N =< Max -> Items = Seen ; length(Items, Max), append(Items, _, Seen) )
+    (   grantee_view_reader(P), reader_records(P, Records)    % their kept set: no scan
+    ->  atc_when:records_between(Records, F, T, Max, Items)
+    ;   atc_when:items_between(F, T, inf, Raw),
+        include(seen_record_, Raw, Seen),
+        (   Max == inf -> Items = Seen
+        ;   must_be(nonneg, Max),
+            length(Seen, N),
+            (   N =< Max -> Items = Seen ; length(Items, Max), append(Items, _, Seen) )
+        )
     ).
 
 		 /*******************************

@@ -7,6 +7,8 @@
             grant_reaches/2,            % ?Id, ?Principal
             visible/3,                  % +Principal, ?Record, -MaxLevel
             visible_at/3,               % +Principal, +Record, +Level
+            visible_source/4,           % +Principal, +Record, +Item, -Pointer
+            visible_place/4,            % +Principal, +Record, +Path, -Name
             reader_items/2,             % +Principal, -Items
             reader_records/2,           % +Principal, -Records
             reader_segments/2,          % +Principal, -Segments
@@ -529,6 +531,29 @@ visible_at(P, Record, Level) :-
     level_rank_(Max, MR),
     level_rank_(Level, LR),
     LR >= MR.
+
+%!  visible_source(+Principal, +Record, +Item, -Pointer:string) is semidet.
+%   Pointer says where Item (Record itself, or the item whose pointer stands for it: an arc's
+%   first member) was read, as Principal may be told it: where they see Record at L1 or more
+%   detail, its file's name and the place in it (item_local_source/2: `s.jsonl:5`, never
+%   `/home/alice/acme/s.jsonl:5`: the owner's user and project names are no part of a
+%   grant); below that, nothing (presence and distillations: the handle is the pointer, which
+%   the owner can follow). Fails where Principal is told nothing.
+visible_source(P, Record, Item, Pointer) :-
+    place_shown_(P, Record),
+    item_local_source(Item, Pointer).
+
+%!  visible_place(+Principal, +Record, +Path, -Name:atom) is semidet.
+%   Name is the last name of Path, a directory of the owner's that Record names (an item's
+%   working directory), as Principal may be told it: where visible_source/4 tells them a
+%   source, its last name alone (`acme`, not `/home/alice/acme`); fails otherwise.
+visible_place(P, Record, Path, Name) :-
+    place_shown_(P, Record),
+    path_last_name(Path, Name).
+
+% Where a record was read is told with its L1 (the turn as it was, shortened) or its L0.
+place_shown_(P, Record) :-
+    visible_at(P, Record, l1).
 
 visible_(Now, P, Grants, R, Max) :-
     (   item(R)

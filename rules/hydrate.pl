@@ -25,7 +25,7 @@ porter_stem(Word, Word).
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(when).
-:- use_module(grants, [visible/3, grant_scopes/2, grant_segments/2, scope_admits/3,
+:- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
                         reader_items/2, reader_records/2, reader_segments/2]).
 :- use_module(cells).
 :- use_module('../facts/planes').
@@ -144,7 +144,7 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     (   Mounts == []
     ->  segment_budgets_(RulesModule, Plane, Reader, Budget, Overrides, SegBudgets0),
         include(segment_readable_(Reader), SegBudgets0, SegBudgets)
-    ;   mount_budgets_(Mounts, MountDepth, Budget, SegBudgets)
+    ;   mount_budgets_(Reader, Mounts, MountDepth, Budget, SegBudgets)
     ),
     heading_debts_(Settings, SegBudgets, PartBudgets),
     foldl(hydrate_segment_(Goal, Settings), PartBudgets, Parts0, 0, Spent0),
@@ -518,7 +518,8 @@ capped_by_ceiling_(Settings, p(c(Id, _, _, _, _), Level, _, _)) :-
 % with the shares of segments it gets nothing from.
 segment_budgets_(Module, Plane, Reader, Total, Overrides, SegBudgets) :-
     must_be(list, Overrides),
-    findall(S-Share, plane_share_(Module, Plane, Overrides, S, Share), Shared0),
+    findall(S-Share, plane_share_(Module, Plane, Overrides, S, Share), Named),
+    first_shares_(Named, [], Shared0),
     include(segment_readable_(Reader), Shared0, Shared),
     sum_values_(Overrides, Fixed),
     (   Fixed =< Total -> true ; domain_error(segment_budgets_within(Total), Overrides) ),
@@ -539,6 +540,17 @@ plane_share_(Module, Plane, Overrides, S, Share) :-
     ;   S = S0
     ),
     \+ memberchk(S-_, Overrides).
+
+% first_shares_(+Pairs, +Seen, -Firsts): a segment a plane names twice (a line copied, a rules
+% file repeating another's) is one part of the frame, with the share it is first given: two
+% parts drew it twice, each over its own share, and the receipt kept one of them.
+first_shares_([], _, []).
+first_shares_([S-Share|Pairs], Seen, Firsts) :-
+    (   memberchk(S, Seen)
+    ->  Firsts = Firsts1
+    ;   Firsts = [S-Share|Firsts1]
+    ),
+    first_shares_(Pairs, [S|Seen], Firsts1).
 
 sum_values_(Pairs, Sum) :-
     pairs_values(Pairs, Values),
@@ -657,16 +669,29 @@ segment_label_(mount(C, _, _), Label) :- !,
     atom_concat('mount:', C, Label).
 segment_label_(S, S).
 
-% Each mount gets an equal share of the budget.
-mount_budgets_(Mounts, Depth, Budget, Parts) :-
+% Each mount gets an equal share of the budget. A grantee's region is of the cells they see,
+% linked through cells they see (as cell_region/3 reads for them in a query): the owner's,
+% through a cell hidden from them, drew its items among their candidates, and showed the
+% visible ones as the mounted cell's neighbours.
+mount_budgets_(Reader, Mounts, Depth, Budget, Parts) :-
     length(Mounts, N),
     Share is Budget // N,
     findall(mount(C, Cells, Members)-Share,
             ( member(C, Mounts),
-              cell_region(C, Depth, Cells),
+              reader_region_(Reader, C, Depth, Cells),
               findall(H, ( member(C1, Cells), cell_member(C1, H) ), Hs),
               sort(Hs, Members) ),
             Parts).
+
+reader_region_(none, C, Depth, Cells) :- !,
+    cell_region(C, Depth, Cells).
+reader_region_(Reader, C, Depth, Cells) :-
+    (   readable_(Reader, C) -> true ; existence_error(cell, C) ),
+    cells_region_via(readable_neighbours_(Reader), C, Depth, Cells).
+
+readable_neighbours_(Reader, C, Pairs) :-
+    cell_neighbours(C, Pairs0),
+    include(readable_pair_(Reader), Pairs0, Pairs).
 
 % Mounts render independently; a record two of them hold is kept where it came first (the
 % later part gives back its tokens). So do segments: a cell of two segments' items is in
@@ -926,9 +951,10 @@ reader_fetch_cap_(200000).
 % reader_search_(+Fetch_2, +Reader, +Fetch, -Hits): a segment's semantic or BM25 search run
 % within the records Reader sees (reader_records/2): the cosine of each of them (similarity/4,
 % the score nearest/4 gives), and BM25 scoring only them, by their statistics alone (lexical/4's
-% within/1): no score then depends on what Reader cannot see. Fails when Reader's set is not
-% kept (grants of whole segments, naming neither session nor segment, or very wide), or for a
-% mount's region.
+% within/1): no score then depends on what Reader cannot see; and a time window's items, or
+% the newest, read from them (records_between/5). Fails when Reader's set is not kept (grants
+% of whole segments, naming neither session nor segment, or very wide), or for a mount's
+% region.
 reader_search_(scope_nearest_(Segment, Goal), Reader, Fetch, Sem) :-
     atom(Segment),
     reader_records(Reader, Records0),
@@ -940,6 +966,13 @@ reader_search_(scope_lexical_(Segment, Goal, Stats), Reader, Fetch, Lex) :-
     include(searched_in_(Segment), Records0, Records),
     atomic_list_concat(Records, '\n', Within),
     lexical(Goal, Fetch, [segment(Segment), within(Within)|Stats], Lex).
+
+reader_search_(items_between(From, To), Reader, Fetch, Items) :-
+    reader_records(Reader, Records),
+    records_between(Records, From, To, Fetch, Items).
+reader_search_(items_dated_between(From, To), Reader, Fetch, Items) :-
+    reader_records(Reader, Records),
+    records_dated_between(Records, From, To, Fetch, Items).
 
 % What a segment's search can find: its items and arcs (and rollups, which have no vectors).
 searched_in_(Segment, R) :-
@@ -3197,7 +3230,8 @@ crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
         fact_tokens_(Id, 0, L, Tok),    % a breadcrumb is the bare rung: no speaker label
         S0 + Tok + Settings.crumb_framing =< Budget
     ->  rung(Id, L, Text),
-        source_of_(Id, Src),
+        settings_reader_(Settings, Reader),
+        source_of_(Reader, Id, Src),
         S is S0 + Tok + Settings.crumb_framing, N is N0 - 1,
         Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest]
     ;   S = S0, N = N0, Crumbs = Rest
@@ -3216,7 +3250,7 @@ render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Frame
     (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text1) ; Text1 = Text0 ),
     reader_date_note_(Reader, Id, Note),
     string_concat(Text1, Note, Text),
-    source_of_(Id, Source),
+    source_of_(Reader, Id, Source),
     time_of_(Id, Time),
     dirty_beliefs_(Id, Dirty).
 
@@ -3231,11 +3265,25 @@ least_detailed_level_(Id, Ceiling, Level) :-
     R >= CR,
     once(rung(Id, Level, _)), !.
 
-source_of_(Id, Source) :-
-    (   item_source(Id, S) -> Source = S
-    ;   cell(Id) -> atom_concat('cell:', Id, A), atom_string(A, Source)
-    ;   arc(Id), arc_member(Id, First), item_source(First, S) -> Source = S
+% source_of_(+Reader, +Id, -Source): the pointer to Id's verbatim record, an arc's by its
+% first member's; a grantee's as visible_source/4 tells it ("" where it tells nothing).
+source_of_(Reader, Id, Source) :-
+    (   cell(Id) -> atom_concat('cell:', Id, A), atom_string(A, Source)
+    ;   pointer_item_(Id, Item)
+    ->  (   Reader == none -> item_source(Item, Source)
+        ;   visible_source(Reader, Id, Item, S) -> Source = S
+        ;   Source = ""
+        )
     ;   Source = ""
+    ).
+
+% the reader a frame is for (none: the owner), where its settings name one
+settings_reader_(Settings, Reader) :-
+    (   get_dict(reader, Settings, R) -> Reader = R ; Reader = none ).
+
+pointer_item_(Id, Item) :-
+    (   item(Id) -> Item = Id
+    ;   arc(Id), arc_member(Id, Item), item(Item) -> true
     ).
 
 % When the record was written: an item's time, an arc's first member's; "" when unknown.

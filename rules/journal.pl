@@ -11,6 +11,8 @@
             item_segment/2,             % ?Handle, ?Segment
             item_source/2,              % ?Handle, ?Pointer
             item_source_name/2,         % ?Handle, ?SourceName
+            item_local_source/2,        % +Handle, -Pointer
+            path_last_name/2,           % +Path, -Name
             item_text/2,                % ?Handle, ?L0Text
             relation/3,                 % ?Subject, ?Predicate, ?Object
             journal_links/3,            % +Predicate, ?Subject, ?Object
@@ -222,6 +224,45 @@ line_pointer_(Pointer, Src, Line) :-
 %!  item_source_name(?Handle, ?Source) is nondet.
 %   Source is the name of the ingested file or stream the item came from.
 item_source_name(H, Source) :- live_(H, Source, _, _, _, _, _, _, _, _).
+
+%!  item_local_source(+Handle, -Pointer:string) is semidet.
+%   Pointer is item_source/2's without the directories of the file it names
+%   (`/home/alice/acme/s.jsonl:5` is `s.jsonl:5`): where in its file the item was read, not
+%   where its owner keeps the file. Fails when the pointer does not hold its source's file
+%   name followed by its place in it.
+item_local_source(H, Local) :-
+    live_(H, Src, _, _, _, _, _, _, _, _),
+    item_source(H, Pointer),
+    path_last_name(Src, Name),
+    local_pointer_(Pointer, Name, Local).
+
+% The pointer from the first Name in it that a directory (or nothing) precedes and its place
+% (`:line`, `#/json/pointer`, or nothing) follows: a JSON pointer may hold the name again.
+local_pointer_(Pointer, Name, Local) :-
+    sub_string(Pointer, Before, _, After, Name),
+    (   Before =:= 0
+    ->  true
+    ;   Sep is Before - 1, sub_string(Pointer, Sep, 1, _, C), separator_(C)
+    ),
+    (   After =:= 0
+    ->  true
+    ;   sub_string(Pointer, _, After, 0, Place), sub_string(Place, 0, 1, _, P),
+        memberchk(P, [":", "#"])
+    ),
+    !,
+    sub_string(Pointer, Before, _, 0, Local).
+
+separator_("/").
+separator_("\\").
+
+%!  path_last_name(+Path, -Name:atom) is semidet.
+%   Name is the last name of Path, a file's or a directory's, `/` and `\` both separating
+%   (`/home/alice/acme/` is `acme`); fails for a path of separators alone.
+path_last_name(Path, Name) :-
+    split_string(Path, "/\\", "", Parts),
+    exclude(==(""), Parts, Names),
+    last(Names, Last),
+    atom_string(Name, Last).
 
 %!  item_text(?Handle, ?Text:string) is nondet.
 %   Text is the item's L0 (verbatim) text.

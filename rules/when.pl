@@ -7,6 +7,8 @@
             item_stamp/2,               % +Item, -Stamp
             item_dated_in/3,            % +Item, +From, +To
             items_dated_between/4,      % +From, +To, +Max, -Items
+            records_between/5,          % +Records, +From, +To, +Max, -Items
+            records_dated_between/5,    % +Records, +From, +To, +Max, -Items
             goal_words/2,               % +Goal, -Words
             goal_recency_cue/2          % +Goal, -Phrase
           ]).
@@ -308,6 +310,51 @@ items_dated_between(From, To, Max, Items) :-
     ).
 
 in_ordset_(Set, X) :- ord_memberchk(X, Set).
+
+%!  records_between(+Records:list, +From, +To, +Max, -Items:list) is det.
+%!  records_dated_between(+Records:list, +From, +To, +Max, -Items:list) is det.
+%
+%   items_between/4 and items_dated_between/4 over the items among Records alone (a
+%   grantee's kept set, rules/grants.pl reader_records/2): what they hold, newest first (items
+%   written in the same second in the order of Records), at most Max. They cost what Records
+%   hold: the whole home's window, fetched and then filtered, cost what the home holds.
+records_between(Records, From0, To0, Max, Items) :-
+    stamp_arg_(From0, From),
+    stamp_arg_(To0, To),
+    (   Max == inf -> true ; must_be(nonneg, Max) ),
+    written_between_(Records, From, To, Written),
+    take_upto_(Max, Written, Items, _).
+
+records_dated_between(Records, From0, To0, Max, Items) :-
+    stamp_arg_(From0, From),
+    stamp_arg_(To0, To),
+    (   Max == inf -> true ; must_be(nonneg, Max) ),
+    written_between_(Records, From, To, Written),
+    FirstDay is floor(From / 86400),
+    LastDay is floor(To / 86400),
+    sort(Written, Seen),
+    findall(Day-H, ( member(H, Records), \+ ord_memberchk(H, Seen),
+                     latest_day_named_(H, FirstDay, LastDay, Day) ),
+            Pairs0),
+    sort(1, @>=, Pairs0, Pairs),
+    pairs_values(Pairs, Mentioning),
+    append(Written, Mentioning, Items0),
+    take_upto_(Max, Items0, Items, _).
+
+% The live items of Records written between From and To, newest first.
+written_between_(Records, From, To, Written) :-
+    findall(Stamp-H, ( member(H, Records), item_stamp(H, Stamp), Stamp >= From, Stamp =< To ),
+            Pairs0),
+    sort(1, @>=, Pairs0, Pairs),
+    pairs_values(Pairs, Written).
+
+% The latest day from FirstDay to LastDay that live item H's text names.
+latest_day_named_(H, FirstDay, LastDay, Day) :-
+    item_time(H, _),
+    aggregate_all(max(D), ( relation(H, mentions_date, Date), date_day_(Date, D),
+                            D >= FirstDay, D =< LastDay ),
+                  Day),
+    integer(Day).
 
 date_day_(Date, Day) :-
     atom_length(Date, 10),

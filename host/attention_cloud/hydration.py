@@ -189,8 +189,8 @@ def _reader_status(mem: Any, frame: FrameParts, reader: str) -> dict[str, Any] |
         return {"empty": f"nothing of this memory is shared with {reader}: no live grant "
                          "reaches them"}
     if all(g.ceiling.lower() != "l0" for g in live):
-        (uncurated,) = mem.pl.once("atc_ladder:ladder_uncurated_count", Var())
-        if uncurated:
+        # their own items alone: the home's count told them the owner had hidden ones
+        if mem.pl.succeeds("atc_api:api_reader_uncurated", Atom(reader)):
             # below L0 a grantee reads summaries, which curation writes: "nothing answers"
             # told them the goal was wrong when the owner had only not curated yet
             ceiling = min((g.ceiling.upper() for g in live), key=lambda c: c[1])

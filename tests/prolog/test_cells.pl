@@ -3,6 +3,7 @@
 :- use_module('../../rules/ladder').
 :- use_module('../../rules/cells').
 :- use_module('../../rules/hydrate').
+:- use_module('../../rules/grants').
 :- use_module(library(plunit)).
 
 /* The partition as facts (atc_cells): what cells_store/4 keeps, adjacency made symmetric,
@@ -91,3 +92,21 @@ test(a_member_that_is_no_item, [throws(error(existence_error(item, ghost), _))])
     cells_store([cell(cb, [b1, ghost], [])], [], keep, []).
 
 :- end_tests(cells).
+
+/* A grantee's mounted region (atc_hydrate:mount_budgets_/5): cells they see, linked through
+   cells they see, as cell_region/3 reads for them in a query. Before, a frame mounting ca took
+   the owner's region: through cb, which bob cannot see (b1 is private), its items came in
+   among the candidates, and its visible b2 could be shown as ca's neighbour. */
+
+:- begin_tests(cells_mounted_by_a_grantee, [setup(memory), cleanup(store_reset)]).
+
+test(a_grantees_region_keeps_to_the_cells_they_see,
+     [true(OwnerCells-BobCells-BobMembers == [ca, cb, cc]-[ca, cc]-[a1, a2, a3, c1])]) :-
+    grants_principal_add(alice, person, true),
+    grants_principal_add(bob, person, false),
+    grants_grant_add(g1, bob, [], l0, none),
+    grants_label(b1, restriction, private),
+    atc_hydrate:mount_budgets_(none, [ca], 1, 1000, [mount(ca, OwnerCells, _)-1000]),
+    atc_hydrate:mount_budgets_(bob, [ca], 1, 1000, [mount(ca, BobCells, BobMembers)-1000]).
+
+:- end_tests(cells_mounted_by_a_grantee).

@@ -34,6 +34,37 @@ test(a_line_pointer_reads_back_as_source_and_line, [setup(fresh), true(P-H == "s
     item_source(h1, P),
     once(item_source(H, "src:7")).
 
+% Where an item was read, without the directories of the owner's that hold its file: the
+% place after the name stays (a line, a line range, a JSON pointer that may hold the name
+% again), a relative source name under an absolute pointer too; a pointer naming another
+% file tells nothing.
+local_source_(Src, Pointer, Local) :-
+    store_reset,
+    journal_add_items([item(h1, Src, "s1", 0, turn, user, "", "", default, Pointer, "t", [])], _),
+    (   item_local_source(h1, Local) -> true ; Local = none ).
+
+test(a_local_source_drops_the_owners_directories,
+     [true(Ls == ["s.jsonl:7", "s.jsonl:3-9", "c.json#/0/c.json", "a.md:2", "<text>:4",
+                  "x.json:1#/y", "n.txt:5", none])]) :-
+    maplist([Src-P, L]>>local_source_(Src, P, L),
+            [ '/home/alice/acme/s.jsonl'-"/home/alice/acme/s.jsonl:7",
+              '/home/alice/acme/s.jsonl'-"/home/alice/acme/s.jsonl:3-9",
+              '/home/alice/c.json'-"/home/alice/c.json#/0/c.json",
+              'notes/a.md'-"/home/alice/notes/a.md:2",
+              '<text>'-"<text>:4",
+              'C:\\Users\\alice\\x.json'-"C:\\Users\\alice\\x.json:1#/y",
+              '/home/alice/n.txt/n.txt'-"/home/alice/n.txt/n.txt:5",
+              '/home/alice/a.md'-"/home/alice/b.md:2"
+            ], Ls),
+    store_reset.
+
+test(a_paths_last_name, [true(Ns == [acme, acme, 'x.json', '<text>'])]) :-
+    maplist(path_last_name, ["/home/alice/acme", "/home/alice/acme/", "C:\\a\\x.json",
+                             "<text>"], Ns).
+
+test(a_path_of_separators_has_no_last_name, [fail]) :-
+    path_last_name("/", _).
+
 test(text_is_data, [setup(fresh), true(T == "foo :- halt. 'q' \"d\"")]) :-
     item_term(h2, conclusion, "foo :- halt. 'q' \"d\"", I),
     journal_add_items([I], _),

@@ -13,6 +13,7 @@ import click
 
 from ..cli import emit_json, fail_cleanly, home_option, note, open_memory
 from . import policy
+from .server import DEFAULT_BURST, DEFAULT_SHARE
 
 
 def _print_token(name: str, token: str | None) -> None:
@@ -328,9 +329,16 @@ def mount_remove(name: str, home: str | None) -> None:
               help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
               help="Port (0: a free one, printed).")
+@click.option("--share", type=click.FloatRange(0, 1, min_open=True), default=DEFAULT_SHARE,
+              show_default=True,
+              help="The most of the server's time one principal may take over a while "
+                   "(past it: 429 and Retry-After).")
+@click.option("--burst", type=click.FloatRange(0, min_open=True), default=DEFAULT_BURST,
+              show_default=True, metavar="SECONDS",
+              help="Server seconds one principal may take at once before --share applies.")
 @home_option
 @fail_cleanly
-def serve(bind: str, port: int, home: str | None) -> None:
+def serve(bind: str, port: int, share: float, burst: float, home: str | None) -> None:
     """Serve this home's grants over HTTP to the principals' bearer tokens.
 
     Example: atc serve --port 8765
@@ -341,7 +349,7 @@ def serve(bind: str, port: int, home: str | None) -> None:
         click.echo(f"serving on {url}")
         sys.stdout.flush()              # a script waiting for the address reads it now
 
-    run_server(home, host=bind, port=port, announce=announce)
+    run_server(home, host=bind, port=port, announce=announce, share=share, burst=burst)
 
 
 @click.command()

@@ -2,7 +2,8 @@
 
 Every request carries ``Authorization: Bearer TOKEN`` (a token ``atc principal add`` issued);
 a missing, malformed or wrong token is refused with 401, a team's token reading a pool (a
-team-owned home) with 403. Each request then runs as that principal through the same policy
+team-owned home) with 403, a principal who has used their share of the server's time with 429
+(fair_share.py). Each request then runs as that principal through the same policy
 as ``--as`` (sharing/reads.py), so every read is filtered by visible/3 and appended to the
 owner's audit log. The home is read at its last committed state: the server's MemoryHost
 reopens it when the journal changes (a grant revoked from the CLI counts at the next request).
@@ -23,6 +24,7 @@ import json
 import os
 import socket
 import sys
+import time
 from typing import Any, Callable
 
 from ..errors import AtcError, HomeError, InputError, one_line
@@ -55,9 +57,19 @@ HOME_UNREADABLE = "this memory home cannot be read now (its owner sees why)"
 #: every other caller of the server for as long (``1e9``: for ever).
 QUERY_TIME_LIMIT_MAX = 30.0
 
+#: What of the server's time one principal may take over a while (fair_share.py): half, so
+#: that a grantee sending slow goals back to back leaves the other half to everyone else.
+DEFAULT_SHARE = 0.5
 
-def make_app(home: str | os.PathLike[str] | None) -> Any:
-    """The Starlette application serving ``home``."""
+#: The server seconds one principal may take at once before their share applies: one query at
+#: the longest time limit, and a little more.
+DEFAULT_BURST = QUERY_TIME_LIMIT_MAX + 5
+
+
+def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHARE,
+             burst: float = DEFAULT_BURST) -> Any:
+    """The Starlette application serving ``home``; each principal may take ``share`` of its
+    time, ``burst`` seconds at once (fair_share.py)."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -67,11 +79,15 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
 
     from ..agents.memory_host import MemoryHost
 
+    from .fair_share import FairShare
+
     reader = MemoryHost(require_home(resolve_home(home)))   # reopened when the journal changes
     verified = VerifiedTokens()
+    shares = FairShare(share, burst)
 
-    def refuse(status: int, message: str) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    def refuse(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+        if status == 401:
+            headers = {"WWW-Authenticate": "Bearer"}
         return JSONResponse({"error": message}, status_code=status, headers=headers)
 
     def endpoint(fn: Callable[[Any, str, Request, dict[str, Any]], Any]) -> Callable:
@@ -89,6 +105,10 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                 principal = await verified.principal(mem, token)
                 if principal is None:
                     return refuse(401, "invalid token")
+                wait = shares.retry_after(principal)
+                if wait is not None:        # refused before their body is read
+                    return refuse(429, f"{principal} has used their share of this server's "
+                                       f"time; retry in {wait} s", {"Retry-After": str(wait)})
                 body: dict[str, Any] = {}
                 if request.method == "POST":
                     try:
@@ -114,7 +134,11 @@ def make_app(home: str | os.PathLike[str] | None) -> Any:
                 if (state.owner and state.kind_of(principal) == "team"
                         and state.kind_of(state.owner) == "team"):
                     return refuse(403, "a pool cannot mount another pool")
-                return JSONResponse(fn(mem, principal, request, body))
+                started = time.monotonic()
+                try:
+                    return JSONResponse(fn(mem, principal, request, body))
+                finally:            # an error took the server's time as well
+                    shares.charge(principal, time.monotonic() - started)
             except InputError as exc:
                 return refuse(404, one_line(exc))
             except (HomeError, OSError) as exc:   # the home's state, not the caller's input
@@ -278,12 +302,14 @@ def _int(body: dict, key: str, default: int) -> int:
 
 
 def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
-          port: int = DEFAULT_PORT, announce: Callable[[str], None] | None = None) -> None:
+          port: int = DEFAULT_PORT, announce: Callable[[str], None] | None = None,
+          share: float = DEFAULT_SHARE, burst: float = DEFAULT_BURST) -> None:
     """Serve ``home`` on ``host:port`` until interrupted (port 0: a free one). ``announce``
-    gets the address once the socket listens (``atc serve`` prints it)."""
+    gets the address once the socket listens (``atc serve`` prints it); ``share`` and
+    ``burst`` as for :func:`make_app`."""
     import uvicorn
 
-    app = make_app(home)
+    app = make_app(home, share=share, burst=burst)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
