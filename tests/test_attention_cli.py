@@ -292,3 +292,31 @@ def test_forgetting_an_item_dirties_the_beliefs_resting_on_it(home, tmp_path):
     assert dirt == {"cfg": [f"item_changed({handle})"], "plan": ["via(cfg)"]}
     why = runner.invoke(main, ["belief", "why", "plan", *at]).output
     assert f"item {handle}" in why and "config A" not in why
+
+
+def test_atc_now_pins_the_clock_of_every_attention_command_as_now_does(home, monkeypatch):
+    # A walkthrough of several commands (docs/attention.md) prints values that depend on the
+    # time between its commands, a belief's age growing as the clock runs: ATC_NOW pins that
+    # clock for all of them at once, as --now does for one.
+    runner = CliRunner()
+
+    def run(command: str, *args: str) -> str:
+        result = runner.invoke(COMMANDS[command], [*args, "--home", str(home)])
+        assert result.exit_code == 0, result.output + repr(result.exception)
+        return result.output
+
+    monkeypatch.setenv("ATC_NOW", NOW)
+    run("source", "add", "registry", "--type", "dependency_version", "--kind", "package_registry")
+    run("belief", "add", "ver", "--type", "dependency_version", "--subject", "libfoo",
+        "--value", "4.1", "--confidence", "0.9", "--age", "21600",
+        "--volatility", "package_release")
+    run("belief", "add", "compat", "--type", "compatibility", "--subject", "deploy", "--value",
+        "A", "--confidence", "0.9", "--age", "21600", "--volatility", "config_docs",
+        "--supports", "ver")
+    pinned = run("attend", "--goal", "deploy", "--depends-on", "compat", "--budget", "3")
+    assert run("attend", "--goal", "deploy", "--budget", "3", "--now", NOW) == pinned
+    monkeypatch.setenv("ATC_NOW", str(int(NOW) + 30 * 86400))   # a month on: beliefs aged
+    assert run("attend", "--goal", "deploy", "--budget", "3") != pinned
+    monkeypatch.setenv("ATC_NOW", "soon")
+    result = runner.invoke(COMMANDS["attend"], ["--goal", "deploy", "--home", str(home)])
+    assert result.exit_code == 2 and "'ATC_NOW'): 'soon' is not a valid float" in result.output

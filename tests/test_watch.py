@@ -329,24 +329,50 @@ class _DiesLater(_NoWatches):
         pass
 
 
-def _run_in_process(home: Path, folder: Path, factory, write) -> list[dict]:
+def _new_in_batches(events: list[dict]) -> int:
+    return sum(e.get("new", 0) for e in list(events) if e["event"] == "batch")
+
+
+def _drive(watcher: Watcher, steps) -> list[str]:
+    """Run ``watcher`` here while a thread takes ``steps`` in turn, each ``(until, then)``:
+    wait until ``until()`` holds (a deadline of 30 s, never a fixed sleep: a loaded machine
+    is slow), then call ``then()``; the watcher is stopped after the last step, or at the
+    first missed deadline. Returns what was waited for in vain."""
+    missed: list[str] = []
+
+    def traffic():
+        try:
+            for until, then in steps:
+                deadline = time.monotonic() + 30
+                while not until():
+                    if time.monotonic() > deadline:
+                        missed.append(getattr(until, "__doc__", None) or repr(until))
+                        return
+                    time.sleep(0.02)
+                then()
+        finally:
+            watcher.stop("test")
+
+    threading.Thread(target=traffic, daemon=True).start()
+    watcher.run()
+    return missed
+
+
+def _run_in_process(home: Path, folder: Path, factory, write, why: str) -> list[dict]:
     events: list[dict] = []
     mem = Memory.open(home)
     try:
         watcher = Watcher(mem, [folder], WatchOptions(interval=0.2, debounce=0.1, settle=0.5,
                                                       curate=False),
                           events.append, observer_factory=factory)
-
-        def traffic():
-            time.sleep(1.0)
-            write()
-            time.sleep(2.5)
-            watcher.stop("test")
-
-        threading.Thread(target=traffic, daemon=True).start()
-        watcher.run()
+        # the file there at the start read, then the write found (by a poll: no events come)
+        missed = _drive(watcher, [(lambda: _new_in_batches(events) == 1, write),
+                                  (lambda: _new_in_batches(events) == 2
+                                   and any(why in e.get("why", "") for e in list(events)),
+                                   lambda: None)])
     finally:
         mem.close()
+    assert missed == [], events
     return events
 
 
@@ -358,7 +384,8 @@ def test_polling_takes_over_when_inotify_cannot_watch(home, tmp_path, factory, w
     target = folder / "a.jsonl"
     target.write_text(_cc("u1", "first"))
     events = _run_in_process(home, folder, factory,
-                             lambda: target.open("a").write(_cc("u2", "second, found by a poll")))
+                             lambda: target.open("a").write(_cc("u2", "second, found by a poll")),
+                             why)
     said = [e for e in events if why in e.get("why", "")]
     assert len(said) == 1 and events[-1]["event"] == "stop"
     assert sum(e.get("new", 0) for e in events if e["event"] == "batch") == 2
@@ -441,20 +468,24 @@ def test_a_curate_that_failed_is_retried_though_the_retry_ingests_nothing_new(ha
         return real_curate(**kwargs)
 
     mem.curate = curate_failing_once
+
+    def write_third():
+        with (folder / "a.jsonl").open("a") as fh:
+            fh.write(_cc("u3", "third, its curate fails"))
+
+    def retried_after_the_error():
+        kinds = [e["event"] for e in list(events)]
+        return "error" in kinds and "batch" in kinds[kinds.index("error"):]
+
     try:
         watcher = Watcher(mem, [folder], WatchOptions(poll=True, interval=0.2, debounce=0.1,
                                                       settle=0.3), events.append)
-
-        def traffic():
-            time.sleep(1.5)
-            with (folder / "a.jsonl").open("a") as fh:
-                fh.write(_cc("u3", "third, its curate fails"))
-            time.sleep(4.0)
-            watcher.stop("test")
-
-        threading.Thread(target=traffic, daemon=True).start()
-        watcher.run()
+        # the first batch ingested and curated; then the third line's batch fails to curate,
+        # and the retry after the pause is a batch
+        missed = _drive(watcher, [(lambda: _new_in_batches(events) == 2, write_third),
+                                  (retried_after_the_error, lambda: None)])
     finally:
         mem.close()
+    assert missed == [], events
     assert [e["event"] for e in events].count("error") == 1
     assert _curated(hashed) == 3

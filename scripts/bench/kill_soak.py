@@ -258,6 +258,21 @@ def _alive(pid: int) -> bool:
         return False
 
 
+#: A parse worker still alive this long after its parent was killed is an orphan.
+ORPHAN_AFTER_S = 2.0
+
+
+def _still_alive_after(pids: set[int], seconds: float) -> list[int]:
+    """The processes of ``pids`` still alive ``seconds`` from now; sooner when all have ended
+    (workers that die with their parent should not cost the soak the whole wait)."""
+    deadline = time.monotonic() + seconds
+    left = [p for p in pids if _alive(p)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = [p for p in left if _alive(p)]
+    return left
+
+
 def soak_workers(work: Path, kills: int) -> dict[str, Any]:
     source = corpus(10_000, seed=1)  # about 12 MB: parsed by worker processes
     orphans = seen = killed = 0
@@ -273,8 +288,7 @@ def soak_workers(work: Path, kills: int) -> dict[str, Any]:
             time.sleep(0.05)
         killed += _kill_after(proc, 0.3 * trial / max(kills, 1))
         seen += len(workers)
-        time.sleep(2.0)
-        left = [w for w in workers if _alive(w)]
+        left = _still_alive_after(workers, ORPHAN_AFTER_S)
         orphans += len(left)
         for w in left:
             os.kill(w, signal.SIGKILL)  # clean up after a failure of the property under test

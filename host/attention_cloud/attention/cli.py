@@ -3,7 +3,7 @@
 Each command is a few lines over :class:`~attention_cloud.attention.Controller`. They use the
 memory home given by ``--home`` (or a Memory passed as the click context object), the scope
 given by ``--scope`` (default ``default``, env ``ATC_SCOPE``) and the clock given by ``--now``
-(Unix seconds, default the current time; tests and replays pin it).
+(Unix seconds, env ``ATC_NOW``, default the current time; tests and replays pin it).
 
 The attention seed's worked example, end to end::
 
@@ -65,7 +65,7 @@ FINITE = _Finite()
 
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = click.option("--now", type=FINITE, default=None,
+    fn = click.option("--now", type=FINITE, default=None, envvar="ATC_NOW", show_envvar=True,
                       help="The current time in Unix seconds [default: now].")(fn)
     fn = click.option("--scope", envvar="ATC_SCOPE", default="default", show_default=True,
                       show_envvar=True, help="Namespace of beliefs, goals and trace.")(fn)
