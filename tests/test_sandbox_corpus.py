@@ -200,13 +200,13 @@ threading.Thread(target=time.sleep, args=(600,), daemon=True).start()   # as a s
 mem = Memory.open(tempfile.mkdtemp())
 for goal in ["between(1, inf, N), atom_number(A, N), fail",
              "repeat, catch((between(1, inf, _), fail), _, true), fail"] * 12:
-    t0 = time.monotonic()
+    t0 = time.process_time()   # this process's CPU: what a loop the watchdog missed would burn
     try:
         mem.query(goal, time_limit=0.3)
         raise SystemExit("not stopped: " + goal)
     except PrologError as exc:
         assert "stopped" in str(exc), exc
-    assert time.monotonic() - t0 < 5, goal
+    assert time.process_time() - t0 < 5, goal   # a wall clock counts the burners' turns too
 assert mem.query("X = 1").rows == [{"X": 1}]      # a later call is not hit by a late signal
 print("ok")
 """
