@@ -473,8 +473,7 @@ def _with_id(receipt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return rid, {"id": rid, **receipt}
 
 
-def _honest_framing(receipt: dict[str, Any], lines: list[tuple[str | None, str, str | None]]
-                    ) -> dict[str, Any]:
+def _honest_framing(receipt: dict[str, Any], lines: list[_Line]) -> dict[str, Any]:
     # the planner paid each of the frame's own lines at its longest (any count, the longest
     # path and handle, a DIRTY mark); the receipt reports what the lines written cost. The id
     # is a digest of the receipt, so the lines are counted with a stand-in of the same length.
@@ -550,55 +549,83 @@ def _stamp_or_none(now: Any) -> str | None:
 def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty: str = "") -> str:
     """The frame as text: grouped by segment, each fact tagged with level, why and pointer;
     ``empty`` says why a frame with no facts holds none (a budget too small, ...)."""
-    return "\n".join(line for _, line, _ in _frame_lines(receipt, facts, empty))
+    return "\n".join(line.text for line in _frame_lines(receipt, facts, empty))
 
 
-def _written(receipt: dict[str, Any], lines: list[tuple[str | None, str, str | None]]) -> str:
+def frame_line_kinds(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
+                     empty: str = "") -> list[tuple[str, str]]:
+    """Every line of the frame's envelope as ``(kind, line)``: what a frame spends on its own
+    lines against its facts' text (scripts/bench/framing_lines.py). The kinds: ``envelope
+    tags``, ``frame heading``, ``anchor line``, ``segment heading``, ``fact heading``, ``fact
+    text``, ``breadcrumbs heading``, ``breadcrumb line`` (without its text) and ``breadcrumb
+    text``, ``near-duplicates line``."""
+    tags = envelope(receipt.get("id", _LONGEST["receipt"]), "").split("\n")
+    out = [("envelope tags", line) for line in tags if line]
+    for line in _frame_lines(receipt, facts, empty):
+        if line.kind == "breadcrumb line":
+            out += [("breadcrumb line", line.counted), ("breadcrumb text", line.text[len(line.counted):])]
+        else:
+            out.append((line.kind, line.text))
+    return out
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A line of the frame's text: the segment it belongs to (None for the frame's head), the
+    line, what the estimate of the frame's own lines counts of it (the whole line for the
+    frame's own lines, None for a fact's text, which the fact's ``tokens`` count, and a
+    breadcrumb's line without its text, which the breadcrumb's ``tokens`` count), and its kind
+    (:func:`frame_line_kinds`)."""
+
+    segment: str | None
+    text: str
+    counted: str | None
+    kind: str
+
+
+def _written(receipt: dict[str, Any], lines: list[_Line]) -> str:
     """:func:`render_text` of ``receipt`` from ``lines`` that :func:`_frame_lines` built for
     it with another id of the same length: its heading lines written again with the id."""
     head = _head_lines(receipt["goal"], receipt["plane"], receipt["path"], receipt["budget"]["spent"],
                        receipt["budget"]["total"], receipt["id"], receipt.get("now") or "")
-    return "\n".join([*head, *(line for _, line, _ in lines[len(head):])])
+    return "\n".join([*head, *(line.text for line in lines[len(head):])])
 
 
-def _frame_lines(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
-                 empty: str) -> list[tuple[str | None, str, str | None]]:
-    """The frame's text line by line, each as (segment or None for the frame's head, line,
-    what the estimate of the frame's own lines counts of it): the whole line for the frame's
-    own lines, None for a fact's text (the fact's ``tokens`` count it), and a breadcrumb's line
-    without its text (the breadcrumb's ``tokens`` count that)."""
+def _frame_lines(receipt: dict[str, Any], facts: tuple[FrameFact, ...], empty: str) -> list[_Line]:
+    """The frame's text line by line (:class:`_Line`)."""
     b = receipt["budget"]
-    lines = [(None, line, line) for line in
+    lines = [_Line(None, line, line, "frame heading") for line in
              _head_lines(receipt["goal"], receipt["plane"], receipt["path"], b["spent"],
                          b["total"], receipt["id"], receipt.get("now") or "")]
     anchor = receipt.get("anchor")
     if anchor:
         inside = sum(1 for f in receipt["facts"] if "in_window" in f)
         line = _anchor_line(anchor["phrase"], anchor["from"], anchor["to"], inside)
-        lines.append((None, line, line))
+        lines.append(_Line(None, line, line, "anchor line"))
     for segment, seg in b["segments"].items():
         own = ["", _segment_line(segment, seg["spent"], seg["budget"], seg["path"])]
-        lines.extend((segment, line, line) for line in own)
+        lines.extend(_Line(segment, line, line, "segment heading") for line in own)
         for f in (f for f in facts if f.segment == segment):
             line = _fact_line(f.level, f.handle, f.time, bool(f.dirty_beliefs),
                               len(f.excerpt_spans), f.excerpt_units)
-            lines.append((segment, line, line))
+            lines.append(_Line(segment, line, line, "fact heading"))
             # split at newlines alone: the text is written as the record holds it (a log's
             # "\r\n", a form feed, a Unicode line separator), so that its verbatim pieces, an
             # excerpt's spans of the L0 among them, are found in the frame as they are
-            lines.extend((segment, text, None) for text in f.text.split("\n"))
+            lines.extend(_Line(segment, text, None, "fact text") for text in f.text.split("\n"))
         crumbs = [c for c in receipt["beyond"] if c["segment"] == segment]
         if crumbs:
-            lines.append((segment, _BEYOND, _BEYOND))
-            lines.extend((segment, _crumb_line(c["handle"], c["level"], c["text"]),
-                          _crumb_line(c["handle"], c["level"], "")) for c in crumbs)
+            lines.append(_Line(segment, _BEYOND, _BEYOND, "breadcrumbs heading"))
+            lines.extend(_Line(segment, _crumb_line(c["handle"], c["level"], c["text"]),
+                               _crumb_line(c["handle"], c["level"], ""), "breadcrumb line")
+                         for c in crumbs)
         left_out = [r for r in receipt.get("suppressed", []) if r["segment"] == segment]
         if left_out:
             line = _left_out_line(len(left_out))
-            lines.append((segment, line, line))
+            lines.append(_Line(segment, line, line, "near-duplicates line"))
     if not facts and not receipt["beyond"]:
         note = f"({empty})" if empty else "(memory holds nothing for this goal yet)"
-        lines.extend((None, line, line) for line in ("", note))
+        lines.extend(_Line(None, line, line, "frame heading") for line in ("", note))
     return lines
 
 
@@ -613,21 +640,20 @@ def frame_framing(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
     return _framing_of(receipt["budget"]["segments"], _frame_lines(receipt, facts, empty))
 
 
-def _framing_of(segments: dict[str, Any], lines: list[tuple[str | None, str, str | None]]
-                ) -> tuple[int, dict[str, int]]:
+def _framing_of(segments: dict[str, Any], lines: list[_Line]) -> tuple[int, dict[str, int]]:
     """:func:`frame_framing` of a frame's ``lines`` (:func:`_frame_lines`)."""
     from .curate.tokens import estimate_tokens
 
     tag_lines = envelope(_LONGEST["receipt"], "").split("\n")
     head = sum(estimate_tokens(line + "\n") for line in tag_lines if line)
     own = {segment: 0 for segment in segments}
-    for segment, _, counted in lines:
-        if counted is None:
+    for line in lines:
+        if line.counted is None:
             continue
-        if segment is None:
-            head += estimate_tokens(counted + "\n")
+        if line.segment is None:
+            head += estimate_tokens(line.counted + "\n")
         else:
-            own[segment] += estimate_tokens(counted + "\n")
+            own[line.segment] += estimate_tokens(line.counted + "\n")
     return head + sum(own.values()), _share_head(head, segments, own)
 
 
