@@ -556,9 +556,10 @@ def frame_line_kinds(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
                      empty: str = "") -> list[tuple[str, str]]:
     """Every line of the frame's envelope as ``(kind, line)``: what a frame spends on its own
     lines against its facts' text (scripts/bench/framing_lines.py). The kinds: ``envelope
-    tags``, ``frame heading``, ``anchor line``, ``segment heading``, ``fact heading``, ``fact
-    text``, ``breadcrumbs heading``, ``breadcrumb line`` (without its text) and ``breadcrumb
-    text``, ``near-duplicates line``."""
+    tags``, ``frame heading``, ``anchor line``, ``segment heading``, ``fact day line`` (the
+    day above the facts of a day in a row), ``fact heading``, ``fact text``, ``breadcrumbs
+    heading``, ``breadcrumb line`` (without its text) and ``breadcrumb text``,
+    ``near-duplicates line``."""
     tags = envelope(receipt.get("id", _LONGEST["receipt"]), "").split("\n")
     out = [("envelope tags", line) for line in tags if line]
     for line in _frame_lines(receipt, facts, empty):
@@ -605,8 +606,13 @@ def _frame_lines(receipt: dict[str, Any], facts: tuple[FrameFact, ...], empty: s
     for segment, seg in b["segments"].items():
         own = ["", _segment_line(segment, seg["spent"], seg["budget"], seg["path"])]
         lines.extend(_Line(segment, line, line, "segment heading") for line in own)
+        day = ""  # the day the facts above wrote: a fact of the same day says only its clock
         for f in (f for f in facts if f.segment == segment):
-            line = _fact_line(f.level, f.handle, f.time, bool(f.dirty_beliefs),
+            fact_day, clock = _day_and_clock(f.time)
+            if fact_day and fact_day != day:
+                lines.append(_Line(segment, fact_day, fact_day, "fact day line"))
+            day = fact_day
+            line = _fact_line(f.level, f.handle, clock, bool(f.dirty_beliefs),
                               len(f.excerpt_spans), f.excerpt_units)
             lines.append(_Line(segment, line, line, "fact heading"))
             # split at newlines alone: the text is written as the record holds it (a log's
@@ -692,9 +698,9 @@ def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receip
                 now: str = "") -> list[str]:
     # ``now``, the time the goal was read against, is what "how many days ago" counts from;
     # the facts' headings show the journal's UTC times
-    read_at = f" · as of {_when(now)[3:]}" if now else ""
+    read_at = f" · as of {_when(now)[1:]}" if now else ""
     return [f"memory frame for: {goal_shown(goal)}",
-            f"plane {plane} · path {path} · {spent}/{total} tokens (estimated) · receipt {receipt_id}"
+            f"plane {plane} · path {path} · {spent}/{total} tokens · receipt {receipt_id}"
             f"{read_at} · times UTC"]
 
 
@@ -708,13 +714,16 @@ def _segment_line(segment: str, spent: int, budget: int, path: str) -> str:
     return f"## {segment} ({spent}/{budget} tokens, {path})"
 
 
-def _fact_line(level: str, handle: str, time_text: str, dirty: bool, kept: int = 0,
+def _fact_line(level: str, handle: str, clock: str, dirty: bool, kept: int = 0,
                units: int = 0) -> str:
-    """The line heading a fact: at L0 its rung and time (verbatim text is all there is); above
-    L0, or cut to an excerpt of it, also the handle that pages back to the detail."""
+    """The line heading a fact: its rung and its ``clock`` (:func:`_day_and_clock`; the day
+    is the line above it, written once for the facts of a day in a row); above L0, or cut to an
+    excerpt of it, also the handle that pages back to the detail. Its fields are parted by
+    spaces alone: each " · " was a word of its own to the estimator."""
     cut = f" excerpt {kept}/{units}" if kept else ""
-    shown = "" if level.upper() == "L0" and not cut else f" · {handle}"
-    return f"[{level.upper()}{cut}{shown}{_when(time_text)}{' DIRTY' if dirty else ''}]"
+    shown = "" if level.upper() == "L0" and not cut else f" {handle}"
+    when = f" {clock}" if clock else ""
+    return f"[{level.upper()}{cut}{shown}{when}{' DIRTY' if dirty else ''}]"
 
 
 def _crumb_line(handle: str, level: str, text: str) -> str:
@@ -738,7 +747,9 @@ def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = N
     near-duplicates line, fact at L0, fact above L0, excerpt fact]``, the last three for a
     record without a time (its heading shows none), then those six fact lines marked DIRTY,
     for a record a dirty belief rests on (paid on every fact, the mark left ~2 tokens a fact
-    unspent, ~50 of a 2000-token frame); the head is the envelope and the frame's heading
+    unspent, ~50 of a 2000-token frame), then the line naming a day (a timed fact's lines
+    include it: the planner charges it once for the facts of a day, which the frame writes
+    together under it); the head is the envelope and the frame's heading
     lines, with the anchor's line when ``phrase`` names one. The breadcrumbs' heading
     and the near-duplicates line are a segment's lines that it writes only when it has
     breadcrumbs or left near-duplicates out, so they are paid only then. A frame of ``budget``
@@ -754,19 +765,24 @@ def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = N
     if phrase:
         head.append(_anchor_line(phrase, when, when, n))
 
-    def fact_lines(time_text: str, dirty: bool) -> list[str]:
-        return [_fact_line("L0", handle, time_text, dirty), _fact_line("L3", handle, time_text, dirty),
-                _fact_line("L0", handle, time_text, dirty, 999, 999)]
+    def fact_lines(time_text: str, dirty: bool) -> list[int]:
+        # a fact with a time is priced with the line naming its day: the facts of a day in a
+        # row write it once, but which facts sit next to which is the fit's outcome
+        day, clock = _day_and_clock(time_text)
+        above = estimate_tokens(day + "\n") if day else 0
+        return [above + estimate_tokens(line + "\n") for line in (
+            _fact_line("L0", handle, clock, dirty), _fact_line("L3", handle, clock, dirty),
+            _fact_line("L0", handle, clock, dirty, 999, 999))]
 
-    lines = [*fact_lines(when, False), _crumb_line(handle, "L3", ""), _BEYOND,
-             _left_out_line(_LONGEST["count"]), *fact_lines("", False), *fact_lines(when, True),
-             *fact_lines("", True)]
+    edge = [_crumb_line(handle, "L3", ""), _BEYOND, _left_out_line(_LONGEST["count"])]
     # line by line, as frame_framing counts what was written: the estimate of the whole
     # envelope is up to a token a line less, and a frame priced by it came out a token over
     # its budget
     head_lines = envelope(_LONGEST["receipt"], "\n".join(head)).split("\n")
     return ([sum(estimate_tokens(line + "\n") for line in head_lines)]
-            + [estimate_tokens(line + "\n") for line in lines])
+            + fact_lines(when, False) + [estimate_tokens(line + "\n") for line in edge]
+            + fact_lines("", False) + fact_lines(when, True) + fact_lines("", True)
+            + [estimate_tokens(_day_and_clock(when)[0] + "\n")])
 
 
 def segment_framing_estimate(segment: str, budget: int | None = None) -> int:
@@ -799,18 +815,28 @@ def register_for_prolog(pl: Any) -> None:
 
 
 def _when(time_text: str) -> str:
-    """A fact's time as its heading shows it: `` · Wed 2026-01-11 20:11`` (UTC; the weekday
-    helps a reader place "last Saturday"), the stored text when it is not ISO 8601, else ""."""
+    """A time as the frame's heading shows it (its "as of"): `` Wed 2026-01-11 20:11`` (UTC;
+    the weekday helps a reader place "last Saturday"), the stored text when it is not ISO
+    8601, else ""."""
+    day, clock = _day_and_clock(time_text)
+    return f" {day} {clock}" if day else (f" {clock}" if clock else "")
+
+
+def _day_and_clock(time_text: str) -> tuple[str, str]:
+    """A fact's time as the frame writes it: its day (``Wed 2026-01-11``, UTC, with its
+    weekday) on a line of its own above the facts of that day in a row, and its clock
+    (``20:11``) in the fact's heading; a time that is not ISO 8601 is no day and its stored
+    text the clock; no time, neither."""
     if not time_text:
-        return ""
+        return "", ""
     try:
         if _ISO_UTC.fullmatch(time_text):  # what the journal writes: read without strptime (~10 µs)
             moment = datetime.fromisoformat(time_text[:-1])
         else:
             moment = datetime.strptime(time_text, "%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
-        return f" · {time_text}"
-    return f" · {_WEEKDAYS[moment.weekday()]} {moment:%Y-%m-%d %H:%M}"
+        return "", time_text
+    return f"{_WEEKDAYS[moment.weekday()]} {moment:%Y-%m-%d}", f"{moment:%H:%M}"
 
 
 _ISO_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
