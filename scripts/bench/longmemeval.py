@@ -435,33 +435,49 @@ def frame_texts(frame: Any) -> list[str]:
     return [f.text for f in frame.facts] + [c["text"] for c in frame.receipt.get("beyond", [])]
 
 
-def baseline_framing(question: str, budget: int) -> tuple[int, int]:
+def baseline_framing(question: str, budget: int) -> tuple[int, int, int]:
     """What a baseline frame of ``budget`` tokens pays beside its items' text: what the
     product's frame of that budget reserves for its own lines
     (``attention_cloud.hydration.framing_estimates``, the estimates hydrate/3 budgets): the
-    envelope and the lines heading the frame and its one segment, and a line per item at L0
-    (``[L0 · Wed 2026-01-11 20:11]``)."""
+    envelope and the lines heading the frame and its one segment, a line per item at L0
+    (``[L0 20:11]``) and a line per day naming it (``Wed 2026-01-11``), written once above the
+    items of that day as the product's frame does."""
     from attention_cloud.hydration import framing_estimates, segment_framing_estimate
 
-    head, verbatim = framing_estimates(question, "default", "", budget)[:2]
-    return head + segment_framing_estimate("default", budget), verbatim
+    estimates = framing_estimates(question, "default", "", budget)
+    head, verbatim, day_line = estimates[0], estimates[1], estimates[-1]
+    return head + segment_framing_estimate("default", budget), verbatim - day_line, day_line
+
+
+def item_days(mem: Any) -> dict[str, str]:
+    """Item handle -> the UTC day of its time (``2023-05-08``), for items with an ISO time."""
+    from attention_cloud.bridge import Var
+
+    return {str(h): str(t)[:10] for h, t in mem.pl.solutions("atc_journal:item_time", Var(), Var())
+            if len(str(t)) == 20 and str(t)[10] == "T"}
 
 
 def bm25_frame(order: list[str], texts: dict[str, str], budget: int,
-               framing: tuple[int, int] = (0, 0)) -> set[str]:
+               framing: tuple[int, int, int] = (0, 0, 0), days: dict[str, str] | None = None) -> set[str]:
     """Top BM25 items at L0, greedily, while they fit ``budget`` tokens, paying ``framing``
-    (the frame's head, a line per item: :func:`baseline_framing`) as the product does."""
+    (the frame's head, a line per item, a line per day of ``days``: :func:`baseline_framing`)
+    as the product does."""
     from attention_cloud.curate import estimate_tokens
 
-    head, line = framing
+    head, line, day_line = framing
+    days = days or {}
     budget = max(0, budget - head)
     kept: set[str] = set()
+    named: set[str] = set()
     spent = 0
     for handle in order:
-        cost = estimate_tokens(texts[handle]) + line
+        day = days.get(handle)
+        cost = estimate_tokens(texts[handle]) + line + (day_line if day and day not in named else 0)
         if spent + cost <= budget:
             kept.add(handle)
             spent += cost
+            if day:
+                named.add(day)
         if budget - spent < 8:
             break
     return kept
@@ -510,6 +526,7 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
         lexical.add(handles, [texts[h] for h in handles])
         members = arc_members(mem)
         timed = timed_count(mem)
+        days = item_days(mem)
         outcomes: list[Outcome] = []
         for inst in questions:
             evidence = inst.evidence
@@ -562,8 +579,8 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
                 framing = baseline_framing(inst.question, budget)
                 l0, anywhere = frame_evidence(frame, members)
                 excerpted = l0 | excerpt_evidence(frame)
-                kept = bm25_frame(bm25_order, texts, budget, framing)
-                rrf_kept = bm25_frame(fused, texts, budget, framing)
+                kept = bm25_frame(bm25_order, texts, budget, framing, days)
+                rrf_kept = bm25_frame(fused, texts, budget, framing, days)
                 if answer:
                     answer_in[budget] = holds_answer(answer, frame_texts(frame))
                     bm25_answer[budget] = holds_answer(answer, [texts[h] for h in sorted(kept)])
@@ -600,7 +617,7 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
                     in_any[budget] = len(evidence_items & anywhere) / len(evidence)
                     bm25_in[budget] = len(evidence_items & kept) / len(evidence)
                     rrf_in[budget] = len(evidence_items & rrf_kept) / len(evidence)
-                    packed = bm25_frame(seed_items, texts, budget, framing)
+                    packed = bm25_frame(seed_items, texts, budget, framing, days)
                     packed_in[budget] = len(evidence_items & packed) / len(evidence)
             outcomes.append(Outcome(
                 qid=inst.qid, qtype=inst.qtype, abstention=inst.abstention, items=len(where),
