@@ -111,6 +111,24 @@ def test_a_facts_day_is_written_once_for_the_facts_of_that_day(chat):
     assert "(estimated)" not in lines[1] and frame.receipt["tokens"]["estimated"] is True
 
 
+def test_each_line_of_the_envelope_is_named_by_its_kind(chat):
+    # scripts/bench/framing_lines.py counts a frame's tokens by kind of line: every line of the
+    # envelope is named once, in order (a breadcrumb's line and its text apart)
+    from attention_cloud.hydration import frame_line_kinds
+
+    frame = chat.hydrate(GOAL, budget=2000)
+    kinds = frame_line_kinds(frame.receipt, frame.facts)
+    lines: list[str] = []
+    for kind, line in kinds:
+        if kind == "breadcrumb text":
+            lines[-1] += line
+        else:
+            lines.append(line)
+    assert lines == frame.envelope.split("\n")
+    assert sum(1 for kind, _ in kinds if kind == "fact day line") == 3
+    assert sum(1 for kind, _ in kinds if kind == "fact heading") == len(frame.facts)
+
+
 def test_a_small_budget_holds_the_relevant_fact_that_fits(chat):
     frame = chat.hydrate(GOAL, budget=120)
     shown = [f.text for f in frame.facts]

@@ -560,14 +560,14 @@ def frame_line_kinds(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
     day above the facts of a day in a row), ``fact heading``, ``fact text``, ``breadcrumbs
     heading``, ``breadcrumb line`` (without its text) and ``breadcrumb text``,
     ``near-duplicates line``."""
-    tags = envelope(receipt.get("id", _LONGEST["receipt"]), "").split("\n")
-    out = [("envelope tags", line) for line in tags if line]
+    opening, _, closing = envelope(receipt.get("id", _LONGEST["receipt"]), "").split("\n")
+    out = [("envelope tags", opening)]
     for line in _frame_lines(receipt, facts, empty):
         if line.kind == "breadcrumb line":
             out += [("breadcrumb line", line.counted), ("breadcrumb text", line.text[len(line.counted):])]
         else:
             out.append((line.kind, line.text))
-    return out
+    return [*out, ("envelope tags", closing)]
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from bench_env import markdown_table, run_header  # noqa: E402
 
 KINDS = ("fact text", "fact heading", "breadcrumb text", "breadcrumb line", "breadcrumbs heading",
          "near-duplicates line", "segment heading", "frame heading", "anchor line", "envelope tags",
-         "fact group line")
+         "fact day line")
 
 
 def line_kinds(frame) -> Counter:
