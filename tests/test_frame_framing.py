@@ -129,6 +129,20 @@ def test_each_line_of_the_envelope_is_named_by_its_kind(chat):
     assert sum(1 for kind, _ in kinds if kind == "fact heading") == len(frame.facts)
 
 
+def test_the_envelope_names_its_receipt_once_in_its_tag(chat):
+    # the envelope's tag names the receipt; its second line named it again (~8 tokens of every
+    # injected frame): the text without the envelope still names it there, the envelope not
+    frame = chat.hydrate(GOAL, budget=300)
+    rid = frame.receipt_id
+    assert f"· receipt {rid}" in frame.text.split("\n")[1]
+    assert frame.envelope.count(rid) == 1
+    assert frame.envelope.startswith(f'<memory-frame receipt="{rid}" source="attention-cloud">\n')
+    assert frame.envelope.split("\n")[2] == frame.text.split("\n")[1].replace(f" · receipt {rid}", "")
+    # and the budget pays for the envelope as written
+    b = frame.receipt["budget"]
+    assert b["framing"] == _own_lines_tokens(frame) and estimate_tokens(frame.envelope) <= 300
+
+
 def test_a_small_budget_holds_the_relevant_fact_that_fits(chat):
     frame = chat.hydrate(GOAL, budget=120)
     shown = [f.text for f in frame.facts]

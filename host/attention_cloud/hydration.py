@@ -565,8 +565,8 @@ def frame_line_kinds(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
     for line in _frame_lines(receipt, facts, empty):
         if line.kind == "breadcrumb line":
             out += [("breadcrumb line", line.counted), ("breadcrumb text", line.text[len(line.counted):])]
-        else:
-            out.append((line.kind, line.text))
+        else:  # the frame's heading as the envelope writes it (without the receipt id)
+            out.append((line.kind, line.counted if line.kind == "frame heading" else line.text))
     return [*out, ("envelope tags", closing)]
 
 
@@ -595,9 +595,10 @@ def _written(receipt: dict[str, Any], lines: list[_Line]) -> str:
 def _frame_lines(receipt: dict[str, Any], facts: tuple[FrameFact, ...], empty: str) -> list[_Line]:
     """The frame's text line by line (:class:`_Line`)."""
     b = receipt["budget"]
-    lines = [_Line(None, line, line, "frame heading") for line in
-             _head_lines(receipt["goal"], receipt["plane"], receipt["path"], b["spent"],
-                         b["total"], receipt["id"], receipt.get("now") or "")]
+    head = [_head_lines(receipt["goal"], receipt["plane"], receipt["path"], b["spent"],
+                        b["total"], rid, receipt.get("now") or "") for rid in (receipt["id"], "")]
+    # counted as the envelope writes them: its tag names the receipt, its second line does not
+    lines = [_Line(None, line, counted, "frame heading") for line, counted in zip(*head)]
     anchor = receipt.get("anchor")
     if anchor:
         inside = sum(1 for f in receipt["facts"] if "in_window" in f)
@@ -700,8 +701,14 @@ def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receip
     # the facts' headings show the journal's UTC times
     read_at = f" · as of {_when(now)[1:]}" if now else ""
     return [f"memory frame for: {goal_shown(goal)}",
-            f"plane {plane} · path {path} · {spent}/{total} tokens · receipt {receipt_id}"
+            f"plane {plane} · path {path} · {spent}/{total} tokens{_named_receipt(receipt_id)}"
             f"{read_at} · times UTC"]
+
+
+def _named_receipt(receipt_id: str) -> str:
+    """The part of the frame's second line naming its receipt; the envelope leaves it out, its
+    tag naming the receipt already (:func:`envelope`)."""
+    return f" · receipt {receipt_id}" if receipt_id else ""
 
 
 def _anchor_line(phrase: str, start: str, end: str, inside: int) -> str:
@@ -846,7 +853,14 @@ _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not %a: that fo
 
 
 def envelope(receipt_id: str, text: str) -> str:
-    """Wrap frame text as ``<memory-frame receipt=… source="attention-cloud">…</memory-frame>``."""
+    """Wrap frame text as ``<memory-frame receipt=… source="attention-cloud">…</memory-frame>``.
+    The tag names the receipt, so the frame's second line does not name it again (it did, ~8
+    tokens of every injected frame; the text without the envelope still names it)."""
+    head, newline, rest = text.partition("\n")
+    second, newline2, rest = rest.partition("\n")
+    named = _named_receipt(receipt_id)
+    if named and named in second:
+        text = head + newline + second.replace(named, "", 1) + newline2 + rest
     safe = escape_envelope_content(text)  # recalled text or the goal may contain the tags
     return (f'<memory-frame receipt="{receipt_id}" source="attention-cloud">\n{safe}\n'
             f"</memory-frame>")
