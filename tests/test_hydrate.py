@@ -117,7 +117,10 @@ def test_demotion_keeps_more_items_than_truncation(curated, budget):
 
 
 def test_breadcrumbs_mark_the_edge_of_the_frame(curated):
-    r = curated.hydrate(GOAL, budget=250).receipt
+    # a frame of 800 tokens keeps its plane's share for breadcrumbs; a smaller one has only
+    # what its facts leave (README, Budgets): at 250 the frame's cheaper lines now show the
+    # request verbatim beside the answer, where it showed its summary and a breadcrumb
+    r = curated.hydrate(GOAL, budget=800).receipt
     assert r["beyond"], "memory past the cutoff should leave breadcrumbs"
     in_frame = {f["handle"] for f in r["facts"]}
     for crumb in r["beyond"]:
