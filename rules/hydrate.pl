@@ -214,14 +214,18 @@ fact_speakers_(Facts, Speakers) :-
 % not reserved in every segment. The host estimates them once per frame on the lines its
 % render_text writes, at their longest in a frame of Budget tokens read against Now (no "as of"
 % when it is 0) (attention_cloud.hydration.framing_estimates, host_frame_framing/6; a
-% segment's heading: host_segment_framing/3).
+% segment's heading: host_segment_framing/3). A timed fact's price holds the line naming its
+% day, which the frame writes once for the facts of a day: the tokens of that line are kept in
+% the global atc_day_line for used_tokens_/2, which charges it once per day.
 framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, LeftOut)) :-
     (   Anchor = window(_, _, Phrase) -> true ; Phrase = "" ),
     (   Now > 0 -> Timed = true ; Timed = false ),
     host_frame_framing(Goal, Plane, Phrase, Budget, Timed,
                        [Frame, Verbatim, Derived, Excerpt, Crumb, Beyond, LeftOut,
                         Verbatim0, Derived0, Excerpt0, VerbatimM, DerivedM, ExcerptM,
-                        VerbatimM0, DerivedM0, ExcerptM0]),
+                        VerbatimM0, DerivedM0, ExcerptM0, DayLine]),
+    b_setval(atc_day_line, DayLine),
+    retractall(day_seen_(_, _)),
     Fact = framings(framing(Verbatim, Derived, Excerpt), framing(Verbatim0, Derived0, Excerpt0),
                     framing(VerbatimM, DerivedM, ExcerptM), framing(VerbatimM0, DerivedM0, ExcerptM0)).
 
@@ -595,7 +599,7 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     crumb_share_(Settings, Budget, CrumbShare),
     FitBudget0 is Budget - CrumbShare,
     work_budget_(Budget, Work),
-    Page is Work // 30,               % a deeper page for a larger budget (below)
+    Page is Work // 25,               % a deeper page for a larger budget (below)
     segment_candidates_(Goal, Settings, Segment, Page, Path, Candidates0),
     select_facts_(Candidates0, Settings, FitBudget0, Placed, PastCap, Suppressed0),
     left_out_cost_(Settings, Suppressed0, LeftOut0),
@@ -612,7 +616,12 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     focus_core_(Goal, Settings, FitBudget, Base, Kept1a, Kept1, GaveWay2),
     append([GaveWay0, GaveWay1, GaveWay2], GaveWay),
     append([Dropped, GaveWay, PastCap], Outside0),
-    refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Kept, Outside, Suppressed2),
+    refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Kept2, Outside1, Suppressed2),
+    % a raise paid by facts giving way counted each of their day lines as freed, and a day
+    % line another fact of that day still needs was not: the fit has the last word
+    fit_(Kept2, FitBudget, Kept3, Late),
+    append(Late, Outside1, Outside),
+    by_day_(Kept3, Kept),
     include(repeats_kept_(Kept), Suppressed2, Suppressed),
     left_out_cost_(Settings, Suppressed, LeftOut),
     used_tokens_(Kept, Used),
@@ -769,7 +778,10 @@ seed_ranking(Goal, Segment, K, Path, Seeds) :-
 % Seeds are the K best hits (the focus). The next hits are the Reserve: relevance-ranked
 % candidates that fill whatever budget the focus and its walk leave, so a frame uses its budget
 % on relevant memory instead of ending early. Page asks for at least that many hits of each
-% search: a hit per 30 tokens of the segment's budget (66 at 2000), so that a frame of short
+% search: a hit per 25 tokens of the segment's budget (80 at 2000; a hit per 30 until a fact's
+% heading stopped writing its day, which the facts of a day now share: a short turn with its
+% lines costs ~18 tokens, not ~22, and 66 hits left a 2000-token frame of them at four fifths
+% of its budget with nothing past it), so that a frame of short
 % turns ("Saltbu. It means salt shed.") is not left a quarter empty with the default 48 as all
 % its candidates, and hits fused from deeper lists rank better (a held-out 2000-token frame
 % found the turn that dates a proposal, which the top 48 of each search left out). Every
@@ -1729,6 +1741,9 @@ kept_(Kind, Key, G, Make, Value) :-
         assertz(kept_value_(Kind, Key, G, Value))
     ).
 
+% day_seen_(Id, Day): the day of record Id's time (fact_day_/2), or none; per thread, cleared
+% by each frame (framing_/9).
+:- thread_local day_seen_/2.
 :- dynamic kept_value_/4.           % Kind, Key, Generation, Value (kept_/5)
 
 kept_limit_(1024).
@@ -2779,7 +2794,67 @@ fit_(Placed, Budget, Kept, Dropped) :-
     ).
 
 used_tokens_(Placed, Used) :-
-    foldl(add_tokens_, Placed, 0, Used).
+    foldl(add_tokens_, Placed, 0, Priced),
+    shared_day_lines_(Placed, Shared),
+    Used is Priced - Shared.
+
+% shared_day_lines_(+Placed, -Tokens): what the facts' prices count twice or more of the lines
+% naming their days. Each timed fact is priced with the line naming its day (framing_/9), but
+% the frame writes that line once above the facts of a day, grouped (by_day_/2): the facts of
+% one day pay for one line, whichever of them stay, so giving way and raising detail see what
+% the frame will write. Never more than the prices: a cost of facts together is at most the
+% sum of their costs apart.
+shared_day_lines_(Placed, Tokens) :-
+    (   nb_current(atc_day_line, Line), Line > 0
+    ->  findall(Day, ( member(p(c(Id, _, _, _, _), _, _, _), Placed), fact_day_(Id, Day) ), Days),
+        length(Days, Timed),
+        sort(Days, Distinct),
+        length(Distinct, N),
+        Tokens is Line * (Timed - N)
+    ;   Tokens = 0
+    ).
+
+% fact_day_(+Id, -Day): the UTC day (YYYY-MM-DD) of a record whose time is ISO 8601 UTC as the
+% journal writes it, the day the frame's line above it names (hydration._day_and_clock); fails
+% for a record without such a time (its heading shows the stored text, and no day line). Told
+% once per record and frame (day_seen_/2): the fit asks for every fact at every step.
+fact_day_(Id, Day) :-
+    (   day_seen_(Id, Seen)
+    ->  true
+    ;   time_of_(Id, Time),
+        (   string_codes(Time, Codes),
+            Codes = [Y1, Y2, Y3, Y4, 0'-, M1, M2, 0'-, D1, D2, 0'T, H1, H2, 0':, I1, I2, 0':, S1, S2, 0'Z],
+            forall(member(C, [Y1, Y2, Y3, Y4, M1, M2, D1, D2, H1, H2, I1, I2, S1, S2]),
+                   between(0'0, 0'9, C))
+        ->  sub_string(Time, 0, 10, _, Seen)
+        ;   Seen = none
+        ),
+        assertz(day_seen_(Id, Seen))
+    ),
+    Seen \== none,
+    Day = Seen.
+
+% by_day_(+Kept, -Grouped): the facts of a segment as the frame writes them: the facts of one
+% day together (under one line naming it), the days in the order of their first fact, each
+% day's facts (and the facts without a day) in their order. The best fact stays first.
+by_day_(Kept, Grouped) :-
+    foldl(day_keyed_, Kept, Keyed, 0, _),
+    group_first_seen_(Keyed, Grouped).
+
+day_keyed_(P, Key-P, N0, N) :-
+    P = p(c(Id, _, _, _, _), _, _, _),
+    N is N0 + 1,
+    (   fact_day_(Id, Day) -> Key = day(Day) ; Key = alone(N0) ).
+
+group_first_seen_([], []).
+group_first_seen_([Key-P|Rest], [P|Grouped]) :-
+    partition(keyed_by_(Key), Rest, Same, Others),
+    pairs_values(Same, SameFacts),
+    append(SameFacts, Tail, Grouped),
+    group_first_seen_(Others, Tail).
+
+keyed_by_(Key, K-_) :-
+    K == Key.
 
 add_tokens_(p(_, _, T, _), A0, A) :-
     A is A0 + T.

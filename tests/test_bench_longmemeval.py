@@ -68,11 +68,22 @@ def test_benchmark_runs_on_a_tiny_instance(tmp_path):
 
 
 def test_native_ingests_the_instance_file_and_maps_turns_by_turn_id(tmp_path):
-    row, report = _run(tmp_path, "native", "--native")
+    row, report = _run(tmp_path, "native", "--native", "--answer-words")
     assert row["evidence_items"] == 1 and row["items"] == 6 * len(FILLER)
+    assert row["answer_words"]["2000"] == 1.0 and "answer words in frame, product (1 answers)" in report
     assert row["timed_items"] == row["items"]               # every turn at its session's date
     assert row["jump_hits"]["5"] and row["in_frame_l0"]["2000"] == 1.0
     assert "--native" in report
+
+
+def test_answer_words_counts_the_words_a_fragment_holds():
+    sys.path.insert(0, str(SCRIPT.parent))
+    import longmemeval as lme
+
+    # the common words and the comma in a number do not count; a fragment scores its share
+    assert lme.answer_words("The Sunday market, 2,500 steps", ["market at 2500 steps"]) == 0.75
+    assert lme.answer_words("the", ["the"]) is None
+    assert lme.answer_words("Pixel", []) == 0.0
 
 
 def test_bad_config_is_a_usage_error(tmp_path):

@@ -8,6 +8,7 @@ frame too small for anything must say so rather than that memory holds nothing.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,58 @@ def test_a_frames_text_is_its_receipt_rendered_and_names_its_id(chat, goal, budg
     assert receipt["id"] == frame.receipt_id == "r_" + digest
 
 
+def test_a_facts_day_is_written_once_for_the_facts_of_that_day(chat):
+    # every fact's heading wrote its whole time ("[L0 · Sat 2025-03-01 10:00]", 8 tokens):
+    # the day a line of its own above the facts of that day, each fact's heading its rung and
+    # clock ("[L0 10:00]", 3 tokens); who said it is its text's first words
+    frame = chat.hydrate(GOAL, budget=2000)
+    lines = frame.text.split("\n")
+    days = [line for line in lines if re.fullmatch(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d\d-\d\d", line)]
+    assert sorted(days) == ["Mon 2025-03-03", "Sat 2025-03-01", "Sun 2025-03-02"], frame.text
+    for f, shown in zip(frame.receipt["facts"], frame.facts):
+        at = lines.index(shown.text.split("\n")[0])
+        assert lines[at - 1] == f"[L0 {f['time'][11:16]}]", frame.text
+        day = next(line for line in reversed(lines[:at]) if line in days)
+        assert day.endswith(f["time"][:10]), (f, frame.text)
+        assert shown.text.startswith(("Jonas: ", "Mia: "))
+    assert estimate_tokens("[L0 10:00]\n") + estimate_tokens("Sat 2025-03-01\n") < estimate_tokens(
+        "[L0 · Sat 2025-03-01 10:00]\n") * 2
+    # the heading line says the figures once: "(estimated)" is the receipt's tokens.estimated
+    assert "(estimated)" not in lines[1] and frame.receipt["tokens"]["estimated"] is True
+
+
+def test_each_line_of_the_envelope_is_named_by_its_kind(chat):
+    # scripts/bench/framing_lines.py counts a frame's tokens by kind of line: every line of the
+    # envelope is named once, in order (a breadcrumb's line and its text apart)
+    from attention_cloud.hydration import frame_line_kinds
+
+    frame = chat.hydrate(GOAL, budget=2000)
+    kinds = frame_line_kinds(frame.receipt, frame.facts)
+    lines: list[str] = []
+    for kind, line in kinds:
+        if kind == "breadcrumb text":
+            lines[-1] += line
+        else:
+            lines.append(line)
+    assert lines == frame.envelope.split("\n")
+    assert sum(1 for kind, _ in kinds if kind == "fact day line") == 3
+    assert sum(1 for kind, _ in kinds if kind == "fact heading") == len(frame.facts)
+
+
+def test_the_envelope_names_its_receipt_once_in_its_tag(chat):
+    # the envelope's tag names the receipt; its second line named it again (~8 tokens of every
+    # injected frame): the text without the envelope still names it there, the envelope not
+    frame = chat.hydrate(GOAL, budget=300)
+    rid = frame.receipt_id
+    assert f"· receipt {rid}" in frame.text.split("\n")[1]
+    assert frame.envelope.count(rid) == 1
+    assert frame.envelope.startswith(f'<memory-frame receipt="{rid}" source="attention-cloud">\n')
+    assert frame.envelope.split("\n")[2] == frame.text.split("\n")[1].replace(f" · receipt {rid}", "")
+    # and the budget pays for the envelope as written
+    b = frame.receipt["budget"]
+    assert b["framing"] == _own_lines_tokens(frame) and estimate_tokens(frame.envelope) <= 300
+
+
 def test_a_small_budget_holds_the_relevant_fact_that_fits(chat):
     frame = chat.hydrate(GOAL, budget=120)
     shown = [f.text for f in frame.facts]
@@ -104,7 +157,7 @@ def test_frames_of_short_turns_leave_little_of_the_budget_unused(chat):
 
 
 def test_a_budget_that_holds_every_fact_and_line_shows_every_fact(chat):
-    # the planner priced every fact's heading with a DIRTY mark ("[L0 · Sat 2025-03-01 10:00
+    # the planner priced every fact's heading with a DIRTY mark ("[L0 Sat 2025-03-01 10:00
     # DIRTY]"), which only a record a dirty belief rests on carries: ~2 tokens a fact unspent,
     # so a budget of what the receipt says the whole frame costs lost a fact to lines never
     # written
@@ -186,3 +239,4 @@ def test_a_fact_a_dirty_belief_rests_on_is_marked_and_its_mark_paid(tmp_path, cu
         assert "DIRTY]" in mem.hydrate(GOAL, budget=300).text
     finally:
         mem.close()
+

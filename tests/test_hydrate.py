@@ -117,7 +117,10 @@ def test_demotion_keeps_more_items_than_truncation(curated, budget):
 
 
 def test_breadcrumbs_mark_the_edge_of_the_frame(curated):
-    r = curated.hydrate(GOAL, budget=250).receipt
+    # a frame of 800 tokens keeps its plane's share for breadcrumbs; a smaller one has only
+    # what its facts leave (README, Budgets): at 250 the frame's cheaper lines now show the
+    # request verbatim beside the answer, where it showed its summary and a breadcrumb
+    r = curated.hydrate(GOAL, budget=800).receipt
     assert r["beyond"], "memory past the cutoff should leave breadcrumbs"
     in_frame = {f["handle"] for f in r["facts"]}
     for crumb in r["beyond"]:
@@ -235,7 +238,8 @@ def test_a_goal_naming_a_time_favours_items_written_then(home, tmp_path):
         assert anchor["from"] <= "2024-03-01T10:00:00Z" <= anchor["to"]
         assert "blender" in anchored.facts[0].text
         assert anchored.receipt["facts"][0]["time"] == "2024-03-01T10:00:00Z"
-        assert "Fri 2024-03-01 10:00" in anchored.text  # the render shows when (and the weekday)
+        # the render shows when: the day (and the weekday) above the fact, its clock in its heading
+        assert "Fri 2024-03-01\n[L0 10:00]\n" in anchored.text
         assert 'anchored to "19 days ago"' in anchored.text  # and which window it read
         # without `now`, the newest item's time is the present
         default_now = hydrate(mem, "which kitchen appliance did I buy 19 days ago", budget=400)

@@ -12,6 +12,7 @@ stored receipt is the one returned, and the same call gives the same frame.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,9 @@ GOALS = [
     "pasted log: " + " ".join(f"line {i}: processor timeout after retry {i}" for i in range(40)),
 ]
 LEVEL_RANK = {"L0": 0, "L1": 1, "L2": 2, "L3": 3}
+
+
+_DAY = r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d\d-\d\d"
 
 
 def _write_chats(root: Path) -> tuple[Path, Path]:
@@ -196,7 +200,7 @@ def check_promises(mem, frame, *, budget: int, ceiling: str = "L0", reader: str 
             assert b["segments"][name]["budget"] == n
     # the text's heading figures are the receipt's
     lines = frame.text.split("\n")
-    assert f"· {b['spent']}/{b['total']} tokens (estimated) · receipt {r['id']}" in lines[1]
+    assert f"· {b['spent']}/{b['total']} tokens · receipt {r['id']}" in lines[1]
     assert f"path {r['path']} ·" in lines[1]
     for name, seg in b["segments"].items():
         assert f"## {name} ({seg['spent']}/{seg['budget']} tokens, {seg['path']})" in lines
@@ -205,10 +209,16 @@ def check_promises(mem, frame, *, budget: int, ceiling: str = "L0", reader: str 
     # the envelope wraps the text once: a goal or a record holding the tags is escaped
     assert frame.envelope.count("<memory-frame ") == frame.envelope.count("</memory-frame>") == 1
     headings = [line for line in lines if line.startswith("[L")]
-    for f in facts:   # each fact's heading shows its time, in UTC with its weekday
+    for f, shown in zip(facts, frame.facts):
+        # each fact's time, in UTC: its clock in its heading, its day with its weekday on the
+        # line above the facts of that day
         if f["time"]:
-            when = f"{f['time'][:10]} {f['time'][11:16]}"
-            assert any(when in line for line in headings), (f, headings)
+            at = next(i for i, line in enumerate(lines)
+                      if line.startswith(f"[{f['level']}") and lines[i + 1:i + 1 + len(
+                          shown.text.split("\n"))] == shown.text.split("\n"))
+            assert lines[at].endswith((f" {f['time'][11:16]}]", f" {f['time'][11:16]} DIRTY]")), (f, lines[at])
+            day = next(line for line in reversed(lines[:at]) if re.fullmatch(_DAY, line))
+            assert day.endswith(f["time"][:10]), (f, day)
     # each fact is what the frame shows, once
     handles = [f["handle"] for f in facts]
     assert len(handles) == len(set(handles)), handles

@@ -480,8 +480,7 @@ def _with_id(receipt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return rid, {"id": rid, **receipt}
 
 
-def _honest_framing(receipt: dict[str, Any], lines: list[tuple[str | None, str, str | None]]
-                    ) -> dict[str, Any]:
+def _honest_framing(receipt: dict[str, Any], lines: list[_Line]) -> dict[str, Any]:
     # the planner paid each of the frame's own lines at its longest (any count, the longest
     # path and handle, a DIRTY mark); the receipt reports what the lines written cost. The id
     # is a digest of the receipt, so the lines are counted with a stand-in of the same length.
@@ -557,55 +556,90 @@ def _stamp_or_none(now: Any) -> str | None:
 def render_text(receipt: dict[str, Any], facts: tuple[FrameFact, ...], *, empty: str = "") -> str:
     """The frame as text: grouped by segment, each fact tagged with level, why and pointer;
     ``empty`` says why a frame with no facts holds none (a budget too small, ...)."""
-    return "\n".join(line for _, line, _ in _frame_lines(receipt, facts, empty))
+    return "\n".join(line.text for line in _frame_lines(receipt, facts, empty))
 
 
-def _written(receipt: dict[str, Any], lines: list[tuple[str | None, str, str | None]]) -> str:
+def frame_line_kinds(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
+                     empty: str = "") -> list[tuple[str, str]]:
+    """Every line of the frame's envelope as ``(kind, line)``: what a frame spends on its own
+    lines against its facts' text (scripts/bench/framing_lines.py). The kinds: ``envelope
+    tags``, ``frame heading``, ``anchor line``, ``segment heading``, ``fact day line`` (the
+    day above the facts of a day in a row), ``fact heading``, ``fact text``, ``breadcrumbs
+    heading``, ``breadcrumb line`` (without its text) and ``breadcrumb text``,
+    ``near-duplicates line``."""
+    opening, _, closing = envelope(receipt.get("id", _LONGEST["receipt"]), "").split("\n")
+    out = [("envelope tags", opening)]
+    for line in _frame_lines(receipt, facts, empty):
+        if line.kind == "breadcrumb line":
+            out += [("breadcrumb line", line.counted), ("breadcrumb text", line.text[len(line.counted):])]
+        else:  # the frame's heading as the envelope writes it (without the receipt id)
+            out.append((line.kind, line.counted if line.kind == "frame heading" else line.text))
+    return [*out, ("envelope tags", closing)]
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A line of the frame's text: the segment it belongs to (None for the frame's head), the
+    line, what the estimate of the frame's own lines counts of it (the whole line for the
+    frame's own lines, None for a fact's text, which the fact's ``tokens`` count, and a
+    breadcrumb's line without its text, which the breadcrumb's ``tokens`` count), and its kind
+    (:func:`frame_line_kinds`)."""
+
+    segment: str | None
+    text: str
+    counted: str | None
+    kind: str
+
+
+def _written(receipt: dict[str, Any], lines: list[_Line]) -> str:
     """:func:`render_text` of ``receipt`` from ``lines`` that :func:`_frame_lines` built for
     it with another id of the same length: its heading lines written again with the id."""
     head = _head_lines(receipt["goal"], receipt["plane"], receipt["path"], receipt["budget"]["spent"],
                        receipt["budget"]["total"], receipt["id"], receipt.get("now") or "")
-    return "\n".join([*head, *(line for _, line, _ in lines[len(head):])])
+    return "\n".join([*head, *(line.text for line in lines[len(head):])])
 
 
-def _frame_lines(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
-                 empty: str) -> list[tuple[str | None, str, str | None]]:
-    """The frame's text line by line, each as (segment or None for the frame's head, line,
-    what the estimate of the frame's own lines counts of it): the whole line for the frame's
-    own lines, None for a fact's text (the fact's ``tokens`` count it), and a breadcrumb's line
-    without its text (the breadcrumb's ``tokens`` count that)."""
+def _frame_lines(receipt: dict[str, Any], facts: tuple[FrameFact, ...], empty: str) -> list[_Line]:
+    """The frame's text line by line (:class:`_Line`)."""
     b = receipt["budget"]
-    lines = [(None, line, line) for line in
-             _head_lines(receipt["goal"], receipt["plane"], receipt["path"], b["spent"],
-                         b["total"], receipt["id"], receipt.get("now") or "")]
+    head = [_head_lines(receipt["goal"], receipt["plane"], receipt["path"], b["spent"],
+                        b["total"], rid, receipt.get("now") or "") for rid in (receipt["id"], "")]
+    # counted as the envelope writes them: its tag names the receipt, its second line does not
+    lines = [_Line(None, line, counted, "frame heading") for line, counted in zip(*head)]
     anchor = receipt.get("anchor")
     if anchor:
         inside = sum(1 for f in receipt["facts"] if "in_window" in f)
         line = _anchor_line(anchor["phrase"], anchor["from"], anchor["to"], inside)
-        lines.append((None, line, line))
+        lines.append(_Line(None, line, line, "anchor line"))
     for segment, seg in b["segments"].items():
         own = ["", _segment_line(segment, seg["spent"], seg["budget"], seg["path"])]
-        lines.extend((segment, line, line) for line in own)
+        lines.extend(_Line(segment, line, line, "segment heading") for line in own)
+        day = ""  # the day the facts above wrote: a fact of the same day says only its clock
         for f in (f for f in facts if f.segment == segment):
-            line = _fact_line(f.level, f.handle, f.time, bool(f.dirty_beliefs),
+            fact_day, clock = _day_and_clock(f.time)
+            if fact_day and fact_day != day:
+                lines.append(_Line(segment, fact_day, fact_day, "fact day line"))
+            day = fact_day
+            line = _fact_line(f.level, f.handle, clock, bool(f.dirty_beliefs),
                               len(f.excerpt_spans), f.excerpt_units)
-            lines.append((segment, line, line))
+            lines.append(_Line(segment, line, line, "fact heading"))
             # split at newlines alone: the text is written as the record holds it (a log's
             # "\r\n", a form feed, a Unicode line separator), so that its verbatim pieces, an
             # excerpt's spans of the L0 among them, are found in the frame as they are
-            lines.extend((segment, text, None) for text in f.text.split("\n"))
+            lines.extend(_Line(segment, text, None, "fact text") for text in f.text.split("\n"))
         crumbs = [c for c in receipt["beyond"] if c["segment"] == segment]
         if crumbs:
-            lines.append((segment, _BEYOND, _BEYOND))
-            lines.extend((segment, _crumb_line(c["handle"], c["level"], c["text"]),
-                          _crumb_line(c["handle"], c["level"], "")) for c in crumbs)
+            lines.append(_Line(segment, _BEYOND, _BEYOND, "breadcrumbs heading"))
+            lines.extend(_Line(segment, _crumb_line(c["handle"], c["level"], c["text"]),
+                               _crumb_line(c["handle"], c["level"], ""), "breadcrumb line")
+                         for c in crumbs)
         left_out = [r for r in receipt.get("suppressed", []) if r["segment"] == segment]
         if left_out:
             line = _left_out_line(len(left_out))
-            lines.append((segment, line, line))
+            lines.append(_Line(segment, line, line, "near-duplicates line"))
     if not facts and not receipt["beyond"]:
         note = f"({empty})" if empty else "(memory holds nothing for this goal yet)"
-        lines.extend((None, line, line) for line in ("", note))
+        lines.extend(_Line(None, line, line, "frame heading") for line in ("", note))
     return lines
 
 
@@ -620,21 +654,20 @@ def frame_framing(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
     return _framing_of(receipt["budget"]["segments"], _frame_lines(receipt, facts, empty))
 
 
-def _framing_of(segments: dict[str, Any], lines: list[tuple[str | None, str, str | None]]
-                ) -> tuple[int, dict[str, int]]:
+def _framing_of(segments: dict[str, Any], lines: list[_Line]) -> tuple[int, dict[str, int]]:
     """:func:`frame_framing` of a frame's ``lines`` (:func:`_frame_lines`)."""
     from .curate.tokens import estimate_tokens
 
     tag_lines = envelope(_LONGEST["receipt"], "").split("\n")
     head = sum(estimate_tokens(line + "\n") for line in tag_lines if line)
     own = {segment: 0 for segment in segments}
-    for segment, _, counted in lines:
-        if counted is None:
+    for line in lines:
+        if line.counted is None:
             continue
-        if segment is None:
-            head += estimate_tokens(counted + "\n")
+        if line.segment is None:
+            head += estimate_tokens(line.counted + "\n")
         else:
-            own[segment] += estimate_tokens(counted + "\n")
+            own[line.segment] += estimate_tokens(line.counted + "\n")
     return head + sum(own.values()), _share_head(head, segments, own)
 
 
@@ -673,10 +706,16 @@ def _head_lines(goal: str, plane: str, path: str, spent: int, total: int, receip
                 now: str = "") -> list[str]:
     # ``now``, the time the goal was read against, is what "how many days ago" counts from;
     # the facts' headings show the journal's UTC times
-    read_at = f" · as of {_when(now)[3:]}" if now else ""
+    read_at = f" · as of {_when(now)[1:]}" if now else ""
     return [f"memory frame for: {goal_shown(goal)}",
-            f"plane {plane} · path {path} · {spent}/{total} tokens (estimated) · receipt {receipt_id}"
+            f"plane {plane} · path {path} · {spent}/{total} tokens{_named_receipt(receipt_id)}"
             f"{read_at} · times UTC"]
+
+
+def _named_receipt(receipt_id: str) -> str:
+    """The part of the frame's second line naming its receipt; the envelope leaves it out, its
+    tag naming the receipt already (:func:`envelope`)."""
+    return f" · receipt {receipt_id}" if receipt_id else ""
 
 
 def _anchor_line(phrase: str, start: str, end: str, inside: int) -> str:
@@ -689,13 +728,16 @@ def _segment_line(segment: str, spent: int, budget: int, path: str) -> str:
     return f"## {segment} ({spent}/{budget} tokens, {path})"
 
 
-def _fact_line(level: str, handle: str, time_text: str, dirty: bool, kept: int = 0,
+def _fact_line(level: str, handle: str, clock: str, dirty: bool, kept: int = 0,
                units: int = 0) -> str:
-    """The line heading a fact: at L0 its rung and time (verbatim text is all there is); above
-    L0, or cut to an excerpt of it, also the handle that pages back to the detail."""
+    """The line heading a fact: its rung and its ``clock`` (:func:`_day_and_clock`; the day
+    is the line above it, written once for the facts of a day in a row); above L0, or cut to an
+    excerpt of it, also the handle that pages back to the detail. Its fields are parted by
+    spaces alone: each " · " was a word of its own to the estimator."""
     cut = f" excerpt {kept}/{units}" if kept else ""
-    shown = "" if level.upper() == "L0" and not cut else f" · {handle}"
-    return f"[{level.upper()}{cut}{shown}{_when(time_text)}{' DIRTY' if dirty else ''}]"
+    shown = "" if level.upper() == "L0" and not cut else f" {handle}"
+    when = f" {clock}" if clock else ""
+    return f"[{level.upper()}{cut}{shown}{when}{' DIRTY' if dirty else ''}]"
 
 
 def _crumb_line(handle: str, level: str, text: str) -> str:
@@ -719,7 +761,9 @@ def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = N
     near-duplicates line, fact at L0, fact above L0, excerpt fact]``, the last three for a
     record without a time (its heading shows none), then those six fact lines marked DIRTY,
     for a record a dirty belief rests on (paid on every fact, the mark left ~2 tokens a fact
-    unspent, ~50 of a 2000-token frame); the head is the envelope and the frame's heading
+    unspent, ~50 of a 2000-token frame), then the line naming a day (a timed fact's lines
+    include it: the planner charges it once for the facts of a day, which the frame writes
+    together under it); the head is the envelope and the frame's heading
     lines, with the anchor's line when ``phrase`` names one. The breadcrumbs' heading
     and the near-duplicates line are a segment's lines that it writes only when it has
     breadcrumbs or left near-duplicates out, so they are paid only then. A frame of ``budget``
@@ -735,19 +779,24 @@ def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = N
     if phrase:
         head.append(_anchor_line(phrase, when, when, n))
 
-    def fact_lines(time_text: str, dirty: bool) -> list[str]:
-        return [_fact_line("L0", handle, time_text, dirty), _fact_line("L3", handle, time_text, dirty),
-                _fact_line("L0", handle, time_text, dirty, 999, 999)]
+    def fact_lines(time_text: str, dirty: bool) -> list[int]:
+        # a fact with a time is priced with the line naming its day: the facts of a day in a
+        # row write it once, but which facts sit next to which is the fit's outcome
+        day, clock = _day_and_clock(time_text)
+        above = estimate_tokens(day + "\n") if day else 0
+        return [above + estimate_tokens(line + "\n") for line in (
+            _fact_line("L0", handle, clock, dirty), _fact_line("L3", handle, clock, dirty),
+            _fact_line("L0", handle, clock, dirty, 999, 999))]
 
-    lines = [*fact_lines(when, False), _crumb_line(handle, "L3", ""), _BEYOND,
-             _left_out_line(_LONGEST["count"]), *fact_lines("", False), *fact_lines(when, True),
-             *fact_lines("", True)]
+    edge = [_crumb_line(handle, "L3", ""), _BEYOND, _left_out_line(_LONGEST["count"])]
     # line by line, as frame_framing counts what was written: the estimate of the whole
     # envelope is up to a token a line less, and a frame priced by it came out a token over
     # its budget
     head_lines = envelope(_LONGEST["receipt"], "\n".join(head)).split("\n")
     return ([sum(estimate_tokens(line + "\n") for line in head_lines)]
-            + [estimate_tokens(line + "\n") for line in lines])
+            + fact_lines(when, False) + [estimate_tokens(line + "\n") for line in edge]
+            + fact_lines("", False) + fact_lines(when, True) + fact_lines("", True)
+            + [estimate_tokens(_day_and_clock(when)[0] + "\n")])
 
 
 def segment_framing_estimate(segment: str, budget: int | None = None) -> int:
@@ -780,18 +829,28 @@ def register_for_prolog(pl: Any) -> None:
 
 
 def _when(time_text: str) -> str:
-    """A fact's time as its heading shows it: `` · Wed 2026-01-11 20:11`` (UTC; the weekday
-    helps a reader place "last Saturday"), the stored text when it is not ISO 8601, else ""."""
+    """A time as the frame's heading shows it (its "as of"): `` Wed 2026-01-11 20:11`` (UTC;
+    the weekday helps a reader place "last Saturday"), the stored text when it is not ISO
+    8601, else ""."""
+    day, clock = _day_and_clock(time_text)
+    return f" {day} {clock}" if day else (f" {clock}" if clock else "")
+
+
+def _day_and_clock(time_text: str) -> tuple[str, str]:
+    """A fact's time as the frame writes it: its day (``Wed 2026-01-11``, UTC, with its
+    weekday) on a line of its own above the facts of that day in a row, and its clock
+    (``20:11``) in the fact's heading; a time that is not ISO 8601 is no day and its stored
+    text the clock; no time, neither."""
     if not time_text:
-        return ""
+        return "", ""
     try:
         if _ISO_UTC.fullmatch(time_text):  # what the journal writes: read without strptime (~10 µs)
             moment = datetime.fromisoformat(time_text[:-1])
         else:
             moment = datetime.strptime(time_text, "%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
-        return f" · {time_text}"
-    return f" · {_WEEKDAYS[moment.weekday()]} {moment:%Y-%m-%d %H:%M}"
+        return "", time_text
+    return f"{_WEEKDAYS[moment.weekday()]} {moment:%Y-%m-%d}", f"{moment:%H:%M}"
 
 
 _ISO_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
@@ -801,7 +860,14 @@ _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not %a: that fo
 
 
 def envelope(receipt_id: str, text: str) -> str:
-    """Wrap frame text as ``<memory-frame receipt=… source="attention-cloud">…</memory-frame>``."""
+    """Wrap frame text as ``<memory-frame receipt=… source="attention-cloud">…</memory-frame>``.
+    The tag names the receipt, so the frame's second line does not name it again (it did, ~8
+    tokens of every injected frame; the text without the envelope still names it)."""
+    head, newline, rest = text.partition("\n")
+    second, newline2, rest = rest.partition("\n")
+    named = _named_receipt(receipt_id)
+    if named and named in second:
+        text = head + newline + second.replace(named, "", 1) + newline2 + rest
     safe = escape_envelope_content(text)  # recalled text or the goal may contain the tags
     return (f'<memory-frame receipt="{receipt_id}" source="attention-cloud">\n{safe}\n'
             f"</memory-frame>")

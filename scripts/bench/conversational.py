@@ -256,7 +256,8 @@ def locomo_writer(variant: Variant) -> Callable[[lme.Instance, Path], dict[str, 
 SHAPES = ("dev", "conversational")
 
 
-def figure_rows(summaries: dict[str, lme.Summary], budgets: list[int]) -> list[list[str]]:
+def figure_rows(summaries: dict[str, lme.Summary], budgets: list[int],
+                answer_words: bool = False) -> list[list[str]]:
     f3 = (lambda x: f"{x:.3f}")
 
     def row(label: str, get: Callable[[lme.Summary], float], fmt: Callable[[float], str] = f3) -> list[str]:
@@ -276,6 +277,10 @@ def figure_rows(summaries: dict[str, lme.Summary], budgets: list[int]) -> list[l
                  row(f"answer in frame @{b}, product", lambda s, b=b: s.answer[b]),
                  row(f"answer in frame @{b}, BM25", lambda s, b=b: s.bm25_answer[b]),
                  row(f"answer in frame @{b}, RRF", lambda s, b=b: s.rrf_answer[b])]
+        if answer_words:
+            rows += [row(f"answer words in frame @{b}, product", lambda s, b=b: s.words[b]),
+                     row(f"answer words in frame @{b}, BM25", lambda s, b=b: s.bm25_words[b]),
+                     row(f"answer words in frame @{b}, RRF", lambda s, b=b: s.rrf_words[b])]
     for b in budgets:
         rows.append(row(f"product frame: tokens spent @{b} (mean; spent / budget)", lambda s, b=b: s.spent[b],
                         lambda x, b=b: f"{x:.0f} ({x / b:.3f})"))
@@ -287,7 +292,8 @@ def report(outcomes: dict[str, list[lme.Outcome]], variants: list[Variant], args
     budgets = args.budgets
     summaries = {shape: lme.summarise(outcomes[shape], budgets) for shape in SHAPES}
     f3 = (lambda x: f"{x:.3f}")
-    overall = markdown_table(["figure", "dev shape", "conversational shape"], figure_rows(summaries, budgets))
+    overall = markdown_table(["figure", "dev shape", "conversational shape"],
+                             figure_rows(summaries, budgets, args.answer_words))
     rows = []
     for qtype in lme.TYPES:
         for shape in SHAPES:
@@ -344,7 +350,12 @@ def report(outcomes: dict[str, list[lme.Outcome]], variants: list[Variant], args
         + f"\nAnswer in frame (the gold answer, normalised, in the text of the frame's facts and "
         f"breadcrumbs; answers of at most {lme.ANSWER_WORDS} words, no abstention; "
         f"{summaries['dev'].answers} checkable):\n\n"
-        + "\n".join(lme.answer_table(outcomes[shape], budgets, shape) for shape in SHAPES))
+        + "\n".join(lme.answer_table(outcomes[shape], budgets, shape) for shape in SHAPES)
+        + (f"\nAnswer words in frame: the share of the gold answer's words (numbers included, "
+           f"common words such as \"the\" and \"was\" left out) that the frame's facts and "
+           f"breadcrumbs hold, over the {summaries['dev'].worded} answers with such words; a "
+           f"fragment counts for the words it holds, and no fact counts by its evidence label.\n"
+           if args.answer_words else ""))
 
 
 def read_outcomes(path: Path) -> dict[str, list[lme.Outcome]]:
@@ -382,6 +393,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--as-locomo", action="store_true",
                         help="write the conversational shape as LoCoMo samples (ingest format "
                              "locomo) instead of OpenAI-style files with name and timestamp")
+    parser.add_argument("--answer-words", action="store_true",
+                        help="also report the share of the gold answer's words in each frame "
+                             "(product, BM25, RRF): a fragment counts for the words it holds, "
+                             "no fact counts as evidence by its label")
     parser.add_argument("--update-md", action="store_true",
                         help="write the tables into BENCHMARKS.md (## Conversational shape)")
     parser.add_argument("--compare", choices=sorted(lme.COMPARED),

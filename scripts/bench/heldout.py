@@ -202,6 +202,22 @@ def table(outcomes: dict[str, list[lme.Outcome]], budgets: list[int]) -> str:
                                          f"answer @{b} product", "BM25", "RRF")], rows)
 
 
+def words_table(outcomes: dict[str, list[lme.Outcome]], budgets: list[int]) -> str:
+    """--answer-words: the share of the gold answer's words in each frame (product, BM25, RRF;
+    ``longmemeval.answer_words``), per reader and category (adversarial questions not scored)."""
+    rows = []
+    for reader, found in outcomes.items():
+        for category in ("all",) + ORDER[:-1]:
+            group = found if category == "all" else [o for o in found if o.qtype == category]
+            s = lme.summarise(group, budgets)
+            if not s.worded:
+                continue
+            rows.append([reader, category, f"{s.worded}"]
+                        + [f"{x:.3f}" for b in budgets for x in (s.words[b], s.bm25_words[b], s.rrf_words[b])])
+    return markdown_table(["reader", "category", "answers"]
+                          + [h for b in budgets for h in (f"answer words @{b} product", "BM25", "RRF")], rows)
+
+
 def misses(outcomes: dict[str, list[lme.Outcome]], asked: dict[str, Question], budgets: list[int]) -> str:
     """Every scored question the product's frame missed at the largest budget (evidence not all
     at L0 or excerpt, or a checkable answer not in the frame), per reader."""
@@ -238,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cache", dest="cache", action="store_const", const=None,
                         help="embed everything with the model")
     parser.add_argument("--misses", action="store_true", help="also list every question the product missed")
+    parser.add_argument("--answer-words", action="store_true",
+                        help="also report the share of the gold answer's words in each frame")
     parser.add_argument("--jsonl", type=Path, help="also write one JSON line per question and reader here")
     args = parser.parse_args(argv)
     args.budgets = sorted(set(args.budgets))
@@ -291,6 +309,10 @@ def main(argv: list[str] | None = None) -> int:
             "frame's text (a temporal answer as its ISO day; an answer the evidence turns do not say in "
             "its words is not checked). BM25 and RRF are longmemeval.py's "
             "baselines over the same items. Adversarial questions are hydrated, not scored.\n")
+    if args.answer_words:
+        body += ("\nAnswer words in frame (the share of the gold answer's words, common ones left "
+                 "out, that the frame's facts and breadcrumbs hold; no fact counts by its label):\n\n"
+                 + words_table(outcomes, args.budgets))
     if args.misses:
         body += "\nMisses of the product at the largest budget:\n\n" + misses(outcomes, asked, args.budgets)
     body += f"\nPeak RSS of the benchmark process: {peak_rss_mb():,.0f} MB.\n"

@@ -158,6 +158,11 @@ class Outcome:
     #: process CPU seconds of the product's hydrate call, and of the --compare one
     hydrate_cpu: dict[int, float] = field(default_factory=dict)
     walk_hydrate_cpu: dict[int, float] = field(default_factory=dict)
+    #: per budget, the share of the gold answer's words in the product's, BM25's and RRF's
+    #: frame (:func:`answer_words`; empty for an abstention or an answer without such words)
+    answer_words: dict[int, float] = field(default_factory=dict)
+    bm25_answer_words: dict[int, float] = field(default_factory=dict)
+    rrf_answer_words: dict[int, float] = field(default_factory=dict)
 
 
 class CachedEmbedder:
@@ -400,39 +405,79 @@ def holds_answer(answer: str, texts: Any) -> bool:
     return bool(answer) and f" {answer} " in f" {normalise(' '.join(texts))} "
 
 
+#: words too common to say whether a frame holds an answer ("the", "was", "my"): left out of
+#: :func:`answer_words`
+_COMMON = frozenset(
+    "the a an of in on at to for and or is was were be with by from that this it as i you my "
+    "your me he she they we our their his her its what which who when where how did do does can "
+    "could would will about than then there also".split())
+
+
+def answer_words(answer: str, texts: Any) -> float | None:
+    """The share of the gold ``answer``'s words (numbers included; not the common ones of
+    ``_COMMON`` nor single characters) that the joined ``texts`` hold as words: a figure that
+    gives a fragment its part of the answer and never counts a fact as evidence because of its
+    label (:func:`holds_answer` asks for the whole answer, evidence in frame for the labelled
+    turn). None when the answer has no such word (an abstention's is not asked for)."""
+    wanted = _content_words(answer)
+    if not wanted:
+        return None
+    return len(wanted & _content_words(" ".join(texts))) / len(wanted)
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in normalise(text.replace(",", "")).split() if len(w) > 1 and w not in _COMMON}
+
+
 def frame_texts(frame: Any) -> list[str]:
     """What a frame shows of memory: its facts' texts and its breadcrumbs' (not the header
     that repeats the goal, nor handles and pointers)."""
     return [f.text for f in frame.facts] + [c["text"] for c in frame.receipt.get("beyond", [])]
 
 
-def baseline_framing(question: str, budget: int) -> tuple[int, int]:
+def baseline_framing(question: str, budget: int) -> tuple[int, int, int]:
     """What a baseline frame of ``budget`` tokens pays beside its items' text: what the
     product's frame of that budget reserves for its own lines
     (``attention_cloud.hydration.framing_estimates``, the estimates hydrate/3 budgets): the
-    envelope and the lines heading the frame and its one segment, and a line per item at L0
-    (``[L0 · Wed 2026-01-11 20:11]``)."""
+    envelope and the lines heading the frame and its one segment, a line per item at L0
+    (``[L0 20:11]``) and a line per day naming it (``Wed 2026-01-11``), written once above the
+    items of that day as the product's frame does."""
     from attention_cloud.hydration import framing_estimates, segment_framing_estimate
 
-    head, verbatim = framing_estimates(question, "default", "", budget)[:2]
-    return head + segment_framing_estimate("default", budget), verbatim
+    estimates = framing_estimates(question, "default", "", budget)
+    head, verbatim, day_line = estimates[0], estimates[1], estimates[-1]
+    return head + segment_framing_estimate("default", budget), verbatim - day_line, day_line
+
+
+def item_days(mem: Any) -> dict[str, str]:
+    """Item handle -> the UTC day of its time (``2023-05-08``), for items with an ISO time."""
+    from attention_cloud.bridge import Var
+
+    return {str(h): str(t)[:10] for h, t in mem.pl.solutions("atc_journal:item_time", Var(), Var())
+            if len(str(t)) == 20 and str(t)[10] == "T"}
 
 
 def bm25_frame(order: list[str], texts: dict[str, str], budget: int,
-               framing: tuple[int, int] = (0, 0)) -> set[str]:
+               framing: tuple[int, int, int] = (0, 0, 0), days: dict[str, str] | None = None) -> set[str]:
     """Top BM25 items at L0, greedily, while they fit ``budget`` tokens, paying ``framing``
-    (the frame's head, a line per item: :func:`baseline_framing`) as the product does."""
+    (the frame's head, a line per item, a line per day of ``days``: :func:`baseline_framing`)
+    as the product does."""
     from attention_cloud.curate import estimate_tokens
 
-    head, line = framing
+    head, line, day_line = framing
+    days = days or {}
     budget = max(0, budget - head)
     kept: set[str] = set()
+    named: set[str] = set()
     spent = 0
     for handle in order:
-        cost = estimate_tokens(texts[handle]) + line
+        day = days.get(handle)
+        cost = estimate_tokens(texts[handle]) + line + (day_line if day and day not in named else 0)
         if spent + cost <= budget:
             kept.add(handle)
             spent += cost
+            if day:
+                named.add(day)
         if budget - spent < 8:
             break
     return kept
@@ -481,6 +526,7 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
         lexical.add(handles, [texts[h] for h in handles])
         members = arc_members(mem)
         timed = timed_count(mem)
+        days = item_days(mem)
         outcomes: list[Outcome] = []
         for inst in questions:
             evidence = inst.evidence
@@ -518,6 +564,9 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
             walk_answer: dict[int, bool] = {}
             hydrate_cpu: dict[int, float] = {}
             walk_cpu: dict[int, float] = {}
+            words_in: dict[int, float] = {}
+            bm25_words: dict[int, float] = {}
+            rrf_words: dict[int, float] = {}
             for budget in args.budgets:
                 started = time.perf_counter()
                 cpu = time.process_time()
@@ -530,12 +579,17 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
                 framing = baseline_framing(inst.question, budget)
                 l0, anywhere = frame_evidence(frame, members)
                 excerpted = l0 | excerpt_evidence(frame)
-                kept = bm25_frame(bm25_order, texts, budget, framing)
-                rrf_kept = bm25_frame(fused, texts, budget, framing)
+                kept = bm25_frame(bm25_order, texts, budget, framing, days)
+                rrf_kept = bm25_frame(fused, texts, budget, framing, days)
                 if answer:
                     answer_in[budget] = holds_answer(answer, frame_texts(frame))
                     bm25_answer[budget] = holds_answer(answer, [texts[h] for h in sorted(kept)])
                     rrf_answer[budget] = holds_answer(answer, [texts[h] for h in sorted(rrf_kept)])
+                shown_words = None if inst.abstention else answer_words(str(inst.answer), frame_texts(frame))
+                if shown_words is not None:
+                    words_in[budget] = shown_words
+                    bm25_words[budget] = answer_words(str(inst.answer), [texts[h] for h in sorted(kept)])
+                    rrf_words[budget] = answer_words(str(inst.answer), [texts[h] for h in sorted(rrf_kept)])
                 if args.compare:
                     cpu = time.process_time()
                     walk = mem.hydrate(inst.question, budget=budget, now=now,
@@ -563,7 +617,7 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
                     in_any[budget] = len(evidence_items & anywhere) / len(evidence)
                     bm25_in[budget] = len(evidence_items & kept) / len(evidence)
                     rrf_in[budget] = len(evidence_items & rrf_kept) / len(evidence)
-                    packed = bm25_frame(seed_items, texts, budget, framing)
+                    packed = bm25_frame(seed_items, texts, budget, framing, days)
                     packed_in[budget] = len(evidence_items & packed) / len(evidence)
             outcomes.append(Outcome(
                 qid=inst.qid, qtype=inst.qtype, abstention=inst.abstention, items=len(where),
@@ -579,7 +633,8 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
                 walk_frame_hits=walk_frame_hits, cell_facts=cell_facts,
                 in_frame_excerpt=in_ex, walk_excerpt=walk_ex, answer_checkable=bool(answer),
                 answer_in=answer_in, bm25_answer=bm25_answer, rrf_answer=rrf_answer,
-                walk_answer=walk_answer, hydrate_cpu=hydrate_cpu, walk_hydrate_cpu=walk_cpu))
+                walk_answer=walk_answer, hydrate_cpu=hydrate_cpu, walk_hydrate_cpu=walk_cpu,
+                answer_words=words_in, bm25_answer_words=bm25_words, rrf_answer_words=rrf_words))
     finally:
         mem.close()
         shutil.rmtree(folder, ignore_errors=True)
@@ -696,6 +751,12 @@ class Summary:
     answer: dict[int, float] = field(default_factory=dict)
     bm25_answer: dict[int, float] = field(default_factory=dict)
     rrf_answer: dict[int, float] = field(default_factory=dict)
+    #: answer words in frame (product, BM25, RRF; :func:`answer_words`) over the instances
+    #: whose answer has such words
+    worded: int = 0
+    words: dict[int, float] = field(default_factory=dict)
+    bm25_words: dict[int, float] = field(default_factory=dict)
+    rrf_words: dict[int, float] = field(default_factory=dict)
 
 
 def summarise(outcomes: list[Outcome], budgets: list[int]) -> Summary:
@@ -720,6 +781,12 @@ def summarise(outcomes: list[Outcome], budgets: list[int]) -> Summary:
         s.answer[b] = mean([o.answer_in[b] for o in checkable])
         s.bm25_answer[b] = mean([o.bm25_answer[b] for o in checkable])
         s.rrf_answer[b] = mean([o.rrf_answer[b] for o in checkable])
+    worded = [o for o in outcomes if o.answer_words]
+    s.worded = len(worded)
+    for b in budgets:
+        s.words[b] = mean([o.answer_words[b] for o in worded])
+        s.bm25_words[b] = mean([o.bm25_answer_words[b] for o in worded])
+        s.rrf_words[b] = mean([o.rrf_answer_words[b] for o in worded])
     return s
 
 
@@ -745,7 +812,11 @@ def report(outcomes: list[Outcome], args: argparse.Namespace, elapsed: float) ->
          + [f"{s.l0[b] - s.rrf_frame[b]:+.3f}" for b in budgets],
          [f"answer in frame, product ({s.answers} checkable)", "", ""] + [f3(s.answer[b]) for b in budgets],
          ["answer in frame, BM25", "", ""] + [f3(s.bm25_answer[b]) for b in budgets],
-         ["answer in frame, RRF", "", ""] + [f3(s.rrf_answer[b]) for b in budgets]])
+         ["answer in frame, RRF", "", ""] + [f3(s.rrf_answer[b]) for b in budgets]]
+        + ([[f"answer words in frame, product ({s.worded} answers)", "", ""] + [f3(s.words[b]) for b in budgets],
+            ["answer words in frame, BM25", "", ""] + [f3(s.bm25_words[b]) for b in budgets],
+            ["answer words in frame, RRF", "", ""] + [f3(s.rrf_words[b]) for b in budgets]]
+           if args.answer_words else []))
     rows = []
     mid = 2000 if 2000 in budgets else budgets[len(budgets) // 2]
     for qtype in TYPES:
@@ -861,6 +932,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--native", action="store_true",
                         help="ingest each instance's own file (format longmemeval) instead of "
                              "one OpenAI-style file per session")
+    parser.add_argument("--answer-words", action="store_true",
+                        help="also report the share of the gold answer's words in each frame "
+                             "(product, BM25, RRF): a fragment counts for the words it holds, "
+                             "no fact counts as evidence by its label")
     parser.add_argument("--update-md", action="store_true",
                         help="write the tables into BENCHMARKS.md (## LongMemEval)")
     args = parser.parse_args(argv)

@@ -286,3 +286,33 @@ test(a_stronger_facts_excerpt_stays_as_it_was_shown,
                     ( L0 = excerpt(_, _, _, _) -> L = excerpt ; L = L0 ) ), Levels).
 
 :- end_tests(hydrate_focus_core).
+
+/* The line naming a day: every timed fact is priced with it, and the frame writes it once above
+   the facts of that day, grouped (atc_hydrate:used_tokens_/2, by_day_/2). */
+
+dated_(H, Seq, Time, item(H, src, "s", Seq, turn, user, "", Time, default, "f:1", "a turn", [])).
+
+days_memory :-
+    store_reset,
+    maplist(dated_, [m1, t1, m2], [1, 2, 3],
+            ["2024-01-05T10:00:00Z", "2024-01-06T09:00:00Z", "2024-01-05T11:00:00Z"], Items),
+    journal_add_items(Items, _).
+
+:- begin_tests(hydrate_day_lines, [setup(days_memory), cleanup(store_reset)]).
+
+test(the_facts_of_a_day_pay_for_its_line_once, [true(Used == 36)]) :-
+    b_setval(atc_day_line, 4),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1, m2, untimed], Placed),
+    atc_hydrate:used_tokens_(Placed, Used).
+
+test(without_the_lines_price_the_facts_cost_their_prices, [true(Used == 40)]) :-
+    b_setval(atc_day_line, 0),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1, m2, untimed], Placed),
+    atc_hydrate:used_tokens_(Placed, Used).
+
+test(a_days_facts_are_written_together_the_best_first, [true(Ids == [m1, m2, t1, untimed])]) :-
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1, untimed, m2], Placed),
+    atc_hydrate:by_day_(Placed, Grouped),
+    findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Grouped), Ids).
+
+:- end_tests(hydrate_day_lines).
