@@ -183,11 +183,21 @@ class WriteLock:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
                     os.close(fd)
-                    raise HomeError(f"{self.path.parent}: another process is writing to this "
-                                    "memory home") from None
+                    raise HomeError(self._taken_message(holder)) from None
                 time.sleep(0.05)
         self._fd, self._pid = fd, os.getpid()
+        # Who writes, for the message another writer gets (a long-open Memory in a script
+        # holds the lock until it releases or closes: the user has to find it).
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{self._pid}\n".encode("ascii"), 0)
+
+    def _taken_message(self, holder: str) -> str:
+        who = f" (pid {holder})" if holder.isdigit() else ""
+        return (f"{self.path.parent}: another process is writing to this memory home{who}; "
+                "run this again once it is done (a script's Memory gives the lock back at "
+                "release() or close()), or set ATC_LOCK_WAIT to the seconds to wait for it")
 
     def try_acquire(self) -> bool:
         """Take the lock if free; False at once when another process holds it."""
@@ -202,6 +212,7 @@ class WriteLock:
         :meth:`_drop_inherited`)."""
         self._drop_inherited()
         if self._fd is not None:
+            os.ftruncate(self._fd, 0)      # no writer now: no pid for the next one to blame
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None

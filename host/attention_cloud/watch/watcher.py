@@ -308,8 +308,9 @@ class Watcher:
             except HomeError as exc:
                 if "another process" not in str(exc):
                     raise
-                if not said:
-                    self.log({"event": "waiting", "time": _now_iso(), "why": str(exc)})
+                if not said:   # who holds it; not the advice to run again: this waits itself
+                    self.log({"event": "waiting", "time": _now_iso(),
+                              "why": str(exc).split("; ", 1)[0]})
                     said = True
             if self._stop is not None:
                 return False
