@@ -8,7 +8,8 @@ Layout of a home::
     vectors/          embeddings and the faiss index
     receipts/         hydration receipts, one JSON file each
     config.json       settings (embedder, retention, planes overrides)
-    .lock             held (flock) by the one process that writes
+    .lock             held (flock) by the one process that writes, its pid inside
+    watch.pid         held (flock) by the atc watch following the home, its pid inside
 """
 from __future__ import annotations
 
