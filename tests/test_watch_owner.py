@@ -30,19 +30,20 @@ def _cc(uuid: str, text: str) -> str:
 class Watching:
     """``atc watch ... --format-output json`` in a subprocess, its events read as they come."""
 
-    def __init__(self, home: Path, *args: str) -> None:
+    def __init__(self, home: Path, *args: str, out: str = "json") -> None:
         self.proc = subprocess.Popen([ATC, "watch", *args, "--home", str(home),
-                                      "--format-output", "json", "--debounce", "0.1",
+                                      "--format-output", out, "--debounce", "0.1",
                                       "--settle", "0.5"],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.events: list[dict] = []
+        self.parse = json.loads if out == "json" else (lambda line: line)
+        self.events: list = []
         self.cond = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         for line in self.proc.stdout:
             with self.cond:
-                self.events.append(json.loads(line))
+                self.events.append(self.parse(line))
                 self.cond.notify_all()
 
     def wait_for(self, test, timeout: float = 60.0) -> dict:
@@ -120,15 +121,11 @@ def test_a_mark_left_by_a_watcher_that_died_is_taken_over_with_a_note(hashed, tm
     assert not (hashed / "watch.pid").exists()
     # the text log says it in a line
     (hashed / "watch.pid").write_text(f"{gone.pid}\n")
-    text = subprocess.Popen([ATC, "watch", str(folder), "--home", str(hashed), "--poll",
-                             "--interval", "0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    text = Watching(hashed, str(folder), out="text")
     try:
-        line = text.stdout.readline()   # "watching ..."
-        line = text.stdout.readline()
+        line = text.wait_for(lambda line: "takes over" in line)
     finally:
-        text.send_signal(signal.SIGTERM)
-        text.wait(timeout=60)
+        assert text.stop() == 0
     assert line.split(" ", 1)[1] == (f"{hashed / 'watch.pid'} named pid {gone.pid}, no longer "
                                      "running: this watcher takes over\n")
 

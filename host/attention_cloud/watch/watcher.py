@@ -134,8 +134,8 @@ class Watcher:
 
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> WatchTotals:
-        """Watch until :meth:`stop`; returns the totals (also logged as a ``stop`` event)."""
-        o = self.options
+        """Watch until :meth:`stop`; returns the totals (also logged as a ``stop`` event).
+        HomeError, before anything is read, when another watcher follows the home."""
         # One watcher a home: a second one's batches would race the first's, and other writers
         # wait only while the mark is held (refused here before anything is read or written).
         mark = WatcherMark(self.mem.home)
