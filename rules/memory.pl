@@ -261,6 +261,8 @@ provenance_(Id, H) :-
 %   (`rule(Name)`) must be a Name/2 that module defines itself.
 %   @error permission_error(use, rules_module, M) for any other module
 %   @error existence_error(walk_rule, Name) for a walk rule the rules module does not define
+%   @error existence_error(walk_rule, Name, no_rules_file) for a walk rule named without a
+%   rules module
 
 hydrate(Goal, Options, Frame) :-
     catch(( must_be(text, Goal), must_be(dict, Options) ), E, named_error_(hydrate/3, E)),
@@ -289,10 +291,12 @@ confined_walk_(_, Walk) :-
     var(Walk), !,
     instantiation_error(Walk).
 confined_walk_(_, entity_walk) :- !.
+confined_walk_(none, rule(Name)) :- !,
+    must_be(atom, Name),
+    existence_error(walk_rule, Name, no_rules_file).
 confined_walk_(Rules, rule(Name)) :- !,
     must_be(atom, Name),
-    (   Rules \== none,
-        functor(Head, Name, 2),
+    (   functor(Head, Name, 2),
         current_predicate(Rules:Name/2),
         \+ predicate_property(Rules:Head, imported_from(_))
     ->  true

@@ -178,7 +178,7 @@ def test_generators_are_measurable_alone(ctl):
 @pytest.mark.parametrize("call, message", [
     (lambda c: c.attend("nope", budget=1, now=NOW), "goal `nope' does not exist"),
     (lambda c: c.attend("deploy", budget=-1, now=NOW), "nonneg"),
-    (lambda c: c.inspect("attn-999", result="x", now=NOW), "candidate `'attn-999'' does not exist"),
+    (lambda c: c.inspect("attn-999", result="x", now=NOW), "candidate `attn-999' does not exist"),
     (lambda c: c.add_source("x", claim_type="weather"), "claim_type `weather' does not exist"),
     (lambda c: c.add_event("rumour", source="s", target="t", now=NOW), "event_kind"),
     (lambda c: c.claim("x", claim_type="compatibility", mode="lenient", now=NOW),

@@ -16,24 +16,14 @@ from click.testing import CliRunner
 
 from attention_cloud.cli import main
 from attention_cloud.home import write_config
+from privileges import without_file_capabilities
 
 CHAT = ('{"role": "user", "content": "Which queue do we use for billing events?"}\n'
         '{"role": "assistant", "content": "SQS FIFO, deduplicated by invoice id."}\n')
 
 
-def _without_file_capabilities() -> list[str]:
-    """The prefix that makes a root process obey file modes as any user does (root ignores
-    them); nothing for another user."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.skip("running as root without setpriv: file modes cannot be made to bind")
-    return [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
-
-
 def _atc(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*_without_file_capabilities(), sys.executable, "-m",
+    return subprocess.run([*without_file_capabilities(), sys.executable, "-m",
                            "attention_cloud.cli", *args], capture_output=True, text=True,
                           timeout=120)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from attention_cloud.errors import AtcError, InputError, UsageError
 from attention_cloud.ingest import FORMATS, detect_format, parse_path, parse_text
+from privileges import without_file_capabilities
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 BAD = FIXTURES / "bad"
@@ -93,12 +95,18 @@ def test_directory_instead_of_a_file():
     assert refusal(BAD) == f"{BAD}: is a directory, expected a transcript file"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
 def test_unreadable_file(tmp_path):
+    # In a process that obeys file modes: root reads any file, so under root the test was
+    # skipped and never ran; setpriv makes root obey them too.
     path = tmp_path / "locked.jsonl"
     path.write_text('{"type": "user"}\n')
     path.chmod(0)
-    assert refusal(path) == f"{path}: permission denied"
+    said = ("from attention_cloud.ingest import parse_path\n"
+            "try:\n    parse_path(__import__('sys').argv[1])\n"
+            "except Exception as exc:\n    print(type(exc).__name__, exc)\n")
+    done = subprocess.run([*without_file_capabilities(), sys.executable, "-c", said, str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout == f"InputError {path}: permission denied\n", done.stderr
 
 
 def test_unknown_format_name():

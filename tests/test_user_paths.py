@@ -323,7 +323,7 @@ def test_budgets_too_small_say_so(ingested):
 def test_an_unknown_segment_names_the_segments_that_exist(ingested):
     out = run("hydrate", "--goal", "x", "--segment", "work=100", home=ingested)
     assert out.exit_code == 2
-    assert out.output == "atc: --segment work: no such segment (segments in this memory: default)\n"
+    assert out.output == "atc: segment work: no such segment (segments in this memory: default)\n"
 
 
 def test_vectors_of_another_embedder_are_named_and_reembed_rebuilds_them(ingested):

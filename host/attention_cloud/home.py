@@ -8,7 +8,8 @@ Layout of a home::
     vectors/          embeddings and the faiss index
     receipts/         hydration receipts, one JSON file each
     config.json       settings (embedder, retention, planes overrides)
-    .lock             held (flock) by the one process that writes
+    .lock             held (flock) by the one process that writes, its pid inside
+    watch.pid         held (flock) by the atc watch following the home, its pid inside
 """
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def fsync_path(path: Path) -> None:
 #: Seconds a writer waits for the lock while ``atc watch`` holds it for a batch, before giving
 #: up (``ATC_LOCK_WAIT`` sets the wait for every writer, watcher or not).
 LOCK_WAIT = 10.0
-#: In a home: the pid of the ``atc watch`` following it (the watcher writes and removes it).
+#: In a home: the pid of the ``atc watch`` following it, the file locked (``flock``) while it
+#: runs (see :class:`WatcherMark`).
 WATCHER_FILE = "watch.pid"
 
 
@@ -61,12 +63,87 @@ def lock_wait(home: Path) -> float:
         if not 0 <= seconds < float("inf"):
             raise UsageError(f"ATC_LOCK_WAIT must be a number of seconds (0 or more), not {raw!r}")
         return seconds
+    return LOCK_WAIT if watcher_running(home) else 0.0
+
+
+def watcher_running(home: Path) -> bool:
+    """Whether an ``atc watch`` follows ``home`` now: its ``watch.pid`` is locked. The lock,
+    not the pid, decides: it goes with the process, so a watcher killed with SIGKILL leaves
+    no live claim behind, and a pid reused by another program makes no one wait."""
     try:
-        pid = int((home / WATCHER_FILE).read_text(encoding="ascii").strip())
-        os.kill(pid, 0)
-    except (OSError, ValueError):
-        return 0.0
-    return LOCK_WAIT
+        fd = os.open(home / WATCHER_FILE, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)             # also lets go of the shared lock this probe took
+
+
+class WatcherMark:
+    """``home/watch.pid``: names the one watcher following a home and holds an exclusive
+    ``flock`` on it while that watcher runs. Other writers see it (:func:`lock_wait`) and wait
+    for its batches; a second watcher is refused, naming the first; a file left by a watcher
+    that died is taken over; only the watcher holding the mark removes it."""
+
+    #: Seconds a claim retries while the file is locked: a writer's probe
+    #: (:func:`watcher_running`) holds a shared lock for a moment, which is no watcher.
+    PROBE_GRACE = 0.5
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.path = home / WATCHER_FILE
+        self._fd: int | None = None
+
+    def claim(self) -> int | None:
+        """Become the home's watcher: the pid of a dead watcher whose file this takes over, or
+        None. HomeError naming the running watcher's pid when another one follows the home."""
+        deadline = time.monotonic() + self.PROBE_GRACE
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                if time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    continue
+                raise HomeError(self._refusal()) from None
+            try:                 # the file this locked may have been removed by its watcher
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        self._fd = fd
+        left = os.read(fd, 64).decode("ascii", "replace").strip()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        return int(left) if left.isdigit() and int(left) != os.getpid() else None
+
+    def _refusal(self) -> str:
+        try:
+            pid = self.path.read_text(encoding="ascii").strip()
+        except OSError:
+            pid = ""
+        who = f"(pid {pid}) " if pid.isdigit() else ""
+        return (f"{self.home}: another atc watch {who}is following this memory home; stop it "
+                "first, or give one watcher every path to follow")
+
+    def release(self) -> None:
+        """Remove the mark (this watcher's own: it holds the lock) and let go of it."""
+        if self._fd is None:
+            return
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        os.close(self._fd)
+        self._fd = None
 
 
 class WriteLock:
@@ -107,11 +184,21 @@ class WriteLock:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
                     os.close(fd)
-                    raise HomeError(f"{self.path.parent}: another process is writing to this "
-                                    "memory home") from None
+                    raise HomeError(self._taken_message(holder)) from None
                 time.sleep(0.05)
         self._fd, self._pid = fd, os.getpid()
+        # Who writes, for the message another writer gets (a long-open Memory in a script
+        # holds the lock until it releases or closes: the user has to find it).
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{self._pid}\n".encode("ascii"), 0)
+
+    def _taken_message(self, holder: str) -> str:
+        who = f" (pid {holder})" if holder.isdigit() else ""
+        return (f"{self.path.parent}: another process is writing to this memory home{who}; "
+                "run this again once it is done (a script's Memory gives the lock back at "
+                "release() or close()), or set ATC_LOCK_WAIT to the seconds to wait for it")
 
     def try_acquire(self) -> bool:
         """Take the lock if free; False at once when another process holds it."""
@@ -126,6 +213,7 @@ class WriteLock:
         :meth:`_drop_inherited`)."""
         self._drop_inherited()
         if self._fd is not None:
+            os.ftruncate(self._fd, 0)      # no writer now: no pid for the next one to blame
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None

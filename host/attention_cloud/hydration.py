@@ -98,7 +98,8 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     if not goal.strip():
         raise UsageError("the goal must not be empty")
     if mount and segments:
-        raise UsageError("--mount and --segment cannot be combined: a mount is its own part of the frame")
+        raise UsageError("mounts and segment budgets cannot be combined: a mount is its own part "
+                         "of the frame")
     if depth < 0:
         raise UsageError("depth must be a non-negative number of links")
     for cell in mount or []:
@@ -119,8 +120,8 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
         check_segments(mem, segments, reader)
         fixed = sum(int(n) for n in segments.values())
         if fixed > budget:
-            raise UsageError(f"--segment budgets add up to {fixed} tokens, more than the frame's "
-                             f"budget of {budget}: raise --budget or lower them")
+            raise UsageError(f"segment budgets add up to {fixed} tokens, more than the frame's "
+                             f"budget of {budget}: raise the budget or lower them")
     mem.jump  # register the host's search before the proof calls nearest/4
     options: dict[str, Any] = {"budget": budget, "plane": Atom(plane), "ceiling": Atom(ceiling),
                                "segments": [Term("-", [Atom(s), int(n)])
@@ -232,7 +233,9 @@ def check_segments(mem: Any, segments: dict[str, int], reader: str | None = None
                 else f"{reader} can read no segment" if reader is not None
                 else f"segments in this memory: {', '.join(known)}" if known
                 else "this memory holds no segments yet")
-        raise UsageError(f"--segment {unknown[0]}: no such segment ({have})")
+        # said of the segment, not of an option: the CLI, Memory.hydrate and the servers
+        # (each with its own name for the argument) all come here
+        raise UsageError(f"segment {unknown[0]}: no such segment ({have})")
 
 
 def memory_status(mem: Any, frame: FrameParts) -> dict[str, Any]:

@@ -1299,14 +1299,6 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def count_transcripts(paths: Iterable[str | os.PathLike[str]]) -> int:
-    """How many transcript files ``paths`` name (directories are walked); 0 on a bad path."""
-    try:
-        return sum(1 for entry in find_transcripts(paths) if not entry.problem)
-    except InputError:
-        return 0
-
-
 def current() -> "Memory | None":
     """The Memory open in this process, if any."""
     return _current if _current is not None and not _current._closed else None

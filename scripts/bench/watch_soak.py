@@ -154,7 +154,8 @@ class Soak:
     warm: float = 0.25            # share of the run that is warm-up (the data grows)
     inject_leak_kb: int = 0       # a check of the check: the watcher keeps this much per batch
     steady_new: float = 0.05      # in the steady state: share of writes that add a record
-    min_steady_batches: int = 0   # the steady state runs on (to 6x its time) until this many batches
+    min_steady_batches: int = 0   # the steady state runs on until this many batches, up to
+    batch_wait: float = 0.0       # ... this many seconds past its time (at least 5x its length)
     min_warm_batches: int = 3     # the warm-up runs on (to 3x its time) until this many batches
     settle: float = 1.5
     watched: Path = field(init=False)
@@ -444,10 +445,11 @@ class Soak:
         steady_began = time.monotonic()
         steady_until = max(started + self.seconds, steady_began + 1)
         self._traffic(steady_until, steady=True)
-        # A loaded machine runs fewer batches in the same seconds: the slope needs enough of them.
-        # (up to six times its length: under a load of four runnable processes a core, the
-        # suite's short soak reached 17 of its 20 batches at three times)
-        give_up = steady_until + 5 * (steady_until - steady_began)
+        # A loaded machine runs fewer batches in the same seconds: the slope needs enough of
+        # them, so the steady state is counted in batches, with a deadline only against a
+        # watcher that makes none (under a load of 11-17 on two cores, six times its length
+        # gave the suite's short soak 11-17 of its 20 batches).
+        give_up = steady_until + max(5 * (steady_until - steady_began), self.batch_wait)
         while (self._steady_batches(first_steady) < self.min_steady_batches
                and time.monotonic() < give_up):
             self._traffic(time.monotonic() + 1, steady=True)
@@ -604,14 +606,15 @@ class Soak:
 def run_soak(seconds: float, sessions: int = 12, hour_seconds: float = 20.0, poll: bool = False,
              seed: int = 7, root: Path | None = None, warm: float = 0.25,
              steady_new: float = 0.05, inject_leak_kb: int = 0,
-             min_steady_batches: int = 0) -> dict[str, Any]:
+             min_steady_batches: int = 0, batch_wait: float = 0.0) -> dict[str, Any]:
     """One soak run in ``root`` (a temporary folder by default); the figures as a dict.
-    ``min_steady_batches``: the steady state goes on past ``seconds`` (up to six times its
-    length) until the watcher has run that many batches in it."""
+    ``min_steady_batches``: the steady state goes on past ``seconds`` until the watcher has run
+    that many batches in it, for at most ``batch_wait`` seconds more (at least five times the
+    steady state's length)."""
     with tempfile.TemporaryDirectory(prefix="atc-watch-soak-") as tmp:
         soak = Soak(Path(root or tmp) / "soak", seconds, sessions, hour_seconds, poll, seed,
                     warm=warm, steady_new=steady_new, inject_leak_kb=inject_leak_kb,
-                    min_steady_batches=min_steady_batches)
+                    min_steady_batches=min_steady_batches, batch_wait=batch_wait)
         try:
             return soak.run()
         finally:

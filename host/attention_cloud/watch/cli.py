@@ -37,6 +37,8 @@ def text_log(interval: float) -> EventLog:
         elif kind == "batch":
             for f in e["files_skipped"]:
                 click.echo(f"{_clock()} skipped {f['file']}: {f['reason']}", err=True)
+            for n in e.get("notes", ()):   # how a file was read, as atc ingest says it
+                click.echo(f"{_clock()} note {n['file']}: {n['note']}", err=True)
             if not (e["new"] or e["superseded"] or e["updated"] or e["lines_skipped"]
                     or e["curated"]):
                 return
@@ -51,6 +53,8 @@ def text_log(interval: float) -> EventLog:
         elif kind == "skipped":
             click.echo(f"{_clock()} skipped {e['path']}: {e['reason']}", err=True)
             return
+        elif kind == "took_over":
+            line = f"{e['path']} named pid {e['pid']}, no longer running: this watcher takes over"
         elif kind == "waiting":
             line = f"waiting: {e['why']}"
         elif kind == "error":

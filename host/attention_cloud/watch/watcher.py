@@ -19,7 +19,6 @@ once. SIGUSR1 logs where it stands (a ``status`` event).
 """
 from __future__ import annotations
 
-import os
 import signal
 import threading
 import time
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..errors import AtcError, HomeError, InputError, one_line
-from ..home import WATCHER_FILE
+from ..home import WatcherMark
 from ..ingest.records import check_segment
 from .events import EventFeed, ObserverFactory, start_events
 from .files import FileTable
@@ -105,6 +104,7 @@ class Watcher:
         self._stop: str | None = None
         self._status = False
         self._reported: dict[str, str] = dict(reported)   # path -> reason already logged
+        self._noted: dict[str, set[str]] = {}              # path -> ingest notes logged
         self._backoff = 0.0
         self._resume_at = 0.0
         self._curated_once = False
@@ -134,7 +134,18 @@ class Watcher:
 
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> WatchTotals:
-        """Watch until :meth:`stop`; returns the totals (also logged as a ``stop`` event)."""
+        """Watch until :meth:`stop`; returns the totals (also logged as a ``stop`` event).
+        HomeError, before anything is read, when another watcher follows the home."""
+        # One watcher a home: a second one's batches would race the first's, and other writers
+        # wait only while the mark is held (refused here before anything is read or written).
+        mark = WatcherMark(self.mem.home)
+        dead = mark.claim()
+        try:
+            return self._run(mark, dead)
+        finally:
+            mark.release()
+
+    def _run(self, mark: WatcherMark, dead: int | None) -> WatchTotals:
         o = self.options
         why = "--poll" if o.poll else ""
         if not o.poll:
@@ -145,10 +156,11 @@ class Watcher:
                 why = found
         self.log({"event": "start", "time": _now_iso(), "paths": [str(p) for p in self.paths],
                   "mode": self.mode, **({"why": why} if why else {})})
+        if dead is not None:
+            self.log({"event": "took_over", "time": _now_iso(), "pid": dead,
+                      "path": str(mark.path)})
         started = time.monotonic()
         next_scan = started                     # the first walk finds every file
-        marker = self.mem.home / WATCHER_FILE   # other writers wait for our batches
-        marker.write_text(f"{os.getpid()}\n", encoding="ascii")
         try:
             while self._stop is None:
                 now = time.monotonic()
@@ -180,11 +192,6 @@ class Watcher:
         finally:
             if self.feed is not None:
                 self.feed.stop()
-            try:
-                if marker.read_text(encoding="ascii").strip() == str(os.getpid()):
-                    marker.unlink()
-            except OSError:
-                pass
         self.log({"event": "stop", "time": _now_iso(), "why": self._stop,
                   "seconds": round(time.monotonic() - started, 1), **self.totals.as_dict()})
         return self.totals
@@ -261,6 +268,7 @@ class Watcher:
             if all(f != file for f, _ in report.files_skipped):
                 del self._reported[file]    # ingested now: a later failure is news again
         report.files_skipped = fresh
+        notes = self._fresh_notes(report.notes, states)
         self.totals.batches += 1
         self.totals.files += len(due)
         self.totals.new += report.new
@@ -269,11 +277,26 @@ class Watcher:
                   "unchanged": report.unchanged, "superseded": report.superseded,
                   "updated": report.updated, "lines_skipped": len(report.skipped),
                   "files_skipped": [{"file": f, "reason": r} for f, r in fresh],
+                  "notes": [{"file": f, "note": n} for f, n in notes],
                   "held": len(hold), "curated": curated.items if curated is not None else 0,
                   "seconds": round(time.monotonic() - began, 3),
                   "ingested": [{"path": str(p), "size": states[p][2], "whole": p not in hold}
                                for p in due],
                   "report": report, "curate_report": curated})
+
+    def _fresh_notes(self, notes: list[tuple[str, str]],
+                     read: dict[Path, Any]) -> list[tuple[str, str]]:
+        """The ingest notes (how a file was read: its order of day and month, items that
+        stay in another segment, items without a time) not said of that file before: a file
+        read again batch after batch says each once, and again when it changes."""
+        said = {f: n for f, n in self._noted.items() if Path(f) not in read}
+        fresh = []
+        for file, note in notes:
+            if note not in self._noted.get(file, ()):
+                fresh.append((file, note))
+            said.setdefault(file, set()).add(note)
+        self._noted = said                  # bounded: the notes of each file's latest read
+        return fresh
 
     def _acquire(self) -> bool:
         """Take the write lock, waiting while another process writes; False when stopped."""
@@ -285,8 +308,9 @@ class Watcher:
             except HomeError as exc:
                 if "another process" not in str(exc):
                     raise
-                if not said:
-                    self.log({"event": "waiting", "time": _now_iso(), "why": str(exc)})
+                if not said:   # who holds it; not the advice to run again: this waits itself
+                    self.log({"event": "waiting", "time": _now_iso(),
+                              "why": str(exc).split("; ", 1)[0]})
                     said = True
             if self._stop is not None:
                 return False
