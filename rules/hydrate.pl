@@ -65,6 +65,9 @@ hydrate/3 plans the frame entirely in Prolog:
      sentences nearest the goal, verbatim (excerpts_/5; shown at l0, listed in the segment's
      `excerpted`); but the frame's best fact, a turn someone said, is shown whole when it fits,
      weaker facts giving way (focus_whole_/7).
+  5. *Spare*: what the segments leave unspent of their shares goes to the segments the plane
+     shares by '*' that left relevant candidates out, best first, each fitted again with it
+     (spare_flow_/6; the receipt's segment says `share`, `received` and `why`).
 
 ```
 ?- hydrate("why did the payment retries fail", _{budget: 1500, plane: execution}, Frame).
@@ -143,11 +146,15 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
                                frame_framing: FrameFraming-Budget, excerpt: Excerpt}),
     (   Mounts == []
     ->  segment_budgets_(RulesModule, Plane, Reader, Budget, Overrides, SegBudgets0),
-        include(segment_readable_(Reader), SegBudgets0, SegBudgets)
-    ;   mount_budgets_(Reader, Mounts, MountDepth, Budget, SegBudgets)
+        include(segment_readable_(Reader), SegBudgets0, SegBudgets),
+        open_segments_(RulesModule, Plane, Overrides, Open)
+    ;   mount_budgets_(Reader, Mounts, MountDepth, Budget, SegBudgets),
+        Open = []
     ),
     heading_debts_(Settings, SegBudgets, PartBudgets),
-    foldl(hydrate_segment_(Goal, Settings), PartBudgets, Parts0, 0, Spent0),
+    foldl(hydrate_segment_(Goal, Settings), PartBudgets, Parts0a, 0, _),
+    spare_flow_(Goal, Settings, Budget, Open, Parts0a, Parts0),
+    foldl(part_spent_sum_, Parts0, 0, Spent0),
     distinct_parts_(Parts0, Parts1, Spent0, Spent),
     maplist(part_framing_(Settings), Parts1, Parts),
     pairs_keys_values_(Parts, SegMetas, FactLists, CrumbLists),
@@ -556,6 +563,71 @@ first_shares_([S-Share|Pairs], Seen, Firsts) :-
     ),
     first_shares_(Pairs, [S|Seen], Firsts1).
 
+% open_segments_(+Module, +Plane, +Overrides, -Open): the segments whose budget the plane
+% leaves open ('*': an equal share of what is left), which may receive what other segments
+% leave unspent (spare_flow_/6). A segment the user gave a budget (`--segment S=N`, or a
+% plane_segment/3 naming it) keeps the budget as written.
+open_segments_(Module, Plane, Overrides, Open) :-
+    findall(S, ( plane_segment_(Module, Plane, '*', _),
+                 plane_share_(Module, Plane, Overrides, S, _),
+                 \+ plane_segment_(Module, Plane, S, _) ), Open0),
+    sort(Open0, Open).
+
+% spare_flow_(+Goal, +Settings, +Budget, +Open, +Parts0, -Parts): the tokens the parts leave
+% unspent go to the open segments that left relevant candidates out (their `more`: the best
+% score among them), best first: each is fitted again with its share and all the frame's
+% budget the other parts do not use. With an equal split, a segment of 800 turns relevant to
+% the goal spent 129 of its 200 tokens with more left out while three small chats beside it
+% left theirs unspent: the frame held 419 of its 800 tokens. The receipt's segment says
+% what it received beyond its share (`share`, `received`, `why`).
+spare_flow_(Goal, Settings, Budget, Open, Parts0, Parts) :-
+    findall(Best-Segment,
+            ( member(part(M, _, _), Parts0), get_dict(more, M, Best),
+              Segment = M.segment, memberchk(Segment, Open) ),
+            Hungry0),
+    sort(1, @>=, Hungry0, Hungry),
+    foldl(receive_spare_(Goal, Settings, Budget), Hungry, Parts0-0, Parts1-_),
+    maplist(forget_more_, Parts1, Parts).
+
+% A receiver's share of the frame's head follows its budget among the segments' budgets,
+% which now add up to more than the frame's (part_heading_tokens_/4; the host shares the head
+% the same way): priced against the frame's budget alone, it paid the head twice over the
+% tokens it received (a 900-token frame of three segments held 93 % of its budget).
+receive_spare_(Goal, Settings0, Budget, Best-Segment, Parts0-Given0, Parts-Given) :-
+    maplist(part_used_, Parts0, Used),
+    sum_list(Used, AllUsed),
+    nth0(I, Parts0, Part0), Part0 = part(M0, _, _), M0.segment == Segment, !,
+    nth0(I, Used, Own),
+    Share = M0.budget,
+    Larger is Budget - (AllUsed - Own),
+    Received is Larger - Share,
+    Given1 is Given0 + Received,
+    Settings0.frame_framing = Head-_,
+    Settings = Settings0.put(frame_framing, Head-(Budget + Given1)),
+    refill_min_(Budget, Min),           % what a segment's own refill round asks
+    (   Received >= Min,
+        hydrate_segment_(Goal, Settings, Segment-Larger-0, part(M1, F1, C1), 0, _),
+        M1.spent > M0.spent                % a second fit that shows no more is not kept
+    ->  Given = Given1,
+        format(string(Why), "left relevant candidates out (best score ~4f) while other \c
+                             segments left ~d tokens of the frame's budget unspent",
+               [Best, Received]),
+        M = M1.put(_{share: Share, received: Received, why: Why}),
+        nth0(I, Parts0, _, Rest),
+        nth0(I, Parts, part(M, F1, C1), Rest)
+    ;   Parts = Parts0, Given = Given0
+    ).
+
+% What a part takes of the frame's budget, as its fit reserved it (hydrate_segment_/6's `used`).
+part_used_(part(M, _, _), M.used).
+
+forget_more_(part(M0, F, C), part(M, F, C)) :-
+    del_dict(used, M0, _, M1),
+    (   del_dict(more, M1, _, M) -> true ; M = M1 ).
+
+part_spent_sum_(part(M, _, _), S0, S) :-
+    S is S0 + M.spent.
+
 sum_values_(Pairs, Sum) :-
     pairs_values(Pairs, Values),
     sum_list(Values, Sum).
@@ -641,9 +713,26 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     findall(D, ( member(p(c(Id, _, _, _, _), excerpt(_, _, _, Info), _, _), Kept),
                  put_dict(handle, Info, Id, D) ),
             Excerpted),
-    Meta = _{segment: Label, budget: Share, spent: SegSpent, path: Path,
-             suppressed: SuppressedMeta, capped: Capped, bridged: Bridged,
-             excerpted: Excerpted}.
+    length(Crumbs, NC),
+    edge_tokens_(Settings, Crumbs, [], BeyondLine),
+    % what the fit reserved of Share, for spare_flow_/6: the lines it priced at their longest
+    % (a part's `spent` plus its framing as planned fell short of the framing as written by
+    % up to ~15 tokens, and a frame given those went over its budget); the headings this part
+    % pays for (Debt) count in the parts they head
+    Reserved is HeadingTokens + LeftOut + Used + CrumbTokens
+        + NC * Settings.crumb_framing + BeyondLine,
+    Meta0 = _{segment: Label, budget: Share, spent: SegSpent, path: Path,
+              suppressed: SuppressedMeta, capped: Capped, bridged: Bridged,
+              excerpted: Excerpted, used: Reserved},
+    more_left_out_(Outside, Meta0, Meta).
+
+% A segment that left candidates out says how relevant the best of them is (`more`), for
+% spare_flow_/6; one that showed all it found says nothing.
+more_left_out_(Outside, Meta0, Meta) :-
+    (   aggregate_all(max(Score), ( member(c(_, Score, _, _, _), Outside), number(Score) ), Best)
+    ->  Meta = Meta0.put(more, Best)
+    ;   Meta = Meta0
+    ).
 
 % segment_candidates_(+Goal, +Settings, +Segment, +Page, -Path, -Candidates): the jump's hits
 % (at least Page of each search), what the walk, the bridge and the speaker add to its seeds,

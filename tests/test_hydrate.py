@@ -197,7 +197,9 @@ def test_segments_get_their_own_budgets_and_items(home, tmp_path):
         r = mem.hydrate(GOAL, budget=1000, segments={"ops": 100}).receipt
         assert set(r["budget"]["segments"]) == {"work", "ops"}
         assert r["budget"]["segments"]["ops"]["budget"] == 100
-        assert r["budget"]["segments"]["work"]["budget"] == 900
+        work = r["budget"]["segments"]["work"]  # the rest, and what ops left unspent of its 100
+        assert work.get("share", work["budget"]) == 900
+        assert work["budget"] == 900 + work.get("received", 0)
         ops = {row["H"] for row in mem.query("item_segment(H, ops)").rows}
         for fact in r["facts"]:
             assert (fact["handle"] in ops) == (fact["segment"] == "ops")

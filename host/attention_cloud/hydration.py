@@ -510,6 +510,15 @@ def excerpt_fields(excerpt: dict[str, Any] | None) -> dict[str, Any]:
             "excerpt_units": int(excerpt["of"])}
 
 
+def _received(segment: dict[str, Any]) -> dict[str, Any]:
+    # a segment that received what others left unspent: its planned share, what it received
+    # beyond it (its budget is the sum), and why (rules/hydrate.pl, spare_flow_/6)
+    if "received" not in segment:
+        return {}
+    return {"share": int(segment["share"]), "received": int(segment["received"]),
+            "why": str(segment["why"])}
+
+
 def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[list[Any]]) -> dict:
     capped = {str(h) for s in meta["segments"] for h in s.get("capped", [])}
     speakers = meta.get("speakers") if isinstance(meta.get("speakers"), dict) else {}
@@ -520,7 +529,8 @@ def _receipt(meta: dict[str, Any], facts: tuple[FrameFact, ...], beyond: list[li
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "budget": {"total": meta["budget"], "spent": meta["spent"], "framing": meta["framing"],
                    "segments": {s["segment"]: {"budget": s["budget"], "spent": s["spent"],
-                                               "framing": s["framing"], "path": s["path"]}
+                                               "framing": s["framing"], "path": s["path"],
+                                               **_received(s)}
                                 for s in meta["segments"]}},
         "ceiling": meta["ceiling"].upper(),
         "path": meta["path"],
