@@ -116,3 +116,24 @@ def test_reembed_follows_the_same_rule(curated, tmp_path):
     out = run("curate", "--reembed", "--embedder", "hash:256", home=home)
     assert out.exit_code == 0, out.output
     check_the_rule(home, "hash:256")
+
+
+def test_a_second_curate_does_not_look_for_tool_output_distillations(curated, tmp_path,
+                                                                      monkeypatch):
+    """The check that every item has its vectors, at the start of each run, passes over tool
+    output (which has no distillation vector by design) instead of asking Prolog for each
+    one's distillation on every run: at a million agent items that was most of the home, every
+    time."""
+    import attention_cloud.curation as curation
+
+    home = tmp_path / "home"
+    shutil.copytree(curated, home)
+    asked: list[str] = []
+    original = curation._distillation_entries
+    monkeypatch.setattr(curation, "_distillation_entries",
+                        lambda mem, handles: asked.extend(handles) or original(mem, handles))
+    with Memory.open(home) as mem:
+        tool_items = {h for k in TOOL_OUTPUT_KINDS for h, _ in items_by_kind(mem).get(k, [])}
+        report = mem.curate()
+    assert tool_items and report.items == 0 and report.repaired == 0 and report.embedded == 0
+    assert not tool_items & set(asked)

@@ -29,7 +29,7 @@ from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
 from .curate.handles import HandleList
 from .ingest_index import finish_pending, item_meta
-from .vector_texts import has_distillation_vector, item_vector_text
+from .vector_texts import TOOL_OUTPUT_KINDS, has_distillation_vector, item_vector_text
 
 BATCH = 2000
 #: In the home: items committed by a curation run whose arcs, rollups and echoes may be undone.
@@ -481,8 +481,11 @@ def _repair_indexes(mem: Any, distillations: bool) -> int:
         _index_items(mem, views, _segments(mem, [v.handle for v in views]))
         repaired.update(v.handle for v in views)
     if distillations and vectors is not None:
-        undistilled = [h for h, i in zip(items, vectors.ids([distillation_key(h) for h in items]))
-                       if i < 0]
+        # tool output has no distillation vector by design (vector_texts): told by its text
+        # vector's meta, so that every run does not ask Prolog for each one's distillation
+        by_design = vectors.ids_matching(vectors.ids(items), {"kind": sorted(TOOL_OUTPUT_KINDS)})
+        undistilled = [h for h, i, skip in zip(items, vectors.ids([distillation_key(h) for h in items]),
+                                               by_design) if i < 0 and not skip]
         for start in range(0, len(undistilled), BATCH):
             entries = _distillation_entries(mem, undistilled[start:start + BATCH])
             if _embed_distillations(mem, entries):
