@@ -714,6 +714,10 @@ def test_a_cell_never_shows_a_grantee_a_members_rung_above_their_ceiling(tmp_pat
     home = tmp_path / "alice"
     home.mkdir()
     make_alice(home)
+    # security at L2 too: every cell is then bob's to see (a cell with a member he cannot see
+    # does not exist for him), so his frames have cells beside the focus to show, whichever
+    # way the items fall into cells
+    ok("grant", "add", "platform", "--segment", "security", "--ceiling", "L2", home=home)
     with Memory.open(home, create=False) as mem:
         summaries = {r["H"]: r["T"] for r in
                      mem.query("cell(C), cell_member(C, H), rung(H, l1, T)", limit=10000).rows}

@@ -173,8 +173,10 @@ def test_distillation_vectors_can_be_switched_off_and_are_backfilled_when_on(tmp
         report = mem.curate()
         assert report.embedded > 0
         assert not [k for k in mem.jump.vectors.keys() if "#" in k]
-        # curation gives a distillation vector to the items whose L2 is not their text
-        items = len(mem.query('item(H), rung(H, l2, T), T \\== "", \\+ item_text(H, T)',
+        # curation gives a distillation vector to the items whose L2 is not their text, tool
+        # output and file operations aside (attention_cloud.vector_texts)
+        items = len(mem.query('item(H), rung(H, l2, T), T \\== "", \\+ item_text(H, T), '
+                              '\\+ item_kind(H, tool_result), \\+ item_kind(H, file_op)',
                               limit=100_000).rows)
         assert 0 < items < len(mem.query("item(H)", limit=100_000).rows)
     finally:

@@ -29,6 +29,7 @@ from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
 from .curate.handles import HandleList
 from .ingest_index import finish_pending, item_meta
+from .vector_texts import TOOL_OUTPUT_KINDS, has_distillation_vector, item_vector_text
 
 BATCH = 2000
 #: In the home: items committed by a curation run whose arcs, rollups and echoes may be undone.
@@ -370,11 +371,12 @@ def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str],
     keys = [v.handle for v in views]
     texts = [indexed_text(v.text, speakers.get(v.handle)) for v in views]
     meta = [item_meta(v.kind, segments.get(v.handle, "default")) for v in views]
-    if rungs is None:
-        return mem.jump.index(keys, texts, meta)
-    mem.jump.index(keys, texts, meta, embed=False)  # BM25 reads the whole text; L2 gets none
-    entries = _distillation_entries_of(views, rungs, segments, speakers)
-    return mem.jump.index(keys + [k for k, _, _ in entries], texts + [t for _, t, _ in entries],
+    # BM25 reads the whole text (L2 gets no entry); the vector reads what vector_texts says
+    mem.jump.index(keys, texts, meta, embed=False)
+    vector_texts = [item_vector_text(v.kind, text) for v, text in zip(views, texts)]
+    entries = [] if rungs is None else _distillation_entries_of(views, rungs, segments, speakers)
+    return mem.jump.index(keys + [k for k, _, _ in entries],
+                          vector_texts + [t for _, t, _ in entries],
                           meta + [m for _, _, m in entries], lexical=False)
 
 
@@ -479,8 +481,11 @@ def _repair_indexes(mem: Any, distillations: bool) -> int:
         _index_items(mem, views, _segments(mem, [v.handle for v in views]))
         repaired.update(v.handle for v in views)
     if distillations and vectors is not None:
-        undistilled = [h for h, i in zip(items, vectors.ids([distillation_key(h) for h in items]))
-                       if i < 0]
+        # tool output has no distillation vector by design (vector_texts): told by its text
+        # vector's meta, so that every run does not ask Prolog for each one's distillation
+        by_design = vectors.ids_matching(vectors.ids(items), {"kind": sorted(TOOL_OUTPUT_KINDS)})
+        undistilled = [h for h, i, skip in zip(items, vectors.ids([distillation_key(h) for h in items]),
+                                               by_design) if i < 0 and not skip]
         for start in range(0, len(undistilled), BATCH):
             entries = _distillation_entries(mem, undistilled[start:start + BATCH])
             if _embed_distillations(mem, entries):
@@ -534,13 +539,14 @@ def _segments(mem: Any, handles: list[str]) -> dict[str, str]:
 def _distillation_entries_of(views: list[ItemView], rungs: list[Rungs], segments: dict[str, str],
                              speakers: dict[str, str]) -> list[tuple[str, str, dict[str, Any]]]:
     """``(key, text, meta)`` of the distillation vector of each new item with an L2 other than
-    its text, under ``HANDLE#l2``. What the curator pulled out of a turn gets a vector of its
-    own, so a fact stated in passing is not drowned by the turn's main topic."""
+    its text, under ``HANDLE#l2``, for the kinds that get one (vector_texts). What the curator
+    pulled out of a turn gets a vector of its own, so a fact stated in passing is not drowned
+    by the turn's main topic."""
     text_of = {r.handle: r.l2 for r in rungs}
     return _distillation_vectors([
         (v.handle, v.kind, segments.get(v.handle, "default"),
          indexed_text(text_of.get(v.handle, ""), speakers.get(v.handle)))
-        for v in views if text_of.get(v.handle, "") != v.text])
+        for v in views if text_of.get(v.handle, "") != v.text and has_distillation_vector(v.kind)])
 
 
 def indexed_text(text: str, speaker: str | None) -> str:
@@ -557,9 +563,11 @@ def _speakers(mem: Any, handles: list[str]) -> dict[str, str]:
 
 def _distillation_entries(mem: Any, handles: list[str]) -> list[tuple[str, str, str, str]]:
     """``(handle, kind, segment, text)`` for those of ``handles`` curation gives a distillation
-    vector (an L2 other than the item's text), the text as curation embeds it (indexed_text)."""
+    vector (an L2 other than the item's text, a kind that gets one: vector_texts), the text as
+    curation embeds it (indexed_text)."""
     (records,) = mem.pl.once("atc_ladder:ladder_distillations", [Atom(h) for h in handles], Var())
-    entries = [tuple(str(a) for a in record.args) for record in records]
+    entries = [entry for entry in (tuple(str(a) for a in record.args) for record in records)
+               if has_distillation_vector(entry[1])]
     speakers = _speakers(mem, [handle for handle, _, _, _ in entries])
     return [(handle, kind, segment, indexed_text(text, speakers.get(handle)))
             for handle, kind, segment, text in entries]

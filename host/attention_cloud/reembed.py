@@ -205,6 +205,7 @@ def _records(mem: Any, distillations: bool) -> list[tuple[str, str, dict[str, An
                            _lookup_view, _segments, _speakers, indexed_text)
     from .ingest_index import item_meta
     from .jump import distillation_key
+    from .vector_texts import item_vector_text
 
     (handles,) = mem.pl.once("atc_ladder:ladder_curated_items", Var())
     items = [str(h) for h in handles]
@@ -214,7 +215,7 @@ def _records(mem: Any, distillations: bool) -> list[tuple[str, str, dict[str, An
         views = [v for v in (_lookup_view(mem, h) for h in chunk) if v is not None and v.text]
         segments = _segments(mem, [v.handle for v in views])
         speakers = _speakers(mem, [v.handle for v in views])
-        out += [(v.handle, indexed_text(v.text, speakers.get(v.handle)),
+        out += [(v.handle, item_vector_text(v.kind, indexed_text(v.text, speakers.get(v.handle))),
                  item_meta(v.kind, segments.get(v.handle, "default"))) for v in views]
         if distillations:
             out += [(distillation_key(h), text,

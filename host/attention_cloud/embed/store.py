@@ -744,6 +744,18 @@ class VectorStore:
         with self._lock:
             return self._keys.ids(keys)
 
+    def ids_matching(self, ids: np.ndarray, filter_meta: Mapping[str, Any]) -> np.ndarray:
+        """For each row id of ``ids`` (from :meth:`ids`; -1 for none), whether it is a live row
+        whose meta matches ``filter_meta`` (as in :meth:`search`): one mask over the meta
+        columns, not a lookup per row."""
+        with self._lock:
+            mask, _ = self._columns.mask(filter_meta, self._live[: self._next_id])
+            ids = np.asarray(ids, dtype=np.int64)
+            out = np.zeros(len(ids), dtype=bool)
+            known = (ids >= 0) & (ids < len(mask))
+            out[known] = mask[ids[known]]
+            return out
+
     def vectors_of_ids(self, ids: np.ndarray, *, read: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """As :meth:`vectors`, for row ids from :meth:`ids`: the mask of ids >= 0 and their
         vectors."""

@@ -1,0 +1,44 @@
+"""What curation embeds of an item, by its kind: spoken turns whole, tool output by its head.
+
+Agent transcripts are mostly tool output: on real Claude Code sessions the results of commands
+(``tool_result``) and the file operations (``file_op``: a read, an edit's old and new strings)
+held three quarters of the word pieces the embedder ran, and the embedder was ~95 % of
+``atc curate``. What a goal finds such an item by is at its head: the command and the path, the
+first lines of what it printed, the file and the start of the edit. So these two kinds are
+embedded by their first :data:`TOOL_OUTPUT_HEAD_CHARS` characters and get no distillation
+vector; BM25 still reads the whole text, the frame still shows it, and echo detection still
+compares the whole texts. Measured on the real transcripts (BENCHMARKS.md, "Tool output by its
+head"): the evidence in frames of 30 questions over them and the items' ranking by vector
+alone held, with 45 % fewer word pieces embedded.
+
+Every other kind (user goals, turns, conclusions, errors, notes, ...) is embedded whole, as
+before, with its distillation vector: an error's cause is often at its end, and chat benchmarks
+have no tool output at all, so their vectors are the same bit for bit.
+
+Curation, its repair of missing vectors and ``atc curate --reembed`` all ask this module.
+"""
+from __future__ import annotations
+
+__all__ = ["TOOL_OUTPUT_KINDS", "TOOL_OUTPUT_HEAD_CHARS", "item_vector_text",
+           "has_distillation_vector"]
+
+#: Item kinds that are a tool's output or a file operation (not words a person or the agent
+#: said): embedded by their head, without a distillation vector.
+TOOL_OUTPUT_KINDS = frozenset({"tool_result", "file_op"})
+#: Characters of a tool output's (indexed) text its vector reads: the command or path and the
+#: first lines. 256 kept the frames and rankings measured; 320-512 did no better there.
+TOOL_OUTPUT_HEAD_CHARS = 256
+
+
+def item_vector_text(kind: str, text: str) -> str:
+    """The text an item of ``kind`` is embedded as, given its indexed ``text`` (the text BM25
+    reads: :func:`attention_cloud.curation.indexed_text`)."""
+    if kind in TOOL_OUTPUT_KINDS:
+        return text[:TOOL_OUTPUT_HEAD_CHARS]
+    return text
+
+
+def has_distillation_vector(kind: str) -> bool:
+    """Whether curation gives an item of ``kind`` a vector of its distillation (L2) as well,
+    when its L2 differs from its text."""
+    return kind not in TOOL_OUTPUT_KINDS

@@ -1,0 +1,139 @@
+"""What curation embeds of an item depends on its kind: a tool's output and a file operation by
+their head, without a distillation vector; everything a person or the agent said whole, with one.
+
+A user curating an agent's transcripts relies on it for speed (tool output is most of the text)
+and on the rest for recall: BM25 still reads a tool output whole, and the same rule holds for
+vectors made by curation, by its repair of missing vectors and by ``atc curate --reembed``.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud import Memory
+from attention_cloud.cli import main
+from attention_cloud.curation import indexed_text
+from attention_cloud.embed import VectorStore, load_embedder
+from attention_cloud.home import write_config
+from attention_cloud.jump import distillation_key
+from attention_cloud.paths import samples_dir
+from attention_cloud.vector_texts import TOOL_OUTPUT_HEAD_CHARS, TOOL_OUTPUT_KINDS
+
+
+def run(*args: str, home: Path):
+    return CliRunner().invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def curated(tmp_path_factory) -> Path:
+    """The bundled agent sessions (tool results, file operations, errors, goals, conclusions)
+    ingested and curated with the hash embedder."""
+    home = tmp_path_factory.mktemp("tool-vectors") / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    assert run("ingest", str(samples_dir()), home=home).exit_code == 0
+    assert run("curate", home=home).exit_code == 0
+    return home
+
+
+def items_by_kind(mem: Memory) -> dict[str, list[tuple[str, str]]]:
+    """kind -> [(handle, indexed text)] of the home's curated items."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for row in mem.query("item_kind(H, K), item_text(H, T)").rows:
+        out.setdefault(str(row["K"]), []).append((str(row["H"]), indexed_text(str(row["T"]), None)))
+    return out
+
+
+def stored(home: Path) -> dict[str, np.ndarray]:
+    import json
+
+    made = json.loads((home / "vectors" / "manifest.json").read_text())
+    store = VectorStore.open(home / "vectors", embedder_id=made["embedder_id"], dim=made["dim"],
+                             read_only=True)
+    try:
+        return {key: store.vector(key).copy() for key in store.keys()}
+    finally:
+        store.close()
+
+
+def check_the_rule(home: Path, spec: str) -> None:
+    """Each tool output's vector is its head's and it has no distillation vector; a longer
+    one's differs from its whole text's; every other item's vector is its whole text's."""
+    embedder = load_embedder(spec)
+    vectors = stored(home)
+    with Memory.open(home) as mem:
+        kinds = items_by_kind(mem)
+    long_tool_outputs = 0
+    for kind, items in kinds.items():
+        for handle, text in items:
+            if kind in TOOL_OUTPUT_KINDS:
+                head = text[:TOOL_OUTPUT_HEAD_CHARS]
+                assert np.allclose(vectors[handle], embedder.embed([head])[0], atol=1e-3), handle
+                assert distillation_key(handle) not in vectors, handle
+                if len(text) > TOOL_OUTPUT_HEAD_CHARS:
+                    long_tool_outputs += 1
+                    assert not np.allclose(vectors[handle], embedder.embed([text])[0], atol=1e-3)
+            else:
+                assert np.allclose(vectors[handle], embedder.embed([text])[0], atol=1e-3), handle
+    assert long_tool_outputs >= 3  # the samples hold long greps, edits and a subagent's report
+    others = [h for k, items in kinds.items() if k not in TOOL_OUTPUT_KINDS for h, _ in items]
+    assert any(distillation_key(h) in vectors for h in others)  # what people said keeps its L2
+
+
+def test_curation_embeds_tool_output_by_its_head_and_what_was_said_whole(curated):
+    check_the_rule(curated, "hash")
+
+
+def test_bm25_still_finds_a_tool_output_by_words_past_its_head(curated):
+    with Memory.open(curated) as mem:
+        kinds = items_by_kind(mem)
+        handle, text = next((h, t) for k in sorted(TOOL_OUTPUT_KINDS) for h, t in kinds.get(k, [])
+                            if len(t) > TOOL_OUTPUT_HEAD_CHARS + 40)
+        hits = [key for key, _ in mem.jump.lexical.search(text[TOOL_OUTPUT_HEAD_CHARS:], 3)]
+    assert handle in hits
+
+
+def test_repair_gives_lost_vectors_back_by_the_same_rule(curated, tmp_path):
+    home = tmp_path / "home"
+    shutil.copytree(curated, home)
+    with Memory.open(home) as mem:
+        keys = list(mem.jump.vectors.keys())
+        mem.jump.remove([k for k in keys if "#" not in k])  # every item and arc loses its vectors
+        mem.jump.flush()
+    assert not [k for k in stored(home) if k.startswith("it_") and "#" not in k]
+    out = run("curate", "--format", "json", home=home)
+    assert out.exit_code == 0, out.output
+    check_the_rule(home, "hash")
+
+
+def test_reembed_follows_the_same_rule(curated, tmp_path):
+    home = tmp_path / "home"
+    shutil.copytree(curated, home)
+    out = run("curate", "--reembed", "--embedder", "hash:256", home=home)
+    assert out.exit_code == 0, out.output
+    check_the_rule(home, "hash:256")
+
+
+def test_a_second_curate_does_not_look_for_tool_output_distillations(curated, tmp_path,
+                                                                      monkeypatch):
+    """The check that every item has its vectors, at the start of each run, passes over tool
+    output (which has no distillation vector by design) instead of asking Prolog for each
+    one's distillation on every run: at a million agent items that was most of the home, every
+    time."""
+    import attention_cloud.curation as curation
+
+    home = tmp_path / "home"
+    shutil.copytree(curated, home)
+    asked: list[str] = []
+    original = curation._distillation_entries
+    monkeypatch.setattr(curation, "_distillation_entries",
+                        lambda mem, handles: asked.extend(handles) or original(mem, handles))
+    with Memory.open(home) as mem:
+        tool_items = {h for k in TOOL_OUTPUT_KINDS for h, _ in items_by_kind(mem).get(k, [])}
+        report = mem.curate()
+    assert tool_items and report.items == 0 and report.repaired == 0 and report.embedded == 0
+    assert not tool_items & set(asked)
