@@ -333,7 +333,7 @@ def remote_frame(answer: Any, share: int) -> dict[str, Any]:
     listed = field(answer, "facts", list, "")
     rid = field(receipt, "id", str, "receipt.", "")
     empty = _one_line(field(receipt, "empty", str, "receipt.", ""))
-    path = field(receipt, "path", str, "receipt.", "recency")
+    path = _path(field(receipt, "path", str, "receipt.", "recency"), "receipt.path", bad)
     budget = field(receipt, "budget", dict, "receipt.", {})
     segments = {}
     for seg, meta in field(budget, "segments", dict, "receipt.budget.", {}).items():
@@ -342,7 +342,8 @@ def remote_frame(answer: Any, share: int) -> dict[str, Any]:
         field(meta, "spent", int, where, 0)    # counted again below, from what is kept
         segments[seg] = {"budget": max(0, field(meta, "budget", int, where, 0)), "spent": 0,
                          "framing": max(0, field(meta, "framing", int, where, 0)),
-                         "path": field(meta, "path", str, where, path)}
+                         "path": _path(field(meta, "path", str, where, path), f"{where}path",
+                                       bad)}
     facts, spent, dropped = [], 0, 0
     for i, fact in enumerate(listed):
         where = f"facts[{i}]."
@@ -356,7 +357,7 @@ def remote_frame(answer: Any, share: int) -> dict[str, Any]:
                    "handle": field(fact, "handle", str, where),
                    "segment": field(fact, "segment", str, where),
                    "level": level.upper(),
-                   "seeded_by": field(fact, "seeded_by", str, where, ""),
+                   "seeded_by": field(fact, "seeded_by", str, where),
                    "score": float(field(fact, "score", (int, float), where, 0.0)),
                    "hops": field(fact, "hops", int, where, 0),
                    "source": field(fact, "source", str, where, ""),
@@ -397,10 +398,37 @@ def remote_frame(answer: Any, share: int) -> dict[str, Any]:
                     continue
                 spent += tokens
                 segments[seg]["spent"] += tokens
-                record = {**record, "tokens": tokens}
+                record = {**record, "tokens": tokens,
+                          "source": field(record, "source", str, where, ""),
+                          "text": field(record, "text", str, where, "")}
+            else:
+                record = _near_duplicate(record, where, field, bad)
+                # a repeat of a fact the share left out repeats nothing the frame holds
+                if record["like"] not in {f["handle"] for f, _ in facts}:
+                    continue
             records[key].append(record)
     return {"id": rid, "path": path, "empty": empty, "segments": segments, "facts": facts,
             "dropped": dropped, "spent": spent, **records}
+
+
+def _path(path: str, where: str, bad: Any) -> str:
+    """``path`` if a frame's receipt may say it (the receipt's contract), else MountError."""
+    if path not in PATH_RANK:
+        raise bad(where, "one of " + ", ".join(sorted(PATH_RANK, key=PATH_RANK.get,
+                                                      reverse=True)))
+    return path
+
+
+def _near_duplicate(record: dict[str, Any], where: str, field: Any, bad: Any) -> dict[str, Any]:
+    """A mount's ``suppressed`` entry as the receipt's contract has it: its kind, the fact it
+    repeats and a similarity from 0 to 1, else MountError naming the field."""
+    if field(record, "suppressed", str, where) not in ("redundant", "covered"):
+        raise bad(f"{where}suppressed", "one of redundant, covered")
+    field(record, "like", str, where)
+    similarity = field(record, "similarity", (int, float), where)
+    if not 0 <= similarity <= 1:
+        raise bad(f"{where}similarity", "a number from 0 to 1")
+    return {**record, "similarity": float(similarity)}
 
 
 _KIND_WORDS = {dict: "an object", list: "a list", str: "text", int: "an integer",
