@@ -167,3 +167,18 @@ def test_the_prompt_hooks_receipts_meet_the_schema(curated, prompt, segments):
     receipt = ambient.frame.receipt
     assert schema_problems(receipt) == [], receipt
     assert load_receipt(curated.home, receipt["id"]) == receipt
+
+
+def test_a_receipt_redacted_by_forget_still_meets_the_schema(tmp_path):
+    # `atc forget` leaves of a fact naming the erased item only its handle, segment, level
+    # and `forgotten: true`: the stored receipt `atc receipt RID` printed then broke the schema
+    home = str(_home(tmp_path, "forgetting"))
+    _atc("remember", "The staging database is read-only on Fridays.", "--home", home)
+    _atc("remember", "The staging database password rotates every Monday.", "--home", home)
+    printed = json.loads(_atc("hydrate", "staging database", "--budget", "400", "--format",
+                              "json", "--home", home))
+    handle = printed["receipt"]["facts"][0]["handle"]
+    _atc("forget", handle, "--yes", "--home", home)
+    stored = json.loads(_atc("receipt", printed["receipt_id"], "--home", home))
+    assert {"handle": handle, "forgotten": True}.items() <= stored["facts"][0].items()
+    assert schema_problems(stored) == [], stored

@@ -196,9 +196,9 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
         local = Frame(receipt_id="", facts=(), text="", receipt={
             "goal": goal, "plane": plane, "budget": {"total": budget, "spent": 0, "framing": 0,
                                                       "segments": {}},
-            "ceiling": ceiling.upper(), "path": "recency", "anchor": None,
+            "ceiling": ceiling.upper(), "path": "recency", "anchor": None, "now": None,
             "tokens": {"estimated": True, "estimator": ESTIMATOR},
-            "facts": [], "beyond": [], "suppressed": []})
+            "facts": [], "beyond": [], "suppressed": [], "bridged": []})
     receipt = {k: v for k, v in local.receipt.items() if k != "id"}
     receipt["budget"] = {**receipt["budget"], "total": budget,
                          "segments": _without_head(receipt["budget"]["segments"], extra)}
@@ -248,8 +248,6 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
                                 for r in remote[key])
     if notes:
         receipt["notes"] = notes
-    if not receipt["suppressed"]:
-        del receipt["suppressed"]
     receipt["path"] = min(paths, key=lambda p: PATH_RANK.get(p, 0)) if paths else "recency"
     receipt["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     # the frame's own lines as this one frame writes them: one head, not one per mount; each
