@@ -179,6 +179,9 @@ GARBAGE = {
         {**good_answer(), "receipt": {**good_answer()["receipt"], "suppressed": [
             {**good_answer()["receipt"]["suppressed"][0], "similarity": 7}]}},
         "receipt.suppressed[0].similarity must be a number from 0 to 1"),
+    "a time that is no time": ({**good_answer(), "facts": [{**good_answer()["facts"][0],
+                                                            "time": "last Tuesday"}]},
+                               "facts[0].time must be empty or an ISO 8601 time"),
     "not JSON": (b"<html>oops</html>", "the server's answer is not JSON"),
     "JSON nested past the parser": (b"[" * 100_000, "the server's answer is not JSON"),
 }

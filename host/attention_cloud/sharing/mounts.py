@@ -359,7 +359,7 @@ def remote_frame(answer: Any, share: int) -> dict[str, Any]:
                    "score": float(field(fact, "score", (int, float), where, 0.0)),
                    "hops": field(fact, "hops", int, where, 0),
                    "source": field(fact, "source", str, where, ""),
-                   "time": field(fact, "time", str, where, "")}
+                   "time": _time(field(fact, "time", str, where, ""), f"{where}time", bad)}
         excerpt = fact.get("excerpt")
         try:
             excerpt_fields(excerpt)
@@ -415,6 +415,16 @@ def _path(path: str, where: str, bad: Any) -> str:
         raise bad(where, "one of " + ", ".join(sorted(PATH_RANK, key=PATH_RANK.get,
                                                       reverse=True)))
     return path
+
+
+def _time(stamp: str, where: str, bad: Any) -> str:
+    """``stamp`` if a fact's ``time`` may be it (empty, or the receipt schema's ISO 8601
+    time), else MountError: a frame's heading writes it, and scripts parse it."""
+    from ..schemas import receipt_schema
+
+    if stamp and not re.fullmatch(receipt_schema()["$defs"]["stamp"]["pattern"], stamp):
+        raise bad(where, "empty or an ISO 8601 time")
+    return stamp
 
 
 def _near_duplicate(record: dict[str, Any], where: str, field: Any, bad: Any) -> dict[str, Any]:
