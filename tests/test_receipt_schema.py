@@ -110,6 +110,12 @@ def test_an_empty_memory_gives_a_receipt_of_the_same_shape(tmp_path):
     assert printed["receipt"]["facts"] == [] and printed["receipt"]["now"] is None
     stored = json.loads(_atc("receipt", printed["receipt_id"], "--home", str(home)))
     assert stored == printed["receipt"]
+    # injected as it is, even holding nothing, the frame is wrapped once (ARCHITECTURE's
+    # envelope contract), so ingestion strips it
+    wrapped = _atc("hydrate", "anything at all", "--budget", "0", "--format", "envelope",
+                   "--home", str(home)).rstrip("\n")
+    assert wrapped.startswith('<memory-frame receipt="r_') and wrapped.endswith("</memory-frame>")
+    assert wrapped.count("<memory-frame") == 1
 
 
 def test_a_frame_injected_twice_nested_or_cut_off_is_never_ingested(curated, tmp_path):
