@@ -33,7 +33,8 @@ def good_answer(share: int = 1000) -> dict:
                    "payments": {"budget": share, "spent": 17, "framing": 30, "path": "hybrid"}}},
                "facts": [{k: v for k, v in f.items() if k != "text"} for f in facts],
                "beyond": [], "suppressed": [{"handle": "it_cccc", "segment": "payments",
-                                             "suppressed": "near_duplicate", "like": "it_aaaa"}]}
+                                             "suppressed": "redundant", "like": "it_aaaa",
+                                             "similarity": 0.91}]}
     return {"receipt_id": receipt["id"], "receipt": receipt, "facts": facts, "text": ""}
 
 
@@ -158,6 +159,29 @@ GARBAGE = {
     "a bad excerpt": ({**good_answer(), "facts": [{**good_answer()["facts"][0],
                                                    "excerpt": "most"}]},
                       "facts[0].excerpt must be an excerpt record"),
+    "a path no frame takes": ({**good_answer(), "receipt": {**good_answer()["receipt"],
+                                                           "path": "telepathy"}},
+                              "receipt.path must be one of hybrid, semantic, lexical, recency"),
+    "a segment's path no frame takes": (
+        {**good_answer(), "receipt": {**good_answer()["receipt"], "budget": {
+            **good_answer()["receipt"]["budget"], "segments": {"payments": {
+                "budget": 1000, "spent": 17, "framing": 30, "path": "guess"}}}}},
+        'receipt.budget.segments["payments"].path must be one of hybrid, semantic, lexical, '
+        "recency"),
+    "a fact without seeded_by": ({**good_answer(), "facts": [
+        {k: v for k, v in good_answer()["facts"][0].items() if k != "seeded_by"}]},
+        "facts[0].seeded_by must be present"),
+    "an unknown kind of near-duplicate": (
+        {**good_answer(), "receipt": {**good_answer()["receipt"], "suppressed": [
+            {**good_answer()["receipt"]["suppressed"][0], "suppressed": "boring"}]}},
+        "receipt.suppressed[0].suppressed must be one of redundant, covered"),
+    "a near-duplicate's similarity past 1": (
+        {**good_answer(), "receipt": {**good_answer()["receipt"], "suppressed": [
+            {**good_answer()["receipt"]["suppressed"][0], "similarity": 7}]}},
+        "receipt.suppressed[0].similarity must be a number from 0 to 1"),
+    "a time that is no time": ({**good_answer(), "facts": [{**good_answer()["facts"][0],
+                                                            "time": "last Tuesday"}]},
+                               "facts[0].time must be empty or an ISO 8601 time"),
     "not JSON": (b"<html>oops</html>", "the server's answer is not JSON"),
     "JSON nested past the parser": (b"[" * 100_000, "the server's answer is not JSON"),
 }
@@ -230,8 +254,8 @@ def test_a_mounts_records_are_named_as_the_frame_names_them_and_keep_their_dupli
     assert [f["segment"] for f in mounted] == ["alice:payments"] * 2
     assert {f["segment"] for f in receipt["facts"]} <= set(receipt["budget"]["segments"])
     assert receipt["suppressed"] == [{"handle": "it_cccc", "segment": "alice:payments",
-                                      "suppressed": "near_duplicate", "like": "it_aaaa",
-                                      "mount": "alice"}]
+                                      "suppressed": "redundant", "like": "it_aaaa",
+                                      "similarity": 0.91, "mount": "alice"}]
     section = frame.text.split("## alice:payments", 1)[1]
     assert "(1 near-duplicates left out: the receipt's suppressed)" in section
     seg = receipt["budget"]["segments"]["alice:payments"]
@@ -252,6 +276,24 @@ def test_a_mount_answering_past_its_share_is_cut_to_its_share(bob_home, monkeypa
     assert receipt["mounts"][0]["dropped"] == 1
     assert any("past its share" in n for n in receipt["notes"])
     assert receipt["budget"]["spent"] <= 600
+
+
+def test_a_mounted_frames_receipt_keeps_the_receipts_contract(bob_home, monkeypatch):
+    """A near-duplicate of a fact the mount's share left out was listed `like` a fact the
+    frame does not hold; the receipt of a frame with mounts meets the receipt's schema."""
+    from attention_cloud.schemas import schema_problems
+
+    answer = good_answer(300)
+    answer["facts"][0]["text"] = "padding " * 4000      # it_aaaa, past the share
+    frame, _ = frame_through(bob_home, answer_json(answer), monkeypatch)
+    receipt = frame.receipt
+    handles = {f["handle"] for f in receipt["facts"]}
+    assert "it_aaaa" not in handles and receipt["mounts"][0]["dropped"] == 1
+    assert all(s["like"] in handles for s in receipt.get("suppressed", [])), receipt
+    assert schema_problems(receipt) == []
+    frame, _ = frame_through(bob_home, answer_json(good_answer(300)), monkeypatch)
+    assert schema_problems(frame.receipt) == []
+    assert [s["like"] for s in frame.receipt["suppressed"]] == ["it_aaaa"]
 
 
 def test_a_redirect_never_carries_the_mounts_token_to_another_host(bob_home, monkeypatch):

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from attention_cloud.curate import estimate_tokens
 from attention_cloud.hydration import envelope, frame_framing, goal_shown, load_receipt
 from attention_cloud.samples import sample_paths
+from attention_cloud.schemas import schema_problems
 from attention_cloud.show import show_record
 
 DATA = Path("/work/shared/data")
@@ -179,6 +180,9 @@ def check_promises(mem, frame, *, budget: int, ceiling: str = "L0", reader: str 
     """Every promise README makes of a frame and its receipt, as a reader of the public
     interfaces can check it."""
     r = frame.receipt
+    # the shape a script relies on: the shipped JSON Schema, of the receipt and of the frame
+    assert schema_problems(r) == [], r
+    assert schema_problems(frame.as_json(), "frame") == []
     b = r["budget"]
     facts = r["facts"]
     crumbs = r["beyond"]

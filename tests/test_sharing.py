@@ -16,6 +16,7 @@ from attention_cloud import Memory
 from attention_cloud.cli import main
 from attention_cloud.home import write_config
 from attention_cloud.paths import samples_dir
+from attention_cloud.schemas import schema_problems
 from attention_cloud.sharing.mounts import MountError, call_mount
 
 GOAL = "why do processor retries fail"
@@ -587,6 +588,7 @@ def test_worked_example_two_homes_and_a_mount(server, alice, tmp_path):
     assert any(f["level"] == "L2" for f in facts)              # distillations, not just pointers
     assert {f["segment"] for f in facts} == {"alice:payments"}     # as its heading says
     assert frame["receipt"]["mounts"][0]["status"] == "ok"
+    assert schema_problems(frame, "frame") == []          # a mounted frame keeps the contract
     spent = frame["receipt"]["budget"]          # the mount's frame lines are paid for too
     assert spent["framing"] > 0 and spent["spent"] + spent["framing"] <= 1200
     assert not any(t in frame["text"] for t in verbatim_texts(alice_home))

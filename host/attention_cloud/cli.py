@@ -647,18 +647,33 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
 
 
 @main.command()
-@click.argument("receipt_id")
+@click.argument("receipt_id", required=False)
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
+@click.option("--schema", type=click.Choice(["receipt", "frame"]), is_flag=False,
+              flag_value="receipt", default=None,
+              help="Print the JSON Schema of a receipt (or, --schema frame, of "
+                   "`atc hydrate --format json`) instead of a receipt.")
 @home_option
 @fail_cleanly
-def receipt(receipt_id: str, as_principal: str | None, home: str | None) -> None:
-    """Print a stored hydration receipt (JSON).
+def receipt(receipt_id: str | None, as_principal: str | None, schema: str | None,
+            home: str | None) -> None:
+    """Print a stored hydration receipt (JSON), or the receipt's JSON Schema.
 
-    Example: atc receipt r_3f9a2c41d0b7e815
+    Example: atc receipt r_3f9a2c41d0b7e815; atc receipt --schema
     """
     from .hydration import load_receipt
     from .home import require_home, resolve_home
+
+    if schema is not None:
+        if receipt_id is not None:
+            raise click.UsageError("give a receipt id or --schema, not both")
+        from .schemas import frame_schema, receipt_schema
+
+        emit_json(receipt_schema() if schema == "receipt" else frame_schema())
+        return
+    if receipt_id is None:
+        raise click.UsageError("give a receipt id (RID), or --schema")
 
     if as_principal:
         from .sharing.reads import reader_receipt

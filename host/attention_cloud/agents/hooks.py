@@ -263,9 +263,9 @@ def _declined(mem: Any, goal: str, budget: int, plane: str, decision: dict[str, 
     receipt = {"goal": goal, "plane": plane,
                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "budget": {"total": budget, "spent": 0, "segments": {}}, "ceiling": "L0",
-               "path": "none", "anchor": None,
+               "path": "none", "anchor": None, "now": None,
                "tokens": {"estimated": True, "estimator": ESTIMATOR},
-               "facts": [], "beyond": [], "suppressed": [], "ambient": decision}
+               "facts": [], "beyond": [], "suppressed": [], "bridged": [], "ambient": decision}
     return Ambient(False, seal_frame(receipt, (), home=mem.home), decision)
 
 

@@ -196,9 +196,9 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
         local = Frame(receipt_id="", facts=(), text="", receipt={
             "goal": goal, "plane": plane, "budget": {"total": budget, "spent": 0, "framing": 0,
                                                       "segments": {}},
-            "ceiling": ceiling.upper(), "path": "recency", "anchor": None,
+            "ceiling": ceiling.upper(), "path": "recency", "anchor": None, "now": None,
             "tokens": {"estimated": True, "estimator": ESTIMATOR},
-            "facts": [], "beyond": [], "suppressed": []})
+            "facts": [], "beyond": [], "suppressed": [], "bridged": []})
     receipt = {k: v for k, v in local.receipt.items() if k != "id"}
     receipt["budget"] = {**receipt["budget"], "total": budget,
                          "segments": _without_head(receipt["budget"]["segments"], extra)}
@@ -248,8 +248,6 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
                                 for r in remote[key])
     if notes:
         receipt["notes"] = notes
-    if not receipt["suppressed"]:
-        del receipt["suppressed"]
     receipt["path"] = min(paths, key=lambda p: PATH_RANK.get(p, 0)) if paths else "recency"
     receipt["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     # the frame's own lines as this one frame writes them: one head, not one per mount; each
@@ -333,7 +331,7 @@ def remote_frame(answer: Any, share: int) -> dict[str, Any]:
     listed = field(answer, "facts", list, "")
     rid = field(receipt, "id", str, "receipt.", "")
     empty = _one_line(field(receipt, "empty", str, "receipt.", ""))
-    path = field(receipt, "path", str, "receipt.", "recency")
+    path = _path(field(receipt, "path", str, "receipt.", "recency"), "receipt.path", bad)
     budget = field(receipt, "budget", dict, "receipt.", {})
     segments = {}
     for seg, meta in field(budget, "segments", dict, "receipt.budget.", {}).items():
@@ -342,7 +340,8 @@ def remote_frame(answer: Any, share: int) -> dict[str, Any]:
         field(meta, "spent", int, where, 0)    # counted again below, from what is kept
         segments[seg] = {"budget": max(0, field(meta, "budget", int, where, 0)), "spent": 0,
                          "framing": max(0, field(meta, "framing", int, where, 0)),
-                         "path": field(meta, "path", str, where, path)}
+                         "path": _path(field(meta, "path", str, where, path), f"{where}path",
+                                       bad)}
     facts, spent, dropped = [], 0, 0
     for i, fact in enumerate(listed):
         where = f"facts[{i}]."
@@ -356,11 +355,11 @@ def remote_frame(answer: Any, share: int) -> dict[str, Any]:
                    "handle": field(fact, "handle", str, where),
                    "segment": field(fact, "segment", str, where),
                    "level": level.upper(),
-                   "seeded_by": field(fact, "seeded_by", str, where, ""),
+                   "seeded_by": field(fact, "seeded_by", str, where),
                    "score": float(field(fact, "score", (int, float), where, 0.0)),
                    "hops": field(fact, "hops", int, where, 0),
                    "source": field(fact, "source", str, where, ""),
-                   "time": field(fact, "time", str, where, "")}
+                   "time": _time(field(fact, "time", str, where, ""), f"{where}time", bad)}
         excerpt = fact.get("excerpt")
         try:
             excerpt_fields(excerpt)
@@ -397,10 +396,47 @@ def remote_frame(answer: Any, share: int) -> dict[str, Any]:
                     continue
                 spent += tokens
                 segments[seg]["spent"] += tokens
-                record = {**record, "tokens": tokens}
+                record = {**record, "tokens": tokens,
+                          "source": field(record, "source", str, where, ""),
+                          "text": field(record, "text", str, where, "")}
+            else:
+                record = _near_duplicate(record, where, field, bad)
+                # a repeat of a fact the share left out repeats nothing the frame holds
+                if record["like"] not in {f["handle"] for f, _ in facts}:
+                    continue
             records[key].append(record)
     return {"id": rid, "path": path, "empty": empty, "segments": segments, "facts": facts,
             "dropped": dropped, "spent": spent, **records}
+
+
+def _path(path: str, where: str, bad: Any) -> str:
+    """``path`` if a frame's receipt may say it (the receipt's contract), else MountError."""
+    if path not in PATH_RANK:
+        raise bad(where, "one of " + ", ".join(sorted(PATH_RANK, key=PATH_RANK.get,
+                                                      reverse=True)))
+    return path
+
+
+def _time(stamp: str, where: str, bad: Any) -> str:
+    """``stamp`` if a fact's ``time`` may be it (empty, or the receipt schema's ISO 8601
+    time), else MountError: a frame's heading writes it, and scripts parse it."""
+    from ..schemas import receipt_schema
+
+    if stamp and not re.fullmatch(receipt_schema()["$defs"]["stamp"]["pattern"], stamp):
+        raise bad(where, "empty or an ISO 8601 time")
+    return stamp
+
+
+def _near_duplicate(record: dict[str, Any], where: str, field: Any, bad: Any) -> dict[str, Any]:
+    """A mount's ``suppressed`` entry as the receipt's contract has it: its kind, the fact it
+    repeats and a similarity from 0 to 1, else MountError naming the field."""
+    if field(record, "suppressed", str, where) not in ("redundant", "covered"):
+        raise bad(f"{where}suppressed", "one of redundant, covered")
+    field(record, "like", str, where)
+    similarity = field(record, "similarity", (int, float), where)
+    if not 0 <= similarity <= 1:
+        raise bad(f"{where}similarity", "a number from 0 to 1")
+    return {**record, "similarity": float(similarity)}
 
 
 _KIND_WORDS = {dict: "an object", list: "a list", str: "text", int: "an integer",

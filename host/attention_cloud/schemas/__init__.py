@@ -1,0 +1,48 @@
+"""The JSON Schemas (draft 2020-12) of what scripts read: the receipt and the frame as JSON.
+
+The schema files ship in this package (``receipt.schema.json``, ``frame.schema.json``); a
+script may load them with :func:`receipt_schema` / :func:`frame_schema` (or ``atc receipt
+--schema``) and validate with any JSON Schema library. Objects allow fields the schema does
+not name: releases add fields, never rename or remove one.
+"""
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+#: The schema files by the name a ``$ref`` uses.
+_FILES = {"receipt": "receipt.schema.json", "frame": "frame.schema.json"}
+
+
+@cache
+def _load(name: str) -> str:
+    return resources.files(__name__).joinpath(_FILES[name]).read_text(encoding="utf-8")
+
+
+def receipt_schema() -> dict[str, Any]:
+    """The receipt's JSON Schema (a fresh dict each call)."""
+    return json.loads(_load("receipt"))
+
+
+def frame_schema() -> dict[str, Any]:
+    """The JSON Schema of ``atc hydrate --format json`` (``Frame.as_json()``); its
+    ``receipt`` refers to :func:`receipt_schema` by ``$ref``."""
+    return json.loads(_load("frame"))
+
+
+def schema_problems(document: Any, schema: str = "receipt") -> list[str]:
+    """Every way ``document`` departs from the schema named (``receipt`` or ``frame``), one
+    line each (``facts/0/level: 'L7' is not one of [...]``); empty when it conforms.
+
+    Needs the ``jsonschema`` package (a dependency of attention-cloud)."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    schemas = {name: json.loads(_load(name)) for name in _FILES}
+    registry = Registry().with_resources(
+        (s["$id"], Resource.from_contents(s)) for s in schemas.values())
+    validator = Draft202012Validator(schemas[schema], registry=registry)
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
+            for e in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path).__repr__())]
