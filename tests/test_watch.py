@@ -23,8 +23,9 @@ from attention_cloud.ingest.source import make_source
 from attention_cloud.ingest.unfinished import finished_part
 from attention_cloud.watch import Watcher, WatchOptions
 
+from watching import ATC, WatchProcess
+
 ROOT = Path(__file__).resolve().parent.parent
-ATC = str(ROOT / ".venv" / "bin" / "atc")
 sys.path.insert(0, str(ROOT / "scripts" / "bench"))
 
 
@@ -82,47 +83,6 @@ def test_a_quiet_file_cut_back_and_written_again_before_the_read_is_not_read_who
 
 
 # -- the command, end to end ---------------------------------------------------------------------
-class WatchProcess:
-    """``atc watch --format-output json`` in a subprocess, its events read as they come."""
-
-    def __init__(self, home: Path, *args: str) -> None:
-        self.proc = subprocess.Popen([ATC, "watch", *args, "--home", str(home),
-                                      "--format-output", "json", "--debounce", "0.2",
-                                      "--settle", "1.5"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.events: list[dict] = []
-        self.cond = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            with self.cond:
-                self.events.append(json.loads(line))
-                self.cond.notify_all()
-
-    def wait_for(self, test, timeout: float = 30.0) -> dict:
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                found = [e for e in self.events if test(e)]
-                if found:
-                    return found[-1]
-                left = deadline - time.monotonic()
-                assert left > 0 and self.proc.poll() is None, (self.events, self.proc.stderr.read()
-                                                                if self.proc.poll() is not None else "")
-                self.cond.wait(left)
-
-    def batches_since(self, n: int) -> list[dict]:
-        with self.cond:
-            return [e for e in self.events[n:] if e["event"] == "batch"]
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        self.proc.send_signal(sig)
-        code = self.proc.wait(timeout=60)
-        time.sleep(0.1)
-        return code
-
-
 def _texts(home: Path) -> dict[str, str]:
     mem = Memory.open(home, create=False)
     try:

@@ -7,60 +7,21 @@ Real subprocesses throughout; waits are on conditions with a deadline.
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from attention_cloud.home import LOCK_WAIT, lock_wait, write_config
 
-ROOT = Path(__file__).resolve().parent.parent
-ATC = str(ROOT / ".venv" / "bin" / "atc")
+from watching import ATC, WatchProcess
+
 
 
 def _cc(uuid: str, text: str) -> str:
     return json.dumps({"type": "user", "uuid": uuid, "sessionId": "S1", "cwd": "/srv",
                        "timestamp": "2026-02-01T10:00:00Z",
                        "message": {"role": "user", "content": text}}) + "\n"
-
-
-class Watching:
-    """``atc watch ... --format-output json`` in a subprocess, its events read as they come."""
-
-    def __init__(self, home: Path, *args: str, out: str = "json") -> None:
-        self.proc = subprocess.Popen([ATC, "watch", *args, "--home", str(home),
-                                      "--format-output", out, "--debounce", "0.1",
-                                      "--settle", "0.5"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.parse = json.loads if out == "json" else (lambda line: line)
-        self.events: list = []
-        self.cond = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            with self.cond:
-                self.events.append(self.parse(line))
-                self.cond.notify_all()
-
-    def wait_for(self, test, timeout: float = 60.0) -> dict:
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                found = [e for e in self.events if test(e)]
-                if found:
-                    return found[-1]
-                left = deadline - time.monotonic()
-                assert left > 0 and self.proc.poll() is None, self.events
-                self.cond.wait(min(left, 0.5))
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(timeout=60)
 
 
 @pytest.fixture
@@ -78,7 +39,7 @@ def test_a_second_watcher_is_refused_naming_the_first_which_goes_on_as_the_homes
     folder = tmp_path / "sessions"
     folder.mkdir()
     (folder / "a.jsonl").write_text(_cc("u1", "Plan the ledger migration."))
-    first = Watching(hashed, str(folder))
+    first = WatchProcess(hashed, str(folder), debounce="0.1", settle="0.5")
     try:
         began = first.wait_for(_batch_with(lambda e: e["new"] == 1))
         journal = (hashed / "journal.pl").read_bytes()
@@ -110,7 +71,7 @@ def test_a_mark_left_by_a_watcher_that_died_is_taken_over_with_a_note(hashed, tm
     gone.wait()
     (hashed / "watch.pid").write_text(f"{gone.pid}\n")
     assert lock_wait(hashed) == 0        # nobody holds it: writers do not wait for a dead pid
-    w = Watching(hashed, str(folder))
+    w = WatchProcess(hashed, str(folder), debounce="0.1", settle="0.5")
     try:
         note = w.wait_for(lambda e: e["event"] == "took_over")
         assert note["pid"] == gone.pid and note["path"] == str(hashed / "watch.pid")
@@ -121,7 +82,7 @@ def test_a_mark_left_by_a_watcher_that_died_is_taken_over_with_a_note(hashed, tm
     assert not (hashed / "watch.pid").exists()
     # the text log says it in a line
     (hashed / "watch.pid").write_text(f"{gone.pid}\n")
-    text = Watching(hashed, str(folder), out="text")
+    text = WatchProcess(hashed, str(folder), out="text", debounce="0.1", settle="0.5")
     try:
         line = text.wait_for(lambda line: "takes over" in line)
     finally:
@@ -142,7 +103,7 @@ def test_a_watcher_says_how_it_read_a_file_once_in_json_and_text(hashed, tmp_pat
         fh.write(_cc("u2", "Then backfill the ledger rows."))
     said = ("1 item already in segment work stays there (an item keeps the segment it was "
             "first ingested into; the segment asked for applies to new items only)")
-    w = Watching(hashed, str(folder), "--segment", "home")
+    w = WatchProcess(hashed, str(folder), "--segment", "home", debounce="0.1", settle="0.5")
     try:
         first = w.wait_for(_batch_with(lambda e: e["new"] == 1))
         assert first["notes"] == [{"file": str(session), "note": said}]

@@ -1,0 +1,58 @@
+"""``atc watch`` in a real subprocess for tests: its events read as they come, waited on by
+condition with a deadline (never a fixed sleep)."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+ATC = str(Path(__file__).resolve().parent.parent / ".venv" / "bin" / "atc")
+
+
+class WatchProcess:
+    """``atc watch ARGS --home HOME --format-output OUT`` (json events parsed, text lines kept)."""
+
+    def __init__(self, home: Path, *args: str, out: str = "json", debounce: str = "0.2",
+                 settle: str = "1.5") -> None:
+        self.proc = subprocess.Popen([ATC, "watch", *args, "--home", str(home),
+                                      "--format-output", out, "--debounce", debounce,
+                                      "--settle", settle],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.parse = json.loads if out == "json" else (lambda line: line)
+        self.events: list = []
+        self.cond = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            with self.cond:
+                self.events.append(self.parse(line))
+                self.cond.notify_all()
+
+    def wait_for(self, test, timeout: float = 60.0):
+        """The latest event passing ``test``, waiting for one until ``timeout`` seconds; fails
+        at once (with the events and the watcher's stderr) if the watcher has exited."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                found = [e for e in self.events if test(e)]
+                if found:
+                    return found[-1]
+                left = deadline - time.monotonic()
+                assert left > 0 and self.proc.poll() is None, (
+                    self.events, self.proc.stderr.read() if self.proc.poll() is not None else "")
+                self.cond.wait(min(left, 0.5))
+
+    def batches_since(self, n: int) -> list[dict]:
+        with self.cond:
+            return [e for e in self.events[n:] if e["event"] == "batch"]
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        code = self.proc.wait(timeout=60)
+        time.sleep(0.1)
+        return code
