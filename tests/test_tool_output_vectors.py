@@ -17,11 +17,13 @@ from click.testing import CliRunner
 from attention_cloud import Memory
 from attention_cloud.cli import main
 from attention_cloud.curation import indexed_text
-from attention_cloud.embed import VectorStore, load_embedder
+from attention_cloud.embed import load_embedder
 from attention_cloud.home import write_config
 from attention_cloud.jump import distillation_key
 from attention_cloud.paths import samples_dir
 from attention_cloud.vector_texts import TOOL_OUTPUT_HEAD_CHARS, TOOL_OUTPUT_KINDS
+
+from test_reembed import stored
 
 
 def run(*args: str, home: Path):
@@ -48,16 +50,6 @@ def items_by_kind(mem: Memory) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def stored(home: Path) -> dict[str, np.ndarray]:
-    import json
-
-    made = json.loads((home / "vectors" / "manifest.json").read_text())
-    store = VectorStore.open(home / "vectors", embedder_id=made["embedder_id"], dim=made["dim"],
-                             read_only=True)
-    try:
-        return {key: store.vector(key).copy() for key in store.keys()}
-    finally:
-        store.close()
 
 
 def check_the_rule(home: Path, spec: str) -> None:
