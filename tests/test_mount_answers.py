@@ -323,3 +323,20 @@ def test_a_redirect_never_carries_the_mounts_token_to_another_host(bob_home, mon
         f"HTTP 302: the server redirects to {elsewhere.url}/v1/whoami"), mount
     assert seen == []
 
+
+
+def test_a_silent_server_is_the_same_deadline_whichever_clock_sees_it_first():
+    """The socket's read timeout and the answer's deadline are the same number of seconds, so
+    under load the socket's fired first and the mount said `unreachable (timed out)` of a
+    server that took the connection and said nothing; both now say the deadline."""
+    import urllib.request
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    try:
+        request = urllib.request.Request(f"http://127.0.0.1:{listener.getsockname()[1]}/v1/x")
+        with pytest.raises(mounts.MountError, match=r"^no whole answer within 0.2 s$"):
+            mounts._fetch(request, 0.2)
+    finally:
+        listener.close()

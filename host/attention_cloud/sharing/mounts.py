@@ -126,6 +126,8 @@ def _fetch(request: urllib.request.Request, timeout: float) -> Any:
         raise MountError(f"HTTP {exc.code}: {_one_line(why)}") from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
+        if isinstance(reason, TimeoutError):   # the socket's read timeout: the same deadline
+            raise MountError(f"no whole answer within {timeout:g} s") from None
         raise MountError(f"unreachable ({_one_line(reason)})") from None
     except (ValueError, RecursionError):   # RecursionError: JSON nested too deep
         raise MountError("the server's answer is not JSON") from None
