@@ -76,8 +76,8 @@ def sandbox(tmp_path_factory):
     home = root / "home"
     home.mkdir()
     (root / "victim.pl").write_text("victim.\n")
-    (home / "victim.pl").write_text("victim.\n")
     mem = Memory.open(home)
+    (home / "victim.pl").write_text("victim.\n")   # once it is a home: a stranger's file refuses it
     mem.ingest([SESSION])
     mem.close()
     mem = Memory.open(home)
