@@ -800,24 +800,34 @@ def test_the_audit_names_the_records_a_grantees_query_read_whatever_it_answers(a
 def test_a_grantee_reads_the_cells_relations_and_provenance_they_see(alice):
     """relation/3 and provenance/2 answer a cell's links for the owner (`contains`, `adjacent`;
     a cell's ladder from its members); a grantee's answered none, even for a cell they see
-    whole. They now answer those whose every record the grantee sees, and no other."""
+    whole. They now answer those whose every record the grantee sees, and no other: with
+    payments alone (cells of security hidden), then with both segments, where two cells bob
+    sees are adjacent whatever the partition (which of payments' cells bob sees whole, and
+    whether two of those are adjacent, is the partition's happenstance)."""
     home, _ = alice
-    as_bob = {r["C"] for r in json.loads(ok("query", "cell(C)", "--as", "bob", "--format",
-                                            "json", home=home))}
-    with Memory.open(home, create=False) as mem:
-        owner = mem.query("cell(C), relation(C, P, O)", limit=10000).rows
-        prov = mem.query("cell(C), provenance(C, H)", limit=10000).rows
-        items = {r["H"] for r in mem.query("item_segment(H, payments)", limit=10000).rows}
-    want = {(r["C"], r["P"], r["O"]) for r in owner
-            if r["C"] in as_bob and (r["O"] in as_bob or r["O"] in items)}
-    got = json.loads(ok("query", "cell(C), relation(C, P, O)", "--as", "bob", "--format", "json",
-                        "--limit", "10000", home=home))
-    assert want and {(r["C"], r["P"], r["O"]) for r in got} == want
-    assert {r["P"] for r in got} == {"contains", "adjacent"}
-    got = json.loads(ok("query", "cell(C), provenance(C, H)", "--as", "bob", "--format", "json",
-                        "--limit", "10000", home=home))
-    assert {(r["C"], r["H"]) for r in got} == {(r["C"], r["H"]) for r in prov
-                                               if r["C"] in as_bob} != set()
+
+    def relations_as_bob(segments: list[str]) -> set[str]:
+        as_bob = {r["C"] for r in json.loads(ok("query", "cell(C)", "--as", "bob", "--format",
+                                                "json", home=home))}
+        with Memory.open(home, create=False) as mem:
+            owner = mem.query("cell(C), relation(C, P, O)", limit=10000).rows
+            prov = mem.query("cell(C), provenance(C, H)", limit=10000).rows
+            items = {r["H"] for s in segments
+                     for r in mem.query(f"item_segment(H, {s})", limit=10000).rows}
+        want = {(r["C"], r["P"], r["O"]) for r in owner
+                if r["C"] in as_bob and (r["O"] in as_bob or r["O"] in items)}
+        got = json.loads(ok("query", "cell(C), relation(C, P, O)", "--as", "bob", "--format",
+                            "json", "--limit", "10000", home=home))
+        assert want and {(r["C"], r["P"], r["O"]) for r in got} == want
+        got_prov = json.loads(ok("query", "cell(C), provenance(C, H)", "--as", "bob", "--format",
+                                 "json", "--limit", "10000", home=home))
+        assert {(r["C"], r["H"]) for r in got_prov} == {(r["C"], r["H"]) for r in prov
+                                                        if r["C"] in as_bob} != set()
+        return {r["P"] for r in got}
+
+    assert "contains" in relations_as_bob(["payments"])
+    ok("grant", "add", "platform", "--segment", "security", "--ceiling", "L2", home=home)
+    assert relations_as_bob(["payments", "security"]) == {"contains", "adjacent"}
 
 
 def test_granting_again_what_a_live_grant_grants_adds_no_twin_that_a_revoke_would_miss(alice):
