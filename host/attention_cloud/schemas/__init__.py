@@ -8,6 +8,7 @@ not name: releases add fields, never rename or remove one.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -32,17 +33,30 @@ def frame_schema() -> dict[str, Any]:
     return json.loads(_load("frame"))
 
 
+@cache
+def stamp_pattern() -> re.Pattern[str]:
+    """The receipt schema's pattern of a time (ISO 8601), compiled once: a mounted frame
+    checks every fact's ``time`` against it."""
+    return re.compile(receipt_schema()["$defs"]["stamp"]["pattern"])
+
+
 def schema_problems(document: Any, schema: str = "receipt") -> list[str]:
     """Every way ``document`` departs from the schema named (``receipt`` or ``frame``), one
     line each (``facts/0/level: 'L7' is not one of [...]``); empty when it conforms.
 
     Needs the ``jsonschema`` package (a dependency of attention-cloud)."""
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
+            for e in sorted(_validator(schema).iter_errors(document),
+                            key=lambda e: list(e.absolute_path).__repr__())]
+
+
+@cache
+def _validator(schema: str) -> Any:
+    """The validator of one schema, its ``$ref`` to the other resolved (built once)."""
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
 
     schemas = {name: json.loads(_load(name)) for name in _FILES}
     registry = Registry().with_resources(
         (s["$id"], Resource.from_contents(s)) for s in schemas.values())
-    validator = Draft202012Validator(schemas[schema], registry=registry)
-    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
-            for e in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path).__repr__())]
+    return Draft202012Validator(schemas[schema], registry=registry)

@@ -422,9 +422,9 @@ def _path(path: str, where: str, bad: Any) -> str:
 def _time(stamp: str, where: str, bad: Any) -> str:
     """``stamp`` if a fact's ``time`` may be it (empty, or the receipt schema's ISO 8601
     time), else MountError: a frame's heading writes it, and scripts parse it."""
-    from ..schemas import receipt_schema
+    from ..schemas import stamp_pattern
 
-    if stamp and not re.fullmatch(receipt_schema()["$defs"]["stamp"]["pattern"], stamp):
+    if stamp and not stamp_pattern().fullmatch(stamp):
         raise bad(where, "empty or an ISO 8601 time")
     return stamp
 
