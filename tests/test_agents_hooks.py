@@ -387,6 +387,20 @@ def test_a_malformed_request_does_not_end_the_recall_server(tmp_path: Path) -> N
         assert ask(home, {"stop": True}) == {"stopped": True}
 
 
+def _opened_by_another_process(path: Path) -> bool:
+    """Whether a process other than this one has ``path`` open (read from /proc)."""
+    target = str(path.resolve())
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        if fd_dir.parent.name == str(os.getpid()):
+            continue
+        try:
+            if any(os.readlink(fd) == target for fd in fd_dir.iterdir()):
+                return True
+        except OSError:  # the process ended or is not ours to read
+            continue
+    return False
+
+
 def test_background_capture_waits_for_a_busy_writer(tmp_path: Path) -> None:
     """The Stop hook's detached worker waits for the write lock (the agent does not wait on
     it): a capture that ran into another writer (a parallel session's capture, `atc curate`)
@@ -403,7 +417,13 @@ def test_background_capture_waits_for_a_busy_writer(tmp_path: Path) -> None:
         run = hook(home, "session-end", stdin=payload("session_end",
                                                       transcript_path=str(transcript)))
         assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
-        time.sleep(2)
+        # Held until the detached worker has the lock file open (it then polls for it), not
+        # for a fixed time: under load the worker can start later than any fixed sleep.
+        deadline = time.monotonic() + 60
+        while not _opened_by_another_process(home / ".lock"):
+            assert time.monotonic() < deadline, "the capture worker never reached the lock"
+            time.sleep(0.05)
+        time.sleep(0.3)
     deadline = time.monotonic() + 90
     while not any(" new=" in line or "error" in line for line in log_lines(home)):
         assert time.monotonic() < deadline, log_lines(home)
