@@ -69,3 +69,12 @@ def test_homes_and_home_misuse_is_refused_naming_the_option(tmp_path):
     proc = _run("--home", str(tmp_path), "--homes", str(tmp_path), str(tmp_path), "--base", "HEAD")
     assert proc.returncode == 2
     assert "not allowed with argument" in proc.stderr.splitlines()[-1]
+
+
+def test_slowest_lists_each_sides_worst_goals_first():
+    from hydrate_ab import slowest_lines
+
+    lines = slowest_lines(["a", "b", "c"], {"A": [0.010, 0.030, 0.020], "B": [0.005, 0.001, 0.002]}, 2)
+    assert lines == ["slowest on A (least CPU ms over the rounds):", "    30.0  b", "    20.0  c",
+                     "slowest on B (least CPU ms over the rounds):", "     5.0  a", "     2.0  c"]
+    assert slowest_lines(["a"], {"A": [0.01]}, 0) == []

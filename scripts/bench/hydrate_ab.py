@@ -15,6 +15,7 @@ driver reports p50/p95 of each tree per round and counts the goals whose frames 
     .venv/bin/python scripts/bench/hydrate_ab.py --home HOME --base main --rounds 3
     .venv/bin/python scripts/bench/hydrate_ab.py --home HOME --base main --only worker --queries 30
     .venv/bin/python scripts/bench/hydrate_ab.py --homes HOME_A HOME_B --rounds 3
+    .venv/bin/python scripts/bench/hydrate_ab.py --home HOME --base main --slowest 6
 
 ``--homes A B`` compares two homes under one tree (``--new``, this checkout by default): a
 change to what curation writes (cells, arcs, an index) measured on the frames it makes, or two
@@ -110,6 +111,20 @@ def sides(args: argparse.Namespace, scratch: Path) -> dict[str, tuple[Path, Path
             "new": (tree_of(args.new, scratch), args.home.resolve())}
 
 
+def slowest_lines(goals: list[str], least: dict[str, list[float]], count: int) -> list[str]:
+    """The ``count`` goals of the largest CPU time on each side, worst first: ``least`` holds
+    each goal's least CPU seconds over the rounds by side (the least, so that a moment of load
+    does not make a goal look slow)."""
+    lines = []
+    for name, cpu in least.items():
+        if count <= 0:
+            break
+        worst = sorted(range(len(goals)), key=lambda i: -cpu[i])[:count]
+        lines.append(f"slowest on {name} (least CPU ms over the rounds):")
+        lines.extend(f"  {cpu[i] * 1000:6.1f}  {goals[i]}" for i in worst)
+    return lines
+
+
 def chosen_goals(count: int, seed: int, only: str | None = None) -> list[str]:
     """``count`` of hydrate.py's agent goals for ``seed``; with ``only``, the first ``count``
     holding that text (from forty times as many), ValueError when fewer do."""
@@ -142,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", metavar="TEXT",
                         help="only the goals holding TEXT (one template, e.g. 'worker' or "
                              "'What did we change'): the tail's templates compared on their own")
+    parser.add_argument("--slowest", type=int, default=0, metavar="N",
+                        help="also list the N goals of the largest CPU time (each goal's least "
+                             "over the rounds, on each side): the frames that make the p95")
     args = parser.parse_args(argv)
 
     if args.home is not None and args.base is None:
@@ -169,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                 for w in workers.values():
                     w.hydrate(goal)
             differ: set[int] = set()
+            least: dict[str, list[float]] = {n: [float("inf")] * len(timed) for n in workers}
             for r in range(args.rounds):
                 seen: dict[str, dict[str, list[float]]] = {n: {"wall": [], "cpu": []} for n in workers}
                 for i, goal in enumerate(timed):
@@ -177,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
                     for name, out in got.items():
                         seen[name]["wall"].append(out["wall"])
                         seen[name]["cpu"].append(out["cpu"])
+                        least[name][i] = min(least[name][i], out["cpu"])
                     if (got[first]["facts"], got[first]["text"]) != (got[second]["facts"], got[second]["text"]):
                         differ.add(i)
                 load = os.getloadavg()[0]
@@ -187,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
                     for name, s in seen.items()), flush=True)
             print(f"frames that differ: {len(differ)} of {len(timed)} goals"
                   + (f" ({sorted(differ)})" if differ else ""))
+            for line in slowest_lines(timed, least, args.slowest):
+                print(line)
         finally:
             for w in workers.values():
                 w.close()
