@@ -673,7 +673,7 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     work_budget_(Budget, Work),
     Page is Work // 25,               % a deeper page for a larger budget (below)
     segment_candidates_(Goal, Settings, Segment, Page, Path, Candidates0),
-    select_facts_(Candidates0, Settings, FitBudget0, Placed, PastCap, Suppressed0),
+    select_facts_(Candidates0, Settings, FitBudget0, Placed, PastCap, Suppressed0, Sigs),
     left_out_cost_(Settings, Suppressed0, LeftOut0),
     FitBudget1 is max(0, FitBudget0 - LeftOut0),
     fit_(Placed, FitBudget1, Fitted0, Dropped0),
@@ -688,7 +688,8 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     focus_core_(Goal, Settings, FitBudget, Base, Kept1a, Kept1, GaveWay2),
     append([GaveWay0, GaveWay1, GaveWay2], GaveWay),
     append([Dropped, GaveWay, PastCap], Outside0),
-    refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Kept2, Outside1, Suppressed2),
+    refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Sigs, Kept2, Outside1,
+            Suppressed2),
     % a raise paid by facts giving way counted each of their day lines as freed, and a day
     % line another fact of that day still needs was not: the fit has the last word
     fit_(Kept2, FitBudget, Kept3, Late),
@@ -2142,12 +2143,18 @@ candidate_in_(Ids, c(Id, _, _, _, _)) :-
 % tokens for what the frame already says; Suppressed lists it as redundant(Id, Like, Sim).
 % Past is what lay beyond the selection (breadcrumbs).
 select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed) :-
+    select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed, _).
+
+% select_facts_/7: Sigs are the sigs of the facts placed (text_sig_/2), their word sets and
+% numbers as far as the comparisons made them, for refill_/9 to compare its candidates with.
+select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed, Sigs) :-
     overfill_(Over),
     Want is Budget * Over,
     Floor is min(Settings.fact_cap, max(4, Budget // 50)),
     cap_room_(Settings, Budget, Room),
-    select_facts_(Candidates, Settings-Budget, Room, Floor, Want, [], Placed,
-                  Past, Suppressed).
+    empty_assoc(Known),
+    select_facts_(Candidates, s(Settings, Budget, Known), Room, Floor, Want, [], Placed,
+                  Past, Suppressed, Sigs).
 
 % cap_room_(+Settings, +Budget, -Room): the plane's fact_cap as a share of the budget. A plane
 % states how many facts of a full share its segment holds at the reference budget
@@ -2180,21 +2187,25 @@ fact_cap_budget_(2000).
 % ran past the 30-second limit (an error, no frame). A larger budget holds what 50,000 does.
 work_budget_(Budget, Work) :- Work is min(Budget, 50000).
 
-select_facts_([], _, _, _, _, _, [], [], []).
-select_facts_([C|Cs], SB, N, Floor, Want, Taken, Placed, Past, Suppressed) :-
-    SB = Settings-Budget,
+% The sigs a refill round's selection already holds (Known, an AVL tree by handle: those of the
+% facts kept and of those the fit let go) are taken, not made again: a sig's word set costs
+% ~25 us, and a round compares its candidates with every fact kept (~16 % of a frame's word
+% sets were made a second time).
+select_facts_([], _, _, _, _, Taken, [], [], [], Taken).
+select_facts_([C|Cs], SB, N, Floor, Want, Taken, Placed, Past, Suppressed, Sigs) :-
+    SB = s(Settings, Budget, Known),
     (   ( N =< 0 ; Want =< 0, Floor =< 0 )
-    ->  Placed = [], Suppressed = [], Past = [C|Cs]
+    ->  Placed = [], Suppressed = [], Past = [C|Cs], Sigs = Taken
     ;   fovea_(Settings, C, P),
         (   P == none
-        ->  select_facts_(Cs, SB, N, Floor, Want, Taken, Placed, Past, Suppressed)
-        ;   text_sig_(P, Sig),
+        ->  select_facts_(Cs, SB, N, Floor, Want, Taken, Placed, Past, Suppressed, Sigs)
+        ;   known_sig_(Known, P, Sig),
             (   get_dict(goal_terms, Settings, Terms) -> true ; Terms = [] ),
             redundancy_(Sig, Taken, Terms, Verdict),
             (   Verdict = like(Like, Sim)
             ->  C = c(Id, _, _, _, _),
                 Suppressed = [redundant(Id, Like, Sim)|Suppressed1],
-                select_facts_(Cs, SB, N, Floor, Want, Taken, Placed, Past, Suppressed1)
+                select_facts_(Cs, SB, N, Floor, Want, Taken, Placed, Past, Suppressed1, Sigs)
             ;   P = p(_, _, Tokens, _),
                 Placed = [P|Placed1],
                 fact_charge_(Settings, Budget, Tokens, Charge),
@@ -2202,12 +2213,13 @@ select_facts_([C|Cs], SB, N, Floor, Want, Taken, Placed, Past, Suppressed) :-
                 Floor1 is Floor - 1,
                 Want1 is Want - Tokens,
                 select_facts_(Cs, SB, N1, Floor1, Want1, [Sig|Taken], Placed1, Past,
-                              Suppressed)
+                              Suppressed, Sigs)
             )
         )
     ).
 
-% refill_(+Settings, +Budget, +Suppressed0, +Kept0, +Outside0, -Kept, -Outside, -Suppressed):
+% refill_(+Settings, +Budget, +Suppressed0, +Kept0, +Outside0, +Sigs, -Kept, -Outside,
+% -Suppressed) (Sigs: the selection's, select_facts_/7):
 % the selection offers candidates until their starting rungs hold the budget, but a long record
 % (a tool output, a log) counts there at its verbatim length and the fit then shows it at a
 % rung a fraction as long: the frame ended with most of its budget unspent (two thirds of it
@@ -2219,11 +2231,11 @@ select_facts_([C|Cs], SB, N, Floor, Want, Taken, Placed, Past, Suppressed) :-
 % excerpts. At most refill_rounds_/1 rounds. Suppressed0 is the segment's near-duplicates so
 % far; when it is empty and the round adds the first, the line counting them is paid from the
 % round's room (refill_left_out_/8).
-refill_(Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :-
+refill_(Settings, Budget, Supp0, Kept0, Outside0, Sigs, Kept, Outside, Supp) :-
     refill_rounds_(Rounds),
-    refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp).
+    refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Sigs, Kept, Outside, Supp).
 
-refill_(Rounds, Settings, Budget, Supp00, Kept00, Outside0, Kept, Outside, Supp) :-
+refill_(Rounds, Settings, Budget, Supp00, Kept00, Outside0, Sigs, Kept, Outside, Supp) :-
     covered_left_out_(Settings, Supp00, Kept00, Kept0, Covered, Line),
     append(Supp00, Covered, Supp0),
     used_tokens_(Kept0, Used0),
@@ -2234,8 +2246,10 @@ refill_(Rounds, Settings, Budget, Supp00, Kept00, Outside0, Kept, Outside, Supp)
     refill_min_(Budget, Min),
     (   Rounds > 0, Room > 0, Free0 >= Min, Outside0 \== [],
         by_score_(Outside0, Pool),
-        maplist(text_sig_, Kept0, Taken),
-        select_facts_(Pool, Settings-Budget, Room, 0, Free0, Taken, New0, Past, Supp1),
+        sigs_by_handle_(Sigs, Known),
+        maplist(known_sig_(Known), Kept0, Taken),
+        select_facts_(Pool, s(Settings, Budget, Known), Room, 0, Free0, Taken, New0, Past,
+                      Supp1, Sigs1),
         fit_(New0, Free0, New1, Dropped0),
         append(Kept0, New1, Kept1),
         distinct_shown_(Kept1, Kept2, Same),        % only a new fact can repeat a kept one
@@ -2247,7 +2261,7 @@ refill_(Rounds, Settings, Budget, Supp00, Kept00, Outside0, Kept, Outside, Supp)
         append(Kept0, New, Kept3),
         append([Dropped0, Dropped1, GaveWay, Past], Outside1),
         Rounds1 is Rounds - 1,
-        refill_(Rounds1, Settings, Budget, Supp2, Kept3, Outside1, Kept, Outside, Supp)
+        refill_(Rounds1, Settings, Budget, Supp2, Kept3, Outside1, Sigs1, Kept, Outside, Supp)
     ;   Kept = Kept0, Outside = Outside0, Supp = Supp0
     ).
 
@@ -2349,6 +2363,28 @@ overfill_(1.0).
 % words and Bits its signature (jaccard_/4's filters); Numbers the numbers it states
 % (sig_numbers_/1), unbound until a near-duplicate's are compared with it.
 text_sig_(p(c(Id, _, _, _, _), _, _, [Level-Size|_]), sig(Id, Size, Level, _, _)).
+
+% known_sig_(+Known, +Placed, -Sig): Placed's sig, the one in Known (an AVL tree of sigs by
+% handle) when it is there for the same rung, so that what comparisons made of it is kept.
+known_sig_(Known, P, Sig) :-
+    text_sig_(P, Sig0),
+    Sig0 = sig(Id, Size, Level, _, _),
+    (   get_assoc(Id, Known, Sig1),
+        Sig1 = sig(Id, Size, Level, _, _)
+    ->  Sig = Sig1
+    ;   Sig = Sig0
+    ).
+
+% sigs_by_handle_(+Sigs, -Known): Sigs in an AVL tree by handle (the first of a handle's).
+% The pairs are made by maplist/3, not findall/3: a copy would part each sig from the one the
+% selection binds.
+sigs_by_handle_(Sigs, Known) :-
+    maplist(sig_keyed_, Sigs, Pairs0),
+    sort(1, @<, Pairs0, Pairs),
+    ord_list_to_assoc(Pairs, Known).
+
+sig_keyed_(Sig, Id-Sig) :-
+    arg(1, Sig, Id).
 
 sig_words_(sig(Id, _, Level, Words, _)) :-
     (   nonvar(Words) -> true

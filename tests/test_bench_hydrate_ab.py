@@ -34,3 +34,47 @@ def test_only_text_no_goal_holds_is_refused_naming_it():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "--only 'no such words': 0 of" in proc.stderr.splitlines()[-1]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(BENCH / "hydrate_ab.py"), *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_homes_runs_the_new_tree_on_each_home(tmp_path):
+    import argparse
+
+    from hydrate_ab import sides
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    args = argparse.Namespace(homes=[tmp_path / "a", tmp_path / "b"], home=None, base=None,
+                              new=str(tree))
+    runs = sides(args, tmp_path / "scratch")
+    assert list(runs) == ["A", "B"]
+    assert runs["A"] == (tree.resolve(), (tmp_path / "a").resolve())
+    assert runs["B"] == (tree.resolve(), (tmp_path / "b").resolve())
+
+
+def test_homes_and_home_misuse_is_refused_naming_the_option(tmp_path):
+    proc = _run("--homes", str(tmp_path), str(tmp_path), "--base", "HEAD")
+    assert proc.returncode == 2
+    assert "--base does not apply" in proc.stderr.splitlines()[-1]
+    proc = _run("--home", str(tmp_path))
+    assert proc.returncode == 2
+    assert "name the one before with --base" in proc.stderr.splitlines()[-1]
+    proc = _run("--homes", str(tmp_path), str(tmp_path / "missing"))
+    assert proc.returncode == 2
+    assert f"no home at {tmp_path / 'missing'}" in proc.stderr.splitlines()[-1]
+    proc = _run("--home", str(tmp_path), "--homes", str(tmp_path), str(tmp_path), "--base", "HEAD")
+    assert proc.returncode == 2
+    assert "not allowed with argument" in proc.stderr.splitlines()[-1]
+
+
+def test_slowest_lists_each_sides_worst_goals_first():
+    from hydrate_ab import slowest_lines
+
+    lines = slowest_lines(["a", "b", "c"], {"A": [0.010, 0.030, 0.020], "B": [0.005, 0.001, 0.002]}, 2)
+    assert lines == ["slowest on A (least CPU ms over the rounds):", "    30.0  b", "    20.0  c",
+                     "slowest on B (least CPU ms over the rounds):", "     5.0  a", "     2.0  c"]
+    assert slowest_lines(["a"], {"A": [0.01]}, 0) == []

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Warm hydration of two code trees on one home, alternated goal by goal: CPU and wall time of
-each, and whether their frames hold the same facts.
+"""Warm hydration of two code trees on one home (or of one tree on two homes), alternated goal
+by goal: CPU and wall time of each, and whether their frames hold the same facts.
 
 A speed change to hydration is a few milliseconds of a ~25 ms frame, and on a shared machine
 the load moves more than that between two runs a minute apart. Here two worker processes, one
@@ -14,6 +14,13 @@ driver reports p50/p95 of each tree per round and counts the goals whose frames 
 
     .venv/bin/python scripts/bench/hydrate_ab.py --home HOME --base main --rounds 3
     .venv/bin/python scripts/bench/hydrate_ab.py --home HOME --base main --only worker --queries 30
+    .venv/bin/python scripts/bench/hydrate_ab.py --homes HOME_A HOME_B --rounds 3
+    .venv/bin/python scripts/bench/hydrate_ab.py --home HOME --base main --slowest 6
+
+``--homes A B`` compares two homes under one tree (``--new``, this checkout by default): a
+change to what curation writes (cells, arcs, an index) measured on the frames it makes, or two
+copies of one home, whose difference is the noise of the machine. The report names them
+``A`` and ``B``, and counts the goals whose frames differ as it does for two trees.
 
 Receipts are not stored (hydration.hydrate with ``store_receipt=False``): two writers of one
 home's receipts would make hot cells, which read them, depend on the interleaving.
@@ -94,6 +101,30 @@ class Worker:
         self.proc.wait(timeout=60)
 
 
+def sides(args: argparse.Namespace, scratch: Path) -> dict[str, tuple[Path, Path]]:
+    """The two runs compared, each a (tree, home) by name: ``base`` and ``new`` (two trees on
+    ``--home``), or ``A`` and ``B`` (the ``--new`` tree on each of ``--homes``)."""
+    if args.homes is not None:
+        tree = tree_of(args.new, scratch)
+        return {"A": (tree, args.homes[0].resolve()), "B": (tree, args.homes[1].resolve())}
+    return {"base": (tree_of(args.base, scratch), args.home.resolve()),
+            "new": (tree_of(args.new, scratch), args.home.resolve())}
+
+
+def slowest_lines(goals: list[str], least: dict[str, list[float]], count: int) -> list[str]:
+    """The ``count`` goals of the largest CPU time on each side, worst first: ``least`` holds
+    each goal's least CPU seconds over the rounds by side (the least, so that a moment of load
+    does not make a goal look slow)."""
+    lines = []
+    for name, cpu in least.items():
+        if count <= 0:
+            break
+        worst = sorted(range(len(goals)), key=lambda i: -cpu[i])[:count]
+        lines.append(f"slowest on {name} (least CPU ms over the rounds):")
+        lines.extend(f"  {cpu[i] * 1000:6.1f}  {goals[i]}" for i in worst)
+    return lines
+
+
 def chosen_goals(count: int, seed: int, only: str | None = None) -> list[str]:
     """``count`` of hydrate.py's agent goals for ``seed``; with ``only``, the first ``count``
     holding that text (from forty times as many), ValueError when fewer do."""
@@ -109,8 +140,11 @@ def chosen_goals(count: int, seed: int, only: str | None = None) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--home", type=Path, required=True, help="a curated home (read only)")
-    parser.add_argument("--base", required=True, help="git revision or folder: the tree before")
+    homes = parser.add_mutually_exclusive_group(required=True)
+    homes.add_argument("--home", type=Path, help="a curated home (read only), hydrated by both trees")
+    homes.add_argument("--homes", type=Path, nargs=2, metavar=("A", "B"),
+                       help="two curated homes (read only), both hydrated by the --new tree")
+    parser.add_argument("--base", help="git revision or folder: the tree before (with --home)")
     parser.add_argument("--new", default=str(ROOT), help="git revision or folder (default: here)")
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=5)
@@ -123,33 +157,47 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", metavar="TEXT",
                         help="only the goals holding TEXT (one template, e.g. 'worker' or "
                              "'What did we change'): the tail's templates compared on their own")
+    parser.add_argument("--slowest", type=int, default=0, metavar="N",
+                        help="also list the N goals of the largest CPU time (each goal's least "
+                             "over the rounds, on each side): the frames that make the p95")
     args = parser.parse_args(argv)
 
+    if args.home is not None and args.base is None:
+        parser.error("--home compares two trees: name the one before with --base")
+    if args.homes is not None and args.base is not None:
+        parser.error("--homes compares two homes under one tree (--new): --base does not apply")
     try:
         goals = chosen_goals(args.queries + args.warmup, args.seed, args.only)
     except ValueError as err:
         parser.error(str(err))
+    for home in args.homes or [args.home]:
+        if not home.is_dir():
+            parser.error(f"no home at {home}")
     warm, timed = goals[: args.warmup], goals[args.warmup:]
     with tempfile.TemporaryDirectory() as scratch:
-        trees = {"base": tree_of(args.base, Path(scratch)), "new": tree_of(args.new, Path(scratch))}
-        progress(f"trees: {trees['base']} against {trees['new']}")
         cells = "false" if args.entity_walk else "auto"
-        workers = {name: Worker(src, args.home, args.budget, args.plane, cells)
-                   for name, src in trees.items()}
+        runs = sides(args, Path(scratch))
+        first, second = runs
+        progress(f"{first}: {runs[first][0]} on {runs[first][1]}; "
+                 f"{second}: {runs[second][0]} on {runs[second][1]}")
+        workers = {name: Worker(src, home, args.budget, args.plane, cells)
+                   for name, (src, home) in runs.items()}
         try:
             for goal in warm:
                 for w in workers.values():
                     w.hydrate(goal)
             differ: set[int] = set()
+            least: dict[str, list[float]] = {n: [float("inf")] * len(timed) for n in workers}
             for r in range(args.rounds):
                 seen: dict[str, dict[str, list[float]]] = {n: {"wall": [], "cpu": []} for n in workers}
                 for i, goal in enumerate(timed):
-                    order = ["base", "new"] if (i + r) % 2 == 0 else ["new", "base"]
+                    order = [first, second] if (i + r) % 2 == 0 else [second, first]
                     got = {name: workers[name].hydrate(goal) for name in order}
                     for name, out in got.items():
                         seen[name]["wall"].append(out["wall"])
                         seen[name]["cpu"].append(out["cpu"])
-                    if (got["base"]["facts"], got["base"]["text"]) != (got["new"]["facts"], got["new"]["text"]):
+                        least[name][i] = min(least[name][i], out["cpu"])
+                    if (got[first]["facts"], got[first]["text"]) != (got[second]["facts"], got[second]["text"]):
                         differ.add(i)
                 load = os.getloadavg()[0]
                 print(f"round {r + 1} (load {load:.1f}): " + "; ".join(
@@ -159,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
                     for name, s in seen.items()), flush=True)
             print(f"frames that differ: {len(differ)} of {len(timed)} goals"
                   + (f" ({sorted(differ)})" if differ else ""))
+            for line in slowest_lines(timed, least, args.slowest):
+                print(line)
         finally:
             for w in workers.values():
                 w.close()

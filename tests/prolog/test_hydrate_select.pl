@@ -174,6 +174,25 @@ test(a_fact_starts_at_a_more_detailed_rung_that_costs_no_more, [true(Level-Token
     atc_hydrate:fovea_(_{ceiling: l0, fact_framing: framing(0, 12, 15)},
                        c(f1, 0.5, cell_adjacency, 1, near), p(_, Level, Tokens, _)).
 
+% A refill round compares its candidates with the facts kept, and takes each kept fact's sig
+% from the selection (select_facts_/7): the word set the selection made for it (d1's, made to
+% compare d2 and d3 with it) is the one the round compares with, not made a second time.
+test(a_refill_round_takes_the_selections_sigs, [true(Same-Again == true-[redundant(d2, d1, 1.0)])]) :-
+    cands_([d1, d2, d3, diag], Cands),
+    Settings = _{ceiling: l0, fact_cap: 80, fact_framing: framing(0, 0, 0)},
+    atc_hydrate:select_facts_(Cands, Settings, 1000, Placed, _, _, Sigs),
+    D1 = sig(d1, _, _, Words, _),
+    memberchk(D1, Sigs),
+    assertion(nonvar(Words)),
+    atc_hydrate:sigs_by_handle_(Sigs, Known),
+    memberchk(P1, Placed), P1 = p(c(d1, _, _, _, _), _, _, _),
+    atc_hydrate:known_sig_(Known, P1, sig(d1, _, _, WordsAgain, _)),
+    (   same_term(Words, WordsAgain) -> Same = true ; Same = false ),
+    % the round: d2 offered again beside the kept d1 is still its near-duplicate
+    cands_([d2], Pool),
+    atc_hydrate:select_facts_(Pool, s(Settings, 1000, Known), 1000, 0, 1000,
+                              [D1], _, _, Again, _).
+
 :- end_tests(hydrate_select).
 
 /* A seed's own story in the cell walk (story_neighbour_/4): the turns just before and after it
@@ -393,7 +412,7 @@ shown_(Id, Level, Tokens, p(c(Id, 0.5, relevance, 0, seed), Level, Tokens, [Leve
 refill_of_(Shown, Budget, Ids, Supp) :-
     Settings = _{ceiling: l0, fact_cap: 80, fact_framing: framing(0, 0, 0),
                  edge_framing: edge(1, 2)},
-    atc_hydrate:refill_(Settings, Budget, [], Shown, [c(x1, 0.3, relevance, 0, reserve)],
+    atc_hydrate:refill_(Settings, Budget, [], Shown, [c(x1, 0.3, relevance, 0, reserve)], [],
                         Kept, _, Supp),
     findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Kept), Ids).
 
