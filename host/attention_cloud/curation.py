@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -50,6 +51,48 @@ ECHO_THREADS = min(2, os.cpu_count() or 1)
 ECHO_WRITE_CHUNKS = 64
 #: Distinct item vectors whose search hits an echo pass keeps for items with an equal vector.
 ECHO_SEARCH_CACHE = 20_000
+#: Items whose extractive rungs a run keeps for the arcs and rollups of their sessions, built
+#: after the last batch (reading an item again cost ~0.6 ms, ~5 % of an idle curate of agent
+#: transcripts). Bounded (~2 KB an item, ~20 MB): a larger run reads its first items again.
+RUNGS_KEPT = 10_000
+
+
+class KeptRungs:
+    """The extractive rungs a run made for its items, by item, the latest :data:`RUNGS_KEPT`.
+
+    The curator is deterministic on what it reads of an item, so rungs kept for a view equal
+    to the one read again are the rungs a second reading would give; a view that differs
+    (or was not kept) is read afresh."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = RUNGS_KEPT if limit is None else limit
+        self._rungs: OrderedDict[str, tuple[tuple, Rungs]] = OrderedDict()
+
+    @staticmethod
+    def _reading(view: ItemView) -> tuple:
+        """What the curator reads of an item (the text by its hash: the view is not kept)."""
+        return (view.kind, view.goal, view.pointer, view.answers_call, len(view.text),
+                hash(view.text))
+
+    def keep(self, views: list[ItemView], rungs: list[Rungs]) -> None:
+        """Remember ``rungs`` (one per view, from :func:`curate_items`)."""
+        if not self.limit:
+            return
+        for view, rung in zip(views, rungs):
+            self._rungs[view.handle] = (self._reading(view), rung)
+            self._rungs.move_to_end(view.handle)
+        while len(self._rungs) > self.limit:
+            self._rungs.popitem(last=False)
+
+    def rungs_of(self, views: list[ItemView]) -> list[Rungs]:
+        """The extractive rungs of ``views``, same order: kept ones, the rest read now."""
+        found: list[Rungs | None] = []
+        for view in views:
+            kept = self._rungs.get(view.handle)
+            found.append(kept[1] if kept is not None and kept[0] == self._reading(view) else None)
+        missing = [view for view, rung in zip(views, found) if rung is None]
+        fresh = iter(curate_items(missing) if missing else [])
+        return [rung if rung is not None else next(fresh) for rung in found]
 
 
 @dataclass
@@ -182,6 +225,7 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
     # reads the views back a chunk at a time
     # (both lists compact: ~20 bytes a handle, HandleList)
     new_items = HandleList()
+    kept = KeptRungs()
     # The uncurated handles once (one scan), their views a batch at a time; then batches of
     # whatever is still uncurated (nothing, unless the home changed under the run).
     mem.give_back_memory()  # what an ingest in this process left free (a benchmark's build)
@@ -200,7 +244,7 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
             if not raw:
                 break
         views = [_view(t) for t in raw]
-        _curate_batch(mem, views, model, distillations, report)
+        _curate_batch(mem, views, model, distillations, report, kept)
         touched.update(v.session for v in views)
         if echoes:
             new_items.extend(v.handle for v in views)
@@ -212,7 +256,8 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
 
     (stale,) = mem.pl.once("atc_ladder:ladder_stale_sessions", Var())
     touched.update(str(s) for s in stale)
-    _curate_sessions(mem, touched, report, progress)
+    _curate_sessions(mem, touched, report, progress, kept)
+    del kept
     _pending_done(mem, "sessions")
     mem.give_back_memory()
 
@@ -247,9 +292,11 @@ def curate_scope(mem: Any, items: list[str], sessions: set[str], echo_items: lis
     distillations = bool(mem.config.get("distillation_vectors", True)) and not mem.jump.disabled
     (raw,) = mem.pl.once("atc_ladder:ladder_uncurated_of", [Atom(h) for h in items], Var())
     views = [_view(t) for t in raw]
+    kept = KeptRungs()
     for start in range(0, len(views), BATCH):
-        _curate_batch(mem, views[start:start + BATCH], mem._model_curator(), distillations, report)
-    _curate_sessions(mem, set(sessions), report, None)
+        _curate_batch(mem, views[start:start + BATCH], mem._model_curator(), distillations, report,
+                      kept)
+    _curate_sessions(mem, set(sessions), report, None, kept)
     if mem.config.get("echoes", True):
         _echoes(mem, list(echo_items), report, None)
     mem.jump.flush()
@@ -259,10 +306,13 @@ def curate_scope(mem: Any, items: list[str], sessions: set[str], echo_items: lis
 
 
 def _curate_batch(mem: Any, views: list[ItemView], model: Any, distillations: bool,
-                  report: CurateReport) -> None:
+                  report: CurateReport, kept: KeptRungs | None = None) -> None:
     """Curate, index and store one batch of items (their vectors and BM25 entries are
-    flushed before their ladder facts are committed)."""
+    flushed before their ladder facts are committed); ``kept`` keeps their extractive rungs
+    for their sessions' arcs and rollups."""
     rungs = curate_items(views)
+    if kept is not None:
+        kept.keep(views, rungs)
     if model is not None:
         improved = model.improve(views, rungs)
         report.model_improved += sum(a.curator != b.curator for a, b in zip(improved, rungs))
@@ -280,11 +330,12 @@ def _curate_batch(mem: Any, views: list[ItemView], model: Any, distillations: bo
 
 
 def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
-                     progress: ProgressCallback | None) -> None:
+                     progress: ProgressCallback | None, kept: KeptRungs | None = None) -> None:
     """Build the missing arcs and the rollup of each session in ``touched``, and drop the
     arcs its items no longer form: an arc that gained a member is a new arc (its id is its
     members'), and one whose member a later reading superseded or moved is not formed again;
-    left, a session captured while it grew held an arc per growth, each a stale summary."""
+    left, a session captured while it grew held an arc per growth, each a stale summary.
+    The items' rungs are those ``kept`` from this run's batches where it has them."""
     from .curate import curate_arc, curate_session, plan_arcs
 
     arc_keys: list[str] = []
@@ -312,7 +363,7 @@ def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
         views = [_view(t) for t in raw]
         if not views:
             continue
-        by_handle = {r.handle: r for r in curate_items(views)}
+        by_handle = {r.handle: r for r in (kept or KeptRungs(0)).rungs_of(views)}
         segment = _segments(mem, [views[0].handle]).get(views[0].handle, "default")
         records: list[Term] = []
         plans = plan_arcs(views)
