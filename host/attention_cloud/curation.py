@@ -30,7 +30,8 @@ from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
 from .curate.handles import HandleList
 from .ingest_index import finish_pending, item_meta
-from .vector_texts import TOOL_OUTPUT_KINDS, has_distillation_vector, item_vector_text
+from .vector_texts import (NO_DISTILLATION_VECTOR, TOOL_OUTPUT_KINDS, has_distillation_vector,
+                           item_vector_text, text_vector_meta)
 
 BATCH = 2000
 #: In the home: items committed by a curation run whose arcs, rollups and echoes may be undone.
@@ -418,6 +419,8 @@ def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str],
     Texts and distillations go to the embedder in one call, so that an item and a
     distillation the model cannot tell apart (its text with the line breaks collapsed) run
     through it once."""
+    from .jump import distillation_key
+
     speakers = _speakers(mem, [v.handle for v in views])
     keys = [v.handle for v in views]
     texts = [indexed_text(v.text, speakers.get(v.handle)) for v in views]
@@ -426,6 +429,10 @@ def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str],
     mem.jump.index(keys, texts, meta, embed=False)
     vector_texts = [item_vector_text(v.kind, text) for v, text in zip(views, texts)]
     entries = [] if rungs is None else _distillation_entries_of(views, rungs, segments, speakers)
+    if rungs is not None:  # the text vectors of items with no distillation vector say so
+        distilled = {distillation_key(v.handle) for v in views} & {k for k, _, _ in entries}
+        meta = [text_vector_meta(m, v.kind, distillation_key(v.handle) in distilled)
+                for v, m in zip(views, meta)]
     return mem.jump.index(keys + [k for k, _, _ in entries],
                           vector_texts + [t for _, t, _ in entries],
                           meta + [m for _, _, m in entries], lexical=False)
@@ -532,15 +539,18 @@ def _repair_indexes(mem: Any, distillations: bool) -> int:
         _index_items(mem, views, _segments(mem, [v.handle for v in views]))
         repaired.update(v.handle for v in views)
     if distillations and vectors is not None:
-        # tool output has no distillation vector by design (vector_texts): told by its text
-        # vector's meta, so that every run does not ask Prolog for each one's distillation
-        by_design = vectors.ids_matching(vectors.ids(items), {"kind": sorted(TOOL_OUTPUT_KINDS)})
+        # tool output, and an item whose distillation is its text, have no distillation vector
+        # by design (vector_texts): told by their text vector's meta, so that every run does
+        # not ask Prolog for each one's distillation
+        text_ids = vectors.ids(items)
+        by_design = vectors.ids_matching(text_ids, {"kind": sorted(TOOL_OUTPUT_KINDS)}) | \
+            vectors.ids_matching(text_ids, NO_DISTILLATION_VECTOR)
         undistilled = [h for h, i, skip in zip(items, vectors.ids([distillation_key(h) for h in items]),
                                                by_design) if i < 0 and not skip]
         for start in range(0, len(undistilled), BATCH):
-            entries = _distillation_entries(mem, undistilled[start:start + BATCH])
-            if _embed_distillations(mem, entries):
-                repaired.update(handle for handle, _, _, _ in entries)
+            if _distill(mem, undistilled[start:start + BATCH]):
+                repaired.update(h for h in undistilled[start:start + BATCH]
+                                if vectors.has(distillation_key(h)))
     for arc in (a for a, bad in zip(arcs, lacking(arcs)) if bad):
         l1 = mem.pl.once("atc_ladder:rung", Atom(arc), Atom("l1"), Var())
         l2 = mem.pl.once("atc_ladder:rung", Atom(arc), Atom("l2"), Var())
@@ -633,8 +643,25 @@ def _backfill_distillations(mem: Any) -> int:
     todo = [str(h) for h in handles if store is None or not store.has(distillation_key(str(h)))]
     added = 0
     for start in range(0, len(todo), BATCH):
-        added += _embed_distillations(mem, _distillation_entries(mem, todo[start:start + BATCH]))
+        added += _distill(mem, todo[start:start + BATCH])
         mem.jump.flush()
+    return added
+
+
+def _distill(mem: Any, handles: list[str]) -> int:
+    """Embed the distillations of those of the curated items ``handles`` that get one, and
+    note on the text vectors of the others (their distillation is their text, or blank) that
+    they have none, so that later runs do not ask again; returns the vectors added."""
+    from .jump import distillation_key
+
+    entries = _distillation_entries(mem, handles)
+    added = _embed_distillations(mem, entries)
+    distilled = {handle for handle, _, _, text in entries if text.strip()}
+    store = mem.jump.vectors
+    kinds = store.ids_matching(store.ids(handles), {"kind": sorted(TOOL_OUTPUT_KINDS)})
+    plain = [h for h, tool in zip(handles, kinds)
+             if not tool and h not in distilled and not store.has(distillation_key(h))]
+    mem.jump.add_meta(plain, NO_DISTILLATION_VECTOR)
     return added
 
 
