@@ -30,8 +30,8 @@ from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
 from .curate.handles import HandleList
 from .ingest_index import finish_pending, item_meta
-from .vector_texts import (NO_DISTILLATION_VECTOR, TOOL_OUTPUT_KINDS, has_distillation_vector,
-                           item_vector_text, text_vector_meta)
+from .vector_texts import (NO_DISTILLATION_VECTOR, has_distillation_vector, item_vector_text,
+                           kinds_without_distillation, text_vector_meta, tool_output_head)
 
 BATCH = 2000
 #: In the home: items committed by a curation run whose arcs, rollups and echoes may be undone.
@@ -427,11 +427,13 @@ def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str],
     meta = [item_meta(v.kind, segments.get(v.handle, "default")) for v in views]
     # BM25 reads the whole text (L2 gets no entry); the vector reads what vector_texts says
     mem.jump.index(keys, texts, meta, embed=False)
-    vector_texts = [item_vector_text(v.kind, text) for v, text in zip(views, texts)]
-    entries = [] if rungs is None else _distillation_entries_of(views, rungs, segments, speakers)
+    head = tool_output_head(mem.config)
+    vector_texts = [item_vector_text(v.kind, text, head) for v, text in zip(views, texts)]
+    entries = [] if rungs is None else \
+        _distillation_entries_of(views, rungs, segments, speakers, head)
     if rungs is not None:  # the text vectors of items with no distillation vector say so
         distilled = {distillation_key(v.handle) for v in views} & {k for k, _, _ in entries}
-        meta = [text_vector_meta(m, v.kind, distillation_key(v.handle) in distilled)
+        meta = [text_vector_meta(m, v.kind, distillation_key(v.handle) in distilled, head)
                 for v, m in zip(views, meta)]
     return mem.jump.index(keys + [k for k, _, _ in entries],
                           vector_texts + [t for _, t, _ in entries],
@@ -543,7 +545,8 @@ def _repair_indexes(mem: Any, distillations: bool) -> int:
         # by design (vector_texts): told by their text vector's meta, so that every run does
         # not ask Prolog for each one's distillation
         text_ids = vectors.ids(items)
-        by_design = vectors.ids_matching(text_ids, {"kind": sorted(TOOL_OUTPUT_KINDS)}) | \
+        kinds = sorted(kinds_without_distillation(tool_output_head(mem.config)))
+        by_design = vectors.ids_matching(text_ids, {"kind": kinds}) | \
             vectors.ids_matching(text_ids, NO_DISTILLATION_VECTOR)
         undistilled = [h for h, i, skip in zip(items, vectors.ids([distillation_key(h) for h in items]),
                                                by_design) if i < 0 and not skip]
@@ -598,7 +601,8 @@ def _segments(mem: Any, handles: list[str]) -> dict[str, str]:
 
 
 def _distillation_entries_of(views: list[ItemView], rungs: list[Rungs], segments: dict[str, str],
-                             speakers: dict[str, str]) -> list[tuple[str, str, dict[str, Any]]]:
+                             speakers: dict[str, str], head: int | None
+                             ) -> list[tuple[str, str, dict[str, Any]]]:
     """``(key, text, meta)`` of the distillation vector of each new item with an L2 other than
     its text, under ``HANDLE#l2``, for the kinds that get one (vector_texts). What the curator
     pulled out of a turn gets a vector of its own, so a fact stated in passing is not drowned
@@ -607,7 +611,8 @@ def _distillation_entries_of(views: list[ItemView], rungs: list[Rungs], segments
     return _distillation_vectors([
         (v.handle, v.kind, segments.get(v.handle, "default"),
          indexed_text(text_of.get(v.handle, ""), speakers.get(v.handle)))
-        for v in views if text_of.get(v.handle, "") != v.text and has_distillation_vector(v.kind)])
+        for v in views
+        if text_of.get(v.handle, "") != v.text and has_distillation_vector(v.kind, head)])
 
 
 def indexed_text(text: str, speaker: str | None) -> str:
@@ -627,8 +632,9 @@ def _distillation_entries(mem: Any, handles: list[str]) -> list[tuple[str, str, 
     vector (an L2 other than the item's text, a kind that gets one: vector_texts), the text as
     curation embeds it (indexed_text)."""
     (records,) = mem.pl.once("atc_ladder:ladder_distillations", [Atom(h) for h in handles], Var())
+    head = tool_output_head(mem.config)
     entries = [entry for entry in (tuple(str(a) for a in record.args) for record in records)
-               if has_distillation_vector(entry[1])]
+               if has_distillation_vector(entry[1], head)]
     speakers = _speakers(mem, [handle for handle, _, _, _ in entries])
     return [(handle, kind, segment, indexed_text(text, speakers.get(handle)))
             for handle, kind, segment, text in entries]
@@ -658,7 +664,8 @@ def _distill(mem: Any, handles: list[str]) -> int:
     added = _embed_distillations(mem, entries)
     distilled = {handle for handle, _, _, text in entries if text.strip()}
     store = mem.jump.vectors
-    kinds = store.ids_matching(store.ids(handles), {"kind": sorted(TOOL_OUTPUT_KINDS)})
+    kinds = store.ids_matching(store.ids(handles), {
+        "kind": sorted(kinds_without_distillation(tool_output_head(mem.config)))})
     plain = [h for h, tool in zip(handles, kinds)
              if not tool and h not in distilled and not store.has(distillation_key(h))]
     mem.jump.add_meta(plain, NO_DISTILLATION_VECTOR)
