@@ -7,6 +7,7 @@ vectors made by curation, by its repair of missing vectors and by ``atc curate -
 """
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -129,3 +130,53 @@ def test_a_second_curate_does_not_look_for_tool_output_distillations(curated, tm
         report = mem.curate()
     assert tool_items and report.items == 0 and report.repaired == 0 and report.embedded == 0
     assert not tool_items & set(asked)
+
+
+def test_a_home_can_embed_tool_output_whole(tmp_path):
+    """``"tool_output_head_chars": null`` (an embedder that reads far more than MiniLM's 256
+    word pieces) embeds tool output whole, with its distillation, like every other kind."""
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash", "tool_output_head_chars": None})
+    assert run("ingest", str(samples_dir()), home=home).exit_code == 0
+    assert run("curate", home=home).exit_code == 0
+    embedder = load_embedder("hash")
+    vectors = stored(home)
+    with Memory.open(home) as mem:
+        kinds = items_by_kind(mem)
+    tool_outputs = [(h, t) for k in sorted(TOOL_OUTPUT_KINDS) for h, t in kinds.get(k, [])]
+    assert len([t for _, t in tool_outputs if len(t) > TOOL_OUTPUT_HEAD_CHARS]) >= 3
+    for handle, text in tool_outputs:
+        assert np.allclose(vectors[handle], embedder.embed([text])[0], atol=1e-3), handle
+    assert any(distillation_key(h) in vectors for h, _ in tool_outputs)
+
+
+def test_a_shorter_head_is_what_tool_output_is_embedded_by(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash", "tool_output_head_chars": 64})
+    assert run("ingest", str(samples_dir()), home=home).exit_code == 0
+    assert run("curate", home=home).exit_code == 0
+    embedder = load_embedder("hash")
+    vectors = stored(home)
+    with Memory.open(home) as mem:
+        kinds = items_by_kind(mem)
+    for handle, text in (p for k in sorted(TOOL_OUTPUT_KINDS) for p in kinds.get(k, [])):
+        assert np.allclose(vectors[handle], embedder.embed([text[:64]])[0], atol=1e-3), handle
+        assert distillation_key(handle) not in vectors
+
+
+@pytest.mark.parametrize("value", ["256", 0, -5, True, 1.5])
+def test_a_bad_head_is_one_line_naming_the_key(tmp_path, value):
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    assert run("ingest", str(samples_dir()), home=home).exit_code == 0
+    journal = (home / "journal.pl").read_bytes()
+    config = json.loads((home / "config.json").read_text())
+    (home / "config.json").write_text(json.dumps({**config, "tool_output_head_chars": value}))
+    out = CliRunner().invoke(main, ["curate", "--home", str(home)])
+    assert out.exit_code != 0
+    message = out.output.strip()
+    assert "tool_output_head_chars" in message and len(message.splitlines()) == 1, message
+    assert (home / "journal.pl").read_bytes() == journal

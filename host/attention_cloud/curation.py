@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -29,7 +30,8 @@ from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
 from .curate.handles import HandleList
 from .ingest_index import finish_pending, item_meta
-from .vector_texts import TOOL_OUTPUT_KINDS, has_distillation_vector, item_vector_text
+from .vector_texts import (NO_DISTILLATION_VECTOR, has_distillation_vector, item_vector_text,
+                           kinds_without_distillation, text_vector_meta, tool_output_head)
 
 BATCH = 2000
 #: In the home: items committed by a curation run whose arcs, rollups and echoes may be undone.
@@ -50,6 +52,48 @@ ECHO_THREADS = min(2, os.cpu_count() or 1)
 ECHO_WRITE_CHUNKS = 64
 #: Distinct item vectors whose search hits an echo pass keeps for items with an equal vector.
 ECHO_SEARCH_CACHE = 20_000
+#: Items whose extractive rungs a run keeps for the arcs and rollups of their sessions, built
+#: after the last batch (reading an item again cost ~0.6 ms, ~5 % of an idle curate of agent
+#: transcripts). Bounded (~2 KB an item, ~20 MB): a larger run reads its first items again.
+RUNGS_KEPT = 10_000
+
+
+class KeptRungs:
+    """The extractive rungs a run made for its items, by item, the latest :data:`RUNGS_KEPT`.
+
+    The curator is deterministic on what it reads of an item, so rungs kept for a view equal
+    to the one read again are the rungs a second reading would give; a view that differs
+    (or was not kept) is read afresh."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = RUNGS_KEPT if limit is None else limit
+        self._rungs: OrderedDict[str, tuple[tuple, Rungs]] = OrderedDict()
+
+    @staticmethod
+    def _reading(view: ItemView) -> tuple:
+        """What the curator reads of an item (the text by its hash: the view is not kept)."""
+        return (view.kind, view.goal, view.pointer, view.answers_call, len(view.text),
+                hash(view.text))
+
+    def keep(self, views: list[ItemView], rungs: list[Rungs]) -> None:
+        """Remember ``rungs`` (one per view, from :func:`curate_items`)."""
+        if not self.limit:
+            return
+        for view, rung in zip(views, rungs):
+            self._rungs[view.handle] = (self._reading(view), rung)
+            self._rungs.move_to_end(view.handle)
+        while len(self._rungs) > self.limit:
+            self._rungs.popitem(last=False)
+
+    def rungs_of(self, views: list[ItemView]) -> list[Rungs]:
+        """The extractive rungs of ``views``, same order: kept ones, the rest read now."""
+        found: list[Rungs | None] = []
+        for view in views:
+            kept = self._rungs.get(view.handle)
+            found.append(kept[1] if kept is not None and kept[0] == self._reading(view) else None)
+        missing = [view for view, rung in zip(views, found) if rung is None]
+        fresh = iter(curate_items(missing) if missing else [])
+        return [rung if rung is not None else next(fresh) for rung in found]
 
 
 @dataclass
@@ -182,6 +226,7 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
     # reads the views back a chunk at a time
     # (both lists compact: ~20 bytes a handle, HandleList)
     new_items = HandleList()
+    kept = KeptRungs()
     # The uncurated handles once (one scan), their views a batch at a time; then batches of
     # whatever is still uncurated (nothing, unless the home changed under the run).
     mem.give_back_memory()  # what an ingest in this process left free (a benchmark's build)
@@ -200,7 +245,7 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
             if not raw:
                 break
         views = [_view(t) for t in raw]
-        _curate_batch(mem, views, model, distillations, report)
+        _curate_batch(mem, views, model, distillations, report, kept)
         touched.update(v.session for v in views)
         if echoes:
             new_items.extend(v.handle for v in views)
@@ -212,7 +257,8 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
 
     (stale,) = mem.pl.once("atc_ladder:ladder_stale_sessions", Var())
     touched.update(str(s) for s in stale)
-    _curate_sessions(mem, touched, report, progress)
+    _curate_sessions(mem, touched, report, progress, kept)
+    del kept
     _pending_done(mem, "sessions")
     mem.give_back_memory()
 
@@ -247,9 +293,11 @@ def curate_scope(mem: Any, items: list[str], sessions: set[str], echo_items: lis
     distillations = bool(mem.config.get("distillation_vectors", True)) and not mem.jump.disabled
     (raw,) = mem.pl.once("atc_ladder:ladder_uncurated_of", [Atom(h) for h in items], Var())
     views = [_view(t) for t in raw]
+    kept = KeptRungs()
     for start in range(0, len(views), BATCH):
-        _curate_batch(mem, views[start:start + BATCH], mem._model_curator(), distillations, report)
-    _curate_sessions(mem, set(sessions), report, None)
+        _curate_batch(mem, views[start:start + BATCH], mem._model_curator(), distillations, report,
+                      kept)
+    _curate_sessions(mem, set(sessions), report, None, kept)
     if mem.config.get("echoes", True):
         _echoes(mem, list(echo_items), report, None)
     mem.jump.flush()
@@ -259,10 +307,13 @@ def curate_scope(mem: Any, items: list[str], sessions: set[str], echo_items: lis
 
 
 def _curate_batch(mem: Any, views: list[ItemView], model: Any, distillations: bool,
-                  report: CurateReport) -> None:
+                  report: CurateReport, kept: KeptRungs | None = None) -> None:
     """Curate, index and store one batch of items (their vectors and BM25 entries are
-    flushed before their ladder facts are committed)."""
+    flushed before their ladder facts are committed); ``kept`` keeps their extractive rungs
+    for their sessions' arcs and rollups."""
     rungs = curate_items(views)
+    if kept is not None:
+        kept.keep(views, rungs)
     if model is not None:
         improved = model.improve(views, rungs)
         report.model_improved += sum(a.curator != b.curator for a, b in zip(improved, rungs))
@@ -280,11 +331,12 @@ def _curate_batch(mem: Any, views: list[ItemView], model: Any, distillations: bo
 
 
 def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
-                     progress: ProgressCallback | None) -> None:
+                     progress: ProgressCallback | None, kept: KeptRungs | None = None) -> None:
     """Build the missing arcs and the rollup of each session in ``touched``, and drop the
     arcs its items no longer form: an arc that gained a member is a new arc (its id is its
     members'), and one whose member a later reading superseded or moved is not formed again;
-    left, a session captured while it grew held an arc per growth, each a stale summary."""
+    left, a session captured while it grew held an arc per growth, each a stale summary.
+    The items' rungs are those ``kept`` from this run's batches where it has them."""
     from .curate import curate_arc, curate_session, plan_arcs
 
     arc_keys: list[str] = []
@@ -312,7 +364,7 @@ def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
         views = [_view(t) for t in raw]
         if not views:
             continue
-        by_handle = {r.handle: r for r in curate_items(views)}
+        by_handle = {r.handle: r for r in (kept or KeptRungs(0)).rungs_of(views)}
         segment = _segments(mem, [views[0].handle]).get(views[0].handle, "default")
         records: list[Term] = []
         plans = plan_arcs(views)
@@ -367,14 +419,22 @@ def _index_items(mem: Any, views: list[ItemView], segments: dict[str, str],
     Texts and distillations go to the embedder in one call, so that an item and a
     distillation the model cannot tell apart (its text with the line breaks collapsed) run
     through it once."""
+    from .jump import distillation_key
+
     speakers = _speakers(mem, [v.handle for v in views])
     keys = [v.handle for v in views]
     texts = [indexed_text(v.text, speakers.get(v.handle)) for v in views]
     meta = [item_meta(v.kind, segments.get(v.handle, "default")) for v in views]
     # BM25 reads the whole text (L2 gets no entry); the vector reads what vector_texts says
     mem.jump.index(keys, texts, meta, embed=False)
-    vector_texts = [item_vector_text(v.kind, text) for v, text in zip(views, texts)]
-    entries = [] if rungs is None else _distillation_entries_of(views, rungs, segments, speakers)
+    head = tool_output_head(mem.config)
+    vector_texts = [item_vector_text(v.kind, text, head) for v, text in zip(views, texts)]
+    entries = [] if rungs is None else \
+        _distillation_entries_of(views, rungs, segments, speakers, head)
+    if rungs is not None:  # the text vectors of items with no distillation vector say so
+        distilled = {distillation_key(v.handle) for v in views} & {k for k, _, _ in entries}
+        meta = [text_vector_meta(m, v.kind, distillation_key(v.handle) in distilled, head)
+                for v, m in zip(views, meta)]
     return mem.jump.index(keys + [k for k, _, _ in entries],
                           vector_texts + [t for _, t, _ in entries],
                           meta + [m for _, _, m in entries], lexical=False)
@@ -481,15 +541,19 @@ def _repair_indexes(mem: Any, distillations: bool) -> int:
         _index_items(mem, views, _segments(mem, [v.handle for v in views]))
         repaired.update(v.handle for v in views)
     if distillations and vectors is not None:
-        # tool output has no distillation vector by design (vector_texts): told by its text
-        # vector's meta, so that every run does not ask Prolog for each one's distillation
-        by_design = vectors.ids_matching(vectors.ids(items), {"kind": sorted(TOOL_OUTPUT_KINDS)})
+        # tool output, and an item whose distillation is its text, have no distillation vector
+        # by design (vector_texts): told by their text vector's meta, so that every run does
+        # not ask Prolog for each one's distillation
+        text_ids = vectors.ids(items)
+        kinds = sorted(kinds_without_distillation(tool_output_head(mem.config)))
+        by_design = vectors.ids_matching(text_ids, {"kind": kinds}) | \
+            vectors.ids_matching(text_ids, NO_DISTILLATION_VECTOR)
         undistilled = [h for h, i, skip in zip(items, vectors.ids([distillation_key(h) for h in items]),
                                                by_design) if i < 0 and not skip]
         for start in range(0, len(undistilled), BATCH):
-            entries = _distillation_entries(mem, undistilled[start:start + BATCH])
-            if _embed_distillations(mem, entries):
-                repaired.update(handle for handle, _, _, _ in entries)
+            if _distill(mem, undistilled[start:start + BATCH]):
+                repaired.update(h for h in undistilled[start:start + BATCH]
+                                if vectors.has(distillation_key(h)))
     for arc in (a for a, bad in zip(arcs, lacking(arcs)) if bad):
         l1 = mem.pl.once("atc_ladder:rung", Atom(arc), Atom("l1"), Var())
         l2 = mem.pl.once("atc_ladder:rung", Atom(arc), Atom("l2"), Var())
@@ -537,7 +601,8 @@ def _segments(mem: Any, handles: list[str]) -> dict[str, str]:
 
 
 def _distillation_entries_of(views: list[ItemView], rungs: list[Rungs], segments: dict[str, str],
-                             speakers: dict[str, str]) -> list[tuple[str, str, dict[str, Any]]]:
+                             speakers: dict[str, str], head: int | None
+                             ) -> list[tuple[str, str, dict[str, Any]]]:
     """``(key, text, meta)`` of the distillation vector of each new item with an L2 other than
     its text, under ``HANDLE#l2``, for the kinds that get one (vector_texts). What the curator
     pulled out of a turn gets a vector of its own, so a fact stated in passing is not drowned
@@ -546,7 +611,8 @@ def _distillation_entries_of(views: list[ItemView], rungs: list[Rungs], segments
     return _distillation_vectors([
         (v.handle, v.kind, segments.get(v.handle, "default"),
          indexed_text(text_of.get(v.handle, ""), speakers.get(v.handle)))
-        for v in views if text_of.get(v.handle, "") != v.text and has_distillation_vector(v.kind)])
+        for v in views
+        if text_of.get(v.handle, "") != v.text and has_distillation_vector(v.kind, head)])
 
 
 def indexed_text(text: str, speaker: str | None) -> str:
@@ -566,8 +632,9 @@ def _distillation_entries(mem: Any, handles: list[str]) -> list[tuple[str, str, 
     vector (an L2 other than the item's text, a kind that gets one: vector_texts), the text as
     curation embeds it (indexed_text)."""
     (records,) = mem.pl.once("atc_ladder:ladder_distillations", [Atom(h) for h in handles], Var())
+    head = tool_output_head(mem.config)
     entries = [entry for entry in (tuple(str(a) for a in record.args) for record in records)
-               if has_distillation_vector(entry[1])]
+               if has_distillation_vector(entry[1], head)]
     speakers = _speakers(mem, [handle for handle, _, _, _ in entries])
     return [(handle, kind, segment, indexed_text(text, speakers.get(handle)))
             for handle, kind, segment, text in entries]
@@ -582,8 +649,26 @@ def _backfill_distillations(mem: Any) -> int:
     todo = [str(h) for h in handles if store is None or not store.has(distillation_key(str(h)))]
     added = 0
     for start in range(0, len(todo), BATCH):
-        added += _embed_distillations(mem, _distillation_entries(mem, todo[start:start + BATCH]))
+        added += _distill(mem, todo[start:start + BATCH])
         mem.jump.flush()
+    return added
+
+
+def _distill(mem: Any, handles: list[str]) -> int:
+    """Embed the distillations of those of the curated items ``handles`` that get one, and
+    note on the text vectors of the others (their distillation is their text, or blank) that
+    they have none, so that later runs do not ask again; returns the vectors added."""
+    from .jump import distillation_key
+
+    entries = _distillation_entries(mem, handles)
+    added = _embed_distillations(mem, entries)
+    distilled = {handle for handle, _, _, text in entries if text.strip()}
+    store = mem.jump.vectors
+    kinds = store.ids_matching(store.ids(handles), {
+        "kind": sorted(kinds_without_distillation(tool_output_head(mem.config)))})
+    plain = [h for h, tool in zip(handles, kinds)
+             if not tool and h not in distilled and not store.has(distillation_key(h))]
+    mem.jump.add_meta(plain, NO_DISTILLATION_VECTOR)
     return added
 
 

@@ -300,6 +300,9 @@ _SETTINGS: dict[str, tuple[Any, str]] = {
     "max_item_chars": (lambda v: isinstance(v, int) and not isinstance(v, bool)
                        and v >= MIN_ITEM_CHARS,
                        f"a whole number of characters, at least {MIN_ITEM_CHARS}"),
+    "tool_output_head_chars": (lambda v: v is None or (isinstance(v, int)
+                                                       and not isinstance(v, bool) and v > 0),
+                               "a positive whole number of characters, or null (whole)"),
 }
 _CURATOR_FIELDS = ("url", "model", "api_key_env")
 

@@ -235,6 +235,17 @@ class Jump:
             self._made.popitem(last=False)
         return out
 
+    def add_meta(self, keys: list[str], fields: dict[str, Any]) -> int:
+        """Add ``fields`` to the stored meta of those of ``keys`` that have a vector (the
+        vector is written again as it is); returns the vectors rewritten."""
+        if self.disabled or not keys or not self.has_vectors():
+            return 0
+        self._writable()
+        store = self.vectors
+        present, matrix = store.vectors(keys)
+        found = [key for key, there in zip(keys, present) if there]
+        return store.add(found, matrix, [{**store.meta(key), **fields} for key in found])
+
     def remove(self, keys: Iterable[str]) -> None:
         """Forget records in both indexes, their distillation vectors included (erasure)."""
         keys = list(keys)

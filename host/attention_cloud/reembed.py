@@ -205,22 +205,28 @@ def _records(mem: Any, distillations: bool) -> list[tuple[str, str, dict[str, An
                            _lookup_view, _segments, _speakers, indexed_text)
     from .ingest_index import item_meta
     from .jump import distillation_key
-    from .vector_texts import item_vector_text
+    from .vector_texts import item_vector_text, text_vector_meta, tool_output_head
 
     (handles,) = mem.pl.once("atc_ladder:ladder_curated_items", Var())
     items = [str(h) for h in handles]
+    head = tool_output_head(mem.config)
     out: list[tuple[str, str, dict[str, Any]]] = []
     for start in range(0, len(items), CURATE_BATCH):
         chunk = items[start:start + CURATE_BATCH]
         views = [v for v in (_lookup_view(mem, h) for h in chunk) if v is not None and v.text]
         segments = _segments(mem, [v.handle for v in views])
         speakers = _speakers(mem, [v.handle for v in views])
-        out += [(v.handle, item_vector_text(v.kind, indexed_text(v.text, speakers.get(v.handle))),
-                 item_meta(v.kind, segments.get(v.handle, "default"))) for v in views]
-        if distillations:
-            out += [(distillation_key(h), text,
-                     {"record": "distillation", "level": "l2", "kind": kind, "segment": segment})
-                    for h, kind, segment, text in _distillation_entries(mem, chunk) if text.strip()]
+        entries = _distillation_entries(mem, chunk) if distillations else []
+        entries = [entry for entry in entries if entry[3].strip()]
+        distilled = {h for h, _, _, _ in entries}
+        out += [(v.handle,
+                 item_vector_text(v.kind, indexed_text(v.text, speakers.get(v.handle)), head),
+                 text_vector_meta(item_meta(v.kind, segments.get(v.handle, "default")), v.kind,
+                                  not distillations or v.handle in distilled, head))
+                for v in views]
+        out += [(distillation_key(h), text,
+                 {"record": "distillation", "level": "l2", "kind": kind, "segment": segment})
+                for h, kind, segment, text in entries]
     for (arc,) in mem.pl.solutions("atc_ladder:arc", Var()):
         l1 = mem.pl.once("atc_ladder:rung", arc, Atom("l1"), Var())
         l2 = mem.pl.once("atc_ladder:rung", arc, Atom("l2"), Var())
