@@ -45,6 +45,17 @@ def test_stats_opens_a_home_without_numpy_faiss_or_the_date_parser(tmp_path):
     assert json.loads(out.stdout.splitlines()[-1]) == []
 
 
+def test_a_query_that_never_searches_imports_no_numpy(tmp_path):
+    """`atc query GOAL` registers the home's search (nearest/3 may be in the goal): the
+    search's module imported numpy at the top, ~0.1 s of CPU for a goal that never uses it."""
+    home = tmp_path / "home"
+    home.mkdir()
+    out = subprocess.run([sys.executable, "-c", COMMAND_PROBE, "query", "item_kind(H, error)",
+                          "--home", str(home)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1]) == []
+
+
 def test_every_package_command_is_mounted_lazily_under_its_own_name():
     """The CLI names other packages' commands without importing them (cli.SUBCOMMANDS); the
     names must stay those each package's COMMANDS defines, or a command would vanish."""

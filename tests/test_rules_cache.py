@@ -129,6 +129,33 @@ def test_a_changed_rule_is_compiled_again_never_served_stale(tmp_path):
     assert len(_compiled(cache)) == 1  # the stale file is removed once the new one is written
 
 
+# Saves a walk rule in a home (argv 1) with the text argv 2, then prints where the project's
+# rules came from and what a goal calling the saved rule answers.
+WALK_RULE_PROBE = r"""
+import json, sys
+from attention_cloud import Memory
+mem = Memory.open(sys.argv[1])
+mem.rules_add(sys.argv[2], "reach")
+rows = mem.query("reach(X)").rows
+print(json.dumps({"origin": mem.pl.rules_origin, "rows": rows}))
+mem.close()
+"""
+
+
+def test_a_users_walk_rules_are_read_from_the_home_not_the_compiled_rules(tmp_path):
+    cache, home = tmp_path / "cache", tmp_path / "home"
+    home.mkdir()
+    answers = []
+    for text in ("reach(1).", "reach(2)."):
+        out = subprocess.run([sys.executable, "-c", WALK_RULE_PROBE, str(home), text],
+                             env=dict(os.environ, ATC_CACHE=str(cache)), capture_output=True,
+                             text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        answers.append(json.loads(out.stdout))
+    assert answers == [{"origin": "compiled", "rows": [{"X": 1}]},
+                       {"origin": "cache", "rows": [{"X": 2}]}]
+
+
 def test_concurrent_first_starts_each_load_whole_rules(tmp_path):
     cache = tmp_path / "cache"
     procs = [_start(cache) for _ in range(4)]
