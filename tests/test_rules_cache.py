@@ -106,6 +106,24 @@ def test_the_compiled_rules_load_exactly_what_the_sources_load(tmp_path, state_h
     assert [name.endswith(".qlf") for name in _compiled(cache)] == [True]
 
 
+def test_doctor_says_where_the_rules_came_from(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    lines = []
+    for cache in (tmp_path / "cache", tmp_path / "cache", blocker / "cache"):
+        out = subprocess.run([sys.executable, "-c", "from attention_cloud.cli import run; run()",
+                              "doctor", "--home", str(tmp_path / "home")],
+                             env=dict(os.environ, ATC_CACHE=str(cache)), capture_output=True,
+                             text=True, timeout=120)
+        lines += [line for line in out.stdout.splitlines() if line.startswith("rules:")]
+    assert lines == [
+        f"rules: loaded from source and compiled into {tmp_path / 'cache' / 'rules'} for the "
+        "next processes",
+        f"rules: loaded compiled, from {tmp_path / 'cache' / 'rules'}",
+        f"rules: loaded from source at every start: {blocker / 'cache' / 'rules'} cannot be "
+        "written, or other users may write it (set ATC_CACHE to a private folder)"]
+
+
 def test_a_changed_rule_is_compiled_again_never_served_stale(tmp_path):
     checkout = tmp_path / "checkout"
     shutil.copytree(ROOT / "host" / "attention_cloud", checkout / "host" / "attention_cloud",
