@@ -223,3 +223,14 @@ def test_the_key_names_another_file_for_another_prolog_or_other_sources(tmp_path
     (rules / "sub").mkdir()
     (rules / "sub" / "b.pl").write_text("b.\n")
     assert key != cache_key([rules], "pyswip", "9.0.4", "/usr/lib/swi-prolog")
+
+
+def test_a_cache_folder_that_is_not_absolute_is_not_used(tmp_path, monkeypatch):
+    """With no home folder "~" stays unexpanded: compiled rules must not land in the cwd."""
+    from attention_cloud.bridge import rules_cache
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ATC_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "~/.cache")
+    assert rules_cache._cache_place() is None
+    assert list(tmp_path.iterdir()) == []

@@ -113,11 +113,13 @@ def _prolog_identity(pl: "Prolog") -> tuple[str, str]:
 
 def _cache_place() -> Path | None:
     """The private folder of compiled rules, made when missing; None when it cannot be used."""
-    place = cache_dir() / "rules"
     try:
+        place = cache_dir() / "rules"
+        if not place.is_absolute():  # no home folder to expand "~" in: not into the cwd
+            return None
         place.mkdir(mode=0o700, parents=True, exist_ok=True)
         return place if is_private(place) and os.access(place, os.W_OK) else None
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: Path.home() without a home
         return None
 
 
