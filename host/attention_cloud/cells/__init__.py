@@ -7,24 +7,13 @@ needs neither numpy nor the partitioning code.
 """
 from __future__ import annotations
 
-from importlib import import_module
+from ..lazy_names import lazy_names
 
-_LAZY = {"CellsReport": "api", "assign": "api", "cell_show": "api", "cells_list": "api",
-         "hot_cells": "api", "rebuild": "api", "update": "api", "cells_exist": "counts",
-         "cells_stats": "counts", "adjusted_rand": "partition"}
+_LAZY = {"CellsReport": ".api", "assign": ".api", "cell_show": ".api", "cells_list": ".api",
+         "hot_cells": ".api", "rebuild": ".api", "update": ".api", "cells_exist": ".counts",
+         "cells_stats": ".counts", "adjusted_rand": ".partition"}
 
-
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 __all__ = ["CellsReport", "adjusted_rand", "assign", "cell_show", "cells_exist", "cells_list",
            "cells_stats", "hot_cells", "rebuild", "update"]

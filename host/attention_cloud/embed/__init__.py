@@ -16,40 +16,29 @@ them; :func:`handle_of` maps a key back to its handle.
 """
 from __future__ import annotations
 
-from importlib import import_module
+from ..lazy_names import lazy_names
 
 # Each name is imported from its module on first use (PEP 562): a process that reads a few
 # stored vectors (`atc stats`, cells, the frame's rows) imports one small module, not faiss,
 # onnxruntime and the tokenizer, which the modules below pull in (~0.1-0.2 s of CPU each start).
 _LAZY = {
-    "fuse_rankings": "fusion",
-    "HashingEmbedder": "hashing",
-    "hybrid_search": "hybrid",
-    "LexicalIndex": "lexical",
-    "DEFAULT_EMBEDDER": "loading",
-    "Embedder": "loading",
-    "EmbedderInfo": "loading",
-    "available_embedders": "loading",
-    "load_embedder": "loading",
-    "OnnxEmbedder": "onnx_model",
-    "StaticEmbedder": "static",
-    "VectorStore": "store",
-    "handle_of": "store",
-    "WordPieceTokenizer": "wordpiece",
+    "fuse_rankings": ".fusion",
+    "HashingEmbedder": ".hashing",
+    "hybrid_search": ".hybrid",
+    "LexicalIndex": ".lexical",
+    "DEFAULT_EMBEDDER": ".loading",
+    "Embedder": ".loading",
+    "EmbedderInfo": ".loading",
+    "available_embedders": ".loading",
+    "load_embedder": ".loading",
+    "OnnxEmbedder": ".onnx_model",
+    "StaticEmbedder": ".static",
+    "VectorStore": ".store",
+    "handle_of": ".store",
+    "WordPieceTokenizer": ".wordpiece",
 }
 
-
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 __all__ = [
     "DEFAULT_EMBEDDER",
