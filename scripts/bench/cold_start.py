@@ -31,22 +31,26 @@ PAYLOAD = {"session_id": "bench-cold-start", "transcript_path": "", "cwd": "/wor
            "prompt": "why did charges fail when the processor timed out?"}
 
 
-def commands(home: str) -> dict[str, tuple[list[str], bytes | None]]:
-    """Each measured command: its arguments after ``atc`` and what it reads on stdin."""
+def commands(home: str) -> dict[str, tuple[list[str], bytes | None, str]]:
+    """Each measured command: its arguments after ``atc``, what it reads on stdin, and
+    ``ATC_HOOK_SERVER`` (``on``: the prompt hook is a client of the home's warm recall
+    server, started by the warm-up run; only the client process is measured)."""
+    prompt = json.dumps(PAYLOAD).encode()
     return {
-        "--version": (["--version"], None),
-        "--help": (["--help"], None),
-        "stats": (["stats", "--home", home], None),
-        "query": (["query", "item_kind(H, error)", "--home", home], None),
-        "hydrate": (["hydrate", "x", "--budget", "500", "--home", home], None),
-        "hook user-prompt": (["hook", "user-prompt", "--home", home],
-                             json.dumps(PAYLOAD).encode()),
+        "--version": (["--version"], None, "off"),
+        "--help": (["--help"], None, "off"),
+        "stats": (["stats", "--home", home], None, "off"),
+        "query": (["query", "item_kind(H, error)", "--home", home], None, "off"),
+        "hydrate": (["hydrate", "x", "--budget", "500", "--home", home], None, "off"),
+        "hook user-prompt": (["hook", "user-prompt", "--home", home], prompt, "off"),
+        "hook user-prompt, warm server": (["hook", "user-prompt", "--home", home], prompt, "on"),
     }
 
 
-def run_once(host: Path, argv: list[str], stdin: bytes | None) -> tuple[float, float]:
+def run_once(host: Path, argv: list[str], stdin: bytes | None,
+             server: str = "off") -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one ``atc`` process run from ``host``."""
-    env = dict(os.environ, PYTHONPATH=str(host), ATC_HOOK_SERVER="off")
+    env = dict(os.environ, PYTHONPATH=str(host), ATC_HOOK_SERVER=server)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install keeps its byte-code
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", "from attention_cloud.cli import run; run()",
@@ -78,22 +82,22 @@ def main() -> None:
     table = commands(str(Path(args.home).resolve()))
     print(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} load {os.getloadavg()[0]:.2f}, "
           f"{args.runs} runs a command and variant, alternated")
-    for name, (argv, stdin) in table.items():
+    for name, (argv, stdin, server) in table.items():
         if args.only and name not in args.only:
             continue
         samples: dict[str, list[tuple[float, float]]] = {v: [] for v in variants}
         for v, host in variants.items():
-            run_once(host, argv, stdin)  # warm-up
+            run_once(host, argv, stdin, server)  # warm-up
         for _ in range(args.runs):
             for v, host in variants.items():
-                samples[v].append(run_once(host, argv, stdin))
+                samples[v].append(run_once(host, argv, stdin, server))
         medians = {v: (statistics.median(c for c, _ in s), statistics.median(w for _, w in s))
                    for v, s in samples.items()}
         cells = "  ".join(f"{v}: cpu {c:.3f} s wall {w:.3f} s" for v, (c, w) in medians.items())
         first = next(iter(medians.values()))
         ratios = "  ".join(f"{v}/{next(iter(medians))}: cpu {c / first[0]:.2f} wall {w / first[1]:.2f}"
                            for v, (c, w) in list(medians.items())[1:])
-        print(f"{name:18} {cells}  {ratios}", flush=True)
+        print(f"{name:30} {cells}  {ratios}", flush=True)
     print(f"# load at the end {os.getloadavg()[0]:.2f}")
 
 
