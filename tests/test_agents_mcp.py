@@ -380,7 +380,7 @@ def test_a_short_token_from_the_environment_is_refused(tmp_path: Path) -> None:
 def test_http_flag_binds_loopback_only() -> None:
     from attention_cloud.cli import main
 
-    params = {p.name: p for p in main.commands["mcp"].params}
+    params = {p.name: p for p in main.get_command(None, "mcp").params}
     assert "host" not in params, "no option may bind another interface"
     source = (ROOT / "host" / "attention_cloud" / "agents" / "mcp_server.py").read_text()
     assert 'host="127.0.0.1"' in source

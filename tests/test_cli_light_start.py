@@ -13,10 +13,63 @@ def test_importing_the_cli_imports_no_reader_curation_or_numpy():
              "print(json.dumps(sorted(m for m in sys.modules if m.startswith(("
              "'numpy', 'faiss', 'attention_cloud.curation', 'attention_cloud.curate', "
              "'attention_cloud.ingest.api', 'attention_cloud.ingest.aider', "
-             "'attention_cloud.ingest.claude_code', 'attention_cloud.bridge.pyswip')))))")
+             "'attention_cloud.ingest.claude_code', 'attention_cloud.bridge.pyswip', "
+             "'attention_cloud.ingest.timefmt', 'dateutil', 'asyncio')))))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=60, check=True)
     assert json.loads(out.stdout) == []
+
+
+# Runs `atc ARGS...` in this process, then prints which heavy packages it imported.
+COMMAND_PROBE = (
+    "import json, sys\n"
+    "from attention_cloud.cli import main\n"
+    "try:\n"
+    "    main(sys.argv[1:])\n"
+    "except SystemExit as stop:\n"
+    "    assert not stop.code, stop.code\n"
+    "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+    "('numpy', 'faiss', 'onnxruntime', 'tokenizers', 'dateutil', 'asyncio', 'jsonschema'))))")
+
+
+def test_stats_opens_a_home_without_numpy_faiss_or_the_date_parser(tmp_path):
+    """`atc stats` reads counts from Prolog: it imported numpy and faiss (through the cells
+    package and the embed package's eager __init__) and dateutil (through the home's config
+    check and the frame's date note), ~0.3 s of CPU at each start."""
+    home = tmp_path / "home"
+    home.mkdir()
+    out = subprocess.run([sys.executable, "-c", COMMAND_PROBE, "stats", "--home", str(home)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "items: 0" in out.stdout
+    assert json.loads(out.stdout.splitlines()[-1]) == []
+
+
+def test_a_query_that_never_searches_imports_no_numpy(tmp_path):
+    """`atc query GOAL` registers the home's search (nearest/3 may be in the goal): the
+    search's module imported numpy at the top, ~0.1 s of CPU for a goal that never uses it."""
+    home = tmp_path / "home"
+    home.mkdir()
+    out = subprocess.run([sys.executable, "-c", COMMAND_PROBE, "query", "item_kind(H, error)",
+                          "--home", str(home)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1]) == []
+
+
+def test_every_package_command_is_mounted_lazily_under_its_own_name():
+    """The CLI names other packages' commands without importing them (cli.SUBCOMMANDS); the
+    names must stay those each package's COMMANDS defines, or a command would vanish."""
+    from attention_cloud import cli
+    from attention_cloud.agents import cli as agents_cli
+    from attention_cloud.attention import cli as attention_cli
+    from attention_cloud.sharing import cli as sharing_cli
+
+    for package in (agents_cli, attention_cli, sharing_cli):
+        mounted = {name for name, where in cli.SUBCOMMANDS.items()
+                   if where.partition(":")[0] == package.__name__}
+        assert mounted == set(package.COMMANDS)
+        for name, command in package.COMMANDS.items():
+            assert cli.main.get_command(None, name) is command
 
 
 def test_the_package_still_gives_its_names_on_first_use():
@@ -24,9 +77,15 @@ def test_the_package_still_gives_its_names_on_first_use():
 
     assert callable(ingest.parse_path) and callable(ingest.detect_format)
     assert "claude-code" in ingest.FORMATS and "parse_text" in dir(ingest)
-    try:
-        ingest.no_such_name
-    except AttributeError as exc:
-        assert "no_such_name" in str(exc)
-    else:
-        raise AssertionError("an unknown name must be an AttributeError")
+    import attention_cloud.cells as cells
+    import attention_cloud.embed as embed
+
+    assert callable(cells.cells_stats) and callable(cells.rebuild) and "hot_cells" in dir(cells)
+    assert callable(embed.load_embedder) and embed.DEFAULT_EMBEDDER and "VectorStore" in dir(embed)
+    for package in (ingest, cells, embed):
+        try:
+            package.no_such_name
+        except AttributeError as exc:
+            assert "no_such_name" in str(exc)
+        else:
+            raise AssertionError("an unknown name must be an AttributeError")

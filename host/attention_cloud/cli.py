@@ -158,9 +158,24 @@ class _LazyGroup(click.Group):
         return super().get_command(ctx, name)
 
 
-# `atc watch` pulls in the watcher and every parser: imported when used, so that a hook process
-# (`atc hook user-prompt`, on every prompt) starts without them.
-@click.group(cls=_LazyGroup, lazy={"watch": "attention_cloud.watch.cli:watch"},
+#: Commands defined in other packages, imported when used: `atc watch` pulls in the watcher
+#: and every parser, the sharing commands the grant policy and the server's limits, the
+#: attention commands their controller, so that a hook process (`atc hook user-prompt`, on
+#: every prompt) and any other command start without them (each package's COMMANDS lists
+#: its own; tests/test_cli_light_start.py checks the two agree).
+SUBCOMMANDS = {
+    "watch": "attention_cloud.watch.cli:watch",
+    **{name: f"attention_cloud.attention.cli:{name}"
+       for name in ("belief", "source", "goal", "attend", "inspect", "claim", "trace")},
+    **{name: f"attention_cloud.sharing.cli:{name}"
+       for name in ("principal", "team", "grant", "mount", "label", "declassify", "serve",
+                    "audit")},
+    **{name: f"attention_cloud.agents.cli:{name}"
+       for name in ("remember", "mcp", "hook", "install", "uninstall")},
+}
+
+
+@click.group(cls=_LazyGroup, lazy=SUBCOMMANDS,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="attention-cloud")
 @click.option("--home", "group_home", type=click.Path(file_okay=False), default=None,
@@ -909,34 +924,6 @@ def cells() -> None:
     """Cells: neighbourhoods of related items, with adjacency, aggregates and a ladder each."""
 
 
-def _mount_attention_commands() -> None:
-    """The belief and attention controller commands live in their own package."""
-    from .attention import cli as attention_cli
-
-    for name, command in attention_cli.COMMANDS.items():
-        main.add_command(command, name)
-
-
-_mount_attention_commands()
-
-
-def _mount_sharing_commands() -> None:
-    """principal, team, grant, mount, label, declassify, serve, audit (attention_cloud.sharing)."""
-    from .sharing import cli as sharing_cli
-
-    for name, command in sharing_cli.COMMANDS.items():
-        main.add_command(command, name)
-
-
-def _mount_agent_commands() -> None:
-    """remember, mcp, hook, install and uninstall live in their own package."""
-    from .agents import cli as agents_cli
-
-    for name, command in agents_cli.COMMANDS.items():
-        main.add_command(command, name)
-
-
-
 def run() -> None:
     """The ``atc`` program: :func:`main`, with Ctrl-C reaching a long Prolog call at once
     (bridge/interrupts.py; a program calling ``main`` itself keeps its own SIGINT handling)."""
@@ -952,6 +939,3 @@ if __name__ == "__main__":  # pragma: no cover
     from attention_cloud.cli import run as package_run
 
     sys.exit(package_run())
-else:
-    _mount_sharing_commands()
-    _mount_agent_commands()

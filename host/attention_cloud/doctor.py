@@ -22,6 +22,7 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
         pl = get_prolog()
         lines.append(f"swi-prolog: {pl.version}")
         lines.append(f"bridge: {pl.backend} ({pl.backend_reason})")
+        lines.append(f"rules: {_rules_origin(pl.rules_origin)}")
     except AtcError as exc:
         ok = False
         lines.append(f"swi-prolog: MISSING ({exc})")
@@ -61,3 +62,16 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
         else:
             lines.append("  config.json: ok" + "".join(f"; {note}" for note in notes))
     return ok, lines
+
+
+def _rules_origin(origin: str) -> str:
+    """Where this process's rules came from (bridge/rules_cache.py), as doctor says it."""
+    from .paths import cache_dir
+
+    folder = cache_dir() / "rules"
+    if origin == "cache":
+        return f"loaded compiled, from {folder}"
+    if origin == "compiled":
+        return f"loaded from source and compiled into {folder} for the next processes"
+    return (f"loaded from source at every start: {folder} cannot be written, or other users "
+            f"may write it (set ATC_CACHE to a private folder)")

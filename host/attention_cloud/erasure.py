@@ -43,7 +43,7 @@ from .cells.api import STATE_FILE as CELLS_STATE
 from .cells.rows import drop as drop_cell_rows
 from .errors import InputError, UsageError
 from .erasure_texts import dropped_texts
-from .ingest.collector import DEFAULT_MAX_ITEM_CHARS
+from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
 from .home import fsync_path
 from .hydration import receipt_text
 from .store import journal_path, snapshot_due, sync_journal, write_snapshot

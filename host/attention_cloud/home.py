@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import HomeError, UsageError
-from .ingest.collector import MIN_ITEM_CHARS
+from .ingest.item_limits import MIN_ITEM_CHARS
 
 DEFAULT_HOME = "~/.attention-cloud"
 

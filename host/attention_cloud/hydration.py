@@ -834,11 +834,14 @@ def register_for_prolog(pl: Any) -> None:
     pl.register("host_segment_framing", 3,
                 lambda segment, budget: segment_framing_estimate(str(segment), int(budget)),
                 module="atc_hydrate")
+    pl.register("host_date_note", 4, _date_note, module="atc_hydrate")
+
+
+def _date_note(text: Any, time: Any, days: Any) -> str:
+    # timefmt (and dateutil) imported at the first turn that names days, not at every start
     from .ingest.timefmt import date_note
 
-    pl.register("host_date_note", 4,
-                lambda text, time, days: date_note(str(text), str(time), [str(d) for d in days]),
-                module="atc_hydrate")
+    return date_note(str(text), str(time), [str(d) for d in days])
 
 
 def _when(time_text: str) -> str:

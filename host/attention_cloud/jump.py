@@ -20,13 +20,16 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Iterable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .bridge import Atom, Prolog, Term
 from .errors import EmbeddingError, HomeError
 from .heap import give_back_c_heap
+
+# numpy is imported by the methods that compute: a goal that never searches (`atc query
+# 'item(H)'`) registers this home's search without paying for numpy at its start.
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Which rung of each record kind is embedded, and indexed for BM25.
 EMBEDDED_LEVELS = {"item": "l0", "arc": "l1", "rollup": "l1"}
@@ -210,6 +213,7 @@ class Jump:
         """Vectors for ``texts``, copying the stored vector of a text this process embedded
         before (the same tool output in two items, an L2 equal to another item's L0) instead
         of embedding it again; the embedder dedupes within the call."""
+        import numpy as np
         import hashlib
         import time
 
@@ -317,6 +321,7 @@ class Jump:
         """The vector for query text (its first MAX_QUERY_CHARS characters), or the stored vector
         when ``query`` is a known key. The latest texts' vectors are kept (per embedder):
         embedding is most of a search."""
+        import numpy as np
         if isinstance(query, Atom) and self.vectors.has(str(query)):
             return self.vectors.vector(str(query))
         embedder = self.embedder
@@ -353,6 +358,7 @@ class Jump:
         are kept between calls (``GROUP_ROWS_KEPT`` groups, while the vector store does not
         change), so the members of a cell asked for frame after frame cost no lookup per
         record: in a large store each lookup misses the CPU cache (~1 µs; ~2 ms of a frame)."""
+        import numpy as np
         if not self.has_vectors():
             raise EmbeddingsUnavailable(self._why_no_vectors())
         store = self.vectors
@@ -409,6 +415,7 @@ class Jump:
         """The mask of ``ids`` >= 0 and the inner product of ``query`` with each of their
         vectors: those with a copy (``from_copy`` >= 0) read from the cell rows file, the rest
         from the vector log, each scored where it was read (the rows are not gathered)."""
+        import numpy as np
         if from_copy is None or self._cell_rows is None or not (from_copy >= 0).any():
             return self.vectors.products_of_ids(ids, query)
         present = ids >= 0
@@ -426,6 +433,7 @@ class Jump:
         """``(record, cosine)`` of ``records`` given the row ids of their texts then their
         distillations (-1 for none), best of the two; with ``k`` the ``k`` best, best first.
         ``from_copy``: where a row has a copy in the cell rows file (see :meth:`_products_of`)."""
+        import numpy as np
         count = len(records)
         # einsum, not BLAS: OpenBLAS runs a product of this size on a second thread, and on a
         # busy machine the call waits for that thread to get a core (12 ms for 1,600 rows at
@@ -501,6 +509,7 @@ def _copies_of_group(copies: Any, ids: np.ndarray, count: int) -> np.ndarray:
     distillations) lie in the cell rows file, -1 for each where the vector log is to be read:
     all of them unless the copies lie close together (a cell's members). The items of a time
     window are spread over many cells but were mostly written one after another in the log."""
+    import numpy as np
     none = np.full(count, -1, dtype=np.int64)
     if copies is None:
         return none

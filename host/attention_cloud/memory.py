@@ -35,7 +35,7 @@ from .home import (WriteLock, check_not_foreign, fsync_path, read_config, requir
                    resolve_home)
 from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
-from .ingest.collector import DEFAULT_MAX_ITEM_CHARS
+from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
 from .ingest.records import check_segment
 from .progress import ProgressCallback, report as report_progress
 from . import ingest_index

@@ -1,6 +1,8 @@
-"""Where the shipped Prolog rules and facts live (a source checkout or an installed wheel)."""
+"""Where things live: the shipped Prolog rules and facts (a source checkout or an installed
+wheel), and the user's cache of what is derived from them."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -27,3 +29,20 @@ def facts_dir() -> Path:
 def samples_dir() -> Path:
     """Directory of the bundled demo transcripts."""
     return _PACKAGE / "samples"
+
+
+def cache_dir() -> Path:
+    """Where derived files live (MiniLM's faster forms, the compiled rules): ``$ATC_CACHE``,
+    else ``$XDG_CACHE_HOME/attention-cloud`` (``~/.cache/attention-cloud``)."""
+    base = os.environ.get("ATC_CACHE")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "attention-cloud"
+
+
+def is_private(folder: Path) -> bool:
+    """Whether ``folder`` is this user's and no one else may write into it (what is loaded
+    from a cache runs as code or feeds the model: another user must not be able to plant it)."""
+    info = folder.stat()
+    return info.st_uid == os.getuid() and not info.st_mode & 0o022

@@ -54,6 +54,8 @@ class Prolog:
         self.backend: str = engine.backend
         self.backend_reason = reason
         self._registered: set[str] = set()
+        #: where rules/ came from: "cache", "compiled" (written to the cache) or "source"
+        self.rules_origin = "source"
         self._stops = threading.local()   # per thread: see _raise_stop
         if hasattr(engine, "on_stop"):    # one the engine met outside register's wrapper
             engine.on_stop = self._keep_stop
@@ -157,7 +159,11 @@ def _load_rules(pl: Prolog) -> None:
     pl.engine.load_bootstrap(rules / "bridge.pl")
     api = rules / "api.pl"
     if api.exists():
-        pl.consult(api)
+        from ..paths import facts_dir
+        from .rules_cache import load_rules
+
+        # compiled once into the user's cache, then loaded from there (bridge/rules_cache.py)
+        pl.rules_origin = load_rules(pl, api, [rules, facts_dir()])
         from ..curate.tokens import register_for_prolog
         from ..hydration import register_for_prolog as register_framing
 

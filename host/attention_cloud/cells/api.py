@@ -25,6 +25,7 @@ from ..api_lock import serialised
 from ..store import sync_journal
 from ..curate.handles import HandleList
 from . import partition as P
+from .counts import cells_exist, cells_stats  # noqa: F401  (re-exported)
 from . import rows
 
 STATE_FILE = Path("cells") / "state.npz"
@@ -82,12 +83,6 @@ class _State:
 
 # -- reading ------------------------------------------------------------------------------------
 @serialised
-def cells_exist(mem: Any) -> bool:
-    """Whether memory holds a partition."""
-    return mem.pl.succeeds("atc_cells:cells_exist")
-
-
-@serialised
 def cells_list(mem: Any) -> list[dict[str, Any]]:
     """Every cell, largest first: id, size, span, entities, tags, segments, neighbours, l1."""
     (rows,) = mem.pl.once("atc_cells:cells_rows", Var())
@@ -113,13 +108,6 @@ def cell_show(mem: Any, cell: str) -> dict[str, Any]:
         found = mem.pl.once("atc_ladder:rung", Atom(cell), Atom(level), Var())
         row["ladder"][level.upper()] = found[0] if found else ""
     return row
-
-
-@serialised
-def cells_stats(mem: Any) -> dict[str, Any]:
-    """Counts: cells, members, links, largest and smallest cell."""
-    (stats,) = mem.pl.once("atc_cells:cells_stats", Var())
-    return to_plain(stats)
 
 
 @serialised

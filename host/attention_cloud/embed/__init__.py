@@ -16,15 +16,29 @@ them; :func:`handle_of` maps a key back to its handle.
 """
 from __future__ import annotations
 
-from .fusion import fuse_rankings
-from .hashing import HashingEmbedder
-from .hybrid import hybrid_search
-from .lexical import LexicalIndex
-from .loading import DEFAULT_EMBEDDER, Embedder, EmbedderInfo, available_embedders, load_embedder
-from .onnx_model import OnnxEmbedder
-from .static import StaticEmbedder
-from .store import VectorStore, handle_of
-from .wordpiece import WordPieceTokenizer
+from ..lazy_names import lazy_names
+
+# Each name is imported from its module on first use (PEP 562): a process that reads a few
+# stored vectors (`atc stats`, cells, the frame's rows) imports one small module, not faiss,
+# onnxruntime and the tokenizer, which the modules below pull in (~0.1-0.2 s of CPU each start).
+_LAZY = {
+    "fuse_rankings": ".fusion",
+    "HashingEmbedder": ".hashing",
+    "hybrid_search": ".hybrid",
+    "LexicalIndex": ".lexical",
+    "DEFAULT_EMBEDDER": ".loading",
+    "Embedder": ".loading",
+    "EmbedderInfo": ".loading",
+    "available_embedders": ".loading",
+    "load_embedder": ".loading",
+    "OnnxEmbedder": ".onnx_model",
+    "StaticEmbedder": ".static",
+    "VectorStore": ".store",
+    "handle_of": ".store",
+    "WordPieceTokenizer": ".wordpiece",
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 __all__ = [
     "DEFAULT_EMBEDDER",

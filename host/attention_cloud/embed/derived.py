@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_cloud.errors import EmbeddingError
+from attention_cloud.paths import cache_dir, is_private
 
 __all__ = ["FORMS", "cache_dir", "derived_model"]
 
@@ -52,16 +53,6 @@ _CHECK_TEXTS = [
     "what did we decide about retries for the billing service last week?",
     "ok",
 ]
-
-
-def cache_dir() -> Path:
-    """Where derived models and tables live: ``$ATC_CACHE``, else
-    ``$XDG_CACHE_HOME/attention-cloud`` (``~/.cache/attention-cloud``)."""
-    base = os.environ.get("ATC_CACHE")
-    if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(xdg) / "attention-cloud"
 
 
 def derived_model(form: str, source: Path, source_sha256: str) -> Path:
@@ -85,7 +76,7 @@ def derived_model(form: str, source: Path, source_sha256: str) -> Path:
     for place in places:  # the cache; where it cannot be written, a private temporary folder
         try:
             place.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if place != places[0] and not _private(place):
+            if place != places[0] and not is_private(place):
                 continue  # a shared temporary folder someone else made: never load from it
             if (place / name).is_file():
                 return place / name
@@ -100,12 +91,6 @@ def derived_model(form: str, source: Path, source_sha256: str) -> Path:
 def _scratch_dir() -> Path:
     """Where forms are built when the cache cannot be written: this user's temporary folder."""
     return Path(tempfile.gettempdir()) / f"attention-cloud-{os.getuid()}"
-
-
-def _private(folder: Path) -> bool:
-    """Whether ``folder`` is this user's and no one else may write into it."""
-    info = folder.stat()
-    return info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
 def _build_into(form: str, source: Path, source_sha256: str, target: Path,

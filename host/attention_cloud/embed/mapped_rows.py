@@ -32,7 +32,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import faiss
 import numpy as np
 
 from attention_cloud.embed.batch_reads import read_scattered
@@ -80,6 +79,8 @@ def _faiss_header(dim: int) -> bytes:
     """The serialized header of an empty ``IndexScalarQuantizer(dim, QT_fp16, IP)``: what
     precedes the codes in faiss' file format. Its ntotal is at bytes 8-16 and the byte count of
     the codes vector in its last 8 bytes (both patched per mapping)."""
+    import faiss  # here, not at the top: reading rows (cells, stats) needs no faiss
+
     index = faiss.IndexScalarQuantizer(dim, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)
     index.train(np.zeros((1, dim), dtype=np.float32))
     blob = faiss.serialize_index(index).tobytes()
@@ -188,6 +189,8 @@ class MappedRows:
         """A faiss fp16 index whose codes are the mapped rows, or None where this faiss cannot
         read one without copying (older than 1.11, or another file layout): searches then
         convert blocks of rows instead (correct, slower)."""
+        import faiss
+
         rows, dim = self.rows, self.dim
         try:
             template = bytearray(_faiss_header(dim))
@@ -261,6 +264,8 @@ class MappedRows:
         """Exact inner-product top-``k`` of each query over the rows ``allowed`` (a packed
         little-endian bitmap by position; None: every row). Returns (scores, positions), each
         (queries, k), positions -1 where fewer rows were allowed."""
+        import faiss
+
         queries = np.ascontiguousarray(queries, dtype=np.float32)
         count = len(queries)
         k = max(1, min(k, self.rows))

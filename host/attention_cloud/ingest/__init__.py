@@ -176,8 +176,7 @@ Item budget
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from ..lazy_names import lazy_names
 
 # Names are imported on first use (PEP 562): importing one light module of the package (the
 # collector's limits, the envelope tag) must not import every reader, which the command line
@@ -193,17 +192,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(home, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOMES])
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 
 __all__ = [

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .classify import L0Text, no_item_reason
 from .entities import error_classes, file_paths
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
+from .item_limits import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS  # noqa: F401  (re-exported)
 from .records import ItemRecord, ParseResult, Relation
 from .source import Source, require_text
 from .textutil import capped_text, goal_text
@@ -27,13 +28,6 @@ _SPOKEN_KINDS = frozenset({"user_goal", "conclusion", "turn"})
 
 HANDLE_PREFIX = "it_"
 HANDLE_HEX_DIGITS = 16
-
-DEFAULT_MAX_ITEM_CHARS = 32_000
-"""The most characters of one message or tool output an item keeps as L0 (``max_item_chars``
-in config.json): a longer one keeps its head and tail around a line marking the cut, and its
-pointer pages back to the whole (a 5 MB tool result must not become a 5 MB journal fact)."""
-MIN_ITEM_CHARS = 2_000
-"""The smallest ``max_item_chars`` accepted."""
 
 
 def item_handle(session: str, kind: str, identity: str, text: str) -> str:

@@ -13,7 +13,7 @@ import click
 
 from ..cli import emit_json, fail_cleanly, home_option, note, open_memory
 from . import policy
-from .server import DEFAULT_BURST, DEFAULT_SHARE
+from .limits import DEFAULT_BURST, DEFAULT_SHARE
 
 
 def _print_token(name: str, token: str | None) -> None:

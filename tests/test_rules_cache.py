@@ -1,0 +1,236 @@
+"""The compiled rules (bridge/rules_cache.py): every `atc` process loaded rules/ from source
+(~0.35 s of CPU); now the first writes their compiled form into $ATC_CACHE/rules/ and later
+ones load it. It must give exactly what the sources give, never serve rules that changed, and
+fall back to the sources where the cache cannot be used. Each case starts real processes:
+the engine, and what it loaded, is one per process."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from attention_cloud.bridge.rules_cache import cache_key
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Starts the engine, then prints where the rules came from, a fact read from the journal
+# module (the stale test's probe) and, given a helper file, the loaded state it describes.
+PROBE = r"""
+import json, sys
+from attention_cloud.bridge import get_prolog, Var
+from attention_cloud.errors import PrologError
+pl = get_prolog()
+out = {"origin": pl.rules_origin}
+try:
+    found = pl.once("atc_journal:cache_probe_", Var())
+    out["probe"] = found[0] if found else None
+except PrologError:
+    out["probe"] = None
+if len(sys.argv) > 1:
+    pl.consult(sys.argv[1])
+    (out["state"],) = pl.once("user:loaded_state", Var())
+print(json.dumps(out))
+"""
+
+# What a process loaded, as lines: every predicate a project module, user, prolog or sandbox
+# defines, with its clause count and properties (sandbox's safe lists grow with each library
+# loaded), and what the project modules import from modules that are not the system's (a
+# system predicate is imported on its first call: that differs by what ran, not what loaded).
+STATE = r"""
+loaded_state(Lines) :-
+    findall(Line, state_line_(Line), Lines0),
+    msort(Lines0, Lines).
+
+state_line_(Line) :-
+    current_module(M),
+    ( sub_atom(M, 0, _, _, atc_) ; memberchk(M, [user, prolog, sandbox]) ),
+    current_predicate(M:N/A),
+    functor(H, N, A),
+    \+ ( predicate_property(M:H, imported_from(From)),
+         ( sub_atom(From, 0, _, _, '$') ; From == system ) ),
+    findall(P, ( predicate_property(M:H, P), kept_(P) ), Ps),
+    format(string(Line), "~q", [M:N/A-Ps]).
+
+kept_(number_of_clauses(_)).
+kept_(dynamic).
+kept_(exported).
+kept_(imported_from(_)).
+kept_(multifile).
+kept_(meta_predicate(_)).
+kept_(tabled).
+"""
+
+
+def _start(cache: Path, *args: str, pythonpath: Path | None = None) -> subprocess.Popen:
+    env = dict(os.environ, ATC_CACHE=str(cache))
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(pythonpath)
+    return subprocess.Popen([sys.executable, "-c", PROBE, *args], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _run(cache: Path, *args: str, pythonpath: Path | None = None) -> dict:
+    proc = _start(cache, *args, pythonpath=pythonpath)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    return json.loads(out)
+
+
+def _compiled(cache: Path) -> list[str]:
+    return sorted(p.name for p in (cache / "rules").iterdir())
+
+
+@pytest.fixture
+def state_helper(tmp_path: Path) -> str:
+    path = tmp_path / "state.pl"
+    path.write_text(STATE, encoding="utf-8")
+    return str(path)
+
+
+def test_the_compiled_rules_load_exactly_what_the_sources_load(tmp_path, state_helper):
+    cache = tmp_path / "cache"
+    first = _run(cache, state_helper)
+    second = _run(cache, state_helper)
+    unusable = tmp_path / "a-file"
+    unusable.write_text("not a folder")
+    source = _run(unusable / "cache", state_helper)  # no cache can be made below a file
+    assert (first["origin"], second["origin"], source["origin"]) == \
+        ("compiled", "cache", "source")
+    assert second["state"] == source["state"]
+    assert first["state"] == source["state"]
+    assert [name.endswith(".qlf") for name in _compiled(cache)] == [True]
+
+
+def test_doctor_says_where_the_rules_came_from(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    lines = []
+    for cache in (tmp_path / "cache", tmp_path / "cache", blocker / "cache"):
+        out = subprocess.run([sys.executable, "-c", "from attention_cloud.cli import run; run()",
+                              "doctor", "--home", str(tmp_path / "home")],
+                             env=dict(os.environ, ATC_CACHE=str(cache)), capture_output=True,
+                             text=True, timeout=120)
+        lines += [line for line in out.stdout.splitlines() if line.startswith("rules:")]
+    assert lines == [
+        f"rules: loaded from source and compiled into {tmp_path / 'cache' / 'rules'} for the "
+        "next processes",
+        f"rules: loaded compiled, from {tmp_path / 'cache' / 'rules'}",
+        f"rules: loaded from source at every start: {blocker / 'cache' / 'rules'} cannot be "
+        "written, or other users may write it (set ATC_CACHE to a private folder)"]
+
+
+def test_a_changed_rule_is_compiled_again_never_served_stale(tmp_path):
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ROOT / "host" / "attention_cloud", checkout / "host" / "attention_cloud",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for folder in ("rules", "facts"):
+        shutil.copytree(ROOT / folder, checkout / folder)
+    journal = checkout / "rules" / "journal.pl"
+    original = journal.read_text(encoding="utf-8")
+    journal.write_text(original + "\ncache_probe_(1).\n", encoding="utf-8")
+    cache = tmp_path / "cache"
+    host = checkout / "host"
+
+    assert _run(cache, pythonpath=host) == {"origin": "compiled", "probe": 1}
+    assert _run(cache, pythonpath=host)["origin"] == "cache"
+    # same size, same modification second: only the content tells them apart
+    stat = journal.stat()
+    journal.write_text(original + "\ncache_probe_(2).\n", encoding="utf-8")
+    os.utime(journal, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert _run(cache, pythonpath=host) == {"origin": "compiled", "probe": 2}
+    assert _run(cache, pythonpath=host)["probe"] == 2
+    assert len(_compiled(cache)) == 1  # the stale file is removed once the new one is written
+
+
+# Saves a walk rule in a home (argv 1) with the text argv 2, then prints where the project's
+# rules came from and what a goal calling the saved rule answers.
+WALK_RULE_PROBE = r"""
+import json, sys
+from attention_cloud import Memory
+mem = Memory.open(sys.argv[1])
+mem.rules_add(sys.argv[2], "reach")
+rows = mem.query("reach(X)").rows
+print(json.dumps({"origin": mem.pl.rules_origin, "rows": rows}))
+mem.close()
+"""
+
+
+def test_a_users_walk_rules_are_read_from_the_home_not_the_compiled_rules(tmp_path):
+    cache, home = tmp_path / "cache", tmp_path / "home"
+    home.mkdir()
+    answers = []
+    for text in ("reach(1).", "reach(2)."):
+        out = subprocess.run([sys.executable, "-c", WALK_RULE_PROBE, str(home), text],
+                             env=dict(os.environ, ATC_CACHE=str(cache)), capture_output=True,
+                             text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        answers.append(json.loads(out.stdout))
+    assert answers == [{"origin": "compiled", "rows": [{"X": 1}]},
+                       {"origin": "cache", "rows": [{"X": 2}]}]
+
+
+def test_concurrent_first_starts_each_load_whole_rules(tmp_path):
+    cache = tmp_path / "cache"
+    procs = [_start(cache) for _ in range(4)]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, err
+        results.append(json.loads(out))
+    assert {r["origin"] for r in results} <= {"compiled", "cache"}
+    names = _compiled(cache)
+    assert len(names) == 1 and names[0].endswith(".qlf")  # no half-written temporaries left
+    assert _run(cache)["origin"] == "cache"
+
+
+def test_a_cache_others_can_write_is_never_loaded(tmp_path):
+    cache = tmp_path / "cache"
+    assert _run(cache)["origin"] == "compiled"
+    (cache / "rules").chmod(0o777)  # anyone could have planted the compiled file
+    assert _run(cache)["origin"] == "source"
+    (cache / "rules").chmod(0o700)
+    (planted,) = (cache / "rules").iterdir()
+    planted.chmod(0o666)
+    assert _run(cache)["origin"] == "compiled"
+
+
+def test_a_damaged_compiled_file_falls_back_to_source_and_is_rebuilt(tmp_path):
+    cache = tmp_path / "cache"
+    assert _run(cache)["origin"] == "compiled"
+    (compiled,) = (cache / "rules").iterdir()
+    compiled.write_bytes(b"garbage, not a QLF file")
+    assert _run(cache)["origin"] == "source"
+    assert _run(cache)["origin"] == "compiled"
+
+
+def test_the_key_names_another_file_for_another_prolog_or_other_sources(tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "a.pl").write_text("a(1).\n")
+    key = cache_key([rules], "pyswip", "9.0.4", "/usr/lib/swi-prolog")
+    assert key == cache_key([rules], "pyswip", "9.0.4", "/usr/lib/swi-prolog")
+    assert key != cache_key([rules], "pyswip", "9.2.9", "/usr/lib/swi-prolog")
+    assert key != cache_key([rules], "janus", "9.0.4", "/usr/lib/swi-prolog")
+    assert key != cache_key([rules], "pyswip", "9.0.4", "/opt/swipl/lib/swipl")
+    (rules / "a.pl").write_text("a(2).\n")
+    assert key != cache_key([rules], "pyswip", "9.0.4", "/usr/lib/swi-prolog")
+    (rules / "a.pl").write_text("a(1).\n")
+    (rules / "sub").mkdir()
+    (rules / "sub" / "b.pl").write_text("b.\n")
+    assert key != cache_key([rules], "pyswip", "9.0.4", "/usr/lib/swi-prolog")
+
+
+def test_a_cache_folder_that_is_not_absolute_is_not_used(tmp_path, monkeypatch):
+    """With no home folder "~" stays unexpanded: compiled rules must not land in the cwd."""
+    from attention_cloud.bridge import rules_cache
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ATC_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "~/.cache")
+    assert rules_cache._cache_place() is None
+    assert list(tmp_path.iterdir()) == []
