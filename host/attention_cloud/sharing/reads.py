@@ -40,7 +40,7 @@ def _rules_module(mem: Any, rules_text: str | None, rules_source: str | None) ->
     """The grantee user module with the saved rules and ``rules_text`` loaded, as the owner's
     are: a predicate (a plane) the text defines is the text's alone, and an error in it names
     ``rules_source`` (the --rules file) and its line."""
-    sources = mem.saved_rule_sources()
+    sources = mem.saved_rule_sources(named_in_home=True)   # errors name no owner's directory
     if rules_text:
         if len(rules_text.encode("utf-8")) > MAX_RULES_BYTES:
             raise UsageError(f"rules text is larger than {MAX_RULES_BYTES} bytes")
