@@ -102,13 +102,16 @@ DATED_HIDDEN = "".join(f"[2023-01-0{1 + i % 9} 10:00] Zed: retry retry the secre
 #: grantee -> the one filter of their grant (no segment, no session)
 NARROW = {"tagged": {"tags": ["nightly"]}, "named": {"entities": ["jobs/nightly.py"]},
           "recent": {"since": "2024-01-01"}}
+#: grantees whose grant matches the hidden records too, which a `private` label hides
+LABELLED = {"segment": {"segments": ["payments"]}, "everything": {}}
 
 
 @pytest.fixture(scope="module")
 def narrow_scores(tmp_path_factory) -> dict[bool, dict]:
-    """What each grantee of NARROW is answered, with and without the hidden records."""
+    """What each grantee of NARROW and LABELLED is answered, with and without the hidden
+    records (labelled private)."""
     from attention_cloud import Memory
-    from attention_cloud.sharing import add_grant, add_principal, reader_query
+    from attention_cloud.sharing import add_grant, add_principal, label, reader_query
 
     out = {}
     for with_hidden in (False, True):
@@ -126,8 +129,11 @@ def narrow_scores(tmp_path_factory) -> dict[bool, dict]:
             memory.curate()
             add_principal(memory, "alice", owner=True)
             text_of = {r["H"]: r["T"] for r in memory.query("item_text(H, T)", limit=500).rows}
+            if with_hidden:
+                label(memory, [h for h, t in text_of.items() if "secret" in t],
+                      restrictions=["private"])
             seen = {}
-            for grantee, narrow in NARROW.items():
+            for grantee, narrow in {**NARROW, **LABELLED}.items():
                 add_principal(memory, grantee)
                 add_grant(memory, grantee, ceiling="L0", **narrow)
                 hits = reader_query(memory, grantee, 'lexical("retry budget", 4, [], H)')
@@ -157,3 +163,15 @@ def test_a_grant_by_tag_entity_or_time_alone_reads_every_record_it_matches(narro
     for with_hidden in (False, True):
         texts = narrow_scores[with_hidden][grantee, "items"]
         assert len(texts) == 10 and all("nightly" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("grantee", sorted(LABELLED))
+def test_records_a_label_hides_do_not_move_a_grantees_scores(narrow_scores, grantee):
+    """A grant of a whole segment, or of the whole home, whose records a `private` label
+    partly hides: weighed by the segment's (the home's) statistics, the labelled records
+    moved the score of every record the grantee saw, so it told how many of them held a
+    word; a pool's members, who read the whole pool under its labels, were told the same."""
+    assert narrow_scores[False][grantee], narrow_scores[False]
+    assert narrow_scores[True][grantee] == narrow_scores[False][grantee]
+    for with_hidden in (False, True):
+        assert len(narrow_scores[with_hidden][grantee, "items"]) == 10
