@@ -406,26 +406,32 @@ grant_candidates_(Limit, g(Filter, _), Lists, [Items|Lists]) :-
     N =< Limit.
 
 % filter_candidates_(+Filter, +Limit, -Items): the items one key of Filter names, found
-% through an index where there is one: an item the filter matches passes every key, so it is
-% among them (each is then checked by the policy itself). A filter of no key (the whole home)
-% takes every item, at most Limit + 1 of them, and only where labels may hide some: with no
-% label it hides nothing, and a search of the whole home finds its records first. A grant by
-% a tag, an entity or a time alone is kept too: with no set, its BM25 statistics were the
-% whole home's, so a score told how many hidden records held a word (as a label's were).
-filter_candidates_([], Limit, Items) :- !,
-    labels_set_,
+% through an index where there is one, at most Limit + 1 of them (more and no set is kept:
+% reading on would be wasted): an item the filter matches passes every key, so it is among
+% them (each is then checked by the policy itself). A filter of no key (the whole home) takes
+% every item, and only where labels may hide some: with no label it hides nothing, and a
+% search of the whole home finds its records first. A grant by a tag, an entity or a time
+% alone is kept too: with no set, its BM25 statistics were the whole home's, so a score told
+% how many hidden records held a word (as a label's were).
+filter_candidates_(Filter, Limit, Items) :-
     Most is Limit + 1,
+    key_candidates_(Filter, Most, Items).
+
+key_candidates_([], Most, Items) :- !,
+    labels_set_,
     findall(H, limit(Most, item(H)), Items).
-filter_candidates_(Filter, _, Items) :-
+key_candidates_(Filter, Most, Items) :-
     findall(S, member(session(S), Filter), Sessions), Sessions \== [], !,
-    findall(H, ( member(S, Sessions), stored_text_(S, S1), item_session(H, S1) ), Items).
-filter_candidates_(Filter, _, Items) :-
+    findall(H, limit(Most, ( member(S, Sessions), stored_text_(S, S1), item_session(H, S1) )),
+            Items).
+key_candidates_(Filter, Most, Items) :-
     findall(S, member(segment(S), Filter), Segments), Segments \== [], !,
-    findall(H, ( member(S, Segments), stored_text_(S, S1), item_segment(H, S1) ), Items).
-filter_candidates_(Filter, _, Items) :-
+    findall(H, limit(Most, ( member(S, Segments), stored_text_(S, S1), item_segment(H, S1) )),
+            Items).
+key_candidates_(Filter, Most, Items) :-
     findall(E, member(entity(E), Filter), Entities), Entities \== [], !,
-    findall(H, ( member(E, Entities), entity_holder_(E, H) ), Items).
-filter_candidates_(Filter, _, Items) :-
+    findall(H, limit(Most, distinct(H, ( member(E, Entities), entity_holder_(E, H) ))), Items).
+key_candidates_(Filter, Most, Items) :-
     findall(T, member(from(T), Filter), Froms),
     findall(T, member(to(T), Filter), Tos),
     ( Froms \== [] ; Tos \== [] ),
@@ -435,12 +441,13 @@ filter_candidates_(Filter, _, Items) :-
     % a day wider each side: the filter compares time texts, the day index stamps
     (   min_list(FromStamps, From0) -> From is From0 - 86400 ; From = 0 ),
     (   max_list(ToStamps, To0) -> To is To0 + 86400 ; To = 253402300799 ),
-    items_between(From, To, inf, Items).
-filter_candidates_(Filter, _, Items) :-
+    items_between(From, To, Most, Items).
+key_candidates_(Filter, Most, Items) :-
     findall(T, member(tag(T), Filter), Tags), Tags \== [], !,
     findall(S, ( member(T, Tags), atom_string(T, S) ), Strings),
     % no index of tags: one pass over the items, once per change of memory
-    findall(H, ( item(H), once(( member(S, Strings), distilled(H, tag, S) )) ), Items).
+    findall(H, limit(Most, ( item(H), once(( member(S, Strings), distilled(H, tag, S) )) )),
+            Items).
 
 % Some record has a label: a restriction, readers or a retention date.
 labels_set_ :-
