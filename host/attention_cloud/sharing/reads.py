@@ -16,12 +16,19 @@ from ..api_lock import serialised
 from ..audit import append_event
 from ..bridge import Atom, Term, Var, to_plain
 from ..errors import InputError, PrologError, UsageError, one_line
+from ..jump import MAX_QUERY_CHARS
 from ..memory import MAX_RULES_BYTES, QueryResult
 from .policy import RESERVED_NAMES
 
 #: The most records one query's audit entry names (a goal may read every text of a large
 #: home; the entry stays a line of about a MB at most).
 MAX_AUDITED_READS = 20_000
+#: The longest goal a grantee may give, in characters: the most of a text any search reads
+#: (jump.MAX_QUERY_CHARS). Each of their frames is kept as a receipt and each read is a line
+#: of the audit log, both holding the goal whole, in the owner's home: a goal of megabytes
+#: (a server's body may be 8 MB) grew the owner's disk by as much at every request.
+MAX_GRANTEE_GOAL_CHARS = MAX_QUERY_CHARS
+
 #: Handles of records a reader can be shown: items, arcs, session rollups and cells.
 _HANDLE = re.compile(r"(?:it|arc|ses|cell)_[0-9a-f]{6,}")
 
@@ -34,6 +41,15 @@ def require_principal(mem: Any, reader: str) -> None:
     if reader in RESERVED_NAMES:    # added by an older atc: it would read as the owner
         raise UsageError(f"{reader}: a reserved name, read as the home's owner; it reads "
                          "nothing (remove it and add the principal under another name)")
+
+
+def _grantee_goal(goal: Any) -> str:
+    """``goal`` when it is text of at most MAX_GRANTEE_GOAL_CHARS characters."""
+    args.text("goal", goal)
+    if len(goal) > MAX_GRANTEE_GOAL_CHARS:
+        raise UsageError(f"goal is {len(goal):,} characters long; a grantee's goal is at "
+                         f"most {MAX_GRANTEE_GOAL_CHARS:,} characters")
+    return goal
 
 
 def _rules_module(mem: Any, rules_text: str | None, rules_source: str | None) -> str | None:
@@ -77,6 +93,7 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     from ..hydration import hydrate
 
     require_principal(mem, reader)
+    _grantee_goal(goal)
     args.text("rules_text", rules_text, optional=True)
     args.text("rules_source", rules_source, optional=True)
     args.text("walk", walk, optional=True)
@@ -106,7 +123,7 @@ def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
     logged with the records the answers name. ``rules_text`` and ``rules_source`` as for
     :func:`reader_hydrate`."""
     require_principal(mem, reader)
-    args.text("goal", goal)
+    _grantee_goal(goal)
     args.whole("limit", limit, minimum=1)
     args.seconds("time_limit", time_limit, optional=True)
     args.text("rules_text", rules_text, optional=True)
