@@ -55,13 +55,17 @@ def _grantee_goal(goal: Any) -> str:
 def _rules_module(mem: Any, rules_text: str | None, rules_source: str | None) -> str | None:
     """The grantee user module with the saved rules and ``rules_text`` loaded, as the owner's
     are: a predicate (a plane) the text defines is the text's alone, and an error in it names
-    ``rules_source`` (the --rules file) and its line."""
+    ``rules_source`` (the --rules file) and its line; None, and that module emptied, when
+    there are none."""
     sources = mem.saved_rule_sources(named_in_home=True)   # errors name no owner's directory
     if rules_text:
         if len(rules_text.encode("utf-8")) > MAX_RULES_BYTES:
             raise UsageError(f"rules text is larger than {MAX_RULES_BYTES} bytes")
         sources.append(Term("-", [rules_source or "rules", rules_text]))
     if not sources:
+        # grantees share one rules module: emptied, so that no call reaches the rules the
+        # last one loaded (another grantee's) through hydrate/3's `rules: grantee_rules`
+        mem.pl.once("atc_api:api_reader_rules", [], Var())
         return None
     with mem._limits():
         (module,) = mem.pl.once("atc_api:api_reader_rules", sources,
