@@ -384,10 +384,10 @@ reader_grants_(P, Now, Grants) :-
 
 % reader_candidates_(+Grants, -Items): every item a grant of Grants may match (the items of
 % the sessions its filter names, else of its segments, ...: filter_candidates_/3),
-% deduplicated; fails when one grant is of the whole home, when there are more than
-% reader_set_limit_/1 of them, or when every grant
-% is of whole segments: a search within a segment then finds the reader's records among its
-% first hits, and a set would cost more to make (~40 µs a record) than it saves.
+% deduplicated; fails when there are more than reader_set_limit_/1 of them, or, in a home
+% where no record has a label, when one grant is of the whole home or every grant is of
+% whole segments: a search then finds the reader's records among its first hits, and a set
+% would cost more to make (~40 µs a record) than it saves.
 reader_candidates_(Grants, Items) :-
     (   labels_set_
     ->  true                            % a label may hide records a segment's statistics hold
@@ -439,7 +439,7 @@ key_candidates_(Filter, Most, Items) :-
     maplist(grant_stamp_, Tos, ToStamps),
     !,
     % a day wider each side: the filter compares time texts, the day index stamps
-    (   min_list(FromStamps, From0) -> From is From0 - 86400 ; From = 0 ),
+    (   min_list(FromStamps, From0) -> From is From0 - 86400 ; From = -62167219200 ),
     (   max_list(ToStamps, To0) -> To is To0 + 86400 ; To = 253402300799 ),
     items_between(From, To, Most, Items).
 key_candidates_(Filter, Most, Items) :-
@@ -466,7 +466,7 @@ entity_holder_(E, H) :-
 
 grant_stamp_(Time, Stamp) :-
     atom_string(Time, Text),
-    parse_time(Text, iso_8601, Stamp).
+    catch(parse_time(Text, iso_8601, Stamp), _, fail).
 
 whole_segments_(Filter) :-
     Filter \== [],

@@ -265,6 +265,14 @@ test(kept_set_of_a_grant_by_tag_or_time_alone,
                       ( K == V -> Same = same ; Same = V ) ),
             Ks).
 
+% An item written before 1970 (a negative stamp) is in a window that reaches back to it.
+test(kept_set_of_a_window_before_1970, [setup(fresh), true(K-V == [h1-l2]-[h1-l2])]) :-
+    add_item(h1-ops-s3-0-"1960-05-01T10:00:00Z"),
+    rungs(h1, [h1]),
+    grant(g1, carol, [to('1990-01-01T00:00:00Z')], l2),
+    kept_(carol, K),
+    seen(carol, V).
+
 test(kept_set_follows_revoke_and_erasure,
      [setup(fresh), true(Ks == [[a1-l2, p1-l2, p2-l2], [], [o1-l2], []])]) :-
     grant(g1, bob, [session(s1)], l2),
