@@ -1531,14 +1531,18 @@ api_reader_query(Reader, Text, Options, Solutions, More) :-
 %!  api_reader_rules(+Sources, +Options:dict, -Module) is det.
 %   Load rules (Name-Text sources or one text, checked as api_load_rules/4 checks them, with
 %   its Options: `last_wins`) into the grantee user module `grantee_rules`, whose vocabulary
-%   is the filtered view.
+%   is the filtered view; no sources (`[]`) leaves it empty, as a call without rules must
+%   find it (grantees share the module: another's rules are none of theirs).
 api_reader_rules(Sources, Module) :-
     api_reader_rules(Sources, _{}, Module).
 
 api_reader_rules(Sources, Options, Module) :-
     Module = grantee_rules,
     grantee_module_(Module),
-    api_load_rules(Sources, Module, Options, Module).
+    (   Sources == []
+    ->  memory_user_module(Module, atc_grantee_view)    % emptied: no call's rules stay
+    ;   api_load_rules(Sources, Module, Options, Module)
+    ).
 
 grantee_module_(M) :-
     (   memory_is_user_module(M)
