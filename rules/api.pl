@@ -85,7 +85,7 @@
                                         % wrappers that name them in their errors
 :- use_module(cells).
 :- use_module(grants).
-:- use_module(grantee_view, [grantee_view_run/2]).
+:- use_module(grantee_view, [grantee_view_run/2, grantee_view_reader/1]).
 
 /** <module> The one module the host calls
 
@@ -919,7 +919,8 @@ message_to_codes_(Error, Text) :-
 % re-armed. A repeated signal from outside cannot be lost that way. Each call has a token, so a
 % signal that arrives after its call ended (or in a later call) does nothing. Prolog's stacks are
 % capped for the call, what it prints goes to standard error (a goal's format/2 had come out
-% before `atc query --format json`'s JSON on stdout), and what it throws is cut down
+% before `atc query --format json`'s JSON on stdout; a grantee's goes nowhere, user_output_/1),
+% and what it throws is cut down
 % (limited_rethrow_/1). Nested calls run inside the outer limits.
 within_limits_(_, Goal) :-
     nb_current(atc_limit_state, active(_, _)), !,
@@ -941,7 +942,8 @@ within_limits_(Options, Goal) :-
     thread_self(Caller),
     current_output(Out0),
     setup_call_cleanup(
-        ( set_output(user_error),       % what user code prints is not the host's output
+        ( user_output_(Out),
+          set_output(Out),              % what user code prints is not the host's output
           nb_setval(atc_limit_stopped, []),
           nb_setval(atc_limit_state, active(Token, Limits)),
           set_prolog_flag(stack_limit, Stack),
@@ -951,9 +953,19 @@ within_limits_(Options, Goal) :-
         catch(once(Goal), E, limited_rethrow_(E)),
         ( nb_setval(atc_limit_state, idle),
           set_output(Out0),
+          (   Out == user_error -> true ; close(Out) ),
           set_prolog_flag(stack_limit, Stack0),
           watchdog_stop_(Dog)
         )).
+
+% user_output_(-Out): where what user code prints goes: the owner's to standard error, a
+% grantee's nowhere. A grantee never sees the host's standard error (a server's terminal or
+% log), and their goal wrote ~50 MB to it in 3 s, escape sequences and all.
+user_output_(Out) :-
+    (   grantee_view_reader(_)
+    ->  open_null_stream(Out)
+    ;   Out = user_error
+    ).
 
 watchdog_stop_(Dog) :-
     catch(thread_send_message(Dog, done), _, true),
@@ -1519,14 +1531,18 @@ api_reader_query(Reader, Text, Options, Solutions, More) :-
 %!  api_reader_rules(+Sources, +Options:dict, -Module) is det.
 %   Load rules (Name-Text sources or one text, checked as api_load_rules/4 checks them, with
 %   its Options: `last_wins`) into the grantee user module `grantee_rules`, whose vocabulary
-%   is the filtered view.
+%   is the filtered view; no sources (`[]`) leaves it empty, as a call without rules must
+%   find it (grantees share the module: another's rules are none of theirs).
 api_reader_rules(Sources, Module) :-
     api_reader_rules(Sources, _{}, Module).
 
 api_reader_rules(Sources, Options, Module) :-
     Module = grantee_rules,
     grantee_module_(Module),
-    api_load_rules(Sources, Module, Options, Module).
+    (   Sources == []
+    ->  memory_user_module(Module, atc_grantee_view)    % emptied: no call's rules stay
+    ;   api_load_rules(Sources, Module, Options, Module)
+    ).
 
 grantee_module_(M) :-
     (   memory_is_user_module(M)

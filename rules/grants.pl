@@ -45,10 +45,13 @@
 :- use_module(library(apply)).
 :- use_module(library(ordsets)).
 :- use_module(library(aggregate)).
+:- use_module(library(solution_sequences)).
+
 :- meta_predicate grants_read_once(0).
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
+:- use_module(when, [items_between/4]).
 :- use_module(cells, [cell/1, cell_of/2, cell_provenance/2]).
 :- use_module(tms, [belief_support/3]).
 :- use_module(attention_store, [scope_atom/2]).
@@ -283,12 +286,13 @@ visible_(P, Record, Max) :-
 %   until anything visibility depends on changes: grants and their revocation, principals,
 %   memberships, labels, the items and what curation derived from them; or the next grant
 %   expiry or retention date passes. Items is bounded(Count), Count the records kept, or
-%   `unbounded` when no such set is kept: for the owner and a pool's members (who see all),
-%   for grants of whole segments alone (a search of a segment finds their records first),
-%   and for grants whose filters name no segment or session, or name more than
+%   `unbounded` when no such set is kept: for the owner; where no record has a label, for
+%   grants of whole segments alone or of the whole home, a pool's members' included (a
+%   search finds their records first); and for grants whose filters name more than
 %   reader_set_limit_/1 items in all (their searches then filter what they fetch instead).
 %
-%   The candidates are the items of the sessions a grant's filter names (else of its segments),
+%   The candidates are the items of the sessions a grant's filter names (else of its segments,
+%   its entities, its time window or its tags: filter_candidates_/3),
 %   each checked by the policy itself (visible/3's), then the arcs, rollups and cells those
 %   visible items belong to, each checked likewise: the set is exactly what visible/3 answers.
 %   A grantee's searches run within it (rules/hydrate.pl), so what they return cannot depend on
@@ -379,12 +383,16 @@ reader_grants_(P, Now, Grants) :-
     Grants \== [].
 
 % reader_candidates_(+Grants, -Items): every item a grant of Grants may match (the items of
-% the sessions its filter names, else of its segments), deduplicated; fails when one grant
-% names neither, when there are more than reader_set_limit_/1 of them, or when every grant
-% is of whole segments: a search within a segment then finds the reader's records among its
-% first hits, and a set would cost more to make (~40 µs a record) than it saves.
+% the sessions its filter names, else of its segments, ...: filter_candidates_/3),
+% deduplicated; fails when there are more than reader_set_limit_/1 of them, or, in a home
+% where no record has a label, when one grant is of the whole home or every grant is of
+% whole segments: a search then finds the reader's records among its first hits, and a set
+% would cost more to make (~40 µs a record) than it saves.
 reader_candidates_(Grants, Items) :-
-    \+ forall(member(g(Filter, _), Grants), whole_segments_(Filter)),
+    (   labels_set_
+    ->  true                            % a label may hide records a segment's statistics hold
+    ;   \+ forall(member(g(Filter, _), Grants), whole_segments_(Filter))
+    ),
     reader_set_limit_(Limit),
     foldl(grant_candidates_(Limit), Grants, [], Lists),
     append(Lists, Items0),
@@ -393,13 +401,72 @@ reader_candidates_(Grants, Items) :-
     N =< Limit.
 
 grant_candidates_(Limit, g(Filter, _), Lists, [Items|Lists]) :-
-    (   findall(S, member(session(S), Filter), Sessions), Sessions \== []
-    ->  findall(H, ( member(S, Sessions), stored_text_(S, S1), item_session(H, S1) ), Items)
-    ;   findall(S, member(segment(S), Filter), Segments), Segments \== []
-    ->  findall(H, ( member(S, Segments), stored_text_(S, S1), item_segment(H, S1) ), Items)
-    ),
+    filter_candidates_(Filter, Limit, Items),
     length(Items, N),
     N =< Limit.
+
+% filter_candidates_(+Filter, +Limit, -Items): the items one key of Filter names, found
+% through an index where there is one, at most Limit + 1 of them (more and no set is kept:
+% reading on would be wasted): an item the filter matches passes every key, so it is among
+% them (each is then checked by the policy itself). A filter of no key (the whole home) takes
+% every item, and only where labels may hide some: with no label it hides nothing, and a
+% search of the whole home finds its records first. A grant by a tag, an entity or a time
+% alone is kept too: with no set, its BM25 statistics were the whole home's, so a score told
+% how many hidden records held a word (as a label's were).
+filter_candidates_(Filter, Limit, Items) :-
+    Most is Limit + 1,
+    key_candidates_(Filter, Most, Items).
+
+key_candidates_([], Most, Items) :- !,
+    labels_set_,
+    findall(H, limit(Most, item(H)), Items).
+key_candidates_(Filter, Most, Items) :-
+    findall(S, member(session(S), Filter), Sessions), Sessions \== [], !,
+    findall(H, limit(Most, ( member(S, Sessions), stored_text_(S, S1), item_session(H, S1) )),
+            Items).
+key_candidates_(Filter, Most, Items) :-
+    findall(S, member(segment(S), Filter), Segments), Segments \== [], !,
+    findall(H, limit(Most, ( member(S, Segments), stored_text_(S, S1), item_segment(H, S1) )),
+            Items).
+key_candidates_(Filter, Most, Items) :-
+    findall(E, member(entity(E), Filter), Entities), Entities \== [], !,
+    findall(H, limit(Most, distinct(H, ( member(E, Entities), entity_holder_(E, H) ))), Items).
+key_candidates_(Filter, Most, Items) :-
+    findall(T, member(from(T), Filter), Froms),
+    findall(T, member(to(T), Filter), Tos),
+    ( Froms \== [] ; Tos \== [] ),
+    maplist(grant_stamp_, Froms, FromStamps),
+    maplist(grant_stamp_, Tos, ToStamps),
+    !,
+    % a day wider each side: the filter compares time texts, the day index stamps
+    (   min_list(FromStamps, From0) -> From is From0 - 86400 ; From = -62167219200 ),
+    (   max_list(ToStamps, To0) -> To is To0 + 86400 ; To = 253402300799 ),
+    items_between(From, To, Most, Items).
+key_candidates_(Filter, Most, Items) :-
+    findall(T, member(tag(T), Filter), Tags), Tags \== [], !,
+    findall(S, ( member(T, Tags), atom_string(T, S) ), Strings),
+    % no index of tags: one pass over the items, once per change of memory
+    findall(H, limit(Most, ( item(H), once(( member(S, Strings), distilled(H, tag, S) )) )),
+            Items).
+
+% Some record has a label: a restriction, readers or a retention date.
+labels_set_ :-
+    once(label_(_, _, _)).
+
+% entity_holder_(+E, -H): item H names entity E, as condition_holds_/2 reads entity(E): a
+% distilled entity, or the object of one of its links (stored as an atom, a string or a
+% number), each looked up through its index.
+entity_holder_(E, H) :-
+    atom_string(E, S),
+    (   distilled(H, entity, S)
+    ;   stored_text_(S, O), relation(H, _, O)
+    ;   atom_number(S, O), relation(H, _, O)
+    ),
+    item(H).
+
+grant_stamp_(Time, Stamp) :-
+    atom_string(Time, Text),
+    catch(parse_time(Text, iso_8601, Stamp), _, fail).
 
 whole_segments_(Filter) :-
     Filter \== [],

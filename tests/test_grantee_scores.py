@@ -91,3 +91,87 @@ def test_a_grantee_cannot_ask_for_the_statistics_of_a_segment_they_do_not_read(t
     finally:
         memory.close()
     assert asked == plain
+
+
+#: Dated, tagged shared records and older hidden ones holding the same words: grants by a
+#: tag, an entity or a time alone match the first and none of the second.
+DATED = "".join(f"[2024-03-0{1 + i % 9} 09:00] Ann: the nightly retry job number {i} in "
+                f"jobs/nightly.py ran with a budget of {i * 3} minutes\n" for i in range(10))
+DATED_HIDDEN = "".join(f"[2023-01-0{1 + i % 9} 10:00] Zed: retry retry the secret migration "
+                       f"{i} and its budget\n" for i in range(60))
+#: grantee -> the one filter of their grant (no segment, no session)
+NARROW = {"tagged": {"tags": ["nightly"]}, "named": {"entities": ["jobs/nightly.py"]},
+          "recent": {"since": "2024-01-01"}}
+#: grantees whose grant matches the hidden records too, which a `private` label hides
+LABELLED = {"segment": {"segments": ["payments"]}, "everything": {}}
+
+
+@pytest.fixture(scope="module")
+def narrow_scores(tmp_path_factory) -> dict[bool, dict]:
+    """What each grantee of NARROW and LABELLED is answered, with and without the hidden
+    records (labelled private)."""
+    from attention_cloud import Memory
+    from attention_cloud.sharing import add_grant, add_principal, label, reader_query
+
+    out = {}
+    for with_hidden in (False, True):
+        root = tmp_path_factory.mktemp(f"narrow-{with_hidden}")
+        home = root / "home"
+        home.mkdir()
+        (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+        (root / "shared.txt").write_text(DATED, encoding="utf-8")
+        memory = Memory.open(home)
+        try:
+            memory.ingest([root / "shared.txt"], format="text", segment="payments")
+            if with_hidden:
+                (root / "hidden.txt").write_text(DATED_HIDDEN, encoding="utf-8")
+                memory.ingest([root / "hidden.txt"], format="text", segment="payments")
+            memory.curate()
+            add_principal(memory, "alice", owner=True)
+            text_of = {r["H"]: r["T"] for r in memory.query("item_text(H, T)", limit=500).rows}
+            if with_hidden:
+                label(memory, [h for h, t in text_of.items() if "secret" in t],
+                      restrictions=["private"])
+            seen = {}
+            for grantee, narrow in {**NARROW, **LABELLED}.items():
+                add_principal(memory, grantee)
+                add_grant(memory, grantee, ceiling="L0", **narrow)
+                hits = reader_query(memory, grantee, 'lexical("retry budget", 4, [], H)')
+                seen[grantee] = [(text_of[h], round(s, 9)) for h, s in hits.rows[0]["H"]]
+                items = reader_query(memory, grantee, "item(H)", limit=500).rows
+                seen[grantee, "items"] = sorted(text_of[r["H"]] for r in items)
+            out[with_hidden] = seen
+        finally:
+            memory.close()
+    return out
+
+
+@pytest.mark.parametrize("grantee", sorted(NARROW))
+def test_a_grant_by_tag_entity_or_time_alone_scores_by_what_it_sees(narrow_scores, grantee):
+    """Weighed by the whole home, the score of a record such a grantee sees fell from one home
+    to the other: the 60 hidden records holding `retry` and `budget` were counted."""
+    assert narrow_scores[False][grantee], narrow_scores[False]
+    assert all("Ann:" in text or "nightly" in text for text, _ in narrow_scores[True][grantee])
+    assert narrow_scores[True][grantee] == narrow_scores[False][grantee]
+
+
+@pytest.mark.parametrize("grantee", sorted(NARROW))
+def test_a_grant_by_tag_entity_or_time_alone_reads_every_record_it_matches(narrow_scores,
+                                                                           grantee):
+    """Each of the ten shared records is tagged `nightly`, names jobs/nightly.py and is of
+    2024: the grantee enumerates all ten, and no hidden record, with or without them."""
+    for with_hidden in (False, True):
+        texts = narrow_scores[with_hidden][grantee, "items"]
+        assert len(texts) == 10 and all("nightly" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("grantee", sorted(LABELLED))
+def test_records_a_label_hides_do_not_move_a_grantees_scores(narrow_scores, grantee):
+    """A grant of a whole segment, or of the whole home, whose records a `private` label
+    partly hides: weighed by the segment's (the home's) statistics, the labelled records
+    moved the score of every record the grantee saw, so it told how many of them held a
+    word; a pool's members, who read the whole pool under its labels, were told the same."""
+    assert narrow_scores[False][grantee], narrow_scores[False]
+    assert narrow_scores[True][grantee] == narrow_scores[False][grantee]
+    for with_hidden in (False, True):
+        assert len(narrow_scores[with_hidden][grantee, "items"]) == 10

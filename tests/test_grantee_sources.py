@@ -179,3 +179,42 @@ def test_an_empty_frame_says_nothing_of_hidden_items_not_curated_yet(tmp_path):
         after = reader_hydrate(memory, "bob", GOAL).receipt
     assert before["facts"] == [] and after["facts"] == []
     assert after["empty"] == before["empty"] == "nothing shared with bob answers this goal"
+
+
+#: Saved rules as an owner might leave them by hand: one calls a predicate nothing defines,
+#: one does not parse, one is not UTF-8. Each is the owner's to fix; a grantee's error names
+#: the file by its place in the home, never the home's own directory.
+_BROKEN_RULES = {
+    "calls_nothing": "helper(X) :- no_such_thing(X).\n",
+    "unreadable": "walk_all(S, H-0.5) :- member(H-_, S\n",
+    "not_utf8": b"bad(\xff).\n",
+}
+
+
+@pytest.mark.parametrize("rule", sorted(_BROKEN_RULES))
+def test_a_grantees_error_from_the_owners_saved_rules_names_no_directory(tmp_path, rule):
+    from attention_cloud.errors import AtcError
+    from attention_cloud.sharing import reader_hydrate, reader_query
+
+    memory = granted_memory(tmp_path, "L0")
+    try:
+        memory.rules_dir.mkdir(parents=True, exist_ok=True)
+        text = _BROKEN_RULES[rule]
+        path = memory.rules_dir / f"{rule}.pl"
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        home = str(memory.home)
+        for read in (lambda: reader_query(memory, "bob", "helper(X)"),
+                     lambda: reader_hydrate(memory, "bob", GOAL)):
+            with pytest.raises(AtcError) as raised:
+                read()
+            message = str(raised.value)
+            assert home not in message and str(tmp_path) not in message, message
+            assert f"rules/{rule}.pl" in message, message     # the owner can still find it
+        with pytest.raises(AtcError) as raised:                 # the owner is told the path
+            memory.query("helper(X)")
+        assert str(path) in str(raised.value)
+    finally:
+        memory.close()

@@ -283,3 +283,29 @@ def test_a_rule_is_checked_and_saved_while_no_other_save_holds_the_rules_lock(ho
         worker.join(30)
         assert saved.is_set() and not errors, errors
         assert [r["name"] for r in mem.rules_list()] == ["said"]
+
+
+def test_a_grantee_cannot_reach_the_rules_another_grantee_loaded(tmp_path):
+    """Grantees' rules load into one module, grantee_rules, which kept the last call's: after
+    carol's query with rules, bob's goal `hydrate(G, _{rules: grantee_rules, walk:
+    rule(carols_walk)}, F)` ran carol's walk rule, and a name she had not defined was an
+    error where hers was a frame (her rules' names, told to bob). A call without rules now
+    finds that module empty."""
+    from attention_cloud.errors import AtcError
+    from attention_cloud.sharing import add_grant, add_principal, reader_query
+    from granted_home import granted_memory
+
+    memory = granted_memory(tmp_path, "L0")
+    try:
+        add_principal(memory, "carol")
+        add_grant(memory, "carol", segments=["default"], ceiling="L0")
+        carols = ("carols_walk(Seeds, H-0.9) :- member(H-_, Seeds).\n"
+                  "plane(carols, _{walk: rule(carols_walk), seeds: 2}).\n")
+        assert reader_query(memory, "carol", "carols_walk([a-1], X)", rules_text=carols).rows
+        for options in ("_{rules: grantee_rules, walk: rule(carols_walk)}",
+                        "_{rules: grantee_rules, plane: carols}"):
+            with pytest.raises(AtcError) as refused:
+                reader_query(memory, "bob", f'hydrate("the cache", {options}, F)')
+            assert "carols" in str(refused.value), str(refused.value)
+    finally:
+        memory.close()

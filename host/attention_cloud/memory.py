@@ -844,10 +844,13 @@ class Memory:
         """The text of every rule saved in the home (``atc rules add``), in name order."""
         return [p.read_text(encoding="utf-8") for p in self._rule_files()]
 
-    def saved_rule_sources(self) -> list[Term]:
+    def saved_rule_sources(self, *, named_in_home: bool = False) -> list[Term]:
         """Every rule saved in the home as ``Path-Text`` terms for ``api_load_rules``, in name
-        order: an error in one names its file and line."""
-        return [_rule_source(p) for p in self._rule_files()]
+        order: an error in one names its file and line. With ``named_in_home`` each is named
+        by its place in the home (``rules/walk.pl``): for a grantee, to whom the home's own
+        directory (``/home/alice/...``) is the owner's and no part of a grant."""
+        return [_rule_source(p, p.relative_to(self.home) if named_in_home else p)
+                for p in self._rule_files()]
 
     def _rule_files(self) -> list[Path]:
         return sorted(p for p in self.rules_dir.glob("*.pl")
@@ -1024,13 +1027,15 @@ def _rules_lock(home: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _rule_source(path: Path) -> Term:
-    """A saved rule as the ``Path-Text`` source ``api_load_rules`` reads: errors name the file
-    (one edited by hand into something not UTF-8 too: InputError, not a traceback)."""
+def _rule_source(path: Path, name: Path | None = None) -> Term:
+    """A saved rule as the ``Name-Text`` source ``api_load_rules`` reads: errors name the file
+    as ``name`` (default its path; one edited by hand into something not UTF-8 too:
+    InputError, not a traceback)."""
+    name = path if name is None else name
     try:
-        return Term("-", [str(path), path.read_text(encoding="utf-8")])
+        return Term("-", [str(name), path.read_text(encoding="utf-8")])
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: saved rule is not UTF-8 ({exc}); fix it or atc rules "
+        raise InputError(f"{name}: saved rule is not UTF-8 ({exc}); fix it or atc rules "
                          f"remove {path.stem}") from None
 
 

@@ -241,17 +241,37 @@ test(whole_segments_keep_no_set, [setup(fresh), true(K == unbounded)]) :-
 
 test(kept_set_by_session_and_labels,
      [setup(fresh), true(Ks == [[a1-l1, p1-l1, p2-l1], [a1-l1, o1-l0, p1-l1, p2-l1, r1-l1],
-                                [o1-l0, p2-l1], unbounded, unbounded])]) :-
+                                [o1-l0, p2-l1], [o1-l2, p2-l2], unbounded])]) :-
     grant(g1, bob, [session(s1)], l1),
     kept_(bob, K1),
     grant(g2, bob, [session(s2)], l0),
     kept_(bob, K2),                             % r1's every source visible now
     grants_label(p1, restriction, private),
     kept_(bob, K3),                             % p1 private: p1 and a1, r1 made of it gone
-    grant(g3, carol, [tag(retry)], l2),         % no session or segment: searches filter
+    grant(g3, carol, [tag(retry)], l2),         % no session or segment: kept all the same
     kept_(carol, K4),
     kept_(alice, K5),                           % the owner sees all
     Ks = [K1, K2, K3, K4, K5].
+
+% A grant by a tag or a time alone keeps its set too (with none, its BM25 statistics were
+% the whole home's): exactly what visible/3 enumerates.
+test(kept_set_of_a_grant_by_tag_or_time_alone,
+     [setup(fresh), true(Ks == [[a1-l2, o1-l2, p1-l2, p2-l2, r1-l2]-same,
+                                [o1-l1, p2-l1]-same, [p1-l0]-same])]) :-
+    grant(g1, carol, [tag(retry)], l2),
+    grant(g2, dan, [from('2026-01-15T00:00:00Z')], l1),
+    grant(g3, bob, [to('2026-01-15T00:00:00Z')], l0),
+    findall(K-Same, ( member(P, [carol, dan, bob]), kept_(P, K), seen(P, V),
+                      ( K == V -> Same = same ; Same = V ) ),
+            Ks).
+
+% An item written before 1970 (a negative stamp) is in a window that reaches back to it.
+test(kept_set_of_a_window_before_1970, [setup(fresh), true(K-V == [h1-l2]-[h1-l2])]) :-
+    add_item(h1-ops-s3-0-"1960-05-01T10:00:00Z"),
+    rungs(h1, [h1]),
+    grant(g1, carol, [to('1990-01-01T00:00:00Z')], l2),
+    kept_(carol, K),
+    seen(carol, V).
 
 test(kept_set_follows_revoke_and_erasure,
      [setup(fresh), true(Ks == [[a1-l2, p1-l2, p2-l2], [], [o1-l2], []])]) :-

@@ -16,12 +16,19 @@ from ..api_lock import serialised
 from ..audit import append_event
 from ..bridge import Atom, Term, Var, to_plain
 from ..errors import InputError, PrologError, UsageError, one_line
+from ..jump import MAX_QUERY_CHARS
 from ..memory import MAX_RULES_BYTES, QueryResult
 from .policy import RESERVED_NAMES
 
 #: The most records one query's audit entry names (a goal may read every text of a large
 #: home; the entry stays a line of about a MB at most).
 MAX_AUDITED_READS = 20_000
+#: The longest goal a grantee may give, in characters: the most of a text any search reads
+#: (jump.MAX_QUERY_CHARS). Each of their frames is kept as a receipt and each read is a line
+#: of the audit log, both holding the goal whole, in the owner's home: a goal of megabytes
+#: (a server's body may be 8 MB) grew the owner's disk by as much at every request.
+MAX_GRANTEE_GOAL_CHARS = MAX_QUERY_CHARS
+
 #: Handles of records a reader can be shown: items, arcs, session rollups and cells.
 _HANDLE = re.compile(r"(?:it|arc|ses|cell)_[0-9a-f]{6,}")
 
@@ -36,16 +43,29 @@ def require_principal(mem: Any, reader: str) -> None:
                          "nothing (remove it and add the principal under another name)")
 
 
+def _grantee_goal(goal: Any) -> str:
+    """``goal`` when it is text of at most MAX_GRANTEE_GOAL_CHARS characters."""
+    args.text("goal", goal)
+    if len(goal) > MAX_GRANTEE_GOAL_CHARS:
+        raise UsageError(f"goal is {len(goal):,} characters long; a grantee's goal is at "
+                         f"most {MAX_GRANTEE_GOAL_CHARS:,} characters")
+    return goal
+
+
 def _rules_module(mem: Any, rules_text: str | None, rules_source: str | None) -> str | None:
     """The grantee user module with the saved rules and ``rules_text`` loaded, as the owner's
     are: a predicate (a plane) the text defines is the text's alone, and an error in it names
-    ``rules_source`` (the --rules file) and its line."""
-    sources = mem.saved_rule_sources()
+    ``rules_source`` (the --rules file) and its line; None, and that module emptied, when
+    there are none."""
+    sources = mem.saved_rule_sources(named_in_home=True)   # errors name no owner's directory
     if rules_text:
         if len(rules_text.encode("utf-8")) > MAX_RULES_BYTES:
             raise UsageError(f"rules text is larger than {MAX_RULES_BYTES} bytes")
         sources.append(Term("-", [rules_source or "rules", rules_text]))
     if not sources:
+        # grantees share one rules module: emptied, so that no call reaches the rules the
+        # last one loaded (another grantee's) through hydrate/3's `rules: grantee_rules`
+        mem.pl.once("atc_api:api_reader_rules", [], Var())
         return None
     with mem._limits():
         (module,) = mem.pl.once("atc_api:api_reader_rules", sources,
@@ -77,6 +97,7 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     from ..hydration import hydrate
 
     require_principal(mem, reader)
+    _grantee_goal(goal)
     args.text("rules_text", rules_text, optional=True)
     args.text("rules_source", rules_source, optional=True)
     args.text("walk", walk, optional=True)
@@ -106,7 +127,7 @@ def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
     logged with the records the answers name. ``rules_text`` and ``rules_source`` as for
     :func:`reader_hydrate`."""
     require_principal(mem, reader)
-    args.text("goal", goal)
+    _grantee_goal(goal)
     args.whole("limit", limit, minimum=1)
     args.seconds("time_limit", time_limit, optional=True)
     args.text("rules_text", rules_text, optional=True)
