@@ -785,6 +785,8 @@ ISSUE_15_FORMATS = [
     ("telegram_result.json", "telegram"),
     ("slack_export/running-club/2023-05-08.json", "slack"),
     ("discord_export.json", "discord"),
+    ("messenger_export/your_facebook_activity/messages/inbox/runningclub_3825/message_1.json",
+     "messenger"),
     ("claude_code_21/5e55a1f0-0000-4000-8000-00000000c0de.jsonl", "claude-code"),
 ]
 

@@ -53,6 +53,10 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
              "for names",
     "discord": "Discord channel exports of DiscordChatExporter (JSON: guild, channel, "
                "messages), each message with its author and time, replies linked",
+    "messenger": "Facebook Messenger and Instagram exports (Download your information, JSON: "
+                 "messages/inbox/<thread>/message_1.json): each message with its sender and "
+                 "time, oldest first, text as written (Meta's mis-encoded UTF-8 repaired), "
+                 "shared files and links named",
     "gemini": "Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.json: user and "
               "gemini messages, tool calls with their results) and Gemini API contents "
               "(role/parts lists such as /chat save checkpoints, JSON Lines of them, "

@@ -70,6 +70,10 @@ Formats (detected from the content; ``format=`` overrides)
     ``discord``
         DiscordChatExporter JSON exports: a channel a session ``<guild>/#<channel>``, each
         message with its author and time, replies linked (:mod:`.discord`).
+    ``messenger``
+        Facebook Messenger and Instagram exports (``message_1.json`` ...): a thread a session,
+        each message with its sender and time, oldest first, Meta's mis-encoded text repaired
+        (:mod:`.messenger`).
     ``gemini``
         Gemini CLI session recordings (``~/.gemini/tmp/<project>/chats/session-*.json``), each
         tool call paired with its result in place, and Gemini API contents (``role``/``parts``

@@ -21,6 +21,7 @@ from .langchain_messages import LangChainParser
 from .locomo import LoCoMoParser
 from .longmemeval import LongMemEvalParser
 from .markdown_log import MarkdownLogParser
+from .messenger import MessengerParser
 from .notes import NotesParser
 from .openai_chat import OpenAIChatParser
 from .openai_responses import ResponsesParser
@@ -64,6 +65,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "telegram": TelegramParser,
     "slack": SlackParser,
     "discord": DiscordParser,
+    "messenger": MessengerParser,
 }
 
 

@@ -19,6 +19,8 @@ export (a chat's ``messages`` typed ``message`` or ``service``, or an account's 
 means ``telegram``, a list of messages typed ``message`` with an epoch ``ts`` (a Slack
 export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``, a
 DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``, a
+Messenger or Instagram thread (``participants`` and ``messages`` with a ``sender_name``)
+``messenger``, a
 Gemini CLI session (``messages`` typed ``user``/``gemini``), Gemini API contents (``role``
 ``model`` with ``parts``, or ``{"contents"}``) or Gemini CLI's ``logs.json`` ``gemini``; a
 list of conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``,
@@ -56,6 +58,7 @@ from .langchain_messages import is_langchain_conversation, is_langchain_message
 from .locomo import is_locomo_sample
 from .longmemeval import is_longmemeval_instance
 from .markdown_log import has_timed_headings
+from .messenger import is_messenger_export
 from .notes import has_dated_headings
 from .openhands import is_openhands, is_openhands_run
 from .openhands_sdk import EVENT_KINDS, is_base_state, is_sdk_event
@@ -146,6 +149,8 @@ def _json_format(text: str, first: str) -> str | None:
             return "trajectory"
         if is_telegram_export(value):  # its ``messages`` have no role: not a chat API's
             return "telegram"
+        if is_messenger_export(value):
+            return "messenger"
         if is_discord_export(value):
             return "discord"
         if _is_gemini(value):  # its "messages" have no role either
@@ -253,6 +258,8 @@ def _document_format(document: Any) -> str | None:
         return "slack"
     if is_discord_export(document):
         return "discord"
+    if is_messenger_export(document):
+        return "messenger"
     if is_chatgpt_export(document):
         return "chatgpt"
     if is_claude_ai_export(document) or is_claude_ai_projects(document):
