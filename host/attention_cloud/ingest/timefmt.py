@@ -486,6 +486,15 @@ _TODAY_PART = re.compile(
     r"\b(?P<today>this\s+(?:morning|afternoon|evening)|tonight|(?:earlier|later)\s+today)\b",
     re.IGNORECASE)
 _TODAY_WORDS = ("morning", "afternoon", "evening", "tonight", "today")
+_DAY_WORDS = frozenset((*_WEEKDAYS, *_TODAY_WORDS, "yesterday", "tomorrow", "night", "noon",
+                        "midday", "midnight", "dawn", "dusk", "overnight", "weekend"))
+
+
+def names_a_day(words: str) -> bool:
+    """True when ``words`` name a day or a part of one ("Morning", "Saturday night",
+    "Tomorrow"): a heading's time of day, never a person."""
+    split = words.lower().split()
+    return bool(split) and all(word in _DAY_WORDS for word in split)
 # A season ("last summer", "this spring", "next winter", "the summer of 2019"), read as the
 # northern hemisphere's meteorological seasons: the day stored is the season's middle.
 _SEASON = re.compile(
