@@ -27,6 +27,8 @@ from dateutil.relativedelta import relativedelta
 from dateutil.tz import tzoffset
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .hemisphere import is_southern
+
 # Claude Code writes "2026-01-02T03:04:05.678Z"; the common case needs no parsing at all.
 _UTC_Z = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\Z")
 _EPOCH = re.compile(r"\d+(?:\.\d+)?\Z")
@@ -78,10 +80,12 @@ class TurnTime(str):
     """
 
     day: str
+    south: bool | None  # written in a zone south of the equator; None: its zone does not say
 
-    def __new__(cls, iso: str, day: str) -> TurnTime:
+    def __new__(cls, iso: str, day: str, south: bool | None = None) -> TurnTime:
         made = super().__new__(cls, iso)
         made.day = day
+        made.south = south
         return made
 
 
@@ -95,7 +99,22 @@ def read_turn_time(value: Any) -> TurnTime | str | None:
     if not text or _UTC_Z.match(text) or _EPOCH.match(text):
         return TurnTime(iso, iso[:10])  # written in UTC (or as a count of seconds)
     written = _written_moment(text)
-    return TurnTime(iso, written.date().isoformat() if written is not None else iso[:10])
+    if written is None:
+        return TurnTime(iso, iso[:10])
+    return TurnTime(iso, written.date().isoformat(), is_southern(_zone_written(text, written)))
+
+
+def _zone_written(text: str, written: datetime) -> str:
+    """The zone a time names, by its IANA name (``…[Australia/Sydney]``) or its abbreviation
+    (``AEST``); ``""`` for an offset alone or none."""
+    named = _ZONE_NAME.match(text)
+    if named:
+        return named["zone"]
+    go = _GO_TIME.match(text)
+    if go:
+        return text[go.end("moment"):].split()[0]
+    zone = written.tzname() or ""
+    return zone if zone in _ZONES or zone.isalpha() and zone.isupper() else ""
 
 
 class LogClock:
@@ -496,7 +515,8 @@ def names_a_day(words: str) -> bool:
     split = words.lower().split()
     return bool(split) and all(word in _DAY_WORDS for word in split)
 # A season ("last summer", "this spring", "next winter", "the summer of 2019"), read as the
-# northern hemisphere's meteorological seasons: the day stored is the season's middle.
+# meteorological seasons of the hemisphere the turn was written in (the northern one where its
+# time's zone does not say): the day stored is the season's middle.
 _SEASON = re.compile(
     r"\b(?:(?P<season_rel>last|this|next|this past)\s+(?P<season>summer|winter|spring|autumn|fall)"
     r"|(?P<season_y>summer|winter|spring|autumn|fall)\s+(?:of\s+)?(?P<season_year>(?:19|20)\d\d))\b",
@@ -505,6 +525,14 @@ _SEASON_WORDS = ("summer", "winter", "spring", "autumn", "fall")
 # season -> (first month, middle month): winter of year Y runs from December of Y-1
 _SEASONS = {"winter": (12, 1), "spring": (3, 4), "summer": (6, 7), "autumn": (9, 10),
             "fall": (9, 10)}
+# south of the equator each season falls in the months of the northern one opposite it
+_OPPOSITE_SEASON = {"winter": "summer", "summer": "winter", "spring": "autumn",
+                    "autumn": "spring", "fall": "spring"}
+
+
+def names_a_season(phrase: str) -> bool:
+    """Whether a phrase :func:`relative_dates` found names a season ("last summer")."""
+    return any(word in _SEASON_WORDS for word in phrase.split())
 _WEEKDAY_BEFORE = re.compile(r",?\s{1,3}")  # between a weekday and the date it names
 _BARE_WEEKDAY = re.compile(r"(?<!\bevery\s)(?<!\beach\s)\b(?P<bare_d>" + _WEEKDAY + r")\b",
                            re.IGNORECASE)
@@ -624,7 +652,7 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     for match in matches:
         if _a_title(match):
             continue
-        resolved = _resolve(match, day)
+        resolved = _resolve(match, day, getattr(time, "south", None) is True)
         if resolved is not None:
             phrase = " ".join(match.group(0).lower().split())
             found.setdefault(phrase, resolved.isoformat())
@@ -680,8 +708,11 @@ def date_note(text: str, time: str, days: list[str]) -> str:
     shown: set[str] = set()
     moment = parse_moment(time) if time else None
     if moment is not None and text:
-        for shift in (0, -1, 1):
-            read = relative_dates(text, (moment + timedelta(days=shift)).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        # a season was read in the hemisphere the turn was written in, which the UTC time no
+        # longer says: the southern reading is tried too
+        for shift, south in ((0, None), (0, True), (-1, None), (-1, True), (1, None), (1, True)):
+            iso = (moment + timedelta(days=shift)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            read = relative_dates(text, TurnTime(iso, iso[:10], south))
             if any(day in wanted for _, day in read):
                 for phrase, day in read:
                     if day in wanted and day not in shown:
@@ -702,7 +733,7 @@ def _day_shown(day: str) -> str:
         return day
 
 
-def _resolve(match: re.Match[str], day: date) -> date | None:
+def _resolve(match: re.Match[str], day: date, south: bool = False) -> date | None:
     g = match.groupdict()
     if g.get("lastof_d"):
         return _nearest(day, lambda year: _last_weekday(year, _month(g.get("lastof_m")),
@@ -732,7 +763,7 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
     if g.get("today"):
         return day
     if g.get("season") or g.get("season_y"):
-        return _season(match, day)
+        return _season(match, day, south)
     if g.get("before"):
         return day - timedelta(days=2)
     if g.get("after"):
@@ -797,15 +828,19 @@ def _season_span(name: str, year: int) -> tuple[date, date, date]:
     return start, end, date(year, middle_month, 15)
 
 
-def _season(match: re.Match[str], day: date) -> date | None:
+def _season(match: re.Match[str], day: date, south: bool = False) -> date | None:
     """The middle day of the season ``match`` names: "last summer" the latest that ended before
     the turn's day, "next summer" the first to start after it, "this summer" the one the day
     is in, else the latest before it in a sentence told in the past and the next otherwise,
-    "the summer of 2019" that year's."""
+    "the summer of 2019" that year's; ``south``: in the southern hemisphere (summer December
+    to February)."""
     g = match.groupdict()
     if g.get("season_y"):
-        return _season_span(g["season_y"].lower(), int(g["season_year"]))[2]
+        name = g["season_y"].lower()
+        return _season_span(_OPPOSITE_SEASON[name] if south else name,
+                            int(g["season_year"]))[2]
     name, rel = g["season"].lower(), " ".join(g["season_rel"].lower().split())
+    name = _OPPOSITE_SEASON[name] if south else name
     spans = [_season_span(name, year) for year in range(day.year - 2, day.year + 3)]
     ended = [s for s in spans if s[1] < day]
     to_come = [s for s in spans if s[0] > day]
