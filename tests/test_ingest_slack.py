@@ -112,3 +112,22 @@ def test_a_message_whose_ts_is_damaged_or_missing_is_reported_not_the_day_lost(t
         report = mem.ingest([str(day)])
         again = mem.ingest([str(day)])
     assert report.new == 3 and again.new == 0 and len(report.unread_times) == 2
+
+
+def test_users_json_copied_in_later_names_the_senders_of_days_read_before(tmp_path, home):
+    """Before, a day file read before the export's ``users.json`` was there kept its senders
+    as ids (``U02TOMAS``) for good: read again, the unchanged day file was skipped. The users
+    file changes what the day gives, so adding it reads the day again."""
+    channel = tmp_path / "export" / "running-club"
+    channel.mkdir(parents=True)
+    day = [{"type": "message", "user": "U02TOMAS", "text": "Saturday at 7 works for me",
+            "ts": "1683554400.000100"}]
+    (channel / "2023-05-08.json").write_text(json.dumps(day))
+    query = "item_speaker(H, S)"
+    with Memory.open(home) as mem:
+        mem.ingest([str(channel.parent)])
+        assert {r["S"] for r in mem.query(query).rows} == {"U02TOMAS"}
+        shutil.copy(EXPORT / "users.json", channel.parent / "users.json")
+        report = mem.ingest([str(channel.parent)])
+        assert report.updated == 1
+        assert {r["S"] for r in mem.query(query).rows} == {"Tomás Ruiz"}
