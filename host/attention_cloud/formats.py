@@ -57,6 +57,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                  "messages/inbox/<thread>/message_1.json): each message with its sender and "
                  "time, oldest first, text as written (Meta's mis-encoded UTF-8 repaired), "
                  "shared files and links named",
+    "google-chat": "Google Chat from Google Takeout (Google Chat/Groups/<DM or Space>/"
+                   "messages.json): each message with its creator and time, threads and edits "
+                   "linked, attached files named",
     "gemini": "Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.json: user and "
               "gemini messages, tool calls with their results) and Gemini API contents "
               "(role/parts lists such as /chat save checkpoints, JSON Lines of them, "

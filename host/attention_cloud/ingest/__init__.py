@@ -74,6 +74,9 @@ Formats (detected from the content; ``format=`` overrides)
         Facebook Messenger and Instagram exports (``message_1.json`` ...): a thread a session,
         each message with its sender and time, oldest first, Meta's mis-encoded text repaired
         (:mod:`.messenger`).
+    ``google-chat``
+        Google Chat from Google Takeout (``messages.json`` in each conversation's folder): each
+        message with its creator and time, threads and edits linked (:mod:`.google_chat`).
     ``gemini``
         Gemini CLI session recordings (``~/.gemini/tmp/<project>/chats/session-*.json``), each
         tool call paired with its result in place, and Gemini API contents (``role``/``parts``

@@ -17,6 +17,7 @@ from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
 from .discord import DiscordParser
 from .gemini import GeminiParser
+from .google_chat import GoogleChatParser
 from .langchain_messages import LangChainParser
 from .locomo import LoCoMoParser
 from .longmemeval import LongMemEvalParser
@@ -66,6 +67,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "slack": SlackParser,
     "discord": DiscordParser,
     "messenger": MessengerParser,
+    "google-chat": GoogleChatParser,
 }
 
 

@@ -20,7 +20,8 @@ means ``telegram``, a list of messages typed ``message`` with an epoch ``ts`` (a
 export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``, a
 DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``, a
 Messenger or Instagram thread (``participants`` and ``messages`` with a ``sender_name``)
-``messenger``, a
+``messenger``, a Google Chat Takeout ``messages.json`` (``messages`` with a ``creator`` and a
+``created_date``; its ``group_info.json`` by name) ``google-chat``, a
 Gemini CLI session (``messages`` typed ``user``/``gemini``), Gemini API contents (``role``
 ``model`` with ``parts``, or ``{"contents"}``) or Gemini CLI's ``logs.json`` ``gemini``; a
 list of conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``,
@@ -74,6 +75,7 @@ from .gemini import (
     is_gemini_session,
 )
 from .slack import is_slack_day, is_slack_metadata
+from .google_chat import is_google_chat_export, is_google_chat_metadata
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
@@ -121,6 +123,8 @@ def detect_source_format(source: Source) -> str:
         return "claude-ai"
     if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels
         return "slack"
+    if is_google_chat_metadata(source.name, head):  # group_info.json beside messages.json
+        return "google-chat"
     if head[:1] in ("{", "["):
         found = _json_format(text, head[0])
         if found:
@@ -151,6 +155,8 @@ def _json_format(text: str, first: str) -> str | None:
             return "telegram"
         if is_messenger_export(value):
             return "messenger"
+        if is_google_chat_export(value):
+            return "google-chat"
         if is_discord_export(value):
             return "discord"
         if _is_gemini(value):  # its "messages" have no role either
@@ -260,6 +266,8 @@ def _document_format(document: Any) -> str | None:
         return "discord"
     if is_messenger_export(document):
         return "messenger"
+    if is_google_chat_export(document):
+        return "google-chat"
     if is_chatgpt_export(document):
         return "chatgpt"
     if is_claude_ai_export(document) or is_claude_ai_projects(document):
