@@ -37,6 +37,7 @@ ONE_OF_EACH = {
     "messenger": "messenger_export/your_facebook_activity/messages/inbox/runningclub_3825/"
                  "message_1.json",
     "google-chat": "google_chat_takeout/Google Chat/Groups/Space AAAAx7Yq2/messages.json",
+    "open-webui": "open_webui_export.json",
     "gemini": "gemini_cli_session.json",
     "aider": "aider_project/.aider.chat.history.md",
     "notes": "2025-03-payments-sync.md",

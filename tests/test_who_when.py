@@ -788,6 +788,7 @@ ISSUE_15_FORMATS = [
     ("messenger_export/your_facebook_activity/messages/inbox/runningclub_3825/message_1.json",
      "messenger"),
     ("google_chat_takeout/Google Chat/Groups/Space AAAAx7Yq2/messages.json", "google-chat"),
+    ("open_webui_export.json", "open-webui"),
     ("claude_code_21/5e55a1f0-0000-4000-8000-00000000c0de.jsonl", "claude-code"),
 ]
 

@@ -60,6 +60,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "google-chat": "Google Chat from Google Takeout (Google Chat/Groups/<DM or Space>/"
                    "messages.json): each message with its creator and time, threads and edits "
                    "linked, attached files named",
+    "open-webui": "Open WebUI chat exports (a JSON list of chats): the branch the user last "
+                  "saw of each chat, every message with its role and time, the assistant's "
+                  "model kept",
     "gemini": "Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.json: user and "
               "gemini messages, tool calls with their results) and Gemini API contents "
               "(role/parts lists such as /chat save checkpoints, JSON Lines of them, "

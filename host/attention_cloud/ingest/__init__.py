@@ -77,6 +77,9 @@ Formats (detected from the content; ``format=`` overrides)
     ``google-chat``
         Google Chat from Google Takeout (``messages.json`` in each conversation's folder): each
         message with its creator and time, threads and edits linked (:mod:`.google_chat`).
+    ``open-webui``
+        Open WebUI chat exports: each chat a session, the branch the user last saw read, each
+        message with its role and time (:mod:`.open_webui`).
     ``gemini``
         Gemini CLI session recordings (``~/.gemini/tmp/<project>/chats/session-*.json``), each
         tool call paired with its result in place, and Gemini API contents (``role``/``parts``

@@ -26,6 +26,7 @@ from .messenger import MessengerParser
 from .notes import NotesParser
 from .openai_chat import OpenAIChatParser
 from .openai_responses import ResponsesParser
+from .open_webui import OpenWebUIParser
 from .openhands import OpenHandsParser
 from .plain_text import PlainTextParser
 from .sharegpt import ShareGPTParser
@@ -68,6 +69,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "discord": DiscordParser,
     "messenger": MessengerParser,
     "google-chat": GoogleChatParser,
+    "open-webui": OpenWebUIParser,
 }
 
 

@@ -21,7 +21,8 @@ export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``, 
 DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``, a
 Messenger or Instagram thread (``participants`` and ``messages`` with a ``sender_name``)
 ``messenger``, a Google Chat Takeout ``messages.json`` (``messages`` with a ``creator`` and a
-``created_date``; its ``group_info.json`` by name) ``google-chat``, a
+``created_date``; its ``group_info.json`` by name) ``google-chat``, a list of Open WebUI chats
+(each a ``chat`` with a ``history`` or ``messages``) ``open-webui``, a
 Gemini CLI session (``messages`` typed ``user``/``gemini``), Gemini API contents (``role``
 ``model`` with ``parts``, or ``{"contents"}``) or Gemini CLI's ``logs.json`` ``gemini``; a
 list of conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``,
@@ -76,6 +77,7 @@ from .gemini import (
 )
 from .slack import is_slack_day, is_slack_metadata
 from .google_chat import is_google_chat_export, is_google_chat_metadata
+from .open_webui import is_open_webui_export
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
@@ -157,6 +159,8 @@ def _json_format(text: str, first: str) -> str | None:
             return "messenger"
         if is_google_chat_export(value):
             return "google-chat"
+        if is_open_webui_export(value):
+            return "open-webui"
         if is_discord_export(value):
             return "discord"
         if _is_gemini(value):  # its "messages" have no role either
@@ -268,6 +272,8 @@ def _document_format(document: Any) -> str | None:
         return "messenger"
     if is_google_chat_export(document):
         return "google-chat"
+    if is_open_webui_export(document):
+        return "open-webui"
     if is_chatgpt_export(document):
         return "chatgpt"
     if is_claude_ai_export(document) or is_claude_ai_projects(document):
