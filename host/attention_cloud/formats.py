@@ -63,6 +63,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "open-webui": "Open WebUI chat exports (a JSON list of chats): the branch the user last "
                   "saw of each chat, every message with its role and time, the assistant's "
                   "model kept",
+    "sillytavern": "SillyTavern chat files (JSONL: a header line, then name, is_user, "
+                   "send_date, mes per message): every message with its speaker and time, "
+                   "swipes not chosen counted",
     "gemini": "Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.json: user and "
               "gemini messages, tool calls with their results) and Gemini API contents "
               "(role/parts lists such as /chat save checkpoints, JSON Lines of them, "

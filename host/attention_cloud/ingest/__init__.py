@@ -80,6 +80,9 @@ Formats (detected from the content; ``format=`` overrides)
     ``open-webui``
         Open WebUI chat exports: each chat a session, the branch the user last saw read, each
         message with its role and time (:mod:`.open_webui`).
+    ``sillytavern``
+        SillyTavern chat files (JSONL): each message with its speaker (the persona or the
+        character) and time, the swipes not chosen counted (:mod:`.sillytavern`).
     ``gemini``
         Gemini CLI session recordings (``~/.gemini/tmp/<project>/chats/session-*.json``), each
         tool call paired with its result in place, and Gemini API contents (``role``/``parts``

@@ -30,6 +30,7 @@ from .open_webui import OpenWebUIParser
 from .openhands import OpenHandsParser
 from .plain_text import PlainTextParser
 from .sharegpt import ShareGPTParser
+from .sillytavern import SillyTavernParser
 from .slack import SlackParser
 from .telegram import TelegramParser
 from .trajectory import TrajectoryParser
@@ -70,6 +71,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "messenger": MessengerParser,
     "google-chat": GoogleChatParser,
     "open-webui": OpenWebUIParser,
+    "sillytavern": SillyTavernParser,
 }
 
 

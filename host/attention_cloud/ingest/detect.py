@@ -2,7 +2,9 @@
 
 JSON is looked at first. Line by line: an object with a string ``type`` and Claude Code's fields
 (``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with
-``conversations`` of ``from``/``value`` turns means ``sharegpt``; a Codex rollout line (``type``
+``conversations`` of ``from``/``value`` turns means ``sharegpt``; a SillyTavern chat line (its
+header's ``user_name`` and ``character_name``, or a message's ``mes`` and ``is_user``)
+``sillytavern``; a Codex rollout line (``type``
 ``session_meta``, ``response_item`` ... with a ``payload``) means ``codex``; a Responses API
 item (``function_call``, ``function_call_output``, ``reasoning``, a ``message`` of
 ``input_text``/``output_text`` parts) means ``openai-responses`` (``codex`` after an older
@@ -78,6 +80,7 @@ from .gemini import (
 from .slack import is_slack_day, is_slack_metadata
 from .google_chat import is_google_chat_export, is_google_chat_metadata
 from .open_webui import is_open_webui_export
+from .sillytavern import is_sillytavern_line
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
@@ -316,6 +319,8 @@ def _record_format(value: Any) -> str | None:
         return "claude-code"
     if is_sharegpt_record(value):
         return "sharegpt"
+    if is_sillytavern_line(value):  # before a chat's: its messages name no "role"
+        return "sillytavern"
     found = _benchmark_format(value)
     if found:
         return found
