@@ -790,6 +790,7 @@ ISSUE_15_FORMATS = [
     ("google_chat_takeout/Google Chat/Groups/Space AAAAx7Yq2/messages.json", "google-chat"),
     ("open_webui_export.json", "open-webui"),
     ("sillytavern/Seraphina - 2023-05-08@13h56m03s.jsonl", "sillytavern"),
+    ("Priya Patel.txt", "imessage"),
     ("claude_code_21/5e55a1f0-0000-4000-8000-00000000c0de.jsonl", "claude-code"),
 ]
 

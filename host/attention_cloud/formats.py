@@ -66,6 +66,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "sillytavern": "SillyTavern chat files (JSONL: a header line, then name, is_user, "
                    "send_date, mes per message): every message with its speaker and time, "
                    "swipes not chosen counted",
+    "imessage": "iMessage conversations as imessage-exporter writes them in text (a date "
+                "line, the sender, the message): every message and reply with its sender and "
+                "time, files named, tapbacks counted",
     "gemini": "Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.json: user and "
               "gemini messages, tool calls with their results) and Gemini API contents "
               "(role/parts lists such as /chat save checkpoints, JSON Lines of them, "

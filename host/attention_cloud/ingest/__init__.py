@@ -83,6 +83,9 @@ Formats (detected from the content; ``format=`` overrides)
     ``sillytavern``
         SillyTavern chat files (JSONL): each message with its speaker (the persona or the
         character) and time, the swipes not chosen counted (:mod:`.sillytavern`).
+    ``imessage``
+        iMessage conversations as imessage-exporter's text: each message and reply with its
+        sender and time (:mod:`.imessage`).
     ``gemini``
         Gemini CLI session recordings (``~/.gemini/tmp/<project>/chats/session-*.json``), each
         tool call paired with its result in place, and Gemini API contents (``role``/``parts``

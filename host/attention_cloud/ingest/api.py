@@ -17,6 +17,7 @@ from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
 from .discord import DiscordParser
 from .gemini import GeminiParser
+from .imessage import IMessageParser
 from .google_chat import GoogleChatParser
 from .langchain_messages import LangChainParser
 from .locomo import LoCoMoParser
@@ -72,6 +73,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "google-chat": GoogleChatParser,
     "open-webui": OpenWebUIParser,
     "sillytavern": SillyTavernParser,
+    "imessage": IMessageParser,
 }
 
 

@@ -40,7 +40,8 @@ records means ``sharegpt``; a list (or ``input``/``output``) of Responses API it
 thinking blocks (or a request body with a top-level ``system``) ``anthropic``; any other JSON
 array of messages, a document with ``messages``, or one message, means ``openai``. Otherwise an
 aider chat history (a ``# aider chat started at`` line) means ``aider``, a
-timed speaker heading (``## User (03:56 UTC)``) ``markdown``, and a speaker line
+imessage-exporter text file (a date line ``May 08, 2023  1:56:03 PM``, then its sender)
+``imessage``, a timed speaker heading (``## User (03:56 UTC)``) ``markdown``, and a speaker line
 (``User:``, ``## Assistant``, ``Priya:``) means ``text``; failing those, a heading that is a
 date or ends with one (``## 2025-03-04``) means ``notes``. Anything else cannot be detected, and
 says so. A WhatsApp export (its first line ``[5/8/23, 1:56:03 PM] Priya: …`` or ``08/05/2023,
@@ -80,6 +81,7 @@ from .gemini import (
 from .slack import is_slack_day, is_slack_metadata
 from .google_chat import is_google_chat_export, is_google_chat_metadata
 from .open_webui import is_open_webui_export
+from .imessage import is_imessage_export
 from .sillytavern import is_sillytavern_line
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
@@ -138,6 +140,8 @@ def detect_source_format(source: Source) -> str:
         return "gemini"
     if is_aider_history(head):  # before markdown: its "####" lines are no headings
         return "aider"
+    if is_imessage_export(head):  # before text: its sender lines end with no colon
+        return "imessage"
     if has_timed_headings(text):
         return "markdown"
     if has_speaker_lines(text):
