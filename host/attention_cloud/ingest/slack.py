@@ -14,7 +14,8 @@ holding a JSON file per day (``general/2023-05-08.json``, a list of messages), b
   read in that zone's hemisphere.
 - **Threads**: a reply (``thread_ts`` other than its own ``ts``) links the message that opened
   its thread, ``relation(H, reply_to, '<channel>#<thread_ts>')``; every message has
-  ``relation(H, message_id, '<channel>#<ts>')``.
+  ``relation(H, message_id, '<channel>#<ts>')``; one edited links when (``relation(H, edited,
+  TIME)``, from ``edited.ts``).
 - **Not kept, counted**: channel events (``channel_join``, ``channel_topic`` ... by subtype), a
   message without text (a file shared alone) as ``file``; ``users.json``, ``channels.json``
   and the export's other lists are read for names only and counted as ``slack <file>``.
@@ -37,7 +38,7 @@ from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .hemisphere import is_southern
 from .source import Source, fail
-from .timefmt import TurnTime
+from .timefmt import TurnTime, read_time
 
 METADATA_FILES = frozenset({"users.json", "channels.json", "groups.json", "dms.json",
                             "mpims.json", "integration_logs.json", "canvases.json"})
@@ -180,6 +181,11 @@ class SlackParser:
         thread = message.get("thread_ts")
         if isinstance(thread, str) and thread and thread != ts:
             links.append(("reply_to", f"{channel}#{thread}"))
+        change = message.get("edited")
+        edited = read_time(change.get("ts")) if isinstance(change, dict) and change.get("ts") \
+            else ""
+        if edited:
+            links.append(("edited", edited))  # its text is the last one written
         time = self.collector.time(index + 1, written)
         zone = self.zones.get(message.get("user")) if isinstance(message.get("user"), str) \
             else None

@@ -10,7 +10,8 @@ one by ``telegram-<id>``; a name two chats share gets `` (<id>)``).
   list of strings and entities (``{"type": "link", "text": …}``), read whole. A forwarded
   message says whose it was (``[forwarded from Priya] …``); a reply links the message it answers
   (``relation(H, reply_to, <session>#<id>)``) and its own id is ``relation(H, message_id,
-  <session>#<id>)``. A message without text (a photo, a sticker, a voice note) is counted as
+  <session>#<id>)``; one edited links when (``relation(H, edited, TIME)``, from
+  ``edited_unixtime``), its text the last written. A message without text (a photo, a sticker, a voice note) is counted as
   ``media``; ``service`` messages (group created, members added, pinned) as ``service``.
 - **Time**: ``date_unixtime`` is the moment (UTC); ``date`` is the local time as written, which
   gives the day the message was written on (so "yesterday" counts back from the sender's day).
@@ -143,6 +144,10 @@ class TelegramParser:
             links.append(("message_id", f"{session}#{message['id']}"))
         if isinstance(message.get("reply_to_message_id"), int):
             links.append(("reply_to", f"{session}#{message['reply_to_message_id']}"))
+        edited = read_time(message.get("edited_unixtime") or message.get("edited")) \
+            if message.get("edited_unixtime") or message.get("edited") else ""
+        if edited:
+            links.append(("edited", edited))  # its text is the last one written
         add_chat_message(self.collector, self.senders, record_no=index + 1, session=session,
                          sender=sender, text=text, time=self._time(message, index),
                          identity=f"m{message.get('id', index)}", pointer=pointer, links=links,
