@@ -254,10 +254,9 @@ class ItemCollector:
     def _season_unplaced(self, dates: list[tuple[str, str]], time: str) -> None:
         """Count a turn whose season ("last summer") was read as the northern hemisphere's
         because its time names no zone that says where it was written."""
-        if getattr(time, "south", None) is None:
-            season = next((phrase for phrase, _ in dates if names_a_season(phrase)), None)
-            if season is not None:
-                self._seasons_unplaced.append(season)
+        season = next((phrase for phrase, _ in dates if names_a_season(phrase)), None)
+        if season is not None and getattr(time, "south", None) is None:
+            self._seasons_unplaced.append(season)
 
     def result(self) -> ParseResult:
         """The parse result so far (before any item budget); items left without a time

@@ -80,13 +80,27 @@ class TurnTime(str):
     """
 
     day: str
-    south: bool | None  # written in a zone south of the equator; None: its zone does not say
+    _south: bool | None
+    _written: str  # the time as written: its zone, read when asked, says the hemisphere
 
-    def __new__(cls, iso: str, day: str, south: bool | None = None) -> TurnTime:
+    def __new__(cls, iso: str, day: str, south: bool | None = None,
+                written: str = "") -> TurnTime:
         made = super().__new__(cls, iso)
         made.day = day
-        made.south = south
+        made._south = south
+        made._written = written
         return made
+
+    @property
+    def south(self) -> bool | None:
+        """True when written in a zone south of the equator, False north of it, None when
+        its zone does not say (read from the time as written the first time it is asked: only
+        a turn that names a season asks)."""
+        if self._south is None and self._written:
+            moment = _written_moment(self._written)
+            self._south = is_southern(_zone_written(self._written, moment)) if moment else None
+            self._written = ""
+        return self._south
 
 
 def read_turn_time(value: Any) -> TurnTime | str | None:
@@ -101,7 +115,7 @@ def read_turn_time(value: Any) -> TurnTime | str | None:
     written = _written_moment(text)
     if written is None:
         return TurnTime(iso, iso[:10])
-    return TurnTime(iso, written.date().isoformat(), is_southern(_zone_written(text, written)))
+    return TurnTime(iso, written.date().isoformat(), written=text)
 
 
 def _zone_written(text: str, written: datetime) -> str:
@@ -652,7 +666,7 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     for match in matches:
         if _a_title(match):
             continue
-        resolved = _resolve(match, day, getattr(time, "south", None) is True)
+        resolved = _resolve(match, day, time)
         if resolved is not None:
             phrase = " ".join(match.group(0).lower().split())
             found.setdefault(phrase, resolved.isoformat())
@@ -733,7 +747,9 @@ def _day_shown(day: str) -> str:
         return day
 
 
-def _resolve(match: re.Match[str], day: date, south: bool = False) -> date | None:
+def _resolve(match: re.Match[str], day: date, time: str = "") -> date | None:
+    """The day ``match`` names, read against ``day`` (``time``: the turn's, whose zone says
+    the hemisphere a season is read in)."""
     g = match.groupdict()
     if g.get("lastof_d"):
         return _nearest(day, lambda year: _last_weekday(year, _month(g.get("lastof_m")),
@@ -763,7 +779,7 @@ def _resolve(match: re.Match[str], day: date, south: bool = False) -> date | Non
     if g.get("today"):
         return day
     if g.get("season") or g.get("season_y"):
-        return _season(match, day, south)
+        return _season(match, day, getattr(time, "south", None) is True)
     if g.get("before"):
         return day - timedelta(days=2)
     if g.get("after"):
