@@ -55,15 +55,27 @@ def is_telegram_export(document: Any) -> bool:
         _is_chat(chat) for chat in chats["list"][:5])
 
 
-def telegram_text(text: Any) -> str:
-    """A message's ``text`` as one string: a string, or a list of strings and entities."""
+def telegram_text(text: Any, addresses: bool = True) -> str:
+    """A message's ``text`` as one string: a string, or a list of strings and entities (a
+    link under words, ``text_link``, as its words then its address: ``the route
+    (https://…)``)."""
     if isinstance(text, str):
         return text
     if isinstance(text, list):
-        return "".join(part if isinstance(part, str) else
-                       part.get("text", "") if isinstance(part, dict)
-                       and isinstance(part.get("text"), str) else "" for part in text)
+        return "".join(_entity_text(part, addresses) for part in text)
     return ""
+
+
+def _entity_text(part: Any, addresses: bool) -> str:
+    if isinstance(part, str):
+        return part
+    if not isinstance(part, dict) or not isinstance(part.get("text"), str):
+        return ""
+    href = part.get("href")
+    if addresses and isinstance(href, str) and href.strip() \
+            and href.strip() != part["text"].strip():
+        return f"{part['text']} ({href.strip()})"
+    return part["text"]
 
 
 class TelegramParser:
@@ -122,6 +134,7 @@ class TelegramParser:
                                   else f"{message.get('type')} message")
             return
         text = telegram_text(message.get("text")).strip()
+        words = telegram_text(message.get("text"), addresses=False).strip()
         attached = attachment_names(_attached(message))
         if not text and not attached:
             self.collector.ignore("media" if any(
@@ -139,6 +152,7 @@ class TelegramParser:
         forwarded = message.get("forwarded_from")
         if isinstance(forwarded, str) and forwarded.strip():
             text = f"[forwarded from {forwarded.strip()}] {text}".rstrip()
+            words = f"[forwarded from {forwarded.strip()}] {words}".rstrip()
         links = []
         if isinstance(message.get("id"), int):
             links.append(("message_id", f"{session}#{message['id']}"))
@@ -151,7 +165,7 @@ class TelegramParser:
         add_chat_message(self.collector, self.senders, record_no=index + 1, session=session,
                          sender=sender, text=text, time=self._time(message, index),
                          identity=f"m{message.get('id', index)}", pointer=pointer, links=links,
-                         attached=attached)
+                         attached=attached, handle_text=words)  # the handle links gave before
 
     def _time(self, message: dict[str, Any], index: int) -> str:
         """The message's moment from ``date_unixtime``, on the day ``date`` was written; else
