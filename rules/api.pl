@@ -158,8 +158,9 @@ api_ingest(Items, Counts) :-
 %   superseded (journal_supersede/5; a call kept without its result that the reading answers,
 %   journal_supersede_answered/4, wherever its pointer points), and a mark(Source, Size,
 %   Digest, reread(Segment, Keep)) that of a file read before and changed otherwise (a JSON
-%   document written anew): only the calls its new reading answers are superseded; and those it gives again with another place, time or
-%   links take the new reading's (journal_refresh/3; their curated records are dropped and
+%   document written anew, or a file beside it that names its people added: the export's
+%   users.json): only the calls its new reading answers are superseded; and the items either
+%   reading gives again with another place, time or links take the new reading's (journal_refresh/3; their curated records are dropped and
 %   they leave their cells, so curation computes and places them again; a superseded item
 %   leaves its cell too), as do the items of
 %   a Claude Code subagent stored without a goal before the call that launched it had its
@@ -178,7 +179,11 @@ api_ingest_with_marks(Items, Marks, Counts) :-
 api_ingest_with_marks(Items, Marks, Launches, Counts) :-
     api_batch(( journal_add_encoded(Items, Counts0),
                 foldl(apply_mark_, Marks, [], Superseded),
-                findall(H, ( member(mark(_, _, _, regrown(_, Keep, _)), Marks), member(H, Keep) ),
+                % items a file read again gives again (grown, or changed otherwise: a JSON
+                % document written anew, the export's users.json beside it added) take the
+                % new reading's fields and links
+                findall(H, ( member(mark(_, _, _, Again), Marks), read_again_(Again, Keep),
+                             member(H, Keep) ),
                         Regrown0),
                 sort(Regrown0, Regrown1),
                 sort(Counts0.new_handles, New),
@@ -198,6 +203,9 @@ api_ingest_with_marks(Items, Marks, Launches, Counts) :-
                 beliefs_on_changed_(Changed),
                 Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed,
                                        invalidated: Invalidated}) )).
+
+read_again_(regrown(_, Keep, _), Keep).
+read_again_(reread(_, Keep), Keep).
 
 % Beliefs citing an item a later reading withdrew or changed go dirty, as for an erased one.
 % The beliefs' citations are read once: a re-read may change thousands of items.

@@ -1005,7 +1005,8 @@ journal_supersede_answered(Src, Seg, Keep, Handles) :-
 %   other way once later dates came). Of the items of Strings (the host's wire format) whose
 %   handle is in Keep and that the journal held before, those with other fields (order, time,
 %   goal, role, pointer) or own links take the new reading's: their item_/10 fact is replaced
-%   and their links follow (a working-directory link is left as it is). Changed are those
+%   and their links follow (a working-directory link is left as it is; the segment an item is
+%   held in stays: a file read again into another segment leaves its items where they are). Changed are those
 %   handles, in the order of Strings. The caller commits.
 journal_refresh(Strings, Keep, Changed) :-
     must_be(list(string), Strings),
@@ -1024,10 +1025,10 @@ refresh_wire_(Kept, Wire, Changed0, Changed) :-
         item_(H, Src0, Ses0, Seq0, K0, R0, SG0, T0, Seg0, SP0),
         \+ read_as_stored_(Wire, H, Seq0, R0, SG0, T0, SP0),
         wire_item_(Wire, Read),
-        stored_item_(Read, item(H, Src, Ses, Seq, K, R, SG1, T, Seg, SP, _, Rels)),
+        stored_item_(Read, item(H, Src, Ses, Seq, K, R, SG1, T, _, SP, _, Rels)),
         kept_goal_(SG0, SG1, SG),
         Old = item_(H, Src0, Ses0, Seq0, K0, R0, SG0, T0, Seg0, SP0),
-        New = item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP),
+        New = item_(H, Src, Ses, Seq, K, R, SG, T, Seg0, SP),  % its segment stays
         own_links_of_(H, Old0),
         findall(rel(H, P, O), ( member(rel(S, P, O), Rels), S == H,
                                 P \== in_session, P \== cwd ), New0),

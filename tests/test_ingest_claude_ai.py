@@ -222,3 +222,27 @@ def test_the_account_holder_is_named_by_the_exports_users_file(tmp_path):
     # without the users file, or for another account, the role stays the speaker
     (tmp_path / "users.json").write_text(json.dumps([{"uuid": "u-other", "full_name": "Sam"}]))
     assert {i.speaker for i in parse_path(tmp_path / "conversations.json").items} == {""}
+
+
+def test_a_users_file_added_later_names_the_account_holder_in_conversations_read_before(
+        tmp_path, home):
+    """Before, the export's ``users.json`` copied in after ``conversations.json`` was read
+    changed nothing: the conversations file, unchanged, was skipped, and its messages stayed
+    said by "user". What a file gives depends on the users file beside it, so a new or
+    changed one reads the conversations again."""
+    conversations = json.loads(EXPORT.read_text())
+    for conversation in conversations:
+        conversation["account"] = {"uuid": "u-priya"}
+    export = tmp_path / "export"
+    export.mkdir()
+    (export / "conversations.json").write_text(json.dumps(conversations))
+    query = "item_role(H, user), item_speaker(H, S)"
+    with Memory.open(home) as mem:
+        mem.ingest([str(export / "conversations.json")])
+        assert {r["S"] for r in mem.query(query).rows} == {"user"}
+        (export / "users.json").write_text(json.dumps([
+            {"uuid": "u-priya", "full_name": "Priya Nair", "email_address": "p@example.com"}]))
+        mem.ingest([str(export / "conversations.json")])
+        assert {r["S"] for r in mem.query(query).rows} == {"Priya Nair"}
+        again = mem.ingest([str(export)])         # nothing new since: skipped unparsed
+        assert again.new == 0 and again.updated == 0

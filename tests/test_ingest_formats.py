@@ -34,6 +34,12 @@ ONE_OF_EACH = {
     "telegram": "telegram_result.json",
     "slack": "slack_export/running-club/2023-05-08.json",
     "discord": "discord_export.json",
+    "messenger": "messenger_export/your_facebook_activity/messages/inbox/runningclub_3825/"
+                 "message_1.json",
+    "google-chat": "google_chat_takeout/Google Chat/Groups/Space AAAAx7Yq2/messages.json",
+    "open-webui": "open_webui_export.json",
+    "sillytavern": "sillytavern/Seraphina - 2023-05-08@13h56m03s.jsonl",
+    "imessage": "Priya Patel.txt",
     "gemini": "gemini_cli_session.json",
     "aider": "aider_project/.aider.chat.history.md",
     "notes": "2025-03-payments-sync.md",

@@ -163,8 +163,8 @@ def _byte_mutant(data: bytes, rng: random.Random) -> bytes:
 def test_every_reader_holds_to_the_contract_on_damaged_input(format):
     fixture = ONE_OF_EACH[format]
     data = (FIXTURES / fixture).read_bytes()
-    document = None if format in ("markdown", "text", "whatsapp", "aider", "notes") \
-        else _load(fixture)
+    document = None if format in ("markdown", "text", "whatsapp", "aider", "notes",
+                                  "imessage") else _load(fixture)
     rng = random.Random(f"qa19:{format}")
     for number in range(MUTANTS_PER_FORMAT):
         if document is not None and rng.random() < 0.6:

@@ -119,3 +119,51 @@ def test_two_timed_headings_of_two_names_are_a_chat(tmp_path):
     assert parse_text(notes, name="plan.md").format == "notes"
     short = "# Plan 2023-05-08\n\n## Standup (09:00)\nShip it.\n\n## Retro (15:00)\nWent well.\n"
     assert parse_text(short, name="plan.md").format == "notes"
+
+
+FAMILY_CHAT = ("# Family chat — 2025-03-04\n\n"
+               "## Maria de la Cruz (09:15)\nWho is picking up grandma from the airport on Friday?\n\n"
+               "## Tomás (09:20)\nI can do it after work, around six.\n\n"
+               "## Maria de la Cruz (09:22)\nGreat, I will tell her to wait at arrivals.\n\n"
+               "## Tomás (09:30)\nSend me her flight number please.\n")
+
+
+def test_a_heading_of_a_name_of_four_words_keeps_its_speaker_and_clock():
+    """Before, "## Maria de la Cruz (09:15)" was no heading (names stopped at three words):
+    her first turn was lost, her second glued into Tomás's with its heading, and neither kept
+    her name or its clock."""
+    result = parse_text(FAMILY_CHAT, name="family.md")
+    assert result.format == "markdown"
+    assert [(i.speaker, i.time, i.text) for i in result.items] == [
+        ("Maria de la Cruz", "2025-03-04T09:15:00Z",
+         "Who is picking up grandma from the airport on Friday?"),
+        ("Tomás", "2025-03-04T09:20:00Z", "I can do it after work, around six."),
+        ("Maria de la Cruz", "2025-03-04T09:22:00Z", "Great, I will tell her to wait at arrivals."),
+        ("Tomás", "2025-03-04T09:30:00Z", "Send me her flight number please."),
+    ]
+    # a long heading that is no name (words in lower case) is still no speaker
+    plan = ("# Plan 2025-03-04\n\n## Planning with the design team (10:00)\n"
+            "We agreed to ship the beta next week.\n\n"
+            "# Plan 2025-03-11\n\n## Planning with the design team (10:00)\n"
+            "The beta shipped and the first reports are in.\n")
+    assert parse_text(plan, name="plan.md").format == "notes"
+
+
+def test_a_journal_s_parts_of_the_day_are_no_speakers():
+    """Before, a journal's "## Morning (07:30)" and "## Evening (19:45)" were read as two
+    people who each spoke once (each section a sentence): "Morning" took the user's role and
+    its entry became a goal. A part of the day, or a day's name, heads no one's turn."""
+    journal = ("# Journal — 2025-03-04\n\n## Morning (07:30)\n"
+               "Went for a run along the river before work, legs still sore.\n\n"
+               "## Evening (19:45)\nCooked dinner with Tomás and planned the trip to Porto.\n")
+    result = parse_text(journal, name="journal.md")
+    assert result.format == "notes"
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("", "2025-03-04T07:30:00Z"), ("", "2025-03-04T19:45:00Z")]
+    # nor when the same part of the day comes back on the next day
+    two_days = journal + ("\n# Journal — 2025-03-05\n\n## Morning (07:10)\n"
+                          "Slept badly, skipped the run and walked instead.\n")
+    result = parse_text(two_days, name="journal.md")
+    assert result.format == "notes"
+    assert {i.speaker for i in result.items} == {""}
+    assert result.items[-1].time == "2025-03-05T07:10:00Z"

@@ -112,3 +112,41 @@ def test_a_message_whose_ts_is_damaged_or_missing_is_reported_not_the_day_lost(t
         report = mem.ingest([str(day)])
         again = mem.ingest([str(day)])
     assert report.new == 3 and again.new == 0 and len(report.unread_times) == 2
+
+
+def test_users_json_copied_in_later_names_the_senders_of_days_read_before(tmp_path, home):
+    """Before, a day file read before the export's ``users.json`` was there kept its senders
+    as ids (``U02TOMAS``) for good: read again, the unchanged day file was skipped. The users
+    file changes what the day gives, so adding it reads the day again."""
+    channel = tmp_path / "export" / "running-club"
+    channel.mkdir(parents=True)
+    day = [{"type": "message", "user": "U02TOMAS", "text": "Saturday at 7 works for me",
+            "ts": "1683554400.000100"}]
+    (channel / "2023-05-08.json").write_text(json.dumps(day))
+    query = "item_speaker(H, S)"
+    with Memory.open(home) as mem:
+        mem.ingest([str(channel.parent)])
+        assert {r["S"] for r in mem.query(query).rows} == {"U02TOMAS"}
+        shutil.copy(EXPORT / "users.json", channel.parent / "users.json")
+        report = mem.ingest([str(channel.parent)])
+        assert report.updated == 1
+        assert {r["S"] for r in mem.query(query).rows} == {"Tomás Ruiz"}
+
+
+def test_a_message_is_dated_in_its_sender_s_own_zone(tmp_path):
+    """Before, a Slack message's day was UTC's: Mia in Sydney writing "yesterday" at 08:00 on
+    9 May (22:00 UTC on the 8th) named the 7th, and her "last summer" in May was the northern
+    one. ``users.json`` gives each member's zone (``tz``): her day is Sydney's, her seasons the
+    southern hemisphere's."""
+    channel = tmp_path / "export" / "general"
+    channel.mkdir(parents=True)
+    (tmp_path / "export" / "users.json").write_text(json.dumps([
+        {"id": "U09MIA", "name": "mia", "real_name": "Mia Chen", "tz": "Australia/Sydney",
+         "tz_offset": 36000}]))
+    day = [{"type": "message", "user": "U09MIA", "ts": "1683583200.000100",  # 22:00 UTC
+            "text": "I finished the glaze test yesterday, like we did last summer."}]
+    (channel / "2023-05-08.json").write_text(json.dumps(day))
+    (item,) = parse_path(channel / "2023-05-08.json").items
+    assert item.time == "2023-05-08T22:00:00Z"
+    mentioned = sorted(o for _, p, o in item.relations if p == "mentions_date")
+    assert mentioned == ["2023-01-15", "2023-05-08"]  # Sydney's yesterday, its summer

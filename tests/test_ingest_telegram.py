@@ -148,3 +148,31 @@ def test_a_signed_channel_post_is_said_by_its_author():
         ("Dana Whitfield", "Payments Announcements"),
         ("Payments Announcements", "Payments Announcements"),
     ]
+
+
+def test_a_link_under_words_keeps_its_address():
+    """Before, a ``text_link`` entity ("the route" linking a map) kept only its words: the
+    address the message shared was lost. It is written as Slack's links are, words then
+    address."""
+    chat = {"name": "Club", "type": "private_group", "id": 1, "messages": [
+        {"id": 1, "type": "message", "date": "2023-05-08T15:56:00", "date_unixtime": "1683554160",
+         "from": "Priya", "from_id": "user1",
+         "text": ["Here is ", {"type": "text_link", "text": "the route",
+                               "href": "https://example.org/river-loop"},
+                  " and ", {"type": "link", "text": "https://example.org/map"}, " for Saturday"]}]}
+    (item,) = parse_text(json.dumps(chat), name="result.json").items
+    assert item.text == ("Here is the route (https://example.org/river-loop) and "
+                         "https://example.org/map for Saturday")
+
+
+def test_a_message_with_a_link_keeps_the_handle_it_had_before_its_address_was_written():
+    """The address is written into the text now: the handle stays the one its words gave, so
+    the same chat exported again is not read as new messages."""
+    chat = {"name": "Club", "type": "private_group", "id": 1, "messages": [
+        {"id": 1, "type": "message", "date": "2023-05-08T15:56:00", "date_unixtime": "1683554160",
+         "from": "Priya", "from_id": "user1",
+         "text": ["Here is ", {"type": "text_link", "text": "the route", "href": "https://x.org/r"}]}]}
+    (linked,) = parse_text(json.dumps(chat), name="result.json").items
+    chat["messages"][0]["text"] = "Here is the route"
+    (plain,) = parse_text(json.dumps(chat), name="result.json").items
+    assert linked.handle == plain.handle and linked.text != plain.text

@@ -13,7 +13,7 @@ from attention_cloud import Memory
 from attention_cloud.cli import main
 from attention_cloud.curate.tokens import estimate_tokens
 from attention_cloud.home import write_config
-from attention_cloud.ingest import parse_path
+from attention_cloud.ingest import parse_path, parse_text
 from attention_cloud.ingest.timefmt import date_note, read_time, read_turn_time, relative_dates
 
 # -- date forms ---------------------------------------------------------------------------------
@@ -785,6 +785,12 @@ ISSUE_15_FORMATS = [
     ("telegram_result.json", "telegram"),
     ("slack_export/running-club/2023-05-08.json", "slack"),
     ("discord_export.json", "discord"),
+    ("messenger_export/your_facebook_activity/messages/inbox/runningclub_3825/message_1.json",
+     "messenger"),
+    ("google_chat_takeout/Google Chat/Groups/Space AAAAx7Yq2/messages.json", "google-chat"),
+    ("open_webui_export.json", "open-webui"),
+    ("sillytavern/Seraphina - 2023-05-08@13h56m03s.jsonl", "sillytavern"),
+    ("Priya Patel.txt", "imessage"),
     ("claude_code_21/5e55a1f0-0000-4000-8000-00000000c0de.jsonl", "claude-code"),
 ]
 
@@ -928,3 +934,47 @@ def test_a_season_names_its_middle_day(text, found):
     (summer June to August), its middle day stored: said on 10 May 2023, "last summer" is
     mid-July 2022, "last winter" mid-January 2023."""
     assert relative_dates(text, "2023-05-10T15:00:00Z") == found
+
+
+@pytest.mark.parametrize("stamp, found", [
+    # a zone south of the equator: its summer is December to February
+    ("2023-05-10T09:00:00+10:00[Australia/Sydney]", [("last summer", "2023-01-15"),
+                                                    ("next winter", "2023-07-15")]),
+    ("2023-05-10 09:00 AEST", [("last summer", "2023-01-15"), ("next winter", "2023-07-15")]),
+    ("2023-05-10T09:00:00[America/Sao_Paulo]", [("last summer", "2023-01-15"),
+                                                ("next winter", "2023-07-15")]),
+    # a zone north of it, or none: June to August
+    ("2023-05-10T09:00:00+02:00[Europe/Paris]", [("last summer", "2022-07-15"),
+                                                ("next winter", "2024-01-15")]),
+    ("2023-05-10T09:00:00Z", [("last summer", "2022-07-15"), ("next winter", "2024-01-15")]),
+])
+def test_a_season_is_read_in_the_hemisphere_its_time_was_written_in(stamp, found):
+    """Before, seasons were always the northern hemisphere's: in Sydney in May, "last summer"
+    was July 2022, a winter away from the summer meant. A time written in a zone that says
+    where (an IANA name, AEST) reads the season there."""
+    time = read_turn_time(stamp)
+    assert relative_dates("Last summer was hot; next winter I'll ski.", time) == found
+
+
+def test_a_season_read_without_knowing_the_hemisphere_is_said_in_a_note():
+    southern = parse_text("\n".join(json.dumps(m) for m in [
+        {"role": "user", "name": "Mia", "content": "We camped at the beach last summer.",
+         "timestamp": "2023-05-10T09:00:00+10:00[Australia/Sydney]"}]), name="chat.jsonl")
+    assert southern.items[0].relations and southern.notes == []
+    unknown = parse_text("\n".join(json.dumps(m) for m in [
+        {"role": "user", "name": "Mia", "content": "We camped at the beach last summer.",
+         "timestamp": "2023-05-10T09:00:00+10:00"},
+        {"role": "user", "name": "Mia", "content": "Next spring we go again.",
+         "timestamp": "2023-05-10T09:05:00+10:00"}]), name="chat.jsonl")
+    assert unknown.notes == [
+        "2 turns name a season (\"last summer\"), read as the northern hemisphere's: the file "
+        "names no zone that says which hemisphere they were written in"]
+
+
+def test_a_frame_names_the_southern_season_it_read():
+    """The frame's date note reads the turn again against its UTC time, which no longer says
+    the hemisphere: the southern season's day is still named by its words."""
+    text = "We camped at the beach last summer."
+    time = read_turn_time("2023-05-10T09:00:00+10:00[Australia/Sydney]")
+    days = [day for _, day in relative_dates(text, time)]
+    assert date_note(text, str(time), days) == " [last summer = Sun 2023-01-15]"

@@ -53,6 +53,22 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
              "for names",
     "discord": "Discord channel exports of DiscordChatExporter (JSON: guild, channel, "
                "messages), each message with its author and time, replies linked",
+    "messenger": "Facebook Messenger and Instagram exports (Download your information, JSON: "
+                 "messages/inbox/<thread>/message_1.json): each message with its sender and "
+                 "time, oldest first, text as written (Meta's mis-encoded UTF-8 repaired), "
+                 "shared files and links named",
+    "google-chat": "Google Chat from Google Takeout (Google Chat/Groups/<DM or Space>/"
+                   "messages.json): each message with its creator and time, threads and edits "
+                   "linked, attached files named",
+    "open-webui": "Open WebUI chat exports (a JSON list of chats): the branch the user last "
+                  "saw of each chat, every message with its role and time, the assistant's "
+                  "model kept",
+    "sillytavern": "SillyTavern chat files (JSONL: a header line, then name, is_user, "
+                   "send_date, mes per message): every message with its speaker and time, "
+                   "swipes not chosen counted",
+    "imessage": "iMessage conversations as imessage-exporter writes them in text (a date "
+                "line, the sender, the message): every message and reply with its sender and "
+                "time, files named, tapbacks counted",
     "gemini": "Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.json: user and "
               "gemini messages, tool calls with their results) and Gemini API contents "
               "(role/parts lists such as /chat save checkpoints, JSON Lines of them, "

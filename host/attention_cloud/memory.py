@@ -1143,15 +1143,20 @@ def _pointer_file(pointer: str) -> str:
 
 
 def _read_digest(data: bytes, format: str | None, item_budget: int | None, segment: str,
-                 session: str | None) -> str:
+                 session: str | None, side: str = "") -> str:
     """What a watermark records of a file read: the digest of its bytes, and of the options that
     change what they give (a format forced, an item budget, a segment, a session told apart),
     so that a file read again with other options is parsed again (items an ``--item-budget``
     evicted come back under a larger one) while one read again as before is skipped. With the
-    default options it is the bytes' digest alone, as watermarks were before options counted."""
+    default options it is the bytes' digest alone, as watermarks were before options counted.
+    ``side``: the digest of the files beside it that change what it gives (the export's
+    ``users.json``, :mod:`~attention_cloud.ingest.side_files`), so adding or changing one reads
+    it again."""
     digest = hashlib.sha256(data)
     if (format, item_budget, segment, session) != (None, None, "default", None):
         digest.update(b"\0" + json.dumps([format, item_budget, segment, session]).encode())
+    if side:
+        digest.update(b"\0side\0" + side.encode())
     return digest.hexdigest()[:32]
 
 
@@ -1169,6 +1174,7 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                session: str | None = None) -> _Parsed:
     from .ingest.api import parse_source
     from .ingest.open_calls import is_unanswered_call
+    from .ingest.side_files import side_files_digest
     from .ingest.source import read_path
     from .ingest.unfinished import finished_part
 
@@ -1183,8 +1189,9 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                 return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
                                skipped=[], unchanged=True)
             source = finished
+        side = side_files_digest(path)
         size, digest = len(source.data), _read_digest(source.data, format, item_budget, segment,
-                                                      session)
+                                                      session, side)
         if known == (size, digest) or (live and known == (size, _calls_held(digest))):
             return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
                            skipped=[], size=size, digest=known[1], unchanged=True)
@@ -1199,7 +1206,8 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
             parsed.items = [i for i in parsed.items if not is_unanswered_call(i.relations)]
             digest = _calls_held(digest)
         unwritten = [i.handle for i in (*parsed.evicted, *held)]
-        regrown = _regrown(source.data, known, format, item_budget, segment, session, unwritten)
+        regrown = _regrown(source.data, known, format, item_budget, segment, session, unwritten,
+                           side)
         reread = unwritten if known is not None and regrown is None else None
     except InputError as exc:  # the caller decides: abort the call (strict) or skip the file
         return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0, skipped=[],
@@ -1249,7 +1257,7 @@ def _mark(name: str, parsed: _Parsed, segment: str) -> Term:
 
 def _regrown(data: bytes, known: tuple[int, str] | None, format: str | None,
              item_budget: int | None, segment: str, session: str | None,
-             unwritten: list[str]) -> tuple[list[str], int] | None:
+             unwritten: list[str], side: str = "") -> tuple[list[str], int] | None:
     """When ``data`` is the file read before (``known``: its size and digest, same options)
     with more after it, ``(unwritten, last line)``: this reading of the whole supersedes the
     items of the earlier one it no longer gives (a turn that went on below its first line, a
@@ -1258,7 +1266,7 @@ def _regrown(data: bytes, known: tuple[int, str] | None, format: str | None,
     (first read, or a file edited or cut back: its earlier items stay)."""
     if known is None or len(data) <= known[0]:
         return None
-    before = _read_digest(data[:known[0]], format, item_budget, segment, session)
+    before = _read_digest(data[:known[0]], format, item_budget, segment, session, side)
     if known[1] not in (before, _calls_held(before)):
         return None
     return unwritten, data.count(b"\n") + (0 if data.endswith(b"\n") else 1)

@@ -70,6 +70,22 @@ Formats (detected from the content; ``format=`` overrides)
     ``discord``
         DiscordChatExporter JSON exports: a channel a session ``<guild>/#<channel>``, each
         message with its author and time, replies linked (:mod:`.discord`).
+    ``messenger``
+        Facebook Messenger and Instagram exports (``message_1.json`` ...): a thread a session,
+        each message with its sender and time, oldest first, Meta's mis-encoded text repaired
+        (:mod:`.messenger`).
+    ``google-chat``
+        Google Chat from Google Takeout (``messages.json`` in each conversation's folder): each
+        message with its creator and time, threads and edits linked (:mod:`.google_chat`).
+    ``open-webui``
+        Open WebUI chat exports: each chat a session, the branch the user last saw read, each
+        message with its role and time (:mod:`.open_webui`).
+    ``sillytavern``
+        SillyTavern chat files (JSONL): each message with its speaker (the persona or the
+        character) and time, the swipes not chosen counted (:mod:`.sillytavern`).
+    ``imessage``
+        iMessage conversations as imessage-exporter's text: each message and reply with its
+        sender and time (:mod:`.imessage`).
     ``gemini``
         Gemini CLI session recordings (``~/.gemini/tmp/<project>/chats/session-*.json``), each
         tool call paired with its result in place, and Gemini API contents (``role``/``parts``

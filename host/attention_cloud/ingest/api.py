@@ -17,16 +17,21 @@ from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
 from .discord import DiscordParser
 from .gemini import GeminiParser
+from .imessage import IMessageParser
+from .google_chat import GoogleChatParser
 from .langchain_messages import LangChainParser
 from .locomo import LoCoMoParser
 from .longmemeval import LongMemEvalParser
 from .markdown_log import MarkdownLogParser
+from .messenger import MessengerParser
 from .notes import NotesParser
 from .openai_chat import OpenAIChatParser
 from .openai_responses import ResponsesParser
+from .open_webui import OpenWebUIParser
 from .openhands import OpenHandsParser
 from .plain_text import PlainTextParser
 from .sharegpt import ShareGPTParser
+from .sillytavern import SillyTavernParser
 from .slack import SlackParser
 from .telegram import TelegramParser
 from .trajectory import TrajectoryParser
@@ -64,6 +69,11 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "telegram": TelegramParser,
     "slack": SlackParser,
     "discord": DiscordParser,
+    "messenger": MessengerParser,
+    "google-chat": GoogleChatParser,
+    "open-webui": OpenWebUIParser,
+    "sillytavern": SillyTavernParser,
+    "imessage": IMessageParser,
 }
 
 

@@ -49,17 +49,20 @@ class ChatSenders:
 def add_chat_message(collector: ItemCollector, senders: ChatSenders, *, record_no: int,
                      session: str, sender: str, text: str, time: str, identity: str,
                      pointer: str, links: Iterable[tuple[str, str]] = (),
-                     attached: list[str] | None = None) -> None:
+                     attached: list[str] | None = None, handle_text: str | None = None) -> None:
     """Add one message of ``sender`` as an item: its text (already cleaned), then the files it
-    shares (``attached``, see :func:`attachment_names`); one of the two is not empty."""
+    shares (``attached``, see :func:`attachment_names`); one of the two is not empty.
+    ``handle_text``: the words its handle was given from before a reader wrote more of the
+    message (a link's address), so an export read again adds no second item for it."""
     role = senders.role(session, sender)
     shown = with_attachments(text, attached or [])
     # a message with words keeps the kind and handle its words gave before files were named in
     # it: a grown export read again must not add each such message a second time
-    kind = kept_turn_kind(role, text or shown)
+    basis = handle_text if handle_text else text
+    kind = kept_turn_kind(role, basis or shown)
     l0 = message_text(shown)
-    if text and shown != text:
-        l0 = L0Text(shown, message_text(text).basis)
+    if basis and shown != basis:
+        l0 = L0Text(shown, message_text(basis).basis)
     collector.add(record_no=record_no, session=session, kind=kind, role=role, identity=identity,
                   text=l0, time=time, pointer=pointer,
                   sets_goal=kind == "user_goal", speaker=sender, links=links)

@@ -18,7 +18,7 @@ from .item_limits import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS  # noqa: F401  (
 from .records import ItemRecord, ParseResult, Relation
 from .source import Source, require_text
 from .textutil import capped_text, goal_text
-from .timefmt import read_turn_time, relative_dates, with_iso_dates
+from .timefmt import names_a_season, read_turn_time, relative_dates, with_iso_dates
 from .tools import ToolCall
 
 #: Part types that are text: one without its text is malformed, not a part of another kind.
@@ -92,6 +92,8 @@ class ItemCollector:
     # how many unread times were listed when an item last got a time: the items without one
     # after a later unread time are its record's (a LoCoMo session's turns, a message's blocks)
     _unread_at_timed: int = 0
+    # the season each turn named whose hemisphere its time did not say ("last summer")
+    _seasons_unplaced: list[str] = field(default_factory=list)
 
     def skip(self, record_no: int, reason: str) -> None:
         """Report a record that is not used."""
@@ -227,7 +229,9 @@ class ItemCollector:
         if speaker:
             extra.append(("speaker", speaker))
         if time and kind in _SPOKEN_KINDS:
-            extra.extend(("mentions_date", day) for _, day in relative_dates(text, time))
+            dates = relative_dates(text, time)
+            extra.extend(("mentions_date", day) for _, day in dates)
+            self._season_unplaced(dates, time)
         time = str(time)  # the journal keeps the UTC time; the day it was written on is used
         relations = _relations(
             handle, session, cwd, extra, text if mentions_in is None else mentions_in
@@ -241,6 +245,13 @@ class ItemCollector:
         self.items.append(item)
         return item
 
+    def _season_unplaced(self, dates: list[tuple[str, str]], time: str) -> None:
+        """Count a turn whose season ("last summer") was read as the northern hemisphere's
+        because its time names no zone that says where it was written."""
+        season = next((phrase for phrase, _ in dates if names_a_season(phrase)), None)
+        if season is not None and getattr(time, "south", None) is None:
+            self._seasons_unplaced.append(season)
+
     def result(self) -> ParseResult:
         """The parse result so far (before any item budget); items left without a time
         because the file writes none for them are said in a note (an unread time is
@@ -250,6 +261,12 @@ class ItemCollector:
         if untimed:
             notes.append(f"{untimed} of {len(self.items)} items have no time: the file "
                          "writes none for them")
+        if self._seasons_unplaced:
+            count = len(self._seasons_unplaced)
+            notes.append(f"{count} turn{'s name' if count > 1 else ' names'} a season "
+                         f'("{self._seasons_unplaced[0]}"), read as the northern hemisphere\'s: '
+                         "the file names no zone that says which hemisphere "
+                         f"{'they were' if count > 1 else 'it was'} written in")
         return ParseResult(
             items=self.items,
             format=self.format,

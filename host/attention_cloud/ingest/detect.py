@@ -2,7 +2,9 @@
 
 JSON is looked at first. Line by line: an object with a string ``type`` and Claude Code's fields
 (``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with
-``conversations`` of ``from``/``value`` turns means ``sharegpt``; a Codex rollout line (``type``
+``conversations`` of ``from``/``value`` turns means ``sharegpt``; a SillyTavern chat line (its
+header's ``user_name`` and ``character_name``, or a message's ``mes`` and ``is_user``)
+``sillytavern``; a Codex rollout line (``type``
 ``session_meta``, ``response_item`` ... with a ``payload``) means ``codex``; a Responses API
 item (``function_call``, ``function_call_output``, ``reasoning``, a ``message`` of
 ``input_text``/``output_text`` parts) means ``openai-responses`` (``codex`` after an older
@@ -19,6 +21,10 @@ export (a chat's ``messages`` typed ``message`` or ``service``, or an account's 
 means ``telegram``, a list of messages typed ``message`` with an epoch ``ts`` (a Slack
 export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``, a
 DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``, a
+Messenger or Instagram thread (``participants`` and ``messages`` with a ``sender_name``)
+``messenger``, a Google Chat Takeout ``messages.json`` (``messages`` with a ``creator`` and a
+``created_date``; its ``group_info.json`` by name) ``google-chat``, a list of Open WebUI chats
+(each a ``chat`` with a ``history`` or ``messages``) ``open-webui``, a
 Gemini CLI session (``messages`` typed ``user``/``gemini``), Gemini API contents (``role``
 ``model`` with ``parts``, or ``{"contents"}``) or Gemini CLI's ``logs.json`` ``gemini``; a
 list of conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``,
@@ -34,7 +40,8 @@ records means ``sharegpt``; a list (or ``input``/``output``) of Responses API it
 thinking blocks (or a request body with a top-level ``system``) ``anthropic``; any other JSON
 array of messages, a document with ``messages``, or one message, means ``openai``. Otherwise an
 aider chat history (a ``# aider chat started at`` line) means ``aider``, a
-timed speaker heading (``## User (03:56 UTC)``) ``markdown``, and a speaker line
+imessage-exporter text file (a date line ``May 08, 2023  1:56:03 PM``, then its sender)
+``imessage``, a timed speaker heading (``## User (03:56 UTC)``) ``markdown``, and a speaker line
 (``User:``, ``## Assistant``, ``Priya:``) means ``text``; failing those, a heading that is a
 date or ends with one (``## 2025-03-04``) means ``notes``. Anything else cannot be detected, and
 says so. A WhatsApp export (its first line ``[5/8/23, 1:56:03 PM] Priya: …`` or ``08/05/2023,
@@ -56,6 +63,7 @@ from .langchain_messages import is_langchain_conversation, is_langchain_message
 from .locomo import is_locomo_sample
 from .longmemeval import is_longmemeval_instance
 from .markdown_log import has_timed_headings
+from .messenger import is_messenger_export
 from .notes import has_dated_headings
 from .openhands import is_openhands, is_openhands_run
 from .openhands_sdk import EVENT_KINDS, is_base_state, is_sdk_event
@@ -71,6 +79,10 @@ from .gemini import (
     is_gemini_session,
 )
 from .slack import is_slack_day, is_slack_metadata
+from .google_chat import is_google_chat_export, is_google_chat_metadata
+from .open_webui import is_open_webui_export
+from .imessage import is_imessage_export
+from .sillytavern import is_sillytavern_line
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
@@ -118,6 +130,8 @@ def detect_source_format(source: Source) -> str:
         return "claude-ai"
     if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels
         return "slack"
+    if is_google_chat_metadata(source.name, head):  # group_info.json beside messages.json
+        return "google-chat"
     if head[:1] in ("{", "["):
         found = _json_format(text, head[0])
         if found:
@@ -126,6 +140,8 @@ def detect_source_format(source: Source) -> str:
         return "gemini"
     if is_aider_history(head):  # before markdown: its "####" lines are no headings
         return "aider"
+    if is_imessage_export(head):  # before text: its sender lines end with no colon
+        return "imessage"
     if has_timed_headings(text):
         return "markdown"
     if has_speaker_lines(text):
@@ -146,6 +162,12 @@ def _json_format(text: str, first: str) -> str | None:
             return "trajectory"
         if is_telegram_export(value):  # its ``messages`` have no role: not a chat API's
             return "telegram"
+        if is_messenger_export(value):
+            return "messenger"
+        if is_google_chat_export(value):
+            return "google-chat"
+        if is_open_webui_export(value):
+            return "open-webui"
         if is_discord_export(value):
             return "discord"
         if _is_gemini(value):  # its "messages" have no role either
@@ -253,6 +275,12 @@ def _document_format(document: Any) -> str | None:
         return "slack"
     if is_discord_export(document):
         return "discord"
+    if is_messenger_export(document):
+        return "messenger"
+    if is_google_chat_export(document):
+        return "google-chat"
+    if is_open_webui_export(document):
+        return "open-webui"
     if is_chatgpt_export(document):
         return "chatgpt"
     if is_claude_ai_export(document) or is_claude_ai_projects(document):
@@ -295,6 +323,8 @@ def _record_format(value: Any) -> str | None:
         return "claude-code"
     if is_sharegpt_record(value):
         return "sharegpt"
+    if is_sillytavern_line(value):  # before a chat's: its messages name no "role"
+        return "sillytavern"
     found = _benchmark_format(value)
     if found:
         return found

@@ -9,7 +9,8 @@
   are items, ``content`` whole; a message whose text is empty (an attachment, a sticker, an
   embed alone) is counted as ``attachment``; member joins, pins, calls, thread creations and
   channel changes as their ``type``. A reply links the message it answers (``relation(H, reply_to,
-  '<channel id>#<message id>')``; each message ``relation(H, message_id, …)``).
+  '<channel id>#<message id>')``; each message ``relation(H, message_id, …)``); one edited
+  links when (``relation(H, edited, TIME)``, its ``timestampEdited``).
 - **Time**: ``timestamp``, ISO 8601 with its offset, read as written (the day it was written on
   is the writer's own).
 
@@ -24,6 +25,7 @@ from .chat_messages import ChatSenders, add_chat_message, attachment_names
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
+from .timefmt import read_time
 
 _SYSTEM_TYPES = frozenset({"RecipientAdd", "RecipientRemove", "Call", "ChannelNameChange",
                            "ChannelIconChange", "ChannelPinnedMessage", "GuildMemberJoin",
@@ -104,6 +106,10 @@ class DiscordParser:
         if isinstance(reference, dict) and isinstance(reference.get("messageId"), (str, int)):
             links.append(("reply_to", f"{reference.get('channelId') or channel_id}"
                                       f"#{reference['messageId']}"))
+        edited = read_time(message.get("timestampEdited")) if message.get("timestampEdited") \
+            else ""
+        if edited:
+            links.append(("edited", edited))  # its content is the last one written
         add_chat_message(self.collector, self.senders, record_no=index + 1, session=session,
                          sender=sender, text=text,
                          time=self.collector.time(index + 1, message.get("timestamp")),

@@ -15,7 +15,9 @@ A turn starts at a heading (``#`` to ``######``) that names a speaker and a time
 ``GPT-4``/``Model``/``Bot``/``Copilot``/``Gemini``/``Agent`` (the assistant), ``System``,
 ``Tool``; other names heading timed turns are people once one of them heads two turns (or a role
 word heads one): the first such name is the user and the others assistants, each item keeping
-its speaker's name. A role heading without a time (``## User``) starts a turn too. Headings
+its speaker's name (a name of up to three words, or a longer one written as one: ``## Maria de
+la Cruz (09:15)``; never a day or a part of one, ``## Morning (07:30)``, which times a section of
+notes). A role heading without a time (``## User``) starts a turn too. Headings
 inside fenced code blocks never do.
 
 The time goes to the item. A heading time that names its day (``2026-01-02 03:57``) is read as
@@ -44,7 +46,14 @@ from .plain_text import (
     speaker_of,
 )
 from .source import Source, fail
-from .timefmt import LogClock, day_first_of, file_date, read_turn_time, with_iso_dates
+from .timefmt import (
+    LogClock,
+    day_first_of,
+    file_date,
+    names_a_day,
+    read_turn_time,
+    with_iso_dates,
+)
 
 _ROLE_WORDS = {
     **dict.fromkeys(("user", "human", "you", "me"), "user"),
@@ -53,7 +62,9 @@ _ROLE_WORDS = {
     "system": "system",
     "tool": "tool",
 }
-_NAME = r"[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2}"
+# up to five words: a name of four or five must be written as one (_is_name)
+_NAME = r"[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,4}"
+_PARTICLE = re.compile(r"[^\W\d_A-Z]{1,3}")  # "de", "la", "van", "bin" inside a long name
 _TIMED_HEADING = re.compile(
     r"[ \t]{0,3}#{1,6}[ \t]+(?:\*\*|__)?(?P<name>" + _NAME + r")(?:\*\*|__)?[ \t]*"
     r"(?:\((?P<paren>[^)\n]{3,60})\)|\[(?P<bracket>[^\]\n]{3,60})\]"
@@ -65,7 +76,8 @@ _LINES_TO_TRY = 2000
 
 
 def timed_heading(line: str) -> tuple[str, str] | None:
-    """``(speaker as written, time as written)`` for a timed speaker heading, else None."""
+    """``(speaker as written, time as written)`` for a heading with a time, else None (whether
+    its words name a speaker is for :func:`_is_name` and the whole file to say)."""
     if "#" not in line[:4]:
         return None
     match = _TIMED_HEADING.fullmatch(line)
@@ -75,6 +87,21 @@ def timed_heading(line: str) -> tuple[str, str] | None:
     if not _CLOCK.search(written):
         return None
     return match.group("name"), written
+
+
+def _is_name(name: str) -> bool:
+    """Whether the words before a heading's time can name someone: up to three words, or a
+    longer name written as one, its first and last words capitalised and those between
+    capitalised or short particles ("Maria de la Cruz", "Ludwig van der Berg"; not
+    "Planning with the design team"); never a day or a part of one ("Morning", "Saturday
+    night"), which times the section rather than names who wrote it."""
+    words = name.split()
+    if names_a_day(name):
+        return False
+    if len(words) <= 3:
+        return True
+    return words[0][:1].isupper() and words[-1][:1].isupper() and all(
+        word[:1].isupper() or _PARTICLE.fullmatch(word) for word in words[1:-1])
 
 
 def role_of(name: str) -> str | None:
@@ -89,7 +116,7 @@ def _timed_names(lines: list[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for line in outside_fences(lines):
         found = timed_heading(line)
-        if found is not None:
+        if found is not None and _is_name(found[0]):
             counts[found[0]] = counts.get(found[0], 0) + 1
     return counts
 

@@ -9,10 +9,13 @@ holding a JSON file per day (``general/2023-05-08.json``, a list of messages), b
   ``username`` or ``bot_profile.name``, else the id itself; roles as :mod:`.chat_messages`
   gives them. Mentions in the text (``<@U024BE7LH>``) are written as the names they stand for
   (``@Dana Whitfield``), links as their label and address, channels as ``#general``.
-- **Time**: ``ts``, epoch seconds: the moment, in UTC.
+- **Time**: ``ts``, epoch seconds: the moment, in UTC; written on the day its sender's zone
+  (``tz`` in ``users.json``) showed, so "yesterday" counts back from that day and a season is
+  read in that zone's hemisphere.
 - **Threads**: a reply (``thread_ts`` other than its own ``ts``) links the message that opened
   its thread, ``relation(H, reply_to, '<channel>#<thread_ts>')``; every message has
-  ``relation(H, message_id, '<channel>#<ts>')``.
+  ``relation(H, message_id, '<channel>#<ts>')``; one edited links when (``relation(H, edited,
+  TIME)``, from ``edited.ts``).
 - **Not kept, counted**: channel events (``channel_join``, ``channel_topic`` ... by subtype), a
   message without text (a file shared alone) as ``file``; ``users.json``, ``channels.json``
   and the export's other lists are read for names only and counted as ``slack <file>``.
@@ -25,13 +28,17 @@ from __future__ import annotations
 import functools
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .chat_messages import ChatSenders, add_chat_message, attachment_names
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
+from .hemisphere import is_southern
 from .source import Source, fail
+from .timefmt import TurnTime, read_time
 
 METADATA_FILES = frozenset({"users.json", "channels.json", "groups.json", "dms.json",
                             "mpims.json", "integration_logs.json", "canvases.json"})
@@ -60,9 +67,11 @@ def is_slack_metadata(name: str, text: str) -> bool:
     return Path(name).name in METADATA_FILES and text.lstrip()[:1] in ("[", "{")
 
 
-def _user_names(users: Any) -> dict[str, str]:
-    """``users.json`` as user id -> the name people know them by."""
+def _user_names(users: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """``users.json`` as user id -> the name people know them by, and user id -> the zone
+    they write in (``tz``, an IANA name), where it gives one."""
     names: dict[str, str] = {}
+    zones: dict[str, str] = {}
     for user in users if isinstance(users, list) else ():
         if isinstance(user, dict) and isinstance(user.get("id"), str):
             profile = user.get("profile") if isinstance(user.get("profile"), dict) else {}
@@ -71,7 +80,20 @@ def _user_names(users: Any) -> dict[str, str]:
                 if isinstance(name, str) and name.strip():
                     names[user["id"]] = " ".join(name.split())[:80]
                     break
-    return names
+            if isinstance(user.get("tz"), str) and user["tz"].strip():
+                zones[user["id"]] = user["tz"].strip()
+    return names, zones
+
+
+def _in_zone(time: str, zone: str) -> str:
+    """``time`` (ISO UTC) as a :class:`~.timefmt.TurnTime` written in ``zone``: its day the
+    one the clock showed there, its hemisphere the zone's; ``time`` itself for a zone no
+    database knows."""
+    try:
+        local = datetime.fromisoformat(time.replace("Z", "+00:00")).astimezone(ZoneInfo(zone))
+    except (ValueError, ZoneInfoNotFoundError):
+        return time
+    return TurnTime(time, local.date().isoformat(), is_southern(zone))
 
 
 def _profile_name(message: dict[str, Any]) -> str:
@@ -92,6 +114,7 @@ class SlackParser:
         self.default_session = default_session
         self.senders = ChatSenders()
         self.names: dict[str, str] = {}
+        self.zones: dict[str, str] = {}  # user id -> the zone users.json says they write in
 
     def parse(self, source: Source) -> int:
         """Read every message of the day file; return how many there were."""
@@ -108,7 +131,8 @@ class SlackParser:
         channel = folder.name or ""
         # the day is the file's own name: two channels' "2023-05-08.json" are two sessions
         session = f"{channel}/{Path(source.pointer_base).stem}" if channel else self.default_session
-        self.names = self._users(folder.parent / "users.json") if channel else {}
+        self.names, self.zones = self._users(folder.parent / "users.json") if channel \
+            else ({}, {})
         for message in document:  # the day's own profiles name the ids its text mentions
             if isinstance(message, dict) and isinstance(message.get("user"), str) \
                     and _profile_name(message):
@@ -123,18 +147,19 @@ class SlackParser:
         return len(document)
 
     @staticmethod
-    def _users(path: Path) -> dict[str, str]:
-        """The names ``users.json`` gives, when the export has one beside the channel (a copy:
-        the day's own profiles are added to it)."""
+    def _users(path: Path) -> tuple[dict[str, str], dict[str, str]]:
+        """The names and zones ``users.json`` gives, when the export has one beside the
+        channel (copies: the day's own profiles are added to the names)."""
         try:
             if not path.is_file():
-                return {}
+                return {}, {}
             stat = path.stat()
             if stat.st_size > _MAX_USERS_BYTES:
-                return {}
-            return dict(_users_file(str(path), stat.st_mtime_ns, stat.st_size))
+                return {}, {}
+            names, zones = _users_file(str(path), stat.st_mtime_ns, stat.st_size)
+            return dict(names), zones
         except (OSError, ValueError, RecursionError):
-            return {}  # the names are a help: the messages' own profiles still name most
+            return {}, {}  # the names are a help: the messages' own profiles still name most
 
     def _message(self, message: dict[str, Any], index: int, channel: str, session: str,
                  pointer: str) -> None:
@@ -156,9 +181,17 @@ class SlackParser:
         thread = message.get("thread_ts")
         if isinstance(thread, str) and thread and thread != ts:
             links.append(("reply_to", f"{channel}#{thread}"))
+        change = message.get("edited")
+        edited = read_time(change.get("ts")) if isinstance(change, dict) and change.get("ts") \
+            else ""
+        if edited:
+            links.append(("edited", edited))  # its text is the last one written
+        time = self.collector.time(index + 1, written)
+        zone = self.zones.get(message.get("user")) if isinstance(message.get("user"), str) \
+            else None
         add_chat_message(self.collector, self.senders, record_no=index + 1, session=session,
                          sender=self._sender(message), text=text,
-                         time=self.collector.time(index + 1, written),
+                         time=_in_zone(time, zone) if time and zone else time,
                          identity=f"ts{ts or index}", pointer=pointer, links=links,
                          attached=attached)
 
@@ -189,7 +222,8 @@ class SlackParser:
 
 
 @functools.lru_cache(maxsize=8)
-def _users_file(path: str, mtime_ns: int, size: int) -> dict[str, str]:
+def _users_file(path: str, mtime_ns: int,
+                size: int) -> tuple[dict[str, str], dict[str, str]]:
     """``users.json`` read once for every day file of an export (a workspace's export has
     thousands, each beside the same file), again only when it changed."""
     del mtime_ns, size  # the cache's key: a changed file is read again

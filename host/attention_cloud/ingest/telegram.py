@@ -10,7 +10,8 @@ one by ``telegram-<id>``; a name two chats share gets `` (<id>)``).
   list of strings and entities (``{"type": "link", "text": …}``), read whole. A forwarded
   message says whose it was (``[forwarded from Priya] …``); a reply links the message it answers
   (``relation(H, reply_to, <session>#<id>)``) and its own id is ``relation(H, message_id,
-  <session>#<id>)``. A message without text (a photo, a sticker, a voice note) is counted as
+  <session>#<id>)``; one edited links when (``relation(H, edited, TIME)``, from
+  ``edited_unixtime``), its text the last written. A message without text (a photo, a sticker, a voice note) is counted as
   ``media``; ``service`` messages (group created, members added, pinned) as ``service``.
 - **Time**: ``date_unixtime`` is the moment (UTC); ``date`` is the local time as written, which
   gives the day the message was written on (so "yesterday" counts back from the sender's day).
@@ -54,15 +55,27 @@ def is_telegram_export(document: Any) -> bool:
         _is_chat(chat) for chat in chats["list"][:5])
 
 
-def telegram_text(text: Any) -> str:
-    """A message's ``text`` as one string: a string, or a list of strings and entities."""
+def telegram_text(text: Any, addresses: bool = True) -> str:
+    """A message's ``text`` as one string: a string, or a list of strings and entities (a
+    link under words, ``text_link``, as its words then its address: ``the route
+    (https://…)``)."""
     if isinstance(text, str):
         return text
     if isinstance(text, list):
-        return "".join(part if isinstance(part, str) else
-                       part.get("text", "") if isinstance(part, dict)
-                       and isinstance(part.get("text"), str) else "" for part in text)
+        return "".join(_entity_text(part, addresses) for part in text)
     return ""
+
+
+def _entity_text(part: Any, addresses: bool) -> str:
+    if isinstance(part, str):
+        return part
+    if not isinstance(part, dict) or not isinstance(part.get("text"), str):
+        return ""
+    href = part.get("href")
+    if addresses and isinstance(href, str) and href.strip() \
+            and href.strip() != part["text"].strip():
+        return f"{part['text']} ({href.strip()})"
+    return part["text"]
 
 
 class TelegramParser:
@@ -121,6 +134,7 @@ class TelegramParser:
                                   else f"{message.get('type')} message")
             return
         text = telegram_text(message.get("text")).strip()
+        words = telegram_text(message.get("text"), addresses=False).strip()
         attached = attachment_names(_attached(message))
         if not text and not attached:
             self.collector.ignore("media" if any(
@@ -138,15 +152,20 @@ class TelegramParser:
         forwarded = message.get("forwarded_from")
         if isinstance(forwarded, str) and forwarded.strip():
             text = f"[forwarded from {forwarded.strip()}] {text}".rstrip()
+            words = f"[forwarded from {forwarded.strip()}] {words}".rstrip()
         links = []
         if isinstance(message.get("id"), int):
             links.append(("message_id", f"{session}#{message['id']}"))
         if isinstance(message.get("reply_to_message_id"), int):
             links.append(("reply_to", f"{session}#{message['reply_to_message_id']}"))
+        edited = read_time(message.get("edited_unixtime") or message.get("edited")) \
+            if message.get("edited_unixtime") or message.get("edited") else ""
+        if edited:
+            links.append(("edited", edited))  # its text is the last one written
         add_chat_message(self.collector, self.senders, record_no=index + 1, session=session,
                          sender=sender, text=text, time=self._time(message, index),
                          identity=f"m{message.get('id', index)}", pointer=pointer, links=links,
-                         attached=attached)
+                         attached=attached, handle_text=words)  # the handle links gave before
 
     def _time(self, message: dict[str, Any], index: int) -> str:
         """The message's moment from ``date_unixtime``, on the day ``date`` was written; else

@@ -27,6 +27,8 @@ from dateutil.relativedelta import relativedelta
 from dateutil.tz import tzoffset
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .hemisphere import is_southern
+
 # Claude Code writes "2026-01-02T03:04:05.678Z"; the common case needs no parsing at all.
 _UTC_Z = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\Z")
 _EPOCH = re.compile(r"\d+(?:\.\d+)?\Z")
@@ -78,11 +80,27 @@ class TurnTime(str):
     """
 
     day: str
+    _south: bool | None
+    _written: str  # the time as written: its zone, read when asked, says the hemisphere
 
-    def __new__(cls, iso: str, day: str) -> TurnTime:
+    def __new__(cls, iso: str, day: str, south: bool | None = None,
+                written: str = "") -> TurnTime:
         made = super().__new__(cls, iso)
         made.day = day
+        made._south = south
+        made._written = written
         return made
+
+    @property
+    def south(self) -> bool | None:
+        """True when written in a zone south of the equator, False north of it, None when
+        its zone does not say (read from the time as written the first time it is asked: only
+        a turn that names a season asks)."""
+        if self._south is None and self._written:
+            moment = _written_moment(self._written)
+            self._south = is_southern(_zone_written(self._written, moment)) if moment else None
+            self._written = ""
+        return self._south
 
 
 def read_turn_time(value: Any) -> TurnTime | str | None:
@@ -95,7 +113,22 @@ def read_turn_time(value: Any) -> TurnTime | str | None:
     if not text or _UTC_Z.match(text) or _EPOCH.match(text):
         return TurnTime(iso, iso[:10])  # written in UTC (or as a count of seconds)
     written = _written_moment(text)
-    return TurnTime(iso, written.date().isoformat() if written is not None else iso[:10])
+    if written is None:
+        return TurnTime(iso, iso[:10])
+    return TurnTime(iso, written.date().isoformat(), written=text)
+
+
+def _zone_written(text: str, written: datetime) -> str:
+    """The zone a time names, by its IANA name (``…[Australia/Sydney]``) or its abbreviation
+    (``AEST``); ``""`` for an offset alone or none."""
+    named = _ZONE_NAME.match(text)
+    if named:
+        return named["zone"]
+    go = _GO_TIME.match(text)
+    if go:
+        return text[go.end("moment"):].split()[0]
+    zone = written.tzname() or ""
+    return zone if zone in _ZONES or zone.isalpha() and zone.isupper() else ""
 
 
 class LogClock:
@@ -486,8 +519,18 @@ _TODAY_PART = re.compile(
     r"\b(?P<today>this\s+(?:morning|afternoon|evening)|tonight|(?:earlier|later)\s+today)\b",
     re.IGNORECASE)
 _TODAY_WORDS = ("morning", "afternoon", "evening", "tonight", "today")
+_DAY_WORDS = frozenset((*_WEEKDAYS, *_TODAY_WORDS, "yesterday", "tomorrow", "night", "noon",
+                        "midday", "midnight", "dawn", "dusk", "overnight", "weekend"))
+
+
+def names_a_day(words: str) -> bool:
+    """True when ``words`` name a day or a part of one ("Morning", "Saturday night",
+    "Tomorrow"): a heading's time of day, never a person."""
+    split = words.lower().split()
+    return bool(split) and all(word in _DAY_WORDS for word in split)
 # A season ("last summer", "this spring", "next winter", "the summer of 2019"), read as the
-# northern hemisphere's meteorological seasons: the day stored is the season's middle.
+# meteorological seasons of the hemisphere the turn was written in (the northern one where its
+# time's zone does not say): the day stored is the season's middle.
 _SEASON = re.compile(
     r"\b(?:(?P<season_rel>last|this|next|this past)\s+(?P<season>summer|winter|spring|autumn|fall)"
     r"|(?P<season_y>summer|winter|spring|autumn|fall)\s+(?:of\s+)?(?P<season_year>(?:19|20)\d\d))\b",
@@ -496,6 +539,14 @@ _SEASON_WORDS = ("summer", "winter", "spring", "autumn", "fall")
 # season -> (first month, middle month): winter of year Y runs from December of Y-1
 _SEASONS = {"winter": (12, 1), "spring": (3, 4), "summer": (6, 7), "autumn": (9, 10),
             "fall": (9, 10)}
+# south of the equator each season falls in the months of the northern one opposite it
+_OPPOSITE_SEASON = {"winter": "summer", "summer": "winter", "spring": "autumn",
+                    "autumn": "spring", "fall": "spring"}
+
+
+def names_a_season(phrase: str) -> bool:
+    """Whether a phrase :func:`relative_dates` found names a season ("last summer")."""
+    return any(word in _SEASON_WORDS for word in phrase.split())
 _WEEKDAY_BEFORE = re.compile(r",?\s{1,3}")  # between a weekday and the date it names
 _BARE_WEEKDAY = re.compile(r"(?<!\bevery\s)(?<!\beach\s)\b(?P<bare_d>" + _WEEKDAY + r")\b",
                            re.IGNORECASE)
@@ -615,7 +666,7 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     for match in matches:
         if _a_title(match):
             continue
-        resolved = _resolve(match, day)
+        resolved = _resolve(match, day, time)
         if resolved is not None:
             phrase = " ".join(match.group(0).lower().split())
             found.setdefault(phrase, resolved.isoformat())
@@ -671,8 +722,11 @@ def date_note(text: str, time: str, days: list[str]) -> str:
     shown: set[str] = set()
     moment = parse_moment(time) if time else None
     if moment is not None and text:
-        for shift in (0, -1, 1):
-            read = relative_dates(text, (moment + timedelta(days=shift)).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        # a season was read in the hemisphere the turn was written in, which the UTC time no
+        # longer says: the southern reading is tried too
+        for shift, south in ((0, None), (0, True), (-1, None), (-1, True), (1, None), (1, True)):
+            iso = (moment + timedelta(days=shift)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            read = relative_dates(text, TurnTime(iso, iso[:10], south))
             if any(day in wanted for _, day in read):
                 for phrase, day in read:
                     if day in wanted and day not in shown:
@@ -693,7 +747,9 @@ def _day_shown(day: str) -> str:
         return day
 
 
-def _resolve(match: re.Match[str], day: date) -> date | None:
+def _resolve(match: re.Match[str], day: date, time: str = "") -> date | None:
+    """The day ``match`` names, read against ``day`` (``time``: the turn's, whose zone says
+    the hemisphere a season is read in)."""
     g = match.groupdict()
     if g.get("lastof_d"):
         return _nearest(day, lambda year: _last_weekday(year, _month(g.get("lastof_m")),
@@ -723,7 +779,7 @@ def _resolve(match: re.Match[str], day: date) -> date | None:
     if g.get("today"):
         return day
     if g.get("season") or g.get("season_y"):
-        return _season(match, day)
+        return _season(match, day, getattr(time, "south", None) is True)
     if g.get("before"):
         return day - timedelta(days=2)
     if g.get("after"):
@@ -788,15 +844,19 @@ def _season_span(name: str, year: int) -> tuple[date, date, date]:
     return start, end, date(year, middle_month, 15)
 
 
-def _season(match: re.Match[str], day: date) -> date | None:
+def _season(match: re.Match[str], day: date, south: bool = False) -> date | None:
     """The middle day of the season ``match`` names: "last summer" the latest that ended before
     the turn's day, "next summer" the first to start after it, "this summer" the one the day
     is in, else the latest before it in a sentence told in the past and the next otherwise,
-    "the summer of 2019" that year's."""
+    "the summer of 2019" that year's; ``south``: in the southern hemisphere (summer December
+    to February)."""
     g = match.groupdict()
     if g.get("season_y"):
-        return _season_span(g["season_y"].lower(), int(g["season_year"]))[2]
+        name = g["season_y"].lower()
+        return _season_span(_OPPOSITE_SEASON[name] if south else name,
+                            int(g["season_year"]))[2]
     name, rel = g["season"].lower(), " ".join(g["season_rel"].lower().split())
+    name = _OPPOSITE_SEASON[name] if south else name
     spans = [_season_span(name, year) for year in range(day.year - 2, day.year + 3)]
     ended = [s for s in spans if s[1] < day]
     to_come = [s for s in spans if s[0] > day]

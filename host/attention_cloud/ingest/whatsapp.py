@@ -30,7 +30,7 @@ WhatsApp writes a message per line, its continuation lines (a multi-line message
   system message under the group's name), media placeholders (``<Media omitted>``, ``image
   omitted``, ``<attached: …>``, ``IMG-….jpg (file attached)``) as ``media omitted`` (a caption
   after one is kept), and deleted messages. ``<This message was edited>`` is cut from the
-  message it ends. ``<memory-frame>`` envelopes are removed first, as from every format.
+  message it ends, which links ``relation(H, edited, true)`` (the export says not when). ``<memory-frame>`` envelopes are removed first, as from every format.
 - Lines before the first message line are skipped and reported.
 
 Pointers read ``<file>:<line>`` for a message on one line, ``<file>:<first>-<last>`` for one
@@ -260,7 +260,9 @@ class WhatsAppParser:
         # a close the file-wide scan left (no opening before it): envelope text up to it here
         joined, lone = strip_envelopes("\n".join([first, *more]))
         self.collector.envelopes_stripped += lone
-        text = _without_edited_mark(joined.strip(_MARKS + " \t\n"))
+        stripped = joined.strip(_MARKS + " \t\n")
+        text = _without_edited_mark(stripped)
+        links = [("edited", "true")] if text != stripped else []  # when, the export says not
         text = _MEDIA.sub("", text).strip(_MARKS + " \t\n") if _MEDIA.search(text) else text
         if not text:
             self.collector.ignore("media omitted" if _MEDIA.search(first) else "empty")
@@ -273,7 +275,7 @@ class WhatsAppParser:
             self.collector.unread_times.append((line.number, line.written))
         add_chat_message(self.collector, self.senders, record_no=line.number,
                          session=self.session, sender=sender, text=text, time=time or "",
-                         identity=f"line{line.number}",
+                         identity=f"line{line.number}", links=links,
                          pointer=line_pointer(source.pointer_base, line.number,
                                               line.number + _last_with_text(more)))
 

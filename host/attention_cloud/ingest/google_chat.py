@@ -1,0 +1,126 @@
+"""Google Chat conversations from Google Takeout: ``Google Chat/Groups/<DM … | Space …>/
+messages.json``, ``{"messages": [...]}``, each message ``{"creator": {"name", "email",
+"user_type"}, "created_date", "text", "topic_id", "message_id"}``.
+
+- **Session**: ``Google Chat/<the conversation's folder>`` (``Google Chat/Space AAAAxyz``), the
+  same whatever the export's language; else the file's name.
+- **Speakers and roles**: ``creator.name``, else its ``email``; roles as :mod:`.chat_messages`
+  gives them.
+- **Time**: ``created_date``, as Takeout writes it in the account's language and zone
+  ("Monday, May 8, 2023 at 1:56:03 PM UTC"; read by :mod:`.timefmt`). A message edited later
+  keeps its text as last written and links when (``relation(H, edited, TIME)``).
+- **Threads**: each message ``relation(H, message_id, '<session>#<id>')``; a message after the
+  first of its thread (``topic_id``) ``relation(H, reply_to, …)`` the thread's first message.
+- **Files**: ``attached_files`` named on a line of their own (``[attached: minutes.pdf]``, each
+  ``original_name``, else ``export_name``), so a message of nothing but a file is an item.
+- **Counted, not kept**: deleted messages (``deleted``), and a message of no text and no file
+  (a call, a card: ``media``, else ``empty``); ``group_info.json`` and ``user_info.json``
+  (``google-chat group_info.json``), so the unzipped ``Google Chat`` folder ingests whole.
+
+Pointers read ``<file>#/messages/<i>``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .chat_messages import ChatSenders, add_chat_message, attachment_names
+from .collector import ItemCollector
+from .jsonlines import json_document, strip_document_envelopes
+from .source import Source, fail
+from .timefmt import read_time
+
+METADATA_FILES = frozenset({"group_info.json", "user_info.json"})
+
+
+def is_google_chat_metadata(name: str, text: str) -> bool:
+    """True for the files Takeout writes beside the messages (``group_info.json``, the
+    conversation's name and members; ``user_info.json``): counted, not read for items."""
+    return Path(name).name in METADATA_FILES and text.lstrip()[:1] in ("[", "{")
+
+
+def _is_message(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("creator"), dict) \
+        and "created_date" in value
+
+
+def is_google_chat_export(document: Any) -> bool:
+    """True for a Takeout ``messages.json``: ``messages`` whose first ones name their
+    ``creator`` and ``created_date`` (one that lost either is reported when it is read)."""
+    if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
+        return False
+    if "role" in document:
+        return False
+    head = [m for m in document["messages"][:20] if isinstance(m, dict)]
+    return bool(head) and any(_is_message(m) for m in head) and not any(
+        "role" in m for m in head)
+
+
+def _name(value: Any) -> str:
+    return " ".join(value.split())[:120] if isinstance(value, str) and value.strip() else ""
+
+
+class GoogleChatParser:
+    """Parses a Google Chat ``messages.json`` into an :class:`ItemCollector`."""
+
+    def __init__(self, collector: ItemCollector, default_session: str) -> None:
+        self.collector = collector
+        self.default_session = default_session
+        self.senders = ChatSenders()
+        self._topics: dict[str, str] = {}  # topic id -> its first message's link
+
+    def parse(self, source: Source) -> int:
+        """Read every message of the conversation; return how many there were."""
+        document = json_document(source)
+        if Path(source.name).name in METADATA_FILES and isinstance(document, dict):
+            self.collector.records_read += 1
+            self.collector.ignore(f"google-chat {Path(source.name).name}")
+            return 1
+        if not is_google_chat_export(document):
+            raise fail(source.name, 'not a Google Chat export ("messages" with a "creator" '
+                                    'and a "created_date")')
+        strip_document_envelopes(source, self.collector, document)
+        folder = Path(source.pointer_base).parent.name
+        session = f"Google Chat/{folder}" if folder and Path(source.name).stem == "messages" \
+            else self.default_session
+        messages = document["messages"]
+        for index, message in enumerate(messages):
+            self.collector.records_read += 1
+            if not isinstance(message, dict):
+                self.collector.skip(index + 1, f"message {index} is not an object")
+                continue
+            self._message(message, index, session, f"{source.pointer_base}#/messages/{index}")
+        return len(messages)
+
+    def _message(self, message: dict[str, Any], index: int, session: str, pointer: str) -> None:
+        if message.get("deletion_metadata"):
+            self.collector.ignore("deleted")
+            return
+        text = message.get("text").strip() if isinstance(message.get("text"), str) else ""
+        files = message.get("attached_files")
+        attached = attachment_names(
+            f.get("original_name") or f.get("export_name") for f in files
+            if isinstance(f, dict)) if isinstance(files, list) else []
+        if not text and not attached:
+            self.collector.ignore("media" if message.get("annotations") else "empty")
+            return
+        creator = message.get("creator") if isinstance(message.get("creator"), dict) else {}
+        sender = _name(creator.get("name")) or _name(creator.get("email")) or "unknown"
+        links = []
+        own = message.get("message_id")
+        if isinstance(own, str) and own:
+            links.append(("message_id", f"{session}#{own}"))
+        topic = message.get("topic_id")
+        if isinstance(topic, str) and topic:
+            first = self._topics.setdefault(topic, f"{session}#{own}" if own else "")
+            if first and own and first != f"{session}#{own}":
+                links.append(("reply_to", first))
+        edited = read_time(message.get("updated_date")) if message.get("updated_date") else ""
+        if edited:
+            links.append(("edited", edited))
+        add_chat_message(self.collector, self.senders, record_no=index + 1, session=session,
+                         sender=sender, text=text,
+                         time=self.collector.time(index + 1, message.get("created_date")),
+                         identity=f"m{own or index}", pointer=pointer, links=links,
+                         attached=attached)

@@ -1,0 +1,70 @@
+"""Google Chat from Google Takeout (``Google Chat/Groups/<conversation>/messages.json``):
+every creator and every message's time, threads and edits linked (issue 14: who said it and
+when, for every format people bring)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from attention_cloud import Memory
+from attention_cloud.ingest import detect_format, parse_path, parse_text
+
+SPACE = (Path(__file__).parent / "fixtures" / "ingest" / "google_chat_takeout" / "Google Chat" /
+         "Groups" / "Space AAAAx7Yq2")
+MESSAGES = SPACE / "messages.json"
+
+
+def test_a_space_keeps_every_creator_and_time():
+    # before: refused, "no openai records could be parsed ... message has no "role"": a
+    # Takeout conversation lost every message
+    result = parse_path(MESSAGES)
+    assert result.format == "google-chat" == detect_format(MESSAGES)
+    assert [(i.speaker, i.time, i.text) for i in result.items] == [
+        ("Priya Patel", "2023-05-08T13:56:03Z", "Who is running the river loop on Saturday?"),
+        ("Tomás Ruiz", "2023-05-08T14:05:40Z", "I'm in, 7am at the bridge"),  # PM after U+202F
+        ("Tomás Ruiz", "2023-05-08T14:06:10Z", "[attached: route.gpx]"),
+        ("dana@example.org", "2023-05-09T08:02:00Z", "Count me in for next week"),  # no name
+    ]
+    assert {i.session for i in result.items} == {"Google Chat/Space AAAAx7Yq2"}
+    assert result.ignored == {"deleted": 1}
+    first, reply = result.items[:2]
+    links = [r[1:] for r in reply.relations]
+    assert ("reply_to", "Google Chat/Space AAAAx7Yq2#AAAAx7Yq2/t1Qx/t1Qx") in links
+    assert ("edited", "2023-05-08T14:07:00Z") in links
+    assert not any(r[1] == "reply_to" for r in first.relations)
+    assert reply.pointer.endswith("messages.json#/messages/1")
+
+
+@pytest.mark.parametrize("written, iso", [
+    ("Monday, May 8, 2023 at 1:56:03 PM UTC", "2023-05-08T13:56:03Z"),
+    ("Monday, May 8, 2023 at 1:56:03\u202fPM UTC", "2023-05-08T13:56:03Z"),
+    ("Monday, 8 May 2023 at 13:56:03 UTC", "2023-05-08T13:56:03Z"),
+    ("Monday, May 8, 2023 at 3:56:03 PM GMT+02:00", "2023-05-08T13:56:03Z"),
+])
+def test_each_date_form_takeout_writes(written, iso):
+    document = {"messages": [{"creator": {"name": "Priya Patel", "user_type": "Human"},
+                              "created_date": written, "text": "see you at the bridge",
+                              "message_id": "a/b/c", "topic_id": "b"}]}
+    (item,) = parse_text(json.dumps(document), name="messages.json").items
+    assert item.time == iso
+
+
+def test_a_date_in_another_language_is_reported_not_dropped():
+    document = {"messages": [{"creator": {"name": "Lena"}, "text": "Bis Samstag!",
+                              "created_date": "Montag, 8. Mai 2023 um 13:56:03 UTC"}]}
+    result = parse_text(json.dumps(document), name="messages.json")
+    assert [(i.speaker, i.time) for i in result.items] == [("Lena", "")]
+    assert result.unread_times == [(1, "Montag, 8. Mai 2023 um 13:56:03 UTC")]
+
+
+def test_the_takeout_folder_ingests_whole(home):
+    """``group_info.json`` beside the messages is counted, not refused as undetectable."""
+    assert detect_format(SPACE / "group_info.json") == "google-chat"
+    with Memory.open(home) as mem:
+        report = mem.ingest([str(SPACE.parent.parent.parent)], strict=True)
+        assert report.files == 2 and report.new == 4
+        rows = mem.query("item_speaker(H, S), item_time(H, T)").rows
+    assert {r["S"] for r in rows} == {"Priya Patel", "Tomás Ruiz", "dana@example.org"}
+    assert all(r["T"] for r in rows)
