@@ -66,7 +66,7 @@ hydrate/3 plans the frame entirely in Prolog:
      `excerpted`); but the frame's best fact, a turn someone said, is shown whole when it fits,
      weaker facts giving way (focus_whole_/7).
   5. *Spare*: what the segments leave unspent of their shares goes to the segments the plane
-     shares by '*' that left relevant candidates out, best first, each fitted again with it
+     shares by '*' (or the mounts) that left relevant candidates out, best first, each fitted again with it
      (spare_flow_/6; the receipt's segment says `share`, `received` and `why`).
 
 ```
@@ -97,7 +97,8 @@ Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source,
 %   cells, through the entity graph otherwise; `false`: the entity graph), mount (a list of
 %   cells, a cell named twice counted once: the frame is drawn only from each cell and its
 %   neighbourhood to `depth` links, default 1; each mount renders independently with an
-%   equal share of the budget, as a part labelled `mount:Cell`, and the parts merge into one
+%   equal share of the budget, as a part labelled `mount:Cell`, what one leaves unspent going
+%   to those that left relevant candidates out, and the parts merge into one
 %   frame, a record in two mounts kept once), bridge (`true`, the default: a seed's rare
 %   named things bring in the items of other sessions that name them, the second hop of a
 %   multi-hop question; `false`: no bridge), excerpt (`true`, the default: a fact whose
@@ -149,7 +150,7 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
         include(segment_readable_(Reader), SegBudgets0, SegBudgets),
         open_segments_(RulesModule, Plane, Overrides, Open)
     ;   mount_budgets_(Reader, Mounts, MountDepth, Budget, SegBudgets),
-        Open = []
+        pairs_keys(SegBudgets, Open)    % every mount's share is an equal split: open
     ),
     heading_debts_(Settings, SegBudgets, PartBudgets),
     foldl(hydrate_segment_(Goal, Settings), PartBudgets, Parts0a, 0, _),
@@ -574,16 +575,18 @@ open_segments_(Module, Plane, Overrides, Open) :-
     sort(Open0, Open).
 
 % spare_flow_(+Goal, +Settings, +Budget, +Open, +Parts0, -Parts): the tokens the parts leave
-% unspent go to the open segments that left relevant candidates out (their `more`: the best
+% unspent go to the open parts that left relevant candidates out (their `more`: the best
 % score among them), best first: each is fitted again with its share and all the frame's
-% budget the other parts do not use. With an equal split, a segment of 800 turns relevant to
-% the goal spent 129 of its 200 tokens with more left out while three small chats beside it
-% left theirs unspent: the frame held 419 of its 800 tokens. The receipt's segment says
-% what it received beyond its share (`share`, `received`, `why`).
+% budget the other parts do not use. Open lists the parts as hydrate_segment_/6 takes them (a
+% segment, or a mount(Cell, Cells, Members)). With an equal split, a segment of 800 turns
+% relevant to the goal spent 129 of its 200 tokens with more left out while three small chats
+% beside it left theirs unspent: the frame held 419 of its 800 tokens; so did a small cell
+% mounted beside a large one. The receipt's segment says what it received beyond its share
+% (`share`, `received`, `why`).
 spare_flow_(Goal, Settings, Budget, Open, Parts0, Parts) :-
     findall(Best-Segment,
             ( member(part(M, _, _), Parts0), get_dict(more, M, Best),
-              Segment = M.segment, memberchk(Segment, Open) ),
+              member(Segment, Open), segment_label_(Segment, M.segment) ),
             Hungry0),
     sort(1, @>=, Hungry0, Hungry),
     foldl(receive_spare_(Goal, Settings, Budget), Hungry, Parts0-0, Parts1-_),
@@ -596,7 +599,8 @@ spare_flow_(Goal, Settings, Budget, Open, Parts0, Parts) :-
 receive_spare_(Goal, Settings0, Budget, Best-Segment, Parts0-Given0, Parts-Given) :-
     maplist(part_used_, Parts0, Used),
     sum_list(Used, AllUsed),
-    nth0(I, Parts0, Part0), Part0 = part(M0, _, _), M0.segment == Segment, !,
+    segment_label_(Segment, Label),
+    nth0(I, Parts0, Part0), Part0 = part(M0, _, _), M0.segment == Label, !,
     nth0(I, Used, Own),
     Share = M0.budget,
     Larger is Budget - (AllUsed - Own),
