@@ -76,7 +76,8 @@ hydrate/3 plans the frame entirely in Prolog:
 Frame = frame(Meta, Facts, Beyond) where Meta is a dict (goal, plane, path, budget, spent,
 segments, anchor, now: the time the goal was read against, speakers: who said each item by
 handle, in_window: why each item counted as inside the anchor's window, by handle (`written`,
-or the day its text names there), recency: the words that asked for the newest, or ""; each segment's dict lists what it left out as redundant in `suppressed`), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
+or the day its text names there), recency: the words that asked for the newest, or ""; each segment's dict lists what it left out as redundant in `suppressed`, and says in `found`
+whether its search found any candidate at all), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
 Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source, Text).
 */
 
@@ -252,7 +253,10 @@ crumb_share_(Settings, Budget, Share) :-
 % A part's own framing: its share of the frame's head, its heading, the lines that head its
 % breadcrumbs and what it left out (when it has any), and the line of each fact and breadcrumb.
 part_framing_(Settings, part(M0, Facts, Crumbs), part(M, Facts, Crumbs)) :-
-    part_heading_tokens_(Settings, M0.segment, M0.budget, HeadingTokens),
+    (   get_dict(share, M0, Share) -> true ; Share = M0.budget ),   % a receiver's: its share
+    segment_heading_tokens_(M0.segment, M0.budget, Heading),
+    head_share_(Settings, Share, Head),
+    HeadingTokens is Heading + Head,
     length(Crumbs, NC),
     (   get_dict(excerpted, M0, Cut) -> true ; Cut = [] ),
     findall(H, member(_{handle: H}, Cut), CutIds),
@@ -275,8 +279,14 @@ edge_tokens_(Settings, Crumbs, Left, Tokens) :-
 % the frame's).
 part_heading_tokens_(Settings, Label, Share, Tokens) :-
     segment_heading_tokens_(Label, Share, Heading),
+    head_share_(Settings, Share, Head),
+    Tokens is Heading + Head.
+
+% head_share_(+Settings, +Share, -Tokens): a part's share of the frame's head, in proportion to
+% its share of the frame's budget (rounded up).
+head_share_(Settings, Share, Tokens) :-
     Settings.frame_framing = Head-Budget,
-    Tokens is Heading + ceiling(Head * Share / max(1, Budget)).
+    Tokens is ceiling(Head * Share / max(1, Budget)).
 
 segment_heading_tokens_(Label, Share, Tokens) :-
     host_segment_framing(Label, Share, Tokens).
@@ -589,14 +599,15 @@ spare_flow_(Goal, Settings, Budget, Open, Parts0, Parts) :-
               member(Segment, Open), segment_label_(Segment, M.segment) ),
             Hungry0),
     sort(1, @>=, Hungry0, Hungry),
-    foldl(receive_spare_(Goal, Settings, Budget), Hungry, Parts0-0, Parts1-_),
+    foldl(receive_spare_(Goal, Settings, Budget), Hungry, Parts0, Parts1),
     maplist(forget_more_, Parts1, Parts).
 
-% A receiver's share of the frame's head follows its budget among the segments' budgets,
-% which now add up to more than the frame's (part_heading_tokens_/4; the host shares the head
-% the same way): priced against the frame's budget alone, it paid the head twice over the
-% tokens it received (a 900-token frame of three segments held 93 % of its budget).
-receive_spare_(Goal, Settings0, Budget, Best-Segment, Parts0-Given0, Parts-Given) :-
+% A receiver pays the frame's head in proportion to its share, as before it received: the head
+% is paid once, the parts' shares of it adding up to it (part_heading_tokens_/4; the host
+% shares it the same way). Its heading is written with the larger count, and the fit gets the
+% rest. Priced in proportion to its larger budget, it paid part of the head twice (the others
+% had paid their shares of it already): a 106-token frame over three segments held nothing.
+receive_spare_(Goal, Settings, Budget, Best-Segment, Parts0, Parts) :-
     maplist(part_used_, Parts0, Used),
     sum_list(Used, AllUsed),
     segment_label_(Segment, Label),
@@ -605,22 +616,27 @@ receive_spare_(Goal, Settings0, Budget, Best-Segment, Parts0-Given0, Parts-Given
     Share = M0.budget,
     Larger is Budget - (AllUsed - Own),
     Received is Larger - Share,
-    Given1 is Given0 + Received,
-    Settings0.frame_framing = Head-_,
-    Settings = Settings0.put(frame_framing, Head-(Budget + Given1)),
-    refill_min_(Budget, Min),           % what a segment's own refill round asks
+    head_share_(Settings, Share, OwnHead),
+    head_share_(Settings, Larger, LargerHead),
+    Credit is OwnHead - LargerHead,      % a debt of no more than 0: the head it need not pay
+    spare_min_(Budget, M0, Min),
     (   Received >= Min,
-        hydrate_segment_(Goal, Settings, Segment-Larger-0, part(M1, F1, C1), 0, _),
+        hydrate_segment_(Goal, Settings, Segment-Larger-Credit, part(M1, F1, C1), 0, _),
         M1.spent > M0.spent                % a second fit that shows no more is not kept
-    ->  Given = Given1,
-        format(string(Why), "left relevant candidates out (best score ~4f) while other \c
+    ->  format(string(Why), "left relevant candidates out (best score ~4f) while other \c
                              segments left ~d tokens of the frame's budget unspent",
                [Best, Received]),
         M = M1.put(_{share: Share, received: Received, why: Why}),
         nth0(I, Parts0, _, Rest),
         nth0(I, Parts, part(M, F1, C1), Rest)
-    ;   Parts = Parts0, Given = Given0
+    ;   Parts = Parts0
     ).
+
+% spare_min_(+Budget, +Meta, -Min): the fewest tokens worth fitting a part again for: what a
+% segment's own refill round asks, or any at all for a part that shows nothing yet (a small
+% frame's shares each too thin for a heading and a fact, when the whole budget holds one).
+spare_min_(Budget, Meta, Min) :-
+    (   Meta.spent =:= 0 -> Min = 1 ; refill_min_(Budget, Min) ).
 
 % What a part takes of the frame's budget, as its fit reserved it (hydrate_segment_/6's `used`).
 part_used_(part(M, _, _), M.used).
@@ -722,12 +738,14 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     % what the fit reserved of Share, for spare_flow_/6: the lines it priced at their longest
     % (a part's `spent` plus its framing as planned fell short of the framing as written by
     % up to ~15 tokens, and a frame given those went over its budget); the headings this part
-    % pays for (Debt) count in the parts they head
-    Reserved is HeadingTokens + LeftOut + Used + CrumbTokens
+    % pays for (Debt) count in the parts they head, and the head a receiver need not pay (a
+    % negative Debt, receive_spare_/6) is not reserved
+    Reserved is HeadingTokens + min(0, Debt) + LeftOut + Used + CrumbTokens
         + NC * Settings.crumb_framing + BeyondLine,
+    (   Candidates0 == [] -> Found = false ; Found = true ),
     Meta0 = _{segment: Label, budget: Share, spent: SegSpent, path: Path,
               suppressed: SuppressedMeta, capped: Capped, bridged: Bridged,
-              excerpted: Excerpted, used: Reserved},
+              excerpted: Excerpted, used: Reserved, found: Found},
     more_left_out_(Outside, Meta0, Meta).
 
 % A segment that left candidates out says how relevant the best of them is (`more`), for

@@ -277,6 +277,15 @@ def memory_status(mem: Any, frame: FrameParts) -> dict[str, Any]:
                      f"smallest skeleton (L3) in memory "
                      f"takes {int(smallest[0])} and the frame's own lines "
                      f"{_least_lines(meta)}; raise --budget")
+        elif _found_candidates(meta):
+            # the frame's parts found records and showed none: the budget, as they share it,
+            # is too small for any of them with its lines (the words above would add up to
+            # less than the budget; "memory holds nothing for this goal" would be untrue)
+            parts = [p for p in meta.get("segments") or [] if isinstance(p, dict)]
+            shares = ", ".join(f"{p.get('segment')} {int(p.get('budget', 0))}" for p in parts)
+            empty = (f"no fact fits in {budget} tokens as the frame's parts share them "
+                     f"({shares}): each part's share is too small for its lines and a fact; "
+                     "raise --budget or give one segment more (--segment S=N)")
         if empty:
             notes.append(empty)
     return {**status, "notes": notes, "empty": empty}
@@ -297,6 +306,13 @@ def unheld_segments_note(mem: Any, meta: dict[str, Any]) -> str:
     return (f"plane {meta.get('plane')} gives budget to segment{'s' if len(unheld) > 1 else ''} "
             f"{', '.join(unheld)}, which memory does not hold (segments in this memory: "
             f"{', '.join(sorted(known))})")
+
+
+def _found_candidates(meta: dict[str, Any]) -> bool:
+    """Whether a part of the frame found records for the goal (``hydrate/3``'s ``found``),
+    shown or not."""
+    return any(isinstance(p, dict) and p.get("found") in (True, "true")
+               for p in meta.get("segments") or [])
 
 
 def _least_lines(meta: dict[str, Any]) -> int:
@@ -661,8 +677,8 @@ def frame_framing(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
     """The tokens of the frame's own lines as the envelope holds them (every line but the
     facts' and breadcrumbs' text, each with its newline, by the one estimator): the frame's
     total and each segment's, a segment's being its own lines and its share of the envelope
-    and the frame's head (in proportion to its budget; the shares add up to the head). So the
-    receipt's ``spent`` plus ``framing`` is what the injected envelope costs, counted line by
+    and the frame's head (in proportion to its share of the budget; the shares add up to the
+    head). So the receipt's ``spent`` plus ``framing`` is what the injected envelope costs, counted line by
     line (the estimate of the whole envelope is never more)."""
     return _framing_of(receipt["budget"]["segments"], _frame_lines(receipt, facts, empty))
 
@@ -685,13 +701,19 @@ def _framing_of(segments: dict[str, Any], lines: list[_Line]) -> tuple[int, dict
 
 
 def _share_head(head: int, segments: dict[str, Any], own: dict[str, int]) -> dict[str, int]:
-    # each segment's own lines and its share of the head, in proportion to its budget; what
-    # rounding leaves goes to the largest budget, so the segments add up to the frame's framing
+    # each segment's own lines and its share of the head, in proportion to its planned share of
+    # the budget (a segment that received what others left unspent pays by its share, as the
+    # planner charged it: rules/hydrate.pl, head_share_/3); what rounding leaves goes to the
+    # largest share, so the segments add up to the frame's framing
     if not own:
         return {}
-    total = sum(int(s["budget"]) for s in segments.values())
-    shares = {k: (head * int(s["budget"]) // total if total else 0) for k, s in segments.items()}
-    largest = max(segments, key=lambda k: int(segments[k]["budget"]))
+
+    def planned(k: str) -> int:
+        return int(segments[k].get("share", segments[k]["budget"]))
+
+    total = sum(planned(k) for k in segments)
+    shares = {k: (head * planned(k) // total if total else 0) for k in segments}
+    largest = max(segments, key=planned)
     shares[largest] += head - sum(shares.values())
     return {k: own[k] + shares[k] for k in own}
 
