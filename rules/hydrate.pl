@@ -138,14 +138,14 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     option_(Options, excerpt, true, Excerpt),
     must_be(boolean, Excerpt),
     framing_(Goal, Plane, Anchor, Budget, Now, FrameFraming, FactFraming, CrumbFraming,
-             EdgeFraming),
+             EdgeFraming, LoneHeading),
     goal_terms_(Goal, GoalTerms),
-    Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
-                               reader: Reader, goal: Goal, goal_terms: GoalTerms,
-                               cells: UseCells, bridge: Bridge,
-                               fact_framing: FactFraming, crumb_framing: CrumbFraming,
-                               edge_framing: EdgeFraming,
-                               frame_framing: FrameFraming-Budget, excerpt: Excerpt}),
+    Settings1 = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
+                                reader: Reader, goal: Goal, goal_terms: GoalTerms,
+                                cells: UseCells, bridge: Bridge,
+                                fact_framing: FactFraming, crumb_framing: CrumbFraming,
+                                edge_framing: EdgeFraming, lone_heading: LoneHeading,
+                                frame_framing: FrameFraming-Budget, excerpt: Excerpt}),
     (   Mounts == []
     ->  segment_budgets_(RulesModule, Plane, Reader, Budget, Overrides, SegBudgets0),
         include(segment_readable_(Reader), SegBudgets0, SegBudgets),
@@ -153,6 +153,8 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     ;   mount_budgets_(Reader, Mounts, MountDepth, Budget, SegBudgets),
         pairs_keys(SegBudgets, Open)    % every mount's share is an equal split: open
     ),
+    length(SegBudgets, NParts),         % a frame of one part writes no heading for it
+    Settings = Settings1.put(parts, NParts),
     heading_debts_(Settings, SegBudgets, PartBudgets),
     foldl(hydrate_segment_(Goal, Settings), PartBudgets, Parts0a, 0, _),
     spare_flow_(Goal, Settings, Budget, Open, Parts0a, Parts0),
@@ -211,7 +213,7 @@ fact_speakers_(Facts, Speakers) :-
     sort(1, @<, Pairs0, Pairs),
     dict_pairs(Speakers, speakers, Pairs).
 
-% framing_(+Goal, +Plane, +Anchor, +Budget, +Now, -Frame, -Fact, -Crumb, -Edge): the tokens the
+% framing_(+Goal, +Plane, +Anchor, +Budget, +Now, -Frame, -Fact, -Crumb, -Edge, -Lone): the tokens the
 % frame's text spends around the facts' own text, which the budget pays for too (what the frame costs in a
 % prompt is its whole text, envelope included): Frame for the envelope and the lines that head
 % the frame, Fact = framing(Verbatim, Derived, Excerpt) for the line that heads each fact (at L0
@@ -225,14 +227,16 @@ fact_speakers_(Facts, Speakers) :-
 % when it is 0) (attention_cloud.hydration.framing_estimates, host_frame_framing/6; a
 % segment's heading: host_segment_framing/3). A timed fact's price holds the line naming its
 % day, which the frame writes once for the facts of a day: the tokens of that line are kept in
-% the global atc_day_line for used_tokens_/2, which charges it once per day.
-framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, LeftOut)) :-
+% the global atc_day_line for used_tokens_/2, which charges it once per day. Lone is what a
+% frame of one part writes in place of its part's heading (the blank line after the frame's
+% head): the frame's second line gives its path and its tokens already.
+framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, LeftOut), Lone) :-
     (   Anchor = window(_, _, Phrase) -> true ; Phrase = "" ),
     (   Now > 0 -> Timed = true ; Timed = false ),
     host_frame_framing(Goal, Plane, Phrase, Budget, Timed,
                        [Frame, Verbatim, Derived, Excerpt, Crumb, Beyond, LeftOut,
                         Verbatim0, Derived0, Excerpt0, VerbatimM, DerivedM, ExcerptM,
-                        VerbatimM0, DerivedM0, ExcerptM0, DayLine]),
+                        VerbatimM0, DerivedM0, ExcerptM0, DayLine, Lone]),
     b_setval(atc_day_line, DayLine),
     retractall(day_seen_(_, _)),
     Fact = framings(framing(Verbatim, Derived, Excerpt), framing(Verbatim0, Derived0, Excerpt0),
@@ -254,7 +258,7 @@ crumb_share_(Settings, Budget, Share) :-
 % breadcrumbs and what it left out (when it has any), and the line of each fact and breadcrumb.
 part_framing_(Settings, part(M0, Facts, Crumbs), part(M, Facts, Crumbs)) :-
     (   get_dict(share, M0, Share) -> true ; Share = M0.budget ),   % a receiver's: its share
-    segment_heading_tokens_(M0.segment, M0.budget, Heading),
+    segment_heading_tokens_(Settings, M0.segment, M0.budget, Heading),
     head_share_(Settings, Share, Head),
     HeadingTokens is Heading + Head,
     length(Crumbs, NC),
@@ -278,7 +282,7 @@ edge_tokens_(Settings, Crumbs, Left, Tokens) :-
 % of the frame's head (in proportion to its budget, so declared segment budgets still add up to
 % the frame's).
 part_heading_tokens_(Settings, Label, Share, Tokens) :-
-    segment_heading_tokens_(Label, Share, Heading),
+    segment_heading_tokens_(Settings, Label, Share, Heading),
     head_share_(Settings, Share, Head),
     Tokens is Heading + Head.
 
@@ -288,8 +292,11 @@ head_share_(Settings, Share, Tokens) :-
     Settings.frame_framing = Head-Budget,
     Tokens is ceiling(Head * Share / max(1, Budget)).
 
-segment_heading_tokens_(Label, Share, Tokens) :-
-    host_segment_framing(Label, Share, Tokens).
+segment_heading_tokens_(Settings, Label, Share, Tokens) :-
+    (   get_dict(parts, Settings, 1)
+    ->  Tokens = Settings.lone_heading
+    ;   host_segment_framing(Label, Share, Tokens)
+    ).
 
 fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, _, _, _), F0, F) :-
     (   memberchk(Id, CutIds) -> Level = excerpt(_, _, _, _) ; Level = Level0 ),

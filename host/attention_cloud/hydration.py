@@ -640,8 +640,9 @@ def _frame_lines(receipt: dict[str, Any], facts: tuple[FrameFact, ...], empty: s
         inside = sum(1 for f in receipt["facts"] if "in_window" in f)
         line = _anchor_line(anchor["phrase"], anchor["from"], anchor["to"], inside)
         lines.append(_Line(None, line, line, "anchor line"))
+    lone = len(b["segments"]) == 1  # its second line gives the path and the tokens already
     for segment, seg in b["segments"].items():
-        own = ["", _segment_line(segment, seg["spent"], seg["budget"], seg["path"])]
+        own = [""] if lone else ["", _segment_line(segment, seg["spent"], seg["budget"], seg["path"])]
         lines.extend(_Line(segment, line, line, "segment heading") for line in own)
         day = ""  # the day the facts above wrote: a fact of the same day says only its clock
         for f in (f for f in facts if f.segment == segment):
@@ -798,7 +799,9 @@ def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = N
     for a record a dirty belief rests on (paid on every fact, the mark left ~2 tokens a fact
     unspent, ~50 of a 2000-token frame), then the line naming a day (a timed fact's lines
     include it: the planner charges it once for the facts of a day, which the frame writes
-    together under it); the head is the envelope and the frame's heading
+    together under it), then what a frame of one segment writes in place of its segment's
+    heading (the blank line after the head: its second line gives the segment's path and
+    tokens, which the heading repeated, ~10 tokens of every such frame); the head is the envelope and the frame's heading
     lines, with the anchor's line when ``phrase`` names one. The breadcrumbs' heading
     and the near-duplicates line are a segment's lines that it writes only when it has
     breadcrumbs or left near-duplicates out, so they are paid only then. A frame of ``budget``
@@ -831,7 +834,7 @@ def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = N
     return ([sum(estimate_tokens(line + "\n") for line in head_lines)]
             + fact_lines(when, False) + [estimate_tokens(line + "\n") for line in edge]
             + fact_lines("", False) + fact_lines(when, True) + fact_lines("", True)
-            + [estimate_tokens(_day_and_clock(when)[0] + "\n")])
+            + [estimate_tokens(_day_and_clock(when)[0] + "\n"), estimate_tokens("\n")])
 
 
 def segment_framing_estimate(segment: str, budget: int | None = None) -> int:
