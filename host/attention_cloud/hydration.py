@@ -721,7 +721,10 @@ def _share_head(head: int, segments: dict[str, Any], own: dict[str, int]) -> dic
 
 # -- the frame's own lines: written by render_text, budgeted by rules/hydrate.pl through
 # framing_estimates / segment_framing_estimate (one shape for both) ---------------------------
-_BEYOND = "beyond this frame (ask for more):"
+#: The heading above a segment's breadcrumbs: each line below it names a record the frame left
+#: out by its handle, which an agent may ask for (``atc show``). "beyond this frame (ask for
+#: more):" said it in 9 tokens.
+_BEYOND = "more (ask by handle):"
 
 
 #: The most characters of the goal the frame's heading shows (the receipt keeps it whole): a
