@@ -66,8 +66,8 @@ hydrate/3 plans the frame entirely in Prolog:
      `excerpted`); but the frame's best fact, a turn someone said, is shown whole when it fits,
      weaker facts giving way (focus_whole_/7).
   5. *Spare*: what the segments leave unspent of their shares goes to the segments the plane
-     shares by '*' (or the mounts) that left relevant candidates out, best first, each fitted again with it
-     (spare_flow_/6; the receipt's segment says `share`, `received` and `why`).
+     shares by '*' (or the mounts) that left relevant candidates out, best first, each fitted
+     again with it (spare_flow_/6; the receipt's segment says `share`, `received` and `why`).
 
 ```
 ?- hydrate("why did the payment retries fail", _{budget: 1500, plane: execution}, Frame).
@@ -279,8 +279,8 @@ edge_tokens_(Settings, Crumbs, Left, Tokens) :-
     Tokens is B + L.
 
 % part_heading_tokens_(+Settings, +Label, +Share, -Tokens): a part's heading lines and its share
-% of the frame's head (in proportion to its budget, so declared segment budgets still add up to
-% the frame's).
+% of the frame's head (in proportion to its share of the budget, so declared segment budgets
+% still add up to the frame's); a frame of one part writes no heading for it (Settings.parts).
 part_heading_tokens_(Settings, Label, Share, Tokens) :-
     segment_heading_tokens_(Settings, Label, Share, Heading),
     head_share_(Settings, Share, Head),
