@@ -630,9 +630,10 @@ receive_spare_(Goal, Settings, Budget, Best-Segment, Parts0, Parts) :-
     (   Received >= Min,
         hydrate_segment_(Goal, Settings, Segment-Larger-Credit, part(M1, F1, C1), 0, _),
         M1.spent > M0.spent                % a second fit that shows no more is not kept
-    ->  format(string(Why), "left relevant candidates out (best score ~4f) while other \c
-                             segments left ~d tokens of the frame's budget unspent",
-               [Best, Received]),
+    ->  (   Segment = mount(_, _, _) -> Others = mounts ; Others = segments ),
+        format(string(Why), "left relevant candidates out (best score ~4f) while other \c
+                             ~w left ~d tokens of the frame's budget unspent",
+               [Best, Others, Received]),
         M = M1.put(_{share: Share, received: Received, why: Why}),
         nth0(I, Parts0, _, Rest),
         nth0(I, Parts, part(M, F1, C1), Rest)

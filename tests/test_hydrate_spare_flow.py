@@ -110,6 +110,7 @@ def test_a_mounts_unspent_share_flows_to_the_mount_with_more(home):
     assert receiver["share"] == budget // 2 and receiver["received"] > 0, parts
     assert receiver["budget"] == receiver["share"] + receiver["received"], receiver
     assert "left relevant candidates out" in receiver["why"], receiver  # kept: it showed more
+    assert "other mounts left" in receiver["why"], receiver
     assert "received" not in parts[f"mount:{small}"], parts
     for name, seg in parts.items():
         assert seg["spent"] + seg["framing"] <= seg["budget"], (name, seg)
