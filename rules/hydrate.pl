@@ -66,8 +66,8 @@ hydrate/3 plans the frame entirely in Prolog:
      `excerpted`); but the frame's best fact, a turn someone said, is shown whole when it fits,
      weaker facts giving way (focus_whole_/7).
   5. *Spare*: what the segments leave unspent of their shares goes to the segments the plane
-     shares by '*' that left relevant candidates out, best first, each fitted again with it
-     (spare_flow_/6; the receipt's segment says `share`, `received` and `why`).
+     shares by '*' (or the mounts) that left relevant candidates out, best first, each fitted
+     again with it (spare_flow_/6; the receipt's segment says `share`, `received` and `why`).
 
 ```
 ?- hydrate("why did the payment retries fail", _{budget: 1500, plane: execution}, Frame).
@@ -76,7 +76,8 @@ hydrate/3 plans the frame entirely in Prolog:
 Frame = frame(Meta, Facts, Beyond) where Meta is a dict (goal, plane, path, budget, spent,
 segments, anchor, now: the time the goal was read against, speakers: who said each item by
 handle, in_window: why each item counted as inside the anchor's window, by handle (`written`,
-or the day its text names there), recency: the words that asked for the newest, or ""; each segment's dict lists what it left out as redundant in `suppressed`), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
+or the day its text names there), recency: the words that asked for the newest, or ""; each segment's dict lists what it left out as redundant in `suppressed`, and says in `found`
+whether its search found any candidate at all), each fact is fact(Id, Segment, Level, SeededBy, Score, Tokens, Hops, Source,
 Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source, Text).
 */
 
@@ -97,7 +98,8 @@ Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source,
 %   cells, through the entity graph otherwise; `false`: the entity graph), mount (a list of
 %   cells, a cell named twice counted once: the frame is drawn only from each cell and its
 %   neighbourhood to `depth` links, default 1; each mount renders independently with an
-%   equal share of the budget, as a part labelled `mount:Cell`, and the parts merge into one
+%   equal share of the budget, as a part labelled `mount:Cell`, what one leaves unspent going
+%   to those that left relevant candidates out, and the parts merge into one
 %   frame, a record in two mounts kept once), bridge (`true`, the default: a seed's rare
 %   named things bring in the items of other sessions that name them, the second hop of a
 %   multi-hop question; `false`: no bridge), excerpt (`true`, the default: a fact whose
@@ -136,21 +138,23 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     option_(Options, excerpt, true, Excerpt),
     must_be(boolean, Excerpt),
     framing_(Goal, Plane, Anchor, Budget, Now, FrameFraming, FactFraming, CrumbFraming,
-             EdgeFraming),
+             EdgeFraming, LoneHeading),
     goal_terms_(Goal, GoalTerms),
-    Settings = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
-                               reader: Reader, goal: Goal, goal_terms: GoalTerms,
-                               cells: UseCells, bridge: Bridge,
-                               fact_framing: FactFraming, crumb_framing: CrumbFraming,
-                               edge_framing: EdgeFraming,
-                               frame_framing: FrameFraming-Budget, excerpt: Excerpt}),
+    Settings1 = Settings0.put(_{ceiling: Ceiling, rules: RulesModule, walk: Walk, priors: Priors,
+                                reader: Reader, goal: Goal, goal_terms: GoalTerms,
+                                cells: UseCells, bridge: Bridge,
+                                fact_framing: FactFraming, crumb_framing: CrumbFraming,
+                                edge_framing: EdgeFraming, lone_heading: LoneHeading,
+                                frame_framing: FrameFraming-Budget, excerpt: Excerpt}),
     (   Mounts == []
     ->  segment_budgets_(RulesModule, Plane, Reader, Budget, Overrides, SegBudgets0),
         include(segment_readable_(Reader), SegBudgets0, SegBudgets),
         open_segments_(RulesModule, Plane, Overrides, Open)
     ;   mount_budgets_(Reader, Mounts, MountDepth, Budget, SegBudgets),
-        Open = []
+        pairs_keys(SegBudgets, Open)    % every mount's share is an equal split: open
     ),
+    length(SegBudgets, NParts),         % a frame of one part writes no heading for it
+    Settings = Settings1.put(parts, NParts),
     heading_debts_(Settings, SegBudgets, PartBudgets),
     foldl(hydrate_segment_(Goal, Settings), PartBudgets, Parts0a, 0, _),
     spare_flow_(Goal, Settings, Budget, Open, Parts0a, Parts0),
@@ -209,7 +213,7 @@ fact_speakers_(Facts, Speakers) :-
     sort(1, @<, Pairs0, Pairs),
     dict_pairs(Speakers, speakers, Pairs).
 
-% framing_(+Goal, +Plane, +Anchor, +Budget, +Now, -Frame, -Fact, -Crumb, -Edge): the tokens the
+% framing_(+Goal, +Plane, +Anchor, +Budget, +Now, -Frame, -Fact, -Crumb, -Edge, -Lone): the tokens the
 % frame's text spends around the facts' own text, which the budget pays for too (what the frame costs in a
 % prompt is its whole text, envelope included): Frame for the envelope and the lines that head
 % the frame, Fact = framing(Verbatim, Derived, Excerpt) for the line that heads each fact (at L0
@@ -223,14 +227,16 @@ fact_speakers_(Facts, Speakers) :-
 % when it is 0) (attention_cloud.hydration.framing_estimates, host_frame_framing/6; a
 % segment's heading: host_segment_framing/3). A timed fact's price holds the line naming its
 % day, which the frame writes once for the facts of a day: the tokens of that line are kept in
-% the global atc_day_line for used_tokens_/2, which charges it once per day.
-framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, LeftOut)) :-
+% the global atc_day_line for used_tokens_/2, which charges it once per day. Lone is what a
+% frame of one part writes in place of its part's heading (the blank line after the frame's
+% head): the frame's second line gives its path and its tokens already.
+framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, LeftOut), Lone) :-
     (   Anchor = window(_, _, Phrase) -> true ; Phrase = "" ),
     (   Now > 0 -> Timed = true ; Timed = false ),
     host_frame_framing(Goal, Plane, Phrase, Budget, Timed,
                        [Frame, Verbatim, Derived, Excerpt, Crumb, Beyond, LeftOut,
                         Verbatim0, Derived0, Excerpt0, VerbatimM, DerivedM, ExcerptM,
-                        VerbatimM0, DerivedM0, ExcerptM0, DayLine]),
+                        VerbatimM0, DerivedM0, ExcerptM0, DayLine, Lone]),
     b_setval(atc_day_line, DayLine),
     retractall(day_seen_(_, _)),
     Fact = framings(framing(Verbatim, Derived, Excerpt), framing(Verbatim0, Derived0, Excerpt0),
@@ -251,7 +257,10 @@ crumb_share_(Settings, Budget, Share) :-
 % A part's own framing: its share of the frame's head, its heading, the lines that head its
 % breadcrumbs and what it left out (when it has any), and the line of each fact and breadcrumb.
 part_framing_(Settings, part(M0, Facts, Crumbs), part(M, Facts, Crumbs)) :-
-    part_heading_tokens_(Settings, M0.segment, M0.budget, HeadingTokens),
+    (   get_dict(share, M0, Share) -> true ; Share = M0.budget ),   % a receiver's: its share
+    segment_heading_tokens_(Settings, M0.segment, M0.budget, Heading),
+    head_share_(Settings, Share, Head),
+    HeadingTokens is Heading + Head,
     length(Crumbs, NC),
     (   get_dict(excerpted, M0, Cut) -> true ; Cut = [] ),
     findall(H, member(_{handle: H}, Cut), CutIds),
@@ -270,15 +279,24 @@ edge_tokens_(Settings, Crumbs, Left, Tokens) :-
     Tokens is B + L.
 
 % part_heading_tokens_(+Settings, +Label, +Share, -Tokens): a part's heading lines and its share
-% of the frame's head (in proportion to its budget, so declared segment budgets still add up to
-% the frame's).
+% of the frame's head (in proportion to its share of the budget, so declared segment budgets
+% still add up to the frame's); a frame of one part writes no heading for it (Settings.parts).
 part_heading_tokens_(Settings, Label, Share, Tokens) :-
-    segment_heading_tokens_(Label, Share, Heading),
-    Settings.frame_framing = Head-Budget,
-    Tokens is Heading + ceiling(Head * Share / max(1, Budget)).
+    segment_heading_tokens_(Settings, Label, Share, Heading),
+    head_share_(Settings, Share, Head),
+    Tokens is Heading + Head.
 
-segment_heading_tokens_(Label, Share, Tokens) :-
-    host_segment_framing(Label, Share, Tokens).
+% head_share_(+Settings, +Share, -Tokens): a part's share of the frame's head, in proportion to
+% its share of the frame's budget (rounded up).
+head_share_(Settings, Share, Tokens) :-
+    Settings.frame_framing = Head-Budget,
+    Tokens is ceiling(Head * Share / max(1, Budget)).
+
+segment_heading_tokens_(Settings, Label, Share, Tokens) :-
+    (   get_dict(parts, Settings, 1)
+    ->  Tokens = Settings.lone_heading
+    ;   host_segment_framing(Label, Share, Tokens)
+    ).
 
 fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, _, _, _), F0, F) :-
     (   memberchk(Id, CutIds) -> Level = excerpt(_, _, _, _) ; Level = Level0 ),
@@ -574,49 +592,59 @@ open_segments_(Module, Plane, Overrides, Open) :-
     sort(Open0, Open).
 
 % spare_flow_(+Goal, +Settings, +Budget, +Open, +Parts0, -Parts): the tokens the parts leave
-% unspent go to the open segments that left relevant candidates out (their `more`: the best
+% unspent go to the open parts that left relevant candidates out (their `more`: the best
 % score among them), best first: each is fitted again with its share and all the frame's
-% budget the other parts do not use. With an equal split, a segment of 800 turns relevant to
-% the goal spent 129 of its 200 tokens with more left out while three small chats beside it
-% left theirs unspent: the frame held 419 of its 800 tokens. The receipt's segment says
-% what it received beyond its share (`share`, `received`, `why`).
+% budget the other parts do not use. Open lists the parts as hydrate_segment_/6 takes them (a
+% segment, or a mount(Cell, Cells, Members)). With an equal split, a segment of 800 turns
+% relevant to the goal spent 129 of its 200 tokens with more left out while three small chats
+% beside it left theirs unspent: the frame held 419 of its 800 tokens; so did a small cell
+% mounted beside a large one. The receipt's segment says what it received beyond its share
+% (`share`, `received`, `why`).
 spare_flow_(Goal, Settings, Budget, Open, Parts0, Parts) :-
     findall(Best-Segment,
             ( member(part(M, _, _), Parts0), get_dict(more, M, Best),
-              Segment = M.segment, memberchk(Segment, Open) ),
+              member(Segment, Open), segment_label_(Segment, M.segment) ),
             Hungry0),
     sort(1, @>=, Hungry0, Hungry),
-    foldl(receive_spare_(Goal, Settings, Budget), Hungry, Parts0-0, Parts1-_),
+    foldl(receive_spare_(Goal, Settings, Budget), Hungry, Parts0, Parts1),
     maplist(forget_more_, Parts1, Parts).
 
-% A receiver's share of the frame's head follows its budget among the segments' budgets,
-% which now add up to more than the frame's (part_heading_tokens_/4; the host shares the head
-% the same way): priced against the frame's budget alone, it paid the head twice over the
-% tokens it received (a 900-token frame of three segments held 93 % of its budget).
-receive_spare_(Goal, Settings0, Budget, Best-Segment, Parts0-Given0, Parts-Given) :-
+% A receiver pays the frame's head in proportion to its share, as before it received: the head
+% is paid once, the parts' shares of it adding up to it (part_heading_tokens_/4; the host
+% shares it the same way). Its heading is written with the larger count, and the fit gets the
+% rest. Priced in proportion to its larger budget, it paid part of the head twice (the others
+% had paid their shares of it already): a 106-token frame over three segments held nothing.
+receive_spare_(Goal, Settings, Budget, Best-Segment, Parts0, Parts) :-
     maplist(part_used_, Parts0, Used),
     sum_list(Used, AllUsed),
-    nth0(I, Parts0, Part0), Part0 = part(M0, _, _), M0.segment == Segment, !,
+    segment_label_(Segment, Label),
+    nth0(I, Parts0, Part0), Part0 = part(M0, _, _), M0.segment == Label, !,
     nth0(I, Used, Own),
     Share = M0.budget,
     Larger is Budget - (AllUsed - Own),
     Received is Larger - Share,
-    Given1 is Given0 + Received,
-    Settings0.frame_framing = Head-_,
-    Settings = Settings0.put(frame_framing, Head-(Budget + Given1)),
-    refill_min_(Budget, Min),           % what a segment's own refill round asks
+    head_share_(Settings, Share, OwnHead),
+    head_share_(Settings, Larger, LargerHead),
+    Credit is OwnHead - LargerHead,      % a debt of no more than 0: the head it need not pay
+    spare_min_(Budget, M0, Min),
     (   Received >= Min,
-        hydrate_segment_(Goal, Settings, Segment-Larger-0, part(M1, F1, C1), 0, _),
+        hydrate_segment_(Goal, Settings, Segment-Larger-Credit, part(M1, F1, C1), 0, _),
         M1.spent > M0.spent                % a second fit that shows no more is not kept
-    ->  Given = Given1,
+    ->  (   Segment = mount(_, _, _) -> Others = mounts ; Others = segments ),
         format(string(Why), "left relevant candidates out (best score ~4f) while other \c
-                             segments left ~d tokens of the frame's budget unspent",
-               [Best, Received]),
+                             ~w left ~d tokens of the frame's budget unspent",
+               [Best, Others, Received]),
         M = M1.put(_{share: Share, received: Received, why: Why}),
         nth0(I, Parts0, _, Rest),
         nth0(I, Parts, part(M, F1, C1), Rest)
-    ;   Parts = Parts0, Given = Given0
+    ;   Parts = Parts0
     ).
+
+% spare_min_(+Budget, +Meta, -Min): the fewest tokens worth fitting a part again for: what a
+% segment's own refill round asks, or any at all for a part that shows nothing yet (a small
+% frame's shares each too thin for a heading and a fact, when the whole budget holds one).
+spare_min_(Budget, Meta, Min) :-
+    (   Meta.spent =:= 0 -> Min = 1 ; refill_min_(Budget, Min) ).
 
 % What a part takes of the frame's budget, as its fit reserved it (hydrate_segment_/6's `used`).
 part_used_(part(M, _, _), M.used).
@@ -719,12 +747,14 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     % what the fit reserved of Share, for spare_flow_/6: the lines it priced at their longest
     % (a part's `spent` plus its framing as planned fell short of the framing as written by
     % up to ~15 tokens, and a frame given those went over its budget); the headings this part
-    % pays for (Debt) count in the parts they head
-    Reserved is HeadingTokens + LeftOut + Used + CrumbTokens
+    % pays for (Debt) count in the parts they head, and the head a receiver need not pay (a
+    % negative Debt, receive_spare_/6) is not reserved
+    Reserved is HeadingTokens + min(0, Debt) + LeftOut + Used + CrumbTokens
         + NC * Settings.crumb_framing + BeyondLine,
+    (   Candidates0 == [] -> Found = false ; Found = true ),
     Meta0 = _{segment: Label, budget: Share, spent: SegSpent, path: Path,
               suppressed: SuppressedMeta, capped: Capped, bridged: Bridged,
-              excerpted: Excerpted, used: Reserved},
+              excerpted: Excerpted, used: Reserved, found: Found},
     more_left_out_(Outside, Meta0, Meta).
 
 % A segment that left candidates out says how relevant the best of them is (`more`), for

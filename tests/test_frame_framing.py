@@ -129,6 +129,24 @@ def test_each_line_of_the_envelope_is_named_by_its_kind(chat):
     assert sum(1 for kind, _ in kinds if kind == "fact heading") == len(frame.facts)
 
 
+def test_the_breadcrumbs_heading_says_how_to_ask_in_few_tokens(chat):
+    # a small frame of this chat points past its edge; the heading above the pointers said
+    # "beyond this frame (ask for more):", 9 tokens of a 150-token frame, where 6 say as much
+    from attention_cloud.hydration import frame_line_kinds
+
+    for budget in (120, 150, 200, 300):
+        frame = chat.hydrate(GOAL, budget=budget)
+        headings = [line for kind, line in frame_line_kinds(frame.receipt, frame.facts)
+                    if kind == "breadcrumbs heading"]
+        if not frame.receipt["beyond"]:
+            assert headings == []
+            continue
+        (heading,) = headings
+        assert "handle" in heading and "ask" in heading, heading
+        assert estimate_tokens(heading + "\n") <= 6, heading
+        assert any(c["handle"] in frame.text for c in frame.receipt["beyond"])
+
+
 def test_the_envelope_names_its_receipt_once_in_its_tag(chat):
     # the envelope's tag names the receipt; its second line named it again (~8 tokens of every
     # injected frame): the text without the envelope still names it there, the envelope not
@@ -239,4 +257,5 @@ def test_a_fact_a_dirty_belief_rests_on_is_marked_and_its_mark_paid(tmp_path, cu
         assert "DIRTY]" in mem.hydrate(GOAL, budget=300).text
     finally:
         mem.close()
+
 

@@ -344,8 +344,8 @@ def test_a_small_frame_shows_turns_before_pointers(home, tmp_path):
             # the cheapest turn the frame shows, with the line heading it
             turn = min(f.tokens + estimate_tokens(lines[lines.index(f.text.splitlines()[0]) - 1]
                                                   + "\n") for f in shown)
-            edge = lines[lines.index("beyond this frame (ask for more):"):] \
-                if "beyond this frame (ask for more):" in lines else []
+            edge = lines[lines.index("more (ask by handle):"):] \
+                if "more (ask by handle):" in lines else []
             pointers = sum(estimate_tokens(line + "\n") for line in edge if line != "</memory-frame>")
             assert pointers < turn, (budget, frame.text)
             assert frame.receipt["budget"]["spent"] + frame.receipt["budget"]["framing"] >= 0.9 * budget

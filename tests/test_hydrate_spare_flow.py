@@ -90,3 +90,27 @@ def test_a_segment_of_no_budget_is_headed_and_the_rest_flows(home):
     b = _receipt(home, "--budget", "900", "--segment", "pottery=0")["budget"]
     assert b["segments"]["pottery"]["budget"] == 0 and "received" not in b["segments"]["pottery"]
     assert 0.95 * 900 <= b["spent"] + b["framing"] <= 900, b
+
+
+def test_a_mounts_unspent_share_flows_to_the_mount_with_more(home):
+    # each mount has an equal share: a small cell's unspent share went nowhere, and a frame
+    # mounting it beside a large one relevant to the goal held little more than half its budget
+    from attention_cloud.cells import cells_list
+
+    with Memory.open(home) as mem:
+        rows = cells_list(mem)
+        big = max(rows, key=lambda r: r["size"])["id"]
+        small = min(rows, key=lambda r: r["size"])["id"]
+        assert big != small
+        budget = 1500
+        b = mem.hydrate(GOAL, budget=budget, mount=[small, big], depth=0).receipt["budget"]
+    parts = b["segments"]
+    assert b["spent"] + b["framing"] <= budget, b
+    receiver = parts[f"mount:{big}"]
+    assert receiver["share"] == budget // 2 and receiver["received"] > 0, parts
+    assert receiver["budget"] == receiver["share"] + receiver["received"], receiver
+    assert "left relevant candidates out" in receiver["why"], receiver  # kept: it showed more
+    assert "other mounts left" in receiver["why"], receiver
+    assert "received" not in parts[f"mount:{small}"], parts
+    for name, seg in parts.items():
+        assert seg["spent"] + seg["framing"] <= seg["budget"], (name, seg)

@@ -277,6 +277,15 @@ def memory_status(mem: Any, frame: FrameParts) -> dict[str, Any]:
                      f"smallest skeleton (L3) in memory "
                      f"takes {int(smallest[0])} and the frame's own lines "
                      f"{_least_lines(meta)}; raise --budget")
+        elif _found_candidates(meta):
+            # the frame's parts found records and showed none: the budget, as they share it,
+            # is too small for any of them with its lines (the words above would add up to
+            # less than the budget; "memory holds nothing for this goal" would be untrue)
+            parts = [p for p in meta.get("segments") or [] if isinstance(p, dict)]
+            shares = ", ".join(f"{p.get('segment')} {int(p.get('budget', 0))}" for p in parts)
+            empty = (f"no fact fits in {budget} tokens as the frame's parts share them "
+                     f"({shares}): each part's share is too small for its lines and a fact; "
+                     "raise --budget or give one segment more (--segment S=N)")
         if empty:
             notes.append(empty)
     return {**status, "notes": notes, "empty": empty}
@@ -297,6 +306,13 @@ def unheld_segments_note(mem: Any, meta: dict[str, Any]) -> str:
     return (f"plane {meta.get('plane')} gives budget to segment{'s' if len(unheld) > 1 else ''} "
             f"{', '.join(unheld)}, which memory does not hold (segments in this memory: "
             f"{', '.join(sorted(known))})")
+
+
+def _found_candidates(meta: dict[str, Any]) -> bool:
+    """Whether a part of the frame found records for the goal (``hydrate/3``'s ``found``),
+    shown or not."""
+    return any(isinstance(p, dict) and p.get("found") in (True, "true")
+               for p in meta.get("segments") or [])
 
 
 def _least_lines(meta: dict[str, Any]) -> int:
@@ -624,8 +640,9 @@ def _frame_lines(receipt: dict[str, Any], facts: tuple[FrameFact, ...], empty: s
         inside = sum(1 for f in receipt["facts"] if "in_window" in f)
         line = _anchor_line(anchor["phrase"], anchor["from"], anchor["to"], inside)
         lines.append(_Line(None, line, line, "anchor line"))
+    lone = len(b["segments"]) == 1  # its second line gives the path and the tokens already
     for segment, seg in b["segments"].items():
-        own = ["", _segment_line(segment, seg["spent"], seg["budget"], seg["path"])]
+        own = [""] if lone else ["", _segment_line(segment, seg["spent"], seg["budget"], seg["path"])]
         lines.extend(_Line(segment, line, line, "segment heading") for line in own)
         day = ""  # the day the facts above wrote: a fact of the same day says only its clock
         for f in (f for f in facts if f.segment == segment):
@@ -661,8 +678,8 @@ def frame_framing(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
     """The tokens of the frame's own lines as the envelope holds them (every line but the
     facts' and breadcrumbs' text, each with its newline, by the one estimator): the frame's
     total and each segment's, a segment's being its own lines and its share of the envelope
-    and the frame's head (in proportion to its budget; the shares add up to the head). So the
-    receipt's ``spent`` plus ``framing`` is what the injected envelope costs, counted line by
+    and the frame's head (in proportion to its share of the budget; the shares add up to the
+    head). So the receipt's ``spent`` plus ``framing`` is what the injected envelope costs, counted line by
     line (the estimate of the whole envelope is never more)."""
     return _framing_of(receipt["budget"]["segments"], _frame_lines(receipt, facts, empty))
 
@@ -685,20 +702,29 @@ def _framing_of(segments: dict[str, Any], lines: list[_Line]) -> tuple[int, dict
 
 
 def _share_head(head: int, segments: dict[str, Any], own: dict[str, int]) -> dict[str, int]:
-    # each segment's own lines and its share of the head, in proportion to its budget; what
-    # rounding leaves goes to the largest budget, so the segments add up to the frame's framing
+    # each segment's own lines and its share of the head, in proportion to its planned share of
+    # the budget (a segment that received what others left unspent pays by its share, as the
+    # planner charged it: rules/hydrate.pl, head_share_/3); what rounding leaves goes to the
+    # largest share, so the segments add up to the frame's framing
     if not own:
         return {}
-    total = sum(int(s["budget"]) for s in segments.values())
-    shares = {k: (head * int(s["budget"]) // total if total else 0) for k, s in segments.items()}
-    largest = max(segments, key=lambda k: int(segments[k]["budget"]))
+
+    def planned(k: str) -> int:
+        return int(segments[k].get("share", segments[k]["budget"]))
+
+    total = sum(planned(k) for k in segments)
+    shares = {k: (head * planned(k) // total if total else 0) for k in segments}
+    largest = max(segments, key=planned)
     shares[largest] += head - sum(shares.values())
     return {k: own[k] + shares[k] for k in own}
 
 
 # -- the frame's own lines: written by render_text, budgeted by rules/hydrate.pl through
 # framing_estimates / segment_framing_estimate (one shape for both) ---------------------------
-_BEYOND = "beyond this frame (ask for more):"
+#: The heading above a segment's breadcrumbs: each line below it names a record the frame left
+#: out by its handle, which an agent may ask for (``atc show``). "beyond this frame (ask for
+#: more):" said it in 9 tokens.
+_BEYOND = "more (ask by handle):"
 
 
 #: The most characters of the goal the frame's heading shows (the receipt keeps it whole): a
@@ -776,7 +802,9 @@ def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = N
     for a record a dirty belief rests on (paid on every fact, the mark left ~2 tokens a fact
     unspent, ~50 of a 2000-token frame), then the line naming a day (a timed fact's lines
     include it: the planner charges it once for the facts of a day, which the frame writes
-    together under it); the head is the envelope and the frame's heading
+    together under it), then what a frame of one segment writes in place of its segment's
+    heading (the blank line after the head: its second line gives the segment's path and
+    tokens, which the heading repeated, ~10 tokens of every such frame); the head is the envelope and the frame's heading
     lines, with the anchor's line when ``phrase`` names one. The breadcrumbs' heading
     and the near-duplicates line are a segment's lines that it writes only when it has
     breadcrumbs or left near-duplicates out, so they are paid only then. A frame of ``budget``
@@ -809,7 +837,7 @@ def framing_estimates(goal: str, plane: str, phrase: str, budget: int | None = N
     return ([sum(estimate_tokens(line + "\n") for line in head_lines)]
             + fact_lines(when, False) + [estimate_tokens(line + "\n") for line in edge]
             + fact_lines("", False) + fact_lines(when, True) + fact_lines("", True)
-            + [estimate_tokens(_day_and_clock(when)[0] + "\n")])
+            + [estimate_tokens(_day_and_clock(when)[0] + "\n"), estimate_tokens("\n")])
 
 
 def segment_framing_estimate(segment: str, budget: int | None = None) -> int:

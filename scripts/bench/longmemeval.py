@@ -441,12 +441,13 @@ def baseline_framing(question: str, budget: int) -> tuple[int, int, int]:
     (``attention_cloud.hydration.framing_estimates``, the estimates hydrate/3 budgets): the
     envelope and the lines heading the frame and its one segment, a line per item at L0
     (``[L0 20:11]``) and a line per day naming it (``Wed 2026-01-11``), written once above the
-    items of that day as the product's frame does."""
-    from attention_cloud.hydration import framing_estimates, segment_framing_estimate
+    items of that day as the product's frame does; like the product's frame of one segment,
+    it writes no heading for its segment (the blank line after the head in its place)."""
+    from attention_cloud.hydration import framing_estimates
 
     estimates = framing_estimates(question, "default", "", budget)
-    head, verbatim, day_line = estimates[0], estimates[1], estimates[-1]
-    return head + segment_framing_estimate("default", budget), verbatim - day_line, day_line
+    head, verbatim, day_line, lone = estimates[0], estimates[1], estimates[-2], estimates[-1]
+    return head + lone, verbatim - day_line, day_line
 
 
 def item_days(mem: Any) -> dict[str, str]:

@@ -28,7 +28,8 @@ from typing import Any
 from ..errors import UsageError
 from ..bridge import Var
 from ..hydration import (ESTIMATOR, Frame, FrameFact, excerpt_fields, frame_framing,
-                         framing_estimates, render_text, save_receipt)
+                         framing_estimates, render_text, save_receipt,
+                         segment_framing_estimate)
 from .policy import add_mount, check_mount_url, sharing_state
 
 #: A frame claims no more relevance than its weakest part (as hydrate.pl's overall path).
@@ -189,7 +190,11 @@ def hydrate_with_mounts(mem: Any, goal: str, *, budget: int = 2000, plane: str =
     # a frame of its own and pays for it there; this one frame writes it once, so each part
     # is given its share of the heads it will not write: without it a 200-token frame of local
     # memory and one mount was two heads and two headings, and no fact.
-    extra = framing_estimates(goal, plane, "", budget)[0] * (parts - 1) // parts
+    # A part planned alone writes no segment heading (its frame's second line says the
+    # same), and this frame writes one for each of its parts: each is given that much less.
+    estimates = framing_estimates(goal, plane, "", budget)
+    heading = segment_framing_estimate("default", budget) - estimates[-1]
+    extra = max(0, estimates[0] * (parts - 1) // parts - heading)
     if has_local:
         local = mem.hydrate(goal, budget=budget - share * len(mounts) + extra, plane=plane,
                             segments=segments, ceiling=ceiling, rules=rules, walk=walk, now=now,
