@@ -64,10 +64,11 @@ def _error(result) -> str:
     return result.content[0].text
 
 
-async def _session_run(home: Path, body) -> None:
+async def _session_run(home: Path, body, env: dict | None = None) -> None:
     params = StdioServerParameters(command=ATC, args=["mcp"],
                                    env={"ATC_HOME": str(home),
-                                        "ATC_PROLOG": os.environ.get("ATC_PROLOG", "")})
+                                        "ATC_PROLOG": os.environ.get("ATC_PROLOG", ""),
+                                        **(env or {})})
     with open(os.devnull, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
@@ -190,6 +191,94 @@ def test_the_server_does_not_keep_other_writers_out(home: Path) -> None:
     assert seen["other"].returncode == 0, seen["other"].stderr
     handle = json.loads(seen["other"].stdout)["handle"]
     assert seen["rows"] == [{"H": handle}]
+
+
+_HOLD_LOCK = """
+import fcntl, os, sys, time
+fd = os.open(os.path.join(sys.argv[1], ".lock"), os.O_RDWR | os.O_CREAT)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.ftruncate(fd, 0)
+os.pwrite(fd, f"{os.getpid()}\\n".encode(), 0)
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def _hold_write_lock(home: Path, seconds: float) -> subprocess.Popen:
+    """Another process holding the home's write lock for SECONDS, as a long `atc ingest` or
+    a capture hook's ingest does (the lock is home/.lock's flock, with the holder's pid)."""
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_LOCK, str(home), str(seconds)],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    return holder
+
+
+def test_a_write_tool_waits_for_another_writer_and_says_so(home: Path) -> None:
+    """While another process writes (a long ingest, the Stop hook's capture), `remember`
+    failed at once with a message for a script's author (release(), ATC_LOCK_WAIT). It now
+    waits for the writer, a bounded time, and its answer says how long; reads go on being
+    answered while it waits."""
+    import time
+
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        await session.call_tool("query", {"goal": "true"})   # memory open before the writer
+        holder = _hold_write_lock(home, 2.0)
+        start = time.monotonic()
+        try:
+            async def write() -> None:
+                seen["remember"] = _data(await session.call_tool(
+                    "remember", {"text": "noted while another process was writing"}))
+                seen["remember_at"] = time.monotonic() - start
+
+            async def read() -> None:
+                await anyio.sleep(0.3)
+                seen["query"] = _data(await session.call_tool("query", {"goal": "item(H)",
+                                                                        "limit": 1}))
+                seen["query_at"] = time.monotonic() - start
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(write)
+                tasks.start_soon(read)
+        finally:
+            holder.wait(timeout=30)
+        handle = seen["remember"]["handle"]
+        seen["rows"] = _data(await session.call_tool(
+            "query", {"goal": f"item({json.dumps(handle)})"}))["rows"]
+
+    anyio.run(_session_run, home, body)
+    remembered = seen["remember"]
+    assert remembered["new"] is True and seen["rows"] == [{}]
+    assert 1.0 <= remembered["waited_s"] <= seen["remember_at"]
+    assert remembered["note"].startswith("waited ") and "another process" in remembered["note"]
+    assert seen["query_at"] < 1.5 and len(seen["query"]["rows"]) == 1
+
+
+def test_a_write_tool_gives_up_after_a_bounded_wait_with_one_line(home: Path) -> None:
+    """A writer that holds the lock longer than the wait ($ATC_LOCK_WAIT here, else 30 s) is
+    a tool error of one line saying so and naming the writer's pid, without a word about
+    release() or environment variables the agent cannot set; nothing is written."""
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        holder = _hold_write_lock(home, 60)
+        try:
+            seen["pid"] = holder.pid
+            seen["error"] = _error(await session.call_tool(
+                "remember", {"text": "a note that must wait too long"}))
+        finally:
+            holder.kill()
+            holder.wait(timeout=30)
+        seen["rows"] = _data(await session.call_tool(
+            "query", {"goal": 'item_text(H, "a note that must wait too long")'}))["rows"]
+
+    anyio.run(_session_run, home, body, {"ATC_LOCK_WAIT": "1"})
+    assert "\n" not in seen["error"]
+    assert seen["error"] == ("Error executing tool remember: another process "
+                             f"(pid {seen['pid']}) is writing to this memory home; waited 1 s "
+                             "for it to finish: call the tool again once it is done")
+    assert seen["rows"] == []
 
 
 def _free_port() -> int:

@@ -44,6 +44,19 @@ class HomeError(AtcError):
     """The memory home is missing, locked, corrupt or of an incompatible version."""
 
 
+class WriterBusy(HomeError):
+    """Another process holds the home's write lock (an ingest, a curate, a capture hook, a
+    script's open Memory) and did not give it back within the wait.
+
+    Attributes:
+        holder: the pid that process wrote into the lock file, or None when unknown.
+    """
+
+    def __init__(self, message: str, holder: int | None = None) -> None:
+        super().__init__(message)
+        self.holder = holder
+
+
 class EmbeddingError(AtcError):
     """No embedder could be loaded, or vectors of a different embedder or dimension exist."""
 
