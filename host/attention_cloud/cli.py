@@ -778,6 +778,8 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
 
     Example: atc forget it_50a40759a4205f7e --reason "contained a secret" --yes
     """
+    if not (handles or session or goal):
+        raise UsageError("name what to forget: handles, --session or --query")
     mem = open_memory(home, create=False)
     try:
         if not dry_run:

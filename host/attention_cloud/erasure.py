@@ -129,7 +129,7 @@ def select(mem: Any, handles: Iterable[str] = (), *, session: str | None = None,
                                  f"item handles, not {value!r}")
             chosen.append(value)
     if not chosen:
-        raise UsageError("name what to forget: handles, --session or --query")
+        raise UsageError("name what to forget: handles, session or query")
     chosen = list(dict.fromkeys(chosen))
     return chosen + superseded_readings(mem, chosen)
 

@@ -326,7 +326,7 @@ def label(mem: Any, handles: Iterable[str], *, readers: Iterable[str] = (),
             changes.append(Term("label", [Atom(h), Atom("retention"),
                                           Atom(normalise_time(retention))]))
     if not changes:
-        raise UsageError("give at least one of --reader, --restrict, --retain-until")
+        raise UsageError("give at least one of readers, restrictions or retention")
     for change in changes:
         _known_record(mem, str(change.args[0]))
     _change(mem, changes)
@@ -353,7 +353,7 @@ def declassify(mem: Any, handles: Iterable[str], *, why: str, restrictions: Iter
     home's owner) and why. Lift restrictions, add readers, lift the readers list, or set a
     later retention (``none`` lifts it). Returns what changed, one dict per change."""
     if not args.text("why", why) or not why.strip():
-        raise UsageError("declassify needs --why: a declassification is recorded with its reason")
+        raise UsageError("declassify needs why: a declassification is recorded with its reason")
     handles, readers = args.texts("handles", handles), args.texts("readers", readers)
     restrictions = args.texts("restrictions", restrictions)
     args.text("retention", retention, optional=True)
@@ -370,7 +370,7 @@ def declassify(mem: Any, handles: Iterable[str], *, why: str, restrictions: Iter
             value = "none" if retention == "none" else normalise_time(retention)
             changes.append(Term("declassify", [Atom(h), Atom("retention"), Atom(value)]))
     if not changes:
-        raise UsageError("give at least one of --restriction, --reader, --all-readers, --retain-until")
+        raise UsageError("give at least one of restrictions, readers, all_readers or retention")
     for change in changes:
         _known_record(mem, str(change.args[0]))
     results = _change(mem, changes)
@@ -420,7 +420,8 @@ def add_mount(mem: Any, name: str, url: str, token_env: str) -> None:
     args.text("token_env", token_env)
     check_mount_url(url)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token_env):
-        raise UsageError(f"--token-env must name an environment variable, not {token_env!r}")
+        raise UsageError(f"token_env (--token-env) must name an environment variable, "
+                         f"not {token_env!r}")
     _change(mem, Term("mount_add", [Atom(name), Atom(url.rstrip("/")), Atom(token_env)]))
 
 

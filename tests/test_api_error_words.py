@@ -1,0 +1,69 @@
+"""Errors and notes the Python API gives name its own arguments (``mount``, ``budget``,
+``readers``, ``token_env``), not the CLI's options (``--mount``, ``--budget``): a program that
+called ``mem.hydrate(goal, mount=...)`` was told about an option it never had. Where the
+command line spells one differently, both names are given."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from attention_cloud import AtcError, InputError, UsageError
+from attention_cloud.show import show_record
+from attention_cloud.sharing import add_mount, declassify, label
+
+CLI_OPTION = re.compile(r"(?<![\w(])--[a-z]")
+
+
+def _problem(call, kind=AtcError) -> str:
+    with pytest.raises(kind) as caught:
+        call()
+    return str(caught.value)
+
+
+def test_api_errors_name_the_api_arguments(curated_samples) -> None:
+    mem = curated_samples
+    mount = _problem(lambda: mem.hydrate("retry policy", mount="cell_nope"), UsageError)
+    assert mount.startswith("mount cell_nope: no such cell") and not CLI_OPTION.search(mount)
+
+    forget = _problem(lambda: mem.forget([]), UsageError)
+    assert "handles, session or query" in forget and not CLI_OPTION.search(forget)
+
+    reembed = _problem(lambda: mem.reembed("none"), UsageError)
+    assert not CLI_OPTION.search(reembed), reembed
+
+    (arc,) = mem.query("arc(A), !").rows[0].values()
+    source = _problem(lambda: show_record(mem, arc, "l1", True), InputError)
+    assert "no single source record" in source and not CLI_OPTION.search(source)
+
+    nothing = _problem(lambda: label(mem, ["it_0"]), UsageError)
+    assert "readers, restrictions or retention" in nothing, nothing
+    why = _problem(lambda: declassify(mem, ["it_0"], why=" "), UsageError)
+    assert why.startswith("declassify needs why"), why
+    env = _problem(lambda: add_mount(mem, "team", "http://127.0.0.1:1", "not a var"), UsageError)
+    assert env.startswith("token_env (--token-env) must name an environment variable"), env
+
+
+def test_the_receipt_of_a_frame_without_room_names_the_budget_not_an_option(curated_samples):
+    for budget in (0, 3):
+        empty = curated_samples.hydrate("retry policy", budget=budget).receipt["empty"]
+        assert empty and "budget" in empty and not CLI_OPTION.search(empty), empty
+
+
+def test_the_command_line_still_names_its_options(curated_samples) -> None:
+    """The commands check what they need before calling the API, in their own words."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    home = str(curated_samples.home)
+    curated_samples.close()
+    said = {}
+    for args in (["label", "it_0"], ["declassify", "it_0", "--why", "reviewed"], ["forget"]):
+        out = CliRunner().invoke(main, [*args, "--home", home])
+        assert out.exit_code == 2 and out.output.count("\n") == 1, out.output
+        said[args[0]] = out.output
+    assert said["label"] == "atc: give at least one of --reader, --restrict, --retain-until\n"
+    assert said["declassify"] == ("atc: give at least one of --restriction, --reader, "
+                                  "--all-readers, --retain-until\n")
+    assert said["forget"] == "atc: name what to forget: handles, --session or --query\n"
