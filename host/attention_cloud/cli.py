@@ -203,6 +203,22 @@ def doctor(home: str | None) -> None:
                     "unusable (see above)", 1)
 
 
+def _schema_option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--schema``: print the JSON Schema of the command's JSON output, then exit (before
+    any argument is required or any home opened)."""
+    def print_schema(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if not value or ctx.resilient_parsing:
+            return
+        from . import schemas
+
+        emit_json(getattr(schemas, f"{name}_schema")())
+        ctx.exit(0)
+
+    return click.option("--schema", is_flag=True, is_eager=True, expose_value=False,
+                        callback=print_schema,
+                        help="Print the JSON Schema of the JSON output, and exit.")
+
+
 # -- ingest ---------------------------------------------------------------------------------------
 def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     """``--list-formats``: every format name with what it reads, then exit."""
@@ -221,6 +237,7 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
                                  "--list-formats names them].")
 @click.option("--list-formats", is_flag=True, is_eager=True, expose_value=False,
               callback=_list_formats, help="Print every format name with what it reads, and exit.")
+@_schema_option("ingest")
 @click.option("--segment", default="default", show_default=True,
               help="Namespace the items go into.")
 @click.option("--source", default=None, help="Source name recorded for a single input file.")
@@ -879,6 +896,7 @@ def show(handle: str, level: str, verbatim: bool, fmt: str, as_principal: str | 
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
+@_schema_option("stats")
 @home_option
 @fail_cleanly
 def stats(fmt: str, home: str | None) -> None:
