@@ -165,7 +165,7 @@ def test_errors_are_tool_errors_of_one_line_and_the_server_keeps_serving(home: P
     for key in ("bad_query", "syntax", "empty", "kind", "show", "forget", "goal"):
         assert "\n" not in seen[key].strip(), (key, seen[key])
     assert "nothing to remember" in seen["empty"]
-    assert "kind must be one of note, decision, preference" in seen["kind"]
+    assert "kind: Input should be 'note', 'decision' or 'preference'" in seen["kind"]
     assert "no such item" in seen["show"] and "no such item" in seen["forget"]
     assert "goal must not be empty" in seen["goal"]
     assert "no such receipt" in seen["resource"]
@@ -482,6 +482,42 @@ def test_readme_shows_the_client_configuration() -> None:
     assert shutil.which is not None
 
 
+def test_tool_schemas_say_which_values_each_argument_takes(home: Path) -> None:
+    """An agent framework builds its calls from the tools' input schemas: a kind, level or
+    mode given as any string, or a budget, limit or time limit as any number, let a model
+    send values every call refused. The schemas now list the choices and bounds the tools
+    take, and a value outside them is the usual one-line tool error."""
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        listed = await session.list_tools()
+        seen["schemas"] = {t.name: t.input_schema["properties"] for t in listed.tools}
+        seen["level"] = _data(await session.call_tool("show", {"handle": seen["handle"],
+                                                               "level": "l2"}))
+        seen["budget"] = _error(await session.call_tool("hydrate", {"goal": "x", "budget": -1}))
+        seen["mode"] = _error(await session.call_tool("claim", {"text": "x", "claim_type": "y",
+                                                                "mode": "strict"}))
+
+    with_item = json.loads(subprocess.run(
+        [ATC, "query", "item(H)", "--limit", "1", "--format", "json", "--home", str(home)],
+        capture_output=True, text=True, check=True).stdout)
+    seen["handle"] = with_item[0]["H"]
+    anyio.run(_session_run, home, body)
+    schemas = seen["schemas"]
+    assert schemas["remember"]["kind"]["enum"] == ["note", "decision", "preference"]
+    assert set(schemas["show"]["level"]["enum"]) >= {"L0", "L1", "L2", "L3"}
+    assert schemas["claim"]["mode"]["enum"] == ["attention-only", "production"]
+    assert schemas["hydrate"]["budget"]["minimum"] == 0
+    assert schemas["query"]["limit"]["minimum"] == 1
+    assert schemas["query"]["time_limit"]["exclusiveMinimum"] == 0
+    assert schemas["query"]["time_limit"]["maximum"] == 30
+    assert seen["level"]["level"] == "l2"
+    assert seen["budget"] == ("Error executing tool hydrate: budget: Input should be greater "
+                              "than or equal to 0")
+    assert seen["mode"] == ("Error executing tool claim: mode: Input should be "
+                            "'attention-only' or 'production'")
+
+
 def test_arguments_of_the_wrong_type_are_one_line_tool_errors(home: Path) -> None:
     """Arguments the tool's schema rejects (missing, wrong type) come back as one line naming
     each argument and what it must be, not pydantic's multi-line report with its URL."""
@@ -520,8 +556,8 @@ def test_a_query_may_not_hold_the_server_past_the_default_time_limit(home: Path)
             "query", {"goal": "item(H)", "limit": 1, "time_limit": 30}))
 
     anyio.run(_session_run, home, body)
-    assert seen["long"] == ("Error executing tool query: time_limit must be at most 30 "
-                            "seconds, not 1000000.0")
+    assert seen["long"] == ("Error executing tool query: time_limit: Input should be less "
+                            "than or equal to 30")
     assert len(seen["still"]["rows"]) == 1
 
 

@@ -32,7 +32,9 @@ import json
 import logging
 import os
 import time
-from typing import Any, Callable, TypeVar
+from typing import Annotated, Any, Callable, Literal, TypeVar
+
+from pydantic import Field
 
 from ..errors import AtcError, WriterBusy, one_line
 from .memory_host import MemoryHost
@@ -45,6 +47,15 @@ SERVER_NAME = "attention-cloud"
 #: time and a goal cannot be cancelled once it runs, so a longer one would hold every later
 #: call, and the server after its client has gone.
 QUERY_TIME_LIMIT_MAX = 30.0
+
+# What each argument takes, in the tools' input schemas (an agent framework builds its calls
+# from them); a value outside is refused before the tool runs, in one line.
+Budget = Annotated[int, Field(ge=0, description="tokens (estimated)")]
+Limit = Annotated[int, Field(ge=1)]
+TimeLimit = Annotated[float, Field(gt=0, le=QUERY_TIME_LIMIT_MAX, description="seconds")]
+Kind = Literal["note", "decision", "preference"]
+Level = Literal["L0", "L1", "L2", "L3", "l0", "l1", "l2", "l3"]
+Mode = Literal["attention-only", "production"]
 
 #: Seconds a write tool waits for another process's write lock (``$ATC_LOCK_WAIT`` when set):
 #: a capture hook's ingest and curate usually end well within it, and it stays under the 60 s
@@ -195,7 +206,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
     )
 
     @server.tool()
-    async def hydrate(goal: str, budget: int = 2000, plane: str = "default",
+    async def hydrate(goal: str, budget: Budget = 2000, plane: str = "default",
                       now: str | None = None) -> dict[str, Any]:
         """Render a frame of memory for GOAL within a token budget (estimated tokens).
 
@@ -212,22 +223,20 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         return await run(call)
 
     @server.tool()
-    async def query(goal: str, limit: int = 100, time_limit: float = 30.0) -> dict[str, Any]:
+    async def query(goal: str, limit: Limit = 100,
+                    time_limit: TimeLimit = QUERY_TIME_LIMIT_MAX) -> dict[str, Any]:
         """Solutions of a Prolog GOAL over memory's query vocabulary (sandboxed, as
         `atc query`): e.g. `item_kind(H, error), item_goal(H, G)`. Returns one row per
         solution mapping each named variable to its value, and `more` when `limit` cut them.
         `time_limit` is at most 30 seconds."""
-        if time_limit > QUERY_TIME_LIMIT_MAX:
-            raise ToolError(f"time_limit must be at most {QUERY_TIME_LIMIT_MAX:g} seconds, "
-                            f"not {time_limit}")
-
         def call() -> dict[str, Any]:
             result = host.memory().query(goal, limit=limit, time_limit=time_limit)
             return {"rows": result.rows, "more": result.more}
         return await run(call)
 
     @server.tool()
-    async def remember(text: str, kind: str = "note", segment: str = "default") -> dict[str, Any]:
+    async def remember(text: str, kind: Kind = "note",
+                       segment: str = "default") -> dict[str, Any]:
         """Keep one memory: TEXT becomes a journal item of KIND (note, decision or
         preference) in SEGMENT, with its own verbatim record, curated at once so frames find
         it. Remembering the same text again changes nothing (`new` is false)."""
@@ -266,14 +275,11 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
 
     @server.tool()
     async def claim(text: str, claim_type: str, evidence: list[str] | None = None,
-                    subject: str | None = None, mode: str = "attention-only",
+                    subject: str | None = None, mode: Mode = "attention-only",
                     scope: str = "default") -> dict[str, Any]:
         """Check a claim's evidence with the validator (as `atc claim`); in `production` mode
         a claim without the evidence its type requires is not allowed (`allowed` false,
         `violations` say what is missing)."""
-        if mode not in ("attention-only", "production"):
-            raise ToolError(f"mode must be attention-only or production, not {mode!r}")
-
         def call() -> dict[str, Any]:
             import time
 
@@ -284,12 +290,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         return await write(call, create=True)
 
     @server.tool()
-    async def show(handle: str, level: str = "L0", source: bool = False) -> dict[str, Any]:
+    async def show(handle: str, level: Level = "L0", source: bool = False) -> dict[str, Any]:
         """One item, arc or session rollup at a rung (L0 verbatim .. L3 skeleton), with its
         fields; `source` adds the verbatim record its pointer addresses."""
-        if level.lower() not in ("l0", "l1", "l2", "l3"):
-            raise ToolError(f"level must be one of L0, L1, L2, L3, not {level!r}")
-
         def call() -> dict[str, Any]:
             from ..show import show_record
 
