@@ -67,3 +67,24 @@ def test_the_command_line_still_names_its_options(curated_samples) -> None:
     assert said["declassify"] == ("atc: give at least one of --restriction, --reader, "
                                   "--all-readers, --retain-until\n")
     assert said["forget"] == "atc: name what to forget: handles, --session or --query\n"
+
+
+def test_forgetting_a_handle_memory_never_held_is_an_input_error(curated_samples) -> None:
+    """It was a PrologError in Prolog's words (item `it_…' does not exist), exit 2 as for a
+    bad query; it is now what `show` and the MCP tool say of a missing item: an InputError
+    (exit 1) naming the handle, memory unchanged."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    mem = curated_samples
+    missing = "it_0000000000000000"
+    for dry_run in (True, False):
+        said = _problem(lambda: mem.forget([missing], dry_run=dry_run), InputError)
+        assert said == f"{missing}: no such item in this memory"
+    home = str(mem.home)
+    journal = (mem.home / "journal.pl").read_bytes()
+    mem.close()
+    out = CliRunner().invoke(main, ["forget", missing, "--yes", "--home", home])
+    assert out.exit_code == 1 and out.output == f"atc: {missing}: no such item in this memory\n"
+    assert (curated_samples.home / "journal.pl").read_bytes() == journal
