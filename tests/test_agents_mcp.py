@@ -518,6 +518,28 @@ def test_tool_schemas_say_which_values_each_argument_takes(home: Path) -> None:
                             "'attention-only' or 'production'")
 
 
+def test_a_float_json_cannot_hold_comes_back_as_atc_query_prints_it(home: Path) -> None:
+    """Prolog's inf and nan came back as bare Infinity/NaN in the tool's text (no JSON:
+    JSON.parse refuses it) and as null in its structured content (a value lost); they are now
+    the strings "inf", "-inf" and "nan", as `atc query --format json` prints them."""
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        seen["result"] = await session.call_tool("query", {"goal": "X is inf, Y is nan, "
+                                                                   "Z is -inf, W is 1.5"})
+
+    anyio.run(_session_run, home, body)
+    result = seen["result"]
+    assert not result.is_error
+    expected = {"rows": [{"X": "inf", "Y": "nan", "Z": "-inf", "W": 1.5}], "more": False}
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"not JSON: {constant}")
+
+    assert json.loads(result.content[0].text, parse_constant=refuse) == expected
+    assert result.structured_content == expected
+
+
 def test_arguments_of_the_wrong_type_are_one_line_tool_errors(home: Path) -> None:
     """Arguments the tool's schema rejects (missing, wrong type) come back as one line naming
     each argument and what it must be, not pydantic's multi-line report with its URL."""

@@ -19,6 +19,7 @@ import click
 
 from .errors import AtcError, UsageError, one_line
 from .formats import FORMAT_DESCRIPTIONS
+from .json_values import strict_json
 from .progress import ProgressDisplay
 
 if TYPE_CHECKING:
@@ -118,17 +119,7 @@ def emit_json(value: Any) -> None:
     """``value`` as strict JSON: a float JSON cannot hold (Prolog's ``inf``, ``nan``) is written
     as the string ``"inf"``, ``"-inf"`` or ``"nan"``, never as a bare ``Infinity``/``NaN``
     that JSON parsers reject."""
-    click.echo(json.dumps(_json_safe(value), ensure_ascii=False, indent=2, allow_nan=False))
-
-
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        return "nan" if value != value else ("inf" if value > 0 else "-inf")
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
+    click.echo(json.dumps(strict_json(value), ensure_ascii=False, indent=2, allow_nan=False))
 
 
 class _LazyGroup(click.Group):

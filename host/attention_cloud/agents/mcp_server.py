@@ -37,6 +37,7 @@ from typing import Annotated, Any, Callable, Literal, TypeVar
 from pydantic import Field
 
 from ..errors import AtcError, WriterBusy, one_line
+from ..json_values import strict_json
 from .memory_host import MemoryHost
 
 _T = TypeVar("_T")
@@ -148,7 +149,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
 
     async def run(fn: Callable[[], _T]) -> _T:
         try:
-            return await asyncio.wrap_future(worker.submit(fn))
+            # inf and nan as atc query --format json prints them (the SDK wrote bare
+            # Infinity/NaN in the text and null in the structured content)
+            return strict_json(await asyncio.wrap_future(worker.submit(fn)))
         except AtcError as exc:
             raise ToolError(one_line(exc)) from None
 
@@ -182,7 +185,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
 
         while True:
             try:
-                return await asyncio.wrap_future(worker.submit(locked))
+                return strict_json(await asyncio.wrap_future(worker.submit(locked)))
             except WriterBusy as exc:
                 busy = exc
             except AtcError as exc:
