@@ -79,3 +79,31 @@ def test_a_document_that_departs_is_named_line_by_line() -> None:
     problems = schema_problems({"files": -1}, "ingest")
     assert "files: -1 is less than the minimum of 0" in problems
     assert any("'notes' is a required property" in p for p in problems)
+
+
+def test_ingest_watch_in_json_prints_one_report_a_line(tmp_path) -> None:
+    """`atc ingest --watch --format-output json` printed each batch's report indented over
+    twenty lines: a supervisor reading its stdout line by line (as it reads `atc watch`'s
+    events) got fragments. Each report (and each curate report) is now one line of JSON,
+    meeting the ingest schema."""
+    import time
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "session.jsonl").write_bytes(
+        (INGEST_FIXTURES / "claude_code_session.jsonl").read_bytes())
+    env = {k: v for k, v in os.environ.items() if k != "ATC_HOME"}
+    proc = subprocess.Popen([ATC, "ingest", str(folder), "--watch", "--curate", "--interval",
+                             "0.3", "--format-output", "json", "--home", str(home)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        first, curated = proc.stdout.readline(), proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+    report = json.loads(first)
+    assert schema_problems(report, "ingest") == [] and report["new"] > 0
+    assert json.loads(curated)["curate"]["items"] == report["new"]

@@ -115,11 +115,13 @@ def note(message: str) -> None:
     click.echo(f"atc: note: {message}", err=True)
 
 
-def emit_json(value: Any) -> None:
+def emit_json(value: Any, *, compact: bool = False) -> None:
     """``value`` as strict JSON: a float JSON cannot hold (Prolog's ``inf``, ``nan``) is written
     as the string ``"inf"``, ``"-inf"`` or ``"nan"``, never as a bare ``Infinity``/``NaN``
-    that JSON parsers reject."""
-    click.echo(json.dumps(strict_json(value), ensure_ascii=False, indent=2, allow_nan=False))
+    that JSON parsers reject. Indented, or with ``compact`` on one line: what a stream of
+    reports prints, one JSON object a line."""
+    click.echo(json.dumps(strict_json(value), ensure_ascii=False, indent=None if compact else 2,
+                          allow_nan=False))
 
 
 class _LazyGroup(click.Group):
@@ -294,9 +296,9 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
 
 
 def _print_curate(report: dict[str, Any], out: str) -> None:
-    """A curate report after an ingest batch (``ingest --watch --curate``)."""
+    """A curate report after an ingest batch (``ingest --watch --curate``), in JSON on one line."""
     if out == "json":
-        emit_json({"curate": report})
+        emit_json({"curate": report}, compact=True)
     else:
         click.echo("curate: " + "  ".join(f"{k}: {v}" for k, v in report.items() if k != "cells"))
 
@@ -312,7 +314,7 @@ def _ingest_watch_log(out: str) -> Callable[[dict[str, Any]], None]:
         if kind == "batch":
             report = event["report"]
             if first[0] or report.new or report.skipped or report.files_skipped:
-                _print_ingest(report, out)
+                _print_ingest(report, out, compact=True)  # a stream: one JSON object a line
             first[0] = False
             if event.get("curate_report") is not None:
                 _print_curate(event["curate_report"].as_dict(), out)
@@ -368,9 +370,9 @@ def _print_skipped_files(skipped: list[tuple[str, str]]) -> None:
         click.echo(f"  ... and {len(skipped) - 50} more skipped files", err=True)
 
 
-def _print_ingest(report: Any, out: str) -> None:
+def _print_ingest(report: Any, out: str, *, compact: bool = False) -> None:
     if out == "json":
-        emit_json(report.as_dict())
+        emit_json(report.as_dict(), compact=compact)
         return
     click.echo(f"files: {report.files} ({report.files_unchanged} unchanged, "
                f"{len(report.files_skipped)} skipped)  "
