@@ -88,3 +88,25 @@ def test_forgetting_a_handle_memory_never_held_is_an_input_error(curated_samples
     out = CliRunner().invoke(main, ["forget", missing, "--yes", "--home", home])
     assert out.exit_code == 1 and out.output == f"atc: {missing}: no such item in this memory\n"
     assert (curated_samples.home / "journal.pl").read_bytes() == journal
+
+
+def test_the_labels_of_a_record_memory_never_held_are_refused(curated_samples) -> None:
+    """record_labels said it raised InputError for no such record, and gave a typo'd handle
+    the labels of an unlabelled record (so `atc label it_typo --show` printed them and exit
+    0); it now refuses it in one line, and still reads every item, arc and rollup."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+    from attention_cloud.sharing import record_labels
+
+    mem = curated_samples
+    missing = "it_0000000000000000"
+    said = _problem(lambda: record_labels(mem, missing), InputError)
+    assert said == f"{missing}: no such item, arc or rollup in this memory"
+    row = mem.query("item(I), arc(A), rollup(R, _), !").rows[0]
+    for handle in row.values():
+        assert record_labels(mem, handle)["restrictions"] == []
+    home = str(mem.home)
+    mem.close()
+    out = CliRunner().invoke(main, ["label", missing, "--show", "--home", home])
+    assert out.exit_code == 1 and out.output == f"atc: {said}\n"

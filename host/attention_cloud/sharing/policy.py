@@ -392,9 +392,15 @@ def _label_text(value: Any) -> str:
 @serialised
 def record_labels(mem: Any, handle: str) -> dict[str, Any]:
     """The labels in force on a record: ``readers`` (None: anyone a grant reaches),
-    ``restrictions`` and ``retention`` (derived records: the union over their sources)."""
+    ``restrictions`` and ``retention`` (derived records: the union over their sources).
+    InputError when memory holds no such item, arc or rollup."""
     args.text("handle", handle)
-    found = mem.pl.once("atc_grants:record_labels", Atom(handle), Var())
+    h = Atom(handle)
+    # record_labels/2 answers for any handle: a typo got an unlabelled record's labels
+    if (mem.pl.once("atc_journal:item", h) is None and mem.pl.once("atc_ladder:arc", h) is None
+            and mem.pl.once("atc_ladder:rollup", h, Var()) is None):
+        raise InputError(f"{handle}: no such item, arc or rollup in this memory")
+    found = mem.pl.once("atc_grants:record_labels", h, Var())
     if found is None:
         raise InputError(f"{handle}: no such record")
     readers, restrictions, retention = found[0].args
