@@ -771,10 +771,8 @@ def test_the_audit_names_the_records_a_grantees_query_read_whatever_it_answers(a
     bob three L2 texts and was logged with no record, and a count over every distillation
     read them all with none logged. Now each record whose text the query read is named."""
     home, _ = alice
-    cut = run("query", "rung(_, l2, T)", "--as", "bob", "--limit", "3", "--format", "json",
-              home=home)   # stdout alone: a cut answer says so on stderr
-    assert cut.exit_code == 0, cut.output
-    rows = json.loads(cut.stdout)
+    rows = json.loads(ok("query", "rung(_, l2, T)", "--as", "bob", "--limit", "3",
+                         "--format", "json", home=home))
     assert len(rows) == 3 and all("it_" not in json.dumps(r) for r in rows)
     ok("query", "aggregate_all(count, (distilled(H, _, V), sub_string(V, _, _, _, \"a\")), N)",
        "--as", "bob", home=home)
