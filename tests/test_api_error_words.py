@@ -110,3 +110,34 @@ def test_the_labels_of_a_record_memory_never_held_are_refused(curated_samples) -
     mem.close()
     out = CliRunner().invoke(main, ["label", missing, "--show", "--home", home])
     assert out.exit_code == 1 and out.output == f"atc: {said}\n"
+
+
+def test_naming_a_grant_principal_or_membership_that_is_not_there_is_one_plain_line(
+        curated_samples) -> None:
+    """They were PrologErrors in Prolog's quoting (grant `g_nope' does not exist; membership
+    `bob-ops' does not exist), exit 2 as for bad usage; each is now an InputError saying
+    what is missing, exit 1, as every other "no such" is, and nothing is written."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+    from attention_cloud.sharing import (add_principal, join_team, leave_team,
+                                         remove_principal, revoke_grant)
+
+    mem = curated_samples
+    add_principal(mem, "alice", owner=True)
+    add_principal(mem, "bob")
+    add_principal(mem, "ops", kind="team")
+    said = {"revoke": _problem(lambda: revoke_grant(mem, "g_nope"), InputError),
+            "remove": _problem(lambda: remove_principal(mem, "nobody"), InputError),
+            "join": _problem(lambda: join_team(mem, "nobody", "ops"), InputError),
+            "leave": _problem(lambda: leave_team(mem, "bob", "ops"), InputError)}
+    assert said == {"revoke": "g_nope: no such grant in this home",
+                    "remove": "nobody: no such principal in this home",
+                    "join": "nobody: no such principal in this home",
+                    "leave": "bob is not a member of ops"}
+    home = str(mem.home)
+    journal = (mem.home / "journal.pl").read_bytes()
+    mem.close()
+    out = CliRunner().invoke(main, ["grant", "revoke", "g_nope", "--home", home])
+    assert out.exit_code == 1 and out.output == "atc: g_nope: no such grant in this home\n"
+    assert (curated_samples.home / "journal.pl").read_bytes() == journal

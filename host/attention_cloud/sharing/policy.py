@@ -108,9 +108,31 @@ def _change(mem: Any, change: Term | list[Term]) -> Any:
     try:
         (result,) = mem.pl.once("atc_api:api_sharing_change", change, Var())
     except PrologError as exc:
-        raise _refusal(exc) or exc
+        raise _refusal(exc) or _missing(exc) or exc
     sync_journal(mem.home)
     return result
+
+
+#: What the policy's ``existence_error(Kind, Name)`` says, by kind (a name it names plainly).
+_MISSING = {"grant": "{}: no such grant in this home",
+            "principal": "{}: no such principal in this home",
+            "mount": "{}: no such mount in this home",
+            "record": "{}: no such item, arc or rollup in this memory"}
+
+
+def _missing(exc: PrologError) -> InputError | None:
+    """The policy's ``existence_error`` (a grant, principal, mount, record or membership that
+    is not there) as one plain line, as every other "no such" is; None for any other error."""
+    formal = exc.term.args[0] if isinstance(exc.term, Term) and exc.term.args else None
+    if not (isinstance(formal, Term) and formal.name == "existence_error"
+            and len(formal.args) == 2):
+        return None
+    kind, culprit = str(formal.args[0]), formal.args[1]
+    if kind == "membership" and isinstance(culprit, Term) and len(culprit.args) == 2:
+        return InputError(f"{culprit.args[0]} is not a member of {culprit.args[1]}")
+    if kind in _MISSING and not isinstance(culprit, Term):
+        return InputError(_MISSING[kind].format(culprit))
+    return None
 
 
 def _refusal(exc: PrologError) -> UsageError | None:
