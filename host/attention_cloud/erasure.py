@@ -38,7 +38,7 @@ from typing import Any, Iterable
 
 from .agents.remember import REMEMBERED_FILE
 from .audit import AUDIT_FILE, append_event
-from .bridge import Atom, Term, Var, to_plain
+from .bridge import Atom, Var, to_plain
 from .cells.api import STATE_FILE as CELLS_STATE
 from .cells.rows import drop as drop_cell_rows
 from .errors import InputError, PrologError, UsageError
@@ -161,10 +161,9 @@ def plan(mem: Any, handles: list[str]) -> dict[str, Any]:
 def _missing_item(exc: PrologError) -> InputError | None:
     """Prolog's ``existence_error(item, H)`` (a handle the journal never held) as the one line
     ``show`` and the MCP tools give for a missing item; None for any other error."""
-    formal = exc.term.args[0] if isinstance(exc.term, Term) and exc.term.args else None
-    if (isinstance(formal, Term) and formal.name == "existence_error"
-            and len(formal.args) == 2 and str(formal.args[0]) == "item"):
-        return InputError(f"{formal.args[1]}: no such item in this memory")
+    missing = exc.existence()
+    if missing is not None and missing[0] == "item":
+        return InputError(f"{missing[1]}: no such item in this memory")
     return None
 
 

@@ -81,6 +81,16 @@ class PrologError(AtcError):
         super().__init__(message)
         self.term = term
 
+    def existence(self) -> tuple[str, Any] | None:
+        """``(Kind, Culprit)`` when the error is ``existence_error(Kind, Culprit)`` (a handle,
+        grant or principal that is not there), else None: what a caller turns into its own
+        plain "no such" line."""
+        formal = getattr(self.term, "args", None)
+        formal = formal[0] if formal else None
+        if getattr(formal, "name", None) == "existence_error" and len(formal.args) == 2:
+            return str(formal.args[0]), formal.args[1]
+        return None
+
 
 class BridgeError(AtcError):
     """SWI-Prolog could not be found or loaded, or the chosen backend is unusable."""

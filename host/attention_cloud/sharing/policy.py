@@ -123,11 +123,10 @@ _MISSING = {"grant": "{}: no such grant in this home",
 def _missing(exc: PrologError) -> InputError | None:
     """The policy's ``existence_error`` (a grant, principal, mount, record or membership that
     is not there) as one plain line, as every other "no such" is; None for any other error."""
-    formal = exc.term.args[0] if isinstance(exc.term, Term) and exc.term.args else None
-    if not (isinstance(formal, Term) and formal.name == "existence_error"
-            and len(formal.args) == 2):
+    missing = exc.existence()
+    if missing is None:
         return None
-    kind, culprit = str(formal.args[0]), formal.args[1]
+    kind, culprit = missing
     if kind == "membership" and isinstance(culprit, Term) and len(culprit.args) == 2:
         return InputError(f"{culprit.args[0]} is not a member of {culprit.args[1]}")
     if kind in _MISSING and not isinstance(culprit, Term):
