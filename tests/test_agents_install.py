@@ -100,10 +100,26 @@ def test_the_commands_install_prints_are_the_ones_that_apply(dirs, tmp_path: Pat
     run = atc(project, user, "install", "claude-code", "--project", "--yes",
               "--home", str(tmp_path / "mem"))
     assert "`atc uninstall claude-code --project` removes it" in run.stdout
-    assert f"claude mcp add attention-cloud -e ATC_HOME={tmp_path / 'mem'} -- atc mcp" in run.stdout
+    assert (f"claude mcp add attention-cloud -e ATC_HOME={tmp_path / 'mem'} -- {ATC} mcp"
+            in run.stdout)
     plain = atc(project, user, "install", "claude-code", "--yes")
     assert "`atc uninstall claude-code` removes it" in plain.stdout
-    assert "claude mcp add attention-cloud -- atc mcp" in plain.stdout
+    assert f"claude mcp add attention-cloud -- {ATC} mcp" in plain.stdout
+
+
+def test_the_mcp_line_install_prints_works_without_atc_on_the_path(dirs, monkeypatch) -> None:
+    """The hooks name this atc by its absolute path, so they run where the venv is not on
+    PATH; the MCP line printed beside them said bare `atc`, which Claude Code then could not
+    start. It names the same atc as the hooks."""
+    project, user = dirs
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # as a user who ran .venv/bin/atc by its path
+    run = real_atc(project, user, "install", "claude-code", "--project", "--yes")
+    assert run.returncode == 0, run.stderr
+    line = next(x for x in run.stdout.splitlines() if "claude mcp add" in x)
+    command = line.split(" -- ", 1)[1].split()
+    hooks = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    hook = hooks["hooks"]["Stop"][0]["hooks"][0]["command"].split()[0]
+    assert command == [hook, "mcp"] and Path(hook).is_absolute()
 
 
 def test_nothing_is_written_unless_confirmed(dirs) -> None:

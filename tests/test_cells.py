@@ -445,7 +445,7 @@ def test_cli_lists_shows_and_refuses_bad_input(topical: Memory):
     bad = runner.invoke(main, ["cells", "show", "cell_nope", "--home", home])
     assert bad.exit_code != 0 and "cell_nope: no such cell" in bad.output
     bad = runner.invoke(main, ["hydrate", "--goal", "x", "--mount", "cell_nope", "--home", home])
-    assert bad.exit_code == 2 and "--mount cell_nope: no such cell" in bad.output
+    assert bad.exit_code == 2 and "atc: mount cell_nope: no such cell" in bad.output
     stats = runner.invoke(main, ["stats", "--format", "json", "--home", home])
     assert json.loads(stats.output)["cells"]["cells"] == len(rows)
     hot = runner.invoke(main, ["cells", "hot", "--format", "json", "--home", home])

@@ -134,3 +134,34 @@ def test_docs_attention_names_every_option_of_the_attention_commands():
                      for opt in param.opts if opt.startswith("--")
                      and opt not in EVERYWHERE and f"`{opt}" not in doc)
     assert not missing, missing
+
+
+def _shown_choices() -> dict[tuple[tuple[str, ...], str], set[str]]:
+    """Per command and option, the values the table lists after it (``--format text\\|json``)."""
+    shown: dict[tuple[tuple[str, ...], str], set[str]] = {}
+    for cell in _rows():
+        in_cell: list[tuple[str, ...]] = []
+        for span in re.findall(r"`([^`]*)`", cell):
+            paths = _named(span, in_cell)
+            in_cell += paths
+            for option, values in re.findall(r"(--[a-z][a-z0-9-]*) \[?([A-Za-z0-9.-]+(?:\\\|"
+                                             r"[A-Za-z0-9.-]+)+)", span):
+                for path in paths:
+                    shown.setdefault((path, option), set()).update(values.split("\\|"))
+    return shown
+
+
+def test_the_values_the_table_lists_for_an_option_are_the_ones_it_takes():
+    """A choice the table leaves out (``--format claude-ai`` of atc ingest) is one a user
+    never learns of; one it lists that the option refuses fails when typed."""
+    wrong = {}
+    for (path, option), values in _shown_choices().items():
+        params = [p for p in COMMANDS[path].params
+                  if isinstance(p, click.Option) and option in p.opts]
+        if not params or not isinstance(params[0].type, click.Choice):
+            continue
+        takes = {str(c) for c in params[0].type.choices}
+        if values != takes:
+            wrong[f"atc {' '.join(path)} {option}"] = (sorted(takes - values),
+                                                       sorted(values - takes))
+    assert wrong == {}, "(missing from README, not taken): " + repr(wrong)

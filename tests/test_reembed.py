@@ -119,7 +119,7 @@ def test_reembed_refuses_none_and_a_bad_spec_leaving_the_home_as_it_was(tmp_path
     home = curated_home(tmp_path / "home", "hash")
     before = stored(home)
     out = run("curate", "--reembed", "--embedder", "none", home=home)
-    assert out.exit_code != 0 and out.output.startswith("atc: --reembed needs an embedder")
+    assert out.exit_code != 0 and out.output.startswith("atc: reembed needs an embedder")
     out = run("curate", "--reembed", "--embedder", "nosuch:model", home=home)
     assert out.exit_code != 0 and "unknown embedder 'nosuch:model'" in out.output
     out = run("curate", "--embedder", "hash:256", home=home)

@@ -189,3 +189,26 @@ def test_a_token_is_hashed_once_and_never_on_the_thread_that_answers(granted):
     assert statuses == [200, 200, 200, 401, 200]
     checks = [line for line in log.splitlines() if line.startswith("scrypt on_loop=")]
     assert checks == ["scrypt on_loop=False"] * 2, log
+
+
+def test_a_float_json_cannot_hold_is_answered_as_atc_query_prints_it(granted):
+    """A grantee's query whose answer holds inf or nan was a 500 with no word of why (the JSON
+    writer refuses them); it is the strings "inf", "-inf" and "nan", as atc query prints."""
+    import urllib.request
+
+    home, token, _ = granted
+    server = Server(home)
+    try:
+        request = urllib.request.Request(
+            server.url + "/v1/query", method="POST",
+            data=json.dumps({"goal": "X is inf, Y is nan, Z is -inf"}).encode(),
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as reply:
+                status, answer = reply.status, json.loads(reply.read())
+        except urllib.error.HTTPError as exc:
+            status, answer = exc.code, exc.read().decode("utf-8", "replace")
+    finally:
+        server.stop()
+    assert status == 200, answer
+    assert answer["rows"] == [{"X": "inf", "Y": "nan", "Z": "-inf"}]

@@ -233,7 +233,7 @@ def test_hydrate_as_a_grantee_keeps_to_the_mounted_cell(alice):
     for cell in hidden:  # a cell bob does not wholly see does not exist for him, nor its region
         out = run("hydrate", "--goal", GOAL, "--mount", cell, "--as", "bob", home=home)
         assert out.exit_code == 2, out.output
-        assert out.output.strip() == f"atc: --mount {cell}: no such cell visible to bob"
+        assert out.output.strip() == f"atc: mount {cell}: no such cell visible to bob"
     outside = 0
     for cell in sorted(seen):
         frame = frame_json("--mount", cell, "--depth", "0", "--as", "bob", home=home)

@@ -313,7 +313,7 @@ def test_show_an_uncurated_rung_arcs_and_rollups(ingested):
 def test_budgets_too_small_say_so(ingested):
     assert run("curate", home=ingested).exit_code == 0
     zero = run("hydrate", "--goal", "retry policy", "--budget", "0", home=ingested)
-    assert "(budget 0 tokens: no room for any fact; give --budget a number of tokens)" in zero.stdout
+    assert "(budget 0 tokens: no room for any fact; give the frame a budget above 0)" in zero.stdout
     assert "memory holds nothing" not in zero.stdout
     tiny = run("hydrate", "--goal", "retry policy", "--budget", "1", home=ingested)
     assert "no fact fits in 1 token: the smallest skeleton (L3) in memory takes" in tiny.stdout

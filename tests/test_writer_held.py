@@ -35,13 +35,19 @@ def _texts(home: Path) -> set[str]:
         return {str(r["T"]) for r in mem.query("item_text(_, T)", limit=1000).rows}
 
 
-def test_a_command_meeting_a_long_open_writer_names_it_and_waits_when_asked(home, tmp_path):
+def _start_holder(home, go) -> subprocess.Popen:
+    """HOLDER on a new home (``hash`` embedder), holding its write lock until ``go`` exists."""
     write_config(home, {"embedder": "hash"})
-    go = tmp_path / "go"
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(home), str(go)],
                               stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    return holder
+
+
+def test_a_command_meeting_a_long_open_writer_names_it_and_waits_when_asked(home, tmp_path):
+    go = tmp_path / "go"
+    holder = _start_holder(home, go)
     try:
-        assert holder.stdout.readline() == "held\n"
         journal = (home / "journal.pl").read_bytes()
         env = {k: v for k, v in os.environ.items() if k != "ATC_LOCK_WAIT"}
         refused = subprocess.run([ATC, "remember", "Invoices are numbered per year.",
@@ -64,3 +70,23 @@ def test_a_command_meeting_a_long_open_writer_names_it_and_waits_when_asked(home
         go.touch()
         holder.wait(timeout=120)
     assert {"The deploy key rotates on Fridays.", "Invoices are numbered per year."} <= _texts(home)
+
+
+def test_the_api_names_a_busy_writer_with_its_own_error_type(home, tmp_path):
+    """A program that meets another writer can tell that apart from every other HomeError
+    (and wait, retry or report it) without matching the message: WriterBusy, with the
+    holder's pid."""
+    import pytest
+
+    from attention_cloud import HomeError, WriterBusy
+
+    go = tmp_path / "go"
+    holder = _start_holder(home, go)
+    try:
+        with Memory.open(home) as mem:
+            with pytest.raises(WriterBusy) as busy:
+                mem.acquire(wait=0)
+    finally:
+        go.touch()
+        holder.wait(timeout=120)
+    assert isinstance(busy.value, HomeError) and busy.value.holder == holder.pid

@@ -10,7 +10,7 @@ Public API::
 from __future__ import annotations
 
 from .errors import (AtcError, BridgeError, EmbeddingError, HomeError, InputError, PrologError,
-                     UsageError)
+                     UsageError, WriterBusy)
 
 # Memory and its result types are imported on first use (PEP 562): a process that only needs
 # a light part of the package (the prompt hook's client, `atc --help`) does not pay for the
@@ -29,5 +29,5 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = ["Memory", "IngestReport", "Item", "QueryResult", "AtcError", "BridgeError",
-           "EmbeddingError", "HomeError", "InputError", "PrologError", "UsageError"]
+           "EmbeddingError", "HomeError", "InputError", "PrologError", "UsageError", "WriterBusy"]
 __version__ = "0.1.0"

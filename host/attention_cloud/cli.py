@@ -19,6 +19,7 @@ import click
 
 from .errors import AtcError, UsageError, one_line
 from .formats import FORMAT_DESCRIPTIONS
+from .json_values import strict_json
 from .progress import ProgressDisplay
 
 if TYPE_CHECKING:
@@ -114,21 +115,13 @@ def note(message: str) -> None:
     click.echo(f"atc: note: {message}", err=True)
 
 
-def emit_json(value: Any) -> None:
+def emit_json(value: Any, *, compact: bool = False) -> None:
     """``value`` as strict JSON: a float JSON cannot hold (Prolog's ``inf``, ``nan``) is written
     as the string ``"inf"``, ``"-inf"`` or ``"nan"``, never as a bare ``Infinity``/``NaN``
-    that JSON parsers reject."""
-    click.echo(json.dumps(_json_safe(value), ensure_ascii=False, indent=2, allow_nan=False))
-
-
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        return "nan" if value != value else ("inf" if value > 0 else "-inf")
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
+    that JSON parsers reject. Indented, or with ``compact`` on one line: what a stream of
+    reports prints, one JSON object a line."""
+    click.echo(json.dumps(strict_json(value), ensure_ascii=False, indent=None if compact else 2,
+                          allow_nan=False))
 
 
 class _LazyGroup(click.Group):
@@ -218,6 +211,22 @@ def doctor(home: str | None) -> None:
                     "unusable (see above)", 1)
 
 
+def _schema_option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--schema``: print the JSON Schema of the command's JSON output, then exit (before
+    any argument is required or any home opened)."""
+    def print_schema(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if not value or ctx.resilient_parsing:
+            return
+        from . import schemas
+
+        emit_json(getattr(schemas, f"{name}_schema")())
+        ctx.exit(0)
+
+    return click.option("--schema", is_flag=True, is_eager=True, expose_value=False,
+                        callback=print_schema,
+                        help="Print the JSON Schema of the JSON output, and exit.")
+
+
 # -- ingest ---------------------------------------------------------------------------------------
 def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     """``--list-formats``: every format name with what it reads, then exit."""
@@ -236,6 +245,7 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
                                  "--list-formats names them].")
 @click.option("--list-formats", is_flag=True, is_eager=True, expose_value=False,
               callback=_list_formats, help="Print every format name with what it reads, and exit.")
+@_schema_option("ingest")
 @click.option("--segment", default="default", show_default=True,
               help="Namespace the items go into.")
 @click.option("--source", default=None, help="Source name recorded for a single input file.")
@@ -301,9 +311,9 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
 
 
 def _print_curate(report: dict[str, Any], out: str) -> None:
-    """A curate report after an ingest batch (``ingest --watch --curate``)."""
+    """A curate report after an ingest batch (``ingest --watch --curate``), in JSON on one line."""
     if out == "json":
-        emit_json({"curate": report})
+        emit_json({"curate": report}, compact=True)
     else:
         click.echo("curate: " + "  ".join(f"{k}: {v}" for k, v in report.items() if k != "cells"))
 
@@ -319,7 +329,7 @@ def _ingest_watch_log(out: str) -> Callable[[dict[str, Any]], None]:
         if kind == "batch":
             report = event["report"]
             if first[0] or report.new or report.skipped or report.files_skipped:
-                _print_ingest(report, out)
+                _print_ingest(report, out, compact=True)  # a stream: one JSON object a line
             first[0] = False
             if event.get("curate_report") is not None:
                 _print_curate(event["curate_report"].as_dict(), out)
@@ -375,9 +385,9 @@ def _print_skipped_files(skipped: list[tuple[str, str]]) -> None:
         click.echo(f"  ... and {len(skipped) - 50} more skipped files", err=True)
 
 
-def _print_ingest(report: Any, out: str) -> None:
+def _print_ingest(report: Any, out: str, *, compact: bool = False) -> None:
     if out == "json":
-        emit_json(report.as_dict())
+        emit_json(report.as_dict(), compact=compact)
         return
     click.echo(f"files: {report.files} ({report.files_unchanged} unchanged, "
                f"{len(report.files_skipped)} skipped)  "
@@ -793,6 +803,8 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
 
     Example: atc forget it_50a40759a4205f7e --reason "contained a secret" --yes
     """
+    if not (handles or session or goal):
+        raise UsageError("name what to forget: handles, --session or --query")
     mem = open_memory(home, create=False)
     try:
         if not dry_run:
@@ -892,6 +904,7 @@ def show(handle: str, level: str, verbatim: bool, fmt: str, as_principal: str | 
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
+@_schema_option("stats")
 @home_option
 @fail_cleanly
 def stats(fmt: str, home: str | None) -> None:

@@ -41,7 +41,7 @@ from .audit import AUDIT_FILE, append_event
 from .bridge import Atom, Var, to_plain
 from .cells.api import STATE_FILE as CELLS_STATE
 from .cells.rows import drop as drop_cell_rows
-from .errors import InputError, UsageError
+from .errors import InputError, PrologError, UsageError
 from .erasure_texts import dropped_texts
 from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
 from .home import fsync_path
@@ -129,7 +129,7 @@ def select(mem: Any, handles: Iterable[str] = (), *, session: str | None = None,
                                  f"item handles, not {value!r}")
             chosen.append(value)
     if not chosen:
-        raise UsageError("name what to forget: handles, --session or --query")
+        raise UsageError("name what to forget: handles, session or query")
     chosen = list(dict.fromkeys(chosen))
     return chosen + superseded_readings(mem, chosen)
 
@@ -151,8 +151,20 @@ def plan(mem: Any, handles: list[str]) -> dict[str, Any]:
     for handle in handles:
         if not re.fullmatch(r"[A-Za-z0-9_]+", handle):
             raise InputError(f"{handle!r} is not an item handle")
-    (raw,) = mem.pl.once("atc_api:api_erase_plan", [Atom(h) for h in handles], Var())
+    try:
+        (raw,) = mem.pl.once("atc_api:api_erase_plan", [Atom(h) for h in handles], Var())
+    except PrologError as exc:
+        raise _missing_item(exc) or exc
     return to_plain(raw)
+
+
+def _missing_item(exc: PrologError) -> InputError | None:
+    """Prolog's ``existence_error(item, H)`` (a handle the journal never held) as the one line
+    ``show`` and the MCP tools give for a missing item; None for any other error."""
+    missing = exc.existence()
+    if missing is not None and missing[0] == "item":
+        return InputError(f"{missing[1]}: no such item in this memory")
+    return None
 
 
 # -- the stages -----------------------------------------------------------------------------------

@@ -44,6 +44,19 @@ class HomeError(AtcError):
     """The memory home is missing, locked, corrupt or of an incompatible version."""
 
 
+class WriterBusy(HomeError):
+    """Another process holds the home's write lock (an ingest, a curate, a capture hook, a
+    script's open Memory) and did not give it back within the wait.
+
+    Attributes:
+        holder: the pid that process wrote into the lock file, or None when unknown.
+    """
+
+    def __init__(self, message: str, holder: int | None = None) -> None:
+        super().__init__(message)
+        self.holder = holder
+
+
 class EmbeddingError(AtcError):
     """No embedder could be loaded, or vectors of a different embedder or dimension exist."""
 
@@ -67,6 +80,16 @@ class PrologError(AtcError):
     def __init__(self, message: str, term: Any = None) -> None:
         super().__init__(message)
         self.term = term
+
+    def existence(self) -> tuple[str, Any] | None:
+        """``(Kind, Culprit)`` when the error is ``existence_error(Kind, Culprit)`` (a handle,
+        grant or principal that is not there), else None: what a caller turns into its own
+        plain "no such" line."""
+        formal = getattr(self.term, "args", None)
+        formal = formal[0] if formal else None
+        if getattr(formal, "name", None) == "existence_error" and len(formal.args) == 2:
+            return str(formal.args[0]), formal.args[1]
+        return None
 
 
 class BridgeError(AtcError):

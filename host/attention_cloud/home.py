@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .errors import HomeError, UsageError
+from .errors import HomeError, UsageError, WriterBusy
 from .ingest.item_limits import MIN_ITEM_CHARS
 
 DEFAULT_HOME = "~/.attention-cloud"
@@ -52,18 +52,26 @@ WATCHER_FILE = "watch.pid"
 def lock_wait(home: Path) -> float:
     """How long a writer waits for the lock: ``$ATC_LOCK_WAIT`` seconds when set; else
     LOCK_WAIT while a watcher follows this home (it gives the lock back after each batch);
-    else 0, fail at once. A value that is no number of seconds is a UsageError (it was taken
-    as LOCK_WAIT without a word)."""
-    raw = os.environ.get("ATC_LOCK_WAIT")
-    if raw is not None:
-        try:
-            seconds = float(raw)
-        except ValueError:
-            seconds = -1.0
-        if not 0 <= seconds < float("inf"):
-            raise UsageError(f"ATC_LOCK_WAIT must be a number of seconds (0 or more), not {raw!r}")
+    else 0, fail at once."""
+    seconds = lock_wait_set()
+    if seconds is not None:
         return seconds
     return LOCK_WAIT if watcher_running(home) else 0.0
+
+
+def lock_wait_set() -> float | None:
+    """``$ATC_LOCK_WAIT`` in seconds, or None when it is not set. A value that is no number
+    of seconds is a UsageError (it was taken as LOCK_WAIT without a word)."""
+    raw = os.environ.get("ATC_LOCK_WAIT")
+    if raw is None:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise UsageError(f"ATC_LOCK_WAIT must be a number of seconds (0 or more), not {raw!r}")
+    return seconds
 
 
 def watcher_running(home: Path) -> bool:
@@ -172,7 +180,7 @@ class WriteLock:
     def acquire(self, wait: float | None = None) -> None:
         """Take the lock, waiting up to ``wait`` seconds (default :func:`lock_wait`: while a
         watcher follows the home) while another process holds it; then HomeError naming the
-        problem (another writer is active)."""
+        problem (:class:`~attention_cloud.errors.WriterBusy`: another writer is active)."""
         self._drop_inherited()
         if self._fd is not None:
             return
@@ -186,7 +194,8 @@ class WriteLock:
                 if time.monotonic() >= deadline:
                     holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
                     os.close(fd)
-                    raise HomeError(self._taken_message(holder)) from None
+                    raise WriterBusy(self._taken_message(holder),
+                                     int(holder) if holder.isdigit() else None) from None
                 time.sleep(0.05)
         self._fd, self._pid = fd, os.getpid()
         # Who writes, for the message another writer gets (a long-open Memory in a script

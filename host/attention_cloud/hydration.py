@@ -108,9 +108,10 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
             # region): the same words as for no cell at all, which would tell them it exists
             if not (mem.pl.succeeds("atc_cells:cell", Atom(cell))
                     and mem.pl.succeeds("atc_grants:visible", Atom(reader), Atom(cell), Var())):
-                raise UsageError(f"--mount {cell}: no such cell visible to {reader}")
+                raise UsageError(f"mount {cell}: no such cell visible to {reader}")
         elif not mem.pl.succeeds("atc_cells:cell", Atom(cell)):
-            raise UsageError(f"--mount {cell}: no such cell (atc cells list names them)")
+            raise UsageError(f"mount {cell}: no such cell (atc cells list, or cells_list "
+                             "in Python, names them)")
     if budget < 0:
         raise UsageError("budget must be a non-negative number of tokens")
     ceiling = ceiling.lower()
@@ -271,12 +272,12 @@ def memory_status(mem: Any, frame: FrameParts) -> dict[str, Any]:
         budget = int(meta.get("budget", 0))
         smallest = mem.pl.once("atc_ladder:ladder_smallest_skeleton", Var())
         if budget == 0:
-            empty = "budget 0 tokens: no room for any fact; give --budget a number of tokens"
+            empty = "budget 0 tokens: no room for any fact; give the frame a budget above 0"
         elif smallest is not None and budget < int(smallest[0]) + _least_lines(meta):
             empty = (f"no fact fits in {budget} token{'' if budget == 1 else 's'}: the "
                      f"smallest skeleton (L3) in memory "
                      f"takes {int(smallest[0])} and the frame's own lines "
-                     f"{_least_lines(meta)}; raise --budget")
+                     f"{_least_lines(meta)}; raise the budget")
         elif _found_candidates(meta):
             # the frame's parts found records and showed none: the budget, as they share it,
             # is too small for any of them with its lines (the words above would add up to
@@ -285,7 +286,7 @@ def memory_status(mem: Any, frame: FrameParts) -> dict[str, Any]:
             shares = ", ".join(f"{p.get('segment')} {int(p.get('budget', 0))}" for p in parts)
             empty = (f"no fact fits in {budget} tokens as the frame's parts share them "
                      f"({shares}): each part's share is too small for its lines and a fact; "
-                     "raise --budget or give one segment more (--segment S=N)")
+                     "raise the budget or give one segment a larger share")
         if empty:
             notes.append(empty)
     return {**status, "notes": notes, "empty": empty}

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from . import api_args as args
 from . import api_lock
@@ -41,6 +41,13 @@ from .progress import ProgressCallback, report as report_progress
 from . import ingest_index
 from .wire import decode_fields, encode_item, wire_handle
 from .store import journal_path, open_store, snapshot_due, sync_journal, write_snapshot
+
+if TYPE_CHECKING:  # the result types, for type checkers: their modules load on first use
+    from .agents.remember import Remembered
+    from .curation import CurateReport
+    from .erasure import Erasure, ForgetReport
+    from .hydration import Frame
+    from .reembed import ReembedReport
 
 _current: "Memory | None" = None
 
@@ -346,7 +353,7 @@ class Memory:
         sync_journal(self.home)
 
     @serialised
-    def curate(self, *, progress: ProgressCallback | None = None) -> Any:
+    def curate(self, *, progress: ProgressCallback | None = None) -> CurateReport:
         """Build the ladder, arcs, rollups, vectors and echoes for everything new.
 
         Returns a :class:`~attention_cloud.curation.CurateReport`; ``progress`` (see
@@ -362,7 +369,7 @@ class Memory:
 
     @serialised
     def reembed(self, embedder: str | None = None, *,
-                progress: ProgressCallback | None = None) -> Any:
+                progress: ProgressCallback | None = None) -> ReembedReport:
         """Move the home's vectors to ``embedder`` (default: the configured one) without a
         re-ingest: the new vectors are built beside the old, which keep serving frames, and
         replace them when complete (config.json then names ``embedder``); a killed run resumes.
@@ -611,7 +618,7 @@ class Memory:
     @serialised
     def forget(self, handles: Iterable[str] | str = (), *, session: str | None = None,
                query: str | None = None, reason: str = "forgotten by request",
-               who: str | None = None, dry_run: bool = False) -> Any:
+               who: str | None = None, dry_run: bool = False) -> ForgetReport:
         """Erase items so that no file of the home holds their text (see README "Erasure").
 
         The items are ``handles``, every item of ``session`` and every handle the first
@@ -642,7 +649,7 @@ class Memory:
         return erasure.forget(self, chosen, who=who, reason=reason, dry_run=dry_run)
 
     @serialised
-    def finish_erasure(self) -> Any:
+    def finish_erasure(self) -> ForgetReport | None:
         """Finish an erasure a killed process left half done (every writing call does this
         first); returns its ForgetReport, or None when there was none."""
         from . import erasure
@@ -652,7 +659,7 @@ class Memory:
         return erasure.finish_pending(self)
 
     @serialised
-    def erasures(self) -> list[Any]:
+    def erasures(self) -> list[Erasure]:
         """The audit record of every forgotten item
         (:class:`~attention_cloud.erasure.Erasure`: handle, digest, time, who, reason)."""
         from . import erasure
@@ -668,7 +675,7 @@ class Memory:
     @serialised
     def remember(self, text: str, *, kind: str = "note", segment: str = "default",
                  role: str = "user", goal: str | None = None, time: str | None = None,
-                 curate: bool = True) -> Any:
+                 curate: bool = True) -> Remembered:
         """Add one memory by hand: ``text`` becomes a journal item of ``kind`` (``note``,
         ``decision`` or ``preference``) in ``segment``, with its verbatim record appended to
         ``home/remembered.jsonl`` (its pointer is ``that file:line``).
@@ -886,7 +893,7 @@ class Memory:
                 rules: str | os.PathLike[str] | None = None, walk: str | None = None,
                 now: str | float | None = None, mount: str | Iterable[str] | None = None,
                 depth: int | None = None, cells: bool | None = None, bridge: bool = True,
-                excerpt: bool = True) -> Any:
+                excerpt: bool = True) -> Frame:
         """Render a frame for ``goal``.
 
         Returns a :class:`~attention_cloud.hydration.Frame` with ``.text``, ``.receipt``

@@ -80,7 +80,7 @@ def reembed(mem: Any, spec: str | None = None, *,
     started = time.perf_counter()
     target = (spec or _default_target(mem) or "minilm").strip()
     if target.lower() == "none":
-        raise UsageError("--reembed needs an embedder: the target is none (no vectors)")
+        raise UsageError("reembed needs an embedder: the target is none (no vectors)")
     embedder = load_embedder(target)  # fails before anything is written
     mem.lock.acquire()
     home = mem.home

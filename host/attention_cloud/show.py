@@ -131,8 +131,8 @@ def _derived(mem: Memory, handle: str, kind: str, level: str, verbatim: bool,
              members: list[str], **fields: str) -> dict[str, Any]:
     if verbatim:
         record = {"rollup": "a session rollup", "arc": "an arc"}.get(kind, f"a {kind}")
-        raise InputError(f"{handle}: {record} has no single source record; show its members "
-                         "with --source")
+        raise InputError(f"{handle}: {record} has no single source record; show the source "
+                         "of each of its members instead")
     shown = "l1" if level == "l0" else level
     text = mem.pl.once("atc_ladder:rung", Atom(handle), Atom(shown), Var())
     if text is None:

@@ -227,7 +227,8 @@ def install_claude_code(scope: str, yes: bool, home: str | None) -> None:
     click.echo(f"installed in {plan.path} ({', '.join(plan.added)}); "
                f"`atc uninstall claude-code{scope_flag}` removes it")
     env = (f" -e ATC_HOME={shlex.quote(str(Path(home).expanduser().resolve()))}" if home else "")
-    click.echo(f"MCP tools too: claude mcp add attention-cloud{env} -- atc mcp")
+    # the same atc as the hooks: by its absolute path, which works where PATH lacks the venv
+    click.echo(f"MCP tools too: claude mcp add attention-cloud{env} -- {atc_command()} mcp")
 
 
 @click.group()

@@ -14,9 +14,11 @@ never stand in the way of ``atc ingest`` or ``atc curate`` in another process:
 - every call runs on one worker thread, one at a time (the Prolog engine is process-wide);
 - before a call, memory is reopened when the journal changed on disk (another process
   committed), so answers never come from a stale view;
-- after a tool that writes (``remember``, ``forget``, ``attend``, ``claim``), memory is closed,
-  which releases the home's write lock at once; a busy writer elsewhere makes the write tool
-  fail with one line (``another process is writing to this memory home``), never wait.
+- a tool that writes (``remember``, ``forget``, ``attend``, ``claim``) takes the home's write
+  lock and gives it back as soon as it is done. While another process holds it (a long
+  ``atc ingest``, the Stop hook's capture) the tool waits, up to :data:`WRITE_WAIT` seconds
+  (``$ATC_LOCK_WAIT`` when set), its answer saying how long (``waited_s``, ``note``), and
+  other calls are answered meanwhile; past that it fails with one line naming the writer.
 
 Errors come back as MCP tool errors (``isError``) with one clear line; a request the SDK
 cannot read (not JSON, a lone surrogate escape) gets a JSON-RPC error of one line with its id,
@@ -29,9 +31,13 @@ import concurrent.futures
 import json
 import logging
 import os
-from typing import Any, Callable, TypeVar
+import time
+from typing import Annotated, Any, Callable, Literal, TypeVar
 
-from ..errors import AtcError, one_line
+from pydantic import Field
+
+from ..errors import AtcError, WriterBusy, one_line
+from ..json_values import strict_json
 from .memory_host import MemoryHost
 
 _T = TypeVar("_T")
@@ -43,6 +49,23 @@ SERVER_NAME = "attention-cloud"
 #: call, and the server after its client has gone.
 QUERY_TIME_LIMIT_MAX = 30.0
 
+# What each argument takes, in the tools' input schemas (an agent framework builds its calls
+# from them); a value outside is refused before the tool runs, in one line.
+Budget = Annotated[int, Field(ge=0, description="tokens (estimated)")]
+Limit = Annotated[int, Field(ge=1)]
+TimeLimit = Annotated[float, Field(gt=0, le=QUERY_TIME_LIMIT_MAX, description="seconds")]
+Kind = Literal["note", "decision", "preference"]
+Level = Literal["L0", "L1", "L2", "L3", "l0", "l1", "l2", "l3"]
+Mode = Literal["attention-only", "production"]
+
+#: Seconds a write tool waits for another process's write lock (``$ATC_LOCK_WAIT`` when set):
+#: a capture hook's ingest and curate usually end well within it, and it stays under the 60 s
+#: a client's request times out after by default (the TypeScript SDK's).
+WRITE_WAIT = 30.0
+
+#: Seconds between two tries of a waiting write tool; the worker thread is free meanwhile.
+WRITE_RETRY = 0.2
+
 
 def argument_problems(exc: Any) -> str:
     """A pydantic ValidationError of a tool's arguments on one line: each argument and what
@@ -50,6 +73,20 @@ def argument_problems(exc: Any) -> str:
     pydantic's documentation link."""
     return "; ".join(f"{'.'.join(str(part) for part in err['loc']) or 'arguments'}: "
                      f"{' '.join(str(err['msg']).split())}" for err in exc.errors())
+
+
+def writer_named(exc: WriterBusy) -> str:
+    """The process holding the write lock, as a tool's answer names it."""
+    return f"another process (pid {exc.holder})" if exc.holder else "another process"
+
+
+def busy_message(exc: WriterBusy, waited: float) -> str:
+    """Why a write tool gave up, for the agent that called it: who writes and how long the
+    tool waited, without the advice meant for a script's author (``release()``,
+    ``ATC_LOCK_WAIT``)."""
+    wait = f"; waited {waited:g} s for it to finish" if waited > 0 else ""
+    return (f"{writer_named(exc)} is writing to this memory home{wait}: call the tool again "
+            "once it is done")
 
 
 def build_server(home: str | os.PathLike[str] | None = None, *,
@@ -110,17 +147,53 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
     host = MemoryHost(home)
     worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="atc-memory")
 
-    async def run(fn: Callable[[], _T], *, writes: bool = False) -> _T:
-        def call() -> _T:
-            try:
-                return fn()
-            finally:
-                if writes:
-                    host.wrote()
+    async def run(fn: Callable[[], _T]) -> _T:
         try:
-            return await asyncio.wrap_future(worker.submit(call))
+            # inf and nan as atc query --format json prints them (the SDK wrote bare
+            # Infinity/NaN in the text and null in the structured content)
+            return strict_json(await asyncio.wrap_future(worker.submit(fn)))
         except AtcError as exc:
             raise ToolError(one_line(exc)) from None
+
+    async def write(fn: Callable[[], dict[str, Any]], *,
+                    create: bool = False) -> dict[str, Any]:
+        """FN run under the home's write lock, given back after it. While another process
+        holds the lock it is tried again every WRITE_RETRY seconds, the worker free for
+        other calls in between, up to the wait; an answer that waited says so."""
+        from ..home import lock_wait_set
+
+        try:
+            limit = lock_wait_set()
+        except AtcError as exc:
+            raise ToolError(one_line(exc)) from None
+        limit = WRITE_WAIT if limit is None else limit
+        start = time.monotonic()
+        busy: WriterBusy | None = None
+
+        def locked() -> dict[str, Any]:
+            host.memory(create=create).acquire(wait=0)
+            waited = time.monotonic() - start
+            try:
+                result = fn()
+            finally:
+                host.wrote()
+            if busy is None:
+                return result
+            return {**result, "waited_s": round(waited, 1),
+                    "note": f"waited {waited:.1f} s for {writer_named(busy)} writing to this "
+                            "memory home"}
+
+        while True:
+            try:
+                return strict_json(await asyncio.wrap_future(worker.submit(locked)))
+            except WriterBusy as exc:
+                busy = exc
+            except AtcError as exc:
+                raise ToolError(one_line(exc)) from None
+            waited = time.monotonic() - start
+            if waited >= limit:
+                raise ToolError(busy_message(busy, limit)) from None
+            await asyncio.sleep(min(WRITE_RETRY, limit - waited))
 
     server = Server(
         SERVER_NAME,
@@ -129,11 +202,14 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
             "do to get a budgeted frame of relevant memory (each fact with its source pointer "
             "and a receipt saying why it is there); `remember` to keep a note, decision or "
             "preference; `query` for exact Prolog questions over the journal "
-            "(item_kind(H, error), item_goal(H, G), ...); `show` to read one item at a rung."),
+            "(item_kind(H, error), item_goal(H, G), ...); `show` to read one item at a rung. "
+            f"A tool that writes waits while another process writes to memory (up to "
+            f"{WRITE_WAIT:g} s; "
+            "`waited_s` in its answer says how long)."),
     )
 
     @server.tool()
-    async def hydrate(goal: str, budget: int = 2000, plane: str = "default",
+    async def hydrate(goal: str, budget: Budget = 2000, plane: str = "default",
                       now: str | None = None) -> dict[str, Any]:
         """Render a frame of memory for GOAL within a token budget (estimated tokens).
 
@@ -150,28 +226,26 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         return await run(call)
 
     @server.tool()
-    async def query(goal: str, limit: int = 100, time_limit: float = 30.0) -> dict[str, Any]:
+    async def query(goal: str, limit: Limit = 100,
+                    time_limit: TimeLimit = QUERY_TIME_LIMIT_MAX) -> dict[str, Any]:
         """Solutions of a Prolog GOAL over memory's query vocabulary (sandboxed, as
         `atc query`): e.g. `item_kind(H, error), item_goal(H, G)`. Returns one row per
         solution mapping each named variable to its value, and `more` when `limit` cut them.
         `time_limit` is at most 30 seconds."""
-        if time_limit > QUERY_TIME_LIMIT_MAX:
-            raise ToolError(f"time_limit must be at most {QUERY_TIME_LIMIT_MAX:g} seconds, "
-                            f"not {time_limit}")
-
         def call() -> dict[str, Any]:
             result = host.memory().query(goal, limit=limit, time_limit=time_limit)
             return {"rows": result.rows, "more": result.more}
         return await run(call)
 
     @server.tool()
-    async def remember(text: str, kind: str = "note", segment: str = "default") -> dict[str, Any]:
+    async def remember(text: str, kind: Kind = "note",
+                       segment: str = "default") -> dict[str, Any]:
         """Keep one memory: TEXT becomes a journal item of KIND (note, decision or
         preference) in SEGMENT, with its own verbatim record, curated at once so frames find
         it. Remembering the same text again changes nothing (`new` is false)."""
         def call() -> dict[str, Any]:
             return host.memory(create=True).remember(text, kind=kind, segment=segment).as_dict()
-        return await run(call, writes=True)
+        return await write(call, create=True)
 
     @server.tool()
     async def forget(handle: str, reason: str = "forgotten by request") -> dict[str, Any]:
@@ -183,7 +257,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
             if mem.item(handle) is None:
                 raise ToolError(f"{handle}: no such item in this memory")
             return {"handle": handle, **mem.forget([handle], reason=reason, who="mcp").as_dict()}
-        return await run(call, writes=True)
+        return await write(call)
 
     @server.tool()
     async def attend(goal_id: str, budget: int = 3, depends_on: list[str] | None = None,
@@ -200,18 +274,15 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
             if depends_on:
                 ctl.add_goal(goal_id, depends_on=depends_on, loss_if_wrong=loss, now=now)
             return ctl.attend(goal_id, budget=budget, now=now, current=current).as_dict()
-        return await run(call, writes=True)
+        return await write(call, create=True)
 
     @server.tool()
     async def claim(text: str, claim_type: str, evidence: list[str] | None = None,
-                    subject: str | None = None, mode: str = "attention-only",
+                    subject: str | None = None, mode: Mode = "attention-only",
                     scope: str = "default") -> dict[str, Any]:
         """Check a claim's evidence with the validator (as `atc claim`); in `production` mode
         a claim without the evidence its type requires is not allowed (`allowed` false,
         `violations` say what is missing)."""
-        if mode not in ("attention-only", "production"):
-            raise ToolError(f"mode must be attention-only or production, not {mode!r}")
-
         def call() -> dict[str, Any]:
             import time
 
@@ -219,15 +290,12 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
                 text, claim_type=claim_type, evidence=tuple(evidence or ()), mode=mode,
                 now=time.time(), subject=subject)
             return dict(verdict.__dict__)
-        return await run(call, writes=True)
+        return await write(call, create=True)
 
     @server.tool()
-    async def show(handle: str, level: str = "L0", source: bool = False) -> dict[str, Any]:
+    async def show(handle: str, level: Level = "L0", source: bool = False) -> dict[str, Any]:
         """One item, arc or session rollup at a rung (L0 verbatim .. L3 skeleton), with its
         fields; `source` adds the verbatim record its pointer addresses."""
-        if level.lower() not in ("l0", "l1", "l2", "l3"):
-            raise ToolError(f"level must be one of L0, L1, L2, L3, not {level!r}")
-
         def call() -> dict[str, Any]:
             from ..show import show_record
 

@@ -1,8 +1,11 @@
-"""The JSON Schemas (draft 2020-12) of what scripts read: the receipt and the frame as JSON.
+"""The JSON Schemas (draft 2020-12) of what scripts read: the receipt, the frame as JSON, the
+ingest report and the statistics.
 
-The schema files ship in this package (``receipt.schema.json``, ``frame.schema.json``); a
-script may load them with :func:`receipt_schema` / :func:`frame_schema` (or ``atc receipt
---schema``) and validate with any JSON Schema library. Objects allow fields the schema does
+The schema files ship in this package (``receipt.schema.json``, ``frame.schema.json``,
+``ingest.schema.json``, ``stats.schema.json``); a script may load them with
+:func:`receipt_schema`, :func:`frame_schema`, :func:`ingest_schema`, :func:`stats_schema` (or
+print them: ``atc receipt --schema [frame]``, ``atc ingest --schema``, ``atc stats --schema``)
+and validate with any JSON Schema library. Objects allow fields the schema does
 not name: releases add fields, never rename or remove one.
 """
 from __future__ import annotations
@@ -14,7 +17,8 @@ from importlib import resources
 from typing import Any
 
 #: The schema files by the name a ``$ref`` uses.
-_FILES = {"receipt": "receipt.schema.json", "frame": "frame.schema.json"}
+_FILES = {"receipt": "receipt.schema.json", "frame": "frame.schema.json",
+          "ingest": "ingest.schema.json", "stats": "stats.schema.json"}
 
 
 @cache
@@ -33,6 +37,16 @@ def frame_schema() -> dict[str, Any]:
     return json.loads(_load("frame"))
 
 
+def ingest_schema() -> dict[str, Any]:
+    """The JSON Schema of ``atc ingest --format-output json`` (``IngestReport.as_dict()``)."""
+    return json.loads(_load("ingest"))
+
+
+def stats_schema() -> dict[str, Any]:
+    """The JSON Schema of ``atc stats --format json`` (``Memory.stats()``)."""
+    return json.loads(_load("stats"))
+
+
 @cache
 def stamp_pattern() -> re.Pattern[str]:
     """The receipt schema's pattern of a time (ISO 8601), compiled once: a mounted frame
@@ -41,10 +55,15 @@ def stamp_pattern() -> re.Pattern[str]:
 
 
 def schema_problems(document: Any, schema: str = "receipt") -> list[str]:
-    """Every way ``document`` departs from the schema named (``receipt`` or ``frame``), one
-    line each (``facts/0/level: 'L7' is not one of [...]``); empty when it conforms.
+    """Every way ``document`` departs from the schema named (``receipt``, ``frame``,
+    ``ingest`` or ``stats``), one line each (``facts/0/level: 'L7' is not one of [...]``);
+    empty when it conforms. UsageError for a schema of another name.
 
     Needs the ``jsonschema`` package (a dependency of attention-cloud)."""
+    if schema not in _FILES:
+        from ..errors import UsageError
+
+        raise UsageError(f"schema must be one of {', '.join(_FILES)}, not {schema!r}")
     return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
             for e in sorted(_validator(schema).iter_errors(document),
                             key=lambda e: list(e.absolute_path).__repr__())]

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from ..cli import emit_json, fail_cleanly, home_option, note, open_memory
+from ..errors import UsageError
 from . import policy
 from .limits import DEFAULT_BURST, DEFAULT_SHARE
 
@@ -235,6 +236,8 @@ def label(handles: tuple[str, ...], readers: tuple[str, ...], restrictions: tupl
 
     Example: atc label it_50a40759a4205f7e --restrict pii --reader bob
     """
+    if not show_only and not (readers or restrictions or retention):
+        raise UsageError("give at least one of --reader, --restrict, --retain-until")
     with open_memory(home, create=False) as mem:
         if not show_only:
             n = policy.label(mem, handles, readers=readers, restrictions=restrictions,
@@ -262,6 +265,9 @@ def declassify(handles: tuple[str, ...], why: str, restrictions: tuple[str, ...]
 
     Example: atc declassify arc_9f21 --restriction pii --why "reviewed: no personal data"
     """
+    if not (restrictions or readers or all_readers or retention):
+        raise UsageError("give at least one of --restriction, --reader, --all-readers, "
+                         "--retain-until")
     with open_memory(home, create=False) as mem:
         done = policy.declassify(mem, handles, why=why, restrictions=restrictions,
                                  readers=readers, all_readers=all_readers, retention=retention)

@@ -108,9 +108,30 @@ def _change(mem: Any, change: Term | list[Term]) -> Any:
     try:
         (result,) = mem.pl.once("atc_api:api_sharing_change", change, Var())
     except PrologError as exc:
-        raise _refusal(exc) or exc
+        raise _refusal(exc) or _missing(exc) or exc
     sync_journal(mem.home)
     return result
+
+
+#: What the policy's ``existence_error(Kind, Name)`` says, by kind (a name it names plainly).
+_MISSING = {"grant": "{}: no such grant in this home",
+            "principal": "{}: no such principal in this home",
+            "mount": "{}: no such mount in this home",
+            "record": "{}: no such item, arc or rollup in this memory"}
+
+
+def _missing(exc: PrologError) -> InputError | None:
+    """The policy's ``existence_error`` (a grant, principal, mount, record or membership that
+    is not there) as one plain line, as every other "no such" is; None for any other error."""
+    missing = exc.existence()
+    if missing is None:
+        return None
+    kind, culprit = missing
+    if kind == "membership" and isinstance(culprit, Term) and len(culprit.args) == 2:
+        return InputError(f"{culprit.args[0]} is not a member of {culprit.args[1]}")
+    if kind in _MISSING and not isinstance(culprit, Term):
+        return InputError(_MISSING[kind].format(culprit))
+    return None
 
 
 def _refusal(exc: PrologError) -> UsageError | None:
@@ -326,7 +347,7 @@ def label(mem: Any, handles: Iterable[str], *, readers: Iterable[str] = (),
             changes.append(Term("label", [Atom(h), Atom("retention"),
                                           Atom(normalise_time(retention))]))
     if not changes:
-        raise UsageError("give at least one of --reader, --restrict, --retain-until")
+        raise UsageError("give at least one of readers, restrictions or retention")
     for change in changes:
         _known_record(mem, str(change.args[0]))
     _change(mem, changes)
@@ -353,7 +374,7 @@ def declassify(mem: Any, handles: Iterable[str], *, why: str, restrictions: Iter
     home's owner) and why. Lift restrictions, add readers, lift the readers list, or set a
     later retention (``none`` lifts it). Returns what changed, one dict per change."""
     if not args.text("why", why) or not why.strip():
-        raise UsageError("declassify needs --why: a declassification is recorded with its reason")
+        raise UsageError("declassify needs why: a declassification is recorded with its reason")
     handles, readers = args.texts("handles", handles), args.texts("readers", readers)
     restrictions = args.texts("restrictions", restrictions)
     args.text("retention", retention, optional=True)
@@ -370,7 +391,7 @@ def declassify(mem: Any, handles: Iterable[str], *, why: str, restrictions: Iter
             value = "none" if retention == "none" else normalise_time(retention)
             changes.append(Term("declassify", [Atom(h), Atom("retention"), Atom(value)]))
     if not changes:
-        raise UsageError("give at least one of --restriction, --reader, --all-readers, --retain-until")
+        raise UsageError("give at least one of restrictions, readers, all_readers or retention")
     for change in changes:
         _known_record(mem, str(change.args[0]))
     results = _change(mem, changes)
@@ -392,9 +413,15 @@ def _label_text(value: Any) -> str:
 @serialised
 def record_labels(mem: Any, handle: str) -> dict[str, Any]:
     """The labels in force on a record: ``readers`` (None: anyone a grant reaches),
-    ``restrictions`` and ``retention`` (derived records: the union over their sources)."""
+    ``restrictions`` and ``retention`` (derived records: the union over their sources).
+    InputError when memory holds no such item, arc or rollup."""
     args.text("handle", handle)
-    found = mem.pl.once("atc_grants:record_labels", Atom(handle), Var())
+    h = Atom(handle)
+    # record_labels/2 answers for any handle: a typo got an unlabelled record's labels
+    if (mem.pl.once("atc_journal:item", h) is None and mem.pl.once("atc_ladder:arc", h) is None
+            and mem.pl.once("atc_ladder:rollup", h, Var()) is None):
+        raise InputError(f"{handle}: no such item, arc or rollup in this memory")
+    found = mem.pl.once("atc_grants:record_labels", h, Var())
     if found is None:
         raise InputError(f"{handle}: no such record")
     readers, restrictions, retention = found[0].args
@@ -420,7 +447,8 @@ def add_mount(mem: Any, name: str, url: str, token_env: str) -> None:
     args.text("token_env", token_env)
     check_mount_url(url)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token_env):
-        raise UsageError(f"--token-env must name an environment variable, not {token_env!r}")
+        raise UsageError(f"token_env (--token-env) must name an environment variable, "
+                         f"not {token_env!r}")
     _change(mem, Term("mount_add", [Atom(name), Atom(url.rstrip("/")), Atom(token_env)]))
 
 

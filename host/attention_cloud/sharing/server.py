@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 from ..errors import AtcError, HomeError, InputError, one_line
 from ..home import require_home, resolve_home
+from ..json_values import strict_json
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -125,7 +126,9 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
                     return refuse(403, "a pool cannot mount another pool")
                 started = time.monotonic()
                 try:
-                    return JSONResponse(fn(mem, principal, request, body))
+                    # inf and nan as atc query prints them: the JSON writer refused them,
+                    # and the caller was told its request was bad
+                    return JSONResponse(strict_json(fn(mem, principal, request, body)))
                 finally:            # an error took the server's time as well
                     shares.charge(principal, time.monotonic() - started)
             except InputError as exc:

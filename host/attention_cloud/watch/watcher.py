@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import AtcError, HomeError, InputError, one_line
+from ..errors import AtcError, InputError, WriterBusy, one_line
 from ..home import WatcherMark
 from ..ingest.records import check_segment
 from .events import EventFeed, ObserverFactory, start_events
@@ -305,9 +305,7 @@ class Watcher:
             try:
                 self.mem.acquire(wait=0)       # not blocking: a stop is noticed while waiting
                 return True
-            except HomeError as exc:
-                if "another process" not in str(exc):
-                    raise
+            except WriterBusy as exc:
                 if not said:   # who holds it; not the advice to run again: this waits itself
                     self.log({"event": "waiting", "time": _now_iso(),
                               "why": str(exc).split("; ", 1)[0]})
