@@ -66,3 +66,40 @@ test(the_hosts_hits_are_read_as_pairs,
     nearest("nothing near", 10, [], None).
 
 :- end_tests(hydrate_jump).
+
+/* Who an item is about, for a goal that names people: what they said, and what others said to
+   them or about them by name (atc_hydrate:theirs_/3 through the speaker prior and the walk's
+   give-back). */
+
+named_(H, Seq, Role, Speaker, Text,
+       item(H, src, "s", Seq, turn, Role, "", "2024-01-05T10:00:00Z", default, "f:1", Text,
+            [rel(H, speaker, Speaker)])).
+
+named_memory :-
+    store_reset,
+    named_(rosa1, 0, user, 'Rosa', "Perfect.", R1),
+    named_(tom1, 1, assistant, 'Tomasz', "Tomorrow is your first day at Echo Lane, right Rosa?", T1),
+    named_(tom2, 2, assistant, 'Tomasz', "The Rosary Street bakery opens at eight.", T2),
+    named_(tom3, 3, assistant, 'Tomasz', "rosa is pink in Spanish.", T3),
+    journal_add_items([R1, T1, T2, T3], _).
+
+:- begin_tests(hydrate_named_people, [setup(named_memory), cleanup(store_reset)]).
+
+test(a_turn_that_names_the_person_asked_about_is_favoured_as_theirs,
+     [true(Out == [rosa1-0.65, tom1-0.65, tom2-0.5, tom3-0.5])]) :-
+    atc_hydrate:speaker_prior_(speaker(['Rosa']), none,
+                               [rosa1-0.5, tom1-0.5, tom2-0.5, tom3-0.5], Out0),
+    msort(Out0, Out).
+
+test(a_neighbour_that_names_the_person_asked_about_keeps_its_seeds_score,
+     [true(Out == [c(tom1, 0.6, entity_expansion, 1, near),
+                   c(tom2, 0.4615, entity_expansion, 1, near)])]) :-
+    atc_hydrate:walk_speaker_(priors(speaker(['Rosa']), none), none,
+                              [c(tom1, 0.6, entity_expansion, 1, near),
+                               c(tom2, 0.6, entity_expansion, 1, near)], Out).
+
+% "did I ..." asks about the user's own words: a turn naming someone is not the user's.
+test(a_role_goal_counts_only_what_the_role_said, [true(Out == [tom1-0.5])]) :-
+    atc_hydrate:speaker_prior_(speaker(user), none, [tom1-0.5], Out).
+
+:- end_tests(hydrate_named_people).
