@@ -2038,10 +2038,25 @@ bridge_weight_(0.7).
 % entity common (no bridge, and a hint that hidden records name it). Their count stops at
 % bridge_df_/1 + 1 visible holders, or after bridge_scan_/1 holders read, visible or not: an
 % entity held by more is common for everyone.
+% A person who speaks in memory (journal_speakers/1, or the first word of such a name) is no
+% such thing, however few turns write their name: "thanks, Priya" in three sessions linked
+% every seed that named her to them, and who a goal asks about the speaker prior weighs.
 rare_entities_(Reader, Seeds, Rare) :-
     findall(E, ( member(c(Id, _, _, _, _), Seeds), distilled(Id, entity, E) ), Es0),
-    sort(Es0, Es),
+    sort(Es0, Es1),
+    journal_speakers(Speakers),
+    exclude(participant_name_(Reader, Speakers), Es1, Es),
     include(rare_entity_(Reader), Es, Rare).
+
+% participant_name_(+Reader, +Speakers, +E): E is the name of a speaker Reader sees speak
+% (speaks_to_/2: a name only hidden records speak under still bridges, as for a name memory
+% does not know), or its first word.
+participant_name_(Reader, Speakers, E) :-
+    text_string_(E, Entity),
+    member(Name, Speakers),
+    atom_string(Name, Text),
+    (   Text == Entity -> true ; split_string(Text, " ", " ", [Entity, _|_]) ),
+    speaks_to_(Reader, Name), !.
 
 rare_entity_(none, E) :- !,
     bridge_df_(Max),
