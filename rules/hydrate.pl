@@ -690,8 +690,11 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     append([Dropped, GaveWay, PastCap], Outside0),
     refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Kept2, Outside1, Suppressed2),
     % a raise paid by facts giving way counted each of their day lines as freed, and a day
-    % line another fact of that day still needs was not: the fit has the last word
-    fit_(Kept2, FitBudget, Kept3, Late),
+    % line another fact of that day still needs was not: the fit has the last word, within
+    % what the line counting the left out leaves when only the refill left something out
+    (   Suppressed1 == [] -> line_unpaid_(Settings, false, Suppressed2, Line) ; Line = 0 ),
+    LastBudget is max(0, FitBudget - Line),
+    fit_(Kept2, LastBudget, Kept3, Late),
     append(Late, Outside1, Outside),
     by_day_(Kept3, Kept),
     include(repeats_kept_(Kept), Suppressed2, Suppressed),
@@ -2272,14 +2275,21 @@ select_facts_([C|Cs], SB, N, Floor, Want, Taken, Placed, Past, Suppressed) :-
 % excerpts. At most refill_rounds_/1 rounds. Suppressed0 is the segment's near-duplicates so
 % far; when it is empty and the round adds the first, the line counting them is paid from the
 % round's room (refill_left_out_/8).
+% Budget holds the line counting what the segment left out when Supp0 is not empty (the fit
+% was given what the line leaves); when the refill is the first to leave something out, every
+% round from then on charges that line to what the facts use (line_unpaid_/4): charged only
+% in the round that first left something out, the next round spent its 16 tokens again, and
+% 500-token frames of short turns came out at 501-512 by their own receipt.
 refill_(Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp) :-
     refill_rounds_(Rounds),
-    refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp).
+    (   Supp0 == [] -> Paid = false ; Paid = true ),
+    refill_(Rounds, Paid, Settings, Budget, Supp0, Kept0, Outside0, Kept, Outside, Supp).
 
-refill_(Rounds, Settings, Budget, Supp00, Kept00, Outside0, Kept, Outside, Supp) :-
-    covered_left_out_(Settings, Supp00, Kept00, Kept0, Covered, Line),
+refill_(Rounds, Paid, Settings, Budget, Supp00, Kept00, Outside0, Kept, Outside, Supp) :-
+    covered_left_out_(Settings, Supp00, Kept00, Kept0, Covered, _),
     append(Supp00, Covered, Supp0),
     used_tokens_(Kept0, Used0),
+    line_unpaid_(Settings, Paid, Supp0, Line),
     Used is Used0 + Line,
     cap_room_(Settings, Budget, Room0),
     foldl(charge_kept_(Settings, Budget), Kept0, Room0, Room),
@@ -2300,9 +2310,14 @@ refill_(Rounds, Settings, Budget, Supp00, Kept00, Outside0, Kept, Outside, Supp)
         append(Kept0, New, Kept3),
         append([Dropped0, Dropped1, GaveWay, Past], Outside1),
         Rounds1 is Rounds - 1,
-        refill_(Rounds1, Settings, Budget, Supp2, Kept3, Outside1, Kept, Outside, Supp)
+        refill_(Rounds1, Paid, Settings, Budget, Supp2, Kept3, Outside1, Kept, Outside, Supp)
     ;   Kept = Kept0, Outside = Outside0, Supp = Supp0
     ).
+
+% line_unpaid_(+Settings, +Paid, +Supp, -Tokens): the line counting what the segment left out,
+% when it left something out (Supp) and its budget does not hold that line already (Paid).
+line_unpaid_(Settings, Paid, Supp, Tokens) :-
+    (   Paid == false, Supp \== [] -> left_out_cost_(Settings, Supp, Tokens) ; Tokens = 0 ).
 
 % covered_left_out_(+Settings, +Supp0, +Kept0, -Kept, -Covered, -Line): Kept0 without its
 % covered summaries (covered_summaries_/3); Line is the tokens of the line counting what the
