@@ -67,9 +67,9 @@ test(the_hosts_hits_are_read_as_pairs,
 
 :- end_tests(hydrate_jump).
 
-/* Who an item is about, for a goal that names people: what they said, and what others said to
-   them or about them by name (atc_hydrate:theirs_/3 through the speaker prior and the walk's
-   give-back). */
+/* Who an item is about, for a goal that names people: the jump favours what they said; the
+   walk and the bridge do not hand back that boost for what others said to them or about them
+   by name (atc_hydrate:theirs_/3). */
 
 named_(H, Seq, Role, Speaker, Text,
        item(H, src, "s", Seq, turn, Role, "", "2024-01-05T10:00:00Z", default, "f:1", Text,
@@ -85,10 +85,11 @@ named_memory :-
 
 :- begin_tests(hydrate_named_people, [setup(named_memory), cleanup(store_reset)]).
 
-test(a_turn_that_names_the_person_asked_about_is_favoured_as_theirs,
-     [true(Out == [rosa1-0.65, tom1-0.65, tom2-0.5, tom3-0.5])]) :-
-    atc_hydrate:speaker_prior_(speaker(['Rosa']), none,
-                               [rosa1-0.5, tom1-0.5, tom2-0.5, tom3-0.5], Out0),
+% The jump favours who spoke: a turn that names the person asked about is not boosted as
+% theirs (people in a group chat name each other all the time).
+test(the_jump_favours_what_the_person_asked_about_said,
+     [true(Out == [rosa1-0.65, tom1-0.5, tom2-0.5, tom3-0.5])]) :-
+    atc_hydrate:speaker_prior_(speaker(['Rosa']), [rosa1-0.5, tom1-0.5, tom2-0.5, tom3-0.5], Out0),
     msort(Out0, Out).
 
 test(a_neighbour_that_names_the_person_asked_about_keeps_its_seeds_score,
@@ -98,8 +99,13 @@ test(a_neighbour_that_names_the_person_asked_about_keeps_its_seeds_score,
                               [c(tom1, 0.6, entity_expansion, 1, near),
                                c(tom2, 0.6, entity_expansion, 1, near)], Out).
 
-% "did I ..." asks about the user's own words: a turn naming someone is not the user's.
-test(a_role_goal_counts_only_what_the_role_said, [true(Out == [tom1-0.5])]) :-
-    atc_hydrate:speaker_prior_(speaker(user), none, [tom1-0.5], Out).
+% "did I ..." asks about the user's own words: a neighbour naming someone is not the user's.
+test(a_role_goal_counts_only_what_the_role_said,
+     [true(Out == [c(tom1, 0.4615, entity_expansion, 1, near)])]) :-
+    atc_hydrate:walk_speaker_(priors(speaker(user), none), none,
+                              [c(tom1, 0.6, entity_expansion, 1, near)], Out).
+
+test(a_role_goal_boosts_only_the_roles_turns, [true(Out == [tom1-0.5])]) :-
+    atc_hydrate:speaker_prior_(speaker(user), [tom1-0.5], Out).
 
 :- end_tests(hydrate_named_people).
