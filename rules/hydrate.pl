@@ -746,7 +746,7 @@ segment_candidates_(Goal, Settings, Segment, Page, Path, Candidates) :-
           MoreHits),
     walk_(Settings, Segment, SeedHits, Walked),
     bridge_(Settings, Segment, SeedHits, Walked, Expanded0),
-    walk_speaker_(Priors, Settings.reader, Expanded0, Expanded),
+    walk_speaker_(Priors, Expanded0, Expanded),
     merge_candidates_(SeedHits, Expanded, MoreHits, Candidates).
 
 % left_out_cost_(+Settings, +Suppressed, -Tokens): the line that counts the near-duplicates a
@@ -1194,12 +1194,8 @@ best_for_key_(Rest, _, S, S, Rest).
 
 % A goal that asks what the assistant said ("what did you recommend", "your suggestion")
 % favours the assistant's items; one in the first person otherwise ("did I", "my trip")
-% favours the user's own; one that names people what they said. A favoured item's score
-% counts 30 % more: who said something is part of what the goal asks for, which neither
-% embeddings nor BM25 see. (Favouring as well the turns that name the person asked about, in
-% a group chat where people name each other all the time, let "Thank you Marco" and "Can we
-% visit, Marco?" take a 500-token frame's room from his own news: the jump favours who
-% spoke; the walk and the bridge do not penalise a turn said to them, walk_speaker_/4.)
+% favours the user's own. A favoured item's score counts 30 % more: who said something is
+% part of what the goal asks for, which neither embeddings nor BM25 see.
 speaker_prior_(none, Pairs, Pairs).
 speaker_prior_(speaker(Role), Pairs, Out) :-
     maplist(speaker_boost_(Role), Pairs, Out0),
@@ -1248,51 +1244,15 @@ spoken_by_(K, Who) :-
     ;   item_role(K, Who)
     ).
 
-% theirs_(+K, +Who, +Reader): item K is about Who as the goal asks: Who said it, or, for
-% people the goal names, its text names one of them (named_in_/2) where Reader may read that
-% text. "Tomorrow is your first day at Echo Lane, right Rosa?" is Rosa's news as much as
-% her own "I start on the 28th": reached by the walk or the bridge as the other speaker's
-% item, it gave its seed's boost back, so the second piece of a question about her, said to
-% her by someone else, came in at 0.54 of its seed where her own would at 0.7.
-theirs_(K, Who, _) :-
-    spoken_by_(K, Who), !.
-theirs_(K, Names, Reader) :-
-    is_list(Names),
-    (   Reader == none -> true ; visible(Reader, K, l0) ),
-    item_text(K, Text),
-    member(Name, Names),
-    named_in_(Name, Text), !.
+% A walk neighbour inherits its seed's score, speaker boost included: an item of the other
+% speaker gives that boost back, so the goal's speaker is favoured across the whole frame
+% (the user's own statements, not the assistant's replies next to them, for "did I ...").
+walk_speaker_(priors(none, _), Found, Found).
+walk_speaker_(priors(speaker(Role), _), Found, Out) :-
+    maplist(walk_speaker_score_(Role), Found, Out).
 
-% named_in_(+Name, +Text): Text writes Name's first word (a speaker of several words is named
-% by it, as goal_people_/3 reads them) as a word of its own, capitalised as memory writes it:
-% "Rosa," and "Rosa's" name Rosa; "Rosary" and "rosa" do not.
-named_in_(Name, Text) :-
-    atom_string(Name, NameText),
-    split_string(NameText, " ", " ", [Given|_]),
-    string_length(Given, L), L >= 2,
-    sub_string(Text, B, L, A, Given),
-    \+ letter_at_(Text, B, before),
-    \+ letter_at_(Text, A, after), !.
-
-% letter_at_(+Text, +Offset, +Side): a letter or digit touches a match at Offset (the
-% characters before it, or after it) in Text.
-letter_at_(Text, B, before) :-
-    B > 0, B1 is B - 1,
-    sub_string(Text, B1, 1, _, C), char_type(C, alnum).
-letter_at_(Text, A, after) :-
-    A > 0, string_length(Text, N), At is N - A,
-    sub_string(Text, At, 1, _, C), char_type(C, alnum).
-
-% A walk neighbour inherits its seed's score, speaker boost included: an item not the goal's
-% speaker's (theirs_/3) gives that boost back, so the goal's speaker is favoured across the
-% whole frame (the user's own statements, not the assistant's replies next to them, for "did
-% I ...").
-walk_speaker_(priors(none, _), _, Found, Found).
-walk_speaker_(priors(speaker(Role), _), Reader, Found, Out) :-
-    maplist(walk_speaker_score_(Role, Reader), Found, Out).
-
-walk_speaker_score_(Who, Reader, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
-    (   item_role(Id, _), \+ theirs_(Id, Who, Reader)
+walk_speaker_score_(Who, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
+    (   item_role(Id, _), \+ spoken_by_(Id, Who)
     ->  S1 is round(S / 1.3 * 10000) / 10000
     ;   S1 = S
     ).

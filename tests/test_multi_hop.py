@@ -130,38 +130,7 @@ def test_a_name_many_items_share_bridges_nothing(home, tmp_path):
     assert frame["receipt"]["bridged"] == []
 
 
-# The second piece said to Priya by the other person, naming her: it is about her as much as
-# her own turns, so the bridge brings it in at its seed's score times the bridge's weight,
-# not handed back the boost the goal's speaker gets (it ranked below her shortest turns).
 TOLD = "Nordvik Studio wants you at their Lisbon office from September, Priya, so start packing."
-
-
-@pytest.fixture
-def told_home(home, tmp_path):
-    folder = tmp_path / "chats"
-    folder.mkdir()
-    for n in range(len(FILLER)):
-        day = f"{n + 1} May, 2023"
-        lines = [_line("Priya", "user", f"9:00 am on {day}", FILLER[n]),
-                 _line("Tomás", "assistant", f"9:05 am on {day}", FILLER[(n + 5) % len(FILLER)])]
-        if n == 3:
-            lines.append(_line("Priya", "user", f"9:10 am on {day}", FIRST))
-        (folder / f"s{n:02d}.jsonl").write_text("".join(lines))
-    (folder / "s99.jsonl").write_text(_line("Tomás", "assistant", "9:10 am on 30 May, 2023", TOLD))
-    write_config(home, {"embedder": "hash"})
-    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
-    assert run("ingest", str(folder)).exit_code == 0
-    assert run("curate").exit_code == 0
-    return run
-
-
-def test_a_second_piece_said_to_the_person_asked_about_keeps_the_bridges_score(told_home):
-    frame = _frame(told_home)
-    first, second = _fact(told_home, frame, FIRST), _fact(told_home, frame, TOLD)
-    assert first is not None and second is not None, frame["text"]
-    assert second["seeded_by"] == "entity_expansion"
-    assert second["handle"] in {b["handle"] for b in frame["receipt"]["bridged"]}
-    assert second["score"] == pytest.approx(round(first["score"] * 0.7, 4))
 
 
 def test_a_participants_name_bridges_nothing(home, tmp_path):
