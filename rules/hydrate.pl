@@ -719,8 +719,11 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Sigs, Kept2, Outside1,
             Suppressed2),
     % a raise paid by facts giving way counted each of their day lines as freed, and a day
-    % line another fact of that day still needs was not: the fit has the last word
-    fit_(Kept2, FitBudget, Kept3, Late),
+    % line another fact of that day still needs was not: the fit has the last word, within
+    % what the line counting the left out leaves when only the refill left something out
+    (   Suppressed1 == [] -> line_unpaid_(Settings, false, Suppressed2, Line) ; Line = 0 ),
+    LastBudget is max(0, FitBudget - Line),
+    fit_(Kept2, LastBudget, Kept3, Late),
     append(Late, Outside1, Outside),
     by_day_(Kept3, Kept),
     include(repeats_kept_(Kept), Suppressed2, Suppressed),
@@ -2031,10 +2034,25 @@ bridge_weight_(0.7).
 % entity common (no bridge, and a hint that hidden records name it). Their count stops at
 % bridge_df_/1 + 1 visible holders, or after bridge_scan_/1 holders read, visible or not: an
 % entity held by more is common for everyone.
+% A person who speaks in memory (journal_speakers/1, or the first word of such a name) is no
+% such thing, however few turns write their name: "thanks, Priya" in three sessions linked
+% every seed that named her to them, and who a goal asks about the speaker prior weighs.
 rare_entities_(Reader, Seeds, Rare) :-
     findall(E, ( member(c(Id, _, _, _, _), Seeds), distilled(Id, entity, E) ), Es0),
-    sort(Es0, Es),
+    sort(Es0, Es1),
+    journal_speakers(Speakers),
+    exclude(participant_name_(Reader, Speakers), Es1, Es),
     include(rare_entity_(Reader), Es, Rare).
+
+% participant_name_(+Reader, +Speakers, +E): E is the name of a speaker Reader sees speak
+% (speaks_to_/2: a name only hidden records speak under still bridges, as for a name memory
+% does not know), or its first word.
+participant_name_(Reader, Speakers, E) :-
+    text_string_(E, Entity),
+    member(Name, Speakers),
+    atom_string(Name, Text),
+    (   Text == Entity -> true ; split_string(Text, " ", " ", [Entity, _|_]) ),
+    speaks_to_(Reader, Name), !.
 
 rare_entity_(none, E) :- !,
     bridge_df_(Max),
@@ -2261,14 +2279,23 @@ select_facts_([C|Cs], SB, N, Floor, Want, Taken, Placed, Past, Suppressed, Sigs)
 % excerpts. At most refill_rounds_/1 rounds. Suppressed0 is the segment's near-duplicates so
 % far; when it is empty and the round adds the first, the line counting them is paid from the
 % round's room (refill_left_out_/8).
+% Budget holds the line counting what the segment left out when Supp0 is not empty (the fit
+% was given what the line leaves); when the refill is the first to leave something out, every
+% round from then on charges that line to what the facts use (line_unpaid_/4): charged only
+% in the round that first left something out, the next round spent its 16 tokens again, and
+% 500-token frames of short turns came out at 501-512 by their own receipt.
 refill_(Settings, Budget, Supp0, Kept0, Outside0, Sigs, Kept, Outside, Supp) :-
     refill_rounds_(Rounds),
-    refill_(Rounds, Settings, Budget, Supp0, Kept0, Outside0, Sigs, Kept, Outside, Supp).
+    (   Supp0 == [] -> Paid = false ; Paid = true ),
+    refill_(Rounds, Paid, Settings, Budget, Supp0, Kept0, Outside0, Sigs, Kept, Outside,
+            Supp).
 
-refill_(Rounds, Settings, Budget, Supp00, Kept00, Outside0, Sigs, Kept, Outside, Supp) :-
-    covered_left_out_(Settings, Supp00, Kept00, Kept0, Covered, Line),
+refill_(Rounds, Paid, Settings, Budget, Supp00, Kept00, Outside0, Sigs, Kept, Outside,
+        Supp) :-
+    covered_left_out_(Settings, Supp00, Kept00, Kept0, Covered, _),
     append(Supp00, Covered, Supp0),
     used_tokens_(Kept0, Used0),
+    line_unpaid_(Settings, Paid, Supp0, Line),
     Used is Used0 + Line,
     cap_room_(Settings, Budget, Room0),
     foldl(charge_kept_(Settings, Budget), Kept0, Room0, Room),
@@ -2291,9 +2318,15 @@ refill_(Rounds, Settings, Budget, Supp00, Kept00, Outside0, Sigs, Kept, Outside,
         append(Kept0, New, Kept3),
         append([Dropped0, Dropped1, GaveWay, Past], Outside1),
         Rounds1 is Rounds - 1,
-        refill_(Rounds1, Settings, Budget, Supp2, Kept3, Outside1, Sigs1, Kept, Outside, Supp)
+        refill_(Rounds1, Paid, Settings, Budget, Supp2, Kept3, Outside1, Sigs1, Kept, Outside,
+                Supp)
     ;   Kept = Kept0, Outside = Outside0, Supp = Supp0
     ).
+
+% line_unpaid_(+Settings, +Paid, +Supp, -Tokens): the line counting what the segment left out,
+% when it left something out (Supp) and its budget does not hold that line already (Paid).
+line_unpaid_(Settings, Paid, Supp, Tokens) :-
+    (   Paid == false, Supp \== [] -> left_out_cost_(Settings, Supp, Tokens) ; Tokens = 0 ).
 
 % covered_left_out_(+Settings, +Supp0, +Kept0, -Kept, -Covered, -Line): Kept0 without its
 % covered summaries (covered_summaries_/3); Line is the tokens of the line counting what the

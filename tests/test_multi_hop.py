@@ -128,3 +128,41 @@ def test_a_name_many_items_share_bridges_nothing(home, tmp_path):
     frame = json.loads(out.output)
     assert len(frame["receipt"]["facts"]) >= 8
     assert frame["receipt"]["bridged"] == []
+
+
+TOLD = "Nordvik Studio wants you at their Lisbon office from September, Priya, so start packing."
+
+
+def test_a_participants_name_bridges_nothing(home, tmp_path):
+    """A person who speaks in memory is no rare named thing, however few turns write their
+    name: "…from September, Priya, so start packing." bridges by Nordvik Studio, not by Priya
+    to every other turn that says "thanks, Priya" (the speaker prior already weighs who a goal
+    asks about)."""
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    thanks = ["That sounds lovely, Priya, enjoy the garden.", "Good luck with the quiz, Priya, you know the music.",
+              "Well done, Priya, the bowl looks great."]
+    for n in range(len(FILLER)):
+        day = f"{n + 1} May, 2023"
+        lines = [_line("Priya", "user", f"9:00 am on {day}", FILLER[n]),
+                 _line("Tomás", "assistant", f"9:05 am on {day}", FILLER[(n + 5) % len(FILLER)])]
+        if n < len(thanks):
+            lines.append(_line("Tomás", "assistant", f"9:07 am on {day}", thanks[n]))
+        if n == 5:
+            lines.append(_line("Priya", "user", f"9:10 am on {day}", FIRST))
+        (folder / f"s{n:02d}.jsonl").write_text("".join(lines))
+    (folder / "s99.jsonl").write_text(_line("Tomás", "assistant", "9:10 am on 30 May, 2023", TOLD))
+    write_config(home, {"embedder": "hash"})
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    assert run("ingest", str(folder)).exit_code == 0 and run("curate").exit_code == 0
+    named = json.loads(run("query", 'aggregate_all(count, (distilled(H, entity, "Priya"), item(H)), N)',
+                           "--format", "json").output)
+    assert 2 <= named[0]["N"] <= 8              # as rare as a bridge's named thing
+    out = run("hydrate", "--goal", "Where does Nordvik Studio want Priya to work?", "--budget", "2000",
+              "--format", "json")
+    frame = json.loads(out.output)
+    told = _handle(run, TOLD)
+    assert told in {f["handle"] for f in frame["receipt"]["facts"][:6]}
+    bridged = frame["receipt"]["bridged"]
+    assert {b["entity"] for b in bridged} <= {"Nordvik Studio", "Lisbon", "September"}, bridged
+    assert _handle(run, FIRST) in {f["handle"] for f in frame["receipt"]["facts"]}
