@@ -24,6 +24,9 @@ from .ingest.envelope import escape_envelope_content
 
 ESTIMATOR = "max(ceil(utf8_bytes/4), ceil(words*1.3))"
 LEVELS = ("l0", "l1", "l2", "l3")
+#: The walks hydrate.pl runs itself (facts/planes.pl names them): ``walk`` takes these by
+#: name, as planes do; any other name is a walk rule of the user's rules.
+BUILTIN_WALKS = frozenset({"entity_walk"})
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,9 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     if rules is not None:
         options["rules"] = Atom(rules)
     if walk_rule:
-        options["walk"] = Term("rule", [Atom(walk_rule)])
+        # a built-in walk by its name (as planes name it); any other name is a user rule
+        options["walk"] = (Atom(walk_rule) if walk_rule in BUILTIN_WALKS
+                           else Term("rule", [Atom(walk_rule)]))
     if now is not None:
         options["now"] = _now_value(now)
     if mount:
