@@ -896,7 +896,10 @@ def envelope(receipt_id: str, text: str) -> str:
 
 # -- receipts on disk ---------------------------------------------------------------------------
 def save_receipt(home: Path, receipt: dict[str, Any]) -> Path:
-    """Write a receipt to ``home/receipts/<id>.json``."""
+    """Write a receipt to ``home/receipts/<id>.json``, then prune its reader's oldest past the
+    home's ``receipts_kept`` (receipt_cap.py)."""
+    from .receipt_cap import note_saved
+
     folder = home / "receipts"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{receipt['id']}.json"
@@ -905,6 +908,7 @@ def save_receipt(home: Path, receipt: dict[str, Any]) -> Path:
     tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")
     tmp.write_text(receipt_text(receipt), encoding="utf-8")
     tmp.replace(path)
+    note_saved(home, receipt)
     return path
 
 
@@ -920,5 +924,7 @@ def load_receipt(home: Path, receipt_id: str) -> dict[str, Any]:
         raise InputError(f"{receipt_id}: not a receipt id")
     path = home / "receipts" / f"{receipt_id}.json"
     if not path.exists():
-        raise InputError(f"{receipt_id}: no such receipt in {home}")
+        raise InputError(f"{receipt_id}: no such receipt in {home} (each reader's oldest "
+                         "receipts past the home's receipts_kept are pruned; the audit log "
+                         "keeps every read)")
     return json.loads(path.read_text(encoding="utf-8"))
