@@ -34,14 +34,24 @@ shown_text(_, Level, Text0, Text) :-
     memberchk(Level, [l0, l1]), !,
     Text = Text0.
 shown_text(Record, Level, Text0, Text) :-
-    string_codes(Text0, Codes0),
-    paths_cut_(Codes0, 0' , Codes1, Dirs0),
-    record_dirs_(Record, Dirs1),
-    append(Dirs0, Dirs1, Dirs2),
-    sort(Dirs2, Dirs),
-    string_codes(Text1, Codes1),
+    % most rungs hold no path and an L2 no tag: each step reads the text only where it may
+    % have something to change (a frame shows dozens of rungs)
+    (   ( sub_string(Text0, _, _, _, "/") ; sub_string(Text0, _, _, _, "\\") )
+    ->  split_string(Text0, " ", "", Words0),    % only words with a slash are read
+        maplist(word_paths_cut_, Words0, Words, DirLists),
+        atomic_list_concat(Words, ' ', Joined),
+        atom_string(Joined, Text1),
+        append(DirLists, Dirs0)
+    ;   Text1 = Text0, Dirs0 = []
+    ),
     once(without_pointer_(Record, Level, Text1, Text2)),
-    without_dir_tags_(Dirs, Text2, Text).
+    (   sub_string(Text2, _, _, _, "#")
+    ->  record_dirs_(Record, Dirs1),
+        append(Dirs0, Dirs1, Dirs2),
+        sort(Dirs2, Dirs),
+        without_dir_tags_(Dirs, Text2, Text)
+    ;   Text = Text2
+    ).
 
 %!  shown_field(+Record, +Field, +Value0:string, -Value:string) is semidet.
 %   A distillation's field (distilled/3, L2) as a grantee reads it: as shown_text/4 at L2; a
@@ -85,6 +95,16 @@ same_type_(V0, V1, V) :-
     (   string(V0) -> atom_string(V1, V) ; V = V1 ).
 
 text_(X) :- ( atom(X) ; string(X) ), !.
+
+% word_paths_cut_(+Word, -Shown, -Dirs): a word of a text (between spaces) as paths_cut_/4
+% shows it.
+word_paths_cut_(Word, Shown, Dirs) :-
+    (   ( sub_string(Word, _, _, _, "/") ; sub_string(Word, _, _, _, "\\") )
+    ->  string_codes(Word, Codes0),
+        paths_cut_(Codes0, 0' , Codes, Dirs),
+        string_codes(Shown, Codes)
+    ;   Shown = Word, Dirs = []
+    ).
 
 % paths_cut_(+Codes, +Prev, -Out, -Dirs): Codes with every path that starts after a boundary
 % (Prev) cut to its file's name; Dirs the tags of the directory names cut.
@@ -194,8 +214,8 @@ home_tags_(Parts, Tags) :-
 % project: its last name is shown only at L1 or more detail): tags curation may have made of
 % them though no path fitted the rung.
 record_dirs_(Record, Tags) :-
-    findall(T, ( atc_journal:relation(Record, P, O),
-                 memberchk(P, [touches_file, mentions_file, cwd]),
+    findall(T, ( member(P, [touches_file, mentions_file, cwd]),
+                 atc_journal:relation(Record, P, O),
                  text_(O), atom_codes(O, Cs), path_parts_(Cs, Parts),
                  (   P == cwd -> convlist(dir_tag_, Parts, Ts) ; home_tags_(Parts, Ts) ),
                  member(T, Ts) ),
