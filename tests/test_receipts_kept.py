@@ -29,8 +29,13 @@ def home(tmp_path_factory):
     from attention_cloud import Memory
     from attention_cloud.sharing import reader_hydrate
 
+    from attention_cloud.sharing import add_principal
+
     memory = granted_memory(tmp_path_factory.mktemp("kept"), "L2")
     try:
+        token = add_principal(memory, "erin")
+        from attention_cloud.sharing import add_grant
+        add_grant(memory, "erin", segments=["default"], ceiling="L2")
         config = json.loads((memory.home / "config.json").read_text(encoding="utf-8"))
         (memory.home / "config.json").write_text(json.dumps({**config, "receipts_kept": 3}),
                                                  encoding="utf-8")
@@ -39,7 +44,7 @@ def home(tmp_path_factory):
     with Memory.open(memory.home) as memory:
         owner = [memory.hydrate(goal, budget=600).receipt_id for goal in GOALS]
         bob = [reader_hydrate(memory, "bob", goal, budget=600).receipt_id for goal in GOALS]
-    return memory.home, owner, bob
+    return memory.home, owner, bob, token
 
 
 def _stored(home: Path) -> set[str]:
@@ -47,13 +52,34 @@ def _stored(home: Path) -> set[str]:
 
 
 def test_each_reader_keeps_their_newest_receipts(home):
-    folder, owner, bob = home
+    folder, owner, bob, _ = home
     assert len(set(owner)) == len(set(bob)) == 5
     assert _stored(folder) == set(owner[-3:]) | set(bob[-3:])
 
 
+def test_a_grantee_through_the_server_keeps_theirs_and_no_more(home):
+    """Asked through `atc serve`, a grantee's frames prune their own oldest receipts, not
+    the owner's or another grantee's; their oldest is gone for them too."""
+    from attention_cloud.sharing.mounts import MountError, call_mount
+    from test_sharing import Server
+
+    folder, owner, bob, token = home
+    before = _stored(folder)
+    server = Server(folder)
+    try:
+        made = [call_mount(server.url, token, "/v1/hydrate", {"goal": goal, "budget": 600})
+                ["receipt_id"] for goal in GOALS]
+        kept = call_mount(server.url, token, f"/v1/receipt/{made[-1]}")
+        with pytest.raises(MountError, match="no such receipt"):
+            call_mount(server.url, token, f"/v1/receipt/{made[0]}")
+    finally:
+        server.stop()
+    assert kept["id"] == made[-1]
+    assert _stored(folder) == before | set(made[-3:])
+
+
 def test_the_audit_log_still_lists_every_read(home):
-    folder, _, bob = home
+    folder, _, bob, _ = home
     lines = [json.loads(line) for line in
              (folder / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [e["receipt"] for e in lines if e.get("reader") == "bob"] == bob
@@ -62,7 +88,7 @@ def test_the_audit_log_still_lists_every_read(home):
 def test_a_pruned_receipt_says_why_it_is_gone(home):
     from attention_cloud.cli import main
 
-    folder, owner, _ = home
+    folder, owner, _, _ = home
     result = CliRunner().invoke(main, ["receipt", owner[0], "--home", str(folder)])
     assert result.exit_code != 0
     assert "receipts_kept" in result.output, result.output
