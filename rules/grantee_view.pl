@@ -29,6 +29,8 @@
 :- use_module(grants).
 :- use_module(cells, []).
 :- use_module(store, [store_appended/4]).
+:- use_module(path_disclosure, [shown_text/4, shown_path/3, shown_value/2,
+                                            shown_field/4]).
 
 /** <module> The query vocabulary as a grantee sees it
 
@@ -46,7 +48,9 @@ What each field needs, for a record the reader sees at ceiling Max:
   - where a record was read (item_source/2, item_source_name/2, an item's `cwd`): Max L1 or
     more detailed, and then the file's or directory's name alone, no directory of the
     owner's (visible_source/4);
-  - rung(Id, L, Text) and rung_tokens/3: L no more detailed than Max;
+  - rung(Id, L, Text) and rung_tokens/3: L no more detailed than Max; a rung at L2 or L3,
+    and distilled/3's values, name no directory of the owner's, and a relation's object
+    that is a path is shown as Max allows (path_disclosure.pl);
   - distilled/3 (the structured L2): Max L2 or more detailed;
   - item_text/2, item_goal/2 and arc_goal/2 (verbatim text): Max L0.
 
@@ -187,11 +191,15 @@ item_text(H0, T0) :-
     read_noted_(H).
 %!  relation(?S, ?P, ?O) is nondet.
 %   Links of records the reader sees to records they see or to entities; an item's working
-%   directory (`cwd`) as visible_place/4 tells it.
+%   directory (`cwd`) as visible_place/4 tells it; a path (a file it touches) as shown_path/3
+%   tells it at the reader's ceiling for S (a bound O must be the path as shown, and as the
+%   owner's memory holds it).
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
     (   P \== cwd, kept_(S, [O]),
-        atc_journal:relation(S, P, O), P \== cwd, seen_(S, _), object_seen_(O)
+        ( nonvar(O) -> O1 = O ; true ),  % looked up by it, as the owner's index has it
+        atc_journal:relation(S, P, O1), P \== cwd, seen_(S, Max), object_seen_(O1),
+        shown_path(Max, O1, O)
     ;   P = cwd,                        % the owner's directory: its last name, at L1 or L0
         kept_(S, [O]), atc_journal:relation(S, cwd, Dir), grantee_view_reader(R),
         visible_place(R, S, Dir, O)
@@ -216,7 +224,8 @@ cell_adjacent(C0, D0, W) :-
 %!  cell_info(?C, ?Key, ?Value) is nondet.
 %   Size, span, top entities and tags, segments: the skeleton (L3) of a cell.
 cell_info(C0, K0, V) :-
-    atom_arg_(C0, C), atom_arg_(K0, K), atc_cells:cell_info(C, K, V), seen_(C, _),
+    atom_arg_(C0, C), atom_arg_(K0, K), atc_cells:cell_info(C, K, V0), seen_(C, _),
+    shown_value(V0, V),                 % its top entities: a path is its file's name
     read_noted_(C).
 %!  cell_neighbours(+C, -Pairs) is det.
 %   The neighbours the reader sees; a cell they do not see does not exist (as for the owner,
@@ -274,8 +283,10 @@ string_arg_(X, Y) :- atc_journal:journal_string_arg(X, Y).
 %   Only rungs at or below the reader's ceiling for Id.
 rung(Id0, L0, T0) :-
     atom_arg_(Id0, Id), atom_arg_(L0, L), string_arg_(T0, T), kept_(Id, [T]),
-    atc_ladder:rung(Id, L, T),
+    ( nonvar(T) -> T1 = T ; true ),
+    atc_ladder:rung(Id, L, T1),
     seen_at_(Id, L),
+    shown_text(Id, L, T1, T),           % a bound T: the owner's text, unchanged when shown
     read_noted_(Id).
 %!  rung_tokens(?Id, ?Level, ?N) is nondet.
 rung_tokens(Id0, L0, N) :-
@@ -285,7 +296,9 @@ rung_tokens(Id0, L0, N) :-
 %   The structured L2: for a reader who sees Id at L2 or more detailed.
 distilled(Id0, F0, V0) :-
     atom_arg_(Id0, Id), atom_arg_(F0, F), string_arg_(V0, V),
-    atc_ladder:distilled(Id, F, V), seen_at_(Id, l2),
+    ( nonvar(V) -> V1 = V ; true ),
+    atc_ladder:distilled(Id, F, V1), seen_at_(Id, l2),
+    shown_field(Id, F, V1, V),
     read_noted_(Id).
 %!  provenance(?Id, ?H) is nondet.
 provenance(Id0, H0) :-

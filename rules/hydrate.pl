@@ -25,6 +25,7 @@ porter_stem(Word, Word).
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(when).
+:- use_module(path_disclosure, [shown_text/4]).
 :- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
                         reader_items/2, reader_records/2, reader_segments/2]).
 :- use_module(cells).
@@ -3492,8 +3493,9 @@ crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
         least_detailed_level_(Id, Ceiling, L),
         fact_tokens_(Id, 0, L, Tok),    % a breadcrumb is the bare rung: no speaker label
         S0 + Tok + Settings.crumb_framing =< Budget
-    ->  rung(Id, L, Text),
+    ->  rung(Id, L, Text0),
         settings_reader_(Settings, Reader),
+        reader_text_(Reader, Id, L, Text0, Text),
         source_of_(Reader, Id, Src),
         S is S0 + Tok + Settings.crumb_framing, N is N0 - 1,
         Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest]
@@ -3505,7 +3507,8 @@ render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Frame
     (   Rung = excerpt(_, _, Text0, _)          % verbatim pieces of L0: the receipt marks it
     ->  Level = l0
     ;   Level = Rung,
-        rung(Id, Level, Text0)
+        rung(Id, Level, Text00),
+        reader_text_(Reader, Id, Level, Text00, Text0)
     ), !,
     fact_framing_(Framing, Id, Rung, Line),
     Tokens is Framed - Line,
@@ -3516,6 +3519,12 @@ render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Frame
     source_of_(Reader, Id, Source),
     time_of_(Id, Time),
     dirty_beliefs_(Id, Dirty).
+
+% reader_text_(+Reader, +Id, +Level, +Text0, -Text): a rung as the frame's reader reads it: the
+% owner's as it is, a grantee's naming none of the owner's directories (path_disclosure.pl).
+% Its tokens stay those of the owner's rung, which it is no longer than.
+reader_text_(Reader, Id, Level, Text0, Text) :-
+    (   Reader == none -> Text = Text0 ; shown_text(Id, Level, Text0, Text) ).
 
 % least_detailed_level_(+Id, +Ceiling, -Level): the last of available_levels_/3's levels, found
 % from the least detailed up: a frame that spent its budget looks at hundreds of candidates past

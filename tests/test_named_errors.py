@@ -38,7 +38,7 @@ def test_a_walk_rule_without_a_rules_file_says_where_walk_rules_come_from(rememb
     assert out.output == (
         "atc: walk_rule `nope' does not exist: a walk rule is a predicate nope/2 defined in a "
         "rules file (atc hydrate --rules FILE, Memory.hydrate(rules=FILE)) or saved with atc "
-        "rules add; none is here, so only the plane's walk can run\n")
+        "rules add; none is here, so only the plane's walk (or entity_walk, the built-in one) can run\n")
     rules = tmp_path / "walks.pl"
     rules.write_text("near(Seeds, H-0.5) :- member(H-_, Seeds).\n")
     out = _atc(remembered, "hydrate", "deploy key", "--walk", "nope", "--rules", str(rules))

@@ -6,7 +6,8 @@ Layout of a home::
     snapshot.qlf      compiled snapshot of every durable fact (its parts, each a QLF, behind a
                       header line); snapshot.meta says what it covers
     vectors/          embeddings and the faiss index
-    receipts/         hydration receipts, one JSON file each
+    receipts/         hydration receipts, one JSON file each, and each reader's list of
+                      theirs (READER.kept), oldest pruned past receipts_kept
     config.json       settings (embedder, retention, planes overrides)
     .lock             held (flock) by the one process that writes, its pid inside
     watch.pid         held (flock) by the atc watch following the home, its pid inside
@@ -309,6 +310,9 @@ _SETTINGS: dict[str, tuple[Any, str]] = {
     "max_item_chars": (lambda v: isinstance(v, int) and not isinstance(v, bool)
                        and v >= MIN_ITEM_CHARS,
                        f"a whole number of characters, at least {MIN_ITEM_CHARS}"),
+    "receipts_kept": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)
+                                              and v > 0),
+                      "a positive whole number of receipts per reader, or null (keep all)"),
     "tool_output_head_chars": (lambda v: v is None or (isinstance(v, int)
                                                        and not isinstance(v, bool) and v > 0),
                                "a positive whole number of characters, or null (whole)"),

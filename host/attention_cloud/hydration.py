@@ -24,6 +24,9 @@ from .ingest.envelope import escape_envelope_content
 
 ESTIMATOR = "max(ceil(utf8_bytes/4), ceil(words*1.3))"
 LEVELS = ("l0", "l1", "l2", "l3")
+#: The walks hydrate.pl runs itself (facts/planes.pl names them): ``walk`` takes these by
+#: name, as planes do; any other name is a walk rule of the user's rules.
+BUILTIN_WALKS = frozenset({"entity_walk"})
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,9 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
     if rules is not None:
         options["rules"] = Atom(rules)
     if walk_rule:
-        options["walk"] = Term("rule", [Atom(walk_rule)])
+        # a built-in walk by its name (as planes name it); any other name is a user rule
+        options["walk"] = (Atom(walk_rule) if walk_rule in BUILTIN_WALKS
+                           else Term("rule", [Atom(walk_rule)]))
     if now is not None:
         options["now"] = _now_value(now)
     if mount:
@@ -920,7 +925,10 @@ def envelope(receipt_id: str, text: str) -> str:
 
 # -- receipts on disk ---------------------------------------------------------------------------
 def save_receipt(home: Path, receipt: dict[str, Any]) -> Path:
-    """Write a receipt to ``home/receipts/<id>.json``."""
+    """Write a receipt to ``home/receipts/<id>.json``, then prune its reader's oldest past the
+    home's ``receipts_kept`` (receipt_cap.py)."""
+    from .receipt_cap import note_saved
+
     folder = home / "receipts"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{receipt['id']}.json"
@@ -929,6 +937,7 @@ def save_receipt(home: Path, receipt: dict[str, Any]) -> Path:
     tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")
     tmp.write_text(receipt_text(receipt), encoding="utf-8")
     tmp.replace(path)
+    note_saved(home, receipt)
     return path
 
 
@@ -944,5 +953,7 @@ def load_receipt(home: Path, receipt_id: str) -> dict[str, Any]:
         raise InputError(f"{receipt_id}: not a receipt id")
     path = home / "receipts" / f"{receipt_id}.json"
     if not path.exists():
-        raise InputError(f"{receipt_id}: no such receipt in {home}")
+        raise InputError(f"{receipt_id}: no such receipt in {home} (each reader's oldest "
+                         "receipts past the home's receipts_kept are pruned; the audit log "
+                         "keeps every read)")
     return json.loads(path.read_text(encoding="utf-8"))

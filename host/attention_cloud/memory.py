@@ -906,7 +906,8 @@ class Memory:
             segments: per-segment budgets overriding the plane's split.
             ceiling: the most detailed level allowed (L0..L3).
             rules: an extra rules file (checked by library(sandbox)) with walk rules or planes.
-            walk: a walk rule ``Name(+Seeds, -Handle-Score)`` to use instead of the plane's.
+            walk: a walk rule ``Name(+Seeds, -Handle-Score)`` to use instead of the plane's,
+                or ``entity_walk``, the built-in walk.
             now: the present a goal's "two weeks ago" is read against (ISO 8601 text or POSIX
                 seconds); default the time of the newest item in memory.
             mount: a cell, or cells, to draw the frame from, each with its neighbourhood to
