@@ -25,7 +25,7 @@ porter_stem(Word, Word).
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(when).
-:- use_module(path_disclosure, [shown_text/4]).
+:- use_module(path_disclosure, [shown_text/4, shown_value/2]).
 :- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
                         reader_items/2, reader_records/2, reader_segments/2]).
 :- use_module(cells).
@@ -738,7 +738,8 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     Spent is Spent0 + SegSpent,
     maplist(suppressed_meta_(Label), Suppressed, SuppressedMeta),
     findall(_{handle: Id, from: From, entity: E},
-            member(p(c(Id, _, bridge(From, E), _, _), _, _, _), Kept),
+            ( member(p(c(Id, _, bridge(From, E0), _, _), _, _, _), Kept),
+              reader_entity_(Settings.reader, E0, E) ),
             Bridged),
     findall(Id, ( member(P, Kept), P = p(c(Id, _, _, _, _), _, _, _),
                   capped_by_ceiling_(Settings, P) ),
@@ -3525,6 +3526,12 @@ render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Frame
 % Its tokens stay those of the owner's rung, which it is no longer than.
 reader_text_(Reader, Id, Level, Text0, Text) :-
     (   Reader == none -> Text = Text0 ; shown_text(Id, Level, Text0, Text) ).
+
+% reader_entity_(+Reader, +Entity0, -Entity): a bridging named thing as the receipt's reader
+% is told it: the owner's as distilled, a grantee's a path's file name alone (an entity can be
+% a path on the owner's machine: `/home/priya/private/offer.pdf`).
+reader_entity_(Reader, E0, E) :-
+    (   Reader == none -> E = E0 ; shown_value(E0, E) ).
 
 % least_detailed_level_(+Id, +Ceiling, -Level): the last of available_levels_/3's levels, found
 % from the least detailed up: a frame that spent its budget looks at hundreds of candidates past

@@ -166,3 +166,33 @@ def test_a_participants_name_bridges_nothing(home, tmp_path):
     bridged = frame["receipt"]["bridged"]
     assert {b["entity"] for b in bridged} <= {"Nordvik Studio", "Lisbon", "September"}, bridged
     assert _handle(run, FIRST) in {f["handle"] for f in frame["receipt"]["facts"]}
+
+
+def test_a_grantee_is_told_a_bridging_path_by_its_file_name_only(home, tmp_path):
+    """A rare named thing can be a path on the owner's machine; the receipt's `bridged` list
+    gave it whole to a grantee (`/home/priya/private/...`), whatever their ceiling, though
+    frames and relations tell grantees no directory of the owner's."""
+    path = "/home/priya/private/nordvik/offer-letter.pdf"
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    for n in range(len(FILLER)):
+        day = f"{n + 1} May, 2023"
+        lines = [_line("Priya", "user", f"9:00 am on {day}", FILLER[n]),
+                 _line("Tomás", "assistant", f"9:05 am on {day}", FILLER[(n + 5) % len(FILLER)])]
+        if n == 3:
+            lines.append(_line("Priya", "user", f"9:10 am on {day}",
+                               f"I accepted the job offer and saved the signed letter as {path}."))
+        (folder / f"s{n:02d}.jsonl").write_text("".join(lines))
+    (folder / "s99.jsonl").write_text(_line(
+        "Priya", "user", "9:10 am on 30 May, 2023",
+        f"Lisbon office from September, so the letter {path} says we move then."))
+    write_config(home, {"embedder": "hash"})
+    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
+    for command in (("ingest", str(folder)), ("curate",), ("principal", "add", "alice", "--owner"),
+                    ("principal", "add", "bob"), ("grant", "add", "bob", "--ceiling", "L2")):
+        assert run(*command).exit_code == 0
+    owner = _frame(run)["receipt"]["bridged"]
+    assert [b["entity"] for b in owner] == [path]
+    grantee = json.loads(run("hydrate", "--goal", GOAL, "--budget", "600", "--format", "json",
+                             "--as", "bob").output)["receipt"]["bridged"]
+    assert [b["entity"] for b in grantee] == ["offer-letter.pdf"]
