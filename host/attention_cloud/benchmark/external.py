@@ -20,7 +20,8 @@ Policy → evaluator, after each ``trial``, ``observation(s)`` or ``error``::
     {"type": "inspect", "object_ids": ["obj-...", ...]}      # batch protocol, once
     {"type": "decide", "decisions": {"goal-...": "opt-..."}} # ends the trial
 
-Scenario fields are described by ``atc bench attention --print-schema``. A policy that sends
+Scenario fields are described by ``atc bench attention --print-schema``. A message naming an
+unknown object, goal or option is invalid and answered with ``error``. A policy that sends
 invalid messages three times in a trial, sends a line over MAX_LINE_CHARS, or stays silent past
 the timeout, forfeits the trial (its undecided goals score their worst option); a silent process
 is restarted for the next one.
