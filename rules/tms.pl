@@ -976,9 +976,10 @@ belief_info(Scope0, Id0, Now, Info) :-
 %!  belief_why(+Scope, +Id, -Why:dict) is det.
 %
 %   The justification tree of belief Id: `_{id, value, dirty, supports}` where each support is
-%   `_{kind: belief, id, why}` (recursively, through the belief it has become; `why` is null
-%   where that belief was already expanded higher up or to the left), or
-%   `_{kind: item|source|inspection, id}`.
+%   `_{kind: belief, id, why, deeper}` (recursively, through the belief it has become; `why` is
+%   null where that belief was already expanded higher up or to the left, or, with `deeper:
+%   true`, where the tree reached why_depth_limit/1 levels: ask belief_why/3 of it to go on),
+%   or `_{kind: item|source|inspection, id}`.
 %   @error existence_error(belief, Id)
 
 belief_why(Scope0, Id0, Why) :-
@@ -986,30 +987,46 @@ belief_why(Scope0, Id0, Why) :-
     text_atom(Id0, Id),
     (   belief(Scope, Id, _, _, _, _, _, _)
     ->  empty_assoc(Seen),
-        why_(Scope, Id, Seen, _, Why)
+        why_depth_limit(Limit),
+        why_(Scope, Id, Limit, Seen, _, Why)
     ;   existence_error(belief, Id)
     ).
+
+%!  why_depth_limit(-Levels:integer) is det.
+%
+%   How many levels of beliefs one belief_why/3 tree holds. Unbounded, a long chain of
+%   justifications nested four terms a level, and a caller converting the tree recursively
+%   (the Python bridge, a JSON encoder, a printer) gave up at about 200 levels.
+
+why_depth_limit(32).
 
 % Each belief is expanded once, where the walk first meets it; met again, it is named with
 % `why: null`. Expanded on every path, a graph whose beliefs cite two others each grew a tree
 % exponential in its depth.
-why_(Scope, Id, Seen0, Seen, Why) :-
+why_(Scope, Id, Left, Seen0, Seen, Why) :-
     once(belief(Scope, Id, ClaimType, Subject, Value, _, _, _)),
     findall(Text, ( dirty(Scope, Id, Cause, _), term_string(Cause, Text) ), Dirt),
     findall(S, support(Scope, Id, S), Supports0),
     put_assoc(Id, Seen0, true, Seen1),
-    foldl(why_support_(Scope), Supports0, Supports, Seen1, Seen),
+    Below is Left - 1,
+    foldl(why_support_(Scope, Below), Supports0, Supports, Seen1, Seen),
     Why = _{id: Id, claim_type: ClaimType, subject: Subject, value: Value, dirt: Dirt,
             supports: Supports}.
 
-why_support_(Scope, belief(B0), _{kind: belief, id: B0, why: Sub}, Seen0, Seen) :- !,
+% Left: how many more levels of beliefs this tree may hold below the belief being expanded.
+why_support_(Scope, Left, belief(B0), _{kind: belief, id: B0, why: Sub, deeper: Deeper},
+             Seen0, Seen) :- !,
     current_(Scope, B0, B),
     (   get_assoc(B, Seen0, _)
-    ->  Sub = null,
+    ->  Sub = null, Deeper = false,
         Seen = Seen0
-    ;   why_(Scope, B, Seen0, Seen, Sub)
+    ;   Left =< 0
+    ->  Sub = null, Deeper = true,
+        Seen = Seen0
+    ;   Deeper = false,
+        why_(Scope, B, Left, Seen0, Seen, Sub)
     ).
-why_support_(_, Support, _{kind: Kind, id: Ref}, Seen, Seen) :-
+why_support_(_, _, Support, _{kind: Kind, id: Ref}, Seen, Seen) :-
     Support =.. [Kind, Ref].
 
 %!  belief_list(+Scope, +Now, -Infos:list(dict)) is det.

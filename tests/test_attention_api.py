@@ -360,3 +360,37 @@ def test_a_read_worth_nothing_gets_no_aging_bonus_to_jump_the_queue(ctl):
     summary = next(c for c in later.ranked if c.target == "summary")
     assert summary.predicted_voc == 0 and summary.aging_bonus == 0
     assert (later.decision, later.chosen.target) == ("inspect", "registry")
+
+
+def _chain(ctl: Controller, length: int) -> None:
+    """Beliefs c0 <- c1 <- ... <- c{length-1}, each citing the one before."""
+    for i in range(length):
+        ctl.add_belief(f"c{i}", claim_type="dependency_version", subject="libfoo", value="4.1",
+                       confidence=0.9, observed_at=NOW, volatility="package_release",
+                       supports=[f"c{i - 1}"] if i else [])
+
+
+def _why_depth(node: dict) -> int:
+    below = [s["why"] for s in node["supports"] if s["kind"] == "belief" and s["why"]]
+    return 1 + max((_why_depth(n) for n in below), default=0)
+
+
+def test_why_of_a_long_justification_chain_is_answered_in_bounded_depth(ctl):
+    # Before: the tree of a 300-belief chain nested 1200 levels deep, and reading it failed with
+    # "RecursionError: maximum recursion depth exceeded" (from 200 beliefs on) instead of an
+    # answer. Now the tree stops expanding at a fixed depth and names where it stopped.
+    _chain(ctl, 300)
+    tree = ctl.why("c299")
+    depth = _why_depth(tree)
+    assert 8 <= depth <= 64, depth
+    node = tree
+    for _ in range(depth - 1):
+        node = node["supports"][0]["why"]
+    [cut] = node["supports"]
+    assert cut["why"] is None and cut["deeper"] is True, cut
+    # asked from where it stopped, the walk goes on
+    assert ctl.why(cut["id"])["id"] == cut["id"]
+    # a short chain is expanded whole, and nothing in it is marked deeper
+    short = ctl.why("c3")
+    assert _why_depth(short) == 4
+    assert short["supports"][0]["deeper"] is False

@@ -320,3 +320,32 @@ def test_atc_now_pins_the_clock_of_every_attention_command_as_now_does(home, mon
     monkeypatch.setenv("ATC_NOW", "soon")
     result = runner.invoke(COMMANDS["attend"], ["--goal", "deploy", "--home", str(home)])
     assert result.exit_code == 2 and "'ATC_NOW'): 'soon' is not a valid float" in result.output
+
+
+def test_belief_why_of_a_long_chain_prints_a_bounded_tree_not_a_traceback(pl):
+    # Before: `atc belief why` on a belief at the end of a 300-long chain of justifications died
+    # with a RecursionError traceback. Now it prints the tree to a fixed depth and says how to
+    # go on from where it stopped.
+    import types
+
+    from attention_cloud.attention import Controller
+
+    ctl = Controller(pl, "bench-cli-chain")
+    try:
+        for i in range(300):
+            ctl.add_belief(f"c{i}", claim_type="dependency_version", subject="libfoo",
+                           value="4.1", confidence=0.9, observed_at=float(NOW),
+                           volatility="package_release", supports=[f"c{i - 1}"] if i else [])
+        memory = types.SimpleNamespace(pl=pl, home=None)
+        for fmt in ("text", "json"):
+            result = CliRunner().invoke(COMMANDS["belief"],
+                                        ["why", "c299", "--scope", "bench-cli-chain",
+                                         "--now", NOW, "--format", fmt], obj=memory)
+            assert result.exit_code == 0, result.output + repr(result.exception)
+        text = CliRunner().invoke(COMMANDS["belief"], ["why", "c299", "--scope",
+                                  "bench-cli-chain", "--now", NOW], obj=memory).output
+        lines = text.splitlines()
+        assert lines[0].startswith("c299: ") and len(lines) < 70, text
+        assert re.search(r"belief c\d+ \(deeper: atc belief why c\d+\)$", lines[-1]), lines[-1]
+    finally:
+        ctl.drop()

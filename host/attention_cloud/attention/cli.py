@@ -227,6 +227,8 @@ def _print_why(node: dict[str, Any], depth: int) -> None:
     for support in node["supports"]:
         if support["kind"] == "belief" and support.get("why"):
             _print_why(support["why"], depth + 1)
+        elif support.get("deeper"):
+            click.echo(f"{pad}  belief {support['id']} (deeper: atc belief why {support['id']})")
         else:
             click.echo(f"{pad}  {support['kind']} {support['id']}")
 
