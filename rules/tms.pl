@@ -301,7 +301,10 @@ tms_add_belief(Scope0, Id0, Belief) :-
     ;   true
     ),
     same_claim_(Scope, Id, ClaimType, Subject),
-    maplist(acyclic_support(Scope, Id), Supports),
+    (   cited_(Scope, Id)            % nothing can cite a belief no one cites yet
+    ->  maplist(acyclic_support(Scope, Id), Supports)
+    ;   true
+    ),
     (   belief(Scope, Id, _, _, OldValue, _, _, _)
     ->  Revised = revised(OldValue)
     ;   Revised = new
@@ -422,6 +425,17 @@ acyclic_support(Scope, Id, belief(B)) :- !,
     ;   true
     ).
 acyclic_support(_, _, _).
+
+% Some belief cites Id, or a belief Id superseded (a citation means the belief it has become).
+% Only then can Id's supports depend on Id: checking first spares a new belief at the end of a
+% long chain the walk down the whole chain (recording a chain of n took time quadratic in n).
+cited_(Scope, Id) :-
+    support(Scope, _, belief(Id)),
+    !.
+cited_(Scope, Id) :-
+    superseded(Scope, Old, Id, _),
+    cited_(Scope, Old),
+    !.
 
 % A walk that visits each belief once: following every path (the Seen list guarded only the
 % path) took time exponential in the depth of a graph whose beliefs cite two others each (28
