@@ -693,27 +693,51 @@ tms_item_changed(Scope0, Handle0, Now, Dirtied) :-
 % Breadth first from Seeds; each seed gets the root cause, each later belief via(Parent) for
 % every dirty belief it cites, not only the first one reached: a belief reached by two paths
 % (a diamond) must stay dirty when one of them is cleaned (clean_via_/2) and the other is not.
+% The queue is a difference list and the seen set an assoc: with a list for each, dirtying a
+% chain of n beliefs took time quadratic in n. Dirtied is the queue itself, in visiting order.
 dirty_closure_(Scope, Seeds, Cause, Now, Dirtied) :-
     forall(member(Id, Seeds), add_dirt_(Scope, Id, Cause, Now)),
-    findall(Id-Id, member(Id, Seeds), Queue),
-    propagate_(Queue, Scope, Now, Seeds, Dirtied).
+    list_to_assoc_set_(Seeds, Seen),
+    append(Seeds, Tail, Dirtied),
+    propagate_(Dirtied, Tail, Scope, Now, Seen).
 
-propagate_([], _, _, Seen, Seen).
-propagate_([_-Parent|Queue0], Scope, Now, Seen0, Seen) :-
+list_to_assoc_set_(Ids, Assoc) :-
+    empty_assoc(Assoc0),
+    foldl([Id, A0, A]>>put_assoc(Id, A0, true, A), Ids, Assoc0, Assoc).
+
+% Queue is open at Tail: what is found is appended there, and visited in turn.
+propagate_(Queue, Tail, _, _, _) :-
+    Queue == Tail,
+    !,
+    Tail = [].
+propagate_([Parent|Queue], Tail0, Scope, Now, Seen0) :-
     findall(D, direct_dependant_(Scope, Parent, D), Ds0),
     list_to_set(Ds0, Ds),
     forall(member(D, Ds), add_dirt_(Scope, D, via(Parent), Now)),
-    subtract(Ds, Seen0, New),
-    append(Seen0, New, Seen1),
-    findall(D-D, member(D, New), More),
-    append(Queue0, More, Queue),
-    propagate_(Queue, Scope, Now, Seen1, Seen).
+    foldl(enqueue_new_, Ds, Tail0-Seen0, Tail-Seen),
+    propagate_(Queue, Tail, Scope, Now, Seen).
+
+enqueue_new_(D, Tail0-Seen0, Tail-Seen) :-
+    (   get_assoc(D, Seen0, _)
+    ->  Tail = Tail0, Seen = Seen0
+    ;   Tail0 = [D|Tail],
+        put_assoc(D, Seen0, true, Seen)
+    ).
 
 % D is live and cites Parent, or a belief that Parent superseded.
 direct_dependant_(Scope, Parent, D) :-
+    \+ superseded(Scope, Parent, _, _),
+    cited_as_(Scope, Parent, Cited),
     support(Scope, D, belief(Cited)),
-    belief_live(Scope, D),
-    current_(Scope, Cited, Parent).
+    belief_live(Scope, D).
+
+% A citation of Cited means Id: Cited is Id or a belief that was superseded, in one or more
+% steps, by Id. Walked from Id, so that finding who cites Id looks up only those citations
+% (scanning every support fact of the scope for each belief was quadratic in their number).
+cited_as_(_, Id, Id).
+cited_as_(Scope, Id, Cited) :-
+    superseded(Scope, Previous, Id, _),
+    cited_as_(Scope, Previous, Cited).
 
 dependants_dirty_(Scope, Id, Cause, Now, Dirtied) :-
     findall(D, direct_dependant_(Scope, Id, D), Ds0),
@@ -939,21 +963,15 @@ clean_via_(Scope, Id) :-
            )).
 
 supersede_(Scope, New, Now, Old, Dirtied0, Dirtied) :-
-    findall(D, ( support(Scope, D, belief(Cited)),
-                 belief_live(Scope, D),
-                 on_chain_(Scope, Cited, Old) ), Ds0),
+    findall(D, ( cited_as_(Scope, Old, Cited),
+                 support(Scope, D, belief(Cited)),
+                 belief_live(Scope, D) ), Ds0),
     list_to_set(Ds0, Seeds),
     scoped_assert(atc_tms:superseded(Scope, Old, New, Now)),
     scoped_retract(atc_tms:dirty(Scope, Old, _, _)),
     dirty_closure_(Scope, Seeds, superseded(Old, New), Now, Ds),
     append(Dirtied0, Ds, Dirtied1),
     list_to_set(Dirtied1, Dirtied).
-
-% Following supersession from Cited passes through Target.
-on_chain_(_, Target, Target) :- !.
-on_chain_(Scope, Cited, Target) :-
-    superseded(Scope, Cited, Next, _),
-    on_chain_(Scope, Next, Target).
 
 
                  /*******************************
