@@ -5,6 +5,7 @@
             must_be_stakes/1,             % +Loss
             must_be_boolean_atom/1,       % +Bool
             text_atom/2,                  % +Text, -Atom
+            new_id_atom/2,                % +Text, -Atom
             subject_key/2,                % +Subject, -Key
             optional/2                    % +Value, -Maybe
           ]).
@@ -76,6 +77,33 @@ text_atom(Text, Atom) :-
     ->  domain_error(non_empty_text, Text)
     ;   true
     ).
+
+%!  new_id_atom(+Text, -Atom) is det.
+%
+%   An identifier being recorded (a belief, source or goal): text_atom/2, and it must show a
+%   character that is not white space and hold no control character (C0, DEL, C1). A blank id
+%   printed as nothing and one with a newline broke every line-oriented listing; lookups use
+%   text_atom/2 alone, so what an older journal holds can still be named.
+%   @error domain_error(identifier, Text)
+
+new_id_atom(Text, Atom) :-
+    text_atom(Text, Atom),
+    atom_codes(Atom, Codes),
+    (   member(Shown, Codes), \+ code_type(Shown, space)
+    ->  true
+    ;   domain_error(identifier, Text)
+    ),
+    (   member(Control, Codes), control_code_(Control)
+    ->  domain_error(identifier, Text)
+    ;   true
+    ).
+
+control_code_(C) :- C < 0x20.
+control_code_(C) :- C >= 0x7f, C =< 0x9f.
+
+:- multifile prolog:error_message//1.
+prolog:error_message(domain_error(identifier, Text)) -->
+    [ 'an id needs a visible character and no control characters: ~q'-[Text] ].
 
 %!  subject_key(+Subject, -Key) is det.
 %

@@ -91,7 +91,7 @@ atc_store:durable_predicate(atc_attention_state:weight_override_/3).
 
 attention_add_goal(Scope0, Goal0, DependsOn0, Options) :-
     scope_atom(Scope0, Scope),
-    text_atom(Goal0, Goal),
+    new_id_atom(Goal0, Goal),
     must_be(list, DependsOn0),
     (   DependsOn0 == []
     ->  domain_error(non_empty_list, DependsOn0)

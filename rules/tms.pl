@@ -130,7 +130,7 @@ atc_store:durable_predicate(atc_tms:switch_cost/3).
 
 tms_add_source(Scope0, Name0, ClaimType0, Options) :-
     scope_atom(Scope0, Scope),
-    text_atom(Name0, Name),
+    new_id_atom(Name0, Name),
     known_claim_type(ClaimType0, ClaimType),
     must_be(dict, Options),
     option_value(Options, kind, Name, Kind0),
@@ -272,7 +272,7 @@ source_info(Scope, Source0, Info) :-
 
 tms_add_belief(Scope0, Id0, Belief) :-
     scope_atom(Scope0, Scope),
-    text_atom(Id0, Id),
+    new_id_atom(Id0, Id),
     must_be(dict, Belief),
     required(Belief, claim_type, ClaimType0),
     known_claim_type(ClaimType0, ClaimType),

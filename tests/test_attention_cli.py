@@ -349,3 +349,30 @@ def test_belief_why_of_a_long_chain_prints_a_bounded_tree_not_a_traceback(pl):
         assert re.search(r"belief c\d+ \(deeper: atc belief why c\d+\)$", lines[-1]), lines[-1]
     finally:
         ctl.drop()
+
+
+@pytest.mark.parametrize("command, make", [
+    ("belief", lambda name: ["add", name, "--type", "dependency_version", "--subject", "libfoo",
+                             "--value", "4.1", "--confidence", "0.9",
+                             "--volatility", "package_release"]),
+    ("source", lambda name: ["add", name, "--type", "dependency_version",
+                             "--kind", "package_registry"]),
+])
+@pytest.mark.parametrize("name", ["   ", "ver\nsion", "ver\tsion", "ver\x1bsion", "ver\x85"])
+def test_an_id_that_is_blank_or_holds_control_characters_is_refused(atc, command, make, name):
+    # Before: `atc belief add "   "` or an id with a newline or an escape character was stored;
+    # it printed as an invisible or broken line in `belief list` and could hardly be named again.
+    result = atc(command, *make(name), ok=False)
+    assert result.exit_code == 2, result.output
+    assert "a visible character and no control characters" in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert atc("belief", "list", "--format", "json").output.strip() == "[]"
+
+
+def test_a_goal_id_that_is_blank_is_refused(atc):
+    atc("belief", "add", "ver", "--type", "dependency_version", "--subject", "libfoo",
+        "--value", "4.1", "--confidence", "0.9", "--volatility", "package_release")
+    result = atc("goal", " \t", "--depends-on", "ver", "--loss", "1", ok=False)
+    assert result.exit_code == 2 and "a visible character" in result.output, result.output
+    # an id with spaces or any script inside is fine
+    atc("goal", "déploiement A", "--depends-on", "ver", "--loss", "1")
