@@ -394,3 +394,12 @@ def test_why_of_a_long_justification_chain_is_answered_in_bounded_depth(ctl):
     short = ctl.why("c3")
     assert _why_depth(short) == 4
     assert short["supports"][0]["deeper"] is False
+
+
+def test_trace_refuses_an_unknown_event_type_or_category(ctl):
+    # Before: both filtered everything out and answered [] as if nothing had happened.
+    with pytest.raises(PrologError, match="trace_event_type `selected' does not exist"):
+        ctl.trace(event="selected")
+    with pytest.raises(PrologError, match="trace_category `attn' does not exist"):
+        ctl.trace(category="attn")
+    assert ctl.trace(event="candidate_selected", category="attention") == []

@@ -376,3 +376,15 @@ def test_a_goal_id_that_is_blank_is_refused(atc):
     assert result.exit_code == 2 and "a visible character" in result.output, result.output
     # an id with spaces or any script inside is fine
     atc("goal", "déploiement A", "--depends-on", "ver", "--loss", "1")
+
+
+def test_trace_of_an_unknown_event_type_is_refused_not_an_empty_trace(atc):
+    # Before: a misspelt `--event candidate_selectd` printed nothing and exited 0, as if no
+    # candidate had ever been selected.
+    setup_scenario(atc)
+    atc("attend", "--goal", "deploy", "--depends-on", "compat", "--budget", "3")
+    assert "candidate_selected" in atc("trace", "--event", "candidate_selected").output
+    result = atc("trace", "--event", "candidate_selectd", ok=False)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == "atc: trace_event_type `candidate_selectd' does not exist", \
+        result.output
