@@ -269,6 +269,7 @@ attention_add_event(Scope0, Kind0, Source0, Target0, Payload, Priority0, Now, Re
     text_atom(Source0, Source),
     text_atom(Target0, Target),
     must_be(text, Payload),
+    must_be_bounded_text(payload, Payload),
     must_be_time(Now),
     (   Priority0 == null -> true ; must_be_probability(Priority0) ),
     (   Kind == state_change -> source_info(Scope, Target, _) ; true ),

@@ -403,3 +403,22 @@ def test_trace_refuses_an_unknown_event_type_or_category(ctl):
     with pytest.raises(PrologError, match="trace_category `attn' does not exist"):
         ctl.trace(category="attn")
     assert ctl.trace(event="candidate_selected", category="attention") == []
+
+
+def test_a_huge_value_subject_payload_or_claim_text_is_refused_with_nothing_recorded(ctl):
+    # Before: a 20 MB belief value was stored and journalled whole, and every `atc belief list`
+    # printed it. Free text is now bounded as an item's text is (32,000 characters).
+    ctl.add_source("registry", claim_type="dependency_version", kind="package_registry")
+    base = dict(claim_type="dependency_version", subject="libfoo", value="4.1", confidence=0.9,
+                observed_at=NOW, volatility="package_release")
+    huge = "v" * 32_001
+    for field in ("value", "subject"):
+        with pytest.raises(PrologError, match=f"{field} holds 32001 characters; at most 32000"):
+            ctl.add_belief("ver", **{**base, field: huge})
+    assert ctl.beliefs(now=NOW) == []
+    ctl.add_belief("ver", **{**base, "value": "v" * 32_000})     # the bound itself is fine
+    with pytest.raises(PrologError, match="payload holds 32001 characters"):
+        ctl.add_event("interruption", source="registry", target="x", payload_text=huge, now=NOW)
+    with pytest.raises(PrologError, match="claim text holds 32001 characters"):
+        ctl.claim(huge, claim_type="dependency_version", now=NOW)
+    assert ctl.claims() == []

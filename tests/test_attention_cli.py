@@ -388,3 +388,15 @@ def test_trace_of_an_unknown_event_type_is_refused_not_an_empty_trace(atc):
     assert result.exit_code == 2, result.output
     assert result.output.strip() == "atc: trace_event_type `candidate_selectd' does not exist", \
         result.output
+
+
+def test_a_huge_belief_value_is_one_line_error_with_nothing_recorded(atc):
+    # Before: `atc belief add ... --value <100 KB>` was stored, journalled and printed whole by
+    # every listing after it.
+    result = atc("belief", "add", "ver", "--type", "dependency_version", "--subject", "libfoo",
+                 "--value", "v" * 100_000, "--confidence", "0.9",
+                 "--volatility", "package_release", ok=False)
+    assert result.exit_code == 2, result.output[:300]
+    assert result.output.strip() == ("atc: value holds 100000 characters; at most 32000 "
+                                     "are kept"), result.output[:300]
+    assert atc("belief", "list", "--format", "json").output.strip() == "[]"
