@@ -6,6 +6,7 @@
             must_be_boolean_atom/1,       % +Bool
             text_atom/2,                  % +Text, -Atom
             new_id_atom/2,                % +Text, -Atom
+            visible_identifier/1,         % +Atom
             must_be_bounded_text/2,       % +What, +Value
             max_text_chars/1,             % -Chars
             subject_key/2,                % +Subject, -Key
@@ -90,15 +91,20 @@ text_atom(Text, Atom) :-
 
 new_id_atom(Text, Atom) :-
     text_atom(Text, Atom),
-    atom_codes(Atom, Codes),
-    (   member(Shown, Codes), \+ code_type(Shown, space)
+    (   visible_identifier(Atom)
     ->  true
     ;   domain_error(identifier, Text)
-    ),
-    (   member(Control, Codes), control_code_(Control)
-    ->  domain_error(identifier, Text)
-    ;   true
     ).
+
+%!  visible_identifier(+Name:atom) is semidet.
+%
+%   Name shows a character that is not white space and holds no control character.
+
+visible_identifier(Name) :-
+    atom_codes(Name, Codes),
+    member(Shown, Codes), \+ code_type(Shown, space),
+    !,
+    \+ ( member(Control, Codes), control_code_(Control) ).
 
 control_code_(C) :- C < 0x20.
 control_code_(C) :- C >= 0x7f, C =< 0x9f.

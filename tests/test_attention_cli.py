@@ -400,3 +400,16 @@ def test_a_huge_belief_value_is_one_line_error_with_nothing_recorded(atc):
     assert result.output.strip() == ("atc: value holds 100000 characters; at most 32000 "
                                      "are kept"), result.output[:300]
     assert atc("belief", "list", "--format", "json").output.strip() == "[]"
+
+
+@pytest.mark.parametrize("scope", ["  ", "team\nA", "team\x1b"])
+def test_a_blank_scope_or_one_with_control_characters_is_refused(home, scope):
+    # Before: `--scope "  "` recorded beliefs in a scope that printed as nothing.
+    result = CliRunner().invoke(COMMANDS["belief"], [
+        "add", "ver", "--type", "dependency_version", "--subject", "libfoo", "--value", "4.1",
+        "--confidence", "0.9", "--volatility", "package_release", "--home", str(home),
+        "--scope", scope, "--now", NOW])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("atc: a scope needs a visible character and no control "
+                                    "characters"), result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
