@@ -329,3 +329,29 @@ def test_a_decision_naming_an_unknown_goal_or_option_is_refused_and_reported(tmp
 def test_a_decision_with_known_ids_still_passes(tmp_path):
     data = _run_policy(tmp_path, TOY_POLICY, "--families", "F", "--trials", "3")
     assert not data["notes"], data["notes"]
+
+
+def test_a_policy_that_writes_bytes_that_are_not_utf8_is_told_so_not_timed_out(tmp_path):
+    # Before: the reader thread died on the first such byte (a UnicodeDecodeError traceback
+    # on the evaluator's stderr), and each trial then sat out the whole timeout and was
+    # reported as "no answer within N s".
+    latin1 = ("import json, sys\n"
+              "for line in sys.stdin:\n"
+              "    kind = json.loads(line)['type']\n"
+              "    if kind == 'end':\n        break\n"
+              "    if kind == 'hello':\n        continue\n"
+              "    sys.stdout.buffer.write(b'{\"type\": \"decide\", \"x\": \"caf\\xe9\"}\\n')\n"
+              "    sys.stdout.flush()\n")
+    notes = _run_policy(tmp_path, latin1, "--families", "F", "--trials", "2",
+                        "--policy-timeout", "60")["notes"]
+    assert notes == ["external forfeited trials of family F — 3 invalid messages, last: "
+                     "not UTF-8 text (x2)"], notes
+
+
+def test_a_crashing_policy_s_stderr_that_is_not_utf8_is_still_quoted(tmp_path):
+    crash = ("import sys\nsys.stdin.readline()\n"
+             "sys.stderr.buffer.write(b'caf\\xe9 exploded\\n'); sys.stderr.flush()\n"
+             "raise SystemExit(3)\n")
+    notes = _run_policy(tmp_path, crash, "--families", "F", "--trials", "1")["notes"]
+    assert notes == ["external forfeited trials of family F — the policy process exited "
+                     "(stderr: caf\ufffd exploded)"], notes
