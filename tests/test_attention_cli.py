@@ -413,3 +413,18 @@ def test_a_blank_scope_or_one_with_control_characters_is_refused(home, scope):
     assert result.output.startswith("atc: a scope needs a visible character and no control "
                                     "characters"), result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize("bad", [["--budget", "-1"], ["--budget", "10001"],
+                                 ["--current", "attn-404"]])
+def test_attend_with_a_goal_and_bad_input_sets_no_goal(atc, home, bad):
+    # Before: `atc attend --goal G --depends-on B ... --budget -1` refused the budget but had
+    # already recorded goal G (journalled): an error that still changed memory.
+    setup_scenario(atc)
+    journal = (home / "journal.pl").read_bytes()
+    result = atc("attend", "--goal", "fresh-goal", "--depends-on", "compat", *bad, ok=False)
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert (home / "journal.pl").read_bytes() == journal
+    assert "goal `fresh-goal' does not exist" in atc("attend", "--goal", "fresh-goal",
+                                                     ok=False).output
