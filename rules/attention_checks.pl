@@ -5,6 +5,10 @@
             must_be_stakes/1,             % +Loss
             must_be_boolean_atom/1,       % +Bool
             text_atom/2,                  % +Text, -Atom
+            new_id_atom/2,                % +Text, -Atom
+            visible_identifier/1,         % +Atom
+            must_be_bounded_text/2,       % +What, +Value
+            max_text_chars/1,             % -Chars
             subject_key/2,                % +Subject, -Key
             optional/2                    % +Value, -Maybe
           ]).
@@ -76,6 +80,64 @@ text_atom(Text, Atom) :-
     ->  domain_error(non_empty_text, Text)
     ;   true
     ).
+
+%!  new_id_atom(+Text, -Atom) is det.
+%
+%   An identifier being recorded (a belief, source or goal): text_atom/2, and it must show a
+%   character that is not white space and hold no control character (C0, DEL, C1). A blank id
+%   printed as nothing and one with a newline broke every line-oriented listing; lookups use
+%   text_atom/2 alone, so what an older journal holds can still be named.
+%   @error domain_error(identifier, Text)
+
+new_id_atom(Text, Atom) :-
+    text_atom(Text, Atom),
+    (   visible_identifier(Atom)
+    ->  true
+    ;   domain_error(identifier, Text)
+    ).
+
+%!  visible_identifier(+Name:atom) is semidet.
+%
+%   Name shows a character that is not white space and holds no control character.
+
+visible_identifier(Name) :-
+    atom_codes(Name, Codes),
+    member(Shown, Codes), \+ code_type(Shown, space),
+    !,
+    \+ ( member(Control, Codes), control_code_(Control) ).
+
+control_code_(C) :- C < 0x20.
+control_code_(C) :- C >= 0x7f, C =< 0x9f.
+
+:- multifile prolog:error_message//1.
+prolog:error_message(domain_error(identifier, Text)) -->
+    [ 'an id needs a visible character and no control characters: ~q'-[Text] ].
+
+%!  max_text_chars(-Chars:integer) is det.
+%
+%   The most characters a free text of the attention side holds (a belief's or an
+%   inspection's value or subject, an event's payload, a claim's text): what an item keeps of
+%   one message (`max_item_chars`), so a value may still quote an item whole. Unbounded, a
+%   20 MB value was journalled whole and printed by every listing.
+
+max_text_chars(32000).
+
+%!  must_be_bounded_text(+What:atom, +Value) is det.
+%
+%   Value, if text (numbers pass), holds at most max_text_chars/1 characters.
+%   @error domain_error(bounded_text(What, Chars), Length)
+
+must_be_bounded_text(What, Value) :-
+    (   ( atom(Value) ; string(Value) ),
+        atom_length(Value, Length),
+        max_text_chars(Max),
+        Length > Max
+    ->  domain_error(bounded_text(What, Max), Length)
+    ;   true
+    ).
+
+prolog:error_message(domain_error(bounded_text(What, Max), Length)) -->
+    [ '~w holds ~d characters; at most ~d are kept'-[What, Length, Max] ].
 
 %!  subject_key(+Subject, -Key) is det.
 %

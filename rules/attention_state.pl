@@ -91,7 +91,7 @@ atc_store:durable_predicate(atc_attention_state:weight_override_/3).
 
 attention_add_goal(Scope0, Goal0, DependsOn0, Options) :-
     scope_atom(Scope0, Scope),
-    text_atom(Goal0, Goal),
+    new_id_atom(Goal0, Goal),
     must_be(list, DependsOn0),
     (   DependsOn0 == []
     ->  domain_error(non_empty_list, DependsOn0)
@@ -269,6 +269,7 @@ attention_add_event(Scope0, Kind0, Source0, Target0, Payload, Priority0, Now, Re
     text_atom(Source0, Source),
     text_atom(Target0, Target),
     must_be(text, Payload),
+    must_be_bounded_text(payload, Payload),
     must_be_time(Now),
     (   Priority0 == null -> true ; must_be_probability(Priority0) ),
     (   Kind == state_change -> source_info(Scope, Target, _) ; true ),

@@ -6,6 +6,7 @@
             scope_atom/2                  % +ScopeText, -Scope
           ]).
 :- use_module(library(error)).
+:- use_module(attention_checks).
 
 /** <module> Scoped durable writes for beliefs, attention and trace
 
@@ -104,12 +105,17 @@ first_free_up_(Taken_1, Prefix, N0, N) :-
 %!  scope_atom(+ScopeText, -Scope:atom) is det.
 %
 %   Scope names arrive as strings or atoms; they are kept as atoms.
-%   @error type_error(text, ScopeText) when it is not text; domain_error(scope, '') when empty.
+%   @error type_error(text, ScopeText) when it is not text; domain_error(scope, ScopeText) when
+%          it is blank or holds a control character (visible_identifier/1)
 
 scope_atom(Text, Scope) :-
     must_be(text, Text),
     atom_string(Scope, Text),
-    (   Scope == ''
-    ->  domain_error(scope, Text)
-    ;   true
+    (   visible_identifier(Scope)
+    ->  true
+    ;   domain_error(scope, Text)
     ).
+
+:- multifile prolog:error_message//1.
+prolog:error_message(domain_error(scope, Text)) -->
+    [ 'a scope needs a visible character and no control characters: ~q'-[Text] ].

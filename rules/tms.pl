@@ -130,7 +130,7 @@ atc_store:durable_predicate(atc_tms:switch_cost/3).
 
 tms_add_source(Scope0, Name0, ClaimType0, Options) :-
     scope_atom(Scope0, Scope),
-    text_atom(Name0, Name),
+    new_id_atom(Name0, Name),
     known_claim_type(ClaimType0, ClaimType),
     must_be(dict, Options),
     option_value(Options, kind, Name, Kind0),
@@ -272,14 +272,16 @@ source_info(Scope, Source0, Info) :-
 
 tms_add_belief(Scope0, Id0, Belief) :-
     scope_atom(Scope0, Scope),
-    text_atom(Id0, Id),
+    new_id_atom(Id0, Id),
     must_be(dict, Belief),
     required(Belief, claim_type, ClaimType0),
     known_claim_type(ClaimType0, ClaimType),
     required(Belief, subject, Subject0),
+    must_be_bounded_text(subject, Subject0),
     subject_key(Subject0, Subject),
     required(Belief, value, Value),
     must_be(atomic, Value),
+    must_be_bounded_text(value, Value),
     required(Belief, confidence, Confidence),
     must_be_probability(Confidence),
     required(Belief, observed_at, ObservedAt),
@@ -301,7 +303,10 @@ tms_add_belief(Scope0, Id0, Belief) :-
     ;   true
     ),
     same_claim_(Scope, Id, ClaimType, Subject),
-    maplist(acyclic_support(Scope, Id), Supports),
+    (   cited_(Scope, Id)            % nothing can cite a belief no one cites yet
+    ->  maplist(acyclic_support(Scope, Id), Supports)
+    ;   true
+    ),
     (   belief(Scope, Id, _, _, OldValue, _, _, _)
     ->  Revised = revised(OldValue)
     ;   Revised = new
@@ -422,6 +427,17 @@ acyclic_support(Scope, Id, belief(B)) :- !,
     ;   true
     ).
 acyclic_support(_, _, _).
+
+% Some belief cites Id, or a belief Id superseded (a citation means the belief it has become).
+% Only then can Id's supports depend on Id: checking first spares a new belief at the end of a
+% long chain the walk down the whole chain (recording a chain of n took time quadratic in n).
+cited_(Scope, Id) :-
+    support(Scope, _, belief(Id)),
+    !.
+cited_(Scope, Id) :-
+    superseded(Scope, Old, Id, _),
+    cited_(Scope, Old),
+    !.
 
 % A walk that visits each belief once: following every path (the Seen list guarded only the
 % path) took time exponential in the depth of a graph whose beliefs cite two others each (28
@@ -679,27 +695,51 @@ tms_item_changed(Scope0, Handle0, Now, Dirtied) :-
 % Breadth first from Seeds; each seed gets the root cause, each later belief via(Parent) for
 % every dirty belief it cites, not only the first one reached: a belief reached by two paths
 % (a diamond) must stay dirty when one of them is cleaned (clean_via_/2) and the other is not.
+% The queue is a difference list and the seen set an assoc: with a list for each, dirtying a
+% chain of n beliefs took time quadratic in n. Dirtied is the queue itself, in visiting order.
 dirty_closure_(Scope, Seeds, Cause, Now, Dirtied) :-
     forall(member(Id, Seeds), add_dirt_(Scope, Id, Cause, Now)),
-    findall(Id-Id, member(Id, Seeds), Queue),
-    propagate_(Queue, Scope, Now, Seeds, Dirtied).
+    list_to_assoc_set_(Seeds, Seen),
+    append(Seeds, Tail, Dirtied),
+    propagate_(Dirtied, Tail, Scope, Now, Seen).
 
-propagate_([], _, _, Seen, Seen).
-propagate_([_-Parent|Queue0], Scope, Now, Seen0, Seen) :-
+list_to_assoc_set_(Ids, Assoc) :-
+    empty_assoc(Assoc0),
+    foldl([Id, A0, A]>>put_assoc(Id, A0, true, A), Ids, Assoc0, Assoc).
+
+% Queue is open at Tail: what is found is appended there, and visited in turn.
+propagate_(Queue, Tail, _, _, _) :-
+    Queue == Tail,
+    !,
+    Tail = [].
+propagate_([Parent|Queue], Tail0, Scope, Now, Seen0) :-
     findall(D, direct_dependant_(Scope, Parent, D), Ds0),
     list_to_set(Ds0, Ds),
     forall(member(D, Ds), add_dirt_(Scope, D, via(Parent), Now)),
-    subtract(Ds, Seen0, New),
-    append(Seen0, New, Seen1),
-    findall(D-D, member(D, New), More),
-    append(Queue0, More, Queue),
-    propagate_(Queue, Scope, Now, Seen1, Seen).
+    foldl(enqueue_new_, Ds, Tail0-Seen0, Tail-Seen),
+    propagate_(Queue, Tail, Scope, Now, Seen).
+
+enqueue_new_(D, Tail0-Seen0, Tail-Seen) :-
+    (   get_assoc(D, Seen0, _)
+    ->  Tail = Tail0, Seen = Seen0
+    ;   Tail0 = [D|Tail],
+        put_assoc(D, Seen0, true, Seen)
+    ).
 
 % D is live and cites Parent, or a belief that Parent superseded.
 direct_dependant_(Scope, Parent, D) :-
+    \+ superseded(Scope, Parent, _, _),
+    cited_as_(Scope, Parent, Cited),
     support(Scope, D, belief(Cited)),
-    belief_live(Scope, D),
-    current_(Scope, Cited, Parent).
+    belief_live(Scope, D).
+
+% A citation of Cited means Id: Cited is Id or a belief that was superseded, in one or more
+% steps, by Id. Walked from Id, so that finding who cites Id looks up only those citations
+% (scanning every support fact of the scope for each belief was quadratic in their number).
+cited_as_(_, Id, Id).
+cited_as_(Scope, Id, Cited) :-
+    superseded(Scope, Previous, Id, _),
+    cited_as_(Scope, Previous, Cited).
 
 dependants_dirty_(Scope, Id, Cause, Now, Dirtied) :-
     findall(D, direct_dependant_(Scope, Id, D), Ds0),
@@ -726,8 +766,10 @@ add_dirt_(Scope, Id, Cause, Now) :-
 tms_record_inspection(Scope0, Source0, Subject0, Value, Now, Succeeded, Cost, Id) :-
     scope_atom(Scope0, Scope),
     known_source(Scope, Source0, Source),
+    must_be_bounded_text(subject, Subject0),
     subject_key(Subject0, Subject),
     must_be(atomic, Value),
+    must_be_bounded_text(value, Value),
     must_be_time(Now),
     must_be_boolean_atom(Succeeded),
     must_be_cost(Cost),
@@ -925,21 +967,15 @@ clean_via_(Scope, Id) :-
            )).
 
 supersede_(Scope, New, Now, Old, Dirtied0, Dirtied) :-
-    findall(D, ( support(Scope, D, belief(Cited)),
-                 belief_live(Scope, D),
-                 on_chain_(Scope, Cited, Old) ), Ds0),
+    findall(D, ( cited_as_(Scope, Old, Cited),
+                 support(Scope, D, belief(Cited)),
+                 belief_live(Scope, D) ), Ds0),
     list_to_set(Ds0, Seeds),
     scoped_assert(atc_tms:superseded(Scope, Old, New, Now)),
     scoped_retract(atc_tms:dirty(Scope, Old, _, _)),
     dirty_closure_(Scope, Seeds, superseded(Old, New), Now, Ds),
     append(Dirtied0, Ds, Dirtied1),
     list_to_set(Dirtied1, Dirtied).
-
-% Following supersession from Cited passes through Target.
-on_chain_(_, Target, Target) :- !.
-on_chain_(Scope, Cited, Target) :-
-    superseded(Scope, Cited, Next, _),
-    on_chain_(Scope, Next, Target).
 
 
                  /*******************************
@@ -976,9 +1012,10 @@ belief_info(Scope0, Id0, Now, Info) :-
 %!  belief_why(+Scope, +Id, -Why:dict) is det.
 %
 %   The justification tree of belief Id: `_{id, value, dirty, supports}` where each support is
-%   `_{kind: belief, id, why}` (recursively, through the belief it has become; `why` is null
-%   where that belief was already expanded higher up or to the left), or
-%   `_{kind: item|source|inspection, id}`.
+%   `_{kind: belief, id, why, deeper}` (recursively, through the belief it has become; `why` is
+%   null where that belief was already expanded higher up or to the left, or, with `deeper:
+%   true`, where the tree reached why_depth_limit/1 levels: ask belief_why/3 of it to go on),
+%   or `_{kind: item|source|inspection, id}`.
 %   @error existence_error(belief, Id)
 
 belief_why(Scope0, Id0, Why) :-
@@ -986,30 +1023,46 @@ belief_why(Scope0, Id0, Why) :-
     text_atom(Id0, Id),
     (   belief(Scope, Id, _, _, _, _, _, _)
     ->  empty_assoc(Seen),
-        why_(Scope, Id, Seen, _, Why)
+        why_depth_limit(Limit),
+        why_(Scope, Id, Limit, Seen, _, Why)
     ;   existence_error(belief, Id)
     ).
+
+%!  why_depth_limit(-Levels:integer) is det.
+%
+%   How many levels of beliefs one belief_why/3 tree holds. Unbounded, a long chain of
+%   justifications nested four terms a level, and a caller converting the tree recursively
+%   (the Python bridge, a JSON encoder, a printer) gave up at about 200 levels.
+
+why_depth_limit(32).
 
 % Each belief is expanded once, where the walk first meets it; met again, it is named with
 % `why: null`. Expanded on every path, a graph whose beliefs cite two others each grew a tree
 % exponential in its depth.
-why_(Scope, Id, Seen0, Seen, Why) :-
+why_(Scope, Id, Left, Seen0, Seen, Why) :-
     once(belief(Scope, Id, ClaimType, Subject, Value, _, _, _)),
     findall(Text, ( dirty(Scope, Id, Cause, _), term_string(Cause, Text) ), Dirt),
     findall(S, support(Scope, Id, S), Supports0),
     put_assoc(Id, Seen0, true, Seen1),
-    foldl(why_support_(Scope), Supports0, Supports, Seen1, Seen),
+    Below is Left - 1,
+    foldl(why_support_(Scope, Below), Supports0, Supports, Seen1, Seen),
     Why = _{id: Id, claim_type: ClaimType, subject: Subject, value: Value, dirt: Dirt,
             supports: Supports}.
 
-why_support_(Scope, belief(B0), _{kind: belief, id: B0, why: Sub}, Seen0, Seen) :- !,
+% Left: how many more levels of beliefs this tree may hold below the belief being expanded.
+why_support_(Scope, Left, belief(B0), _{kind: belief, id: B0, why: Sub, deeper: Deeper},
+             Seen0, Seen) :- !,
     current_(Scope, B0, B),
     (   get_assoc(B, Seen0, _)
-    ->  Sub = null,
+    ->  Sub = null, Deeper = false,
         Seen = Seen0
-    ;   why_(Scope, B, Seen0, Seen, Sub)
+    ;   Left =< 0
+    ->  Sub = null, Deeper = true,
+        Seen = Seen0
+    ;   Deeper = false,
+        why_(Scope, B, Left, Seen0, Seen, Sub)
     ).
-why_support_(_, Support, _{kind: Kind, id: Ref}, Seen, Seen) :-
+why_support_(_, _, Support, _{kind: Kind, id: Ref}, Seen, Seen) :-
     Support =.. [Kind, Ref].
 
 %!  belief_list(+Scope, +Now, -Infos:list(dict)) is det.

@@ -130,11 +130,21 @@ next_seq_(Scope, Seq) :-
 %   Events of Scope in sequence order, each `_{seq, time, event, category, ...fields}`.
 %   Filter keys (all optional): `goal_id` (events of that goal, and the events of the
 %   candidates selected for it), `candidate_id`, `category` (`attention` or `validator`),
-%   `event`.
+%   `event`. An unknown event type or category is an error, not an empty trace: a misspelt
+%   filter looked like a trace in which nothing had happened.
+%   @error existence_error(trace_event_type, E), existence_error(trace_category, C)
 
 trace_events(Scope0, Filter, Events) :-
     scope_atom(Scope0, Scope),
     must_be(dict, Filter),
+    (   filter_value_(Filter, event, E), \+ ( trace_event_type(T, _), same_text_(E, T) )
+    ->  existence_error(trace_event_type, E)
+    ;   true
+    ),
+    (   filter_value_(Filter, category, C), \+ ( trace_event_type(_, K), same_text_(C, K) )
+    ->  existence_error(trace_category, C)
+    ;   true
+    ),
     findall(Seq-event(At, Event, Fields),
             trace_event(Scope, Seq, At, Event, Fields), Pairs0),
     keysort(Pairs0, Pairs),

@@ -78,6 +78,7 @@ validator_known_claim_type(Text) :-
 validator_claim(Scope0, Text, ClaimType0, Subject0, Evidence0, Mode0, Now, Verdict) :-
     scope_atom(Scope0, Scope),
     must_be(text, Text),
+    must_be_bounded_text('claim text', Text),
     validator_known_claim_type(ClaimType0),
     text_atom(ClaimType0, ClaimType),
     subject_(Subject0, Subject),

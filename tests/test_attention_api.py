@@ -360,3 +360,65 @@ def test_a_read_worth_nothing_gets_no_aging_bonus_to_jump_the_queue(ctl):
     summary = next(c for c in later.ranked if c.target == "summary")
     assert summary.predicted_voc == 0 and summary.aging_bonus == 0
     assert (later.decision, later.chosen.target) == ("inspect", "registry")
+
+
+def _chain(ctl: Controller, length: int) -> None:
+    """Beliefs c0 <- c1 <- ... <- c{length-1}, each citing the one before."""
+    for i in range(length):
+        ctl.add_belief(f"c{i}", claim_type="dependency_version", subject="libfoo", value="4.1",
+                       confidence=0.9, observed_at=NOW, volatility="package_release",
+                       supports=[f"c{i - 1}"] if i else [])
+
+
+def _why_depth(node: dict) -> int:
+    below = [s["why"] for s in node["supports"] if s["kind"] == "belief" and s["why"]]
+    return 1 + max((_why_depth(n) for n in below), default=0)
+
+
+def test_why_of_a_long_justification_chain_is_answered_in_bounded_depth(ctl):
+    # Before: the tree of a 300-belief chain nested 1200 levels deep, and reading it failed with
+    # "RecursionError: maximum recursion depth exceeded" (from 200 beliefs on) instead of an
+    # answer. Now the tree stops expanding at a fixed depth and names where it stopped.
+    _chain(ctl, 300)
+    tree = ctl.why("c299")
+    depth = _why_depth(tree)
+    assert 8 <= depth <= 64, depth
+    node = tree
+    for _ in range(depth - 1):
+        node = node["supports"][0]["why"]
+    [cut] = node["supports"]
+    assert cut["why"] is None and cut["deeper"] is True, cut
+    # asked from where it stopped, the walk goes on
+    assert ctl.why(cut["id"])["id"] == cut["id"]
+    # a short chain is expanded whole, and nothing in it is marked deeper
+    short = ctl.why("c3")
+    assert _why_depth(short) == 4
+    assert short["supports"][0]["deeper"] is False
+
+
+def test_trace_refuses_an_unknown_event_type_or_category(ctl):
+    # Before: both filtered everything out and answered [] as if nothing had happened.
+    with pytest.raises(PrologError, match="trace_event_type `selected' does not exist"):
+        ctl.trace(event="selected")
+    with pytest.raises(PrologError, match="trace_category `attn' does not exist"):
+        ctl.trace(category="attn")
+    assert ctl.trace(event="candidate_selected", category="attention") == []
+
+
+def test_a_huge_value_subject_payload_or_claim_text_is_refused_with_nothing_recorded(ctl):
+    # Before: a 20 MB belief value was stored and journalled whole, and every `atc belief list`
+    # printed it. Free text is now bounded as an item's text is (32,000 characters).
+    ctl.add_source("registry", claim_type="dependency_version", kind="package_registry")
+    base = dict(claim_type="dependency_version", subject="libfoo", value="4.1", confidence=0.9,
+                observed_at=NOW, volatility="package_release")
+    huge = "v" * 32_001
+    for field in ("value", "subject"):
+        with pytest.raises(PrologError, match=f"{field} holds 32001 characters; at most 32000"):
+            ctl.add_belief("ver", **{**base, field: huge})
+    assert ctl.beliefs(now=NOW) == []
+    ctl.add_belief("ver", **{**base, "value": "v" * 32_000})     # the bound itself is fine
+    with pytest.raises(PrologError, match="payload holds 32001 characters"):
+        ctl.add_event("interruption", source="registry", target="x", payload_text=huge, now=NOW)
+    with pytest.raises(PrologError, match="claim text holds 32001 characters"):
+        ctl.claim(huge, claim_type="dependency_version", now=NOW)
+    assert ctl.claims() == []

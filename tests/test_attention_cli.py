@@ -320,3 +320,111 @@ def test_atc_now_pins_the_clock_of_every_attention_command_as_now_does(home, mon
     monkeypatch.setenv("ATC_NOW", "soon")
     result = runner.invoke(COMMANDS["attend"], ["--goal", "deploy", "--home", str(home)])
     assert result.exit_code == 2 and "'ATC_NOW'): 'soon' is not a valid float" in result.output
+
+
+def test_belief_why_of_a_long_chain_prints_a_bounded_tree_not_a_traceback(pl):
+    # Before: `atc belief why` on a belief at the end of a 300-long chain of justifications died
+    # with a RecursionError traceback. Now it prints the tree to a fixed depth and says how to
+    # go on from where it stopped.
+    import types
+
+    from attention_cloud.attention import Controller
+
+    ctl = Controller(pl, "bench-cli-chain")
+    try:
+        for i in range(300):
+            ctl.add_belief(f"c{i}", claim_type="dependency_version", subject="libfoo",
+                           value="4.1", confidence=0.9, observed_at=float(NOW),
+                           volatility="package_release", supports=[f"c{i - 1}"] if i else [])
+        memory = types.SimpleNamespace(pl=pl, home=None)
+        for fmt in ("text", "json"):
+            result = CliRunner().invoke(COMMANDS["belief"],
+                                        ["why", "c299", "--scope", "bench-cli-chain",
+                                         "--now", NOW, "--format", fmt], obj=memory)
+            assert result.exit_code == 0, result.output + repr(result.exception)
+        text = CliRunner().invoke(COMMANDS["belief"], ["why", "c299", "--scope",
+                                  "bench-cli-chain", "--now", NOW], obj=memory).output
+        lines = text.splitlines()
+        assert lines[0].startswith("c299: ") and len(lines) < 70, text
+        assert re.search(r"belief c\d+ \(deeper: atc belief why c\d+\)$", lines[-1]), lines[-1]
+    finally:
+        ctl.drop()
+
+
+@pytest.mark.parametrize("command, make", [
+    ("belief", lambda name: ["add", name, "--type", "dependency_version", "--subject", "libfoo",
+                             "--value", "4.1", "--confidence", "0.9",
+                             "--volatility", "package_release"]),
+    ("source", lambda name: ["add", name, "--type", "dependency_version",
+                             "--kind", "package_registry"]),
+])
+@pytest.mark.parametrize("name", ["   ", "ver\nsion", "ver\tsion", "ver\x1bsion", "ver\x85"])
+def test_an_id_that_is_blank_or_holds_control_characters_is_refused(atc, command, make, name):
+    # Before: `atc belief add "   "` or an id with a newline or an escape character was stored;
+    # it printed as an invisible or broken line in `belief list` and could hardly be named again.
+    result = atc(command, *make(name), ok=False)
+    assert result.exit_code == 2, result.output
+    assert "a visible character and no control characters" in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert atc("belief", "list", "--format", "json").output.strip() == "[]"
+
+
+def test_a_goal_id_that_is_blank_is_refused(atc):
+    atc("belief", "add", "ver", "--type", "dependency_version", "--subject", "libfoo",
+        "--value", "4.1", "--confidence", "0.9", "--volatility", "package_release")
+    result = atc("goal", " \t", "--depends-on", "ver", "--loss", "1", ok=False)
+    assert result.exit_code == 2 and "a visible character" in result.output, result.output
+    # an id with spaces or any script inside is fine
+    atc("goal", "déploiement A", "--depends-on", "ver", "--loss", "1")
+
+
+def test_trace_of_an_unknown_event_type_is_refused_not_an_empty_trace(atc):
+    # Before: a misspelt `--event candidate_selectd` printed nothing and exited 0, as if no
+    # candidate had ever been selected.
+    setup_scenario(atc)
+    atc("attend", "--goal", "deploy", "--depends-on", "compat", "--budget", "3")
+    assert "candidate_selected" in atc("trace", "--event", "candidate_selected").output
+    result = atc("trace", "--event", "candidate_selectd", ok=False)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == "atc: trace_event_type `candidate_selectd' does not exist", \
+        result.output
+
+
+def test_a_huge_belief_value_is_one_line_error_with_nothing_recorded(atc):
+    # Before: `atc belief add ... --value <100 KB>` was stored, journalled and printed whole by
+    # every listing after it.
+    result = atc("belief", "add", "ver", "--type", "dependency_version", "--subject", "libfoo",
+                 "--value", "v" * 100_000, "--confidence", "0.9",
+                 "--volatility", "package_release", ok=False)
+    assert result.exit_code == 2, result.output[:300]
+    assert result.output.strip() == ("atc: value holds 100000 characters; at most 32000 "
+                                     "are kept"), result.output[:300]
+    assert atc("belief", "list", "--format", "json").output.strip() == "[]"
+
+
+@pytest.mark.parametrize("scope", ["  ", "team\nA", "team\x1b"])
+def test_a_blank_scope_or_one_with_control_characters_is_refused(home, scope):
+    # Before: `--scope "  "` recorded beliefs in a scope that printed as nothing.
+    result = CliRunner().invoke(COMMANDS["belief"], [
+        "add", "ver", "--type", "dependency_version", "--subject", "libfoo", "--value", "4.1",
+        "--confidence", "0.9", "--volatility", "package_release", "--home", str(home),
+        "--scope", scope, "--now", NOW])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("atc: a scope needs a visible character and no control "
+                                    "characters"), result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize("bad", [["--budget", "-1"], ["--budget", "10001"],
+                                 ["--current", "attn-404"]])
+def test_attend_with_a_goal_and_bad_input_sets_no_goal(atc, home, bad):
+    # Before: `atc attend --goal G --depends-on B ... --budget -1` refused the budget but had
+    # already recorded goal G (journalled): an error that still changed memory.
+    setup_scenario(atc)
+    journal = (home / "journal.pl").read_bytes()
+    result = atc("attend", "--goal", "fresh-goal", "--depends-on", "compat", *bad, ok=False)
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert (home / "journal.pl").read_bytes() == journal
+    assert "goal `fresh-goal' does not exist" in atc("attend", "--goal", "fresh-goal",
+                                                     ok=False).output

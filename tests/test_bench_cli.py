@@ -286,3 +286,72 @@ def test_a_crashing_policy_s_long_stderr_is_quoted_short(tmp_path):
     notes = _run_policy(tmp_path, crash, "--families", "F", "--trials", "1")["notes"]
     assert notes == ["external forfeited trials of family F — the policy process exited "
                      f"(stderr: {'E' * 300} [...] | boom)"], notes
+
+
+def test_a_batch_of_non_string_object_ids_is_refused_not_a_traceback(tmp_path):
+    # Before: a batch holding an object or a list (`"object_ids": [{"id": 1}]`) raised
+    # "TypeError: unhashable type" out of the evaluator and ended the whole run.
+    odd = ("import json, sys\n"
+           "for line in sys.stdin:\n"
+           "    kind = json.loads(line)['type']\n"
+           "    if kind == 'end':\n        break\n"
+           "    if kind == 'hello':\n        continue\n"
+           "    print(json.dumps({'type': 'inspect', 'object_ids': [{'id': 1}, ['x']]}), flush=True)\n")
+    notes = _run_policy(tmp_path, odd, "--families", "G", "--trials", "2")["notes"]
+    assert len(notes) == 1 and "external forfeited trials of family G" in notes[0], notes
+    assert "object ids are strings" in notes[0], notes
+
+
+def test_a_decision_naming_an_unknown_goal_or_option_is_refused_and_reported(tmp_path):
+    # Before: a misspelt option (or goal) id was accepted without a word and scored as the
+    # goal's worst option, so an outside agent never learnt its decisions were thrown away.
+    typo = ("import json, sys\n"
+            "for line in sys.stdin:\n"
+            "    msg = json.loads(line)\n"
+            "    if msg['type'] == 'end':\n        break\n"
+            "    if msg['type'] == 'hello':\n        continue\n"
+            "    if msg['type'] == 'trial':\n"
+            "        goals = msg['scenario']['goals']\n"
+            "    if msg['type'] == 'error':\n"
+            "        sys.stderr.write(msg['message'] + '\\n')\n"
+            "    print(json.dumps({'type': 'decide', 'decisions':\n"
+            "        {g['goal_id']: g['options'][0]['option_id'] + '-typo' for g in goals}}),\n"
+            "        flush=True)\n")
+    notes = _run_policy(tmp_path, typo, "--families", "F", "--trials", "2")["notes"]
+    assert notes and all("external forfeited trials of family F" in n for n in notes), notes
+    assert all("-typo' is not an option of goal" in n for n in notes), notes
+    unknown_goal = typo.replace("{g['goal_id']: g['options'][0]['option_id'] + '-typo' for g in goals}",
+                                "{'no-such-goal': 'x'}")
+    notes = _run_policy(tmp_path, unknown_goal, "--families", "F", "--trials", "2")["notes"]
+    assert len(notes) == 1 and "unknown goal 'no-such-goal'" in notes[0], notes
+
+
+def test_a_decision_with_known_ids_still_passes(tmp_path):
+    data = _run_policy(tmp_path, TOY_POLICY, "--families", "F", "--trials", "3")
+    assert not data["notes"], data["notes"]
+
+
+def test_a_policy_that_writes_bytes_that_are_not_utf8_is_told_so_not_timed_out(tmp_path):
+    # Before: the reader thread died on the first such byte (a UnicodeDecodeError traceback
+    # on the evaluator's stderr), and each trial then sat out the whole timeout and was
+    # reported as "no answer within N s".
+    latin1 = ("import json, sys\n"
+              "for line in sys.stdin:\n"
+              "    kind = json.loads(line)['type']\n"
+              "    if kind == 'end':\n        break\n"
+              "    if kind == 'hello':\n        continue\n"
+              "    sys.stdout.buffer.write(b'{\"type\": \"decide\", \"x\": \"caf\\xe9\"}\\n')\n"
+              "    sys.stdout.flush()\n")
+    notes = _run_policy(tmp_path, latin1, "--families", "F", "--trials", "2",
+                        "--policy-timeout", "60")["notes"]
+    assert notes == ["external forfeited trials of family F — 3 invalid messages, last: "
+                     "not UTF-8 text (x2)"], notes
+
+
+def test_a_crashing_policy_s_stderr_that_is_not_utf8_is_still_quoted(tmp_path):
+    crash = ("import sys\nsys.stdin.readline()\n"
+             "sys.stderr.buffer.write(b'caf\\xe9 exploded\\n'); sys.stderr.flush()\n"
+             "raise SystemExit(3)\n")
+    notes = _run_policy(tmp_path, crash, "--families", "F", "--trials", "1")["notes"]
+    assert notes == ["external forfeited trials of family F — the policy process exited "
+                     "(stderr: caf\ufffd exploded)"], notes

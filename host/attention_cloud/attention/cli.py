@@ -63,6 +63,9 @@ class _Finite(click.ParamType):
 
 FINITE = _Finite()
 
+#: The largest budget attention_attend/6 (rules/attention.pl) takes.
+MAX_BUDGET = 10000
+
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--now", type=FINITE, default=None, envvar="ATC_NOW", show_envvar=True,
@@ -227,6 +230,8 @@ def _print_why(node: dict[str, Any], depth: int) -> None:
     for support in node["supports"]:
         if support["kind"] == "belief" and support.get("why"):
             _print_why(support["why"], depth + 1)
+        elif support.get("deeper"):
+            click.echo(f"{pad}  belief {support['id']} (deeper: atc belief why {support['id']})")
         else:
             click.echo(f"{pad}  {support['kind']} {support['id']}")
 
@@ -363,6 +368,12 @@ def attend(ctx: click.Context, goal_id: str, budget: int, current: str | None,
     ctl = _controller(ctx, home, scope)
     at = _now(now)
     if depends_on:
+        # Checked before the goal is set: refused after it, the command failed and still
+        # changed memory (the goal was journalled).
+        if not 0 <= budget <= MAX_BUDGET:
+            raise UsageError(f"--budget {budget}: inspections left, 0 to {MAX_BUDGET}")
+        if current is not None:
+            ctl.candidate(current)          # an unknown candidate is an error here
         ctl.add_goal(goal_id, depends_on=depends_on, loss_if_wrong=loss, now=at)
     result = ctl.attend(goal_id, budget=budget, now=at, current=current)
     if fmt == "json":

@@ -20,7 +20,8 @@ Policy → evaluator, after each ``trial``, ``observation(s)`` or ``error``::
     {"type": "inspect", "object_ids": ["obj-...", ...]}      # batch protocol, once
     {"type": "decide", "decisions": {"goal-...": "opt-..."}} # ends the trial
 
-Scenario fields are described by ``atc bench attention --print-schema``. A policy that sends
+Scenario fields are described by ``atc bench attention --print-schema``. A message naming an
+unknown object, goal or option is invalid and answered with ``error``. A policy that sends
 invalid messages three times in a trial, sends a line over MAX_LINE_CHARS, or stays silent past
 the timeout, forfeits the trial (its undecided goals score their worst option); a silent process
 is restarted for the next one.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import shlex
 import subprocess
 import threading
@@ -46,6 +48,8 @@ MAX_LINE_CHARS = 1 << 20
 STDERR_QUOTE_CHARS = 300
 #: What the reader thread queues for a line over MAX_LINE_CHARS (read no further).
 _TOO_LONG = "\x00too long\x00"
+#: The lone surrogates surrogateescape decodes a byte that is not UTF-8 to.
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
 
 
 def _bounded_lines(stream: Any, limit: int) -> Any:
@@ -86,8 +90,11 @@ class ExternalPolicy:
     # -- process management ---------------------------------------------------------------------
     def _start(self) -> None:
         try:
+            # surrogateescape: a byte that is not UTF-8 killed the reader thread, and the trial
+            # sat out the whole timeout; kept as a lone surrogate, it is named instead.
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, text=True, bufsize=1)
+                                          stderr=subprocess.PIPE, encoding="utf-8",
+                                          errors="surrogateescape", bufsize=1)
         except OSError as exc:
             raise UsageError(f"cannot start --policy-cmd {self.argv[0]!r}: {exc.strerror or exc}") from exc
         # Each process's threads fill its own queue and stderr tail: a killed process's end of
@@ -113,6 +120,7 @@ class ExternalPolicy:
     def _drain_stderr(proc: subprocess.Popen[str], tail: list[str]) -> None:
         assert proc.stderr is not None
         for line, cut in _bounded_lines(proc.stderr, STDERR_QUOTE_CHARS):
+            line = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
             tail.append(line.rstrip() + (" [...]" if cut else ""))
             del tail[:-5]
 
@@ -138,6 +146,8 @@ class ExternalPolicy:
         if line is _TOO_LONG:
             self._kill()                # it may still be writing; start afresh for the next trial
             raise PolicyProtocolError(f"a line longer than {MAX_LINE_CHARS} characters")
+        if _NOT_UTF8.search(line):
+            return {"type": "__invalid__", "why": "not UTF-8 text"}
         try:
             message = json.loads(line)
         except json.JSONDecodeError:

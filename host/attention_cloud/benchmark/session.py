@@ -53,6 +53,8 @@ class TrialSession:
         self.mode = mode
         self._interface = render_interface(scenario.visible, condition=condition, mode=mode)
         self._objects = {o.object_id: o for o in scenario.visible.objects}
+        self._options = {g.goal_id: tuple(o.option_id for o in g.options)
+                         for g in scenario.visible.goals}
         self.inspections: list[InspectionRecord] = []
         self.decisions: dict[str, str] | None = None
         self.batch_done = False
@@ -96,6 +98,9 @@ class TrialSession:
         if not isinstance(object_ids, list) or len(object_ids) > self.budget_left:
             raise PolicyProtocolError(
                 f"a batch must be a list of at most {self.budget_left} object ids")
+        odd = [oid for oid in object_ids if not isinstance(oid, str)]
+        if odd:     # checked before the set below, which an object or a list would break
+            raise PolicyProtocolError(f"object ids are strings, not {odd[0]!r}")
         if len(set(object_ids)) != len(object_ids):
             raise PolicyProtocolError("a batch must not repeat an object")
         for oid in object_ids:
@@ -109,7 +114,15 @@ class TrialSession:
             raise PolicyProtocolError("decided twice")
         if not isinstance(decisions, Mapping):
             raise PolicyProtocolError("decisions must map goal ids to option ids")
-        self.decisions = {str(k): str(v) for k, v in decisions.items()}
+        # Refused, not scored as the worst option: a misspelt id would otherwise cost the goal
+        # without a word, and the policy could not correct it.
+        for goal_id, option_id in decisions.items():
+            if goal_id not in self._options:
+                raise PolicyProtocolError(f"unknown goal {goal_id!r}")
+            if option_id not in self._options[goal_id]:
+                raise PolicyProtocolError(
+                    f"{option_id!r} is not an option of goal {goal_id!r}")
+        self.decisions = dict(decisions)
 
 
 class PolicyContext:
