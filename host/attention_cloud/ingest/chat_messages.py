@@ -18,6 +18,22 @@ from .classify import L0Text, kept_turn_kind, message_text
 from .collector import ItemCollector
 
 
+def one_line_name(value: object, limit: int) -> str:
+    """A name as an export writes it, on one line and cut at ``limit`` characters; ``""`` for
+    a value that is no text or only spaces."""
+    return " ".join(value.split())[:limit] if isinstance(value, str) and value.strip() else ""
+
+
+class ChatExportParser:
+    """What every reader of a chat export starts from: the collector its items go to, the
+    session used where the export names none, and who takes the user's role."""
+
+    def __init__(self, collector: ItemCollector, default_session: str) -> None:
+        self.collector = collector
+        self.default_session = default_session
+        self.senders = ChatSenders()
+
+
 def attachment_names(names: Iterable[object]) -> list[str]:
     """The names of the files a message shares, once each, as shown: names that are no text,
     or empty, left out; each cut at 120 characters."""

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .chat_messages import ChatSenders, add_chat_message, attachment_names
-from .collector import ItemCollector
+from .chat_messages import ChatExportParser, add_chat_message, attachment_names, one_line_name
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
 from .timefmt import read_time
@@ -46,17 +45,9 @@ def is_discord_export(document: Any) -> bool:
         not head or any(isinstance(m.get("author"), dict) and "timestamp" in m for m in head))
 
 
-def _name(value: Any) -> str:
-    return " ".join(value.split())[:80] if isinstance(value, str) and value.strip() else ""
 
-
-class DiscordParser:
+class DiscordParser(ChatExportParser):
     """Parses a DiscordChatExporter JSON export into an :class:`ItemCollector`."""
-
-    def __init__(self, collector: ItemCollector, default_session: str) -> None:
-        self.collector = collector
-        self.default_session = default_session
-        self.senders = ChatSenders()
 
     def parse(self, source: Source) -> int:
         """Read every message of the channel; return how many there were."""
@@ -67,8 +58,8 @@ class DiscordParser:
         strip_document_envelopes(source, self.collector, document)
         channel = document["channel"]
         guild = document.get("guild") if isinstance(document.get("guild"), dict) else {}
-        name = _name(channel.get("name"))
-        session = (f"{_name(guild.get('name')) or 'Discord'}/#{name}" if name
+        name = one_line_name(channel.get("name"), 80)
+        session = (f"{one_line_name(guild.get('name'), 80) or 'Discord'}/#{name}" if name
                    else self.default_session)
         channel_id = str(channel.get("id") or name or session)
         messages = document["messages"]
@@ -97,7 +88,8 @@ class DiscordParser:
                 message.get(key) for key in ("attachments", "stickers", "embeds")) else "empty")
             return
         author = message.get("author")
-        sender = (_name(author.get("nickname")) or _name(author.get("name"))
+        sender = (one_line_name(author.get("nickname"), 80)
+                  or one_line_name(author.get("name"), 80)
                   if isinstance(author, dict) else "") or "unknown"
         links = []
         if isinstance(message.get("id"), (str, int)):

@@ -25,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .chat_messages import ChatSenders, add_chat_message, attachment_names
+from .chat_messages import ChatExportParser, add_chat_message, attachment_names, one_line_name
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
@@ -57,17 +57,12 @@ def is_google_chat_export(document: Any) -> bool:
         "role" in m for m in head)
 
 
-def _name(value: Any) -> str:
-    return " ".join(value.split())[:120] if isinstance(value, str) and value.strip() else ""
 
-
-class GoogleChatParser:
+class GoogleChatParser(ChatExportParser):
     """Parses a Google Chat ``messages.json`` into an :class:`ItemCollector`."""
 
     def __init__(self, collector: ItemCollector, default_session: str) -> None:
-        self.collector = collector
-        self.default_session = default_session
-        self.senders = ChatSenders()
+        super().__init__(collector, default_session)
         self._topics: dict[str, str] = {}  # topic id -> its first message's link
 
     def parse(self, source: Source) -> int:
@@ -106,7 +101,8 @@ class GoogleChatParser:
             self.collector.ignore("media" if message.get("annotations") else "empty")
             return
         creator = message.get("creator") if isinstance(message.get("creator"), dict) else {}
-        sender = _name(creator.get("name")) or _name(creator.get("email")) or "unknown"
+        sender = (one_line_name(creator.get("name"), 120)
+                  or one_line_name(creator.get("email"), 120) or "unknown")
         links = []
         own = message.get("message_id")
         if isinstance(own, str) and own:

@@ -31,8 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .chat_messages import ChatSenders, add_chat_message, attachment_names
-from .collector import ItemCollector
+from .chat_messages import ChatExportParser, add_chat_message, attachment_names
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
 
@@ -78,13 +77,8 @@ def _name(value: Any) -> str:
     return " ".join(meta_text(value).split())[:120]
 
 
-class MessengerParser:
+class MessengerParser(ChatExportParser):
     """Parses a Messenger or Instagram thread file into an :class:`ItemCollector`."""
-
-    def __init__(self, collector: ItemCollector, default_session: str) -> None:
-        self.collector = collector
-        self.default_session = default_session
-        self.senders = ChatSenders()
 
     def parse(self, source: Source) -> int:
         """Read every message of the thread, oldest first; return how many there were."""

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .chat_messages import ChatSenders, add_chat_message, attachment_names
+from .chat_messages import ChatExportParser, add_chat_message, attachment_names
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .hemisphere import is_southern
@@ -105,14 +105,12 @@ def _profile_name(message: dict[str, Any]) -> str:
     return ""
 
 
-class SlackParser:
+class SlackParser(ChatExportParser):
     """Parses a Slack export's day file (or counts one of its lists) into an
     :class:`ItemCollector`."""
 
     def __init__(self, collector: ItemCollector, default_session: str) -> None:
-        self.collector = collector
-        self.default_session = default_session
-        self.senders = ChatSenders()
+        super().__init__(collector, default_session)
         self.names: dict[str, str] = {}
         self.zones: dict[str, str] = {}  # user id -> the zone users.json says they write in
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .chat_messages import ChatSenders, add_chat_message, attachment_names
+from .chat_messages import ChatExportParser, add_chat_message, attachment_names
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
@@ -78,13 +78,11 @@ def _entity_text(part: Any, addresses: bool) -> str:
     return part["text"]
 
 
-class TelegramParser:
+class TelegramParser(ChatExportParser):
     """Parses a Telegram Desktop export into an :class:`ItemCollector`."""
 
     def __init__(self, collector: ItemCollector, default_session: str) -> None:
-        self.collector = collector
-        self.default_session = default_session
-        self.senders = ChatSenders()
+        super().__init__(collector, default_session)
         self._names: dict[str, int] = {}
 
     def parse(self, source: Source) -> int:
