@@ -505,6 +505,8 @@ def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt:
         mem.close()
     if fmt == "json":
         emit_json(result.rows)
+        if result.more:  # stdout stays the bare array consumers parse; the cut is said aside
+            note(f"stopped at --limit {limit} (more solutions exist)")
         return
     if not result.rows:
         click.echo("false.")
