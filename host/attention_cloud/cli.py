@@ -46,7 +46,7 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
             refused = _write_refused(exc)
             if refused:
                 raise _Fail(_storage_message(refused), 1) from exc
-            raise _Fail(one_line(exc), exc.exit_code) from exc
+            raise _Fail(one_line(exc, "cli"), exc.exit_code) from exc
         except KeyboardInterrupt:
             raise _Fail("interrupted", 130) from None
         except OSError as exc:

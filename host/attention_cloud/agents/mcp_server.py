@@ -153,7 +153,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
             # Infinity/NaN in the text and null in the structured content)
             return strict_json(await asyncio.wrap_future(worker.submit(fn)))
         except AtcError as exc:
-            raise ToolError(one_line(exc)) from None
+            raise ToolError(one_line(exc, "mcp")) from None
 
     async def write(fn: Callable[[], dict[str, Any]], *,
                     create: bool = False) -> dict[str, Any]:
@@ -165,7 +165,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         try:
             limit = lock_wait_set()
         except AtcError as exc:
-            raise ToolError(one_line(exc)) from None
+            raise ToolError(one_line(exc, "mcp")) from None
         limit = WRITE_WAIT if limit is None else limit
         start = time.monotonic()
         busy: WriterBusy | None = None
@@ -189,7 +189,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
             except WriterBusy as exc:
                 busy = exc
             except AtcError as exc:
-                raise ToolError(one_line(exc)) from None
+                raise ToolError(one_line(exc, "mcp")) from None
             waited = time.monotonic() - start
             if waited >= limit:
                 raise ToolError(busy_message(busy, limit)) from None
@@ -310,7 +310,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         try:
             return json.dumps(load_receipt(host.home, receipt_id), ensure_ascii=False, indent=2)
         except AtcError as exc:
-            raise ResourceNotFoundError(one_line(exc)) from None
+            raise ResourceNotFoundError(one_line(exc, "mcp")) from None
 
     @server.resource("receipts://recent", mime_type="application/json",
                      description="The 50 most recent receipts: id, goal, created, facts.")

@@ -362,7 +362,9 @@ def _known_record(mem: Any, handle: str) -> None:
 def _owner_or_fail(mem: Any) -> str:
     owner = sharing_state(mem).owner
     if owner is None:
-        raise UsageError("this home has no owner yet: `atc principal add NAME --owner` names it")
+        raise UsageError("this home has no owner yet: add_principal(mem, NAME, owner=True) "
+                         "names it").told(
+            cli="this home has no owner yet: `atc principal add NAME --owner` names it")
     return owner
 
 
