@@ -1,5 +1,6 @@
 """An error tells its reader what to do in that reader's own terms: an API caller is not told
-to run an `atc` command, an MCP agent is told which tool makes a home."""
+to run an `atc` command, an MCP agent is told which tool makes a home; a tool call that fails
+leaves no home behind it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -66,3 +67,14 @@ def test_a_grant_without_an_owner_tells_an_api_caller_the_api_call(home):
     ("attend", {"goal_id": "g", "depends_on": ["no_such_belief"]}),
     ("claim", {"text": "x", "claim_type": "no_such_type"}),
 ])
+def test_a_failed_tool_call_leaves_no_home_behind(tmp_path, tool, arguments):
+    missing = tmp_path / "nowhere"
+    said = tool_error(missing, tool, arguments)
+    assert "\n" not in said
+    assert not missing.exists(), sorted(p.name for p in missing.iterdir())
+
+
+def test_a_failed_tool_call_keeps_a_home_that_was_there(home):
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    tool_error(home, "attend", {"goal_id": "g"})
+    assert (home / "config.json").is_file()

@@ -171,10 +171,15 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         busy: WriterBusy | None = None
 
         def locked() -> dict[str, Any]:
+            made_home = create and not host.home.exists()
             host.memory(create=create).acquire(wait=0)
             waited = time.monotonic() - start
             try:
                 result = fn()
+            except BaseException:
+                if made_home:  # a failed call leaves no home behind (an agent's typo)
+                    host.remove_home()
+                raise
             finally:
                 host.wrote()
             if busy is None:
