@@ -1,6 +1,6 @@
 """An error tells its reader what to do in that reader's own terms: an API caller is not told
 to run an `atc` command, an MCP agent is told which tool makes a home; a tool call that fails
-leaves no home behind it."""
+leaves no home behind it; the MCP `forget` tool's "no such item" is Memory.forget's own."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -78,3 +78,12 @@ def test_a_failed_tool_call_keeps_a_home_that_was_there(home):
     (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
     tool_error(home, "attend", {"goal_id": "g"})
     assert (home / "config.json").is_file()
+
+
+def test_forget_of_an_unknown_handle_is_memory_forgets_own_line(home):
+    with Memory.open(home) as mem:
+        mem.remember("a note to keep")
+        with pytest.raises(Exception) as caught:
+            mem.forget(["it_0000000000000000"])
+    said = tool_error(home, "forget", {"handle": "it_0000000000000000"})
+    assert said == str(caught.value) == "it_0000000000000000: no such item in this memory"

@@ -258,10 +258,8 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         was derived from it is rebuilt without it, an audit record remains. Returns what was
         done (invalidated records, sources that still hold the text, ...)."""
         def call() -> dict[str, Any]:
-            mem = host.memory()
-            if mem.item(handle) is None:
-                raise ToolError(f"{handle}: no such item in this memory")
-            return {"handle": handle, **mem.forget([handle], reason=reason, who="mcp").as_dict()}
+            report = host.memory().forget([handle], reason=reason, who="mcp")
+            return {"handle": handle, **report.as_dict()}
         return await write(call)
 
     @server.tool()
