@@ -1025,7 +1025,9 @@ restriction_(R) :- domain_error(restriction, R).
 %   derived record (whose labels come from its sources) the loosening is recorded against the
 %   record. Key/Value: restriction/R (lifted), reader/P (added to the readers), readers/all
 %   (readers lifted), retention/Iso-or-none. Change describes what changed (for the audit log).
-%   @error existence_error(label, Key-Value) when Record carries no such restriction
+%   @error existence_error(label, label(Record, Key, Value)) when Record carries no such
+%          restriction (Key restriction) or no readers list to lift or widen (Key reader
+%          or readers): the record is named, since one batch may loosen many
 grants_declassify(R, Key, Value, Change) :-
     must_be(atom, R),
     (   item(R) -> Derived = false
@@ -1034,13 +1036,15 @@ grants_declassify(R, Key, Value, Change) :-
     ),
     record_labels(R, labels(Readers, Restrictions, _)),
     (   Key == restriction
-    ->  (   memberchk(Value, Restrictions) -> true ; existence_error(label, restriction-Value) )
+    ->  (   memberchk(Value, Restrictions) -> true
+        ;   existence_error(label, label(R, restriction, Value))
+        )
     ;   Key == reader
     ->  existing_principal_(Value),
-        (   Readers == all -> existence_error(label, readers) ; true )
+        (   Readers == all -> existence_error(label, label(R, reader, Value)) ; true )
     ;   Key == readers
     ->  must_be(oneof([all]), Value),
-        (   Readers == all -> existence_error(label, readers) ; true )
+        (   Readers == all -> existence_error(label, label(R, readers, Value)) ; true )
     ;   Key == retention
     ->  must_be(atom, Value)
     ;   domain_error(label_key, Key)

@@ -331,7 +331,7 @@ def test_a_user_rule_walks_cell_to_cell_mid_proof(topical: Memory, tmp_path: Pat
                                   "cell_path(N, Far, P)", "--rules", str(rules), "--limit", "3",
                                   "--format", "json", "--home", str(topical.home)])
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.output)
+    rows = json.loads(result.stdout)
     assert len(rows) == 3
     for row in rows:
         assert row["N"].startswith("cell_") and row["P"][0] == row["N"] and row["P"][-1] == row["Far"]
@@ -481,7 +481,7 @@ def test_curation_can_leave_cells_off(tmp_path: Path):
 
 
 def test_grants_cap_cell_summaries_and_hide_cells_a_reader_cannot_wholly_see(tmp_path: Path):
-    from test_sharing import make_alice, ok   # payments at L2 for bob's team; security not
+    from test_sharing import make_alice, ok, ok_rows   # payments at L2 for bob's team; security not
 
     home = tmp_path / "alice"
     home.mkdir()
@@ -490,11 +490,11 @@ def test_grants_cap_cell_summaries_and_hide_cells_a_reader_cannot_wholly_see(tmp
         segments = {r["C"]: set(r["S"]) for r in
                     mem.query("cell(C), cell_info(C, segments, S)", limit=1000).rows}
     assert any(s == {"payments"} for s in segments.values())
-    seen = {r["C"] for r in json.loads(ok("query", "cell(C)", "--as", "bob", "--format", "json",
-                                          home=home))}
+    seen = {r["C"] for r in ok_rows("query", "cell(C)", "--as", "bob", "--format", "json",
+                                    home=home)}
     assert seen == {c for c, s in segments.items() if s == {"payments"}}
-    levels = {r["L"] for r in json.loads(ok("query", "cell(C), rung(C, L, _)", "--as", "bob",
-                                            "--format", "json", home=home))}
+    levels = {r["L"] for r in ok_rows("query", "cell(C), rung(C, L, _)", "--as", "bob",
+                                      "--format", "json", home=home)}
     assert levels == {"l3"}  # L2 members: a cell's L2 would quote their L1 summaries
     frame = json.loads(ok("hydrate", "--goal", "processor retries webhook", "--budget", "4000",
                           "--format", "json", "--as", "bob", home=home))
@@ -711,7 +711,7 @@ def test_a_cell_never_shows_a_grantee_a_members_rung_above_their_ceiling(tmp_pat
     must not read them through the cell either: not with a query, not in a frame. (Before:
     the cell was visible at L2 and its L2 rung quoted each central member's L1 whole, where
     that member's own L2 cut it short.)"""
-    from test_sharing import make_alice, ok   # payments at L2 for bob's team
+    from test_sharing import make_alice, ok, ok_rows   # payments at L2 for bob's team
 
     home = tmp_path / "alice"
     home.mkdir()
@@ -725,8 +725,8 @@ def test_a_cell_never_shows_a_grantee_a_members_rung_above_their_ceiling(tmp_pat
                      mem.query("cell(C), cell_member(C, H), rung(H, l1, T)", limit=10000).rows}
 
     def as_bob(goal: str) -> list[dict]:
-        return json.loads(ok("query", goal, "--as", "bob", "--format", "json", "--limit",
-                             "100000", home=home))
+        return ok_rows("query", goal, "--as", "bob", "--format", "json", "--limit",
+                       "100000", home=home)
 
     shown = {}   # member -> what bob may read of it
     for r in as_bob("cell(C), cell_member(C, H), rung(H, _, T)"):

@@ -29,7 +29,7 @@ def test_ingest_query_show_stats_round_trip(home):
     out = run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
     assert out.exit_code == 0 and "new:" in out.output
     rows = json.loads(run("query", "item_kind(H, error), item_source(H, P)", "--format", "json",
-                          home=home).output)
+                          home=home).stdout)
     assert rows and all(set(r) == {"H", "P"} for r in rows)
     handle = rows[0]["H"]
     shown = run("show", handle, "--format", "json", home=home)
@@ -174,7 +174,7 @@ def test_prolog_text_in_transcripts_is_data(home, tmp_path):
     evil.write_text(json.dumps({"type": "user", "uuid": "x", "sessionId": "S",
                                 "message": {"role": "user", "content": text}}) + "\n")
     assert run("ingest", str(evil), home=home).exit_code == 0
-    rows = json.loads(run("query", "item_text(H, T)", "--format", "json", home=home).output)
+    rows = json.loads(run("query", "item_text(H, T)", "--format", "json", home=home).stdout)
     assert rows[0]["T"] == text
 
 
@@ -281,7 +281,7 @@ def test_goal_readers_are_part_of_the_query_vocabulary(home):
     out = run("query", 'memory_now(N), goal_time_window("what failed two days ago", N, F-T, P), '
                        'goal_speaker("what did you suggest", R)', "--format", "json", home=home)
     assert out.exit_code == 0, out.output
-    (row,) = json.loads(out.output)
+    (row,) = json.loads(out.stdout)
     assert row["P"] == "two days ago" and row["R"] == "assistant"
     assert row["F"] < row["N"] - 2 * 86400 < row["T"] < row["N"]  # centred two days back
 
@@ -314,7 +314,7 @@ def test_query_names_unbound_variables_so_they_are_not_atoms_and_shared_ones_agr
     `X = f(Y, Z)` showed "A" (the atom 'A' shows the same) and so did `Z`."""
     assert run("ingest", str(samples_dir()), home=home).exit_code == 0
     out = run("query", "X = f(Y, Z), W = 'A', length(L, 2)", "--format", "json", home=home)
-    assert json.loads(out.output) == [
+    assert json.loads(out.stdout) == [
         {"X": "f(_A,_B)", "Y": "_A", "Z": "_B", "W": "A", "L": "[_C,_D]"}]
     table = run("query", "setof(S, H^item_session(H, S), Ss)", home=home).output
     assert " A " not in table.splitlines()[1] + " "
@@ -336,7 +336,7 @@ def test_show_source_follows_a_record_that_moved_and_refuses_one_that_changed(ho
     answer = line("a2", "assistant", "Deployed v2; the canary failed on the payments check.")
     path.write_text(line("a1", "user", "Deploy v2 of the billing service") + answer)
     assert run("ingest", str(path), home=home).exit_code == 0
-    (row,) = json.loads(run("query", "item_role(H, assistant)", "--format", "json", home=home).output)
+    (row,) = json.loads(run("query", "item_role(H, assistant)", "--format", "json", home=home).stdout)
     shown = lambda: CliRunner().invoke(main, ["show", row["H"], "--source", "--format", "json",  # noqa: E731
                                               "--home", str(home)])
     first = json.loads(shown().output)
@@ -380,7 +380,7 @@ def test_ingest_source_names_a_single_files_items(home, tmp_path):
     path = tmp_path / "a.txt"
     path.write_text("User: pick a database\nAssistant: PostgreSQL 15\n")
     assert run("ingest", str(path), "--source", "team/notes.txt", home=home).exit_code == 0
-    rows = json.loads(run("query", "item_source_name(H, N)", "--format", "json", home=home).output)
+    rows = json.loads(run("query", "item_source_name(H, N)", "--format", "json", home=home).stdout)
     assert {r["N"] for r in rows} == {"team/notes.txt"}
 
 

@@ -83,10 +83,10 @@ def test_a_question_naming_a_participant_by_first_name_favours_them(home):
         mem.curate()
     out = run("query", 'goal_speaker("What did Dana suggest for Saturday?", A), '
                        'goal_speaker("what did Tomás Ruiz forward", B)', "--format", "json")
-    assert json.loads(out.output) == [{"A": "Dana Whitfield", "B": "Tomás Ruiz"}]
+    assert json.loads(out.stdout) == [{"A": "Dana Whitfield", "B": "Tomás Ruiz"}]
     # the goal's first word is no name: "Dana" there may be, but "May" would not be
     none = run("query", 'goal_speaker("Tomás said what?", X)', "--format", "json")
-    assert json.loads(none.output) == []
+    assert json.loads(none.stdout) == []
     frame = json.loads(run("hydrate", "What did Dana suggest for Saturday?", "--budget", "200",
                            "--format", "json").output)
     assert frame["receipt"]["facts"][0].get("speaker") == "Dana Whitfield"

@@ -72,7 +72,7 @@ def _frame(run, *extra):
 
 def _handle(run, text):
     out = run("query", f'item_text(H, T), sub_string(T, 0, _, _, "{text[:30]}")', "--format", "json")
-    (row,) = json.loads(out.output)
+    (row,) = json.loads(out.stdout)
     return row["H"]
 
 
@@ -121,7 +121,7 @@ def test_a_name_many_items_share_bridges_nothing(home, tmp_path):
     run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
     assert run("ingest", str(folder)).exit_code == 0 and run("curate").exit_code == 0
     named = json.loads(run("query", 'aggregate_all(count, (distilled(H, entity, "Kasia"), item(H)), N)',
-                           "--format", "json").output)
+                           "--format", "json").stdout)
     assert named[0]["N"] == 12
     out = run("hydrate", "--goal", "When did the bowl stay round on the pottery wheel?",
               "--budget", "2000", "--format", "json")
@@ -156,7 +156,7 @@ def test_a_participants_name_bridges_nothing(home, tmp_path):
     run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
     assert run("ingest", str(folder)).exit_code == 0 and run("curate").exit_code == 0
     named = json.loads(run("query", 'aggregate_all(count, (distilled(H, entity, "Priya"), item(H)), N)',
-                           "--format", "json").output)
+                           "--format", "json").stdout)
     assert 2 <= named[0]["N"] <= 8              # as rare as a bridge's named thing
     out = run("hydrate", "--goal", "Where does Nordvik Studio want Priya to work?", "--budget", "2000",
               "--format", "json")

@@ -48,7 +48,7 @@ def test_a_table_cell_cut_at_the_column_edge_says_it_was_cut(chat_home):
     table = atc("query", goal, home=chat_home)
     assert table.exit_code == 0, table.output
     (row,) = table.output.splitlines()[1:]
-    whole = json.loads(atc("query", goal, "--format", "json", home=chat_home).output)[0]["T"]
+    whole = json.loads(atc("query", goal, "--format", "json", home=chat_home).stdout)[0]["T"]
     assert len(whole) > 60
     assert row.rstrip().endswith("…"), row
     shown = row.split("  ", 1)[1].rstrip()
@@ -92,7 +92,7 @@ def test_a_rule_saved_under_another_name_may_not_define_a_saved_rules_predicate(
     other_plane.write_text('plane(listen, _{seeds: 2}).\n', encoding="utf-8")
     assert atc("rules", "add", str(other_plane), home=home).exit_code == 0
     assert atc("rules", "add", str(edited), "--name", "said", home=home).exit_code == 0
-    rows = json.loads(atc("query", 'said_by(H, "Priya")', "--format", "json", home=home).output)
+    rows = json.loads(atc("query", 'said_by(H, "Priya")', "--format", "json", home=home).stdout)
     kinds = json.loads(atc("query", 'said_by(H, "Priya"), item_kind(H, K)', "--format", "json",
                            home=home).output)
     assert len(rows) == len(kinds) == 3 and {r["K"] for r in kinds} == {"user_goal"}
@@ -125,7 +125,7 @@ def test_a_rules_file_read_as_a_grantee_replaces_the_saved_rule_and_names_its_fi
         out = atc("query", "per_day(D, N)", "--rules", str(edited), "--format", "json", *extra,
                   home=home)
         assert out.exit_code == 0, out.output
-        assert json.loads(out.output) == expected, (extra, out.output)
+        assert json.loads(out.stdout) == expected, (extra, out.output)
     bad = tmp_path / "bad.pl"
     bad.write_text("ok(X) :- item(X).\nbad(X) :- item(X) item_kind(X, K).\n", encoding="utf-8")
     for command in (["query", "ok(X)"], ["hydrate", "retries"]):
@@ -240,12 +240,12 @@ def test_a_rules_file_an_editor_saved_with_a_byte_order_mark_is_read(chat_home, 
     for args in (("--rules", str(rules)), ("--rules", str(rules), "--as", "bob")):
         out = atc("query", goal, "--format", "json", *args, home=chat_home)
         assert out.exit_code == 0, out.output
-        assert len(json.loads(out.output)) == 1
+        assert len(json.loads(out.stdout)) == 1
     out = atc("rules", "add", str(rules), home=chat_home)
     assert out.exit_code == 0, out.output
     try:
         out = atc("query", goal, "--format", "json", home=chat_home)
-        assert out.exit_code == 0 and len(json.loads(out.output)) == 1, out.output
+        assert out.exit_code == 0 and len(json.loads(out.stdout)) == 1, out.output
     finally:
         assert atc("rules", "remove", "said", home=chat_home).exit_code == 0
 

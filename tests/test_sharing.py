@@ -32,6 +32,14 @@ def ok(*args: str, home: Path, env: dict[str, str] | None = None) -> str:
     return out.output
 
 
+def ok_rows(*args: str, home: Path) -> list:
+    """The JSON answer of a command that succeeded, read from stdout alone (stderr carries
+    notes such as a query's cut at --limit)."""
+    out = run(*args, home=home)
+    assert out.exit_code == 0, out.output
+    return json.loads(out.stdout)
+
+
 def token_of(output: str) -> str:
     return output.strip().splitlines()[-1]
 
@@ -152,13 +160,13 @@ def test_a_grantee_of_a_home_not_curated_yet_is_told_so_and_reads_it_once_curate
 
 def test_grantee_query_runs_on_the_filtered_vocabulary(alice):
     home, _ = alice
-    rows = json.loads(ok("query", "item(H), item_segment(H, S)", "--as", "bob", "--format",
-                         "json", "--limit", "1000", home=home))
+    rows = ok_rows("query", "item(H), item_segment(H, S)", "--as", "bob", "--format",
+                   "json", "--limit", "1000", home=home)
     assert rows and {r["S"] for r in rows} == {"payments"}
     assert ok("query", "item_text(H, T)", "--as", "bob", home=home).strip() == "false."
     assert ok("query", "rung(H, l1, T)", "--as", "bob", home=home).strip() == "false."
-    levels = json.loads(ok("query", "rung(H, L, _)", "--as", "bob", "--format", "json",
-                           "--limit", "1000", home=home))
+    levels = ok_rows("query", "rung(H, L, _)", "--as", "bob", "--format", "json",
+                     "--limit", "1000", home=home)
     assert {r["L"] for r in levels} == {"l2", "l3"}
     out = run("query", "atc_journal:item_text(H, T)", "--as", "bob", home=home)
     assert out.exit_code == 2 and "sandbox" in out.output.lower()
@@ -170,8 +178,8 @@ def test_grantee_rules_see_the_filtered_view(alice, tmp_path):
     rules.write_text("leak(H, T) :- item_text(H, T).\nseg(H, S) :- item_segment(H, S).\n")
     assert ok("query", "leak(H, T)", "--rules", str(rules), "--as", "bob",
               home=home).strip() == "false."
-    rows = json.loads(ok("query", "seg(H, S)", "--rules", str(rules), "--as", "bob",
-                         "--format", "json", "--limit", "1000", home=home))
+    rows = ok_rows("query", "seg(H, S)", "--rules", str(rules), "--as", "bob",
+                   "--format", "json", "--limit", "1000", home=home)
     assert {r["S"] for r in rows} == {"payments"}
 
 
@@ -200,8 +208,8 @@ def test_a_presence_ceiling_never_shows_what_a_short_item_says(alice):
     with Memory.open(home, create=False) as mem:
         (handle,) = [r["H"] for r in mem.query(f'item_text(H, "{secret}")').rows]
         assert mem.query(f"rung({handle}, l3, T)").rows[0]["T"] == secret  # the owner's ladder
-    rows = json.loads(ok("query", "rung(H, l3, T)", "--as", "carol", "--format", "json",
-                         "--limit", "10000", home=home))
+    rows = ok_rows("query", "rung(H, l3, T)", "--as", "carol", "--format", "json",
+                   "--limit", "10000", home=home)
     assert rows and not any(r["T"] == secret for r in rows)  # other records keep presence
     assert ok("query", f"item({handle})", "--as", "carol", home=home).strip() == "false."
     out = run("show", handle, "--level", "L3", "--as", "carol", home=home)
@@ -226,8 +234,8 @@ def test_hydrate_as_a_grantee_keeps_to_the_mounted_cell(alice):
         reach = {c: {r["H"] for r in mem.query(f"cell_member({c}, H)", limit=100000).rows}
                  for c in cells}
     assert len(cells) > 1
-    seen = {r["C"] for r in json.loads(ok("query", "cell(C)", "--as", "bob", "--format", "json",
-                                          home=home))}
+    seen = {r["C"] for r in ok_rows("query", "cell(C)", "--as", "bob", "--format", "json",
+                                    home=home)}
     hidden = set(cells) - seen
     assert seen and hidden
     for cell in hidden:  # a cell bob does not wholly see does not exist for him, nor its region
@@ -688,8 +696,8 @@ def test_the_audit_names_the_cells_a_grantees_query_read(alice):
     they may see them at, as it is with items, arcs and rollups. (Before: handles of cells
     were not recognised in the answers, and such a read was logged with no records.)"""
     home, _ = alice
-    rows = json.loads(ok("query", "cell(C), rung(C, l3, T)", "--as", "bob", "--format", "json",
-                         home=home))
+    rows = ok_rows("query", "cell(C), rung(C, l3, T)", "--as", "bob", "--format", "json",
+                   home=home)
     assert rows
     (event,) = [e for e in json.loads(ok("audit", "--reader", "bob", "--format", "json",
                                          home=home)) if e.get("op") == "query"]
@@ -771,8 +779,8 @@ def test_the_audit_names_the_records_a_grantees_query_read_whatever_it_answers(a
     bob three L2 texts and was logged with no record, and a count over every distillation
     read them all with none logged. Now each record whose text the query read is named."""
     home, _ = alice
-    rows = json.loads(ok("query", "rung(_, l2, T)", "--as", "bob", "--limit", "3",
-                         "--format", "json", home=home))
+    rows = ok_rows("query", "rung(_, l2, T)", "--as", "bob", "--limit", "3",
+                   "--format", "json", home=home)
     assert len(rows) == 3 and all("it_" not in json.dumps(r) for r in rows)
     ok("query", "aggregate_all(count, (distilled(H, _, V), sub_string(V, _, _, _, \"a\")), N)",
        "--as", "bob", home=home)
@@ -807,8 +815,8 @@ def test_a_grantee_reads_the_cells_relations_and_provenance_they_see(alice):
     home, _ = alice
 
     def relations_as_bob(segments: list[str]) -> set[str]:
-        as_bob = {r["C"] for r in json.loads(ok("query", "cell(C)", "--as", "bob", "--format",
-                                                "json", home=home))}
+        as_bob = {r["C"] for r in ok_rows("query", "cell(C)", "--as", "bob", "--format",
+                                          "json", home=home)}
         with Memory.open(home, create=False) as mem:
             owner = mem.query("cell(C), relation(C, P, O)", limit=10000).rows
             prov = mem.query("cell(C), provenance(C, H)", limit=10000).rows
@@ -816,11 +824,11 @@ def test_a_grantee_reads_the_cells_relations_and_provenance_they_see(alice):
                      for r in mem.query(f"item_segment(H, {s})", limit=10000).rows}
         want = {(r["C"], r["P"], r["O"]) for r in owner
                 if r["C"] in as_bob and (r["O"] in as_bob or r["O"] in items)}
-        got = json.loads(ok("query", "cell(C), relation(C, P, O)", "--as", "bob", "--format",
-                            "json", "--limit", "10000", home=home))
+        got = ok_rows("query", "cell(C), relation(C, P, O)", "--as", "bob", "--format",
+                      "json", "--limit", "10000", home=home)
         assert want and {(r["C"], r["P"], r["O"]) for r in got} == want
-        got_prov = json.loads(ok("query", "cell(C), provenance(C, H)", "--as", "bob", "--format",
-                                 "json", "--limit", "10000", home=home))
+        got_prov = ok_rows("query", "cell(C), provenance(C, H)", "--as", "bob", "--format",
+                           "json", "--limit", "10000", home=home)
         assert {(r["C"], r["H"]) for r in got_prov} == {(r["C"], r["H"]) for r in prov
                                                         if r["C"] in as_bob} != set()
         return {r["P"] for r in got}

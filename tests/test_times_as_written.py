@@ -20,7 +20,7 @@ def _ingest_and_ask(home, path, goal: str) -> list[dict]:
     assert run("ingest", str(path)).exit_code == 0
     out = run("query", goal, "--format", "json")
     assert out.exit_code == 0, out.output
-    return json.loads(out.output)
+    return json.loads(out.stdout)
 
 
 # -- an offset written after UTC or GMT -----------------------------------------------------------

@@ -479,17 +479,17 @@ def conversation_home(home, built_home):
 def test_query_item_speaker_lists_her_items(conversation_home):
     out = conversation_home("query", 'item_speaker(H, "Priya"), item_time(H, T)', "--format", "json")
     assert out.exit_code == 0, out.output
-    rows = json.loads(out.output)
+    rows = json.loads(out.stdout)
     assert sorted(r["T"] for r in rows) == ["2023-05-08T13:56:00Z", "2023-05-20T19:10:00Z",
                                             "2023-06-02T09:05:00Z"]
-    mine = json.loads(conversation_home("query", 'item_speaker(H, S)', "--format", "json").output)
+    mine = json.loads(conversation_home("query", 'item_speaker(H, S)', "--format", "json").stdout)
     assert {r["S"] for r in mine} == {"Priya", "Tomás"}
 
 
 def test_the_day_a_turn_names_is_a_queryable_fact(conversation_home):
     out = conversation_home("query", 'relation(H, mentions_date, D), item_speaker(H, S)',
                             "--format", "json")
-    rows = {(r["S"], r["D"]) for r in json.loads(out.output)}
+    rows = {(r["S"], r["D"]) for r in json.loads(out.stdout)}
     assert ("Priya", "2023-05-07") in rows          # "yesterday", said on 8 May
     assert ("Priya", "2021-06-02") in rows          # "two years ago", said on 2 June 2023
 
@@ -543,9 +543,9 @@ def test_goal_speaker_reads_names_memory_knows(conversation_home):
     out = conversation_home("query", 'goal_speaker("what did Tomás say about his knee", A), '
                             'goal_speaker("Did Priya\'s bowl survive?", B), '
                             'goal_speaker("what did you suggest", C)', "--format", "json")
-    assert json.loads(out.output) == [{"A": "Tomás", "B": "Priya", "C": "assistant"}]
+    assert json.loads(out.stdout) == [{"A": "Tomás", "B": "Priya", "C": "assistant"}]
     none = conversation_home("query", 'goal_speaker("will priyanka like clay", X)', "--format", "json")
-    assert json.loads(none.output) == []
+    assert json.loads(none.stdout) == []
 
 
 def test_a_name_typed_without_its_accents_is_that_speaker(conversation_home, home):
@@ -553,7 +553,7 @@ def test_a_name_typed_without_its_accents_is_that_speaker(conversation_home, hom
     weighed toward his turns and reaches the embedder without his name."""
     out = conversation_home("query", 'goal_speaker("What did Tomas say about his knee?", A), '
                             'goal_speaker("When did TOMAS book the trip", B)', "--format", "json")
-    assert json.loads(out.output) == [{"A": "Tomás", "B": "Tomás"}]
+    assert json.loads(out.stdout) == [{"A": "Tomás", "B": "Tomás"}]
     with Memory.open(home) as mem:
         asked = record_embedded(mem)
         frame = mem.hydrate("What did Tomas say about his knee?", budget=400)
@@ -566,7 +566,7 @@ def test_a_name_ending_in_s_with_its_possessive_apostrophe(conversation_home, ho
     Tomás, as "Priya's bowl" names Priya."""
     out = conversation_home("query", 'goal_speaker("Why did Tomás\' knee hurt?", A), '
                             'goal_speaker("Why did Tomas’ knee hurt?", B)', "--format", "json")
-    assert json.loads(out.output) == [{"A": "Tomás", "B": "Tomás"}]
+    assert json.loads(out.stdout) == [{"A": "Tomás", "B": "Tomás"}]
     with Memory.open(home) as mem:
         asked = record_embedded(mem)
         mem.hydrate("Why did Tomás' knee hurt?", budget=400)

@@ -46,7 +46,7 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
             refused = _write_refused(exc)
             if refused:
                 raise _Fail(_storage_message(refused), 1) from exc
-            raise _Fail(one_line(exc), exc.exit_code) from exc
+            raise _Fail(one_line(exc, "cli"), exc.exit_code) from exc
         except KeyboardInterrupt:
             raise _Fail("interrupted", 130) from None
         except OSError as exc:
@@ -505,6 +505,8 @@ def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt:
         mem.close()
     if fmt == "json":
         emit_json(result.rows)
+        if result.more:  # stdout stays the bare array consumers parse; the cut is said aside
+            note(f"stopped at --limit {limit} (more solutions exist)")
         return
     if not result.rows:
         click.echo("false.")

@@ -247,8 +247,12 @@ def require_home(home: Path) -> Path:
     """``home`` when it is an existing memory home directory; HomeError saying so otherwise
     (reading commands must not create an empty home where a user mistyped a path)."""
     if not home.exists():
-        raise HomeError(f"{home}: no memory home here (atc ingest creates one; "
-                        "check --home or $ATC_HOME)")
+        raise HomeError(f"{home}: no memory home here (Memory.open(home, create=True) "
+                        "creates one)").told(
+            cli=f"{home}: no memory home here (atc ingest creates one; check --home or "
+                "$ATC_HOME)",
+            mcp=f"{home}: no memory home here (the `remember` tool creates one; check the "
+                "server's --home or $ATC_HOME)")
     if not home.is_dir():
         raise HomeError(f"{home}: memory home is not a directory")
     return check_not_foreign(home)

@@ -167,8 +167,10 @@ test(declassify_derived_lifts_restriction, [setup(fresh), true(M == l2)]) :-
     grants_declassify(a1, restriction, pii, _),
     visible(bob, a1, M).
 
-test(declassify_missing_label, [setup(fresh), throws(error(existence_error(label, restriction-pii), _))]) :-
+test(declassify_missing_label, [setup(fresh), throws(error(existence_error(label, label(p1, restriction, pii)), _))]) :-
     grants_declassify(p1, restriction, pii, _).
+test(declassify_no_readers_list, [setup(fresh), throws(error(existence_error(label, label(p1, readers, all)), _))]) :-
+    grants_declassify(p1, readers, all, _).
 
 test(grant_needs_owner, [throws(error(existence_error(owner, home), _))]) :-
     store_reset,

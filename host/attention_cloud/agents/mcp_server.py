@@ -153,7 +153,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
             # Infinity/NaN in the text and null in the structured content)
             return strict_json(await asyncio.wrap_future(worker.submit(fn)))
         except AtcError as exc:
-            raise ToolError(one_line(exc)) from None
+            raise ToolError(one_line(exc, "mcp")) from None
 
     async def write(fn: Callable[[], dict[str, Any]], *,
                     create: bool = False) -> dict[str, Any]:
@@ -165,16 +165,21 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         try:
             limit = lock_wait_set()
         except AtcError as exc:
-            raise ToolError(one_line(exc)) from None
+            raise ToolError(one_line(exc, "mcp")) from None
         limit = WRITE_WAIT if limit is None else limit
         start = time.monotonic()
         busy: WriterBusy | None = None
 
         def locked() -> dict[str, Any]:
+            made_home = create and not host.home.exists()
             host.memory(create=create).acquire(wait=0)
             waited = time.monotonic() - start
             try:
                 result = fn()
+            except BaseException:
+                if made_home:  # a failed call leaves no home behind (an agent's typo)
+                    host.remove_home()
+                raise
             finally:
                 host.wrote()
             if busy is None:
@@ -189,7 +194,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
             except WriterBusy as exc:
                 busy = exc
             except AtcError as exc:
-                raise ToolError(one_line(exc)) from None
+                raise ToolError(one_line(exc, "mcp")) from None
             waited = time.monotonic() - start
             if waited >= limit:
                 raise ToolError(busy_message(busy, limit)) from None
@@ -253,10 +258,8 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         was derived from it is rebuilt without it, an audit record remains. Returns what was
         done (invalidated records, sources that still hold the text, ...)."""
         def call() -> dict[str, Any]:
-            mem = host.memory()
-            if mem.item(handle) is None:
-                raise ToolError(f"{handle}: no such item in this memory")
-            return {"handle": handle, **mem.forget([handle], reason=reason, who="mcp").as_dict()}
+            report = host.memory().forget([handle], reason=reason, who="mcp")
+            return {"handle": handle, **report.as_dict()}
         return await write(call)
 
     @server.tool()
@@ -310,7 +313,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         try:
             return json.dumps(load_receipt(host.home, receipt_id), ensure_ascii=False, indent=2)
         except AtcError as exc:
-            raise ResourceNotFoundError(one_line(exc)) from None
+            raise ResourceNotFoundError(one_line(exc, "mcp")) from None
 
     @server.resource("receipts://recent", mime_type="application/json",
                      description="The 50 most recent receipts: id, goal, created, facts.")

@@ -70,6 +70,15 @@ class MemoryHost:
         if self._mem is not None and not self._mem._closed:
             self._mem.release()
 
+    def remove_home(self) -> None:
+        """Close memory and remove the home: what a call that made the home and then failed
+        does, so that a failed call leaves nothing behind (the caller held the write lock
+        from the home's making to here, so no other process wrote to it)."""
+        import shutil
+
+        self.close()
+        shutil.rmtree(self.home, ignore_errors=True)
+
     def close(self) -> None:
         """Close memory (releasing the write lock if a write took it); the next call reopens."""
         if self._mem is not None:

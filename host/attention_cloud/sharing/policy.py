@@ -127,11 +127,21 @@ def _missing(exc: PrologError) -> InputError | None:
     if missing is None:
         return None
     kind, culprit = missing
+    if kind == "label" and isinstance(culprit, Term) and len(culprit.args) == 3:
+        return InputError(_missing_label(*(_label_text(arg) for arg in culprit.args)))
     if kind == "membership" and isinstance(culprit, Term) and len(culprit.args) == 2:
         return InputError(f"{culprit.args[0]} is not a member of {culprit.args[1]}")
     if kind in _MISSING and not isinstance(culprit, Term):
         return InputError(_MISSING[kind].format(culprit))
     return None
+
+
+def _missing_label(record: str, key: str, value: str) -> str:
+    """What declassifying a label ``record`` does not carry says (grants_declassify/4)."""
+    if key == "restriction":
+        return f"{record}: carries no restriction {value} to lift"
+    verb = "widen" if key == "reader" else "lift"
+    return f"{record}: names no readers to {verb} (anyone a grant reaches reads it)"
 
 
 def _refusal(exc: PrologError) -> UsageError | None:
@@ -362,7 +372,9 @@ def _known_record(mem: Any, handle: str) -> None:
 def _owner_or_fail(mem: Any) -> str:
     owner = sharing_state(mem).owner
     if owner is None:
-        raise UsageError("this home has no owner yet: `atc principal add NAME --owner` names it")
+        raise UsageError("this home has no owner yet: add_principal(mem, NAME, owner=True) "
+                         "names it").told(
+            cli="this home has no owner yet: `atc principal add NAME --owner` names it")
     return owner
 
 

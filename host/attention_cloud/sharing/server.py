@@ -89,7 +89,7 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
             try:
                 mem = reader.memory()
             except (AtcError, OSError) as exc:
-                print(f"atc serve: {one_line(exc)}", file=sys.stderr, flush=True)
+                print(f"atc serve: {one_line(exc, 'cli')}", file=sys.stderr, flush=True)
                 return refuse(503, HOME_UNREADABLE)
             try:
                 principal = await verified.principal(mem, token)
@@ -134,7 +134,7 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
             except InputError as exc:
                 return refuse(404, one_line(exc))
             except (HomeError, OSError) as exc:   # the home's state, not the caller's input
-                print(f"atc serve: {one_line(exc)}", file=sys.stderr, flush=True)
+                print(f"atc serve: {one_line(exc, 'cli')}", file=sys.stderr, flush=True)
                 return refuse(503, HOME_UNREADABLE)
             except AtcError as exc:
                 return refuse(400, one_line(exc))
