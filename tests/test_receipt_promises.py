@@ -215,13 +215,16 @@ def check_promises(mem, frame, *, budget: int, ceiling: str = "L0", reader: str 
     # the envelope wraps the text once: a goal or a record holding the tags is escaped
     assert frame.envelope.count("<memory-frame ") == frame.envelope.count("</memory-frame>") == 1
     headings = [line for line in lines if line.startswith("[L")]
+    # each fact's time, in UTC: its clock in its heading, its day with its weekday on the line
+    # above the facts of that day. Facts are written in the receipt's order and two can read
+    # alike (a grantee's L3 skeletons carry no pointer), so each is sought past the one before.
+    after = 0
     for f, shown in zip(facts, frame.facts):
-        # each fact's time, in UTC: its clock in its heading, its day with its weekday on the
-        # line above the facts of that day
+        body = shown.text.split("\n")
+        at = next(i for i in range(after, len(lines))
+                  if lines[i].startswith(f"[{f['level']}") and lines[i + 1:i + 1 + len(body)] == body)
+        after = at + 1 + len(body)
         if f["time"]:
-            at = next(i for i, line in enumerate(lines)
-                      if line.startswith(f"[{f['level']}") and lines[i + 1:i + 1 + len(
-                          shown.text.split("\n"))] == shown.text.split("\n"))
             assert lines[at].endswith((f" {f['time'][11:16]}]", f" {f['time'][11:16]} DIRTY]")), (f, lines[at])
             day = next(line for line in reversed(lines[:at]) if re.fullmatch(_DAY, line))
             assert day.endswith(f["time"][:10]), (f, day)
