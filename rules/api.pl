@@ -28,6 +28,8 @@
             api_erasures/1,             % -Records
             api_quoted_texts/1,         % -Texts
             api_redact_quotes/2,        % +Texts, +Marker
+            api_attention_texts/1,      % -Texts
+            api_redact_attention/3,     % +Hits, +Handles, +Marker
             api_compact/2,              % +File, -Info
             api_adopt_compacted/1,      % +Epoch
             api_journal_replaced/0,
@@ -68,6 +70,8 @@
 :- use_module(frame_json, [frame_json/2]).
 :- use_module(attention_api, []).
 :- use_module(tms, [belief_support/3, tms_item_changed/4, tms_texts/1, tms_redact/2]).
+:- use_module(attention_redact, [attention_text_leaves/1, attention_redact_leaves/2,
+                                 attention_citing_values/2]).
 :- use_module(memory, except([relation/3, provenance/2,     % journal's and ladder's here
                                item/1, item_speaker/2, item_goal/2, item_seq/2,
                                item_source/2, item_source_name/2, item_text/2,
@@ -364,6 +368,27 @@ api_quoted_texts(Texts) :-
 api_redact_quotes(Texts, Marker0) :-
     atom_string(Marker, Marker0),
     api_batch(tms_redact(Texts, Marker)).
+
+%!  api_attention_texts(-Texts:list(string)) is det.
+%   Every distinct text in a free-text field of the attention side (beliefs, inspections,
+%   claims, event payloads, candidates' keys, the trace: attention_text_leaves/1), for an
+%   erasure to judge.
+api_attention_texts(Texts) :-
+    attention_text_leaves(Texts).
+
+%!  api_redact_attention(+Hits:list(string), +Handles:list, +Marker:string) is det.
+%   As one batch: each of Hits replaced by Marker wherever a free-text field of the attention
+%   side holds it, and the value of every belief citing one of Handles as support replaced by
+%   Marker (it was read from the item).
+api_redact_attention(Hits, Handles0, Marker0) :-
+    atom_string(Marker, Marker0),
+    maplist(handle_atom_, Handles0, Handles),
+    api_batch(( attention_citing_values(Handles, Cited),
+                tms_redact(Cited, Marker),
+                attention_redact_leaves(Hits, Marker) )).
+
+handle_atom_(Handle0, Handle) :-
+    atom_string(Handle, Handle0).
 
 %!  api_erasures(-Records:list(dict)) is det.
 %   Every erasure's audit record: `handle`, `digest`, `time` (POSIX), `who`, `reason`.

@@ -201,7 +201,7 @@ def forget(mem: Any, handles: list[str], *, who: str | None = None,
                                         i["goal"] if i["kind"] == "user_goal" else "")
              if t]
     report.receipts_redacted = redact_home_files(mem.home, set(handles), set(records), texts)
-    redact_quotes(mem, texts)
+    redact_quotes(mem, texts, handles)
     (result,) = mem.pl.once("atc_api:api_erase", [Atom(h) for h in handles],
                             [[Atom(h), t] for h, t in dropped.items()], who, reason, Var())
     sync_journal(mem.home)
@@ -337,16 +337,66 @@ def redact_home_files(home: Path, handles: set[str], records: set[str], texts: l
     return changed
 
 
-def redact_quotes(mem: Any, texts: list[str]) -> int:
-    """Replace by the marker every belief's or inspection's subject or value that quotes one
-    of ``texts`` (as :func:`redact` judges a receipt's strings); returns how many. The journal
-    still holds the old fields until the compaction that ends the erasure."""
-    needles = _needles(texts)
-    (quoted,) = mem.pl.once("atc_api:api_quoted_texts", Var())
-    hits = [row for row in quoted if _holds(str(row.args[4]), needles)]
-    if hits:
-        mem.pl.once("atc_api:api_redact_quotes", hits, MARKER)
+def redact_quotes(mem: Any, texts: list[str], handles: Iterable[str] = ()) -> int:
+    """Redact the attention side (beliefs, inspections, claims, event payloads, candidates'
+    keys, the trace): every free text there that quotes one of ``texts`` as
+    :func:`quotes_part` judges it becomes the marker wherever it stands, and so does the
+    value of every belief citing one of ``handles`` as support (it was read from the item);
+    the records stay, with their other fields. Returns how many texts were replaced. The
+    journal still holds the old fields until the compaction that ends the erasure."""
+    parts = QuotedParts(texts)
+    (leaves,) = mem.pl.once("atc_api:api_attention_texts", Var())
+    hits = [str(t) for t in leaves if parts.quoted(str(t))]
+    mem.pl.once("atc_api:api_redact_attention", hits, [str(h) for h in handles], MARKER)
     return len(hits)
+
+
+#: A span of an erased text at least this long (whitespace collapsed, case folded) inside an
+#: attention record's text is a quote of it.
+MIN_SPAN_CHARS = 24
+#: A token of an erased text at least this long, with a digit and a letter or with 8 digits
+#: (a password, key, account or card number), inside an attention record's text is a quote.
+MIN_TOKEN_CHARS = 6
+_EDGE_PUNCTUATION = ".,;:!?\"'()[]{}<>*`"
+
+
+def rare_tokens(text: str) -> set[str]:
+    """The tokens of ``text`` (split on whitespace, punctuation trimmed at both ends, case
+    folded) that name something rather than say it: at least ``MIN_TOKEN_CHARS`` long and
+    holding a digit and a letter, or at least 8 digits (``hunter2-zebra``, ``sk_live_4eC39``,
+    ``4111-1111-1111-1111``)."""
+    found = set()
+    for word in text.lower().split():
+        token = word.strip(_EDGE_PUNCTUATION)
+        digits = sum(c.isdigit() for c in token)
+        if len(token) >= MIN_TOKEN_CHARS and \
+                (digits >= 8 or (digits and any(c.isalpha() for c in token))):
+            found.add(token)
+    return found
+
+
+class QuotedParts:
+    """Judges whether a text quotes an erased one: it holds the whole text (as :func:`redact`
+    judges a receipt's strings), a span of at least ``MIN_SPAN_CHARS`` of it, or one of its
+    :func:`rare_tokens`. Used for the attention side only: a later transcript message that
+    quotes a forgotten one is another item, kept (README, Erasure)."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.needles = _needles(texts)
+        self.tokens = set().union(*(rare_tokens(t) for t in self.needles)) if self.needles \
+            else set()
+        self.spans = {needle[i:i + MIN_SPAN_CHARS] for needle in self.needles
+                      for i in range(len(needle) - MIN_SPAN_CHARS + 1)}
+
+    def quoted(self, value: str) -> bool:
+        """Whether ``value`` quotes one of the texts."""
+        if _holds(value, self.needles):
+            return True
+        text = _norm(value)
+        if any(token in text for token in self.tokens):
+            return True
+        return any(text[i:i + MIN_SPAN_CHARS] in self.spans
+                   for i in range(len(text) - MIN_SPAN_CHARS + 1))
 
 
 def redact(value: Any, handles: set[str], records: set[str], needles: list[str]) -> Any:

@@ -1,0 +1,147 @@
+:- module(atc_attention_redact,
+          [ attention_text_leaves/1,      % -Leaves
+            attention_redact_leaves/2,    % +Hits, +Marker
+            attention_citing_values/2     % +Handles, -Texts
+          ]).
+:- use_module(library(error)).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(library(ordsets)).
+:- use_module(attention_store).
+:- use_module(tms, [belief_support/3]).
+
+/** <module> Erasure on the attention side: the free text beside beliefs, claims and events
+
+Beliefs, inspections, event payloads, claims and the trace hold text that whoever recorded them
+wrote (an agent's claim, a reading of a source), which may copy a part of a journal item. An
+erasure (host/attention_cloud/erasure.py) asks for every such text (attention_text_leaves/1),
+judges which of them quote what it erases, and has those replaced wherever they stand
+(attention_redact_leaves/2): one text replaced by the same marker in a belief, the candidate
+keyed on its subject and the trace event naming it, so the records still join. A belief that
+cites an erased item as support also loses its value (attention_citing_values/2), since the
+value was read from there.
+
+Only the fields that hold free text are read and rewritten (text_arg_/3): ids, claim types,
+kinds and the trace's field names are the product's own vocabulary and stay.
+*/
+
+%!  text_arg_(?Fact, ?ArgIndex, ?Shape) is nondet.
+%   ArgIndex of the durable Fact holds free text: `leaf` (an atom or string), `term` (any
+%   term: its atomic leaves) or `pairs` (a Key-Value list: the values' leaves).
+text_arg_(atc_tms:belief(_, _, _, _, _, _, _, _), 4, leaf).
+text_arg_(atc_tms:belief(_, _, _, _, _, _, _, _), 5, leaf).
+text_arg_(atc_tms:inspection(_, _, _, _, _, _, _, _), 5, leaf).
+text_arg_(atc_tms:inspection(_, _, _, _, _, _, _, _), 6, leaf).
+text_arg_(atc_validator:claim_(_, _, _, _, _, _, _, _), 4, leaf).
+text_arg_(atc_validator:claim_(_, _, _, _, _, _, _, _), 5, leaf).
+text_arg_(atc_validator:pending_(_, _, _, _, _, _), 4, leaf).
+text_arg_(atc_attention_state:event_(_, _, _, _, _, _, _, _), 5, leaf).
+text_arg_(atc_attention_state:event_payload_(_, _, _), 3, leaf).
+text_arg_(atc_attention:candidate_(_, _, _, _, _), 3, term).
+text_arg_(atc_trace:trace_event(_, _, _, _, _), 5, pairs).
+
+text_fact_(Module:Head) :-
+    distinct(Module:Head, text_arg_(Module:Head, _, _)).
+
+%!  attention_text_leaves(-Leaves:list(string)) is det.
+%   Every distinct text in a free-text field of the attention side (numbers left out).
+attention_text_leaves(Leaves) :-
+    findall(Text,
+            ( text_fact_(M:Head), call(M:Head),
+              text_arg_(M:Head, I, Shape), arg(I, Head, Value),
+              shape_leaf_(Shape, Value, Leaf), atom_string(Leaf, Text) ),
+            Texts),
+    sort(Texts, Leaves).
+
+shape_leaf_(leaf, Value, Value) :- text_leaf_(Value).
+shape_leaf_(term, Value, Leaf) :- term_leaf_(Value, Leaf).
+shape_leaf_(pairs, Pairs, Leaf) :- is_list(Pairs), member(_-V, Pairs), term_leaf_(V, Leaf).
+
+term_leaf_(Term, Term) :- text_leaf_(Term).
+term_leaf_(Term, Leaf) :- compound(Term), \+ is_dict(Term), arg(_, Term, Arg), term_leaf_(Arg, Leaf).
+term_leaf_(Dict, Leaf) :- is_dict(Dict), get_dict(_, Dict, V), term_leaf_(V, Leaf).
+
+text_leaf_(X) :- string(X), !.
+text_leaf_(X) :- atom(X), X \== [].
+
+%!  attention_redact_leaves(+Hits:list(string), +Marker:atom) is det.
+%   Each text of Hits, wherever a free-text field holds it (as attention_text_leaves/1 reads
+%   them), replaced by Marker (an atom for an atom, a string for a string), durably; the
+%   other fields stay.
+attention_redact_leaves(Hits, Marker) :-
+    must_be(list, Hits),
+    must_be(atom, Marker),
+    maplist(text_string_, Hits, Strings),
+    sort(Strings, Set),
+    forall(( text_fact_(M:Head), findall(M:Head, M:Head, Facts), member(M:Fact, Facts) ),
+           redact_fact_(M, Fact, Set, Marker)).
+
+redact_fact_(M, Fact, Set, Marker) :-
+    Fact =.. [Name|Args0],
+    findall(I-Shape, text_arg_(M:Fact, I, Shape), Shapes),
+    rewrite_args_(Args0, 1, Shapes, Set, Marker, Args),
+    (   Args == Args0
+    ->  true
+    ;   New =.. [Name|Args],
+        scoped_retract(M:Fact),
+        scoped_assert(M:New)
+    ).
+
+rewrite_args_([], _, _, _, _, []).
+rewrite_args_([A0|As0], I, Shapes, Set, Marker, [A|As]) :-
+    (   memberchk(I-Shape, Shapes)
+    ->  rewrite_(Shape, A0, Set, Marker, A)
+    ;   A = A0
+    ),
+    I1 is I + 1,
+    rewrite_args_(As0, I1, Shapes, Set, Marker, As).
+
+rewrite_(leaf, V0, Set, Marker, V) :- rewrite_leaf_(V0, Set, Marker, V).
+rewrite_(term, V0, Set, Marker, V) :- rewrite_term_(V0, Set, Marker, V).
+rewrite_(pairs, Ps0, Set, Marker, Ps) :-
+    (   is_list(Ps0)
+    ->  maplist(rewrite_pair_(Set, Marker), Ps0, Ps)
+    ;   Ps = Ps0
+    ).
+
+rewrite_pair_(Set, Marker, K-V0, K-V) :- !, rewrite_term_(V0, Set, Marker, V).
+rewrite_pair_(_, _, P, P).
+
+rewrite_term_(T0, Set, Marker, T) :-
+    (   text_leaf_(T0)
+    ->  rewrite_leaf_(T0, Set, Marker, T)
+    ;   is_dict(T0)
+    ->  dict_pairs(T0, Tag, Ps0),
+        maplist(rewrite_pair_(Set, Marker), Ps0, Ps),
+        dict_pairs(T, Tag, Ps)
+    ;   compound(T0)
+    ->  T0 =.. [F|As0],
+        maplist(rewrite_arg_(Set, Marker), As0, As),
+        T =.. [F|As]
+    ;   T = T0
+    ).
+
+rewrite_arg_(Set, Marker, A0, A) :-
+    rewrite_term_(A0, Set, Marker, A).
+
+rewrite_leaf_(V0, Set, Marker, V) :-
+    (   text_leaf_(V0), atom_string(V0, S), ord_memberchk(S, Set)
+    ->  (   string(V0) -> atom_string(Marker, V) ; V = Marker )
+    ;   V = V0
+    ).
+
+text_string_(Text, String) :-
+    atom_string(Text, String).
+
+%!  attention_citing_values(+Handles:list(atom), -Texts:list) is det.
+%   The value of every belief that cites one of Handles as support (item(H)), as
+%   text(belief, Scope, Id, value, Value) for tms_redact/2: it was read from that item.
+attention_citing_values(Handles, Texts) :-
+    must_be(list, Handles),
+    findall(text(belief, Scope, Id, value, Value),
+            ( member(H, Handles),
+              belief_support(Scope, Id, item(H)),
+              atc_tms:belief(Scope, Id, _, _, Value, _, _, _),
+              Value \== '[forgotten]' ),
+            Texts0),
+    sort(Texts0, Texts).
