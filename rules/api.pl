@@ -26,8 +26,6 @@
             api_erase/4,                % +Handles, +Who, +Reason, -Result
             api_erase/5,                % +Handles, +Dropped, +Who, +Reason, -Result
             api_erasures/1,             % -Records
-            api_quoted_texts/1,         % -Texts
-            api_redact_quotes/2,        % +Texts, +Marker
             api_attention_texts/1,      % -Texts
             api_redact_attention/3,     % +Hits, +Handles, +Marker
             api_compact/2,              % +File, -Info
@@ -69,7 +67,7 @@
 :- use_module(hydrate, []).           % hydrate/3 comes confined from memory
 :- use_module(frame_json, [frame_json/2]).
 :- use_module(attention_api, []).
-:- use_module(tms, [belief_support/3, tms_item_changed/4, tms_texts/1, tms_redact/2]).
+:- use_module(tms, [belief_support/3, tms_item_changed/4, tms_redact/2]).
 :- use_module(attention_redact, [attention_text_leaves/1, attention_redact_leaves/2,
                                  attention_citing_values/2]).
 :- use_module(memory, except([relation/3, provenance/2,     % journal's and ladder's here
@@ -356,18 +354,6 @@ erase_(Hs, Dropped, Who, Reason, _{records: Records, invalidated: Ids, recurate:
 erase_one_(Dropped, Who, Reason, H, Record) :-
     (   memberchk([H, Text], Dropped), string(Text) -> true ; Text = "" ),
     journal_erase(H, Who, Reason, Text, Record).
-
-%!  api_quoted_texts(-Texts:list) is det.
-%   The free text others wrote beside the items, which may quote one: every belief's and
-%   inspection's subject and value (tms_texts/1), for an erasure to check.
-api_quoted_texts(Texts) :-
-    tms_texts(Texts).
-
-%!  api_redact_quotes(+Texts:list, +Marker:string) is det.
-%   Replace each of Texts (as api_quoted_texts/1 gives them) by Marker, as one batch.
-api_redact_quotes(Texts, Marker0) :-
-    atom_string(Marker, Marker0),
-    api_batch(tms_redact(Texts, Marker)).
 
 %!  api_attention_texts(-Texts:list(string)) is det.
 %   Every distinct text in a free-text field of the attention side (beliefs, inspections,

@@ -39,7 +39,6 @@
             item_dirty_beliefs/2,         % +Handle, -BeliefIds
             item_dirty_beliefs/3,         % +Scope, +Handle, -BeliefIds
 
-            tms_texts/1,                  % -Texts
             tms_redact/2,                 % +Texts, +Marker
             tms_drop/1                    % +Scope
           ]).
@@ -781,31 +780,9 @@ tms_record_inspection(Scope0, Source0, Subject0, Value, Now, Succeeded, Cost, Id
 inspection_taken_(Scope, Id) :-
     inspection(Scope, Id, _, _, _, _, _, _).
 
-%!  tms_texts(-Texts:list) is det.
-%
-%   The free text of every belief and inspection, as text(Kind, Scope, Id, Field, String)
-%   (Kind `belief` or `inspection`, Field `subject` or `value`): what an erasure checks for a
-%   quote of the text it erases (a value or subject is written by whoever records the belief,
-%   an agent's claim among them, and may copy the item it cites).
-tms_texts(Texts) :-
-    findall(text(belief, Scope, Id, Field, Text),
-            ( belief(Scope, Id, _, Subject, Value, _, _, _),
-              field_text_(Subject, Value, Field, Text) ),
-            Beliefs),
-    findall(text(inspection, Scope, Id, Field, Text),
-            ( inspection(Scope, Id, _, _, Subject, Value, _, _),
-              field_text_(Subject, Value, Field, Text) ),
-            Inspections),
-    append(Beliefs, Inspections, Texts).
-
-field_text_(Subject, Value, Field, Text) :-
-    (   Field = subject, atomic(Subject), \+ number(Subject), atom_string(Subject, Text)
-    ;   Field = value, atomic(Value), \+ number(Value), atom_string(Value, Text)
-    ).
-
 %!  tms_redact(+Texts:list, +Marker:atom) is det.
 %
-%   Each field Texts names (text(Kind, Scope, Id, Field, _), as tms_texts/1 gives them)
+%   Each field Texts names (text(Kind, Scope, Id, Field, _))
 %   replaced by Marker in its belief or inspection, durably; every other field, its supports
 %   and its dirt stay. A belief whose value is redacted is not revised (no dependant goes
 %   dirty for it): its value was not observed to change, only erased.
