@@ -12,7 +12,8 @@ file did Dana send" finds it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from .classify import L0Text, kept_turn_kind, message_text
 from .collector import ItemCollector
@@ -32,6 +33,19 @@ class ChatExportParser:
         self.collector = collector
         self.default_session = default_session
         self.senders = ChatSenders()
+
+    def each_message(self, messages: list[Any], pointer: str, order: Iterable[int] | None = None
+                     ) -> Iterator[tuple[int, dict[str, Any], str]]:
+        """Each message of ``messages`` that is an object (in ``order``, else as listed), with
+        its index and its pointer (``pointer/INDEX``); every one counts as read, and one that is
+        no object is skipped with a line saying so."""
+        for index in range(len(messages)) if order is None else order:
+            message = messages[index]
+            self.collector.records_read += 1
+            if not isinstance(message, dict):
+                self.collector.skip(index + 1, f"message {index} is not an object")
+                continue
+            yield index, message, f"{pointer}/{index}"
 
 
 def attachment_names(names: Iterable[object]) -> list[str]:

@@ -63,13 +63,9 @@ class DiscordParser(ChatExportParser):
                    else self.default_session)
         channel_id = str(channel.get("id") or name or session)
         messages = document["messages"]
-        for index, message in enumerate(messages):
-            self.collector.records_read += 1
-            if not isinstance(message, dict):
-                self.collector.skip(index + 1, f"message {index} is not an object")
-                continue
-            self._message(message, index, session, channel_id,
-                          f"{source.pointer_base}#/messages/{index}")
+        for index, message, pointer in self.each_message(messages,
+                                                         f"{source.pointer_base}#/messages"):
+            self._message(message, index, session, channel_id, pointer)
         return len(messages)
 
     def _message(self, message: dict[str, Any], index: int, session: str, channel_id: str,

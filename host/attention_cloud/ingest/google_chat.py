@@ -80,12 +80,9 @@ class GoogleChatParser(ChatExportParser):
         session = f"Google Chat/{folder}" if folder and Path(source.name).stem == "messages" \
             else self.default_session
         messages = document["messages"]
-        for index, message in enumerate(messages):
-            self.collector.records_read += 1
-            if not isinstance(message, dict):
-                self.collector.skip(index + 1, f"message {index} is not an object")
-                continue
-            self._message(message, index, session, f"{source.pointer_base}#/messages/{index}")
+        for index, message, pointer in self.each_message(messages,
+                                                         f"{source.pointer_base}#/messages"):
+            self._message(message, index, session, pointer)
         return len(messages)
 
     def _message(self, message: dict[str, Any], index: int, session: str, pointer: str) -> None:

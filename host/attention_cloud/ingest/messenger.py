@@ -93,14 +93,9 @@ class MessengerParser(ChatExportParser):
                    else title or self.default_session)
         links = (("title", title),) if title else ()
         messages = document["messages"]
-        for index in _oldest_first(messages):
-            message = messages[index]
-            self.collector.records_read += 1
-            if not isinstance(message, dict):
-                self.collector.skip(index + 1, f"message {index} is not an object")
-                continue
-            self._message(message, index, session, links,
-                          f"{source.pointer_base}#/messages/{index}")
+        for index, message, pointer in self.each_message(
+                messages, f"{source.pointer_base}#/messages", order=_oldest_first(messages)):
+            self._message(message, index, session, links, pointer)
         return len(messages)
 
     def _message(self, message: dict[str, Any], index: int, session: str,

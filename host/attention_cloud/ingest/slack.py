@@ -135,13 +135,8 @@ class SlackParser(ChatExportParser):
             if isinstance(message, dict) and isinstance(message.get("user"), str) \
                     and _profile_name(message):
                 self.names.setdefault(message["user"], _profile_name(message))
-        for index, message in enumerate(document):
-            self.collector.records_read += 1
-            if not isinstance(message, dict):
-                self.collector.skip(index + 1, f"message {index} is not an object")
-                continue
-            self._message(message, index, channel or session, session,
-                          f"{source.pointer_base}#/{index}")
+        for index, message, pointer in self.each_message(document, f"{source.pointer_base}#"):
+            self._message(message, index, channel or session, session, pointer)
         return len(document)
 
     @staticmethod

@@ -118,12 +118,8 @@ class TelegramParser(ChatExportParser):
     def _chat(self, chat: dict[str, Any], prefix: str) -> int:
         session = self._session(chat)
         messages = chat["messages"]
-        for index, message in enumerate(messages):
-            self.collector.records_read += 1
-            if not isinstance(message, dict):
-                self.collector.skip(index + 1, f"message {index} is not an object")
-                continue
-            self._message(message, index, session, f"{prefix}/messages/{index}")
+        for index, message, pointer in self.each_message(messages, f"{prefix}/messages"):
+            self._message(message, index, session, pointer)
         return len(messages)
 
     def _message(self, message: dict[str, Any], index: int, session: str, pointer: str) -> None:
