@@ -44,24 +44,37 @@ def _line(name: str, role: str, when: str, text: str) -> str:
     return json.dumps({"role": role, "name": name, "timestamp": when, "content": text}) + "\n"
 
 
-@pytest.fixture
-def hop_home(home, tmp_path):
+def _chats(tmp_path, first, second, *, first_in=3, asides=(), second_by=("Priya", "user")):
+    """A folder of Priya and Tomás chatting over many sessions (two filler turns each, Tomás's
+    asides in the first sessions), ``first`` said by Priya in session ``first_in`` and
+    ``second`` in a session of its own, so no story link reaches it from a seed."""
     folder = tmp_path / "chats"
     folder.mkdir()
-    for n in range(len(FILLER)):  # session n: two filler turns; the first piece in session 3
+    for n in range(len(FILLER)):
         day = f"{n + 1} May, 2023"
         lines = [_line("Priya", "user", f"9:00 am on {day}", FILLER[n]),
                  _line("Tomás", "assistant", f"9:05 am on {day}", FILLER[(n + 5) % len(FILLER)])]
-        if n == 3:
-            lines.append(_line("Priya", "user", f"9:10 am on {day}", FIRST))
+        if n < len(asides):
+            lines.append(_line("Tomás", "assistant", f"9:07 am on {day}", asides[n]))
+        if n == first_in:
+            lines.append(_line("Priya", "user", f"9:10 am on {day}", first))
         (folder / f"s{n:02d}.jsonl").write_text("".join(lines))
-    # the second piece in a session of its own, so no story link reaches it from a seed
-    (folder / "s99.jsonl").write_text(_line("Priya", "user", "9:10 am on 30 May, 2023", SECOND))
+    (folder / "s99.jsonl").write_text(_line(*second_by, "9:10 am on 30 May, 2023", second))
+    return folder
+
+
+def _curated(home, folder):
+    """``atc`` on ``home`` (hash vectors) once ``folder`` is ingested and curated."""
     write_config(home, {"embedder": "hash"})
     run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
     assert run("ingest", str(folder)).exit_code == 0
     assert run("curate").exit_code == 0
     return run
+
+
+@pytest.fixture
+def hop_home(home, tmp_path):
+    return _curated(home, _chats(tmp_path, FIRST, SECOND))
 
 
 def _frame(run, *extra):
@@ -138,23 +151,10 @@ def test_a_participants_name_bridges_nothing(home, tmp_path):
     name: "…from September, Priya, so start packing." bridges by Nordvik Studio, not by Priya
     to every other turn that says "thanks, Priya" (the speaker prior already weighs who a goal
     asks about)."""
-    folder = tmp_path / "chats"
-    folder.mkdir()
     thanks = ["That sounds lovely, Priya, enjoy the garden.", "Good luck with the quiz, Priya, you know the music.",
               "Well done, Priya, the bowl looks great."]
-    for n in range(len(FILLER)):
-        day = f"{n + 1} May, 2023"
-        lines = [_line("Priya", "user", f"9:00 am on {day}", FILLER[n]),
-                 _line("Tomás", "assistant", f"9:05 am on {day}", FILLER[(n + 5) % len(FILLER)])]
-        if n < len(thanks):
-            lines.append(_line("Tomás", "assistant", f"9:07 am on {day}", thanks[n]))
-        if n == 5:
-            lines.append(_line("Priya", "user", f"9:10 am on {day}", FIRST))
-        (folder / f"s{n:02d}.jsonl").write_text("".join(lines))
-    (folder / "s99.jsonl").write_text(_line("Tomás", "assistant", "9:10 am on 30 May, 2023", TOLD))
-    write_config(home, {"embedder": "hash"})
-    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
-    assert run("ingest", str(folder)).exit_code == 0 and run("curate").exit_code == 0
+    run = _curated(home, _chats(tmp_path, FIRST, TOLD, first_in=5, asides=thanks,
+                                second_by=("Tomás", "assistant")))
     named = json.loads(run("query", 'aggregate_all(count, (distilled(H, entity, "Priya"), item(H)), N)',
                            "--format", "json").stdout)
     assert 2 <= named[0]["N"] <= 8              # as rare as a bridge's named thing
@@ -173,23 +173,11 @@ def test_a_grantee_is_told_a_bridging_path_by_its_file_name_only(home, tmp_path)
     gave it whole to a grantee (`/home/priya/private/...`), whatever their ceiling, though
     frames and relations tell grantees no directory of the owner's."""
     path = "/home/priya/private/nordvik/offer-letter.pdf"
-    folder = tmp_path / "chats"
-    folder.mkdir()
-    for n in range(len(FILLER)):
-        day = f"{n + 1} May, 2023"
-        lines = [_line("Priya", "user", f"9:00 am on {day}", FILLER[n]),
-                 _line("Tomás", "assistant", f"9:05 am on {day}", FILLER[(n + 5) % len(FILLER)])]
-        if n == 3:
-            lines.append(_line("Priya", "user", f"9:10 am on {day}",
-                               f"I accepted the job offer and saved the signed letter as {path}."))
-        (folder / f"s{n:02d}.jsonl").write_text("".join(lines))
-    (folder / "s99.jsonl").write_text(_line(
-        "Priya", "user", "9:10 am on 30 May, 2023",
+    run = _curated(home, _chats(
+        tmp_path, f"I accepted the job offer and saved the signed letter as {path}.",
         f"Lisbon office from September, so the letter {path} says we move then."))
-    write_config(home, {"embedder": "hash"})
-    run = lambda *a: CliRunner().invoke(main, [*a, "--home", str(home)], catch_exceptions=False)
-    for command in (("ingest", str(folder)), ("curate",), ("principal", "add", "alice", "--owner"),
-                    ("principal", "add", "bob"), ("grant", "add", "bob", "--ceiling", "L2")):
+    for command in (("principal", "add", "alice", "--owner"), ("principal", "add", "bob"),
+                    ("grant", "add", "bob", "--ceiling", "L2")):
         assert run(*command).exit_code == 0
     owner = _frame(run)["receipt"]["bridged"]
     assert [b["entity"] for b in owner] == [path]
