@@ -69,7 +69,8 @@ Formats (detected from the content; ``format=`` overrides)
         (:mod:`.slack`).
     ``discord``
         DiscordChatExporter JSON exports: a channel a session ``<guild>/#<channel>``, each
-        message with its author and time, replies linked (:mod:`.discord`).
+        message with its author and time, replies linked (:mod:`.discord`); its CSV exports
+        too, a file a session (:mod:`.discord_csv`).
     ``messenger``
         Facebook Messenger and Instagram exports (``message_1.json`` ...): a thread a session,
         each message with its sender and time, oldest first, Meta's mis-encoded text repaired

@@ -71,6 +71,7 @@ from .openai_responses import is_responses_document, is_responses_item, is_rollo
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
 from .discord import is_discord_export
+from .discord_csv import is_discord_csv
 from .gemini import (
     is_gemini_content,
     is_gemini_contents,
@@ -126,6 +127,8 @@ def detect_source_format(source: Source) -> str:
         return "openhands"
     if is_whatsapp_export(head):  # before JSON: an iOS export's lines open with "["
         return "whatsapp"
+    if is_discord_csv(head):  # DiscordChatExporter's CSV: its header row
+        return "discord"
     if is_claude_ai_users(source.name, text):  # before Slack's lists: the same name
         return "claude-ai"
     if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels

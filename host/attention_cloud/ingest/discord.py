@@ -1,5 +1,6 @@
 """Discord channel exports written by DiscordChatExporter (``--format Json``): ``{"guild",
-"channel", "messages": [...]}``, one channel (or thread, or direct-message chat) a file.
+"channel", "messages": [...]}``, one channel (or thread, or direct-message chat) a file; its
+CSV export (``--format Csv``) is read by :mod:`.discord_csv`.
 
 - **Session**: ``<guild>/#<channel>`` by their names (``Direct Messages/#Dana`` for a DM, as
   the exporter names it), else the file's name.
@@ -22,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from .chat_messages import ChatExportParser, add_chat_message, attachment_names, one_line_name
+from .discord_csv import DiscordCsvParser, is_discord_csv
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
 from .timefmt import read_time
@@ -51,6 +53,8 @@ class DiscordParser(ChatExportParser):
 
     def parse(self, source: Source) -> int:
         """Read every message of the channel; return how many there were."""
+        if source.text is not None and is_discord_csv(source.text):  # --format Csv
+            return DiscordCsvParser(self.collector, self.default_session).parse(source)
         document = json_document(source)
         if not is_discord_export(document):
             raise fail(source.name, 'not a DiscordChatExporter export (a "channel" and '
