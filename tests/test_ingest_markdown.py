@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from click.testing import CliRunner
 
 from attention_cloud import Memory
@@ -204,3 +206,24 @@ def test_a_person_who_speaks_at_the_same_hour_twice_is_still_a_speaker():
     assert [(i.speaker, i.time) for i in result.items] == [
         ("Priya", "2025-03-04T09:00:00Z"), ("Tomás", "2025-03-04T09:05:00Z"),
         ("Priya", "2025-03-05T09:00:00Z"), ("Tomás", "2025-03-05T10:30:00Z")]
+
+
+@pytest.mark.parametrize("heading", ["# Session log 2026-01-02", "# Standup 02.01.2026",
+                                     "## Log 2 January 2026", "# Sync January 2, 2026 (Fri)"])
+def test_a_heading_that_ends_with_its_date_dates_the_clock_times_below_it(heading):
+    """Before, a title with its date after a word and no separator ("# Session log 2026-01-02",
+    this module's own example) dated nothing: every turn's clock time was reported unread and
+    kept no time, in markdown logs and text transcripts alike."""
+    log = (f"{heading}\n## User (03:56 UTC)\nWhy does the nightly export time out?\n"
+           "## Assistant (03:57 UTC)\nIt loads every row at once.\n")
+    result = parse_text(log, name="log.md")
+    assert result.format == "markdown"
+    assert [i.time for i in result.items] == ["2026-01-02T03:56:00Z", "2026-01-02T03:57:00Z"]
+    assert result.unread_times == []
+    text = (f"{heading}\n\nPriya (09:00): the build is green again\n"
+            "Tomás (09:02): great, shipping at ten\nPriya (09:03): ok I will tag it\n")
+    result = parse_text(text, name="standup.md")
+    assert result.format == "text"
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2026-01-02T09:00:00Z"), ("Tomás", "2026-01-02T09:02:00Z"),
+        ("Priya", "2026-01-02T09:03:00Z")]
