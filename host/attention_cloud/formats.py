@@ -64,6 +64,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "open-webui": "Open WebUI chat exports (a JSON list of chats): the branch the user last "
                   "saw of each chat, every message with its role and time, the assistant's "
                   "model kept",
+    "continue": "Continue sessions (~/.continue/sessions/<id>.json: a history of chat "
+                "messages, tool calls and results, context files named), every message at "
+                "the session's time from sessions.json beside it",
     "sillytavern": "SillyTavern chat files (JSONL: a header line, then name, is_user, "
                    "send_date, mes per message): every message with its speaker and time, "
                    "swipes not chosen counted",

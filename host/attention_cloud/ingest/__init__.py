@@ -81,6 +81,10 @@ Formats (detected from the content; ``format=`` overrides)
     ``open-webui``
         Open WebUI chat exports: each chat a session, the branch the user last saw read, each
         message with its role and time (:mod:`.open_webui`).
+    ``continue``
+        Continue sessions (``~/.continue/sessions/<id>.json``): each history message read as
+        an OpenAI chat message, at the session's time from ``sessions.json``
+        (:mod:`.continue_sessions`).
     ``sillytavern``
         SillyTavern chat files (JSONL): each message with its speaker (the persona or the
         character) and time, the swipes not chosen counted (:mod:`.sillytavern`).

@@ -15,6 +15,7 @@ from .claude_ai_export import ClaudeAiExportParser
 from .claude_code import ClaudeCodeParser
 from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
+from .continue_sessions import ContinueParser
 from .discord import DiscordParser
 from .gemini import GeminiParser
 from .imessage import IMessageParser
@@ -72,6 +73,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "messenger": MessengerParser,
     "google-chat": GoogleChatParser,
     "open-webui": OpenWebUIParser,
+    "continue": ContinueParser,
     "sillytavern": SillyTavernParser,
     "imessage": IMessageParser,
 }

@@ -25,7 +25,9 @@ Messenger or Instagram thread (``participants`` and ``messages`` with a ``sender
 ``messenger``, a Google Chat Takeout ``messages.json`` (``messages`` with a ``creator`` and a
 ``created_date``; its ``group_info.json`` by name) ``google-chat``, a list of Open WebUI chats
 (each a ``chat`` with a ``history`` or ``messages``) ``open-webui``, a
-Gemini CLI session (``messages`` typed ``user``/``gemini``), Gemini API contents (``role``
+Continue session (a ``sessionId`` and a ``history`` of items wrapping a ``message``; its
+``sessions.json`` by name) ``continue``, a Gemini CLI session (``messages`` typed
+``user``/``gemini``), Gemini API contents (``role``
 ``model`` with ``parts``, or ``{"contents"}``) or Gemini CLI's ``logs.json`` ``gemini``; a
 list of conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``,
 with ``uuid`` and ``chat_messages`` (Claude.ai's export) ``claude-ai``; an
@@ -70,6 +72,7 @@ from .openhands_sdk import EVENT_KINDS, is_base_state, is_sdk_event
 from .openai_responses import is_responses_document, is_responses_item, is_rollout_line
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
+from .continue_sessions import INDEX as CONTINUE_INDEX, is_continue_index, is_continue_session
 from .discord import is_discord_export
 from .discord_csv import is_discord_csv
 from .gemini import (
@@ -135,6 +138,9 @@ def detect_source_format(source: Source) -> str:
         return "slack"
     if is_google_chat_metadata(source.name, head):  # group_info.json beside messages.json
         return "google-chat"
+    if Path(source.name).name == CONTINUE_INDEX and head[:1] == "[" and _is_continue_index(
+            source.name, text):  # Continue's sessions.json beside its sessions
+        return "continue"
     if head[:1] in ("{", "["):
         found = _json_format(text, head[0])
         if found:
@@ -161,6 +167,8 @@ def _json_format(text: str, first: str) -> str | None:
             value = json.loads(body)
         except (ValueError, RecursionError):
             return _cut_short(text, first)
+        if is_continue_session(value):  # its "history" is no SWE-agent trajectory's
+            return "continue"
         if is_trajectory(value):  # mini-swe-agent's has ``messages``, as a chat record does
             return "trajectory"
         if is_telegram_export(value):  # its ``messages`` have no role: not a chat API's
@@ -211,6 +219,13 @@ def _json_format(text: str, first: str) -> str | None:
     except (ValueError, RecursionError):
         return _cut_short(text, first)
     return _document_format(document)
+
+
+def _is_continue_index(name: str, text: str) -> bool:
+    try:
+        return is_continue_index(name, json.loads(text))
+    except (ValueError, RecursionError):
+        return False
 
 
 def _opens_a_document(body: str) -> bool:
@@ -290,6 +305,8 @@ def _document_format(document: Any) -> str | None:
         return "claude-ai"
     if _is_gemini(document):
         return "gemini"
+    if is_continue_session(document):  # its "history" is no SWE-agent trajectory's
+        return "continue"
     if is_trajectory(document):
         return "trajectory"
     if is_openhands(document):
