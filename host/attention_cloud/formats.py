@@ -64,6 +64,9 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "open-webui": "Open WebUI chat exports (a JSON list of chats): the branch the user last "
                   "saw of each chat, every message with its role and time, the assistant's "
                   "model kept",
+    "librechat": "LibreChat conversation exports (Export -> JSON: messages or messagesTree): "
+                 "the branch written last, every message with its sender, time and model, "
+                 "files named",
     "continue": "Continue sessions (~/.continue/sessions/<id>.json: a history of chat "
                 "messages, tool calls and results, context files named), every message at "
                 "the session's time from sessions.json beside it",

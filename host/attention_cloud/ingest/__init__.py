@@ -81,6 +81,9 @@ Formats (detected from the content; ``format=`` overrides)
     ``open-webui``
         Open WebUI chat exports: each chat a session, the branch the user last saw read, each
         message with its role and time (:mod:`.open_webui`).
+    ``librechat``
+        LibreChat conversation exports (``messages`` or ``messagesTree``): the branch written
+        last, each message with its sender and time (:mod:`.librechat`).
     ``continue``
         Continue sessions (``~/.continue/sessions/<id>.json``): each history message read as
         an OpenAI chat message, at the session's time from ``sessions.json``

@@ -16,6 +16,7 @@ from .claude_code import ClaudeCodeParser
 from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
 from .continue_sessions import ContinueParser
+from .librechat import LibreChatParser
 from .discord import DiscordParser
 from .gemini import GeminiParser
 from .imessage import IMessageParser
@@ -73,6 +74,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "messenger": MessengerParser,
     "google-chat": GoogleChatParser,
     "open-webui": OpenWebUIParser,
+    "librechat": LibreChatParser,
     "continue": ContinueParser,
     "sillytavern": SillyTavernParser,
     "imessage": IMessageParser,

@@ -24,7 +24,8 @@ DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) `
 Messenger or Instagram thread (``participants`` and ``messages`` with a ``sender_name``)
 ``messenger``, a Google Chat Takeout ``messages.json`` (``messages`` with a ``creator`` and a
 ``created_date``; its ``group_info.json`` by name) ``google-chat``, a list of Open WebUI chats
-(each a ``chat`` with a ``history`` or ``messages``) ``open-webui``, a
+(each a ``chat`` with a ``history`` or ``messages``) ``open-webui``, a LibreChat export (a
+``conversationId`` and ``messages`` or ``messagesTree`` with a ``messageId``) ``librechat``, a
 Continue session (a ``sessionId`` and a ``history`` of items wrapping a ``message``; its
 ``sessions.json`` by name) ``continue``, a Gemini CLI session (``messages`` typed
 ``user``/``gemini``), Gemini API contents (``role``
@@ -74,6 +75,7 @@ from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
 from .continue_sessions import INDEX as CONTINUE_INDEX, is_continue_index, is_continue_session
 from .discord import is_discord_export
+from .librechat import is_librechat_export
 from .discord_csv import is_discord_csv
 from .gemini import (
     is_gemini_content,
@@ -179,6 +181,8 @@ def _json_format(text: str, first: str) -> str | None:
             return "google-chat"
         if is_open_webui_export(value):
             return "open-webui"
+        if is_librechat_export(value):  # its "messages" have no role
+            return "librechat"
         if is_discord_export(value):
             return "discord"
         if _is_gemini(value):  # its "messages" have no role either
@@ -299,6 +303,8 @@ def _document_format(document: Any) -> str | None:
         return "google-chat"
     if is_open_webui_export(document):
         return "open-webui"
+    if is_librechat_export(document):  # its "messages" have no role
+        return "librechat"
     if is_chatgpt_export(document):
         return "chatgpt"
     if is_claude_ai_export(document) or is_claude_ai_projects(document):
