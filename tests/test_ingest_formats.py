@@ -39,6 +39,7 @@ ONE_OF_EACH = {
     "google-chat": "google_chat_takeout/Google Chat/Groups/Space AAAAx7Yq2/messages.json",
     "open-webui": "open_webui_export.json",
     "librechat": "librechat_export.json",
+    "skype": "skype_export/messages.json",
     "continue": "continue/sessions/5f1c9e2a-7d3b-4b8e-9a51-0c2d4e6f8a10.json",
     "sillytavern": "sillytavern/Seraphina - 2023-05-08@13h56m03s.jsonl",
     "imessage": "Priya Patel.txt",

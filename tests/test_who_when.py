@@ -791,6 +791,7 @@ ISSUE_15_FORMATS = [
     ("google_chat_takeout/Google Chat/Groups/Space AAAAx7Yq2/messages.json", "google-chat"),
     ("open_webui_export.json", "open-webui"),
     ("librechat_export_tree.json", "librechat"),
+    ("skype_export/messages.json", "skype"),
     ("continue/sessions/5f1c9e2a-7d3b-4b8e-9a51-0c2d4e6f8a10.json", "continue"),
     ("sillytavern/Seraphina - 2023-05-08@13h56m03s.jsonl", "sillytavern"),
     ("Priya Patel.txt", "imessage"),

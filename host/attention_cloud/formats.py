@@ -58,6 +58,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                  "messages/inbox/<thread>/message_1.json): each message with its sender and "
                  "time, oldest first, text as written (Meta's mis-encoded UTF-8 repaired), "
                  "shared files and links named",
+    "skype": "Skype's data export (messages.json: conversations, each a MessageList): each "
+             "message with its sender and time, oldest first, files named, edits linked",
     "google-chat": "Google Chat from Google Takeout (Google Chat/Groups/<DM or Space>/"
                    "messages.json): each message with its creator and time, threads and edits "
                    "linked, attached files named",

@@ -75,6 +75,9 @@ Formats (detected from the content; ``format=`` overrides)
         Facebook Messenger and Instagram exports (``message_1.json`` ...): a thread a session,
         each message with its sender and time, oldest first, Meta's mis-encoded text repaired
         (:mod:`.messenger`).
+    ``skype``
+        Skype's ``messages.json``: each conversation a session, each message with its sender and
+        time, oldest first (:mod:`.skype`).
     ``google-chat``
         Google Chat from Google Takeout (``messages.json`` in each conversation's folder): each
         message with its creator and time, threads and edits linked (:mod:`.google_chat`).

@@ -34,6 +34,7 @@ from .openhands import OpenHandsParser
 from .plain_text import PlainTextParser
 from .sharegpt import ShareGPTParser
 from .sillytavern import SillyTavernParser
+from .skype import SkypeParser
 from .slack import SlackParser
 from .telegram import TelegramParser
 from .trajectory import TrajectoryParser
@@ -72,6 +73,7 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "slack": SlackParser,
     "discord": DiscordParser,
     "messenger": MessengerParser,
+    "skype": SkypeParser,
     "google-chat": GoogleChatParser,
     "open-webui": OpenWebUIParser,
     "librechat": LibreChatParser,

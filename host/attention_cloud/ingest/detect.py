@@ -23,7 +23,8 @@ export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``, 
 DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``, a
 Messenger or Instagram thread (``participants`` and ``messages`` with a ``sender_name``)
 ``messenger``, a Google Chat Takeout ``messages.json`` (``messages`` with a ``creator`` and a
-``created_date``; its ``group_info.json`` by name) ``google-chat``, a list of Open WebUI chats
+``created_date``; its ``group_info.json`` by name) ``google-chat``, Skype's ``messages.json``
+(``conversations`` each with a ``MessageList``) ``skype``, a list of Open WebUI chats
 (each a ``chat`` with a ``history`` or ``messages``) ``open-webui``, a LibreChat export (a
 ``conversationId`` and ``messages`` or ``messagesTree`` with a ``messageId``) ``librechat``, a
 Continue session (a ``sessionId`` and a ``history`` of items wrapping a ``message``; its
@@ -76,6 +77,7 @@ from .sharegpt import is_sharegpt_record
 from .continue_sessions import INDEX as CONTINUE_INDEX, is_continue_index, is_continue_session
 from .discord import is_discord_export
 from .librechat import is_librechat_export
+from .skype import is_skype_export
 from .discord_csv import is_discord_csv
 from .gemini import (
     is_gemini_content,
@@ -179,6 +181,8 @@ def _json_format(text: str, first: str) -> str | None:
             return "messenger"
         if is_google_chat_export(value):
             return "google-chat"
+        if is_skype_export(value):  # its "conversations" are no ShareGPT record's
+            return "skype"
         if is_open_webui_export(value):
             return "open-webui"
         if is_librechat_export(value):  # its "messages" have no role
@@ -301,6 +305,8 @@ def _document_format(document: Any) -> str | None:
         return "messenger"
     if is_google_chat_export(document):
         return "google-chat"
+    if is_skype_export(document):
+        return "skype"
     if is_open_webui_export(document):
         return "open-webui"
     if is_librechat_export(document):  # its "messages" have no role
