@@ -786,6 +786,7 @@ ISSUE_15_FORMATS = [
     ("slack_export/running-club/2023-05-08.json", "slack"),
     ("discord_export.json", "discord"),
     ("Running Club - general [901].csv", "discord"),
+    ("Running Club - general [901].html", "discord"),
     ("messenger_export/your_facebook_activity/messages/inbox/runningclub_3825/message_1.json",
      "messenger"),
     ("google_chat_takeout/Google Chat/Groups/Space AAAAx7Yq2/messages.json", "google-chat"),

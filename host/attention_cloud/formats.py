@@ -52,8 +52,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
              "each message with its sender's name and time, threads linked; users.json read "
              "for names",
     "discord": "Discord channel exports of DiscordChatExporter (JSON: guild, channel, "
-               "messages; or CSV: AuthorID,Author,Date,Content,...), each message with its "
-               "author and time, replies linked (JSON)",
+               "messages; CSV: AuthorID,Author,Date,Content,...; or the HTML page), each "
+               "message with its author and time, replies linked (JSON, HTML)",
     "messenger": "Facebook Messenger and Instagram exports (Download your information, JSON: "
                  "messages/inbox/<thread>/message_1.json): each message with its sender and "
                  "time, oldest first, text as written (Meta's mis-encoded UTF-8 repaired), "

@@ -79,6 +79,7 @@ from .discord import is_discord_export
 from .librechat import is_librechat_export
 from .skype import is_skype_export
 from .discord_csv import is_discord_csv
+from .discord_html import is_discord_html
 from .gemini import (
     is_gemini_content,
     is_gemini_contents,
@@ -135,6 +136,8 @@ def detect_source_format(source: Source) -> str:
     if is_whatsapp_export(head):  # before JSON: an iOS export's lines open with "["
         return "whatsapp"
     if is_discord_csv(head):  # DiscordChatExporter's CSV: its header row
+        return "discord"
+    if head[:1] == "<" and is_discord_html(head[:1_000_000]):  # its HTML page
         return "discord"
     if is_claude_ai_users(source.name, text):  # before Slack's lists: the same name
         return "claude-ai"

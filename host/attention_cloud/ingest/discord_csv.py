@@ -70,7 +70,7 @@ def _rows(text: str) -> Iterator[tuple[int, int, list[str]]]:
         yield first, last, row
 
 
-def _file_name(address: str) -> str:
+def file_name_of(address: str) -> str:
     """The name of an attached file from its address (``https://…/route.gpx?ex=1``, or the
     local path the exporter wrote when it downloaded the files)."""
     path = urlsplit(address.strip()).path if "://" in address else address.strip()
@@ -109,7 +109,7 @@ class DiscordCsvParser(ChatExportParser):
         if system:
             self.collector.ignore(system)
             return
-        attached = attachment_names(_file_name(a) for a in attachments.split(",") if a.strip())
+        attached = attachment_names(file_name_of(a) for a in attachments.split(",") if a.strip())
         if not text and not attached:
             self.collector.ignore("empty")
             return
