@@ -1,7 +1,8 @@
 """Telling the transcript formats apart by their content, file by file.
 
 JSON is looked at first. Line by line: an object with a string ``type`` and Claude Code's fields
-(``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with
+(``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code`` (a ``summary`` line
+alone only when no later line shows another format: a chat log after it is that chat); one with
 ``conversations`` of ``from``/``value`` turns means ``sharegpt``; a SillyTavern chat line (its
 header's ``user_name`` and ``character_name``, or a message's ``mes`` and ``is_user``)
 ``sillytavern``; a Codex rollout line (``type``
@@ -204,6 +205,7 @@ def _json_format(text: str, first: str) -> str | None:
             return found
     tried = 0
     chat = None  # a plain chat message: a later line may show which API wrote the chat
+    summary = None  # a Claude Code summary line: its records, or another format's, follow
     first_value: Any = None
     for line in text.split("\n", 4 * _LINES_TO_TRY):
         if not line.strip():
@@ -218,13 +220,15 @@ def _json_format(text: str, first: str) -> str | None:
             return "codex"
         if found == "openai":
             chat = found
+        elif found == "claude-code" and _is_summary_line(value):
+            summary = found
         elif found:
             return found
         tried += 1
         if tried == _LINES_TO_TRY:
             break
-    if chat:
-        return chat
+    if chat or summary:
+        return chat or summary
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):
@@ -237,6 +241,14 @@ def _is_continue_index(name: str, text: str) -> bool:
         return is_continue_index(name, json.loads(text))
     except (ValueError, RecursionError):
         return False
+
+
+def _is_summary_line(value: Any) -> bool:
+    """A Claude Code ``summary`` line (``type`` and ``leafUuid`` alone: no session, no
+    message): Claude Code writes them first, but a chat log another tool appended them to is
+    no Claude Code session, so the lines after it decide."""
+    return isinstance(value, dict) and value.get("type") == "summary" and not any(
+        key in value for key in ("sessionId", "uuid", "message"))
 
 
 def _opens_a_document(body: str) -> bool:
