@@ -40,3 +40,19 @@ def test_bom_and_crlf_change_nothing():
     assert [(i.role, i.time, i.text) for i in odd.items] == \
         [(i.role, i.time, i.text) for i in plain.items]
     assert [i.time for i in odd.items] == ["2026-01-02T03:56:00Z", "2026-01-02T03:57:00Z"]
+
+
+def test_an_export_that_holds_no_messages_says_so_in_its_line():
+    """Before, an empty conversation (a Takeout ``messages.json`` of ``{"messages": []}``, a
+    Discord channel exported with no messages) read "no openai records could be parsed", as if
+    its messages were broken; now the line says the file holds none."""
+    import pytest
+
+    from attention_cloud.errors import InputError
+    empty_discord = {"guild": {"name": "Club"}, "channel": {"id": "1", "name": "general"},
+                     "messages": []}
+    for text, fmt in (('{"messages": []}', "openai"), (json.dumps(empty_discord), "discord")):
+        with pytest.raises(InputError) as caught:
+            parse_text(text, name="messages.json")
+        assert str(caught.value) == (f"messages.json: no {fmt} records could be parsed "
+                                     "(it holds none)")

@@ -195,6 +195,8 @@ def _parse(
 
 def _nothing_parsed(format: str, collector: ItemCollector) -> str:
     message = f"no {format} records could be parsed"
+    if not collector.skipped and not collector.records_read:
+        message += " (it holds none)"  # an empty export, not a broken one
     if collector.skipped:
         line, reason = collector.skipped[0]
         message += f" ({len(collector.skipped)} skipped; line {line}: {reason})"
