@@ -80,3 +80,12 @@ def test_a_folder_of_csv_exports_is_ingested_whole(home, tmp_path):
     assert report.new == 5
     assert any("prices.csv" in name for name, _ in report.files_skipped)
     assert {r["S"] for r in rows} == {"priya.p", "tomas#4821", "dana.w"} and all(r["T"] for r in rows)
+
+
+def test_a_csv_of_something_else_forced_as_discord_names_every_shape_read():
+    """Before, ``--format discord`` on another CSV named only the JSON export's fields."""
+    with pytest.raises(Exception) as caught:
+        parse_text("sku,price\nA1,3.50\n", name="prices.csv", format="discord")
+    message = str(caught.value)
+    assert message.startswith("prices.csv: not a DiscordChatExporter export")
+    assert "AuthorID,Author,Date,Content,Attachments,Reactions" in message and "\n" not in message

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from .chat_messages import ChatExportParser, add_chat_message, attachment_names, one_line_name
-from .discord_csv import DiscordCsvParser, is_discord_csv
+from .discord_csv import HEADER as CSV_HEADER, DiscordCsvParser, is_discord_csv
 from .discord_html import DiscordHtmlParser, is_discord_html
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
@@ -62,8 +62,9 @@ class DiscordParser(ChatExportParser):
             return DiscordHtmlParser(self.collector, self.default_session).parse(source)
         document = json_document(source)
         if not is_discord_export(document):
-            raise fail(source.name, 'not a DiscordChatExporter export (a "channel" and '
-                                    '"messages" with an "author" and a "timestamp")')
+            raise fail(source.name, 'not a DiscordChatExporter export (JSON: a "channel" and '
+                                    '"messages" with an "author" and a "timestamp"; CSV: the '
+                                    f'header {CSV_HEADER}; or its HTML page)')
         strip_document_envelopes(source, self.collector, document)
         channel = document["channel"]
         guild = document.get("guild") if isinstance(document.get("guild"), dict) else {}

@@ -36,7 +36,7 @@ from .source import Source, fail
 from .timefmt import day_first_of
 
 COLUMNS = ("AuthorID", "Author", "Date", "Content", "Attachments", "Reactions")
-_HEADER = ",".join(COLUMNS)
+HEADER = ",".join(COLUMNS)
 # What the exporter writes in place of a system message's text (by the JSON export's type).
 _SYSTEM_TEXTS = (
     ("RecipientAdd", re.compile(r"Added (?:a recipient|.+ to the group)\.")),
@@ -54,7 +54,7 @@ def is_discord_csv(head: str) -> bool:
     """True when ``head`` (a file's text from its start) opens with the header row
     DiscordChatExporter writes (its names quoted or not)."""
     first = head.split("\n", 1)[0].rstrip("\r")
-    return first.replace('"', "") == _HEADER
+    return first.replace('"', "") == HEADER
 
 
 def _rows(text: str) -> Iterator[tuple[int, int, list[str]]]:
@@ -84,7 +84,7 @@ class DiscordCsvParser(ChatExportParser):
         """Read every message row; return how many rows there were."""
         text = self.collector.text_without_envelopes(source, lone_close=False)
         if not is_discord_csv(text):
-            raise fail(source.name, f"not a DiscordChatExporter CSV export (header {_HEADER})")
+            raise fail(source.name, f"not a DiscordChatExporter CSV export (header {HEADER})")
         rows = list(_rows(text))
         if not rows:
             raise fail(source.name, "no messages in this DiscordChatExporter CSV export")
@@ -97,7 +97,7 @@ class DiscordCsvParser(ChatExportParser):
             self.collector.records_read += 1
             if len(row) != len(COLUMNS):
                 self.collector.skip(first, f"row has {len(row)} fields, not {len(COLUMNS)} "
-                                           f"({_HEADER})")
+                                           f"({HEADER})")
                 continue
             self._message(row, first, line_pointer(source.pointer_base, first, last), seen)
         return len(rows)
