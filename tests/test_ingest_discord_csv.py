@@ -89,3 +89,14 @@ def test_a_csv_of_something_else_forced_as_discord_names_every_shape_read():
     message = str(caught.value)
     assert message.startswith("prices.csv: not a DiscordChatExporter export")
     assert "AuthorID,Author,Date,Content,Attachments,Reactions" in message and "\n" not in message
+
+
+def test_a_row_too_long_for_csv_is_skipped_with_its_line_and_the_rest_read():
+    """Before, a field over the csv module's limit (131,072 characters; Discord allows 4,000)
+    ended the whole ingest with a traceback-born ``Error``; now that row is skipped, named."""
+    text = HEADER + (f'"1","ana","5/8/2023 1:00 PM","{"x" * 200_000}","",""\n'
+                     '"2","ben","5/8/2023 1:05 PM","see you at seven","",""\n')
+    result = parse_text(text, name="club.csv")
+    assert [(i.speaker, i.text) for i in result.items] == [("ben", "see you at seven")]
+    assert [line for line, _ in result.skipped] == [2]
+    assert "field larger than field limit" in result.skipped[0][1]

@@ -57,15 +57,21 @@ def is_discord_csv(head: str) -> bool:
     return first.replace('"', "") == HEADER
 
 
-def _rows(text: str) -> Iterator[tuple[int, int, list[str]]]:
+def _rows(text: str) -> Iterator[tuple[int, int, list[str] | str]]:
     """Each row after the header with its first and last line (lines split at ``\\n`` alone,
-    as pointers count them)."""
+    as pointers count them); a row the csv module cannot read is the reason why."""
     lines = (line + "\n" for line in text.split("\n"))
     reader = csv.reader(lines, strict=False)
     last = 0
-    for row in reader:
+    while True:
+        try:
+            row: list[str] | str = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:  # a field over the module's limit: that row alone
+            row = f"row cannot be read as CSV ({error})"
         first, last = last + 1, reader.line_num
-        if first == 1 or not any(field.strip() for field in row):
+        if first == 1 or (isinstance(row, list) and not any(field.strip() for field in row)):
             continue  # the header, or a blank line (the one after the last row)
         yield first, last, row
 
@@ -89,12 +95,16 @@ class DiscordCsvParser(ChatExportParser):
         if not rows:
             raise fail(source.name, "no messages in this DiscordChatExporter CSV export")
         self.collector.day_first, note = day_first_of(
-            (row[2] for _, _, row in rows if len(row) == len(COLUMNS)), "messages")
+            (row[2] for _, _, row in rows if isinstance(row, list) and len(row) == len(COLUMNS)),
+            "messages")
         if note:
             self.collector.note(note)
         seen: dict[str, int] = {}
         for first, last, row in rows:
             self.collector.records_read += 1
+            if isinstance(row, str):
+                self.collector.skip(first, row)
+                continue
             if len(row) != len(COLUMNS):
                 self.collector.skip(first, f"row has {len(row)} fields, not {len(COLUMNS)} "
                                            f"({HEADER})")
