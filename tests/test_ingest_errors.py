@@ -112,7 +112,7 @@ def test_unreadable_file(tmp_path):
 def test_unknown_format_name():
     with pytest.raises(InputError) as caught:
         parse_path(FIXTURES / "transcript.txt", format="yaml")
-    assert str(caught.value) == "unknown format 'yaml' (expected one of: claude-code, openai, anthropic, openai-responses, codex, langchain, chatgpt, claude-ai, sharegpt, trajectory, openhands, locomo, longmemeval, markdown, text, whatsapp, telegram, slack, discord, messenger, google-chat, open-webui, sillytavern, imessage, gemini, aider, notes)"
+    assert str(caught.value) == "unknown format 'yaml' (expected one of: claude-code, openai, anthropic, openai-responses, codex, langchain, chatgpt, claude-ai, sharegpt, trajectory, openhands, locomo, longmemeval, markdown, text, whatsapp, telegram, slack, discord, messenger, skype, google-chat, open-webui, librechat, continue, sillytavern, imessage, gemini, aider, notes)"
 
 
 def test_file_names_with_control_characters_stay_on_one_line(tmp_path):
@@ -197,5 +197,5 @@ def test_formats_constant():
     assert FORMATS == ("claude-code", "openai", "anthropic", "openai-responses", "codex",
                        "langchain", "chatgpt", "claude-ai", "sharegpt", "trajectory", "openhands", "locomo",
                        "longmemeval", "markdown", "text", "whatsapp", "telegram", "slack", "discord",
-                       "messenger", "google-chat", "open-webui",
+                       "messenger", "skype", "google-chat", "open-webui", "librechat", "continue",
                        "sillytavern", "imessage", "gemini", "aider", "notes")

@@ -51,12 +51,36 @@ def test_each_date_form_takeout_writes(written, iso):
     assert item.time == iso
 
 
-def test_a_date_in_another_language_is_reported_not_dropped():
+@pytest.mark.parametrize("written", [
+    "Montag, 8. Mai 2023 um 13:56:03 UTC",                     # German
+    "lundi 8 mai 2023 à 13:56:03 UTC",                         # French
+    "lunes, 8 de mayo de 2023, 13:56:03 UTC",                  # Spanish
+    "lunes, 8 de mayo de 2023, 1:56:03 p.m. UTC",              # Spanish, 12-hour clock
+    "segunda-feira, 8 de maio de 2023 às 13:56:03 UTC",        # Portuguese
+    "lunedì 8 maggio 2023 alle ore 13:56:03 UTC",              # Italian
+    "maandag 8 mei 2023 om 13:56:03 UTC",                      # Dutch
+    "måndag 8 maj 2023 kl. 13:56:03 UTC",                      # Swedish
+    "mandag 8. mai 2023 kl. 13:56:03 UTC",                     # Norwegian
+    "poniedziałek, 8 maja 2023 o 13:56:03 UTC",                # Polish
+    "понедельник, 8 мая 2023 г. в 13:56:03 UTC",               # Russian
+    "2023年5月8日月曜日 13:56:03 UTC",                          # Japanese
+])
+def test_a_date_in_the_accounts_language_keeps_its_time(written):
+    # before: every one but the Japanese was reported unread, the message kept with no time
     document = {"messages": [{"creator": {"name": "Lena"}, "text": "Bis Samstag!",
-                              "created_date": "Montag, 8. Mai 2023 um 13:56:03 UTC"}]}
+                              "created_date": written}]}
+    result = parse_text(json.dumps(document), name="messages.json")
+    assert [(i.speaker, i.time) for i in result.items] == [("Lena", "2023-05-08T13:56:03Z")]
+    assert result.unread_times == []
+
+
+def test_a_date_no_reader_knows_is_reported_not_dropped():
+    written = "maanantai 8. toukokuuta 2023 klo 13.56.03 UTC"  # Finnish: not read
+    document = {"messages": [{"creator": {"name": "Lena"}, "text": "Nähdään lauantaina!",
+                              "created_date": written}]}
     result = parse_text(json.dumps(document), name="messages.json")
     assert [(i.speaker, i.time) for i in result.items] == [("Lena", "")]
-    assert result.unread_times == [(1, "Montag, 8. Mai 2023 um 13:56:03 UTC")]
+    assert result.unread_times == [(1, written)]
 
 
 def test_the_takeout_folder_ingests_whole(home):

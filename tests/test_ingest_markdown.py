@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from click.testing import CliRunner
 
 from attention_cloud import Memory
@@ -97,6 +99,8 @@ def test_numeric_dates_are_read_in_one_order_for_the_whole_log(tmp_path):
                              encoding="utf-8")
         result = parse_path(undecided)
         assert result.items[0].time == day, (clock, result.items[0].time)
+        # three turns in one minute of one day: a chat, no section recurring each day
+        assert [i.speaker for i in result.items] == ["Priya", "Tomás", "Priya"]
         assert len(result.notes) == 1 and "08/05/2023 could be day/month or month/day" \
             in result.notes[0]
 
@@ -167,3 +171,59 @@ def test_a_journal_s_parts_of_the_day_are_no_speakers():
     assert result.format == "notes"
     assert {i.speaker for i in result.items} == {""}
     assert result.items[-1].time == "2025-03-05T07:10:00Z"
+
+
+DAILY_NOTES = ("# Payments team log\n\n## 2025-03-04\n\n## Standup (09:00)\n"
+               "Priya finished the retry policy and the tests pass on staging.\n\n"
+               "## Retro (15:00)\nThe release went out without a rollback this time.\n\n"
+               "## 2025-03-05\n\n## Standup (09:00)\n"
+               "Tomás will pair with Dana on the flaky webhook test.\n\n"
+               "## Retro (15:00)\nWe agreed to freeze merges on Fridays.\n")
+
+
+def test_a_section_that_recurs_each_day_at_its_hour_is_no_speaker():
+    """Before, "## Standup (09:00)" heading a section on two days was taken for a person who
+    spoke twice: every note's speaker was "Standup" or "Retro", read as a chat of two people.
+    A name heading turns only ever at one hour is a recurring section: the file is notes."""
+    result = parse_text(DAILY_NOTES, name="log.md")
+    assert result.format == "notes"
+    assert [(i.speaker, i.time, i.goal) for i in result.items] == [
+        ("", "2025-03-04T09:00:00Z", "Payments team log › Standup"),
+        ("", "2025-03-04T15:00:00Z", "Payments team log › Retro"),
+        ("", "2025-03-05T09:00:00Z", "Payments team log › Standup"),
+        ("", "2025-03-05T15:00:00Z", "Payments team log › Retro")]
+
+
+def test_a_person_who_speaks_at_the_same_hour_twice_is_still_a_speaker():
+    """The recurring-section rule asks only of a file where no name heads turns at two
+    different hours: a chat keeps everyone, the one who spoke at 09:00 on two days too."""
+    text = ("# Club chat\n\n## 2025-03-04\n\n### Priya (09:00)\nWho has the kiln key today?\n\n"
+            "### Tomás (09:05)\nI do, I will leave it at the desk.\n\n"
+            "## 2025-03-05\n\n### Priya (09:00)\nThanks, the glaze firing went fine.\n\n"
+            "### Tomás (10:30)\nGreat, I will pick the pots up after lunch.\n")
+    result = parse_text(text, name="club.md")
+    assert result.format == "markdown"
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2025-03-04T09:00:00Z"), ("Tomás", "2025-03-04T09:05:00Z"),
+        ("Priya", "2025-03-05T09:00:00Z"), ("Tomás", "2025-03-05T10:30:00Z")]
+
+
+@pytest.mark.parametrize("heading", ["# Session log 2026-01-02", "# Standup 02.01.2026",
+                                     "## Log 2 January 2026", "# Sync January 2, 2026 (Fri)"])
+def test_a_heading_that_ends_with_its_date_dates_the_clock_times_below_it(heading):
+    """Before, a title with its date after a word and no separator ("# Session log 2026-01-02",
+    this module's own example) dated nothing: every turn's clock time was reported unread and
+    kept no time, in markdown logs and text transcripts alike."""
+    log = (f"{heading}\n## User (03:56 UTC)\nWhy does the nightly export time out?\n"
+           "## Assistant (03:57 UTC)\nIt loads every row at once.\n")
+    result = parse_text(log, name="log.md")
+    assert result.format == "markdown"
+    assert [i.time for i in result.items] == ["2026-01-02T03:56:00Z", "2026-01-02T03:57:00Z"]
+    assert result.unread_times == []
+    text = (f"{heading}\n\nPriya (09:00): the build is green again\n"
+            "Tomás (09:02): great, shipping at ten\nPriya (09:03): ok I will tag it\n")
+    result = parse_text(text, name="standup.md")
+    assert result.format == "text"
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2026-01-02T09:00:00Z"), ("Tomás", "2026-01-02T09:02:00Z"),
+        ("Priya", "2026-01-02T09:03:00Z")]

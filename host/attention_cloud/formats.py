@@ -52,17 +52,26 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
              "each message with its sender's name and time, threads linked; users.json read "
              "for names",
     "discord": "Discord channel exports of DiscordChatExporter (JSON: guild, channel, "
-               "messages), each message with its author and time, replies linked",
+               "messages; CSV: AuthorID,Author,Date,Content,...; or the HTML page), each "
+               "message with its author and time, replies linked (JSON, HTML)",
     "messenger": "Facebook Messenger and Instagram exports (Download your information, JSON: "
                  "messages/inbox/<thread>/message_1.json): each message with its sender and "
                  "time, oldest first, text as written (Meta's mis-encoded UTF-8 repaired), "
                  "shared files and links named",
+    "skype": "Skype's data export (messages.json: conversations, each a MessageList): each "
+             "message with its sender and time, oldest first, files named, edits linked",
     "google-chat": "Google Chat from Google Takeout (Google Chat/Groups/<DM or Space>/"
                    "messages.json): each message with its creator and time, threads and edits "
                    "linked, attached files named",
     "open-webui": "Open WebUI chat exports (a JSON list of chats): the branch the user last "
                   "saw of each chat, every message with its role and time, the assistant's "
                   "model kept",
+    "librechat": "LibreChat conversation exports (Export -> JSON: messages or messagesTree): "
+                 "the branch written last, every message with its sender, time and model, "
+                 "files named",
+    "continue": "Continue sessions (~/.continue/sessions/<id>.json: a history of chat "
+                "messages, tool calls and results, context files named), every message at "
+                "the session's time from sessions.json beside it",
     "sillytavern": "SillyTavern chat files (JSONL: a header line, then name, is_user, "
                    "send_date, mes per message): every message with its speaker and time, "
                    "swipes not chosen counted",

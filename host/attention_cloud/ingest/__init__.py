@@ -69,17 +69,28 @@ Formats (detected from the content; ``format=`` overrides)
         (:mod:`.slack`).
     ``discord``
         DiscordChatExporter JSON exports: a channel a session ``<guild>/#<channel>``, each
-        message with its author and time, replies linked (:mod:`.discord`).
+        message with its author and time, replies linked (:mod:`.discord`); its CSV exports
+        too, a file a session (:mod:`.discord_csv`), and its HTML pages (:mod:`.discord_html`).
     ``messenger``
         Facebook Messenger and Instagram exports (``message_1.json`` ...): a thread a session,
         each message with its sender and time, oldest first, Meta's mis-encoded text repaired
         (:mod:`.messenger`).
+    ``skype``
+        Skype's ``messages.json``: each conversation a session, each message with its sender and
+        time, oldest first (:mod:`.skype`).
     ``google-chat``
         Google Chat from Google Takeout (``messages.json`` in each conversation's folder): each
         message with its creator and time, threads and edits linked (:mod:`.google_chat`).
     ``open-webui``
         Open WebUI chat exports: each chat a session, the branch the user last saw read, each
         message with its role and time (:mod:`.open_webui`).
+    ``librechat``
+        LibreChat conversation exports (``messages`` or ``messagesTree``): the branch written
+        last, each message with its sender and time (:mod:`.librechat`).
+    ``continue``
+        Continue sessions (``~/.continue/sessions/<id>.json``): each history message read as
+        an OpenAI chat message, at the session's time from ``sessions.json``
+        (:mod:`.continue_sessions`).
     ``sillytavern``
         SillyTavern chat files (JSONL): each message with its speaker (the persona or the
         character) and time, the swipes not chosen counted (:mod:`.sillytavern`).

@@ -15,6 +15,8 @@ from .claude_ai_export import ClaudeAiExportParser
 from .claude_code import ClaudeCodeParser
 from .collector import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS, ItemCollector
 from .detect import detect_source_format
+from .continue_sessions import ContinueParser
+from .librechat import LibreChatParser
 from .discord import DiscordParser
 from .gemini import GeminiParser
 from .imessage import IMessageParser
@@ -32,6 +34,7 @@ from .openhands import OpenHandsParser
 from .plain_text import PlainTextParser
 from .sharegpt import ShareGPTParser
 from .sillytavern import SillyTavernParser
+from .skype import SkypeParser
 from .slack import SlackParser
 from .telegram import TelegramParser
 from .trajectory import TrajectoryParser
@@ -70,8 +73,11 @@ _PARSERS: dict[str, Callable[[ItemCollector, str], _Parser]] = {
     "slack": SlackParser,
     "discord": DiscordParser,
     "messenger": MessengerParser,
+    "skype": SkypeParser,
     "google-chat": GoogleChatParser,
     "open-webui": OpenWebUIParser,
+    "librechat": LibreChatParser,
+    "continue": ContinueParser,
     "sillytavern": SillyTavernParser,
     "imessage": IMessageParser,
 }
@@ -189,6 +195,8 @@ def _parse(
 
 def _nothing_parsed(format: str, collector: ItemCollector) -> str:
     message = f"no {format} records could be parsed"
+    if not collector.skipped and not collector.records_read:
+        message += " (it holds none)"  # an empty export, not a broken one
     if collector.skipped:
         line, reason = collector.skipped[0]
         message += f" ({len(collector.skipped)} skipped; line {line}: {reason})"

@@ -1,7 +1,8 @@
 """Telling the transcript formats apart by their content, file by file.
 
 JSON is looked at first. Line by line: an object with a string ``type`` and Claude Code's fields
-(``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code``; one with
+(``sessionId``, ``uuid``, ``message``, ``leafUuid``) means ``claude-code`` (a ``summary`` line
+alone only when no later line shows another format: a chat log after it is that chat); one with
 ``conversations`` of ``from``/``value`` turns means ``sharegpt``; a SillyTavern chat line (its
 header's ``user_name`` and ``character_name``, or a message's ``mes`` and ``is_user``)
 ``sillytavern``; a Codex rollout line (``type``
@@ -23,9 +24,13 @@ export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``, 
 DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``, a
 Messenger or Instagram thread (``participants`` and ``messages`` with a ``sender_name``)
 ``messenger``, a Google Chat Takeout ``messages.json`` (``messages`` with a ``creator`` and a
-``created_date``; its ``group_info.json`` by name) ``google-chat``, a list of Open WebUI chats
-(each a ``chat`` with a ``history`` or ``messages``) ``open-webui``, a
-Gemini CLI session (``messages`` typed ``user``/``gemini``), Gemini API contents (``role``
+``created_date``; its ``group_info.json`` by name) ``google-chat``, Skype's ``messages.json``
+(``conversations`` each with a ``MessageList``) ``skype``, a list of Open WebUI chats
+(each a ``chat`` with a ``history`` or ``messages``) ``open-webui``, a LibreChat export (a
+``conversationId`` and ``messages`` or ``messagesTree`` with a ``messageId``) ``librechat``, a
+Continue session (a ``sessionId`` and a ``history`` of items wrapping a ``message``; its
+``sessions.json`` by name) ``continue``, a Gemini CLI session (``messages`` typed
+``user``/``gemini``), Gemini API contents (``role``
 ``model`` with ``parts``, or ``{"contents"}``) or Gemini CLI's ``logs.json`` ``gemini``; a
 list of conversations with a ``mapping`` tree (or one such conversation) means ``chatgpt``,
 with ``uuid`` and ``chat_messages`` (Claude.ai's export) ``claude-ai``; an
@@ -70,7 +75,12 @@ from .openhands_sdk import EVENT_KINDS, is_base_state, is_sdk_event
 from .openai_responses import is_responses_document, is_responses_item, is_rollout_line
 from .plain_text import has_speaker_lines
 from .sharegpt import is_sharegpt_record
+from .continue_sessions import INDEX as CONTINUE_INDEX, is_continue_index, is_continue_session
 from .discord import is_discord_export
+from .librechat import is_librechat_export
+from .skype import is_skype_export
+from .discord_csv import is_discord_csv
+from .discord_html import is_discord_html
 from .gemini import (
     is_gemini_content,
     is_gemini_contents,
@@ -126,12 +136,19 @@ def detect_source_format(source: Source) -> str:
         return "openhands"
     if is_whatsapp_export(head):  # before JSON: an iOS export's lines open with "["
         return "whatsapp"
+    if is_discord_csv(head):  # DiscordChatExporter's CSV: its header row
+        return "discord"
+    if head[:1] == "<" and is_discord_html(head[:1_000_000]):  # its HTML page
+        return "discord"
     if is_claude_ai_users(source.name, text):  # before Slack's lists: the same name
         return "claude-ai"
     if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels
         return "slack"
     if is_google_chat_metadata(source.name, head):  # group_info.json beside messages.json
         return "google-chat"
+    if Path(source.name).name == CONTINUE_INDEX and head[:1] == "[" and _is_continue_index(
+            source.name, text):  # Continue's sessions.json beside its sessions
+        return "continue"
     if head[:1] in ("{", "["):
         found = _json_format(text, head[0])
         if found:
@@ -158,6 +175,8 @@ def _json_format(text: str, first: str) -> str | None:
             value = json.loads(body)
         except (ValueError, RecursionError):
             return _cut_short(text, first)
+        if is_continue_session(value):  # its "history" is no SWE-agent trajectory's
+            return "continue"
         if is_trajectory(value):  # mini-swe-agent's has ``messages``, as a chat record does
             return "trajectory"
         if is_telegram_export(value):  # its ``messages`` have no role: not a chat API's
@@ -166,8 +185,12 @@ def _json_format(text: str, first: str) -> str | None:
             return "messenger"
         if is_google_chat_export(value):
             return "google-chat"
+        if is_skype_export(value):  # its "conversations" are no ShareGPT record's
+            return "skype"
         if is_open_webui_export(value):
             return "open-webui"
+        if is_librechat_export(value):  # its "messages" have no role
+            return "librechat"
         if is_discord_export(value):
             return "discord"
         if _is_gemini(value):  # its "messages" have no role either
@@ -182,6 +205,7 @@ def _json_format(text: str, first: str) -> str | None:
             return found
     tried = 0
     chat = None  # a plain chat message: a later line may show which API wrote the chat
+    summary = None  # a Claude Code summary line: its records, or another format's, follow
     first_value: Any = None
     for line in text.split("\n", 4 * _LINES_TO_TRY):
         if not line.strip():
@@ -196,18 +220,35 @@ def _json_format(text: str, first: str) -> str | None:
             return "codex"
         if found == "openai":
             chat = found
+        elif found == "claude-code" and _is_summary_line(value):
+            summary = found
         elif found:
             return found
         tried += 1
         if tried == _LINES_TO_TRY:
             break
-    if chat:
-        return chat
+    if chat or summary:
+        return chat or summary
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):
         return _cut_short(text, first)
     return _document_format(document)
+
+
+def _is_continue_index(name: str, text: str) -> bool:
+    try:
+        return is_continue_index(name, json.loads(text))
+    except (ValueError, RecursionError):
+        return False
+
+
+def _is_summary_line(value: Any) -> bool:
+    """A Claude Code ``summary`` line (``type`` and ``leafUuid`` alone: no session, no
+    message): Claude Code writes them first, but a chat log another tool appended them to is
+    no Claude Code session, so the lines after it decide."""
+    return isinstance(value, dict) and value.get("type") == "summary" and not any(
+        key in value for key in ("sessionId", "uuid", "message"))
 
 
 def _opens_a_document(body: str) -> bool:
@@ -279,14 +320,20 @@ def _document_format(document: Any) -> str | None:
         return "messenger"
     if is_google_chat_export(document):
         return "google-chat"
+    if is_skype_export(document):
+        return "skype"
     if is_open_webui_export(document):
         return "open-webui"
+    if is_librechat_export(document):  # its "messages" have no role
+        return "librechat"
     if is_chatgpt_export(document):
         return "chatgpt"
     if is_claude_ai_export(document) or is_claude_ai_projects(document):
         return "claude-ai"
     if _is_gemini(document):
         return "gemini"
+    if is_continue_session(document):  # its "history" is no SWE-agent trajectory's
+        return "continue"
     if is_trajectory(document):
         return "trajectory"
     if is_openhands(document):

@@ -1,5 +1,7 @@
 """Discord channel exports written by DiscordChatExporter (``--format Json``): ``{"guild",
-"channel", "messages": [...]}``, one channel (or thread, or direct-message chat) a file.
+"channel", "messages": [...]}``, one channel (or thread, or direct-message chat) a file; its
+CSV export (``--format Csv``) is read by :mod:`.discord_csv`, its HTML export (``--format
+HtmlDark``, the default) by :mod:`.discord_html`.
 
 - **Session**: ``<guild>/#<channel>`` by their names (``Direct Messages/#Dana`` for a DM, as
   the exporter names it), else the file's name.
@@ -22,10 +24,13 @@ from __future__ import annotations
 from typing import Any
 
 from .chat_messages import ChatExportParser, add_chat_message, attachment_names, one_line_name
+from .discord_csv import HEADER as CSV_HEADER, DiscordCsvParser, is_discord_csv
+from .discord_html import DiscordHtmlParser, is_discord_html
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
 from .timefmt import read_time
 
+_HTML_HEAD = 1_000_000  # the page's style sheet and preamble come before its first message
 _SYSTEM_TYPES = frozenset({"RecipientAdd", "RecipientRemove", "Call", "ChannelNameChange",
                            "ChannelIconChange", "ChannelPinnedMessage", "GuildMemberJoin",
                            "ThreadCreated"})
@@ -51,10 +56,15 @@ class DiscordParser(ChatExportParser):
 
     def parse(self, source: Source) -> int:
         """Read every message of the channel; return how many there were."""
+        if source.text is not None and is_discord_csv(source.text):  # --format Csv
+            return DiscordCsvParser(self.collector, self.default_session).parse(source)
+        if source.text is not None and is_discord_html(source.text[:_HTML_HEAD]):  # HtmlDark
+            return DiscordHtmlParser(self.collector, self.default_session).parse(source)
         document = json_document(source)
         if not is_discord_export(document):
-            raise fail(source.name, 'not a DiscordChatExporter export (a "channel" and '
-                                    '"messages" with an "author" and a "timestamp")')
+            raise fail(source.name, 'not a DiscordChatExporter export (JSON: a "channel" and '
+                                    '"messages" with an "author" and a "timestamp"; CSV: the '
+                                    f'header {CSV_HEADER}; or its HTML page)')
         strip_document_envelopes(source, self.collector, document)
         channel = document["channel"]
         guild = document.get("guild") if isinstance(document.get("guild"), dict) else {}

@@ -7,7 +7,8 @@ messages.json``, ``{"messages": [...]}``, each message ``{"creator": {"name", "e
 - **Speakers and roles**: ``creator.name``, else its ``email``; roles as :mod:`.chat_messages`
   gives them.
 - **Time**: ``created_date``, as Takeout writes it in the account's language and zone
-  ("Monday, May 8, 2023 at 1:56:03 PM UTC"; read by :mod:`.timefmt`). A message edited later
+  ("Monday, May 8, 2023 at 1:56:03 PM UTC", "Montag, 8. Mai 2023 um 13:56:03 UTC"; read by
+  :mod:`.timefmt`, the month names by :mod:`.date_words`). A message edited later
   keeps its text as last written and links when (``relation(H, edited, TIME)``).
 - **Threads**: each message ``relation(H, message_id, '<session>#<id>')``; a message after the
   first of its thread (``topic_id``) ``relation(H, reply_to, …)`` the thread's first message.

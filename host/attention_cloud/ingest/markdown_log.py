@@ -17,7 +17,8 @@ A turn starts at a heading (``#`` to ``######``) that names a speaker and a time
 word heads one): the first such name is the user and the others assistants, each item keeping
 its speaker's name (a name of up to three words, or a longer one written as one: ``## Maria de
 la Cruz (09:15)``; never a day or a part of one, ``## Morning (07:30)``, which times a section of
-notes). A role heading without a time (``## User``) starts a turn too. Headings
+notes, nor a name heading turns only at one hour on two days or more, ``## Standup (09:00)``
+under each date, unless another name heads two turns). A role heading without a time (``## User``) starts a turn too. Headings
 inside fenced code blocks never do.
 
 The time goes to the item. A heading time that names its day (``2026-01-02 03:57``) is read as
@@ -112,23 +113,51 @@ def role_of(name: str) -> str | None:
     return _ROLE_WORDS.get(word)
 
 
-def _timed_names(lines: list[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
+def _timed_names(lines: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """Each name that may head a timed turn, with the day and clock of each heading it heads
+    (the day its own time writes, else the latest date heading's; ``""`` when none is known)."""
+    heads: dict[str, list[tuple[str, str]]] = {}
+    day = ""
     for line in outside_fences(lines):
         found = timed_heading(line)
         if found is not None and _is_name(found[0]):
-            counts[found[0]] = counts.get(found[0], 0) + 1
-    return counts
+            own = date_line(found[1])
+            heads.setdefault(found[0], []).append((own.day if own else day, _clock_of(found[1])))
+        elif found is None and line.lstrip().startswith("#"):
+            dated = date_line(line)
+            day = dated.day if dated else day
+    return heads
 
 
-def _people(names: dict[str, int], lines: list[str]) -> set[str]:
+def _clock_of(written: str) -> str:
+    """The clock a heading's time writes, one spelling for one hour ("09:00" and "9:00")."""
+    clock = _CLOCK.search(written)
+    hours, minutes = clock.group().split(":") if clock else ("", "")
+    half = re.search(r"\b([ap])\.?m\b", written, re.IGNORECASE)
+    return f"{int(hours or 0)}:{minutes}{half.group(1).lower() if half else ''}"
+
+
+def _recurs_daily(heads: list[tuple[str, str]]) -> bool:
+    """Whether a name's headings are a section a notes file repeats each day at its hour
+    ("## Standup (09:00)" under two dates): one clock throughout, on two days or more."""
+    return len({clock for _, clock in heads}) == 1 and len({day for day, _ in heads if day}) >= 2
+
+
+def _heads_two_turns(names: dict[str, list[tuple[str, str]]]) -> bool:
+    """Whether a person (no role word) heads two turns, other than as a recurring section
+    (:func:`_recurs_daily`): that one is a person once another name is seen to be one."""
+    return any(role_of(name) is None and len(heads) >= 2 and not _recurs_daily(heads)
+               for name, heads in names.items())
+
+
+def _people(names: dict[str, list[tuple[str, str]]], lines: list[str]) -> set[str]:
     """The person names among timed-heading names: all of them once one person heads two
-    turns or a role word heads one, or when each spoke once in a chat of sentences
-    (:func:`_each_spoke_once`): a conversation, not a notes file's dated sections."""
-    persons = {name: n for name, n in names.items() if role_of(name) is None}
-    if any(n >= 2 for n in persons.values()) or len(persons) < len(names) \
-            or _each_spoke_once(lines, names):
-        return set(persons)
+    turns (:func:`_heads_two_turns`) or a role word heads one, or when each spoke once in a
+    chat of sentences (:func:`_each_spoke_once`): a conversation, not a notes file's dated
+    sections."""
+    persons = {name for name in names if role_of(name) is None}
+    if _heads_two_turns(names) or len(persons) < len(names) or _each_spoke_once(lines, names):
+        return persons
     return set()
 
 
@@ -145,21 +174,21 @@ def _date_heads(lines: list[str]) -> Iterator[str]:
 
 def has_timed_headings(text: str) -> bool:
     """True when the first lines of ``text`` hold a timed heading naming a role, or two timed
-    headings naming the same person, or a chat of people who each spoke once
-    (:func:`_each_spoke_once`), outside code fences."""
+    headings naming the same person (:func:`_heads_two_turns`), or a chat of
+    people who each spoke once (:func:`_each_spoke_once`), outside code fences."""
     lines = [line.rstrip("\r") for line in text.split("\n", _LINES_TO_TRY)[:_LINES_TO_TRY]]
     names = _timed_names(lines)
-    return any(role_of(name) is not None or n >= 2 for name, n in names.items()) \
+    return any(role_of(name) is not None for name in names) or _heads_two_turns(names) \
         or _each_spoke_once(lines, names)
 
 
-def _each_spoke_once(lines: list[str], names: dict[str, int]) -> bool:
+def _each_spoke_once(lines: list[str], names: dict[str, list[tuple[str, str]]]) -> bool:
     """Whether timed headings of two or more names, each heading one turn, are a chat rather
     than a notes file's sections ("## Standup (09:00)"): every heading of the file is one of
     them or a date, and each turn says a sentence (three words or more, no list), as the
     lines of a short chat must (:func:`~.plain_text.speaker_names`)."""
-    if len(names) < 2 or any(n != 1 or role_of(name) is not None or is_label_word(name)
-                             for name, n in names.items()):
+    if len(names) < 2 or any(len(heads) != 1 or role_of(name) is not None
+                             or is_label_word(name) for name, heads in names.items()):
         return False
     body: list[str] | None = None
     bodies: list[list[str]] = []

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 
 from .classify import message_text
 from .collector import ItemCollector
-from .plain_text import FENCE, date_line, is_label_word, named_speaker_of
+from .plain_text import FENCE, date_line, heading_date, is_label_word, named_speaker_of
 from .pointers import line_pointer
 from .source import Source, fail
 from .markdown_log import timed_heading
@@ -50,14 +50,7 @@ _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
 _ATTENDEES = re.compile(r"[*_]*(?:attendees|participants|present)[*_]*[ \t]*:[*_]*[ \t]*(.*)",
                         re.IGNORECASE)
 _GOAL_SEPARATOR = " \u203a "
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _WEEKDAY = re.compile(r"\(?(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\)?", re.IGNORECASE)
-#: A whole date inside a heading: ISO or numeric with a four-digit year, or a month's name
-#: with a day and a year.
-_DATE_IN_HEADING = re.compile(
-    r"(?<![\w.])(?:\d{4}[-/]\d{1,2}[-/]\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{4}"
-    r"|\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+\d{4}"
-    r"|" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})(?![\w.])", re.IGNORECASE)
 _LINES_TO_TRY = 2000
 
 
@@ -203,19 +196,6 @@ def _speakers(lines: list[str], bodies: list[list[str]]) -> set[str]:
 
 
 _BRACKETED_TAIL = re.compile(r"[ \t]*[(\[][^()\[\]\n]*[)\]][ \t:]*\Z")
-
-
-def heading_date(title: str) -> str:
-    """The date a heading names, as written: the whole heading when it is a date line
-    (``Tuesday, March 11, 2025``, ``Standup — 2025-03-04``), else a whole date inside it
-    (``Meeting 2025-03-04``, ``2025-03-04 (Tue)``, ``Standup 04.03.2025``, ``Week of March 3,
-    2025``); "" when it names no day."""
-    if date_line(title):
-        return title
-    for found in _DATE_IN_HEADING.finditer(title):
-        if date_line(found.group(0)):
-            return found.group(0)
-    return ""
 
 
 def _without_date(title: str) -> str:

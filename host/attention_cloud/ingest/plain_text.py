@@ -93,6 +93,13 @@ DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ 
 _LAST_BRACKETS = re.compile(r"[(\[]([^()\[\]\n]{6,60})[)\]][ \t:]*\Z")
 _ON_DATE = re.compile(r"(?:on|as of)[ \t]+(.+)", re.IGNORECASE)
 _DATE_SEPARATORS = (" \u2014 ", " \u2013 ", " - ", ": ", ", ")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+#: A whole date inside a heading: ISO or numeric with a four-digit year, or a month's name
+#: with a day and a year.
+_DATE_IN_HEADING = re.compile(
+    r"(?<![\w.])(?:\d{4}[-/]\d{1,2}[-/]\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{4}"
+    r"|\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+\d{4}"
+    r"|" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})(?![\w.])", re.IGNORECASE)
 _ROLES = {
     "user": "user",
     "human": "user",
@@ -242,7 +249,8 @@ def _role_speaker(line: str) -> tuple[str, str] | None:
 def date_line(line: str) -> str | None:
     """The ISO time a line that is only a date says (``8 May 2023``, ``Date: 2023-05-08``,
     ``## Session 2 — 1:56 pm on 8 May, 2023``, ``Session 2 (1:56 pm on 8 May, 2023)``,
-    ``--- 2023-05-08 13:56 ---``, ``On 8 May 2023:``), else None; a
+    ``--- 2023-05-08 13:56 ---``, ``On 8 May 2023:``), or a Markdown heading that holds a whole
+    date (``# Session log 2026-01-02``: the day of the clock times below it), else None; a
     :class:`~attention_cloud.ingest.timefmt.TurnTime`, which knows the day as written."""
     text = line.strip().strip("#*_[]()=~ \t").strip(":- \t")
     if not text or len(text) > 90 or not _YEAR.search(text):
@@ -258,7 +266,25 @@ def date_line(line: str) -> str | None:
             time = read_turn_time(candidate.strip("*_()[] \t"))
             if time:
                 return time
+    if line.lstrip().startswith("#"):  # a title that ends with its day: "# Session log 2026-01-02"
+        for found in _DATE_IN_HEADING.finditer(text):
+            time = read_turn_time(found.group(0))
+            if time:
+                return time
     return None
+
+
+def heading_date(title: str) -> str:
+    """The date a heading names, as written: the whole heading when it is a date line
+    (``Tuesday, March 11, 2025``, ``Standup — 2025-03-04``), else a whole date inside it
+    (``Meeting 2025-03-04``, ``2025-03-04 (Tue)``, ``Standup 04.03.2025``, ``Week of March 3,
+    2025``); "" when it names no day."""
+    if date_line(title):
+        return title
+    for found in _DATE_IN_HEADING.finditer(title):
+        if date_line(found.group(0)):
+            return found.group(0)
+    return ""
 
 
 def has_speaker_lines(text: str, lines_to_try: int = 2000) -> bool:

@@ -11,19 +11,23 @@ import re
 from pathlib import Path
 
 SIDE_FILE = "users.json"
+CONTINUE_INDEX = "sessions.json"  # Continue's index: when each session began
 _DAY_FILE = re.compile(r"\d{4}-\d\d-\d\d\.json\Z")  # a Slack channel's day file
 _MAX_SIDE_BYTES = 64 * 1024 * 1024
 
 
 def side_files(path: str | Path) -> list[Path]:
     """The side files that exist for the transcript at ``path``: ``users.json`` beside a JSON
-    file, and beside its folder for a day file (``general/2023-05-08.json``)."""
+    file, and beside its folder for a day file (``general/2023-05-08.json``); ``sessions.json``
+    beside a file of a ``sessions`` folder (Continue's)."""
     path = Path(path)
     if path.suffix.lower() != ".json" or path.name == SIDE_FILE:
         return []
     places = [path.parent / SIDE_FILE]
     if _DAY_FILE.match(path.name):
         places.append(path.parent.parent / SIDE_FILE)
+    if path.parent.name == "sessions" and path.name != CONTINUE_INDEX:
+        places.append(path.parent / CONTINUE_INDEX)  # a Continue session's times
     return [place for place in places if place.is_file()]
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from ..errors import InputError
 
 #: The file names a folder is searched for; other files in a folder are not looked at.
-TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".ndjson", ".txt", ".md", ".markdown", ".log", ".traj")
+TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".ndjson", ".txt", ".md", ".markdown", ".log", ".traj",
+                       ".csv")
 
 #: The largest transcript file read, in bytes, unless the caller (or ``max_file_bytes`` in the
 #: home's config.json) says otherwise: a bigger file is refused before it is read.

@@ -8,7 +8,8 @@ Accepted: ISO 8601 with or without a zone (``2023-05-08T13:56:00Z``, ``2023-05-0
 nanoseconds (numbers or digit strings),
 RFC 2822 (``Mon, 08 May 2023 13:56:00 +0200``) and the spellings people and chat exports use
 (``1:56 pm on 8 May, 2023``, ``May 8, 2023``, ``2023/05/28 (Sun) 19:47``, ``28.05.2023 19:47``: a
-dotted date is day first; ``13:56 UTC+2`` is two hours ahead of UTC).
+dotted date is day first; ``13:56 UTC+2`` is two hours ahead of UTC), and full dates with month
+names in the languages :mod:`.date_words` lists (``Montag, 8. Mai 2023 um 13:56:03 UTC``).
 A time must name its day: ``13:56`` or ``Monday`` alone is not a timestamp. A time without a
 zone is UTC (the journal stores UTC). :func:`relative_dates` resolves "yesterday", "last week",
 "two days ago", "last Friday" in a turn's text against the turn's own time.
@@ -27,6 +28,7 @@ from dateutil.relativedelta import relativedelta
 from dateutil.tz import tzoffset
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .date_words import LOCALISED, names_a_localised_month
 from .hemisphere import is_southern
 
 # Claude Code writes "2026-01-02T03:04:05.678Z"; the common case needs no parsing at all.
@@ -304,13 +306,22 @@ def _without_cjk_forms(text: str) -> str:
 def _dateutil_moment(text: str) -> datetime | None:
     text = _NAMED_OFFSET.sub(_named_offset, _without_cjk_forms(text))
     dayfirst = _DOTTED_DATE.search(text) is not None
+    moment = _dateutil_reading(text, dayfirst, None)
+    if moment is None and names_a_localised_month(text):
+        # "Montag, 8. Mai 2023 um 13:56:03 UTC": a date written in the account's language
+        moment = _dateutil_reading(text, dayfirst, LOCALISED)
+    return moment
+
+
+def _dateutil_reading(text: str, dayfirst: bool,
+                      names: _dateparser.parserinfo | None) -> datetime | None:
     readings = []
     for default in _DEFAULTS:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error")  # an unknown zone name: unreadable, not UTC
-                readings.append(_dateparser.parse(text, default=default, tzinfos=_ZONES,
-                                                  dayfirst=dayfirst))
+                readings.append(_dateparser.parse(text, parserinfo=names, default=default,
+                                                  tzinfos=_ZONES, dayfirst=dayfirst))
         except (ValueError, OverflowError, TypeError, Warning):
             return None
     first, second = readings

@@ -1,0 +1,50 @@
+"""DiscordChatExporter's HTML export (``--format HtmlDark``/``HtmlLight``, its default): every
+author and every message's time kept (issue 14: who said it and when, for every format people
+bring)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from attention_cloud.ingest import detect_format, parse_path, parse_text
+from attention_cloud.ingest.pointers import read_pointer
+
+HTML = Path(__file__).parent / "fixtures" / "ingest" / "Running Club - general [901].html"
+
+
+@pytest.fixture(scope="module")
+def parsed():
+    return parse_path(HTML)
+
+
+def test_a_channel_keeps_every_author_and_time(parsed):
+    # before: "cannot detect format": the exporter's default format lost every message
+    assert parsed.format == "discord" == detect_format(HTML)
+    assert [(i.speaker, i.time, i.text) for i in parsed.items] == [
+        ("Priya Patel", "2023-05-08T15:56:00Z",
+         "I signed up for the half marathon in October!\nWho wants to train together?"),
+        ("Priya Patel", "2023-05-08T15:57:00Z",
+         "Saturdays & Sundays work for me\n[attached: route.gpx]"),
+        ("Tomás", "2023-05-09T08:20:00Z", "Count me in, 7am at the bridge\n[attached: bridge.jpg]"),
+    ]
+    assert {i.session for i in parsed.items} == {"Running Club/#general"}
+    assert parsed.ignored == {"system": 1}
+
+
+def test_replies_and_edits_are_linked(parsed):
+    edited, reply = parsed.items[1], parsed.items[2]
+    assert ("edited", "2023-05-08T16:05:00Z") in [r[1:] for r in edited.relations]
+    assert ("reply_to", "901#2") in [r[1:] for r in reply.relations]
+    assert ("message_id", "901#4") in [r[1:] for r in reply.relations]
+
+
+def test_a_message_points_at_its_lines(parsed):
+    assert '<div id="chatlog__message-container-4"' in read_pointer(parsed.items[2].pointer)
+
+
+def test_an_html_page_of_no_messages_is_one_clear_line():
+    page = HTML.read_text().split('<div class="chatlog">')[0] + "</body></html>"
+    with pytest.raises(Exception) as caught:
+        parse_text(page, name="empty.html", format="discord")
+    assert str(caught.value) == "empty.html: no messages in this DiscordChatExporter HTML export"
