@@ -29,7 +29,7 @@
 :- use_module(grants).
 :- use_module(cells, []).
 :- use_module(store, [store_appended/4]).
-:- use_module(path_disclosure, [shown_text/4, shown_path/3, shown_value/2,
+:- use_module(path_disclosure, [shown_text/4, shown_tokens/5, shown_path/3, shown_value/2,
                                             shown_field/4]).
 
 /** <module> The query vocabulary as a grantee sees it
@@ -192,19 +192,32 @@ item_text(H0, T0) :-
 %!  relation(?S, ?P, ?O) is nondet.
 %   Links of records the reader sees to records they see or to entities; an item's working
 %   directory (`cwd`) as visible_place/4 tells it; a path (a file it touches) as shown_path/3
-%   tells it at the reader's ceiling for S (a bound O must be the path as shown, and as the
-%   owner's memory holds it).
+%   tells it at the reader's ceiling for S (a bound O finds the links shown so: the file's
+%   name finds a link to `/home/marco/x/cache.py` for a reader told `cache.py`, the owner's
+%   path itself nothing).
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
     (   P \== cwd, kept_(S, [O]),
         ( nonvar(O) -> O1 = O ; true ),  % looked up by it, as the owner's index has it
         atc_journal:relation(S, P, O1), P \== cwd, seen_(S, Max), object_seen_(O1),
         shown_path(Max, O1, O)
+    ;   shown_file_(O),                 % a file as the reader was shown it: its name, or ~/...
+        member(P, [touches_file, mentions_file]),
+        kept_(S, []),
+        atc_journal:relation(S, P, O1), O1 \== O,
+        seen_(S, Max),
+        shown_path(Max, O1, O)
     ;   P = cwd,                        % the owner's directory: its last name, at L1 or L0
         kept_(S, [O]), atc_journal:relation(S, cwd, Dir), grantee_view_reader(R),
         visible_place(R, S, Dir, O)
     ;   atc_cells:cell_relation(S, P, O), seen_(S, _), seen_(O, _)     % a member or a cell
     ).
+
+% shown_file_(+O): O, bound, may be a path of the owner's as shown_path/3 tells a reader it
+% (its file's name, or from `~`): the owner's links are read to find it, as no index holds it.
+shown_file_(O) :-
+    atom(O),
+    \+ sub_atom(O, 0, 1, _, '/').
 
 %!  cell(?C) is nondet.
 %   Cells (rules/cells.pl) whose every member the reader sees (visible/3 treats a cell as a
@@ -280,26 +293,54 @@ atom_arg_(X, Y) :- atc_journal:journal_atom_arg(X, Y).
 string_arg_(X, Y) :- atc_journal:journal_string_arg(X, Y).
 
 %!  rung(?Id, ?Level, ?Text) is nondet.
-%   Only rungs at or below the reader's ceiling for Id.
+%   Only rungs at or below the reader's ceiling for Id, as the reader is shown them; a bound
+%   Text finds the rungs shown so.
 rung(Id0, L0, T0) :-
     atom_arg_(Id0, Id), atom_arg_(L0, L), string_arg_(T0, T), kept_(Id, [T]),
-    ( nonvar(T) -> T1 = T ; true ),
-    atc_ladder:rung(Id, L, T1),
+    (   var(T)
+    ->  atc_ladder:rung(Id, L, T1)
+    ;   shown_shorter_(T, Id, L, T1, atc_ladder:rung(Id, L, T1))
+    ),
     seen_at_(Id, L),
-    shown_text(Id, L, T1, T),           % a bound T: the owner's text, unchanged when shown
+    shown_text(Id, L, T1, T),
     read_noted_(Id).
 %!  rung_tokens(?Id, ?Level, ?N) is nondet.
+%   The tokens of rung(Id, Level, Text)'s Text as the reader is shown it.
 rung_tokens(Id0, L0, N) :-
-    atom_arg_(Id0, Id), atom_arg_(L0, L), kept_(Id, [N]), atc_ladder:rung_tokens(Id, L, N),
-    seen_at_(Id, L).
+    atom_arg_(Id0, Id), atom_arg_(L0, L), kept_(Id, [N]), atc_ladder:rung_tokens(Id, L, N1),
+    seen_at_(Id, L),
+    (   memberchk(L, [l0, l1]) -> N = N1
+    ;   atc_ladder:rung(Id, L, T1) -> shown_tokens(Id, L, T1, N1, N)
+    ;   N = N1
+    ).
 %!  distilled(?Id, ?Field, ?Value) is nondet.
-%   The structured L2: for a reader who sees Id at L2 or more detailed.
+%   The structured L2: for a reader who sees Id at L2 or more detailed, as they are shown it;
+%   a bound Value finds the values shown so.
 distilled(Id0, F0, V0) :-
     atom_arg_(Id0, Id), atom_arg_(F0, F), string_arg_(V0, V),
-    ( nonvar(V) -> V1 = V ; true ),
-    atc_ladder:distilled(Id, F, V1), seen_at_(Id, l2),
+    (   var(V)
+    ->  atc_ladder:distilled(Id, F, V1)
+    ;   shown_shorter_(V, Id, _, V1, atc_ladder:distilled(Id, F, V1))
+    ),
+    seen_at_(Id, l2),
     shown_field(Id, F, V1, V),
     read_noted_(Id).
+
+% shown_shorter_(+Shown, ?Id, ?Level, -Text0, :Lookup): Text0 may be the owner's text a reader
+% is shown as Shown: Shown itself, found through the index (Lookup with Text0 = Shown), or at
+% L2 or L3 a longer text whose paths, pointer or tags the reader is shown cut (only a text
+% holding what is cut is longer; each is then compared by the caller): the records the reader
+% sees are read for it (their kept set, else every record's).
+shown_shorter_(Shown, Id, Level, Text0, Lookup) :-
+    (   Text0 = Shown,
+        call(Lookup)
+    ;   ( var(Level) -> true ; memberchk(Level, [l2, l3]) ),
+        string_length(Shown, Length),
+        kept_(Id, []),
+        call(Lookup),
+        Text0 \== Shown,
+        string_length(Text0, Length0), Length0 > Length
+    ).
 %!  provenance(?Id, ?H) is nondet.
 provenance(Id0, H0) :-
     atom_arg_(Id0, Id), atom_arg_(H0, H),

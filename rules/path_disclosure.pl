@@ -53,6 +53,14 @@ shown_text(Record, Level, Text0, Text) :-
     ;   Text = Text2
     ).
 
+%!  shown_tokens(+Record, +Level, +Text0:string, +Tokens0:integer, -Tokens:integer) is det.
+%   The tokens of Text0, a rung of Record at Level counted Tokens0, as a grantee reads it:
+%   Tokens0 where shown_text/4 leaves it as it is, else the estimate of what is shown (the
+%   owner's count grew with the directories and the pointer's line the grantee may not read).
+shown_tokens(Record, Level, Text0, Tokens0, Tokens) :-
+    shown_text(Record, Level, Text0, Text),
+    (   Text == Text0 -> Tokens = Tokens0 ; atc_hydrate:estimate_tokens(Text, Tokens) ).
+
 %!  shown_field(+Record, +Field, +Value0:string, -Value:string) is semidet.
 %   A distillation's field (distilled/3, L2) as a grantee reads it: as shown_text/4 at L2; a
 %   `tag` made of the owner's home folder or working directory (`marco`) is not there.
