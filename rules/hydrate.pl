@@ -25,7 +25,7 @@ porter_stem(Word, Word).
 :- use_module(ladder).
 :- use_module(jump).
 :- use_module(when).
-:- use_module(path_disclosure, [shown_text/4, shown_tokens/5, shown_value/2]).
+:- use_module(path_disclosure, [shown_text/4, shown_value/2]).
 :- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
                         reader_items/2, reader_records/2, reader_segments/2]).
 :- use_module(cells).
@@ -2829,8 +2829,7 @@ fovea_(Settings, C, Placed) :-
         first_at_or_below_(Levels, TR, Target1),
         label_tokens_(Id, LabelTokens),
         record_framing_(Settings.fact_framing, Id, Framing),
-        settings_reader_(Settings, Reader),
-        maplist(framed_rung_tokens_(Framing, Reader, Id, LabelTokens), Levels, Rungs),
+        maplist(framed_rung_tokens_(Framing, Id, LabelTokens), Levels, Rungs),
         memberchk(Target1-TargetTokens, Rungs),
         once(( member(Level-Tokens, Rungs), Tokens =< TargetTokens )),
         Placed = p(C, Level, Tokens, Rungs)
@@ -2839,8 +2838,8 @@ fovea_(Settings, C, Placed) :-
 % What a rung costs the frame: its text (its speaker label's LabelTokens included) and the
 % line that heads the fact (fit, give way and promotion all count it; the receipt reports the
 % text's tokens).
-framed_rung_tokens_(Framing, Reader, Id, LabelTokens, Level, Level-Tokens) :-
-    fact_tokens_(Reader, Id, LabelTokens, Level, Tokens0),
+framed_rung_tokens_(Framing, Id, LabelTokens, Level, Level-Tokens) :-
+    fact_tokens_(Id, LabelTokens, Level, Tokens0),
     fact_framing_(Framing, Id, Level, Line),
     Tokens is Tokens0 + Line.
 
@@ -2866,25 +2865,17 @@ first_at_or_below_(Levels, TR, Level) :-
     ;   last(Levels, Level)
     ).
 
-% fact_tokens_(+Reader, +Id, +LabelTokens, +Level, -Tokens): the tokens of a rung of Id as
-% Reader is shown it (reader_text_/5), its speaker label's LabelTokens (label_tokens_/2)
-% included.
-fact_tokens_(Reader, Id, LabelTokens, Level, Tokens) :-
-    (   rung_tokens(Id, Level, T) -> Tokens1 = T
-    ;   rung(Id, Level, Text) -> estimate_tokens(Text, Tokens1)
-    ;   Tokens1 = 0
-    ),
-    reader_tokens_(Reader, Id, Level, Tokens1, Tokens0),
-    (   Tokens0 > 0 -> Tokens is Tokens0 + LabelTokens ; Tokens = Tokens0 ).
+% The tokens of a rung of Id, its speaker label's (label_tokens_/2) included.
+fact_tokens_(Id, Level, Tokens) :-
+    label_tokens_(Id, LabelTokens),
+    fact_tokens_(Id, LabelTokens, Level, Tokens).
 
-% reader_tokens_(+Reader, +Id, +Level, +Tokens0, -Tokens): a grantee is told the tokens of the
-% rung they read, whose paths and pointer are cut (shown_tokens/5): the owner's count grew
-% with the owner's directories and the pointer's line number, which they may not read.
-reader_tokens_(none, _, _, Tokens, Tokens) :- !.
-reader_tokens_(_, Id, Level, Tokens0, Tokens) :-
-    (   rung(Id, Level, Text0) -> shown_tokens(Id, Level, Text0, Tokens0, Tokens)
-    ;   Tokens = Tokens0
-    ).
+fact_tokens_(Id, LabelTokens, Level, Tokens) :-
+    (   rung_tokens(Id, Level, T) -> Tokens0 = T
+    ;   rung(Id, Level, Text) -> estimate_tokens(Text, Tokens0)
+    ;   Tokens0 = 0
+    ),
+    (   Tokens0 > 0 -> Tokens is Tokens0 + LabelTokens ; Tokens = Tokens0 ).
 
 % The tokens of Id's speaker label (0 without one), counted once per record, not per rung,
 % and estimated once per label in a process: estimating is a call to the host, and most
@@ -3501,11 +3492,13 @@ crumbs_(Cands, Seg, Settings, Budget, S0, S, N, Crumbs) :-
 crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
     (   record_ceiling_(Settings, Id, Ceiling),
         least_detailed_level_(Id, Ceiling, L),
-        settings_reader_(Settings, Reader),
-        fact_tokens_(Reader, Id, 0, L, Tok),    % a breadcrumb is the bare rung: no label
-        S0 + Tok + Settings.crumb_framing =< Budget
+        fact_tokens_(Id, 0, L, Tok0),   % a breadcrumb is the bare rung: no speaker label
+        S0 + Tok0 + Settings.crumb_framing =< Budget
     ->  rung(Id, L, Text0),
+        settings_reader_(Settings, Reader),
         reader_text_(Reader, Id, L, Text0, Text),
+        reader_tokens_cut_(Text0, Text, Cut),
+        Tok is max(0, Tok0 - Cut),
         source_of_(Reader, Id, Src),
         S is S0 + Tok + Settings.crumb_framing, N is N0 - 1,
         Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest]
@@ -3515,13 +3508,14 @@ crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
 render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),
              fact(Id, Segment, Level, By, Score, Tokens, Hops, Source, Time, Text, Dirty)) :-
     (   Rung = excerpt(_, _, Text0, _)          % verbatim pieces of L0: the receipt marks it
-    ->  Level = l0
+    ->  Level = l0, Cut = 0
     ;   Level = Rung,
         rung(Id, Level, Text00),
-        reader_text_(Reader, Id, Level, Text00, Text0)
+        reader_text_(Reader, Id, Level, Text00, Text0),
+        reader_tokens_cut_(Text00, Text0, Cut)
     ), !,
     fact_framing_(Framing, Id, Rung, Line),
-    Tokens is Framed - Line,
+    Tokens is Framed - Line - Cut,
     (   By0 = bridge(_, _) -> By = entity_expansion ; By = By0 ),
     (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text1) ; Text1 = Text0 ),
     reader_date_note_(Reader, Id, Note),
@@ -3532,9 +3526,22 @@ render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Frame
 
 % reader_text_(+Reader, +Id, +Level, +Text0, -Text): a rung as the frame's reader reads it: the
 % owner's as it is, a grantee's naming none of the owner's directories (path_disclosure.pl).
-% Its tokens are those of what the grantee reads (reader_tokens_/5).
+% Its tokens are those of what the grantee reads (reader_tokens_cut_/4).
 reader_text_(Reader, Id, Level, Text0, Text) :-
     (   Reader == none -> Text = Text0 ; shown_text(Id, Level, Text0, Text) ).
+
+% reader_tokens_cut_(+Text0, +Text, -Cut): the tokens the grantee's Text (reader_text_/5) is
+% shorter by than the owner's rung Text0. The frame is planned on the owner's counts, which
+% the text shown is no longer than (so the budget holds), but the receipt tells a grantee the
+% tokens of what they read, less Cut (the owner's grew with directories and the L3 pointer's
+% line they may not read). Only a text the rewrite changed is estimated.
+reader_tokens_cut_(Text0, Text, Cut) :-
+    (   Text == Text0
+    ->  Cut = 0
+    ;   estimate_tokens(Text0, Owner),
+        estimate_tokens(Text, Shown),
+        Cut is max(0, Owner - Shown)
+    ).
 
 % reader_entity_(+Reader, +Entity0, -Entity): a bridging named thing as the receipt's reader
 % is told it: the owner's as distilled, a grantee's a path's file name alone (an entity can be

@@ -1,5 +1,6 @@
 :- module(atc_path_disclosure,
           [ shown_text/4,               % +Record, +Level, +Text0, -Text
+            shown_tokens/5,             % +Record, +Level, +Text0, +Tokens0, -Tokens
             shown_path/3,               % +Ceiling, +Object, -Shown
             shown_value/2,              % +Value0, -Value
             shown_field/4               % +Record, +Field, +Value0, -Value
