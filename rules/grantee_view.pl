@@ -388,20 +388,44 @@ nearest(Q, K, Options, Hits) :-
 nearest_(Q, K, Options, Hits) :-
     must_be(nonneg, K),
     query_seen_(Q),
-    (   Options == [], grantee_view_reader(P), reader_records(P, Records)
-    ->  % their kept set: the cosine of each of its items and arcs (the score nearest/4 gives
-        % them), not fetching eight-fold until K of the home's best are theirs
+    (   grantee_view_reader(P), reader_records(P, Records),
+        kept_set_options_(Options, Wanted)
+    ->  % their kept set: the cosine of each of its items and arcs the options select (the
+        % score nearest/4 gives them), not fetching eight-fold until K of the home's best are
+        % theirs (how long that took told how many hidden records an option matched)
         (   string(Q), split_string(Q, "", " \t\n\r", [""])
         ->  Hits = []                   % a blank text finds nothing, as nearest/4 says
-        ;   include(searchable_, Records, Searched),
+        ;   include(searchable_(Wanted), Records, Searched),
             atc_jump:similarity(Q, Searched, K, Hits)
         )
     ;   seen_search_(atc_jump:nearest(Q), Options, K, Hits)
     ).
 
-% What a search without options can answer: items and arcs (rollups have no vectors).
-searchable_(R) :-
-    (   atc_journal:item(R) -> true ; atc_ladder:arc(R) ).
+% kept_set_options_(+Options, -Wanted): Options (checked as nearest/4 checks them) as the
+% records of a kept set they select: w(Segment, Kinds, Record), each `any` where not given.
+% Fails for level(L), which picks one of an item's vectors (its text's or its
+% distillation's) where similarity/4 scores the best of them: that search still fetches.
+kept_set_options_(Options0, w(Segment, Kinds, Record)) :-
+    atc_jump:jump_options_(Options0, Options),
+    \+ memberchk(level(_), Options),
+    (   memberchk(segment(S), Options) -> atom_string(Segment, S) ; Segment = any ),
+    (   memberchk(kinds(Ks), Options) -> maplist([K, A]>>atom_string(A, K), Ks, Kinds)
+    ;   Kinds = any
+    ),
+    (   memberchk(record(R), Options) -> Record = R ; Record = any ).
+
+% What a search can answer: items and arcs (rollups have no vectors), of the segment, kinds
+% and record type asked for (an arc's vector is of kind `arc`, in its segment).
+searchable_(w(Segment, Kinds, Record), R) :-
+    (   atc_journal:item(R)
+    ->  Type = item,
+        ( Kinds == any -> true ; atc_journal:item_kind(R, Kind), memberchk(Kind, Kinds) )
+    ;   atc_ladder:arc(R)
+    ->  Type = arc,
+        ( Kinds == any -> true ; memberchk(arc, Kinds) )
+    ),
+    ( Record == any -> true ; Record == Type ),
+    ( Segment == any -> true ; atc_hydrate:in_segment_(R, Segment) ).
 
 %!  lexical(+Query, +K, +Options, -Hits) is det.
 lexical(Q, K, Options, Hits) :-
