@@ -398,8 +398,31 @@ nearest_(Q, K, Options, Hits) :-
         ;   include(searchable_(Wanted), Records, Searched),
             atc_jump:similarity(Q, Searched, K, Hits)
         )
+    ;   grantee_view_reader(P), grant_segments(P, Segments), Segments \== any
+    ->  segments_search_(Segments, Q, K, Options, Hits)
     ;   seen_search_(atc_jump:nearest(Q), Options, K, Hits)
     ).
+
+% segments_search_(+Segments, +Q, +K, +Options, -Hits): where no set of what the reader sees
+% is kept (grants of whole segments; or too wide a one), the search runs in each segment
+% their grants name, the K best of them all answered: what they cannot see in the segments
+% they do not read neither comes first, costing eight-fold fetches, nor tells by how long a
+% search took how many hidden records are like the query. A segment(S) option they do not
+% read answers nothing.
+segments_search_(Segments, Q, K, Options, Hits) :-
+    atc_jump:jump_options_(Options, Checked),
+    (   select(segment(S0), Checked, Rest)
+    ->  atom_string(S, S0),
+        (   memberchk(S, Segments) -> Searched = [S] ; Searched = [] )
+    ;   Searched = Segments, Rest = Checked
+    ),
+    findall(Hits1, ( member(S, Searched),
+                     seen_search_(atc_jump:nearest(Q), [segment(S)|Rest], K, Hits1) ),
+            Lists),
+    append(Lists, All),
+    sort(2, @>=, All, Best0),               % Handle-Score, best first (ties kept)
+    length(Best0, N),
+    (   N =< K -> Hits = Best0 ; length(Hits, K), append(Hits, _, Best0) ).
 
 % kept_set_options_(+Options, -Wanted): Options (checked as nearest/4 checks them) as the
 % records of a kept set they select: w(Segment, Kinds, Record), each `any` where not given.

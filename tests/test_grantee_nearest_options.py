@@ -87,3 +87,61 @@ def test_a_grantees_search_with_options_answers_the_best_they_see(searched, goal
 def test_a_segment_a_grantee_does_not_read_answers_nothing(searched, goal):
     out, _, _ = searched
     assert out[goal][0] == []
+
+
+@pytest.fixture(scope="module")
+def whole_segment(tmp_path_factory):
+    """erin reads the whole of segment `default` (no set is kept for her); a segment she does
+    not read holds many records closer to the query than hers. Her answers and the raw hits
+    each search asked for, for her nearest/3 and nearest/4 (and the owner's best of
+    `default`, what she should be answered)."""
+    from attention_cloud.sharing import add_grant, add_principal, reader_query
+
+    root = tmp_path_factory.mktemp("whole-segment")
+    memory, _ = _home(root, {"shared": SHARED})
+    try:
+        (root / "vault.txt").write_text(CROWD, encoding="utf-8")
+        memory.ingest([root / "vault.txt"], format="text", segment="vault")
+        memory.curate()
+        add_principal(memory, "erin")
+        add_grant(memory, "erin", segments=["default"], ceiling="L0")
+        search = memory.jump.semantic
+        out = {}
+        for goal in ('nearest("noodle lunch plan", 3, H)',
+                     'nearest("noodle lunch plan", 3, [record(item)], H)',
+                     'nearest("noodle lunch plan", 3, [segment(vault)], H)'):
+            asked = []
+
+            def counting(query, k, options, asked=asked):
+                asked.append(k)
+                return search(query, k, options)
+
+            memory.jump.semantic = counting
+            try:
+                hits = reader_query(memory, "erin", goal).rows[0]["H"]
+            finally:
+                del memory.jump.semantic
+            out[goal] = ([(h, round(s, 6)) for h, s in hits], asked)
+        owner = memory.query('nearest("noodle lunch plan", 3, [segment(default)], H)').rows
+        out["owner"] = [(h, round(s, 6)) for h, s in owner[0]["H"]]
+        owner = memory.query('nearest("noodle lunch plan", 3, [segment(default), '
+                             'record(item)], H)').rows
+        out["owner items"] = [(h, round(s, 6)) for h, s in owner[0]["H"]]
+    finally:
+        memory.close()
+    return out
+
+
+def test_a_whole_segment_grantees_search_reads_only_their_segments(whole_segment):
+    """Before, 300 closer records of `vault` came first: the search asked for 78, then 512
+    raw hits, and how long it took told how many hidden records were like the query."""
+    for goal in [g for g in whole_segment if g.startswith("nearest")]:
+        asked = whole_segment[goal][1]
+        assert max(asked, default=0) < 100, (goal, asked)
+
+
+def test_a_whole_segment_grantees_search_answers_the_best_they_see(whole_segment):
+    assert whole_segment['nearest("noodle lunch plan", 3, H)'][0] == whole_segment["owner"]
+    assert whole_segment['nearest("noodle lunch plan", 3, [record(item)], H)'][0] == \
+        whole_segment["owner items"]
+    assert whole_segment['nearest("noodle lunch plan", 3, [segment(vault)], H)'][0] == []
