@@ -201,7 +201,7 @@ relation(S0, P0, O0) :-
         ( nonvar(O) -> O1 = O ; true ),  % looked up by it, as the owner's index has it
         atc_journal:relation(S, P, O1), P \== cwd, seen_(S, Max), object_seen_(O1),
         shown_path(Max, O1, O)
-    ;   shown_file_(O),                 % a file as the reader was shown it: its name, or ~/...
+    ;   shown_file_(P, O),              % a file as the reader was shown it: its name, or ~/...
         member(P, [touches_file, mentions_file]),
         kept_(S, []),
         atc_journal:relation(S, P, O1), O1 \== O,
@@ -213,11 +213,17 @@ relation(S0, P0, O0) :-
     ;   atc_cells:cell_relation(S, P, O), seen_(S, _), seen_(O, _)     % a member or a cell
     ).
 
-% shown_file_(+O): O, bound, may be a path of the owner's as shown_path/3 tells a reader it
-% (its file's name, or from `~`): the owner's links are read to find it, as no index holds it.
-shown_file_(O) :-
+% shown_file_(?P, +O): O, bound, may be a path of the owner's as shown_path/3 tells a reader
+% it (its file's name, or from `~`): the owner's file links are read to find it, as no index
+% holds it. With P unbound only an O that reads as a file (`cache.py`, `~/x`) is looked for
+% so: `relation(H, P, 'Alice')` does not read every file link of the home.
+shown_file_(P, O) :-
     atom(O),
-    \+ sub_atom(O, 0, 1, _, '/').
+    \+ sub_atom(O, 0, 1, _, '/'),
+    (   nonvar(P) -> true
+    ;   sub_atom(O, 0, 1, _, '~') -> true
+    ;   sub_atom(O, _, _, _, '.')
+    ).
 
 %!  cell(?C) is nondet.
 %   Cells (rules/cells.pl) whose every member the reader sees (visible/3 treats a cell as a

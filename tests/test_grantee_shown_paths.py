@@ -57,6 +57,7 @@ def views(tmp_path_factory) -> dict[str, dict]:
                                                       r["T"]) for r in rungs]
                 seen[reader, "files"] = rows("relation(H, touches_file, O)")
                 seen[reader, "named file"] = rows("relation(H, touches_file, 'cache.py')")
+                seen[reader, "named file, any link"] = rows("relation(H, P, 'cache.py')")
                 seen[reader, "tokens"] = {
                     (place[r["H"]], r["L"]): r["N"]
                     for r in rows("item(H), rung_tokens(H, L, N), member(L, [l2, l3])")}
@@ -100,6 +101,8 @@ def test_a_goal_naming_the_file_a_grantee_was_shown_finds_it(views, reader):
         shown = sorted(r["H"] for r in views[name][reader, "files"] if r["O"] == "cache.py")
         assert shown
         assert sorted(r["H"] for r in views[name][reader, "named file"]) == shown
+        assert shown == sorted({r["H"] for r in views[name][reader, "named file, any link"]
+                                if r["P"] == "touches_file"})
 
 
 @pytest.mark.parametrize("reader", ["bob", "carl"])
