@@ -3526,7 +3526,7 @@ render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Frame
 
 % reader_text_(+Reader, +Id, +Level, +Text0, -Text): a rung as the frame's reader reads it: the
 % owner's as it is, a grantee's naming none of the owner's directories (path_disclosure.pl).
-% Its tokens are those of what the grantee reads (reader_tokens_cut_/4).
+% Its tokens are those of what the grantee reads (reader_tokens_cut_/3).
 reader_text_(Reader, Id, Level, Text0, Text) :-
     (   Reader == none -> Text = Text0 ; shown_text(Id, Level, Text0, Text) ).
 
