@@ -29,7 +29,7 @@
 :- use_module(grants).
 :- use_module(cells, []).
 :- use_module(store, [store_appended/4]).
-:- use_module(path_disclosure, [shown_text/4, shown_path/3, shown_value/2,
+:- use_module(path_disclosure, [shown_text/4, shown_tokens/5, shown_path/3, shown_value/2,
                                             shown_field/4]).
 
 /** <module> The query vocabulary as a grantee sees it
@@ -192,18 +192,37 @@ item_text(H0, T0) :-
 %!  relation(?S, ?P, ?O) is nondet.
 %   Links of records the reader sees to records they see or to entities; an item's working
 %   directory (`cwd`) as visible_place/4 tells it; a path (a file it touches) as shown_path/3
-%   tells it at the reader's ceiling for S (a bound O must be the path as shown, and as the
-%   owner's memory holds it).
+%   tells it at the reader's ceiling for S (a bound O finds the links shown so: the file's
+%   name finds a link to `/home/marco/x/cache.py` for a reader told `cache.py`, the owner's
+%   path itself nothing).
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
     (   P \== cwd, kept_(S, [O]),
         ( nonvar(O) -> O1 = O ; true ),  % looked up by it, as the owner's index has it
         atc_journal:relation(S, P, O1), P \== cwd, seen_(S, Max), object_seen_(O1),
         shown_path(Max, O1, O)
+    ;   shown_file_(P, O),              % a file as the reader was shown it: its name, or ~/...
+        member(P, [touches_file, mentions_file]),
+        kept_(S, []),
+        atc_journal:relation(S, P, O1), O1 \== O,
+        seen_(S, Max),
+        shown_path(Max, O1, O)
     ;   P = cwd,                        % the owner's directory: its last name, at L1 or L0
         kept_(S, [O]), atc_journal:relation(S, cwd, Dir), grantee_view_reader(R),
         visible_place(R, S, Dir, O)
     ;   atc_cells:cell_relation(S, P, O), seen_(S, _), seen_(O, _)     % a member or a cell
+    ).
+
+% shown_file_(?P, +O): O, bound, may be a path of the owner's as shown_path/3 tells a reader
+% it (its file's name, or from `~`): the owner's file links are read to find it, as no index
+% holds it. With P unbound only an O that reads as a file (`cache.py`, `~/x`) is looked for
+% so: `relation(H, P, 'Alice')` does not read every file link of the home.
+shown_file_(P, O) :-
+    atom(O),
+    \+ sub_atom(O, 0, 1, _, '/'),
+    (   nonvar(P) -> true
+    ;   sub_atom(O, 0, 1, _, '~') -> true
+    ;   sub_atom(O, _, _, _, '.')
     ).
 
 %!  cell(?C) is nondet.
@@ -280,26 +299,54 @@ atom_arg_(X, Y) :- atc_journal:journal_atom_arg(X, Y).
 string_arg_(X, Y) :- atc_journal:journal_string_arg(X, Y).
 
 %!  rung(?Id, ?Level, ?Text) is nondet.
-%   Only rungs at or below the reader's ceiling for Id.
+%   Only rungs at or below the reader's ceiling for Id, as the reader is shown them; a bound
+%   Text finds the rungs shown so.
 rung(Id0, L0, T0) :-
     atom_arg_(Id0, Id), atom_arg_(L0, L), string_arg_(T0, T), kept_(Id, [T]),
-    ( nonvar(T) -> T1 = T ; true ),
-    atc_ladder:rung(Id, L, T1),
+    (   var(T)
+    ->  atc_ladder:rung(Id, L, T1)
+    ;   shown_shorter_(T, Id, L, T1, atc_ladder:rung(Id, L, T1))
+    ),
     seen_at_(Id, L),
-    shown_text(Id, L, T1, T),           % a bound T: the owner's text, unchanged when shown
+    shown_text(Id, L, T1, T),
     read_noted_(Id).
 %!  rung_tokens(?Id, ?Level, ?N) is nondet.
+%   The tokens of rung(Id, Level, Text)'s Text as the reader is shown it.
 rung_tokens(Id0, L0, N) :-
-    atom_arg_(Id0, Id), atom_arg_(L0, L), kept_(Id, [N]), atc_ladder:rung_tokens(Id, L, N),
-    seen_at_(Id, L).
+    atom_arg_(Id0, Id), atom_arg_(L0, L), kept_(Id, [N]), atc_ladder:rung_tokens(Id, L, N1),
+    seen_at_(Id, L),
+    (   memberchk(L, [l0, l1]) -> N = N1
+    ;   atc_ladder:rung(Id, L, T1) -> shown_tokens(Id, L, T1, N1, N)
+    ;   N = N1
+    ).
 %!  distilled(?Id, ?Field, ?Value) is nondet.
-%   The structured L2: for a reader who sees Id at L2 or more detailed.
+%   The structured L2: for a reader who sees Id at L2 or more detailed, as they are shown it;
+%   a bound Value finds the values shown so.
 distilled(Id0, F0, V0) :-
     atom_arg_(Id0, Id), atom_arg_(F0, F), string_arg_(V0, V),
-    ( nonvar(V) -> V1 = V ; true ),
-    atc_ladder:distilled(Id, F, V1), seen_at_(Id, l2),
+    (   var(V)
+    ->  atc_ladder:distilled(Id, F, V1)
+    ;   shown_shorter_(V, Id, _, V1, atc_ladder:distilled(Id, F, V1))
+    ),
+    seen_at_(Id, l2),
     shown_field(Id, F, V1, V),
     read_noted_(Id).
+
+% shown_shorter_(+Shown, ?Id, ?Level, -Text0, :Lookup): Text0 may be the owner's text a reader
+% is shown as Shown: Shown itself, found through the index (Lookup with Text0 = Shown), or at
+% L2 or L3 a longer text whose paths, pointer or tags the reader is shown cut (only a text
+% holding what is cut is longer; each is then compared by the caller): the records the reader
+% sees are read for it (their kept set, else every record's).
+shown_shorter_(Shown, Id, Level, Text0, Lookup) :-
+    (   Text0 = Shown,
+        call(Lookup)
+    ;   ( var(Level) -> true ; memberchk(Level, [l2, l3]) ),
+        string_length(Shown, Length),
+        kept_(Id, []),
+        call(Lookup),
+        Text0 \== Shown,
+        string_length(Text0, Length0), Length0 > Length
+    ).
 %!  provenance(?Id, ?H) is nondet.
 provenance(Id0, H0) :-
     atom_arg_(Id0, Id), atom_arg_(H0, H),
@@ -347,20 +394,67 @@ nearest(Q, K, Options, Hits) :-
 nearest_(Q, K, Options, Hits) :-
     must_be(nonneg, K),
     query_seen_(Q),
-    (   Options == [], grantee_view_reader(P), reader_records(P, Records)
-    ->  % their kept set: the cosine of each of its items and arcs (the score nearest/4 gives
-        % them), not fetching eight-fold until K of the home's best are theirs
+    (   grantee_view_reader(P), reader_records(P, Records),
+        kept_set_options_(Options, Wanted)
+    ->  % their kept set: the cosine of each of its items and arcs the options select (the
+        % score nearest/4 gives them), not fetching eight-fold until K of the home's best are
+        % theirs (how long that took told how many hidden records an option matched)
         (   string(Q), split_string(Q, "", " \t\n\r", [""])
         ->  Hits = []                   % a blank text finds nothing, as nearest/4 says
-        ;   include(searchable_, Records, Searched),
+        ;   include(searchable_(Wanted), Records, Searched),
             atc_jump:similarity(Q, Searched, K, Hits)
         )
+    ;   grantee_view_reader(P), grant_segments(P, Segments), Segments \== any
+    ->  segments_search_(Segments, Q, K, Options, Hits)
     ;   seen_search_(atc_jump:nearest(Q), Options, K, Hits)
     ).
 
-% What a search without options can answer: items and arcs (rollups have no vectors).
-searchable_(R) :-
-    (   atc_journal:item(R) -> true ; atc_ladder:arc(R) ).
+% segments_search_(+Segments, +Q, +K, +Options, -Hits): where no set of what the reader sees
+% is kept (grants of whole segments; or too wide a one), the search runs in each segment
+% their grants name, the K best of them all answered: what they cannot see in the segments
+% they do not read neither comes first, costing eight-fold fetches, nor tells by how long a
+% search took how many hidden records are like the query. A segment(S) option they do not
+% read answers nothing.
+segments_search_(Segments, Q, K, Options, Hits) :-
+    atc_jump:jump_options_(Options, Checked),
+    (   select(segment(S0), Checked, Rest)
+    ->  atom_string(S, S0),
+        (   memberchk(S, Segments) -> Searched = [S] ; Searched = [] )
+    ;   Searched = Segments, Rest = Checked
+    ),
+    findall(Hits1, ( member(S, Searched),
+                     seen_search_(atc_jump:nearest(Q), [segment(S)|Rest], K, Hits1) ),
+            Lists),
+    append(Lists, All),
+    sort(2, @>=, All, Best0),               % Handle-Score, best first (ties kept)
+    length(Best0, N),
+    (   N =< K -> Hits = Best0 ; length(Hits, K), append(Hits, _, Best0) ).
+
+% kept_set_options_(+Options, -Wanted): Options (checked as nearest/4 checks them) as the
+% records of a kept set they select: w(Segment, Kinds, Record), each `any` where not given.
+% Fails for level(L), which picks one of an item's vectors (its text's or its
+% distillation's) where similarity/4 scores the best of them: that search still fetches.
+kept_set_options_(Options0, w(Segment, Kinds, Record)) :-
+    atc_jump:jump_options_(Options0, Options),
+    \+ memberchk(level(_), Options),
+    (   memberchk(segment(S), Options) -> atom_string(Segment, S) ; Segment = any ),
+    (   memberchk(kinds(Ks), Options) -> maplist([K, A]>>atom_string(A, K), Ks, Kinds)
+    ;   Kinds = any
+    ),
+    (   memberchk(record(R), Options) -> Record = R ; Record = any ).
+
+% What a search can answer: items and arcs (rollups have no vectors), of the segment, kinds
+% and record type asked for (an arc's vector is of kind `arc`, in its segment).
+searchable_(w(Segment, Kinds, Record), R) :-
+    (   atc_journal:item(R)
+    ->  Type = item,
+        ( Kinds == any -> true ; atc_journal:item_kind(R, Kind), memberchk(Kind, Kinds) )
+    ;   atc_ladder:arc(R)
+    ->  Type = arc,
+        ( Kinds == any -> true ; memberchk(arc, Kinds) )
+    ),
+    ( Record == any -> true ; Record == Type ),
+    ( Segment == any -> true ; atc_hydrate:in_segment_(R, Segment) ).
 
 %!  lexical(+Query, +K, +Options, -Hits) is det.
 lexical(Q, K, Options, Hits) :-

@@ -286,9 +286,10 @@ visible_(P, Record, Max) :-
 %   until anything visibility depends on changes: grants and their revocation, principals,
 %   memberships, labels, the items and what curation derived from them; or the next grant
 %   expiry or retention date passes. Items is bounded(Count), Count the records kept, or
-%   `unbounded` when no such set is kept: for the owner; where no record has a label, for
-%   grants of whole segments alone or of the whole home, a pool's members' included (a
-%   search finds their records first); and for grants whose filters name more than
+%   `unbounded` when no such set is kept: for the owner; where no record has a label and
+%   no grant's ceiling is L3 (either may hide records of a segment), for grants of whole
+%   segments alone or of the whole home, a pool's members' included (a search finds their
+%   records first); and for grants whose filters name more than
 %   reader_set_limit_/1 items in all (their searches then filter what they fetch instead).
 %
 %   The candidates are the items of the sessions a grant's filter names (else of its segments,
@@ -384,14 +385,16 @@ reader_grants_(P, Now, Grants) :-
 
 % reader_candidates_(+Grants, -Items): every item a grant of Grants may match (the items of
 % the sessions its filter names, else of its segments, ...: filter_candidates_/3),
-% deduplicated; fails when there are more than reader_set_limit_/1 of them, or, in a home
-% where no record has a label, when one grant is of the whole home or every grant is of
-% whole segments: a search then finds the reader's records among its first hits, and a set
-% would cost more to make (~40 µs a record) than it saves.
+% deduplicated; fails when there are more than reader_set_limit_/1 of them, or, where no
+% record a grant matches can be hidden from the reader (grants_hide_none_/1), when one grant
+% is of the whole home or every grant is of whole segments: a search then finds the reader's
+% records among its first hits, and a set would cost more to make (~40 µs a record) than it
+% saves.
 reader_candidates_(Grants, Items) :-
-    (   labels_set_
-    ->  true                            % a label may hide records a segment's statistics hold
-    ;   \+ forall(member(g(Filter, _), Grants), whole_segments_(Filter))
+    (   grants_hide_none_(Grants)
+    ->  \+ memberchk(g([], _), Grants),
+        \+ forall(member(g(Filter, _), Grants), whole_segments_(Filter))
+    ;   true                            % a hidden record would weigh in a segment's statistics
     ),
     reader_set_limit_(Limit),
     foldl(grant_candidates_(Limit), Grants, [], Lists),
@@ -409,8 +412,9 @@ grant_candidates_(Limit, g(Filter, _), Lists, [Items|Lists]) :-
 % through an index where there is one, at most Limit + 1 of them (more and no set is kept:
 % reading on would be wasted): an item the filter matches passes every key, so it is among
 % them (each is then checked by the policy itself). A filter of no key (the whole home) takes
-% every item, and only where labels may hide some: with no label it hides nothing, and a
-% search of the whole home finds its records first. A grant by a tag, an entity or a time
+% every item; reader_candidates_/2 asks for it only where a label or a presence ceiling may
+% hide some: otherwise it hides nothing, and a search of the whole home finds its records
+% first. A grant by a tag, an entity or a time
 % alone is kept too: with no set, its BM25 statistics were the whole home's, so a score told
 % how many hidden records held a word (as a label's were).
 filter_candidates_(Filter, Limit, Items) :-
@@ -418,7 +422,6 @@ filter_candidates_(Filter, Limit, Items) :-
     key_candidates_(Filter, Most, Items).
 
 key_candidates_([], Most, Items) :- !,
-    labels_set_,
     findall(H, limit(Most, item(H)), Items).
 key_candidates_(Filter, Most, Items) :-
     findall(S, member(session(S), Filter), Sessions), Sessions \== [], !,
@@ -449,9 +452,13 @@ key_candidates_(Filter, Most, Items) :-
     findall(H, limit(Most, ( item(H), once(( member(S, Strings), distilled(H, tag, S) )) )),
             Items).
 
-% Some record has a label: a restriction, readers or a retention date.
-labels_set_ :-
-    once(label_(_, _, _)).
+% grants_hide_none_(+Grants): every item Grants' filters match is visible: no record has a
+% label (a restriction, readers or a retention date) and no grant's ceiling is presence (at
+% L3 a record too small for a skeleton is not visible: l3_says_text_/1). Where one may be
+% hidden, a search weighed by the segments' statistics would count it.
+grants_hide_none_(Grants) :-
+    \+ label_(_, _, _),
+    \+ memberchk(g(_, l3), Grants).
 
 % entity_holder_(+E, -H): item H names entity E, as condition_holds_/2 reads entity(E): a
 % distilled entity, or the object of one of its links (stored as an atom, a string or a

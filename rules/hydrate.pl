@@ -3492,11 +3492,13 @@ crumbs_(Cands, Seg, Settings, Budget, S0, S, N, Crumbs) :-
 crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
     (   record_ceiling_(Settings, Id, Ceiling),
         least_detailed_level_(Id, Ceiling, L),
-        fact_tokens_(Id, 0, L, Tok),    % a breadcrumb is the bare rung: no speaker label
-        S0 + Tok + Settings.crumb_framing =< Budget
+        fact_tokens_(Id, 0, L, Tok0),   % a breadcrumb is the bare rung: no speaker label
+        S0 + Tok0 + Settings.crumb_framing =< Budget
     ->  rung(Id, L, Text0),
         settings_reader_(Settings, Reader),
         reader_text_(Reader, Id, L, Text0, Text),
+        reader_tokens_cut_(Text0, Text, Cut),
+        Tok is max(0, Tok0 - Cut),
         source_of_(Reader, Id, Src),
         S is S0 + Tok + Settings.crumb_framing, N is N0 - 1,
         Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest]
@@ -3506,13 +3508,14 @@ crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
 render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),
              fact(Id, Segment, Level, By, Score, Tokens, Hops, Source, Time, Text, Dirty)) :-
     (   Rung = excerpt(_, _, Text0, _)          % verbatim pieces of L0: the receipt marks it
-    ->  Level = l0
+    ->  Level = l0, Cut = 0
     ;   Level = Rung,
         rung(Id, Level, Text00),
-        reader_text_(Reader, Id, Level, Text00, Text0)
+        reader_text_(Reader, Id, Level, Text00, Text0),
+        reader_tokens_cut_(Text00, Text0, Cut)
     ), !,
     fact_framing_(Framing, Id, Rung, Line),
-    Tokens is Framed - Line,
+    Tokens is Framed - Line - Cut,
     (   By0 = bridge(_, _) -> By = entity_expansion ; By = By0 ),
     (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text1) ; Text1 = Text0 ),
     reader_date_note_(Reader, Id, Note),
@@ -3523,9 +3526,22 @@ render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Frame
 
 % reader_text_(+Reader, +Id, +Level, +Text0, -Text): a rung as the frame's reader reads it: the
 % owner's as it is, a grantee's naming none of the owner's directories (path_disclosure.pl).
-% Its tokens stay those of the owner's rung, which it is no longer than.
+% Its tokens are those of what the grantee reads (reader_tokens_cut_/3).
 reader_text_(Reader, Id, Level, Text0, Text) :-
     (   Reader == none -> Text = Text0 ; shown_text(Id, Level, Text0, Text) ).
+
+% reader_tokens_cut_(+Text0, +Text, -Cut): the tokens the grantee's Text (reader_text_/5) is
+% shorter by than the owner's rung Text0. The frame is planned on the owner's counts, which
+% the text shown is no longer than (so the budget holds), but the receipt tells a grantee the
+% tokens of what they read, less Cut (the owner's grew with directories and the L3 pointer's
+% line they may not read). Only a text the rewrite changed is estimated.
+reader_tokens_cut_(Text0, Text, Cut) :-
+    (   Text == Text0
+    ->  Cut = 0
+    ;   estimate_tokens(Text0, Owner),
+        estimate_tokens(Text, Shown),
+        Cut is max(0, Owner - Shown)
+    ).
 
 % reader_entity_(+Reader, +Entity0, -Entity): a bridging named thing as the receipt's reader
 % is told it: the owner's as distilled, a grantee's a path's file name alone (an entity can be

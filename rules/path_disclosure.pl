@@ -1,5 +1,6 @@
 :- module(atc_path_disclosure,
           [ shown_text/4,               % +Record, +Level, +Text0, -Text
+            shown_tokens/5,             % +Record, +Level, +Text0, +Tokens0, -Tokens
             shown_path/3,               % +Ceiling, +Object, -Shown
             shown_value/2,              % +Value0, -Value
             shown_field/4               % +Record, +Field, +Value0, -Value
@@ -52,6 +53,14 @@ shown_text(Record, Level, Text0, Text) :-
         without_dir_tags_(Dirs, Text2, Text)
     ;   Text = Text2
     ).
+
+%!  shown_tokens(+Record, +Level, +Text0:string, +Tokens0:integer, -Tokens:integer) is det.
+%   The tokens of Text0, a rung of Record at Level counted Tokens0, as a grantee reads it:
+%   Tokens0 where shown_text/4 leaves it as it is, else the estimate of what is shown (the
+%   owner's count grew with the directories and the pointer's line the grantee may not read).
+shown_tokens(Record, Level, Text0, Tokens0, Tokens) :-
+    shown_text(Record, Level, Text0, Text),
+    (   Text == Text0 -> Tokens = Tokens0 ; atc_hydrate:estimate_tokens(Text, Tokens) ).
 
 %!  shown_field(+Record, +Field, +Value0:string, -Value:string) is semidet.
 %   A distillation's field (distilled/3, L2) as a grantee reads it: as shown_text/4 at L2; a

@@ -1,0 +1,147 @@
+"""A grantee's `nearest/4` with options searches what they see (README, Sharing: Goals).
+
+With options (`[segment(S)]`, `[kinds([...])]`, `[record(item)]`) the search fetched raw hits
+from the whole index, eight-fold each time, until K were visible or 200,000 were read, even
+for a grantee whose set of records is kept: how long it took told them how many hidden
+records the option matched (a segment they do not read ran to the end of its records), and
+its cost followed the home rather than what they see. Now such a search scores the kept set
+the options select, as `nearest/3` does, and answers what the fetch answered.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_grantee_kept_set import CROWD, SHARED, _home  # noqa: E402
+
+SECRET = "".join(f"Zed: the noodle vendor contract clause {i} is confidential.\n"
+                 for i in range(120))
+SEARCHES = ['nearest("noodle lunch", 3, [segment(default)], H)',
+            'nearest("noodle lunch", 3, [kinds([turn, user_goal, conclusion])], H)',
+            'nearest("noodle lunch", 3, [record(item)], H)',
+            'nearest("noodle lunch", 3, [segment(vault)], H)',
+            'nearest("noodle lunch", 3, [segment(nowhere)], H)']
+
+
+@pytest.fixture(scope="module")
+def searched(tmp_path_factory):
+    """dave (one session of `default`) runs SEARCHES; what each answered, and the raw hits
+    each asked the index for."""
+    from attention_cloud.sharing import add_grant, reader_query
+
+    root = tmp_path_factory.mktemp("nearest-options")
+    memory, sessions = _home(root, {"shared": SHARED, "crowd": CROWD})
+    try:
+        (root / "vault.txt").write_text(SECRET, encoding="utf-8")
+        memory.ingest([root / "vault.txt"], format="text", segment="vault")
+        memory.curate()
+        add_grant(memory, "dave", sessions=[sessions["shared"]], ceiling="L0")
+        search = memory.jump.semantic
+        out = {}
+        for goal in SEARCHES + ['nearest("noodle lunch", 3, H)', 'nearest("noodle lunch", 10, H)']:
+            asked = []
+
+            def counting(query, k, options, asked=asked):
+                asked.append(k)
+                return search(query, k, options)
+
+            memory.jump.semantic = counting
+            try:
+                hits = reader_query(memory, "dave", goal).rows[0]["H"]
+            finally:
+                del memory.jump.semantic
+            out[goal] = ([(h, round(s, 6)) for h, s in hits], asked)
+        shared = {r["H"] for r in memory.query(
+            f'item_session(H, "{sessions["shared"]}")', limit=100).rows}
+        kinds = {r["K"] for r in memory.query("item_kind(_, K)", limit=1000).rows}
+    finally:
+        memory.close()
+    return out, shared, kinds
+
+
+def test_the_fixture_kinds_are_those_searched(searched):
+    _, _, kinds = searched
+    assert kinds <= {"turn", "user_goal", "conclusion"}, kinds
+
+
+@pytest.mark.parametrize("goal", SEARCHES)
+def test_a_grantees_search_with_options_reads_no_hidden_hit(searched, goal):
+    out, _, _ = searched
+    assert out[goal][1] == [], out[goal]
+
+
+@pytest.mark.parametrize("goal", SEARCHES[:3])
+def test_a_grantees_search_with_options_answers_the_best_they_see(searched, goal):
+    """A segment they read holds all they see; a kind or `record(item)` leaves arcs out."""
+    out, shared, _ = searched
+    plain = out['nearest("noodle lunch", 3, H)'][0]
+    assert plain and {h for h, _ in plain if h.startswith("it_")} <= shared
+    items = [(h, s) for h, s in out['nearest("noodle lunch", 10, H)'][0] if h in shared][:3]
+    assert out[goal][0] == (plain if "segment" in goal else items)
+
+
+@pytest.mark.parametrize("goal", SEARCHES[3:])
+def test_a_segment_a_grantee_does_not_read_answers_nothing(searched, goal):
+    out, _, _ = searched
+    assert out[goal][0] == []
+
+
+@pytest.fixture(scope="module")
+def whole_segment(tmp_path_factory):
+    """erin reads the whole of segment `default` (no set is kept for her); a segment she does
+    not read holds many records closer to the query than hers. Her answers and the raw hits
+    each search asked for, for her nearest/3 and nearest/4 (and the owner's best of
+    `default`, what she should be answered)."""
+    from attention_cloud.sharing import add_grant, add_principal, reader_query
+
+    root = tmp_path_factory.mktemp("whole-segment")
+    memory, _ = _home(root, {"shared": SHARED})
+    try:
+        (root / "vault.txt").write_text(CROWD, encoding="utf-8")
+        memory.ingest([root / "vault.txt"], format="text", segment="vault")
+        memory.curate()
+        add_principal(memory, "erin")
+        add_grant(memory, "erin", segments=["default"], ceiling="L0")
+        search = memory.jump.semantic
+        out = {}
+        for goal in ('nearest("noodle lunch plan", 3, H)',
+                     'nearest("noodle lunch plan", 3, [record(item)], H)',
+                     'nearest("noodle lunch plan", 3, [segment(vault)], H)'):
+            asked = []
+
+            def counting(query, k, options, asked=asked):
+                asked.append(k)
+                return search(query, k, options)
+
+            memory.jump.semantic = counting
+            try:
+                hits = reader_query(memory, "erin", goal).rows[0]["H"]
+            finally:
+                del memory.jump.semantic
+            out[goal] = ([(h, round(s, 6)) for h, s in hits], asked)
+        owner = memory.query('nearest("noodle lunch plan", 3, [segment(default)], H)').rows
+        out["owner"] = [(h, round(s, 6)) for h, s in owner[0]["H"]]
+        owner = memory.query('nearest("noodle lunch plan", 3, [segment(default), '
+                             'record(item)], H)').rows
+        out["owner items"] = [(h, round(s, 6)) for h, s in owner[0]["H"]]
+    finally:
+        memory.close()
+    return out
+
+
+def test_a_whole_segment_grantees_search_reads_only_their_segments(whole_segment):
+    """Before, 300 closer records of `vault` came first: the search asked for 78, then 512
+    raw hits, and how long it took told how many hidden records were like the query."""
+    for goal in [g for g in whole_segment if g.startswith("nearest")]:
+        asked = whole_segment[goal][1]
+        assert max(asked, default=0) < 100, (goal, asked)
+
+
+def test_a_whole_segment_grantees_search_answers_the_best_they_see(whole_segment):
+    assert whole_segment['nearest("noodle lunch plan", 3, H)'][0] == whole_segment["owner"]
+    assert whole_segment['nearest("noodle lunch plan", 3, [record(item)], H)'][0] == \
+        whole_segment["owner items"]
+    assert whole_segment['nearest("noodle lunch plan", 3, [segment(vault)], H)'][0] == []
