@@ -427,7 +427,10 @@ utc_stamp_(T, Stamp) :-
     sub_string(T, 10, 1, _, "T"),
     sub_string(T, 19, _, 0, Rest),
     (   Rest == "" ; Rest == "Z" ; sub_string(Rest, 0, 1, _, "."), sub_string(Rest, _, 1, 0, "Z") ), !,
-    maplist(field_(T), [0-4, 5-2, 8-2, 11-2, 14-2, 17-2], [Y, M, D, H, Mi, S]),
+    % six calls, not a maplist over the six fields: the day index reads every item's time
+    % (100k at a build), a time goal's frame ~300 (3.4 -> 2.6 us a time)
+    field_(T, 0-4, Y), field_(T, 5-2, M), field_(T, 8-2, D),
+    field_(T, 11-2, H), field_(T, 14-2, Mi), field_(T, 17-2, S),
     date_time_stamp(date(Y, M, D, H, Mi, S, 0, -, -), Stamp).
 
 field_(T, At-Len, N) :-

@@ -268,12 +268,12 @@ def measure_home(items: int, embedder: str, goals: list[str], args: argparse.Nam
                       open_s=open_s, time_index_s=time_index_s, week_items=int(week))
 
 
-def load_phases(mem: Any, source: str = PHASES_PL) -> None:
+def load_phases(mem: Any, source: str = PHASES_PL, module: str = "bench_hydrate_phases") -> None:
     """Load the instrumented hydrate/3 (``source``, PHASES_PL or a variant of its phase
-    table) into the home's engine, once per process."""
+    table, defining ``module``) into the home's engine, once per process."""
     from attention_cloud.bridge import Atom
 
-    if mem.pl.once("user:current_module", Atom("bench_hydrate_phases")) is None:
+    if mem.pl.once("user:current_module", Atom(module)) is None:
         with tempfile.NamedTemporaryFile("w", suffix=".pl", delete=False) as fh:
             fh.write(source)
         try:

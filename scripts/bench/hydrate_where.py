@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Where warm hydration's CPU goes, frame by frame, in one process: the map to read before
+cutting (issue 17's p95).
+
+On one home, hydrate.py's agent goals (its 60 timed ones by default, after its warm-up
+hydrations of the first of them) are hydrated ``--rounds`` times each (receipts not stored),
+and four tables are printed:
+
+* **goals**: each goal's least CPU over the rounds; p50, p95 and mean of those, and the
+  ``--slowest`` goals (the frames that make the p95: of one kind, or of every kind).
+* **parts**: the CPU of ``hydration.hydrate`` a frame, split into the Prolog call
+  (``api_hydrate_json``, host callbacks included), ``build_frame``, ``memory_status``,
+  ``frame_parts`` and the rest.
+* **callbacks**: each Python predicate Prolog called during the frames (``semantic_hits``,
+  ``lexical_hits``, ``similarity_scores``, ``similarity_within_scores``, the framing), calls and
+  CPU ms a frame (the calling thread's CPU time).
+* **clauses**: a pass over the same goals through hydrate.py's instrumented ``hydrate/3``
+  (``PHASES_PL``) with every goal its own phase, ``jump_/9``'s goals too: mean CPU ms a frame of
+  each (the nearest/4 call shows as ``catch``, the BM25 search as ``reader_fetch_``).
+
+Process CPU counts every thread; on a shared machine it still grows with the load (caches,
+frequency), so compare runs made at the same load, or use ``hydrate_ab.py`` for an A/B.
+
+    .venv/bin/python scripts/bench/hydrate_where.py --home HOME
+    .venv/bin/python scripts/bench/hydrate_where.py --home HOME --only "last week" --rounds 3
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_env import percentile_ms  # noqa: E402
+from hydrate import PHASES_PL, agent_goals, load_phases  # noqa: E402
+
+#: hydrate.py's instrumented hydrate/3 with every goal its own phase, and jump_/9 opened too,
+#: as a module of its own (hydrate.py's may be loaded in the same engine).
+CLAUSES_PL = PHASES_PL.replace("bench_hydrate_phases", "bench_hydrate_clauses").replace(
+    "(   phase_(Name, Phase) -> true ; Phase = other )", "Phase = Name"
+).replace(
+    "instrument_(G0, bench_hydrate_clauses:G) :-\n    G0 =.. [segment_candidates_|Args], !,",
+    "instrument_(G0, bench_hydrate_clauses:jump_(A1, A2, A3, A4, A5, A6, A7, A8, A9)) :-\n"
+    "    G0 = jump_(A1, A2, A3, A4, A5, A6, A7, A8, A9), !.\n"
+    "instrument_(G0, bench_hydrate_clauses:G) :-\n    G0 =.. [segment_candidates_|Args], !,",
+) + """
+jump_(A, B, C, D, E, F, G, H, I) :-
+    clause(atc_hydrate:jump_(A, B, C, D, E, F, G, H, I), Body0), !,
+    instrument_(Body0, Body),
+    call(Body).
+"""
+PARTS = ("frame_parts", "memory_status", "stands_for", "build_frame")
+
+
+def chosen(goals: list[str], only: list[str] | None) -> list[str]:
+    """The goals holding one of the ``only`` texts (all of them without)."""
+    return [g for g in goals if not only or any(text in g for text in only)]
+
+
+def _clocked(fn: Callable[..., Any], sink: dict[str, list[float]], name: str,
+             clock: Callable[[], float] = time.process_time) -> Callable[..., Any]:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        started = clock()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            tally = sink.setdefault(name, [0, 0.0])
+            tally[0] += 1
+            tally[1] += clock() - started
+    return wrapper
+
+
+def measure(mem: Any, goals: list[str], rounds: int, budget: int = 2000,
+            plane: str = "default") -> dict[str, Any]:
+    """The four tables' numbers for ``goals`` on ``mem`` (a warm Memory): ``least`` (a
+    (goal, least CPU seconds) pair per goal), ``parts`` and ``callbacks`` (name -> [calls,
+    CPU seconds] over all frames), ``clauses`` (goal name -> CPU seconds over all frames),
+    ``frames`` (how many frames each total is over) and ``same`` (whether the instrumented
+    pass gave each goal the facts hydrate gave it)."""
+    import attention_cloud.hydration as hydration
+    from attention_cloud.bridge import Atom, Var
+
+    mem.jump  # its search registered now, so that its callables are the ones timed
+    parts: dict[str, list[float]] = {}
+    callbacks: dict[str, list[float]] = {}
+    engine = mem.pl.engine
+    registered = dict(engine._callables)
+    originals = {name: getattr(hydration, name) for name in PARTS}
+    once = mem.pl.once
+    timed_once = _clocked(once, parts, "prolog")
+    try:
+        for key, (fn, nondet) in registered.items():
+            engine._callables[key] = (_clocked(fn, callbacks, key, time.thread_time), nondet)
+        for name in PARTS:
+            setattr(hydration, name, _clocked(originals[name], parts, name))
+        mem.pl.once = lambda pred, *args: (  # type: ignore[method-assign]
+            timed_once if pred.startswith("atc_api:api_hydrate") else once)(pred, *args)
+        cpu: list[list[float]] = [[] for _ in goals]
+        for _ in range(rounds):
+            for at, goal in enumerate(goals):
+                started = time.process_time()
+                hydration.hydrate(mem, goal, budget=budget, plane=plane, store_receipt=False)
+                cpu[at].append(time.process_time() - started)
+    finally:
+        engine._callables.update(registered)
+        for name, fn in originals.items():
+            setattr(hydration, name, fn)
+        del mem.pl.once  # the instance's wrapper: the class's method answers again
+    total = sum(sum(v) for v in cpu)
+    parts["hydrate"] = [len(goals) * rounds, total]
+    load_phases(mem, CLAUSES_PL, "bench_hydrate_clauses")
+    options = {"budget": budget, "plane": Atom(plane), "ceiling": Atom("l0"), "segments": []}
+    clauses: dict[str, float] = {}
+    same = True
+    for round_ in range(rounds):
+        for goal in goals:
+            frame, times = once("bench_hydrate_clauses:timed_hydrate", goal, options, Var(), Var())
+            for t in times:
+                clauses[str(t.args[0])] = clauses.get(str(t.args[0]), 0.0) + float(t.args[2])
+            if round_ == 0:
+                plain = hydration.hydrate(mem, goal, budget=budget, plane=plane, store_receipt=False)
+                same &= [str(f.args[0]) for f in frame.args[1]] == [f.handle for f in plain.facts]
+    return {"least": [(g, min(v)) for g, v in zip(goals, cpu)], "parts": parts,
+            "callbacks": callbacks, "clauses": clauses, "frames": len(goals) * rounds,
+            "same": same}
+
+
+def report(m: dict[str, Any], slowest: int, top: int) -> str:
+    """The four tables as text."""
+    ms = 1000.0
+    least = sorted(cpu for _, cpu in m["least"])
+    n = m["frames"]
+    lines = [f"goals: {len(least)}, least CPU over the rounds: p50 {percentile_ms(least, 50):.1f}"
+             f" p95 {percentile_ms(least, 95):.1f} mean {statistics.mean(least) * ms:.1f} ms"]
+    for goal, cpu in sorted(m["least"], key=lambda p: -p[1])[:slowest]:
+        lines.append(f"  {cpu * ms:6.1f}  {goal}")
+    lines.append("parts of hydration.hydrate, CPU ms a frame:")
+    rest = m["parts"]["hydrate"][1] - sum(m["parts"].get(p, [0, 0.0])[1] for p in ("prolog",) + PARTS)
+    for name, (calls, cpu) in sorted(m["parts"].items(), key=lambda p: -p[1][1]):
+        lines.append(f"  {name:<28} {cpu / n * ms:6.2f}")
+    lines.append(f"  {'(the rest)':<28} {rest / n * ms:6.2f}")
+    lines.append("host callbacks, calls and CPU ms a frame:")
+    for name, (calls, cpu) in sorted(m["callbacks"].items(), key=lambda p: -p[1][1]):
+        lines.append(f"  {name:<40} {calls / n:5.2f} {cpu / n * ms:6.2f}")
+    stale = "" if m["same"] else " (NOT the facts hydrate gives: the instrumentation is stale)"
+    lines.append(f"hydrate/3's goals (jump_/9's too), CPU ms a frame{stale}:")
+    for name, cpu in sorted(m["clauses"].items(), key=lambda p: -p[1])[:top]:
+        lines.append(f"  {name:<40} {cpu / n * ms:6.2f}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("--home", type=Path, required=True, help="a curated home")
+    parser.add_argument("--queries", type=int, default=60, help="goals (default 60, as hydrate.py)")
+    parser.add_argument("--warmup", type=int, default=5,
+                        help="untimed hydrations of the first goals first (default 5)")
+    parser.add_argument("--rounds", type=int, default=2, help="passes over the goals (default 2)")
+    parser.add_argument("--seed", type=int, default=7, help="goal generator seed (default 7)")
+    parser.add_argument("--only", nargs="+", metavar="TEXT",
+                        help="only the goals holding one of these texts ('last week', 'worker')")
+    parser.add_argument("--slowest", type=int, default=12, help="slowest goals listed (default 12)")
+    parser.add_argument("--top", type=int, default=25, help="clause goals listed (default 25)")
+    args = parser.parse_args(argv)
+    from attention_cloud import Memory
+    from attention_cloud.hydration import hydrate
+
+    goals = agent_goals(args.queries, args.seed)   # hydrate.py's: the same warm-up, the same goals
+    timed = chosen(goals, args.only)
+    if not timed:
+        parser.error(f"--only {args.only}: no goal holds any of them")
+    mem = Memory.open(args.home)
+    mem.jump.vectors.wait_for_index()
+    mem.query("memory_now(Now), From is Now - 7 * 86400, items_between(From, Now, Hs)")
+    for goal in goals[: args.warmup]:
+        hydrate(mem, goal, store_receipt=False)
+    print(report(measure(mem, timed, args.rounds), args.slowest, args.top))
+    mem.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""scripts/bench/hydrate_where.py: the map of where a warm frame's CPU goes. What its reader
+relies on: every part it names was really timed (the Prolog call, the host callbacks, each
+goal of hydrate/3 and of the jump), its instrumented pass gives the facts hydrate gives, and
+the home's engine is left as it was (the next frame is an ordinary one)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "scripts" / "bench"
+sys.path.insert(0, str(BENCH))
+
+from hydrate_where import chosen, measure, report  # noqa: E402
+
+GOALS = ["why do processor retries fail", "what did we decide about the retry policy"]
+
+
+def test_every_part_of_a_frame_is_timed_and_the_engine_left_as_it_was(curated_samples):
+    mem = curated_samples
+    mem.jump  # its search registered, as a frame registers it
+    before = dict(mem.pl.engine._callables)
+    m = measure(mem, GOALS, rounds=2)
+    assert m["frames"] == 4 and m["same"]
+    assert [g for g, _ in m["least"]] == GOALS and all(cpu > 0 for _, cpu in m["least"])
+    assert m["parts"]["prolog"][0] == 4 and m["parts"]["build_frame"][0] == 4
+    assert m["parts"]["prolog"][1] < m["parts"]["hydrate"][1]
+    assert m["callbacks"]["atc_jump:semantic_hits/4"][0] >= 4
+    assert {"select_facts_", "walk_", "fuse_"} <= set(m["clauses"])  # fuse_: a goal of jump_/9
+    text = report(m, slowest=1, top=5)
+    assert "host callbacks" in text and any(goal in text for goal in GOALS)
+    assert mem.pl.engine._callables == before
+    assert "once" not in vars(mem.pl)
+    assert mem.hydrate(GOALS[0]).facts
+
+
+def test_only_keeps_the_goals_holding_a_text_and_refuses_none():
+    assert chosen(["a last week", "b", "c yesterday"], ["last week", "yesterday"]) == \
+        ["a last week", "c yesterday"]
+    assert chosen(["a", "b"], None) == ["a", "b"]
+    proc = subprocess.run([sys.executable, str(BENCH / "hydrate_where.py"), "--home", "nowhere",
+                           "--only", "no such words"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "no such words" in proc.stderr.splitlines()[-1]
