@@ -179,9 +179,10 @@ class Watcher:
                     continue
                 if self._status:
                     self._status = False
+                    # "followed": files followed now; the totals' "files" counts reads
                     self.log({"event": "status", "time": _now_iso(), "mode": self.mode,
-                              "files": len(self.table.files), "pending": self.table.pending(),
-                              **self.totals.as_dict()})
+                              "followed": len(self.table.files),
+                              "pending": self.table.pending(), **self.totals.as_dict()})
                 if due:                         # pausing after an error
                     wake_at = min(next_scan, self._resume_at)
                 else:
