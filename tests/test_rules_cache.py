@@ -225,12 +225,18 @@ def test_the_key_names_another_file_for_another_prolog_or_other_sources(tmp_path
     assert key != cache_key([rules], "pyswip", "9.0.4", "/usr/lib/swi-prolog")
 
 
-def test_a_cache_folder_that_is_not_absolute_is_not_used(tmp_path, monkeypatch):
-    """With no home folder "~" stays unexpanded: compiled rules must not land in the cwd."""
+def test_with_no_home_folder_the_rules_never_land_in_the_cwd(tmp_path, monkeypatch):
+    """With no home folder "~" stays unexpanded: compiled rules must not land in the cwd;
+    they go to this user's private temporary folder (paths.cache_dir), or nowhere."""
     from attention_cloud.bridge import rules_cache
 
-    monkeypatch.chdir(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
     monkeypatch.delenv("ATC_CACHE", raising=False)
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.setattr("pwd.getpwuid", lambda uid: (_ for _ in ()).throw(KeyError(uid)))
     monkeypatch.setenv("XDG_CACHE_HOME", "~/.cache")
-    assert rules_cache._cache_place() is None
-    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    assert rules_cache._cache_place() == tmp_path / f"attention-cloud-{os.getuid()}" / "rules"
+    assert list(work.iterdir()) == []
