@@ -70,6 +70,9 @@ def test_the_static_table_and_the_minilm_forms_never_land_in_the_current_folder(
     assert list(nowhere.iterdir()) == []
     # a scratch folder that others may write into is never used, even as the cache itself
     _scratch(tmp_path).chmod(0o777)
+    from attention_cloud.embed.static import StaticEmbedder
     from attention_cloud.errors import EmbeddingError
     with pytest.raises(EmbeddingError, match="set ATC_CACHE"):
         derived.derived_model("exact", Path("unused.onnx"), "0" * 64)
+    with pytest.raises(EmbeddingError, match="other users may write"):
+        StaticEmbedder()
