@@ -246,7 +246,7 @@ class Watcher:
                 self._curated_once = False
             self._backoff = min(max(self._backoff * 2, 1.0), 60.0)
             self._resume_at = time.monotonic() + self._backoff
-            self.log({"event": "error", "time": _now_iso(), "message": one_line(exc),
+            self.log({"event": "error", "time": _now_iso(), "message": one_line(exc, "cli"),
                       "retry_in_s": self._backoff})
             return                              # the files stay due: tried again after the pause
         finally:
