@@ -50,3 +50,16 @@ def test_memory_hydrate_names_an_unknown_segment_not_a_cli_option(remembered):
         with pytest.raises(UsageError) as caught:
             mem.hydrate("deploy key", segments={"nope": 3})
     assert str(caught.value) == "segment nope: no such segment (segments in this memory: default)"
+
+
+def test_an_unknown_mounted_cell_names_the_readers_own_way_to_list_cells(remembered):
+    """It named both ways at once (`atc cells list, or cells_list in Python`)."""
+    out = _atc(remembered, "hydrate", "deploy key", "--mount", "cell_000000000000")
+    assert out.exit_code == 2
+    assert out.output == ("atc: mount cell_000000000000: no such cell (atc cells list names "
+                          "them)\n")
+    with Memory.open(remembered) as mem:
+        with pytest.raises(UsageError) as caught:
+            mem.hydrate("deploy key", mount="cell_000000000000")
+    assert str(caught.value) == ("mount cell_000000000000: no such cell "
+                                 "(attention_cloud.cells.cells_list(mem) names them)")

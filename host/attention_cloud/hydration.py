@@ -113,8 +113,9 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
                     and mem.pl.succeeds("atc_grants:visible", Atom(reader), Atom(cell), Var())):
                 raise UsageError(f"mount {cell}: no such cell visible to {reader}")
         elif not mem.pl.succeeds("atc_cells:cell", Atom(cell)):
-            raise UsageError(f"mount {cell}: no such cell (atc cells list, or cells_list "
-                             "in Python, names them)")
+            raise UsageError(f"mount {cell}: no such cell (attention_cloud.cells.cells_list"
+                             "(mem) names them)").told(
+                cli=f"mount {cell}: no such cell (atc cells list names them)")
     if budget < 0:
         raise UsageError("budget must be a non-negative number of tokens")
     ceiling = ceiling.lower()
