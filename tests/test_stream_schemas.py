@@ -101,3 +101,24 @@ def test_ingest_watch_curate_lines_meet_the_curate_schema(tmp_path) -> None:
     assert schema_problems(report, "ingest") == []
     assert list(curated) == ["curate"]
     assert schema_problems(curated["curate"], "curate") == [] and curated["curate"]["items"] > 0
+
+
+def test_real_query_output_meets_the_schema(tmp_path) -> None:
+    """`atc query --format json` printed JSON with no schema a script could fetch."""
+    from attention_cloud.schemas import query_schema
+
+    out = CliRunner().invoke(main, ["query", "--schema"])
+    assert out.exit_code == 0 and json.loads(out.output) == query_schema()
+    home = _home(tmp_path / "home")
+    env = {k: v for k, v in os.environ.items() if k != "ATC_HOME"}
+    subprocess.run([ATC, "ingest", str(SESSION), "--home", str(home)], check=True,
+                   capture_output=True, env=env, timeout=300)
+    for goal in ("item_kind(H, K), item_goal(H, G)", "fail",
+                 'X = f(a, "s", [1, 2.5]), Y = [a-1, "t"], Z = _, W is inf, V = 3'):
+        run = subprocess.run([ATC, "query", goal, "--format", "json", "--limit", "5",
+                              "--home", str(home)], capture_output=True, text=True, env=env,
+                             timeout=300)
+        assert run.returncode == 0, run.stderr
+        assert schema_problems(json.loads(run.stdout), "query") == [], goal
+    assert schema_problems([{"X": {"nested": [1, "a"]}}], "query") == []
+    assert schema_problems({"X": 1}, "query") != []          # rows, not one object

@@ -484,6 +484,7 @@ def _plain(value: Any) -> Any:
               show_default=True)
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
+@schema_option("query")
 @home_option
 @fail_cleanly
 def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt: str,
