@@ -873,9 +873,10 @@ prolog:error_message(existence_error(embeddings, Why)) -->
 prolog:error_message(existence_error(Kind, Name)) -->
     { Kind \== embeddings, atom(Kind), ( atom(Name) ; string(Name) ) },
     [ '~w `~w\' does not exist'-[Kind, Name] ].
-% A walk rule named with no rules file to define it (memory.pl): say where walk rules come from.
+% A walk rule named with no rules file to define it (memory.pl): say where walk rules come from
+% (the host words the remedy for each reader: hydration.py, _told_where_walk_rules_come_from).
 prolog:error_message(existence_error(walk_rule, Name, no_rules_file)) -->
-    [ 'walk_rule `~w\' does not exist: a walk rule is a predicate ~w/2 defined in a rules file (atc hydrate --rules FILE, Memory.hydrate(rules=FILE)) or saved with atc rules add; none is here, so only the plane\'s walk (or entity_walk, the built-in one) can run'-[Name, Name] ].
+    [ 'walk_rule `~w\' does not exist: a walk rule is a predicate ~w/2 defined in a rules file or saved in the home; none is here, so only the plane\'s walk (or entity_walk, the built-in one) can run'-[Name, Name] ].
 
 prolog:error_message(limit_stopped(Why)) -->
     stopped_(Why).

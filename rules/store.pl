@@ -38,7 +38,8 @@ Every persistent fact of every module changes through durable_assert/1 and durab
 A change is applied at once and appended to `journal.pl` in the memory home as a term
 `a(M:Fact)` or `r(M:Fact)`; store_commit/1 appends `commit(N)` and flushes, and the host then
 fsyncs the file before it acknowledges the batch. store_abort/0 undoes the batch in memory and
-appends `abort(N)`, so a replay drops it too.
+cuts its lines from the journal (or, where the file cannot be cut, appends `abort(N)`, which a
+replay drops too).
 
 Reopening loads `snapshot.qlf` (a compiled dump of every durable predicate, rebuilt whenever the
 SWI-Prolog version differs) and replays the journal from the byte offset the snapshot covers.
@@ -497,17 +498,33 @@ store_commit :-
     ).
 
 %!  store_abort is det.
-%   Undo the open batch in memory and mark it aborted in the journal.
+%   Undo the open batch in memory and cut its lines from the journal, which ends again where
+%   its last commit did: a failed command leaves the journal's bytes as they were. Where the
+%   file cannot be cut the batch is marked `abort(N)` instead, which a replay drops too.
 store_abort :-
     (   pending_(_)
     ->  forall(retract(pending_(Undo)), undo_(Undo)),
-        (   open_store_(_, Stream, N), Stream \== none
-        ->  write_term(Stream, abort(N), [fullstop(true), nl(true)]),
-            flush_output(Stream)
+        (   open_store_(Dir, Stream, N), Stream \== none
+        ->  flush_output(Stream),
+            (   cut_aborted_batch_(Dir)
+            ->  true
+            ;   write_term(Stream, abort(N), [fullstop(true), nl(true)]),
+                flush_output(Stream)
+            )
         ;   true
         )
     ;   true                            % nothing changed since the last commit
     ).
+
+% Truncate the journal to the end of its last commit (our view's end: we hold the lock, so
+% every byte past it is the aborted batch's). The stream appends (O_APPEND): the next batch
+% is written at the new end. Fails, leaving the file as it is, where it cannot be cut.
+cut_aborted_batch_(Dir) :-
+    view_end_(End),
+    journal_file(Dir, Journal),
+    catch(( size_file(Journal, Size), Size >= End,
+            ( Size =:= End -> true ; truncate_file_(Journal, End) ) ),
+          _, fail).
 
 undo_(erase(Ref)) :- ( catch(erase(Ref), _, true) -> true ; true ).
 undo_(assertz(Fact)) :- assertz(Fact).

@@ -695,3 +695,27 @@ def test_http_on_a_port_in_use_is_one_line_before_any_serving_line(home: Path) -
     assert out.returncode == 1, out.stderr
     assert out.stderr.strip().splitlines() == [
         f"atc: cannot listen on 127.0.0.1:{port}: Address already in use"]
+
+
+def test_an_argument_a_tool_does_not_take_is_refused_not_ignored(home: Path) -> None:
+    """A misspelt argument (`budgte`) or one the tool does not offer (`ceiling`) was dropped
+    without a word: the agent got a frame of the default 2,000 tokens and took it for the
+    one it asked for. It is now a one-line tool error naming it and what the tool takes, and
+    each tool's schema says no other property is allowed (as `atc serve` refuses a field)."""
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        listed = await session.list_tools()
+        seen["closed"] = {t.name: t.input_schema.get("additionalProperties") for t in listed.tools}
+        seen["typo"] = _error(await session.call_tool("hydrate", {"goal": "x", "budgte": 100}))
+        seen["two"] = _error(await session.call_tool("show", {"handle": "h", "lvl": "L2",
+                                                              "depth": 1}))
+        seen["still"] = _data(await session.call_tool("hydrate", {"goal": "x", "budget": 100}))
+
+    anyio.run(_session_run, home, body)
+    assert set(seen["closed"].values()) == {False}, seen["closed"]
+    assert seen["typo"] == ("Error executing tool hydrate: budgte: not an argument of hydrate "
+                            "(it takes goal, budget, plane, now)")
+    assert seen["two"] == ("Error executing tool show: depth, lvl: not arguments of show "
+                           "(it takes handle, level, source)")
+    assert seen["still"]["receipt"]["budget"]["total"] == 100

@@ -1,5 +1,5 @@
 """`atc declassify` of a label the record does not carry: one plain line naming the record and
-the label, exit 1, the journal and the audit log unchanged (it was Prolog's
+the label, exit 1, the journal (its bytes too) and the audit log unchanged (it was Prolog's
 "label `restriction-pii' does not exist", exit 2)."""
 from __future__ import annotations
 
@@ -29,14 +29,15 @@ def owned(home: Path) -> tuple[Path, str]:
     return home, handle
 
 
-def _state(home: Path, handle: str) -> tuple[str, bytes]:
-    """The record's labels as `atc label --show` reads them back (from the journal) and the
-    audit log. A batch that failed part-way keeps its journal lines marked aborted: what
-    the journal holds is unchanged, its bytes need not be."""
+def _state(home: Path, handle: str) -> tuple[str, bytes, bytes]:
+    """The record's labels as `atc label --show` reads them back (from the journal), the
+    audit log, and the journal's bytes: a batch that failed part-way is cut from the
+    journal (it was marked with an `abort(N)` line: the same state, other bytes)."""
     shown = run(home, "label", handle, "--show")
     assert shown.exit_code == 0, shown.output
     audit = home / "audit.jsonl"
-    return shown.stdout, audit.read_bytes() if audit.exists() else b""
+    return (shown.stdout, audit.read_bytes() if audit.exists() else b"",
+            (home / "journal.pl").read_bytes())
 
 
 @pytest.mark.parametrize("args, said", [

@@ -35,10 +35,10 @@ def test_an_unknown_candidate_is_named_as_written_not_quoted_twice(remembered):
 def test_a_walk_rule_without_a_rules_file_says_where_walk_rules_come_from(remembered, tmp_path):
     out = _atc(remembered, "hydrate", "deploy key", "--walk", "nope")
     assert out.exit_code != 0
-    assert out.output == (
+    assert out.output == (   # the CLI's own remedy (the API's and an HTTP client's differ)
         "atc: walk_rule `nope' does not exist: a walk rule is a predicate nope/2 defined in a "
-        "rules file (atc hydrate --rules FILE, Memory.hydrate(rules=FILE)) or saved with atc "
-        "rules add; none is here, so only the plane's walk (or entity_walk, the built-in one) can run\n")
+        "rules file (atc hydrate --rules FILE) or saved with atc rules add; none is here, so "
+        "only the plane's walk (or entity_walk, the built-in one) can run\n")
     rules = tmp_path / "walks.pl"
     rules.write_text("near(Seeds, H-0.5) :- member(H-_, Seeds).\n")
     out = _atc(remembered, "hydrate", "deploy key", "--walk", "nope", "--rules", str(rules))
@@ -50,3 +50,16 @@ def test_memory_hydrate_names_an_unknown_segment_not_a_cli_option(remembered):
         with pytest.raises(UsageError) as caught:
             mem.hydrate("deploy key", segments={"nope": 3})
     assert str(caught.value) == "segment nope: no such segment (segments in this memory: default)"
+
+
+def test_an_unknown_mounted_cell_names_the_readers_own_way_to_list_cells(remembered):
+    """It named both ways at once (`atc cells list, or cells_list in Python`)."""
+    out = _atc(remembered, "hydrate", "deploy key", "--mount", "cell_000000000000")
+    assert out.exit_code == 2
+    assert out.output == ("atc: mount cell_000000000000: no such cell (atc cells list names "
+                          "them)\n")
+    with Memory.open(remembered) as mem:
+        with pytest.raises(UsageError) as caught:
+            mem.hydrate("deploy key", mount="cell_000000000000")
+    assert str(caught.value) == ("mount cell_000000000000: no such cell "
+                                 "(attention_cloud.cells.cells_list(mem) names them)")

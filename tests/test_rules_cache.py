@@ -82,7 +82,8 @@ def _run(cache: Path, *args: str, pythonpath: Path | None = None) -> dict:
 
 
 def _compiled(cache: Path) -> list[str]:
-    return sorted(p.name for p in (cache / "rules").iterdir())
+    """The files of the cache, less the ``.source`` beside each compiled file."""
+    return sorted(p.name for p in (cache / "rules").iterdir() if p.suffix != ".source")
 
 
 @pytest.fixture
@@ -194,7 +195,7 @@ def test_a_cache_others_can_write_is_never_loaded(tmp_path):
     (cache / "rules").chmod(0o777)  # anyone could have planted the compiled file
     assert _run(cache)["origin"] == "source"
     (cache / "rules").chmod(0o700)
-    (planted,) = (cache / "rules").iterdir()
+    (planted,) = (cache / "rules").glob("*.qlf")
     planted.chmod(0o666)
     assert _run(cache)["origin"] == "compiled"
 
@@ -202,7 +203,7 @@ def test_a_cache_others_can_write_is_never_loaded(tmp_path):
 def test_a_damaged_compiled_file_falls_back_to_source_and_is_rebuilt(tmp_path):
     cache = tmp_path / "cache"
     assert _run(cache)["origin"] == "compiled"
-    (compiled,) = (cache / "rules").iterdir()
+    (compiled,) = (cache / "rules").glob("*.qlf")
     compiled.write_bytes(b"garbage, not a QLF file")
     assert _run(cache)["origin"] == "source"
     assert _run(cache)["origin"] == "compiled"
@@ -225,12 +226,53 @@ def test_the_key_names_another_file_for_another_prolog_or_other_sources(tmp_path
     assert key != cache_key([rules], "pyswip", "9.0.4", "/usr/lib/swi-prolog")
 
 
-def test_a_cache_folder_that_is_not_absolute_is_not_used(tmp_path, monkeypatch):
-    """With no home folder "~" stays unexpanded: compiled rules must not land in the cwd."""
+def test_with_no_home_folder_the_rules_never_land_in_the_cwd(tmp_path, monkeypatch):
+    """With no home folder "~" stays unexpanded: compiled rules must not land in the cwd;
+    they go to this user's private temporary folder (paths.cache_dir), or nowhere."""
     from attention_cloud.bridge import rules_cache
 
-    monkeypatch.chdir(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
     monkeypatch.delenv("ATC_CACHE", raising=False)
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.setattr("pwd.getpwuid", lambda uid: (_ for _ in ()).throw(KeyError(uid)))
     monkeypatch.setenv("XDG_CACHE_HOME", "~/.cache")
-    assert rules_cache._cache_place() is None
-    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    assert rules_cache._cache_place() == tmp_path / f"attention-cloud-{os.getuid()}" / "rules"
+    assert list(work.iterdir()) == []
+
+
+def test_compiled_rules_of_deleted_checkouts_are_pruned(tmp_path):
+    """Each checkout (a worktree, a clone, an installed venv) compiles its own file (~260 KB)
+    into the shared cache, and nothing removed those of checkouts since deleted: the cache
+    grew by one file per checkout forever. Writing a new file now removes those whose sources
+    are gone, keeps those of checkouts still there, and removes files that name no sources
+    once they are a month old."""
+    import time
+
+    place = tmp_path / "cache" / "rules"
+    place.mkdir(parents=True, mode=0o700)
+    live = tmp_path / "live-checkout" / "rules" / "api.pl"
+    live.parent.mkdir(parents=True)
+    live.write_text("% another checkout\n")
+    planted = {}
+    for name, source in (("deleted", tmp_path / "gone" / "rules" / "api.pl"), ("live", live),
+                         ("unnamed-old", None), ("unnamed-new", None)):
+        qlf = place / f"rules-{name}-pyswip-9.0.4-0123456789abcdef0123.qlf"
+        qlf.write_bytes(b"compiled")
+        if source is not None:
+            qlf.with_suffix(".source").write_text(str(source))
+        planted[name] = qlf
+    month = 31 * 86400
+    os.utime(planted["unnamed-old"], (time.time() - month, time.time() - month))
+    assert _run(tmp_path / "cache")["origin"] == "compiled"
+    left = sorted(p.name for p in place.iterdir())
+    assert planted["deleted"].name not in left and "rules-deleted" not in " ".join(left)
+    assert planted["unnamed-old"].name not in left
+    assert {planted["live"].name, planted["live"].with_suffix(".source").name,
+            planted["unnamed-new"].name} <= set(left)
+    ours = [n for n in left if n.endswith(".qlf") and "-deleted-" not in n
+            and n not in (planted["live"].name, planted["unnamed-new"].name)]
+    assert len(ours) == 1 and ours[0].replace(".qlf", ".source") in left
+    assert _run(tmp_path / "cache")["origin"] == "cache"

@@ -505,6 +505,26 @@ def test_a_field_the_server_does_not_take_is_refused_not_ignored(server, alice):
     assert status == 200 and answer["receipt"]["budget"]["total"] == 300
 
 
+def test_an_unknown_walk_rule_tells_each_reader_its_own_remedy(server, alice):
+    """A walk rule nothing defines was refused with one message for every reader: an HTTP
+    client was told to run `atc hydrate --rules FILE` or call `Memory.hydrate(rules=FILE)`,
+    neither of which it can do. Each reader is now told its own way to define one."""
+    home, tokens = alice
+    status, answer = _post_raw(server.url, tokens["bob"], "/v1/hydrate",
+                               json.dumps({"goal": "refunds", "walk": "nope"}).encode())
+    said = answer["error"]
+    assert status == 400 and "walk_rule `nope' does not exist" in said
+    assert "`rules` field" in said and "atc " not in said and "Memory." not in said, said
+    out = run("hydrate", "--goal", "refunds", "--walk", "nope", home=home)
+    assert out.exit_code == 2 and out.stdout == ""
+    assert "atc hydrate --rules FILE" in out.stderr and "atc rules add" in out.stderr
+    assert "Memory." not in out.stderr and out.stderr.count("\n") == 1, out.stderr
+    with Memory.open(home, create=False) as mem:
+        with pytest.raises(Exception) as raised:
+            mem.hydrate("refunds", walk="nope")
+    assert "Memory.hydrate(rules=FILE)" in str(raised.value) and "atc " not in str(raised.value)
+
+
 def test_a_removed_principal_token_stops_working(server, alice):
     home, tokens = alice
     assert call_mount(server.url, tokens["carol"], "/v1/whoami")["principal"] == "carol"

@@ -211,7 +211,7 @@ def doctor(home: str | None) -> None:
                     "unusable (see above)", 1)
 
 
-def _schema_option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def schema_option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``--schema``: print the JSON Schema of the command's JSON output, then exit (before
     any argument is required or any home opened)."""
     def print_schema(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -245,7 +245,7 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
                                  "--list-formats names them].")
 @click.option("--list-formats", is_flag=True, is_eager=True, expose_value=False,
               callback=_list_formats, help="Print every format name with what it reads, and exit.")
-@_schema_option("ingest")
+@schema_option("ingest")
 @click.option("--segment", default="default", show_default=True,
               help="Namespace the items go into.")
 @click.option("--source", default=None, help="Source name recorded for a single input file.")
@@ -427,6 +427,7 @@ def _print_ingest(report: Any, out: str, *, compact: bool = False) -> None:
 @click.option("--embedder", "embedder_spec", default=None, metavar="SPEC",
               help="With --reembed: the embedder to move to (config.json is updated at the "
                    "switch); default the configured one.")
+@schema_option("curate")
 @home_option
 @fail_cleanly
 def curate(fmt: str, reembed: bool, embedder_spec: str | None, home: str | None) -> None:
@@ -483,6 +484,7 @@ def _plain(value: Any) -> Any:
               show_default=True)
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
+@schema_option("query")
 @home_option
 @fail_cleanly
 def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt: str,
@@ -906,7 +908,7 @@ def show(handle: str, level: str, verbatim: bool, fmt: str, as_principal: str | 
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-@_schema_option("stats")
+@schema_option("stats")
 @home_option
 @fail_cleanly
 def stats(fmt: str, home: str | None) -> None:

@@ -15,7 +15,8 @@ def one_line(exc: BaseException, reader: str | None = None) -> str:
     """The error on one line, as the CLI, the servers and the logs show it: its lines joined
     (a value the user gave with a newline in it, quoted in the message, would otherwise cut
     the message short before it says what is wrong), at most ``ONE_LINE_CHARS``; the
-    exception's type name when it has no message. ``reader`` (``"cli"``, ``"mcp"``) picks
+    exception's type name when it has no message. ``reader`` (``"cli"``, ``"mcp"``,
+    ``"http"``: a client of ``atc serve``) picks
     the words an :class:`AtcError` has for that reader (see :meth:`AtcError.told`)."""
     said = getattr(exc, "readers", {}).get(reader) if reader else None
     text = " ".join(line.strip() for line in str(said or exc).splitlines() if line.strip())
@@ -28,15 +29,16 @@ class AtcError(Exception):
     """Base class of every error Attention Cloud raises on purpose.
 
     Its message is an API caller's; where the way to put it right differs for a reader of
-    another interface (a CLI user runs a command, an MCP agent calls a tool), ``readers``
-    holds that reader's whole message, keyed ``"cli"`` or ``"mcp"`` (see :meth:`told`)."""
+    another interface (a CLI user runs a command, an MCP agent calls a tool, an HTTP client
+    of ``atc serve`` sends a request body), ``readers`` holds that reader's whole message,
+    keyed ``"cli"``, ``"mcp"`` or ``"http"`` (see :meth:`told`)."""
 
     exit_code = 1
     readers: dict[str, str] = {}
 
     def told(self, **readers: str) -> "AtcError":
         """This error, with the message each named reader reads instead (``cli=...``,
-        ``mcp=...``); :func:`one_line` picks it. Returns the error, for ``raise``."""
+        ``mcp=...``, ``http=...``); :func:`one_line` picks it. Returns the error, for ``raise``."""
         self.readers = {**self.readers, **readers}
         return self
 

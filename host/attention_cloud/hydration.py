@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .bridge import Atom, Term, Var, to_plain
-from .errors import InputError, UsageError
+from .errors import InputError, PrologError, UsageError
 from .ingest.envelope import escape_envelope_content
 
 ESTIMATOR = "max(ceil(utf8_bytes/4), ceil(words*1.3))"
@@ -113,8 +113,9 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
                     and mem.pl.succeeds("atc_grants:visible", Atom(reader), Atom(cell), Var())):
                 raise UsageError(f"mount {cell}: no such cell visible to {reader}")
         elif not mem.pl.succeeds("atc_cells:cell", Atom(cell)):
-            raise UsageError(f"mount {cell}: no such cell (atc cells list, or cells_list "
-                             "in Python, names them)")
+            raise UsageError(f"mount {cell}: no such cell (attention_cloud.cells.cells_list"
+                             "(mem) names them)").told(
+                cli=f"mount {cell}: no such cell (atc cells list names them)")
     if budget < 0:
         raise UsageError("budget must be a non-negative number of tokens")
     ceiling = ceiling.lower()
@@ -147,17 +148,42 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
         options["bridge"] = Atom("false")
     if not excerpt:
         options["excerpt"] = Atom("false")
-    if reader is None:
-        (out,) = mem.pl.once("atc_api:api_hydrate_json", goal, options, Var())
-    else:
-        (out,) = mem.pl.once("atc_api:api_reader_hydrate_json", Atom(reader), goal, options,
-                             Var())
+    try:
+        if reader is None:
+            (out,) = mem.pl.once("atc_api:api_hydrate_json", goal, options, Var())
+        else:
+            (out,) = mem.pl.once("atc_api:api_reader_hydrate_json", Atom(reader), goal,
+                                 options, Var())
+    except PrologError as exc:
+        raise _told_where_walk_rules_come_from(exc) from None
     frame = frame_parts(out)
     # A grantee's receipt says nothing of the owner's memory beyond the frame (how many items
     # are uncurated, which embedder made the vectors).
     status = memory_status(mem, frame) if reader is None else _reader_status(mem, frame, reader)
     return build_frame(frame, home=mem.home if store_receipt else None, status=status,
                        reader=reader, stands_for=stands_for(mem, frame) if reader is None else None)
+
+
+def _told_where_walk_rules_come_from(exc: PrologError) -> PrologError:
+    """``exc``, or, for a walk rule named where no rules are loaded
+    (``existence_error(walk_rule, Name, no_rules_file)``), the same error saying to each
+    reader how they define one: an API caller, a CLI user, an HTTP client of ``atc serve``
+    (who can do neither of the others)."""
+    formal = getattr(exc.term, "args", None)
+    formal = formal[0] if formal else None
+    if not (getattr(formal, "name", None) == "existence_error" and len(formal.args) == 3
+            and str(formal.args[0]) == "walk_rule" and str(formal.args[2]) == "no_rules_file"):
+        return exc
+    name = str(formal.args[1])
+    head = f"walk_rule `{name}' does not exist: a walk rule is a predicate {name}/2 "
+    tail = ("; none is here, so only the plane's walk (or entity_walk, the built-in one) "
+            "can run")
+    return PrologError(head + "defined in a rules file (Memory.hydrate(rules=FILE)) or saved "
+                       "with Memory.rules_add" + tail, exc.term).told(
+        cli=head + "defined in a rules file (atc hydrate --rules FILE) or saved with atc rules "
+                   "add" + tail,
+        http=head + "defined in the request's `rules` field (Prolog text) or saved in the home "
+                    "by its owner" + tail)
 
 
 @dataclass(frozen=True)

@@ -32,13 +32,31 @@ def samples_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    """Where derived files live (MiniLM's faster forms, the compiled rules): ``$ATC_CACHE``,
-    else ``$XDG_CACHE_HOME/attention-cloud`` (``~/.cache/attention-cloud``)."""
+    """Where derived files live (MiniLM's faster forms, the compiled rules), always an
+    absolute path: ``$ATC_CACHE``, else ``$XDG_CACHE_HOME/attention-cloud`` where that is
+    absolute (the XDG spec ignores a relative one), else ``~/.cache/attention-cloud``, else,
+    where no home folder resolves, :func:`scratch_dir` (a relative path would put the cache
+    in whatever folder a command was started from)."""
     base = os.environ.get("ATC_CACHE")
     if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(xdg) / "attention-cloud"
+        return Path(os.path.abspath(base))
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg) / "attention-cloud"
+    try:
+        home = Path.home()
+    except RuntimeError:            # no $HOME and no password entry
+        return scratch_dir()
+    return home / ".cache" / "attention-cloud" if home.is_absolute() else scratch_dir()
+
+
+def scratch_dir() -> Path:
+    """This user's folder under the system's temporary directory, for derived files where
+    no cache can be written. Check it with :func:`is_private` before loading from it:
+    another user may have made it first."""
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / f"attention-cloud-{os.getuid()}"
 
 
 def is_private(folder: Path) -> bool:

@@ -13,6 +13,15 @@ process and its children) and wall time per command and variant, and their ratio
     git archive fd50fe9 | tar -x -C /tmp/base
     .venv/bin/python scripts/bench/cold_start.py --home .local/demo-home \\
         --variant before=/tmp/base/host --variant after=host --runs 10
+
+``--rules-alone`` measures instead a process that only starts the engine and loads the rules
+(``get_prolog()``, no home, no command), in three states of the compiled-rules cache: unusable
+(``ATC_CACHE`` below a file: the rules load from source at every start), empty (the process
+compiles them, once per change of the rules or of SWI-Prolog) and filled (the compiled file is
+loaded); and, with ``--bare``, a bare ``swipl`` loading ``rules/bridge.pl`` then the rules,
+from source and from the compiled file, without Python. No home is needed::
+
+    .venv/bin/python scripts/bench/cold_start.py --rules-alone --bare --variant now=host --runs 10
 """
 from __future__ import annotations
 
@@ -22,8 +31,10 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 PAYLOAD = {"session_id": "bench-cold-start", "transcript_path": "", "cwd": "/work/app",
@@ -47,14 +58,25 @@ def commands(home: str) -> dict[str, tuple[list[str], bytes | None, str]]:
     }
 
 
+#: The program of a ``--rules-alone`` process: start the engine, load the rules, say how.
+ENGINE_ONLY = ("from attention_cloud.bridge import get_prolog; import sys; "
+               "sys.stderr.write(get_prolog().rules_origin)")
+
+
 def run_once(host: Path, argv: list[str], stdin: bytes | None,
-             server: str = "off") -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one ``atc`` process run from ``host``."""
-    env = dict(os.environ, PYTHONPATH=str(host), ATC_HOOK_SERVER=server)
+             server: str = "off", *, program: str | None = None,
+             env_extra: dict[str, str] | None = None, expect: str | None = None,
+             command: list[str] | None = None) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one ``atc`` process run from ``host`` (or of
+    ``program`` run by Python there, or of ``command`` itself); ``expect``: what its
+    stderr must say (where the rules came from)."""
+    env = dict(os.environ, PYTHONPATH=str(host), ATC_HOOK_SERVER=server, **(env_extra or {}))
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install keeps its byte-code
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", "from attention_cloud.cli import run; run()",
-                             *argv], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(command or [sys.executable, "-c",
+                                        program or "from attention_cloud.cli import run; run()",
+                                        *argv],
+                            env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     proc.stdin.write(stdin or b"")
     proc.stdin.close()
@@ -64,12 +86,74 @@ def run_once(host: Path, argv: list[str], stdin: bytes | None,
     err = proc.stderr.read().decode(errors="replace")
     if proc.returncode:
         raise SystemExit(f"atc {' '.join(argv)} exited {proc.returncode}: {err}")
+    if expect is not None and err.strip() != expect:
+        raise SystemExit(f"the rules loaded as {err.strip()!r}, not {expect!r}")
     return usage.ru_utime + usage.ru_stime, wall
+
+
+def rules_alone_cases(host: Path, scratch: Path, bare: bool) -> dict[str, Callable[[], tuple[float, float]]]:
+    """Each ``--rules-alone`` case of one variant: a callable timing one fresh process."""
+    blocker = scratch / "a-file"
+    blocker.write_text("not a folder")
+    filled = scratch / "filled"
+    fresh = iter(range(10**9))
+
+    def engine(cache: Callable[[], Path], expect: str) -> Callable[[], tuple[float, float]]:
+        return lambda: run_once(host, [], None, program=ENGINE_ONLY,
+                                env_extra={"ATC_CACHE": str(cache())}, expect=expect)
+
+    cases = {
+        "engine, rules from source": engine(lambda: blocker / "cache", "source"),
+        "engine, compiling the rules": engine(lambda: scratch / f"empty-{next(fresh)}",
+                                              "compiled"),
+        "engine, compiled rules": engine(lambda: filled, "cache"),
+    }
+    run_once(host, [], None, program=ENGINE_ONLY, env_extra={"ATC_CACHE": str(filled)})
+    if bare:
+        rules = _rules_folder(host)
+        (compiled,) = (filled / "rules").glob("*.qlf")
+        for name, target in (("bare swipl, rules from source", rules / "api.pl"),
+                             ("bare swipl, compiled rules", compiled)):
+            goal = (f"load_files({str(rules / 'bridge.pl')!r}, [if(true)]), "
+                    f"load_files({str(target)!r}, [if(true)])")
+            cases[name] = (lambda goal=goal: run_once(
+                host, [], None, command=["swipl", "-q", "-g", goal, "-t", "halt"]))
+    return cases
+
+
+def _rules_folder(host: Path) -> Path:
+    """The ``rules/`` a variant's package loads (a checkout's, beside its ``host/``)."""
+    for candidate in (host / "attention_cloud" / "_prolog" / "rules", host.parent / "rules"):
+        if candidate.is_dir():
+            return candidate
+    raise SystemExit(f"no rules/ folder for the variant at {host}")
+
+
+def measure(name: str, variants: dict[str, Any], runs: int) -> None:
+    """Time ``runs`` fresh processes of each variant, alternated, after one warm-up each;
+    print the medians and their ratios to the first variant."""
+    samples: dict[str, list[tuple[float, float]]] = {v: [] for v in variants}
+    for once in variants.values():
+        once()  # warm-up
+    for _ in range(runs):
+        for v, once in variants.items():
+            samples[v].append(once())
+    medians = {v: (statistics.median(c for c, _ in s), statistics.median(w for _, w in s))
+               for v, s in samples.items()}
+    cells = "  ".join(f"{v}: cpu {c:.3f} s wall {w:.3f} s" for v, (c, w) in medians.items())
+    first = next(iter(medians.values()))
+    ratios = "  ".join(f"{v}/{next(iter(medians))}: cpu {c / first[0]:.2f} wall {w / first[1]:.2f}"
+                       for v, (c, w) in list(medians.items())[1:])
+    print(f"{name:30} {cells}  {ratios}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--home", required=True, help="a curated memory home")
+    parser.add_argument("--home", help="a curated memory home (not with --rules-alone)")
+    parser.add_argument("--rules-alone", action="store_true",
+                        help="time the engine and the rules alone, in each state of the cache")
+    parser.add_argument("--bare", action="store_true",
+                        help="with --rules-alone: a bare swipl loading the rules too")
     parser.add_argument("--variant", action="append", required=True,
                         help="NAME=FOLDER holding attention_cloud (repeat)")
     parser.add_argument("--runs", type=int, default=10)
@@ -79,25 +163,25 @@ def main() -> None:
     for spec in args.variant:
         name, _, folder = spec.partition("=")
         variants[name] = (ROOT / folder).resolve()
-    table = commands(str(Path(args.home).resolve()))
+    if args.rules_alone == bool(args.home):
+        parser.error("give --home (commands) or --rules-alone, one of them")
     print(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} load {os.getloadavg()[0]:.2f}, "
           f"{args.runs} runs a command and variant, alternated")
-    for name, (argv, stdin, server) in table.items():
-        if args.only and name not in args.only:
-            continue
-        samples: dict[str, list[tuple[float, float]]] = {v: [] for v in variants}
-        for v, host in variants.items():
-            run_once(host, argv, stdin, server)  # warm-up
-        for _ in range(args.runs):
+    if args.rules_alone:
+        with tempfile.TemporaryDirectory(prefix="cold-start-") as scratch:
+            cases = {}
             for v, host in variants.items():
-                samples[v].append(run_once(host, argv, stdin, server))
-        medians = {v: (statistics.median(c for c, _ in s), statistics.median(w for _, w in s))
-                   for v, s in samples.items()}
-        cells = "  ".join(f"{v}: cpu {c:.3f} s wall {w:.3f} s" for v, (c, w) in medians.items())
-        first = next(iter(medians.values()))
-        ratios = "  ".join(f"{v}/{next(iter(medians))}: cpu {c / first[0]:.2f} wall {w / first[1]:.2f}"
-                           for v, (c, w) in list(medians.items())[1:])
-        print(f"{name:30} {cells}  {ratios}", flush=True)
+                (Path(scratch) / v).mkdir()
+                cases[v] = rules_alone_cases(host, Path(scratch) / v, args.bare)
+            for name in next(iter(cases.values())):
+                if not args.only or name in args.only:
+                    measure(name, {v: c[name] for v, c in cases.items()}, args.runs)
+    else:
+        table = commands(str(Path(args.home).resolve()))
+        for name, (argv, stdin, server) in table.items():
+            if not args.only or name in args.only:
+                measure(name, {v: (lambda h=host, a=argv, i=stdin, s=server: run_once(h, a, i, s))
+                               for v, host in variants.items()}, args.runs)
     print(f"# load at the end {os.getloadavg()[0]:.2f}")
 
 

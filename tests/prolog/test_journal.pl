@@ -271,6 +271,24 @@ test(abort_removes_a_recorded_item, [setup(fresh), true(Facts == [])]) :-
     store_abort,
     facts_of_(h5, Facts).
 
+% An aborted batch leaves the journal's bytes as they were (it was marked by an abort(N) line:
+% the same state, other bytes), and the next batch committed after it replays alone.
+test(abort_leaves_the_journal_bytes_unchanged,
+     [setup(fresh), cleanup(( store_close, fresh )), true(Same-Items == true-[h1, h3])]) :-
+    scratch_home(home, Dir),
+    store_open(Dir, _),
+    item_term(h1, error, "kept", I1), item_term(h2, error, "dropped", I2),
+    item_term(h3, error, "after", I3),
+    journal_add_items([I1], _), store_commit,
+    directory_file_path(Dir, 'journal.pl', Journal),
+    read_file_to_codes(Journal, Before, [type(binary)]),
+    journal_add_items([I2], _), store_abort,
+    read_file_to_codes(Journal, After, [type(binary)]),
+    ( Before == After -> Same = true ; Same = false ),
+    journal_add_items([I3], _), store_commit,
+    store_open(Dir, _),
+    findall(H, item(H), Items0), msort(Items0, Items).
+
 test(torn_record_is_not_replayed, [setup(fresh), true(Facts-Torn == []-true)]) :-
     awkward_item(Item),
     scratch_home(home, Dir),

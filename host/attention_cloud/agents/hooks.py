@@ -322,7 +322,7 @@ def user_prompt(raw: bytes | str, home: Path, *, budget: int = 800, plane: str =
 def _describe(exc: BaseException) -> str:
     where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     at = f" at {Path(where[0].filename).name}:{where[0].lineno}" if where else ""
-    return f"{type(exc).__name__}: {one_line(exc) if str(exc).strip() else ''}{at}"
+    return f"{type(exc).__name__}: {one_line(exc, 'cli') if str(exc).strip() else ''}{at}"
 
 
 def _subagent_dir(transcript: str) -> str:

@@ -105,6 +105,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
 
         async def call_tool(self, name: str, arguments: dict[str, Any],
                             context: Any = None) -> Any:
+            tool = self._tool_manager.get_tool(name)
+            if tool is not None and isinstance(arguments, dict):
+                refuse_unknown_arguments(name, arguments, tool.parameters)
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
@@ -320,9 +323,28 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
     def recent_receipts() -> str:
         return json.dumps(recent(host.home), ensure_ascii=False, indent=2)
 
+    # The SDK ignores an argument a tool does not take (call_tool refuses it): the schemas
+    # say so, so that a client may check its calls before sending them.
+    for tool in server._tool_manager.list_tools():
+        tool.parameters["additionalProperties"] = False
     # for serve(): memory is closed on the worker thread that opened it
     server.atc_close = lambda: worker.submit(host.close).result()
     return server
+
+
+def refuse_unknown_arguments(name: str, arguments: dict[str, Any],
+                             schema: dict[str, Any]) -> None:
+    """A ToolError of one line naming the arguments of a call that the tool ``name`` does
+    not take (its ``schema``'s properties): the SDK dropped them, so a misspelt ``budgte``
+    gave a frame of the default budget without a word."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    takes = list(schema.get("properties", {}))
+    unknown = sorted(key for key in arguments if key not in takes)
+    if unknown:
+        what = "not an argument" if len(unknown) == 1 else "not arguments"
+        raise ToolError(f"Error executing tool {name}: {', '.join(unknown)}: {what} of "
+                        f"{name} (it takes {', '.join(takes)})")
 
 
 def recent(home: Any, limit: int = 50) -> list[dict[str, Any]]:

@@ -183,8 +183,9 @@ def _answer(conn: socket.socket, home: Path, host: Any, user_prompt: Any) -> boo
         from ..errors import one_line
         from .hooks import log
 
-        log(home, "recall-server", f"request not answered: {one_line(exc)}")
-        answer = {"error": one_line(exc)}
+        # read in the hook log, by a CLI user: the error's CLI words (AtcError.told)
+        log(home, "recall-server", f"request not answered: {one_line(exc, 'cli')}")
+        answer = {"error": one_line(exc, "cli")}
     try:
         conn.sendall(json.dumps(answer).encode("utf-8"))
     except OSError:

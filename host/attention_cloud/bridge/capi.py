@@ -56,10 +56,23 @@ def load_library() -> tuple[ctypes.CDLL, str | None]:
     argv = sys.argv
     sys.argv = [os.fsencode(a).decode("utf-8", "replace") if isinstance(a, str) else a
                 for a in argv]
+    # Where an earlier process found libswipl: pyswip then skips running `swipl` to find it
+    # (libswipl_place.py). Set for the import alone, so no process we start inherits it.
+    from .libswipl_place import keep_place, kept_place
+
+    fresh = "pyswip.core" not in sys.modules and not (
+        os.environ.get("LIBSWIPL_PATH") or os.environ.get("SWI_HOME_DIR"))  # a user's own
+    kept = kept_place() if fresh else None
+    if kept is not None:
+        os.environ["LIBSWIPL_PATH"], os.environ["SWI_HOME_DIR"] = kept
     try:
         from pyswip import core  # imported late: locating libswipl has side effects
     finally:
         sys.argv = argv
+        if kept is not None:
+            del os.environ["LIBSWIPL_PATH"], os.environ["SWI_HOME_DIR"]
+    if fresh and kept is None:             # pyswip ran swipl: the next process need not
+        keep_place(getattr(core, "_path", None), core.SWI_HOME_DIR)
 
     # pyswip's exit hook runs PL_cleanup, which complains (and gives up) when Python threads
     # still hold Prolog engines. Everything durable is flushed and fsynced at each commit, so

@@ -10,8 +10,9 @@ The file lives in ``$ATC_CACHE/rules/`` (:func:`~attention_cloud.paths.cache_dir
 name holding a hash of everything it depends on (:func:`cache_key`): the content of every
 ``.pl`` file under ``rules/`` and ``facts/``, where they are, the backend, SWI-Prolog's
 version, home and library folders. A change to any of them names another file, so a stale one
-is never read; files of the same checkout and SWI-Prolog under other hashes are removed once a
-new one is written. A user's walk rules (``HOME/rules/``) are never part of it: a memory home
+is never read. Beside each file, ``.source`` names the sources it was made from; once a new
+file is written, files of the same checkout and SWI-Prolog under other hashes are removed, and
+so are files of any checkout whose sources are gone. A user's walk rules (``HOME/rules/``) are never part of it: a memory home
 loads them when it opens. A file is written under a private temporary name and renamed into
 place, so two processes starting at once each load or write a whole file. Where the cache
 cannot be written or is not private to this user (what it holds runs as code), or a cached file
@@ -41,6 +42,9 @@ __all__ = ["load_rules", "cache_key"]
 
 #: Bumped whenever what compile_rules/2 writes, or how it is loaded, changes.
 FORMAT = 1
+#: Days after which a compiled file that names no sources (written before they were named)
+#: is removed by the next compile: which checkout it served cannot be known.
+UNNAMED_DAYS = 30
 
 
 def load_rules(pl: "Prolog", source: Path, sources: Iterable[Path]) -> str:
@@ -153,6 +157,7 @@ def _compile(pl: "Prolog", source: Path, place: Path, target: Path, prefix: str)
             os.replace(compiled, target)
         except OSError:
             return "source"
+        _name_source(target, source)
         _prune(place, prefix, keep=target)
         return "compiled"
     finally:
@@ -161,12 +166,41 @@ def _compile(pl: "Prolog", source: Path, place: Path, target: Path, prefix: str)
                 path.unlink()
 
 
-def _prune(place: Path, prefix: str, keep: Path) -> None:
-    """Remove compiled rules this checkout and Prolog wrote for sources they no longer have."""
-    for path in place.glob(f"{prefix}*.qlf"):
-        if path != keep:
-            with contextlib.suppress(OSError):
-                path.unlink()
+def _name_source(compiled: Path, source: Path) -> None:
+    """Write beside ``compiled`` the sources it was made from (``rules/api.pl``), so that a
+    later prune can tell a deleted checkout's file from a live one's (its name holds only a
+    hash of that path)."""
+    with contextlib.suppress(OSError):
+        named = compiled.with_suffix(".source")
+        named.write_text(str(source.resolve()), encoding="utf-8")
+        os.chmod(named, 0o600)
+
+
+def _prune(place: Path, prefix: str, keep: Path, *, now: float | None = None) -> None:
+    """Remove compiled rules no checkout will load again: those this checkout and Prolog wrote
+    for sources they no longer have, those whose sources (named beside them) are gone (a
+    deleted checkout or worktree; ~260 KB each), and those of releases that named no sources,
+    once unchanged for :data:`UNNAMED_DAYS` days (a live checkout compiles its own again)."""
+    import time
+
+    now = time.time() if now is None else now
+    for path in place.glob("rules-*.qlf"):
+        if path == keep:
+            continue
+        named = path.with_suffix(".source")
+        try:
+            if path.name.startswith(prefix):
+                gone = True
+            elif named.exists():
+                gone = not Path(named.read_text(encoding="utf-8")).exists()
+            else:
+                gone = now - path.stat().st_mtime > UNNAMED_DAYS * 86400
+        except (OSError, UnicodeDecodeError):
+            continue
+        if gone:
+            for stale in (path, named):
+                with contextlib.suppress(OSError):
+                    stale.unlink()
 
 
 def _digest(text: str) -> str:

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_cloud.errors import EmbeddingError
-from attention_cloud.paths import cache_dir, is_private
+from attention_cloud.paths import cache_dir, is_private, scratch_dir
 
 __all__ = ["FORMS", "cache_dir", "derived_model"]
 
@@ -72,11 +72,11 @@ def derived_model(form: str, source: Path, source_sha256: str) -> Path:
     except ImportError as exc:  # pragma: no cover - onnxruntime is a hard dependency
         raise EmbeddingError("onnxruntime is not installed") from exc
     name = f"minilm-{form}-r{RECIPE}-{source_sha256[:12]}-ort{onnxruntime.__version__}.onnx"
-    places = [cache_dir(), _scratch_dir()]
+    places = list(dict.fromkeys([cache_dir(), scratch_dir()]))  # the same one where no home
     for place in places:  # the cache; where it cannot be written, a private temporary folder
         try:
             place.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if place != places[0] and not is_private(place):
+            if place == scratch_dir() and not is_private(place):
                 continue  # a shared temporary folder someone else made: never load from it
             if (place / name).is_file():
                 return place / name
@@ -84,13 +84,9 @@ def derived_model(form: str, source: Path, source_sha256: str) -> Path:
         except OSError:
             continue
         return _build_into(form, source, source_sha256, place / name, work)
-    raise EmbeddingError(f"cannot build the {form} MiniLM model: neither {places[0]} nor "
-                         f"{places[1]} can be written (set ATC_CACHE to a writable directory)")
-
-
-def _scratch_dir() -> Path:
-    """Where forms are built when the cache cannot be written: this user's temporary folder."""
-    return Path(tempfile.gettempdir()) / f"attention-cloud-{os.getuid()}"
+    raise EmbeddingError(f"cannot build the {form} MiniLM model: none of "
+                         f"{', '.join(map(str, places))} is a folder private to this user that "
+                         "it can write (set ATC_CACHE to a writable directory)")
 
 
 def _build_into(form: str, source: Path, source_sha256: str, target: Path,

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_cloud.errors import EmbeddingError
+from attention_cloud.paths import is_private, scratch_dir
 
 from .derived import cache_dir
 from .onnx_model import DEFAULT_VOCAB, OnnxEmbedder, minilm_embedder
@@ -83,6 +84,10 @@ class StaticEmbedder:
 
     def __init__(self, table_path: Path | None = None, vocab_path: Path = DEFAULT_VOCAB) -> None:
         table_path = Path(table_path) if table_path else default_static_path()
+        if table_path.parent == scratch_dir() and table_path.parent.is_dir() \
+                and not is_private(table_path.parent):  # a shared /tmp folder: not ours to read
+            raise EmbeddingError(f"static embedding table {table_path} is in a folder other "
+                                 "users may write (set ATC_CACHE to a private directory)")
         if not table_path.is_file():
             raise EmbeddingError(
                 f"static embedding table {table_path} is missing: run scripts/distill_static.py first"

@@ -1,11 +1,14 @@
 """The JSON Schemas (draft 2020-12) of what scripts read: the receipt, the frame as JSON, the
-ingest report and the statistics.
+ingest report, the statistics, the curate report, the watcher's events and query rows.
 
 The schema files ship in this package (``receipt.schema.json``, ``frame.schema.json``,
-``ingest.schema.json``, ``stats.schema.json``); a script may load them with
-:func:`receipt_schema`, :func:`frame_schema`, :func:`ingest_schema`, :func:`stats_schema` (or
-print them: ``atc receipt --schema [frame]``, ``atc ingest --schema``, ``atc stats --schema``)
-and validate with any JSON Schema library. Objects allow fields the schema does
+``ingest.schema.json``, ``stats.schema.json``, ``curate.schema.json``,
+``watch.schema.json``, ``query.schema.json``); a script may load them with
+:func:`receipt_schema`, :func:`frame_schema`, :func:`ingest_schema`, :func:`stats_schema`,
+:func:`curate_schema`, :func:`watch_schema`, :func:`query_schema` (or print them: ``atc
+receipt --schema [frame]``, ``atc ingest --schema``, ``atc stats --schema``, ``atc curate
+--schema``, ``atc watch --schema``, ``atc query --schema``) and validate with any JSON Schema
+library. Objects allow fields the schema does
 not name: releases add fields, never rename or remove one.
 """
 from __future__ import annotations
@@ -18,7 +21,9 @@ from typing import Any
 
 #: The schema files by the name a ``$ref`` uses.
 _FILES = {"receipt": "receipt.schema.json", "frame": "frame.schema.json",
-          "ingest": "ingest.schema.json", "stats": "stats.schema.json"}
+          "ingest": "ingest.schema.json", "stats": "stats.schema.json",
+          "curate": "curate.schema.json", "watch": "watch.schema.json",
+          "query": "query.schema.json"}
 
 
 @cache
@@ -47,6 +52,23 @@ def stats_schema() -> dict[str, Any]:
     return json.loads(_load("stats"))
 
 
+def curate_schema() -> dict[str, Any]:
+    """The JSON Schema of ``atc curate --format json`` (``CurateReport.as_dict()``), also of
+    the value of each ``{"curate": ...}`` line of ``atc ingest --watch --curate``."""
+    return json.loads(_load("curate"))
+
+
+def query_schema() -> dict[str, Any]:
+    """The JSON Schema of ``atc query --format json``: a list of rows, each variable's value
+    (``Memory.query().rows``, the rows of ``POST /v1/query`` and of the MCP ``query`` tool)."""
+    return json.loads(_load("query"))
+
+
+def watch_schema() -> dict[str, Any]:
+    """The JSON Schema of one line (one event) of ``atc watch --format-output json``."""
+    return json.loads(_load("watch"))
+
+
 @cache
 def stamp_pattern() -> re.Pattern[str]:
     """The receipt schema's pattern of a time (ISO 8601), compiled once: a mounted frame
@@ -56,7 +78,7 @@ def stamp_pattern() -> re.Pattern[str]:
 
 def schema_problems(document: Any, schema: str = "receipt") -> list[str]:
     """Every way ``document`` departs from the schema named (``receipt``, ``frame``,
-    ``ingest`` or ``stats``), one line each (``facts/0/level: 'L7' is not one of [...]``);
+    ``ingest``, ``stats``, ``curate``, ``watch`` or ``query``), one line each (``facts/0/level: 'L7' is not one of [...]``);
     empty when it conforms. UsageError for a schema of another name.
 
     Needs the ``jsonschema`` package (a dependency of attention-cloud)."""

@@ -132,12 +132,12 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
                 finally:            # an error took the server's time as well
                     shares.charge(principal, time.monotonic() - started)
             except InputError as exc:
-                return refuse(404, one_line(exc))
+                return refuse(404, one_line(exc, "http"))
             except (HomeError, OSError) as exc:   # the home's state, not the caller's input
                 print(f"atc serve: {one_line(exc, 'cli')}", file=sys.stderr, flush=True)
                 return refuse(503, HOME_UNREADABLE)
             except AtcError as exc:
-                return refuse(400, one_line(exc))
+                return refuse(400, one_line(exc, "http"))
             except (TypeError, ValueError, KeyError) as exc:
                 return refuse(400, f"bad request: {exc}")
 

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import click
 
+from ..cli import schema_option
 from ..ingest.records import FORMATS
 from .watcher import EventLog, Watcher, WatchOptions
 
@@ -62,7 +63,7 @@ def text_log(interval: float) -> EventLog:
                        err=True)
             return
         elif kind == "status":
-            line = (f"status: {_plural(e['files'], 'file')} followed, {e['pending']} pending; "
+            line = (f"status: {_plural(e['followed'], 'file')} followed, {e['pending']} pending; "
                     f"{_plural(e['batches'], 'batch')}, {_plural(e['new'], 'new item')}, "
                     f"curated {e['curated']}; write lock held at most {e['lock_held_max_s']:g} s")
         elif kind == "stop":
@@ -126,6 +127,7 @@ def run_watcher(home: str | None, paths: tuple[str, ...], options: WatchOptions,
               show_default=True, help="Log lines as text, or one JSON object per event.")
 @click.option("--home", envvar="ATC_HOME", type=click.Path(file_okay=False), default=None,
               show_envvar=True, help="Memory home directory [default: ~/.attention-cloud].")
+@schema_option("watch")
 def watch(paths: tuple[str, ...], fmt: str | None, segment: str, item_budget: int | None,
           max_file_bytes: int | None, no_curate: bool, poll: bool, interval: float,
           debounce: float, max_delay: float, settle: float, rescan: float, out: str,

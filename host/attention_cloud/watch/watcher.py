@@ -179,9 +179,10 @@ class Watcher:
                     continue
                 if self._status:
                     self._status = False
+                    # "followed": files followed now; the totals' "files" counts reads
                     self.log({"event": "status", "time": _now_iso(), "mode": self.mode,
-                              "files": len(self.table.files), "pending": self.table.pending(),
-                              **self.totals.as_dict()})
+                              "followed": len(self.table.files),
+                              "pending": self.table.pending(), **self.totals.as_dict()})
                 if due:                         # pausing after an error
                     wake_at = min(next_scan, self._resume_at)
                 else:
@@ -245,7 +246,7 @@ class Watcher:
                 self._curated_once = False
             self._backoff = min(max(self._backoff * 2, 1.0), 60.0)
             self._resume_at = time.monotonic() + self._backoff
-            self.log({"event": "error", "time": _now_iso(), "message": one_line(exc),
+            self.log({"event": "error", "time": _now_iso(), "message": one_line(exc, "cli"),
                       "retry_in_s": self._backoff})
             return                              # the files stay due: tried again after the pause
         finally:
