@@ -96,7 +96,8 @@ def test_source_change_dirties_transitively(ctl):
     deploy_scenario(ctl)
     assert sorted(ctl.source_changed("summary", now=NOW)) == ["compat", "dep_version"]
     info = ctl.belief("compat", now=NOW)
-    assert info["dirty"] and any("summary" in d["cause"] for d in info["dirt"])
+    assert info["dirty"] and any(d["cause"] == {"kind": "source_changed", "source": "summary"}
+                              for d in info["dirt"])
     result = ctl.attend("deploy", budget=3, now=NOW)
     assert result.chosen.trigger == "dirty_belief"
 

@@ -1,0 +1,108 @@
+"""What `atc belief` and `atc attend` show of a belief: the dirt as structure in JSON, P(stale)
+of a dirty belief as the controller weighs it, and free text that cannot break a table row."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud.attention.cli import COMMANDS
+
+NOW = "1000000"
+
+
+@pytest.fixture(scope="module")
+def module_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("display") / "home"
+
+
+@pytest.fixture(scope="module")
+def atc(module_home):
+    """Run one attention command on the module's home; returns the click Result."""
+    runner = CliRunner()
+
+    def run(command: str, *args: str, ok: bool = True, scope: str = "display"):
+        result = runner.invoke(COMMANDS[command], [*args, "--home", str(module_home),
+                                                   "--scope", scope, "--now", NOW])
+        if ok:
+            assert result.exit_code == 0, result.output + repr(result.exception)
+        return result
+
+    yield run
+    from attention_cloud.memory import current
+
+    if current() is not None:
+        current().close()
+
+
+@pytest.fixture(scope="module")
+def dirtied(atc):
+    """The seed's first step: the registry read says 4.2, so `compat` (resting on the summary's
+    4.1) goes dirty; `compat`'s subject holds a newline and its value a tab."""
+    atc("source", "add", "registry", "--type", "dependency_version", "--kind", "package_registry")
+    atc("source", "add", "summary", "--type", "dependency_version", "--kind", "own_summary")
+    atc("source", "add", "matrix", "--type", "compatibility", "--kind", "compatibility_matrix")
+    atc("belief", "add", "dep_version", "--type", "dependency_version", "--subject", "libfoo",
+        "--value", "4.1", "--confidence", "0.9", "--age", "21600",
+        "--volatility", "package_release", "--source", "summary")
+    atc("belief", "add", "compat", "--type", "compatibility", "--subject", "deploy\nrow two",
+        "--value", "A\tor B", "--confidence", "0.9", "--age", "21600",
+        "--volatility", "config_docs", "--supports", "dep_version")
+    out = atc("attend", "--goal", "deploy", "--depends-on", "compat", "--budget", "3").output
+    registry = next(line.split()[1] for line in out.splitlines() if " registry " in line)
+    atc("inspect", registry, "--result", "4.2")
+    return atc
+
+
+def test_dirt_cause_in_json_is_structure_not_a_prolog_term(dirtied):
+    # Before: "cause": "superseded(dep_version,'dep_version@insp-1')", a Prolog-quoted term a
+    # JSON reader had to parse again.
+    info = json.loads(dirtied("belief", "show", "compat", "--format", "json").output)
+    [dirt] = info["dirt"]
+    assert dirt["cause"] == {"kind": "superseded", "belief": "dep_version",
+                             "by": "dep_version@insp-1"}
+    assert dirt["at"] == float(NOW)
+    why = json.loads(dirtied("belief", "why", "compat", "--format", "json").output)
+    assert why["dirt"] == [dirt]
+    listed = json.loads(dirtied("belief", "list", "--dirty", "--format", "json").output)
+    assert [b["dirt"] for b in listed] == [[dirt]]
+
+
+def test_dirt_cause_in_text_names_what_happened_without_prolog_quotes(dirtied):
+    shown = dirtied("belief", "show", "compat").output
+    assert "dirty: dep_version superseded by dep_version@insp-1 (at 1000000)" in shown, shown
+    why = dirtied("belief", "why", "compat").output
+    assert "DIRTY: dep_version superseded by dep_version@insp-1" in why, why
+
+
+def test_a_dirty_belief_shows_the_p_stale_the_controller_weighs(dirtied):
+    # Before: P(stale) 0.008 (the hazard over 6 h of config_docs alone) for a belief whose
+    # support was just superseded, while the controller took it as changed with P >= 0.8.
+    info = json.loads(dirtied("belief", "show", "compat", "--format", "json").output)
+    floor = json.loads(dirtied("belief", "show", "dep_version@insp-1", "--format",
+                               "json").output)
+    assert info["dirty"] and info["p_stale"] == pytest.approx(0.8)
+    assert info["p_stale_by_age"] == pytest.approx(0.0083, abs=1e-3)
+    assert floor["p_stale"] == floor["p_stale_by_age"] == 0.0   # clean and just read
+    text = dirtied("belief", "show", "compat").output
+    assert "P(stale) 0.800 (dirty; by age 0.008)" in text, text
+
+
+@pytest.mark.parametrize("command", [["belief", "list"], ["belief", "show", "compat"],
+                                     ["belief", "why", "compat"],
+                                     ["attend", "--goal", "deploy", "--budget", "2"]])
+def test_control_characters_in_free_text_cannot_break_a_row(dirtied, command):
+    # Before: a subject "deploy\nrow two" split the belief's row (and the candidate's row of
+    # `atc attend`) in two, the second half looking like a row of its own.
+    out = dirtied(*command).output
+    rows = [line for line in out.splitlines() if "deploy" in line and "row two" in line]
+    assert rows and all("deploy\\nrow two" in row for row in rows), out
+    assert not any(line.startswith("row two") for line in out.splitlines()), out
+    if command[0] == "belief":
+        assert "A\\tor B" in out, out
+
+
+def test_json_keeps_free_text_as_written(dirtied):
+    info = json.loads(dirtied("belief", "show", "compat", "--format", "json").output)
+    assert info["subject"] == "deploy\nrow two" and info["value"] == "A\tor B"
