@@ -21,7 +21,8 @@
             generate/5,                   % +Scope, +Goal, +Generator, +Now, -Proposals
             claims/2,                     % +Scope, -Claims
             trace/3,                      % +Scope, +Filter, -Events
-            weight/3                      % +Scope, +Name, -Value
+            weight/3,                     % +Scope, +Name, -Value
+            max_budget/1                  % -Inspections
           ]).
 :- use_module(library(error)).
 :- use_module(library(apply)).
@@ -202,3 +203,8 @@ weight(Scope0, Name0, Value) :-
     scope_atom(Scope0, Scope),
     text_atom(Name0, Name),
     atc_attention_state:weight(Scope, Name, Value).
+
+%!  max_budget(-Inspections:integer) is det.
+%   See atc_attention:attention_max_budget/1.
+max_budget(Max) :-
+    attention_max_budget(Max).

@@ -63,10 +63,6 @@ class _Finite(click.ParamType):
 
 FINITE = _Finite()
 
-#: The largest budget attention_attend/6 (rules/attention.pl) takes.
-MAX_BUDGET = 10000
-
-
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--now", type=FINITE, default=None, envvar="ATC_NOW", show_envvar=True,
                       help="The current time in Unix seconds [default: now].")(fn)
@@ -402,8 +398,9 @@ def attend(ctx: click.Context, goal_id: str, budget: int, current: str | None,
     if depends_on:
         # Checked before the goal is set: refused after it, the command failed and still
         # changed memory (the goal was journalled).
-        if not 0 <= budget <= MAX_BUDGET:
-            raise UsageError(f"--budget {budget}: inspections left, 0 to {MAX_BUDGET}")
+        largest = ctl.max_budget()
+        if not 0 <= budget <= largest:
+            raise UsageError(f"--budget {budget}: inspections left, 0 to {largest}")
         if current is not None:
             ctl.candidate(current)          # an unknown candidate is an error here
         ctl.add_goal(goal_id, depends_on=depends_on, loss_if_wrong=loss, now=at)

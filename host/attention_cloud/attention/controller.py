@@ -308,3 +308,8 @@ class Controller:
     def weight(self, name: str) -> float:
         """The value of an attention weight in force for this scope."""
         return self._read("weight", name, Var())
+
+    def max_budget(self) -> int:
+        """The largest budget :meth:`attend` takes (the rules' attention_max_budget/1)."""
+        (largest,) = self.pl.once(f"{_API}:max_budget", Var())
+        return largest
