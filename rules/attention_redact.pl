@@ -22,7 +22,10 @@ cites an erased item as support also loses its value (attention_citing_values/2)
 value was read from there.
 
 Only the fields that hold free text are read and rewritten (text_arg_/3): ids, claim types,
-kinds and the trace's field names are the product's own vocabulary and stay.
+kinds and the trace's field names are the product's own vocabulary and stay, and so do the
+values of the trace's fields that name such things (trace_vocabulary_key_/1). An id is never
+rewritten, even one that is itself the erased text: every record and journal line joins on it
+(README, Erasure).
 */
 
 %!  text_arg_(?Fact, ?ArgIndex, ?Shape) is nondet.
@@ -40,6 +43,33 @@ text_arg_(atc_attention_state:event_payload_(_, _, _), 3, leaf).
 text_arg_(atc_attention:candidate_(_, _, _, _, _), 3, term).
 text_arg_(atc_trace:trace_event(_, _, _, _, _), 5, pairs).
 
+%!  trace_vocabulary_key_(?Key) is nondet.
+%   A trace field whose value is an id, a claim type, a source name or one of the product's
+%   codes, never free text: it is neither offered to the erasure's judge nor rewritten.
+%   Offered, an id such as `claim-1` or `attn-2` was rewritten in the trace when the erased
+%   text happened to hold it, and the trace no longer joined the record it named. Any other
+%   key (subject, value, previous, target, ...) is read as free text.
+trace_vocabulary_key_(candidate_id).
+trace_vocabulary_key_(turn_id).
+trace_vocabulary_key_(goal_id).
+trace_vocabulary_key_(inspection_id).
+trace_vocabulary_key_(claim_id).
+trace_vocabulary_key_(source).
+trace_vocabulary_key_(claim_type).
+trace_vocabulary_key_(kind).
+trace_vocabulary_key_(trigger).
+trace_vocabulary_key_(triggers).
+trace_vocabulary_key_(previous_trigger).
+trace_vocabulary_key_(origin).
+trace_vocabulary_key_(mode).
+trace_vocabulary_key_(missing).
+trace_vocabulary_key_(evidence).
+trace_vocabulary_key_(failure_code).
+trace_vocabulary_key_(selection_reason_code).
+trace_vocabulary_key_(reason).
+trace_vocabulary_key_(new_belief).
+trace_vocabulary_key_(dirtied).
+
 text_fact_(Module:Head) :-
     distinct(Module:Head, text_arg_(Module:Head, _, _)).
 
@@ -55,7 +85,11 @@ attention_text_leaves(Leaves) :-
 
 shape_leaf_(leaf, Value, Value) :- text_leaf_(Value).
 shape_leaf_(term, Value, Leaf) :- term_leaf_(Value, Leaf).
-shape_leaf_(pairs, Pairs, Leaf) :- is_list(Pairs), member(_-V, Pairs), term_leaf_(V, Leaf).
+shape_leaf_(pairs, Pairs, Leaf) :-
+    is_list(Pairs),
+    member(K-V, Pairs),
+    \+ trace_vocabulary_key_(K),
+    term_leaf_(V, Leaf).
 
 term_leaf_(Term, Term) :- text_leaf_(Term).
 term_leaf_(Term, Leaf) :- compound(Term), \+ is_dict(Term), arg(_, Term, Arg), term_leaf_(Arg, Leaf).
@@ -100,9 +134,12 @@ rewrite_(leaf, V0, Set, Marker, V) :- rewrite_leaf_(V0, Set, Marker, V).
 rewrite_(term, V0, Set, Marker, V) :- rewrite_term_(V0, Set, Marker, V).
 rewrite_(pairs, Ps0, Set, Marker, Ps) :-
     (   is_list(Ps0)
-    ->  maplist(rewrite_pair_(Set, Marker), Ps0, Ps)
+    ->  maplist(rewrite_field_(Set, Marker), Ps0, Ps)
     ;   Ps = Ps0
     ).
+
+rewrite_field_(_, _, K-V, K-V) :- trace_vocabulary_key_(K), !.
+rewrite_field_(Set, Marker, P0, P) :- rewrite_pair_(Set, Marker, P0, P).
 
 rewrite_pair_(Set, Marker, K-V0, K-V) :- !, rewrite_term_(V0, Set, Marker, V).
 rewrite_pair_(_, _, P, P).
@@ -142,6 +179,13 @@ attention_citing_values(Handles, Texts) :-
             ( member(H, Handles),
               belief_support(Scope, Id, item(H)),
               atc_tms:belief(Scope, Id, _, _, Value, _, _, _),
-              Value \== '[forgotten]' ),
+              \+ forgotten_(Value) ),
             Texts0),
     sort(Texts0, Texts).
+
+% A value already erased. The marker is written as a string in place of a string value (every
+% value the host passes): compared with the atom alone, such a value was listed, and redacted,
+% again by every later erasure of the item.
+forgotten_(Value) :-
+    ( atom(Value) ; string(Value) ),
+    atom_string(Value, "[forgotten]").
