@@ -106,3 +106,12 @@ def test_control_characters_in_free_text_cannot_break_a_row(dirtied, command):
 def test_json_keeps_free_text_as_written(dirtied):
     info = json.loads(dirtied("belief", "show", "compat", "--format", "json").output)
     assert info["subject"] == "deploy\nrow two" and info["value"] == "A\tor B"
+
+
+def test_trace_text_writes_values_as_json_writes_them_not_as_python(dirtied):
+    # Before: `atc trace` printed Python's reprs: triggers=['goal_dependency'], floor=False,
+    # selected=True, while --format json (and every other command) says false/true.
+    text = dirtied("trace").output
+    assert "floor=false" in text and "selected=true" in text, text
+    assert "triggers=goal_dependency" in text, text
+    assert "False" not in text and "True" not in text and "['" not in text, text

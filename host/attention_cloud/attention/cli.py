@@ -545,9 +545,22 @@ def trace(ctx: click.Context, goal_id: str | None, category: str | None, event: 
         return
     skip = {"seq", "time", "event", "category"}
     for ev in events:
-        rest = " ".join(f"{k}={_shown(_num(v))}" for k, v in sorted(ev.items())
+        rest = " ".join(f"{k}={_field(v)}" for k, v in sorted(ev.items())
                         if k not in skip and v is not None)
         click.echo(f"{ev['seq']:>5} {_num(ev['time'], 0)} {ev['event']:<34} {rest}")
+
+
+def _field(value: Any) -> str:
+    """A trace field's value in a text row: true/false and lists as JSON says them (Python's
+    reprs, ``floor=False`` and ``triggers=['goal_dependency']``, told another story than
+    ``--format json``), a list comma-joined, free text one line (:func:`_shown`)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(_field(v) for v in value) or "-"
+    if isinstance(value, dict):
+        return _shown(json.dumps(value, ensure_ascii=False, default=str))
+    return _shown(_num(value))
 
 
 #: Every command of this package, for the host CLI to mount.
