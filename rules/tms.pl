@@ -327,11 +327,20 @@ tms_add_belief(Scope0, Id0, Belief) :-
     ;   true
     ).
 
+% A field a belief must have. Given as null it is named as such: "key `subject' does not
+% exist in _{...}" was wrong (the key was there) and printed the whole belief.
 required(Dict, Key, Value) :-
-    (   get_dict(Key, Dict, Value), Value \== null
-    ->  true
+    (   get_dict(Key, Dict, Value0)
+    ->  (   Value0 == null
+        ->  domain_error(belief_field(Key), null)
+        ;   Value = Value0
+        )
     ;   existence_error(key, Key, Dict)
     ).
+
+:- multifile prolog:error_message//1.
+prolog:error_message(domain_error(belief_field(Key), null)) -->
+    [ 'a belief needs a ~w (null given)'-[Key] ].
 
 % A volatility is a class name or a hazard per second (at most 1: a change every second).
 known_volatility(Hazard, Hazard) :-
@@ -995,7 +1004,8 @@ belief_dirt_(Scope, Id, Dirt) :-
 %
 %   Why a belief went dirty, as named fields a JSON reader takes without parsing a Prolog
 %   term again: `_{kind: source_changed, source}`, `_{kind: item_changed, item}`, `_{kind:
-%   superseded, belief, by}` (the belief it rests on was replaced by `by`) or `_{kind: via,
+%   superseded, belief, by}` (the belief it rests on was replaced by `by`), `_{kind:
+%   belief_revised, belief}` (it was recorded again with another value) or `_{kind: via,
 %   belief}` (a belief it rests on went dirty). Any other cause an older journal may hold is
 %   `_{kind: Name, args}`, each argument as text.
 
@@ -1003,6 +1013,7 @@ dirt_cause_dict(source_changed(S), _{kind: source_changed, source: S}) :- !.
 dirt_cause_dict(item_changed(H), _{kind: item_changed, item: H}) :- !.
 dirt_cause_dict(superseded(Old, New), _{kind: superseded, belief: Old, by: New}) :- !.
 dirt_cause_dict(via(B), _{kind: via, belief: B}) :- !.
+dirt_cause_dict(belief_revised(B), _{kind: belief_revised, belief: B}) :- !.
 dirt_cause_dict(Cause, _{kind: Name, args: Args}) :-
     (   compound(Cause)
     ->  compound_name_arguments(Cause, Name, Args0),

@@ -115,3 +115,38 @@ def test_trace_text_writes_values_as_json_writes_them_not_as_python(dirtied):
     assert "floor=false" in text and "selected=true" in text, text
     assert "triggers=goal_dependency" in text, text
     assert "False" not in text and "True" not in text and "['" not in text, text
+
+
+def test_a_revised_belief_names_itself_as_the_cause(atc):
+    # `belief add` of an id again with another value dirties what cites it; before, that cause
+    # was the one a JSON reader could not name (no field but a term string).
+    atc("source", "add", "registry", "--type", "dependency_version", "--kind",
+        "package_registry", scope="revised")
+    atc("belief", "add", "ver", "--type", "dependency_version", "--subject", "libfoo",
+        "--value", "4.1", "--confidence", "0.9", "--volatility", "package_release",
+        scope="revised")
+    atc("belief", "add", "plan", "--type", "compatibility", "--subject", "deploy", "--value",
+        "A", "--confidence", "0.9", "--volatility", "config_docs", "--supports", "ver",
+        scope="revised")
+    atc("belief", "add", "ver", "--type", "dependency_version", "--subject", "libfoo",
+        "--value", "4.2", "--confidence", "0.9", "--volatility", "package_release",
+        scope="revised")
+    info = json.loads(atc("belief", "show", "plan", "--format", "json", scope="revised").output)
+    assert [d["cause"] for d in info["dirt"]] == [{"kind": "belief_revised", "belief": "ver"}]
+    assert "dirty: ver revised" in atc("belief", "show", "plan", scope="revised").output
+
+
+def test_a_belief_without_a_subject_is_refused_naming_the_field(pl):
+    # Before: subject=None said "key `subject' does not exist in _308{claim_type: ...}" (the
+    # key was there, and the whole belief was printed).
+    from attention_cloud.attention import Controller
+    from attention_cloud.errors import AtcError
+
+    ctl = Controller(pl, "bench-no-subject")
+    try:
+        with pytest.raises(AtcError) as raised:
+            ctl.add_belief("w", claim_type="dependency_version", subject=None, value="1",
+                           confidence=0.5, observed_at=1e9, volatility="package_release")
+        assert str(raised.value) == "a belief needs a subject (null given)"
+    finally:
+        ctl.drop()

@@ -120,6 +120,8 @@ def _cause(cause: dict[str, Any]) -> str:
     kind = cause.get("kind")
     if kind == "superseded":
         text = f"{cause['belief']} superseded by {cause['by']}"
+    elif kind == "belief_revised":
+        text = f"{cause['belief']} revised"
     elif kind == "via":
         text = f"via {cause['belief']} (dirty)"
     elif kind == "source_changed":
