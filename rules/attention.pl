@@ -93,8 +93,15 @@ attention_max_budget(10000).
 
 :- multifile prolog:error_message//1.
 prolog:error_message(domain_error(budget, Budget)) -->
-    { attention_max_budget(Max) },
+    { attention_max_budget(Max), integer(Budget), Budget > Max },
     [ 'a budget is 0 to ~d inspections, not ~w'-[Max, Budget] ].
+prolog:error_message(permission_error(inspect, closed_candidate, Id-Status)) -->
+    { closed_why_(Status, Why) },
+    [ 'candidate ~w is closed (~w): ~w; atc attend proposes fresh ones'-[Id, Status, Why] ].
+
+closed_why_(resolved, 'it was already carried out') :- !.
+closed_why_(expired, 'a later attend no longer proposed it') :- !.
+closed_why_(_, 'it can no longer be carried out').
 
 %!  attention_attend(+Scope, +Goal, +Budget, +Now, +Current, -Result:dict) is det.
 %
@@ -449,14 +456,15 @@ public_candidate_(C0, C) :-
 %   is `_{inspection_id, belief_changed, new_belief, dirtied, contradiction, decision_changed,
 %   utility_delta}`.
 %   @error existence_error(candidate, Candidate)
-%   @error permission_error(inspect, closed_candidate, Candidate) once resolved or expired
+%   @error permission_error(inspect, closed_candidate, Candidate-Status) once `resolved` or
+%   `expired`
 
 attention_inspect(Scope0, Cand0, Value, Now, Succeeded, Cost0, Outcome) :-
     scope_atom(Scope0, Scope),
     text_atom(Cand0, Id),
     (   candidate_(Scope, Id, Key, _, _) -> true ; existence_error(candidate, Id) ),
-    (   candidate_closed_(Scope, Id, _, _)
-    ->  permission_error(inspect, closed_candidate, Id)
+    (   candidate_closed_(Scope, Id, Status, _)
+    ->  permission_error(inspect, closed_candidate, Id-Status)
     ;   true
     ),
     must_be(atomic, Value),

@@ -150,3 +150,22 @@ def test_a_belief_without_a_subject_is_refused_naming_the_field(pl):
         assert str(raised.value) == "a belief needs a subject (null given)"
     finally:
         ctl.drop()
+
+
+def test_inspecting_a_candidate_twice_says_why_in_words(atc):
+    # Before: "atc: No permission to inspect closed_candidate `'attn-1''" (quoted twice, and
+    # nothing said what closed it or what to do).
+    atc("source", "add", "registry", "--type", "dependency_version", "--kind",
+        "package_registry", scope="twice")
+    atc("belief", "add", "ver", "--type", "dependency_version", "--subject", "libfoo",
+        "--value", "4.1", "--confidence", "0.9", "--age", "86400",
+        "--volatility", "package_release", "--source", "registry", scope="twice")
+    out = atc("attend", "--goal", "ship", "--depends-on", "ver", "--budget", "2",
+              scope="twice").output
+    cand = next(line.split()[1] for line in out.splitlines() if " registry " in line)
+    atc("inspect", cand, "--result", "4.1", scope="twice")
+    again = atc("inspect", cand, "--result", "4.1", scope="twice", ok=False)
+    assert again.exit_code != 0
+    assert again.output.strip() == (f"atc: candidate {cand} is closed (resolved): it was "
+                                    "already carried out; atc attend proposes fresh ones"), \
+        again.output
