@@ -274,7 +274,11 @@ class Controller:
         return self._read("trace", flt, Var())
 
     def belief(self, belief_id: str, *, now: float) -> dict[str, Any]:
-        """A belief's claim, value, staleness, dirt and status at ``now``."""
+        """A belief's claim, value, staleness, dirt and status at ``now``.
+
+        ``p_stale`` is the chance its state changed as the controller weighs it (for a dirty
+        belief at least the ``dirty_p_changed`` weight), ``p_stale_by_age`` that of its age
+        alone; each of ``dirt`` is ``{"cause": {"kind": ..., ...}, "at": seconds}``."""
         return self._read("belief", belief_id, now, Var())
 
     def why(self, belief_id: str) -> dict[str, Any]:
