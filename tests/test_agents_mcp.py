@@ -695,3 +695,25 @@ def test_http_on_a_port_in_use_is_one_line_before_any_serving_line(home: Path) -
     assert out.returncode == 1, out.stderr
     assert out.stderr.strip().splitlines() == [
         f"atc: cannot listen on 127.0.0.1:{port}: Address already in use"]
+
+
+def test_attend_with_a_goal_and_a_bad_budget_changes_nothing(home: Path) -> None:
+    # Before: the attend tool set the goal (journalled) and only then had its budget refused:
+    # a tool error that still changed memory (`atc attend` checks first; the tool did not).
+    seen: dict = {}
+    journal = (home / "journal.pl").read_bytes()
+
+    async def body(session: ClientSession) -> None:
+        for budget in (-1, 10001):
+            seen[budget] = _error(await session.call_tool(
+                "attend", {"goal_id": "fresh-goal", "depends_on": ["compat"],
+                           "budget": budget}))
+        seen["current"] = _error(await session.call_tool(
+            "attend", {"goal_id": "fresh-goal", "depends_on": ["compat"],
+                       "current": "attn-404"}))
+
+    anyio.run(_session_run, home, body)
+    assert "budget -1: inspections left, 0 to 10000" in seen[-1], seen
+    assert "budget 10001: inspections left, 0 to 10000" in seen[10001], seen
+    assert "candidate `attn-404' does not exist" in seen["current"], seen
+    assert (home / "journal.pl").read_bytes() == journal

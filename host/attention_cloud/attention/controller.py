@@ -313,6 +313,17 @@ class Controller:
         """The value of an attention weight in force for this scope."""
         return self._read("weight", name, Var())
 
+    def check_attend(self, *, budget: int, current: str | None = None) -> None:
+        """Refuse, as a UsageError, a budget :meth:`attend` would refuse (0 to
+        :meth:`max_budget`) or a ``current`` candidate that does not exist. A caller that sets
+        the goal first (``atc attend --depends-on``, the MCP attend tool) checks here before:
+        refused after it, the call failed and had still journalled the goal."""
+        largest = self.max_budget()
+        if isinstance(budget, bool) or not isinstance(budget, int) or not 0 <= budget <= largest:
+            raise UsageError(f"budget {budget}: inspections left, 0 to {largest}")
+        if current is not None:
+            self.candidate(current)     # an unknown candidate is an error here
+
     def max_budget(self) -> int:
         """The largest budget :meth:`attend` takes (the rules' attention_max_budget/1)."""
         (largest,) = self.pl.once(f"{_API}:max_budget", Var())
