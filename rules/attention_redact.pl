@@ -30,7 +30,8 @@ rewritten, even one that is itself the erased text: every record and journal lin
 
 %!  text_arg_(?Fact, ?ArgIndex, ?Shape) is nondet.
 %   ArgIndex of the durable Fact holds free text: `leaf` (an atom or string), `term` (any
-%   term: its atomic leaves) or `pairs` (a Key-Value list: the values' leaves).
+%   term: its atomic leaves), `pairs` (a Key-Value list: the values' leaves) or
+%   `candidate_key` (a candidate's key: only its subject or target, candidate_key_text_/3).
 text_arg_(atc_tms:belief(_, _, _, _, _, _, _, _), 4, leaf).
 text_arg_(atc_tms:belief(_, _, _, _, _, _, _, _), 5, leaf).
 text_arg_(atc_tms:inspection(_, _, _, _, _, _, _, _), 5, leaf).
@@ -40,8 +41,21 @@ text_arg_(atc_validator:claim_(_, _, _, _, _, _, _, _), 5, leaf).
 text_arg_(atc_validator:pending_(_, _, _, _, _, _), 4, leaf).
 text_arg_(atc_attention_state:event_(_, _, _, _, _, _, _, _), 5, leaf).
 text_arg_(atc_attention_state:event_payload_(_, _, _), 3, leaf).
-text_arg_(atc_attention:candidate_(_, _, _, _, _), 3, term).
+text_arg_(atc_attention:candidate_(_, _, _, _, _), 3, candidate_key).
 text_arg_(atc_trace:trace_event(_, _, _, _, _), 5, pairs).
+
+%!  candidate_key_text_(+Key, -Text, -Hole) is semidet.
+%   Text is the free text of a candidate's Key (attention_candidates: `key(inspect_source,
+%   Source, ClaimType-Subject)` or `key(Kind, Target, from(Source))`), and Hole is Key-Text
+%   with that text open: the subject read about, or an event's target (free text there, as in
+%   the event). Its kind, source and claim type are vocabulary: offered as text, a source
+%   named like the erased text was renamed in the key and the candidate no longer named a
+%   source that exists. Another shape (an older journal) is not matched: all its leaves are
+%   then text.
+candidate_key_text_(key(inspect_source, Source, Type-Subject), Subject,
+                    key(inspect_source, Source, Type-New)-New) :- !.
+candidate_key_text_(key(Kind, Target, from(Source)), Target,
+                    key(Kind, New, from(Source))-New).
 
 %!  trace_vocabulary_key_(?Key) is nondet.
 %   A trace field whose value is an id, a claim type, a source name or one of the product's
@@ -84,11 +98,16 @@ attention_text_leaves(Leaves) :-
     sort(Texts, Leaves).
 
 shape_leaf_(leaf, Value, Value) :- text_leaf_(Value).
+shape_leaf_(candidate_key, Key, Leaf) :-
+    (   candidate_key_text_(Key, Text, _)
+    ->  term_leaf_(Text, Leaf)
+    ;   term_leaf_(Key, Leaf)
+    ).
 shape_leaf_(term, Value, Leaf) :- term_leaf_(Value, Leaf).
 shape_leaf_(pairs, Pairs, Leaf) :-
     is_list(Pairs),
     member(K-V, Pairs),
-    \+ trace_vocabulary_key_(K),
+    \+ vocabulary_field_(Pairs, K),
     term_leaf_(V, Leaf).
 
 term_leaf_(Term, Term) :- text_leaf_(Term).
@@ -131,15 +150,27 @@ rewrite_args_([A0|As0], I, Shapes, Set, Marker, [A|As]) :-
     rewrite_args_(As0, I1, Shapes, Set, Marker, As).
 
 rewrite_(leaf, V0, Set, Marker, V) :- rewrite_leaf_(V0, Set, Marker, V).
+rewrite_(candidate_key, Key0, Set, Marker, Key) :-
+    (   candidate_key_text_(Key0, Text0, Key-Text)
+    ->  rewrite_term_(Text0, Set, Marker, Text)
+    ;   rewrite_term_(Key0, Set, Marker, Key)
+    ).
 rewrite_(term, V0, Set, Marker, V) :- rewrite_term_(V0, Set, Marker, V).
 rewrite_(pairs, Ps0, Set, Marker, Ps) :-
     (   is_list(Ps0)
-    ->  maplist(rewrite_field_(Set, Marker), Ps0, Ps)
+    ->  maplist(rewrite_field_(Ps0, Set, Marker), Ps0, Ps)
     ;   Ps = Ps0
     ).
 
-rewrite_field_(_, _, K-V, K-V) :- trace_vocabulary_key_(K), !.
-rewrite_field_(Set, Marker, P0, P) :- rewrite_pair_(Set, Marker, P0, P).
+rewrite_field_(Fields, _, _, K-V, K-V) :- vocabulary_field_(Fields, K), !.
+rewrite_field_(_, Set, Marker, P0, P) :- rewrite_pair_(Set, Marker, P0, P).
+
+% Field K of a trace event's Fields names vocabulary: a trace_vocabulary_key_/1, or the target
+% of an inspect_source candidate (a source name there; an event's target elsewhere is text).
+vocabulary_field_(_, K) :-
+    trace_vocabulary_key_(K), !.
+vocabulary_field_(Fields, target) :-
+    memberchk(kind-inspect_source, Fields).
 
 rewrite_pair_(Set, Marker, K-V0, K-V) :- !, rewrite_term_(V0, Set, Marker, V).
 rewrite_pair_(_, _, P, P).

@@ -140,4 +140,35 @@ test(an_id_is_never_rewritten_even_when_it_is_the_text, [setup(fresh)]) :-
 test(bad_arguments_raise, [setup(fresh), throws(error(type_error(list, nope), _))]) :-
     attention_redact_leaves(nope, '[forgotten]').
 
+% Before: every atomic leaf of a candidate's key was free text, its kind, source and claim type
+% too: a source named like the erased text was renamed in the key and the candidate no longer
+% named a source that exists. Now only the subject (an inspection's) or the target (an
+% event's, free text there as in the event) is.
+test(a_candidate_key_keeps_its_kind_source_and_claim_type, [setup(fresh)]) :-
+    t0(T0),
+    tms_add_source(s, zq7source, dependency_version, _{kind: package_registry}),
+    belief(s, b, dependency_version, "zq7subject", "4.1", 0.9, 0, [], zq7source),
+    attention_add_goal(s, g, [b], _{loss_if_wrong: 1.0, now: T0}),
+    attention_attend(s, g, 3, T0, null, _),
+    attention_text_leaves(Leaves),
+    memberchk("zq7subject", Leaves),
+    \+ memberchk("zq7source", Leaves),
+    \+ memberchk("dependency_version", Leaves),
+    \+ memberchk("inspect_source", Leaves),
+    attention_redact_leaves(["zq7source", "zq7subject"], '[forgotten]'),
+    atc_attention:candidate_(s, _, Key, _, _),
+    Key == key(inspect_source, zq7source, dependency_version-'[forgotten]').
+
+test(an_event_candidate_key_offers_its_target, [setup(fresh)]) :-
+    t0(T0),
+    tms_add_source(s, pager, dependency_version, _{kind: package_registry}),
+    belief(s, b, dependency_version, libfoo, "4.1", 0.9, 0, [], pager),
+    attention_add_goal(s, g, [b], _{loss_if_wrong: 1.0, now: T0}),
+    attention_add_event(s, interruption, pager, "zq7 target text", "", null, T0, _),
+    attention_attend(s, g, 3, T0, null, _),
+    atc_attention:candidate_(s, _, key(handle_interruption, Target, from(pager)), _, _),
+    atom_string(Target, "zq7 target text"),
+    attention_redact_leaves(["zq7 target text"], '[forgotten]'),
+    atc_attention:candidate_(s, _, key(handle_interruption, '[forgotten]', from(pager)), _, _).
+
 :- end_tests(attention_redact).
