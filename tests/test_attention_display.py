@@ -169,3 +169,13 @@ def test_inspecting_a_candidate_twice_says_why_in_words(atc):
     assert again.output.strip() == (f"atc: candidate {cand} is closed (resolved): it was "
                                     "already carried out; atc attend proposes fresh ones"), \
         again.output
+
+
+def test_a_bad_budget_has_the_same_words_with_or_without_a_goal_to_set(dirtied):
+    # Before: with --depends-on "--budget -1: inspections left, 0 to 10000"; without it,
+    # "Type error: `nonneg' expected, found `-1' (an integer)".
+    for extra in ([], ["--depends-on", "compat"]):
+        result = dirtied("attend", "--goal", "deploy", "--budget", "-1", *extra, ok=False)
+        assert result.exit_code == 2
+        assert result.output.strip() == "atc: --budget -1: inspections left, 0 to 10000", \
+            result.output

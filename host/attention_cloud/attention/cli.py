@@ -397,13 +397,13 @@ def attend(ctx: click.Context, goal_id: str, budget: int, current: str | None,
     """
     ctl = _controller(ctx, home, scope)
     at = _now(now)
+    # Checked before the goal is set: refused after it, the command failed and still changed
+    # memory (the goal was journalled). Without a goal to set, the same words.
+    largest = ctl.max_budget()
+    if not 0 <= budget <= largest:
+        raise UsageError(f"--budget {budget}: inspections left, 0 to {largest}")
     if depends_on:
-        # Checked before the goal is set: refused after it, the command failed and still
-        # changed memory (the goal was journalled).
-        try:
-            ctl.check_attend(budget=budget, current=current)
-        except UsageError as exc:
-            raise UsageError(f"--{exc}") if str(exc).startswith("budget ") else exc
+        ctl.check_attend(budget=budget, current=current)
         ctl.add_goal(goal_id, depends_on=depends_on, loss_if_wrong=loss, now=at)
     result = ctl.attend(goal_id, budget=budget, now=at, current=current)
     if fmt == "json":
