@@ -179,3 +179,11 @@ def test_a_bad_budget_has_the_same_words_with_or_without_a_goal_to_set(dirtied):
         assert result.exit_code == 2
         assert result.output.strip() == "atc: --budget -1: inspections left, 0 to 10000", \
             result.output
+
+
+def test_a_joined_emoji_and_accents_are_shown_as_written():
+    from attention_cloud.attention.cli import _shown
+
+    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"
+    assert _shown(f"déploiement {family}") == f"déploiement {family}"
+    assert _shown("a\u2028b\x85c\x7f") == "a\\u2028b\\x85c\\x7f"

@@ -25,6 +25,7 @@ import functools
 import json
 import math
 import time
+import unicodedata
 from typing import Any, Callable
 
 import click
@@ -105,6 +106,11 @@ def _json(value: Any) -> None:
     click.echo(json.dumps(value, ensure_ascii=False, indent=2, default=str))
 
 
+#: Unicode categories of characters a table cell writes as escapes: controls (C0, DEL, C1)
+#: and the line and paragraph separators.
+_LINE_BREAKERS = frozenset({"Cc", "Zl", "Zp"})
+
+
 def _shown(value: Any) -> str:
     """Free text (a subject, a value, a reading) as one table cell: a control character is
     written as its escape (``\\n``), so a subject holding a newline cannot split its row in
@@ -112,7 +118,9 @@ def _shown(value: Any) -> str:
     text = str(value)
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    # Only what breaks or hides a line: a format character (a joiner inside an emoji) is kept.
+    return "".join(repr(c)[1:-1] if unicodedata.category(c) in _LINE_BREAKERS else c
+                   for c in text)
 
 
 def _cause(cause: dict[str, Any]) -> str:
