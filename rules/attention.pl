@@ -3,7 +3,8 @@
             attention_inspect/7,          % +Scope, +Candidate, +Value, +Now, +Succeeded, +Cost, -Outcome
             attention_decision/3,         % +Scope, +Goal, -Decision
             attention_candidate/3,        % +Scope, +Candidate, -Info
-            attention_drop/1              % +Scope
+            attention_drop/1,             % +Scope
+            attention_max_budget/1        % -Inspections
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -83,6 +84,25 @@ atc_store:durable_predicate(atc_attention:inspected_/3).
                  *            ATTEND            *
                  *******************************/
 
+%!  attention_max_budget(-Inspections:integer) is det.
+%
+%   The largest budget attention_attend/6 takes; the CLI asks for it too (it checks a budget
+%   before setting a goal, and a copy of the number there drifted from this one).
+
+attention_max_budget(10000).
+
+:- multifile prolog:error_message//1.
+prolog:error_message(domain_error(budget, Budget)) -->
+    { attention_max_budget(Max), integer(Budget), Budget > Max },
+    [ 'a budget is 0 to ~d inspections, not ~w'-[Max, Budget] ].
+prolog:error_message(permission_error(inspect, closed_candidate, Id-Status)) -->
+    { closed_why_(Status, Why) },
+    [ 'candidate ~w is closed (~w): ~w; atc attend proposes fresh ones'-[Id, Status, Why] ].
+
+closed_why_(resolved, 'it was already carried out') :- !.
+closed_why_(expired, 'a later attend no longer proposed it') :- !.
+closed_why_(_, 'it can no longer be carried out').
+
 %!  attention_attend(+Scope, +Goal, +Budget, +Now, +Current, -Result:dict) is det.
 %
 %   One attention turn for Goal with Budget inspections left, at Now. Current is the id of the
@@ -94,14 +114,16 @@ atc_store:durable_predicate(atc_attention:inspected_/3).
 %   `floor_mandatory_proof`, `exploration`, `negative_voc`, `budget_exhausted`,
 %   `no_candidates`).
 %   @error existence_error(goal, Goal), existence_error(candidate, Current)
-%   @error type_error(nonneg, Budget), domain_error(budget, Budget) above 10000
+%   @error type_error(nonneg, Budget), domain_error(budget, Budget) above
+%   attention_max_budget/1
 
 attention_attend(Scope0, Goal0, Budget, Now, Current0, Result) :-
     scope_atom(Scope0, Scope),
     text_atom(Goal0, Goal),
     (   goal(Scope, Goal) -> true ; existence_error(goal, Goal) ),
     must_be(nonneg, Budget),
-    (   Budget =< 10000 -> true ; domain_error(budget, Budget) ),
+    attention_max_budget(Max),
+    (   Budget =< Max -> true ; domain_error(budget, Budget) ),
     must_be_time(Now),
     current_(Scope, Current0, Current),
     attention_scores(Scope, Goal, Now, Budget, Scores),
@@ -434,14 +456,15 @@ public_candidate_(C0, C) :-
 %   is `_{inspection_id, belief_changed, new_belief, dirtied, contradiction, decision_changed,
 %   utility_delta}`.
 %   @error existence_error(candidate, Candidate)
-%   @error permission_error(inspect, closed_candidate, Candidate) once resolved or expired
+%   @error permission_error(inspect, closed_candidate, Candidate-Status) once `resolved` or
+%   `expired`
 
 attention_inspect(Scope0, Cand0, Value, Now, Succeeded, Cost0, Outcome) :-
     scope_atom(Scope0, Scope),
     text_atom(Cand0, Id),
     (   candidate_(Scope, Id, Key, _, _) -> true ; existence_error(candidate, Id) ),
-    (   candidate_closed_(Scope, Id, _, _)
-    ->  permission_error(inspect, closed_candidate, Id)
+    (   candidate_closed_(Scope, Id, Status, _)
+    ->  permission_error(inspect, closed_candidate, Id-Status)
     ;   true
     ),
     must_be(atomic, Value),

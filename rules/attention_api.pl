@@ -21,7 +21,8 @@
             generate/5,                   % +Scope, +Goal, +Generator, +Now, -Proposals
             claims/2,                     % +Scope, -Claims
             trace/3,                      % +Scope, +Filter, -Events
-            weight/3                      % +Scope, +Name, -Value
+            weight/3,                     % +Scope, +Name, -Value
+            max_budget/1                  % -Inspections
           ]).
 :- use_module(library(error)).
 :- use_module(library(apply)).
@@ -113,12 +114,14 @@ drop(Scope) :-
 
 %!  belief(+Scope, +Id, +Now, -Info:dict) is det.
 %   See atc_tms:belief_info/4; `labels` adds the labels the belief carries from the items
-%   that justify it (atc_grants:belief_labels/3, as a dict).
+%   that justify it (atc_grants:belief_labels/3, as a dict), and `p_stale` is the one the
+%   controller weighs (p_stale_as_weighed_/3).
 belief(Scope, Id, Now, Info) :-
     belief_info(Scope, Id, Now, Info0),
     belief_labels(Scope, Id, Labels),
     labels_dict(Labels, LabelsDict),
-    Info = Info0.put(labels, LabelsDict).
+    p_stale_as_weighed_(Scope, Info0, Info1),
+    Info = Info1.put(labels, LabelsDict).
 
 %!  why(+Scope, +Id, -Why:dict) is det.
 %   See atc_tms:belief_why/3.
@@ -126,9 +129,24 @@ why(Scope, Id, Why) :-
     belief_why(Scope, Id, Why).
 
 %!  beliefs(+Scope, +Now, -Infos:list(dict)) is det.
-%   See atc_tms:belief_list/3.
+%   See atc_tms:belief_list/3; `p_stale` as in belief/4.
 beliefs(Scope, Now, Infos) :-
-    belief_list(Scope, Now, Infos).
+    belief_list(Scope, Now, Infos0),
+    maplist(p_stale_as_weighed_(Scope), Infos0, Infos).
+
+% `p_stale_by_age` is the hazard model's P(stale) from the belief's age alone; `p_stale` is
+% that, or for a dirty belief at least the `dirty_p_changed` weight: what the controller takes
+% as the chance its state changed (attention_candidates' claim_p_right/5). Shown by age alone,
+% a belief whose support had just been superseded read "P(stale) 0.008".
+p_stale_as_weighed_(Scope0, Info0, Info) :-
+    scope_atom(Scope0, Scope),
+    ByAge = Info0.p_stale,
+    (   Info0.dirty == true
+    ->  weight(Scope, dirty_p_changed, Dirty),
+        P is max(ByAge, Dirty)
+    ;   P = ByAge
+    ),
+    Info = Info0.put(_{p_stale: P, p_stale_by_age: ByAge}).
 
 %!  source(+Scope, +Name, -Info:dict) is det.
 %   See atc_tms:source_info/3.
@@ -185,3 +203,8 @@ weight(Scope0, Name0, Value) :-
     scope_atom(Scope0, Scope),
     text_atom(Name0, Name),
     atc_attention_state:weight(Scope, Name, Value).
+
+%!  max_budget(-Inspections:integer) is det.
+%   See atc_attention:attention_max_budget/1.
+max_budget(Max) :-
+    attention_max_budget(Max).

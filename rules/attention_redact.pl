@@ -22,12 +22,16 @@ cites an erased item as support also loses its value (attention_citing_values/2)
 value was read from there.
 
 Only the fields that hold free text are read and rewritten (text_arg_/3): ids, claim types,
-kinds and the trace's field names are the product's own vocabulary and stay.
+kinds and the trace's field names are the product's own vocabulary and stay, and so do the
+values of the trace's fields that name such things (trace_vocabulary_key_/1). An id is never
+rewritten, even one that is itself the erased text: every record and journal line joins on it
+(README, Erasure).
 */
 
 %!  text_arg_(?Fact, ?ArgIndex, ?Shape) is nondet.
 %   ArgIndex of the durable Fact holds free text: `leaf` (an atom or string), `term` (any
-%   term: its atomic leaves) or `pairs` (a Key-Value list: the values' leaves).
+%   term: its atomic leaves), `pairs` (a Key-Value list: the values' leaves) or
+%   `candidate_key` (a candidate's key: only its subject or target, candidate_key_text_/3).
 text_arg_(atc_tms:belief(_, _, _, _, _, _, _, _), 4, leaf).
 text_arg_(atc_tms:belief(_, _, _, _, _, _, _, _), 5, leaf).
 text_arg_(atc_tms:inspection(_, _, _, _, _, _, _, _), 5, leaf).
@@ -37,8 +41,48 @@ text_arg_(atc_validator:claim_(_, _, _, _, _, _, _, _), 5, leaf).
 text_arg_(atc_validator:pending_(_, _, _, _, _, _), 4, leaf).
 text_arg_(atc_attention_state:event_(_, _, _, _, _, _, _, _), 5, leaf).
 text_arg_(atc_attention_state:event_payload_(_, _, _), 3, leaf).
-text_arg_(atc_attention:candidate_(_, _, _, _, _), 3, term).
+text_arg_(atc_attention:candidate_(_, _, _, _, _), 3, candidate_key).
 text_arg_(atc_trace:trace_event(_, _, _, _, _), 5, pairs).
+
+%!  candidate_key_text_(+Key, -Text, -Hole) is semidet.
+%   Text is the free text of a candidate's Key (attention_candidates: `key(inspect_source,
+%   Source, ClaimType-Subject)` or `key(Kind, Target, from(Source))`), and Hole is Key-Text
+%   with that text open: the subject read about, or an event's target (free text there, as in
+%   the event). Its kind, source and claim type are vocabulary: offered as text, a source
+%   named like the erased text was renamed in the key and the candidate no longer named a
+%   source that exists. Another shape (an older journal) is not matched: all its leaves are
+%   then text.
+candidate_key_text_(key(inspect_source, Source, Type-Subject), Subject,
+                    key(inspect_source, Source, Type-New)-New) :- !.
+candidate_key_text_(key(Kind, Target, from(Source)), Target,
+                    key(Kind, New, from(Source))-New).
+
+%!  trace_vocabulary_key_(?Key) is nondet.
+%   A trace field whose value is an id, a claim type, a source name or one of the product's
+%   codes, never free text: it is neither offered to the erasure's judge nor rewritten.
+%   Offered, an id such as `claim-1` or `attn-2` was rewritten in the trace when the erased
+%   text happened to hold it, and the trace no longer joined the record it named. Any other
+%   key (subject, value, previous, target, ...) is read as free text.
+trace_vocabulary_key_(candidate_id).
+trace_vocabulary_key_(turn_id).
+trace_vocabulary_key_(goal_id).
+trace_vocabulary_key_(inspection_id).
+trace_vocabulary_key_(claim_id).
+trace_vocabulary_key_(source).
+trace_vocabulary_key_(claim_type).
+trace_vocabulary_key_(kind).
+trace_vocabulary_key_(trigger).
+trace_vocabulary_key_(triggers).
+trace_vocabulary_key_(previous_trigger).
+trace_vocabulary_key_(origin).
+trace_vocabulary_key_(mode).
+trace_vocabulary_key_(missing).
+trace_vocabulary_key_(evidence).
+trace_vocabulary_key_(failure_code).
+trace_vocabulary_key_(selection_reason_code).
+trace_vocabulary_key_(reason).
+trace_vocabulary_key_(new_belief).
+trace_vocabulary_key_(dirtied).
 
 text_fact_(Module:Head) :-
     distinct(Module:Head, text_arg_(Module:Head, _, _)).
@@ -54,8 +98,17 @@ attention_text_leaves(Leaves) :-
     sort(Texts, Leaves).
 
 shape_leaf_(leaf, Value, Value) :- text_leaf_(Value).
+shape_leaf_(candidate_key, Key, Leaf) :-
+    (   candidate_key_text_(Key, Text, _)
+    ->  term_leaf_(Text, Leaf)
+    ;   term_leaf_(Key, Leaf)
+    ).
 shape_leaf_(term, Value, Leaf) :- term_leaf_(Value, Leaf).
-shape_leaf_(pairs, Pairs, Leaf) :- is_list(Pairs), member(_-V, Pairs), term_leaf_(V, Leaf).
+shape_leaf_(pairs, Pairs, Leaf) :-
+    is_list(Pairs),
+    member(K-V, Pairs),
+    \+ vocabulary_field_(Pairs, K),
+    term_leaf_(V, Leaf).
 
 term_leaf_(Term, Term) :- text_leaf_(Term).
 term_leaf_(Term, Leaf) :- compound(Term), \+ is_dict(Term), arg(_, Term, Arg), term_leaf_(Arg, Leaf).
@@ -97,12 +150,27 @@ rewrite_args_([A0|As0], I, Shapes, Set, Marker, [A|As]) :-
     rewrite_args_(As0, I1, Shapes, Set, Marker, As).
 
 rewrite_(leaf, V0, Set, Marker, V) :- rewrite_leaf_(V0, Set, Marker, V).
+rewrite_(candidate_key, Key0, Set, Marker, Key) :-
+    (   candidate_key_text_(Key0, Text0, Key-Text)
+    ->  rewrite_term_(Text0, Set, Marker, Text)
+    ;   rewrite_term_(Key0, Set, Marker, Key)
+    ).
 rewrite_(term, V0, Set, Marker, V) :- rewrite_term_(V0, Set, Marker, V).
 rewrite_(pairs, Ps0, Set, Marker, Ps) :-
     (   is_list(Ps0)
-    ->  maplist(rewrite_pair_(Set, Marker), Ps0, Ps)
+    ->  maplist(rewrite_field_(Ps0, Set, Marker), Ps0, Ps)
     ;   Ps = Ps0
     ).
+
+rewrite_field_(Fields, _, _, K-V, K-V) :- vocabulary_field_(Fields, K), !.
+rewrite_field_(_, Set, Marker, P0, P) :- rewrite_pair_(Set, Marker, P0, P).
+
+% Field K of a trace event's Fields names vocabulary: a trace_vocabulary_key_/1, or the target
+% of an inspect_source candidate (a source name there; an event's target elsewhere is text).
+vocabulary_field_(_, K) :-
+    trace_vocabulary_key_(K), !.
+vocabulary_field_(Fields, target) :-
+    memberchk(kind-inspect_source, Fields).
 
 rewrite_pair_(Set, Marker, K-V0, K-V) :- !, rewrite_term_(V0, Set, Marker, V).
 rewrite_pair_(_, _, P, P).
@@ -142,6 +210,13 @@ attention_citing_values(Handles, Texts) :-
             ( member(H, Handles),
               belief_support(Scope, Id, item(H)),
               atc_tms:belief(Scope, Id, _, _, Value, _, _, _),
-              Value \== '[forgotten]' ),
+              \+ forgotten_(Value) ),
             Texts0),
     sort(Texts0, Texts).
+
+% A value already erased. The marker is written as a string in place of a string value (every
+% value the host passes): compared with the atom alone, such a value was listed, and redacted,
+% again by every later erasure of the item.
+forgotten_(Value) :-
+    ( atom(Value) ; string(Value) ),
+    atom_string(Value, "[forgotten]").

@@ -20,6 +20,7 @@
             belief_dirtied_at/4,          % ?Scope, ?Id, ?Cause, ?At
             belief_info/4,                % +Scope, +Id, +Now, -Info
             belief_why/3,                 % +Scope, +Id, -Why
+            dirt_cause_dict/2,            % +Cause, -Dict
             belief_list/3,                % +Scope, +Now, -Infos
             claim_beliefs/4,              % +Scope, +ClaimType, +Subject, -LiveIds
             contradiction/4,              % ?Scope, ?ClaimType, ?Subject, -Ids
@@ -326,11 +327,20 @@ tms_add_belief(Scope0, Id0, Belief) :-
     ;   true
     ).
 
+% A field a belief must have. Given as null it is named as such: "key `subject' does not
+% exist in _{...}" was wrong (the key was there) and printed the whole belief.
 required(Dict, Key, Value) :-
-    (   get_dict(Key, Dict, Value), Value \== null
-    ->  true
+    (   get_dict(Key, Dict, Value0)
+    ->  (   Value0 == null
+        ->  domain_error(belief_field(Key), null)
+        ;   Value = Value0
+        )
     ;   existence_error(key, Key, Dict)
     ).
+
+:- multifile prolog:error_message//1.
+prolog:error_message(domain_error(belief_field(Key), null)) -->
+    [ 'a belief needs a ~w (null given)'-[Key] ].
 
 % A volatility is a class name or a hazard per second (at most 1: a change every second).
 known_volatility(Hazard, Hazard) :-
@@ -963,7 +973,7 @@ supersede_(Scope, New, Now, Old, Dirtied0, Dirtied) :-
 %
 %   Info describes belief Id at Now: its claim, value, confidence, observation time and age,
 %   volatility and P(stale), origin, whether it is live or superseded (and by what), and its
-%   dirt (a list of `_{cause, at}`).
+%   dirt (a list of `_{cause, at}`, the cause a dict: dirt_cause_dict/2).
 %   @error existence_error(belief, Id)
 
 belief_info(Scope0, Id0, Now, Info) :-
@@ -978,13 +988,38 @@ belief_info(Scope0, Id0, Now, Info) :-
     Age is max(0, Now - ObservedAt),
     (   origin(Scope, Id, Source) -> true ; Source = null ),
     (   superseded(Scope, Id, By, _) -> Live = false ; By = null, Live = true ),
-    findall(_{cause: Text, at: At},
-            ( dirty(Scope, Id, Cause, At), term_string(Cause, Text) ), Dirt),
+    belief_dirt_(Scope, Id, Dirt),
     (   Dirt == [] -> Dirty = false ; Dirty = true ),
     Info = _{id: Id, claim_type: ClaimType, subject: Subject, value: Value,
              confidence: Confidence, observed_at: ObservedAt, age_s: Age,
              volatility: Class, p_stale: PStale, source: Source, live: Live,
              superseded_by: By, dirty: Dirty, dirt: Dirt}.
+
+% The dirt of belief Id as `_{cause, at}` dicts, the cause as dirt_cause_dict/2 gives it.
+belief_dirt_(Scope, Id, Dirt) :-
+    findall(_{cause: Dict, at: At},
+            ( dirty(Scope, Id, Cause, At), dirt_cause_dict(Cause, Dict) ), Dirt).
+
+%!  dirt_cause_dict(+Cause, -Dict:dict) is det.
+%
+%   Why a belief went dirty, as named fields a JSON reader takes without parsing a Prolog
+%   term again: `_{kind: source_changed, source}`, `_{kind: item_changed, item}`, `_{kind:
+%   superseded, belief, by}` (the belief it rests on was replaced by `by`), `_{kind:
+%   belief_revised, belief}` (it was recorded again with another value) or `_{kind: via,
+%   belief}` (a belief it rests on went dirty). Any other cause an older journal may hold is
+%   `_{kind: Name, args}`, each argument as text.
+
+dirt_cause_dict(source_changed(S), _{kind: source_changed, source: S}) :- !.
+dirt_cause_dict(item_changed(H), _{kind: item_changed, item: H}) :- !.
+dirt_cause_dict(superseded(Old, New), _{kind: superseded, belief: Old, by: New}) :- !.
+dirt_cause_dict(via(B), _{kind: via, belief: B}) :- !.
+dirt_cause_dict(belief_revised(B), _{kind: belief_revised, belief: B}) :- !.
+dirt_cause_dict(Cause, _{kind: Name, args: Args}) :-
+    (   compound(Cause)
+    ->  compound_name_arguments(Cause, Name, Args0),
+        maplist([A, T]>>( atomic(A) -> T = A ; term_string(A, T) ), Args0, Args)
+    ;   Name = Cause, Args = []
+    ).
 
 %!  belief_why(+Scope, +Id, -Why:dict) is det.
 %
@@ -1018,7 +1053,7 @@ why_depth_limit(32).
 % exponential in its depth.
 why_(Scope, Id, Left, Seen0, Seen, Why) :-
     once(belief(Scope, Id, ClaimType, Subject, Value, _, _, _)),
-    findall(Text, ( dirty(Scope, Id, Cause, _), term_string(Cause, Text) ), Dirt),
+    belief_dirt_(Scope, Id, Dirt),
     findall(S, support(Scope, Id, S), Supports0),
     put_assoc(Id, Seen0, true, Seen1),
     Below is Left - 1,

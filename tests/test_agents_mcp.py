@@ -719,3 +719,25 @@ def test_an_argument_a_tool_does_not_take_is_refused_not_ignored(home: Path) -> 
     assert seen["two"] == ("Error executing tool show: depth, lvl: not arguments of show "
                            "(it takes handle, level, source)")
     assert seen["still"]["receipt"]["budget"]["total"] == 100
+
+
+def test_attend_with_a_goal_and_a_bad_budget_changes_nothing(home: Path) -> None:
+    # Before: the attend tool set the goal (journalled) and only then had its budget refused:
+    # a tool error that still changed memory (`atc attend` checks first; the tool did not).
+    seen: dict = {}
+    journal = (home / "journal.pl").read_bytes()
+
+    async def body(session: ClientSession) -> None:
+        for budget in (-1, 10001):
+            seen[budget] = _error(await session.call_tool(
+                "attend", {"goal_id": "fresh-goal", "depends_on": ["compat"],
+                           "budget": budget}))
+        seen["current"] = _error(await session.call_tool(
+            "attend", {"goal_id": "fresh-goal", "depends_on": ["compat"],
+                       "current": "attn-404"}))
+
+    anyio.run(_session_run, home, body)
+    assert "budget -1: inspections left, 0 to 10000" in seen[-1], seen
+    assert "budget 10001: inspections left, 0 to 10000" in seen[10001], seen
+    assert "candidate `attn-404' does not exist" in seen["current"], seen
+    assert (home / "journal.pl").read_bytes() == journal

@@ -96,7 +96,8 @@ def test_source_change_dirties_transitively(ctl):
     deploy_scenario(ctl)
     assert sorted(ctl.source_changed("summary", now=NOW)) == ["compat", "dep_version"]
     info = ctl.belief("compat", now=NOW)
-    assert info["dirty"] and any("summary" in d["cause"] for d in info["dirt"])
+    assert info["dirty"] and any(d["cause"] == {"kind": "source_changed", "source": "summary"}
+                              for d in info["dirt"])
     result = ctl.attend("deploy", budget=3, now=NOW)
     assert result.chosen.trigger == "dirty_belief"
 
@@ -422,3 +423,16 @@ def test_a_huge_value_subject_payload_or_claim_text_is_refused_with_nothing_reco
     with pytest.raises(PrologError, match="claim text holds 32001 characters"):
         ctl.claim(huge, claim_type="dependency_version", now=NOW)
     assert ctl.claims() == []
+
+
+def test_the_largest_budget_is_one_number_the_cli_and_the_rules_share(ctl):
+    # Before: 10000 was written twice, in rules/attention.pl and as MAX_BUDGET in the CLI:
+    # changed in one place, `atc attend --depends-on` refused (or let through) what the
+    # rules decided otherwise. Now the CLI asks the rules.
+    deploy_scenario(ctl)
+    largest = ctl.max_budget()
+    assert largest == 10000
+    assert ctl.attend("deploy", budget=largest, now=NOW).decision in ("inspect", "stop")
+    with pytest.raises(PrologError, match=f"a budget is 0 to {largest} inspections, not "
+                                          f"{largest + 1}"):
+        ctl.attend("deploy", budget=largest + 1, now=NOW)

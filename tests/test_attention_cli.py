@@ -289,7 +289,8 @@ def test_forgetting_an_item_dirties_the_beliefs_resting_on_it(home, tmp_path):
     assert forgot.exit_code == 0, forgot.output
     listed = runner.invoke(main, ["belief", "list", "--dirty", "--format", "json", *at])
     dirt = {b["id"]: [d["cause"] for d in b["dirt"]] for b in json.loads(listed.output)}
-    assert dirt == {"cfg": [f"item_changed({handle})"], "plan": ["via(cfg)"]}
+    assert dirt == {"cfg": [{"kind": "item_changed", "item": handle}],
+                    "plan": [{"kind": "via", "belief": "cfg"}]}
     why = runner.invoke(main, ["belief", "why", "plan", *at]).output
     assert f"item {handle}" in why and "config A" not in why
 

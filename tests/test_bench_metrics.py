@@ -163,3 +163,18 @@ def test_paired_transitions_count_each_kind():
     assert (t.both_pass, t.pass_to_fail, t.fail_to_pass, t.both_fail) == (1, 2, 1, 1)
     with pytest.raises(ValueError):
         transitions([True], [])
+
+
+def test_bootstrap_score_interval_leaves_out_resamples_with_no_oracle_margin():
+    # Before: a resample whose oracle and random means differed only by rounding (0.1 + 0.2 vs
+    # 0.3: a span of 5.6e-17) was divided through, and a score of about 1e5 became the upper
+    # end of the interval; the point estimate refuses such a span (below 1e-12) as no score.
+    from attention_cloud.benchmark.stats import bootstrap_score
+
+    oracle = [1.3] + [0.1 + 0.2] * 4
+    random = [0.3] * 5
+    policy = [0.8] + [0.3 + 1e-13] * 4
+    interval = bootstrap_score(policy, oracle, random)
+    assert interval.estimate == pytest.approx(50.0)
+    assert interval.low is not None and interval.high is not None
+    assert 0.0 <= interval.low <= interval.high <= 100.0, interval

@@ -236,6 +236,17 @@ def test_randomised_trials_leak_nothing(tmp_path):
     assert figures["killed"] >= 1 and figures["items_forgotten"] >= 6
 
 
+def test_the_fuzz_sees_a_forgotten_item_quoted_on_the_attention_side(tmp_path, monkeypatch):
+    """Before, the fuzz recorded no belief, inspection, event, claim or trace: an erasure that
+    left the attention side alone passed it. With the attention redaction switched off (in
+    process: no kills), its attention check must name what survived."""
+    from attention_cloud import erasure
+
+    monkeypatch.setattr(erasure, "redact_quotes", lambda *args, **kwargs: 0)
+    figures = fuzz.run(2, seed=3, kill_share=0.0, work=tmp_path)
+    assert any("attention records hold zq" in f for f in figures["failures"]), figures
+
+
 def test_a_remembered_item_leaves_its_record_and_is_not_remembered_again(home):
     write_config(home, {"embedder": "hash"})
     with Memory.open(home) as mem:

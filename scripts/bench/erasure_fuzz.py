@@ -9,11 +9,17 @@ indexes' purge, the journal compaction or the snapshot); the home is then reopen
 next writer finishes the erasure. Every trial then checks:
 
 - **leaks**: a forgotten item's secret in any byte of any file of the home (binary ones
-  too, case-insensitive), in any rung or item text a query returns, or in a frame hydrated
-  with the forgotten text as the goal;
+  too, case-insensitive), in any rung or item text a query returns, in a frame hydrated
+  with the forgotten text as the goal, or on the attention side: before the forget, a few
+  items (forgotten or not) are quoted by beliefs (subject and value, some citing the item
+  as support), an inspection's result, an event's payload and a claim, and a goal is
+  attended to (candidates keyed on the subjects, the trace); afterwards no attention text
+  (atc_api:api_attention_texts), belief, candidate, claim or trace event may hold a word of
+  a forgotten item's secret;
 - **failed reopens**: the home does not open after the kill, or after the erasure;
 - **other items lost**: an item not forgotten lost its text, a rung it had, its BM25 entry
-  or its vector, or the secret of an item not forgotten is gone from the journal;
+  or its vector, or the secret of an item not forgotten is gone from the journal or from
+  the attention records that quoted it;
 - **re-ingest**: the grown transcript is ingested again and a forgotten item comes back.
 
     python scripts/bench/erasure_fuzz.py --trials 1000 [--seed 1] [--kill-share 0.3]
@@ -39,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "host"))
 
 from attention_cloud import Memory  # noqa: E402
+from attention_cloud.attention.controller import Controller  # noqa: E402
 from attention_cloud.bridge import Atom, Var  # noqa: E402
 from attention_cloud.hydration import hydrate  # noqa: E402
 
@@ -171,9 +178,12 @@ def trial(rng: random.Random, work: Path, kill: bool, only_compaction: bool = Fa
             return out
         secret_of = {h: s for s, h in by_secret.items()}
         gone = {secret_of[h] for h in victims}
+        quoted = _quote_in_attention(mem, rng, by_secret, sorted(gone)[0])
         kept = {h: s for h, s in secret_of.items() if h not in victims}
         before = {h: _index_state(mem, h) for h in kept}
         vectors = _vector_bytes(mem, victims)
+        if gone & quoted and not _attention_leaks(mem, gone & quoted):
+            out.leaks.append("the attention scan is blind: no quote found before forgetting")
     if not _file_leaks(home, gone):  # the scan must see the text while it is there
         out.leaks.append("the file scan is blind: no secret found before forgetting")
     out.forgotten = len(victims)
@@ -198,6 +208,9 @@ def trial(rng: random.Random, work: Path, kill: bool, only_compaction: bool = Fa
             mem.forget(victims, reason="fuzz", who="fuzz")  # in process, or killed too early
         out.lost += _lost(mem, kept, before)
         out.leaks += _query_leaks(mem, gone)
+        out.leaks += _attention_leaks(mem, gone)
+        out.lost += [f"attention records lost the quote of kept {s!r}"
+                     for s in _attention_missing(mem, quoted - gone)]
         # the transcript grows: it is parsed again, and the forgotten items must stay out
         grown = rng.choice(sessions)
         with open(grown.path, "a", encoding="utf-8") as fh:
@@ -217,6 +230,60 @@ def trial(rng: random.Random, work: Path, kill: bool, only_compaction: bool = Fa
         out.leaks.append(f"reopen after erasure: {exc}")
     out.leaks += _file_leaks(home, gone, vectors)
     return out
+
+
+ATTENTION_SCOPE = "fuzz"
+
+
+def _quote_in_attention(mem: Memory, rng: random.Random, by_secret: dict[str, str],
+                        victim: str) -> set[str]:
+    """Record attention-side texts quoting the secret ``victim`` of an item to be forgotten
+    and those of up to two random others (README, Erasure: a belief's or inspection's subject
+    or value, a payload, a claim that quotes an item, and the value of a belief citing it);
+    returns the secrets quoted."""
+    others = sorted(set(by_secret) - {victim})
+    picked = [victim] + rng.sample(others, min(len(others), rng.randint(0, 2)))
+    ctl = Controller(mem.pl, ATTENTION_SCOPE, memory=mem)
+    ctl.add_source("registry", claim_type="dependency_version", kind="package_registry")
+    beliefs = []
+    for k, s in enumerate(picked):
+        cite = [by_secret[s]] if rng.random() < 0.5 else []
+        ctl.add_belief(f"b{k}", claim_type="dependency_version", subject=f"about {s}",
+                       value=f"it said {s} then", confidence=0.8, observed_at=1_000,
+                       volatility="package_release", supports=cite, source="registry")
+        beliefs.append(f"b{k}")
+        ctl.add_event("claim_drafted", source="registry", target="dependency_version",
+                      payload_text=f"payload {s}", now=2_000)
+        ctl.claim(f"claim {s} holds", claim_type="dependency_version", now=2_000)
+    ctl.add_goal("deploy", depends_on=beliefs, loss_if_wrong=1.0, now=2_000)
+    result = ctl.attend("deploy", budget=3, now=2_000)
+    readings = [c for c in result.ranked if c.kind == "inspect_source"]
+    if readings:
+        ctl.inspect(readings[0].candidate_id, result=f"read {rng.choice(picked)} now", now=2_001)
+    return set(picked)
+
+
+def _attention_texts(mem: Memory) -> list[str]:
+    """Every attention text as the erasure reads them, and what the controller's reads show."""
+    (leaves,) = mem.pl.once("atc_api:api_attention_texts", Var())
+    ctl = Controller(mem.pl, ATTENTION_SCOPE, memory=mem)
+    shown = [ctl.beliefs(now=3_000), ctl.trace(), ctl.claims()]
+    for event in ctl.trace():
+        cand = event.get("candidate_id")
+        if cand:
+            shown.append(ctl.candidate(cand))
+    return [str(t) for t in leaves] + [json.dumps(x, default=str) for x in shown]
+
+
+def _attention_leaks(mem: Memory, gone: set[str]) -> list[str]:
+    words = {w for s in gone for w in s.split()}
+    return sorted({f"attention records hold {w}" for t in _attention_texts(mem)
+                   for w in words if w in t.lower()})
+
+
+def _attention_missing(mem: Memory, kept: set[str]) -> list[str]:
+    texts = _attention_texts(mem)
+    return [s for s in kept if not any(s in t for t in texts)]
 
 
 def _vector_bytes(mem: Memory, handles: list[str]) -> list[bytes]:

@@ -278,6 +278,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
             ctl = _controller(host, scope)
             now = time.time()
             if depends_on:
+                # checked before the goal is set: refused after it, the tool failed and had
+                # still journalled the goal
+                ctl.check_attend(budget=budget, current=current)
                 ctl.add_goal(goal_id, depends_on=depends_on, loss_if_wrong=loss, now=now)
             return ctl.attend(goal_id, budget=budget, now=now, current=current).as_dict()
         return await write(call, create=True)

@@ -25,6 +25,7 @@ import functools
 import json
 import math
 import time
+import unicodedata
 from typing import Any, Callable
 
 import click
@@ -62,10 +63,6 @@ class _Finite(click.ParamType):
 
 
 FINITE = _Finite()
-
-#: The largest budget attention_attend/6 (rules/attention.pl) takes.
-MAX_BUDGET = 10000
-
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--now", type=FINITE, default=None, envvar="ATC_NOW", show_envvar=True,
@@ -107,6 +104,41 @@ def _now(now: float | None) -> float:
 
 def _json(value: Any) -> None:
     click.echo(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+
+
+#: Unicode categories of characters a table cell writes as escapes: controls (C0, DEL, C1)
+#: and the line and paragraph separators.
+_LINE_BREAKERS = frozenset({"Cc", "Zl", "Zp"})
+
+
+def _shown(value: Any) -> str:
+    """Free text (a subject, a value, a reading) as one table cell: a control character is
+    written as its escape (``\\n``), so a subject holding a newline cannot split its row in
+    two, the second half passing for a row of its own. JSON keeps the text as written."""
+    text = str(value)
+    if text.isprintable():
+        return text
+    # Only what breaks or hides a line: a format character (a joiner inside an emoji) is kept.
+    return "".join(repr(c)[1:-1] if unicodedata.category(c) in _LINE_BREAKERS else c
+                   for c in text)
+
+
+def _cause(cause: dict[str, Any]) -> str:
+    """Why a belief went dirty, in words (see atc_tms:dirt_cause_dict/2 for the fields)."""
+    kind = cause.get("kind")
+    if kind == "superseded":
+        text = f"{cause['belief']} superseded by {cause['by']}"
+    elif kind == "belief_revised":
+        text = f"{cause['belief']} revised"
+    elif kind == "via":
+        text = f"via {cause['belief']} (dirty)"
+    elif kind == "source_changed":
+        text = f"source {cause['source']} changed"
+    elif kind == "item_changed":
+        text = f"item {cause['item']} changed"
+    else:
+        text = f"{kind} {' '.join(str(a) for a in cause.get('args', []))}".strip()
+    return _shown(text)
 
 
 def _num(value: Any, digits: int = 3) -> str:
@@ -188,7 +220,7 @@ def belief_show(ctx: click.Context, belief_id: str, fmt: str, home: str | None, 
         return
     click.echo(_belief_line(info))
     for dirt in info["dirt"]:
-        click.echo(f"  dirty: {dirt['cause']} (at {_num(dirt['at'], 0)})")
+        click.echo(f"  dirty: {_cause(dirt['cause'])} (at {_num(dirt['at'], 0)})")
     if info["superseded_by"]:
         click.echo(f"  superseded by {info['superseded_by']}")
     labels = info.get("labels") or {}
@@ -201,9 +233,13 @@ def belief_show(ctx: click.Context, belief_id: str, fmt: str, home: str | None, 
 
 def _belief_line(info: dict[str, Any]) -> str:
     status = "DIRTY" if info["dirty"] else ("superseded" if not info["live"] else "clean")
-    return (f"{info['id']}: {info['claim_type']} {info['subject']} = {info['value']} "
-            f"[{status}] confidence {_num(info['confidence'], 2)}, "
-            f"age {_num(info['age_s'], 0)} s, P(stale) {_num(info['p_stale'])}, "
+    by_age = info.get("p_stale_by_age", info["p_stale"])
+    # A dirty belief's P(stale) is the controller's floor for it; its age alone says less.
+    stale = _num(info["p_stale"]) + (f" (dirty; by age {_num(by_age)})"
+                                     if info["dirty"] and by_age != info["p_stale"] else "")
+    return (f"{info['id']}: {info['claim_type']} {_shown(info['subject'])} = "
+            f"{_shown(info['value'])} [{status}] confidence {_num(info['confidence'], 2)}, "
+            f"age {_num(info['age_s'], 0)} s, P(stale) {stale}, "
             f"source {info['source'] or '-'}")
 
 
@@ -225,8 +261,10 @@ def belief_why(ctx: click.Context, belief_id: str, fmt: str, home: str | None, s
 
 def _print_why(node: dict[str, Any], depth: int) -> None:
     pad = "  " * depth
-    dirt = f"  DIRTY: {'; '.join(node['dirt'])}" if node["dirt"] else ""
-    click.echo(f"{pad}{node['id']}: {node['claim_type']} {node['subject']} = {node['value']}{dirt}")
+    causes = "; ".join(_cause(d["cause"]) for d in node["dirt"])
+    dirt = f"  DIRTY: {causes}" if node["dirt"] else ""
+    click.echo(f"{pad}{node['id']}: {node['claim_type']} {_shown(node['subject'])} = "
+               f"{_shown(node['value'])}{dirt}")
     for support in node["supports"]:
         if support["kind"] == "belief" and support.get("why"):
             _print_why(support["why"], depth + 1)
@@ -367,13 +405,13 @@ def attend(ctx: click.Context, goal_id: str, budget: int, current: str | None,
     """
     ctl = _controller(ctx, home, scope)
     at = _now(now)
+    # Checked before the goal is set: refused after it, the command failed and still changed
+    # memory (the goal was journalled). Without a goal to set, the same words.
+    largest = ctl.max_budget()
+    if not 0 <= budget <= largest:
+        raise UsageError(f"--budget {budget}: inspections left, 0 to {largest}")
     if depends_on:
-        # Checked before the goal is set: refused after it, the command failed and still
-        # changed memory (the goal was journalled).
-        if not 0 <= budget <= MAX_BUDGET:
-            raise UsageError(f"--budget {budget}: inspections left, 0 to {MAX_BUDGET}")
-        if current is not None:
-            ctl.candidate(current)          # an unknown candidate is an error here
+        ctl.check_attend(budget=budget, current=current)
         ctl.add_goal(goal_id, depends_on=depends_on, loss_if_wrong=loss, now=at)
     result = ctl.attend(goal_id, budget=budget, now=at, current=current)
     if fmt == "json":
@@ -393,15 +431,17 @@ def _print_result(result: AttendResult, top: int) -> None:
         click.echo("ALARM: priorities cluster at the maximum (possible priority inflation)")
     if result.decision == "inspect" and result.chosen is not None:
         chosen = result.chosen
-        about = f" about {chosen.subject}" if chosen.subject not in (None, "") else ""
-        click.echo(f"decision: inspect {chosen.candidate_id} ({chosen.kind} {chosen.target}"
+        about = f" about {_shown(chosen.subject)}" if chosen.subject not in (None, "") else ""
+        click.echo(f"decision: inspect {chosen.candidate_id} ({chosen.kind} "
+                   f"{_shown(chosen.target)}"
                    f"{about}), reason {result.reason}")
     else:
         click.echo(f"decision: stop, reason {result.reason}")
     gd = result.goal_decision or {}
     if gd:
         dirty = " (DIRTY)" if gd.get("dirty") else ""
-        click.echo(f"goal decision: {gd.get('value')} from belief {gd.get('belief')}{dirty}")
+        click.echo(f"goal decision: {_shown(gd.get('value'))} from belief {gd.get('belief')}"
+                   f"{dirty}")
 
 
 def _candidate_row(c: Candidate) -> str:
@@ -410,8 +450,8 @@ def _candidate_row(c: Candidate) -> str:
     apart, and a reading given to the wrong one was taken for the other subject)."""
     flag = "" if c.eligible else f" [held: {c.skip_reason}]"
     floor = c.floor if c.floor else "-"
-    about = "-" if c.subject in (None, "") else str(c.subject)
-    return (f"{c.rank:>4}  {c.candidate_id:<10} {c.kind:<20} {str(c.target):<18} {about:<12} "
+    about = "-" if c.subject in (None, "") else _shown(c.subject)
+    return (f"{c.rank:>4}  {c.candidate_id:<10} {c.kind:<20} {_shown(c.target):<18} {about:<12} "
             f"{c.trigger:<22} {c.p_decision_changes:>6.3f} {c.predicted_voc:>6.3f} "
             f"{c.net_voc:>7.3f}  {floor}{flag}")
 
@@ -514,9 +554,22 @@ def trace(ctx: click.Context, goal_id: str | None, category: str | None, event: 
         return
     skip = {"seq", "time", "event", "category"}
     for ev in events:
-        rest = " ".join(f"{k}={_num(v)}" for k, v in sorted(ev.items())
+        rest = " ".join(f"{k}={_field(v)}" for k, v in sorted(ev.items())
                         if k not in skip and v is not None)
         click.echo(f"{ev['seq']:>5} {_num(ev['time'], 0)} {ev['event']:<34} {rest}")
+
+
+def _field(value: Any) -> str:
+    """A trace field's value in a text row: true/false and lists as JSON says them (Python's
+    reprs, ``floor=False`` and ``triggers=['goal_dependency']``, told another story than
+    ``--format json``), a list comma-joined, free text one line (:func:`_shown`)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(_field(v) for v in value) or "-"
+    if isinstance(value, dict):
+        return _shown(json.dumps(value, ensure_ascii=False, default=str))
+    return _shown(_num(value))
 
 
 #: Every command of this package, for the host CLI to mount.

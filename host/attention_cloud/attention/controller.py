@@ -65,19 +65,37 @@ def _finite(name: str, value: Any) -> Any:
     return value
 
 
+def _scalar(what: str, value: Any) -> Any:
+    """``value`` if it is text, a number, a bool or None: what a belief's value or an
+    inspection's result can be (Prolog stores it as one atomic). A list or a dict was passed on
+    whole, and a deep one raised RecursionError, a shallow one a type error printing it all."""
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    kind = "dict" if isinstance(value, Mapping) else "list" if isinstance(
+        value, (list, tuple)) else type(value).__name__
+    raise UsageError(f"{what} must be text, a number or true/false, not a {kind}")
+
+
 def _check_text(value: Any) -> None:
     """Refuse text that is not Unicode (a lone surrogate, as Python decodes a byte of a command
     line that is not UTF-8): the bridge raised a UnicodeEncodeError from inside pyswip, and
-    the CLI printed a traceback."""
-    if isinstance(value, str):
-        api_args.unicode(repr(value), value)
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            _check_text(key)
-            _check_text(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _check_text(item)
+    the CLI printed a traceback. Walked with a stack of its own, not recursively: a value
+    nested thousands of levels deep reaches the bridge, which names the problem."""
+    pending, seen = [value], set()
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            api_args.unicode(repr(value), value)
+        elif id(value) in seen:     # a list holding itself: the bridge refuses it
+            continue
+        elif isinstance(value, Mapping):
+            seen.add(id(value))
+            for key, item in value.items():
+                pending.append(key)
+                pending.append(item)
+        elif isinstance(value, (list, tuple)):
+            seen.add(id(value))
+            pending.extend(value)
 
 
 def _ids(value: str | Iterable[str]) -> list[str]:
@@ -156,6 +174,7 @@ class Controller:
         items, source names, inspection ids, or ``kind:id``). ``volatility`` is a class of
         facts/volatility.pl or a hazard rate per second; a ``bool`` value is a yes/no fact,
         which a stale belief still gets right half the time."""
+        value = _scalar("a belief's value", value)
         belief = {"claim_type": claim_type, "subject": subject, "value": _finite("value", value),
                   "confidence": confidence, "observed_at": observed_at,
                   "volatility": volatility, "supports": _ids(supports), "source": source}
@@ -227,7 +246,8 @@ class Controller:
     def inspect(self, candidate_id: str, *, result: Any, now: float, succeeded: bool = True,
                 cost: float | None = None) -> InspectOutcome:
         """Record what carrying out a candidate returned; updates beliefs and the trace."""
-        value = "" if result is None else _finite("result", result)
+        value = "" if result is None else _finite("result", _scalar("an inspection's result",
+                                                                    result))
         (raw,) = self._change("inspect", candidate_id, value, now, succeeded, _opt(cost), Var())
         return InspectOutcome.from_prolog(raw)
 
@@ -254,7 +274,11 @@ class Controller:
         return self._read("trace", flt, Var())
 
     def belief(self, belief_id: str, *, now: float) -> dict[str, Any]:
-        """A belief's claim, value, staleness, dirt and status at ``now``."""
+        """A belief's claim, value, staleness, dirt and status at ``now``.
+
+        ``p_stale`` is the chance its state changed as the controller weighs it (for a dirty
+        belief at least the ``dirty_p_changed`` weight), ``p_stale_by_age`` that of its age
+        alone; each of ``dirt`` is ``{"cause": {"kind": ..., ...}, "at": seconds}``."""
         return self._read("belief", belief_id, now, Var())
 
     def why(self, belief_id: str) -> dict[str, Any]:
@@ -288,3 +312,19 @@ class Controller:
     def weight(self, name: str) -> float:
         """The value of an attention weight in force for this scope."""
         return self._read("weight", name, Var())
+
+    def check_attend(self, *, budget: int, current: str | None = None) -> None:
+        """Refuse, as a UsageError, a budget :meth:`attend` would refuse (0 to
+        :meth:`max_budget`) or a ``current`` candidate that does not exist. A caller that sets
+        the goal first (``atc attend --depends-on``, the MCP attend tool) checks here before:
+        refused after it, the call failed and had still journalled the goal."""
+        largest = self.max_budget()
+        if isinstance(budget, bool) or not isinstance(budget, int) or not 0 <= budget <= largest:
+            raise UsageError(f"budget {budget}: inspections left, 0 to {largest}")
+        if current is not None:
+            self.candidate(current)     # an unknown candidate is an error here
+
+    def max_budget(self) -> int:
+        """The largest budget :meth:`attend` takes (the rules' attention_max_budget/1)."""
+        (largest,) = self.pl.once(f"{_API}:max_budget", Var())
+        return largest

@@ -13,6 +13,10 @@ import numpy as np
 
 _BOOTSTRAP_SEED = 20261004
 
+#: An oracle-over-random margin smaller than this is rounding, not a margin: no score is
+#: defined on it (the point estimate and each bootstrap resample alike).
+_NO_MARGIN = 1e-12
+
 
 @dataclass(frozen=True)
 class Interval:
@@ -40,7 +44,7 @@ def bootstrap_mean(values: Sequence[float], *, resamples: int = 2000,
 def normalised_score(policy: np.ndarray, oracle: np.ndarray, random: np.ndarray) -> float | None:
     """``100 * (U - U_random) / (U_oracle - U_random)`` on means, unclipped (§14.5)."""
     span = float(oracle.mean() - random.mean())
-    if abs(span) < 1e-12:
+    if abs(span) < _NO_MARGIN:
         return None
     return 100.0 * float(policy.mean() - random.mean()) / span
 
@@ -55,9 +59,10 @@ def bootstrap_score(policy: Sequence[float], oracle: Sequence[float], random: Se
     rng = np.random.default_rng(_BOOTSTRAP_SEED)
     idx = rng.integers(0, p.size, size=(resamples, p.size))
     span = o[idx].mean(axis=1) - r[idx].mean(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scores = 100.0 * (p[idx].mean(axis=1) - r[idx].mean(axis=1)) / span
-    scores = scores[np.isfinite(scores)]
+    # A resample with no margin has no score, as the estimate has none: divided through, a
+    # span of 5e-17 (rounding) made a score of 1e5 the interval's upper end.
+    scored = np.abs(span) >= _NO_MARGIN
+    scores = 100.0 * (p[idx].mean(axis=1)[scored] - r[idx].mean(axis=1)[scored]) / span[scored]
     if estimate is None or scores.size == 0:
         return Interval(estimate, None, None)
     alpha = (1.0 - level) / 2.0

@@ -11,9 +11,9 @@ import sys
 import threading
 from typing import Any, Callable, Iterable
 
-from ..errors import BridgeError, PrologError
+from ..errors import BridgeError, PrologError, UsageError
 from . import capi as C
-from .terms import Atom, Term, Var
+from .terms import MAX_NESTING, Atom, Term, Var
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _CACHE = 100_000  # atoms and functors kept registered for reuse
@@ -148,15 +148,21 @@ class SwiEngine:
         return name
 
     # -- Python -> Prolog ------------------------------------------------------------------------
-    def put(self, t: int, value: Any, varmap: dict[int, int]) -> None:
-        """Put ``value`` into term reference ``t`` (see ``terms`` for the mapping)."""
+    def put(self, t: int, value: Any, varmap: dict[int, int], depth: int = 0) -> None:
+        """Put ``value`` into term reference ``t`` (see ``terms`` for the mapping); a value
+        nesting deeper than ``MAX_NESTING`` levels is a UsageError (converted recursively, it
+        ran into Python's recursion limit)."""
+        if depth > MAX_NESTING:
+            raise UsageError(f"a value nests lists or terms more than {MAX_NESTING} levels "
+                             "deep: too deep to pass to Prolog")
         api = self.api
         cls = type(value)
+        deeper = depth + 1
         if cls is Term and value.args:  # the commonest compound first (pairs of host results)
             n = len(value.args)
             a0 = api.PL_new_term_refs(n)
             for i, arg in enumerate(value.args):
-                self.put(a0 + i, arg, varmap)
+                self.put(a0 + i, arg, varmap, deeper)
             ok = api.PL_cons_functor_v(t, self._functor(value.name, n), a0)
         elif cls is float:
             ok = api.PL_put_float(t, value)
@@ -181,7 +187,7 @@ class SwiEngine:
             ok = api.PL_put_nil(t)
             head = api.PL_new_term_ref()
             for item in reversed(value):
-                self.put(head, item, varmap)
+                self.put(head, item, varmap, deeper)
                 ok = ok and api.PL_cons_list(t, head, t)
         elif isinstance(value, Term):
             n = len(value.args)
@@ -190,7 +196,7 @@ class SwiEngine:
             else:
                 a0 = api.PL_new_term_refs(n)
                 for i, arg in enumerate(value.args):
-                    self.put(a0 + i, arg, varmap)
+                    self.put(a0 + i, arg, varmap, deeper)
                 ok = api.PL_cons_functor_v(t, self._functor(value.name, n), a0)
         elif isinstance(value, Var):
             bound = varmap.get(id(value))
@@ -205,7 +211,7 @@ class SwiEngine:
             keys = (C.atom_t * max(n, 1))(*(a for a, _ in made))
             vals = api.PL_new_term_refs(n) if n else 0
             for i, v in enumerate(value.values()):
-                self.put(vals + i, v, varmap)
+                self.put(vals + i, v, varmap, deeper)
             ok = api.PL_put_dict(t, 0, n, keys, vals)
             for a, cached in made:
                 if not cached:
@@ -216,8 +222,9 @@ class SwiEngine:
             raise BridgeError(f"could not build a Prolog term from {type(value).__name__}")
 
     # -- Prolog -> Python ------------------------------------------------------------------------
-    def get(self, t: int) -> Any:
-        """Convert the term at ``t`` to Python (see ``terms``)."""
+    def get(self, t: int, depth: int = 0) -> Any:
+        """Convert the term at ``t`` to Python (see ``terms``); a term nesting deeper than
+        ``MAX_NESTING`` levels is a UsageError, as in :meth:`put`."""
         api = self.api
         kind = api.PL_term_type(t)
         if kind == C.PL_ATOM:
@@ -234,26 +241,29 @@ class SwiEngine:
             return self._out_float.value
         if kind == C.PL_NIL:
             return []
-        if kind == C.PL_LIST_PAIR:
-            return self._get_list(t)
         if kind == C.PL_VARIABLE:
             return Var()
+        if kind in (C.PL_LIST_PAIR, C.PL_TERM, C.PL_DICT) and depth >= MAX_NESTING:
+            raise UsageError(f"an answer nests lists or terms more than {MAX_NESTING} levels "
+                             "deep: too deep to return from Prolog")
+        if kind == C.PL_LIST_PAIR:
+            return self._get_list(t, depth + 1)
         if kind in (C.PL_TERM, C.PL_DICT):
-            return self._get_compound(t, kind == C.PL_DICT)
+            return self._get_compound(t, kind == C.PL_DICT, depth + 1)
         return api.get_text(t, C.CVT_WRITEQ | C.CVT_RATIONAL) or ""
 
-    def _get_list(self, t: int) -> Any:
+    def _get_list(self, t: int, depth: int) -> Any:
         api = self.api
         out = []
         rest = api.PL_copy_term_ref(t)
         head = api.PL_new_term_ref()
         while api.PL_get_list(rest, head, rest):
-            out.append(self.get(head))
+            out.append(self.get(head, depth))
         if api.PL_term_type(rest) != C.PL_NIL:  # partial list: keep the tail visible
-            return Term("[|]", (out, self.get(rest)))
+            return Term("[|]", (out, self.get(rest, depth)))
         return out
 
-    def _get_compound(self, t: int, is_dict: bool) -> Any:
+    def _get_compound(self, t: int, is_dict: bool, depth: int) -> Any:
         api = self.api
         refs = self._out_refs
         api.PL_get_name_arity_sz(t, refs[0], refs[3])
@@ -263,7 +273,7 @@ class SwiEngine:
         args = []
         for i in range(1, arity + 1):
             get_arg(i, t, arg)
-            args.append(get(arg))
+            args.append(get(arg, depth))
         if is_dict:  # dict(Tag, V1, K1, V2, K2, ...)
             return {str(args[i + 1]): args[i] for i in range(1, len(args), 2)}
         return Term(self._atom_text(name), args)
@@ -337,7 +347,10 @@ class SwiEngine:
         return found[0] if found else None
 
     def _exception(self, ex: int) -> PrologError:
-        term = self.get(ex)
+        try:
+            term = self.get(ex)
+        except UsageError:  # the culprit nests too deep (a Python value passed in whole)
+            term = None
         message = None
         try:  # a nested query inside the failed one: SWI-Prolog's own wording of the error
             found = self._nested_message(ex)

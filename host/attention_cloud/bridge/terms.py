@@ -21,6 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+#: How many levels of lists, compounds and dicts inside each other a value crossing the bridge
+#: may hold, either way. The conversion is recursive: past this, a clear error is raised rather
+#: than Python's RecursionError (a belief value nested 5000 lists deep gave a traceback).
+#: Answers to `atc query` stop at 100 levels (rules/api.pl), a why-tree at 32 beliefs.
+MAX_NESTING = 200
+
 
 class Atom(str):
     """A Prolog atom. A ``str`` subclass, so it compares equal to plain text."""
