@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import BridgeError, PrologError
-from .terms import Atom, Term, Var, to_plain
+from ..errors import BridgeError, PrologError, UsageError
+from .terms import MAX_NESTING, Atom, Term, Var, to_plain
 
 __all__ = ["JanusEngine", "JanusLocation", "janus_status", "locate_janus", "dispatch"]
 
@@ -209,30 +209,38 @@ def _import_janus(home: str | None) -> Any:
 _PLAIN = (str, int, float, bool)
 
 
-def to_wire(value: Any, varmap: dict[int, int]) -> Any:
-    """The wire form of a Python value; ``varmap`` numbers the :class:`Var` objects it meets."""
+def to_wire(value: Any, varmap: dict[int, int], depth: int = 0) -> Any:
+    """The wire form of a Python value; ``varmap`` numbers the :class:`Var` objects it meets.
+
+    A value nesting deeper than ``MAX_NESTING`` levels is a UsageError, as in the pyswip
+    backend (converted recursively, it would run into Python's recursion limit)."""
+    if depth > MAX_NESTING:
+        raise UsageError(f"a value nests lists or terms more than {MAX_NESTING} levels "
+                         "deep: too deep to pass to Prolog")
     kind = type(value)
     if kind in _PLAIN or value is None:  # janus passes these as they are (None as @(none))
         return value
     if kind is Atom:
         return ("a", value)
+    deeper = depth + 1
     if kind is list or kind is tuple:
-        return [to_wire(item, varmap) for item in value]
+        return [to_wire(item, varmap, deeper) for item in value]
     if kind is Term:
         if not value.args:  # the pyswip backend makes an atom of a zero-argument Term, too
             return ("a", value.name)
-        return ("t", value.name, [to_wire(arg, varmap) for arg in value.args])
+        return ("t", value.name, [to_wire(arg, varmap, deeper) for arg in value.args])
     if kind is Var:
         index = varmap.get(id(value))
         if index is None:
             index = varmap[id(value)] = len(varmap)
         return ("v", index)
     if kind is dict:
-        return ("d", [str(key) for key in value], [to_wire(v, varmap) for v in value.values()])
-    return _subclass_to_wire(value, varmap)
+        return ("d", [str(key) for key in value],
+                [to_wire(v, varmap, deeper) for v in value.values()])
+    return _subclass_to_wire(value, varmap, depth)
 
 
-def _subclass_to_wire(value: Any, varmap: dict[int, int]) -> Any:
+def _subclass_to_wire(value: Any, varmap: dict[int, int], depth: int) -> Any:
     # Subclasses (IntEnum, str enums, user lists) convert as their base type, as in pyswip's.
     if isinstance(value, Atom):
         return ("a", str(value))
@@ -244,38 +252,52 @@ def _subclass_to_wire(value: Any, varmap: dict[int, int]) -> Any:
         return int(value)
     if isinstance(value, float):
         return float(value)
+    deeper = depth + 1
     if isinstance(value, (list, tuple)):
-        return [to_wire(item, varmap) for item in value]
+        return [to_wire(item, varmap, deeper) for item in value]
     if isinstance(value, Term):
-        return to_wire(Term(value.name, value.args), varmap)
+        return to_wire(Term(value.name, value.args), varmap, depth)
     if isinstance(value, dict):
-        return ("d", [str(key) for key in value], [to_wire(v, varmap) for v in value.values()])
+        return ("d", [str(key) for key in value],
+                [to_wire(v, varmap, deeper) for v in value.values()])
     raise TypeError(f"cannot pass {type(value).__name__} to Prolog")
 
 
-def from_wire(wire: Any) -> Any:
-    """The Python value (see ``terms``) of a wire that Prolog's ``encode/2`` produced."""
+def from_wire(wire: Any, depth: int = 0) -> Any:
+    """The Python value (see ``terms``) of a wire that Prolog's ``encode/2`` produced.
+
+    An answer nesting deeper than ``MAX_NESTING`` levels is a UsageError, as in the pyswip
+    backend."""
     kind = type(wire)
     if kind is str or kind is int or kind is float:
         return wire
     if kind is list:
-        return [from_wire(item) for item in wire]
+        _check_answer_depth(depth)
+        return [from_wire(item, depth + 1) for item in wire]
     if kind is dict:  # tagged wires (see rules/janus_codec.pl)
         if len(wire) == 1:
             if "a" in wire:
                 return Atom(_text(wire["a"]))
             if "v" in wire:
                 return Var()
-        if "t" in wire:
-            return Term(_text(wire["t"]), [from_wire(arg) for arg in wire["a"]])
-        if "d" in wire:
-            return {str(_text(key)): from_wire(value)
-                    for key, value in zip(wire["d"], wire["v"], strict=True)}
         if "s" in wire:
             return _text(wire)
+        _check_answer_depth(depth)
+        deeper = depth + 1
+        if "t" in wire:
+            return Term(_text(wire["t"]), [from_wire(arg, deeper) for arg in wire["a"]])
+        if "d" in wire:
+            return {str(_text(key)): from_wire(value, deeper)
+                    for key, value in zip(wire["d"], wire["v"], strict=True)}
         if "p" in wire:  # a partial list, shaped as the pyswip backend returns it
-            return Term("[|]", (from_wire(wire["p"]), from_wire(wire["tail"])))
+            return Term("[|]", (from_wire(wire["p"], deeper), from_wire(wire["tail"], deeper)))
     raise BridgeError(f"unexpected value from the janus codec: {wire!r}")
+
+
+def _check_answer_depth(depth: int) -> None:
+    if depth >= MAX_NESTING:
+        raise UsageError(f"an answer nests lists or terms more than {MAX_NESTING} levels "
+                         "deep: too deep to return from Prolog")
 
 
 def _text(wire: Any) -> Any:
@@ -409,7 +431,10 @@ class JanusEngine:
                 limit or 0))
         reply = payload.reply
         if type(reply) is dict:  # py{error: Wire, message: Message}
-            term = from_wire(reply["error"])
+            try:
+                term = from_wire(reply["error"])
+            except UsageError:  # too deep to carry; the message still says what happened
+                term = None
             raise PrologError(_text(reply["message"]) or _fallback_message(term), term)
         return [tuple(from_wire(w) for w in solution) for solution in reply]
 
