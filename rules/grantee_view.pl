@@ -69,6 +69,8 @@ grantee_view_run(P, Goal) :-
     % reads nothing rather than everything
     (   memberchk(P, [none, null]) -> permission_error(read_as, principal, P) ; true ),
     retractall(read_(_)),
+    retractall(seq_rank_(_, _, _)),
+    retractall(seq_ranked_(_)),
     b_setval(atc_grantee_reader, P),
     grants_read_once(Goal).             % each record's visibility worked out once a call
 
@@ -164,8 +166,41 @@ item_time(H0, T) :-
     atom_arg_(H0, H), string_arg_(T, T1), kept_(H, [T1]), atc_journal:item_time(H, T1),
     seen_(H, _).
 %!  item_seq(?H, ?N) is nondet.
+%   N is H's place (0-based) among the items of its session the reader sees, in the owner's
+%   order: the owner's numbering (0, 1, 3) would tell them where hidden items sit and how many.
 item_seq(H0, N) :-
-    atom_arg_(H0, H), kept_(H, [N]), atc_journal:item_seq(H, N), seen_(H, _).
+    atom_arg_(H0, H), kept_(H, []), atc_journal:item_session(H, S), seen_(H, _),
+    seen_seq_(S, H, N).
+
+:- thread_local
+    seq_rank_/3,                        % Session, Handle, the reader's place for it
+    seq_ranked_/1.                      % Session: its places are worked out for this call
+
+% seen_seq_(+Session, +H, -N): H's place among the items of Session the reader sees, worked
+% out once a call: for every session at once from their kept set where one is kept (the cost
+% follows what they see), else for Session from its items.
+seen_seq_(S, H, N) :-
+    (   seq_ranked_(S)
+    ->  true
+    ;   grantee_view_reader(P), reader_records(P, Records)
+    ->  findall(S1-(Q-I), ( member(I, Records), atc_journal:item_session(I, S1),
+                            atc_journal:item_seq(I, Q), seen_(I, _) ),
+                Keyed),
+        msort(Keyed, Sorted),
+        group_pairs_by_key(Sorted, Groups),
+        forall(member(S1-Pairs, Groups), rank_session_(S1, Pairs)),
+        (   seq_ranked_(S) -> true ; assertz(seq_ranked_(S)) )
+    ;   findall(Q-I, ( atc_journal:item_session(I, S), atc_journal:item_seq(I, Q),
+                       seen_(I, _) ),
+                Pairs0),
+        msort(Pairs0, Pairs),
+        rank_session_(S, Pairs)
+    ),
+    seq_rank_(S, H, N).
+
+rank_session_(S, Pairs) :-
+    forall(nth0(K, Pairs, _-I), assertz(seq_rank_(S, I, K))),
+    assertz(seq_ranked_(S)).
 %!  item_segment(?H, ?S) is nondet.
 item_segment(H0, S) :-
     atom_arg_(H0, H), atom_arg_(S, S1), kept_(H, [S1]), atc_journal:item_segment(H, S1),
