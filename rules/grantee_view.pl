@@ -71,6 +71,7 @@ grantee_view_run(P, Goal) :-
     retractall(read_(_)),
     retractall(seq_rank_(_, _, _)),
     retractall(seq_ranked_(_)),
+    retractall(goal_start_(_, _, _)),
     b_setval(atc_grantee_reader, P),
     grants_read_once(Goal).             % each record's visibility worked out once a call
 
@@ -152,11 +153,38 @@ item_role(H0, R) :-
 item_speaker(H0, N) :-
     atom_arg_(H0, H), kept_(H, [N]), atc_journal:item_speaker(H, N), seen_(H, _).
 %!  item_goal(?H, ?Goal) is nondet.
-%   Verbatim text: only for a reader who sees H at L0.
+%   Verbatim text: only for a reader who sees at L0 both H and the turn that set its goal
+%   (goal_shown_/2).
 item_goal(H0, G0) :-
     atom_arg_(H0, H), string_arg_(G0, G), kept_(H, [G]), atc_journal:item_goal(H, G),
     seen_at_(H, l0),
+    goal_shown_(H, G),
     read_noted_(H).
+
+% goal_shown_(+H, +G): the reader sees at L0 the item that set G, H's goal: the first of the
+% run of items of H's session carrying G up to H. A goal is the words of a user's turn, and
+% the replies after it carry them: a label hiding the turn must hide them there too.
+goal_shown_(_, "") :- !.
+goal_shown_(H, G) :-
+    atc_journal:item_session(H, S),
+    atc_journal:item_seq(H, Q),
+    goal_run_start_(S, Q, G, Start),
+    seen_at_(Start, l0).
+
+:- thread_local goal_start_/3.          % Session, Seq, the first item of its goal's run
+
+% goal_run_start_(+S, +Q, +G, -Start): walked back from Q while the item before carries G,
+% each step's answer kept for the call (a session's items read once, not once an item).
+goal_run_start_(S, Q, G, Start) :-
+    (   goal_start_(S, Q, Start0)
+    ->  Start = Start0
+    ;   Q1 is Q - 1,
+        (   atc_journal:session_item(S, Q1, P), atc_journal:item_goal(P, G)
+        ->  goal_run_start_(S, Q1, G, Start)
+        ;   once(atc_journal:session_item(S, Q, Start))
+        ),
+        assertz(goal_start_(S, Q, Start))
+    ).
 %!  item_session(?H, ?S) is nondet.
 item_session(H0, S) :-
     atom_arg_(H0, H), atom_arg_(S, S1), kept_(H, [S1]), atc_journal:item_session(H, S1),
@@ -393,8 +421,11 @@ arc(A0) :- atom_arg_(A0, A), kept_(A, []), atc_ladder:arc(A), seen_(A, _).
 arc_member(A0, H0) :-
     atom_arg_(A0, A), atom_arg_(H0, H), atc_ladder:arc_member(A, H), seen_(A, _), seen_(H, _).
 %!  arc_goal(?A, ?G) is nondet.
+%   Verbatim text: for a reader who sees A at L0 and the turn that set its goal (its first
+%   member's, goal_shown_/2).
 arc_goal(A0, G0) :-
     atom_arg_(A0, A), string_arg_(G0, G), atc_ladder:arc_goal(A, G), seen_at_(A, l0),
+    (   once(atc_ladder:arc_member(A, First)) -> goal_shown_(First, G) ; true ),
     read_noted_(A).
 %!  arc_session(?A, ?S) is nondet.
 arc_session(A0, S) :-

@@ -7,6 +7,11 @@ receipt's ``source`` and ``atc serve``'s /v1/*. Now ``item_seq/2`` numbers the i
 of a session among themselves, in the owner's order (``0, 1, 2, 3, 4``), and a grantee's pointer
 is the file's name alone (``chat.txt``): the owner's line or JSON pointer placed the record
 among the owner's. The owner's view is unchanged.
+
+A hidden user's turn is also the goal of the turns after it that answer it: the grantee's
+``item_goal/2`` (and ``atc show --as``'s ``goal``) of the reply they see answered the hidden
+turn's words (``the door code for the lab is 4417``). Now a goal is shown only to a reader who
+sees at L0 the turn that set it (the first of the run of items carrying it).
 """
 from __future__ import annotations
 
@@ -123,3 +128,23 @@ def test_show_as_and_serve_place_nothing(home):
     text = json.dumps(seqs)
     assert sorted(r["N"] for r in seqs["rows"]) == [0, 1, 2, 3, 4], text
     assert "chat.txt:" not in json.dumps(frame)
+
+
+def test_a_hidden_turn_is_not_told_as_the_goal_of_the_turns_after_it(home):
+    from attention_cloud.sharing import reader_query
+
+    path, token, hidden = home
+    with _memory(path) as memory:
+        owner = memory.query("item_goal(H, G)", limit=100).rows
+        bob = reader_query(memory, "bob", "item(H), item_goal(H, G)", limit=100).rows
+        bound = reader_query(memory, "bob", 'item_goal(H, "the door code for the lab is 4417, '
+                                            'keep it quiet.")', limit=100).rows
+        arcs = reader_query(memory, "bob", "arc_goal(A, G)", limit=100).rows
+        reply = memory.query("item_seq(H, 3)", limit=1).rows[0]["H"]
+    assert sum("4417" in r["G"] for r in owner) == 2          # the owner's view is unchanged
+    assert bob and not any("4417" in r["G"] for r in bob), bob
+    assert {r["H"] for r in bob} == {r["H"] for r in owner} - {hidden, reply}
+    assert bound == [] and not any("4417" in r["G"] for r in arcs)
+    out = CliRunner().invoke(main, ["show", reply, "--as", "bob", "--format", "json",
+                                    "--home", str(path)], catch_exceptions=False)
+    assert out.exit_code == 0 and "4417" not in out.output, out.output
