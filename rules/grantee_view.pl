@@ -725,7 +725,10 @@ items_between(F, T, Items) :-
 items_between(F, T, Max, Items) :-
     (   grantee_view_reader(P), reader_records(P, Records)    % their kept set: no scan
     ->  atc_when:records_between(Records, F, T, Max, Items)
-    ;   atc_when:items_between(F, T, inf, Raw),
+    ;   (   grantee_view_reader(P), grant_segments(P, Segments), Segments \== any
+        ->  atc_when:segments_items_between(Segments, F, T, Raw)  % their segments' window
+        ;   atc_when:items_between(F, T, inf, Raw)
+        ),
         include(seen_record_, Raw, Seen),
         (   Max == inf -> Items = Seen
         ;   must_be(nonneg, Max),
