@@ -5,8 +5,8 @@ week of March 2024) and a large one no grantee reads (``private``: --hidden turn
 the whole of ``team`` at L2 (no label in the home, so no kept set: his window reads go through
 the home's day index). In home IN the hidden turns are written in the same week, in home OUT a
 year earlier. Both are served by ``atc serve``; bob's ``items_between`` over that week (with no
-Max, and with Max 10) is timed over HTTP, --rounds times each after one warm-up, the homes'
-requests interleaved. The ratio IN/OUT is what a grantee could read of the hidden turns in
+Max, and with Max 10) and his frame for a goal naming a day of it (/v1/hydrate) are timed over HTTP, --rounds times each after one warm-up, the homes'
+requests interleaved (only `team` is curated: a frame needs rungs, hidden turns do not). The ratio IN/OUT is what a grantee could read of the hidden turns in
 the window.
 
     nice .venv/bin/python scripts/bench/grantee_window.py [--shared 60] [--hidden 20000] [--rounds 15]
@@ -26,6 +26,8 @@ from attention_cloud.sharing import add_grant, add_principal
 from attention_cloud.sharing.mounts import call_mount
 
 WINDOW = ('items_between("2024-03-04T00:00:00Z", "2024-03-10T23:59:59Z", {max}Hs)')
+#: a frame whose goal names a day of that week: its window's items join the candidates
+FRAME_GOAL = "what did we plan for lunch on 6 March 2024"
 
 
 def chat(day: str, turns: int, words: str) -> str:
@@ -49,6 +51,7 @@ def make_home(root: Path, shared: int, hidden: int, hidden_day: str) -> tuple[Pa
     (home / "config.json").write_text('{"embedder": "none"}', encoding="utf-8")
     with Memory.open(home) as mem:
         mem.ingest([root / "team.txt"], format="text", segment="team")
+        mem.curate()                                # bob's frames need his items' rungs
         mem.ingest([root / "private.txt"], format="text", segment="private")
         add_principal(mem, "alice", owner=True)
         token = add_principal(mem, "bob")
@@ -74,20 +77,23 @@ def main() -> None:
              "OUT": make_home(work / "out", args.shared, args.hidden, "2023-03-06")}
     servers = {name: serve(home) for name, (home, _) in homes.items()}
     try:
-        for label, max_ in (("no Max", ""), ("Max 10", "10, ")):
-            goal = WINDOW.format(max=max_)
+        reads = [(label, "/v1/query", {"goal": WINDOW.format(max=max_), "limit": 1},
+                  lambda a: len(a["rows"][0]["Hs"]))
+                 for label, max_ in (("no Max", ""), ("Max 10", "10, "))]
+        reads.append(("frame", "/v1/hydrate", {"goal": FRAME_GOAL, "budget": 1000},
+                      lambda a: len(a["facts"])))
+        for label, path, payload, count in reads:
             times: dict[str, list[float]] = {"IN": [], "OUT": []}
             answers = {}
             for r in range(args.rounds + 1):
                 for name in ("IN", "OUT"):
                     _, url = servers[name]
                     start = time.perf_counter()
-                    answer = call_mount(url, homes[name][1], "/v1/query",
-                                        {"goal": goal, "limit": 1}, timeout=120)
+                    answer = call_mount(url, homes[name][1], path, payload, timeout=120)
                     took = time.perf_counter() - start
                     if r:                               # the first round warms up
                         times[name].append(took)
-                    answers[name] = len(answer["rows"][0]["Hs"])
+                    answers[name] = count(answer)
             med = {n: statistics.median(t) for n, t in times.items()}
             print(f"{label}: IN {med['IN'] * 1000:8.1f} ms  OUT {med['OUT'] * 1000:8.1f} ms  "
                   f"ratio {med['IN'] / med['OUT']:5.2f}  (items answered: {answers})")
