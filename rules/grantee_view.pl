@@ -260,10 +260,13 @@ item_text(H0, T0) :-
 %   path itself nothing).
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
-    (   P \== cwd, kept_(S, [O]),
+    (   P \== cwd, \+ message_link_(P), kept_(S, [O]),
         ( nonvar(O) -> O1 = O ; true ),  % looked up by it, as the owner's index has it
-        atc_journal:relation(S, P, O1), P \== cwd, seen_(S, Max), object_seen_(O1),
+        atc_journal:relation(S, P, O1), P \== cwd, \+ message_link_(P),
+        seen_(S, Max), object_seen_(O1),
         shown_path(Max, O1, O)
+    ;   P = reply_to,                   % the message answered, by its handle, where seen
+        reply_seen_(S, O)
     ;   shown_file_(P, O),              % a file as the reader was shown it: its name, or ~/...
         member(P, [touches_file, mentions_file]),
         kept_(S, []),
@@ -275,6 +278,24 @@ relation(S0, P0, O0) :-
         visible_place(R, S, Dir, O)
     ;   atc_cells:cell_relation(S, P, O), seen_(S, _), seen_(O, _)     % a member or a cell
     ).
+
+% A chat's message ids (`relation(H, message_id, 'Chat#12')`, and `reply_to` naming one) are
+% the owner's numbering of a chat (a place in the export, a line): read by a grantee, #4 then
+% #6 says a message between is hidden, and a reply to #5 which. They read no message_id (the
+% handle is a message's id to them) and a reply_to whose object is the handle of the message
+% answered, where they see it.
+message_link_(P) :- nonvar(P), memberchk(P, [message_id, reply_to]).
+
+% reply_seen_(?S, ?O): S, seen, answers O, seen, by the owner's message ids.
+reply_seen_(S, O) :-
+    (   nonvar(O)
+    ->  atc_journal:relation(O, message_id, Id),
+        atc_journal:relation(S, reply_to, Id)
+    ;   kept_(S, []),
+        atc_journal:relation(S, reply_to, Id),
+        atc_journal:relation(O, message_id, Id)
+    ),
+    seen_(S, _), seen_(O, _).
 
 % shown_file_(?P, +O): O, bound, may be a path of the owner's as shown_path/3 tells a reader
 % it (its file's name, or from `~`): the owner's file links are read to find it, as no index

@@ -148,3 +148,53 @@ def test_a_hidden_turn_is_not_told_as_the_goal_of_the_turns_after_it(home):
     out = CliRunner().invoke(main, ["show", reply, "--as", "bob", "--format", "json",
                                     "--home", str(path)], catch_exceptions=False)
     assert out.exit_code == 0 and "4417" not in out.output, out.output
+
+
+TELEGRAM = Path(__file__).parent / "fixtures" / "ingest" / "telegram_result.json"
+
+
+@pytest.fixture(scope="module")
+def chat_home(tmp_path_factory):
+    """The Telegram fixture (message ids 1..8, 6 replying to 5, 3 to 2), message 5 labelled
+    private; bob reads the whole segment at L0. Yields (home path, the owner's id of each
+    item: handle -> 'CHAT#N')."""
+    from attention_cloud import Memory
+    from attention_cloud.sharing import add_grant, add_principal, label
+
+    home = tmp_path_factory.mktemp("telegram_ids") / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    with Memory.open(home) as memory:
+        memory.ingest([TELEGRAM], segment="runs")
+        memory.curate()
+        add_principal(memory, "alice", owner=True)
+        add_principal(memory, "bob")
+        add_grant(memory, "bob", segments=["runs"], ceiling="L0")
+        ids = {r["H"]: r["O"] for r in memory.query("relation(H, message_id, O)",
+                                                     limit=100).rows}
+        hidden = next(h for h, o in ids.items() if o.endswith("#5"))
+        label(memory, [hidden], restrictions=["private"])
+    return home, ids
+
+
+def test_a_grantee_reads_no_message_number_and_no_reply_to_a_hidden_message(chat_home):
+    """Before, bob read ``message_id`` ``…#2, #3, #4, #6`` (the owner's numbering: #5 is
+    hidden) and ``reply_to`` ``…#5`` on message 6: that a hidden message sits there, and which.
+    Now a grantee reads ``reply_to`` as the handle of the message answered, where they see it,
+    and no ``message_id`` (the handle is a message's id for them)."""
+    from attention_cloud.sharing import reader_query
+
+    path, ids = chat_home
+    by_number = {o.rsplit("#", 1)[1]: h for h, o in ids.items()}
+    with _memory(path) as memory:
+        owner = memory.query("relation(H, reply_to, O)", limit=100).rows
+        rows = reader_query(memory, "bob", "relation(H, P, O)", limit=1000).rows
+        replies = reader_query(memory, "bob", "relation(H, reply_to, O)", limit=100).rows
+        bound = reader_query(memory, "bob", f"relation(H, reply_to, '{by_number['2']}')",
+                             limit=100).rows
+    assert {r["O"].rsplit("#", 1)[1] for r in owner} >= {"2", "5"}    # the owner's unchanged
+    told = json.dumps(rows)
+    assert not any(r["P"] == "message_id" for r in rows), told
+    assert not any("#" in str(r["O"]) and r["P"] in ("reply_to", "message_id") for r in rows)
+    assert [(r["H"], r["O"]) for r in replies] == [(by_number["3"], by_number["2"])]
+    assert [r["H"] for r in bound] == [by_number["3"]]
