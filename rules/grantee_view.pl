@@ -44,7 +44,9 @@ names it can call are these.
 What each field needs, for a record the reader sees at ceiling Max:
 
   - metadata (kind, role, speaker, session, seq, time, segment, arcs, rollups, relations to
-    visible records or entities): any ceiling (L3 is presence);
+    visible records or entities): any ceiling (L3 is presence); seq numbers the items of a
+    session the reader sees among themselves, and a chat's message ids are not shown (a
+    reply names the handle it answers): the owner's numbering would place hidden items;
   - where a record was read (item_source/2, item_source_name/2, an item's `cwd`): Max L1 or
     more detailed, and then the file's or directory's name alone, no directory of the
     owner's (visible_source/4);
@@ -234,8 +236,8 @@ item_segment(H0, S) :-
     atom_arg_(H0, H), atom_arg_(S, S1), kept_(H, [S1]), atc_journal:item_segment(H, S1),
     seen_(H, _).
 %!  item_source(?H, ?Pointer) is nondet.
-%   Where H was read, as visible_source/4 tells the reader: its file's name and the place in
-%   it, no directory of the owner's, for a reader who sees H at L1 or L0.
+%   Where H was read, as visible_source/4 tells the reader: its file's name alone (no
+%   directory of the owner's, no place in the file), for a reader who sees H at L1 or L0.
 item_source(H0, P0) :-
     atom_arg_(H0, H), string_arg_(P0, P), grantee_view_reader(R),
     kept_(H, []), atc_journal:item(H),
