@@ -44,7 +44,9 @@ names it can call are these.
 What each field needs, for a record the reader sees at ceiling Max:
 
   - metadata (kind, role, speaker, session, seq, time, segment, arcs, rollups, relations to
-    visible records or entities): any ceiling (L3 is presence);
+    visible records or entities): any ceiling (L3 is presence); seq numbers the items of a
+    session the reader sees among themselves, and a chat's message ids are not shown (a
+    reply names the handle it answers): the owner's numbering would place hidden items;
   - where a record was read (item_source/2, item_source_name/2, an item's `cwd`): Max L1 or
     more detailed, and then the file's or directory's name alone, no directory of the
     owner's (visible_source/4);
@@ -69,6 +71,9 @@ grantee_view_run(P, Goal) :-
     % reads nothing rather than everything
     (   memberchk(P, [none, null]) -> permission_error(read_as, principal, P) ; true ),
     retractall(read_(_)),
+    retractall(seq_rank_(_, _, _)),
+    retractall(seq_ranked_(_)),
+    retractall(goal_start_(_, _, _)),
     b_setval(atc_grantee_reader, P),
     grants_read_once(Goal).             % each record's visibility worked out once a call
 
@@ -150,11 +155,38 @@ item_role(H0, R) :-
 item_speaker(H0, N) :-
     atom_arg_(H0, H), kept_(H, [N]), atc_journal:item_speaker(H, N), seen_(H, _).
 %!  item_goal(?H, ?Goal) is nondet.
-%   Verbatim text: only for a reader who sees H at L0.
+%   Verbatim text: only for a reader who sees at L0 both H and the turn that set its goal
+%   (goal_shown_/2).
 item_goal(H0, G0) :-
     atom_arg_(H0, H), string_arg_(G0, G), kept_(H, [G]), atc_journal:item_goal(H, G),
     seen_at_(H, l0),
+    goal_shown_(H, G),
     read_noted_(H).
+
+% goal_shown_(+H, +G): the reader sees at L0 the item that set G, H's goal: the first of the
+% run of items of H's session carrying G up to H. A goal is the words of a user's turn, and
+% the replies after it carry them: a label hiding the turn must hide them there too.
+goal_shown_(_, "") :- !.
+goal_shown_(H, G) :-
+    atc_journal:item_session(H, S),
+    atc_journal:item_seq(H, Q),
+    goal_run_start_(S, Q, G, Start),
+    seen_at_(Start, l0).
+
+:- thread_local goal_start_/3.          % Session, Seq, the first item of its goal's run
+
+% goal_run_start_(+S, +Q, +G, -Start): walked back from Q while the item before carries G,
+% each step's answer kept for the call (a session's items read once, not once an item).
+goal_run_start_(S, Q, G, Start) :-
+    (   goal_start_(S, Q, Start0)
+    ->  Start = Start0
+    ;   Q1 is Q - 1,
+        (   atc_journal:session_item(S, Q1, P), atc_journal:item_goal(P, G)
+        ->  goal_run_start_(S, Q1, G, Start)
+        ;   once(atc_journal:session_item(S, Q, Start))
+        ),
+        assertz(goal_start_(S, Q, Start))
+    ).
 %!  item_session(?H, ?S) is nondet.
 item_session(H0, S) :-
     atom_arg_(H0, H), atom_arg_(S, S1), kept_(H, [S1]), atc_journal:item_session(H, S1),
@@ -164,15 +196,48 @@ item_time(H0, T) :-
     atom_arg_(H0, H), string_arg_(T, T1), kept_(H, [T1]), atc_journal:item_time(H, T1),
     seen_(H, _).
 %!  item_seq(?H, ?N) is nondet.
+%   N is H's place (0-based) among the items of its session the reader sees, in the owner's
+%   order: the owner's numbering (0, 1, 3) would tell them where hidden items sit and how many.
 item_seq(H0, N) :-
-    atom_arg_(H0, H), kept_(H, [N]), atc_journal:item_seq(H, N), seen_(H, _).
+    atom_arg_(H0, H), kept_(H, []), atc_journal:item_session(H, S), seen_(H, _),
+    seen_seq_(S, H, N).
+
+:- thread_local
+    seq_rank_/3,                        % Session, Handle, the reader's place for it
+    seq_ranked_/1.                      % Session: its places are worked out for this call
+
+% seen_seq_(+Session, +H, -N): H's place among the items of Session the reader sees, worked
+% out once a call: for every session at once from their kept set where one is kept (the cost
+% follows what they see), else for Session from its items.
+seen_seq_(S, H, N) :-
+    (   seq_ranked_(S)
+    ->  true
+    ;   grantee_view_reader(P), reader_records(P, Records)
+    ->  findall(S1-(Q-I), ( member(I, Records), atc_journal:item_session(I, S1),
+                            atc_journal:item_seq(I, Q), seen_(I, _) ),
+                Keyed),
+        msort(Keyed, Sorted),
+        group_pairs_by_key(Sorted, Groups),
+        forall(member(S1-Pairs, Groups), rank_session_(S1, Pairs)),
+        (   seq_ranked_(S) -> true ; assertz(seq_ranked_(S)) )
+    ;   findall(Q-I, ( atc_journal:item_session(I, S), atc_journal:item_seq(I, Q),
+                       seen_(I, _) ),
+                Pairs0),
+        msort(Pairs0, Pairs),
+        rank_session_(S, Pairs)
+    ),
+    seq_rank_(S, H, N).
+
+rank_session_(S, Pairs) :-
+    forall(nth0(K, Pairs, _-I), assertz(seq_rank_(S, I, K))),
+    assertz(seq_ranked_(S)).
 %!  item_segment(?H, ?S) is nondet.
 item_segment(H0, S) :-
     atom_arg_(H0, H), atom_arg_(S, S1), kept_(H, [S1]), atc_journal:item_segment(H, S1),
     seen_(H, _).
 %!  item_source(?H, ?Pointer) is nondet.
-%   Where H was read, as visible_source/4 tells the reader: its file's name and the place in
-%   it, no directory of the owner's, for a reader who sees H at L1 or L0.
+%   Where H was read, as visible_source/4 tells the reader: its file's name alone (no
+%   directory of the owner's, no place in the file), for a reader who sees H at L1 or L0.
 item_source(H0, P0) :-
     atom_arg_(H0, H), string_arg_(P0, P), grantee_view_reader(R),
     kept_(H, []), atc_journal:item(H),
@@ -197,10 +262,13 @@ item_text(H0, T0) :-
 %   path itself nothing).
 relation(S0, P0, O0) :-
     atom_arg_(S0, S), atom_arg_(P0, P), atom_arg_(O0, O),
-    (   P \== cwd, kept_(S, [O]),
+    (   P \== cwd, \+ message_link_(P), kept_(S, [O]),
         ( nonvar(O) -> O1 = O ; true ),  % looked up by it, as the owner's index has it
-        atc_journal:relation(S, P, O1), P \== cwd, seen_(S, Max), object_seen_(O1),
+        atc_journal:relation(S, P, O1), P \== cwd, \+ message_link_(P),
+        seen_(S, Max), object_seen_(O1),
         shown_path(Max, O1, O)
+    ;   P = reply_to,                   % the message answered, by its handle, where seen
+        reply_seen_(S, O)
     ;   shown_file_(P, O),              % a file as the reader was shown it: its name, or ~/...
         member(P, [touches_file, mentions_file]),
         kept_(S, []),
@@ -212,6 +280,24 @@ relation(S0, P0, O0) :-
         visible_place(R, S, Dir, O)
     ;   atc_cells:cell_relation(S, P, O), seen_(S, _), seen_(O, _)     % a member or a cell
     ).
+
+% A chat's message ids (`relation(H, message_id, 'Chat#12')`, and `reply_to` naming one) are
+% the owner's numbering of a chat (a place in the export, a line): read by a grantee, #4 then
+% #6 says a message between is hidden, and a reply to #5 which. They read no message_id (the
+% handle is a message's id to them) and a reply_to whose object is the handle of the message
+% answered, where they see it.
+message_link_(P) :- nonvar(P), memberchk(P, [message_id, reply_to]).
+
+% reply_seen_(?S, ?O): S, seen, answers O, seen, by the owner's message ids.
+reply_seen_(S, O) :-
+    (   nonvar(O)
+    ->  atc_journal:relation(O, message_id, Id),
+        atc_journal:relation(S, reply_to, Id)
+    ;   kept_(S, []),
+        atc_journal:relation(S, reply_to, Id),
+        atc_journal:relation(O, message_id, Id)
+    ),
+    seen_(S, _), seen_(O, _).
 
 % shown_file_(?P, +O): O, bound, may be a path of the owner's as shown_path/3 tells a reader
 % it (its file's name, or from `~`): the owner's file links are read to find it, as no index
@@ -358,8 +444,11 @@ arc(A0) :- atom_arg_(A0, A), kept_(A, []), atc_ladder:arc(A), seen_(A, _).
 arc_member(A0, H0) :-
     atom_arg_(A0, A), atom_arg_(H0, H), atc_ladder:arc_member(A, H), seen_(A, _), seen_(H, _).
 %!  arc_goal(?A, ?G) is nondet.
+%   Verbatim text: for a reader who sees A at L0 and the turn that set its goal (its first
+%   member's, goal_shown_/2).
 arc_goal(A0, G0) :-
     atom_arg_(A0, A), string_arg_(G0, G), atc_ladder:arc_goal(A, G), seen_at_(A, l0),
+    (   once(atc_ladder:arc_member(A, First)) -> goal_shown_(First, G) ; true ),
     read_noted_(A).
 %!  arc_session(?A, ?S) is nondet.
 arc_session(A0, S) :-
@@ -659,7 +748,10 @@ items_between(F, T, Items) :-
 items_between(F, T, Max, Items) :-
     (   grantee_view_reader(P), reader_records(P, Records)    % their kept set: no scan
     ->  atc_when:records_between(Records, F, T, Max, Items)
-    ;   atc_when:items_between(F, T, inf, Raw),
+    ;   (   grantee_view_reader(P), grant_segments(P, Segments), Segments \== any
+        ->  atc_when:segments_items_between(Segments, F, T, Raw)  % their segments' window
+        ;   atc_when:items_between(F, T, inf, Raw)
+        ),
         include(seen_record_, Raw, Seen),
         (   Max == inf -> Items = Seen
         ;   must_be(nonneg, Max),

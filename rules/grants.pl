@@ -609,13 +609,17 @@ visible_at(P, Record, Level) :-
 %!  visible_source(+Principal, +Record, +Item, -Pointer:string) is semidet.
 %   Pointer says where Item (Record itself, or the item whose pointer stands for it: an arc's
 %   first member) was read, as Principal may be told it: where they see Record at L1 or more
-%   detail, its file's name and the place in it (item_local_source/2: `s.jsonl:5`, never
-%   `/home/alice/acme/s.jsonl:5`: the owner's user and project names are no part of a
-%   grant); below that, nothing (presence and distillations: the handle is the pointer, which
-%   the owner can follow). Fails where Principal is told nothing.
+%   detail, its file's name alone (`s.jsonl`, never `/home/alice/acme/s.jsonl:5`: the owner's
+%   user and project names are no part of a grant, and the place in the file, a line or a
+%   JSON pointer, numbers the record among the owner's, so it would tell where records hidden
+%   from Principal sit, and how many); below that, nothing (presence and distillations: the
+%   handle is the pointer, which the owner can follow). Fails where Principal is told nothing.
 visible_source(P, Record, Item, Pointer) :-
     place_shown_(P, Record),
-    item_local_source(Item, Pointer).
+    item_local_source(Item, _),         % its pointer names its file
+    item_source_name(Item, Source),
+    path_last_name(Source, Name),
+    atom_string(Name, Pointer).
 
 %!  visible_place(+Principal, +Record, +Path, -Name:atom) is semidet.
 %   Name is the last name of Path, a directory of the owner's that Record names (an item's

@@ -9,6 +9,7 @@
             items_dated_between/4,      % +From, +To, +Max, -Items
             records_between/5,          % +Records, +From, +To, +Max, -Items
             records_dated_between/5,    % +Records, +From, +To, +Max, -Items
+            segments_items_between/4,   % +Segments, +From, +To, -Items
             goal_words/2,               % +Goal, -Words
             goal_recency_cue/2          % +Goal, -Phrase
           ]).
@@ -340,6 +341,53 @@ records_dated_between(Records, From0, To0, Max, Items) :-
     pairs_values(Pairs, Mentioning),
     append(Written, Mentioning, Items0),
     take_upto_(Max, Items0, Items, _).
+
+%!  segments_items_between(+Segments:list, +From, +To, -Items:list) is det.
+%
+%   items_between/3 over the items of Segments alone: those written between From and To,
+%   newest first (items of the same second by segment, then in journal order). Read from a
+%   day index per segment, built on first use after the items change (one scan of the items,
+%   made only when this is asked: a grantee's window where no kept set is, whose grants name
+%   segments, rules/grantee_view.pl), so it costs what Segments hold in the window, not what
+%   the home holds: read from the home's window, the time taken told a grantee how many
+%   records of other segments it held.
+segments_items_between(Segments, From0, To0, Items) :-
+    must_be(list(atom), Segments),
+    stamp_arg_(From0, From),
+    stamp_arg_(To0, To),
+    segment_index_ready_,
+    FirstDay is floor(From / 86400),
+    LastDay is floor(To / 86400),
+    findall(Stamp-H,
+            ( member(Segment, Segments),
+              segment_day_items_(Segment, Day, Dated),
+              Day >= FirstDay, Day =< LastDay,
+              member(Stamp-H, Dated), Stamp >= From, Stamp =< To,
+              item_time(H, _) ),                          % still live
+            Pairs0),
+    sort(1, @>=, Pairs0, Pairs),
+    pairs_values(Pairs, Items).
+
+:- dynamic segment_day_items_/3.        % Segment, Day, Stamp-Handle pairs: newest first
+
+segment_index_ready_ :-
+    items_generation_(G),
+    (   nb_current(when_segment_index, G)
+    ->  true
+    ;   retractall(segment_day_items_(_, _, _)),
+        findall((Segment-Day)-(Stamp-H),
+                ( item_time(H, T), item_stamp_(T, Stamp), item_segment(H, Segment),
+                  Day is floor(Stamp / 86400) ),
+                Dated),
+        sort(1, @>=, Dated, Sorted),                  % stable: journal order within a day
+        group_pairs_by_key(Sorted, Days),
+        forall(member((Segment-Day)-Pairs, Days),
+               ( sort(1, @>=, Pairs, Newest),
+                 assertz(segment_day_items_(Segment, Day, Newest)) )),
+        nb_setval(when_segment_index, G),
+        garbage_collect,
+        trim_stacks
+    ).
 
 % The live items of Records written between From and To, newest first.
 written_between_(Records, From, To, Written) :-

@@ -424,4 +424,32 @@ test(enumerating_what_a_reader_sees_costs_no_more_with_more_hidden,
             Costs),
     store_reset.
 
+% Where no set is kept (a grant of a whole segment at L2, no label in the home) a time window's
+% items cost what the reader's segments hold in it: the same inferences whether 40 or 400
+% items of another segment are written in the window. Before, the whole home's window was
+% read and each item checked, so how long the read took told how many hidden items it held.
+hidden_elsewhere_(N) :-
+    forall(between(1, N, K),
+           ( atom_concat(x, K, H),
+             Day is 1 + K mod 28,
+             format(string(T), "2026-01-~|~`0t~d~2+T09:00:00Z", [Day]),
+             add_item(H-ops-s8-K-T) )).
+
+segment_reader_cost_(Hidden, Answers, Inferences) :-
+    fresh,
+    hidden_elsewhere_(Hidden),
+    grant(g1, bob, [segment(payments)], l2),
+    grantee_view_run(bob, in_january_(_)),                  % the first read builds the index
+    statistics(inferences, I0),
+    grantee_view_run(bob, in_january_(Answers)),
+    statistics(inferences, I1),
+    Inferences is I1 - I0.
+
+test(a_window_without_a_kept_set_costs_no_more_with_more_hidden,
+     [true(A1-A2-Same == [p2, p1]-[p2, p1]-true)]) :-
+    segment_reader_cost_(40, A1, I1),
+    segment_reader_cost_(400, A2, I2),
+    (   I1 =:= I2 -> Same = true ; Same = I1-I2 ),
+    store_reset.
+
 :- end_tests(grantee_view).
