@@ -7,18 +7,26 @@ each grantee) has a list of their receipt ids in ``receipts/<reader>.kept`` (the
 makes it longer than the cap, the oldest receipts' files are deleted, so one reader's frames
 never push out another's receipts. What a read was stays in the audit log (its line names the
 receipt id); only the receipt file goes.
+
+Saving, pruning and an erasure's redaction hold ``receipts/.lock`` in turn, so the lists stay
+whole when several processes frame at once, and the id goes on the list before the file is
+written, so a kill mid-save leaves nothing pruning cannot reach.
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 #: Receipts kept per reader when config.json does not say (``receipts_kept``).
 DEFAULT_KEPT = 1000
 
 _OWNER_LIST = ".owner.kept"
+#: Held while receipts change (:func:`receipts_locked`); not a receipt, not a list.
+LOCK_FILE = ".lock"
 
 
 def kept_per_reader(home: Path) -> int | None:
@@ -33,18 +41,38 @@ def kept_per_reader(home: Path) -> int | None:
     return config.get("receipts_kept", DEFAULT_KEPT)
 
 
-def note_saved(home: Path, receipt: dict[str, Any]) -> None:
-    """Add a just-saved receipt to its reader's list and prune that reader's oldest receipts
-    past the cap."""
-    cap = kept_per_reader(home)
-    reader = receipt.get("reader")
+@contextlib.contextmanager
+def receipts_locked(home: Path) -> Iterator[None]:
+    """Hold ``receipts/.lock`` (flock, exclusive) while the receipts change: a save (its list
+    line, its file, the pruning) or an erasure's redaction of them. Two processes pruning at
+    once rewrote one list, each dropping the ids the other had just added, and those receipts
+    were never pruned; an erasure swept away a receipt half written by a live process (which
+    then failed) or redacted the folder while a frame it had not seen was being stored."""
     folder = home / "receipts"
-    listing = folder / (f"{reader}.kept" if isinstance(reader, str) and reader else _OWNER_LIST)
-    rid = str(receipt["id"])
-    with open(listing, "a", encoding="utf-8") as out:  # one short line: an atomic append
-        out.write(rid + "\n")
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing gives the lock back
+
+
+def enlist(home: Path, receipt: dict[str, Any]) -> None:
+    """Add a receipt's id to its reader's list before its file is written (the caller holds
+    :func:`receipts_locked`): a kill between the two leaves a listed id with no file, which
+    pruning passes over, never a file that no list names and no pruning reaches."""
+    with open(_listing(home, receipt), "a", encoding="utf-8") as out:
+        out.write(str(receipt["id"]) + "\n")
+
+
+def prune(home: Path, receipt: dict[str, Any]) -> None:
+    """Delete the oldest receipts of ``receipt``'s reader past the cap and rewrite their list
+    (the caller holds :func:`receipts_locked`)."""
+    cap = kept_per_reader(home)
     if cap is None:
         return
+    listing = _listing(home, receipt)
     ids = listing.read_text(encoding="utf-8").split()
     if len(ids) <= cap:
         return
@@ -54,9 +82,15 @@ def note_saved(home: Path, receipt: dict[str, Any]) -> None:
     for old in dict.fromkeys(ids):
         if old not in keep:
             try:
-                (folder / f"{old}.json").unlink()
+                (listing.parent / f"{old}.json").unlink()
             except FileNotFoundError:
-                pass  # pruned by another process, or erased
+                pass  # erased, or its saver was killed before it wrote the file
     tmp = listing.with_name(f"{listing.name}.{os.getpid()}-{threading.get_ident()}.tmp")
     tmp.write_text("".join(i + "\n" for i in kept), encoding="utf-8")
     tmp.replace(listing)
+
+
+def _listing(home: Path, receipt: dict[str, Any]) -> Path:
+    reader = receipt.get("reader")
+    return home / "receipts" / (f"{reader}.kept" if isinstance(reader, str) and reader
+                                else _OWNER_LIST)
