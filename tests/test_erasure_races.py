@@ -8,7 +8,8 @@ import threading
 import time
 
 from attention_cloud import Memory
-from test_erasure import SECRET, curated, files_holding  # noqa: F401 - the fixture
+from attention_cloud.agents.hooks import log
+from test_erasure import ROOT, SECRET, curated, files_holding  # noqa: F401 - the fixture
 
 
 # a receipt being stored by another process: the lock a save holds, its file half written
@@ -62,3 +63,47 @@ def test_forget_waits_for_a_receipt_being_stored_and_then_redacts_it(curated):
             holder.kill()
     assert done == [None]
     assert files_holding(home, SECRET) == []
+
+
+# a hook process logging line after line while the erasure rewrites hooks.log
+LOGGER = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from attention_cloud.agents.hooks import log
+home, stop = Path(sys.argv[2]), Path(sys.argv[3])
+n = 0
+while not stop.exists():
+    log(home, "prompt", f"line {n}")
+    n += 1
+    time.sleep(0.0005)  # well under the size that rotates the log
+log(home, "prompt", f"line {n}")
+print(n + 1)
+"""
+
+
+def test_hook_lines_logged_while_forget_redacts_the_log_are_all_kept(curated, tmp_path):
+    # the hooks appended to hooks.log without its lock while `atc forget` rewrote it (read,
+    # redact, rename over): a line appended between the read and the rename went to the
+    # replaced file and was lost
+    home, _, _ = curated
+    stop = tmp_path / "stop"
+    logger = subprocess.Popen([sys.executable, "-c", LOGGER, str(ROOT / "host"), str(home),
+                               str(stop)], stdout=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (home / "hooks.log").exists() or \
+                "line 50\n" not in (home / "hooks.log").read_text(encoding="utf-8"):
+            assert time.monotonic() < deadline and logger.poll() is None
+            time.sleep(0.01)
+        with Memory.open(home) as mem:
+            texts = {r["H"]: r["T"] for r in mem.query("item_text(H, T)").rows}
+            for handle, text in sorted(texts.items())[:4]:  # each rewrites the log: it quotes
+                log(home, "prompt", f"quoted {text}")        # the item forgotten
+                mem.forget([handle])
+    finally:
+        stop.touch()
+        written = int(logger.communicate(timeout=60)[0])
+    lines = (home / "hooks.log").read_text(encoding="utf-8").splitlines()
+    logged = {line.rsplit(" ", 1)[-1] for line in lines if " prompt line " in line}
+    assert logged == {str(n) for n in range(written)}
