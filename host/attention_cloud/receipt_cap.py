@@ -50,7 +50,10 @@ def receipts_locked(home: Path) -> Iterator[None]:
     then failed) or redacted the folder while a frame it had not seen was being stored."""
     folder = home / "receipts"
     folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    except PermissionError:
+        fd = os.open(folder / LOCK_FILE, os.O_RDONLY)  # another user's lock file: flock reads
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
