@@ -107,3 +107,34 @@ def test_hook_lines_logged_while_forget_redacts_the_log_are_all_kept(curated, tm
     lines = (home / "hooks.log").read_text(encoding="utf-8").splitlines()
     logged = {line.rsplit(" ", 1)[-1] for line in lines if " prompt line " in line}
     assert logged == {str(n) for n in range(written)}
+
+
+# `atc forget` killed (SIGKILL) right after it wrote its plan, before any file was redacted
+KILLED_FORGET = """
+import os, signal, sys
+sys.path.insert(0, sys.argv[1])
+from attention_cloud import Memory, erasure
+erasure.redact_home_files = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+with Memory.open(sys.argv[2]) as mem:
+    mem.forget([sys.argv[3]])
+"""
+
+
+def test_doctor_names_an_interrupted_erasure_until_it_is_finished(curated):
+    # after a kill mid-forget the text was still on disk, and `atc doctor` said nothing of it
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    home, _, secret = curated
+    killed = subprocess.run([sys.executable, "-c", KILLED_FORGET, str(ROOT / "host"), str(home),
+                             secret], timeout=300)
+    assert killed.returncode == -9 and files_holding(home, SECRET)
+    doctor = CliRunner().invoke(main, ["doctor", "--home", str(home)])
+    assert doctor.exit_code == 0
+    assert "erasure interrupted" in doctor.output and "1 item" in doctor.output
+    done = CliRunner().invoke(main, ["forget", secret, "--yes", "--home", str(home)])
+    assert done.exit_code == 0, done.output
+    assert files_holding(home, SECRET) == []
+    doctor = CliRunner().invoke(main, ["doctor", "--home", str(home)])
+    assert doctor.exit_code == 0 and "erasure" not in doctor.output
