@@ -927,12 +927,13 @@ def envelope(receipt_id: str, text: str) -> str:
 def save_receipt(home: Path, receipt: dict[str, Any]) -> Path:
     """Write a receipt to ``home/receipts/<id>.json``, then prune its reader's oldest past the
     home's ``receipts_kept`` (receipt_cap.py)."""
-    from .receipt_cap import enlist, prune, receipts_locked
+    from .receipt_cap import enlist, prune, receipts_locked, sweep_leftovers
 
     path = home / "receipts" / f"{receipt['id']}.json"
     # a temporary name of this process and thread: a file a killed save left is told apart
     tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")
     with receipts_locked(home):
+        sweep_leftovers(home)
         enlist(home, receipt)
         tmp.write_text(receipt_text(receipt), encoding="utf-8")
         tmp.replace(path)

@@ -61,6 +61,23 @@ def receipts_locked(home: Path) -> Iterator[None]:
         os.close(fd)  # closing gives the lock back
 
 
+#: (process, home) pairs whose leftovers this process has swept: once per process is enough
+_swept: set[tuple[int, Path]] = set()
+
+
+def sweep_leftovers(home: Path) -> None:
+    """Delete the temporary files killed saves left in ``receipts/`` (a receipt half written
+    may hold a goal or a breadcrumb's text; nothing prunes it). The caller holds
+    :func:`receipts_locked`, which every save holds while its temporary file exists, so each
+    one found is a dead process's. Done at a process's first save to a home."""
+    key = (os.getpid(), home)
+    if key in _swept:
+        return
+    _swept.add(key)
+    for path in (home / "receipts").glob("*.tmp"):
+        path.unlink(missing_ok=True)
+
+
 def enlist(home: Path, receipt: dict[str, Any]) -> None:
     """Add a receipt's id to its reader's list before its file is written (the caller holds
     :func:`receipts_locked`): a kill between the two leaves a listed id with no file, which
