@@ -35,6 +35,9 @@
             api_ladder_upgrade/2,       % +Limit, -Count
 
             api_sharing_change/2,       % +Change, -Result
+            api_sharing_begin/2,        % +Changes, -Results
+            api_batch_commit/0,
+            api_batch_abort/0,
             api_sharing_state/1,        % -State
             api_visible/3,              % +Reader, +Record, -MaxLevel
             api_reader_uncurated/1,     % +Reader
@@ -1477,6 +1480,37 @@ api_sharing_change(Changes, Results) :-
 api_sharing_change(Change, Result) :-
     sharing_goal_(Change, Goal, Result),
     api_batch(Goal).
+
+%!  api_sharing_begin(+Changes:list, -Results:list) is det.
+%
+%   Make Changes (as api_sharing_change/2) in an open batch and leave it open: the caller
+%   writes what must be durable before them (a declassification's audit line), then ends the
+%   batch with api_batch_commit/0, or api_batch_abort/0. A change that raises or fails is
+%   undone here and the error passed on.
+api_sharing_begin(Changes, Results) :-
+    must_be(list, Changes),
+    maplist(sharing_goal_, Changes, Goals, Results),
+    store_prepare_write,
+    catch(maplist(call, Goals), E, true),
+    (   var(E)
+    ->  true
+    ;   store_abort,
+        throw(E)
+    ),
+    !.
+api_sharing_begin(_, _) :-
+    store_abort,
+    fail.
+
+%!  api_batch_commit is det.
+%   Commit the batch api_sharing_begin/2 left open.
+api_batch_commit :-
+    store_commit.
+
+%!  api_batch_abort is det.
+%   Undo the batch api_sharing_begin/2 left open.
+api_batch_abort :-
+    store_abort.
 
 sharing_goal_(Change, Goal, Result) :-
     must_be(callable, Change),

@@ -11,7 +11,7 @@ import json
 import threading
 from pathlib import Path
 
-from attention_cloud.receipt_cap import note_saved
+from attention_cloud.hydration import save_receipt
 
 
 def _home(root: Path, kept: int) -> Path:
@@ -29,6 +29,11 @@ def _store(home: Path, rid: str, created: str, reader: str | None = None) -> dic
     return receipt
 
 
+def _new(rid: str, created: str, reader: str | None = None) -> dict:
+    """A receipt this atc saves (not yet on disk)."""
+    return {"id": rid, "created": created, **({"reader": reader} if reader else {})}
+
+
 def _stored(home: Path) -> set[str]:
     return {p.stem for p in (home / "receipts").glob("*.json")}
 
@@ -41,10 +46,10 @@ def test_receipts_saved_before_the_cap_are_pruned_with_their_readers_newer_ones(
         _store(home, rid, f"2025-01-0{n + 1}T10:00:00Z")
     for n, rid in enumerate(old_bob):
         _store(home, rid, f"2025-02-0{n + 1}T10:00:00Z", "bob")
-    note_saved(home, _store(home, "r_new", "2026-01-01T10:00:00Z"))
+    save_receipt(home, _new("r_new", "2026-01-01T10:00:00Z"))
     assert _stored(home) == {"r_o3", "r_o4", "r_new"} | set(old_bob)
     for n in range(2):
-        note_saved(home, _store(home, f"r_bnew{n}", "2026-01-01T10:00:00Z", "bob"))
+        save_receipt(home, _new(f"r_bnew{n}", "2026-01-01T10:00:00Z", "bob"))
     assert _stored(home) == {"r_o3", "r_o4", "r_new", "r_b1", "r_bnew0", "r_bnew1"}
 
 
@@ -54,20 +59,19 @@ def test_receipts_left_off_the_lists_of_an_older_atc_are_pruned_too(tmp_path):
     _store(home, "r_legacy", "2025-01-01T10:00:00Z")
     (home / "receipts" / ".owner.kept").write_text("r_a\n", encoding="utf-8")
     _store(home, "r_a", "2025-06-01T10:00:00Z")
-    note_saved(home, _store(home, "r_b", "2025-07-01T10:00:00Z"))
+    save_receipt(home, _new("r_b", "2025-07-01T10:00:00Z"))
     assert _stored(home) == {"r_a", "r_b"}
 
 
 def test_readers_pruning_at_once_lose_no_receipt_from_their_list(tmp_path):
     home = _home(tmp_path, 4)
-    _store(home, "r_first", "2025-01-01T10:00:00Z")
-    note_saved(home, {"id": "r_first"})
+    save_receipt(home, _new("r_first", "2025-01-01T10:00:00Z"))
     start = threading.Barrier(8)
 
     def save(worker: int) -> None:
         start.wait()
         for n in range(25):
-            note_saved(home, _store(home, f"r_{worker}_{n}", "2026-01-01T10:00:00Z"))
+            save_receipt(home, _new(f"r_{worker}_{n}", "2026-01-01T10:00:00Z"))
 
     threads = [threading.Thread(target=save, args=(w,)) for w in range(8)]
     for thread in threads:

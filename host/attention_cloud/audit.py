@@ -14,14 +14,13 @@ Example::
 """
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any, Iterator
 
 from .errors import UsageError
+from .line_files import append_line
 
 AUDIT_FILE = "audit.jsonl"
 
@@ -36,23 +35,7 @@ def append_event(home: Path, event: dict[str, Any]) -> dict[str, Any]:
     ``time`` is added when missing. Returns the event as written."""
     record = {"time": utc_now(), **event}
     line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-    path = Path(home) / AUDIT_FILE
-    while True:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            # An erasure rewrites the log (tmp + rename) under this lock: append only to the
-            # file that is the log once the lock is ours, or the line would go to a dead inode.
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            try:
-                if os.fstat(fd).st_ino != os.stat(path).st_ino:
-                    continue
-            except FileNotFoundError:
-                continue
-            os.write(fd, line)
-            os.fsync(fd)
-            break
-        finally:
-            os.close(fd)   # closing releases the lock
+    append_line(Path(home) / AUDIT_FILE, line)
     return record
 
 

@@ -52,6 +52,9 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
         target = path / name
         if target.exists():
             lines.append(f"  {name}: {_size(target) if target.is_dir() else target.stat().st_size} bytes")
+    interrupted = _interrupted_erasure(path)
+    if interrupted:
+        lines.append(f"  {interrupted}")
     if (path / "config.json").is_file():
         # every other command stops on a config.json it cannot use: doctor names why
         try:
@@ -62,6 +65,25 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
         else:
             lines.append("  config.json: ok" + "".join(f"; {note}" for note in notes))
     return ok, lines
+
+
+def _interrupted_erasure(home) -> str:
+    """A line on an erasure a kill left half done (its plan file is still there), or "": the
+    forgotten text may still be on disk until a writer finishes it."""
+    import json
+
+    from .erasure import PENDING_FILE
+
+    try:
+        plan = json.loads((home / PENDING_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return ""
+    except (OSError, ValueError):
+        plan = {}
+    count = len(plan.get("handles", [])) if isinstance(plan, dict) else 0
+    return (f"erasure interrupted ({count} item{'s' if count != 1 else ''}, {PENDING_FILE}): "
+            "their text may still be on disk; atc forget HANDLE --yes, atc curate or atc "
+            "ingest finishes it")
 
 
 def _rules_origin(origin: str) -> str:

@@ -46,6 +46,7 @@ from .erasure_texts import dropped_texts
 from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
 from .home import fsync_path
 from .hydration import receipt_text
+from .receipt_cap import receipts_locked
 from .store import journal_path, snapshot_due, sync_journal, write_snapshot
 
 #: In the home: the plan of an erasure that has not finished (handles and ids only).
@@ -319,17 +320,21 @@ def redact_home_files(home: Path, handles: set[str], records: set[str], texts: l
     needles = _needles(texts)
     changed = 0
     folder = home / "receipts"
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            receipt = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        redacted = redact(receipt, handles, records, needles)
-        if redacted != receipt:
-            _replace(path, receipt_text(redacted))
-            changed += 1
-    for path in sorted(folder.glob("*.tmp")) if folder.is_dir() else []:
-        path.unlink()  # a receipt write a kill cut short: may hold anything
+    if folder.is_dir():
+        # a save in progress in another process finishes first (its file is then redacted
+        # here), so each *.tmp left is one a kill cut short: it may hold anything
+        with receipts_locked(home):
+            for path in sorted(folder.glob("*.json")):
+                try:
+                    receipt = json.loads(path.read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    continue
+                redacted = redact(receipt, handles, records, needles)
+                if redacted != receipt:
+                    _replace(path, receipt_text(redacted))
+                    changed += 1
+            for path in sorted(folder.glob("*.tmp")):
+                path.unlink()
     for name in LINE_FILES:  # the audit log, remembered items, the hooks' log
         path = home / name
         if path.exists():

@@ -7,7 +7,8 @@ Layout of a home::
                       header line); snapshot.meta says what it covers
     vectors/          embeddings and the faiss index
     receipts/         hydration receipts, one JSON file each, and each reader's list of
-                      theirs (READER.kept), oldest pruned past receipts_kept
+                      theirs (READER.kept), oldest pruned past receipts_kept; .lock
+                      held (flock) while a receipt is stored or redacted
     config.json       settings (embedder, retention, planes overrides)
     .lock             held (flock) by the one process that writes, its pid inside
     watch.pid         held (flock) by the atc watch following the home, its pid inside

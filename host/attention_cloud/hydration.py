@@ -953,17 +953,18 @@ def envelope(receipt_id: str, text: str) -> str:
 def save_receipt(home: Path, receipt: dict[str, Any]) -> Path:
     """Write a receipt to ``home/receipts/<id>.json``, then prune its reader's oldest past the
     home's ``receipts_kept`` (receipt_cap.py)."""
-    from .receipt_cap import note_saved
+    from .receipt_cap import adopt_unlisted, enlist, prune, receipts_locked, sweep_leftovers
 
-    folder = home / "receipts"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{receipt['id']}.json"
-    # a temporary name of this process and thread: two processes sealing the same frame (the
-    # same id) at once must not rename each other's file away
+    path = home / "receipts" / f"{receipt['id']}.json"
+    # a temporary name of this process and thread: a file a killed save left is told apart
     tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")
-    tmp.write_text(receipt_text(receipt), encoding="utf-8")
-    tmp.replace(path)
-    note_saved(home, receipt)
+    with receipts_locked(home):
+        sweep_leftovers(home)
+        adopt_unlisted(home)
+        enlist(home, receipt)
+        tmp.write_text(receipt_text(receipt), encoding="utf-8")
+        tmp.replace(path)
+        prune(home, receipt)
     return path
 
 

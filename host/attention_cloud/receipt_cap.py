@@ -8,19 +8,19 @@ makes it longer than the cap, the oldest receipts' files are deleted, so one rea
 never push out another's receipts. What a read was stays in the audit log (its line names the
 receipt id); only the receipt file goes.
 
-The lists are changed under one lock (``receipts/.kept.lock``, flock): two processes pruning
-one reader's list at once each rewrote it from what they had read, losing the id the other
-had appended in between, and that receipt was never pruned. The first save under this
+Saving, pruning and an erasure's redaction hold ``receipts/.lock`` in turn, so the lists stay
+whole when several processes frame at once, and the id goes on the list before the file is
+written, so a kill mid-save leaves nothing pruning cannot reach. The first save under this
 version puts each receipt on no list (saved before lists existed) on its reader's list, by
 its time, and leaves ``receipts/.kept.adopted`` to say it is done.
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import threading
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -28,7 +28,8 @@ from typing import Any, Iterator
 DEFAULT_KEPT = 1000
 
 _OWNER_LIST = ".owner.kept"
-_LOCK = ".kept.lock"
+#: Held while receipts change (:func:`receipts_locked`); not a receipt, not a list.
+LOCK_FILE = ".lock"
 _ADOPTED = ".kept.adopted"
 
 
@@ -44,63 +45,51 @@ def kept_per_reader(home: Path) -> int | None:
     return config.get("receipts_kept", DEFAULT_KEPT)
 
 
-def note_saved(home: Path, receipt: dict[str, Any]) -> None:
-    """Add a just-saved receipt to its reader's list and prune that reader's oldest receipts
-    past the cap."""
-    cap = kept_per_reader(home)
+@contextlib.contextmanager
+def receipts_locked(home: Path) -> Iterator[None]:
+    """Hold ``receipts/.lock`` (flock, exclusive) while the receipts change: a save (its list
+    line, its file, the pruning) or an erasure's redaction of them. Two processes pruning at
+    once rewrote one list, each dropping the ids the other had just added, and those receipts
+    were never pruned; an erasure swept away a receipt half written by a live process (which
+    then failed) or redacted the folder while a frame it had not seen was being stored."""
     folder = home / "receipts"
-    listing = folder / _list_name(receipt.get("reader"))
-    with _lists_locked(folder):
-        if not (folder / _ADOPTED).exists():
-            _adopt_unlisted(folder)
-        with open(listing, "a", encoding="utf-8") as out:
-            out.write(str(receipt["id"]) + "\n")
-        if cap is not None:
-            _prune(folder, listing, cap)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    except PermissionError:
+        fd = os.open(folder / LOCK_FILE, os.O_RDONLY)  # another user's lock file: flock reads
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing gives the lock back
 
 
-def _list_name(reader: Any) -> str:
-    return f"{reader}.kept" if isinstance(reader, str) and reader else _OWNER_LIST
+#: (process, home) pairs whose leftovers this process has swept: once per process is enough
+_swept: set[tuple[int, Path]] = set()
 
 
-@contextmanager
-def _lists_locked(folder: Path) -> Iterator[None]:
-    """Hold the lock every change of a reader's list takes (another process's, or thread's,
-    change waits)."""
-    with open(folder / _LOCK, "a", encoding="utf-8") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
-
-
-def _prune(folder: Path, listing: Path, cap: int) -> None:
-    ids = listing.read_text(encoding="utf-8").split()
-    if len(ids) <= cap:
+def sweep_leftovers(home: Path) -> None:
+    """Delete the temporary files killed saves left in ``receipts/`` (a receipt half written
+    may hold a goal or a breadcrumb's text; nothing prunes it). The caller holds
+    :func:`receipts_locked`, which every save holds while its temporary file exists, so each
+    one found is a dead process's. Done at a process's first save to a home."""
+    key = (os.getpid(), home)
+    if key in _swept:
         return
-    # newest last; a frame made again (the same id) counts once, at its latest place
-    kept = list(dict.fromkeys(reversed(ids)))[:cap][::-1]
-    keep = set(kept)
-    for old in dict.fromkeys(ids):
-        if old not in keep:
-            try:
-                (folder / f"{old}.json").unlink()
-            except FileNotFoundError:
-                pass  # erased
-    _write_list(listing, kept)
+    _swept.add(key)
+    for path in (home / "receipts").glob("*.tmp"):
+        path.unlink(missing_ok=True)
 
 
-def _write_list(listing: Path, ids: list[str]) -> None:
-    tmp = listing.with_name(f"{listing.name}.{os.getpid()}-{threading.get_ident()}.tmp")
-    tmp.write_text("".join(i + "\n" for i in ids), encoding="utf-8")
-    tmp.replace(listing)
-
-
-def _adopt_unlisted(folder: Path) -> None:
+def adopt_unlisted(home: Path) -> None:
     """Put every stored receipt that is on no list (saved before the lists, by an older atc)
     at the head of its reader's list, oldest first (its ``created``, else its file's time),
-    so the cap reaches it; then mark the home done (one pass over the receipts, once)."""
+    so the cap reaches it; then mark the home done (one pass over the receipts, once). The
+    caller holds :func:`receipts_locked`."""
+    folder = home / "receipts"
+    if (folder / _ADOPTED).exists():
+        return
     listed = set()
     for listing in folder.glob("*.kept"):
         listed.update(listing.read_text(encoding="utf-8").split())
@@ -122,3 +111,57 @@ def _adopt_unlisted(folder: Path) -> None:
         ids = listing.read_text(encoding="utf-8").split() if listing.exists() else []
         _write_list(listing, [rid for _, _, rid in sorted(entries)] + ids)
     (folder / _ADOPTED).touch()
+
+
+def enlist(home: Path, receipt: dict[str, Any]) -> None:
+    """Add a receipt's id to its reader's list before its file is written (the caller holds
+    :func:`receipts_locked`): a kill between the two leaves a listed id with no file, which
+    pruning passes over, never a file that no list names and no pruning reaches."""
+    with open(_listing(home, receipt), "a", encoding="utf-8") as out:
+        out.write(str(receipt["id"]) + "\n")
+
+
+def prune(home: Path, receipt: dict[str, Any]) -> None:
+    """Delete the oldest receipts of ``receipt``'s reader past the cap and rewrite their list
+    (the caller holds :func:`receipts_locked`)."""
+    cap = kept_per_reader(home)
+    if cap is None:
+        return
+    listing = _listing(home, receipt)
+    ids = listing.read_text(encoding="utf-8").split()
+    if len(ids) <= cap:
+        return
+    # newest last; a frame made again (the same id) counts once, at its latest place
+    kept = list(dict.fromkeys(reversed(ids)))[:cap][::-1]
+    keep = set(kept)
+    for old in dict.fromkeys(ids):
+        if old not in keep:
+            try:
+                (listing.parent / f"{old}.json").unlink()
+            except FileNotFoundError:
+                pass  # erased, or its saver was killed before it wrote the file
+    _write_list(listing, kept)
+
+
+def _write_list(listing: Path, ids: list[str]) -> None:
+    tmp = listing.with_name(f"{listing.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+    tmp.write_text("".join(i + "\n" for i in ids), encoding="utf-8")
+    tmp.replace(listing)
+
+
+def _listing(home: Path, receipt: dict[str, Any]) -> Path:
+    return home / "receipts" / _list_name(receipt.get("reader"))
+
+
+def _list_name(reader: Any) -> str:
+    return f"{reader}.kept" if isinstance(reader, str) and reader else _OWNER_LIST
+
+
+def note_saved(home: Path, receipt: dict[str, Any]) -> None:
+    """List a receipt whose file the caller has already written, and prune its reader's oldest
+    past the cap, under :func:`receipts_locked` (the cap's step of a save, alone: what
+    ``scripts/bench/grantee_leftovers.py --compare-cap`` times)."""
+    with receipts_locked(home):
+        adopt_unlisted(home)
+        enlist(home, receipt)
+        prune(home, receipt)

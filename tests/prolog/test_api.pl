@@ -58,3 +58,32 @@ test(a_handle_list_is_required, [setup(fresh), error(type_error(_, _))]) :-
     api_segments_held(h1, work, _).
 
 :- end_tests(api_segments_held).
+
+% api_sharing_begin/2 leaves its batch open: the host writes a declassification's audit line
+% between the changes and their commit (or undoes them).
+labelled :-
+    store_reset,
+    launch_item(h1, "s1", 1, "g", x, I),
+    journal_add_items([I], _),
+    api_sharing_change([principal_add(alice, person, true), label(h1, restriction, private)], _).
+
+:- begin_tests(api_sharing_begin, [setup(labelled), cleanup(fresh)]).
+
+test(abort_leaves_the_label, [setup(labelled), true(Rs == [private])]) :-
+    api_sharing_begin([declassify(h1, restriction, private)], [C]),
+    C.derived == false,
+    api_batch_abort,
+    atc_grants:record_labels(h1, labels(_, Rs, _)).
+
+test(commit_keeps_the_change, [setup(labelled), true(Rs == [])]) :-
+    api_sharing_begin([declassify(h1, restriction, private)], _),
+    api_batch_commit,
+    atc_grants:record_labels(h1, labels(_, Rs, _)).
+
+test(a_refused_change_is_undone_before_it_returns, [setup(labelled), true(Rs == [private])]) :-
+    catch(api_sharing_begin([declassify(h1, restriction, private),
+                             declassify(h1, restriction, pii)], _), error(existence_error(_, _), _),
+          true),
+    atc_grants:record_labels(h1, labels(_, Rs, _)).
+
+:- end_tests(api_sharing_begin).

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import one_line
+from ..line_files import append_line
 
 #: The largest hook payload read from stdin (a prompt is pasted text; 4 MiB is plenty).
 MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
@@ -109,13 +110,11 @@ def log(home: Path, event: str, message: str) -> None:
     try:
         if not home.is_dir():
             return
-        path = home / "hooks.log"
-        if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
-            path.replace(home / "hooks.log.1")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         line = " ".join(f"{stamp} {event} {message}".split())
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(line[:4000] + "\n")
+        # under the log's lock, as atc forget rewrites it: a line appended meanwhile was lost
+        append_line(home / "hooks.log", (line[:4000] + "\n").encode("utf-8", "replace"),
+                    fsync=False, rotate_past=MAX_LOG_BYTES, rotated=home / "hooks.log.1")
     except OSError:
         pass
 

@@ -406,13 +406,30 @@ def declassify(mem: Any, handles: Iterable[str], *, why: str, restrictions: Iter
         raise UsageError("give at least one of restrictions, readers, all_readers or retention")
     for change in changes:
         _known_record(mem, str(change.args[0]))
-    results = _change(mem, changes)
-    done = []
-    for change, result in zip(changes, results):
-        plain = to_plain(result)
-        done.append({"record": str(plain["record"]), "key": str(plain["key"]),
-                     "value": _label_text(change.args[2]), "derived": str(plain["derived"]) == "true"})
-    append_event(mem.home, {"event": "declassify", "who": who, "why": why, "changes": done})
+    # the audit line is written (fsynced) inside the batch, before its commit: a kill between
+    # the two leaves the labels as they were and a line for a declassification not made, never
+    # a label lifted with no record of who lifted it or why
+    mem.lock.acquire()
+    try:
+        found = mem.pl.once("atc_api:api_sharing_begin", changes, Var())
+    except PrologError as exc:
+        raise _refusal(exc) or _missing(exc) or exc
+    if not found:  # a change that failed: undone, as api_sharing_change's batch would be
+        raise InputError("declassify changed nothing: a label named could not be loosened")
+    (results,) = found
+    try:
+        done = []
+        for change, result in zip(changes, results):
+            plain = to_plain(result)
+            done.append({"record": str(plain["record"]), "key": str(plain["key"]),
+                         "value": _label_text(change.args[2]),
+                         "derived": str(plain["derived"]) == "true"})
+        append_event(mem.home, {"event": "declassify", "who": who, "why": why, "changes": done})
+    except BaseException:
+        mem.pl.once("atc_api:api_batch_abort")
+        raise
+    mem.pl.once("atc_api:api_batch_commit")
+    sync_journal(mem.home)
     return done
 
 
