@@ -265,7 +265,13 @@ part_framing_(Settings, part(M0, Facts, Crumbs), part(M, Facts, Crumbs)) :-
     length(Crumbs, NC),
     (   get_dict(excerpted, M0, Cut) -> true ; Cut = [] ),
     findall(H, member(_{handle: H}, Cut), CutIds),
-    foldl(fact_framing_sum_(Settings.fact_framing, CutIds), Facts, 0, FactsFraming),
+    foldl(fact_framing_sum_(Settings.fact_framing, CutIds), Facts, 0, FactsFraming0),
+    % each timed fact's price holds the line naming its day, which the frame writes once above
+    % the facts of that day (by_day_/2): hydrate/3's framing said ~370 tokens more than a frame
+    % of a hundred short turns wrote
+    findall(Id, member(fact(Id, _, _, _, _, _, _, _, _, _, _), Facts), Ids),
+    shared_day_lines_of_(Ids, Shared),
+    FactsFraming is FactsFraming0 - Shared,
     (   get_dict(suppressed, M0, Left) -> true ; Left = [] ),
     edge_tokens_(Settings, Crumbs, Left, Edge),
     Framing is HeadingTokens + FactsFraming + NC * Settings.crumb_framing + Edge,
@@ -3001,8 +3007,13 @@ used_tokens_(Placed, Used) :-
 % the frame will write. Never more than the prices: a cost of facts together is at most the
 % sum of their costs apart.
 shared_day_lines_(Placed, Tokens) :-
+    findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Placed), Ids),
+    shared_day_lines_of_(Ids, Tokens).
+
+% shared_day_lines_of_(+Ids, -Tokens): shared_day_lines_/2 of the records Ids.
+shared_day_lines_of_(Ids, Tokens) :-
     (   nb_current(atc_day_line, Line), Line > 0
-    ->  findall(Day, ( member(p(c(Id, _, _, _, _), _, _, _), Placed), fact_day_(Id, Day) ), Days),
+    ->  findall(Day, ( member(Id, Ids), fact_day_(Id, Day) ), Days),
         length(Days, Timed),
         sort(Days, Distinct),
         length(Distinct, N),
