@@ -3617,16 +3617,13 @@ exact_rungs_(Settings, Placed0, Placed) :-
 
 % exact_kept_(+Reader, -Keep): the owner's exact prices are kept between frames while the
 % items, their rungs and their relations (a speaker, the days a text names) stand still:
-% Keep is keep(Generation), or none for a grantee (whose texts are cut of the owner's paths).
-% Counting them again cost a frame of a hundred short turns ~5 ms of bridge.
+% Keep is keep(Generation), each price kept with the generation it was counted in (a frame of
+% another thread may count while one writes), or none for a grantee (whose texts are cut of
+% the owner's paths). Counting them again cost a frame of a hundred short turns ~5 ms of
+% bridge.
 exact_kept_(Reader, Keep) :-
     (   Reader == none
     ->  exact_generation_(G),
-        (   nb_current(atc_exact_generation, G0), G0 == G
-        ->  true
-        ;   retractall(exact_known_(_, _, _)),
-            nb_setval(atc_exact_generation, G)
-        ),
         Keep = keep(G)
     ;   Keep = none
     ).
@@ -3638,24 +3635,34 @@ exact_generation_(g(I, T, R, C, Rel)) :-
     modified_(atc_ladder:curated_(_, _), C),
     modified_(atc_journal:relation_(_, _, _), Rel).
 
-exact_known_in_(keep(_), Id-Level) :-
-    exact_known_(Id, Level, _).
+exact_known_in_(keep(G), Id-Level) :-
+    exact_known_(Id, Level, G, _).
 
-exact_known_pair_(_, Id-Level, (Id-Level)-Tokens) :-
-    exact_known_(Id, Level, Tokens).
+exact_known_pair_(keep(G), Id-Level, (Id-Level)-Tokens) :-
+    exact_known_(Id, Level, G, Tokens), !.
 
-% exact_keep_(+Keep, +Pairs): the prices counted, kept for the frames after (at most
-% exact_kept_limit_/1: past it, the kept ones are dropped first).
+% exact_keep_(+Keep, +Pairs): the prices counted, kept for the frames after: those of another
+% generation are dropped first, and all of them past exact_kept_limit_/1.
 exact_keep_(none, _).
-exact_keep_(keep(_), Pairs) :-
-    (   predicate_property(exact_known_(_, _, _), number_of_clauses(N)),
+exact_keep_(keep(G), Pairs) :-
+    exact_drop_old_(G),
+    (   predicate_property(exact_known_(_, _, _, _), number_of_clauses(N)),
         exact_kept_limit_(Max), N >= Max
-    ->  retractall(exact_known_(_, _, _))
+    ->  retractall(exact_known_(_, _, _, _))
     ;   true
     ),
-    forall(member((Id-Level)-Tokens, Pairs), assertz(exact_known_(Id, Level, Tokens))).
+    forall(member((Id-Level)-Tokens, Pairs), assertz(exact_known_(Id, Level, G, Tokens))).
 
-:- dynamic exact_known_/3.          % Id, Level, Tokens: the owner's rungs counted as written
+% the kept prices are asserted after those before them: the first of another generation,
+% while there is one, comes first
+exact_drop_old_(G) :-
+    (   once(exact_known_(_, _, G0, _)), G0 \== G
+    ->  retractall(exact_known_(_, _, G0, _)),
+        exact_drop_old_(G)
+    ;   true
+    ).
+
+:- dynamic exact_known_/4.          % Id, Level, Generation, Tokens: the owner's rungs as written
 exact_kept_limit_(200000).
 
 exact_rungs_of_(Framing, Exact, p(C, Rung, T0, Rungs0), p(C, Rung, T, Rungs)) :-
