@@ -265,7 +265,13 @@ part_framing_(Settings, part(M0, Facts, Crumbs), part(M, Facts, Crumbs)) :-
     length(Crumbs, NC),
     (   get_dict(excerpted, M0, Cut) -> true ; Cut = [] ),
     findall(H, member(_{handle: H}, Cut), CutIds),
-    foldl(fact_framing_sum_(Settings.fact_framing, CutIds), Facts, 0, FactsFraming),
+    foldl(fact_framing_sum_(Settings.fact_framing, CutIds), Facts, 0, FactsFraming0),
+    % each timed fact's price holds the line naming its day, which the frame writes once above
+    % the facts of that day (by_day_/2): hydrate/3's framing said ~370 tokens more than a frame
+    % of a hundred short turns wrote
+    findall(Id, member(fact(Id, _, _, _, _, _, _, _, _, _, _), Facts), Ids),
+    shared_day_lines_of_(Ids, Shared),
+    FactsFraming is FactsFraming0 - Shared,
     (   get_dict(suppressed, M0, Left) -> true ; Left = [] ),
     edge_tokens_(Settings, Crumbs, Left, Edge),
     Framing is HeadingTokens + FactsFraming + NC * Settings.crumb_framing + Edge,
@@ -334,7 +340,7 @@ record_framing_(Framing, _, Framing).
 outer_framing_(framing(_, _)).
 outer_framing_(framings(_, _, _, _)).
 
-% marked_dirty_(+Id): the frame heads Id with DIRTY (render_fact_/5's dirty_beliefs_/2): a
+% marked_dirty_(+Id): the frame heads Id with DIRTY (render_fact_/3's dirty_beliefs_/2): a
 % belief resting on it went dirty. Most memories hold no dirty belief at all: the first look
 % answers for them, before any search by record.
 marked_dirty_(Id) :-
@@ -702,7 +708,8 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     work_budget_(Budget, Work),
     Page is Work // 25,               % a deeper page for a larger budget (below)
     segment_candidates_(Goal, Settings, Segment, Page, Path, Candidates0),
-    select_facts_(Candidates0, Settings, FitBudget0, Placed, PastCap, Suppressed0, Sigs),
+    select_facts_(Candidates0, Settings, FitBudget0, Placed0, PastCap, Suppressed0, Sigs),
+    exact_rungs_(Settings, Placed0, Placed),
     left_out_cost_(Settings, Suppressed0, LeftOut0),
     FitBudget1 is max(0, FitBudget0 - LeftOut0),
     fit_(Placed, FitBudget1, Fitted0, Dropped0),
@@ -714,7 +721,8 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     promote_(Fitted, FitBudget, Kept0, GaveWay0),
     excerpts_(Goal, Settings, FitBudget, Kept0, KeptCut),
     focus_whole_(Goal, Settings, FitBudget, Kept0, KeptCut, Base, Kept1a, GaveWay1),
-    focus_core_(Goal, Settings, FitBudget, Base, Kept1a, Kept1, GaveWay2),
+    focus_core_(Goal, Settings, FitBudget, Base, Kept1a, Kept1b, GaveWay2),
+    exact_excerpts_(Settings, Kept1b, Kept1),
     append([GaveWay0, GaveWay1, GaveWay2], GaveWay),
     append([Dropped, GaveWay, PastCap], Outside0),
     refill_(Settings, FitBudget, Suppressed1, Kept1, Outside0, Sigs, Kept2, Outside1,
@@ -732,7 +740,7 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
     used_tokens_(Kept, Used),
     CrumbBudget is Budget - LeftOut - Used,
     breadcrumbs_(Outside, Label, Settings, CrumbBudget, Crumbs, CrumbTokens),
-    maplist(render_fact_(Label, Settings.fact_framing, Settings.reader), Kept, Facts),
+    render_facts_(Label, Settings.fact_framing, Settings.reader, Kept, Facts),
     foldl(fact_tokens_sum_, Facts, 0, Text),
     SegSpent is Text + CrumbTokens,
     Spent is Spent0 + SegSpent,
@@ -2307,8 +2315,9 @@ refill_(Rounds, Paid, Settings, Budget, Supp00, Kept00, Outside0, Sigs, Kept, Ou
         by_score_(Outside0, Pool),
         sigs_by_handle_(Sigs, Known),
         maplist(known_sig_(Known), Kept0, Taken),
-        select_facts_(Pool, s(Settings, Budget, Known), Room, 0, Free0, Taken, New0, Past,
+        select_facts_(Pool, s(Settings, Budget, Known), Room, 0, Free0, Taken, New00, Past,
                       Supp1, Sigs1),
+        exact_rungs_(Settings, New00, New0),
         fit_(New0, Free0, New1, Dropped0),
         append(Kept0, New1, Kept1),
         distinct_shown_(Kept1, Kept2, Same),        % only a new fact can repeat a kept one
@@ -2316,7 +2325,8 @@ refill_(Rounds, Paid, Settings, Budget, Supp00, Kept00, Outside0, Sigs, Kept, Ou
         append([Supp0, Supp1, Same], Supp2),
         refill_left_out_(Settings, Supp0, Supp2, New2, Free0, New3, Free, Dropped1),
         New3 \== []
-    ->  promote_(New3, Free, New, GaveWay),
+    ->  promote_(New3, Free, New4, GaveWay),
+        exact_excerpts_(Settings, New4, New),
         append(Kept0, New, Kept3),
         append([Dropped0, Dropped1, GaveWay, Past], Outside1),
         Rounds1 is Rounds - 1,
@@ -2430,12 +2440,14 @@ overfill_(1.0).
 text_sig_(p(c(Id, _, _, _, _), _, _, [Level-Size|_]), sig(Id, Size, Level, _, _)).
 
 % known_sig_(+Known, +Placed, -Sig): Placed's sig, the one in Known (an AVL tree of sigs by
-% handle) when it is there for the same rung, so that what comparisons made of it is kept.
+% handle) when it is there for the same rung, so that what comparisons made of it is kept
+% (its size may be the rung's price before exact_rungs_/3 counted it whole, a token or two
+% more: a loose bound either way).
 known_sig_(Known, P, Sig) :-
     text_sig_(P, Sig0),
-    Sig0 = sig(Id, Size, Level, _, _),
+    Sig0 = sig(Id, _, Level, _, _),
     (   get_assoc(Id, Known, Sig1),
-        Sig1 = sig(Id, Size, Level, _, _)
+        Sig1 = sig(Id, _, Level, _, _)
     ->  Sig = Sig1
     ;   Sig = Sig0
     ).
@@ -2995,8 +3007,13 @@ used_tokens_(Placed, Used) :-
 % the frame will write. Never more than the prices: a cost of facts together is at most the
 % sum of their costs apart.
 shared_day_lines_(Placed, Tokens) :-
+    findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Placed), Ids),
+    shared_day_lines_of_(Ids, Tokens).
+
+% shared_day_lines_of_(+Ids, -Tokens): shared_day_lines_/2 of the records Ids.
+shared_day_lines_of_(Ids, Tokens) :-
     (   nb_current(atc_day_line, Line), Line > 0
-    ->  findall(Day, ( member(p(c(Id, _, _, _, _), _, _, _), Placed), fact_day_(Id, Day) ), Days),
+    ->  findall(Day, ( member(Id, Ids), fact_day_(Id, Day) ), Days),
         length(Days, Timed),
         sort(Days, Distinct),
         length(Distinct, N),
@@ -3474,9 +3491,8 @@ excerpt_facts_(3).
 breadcrumbs_(Outside, Segment, Settings, Budget0, Crumbs, Spent) :-
     Settings.edge_framing = edge(Beyond, _),     % their heading, paid when there are any
     Budget is Budget0 - Beyond,
-    crumbs_(Outside, Segment, Settings, Budget, 0, Framed, 8, Crumbs),
-    length(Crumbs, N),
-    Spent is Framed - N * Settings.crumb_framing.
+    crumbs_(Outside, Segment, Settings, Budget, 0, _, 8, Crumbs),
+    foldl(crumb_tokens_sum_, Crumbs, 0, Spent).
 
 % A crumb costs its line and a rung of no fewer than 0 tokens: once the line alone no longer
 % fits, no candidate left can (a frame that spent its budget has hundreds past it, each
@@ -3492,56 +3508,213 @@ crumbs_(Cands, Seg, Settings, Budget, S0, S, N, Crumbs) :-
 crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
     (   record_ceiling_(Settings, Id, Ceiling),
         least_detailed_level_(Id, Ceiling, L),
-        fact_tokens_(Id, 0, L, Tok0),   % a breadcrumb is the bare rung: no speaker label
-        S0 + Tok0 + Settings.crumb_framing =< Budget
+        fact_tokens_(Id, 0, L, Tok),    % a breadcrumb is the bare rung: no speaker label
+        S0 + Tok + Settings.crumb_framing =< Budget
     ->  rung(Id, L, Text0),
         settings_reader_(Settings, Reader),
         reader_text_(Reader, Id, L, Text0, Text),
-        reader_tokens_cut_(Text0, Text, Cut),
-        Tok is max(0, Tok0 - Cut),
         source_of_(Reader, Id, Src),
         S is S0 + Tok + Settings.crumb_framing, N is N0 - 1,
-        Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest]
+        crumb_shown_tokens_(Text, Tok, Shown),
+        Crumbs = [crumb(Id, Seg, L, Shown, Src, Text)|Rest]
     ;   S = S0, N = N0, Crumbs = Rest
     ).
 
-render_fact_(Segment, Framing, Reader, p(c(Id, Score, By0, Hops, _), Rung, Framed, _),
-             fact(Id, Segment, Level, By, Score, Tokens, Hops, Source, Time, Text, Dirty)) :-
-    (   Rung = excerpt(_, _, Text0, _)          % verbatim pieces of L0: the receipt marks it
-    ->  Level = l0, Cut = 0
-    ;   Level = Rung,
-        rung(Id, Level, Text00),
-        reader_text_(Reader, Id, Level, Text00, Text0),
-        reader_tokens_cut_(Text00, Text0, Cut)
-    ), !,
+% render_facts_(+Segment, +Framing, +Reader, +Placed, -Facts): the facts as the frame writes
+% them, each with the tokens of its text as written (estimate_all_/2, one call for them all):
+% the fit priced the speaker's name, the rung and the date note each rounded up (and a
+% grantee's rung at the owner's length), 1-2 tokens over on most facts, and the receipt
+% reported that figure as spent. The whole is never more than those parts (the estimate is
+% subadditive), so the budget the fit kept holds. Without the host's estimator (a bare swipl)
+% a fact keeps the fit's figure.
+render_facts_(Segment, Framing, Reader, Placed, Facts) :-
+    maplist(render_fact_(Segment, Reader), Placed, Facts),
+    maplist(fact_text_, Facts, Texts),
+    (   estimate_all_(Texts, Tokens)
+    ->  maplist(fact_tokens_bound_, Facts, Tokens)
+    ;   maplist(fit_tokens_(Framing), Placed, Facts)
+    ).
+
+fact_text_(fact(_, _, _, _, _, _, _, _, _, Text, _), Text).
+
+fact_tokens_bound_(fact(_, _, _, _, _, Tokens, _, _, _, _, _), Tokens).
+
+fit_tokens_(Framing, p(c(Id, _, _, _, _), Rung, Framed, _),
+            fact(_, _, _, _, _, Tokens, _, _, _, _, _)) :-
     fact_framing_(Framing, Id, Rung, Line),
-    Tokens is Framed - Line - Cut,
+    Tokens is Framed - Line.
+
+% estimate_all_(+Texts, -Tokens): estimate_tokens/2 of each of Texts, in one call to the host;
+% fails without the host's estimator.
+estimate_all_(Texts, Tokens) :-
+    (   Texts == []
+    ->  Tokens = []
+    ;   current_predicate(atc_hydrate:host_estimate_tokens_all/2)
+    ->  host_estimate_tokens_all(Texts, Tokens)
+    ;   current_predicate(atc_hydrate:host_estimate_tokens/2)
+    ->  maplist(estimate_tokens, Texts, Tokens)
+    ).
+
+%!  host_estimate_tokens_all(+Texts:list(string), -Tokens:list(integer)) is det.
+%
+%   estimate_tokens/2 of each of Texts, in one call: implemented by the host
+%   (attention_cloud.curate.tokens), registered in this module when the bridge starts.
+
+render_fact_(Segment, Reader, p(c(Id, Score, By0, Hops, _), Rung, _, _),
+             fact(Id, Segment, Level, By, Score, _Tokens, Hops, Source, Time, Text, Dirty)) :-
+    shown_text_(Reader, Id, Rung, Level, Text), !,
     (   By0 = bridge(_, _) -> By = entity_expansion ; By = By0 ),
-    (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text1) ; Text1 = Text0 ),
-    reader_date_note_(Reader, Id, Note),
-    string_concat(Text1, Note, Text),
     source_of_(Reader, Id, Source),
     time_of_(Id, Time),
     dirty_beliefs_(Id, Dirty).
 
+% shown_text_(+Reader, +Id, +Rung, -Level, -Text): the text the frame writes for Id at Rung
+% (a level, or an excerpt: verbatim pieces of L0, which the receipt marks), as Reader reads it,
+% after its speaker's name and followed by its date note; Level is the receipt's level.
+shown_text_(Reader, Id, Rung, Level, Text) :-
+    (   Rung = excerpt(_, _, Text0, _)
+    ->  Level = l0
+    ;   Level = Rung,
+        rung(Id, Level, Text00),
+        reader_text_(Reader, Id, Level, Text00, Text0)
+    ),
+    (   speaker_label_(Id, Label) -> string_concat(Label, Text0, Text1) ; Text1 = Text0 ),
+    reader_date_note_(Reader, Id, Note),
+    string_concat(Text1, Note, Text).
+
+% exact_rungs_(+Settings, +Placed0, -Placed): the facts placed, each rung priced at what the
+% frame writes for it (shown_text_/5 counted whole, and its heading line) rather than at its
+% parts each rounded up: its speaker's name, its rung and its date note were 1-2 tokens over
+% on most facts (a frame of short turns left about a token a fact unspent while its receipt
+% said it was spent, and a frame given the budget its receipt said it cost dropped a fact).
+% Only a record with a name or a date note is priced again (the rest are their rungs), its
+% rungs all at once, in one call to the host for the frame's placed facts, not one for every
+% candidate: the fovea prices hundreds. Never dearer than the price it replaces, so the
+% budget the fit keeps holds.
+exact_rungs_(Settings, Placed0, Placed) :-
+    settings_reader_(Settings, Reader),
+    exact_kept_(Reader, Keep),
+    findall(Id-Level,
+            ( member(p(c(Id, _, _, _, _), _, _, Rungs), Placed0),
+              label_tokens_(Id, LT), LT > 0,
+              member(Level-_, Rungs) ),
+            Keys0),
+    sort(Keys0, Keys),
+    partition(exact_known_in_(Keep), Keys, Known, Unknown),
+    findall(Key-Text, ( member(Key, Unknown), Key = Id-Level,
+                        shown_text_(Reader, Id, Level, _, Text) ), Texts0),
+    pairs_keys_values(Texts0, New, Texts),
+    (   estimate_all_(Texts, Tokens)
+    ->  pairs_keys_values(NewPairs, New, Tokens),
+        exact_keep_(Keep, NewPairs),
+        maplist(exact_known_pair_(Keep), Known, KnownPairs),
+        append(KnownPairs, NewPairs, Pairs0),
+        sort(1, @<, Pairs0, Pairs),
+        list_to_assoc(Pairs, Exact),
+        maplist(exact_rungs_of_(Settings.fact_framing, Exact), Placed0, Placed)
+    ;   Placed = Placed0
+    ).
+
+% exact_kept_(+Reader, -Keep): the owner's exact prices are kept between frames while the
+% items, their rungs and their relations (a speaker, the days a text names) stand still:
+% Keep is keep(Generation), each price kept with the generation it was counted in (a frame of
+% another thread may count while one writes), or none for a grantee (whose texts are cut of
+% the owner's paths). Counting them again cost a frame of a hundred short turns ~5 ms of
+% bridge.
+exact_kept_(Reader, Keep) :-
+    (   Reader == none
+    ->  exact_generation_(G),
+        Keep = keep(G)
+    ;   Keep = none
+    ).
+
+exact_generation_(g(I, T, R, C, Rel)) :-
+    modified_(atc_journal:item_(_, _, _, _, _, _, _, _, _, _), I),
+    modified_(atc_journal:tombstone_(_, _, _), T),
+    modified_(atc_ladder:record_(_, _, _, _, _, _, _, _, _, _, _), R),
+    modified_(atc_ladder:curated_(_, _), C),
+    modified_(atc_journal:relation_(_, _, _), Rel).
+
+exact_known_in_(keep(G), Id-Level) :-
+    exact_known_(Id, Level, G, _).
+
+exact_known_pair_(keep(G), Id-Level, (Id-Level)-Tokens) :-
+    exact_known_(Id, Level, G, Tokens), !.
+
+% exact_keep_(+Keep, +Pairs): the prices counted, kept for the frames after: those of another
+% generation are dropped first, and all of them past exact_kept_limit_/1.
+exact_keep_(none, _).
+exact_keep_(keep(G), Pairs) :-
+    exact_drop_old_(G),
+    (   predicate_property(exact_known_(_, _, _, _), number_of_clauses(N)),
+        exact_kept_limit_(Max), N >= Max
+    ->  retractall(exact_known_(_, _, _, _))
+    ;   true
+    ),
+    forall(member((Id-Level)-Tokens, Pairs), assertz(exact_known_(Id, Level, G, Tokens))).
+
+% the kept prices are asserted after those before them: the first of another generation,
+% while there is one, comes first
+exact_drop_old_(G) :-
+    (   once(exact_known_(_, _, G0, _)), G0 \== G
+    ->  retractall(exact_known_(_, _, G0, _)),
+        exact_drop_old_(G)
+    ;   true
+    ).
+
+:- dynamic exact_known_/4.          % Id, Level, Generation, Tokens: the owner's rungs as written
+exact_kept_limit_(200000).
+
+exact_rungs_of_(Framing, Exact, p(C, Rung, T0, Rungs0), p(C, Rung, T, Rungs)) :-
+    C = c(Id, _, _, _, _),
+    maplist(exact_rung_(Framing, Exact, Id), Rungs0, Rungs),
+    (   atom(Rung), memberchk(Rung-T1, Rungs) -> T = T1 ; T = T0 ).
+
+exact_rung_(Framing, Exact, Id, Level-T0, Level-T) :-
+    (   get_assoc(Id-Level, Exact, Tokens)
+    ->  fact_framing_(Framing, Id, Level, Line),
+        T is min(T0, Tokens + Line)
+    ;   T = T0
+    ).
+
+% exact_excerpts_(+Settings, +Placed0, -Placed): the facts shown as excerpts priced so too
+% (an excerpt's price is its text's, its speaker's name's and its heading's, each rounded up).
+exact_excerpts_(Settings, Placed0, Placed) :-
+    settings_reader_(Settings, Reader),
+    findall(Text, ( member(p(c(Id, _, _, _, _), Rung, _, _), Placed0),
+                    Rung = excerpt(_, _, _, _),
+                    shown_text_(Reader, Id, Rung, _, Text) ),
+            Texts),
+    (   Texts \== [],
+        estimate_all_(Texts, Tokens)
+    ->  foldl(exact_excerpt_(Settings.fact_framing), Placed0, Placed, Tokens, [])
+    ;   Placed = Placed0
+    ).
+
+exact_excerpt_(Framing, P0, P, Tokens0, Tokens) :-
+    (   P0 = p(C, Rung, Framed, Rungs),
+        Rung = excerpt(_, _, _, _)
+    ->  Tokens0 = [T|Tokens],
+        C = c(Id, _, _, _, _),
+        fact_framing_(Framing, Id, Rung, Line),
+        Exact is min(Framed, T + Line),
+        P = p(C, Rung, Exact, Rungs)
+    ;   P = P0, Tokens = Tokens0
+    ).
+
+% crumb_shown_tokens_(+Text, +Rung, -Tokens): the tokens the receipt reports for a breadcrumb:
+% its Text as its line writes it (on one line, its runs of white space as one space), counted
+% (a grantee's text, cut of the owner's paths, had the owner's rung's figure); without the
+% host's estimator, its Rung's figure.
+crumb_shown_tokens_(Text, Rung, Tokens) :-
+    normalize_space(string(Line), Text),
+    (   estimate_all_([Line], [T]) -> Tokens = T ; Tokens = Rung ).
+
 % reader_text_(+Reader, +Id, +Level, +Text0, -Text): a rung as the frame's reader reads it: the
 % owner's as it is, a grantee's naming none of the owner's directories (path_disclosure.pl).
-% Its tokens are those of what the grantee reads (reader_tokens_cut_/3).
+% The receipt counts what the reader reads (render_facts_/5, crumb_shown_tokens_/3).
 reader_text_(Reader, Id, Level, Text0, Text) :-
     (   Reader == none -> Text = Text0 ; shown_text(Id, Level, Text0, Text) ).
-
-% reader_tokens_cut_(+Text0, +Text, -Cut): the tokens the grantee's Text (reader_text_/5) is
-% shorter by than the owner's rung Text0. The frame is planned on the owner's counts, which
-% the text shown is no longer than (so the budget holds), but the receipt tells a grantee the
-% tokens of what they read, less Cut (the owner's grew with directories and the L3 pointer's
-% line they may not read). Only a text the rewrite changed is estimated.
-reader_tokens_cut_(Text0, Text, Cut) :-
-    (   Text == Text0
-    ->  Cut = 0
-    ;   estimate_tokens(Text0, Owner),
-        estimate_tokens(Text, Shown),
-        Cut is max(0, Owner - Shown)
-    ).
 
 % reader_entity_(+Reader, +Entity0, -Entity): a bridging named thing as the receipt's reader
 % is told it: the owner's as distilled, a grantee's a path's file name alone (an entity can be

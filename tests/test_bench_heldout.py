@@ -37,12 +37,16 @@ def test_the_set_is_locomo_shaped_and_its_labels_point_at_turns(samples: list[di
                 datetime.strptime(qa["answer"], "%d %B %Y")
 
 
+# heldout-2 holds a user's one-word replies ("Go on.", "Done."): the jsonl and text feeds
+# dropped them as acknowledgements where the locomo feed kept them, so the three readers were
+# scored on different turns
+@pytest.mark.parametrize("number", [1, 2], ids=["heldout-2", "heldout-3"])
 @pytest.mark.parametrize("reader", ho.READERS)
 def test_each_feed_maps_every_turn_back_to_its_dia_id(samples: list[dict], reader: str,
-                                                       tmp_path: Path) -> None:
+                                                       number: int, tmp_path: Path) -> None:
     from attention_cloud import Memory
 
-    sample = samples[2]
+    sample = samples[number]
     questions = ho.questions(sample)
     stems = ho.WRITERS[reader](questions[0], tmp_path / "sessions")
     with Memory.open(tmp_path / "home") as mem:

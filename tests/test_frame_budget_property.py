@@ -83,13 +83,13 @@ def check_budget_kept(frame, budget: int) -> None:
     b = r["budget"]
     facts, crumbs = r["facts"], r["beyond"]
     # spent is what the frame holds: its facts' and breadcrumbs' tokens, segment by segment,
-    # each fact's text (as the frame writes it) no dearer than its tokens say
+    # each fact's tokens what its text costs as the frame writes it, exactly
     assert b["spent"] == sum(f["tokens"] for f in facts) + sum(c["tokens"] for c in crumbs), b
     for name, seg in b["segments"].items():
         assert seg["spent"] == (sum(f["tokens"] for f in facts if f["segment"] == name)
                                 + sum(c["tokens"] for c in crumbs if c["segment"] == name)), name
     for f, shown in zip(facts, frame.facts):
-        assert f["tokens"] >= estimate_tokens(shown.text), (f, shown.text)
+        assert f["tokens"] == estimate_tokens(shown.text), (f, shown.text)
         assert shown.text in frame.text
     if not facts and not crumbs:
         # empty only when too small, and it says so

@@ -259,3 +259,31 @@ def test_a_fact_a_dirty_belief_rests_on_is_marked_and_its_mark_paid(tmp_path, cu
         mem.close()
 
 
+
+
+def test_hydrate_3_says_what_the_frame_writes_of_its_own_lines(tmp_path, curated_hash_memory):
+    # hydrate/3's framing priced every timed fact with the line naming its day, which the frame
+    # writes once above the facts of that day: a frame of forty short turns over two days said
+    # twice what its lines cost. It prices each line at its longest (any count, the longest
+    # handle), so it may say a little more than the receipt, never less.
+    from attention_cloud.bridge import Atom, Var
+    from attention_cloud.hydration import frame_parts
+
+    transcript = tmp_path / "turns.json"
+    transcript.write_text(json.dumps([
+        {"role": "user" if i % 2 == 0 else "assistant", "name": "Jonas" if i % 2 == 0 else "Mia",
+         "timestamp": f"2025-03-0{1 + i // 20}T10:{i % 20:02d}:00Z",
+         "content": f"Note {i}: the bike shop on corner {i} had a blue frame for sale."}
+        for i in range(40)]), encoding="utf-8")
+    mem = curated_hash_memory(tmp_path, transcript)
+    try:
+        for budget in (300, 2000):
+            mem.jump
+            options = {"budget": budget, "plane": Atom("default"), "ceiling": Atom("l0"),
+                       "segments": []}
+            (out,) = mem.pl.once("atc_api:api_hydrate_json", "the bike shop", options, Var())
+            planned = int(frame_parts(out).meta["framing"])
+            written = mem.hydrate("the bike shop", budget=budget).receipt["budget"]["framing"]
+            assert written <= planned <= written + 12, (budget, planned, written)
+    finally:
+        mem.close()

@@ -127,7 +127,7 @@ def test_breadcrumbs_mark_the_edge_of_the_frame(curated):
         assert crumb["handle"] not in in_frame
         assert crumb["tokens"] <= 40
         # charged what its line shows: the bare rung (a fact's speaker label is not shown)
-        assert crumb["tokens"] == estimate_tokens(crumb["text"])
+        assert crumb["tokens"] == estimate_tokens(" ".join(crumb["text"].split()))
 
 
 def test_ceiling_is_honoured(curated):
@@ -409,9 +409,12 @@ def test_a_frame_of_short_chat_turns_spends_its_budget_when_few_match(home, tmp_
             r = mem.hydrate(goal, budget=2000).receipt
             # the budget spent (it was 1614 of 2000): turns this short, ~24 tokens with their
             # lines, count less than a full share of the plane's cap (2000/80 tokens), so
-            # more than 80 of them fit, within its hard bound of four times the cap
+            # more than 80 of them fit, within its hard bound of four times the cap. (The
+            # receipt said 0.95 and more while it counted each fact's name and text apart,
+            # each rounded up: the frame wrote ~0.92 of 2000, as it does now, the receipt
+            # saying so.)
             used = r["budget"]["spent"] + r["budget"]["framing"]
-            assert used >= 0.95 * 2000, (goal, r["budget"], len(r["facts"]))
+            assert used >= 0.9 * 2000, (goal, r["budget"], len(r["facts"]))
             assert len(r["facts"]) <= 320
     finally:
         mem.close()

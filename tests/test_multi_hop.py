@@ -109,14 +109,16 @@ def test_the_bridge_brings_the_second_piece_from_another_session(hop_home):
 def test_no_bridge_leaves_the_second_piece_out(hop_home, walk):
     """Without the bridge the second piece comes in by no entity link: the entity walk leaves
     it out; the cell walk may still reach it as a neighbour of its cell (cells are built from
-    the entities items share too), and the receipt says so."""
+    the entities items share too), and the receipt says so. Either may show it for its own
+    relevance, one of the jump's hits, where the frame has room for it (since the fit prices
+    each fact as written, a 600-token frame here does)."""
     frame = _frame(hop_home, *walk, "--no-bridge")
     assert _fact(hop_home, frame, FIRST) is not None
     second = _fact(hop_home, frame, SECOND)
     if walk:
-        assert second is None
+        assert second is None or second["seeded_by"] == "relevance", second
     else:
-        assert second is None or second["seeded_by"] == "cell_adjacency"
+        assert second is None or second["seeded_by"] in ("cell_adjacency", "relevance"), second
     assert frame["receipt"]["bridged"] == []
     bridged = _frame(hop_home, *walk)
     assert _fact(hop_home, bridged, SECOND)["handle"] in {b["handle"] for b in bridged["receipt"]["bridged"]}

@@ -236,7 +236,9 @@ def check_promises(mem, frame, *, budget: int, ceiling: str = "L0", reader: str 
     for f, shown in zip(facts, frame.facts):
         assert f["level"] == shown.level.upper()
         assert LEVEL_RANK[f["level"]] >= cap, (f, ceiling, reader)
-        assert f["tokens"] >= estimate_tokens(shown.text), f
+        # what the frame spent on the fact, exactly: its text as written, the speaker's name
+        # and the date note included (counted in parts, each rounded up, it was 1-2 over)
+        assert f["tokens"] == estimate_tokens(shown.text), (f, shown.text)
         assert shown.text in frame.text
         assert f["segment"] in b["segments"]
         heading = f"[{f['level']}" + (f" excerpt {f['excerpt']['kept']}/{f['excerpt']['of']}"
@@ -246,6 +248,8 @@ def check_promises(mem, frame, *, budget: int, ceiling: str = "L0", reader: str 
             _check_resolves(mem, f, shown, frame)
     # what is left out is not in the frame
     for c in crumbs:
+        # a breadcrumb's text as its line writes it (on one line), exactly
+        assert c["tokens"] == estimate_tokens(" ".join(c["text"].split())), c
         assert c["handle"] not in handles, c
         assert c["segment"] in b["segments"]
         assert LEVEL_RANK[c["level"]] >= cap, c

@@ -752,7 +752,9 @@ def test_the_receipt_says_which_facts_the_window_counted_and_why(conversation_ho
     assert not any("in_window" in f for f in written if not f["time"].startswith("2023-05"))
     # the frame says how many of its facts lie inside the window: none, when memory is silent then
     empty = conversation_home("hydrate", "--goal", "What did Priya do in March 2022?").output
-    assert "anchored to \"in march 2022\": 2022-03-01T00:00:00Z .. 2022-04-01T00:00:00Z · 0 facts inside" in empty
+    # its window in the frame's own words for times (a weekday, the day, the clock, as the
+    # day lines and "as of" write them), not ISO stamps; the receipt's anchor keeps those
+    assert "anchored to \"in march 2022\": Tue 2022-03-01 00:00 .. Fri 2022-04-01 00:00 · 0 facts inside" in empty
     may = conversation_home("hydrate", "--goal", "What did Tomás say in May 2023?", "--budget", "600").output
     assert f" · {sum(1 for f in written if 'in_window' in f)} facts inside" in may
     unanchored, _ = facts("When did Priya start the pottery class?")

@@ -791,8 +791,11 @@ def _named_receipt(receipt_id: str) -> str:
 
 def _anchor_line(phrase: str, start: str, end: str, inside: int) -> str:
     # how many facts lie inside the window (the receipt's in_window): none says that memory
-    # holds nothing written then or naming a day then, and the facts shown are from other times
-    return f"anchored to \"{phrase}\": {start} .. {end} · {inside} facts inside"
+    # holds nothing written then or naming a day then, and the facts shown are from other times.
+    # Its ends as the frame writes every other time (`Tue 2022-03-01 00:00`, the weekday and
+    # the day of the day lines, as cheap as the ISO stamp the receipt keeps)
+    return (f"anchored to \"{phrase}\": {_when(start)[1:] or start} .. {_when(end)[1:] or end}"
+            f" · {inside} facts inside")
 
 
 def _segment_line(segment: str, spent: int, budget: int, path: str) -> str:

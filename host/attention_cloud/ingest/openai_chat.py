@@ -33,7 +33,7 @@ from .classify import (
     message_text,
     output_text,
     tool_output_kind,
-    user_message_kind,
+    named_user_kind,
 )
 from .collector import ItemCollector
 from .jsonlines import json_document, json_records, strip_document_envelopes
@@ -209,7 +209,7 @@ class OpenAIChatParser:
             )
 
         if role == "user":
-            kind = user_message_kind(text)
+            kind = named_user_kind(text, speaker)
             if kind is None:
                 self.collector.no_item(text)
             else:

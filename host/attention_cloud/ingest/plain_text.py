@@ -33,7 +33,7 @@ from .classify import (
     message_text,
     output_text,
     tool_output_kind,
-    user_message_kind,
+    named_user_kind,
 )
 from .collector import ItemCollector
 from .envelope import strip_envelopes
@@ -435,7 +435,7 @@ def add_turn(
     collector.envelopes_stripped += lone
     text = strip_system_reminders(text).strip()
     if role == "user":
-        kind = user_message_kind(text)
+        kind = named_user_kind(text, speaker)
     elif role == "assistant":
         kind = assistant_text_kind(text)
     elif role == "tool":
