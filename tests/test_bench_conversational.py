@@ -163,6 +163,14 @@ def test_short_turn_run_of_one_shape(data: Path, tmp_path: Path, capsys: pytest.
     out = capsys.readouterr().out
     assert "| figure | conversational shape |" in out and "evidence in frame @500, RRF" in out
     assert "Short turns (`--short-turns`)" in out and "2 instances in conversational shape" in out
+    # where the product frames' fact tokens went, by what brought each fact in
+    assert "| @500 | relevance |" in out and "fact tokens went" in out
+    found = [json.loads(line) for line in rows.read_text(encoding="utf-8").splitlines()]
+    for row in found:
+        by_source = row["sources"]["500"]
+        assert by_source and set(by_source) <= set(lme.SOURCES)
+        # every evidence item the frame holds is counted under one source
+        assert sum(n for _, _, n in by_source.values()) >= round(row["in_frame_l0"]["500"] * row["evidence_items"])
     assert conv.main(["--data", str(data), "--embedder", "hash", "--budgets", "500", "--short-turns",
                       "--shapes", "conversational", "--from-jsonl", str(rows)]) == 0
     assert "| figure | conversational shape |" in capsys.readouterr().out

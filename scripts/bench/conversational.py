@@ -430,6 +430,14 @@ def report(outcomes: dict[str, list[lme.Outcome]], variants: list[Variant], args
         + "the question names the people: "
         + "; ".join(f"“{v.original_question}” → “{v.instance.question}”" for v in examples)
         + ".\n\nPer question type:\n\n" + per_type
+        + "\nWhere the product frames' fact tokens went (what brought each fact in: the goal's own "
+        "hits, the walk's story of a seed (its arc standing in for its members, a turn before or "
+        "after it), the bridge, a focus cell's members, the map of the cells around it), over the "
+        "instances with evidence:\n\n"
+        + "\n".join(f"{shape.capitalize()} shape:\n\n"
+                     + lme.sources_table([o for o in outcomes[shape] if o.in_frame_l0], budgets)
+                     for shape in shapes)
+        + "\n" + behind_rrf(outcomes, shapes, budgets)
         + f"\nAnswer in frame (the gold answer, normalised, in the text of the frame's facts and "
         f"breadcrumbs; answers of at most {lme.ANSWER_WORDS} words, no abstention; "
         f"{first.answers} checkable):\n\n"
@@ -439,6 +447,23 @@ def report(outcomes: dict[str, list[lme.Outcome]], variants: list[Variant], args
            f"breadcrumbs hold, over the {first.worded} answers with such words; a "
            f"fragment counts for the words it holds, and no fact counts by its evidence label.\n"
            if args.answer_words else ""))
+
+
+def behind_rrf(outcomes: dict[str, list[lme.Outcome]], shapes: list[str], budgets: list[int]) -> str:
+    """The instance-budgets where the RRF frame holds more evidence than the product's, one line
+    each with where the product frame's fact tokens went (facts/tokens/evidence per source)."""
+    lines = []
+    for shape in shapes:
+        for o in outcomes[shape]:
+            for b in budgets:
+                if o.rrf_in_frame.get(b, 0) > o.in_frame_l0.get(b, 0):
+                    spent = "; ".join(f"{src} {row[0]}/{row[1]}/{row[2]}" for src in lme.SOURCES
+                                      if (row := o.sources.get(b, {}).get(src)))
+                    lines.append(f"- {shape} {o.qid} ({o.qtype}) @{b}: product {o.in_frame_l0[b]:.2f}, "
+                                 f"RRF {o.rrf_in_frame[b]:.2f}; facts/tokens/evidence: {spent}")
+    if not lines:
+        return "No instance-budget where the RRF frame holds more evidence than the product's.\n"
+    return ("Where the RRF frame holds more evidence than the product's:\n\n" + "\n".join(lines) + "\n")
 
 
 def read_outcomes(path: Path) -> dict[str, list[lme.Outcome]]:
