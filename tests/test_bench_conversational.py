@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -121,3 +122,55 @@ def test_the_conversational_shape_fed_as_locomo(data: Path, tmp_path: Path,
     found = [json.loads(line) for line in rows.read_text(encoding="utf-8").splitlines()]
     assert [(r["shape"], r["evidence_items"]) for r in found if r["shape"] == "conversational"] \
         == [("conversational", 1), ("conversational", 1)]
+
+
+def test_short_turns_split_messages_and_carry_labels(data: Path) -> None:
+    """--short-turns: a long turn becomes the short messages a person would send, each a turn of
+    its own by the same role; the evidence label goes to the piece that holds the answer."""
+    long_reply = ("Great question! Here are a few ideas for the weekend. First, try the farmers "
+                  "market downtown. It opens at eight and has fresh bread every Saturday.\n"
+                  "- Second, a walk along the river trail is lovely this time of year. "
+                  "Bring a jacket, since it gets windy near the bridge in the late afternoon.")
+    assert conv.short_messages("Thanks!") == ["Thanks!"]
+    pieces = conv.short_messages(long_reply)
+    assert len(pieces) >= 2 and all(len(p.split()) <= conv.MESSAGE_WORDS for p in pieces)
+    assert " ".join(pieces).split() == long_reply.split()  # nothing lost, nothing added
+    inst = lme.load_instances(data, None)[0]
+    sid, date, turns = inst.sessions[1]
+    turns[2] = {"role": "user", "has_answer": True, "content": (
+        "We spent the whole morning walking around the old town with my sister and her two kids, "
+        "looking at the little shops and the church by the square. "
+        "Then I bought a blue ceramic teapot at the market. My sister says it is too big for the shelf.")}
+    short, tally = conv.short_turns(inst)
+    _, _, split = short.sessions[1]
+    labelled = [t["content"] for t in split if t.get("has_answer")]
+    # the long first sentence is a message of its own; the two short ones go out as one
+    assert labelled == ["Then I bought a blue ceramic teapot at the market. My sister says it is "
+                        "too big for the shelf."], split
+    assert [t["role"] for t in split] == ["user", "assistant", "user", "user", "assistant"]
+    assert short.evidence == {("s_b", 3)} and (tally.by_answer, tally.whole) == (1, 0)
+    # no answer word in any piece: the pieces that share the most words with the question
+    inst = replace(inst, answer="three")
+    short, tally = conv.short_turns(inst)
+    assert [t["content"] for t in short.sessions[1][2] if t.get("has_answer")] == labelled
+    assert tally.by_question == 1
+
+
+def test_short_turn_run_of_one_shape(data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = tmp_path / "rows.jsonl"
+    assert conv.main(["--data", str(data), "--embedder", "hash", "--no-cache", "--budgets", "500",
+                      "--short-turns", "--shapes", "conversational", "--jsonl", str(rows)]) == 0
+    out = capsys.readouterr().out
+    assert "| figure | conversational shape |" in out and "evidence in frame @500, RRF" in out
+    assert "Short turns (`--short-turns`)" in out and "2 instances in conversational shape" in out
+    # where the product frames' fact tokens went, by what brought each fact in
+    assert "| @500 | relevance |" in out and "fact tokens went" in out
+    found = [json.loads(line) for line in rows.read_text(encoding="utf-8").splitlines()]
+    for row in found:
+        by_source = row["sources"]["500"]
+        assert by_source and set(by_source) <= set(lme.SOURCES)
+        # every evidence item the frame holds is counted under one source
+        assert sum(n for _, _, n in by_source.values()) >= round(row["in_frame_l0"]["500"] * row["evidence_items"])
+    assert conv.main(["--data", str(data), "--embedder", "hash", "--budgets", "500", "--short-turns",
+                      "--shapes", "conversational", "--from-jsonl", str(rows)]) == 0
+    assert "| figure | conversational shape |" in capsys.readouterr().out

@@ -167,6 +167,86 @@ def has_person(text: str) -> bool:
     return bool(_PERSON.search(text))
 
 
+# -- short turns -------------------------------------------------------------------------------
+#: a short message holds sentences while it stays at most this many words (a longer sentence is
+#: a message of its own): about a LoCoMo turn's length, what people write in a chat
+MESSAGE_WORDS = 30
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9*#-])")
+
+
+def short_messages(text: str, most_words: int = MESSAGE_WORDS) -> list[str]:
+    """``text`` as the short messages a person would send one after another: its lines and
+    sentences, consecutive ones joined while the message stays at most ``most_words`` words
+    (a longer sentence stays whole). A text already that short is one message."""
+    sentences = [s.strip() for line in text.splitlines() for s in _SENTENCE_END.split(line)]
+    out: list[str] = []
+    words = 0
+    for sentence in filter(None, sentences):
+        n = len(sentence.split())
+        if out and words + n <= most_words:
+            out[-1] += " " + sentence
+            words += n
+        else:
+            out.append(sentence)
+            words = n
+    return out or [text]
+
+
+@dataclass
+class ShortTurns:
+    """How :func:`short_turns` carried an instance's evidence labels: per evidence turn, by the
+    gold answer's words, by the question's, or to every piece (neither found in one)."""
+
+    turns: int = 0
+    pieces: int = 0
+    by_answer: int = 0
+    by_question: int = 0
+    whole: int = 0
+
+    def add(self, other: "ShortTurns") -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+def evidence_pieces(pieces: list[str], answer: str, question: str) -> tuple[list[int], str]:
+    """Which ``pieces`` of an evidence turn hold the evidence, and by which rule: those holding
+    a word of the gold ``answer`` (content words, as ``longmemeval.answer_words`` counts them);
+    else those sharing the most content words with the ``question``; else all of them."""
+    wanted = lme._content_words(answer)
+    held = [i for i, p in enumerate(pieces) if wanted & lme._content_words(p)]
+    if held:
+        return held, "by_answer"
+    asked = lme._content_words(question)
+    shared = [len(asked & lme._content_words(p)) for p in pieces]
+    if max(shared, default=0) > 0:
+        return [i for i, n in enumerate(shared) if n == max(shared)], "by_question"
+    return list(range(len(pieces))), "whole"
+
+
+def short_turns(inst: lme.Instance, most_words: int = MESSAGE_WORDS) -> tuple[lme.Instance, ShortTurns]:
+    """``inst`` with every turn split into :func:`short_messages`, each a turn of its own by the
+    same role, in order; an evidence turn's ``has_answer`` goes to the pieces
+    :func:`evidence_pieces` picks (a piece without the evidence is a distractor, as in a chat)."""
+    tally = ShortTurns()
+    sessions = []
+    for sid, date, turns in inst.sessions:
+        split: list[dict[str, Any]] = []
+        for turn in turns:
+            pieces = short_messages(turn["content"], most_words)
+            tally.turns += 1
+            tally.pieces += len(pieces)
+            marked: set[int] = set()
+            if turn.get("has_answer"):
+                found, rule = evidence_pieces(pieces, inst.answer, inst.question)
+                marked = set(found)
+                setattr(tally, rule, getattr(tally, rule) + 1)
+            for i, piece in enumerate(pieces):
+                split.append({"role": turn["role"], "content": piece}
+                             | ({"has_answer": True} if i in marked else {}))
+        sessions.append((sid, date, split))
+    return replace(inst, sessions=sessions), tally
+
+
 # -- the variant -------------------------------------------------------------------------------
 @dataclass
 class Variant:
@@ -258,10 +338,11 @@ SHAPES = ("dev", "conversational")
 
 def figure_rows(summaries: dict[str, lme.Summary], budgets: list[int],
                 answer_words: bool = False) -> list[list[str]]:
+    """The overall figures, one row each, a column per shape of ``summaries`` (in SHAPES order)."""
     f3 = (lambda x: f"{x:.3f}")
 
     def row(label: str, get: Callable[[lme.Summary], float], fmt: Callable[[float], str] = f3) -> list[str]:
-        return [label] + [fmt(get(summaries[shape])) for shape in SHAPES]
+        return [label] + [fmt(get(summaries[shape])) for shape in SHAPES if shape in summaries]
 
     rows = [row("session recall_any@5, product (jump seeds)", lambda s: s.jump[5]),
             row("session recall_any@5, BM25", lambda s: s.bm25[5]),
@@ -290,13 +371,15 @@ def figure_rows(summaries: dict[str, lme.Summary], budgets: list[int],
 def report(outcomes: dict[str, list[lme.Outcome]], variants: list[Variant], args: argparse.Namespace,
            elapsed: float) -> str:
     budgets = args.budgets
-    summaries = {shape: lme.summarise(outcomes[shape], budgets) for shape in SHAPES}
+    shapes = [shape for shape in SHAPES if outcomes.get(shape)]  # --shapes runs some of them
+    summaries = {shape: lme.summarise(outcomes[shape], budgets) for shape in shapes}
+    first = summaries[shapes[0]]
     f3 = (lambda x: f"{x:.3f}")
-    overall = markdown_table(["figure", "dev shape", "conversational shape"],
+    overall = markdown_table(["figure"] + [f"{shape} shape" for shape in shapes],
                              figure_rows(summaries, budgets, args.answer_words))
     rows = []
     for qtype in lme.TYPES:
-        for shape in SHAPES:
+        for shape in shapes:
             group = [o for o in outcomes[shape] if o.qtype == qtype]
             if not group:
                 continue
@@ -308,14 +391,14 @@ def report(outcomes: dict[str, list[lme.Outcome]], variants: list[Variant], args
         + [h for b in budgets for h in (f"@{b} product", f"@{b} BM25", f"@{b} RRF")], rows)
     changed = sum(v.changed for v in variants)
     residual = sum(has_person(v.instance.question) for v in variants)
-    conv = outcomes["conversational"]
+    conv = outcomes.get("conversational", [])
     items = sum(o.items for o in conv)
     timed = sum(o.timed_items for o in conv)
     named = sum(o.named_items for o in conv)
     used = sorted({f for v in variants for f in v.formats})
     examples = [v for v in variants if v.changed][:3]
     goals = []
-    for shape in SHAPES:
+    for shape in shapes:
         s = summaries[shape]
         if 2000 in budgets:
             goals.append(f"{shape}: @2000 product − BM25 {s.l0[2000] - s.bm25_frame[2000]:+.3f} (goal +0.15), "
@@ -325,8 +408,8 @@ def report(outcomes: dict[str, list[lme.Outcome]], variants: list[Variant], args
             goals.append(f"{shape}: multi-session evidence @2000 {lme.summarise(ms, budgets).l0[2000]:.3f} "
                          "(goal 0.90)")
     return (
-        f"{len(variants)} instances in both shapes ({summaries['dev'].n} scored, "
-        f"{len(variants) - summaries['dev'].n} abstention), embedder `{args.embedder}`, seed {args.seed}; "
+        f"{len(variants)} instances in {' and '.join(shapes)} shape{'s' * (len(shapes) > 1)} "
+        f"({first.n} scored, {len(variants) - first.n} abstention), embedder `{args.embedder}`, seed {args.seed}; "
         f"whole run {elapsed / 60:.1f} min. Conversational shape: the rewriter changed "
         f"{changed} of {len(variants)} questions into the third person ({residual} still hold a first- or "
         f"second-person pronoun); {len(used)} date formats ({', '.join(used)}); of its {items} items, "
@@ -347,15 +430,40 @@ def report(outcomes: dict[str, list[lme.Outcome]], variants: list[Variant], args
         + "the question names the people: "
         + "; ".join(f"“{v.original_question}” → “{v.instance.question}”" for v in examples)
         + ".\n\nPer question type:\n\n" + per_type
+        + "\nWhere the product frames' fact tokens went (what brought each fact in: the goal's own "
+        "hits, the walk's story of a seed (its arc standing in for its members, a turn before or "
+        "after it), the bridge, a focus cell's members, the map of the cells around it), over the "
+        "instances with evidence:\n\n"
+        + "\n".join(f"{shape.capitalize()} shape:\n\n"
+                     + lme.sources_table([o for o in outcomes[shape] if o.in_frame_l0], budgets)
+                     for shape in shapes)
+        + "\n" + behind_rrf(outcomes, shapes, budgets)
         + f"\nAnswer in frame (the gold answer, normalised, in the text of the frame's facts and "
         f"breadcrumbs; answers of at most {lme.ANSWER_WORDS} words, no abstention; "
-        f"{summaries['dev'].answers} checkable):\n\n"
-        + "\n".join(lme.answer_table(outcomes[shape], budgets, shape) for shape in SHAPES)
+        f"{first.answers} checkable):\n\n"
+        + "\n".join(lme.answer_table(outcomes[shape], budgets, shape) for shape in shapes)
         + (f"\nAnswer words in frame: the share of the gold answer's words (numbers included, "
            f"common words such as \"the\" and \"was\" left out) that the frame's facts and "
-           f"breadcrumbs hold, over the {summaries['dev'].worded} answers with such words; a "
+           f"breadcrumbs hold, over the {first.worded} answers with such words; a "
            f"fragment counts for the words it holds, and no fact counts by its evidence label.\n"
            if args.answer_words else ""))
+
+
+def behind_rrf(outcomes: dict[str, list[lme.Outcome]], shapes: list[str], budgets: list[int]) -> str:
+    """The instance-budgets where the RRF frame holds more evidence than the product's, one line
+    each with where the product frame's fact tokens went (facts/tokens/evidence per source)."""
+    lines = []
+    for shape in shapes:
+        for o in outcomes[shape]:
+            for b in budgets:
+                if o.rrf_in_frame.get(b, 0) > o.in_frame_l0.get(b, 0):
+                    spent = "; ".join(f"{src} {row[0]}/{row[1]}/{row[2]}" for src in lme.SOURCES
+                                      if (row := o.sources.get(b, {}).get(src)))
+                    lines.append(f"- {shape} {o.qid} ({o.qtype}) @{b}: product {o.in_frame_l0[b]:.2f}, "
+                                 f"RRF {o.rrf_in_frame[b]:.2f}; facts/tokens/evidence: {spent}")
+    if not lines:
+        return "No instance-budget where the RRF frame holds more evidence than the product's.\n"
+    return ("Where the RRF frame holds more evidence than the product's:\n\n" + "\n".join(lines) + "\n")
 
 
 def read_outcomes(path: Path) -> dict[str, list[lme.Outcome]]:
@@ -366,7 +474,8 @@ def read_outcomes(path: Path) -> dict[str, list[lme.Outcome]]:
         shape = raw.pop("shape")
         raw = {k: ({int(b): x for b, x in v.items()} if isinstance(v, dict) else v) for k, v in raw.items()}
         outcomes[shape].append(lme.Outcome(**raw))
-    done = {o.qid for o in outcomes["dev"]} & {o.qid for o in outcomes["conversational"]}
+    # the instances every shape in the file finished (a --shapes run has one shape)
+    done = set.intersection(*[{o.qid for o in found} for found in outcomes.values() if found] or [set()])
     return {shape: [o for o in found if o.qid in done] for shape, found in outcomes.items()}
 
 
@@ -386,7 +495,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="vector cache for curation batches (default .local/bench-cache/lme-vectors)")
     parser.add_argument("--no-cache", dest="cache", action="store_const", const=None,
                         help="embed everything with the model")
-    parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES), help=argparse.SUPPRESS)
+    parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES),
+                        help="run these shapes only (default both)")
+    parser.add_argument("--short-turns", action="store_true",
+                        help="split every turn into the short messages a person would send "
+                             f"(sentences, joined up to {MESSAGE_WORDS} words), the evidence "
+                             "label carried to the pieces that hold the gold answer's words "
+                             "(else the question's); see short_turns()")
     parser.add_argument("--jsonl", type=Path, help="also write one JSON line per instance and shape here")
     parser.add_argument("--from-jsonl", type=Path, metavar="PATH",
                         help="report the instances a run's --jsonl holds (both shapes) without running")
@@ -407,31 +522,35 @@ def main(argv: list[str] | None = None) -> int:
     args.config = {}
     if any(b <= 0 for b in args.budgets):
         parser.error("--budgets must be positive")
+    if args.update_md and (args.short_turns or args.shapes != list(SHAPES)):
+        parser.error("--update-md writes the two shapes' section: not with --short-turns or --shapes")
     header = run_header("LongMemEval's dev split in two shapes (dev, conversational)")
     if args.from_jsonl is not None:
         if not args.from_jsonl.is_file():
             parser.error(f"--from-jsonl {args.from_jsonl}: no such file")
         outcomes = read_outcomes(args.from_jsonl)
-        if not outcomes["dev"]:
-            parser.error(f"--from-jsonl {args.from_jsonl}: no instance finished in both shapes")
-        args.ids = [o.qid for o in outcomes["dev"]]
+        finished = next((found for found in outcomes.values() if found), [])
+        if not finished:
+            parser.error(f"--from-jsonl {args.from_jsonl}: no instance finished in every shape")
+        args.ids = [o.qid for o in finished]
         instances = lme.load_instances(require_data(args.data, parser), None, args.ids)
         order = {qid: n for n, qid in enumerate(args.ids)}
         instances.sort(key=lambda inst: order[inst.qid])
+        instances = shortened(instances, args)
         variants = [make_variant(inst, args.seed) for inst in instances]
         header += (f"\nFigures of the {len(instances)} instances that run finished in both shapes, read "
                    f"back from its `--jsonl` ({shown(args.from_jsonl)}); the whole-run time below is "
                    "the sum of their ingest and curate times.\n")
         elapsed = sum(o.ingest_s + o.curate_s for found in outcomes.values() for o in found)
         return _finish(header, outcomes, variants, args, elapsed)
-    instances = lme.load_instances(require_data(args.data, parser), args.limit, args.ids)
+    instances = shortened(lme.load_instances(require_data(args.data, parser), args.limit, args.ids), args)
     variants = [make_variant(inst, args.seed) for inst in instances]
     outcomes = {shape: [] for shape in SHAPES}
     started = time.perf_counter()
     out = open(args.jsonl, "w", encoding="utf-8") if args.jsonl else None
     with tempfile.TemporaryDirectory(prefix="lme-conv-") as tmp:
         for number, (inst, variant) in enumerate(zip(instances, variants), start=1):
-            for shape in SHAPES:
+            for shape in args.shapes:
                 if shape == "dev":
                     outcome = lme.run_instance(inst, args, Path(tmp) / shape)
                 else:
@@ -452,9 +571,37 @@ def main(argv: list[str] | None = None) -> int:
     return _finish(header, outcomes, variants, args, time.perf_counter() - started)
 
 
+def shortened(instances: list[lme.Instance], args: argparse.Namespace) -> list[lme.Instance]:
+    """``instances`` in short turns when ``args.short_turns`` (:func:`short_turns`), the tally of
+    how their labels were carried kept in ``args.short_tally`` for the report; else as they are."""
+    args.short_tally = None
+    if not args.short_turns:
+        return instances
+    tally = ShortTurns()
+    out = []
+    for inst in instances:
+        short, counted = short_turns(inst)
+        tally.add(counted)
+        out.append(short)
+    args.short_tally = tally
+    return out
+
+
+def short_turns_note(tally: ShortTurns) -> str:
+    """The report's paragraph on the short-turn shape: how many pieces, how labels went."""
+    labelled = tally.by_answer + tally.by_question + tally.whole
+    return (f"Short turns (`--short-turns`): every turn split into the short messages a person "
+            f"would send (its lines and sentences, joined while at most {MESSAGE_WORDS} words): "
+            f"{tally.turns} turns became {tally.pieces} ({tally.pieces / max(tally.turns, 1):.1f} "
+            f"a turn). Of {labelled} evidence turns, the label went to the pieces holding a word of "
+            f"the gold answer for {tally.by_answer}, to those sharing the most words with the "
+            f"question for {tally.by_question}, to every piece for {tally.whole}.\n\n")
+
+
 def _finish(header: str, outcomes: dict[str, list[lme.Outcome]], variants: list[Variant],
             args: argparse.Namespace, elapsed: float) -> int:
-    body = header + "\n" + report(outcomes, variants, args, elapsed)
+    tally = getattr(args, "short_tally", None)
+    body = header + "\n" + (short_turns_note(tally) if tally else "") + report(outcomes, variants, args, elapsed)
     if args.compare and not args.from_jsonl:
         on, _, off = lme.COMPARED[args.compare]
         for shape, found in outcomes.items():

@@ -163,6 +163,61 @@ class Outcome:
     answer_words: dict[int, float] = field(default_factory=dict)
     bm25_answer_words: dict[int, float] = field(default_factory=dict)
     rrf_answer_words: dict[int, float] = field(default_factory=dict)
+    #: per budget, where the product frame's fact tokens went: per source (:func:`fact_source`)
+    #: [facts, tokens, evidence items among them]
+    sources: dict[int, dict[str, list[int]]] = field(default_factory=dict)
+
+
+#: what brought a frame's facts in, in the order the reports list them
+SOURCES = ("relevance", "story: arc", "story: turn", "bridge", "cell members", "cell map", "other")
+
+
+def fact_source(fact: Any, bridged: set[str]) -> str:
+    """What brought ``fact`` into its frame, as :data:`SOURCES` names it: the goal's own hits
+    (relevance, recency), the walk's story (a seed's arc standing in for its members, or a turn
+    before or after a seed or an arc's member: ``entity_expansion`` not bridged), the bridge
+    (``bridged``: the receipt's handles), a focus cell's members or the map of the cells around
+    it (``cell_adjacency``: a cell summary or a member two hops out)."""
+    by = fact.seeded_by
+    if fact.handle in bridged:
+        return "bridge"
+    if by in ("relevance", "recency"):
+        return "relevance"
+    if by == "entity_expansion":
+        return "story: arc" if fact.handle.startswith("arc_") else "story: turn"
+    if by == "cell_adjacency":
+        return "cell members" if fact.hops <= 1 and fact.handle.startswith("it_") else "cell map"
+    return "other"
+
+
+def frame_sources(frame: Any, evidence_items: set[str]) -> dict[str, list[int]]:
+    """Per :func:`fact_source`, the frame's facts, their tokens and the evidence items among
+    them (``evidence_items``: whole L0 facts or excerpts alike)."""
+    bridged = {str(b["handle"]) for b in frame.receipt.get("bridged", [])}
+    out: dict[str, list[int]] = {}
+    for fact in frame.facts:
+        row = out.setdefault(fact_source(fact, bridged), [0, 0, 0])
+        row[0] += 1
+        row[1] += int(fact.tokens)
+        row[2] += fact.handle in evidence_items
+    return out
+
+
+def sources_table(outcomes: list[Outcome], budgets: list[int]) -> str:
+    """Where the product frames' fact tokens went, per budget and source: facts, tokens (and
+    their share of all fact tokens), evidence items; over ``outcomes`` with evidence."""
+    rows = []
+    for b in budgets:
+        totals: dict[str, list[int]] = {}
+        for o in outcomes:
+            for source, row in o.sources.get(b, {}).items():
+                into = totals.setdefault(source, [0, 0, 0])
+                for i, x in enumerate(row):
+                    into[i] += x
+        tokens = sum(row[1] for row in totals.values()) or 1
+        rows += [[f"@{b}", source, f"{totals[source][0]}", f"{totals[source][1]} ({totals[source][1] / tokens:.2f})",
+                  f"{totals[source][2]}"] for source in SOURCES if source in totals]
+    return markdown_table(["budget", "brought in by", "facts", "tokens (share)", "evidence items"], rows)
 
 
 class CachedEmbedder:
@@ -568,6 +623,7 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
             words_in: dict[int, float] = {}
             bm25_words: dict[int, float] = {}
             rrf_words: dict[int, float] = {}
+            sources: dict[int, dict[str, list[int]]] = {}
             for budget in args.budgets:
                 started = time.perf_counter()
                 cpu = time.process_time()
@@ -580,6 +636,7 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
                 framing = baseline_framing(inst.question, budget)
                 l0, anywhere = frame_evidence(frame, members)
                 excerpted = l0 | excerpt_evidence(frame)
+                sources[budget] = frame_sources(frame, evidence_items)
                 kept = bm25_frame(bm25_order, texts, budget, framing, days)
                 rrf_kept = bm25_frame(fused, texts, budget, framing, days)
                 if answer:
@@ -635,7 +692,8 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
                 in_frame_excerpt=in_ex, walk_excerpt=walk_ex, answer_checkable=bool(answer),
                 answer_in=answer_in, bm25_answer=bm25_answer, rrf_answer=rrf_answer,
                 walk_answer=walk_answer, hydrate_cpu=hydrate_cpu, walk_hydrate_cpu=walk_cpu,
-                answer_words=words_in, bm25_answer_words=bm25_words, rrf_answer_words=rrf_words))
+                answer_words=words_in, bm25_answer_words=bm25_words, rrf_answer_words=rrf_words,
+                sources=sources))
     finally:
         mem.close()
         shutil.rmtree(folder, ignore_errors=True)
