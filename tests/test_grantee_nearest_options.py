@@ -26,7 +26,28 @@ SEARCHES = ['nearest("noodle lunch", 3, [segment(default)], H)',
             'nearest("noodle lunch", 3, [segment(nowhere)], H)']
 
 
+def _counted_nearest(memory, reader: str, goal: str) -> tuple[list, list]:
+    """The hits `reader` gets for a nearest/3,4 goal, and the k of every search of the vector
+    index it made (how many records it asked for)."""
+    from attention_cloud.sharing import reader_query
+
+    search = memory.jump.semantic
+    asked: list = []
+
+    def counting(query, k, options):
+        asked.append(k)
+        return search(query, k, options)
+
+    memory.jump.semantic = counting
+    try:
+        hits = reader_query(memory, reader, goal).rows[0]["H"]
+    finally:
+        del memory.jump.semantic
+    return [(h, round(s, 6)) for h, s in hits], asked
+
+
 @pytest.fixture(scope="module")
+
 def searched(tmp_path_factory):
     """dave (one session of `default`) runs SEARCHES; what each answered, and the raw hits
     each asked the index for."""
@@ -39,21 +60,9 @@ def searched(tmp_path_factory):
         memory.ingest([root / "vault.txt"], format="text", segment="vault")
         memory.curate()
         add_grant(memory, "dave", sessions=[sessions["shared"]], ceiling="L0")
-        search = memory.jump.semantic
-        out = {}
-        for goal in SEARCHES + ['nearest("noodle lunch", 3, H)', 'nearest("noodle lunch", 10, H)']:
-            asked = []
-
-            def counting(query, k, options, asked=asked):
-                asked.append(k)
-                return search(query, k, options)
-
-            memory.jump.semantic = counting
-            try:
-                hits = reader_query(memory, "dave", goal).rows[0]["H"]
-            finally:
-                del memory.jump.semantic
-            out[goal] = ([(h, round(s, 6)) for h, s in hits], asked)
+        out = {goal: _counted_nearest(memory, "dave", goal)
+               for goal in SEARCHES + ['nearest("noodle lunch", 3, H)',
+                                       'nearest("noodle lunch", 10, H)']}
         shared = {r["H"] for r in memory.query(
             f'item_session(H, "{sessions["shared"]}")', limit=100).rows}
         kinds = {r["K"] for r in memory.query("item_kind(_, K)", limit=1000).rows}
@@ -105,23 +114,10 @@ def whole_segment(tmp_path_factory):
         memory.curate()
         add_principal(memory, "erin")
         add_grant(memory, "erin", segments=["default"], ceiling="L0")
-        search = memory.jump.semantic
-        out = {}
-        for goal in ('nearest("noodle lunch plan", 3, H)',
-                     'nearest("noodle lunch plan", 3, [record(item)], H)',
-                     'nearest("noodle lunch plan", 3, [segment(vault)], H)'):
-            asked = []
-
-            def counting(query, k, options, asked=asked):
-                asked.append(k)
-                return search(query, k, options)
-
-            memory.jump.semantic = counting
-            try:
-                hits = reader_query(memory, "erin", goal).rows[0]["H"]
-            finally:
-                del memory.jump.semantic
-            out[goal] = ([(h, round(s, 6)) for h, s in hits], asked)
+        out = {goal: _counted_nearest(memory, "erin", goal)
+               for goal in ('nearest("noodle lunch plan", 3, H)',
+                            'nearest("noodle lunch plan", 3, [record(item)], H)',
+                            'nearest("noodle lunch plan", 3, [segment(vault)], H)')}
         owner = memory.query('nearest("noodle lunch plan", 3, [segment(default)], H)').rows
         out["owner"] = [(h, round(s, 6)) for h, s in owner[0]["H"]]
         owner = memory.query('nearest("noodle lunch plan", 3, [segment(default), '
