@@ -27,6 +27,7 @@
             ladder_distillations/2,     % +Handles, -Records
             ladder_item_segments/2,     % +Handles, -Pairs
             ladder_stale_sessions/1,    % -Sessions
+            ladder_sessions_curated/2,  % +Sessions, -Curated
             ladder_invalidate/2,        % +Handles, -Invalidated
             ladder_erase/3,             % +Handles, -Invalidated, -Echoes
             ladder_drop_records/1,      % +Ids
@@ -798,6 +799,16 @@ drop_rung_(H, Level) :-
 %   Sessions with live items but no live rollup: new, or invalidated by forgetting an item.
 ladder_stale_sessions(Sessions) :-
     findall(S, ( distinct(S, item_session(_, S)), \+ rollup(_, S) ), Sessions).
+
+%!  ladder_sessions_curated(+Sessions:list, -Curated:list) is det.
+%   Those of Sessions none of whose live items lacks rungs, in the order of Sessions: a long
+%   curation run builds their arcs and rollups while it still holds their items' rungs.
+ladder_sessions_curated(Sessions, Curated) :-
+    must_be(list(atom), Sessions),
+    include(session_curated_, Sessions, Curated).
+
+session_curated_(Session) :-
+    \+ ( item_session(H, Session), \+ has_record_(H) ).
 
 %!  ladder_drop_records(+Ids:list) is det.
 %   Remove the rungs, distillation and provenance of each of Ids (records whose owner deleted

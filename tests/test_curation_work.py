@@ -210,3 +210,34 @@ def test_the_start_of_run_check_reads_the_curated_records_in_one_text(curated, t
         assert curation._repair_indexes(mem, True) == 2
         assert mem.jump.lexical.has(str(items[0])) and mem.jump.lexical.has(str(arc))
 
+
+def test_a_run_larger_than_the_rungs_it_keeps_still_reads_each_item_once(ingested, tmp_path,
+                                                                         monkeypatch):
+    """A run of more items than it keeps rungs for (10,000) read its first batches a second
+    time for their sessions' arcs and rollups. Now a session whose items are all curated gets
+    its arcs and rollup as the run goes, from the rungs just made: each item is read once, and
+    the arcs and rollups are those of a run that kept everything."""
+    import attention_cloud.curation as curation
+
+    reference = copy_of(ingested, tmp_path / "reference")
+    with Memory.open(reference) as mem:
+        mem.curate()
+        expected = rows(mem)
+        sizes = Counter(str(r["S"]) for r in mem.query("item_session(_, S)").rows)
+    assert len(sizes) > 1
+    monkeypatch.setattr(curation, "BATCH", 4)
+    # room for the largest session and a batch, less than the whole run
+    monkeypatch.setattr(curation, "RUNGS_KEPT", max(sizes.values()) + 4)
+    assert sum(sizes.values()) > curation.RUNGS_KEPT
+    home = copy_of(ingested, tmp_path / "small-batches")
+    read = Counter()
+    original = curation.curate_items
+    monkeypatch.setattr(curation, "curate_items",
+                        lambda views: read.update(v.handle for v in views) or original(views))
+    with Memory.open(home) as mem:
+        report = mem.curate()
+        assert rows(mem) == expected
+        (stale,) = mem.pl.once("atc_ladder:ladder_stale_sessions", _var())
+        assert not stale
+    assert report.rollups == len(sizes) and sorted(report.sessions) == sorted(sizes)
+    assert len(read) == sum(sizes.values()) and max(read.values()) == 1, read.most_common(3)
