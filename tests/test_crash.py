@@ -103,7 +103,9 @@ def test_kill_soak_few_kills_end_state_equals_an_uninterrupted_run(tmp_path):
     figures = json.loads(out.read_text())
     ingest, curate, workers = figures["ingest"], figures["curate"], figures["workers"]
     assert (ingest["lost"], ingest["failed_reopens"], ingest["differences"]) == (0, 0, 0)
+    assert (ingest["doubled"], ingest["doctor_unclean"]) == (0, 0)
     assert (curate["failed_reopens"], curate["differences"], curate["trials_different"]) == (0, 0, 0)
+    assert (curate["doubled"], curate["doctor_unclean"], curate["pending_left"]) == (0, 0, 0)
     assert curate["kills"] >= 2 and curate["vectors"] > curate["items"]  # killed mid-run
     assert workers["workers_seen"] >= 2 and workers["orphans"] == 0
 
