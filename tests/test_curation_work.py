@@ -241,3 +241,24 @@ def test_a_run_larger_than_the_rungs_it_keeps_still_reads_each_item_once(ingeste
         assert not stale
     assert report.rollups == len(sizes) and sorted(report.sessions) == sorted(sizes)
     assert len(read) == sum(sizes.values()) and max(read.values()) == 1, read.most_common(3)
+
+
+def test_an_id_holding_a_newline_is_read_from_the_lists(curated, tmp_path, monkeypatch):
+    """The joined texts cannot carry an id with a newline in it (ingest never makes one; a
+    journal written by hand might): the counts Prolog gives tell, and the lists are read."""
+    import attention_cloud.curation as curation
+
+    home = copy_of(curated, tmp_path)
+    with Memory.open(home) as mem:
+        items, arcs = curation._curated_records(mem)
+        real_once = mem.pl.once
+
+        def split_one(goal, *args):
+            if goal == "atc_ladder:ladder_curated_texts":
+                text, n, arc_text, m = real_once(goal, *args)
+                return text.replace("\n", "\nX\n", 1), n, arc_text, m  # as if an id held "\nX"
+            return real_once(goal, *args)
+
+        monkeypatch.setattr(mem.pl, "once", split_one)
+        assert curation._curated_records(mem) == (items, arcs)
+        assert len(items) > 40 and arcs
