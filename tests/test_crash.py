@@ -103,7 +103,9 @@ def test_kill_soak_few_kills_end_state_equals_an_uninterrupted_run(tmp_path):
     figures = json.loads(out.read_text())
     ingest, curate, workers = figures["ingest"], figures["curate"], figures["workers"]
     assert (ingest["lost"], ingest["failed_reopens"], ingest["differences"]) == (0, 0, 0)
+    assert (ingest["doubled"], ingest["doctor_unclean"]) == (0, 0)
     assert (curate["failed_reopens"], curate["differences"], curate["trials_different"]) == (0, 0, 0)
+    assert (curate["doubled"], curate["doctor_unclean"], curate["pending_left"]) == (0, 0, 0)
     assert curate["kills"] >= 2 and curate["vectors"] > curate["items"]  # killed mid-run
     assert workers["workers_seen"] >= 2 and workers["orphans"] == 0
 
@@ -238,6 +240,58 @@ def test_a_curate_killed_in_its_cells_step_resumes_without_redoing_arcs_or_echoe
     expected = build(tmp_path / "a" / "home", tmp_path / "a" / "s.jsonl", die=False)
     assert build(tmp_path / "b" / "home", tmp_path / "b" / "s.jsonl", die=True) == expected
     assert not (tmp_path / "b" / "home" / "curation.pending.jsonl").exists()
+
+
+def test_a_long_curate_killed_after_building_a_session_early_resumes_to_the_same_ladder(
+        tmp_path, monkeypatch):
+    """A run longer than the rungs it keeps builds a session's arcs and rollup as soon as its
+    items are curated, before the run's last batch. Killed just after one such session (its
+    rollup committed, other items still uncurated), the next run ends where an unkilled run
+    ends, and leaves no pending list."""
+    import attention_cloud.curation as curation
+
+    def build(root: Path, *, die: bool) -> tuple:
+        home = root / "home"
+        home.mkdir(parents=True)
+        (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+        sources = [root / f"{name}.jsonl" for name in "STU"]
+        for src in sources:
+            _session_file(src, src.stem, 40)
+        with Memory.open(home) as mem:
+            mem.ingest(sources)
+            if die:
+                real = mem.store_ladder
+
+                def dying(records):
+                    real(records)
+                    if any(getattr(r, "name", "") == "rollup" for r in records):
+                        raise _Killed()
+
+                mem.store_ladder = dying
+                try:
+                    mem.curate()
+                except _Killed:
+                    pass
+                else:
+                    raise AssertionError("the run built no session")
+                mem.store_ladder = real
+                (left,) = mem.pl.once("atc_ladder:ladder_uncurated_handles", _Var())
+                assert left, "killed after its last batch: nothing early was tested"
+            mem.curate()
+        with Memory.open(home) as mem:
+            return _ladder_of(mem)
+
+    expected = build(tmp_path / "a", die=False)
+    monkeypatch.setattr(curation, "BATCH", 16)
+    monkeypatch.setattr(curation, "RUNGS_KEPT", 60)
+    assert build(tmp_path / "b", die=True) == expected
+    assert not (tmp_path / "b" / "home" / "curation.pending.jsonl").exists()
+
+
+def _Var():
+    from attention_cloud.bridge import Var
+
+    return Var()
 
 
 def test_the_soak_calls_a_process_alive_past_the_wait_an_orphan_and_ends_the_wait_early():

@@ -8,8 +8,10 @@ Crash safety: a batch's vectors and BM25 entries are flushed (fsynced) before it
 are committed, so a record the journal calls curated has both; a kill in between leaves the
 records uncurated and the next run redoes them (the same rungs, the same keys). Before a batch
 of items is committed their handles and sessions go to ``curation.pending.jsonl`` (fsynced):
-the arcs, rollups and echoes of a run come after all its items, and a run killed before them
-leaves that list, from which the next run finishes them; a run that completes removes it. Each
+the arcs, rollups and echoes of a run come after all its items (a run of more items than it
+keeps rungs for builds a session's arcs and rollup once all its items are curated), and a run
+killed before them leaves that list, from which the next run finishes them (a session built
+already is built again, to the same records); a run that completes removes it. Each
 run starts by checking that every curated item and arc has its vector (and distillation
 vector, when configured) and its BM25 entry, and repairs any that lack them (homes curated by
 earlier versions, or damaged by hand); ``CurateReport.repaired`` counts them. Session rollups
@@ -52,9 +54,10 @@ ECHO_THREADS = min(2, os.cpu_count() or 1)
 ECHO_WRITE_CHUNKS = 64
 #: Distinct item vectors whose search hits an echo pass keeps for items with an equal vector.
 ECHO_SEARCH_CACHE = 20_000
-#: Items whose extractive rungs a run keeps for the arcs and rollups of their sessions, built
-#: after the last batch (reading an item again cost ~0.6 ms, ~5 % of an idle curate of agent
-#: transcripts). Bounded (~2 KB an item, ~20 MB): a larger run reads its first items again.
+#: Items whose extractive rungs a run keeps for the arcs and rollups of their sessions
+#: (reading an item again cost ~0.6 ms, ~5 % of an idle curate of agent transcripts). Bounded
+#: (~2 KB an item, ~20 MB): a longer run builds each session once all its items are curated,
+#: so only a session of more items than this is read again.
 RUNGS_KEPT = 10_000
 
 
@@ -84,6 +87,11 @@ class KeptRungs:
             self._rungs.move_to_end(view.handle)
         while len(self._rungs) > self.limit:
             self._rungs.popitem(last=False)
+
+    def forget(self, handles: Any) -> None:
+        """Drop the rungs kept for ``handles`` (their sessions are built)."""
+        for handle in handles:
+            self._rungs.pop(handle, None)
 
     def rungs_of(self, views: list[ItemView]) -> list[Rungs]:
         """The extractive rungs of ``views``, same order: kept ones, the rest read now."""
@@ -234,6 +242,11 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
     todo = HandleList(raw)
     del raw
     report_progress(progress, "curating items", 0, len(todo))
+    # A run longer than the rungs it keeps builds each session's arcs and rollup as soon as all
+    # its items are curated, while their rungs are still kept (at the end, the first batches'
+    # would be read again); a shorter run builds them all after its last batch, as before.
+    early = len(todo) > kept.limit
+    open_sessions: set[str] = set()
     start = 0
     while True:
         if start < len(todo):
@@ -247,6 +260,13 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
         views = [_view(t) for t in raw]
         _curate_batch(mem, views, model, distillations, report, kept)
         touched.update(v.session for v in views)
+        if early:
+            open_sessions.update(v.session for v in views)
+            built = _curated_sessions(mem, open_sessions)
+            if built:  # progress stays on the items; their pending entries go at the end
+                _curate_sessions(mem, built, report, None, kept)
+                open_sessions -= built
+                touched -= built
         if echoes:
             new_items.extend(v.handle for v in views)
         if (report.items // BATCH) % GIVE_BACK_EVERY == 0:
@@ -365,6 +385,8 @@ def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
         if not views:
             continue
         by_handle = {r.handle: r for r in (kept or KeptRungs(0)).rungs_of(views)}
+        if kept is not None:  # built now: room for the items of sessions still open
+            kept.forget(by_handle)
         segment = _segments(mem, [views[0].handle]).get(views[0].handle, "default")
         records: list[Term] = []
         plans = plan_arcs(views)
@@ -397,6 +419,13 @@ def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
         commit_sessions()
     report_progress(progress, "arcs and rollups", len(touched), len(touched), "sessions")
     report.sessions = sorted(set(report.sessions) | touched)
+
+
+def _curated_sessions(mem: Any, sessions: set[str]) -> set[str]:
+    """Those of ``sessions`` none of whose live items is still uncurated."""
+    (done,) = mem.pl.once("atc_ladder:ladder_sessions_curated", [Atom(s) for s in sorted(sessions)],
+                          Var())
+    return {str(s) for s in done}
 
 
 def _echoes(mem: Any, handles: Sequence[str], report: CurateReport,
@@ -519,9 +548,7 @@ def _repair_indexes(mem: Any, distillations: bool) -> int:
     from .jump import distillation_key
 
     jump = mem.jump
-    (handles,) = mem.pl.once("atc_ladder:ladder_curated_items", Var())
-    items = [str(h) for h in handles]
-    arcs = [str(a) for (a,) in mem.pl.solutions("atc_ladder:arc", Var())]
+    items, arcs = _curated_records(mem)
     if not items and not arcs:
         return 0
     lexical = jump.lexical
@@ -567,6 +594,22 @@ def _repair_indexes(mem: Any, distillations: bool) -> int:
     if repaired:
         jump.flush()
     return len(repaired)
+
+
+def _curated_records(mem: Any) -> tuple[list[str], list[str]]:
+    """Every live curated item's handle and every live arc's id, read from Prolog as one
+    text each (a list crosses an atom at a time, ~5 µs each); the lists when an id holds a
+    newline (a journal written by hand)."""
+    texts, item_count, arc_text, arc_count = mem.pl.once(
+        "atc_ladder:ladder_curated_texts", Var(), Var(), Var(), Var())
+    items = texts.split("\n") if item_count else []
+    arcs = arc_text.split("\n") if arc_count else []
+    if len(items) != item_count:
+        (handles,) = mem.pl.once("atc_ladder:ladder_curated_items", Var())
+        items = [str(h) for h in handles]
+    if len(arcs) != arc_count:
+        arcs = [str(a) for (a,) in mem.pl.solutions("atc_ladder:arc", Var())]
+    return items, arcs
 
 
 def apply_retention(mem: Any, retention: dict[str, Any], *, now: float | None = None) -> int:

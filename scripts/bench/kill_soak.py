@@ -22,6 +22,11 @@ resume each, and compare the end state with an uninterrupted run.
   alive two seconds later is an orphan.
 
 A *failed reopen* is a resumed run that does not exit 0, or a home this process cannot open.
+After every resumed run (ingest and curate) ``atc doctor`` runs on the home: *doctor_unclean*
+counts those that did not exit 0 or named a problem (MISSING, UNUSABLE, NOT A HOME); *doubled*
+counts facts and keys a resumed home holds more than once (an item, a rung, an arc member, a
+vector key: the state comparisons are of sets, blind to them); *pending_left* counts resumed
+curates that left ``curation.pending.jsonl`` behind (a run that completes removes it).
 
     .venv/bin/python scripts/bench/kill_soak.py [--ingest-kills 200] [--curate-kills 50]
         [--worker-kills 5] [--seed 13] [--json PATH]
@@ -124,6 +129,36 @@ def curated_state(mem: Any) -> dict[str, set]:
     return state
 
 
+def doubled(mem: Any) -> int:
+    """Facts and vector keys the home holds more than once (0 in a sound home)."""
+    from attention_cloud.bridge import Var
+
+    extra = 0
+    for pred, arity in (("atc_journal:item", 1), ("atc_ladder:rung", 3),
+                        ("atc_ladder:arc_member", 2)):
+        rows = [tuple(_plain(a) for a in row)
+                for row in mem.pl.solutions(pred, *[Var() for _ in range(arity)])]
+        extra += len(rows) - len(set(rows))
+    if mem.jump.has_vectors():
+        keys = list(mem.jump.vectors.keys())
+        extra += len(keys) - len(set(keys))
+    return extra
+
+
+#: What ``atc doctor`` prints for a part it cannot use (doctor.py).
+DOCTOR_PROBLEMS = ("MISSING", "UNUSABLE", "NOT A HOME")
+
+
+def doctor_unclean(home: Path) -> str | None:
+    """Why ``atc doctor`` on ``home`` is not clean (its exit status or a problem line), or None."""
+    done = _run(["doctor", "--home", str(home)])
+    problems = [line.strip() for line in done.stdout.splitlines()
+                if any(word in line for word in DOCTOR_PROBLEMS)]
+    if done.returncode != 0 or problems:
+        return f"exit {done.returncode}: {'; '.join(problems) or done.stderr.strip()[-300:]}"
+    return None
+
+
 def differences(a: dict[str, set], b: dict[str, set]) -> dict[str, int]:
     """Per kind of fact, how many are in one state and not the other."""
     return {k: len(a.get(k, set()) ^ b.get(k, set())) for k in sorted(set(a) | set(b))
@@ -152,7 +187,7 @@ def soak_ingest(work: Path, kills: int, files_per_trial: int, check_every: int,
     files = sorted(corpus(max(most * files_per_trial * 120, 1000), seed=13).rglob("*.jsonl"))
     home = work / "ingest-home"
     acknowledged: set[str] = set()
-    killed = failed_reopens = lost = checks = 0
+    killed = failed_reopens = lost = checks = unclean = extra = 0
     delays = []
     trial = -1
     while killed < kills and (trial + 2) * files_per_trial <= len(files):
@@ -176,6 +211,11 @@ def soak_ingest(work: Path, kills: int, files_per_trial: int, check_every: int,
                 failed_reopens += 1
                 continue
             lost += len(acknowledged - {h for (h,) in state})
+            extra += read_state(home, doubled) or 0
+            why = doctor_unclean(home)
+            if why:
+                unclean += 1
+                progress(f"ingest trial {trial}: atc doctor not clean: {why}")
             progress(f"ingest trial {trial + 1}: {killed}/{kills} killed, {len(acknowledged)} "
                      f"acknowledged, {lost} lost")
     files = files[:(trial + 1) * files_per_trial]
@@ -185,6 +225,7 @@ def soak_ingest(work: Path, kills: int, files_per_trial: int, check_every: int,
     diff = differences(read_state(home, journal_state) or {}, read_state(reference, journal_state) or {})
     return {"kills": killed, "trials": trial + 1, "acknowledged_items": len(acknowledged),
             "lost": lost, "failed_reopens": failed_reopens, "checks": checks,
+            "doubled": extra, "doctor_unclean": unclean,
             "differences": sum(diff.values()), "difference_kinds": diff,
             "delay_s": [round(min(delays), 2), round(max(delays), 2)]}
 
@@ -204,7 +245,7 @@ def soak_curate(work: Path, kills: int, items: int, rng: random.Random) -> dict[
     assert done.returncode == 0, done.stderr
     expected = read_state(reference, curated_state)
     assert expected is not None
-    killed = failed_reopens = different = total = repaired = 0
+    killed = failed_reopens = different = total = repaired = unclean = extra = pending = 0
     kinds: dict[str, int] = {}
     trial = -1
     # as for ingest: a run may finish before its delay (the machine faster than for the reference)
@@ -221,6 +262,12 @@ def soak_curate(work: Path, kills: int, items: int, rng: random.Random) -> dict[
             progress(f"curate trial {trial}: resumed run failed: {resumed.stderr.strip()[-300:]}")
             continue
         repaired += json.loads(resumed.stdout).get("repaired", 0)
+        extra += read_state(home, doubled) or 0
+        pending += (home / "curation.pending.jsonl").exists()
+        why = doctor_unclean(home)
+        if why:
+            unclean += 1
+            progress(f"curate trial {trial}: atc doctor not clean: {why}")
         diff = differences(state, expected)
         different += bool(diff)
         if diff:
@@ -235,7 +282,8 @@ def soak_curate(work: Path, kills: int, items: int, rng: random.Random) -> dict[
             "records_indexed": len(expected["bm25"]), "vectors": len(expected["vector"]),
             "uninterrupted_s": round(took, 2), "failed_reopens": failed_reopens,
             "trials_different": different, "differences": total, "difference_kinds": kinds,
-            "repaired_on_resume": repaired}
+            "repaired_on_resume": repaired, "doubled": extra, "doctor_unclean": unclean,
+            "pending_left": pending}
 
 
 # -- parse workers --------------------------------------------------------------------------------
@@ -331,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     bad = sum(figures.get(k, {}).get(f, 0) for k in ("ingest", "curate", "workers")
-              for f in ("lost", "failed_reopens", "differences", "orphans"))
+              for f in ("lost", "failed_reopens", "differences", "orphans", "doubled",
+                        "doctor_unclean", "pending_left"))
     return 1 if bad else 0
 
 

@@ -80,6 +80,19 @@ test(smallest_skeleton, [setup(fresh), true(T == 2)]) :-
     add(h1, 0, "g"), \+ ladder_smallest_skeleton(_),
     rungs(h1, [h1]), ladder_smallest_skeleton(T).
 
+test(curated_texts, [setup(fresh),
+                     true(Got == "h1\nh3"-2-"arc_1"-1)]) :-
+    add(h1, 0, "g"), add(h2, 1, "g"), add(h3, 2, "g"),
+    rungs(h1, [h1]), rungs(h3, [h3]),
+    ladder_store([arc(arc_1, s1, "g", [h1, h3])]), rungs(arc_1, [h1, h3]),
+    ladder_curated_texts(Items, N, Arcs, M),
+    Got = Items-N-Arcs-M.
+
+test(curated_texts_empty, [setup(fresh), true(Got == ""-0-""-0)]) :-
+    add(h1, 0, "g"),
+    ladder_curated_texts(Items, N, Arcs, M),
+    Got = Items-N-Arcs-M.
+
 test(arc_members_in_order, [setup(fresh), true(Ms == [h1, h2])]) :-
     add(h1, 0, "g"), add(h2, 1, "g"),
     ladder_store([arc(arc_1, s1, "g", [h1, h2])]),
