@@ -2161,13 +2161,35 @@ atom_or_string_(X) :- ( atom(X) ; string(X) ), !.
 % (map_candidate_/1) comes after all of them, best first.
 merge_candidates_(Seeds, Expanded, Reserve, Candidates) :-
     findall(Id, member(c(Id, _, _, _, _), Seeds), SeedIds),
-    append(Expanded, Reserve, Found),
+    findall(Id, member(c(Id, _, _, _, _), Reserve), ReserveIds0),
+    sort(ReserveIds0, ReserveIds),
+    walk_discount_(Factor),
+    maplist(discount_walk_(Factor, ReserveIds), Expanded, Discounted),
+    append(Discounted, Reserve, Found),
     exclude(candidate_in_(SeedIds), Found, Rest1),
     best_per_id_(Rest1, Rest0),
     partition(map_candidate_, Rest0, Map0, Found0),
     by_score_(Found0, Rest),
     by_score_(Map0, Map),
     append([Seeds, Rest, Map], Candidates).
+
+% A walk neighbour the goal's own search did not find (not among its reserve hits) is scored
+% walk_discount_/1 times what its link gave it. On short turns nearly every seed's exchange is an
+% arc of more than two pieces, which stands in for them at 0.85 of the seed's score
+% (story_neighbour_/4): above most of the goal's weaker hits, whose fused scores lie in a narrow
+% band, so the seeds' arcs filled the candidates the selection offers and the second piece of a
+% two-session question fell past them (dev split cut into short turns: 13 % of a 500-token
+% frame's fact tokens went to seeds' arcs, none of them evidence). A neighbour the goal also
+% matches keeps its score (a reserve hit that is reached both ways keeps the higher, below);
+% the bridge (seeded by bridge/2, not entity_expansion) has its own weight, bridge_weight_/1.
+walk_discount_(0.7).
+
+discount_walk_(Factor, ReserveIds, c(Id, S, entity_expansion, H, Role),
+               c(Id, S1, entity_expansion, H, Role)) :-
+    \+ ord_memberchk(Id, ReserveIds),
+    !,
+    S1 is S * Factor.
+discount_walk_(_, _, Candidate, Candidate).
 
 % map_candidate_(+Candidate): a candidate that stands for a cell around the focus rather than for
 % the goal: an adjacent cell's summary or one of its central members (ring_candidate_/5), scored

@@ -465,3 +465,22 @@ test(the_cells_around_the_focus_follow_the_goals_own_candidates,
     findall(Id, member(c(Id, _, _, _, _), Cands), Ids).
 
 :- end_tests(hydrate_map_last).
+
+/* The walk discount (atc_hydrate:walk_discount_/1): a walk neighbour the goal's own search did
+   not find is scored 0.7 of what its link gave it, so on short turns a seed's arc (0.85 of its
+   seed) no longer takes the place of the goal's weaker hits; one the goal also found keeps the
+   higher score, and the bridge keeps its own weight. */
+
+:- begin_tests(hydrate_walk_discount, [setup(map_memory), cleanup(store_reset)]).
+
+test(a_walk_neighbour_the_goal_did_not_find_yields_to_the_goals_hits,
+     [true(Scored == [m1-0.9, cx-0.8, x1-0.7, m2-0.65, m3-0.455])]) :-
+    Seeds = [c(m1, 0.9, relevance, 0, seed)],
+    Walked = [c(cx, 0.8, bridge(m1, 'Nordvik'), 1, near),   % the bridge: its own weight
+              c(m2, 0.65, entity_expansion, 1, arc),        % also a hit of the goal's: kept
+              c(m3, 0.65, entity_expansion, 1, arc)],       % a seed's arc the goal did not find
+    Reserve = [c(x1, 0.7, relevance, 0, reserve), c(m2, 0.4, relevance, 0, reserve)],
+    atc_hydrate:merge_candidates_(Seeds, Walked, Reserve, Cands),
+    findall(Id-S, ( member(c(Id, S0, _, _, _), Cands), S is round(S0 * 1000) / 1000 ), Scored).
+
+:- end_tests(hydrate_walk_discount).
