@@ -12,8 +12,8 @@ sequence of appends memory holds what one ingest of the whole file gives.
 from __future__ import annotations
 
 import json
-import re
 import random
+import re
 from pathlib import Path
 
 import pytest
