@@ -33,8 +33,10 @@ print(json.dumps({"runs": len(runs), "x": x}))
 
 def _start(cache: Path, **env: str) -> dict:
     environment = {k: v for k, v in os.environ.items()
-                   if k not in ("LIBSWIPL_PATH", "SWI_HOME_DIR", "ATC_PROLOG")}
-    environment.update(ATC_CACHE=str(cache), **env)
+                   if k not in ("LIBSWIPL_PATH", "SWI_HOME_DIR")}
+    # pyswip's start is what is kept: named, as where a newer SWI-Prolog is present the
+    # default would be janus, which runs no swipl
+    environment.update(ATC_CACHE=str(cache), ATC_PROLOG="pyswip", **env)
     out = subprocess.run([sys.executable, "-c", PROBE], env=environment, capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr

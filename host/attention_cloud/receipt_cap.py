@@ -56,8 +56,13 @@ def receipts_locked(home: Path) -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-    except PermissionError:
-        fd = os.open(folder / LOCK_FILE, os.O_RDONLY)  # another user's lock file: flock reads
+    except PermissionError as denied:
+        try:  # another user's lock file: flock works on a file opened to read
+            fd = os.open(folder / LOCK_FILE, os.O_RDONLY)
+        except FileNotFoundError:
+            # none, in a folder this user may not write: no receipt can be stored there, and
+            # the caller is told so (the frame is still given its owner: hydration.py)
+            raise denied from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
