@@ -24,7 +24,13 @@ class WatchProcess:
         self.parse = json.loads if out == "json" else (lambda line: line)
         self.events: list = []
         self.cond = threading.Condition()
+        self.stderr: list[str] = []    # drained as it comes: a full pipe would stall the watcher
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read_stderr(self) -> None:
+        for line in self.proc.stderr:
+            self.stderr.append(line)
 
     def _read(self) -> None:
         for line in self.proc.stdout:
@@ -42,8 +48,7 @@ class WatchProcess:
                 if found:
                     return found[-1]
                 left = deadline - time.monotonic()
-                assert left > 0 and self.proc.poll() is None, (
-                    self.events, self.proc.stderr.read() if self.proc.poll() is not None else "")
+                assert left > 0 and self.proc.poll() is None, (self.events, "".join(self.stderr))
                 self.cond.wait(min(left, 0.5))
 
     def batches_since(self, n: int) -> list[dict]:
