@@ -155,7 +155,8 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
         pairs_keys(SegBudgets, Open)    % every mount's share is an equal split: open
     ),
     length(SegBudgets, NParts),         % a frame of one part writes no heading for it
-    Settings = Settings1.put(parts, NParts),
+    head_base_(SegBudgets, Budget, HeadBase),
+    Settings = Settings1.put(_{parts: NParts, frame_framing: FrameFraming-HeadBase}),
     heading_debts_(Settings, SegBudgets, PartBudgets),
     foldl(hydrate_segment_(Goal, Settings), PartBudgets, Parts0a, 0, _),
     spare_flow_(Goal, Settings, Budget, Open, Parts0a, Parts0),
@@ -293,8 +294,18 @@ part_heading_tokens_(Settings, Label, Share, Tokens) :-
     head_share_(Settings, Share, Head),
     Tokens is Heading + Head.
 
+% head_base_(+PartBudgets, +Budget, -Base): what the parts share the frame's head over: their
+% planned shares together, as the receipt shares it (hydration._share_head). Fixed segment
+% budgets that add up to less than the frame's leave the rest to no part; shared over the whole
+% budget, the head's share of that rest was charged to no part while the receipt laid it on
+% the parts, and a part holding a fact was reported over its own budget (12 + 74 of 73).
+head_base_(PartBudgets, Budget, Base) :-
+    pairs_values(PartBudgets, Shares),
+    sum_list(Shares, Planned),
+    (   Planned > 0 -> Base = Planned ; Base = Budget ).
+
 % head_share_(+Settings, +Share, -Tokens): a part's share of the frame's head, in proportion to
-% its share of the frame's budget (rounded up).
+% its share of the parts' planned shares together (head_base_/3; rounded up).
 head_share_(Settings, Share, Tokens) :-
     Settings.frame_framing = Head-Budget,
     Tokens is ceiling(Head * Share / max(1, Budget)).

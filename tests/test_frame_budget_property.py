@@ -129,3 +129,13 @@ def test_a_frame_never_costs_more_than_its_budget(mem, cells, goal, budget, plan
 def test_a_small_frame_over_three_segments_keeps_its_budget(mem, budget):
     for goal in GOALS:
         check_budget_kept(mem.hydrate(goal, budget=budget), budget)
+
+
+def test_fixed_segment_budgets_that_leave_part_of_the_frame_to_none_keep_their_own(mem):
+    # The planner shared the frame's head over the whole budget, so a part of 73 of 146 was
+    # charged half of it, while the receipt laid all of it on the parts: `recipes` held a
+    # 12-token fact and its receipt said 12 + 74 of its 73 (found by the property above).
+    kw = {"budget": 146, "plane": "default",
+          "segments": _segment_list([0.0, 0.0, 0.5], list(SEGMENTS), 146)}
+    for goal in GOALS:
+        check_budget_kept(mem.hydrate(goal, **kw), 146)
