@@ -371,3 +371,16 @@ def timed(fn: Callable[..., Any], sink: list[float]) -> Callable[..., Any]:
 
     wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
     return wrapper
+
+
+def consult_text(mem: Any, source: str) -> None:
+    """Load Prolog ``source`` (a bench's instrumentation) into ``mem``'s engine, through a
+    temporary file (the bridge consults files)."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".pl", delete=False) as fh:
+        fh.write(source)
+    try:
+        mem.pl.consult(fh.name)
+    finally:
+        os.unlink(fh.name)

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -36,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_env import markdown_table, run_header  # noqa: E402
+from bench_env import consult_text, markdown_table, run_header  # noqa: E402
 
 REWRITE_PL = r"""
 :- module(bench_grantee_leftovers, [rewrite_cost/5]).
@@ -64,19 +63,10 @@ tokens_(Id, L) :-
 """
 
 
-def consult(mem, source: str) -> None:
-    with tempfile.NamedTemporaryFile("w", suffix=".pl", delete=False) as fh:
-        fh.write(source)
-    try:
-        mem.pl.consult(fh.name)
-    finally:
-        os.unlink(fh.name)
-
-
 def path_rewrite(mem, rounds: int) -> list:
     from attention_cloud.bridge import Var
 
-    consult(mem, REWRITE_PL)
+    consult_text(mem, REWRITE_PL)
     (n, read, shown, tokens) = mem.pl.once("bench_grantee_leftovers:rewrite_cost", rounds,
                                            Var(), Var(), Var(), Var())
     return [["L2/L3 rung read (baseline)", n, f"{read:.1f}", "1.00"],

@@ -36,7 +36,6 @@ import argparse
 import os
 import random
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,8 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from bench_env import (BuiltHome, build_home, markdown_table, peak_rss_mb, percentile_ms, progress,  # noqa: E402
-                       rss_mb, run_header, update_benchmarks)
+from bench_env import (BuiltHome, build_home, consult_text, markdown_table, peak_rss_mb,  # noqa: E402
+                       percentile_ms, progress, rss_mb, run_header, update_benchmarks)
 from gen_corpus import ERRORS, FEATURES, MODULES, PROJECTS, VERBS  # noqa: E402
 
 GOAL_P95_MS = {100_000: 25.0, 1_000_000: 80.0}
@@ -274,12 +273,7 @@ def load_phases(mem: Any, source: str = PHASES_PL, module: str = "bench_hydrate_
     from attention_cloud.bridge import Atom
 
     if mem.pl.once("user:current_module", Atom(module)) is None:
-        with tempfile.NamedTemporaryFile("w", suffix=".pl", delete=False) as fh:
-            fh.write(source)
-        try:
-            mem.pl.consult(fh.name)
-        finally:
-            os.unlink(fh.name)
+        consult_text(mem, source)
 
 
 def phase_pass(mem: Any, goals: list[str], args: argparse.Namespace, s: Sample) -> None:
