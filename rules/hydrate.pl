@@ -3683,7 +3683,7 @@ shown_text_(Reader, Id, Rung, Level, Text) :-
 % on most facts (a frame of short turns left about a token a fact unspent while its receipt
 % said it was spent, and a frame given the budget its receipt said it cost dropped a fact).
 % Only a record with a name or a date note is priced again (the rest are their rungs). The
-% owner's rungs whose sizes curation stored are priced by arithmetic (sized_rungs_/4); the
+% owner's rungs whose sizes curation stored are priced by arithmetic (sized_rungs_/5); the
 % rest at once, in one call to the host for the frame's placed facts, not one for every
 % candidate: the fovea prices hundreds. Never dearer than the price it replaces, so the
 % budget the fit keeps holds.
