@@ -597,8 +597,23 @@ ladder_(C, Ms, Size, [From, To], Entities, Tags) :-
     (   rung(C, l1, L1), rung(C, l2, L2), rung(C, l3, L3),
         findall(F-V, distilled(C, F, V), Fields)
     ->  true                            % unchanged: no journal churn
-    ;   ladder_store([rungs(C, 'cells@1', L1, L2, L3, t(T1, T2, T3), Fields, [])])
+    ;   cell_sizes_(C, [L1, L2, L3], Sizes),
+        ladder_store([rungs(C, 'cells@1', L1, L2, L3, t(T1, T2, T3), Fields, [])|Sizes])
     ).
+
+% cell_sizes_(+Cell, +Rungs, -Records): the sizes of a cell's rungs (UTF-8 bytes and words,
+% ladder.pl's rung_size/4) for ladder_store/1, so that a frame prices the cell by arithmetic;
+% [] without the host, which counts them.
+cell_sizes_(C, Rungs, Records) :-
+    (   current_predicate(atc_hydrate:host_text_shape/2)
+    ->  maplist(packed_size_, Rungs, [S1, S2, S3]),
+        Records = [sizes(C, none, S1, S2, S3)]
+    ;   Records = []
+    ).
+
+packed_size_(Text, Size) :-
+    atc_hydrate:host_text_shape(Text, [Bytes, Words|_]),
+    Size is Bytes << 32 + Words.
 
 member_of_(Ms, H) :- memberchk(H, Ms).
 

@@ -3577,6 +3577,68 @@ fit_tokens_(Framing, p(c(Id, _, _, _, _), Rung, Framed, _),
     fact_framing_(Framing, Id, Rung, Line),
     Tokens is Framed - Line.
 
+% fact_extra_(+Id, -Extra): what the frame writes around the owner's rung of Id, its speaker's
+% name before it and its date note after it (shown_text_/5), as x(NameBytes, NameWords,
+% NoteBytes, NoteWords), or none where it writes neither; fails where a name or a note could
+% run into the rung's words (a name ends in ": ", a note starts with a space: never so far) or
+% the host is not there to size them (text_shape_/5).
+fact_extra_(Id, Extra) :-
+    (   speaker_label_(Id, Label)
+    ->  text_shape_(Label, LabelBytes, LabelWords, _, LabelEnd),
+        ( LabelBytes =:= 0 ; LabelEnd =:= 1 )
+    ;   LabelBytes = 0, LabelWords = 0
+    ),
+    date_note_(Id, Note, _),
+    (   Note == ""
+    ->  NoteBytes = 0, NoteWords = 0
+    ;   note_shape_(Id, Note, NoteBytes, NoteWords, NoteStart),
+        NoteStart =:= 1
+    ),
+    (   LabelBytes + NoteBytes =:= 0
+    ->  Extra = none
+    ;   Extra = x(LabelBytes, LabelWords, NoteBytes, NoteWords)
+    ).
+
+% size_tokens_(+Bytes, +Words, -Tokens): the estimate of a text of Bytes UTF-8 bytes and Words
+% words (attention_cloud.curate.tokens.tokens_for: max(ceil(bytes/4), ceil(words*1.3))).
+size_tokens_(Bytes, Words, Tokens) :-
+    Tokens is max((Bytes + 3) // 4, (Words * 13 + 9) // 10).
+
+% text_shape_(+Text, -Bytes, -Words, -Starts, -Ends): Text's UTF-8 bytes and words, and
+% whether it starts and ends with a space (1 or 0), as the host's estimator reads them; kept
+% per text in a process (a few names: "user: ", "assistant: ", the speakers memory knows).
+text_shape_(Text, Bytes, Words, Starts, Ends) :-
+    (   text_shape_known_(Text, B, W, S, E)
+    ->  true
+    ;   current_predicate(atc_hydrate:host_text_shape/2),
+        host_text_shape(Text, [B, W, S, E]),
+        assertz(text_shape_known_(Text, B, W, S, E))
+    ),
+    Bytes = B, Words = W, Starts = S, Ends = E.
+
+:- dynamic text_shape_known_/5.     % Text, Bytes, Words, Starts, Ends: the speakers' names
+
+% note_shape_(+Id, +Note, -Bytes, -Words, -Starts): text_shape_/5 of Id's date note, kept per
+% item (its note is written once per item in a process, date_note_/3).
+note_shape_(Id, Note, Bytes, Words, Starts) :-
+    (   note_shape_known_(Id, Note0, B, W, S), Note0 == Note
+    ->  true
+    ;   current_predicate(atc_hydrate:host_text_shape/2),
+        host_text_shape(Note, [B, W, S, _]),
+        retractall(note_shape_known_(Id, _, _, _, _)),
+        assertz(note_shape_known_(Id, Note, B, W, S))
+    ),
+    Bytes = B, Words = W, Starts = S.
+
+:- dynamic note_shape_known_/5.     % Id, Note, Bytes, Words, Starts
+
+%!  host_text_shape(+Text:string, -Shape:list(integer)) is det.
+%
+%   [Bytes, Words, Starts, Ends] of Text: its UTF-8 bytes, its words as estimate_tokens/2
+%   counts them, whether it starts and whether it ends with a space (1 or 0). Implemented by
+%   the host (attention_cloud.curate.tokens.text_shape), registered in this module when the
+%   bridge starts.
+
 % estimate_all_(+Texts, -Tokens): estimate_tokens/2 of each of Texts, in one call to the host;
 % fails without the host's estimator.
 estimate_all_(Texts, Tokens) :-
@@ -3620,19 +3682,74 @@ shown_text_(Reader, Id, Rung, Level, Text) :-
 % parts each rounded up: its speaker's name, its rung and its date note were 1-2 tokens over
 % on most facts (a frame of short turns left about a token a fact unspent while its receipt
 % said it was spent, and a frame given the budget its receipt said it cost dropped a fact).
-% Only a record with a name or a date note is priced again (the rest are their rungs), its
-% rungs all at once, in one call to the host for the frame's placed facts, not one for every
+% Only a record with a name or a date note is priced again (the rest are their rungs). The
+% owner's rungs whose sizes curation stored are priced by arithmetic (sized_rungs_/5); the
+% rest at once, in one call to the host for the frame's placed facts, not one for every
 % candidate: the fovea prices hundreds. Never dearer than the price it replaces, so the
 % budget the fit keeps holds.
 exact_rungs_(Settings, Placed0, Placed) :-
     settings_reader_(Settings, Reader),
+    (   Reader == none
+    ->  foldl(sized_rungs_(Settings.fact_framing), Placed0, Placed1, Keys0, []),
+        sort(Keys0, Keys),
+        (   Keys == []
+        ->  Placed = Placed1
+        ;   counted_rungs_(Settings, Reader, Keys, Placed1, Placed)
+        )
+    ;   findall(Id-Level,
+                ( member(p(c(Id, _, _, _, _), _, _, Rungs), Placed0),
+                  label_tokens_(Id, LT), LT > 0,
+                  member(Level-_, Rungs) ),
+                Keys0),
+        sort(Keys0, Keys),
+        counted_rungs_(Settings, Reader, Keys, Placed0, Placed)
+    ).
+
+% sized_rungs_(+Framing, +Placed0, -Placed, -Unsized0, +Unsized): an owner's fact with its
+% rungs priced by arithmetic: the estimate is a function of a text's UTF-8 bytes and words,
+% and both add up over its name, its rung (rung_size/4, stored by curation) and its note.
+% A rung is priced so only where its price is what its stored sizes give (the sizes are
+% that rung's, not a text since replaced); the others are left in Unsized (Id-Level) for the
+% host to count, as are all of a fact whose name or note cannot be summed (fact_extra_/2).
+sized_rungs_(Framing, P0, P, Unsized0, Unsized) :-
+    P0 = p(C, Rung, T0, Rungs0),
+    C = c(Id, _, _, _, _),
+    (   fact_extra_(Id, Extra)
+    ->  (   Extra == none
+        ->  P = P0, Unsized0 = Unsized
+        ;   record_framing_(Framing, Id, Triple),
+            Extra = x(LB, LW, NB, NW),
+            size_tokens_(LB, LW, LabelTokens),
+            size_tokens_(NB, NW, NoteTokens),
+            Parts is LabelTokens + NoteTokens,
+            foldl(sized_rung_(Triple, Id, Extra, Parts), Rungs0, Rungs, Unsized0, Unsized),
+            (   atom(Rung), memberchk(Rung-T1, Rungs) -> T = T1 ; T = T0 ),
+            P = p(C, Rung, T, Rungs)
+        )
+    ;   findall(Id-Level, member(Level-_, Rungs0), Keys),
+        append(Keys, Unsized, Unsized0),
+        P = P0
+    ).
+
+sized_rung_(Triple, Id, x(LB, LW, NB, NW), Parts, Level-T0, Level-T, Unsized0, Unsized) :-
+    fact_framing_(Triple, Id, Level, Line),
+    (   rung_size(Id, Level, RB, RW),
+        size_tokens_(RB, RW, RungTokens),
+        (   RungTokens > 0 -> T0 =:= RungTokens + Parts + Line ; T0 =:= Line )
+    ->  Bytes is LB + RB + NB,
+        Words is LW + RW + NW,
+        size_tokens_(Bytes, Words, Tokens),
+        T is min(T0, Tokens + Line),
+        Unsized0 = Unsized
+    ;   T = T0,
+        Unsized0 = [Id-Level|Unsized]
+    ).
+
+% counted_rungs_(+Settings, +Reader, +Keys, +Placed0, -Placed): the rungs Keys (Id-Level) of
+% the facts placed priced at their texts as written, counted by the host in one call (the
+% owner's counts kept between frames, exact_kept_/2); the other rungs as they are.
+counted_rungs_(Settings, Reader, Keys, Placed0, Placed) :-
     exact_kept_(Reader, Keep),
-    findall(Id-Level,
-            ( member(p(c(Id, _, _, _, _), _, _, Rungs), Placed0),
-              label_tokens_(Id, LT), LT > 0,
-              member(Level-_, Rungs) ),
-            Keys0),
-    sort(Keys0, Keys),
     partition(exact_known_in_(Keep), Keys, Known, Unknown),
     findall(Key-Text, ( member(Key, Unknown), Key = Id-Level,
                         shown_text_(Reader, Id, Level, _, Text) ), Texts0),

@@ -1,6 +1,7 @@
 :- module(atc_ladder,
           [ rung/3,                     % ?Id, ?Level, ?Text
             rung_tokens/3,              % ?Id, ?Level, ?Tokens
+            rung_size/4,                % +Id, +Level, -Bytes, -Words
             distilled/3,                % ?Id, ?Field, ?Value
             provenance/2,               % ?Id, ?SourceHandle
             arc/1,                      % ?Arc
@@ -33,7 +34,8 @@
             ladder_drop_records/1,      % +Ids
             ladder_expire/3,            % +Level, +Before, -Count
             ladder_unshare_l0/2,        % +Handle, +Text
-            ladder_upgrade/2            % +Limit, -Count
+            ladder_upgrade/2,           % +Limit, -Count
+            ladder_unsized/2            % +Limit, -Records
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -66,6 +68,7 @@ derived from it.
     rollup_/2,        % Rollup, Session
     echo_/3,          % Echo, Original, Similarity
     l0_tokens_/2,     % Handle, Tokens   (an item whose L0 count is not in its record_/11)
+    rung_sizes_/5,    % Id, S0, S1, S2, S3: each rung's UTF-8 bytes and words (rung_size/4)
     provenance_/2,    % Id, SourceHandle (provenance that record_/11 does not imply)
     rung_/4,          % Id, Level, Text, Tokens \
     distill_/3,       % Id, Field, Value         > the first fact forms, read but no longer
@@ -84,6 +87,7 @@ atc_store:durable_predicate(atc_ladder:rollup_/2).
 atc_store:durable_predicate(atc_ladder:echo_/3).
 atc_store:durable_predicate(atc_ladder:curated_/2).
 atc_store:durable_predicate(atc_ladder:l0_tokens_/2).
+atc_store:durable_predicate(atc_ladder:rung_sizes_/5).
 
 /* How a curated record is stored: ONE fact per record,
 
@@ -184,6 +188,27 @@ rung_tokens_in_(rec(_, R1, T1, R2, T2, R3, T3, _, Prov, _), Id, Level, Tokens) :
 rung_tokens_in_(old, Id, Level, Tokens) :-
     rung_(Id, Level, _, Tokens),
     live_record_(Id).
+
+%!  rung_size(+Id, +Level, -Bytes:integer, -Words:integer) is semidet.
+%   The UTF-8 bytes and the words (runs of non-space, as the host's estimator splits them) of
+%   the text of Id at Level, as curation stored them beside its tokens: the estimate of a text
+%   joined from pieces whose words do not run together is the estimate of their sums
+%   (hydrate.pl prices "Name: " + rung + date note so, without a call to the host). Fails
+%   where none was stored (a home curated before them: curation stores them at its next
+%   run). As stored: a caller that prices with them checks that they give the rung's
+%   rung_tokens/3 (hydrate.pl checks the price counted from those), so that sizes of a text
+%   since replaced are never used.
+rung_size(Id, Level, Bytes, Words) :-
+    rung_sizes_(Id, S0, S1, S2, S3),
+    size_at_(Level, S0, S1, S2, S3, S),
+    integer(S),
+    Bytes is S >> 32,
+    Words is S /\ 0xffffffff.
+
+size_at_(l0, S, _, _, _, S).
+size_at_(l1, _, S, _, _, S).
+size_at_(l2, _, _, S, _, S).
+size_at_(l3, _, _, _, S, S).
 
 record_level_(l1, R, _, _, R).
 record_level_(l2, _, R, _, R).
@@ -395,6 +420,8 @@ has_record_(Id) :-
 %     - rungs(Id, Curator, L1, L2, L3, Tokens, Fields, Provenance), Tokens = t(T1,T2,T3),
 %       Fields a list of Field-Value;
 %     - l0_tokens(Handle, Tokens);
+%     - sizes(Id, S0, S1, S2, S3): the UTF-8 bytes and words of Id's rungs l0..l3 (rung_size/4),
+%       each Bytes << 32 + Words, or none; after Id's rungs (storing them drops the sizes);
 %     - arc(Arc, Session, Goal, Members);
 %     - rollup(Id, Session);
 %     - echo(Echo, Original, Similarity);
@@ -437,6 +464,14 @@ store_record_(L0s, l0_tokens(H, T)) :- !,
     ;   durable_retract(atc_ladder:l0_tokens_(H, _)),
         durable_assert(atc_ladder:l0_tokens_(H, T))
     ).
+store_record_(_, sizes(Id, S0, S1, S2, S3)) :- !,
+    must_be(atom, Id),
+    maplist(must_be_size_, [S0, S1, S2, S3]),
+    durable_retract(atc_ladder:rung_sizes_(Id, _, _, _, _)),
+    (   record_(Id, _, _, _, _, _, _, _, _, _, _)      % sizes of rungs stored, not of others
+    ->  durable_assert(atc_ladder:rung_sizes_(Id, S0, S1, S2, S3))
+    ;   true
+    ).
 store_record_(_, arc(A, S, G, Members)) :- !,
     must_be(list(atom), Members),
     (   arc_(A, _, _)
@@ -456,6 +491,10 @@ store_record_(_, echo(E, O, Sim)) :- !,
     durable_assert(atc_ladder:echo_(E, O, Sim)).
 store_record_(_, Other) :-
     domain_error(ladder_record, Other).
+
+% a rung's size (rung_size/4) packed as Bytes << 32 + Words, or none
+must_be_size_(S) :-
+    (   S == none -> true ; must_be(nonneg, S) ).
 
 store_member_(A, H, I0, I) :-
     durable_assert(atc_ladder:arc_member_(A, H, I0)),
@@ -560,6 +599,7 @@ clear_record_(Id) :-
         (   P == facts -> durable_retract(atc_ladder:provenance_(Id, _)) ; true )
     ;   true
     ),
+    durable_retract(atc_ladder:rung_sizes_(Id, _, _, _, _)),
     durable_retract(atc_ladder:rung_(Id, _, _, _)),
     durable_retract(atc_ladder:distill_(Id, _, _)),
     durable_retract(atc_ladder:provenance_(Id, _)),
@@ -617,6 +657,33 @@ upgrade_record_(Id, C) :-
     clear_record_(Id),
     durable_retract(atc_ladder:l0_tokens_(Id, _)),
     assert_record_(Id, C, Levels, Fields, Prov, L0).
+
+%!  ladder_unsized(+Limit, -Records:list) is det.
+%
+%   Up to Limit curated records without their rungs' sizes (rung_size/4; homes curated before
+%   they were stored, and cells), each unsized(Id, T0, T1, T2, T3): Ti the text of rung li,
+%   or none. Curation stores their sizes (ladder_store/1's sizes/5) at the start of a run.
+ladder_unsized(Limit, Records) :-
+    must_be(positive_integer, Limit),
+    clauses_(record_(_, _, _, _, _, _, _, _, _, _, _), NRecords),
+    clauses_(rung_sizes_(_, _, _, _, _), NSized),
+    (   NSized >= NRecords              % sizes are only ever a record's: every one has them
+    ->  Records = []                    % (a run's start asks: no scan of every record)
+    ;   unsized_(Limit, Records)
+    ).
+
+clauses_(Head, N) :-
+    (   predicate_property(Head, number_of_clauses(N0)) -> N = N0 ; N = 0 ).
+
+unsized_(Limit, Records) :-
+    findall(unsized(Id, T0, T1, T2, T3),
+            limit(Limit, ( record_(Id, _, _, _, _, _, _, _, _, _, _),
+                           \+ rung_sizes_(Id, _, _, _, _),
+                           maplist(rung_or_none_(Id), [l0, l1, l2, l3], [T0, T1, T2, T3]) )),
+            Records).
+
+rung_or_none_(Id, Level, Text) :-
+    (   rung(Id, Level, T) -> Text = T ; Text = none ).
 
 %!  ladder_uncurated(+Limit, -Items:list) is det.
 %   Up to Limit live items without rungs, as

@@ -30,6 +30,7 @@ from .errors import UsageError
 from .progress import ProgressCallback, report as report_progress
 from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
+from .curate.tokens import packed_size
 from .curate.handles import HandleList
 from .ingest_index import finish_pending, item_meta
 from .vector_texts import (NO_DISTILLATION_VECTOR, has_distillation_vector, item_vector_text,
@@ -168,6 +169,13 @@ def _rungs_term(r: Rungs) -> Term:
                           [Atom(p) for p in r.provenance]])
 
 
+def _sizes_term(r: Rungs, l0: str | None = None) -> Term:
+    """The UTF-8 bytes and words of a record's rungs (``l0`` its item's text, None for an arc
+    or a rollup), stored after its rungs: hydration prices a fact as written by arithmetic."""
+    sizes = [packed_size(t) for t in (l0, r.l1, r.l2, r.l3)]
+    return Term("sizes", [Atom(r.handle)] + [Atom("none") if s is None else s for s in sizes])
+
+
 def curate_memory(mem: Any, *, progress: ProgressCallback | None = None,
                   model: Any = None) -> CurateReport:
     """Curate everything new in ``mem`` (a :class:`~attention_cloud.Memory`).
@@ -206,6 +214,23 @@ def upgrade_ladder(mem: Any, batch: int = 20_000) -> int:
         total += count
 
 
+def fill_rung_sizes(mem: Any, batch: int = 20_000) -> int:
+    """Store the UTF-8 bytes and words of the rungs of the records a home holds without them
+    (curated before they were stored, and cells), ``batch`` records per fsynced batch; returns
+    how many. Until then hydration asks the host to count the facts it places."""
+    total = 0
+    while True:
+        (raw,) = mem.pl.once("atc_ladder:ladder_unsized", batch, Var())
+        if not raw:
+            return total
+        mem.store_ladder([Term("sizes", [t.args[0]] + [packed_size(x) if isinstance(x, str) else Atom("none")
+                                                       for x in t.args[1:]])
+                          for t in raw])
+        total += len(raw)
+        if len(raw) < batch:
+            return total
+
+
 def upgrade_vectors(mem: Any) -> None:
     """Bring a home's vector store to the current format now rather than at its next new item:
     its writer's open rewrites a float32 log as float16 and rebuilds an index of an older kind
@@ -219,6 +244,7 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
     report = CurateReport()
     mem.lock.acquire()  # a writer from the start: a second curate is refused before any work
     upgrade_ladder(mem)
+    fill_rung_sizes(mem)
     upgrade_vectors(mem)
     touched: set[str] = set()
     echoes = bool(mem.config.get("echoes", True))
@@ -340,6 +366,8 @@ def _curate_batch(mem: Any, views: list[ItemView], model: Any, distillations: bo
         rungs = improved
     records = [_rungs_term(r) for r in rungs]
     records += [Term("l0_tokens", [Atom(v.handle), estimate_tokens(v.text)]) for v in views]
+    l0_texts = {v.handle: v.text for v in views}
+    records += [_sizes_term(r, l0_texts.get(r.handle)) for r in rungs]
     # Index each batch as it is curated (a large backfill never holds every text twice),
     # durably, before its facts are committed: what the journal calls curated is indexed.
     segments = _segments(mem, [v.handle for v in views])
@@ -404,6 +432,7 @@ def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
             records.append(Term("arc", [Atom(plan.arc_id), Atom(plan.session), plan.goal,
                                         [Atom(m) for m in plan.members]]))
             records.append(_rungs_term(arc))
+            records.append(_sizes_term(arc))
             arc_keys.append(plan.arc_id)
             arc_texts.append(_arc_text(arc.l1, arc.l2))
             arc_meta.append(_arc_meta(segment))
@@ -411,6 +440,7 @@ def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
         rollup = curate_session(session, views, [by_handle[v.handle] for v in views])
         records.append(Term("rollup", [Atom(rollup.handle), Atom(session)]))
         records.append(_rungs_term(rollup))
+        records.append(_sizes_term(rollup))
         report.rollups += 1
         pending.extend(records)
         if len(arc_keys) >= BATCH or len(pending) >= 4 * BATCH:

@@ -24,6 +24,25 @@ test(restore_replaces, [setup(fresh), true(N == 1)]) :-
     add(h1, 0, "g"), rungs(h1, [h1]), rungs(h1, [h1]),
     aggregate_all(count, rung(h1, l1, _), N).
 
+% A rung's sizes (UTF-8 bytes << 32 + words) are stored after its rungs and read back by
+% level; storing the rungs again drops them (the new text's are stored after it), sizes of a
+% record not stored are not kept, and ladder_unsized/2 lists the records without them.
+size_(Bytes, Words, S) :- S is Bytes << 32 + Words.
+
+test(rung_sizes_stored_and_dropped,
+     [setup(fresh), true(R == [26-4, 3-1, 22-3, none, [h1], []])]) :-
+    add(h1, 0, "g"), rungs(h1, [h1]),
+    ladder_unsized(10, U0), findall(Id, member(unsized(Id, _, _, _, _), U0), Before),
+    size_(26, 4, S0), size_(3, 1, S1), size_(22, 3, S2), size_(7, 2, S3),
+    ladder_store([sizes(h1, S0, S1, S2, S3), sizes(nothing, S0, none, none, none)]),
+    rung_size(h1, l0, B0, W0), rung_size(h1, l1, B1, W1), rung_size(h1, l2, B2, W2),
+    ladder_unsized(10, Left),
+    rungs(h1, [h1]),
+    ( rung_size(h1, l1, _, _) -> Again = kept ; Again = none ),
+    ( rung_size(nothing, l0, _, _) -> Stray = [nothing] ; Stray = [] ),
+    R = [B0-W0, B1-W1, B2-W2, Again, Before, Left],
+    assertion(Stray == []).
+
 test(uncurated, [setup(fresh), true(Hs == [h2])]) :-
     add(h1, 0, "g"), add(h2, 1, "g"), rungs(h1, [h1]),
     ladder_uncurated(10, Vs),

@@ -58,6 +58,22 @@ def tokens_for(size: int, words: int) -> int:
     return by_bytes if by_bytes >= by_words else by_words
 
 
+def packed_size(text: str | None) -> int | None:
+    """``text``'s UTF-8 bytes and words as one integer, ``bytes << 32 | words`` (None for no
+    text): what curation stores beside a rung's tokens (``atc_ladder:rung_size/4``), so that
+    hydration prices a speaker's name, a rung and a date note written together by arithmetic
+    (:func:`tokens_for` of the sums, where no word runs across two pieces)."""
+    if text is None:
+        return None
+    return (utf8_size(text) << 32) | len(text.split())
+
+
+def text_shape(text: str) -> list[int]:
+    """``[bytes, words, starts_with_space, ends_with_space]`` of ``text`` (the flags 0 or 1,
+    space as :meth:`str.split` reads it): whether its words can run into a neighbour's."""
+    return [utf8_size(text), len(text.split()), int(text[:1].isspace()), int(text[-1:].isspace())]
+
+
 def register_for_prolog(pl) -> None:
     """Define ``atc_hydrate:host_estimate_tokens/2`` in ``pl`` as a call of :func:`estimate_tokens`
     (rules/hydrate.pl's ``estimate_tokens/2`` calls it), and ``host_estimate_tokens_all/2``, the
@@ -66,6 +82,10 @@ def register_for_prolog(pl) -> None:
     # a frame's facts counted as written, in one call: a call a fact cost ~50 µs of bridge
     pl.register("host_estimate_tokens_all", 2,
                 lambda texts: [_estimate_for_prolog(t) for t in texts], module="atc_hydrate")
+    # a speaker's name and a date note, once each in a process: a fact's price is then sums
+    pl.register("host_text_shape", 2,
+                lambda text: text_shape(text if isinstance(text, str) else str(text)),
+                module="atc_hydrate")
 
 
 def _estimate_for_prolog(text) -> int:
