@@ -738,3 +738,16 @@ test(drop_forgets_everything, [setup(fresh)]) :-
     \+ belief_live(s, _).
 
 :- end_tests(attention_bad_input).
+
+:- begin_tests(attention_dirty_weight, [setup(store_reset), cleanup(store_reset)]).
+
+% The TMS weighs a dirty belief with the scope's `dirty_p_changed`, an override included: the
+% confidence a re-observation starts from is the one the controller ranks by.
+test(tms_takes_the_scopes_dirty_weight, [true(abs(P - 0.45) < 1.0e-9)]) :-
+    tms_add_source(s, api, worker_state, _{kind: process_state}),
+    belief(s, x, worker_state, web, "v1", 0.9, 1000, [], api),
+    tms_source_changed(s, api, 1000, _),
+    attention_set_weight(s, dirty_p_changed, 0.5),
+    belief_effective_confidence(s, x, 1000, P).
+
+:- end_tests(attention_dirty_weight).
