@@ -1010,7 +1010,8 @@ belief_info(Scope0, Id0, Now, Info) :-
     (   superseded(Scope, Id, By, _) -> Live = false ; By = null, Live = true ),
     belief_dirt_(Scope, Id, Dirt),
     (   Dirt == [] -> Dirty = false ; Dirty = true ),
-    Info = _{id: Id, claim_type: ClaimType, subject: Subject, value: Value,
+    subject_text(Subject, SubjectText),
+    Info = _{id: Id, claim_type: ClaimType, subject: SubjectText, value: Value,
              confidence: Confidence, observed_at: ObservedAt, age_s: Age,
              volatility: Class, p_stale: PStale, source: Source, live: Live,
              superseded_by: By, dirty: Dirty, dirt: Dirt}.
@@ -1078,7 +1079,8 @@ why_(Scope, Id, Left, Seen0, Seen, Why) :-
     put_assoc(Id, Seen0, true, Seen1),
     Below is Left - 1,
     foldl(why_support_(Scope, Below), Supports0, Supports, Seen1, Seen),
-    Why = _{id: Id, claim_type: ClaimType, subject: Subject, value: Value, dirt: Dirt,
+    subject_text(Subject, SubjectText),
+    Why = _{id: Id, claim_type: ClaimType, subject: SubjectText, value: Value, dirt: Dirt,
             supports: Supports}.
 
 % Left: how many more levels of beliefs this tree may hold below the belief being expanded.

@@ -407,6 +407,16 @@ test(dirty_belief_changed_with_the_dirty_weight,
     belief_effective_confidence(s, y, 1000, YesNo),
     belief_effective_confidence(s, o, 1000, Open).
 
+% A subject is text when shown: one named `null` or `true` is stored as that atom, which the
+% host reads as JSON's null or true; belief_info/4 and belief_why/3 give it as a string.
+test(subject_named_like_a_json_literal_is_shown_as_text,
+     [setup(fresh), Shown-Why == "null"-"true"]) :-
+    tms_add_source(s, registry, worker_state, _{authority: 0.9}),
+    add(s, n, worker_state, "null", "up", 0.9, 1000, [], registry),
+    add(s, t, worker_state, "true", "up", 0.9, 1000, [], registry),
+    belief_info(s, n, 1000, Info), Shown = Info.subject,
+    belief_why(s, t, W), Why = W.subject.
+
 :- end_tests(tms_staleness).
 
 :- begin_tests(tms_observe, [setup(fresh), cleanup(fresh)]).
