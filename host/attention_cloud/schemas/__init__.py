@@ -1,15 +1,13 @@
-"""The JSON Schemas (draft 2020-12) of what scripts read: the receipt, the frame as JSON, the
-ingest report, the statistics, the curate report, the watcher's events and query rows.
+"""The JSON Schemas (draft 2020-12) of what scripts read: the receipt, the frame as JSON, and
+every other JSON output of the CLI, the API, ``atc serve`` and the MCP tools.
 
-The schema files ship in this package (``receipt.schema.json``, ``frame.schema.json``,
-``ingest.schema.json``, ``stats.schema.json``, ``curate.schema.json``,
-``watch.schema.json``, ``query.schema.json``); a script may load them with
-:func:`receipt_schema`, :func:`frame_schema`, :func:`ingest_schema`, :func:`stats_schema`,
-:func:`curate_schema`, :func:`watch_schema`, :func:`query_schema` (or print them: ``atc
-receipt --schema [frame]``, ``atc ingest --schema``, ``atc stats --schema``, ``atc curate
---schema``, ``atc watch --schema``, ``atc query --schema``) and validate with any JSON Schema
-library. Objects allow fields the schema does
-not name: releases add fields, never rename or remove one.
+The schema files ship in this package, one per output (``NAME.schema.json``, NAME one of
+:data:`SCHEMA_NAMES`); a script may load one with :func:`schema` (or :func:`receipt_schema`,
+:func:`frame_schema`, ... for the first seven), print it with the command's ``--schema`` (``atc
+show --schema``, ``atc belief list --schema``; ``atc receipt --schema [frame]``) and validate
+with any JSON Schema library; :func:`schema_problems` does it here. :data:`COMMANDS` says which
+command prints which. Objects allow fields the schema does not name: releases add fields,
+never rename or remove one.
 """
 from __future__ import annotations
 
@@ -19,16 +17,60 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+#: The JSON output each schema describes, by the schema's name (its file is NAME.schema.json).
+COMMANDS = {
+    "receipt": "atc receipt RID (and each frame's `receipt`)",
+    "frame": "atc hydrate --format json",
+    "ingest": "atc ingest --format-output json",
+    "stats": "atc stats --format json",
+    "curate": "atc curate --format json",
+    "watch": "one line of atc watch --format-output json",
+    "query": "atc query --format json",
+    "show": "atc show HANDLE --format json (also --as, the MCP show tool, GET /v1/show)",
+    "forget": "atc forget ... --format json (also --dry-run, the MCP forget tool)",
+    "remember": "atc remember TEXT --format json (also the MCP remember tool)",
+    "rules": "atc rules list --format json",
+    "cells": "atc cells list --format json",
+    "cell": "atc cells show CELL --format json",
+    "hot_cells": "atc cells hot --format json",
+    "cells_rebuild": "atc cells rebuild --format json",
+    "principals": "atc principal list --format json",
+    "grants": "atc grant list --format json",
+    "mounts": "atc mount list --format json",
+    "audit": "atc audit --format json",
+    "belief": "atc belief show ID --format json",
+    "beliefs": "atc belief list --format json",
+    "why": "atc belief why ID --format json",
+    "attend": "atc attend --format json (also the MCP attend tool)",
+    "inspect": "atc inspect ID --format json",
+    "claim": "atc claim TEXT --format json (also the MCP claim tool)",
+    "trace": "atc trace --format json",
+    "mcp": "the structured result of each MCP tool, by tool ($defs; each tool's outputSchema)",
+    "serve": "the body of each answer of atc serve, by endpoint ($defs), and of its refusals",
+}
+#: Every schema's name.
+SCHEMA_NAMES = tuple(COMMANDS)
 #: The schema files by the name a ``$ref`` uses.
-_FILES = {"receipt": "receipt.schema.json", "frame": "frame.schema.json",
-          "ingest": "ingest.schema.json", "stats": "stats.schema.json",
-          "curate": "curate.schema.json", "watch": "watch.schema.json",
-          "query": "query.schema.json"}
+_FILES = {name: f"{name}.schema.json" for name in SCHEMA_NAMES}
 
 
 @cache
 def _load(name: str) -> str:
     return resources.files(__name__).joinpath(_FILES[name]).read_text(encoding="utf-8")
+
+
+def schema(name: str) -> dict[str, Any]:
+    """The JSON Schema named ``name`` (one of :data:`SCHEMA_NAMES`; a fresh dict each call).
+    UsageError for another name."""
+    _known(name)
+    return json.loads(_load(name))
+
+
+def _known(name: str) -> None:
+    if name not in _FILES:
+        from ..errors import UsageError
+
+        raise UsageError(f"schema must be one of {', '.join(_FILES)}, not {name!r}")
 
 
 def receipt_schema() -> dict[str, Any]:
@@ -77,15 +119,12 @@ def stamp_pattern() -> re.Pattern[str]:
 
 
 def schema_problems(document: Any, schema: str = "receipt") -> list[str]:
-    """Every way ``document`` departs from the schema named (``receipt``, ``frame``,
-    ``ingest``, ``stats``, ``curate``, ``watch`` or ``query``), one line each (``facts/0/level: 'L7' is not one of [...]``);
-    empty when it conforms. UsageError for a schema of another name.
+    """Every way ``document`` departs from the schema named (one of :data:`SCHEMA_NAMES`), one
+    line each (``facts/0/level: 'L7' is not one of [...]``); empty when it conforms. UsageError
+    for a schema of another name.
 
     Needs the ``jsonschema`` package (a dependency of attention-cloud)."""
-    if schema not in _FILES:
-        from ..errors import UsageError
-
-        raise UsageError(f"schema must be one of {', '.join(_FILES)}, not {schema!r}")
+    _known(schema)
     return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
             for e in sorted(_validator(schema).iter_errors(document),
                             key=lambda e: list(e.absolute_path).__repr__())]
@@ -101,3 +140,21 @@ def _validator(schema: str) -> Any:
     registry = Registry().with_resources(
         (s["$id"], Resource.from_contents(s)) for s in schemas.values())
     return Draft202012Validator(schemas[schema], registry=registry)
+
+
+def bundled(name: str, definition: str | None = None) -> dict[str, Any]:
+    """The schema ``name`` (or its ``$defs`` entry ``definition``) as one self-contained
+    document: every schema it may refer to is embedded under ``$defs`` by its ``$id``, so a
+    validator resolves each ``$ref`` without fetching anything (what an MCP tool publishes as
+    its outputSchema: clients resolve a ``$ref`` only within the document)."""
+    _known(name)
+    document = json.loads(_load(name))
+    described = document["$defs"][definition] if definition else document
+    target = document["$id"] + (f"#/$defs/{definition}" if definition else "")
+    embedded = {f"_{other}": json.loads(_load(other)) for other in _FILES}
+    for each in embedded.values():
+        each.pop("$schema", None)
+    bundle: dict[str, Any] = {"$schema": "https://json-schema.org/draft/2020-12/schema"}
+    if "type" in described:     # MCP before 2026-07-28 wants `type: object` at the root
+        bundle["type"] = described["type"]
+    return {**bundle, "$ref": target, "$defs": embedded}
