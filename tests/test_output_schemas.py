@@ -86,6 +86,8 @@ def outputs(tmp_path_factory) -> dict[str, Any]:
     atc(home, "hydrate", "--goal", "the flaky cache test", "--format", "json")
     out["hot_cells"] = atc(home, "cells", "hot", "--format", "json")
     out["show_as"] = atc(home, "show", first, "--as", "bob", "--format", "json")
+    atc(home, "hydrate", "--goal", "the flaky cache test", "--as", "bob", "--format", "json")
+    atc(home, "query", "item_kind(H, K)", "--as", "bob", "--limit", "3", "--format", "json")
     out["remember"] = atc(home, "remember", "the staging DB is read-only on Fridays",
                           "--format", "json")
     out["remember_again"] = atc(home, "remember", "the staging DB is read-only on Fridays",
@@ -177,6 +179,8 @@ def test_the_outputs_hold_what_the_schemas_describe(outputs) -> None:
     assert outputs["remember"]["new"] and not outputs["remember_again"]["new"]
     assert outputs["forget_preview"]["dry_run"] and outputs["forget_again"]["already_forgotten"]
     assert {e["event"] for e in outputs["audit"]} == {"read", "declassify", "forget"}
+    assert {e["op"] for e in outputs["audit"] if e["event"] == "read"} \
+        == {"show", "hydrate", "query"}
     assert outputs["mounts"] and outputs["hot_cells"] and outputs["rules"]
     assert outputs["belief_dirty"]["dirty"] and outputs["why"]["supports"]
 
