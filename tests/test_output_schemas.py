@@ -101,6 +101,8 @@ def outputs(tmp_path_factory) -> dict[str, Any]:
     out["forget_again"] = atc(home, "forget", gone, first, "--yes", "--format", "json")
     out["cells_rebuild"] = atc(home, "cells", "rebuild", "--format", "json")
     out["audit"] = atc(home, "audit", "--format", "json")
+    from attention_cloud.agents.mcp_server import recent
+    out["recent_receipts"] = recent(home)       # the MCP resource receipts://recent
     # the attention side: a chain of beliefs, one about a subject named like JSON's literals
     a = ["--now", NOW]
     for argv in (["source", "add", "registry", "--type", "dependency_version", "--kind",
@@ -214,7 +216,8 @@ def test_each_mcp_tool_publishes_its_results_schema_self_contained(tmp_path) -> 
         tools = asyncio.run(server.list_tools())
     finally:
         server.atc_close()
-    assert {t.name for t in tools} == set(schema("mcp")["$defs"])
+    resources = {"receipt", "recent_receipts"}       # receipt://ID and receipts://recent
+    assert {t.name for t in tools} == set(schema("mcp")["$defs"]) - resources
     for tool in tools:
         published = tool.output_schema
         assert published == bundled("mcp", tool.name)
@@ -227,3 +230,12 @@ def test_each_mcp_tool_publishes_its_results_schema_self_contained(tmp_path) -> 
             "new": True, "source": "remembered.jsonl:1", "curated": True}
     assert list(validate.iter_errors(good)) == []
     assert list(validate.iter_errors({**good, "new": "yes"}))
+
+
+def test_the_mcp_resources_meet_their_schemas(outputs) -> None:
+    from jsonschema import Draft202012Validator
+
+    recent = outputs["recent_receipts"]
+    assert recent
+    validate = Draft202012Validator(bundled("mcp", "recent_receipts"))
+    assert [e.message for e in validate.iter_errors(recent)] == []
