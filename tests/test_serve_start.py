@@ -26,6 +26,24 @@ def empty_home(tmp_path_factory) -> Path:
     return home
 
 
+def _stderr_line(server: Server, text: str, timeout: float = 60) -> str:
+    """The first line the server writes to stderr that holds ``text`` (within ``timeout``)."""
+    import select
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([server.proc.stderr], [], [], deadline - time.monotonic())
+        if not ready:
+            break
+        line = server.proc.stderr.readline()
+        if not line:
+            break
+        if text in line:
+            return line.strip()
+    raise AssertionError(f"the server never said {text!r}")
+
+
 def _serve(home: Path) -> Server:
     return Server(home, argv=[sys.executable, "-m", "attention_cloud.cli", "serve", "--port",
                               "0", "--home", str(home)])
@@ -36,6 +54,8 @@ def test_serving_a_home_with_no_tokens_says_so_and_serves_one_added_later(empty_
 
     server = _serve(empty_home)
     try:
+        said = _stderr_line(server, NOBODY)     # said after the address, before any request
+        assert said.startswith("atc serve: ") and "401" in said and "atc principal add" in said
         with Memory.open(empty_home) as mem:
             add_principal(mem, "alice", owner=True)     # the owner holds no token
             token = add_principal(mem, "bob")
@@ -43,12 +63,14 @@ def test_serving_a_home_with_no_tokens_says_so_and_serves_one_added_later(empty_
     finally:
         stderr = server.stop()
     assert status == 200 and answer["principal"] == "bob", answer
-    said = [line for line in stderr.splitlines() if NOBODY in line]
-    assert len(said) == 1, stderr
-    assert said[0].startswith("atc serve: ") and "401" in said[0] and "atc principal add" in said[0]
+    assert NOBODY not in stderr, stderr                 # said once
 
 
 def test_serving_a_home_with_a_token_says_nothing_of_it(empty_home) -> None:
     # runs after the test above: bob holds a token now
     server = _serve(empty_home)
-    assert NOBODY not in server.stop()
+    try:    # answered: the check at start has run
+        assert call(server.url, "atc_0123456789abcdef.wrong", "/v1/whoami")[0] == 401
+    finally:
+        stderr = server.stop()
+    assert NOBODY not in stderr

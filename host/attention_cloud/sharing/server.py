@@ -322,7 +322,6 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
     import uvicorn
 
     app = make_app(home, share=share, burst=burst)
-    _say_when_nobody_holds_a_token(app)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -336,6 +335,7 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     if announce is not None:
         announce(f"http://{shown}:{bound}")
+    _say_when_nobody_holds_a_token(app)     # after the address: a script waits for that line
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                             limit_concurrency=MAX_CONNECTIONS)
     server = uvicorn.Server(config)
