@@ -144,17 +144,32 @@ def _validator(schema: str) -> Any:
 
 def bundled(name: str, definition: str | None = None) -> dict[str, Any]:
     """The schema ``name`` (or its ``$defs`` entry ``definition``) as one self-contained
-    document: every schema it may refer to is embedded under ``$defs`` by its ``$id``, so a
+    document: the schemas it refers to, directly or not, are embedded under ``$defs`` by their
+    ``$id`` (only those: an MCP client receives every tool's in one listing), so a
     validator resolves each ``$ref`` without fetching anything (what an MCP tool publishes as
     its outputSchema: clients resolve a ``$ref`` only within the document)."""
     _known(name)
     document = json.loads(_load(name))
     described = document["$defs"][definition] if definition else document
     target = document["$id"] + (f"#/$defs/{definition}" if definition else "")
-    embedded = {f"_{other}": json.loads(_load(other)) for other in _FILES}
+    embedded = {f"_{other}": json.loads(_load(other))
+                for other in _referred(name, json.dumps(described))}
     for each in embedded.values():
         each.pop("$schema", None)
     bundle: dict[str, Any] = {"$schema": "https://json-schema.org/draft/2020-12/schema"}
     if "type" in described:     # MCP before 2026-07-28 wants `type: object` at the root
         bundle["type"] = described["type"]
     return {**bundle, "$ref": target, "$defs": embedded}
+
+
+def _referred(name: str, start: str) -> list[str]:
+    """``name`` and every schema the schema text ``start`` (a part of it) refers to by
+    ``$ref``, directly or through another, by name (a ``$ref`` to another file names it:
+    ``receipt.schema.json#/$defs/fact``)."""
+    found, texts = [name], [start]
+    for text in texts:
+        for other in re.findall(r'"\$ref":\s*"([a-z_]+)\.schema\.json', text):
+            if other not in found:
+                found.append(other)
+                texts.append(_load(other))
+    return found
