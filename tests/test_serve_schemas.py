@@ -14,13 +14,7 @@ from test_sharing import Server
 
 
 def _answer_meets(answer: dict, endpoint: str) -> None:
-    from jsonschema import Draft202012Validator
-
-    from attention_cloud.schemas import bundled
-
-    problems = [e.message for e in Draft202012Validator(bundled("serve", endpoint))
-                .iter_errors(answer)]
-    assert problems == [], (endpoint, problems, answer)
+    assert schema_problems(answer, "serve", endpoint) == [], (endpoint, answer)
 
 
 @pytest.fixture(scope="module")
@@ -71,4 +65,6 @@ def test_refusals_meet_the_error_schema(served) -> None:
         _answer_meets(answer, "error")
     assert set(schema("serve")["$defs"]) == {"whoami", "grants", "hydrate", "query", "show",
                                              "receipt", "error"}
-    assert schema_problems({"error": "x"}, "serve") == []
+    assert schema_problems({"error": "x"}, "serve", "error") == []
+    assert schema_problems({"message": "x"}, "serve", "error") \
+        == ["(top): 'error' is a required property"]

@@ -118,28 +118,38 @@ def stamp_pattern() -> re.Pattern[str]:
     return re.compile(receipt_schema()["$defs"]["stamp"]["pattern"])
 
 
-def schema_problems(document: Any, schema: str = "receipt") -> list[str]:
-    """Every way ``document`` departs from the schema named (one of :data:`SCHEMA_NAMES`), one
-    line each (``facts/0/level: 'L7' is not one of [...]``); empty when it conforms. UsageError
-    for a schema of another name.
+def schema_problems(document: Any, schema: str = "receipt",
+                    definition: str | None = None) -> list[str]:
+    """Every way ``document`` departs from the schema named (one of :data:`SCHEMA_NAMES`), or
+    from its ``$defs`` entry ``definition`` (``"serve", "hydrate"``: the schemas of several
+    answers, ``mcp`` and ``serve``, hold one entry each), one line each (``facts/0/level: 'L7'
+    is not one of [...]``); empty when it conforms. UsageError for a schema or entry of another
+    name.
 
     Needs the ``jsonschema`` package (a dependency of attention-cloud)."""
     _known(schema)
+    if definition is not None and definition not in json.loads(_load(schema)).get("$defs", {}):
+        from ..errors import UsageError
+
+        raise UsageError(f"the {schema} schema has no entry {definition!r}")
     return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
-            for e in sorted(_validator(schema).iter_errors(document),
+            for e in sorted(_validator(schema, definition).iter_errors(document),
                             key=lambda e: list(e.absolute_path).__repr__())]
 
 
 @cache
-def _validator(schema: str) -> Any:
-    """The validator of one schema, its ``$ref`` to the other resolved (built once)."""
+def _validator(schema: str, definition: str | None = None) -> Any:
+    """The validator of one schema (or of one of its ``$defs``), its ``$ref`` to the others
+    resolved (built once)."""
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
 
     schemas = {name: json.loads(_load(name)) for name in _FILES}
     registry = Registry().with_resources(
         (s["$id"], Resource.from_contents(s)) for s in schemas.values())
-    return Draft202012Validator(schemas[schema], registry=registry)
+    target = schemas[schema] if definition is None else \
+        {"$ref": f"{schemas[schema]['$id']}#/$defs/{definition}"}
+    return Draft202012Validator(target, registry=registry)
 
 
 def bundled(name: str, definition: str | None = None) -> dict[str, Any]:
