@@ -239,3 +239,28 @@ def test_the_mcp_resources_meet_their_schemas(outputs) -> None:
     assert recent
     validate = Draft202012Validator(bundled("mcp", "recent_receipts"))
     assert [e.message for e in validate.iter_errors(recent)] == []
+
+
+def test_every_command_with_a_json_output_takes_schema() -> None:
+    """A command added with `--format json` (or `--format-output json`) and no `--schema`
+    would be an output integrators parse blind. `atc hydrate`'s is `atc receipt --schema
+    frame`; `atc bench`'s suites print theirs with --print-schema."""
+    import click
+
+    ctx = click.Context(main)
+    lacking = []
+
+    def walk(group: click.Group, path: tuple[str, ...]) -> None:
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            if isinstance(command, click.Group):
+                walk(command, (*path, name))
+                continue
+            json_out = any(isinstance(p.type, click.Choice) and "json" in p.type.choices
+                           for p in command.params if isinstance(p, click.Option)
+                           and {"--format", "--format-output"} & set(p.opts))
+            takes = any("--schema" in p.opts for p in command.params)
+            if json_out and not takes and path[:1] != ("bench",):
+                lacking.append(" ".join((*path, name)))
+    walk(main, ())
+    assert lacking == ["hydrate"], lacking
