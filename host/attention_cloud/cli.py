@@ -563,6 +563,7 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 
 
 @main.command()
+@schema_option("frame")
 @click.argument("goal_text", metavar="[GOAL]", required=False)
 @click.option("--goal", default=None, help="What the agent is trying to do now (or give it as GOAL).")
 @click.option("--budget", type=click.IntRange(min=0), default=2000, show_default=True,
