@@ -510,11 +510,12 @@ carry_out_(key(inspect_source, Source, T-S), Scope, Id, Value, Now, Succeeded, C
     ->  trace_record(Scope, inspection_succeeded, Now,
                      [candidate_id-Id, inspection_id-InspId, source-Source]),
         tms_observe(Scope, InspId, T, S, Now, Obs),
+        subject_text(S, Subject),
         Changed = Obs.belief_changed, New = Obs.new_belief, Dirtied = Obs.dirtied,
         Contradiction = Obs.contradiction,
         (   Changed == true -> Event = belief_changed ; Event = belief_unchanged ),
         trace_record(Scope, Event, Now,
-                     [candidate_id-Id, inspection_id-InspId, claim_type-T, subject-S,
+                     [candidate_id-Id, inspection_id-InspId, claim_type-T, subject-Subject,
                       value-Value, previous-Obs.previous, new_belief-New, dirtied-Dirtied,
                       contradiction-Contradiction])
     ;   trace_record(Scope, inspection_failed, Now,
@@ -607,7 +608,7 @@ attention_candidate(Scope0, Cand0, Info) :-
     ->  true
     ;   existence_error(candidate, Id)
     ),
-    (   Claim = T-S -> true ; T = null, S = null ),   % events: Claim = from(Source)
+    (   Claim = T-S0 -> subject_text(S0, S) ; T = null, S = null ),   % events: from(Source)
     (   candidate_closed_(Scope, Id, Status, _) -> true ; Status = open ),
     findall(I, inspected_(Scope, Id, I), Inspections),
     Info = _{candidate_id: Id, kind: Kind, target: Target, claim_type: T, subject: S,

@@ -183,7 +183,7 @@ generate(Scope0, Goal0, Generator0, Now, Proposals) :-
     maplist(proposal_dict_, Ps, Proposals).
 
 proposal_dict_(proposal(Trigger, key(Kind, Target, Extra), Goals, Evs), Dict) :-
-    (   Extra = T-S -> true ; T = null, S = null ),
+    (   Extra = T-S0 -> subject_text(S0, S) ; T = null, S = null ),
     Dict = _{trigger: Trigger, kind: Kind, target: Target, claim_type: T, subject: S,
              goal_ids: Goals, events: Evs}.
 

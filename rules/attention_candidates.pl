@@ -13,6 +13,7 @@
 :- use_module(library(pairs)).
 :- use_module(library(aggregate)).
 :- use_module(tms).
+:- use_module(attention_checks).
 :- use_module(validator).
 :- use_module(attention_state).
 :- use_module('../facts/claim_policy').
@@ -424,8 +425,9 @@ score_key_(key(inspect_source, Source, T-S), Ctx, Triggers, Goals0, _, Score) :-
     goal_deadline_s_(Scope, BestGoal, Now, DeadlineS),
     floor_(Ctx, Source, T-S, GoalIds, Worth, Price, Floor),
     PWrong is 1 - P,
+    subject_text(S, Subject),
     Score = _{ origin: controller, goal_ids: GoalIds, claim_ids: Live,
-               claim_type: T, subject: S, best_goal: BestGoal,
+               claim_type: T, subject: Subject, best_goal: BestGoal,
                goal_relevance: Rel, p_belief_wrong: PWrong, reading_accuracy: Q,
                novelty: Novelty, p_decision_changes: PChange, loss_if_wrong: Loss,
                stakes: Stakes, urgency: Urgency, authority: A, evidence_age_s: Age,

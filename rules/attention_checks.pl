@@ -10,6 +10,7 @@
             must_be_bounded_text/2,       % +What, +Value
             max_text_chars/1,             % -Chars
             subject_key/2,                % +Subject, -Key
+            subject_text/2,               % +Key, -Subject
             optional/2                    % +Value, -Maybe
           ]).
 :- use_module(library(error)).
@@ -143,6 +144,18 @@ prolog:error_message(domain_error(bounded_text(What, Max), Length)) -->
 %
 %   What a claim is about, as stored: text becomes an atom (so "libfoo" and libfoo are one
 %   subject), numbers stay numbers; null (no subject) becomes ''.
+
+%!  subject_text(+Key, -Subject) is det.
+%
+%   A stored subject (subject_key/2) as the host shows it: an atom as a string, so that a
+%   subject named `null`, `true` or `false` reads back as that text, not as JSON's null or a
+%   boolean (the host reads those atoms as such); a number stays a number.
+
+subject_text(Key, Subject) :-
+    (   atom(Key)
+    ->  atom_string(Key, Subject)
+    ;   Subject = Key
+    ).
 
 subject_key(S, '') :-
     S == null, !.

@@ -114,8 +114,14 @@ term_leaf_(Term, Term) :- text_leaf_(Term).
 term_leaf_(Term, Leaf) :- compound(Term), \+ is_dict(Term), arg(_, Term, Arg), term_leaf_(Arg, Leaf).
 term_leaf_(Dict, Leaf) :- is_dict(Dict), get_dict(_, Dict, V), term_leaf_(V, Leaf).
 
+% `true`, `false` and `null` are JSON's literals (a yes/no value, the trace's flags), never
+% text: offered to the judge, forgetting an item that said "true" made every one the marker.
 text_leaf_(X) :- string(X), !.
-text_leaf_(X) :- atom(X), X \== [].
+text_leaf_(X) :- atom(X), X \== [], \+ json_literal_(X).
+
+json_literal_(true).
+json_literal_(false).
+json_literal_(null).
 
 %!  attention_redact_leaves(+Hits:list(string), +Marker:atom) is det.
 %   Each text of Hits, wherever a free-text field holds it (as attention_text_leaves/1 reads

@@ -385,6 +385,12 @@ attention_set_weight(Scope0, Name0, Value) :-
     scoped_retract(atc_attention_state:weight_override_(Scope, Name, _)),
     scoped_assert(atc_attention_state:weight_override_(Scope, Name, Value)).
 
+% The TMS weighs a dirty belief with the weight in force here (atc_tms:dirty_p_changed/2):
+% one P(changed) for the controller, `belief show` and a re-observation's starting confidence.
+:- multifile atc_tms:dirty_p_changed_hook/2.
+atc_tms:dirty_p_changed_hook(Scope, P) :-
+    weight(Scope, dirty_p_changed, P).
+
 %!  weight(+Scope, +Name, -Value) is det.
 %
 %   The value of weight Name in force for Scope.

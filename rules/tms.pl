@@ -30,6 +30,7 @@
             belief_p_stale/4,             % +Scope, +Id, +Now, -P
             belief_effective_confidence/4, % +Scope, +Id, +Now, -Confidence
             chance_agreement/2,           % +Value, -P
+            dirty_p_changed/2,            % +Scope, -P
             reading_accuracy/3,           % +Authority, +Value, -P
 
             tms_source_changed/4,         % +Scope, +Source, +Now, -Dirtied
@@ -52,6 +53,7 @@
 :- use_module(attention_checks).
 :- use_module('../facts/volatility').
 :- use_module('../facts/authority').
+:- use_module('../facts/attention_weights').
 
 /** <module> Beliefs that go dirty: a justification-based truth maintenance system
 
@@ -626,15 +628,33 @@ belief_p_stale(_, Id, _, _) :-
 %
 %       Confidence = C * (1 - P(stale)) + P(stale) * Chance
 %
-%   A dirty belief is treated as changed: it keeps only the chance agreement.
+%   A dirty belief's state changed with P(stale) at least dirty_p_changed/2, as the
+%   controller and `atc belief show` take it.
 
 belief_effective_confidence(Scope, Id, Now, Confidence) :-
     once(belief(Scope, Id, _, _, Value, C, _, _)),
     chance_agreement(Value, Chance),
+    belief_p_stale(Scope, Id, Now, ByAge),
     (   dirty(Scope, Id, _, _)
-    ->  Confidence = Chance
-    ;   belief_p_stale(Scope, Id, Now, P),
-        Confidence is C * (1 - P) + P * Chance
+    ->  dirty_p_changed(Scope, Dirty),
+        P is max(ByAge, Dirty)
+    ;   P = ByAge
+    ),
+    Confidence is C * (1 - P) + P * Chance.
+
+%!  dirty_p_changed(+Scope, -P) is det.
+%
+%   P(the state changed) taken, at least, for a dirty belief of Scope: the `dirty_p_changed`
+%   weight in force. The scope's override lives in atc_attention_state, which uses this
+%   module, so it answers through the hook dirty_p_changed_hook/2; without it (this module
+%   loaded alone) the default of facts/attention_weights.pl holds.
+
+:- multifile dirty_p_changed_hook/2.
+
+dirty_p_changed(Scope, P) :-
+    (   dirty_p_changed_hook(Scope, P0)
+    ->  P = P0
+    ;   attention_weight(dirty_p_changed, P, _)
     ).
 
 %!  chance_agreement(+Value, -P) is det.
@@ -990,7 +1010,8 @@ belief_info(Scope0, Id0, Now, Info) :-
     (   superseded(Scope, Id, By, _) -> Live = false ; By = null, Live = true ),
     belief_dirt_(Scope, Id, Dirt),
     (   Dirt == [] -> Dirty = false ; Dirty = true ),
-    Info = _{id: Id, claim_type: ClaimType, subject: Subject, value: Value,
+    subject_text(Subject, SubjectText),
+    Info = _{id: Id, claim_type: ClaimType, subject: SubjectText, value: Value,
              confidence: Confidence, observed_at: ObservedAt, age_s: Age,
              volatility: Class, p_stale: PStale, source: Source, live: Live,
              superseded_by: By, dirty: Dirty, dirt: Dirt}.
@@ -1058,7 +1079,8 @@ why_(Scope, Id, Left, Seen0, Seen, Why) :-
     put_assoc(Id, Seen0, true, Seen1),
     Below is Left - 1,
     foldl(why_support_(Scope, Below), Supports0, Supports, Seen1, Seen),
-    Why = _{id: Id, claim_type: ClaimType, subject: Subject, value: Value, dirt: Dirt,
+    subject_text(Subject, SubjectText),
+    Why = _{id: Id, claim_type: ClaimType, subject: SubjectText, value: Value, dirt: Dirt,
             supports: Supports}.
 
 % Left: how many more levels of beliefs this tree may hold below the belief being expanded.

@@ -436,3 +436,15 @@ def test_the_largest_budget_is_one_number_the_cli_and_the_rules_share(ctl):
     with pytest.raises(PrologError, match=f"a budget is 0 to {largest} inspections, not "
                                           f"{largest + 1}"):
         ctl.attend("deploy", budget=largest + 1, now=NOW)
+
+
+def test_a_whole_float_budget_is_taken_and_other_budgets_are_a_clear_error(ctl):
+    """`attend(budget=3.0)` (a budget computed in floats) is budget 3; 2.5, True, text or nan
+    is one UsageError naming the budget and what it takes, not Prolog's type error."""
+    deploy_scenario(ctl)
+    assert ctl.attend("deploy", budget=3.0, now=NOW).chosen.target == "registry"
+    for bad in (2.5, True, "3", float("nan"), float("inf")):
+        with pytest.raises(UsageError) as refused:
+            ctl.attend("deploy", budget=bad, now=NOW)
+        assert str(refused.value).startswith("budget ") and "0 to " in str(refused.value)
+        assert "\n" not in str(refused.value)

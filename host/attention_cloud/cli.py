@@ -21,6 +21,7 @@ from .errors import AtcError, UsageError, one_line
 from .formats import FORMAT_DESCRIPTIONS
 from .json_values import strict_json
 from .progress import ProgressDisplay
+from .schema_option import schema_option
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -209,22 +210,6 @@ def doctor(home: str | None) -> None:
     if not ok:
         raise _Fail("a required component is missing, or the home or its config.json is "
                     "unusable (see above)", 1)
-
-
-def schema_option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--schema``: print the JSON Schema of the command's JSON output, then exit (before
-    any argument is required or any home opened)."""
-    def print_schema(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-        if not value or ctx.resilient_parsing:
-            return
-        from . import schemas
-
-        emit_json(getattr(schemas, f"{name}_schema")())
-        ctx.exit(0)
-
-    return click.option("--schema", is_flag=True, is_eager=True, expose_value=False,
-                        callback=print_schema,
-                        help="Print the JSON Schema of the JSON output, and exit.")
 
 
 # -- ingest ---------------------------------------------------------------------------------------
@@ -578,6 +563,7 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 
 
 @main.command()
+@schema_option("frame")
 @click.argument("goal_text", metavar="[GOAL]", required=False)
 @click.option("--goal", default=None, help="What the agent is trying to do now (or give it as GOAL).")
 @click.option("--budget", type=click.IntRange(min=0), default=2000, show_default=True,
@@ -746,6 +732,7 @@ def rules_add(file: Any, name: str | None, home: str | None) -> None:
 
 
 @rules.command("list")
+@schema_option("rules")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @home_option
@@ -784,6 +771,7 @@ def rules_remove(name: str, home: str | None) -> None:
 # -- forget (library side: attention_cloud.erasure) ---------------------------------------------
 @main.command()
 @click.argument("handles", nargs=-1)
+@schema_option("forget")
 @click.option("--session", help="Forget every item of this session.")
 @click.option("--query", "goal", metavar="GOAL",
               help="Forget the items the goal's first variable binds (sandboxed, as atc query).")
@@ -862,6 +850,7 @@ def _print_list(report, verb: str) -> None:  # noqa: ANN001 - a ForgetReport
 # -- show / stats ---------------------------------------------------------------------------------
 @main.command()
 @click.argument("handle")
+@schema_option("show")
 @click.option("--level", type=click.Choice(["L0", "L1", "L2", "L3", "l0", "l1", "l2", "l3"]),
               default=None, help="Rung of the ladder to print [default: L0; with --as, the "
                                  "reader's ceiling for the record].")

@@ -216,7 +216,7 @@ test(deadline_raises_urgency_not_value, [setup(fresh)]) :-
 
 % Two independent reads: the one for the goal due in a minute goes first although it is worth
 % less on its own (0.80 for another goal's claim at half its stakes of 2, against 1.09).
-test(urgency_orders_independent_reads, [setup(fresh), First == w1]) :-
+test(urgency_orders_independent_reads, [setup(fresh), First == "w1"]) :-
     t0(T), Old is T - 7200, Soon is T + 60,
     tms_add_source(s, api, worker_state, _{kind: process_state}),
     belief(s, x1, worker_state, w1, "v1", 0.9, Old, [], null),
@@ -224,8 +224,8 @@ test(urgency_orders_independent_reads, [setup(fresh), First == w1]) :-
     attention_add_goal(s, due, [x1], _{loss_if_wrong: 2.0, deadline_at: Soon, now: T}),
     attention_add_goal(s, later, [x2], _{loss_if_wrong: 1.2, now: T}),
     attention_attend(s, later, 3, T, null, R),
-    once(( member(C1, R.ranked), C1.subject == w1 )),
-    once(( member(C2, R.ranked), C2.subject == w2 )),
+    once(( member(C1, R.ranked), C1.subject == "w1" )),
+    once(( member(C2, R.ranked), C2.subject == "w2" )),
     C1.net_voc < C2.net_voc,
     First = R.chosen.subject.
 
@@ -738,3 +738,16 @@ test(drop_forgets_everything, [setup(fresh)]) :-
     \+ belief_live(s, _).
 
 :- end_tests(attention_bad_input).
+
+:- begin_tests(attention_dirty_weight, [setup(store_reset), cleanup(store_reset)]).
+
+% The TMS weighs a dirty belief with the scope's `dirty_p_changed`, an override included: the
+% confidence a re-observation starts from is the one the controller ranks by.
+test(tms_takes_the_scopes_dirty_weight, [true(abs(P - 0.45) < 1.0e-9)]) :-
+    tms_add_source(s, api, worker_state, _{kind: process_state}),
+    belief(s, x, worker_state, web, "v1", 0.9, 1000, [], api),
+    tms_source_changed(s, api, 1000, _),
+    attention_set_weight(s, dirty_p_changed, 0.5),
+    belief_effective_confidence(s, x, 1000, P).
+
+:- end_tests(attention_dirty_weight).

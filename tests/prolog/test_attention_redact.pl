@@ -171,4 +171,24 @@ test(an_event_candidate_key_offers_its_target, [setup(fresh)]) :-
     attention_redact_leaves(["zq7 target text"], '[forgotten]'),
     atc_attention:candidate_(s, _, key(handle_interruption, '[forgotten]', from(pager)), _, _).
 
+% `true`, `false` and `null` are JSON's literals, not text: a yes/no belief's value, a claim's
+% and the trace's flags (succeeded, belief_changed, ...). Offered as text, forgetting an item
+% that said "true" turned every yes/no belief and every trace flag into the marker.
+test(json_literals_are_not_text, [setup(fresh), Offered-Values-Flags == []-[true, false]-[]]) :-
+    t0(T0),
+    tms_add_source(s, api, worker_state, _{kind: process_state}),
+    belief(s, up, worker_state, web, true, 0.9, 0, [], api),
+    belief(s, down, worker_state, db, false, 0.9, 0, [], api),
+    attention_add_goal(s, g, [up, down], _{loss_if_wrong: 1.0, now: T0}),
+    attention_attend(s, g, 3, T0, null, R),
+    member(C, R.ranked), C.kind == inspect_source, !,
+    T1 is T0 + 1,
+    attention_inspect(s, C.candidate_id, true, T1, true, null, _),
+    attention_text_leaves(Leaves),
+    include([L]>>memberchk(L, ["true", "false", "null"]), Leaves, Offered),
+    marker(M),
+    attention_redact_leaves(["true", "false", "null"], M),
+    findall(V, ( member(B, [up, down]), belief_value(s, B, V) ), Values),
+    findall(K, ( atc_trace:trace_event(s, _, _, _, Fs), member(K-M, Fs) ), Flags).
+
 :- end_tests(attention_redact).

@@ -395,6 +395,28 @@ test(stale_yes_no_belief_is_a_coin_flip, [setup(fresh), true((YesNo =:= 0.5, Ope
     belief_effective_confidence(s, y, 100000, YesNo),     % 100000 s at one change per 30 s
     belief_effective_confidence(s, o, 100000, Open).
 
+% A dirty belief's state changed with P(changed) = the `dirty_p_changed` weight (0.8), as the
+% controller and `atc belief show` take it, not with certainty: a fresh yes/no belief of
+% confidence 0.9 keeps 0.9 * 0.2 + 0.8 * 0.5, an open-ended one 0.9 * 0.2.
+test(dirty_belief_changed_with_the_dirty_weight,
+     [setup(fresh), true((abs(YesNo - 0.58) < 1.0e-9, abs(Open - 0.18) < 1.0e-9))]) :-
+    tms_add_source(s, registry, worker_state, _{authority: 0.9}),
+    add(s, y, worker_state, a, true, 0.9, 1000, [], registry),
+    add(s, o, worker_state, b, "up", 0.9, 1000, [], registry),
+    tms_source_changed(s, registry, 1000, _),
+    belief_effective_confidence(s, y, 1000, YesNo),
+    belief_effective_confidence(s, o, 1000, Open).
+
+% A subject is text when shown: one named `null` or `true` is stored as that atom, which the
+% host reads as JSON's null or true; belief_info/4 and belief_why/3 give it as a string.
+test(subject_named_like_a_json_literal_is_shown_as_text,
+     [setup(fresh), Shown-Why == "null"-"true"]) :-
+    tms_add_source(s, registry, worker_state, _{authority: 0.9}),
+    add(s, n, worker_state, "null", "up", 0.9, 1000, [], registry),
+    add(s, t, worker_state, "true", "up", 0.9, 1000, [], registry),
+    belief_info(s, n, 1000, Info), Shown = Info.subject,
+    belief_why(s, t, W), Why = W.subject.
+
 :- end_tests(tms_staleness).
 
 :- begin_tests(tms_observe, [setup(fresh), cleanup(fresh)]).

@@ -14,6 +14,7 @@ from typing import Any, Callable
 import click
 
 from ..errors import InputError, UsageError
+from ..schema_option import schema_option
 from .kinds import REMEMBER_KINDS
 
 # attention_cloud.cli mounts these commands while it is being imported, so its helpers are
@@ -40,6 +41,7 @@ def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @click.command()
+@schema_option("remember")
 @click.argument("text")
 @click.option("--kind", type=click.Choice(list(REMEMBER_KINDS)), default="note",
               show_default=True, help="What sort of memory it is.")

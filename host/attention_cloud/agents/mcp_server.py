@@ -328,8 +328,15 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
 
     # The SDK ignores an argument a tool does not take (call_tool refuses it): the schemas
     # say so, so that a client may check its calls before sending them.
+    # Each tool's outputSchema is its result's schema (schemas/mcp.schema.json), bundled with
+    # the schemas it refers to: the SDK derived only `object` from `dict[str, Any]`, and a
+    # client resolves a `$ref` only within the document.
+    from ..schemas import bundled
+
     for tool in server._tool_manager.list_tools():
         tool.parameters["additionalProperties"] = False
+        tool.fn_metadata.output_schema = bundled("mcp", tool.name)
+        tool.__dict__.pop("output_schema", None)      # a cached_property, read before now
     # for serve(): memory is closed on the worker thread that opened it
     server.atc_close = lambda: worker.submit(host.close).result()
     return server

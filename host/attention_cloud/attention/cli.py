@@ -31,6 +31,7 @@ from typing import Any, Callable
 import click
 
 from ..errors import UsageError
+from ..schema_option import schema_option
 from .controller import Controller, ensure_loaded
 from .results import AttendResult, Candidate
 
@@ -206,6 +207,7 @@ def _volatility(text: str) -> str | float:
 
 
 @belief.command("show")
+@schema_option("belief")
 @click.argument("belief_id")
 @_format_option
 @_common
@@ -244,6 +246,7 @@ def _belief_line(info: dict[str, Any]) -> str:
 
 
 @belief.command("why")
+@schema_option("why")
 @click.argument("belief_id")
 @_format_option
 @_common
@@ -275,6 +278,7 @@ def _print_why(node: dict[str, Any], depth: int) -> None:
 
 
 @belief.command("list")
+@schema_option("beliefs")
 @click.option("--dirty", is_flag=True, help="Only dirty beliefs.")
 @_format_option
 @_common
@@ -384,6 +388,7 @@ def goal(ctx: click.Context, goal_id: str, depends_on: tuple[str, ...], loss: fl
 
 # -- attend / inspect -------------------------------------------------------------------------
 @click.command()
+@schema_option("attend")
 @click.option("--goal", "goal_id", required=True, help="The goal to attend to.")
 @click.option("--budget", type=int, default=3, show_default=True, help="Inspections left.")
 @click.option("--current", default=None, help="Candidate being worked on (hysteresis).")
@@ -457,6 +462,7 @@ def _candidate_row(c: Candidate) -> str:
 
 
 @click.command()
+@schema_option("inspect")
 @click.argument("candidate_id")
 @click.option("--result", "value", default=None,
               help="What the inspection returned (required for a source's reading, "
@@ -499,6 +505,7 @@ def inspect(ctx: click.Context, candidate_id: str, value: str | None, failed: bo
 
 # -- claim / trace ----------------------------------------------------------------------------
 @click.command()
+@schema_option("claim")
 @click.argument("text")
 @click.option("--type", "claim_type", required=True, help="Claim type of the claim.")
 @click.option("--evidence", multiple=True, help="Inspection or belief id cited.")
@@ -538,6 +545,7 @@ def claim(ctx: click.Context, text: str, claim_type: str, evidence: tuple[str, .
 
 
 @click.command()
+@schema_option("trace")
 @click.option("--goal", "goal_id", default=None, help="Only this goal's events.")
 @click.option("--category", type=click.Choice(["attention", "validator"]), default=None)
 @click.option("--event", default=None, help="Only this event type.")

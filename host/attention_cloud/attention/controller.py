@@ -239,7 +239,11 @@ class Controller:
     # -- the loop -------------------------------------------------------------------------------
     def attend(self, goal_id: str, *, budget: int, now: float,
                current: str | None = None) -> AttendResult:
-        """One attention turn: rank candidates and choose one to inspect, or stop."""
+        """One attention turn: rank candidates and choose one to inspect, or stop.
+
+        ``budget`` is the inspections left, 0 to :meth:`max_budget`: a whole number (``3.0``
+        is 3); anything else is a UsageError."""
+        budget = self._budget(budget)
         (raw,) = self._change("attend", goal_id, budget, now, _opt(current), Var())
         return AttendResult.from_prolog(raw)
 
@@ -318,11 +322,23 @@ class Controller:
         :meth:`max_budget`) or a ``current`` candidate that does not exist. A caller that sets
         the goal first (``atc attend --depends-on``, the MCP attend tool) checks here before:
         refused after it, the call failed and had still journalled the goal."""
+        budget = self._budget(budget)
         largest = self.max_budget()
-        if isinstance(budget, bool) or not isinstance(budget, int) or not 0 <= budget <= largest:
+        if not 0 <= budget <= largest:
             raise UsageError(f"budget {budget}: inspections left, 0 to {largest}")
         if current is not None:
             self.candidate(current)     # an unknown candidate is an error here
+
+    def _budget(self, budget: Any) -> int:
+        """``budget`` as the int the rules take: a whole float is one (a budget computed in
+        floats, ``3.0``); a fraction, a bool or text is a UsageError (the rules' own answer was
+        a type error naming `nonneg`). Its range is the rules' to check (max_budget/1)."""
+        if isinstance(budget, float) and budget.is_integer():
+            return int(budget)
+        if isinstance(budget, bool) or not isinstance(budget, int):
+            raise UsageError(f"budget {budget!r}: inspections left, a whole number 0 to "
+                             f"{self.max_budget()}")
+        return budget
 
     def max_budget(self) -> int:
         """The largest budget :meth:`attend` takes (the rules' attention_max_budget/1)."""

@@ -10,6 +10,7 @@ from typing import Any, Callable
 import click
 
 from ..cli import emit_json, fail_cleanly, home_option, open_memory
+from ..schema_option import schema_option
 from . import api
 
 _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -17,6 +18,7 @@ _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), d
 
 
 @click.command("list")
+@schema_option("cells")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show the N largest.")
 @_FORMAT
 @home_option
@@ -43,6 +45,7 @@ def cells_list(limit: int | None, fmt: str, home: str | None) -> None:
 
 
 @click.command("show")
+@schema_option("cell")
 @click.argument("cell")
 @_FORMAT
 @home_option
@@ -68,6 +71,7 @@ def cells_show(cell: str, fmt: str, home: str | None) -> None:
 
 
 @click.command("hot")
+@schema_option("hot_cells")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
 @_FORMAT
 @home_option
@@ -88,6 +92,7 @@ def cells_hot(limit: int, fmt: str, home: str | None) -> None:
 
 
 @click.command("rebuild")
+@schema_option("cells_rebuild")
 @_FORMAT
 @home_option
 @fail_cleanly

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from ..cli import emit_json, fail_cleanly, home_option, note, open_memory
+from ..schema_option import schema_option
 from ..errors import UsageError
 from . import policy
 from .limits import DEFAULT_BURST, DEFAULT_SHARE
@@ -49,6 +50,7 @@ def principal_add(name: str, kind: str, owner: bool, home: str | None) -> None:
 
 
 @principal.command("list")
+@schema_option("principals")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @home_option
@@ -181,6 +183,7 @@ def _names_memory_lacks(mem: Any, kind: str, names: tuple[str, ...]) -> list[tup
 
 
 @grant.command("list")
+@schema_option("grants")
 @click.option("--grantee", default=None, help="Only the grants that reach this principal.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
@@ -303,6 +306,7 @@ def mount_add(name: str, url: str, token_env: str, home: str | None) -> None:
 
 
 @mount.command("list")
+@schema_option("mounts")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @home_option
@@ -359,6 +363,7 @@ def serve(bind: str, port: int, share: float, burst: float, home: str | None) ->
 
 
 @click.command()
+@schema_option("audit")
 @click.option("--reader", default=None, help="Only this principal's reads (and acts).")
 @click.option("--since", default=None, metavar="TIME", help="Only events at or after TIME.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",

@@ -261,6 +261,12 @@ def token_claim(mem: Any, token: str | None) -> TokenClaim | None:
     return TokenClaim(secret, principal, salt, stored)
 
 
+def tokens_issued(mem: Any) -> bool:
+    """Whether any principal of ``mem``'s home holds a bearer token (``atc serve`` answers
+    every request 401 while none does)."""
+    return mem.pl.once("atc_grants:principal_token", Var(), Var(), Var(), Var()) is not None
+
+
 @serialised
 def remove_principal(mem: Any, name: str) -> list[str]:
     """Remove a principal (its tokens and memberships); returns the grants to it that were

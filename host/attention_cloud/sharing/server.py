@@ -185,7 +185,9 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
               Route("/v1/query", endpoint(query), methods=["POST"]),
               Route("/v1/show/{handle}", endpoint(show), methods=["GET"]),
               Route("/v1/receipt/{rid}", endpoint(receipt), methods=["GET"])]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    app.state.reader = reader
+    return app
 
 
 class VerifiedTokens:
@@ -293,6 +295,24 @@ def _int(body: dict, key: str, default: int) -> int:
     return value
 
 
+#: Said once at start, on stderr, while no principal holds a token (README, "Sharing").
+NO_TOKENS = ("atc serve: no principal holds a token on this home: every request is answered "
+             "401 until one is added (atc principal add NAME)")
+
+
+def _say_when_nobody_holds_a_token(app: Any) -> None:
+    """Say NO_TOKENS on stderr when no one could be served. Not refused: the server reopens
+    the home when its journal changes, so a principal added while it runs is served."""
+    from . import policy
+
+    try:
+        mem = app.state.reader.memory()     # opened now: the first request finds it open
+    except (AtcError, OSError):
+        return                              # each request says why (503, on stderr)
+    if not policy.tokens_issued(mem):
+        print(NO_TOKENS, file=sys.stderr, flush=True)
+
+
 def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
           port: int = DEFAULT_PORT, announce: Callable[[str], None] | None = None,
           share: float = DEFAULT_SHARE, burst: float = DEFAULT_BURST) -> None:
@@ -315,6 +335,7 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     if announce is not None:
         announce(f"http://{shown}:{bound}")
+    _say_when_nobody_holds_a_token(app)     # after the address: a script waits for that line
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                             limit_concurrency=MAX_CONNECTIONS)
     server = uvicorn.Server(config)
