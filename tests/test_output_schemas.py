@@ -201,7 +201,7 @@ def test_a_subject_named_like_a_json_literal_is_text(outputs) -> None:
 def test_each_mcp_tool_publishes_its_results_schema_self_contained(tmp_path) -> None:
     """The SDK published `{"type": "object"}` for every tool: now each tool's outputSchema is
     its result's schema with what it refers to bundled, so a client validates without
-    fetching anything (the SDK client does, on every call: tests/test_agents_mcp.py)."""
+    fetching anything, and no other tool's schema beside it (tools/list stays small) (the SDK client does, on every call: tests/test_agents_mcp.py)."""
     import asyncio
 
     from jsonschema.validators import validator_for
@@ -223,7 +223,9 @@ def test_each_mcp_tool_publishes_its_results_schema_self_contained(tmp_path) -> 
         assert published == bundled("mcp", tool.name)
         validator_for(published).check_schema(published)
         assert published["type"] == "object"          # MCP up to 2025-11-25 requires it
-        assert "$ref" in published and all(d.get("$id") for d in published["$defs"].values())
+        embedded = [d["$id"] for d in published.get("$defs", {}).values() if "$id" in d]
+        assert not any(i.endswith("/mcp.schema.json") for i in embedded), \
+            f"{tool.name}'s outputSchema carries every other tool's result schema too"
     remember = next(t for t in tools if t.name == "remember").output_schema
     validate = validator_for(remember)(remember)
     good = {"handle": "it_0123456789abcdef", "kind": "note", "segment": "default",

@@ -162,11 +162,19 @@ def bundled(name: str, definition: str | None = None) -> dict[str, Any]:
     document = json.loads(_load(name))
     described = document["$defs"][definition] if definition else document
     target = document["$id"] + (f"#/$defs/{definition}" if definition else "")
-    embedded = {f"_{other}": json.loads(_load(other))
-                for other in _referred(name, json.dumps(described))}
+    text = json.dumps(described)
+    # A definition that refers to no sibling under its own file's $defs is bundled alone:
+    # every MCP tool's outputSchema would otherwise carry every other tool's too.
+    alone = definition is not None and '"#/$defs/' not in text
+    others = _referred(name, text)[1:] if alone else _referred(name, text)
+    embedded = {f"_{other}": json.loads(_load(other)) for other in others}
     for each in embedded.values():
         each.pop("$schema", None)
     bundle: dict[str, Any] = {"$schema": "https://json-schema.org/draft/2020-12/schema"}
+    if alone:   # its relative $refs resolve beside its own file, as they did inside it
+        base = document["$id"].rsplit("/", 1)[0]
+        return {**bundle, "$id": f"{base}/{name}-{definition}.schema.json", **described,
+                "$defs": {**described.get("$defs", {}), **embedded}}
     if "type" in described:     # MCP before 2026-07-28 wants `type: object` at the root
         bundle["type"] = described["type"]
     return {**bundle, "$ref": target, "$defs": embedded}
