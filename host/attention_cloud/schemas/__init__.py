@@ -38,8 +38,12 @@ def receipt_schema() -> dict[str, Any]:
 
 def frame_schema() -> dict[str, Any]:
     """The JSON Schema of ``atc hydrate --format json`` (``Frame.as_json()``); its
-    ``receipt`` refers to :func:`receipt_schema` by ``$ref``."""
-    return json.loads(_load("frame"))
+    ``receipt`` refers to :func:`receipt_schema` by ``$ref``, which is embedded (under
+    ``$defs``, with its own ``$id``) so that the document validates alone: a library given
+    this one schema has nothing to fetch."""
+    schema = json.loads(_load("frame"))
+    schema.setdefault("$defs", {})["receipt"] = receipt_schema()
+    return schema
 
 
 def ingest_schema() -> dict[str, Any]:
