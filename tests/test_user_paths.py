@@ -89,6 +89,26 @@ def test_a_named_bad_file_fails_only_when_nothing_else_is_ingested(home, folder)
     assert f"skipped {folder / 'empty.jsonl'}: empty file" in together.stderr
 
 
+def test_a_file_name_with_a_newline_or_an_escape_is_reported_on_one_line(home, tmp_path):
+    # before: the report printed file names raw: a name holding a newline split its
+    # "skipped" or "note" line in two, a terminal escape (ESC[31m) recoloured the user's
+    # terminal, and a named file's one-line error took two lines
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / "emp\nty.jsonl").write_text("")
+    (odd / "we\nird\x1b[31m.txt").write_text("User: hi there friend\nAssistant: hello back\n")
+    done = run("ingest", str(odd), home=home)
+    assert done.exit_code == 0 and "new: 2" in done.stdout
+    lines = done.stderr.splitlines()
+    assert f"  skipped {odd}/emp\\nty.jsonl: empty file, nothing to parse" in lines
+    assert f"  note {odd}/we\\nird\\x1b[31m.txt: 2 of 2 items have no time: the file writes " \
+        "none for them" in lines
+    assert "\x1b" not in done.stderr
+    alone = run("ingest", str(odd / "emp\nty.jsonl"), home=home)
+    assert alone.exit_code == 1
+    assert alone.output == f"atc: {odd}/emp\\nty.jsonl: empty file, nothing to parse\n"
+
+
 @pytest.mark.parametrize("name,kind", [("pipe.jsonl", "a FIFO"), ("/dev/zero", "a character device")])
 def test_a_fifo_or_device_named_directly_is_one_line_and_never_read(home, folder, name, kind):
     path = name if name.startswith("/") else str(folder / name)
