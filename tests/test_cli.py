@@ -430,3 +430,16 @@ def test_an_unknown_plane_names_the_planes_there_are(home):
     assert out.exit_code == 2
     assert out.output.strip() == ("atc: plane `exec' does not exist "
                                   "(planes: default, execution, exploration)")
+
+
+@pytest.mark.parametrize("argv", [
+    ["show", ""], ["show", "  "], ["receipt", ""], ["cells", "show", ""], ["grant", "revoke", ""],
+    ["label", "", "--restrict", "private"], ["declassify", "", "--why", "x", "--all-readers"],
+])
+def test_an_empty_handle_is_named_as_empty(home, argv):
+    # before: "atc: : no such item, arc, rollup or cell in this memory" (and ": not a receipt
+    # id", ": no such grant"): an empty argument, a shell variable that expanded to nothing,
+    # read as a handle no one has, the message naming nothing
+    out = run(*argv, home=home)
+    assert out.exit_code == 2, out.output
+    assert out.output.rstrip("\n").splitlines()[-1].endswith(": must not be empty"), out.output

@@ -91,6 +91,16 @@ def _permission_message(exc: OSError) -> str:
 _STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
 
 
+def not_blank(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A click callback refusing an empty handle or id (one, or any of several): a shell
+    variable that expanded to nothing was looked up as a record no one has, its message
+    naming nothing (``atc: : no such item``)."""
+    values = value if isinstance(value, tuple) else (value,)
+    if any(isinstance(v, str) and not v.strip() for v in values):
+        raise click.BadParameter("must not be empty", ctx=ctx, param=param)
+    return value
+
+
 def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--home`` for every command that touches memory."""
     return click.option("--home", envvar="ATC_HOME", type=click.Path(file_okay=False),
@@ -686,7 +696,7 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
 
 
 @main.command()
-@click.argument("receipt_id", required=False)
+@click.argument("receipt_id", required=False, callback=not_blank)
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @click.option("--schema", type=click.Choice(["receipt", "frame"]), is_flag=False,
@@ -871,7 +881,7 @@ def _print_list(report, verb: str) -> None:  # noqa: ANN001 - a ForgetReport
 
 # -- show / stats ---------------------------------------------------------------------------------
 @main.command()
-@click.argument("handle")
+@click.argument("handle", callback=not_blank)
 @click.option("--level", type=click.Choice(["L0", "L1", "L2", "L3", "l0", "l1", "l2", "l3"]),
               default=None, help="Rung of the ladder to print [default: L0; with --as, the "
                                  "reader's ceiling for the record].")
