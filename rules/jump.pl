@@ -112,8 +112,19 @@ jump_option_(record(R0), record(R)) :- !,
     must_be(oneof([item, arc, rollup]), R).
 jump_option_(stats_segments(Ss), stats_segments(Ss)) :- !,   % lexical/4: BM25 statistics of
     must_be(list(atomic), Ss).                                % these segments' records alone
-jump_option_(within(Keys), within(Keys)) :- !,            % lexical/4: only these records
-    must_be(atomic, Keys).                                    % (one a line), by their statistics
+jump_option_(within(Keys), within(Lines)) :- !,           % lexical/4: only these records
+    within_lines_(Keys, Lines).                               % (one a line), by their statistics
+
+% within(Keys): a text of one handle a line, or a list of handles (what a Prolog user writes
+% for "these records"; it was a type error), joined into that text.
+within_lines_(Keys, Keys) :-
+    atomic(Keys), !.
+within_lines_(Keys, Lines) :-
+    is_list(Keys), !,
+    must_be(list(atomic), Keys),
+    atomic_list_concat(Keys, '\n', Lines).
+within_lines_(Keys, _) :-
+    must_be(atomic, Keys).
 jump_option_(O, _) :-
     domain_error(jump_option, O).
 
@@ -122,7 +133,7 @@ jump_option_(O, _) :-
 %   Options as nearest/4's, and stats_segments(Segments): only the records of Segments are
 %   scored, by their statistics alone (a grantee's searches: what lies in the segments they
 %   do not read moves none of their scores); within(Keys): only the records named in Keys
-%   (an atom or string, one handle a line) are scored, by their statistics alone, in place of
+%   (an atom or string, one handle a line, or a list of handles) are scored, by their statistics alone, in place of
 %   stats_segments (a grantee's searches within what they see: no score depends on the rest).
 lexical(Query, K, Options0, Hits) :-
     must_be(nonneg, K),

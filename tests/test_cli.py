@@ -184,6 +184,30 @@ def test_doctor_reports_backend(home):
     assert "swi-prolog:" in out.output and "bridge:" in out.output
 
 
+@pytest.mark.parametrize("spec, missing", [
+    ("onnx:{tmp}/gone/model.onnx", "{tmp}/gone/model.onnx"),
+    ("onnx:{tmp}/model.onnx?vocab={tmp}/gone/vocab.txt", "{tmp}/gone/vocab.txt"),
+    ("static:{tmp}/gone/table.npy", "{tmp}/gone/table.npy"),
+])
+def test_doctor_names_an_embedders_file_that_is_missing(home, tmp_path, spec, missing):
+    # before: "config.json: ok", exit 0, for an onnx model or static table that is not there;
+    # then `atc curate` and `atc remember` failed on it ("ONNX model not found")
+    (tmp_path / "model.onnx").write_bytes(b"")
+    spec, missing = spec.format(tmp=tmp_path), missing.format(tmp=tmp_path)
+    write_config(home, {"embedder": spec})
+    out = run("doctor", home=home)
+    assert out.exit_code == 1, out.output
+    assert f"  embedder: MISSING, {missing} is not there (atc curate, atc remember and " \
+        "searches by meaning stop on it)\n" in out.output
+
+
+def test_doctor_says_nothing_of_an_embedder_whose_files_are_there(home, tmp_path):
+    (tmp_path / "model.onnx").write_bytes(b"")
+    write_config(home, {"embedder": f"onnx:{tmp_path / 'model.onnx'}"})
+    out = run("doctor", home=home)
+    assert "embedder: MISSING" not in out.output and "  config.json: ok\n" in out.output
+
+
 def test_doctor_names_a_config_every_command_stops_on(home):
     """`atc doctor` said all was well of a home whose config.json stopped every other command."""
     write_config(home, {"embedder": "hash", "echos": False})
@@ -406,3 +430,16 @@ def test_an_unknown_plane_names_the_planes_there_are(home):
     assert out.exit_code == 2
     assert out.output.strip() == ("atc: plane `exec' does not exist "
                                   "(planes: default, execution, exploration)")
+
+
+@pytest.mark.parametrize("argv", [
+    ["show", ""], ["show", "  "], ["receipt", ""], ["cells", "show", ""], ["grant", "revoke", ""],
+    ["label", "", "--restrict", "private"], ["declassify", "", "--why", "x", "--all-readers"],
+])
+def test_an_empty_handle_is_named_as_empty(home, argv):
+    # before: "atc: : no such item, arc, rollup or cell in this memory" (and ": not a receipt
+    # id", ": no such grant"): an empty argument, a shell variable that expanded to nothing,
+    # read as a handle no one has, the message naming nothing
+    out = run(*argv, home=home)
+    assert out.exit_code == 2, out.output
+    assert out.output.rstrip("\n").splitlines()[-1].endswith(": must not be empty"), out.output

@@ -56,3 +56,28 @@ def test_an_export_that_holds_no_messages_says_so_in_its_line():
             parse_text(text, name="messages.json")
         assert str(caught.value) == (f"messages.json: no {fmt} records could be parsed "
                                      "(it holds none)")
+
+
+def test_an_empty_librechat_or_skype_export_is_named_by_its_own_format():
+    """A LibreChat conversation with no messages (``conversationId`` and ``messages: []``) was
+    detected as openai and skipped as "no openai records could be parsed"; Skype's
+    ``messages.json`` with no conversations (``userId``, ``exportDate``) as "cannot detect
+    format". Each keeps the keys that name its exporter: the skip line names it, holding none."""
+    import pytest
+
+    from attention_cloud.errors import InputError
+    librechat = {"conversationId": "c1", "endpoint": "openAI", "title": "New Chat",
+                 "messages": []}
+    tree = {"conversationId": "c1", "endpoint": "openAI", "messagesTree": []}
+    skype = {"userId": "8:live:priya", "exportDate": "2023-05-08T13:56", "conversations": []}
+    for document, fmt in ((librechat, "librechat"), (tree, "librechat"), (skype, "skype")):
+        text = json.dumps(document)
+        assert detect_format(text) == fmt
+        with pytest.raises(InputError) as caught:
+            parse_text(text, name="export.json")
+        assert str(caught.value) == (f"export.json: no {fmt} records could be parsed "
+                                     "(it holds none)")
+
+
+def test_a_chat_record_with_no_messages_and_none_of_those_keys_stays_openai():
+    assert detect_format('{"messages": [], "model": "gpt-4o"}') == "openai"

@@ -68,3 +68,48 @@ def test_a_history_that_is_no_list_is_one_clear_line():
     with pytest.raises(Exception) as caught:
         parse_text(json.dumps(document), name="s.json", format="continue")
     assert str(caught.value).startswith("s.json: not a Continue session")
+
+
+def _sessions_folder(tmp_path: Path, count: int) -> Path:
+    """A sessions folder of ``count`` copies of the fixture session, each listed in the index."""
+    folder = tmp_path / "many"
+    folder.mkdir()
+    document = json.loads(SESSION.read_text())
+    index = []
+    for n in range(count):
+        session_id = f"00000000-0000-4000-8000-{n:012d}"
+        (folder / f"{session_id}.json").write_text(json.dumps({**document, "sessionId": session_id}))
+        index.append({"sessionId": session_id, "dateCreated": str(1683554163000 + n * 60_000)})
+    (folder / "sessions.json").write_text(json.dumps(index))
+    return folder
+
+
+def test_the_index_is_read_once_for_a_folder_of_sessions(tmp_path, monkeypatch):
+    # before: every session file read sessions.json again (and decoded all of it to find its
+    # one entry): a folder of N sessions read the index N times, N^2 entries decoded
+    folder = _sessions_folder(tmp_path, 6)
+    read = []
+    real = Path.read_text
+
+    def counting(path, *args, **kwargs):
+        if path.name == "sessions.json":
+            read.append(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", counting)
+    times = [parse_path(f).items[0].time for f in sorted(folder.glob("0*.json"))]
+    assert times == [f"2023-05-08T13:{56 + n:02d}:03Z" if n < 4 else
+                     f"2023-05-08T14:{n - 4:02d}:03Z" for n in range(6)]
+    assert len(read) == 1
+
+
+def test_an_index_written_again_is_read_again(tmp_path):
+    """A kept index answers only while the file is as it was: Continue rewrites it as
+    sessions are added, and a session read after that takes its time from the new one."""
+    folder = _sessions_folder(tmp_path, 2)
+    session = sorted(folder.glob("0*.json"))[0]
+    assert parse_path(session).items[0].time == "2023-05-08T13:56:03Z"
+    index = json.loads((folder / "sessions.json").read_text())
+    index[0]["dateCreated"] = "1700000000000"
+    (folder / "sessions.json").write_text(json.dumps(index, indent=1))
+    assert parse_path(session).items[0].time == "2023-11-14T22:13:20Z"

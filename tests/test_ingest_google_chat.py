@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_cloud import Memory
+from attention_cloud import InputError, Memory
 from attention_cloud.ingest import detect_format, parse_path, parse_text
 
 SPACE = (Path(__file__).parent / "fixtures" / "ingest" / "google_chat_takeout" / "Google Chat" /
@@ -92,3 +92,30 @@ def test_the_takeout_folder_ingests_whole(home):
         rows = mem.query("item_speaker(H, S), item_time(H, T)").rows
     assert {r["S"] for r in rows} == {"Priya Patel", "Tomás Ruiz", "dana@example.org"}
     assert all(r["T"] for r in rows)
+
+
+@pytest.mark.parametrize("folder", ["DM 5lH2sAAAAE", "Space AAAAx7Yq2"])
+def test_an_empty_conversation_is_google_chat_holding_nothing(tmp_path, folder):
+    # before: a Takeout conversation with no messages left ({"messages": []}) was detected as
+    # openai and skipped as "no openai records could be parsed": a Google Chat export
+    # misnamed as a chat API's, in the skip line and in --format's guess
+    conversation = tmp_path / "Google Chat" / "Groups" / folder
+    conversation.mkdir(parents=True)
+    (conversation / "messages.json").write_text('{\n  "messages": []\n}\n')
+    assert detect_format(conversation / "messages.json") == "google-chat"
+    with pytest.raises(InputError, match=r"no google-chat records could be parsed \(it holds none\)"):
+        parse_path(conversation / "messages.json")
+
+
+def test_an_empty_conversation_beside_its_group_info_is_google_chat(tmp_path):
+    (tmp_path / "group_info.json").write_text('{"name": "Run club", "members": []}')
+    (tmp_path / "messages.json").write_text('{"messages": []}')
+    assert detect_format(tmp_path / "messages.json") == "google-chat"
+
+
+def test_an_empty_chat_elsewhere_stays_openai(tmp_path):
+    """Only where Takeout puts it: ``{"messages": []}`` alone is any chat API's empty record."""
+    (tmp_path / "messages.json").write_text('{"messages": []}')
+    assert detect_format(tmp_path / "messages.json") == "openai"
+    with pytest.raises(InputError, match=r"no google-chat records could be parsed \(it holds none\)"):
+        parse_path(tmp_path / "messages.json", format="google-chat")

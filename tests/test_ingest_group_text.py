@@ -239,3 +239,29 @@ def test_a_date_in_words_before_the_name(tmp_path, first, second):
         ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:56:00Z"),
         ("Priya", "2023-05-09T10:00:00Z")]
     assert result.items[0].text == "I ran the river loop yesterday"
+
+
+@pytest.mark.parametrize("inside", ["[Neighborhood 2] is also a safe area, with low crime.",
+                                    "[Street Name] has some gang activity at night.",
+                                    "[see the appendix] for the full list"])
+def test_a_bracketed_word_opening_a_line_of_a_turn_is_no_unread_time(tmp_path, inside):
+    # before: any line of a turn that opened with "[...]" had its brackets read as a speaker
+    # line's time before the line was found to start no turn: the ingest report said
+    # "time unread FILE:7: 'Neighborhood 2' (item kept without a time)" of a chatbot's
+    # placeholder (LongMemEval's answers are full of them), a time no one wrote
+    path = tmp_path / "chat.txt"
+    path.write_text("Date: 2023/05/20 (Sat) 02:21\n\nUser: which area is safe?\n\n"
+                    "Assistant: Here is what I know.\n\n**[Neighborhood 2]**\n\n"
+                    f"{inside}\n\nUser: which one is cheaper to live in?\n")
+    result = parse_path(path)
+    assert result.unread_times == []
+    assert [(i.role, i.time) for i in result.items] == [
+        ("user", "2023-05-20T02:21:00Z"), ("assistant", "2023-05-20T02:21:00Z"),
+        ("user", "2023-05-20T02:21:00Z")]
+    assert inside in result.items[1].text
+
+
+def test_a_speaker_lines_unreadable_time_is_still_reported(tmp_path):
+    path = tmp_path / "chat.txt"
+    path.write_text("[sometime soon] User: hello there\n[2023-05-08 10:02] Assistant: hi\n")
+    assert parse_path(path).unread_times == [(1, "sometime soon")]

@@ -71,3 +71,16 @@ def test_the_options_a_user_may_give_still_filter(mem):
     assert arcs and all(h.startswith("arc_") for h, _ in arcs)
     assert hits(mem, 'nearest("retry", 3, [segment(nowhere)], Hits)') == []
     assert hits(mem, 'nearest("retry", 3, [record(rollup)], Hits)') == []
+
+
+def test_within_takes_a_list_of_handles_as_it_takes_them_one_a_line(mem):
+    # before: within([H1, H2]), the shape a Prolog user writes for "these handles", was a
+    # type error (`atomic' expected, found a list): only a text of one handle a line worked
+    two = [h for h, _ in hits(mem, 'lexical("cache ttl", 2, [], Hits)')]
+    assert len(two) == 2
+    listed = hits(mem, f'lexical("cache ttl", 5, [within([{two[0]}, "{two[1]}"])], Hits)')
+    lined = hits(mem, f'lexical("cache ttl", 5, [within("{two[0]}\\n{two[1]}")], Hits)')
+    assert listed == lined and {h for h, _ in listed} == set(two)
+    assert hits(mem, 'lexical("cache ttl", 5, [within([])], Hits)') == []
+    with pytest.raises(PrologError, match=r"`atomic' expected, found `f\(x\)'"):
+        mem.query('lexical("retry", 5, [within([f(x)])], Hits)')

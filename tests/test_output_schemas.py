@@ -7,6 +7,7 @@ erasure), the attention commands, and each MCP tool's published outputSchema."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,8 @@ from click.testing import CliRunner
 
 from attention_cloud.cli import main
 from attention_cloud.home import write_config
-from attention_cloud.schemas import COMMANDS, SCHEMA_NAMES, bundled, schema, schema_problems
+from attention_cloud.schemas import (COMMANDS, SCHEMA_NAMES, bundled, schema, schema_problems,
+                                     standalone)
 
 ROOT = Path(__file__).resolve().parent.parent
 SESSION = ROOT / "tests" / "fixtures" / "ingest" / "claude_code_session.jsonl"
@@ -146,7 +148,11 @@ def outputs(tmp_path_factory) -> dict[str, Any]:
 def test_each_command_prints_the_schema_of_its_json(argv, name) -> None:
     out = CliRunner().invoke(main, [*argv, "--schema"])   # no home, no argument needed
     assert out.exit_code == 0, out.output
-    assert json.loads(out.output) == schema(name)
+    printed = json.loads(out.output)
+    assert printed == standalone(name)
+    # what it refers to is in it: a library given this one document has nothing to fetch
+    referred = set(re.findall(r'"\$ref": "([a-z_]+)\.schema\.json', json.dumps(printed)))
+    assert referred <= set(printed.get("$defs", {})) | {name}, referred
 
 
 def test_every_schema_is_listed_with_what_prints_it_and_has_its_own_id() -> None:
@@ -171,6 +177,9 @@ def test_every_schema_is_listed_with_what_prints_it_and_has_its_own_id() -> None
     ("claim", "claim"), ("trace", "trace")])
 def test_real_output_meets_its_schema(outputs, key, name) -> None:
     conforms(outputs[key], name)
+    # and the schema the command's --schema prints validates it alone, no registry given
+    from jsonschema import Draft202012Validator
+    assert not list(Draft202012Validator(standalone(name)).iter_errors(outputs[key]))
 
 
 def test_the_outputs_hold_what_the_schemas_describe(outputs) -> None:

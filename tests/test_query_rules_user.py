@@ -212,14 +212,16 @@ def test_a_rules_file_with_no_clause_is_refused_and_a_rule_is_removed_by_its_fil
                                                                                         tmp_path):
     """An empty rules file (or comments and a directive only) was saved and listed as a rule
     defining nothing; `atc rules remove fixes.pl`, the name the user had added it by, was
-    refused as no rule name."""
+    refused as no rule name. It is rejected as any rule is, exit 2 (README: "2 for bad usage,
+    bad queries and rejected rules"); it was exit 1, the one rejection a script could not tell
+    from a missing file."""
     write_config(home, {"embedder": "hash"})
     (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
     assert atc("ingest", str(tmp_path / "team.txt"), home=home).exit_code == 0
     for name, text in (("empty", ""), ("noted", "% to do\n:- discontiguous later/1.\n")):
         (tmp_path / f"{name}.pl").write_text(text, encoding="utf-8")
         out = atc("rules", "add", str(tmp_path / f"{name}.pl"), home=home)
-        assert out.exit_code == 1, out.output
+        assert out.exit_code == 2, out.output
         assert out.output == f"atc: rule {name} rejected: {tmp_path / name}.pl defines no predicate\n"
     assert not (home / "rules").exists() or not list((home / "rules").glob("*.pl"))
     fixes = tmp_path / "fixes.pl"

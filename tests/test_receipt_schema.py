@@ -50,6 +50,24 @@ def test_the_schema_is_printed_by_the_command_line():
     assert receipt_schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
 
 
+def test_the_printed_frame_schema_validates_alone(curated):
+    # before: `atc receipt --schema frame` printed a schema whose receipt was a $ref to
+    # receipt.schema.json, which a JSON Schema library given that one document cannot resolve
+    # (Python's jsonschema went to the network for it and failed, "Unresolvable:
+    # receipt.schema.json"): the frame's contract could not be checked as printed
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+
+    printed = json.loads(CliRunner().invoke(main, ["receipt", "--schema", "frame"]).output)
+    frame = curated.hydrate("why do processor retries fail", budget=600).as_json()
+    alone = Draft202012Validator(printed, registry=Registry())  # nothing to fetch from
+    assert list(alone.iter_errors(frame)) == []
+    bad = json.loads(json.dumps(frame))
+    bad["receipt"]["facts"][0]["level"] = "L7"
+    assert [e.message for e in alone.iter_errors(bad)] == [
+        "'L7' is not one of ['L0', 'L1', 'L2', 'L3']"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["receipt"], "give a receipt id (RID), or --schema"),
     (["receipt", "--schema", "frames"], "'frames' is not one of 'receipt', 'frame'"),

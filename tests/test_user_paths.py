@@ -89,6 +89,26 @@ def test_a_named_bad_file_fails_only_when_nothing_else_is_ingested(home, folder)
     assert f"skipped {folder / 'empty.jsonl'}: empty file" in together.stderr
 
 
+def test_a_file_name_with_a_newline_or_an_escape_is_reported_on_one_line(home, tmp_path):
+    # before: the report printed file names raw: a name holding a newline split its
+    # "skipped" or "note" line in two, a terminal escape (ESC[31m) recoloured the user's
+    # terminal, and a named file's one-line error took two lines
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / "emp\nty.jsonl").write_text("")
+    (odd / "we\nird\x1b[31m.txt").write_text("User: hi there friend\nAssistant: hello back\n")
+    done = run("ingest", str(odd), home=home)
+    assert done.exit_code == 0 and "new: 2" in done.stdout
+    lines = done.stderr.splitlines()
+    assert f"  skipped {odd}/emp\\nty.jsonl: empty file, nothing to parse" in lines
+    assert f"  note {odd}/we\\nird\\x1b[31m.txt: 2 of 2 items have no time: the file writes " \
+        "none for them" in lines
+    assert "\x1b" not in done.stderr
+    alone = run("ingest", str(odd / "emp\nty.jsonl"), home=home)
+    assert alone.exit_code == 1
+    assert alone.output == f"atc: {odd}/emp\\nty.jsonl: empty file, nothing to parse\n"
+
+
 @pytest.mark.parametrize("name,kind", [("pipe.jsonl", "a FIFO"), ("/dev/zero", "a character device")])
 def test_a_fifo_or_device_named_directly_is_one_line_and_never_read(home, folder, name, kind):
     path = name if name.startswith("/") else str(folder / name)
@@ -166,7 +186,7 @@ def test_watch_goes_on_past_an_empty_file_and_ingests_it_when_it_fills(home, fol
     ('{"retention": "x"}', 'retention must be an object of days per level such as {"l0": 365}, not "x"'),
     ('{"retention": {"l1": "x"}}', 'retention.l1 must be a number of days (0 or more) or null, not "x"'),
     ('{"echoes": "no"}', 'echoes must be true or false, not "no"'),
-    ('{"embedder": "minlm"}', 'embedder must be one of minilm, minilm-q8, hash[:DIM], '
+    ('{"embedder": "minlm"}', 'embedder must be one of minilm, minilm-q8, hash[:DIM] (DIM 16 or more), '
      'static[:TABLE], none, onnx:PATH, st:NAME or openai:URL?model=M, not "minlm"'),
 ])
 def test_a_bad_config_is_one_line_naming_the_key(home, config, message):
@@ -205,6 +225,47 @@ def test_a_misspelt_embedder_stops_a_write_before_the_journal_changes(home):
         assert done.stderr.startswith(f"atc: {home / 'config.json'}: embedder must be one of ")
         assert done.stderr.count("\n") == 1 and "Python" not in done.stderr
     assert journal_bytes(home) == before
+
+
+@pytest.mark.parametrize("spec", ["hash:abc", "hash:8", "hash:-4", "onnx:", "st:",
+                                  "openai:http://127.0.0.1:9/v1", "minilm:large"])
+def test_an_embedder_spec_no_embedder_can_be_built_from_stops_every_command(home, spec):
+    # before: only the name before ":" was checked, so "hash:abc" or "hash:8" passed:
+    # `atc doctor` said the config was ok, `atc stats` ran, and `atc remember` wrote its item
+    # and then failed ("bad hash embedder spec ...", naming no file), the journal changed
+    write_config(home, {"embedder": "hash"})
+    assert run("ingest", str(SESSION), home=home).exit_code == 0
+    write_config(home, {"embedder": spec})
+    before = journal_bytes(home)
+    for args in (("remember", "the staging DB is read-only on Fridays"), ("curate",), ("stats",)):
+        done = run(*args, home=home)
+        assert done.exit_code == 1, (args, done.output)
+        assert done.output.startswith(f"atc: {home / 'config.json'}: embedder ")
+        assert done.output.count("\n") == 1 and f'not "{spec}"' in done.output
+    assert journal_bytes(home) == before
+    assert run("doctor", home=home).exit_code == 1
+
+
+@pytest.mark.parametrize("spec", ["hash:abc", "minilm:large"])
+def test_reembed_to_a_spec_no_embedder_is_built_from_leaves_the_config_alone(home, spec):
+    """``atc curate --reembed --embedder SPEC`` names the home's embedder from the switch on:
+    a spec config.json's check refuses must not get there, or every later command stops."""
+    write_config(home, {"embedder": "hash"})
+    assert run("ingest", str(SESSION), home=home).exit_code == 0
+    done = run("curate", "--reembed", "--embedder", spec, home=home)
+    assert done.exit_code == 2
+    assert done.output.startswith("atc: embedder must be one of minilm") and \
+        done.output.count("\n") == 1
+    assert json.loads((home / "config.json").read_text()) == {"embedder": "hash"}
+
+
+@pytest.mark.parametrize("spec", ["hash", "hash:64", "minilm", "minilm-q8", "none", "static",
+                                  "static:/tmp/table.npy", "onnx:/m/model.onnx?vocab=/m/v.txt",
+                                  "st:all-MiniLM-L6-v2", "openai:http://127.0.0.1:9/v1?model=m"])
+def test_every_documented_embedder_spec_passes_the_config_check(spec):
+    from attention_cloud.home import check_config
+
+    assert check_config({"embedder": spec}) == {"embedder": spec}
 
 
 def test_a_setting_misspelt_in_config_gets_a_note_naming_the_one_meant(home):

@@ -92,6 +92,16 @@ def _permission_message(exc: OSError) -> str:
 _STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
 
 
+def not_blank(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A click callback refusing an empty handle or id (one, or any of several): a shell
+    variable that expanded to nothing was looked up as a record no one has, its message
+    naming nothing (``atc: : no such item``)."""
+    values = value if isinstance(value, tuple) else (value,)
+    if any(isinstance(v, str) and not v.strip() for v in values):
+        raise click.BadParameter("must not be empty", ctx=ctx, param=param)
+    return value
+
+
 def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--home`` for every command that touches memory."""
     return click.option("--home", envvar="ATC_HOME", type=click.Path(file_okay=False),
@@ -357,15 +367,24 @@ def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
         return
     if len(report.files_skipped) == 1:
         file, reason = report.files_skipped[0]
-        raise _Fail(f"{file}: {reason}", 1)
+        raise _Fail(f"{_printable(file)}: {reason}", 1)
     _print_skipped_files(report.files_skipped)
     raise _Fail(f"nothing ingested: {len(report.files_skipped)} files could not be "
                 "ingested (listed above)", 1)
 
 
+def _printable(name: str) -> str:
+    """A file name as a report line shows it: control characters escaped (``\\n``,
+    ``\\x1b``), so a name holding a newline keeps its line one line and an escape sequence
+    never reaches the terminal."""
+    from .ingest.source import one_line as escaped
+
+    return escaped(name)
+
+
 def _print_skipped_files(skipped: list[tuple[str, str]]) -> None:
     for file, reason in skipped[:50]:
-        click.echo(f"  skipped {file}: {reason}", err=True)
+        click.echo(f"  skipped {_printable(file)}: {reason}", err=True)
     if len(skipped) > 50:
         click.echo(f"  ... and {len(skipped) - 50} more skipped files", err=True)
 
@@ -385,21 +404,22 @@ def _print_ingest(report: Any, out: str, *, compact: bool = False) -> None:
                f"lines skipped: {len(report.skipped)}  times unread: {len(report.unread_times)}")
     _print_skipped_files(report.files_skipped)
     for file, line, reason in report.skipped[:50]:
-        click.echo(f"  skipped {file}:{line}: {reason}", err=True)
+        click.echo(f"  skipped {_printable(file)}:{line}: {reason}", err=True)
     if len(report.skipped) > 50:
         click.echo(f"  ... and {len(report.skipped) - 50} more skipped lines", err=True)
     if report.ignored:
         click.echo("ignored (no item by design): " + ", ".join(
             f"{kind} {count}" for kind, count in sorted(report.ignored.items())))
     for file, agent in report.goals_unresolved:
-        click.echo(f"  goal unresolved {file}: subagent {agent} (its parent session is neither "
+        click.echo(f"  goal unresolved {_printable(file)}: subagent {agent} (its parent session is neither "
                    "in this call, nor in memory, nor beside it; items kept with no goal)", err=True)
     for file, line, written in report.unread_times[:50]:
-        click.echo(f"  time unread {file}:{line}: {written!r} (item kept without a time)", err=True)
+        click.echo(f"  time unread {_printable(file)}:{line}: {written!r} (item kept without a time)",
+                   err=True)
     if len(report.unread_times) > 50:
         click.echo(f"  ... and {len(report.unread_times) - 50} more unread times", err=True)
     for file, note in report.notes:
-        click.echo(f"  note {file}: {note}", err=True)
+        click.echo(f"  note {_printable(file)}: {note}", err=True)
 
 
 # -- curate ---------------------------------------------------------------------------------------
@@ -662,7 +682,7 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
 
 
 @main.command()
-@click.argument("receipt_id", required=False)
+@click.argument("receipt_id", required=False, callback=not_blank)
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @click.option("--schema", type=click.Choice(["receipt", "frame"]), is_flag=False,
@@ -849,7 +869,7 @@ def _print_list(report, verb: str) -> None:  # noqa: ANN001 - a ForgetReport
 
 # -- show / stats ---------------------------------------------------------------------------------
 @main.command()
-@click.argument("handle")
+@click.argument("handle", callback=not_blank)
 @schema_option("show")
 @click.option("--level", type=click.Choice(["L0", "L1", "L2", "L3", "l0", "l1", "l2", "l3"]),
               default=None, help="Rung of the ladder to print [default: L0; with --as, the "

@@ -296,14 +296,38 @@ _BOOL = "true or false"
 EMBEDDER_SCHEMES = ("default", "minilm", "minilm-q8", "hash", "static", "onnx", "st", "openai",
                     "none")
 _LEVELS = ("l0", "l1", "l2")
+#: What an embedder spec may be, as config.json's check and ``--embedder`` say it.
+EMBEDDER_SPECS = ("one of minilm, minilm-q8, hash[:DIM] (DIM 16 or more), static[:TABLE], none, "
+                  "onnx:PATH, st:NAME or openai:URL?model=M")
+_NO_ARGUMENT = ("default", "minilm", "minilm-q8", "none")
+_NEEDS_ARGUMENT = ("onnx", "st", "openai")
+_MIN_HASH_DIM = 16  # what HashingEmbedder accepts
+
+
+def embedder_spec_is_whole(spec: str) -> bool:
+    """Whether an embedder spec names a known embedder with what it needs, by its shape only
+    (no model is loaded, no file opened): ``hash:DIM`` a whole number of at least 16,
+    ``onnx:PATH``, ``st:NAME`` and ``openai:URL?model=M`` their part after the colon, the
+    names without one (``minilm``) nothing after them. A spec that passes the name alone
+    (``hash:abc``) let every command run until the first embedding failed, a write half done."""
+    scheme, colon, rest = spec.partition(":")
+    scheme = scheme.strip().lower()
+    if scheme not in EMBEDDER_SCHEMES:
+        return False
+    if scheme in _NO_ARGUMENT:
+        return not colon
+    if scheme == "hash":
+        return not colon or (rest.strip().isdigit() and int(rest) >= _MIN_HASH_DIM)
+    if scheme == "openai":
+        return bool(rest.partition("?")[0].strip()) and "model=" in rest.partition("?")[2]
+    if scheme in _NEEDS_ARGUMENT:
+        return bool(rest.partition("?")[0].strip())
+    return True  # static, static:TABLE
 
 #: The settings config.json may hold: key -> (check, what the value must be). Other keys are
 #: kept and ignored (tools may store their own).
 _SETTINGS: dict[str, tuple[Any, str]] = {
-    "embedder": (lambda v: isinstance(v, str) and v.partition(":")[0].strip().lower()
-                 in EMBEDDER_SCHEMES,
-                 "one of minilm, minilm-q8, hash[:DIM], static[:TABLE], none, onnx:PATH, "
-                 "st:NAME or openai:URL?model=M"),
+    "embedder": (lambda v: isinstance(v, str) and embedder_spec_is_whole(v), EMBEDDER_SPECS),
     "curator": (lambda v: isinstance(v, dict), 'an object such as {"url": "...", "model": "..."}'),
     "echoes": (lambda v: isinstance(v, bool), _BOOL),
     "distillation_vectors": (lambda v: isinstance(v, bool), _BOOL),

@@ -770,7 +770,8 @@ class Memory:
         Every clause must pass (library(sandbox), no directive but ``discontiguous``, no
         module-qualified goal, no database builtin), together with the rules already saved,
         and define no predicate (no plane) another saved rule defines;
-        otherwise PrologError names the reason and nothing is saved. A syntax error or a
+        otherwise PrologError names the reason and nothing is saved (UsageError when the text
+        defines no predicate at all: empty, or comments only). A syntax error or a
         refused clause is located as ``SOURCE:LINE`` in the text (``source``, default
         ``NAME.pl``: the file the text came from, as ``atc rules add FILE`` passes it).
         """
@@ -792,7 +793,7 @@ class Memory:
         except PrologError as exc:
             raise PrologError(f"rule {name} rejected: {exc}", exc.term) from exc
         if not defined:  # an empty file, or comments only: saved, it was listed with no predicate
-            raise InputError(f"rule {name} rejected: {shown} defines no predicate")
+            raise UsageError(f"rule {name} rejected: {shown} defines no predicate")
         self.rules_dir.mkdir(parents=True, exist_ok=True)
         tmp = self.rules_dir / f".{name}.tmp"
         tmp.write_text(text, encoding="utf-8")

@@ -35,7 +35,7 @@ from typing import Any
 
 from .bridge import Atom, Var
 from .errors import UsageError
-from .home import fsync_path, read_config, write_config
+from .home import EMBEDDER_SCHEMES, EMBEDDER_SPECS, embedder_spec_is_whole, fsync_path, read_config, write_config
 from .progress import ProgressCallback, report as report_progress
 
 #: In the home: the vector store being built for the new embedder.
@@ -71,7 +71,8 @@ def reembed(mem: Any, spec: str | None = None, *,
     config.json names) beside the current ones, then switch to them (see module doc).
 
     Raises:
-        UsageError: the target is ``none``.
+        UsageError: the target is ``none``, or no embedder's spec (``hash:abc``), which
+            config.json would then name and every command refuse.
         EmbeddingError: the target embedder cannot be loaded (nothing is changed).
     """
     from .embed import VectorStore, load_embedder
@@ -81,6 +82,9 @@ def reembed(mem: Any, spec: str | None = None, *,
     target = (spec or _default_target(mem) or "minilm").strip()
     if target.lower() == "none":
         raise UsageError("reembed needs an embedder: the target is none (no vectors)")
+    if target.partition(":")[0].strip().lower() in EMBEDDER_SCHEMES \
+            and not embedder_spec_is_whole(target):  # an unknown name: the loader says so
+        raise UsageError(f"embedder must be {EMBEDDER_SPECS}, not {json.dumps(target)}")
     embedder = load_embedder(target)  # fails before anything is written
     mem.lock.acquire()
     home = mem.home

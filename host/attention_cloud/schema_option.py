@@ -11,15 +11,15 @@ import click
 
 
 def schema_option(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--schema``: print the JSON Schema named ``name`` (the command's JSON output), then
-    exit (before any argument is required or any home opened)."""
+    """``--schema``: print the JSON Schema named ``name`` (the command's JSON output, with the
+    schemas it refers to embedded, so it validates alone), then exit (before any argument is required or any home opened)."""
     def print_schema(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         if not value or ctx.resilient_parsing:
             return
         from .cli import emit_json
-        from .schemas import schema
+        from .schemas import standalone
 
-        emit_json(schema(name))
+        emit_json(standalone(name))
         ctx.exit(0)
 
     return click.option("--schema", is_flag=True, is_eager=True, expose_value=False,

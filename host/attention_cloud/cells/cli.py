@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import click
 
-from ..cli import emit_json, fail_cleanly, home_option, open_memory
+from ..cli import emit_json, fail_cleanly, home_option, not_blank, open_memory
 from ..schema_option import schema_option
 from . import api
 
@@ -46,7 +46,7 @@ def cells_list(limit: int | None, fmt: str, home: str | None) -> None:
 
 @click.command("show")
 @schema_option("cell")
-@click.argument("cell")
+@click.argument("cell", callback=not_blank)
 @_FORMAT
 @home_option
 @fail_cleanly

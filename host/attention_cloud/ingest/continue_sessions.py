@@ -113,17 +113,37 @@ class ContinueParser(OpenAIChatParser):
     def _date_created(self, source: Source, session_id: str) -> str:
         """The session's ``dateCreated`` from ``sessions.json`` beside its file, as an ISO
         time; ``""`` when there is no index, or it does not list the session."""
-        index = Path(source.pointer_base).parent / INDEX
-        try:
-            if not index.is_file() or index.stat().st_size > _MAX_INDEX_BYTES:
-                return ""
-            entries = json.loads(index.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
+        created = _index_dates(Path(source.pointer_base).parent / INDEX).get(session_id)
+        if created is None:
             return ""
-        for entry in entries if isinstance(entries, list) else []:
-            if isinstance(entry, dict) and entry.get("sessionId") == session_id:
-                created = entry.get("dateCreated")
-                if isinstance(created, str) and created.strip().isdigit():
-                    created = int(created.strip())  # epoch milliseconds written as text
-                return self.collector.time(0, created)
-        return ""
+        if isinstance(created, str) and created.strip().isdigit():
+            created = int(created.strip())  # epoch milliseconds written as text
+        return self.collector.time(0, created)
+
+
+# The last index read: (its path, (mtime, size, inode), sessionId -> dateCreated). A folder of
+# sessions is read file after file, each asking the one index beside it: decoded once, not once
+# per session. One kept, so a watcher running for days holds no more than one index.
+_last_index: tuple[Path, tuple[int, int, int], dict[str, Any]] | None = None
+
+
+def _index_dates(index: Path) -> dict[str, Any]:
+    """Each session's ``dateCreated`` in the index ``sessions.json`` at ``index`` (empty when
+    it is missing, too big or not an index); read again whenever the file changed."""
+    global _last_index
+    try:
+        stat = index.stat()
+        if not index.is_file() or stat.st_size > _MAX_INDEX_BYTES:
+            return {}
+        version = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        if _last_index is not None and _last_index[:2] == (index, version):
+            return _last_index[2]
+        entries = json.loads(index.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    dates: dict[str, Any] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("sessionId"), str):
+            dates.setdefault(entry["sessionId"], entry.get("dateCreated"))
+    _last_index = (index, version, dates)
+    return dates

@@ -24,7 +24,8 @@ export's day file; its ``users.json`` and ``channels.json`` by name) ``slack``, 
 DiscordChatExporter export (a ``channel`` and ``messages`` with an ``author``) ``discord``, a
 Messenger or Instagram thread (``participants`` and ``messages`` with a ``sender_name``)
 ``messenger``, a Google Chat Takeout ``messages.json`` (``messages`` with a ``creator`` and a
-``created_date``; its ``group_info.json`` by name) ``google-chat``, Skype's ``messages.json``
+``created_date``; its ``group_info.json`` by name, and an empty ``messages.json`` by its
+folder) ``google-chat``, Skype's ``messages.json``
 (``conversations`` each with a ``MessageList``) ``skype``, a list of Open WebUI chats
 (each a ``chat`` with a ``history`` or ``messages``) ``open-webui``, a LibreChat export (a
 ``conversationId`` and ``messages`` or ``messagesTree`` with a ``messageId``) ``librechat``, a
@@ -89,7 +90,7 @@ from .gemini import (
     is_gemini_session,
 )
 from .slack import is_slack_day, is_slack_metadata
-from .google_chat import is_google_chat_export, is_google_chat_metadata
+from .google_chat import is_empty_google_chat, is_google_chat_export, is_google_chat_metadata
 from .open_webui import is_open_webui_export
 from .imessage import is_imessage_export
 from .sillytavern import is_sillytavern_line
@@ -145,6 +146,8 @@ def detect_source_format(source: Source) -> str:
     if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels
         return "slack"
     if is_google_chat_metadata(source.name, head):  # group_info.json beside messages.json
+        return "google-chat"
+    if is_empty_google_chat(source.pointer_base, head):  # no messages: only its place tells
         return "google-chat"
     if Path(source.name).name == CONTINUE_INDEX and head[:1] == "[" and _is_continue_index(
             source.name, text):  # Continue's sessions.json beside its sessions

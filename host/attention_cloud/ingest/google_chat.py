@@ -16,13 +16,16 @@ messages.json``, ``{"messages": [...]}``, each message ``{"creator": {"name", "e
   ``original_name``, else ``export_name``), so a message of nothing but a file is an item.
 - **Counted, not kept**: deleted messages (``deleted``), and a message of no text and no file
   (a call, a card: ``media``, else ``empty``); ``group_info.json`` and ``user_info.json``
-  (``google-chat group_info.json``), so the unzipped ``Google Chat`` folder ingests whole.
+  (``google-chat group_info.json``), so the unzipped ``Google Chat`` folder ingests whole; a
+  conversation with no messages left (``{"messages": []}`` in its ``DM …``/``Space …`` folder)
+  is skipped as a Google Chat export that holds none, not misread as an empty chat API record.
 
 Pointers read ``<file>#/messages/<i>``.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +36,7 @@ from .source import Source, fail
 from .timefmt import read_time
 
 METADATA_FILES = frozenset({"group_info.json", "user_info.json"})
+CONVERSATION_FOLDERS = ("DM ", "Space ")  # Takeout's folder of one conversation
 
 
 def is_google_chat_metadata(name: str, text: str) -> bool:
@@ -58,6 +62,26 @@ def is_google_chat_export(document: Any) -> bool:
         "role" in m for m in head)
 
 
+def _holds_no_messages(document: Any) -> bool:
+    return isinstance(document, dict) and document.get("messages") == [] and "role" not in document
+
+
+def is_empty_google_chat(path: str, text: str) -> bool:
+    """True for a Takeout conversation with no messages left (``{"messages": []}``): told from
+    any chat API's empty record only by where Takeout puts it, a ``messages.json`` in a
+    conversation's folder (``DM …``, ``Space …``, whatever the export's language) or beside its
+    ``group_info.json``."""
+    where = Path(path)
+    if where.name != "messages.json" or text.lstrip()[:1] != "{" or len(text) > 4096:
+        return False
+    try:
+        if not _holds_no_messages(json.loads(text)):
+            return False
+    except (ValueError, RecursionError):
+        return False
+    return where.parent.name.startswith(CONVERSATION_FOLDERS) or (
+        where.parent / "group_info.json").is_file()
+
 
 class GoogleChatParser(ChatExportParser):
     """Parses a Google Chat ``messages.json`` into an :class:`ItemCollector`."""
@@ -73,6 +97,8 @@ class GoogleChatParser(ChatExportParser):
             self.collector.records_read += 1
             self.collector.ignore(f"google-chat {Path(source.name).name}")
             return 1
+        if _holds_no_messages(document):
+            return 0  # a conversation emptied by deletions: "it holds none"
         if not is_google_chat_export(document):
             raise fail(source.name, 'not a Google Chat export ("messages" with a "creator" '
                                     'and a "created_date")')

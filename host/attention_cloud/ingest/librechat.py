@@ -41,12 +41,14 @@ def _is_message(value: Any) -> bool:
 def is_librechat_export(document: Any) -> bool:
     """True for a LibreChat export: a ``conversationId`` and ``messages`` or ``messagesTree``
     whose first objects are LibreChat messages (``messageId`` with ``isCreatedByUser`` or
-    ``sender``)."""
+    ``sender``), or none at all (an empty conversation, which holds none)."""
     if not isinstance(document, dict) or "conversationId" not in document:
         return False
     messages = document.get("messagesTree", document.get("messages"))
     if not isinstance(messages, list):
         return False
+    if not messages:  # a conversation with no messages: its conversationId still names it
+        return True
     head = [m for m in messages[:20] if isinstance(m, dict)]
     return bool(head) and all(_is_message(m) for m in head)
 

@@ -356,15 +356,18 @@ class PlainTextParser:
         """``(role, speaker name or "", rest of the line, turn time)`` for a line that starts a
         turn; the time is None when the line has none, "" when its own cannot be read."""
         stamped = _STAMPED_SPEAKER.match(line)
-        stamp = self._stamp(number, stamped.group("stamp")) if stamped else None
         standard = speaker_of(stamped.group("line") if stamped else line)
         if standard is not None:
-            return standard[0], "", standard[1], stamp
+            return standard[0], "", standard[1], self._stamp(number, stamped.group("stamp")) \
+                if stamped else None
         if not names:
             return None
         named = named_speaker_of(line)
         if named is None or named[0] not in names:
             return None
+        # read only once the line is known to start a turn: a turn's own line opening with
+        # "[Neighborhood 2]" is text, not a time to report unread
+        stamp = self._stamp(number, stamped.group("stamp")) if stamped else None
         name, rest, written = named
         if stamp is None and written:  # "Priya (13:56): …", "13:56 Priya: …"
             stamp = self._stamp(number, written)

@@ -44,9 +44,11 @@ def _is_conversation(value: Any) -> bool:
 
 def is_skype_export(document: Any) -> bool:
     """True for Skype's ``messages.json``: ``conversations`` whose first ones hold a
-    ``MessageList``."""
+    ``MessageList`` (an empty list beside the export's ``userId`` and ``exportDate``)."""
     if not isinstance(document, dict) or not isinstance(document.get("conversations"), list):
         return False
+    if not document["conversations"]:  # an account with none: its export's own keys name it
+        return "userId" in document and "exportDate" in document
     head = [c for c in document["conversations"][:20] if isinstance(c, dict)]
     return bool(head) and all(_is_conversation(c) for c in head)
 

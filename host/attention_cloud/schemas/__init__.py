@@ -80,8 +80,23 @@ def receipt_schema() -> dict[str, Any]:
 
 def frame_schema() -> dict[str, Any]:
     """The JSON Schema of ``atc hydrate --format json`` (``Frame.as_json()``); its
-    ``receipt`` refers to :func:`receipt_schema` by ``$ref``."""
-    return json.loads(_load("frame"))
+    ``receipt`` refers to :func:`receipt_schema` by ``$ref``, which is embedded (under
+    ``$defs``, with its own ``$id``) so that the document validates alone: a library given
+    this one schema has nothing to fetch."""
+    return standalone("frame")
+
+
+def standalone(name: str) -> dict[str, Any]:
+    """The schema ``name`` as a document that validates alone: every schema it refers to,
+    directly or not, embedded under its ``$defs`` (by name, each keeping its own ``$id``), so a
+    JSON Schema library given this one document has nothing to fetch (what each command's
+    ``--schema`` prints)."""
+    document = json.loads(_load(name))
+    for other in _referred(name, json.dumps(document))[1:]:
+        embedded = json.loads(_load(other))
+        embedded.pop("$schema", None)
+        document.setdefault("$defs", {})[other] = embedded
+    return document
 
 
 def ingest_schema() -> dict[str, Any]:

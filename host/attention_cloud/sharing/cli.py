@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..cli import emit_json, fail_cleanly, home_option, note, open_memory
+from ..cli import emit_json, fail_cleanly, home_option, not_blank, note, open_memory
 from ..schema_option import schema_option
 from ..errors import UsageError
 from . import policy
@@ -209,7 +209,7 @@ def grant_list(grantee: str | None, fmt: str, home: str | None) -> None:
 
 
 @grant.command("revoke")
-@click.argument("grant_id")
+@click.argument("grant_id", callback=not_blank)
 @home_option
 @fail_cleanly
 def grant_revoke(grant_id: str, home: str | None) -> None:
@@ -222,7 +222,7 @@ def grant_revoke(grant_id: str, home: str | None) -> None:
 
 # -- labels ---------------------------------------------------------------------------------------
 @click.command()
-@click.argument("handles", nargs=-1, required=True)
+@click.argument("handles", nargs=-1, required=True, callback=not_blank)
 @click.option("--reader", "readers", multiple=True,
               help="Only this principal or team may read it (repeatable).")
 @click.option("--restrict", "restrictions", multiple=True, metavar="private|pii|team:NAME",
@@ -251,7 +251,7 @@ def label(handles: tuple[str, ...], readers: tuple[str, ...], restrictions: tupl
 
 
 @click.command()
-@click.argument("handles", nargs=-1, required=True)
+@click.argument("handles", nargs=-1, required=True, callback=not_blank)
 @click.option("--why", required=True, help="Why (recorded in the audit log).")
 @click.option("--restriction", "restrictions", multiple=True, metavar="private|pii|team:NAME",
               help="Lift this restriction (repeatable).")

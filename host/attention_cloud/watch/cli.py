@@ -13,6 +13,7 @@ import click
 
 from ..cli import schema_option
 from ..ingest.records import FORMATS
+from ..ingest.source import one_line as escaped  # a file name kept to its one log line
 from .watcher import EventLog, Watcher, WatchOptions
 
 
@@ -32,14 +33,14 @@ def text_log(interval: float) -> EventLog:
         if kind == "start":
             how = ("inotify events" if e["mode"] == "events" else
                    f"polling every {interval:g} s" + (f" ({e['why']})" if e.get("why") else ""))
-            line = f"watching {', '.join(e['paths'])} with {how}"
+            line = f"watching {', '.join(escaped(p) for p in e['paths'])} with {how}"
         elif kind == "polling":
             line = f"polling every {interval:g} s from now: {e['why']}"
         elif kind == "batch":
             for f in e["files_skipped"]:
-                click.echo(f"{_clock()} skipped {f['file']}: {f['reason']}", err=True)
+                click.echo(f"{_clock()} skipped {escaped(f['file'])}: {f['reason']}", err=True)
             for n in e.get("notes", ()):   # how a file was read, as atc ingest says it
-                click.echo(f"{_clock()} note {n['file']}: {n['note']}", err=True)
+                click.echo(f"{_clock()} note {escaped(n['file'])}: {n['note']}", err=True)
             if not (e["new"] or e["superseded"] or e["updated"] or e["lines_skipped"]
                     or e["curated"]):
                 return
@@ -52,7 +53,7 @@ def text_log(interval: float) -> EventLog:
                     + (f"; curated {e['curated']}" if e["curated"] else "")
                     + f" ({e['seconds']:.2f} s)")
         elif kind == "skipped":
-            click.echo(f"{_clock()} skipped {e['path']}: {e['reason']}", err=True)
+            click.echo(f"{_clock()} skipped {escaped(e['path'])}: {e['reason']}", err=True)
             return
         elif kind == "took_over":
             line = f"{e['path']} named pid {e['pid']}, no longer running: this watcher takes over"
