@@ -563,9 +563,11 @@ lexical_(Q, K, Options0, Hits) :-
         append(Options1, [within(Within)], Options)
     ;   grant_segments(P, Segments),
         (   Segments == any
-        ->  Options = Options1
-        ;   append(Options1, [stats_segments(Segments)], Options)
-        )
+        ->  Options2 = Options1
+        ;   append(Options1, [stats_segments(Segments)], Options2)
+        ),
+        reader_unseen_options(P, Unseen),     % and not what a label hides
+        append(Options2, Unseen, Options)
     ),
     seen_search_(atc_jump:lexical(Q), Options, K, Hits).
 

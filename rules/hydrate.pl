@@ -27,7 +27,8 @@ porter_stem(Word, Word).
 :- use_module(when).
 :- use_module(path_disclosure, [shown_text/4, shown_value/2]).
 :- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
-                        reader_items/2, reader_records/2, reader_segments/2]).
+                        reader_items/2, reader_records/2, reader_segments/2,
+                        reader_unseen_options/2]).
 :- use_module(cells).
 :- use_module('../facts/planes').
 % Arithmetic compiled to VM instructions (this file only; the flag is scoped to it): a frame
@@ -1020,12 +1021,16 @@ scope_lexical_(Segment, Goal, Stats, Fetch, Lex) :-
 % records of the segment searched alone (for a mounted cell, of the segments their grants
 % name): weighed by the whole home's, a score told them how many hidden records held the
 % word. The owner's are the whole index's, as is a mounted cell's for a grant of the whole home.
+% Where no set of what they see is kept, the records of those segments a label hides from
+% them are left out of the statistics too (reader_unseen_options/2).
 reader_stats_(none, _, []) :- !.
-reader_stats_(_, Segment, [stats_segments([Segment])]) :-
-    atom(Segment), !.
+reader_stats_(Reader, Segment, [stats_segments([Segment])|Unseen]) :-
+    atom(Segment), !,
+    reader_unseen_options(Reader, Unseen).
 reader_stats_(Reader, _, Stats) :-
     grant_segments(Reader, Segments),
-    (   Segments == any -> Stats = [] ; Stats = [stats_segments(Segments)] ).
+    reader_unseen_options(Reader, Unseen),
+    (   Segments == any -> Stats = Unseen ; Stats = [stats_segments(Segments)|Unseen] ).
 
 in_members_(Members, H-_) :-
     (   ord_memberchk(H, Members) -> true ; arc(H), arc_member(H, M), ord_memberchk(M, Members) -> true ).

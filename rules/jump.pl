@@ -114,6 +114,8 @@ jump_option_(stats_segments(Ss), stats_segments(Ss)) :- !,   % lexical/4: BM25 s
     must_be(list(atomic), Ss).                                % these segments' records alone
 jump_option_(within(Keys), within(Keys)) :- !,            % lexical/4: only these records
     must_be(atomic, Keys).                                    % (one a line), by their statistics
+jump_option_(without(Keys), without(Keys)) :- !,          % lexical/4: not these records
+    must_be(atomic, Keys).                                    % (one a line), nor their statistics
 jump_option_(O, _) :-
     domain_error(jump_option, O).
 
@@ -123,7 +125,9 @@ jump_option_(O, _) :-
 %   scored, by their statistics alone (a grantee's searches: what lies in the segments they
 %   do not read moves none of their scores); within(Keys): only the records named in Keys
 %   (an atom or string, one handle a line) are scored, by their statistics alone, in place of
-%   stats_segments (a grantee's searches within what they see: no score depends on the rest).
+%   stats_segments (a grantee's searches within what they see: no score depends on the rest);
+%   without(Keys): the records named in Keys are neither scored nor counted in the statistics
+%   (a grantee's searches where no set is kept: the records of their segments a label hides).
 lexical(Query, K, Options0, Hits) :-
     must_be(nonneg, K),
     jump_options_(Options0, Options),

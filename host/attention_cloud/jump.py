@@ -470,13 +470,18 @@ class Jump:
     def lexical_hits(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
         """Best-first BM25 ``(key, score)`` hits (empty when nothing matches) for the query's
         first MAX_QUERY_CHARS characters; ``within`` (keys one a line) scores only those keys,
-        by their statistics alone (a grantee's search within what they see)."""
+        by their statistics alone (a grantee's search within what they see); ``without`` (keys
+        one a line) neither scores those keys nor counts them in the statistics (the records a
+        label hides from a grantee whose set is not kept)."""
         within = options.get("within")
+        without = options.get("without")
         return self.lexical.search(str(query)[:MAX_QUERY_CHARS], k,
                                    filter_meta=_filters(options) or None,
                                    stats_meta=_stats_scope(options),
                                    within=None if within is None else
-                                   [key for key in str(within).split("\n") if key])
+                                   [key for key in str(within).split("\n") if key],
+                                   without=None if without is None else
+                                   [key for key in str(without).split("\n") if key])
 
     def register(self, pl: Prolog) -> None:
         """Make this home's search reachable from Prolog (rules/jump.pl)."""
