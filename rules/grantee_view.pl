@@ -491,7 +491,7 @@ nearest_(Q, K, Options, Hits) :-
         (   string(Q), split_string(Q, "", " \t\n\r", [""])
         ->  Hits = []                   % a blank text finds nothing, as nearest/4 says
         ;   include(searchable_(Wanted), Records, Searched),
-            atc_jump:similarity(Q, Searched, K, Hits)
+            kept_set_search_(Wanted, Q, Searched, K, Hits)
         )
     ;   grantee_view_reader(P), grant_segments(P, Segments), Segments \== any
     ->  segments_search_(Segments, Q, K, Options, Hits)
@@ -519,13 +519,26 @@ segments_search_(Segments, Q, K, Options, Hits) :-
     length(Best0, N),
     (   N =< K -> Hits = Best0 ; length(Hits, K), append(Hits, _, Best0) ).
 
+% kept_set_search_(+Wanted, +Q, +Searched, +K, -Hits): the K best of the records Searched
+% by cosine: each by the best of its vectors (similarity/4, as nearest/4 with no level), or
+% at a level by that level's vector alone (vector_similarity/4): an item's text (l0), an
+% arc's summary (l1), an item's distillation (l2, keyed Handle#l2, answered as the handle,
+% as nearest/4 answers it).
+kept_set_search_(w(_, _, _, any), Q, Searched, K, Hits) :- !,
+    atc_jump:similarity(Q, Searched, K, Hits).
+kept_set_search_(w(_, _, _, l2), Q, Searched, K, Hits) :- !,
+    findall(Key, ( member(R, Searched), atom_concat(R, '#l2', Key) ), Keys),
+    atc_jump:vector_similarity(Q, Keys, K, Hits0),
+    findall(R-S, ( member(Key-S, Hits0), atom_concat(R, '#l2', Key) ), Hits).
+kept_set_search_(w(_, _, _, _), Q, Searched, K, Hits) :-
+    atc_jump:vector_similarity(Q, Searched, K, Hits).
+
 % kept_set_options_(+Options, -Wanted): Options (checked as nearest/4 checks them) as the
-% records of a kept set they select: w(Segment, Kinds, Record), each `any` where not given.
-% Fails for level(L), which picks one of an item's vectors (its text's or its
-% distillation's) where similarity/4 scores the best of them: that search still fetches.
-kept_set_options_(Options0, w(Segment, Kinds, Record)) :-
+% records of a kept set they select: w(Segment, Kinds, Record, Level), each `any` where not
+% given (a level picks one of a record's vectors: kept_set_search_/5).
+kept_set_options_(Options0, w(Segment, Kinds, Record, Level)) :-
     atc_jump:jump_options_(Options0, Options),
-    \+ memberchk(level(_), Options),
+    (   memberchk(level(Level), Options) -> true ; Level = any ),
     (   memberchk(segment(S), Options) -> atom_string(Segment, S) ; Segment = any ),
     (   memberchk(kinds(Ks), Options) -> maplist([K, A]>>atom_string(A, K), Ks, Kinds)
     ;   Kinds = any
@@ -534,7 +547,7 @@ kept_set_options_(Options0, w(Segment, Kinds, Record)) :-
 
 % What a search can answer: items and arcs (rollups have no vectors), of the segment, kinds
 % and record type asked for (an arc's vector is of kind `arc`, in its segment).
-searchable_(w(Segment, Kinds, Record), R) :-
+searchable_(w(Segment, Kinds, Record, Level), R) :-
     (   atc_journal:item(R)
     ->  Type = item,
         ( Kinds == any -> true ; atc_journal:item_kind(R, Kind), memberchk(Kind, Kinds) )
@@ -543,7 +556,15 @@ searchable_(w(Segment, Kinds, Record), R) :-
         ( Kinds == any -> true ; memberchk(arc, Kinds) )
     ),
     ( Record == any -> true ; Record == Type ),
+    level_vector_of_(Level, Type),
     ( Segment == any -> true ; atc_hydrate:in_segment_(R, Segment) ).
+
+% Which records have a vector at a level: items their text (l0) and distillation (l2), arcs
+% their summary (l1).
+level_vector_of_(any, _).
+level_vector_of_(l0, item).
+level_vector_of_(l1, arc).
+level_vector_of_(l2, item).
 
 %!  lexical(+Query, +K, +Options, -Hits) is det.
 lexical(Q, K, Options, Hits) :-

@@ -4,6 +4,7 @@
             lexical/4,                  % +Query, +K, +Options, -Hits
             similarity/3,               % +Query, +Records, -Pairs
             similarity/4,               % +Query, +Records, +K, -Pairs
+            vector_similarity/4,        % +Query, +Keys, +K, -Pairs
             similarity_within/4,        % +Query, +Groups, +K, -Pairs
             similarity_within_texts/4,  % +Query, +Groups, +K, -Pairs
             jump_available/1,           % +Options
@@ -163,6 +164,25 @@ similarity_(Query, Records, K, Pairs) :-
     atomic_list_concat(Records, '\n', Joined),      % one text crosses the bridge, not N atoms
     (   current_predicate(atc_jump:similarity_scores/4)
     ->  catch(similarity_scores(Q, Joined, K, Found), E, embeddings_error_(E)),
+        host_pairs_(Found, Pairs)
+    ;   existence_error(embeddings, 'no embedder is attached to this engine')
+    ).
+
+%!  vector_similarity(+Query, +Keys:list, +K, -Pairs:list) is det.
+%
+%   As similarity/4, but each of Keys is one vector's key, scored by that vector alone: an
+%   item's text (its handle), its distillation (`Handle#l2`) or an arc's summary (its
+%   handle); Pairs are Key-Score. similarity/4 scores a record by the best of its text and
+%   its distillation; a search at one level (nearest/4's `level(L)`) within given records
+%   needs the vector of that level.
+%   @error existence_error(embeddings, Why) when nothing can be compared.
+vector_similarity(Query, Keys, K, Pairs) :-
+    must_be(nonneg, K),
+    must_be(list(atomic), Keys),
+    query_arg_(Query, Q),
+    atomic_list_concat(Keys, '\n', Joined),
+    (   current_predicate(atc_jump:vector_similarity_scores/4)
+    ->  catch(vector_similarity_scores(Q, Joined, K, Found), E, embeddings_error_(E)),
         host_pairs_(Found, Pairs)
     ;   existence_error(embeddings, 'no embedder is attached to this engine')
     ).
