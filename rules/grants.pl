@@ -364,8 +364,8 @@ unseen_in_(Now, P, Grants, Segments, R) :-
     (   Segments == any
     ->  true
     ;   item(R)
-    ->  item_segment(R, S), memberchk(S, Segments)
-    ;   record_source_(R, H), item_segment(H, S), memberchk(S, Segments)
+    ->  item_segment(R, S0), atom_string(S, S0), memberchk(S, Segments)
+    ;   record_source_(R, H), item_segment(H, S0), atom_string(S, S0), memberchk(S, Segments)
     ->  true
     ),
     \+ visible_(Now, P, Grants, R, _).
