@@ -1969,7 +1969,7 @@ neighbour_(Settings, Id, Other, W, near) :-
 % story_neighbour_(+Reader, +Id, -Neighbour, -Weight, -Role)
 % An arc with several members stands in for them; a small arc contributes its members. The
 % turns before and after Id are the nearest of its session each side that Reader sees
-% (seen_turn_/5): for a grantee the owner's next turn may be hidden, and filtering it out
+% (seen_turn_/6): for a grantee the owner's next turn may be hidden, and filtering it out
 % left them no turn after the seed, so their frame lacked the reply an owner of the turns
 % they see would have had, and told by that lack that something sat there.
 story_neighbour_(_, Id, Arc, 0.85, arc) :-
