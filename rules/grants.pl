@@ -14,6 +14,7 @@
             reader_segments/2,          % +Principal, -Segments
             reader_unseen/2,            % +Principal, -Records
             reader_unseen_options/2,    % +Principal, -Options
+            scope_record/2,             % +Principal, -Record
             grants_read_once/1,         % :Goal
             grant_scopes/2,             % +Principal, -Scopes
             grant_segments/2,           % +Principal, -Segments
@@ -339,6 +340,22 @@ reader_unseen_options(P, Options) :-
         Options = [without(Keys)]
     ;   Options = []
     ).
+
+%!  scope_record(+Principal, -Record) is nondet.
+%   Record is an item of a segment Principal's grants name, or a record derived from one, each
+%   once: every record they may see, where every grant of theirs names segments (a grant of
+%   the whole home, or by a tag, an entity or a time alone, names none: then it fails at once).
+%   A grantee's enumeration where no set is kept reads these instead of the whole home's
+%   records (rules/grantee_view.pl), so it costs what their segments hold, not what the
+%   segments they cannot read do. A derived record is visible only where each of its sources
+%   is, so it derives from an item of those segments.
+scope_record(P, R) :-
+    grant_segments(P, Segments),
+    Segments \== any,
+    distinct(R, ( member(S, Segments),
+                  stored_text_(S, Stored),
+                  item_segment(H, Stored),
+                  ( R = H ; item_derived_(H, R) ) )).
 
 % reader_unseen_make_(+Set, +P, +Now, +Grants): reader_unseen_/2 of a new unbounded Set, where
 % only a label can hide a record of the segments Grants name: the labelled records and what
