@@ -320,8 +320,8 @@ reader_segments(P, Segments) :-
 %!  reader_unseen(+Principal, -Records:list) is semidet.
 %   Where no set of what Principal sees is kept (reader_items/2 gives `unbounded`) and their
 %   grants are of whole segments or the whole home at ceilings above L3, a record of those
-%   segments is hidden from them by a label alone: Records are those records (items, and the
-%   records derived from them), sorted, kept with the set. Their BM25 searches leave them out
+%   segments is hidden from them by a label alone: Records are those the searches score
+%   (items, and the arcs made of them), sorted, kept with the set. Their BM25 searches leave them out
 %   of the segments' statistics (lexical/4's without/1): weighed in, the score of a record
 %   Principal sees moved with how many private notes held a word. Fails where a grant's
 %   filter is narrower or its ceiling L3 (what it hides is not found through the labels), and
@@ -358,18 +358,20 @@ scope_record(P, R) :-
                   ( R = H ; item_derived_(H, R) ) )).
 
 % reader_unseen_make_(+Set, +P, +Now, +Grants): reader_unseen_/2 of a new unbounded Set, where
-% only a label can hide a record of the segments Grants name: the labelled records and what
-% was derived from them (a label reaches those), each that the policy hides from P, in those
-% segments.
+% only a label can hide a record of the segments Grants name: the labelled items and arcs and
+% the arcs made of labelled items (a label reaches those), each that the policy hides from P,
+% in those segments.
 reader_unseen_make_(Set, P, Now, Grants) :-
     (   forall(member(g(F, C), Grants), ( C \== l3, ( F == [] ; whole_segments_(F) ) ))
     ->  findall(S, ( member(g(F, _), Grants), member(segment(S0), F), atom_string(S, S0) ),
                 Segments0),
         (   memberchk(g([], _), Grants) -> Segments = any ; sort(Segments0, Segments) ),
-        findall(R, label_(R, _, _), Labelled0),
+        % what a search scores: items and arcs (rollups and cells have no BM25 entry, and a
+        % cell's policy reads every member: ~7 ms a cell)
+        findall(R, ( label_(R, _, _), ( item(R) ; arc(R) ) ), Labelled0),
         sort(Labelled0, Labelled),
-        findall(D, ( member(L, Labelled), item_derived_(L, D) ), Derived),
-        append(Labelled, Derived, Records0),
+        findall(A, ( member(L, Labelled), arc_member(A, L) ), Arcs),
+        append(Labelled, Arcs, Records0),
         sort(Records0, Records),
         include(unseen_in_(Now, P, Grants, Segments), Records, Hidden),
         assertz(reader_unseen_(Set, Hidden))
