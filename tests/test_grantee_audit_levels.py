@@ -11,8 +11,12 @@ is the same.
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
 
 TURNS = 40
 
@@ -21,20 +25,14 @@ TURNS = 40
 def home(tmp_path_factory):
     """A chat of 40 turns in segment `team`, curated (hash embedder), every fifth turn
     labelled private; bob reads the segment at L0, carol at L2. Yields (home, seq -> handle)."""
-    from attention_cloud import Memory
     from attention_cloud.sharing import add_grant, add_principal, label
+    from granted_home import chat_memory
 
     root = tmp_path_factory.mktemp("audit_levels")
     lines = [("Dana" if i % 2 else "Omar") + f": note {i} about the harbour crane number {i}."
              for i in range(TURNS)]
-    (root / "chat.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    home = root / "home"
-    home.mkdir()
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    with Memory.open(home) as memory:
-        memory.ingest([root / "chat.txt"], format="text", segment="team")
-        memory.curate()
-        add_principal(memory, "alice", owner=True)
+    with chat_memory(root, {"chat.txt": "\n".join(lines) + "\n"}) as memory:
+        home = memory.home
         add_principal(memory, "bob")
         add_principal(memory, "carol")
         add_grant(memory, "bob", segments=["team"], ceiling="L0")

@@ -50,22 +50,16 @@ def _inferences(memory, goal: str) -> tuple[int, list]:
 def counted(tmp_path_factory):
     """erin's goals (GOALS, and rung/3 with a bound text she is shown) beside a hidden segment
     `vault` of 40 items, then of 640: the inferences each took and its rows."""
-    from attention_cloud import Memory
     from attention_cloud.sharing import add_grant, add_principal, reader_query
+    from granted_home import chat_memory
 
     root = tmp_path_factory.mktemp("scope-reads")
-    home = root / "home"
-    home.mkdir()
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    (root / "team.txt").write_text(TEAM, encoding="utf-8")
     (root / "vault1.txt").write_text(_vault(0, 40), encoding="utf-8")
     (root / "vault2.txt").write_text(_vault(40, 600), encoding="utf-8")
     out: dict[str, list] = {}
-    with Memory.open(home) as memory:
-        memory.ingest([root / "team.txt"], format="text", segment="team")
+    with chat_memory(root, {"team.txt": TEAM}) as memory:
         memory.ingest([root / "vault1.txt"], format="text", segment="vault")
         memory.curate()
-        add_principal(memory, "alice", owner=True)
         add_principal(memory, "erin")
         add_grant(memory, "erin", segments=["team"], ceiling="L2")
         shown = reader_query(memory, "erin", "item(H), rung(H, l2, T)", limit=1).rows[0]["T"]

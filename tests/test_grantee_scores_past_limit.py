@@ -32,27 +32,16 @@ FRAME_GOAL = "which retry job failed and its budget"
 def _home(root: Path, with_private: bool):
     """Segment `payments`: ten shared turns, and (with_private) thirty more labelled private;
     bob reads the whole segment at L0. Returns (memory, bob's token)."""
-    from attention_cloud import Memory
     from attention_cloud.sharing import add_grant, add_principal, label
+    from granted_home import chat_memory
 
-    home = root / "home"
-    home.mkdir(parents=True)
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    shared = root / "shared.txt"
-    shared.write_text(SHARED, encoding="utf-8")
-    memory = Memory.open(home)
-    memory.ingest([shared], format="text", segment="payments")
-    if with_private:
-        private = root / "private.txt"
-        private.write_text(PRIVATE, encoding="utf-8")
-        memory.ingest([private], format="text", segment="payments")
-    memory.curate()
-    add_principal(memory, "alice", owner=True)
+    chats = {"shared.txt": SHARED, **({"private.txt": PRIVATE} if with_private else {})}
+    memory = chat_memory(root, chats, segment="payments")
     token = add_principal(memory, "bob")
     add_grant(memory, "bob", segments=["payments"], ceiling="L0")
     if with_private:
-        hidden = [r["H"] for r in memory.query("item_text(H, T), sub_string(T, _, _, _, \"secret migration\")",
-                                                limit=500).rows]
+        hidden = [r["H"] for r in memory.query(
+            'item_text(H, T), sub_string(T, _, _, _, "secret migration")', limit=500).rows]
         assert len(hidden) == 30
         label(memory, hidden, restrictions=["private"])
     return memory, token

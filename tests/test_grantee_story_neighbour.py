@@ -57,18 +57,12 @@ def home(tmp_path_factory):
     """One 35-turn chat in segment `team`, curated (hash embedder); bob and carol read it at
     L0, turn 29 (between the seed, 28, and its answer, 30) labelled for carol alone. Yields
     (home, bob's token, seq -> handle)."""
-    from attention_cloud import Memory
     from attention_cloud.sharing import add_grant, add_principal, label
+    from granted_home import chat_memory
 
     root = tmp_path_factory.mktemp("story_neighbour")
-    (root / "chat.txt").write_text(_chat(), encoding="utf-8")
-    home = root / "home"
-    home.mkdir()
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    with Memory.open(home) as memory:
-        memory.ingest([root / "chat.txt"], format="text", segment="team")
-        memory.curate()
-        add_principal(memory, "alice", owner=True)
+    with chat_memory(root, {"chat.txt": _chat()}) as memory:
+        home = memory.home
         token = add_principal(memory, "bob")
         add_principal(memory, "carol")
         add_grant(memory, "bob", segments=["team"], ceiling="L0")
