@@ -620,7 +620,7 @@ lexical_(Q, K, Options0, Hits) :-
 
 % The options that choose which records' statistics score a search: the reader's own would
 % let them name hidden records and read their statistics from the scores.
-stats_option_(O) :- nonvar(O), ( O = stats_segments(_) ; O = within(_) ).
+stats_option_(O) :- nonvar(O), ( O = stats_segments(_) ; O = within(_) ; O = without(_) ).
 
 %!  similarity(+Query, +Records, -Pairs) is det.
 %!  similarity(+Query, +Records, +K, -Pairs) is det.

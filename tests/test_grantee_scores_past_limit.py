@@ -71,6 +71,11 @@ def bob_scores(tmp_path_factory) -> dict[bool, dict]:
                 for goal in GOALS:
                     hits = reader_query(memory, "bob", goal).rows[0]["H"]
                     seen[goal] = [(text_of[h], round(s, 9)) for h, s in hits]
+                # a `without` of his own is dropped, as `within` and `stats_segments` are
+                first = reader_query(memory, "bob", GOALS[0]).rows[0]["H"][0][0]
+                own = GOALS[0].replace("[]", f'[without("{first}")]')
+                seen["own without"] = [(text_of[h], round(s, 9))
+                                       for h, s in reader_query(memory, "bob", own).rows[0]["H"]]
                 # the entity walk: whether a home has cells to walk at all follows how many
                 # items it holds, hidden ones included (curation's, not the searches')
                 frame = reader_hydrate(memory, "bob", FRAME_GOAL, budget=600, cells=False)
@@ -102,3 +107,10 @@ def test_a_grantees_frame_scores_do_not_count_private_notes(bob_scores):
 
 def test_served_scores_do_not_count_private_notes(bob_scores):
     assert bob_scores[True]["served"] == bob_scores[False]["served"]
+
+
+def test_a_grantees_own_without_option_is_dropped(bob_scores):
+    """Leaving records of his choice out of the statistics would let him read from the
+    scores what they hold (as a `within` or `stats_segments` of his own would)."""
+    for with_private in (False, True):
+        assert bob_scores[with_private]["own without"] == bob_scores[with_private][GOALS[0]]
