@@ -40,6 +40,7 @@
             api_batch_abort/0,
             api_sharing_state/1,        % -State
             api_visible/3,              % +Reader, +Record, -MaxLevel
+            api_visible_levels/3,       % +Reader, +Records, -Levels
             api_reader_uncurated/1,     % +Reader
             api_reader_query/5,         % +Reader, +GoalText, +Options, -Solutions, -More
             api_reader_hydrate/4,       % +Reader, +Goal, +Options, -Frame
@@ -1555,6 +1556,20 @@ term_text_(Term, Text) :-
 %   visible/3 for the host: the most detailed level Reader may see Record at.
 api_visible(Reader, Record, Max) :-
     visible(Reader, Record, Max), !.
+
+%!  api_visible_levels(+Reader, +Records:list, -Levels:list) is det.
+%   The most detailed level Reader may see each of Records at, `none` where they do not see
+%   it, in the order of Records: api_visible/3 for a list, worked out as one read (the
+%   reader's kept set answers where one is kept). The audit of a grantee's query asks it for
+%   every record the query read: asked a record at a time, a goal reading 716 items' text
+%   crossed the bridge 716 times (~45 ms of CPU against the goal's own ~2 ms).
+api_visible_levels(Reader, Records, Levels) :-
+    must_be(atom, Reader),
+    must_be(list, Records),
+    grants_read_once(maplist(record_level_(Reader), Records, Levels)).
+
+record_level_(Reader, Record, Level) :-
+    (   atom(Record), visible(Reader, Record, Max) -> Level = Max ; Level = none ).
 
 %!  api_reader_uncurated(+Reader) is semidet.
 %   Some item Reader sees has no rungs yet (curation has not read it): why a frame below L0

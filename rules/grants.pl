@@ -12,6 +12,9 @@
             reader_items/2,             % +Principal, -Items
             reader_records/2,           % +Principal, -Records
             reader_segments/2,          % +Principal, -Segments
+            reader_unseen/2,            % +Principal, -Records
+            reader_unseen_options/2,    % +Principal, -Options
+            scope_record/2,             % +Principal, -Record
             grants_read_once/1,         % :Goal
             grant_scopes/2,             % +Principal, -Scopes
             grant_segments/2,           % +Principal, -Segments
@@ -314,6 +317,78 @@ reader_records(P, Records) :-
 reader_segments(P, Segments) :-
     reader_set_current_(P, bounded(_), _, _, Segments).
 
+%!  reader_unseen(+Principal, -Records:list) is semidet.
+%   Where no set of what Principal sees is kept (reader_items/2 gives `unbounded`) and their
+%   grants are of whole segments or the whole home at ceilings above L3, a record of those
+%   segments is hidden from them by a label alone: Records are those the searches score
+%   (items, and the arcs made of them), sorted, kept with the set. Their BM25 searches leave them out
+%   of the segments' statistics (lexical/4's without/1): weighed in, the score of a record
+%   Principal sees moved with how many private notes held a word. Fails where a grant's
+%   filter is narrower or its ceiling L3 (what it hides is not found through the labels), and
+%   for the owner.
+reader_unseen(P, Records) :-
+    reader_set_current_(P, unbounded, Set, _, _),
+    reader_unseen_(Set, Records).
+
+%!  reader_unseen_options(+Principal, -Options:list) is det.
+%   The options of a BM25 search (lexical/4) of Principal's that leave out of its statistics
+%   the records reader_unseen/2 gives: [without(Keys)], Keys one a line, where there are
+%   any; else [] (the owner, a kept set, whose searches run within it, or none hidden).
+reader_unseen_options(P, Options) :-
+    (   reader_unseen(P, Hidden), Hidden \== []
+    ->  atomic_list_concat(Hidden, '\n', Keys),
+        Options = [without(Keys)]
+    ;   Options = []
+    ).
+
+%!  scope_record(+Principal, -Record) is nondet.
+%   Record is an item of a segment Principal's grants name, or a record derived from one, each
+%   once: every record they may see, where every grant of theirs names segments (a grant of
+%   the whole home, or by a tag, an entity or a time alone, names none: then it fails at once).
+%   A grantee's enumeration where no set is kept reads these instead of the whole home's
+%   records (rules/grantee_view.pl), so it costs what their segments hold, not what the
+%   segments they cannot read do. A derived record is visible only where each of its sources
+%   is, so it derives from an item of those segments.
+scope_record(P, R) :-
+    grant_segments(P, Segments),
+    Segments \== any,
+    distinct(R, ( member(S, Segments),
+                  stored_text_(S, Stored),
+                  item_segment(H, Stored),
+                  ( R = H ; item_derived_(H, R) ) )).
+
+% reader_unseen_make_(+Set, +P, +Now, +Grants): reader_unseen_/2 of a new unbounded Set, where
+% only a label can hide a record of the segments Grants name: the labelled items and arcs and
+% the arcs made of labelled items (a label reaches those), each that the policy hides from P,
+% in those segments.
+reader_unseen_make_(Set, P, Now, Grants) :-
+    (   forall(member(g(F, C), Grants), ( C \== l3, ( F == [] ; whole_segments_(F) ) ))
+    ->  findall(S, ( member(g(F, _), Grants), member(segment(S0), F), atom_string(S, S0) ),
+                Segments0),
+        (   memberchk(g([], _), Grants) -> Segments = any ; sort(Segments0, Segments) ),
+        % what a search scores: items and arcs (rollups and cells have no BM25 entry, and a
+        % cell's policy reads every member: ~7 ms a cell)
+        findall(R, ( label_(R, _, _), ( item(R) ; arc(R) ) ), Labelled0),
+        sort(Labelled0, Labelled),
+        findall(A, ( member(L, Labelled), arc_member(A, L) ), Arcs),
+        append(Labelled, Arcs, Records0),
+        sort(Records0, Records),
+        include(unseen_in_(Now, P, Grants, Segments), Records, Hidden),
+        assertz(reader_unseen_(Set, Hidden))
+    ;   true
+    ).
+
+unseen_in_(Now, P, Grants, Segments, R) :-
+    live_record_(R),
+    (   Segments == any
+    ->  true
+    ;   item(R)
+    ->  item_segment(R, S0), atom_string(S, S0), memberchk(S, Segments)
+    ;   record_source_(R, H), item_segment(H, S0), atom_string(S, S0), memberchk(S, Segments)
+    ->  true
+    ),
+    \+ visible_(Now, P, Grants, R, _).
+
 % reader_set_current_(+P, -Items, -Set, -Records, -Segments): P's kept set, made first when
 % there is none or it is out of date.
 reader_set_current_(P, Items, Set, Records, Segments) :-
@@ -331,7 +406,8 @@ reader_set_current_(P, Items, Set, Records, Segments) :-
 % read in another thread never looks up a set half made.
 :- dynamic
     reader_set_/7,      % Principal, Generation, Until, Items, Set, Records, Segments (one each)
-    reader_item_/3.     % Set, Record, MaxLevel
+    reader_item_/3,     % Set, Record, MaxLevel
+    reader_unseen_/2.   % Set, Records: of an unbounded set, those a label hides (reader_unseen/2)
 
 % reader_set_state_(+P, -State): bounded(Set) or unbounded when P's kept set is current, else unbuilt
 % (asking builds nothing: a frame, a grantee's lexical/4 and memory_now/1 do).
@@ -355,7 +431,8 @@ reader_set_make_(P, Now, G) :-
                    assertz(reader_item_(Set, D, Max))),
             aggregate_all(count, reader_item_(Set, _, _), Count),
             Items = bounded(Count)
-        ;   Items = unbounded
+        ;   Items = unbounded,
+            reader_unseen_make_(Set, P, Now, Grants)
         )
     ;   owner_(P)
     ->  Items = unbounded
@@ -366,7 +443,8 @@ reader_set_make_(P, Now, G) :-
     findall(S, ( member(R, Records), item_segment(R, S) ), Segments0),
     sort(Segments0, Segments),
     reader_set_until_(Now, Until),
-    forall(retract(reader_set_(P, _, _, _, Old, _, _)), retractall(reader_item_(Old, _, _))),
+    forall(retract(reader_set_(P, _, _, _, Old, _, _)),
+           ( retractall(reader_item_(Old, _, _)), retractall(reader_unseen_(Old, _)) )),
     assertz(reader_set_(P, G, Until, Items, Set, Records, Segments)),
     retractall(read_set_(_, P, _)).         % a read that found none uses this one from now
 
@@ -498,8 +576,15 @@ item_derived_(H, D) :-
 
 %   More candidates than this and a reader's set is not kept: making it costs ~40 µs a record
 %   (~0.8 s at the limit, once per change and process), and a reader who sees that much finds
-%   it among what a search fetches anyway.
-reader_set_limit_(20000).
+%   it among what a search fetches anyway. ATC_READER_SET_LIMIT (a count) sets another, so
+%   that tests and benchmarks reach what lies past it without 20,000 items.
+reader_set_limit_(Limit) :-
+    (   getenv('ATC_READER_SET_LIMIT', Text),
+        catch(atom_number(Text, N), _, fail),
+        integer(N), N >= 0
+    ->  Limit = N
+    ;   Limit = 20000
+    ).
 
 % reader_set_until_(+Now, -Until): the next time a grant's expiry or a retention date passes.
 reader_set_until_(Now, Until) :-

@@ -27,7 +27,8 @@ porter_stem(Word, Word).
 :- use_module(when).
 :- use_module(path_disclosure, [shown_text/4, shown_value/2]).
 :- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
-                        reader_items/2, reader_records/2, reader_segments/2]).
+                        reader_items/2, reader_records/2, reader_segments/2,
+                        reader_unseen_options/2]).
 :- use_module(cells).
 :- use_module('../facts/planes').
 % Arithmetic compiled to VM instructions (this file only; the flag is scoped to it): a frame
@@ -1020,12 +1021,16 @@ scope_lexical_(Segment, Goal, Stats, Fetch, Lex) :-
 % records of the segment searched alone (for a mounted cell, of the segments their grants
 % name): weighed by the whole home's, a score told them how many hidden records held the
 % word. The owner's are the whole index's, as is a mounted cell's for a grant of the whole home.
+% Where no set of what they see is kept, the records of those segments a label hides from
+% them are left out of the statistics too (reader_unseen_options/2).
 reader_stats_(none, _, []) :- !.
-reader_stats_(_, Segment, [stats_segments([Segment])]) :-
-    atom(Segment), !.
+reader_stats_(Reader, Segment, [stats_segments([Segment])|Unseen]) :-
+    atom(Segment), !,
+    reader_unseen_options(Reader, Unseen).
 reader_stats_(Reader, _, Stats) :-
     grant_segments(Reader, Segments),
-    (   Segments == any -> Stats = [] ; Stats = [stats_segments(Segments)] ).
+    reader_unseen_options(Reader, Unseen),
+    (   Segments == any -> Stats = Unseen ; Stats = [stats_segments(Segments)|Unseen] ).
 
 in_members_(Members, H-_) :-
     (   ord_memberchk(H, Members) -> true ; arc(H), arc_member(H, M), ord_memberchk(M, Members) -> true ).
@@ -1712,7 +1717,7 @@ cell_walk_(Settings, Segment, Seeds, Expanded) :-
     sort(SeedIds0, SeedIds),
     findall(c(N, S, entity_expansion, 1, Role),
             ( member(c(Id, S0, _, _, _), Seeds),
-              story_neighbour_(Id, N, W, Role),
+              story_neighbour_(Settings.reader, Id, N, W, Role),
               in_segment_(N, Segment),
               readable_(Settings.reader, N),
               \+ ord_memberchk(N, SeedIds),
@@ -1952,8 +1957,8 @@ in_segment_(Id, Segment) :-
 % neighbour_(+Settings, +Id, -Neighbour, -Weight, -Role)
 % The structure of a seed's own story (its arc, the turns before and after it), then the
 % entity graph and the goal's trajectory.
-neighbour_(_, Id, N, W, Role) :-
-    story_neighbour_(Id, N, W, Role).
+neighbour_(Settings, Id, N, W, Role) :-
+    story_neighbour_(Settings.reader, Id, N, W, Role).
 neighbour_(_, Id, Other, 0.7, near) :-
     shared_entity_(Id, Other).
 neighbour_(Settings, Id, Other, W, near) :-
@@ -1961,21 +1966,48 @@ neighbour_(Settings, Id, Other, W, near) :-
     W is 0.4 + 0.5 * Settings.trajectory,
     limit(6, ( item_goal(Other, G), Other \== Id, \+ item_arc(Id, _) )).
 
-% An arc with several members stands in for them; a small arc contributes its members.
-story_neighbour_(Id, Arc, 0.85, arc) :-
+% story_neighbour_(+Reader, +Id, -Neighbour, -Weight, -Role)
+% An arc with several members stands in for them; a small arc contributes its members. The
+% turns before and after Id are the nearest of its session each side that Reader sees
+% (seen_turn_/6): for a grantee the owner's next turn may be hidden, and filtering it out
+% left them no turn after the seed, so their frame lacked the reply an owner of the turns
+% they see would have had, and told by that lack that something sat there.
+story_neighbour_(_, Id, Arc, 0.85, arc) :-
     item_arc(Id, Arc),
     arc_has_more_than_two_(Arc).
-story_neighbour_(Id, Mate, 0.85, arc) :-
+story_neighbour_(_, Id, Mate, 0.85, arc) :-
     item_arc(Id, Arc),
     \+ arc_has_more_than_two_(Arc),
     arc_member(Arc, Mate), Mate \== Id.
-story_neighbour_(Arc, Member, 0.8, arc) :-
+story_neighbour_(_, Arc, Member, 0.8, arc) :-
     arc(Arc),
     arc_member(Arc, Member).
-story_neighbour_(Id, Other, 0.6, near) :-
+story_neighbour_(Reader, Id, Other, 0.6, near) :-
     item_session(Id, S), item_seq(Id, Q),
-    ( Q1 is Q - 1 ; Q1 is Q + 1 ),
-    session_item(S, Q1, Other).
+    ( Step = -1 ; Step = 1 ),
+    story_reach_(Reader, Reach),
+    seen_turn_(Reader, S, Q, Step, Reach, Other).
+
+% seen_turn_(+Reader, +Session, +Seq, +Step, +Reach, -Other): Other is the first item of
+% Session past Seq in Step's direction that Reader sees, at most Reach places away (a place
+% may be empty: an erased item's).
+seen_turn_(Reader, S, Q, Step, Reach, Other) :-
+    Reach > 0,
+    Q1 is Q + Step,
+    Q1 >= 0,
+    (   session_item(S, Q1, O), readable_(Reader, O)
+    ->  Other = O
+    ;   Reach1 is Reach - 1,
+        seen_turn_(Reader, S, Q1, Step, Reach1, Other)
+    ).
+
+% How far the story looks past turns its reader does not see: the owner sees every turn (the
+% one next to the seed, or none there); a grantee looks past up to 100 hidden or empty places
+% each side (each a lookup of the policy: a kept set's ~2 µs, else ~40 µs), so a seed at a
+% session's end costs a bounded walk, and only a run of more than 100 hidden turns leaves a
+% seed without its story there.
+story_reach_(none, 1) :- !.
+story_reach_(_, 100).
 
 % Counted up to the third member: a seed's arc can hold hundreds (a run of test failures, a
 % day's edits), and counting them all, twice per seed, cost ~1 ms of such a frame.

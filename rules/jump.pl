@@ -4,6 +4,7 @@
             lexical/4,                  % +Query, +K, +Options, -Hits
             similarity/3,               % +Query, +Records, -Pairs
             similarity/4,               % +Query, +Records, +K, -Pairs
+            vector_similarity/4,        % +Query, +Keys, +K, -Pairs
             similarity_within/4,        % +Query, +Groups, +K, -Pairs
             similarity_within_texts/4,  % +Query, +Groups, +K, -Pairs
             jump_available/1,           % +Options
@@ -114,8 +115,10 @@ jump_option_(stats_segments(Ss), stats_segments(Ss)) :- !,   % lexical/4: BM25 s
     must_be(list(atomic), Ss).                                % these segments' records alone
 jump_option_(within(Keys), within(Lines)) :- !,           % lexical/4: only these records
     within_lines_(Keys, Lines).                               % (one a line), by their statistics
+jump_option_(without(Keys), without(Lines)) :- !,        % lexical/4: not these records
+    within_lines_(Keys, Lines).                               % (one a line), nor their statistics
 
-% within(Keys): a text of one handle a line, or a list of handles (what a Prolog user writes
+% within(Keys), without(Keys): a text of one handle a line, or a list of handles (what a Prolog user writes
 % for "these records"; it was a type error), joined into that text.
 within_lines_(Keys, Keys) :-
     atomic(Keys), !.
@@ -134,7 +137,9 @@ jump_option_(O, _) :-
 %   scored, by their statistics alone (a grantee's searches: what lies in the segments they
 %   do not read moves none of their scores); within(Keys): only the records named in Keys
 %   (an atom or string, one handle a line, or a list of handles) are scored, by their statistics alone, in place of
-%   stats_segments (a grantee's searches within what they see: no score depends on the rest).
+%   stats_segments (a grantee's searches within what they see: no score depends on the rest);
+%   without(Keys): the records named in Keys are neither scored nor counted in the statistics
+%   (a grantee's searches where no set is kept: the records of their segments a label hides).
 lexical(Query, K, Options0, Hits) :-
     must_be(nonneg, K),
     jump_options_(Options0, Options),
@@ -170,6 +175,25 @@ similarity_(Query, Records, K, Pairs) :-
     atomic_list_concat(Records, '\n', Joined),      % one text crosses the bridge, not N atoms
     (   current_predicate(atc_jump:similarity_scores/4)
     ->  catch(similarity_scores(Q, Joined, K, Found), E, embeddings_error_(E)),
+        host_pairs_(Found, Pairs)
+    ;   existence_error(embeddings, 'no embedder is attached to this engine')
+    ).
+
+%!  vector_similarity(+Query, +Keys:list, +K, -Pairs:list) is det.
+%
+%   As similarity/4, but each of Keys is one vector's key, scored by that vector alone: an
+%   item's text (its handle), its distillation (`Handle#l2`) or an arc's summary (its
+%   handle); Pairs are Key-Score. similarity/4 scores a record by the best of its text and
+%   its distillation; a search at one level (nearest/4's `level(L)`) within given records
+%   needs the vector of that level.
+%   @error existence_error(embeddings, Why) when nothing can be compared.
+vector_similarity(Query, Keys, K, Pairs) :-
+    must_be(nonneg, K),
+    must_be(list(atomic), Keys),
+    query_arg_(Query, Q),
+    atomic_list_concat(Keys, '\n', Joined),
+    (   current_predicate(atc_jump:vector_similarity_scores/4)
+    ->  catch(vector_similarity_scores(Q, Joined, K, Found), E, embeddings_error_(E)),
         host_pairs_(Found, Pairs)
     ;   existence_error(embeddings, 'no embedder is attached to this engine')
     ).

@@ -22,3 +22,22 @@ def granted_memory(root: Path, ceiling: str):
     add_principal(memory, "bob")
     add_grant(memory, "bob", segments=["default"], ceiling=ceiling)
     return memory
+
+
+def chat_memory(root: Path, chats: dict[str, str], segment: str = "team"):
+    """A Memory (``hash`` embedder) on a new home under ``root`` holding each of ``chats``
+    (file name -> text, read as ``text`` chats, in order) in ``segment``, curated, owned by
+    alice; the caller adds the grantees and closes it."""
+    from attention_cloud import Memory
+    from attention_cloud.sharing import add_principal
+
+    home = root / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    memory = Memory.open(home)
+    for name, text in chats.items():
+        (root / name).write_text(text, encoding="utf-8")
+        memory.ingest([root / name], format="text", segment=segment)
+    memory.curate()
+    add_principal(memory, "alice", owner=True)
+    return memory

@@ -431,3 +431,18 @@ def test_a_log_written_anew_twice_is_never_read_from_the_old_offset(tmp_path):
         again = LexicalIndex.open(tmp_path, read_only=True)  # what the caller does then
         assert again.refresh() and again.has("late")
         again.close()
+
+
+def test_without_scores_as_if_the_keys_were_not_indexed():
+    """``without`` leaves keys out of the scores and the statistics alike: the rest score as an
+    index that never held them (a grantee's search, the records a label hides left out)."""
+    index = make_index()
+    alone = LexicalIndex()
+    kept = [k for k in DOCS if k != "it_4"]
+    alone.add(kept, [DOCS[k] for k in kept])
+    for query in ("deploy", "deploy config", "tacos"):
+        assert index.search(query, 10, without=["it_4"]) == alone.search(query, 10)
+    assert index.search("deploy", 10, without=[]) == index.search("deploy", 10)
+    # within wins: it names the records scored already
+    assert index.search("deploy", 10, within=["it_1", "it_2"], without=["it_1"]) == \
+        index.search("deploy", 10, within=["it_1", "it_2"])

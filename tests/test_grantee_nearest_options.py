@@ -141,3 +141,47 @@ def test_a_whole_segment_grantees_search_answers_the_best_they_see(whole_segment
     assert whole_segment['nearest("noodle lunch plan", 3, [record(item)], H)'][0] == \
         whole_segment["owner items"]
     assert whole_segment['nearest("noodle lunch plan", 3, [segment(vault)], H)'][0] == []
+
+
+LEVELS = ['nearest("noodle lunch", 3, [level(l0)], H)',
+          'nearest("noodle lunch", 3, [level(l1)], H)',
+          'nearest("noodle lunch", 3, [level(l2)], H)',
+          'nearest("noodle lunch", 3, [level(l2), segment(default)], H)']
+
+
+@pytest.fixture(scope="module")
+def leveled(tmp_path_factory):
+    """dave (one session of `default`, a kept set) runs LEVELS beside a crowd of hidden
+    records: what each answered and the raw hits it asked the index for, and the owner's
+    best of each level among the records dave sees (what he should be answered)."""
+    from attention_cloud.sharing import add_grant, reader_query
+
+    root = tmp_path_factory.mktemp("nearest-levels")
+    memory, sessions = _home(root, {"shared": SHARED, "crowd": CROWD})
+    try:
+        memory.curate()                 # arcs (level l1) and distillation vectors (l2)
+        add_grant(memory, "dave", sessions=[sessions["shared"]], ceiling="L0")
+        out = {goal: _counted_nearest(memory, "dave", goal) for goal in LEVELS}
+        seen = {r["H"] for r in reader_query(memory, "dave", "item(H) ; arc(H)",
+                                             limit=1000).rows}
+        for goal in LEVELS:
+            wide = goal.replace(", 3, ", ", 1000, ")
+            hits = memory.query(wide).rows[0]["H"]
+            out["owner " + goal] = [(h, round(s, 6)) for h, s in hits if h in seen][:3]
+    finally:
+        memory.close()
+    return out
+
+
+@pytest.mark.parametrize("goal", LEVELS)
+def test_a_grantees_search_at_a_level_scores_what_they_see(leveled, goal):
+    """Before, `level(L)` fetched from the whole index, eight-fold until 3 were visible (how
+    long it took told how many hidden records were like the query); now it scores the
+    vectors of that level of the records in dave's kept set, and answers what the owner's
+    search at that level answers among them."""
+    hits, asked = leveled[goal]
+    assert asked == [], (goal, asked)
+    assert hits, goal
+    assert [h for h, _ in hits] == [h for h, _ in leveled["owner " + goal]]
+    assert [s for _, s in hits] == pytest.approx([s for _, s in leveled["owner " + goal]],
+                                                 abs=1e-4)

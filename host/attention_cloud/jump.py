@@ -351,6 +351,23 @@ class Jump:
         ids = self.vectors.ids(records + [distillation_key(r) for r in records])
         return self._scored(query, records, ids, k)
 
+    def vector_similarity(self, query: str, keys: Iterable[str],
+                          k: int | None = None) -> list[tuple[str, float]]:
+        """``(key, cosine)`` for each vector key of ``keys`` that has one (an item's text
+        ``it_3fa2``, its distillation ``it_3fa2#l2``, an arc's summary), in the order given, or
+        with ``k`` only the ``k`` best, best first: each key's own vector, not the best of a
+        record's two as :meth:`similarity` scores it (a search at one level, ``level(L)``,
+        within the records a grantee sees). EmbeddingsUnavailable when nothing is embedded."""
+        import numpy as np
+        if not self.has_vectors():
+            raise EmbeddingsUnavailable(self._why_no_vectors())
+        keys = [str(key) for key in keys]
+        present, products = self._products_of(self.vectors.ids(keys), None,
+                                              self.query_vector(query))
+        scored = [(keys[i], float(score))
+                  for i, score in zip(np.flatnonzero(present).tolist(), products.tolist())]
+        return scored if k is None else _best_first(scored, k)
+
     def similarity_within(self, query: str, groups: Iterable[tuple[str, str]],
                           k: int | None = None) -> list[tuple[str, float]]:
         """As :meth:`similarity` over the records of ``groups``, each a pair of texts (records
@@ -470,13 +487,18 @@ class Jump:
     def lexical_hits(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
         """Best-first BM25 ``(key, score)`` hits (empty when nothing matches) for the query's
         first MAX_QUERY_CHARS characters; ``within`` (keys one a line) scores only those keys,
-        by their statistics alone (a grantee's search within what they see)."""
+        by their statistics alone (a grantee's search within what they see); ``without`` (keys
+        one a line) neither scores those keys nor counts them in the statistics (the records a
+        label hides from a grantee whose set is not kept)."""
         within = options.get("within")
+        without = options.get("without")
         return self.lexical.search(str(query)[:MAX_QUERY_CHARS], k,
                                    filter_meta=_filters(options) or None,
                                    stats_meta=_stats_scope(options),
                                    within=None if within is None else
-                                   [key for key in str(within).split("\n") if key])
+                                   [key for key in str(within).split("\n") if key],
+                                   without=None if without is None else
+                                   [key for key in str(without).split("\n") if key])
 
     def register(self, pl: Prolog) -> None:
         """Make this home's search reachable from Prolog (rules/jump.pl)."""
@@ -484,6 +506,7 @@ class Jump:
         pl.register("lexical_hits", 4, self._lexical_for_prolog, module="atc_jump")
         pl.register("similarity_scores", 4, self._similarity_for_prolog, module="atc_jump")
         pl.register("similarity_within_scores", 4, self._within_for_prolog, module="atc_jump")
+        pl.register("vector_similarity_scores", 4, self._vectors_for_prolog, module="atc_jump")
 
     def _semantic_for_prolog(self, query: Any, k: int, options: Any) -> list[Term]:
         return _pairs(self.semantic(query, int(k), _options(options)))
@@ -497,6 +520,11 @@ class Jump:
         joined = str(records)
         best = None if str(k) == "all" else int(k)
         return _pairs(self.similarity(query, joined.split("\n") if joined else [], best))
+
+    def _vectors_for_prolog(self, query: Any, keys: Any, k: Any) -> list[Term]:
+        joined = str(keys)                  # one newline-joined text, as for similarity
+        best = None if str(k) == "all" else int(k)
+        return _pairs(self.vector_similarity(query, joined.split("\n") if joined else [], best))
 
     def _within_for_prolog(self, query: Any, groups: Any, k: Any) -> list[Term]:
         best = None if str(k) == "all" else int(k)

@@ -296,6 +296,32 @@ test(kept_set_ends_at_expiry, [setup(fresh), true(Ks == [[o1-l2], []])]) :-
     kept_(bob, K2),
     Ks = [K1, K2].
 
+% Past the size where a set is kept (ATC_READER_SET_LIMIT lowered to 1 here), a grantee of
+% whole segments is told which records of theirs a label hides (their BM25 statistics leave
+% them out): the labelled item and the arcs made of it, in the segments granted; none
+% for a grant at L3 or a narrower filter (not found through the labels), nor for the owner.
+unseen_(P, U) :-
+    (   reader_unseen(P, U0) -> U = U0 ; U = none ).
+
+test(unseen_past_the_limit,
+     [ setup(( fresh, setenv('ATC_READER_SET_LIMIT', 1) )),
+       cleanup(unsetenv('ATC_READER_SET_LIMIT')),
+       true(Us == [[], [a1, p1], [a1, p1], none, none, none]-unbounded)]) :-
+    grant(g1, bob, [segment(payments)], l1),
+    unseen_(bob, U1),                           % no label: nothing hidden
+    grants_label(p1, restriction, private),
+    unseen_(bob, U2),                           % p1, and the arc made of it (a search scores
+                                                % items and arcs: not the rollup r1)
+    grant(g2, carol, [], l1),
+    unseen_(carol, U3),                         % the whole home
+    grant(g3, dan, [segment(payments), session(s1)], l1),
+    unseen_(dan, U4),                           % a narrower filter
+    grant(g4, platform, [segment(ops)], l3),
+    unseen_(bob, U5),                           % bob now reads ops at L3 through platform
+    unseen_(alice, U6),
+    reader_items(bob, I),
+    Us = [U1, U2, U3, U4, U5, U6]-I.
+
 :- end_tests(grants).
 
 % The grantee's vocabulary: every name of the public vocabulary, each one filtered.

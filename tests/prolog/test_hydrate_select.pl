@@ -195,7 +195,7 @@ test(a_refill_round_takes_the_selections_sigs, [true(Same-Again == true-[redunda
 
 :- end_tests(hydrate_select).
 
-/* A seed's own story in the cell walk (story_neighbour_/4): the turns just before and after it
+/* A seed's own story in the cell walk (story_neighbour_/5, read as the owner): the turns just before and after it
    in its session, never the items at those positions of another session, nor a forgotten one. */
 
 story_memory :-
@@ -208,14 +208,14 @@ story_memory :-
 :- begin_tests(hydrate_story, [setup(story_memory), cleanup(store_reset)]).
 
 test(a_seeds_turns_before_and_after_it_in_its_session, [true(Near == [a0, a2])]) :-
-    findall(N, atc_hydrate:story_neighbour_(a1, N, _, near), Near).
+    findall(N, atc_hydrate:story_neighbour_(none, a1, N, _, near), Near).
 
 test(the_first_turn_has_only_the_next, [true(Near == [b2])]) :-
-    findall(N, atc_hydrate:story_neighbour_(b1, N, _, near), Near).
+    findall(N, atc_hydrate:story_neighbour_(none, b1, N, _, near), Near).
 
 test(a_tombstoned_neighbour_is_not_in_the_story, [true(Near == [a1])]) :-
     journal_tombstone(a3, "test"),
-    findall(N, atc_hydrate:story_neighbour_(a2, N, _, near), Near).
+    findall(N, atc_hydrate:story_neighbour_(none, a2, N, _, near), Near).
 
 :- end_tests(hydrate_story).
 

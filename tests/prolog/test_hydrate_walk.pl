@@ -49,15 +49,15 @@ plain_rare_(E) :-
 :- begin_tests(hydrate_walk, [setup(memory), cleanup(store_reset)]).
 
 test(a_seed_in_an_arc_of_two_brings_its_mate, [true(Ns == [h1])]) :-
-    findall(N, atc_hydrate:story_neighbour_(h0, N, 0.85, arc), Ns).
+    findall(N, atc_hydrate:story_neighbour_(none, h0, N, 0.85, arc), Ns).
 
 test(an_arc_of_three_or_more_stands_in_for_its_members, [true(Ns-Ns12 == [a3]-[a12])]) :-
-    findall(N, atc_hydrate:story_neighbour_(h3, N, 0.85, arc), Ns),
-    findall(N, atc_hydrate:story_neighbour_(h9, N, 0.85, arc), Ns12).
+    findall(N, atc_hydrate:story_neighbour_(none, h3, N, 0.85, arc), Ns),
+    findall(N, atc_hydrate:story_neighbour_(none, h9, N, 0.85, arc), Ns12).
 
 test(story_neighbours_are_those_of_the_plain_count, [true(Cheap == Plain)]) :-
     findall(H-N, ( between(0, 19, I), atom_concat(h, I, H),
-                   atc_hydrate:story_neighbour_(H, N, 0.85, arc) ), Cheap),
+                   atc_hydrate:story_neighbour_(none, H, N, 0.85, arc) ), Cheap),
     findall(H-N, ( between(0, 19, I), atom_concat(h, I, H), plain_story_(H, N) ), Plain).
 
 % An arc the jump lands on gives way to its members, each at half its score plus half their

@@ -678,13 +678,17 @@ class LexicalIndex:
 
     def _slot_scores(self, text: str, filter_meta: Mapping[str, Any] | None = None,
                      stats_meta: Mapping[str, Any] | None = None,
-                     within: Iterable[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                     within: Iterable[str] | None = None,
+                     without: Iterable[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(slots, scores) of every live document sharing a term with ``text`` (and matching
         ``filter_meta``). With ``stats_meta`` the BM25 statistics (how many documents, their
         mean length, how many hold each term) are those of the documents matching it, and
         only they are scored: documents outside it then change no score. ``within`` (keys) is
         such a scope too, and wins over ``stats_meta``: a grantee's search within the records
-        they see, scored by their statistics alone."""
+        they see, scored by their statistics alone. ``without`` (keys) takes documents out of
+        the scope (of the whole index where there is none): they are neither scored nor
+        counted, so they change no score (what a label hides from a grantee whose records are
+        found by segment)."""
         query = Counter(tid for tid in map(self._term_id.get, lexical_terms(text))
                         if tid is not None and self._df[tid] > 0)
         if not query or not self._count:
@@ -696,6 +700,10 @@ class LexicalIndex:
             in_scope = int(scope.sum())
         elif stats_meta:
             scope, in_scope = self._columns.mask(stats_meta, self._live[:used])
+        if without is not None and within is None:
+            kept = ~self._within_mask(without, used)
+            scope = (self._live[:used] if scope is None else scope) & kept
+            in_scope = int(scope.sum())
         if scope is not None:
             if not in_scope:
                 return np.zeros(0, dtype=np.int64), np.zeros(0)
@@ -753,6 +761,7 @@ class LexicalIndex:
         filter_meta: Mapping[str, Any] | None = None,
         stats_meta: Mapping[str, Any] | None = None,
         within: Iterable[str] | None = None,
+        without: Iterable[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` best keys for ``text`` as ``(key, score)``, best first (ties by key).
 
@@ -760,11 +769,12 @@ class LexicalIndex:
         ``stats_meta`` scores within the documents it matches, by their statistics alone
         (a grantee's search: what lies outside the segments they read moves no score);
         ``within`` scores only those keys, by their statistics alone (a grantee's search within
-        the records they see: it costs what they see, and no score depends on the rest).
+        the records they see: it costs what they see, and no score depends on the rest);
+        ``without`` neither scores those keys nor counts them in the statistics.
         """
         if k <= 0:
             return []
-        slots, values = self._slot_scores(text, filter_meta, stats_meta, within)
+        slots, values = self._slot_scores(text, filter_meta, stats_meta, within, without)
         if allow is None and len(values) > k:
             # keep the k best and everything tied with the k-th, then order those exactly
             kth = np.partition(values, len(values) - k)[len(values) - k]

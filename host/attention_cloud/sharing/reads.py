@@ -158,7 +158,11 @@ def _read_facts(mem: Any, reader: str, answered: set[str]) -> list[dict[str, Any
     ceiling for it; past MAX_AUDITED_READS, the first of them in handle order."""
     (read,) = mem.pl.once("atc_grantee_view:grantee_view_reads", Var())
     handles = sorted(answered | {str(h) for h in read})[:MAX_AUDITED_READS]
-    return [{"handle": h, "level": _max_level(mem, reader, h)} for h in handles]
+    # every level in one call: a call a record cost a goal reading 716 items ~45 ms
+    (levels,) = mem.pl.once("atc_api:api_visible_levels", Atom(reader),
+                            [Atom(h) for h in handles], Var())
+    return [{"handle": h, "level": None if str(level) == "none" else str(level).upper()}
+            for h, level in zip(handles, levels)]
 
 
 def _handles_in(value: Any) -> set[str]:
