@@ -151,6 +151,7 @@ class Memory:
         self._pid = os.getpid()          # the process that opened it (see _after_fork)
         self.lock = WriteLock(home)
         self.config = read_config(home)
+        self._seen = writers_stamp(home)  # before reading: a write meanwhile is taken in next
         self.open_info = open_store(pl, home, self.lock)
         self._jump: Any = None
 
@@ -263,6 +264,7 @@ class Memory:
                 self._jump.flush()
                 self._jump.close()  # reopened on use: as a reader, or as the writer once locked
         self.pl.once("atc_api:api_release")
+        self._seen = writers_stamp(self.home)  # still the writer: every change so far is ours
         self.lock.release()
 
     @serialised
@@ -274,8 +276,10 @@ class Memory:
         embedder where another process moved the home to one: ``atc curate --reembed
         --embedder``). Returns False when
         the journal was compacted meanwhile (an erasure): open the home again then, so that
-        nothing forgotten is still answered from. A no-op while this Memory holds the write
+        nothing forgotten is still answered from (every other call of this Memory does that by
+        itself: see :meth:`_follow_writers`). A no-op while this Memory holds the write
         lock (it is the writer: nothing else committed)."""
+        stamp = writers_stamp(self.home)
         (outcome,) = self.pl.once("atc_api:api_refresh", Var())
         if str(outcome) == "replaced":
             return False
@@ -284,7 +288,35 @@ class Memory:
         self._adopt_config()
         if self._jump is not None:
             self._jump.refresh()  # what the writers flushed to the vector and BM25 indexes
+        self._seen = stamp
         return True
+
+    def _follow_writers(self) -> None:
+        """Take in what other processes committed since this Memory last looked, before a call
+        answers (api_lock runs it at the start of every outermost call): nothing when the
+        files writers change are as they were (one ``stat`` each), the new batches and index
+        records when they grew (:meth:`refresh`), and the home read afresh when the journal
+        was compacted (an erasure elsewhere), so that no call answers with what was
+        forgotten, nor with a grant revoked or a label set elsewhere. Not while this Memory
+        holds the write lock: it is the writer, nothing else committed."""
+        if self._closed or self.lock.held:
+            return
+        stamp = writers_stamp(self.home)
+        if stamp == self._seen:
+            return
+        if not self.refresh():
+            self._read_afresh(stamp)
+
+    def _read_afresh(self, stamp: tuple[tuple[int, int, int], ...]) -> None:
+        """Load the home again in place (the journal was compacted: its facts are another
+        file's), the indexes closed and reopened on use."""
+        if self._jump is not None:
+            self._jump.close()
+            self._jump = None
+        self.pl.once("atc_api:api_close")
+        self.config = read_config(self.home)
+        self.open_info = open_store(self.pl, self.home, self.lock)
+        self._seen = stamp
 
     def _adopt_config(self) -> None:
         """Read config.json again; when another process moved the home to another embedder
@@ -1318,6 +1350,22 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
     finally:
         # Also when the caller stops early (a failed write): files not yet parsed are dropped.
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def writers_stamp(home: Path) -> tuple[tuple[int, int, int], ...]:
+    """Inode, size and modification time of each file another process changes when it writes:
+    the journal (a commit grows it, a compaction replaces it), the configuration, and what the
+    vector store and the BM25 index committed (an ingest writes its items' BM25 entries after
+    their journal batch). Equal stamps: nothing was committed in between."""
+    stamps = []
+    for path in (home / "journal.pl", home / "config.json", home / "vectors" / "manifest.json",
+                 home / "lexical" / "committed.json"):
+        try:
+            st = path.stat()
+            stamps.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        except FileNotFoundError:
+            stamps.append((0, 0, 0))
+    return tuple(stamps)
 
 
 def current() -> "Memory | None":
