@@ -134,3 +134,95 @@ def test_a_controller_opened_before_a_forget_elsewhere_no_longer_reads_the_quote
         assert _leaks(beliefs.beliefs(now=0), SECRET) == []
     finally:
         reader.close()
+
+
+def test_module_level_readers_follow_too(tmp_path):
+    """`show_record`, `hydration.hydrate`, `hooks.ambient_recall` and
+    `mounts.hydrate_with_mounts` take the Memory as their first argument and read its engine
+    directly: called first after another process's forget, each answered from the old view."""
+    from attention_cloud.agents.hooks import ambient_recall
+    from attention_cloud.hydration import hydrate
+    from attention_cloud.sharing.mounts import hydrate_with_mounts
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    notes = [f"the vault passphrase number {n} is {word}-{n}{n}77-hunter"
+             for n, word in enumerate(["zebra", "ocelot", "heron", "marten"])]
+    with Memory.open(home) as mem:
+        handles = [mem.remember(note).handle for note in notes]
+    reader = Memory.open(home, create=False)
+    try:
+        reader.hydrate("vault passphrase", budget=400)  # a warm reader, indexes open
+        readers = [
+            lambda: show_record(reader, handles[0], "L0", False),
+            lambda: hydrate(reader, "vault passphrase number 1", budget=400),
+            lambda: ambient_recall(reader, "vault passphrase number 2", session_id="s",
+                                   record=False).frame,
+            lambda: hydrate_with_mounts(reader, "vault passphrase number 3", budget=400)]
+        for n, read in enumerate(readers):
+            _atc(home, "forget", handles[n], "--yes")
+            try:
+                answer = read()
+            except Exception as exc:  # show_record: no such record any more
+                answer = str(exc)
+            assert _leaks(answer, notes[n], f"{n}{n}77") == [], n
+    finally:
+        reader.close()
+
+
+def _files_holding(home: Path, text: str) -> list[str]:
+    return sorted(str(p.relative_to(home)) for p in home.rglob("*")
+                  if p.is_file() and text.encode() in p.read_bytes())
+
+
+@pytest.fixture
+def in_flight(tmp_path, monkeypatch):
+    """A home of two notes, a reader opened on it, and ``during(fn)``: fn runs once inside the
+    reader's next frame, after the frame was computed and before its receipt is stored."""
+    from attention_cloud import hydration
+
+    home = tmp_path / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        secret = mem.remember(SECRET).handle
+        mem.remember(KEPT)
+    reader = Memory.open(home, create=False)
+    reader.hydrate("invoice export", budget=400)
+    original = hydration._honest_framing
+
+    def during(fn):
+        def hooked(*args, **kwargs):
+            monkeypatch.setattr(hydration, "_honest_framing", original)
+            fn()
+            return original(*args, **kwargs)
+        monkeypatch.setattr(hydration, "_honest_framing", hooked)
+
+    yield home, secret, reader, during
+    reader.close()
+
+
+def test_a_frame_in_flight_during_a_forget_elsewhere_stores_no_receipt_holding_it(in_flight):
+    """The frame was computed on the view before the erasure, whose receipt redaction ran
+    before this receipt was stored: the receipt file kept the forgotten text (and handle),
+    against "no file of the home holds its text"."""
+    home, secret, reader, during = in_flight
+    during(lambda: _atc(home, "forget", secret, "--yes"))
+    frame = reader.hydrate("vault passphrase", budget=400)
+    assert _files_holding(home, "zebra-7731") == []
+    stored = json.loads((home / "receipts" / f"{frame.receipt_id}.json").read_text())
+    named = [f for f in stored["facts"] + stored["beyond"] if f["handle"] == secret]
+    assert named and all(f.get("forgotten") is True for f in named)  # as stage 2 leaves them
+
+
+def test_a_frame_stored_while_an_erasure_is_under_way_is_redacted_by_its_plan(in_flight):
+    """An erasure elsewhere has written its plan (erasure.pending.json) and redacted the
+    receipts, its erase batch not yet committed: a receipt stored now is redacted by the plan."""
+    home, secret, reader, during = in_flight
+    plan = {"handles": [secret], "invalidated": [], "sessions": [], "recurate": [],
+            "who": "test", "reason": "test"}
+    during(lambda: (home / "erasure.pending.json").write_text(json.dumps(plan)))
+    frame = reader.hydrate("vault passphrase", budget=400)
+    assert SECRET in frame.text  # the call began before: it answers from its view
+    assert [p for p in _files_holding(home, "zebra-7731") if p.startswith("receipts/")] == []

@@ -15,6 +15,7 @@ writes as a writer of its own (:meth:`Memory._after_fork`).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -306,6 +307,56 @@ class Memory:
             return
         if not self.refresh():
             self._read_afresh(stamp)
+
+    def _settled_receipt(self, receipt: dict[str, Any]) -> dict[str, Any]:
+        """``receipt`` as it may be stored now (save_receipt calls this under the receipts'
+        lock). A frame computed on a view from before another process's erasure, stored after
+        that erasure redacted the stored receipts (stage 2), would keep the erased text in a
+        file of the home: when an erasure's plan is on disk (stages 1-6) or the journal was
+        compacted since this Memory's view (the erasure is done), the receipt is redacted of
+        the items it erased (their texts as this view held them) and of the records it
+        dropped. Otherwise (a stat of two files) no erasure has redacted the receipts since,
+        and any that starts will redact this one. Not while this Memory holds the write lock:
+        then no other process erases."""
+        from . import erasure
+
+        if self._closed or self.lock.held:
+            return receipt
+        plan = erasure.pending_plan(self.home) or None
+        try:
+            inode = os.stat(_writers_files(self.home)[0]).st_ino
+        except FileNotFoundError:
+            inode = 0
+        compacted = inode != self._seen[0][0]
+        if plan is None and not compacted:
+            return receipt
+        named = erasure.named_handles(receipt)
+        texts = {h: self._erasable_texts(h) for h in named}
+        known = {h for h in named if self._record_exists(h)}
+        erased = set(plan.get("handles", [])) if plan else set()
+        records = set(plan.get("invalidated", [])) if plan else set()
+        if compacted:
+            self._follow_writers()  # the erasure committed: learn what it erased
+            (gone,) = self.pl.once("atc_api:api_erasures", Var())
+            erased |= {str(g["handle"]) for g in gone} & named
+            records |= {h for h in known if not self._record_exists(h)} - erased
+        return erasure.redact_in_flight(receipt, erased, records,
+                                        [t for h in erased & named for t in texts[h]])
+
+    def _erasable_texts(self, handle: str) -> list[str]:
+        """The texts an erasure of ``handle`` redacts (its text; a user goal's goal too)."""
+        found = self.pl.once("atc_api:api_item", Atom(handle), Var())
+        if not found:
+            return []
+        item = found[0]
+        return [str(t) for t in (item["text"], item["goal"] if str(item["kind"]) == "user_goal"
+                                 else "") if str(t)]
+
+    def _record_exists(self, handle: str) -> bool:
+        h = Atom(handle)
+        return any(self.pl.once(goal, h) is not None for goal in
+                   ("atc_journal:item", "atc_ladder:arc", "atc_cells:cell")) or \
+            self.pl.once("atc_ladder:rollup", h, Var()) is not None
 
     def _read_afresh(self, stamp: tuple[tuple[int, int, int], ...]) -> None:
         """Load the home again in place (the journal was compacted: its facts are another
@@ -1358,14 +1409,20 @@ def writers_stamp(home: Path) -> tuple[tuple[int, int, int], ...]:
     vector store and the BM25 index committed (an ingest writes its items' BM25 entries after
     their journal batch). Equal stamps: nothing was committed in between."""
     stamps = []
-    for path in (home / "journal.pl", home / "config.json", home / "vectors" / "manifest.json",
-                 home / "lexical" / "committed.json"):
+    for path in _writers_files(home):
         try:
-            st = path.stat()
+            st = os.stat(path)
             stamps.append((st.st_ino, st.st_size, st.st_mtime_ns))
         except FileNotFoundError:
             stamps.append((0, 0, 0))
     return tuple(stamps)
+
+
+@functools.lru_cache(maxsize=8)
+def _writers_files(home: Path) -> tuple[str, ...]:
+    # every call of a long-open Memory stats these: paths built once (see writers_stamp)
+    return tuple(str(home / name) for name in ("journal.pl", "config.json",
+                                               "vectors/manifest.json", "lexical/committed.json"))
 
 
 def current() -> "Memory | None":
