@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -963,12 +964,13 @@ def save_receipt(home: Path, receipt: dict[str, Any]) -> Path:
     path = home / "receipts" / f"{receipt['id']}.json"
     # a temporary name of this process and thread: a file a killed save left is told apart
     tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")
-    from .memory import current
-
+    # the Memory open in this process, if any (a process that never imported memory.py, a
+    # receipt tool, has none: importing it here would only slow such a process's start)
+    memory = sys.modules.get(f"{__package__}.memory")
     with receipts_locked(home):
         sweep_leftovers(home)
         adopt_unlisted(home)
-        reader = current()
+        reader = memory.current() if memory is not None else None
         if reader is not None and reader.home == home:
             # an erasure elsewhere may have redacted the receipts since this frame's view
             receipt = reader._settled_receipt(receipt)
