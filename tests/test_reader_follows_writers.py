@@ -205,15 +205,21 @@ def in_flight(tmp_path, monkeypatch):
 
 def test_a_frame_in_flight_during_a_forget_elsewhere_stores_no_receipt_holding_it(in_flight):
     """The frame was computed on the view before the erasure, whose receipt redaction ran
-    before this receipt was stored: the receipt file kept the forgotten text (and handle),
-    against "no file of the home holds its text"."""
+    before this receipt was stored: the receipt file kept the goal quoting the forgotten text
+    and the item's whole entry (source, time, score), against "no file of the home holds its
+    text" and what stage 2 leaves of an entry."""
     home, secret, reader, during = in_flight
     during(lambda: _atc(home, "forget", secret, "--yes"))
-    frame = reader.hydrate("vault passphrase", budget=400)
-    assert _files_holding(home, "zebra-7731") == []
-    stored = json.loads((home / "receipts" / f"{frame.receipt_id}.json").read_text())
+    frame = reader.hydrate(f"where did I say {SECRET}", budget=400)
+    _assert_redacted(home, frame.receipt_id, secret)
+
+
+def _assert_redacted(home: Path, receipt_id: str, secret: str) -> None:
+    assert [p for p in _files_holding(home, "zebra-7731") if p.startswith("receipts/")] == []
+    stored = json.loads((home / "receipts" / f"{receipt_id}.json").read_text())
     named = [f for f in stored["facts"] + stored["beyond"] if f["handle"] == secret]
-    assert named and all(f.get("forgotten") is True for f in named)  # as stage 2 leaves them
+    assert named and all(set(f) <= {"handle", "segment", "level", "forgotten"}
+                         and f["forgotten"] is True for f in named)  # as stage 2 leaves them
 
 
 def test_a_frame_stored_while_an_erasure_is_under_way_is_redacted_by_its_plan(in_flight):
@@ -223,6 +229,6 @@ def test_a_frame_stored_while_an_erasure_is_under_way_is_redacted_by_its_plan(in
     plan = {"handles": [secret], "invalidated": [], "sessions": [], "recurate": [],
             "who": "test", "reason": "test"}
     during(lambda: (home / "erasure.pending.json").write_text(json.dumps(plan)))
-    frame = reader.hydrate("vault passphrase", budget=400)
+    frame = reader.hydrate(f"where did I say {SECRET}", budget=400)
     assert SECRET in frame.text  # the call began before: it answers from its view
-    assert [p for p in _files_holding(home, "zebra-7731") if p.startswith("receipts/")] == []
+    _assert_redacted(home, frame.receipt_id, secret)
