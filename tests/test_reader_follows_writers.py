@@ -1,7 +1,9 @@
 """A Memory opened before another process wrote serves what is on disk now (README "Erasure",
 *Readers*): after `atc forget`, `atc grant revoke` or `atc label` run by another process, no
 read of the long-open Memory (frames, queries, items, the jump, a grantee's reads) serves what
-was forgotten, revoked or hidden, without the caller checking `stale()` or calling `refresh()`.
+was forgotten, revoked or hidden, without the caller checking `stale()` or calling `refresh()`;
+nor does the attention Controller's read of a belief quoting a forgotten item, nor the receipt
+a frame in flight during the erasure stores.
 
 The writer is always a real `atc` process; the reader is this test process's Memory, opened
 before the write."""
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from attention_cloud import Memory
+from attention_cloud.errors import InputError
 from attention_cloud.home import write_config
 from attention_cloud.sharing import add_grant, add_principal, reader_hydrate, reader_query
 from attention_cloud.show import show_record
@@ -73,7 +76,7 @@ def test_a_reader_opened_before_a_forget_elsewhere_no_longer_serves_it(home):
         assert reader.item(secret) is None
         assert _leaks(reader.query('nearest("vault passphrase zebra", 10, Hs)').rows,
                       secret) == []
-        with pytest.raises(Exception):
+        with pytest.raises(InputError, match="no such item"):
             show_record(reader, secret, "L0", False)
         assert [e.handle for e in reader.erasures()] == [secret]
         assert KEPT in reader.hydrate("invoice export", budget=400).text  # the rest stays
