@@ -205,7 +205,9 @@ def test_a_kill_at_any_step_of_compaction_leaves_a_home_that_opens(curated, step
             assert mem.query(f"rung({h}, l1, _)").rows
 
 
-def test_a_reader_opened_before_sees_the_old_state_and_learns_it_is_stale(curated, tmp_path):
+def test_a_reader_opened_before_learns_it_is_stale_and_serves_the_new_state(curated, tmp_path):
+    """A Memory opened before another process's erasure is stale() until its next call, which
+    reads the compacted journal first (before: it went on serving the item until reopened)."""
     home, _, secret = curated
     reader = Memory.open(home)  # this process: opened before the erasure, holds no lock
     try:
@@ -214,8 +216,8 @@ def test_a_reader_opened_before_sees_the_old_state_and_learns_it_is_stale(curate
                 "with Memory.open(sys.argv[2]) as m: m.forget([sys.argv[3]])")
         subprocess.run([sys.executable, "-c", code, str(ROOT / "host"), str(home), secret],
                        check=True, timeout=300)
-        assert reader.item(secret) is not None  # its own view, whole: not torn
         assert reader.stale()
+        assert reader.item(secret) is None and not reader.stale()
         extra = tmp_path / "extra.jsonl"
         extra.write_text(turn("user", 0, "S2", "a new session about caching") + "\n")
         reader.ingest([extra])  # its first write reloads the compacted journal first

@@ -63,6 +63,8 @@ def test_a_saver_killed_mid_write_leaves_no_receipt_that_is_never_pruned(tmp_pat
             proc.send_signal(signal.SIGKILL)
         proc.wait()
     # what a kill in the middle of writing a receipt leaves, whatever the delays above hit
+    # (on a loaded machine none of them may have got as far as making receipts/)
+    (home / "receipts").mkdir(exist_ok=True)
     (home / "receipts" / "r_e0000000000000ff.4194000-1.tmp").write_text('{"goal": "half')
     (proc,) = _savers(home, "f", 10)  # a later, whole run prunes what the killed ones left
     assert proc.wait(timeout=60) == 0

@@ -16,17 +16,28 @@ A fork waits for the call in progress, if another thread is in one, to end: a pr
 while a thread was inside a call (gunicorn's workers forked from a preloaded app whose
 background thread was framing) inherited the engine mid-call, its locks held by a thread that
 does not exist there, and hung on its first call. The child gets a fresh lock.
+
+The outermost call of a Memory first follows what other processes committed since it last
+looked (:meth:`Memory._follow_writers`: a ``stat`` of four files when nothing changed), so no
+read answers from a view an erasure, a revoked grant or a label elsewhere has made stale. Only
+the outermost: a call made inside another reads the state its caller began with.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 _lock = threading.RLock()
+_depth = 0                      # calls in progress on the thread holding _lock
+
+#: Methods that do not follow other writers first: ``close`` ends the Memory, ``stale`` says
+#: whether the view is stale (following would make it never so), ``refresh`` follows itself.
+_NOT_FOLLOWING = frozenset({"close", "stale", "refresh"})
 
 
 def _before_fork() -> None:
@@ -38,8 +49,9 @@ def _after_fork_in_parent() -> None:
 
 
 def _fresh_lock() -> None:
-    global _lock
+    global _lock, _depth
     _lock = threading.RLock()
+    _depth = 0
 
 
 if hasattr(os, "register_at_fork"):
@@ -52,8 +64,10 @@ def serialised(method: _F) -> _F:
     after its Memory took stock of a fork (see
     :meth:`Memory._after_fork`) when the process is not the one that opened it. A closed
     Memory refuses it with a UsageError (``close`` itself excepted: closing twice is fine),
-    also where the method needs no Prolog (``rules_remove`` deleted a saved rule)."""
+    also where the method needs no Prolog (``rules_remove`` deleted a saved rule). The
+    outermost call first takes in what other processes committed (see the module doc)."""
     refuses_closed = method.__name__ != "close"
+    follows = method.__name__ not in _NOT_FOLLOWING
 
     @functools.wraps(method)
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -62,9 +76,26 @@ def serialised(method: _F) -> _F:
                 self._after_fork()
             if refuses_closed:
                 self.pl  # noqa: B018 - the property raises UsageError once closed
-            return method(self, *args, **kwargs)
+            with entered(self if follows else None):
+                return method(self, *args, **kwargs)
 
     return call  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def entered(memory: Any) -> Iterator[None]:
+    """Hold the API lock for a call; when it is the outermost call and ``memory`` (a Memory)
+    is given, that Memory first takes in what other processes committed (see the module doc).
+    For readers outside :func:`serialised` (the attention Controller's reads)."""
+    global _depth
+    with _lock:
+        _depth += 1
+        try:
+            if memory is not None and _depth == 1:
+                memory._follow_writers()
+            yield
+        finally:
+            _depth -= 1
 
 
 def held() -> Any:

@@ -427,6 +427,36 @@ def redact(value: Any, handles: set[str], records: set[str], needles: list[str])
     return value
 
 
+def redact_in_flight(receipt: dict[str, Any], erased: set[str], records: set[str],
+                     texts: Iterable[str]) -> dict[str, Any]:
+    """A receipt of a frame computed before an erasure elsewhere, stored after that erasure
+    redacted the receipts (see :meth:`Memory._settled_receipt`): redacted as stage 2 redacts
+    the stored ones, ``texts`` being the erased items' texts as the frame's view held them."""
+    if not erased and not records:
+        return receipt
+    return redact(receipt, erased, records, _needles(texts))
+
+
+def named_handles(value: Any) -> set[str]:
+    """Every ``handle`` a receipt (or any JSON value) names."""
+    found: set[str] = set()
+    pending = [value]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            if isinstance(value.get("handle"), str):
+                found.add(value["handle"])
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return found
+
+
+def pending_plan(home: Path) -> dict[str, Any] | None:
+    """The plan of an erasure under way (or killed) in ``home``, or None when there is none."""
+    return _read_pending(home)
+
+
 def _needles(texts: Iterable[str]) -> list[str]:
     return sorted({_norm(t) for t in texts if _norm(t)}, key=len, reverse=True)
 

@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .api_lock import serialised
 from .bridge import Atom, Term, Var, to_plain
 from .errors import InputError, PrologError, UsageError
 from .ingest.envelope import escape_envelope_content
@@ -86,6 +88,7 @@ class Frame:
         return {"receipt_id": self.receipt_id, "text": self.text, "receipt": self.receipt}
 
 
+@serialised  # a long-open Memory first takes in other processes' writes
 def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
             segments: dict[str, int] | None = None, ceiling: str = "l0",
             rules: str | None = None, walk_rule: str | None = None,
@@ -961,9 +964,16 @@ def save_receipt(home: Path, receipt: dict[str, Any]) -> Path:
     path = home / "receipts" / f"{receipt['id']}.json"
     # a temporary name of this process and thread: a file a killed save left is told apart
     tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")
+    # the Memory open in this process, if any (a process that never imported memory.py, a
+    # receipt tool, has none: importing it here would only slow such a process's start)
+    memory = sys.modules.get(f"{__package__}.memory")
     with receipts_locked(home):
         sweep_leftovers(home)
         adopt_unlisted(home)
+        reader = memory.current() if memory is not None else None
+        if reader is not None and reader.home == home:
+            # an erasure elsewhere may have redacted the receipts since this frame's view
+            receipt = reader._settled_receipt(receipt)
         enlist(home, receipt)
         tmp.write_text(receipt_text(receipt), encoding="utf-8")
         tmp.replace(path)

@@ -15,6 +15,7 @@ writes as a writer of its own (:meth:`Memory._after_fork`).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -151,6 +152,7 @@ class Memory:
         self._pid = os.getpid()          # the process that opened it (see _after_fork)
         self.lock = WriteLock(home)
         self.config = read_config(home)
+        self._seen = writers_stamp(home)  # before reading: a write meanwhile is taken in next
         self.open_info = open_store(pl, home, self.lock)
         self._jump: Any = None
 
@@ -263,6 +265,7 @@ class Memory:
                 self._jump.flush()
                 self._jump.close()  # reopened on use: as a reader, or as the writer once locked
         self.pl.once("atc_api:api_release")
+        self._seen = writers_stamp(self.home)  # still the writer: every change so far is ours
         self.lock.release()
 
     @serialised
@@ -274,8 +277,10 @@ class Memory:
         embedder where another process moved the home to one: ``atc curate --reembed
         --embedder``). Returns False when
         the journal was compacted meanwhile (an erasure): open the home again then, so that
-        nothing forgotten is still answered from. A no-op while this Memory holds the write
+        nothing forgotten is still answered from (every other call of this Memory does that by
+        itself: see :meth:`_follow_writers`). A no-op while this Memory holds the write
         lock (it is the writer: nothing else committed)."""
+        stamp = writers_stamp(self.home)
         (outcome,) = self.pl.once("atc_api:api_refresh", Var())
         if str(outcome) == "replaced":
             return False
@@ -284,7 +289,85 @@ class Memory:
         self._adopt_config()
         if self._jump is not None:
             self._jump.refresh()  # what the writers flushed to the vector and BM25 indexes
+        self._seen = stamp
         return True
+
+    def _follow_writers(self) -> None:
+        """Take in what other processes committed since this Memory last looked, before a call
+        answers (api_lock runs it at the start of every outermost call): nothing when the
+        files writers change are as they were (one ``stat`` each), the new batches and index
+        records when they grew (:meth:`refresh`), and the home read afresh when the journal
+        was compacted (an erasure elsewhere), so that no call answers with what was
+        forgotten, nor with a grant revoked or a label set elsewhere. Not while this Memory
+        holds the write lock: it is the writer, nothing else committed."""
+        if self._closed or self.lock.held:
+            return
+        stamp = writers_stamp(self.home)
+        if stamp == self._seen:
+            return
+        if not self.refresh():
+            self._read_afresh(stamp)
+
+    def _settled_receipt(self, receipt: dict[str, Any]) -> dict[str, Any]:
+        """``receipt`` as it may be stored now (save_receipt calls this under the receipts'
+        lock). A frame computed on a view from before another process's erasure, stored after
+        that erasure redacted the stored receipts (stage 2), would keep the erased text in a
+        file of the home: when an erasure's plan is on disk (stages 1-6) or the journal was
+        compacted since this Memory's view (the erasure is done), the receipt is redacted of
+        the items it erased (their texts as this view held them) and of the records it
+        dropped. Otherwise (a stat of two files) no erasure has redacted the receipts since,
+        and any that starts will redact this one. Not while this Memory holds the write lock:
+        then no other process erases."""
+        from . import erasure
+
+        if self._closed or self.lock.held:
+            return receipt
+        plan = erasure.pending_plan(self.home) or None
+        try:
+            inode = os.stat(_writers_files(self.home)[0]).st_ino
+        except FileNotFoundError:
+            inode = 0
+        compacted = inode != self._seen[0][0]
+        if plan is None and not compacted:
+            return receipt
+        named = erasure.named_handles(receipt)
+        texts = {h: self._erasable_texts(h) for h in named}
+        known = {h for h in named if self._record_exists(h)}
+        erased = set(plan.get("handles", [])) if plan else set()
+        records = set(plan.get("invalidated", [])) if plan else set()
+        if compacted:
+            self._follow_writers()  # the erasure committed: learn what it erased
+            (gone,) = self.pl.once("atc_api:api_erasures", Var())
+            erased |= {str(g["handle"]) for g in gone} & named
+            records |= {h for h in known if not self._record_exists(h)} - erased
+        return erasure.redact_in_flight(receipt, erased, records,
+                                        [t for h in erased & named for t in texts[h]])
+
+    def _erasable_texts(self, handle: str) -> list[str]:
+        """The texts an erasure of ``handle`` redacts (its text; a user goal's goal too)."""
+        found = self.pl.once("atc_api:api_item", Atom(handle), Var())
+        if not found:
+            return []
+        item = found[0]
+        return [str(t) for t in (item["text"], item["goal"] if str(item["kind"]) == "user_goal"
+                                 else "") if str(t)]
+
+    def _record_exists(self, handle: str) -> bool:
+        h = Atom(handle)
+        return any(self.pl.once(goal, h) is not None for goal in
+                   ("atc_journal:item", "atc_ladder:arc", "atc_cells:cell")) or \
+            self.pl.once("atc_ladder:rollup", h, Var()) is not None
+
+    def _read_afresh(self, stamp: tuple[tuple[int, int, int], ...]) -> None:
+        """Load the home again in place (the journal was compacted: its facts are another
+        file's), the indexes closed and reopened on use."""
+        if self._jump is not None:
+            self._jump.close()
+            self._jump = None
+        self.pl.once("atc_api:api_close")
+        self.config = read_config(self.home)
+        self.open_info = open_store(self.pl, self.home, self.lock)
+        self._seen = stamp
 
     def _adopt_config(self) -> None:
         """Read config.json again; when another process moved the home to another embedder
@@ -1319,6 +1402,28 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
     finally:
         # Also when the caller stops early (a failed write): files not yet parsed are dropped.
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def writers_stamp(home: Path) -> tuple[tuple[int, int, int], ...]:
+    """Inode, size and modification time of each file another process changes when it writes:
+    the journal (a commit grows it, a compaction replaces it), the configuration, and what the
+    vector store and the BM25 index committed (an ingest writes its items' BM25 entries after
+    their journal batch). Equal stamps: nothing was committed in between."""
+    stamps = []
+    for path in _writers_files(home):
+        try:
+            st = os.stat(path)
+            stamps.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        except FileNotFoundError:
+            stamps.append((0, 0, 0))
+    return tuple(stamps)
+
+
+@functools.lru_cache(maxsize=8)
+def _writers_files(home: Path) -> tuple[str, ...]:
+    # every call of a long-open Memory stats these: paths built once (see writers_stamp)
+    return tuple(str(home / name) for name in ("journal.pl", "config.json",
+                                               "vectors/manifest.json", "lexical/committed.json"))
 
 
 def current() -> "Memory | None":

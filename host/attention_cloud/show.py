@@ -6,12 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .api_lock import serialised
 from .bridge import Atom, Var, to_plain
 from .errors import InputError
 from .memory import Memory, session_apart
 from .ingest.pointers import parse_pointer, read_pointer
 
 
+@serialised  # a long-open Memory first takes in other processes' writes
 def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any]:
     """Fields of ``handle`` plus its text at ``level`` (and the verbatim source if asked).
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..api_lock import serialised
 from ..errors import one_line
 from ..line_files import append_line
 
@@ -184,6 +185,7 @@ def recall_segments(mem: Any, cwd: str, named: tuple[str, ...] = ()) -> dict[str
     return {s: w / total for s, w in present.items()}
 
 
+@serialised  # a long-open Memory first takes in other processes' writes
 def ambient_recall(mem: Any, prompt: str, *, session_id: str, budget: int = 800,
                    plane: str = "default", segments: dict[str, float] | None = None,
                    own_sources: tuple[str, ...] = (), min_score: float | None = None,

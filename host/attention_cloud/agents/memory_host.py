@@ -24,23 +24,14 @@ class MemoryHost:
 
         self.home = resolve_home(home)
         self._mem: Any = None
-        self._seen: tuple[tuple[int, int], ...] | None = None
+        self._seen: tuple[tuple[int, int, int], ...] | None = None
 
-    def _stamp(self) -> tuple[tuple[int, int], ...]:
-        """Size and modification time of each file whose change means a stale view: the
-        journal, the configuration, and what the vector store and the BM25 index committed (an
-        ingest writes its items' BM25 entries after their journal batch: a call answered in
-        between must take them in on the next one)."""
-        stamps = []
-        for path in (self.home / "journal.pl", self.home / "config.json",
-                     self.home / "vectors" / "manifest.json",
-                     self.home / "lexical" / "committed.json"):
-            try:
-                st = path.stat()
-                stamps.append((st.st_size, st.st_mtime_ns))
-            except FileNotFoundError:
-                stamps.append((0, 0))
-        return tuple(stamps)
+    def _stamp(self) -> tuple[tuple[int, int, int], ...]:
+        """What writers change (see :func:`~attention_cloud.memory.writers_stamp`): the
+        journal, the configuration, the vector store's and the BM25 index's commits."""
+        from ..memory import writers_stamp
+
+        return writers_stamp(self.home)
 
     def memory(self, *, create: bool = False) -> Any:
         """The open Memory, fresh as of the journal on disk."""

@@ -150,7 +150,9 @@ class Controller:
             # a UsageError once that Memory is closed: the engine is process-wide, and a read
             # answered from whatever home was opened after it (or from nothing) as if its own
             self._memory.pl
-        with api_lock.held():
+        # the home's Memory first takes in what other processes committed (an erasure
+        # elsewhere redacted a belief quoting what it erased), as each Memory call does
+        with api_lock.entered(None if self.transient else self._home_memory()):
             result = self.pl.once(f"{_API}:{pred}", self.scope, *args)
         if result is None:  # pragma: no cover - every read predicate is det
             raise RuntimeError(f"{pred} failed in scope {self.scope}")
