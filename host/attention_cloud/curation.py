@@ -786,6 +786,8 @@ class _EchoCheck:
     def neighbours(self, rows: Any) -> list[list[tuple[str, float]]]:
         """Every item at the echo similarity (less the margin) of each of ``rows``, with its
         exact pair similarity: searched, widened while a search may have left one out."""
+        import numpy as np
+
         from .curate.echoes import (ECHO_CANDIDATES, ECHO_MARGIN, ECHO_SIMILARITY,
                                     more_neighbours_may_exist, pair_similarities)
 
@@ -801,15 +803,17 @@ class _EchoCheck:
             for i, found in zip(wider, more):
                 hits[i] = found
             wider = [i for i in wider if more_neighbours_may_exist(hits[i], fetch)]
-        out = []
-        for row, found in zip(rows, hits):
-            close = [h for h, score in found if float(score) >= ECHO_SIMILARITY - ECHO_MARGIN]
-            if not close:
-                out.append([])
-                continue
-            present, vectors = store.vectors(close)
-            kept = [h for h, there in zip(close, present) if there]
-            out.append(list(zip(kept, pair_similarities(row, vectors).tolist())))
+        close = [[h for h, score in found if score >= ECHO_SIMILARITY - ECHO_MARGIN] for found in hits]
+        # the close neighbours' vectors in one gather for the chunk, each row's sliced off
+        present, vectors = store.vectors([h for handles in close for h in handles])
+        at = np.concatenate([[0], np.cumsum(present)])
+        out, start = [], 0
+        for row, handles in zip(rows, close):
+            end = start + len(handles)
+            kept = [h for h, there in zip(handles, present[start:end]) if there]
+            out.append(list(zip(kept, pair_similarities(row, vectors[at[start]:at[end]]).tolist()))
+                       if kept else [])
+            start = end
         return out
 
     def search(self, chunk: list[str]) -> tuple[list[str], Any, list[list[tuple[str, float]]]]:
