@@ -23,6 +23,7 @@ a search must fetch more), not the first few of many tied ones.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Callable
 from datetime import datetime
 
@@ -178,6 +179,7 @@ def is_older(earlier: str, later: str) -> bool:
     return a is not None and b is not None and a < b
 
 
+@lru_cache(maxsize=1 << 16)  # a text restated in many sessions: its neighbours' times, again and again
 def _time_key(value: str) -> datetime | None:
     # The host's one time reader (ingest/timefmt.py): journal times are ISO 8601 UTC already.
     return parse_moment(value or "")
