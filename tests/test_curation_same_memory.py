@@ -118,11 +118,12 @@ class _Stop(Exception):
     """Stands for a kill: the run ends where it is, its durable writes kept."""
 
 
-@pytest.mark.parametrize("where", ["items", "echoes"])
+@pytest.mark.parametrize("where", ["items", "echoes", "cells"])
 def test_a_stopped_and_resumed_curate_gives_the_same_memory(corpus, one_run, tmp_path, monkeypatch,
                                                             where):
-    """A curate stopped in its third item batch, or after its second echo write, then run
-    again, ends with the one run's echoes and cells."""
+    """A curate stopped in its third item batch, after its second echo write, or right after
+    the cells build's first durable batch, then run again, ends with the one run's echoes and
+    cells."""
     from attention_cloud import curation
 
     monkeypatch.setattr(curation, "BATCH", 20)
@@ -142,6 +143,16 @@ def test_a_stopped_and_resumed_curate_gives_the_same_memory(corpus, one_run, tmp
             return real(*args, **kwargs)
 
         monkeypatch.setattr(curation, "_curate_batch", stop_at_third)
+    if where == "cells":
+        import attention_cloud.cells.api as cells_api
+
+        real_sync = cells_api.sync_journal
+
+        def stop_after_first_batch(home):
+            real_sync(home)
+            raise _Stop
+
+        monkeypatch.setattr(cells_api, "sync_journal", stop_after_first_batch)
     with Memory.open(home) as mem:
         if where == "echoes":
             store_ladder = mem.store_ladder
