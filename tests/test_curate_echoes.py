@@ -234,3 +234,22 @@ def test_echoes_found_a_chunk_at_a_time_are_those_found_at_once(tmp_path, monkey
         assert len(echo_writes) == 1 if label == "at once" else len(echo_writes) > 1  # written as it went
     assert found["chunked"] == found["at once"]
     assert {(e, o) for e, o, _ in found["at once"]} == {(f"later{n}", f"first{n}") for n in range(5)}
+
+
+def test_pair_similarities_are_symmetric_and_do_not_depend_on_the_other_rows():
+    from attention_cloud.curate.echoes import pair_similarities
+
+    rng = np.random.default_rng(7)
+    rows = rng.standard_normal((50, 64)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    alone = [pair_similarities(rows[0], rows[i:i + 1])[0] for i in range(50)]
+    assert pair_similarities(rows[0], rows).tolist() == alone
+    assert [pair_similarities(rows[i], rows[:1])[0] for i in range(50)] == alone
+
+
+def test_a_search_full_of_hits_at_the_threshold_is_widened():
+    from attention_cloud.curate.echoes import more_neighbours_may_exist
+
+    assert more_neighbours_may_exist([("a", 1.0), ("b", 0.95)], 2)
+    assert not more_neighbours_may_exist([("a", 1.0), ("b", 0.5)], 2)
+    assert not more_neighbours_may_exist([("a", 1.0)], 2)  # the store had no more

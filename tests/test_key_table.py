@@ -69,3 +69,29 @@ def test_hash_collisions_cost_a_second_look_not_a_wrong_answer(monkeypatch):
 def test_one_key_and_arrays_hash_alike():
     rows = np.frombuffer(b"it_f51b3a4eedc021c8#l2\0\0" + b"abc".ljust(24, b"\0"), dtype=np.uint8).reshape(2, 24)
     assert key_table._hash_rows(rows).tolist() == [key_table._hash_one(r.tobytes()) for r in rows]
+
+
+def test_ids_find_keys_in_the_overlay_the_load_or_neither_in_any_mix():
+    """Before a checkpoint most keys live in the overlay: ids() looks there first and hashes
+    only the rest; a loaded key replaced (popped, set again) answers its new row id, a popped
+    one -1, and a HandleList is read like a list."""
+    import numpy as np
+
+    from attention_cloud.curate.handles import HandleList
+    from attention_cloud.embed.key_table import KeyTable
+
+    loaded = [f"it_{i:04d}" for i in range(50)]
+    table = KeyTable.from_blob(np.frombuffer("\0".join(loaded).encode(), dtype=np.uint8),
+                               np.arange(50))
+    table.pop("it_0003")
+    table["it_0003"] = 70  # replaced: its new row
+    table.pop("it_0004")  # removed
+    table.update((f"new_{i}", 100 + i) for i in range(5))
+    keys = ["new_2", "it_0003", "it_0004", "it_0010", "absent", "new_0", "it_0049"]
+    expected = [102, 70, -1, 10, -1, 100, 49]
+    assert table.ids(keys).tolist() == expected
+    assert table.ids(HandleList(keys)).tolist() == expected
+    assert table.ids(["new_1", "new_4"]).tolist() == [101, 104]  # all in the overlay
+    assert table.ids(["it_0001", "it_0002"]).tolist() == [1, 2]  # none in it
+    assert table.ids([]).tolist() == []
+    assert KeyTable().ids(["x"]).tolist() == [-1]

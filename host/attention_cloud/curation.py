@@ -764,8 +764,19 @@ def _distillation_vectors(entries: list[tuple[str, str, str, str]]
 
 
 def _mark_echoes(mem: Any, handles: Sequence[str], on_chunk: Any = None) -> int:
-    """Flag the new items ``handles`` that restate memory from another, earlier session;
-    ``on_chunk(done)`` after each chunk checked; returns the echoes marked.
+    """Flag the new items ``handles`` that restate memory from another, earlier session, and
+    the items already marked (or not) that a new item is an earlier original of;
+    ``on_chunk(done)`` after each chunk of new items checked; returns the echoes marked.
+
+    **The marks are a function of the memory alone**, whatever the order items are searched in
+    or how curation was split (one run, a resumed one, the watcher's batches): an item's mark
+    is its first qualifying original among *all* its neighbours at the echo similarity, ranked
+    on similarities recomputed per pair (:func:`~.curate.echoes.pair_similarities`), ties by
+    handle. A search that returns only neighbours at the threshold is widened until it returns
+    one below (a text restated in hundreds of sessions costs one wide search per distinct
+    vector). Similarity is symmetric, so the items a new item can be an original of are among
+    its own neighbours: those that are newer, from another session and not new themselves are
+    checked again after the new ones (an older transcript read after a newer one).
 
     A chunk of :data:`ECHO_CHUNK` items is searched in one batched call (each distinct vector
     once: items with an equal vector, searched lately, reuse its hits), split over
@@ -775,36 +786,78 @@ def _mark_echoes(mem: Any, handles: Sequence[str], on_chunk: Any = None) -> int:
     call a chunk, so memory does not grow with the number of new items. The echoes found are
     written every :data:`ECHO_WRITE_CHUNKS` chunks (rewriting an echo fact changes nothing, so a
     run killed between writes and redone writes the same facts)."""
-    import hashlib
-    from collections import OrderedDict
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .curate import find_echoes
-    from .curate.echoes import ECHO_CANDIDATES, echo_candidates
-
     jump = mem.jump
     if jump.disabled or not handles or not jump.has_vectors():
         return 0
-    store = jump.vectors
-    store.wait_for_index()  # a large store answers from its approximate index, not a full scan
+    jump.vectors.wait_for_index()  # a large store answers from its approximate index, not a full scan
+    checker = _EchoCheck(mem)
+    marked = checker.check(handles, on_chunk, collect_later=True)
+    later = checker.later
+    later.difference_update(handles)  # decided above, against the same memory
+    if later:
+        marked += checker.check(sorted(later), None, collect_later=False)
+    return marked
 
-    # Items whose vectors are equal (the same text) have the same neighbours: each distinct vector
-    # is searched once, its hits kept for the next ECHO_SEARCH_CACHE distinct vectors (26 % of
-    # the synthetic million-item corpus reuses a search; real histories repeat tool output too).
-    searched: OrderedDict[bytes, list[tuple[str, float]]] = OrderedDict()
 
-    def search(chunk: list[str]) -> tuple[list[str], Any, list[list[tuple[str, float]]]]:
-        present, matrix = store.vectors(chunk)
+class _EchoCheck:
+    """One echo pass's searches (cached by vector), views and writes (see :func:`_mark_echoes`)."""
+
+    def __init__(self, mem: Any) -> None:
+        self.mem = mem
+        self.store = mem.jump.vectors
+        # Items whose vectors are equal (the same text) have the same neighbours: each distinct
+        # vector is searched once, its hits kept for the next ECHO_SEARCH_CACHE distinct vectors
+        # (26 % of the synthetic million-item corpus reuses a search; real histories repeat tool
+        # output too).
+        self.searched: OrderedDict[bytes, list[tuple[str, float]]] = OrderedDict()
+        #: items already in memory that a new item may be an earlier original of
+        self.later: set[str] = set()
+
+    def neighbours(self, rows: Any) -> list[list[tuple[str, float]]]:
+        """Every item at the echo similarity (less the margin) of each of ``rows``, with its
+        exact pair similarity: searched, widened while a search may have left one out."""
+        import numpy as np
+
+        from .curate.echoes import (ECHO_CANDIDATES, ECHO_MARGIN, ECHO_SIMILARITY,
+                                    more_neighbours_may_exist, pair_similarities)
+
+        store = self.store
+        fetch = ECHO_CANDIDATES
+        hits = store.search_many(rows, fetch, filter_meta={"record": "item"}, nprobe=ECHO_NPROBE,
+                                 threads=ECHO_THREADS)
+        wider = [i for i, found in enumerate(hits) if more_neighbours_may_exist(found, fetch)]
+        while wider:
+            fetch *= 4
+            more = store.search_many(rows[wider], fetch, filter_meta={"record": "item"},
+                                     nprobe=ECHO_NPROBE, threads=ECHO_THREADS)
+            for i, found in zip(wider, more):
+                hits[i] = found
+            wider = [i for i in wider if more_neighbours_may_exist(hits[i], fetch)]
+        close = [[h for h, score in found if score >= ECHO_SIMILARITY - ECHO_MARGIN] for found in hits]
+        # the close neighbours' vectors in one gather for the chunk, each row's sliced off
+        present, vectors = store.vectors([h for handles in close for h in handles])
+        at = np.concatenate([[0], np.cumsum(present)])
+        out, start = [], 0
+        for row, handles in zip(rows, close):
+            end = start + len(handles)
+            kept = [h for h, there in zip(handles, present[start:end]) if there]
+            out.append(list(zip(kept, pair_similarities(row, vectors[at[start]:at[end]]).tolist()))
+                       if kept else [])
+            start = end
+        return out
+
+    def search(self, chunk: list[str]) -> tuple[list[str], Any, list[list[tuple[str, float]]]]:
+        import hashlib
+
+        searched = self.searched
+        present, matrix = self.store.vectors(chunk)
         found = [h for h, there in zip(chunk, present) if there]
         digests = [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in matrix]
         new = list(dict.fromkeys(d for d in digests if d not in searched))
         if new:
             first = {d: i for i, d in reversed(list(enumerate(digests)))}
             # one batched search per chunk (a BLAS product on a flat index) instead of one per item
-            hits = store.search_many(matrix[[first[d] for d in new]], ECHO_CANDIDATES,
-                                     filter_meta={"record": "item"}, nprobe=ECHO_NPROBE,
-                                     threads=ECHO_THREADS)
-            searched.update(zip(new, hits))
+            searched.update(zip(new, self.neighbours(matrix[[first[d] for d in new]])))
         neighbours = [searched[d] for d in digests]
         for d in digests:
             searched.move_to_end(d)
@@ -812,41 +865,58 @@ def _mark_echoes(mem: Any, handles: Sequence[str], on_chunk: Any = None) -> int:
             searched.popitem(last=False)
         return found, matrix, neighbours
 
-    marked = 0
-    echoes: list[tuple[str, str, float]] = []
+    def check(self, handles: Sequence[str], on_chunk: Any, *, collect_later: bool) -> int:
+        """Check ``handles`` a chunk at a time; with ``collect_later``, note in :attr:`later`
+        their neighbours they are an earlier original of. Returns the echoes marked."""
+        from concurrent.futures import ThreadPoolExecutor
 
-    def write() -> None:
-        if echoes:
-            mem.store_ladder([Term("echo", [Atom(e), Atom(o), float(s)]) for e, o, s in echoes])
-            echoes.clear()
+        from .curate import find_echoes
+        from .curate.echoes import echo_candidates, is_older
 
-    starts = range(0, len(handles), ECHO_CHUNK)
-    with ThreadPoolExecutor(1, thread_name_prefix="atc-echo-search") as pool:
-        ahead = pool.submit(search, handles[:ECHO_CHUNK])
-        for n, start in enumerate(starts, 1):
-            found, matrix, neighbours = ahead.result()
-            if n < len(starts):
-                ahead = pool.submit(search, handles[start + ECHO_CHUNK:start + 2 * ECHO_CHUNK])
-            rows = [(i, echo_candidates(h, hits)) for i, (h, hits) in enumerate(zip(found, neighbours))]
-            rows = [(i, candidates) for i, candidates in rows if candidates]
-            wanted = dict.fromkeys(h for i, candidates in rows
-                                   for h in (found[i], *(c for c, _ in candidates)))
-            views = {v.handle: v for v in _item_views(mem, list(wanted))}
-            rows = [(i, candidates) for i, candidates in rows if found[i] in views]
-            if rows:
-                echoes += find_echoes(
-                    [views[found[i]] for i, _ in rows], matrix[[i for i, _ in rows]], None,
-                    # a neighbour whose L0 expired (or that is gone) is read as an echo check reads it
-                    lambda h: views[h] if h in views else _lookup_view(mem, h),
-                    neighbours=[neighbours[i] for i, _ in rows])
-            if n % ECHO_WRITE_CHUNKS == 0:
-                marked += len(echoes)
-                write()
-            if on_chunk:
-                on_chunk(min(start + ECHO_CHUNK, len(handles)))
-    marked += len(echoes)
-    write()
-    return marked
+        mem = self.mem
+        marked = 0
+        echoes: list[tuple[str, str, float]] = []
+
+        def write() -> None:
+            if echoes:
+                mem.store_ladder([Term("echo", [Atom(e), Atom(o), float(s)]) for e, o, s in echoes])
+                echoes.clear()
+
+        starts = range(0, len(handles), ECHO_CHUNK)
+        with ThreadPoolExecutor(1, thread_name_prefix="atc-echo-search") as pool:
+            ahead = pool.submit(self.search, list(handles[:ECHO_CHUNK]))
+            for n, start in enumerate(starts, 1):
+                found, matrix, neighbours = ahead.result()
+                if n < len(starts):
+                    ahead = pool.submit(self.search,
+                                        list(handles[start + ECHO_CHUNK:start + 2 * ECHO_CHUNK]))
+                rows = [(i, echo_candidates(h, hits)) for i, (h, hits) in enumerate(zip(found, neighbours))]
+                rows = [(i, candidates) for i, candidates in rows if candidates]
+                wanted = dict.fromkeys(h for i, candidates in rows
+                                       for h in (found[i], *(c for c, _ in candidates)))
+                views = {v.handle: v for v in _item_views(mem, list(wanted))}
+                rows = [(i, candidates) for i, candidates in rows if found[i] in views]
+                if collect_later:
+                    for i, candidates in rows:
+                        item = views[found[i]]
+                        self.later.update(
+                            c for c, _ in candidates
+                            if c in views and views[c].session != item.session
+                            and is_older(item.time, views[c].time))
+                if rows:
+                    echoes += find_echoes(
+                        [views[found[i]] for i, _ in rows], matrix[[i for i, _ in rows]], None,
+                        # a neighbour whose L0 expired (or that is gone) is read as an echo check reads it
+                        lambda h: views[h] if h in views else _lookup_view(mem, h),
+                        neighbours=[neighbours[i] for i, _ in rows])
+                if n % ECHO_WRITE_CHUNKS == 0:
+                    marked += len(echoes)
+                    write()
+                if on_chunk:
+                    on_chunk(min(start + ECHO_CHUNK, len(handles)))
+        marked += len(echoes)
+        write()
+        return marked
 
 
 def _item_views(mem: Any, handles: list[str]) -> list[ItemView]:

@@ -219,29 +219,71 @@ def rebuild(mem: Any) -> CellsReport:
 
 def _cells_of(members_of: Any, labels: np.ndarray, space: P.FeatureSpace,
               features_of: Any) -> tuple[list[Any], _State]:
-    """The cells of a k-means labelling, oversized clusters split (:func:`.partition.bounded`),
-    as ``(id, rows, central)`` in order of their first member (``rows`` the cell's item
-    positions, ascending), and their feature sums; ``members_of(rows)`` gives those items'
-    handles and ``features_of(rows)`` their feature rows (in that order)."""
+    """The cells of a k-means labelling, oversized clusters split (:func:`.partition.bounded`)
+    and undersized ones merged (:func:`_merge_small_groups`), as ``(id, rows, central)`` in
+    order of their first member (``rows`` the cell's item positions, ascending), and their
+    feature sums; ``members_of(rows)`` gives those items' handles and ``features_of(rows)``
+    their feature rows (in that order)."""
     order = np.argsort(labels, kind="stable")  # each cluster's rows ascending
     bounds = np.flatnonzero(np.diff(labels[order])) + 1
     groups = np.split(order, bounds) if len(order) else []
     del order
     bounded = P.bounded(groups, features_of, P.split_size(len(labels)))
     del groups
-    cells = []
-    sums, counts, ids = [], [], []
-    for rows in sorted(bounded, key=lambda rows: members_of(rows[:1])[0]):
+    made = [_Group.of(rows, members_of, features_of) for rows in bounded]
+    del bounded
+    made = _merge_small_groups(made, members_of, features_of, P.merge_size(len(labels)))
+    made.sort(key=lambda g: g.first)
+    cells = [(g.cid, _Members(members_of, g.rows), g.central) for g in made]
+    state = _State(0, space, [g.cid for g in made], np.vstack([g.sum for g in made]),
+                   np.array([len(g.rows) for g in made], dtype=np.float64))
+    return cells, state
+
+
+@dataclass
+class _Group:
+    """A cell in the making: its item positions (ascending), id, central members, first
+    member and feature sum."""
+
+    rows: np.ndarray
+    cid: str
+    central: list[str]
+    first: str
+    sum: np.ndarray
+
+    @classmethod
+    def of(cls, rows: np.ndarray, members_of: Any, features_of: Any) -> "_Group":
         members = members_of(rows)
         feats = features_of(rows)
-        cid = P.cell_id(members)
-        cells.append((cid, rows, P.central(members, feats)))
-        ids.append(cid)
-        sums.append(feats.sum(axis=0))
-        counts.append(len(rows))
-        del members, feats
-    state = _State(0, space, ids, np.vstack(sums), np.array(counts, dtype=np.float64))
-    return [(cid, _Members(members_of, rows), central) for cid, rows, central in cells], state
+        return cls(rows, P.cell_id(members), P.central(members, feats), members[0],
+                   feats.sum(axis=0))
+
+
+def _merge_small_groups(groups: list[_Group], members_of: Any, features_of: Any,
+                        floor: int) -> list[_Group]:
+    """Fold every group smaller than ``floor`` into the group whose centroid is nearest, the
+    smallest first (ties by id), by the rule :func:`_merge_small` applies to placed items: a
+    build is then a fixed point of the incremental step, so a curate with nothing new (and a
+    resumed run, whose cells step is that step) leaves a fresh build as it is. Only the groups
+    that grew are read again, for their id and central members."""
+    groups = list(groups)
+    grown: set[int] = set()
+    while len(groups) > 1:
+        small = [i for i, g in enumerate(groups) if len(g.rows) < floor]
+        if not small:
+            break
+        i = min(small, key=lambda k: (len(groups[k].rows), groups[k].cid))
+        cents = np.vstack([g.sum / len(g.rows) for g in groups])
+        d = ((cents - cents[i]) ** 2).sum(axis=1)
+        d[i] = np.inf
+        j = int(np.argmin(d))
+        into, gone = groups[j], groups[i]
+        into.rows = np.sort(np.concatenate([into.rows, gone.rows]))
+        into.sum = into.sum + gone.sum
+        into.cid = P.cell_id(members_of(into.rows))  # the id the tie-break sees, as built
+        grown.add(id(into))
+        del groups[i]
+    return [_Group.of(g.rows, members_of, features_of) if id(g) in grown else g for g in groups]
 
 
 @dataclass

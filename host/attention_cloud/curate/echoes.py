@@ -11,11 +11,19 @@ past it. An item is an **echo** of an original when all of these hold:
    whose time is missing or unparsable are never judged older).
 
 Echoes are only reported, never deleted: the caller records them and discounts their
-relevance. Each new item is reported at most once, against its most similar original.
+relevance. Each new item is reported at most once, against its most similar original (ties
+by handle).
+
+An item's mark is a function of the memory alone, not of the order items were searched in:
+similarities are recomputed per pair in float64 and rounded (:func:`pair_similarities`), so a
+pair scores the same whichever side is the query and whatever else was searched with it, and
+a caller passes *every* neighbour at the threshold (:func:`more_neighbours_may_exist` says when
+a search must fetch more), not the first few of many tied ones.
 """
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Callable
 from datetime import datetime
 
@@ -27,10 +35,16 @@ from ..ingest.timefmt import parse_moment
 from .records import ItemView
 from .sentences import window
 
-#: Neighbours fetched per new item before the filters above are applied.
-ECHO_CANDIDATES = 8
+#: Neighbours a first search fetches per new item (more when they all reach the threshold).
+ECHO_CANDIDATES = 16
 #: Least cosine similarity of an echo and its original (``find_echoes``' default).
 ECHO_SIMILARITY = 0.92
+#: Decimal places of an echo's similarity: rounded, a pair's score is the same number however
+#: the float sums below it were blocked.
+ECHO_DIGITS = 6
+#: How far below the threshold a search score may be and still be recomputed exactly (a
+#: search's float32 products differ from the exact ones in their last bits, far below this).
+ECHO_MARGIN = 1e-3
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -99,6 +113,24 @@ def echo_candidates(handle: str, hits: list[tuple[str, float]],
             if float(similarity) >= sim_threshold and h != handle]
 
 
+def pair_similarities(query: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The similarity of ``query`` with each of ``rows`` as an echo check ranks it: the inner
+    product in float64, element products summed along each row alone, rounded to
+    :data:`ECHO_DIGITS` places. Symmetric (a·b is b·a, summed in the same order) and
+    independent of the other rows, unlike a batched float32 product, whose last bits move with
+    the batch's make-up."""
+    rows64 = np.asarray(rows, dtype=np.float64).reshape(-1, np.asarray(query).shape[-1])
+    return np.round((rows64 * np.asarray(query, dtype=np.float64)).sum(axis=1), ECHO_DIGITS)
+
+
+def more_neighbours_may_exist(hits: list[tuple[str, float]], fetched: int,
+                              sim_threshold: float = ECHO_SIMILARITY) -> bool:
+    """Whether a search that asked for ``fetched`` neighbours and got ``hits`` may have left
+    out one at ``sim_threshold`` or closer: it got all it asked for and the last still reaches
+    the threshold (less :data:`ECHO_MARGIN`). Such an item is searched again, wider."""
+    return len(hits) >= fetched and min(float(s) for _, s in hits) >= sim_threshold - ECHO_MARGIN
+
+
 def _is_echo_of(item: ItemView, original: ItemView, ngram_threshold: float) -> bool:
     if original.session == item.session or not is_older(original.time, item.time):
         return False
@@ -147,6 +179,7 @@ def is_older(earlier: str, later: str) -> bool:
     return a is not None and b is not None and a < b
 
 
+@lru_cache(maxsize=1 << 16)  # a text restated in many sessions: its neighbours' times, again and again
 def _time_key(value: str) -> datetime | None:
     # The host's one time reader (ingest/timefmt.py): journal times are ISO 8601 UTC already.
     return parse_moment(value or "")

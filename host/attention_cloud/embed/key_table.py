@@ -175,29 +175,44 @@ class KeyTable:
         return self._loaded_count + len(self._row_of)
 
     def ids(self, keys: Sequence[str]) -> np.ndarray:
-        """The row id of each of ``keys``, -1 for an absent key: the loaded keys looked up as
-        arrays, the overlay for the rest."""
-        out = np.full(len(keys), -1, dtype=np.int64)
-        if not len(keys):
-            return out
+        """The row id of each of ``keys``, -1 for an absent key: the overlay first (a dict
+        lookup a key, all of them until the store's next checkpoint), then the loaded keys
+        looked up as arrays for the rest only (hashing a key costs several overlay lookups).
+        A key is in one of the two at most (the overlay takes only absent keys)."""
+        count = len(keys)
+        if not count:
+            return np.full(0, -1, dtype=np.int64)
+        if not self._row_of:
+            return self._loaded_ids(keys) if self._loaded_count else np.full(count, -1, dtype=np.int64)
+        if not isinstance(keys, list):
+            keys = list(keys)  # one pass (a HandleList decodes a key per index otherwise)
+        get = self._row_of.get
+        out = np.fromiter((get(key, -1) for key in keys), dtype=np.int64, count=count)
         if self._loaded_count:
-            raw = [key.encode("utf-8") for key in keys]
-            lengths = np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))
-            padded = np.array(raw, dtype=f"S{self._width}")  # longer keys are cut: excluded below
-            # a key ending in NUL would pad like the key without it: excluded too (none is loaded)
-            fits = (lengths <= self._width) & (np.char.str_len(padded) == lengths)
-            rows = padded.view(np.uint8).reshape(len(padded), self._width)
-            hashes = _hash_rows(rows)
-            slots = self._lower_bounds(hashes)
-            found = self._hash_ids[slots]
-            same_hash = fits & (self._hashes[slots] == hashes)
-            hit = same_hash & self._loaded_array()[found] & np.all(self._rows()[found] == rows, axis=1)
-            out[hit] = found[hit]
-            for i in np.flatnonzero(same_hash & ~hit).tolist():  # a collision: look again
-                out[i] = self._loaded_id(keys[i])
-        if self._row_of:
-            for i in np.flatnonzero(out < 0).tolist():
-                out[i] = self._row_of.get(keys[i], -1)
+            rest = np.flatnonzero(out < 0)
+            if len(rest) == count:
+                return self._loaded_ids(keys)
+            if len(rest):
+                out[rest] = self._loaded_ids([keys[i] for i in rest.tolist()])
+        return out
+
+    def _loaded_ids(self, keys: Sequence[str]) -> np.ndarray:
+        """The row id of each of ``keys`` among the loaded keys (-1 for none), as arrays."""
+        out = np.full(len(keys), -1, dtype=np.int64)
+        raw = [key.encode("utf-8") for key in keys]
+        lengths = np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))
+        padded = np.array(raw, dtype=f"S{self._width}")  # longer keys are cut: excluded below
+        # a key ending in NUL would pad like the key without it: excluded too (none is loaded)
+        fits = (lengths <= self._width) & (np.char.str_len(padded) == lengths)
+        rows = padded.view(np.uint8).reshape(len(padded), self._width)
+        hashes = _hash_rows(rows)
+        slots = self._lower_bounds(hashes)
+        found = self._hash_ids[slots]
+        same_hash = fits & (self._hashes[slots] == hashes)
+        hit = same_hash & self._loaded_array()[found] & np.all(self._rows()[found] == rows, axis=1)
+        out[hit] = found[hit]
+        for i in np.flatnonzero(same_hash & ~hit).tolist():  # a collision: look again
+            out[i] = self._loaded_id(keys[i])
         return out
 
     def key_of(self, row_id: int) -> str | None:
