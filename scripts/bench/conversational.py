@@ -365,6 +365,11 @@ def figure_rows(summaries: dict[str, lme.Summary], budgets: list[int],
     for b in budgets:
         rows.append(row(f"product frame: tokens spent @{b} (mean; spent / budget)", lambda s, b=b: s.spent[b],
                         lambda x, b=b: f"{x:.0f} ({x / b:.3f})"))
+        rows.append(row(f"product frame: envelope as written @{b} (mean; / budget)",
+                        lambda s, b=b: s.written.get(b, float("nan")),
+                        lambda x, b=b: f"{x:.0f} ({x / b:.3f})"))
+        rows.append(row(f"product frame: facts @{b} (mean)", lambda s, b=b: s.facts.get(b, float("nan")),
+                        lambda x: f"{x:.1f}"))
     return rows
 
 

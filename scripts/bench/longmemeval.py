@@ -166,6 +166,11 @@ class Outcome:
     #: per budget, where the product frame's fact tokens went: per source (:func:`fact_source`)
     #: [facts, tokens, evidence items among them]
     sources: dict[int, dict[str, list[int]]] = field(default_factory=dict)
+    #: per budget, the tokens of the envelope the agent is given, by the estimator counted
+    #: whole (``spent`` is the receipt's spent + framing: its lines each counted apart, an
+    #: upper bound), and the number of facts the frame holds
+    written: dict[int, int] = field(default_factory=dict)
+    facts: dict[int, int] = field(default_factory=dict)
 
 
 #: what brought a frame's facts in, in the order the reports list them
@@ -553,6 +558,7 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
     is ranked and hydrated in that home; one :class:`Outcome` per question, in order (ingest and
     curate times are the shared ones)."""
     from attention_cloud import Memory
+    from attention_cloud.curate import estimate_tokens
     from attention_cloud.curation import indexed_text
     from attention_cloud.embed import LexicalIndex
     from attention_cloud.home import write_config
@@ -624,6 +630,8 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
             bm25_words: dict[int, float] = {}
             rrf_words: dict[int, float] = {}
             sources: dict[int, dict[str, list[int]]] = {}
+            written: dict[int, int] = {}
+            n_facts: dict[int, int] = {}
             for budget in args.budgets:
                 started = time.perf_counter()
                 cpu = time.process_time()
@@ -633,6 +641,8 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
                 hydrate_s[budget] = time.perf_counter() - started
                 hydrate_cpu[budget] = time.process_time() - cpu
                 spent[budget] = int(frame.receipt["budget"]["spent"] + frame.receipt["budget"]["framing"])
+                written[budget] = estimate_tokens(frame.envelope)
+                n_facts[budget] = len(frame.facts)
                 framing = baseline_framing(inst.question, budget)
                 l0, anywhere = frame_evidence(frame, members)
                 excerpted = l0 | excerpt_evidence(frame)
@@ -693,7 +703,7 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
                 answer_in=answer_in, bm25_answer=bm25_answer, rrf_answer=rrf_answer,
                 walk_answer=walk_answer, hydrate_cpu=hydrate_cpu, walk_hydrate_cpu=walk_cpu,
                 answer_words=words_in, bm25_answer_words=bm25_words, rrf_answer_words=rrf_words,
-                sources=sources))
+                sources=sources, written=written, facts=n_facts))
     finally:
         mem.close()
         shutil.rmtree(folder, ignore_errors=True)
@@ -804,6 +814,9 @@ class Summary:
     rrf: dict[int, float] = field(default_factory=dict)
     rrf_frame: dict[int, float] = field(default_factory=dict)
     spent: dict[int, float] = field(default_factory=dict)  # mean tokens spent, all instances
+    #: mean tokens of the envelope as written, and facts, over the instances that recorded them
+    written: dict[int, float] = field(default_factory=dict)
+    facts: dict[int, float] = field(default_factory=dict)
     excerpt: dict[int, float] = field(default_factory=dict)  # evidence at L0 or as an excerpt
     #: answer in frame (product, BM25, RRF) over the instances with a checkable answer
     answers: int = 0
@@ -833,6 +846,8 @@ def summarise(outcomes: list[Outcome], budgets: list[int]) -> Summary:
         s.packed[b] = mean([o.jump_packed[b] for o in with_evidence])
         s.rrf_frame[b] = mean([o.rrf_in_frame[b] for o in with_evidence])
         s.spent[b] = mean([o.spent[b] for o in outcomes])
+        s.written[b] = mean([o.written[b] for o in outcomes if b in o.written])
+        s.facts[b] = mean([o.facts[b] for o in outcomes if b in o.facts])
         s.excerpt[b] = mean([o.in_frame_excerpt.get(b, o.in_frame_l0[b]) for o in with_evidence])
     checkable = [o for o in outcomes if o.answer_checkable]
     s.answers = len(checkable)
