@@ -9,7 +9,8 @@ frame. This runs the same benchmark, through its own code and with the same argu
 evidence) prints what a reader needs to tell why:
 
 - each evidence item: its rank in the product's own jump order (``seed_ranking/5``, 600 deep,
-  priors included), in the cosine list, the BM25 list and the RRF list; whether the RRF frame
+  priors included, the goal read at the newest item's time where the frame reads it at the
+  question's date), in the cosine list, the BM25 list and the RRF list; whether the RRF frame
   holds it; where the product's frame holds it (its rung, whether as an excerpt, its tokens),
   whether the receipt left it out as a near-duplicate or points at it as a breadcrumb;
 - where each frame's tokens went (``CAP``): the product frame's facts and tokens by what
