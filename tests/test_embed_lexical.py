@@ -35,6 +35,16 @@ def test_terms_keep_identifiers_whole_and_split():
     assert "to" not in terms  # stopword
 
 
+def test_an_identifier_written_with_markdown_escapes_is_the_same_identifier():
+    # an LLM's answer escapes the underscores of SIAC_GEE for Markdown: a goal naming the
+    # identifier must meet it whole, not only its parts
+    assert lexical_terms(r"the SIAC\_GEE table and my\_proj\-v2") \
+        == lexical_terms("the SIAC_GEE table and my_proj-v2")
+    assert "siac_gee" in lexical_terms(r"SIAC\_GEE")
+    # a backslash elsewhere is left alone: a Windows path, a lone escape
+    assert lexical_terms(r"C:\Users\ana \_x") == ["c", "user", "ana", "x"]
+
+
 def test_terms_fold_inflections_but_not_identifiers():
     assert lexical_terms("stories deployed deploys") == ["story", "deploy", "deploy"]
     assert lexical_terms("v1.2.3s") == ["v1.2.3s", "v1", "2", "3s"]

@@ -54,7 +54,14 @@ def _fold(word: str) -> str:
 _CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])")
 
 
+# Markdown escapes a joiner inside a word (`SIAC\_GEE`, `my\_table`: what an LLM's answer
+# writes for `SIAC_GEE`); the identifier is the one the goal names without the backslash.
+_ESCAPED_JOINER = re.compile(r"(?<=[^\W_])\\([_\-.#])(?=[^\W_])")
+
+
 def _plain(text: str) -> str:
+    if "\\" in text:
+        text = _ESCAPED_JOINER.sub(r"\1", text)
     if text.isascii():  # most text: nothing to decompose, no accents, no CJK
         return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
