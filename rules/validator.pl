@@ -300,13 +300,14 @@ validator_claims_checked(Scope, ClaimType, Subject, Now) :-
 
 %!  validator_claims(+Scope, -Claims:list(dict)) is det.
 %
-%   Every claim checked in Scope, oldest first.
+%   Every claim checked in Scope, oldest first; a subject as text (subject_text/2: one named
+%   null or true is that text, no subject is "").
 
 validator_claims(Scope0, Claims) :-
     scope_atom(Scope0, Scope),
     findall(At-_{claim_id: Id, claim_type: T, subject: S, text: Text, mode: M, at: At,
                  allowed: A},
-            claim_(Scope, Id, T, S, Text, M, At, A), Pairs),
+            ( claim_(Scope, Id, T, S0, Text, M, At, A), subject_text(S0, S) ), Pairs),
     keysort(Pairs, Sorted),
     pairs_values(Sorted, Claims).
 

@@ -133,4 +133,16 @@ test(claims_are_recorded, [setup(fresh), Allowed == [false, true]]) :-
     validator_claims(s, Cs),
     findall(A, ( member(C, Cs), get_dict(allowed, C, A) ), Allowed).
 
+% A subject named null or true is that text when the claims are read back (the host read the
+% stored atoms as JSON's null and a boolean: Controller.claims() gave None), as belief_info/4
+% and belief_why/3 give it; a claim about no subject reads back as "".
+test(claimed_subjects_named_like_json_literals_read_back_as_text,
+     [setup(fresh), Subjects == ["null", "true", ""]]) :-
+    feed(s), t0(T),
+    validator_claim(s, "x", live_system_state, "null", [], attention_only, T, _),
+    validator_claim(s, "y", live_system_state, "true", [], attention_only, T, _),
+    validator_claim(s, "z", live_system_state, null, [], attention_only, T, _),
+    validator_claims(s, Cs),
+    findall(S, ( member(C, Cs), get_dict(subject, C, S) ), Subjects).
+
 :- end_tests(validator).
