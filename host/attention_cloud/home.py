@@ -407,6 +407,32 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def embedder_file_missing(spec: object) -> str:
+    """The file an ``onnx:`` or ``static`` embedder reads that is not there (its model, the
+    vocabulary it names, its table), else "": config.json's check sees the spec's shape
+    only. ``atc doctor`` names it, and a command that is about to embed checks it before it
+    writes anything (a doctor that said "ok" of a model that had moved, a remember that stored
+    its item then failed on the curate)."""
+    from urllib.parse import parse_qs
+
+    if not isinstance(spec, str):
+        return ""
+    scheme, _, rest = spec.partition(":")
+    scheme = scheme.strip().lower()
+    if scheme == "onnx":
+        model, _, query = rest.partition("?")
+        wanted = [model] + [values[-1] for name, values in parse_qs(query).items()
+                            if name == "vocab"]
+    elif scheme == "static":
+        from .embed.static import default_static_path
+
+        wanted = [rest or str(default_static_path())]
+    else:
+        return ""
+    return next((str(Path(name).expanduser()) for name in wanted
+                 if name and not Path(name).expanduser().is_file()), "")
+
+
 def read_config(home: Path) -> dict[str, Any]:
     """The home's ``config.json`` (empty when absent), checked by :func:`check_config`."""
     path = home / "config.json"
