@@ -29,9 +29,17 @@ DEFAULT_HOME = "~/.attention-cloud"
 
 
 def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
-    """The home directory: the argument, else ``$ATC_HOME``, else ``~/.attention-cloud``."""
-    raw = home if home is not None else os.environ.get("ATC_HOME") or DEFAULT_HOME
-    return Path(raw).expanduser().resolve()
+    """The home directory: the argument, else ``$ATC_HOME``, else ``~/.attention-cloud``.
+
+    An empty (or blank) name, given or in ``$ATC_HOME``, is a UsageError: it is a mistake (a
+    script exporting a variable it never filled), and read as unset it wrote into the user's
+    own default home, read as a path into the current directory."""
+    raw = home if home is not None else os.environ.get("ATC_HOME")
+    if raw is not None and not os.fspath(raw).strip():
+        raise UsageError("the memory home is named by an empty string (--home \"\" or an "
+                         "empty $ATC_HOME): name a folder, or unset ATC_HOME for the default "
+                         "~/.attention-cloud")
+    return Path(raw if raw is not None else DEFAULT_HOME).expanduser().resolve()
 
 
 def fsync_path(path: Path) -> None:
