@@ -33,7 +33,7 @@ SCHEMA_FLAGS = [
     (["belief", "why"], "why"), (["belief", "list"], "beliefs"), (["attend"], "attend"),
     (["inspect"], "inspect"), (["claim"], "claim"), (["trace"], "trace"),
     (["ingest"], "ingest"), (["stats"], "stats"), (["curate"], "curate"),
-    (["watch"], "watch"), (["query"], "query"), (["hydrate"], "frame")]
+    (["watch"], "watch"), (["query"], "query"), (["hydrate"], "frame"), (["label"], "labels")]
 
 
 def atc(home: Path, *argv: str) -> Any:
@@ -103,6 +103,9 @@ def outputs(tmp_path_factory) -> dict[str, Any]:
     out["forget_again"] = atc(home, "forget", gone, first, "--yes", "--format", "json")
     out["cells_rebuild"] = atc(home, "cells", "rebuild", "--format", "json")
     out["audit"] = atc(home, "audit", "--format", "json")
+    out["labels_show"] = atc(home, "label", items[1], items[4], "--show", "--format", "json")
+    out["labels_set"] = atc(home, "label", items[3], "--restrict", "pii", "--reader", "bob",
+                            "--retain-until", "2030-01-01", "--format", "json")
     from attention_cloud.agents.mcp_server import recent
     out["recent_receipts"] = recent(home)       # the MCP resource receipts://recent
     # the attention side: a chain of beliefs, one about a subject named like JSON's literals
@@ -174,7 +177,8 @@ def test_every_schema_is_listed_with_what_prints_it_and_has_its_own_id() -> None
     ("forget_again", "forget"), ("audit", "audit"), ("attend", "attend"),
     ("inspect", "inspect"), ("belief", "belief"), ("belief_dirty", "belief"),
     ("belief_odd", "belief"), ("beliefs", "beliefs"), ("why", "why"), ("why_odd", "why"),
-    ("claim", "claim"), ("trace", "trace")])
+    ("claim", "claim"), ("trace", "trace"), ("labels_show", "labels"),
+    ("labels_set", "labels")])
 def test_real_output_meets_its_schema(outputs, key, name) -> None:
     conforms(outputs[key], name)
     # and the schema the command's --schema prints validates it alone, no registry given
@@ -194,6 +198,11 @@ def test_the_outputs_hold_what_the_schemas_describe(outputs) -> None:
         == {"show", "hydrate", "query"}
     assert outputs["mounts"] and outputs["hot_cells"] and outputs["rules"]
     assert outputs["belief_dirty"]["dirty"] and outputs["why"]["supports"]
+    assert outputs["labels_show"]["set"] == 0 and len(outputs["labels_show"]["records"]) == 2
+    assert outputs["labels_set"]["set"] >= 1
+    (labelled,) = outputs["labels_set"]["records"]
+    assert labelled["restrictions"] == ["pii"] and labelled["readers"] == ["bob"]
+    assert labelled["retention"].startswith("2030-01-01")
 
 
 def test_a_subject_named_like_a_json_literal_is_text(outputs) -> None:

@@ -159,16 +159,20 @@ def test_an_unbound_search_text_is_an_instantiation_error_naming_the_predicate(
 
 def test_a_missing_or_unreadable_rules_file_is_one_line_for_a_grantee_too(chat_home, tmp_path):
     """With --as, a --rules file that was not there got click's usage lines and exit 2; the
-    owner's read says it in one line, exit 1. Both say it alike now."""
+    owner's read says it in one line. Both say it alike now. A file that is not there is bad
+    usage, exit 2, as `atc rules add` of a missing file and an oversized --rules file are (it
+    was exit 1, against README's "2 for bad usage ... and rejected rules"); one that cannot
+    be read as text is exit 1."""
     missing = tmp_path / "nope.pl"
     latin = tmp_path / "latin1.pl"
     latin.write_bytes("note(\"caf\xe9\").\n".encode("latin-1"))
-    for path, why in ((missing, "rules file not found"), (latin, "cannot read rules file")):
+    for path, why, code in ((missing, "rules file not found", 2),
+                            (latin, "cannot read rules file", 1)):
         for command in (["query", "true"], ["hydrate", "retries"]):
             outs = [atc(*command, "--rules", str(path), *extra, home=chat_home)
                     for extra in ([], ["--as", "bob"])]
             for out in outs:
-                assert out.exit_code == 1, out.output
+                assert out.exit_code == code, out.output
                 assert out.output.startswith(f"atc: {path}: {why}") and \
                     out.output.count("\n") == 1, out.output
             assert outs[0].output == outs[1].output

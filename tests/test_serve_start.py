@@ -74,3 +74,27 @@ def test_serving_a_home_with_a_token_says_nothing_of_it(empty_home) -> None:
     finally:
         stderr = server.stop()
     assert NOBODY not in stderr
+
+
+def test_a_server_whose_last_token_is_removed_says_so_when_it_refuses(empty_home) -> None:
+    """It said so only at start: a server whose last token holder was removed while it ran
+    answered every request 401 and said nothing. Now the first request refused after that
+    says it, once (runs after the tests above: bob holds the home's only token)."""
+    from attention_cloud.sharing import add_principal
+    from attention_cloud.sharing.policy import remove_principal
+
+    server = _serve(empty_home)
+    try:
+        with Memory.open(empty_home) as mem:
+            token = add_principal(mem, "carol")
+        assert call(server.url, token, "/v1/whoami")[0] == 200
+        with Memory.open(empty_home) as mem:
+            remove_principal(mem, "bob")
+            remove_principal(mem, "carol")
+        for _ in range(3):
+            assert call(server.url, token, "/v1/whoami")[0] == 401
+        said = _stderr_line(server, NOBODY)
+        assert said.startswith("atc serve: ")
+    finally:
+        stderr = server.stop()
+    assert NOBODY not in stderr, stderr                 # said once, not per request

@@ -68,9 +68,14 @@ def normalise_time(text: str) -> str:
     """A time in any form the host reads (ISO 8601, a date, RFC 2822, ...) or Unix epoch
     seconds (0 included; milliseconds above 10^11), as ISO 8601 UTC; UsageError naming it
     otherwise."""
-    from .ingest.timefmt import read_typed_time
+    from .ingest.timefmt import is_year_alone, read_typed_time
 
     value = read_typed_time(str(text))
+    if not value and is_year_alone(str(text)):
+        raise UsageError(f"{text!r} is a year, which names no moment (give a date such as "
+                         f"{str(text).strip()}-01-01, ISO 8601 such as 2026-05-01T12:00:00Z, "
+                         "or Unix epoch seconds; four digits are read as a year, never as "
+                         "seconds)")
     if not value:
         raise UsageError(f"{text!r} is not a time (give ISO 8601, e.g. 2026-05-01T12:00:00Z, "
                          "or Unix epoch seconds)")

@@ -528,11 +528,11 @@ def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt:
 
 def _read_rules(path: str | None) -> str | None:
     """The text of a --rules file for a grantee's read (the size is checked where it loads);
-    a missing or unreadable one is the one line, exit 1, that the owner's read gives."""
+    a missing one (exit 2) or an unreadable one (exit 1) is the one line the owner's read gives."""
     if path is None:
         return None
     if not Path(path).is_file():
-        raise _Fail(f"{path}: rules file not found", 1)
+        raise _Fail(f"{path}: rules file not found", 2)
     try:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

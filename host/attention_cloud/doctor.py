@@ -5,7 +5,8 @@ import importlib.util
 import platform
 
 from .errors import AtcError
-from .home import check_not_foreign, config_warnings, read_config, resolve_home
+from .home import (check_not_foreign, config_warnings, embedder_file_missing, read_config,
+                   resolve_home)
 
 
 def _size(path) -> int:
@@ -64,37 +65,12 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
             lines.append(f"  config.json: UNUSABLE, every command stops on it ({exc})")
         else:
             lines.append("  config.json: ok" + "".join(f"; {note}" for note in notes))
-            missing = _embedder_file_missing(read_config(path).get("embedder"))
+            missing = embedder_file_missing(read_config(path).get("embedder"))
             if missing:
                 ok = False
                 lines.append(f"  embedder: MISSING, {missing} is not there (atc curate, atc "
                              "remember and searches by meaning stop on it)")
     return ok, lines
-
-
-def _embedder_file_missing(spec: object) -> str:
-    """The file an ``onnx:`` or ``static`` embedder reads that is not there (its model, the
-    vocabulary it names, its table), else "": config.json's check sees the spec's shape
-    only, and doctor said "ok" of a model that had moved while every embedding failed."""
-    from pathlib import Path
-    from urllib.parse import parse_qs
-
-    if not isinstance(spec, str):
-        return ""
-    scheme, _, rest = spec.partition(":")
-    scheme = scheme.strip().lower()
-    if scheme == "onnx":
-        model, _, query = rest.partition("?")
-        wanted = [model] + [values[-1] for name, values in parse_qs(query).items()
-                            if name == "vocab"]
-    elif scheme == "static":
-        from .embed.static import default_static_path
-
-        wanted = [rest or str(default_static_path())]
-    else:
-        return ""
-    return next((str(Path(name).expanduser()) for name in wanted
-                 if name and not Path(name).expanduser().is_file()), "")
 
 
 def _interrupted_erasure(home) -> str:

@@ -29,9 +29,17 @@ DEFAULT_HOME = "~/.attention-cloud"
 
 
 def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
-    """The home directory: the argument, else ``$ATC_HOME``, else ``~/.attention-cloud``."""
-    raw = home if home is not None else os.environ.get("ATC_HOME") or DEFAULT_HOME
-    return Path(raw).expanduser().resolve()
+    """The home directory: the argument, else ``$ATC_HOME``, else ``~/.attention-cloud``.
+
+    An empty (or blank) name, given or in ``$ATC_HOME``, is a UsageError: it is a mistake (a
+    script exporting a variable it never filled), and read as unset it wrote into the user's
+    own default home, read as a path into the current directory."""
+    raw = home if home is not None else os.environ.get("ATC_HOME")
+    if raw is not None and not os.fspath(raw).strip():
+        raise UsageError("the memory home is named by an empty string (--home \"\" or an "
+                         "empty $ATC_HOME): name a folder, or unset ATC_HOME for the default "
+                         "~/.attention-cloud")
+    return Path(raw if raw is not None else DEFAULT_HOME).expanduser().resolve()
 
 
 def fsync_path(path: Path) -> None:
@@ -405,6 +413,32 @@ def _json_kind(value: Any) -> str:
 def _shown(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def embedder_file_missing(spec: object) -> str:
+    """The file an ``onnx:`` or ``static`` embedder reads that is not there (its model, the
+    vocabulary it names, its table), else "": config.json's check sees the spec's shape
+    only. ``atc doctor`` names it, and a command that is about to embed checks it before it
+    writes anything (a doctor that said "ok" of a model that had moved, a remember that stored
+    its item then failed on the curate)."""
+    from urllib.parse import parse_qs
+
+    if not isinstance(spec, str):
+        return ""
+    scheme, _, rest = spec.partition(":")
+    scheme = scheme.strip().lower()
+    if scheme == "onnx":
+        model, _, query = rest.partition("?")
+        wanted = [model] + [values[-1] for name, values in parse_qs(query).items()
+                            if name == "vocab"]
+    elif scheme == "static":
+        from .embed.static import default_static_path
+
+        wanted = [rest or str(default_static_path())]
+    else:
+        return ""
+    return next((str(Path(name).expanduser()) for name in wanted
+                 if name and not Path(name).expanduser().is_file()), "")
 
 
 def read_config(home: Path) -> dict[str, Any]:

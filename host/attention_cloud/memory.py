@@ -953,8 +953,8 @@ class Memory:
         sources = [_rule_source(p) for p in self._rule_files()]
         if extra is not None:
             path = Path(extra)
-            if not path.is_file():
-                raise InputError(f"{path}: rules file not found")
+            if not path.is_file():   # bad usage, as an oversized one is (README: exit 2)
+                raise UsageError(f"{path}: rules file not found")
             if path.stat().st_size > MAX_RULES_BYTES:
                 raise UsageError(f"{path}: rules file is larger than {MAX_RULES_BYTES} bytes")
             try:

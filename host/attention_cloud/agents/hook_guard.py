@@ -54,7 +54,7 @@ def run_hook_call(main: Callable[..., Any], args: list[str], **options: Any) -> 
     refused command line is logged (one line) rather than answered with status 2."""
     import click
 
-    from ..errors import one_line
+    from ..errors import AtcError, one_line
     from .hooks import log
 
     options.pop("standalone_mode", None)    # the caller's (CliRunner's) is replaced
@@ -66,6 +66,8 @@ def run_hook_call(main: Callable[..., Any], args: list[str], **options: Any) -> 
         if home is not None:
             log(home, "hook", f"error: {message} (`atc {' '.join(args)}` ran nothing)")
         click.echo(f"atc: {message}", err=True)
+    except AtcError as exc:   # raised before the hook's own guard runs (an empty $ATC_HOME)
+        click.echo(f"atc: {one_line(exc, 'cli')}", err=True)
     except (click.Abort, SystemExit):
         pass
     sys.exit(0)

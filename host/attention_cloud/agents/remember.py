@@ -125,6 +125,8 @@ def remember(mem: Any, text: str, *, kind: str = "note", segment: str = "default
     # journal as other processes left it, not this Memory's older view (a text forgotten
     # since must be refused, one remembered since must not be written twice)
     mem.acquire()
+    if curate:
+        _check_embedder_files(mem)
     from ..bridge import Atom
 
     if mem.pl.once("atc_journal:journal_refuses", Atom(handle), text) is not None:
@@ -155,6 +157,24 @@ def remember(mem: Any, text: str, *, kind: str = "note", segment: str = "default
         _curate_if_few(mem)
         curated = _is_curated(mem, handle)
     return Remembered(handle, kind, segment, True, f"{source}:{line}", curated)
+
+
+def _check_embedder_files(mem: Any) -> None:
+    """EmbeddingError when the embedder the curate would load reads a file that is not there
+    (``atc doctor``'s check): found before the item is written, the command fails with the
+    journal as it was, rather than storing the item and then failing on its curate."""
+    from ..errors import EmbeddingError
+    from ..home import embedder_file_missing
+
+    missing = embedder_file_missing(mem.embedder_spec())
+    if missing:
+        said = f"the embedder's file {missing} is not there: nothing remembered"
+        raise EmbeddingError(f"{said} (fix config.json's embedder, or curate=False stores the "
+                             "text for a later curate)").told(
+            cli=f"{said} (fix config.json's embedder, or --no-curate stores the text for a "
+                "later atc curate)",
+            mcp=f"{said} (the home's config.json names an embedder whose model file is "
+                "missing: atc doctor names it)")
 
 
 def _curate_if_few(mem: Any) -> None:

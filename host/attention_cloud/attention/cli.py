@@ -541,6 +541,12 @@ def claim(ctx: click.Context, text: str, claim_type: str, evidence: tuple[str, .
         for why in verdict.violations:
             click.echo(f"  missing: {why}")
     if not verdict.allowed:
+        # the verdict above is the command's output (stdout, parseable with --format json);
+        # the failure is said on stderr as every other non-zero exit says it
+        click.echo(f"atc: claim {verdict.claim_id} blocked ({verdict.failure_code}): "
+                   f"{len(verdict.violations)} requirement"
+                   f"{'s' if len(verdict.violations) != 1 else ''} of its claim type unmet "
+                   "in production mode", err=True)
         ctx.exit(1)
 
 

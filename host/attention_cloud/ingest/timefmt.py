@@ -201,6 +201,12 @@ def read_time(value: Any) -> str | None:
     return None if moment is None else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def is_year_alone(text: str) -> bool:
+    """``text`` is a year alone (``2024``): four digits that name no moment, never read as
+    epoch seconds (what an error refusing it should say)."""
+    return bool(_YEAR_ALONE.match(text.strip()))
+
+
 def _date_digits(digits: str) -> bool:
     """``digits`` write a date (``20230508``) or a year alone (``2023``), not epoch seconds."""
     return bool(_BASIC_DATE.match(digits) or _YEAR_ALONE.match(digits))

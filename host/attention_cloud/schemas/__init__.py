@@ -38,6 +38,7 @@ COMMANDS = {
     "grants": "atc grant list --format json",
     "mounts": "atc mount list --format json",
     "audit": "atc audit --format json",
+    "labels": "atc label HANDLE... --format json (with --show or after setting labels)",
     "belief": "atc belief show ID --format json",
     "beliefs": "atc belief list --format json",
     "why": "atc belief why ID --format json",

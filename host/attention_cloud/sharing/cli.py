@@ -222,6 +222,7 @@ def grant_revoke(grant_id: str, home: str | None) -> None:
 
 # -- labels ---------------------------------------------------------------------------------------
 @click.command()
+@schema_option("labels")
 @click.argument("handles", nargs=-1, required=True, callback=not_blank)
 @click.option("--reader", "readers", multiple=True,
               help="Only this principal or team may read it (repeatable).")
@@ -231,10 +232,14 @@ def grant_revoke(grant_id: str, home: str | None) -> None:
               help="No grantee sees it after TIME.")
 @click.option("--show", "show_only", is_flag=True,
               help="Print the labels in force and change nothing.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True,
+              help="text: `set N labels`, then a `HANDLE  {labels as JSON}` line per record; "
+                   "json: one document (--schema).")
 @home_option
 @fail_cleanly
 def label(handles: tuple[str, ...], readers: tuple[str, ...], restrictions: tuple[str, ...],
-          retention: str | None, show_only: bool, home: str | None) -> None:
+          retention: str | None, show_only: bool, fmt: str, home: str | None) -> None:
     """Tighten the labels of records (labels only tighten; `atc declassify` loosens).
 
     Example: atc label it_50a40759a4205f7e --restrict pii --reader bob
@@ -242,12 +247,18 @@ def label(handles: tuple[str, ...], readers: tuple[str, ...], restrictions: tupl
     if not show_only and not (readers or restrictions or retention):
         raise UsageError("give at least one of --reader, --restrict, --retain-until")
     with open_memory(home, create=False) as mem:
+        n = 0
         if not show_only:
             n = policy.label(mem, handles, readers=readers, restrictions=restrictions,
                              retention=retention)
-            click.echo(f"set {n} label{'s' if n != 1 else ''}")
-        for h in handles:
-            click.echo(f"{h}  {json.dumps(policy.record_labels(mem, h))}")
+        labels = {h: policy.record_labels(mem, h) for h in handles}
+    if fmt == "json":
+        emit_json({"set": n, "records": [{"handle": h, **found} for h, found in labels.items()]})
+        return
+    if not show_only:
+        click.echo(f"set {n} label{'s' if n != 1 else ''}")
+    for h, found in labels.items():
+        click.echo(f"{h}  {json.dumps(found)}")
 
 
 @click.command()

@@ -73,6 +73,7 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
 
     reader = MemoryHost(require_home(resolve_home(home)))   # reopened when the journal changes
     verified = VerifiedTokens()
+    nobody = NoTokensNotice()
     shares = FairShare(share, burst)
 
     def refuse(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -94,7 +95,9 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
             try:
                 principal = await verified.principal(mem, token)
                 if principal is None:
+                    nobody.check(mem)       # the last token removed while it runs
                     return refuse(401, "invalid token")
+                nobody.served()
                 wait = shares.retry_after(principal)
                 if wait is not None:        # refused before their body is read
                     return refuse(429, f"{principal} has used their share of this server's "
@@ -187,6 +190,7 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
               Route("/v1/receipt/{rid}", endpoint(receipt), methods=["GET"])]
     app = Starlette(routes=routes)
     app.state.reader = reader
+    app.state.no_tokens = nobody
     return app
 
 
@@ -295,22 +299,43 @@ def _int(body: dict, key: str, default: int) -> int:
     return value
 
 
-#: Said once at start, on stderr, while no principal holds a token (README, "Sharing").
+#: Said on stderr, once each time no principal holds a token (README, "Sharing").
 NO_TOKENS = ("atc serve: no principal holds a token on this home: every request is answered "
              "401 until one is added (atc principal add NAME)")
+
+
+class NoTokensNotice:
+    """Says NO_TOKENS once each time the home comes to have no token holder: at start, and at
+    the first request refused after the last one was removed while the server ran (it said
+    nothing then). A request served means someone holds one again: the next time none does
+    is said again. Checked only on a refusal, so a served request costs nothing more."""
+
+    def __init__(self) -> None:
+        self.said = False
+
+    def check(self, mem: Any) -> None:
+        """Say NO_TOKENS if no principal of ``mem``'s home holds a token and it is not said."""
+        from . import policy
+
+        if policy.tokens_issued(mem):
+            self.said = False
+        elif not self.said:
+            self.said = True
+            print(NO_TOKENS, file=sys.stderr, flush=True)
+
+    def served(self) -> None:
+        """A request was served: a token is held."""
+        self.said = False
 
 
 def _say_when_nobody_holds_a_token(app: Any) -> None:
     """Say NO_TOKENS on stderr when no one could be served. Not refused: the server reopens
     the home when its journal changes, so a principal added while it runs is served."""
-    from . import policy
-
     try:
         mem = app.state.reader.memory()     # opened now: the first request finds it open
     except (AtcError, OSError):
         return                              # each request says why (503, on stderr)
-    if not policy.tokens_issued(mem):
-        print(NO_TOKENS, file=sys.stderr, flush=True)
+    app.state.no_tokens.check(mem)
 
 
 def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
