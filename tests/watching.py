@@ -3,6 +3,7 @@ condition with a deadline (never a fixed sleep)."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import threading
@@ -20,7 +21,9 @@ class WatchProcess:
         self.proc = subprocess.Popen([ATC, "watch", *args, "--home", str(home),
                                       "--format-output", out, "--debounce", debounce,
                                       "--settle", settle],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     # a watcher that hangs shows where (SIGABRT in stop())
+                                     env={**os.environ, "PYTHONFAULTHANDLER": "1"})
         self.parse = json.loads if out == "json" else (lambda line: line)
         self.events: list = []
         self.cond = threading.Condition()
@@ -56,8 +59,17 @@ class WatchProcess:
             return [e for e in self.events[n:] if e["event"] == "batch"]
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
+        """Send ``sig`` and return the exit code. A watcher still running after 60 s fails
+        the test with its events and every thread's stack (faulthandler, on SIGABRT)."""
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
-        code = self.proc.wait(timeout=60)
+        try:
+            code = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)
+            self.proc.wait(timeout=30)
+            time.sleep(0.5)                    # the stderr reader takes the stacks in
+            raise AssertionError(("the watcher did not stop", self.events,
+                                  "".join(self.stderr))) from None
         time.sleep(0.1)
         return code

@@ -14,6 +14,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from .wake import Wake
+
 #: Builds the observer; tests replace it to simulate exhausted inotify watches.
 ObserverFactory = Callable[[], Any]
 
@@ -27,7 +29,7 @@ def _inotify_observer() -> Any:
 class EventFeed:
     """Paths named by filesystem events since the last :meth:`drain`, and a wake-up."""
 
-    def __init__(self, observer: Any, wake: threading.Event) -> None:
+    def __init__(self, observer: Any, wake: Wake) -> None:
         self.observer = observer
         self.wake = wake
         self._lock = threading.Lock()
@@ -82,7 +84,7 @@ def _handler(feed: EventFeed) -> Any:
     return Handler()
 
 
-def start_events(paths: Iterable[Path], wake: threading.Event,
+def start_events(paths: Iterable[Path], wake: Wake,
                  factory: ObserverFactory | None = None) -> EventFeed | str:
     """An event feed for ``paths``, or why there can be none (the watcher then polls)."""
     try:

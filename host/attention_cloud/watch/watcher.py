@@ -20,7 +20,6 @@ once. SIGUSR1 logs where it stands (a ``status`` event).
 from __future__ import annotations
 
 import signal
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from ..home import WatcherMark
 from ..ingest.records import check_segment
 from .events import EventFeed, ObserverFactory, start_events
 from .files import FileTable
+from .wake import Wake
 
 #: The watcher's events (dicts with an ``event`` key) go to a callable of this type.
 EventLog = Callable[[dict[str, Any]], None]
@@ -97,7 +97,7 @@ class Watcher:
         self.progress = progress              # hears of the first batch (the backfill)
         self.table = FileTable(self.paths, skip=getattr(mem, "home", None))
         self.totals = WatchTotals()
-        self.wake = threading.Event()
+        self.wake = Wake()   # not a threading.Event: signal handlers set it (see .wake)
         self.feed: EventFeed | None = None
         self.mode = "polling"
         self._factory = observer_factory
