@@ -16,6 +16,7 @@ Endpoints (JSON):
   POST /v1/query            {goal, limit?, time_limit?, rules?}: solutions
   GET  /v1/show/{handle}    ?level=L2: one record
   GET  /v1/receipt/{id}     a receipt of the caller's own read
+Every refusal is `{"error": "..."}`, the router's too (an unknown path 404, a method 405).
 """
 from __future__ import annotations
 
@@ -61,6 +62,7 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
     """The Starlette application serving ``home``; each principal may take ``share`` of its
     time, ``burst`` seconds at once (fair_share.py)."""
     from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
@@ -80,6 +82,13 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
         if status == 401:
             headers = {"WWW-Authenticate": "Bearer"}
         return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+    async def no_endpoint(request: Request, exc: Any) -> JSONResponse:
+        """The router's refusals (no endpoint at the path, a method it does not take) in the
+        body every refusal has: Starlette answered them in plain text."""
+        return JSONResponse({"error": routing_refusal(request.method, request.url.path,
+                                                      exc.status_code, exc.detail, exc.headers)},
+                            status_code=exc.status_code, headers=exc.headers)
 
     def endpoint(fn: Callable[[Any, str, Request, dict[str, Any]], Any]) -> Callable:
         async def handle(request: Request) -> JSONResponse:
@@ -188,7 +197,7 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
               Route("/v1/query", endpoint(query), methods=["POST"]),
               Route("/v1/show/{handle}", endpoint(show), methods=["GET"]),
               Route("/v1/receipt/{rid}", endpoint(receipt), methods=["GET"])]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={HTTPException: no_endpoint})
     app.state.reader = reader
     app.state.no_tokens = nobody
     return app
@@ -277,6 +286,20 @@ def _time_limit(body: dict) -> float | None:
         raise ValueError(f"'time_limit' must be more than 0 and at most "
                          f"{QUERY_TIME_LIMIT_MAX:g} seconds, not {value}")
     return float(value)
+
+
+def routing_refusal(method: str, path: str, status: int, detail: str,
+                    headers: dict[str, str] | None) -> str:
+    """What a caller is told when no endpoint answers METHOD PATH (404), or the one at PATH
+    takes other methods (405: those its ``Allow`` header lists, HEAD aside)."""
+    shown = path if len(path) <= 200 else path[:200] + "..."
+    if status == 404:
+        return f"no such endpoint: {method} {shown}"
+    if status == 405:
+        allowed = [m.strip() for m in (headers or {}).get("Allow", "").split(",")
+                   if m.strip() and m.strip() != "HEAD"]
+        return f"{method} is not allowed on {shown} (it takes {', '.join(allowed)})"
+    return str(detail)
 
 
 async def _body(request: Any) -> bytes | None:
