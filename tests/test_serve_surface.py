@@ -212,3 +212,41 @@ def test_a_float_json_cannot_hold_is_answered_as_atc_query_prints_it(granted):
         server.stop()
     assert status == 200, answer
     assert answer["rows"] == [{"X": "inf", "Y": "nan", "Z": "-inf"}]
+
+
+def test_a_connection_that_never_finishes_a_request_is_closed_at_the_deadline(granted):
+    """A caller that opened a connection and sent nothing, or a request line and never the
+    end of its headers (a client gone mid-request, its half-open connection), held one of the
+    server's connections for ever: MAX_CONNECTIONS of them and every caller was answered 503
+    until the server restarted. Now each request's headers have HEADERS_TIMEOUT seconds to
+    arrive (from the connection's start, or from the answer before on a kept-alive one),
+    then the connection is closed and others are served."""
+    server = PatchedServer(granted[0], extra="s.HEADERS_TIMEOUT = 1.0\n")
+    held = []
+    try:
+        for n in range(4):          # the patched MAX_CONNECTIONS
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            if n == 1:
+                sock.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\n")
+            elif n == 2:            # one answer, then a request that never ends
+                sock.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\n\r\n")
+                answer = b""
+                while not answer.endswith(b"}"):
+                    answer += sock.recv(4096)
+                assert answer.startswith(b"HTTP/1.1 401"), answer
+                sock.sendall(b"GET /v1/whoami HTTP/1.1\r\n")
+            held.append(sock)
+        closed = []
+        for sock in held:
+            sock.settimeout(8)
+            try:
+                closed.append(sock.recv(4096) == b"")
+            except (socket.timeout, ConnectionResetError):
+                closed.append(False)
+        status, _ = get(server.url + "/v1/whoami", granted[1])
+    finally:
+        for sock in held:
+            sock.close()
+        server.stop()
+    assert closed == [True, True, True, True]
+    assert status == 200

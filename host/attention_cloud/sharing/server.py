@@ -45,6 +45,11 @@ MAX_BODY_BYTES = 8 * 1024 * 1024
 #: then held its connection, and up to MAX_BODY_BYTES of this process's memory, for ever.
 BODY_TIMEOUT = 30.0
 
+#: Seconds a request's headers may take to arrive, from the connection's start or from the
+#: answer before it on a kept-alive connection: a connection that never finished a request
+#: (a client gone mid-request, or one that sent nothing) held one of MAX_CONNECTIONS for ever.
+HEADERS_TIMEOUT = 30.0
+
 #: The most connections served at once; past it a caller is answered 503 at once (each one
 #: may hold up to MAX_BODY_BYTES while its body arrives).
 MAX_CONNECTIONS = 64
@@ -361,6 +366,46 @@ def _say_when_nobody_holds_a_token(app: Any) -> None:
     app.state.no_tokens.check(mem)
 
 
+def _headers_deadline() -> type:
+    """uvicorn's HTTP/1.1 protocol, closing a connection whose request's headers have not all
+    come HEADERS_TIMEOUT seconds after it opened or after its last answer. uvicorn times out
+    only an idle kept-alive connection, and its timer stops at the first byte that arrives:
+    a request line alone, or nothing at all, held the connection open for ever. A request
+    whose headers came is left alone (its body has BODY_TIMEOUT, its answer takes what it
+    takes)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadersDeadline(H11Protocol):
+        _deadline: Any = None
+
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._start_deadline()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._start_deadline()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            super().connection_lost(exc)
+
+        def _start_deadline(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._deadline = self.loop.call_later(HEADERS_TIMEOUT, self._headers_late)
+
+        def _headers_late(self) -> None:
+            self._deadline = None
+            if self.cycle is not None and not self.cycle.response_complete:
+                return                      # a request came and is being answered
+            if not self.transport.is_closing():
+                self.transport.close()      # connection_lost does the rest, as for a reset
+
+    return HeadersDeadline
+
+
 def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
           port: int = DEFAULT_PORT, announce: Callable[[str], None] | None = None,
           share: float = DEFAULT_SHARE, burst: float = DEFAULT_BURST) -> None:
@@ -385,7 +430,7 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
         announce(f"http://{shown}:{bound}")
     _say_when_nobody_holds_a_token(app)     # after the address: a script waits for that line
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            limit_concurrency=MAX_CONNECTIONS)
+                            limit_concurrency=MAX_CONNECTIONS, http=_headers_deadline())
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
