@@ -111,14 +111,15 @@ def test_a_body_that_never_finishes_arriving_is_refused_at_the_deadline(granted)
 
 def test_more_connections_than_the_server_takes_are_answered_503_at_once(granted):
     """Each connection may hold a body of up to 8 MB while it arrives: without a bound, a
-    caller opening thousands held the server's memory in thousands of them."""
+    caller opening thousands held the server's memory in thousands of them. The refusal is
+    JSON, as every refusal is."""
     server = PatchedServer(granted[0])
     idle = []
     try:
         for _ in range(4):
             idle.append(socket.create_connection(("127.0.0.1", server.port), timeout=10))
         time.sleep(0.5)
-        status, _ = get(server.url + "/v1/whoami", granted[1])
+        status, body = get(server.url + "/v1/whoami", granted[1])
         for sock in idle:
             sock.close()
         time.sleep(0.5)
@@ -126,6 +127,9 @@ def test_more_connections_than_the_server_takes_are_answered_503_at_once(granted
     finally:
         server.stop()
     assert status == 503 and after == 200
+    # in the body every refusal has (it was uvicorn's plain-text "Service Unavailable")
+    assert body == {"error": "the server is answering as many connections as it takes (4); "
+                             "retry in a moment"}
 
 
 def test_a_grant_revoked_between_two_requests_of_one_connection_counts_at_the_second(

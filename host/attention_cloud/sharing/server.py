@@ -366,17 +366,45 @@ def _say_when_nobody_holds_a_token(app: Any) -> None:
     app.state.no_tokens.check(mem)
 
 
-def _headers_deadline() -> type:
-    """uvicorn's HTTP/1.1 protocol, closing a connection whose request's headers have not all
-    come HEADERS_TIMEOUT seconds after it opened or after its last answer. uvicorn times out
-    only an idle kept-alive connection, and its timer stops at the first byte that arrives:
-    a request line alone, or nothing at all, held the connection open for ever. A request
-    whose headers came is left alone (its body has BODY_TIMEOUT, its answer takes what it
-    takes)."""
+#: What a caller past MAX_CONNECTIONS is told (uvicorn's own refusal was plain text).
+TOO_MANY_CONNECTIONS = ("the server is answering as many connections as it takes ({}); "
+                        "retry in a moment")
+
+
+def _serve_protocol() -> type:
+    """uvicorn's HTTP/1.1 protocol with this server's bounds on connections:
+
+    - a connection whose request's headers have not all come HEADERS_TIMEOUT seconds after it
+      opened, or after its last answer, is closed. uvicorn times out only an idle kept-alive
+      connection, and its timer stops at the first byte that arrives: a request line alone, or
+      nothing at all, held the connection for ever. A request whose headers came is left
+      alone (its body has BODY_TIMEOUT; its answer takes what it takes);
+    - past MAX_CONNECTIONS connections (or requests in progress) a request is answered 503
+      with the JSON body every refusal has, as uvicorn's ``limit_concurrency`` answered it
+      in plain text.
+    """
+    from starlette.responses import JSONResponse
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class HeadersDeadline(H11Protocol):
+    class ServeProtocol(H11Protocol):
         _deadline: Any = None
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.app = self._bounded(self.app)
+
+        def _bounded(self, app: Any) -> Any:
+            async def bounded(scope: Any, receive: Any, send: Any) -> None:
+                # this request's own task is among the tasks already (uvicorn looked before)
+                if len(self.connections) >= MAX_CONNECTIONS or \
+                        len(self.tasks) - 1 >= MAX_CONNECTIONS:
+                    refusal = JSONResponse(
+                        {"error": TOO_MANY_CONNECTIONS.format(MAX_CONNECTIONS)},
+                        status_code=503, headers={"Connection": "close"})
+                    await refusal(scope, receive, send)
+                    return
+                await app(scope, receive, send)
+            return bounded
 
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -403,7 +431,7 @@ def _headers_deadline() -> type:
             if not self.transport.is_closing():
                 self.transport.close()      # connection_lost does the rest, as for a reset
 
-    return HeadersDeadline
+    return ServeProtocol
 
 
 def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
@@ -430,7 +458,7 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
         announce(f"http://{shown}:{bound}")
     _say_when_nobody_holds_a_token(app)     # after the address: a script waits for that line
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            limit_concurrency=MAX_CONNECTIONS, http=_headers_deadline())
+                            http=_serve_protocol())    # its own MAX_CONNECTIONS
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
