@@ -741,3 +741,28 @@ def test_attend_with_a_goal_and_a_bad_budget_changes_nothing(home: Path) -> None
     assert "budget 10001: inspections left, 0 to 10000" in seen[10001], seen
     assert "candidate `attn-404' does not exist" in seen["current"], seen
     assert (home / "journal.pl").read_bytes() == journal
+
+
+def test_a_client_gone_mid_call_ends_the_server_quietly(home: Path) -> None:
+    """A client that dies while a call runs (Claude Code quit or killed mid-tool) closes both
+    pipes: the server's answer then met a broken pipe, and it exited 1 with forty lines of
+    exception groups in the client's MCP log. It now ends as when its client hangs up between
+    calls: exit 0, nothing on stderr but the SDK's log lines."""
+    server = subprocess.Popen([ATC, "mcp"], env={**os.environ, "ATC_HOME": str(home)},
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    try:
+        server.stdin.write(_INIT.encode())
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1
+        server.stdin.write(b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":'
+                           b'"query","arguments":{"goal":"repeat, fail","time_limit":1.5}}}\n')
+        server.stdin.flush()
+    finally:
+        server.stdin.close()
+        server.stdout.close()
+        status = server.wait(timeout=60)
+        err = server.stderr.read().decode("utf-8", "replace")
+        server.stderr.close()
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert status == 0, err

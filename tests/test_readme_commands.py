@@ -362,6 +362,32 @@ def test_transcript_runs_and_prints_what_it_shows(world, doc):
     assert failures == [], "\n\n".join(failures)
 
 
+PYTHON_BLOCKS = [(doc, start, body) for doc in DOCS for lang, start, body in _fences(doc)
+                 if lang == "python"]
+
+
+@pytest.mark.parametrize("doc, start, body", PYTHON_BLOCKS,
+                         ids=[f"{d.relative_to(ROOT)}:{n}" for d, n, _ in PYTHON_BLOCKS])
+def test_python_block_runs_as_written(world, curated_home, doc, start, body):
+    """Each ```python block runs as it is shown, a script of its own: the home it opens
+    (``~/.attention-cloud``) a copy of the curated samples, ``session.jsonl`` a Claude Code
+    session in the working folder, the files the docs name (``fixes.pl``) beside it. A block
+    that used a name it never set (a ``home`` from the prose around it) stopped at that line
+    for whoever pasted it."""
+    name = f"python {doc.name}:{start}"
+    work, env = _workspace(world, name, None)
+    user_home = work.parent / "user"
+    shutil.copytree(curated_home, user_home / ".attention-cloud")
+    env = {**env, "HOME": str(user_home)}
+    env.pop("ATC_HOME")
+    shutil.copy(Path(world["samples"]) / "2026-01-12-processor-retries.jsonl",
+                work / "session.jsonl")
+    (work / "example.py").write_text("\n".join(body) + "\n", encoding="utf-8")
+    proc = subprocess.run([str(VENV_BIN / "python"), "example.py"], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=3 * PER_COMMAND_TIMEOUT)
+    assert proc.returncode == 0, f"{doc.relative_to(ROOT)}:{start}\n{proc.stderr[-3000:]}"
+
+
 def test_the_docs_show_commands_at_all():
     keys = [c.key for b in BLOCKS for c in b.commands]
     assert any(k.startswith("atc hydrate") for k in keys)

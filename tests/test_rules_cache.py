@@ -107,6 +107,21 @@ def test_the_compiled_rules_load_exactly_what_the_sources_load(tmp_path, state_h
     assert [name.endswith(".qlf") for name in _compiled(cache)] == [True]
 
 
+def test_the_rules_load_without_a_warning(tmp_path):
+    """A process that compiles the rules (the first after an install or an upgrade) or loads
+    them from source printed SWI-Prolog's warnings on the user's stderr: a predicate's clauses
+    split by another's (jump_option_/2 in jump.pl) was five lines of `Warning:` before the
+    answer of whatever command ran, the prompt hook's and the MCP server's logs included."""
+    unusable = tmp_path / "a-file"
+    unusable.write_text("not a folder")
+    for cache, origin in ((tmp_path / "cache", "compiled"), (unusable / "cache", "source")):
+        proc = _start(cache)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert json.loads(out)["origin"] == origin
+        assert "Warning" not in err, err
+
+
 def test_doctor_says_where_the_rules_came_from(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")

@@ -68,3 +68,37 @@ def test_refusals_meet_the_error_schema(served) -> None:
     assert schema_problems({"error": "x"}, "serve", "error") == []
     assert schema_problems({"message": "x"}, "serve", "error") \
         == ["(top): 'error' is a required property"]
+
+
+def _raw(url: str, method: str, token: str) -> tuple[int, str, bytes]:
+    """Status, content type and body of one request, whatever the body holds."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, method=method,
+                                     headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return reply.status, reply.headers.get("content-type", ""), reply.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("content-type", ""), exc.read()
+
+
+@pytest.mark.parametrize("method, path, want, says", [
+    ("GET", "/v1/nothing-here", 404, "no such endpoint: GET /v1/nothing-here"),
+    ("GET", "/v1/show/", 404, "no such endpoint: GET /v1/show/"),
+    ("DELETE", "/v1/whoami", 405, "DELETE is not allowed on /v1/whoami (it takes GET)"),
+    ("GET", "/v1/hydrate", 405, "GET is not allowed on /v1/hydrate (it takes POST)"),
+])
+def test_a_path_or_method_no_endpoint_takes_is_refused_in_json(served, method, path, want,
+                                                                says) -> None:
+    """A client reads every refusal's body as the error schema has it: an unknown path or a
+    method an endpoint does not take was Starlette's plain-text `Not Found`."""
+    import json
+
+    server, token = served
+    status, kind, raw = _raw(server.url + path, method, token)
+    assert (status, kind) == (want, "application/json"), raw
+    answer = json.loads(raw)
+    _answer_meets(answer, "error")
+    assert answer["error"] == says

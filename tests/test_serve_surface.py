@@ -111,14 +111,15 @@ def test_a_body_that_never_finishes_arriving_is_refused_at_the_deadline(granted)
 
 def test_more_connections_than_the_server_takes_are_answered_503_at_once(granted):
     """Each connection may hold a body of up to 8 MB while it arrives: without a bound, a
-    caller opening thousands held the server's memory in thousands of them."""
+    caller opening thousands held the server's memory in thousands of them. The refusal is
+    JSON, as every refusal is."""
     server = PatchedServer(granted[0])
     idle = []
     try:
         for _ in range(4):
             idle.append(socket.create_connection(("127.0.0.1", server.port), timeout=10))
         time.sleep(0.5)
-        status, _ = get(server.url + "/v1/whoami", granted[1])
+        status, body = get(server.url + "/v1/whoami", granted[1])
         for sock in idle:
             sock.close()
         time.sleep(0.5)
@@ -126,6 +127,9 @@ def test_more_connections_than_the_server_takes_are_answered_503_at_once(granted
     finally:
         server.stop()
     assert status == 503 and after == 200
+    # in the body every refusal has (it was uvicorn's plain-text "Service Unavailable")
+    assert body == {"error": "the server is answering as many connections as it takes (4); "
+                             "retry in a moment"}
 
 
 def test_a_grant_revoked_between_two_requests_of_one_connection_counts_at_the_second(
@@ -212,3 +216,41 @@ def test_a_float_json_cannot_hold_is_answered_as_atc_query_prints_it(granted):
         server.stop()
     assert status == 200, answer
     assert answer["rows"] == [{"X": "inf", "Y": "nan", "Z": "-inf"}]
+
+
+def test_a_connection_that_never_finishes_a_request_is_closed_at_the_deadline(granted):
+    """A caller that opened a connection and sent nothing, or a request line and never the
+    end of its headers (a client gone mid-request, its half-open connection), held one of the
+    server's connections for ever: MAX_CONNECTIONS of them and every caller was answered 503
+    until the server restarted. Now each request's headers have HEADERS_TIMEOUT seconds to
+    arrive (from the connection's start, or from the answer before on a kept-alive one),
+    then the connection is closed and others are served."""
+    server = PatchedServer(granted[0], extra="s.HEADERS_TIMEOUT = 1.0\n")
+    held = []
+    try:
+        for n in range(4):          # the patched MAX_CONNECTIONS
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            if n == 1:
+                sock.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\n")
+            elif n == 2:            # one answer, then a request that never ends
+                sock.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\n\r\n")
+                answer = b""
+                while not answer.endswith(b"}"):
+                    answer += sock.recv(4096)
+                assert answer.startswith(b"HTTP/1.1 401"), answer
+                sock.sendall(b"GET /v1/whoami HTTP/1.1\r\n")
+            held.append(sock)
+        closed = []
+        for sock in held:
+            sock.settimeout(8)
+            try:
+                closed.append(sock.recv(4096) == b"")
+            except (socket.timeout, ConnectionResetError):
+                closed.append(False)
+        status, _ = get(server.url + "/v1/whoami", granted[1])
+    finally:
+        for sock in held:
+            sock.close()
+        server.stop()
+    assert closed == [True, True, True, True]
+    assert status == 200

@@ -1045,6 +1045,15 @@ class Memory:
                     relations=tuple((str(p), str(o)) for p, o in d["relations"]))
 
     @serialised
+    def receipt(self, receipt_id: str) -> dict[str, Any]:
+        """The stored receipt ``receipt_id`` (a frame's ``receipt_id``, from this process or
+        any other), as ``atc receipt ID`` prints it; InputError when there is none (never
+        stored, or pruned past ``receipts_kept``)."""
+        from .hydration import load_receipt
+
+        return load_receipt(self.home, args.text("receipt_id", receipt_id))
+
+    @serialised
     def stats(self) -> dict[str, Any]:
         """Counts of items, kinds, sessions, relations; on-disk sizes."""
         (stats,) = self.pl.once("atc_journal:journal_stats", Var())

@@ -123,14 +123,20 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
 
             from .mcp_wire import ScreenedLines, stdin_wire
 
-            with stdin_wire() as wire:
-                lines = ScreenedLines(wire)
-                # stdio_server only iterates its stdin: lines, not an anyio file, serve
-                async with stdio_server(stdin=lines) as (  # type: ignore[arg-type]
-                        read_stream, write_stream):
-                    lines.answer_on(write_stream)
-                    low = self._lowlevel_server  # as MCPServer.run_stdio_async
-                    await low.run(read_stream, write_stream, low.create_initialization_options())
+            try:
+                with stdin_wire() as wire:
+                    lines = ScreenedLines(wire)
+                    # stdio_server only iterates its stdin: lines, not an anyio file, serve
+                    async with stdio_server(stdin=lines) as (  # type: ignore[arg-type]
+                            read_stream, write_stream):
+                        lines.answer_on(write_stream)
+                        low = self._lowlevel_server  # as MCPServer.run_stdio_async
+                        await low.run(read_stream, write_stream,
+                                      low.create_initialization_options())
+            except* BrokenPipeError:
+                # the client went away while a call ran (killed, or quit mid-tool): its
+                # answer has no reader, so the server ends as when stdin closes between calls
+                stdout_gone()
 
         def streamable_http_app(self, **options: Any) -> Any:
             """The SDK's app, its answers to a body it cannot read mended by
@@ -340,6 +346,20 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
     # for serve(): memory is closed on the worker thread that opened it
     server.atc_close = lambda: worker.submit(host.close).result()
     return server
+
+
+def stdout_gone() -> None:
+    """Point standard output at the null device once its reader has gone, so that what is
+    left in its buffers is dropped at exit rather than reported as a broken pipe (Python's
+    own advice for a program whose output pipe closes early)."""
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def refuse_unknown_arguments(name: str, arguments: dict[str, Any],

@@ -16,6 +16,7 @@ Endpoints (JSON):
   POST /v1/query            {goal, limit?, time_limit?, rules?}: solutions
   GET  /v1/show/{handle}    ?level=L2: one record
   GET  /v1/receipt/{id}     a receipt of the caller's own read
+Every refusal is `{"error": "..."}`, the router's too (an unknown path 404, a method 405).
 """
 from __future__ import annotations
 
@@ -44,6 +45,11 @@ MAX_BODY_BYTES = 8 * 1024 * 1024
 #: then held its connection, and up to MAX_BODY_BYTES of this process's memory, for ever.
 BODY_TIMEOUT = 30.0
 
+#: Seconds a request's headers may take to arrive, from the connection's start or from the
+#: answer before it on a kept-alive connection: a connection that never finished a request
+#: (a client gone mid-request, or one that sent nothing) held one of MAX_CONNECTIONS for ever.
+HEADERS_TIMEOUT = 30.0
+
 #: The most connections served at once; past it a caller is answered 503 at once (each one
 #: may hold up to MAX_BODY_BYTES while its body arrives).
 MAX_CONNECTIONS = 64
@@ -61,6 +67,7 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
     """The Starlette application serving ``home``; each principal may take ``share`` of its
     time, ``burst`` seconds at once (fair_share.py)."""
     from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
@@ -80,6 +87,13 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
         if status == 401:
             headers = {"WWW-Authenticate": "Bearer"}
         return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+    async def no_endpoint(request: Request, exc: Any) -> JSONResponse:
+        """The router's refusals (no endpoint at the path, a method it does not take) in the
+        body every refusal has: Starlette answered them in plain text."""
+        return JSONResponse({"error": routing_refusal(request.method, request.url.path,
+                                                      exc.status_code, exc.detail, exc.headers)},
+                            status_code=exc.status_code, headers=exc.headers)
 
     def endpoint(fn: Callable[[Any, str, Request, dict[str, Any]], Any]) -> Callable:
         async def handle(request: Request) -> JSONResponse:
@@ -188,7 +202,7 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
               Route("/v1/query", endpoint(query), methods=["POST"]),
               Route("/v1/show/{handle}", endpoint(show), methods=["GET"]),
               Route("/v1/receipt/{rid}", endpoint(receipt), methods=["GET"])]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={HTTPException: no_endpoint})
     app.state.reader = reader
     app.state.no_tokens = nobody
     return app
@@ -279,6 +293,20 @@ def _time_limit(body: dict) -> float | None:
     return float(value)
 
 
+def routing_refusal(method: str, path: str, status: int, detail: str,
+                    headers: dict[str, str] | None) -> str:
+    """What a caller is told when no endpoint answers METHOD PATH (404), or the one at PATH
+    takes other methods (405: those its ``Allow`` header lists, HEAD aside)."""
+    shown = path if len(path) <= 200 else path[:200] + "..."
+    if status == 404:
+        return f"no such endpoint: {method} {shown}"
+    if status == 405:
+        allowed = [m.strip() for m in (headers or {}).get("Allow", "").split(",")
+                   if m.strip() and m.strip() != "HEAD"]
+        return f"{method} is not allowed on {shown} (it takes {', '.join(allowed)})"
+    return str(detail)
+
+
 async def _body(request: Any) -> bytes | None:
     """The request's body, or None when it is longer than MAX_BODY_BYTES (read no further)."""
     declared = request.headers.get("content-length", "")
@@ -338,6 +366,74 @@ def _say_when_nobody_holds_a_token(app: Any) -> None:
     app.state.no_tokens.check(mem)
 
 
+#: What a caller past MAX_CONNECTIONS is told (uvicorn's own refusal was plain text).
+TOO_MANY_CONNECTIONS = ("the server is answering as many connections as it takes ({}); "
+                        "retry in a moment")
+
+
+def _serve_protocol() -> type:
+    """uvicorn's HTTP/1.1 protocol with this server's bounds on connections:
+
+    - a connection whose request's headers have not all come HEADERS_TIMEOUT seconds after it
+      opened, or after its last answer, is closed. uvicorn times out only an idle kept-alive
+      connection, and its timer stops at the first byte that arrives: a request line alone, or
+      nothing at all, held the connection for ever. A request whose headers came is left
+      alone (its body has BODY_TIMEOUT; its answer takes what it takes);
+    - past MAX_CONNECTIONS connections (or requests in progress) a request is answered 503
+      with the JSON body every refusal has, as uvicorn's ``limit_concurrency`` answered it
+      in plain text.
+    """
+    from starlette.responses import JSONResponse
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class ServeProtocol(H11Protocol):
+        _deadline: Any = None
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.app = self._bounded(self.app)
+
+        def _bounded(self, app: Any) -> Any:
+            async def bounded(scope: Any, receive: Any, send: Any) -> None:
+                # this request's own task is among the tasks already (uvicorn looked before)
+                if len(self.connections) >= MAX_CONNECTIONS or \
+                        len(self.tasks) - 1 >= MAX_CONNECTIONS:
+                    refusal = JSONResponse(
+                        {"error": TOO_MANY_CONNECTIONS.format(MAX_CONNECTIONS)},
+                        status_code=503, headers={"Connection": "close"})
+                    await refusal(scope, receive, send)
+                    return
+                await app(scope, receive, send)
+            return bounded
+
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._start_deadline()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._start_deadline()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            super().connection_lost(exc)
+
+        def _start_deadline(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._deadline = self.loop.call_later(HEADERS_TIMEOUT, self._headers_late)
+
+        def _headers_late(self) -> None:
+            self._deadline = None
+            if self.cycle is not None and not self.cycle.response_complete:
+                return                      # a request came and is being answered
+            if not self.transport.is_closing():
+                self.transport.close()      # connection_lost does the rest, as for a reset
+
+    return ServeProtocol
+
+
 def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
           port: int = DEFAULT_PORT, announce: Callable[[str], None] | None = None,
           share: float = DEFAULT_SHARE, burst: float = DEFAULT_BURST) -> None:
@@ -362,7 +458,7 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
         announce(f"http://{shown}:{bound}")
     _say_when_nobody_holds_a_token(app)     # after the address: a script waits for that line
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            limit_concurrency=MAX_CONNECTIONS)
+                            http=_serve_protocol())    # its own MAX_CONNECTIONS
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
