@@ -709,7 +709,10 @@ spend_(C, L0, L) :-
 % module freeze wakes a goal on unification, and the setup and cleanup of
 % setup_call_cleanup/3 run with signals blocked, where no limit can stop them. It reads every
 % global variable (nb_getval/2, b_getval/2, nb_current/2), the host's caches included (the
-% names of every speaker in the home, whatever a grantee may see). So before the sandbox sees
+% names of every speaker in the home, whatever a grantee may see). It allows tabled_call/1,
+% whose table outlives the call, shared by every later call and reader and never reclaimed: a
+% grantee's `tabled_call(between(N, 400000, X))` grew the server by ~57 MB a request, under
+% limits that count each call afresh. So before the sandbox sees
 % user code, any mention (as a goal, a closure passed to call/N or maplist/N, or data) of these
 % names, and any module qualification, is refused.
 user_code_refused_(Name, database) :-
@@ -717,7 +720,7 @@ user_code_refused_(Name, database) :-
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
                      nb_setval, b_setval, nb_linkval, nb_delete, nb_getval, b_getval,
                      nb_current, abolish_all_tables, abolish_private_tables,
-                     abolish_shared_tables]).
+                     abolish_shared_tables, tabled_call]).
 user_code_refused_(Name, system) :-
     memberchk(Name, [abort, halt, sleep, call_with_time_limit, call_with_inference_limit,
                      call_with_depth_limit, alarm, alarm_at, remove_alarm, install_alarm,
