@@ -316,7 +316,8 @@ class Memory:
         the text the user had asked to forget (a Memory held open behind ``atc serve`` or
         ``atc mcp``, every ``atc query`` opened afresh). The write lock is taken for that alone
         and given back; a writer at work (that erasure itself, still running) is left to it,
-        and so is a home this process cannot write to (one ``stat`` when there is no plan)."""
+        and so is a home this process cannot write to or whose plan it cannot read (the reader
+        answers as before; one ``stat`` when there is no plan)."""
         from . import erasure
 
         if not (self.home / erasure.PENDING_FILE).exists():
@@ -327,6 +328,8 @@ class Memory:
             return
         try:
             report = erasure.finish_pending(self)
+        except OSError:     # a full disk, a plan it may not read: the next writer meets it too
+            return
         finally:
             self.release()
         if report is not None:
