@@ -512,7 +512,9 @@ text_prefix_(Text, Max, Prefix) :-
 %   The whole call, answers included, runs under the limits of within_limits_/2:
 %   Options.time_limit seconds (default 30), Options.stack_limit bytes of Prolog stacks
 %   (default 256 MB), Options.memory_limit bytes of heap growth (default 1 GB) and
-%   Options.atom_limit new atoms (default 2,000,000); a goal that passes one is aborted, which
+%   Options.atom_limit new atoms (default 2,000,000) and what is left of its principal's
+%   Options.functor_limit new functors in the process (default 1,000,000; limits_principal_/1);
+%   a goal that passes one is aborted, which
 %   catch/3 in user code cannot stop (the host reads why with api_stopped/1). Answers are
 %   checked before they leave Prolog: Options.answer_cells (default 1,000,000) cells in all,
 %   nested at most Options.answer_depth (default 100) deep, never cyclic.
@@ -709,7 +711,10 @@ spend_(C, L0, L) :-
 % module freeze wakes a goal on unification, and the setup and cleanup of
 % setup_call_cleanup/3 run with signals blocked, where no limit can stop them. It reads every
 % global variable (nb_getval/2, b_getval/2, nb_current/2), the host's caches included (the
-% names of every speaker in the home, whatever a grantee may see). So before the sandbox sees
+% names of every speaker in the home, whatever a grantee may see). It allows tabled_call/1,
+% whose table outlives the call, shared by every later call and reader and never reclaimed: a
+% grantee's `tabled_call(between(N, 400000, X))` grew the server by ~57 MB a request, under
+% limits that count each call afresh. So before the sandbox sees
 % user code, any mention (as a goal, a closure passed to call/N or maplist/N, or data) of these
 % names, and any module qualification, is refused.
 user_code_refused_(Name, database) :-
@@ -717,7 +722,7 @@ user_code_refused_(Name, database) :-
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
                      nb_setval, b_setval, nb_linkval, nb_delete, nb_getval, b_getval,
                      nb_current, abolish_all_tables, abolish_private_tables,
-                     abolish_shared_tables]).
+                     abolish_shared_tables, tabled_call]).
 user_code_refused_(Name, system) :-
     memberchk(Name, [abort, halt, sleep, call_with_time_limit, call_with_inference_limit,
                      call_with_depth_limit, alarm, alarm_at, remove_alarm, install_alarm,
@@ -902,6 +907,8 @@ prolog:error_message(walk_rule_failed(Name, E)) -->
 stopped_(time(T)) --> { seconds_shown_(T, S) }, [ 'stopped: ran past its time limit of ~w s'-[S] ].
 stopped_(memory(B)) --> { MB is B // 1048576 }, [ 'stopped: grew memory by more than ~D MB'-[MB] ].
 stopped_(atoms(N)) --> [ 'stopped: created more than ~D atoms'-[N] ].
+stopped_(functors(N)) -->
+    [ 'stopped: made more than ~D new functors (names of compound terms) in this process, which never frees them; no more until it restarts'-[N] ].
 stopped_(none) --> [ 'stopped (aborted)'-[] ].
 stopped_(interrupted) --> [ 'stopped: interrupted'-[] ].
 
@@ -956,11 +963,20 @@ within_limits_(Options, Goal) :-
     limit_option_(Options, stack_limit, 268435456, Stack),
     limit_option_(Options, memory_limit, 1073741824, Memory),
     limit_option_(Options, atom_limit, 2000000, Atoms),
+    limit_option_(Options, functor_limit, 1000000, Functors),
+    limits_principal_(Who),
+    functors_made_(Who, Made),
+    (   Made >= Functors
+    ->  throw(error(limit_stopped(functors(Functors)), _))
+    ;   true
+    ),
     get_time(T0),
     statistics(heapused, H0),
     statistics(atoms, A0),
+    statistics(functors, F0),
     Deadline is T0 + Time,
-    Limits = limits(Deadline, Time, H0, Memory, A0, Atoms),
+    FunctorsLeft is Functors - Made,
+    Limits = limits(Deadline, Time, H0, Memory, A0, Atoms, F0, FunctorsLeft, Functors),
     current_prolog_flag(stack_limit, Stack0),
     flag(atc_limit_token, Token, Token + 1),
     thread_self(Caller),
@@ -976,11 +992,37 @@ within_limits_(Options, Goal) :-
         ),
         catch(once(Goal), E, limited_rethrow_(E)),
         ( nb_setval(atc_limit_state, idle),
+          functors_count_(Who, F0),
           set_output(Out0),
           (   Out == user_error -> true ; close(Out) ),
           set_prolog_flag(stack_limit, Stack0),
           watchdog_stop_(Dog)
         )).
+
+% SWI-Prolog never frees a functor (nor the atom naming it): a grantee's goal making compound
+% terms of fresh names left ~100 bytes each in `atc serve` for good, under every limit of a
+% call (114 MB to 565 MB in eight requests). So the functors user code makes are counted per
+% principal (the owner's calls as `owner`) for the life of the process: a call that passes
+% what is left of its principal's functor_limit is stopped, and once none is left their calls
+% are refused before they run. The count is a difference of the process's functors, so a
+% library autoloaded by the call counts too (a few hundred, once).
+limits_principal_(Who) :-
+    (   grantee_view_reader(P) -> Who = P ; Who = owner ).
+
+functors_made_(Who, Made) :-
+    (   functors_made_by_(Who, Made0) -> Made = Made0 ; Made = 0 ).
+
+functors_count_(Who, F0) :-
+    statistics(functors, F),
+    (   F > F0
+    ->  functors_made_(Who, Made0),
+        Made is Made0 + F - F0,
+        retractall(functors_made_by_(Who, _)),
+        assertz(functors_made_by_(Who, Made))
+    ;   true
+    ).
+
+:- dynamic functors_made_by_/2.         % Principal (or owner), new functors made so far
 
 % user_output_(-Out): where what user code prints goes: the owner's to standard error, a
 % grantee's nowhere. A grantee never sees the host's standard error (a server's terminal or
@@ -1084,7 +1126,8 @@ limit_option_(Options, Key, Default, Value) :-
 
 %!  api_set_limits(+Options:dict) is det.
 %   Change the default limits of user code for this process (keys as in api_query/4:
-%   time_limit, stack_limit, memory_limit, atom_limit); options given to a call still win.
+%   time_limit, stack_limit, memory_limit, atom_limit, functor_limit); options given to a
+%   call still win.
 %   A stack limit the engine cannot take (above what it can represent, below what its stacks
 %   hold now) raises its error here: kept, it made every later query raise it.
 api_set_limits(Options) :-
@@ -1113,13 +1156,15 @@ watchdog_(Caller, Token, Limits) :-
     ;   watchdog_(Caller, Token, Limits)
     ).
 
-limit_passed_(limits(Deadline, Time, H0, Memory, A0, Atoms), Why) :-
+limit_passed_(limits(Deadline, Time, H0, Memory, A0, Atoms, F0, FunctorsLeft, Functors), Why) :-
     get_time(Now),
     statistics(heapused, H),
     statistics(atoms, A),
+    statistics(functors, F),
     (   Now > Deadline -> Why = time(Time)
     ;   H - H0 > Memory -> Why = memory(Memory)
     ;   A - A0 > Atoms -> Why = atoms(Atoms)
+    ;   F - F0 > FunctorsLeft -> Why = functors(Functors)
     ).
 
 watchdog_stop_call_(Me, Caller, Token, Why) :-

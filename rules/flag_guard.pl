@@ -3,6 +3,8 @@
             grantee_prolog_flag/2,      % ?Flag, ?Value
             grantee_flag/1,             % ?Flag
             grantee_statistics/2,       % +Key, -Value
+            grantee_thread_statistics/3, % +Thread, +Key, -Value
+            prolog_flag/2,              % ?Flag, ?Value (a grantee's, imported: see below)
             grantee_predicate_property/3 % +Module, +Head, ?Property
           ]).
 :- use_module(library(error)).
@@ -24,7 +26,12 @@ statistics/2 is the same kind of window: `statistics(atoms, N)`, `clauses`, `cod
 with the owner's memory, so a grantee learnt the size of what they may not see (and, from
 one read to the next, how much the owner wrote). Every key describes the process, none the
 language, so a grantee's module gets a statistics/2 that refuses each by name,
-`permission_error(access, statistics, atoms)`.
+`permission_error(access, statistics, atoms)`, and a thread_statistics/3 that does the same
+(`thread_statistics(main, clauses, N)` read what statistics/2 refused).
+
+prolog_flag/2 (library(quintus), which library(sandbox) allows) read every flag
+current_prolog_flag/2 refuses (`prolog_flag(os_argv, V)`, `prolog_flag(pid, P)`): a grantee's
+module imports this module's prolog_flag/2, which is grantee_prolog_flag/2.
 
 predicate_property/2 names the owner's files (`file('/home/alice/.local/.../grantee_view.pl')`,
 `line_count/1`, `autoload/1`) and the database's generation when a predicate was last changed
@@ -36,10 +43,13 @@ predicate_property/2 that answers only the properties that describe the predicat
 
 %!  flag_guard_install(+Module) is det.
 %   Give Module a current_prolog_flag/2 of its own that is grantee_prolog_flag/2, a
-%   statistics/2 that is grantee_statistics/2 and a predicate_property/2 that is
+%   statistics/2 that is grantee_statistics/2, a thread_statistics/3 that is
+%   grantee_thread_statistics/3 and a predicate_property/2 that is
 %   grantee_predicate_property/3 in Module. Each is a
 %   clause in Module rather than an import: an ISO builtin's name cannot be exported (import/1
-%   took it with a warning on standard error). Installed once: emptying Module keeps it.
+%   took it with a warning on standard error). prolog_flag/2, a library predicate that
+%   emptying Module would remove, is imported from here. Installed once: emptying Module
+%   keeps it.
 flag_guard_install(M) :-
     (   installed_(M)
     ->  true
@@ -49,6 +59,10 @@ flag_guard_install(M) :-
         @(redefine_system_predicate(statistics(_, _)), M),
         assertz(M:(statistics(Key, Value) :-
                        atc_flag_guard:grantee_statistics(Key, Value))),
+        @(redefine_system_predicate(thread_statistics(_, _, _)), M),
+        assertz(M:(thread_statistics(Thread, Key, Value) :-
+                       atc_flag_guard:grantee_thread_statistics(Thread, Key, Value))),
+        @(import(atc_flag_guard:prolog_flag/2), M),
         @(redefine_system_predicate(predicate_property(_, _)), M),
         assertz(M:(predicate_property(Head, Property) :-
                        atc_flag_guard:grantee_predicate_property(M, Head, Property))),
@@ -92,6 +106,19 @@ grantee_statistics(Key, _Value) :-
     must_be(atom, Key),
     permission_error(access, statistics, Key).
 
+%!  grantee_thread_statistics(+Thread, +Key, -Value) is det.
+%   Refuses every key, as grantee_statistics/2 does: a thread's counts are the process's
+%   (atoms, clauses, code) or its work on the owner's memory (inferences, CPU time).
+%   @error instantiation_error for an unbound Key
+%   @error permission_error(access, statistics, Key) for any other
+grantee_thread_statistics(_Thread, Key, Value) :-
+    grantee_statistics(Key, Value).
+
+%!  prolog_flag(?Flag, ?Value) is nondet.
+%   A grantee's prolog_flag/2: grantee_prolog_flag/2.
+prolog_flag(Flag, Value) :-
+    grantee_prolog_flag(Flag, Value).
+
 %!  grantee_predicate_property(+Module, +Head, ?Property) is nondet.
 %   system:predicate_property/2 of Module:Head, for the properties grantee_property/1 names.
 %   @error instantiation_error for an unbound Head (library(sandbox) refused it before)
@@ -123,4 +150,6 @@ grantee_property(Property) :-
 :- multifile sandbox:safe_primitive/1.
 sandbox:safe_primitive(atc_flag_guard:grantee_prolog_flag(_, _)).
 sandbox:safe_primitive(atc_flag_guard:grantee_statistics(_, _)).
+sandbox:safe_primitive(atc_flag_guard:grantee_thread_statistics(_, _, _)).
+sandbox:safe_primitive(atc_flag_guard:prolog_flag(_, _)).
 sandbox:safe_primitive(atc_flag_guard:grantee_predicate_property(_, _, _)).

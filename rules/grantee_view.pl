@@ -319,8 +319,9 @@ shown_file_(P, O) :-
     ).
 
 %!  cell(?C) is nondet.
-%   Cells (rules/cells.pl) whose every member the reader sees (visible/3 treats a cell as a
-%   record derived from its members); links, paths and regions keep to such cells.
+%   Cells (rules/cells.pl) the reader sees: none, since visible/3 shows no grantee a cell (a
+%   partition of every item, hidden ones included). These predicates and the links, paths and
+%   regions below answer as for a home without cells, whatever the owner's partition holds.
 cell(C0) :-
     atom_arg_(C0, C), grantee_view_reader(_), kept_(C, []), atc_cells:cell(C), seen_(C, _).
 %!  cell_of(?H, ?C) is nondet.

@@ -55,7 +55,7 @@
 :- use_module(journal).
 :- use_module(ladder).
 :- use_module(when, [items_between/4]).
-:- use_module(cells, [cell/1, cell_of/2, cell_provenance/2]).
+:- use_module(cells, [cell/1, cell_provenance/2]).
 :- use_module(tms, [belief_support/3]).
 :- use_module(attention_store, [scope_atom/2]).
 :- use_module(attention_checks, [text_atom/2]).
@@ -83,10 +83,12 @@ grantee when
   - it is a live item matched by a grant that reaches the grantee (its filter: any of the
     values given per key, every key; keys segment, session, tag, entity, from, to), and the
     item's labels admit the grantee; the ceiling is the most detailed of those grants';
-  - or it was derived from items (an arc, a rollup: provenance/2; a cell: its members), every
-    one of them is visible, and the record's labels admit the grantee; its ceiling is the
-    least detailed of theirs (a cell's, L3 where that is L2: its L1 and L2 quote its central
-    members' L1). So a summary never shows more of a source than the source itself would.
+  - or it was derived from items (an arc, a rollup: provenance/2), every one of them is
+    visible, and the record's labels admit the grantee; its ceiling is the least detailed of
+    theirs. So a summary never shows more of a source than the source itself would.
+  - A cell is visible to no grantee: cells partition every item of the home, hidden ones
+    included, so which items share a cell, its aggregates and links, and whether all its
+    members are visible all move when the owner writes where the grantee cannot see.
   - At an L3 ceiling (presence) a record must have a skeleton: a record too small for one,
     whose L3 rung is its L1 or L2 sentence (rules/ladder.pl keeps a tiny item's text as its
     L3), is not visible there, since showing it would show what it says.
@@ -297,7 +299,7 @@ visible_(P, Record, Max) :-
 %
 %   The candidates are the items of the sessions a grant's filter names (else of its segments,
 %   its entities, its time window or its tags: filter_candidates_/3),
-%   each checked by the policy itself (visible/3's), then the arcs, rollups and cells those
+%   each checked by the policy itself (visible/3's), then the arcs and rollups those
 %   visible items belong to, each checked likewise: the set is exactly what visible/3 answers.
 %   A grantee's searches run within it (rules/hydrate.pl), so what they return cannot depend on
 %   hidden records, and costs what the reader sees, not what the home holds.
@@ -565,12 +567,11 @@ stored_text_(S, Stored) :-
     ;   atom_string(A, Str), Stored = Str
     ).
 
-% A derived record item H is a source of: what curation computed from it (arcs, rollups),
-% its cell.
+% A derived record item H is a source of that a grantee may see: what curation computed from
+% it (arcs, rollups; its cell is visible to no grantee).
 item_derived_(H, D) :-
     (   provenance(D, H)
     ;   arc_member(D, H)
-    ;   cell_of(H, D)
     ),
     D \== H.
 
@@ -622,8 +623,6 @@ reader_set_depends_(atc_ladder:rollup_(_, _)).
 reader_set_depends_(atc_ladder:provenance_(_, _)).
 reader_set_depends_(atc_ladder:rung_(_, _, _, _)).
 reader_set_depends_(atc_ladder:distill_(_, _, _)).
-reader_set_depends_(atc_cells:member_(_, _)).
-reader_set_depends_(atc_cells:info_(_, _, _)).
 
 predicate_generation_(Head, G) :-
     (   predicate_property(Head, last_modified_generation(G0)) -> G = G0 ; G = 0 ).
@@ -722,21 +721,16 @@ visible_(Now, P, Grants, R, Max) :-
     (   item(R)
     ->  item_ceiling_(Grants, R, Max),
         labels_admit_(Now, P, R)
+    ;   cell(R)
+    ->  fail        % the owner's partition of every item, hidden ones included
     ;   derived_record_(R)
     ->  findall(H, record_source_(R, H), Hs0),
         sort(Hs0, Hs),
         Hs \== [],
-        foldl(source_ceiling_(Grants, Now, P), Hs, l0, Max0),
-        cell_ceiling_(R, Max0, Max),
+        foldl(source_ceiling_(Grants, Now, P), Hs, l0, Max),
         labels_admit_(Now, P, R)
     ),
     \+ ( Max == l3, l3_says_text_(R) ).
-
-% A cell's L1 and L2 quote the L1 summaries of its central members (rules/cells.pl): a reader
-% who sees the members at L2 would read those summaries through the cell's L2, so the cell is
-% presence (L3) to them.
-cell_ceiling_(R, Max0, Max) :-
-    (   Max0 == l2, cell(R) -> Max = l3 ; Max = Max0 ).
 
 % R's L3 rung is not a skeleton but a more detailed rung's text (or a cut of it): a record too
 % small for a skeleton says everything at L3, which a presence ceiling must not show.
@@ -780,8 +774,7 @@ derived_record_(R) :-
     ).
 
 % The items a derived record was computed from: an arc's or rollup's provenance, a cell's
-% members (a cell summary is seen only by a reader who sees every member, at the least
-% detailed of their ceilings, like any derived record).
+% members (no grantee sees a cell, visible_/5).
 record_source_(R, H) :-
     (   cell(R) -> cell_provenance(R, H) ; provenance(R, H) ).
 

@@ -27,6 +27,7 @@ porter_stem(Word, Word).
 :- use_module(when).
 :- use_module(path_disclosure, [shown_text/4, shown_value/2]).
 :- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
+                        home_owner/1,
                         reader_items/2, reader_records/2, reader_segments/2,
                         reader_unseen_options/2]).
 :- use_module(cells).
@@ -97,7 +98,8 @@ Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source,
 %   reader (a principal: the frame holds only what visible/3 lets them see, each fact at most
 %   at their ceiling for it; default none, the home's owner reading),
 %   cells (`auto`, the default: the walk expands through cell adjacency when memory holds
-%   cells, through the entity graph otherwise; `false`: the entity graph), mount (a list of
+%   cells and the reader is the owner, through the entity graph otherwise; `false`: the
+%   entity graph), mount (a list of
 %   cells, a cell named twice counted once: the frame is drawn only from each cell and its
 %   neighbourhood to `depth` links, default 1; each mount renders independently with an
 %   equal share of the budget, as a part labelled `mount:Cell`, what one leaves unspent going
@@ -127,7 +129,7 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     (   Reader == none -> true ; reader_items(Reader, _) ),  % kept: built after a change only
     option_(Options, cells, auto, CellsOpt),
     must_be(oneof([auto, true, false]), CellsOpt),
-    (   CellsOpt \== false, cells_exist -> UseCells = true ; UseCells = false ),
+    (   CellsOpt \== false, cells_exist, reads_cells_(Reader) -> UseCells = true ; UseCells = false ),
     option_(Options, mount, [], Mounts0),
     must_be(list(atom), Mounts0),
     list_to_set(Mounts0, Mounts),        % a cell named twice is one part, not two halves
@@ -179,6 +181,14 @@ hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     Meta = _{goal: Goal, plane: Plane, path: Path, budget: Total, spent: Spent,
              framing: Framing, ceiling: Ceiling, segments: SegMetas, anchor: AnchorMeta,
              now: NowMeta, speakers: Speakers, in_window: InWindow, recency: Recency}.
+
+% reads_cells_(+Reader): the frame may walk through cells. Not a grantee's: cells partition
+% every item, hidden ones included, so which of their items a walk through them brought in,
+% and at what score, moved when the owner wrote where they cannot see (visible/3 shows them
+% no cell). Their walk is the entity graph's, as in a home without cells.
+reads_cells_(none) :- !.
+reads_cells_(Reader) :-
+    home_owner(Reader).
 
 % Why each item of the frame counted as inside the window the goal names (time_prior_/3), a
 % dict by handle: `written` when it was written there, else the first day its text names there

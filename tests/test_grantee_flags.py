@@ -122,3 +122,37 @@ def test_predicate_property_refuses_a_grantee_a_module_qualified_head(mem):
     with pytest.raises(AtcError) as caught:
         reader_query(mem, "bob", "X =.. [:, lists, append(_, _, _)], predicate_property(X, P)")
     assert "predicate_property" in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("flag", ["os_argv", "argv", "executable", "pid", "tmp_dir", "home",
+                                  "cpu_count"])
+def test_prolog_flag_2_is_refused_a_grantee_as_current_prolog_flag_is(mem, flag):
+    """prolog_flag/2 (library(quintus), which library(sandbox) allows) read the same flags
+    current_prolog_flag/2 refuses a grantee: `prolog_flag(os_argv, V)` answered the process's
+    command line, `prolog_flag(pid, P)` its id. It is now the grantee's current_prolog_flag/2."""
+    _refused_every_way(mem, "prolog_flag", flag, "prolog_flag")
+
+
+def test_prolog_flag_2_enumerates_the_languages_flags_alone(mem):
+    from attention_cloud.sharing import reader_query
+
+    names = {row["F"] for row in reader_query(mem, "bob", "prolog_flag(F, _)", limit=1000).rows}
+    assert "bounded" in names and not names & {"os_argv", "pid", "executable", "home"}
+    assert mem.query("prolog_flag(pid, P)").rows[0]["P"] > 0           # the owner's, as before
+
+
+@pytest.mark.parametrize("key", ["atoms", "clauses", "codes", "predicates", "inferences",
+                                 "cputime"])
+def test_thread_statistics_is_refused_a_grantee_as_statistics_is(mem, key):
+    """thread_statistics(main, clauses, N) answered a grantee what statistics/2 refuses them:
+    the process's atoms, clauses and code, which grow with the owner's memory, hidden records
+    included. Each key is refused in one line, for any thread."""
+    from attention_cloud.sharing import reader_query
+
+    for goal in (f"thread_statistics(main, {key}, V)", f"thread_self(T), thread_statistics(T, {key}, V)",
+                 f"call(thread_statistics(main), {key}, V)"):
+        with pytest.raises(AtcError) as caught:
+            reader_query(mem, "bob", goal)
+        message = str(caught.value)
+        assert "\n" not in message and key in message and "statistics" in message, message
+    assert mem.query(f"thread_statistics(main, {key}, V)").rows            # the owner's

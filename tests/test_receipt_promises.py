@@ -316,7 +316,7 @@ def test_every_frame_keeps_the_receipts_promises(home, cells, goal, budget, plan
     segments = {"chats": int(budget * share)} if share is not None else None
     kw = dict(budget=budget, plane=plane, ceiling=ceiling, excerpt=excerpt, bridge=bridge,
               now=now, segments=segments, cells=walk_cells)
-    if mount is not None and reader != "bob" and cells:  # bob sees no whole cell
+    if mount is not None and reader is None and cells:  # no grantee sees a cell
         mounted = [cells[i % len(cells)] for i in (mount if isinstance(mount, tuple) else [mount])]
         kw.update(segments=None, mount=mounted if isinstance(mount, tuple) else mounted[0],
                   depth=depth)

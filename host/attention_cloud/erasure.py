@@ -2,8 +2,10 @@
 them keeps their influence (``atc forget``, :meth:`Memory.forget <attention_cloud.Memory.forget>`).
 
 An erasure runs in stages, each safe to be killed in, and resumable from the file
-``erasure.pending.json`` (handles, record ids, who and why; never text), which the next writer
-(``forget``, ``curate``, ``ingest``, or :meth:`Memory.finish_erasure`) finishes:
+``erasure.pending.json`` (handles, record ids, who and why; never text), which the next call
+of any Memory on the home finishes when no other process is writing (a reader's too, so that
+none goes on serving the text; else the next writer: ``forget``, ``curate``, ``ingest``, or
+:meth:`Memory.finish_erasure`):
 
 1. **plan** (nothing changes): the items, the items that inherited an erased user goal (their
    goal becomes ``[forgotten]``; they are curated again), the curated records derived from any

@@ -153,6 +153,7 @@ class Memory:
         self.lock = WriteLock(home)
         self.config = read_config(home)
         self._seen = writers_stamp(home)  # before reading: a write meanwhile is taken in next
+        self._finished_erasure: Any = None  # a left erasure a call finished (finish_erasure)
         self.open_info = open_store(pl, home, self.lock)
         self._jump: Any = None
 
@@ -302,11 +303,37 @@ class Memory:
         holds the write lock: it is the writer, nothing else committed."""
         if self._closed or self.lock.held:
             return
+        self._finish_left_erasure()
         stamp = writers_stamp(self.home)
         if stamp == self._seen:
             return
         if not self.refresh():
             self._read_afresh(stamp)
+
+    def _finish_left_erasure(self) -> None:
+        """Finish an erasure a killed process left (its plan on disk) before this call reads,
+        when no other process is writing: until a writer came, every reader went on serving
+        the text the user had asked to forget (a Memory held open behind ``atc serve`` or
+        ``atc mcp``, every ``atc query`` opened afresh). The write lock is taken for that alone
+        and given back; a writer at work (that erasure itself, still running) is left to it,
+        and so is a home this process cannot write to or whose plan it cannot read (the reader
+        answers as before; one ``stat`` when there is no plan)."""
+        from . import erasure
+
+        if not (self.home / erasure.PENDING_FILE).exists():
+            return
+        try:
+            self.acquire(wait=0)
+        except (HomeError, OSError):
+            return
+        try:
+            report = erasure.finish_pending(self)
+        except OSError:     # a full disk, a plan it may not read: the next writer meets it too
+            return
+        finally:
+            self.release()
+        if report is not None:
+            self._finished_erasure = report     # finish_erasure() hands it to the caller
 
     def _settled_receipt(self, receipt: dict[str, Any]) -> dict[str, Any]:
         """``receipt`` as it may be stored now (save_receipt calls this under the receipts'
@@ -733,12 +760,15 @@ class Memory:
 
     @serialised
     def finish_erasure(self) -> ForgetReport | None:
-        """Finish an erasure a killed process left half done (every writing call does this
-        first); returns its ForgetReport, or None when there was none."""
+        """Finish an erasure a killed process left half done (every call of a Memory does this
+        first when no other process is writing); returns its ForgetReport (that of one this
+        Memory finished so on the way into a call since the last finish_erasure), or None
+        when there was none."""
         from . import erasure
 
+        finished, self._finished_erasure = self._finished_erasure, None
         if not (self.home / erasure.PENDING_FILE).exists():
-            return None
+            return finished         # this call (or an earlier one) finished it on the way in
         return erasure.finish_pending(self)
 
     @serialised
@@ -813,15 +843,20 @@ class Memory:
 
     @serialised
     def set_limits(self, *, time_limit: float | None = None, stack_limit: int | None = None,
-                   memory_limit: int | None = None, atom_limit: int | None = None) -> None:
+                   memory_limit: int | None = None, atom_limit: int | None = None,
+                   functor_limit: int | None = None) -> None:
         """Change the limits user code runs under in this process (queries, rule loading and
-        frames with rules): seconds, bytes of Prolog stacks, bytes of heap growth, new atoms.
-        Defaults: 30 s, 256 MB, 1 GB, 2,000,000."""
+        frames with rules): seconds, bytes of Prolog stacks, bytes of heap growth, new atoms
+        (each a call's), and new functors (a principal's, the owner's as one, over the life of
+        the process: SWI-Prolog never frees one). Defaults: 30 s, 256 MB, 1 GB, 2,000,000,
+        1,000,000."""
         given = {"time_limit": args.seconds("time_limit", time_limit, optional=True),
                  "stack_limit": args.whole("stack_limit", stack_limit, minimum=1, optional=True),
                  "memory_limit": args.whole("memory_limit", memory_limit, minimum=1,
                                             optional=True),
-                 "atom_limit": args.whole("atom_limit", atom_limit, minimum=1, optional=True)}
+                 "atom_limit": args.whole("atom_limit", atom_limit, minimum=1, optional=True),
+                 "functor_limit": args.whole("functor_limit", functor_limit, minimum=1,
+                                             optional=True)}
         options = {k: v for k, v in given.items() if v is not None}
         try:
             self.pl.once("atc_api:api_set_limits", options)

@@ -109,6 +109,8 @@ class Oracle:
             if ranks and policy.admits(p, *policy.item_labels(h), now):
                 out[h] = min(ranks)
         for r, sources in self.provenance.items():
+            if r.startswith("cell_"):     # the owner's partition of every item: no grantee's
+                continue
             if not sources or any(s not in out for s in sources):
                 continue
             readers: set[str] | None = None
@@ -123,8 +125,6 @@ class Oracle:
                     ret = rt
             if policy.admits(p, readers, restr, ret, now):
                 out[r] = max(out[s] for s in sources)
-                if r.startswith("cell_") and out[r] == RANK["l2"]:
-                    out[r] = RANK["l3"]   # a cell's L2 quotes its central members' L1
         return out
 
 
