@@ -112,6 +112,7 @@ Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source,
 
 hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     text_string_(Goal0, Goal),
+    notes_follow_memory_,
     option_(Options, plane, default, Plane),
     option_(Options, rules, none, RulesModule),
     (   plane_settings_(RulesModule, Plane, Settings0) -> true ; unknown_plane_(RulesModule, Plane) ),
@@ -2995,6 +2996,28 @@ date_note_(Id, Note, Tokens) :-
     ).
 
 :- dynamic date_note_known_/4.      % Id, Days-Time, Note, Tokens: the notes written so far
+:- dynamic notes_generation_/1.     % G: what the kept notes were written from (notes_generation_now_/1)
+
+% notes_follow_memory_: the notes kept between frames (date_note_known_/4, note_shape_known_/5)
+% dropped, once a frame, when what they were written from moved: an item's verbatim text
+% (retention drops it; a note quotes its words), its days, its time, an item forgotten (its
+% note, words of its text, was held for as long as the process ran). A check is four clause
+% generations (~3 µs); a dropped note costs a call to the host when a frame writes it again.
+notes_follow_memory_ :-
+    notes_generation_now_(G),
+    (   notes_generation_(G0), G0 == G
+    ->  true
+    ;   retractall(date_note_known_(_, _, _, _)),
+        retractall(note_shape_known_(_, _, _, _, _)),
+        retractall(notes_generation_(_)),
+        assertz(notes_generation_(G))
+    ).
+
+notes_generation_now_(g(I, T, R, D)) :-
+    modified_(atc_journal:item_(_, _, _, _, _, _, _, _, _, _), I),
+    modified_(atc_journal:text_(_, _), T),
+    modified_(atc_journal:relation_(_, _, _), R),
+    modified_(atc_journal:tombstone_(_, _, _), D).
 
 % reader_date_note_(+Reader, +Id, -Note): the date note as Reader is shown it. The note quotes
 % the words of the verbatim text that name each day ("yesterday"): a grantee below L0 for Id
