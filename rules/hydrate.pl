@@ -3579,7 +3579,8 @@ excerpt_facts_(3).
 breadcrumbs_(Outside, Segment, Settings, Budget0, Crumbs, Spent) :-
     Settings.edge_framing = edge(Beyond, _),     % their heading, paid when there are any
     Budget is Budget0 - Beyond,
-    crumbs_(Outside, Segment, Settings, Budget, 0, _, 8, Crumbs),
+    crumbs_(Outside, Segment, Settings, Budget, 0, _, 8, Crumbs0),
+    crumbs_shown_tokens_(Crumbs0, Crumbs),
     foldl(crumb_tokens_sum_, Crumbs, 0, Spent).
 
 % A crumb costs its line and a rung of no fewer than 0 tokens: once the line alone no longer
@@ -3603,8 +3604,7 @@ crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
         reader_text_(Reader, Id, L, Text0, Text),
         source_of_(Reader, Id, Src),
         S is S0 + Tok + Settings.crumb_framing, N is N0 - 1,
-        crumb_shown_tokens_(Text, Tok, Shown),
-        Crumbs = [crumb(Id, Seg, L, Shown, Src, Text)|Rest]
+        Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest]   % Tok: the rung's, until counted
     ;   S = S0, N = N0, Crumbs = Rest
     ).
 
@@ -3907,17 +3907,27 @@ exact_excerpt_(Framing, P0, P, Tokens0, Tokens) :-
     ;   P = P0, Tokens = Tokens0
     ).
 
-% crumb_shown_tokens_(+Text, +Rung, -Tokens): the tokens the receipt reports for a breadcrumb:
-% its Text as its line writes it (on one line, its runs of white space as one space), counted
-% (a grantee's text, cut of the owner's paths, had the owner's rung's figure); without the
-% host's estimator, its Rung's figure.
-crumb_shown_tokens_(Text, Rung, Tokens) :-
-    normalize_space(string(Line), Text),
-    (   estimate_all_([Line], [T]) -> Tokens = T ; Tokens = Rung ).
+% crumbs_shown_tokens_(+Crumbs0, -Crumbs): each breadcrumb with the tokens the receipt reports
+% for it: its text as its line writes it (on one line, its runs of white space as one space),
+% counted (a grantee's text, cut of the owner's paths, had the owner's rung's figure), all of
+% them in one call to the host (a call each cost a frame ~0.1 ms a crumb); without the host's
+% estimator, each keeps its rung's figure. The crumbs were chosen by their rungs' figures,
+% which the counts only report.
+crumbs_shown_tokens_(Crumbs0, Crumbs) :-
+    maplist(crumb_line_, Crumbs0, Lines),
+    (   estimate_all_(Lines, Tokens)
+    ->  maplist(crumb_tokens_set_, Crumbs0, Tokens, Crumbs)
+    ;   Crumbs = Crumbs0
+    ).
+
+crumb_line_(crumb(_, _, _, _, _, Text), Line) :-
+    normalize_space(string(Line), Text).
+
+crumb_tokens_set_(crumb(Id, Seg, L, _, Src, Text), Tokens, crumb(Id, Seg, L, Tokens, Src, Text)).
 
 % reader_text_(+Reader, +Id, +Level, +Text0, -Text): a rung as the frame's reader reads it: the
 % owner's as it is, a grantee's naming none of the owner's directories (path_disclosure.pl).
-% The receipt counts what the reader reads (render_facts_/5, crumb_shown_tokens_/3).
+% The receipt counts what the reader reads (render_facts_/5, crumbs_shown_tokens_/2).
 reader_text_(Reader, Id, Level, Text0, Text) :-
     (   Reader == none -> Text = Text0 ; shown_text(Id, Level, Text0, Text) ).
 
