@@ -117,6 +117,8 @@ jump_option_(within(Keys), within(Lines)) :- !,           % lexical/4: only thes
     within_lines_(Keys, Lines).                               % (one a line), by their statistics
 jump_option_(without(Keys), without(Lines)) :- !,        % lexical/4: not these records
     within_lines_(Keys, Lines).                               % (one a line), nor their statistics
+jump_option_(O, _) :-
+    domain_error(jump_option, O).
 
 % within(Keys), without(Keys): a text of one handle a line, or a list of handles (what a Prolog user writes
 % for "these records"; it was a type error), joined into that text.
@@ -128,8 +130,6 @@ within_lines_(Keys, Lines) :-
     atomic_list_concat(Keys, '\n', Lines).
 within_lines_(Keys, _) :-
     must_be(atomic, Keys).
-jump_option_(O, _) :-
-    domain_error(jump_option, O).
 
 %!  lexical(+Query, +K, +Options, -Hits) is det.
 %   BM25 over the same records as nearest/4 (exact names, numbers and identifiers), best first.

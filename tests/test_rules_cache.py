@@ -107,6 +107,19 @@ def test_the_compiled_rules_load_exactly_what_the_sources_load(tmp_path, state_h
     assert [name.endswith(".qlf") for name in _compiled(cache)] == [True]
 
 
+def test_loading_the_rules_from_source_prints_no_warning(tmp_path):
+    """Before: a process that loaded the rules from source (the first after an install or
+    upgrade, and every one where the cache cannot be written) printed SWI-Prolog's five-line
+    warning that jump_option_/2's clauses were not together (rules/jump.pl) on stderr."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    for cache in (tmp_path / "cache", blocker / "cache"):
+        proc = _start(cache)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert "Warning:" not in err, err
+
+
 def test_doctor_says_where_the_rules_came_from(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
