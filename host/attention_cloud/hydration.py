@@ -928,6 +928,10 @@ def _day_and_clock(time_text: str) -> tuple[str, str]:
     try:
         if _ISO_UTC.fullmatch(time_text):  # what the journal writes: read without strptime (~10 µs)
             moment = datetime.fromisoformat(time_text[:-1])
+            if moment.year >= 1000:
+                # its day and clock are its own text, once read as a valid time: formatting
+                # them again (two strftime calls, ~15 µs) was ~1 ms of a 50-fact frame
+                return f"{_WEEKDAYS[moment.weekday()]} {time_text[:10]}", time_text[11:16]
         else:
             moment = datetime.strptime(time_text, "%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
