@@ -3910,7 +3910,7 @@ exact_excerpt_(Framing, P0, P, Tokens0, Tokens) :-
 % crumbs_shown_tokens_(+Crumbs0, -Crumbs): each breadcrumb with the tokens the receipt reports
 % for it: its text as its line writes it (on one line, its runs of white space as one space),
 % counted (a grantee's text, cut of the owner's paths, had the owner's rung's figure), all of
-% them in one call to the host (a call each cost a frame ~0.1 ms a crumb); without the host's
+% them in one call to the host (a call each was ~3.6 more calls a frame); without the host's
 % estimator, each keeps its rung's figure. The crumbs were chosen by their rungs' figures,
 % which the counts only report.
 crumbs_shown_tokens_(Crumbs0, Crumbs) :-
