@@ -2977,32 +2977,36 @@ label_tokens_(Id, LabelTokens) :-
 % days (relation(Id, mentions_date, Day): "yesterday" said on 4 April), each relative expression
 % with the day ingestion read it as, " [yesterday = Mon 2023-04-03]", so a reader need not
 % count back from the time the turn was written; "" and 0 for an item that names none. Written
-% by the host from the item's verbatim text (host_date_note/4), once per item in a process; in
-% a bare swipl without the host there is no note.
+% by the host from the item's verbatim text (host_date_note/4, ~0.5 ms a note), once per item
+% in a process while its days, its time and whether its text is held stand (a handle names its
+% text, so a held text is the one the note was made from; once retention drops it, the note
+% names the days alone); in a bare swipl without the host there is no note.
 date_note_(Id, Note, Tokens) :-
     findall(Day, relation(Id, mentions_date, Day), Days0),
     (   Days0 \== [],
         current_predicate(atc_hydrate:host_date_note/4)
     ->  sort(Days0, Days),
         ( item_time(Id, Time) -> true ; Time = "" ),
-        (   date_note_known_(Id, Days-Time, Note0, Tokens0)
+        ( rung(Id, l0, Text) -> Held = held ; Text = "", Held = dropped ),
+        Key = Days-Time-Held,
+        (   date_note_known_(Id, Key0, Note0, Tokens0), Key0 == Key
         ->  Note = Note0, Tokens = Tokens0
-        ;   ( rung(Id, l0, Text) -> true ; Text = "" ),
-            host_date_note(Text, Time, Days, Note),
+        ;   host_date_note(Text, Time, Days, Note),
             estimate_tokens(Note, Tokens),
-            assertz(date_note_known_(Id, Days-Time, Note, Tokens))
+            retractall(date_note_known_(Id, _, _, _)),      % one made from what was before
+            assertz(date_note_known_(Id, Key, Note, Tokens))
         )
     ;   Note = "", Tokens = 0
     ).
 
-:- dynamic date_note_known_/4.      % Id, Days-Time, Note, Tokens: the notes written so far
-:- dynamic notes_generation_/1.     % G: what the kept notes were written from (notes_generation_now_/1)
+:- dynamic date_note_known_/4.      % Id, Days-Time-Held, Note, Tokens: the notes written so far
+:- dynamic notes_generation_/1.     % G: the erasures the kept notes saw (notes_generation_now_/1)
 
 % notes_follow_memory_: the notes kept between frames (date_note_known_/4, note_shape_known_/5)
-% dropped, once a frame, when what they were written from moved: an item's verbatim text
-% (retention drops it; a note quotes its words), its days, its time, an item forgotten (its
-% note, words of its text, was held for as long as the process ran). A check is four clause
-% generations (~3 µs); a dropped note costs a call to the host when a frame writes it again.
+% dropped, once a frame, after an item was forgotten or tombstoned: its note, words of its text,
+% was held for as long as the process ran. Other writes (a turn captured, a note remembered)
+% leave them: each is made again only when its own item changed (date_note_/3), ~0.5 ms of the
+% host's a note. A check is two clause generations (~1 µs).
 notes_follow_memory_ :-
     notes_generation_now_(G),
     (   notes_generation_(G0), G0 == G
@@ -3013,11 +3017,9 @@ notes_follow_memory_ :-
         assertz(notes_generation_(G))
     ).
 
-notes_generation_now_(g(I, T, R, D)) :-
-    modified_(atc_journal:item_(_, _, _, _, _, _, _, _, _, _), I),
-    modified_(atc_journal:text_(_, _), T),
-    modified_(atc_journal:relation_(_, _, _), R),
-    modified_(atc_journal:tombstone_(_, _, _), D).
+notes_generation_now_(g(Forgotten, Tombstoned)) :-
+    modified_(atc_journal:forgotten_(_, _, _, _, _), Forgotten),
+    modified_(atc_journal:tombstone_(_, _, _), Tombstoned).
 
 % reader_date_note_(+Reader, +Id, -Note): the date note as Reader is shown it. The note quotes
 % the words of the verbatim text that name each day ("yesterday"): a grantee below L0 for Id

@@ -52,3 +52,22 @@ def test_a_forgotten_turns_note_is_not_kept(curated_samples):
     frame = mem.hydrate(GOAL, budget=1200)
     assert handle not in {f["handle"] for f in frame.receipt["facts"]}
     assert notes_held(mem, handle) == 0
+
+
+def test_a_write_keeps_the_notes_of_the_other_turns(curated_samples, monkeypatch):
+    """A note is made by the host from the turn's text (~0.5 ms each): a write between two
+    frames (a turn captured, a note remembered) leaves the other turns' notes as they were,
+    so the next frame makes none of them again."""
+    import attention_cloud.ingest.timefmt as timefmt
+
+    mem = curated_samples
+    handle = day_item(mem)
+    mem.hydrate(GOAL, budget=1200)
+    made: list[str] = []
+    date_note = timefmt.date_note
+    monkeypatch.setattr(timefmt, "date_note",
+                        lambda text, *rest: made.append(text) or date_note(text, *rest))
+    mem.remember("Lunch moved to the small meeting room.")
+    frame = mem.hydrate(GOAL, budget=1200)
+    assert "[yesterday = Sun 2026-01-11]" in fact_text(frame, handle)
+    assert made == []
