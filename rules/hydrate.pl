@@ -114,6 +114,7 @@ Time, Text, Dirty) and each breadcrumb crumb(Id, Segment, Level, Tokens, Source,
 
 hydrate(Goal0, Options, frame(Meta, Facts, Beyond)) :-
     text_string_(Goal0, Goal),
+    notes_follow_memory_,
     option_(Options, plane, default, Plane),
     option_(Options, rules, none, RulesModule),
     (   plane_settings_(RulesModule, Plane, Settings0) -> true ; unknown_plane_(RulesModule, Plane) ),
@@ -2986,25 +2987,49 @@ label_tokens_(Id, LabelTokens) :-
 % days (relation(Id, mentions_date, Day): "yesterday" said on 4 April), each relative expression
 % with the day ingestion read it as, " [yesterday = Mon 2023-04-03]", so a reader need not
 % count back from the time the turn was written; "" and 0 for an item that names none. Written
-% by the host from the item's verbatim text (host_date_note/4), once per item in a process; in
-% a bare swipl without the host there is no note.
+% by the host from the item's verbatim text (host_date_note/4, ~0.5 ms a note), once per item
+% in a process while its days, its time and whether its text is held stand (a handle names its
+% text, so a held text is the one the note was made from; once retention drops it, the note
+% names the days alone); in a bare swipl without the host there is no note.
 date_note_(Id, Note, Tokens) :-
     findall(Day, relation(Id, mentions_date, Day), Days0),
     (   Days0 \== [],
         current_predicate(atc_hydrate:host_date_note/4)
     ->  sort(Days0, Days),
         ( item_time(Id, Time) -> true ; Time = "" ),
-        (   date_note_known_(Id, Days-Time, Note0, Tokens0)
+        ( rung(Id, l0, Text) -> Held = held ; Text = "", Held = dropped ),
+        Key = Days-Time-Held,
+        (   date_note_known_(Id, Key0, Note0, Tokens0), Key0 == Key
         ->  Note = Note0, Tokens = Tokens0
-        ;   ( rung(Id, l0, Text) -> true ; Text = "" ),
-            host_date_note(Text, Time, Days, Note),
+        ;   host_date_note(Text, Time, Days, Note),
             estimate_tokens(Note, Tokens),
-            assertz(date_note_known_(Id, Days-Time, Note, Tokens))
+            retractall(date_note_known_(Id, _, _, _)),      % one made from what was before
+            assertz(date_note_known_(Id, Key, Note, Tokens))
         )
     ;   Note = "", Tokens = 0
     ).
 
-:- dynamic date_note_known_/4.      % Id, Days-Time, Note, Tokens: the notes written so far
+:- dynamic date_note_known_/4.      % Id, Days-Time-Held, Note, Tokens: the notes written so far
+:- dynamic notes_generation_/1.     % G: the erasures the kept notes saw (notes_generation_now_/1)
+
+% notes_follow_memory_: the notes kept between frames (date_note_known_/4, note_shape_known_/5)
+% dropped, once a frame, after an item was forgotten or tombstoned: its note, words of its text,
+% was held for as long as the process ran. Other writes (a turn captured, a note remembered)
+% leave them: each is made again only when its own item changed (date_note_/3), ~0.5 ms of the
+% host's a note. A check is two clause generations (~1 µs).
+notes_follow_memory_ :-
+    notes_generation_now_(G),
+    (   notes_generation_(G0), G0 == G
+    ->  true
+    ;   retractall(date_note_known_(_, _, _, _)),
+        retractall(note_shape_known_(_, _, _, _, _)),
+        retractall(notes_generation_(_)),
+        assertz(notes_generation_(G))
+    ).
+
+notes_generation_now_(g(Forgotten, Tombstoned)) :-
+    modified_(atc_journal:forgotten_(_, _, _, _, _), Forgotten),
+    modified_(atc_journal:tombstone_(_, _, _), Tombstoned).
 
 % reader_date_note_(+Reader, +Id, -Note): the date note as Reader is shown it. The note quotes
 % the words of the verbatim text that name each day ("yesterday"): a grantee below L0 for Id
@@ -3566,7 +3591,8 @@ excerpt_facts_(3).
 breadcrumbs_(Outside, Segment, Settings, Budget0, Crumbs, Spent) :-
     Settings.edge_framing = edge(Beyond, _),     % their heading, paid when there are any
     Budget is Budget0 - Beyond,
-    crumbs_(Outside, Segment, Settings, Budget, 0, _, 8, Crumbs),
+    crumbs_(Outside, Segment, Settings, Budget, 0, _, 8, Crumbs0),
+    crumbs_shown_tokens_(Crumbs0, Crumbs),
     foldl(crumb_tokens_sum_, Crumbs, 0, Spent).
 
 % A crumb costs its line and a rung of no fewer than 0 tokens: once the line alone no longer
@@ -3590,8 +3616,7 @@ crumb_(Id, Seg, Settings, Budget, S0, S, Crumbs, Rest, N0, N) :-
         reader_text_(Reader, Id, L, Text0, Text),
         source_of_(Reader, Id, Src),
         S is S0 + Tok + Settings.crumb_framing, N is N0 - 1,
-        crumb_shown_tokens_(Text, Tok, Shown),
-        Crumbs = [crumb(Id, Seg, L, Shown, Src, Text)|Rest]
+        Crumbs = [crumb(Id, Seg, L, Tok, Src, Text)|Rest]   % Tok: the rung's, until counted
     ;   S = S0, N = N0, Crumbs = Rest
     ).
 
@@ -3894,17 +3919,27 @@ exact_excerpt_(Framing, P0, P, Tokens0, Tokens) :-
     ;   P = P0, Tokens = Tokens0
     ).
 
-% crumb_shown_tokens_(+Text, +Rung, -Tokens): the tokens the receipt reports for a breadcrumb:
-% its Text as its line writes it (on one line, its runs of white space as one space), counted
-% (a grantee's text, cut of the owner's paths, had the owner's rung's figure); without the
-% host's estimator, its Rung's figure.
-crumb_shown_tokens_(Text, Rung, Tokens) :-
-    normalize_space(string(Line), Text),
-    (   estimate_all_([Line], [T]) -> Tokens = T ; Tokens = Rung ).
+% crumbs_shown_tokens_(+Crumbs0, -Crumbs): each breadcrumb with the tokens the receipt reports
+% for it: its text as its line writes it (on one line, its runs of white space as one space),
+% counted (a grantee's text, cut of the owner's paths, had the owner's rung's figure), all of
+% them in one call to the host (a call each was ~3.6 more calls a frame); without the host's
+% estimator, each keeps its rung's figure. The crumbs were chosen by their rungs' figures,
+% which the counts only report.
+crumbs_shown_tokens_(Crumbs0, Crumbs) :-
+    maplist(crumb_line_, Crumbs0, Lines),
+    (   estimate_all_(Lines, Tokens)
+    ->  maplist(crumb_tokens_set_, Crumbs0, Tokens, Crumbs)
+    ;   Crumbs = Crumbs0
+    ).
+
+crumb_line_(crumb(_, _, _, _, _, Text), Line) :-
+    normalize_space(string(Line), Text).
+
+crumb_tokens_set_(crumb(Id, Seg, L, _, Src, Text), Tokens, crumb(Id, Seg, L, Tokens, Src, Text)).
 
 % reader_text_(+Reader, +Id, +Level, +Text0, -Text): a rung as the frame's reader reads it: the
 % owner's as it is, a grantee's naming none of the owner's directories (path_disclosure.pl).
-% The receipt counts what the reader reads (render_facts_/5, crumb_shown_tokens_/3).
+% The receipt counts what the reader reads (render_facts_/5, crumbs_shown_tokens_/2).
 reader_text_(Reader, Id, Level, Text0, Text) :-
     (   Reader == none -> Text = Text0 ; shown_text(Id, Level, Text0, Text) ).
 

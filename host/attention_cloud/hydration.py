@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .api_lock import serialised
 from .bridge import Atom, Term, Var, to_plain
@@ -641,13 +641,13 @@ def frame_line_kinds(receipt: dict[str, Any], facts: tuple[FrameFact, ...],
     return [*out, ("envelope tags", closing)]
 
 
-@dataclass(frozen=True)
-class _Line:
+class _Line(NamedTuple):
     """A line of the frame's text: the segment it belongs to (None for the frame's head), the
     line, what the estimate of the frame's own lines counts of it (the whole line for the
     frame's own lines, None for a fact's text, which the fact's ``tokens`` count, and a
     breadcrumb's line without its text, which the breadcrumb's ``tokens`` count), and its kind
-    (:func:`frame_line_kinds`)."""
+    (:func:`frame_line_kinds`). A tuple: a frame makes ~200 of them, and a frozen dataclass
+    costs twice the time to make (~2.6 against ~1.1 µs)."""
 
     segment: str | None
     text: str
@@ -928,6 +928,10 @@ def _day_and_clock(time_text: str) -> tuple[str, str]:
     try:
         if _ISO_UTC.fullmatch(time_text):  # what the journal writes: read without strptime (~10 µs)
             moment = datetime.fromisoformat(time_text[:-1])
+            if moment.year >= 1000:
+                # its day and clock are its own text, once read as a valid time: formatting
+                # them again (two strftime calls, ~15 µs) was ~1 ms of a 50-fact frame
+                return f"{_WEEKDAYS[moment.weekday()]} {time_text[:10]}", time_text[11:16]
         else:
             moment = datetime.strptime(time_text, "%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
