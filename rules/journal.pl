@@ -44,6 +44,7 @@
             journal_segment/1,          % ?Segment
             journal_speakers/1,         % -Names
             journal_item_speakers/2,    % +Handles, -Pairs
+            journal_user_speakers/2,    % +Names, -Users
             journal_atom_arg/2,         % ?Arg, -Stored
             journal_string_arg/2        % ?Arg, -Stored
           ]).
@@ -1449,6 +1450,22 @@ journal_item_speakers(Handles, Pairs) :-
     must_be(list, Handles),
     findall(H-Name, ( member(H, Handles), link_(H, speaker, A), atom_string(A, Name) ),
             Pairs).
+
+%!  journal_user_speakers(+Names:list, -Users:list(string)) is det.
+%
+%   Those of Names (strings or atoms) that some live item of the user's role names as its
+%   speaker: the people who took the user's role in memory. A transcript whose people take
+%   their roles by who speaks first (plain text with named speaker lines) gives it to one of
+%   them who speaks there, so a person is not the user of one session and the assistant of the
+%   next (Memory.ingest). One lookup of a name's speaker links, up to its first user item.
+journal_user_speakers(Names, Users) :-
+    must_be(list, Names),
+    findall(Name,
+            ( member(N, Names),
+              atom_string(Who, N),
+              once(( link_(H, speaker, Who), live_(H, _, _, _, _, user, _, _, _, _) )),
+              atom_string(Who, Name) ),
+            Users).
 
 live_kind_(H, K) :- item_kind(H, K).
 live_seg_(H, G) :- item_segment(H, G).

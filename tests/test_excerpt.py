@@ -379,3 +379,16 @@ def test_an_errors_excerpt_keeps_the_diagnostic_its_summary_named():
     # without it (any record but an error), the goal's words alone choose
     plain = excerpts(weights, FAILED_HOOK, [90], below)
     assert plain and "pattern_match" not in plain[0][0].text
+
+
+def test_an_identifier_written_with_markdown_escapes_counts_whole_in_an_excerpt():
+    """LLM answers write ``SIAC_GEE`` as ``SIAC\\_GEE``: BM25 reads it as the identifier a goal
+    names (c022f03), and so must the excerpt's scan of a record's sentences, or a sentence
+    naming the two parts apart (first here) ties with the one naming the identifier."""
+    text = ("The siac team met the gee team at noon on Friday. "
+            "Set SIAC\\_GEE to the batch mode before the run starts. "
+            "Everything else stays the same for the whole of next week.")
+    excerpt = excerpt_text(text, goal_weights("SIAC_GEE"), cap=16)
+    assert excerpt is not None
+    assert "Set SIAC\\_GEE to the batch mode" in excerpt.text
+    assert "siac team" not in excerpt.text

@@ -579,14 +579,28 @@ class Memory:
         open_tails = {str(Path(p)): int(n) for p, n in (
             unfinished.items() if isinstance(unfinished, Mapping) else ((p, 0) for p in unfinished))}
         sessions = self._distinct_default_sessions(names)
+        max_item_chars = self.config.get("max_item_chars", DEFAULT_MAX_ITEM_CHARS)
         parsed_files = _parse_all(todo, format, item_budget, segment, limit, open_tails,
-                                  self.config.get("max_item_chars", DEFAULT_MAX_ITEM_CHARS),
-                                  sessions)
+                                  max_item_chars, sessions)
+        users = _UserSpeakers(self._user_speakers)
+
+        def one_user_each() -> Iterator[_Parsed]:
+            # A transcript whose people take roles by who speaks first gave the user's role to
+            # someone else than a person who took it before and speaks there: read it again
+            # with their names (the first parse, in a worker, knew none of them)
+            for (path, name, known), parsed in zip(todo, parsed_files):
+                returning = users.returning(parsed.named_roles)
+                if returning and not returning & users.of(parsed.named_roles):
+                    parsed = _parse_one(path, name, known, format, item_budget, segment, limit,
+                                        open_tails.get(str(path)), max_item_chars,
+                                        sessions.get(name), returning)
+                users.took(parsed.named_roles)
+                yield parsed
         resolver = GoalResolver(self._launch_goal, max_file_bytes=limit)
         subagents: list[tuple[str, _Parsed]] = []   # written last, once their parents are known
 
         def parents_first() -> Iterator[tuple[str, _Parsed]]:
-            for name, parsed in _changed(todo, parsed_files, report, progress, strict):
+            for name, parsed in _changed(todo, one_user_each(), report, progress, strict):
                 for agent, goal in parsed.launches.items():
                     resolver.launches.setdefault(agent, goal)
                 if parsed.subagent:
@@ -619,6 +633,11 @@ class Memory:
                 ingest_index.drop_entries(self, report.new_handles)  # items no longer there
             raise
         return report
+
+    def _user_speakers(self, names: Iterable[str]) -> set[str]:
+        """Those of ``names`` that memory holds an item of the user's role from."""
+        (users,) = self.pl.once("atc_journal:journal_user_speakers", sorted(names), Var())
+        return {str(name) for name in users}
 
     def _distinct_default_sessions(self, names: list[str]) -> dict[str, str]:
         """The session to give the items of each file named in ``names`` that names none of
@@ -1130,6 +1149,38 @@ class _Parsed:
     # its reading gave without writing them; the calls it answers supersede their earlier
     # reading without a result (journal_supersede_answered/4)
     reread: list[str] | None = None
+    # name -> role, for a transcript whose people take roles by who speaks first
+    named_roles: dict[str, str] = field(default_factory=dict)
+
+
+class _UserSpeakers:
+    """Who took the user's role, for the transcripts whose people take roles by who speaks
+    first (plain text with named speaker lines): the names memory knows so (asked once a name,
+    through ``in_memory``) and those an earlier file of this ingest gave it. A later file where
+    one of them speaks gives it to them (``user_names`` of the parse), not to whoever spoke
+    first there, so one person is not the user of one session and the assistant of the next."""
+
+    def __init__(self, in_memory: Callable[[Iterable[str]], set[str]]) -> None:
+        self._in_memory = in_memory
+        self._known: dict[str, bool] = {}
+
+    @staticmethod
+    def of(roles: Mapping[str, str]) -> frozenset[str]:
+        """The names a parse gave the user's role."""
+        return frozenset(name for name, role in roles.items() if role == "user")
+
+    def returning(self, roles: Mapping[str, str]) -> frozenset[str]:
+        """The speakers of a parse (name -> role) who took the user's role before."""
+        unknown = [name for name in roles if name not in self._known]
+        if unknown:
+            users = self._in_memory(unknown)
+            self._known.update((name, name in users) for name in unknown)
+        return frozenset(name for name in roles if self._known[name])
+
+    def took(self, roles: Mapping[str, str]) -> None:
+        """Remember whom a parse that is kept gave the user's role."""
+        for name in self.of(roles):
+            self._known[name] = True
 
 
 def session_apart(stem: str, name: str) -> str:
@@ -1307,7 +1358,7 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                max_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
                settled: int | None = None,
                max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
-               session: str | None = None) -> _Parsed:
+               session: str | None = None, user_names: frozenset[str] = frozenset()) -> _Parsed:
     from .ingest.api import parse_source
     from .ingest.open_calls import is_unanswered_call
     from .ingest.side_files import side_files_digest
@@ -1332,7 +1383,7 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
             return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
                            skipped=[], size=size, digest=known[1], unchanged=True)
         parsed = parse_source(source, format=format, session=session, item_budget=item_budget,
-                              max_item_chars=max_item_chars)
+                              max_item_chars=max_item_chars, user_names=user_names)
         held: list[Any] = []
         if live and any(is_unanswered_call(item.relations) for item in parsed.items):
             # A call still running in a file still being written has no result yet, not none:
@@ -1357,7 +1408,7 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                    size=size, digest=digest,
                    unread_times=[(str(path), line, t) for line, t in parsed.unread_times],
                    notes=[(str(path), note) for note in parsed.notes], regrown=regrown,
-                   reread=reread)
+                   reread=reread, named_roles=parsed.named_roles)
 
 
 def _launches(batch: list[tuple[str, _Parsed]]) -> list[Term]:

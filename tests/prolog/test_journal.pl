@@ -178,6 +178,17 @@ test(session_item_is_the_live_item_at_a_sessions_position,
     findall(X, session_item(s1, 2, X), Gone),
     findall(X, session_item(s2, 1, X), Other).
 
+% the people who took the user's role: a name with only assistant items, one whose user item
+% was erased and one memory does not know are not among them
+test(user_speakers_are_the_names_of_live_user_items,
+     [setup(fresh), true(Users == ["Priya"])]) :-
+    forall(nth1(Q, [u1-user-'Priya', u2-assistant-'Daniel', u3-user-'Dana',
+                    u4-assistant-'Priya'], H-Role-Name),
+           journal_add_items([item(H, src, "s1", Q, turn, Role, "", "", default, "f:1", "text",
+                                   [rel(H, speaker, Name)])], _)),
+    journal_erase(u3, "test", "test", _),
+    journal_user_speakers(["Daniel", 'Priya', "Dana", "Nobody"], Users).
+
 :- end_tests(journal).
 
 :- begin_tests(store, [setup(fresh), cleanup(fresh)]).

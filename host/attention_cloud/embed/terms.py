@@ -11,7 +11,9 @@ long chat turns.
 Contents:
     lexical_terms  -- text -> list of terms, in order, repeated as often as they occur
     STOPWORDS      -- the dropped function words
-    WORD_RUN       -- the pattern of one run of letters and digits (an identifier kept whole)
+    WORD_RUN       -- the pattern of one run of letters and digits (an identifier kept whole) as
+                      written, a Markdown-escaped joiner included (``SIAC\\_GEE``): what
+                      lexical_terms reads as one identifier
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from functools import lru_cache
 
 __all__ = ["lexical_terms", "STOPWORDS", "WORD_RUN"]
 
-_RUN = WORD_RUN = re.compile(r"[^\W_]+(?:[_\-./:#][^\W_]+)*")
+_RUN = re.compile(r"[^\W_]+(?:[_\-./:#][^\W_]+)*")
 _JOINERS = re.compile(r"[_\-./:#]")
 
 STOPWORDS = frozenset(
@@ -57,6 +59,9 @@ _CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900
 # Markdown escapes a joiner inside a word (`SIAC\_GEE`, `my\_table`: what an LLM's answer
 # writes for `SIAC_GEE`); the identifier is the one the goal names without the backslash.
 _ESCAPED_JOINER = re.compile(r"(?<=[^\W_])\\([_\-.#])(?=[^\W_])")
+# A run as written, before _plain drops those backslashes: a caller that finds a run in the raw
+# text (the excerpts' scan) hands lexical_terms the whole identifier, not its first part.
+WORD_RUN = re.compile(r"[^\W_]+(?:(?:[_\-./:#]|\\[_\-.#])[^\W_]+)*")
 
 
 def _plain(text: str) -> str:

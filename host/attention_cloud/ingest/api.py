@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Protocol
 
 from ..errors import InputError, UsageError
@@ -92,6 +92,7 @@ def parse_path(
     kind_shares: Mapping[str, float] | None = None,
     max_file_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
     max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
+    user_names: Iterable[str] = (),
 ) -> ParseResult:
     """Parse the transcript file at ``path`` into items.
 
@@ -107,6 +108,10 @@ def parse_path(
         max_item_chars: the most characters of one message or tool output an item keeps
             (a longer one keeps its head and tail around a line marking the cut); at least
             :data:`~attention_cloud.ingest.collector.MIN_ITEM_CHARS`.
+        user_names: people who took the user's role before this file (an earlier file of a
+            conversation): in a transcript whose people take roles by who speaks first (plain
+            text with named speaker lines), the first of them to speak here is the user rather
+            than whoever speaks first (``ParseResult.named_roles`` says who took which).
 
     Raises:
         InputError: one line naming the file (and the line when known): missing, unreadable
@@ -119,7 +124,7 @@ def parse_path(
     shares = check_budget(item_budget, kind_shares)
     _check_arguments(format, session, max_item_chars)  # a bad option costs no read of the file
     return _parse(read_path(path, max_bytes=max_file_bytes), format, session, item_budget, shares,
-                  max_item_chars)
+                  max_item_chars, user_names)
 
 
 def parse_source(
@@ -130,6 +135,7 @@ def parse_source(
     item_budget: int | None = None,
     kind_shares: Mapping[str, float] | None = None,
     max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
+    user_names: Iterable[str] = (),
 ) -> ParseResult:
     """Parse a transcript already read with :func:`~attention_cloud.ingest.source.read_path`
     (whose bytes the caller may also digest: what is parsed is exactly what was digested).
@@ -138,7 +144,7 @@ def parse_source(
     """
     shares = check_budget(item_budget, kind_shares)
     _check_arguments(format, session, max_item_chars)
-    return _parse(source, format, session, item_budget, shares, max_item_chars)
+    return _parse(source, format, session, item_budget, shares, max_item_chars, user_names)
 
 
 def parse_text(
@@ -150,6 +156,7 @@ def parse_text(
     item_budget: int | None = None,
     kind_shares: Mapping[str, float] | None = None,
     max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
+    user_names: Iterable[str] = (),
 ) -> ParseResult:
     """Parse an in-memory transcript; ``name`` stands for its path in pointers and errors.
 
@@ -160,7 +167,7 @@ def parse_text(
     shares = check_budget(item_budget, kind_shares)
     _check_arguments(format, session, max_item_chars)
     return _parse(make_source(text, name=name), format, session, item_budget, shares,
-                  max_item_chars)
+                  max_item_chars, user_names)
 
 
 def _check_arguments(format: str | None, session: str | None,
@@ -182,9 +189,11 @@ def _parse(
     item_budget: int | None,
     shares: Mapping[str, float],
     max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
+    user_names: Iterable[str] = (),
 ) -> ParseResult:
     chosen = format or detect_source_format(source)
-    collector = ItemCollector(chosen, max_item_chars=max_item_chars)
+    collector = ItemCollector(chosen, max_item_chars=max_item_chars,
+                              user_names=frozenset(user_names))
     parser = _PARSERS[chosen](collector, session or source.stem)
     if parser.parse(source) == 0:
         raise fail(source.name, _nothing_parsed(chosen, collector))

@@ -71,6 +71,10 @@ class ItemCollector:
             read as written (month first).
         max_item_chars: the most characters of an item's text kept (see
             :data:`DEFAULT_MAX_ITEM_CHARS`).
+        user_names: people who took the user's role before this transcript (in an earlier file
+            of the same ingest, or in memory): a reader whose people take roles by who speaks
+            first gives it to one of them who speaks here (``ParseResult.named_roles``).
+        named_roles: name -> role, as such a reader gave them (``ParseResult.named_roles``).
     """
 
     format: str
@@ -85,6 +89,8 @@ class ItemCollector:
     notes: list[str] = field(default_factory=list)
     max_item_chars: int = DEFAULT_MAX_ITEM_CHARS
     day_first: bool | None = None
+    user_names: frozenset[str] = frozenset()
+    named_roles: dict[str, str] = field(default_factory=dict)
     _sessions: dict[str, _Session] = field(default_factory=dict)
     _seen: dict[str, int] = field(default_factory=dict)
     # handles of items made without a time where none was written (not an unread one)
@@ -278,6 +284,7 @@ class ItemCollector:
             launches=self.launches,
             subagent=self.subagent,
             notes=notes,
+            named_roles=dict(self.named_roles),
         )
 
 

@@ -8,7 +8,10 @@ start turns (``Priya: …``, ``**Tomás:** …``): a capitalised name of up to t
 at least two lines, or one line written as the other speakers' are when two names do (a group
 chat's third person who spoke once) or between two lines of the one name that does (the other
 person's one reply); never a label such as ``Note:``; the first such name takes
-the user's role, the others the assistant's, and each item keeps its speaker's name. Lines
+the user's role, the others the assistant's, and each item keeps its speaker's name; where someone
+who took the user's role before (in an earlier file of the same ingest, or in memory) speaks, the
+first of them to speak takes it instead (:func:`named_role`), so a person is not the user of one
+session and the assistant of the next because someone else spoke first there. Lines
 inside fenced code blocks (````` ``` ````` or ``~~~``) never start a turn, so pasted logs and
 YAML keep their ``user:`` lines. Text before the first speaker (a title, a preamble) is not part
 of any turn.
@@ -287,6 +290,18 @@ def heading_date(title: str) -> str:
     return ""
 
 
+def named_role(name: str, roles: dict[str, str], returning: frozenset[str]) -> str:
+    """The role of a named speaker first heard now, ``roles`` those heard before in the file:
+    the user's for the first of ``returning`` (the file's speakers who took the user's role
+    before it) to speak, or where none of them speaks here, for the first speaker; the
+    assistant's for everyone else."""
+    if "user" in roles.values():
+        return "assistant"
+    if returning:
+        return "user" if name in returning else "assistant"
+    return "user" if not roles else "assistant"
+
+
 def has_speaker_lines(text: str, lines_to_try: int = 2000) -> bool:
     """True when the first lines of ``text`` (outside code fences) name a speaker: a
     ``User:``-style line, or a person's name starting two turns."""
@@ -318,7 +333,8 @@ class PlainTextParser:
         self.day_first = self._day_order(lines)
         if file_date(source.stem):  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
             self.clock.dated(file_date(source.stem))
-        roles: dict[str, str] = {}  # the first named speaker is the user, the others assistants
+        roles = self.collector.named_roles  # name -> role, as named_role gives them
+        returning = names & self.collector.user_names
         turns = 0
         role, start, end, body, who, when = "", 0, 0, [], "", ""
         session_time = ""
@@ -326,7 +342,7 @@ class PlainTextParser:
         for number, line in enumerate(lines, 1):
             if FENCE.match(line):
                 fenced = not fenced
-            speaker = None if fenced else self._speaker(line, names, roles, number)
+            speaker = None if fenced else self._speaker(line, names, roles, returning, number)
             if speaker is None:
                 dated = None if fenced else date_line(with_iso_dates(line, self.day_first))
                 if dated is not None:
@@ -351,7 +367,8 @@ class PlainTextParser:
         return turns
 
     def _speaker(
-        self, line: str, names: frozenset[str], roles: dict[str, str], number: int
+        self, line: str, names: frozenset[str], roles: dict[str, str],
+        returning: frozenset[str], number: int
     ) -> tuple[str, str, str, str | None] | None:
         """``(role, speaker name or "", rest of the line, turn time)`` for a line that starts a
         turn; the time is None when the line has none, "" when its own cannot be read."""
@@ -371,7 +388,7 @@ class PlainTextParser:
         name, rest, written = named
         if stamp is None and written:  # "Priya (13:56): …", "13:56 Priya: …"
             stamp = self._stamp(number, written)
-        role = roles.setdefault(name, "user" if not roles else "assistant")
+        role = roles.setdefault(name, named_role(name, roles, returning))
         return role, name, rest, stamp
 
     def _stamp(self, number: int, written: str) -> str:

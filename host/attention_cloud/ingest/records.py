@@ -104,6 +104,10 @@ class ParseResult:
         notes: how the reader read what the file left open, one line each (a WhatsApp export
             whose dates could be day/month or month/day: which it chose); the caller reports
             them.
+        named_roles: for a transcript whose people take their roles by who speaks first (plain
+            text with named speaker lines): each name -> the role it took (``user`` or
+            ``assistant``); empty for every other transcript. ``Memory.ingest`` reads it to
+            keep a person in one role across files (:func:`.plain_text.named_role`).
     """
 
     items: list[ItemRecord]
@@ -117,3 +121,4 @@ class ParseResult:
     launches: dict[str, str] = field(default_factory=dict)
     subagent: str = ""
     notes: list[str] = field(default_factory=list)
+    named_roles: dict[str, str] = field(default_factory=dict)
