@@ -227,8 +227,9 @@ def _each_line_timed_speaker(lines: list[str],
     a time, text after the colon, and a name no label word; else none. Without times
     ("Dana: who is bringing the cake?", "Lei: I can bake one tonight") every line must be
     written alike and say a sentence (three words or more): "Name: Dana Reyes", "Role:
-    Engineer" are a record's fields, not a chat."""
-    written = [line for line in outside_fences(lines) if line.strip()]
+    Engineer" are a record's fields, not a chat. A line that only dates the session ("Date: 8 May
+    2023", "## Session 1 — 2023/05/28 (Sun) 19:47") is no line of the chat: it dates the turns."""
+    written = [line for line in outside_fences(lines) if line.strip() and date_line(line) is None]
     if len(written) < 2 or len(once) != len(written):
         return frozenset()
     shapes = {shape for shape, _ in once.values()}
