@@ -216,6 +216,32 @@ def test_markdown_bold_speakers_and_dated_headings(tmp_path):
     ]
 
 
+TURNS = [("Priya", "I signed up for the pottery class yesterday."),
+         ("Tomás", "Which studio did you pick?"), ("Priya", "The one by the river.")]
+
+
+@pytest.mark.parametrize("name, write", [
+    ("chat.md", lambda when: "".join(f"## {who} ({when})\n\n{text}\n\n" for who, text in TURNS)),
+    ("chat.txt", lambda when: "".join(f"{who} ({when}): {text}\n" for who, text in TURNS)),
+    ("log.md", lambda when: f"## Session 1 ({when})\n\n"
+                            + "".join(f"{who}: {text}\n" for who, text in TURNS)),
+], ids=["heading", "speaker line", "session heading"])
+@pytest.mark.parametrize("when, iso", [
+    ("2023/05/28 (Sun) 19:47", "2023-05-28T19:47:00Z"),     # LongMemEval's dates
+    ("2023/05/08(月) 13:56", "2023-05-08T13:56:00Z"),        # as Japanese apps write them
+])
+def test_a_time_with_its_weekday_in_brackets_inside_the_brackets_of_a_turn(tmp_path, name, write,
+                                                                           when, iso):
+    """"## Priya (2023/05/28 (Sun) 19:47)": the time's own brackets closed the heading's, so the
+    heading was no timed turn and the file was read as notes (speakers lost, the clock time
+    dropped); "Priya (2023/05/28 (Sun) 19:47): …" was no speaker line at all, and a session
+    heading so written dated its turns at midnight."""
+    path = tmp_path / name
+    path.write_text(write(when))
+    assert _who_when(path) == [("user", "Priya", iso), ("assistant", "Tomás", iso),
+                               ("user", "Priya", iso)]
+
+
 def test_role_speaker_lines_keep_the_role_as_speaker(tmp_path):
     path = tmp_path / "chat.txt"
     path.write_text("User: Why does the export job crash on big tables?\n"

@@ -40,6 +40,7 @@ from .collector import ItemCollector
 from .plain_text import (
     DATE_LABEL,
     FENCE,
+    IN_BRACKETS,
     add_turn,
     date_line,
     is_label_word,
@@ -68,7 +69,7 @@ _NAME = r"[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,4}"
 _PARTICLE = re.compile(r"[^\W\d_A-Z]{1,3}")  # "de", "la", "van", "bin" inside a long name
 _TIMED_HEADING = re.compile(
     r"[ \t]{0,3}#{1,6}[ \t]+(?:\*\*|__)?(?P<name>" + _NAME + r")(?:\*\*|__)?[ \t]*"
-    r"(?:\((?P<paren>[^)\n]{3,60})\)|\[(?P<bracket>[^\]\n]{3,60})\]"
+    r"(?:\((?P<paren>" + IN_BRACKETS + r"{3,60})\)|\[(?P<bracket>[^\]\n]{3,60})\]"
     r"|(?:\u2014|\u2013|-|\u00b7|\||@|,)[ \t]*(?P<after>[^\n]{3,60}?))[ \t]*:?[ \t]*#*[ \t]*"
 )
 _CLOCK = re.compile(r"\d{1,2}:\d\d")

@@ -52,9 +52,13 @@ _HEADING_SPEAKER = re.compile(
 )
 FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
 _STAMP = r"(?:\[(?P<stamp>[^\]\n]{4,60})\][ \t]*)?"
+#: One character of a time written in brackets, or a short bracketed word inside it: the weekday
+#: of LongMemEval's "2023/05/28 (Sun) 19:47" or of "2023/05/08(月) 13:56" is not the bracket's end.
+IN_BRACKETS = r"(?:[^()\n]|\([^()\n]{1,12}\))"
 # "Priya (2023-05-08 13:56): …", "Priya [10:30]: …", "**Priya** (10:30): …": a time in
 # brackets after the name.
-_PAREN_STAMP = (r"(?:[ \t]*(?:\((?P<paren>[^)\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[^)\n]{0,40})\)"
+_PAREN_STAMP = (r"(?:[ \t]*(?:\((?P<paren>" + IN_BRACKETS + r"{0,40}(?:\d:\d\d|(?:19|20)\d\d)"
+                + IN_BRACKETS + r"{0,40})\)"
                 r"|\[(?P<square>[^\]\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[^\]\n]{0,40})\]))?")
 # "2023-05-08 13:56 Priya: …", "08/05/2023 1:56 PM Priya: …", "13:56 Priya: …": a time without
 # brackets before the name (a clock time it must have, so "2023 Goals: …" is no speaker line).
@@ -90,7 +94,7 @@ _LOG_LEVELS = frozenset("TRACE DEBUG INFO NOTICE WARN WARNING ERROR ERR FATAL CR
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
-_LAST_BRACKETS = re.compile(r"[(\[]([^()\[\]\n]{6,60})[)\]][ \t:]*\Z")
+_LAST_BRACKETS = re.compile(r"[(\[]((?:[^()\[\]\n]|\([^()\[\]\n]{1,12}\)){6,60})[)\]][ \t:]*\Z")
 _ON_DATE = re.compile(r"(?:on|as of)[ \t]+(.+)", re.IGNORECASE)
 _DATE_SEPARATORS = (" \u2014 ", " \u2013 ", " - ", ": ", ", ")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
