@@ -45,6 +45,7 @@ from .plain_text import (
     date_line,
     is_label_word,
     outside_fences,
+    speaker_names,
     speaker_of,
 )
 from .source import Source, fail
@@ -179,8 +180,21 @@ def has_timed_headings(text: str) -> bool:
     people who each spoke once (:func:`_each_spoke_once`), outside code fences."""
     lines = [line.rstrip("\r") for line in text.split("\n", _LINES_TO_TRY)[:_LINES_TO_TRY]]
     names = _timed_names(lines)
+    if _head_sections_of_a_chat(lines, names):
+        return False
     return any(role_of(name) is not None for name in names) or _heads_two_turns(names) \
         or _each_spoke_once(lines, names)
+
+
+def _head_sections_of_a_chat(lines: list[str], names: dict[str, list[tuple[str, str]]]) -> bool:
+    """Whether the timed headings head sections of a chat written in speaker lines ("## Session
+    (2023-05-08 13:56)" over "Priya: …" and "Tomás: …"): two people or more, none of them a
+    heading's name nor a label word, start lines under them. Such headings date the turns
+    below them (a speaker-line transcript); who spoke is on each line, not in the heading."""
+    if not names:
+        return False
+    people = {name for name in speaker_names(lines) if not is_label_word(name)} - set(names)
+    return len(people) >= 2
 
 
 def _each_spoke_once(lines: list[str], names: dict[str, list[tuple[str, str]]]) -> bool:
