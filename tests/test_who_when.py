@@ -464,6 +464,25 @@ def test_date_note_shows_each_expression_with_the_day_it_names():
     assert date_note("no days here", "2023-05-08T13:56:00Z", []) == ""
 
 
+@pytest.mark.parametrize("text, note", [
+    ("I got the keys a few days ago.", " [a few days ago ≈ Fri 2023-05-05]"),
+    ("We met a couple of days ago.", " [a couple of days ago ≈ Sat 2023-05-06]"),
+    ("I quit the choir a fortnight ago.", " [a fortnight ago ≈ Mon 2023-04-24]"),
+    ("We camped at the lake last summer.", " [last summer ≈ Fri 2022-07-15]"),
+    ("It snowed a lot this winter.", " [this winter ≈ Sun 2023-01-15]"),
+    # named exactly: still "="
+    ("I signed up the day before yesterday.", " [the day before yesterday = Sat 2023-05-06]"),
+    ("I start on the 3rd of June.", " [the 3rd of june = Sat 2023-06-03]"),
+], ids=lambda v: "" if v.startswith(" [") else v)
+def test_a_vague_day_is_noted_as_approximate(text, note):
+    """"a few days ago = Fri 2023-05-05" and "last summer = Fri 2022-07-15" told the reader of a
+    frame an exact day where the words name a span or a rough count (a season's middle day, a
+    few as three): such a day is marked "≈", as weeks, months and years already were."""
+    monday = "2023-05-08T10:00:00Z"
+    days = [day for _, day in relative_dates(text, monday)]
+    assert date_note(text, monday, days) == note
+
+
 # -- end to end -------------------------------------------------------------------------------------
 CONVERSATION = [
     ("Priya", "user", "1:56 pm on 8 May, 2023",
@@ -1010,4 +1029,4 @@ def test_a_frame_names_the_southern_season_it_read():
     text = "We camped at the beach last summer."
     time = read_turn_time("2023-05-10T09:00:00+10:00[Australia/Sydney]")
     days = [day for _, day in relative_dates(text, time)]
-    assert date_note(text, str(time), days) == " [last summer = Sun 2023-01-15]"
+    assert date_note(text, str(time), days) == " [last summer ≈ Sun 2023-01-15]"

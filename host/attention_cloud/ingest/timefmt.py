@@ -729,8 +729,8 @@ def date_note(text: str, time: str, days: list[str]) -> str:
     which ``text`` is read again to find the words of each day (a turn written near midnight
     away from UTC reads a day off in UTC, so a day either side is tried too). "=" marks a day
     the words name exactly, "≈" one counted in weeks, months or years ("last week" is some day
-    of the week before, not that one). A day whose words are not found is shown alone; ``""``
-    when there are no days.
+    of the week before, not that one), or a season's or a rough count's ("a few days ago"). A
+    day whose words are not found is shown alone; ``""`` when there are no days.
     """
     wanted = sorted(set(days))
     if not wanted:
@@ -747,14 +747,26 @@ def date_note(text: str, time: str, days: list[str]) -> str:
             if any(day in wanted for _, day in read):
                 for phrase, day in read:
                     if day in wanted and day not in shown:
-                        # "7 june next year" is that day; "next year" alone some day of it
-                        approx = (re.search(r"week|month|year", phrase) is not None
-                                  and re.search("|".join(_MONTHS), phrase) is None)
+                        approx = _approximate(phrase)
                         parts.append(f"{phrase} {'≈' if approx else '='} {_day_shown(day)}")
                         shown.add(day)
                 break
     parts.extend(_day_shown(day) for day in wanted if day not in shown)
     return " [" + "; ".join(parts) + "]"
+
+
+# Words that name a span or a rough count, not one day: "a few days ago", "last summer".
+_VAGUE = re.compile(r"\b(?:few|couple|several|fortnight)\b")
+
+
+def _approximate(phrase: str) -> bool:
+    """Whether the day ``phrase`` was read as is one day of a span it names or a rough count
+    ("≈" in a date note): weeks, months, years, a fortnight, a season (its middle day), a few
+    or a couple of days; "7 june next year" names its day exactly, "next year" alone does not."""
+    if names_a_season(phrase) or _VAGUE.search(phrase):
+        return True
+    return (re.search(r"week|month|year", phrase) is not None
+            and re.search("|".join(_MONTHS), phrase) is None)
 
 
 def _day_shown(day: str) -> str:
