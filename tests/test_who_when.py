@@ -138,6 +138,37 @@ def test_a_message_time_under_the_keys_apps_write(tmp_path, key):
     assert [i.time for i in parse_path(sharegpt).items] == ["2023-05-08T13:56:00Z"] * 2
 
 
+@pytest.mark.parametrize("key", ["session_date", "date_time", "start_time", "startedAt",
+                                 "sessionTimestamp"])
+def test_a_sessions_date_under_a_key_of_its_own_dates_its_turns(tmp_path, key):
+    """A conversation written {"session_date": "1:56 pm on 8 May, 2023", "messages": [...]}
+    (as a multi-session chat converted from LoCoMo writes it) lost its date: every turn was
+    kept without a time and the report said the file writes none. A key that names a date or
+    a time whose value reads as one dates the turns that write none of their own; one whose
+    value is no time ("timezone") is left alone, and one that says when something ended or
+    changed ("end_time", "updated_at") is not when the turns were said."""
+    path = tmp_path / "chats.jsonl"
+    path.write_text(json.dumps({"session_id": "s1", key: "1:56 pm on 8 May, 2023",
+                                "timezone": "Europe/Paris", "end_time": "2023-06-01T00:00:00Z",
+                                "messages": [
+        {"role": "user", "name": "Priya", "content": "I signed up for the pottery class yesterday."},
+        {"role": "assistant", "name": "Tomás", "content": "Which studio did you pick?",
+         "message_time": "2023-05-08T14:02:00Z"}]}) + "\n")
+    assert _who_when(path) == [("user", "Priya", "2023-05-08T13:56:00Z"),
+                               ("assistant", "Tomás", "2023-05-08T14:02:00Z")]
+    assert parse_path(path).notes == []
+    sharegpt = tmp_path / "sharegpt.json"
+    sharegpt.write_text(json.dumps([{"id": "r1", key: "2023/05/28 (Sun) 19:47", "conversations": [
+        {"from": "human", "value": "How do I centre clay?"},
+        {"from": "gpt", "value": "Brace your elbows on your knees."}]}]))
+    assert [i.time for i in parse_path(sharegpt).items] == ["2023-05-28T19:47:00Z"] * 2
+    # only a time that ends something: no time, as the report says
+    ended = tmp_path / "ended.jsonl"
+    ended.write_text(json.dumps({"updated_at": "2023-06-01T00:00:00Z", "messages": [
+        {"role": "user", "content": "How thick should a glaze coat be?"}]}) + "\n")
+    assert [i.time for i in parse_path(ended).items] == [""]
+
+
 def test_openai_timestamps_written_day_first_are_read_so_for_the_whole_file(tmp_path):
     """A chat exported in the UK writes "08/05/2023 13:56"; a later "13/05/2023" says the
     file puts the day first, so the first turn is 8 May (it was 5 August, after the turn of

@@ -34,7 +34,7 @@ from .classify import (
 from .collector import ItemCollector
 from .jsonlines import json_document, json_records, strip_document_envelopes
 from .open_calls import OpenCalls
-from .openai_chat import TIME_KEYS
+from .openai_chat import time_key
 from .source import Source, fail
 from .tools import ToolCall, describe_call
 
@@ -183,12 +183,10 @@ class ShareGPTParser:
                            pointer=pointer, links=links, goal=goal)
 
     def _time_of(self, value: dict[str, Any], record_no: int, absent: str = "") -> str:
-        """The time of ``value`` (its first time key present), ``absent`` when it has none; one
-        that cannot be read is reported and is "" (the item is kept without a time)."""
-        for key in TIME_KEYS:
-            if value.get(key) not in (None, ""):
-                return self.collector.time(record_no, value[key])
-        return absent
+        """The time of ``value`` (:func:`~.openai_chat.time_key`), ``absent`` when it has none;
+        one that cannot be read is reported and is "" (the item is kept without a time)."""
+        key = time_key(value)
+        return absent if key is None else self.collector.time(record_no, value[key])
 
 
 def _call_of(text: str) -> ToolCall | None:
