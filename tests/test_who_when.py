@@ -875,6 +875,18 @@ ISSUE_15_FORMATS = [
     ("sillytavern/Seraphina - 2023-05-08@13h56m03s.jsonl", "sillytavern"),
     ("Priya Patel.txt", "imessage"),
     ("claude_code_21/5e55a1f0-0000-4000-8000-00000000c0de.jsonl", "claude-code"),
+    # the formats issue 15 did not add, each as its fixture writes it
+    ("openai_chat.json", "openai"),
+    ("anthropic_messages.json", "anthropic"),
+    ("openai_responses.json", "openai-responses"),
+    ("codex_rollout.jsonl", "codex"),
+    ("claude_ai_conversations.json", "claude-ai"),
+    ("openhands_trajectory.json", "openhands"),
+    ("locomo10_sample.json", "locomo"),
+    ("longmemeval_instance.json", "longmemeval"),
+    ("transcript.txt", "text"),
+    ("gemini_cli_session.json", "gemini"),
+    ("2025-03-payments-sync.md", "notes"),
 ]
 
 
@@ -890,6 +902,36 @@ def test_each_format_keeps_speaker_and_time_in_the_journal(home, name, fmt):
         (i.handle, i.speaker or i.role, i.time) for i in parsed.items}
     if fmt != "trajectory":                       # trajectories carry no times
         assert any(r["T"] for r in rows)
+
+
+def _people_said(name: str) -> dict[str, list]:
+    """Each person a fixture names as a speaker (not a tool), with the items they said."""
+    said: dict[str, list] = {}
+    for item in parse_path(FIXTURES / name).items:
+        if item.speaker and item.role in ("user", "assistant"):
+            said.setdefault(item.speaker, []).append(item)
+    return said
+
+
+NAMED_FORMATS = [(name, fmt) for name, fmt in ISSUE_15_FORMATS if _people_said(name)]
+
+
+@pytest.mark.parametrize("name, fmt", NAMED_FORMATS, ids=[f"{f}:{n}" for n, f in NAMED_FORMATS])
+def test_each_format_s_frame_says_who_and_when_of_the_person_asked_about(home, name, fmt):
+    """A question naming a participant of a file, in any format that names its speakers, brings
+    that person's turn into the frame written "Name: …", under the day it was said."""
+    said = _people_said(name)
+    person = min(said, key=lambda who: (len(said[who]), who))   # the one who said least
+    first = person.split()[0]                                     # asked by their first name
+    with Memory.open(home) as mem:
+        mem.ingest([str(FIXTURES / name)])
+        frame = mem.hydrate(f"What did {first} say?", budget=2000)
+    theirs = {i.handle: i for i in said[person]}
+    shown = [f for f in frame.facts if f.handle in theirs]
+    assert shown, frame.text
+    assert any(f.text.startswith(f"{person}: ") for f in shown), [f.text for f in shown]
+    timed = [theirs[f.handle].time for f in shown if theirs[f.handle].time]
+    assert all(time[:10] in frame.text for time in timed)
 
 
 # -- a file that writes no time: the report says so -------------------------------------------------
