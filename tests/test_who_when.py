@@ -416,6 +416,27 @@ def test_days_ahead_by_a_count_and_a_fortnight(text, found):
     assert relative_dates(text, "2023-05-08T12:00:00Z") == found   # a Monday
 
 
+@pytest.mark.parametrize("text, found", [
+    ("I left on Monday last week.", [("on monday last week", "2022-12-26")]),
+    ("I left Monday of last week.", [("monday of last week", "2022-12-26")]),
+    ("Last week on Monday I left.", [("last week on monday", "2022-12-26")]),
+    ("I left last week, on Friday.", [("last week, on friday", "2022-12-30")]),
+    ("I left the Monday before last.", [("the monday before last", "2022-12-26")]),
+    ("We met on Monday two weeks ago.", [("on monday two weeks ago", "2022-12-19")]),
+    ("I leave on Tuesday next week.", [("on tuesday next week", "2023-01-10")]),
+    ("I leave next week on Sunday.", [("next week on sunday", "2023-01-15")]),
+    ("The demo was on Monday this week.", [("on monday this week", "2023-01-02")]),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_a_weekday_of_a_week_named_is_that_weeks_day(text, found):
+    """"I left on Monday last week", said on Wednesday 4 January, is Monday 26 December: it
+    was read as two days, "on Monday" (2 January, noted as exact and wrong) and "last week"
+    (28 December), and "the Monday before last" as last Monday. A weekday tied to a week names
+    that week's day (weeks from Monday, as ISO 8601 counts them)."""
+    assert relative_dates(text, "2023-01-04T10:00:00Z") == found   # a Wednesday
+    phrase, day = found[0]   # the day is named exactly
+    assert date_note(text, "2023-01-04T10:00:00Z", [day]).startswith(f" [{phrase} = ")
+
+
 def test_a_participant_named_will_keeps_the_day_a_turn_names(home, tmp_path):
     """Ingested, "I met Will on Tuesday" (Will being one of the people talking) is dated."""
     turns = [("Priya", "user", "1:56 pm on 8 May, 2023", "I met Will on Tuesday at the market."),
