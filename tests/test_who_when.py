@@ -162,6 +162,13 @@ def test_a_sessions_date_under_a_key_of_its_own_dates_its_turns(tmp_path, key):
         {"from": "human", "value": "How do I centre clay?"},
         {"from": "gpt", "value": "Brace your elbows on your knees."}]}]))
     assert [i.time for i in parse_path(sharegpt).items] == ["2023-05-28T19:47:00Z"] * 2
+    # such dates written day first are read so, as the file's other dates decide it
+    uk = tmp_path / "uk.jsonl"
+    uk.write_text("".join(json.dumps({key: when, "messages": [{"role": "user", "content": text}]})
+                          + "\n" for when, text in (("08/05/2023 13:56", "I bought clay."),
+                                                    ("25/05/2023 09:00", "I fired a bowl."))))
+    assert [i.time for i in parse_path(uk).items] == ["2023-05-08T13:56:00Z",
+                                                      "2023-05-25T09:00:00Z"]
     # only a time that ends something: no time, as the report says
     ended = tmp_path / "ended.jsonl"
     ended.write_text(json.dumps({"updated_at": "2023-06-01T00:00:00Z", "messages": [
