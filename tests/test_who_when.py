@@ -303,6 +303,35 @@ def test_an_unreadable_time_is_reported_with_its_line(home, tmp_path):
     assert "the day after the party" in out.output
 
 
+def test_a_session_date_line_that_cannot_be_read_is_reported_with_its_line(tmp_path):
+    """"Date: sometime in June 2023" over a text chat was dropped without a word, and the
+    report said the file writes no time for its turns. A date line whose date cannot be read
+    is listed under times unread with its line; the turns after it are not given the date of
+    the session before, and a turn's own line of that shape stays its text."""
+    path = tmp_path / "chat.txt"
+    path.write_text("Date: 1:56 pm on 8 May, 2023\n"
+                    "Priya: I signed up for the pottery class yesterday.\n"
+                    "Tomás: Which studio did you pick?\n\n"
+                    "Session date: sometime in June 2023\n"
+                    "Priya: The one by the river, and here is the invite:\n"
+                    "Date: whenever the kiln is free\n"
+                    "Tomás: Lovely, count me in.\n")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:56:00Z"),
+        ("Priya", ""), ("Tomás", "")]
+    assert result.unread_times == [(5, "sometime in June 2023")] and result.notes == []
+    assert "Date: whenever the kiln is free" in result.items[2].text
+    out = CliRunner().invoke(main, ["ingest", str(path), "--home", str(tmp_path / "home")])
+    assert out.exit_code == 0 and "times unread: 1" in out.output, out.output
+    # a clock under its own label gives no date: the date line's turns keep it
+    clocked = tmp_path / "clocked.txt"
+    clocked.write_text("Date: 8 May 2023\nTime: 10:30\n\nPriya: I bought the clay today.\n"
+                       "Tomás: Which clay body did you get?\nPriya: The stoneware one.\n")
+    result = parse_path(clocked)
+    assert result.unread_times == [] and {i.time for i in result.items} == {"2023-05-08T00:00:00Z"}
+
+
 # -- relative dates ---------------------------------------------------------------------------------
 def test_relative_dates_resolve_against_the_turns_own_time():
     text = ("I signed up for the pottery class yesterday. Two days ago I bought clay, last "

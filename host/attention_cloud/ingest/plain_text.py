@@ -279,6 +279,19 @@ def date_line(line: str) -> str | None:
     return None
 
 
+_DATE_ONLY_LABEL = re.compile(r"(?:session[ \t]+)?date[ \t]*:[ \t]*", re.I)
+
+
+def unread_date(line: str) -> str:
+    """The date a line gives under a date's label ("Date: …", "Session date: …") where
+    :func:`date_line` cannot read it ("Date: sometime in June"), as written; "" for any other
+    line ("Time: 10:30" gives no date to read). Such a date is reported, never dropped in
+    silence."""
+    text = line.strip().strip("#*_ \t")
+    label = _DATE_ONLY_LABEL.match(text)
+    return text[label.end():].strip() if label else ""
+
+
 def heading_date(title: str) -> str:
     """The date a heading names, as written: the whole heading when it is a date line
     (``Tuesday, March 11, 2025``, ``Standup — 2025-03-04``), else a whole date inside it
@@ -328,15 +341,24 @@ class PlainTextParser:
         role, start, end, body, who, when = "", 0, 0, [], "", ""
         session_time = ""
         fenced = False
+        after_blank = True  # the line before was blank (or there was none)
         for number, line in enumerate(lines, 1):
             if FENCE.match(line):
                 fenced = not fenced
             speaker = None if fenced else self._speaker(line, names, roles, number)
+            heads = after_blank or not role  # a line here may head the turns after it
+            after_blank = not line.strip()
             if speaker is None:
                 dated = None if fenced else date_line(with_iso_dates(line, self.day_first))
                 if dated is not None:
                     session_time = dated  # dates the turns after it
                     self.clock.dated(dated.day)
+                elif heads and not fenced and unread_date(line):
+                    if role:  # the turn before ends here, with the time it had
+                        self._turn(role, (start, end), body, source.pointer_base, who, when)
+                        role = ""
+                    self.collector.unread_times.append((number, unread_date(line)[:120]))
+                    session_time = ""  # its turns have no time, not the session's before
                 elif role:
                     body.append(line)
                     end = number if line.strip() else end  # blank lines before the next: not it
