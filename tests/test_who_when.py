@@ -343,6 +343,53 @@ def test_relative_dates_resolve_against_the_turns_own_time():
     assert relative_dates(text, "") == []   # no time: nothing to read it against
 
 
+@pytest.mark.parametrize("text, written, iso, found", [
+    # month and year ends, leap years
+    ("I saw it the day before yesterday.", "2023-03-01T10:00:00Z", "2023-03-01T10:00:00Z",
+     [("the day before yesterday", "2023-02-27")]),
+    ("I saw it the day before yesterday.", "1:56 pm on 1 March, 2024", "2024-03-01T13:56:00Z",
+     [("the day before yesterday", "2024-02-28")]),
+    ("We moved last month.", "2023-03-31T10:00:00Z", "2023-03-31T10:00:00Z",
+     [("last month", "2023-02-28")]),
+    ("We moved last month.", "March 31, 2024", "2024-03-31T00:00:00Z",
+     [("last month", "2024-02-29")]),
+    ("I started a year ago.", 1709168400, "2024-02-29T01:00:00Z", [("a year ago", "2023-02-28")]),
+    ("Last Tuesday I quit.", "2023/01/02 (Mon) 10:00", "2023-01-02T10:00:00Z",
+     [("last tuesday", "2022-12-27")]),
+    ("Two weeks ago I quit.", "2023-01-03T10:00:00Z", "2023-01-03T10:00:00Z",
+     [("two weeks ago", "2022-12-20")]),
+    ("I'll go tomorrow.", "Sun, 31 Dec 2023 23:30:00 +0000", "2023-12-31T23:30:00Z",
+     [("tomorrow", "2024-01-01")]),
+    # the writer's own day, where UTC is already on another
+    ("I went there yesterday.", "2023-01-01T00:30:00+02:00", "2022-12-31T22:30:00Z",
+     [("yesterday", "2022-12-31")]),
+    ("I'll go tomorrow.", "2023-12-31T23:30:00-05:00", "2024-01-01T04:30:00Z",
+     [("tomorrow", "2024-01-01")]),
+    ("I went there yesterday.", "2023-03-01T08:30:00+14:00", "2023-02-28T18:30:00Z",
+     [("yesterday", "2023-02-28")]),
+    ("I went there yesterday.", "2023-03-01T03:30:00-11:00", "2023-03-01T14:30:00Z",
+     [("yesterday", "2023-02-28")]),
+    # the nights clocks change (Europe on 26 March and 29 October 2023, the US on 12 March)
+    ("I ran this morning.", "2023-03-26T00:30:00[Europe/Paris]", "2023-03-25T23:30:00Z",
+     [("this morning", "2023-03-26")]),
+    ("I went there yesterday.", "2023-03-26T03:30:00[Europe/Paris]", "2023-03-26T01:30:00Z",
+     [("yesterday", "2023-03-25")]),
+    ("I went there yesterday.", "2023-10-29T00:30:00[Europe/Paris]", "2023-10-28T22:30:00Z",
+     [("yesterday", "2023-10-28")]),
+    ("I went there yesterday.", "2023-03-12T01:30:00 EST", "2023-03-12T06:30:00Z",
+     [("yesterday", "2023-03-11")]),
+    ("I went there yesterday.", "2023-03-12 03:30 EDT", "2023-03-12T07:30:00Z",
+     [("yesterday", "2023-03-11")]),
+], ids=lambda v: v if isinstance(v, str) and v[:1].isdigit() else "")
+def test_relative_dates_across_month_and_year_ends_zones_and_clock_changes(text, written, iso,
+                                                                           found):
+    """Read as ingest reads a turn's time: its UTC time, and the day its words count from, the
+    day it was written on where it was written."""
+    time = read_turn_time(written)
+    assert time == iso
+    assert relative_dates(text, time) == found
+
+
 def test_last_night_and_last_weekend_are_read_as_days():
     text = "We went camping last weekend and I was sick last night."
     assert relative_dates(text, "2023-05-08T13:56:00Z") == [    # a Monday
