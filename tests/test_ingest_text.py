@@ -194,6 +194,21 @@ def test_a_two_line_chat_under_its_session_date_is_a_chat_on_that_day(heading):
         parse_text("Date: 8 May 2023\nName: Dana Reyes\nRole: Senior Engineer\n", name="card.txt")
 
 
+def test_speaker_lines_with_the_full_width_colon_of_chinese_and_japanese():
+    """Chinese and Japanese write a speaker's colon full width, "李雷：我昨天开始上陶艺课。":
+    such a transcript was "cannot detect format", and --format text read it as one unnamed
+    turn. The full-width colon ends a speaker's name as ":" does."""
+    text = ("2023年5月8日\n李雷：我昨天开始上陶艺课。\n韩梅梅：第一节课怎么样？\n李雷：很好，我做了一个碗。\n"
+            "[2023-05-09 10:00] 韩梅梅：下次带我去吧。\n")
+    result = parse_text(text, name="chat.txt")
+    assert result.format == "text"
+    assert [(i.speaker, i.role, i.time, i.text) for i in result.items] == [
+        ("李雷", "user", "2023-05-08T00:00:00Z", "我昨天开始上陶艺课。"),
+        ("韩梅梅", "assistant", "2023-05-08T00:00:00Z", "第一节课怎么样？"),
+        ("李雷", "user", "2023-05-08T00:00:00Z", "很好，我做了一个碗。"),
+        ("韩梅梅", "assistant", "2023-05-09T10:00:00Z", "下次带我去吧。")]
+
+
 def test_an_application_log_is_no_chat_of_its_levels():
     """"[10:02] INFO: …" lines made INFO and WARN speakers (INFO started two lines; a short
     log's levels each once were every line a timed turn), and the ERROR line was glued to

@@ -75,7 +75,7 @@ _BARE_STAMP = (r"(?:(?P<bare>(?:\d{4}-\d\d-\d\d[ T]|\d{1,2}[/.-]\d{1,2}[/.-]\d{2
 _NAMED_SPEAKER = re.compile(
     r"[ \t]{0,3}" + _STAMP + _BARE_STAMP
     + r"(?P<bold>\*\*|__)?(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
-    r"(?:\*\*|__)?" + _PAREN_STAMP + r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]?(?P<rest>.*)",
+    r"(?:\*\*|__)?" + _PAREN_STAMP + r"(?:\*\*|__)?[ \t]*[:\uff1a](?:\*\*|__)?[ \t]?(?P<rest>.*)",
     re.DOTALL,
 )
 # Words that label a line ("Note: …", "Date: …") rather than name a person: never a speaker on
