@@ -728,6 +728,27 @@ def test_goal_speaker_reads_names_memory_knows(conversation_home):
     assert json.loads(none.stdout) == []
 
 
+def test_a_name_in_a_question_written_without_spaces_between_words(home):
+    """Chinese and Japanese write no spaces between words: "李雷昨天做了什么？" names 李雷, but
+    the goal was read word by word and no word was his name, so nobody was asked about (it was
+    found only with spaces around it). A name in a script written without spaces is found
+    inside the goal's text, and the embedder reads the goal without it."""
+    path = home.parent / "chat.txt"
+    path.write_text("2023年5月8日\n李雷：我昨天开始上陶艺课。\n韩梅梅：第一节课怎么样？\n"
+                    "李雷：很好，我做了一个碗。\n韩梅梅：下次带我去吧。\n")
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        mem.ingest([str(path)])
+        mem.curate()
+        rows = mem.query('goal_speaker("李雷昨天做了什么？", A), goal_speaker("韩梅梅说了什么", B), '
+                         'goal_speaker("What did 李雷 make?", C)').rows
+        assert rows == [{"A": "李雷", "B": "韩梅梅", "C": "李雷"}]
+        assert mem.query('goal_speaker("昨天做了什么？", X)').rows == []
+        asked = record_embedded(mem)
+        mem.hydrate("李雷昨天做了什么？", budget=400)
+        assert set(asked) == {"昨天做了什么？"}
+
+
 def test_a_name_typed_without_its_accents_is_that_speaker(conversation_home, home):
     """People type "Tomas" for the Tomás an export names: the goal names him all the same, is
     weighed toward his turns and reaches the embedder without his name."""
