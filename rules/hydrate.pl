@@ -1457,7 +1457,20 @@ written_token_(Word, Token) :-
 % drop_name_(+Cased, +Name, +Words-Tokens, -Kept-KeptTokens): every place the goal writes Name
 % (as name_at_/5 matches it) cut out of the parallel lists of words and their tokens.
 drop_name_(Cased, Name, Words-Tokens, Kept-KeptTokens) :-
-    (   name_at_(Name, Tokens, Cased, At, Match)
+    (   name_at_(Name, Tokens, Cased, At, inside)
+    ->  atom_string(Name, Text),             % cut out of the word that holds it
+        nth0(At, Words, Word, WordsRest),
+        atomic_list_concat(Pieces, Text, Word),
+        atomic_list_concat(Pieces, '', Rest),
+        atom_string(Rest, RestText),
+        (   RestText == ""
+        ->  Words1 = WordsRest, nth0(At, Tokens, _, Tokens1)
+        ;   written_token_(RestText, Token),
+            nth0(At, Words1, RestText, WordsRest),
+            nth0(At, Tokens, _, TokensRest), nth0(At, Tokens1, Token, TokensRest)
+        ),
+        drop_name_(Cased, Name, Words1-Tokens1, Kept-KeptTokens)
+    ;   name_at_(Name, Tokens, Cased, At, Match)
     ->  atom_string(Name, Text),
         split_string(Text, " ", " ", Parts),
         (   Match == 1 -> N = 1 ; length(Parts, N) ),
@@ -1507,7 +1520,9 @@ unaccent_code_(C, P) :-
 % name_at_(+Name, +Tokens, +Cased, -At, -Match): Name is written from token At on: whole
 % (Match 2: every word of it) or, for a name of several words, its first word alone (Match 1),
 % when the goal does not write it whole anywhere, and not as the goal's first word (whose
-% capital says nothing: "May I ..." does not name May Chen).
+% capital says nothing: "May I ..." does not name May Chen). A name in a script written
+% without spaces between words (李雷) is found inside token At (Match inside): "李雷昨天做了什么"
+% is one token.
 name_at_(Name, Tokens, Cased, At, Match) :-
     atom_string(Name, Text),
     split_string(Text, " ", " ", Parts),
@@ -1516,7 +1531,25 @@ name_at_(Name, Tokens, Cased, At, Match) :-
     ;   Parts = [Given, _|_], string_length(Given, L), L >= 2,
         words_at_(Name, [Given], Tokens, Cased, At), At > 0
     ->  Match = 1
+    ;   unspaced_(Text),
+        nth0(At, Tokens, _-Lower), sub_string(Lower, _, _, _, Text)
+    ->  Match = inside
     ).
+
+% unspaced_(+Text): Text is written wholly in scripts that put no spaces between words (Chinese,
+% Japanese kana, Thai) or attach particles to a name (Korean: 민수가): its words are not tokens.
+unspaced_(Text) :-
+    string_codes(Text, Codes),
+    Codes \== [],
+    forall(member(C, Codes), unspaced_code_(C)).
+
+unspaced_code_(C) :-
+    (   between(0x3040, 0x30FF, C)       % hiragana, katakana
+    ;   between(0x3400, 0x9FFF, C)       % CJK ideographs
+    ;   between(0xF900, 0xFAFF, C)
+    ;   between(0xAC00, 0xD7AF, C)       % Hangul
+    ;   between(0x0E00, 0x0E7F, C)       % Thai
+    ), !.
 
 words_at_(Name, Parts, Tokens, Cased, At) :-
     maplist(name_key_, Parts, Lowers),

@@ -194,6 +194,22 @@ def test_a_section_that_recurs_each_day_at_its_hour_is_no_speaker():
         ("", "2025-03-05T15:00:00Z", "Payments team log › Retro")]
 
 
+@pytest.mark.parametrize("label", ["Session", "Update", "Call with Dana"])
+def test_timed_headings_over_a_chats_speaker_lines_are_its_sessions_not_a_speaker(label):
+    """"## Session (2023-05-08 13:56)" over each session of a chat made "Session" a person who
+    spoke twice: every turn was said by "Session", the speaker lines under it (Priya:,
+    Tomás:) glued into its text. Headings over the lines of two people or more are that chat's
+    sessions: they date the turns under them, each said by its own speaker."""
+    text = (f"## {label} (2023-05-08 13:56)\n\nPriya: I signed up for the pottery class yesterday.\n"
+            "Tomás: Which studio did you pick?\n\n"
+            f"## {label} (2023-05-28 19:47)\n\nPriya: The one by the river.\nTomás: Lovely.\n")
+    result = parse_text(text, name="chat.md")
+    assert result.format == "text"
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:56:00Z"),
+        ("Priya", "2023-05-28T19:47:00Z"), ("Tomás", "2023-05-28T19:47:00Z")]
+
+
 def test_a_person_who_speaks_at_the_same_hour_twice_is_still_a_speaker():
     """The recurring-section rule asks only of a file where no name heads turns at two
     different hours: a chat keeps everyone, the one who spoke at 09:00 on two days too."""

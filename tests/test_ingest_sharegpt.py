@@ -62,3 +62,30 @@ def test_one_record_and_the_openai_detection_unchanged():
     openai = parse_text(json.dumps({"messages": [{"role": "user", "content": "How hot is cone 6?"}]}),
                         name="chat.json")
     assert openai.format == "openai"
+
+
+def test_turns_from_named_people_keep_their_names(tmp_path):
+    """A chat between two people written as ShareGPT names each turn's speaker in ``from``
+    ("Priya", "Tomás", as data sets converted from group chats and role-play write it): every
+    such turn was skipped as an unknown speaker, the conversation lost. A ``from`` that is a
+    name (capitalised, up to three words, no label word) is that person: the first named in the
+    file takes the user's role, the others the assistant's; a lower-case word ("narrator") is
+    still skipped and reported."""
+    path = tmp_path / "chats.json"
+    path.write_text(json.dumps([
+        {"id": "s1", "date": "1:56 pm on 8 May, 2023", "conversations": [
+            {"from": "Priya", "value": "I signed up for the pottery class yesterday."},
+            {"from": "Tomás", "value": "Which studio did you pick?"},
+            {"from": "narrator", "value": "The kiln hums in the background."}]},
+        {"id": "s2", "date": "2023/05/28 (Sun) 19:47", "conversations": [
+            {"from": "Tomás", "value": "How did the first bowl come out?"},
+            {"from": "Priya Shah", "value": "It survived the kiln!"},
+            {"from": "Note", "value": "Priya brings the bowl next time."}]}]))
+    result = parse_path(path)
+    assert [(i.session, i.role, i.speaker, i.time) for i in result.items] == [
+        ("s1", "user", "Priya", "2023-05-08T13:56:00Z"),
+        ("s1", "assistant", "Tomás", "2023-05-08T13:56:00Z"),
+        ("s2", "assistant", "Tomás", "2023-05-28T19:47:00Z"),
+        ("s2", "assistant", "Priya Shah", "2023-05-28T19:47:00Z")]
+    assert result.skipped == [(1, "turn 2: unknown from 'narrator'"),
+                              (2, "turn 2: unknown from 'Note'")]

@@ -9,6 +9,7 @@ import pytest
 
 from attention_cloud.errors import InputError
 from attention_cloud.ingest import parse_path, parse_text, read_pointer
+from attention_cloud.ingest.plain_text import date_line
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 
@@ -173,6 +174,39 @@ def test_a_two_line_chat_of_two_names_without_times_is_a_chat():
                  "Dana: who is bringing the cake?\n"):
         with pytest.raises(InputError, match="cannot detect format"):
             parse_text(text, name="chat.txt")
+
+
+@pytest.mark.parametrize("heading", [
+    "2023/05/28 (Sun) 19:47", "Date: 1:56 pm on 8 May, 2023", "Session date: May 8, 2023",
+    "# Session 1 — 2023/05/28 (Sun) 19:47"])
+def test_a_two_line_chat_under_its_session_date_is_a_chat_on_that_day(heading):
+    """A short chat under the date of its session (a line or a heading saying only the date):
+    the date line counted as a line that was no turn, so the file was "cannot detect format"
+    (.txt) or read as one unnamed note (.md under a heading), both speakers lost."""
+    text = f"{heading}\n\nDana: who is bringing the cake?\nLei: I can bake one tonight\n"
+    for name in ("chat.txt", "chat.md"):
+        result = parse_text(text, name=name)
+        day = date_line(heading)
+        assert result.format == "text" and day
+        assert [(i.speaker, i.time) for i in result.items] == [("Dana", day), ("Lei", day)]
+    # the date line does not make a record's fields a chat
+    with pytest.raises(InputError, match="cannot detect format"):
+        parse_text("Date: 8 May 2023\nName: Dana Reyes\nRole: Senior Engineer\n", name="card.txt")
+
+
+def test_speaker_lines_with_the_full_width_colon_of_chinese_and_japanese():
+    """Chinese and Japanese write a speaker's colon full width, "李雷：我昨天开始上陶艺课。":
+    such a transcript was "cannot detect format", and --format text read it as one unnamed
+    turn. The full-width colon ends a speaker's name as ":" does."""
+    text = ("2023年5月8日\n李雷：我昨天开始上陶艺课。\n韩梅梅：第一节课怎么样？\n李雷：很好，我做了一个碗。\n"
+            "[2023-05-09 10:00] 韩梅梅：下次带我去吧。\n")
+    result = parse_text(text, name="chat.txt")
+    assert result.format == "text"
+    assert [(i.speaker, i.role, i.time, i.text) for i in result.items] == [
+        ("李雷", "user", "2023-05-08T00:00:00Z", "我昨天开始上陶艺课。"),
+        ("韩梅梅", "assistant", "2023-05-08T00:00:00Z", "第一节课怎么样？"),
+        ("李雷", "user", "2023-05-08T00:00:00Z", "很好，我做了一个碗。"),
+        ("韩梅梅", "assistant", "2023-05-09T10:00:00Z", "下次带我去吧。")]
 
 
 def test_an_application_log_is_no_chat_of_its_levels():

@@ -138,6 +138,44 @@ def test_a_message_time_under_the_keys_apps_write(tmp_path, key):
     assert [i.time for i in parse_path(sharegpt).items] == ["2023-05-08T13:56:00Z"] * 2
 
 
+@pytest.mark.parametrize("key", ["session_date", "date_time", "start_time", "startedAt",
+                                 "sessionTimestamp"])
+def test_a_sessions_date_under_a_key_of_its_own_dates_its_turns(tmp_path, key):
+    """A conversation written {"session_date": "1:56 pm on 8 May, 2023", "messages": [...]}
+    (as a multi-session chat converted from LoCoMo writes it) lost its date: every turn was
+    kept without a time and the report said the file writes none. A key that names a date or
+    a time whose value reads as one dates the turns that write none of their own; one whose
+    value is no time ("timezone") is left alone, and one that says when something ended or
+    changed ("end_time", "updated_at") is not when the turns were said."""
+    path = tmp_path / "chats.jsonl"
+    path.write_text(json.dumps({"session_id": "s1", key: "1:56 pm on 8 May, 2023",
+                                "timezone": "Europe/Paris", "end_time": "2023-06-01T00:00:00Z",
+                                "messages": [
+        {"role": "user", "name": "Priya", "content": "I signed up for the pottery class yesterday."},
+        {"role": "assistant", "name": "Tomás", "content": "Which studio did you pick?",
+         "message_time": "2023-05-08T14:02:00Z"}]}) + "\n")
+    assert _who_when(path) == [("user", "Priya", "2023-05-08T13:56:00Z"),
+                               ("assistant", "Tomás", "2023-05-08T14:02:00Z")]
+    assert parse_path(path).notes == []
+    sharegpt = tmp_path / "sharegpt.json"
+    sharegpt.write_text(json.dumps([{"id": "r1", key: "2023/05/28 (Sun) 19:47", "conversations": [
+        {"from": "human", "value": "How do I centre clay?"},
+        {"from": "gpt", "value": "Brace your elbows on your knees."}]}]))
+    assert [i.time for i in parse_path(sharegpt).items] == ["2023-05-28T19:47:00Z"] * 2
+    # such dates written day first are read so, as the file's other dates decide it
+    uk = tmp_path / "uk.jsonl"
+    uk.write_text("".join(json.dumps({key: when, "messages": [{"role": "user", "content": text}]})
+                          + "\n" for when, text in (("08/05/2023 13:56", "I bought clay."),
+                                                    ("25/05/2023 09:00", "I fired a bowl."))))
+    assert [i.time for i in parse_path(uk).items] == ["2023-05-08T13:56:00Z",
+                                                      "2023-05-25T09:00:00Z"]
+    # only a time that ends something: no time, as the report says
+    ended = tmp_path / "ended.jsonl"
+    ended.write_text(json.dumps({"updated_at": "2023-06-01T00:00:00Z", "messages": [
+        {"role": "user", "content": "How thick should a glaze coat be?"}]}) + "\n")
+    assert [i.time for i in parse_path(ended).items] == [""]
+
+
 def test_openai_timestamps_written_day_first_are_read_so_for_the_whole_file(tmp_path):
     """A chat exported in the UK writes "08/05/2023 13:56"; a later "13/05/2023" says the
     file puts the day first, so the first turn is 8 May (it was 5 August, after the turn of
@@ -216,6 +254,32 @@ def test_markdown_bold_speakers_and_dated_headings(tmp_path):
     ]
 
 
+TURNS = [("Priya", "I signed up for the pottery class yesterday."),
+         ("Tomás", "Which studio did you pick?"), ("Priya", "The one by the river.")]
+
+
+@pytest.mark.parametrize("name, write", [
+    ("chat.md", lambda when: "".join(f"## {who} ({when})\n\n{text}\n\n" for who, text in TURNS)),
+    ("chat.txt", lambda when: "".join(f"{who} ({when}): {text}\n" for who, text in TURNS)),
+    ("log.md", lambda when: f"## Session 1 ({when})\n\n"
+                            + "".join(f"{who}: {text}\n" for who, text in TURNS)),
+], ids=["heading", "speaker line", "session heading"])
+@pytest.mark.parametrize("when, iso", [
+    ("2023/05/28 (Sun) 19:47", "2023-05-28T19:47:00Z"),     # LongMemEval's dates
+    ("2023/05/08(月) 13:56", "2023-05-08T13:56:00Z"),        # as Japanese apps write them
+])
+def test_a_time_with_its_weekday_in_brackets_inside_the_brackets_of_a_turn(tmp_path, name, write,
+                                                                           when, iso):
+    """"## Priya (2023/05/28 (Sun) 19:47)": the time's own brackets closed the heading's, so the
+    heading was no timed turn and the file was read as notes (speakers lost, the clock time
+    dropped); "Priya (2023/05/28 (Sun) 19:47): …" was no speaker line at all, and a session
+    heading so written dated its turns at midnight."""
+    path = tmp_path / name
+    path.write_text(write(when))
+    assert _who_when(path) == [("user", "Priya", iso), ("assistant", "Tomás", iso),
+                               ("user", "Priya", iso)]
+
+
 def test_role_speaker_lines_keep_the_role_as_speaker(tmp_path):
     path = tmp_path / "chat.txt"
     path.write_text("User: Why does the export job crash on big tables?\n"
@@ -239,6 +303,35 @@ def test_an_unreadable_time_is_reported_with_its_line(home, tmp_path):
     assert "the day after the party" in out.output
 
 
+def test_a_session_date_line_that_cannot_be_read_is_reported_with_its_line(tmp_path):
+    """"Date: sometime in June 2023" over a text chat was dropped without a word, and the
+    report said the file writes no time for its turns. A date line whose date cannot be read
+    is listed under times unread with its line; the turns after it are not given the date of
+    the session before, and a turn's own line of that shape stays its text."""
+    path = tmp_path / "chat.txt"
+    path.write_text("Date: 1:56 pm on 8 May, 2023\n"
+                    "Priya: I signed up for the pottery class yesterday.\n"
+                    "Tomás: Which studio did you pick?\n\n"
+                    "Session date: sometime in June 2023\n"
+                    "Priya: The one by the river, and here is the invite:\n"
+                    "Date: whenever the kiln is free\n"
+                    "Tomás: Lovely, count me in.\n")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:56:00Z"),
+        ("Priya", ""), ("Tomás", "")]
+    assert result.unread_times == [(5, "sometime in June 2023")] and result.notes == []
+    assert "Date: whenever the kiln is free" in result.items[2].text
+    out = CliRunner().invoke(main, ["ingest", str(path), "--home", str(tmp_path / "home")])
+    assert out.exit_code == 0 and "times unread: 1" in out.output, out.output
+    # a clock under its own label gives no date: the date line's turns keep it
+    clocked = tmp_path / "clocked.txt"
+    clocked.write_text("Date: 8 May 2023\nTime: 10:30\n\nPriya: I bought the clay today.\n"
+                       "Tomás: Which clay body did you get?\nPriya: The stoneware one.\n")
+    result = parse_path(clocked)
+    assert result.unread_times == [] and {i.time for i in result.items} == {"2023-05-08T00:00:00Z"}
+
+
 # -- relative dates ---------------------------------------------------------------------------------
 def test_relative_dates_resolve_against_the_turns_own_time():
     text = ("I signed up for the pottery class yesterday. Two days ago I bought clay, last "
@@ -248,6 +341,53 @@ def test_relative_dates_resolve_against_the_turns_own_time():
         ("last friday", "2023-05-05"), ("a couple of weeks ago", "2023-04-24"),
         ("last week", "2023-05-01")]
     assert relative_dates(text, "") == []   # no time: nothing to read it against
+
+
+@pytest.mark.parametrize("text, written, iso, found", [
+    # month and year ends, leap years
+    ("I saw it the day before yesterday.", "2023-03-01T10:00:00Z", "2023-03-01T10:00:00Z",
+     [("the day before yesterday", "2023-02-27")]),
+    ("I saw it the day before yesterday.", "1:56 pm on 1 March, 2024", "2024-03-01T13:56:00Z",
+     [("the day before yesterday", "2024-02-28")]),
+    ("We moved last month.", "2023-03-31T10:00:00Z", "2023-03-31T10:00:00Z",
+     [("last month", "2023-02-28")]),
+    ("We moved last month.", "March 31, 2024", "2024-03-31T00:00:00Z",
+     [("last month", "2024-02-29")]),
+    ("I started a year ago.", 1709168400, "2024-02-29T01:00:00Z", [("a year ago", "2023-02-28")]),
+    ("Last Tuesday I quit.", "2023/01/02 (Mon) 10:00", "2023-01-02T10:00:00Z",
+     [("last tuesday", "2022-12-27")]),
+    ("Two weeks ago I quit.", "2023-01-03T10:00:00Z", "2023-01-03T10:00:00Z",
+     [("two weeks ago", "2022-12-20")]),
+    ("I'll go tomorrow.", "Sun, 31 Dec 2023 23:30:00 +0000", "2023-12-31T23:30:00Z",
+     [("tomorrow", "2024-01-01")]),
+    # the writer's own day, where UTC is already on another
+    ("I went there yesterday.", "2023-01-01T00:30:00+02:00", "2022-12-31T22:30:00Z",
+     [("yesterday", "2022-12-31")]),
+    ("I'll go tomorrow.", "2023-12-31T23:30:00-05:00", "2024-01-01T04:30:00Z",
+     [("tomorrow", "2024-01-01")]),
+    ("I went there yesterday.", "2023-03-01T08:30:00+14:00", "2023-02-28T18:30:00Z",
+     [("yesterday", "2023-02-28")]),
+    ("I went there yesterday.", "2023-03-01T03:30:00-11:00", "2023-03-01T14:30:00Z",
+     [("yesterday", "2023-02-28")]),
+    # the nights clocks change (Europe on 26 March and 29 October 2023, the US on 12 March)
+    ("I ran this morning.", "2023-03-26T00:30:00[Europe/Paris]", "2023-03-25T23:30:00Z",
+     [("this morning", "2023-03-26")]),
+    ("I went there yesterday.", "2023-03-26T03:30:00[Europe/Paris]", "2023-03-26T01:30:00Z",
+     [("yesterday", "2023-03-25")]),
+    ("I went there yesterday.", "2023-10-29T00:30:00[Europe/Paris]", "2023-10-28T22:30:00Z",
+     [("yesterday", "2023-10-28")]),
+    ("I went there yesterday.", "2023-03-12T01:30:00 EST", "2023-03-12T06:30:00Z",
+     [("yesterday", "2023-03-11")]),
+    ("I went there yesterday.", "2023-03-12 03:30 EDT", "2023-03-12T07:30:00Z",
+     [("yesterday", "2023-03-11")]),
+], ids=lambda v: v if isinstance(v, str) and v[:1].isdigit() else "")
+def test_relative_dates_across_month_and_year_ends_zones_and_clock_changes(text, written, iso,
+                                                                           found):
+    """Read as ingest reads a turn's time: its UTC time, and the day its words count from, the
+    day it was written on where it was written."""
+    time = read_turn_time(written)
+    assert time == iso
+    assert relative_dates(text, time) == found
 
 
 def test_last_night_and_last_weekend_are_read_as_days():
@@ -359,6 +499,27 @@ def test_days_ahead_by_a_count_and_a_fortnight(text, found):
     assert relative_dates(text, "2023-05-08T12:00:00Z") == found   # a Monday
 
 
+@pytest.mark.parametrize("text, found", [
+    ("I left on Monday last week.", [("on monday last week", "2022-12-26")]),
+    ("I left Monday of last week.", [("monday of last week", "2022-12-26")]),
+    ("Last week on Monday I left.", [("last week on monday", "2022-12-26")]),
+    ("I left last week, on Friday.", [("last week, on friday", "2022-12-30")]),
+    ("I left the Monday before last.", [("the monday before last", "2022-12-26")]),
+    ("We met on Monday two weeks ago.", [("on monday two weeks ago", "2022-12-19")]),
+    ("I leave on Tuesday next week.", [("on tuesday next week", "2023-01-10")]),
+    ("I leave next week on Sunday.", [("next week on sunday", "2023-01-15")]),
+    ("The demo was on Monday this week.", [("on monday this week", "2023-01-02")]),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_a_weekday_of_a_week_named_is_that_weeks_day(text, found):
+    """"I left on Monday last week", said on Wednesday 4 January, is Monday 26 December: it
+    was read as two days, "on Monday" (2 January, noted as exact and wrong) and "last week"
+    (28 December), and "the Monday before last" as last Monday. A weekday tied to a week names
+    that week's day (weeks from Monday, as ISO 8601 counts them)."""
+    assert relative_dates(text, "2023-01-04T10:00:00Z") == found   # a Wednesday
+    phrase, day = found[0]   # the day is named exactly
+    assert date_note(text, "2023-01-04T10:00:00Z", [day]).startswith(f" [{phrase} = ")
+
+
 def test_a_participant_named_will_keeps_the_day_a_turn_names(home, tmp_path):
     """Ingested, "I met Will on Tuesday" (Will being one of the people talking) is dated."""
     turns = [("Priya", "user", "1:56 pm on 8 May, 2023", "I met Will on Tuesday at the market."),
@@ -436,6 +597,25 @@ def test_date_note_shows_each_expression_with_the_day_it_names():
         " [yesterday = Sun 2023-05-07]"
     assert date_note("", "", ["2023-05-07"]) == " [Sun 2023-05-07]"    # no words found: the day
     assert date_note("no days here", "2023-05-08T13:56:00Z", []) == ""
+
+
+@pytest.mark.parametrize("text, note", [
+    ("I got the keys a few days ago.", " [a few days ago ≈ Fri 2023-05-05]"),
+    ("We met a couple of days ago.", " [a couple of days ago ≈ Sat 2023-05-06]"),
+    ("I quit the choir a fortnight ago.", " [a fortnight ago ≈ Mon 2023-04-24]"),
+    ("We camped at the lake last summer.", " [last summer ≈ Fri 2022-07-15]"),
+    ("It snowed a lot this winter.", " [this winter ≈ Sun 2023-01-15]"),
+    # named exactly: still "="
+    ("I signed up the day before yesterday.", " [the day before yesterday = Sat 2023-05-06]"),
+    ("I start on the 3rd of June.", " [the 3rd of june = Sat 2023-06-03]"),
+], ids=lambda v: "" if v.startswith(" [") else v)
+def test_a_vague_day_is_noted_as_approximate(text, note):
+    """"a few days ago = Fri 2023-05-05" and "last summer = Fri 2022-07-15" told the reader of a
+    frame an exact day where the words name a span or a rough count (a season's middle day, a
+    few as three): such a day is marked "≈", as weeks, months and years already were."""
+    monday = "2023-05-08T10:00:00Z"
+    days = [day for _, day in relative_dates(text, monday)]
+    assert date_note(text, monday, days) == note
 
 
 # -- end to end -------------------------------------------------------------------------------------
@@ -546,6 +726,27 @@ def test_goal_speaker_reads_names_memory_knows(conversation_home):
     assert json.loads(out.stdout) == [{"A": "Tomás", "B": "Priya", "C": "assistant"}]
     none = conversation_home("query", 'goal_speaker("will priyanka like clay", X)', "--format", "json")
     assert json.loads(none.stdout) == []
+
+
+def test_a_name_in_a_question_written_without_spaces_between_words(home):
+    """Chinese and Japanese write no spaces between words: "李雷昨天做了什么？" names 李雷, but
+    the goal was read word by word and no word was his name, so nobody was asked about (it was
+    found only with spaces around it). A name in a script written without spaces is found
+    inside the goal's text, and the embedder reads the goal without it."""
+    path = home.parent / "chat.txt"
+    path.write_text("2023年5月8日\n李雷：我昨天开始上陶艺课。\n韩梅梅：第一节课怎么样？\n"
+                    "李雷：很好，我做了一个碗。\n韩梅梅：下次带我去吧。\n")
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        mem.ingest([str(path)])
+        mem.curate()
+        rows = mem.query('goal_speaker("李雷昨天做了什么？", A), goal_speaker("韩梅梅说了什么", B), '
+                         'goal_speaker("What did 李雷 make?", C)').rows
+        assert rows == [{"A": "李雷", "B": "韩梅梅", "C": "李雷"}]
+        assert mem.query('goal_speaker("昨天做了什么？", X)').rows == []
+        asked = record_embedded(mem)
+        mem.hydrate("李雷昨天做了什么？", budget=400)
+        assert set(asked) == {"昨天做了什么？"}
 
 
 def test_a_name_typed_without_its_accents_is_that_speaker(conversation_home, home):
@@ -799,6 +1000,18 @@ ISSUE_15_FORMATS = [
     ("sillytavern/Seraphina - 2023-05-08@13h56m03s.jsonl", "sillytavern"),
     ("Priya Patel.txt", "imessage"),
     ("claude_code_21/5e55a1f0-0000-4000-8000-00000000c0de.jsonl", "claude-code"),
+    # the formats issue 15 did not add, each as its fixture writes it
+    ("openai_chat.json", "openai"),
+    ("anthropic_messages.json", "anthropic"),
+    ("openai_responses.json", "openai-responses"),
+    ("codex_rollout.jsonl", "codex"),
+    ("claude_ai_conversations.json", "claude-ai"),
+    ("openhands_trajectory.json", "openhands"),
+    ("locomo10_sample.json", "locomo"),
+    ("longmemeval_instance.json", "longmemeval"),
+    ("transcript.txt", "text"),
+    ("gemini_cli_session.json", "gemini"),
+    ("2025-03-payments-sync.md", "notes"),
 ]
 
 
@@ -814,6 +1027,36 @@ def test_each_format_keeps_speaker_and_time_in_the_journal(home, name, fmt):
         (i.handle, i.speaker or i.role, i.time) for i in parsed.items}
     if fmt != "trajectory":                       # trajectories carry no times
         assert any(r["T"] for r in rows)
+
+
+def _people_said(name: str) -> dict[str, list]:
+    """Each person a fixture names as a speaker (not a tool), with the items they said."""
+    said: dict[str, list] = {}
+    for item in parse_path(FIXTURES / name).items:
+        if item.speaker and item.role in ("user", "assistant"):
+            said.setdefault(item.speaker, []).append(item)
+    return said
+
+
+NAMED_FORMATS = [(name, fmt) for name, fmt in ISSUE_15_FORMATS if _people_said(name)]
+
+
+@pytest.mark.parametrize("name, fmt", NAMED_FORMATS, ids=[f"{f}:{n}" for n, f in NAMED_FORMATS])
+def test_each_format_s_frame_says_who_and_when_of_the_person_asked_about(home, name, fmt):
+    """A question naming a participant of a file, in any format that names its speakers, brings
+    that person's turn into the frame written "Name: …", under the day it was said."""
+    said = _people_said(name)
+    person = min(said, key=lambda who: (len(said[who]), who))   # the one who said least
+    first = person.split()[0]                                     # asked by their first name
+    with Memory.open(home) as mem:
+        mem.ingest([str(FIXTURES / name)])
+        frame = mem.hydrate(f"What did {first} say?", budget=2000)
+    theirs = {i.handle: i for i in said[person]}
+    shown = [f for f in frame.facts if f.handle in theirs]
+    assert shown, frame.text
+    assert any(f.text.startswith(f"{person}: ") for f in shown), [f.text for f in shown]
+    timed = [theirs[f.handle].time for f in shown if theirs[f.handle].time]
+    assert all(time[:10] in frame.text for time in timed)
 
 
 # -- a file that writes no time: the report says so -------------------------------------------------
@@ -984,4 +1227,4 @@ def test_a_frame_names_the_southern_season_it_read():
     text = "We camped at the beach last summer."
     time = read_turn_time("2023-05-10T09:00:00+10:00[Australia/Sydney]")
     days = [day for _, day in relative_dates(text, time)]
-    assert date_note(text, str(time), days) == " [last summer = Sun 2023-01-15]"
+    assert date_note(text, str(time), days) == " [last summer ≈ Sun 2023-01-15]"

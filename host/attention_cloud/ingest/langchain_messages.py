@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from .anthropic_messages import AnthropicMessagesParser
-from .openai_chat import TIME_KEYS, Conversation
+from .openai_chat import Conversation, time_key
 
 _ROLES = {"human": "user", "ai": "assistant", "AIMessageChunk": "assistant",
           "tool": "tool", "system": "system", "function": "function",
@@ -110,9 +110,9 @@ def _time_written(fields: dict[str, Any]) -> Any:
     any of the chat formats' time keys; None when it writes none."""
     for where in (fields, fields.get("additional_kwargs"), fields.get("response_metadata")):
         if isinstance(where, dict):
-            for key in TIME_KEYS:
-                if where.get(key) not in (None, ""):
-                    return where[key]
+            key = time_key(where)
+            if key is not None:
+                return where[key]
     return None
 
 

@@ -40,10 +40,12 @@ from .collector import ItemCollector
 from .plain_text import (
     DATE_LABEL,
     FENCE,
+    IN_BRACKETS,
     add_turn,
     date_line,
     is_label_word,
     outside_fences,
+    speaker_names,
     speaker_of,
 )
 from .source import Source, fail
@@ -68,7 +70,7 @@ _NAME = r"[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,4}"
 _PARTICLE = re.compile(r"[^\W\d_A-Z]{1,3}")  # "de", "la", "van", "bin" inside a long name
 _TIMED_HEADING = re.compile(
     r"[ \t]{0,3}#{1,6}[ \t]+(?:\*\*|__)?(?P<name>" + _NAME + r")(?:\*\*|__)?[ \t]*"
-    r"(?:\((?P<paren>[^)\n]{3,60})\)|\[(?P<bracket>[^\]\n]{3,60})\]"
+    r"(?:\((?P<paren>" + IN_BRACKETS + r"{3,60})\)|\[(?P<bracket>[^\]\n]{3,60})\]"
     r"|(?:\u2014|\u2013|-|\u00b7|\||@|,)[ \t]*(?P<after>[^\n]{3,60}?))[ \t]*:?[ \t]*#*[ \t]*"
 )
 _CLOCK = re.compile(r"\d{1,2}:\d\d")
@@ -178,8 +180,21 @@ def has_timed_headings(text: str) -> bool:
     people who each spoke once (:func:`_each_spoke_once`), outside code fences."""
     lines = [line.rstrip("\r") for line in text.split("\n", _LINES_TO_TRY)[:_LINES_TO_TRY]]
     names = _timed_names(lines)
+    if _head_sections_of_a_chat(lines, names):
+        return False
     return any(role_of(name) is not None for name in names) or _heads_two_turns(names) \
         or _each_spoke_once(lines, names)
+
+
+def _head_sections_of_a_chat(lines: list[str], names: dict[str, list[tuple[str, str]]]) -> bool:
+    """Whether the timed headings head sections of a chat written in speaker lines ("## Session
+    (2023-05-08 13:56)" over "Priya: …" and "Tomás: …"): two people or more, none of them a
+    heading's name nor a label word, start lines under them. Such headings date the turns
+    below them (a speaker-line transcript); who spoke is on each line, not in the heading."""
+    if not names:
+        return False
+    people = {name for name in speaker_names(lines) if not is_label_word(name)} - set(names)
+    return len(people) >= 2
 
 
 def _each_spoke_once(lines: list[str], names: dict[str, list[tuple[str, str]]]) -> bool:

@@ -11,8 +11,9 @@ Messages have ``role`` (``system``/``developer``, ``user``, ``assistant``, ``too
 optional ``name`` (who spoke: kept as the item's speaker; ``author`` as a string or
 ``{"name": ...}`` likewise), ``tool_calls`` (``function.name`` and JSON ``function.arguments``) or legacy
 ``function_call``, ``tool_call_id`` on tool messages, and an optional ``timestamp`` (any form
-:mod:`.timefmt` reads; a conversation's own time applies to messages without one; a time that
-cannot be read is reported in ``unread_times`` with its line). Content blocks of Anthropic's
+:mod:`.timefmt` reads, under any key :func:`time_key` finds; a conversation's own time applies
+to messages without one; a time that cannot be read is reported in ``unread_times`` with its
+line). Content blocks of Anthropic's
 Messages API (``tool_use``, ``tool_result``, ``thinking`` ...) are not read here but counted,
 ``<type> block (--format anthropic reads it)``: :mod:`.anthropic_messages` extends this reader.
 Other parts without text (``image_url``, ``input_audio``, ``file`` ...) are counted as ``<type>
@@ -24,6 +25,7 @@ call without its result (:mod:`.open_calls`).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from .classify import (
@@ -40,7 +42,7 @@ from .jsonlines import json_document, json_records, strip_document_envelopes
 from .open_calls import AddItem, OpenCalls
 from .source import Source, fail
 from .textutil import parts_text
-from .timefmt import NUMERIC_DATE, day_first_by_span, day_first_order, numeric_dates
+from .timefmt import NUMERIC_DATE, day_first_by_span, day_first_order, numeric_dates, read_time
 from .tools import ToolCall, describe_call, describe_function
 
 _DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id", "id")
@@ -50,6 +52,17 @@ TIME_KEYS = ("timestamp", "created_at", "create_time", "created", "createdAt", "
 """The keys a chat message or conversation writes its time under, the first present read:
 OpenAI-style logs' ``timestamp``, APIs' ``created_at``/``created``, JavaScript apps'
 ``createdAt``, messaging apps' ``sent_at``."""
+# Other keys a conversation or message may write its time under ("session_date", "date_time",
+# "start_time", "startedAt"): a key whose name says a date, a time or a stamp, or ends in "at"
+# as Rails and JavaScript name moments; never one that says when something ended, changed or
+# expires, or a zone (not when its turns were said).
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_MOMENT_IN_KEY = re.compile(r"date|time|stamp", re.IGNORECASE)
+_NOT_WHEN_SAID = frozenset("""
+    end ended ends ending update updated updates modified modify changed edit edited expire
+    expires expired expiry expiration delete deleted last zone timezone tz out timeout due
+    finish finished close closed stop stopped complete completed duration elapsed deadline
+""".split())
 _TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
 ANTHROPIC_BLOCK_TYPES = frozenset({
     "tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use",
@@ -257,13 +270,11 @@ class OpenAIChatParser:
         return True
 
     def _time_of(self, record: dict[str, Any], record_no: int, absent: str = "") -> str:
-        """The record's time (its first time key present), ``absent`` when it has none; a time
-        that cannot be read is reported with ``record_no`` and is "" (the item is kept without
-        a time, as the report says, not given its conversation's)."""
-        for key in TIME_KEYS:
-            if key in record and record[key] not in (None, ""):
-                return self.collector.time(record_no, record[key])
-        return absent
+        """The record's time (:func:`time_key`), ``absent`` when it has none; a time that cannot
+        be read is reported with ``record_no`` and is "" (the item is kept without a time, as
+        the report says, not given its conversation's)."""
+        key = time_key(record)
+        return absent if key is None else self.collector.time(record_no, record[key])
 
     def _count_parts_without_text(self, content: Any, record_no: int) -> None:
         """Count the parts of a content list that give no text, so none is lost in silence:
@@ -335,8 +346,36 @@ def _session_of(record: dict[str, Any], default: str, keys: tuple[str, ...]) -> 
     return default
 
 
+def time_key(record: dict[str, Any]) -> str | None:
+    """The key ``record`` writes its time under: the first of :data:`TIME_KEYS` present, else
+    the first other key that names a moment (``session_date``, ``start_time``, ``startedAt``;
+    not ``end_time``, ``updated_at``, ``timezone``) and holds a readable time; None when none
+    does (a value of such a key that is no time is not taken for one, nor reported)."""
+    for key in TIME_KEYS:
+        if record.get(key) not in (None, ""):
+            return key
+    for key, value in record.items():
+        if _names_a_moment(key) and isinstance(value, (str, int, float)) \
+                and not isinstance(value, bool) and read_time(value):
+            return key
+    return None
+
+
+@lru_cache(maxsize=512)
+def _names_a_moment(key: str) -> bool:
+    """Whether a key's name says when its record was written (see :func:`time_key`); kept per
+    key, as every message of a file asks it of the same few keys."""
+    words = [word.lower() for word in _KEY_WORDS.findall(key)]
+    return bool(words) and (_MOMENT_IN_KEY.search(key) is not None or words[-1] == "at") \
+        and not any(word in _NOT_WHEN_SAID for word in words)
+
+
 # A time key's string value, where a file writes its times ("timestamp": "13/05/2023 09:00").
 _TIME_VALUES = re.compile(r'"(?:' + "|".join(TIME_KEYS) + r')"\s*:\s*"([^"\\]{1,80})"')
+# A value that starts with a numeric date, under any key ("session_date": "08/05/2023 13:56"):
+# a date the file writes in its own order. (Matching the keys that name a moment by their
+# words instead cost ~10x the scan above: every quote starts a candidate key.)
+_NUMERIC_VALUES = re.compile(r':\s*"(\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}[^"\\]{0,60})"')
 
 
 def _date_order(text: str) -> tuple[bool | None, str]:
@@ -345,14 +384,15 @@ def _date_order(text: str) -> tuple[bool | None, str]:
     August), else as the order under which they lie closest together decides it (said in
     ``note``); None when nothing decides it (each is then read month first, as written in the
     US, and ``note`` says so)."""
-    values = _TIME_VALUES.findall(text)
-    dates = [d for value in values for d in numeric_dates(value)]
+    written = {m.start(1): m.group(1) for m in _TIME_VALUES.finditer(text)}
+    written.update((m.start(1), m.group(1)) for m in _NUMERIC_VALUES.finditer(text))
+    dates = [d for value in written.values() for d in numeric_dates(value)]
     if not dates:
         return None, ""
     found = day_first_order(dates)
     if found is not None:
         return found, ""
-    example = next(NUMERIC_DATE.search(v)[0] for v in values if NUMERIC_DATE.search(v))
+    example = next(NUMERIC_DATE.search(v)[0] for v in written.values() if NUMERIC_DATE.search(v))
     spanned = day_first_by_span(dates, "messages", example)
     if spanned is not None:
         return spanned

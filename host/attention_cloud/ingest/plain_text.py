@@ -55,9 +55,13 @@ _HEADING_SPEAKER = re.compile(
 )
 FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
 _STAMP = r"(?:\[(?P<stamp>[^\]\n]{4,60})\][ \t]*)?"
+#: One character of a time written in brackets, or a short bracketed word inside it: the weekday
+#: of LongMemEval's "2023/05/28 (Sun) 19:47" or of "2023/05/08(月) 13:56" is not the bracket's end.
+IN_BRACKETS = r"(?:[^()\n]|\([^()\n]{1,12}\))"
 # "Priya (2023-05-08 13:56): …", "Priya [10:30]: …", "**Priya** (10:30): …": a time in
 # brackets after the name.
-_PAREN_STAMP = (r"(?:[ \t]*(?:\((?P<paren>[^)\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[^)\n]{0,40})\)"
+_PAREN_STAMP = (r"(?:[ \t]*(?:\((?P<paren>" + IN_BRACKETS + r"{0,40}(?:\d:\d\d|(?:19|20)\d\d)"
+                + IN_BRACKETS + r"{0,40})\)"
                 r"|\[(?P<square>[^\]\n]{0,40}(?:\d:\d\d|(?:19|20)\d\d)[^\]\n]{0,40})\]))?")
 # "2023-05-08 13:56 Priya: …", "08/05/2023 1:56 PM Priya: …", "13:56 Priya: …": a time without
 # brackets before the name (a clock time it must have, so "2023 Goals: …" is no speaker line).
@@ -74,7 +78,7 @@ _BARE_STAMP = (r"(?:(?P<bare>(?:\d{4}-\d\d-\d\d[ T]|\d{1,2}[/.-]\d{1,2}[/.-]\d{2
 _NAMED_SPEAKER = re.compile(
     r"[ \t]{0,3}" + _STAMP + _BARE_STAMP
     + r"(?P<bold>\*\*|__)?(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
-    r"(?:\*\*|__)?" + _PAREN_STAMP + r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]?(?P<rest>.*)",
+    r"(?:\*\*|__)?" + _PAREN_STAMP + r"(?:\*\*|__)?[ \t]*[:\uff1a](?:\*\*|__)?[ \t]?(?P<rest>.*)",
     re.DOTALL,
 )
 # Words that label a line ("Note: …", "Date: …") rather than name a person: never a speaker on
@@ -93,7 +97,7 @@ _LOG_LEVELS = frozenset("TRACE DEBUG INFO NOTICE WARN WARNING ERROR ERR FATAL CR
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
-_LAST_BRACKETS = re.compile(r"[(\[]([^()\[\]\n]{6,60})[)\]][ \t:]*\Z")
+_LAST_BRACKETS = re.compile(r"[(\[]((?:[^()\[\]\n]|\([^()\[\]\n]{1,12}\)){6,60})[)\]][ \t:]*\Z")
 _ON_DATE = re.compile(r"(?:on|as of)[ \t]+(.+)", re.IGNORECASE)
 _DATE_SEPARATORS = (" \u2014 ", " \u2013 ", " - ", ": ", ", ")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -230,8 +234,9 @@ def _each_line_timed_speaker(lines: list[str],
     a time, text after the colon, and a name no label word; else none. Without times
     ("Dana: who is bringing the cake?", "Lei: I can bake one tonight") every line must be
     written alike and say a sentence (three words or more): "Name: Dana Reyes", "Role:
-    Engineer" are a record's fields, not a chat."""
-    written = [line for line in outside_fences(lines) if line.strip()]
+    Engineer" are a record's fields, not a chat. A line that only dates the session ("Date: 8 May
+    2023", "## Session 1 — 2023/05/28 (Sun) 19:47") is no line of the chat: it dates the turns."""
+    written = [line for line in outside_fences(lines) if line.strip() and date_line(line) is None]
     if len(written) < 2 or len(once) != len(written):
         return frozenset()
     shapes = {shape for shape, _ in once.values()}
@@ -275,6 +280,19 @@ def date_line(line: str) -> str | None:
             if time:
                 return time
     return None
+
+
+_DATE_ONLY_LABEL = re.compile(r"(?:session[ \t]+)?date[ \t]*:[ \t]*", re.I)
+
+
+def unread_date(line: str) -> str:
+    """The date a line gives under a date's label ("Date: …", "Session date: …") where
+    :func:`date_line` cannot read it ("Date: sometime in June"), as written; "" for any other
+    line ("Time: 10:30" gives no date to read). Such a date is reported, never dropped in
+    silence."""
+    text = line.strip().strip("#*_ \t")
+    label = _DATE_ONLY_LABEL.match(text)
+    return text[label.end():].strip() if label else ""
 
 
 def heading_date(title: str) -> str:
@@ -339,15 +357,24 @@ class PlainTextParser:
         role, start, end, body, who, when = "", 0, 0, [], "", ""
         session_time = ""
         fenced = False
+        after_blank = True  # the line before was blank (or there was none)
         for number, line in enumerate(lines, 1):
             if FENCE.match(line):
                 fenced = not fenced
             speaker = None if fenced else self._speaker(line, names, roles, returning, number)
+            heads = after_blank or not role  # a line here may head the turns after it
+            after_blank = not line.strip()
             if speaker is None:
                 dated = None if fenced else date_line(with_iso_dates(line, self.day_first))
                 if dated is not None:
                     session_time = dated  # dates the turns after it
                     self.clock.dated(dated.day)
+                elif heads and not fenced and unread_date(line):
+                    if role:  # the turn before ends here, with the time it had
+                        self._turn(role, (start, end), body, source.pointer_base, who, when)
+                        role = ""
+                    self.collector.unread_times.append((number, unread_date(line)[:120]))
+                    session_time = ""  # its turns have no time, not the session's before
                 elif role:
                     body.append(line)
                     end = number if line.strip() else end  # blank lines before the next: not it

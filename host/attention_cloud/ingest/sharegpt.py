@@ -10,8 +10,9 @@ session (its ``id``, else ``<file stem>#<n>``).
 goal), ``function_call`` (a call: ``{"name", "arguments"}`` JSON, a file operation when it is
 one; it labels the output after it), ``observation``/``function_response``/``tool``/
 ``function``/``ipython`` (tool output: a tool result or an error; a call that no output
-follows is kept as a call without its result, :mod:`.open_calls`). Another ``from`` is skipped
-and reported. A turn's own ``timestamp`` wins over the record's; the speaker named in a turn's
+follows is kept as a call without its result, :mod:`.open_calls`). A person's name
+(``Priya``, ``Tomás Ruiz``: a chat between people) is that speaker, the first named in the file
+taking the user's role, the others the assistant's. Another ``from`` is skipped and reported. A turn's own ``timestamp`` wins over the record's; the speaker named in a turn's
 ``name`` is kept. Pointers read ``<file>#/<record>/conversations/<turn>`` (JSON) or
 ``<file>:<line>#/conversations/<turn>`` (JSON Lines).
 """
@@ -34,7 +35,8 @@ from .classify import (
 from .collector import ItemCollector
 from .jsonlines import json_document, json_records, strip_document_envelopes
 from .open_calls import OpenCalls
-from .openai_chat import TIME_KEYS
+from .openai_chat import time_key
+from .plain_text import is_label_word
 from .source import Source, fail
 from .tools import ToolCall, describe_call
 
@@ -64,6 +66,7 @@ class ShareGPTParser:
     def __init__(self, collector: ItemCollector, default_session: str) -> None:
         self.collector = collector
         self.default_session = default_session
+        self.people: dict[str, str] = {}  # a person's name in `from` -> the role their turns take
 
     def parse(self, source: Source) -> int:
         """Read every turn of every record; return how many turns were read."""
@@ -116,6 +119,9 @@ class ShareGPTParser:
                 continue
             speaker = str(turn.get("from", "")).lower()
             role = ROLES_BY_FROM.get(speaker)
+            person = _person_named(turn.get("from")) if role is None else ""
+            if person:  # the first person named in the file is the user, the others assistants
+                role = self.people.setdefault(person, "assistant" if self.people else "user")
             if role is None:
                 self.collector.skip(record_no, f"turn {index}: unknown from {turn.get('from')!r}")
                 continue
@@ -123,6 +129,8 @@ class ShareGPTParser:
             text = clean_message(turn["value"])
             time = self._time_of(turn, record_no, when)
             name = turn.get("name") if role in ("user", "assistant") else None
+            if person and not (isinstance(name, str) and name.strip()):
+                name = person
 
             def add(kind: str, item_role: str, item_text: str | L0Text, **extra: Any) -> None:
                 self.collector.add(
@@ -183,12 +191,25 @@ class ShareGPTParser:
                            pointer=pointer, links=links, goal=goal)
 
     def _time_of(self, value: dict[str, Any], record_no: int, absent: str = "") -> str:
-        """The time of ``value`` (its first time key present), ``absent`` when it has none; one
-        that cannot be read is reported and is "" (the item is kept without a time)."""
-        for key in TIME_KEYS:
-            if value.get(key) not in (None, ""):
-                return self.collector.time(record_no, value[key])
-        return absent
+        """The time of ``value`` (:func:`~.openai_chat.time_key`), ``absent`` when it has none;
+        one that cannot be read is reported and is "" (the item is kept without a time)."""
+        key = time_key(value)
+        return absent if key is None else self.collector.time(record_no, value[key])
+
+
+def _person_named(value: Any) -> str:
+    """The person a ``from`` names that is no role ("Priya", "Tomás Ruiz": a chat between
+    people written as ShareGPT), or "": a name is capitalised or in a script without capitals,
+    up to three words of letters, and no label word ("Note"); "narrator" names no one."""
+    if not isinstance(value, str):
+        return ""
+    name = " ".join(value.split())
+    words = name.split(" ")
+    if not name or len(name) > 40 or len(words) > 3 or is_label_word(name):
+        return ""
+    if any(not word[0].isalpha() or word[0].islower() for word in words):
+        return ""
+    return name if all(c.isalpha() or c in "'.-" for word in words for c in word) else ""
 
 
 def _call_of(text: str) -> ToolCall | None:

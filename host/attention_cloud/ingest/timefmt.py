@@ -565,6 +565,17 @@ def names_a_season(phrase: str) -> bool:
     """Whether a phrase :func:`relative_dates` found names a season ("last summer")."""
     return any(word in _SEASON_WORDS for word in phrase.split())
 _WEEKDAY_BEFORE = re.compile(r",?\s{1,3}")  # between a weekday and the date it names
+# A weekday of a week named, "(on) Monday (of) last week", "last week on Monday", "the Monday
+# before last", "Monday two weeks ago": one day, not a weekday and a week apart (a pattern run
+# only around a weekday's name where a week is named; before the forms above, whose parts it
+# holds).
+_WEEK_DAY = re.compile(
+    r"\b(?:(?:on\s+)?(?:the\s+)?(?P<wk_d>" + _WEEKDAY + r")(?:\s+of)?\s+(?P<wk_rel>last|next|this)"
+    r"\s+week(?!end)"
+    r"|(?P<wk_rel2>last|next|this)\s+week,?\s+on\s+(?P<wk_d2>" + _WEEKDAY + r")"
+    r"|(?:on\s+)?(?:the\s+)?(?P<bl_d>" + _WEEKDAY + r")\s+before\s+last"
+    r"|(?:on\s+)?(?P<wka_d>" + _WEEKDAY + r")\s+(?P<wka_n>" + _NUMBER + r")\s+weeks?\s+ago)\b",
+    re.IGNORECASE)
 _BARE_WEEKDAY = re.compile(r"(?<!\bevery\s)(?<!\beach\s)\b(?P<bare_d>" + _WEEKDAY + r")\b",
                            re.IGNORECASE)
 # Days ahead by a count: "two weeks from now", and "in three days", a date in a sentence told in
@@ -632,7 +643,10 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
     (the latest before the turn's day; on a Saturday or Sunday the one a week before),
     "two days ago" two days before, "last week" /
     "last month" / "last year" the same day a week / month / year before, "last Friday" the
-    latest Friday before the turn's day; "tomorrow", "next week", "next Friday" forward.
+    latest Friday before the turn's day; "tomorrow", "next week", "next Friday" forward; a
+    weekday of a week named ("Monday last week", "last week on Monday", "Tuesday next week",
+    "Monday two weeks ago") that week's day, weeks from Monday; "the Monday before last" the
+    Monday before last Monday.
     "on Friday" (or "Friday" alone, not after a capitalised word: "Black Friday") is the
     Friday before in a sentence told in the past, the next in one told in the future (will,
     'll, going to), else nothing; "this morning", "this afternoon", "this evening",
@@ -662,6 +676,11 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
              *_near(text, low, _SEASON_WORDS, _SEASON, 16, 10)]
     if found:
         matches = sorted(matches + found, key=lambda m: m.start())
+    week_days = _near(text, low, _WEEKDAYS, _WEEK_DAY, 22, 25) \
+        if "week" in low or "before last" in low else []
+    if week_days:  # "Monday last week" is one day: neither "Monday" nor "last week" alone
+        matches = sorted([m for m in matches if not _overlaps(m, week_days)] + week_days,
+                         key=lambda m: m.start())
     bare = [m for m in _near(text, low, _WEEKDAYS, _BARE_WEEKDAY, 0, 1)
             if not any(m.start() < o.end() and o.start() < m.end() for o in matches)]
     if bare:
@@ -688,6 +707,11 @@ def relative_dates(text: str, time: str) -> list[tuple[str, str]]:
             phrase = " ".join(match.group(0).lower().split())
             found.setdefault(phrase, resolved.isoformat())
     return list(found.items())
+
+
+def _overlaps(match: re.Match[str], others: list[re.Match[str]]) -> bool:
+    """Whether ``match`` shares a character with one of ``others``."""
+    return any(match.start() < o.end() and o.start() < match.end() for o in others)
 
 
 def _near(text: str, low: str, words: tuple[str, ...], pattern: re.Pattern[str], before: int,
@@ -729,8 +753,8 @@ def date_note(text: str, time: str, days: list[str]) -> str:
     which ``text`` is read again to find the words of each day (a turn written near midnight
     away from UTC reads a day off in UTC, so a day either side is tried too). "=" marks a day
     the words name exactly, "≈" one counted in weeks, months or years ("last week" is some day
-    of the week before, not that one). A day whose words are not found is shown alone; ``""``
-    when there are no days.
+    of the week before, not that one), or a season's or a rough count's ("a few days ago"). A
+    day whose words are not found is shown alone; ``""`` when there are no days.
     """
     wanted = sorted(set(days))
     if not wanted:
@@ -747,14 +771,28 @@ def date_note(text: str, time: str, days: list[str]) -> str:
             if any(day in wanted for _, day in read):
                 for phrase, day in read:
                     if day in wanted and day not in shown:
-                        # "7 june next year" is that day; "next year" alone some day of it
-                        approx = (re.search(r"week|month|year", phrase) is not None
-                                  and re.search("|".join(_MONTHS), phrase) is None)
+                        approx = _approximate(phrase)
                         parts.append(f"{phrase} {'≈' if approx else '='} {_day_shown(day)}")
                         shown.add(day)
                 break
     parts.extend(_day_shown(day) for day in wanted if day not in shown)
     return " [" + "; ".join(parts) + "]"
+
+
+# Words that name a span or a rough count, not one day: "a few days ago", "last summer".
+_VAGUE = re.compile(r"\b(?:few|couple|several|fortnight)\b")
+
+
+def _approximate(phrase: str) -> bool:
+    """Whether the day ``phrase`` was read as is one day of a span it names or a rough count
+    ("≈" in a date note): weeks, months, years, a fortnight, a season (its middle day), a few
+    or a couple of days; "7 june next year" names its day exactly, "next year" alone does not."""
+    if names_a_season(phrase) or _VAGUE.search(phrase):
+        return True
+    if any(weekday in phrase for weekday in _WEEKDAYS):  # "monday last week" is that Monday
+        return False
+    return (re.search(r"week|month|year", phrase) is not None
+            and re.search("|".join(_MONTHS), phrase) is None)
 
 
 def _day_shown(day: str) -> str:
@@ -768,6 +806,16 @@ def _resolve(match: re.Match[str], day: date, time: str = "") -> date | None:
     """The day ``match`` names, read against ``day`` (``time``: the turn's, whose zone says
     the hemisphere a season is read in)."""
     g = match.groupdict()
+    weekday = g.get("wk_d") or g.get("wk_d2") or g.get("bl_d") or g.get("wka_d")
+    if weekday:  # a weekday of a week named: that week's day (weeks from Monday, ISO 8601)
+        index = _WEEKDAYS.index(weekday.lower())
+        if g.get("bl_d"):  # "the Monday before last": the one before last Monday
+            return day - timedelta(days=((day.weekday() - index) % 7 or 7) + 7)
+        if g.get("wka_d"):
+            weeks = -_amount(g.get("wka_n"))
+        else:
+            weeks = {"last": -1, "this": 0, "next": 1}[(g.get("wk_rel") or g.get("wk_rel2")).lower()]
+        return day + timedelta(days=index - day.weekday(), weeks=weeks)
     if g.get("lastof_d"):
         return _nearest(day, lambda year: _last_weekday(year, _month(g.get("lastof_m")),
                                                        _WEEKDAYS.index(g.get("lastof_d").lower())))
