@@ -20,7 +20,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "host" / "attention_cloud" / "samples"
 ATC = str(Path(sys.executable).parent / "atc")
-TOOLS = {"hydrate", "query", "remember", "forget", "attend", "claim", "show"}
+TOOLS = {"hydrate", "receipt", "query", "remember", "forget", "attend", "claim", "show"}
 
 
 @pytest.fixture(scope="module")
@@ -766,3 +766,77 @@ def test_a_client_gone_mid_call_ends_the_server_quietly(home: Path) -> None:
         server.stderr.close()
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert status == 0, err
+
+
+def test_what_the_model_reads_of_a_frame_keeps_its_budget(home: Path) -> None:
+    """A hydrate answer's text content (what an MCP client shows its model) is the frame in its
+    envelope, within the budget, and one line naming the receipt; the receipt and the rest stay
+    in the structured content, which still meets the tool's outputSchema, and the receipt the
+    line names is read by the receipt tool and the receipt:// resource alike."""
+    from jsonschema.validators import validator_for
+
+    from attention_cloud.curate import estimate_tokens
+
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        seen["schema"] = tools["hydrate"].output_schema
+        seen["receipt_schema"] = tools["receipt"].output_schema
+        for budget in (150, 600, 3000):
+            result = await session.call_tool(
+                "hydrate", {"goal": "why do processor retries fail", "budget": budget})
+            assert not result.is_error, result.content
+            assert len(result.content) == 1
+            text = result.content[0].text
+            receipt_id = text.rsplit("\n", 1)[1].split()[1]
+            by_tool = await session.call_tool("receipt", {"receipt_id": receipt_id})
+            by_resource = await session.read_resource(f"receipt://{receipt_id}")
+            seen[budget] = (text, result.structured_content, by_tool,
+                            json.loads(by_resource.contents[0].text))
+
+    anyio.run(_session_run, home, body)
+    validate = validator_for(seen["schema"])(seen["schema"])
+    for budget in (150, 600, 3000):
+        text, structured, by_tool, by_resource = seen[budget]
+        frame, line = text.rsplit("\n", 1)
+        assert frame == structured["frame"] and frame.startswith("<memory-frame")
+        assert estimate_tokens(frame) <= budget
+        assert line.startswith(f"Receipt {structured['receipt_id']} ")
+        assert f"receipt://{structured['receipt_id']}" in line and "receipt tool" in line
+        assert "\n" not in line and estimate_tokens(line) <= 40
+        assert list(validate.iter_errors(structured)) == []
+        assert structured["receipt"]["facts"], "the sample home holds facts for this goal"
+        assert by_tool.structured_content == structured["receipt"] == by_resource
+        # a client that reads only text content gets the receipt whole from the tool
+        assert json.loads(by_tool.content[0].text) == structured["receipt"]
+    assert list(validator_for(seen["receipt_schema"])(seen["receipt_schema"]).iter_errors(
+        seen[600][1]["receipt"])) == []
+    # at the largest budget the old text (the result as indented JSON) was several frames long
+    assert len(seen[3000][0]) < len(json.dumps(seen[3000][1], indent=2)) / 2
+
+
+def test_other_tools_answer_text_a_text_only_client_can_read_whole(home: Path) -> None:
+    """Every tool but hydrate gives its whole result as compact JSON text too, so a client that
+    ignores structured content loses nothing; a receipt id that is not stored is one line."""
+    seen: dict = {}
+
+    async def body(session: ClientSession) -> None:
+        seen["query"] = await session.call_tool(
+            "query", {"goal": "item_kind(H, error), item_source(H, S)", "limit": 3})
+        handle = seen["query"].structured_content["rows"][0]["H"]
+        seen["show"] = await session.call_tool("show", {"handle": handle, "source": True})
+        seen["missing"] = await session.call_tool("receipt",
+                                                  {"receipt_id": "r_0000000000000000"})
+        seen["bad"] = await session.call_tool("receipt", {"receipt_id": "x) :- halt"})
+
+    anyio.run(_session_run, home, body)
+    for name in ("query", "show"):
+        result = seen[name]
+        assert not result.is_error, result.content
+        text = result.content[0].text
+        assert json.loads(text) == result.structured_content
+        assert "\n" not in text          # compact: no indentation spent on the model
+    for name in ("missing", "bad"):
+        message = _error(seen[name])
+        assert "\n" not in message and "receipt" in message, message

@@ -1,7 +1,15 @@
 """``atc mcp``: memory as an MCP server (the official ``mcp`` Python SDK).
 
-Tools: ``hydrate`` (a frame in its envelope, plus its receipt), ``query`` (a sandboxed Prolog
-goal over the vocabulary), ``remember``, ``forget``, ``attend``, ``claim`` and ``show``.
+Tools: ``hydrate`` (a frame in its envelope, plus its receipt), ``receipt`` (a stored receipt
+by id), ``query`` (a sandboxed Prolog goal over the vocabulary), ``remember``, ``forget``,
+``attend``, ``claim`` and ``show``.
+
+What a model reads is a result's text content; programs read its structured content (checked
+against the tool's outputSchema). ``hydrate``'s text is the frame in its envelope, within the
+budget, and one line naming the receipt and how to read it (:func:`hydrate_text`): the receipt,
+twice the frame's size and more, stays in the structured content, where the SDK had also put
+it, indented, in the text. Every other tool's text is its structured result as compact JSON,
+so a client that reads only text content still gets all of it.
 Resources: ``receipt://{receipt_id}``, every receipt stored in the home, and
 ``receipts://recent``, the newest 50 of them (id, goal, created, facts, URI). Served over stdio, or
 streamable HTTP on 127.0.0.1 only (``--http [--port N]``; path ``/mcp``), where every request
@@ -34,6 +42,7 @@ import os
 import time
 from typing import Annotated, Any, Callable, Literal, TypeVar
 
+from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from ..errors import AtcError, WriterBusy, one_line
@@ -57,6 +66,9 @@ TimeLimit = Annotated[float, Field(gt=0, le=QUERY_TIME_LIMIT_MAX, description="s
 Kind = Literal["note", "decision", "preference"]
 Level = Literal["L0", "L1", "L2", "L3", "l0", "l1", "l2", "l3"]
 Mode = Literal["attention-only", "production"]
+#: What every tool answers: text for the model, the structured result (a JSON object) for
+#: programs; the SDK checks the latter against the tool's output model.
+Answer = Annotated[CallToolResult, dict[str, Any]]
 
 #: Seconds a write tool waits for another process's write lock (``$ATC_LOCK_WAIT`` when set):
 #: a capture hook's ingest and curate usually end well within it, and it stays under the 60 s
@@ -73,6 +85,29 @@ def argument_problems(exc: Any) -> str:
     pydantic's documentation link."""
     return "; ".join(f"{'.'.join(str(part) for part in err['loc']) or 'arguments'}: "
                      f"{' '.join(str(err['msg']).split())}" for err in exc.errors())
+
+
+def answer(result: dict[str, Any], text: str | None = None) -> CallToolResult:
+    """A tool's answer: ``result`` as its structured content, and as its text content either
+    ``text`` or ``result`` as compact JSON (the serialised JSON the MCP specification asks of a
+    tool with structured content, without the SDK's indentation)."""
+    if text is None:
+        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=result)
+
+
+def receipt_line(receipt_id: str) -> str:
+    """The line after a frame in ``hydrate``'s text: which receipt says why each fact is
+    there, and the two ways a client reads it (a tool for a client without resources)."""
+    return (f"Receipt {receipt_id} (why each fact is here): the receipt tool with "
+            f"receipt_id {receipt_id}, or the resource receipt://{receipt_id}.")
+
+
+def hydrate_text(result: dict[str, Any]) -> str:
+    """What a model reads of a ``hydrate`` answer: the frame in its envelope, as ``atc
+    hydrate`` prints it and within the budget, then :func:`receipt_line`."""
+    return f"{result['frame']}\n{receipt_line(result['receipt_id'])}"
 
 
 def writer_named(exc: WriterBusy) -> str:
@@ -213,8 +248,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         SERVER_NAME,
         instructions=(
             "Attention Cloud: durable agent memory. Call `hydrate` with what you are trying to "
-            "do to get a budgeted frame of relevant memory (each fact with its source pointer "
-            "and a receipt saying why it is there); `remember` to keep a note, decision or "
+            "do to get a budgeted frame of relevant memory (each fact with its source pointer; "
+            "the line after the frame names its receipt, which says why each fact is there: "
+            "the `receipt` tool reads it); `remember` to keep a note, decision or "
             "preference; `query` for exact Prolog questions over the journal "
             "(item_kind(H, error), item_goal(H, G), ...); `show` to read one item at a rung. "
             f"A tool that writes waits while another process writes to memory (up to "
@@ -224,12 +260,13 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
 
     @server.tool()
     async def hydrate(goal: str, budget: Budget = 2000, plane: str = "default",
-                      now: str | None = None) -> dict[str, Any]:
+                      now: str | None = None) -> Answer:
         """Render a frame of memory for GOAL within a token budget (estimated tokens).
 
         Returns the frame wrapped in its <memory-frame> envelope (ready to place in context;
-        ingestion strips it, so it is never captured as new memory), its receipt id, and the
-        receipt (per fact: handle, segment, rung, why it was chosen, score, tokens, source).
+        ingestion strips it, so it is never captured as new memory) and a line naming its
+        receipt (per fact: handle, segment, rung, why it was chosen, score, tokens, source),
+        which the `receipt` tool reads; the structured result holds the receipt too.
         `plane` is default, execution or exploration; `now` (ISO 8601) is the present that
         phrases like "two weeks ago" are read against.
         """
@@ -237,11 +274,19 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
             frame = host.memory().hydrate(goal, budget=budget, plane=plane, now=now)
             return {"receipt_id": frame.receipt_id, "frame": frame.envelope,
                     "receipt": frame.receipt}
-        return await run(call)
+        result = await run(call)
+        return answer(result, hydrate_text(result))
+
+    @server.tool(name="receipt")
+    async def receipt_tool(receipt_id: str) -> Answer:
+        """The stored receipt RECEIPT_ID (the id a `hydrate` answer names): per fact its
+        handle, segment, rung, why it was chosen, score, tokens and source pointer; what the
+        resource receipt://RECEIPT_ID holds, for a client that reads no resources."""
+        return answer(await run(lambda: host.memory().receipt(receipt_id)))
 
     @server.tool()
     async def query(goal: str, limit: Limit = 100,
-                    time_limit: TimeLimit = QUERY_TIME_LIMIT_MAX) -> dict[str, Any]:
+                    time_limit: TimeLimit = QUERY_TIME_LIMIT_MAX) -> Answer:
         """Solutions of a Prolog GOAL over memory's query vocabulary (sandboxed, as
         `atc query`): e.g. `item_kind(H, error), item_goal(H, G)`. Returns one row per
         solution mapping each named variable to its value, and `more` when `limit` cut them.
@@ -249,32 +294,32 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         def call() -> dict[str, Any]:
             result = host.memory().query(goal, limit=limit, time_limit=time_limit)
             return {"rows": result.rows, "more": result.more}
-        return await run(call)
+        return answer(await run(call))
 
     @server.tool()
     async def remember(text: str, kind: Kind = "note",
-                       segment: str = "default") -> dict[str, Any]:
+                       segment: str = "default") -> Answer:
         """Keep one memory: TEXT becomes a journal item of KIND (note, decision or
         preference) in SEGMENT, with its own verbatim record, curated at once so frames find
         it. Remembering the same text again changes nothing (`new` is false)."""
         def call() -> dict[str, Any]:
             return host.memory(create=True).remember(text, kind=kind, segment=segment).as_dict()
-        return await write(call, create=True)
+        return answer(await write(call, create=True))
 
     @server.tool()
-    async def forget(handle: str, reason: str = "forgotten by request") -> dict[str, Any]:
+    async def forget(handle: str, reason: str = "forgotten by request") -> Answer:
         """Erase an item as `atc forget` does: no file of the memory home keeps its text, what
         was derived from it is rebuilt without it, an audit record remains. Returns what was
         done (invalidated records, sources that still hold the text, ...)."""
         def call() -> dict[str, Any]:
             report = host.memory().forget([handle], reason=reason, who="mcp")
             return {"handle": handle, **report.as_dict()}
-        return await write(call)
+        return answer(await write(call))
 
     @server.tool()
     async def attend(goal_id: str, budget: int = 3, depends_on: list[str] | None = None,
                      loss: float = 1.0, current: str | None = None,
-                     scope: str = "default") -> dict[str, Any]:
+                     scope: str = "default") -> Answer:
         """The attention controller's next step for goal GOAL_ID (as `atc attend`): rank
         candidate inspections by value of computation and decide: inspect one, or stop.
         `depends_on` (belief ids) sets the goal first, with `loss` if its decision is wrong."""
@@ -289,12 +334,12 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
                 ctl.check_attend(budget=budget, current=current)
                 ctl.add_goal(goal_id, depends_on=depends_on, loss_if_wrong=loss, now=now)
             return ctl.attend(goal_id, budget=budget, now=now, current=current).as_dict()
-        return await write(call, create=True)
+        return answer(await write(call, create=True))
 
     @server.tool()
     async def claim(text: str, claim_type: str, evidence: list[str] | None = None,
                     subject: str | None = None, mode: Mode = "attention-only",
-                    scope: str = "default") -> dict[str, Any]:
+                    scope: str = "default") -> Answer:
         """Check a claim's evidence with the validator (as `atc claim`); in `production` mode
         a claim without the evidence its type requires is not allowed (`allowed` false,
         `violations` say what is missing)."""
@@ -305,17 +350,17 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
                 text, claim_type=claim_type, evidence=tuple(evidence or ()), mode=mode,
                 now=time.time(), subject=subject)
             return dict(verdict.__dict__)
-        return await write(call, create=True)
+        return answer(await write(call, create=True))
 
     @server.tool()
-    async def show(handle: str, level: Level = "L0", source: bool = False) -> dict[str, Any]:
+    async def show(handle: str, level: Level = "L0", source: bool = False) -> Answer:
         """One item, arc or session rollup at a rung (L0 verbatim .. L3 skeleton), with its
         fields; `source` adds the verbatim record its pointer addresses."""
         def call() -> dict[str, Any]:
             from ..show import show_record
 
             return show_record(host.memory(), handle, level.lower(), source)
-        return await run(call)
+        return answer(await run(call))
 
     @server.resource("receipt://{receipt_id}", mime_type="application/json",
                      description="A stored hydration receipt (what `atc receipt ID` prints).")
