@@ -163,6 +163,16 @@ registry_authority(ClaimType, Kind, Authority) :-
     ;   existence_error(source_authority, ClaimType-Kind)
     ).
 
+% Name the kinds the registry ranks for the claim type: the bare existence error said neither
+% what a kind is nor which ones there are. The CLI's options are named, as `atc source add`
+% is where a person meets it (the API's are kind= and authority=).
+prolog:error_message(existence_error(source_authority, ClaimType-Kind)) -->
+    { findall(K, claim_authority(ClaimType, K, _), Kinds),
+      atomic_list_concat(Kinds, ', ', Ranked)
+    },
+    [ 'source kind ~w has no authority for claim type ~w: give --kind one the registry ranks \
+for it (~w) or --authority A in [0, 1]'-[Kind, ClaimType, Ranked] ].
+
 option_value(Dict, Key, Default, Value) :-
     (   get_dict(Key, Dict, V), V \== null
     ->  Value = V

@@ -456,3 +456,16 @@ def test_json_outputs_are_strict_json_even_for_a_number_json_cannot_hold(atc, mo
     listed = _strict(atc("belief", "list", "--format", "json").output)
     assert {b["subject"] for b in listed} == {"nan"}
     assert {b["confidence"] for b in listed} == {"inf"}
+
+
+def test_a_source_of_a_kind_the_registry_does_not_rank_names_the_kinds_it_does(atc):
+    # `atc source add kubectl --type deploy_state` said only "source_authority
+    # `deploy_state-kubectl' does not exist": neither what a kind is nor which ones exist.
+    out = atc("source", "add", "kubectl", "--type", "deploy_state", ok=False)
+    assert out.exit_code == 2
+    assert out.output == (
+        "atc: source kind kubectl has no authority for claim type deploy_state: give --kind one "
+        "the registry ranks for it (deploy_api, deploy_manifest, process_state, recent_log, "
+        "cached_status, own_summary, remembered_prose) or --authority A in [0, 1]\n")
+    assert atc("source", "add", "kubectl", "--type", "deploy_state",
+               "--authority", "0.9").exit_code == 0
