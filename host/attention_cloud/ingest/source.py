@@ -156,8 +156,9 @@ def find_transcripts(paths: Iterable[str | os.PathLike[str]], *,
         path = Path(raw)
         if path.is_dir():
             left_out = skipped_within(path, skip)
-            homes = HomesWithin(path)
-            for entry in sorted(path.rglob("*")):
+            entries = sorted(path.rglob("*"))
+            homes = HomesWithin(path, [e.parent for e in entries if e.name == "journal.pl"])
+            for entry in entries:
                 if entry.suffix.lower() not in TRANSCRIPT_SUFFIXES:
                     continue
                 if left_out is not None and (entry == left_out or left_out in entry.parents):
@@ -206,12 +207,14 @@ def is_memory_home(folder: Path) -> bool:
 
 class HomesWithin:
     """The memory homes under one folder walked (the folder itself included), each folder
-    looked at once."""
+    looked at once. ``journals``: the folders a walk found a ``journal.pl`` in, when it has
+    them (only those can be homes); else each folder is looked into."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, journals: Iterable[Path] | None = None) -> None:
         self.root = root
         self.reported: set[Path] = set()
         self._homes: dict[Path, Path | None] = {}
+        self._journals = None if journals is None else set(journals)
 
     def holding(self, path: Path) -> Path | None:
         """The home folder ``path`` lies in, under the root or the root itself; else None."""
@@ -223,6 +226,7 @@ class HomesWithin:
         else:
             home = None
         if home is None and (folder == self.root or self.root in folder.parents) \
+                and (self._journals is None or folder in self._journals) \
                 and is_memory_home(folder):
             home = folder
         self._homes[folder] = home
