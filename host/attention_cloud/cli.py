@@ -862,7 +862,8 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
 
 
 def _print_list(report, verb: str) -> None:  # noqa: ANN001 - a ForgetReport
-    click.echo(f"{verb} {len(report.handles)} items:")
+    count = len(report.handles)
+    click.echo(f"{verb} {count} item{'' if count == 1 else 's'}:")
     for item in report.items:
         click.echo(f"  {item['handle']}  {item['kind']}  session {item['session']}  "
                    f"{item['source']}")
