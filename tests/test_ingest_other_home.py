@@ -90,3 +90,14 @@ def test_a_watch_takes_no_event_from_another_home(project):
     receipt = next((other / "receipts").iterdir())
     assert not table.watched(receipt)
     assert not table.watched(other / "remembered.jsonl")
+
+
+def test_strict_ingest_leaves_another_home_out_without_failing(project, tmp_path):
+    # --strict fails the call on a file that cannot be ingested; a memory home found in the
+    # folder is no such file (this home is left out alike), so the transcripts go in
+    root, other = project
+    home = _home(tmp_path)
+    out = _atc("ingest", str(root), "--strict", "--home", str(home), "--format-output", "json")
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.stdout)
+    assert report["new"] > 0 and [s["file"] for s in report["files_skipped"]] == [str(other)]
