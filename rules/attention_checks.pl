@@ -8,6 +8,7 @@
             new_id_atom/2,                % +Text, -Atom
             visible_identifier/1,         % +Atom
             must_be_bounded_text/2,       % +What, +Value
+            must_be_finite/1,             % +Value
             max_text_chars/1,             % -Chars
             subject_key/2,                % +Subject, -Key
             subject_text/2,               % +Key, -Subject
@@ -20,7 +21,8 @@
 Bad numbers are refused at the door, with library(error) terms, so nothing absurd is stored and
 the trace never records a value the controller could not have acted on. The bounds are generous
 and documented: a timestamp is Unix seconds between 0 and 1e11 (the year 5138), a cost or a loss
-lies between 0 and 1e6, a probability between 0 and 1.
+lies between 0 and 1e6, a probability between 0 and 1. No number stored is NaN or infinite:
+JSON cannot hold one, and every comparison with NaN is false.
 */
 
 %!  must_be_time(+Seconds) is det.
@@ -137,6 +139,24 @@ must_be_bounded_text(What, Value) :-
     ;   true
     ).
 
+%!  must_be_finite(+Value) is det.
+%
+%   Value, if a float, is a number: not NaN, not an infinity (text and integers pass). A
+%   subject, value or weight stored as one came back in `--format json` as a bare `NaN` or
+%   `Infinity`, which strict JSON parsers refuse, and made the controller's arithmetic fail.
+%   @error domain_error(finite_number, Value)
+
+must_be_finite(Value) :-
+    (   float(Value),
+        float_class(Value, Class),
+        memberchk(Class, [nan, infinite])
+    ->  domain_error(finite_number, Value)
+    ;   true
+    ).
+
+prolog:error_message(domain_error(finite_number, Value)) -->
+    [ '~p is not a finite number: NaN and infinities are refused (JSON cannot hold them)'-[Value] ].
+
 prolog:error_message(domain_error(bounded_text(What, Max), Length)) -->
     [ '~w holds ~d characters; at most ~d are kept'-[What, Length, Max] ].
 
@@ -144,6 +164,7 @@ prolog:error_message(domain_error(bounded_text(What, Max), Length)) -->
 %
 %   What a claim is about, as stored: text becomes an atom (so "libfoo" and libfoo are one
 %   subject), numbers stay numbers; null (no subject) becomes ''.
+%   @error domain_error(finite_number, Subject) for NaN or an infinity
 
 %!  subject_text(+Key, -Subject) is det.
 %
@@ -161,6 +182,7 @@ subject_key(S, '') :-
     S == null, !.
 subject_key(S, Key) :-
     must_be(atomic, S),
+    must_be_finite(S),
     (   string(S)
     ->  atom_string(Key, S)
     ;   Key = S

@@ -374,13 +374,14 @@ event_handled(Scope, Id, At) :-
 %!  attention_set_weight(+Scope, +Name, +Value:number) is det.
 %
 %   Override weight Name for Scope (ablations, per-agent tuning).
-%   @error existence_error(attention_weight, Name)
+%   @error existence_error(attention_weight, Name), domain_error(finite_number, Value)
 
 attention_set_weight(Scope0, Name0, Value) :-
     scope_atom(Scope0, Scope),
     text_atom(Name0, Name),
     (   attention_weight(Name, _, _) -> true ; existence_error(attention_weight, Name) ),
     must_be(number, Value),
+    must_be_finite(Value),
     (   Value >= 0 -> true ; domain_error(non_negative_weight, Value) ),
     scoped_retract(atc_attention_state:weight_override_(Scope, Name, _)),
     scoped_assert(atc_attention_state:weight_override_(Scope, Name, Value)).

@@ -163,6 +163,16 @@ registry_authority(ClaimType, Kind, Authority) :-
     ;   existence_error(source_authority, ClaimType-Kind)
     ).
 
+% Name the kinds the registry ranks for the claim type: the bare existence error said neither
+% what a kind is nor which ones there are. The CLI's options are named, as `atc source add`
+% is where a person meets it (the API's are kind= and authority=).
+prolog:error_message(existence_error(source_authority, ClaimType-Kind)) -->
+    { findall(K, claim_authority(ClaimType, K, _), Kinds),
+      atomic_list_concat(Kinds, ', ', Ranked)
+    },
+    [ 'source kind ~w has no authority for claim type ~w: give --kind one the registry ranks \
+for it (~w) or --authority A in [0, 1]'-[Kind, ClaimType, Ranked] ].
+
 option_value(Dict, Key, Default, Value) :-
     (   get_dict(Key, Dict, V), V \== null
     ->  Value = V
@@ -283,6 +293,7 @@ tms_add_belief(Scope0, Id0, Belief) :-
     subject_key(Subject0, Subject),
     required(Belief, value, Value),
     must_be(atomic, Value),
+    must_be_finite(Value),
     must_be_bounded_text(value, Value),
     required(Belief, confidence, Confidence),
     must_be_probability(Confidence),
@@ -798,6 +809,7 @@ tms_record_inspection(Scope0, Source0, Subject0, Value, Now, Succeeded, Cost, Id
     must_be_bounded_text(subject, Subject0),
     subject_key(Subject0, Subject),
     must_be(atomic, Value),
+    must_be_finite(Value),
     must_be_bounded_text(value, Value),
     must_be_time(Now),
     must_be_boolean_atom(Succeeded),

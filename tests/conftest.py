@@ -19,6 +19,7 @@ LONGEST_FILES_FIRST = (
     "test_crash.py",
     "test_agent_loop_soak.py",
     "test_bridge_soak.py",
+    "test_bench_reader_soak.py",
     "test_agents_hooks.py",
     "test_erasure.py",
     "test_journal_damage.py",

@@ -511,7 +511,7 @@ def test_tool_schemas_say_which_values_each_argument_takes(home: Path) -> None:
     assert schemas["query"]["limit"]["minimum"] == 1
     assert schemas["query"]["time_limit"]["exclusiveMinimum"] == 0
     assert schemas["query"]["time_limit"]["maximum"] == 30
-    assert seen["level"]["level"] == "l2"
+    assert seen["level"]["level"] == "L2"
     assert seen["budget"] == ("Error executing tool hydrate: budget: Input should be greater "
                               "than or equal to 0")
     assert seen["mode"] == ("Error executing tool claim: mode: Input should be "

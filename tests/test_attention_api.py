@@ -448,3 +448,20 @@ def test_a_whole_float_budget_is_taken_and_other_budgets_are_a_clear_error(ctl):
             ctl.attend("deploy", budget=bad, now=NOW)
         assert str(refused.value).startswith("budget ") and "0 to " in str(refused.value)
         assert "\n" not in str(refused.value)
+
+
+def test_a_subject_or_weight_that_is_no_number_is_refused(ctl):
+    # A NaN or infinite subject was stored (the value was checked, the subject not), and
+    # `atc belief list --format json` printed a bare NaN/Infinity that jq and JSON.parse
+    # refuse; an infinite weight was taken and every later attend failed in its arithmetic.
+    deploy_scenario(ctl)
+    for bad in (float("nan"), float("inf"), float("-inf")):
+        with pytest.raises(AtcError, match="not a finite number"):
+            ctl.add_belief("odd", claim_type="dependency_version", subject=bad, value="4.2",
+                           confidence=0.5, observed_at=NOW, volatility="package_release")
+        with pytest.raises(AtcError, match="not a finite number"):
+            ctl.claim("deploy A", claim_type="compatibility", subject=bad, now=NOW)
+        with pytest.raises(AtcError, match="not a finite number"):
+            ctl.set_weight("cost_weight", bad)
+    assert "odd" not in {b["id"] for b in ctl.beliefs(now=NOW)}
+    assert ctl.attend("deploy", budget=3, now=NOW).chosen is not None  # the weights unchanged

@@ -429,3 +429,43 @@ def test_attend_with_a_goal_and_bad_input_sets_no_goal(atc, home, bad):
     assert (home / "journal.pl").read_bytes() == journal
     assert "goal `fresh-goal' does not exist" in atc("attend", "--goal", "fresh-goal",
                                                      ok=False).output
+
+
+def _strict(text: str):
+    """``text`` parsed as strict JSON parsers (jq, JSON.parse) read it: NaN and Infinity are
+    no JSON."""
+    def refuse(constant: str):
+        raise ValueError(f"not JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_outputs_are_strict_json_even_for_a_number_json_cannot_hold(atc, monkeypatch):
+    # A home written before subjects were checked can hold a NaN subject: `belief list`,
+    # `belief show`, `why` and `attend` printed it as a bare NaN that strict parsers refuse.
+    from attention_cloud.attention.controller import Controller
+
+    setup_scenario(atc)
+    shown = Controller.beliefs
+
+    def with_nan(self, **kwargs):
+        return [{**b, "subject": float("nan"), "confidence": float("inf")}
+                for b in shown(self, **kwargs)]
+
+    monkeypatch.setattr(Controller, "beliefs", with_nan)
+    listed = _strict(atc("belief", "list", "--format", "json").output)
+    assert {b["subject"] for b in listed} == {"nan"}
+    assert {b["confidence"] for b in listed} == {"inf"}
+
+
+def test_a_source_of_a_kind_the_registry_does_not_rank_names_the_kinds_it_does(atc):
+    # `atc source add kubectl --type deploy_state` said only "source_authority
+    # `deploy_state-kubectl' does not exist": neither what a kind is nor which ones exist.
+    out = atc("source", "add", "kubectl", "--type", "deploy_state", ok=False)
+    assert out.exit_code == 2
+    assert out.output == (
+        "atc: source kind kubectl has no authority for claim type deploy_state: give --kind one "
+        "the registry ranks for it (deploy_api, deploy_manifest, process_state, recent_log, "
+        "cached_status, own_summary, remembered_prose) or --authority A in [0, 1]\n")
+    assert atc("source", "add", "kubectl", "--type", "deploy_state",
+               "--authority", "0.9").exit_code == 0

@@ -141,9 +141,16 @@ def test_bad_transcripts_fail_cleanly_and_leave_the_journal_unchanged(home, name
     assert journal_bytes(home) == before
 
 
-def test_missing_path_and_unknown_option(home):
-    out = CliRunner().invoke(main, ["ingest", "/nonexistent/x.jsonl", "--home", str(home)])
-    assert out.exit_code == 1 and "no such file" in out.output
+def test_missing_path_and_unknown_option(home, tmp_path):
+    # a path that does not exist is bad usage, exit 2, as `atc rules add` and `atc watch` of
+    # one are (it was 1 here, so a script could not tell it from a file that failed to parse)
+    missing = str(tmp_path / "nowhere" / "x.jsonl")
+    out = CliRunner().invoke(main, ["ingest", missing, "--home", str(home)])
+    assert out.exit_code == 2 and "no such file" in out.output
+    out = CliRunner().invoke(main, ["ingest", missing, "--watch", "--home", str(home)])
+    assert out.exit_code == 2 and out.output == f"atc: {missing}: no such file or directory\n"
+    for command in (["rules", "add"], ["watch"]):
+        assert CliRunner().invoke(main, [*command, missing, "--home", str(home)]).exit_code == 2
     out = CliRunner().invoke(main, ["ingest", "--bogus", "x"])
     assert out.exit_code == 2 and "No such option" in out.output
 
@@ -154,10 +161,10 @@ def test_ingest_of_paths_that_do_not_exist_makes_no_home(tmp_path):
     home = tmp_path / "new-home"
     out = CliRunner().invoke(main, ["ingest", str(tmp_path / "nope.jsonl"), "--home", str(home)])
     missing = tmp_path / "nope.jsonl"
-    assert out.exit_code == 1
+    assert out.exit_code == 2
     assert out.output.strip() == f"atc: {missing}: no such file or directory"
     out = CliRunner().invoke(main, ["ingest", "/nope/a", "/nope/b", "--home", str(home)])
-    assert out.exit_code == 1 and "/nope/a, /nope/b" in out.output
+    assert out.exit_code == 2 and "/nope/a, /nope/b" in out.output
     assert not home.exists()
     assert CliRunner().invoke(main, ["stats", "--home", str(home)]).exit_code != 0
 

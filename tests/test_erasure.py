@@ -168,7 +168,7 @@ def test_cli_lists_asks_and_names_the_transcript(curated):
     home, source, secret = curated
     runner = CliRunner()
     listed = runner.invoke(main, ["forget", secret, "--dry-run", "--home", str(home)])
-    assert listed.exit_code == 0 and secret in listed.output and "would forget 1 items" in listed.output
+    assert listed.exit_code == 0 and secret in listed.output and "would forget 1 item:" in listed.output
     refused = runner.invoke(main, ["forget", secret, "--home", str(home)])
     assert refused.exit_code == 2 and "pass --yes" in refused.output
     assert files_holding(home, SECRET)  # neither changed anything

@@ -51,7 +51,7 @@ def test_show_of_an_item_whose_l0_expired_prints_what_remains(old_memory):
     handle = "it_50a40759a4205f7e"  # the sample's retry decision
     apply_retention(old_memory, {"l0": 30}, now=1_800_000_000)
     shown = show_record(old_memory, handle, "l0", verbatim=False)
-    assert shown["level"] == "l1" and "exponential backoff" in shown["text"]
+    assert shown["level"] == "L1" and "exponential backoff" in shown["text"]
     source = show_record(old_memory, handle, "l0", verbatim=True)
     assert "exponential backoff with jitter" in source["verbatim"]
 

@@ -359,7 +359,7 @@ def test_show_an_uncurated_rung_arcs_and_rollups(ingested):
                           "--format", "json", "--limit", "1", home=ingested).stdout)
     arc, rollup, member = rows[0]["A"], rows[0]["R"], rows[0]["H"]
     shown = json.loads(run("show", arc, "--format", "json", home=ingested).stdout)
-    assert shown["record"] == "arc" and shown["level"] == "l1" and shown["text"]
+    assert shown["record"] == "arc" and shown["level"] == "L1" and shown["text"]
     assert member in shown["members"]
     text = run("show", arc, "--level", "L3", home=ingested)
     assert text.exit_code == 0 and f"{member}" in text.stdout.splitlines()[-1]

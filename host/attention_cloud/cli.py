@@ -284,6 +284,7 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
     if source is not None and watch:
         raise UsageError("--source names a file ingested once; it does not go with --watch")
     if watch:
+        _refuse_when_no_path_exists(paths, every=True)
         interval = 2.0 if interval is None else interval
         from .watch.cli import run_watcher
         from .watch.watcher import WatchOptions
@@ -347,15 +348,17 @@ def _ingest_with_progress(mem: Memory, paths: tuple[str, ...], options: dict[str
     return report
 
 
-def _refuse_when_no_path_exists(paths: tuple[str, ...]) -> None:
-    """Fail before the home is opened (and, for a new one, made) when no path named exists:
-    a mistyped path must not leave an empty home that later commands read as one of 0 items."""
+def _refuse_when_no_path_exists(paths: tuple[str, ...], *, every: bool = False) -> None:
+    """Fail before the home is opened (and, for a new one, made) when no path named exists
+    (``every``: when any does not, as a watch needs them all): a mistyped path must not leave
+    an empty home that later commands read as one of 0 items. Exit 2, bad usage, as for
+    ``atc watch`` and ``atc rules add`` of a path that does not exist."""
     missing = [p for p in paths if not os.path.lexists(p)]
-    if len(missing) < len(paths):
+    if not missing or (len(missing) < len(paths) and not every):
         return
     if len(missing) == 1:
-        raise _Fail(f"{one_line(missing[0])}: no such file or directory", 1)
-    raise _Fail(f"nothing ingested: no such file or directory: {one_line(', '.join(missing))}", 1)
+        raise _Fail(f"{one_line(missing[0])}: no such file or directory", 2)
+    raise _Fail(f"nothing ingested: no such file or directory: {one_line(', '.join(missing))}", 2)
 
 
 def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
@@ -859,7 +862,8 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
 
 
 def _print_list(report, verb: str) -> None:  # noqa: ANN001 - a ForgetReport
-    click.echo(f"{verb} {len(report.handles)} items:")
+    count = len(report.handles)
+    click.echo(f"{verb} {count} item{'' if count == 1 else 's'}:")
     for item in report.items:
         click.echo(f"  {item['handle']}  {item['kind']}  session {item['session']}  "
                    f"{item['source']}")

@@ -65,12 +65,20 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
             lines.append(f"  config.json: UNUSABLE, every command stops on it ({exc})")
         else:
             lines.append("  config.json: ok" + "".join(f"; {note}" for note in notes))
-            missing = embedder_file_missing(read_config(path).get("embedder"))
-            if missing:
-                ok = False
-                lines.append(f"  embedder: MISSING, {missing} is not there (atc curate, atc "
-                             "remember and searches by meaning stop on it)")
+            ok = _embedder_line(read_config(path).get("embedder"), lines) and ok
+    else:                             # no config.json: the default embedder
+        ok = _embedder_line(None, lines) and ok
     return ok, lines
+
+
+def _embedder_line(spec: object, lines: list[str]) -> bool:
+    """Add a line when the home's embedder cannot load (its package or a file is missing);
+    whether it can."""
+    missing = embedder_file_missing(spec)
+    if missing:
+        lines.append(f"  embedder: MISSING, {missing} (atc curate, atc remember and searches "
+                     "by meaning stop on it)")
+    return not missing
 
 
 def _interrupted_erasure(home) -> str:

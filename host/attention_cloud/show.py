@@ -15,7 +15,8 @@ from .ingest.pointers import parse_pointer, read_pointer
 
 @serialised  # a long-open Memory first takes in other processes' writes
 def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any]:
-    """Fields of ``handle`` plus its text at ``level`` (and the verbatim source if asked).
+    """Fields of ``handle`` plus its text at ``level`` (and the verbatim source if asked);
+    ``level`` is named ``L0``..``L3`` in the record, as in receipts and ``--level``.
 
     An item gives its journal fields; an arc (``record: "arc"``) its session, goal and
     ``members`` in order; a session rollup (``record: "rollup"``) its session and ``members``;
@@ -28,6 +29,18 @@ def show_record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[st
         InputError: no such record; a rung not built yet (the item is not curated: ``atc
             curate`` builds it) or dropped by retention; ``verbatim`` for an arc or rollup.
     """
+    return rung_named(_record(mem, handle, level.lower(), verbatim))
+
+
+def rung_named(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with its ``level`` named as users write rungs (``L2``): Prolog's ladder
+    keys rungs by lower-case atoms, every output names them in upper case."""
+    if record.get("level"):
+        record["level"] = str(record["level"]).upper()
+    return record
+
+
+def _record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any]:
     h = Atom(handle)
     if mem.pl.once("atc_journal:item", h) is not None:
         return _item(mem, handle, level, verbatim)

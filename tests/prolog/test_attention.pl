@@ -714,6 +714,22 @@ test(unknown_event_kind, [setup(fresh), throws(error(domain_error(event_kind, ru
 test(unknown_weight, [setup(fresh), throws(error(existence_error(attention_weight, zeal), _))]) :-
     attention_set_weight(s, zeal, 1).
 
+% An infinite weight was taken, and every later attend/6 of the scope failed in its arithmetic.
+test(infinite_weight, [setup(fresh), throws(error(domain_error(finite_number, _), _))]) :-
+    W is inf,
+    attention_set_weight(s, cost_weight, W).
+
+test(nan_inspection_value, [setup(fresh), throws(error(domain_error(finite_number, _), _))]) :-
+    deploy_scenario(s), t0(T),
+    attention_attend(s, deploy, 3, T, null, R),
+    V is nan,
+    attention_inspect(s, R.chosen.candidate_id, V, T, true, null, _).
+
+test(nan_claim_subject, [setup(fresh), throws(error(domain_error(finite_number, _), _))]) :-
+    deploy_scenario(s), t0(T),
+    S is nan,
+    validator_claim(s, "deploy A", compatibility, S, [], production, T, _).
+
 test(unknown_dependency, [setup(fresh), throws(error(existence_error(belief, ghost), _))]) :-
     attention_add_goal(s, g, [ghost], _{loss_if_wrong: 1.0}).
 

@@ -96,6 +96,25 @@ test(negative_observation_time, [setup(fresh), throws(error(domain_error(time_se
     tms_add_belief(s, x, _{claim_type: compatibility, subject: s, value: "v", confidence: 0.5,
                            observed_at: -5, volatility: config_docs}).
 
+% A subject or value that is no number (NaN, an infinity) was stored and came back in
+% `atc belief list --format json` as a bare NaN/Infinity that strict JSON parsers refuse.
+test(nan_subject, [setup(fresh), throws(error(domain_error(finite_number, _), _))]) :-
+    Subject is nan,
+    add(s, x, compatibility, Subject, "v", 0.5, 0, [], null).
+
+test(infinite_subject, [setup(fresh), throws(error(domain_error(finite_number, _), _))]) :-
+    Subject is -inf,
+    add(s, x, compatibility, Subject, "v", 0.5, 0, [], null).
+
+test(infinite_value, [setup(fresh), throws(error(domain_error(finite_number, _), _))]) :-
+    Value is inf,
+    add(s, x, compatibility, s, Value, 0.5, 0, [], null).
+
+test(finite_numbers_stay, [setup(fresh), Subject-Value == 12-1.5e300]) :-
+    add(s, x, compatibility, 12, 1.5e300, 0.5, 0, [], null),
+    belief_info(s, x, 0, I),
+    Subject = I.subject, Value = I.value.
+
 test(missing_key, [setup(fresh), throws(error(existence_error(key, value, _), _))]) :-
     tms_add_belief(s, x, _{claim_type: compatibility, subject: s, confidence: 0.5,
                            observed_at: 0, volatility: config_docs}).

@@ -168,7 +168,7 @@ def _check_embedder_files(mem: Any) -> None:
 
     missing = embedder_file_missing(mem.embedder_spec())
     if missing:
-        said = f"the embedder's file {missing} is not there: nothing remembered"
+        said = f"the embedder cannot load ({missing}): nothing remembered"
         raise EmbeddingError(f"{said} (fix config.json's embedder, or curate=False stores the "
                              "text for a later curate)").told(
             cli=f"{said} (fix config.json's embedder, or --no-curate stores the text for a "

@@ -31,6 +31,7 @@ from typing import Any, Callable
 import click
 
 from ..errors import UsageError
+from ..json_values import strict_json
 from ..schema_option import schema_option
 from .controller import Controller, ensure_loaded
 from .results import AttendResult, Candidate
@@ -104,7 +105,11 @@ def _now(now: float | None) -> float:
 
 
 def _json(value: Any) -> None:
-    click.echo(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+    """``value`` as strict JSON, as every ``--format json`` writes it: a float JSON cannot hold
+    (one an older home stored) is the string ``"nan"``, ``"inf"`` or ``"-inf"``, never the
+    bare ``NaN``/``Infinity`` that jq and ``JSON.parse`` refuse."""
+    click.echo(json.dumps(strict_json(value), ensure_ascii=False, indent=2, default=str,
+                          allow_nan=False))
 
 
 #: Unicode categories of characters a table cell writes as escapes: controls (C0, DEL, C1)

@@ -156,10 +156,18 @@ def find_transcripts(paths: Iterable[str | os.PathLike[str]], *,
         path = Path(raw)
         if path.is_dir():
             left_out = skipped_within(path, skip)
-            for entry in sorted(path.rglob("*")):
+            entries = sorted(path.rglob("*"))
+            homes = HomesWithin(path, [e.parent for e in entries if e.name == "journal.pl"])
+            for entry in entries:
                 if entry.suffix.lower() not in TRANSCRIPT_SUFFIXES:
                     continue
                 if left_out is not None and (entry == left_out or left_out in entry.parents):
+                    continue
+                home = homes.holding(entry)
+                if home is not None:
+                    if home not in homes.reported:
+                        homes.reported.add(home)
+                        found.append(Found(home, False, OTHER_HOME))
                     continue
                 try:
                     mode = entry.stat().st_mode
@@ -177,6 +185,52 @@ def find_transcripts(paths: Iterable[str | os.PathLike[str]], *,
         else:
             raise InputError(f"{one_line(str(path))}: no such file or directory")
     return found
+
+
+#: Why a memory home found in a folder ingested or watched is not read: its journal, receipts
+#: and indexes are no transcripts (one line for the folder, not one per file).
+OTHER_HOME = "a memory home (its files are no transcripts), left out"
+
+
+def is_memory_home(folder: Path) -> bool:
+    """Whether ``folder`` is a memory home: it holds a journal (``journal.pl``) beside another
+    of the names only a home holds (its lock, config.json, receipts, indexes). A journal alone
+    may be anyone's Prolog file."""
+    from ..home import HOME_NAMES
+
+    try:
+        names = {entry.name for entry in os.scandir(folder)}
+    except OSError:
+        return False
+    return "journal.pl" in names and len(names & HOME_NAMES) >= 2
+
+
+class HomesWithin:
+    """The memory homes under one folder walked (the folder itself included), each folder
+    looked at once. ``journals``: the folders a walk found a ``journal.pl`` in, when it has
+    them (only those can be homes); else each folder is looked into."""
+
+    def __init__(self, root: Path, journals: Iterable[Path] | None = None) -> None:
+        self.root = root
+        self.reported: set[Path] = set()
+        self._homes: dict[Path, Path | None] = {}
+        self._journals = None if journals is None else set(journals)
+
+    def holding(self, path: Path) -> Path | None:
+        """The home folder ``path`` lies in, under the root or the root itself; else None."""
+        folder = path.parent
+        if folder in self._homes:
+            return self._homes[folder]
+        if folder != self.root and self.root in folder.parents:
+            home = self.holding(folder)
+        else:
+            home = None
+        if home is None and (folder == self.root or self.root in folder.parents) \
+                and (self._journals is None or folder in self._journals) \
+                and is_memory_home(folder):
+            home = folder
+        self._homes[folder] = home
+        return home
 
 
 def skipped_within(root: Path, skip: str | os.PathLike[str] | None) -> Path | None:

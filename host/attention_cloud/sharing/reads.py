@@ -206,9 +206,11 @@ def reader_show(mem: Any, reader: str, handle: str, level: str | None = None, *,
             raise UsageError(f"{handle}: {level.upper()} is above {reader}'s ceiling for it "
                              f"({ceiling})") from None
         raise InputError(f"{handle}: no such item, arc or rollup visible to {reader}") from None
-    out = to_plain(record)
+    from ..show import rung_named
+
+    out = rung_named(to_plain(record))
     out["ceiling"] = str(out["ceiling"]).upper()
-    _log_read(mem, reader, "show", "", [{"handle": handle, "level": str(out["level"]).upper()}], via)
+    _log_read(mem, reader, "show", "", [{"handle": handle, "level": out["level"]}], via)
     return out
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from ..ingest.source import TRANSCRIPT_SUFFIXES, find_transcripts, skipped_within
+from ..ingest.source import TRANSCRIPT_SUFFIXES, HomesWithin, find_transcripts, skipped_within
 
 State = tuple[int, int, int, int]
 
@@ -70,7 +70,8 @@ class FileTable:
             return False
         for root in self.roots:
             if path == root or (root in path.parents and root.is_dir()):
-                return True
+                # another memory home in the folder: its receipts and indexes are no transcripts
+                return HomesWithin(root).holding(path) is None
         return False
 
     def scan(self, now: float) -> set[Path]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import AtcError, InputError, WriterBusy, one_line
+from ..errors import AtcError, InputError, UsageError, WriterBusy, one_line
 from ..home import WatcherMark
 from ..ingest.records import check_segment
 from .events import EventFeed, ObserverFactory, start_events
@@ -77,6 +77,21 @@ def _now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+def _refuse_the_home(path: Path, home: Path | None) -> None:
+    """A watch of the memory home itself (or of a folder in it) would watch nothing, silently,
+    for as long as it ran: the home is left out of every walk. UsageError naming it."""
+    if home is None:
+        return
+    try:
+        inside = path.resolve().relative_to(Path(home).resolve())
+    except (ValueError, OSError):
+        return
+    where = "this is the memory home itself" if inside == Path(".") else \
+        f"this lies in the memory home {one_line(str(home))}"
+    raise UsageError(f"{one_line(str(path))}: {where}; its files are no transcripts (watch the "
+                     "folder the transcripts are in)")
+
+
 class Watcher:
     """Follows ``paths`` and keeps ``mem`` up to date with them; :meth:`run` until stopped."""
 
@@ -89,6 +104,7 @@ class Watcher:
         for path in self.paths:
             if not path.exists():
                 raise InputError(f"{path}: no such file or directory")
+            _refuse_the_home(path, getattr(mem, "home", None))
         # A bad segment fails now, in one line: every batch would refuse it, and the loop
         # retries a failed batch for as long as it runs.
         check_segment(options.segment)
