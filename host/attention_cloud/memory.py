@@ -1274,7 +1274,7 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
         source = read_path(path, max_bytes=max_bytes)
         # Written since it was quiet at ``settled`` bytes (grown on, or cut back and written
         # again: a half line may end it at any size): only its finished part is read.
-        live = settled is not None and len(source.data) != settled
+        live = settled is not None and source.size_read != settled
         if live:
             finished = finished_part(source, format)
             if finished is None:  # nothing finished yet: nothing to do now

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
+from .source import as_utf8
 
 _LINE_SUFFIX = re.compile(r":(\d+)(?:-(\d+))?\Z")
 
@@ -72,13 +73,12 @@ def read_pointer(pointer: str) -> Any:
     """
     target = parse_pointer(pointer)
     try:
-        # Binary reading splits on b"\n" only, as the parser does, and decodes just the line
-        # wanted: other lines of a JSONL file may be invalid UTF-8 (the parser skipped them).
         with open(target.path, "rb") as handle:
-            if target.line is None:
-                value: Any = json.loads(handle.read().decode("utf-8"))
-            else:
-                value = _lines(handle, target.line, target.last_line or target.line, pointer)
+            data = as_utf8(handle.read(), target.path)  # the bytes as ingest read them
+        if target.line is None:
+            value: Any = json.loads(data.decode("utf-8"))
+        else:
+            value = _lines(data, target.line, target.last_line or target.line, pointer)
     except OSError as error:
         raise InputError(f"{target.path}: cannot read ({error.strerror or error})") from None
     except (ValueError, RecursionError) as error:
@@ -93,12 +93,18 @@ def read_pointer(pointer: str) -> Any:
     return resolve_json_pointer(value, target.json_pointer, pointer)
 
 
-def _lines(handle: Any, first: int, last: int, pointer: str) -> str:
-    """Lines ``first`` to ``last`` of the file, joined by newlines (each without its ``\\r``)."""
+def _lines(data: bytes, first: int, last: int, pointer: str) -> str:
+    """Lines ``first`` to ``last`` of the file, joined by newlines (each without its ``\\r``).
+
+    Split on ``b"\\n"`` only, as the parser splits, and only the lines wanted are decoded:
+    other lines of a JSONL file may be invalid UTF-8 (the parser skipped them)."""
     found: list[str] = []
-    for current, raw in enumerate(handle, 1):
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()  # the empty piece after the last newline is no line
+    for current, raw in enumerate(lines, 1):
         if current >= first:
-            line = raw.decode("utf-8").rstrip("\n")
+            line = raw.decode("utf-8")
             line = line[:-1] if line.endswith("\r") else line
             found.append(line[1:] if current == 1 and line.startswith("\ufeff") else line)
             if current == last:
