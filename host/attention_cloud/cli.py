@@ -527,16 +527,16 @@ def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt:
 
 
 def _read_rules(path: str | None) -> str | None:
-    """The text of a --rules file for a grantee's read (the size is checked where it loads);
-    a missing one (exit 2) or an unreadable one (exit 1) is the one line the owner's read gives."""
+    """The text of a --rules file for a grantee's read: a missing, oversized or non-regular
+    one (exit 2) or an unreadable one (exit 1) is the one line the owner's read gives."""
     if path is None:
         return None
-    if not Path(path).is_file():
-        raise _Fail(f"{path}: rules file not found", 2)
+    from .memory import MAX_RULES_BYTES, read_rules_file
+
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _Fail(f"{path}: cannot read rules file ({exc})", 1) from None
+        return read_rules_file(path, f"{path}: rules file is larger than {MAX_RULES_BYTES} bytes")
+    except AtcError as exc:
+        raise _Fail(one_line(exc, "cli"), exc.exit_code) from None
 
 
 def _print_table(columns: list[str], rows: list[dict[str, Any]]) -> None:
@@ -726,26 +726,28 @@ def rules() -> None:
 
 
 @rules.command("add")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--name", default=None, help="Name to save it under [default: the file's stem].")
 @home_option
 @fail_cleanly
-def rules_add(file: Any, name: str | None, home: str | None) -> None:
+def rules_add(file: str, name: str | None, home: str | None) -> None:
     """Check and save a rules FILE (or - for stdin); it applies to the next query or frame.
 
     Example: atc rules add fixes.pl
     """
-    try:
-        text = file.read()
-    except UnicodeDecodeError as exc:   # as a --rules file that is not UTF-8: one line, exit 1
-        raise _Fail(f"{file.name}: cannot read rules file ({exc})", 1) from None
+    from .memory import MAX_RULES_BYTES, read_rules_file
+
     if name is None:
-        if file.name in ("-", "<stdin>"):
+        if file == "-":
             raise click.BadParameter("--name is required when reading from stdin")
-        name = Path(file.name).stem
+        name = Path(file).stem
+    # read as --rules reads (no further than the limit: a FIFO or /dev/zero is refused
+    # unread), then checked and saved as the API checks a text
+    text = read_rules_file(file, f"rule {name} rejected: rules text is larger than "
+                                 f"{MAX_RULES_BYTES:,} bytes")
     mem = open_memory(home)
     try:
-        mem.rules_add(text, name, source=file.name)
+        mem.rules_add(text, name, source="<stdin>" if file == "-" else file)
     finally:
         mem.close()
     click.echo(f"saved rule {name}")
