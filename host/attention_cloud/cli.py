@@ -638,6 +638,8 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
         raise UsageError("--depth goes with --mount (how many links around a mounted cell "
                          "the frame reaches)")
     budgets = _segment_budgets(segments)
+    if output is not None:
+        _check_writable(output)   # before the frame: a frame stores its receipt in the home
     mem = open_memory(home, create=False)
     try:
         if as_principal:
@@ -679,6 +681,16 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
         Path(output).write_text(rendered + "\n", encoding="utf-8")
     except OSError as exc:
         raise _Fail(f"{output}: cannot write ({exc.strerror or exc})", 1) from None
+
+
+def _check_writable(output: str) -> None:
+    """Refuse an --output file that cannot be written (its folder not there or not writable)
+    with the one line a failed write gives, before anything is done."""
+    folder = Path(output).parent
+    if not folder.is_dir():
+        raise _Fail(f"{output}: cannot write ({os.strerror(errno.ENOENT)})", 1)
+    if not Path(output).exists() and not os.access(folder, os.W_OK):
+        raise _Fail(f"{output}: cannot write ({os.strerror(errno.EACCES)})", 1)
 
 
 @main.command()
