@@ -373,6 +373,26 @@ def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
                 "ingested (listed above)", 1)
 
 
+#: Characters a terminal acts on rather than shows, tab and newline aside: C0 controls (ESC
+#: starts the sequences that set its title, clear it or write the clipboard, OSC 52), DEL and
+#: the C1 controls (U+009B is a CSI of its own), each mapped to its escape (``\\x1b``).
+_TERMINAL_CONTROLS = {code: ascii(chr(code))[1:-1]
+                      for code in (*range(0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0))}
+
+
+def for_terminal(text: str) -> str:
+    """``text`` to write to stdout: as it is for a pipe or a file (the stored text, byte for
+    byte), with its control characters escaped for a terminal, since a transcript's text may
+    hold escape sequences that would act on it (a CRLF line end stays a line end)."""
+    try:
+        terminal = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if not terminal:
+        return text
+    return text.replace("\r\n", "\n").translate(_TERMINAL_CONTROLS)
+
+
 def _printable(name: str) -> str:
     """A file name as a report line shows it: control characters escaped (``\\n``,
     ``\\x1b``), so a name holding a newline keeps its line one line and an escape sequence
@@ -557,7 +577,7 @@ def _fit(text: str, width: int) -> str:
 
 def _cell(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return " ".join(text.split())
+    return for_terminal(" ".join(text.split()))
 
 
 # -- hydrate / receipt ----------------------------------------------------------------------------
@@ -675,7 +695,7 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
     else:
         rendered = frame.text
     if output is None:
-        click.echo(rendered)
+        click.echo(rendered if fmt in ("json", "html") else for_terminal(rendered))
         return
     try:
         Path(output).write_text(rendered + "\n", encoding="utf-8")
@@ -921,9 +941,9 @@ def show(handle: str, level: str, verbatim: bool, fmt: str, as_principal: str | 
     if fmt == "json":
         emit_json(record)
     elif verbatim:
-        click.echo(record["verbatim"])
+        click.echo(for_terminal(record["verbatim"]))
     else:
-        click.echo(record["text"])
+        click.echo(for_terminal(record["text"]))
         if record.get("members"):
             click.echo(f"members ({len(record['members'])}): {' '.join(record['members'])}")
 
