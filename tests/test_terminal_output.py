@@ -24,6 +24,7 @@ def home(tmp_path_factory) -> Path:
         {"role": "user", "content": EVIL},
         {"role": "assistant", "content": "the retry policy waits 30 s"})), encoding="utf-8")
     _atc(root / "home", "ingest", str(transcript))
+    _atc(root / "home", "curate")
     return root / "home"
 
 
@@ -61,9 +62,12 @@ def _handle(home: Path) -> str:
 
 @pytest.mark.parametrize("command", [
     ["show", "{h}"], ["show", "{h}", "--source"], ["query", "item_text({h}, T)"],
-    ["hydrate", "retry policy"], ["hydrate", "retry policy", "--format", "envelope"]])
+    ["hydrate", "retry policy"], ["hydrate", "retry policy", "--format", "envelope"],
+    ["cells", "show", "{c}"]])
 def test_escape_sequences_reach_a_terminal_escaped(home, command):
-    args = [a.format(h=_handle(home)) for a in command]
+    cell = json.loads(_atc(home, "cells", "list", "--format", "json"))[0]["id"] \
+        if "{c}" in command else ""
+    args = [a.format(h=_handle(home), c=cell) for a in command]
     shown = _on_a_terminal(home, *args)
     assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown
     if "--source" not in args:   # the verbatim JSON line holds the text JSON-escaped
