@@ -77,3 +77,16 @@ def test_escape_sequences_reach_a_terminal_escaped(home, command):
 def test_a_pipe_gets_the_text_as_stored(home):
     assert EVIL in json.loads(_atc(home, "show", _handle(home), "--format", "json"))["text"]
     assert "\x1b]52;c;ZXZpbA==\x07" in _atc(home, "show", _handle(home))
+
+
+def test_a_grantee_goal_in_the_ledger_reaches_the_owner_terminal_escaped(tmp_path):
+    """A grantee writes the goal of their read; `atc audit` showed it as JSON, whose escaping
+    leaves C1 controls (U+009B, a CSI of its own) as they are."""
+    from attention_cloud.audit import append_event
+
+    home = tmp_path / "home"
+    _atc(home, "principal", "add", "alice", "--owner")
+    append_event(home, {"event": "read", "time": "2026-05-01T00:00:00Z", "reader": "bob",
+                        "op": "hydrate", "goal": "retries \x9b2J\x9b0m", "facts": []})
+    shown = _on_a_terminal(home, "audit")
+    assert "\x9b" not in shown and "retries \\x9b2J\\x9b0m" in shown
