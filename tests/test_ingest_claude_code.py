@@ -295,3 +295,28 @@ def test_shell_commands_that_obviously_write_files_are_file_operations():
     # ls touches no file: with no result in the file it is kept as a call without one
     assert [i.text for i in items if i.kind != "file_op"] == [
         "$ ls -la\n(no result in the transcript)"]
+
+
+def test_a_count_a_shell_command_prints_is_kept_not_dropped_as_the_file():
+    """`wc -l FILE` was read as a read of FILE, and its output dropped as the file it returned
+    (`file-op-output`): the count (what the agent ran it for) was in no item. A `cat`'s
+    output is the file and stays out; a `wc`'s is an answer and is kept."""
+    def call(uuid, tool_id, command):
+        return {"type": "assistant", "uuid": uuid, "sessionId": "s", "cwd": "/w",
+                "timestamp": "2026-01-02T03:04:05Z",
+                "message": {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": tool_id, "name": "Bash",
+                     "input": {"command": command}}]}}
+
+    def result(uuid, tool_id, output):
+        return {"type": "user", "uuid": uuid, "sessionId": "s", "cwd": "/w",
+                "timestamp": "2026-01-02T03:04:06Z",
+                "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": tool_id, "content": output}]}}
+
+    records = [call("a", "t1", "wc -l src/app.py"), result("b", "t1", "412 src/app.py"),
+               call("c", "t2", "cat src/app.py"), result("d", "t2", "import os\nprint(1)")]
+    parsed = parse_text("".join(json.dumps(r) + "\n" for r in records), name="s.jsonl")
+    assert [i.text for i in parsed.items if i.kind == "tool_result"] == [
+        "$ wc -l src/app.py\n412 src/app.py"]
+    assert parsed.ignored.get("file-op-output") == 1

@@ -46,7 +46,9 @@ _EDITOR_COMMANDS = {
 # "execute_command", "terminal" ...).
 _SHELL_WORDS = ("bash", "shell", "command", "terminal", "exec", "cmd")
 _WRITE_COMMANDS = frozenset({"rm", "mv", "cp", "touch", "tee", "truncate", "chmod", "ln"})
-_READ_COMMANDS = frozenset({"cat", "head", "tail", "less", "more", "wc"})
+# Commands whose output is (part of) the file read, which its file_op item records; `wc` is
+# not one: its output is a count, an answer kept as the call's result.
+_READ_COMMANDS = frozenset({"cat", "head", "tail", "less", "more"})
 _REDIRECT = re.compile(r"(?<![0-9&<>])>>?\s*([^\s;&|<>]+)")
 
 
