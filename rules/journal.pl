@@ -1223,7 +1223,8 @@ stored_line_range_(Stored, Src, First, Last) :-
     (   integer(Stored)
     ->  First = Stored, Last = Stored
     ;   stored_pointer_(Pointer, Src, Stored),
-        split_string(Pointer, "#", "", [Path|_]),
+        pointer_place_(Pointer, Src, Place),
+        split_string(Place, "#", "", [Path|_]),
         split_string(Path, ":", "", Parts),
         last(Parts, Range),
         split_string(Range, "-", "", [FirstDigits|LastDigits]),
@@ -1232,6 +1233,16 @@ stored_line_range_(Stored, Src, First, Last) :-
         ->  Last = Last0
         ;   Last = First
         )
+    ).
+
+% What follows the file in a pointer, `:2-3` or `:4#/content/0`: read after Src when the
+% pointer starts with it, as the host writes them, since a path may hold `#` and `:` itself
+% (a folder named `C#`); else the whole pointer.
+pointer_place_(Pointer, Src, Place) :-
+    (   atom_string(Src, Path),
+        string_concat(Path, Place0, Pointer)
+    ->  Place = Place0
+    ;   Place = Pointer
     ).
 
 %!  superseded_reason(?Reason:string) is det.

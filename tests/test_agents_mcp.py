@@ -840,3 +840,19 @@ def test_other_tools_answer_text_a_text_only_client_can_read_whole(home: Path) -
     for name in ("missing", "bad"):
         message = _error(seen[name])
         assert "\n" not in message and "receipt" in message, message
+
+def test_a_line_past_the_request_limit_is_answered_not_read_into_memory(home: Path) -> None:
+    """A stdio line was read whole however long: a client that wrote 5 MiB (or `< /dev/zero`,
+    a line without end) grew the server's memory without bound. Over HTTP the SDK refuses a
+    body over 4 MiB; now a line over that is read no further than the limit at a time, its
+    rest dropped, answered with one error (id null), and the next request served."""
+    from attention_cloud.agents.mcp_wire import MAX_LINE_CHARS
+
+    huge = '{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"' + "x" * MAX_LINE_CHARS + '"}}'
+    lines = [huge, '{"jsonrpc":"2.0","id":7,"method":"ping"}']
+    replies, _ = _raw_replies(home, lines, last_id=7)
+    assert replies[1:] == [
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message":
+         f"Invalid Request: the line holds more than {MAX_LINE_CHARS:,} characters, the most "
+         "one message may (as over HTTP); it was not read"}},
+        {"jsonrpc": "2.0", "id": 7, "result": {}}]

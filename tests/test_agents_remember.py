@@ -269,3 +269,21 @@ def test_a_remember_killed_in_its_curate_is_finished_by_the_same_command(
     assert not again.new and again.curated                     # curated, as one remember is
     frame = mem.hydrate("VPN certificate expiry", budget=300)
     assert frame.receipt["uncurated"] == 0
+
+
+def test_stdin_that_never_ends_is_refused_without_filling_memory(home: Path) -> None:
+    """`atc remember -` read stdin to its end before the length check: `< /dev/zero` (or a
+    large file piped by mistake) grew past 7 GB in 20 s and never answered. Now stdin is read
+    no further than a bound, and more is refused in one line, exit 1, nothing written."""
+    from attention_cloud.agents.remember import MAX_REMEMBER_STDIN_BYTES
+
+    with open("/dev/zero", "rb") as zeros:
+        run = subprocess.run([ATC, "remember", "-", "--home", str(home)], stdin=zeros,
+                             capture_output=True, text=True, timeout=60)
+    said = (f"atc: stdin holds more than {MAX_REMEMBER_STDIN_BYTES:,} bytes; the text to "
+            f"remember is at most 20,000 characters (ingest a file for longer material): "
+            "nothing remembered\n")
+    assert (run.returncode, run.stderr) == (1, said)
+    piped = _atc(home, "remember", "-", stdin="word " * (MAX_REMEMBER_STDIN_BYTES // 5 + 1))
+    assert (piped.returncode, piped.stderr) == (1, said)
+    assert not any(home.iterdir())

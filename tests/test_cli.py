@@ -83,6 +83,21 @@ def test_depth_without_a_mount_is_refused_not_ignored(home):
     assert run("hydrate", "retries", home=home).exit_code == 0
 
 
+def test_an_output_file_that_cannot_be_written_leaves_the_home_as_it_was(home, tmp_path):
+    """`atc hydrate --output DIR/f.html` into a folder that is not there rendered the frame and
+    stored its receipt, then failed: exit 1 with a receipt in the home for a frame nobody got.
+    Now the place is checked first: the same one line, exit 1, and no file of the home
+    changes."""
+    run("ingest", str(FIXTURES / "claude_code_session.jsonl"), home=home)
+    before = {p: p.read_bytes() for p in home.rglob("*") if p.is_file()}
+    target = tmp_path / "missing" / "frame.html"
+    out = CliRunner().invoke(main, ["hydrate", "retries", "--format", "html", "--output",
+                                    str(target), "--home", str(home)])
+    assert (out.exit_code, out.output) == (
+        1, f"atc: {target}: cannot write (No such file or directory)\n")
+    assert {p: p.read_bytes() for p in home.rglob("*") if p.is_file()} == before
+
+
 def test_an_error_quoting_a_value_with_a_newline_still_says_what_is_wrong(home):
     """An error quoting what the user gave is one line that ends with the reason (it was cut
     at the value's newline: "atc: --mount cell_a", and no reason)."""

@@ -295,3 +295,64 @@ def test_shell_commands_that_obviously_write_files_are_file_operations():
     # ls touches no file: with no result in the file it is kept as a call without one
     assert [i.text for i in items if i.kind != "file_op"] == [
         "$ ls -la\n(no result in the transcript)"]
+
+
+def test_a_count_a_shell_command_prints_is_kept_not_dropped_as_the_file():
+    """`wc -l FILE` was read as a read of FILE, and its output dropped as the file it returned
+    (`file-op-output`): the count (what the agent ran it for) was in no item. A `cat`'s
+    output is the file and stays out; a `wc`'s is an answer and is kept."""
+    def call(uuid, tool_id, command):
+        return {"type": "assistant", "uuid": uuid, "sessionId": "s", "cwd": "/w",
+                "timestamp": "2026-01-02T03:04:05Z",
+                "message": {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": tool_id, "name": "Bash",
+                     "input": {"command": command}}]}}
+
+    def result(uuid, tool_id, output):
+        return {"type": "user", "uuid": uuid, "sessionId": "s", "cwd": "/w",
+                "timestamp": "2026-01-02T03:04:06Z",
+                "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": tool_id, "content": output}]}}
+
+    records = [call("a", "t1", "wc -l src/app.py"), result("b", "t1", "412 src/app.py"),
+               call("c", "t2", "cat src/app.py"), result("d", "t2", "import os\nprint(1)")]
+    parsed = parse_text("".join(json.dumps(r) + "\n" for r in records), name="s.jsonl")
+    assert [i.text for i in parsed.items if i.kind == "tool_result"] == [
+        "$ wc -l src/app.py\n412 src/app.py"]
+    assert parsed.ignored.get("file-op-output") == 1
+
+
+def test_a_read_of_a_commands_output_file_keeps_what_it_returned():
+    """Claude Code writes a background command's output to /tmp/claude-<uid>/…/tasks/<id>.output
+    and the agent reads it (`tail -5 …`, the Read tool): that read was taken for a read of a
+    project file and its output dropped (`file-op-output`), so the server log or test summary
+    it returned was in no item, and no file keeps it. A read of a temporary folder's file or a
+    log keeps its output now; a read of a project file still does not."""
+    def call(uuid, tool_id, name, args):
+        return {"type": "assistant", "uuid": uuid, "sessionId": "s", "cwd": "/w",
+                "timestamp": "2026-01-02T03:04:05Z",
+                "message": {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": tool_id, "name": name, "input": args}]}}
+
+    def result(uuid, tool_id, output):
+        return {"type": "user", "uuid": uuid, "sessionId": "s", "cwd": "/w",
+                "timestamp": "2026-01-02T03:04:06Z",
+                "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": tool_id, "content": output}]}}
+
+    task = "/tmp/claude-1000/-w/tasks/bae407b.output"
+    records = [
+        call("a", "t1", "Bash", {"command": f"tail -5 {task}"}),
+        result("b", "t1", "23:58:02.670 [info] REFUSED JOIN terminal:%2702 in 5ms"),
+        call("c", "t2", "Read", {"file_path": "/w/logs/build.log"}),
+        result("d", "t2", "     1→5 tests, 0 failures"),
+        call("e", "t3", "Read", {"file_path": "/w/src/app.py"}),
+        result("f", "t3", "     1→import os")]
+    parsed = parse_text("".join(json.dumps(r) + "\n" for r in records), name="s.jsonl")
+    kept = [i.text for i in parsed.items if i.kind == "tool_result"]
+    assert kept[0] == f"$ tail -5 {task}\n23:58:02.670 [info] REFUSED JOIN terminal:%2702 in 5ms"
+    assert kept[1].startswith("Read logs/build.log\n") and kept[1].endswith("5 tests, 0 failures")
+    assert len(kept) == 2
+    assert [i.text for i in parsed.items if i.kind == "file_op"] == [
+        f"read {task}: tail -5 {task}", "read logs/build.log", "read src/app.py"]
+    assert parsed.ignored.get("file-op-output") == 1

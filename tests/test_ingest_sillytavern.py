@@ -52,3 +52,18 @@ def test_a_message_deleted_above_keeps_the_handles_below():
     before = parse_text("\n".join(lines) + "\n", name="chat.jsonl").items
     after = parse_text("\n".join(lines[:1] + lines[2:]) + "\n", name="chat.jsonl").items
     assert [i.handle for i in after] == [i.handle for i in before[1:]]
+
+
+def test_a_file_with_no_sillytavern_line_is_refused_as_other_formats_refuse_it():
+    # before: --format sillytavern on a file of other JSON lines said "new: 0", exit 0, and
+    # marked the file read; every other format says nothing could be parsed, naming the file
+    from attention_cloud.errors import InputError
+
+    alien = '{"role": "user", "content": "hi"}\n{"foo": 1}\n'
+    with pytest.raises(InputError) as caught:
+        parse_text(alien, name="chat.jsonl", format="sillytavern")
+    assert str(caught.value) == (
+        'chat.jsonl: no sillytavern records could be parsed (2 skipped; line 1: not a '
+        'SillyTavern message ("mes" and "is_user"))')
+    header_only = json.dumps({"user_name": "Priya", "character_name": "Seraphina"}) + "\n"
+    assert parse_text(header_only, name="new chat.jsonl", format="sillytavern").items == []

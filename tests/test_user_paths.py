@@ -117,6 +117,19 @@ def test_a_fifo_or_device_named_directly_is_one_line_and_never_read(home, folder
     assert done.stderr == f"atc: {path}: not a regular file ({kind}), not read\n"
 
 
+def test_a_fifo_named_to_watch_is_reported_not_passed_over(folder):
+    """`atc watch pipe.jsonl` said "watching pipe.jsonl" and then nothing, ever: the walk of a
+    FIFO named directly failed and was passed over as a file gone mid-walk. Now it is a
+    problem the watcher logs once (`skipped PATH: not a regular file (a FIFO), not read`), as
+    a FIFO found inside a watched folder is."""
+    from attention_cloud.watch.files import FileTable
+
+    fifo = folder / "pipe.jsonl"
+    table = FileTable([fifo])
+    assert table.scan(time.monotonic()) == set()
+    assert table.problems == {fifo: "not a regular file (a FIFO), not read"}
+
+
 def test_files_over_the_size_limit_are_reported(home, folder, tmp_path):
     out = run("ingest", str(folder), "--max-file-bytes", "100", "--format-output", "json", home=home)
     reasons = {Path(e["file"]).name: e["reason"] for e in json.loads(out.stdout)["files_skipped"]}

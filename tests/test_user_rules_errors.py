@@ -334,3 +334,35 @@ def test_a_goal_past_the_stack_limit_without_a_cycle_says_how_deep(ruled_home):
     message = one_line(out)
     assert "stopped: ran past its stack limit of 256 MB (" in message, message
     assert "Stack sizes" not in message and "set_prolog_flag" not in message
+
+
+def _atc_process(home: Path, *args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "attention_cloud.cli", *args, "--home",
+                           str(home)], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+
+
+def test_a_rules_file_that_never_ends_or_never_opens_is_refused_at_once(ruled_home, tmp_path):
+    """`atc rules add` of a FIFO waited for a writer forever, and of /dev/zero read until
+    memory ran out (--rules refused both without reading them); now each is one line, exit 2,
+    nothing saved, as a file over the limit is, and a regular file over it is read no further
+    than the limit."""
+    import os
+
+    fifo = tmp_path / "rules.pl"
+    os.mkfifo(fifo)
+    before = tree(ruled_home)
+    for path, why in ((fifo, "not a regular file (a FIFO), not read"),
+                      (Path("/dev/zero"), "not a regular file (a character device), not read")):
+        for command in (["rules", "add", str(path)], ["query", "true", "--rules", str(path)]):
+            out = _atc_process(ruled_home, *command)
+            assert (out.returncode, out.stderr) == (2, f"atc: {path}: {why}\n"), command
+    big = tmp_path / "big.pl"
+    big.write_text("".join(f"fact_{i}(x).\n" for i in range(90_000)), encoding="utf-8")
+    out = _atc_process(ruled_home, "rules", "add", str(big))
+    assert (out.returncode, out.stderr) == (
+        2, "atc: rule big rejected: rules text is larger than 1,000,000 bytes\n")
+    assert tree(ruled_home) == before

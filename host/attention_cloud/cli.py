@@ -376,6 +376,26 @@ def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
                 "ingested (listed above)", 1)
 
 
+#: Characters a terminal acts on rather than shows, tab and newline aside: C0 controls (ESC
+#: starts the sequences that set its title, clear it or write the clipboard, OSC 52), DEL and
+#: the C1 controls (U+009B is a CSI of its own), each mapped to its escape (``\\x1b``).
+_TERMINAL_CONTROLS = {code: ascii(chr(code))[1:-1]
+                      for code in (*range(0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0))}
+
+
+def for_terminal(text: str) -> str:
+    """``text`` to write to stdout: as it is for a pipe or a file (the stored text, byte for
+    byte), with its control characters escaped for a terminal, since a transcript's text may
+    hold escape sequences that would act on it (a CRLF line end stays a line end)."""
+    try:
+        terminal = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if not terminal:
+        return text
+    return text.replace("\r\n", "\n").translate(_TERMINAL_CONTROLS)
+
+
 def _printable(name: str) -> str:
     """A file name as a report line shows it: control characters escaped (``\\n``,
     ``\\x1b``), so a name holding a newline keeps its line one line and an escape sequence
@@ -530,16 +550,16 @@ def query(goal: str, rules_file: str | None, limit: int, time_limit: float, fmt:
 
 
 def _read_rules(path: str | None) -> str | None:
-    """The text of a --rules file for a grantee's read (the size is checked where it loads);
-    a missing one (exit 2) or an unreadable one (exit 1) is the one line the owner's read gives."""
+    """The text of a --rules file for a grantee's read: a missing, oversized or non-regular
+    one (exit 2) or an unreadable one (exit 1) is the one line the owner's read gives."""
     if path is None:
         return None
-    if not Path(path).is_file():
-        raise _Fail(f"{path}: rules file not found", 2)
+    from .memory import MAX_RULES_BYTES, read_rules_file
+
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _Fail(f"{path}: cannot read rules file ({exc})", 1) from None
+        return read_rules_file(path, f"{path}: rules file is larger than {MAX_RULES_BYTES} bytes")
+    except AtcError as exc:
+        raise _Fail(one_line(exc, "cli"), exc.exit_code) from None
 
 
 def _print_table(columns: list[str], rows: list[dict[str, Any]]) -> None:
@@ -560,7 +580,7 @@ def _fit(text: str, width: int) -> str:
 
 def _cell(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return " ".join(text.split())
+    return for_terminal(" ".join(text.split()))
 
 
 # -- hydrate / receipt ----------------------------------------------------------------------------
@@ -641,6 +661,8 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
         raise UsageError("--depth goes with --mount (how many links around a mounted cell "
                          "the frame reaches)")
     budgets = _segment_budgets(segments)
+    if output is not None:
+        _check_writable(output)   # before the frame: a frame stores its receipt in the home
     mem = open_memory(home, create=False)
     try:
         if as_principal:
@@ -676,12 +698,22 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
     else:
         rendered = frame.text
     if output is None:
-        click.echo(rendered)
+        click.echo(rendered if fmt in ("json", "html") else for_terminal(rendered))
         return
     try:
         Path(output).write_text(rendered + "\n", encoding="utf-8")
     except OSError as exc:
         raise _Fail(f"{output}: cannot write ({exc.strerror or exc})", 1) from None
+
+
+def _check_writable(output: str) -> None:
+    """Refuse an --output file that cannot be written (its folder not there or not writable)
+    with the one line a failed write gives, before anything is done."""
+    folder = Path(output).parent
+    if not folder.is_dir():
+        raise _Fail(f"{output}: cannot write ({os.strerror(errno.ENOENT)})", 1)
+    if not Path(output).exists() and not os.access(folder, os.W_OK):
+        raise _Fail(f"{output}: cannot write ({os.strerror(errno.EACCES)})", 1)
 
 
 @main.command()
@@ -729,26 +761,28 @@ def rules() -> None:
 
 
 @rules.command("add")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--name", default=None, help="Name to save it under [default: the file's stem].")
 @home_option
 @fail_cleanly
-def rules_add(file: Any, name: str | None, home: str | None) -> None:
+def rules_add(file: str, name: str | None, home: str | None) -> None:
     """Check and save a rules FILE (or - for stdin); it applies to the next query or frame.
 
     Example: atc rules add fixes.pl
     """
-    try:
-        text = file.read()
-    except UnicodeDecodeError as exc:   # as a --rules file that is not UTF-8: one line, exit 1
-        raise _Fail(f"{file.name}: cannot read rules file ({exc})", 1) from None
+    from .memory import MAX_RULES_BYTES, read_rules_file
+
     if name is None:
-        if file.name in ("-", "<stdin>"):
+        if file == "-":
             raise click.BadParameter("--name is required when reading from stdin")
-        name = Path(file.name).stem
+        name = Path(file).stem
+    # read as --rules reads (no further than the limit: a FIFO or /dev/zero is refused
+    # unread), then checked and saved as the API checks a text
+    text = read_rules_file(file, f"rule {name} rejected: rules text is larger than "
+                                 f"{MAX_RULES_BYTES:,} bytes")
     mem = open_memory(home)
     try:
-        mem.rules_add(text, name, source=file.name)
+        mem.rules_add(text, name, source="<stdin>" if file == "-" else file)
     finally:
         mem.close()
     click.echo(f"saved rule {name}")
@@ -911,9 +945,9 @@ def show(handle: str, level: str, verbatim: bool, fmt: str, as_principal: str | 
     if fmt == "json":
         emit_json(record)
     elif verbatim:
-        click.echo(record["verbatim"])
+        click.echo(for_terminal(record["verbatim"]))
     else:
-        click.echo(record["text"])
+        click.echo(for_terminal(record["text"]))
         if record.get("members"):
             click.echo(f"members ({len(record['members'])}): {' '.join(record['members'])}")
 

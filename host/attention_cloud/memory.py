@@ -20,6 +20,8 @@ import hashlib
 import json
 import os
 import re
+import stat
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
@@ -36,7 +38,7 @@ from .home import (WriteLock, check_not_foreign, fsync_path, read_config, requir
                    resolve_home)
 from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.source import (DEFAULT_MAX_FILE_BYTES, OTHER_HOME, TRANSCRIPT_SUFFIXES,  # noqa: F401
-                            find_transcripts)
+                            find_transcripts, not_regular)
 from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
 from .ingest.records import check_segment
 from .progress import ProgressCallback, report as report_progress
@@ -1008,14 +1010,9 @@ class Memory:
         sources = [_rule_source(p) for p in self._rule_files()]
         if extra is not None:
             path = Path(extra)
-            if not path.is_file():   # bad usage, as an oversized one is (README: exit 2)
-                raise UsageError(f"{path}: rules file not found")
-            if path.stat().st_size > MAX_RULES_BYTES:
-                raise UsageError(f"{path}: rules file is larger than {MAX_RULES_BYTES} bytes")
-            try:
-                sources.append(Term("-", [str(path), path.read_text(encoding="utf-8")]))
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"{path}: cannot read rules file ({exc})") from exc
+            text = read_rules_file(path, f"{path}: rules file is larger than {MAX_RULES_BYTES} "
+                                   "bytes")
+            sources.append(Term("-", [str(path), text]))
         if not sources:
             return "atc_query"
         # a --rules file's predicates are its own: an edited copy of a saved rule replaces it
@@ -1215,6 +1212,47 @@ def _rules_lock(home: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def read_rules_file(path: str | os.PathLike[str], too_large: str) -> str:
+    """The text of a rules file (``-``: standard input), read no further than
+    :data:`MAX_RULES_BYTES`, so that a device that never ends (``/dev/zero``) or a file of
+    gigabytes is refused without filling memory, and a FIFO without a writer without waiting.
+
+    Raises:
+        UsageError: the file is not there, is no regular file (``PATH: not a regular file (a
+            FIFO), not read``), or holds more than the limit (``too_large``, the message).
+        InputError: it cannot be read, or is not UTF-8 (``PATH: cannot read rules file
+            (...)``).
+    """
+    name = os.fspath(path)
+    if name == "-":
+        data = sys.stdin.buffer.read(MAX_RULES_BYTES + 1)
+    else:
+        try:
+            # O_NONBLOCK: a FIFO with no writer opens at once, and fstat refuses it unread
+            fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise UsageError(f"{name}: rules file not found") from None
+        except OSError as exc:
+            raise InputError(f"{name}: cannot read rules file ({exc.strerror or exc})") from None
+        with os.fdopen(fd, "rb") as handle:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISDIR(mode):
+                raise UsageError(f"{name}: rules file not found")
+            if not stat.S_ISREG(mode):
+                raise UsageError(f"{name}: {not_regular(mode)}")
+            try:
+                data = handle.read(MAX_RULES_BYTES + 1)
+            except OSError as exc:
+                raise InputError(f"{name}: cannot read rules file ({exc.strerror or exc})"
+                                 ) from None
+    if len(data) > MAX_RULES_BYTES:
+        raise UsageError(too_large)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name}: cannot read rules file ({exc})") from None
+
+
 def _rule_source(path: Path, name: Path | None = None) -> Term:
     """A saved rule as the ``Name-Text`` source ``api_load_rules`` reads: errors name the file
     as ``name`` (default its path; one edited by hand into something not UTF-8 too:
@@ -1370,7 +1408,7 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
         source = read_path(path, max_bytes=max_bytes)
         # Written since it was quiet at ``settled`` bytes (grown on, or cut back and written
         # again: a half line may end it at any size): only its finished part is read.
-        live = settled is not None and len(source.data) != settled
+        live = settled is not None and source.size_read != settled
         if live:
             finished = finished_part(source, format)
             if finished is None:  # nothing finished yet: nothing to do now

@@ -463,6 +463,21 @@ test(a_superseded_item_read_again_is_live_again, [true(New-Live == [old]-true)])
     journal_add_items([I], Counts), New = Counts.new_handles,
     ( item(old) -> Live = true ; Live = false ).
 
+% A file in a folder whose name holds `#` or `:` (`C#/`, `notes:old/`): its lines are read
+% after the file's own name, not at the first `#` of the path.
+test(a_path_holding_hash_or_colon_keeps_its_lines, [true(Gone == [hash_range, hash_turn, colon_range])]) :-
+    findall(I, ( member(H-Src-P, [ hash_range-'C#/c.txt'-"C#/c.txt:2-3",
+                                   hash_turn-'C#/c.txt'-"C#/c.txt:4#/content/0",
+                                   hash_kept-'C#/c.txt'-"C#/c.txt:1",
+                                   hash_later-'C#/c.txt'-"C#/c.txt:8-9",
+                                   colon_range-'n:1/c.txt'-"n:1/c.txt:2-3" ]),
+                 read_item(H, Src, default, P, I) ),
+            Items),
+    journal_add_items(Items, _),
+    journal_supersede('C#/c.txt', default, [hash_kept], 6, Hash),
+    journal_supersede('n:1/c.txt', default, [hash_kept], 6, Colon),
+    append(Hash, Colon, Gone).
+
 % The wire string (the host's format) of a read of `kept` at Seq and Time with Links.
 kept_read_again(Seq, Time, Links, Wire) :-
     read_item(kept, 'c.txt', default, "c.txt:1", item(H, Src, _, _, K, R, G, _, Seg, P, X, _)),

@@ -66,7 +66,13 @@ def remember(text: str, kind: str, segment: str, goal: str | None, no_curate: bo
     from ..cli import emit_json, open_memory
 
     if text == "-":
-        data = sys.stdin.buffer.read()
+        from .remember import MAX_REMEMBER_CHARS, MAX_REMEMBER_STDIN_BYTES
+
+        data = sys.stdin.buffer.read(MAX_REMEMBER_STDIN_BYTES + 1)
+        if len(data) > MAX_REMEMBER_STDIN_BYTES:
+            raise InputError(f"stdin holds more than {MAX_REMEMBER_STDIN_BYTES:,} bytes; the "
+                             f"text to remember is at most {MAX_REMEMBER_CHARS:,} characters "
+                             "(ingest a file for longer material): nothing remembered")
         try:   # the bytes, not the locale's reading of them: a binary file piped by mistake
             text = data.decode("utf-8")   # was a traceback, or garbage remembered as U+FFFD
         except UnicodeDecodeError as exc:

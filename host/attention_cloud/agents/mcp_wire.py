@@ -148,16 +148,27 @@ def _shape_problem(message: Any) -> str:
     return "not a JSON-RPC 2.0 request, notification or response"
 
 
+#: The longest line read from a stdio client, in characters: as the SDK's HTTP transport bounds
+#: a request body (4 MiB), so that a client writing without end (``< /dev/zero``) is answered
+#: rather than read into memory.
+MAX_LINE_CHARS = 4 * 1024 * 1024
+
+
 class ScreenedLines:
     """The client's lines for the SDK's ``stdio_server(stdin=...)``: the ones it reads pass on
     unchanged, the others are answered on its write stream (given to :meth:`answer_on` once
-    the transport is open) and never reach it."""
+    the transport is open) and never reach it. A line over :data:`MAX_LINE_CHARS` is read no
+    further than that at a time, dropped to its end and answered with an error (id null)."""
 
     def __init__(self, wire: BinaryIO) -> None:
         # as the SDK reads stdin itself: UTF-8, undecodable bytes replaced
-        self._lines = anyio.wrap_file(TextIOWrapper(wire, encoding="utf-8", errors="replace"))
+        self._text = TextIOWrapper(wire, encoding="utf-8", errors="replace")
         self._write: Any = None
         self._ready = anyio.Event()
+
+    async def _readline(self, most: int) -> str:
+        """The next line, or its first ``most`` characters ("" at the end of the input)."""
+        return await anyio.to_thread.run_sync(self._text.readline, most)
 
     def answer_on(self, write_stream: Any) -> None:
         """Replies go out on the transport's WRITE_STREAM, in turn with the server's own."""
@@ -167,8 +178,16 @@ class ScreenedLines:
     async def __aiter__(self) -> AsyncIterator[str]:
         from mcp.shared.message import SessionMessage
 
-        async for line in self._lines:
-            verdict = screen(line)
+        while line := await self._readline(MAX_LINE_CHARS + 1):
+            if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
+                while line and not line.endswith("\n"):   # the rest of it, never held whole
+                    line = await self._readline(MAX_LINE_CHARS)
+                verdict: str | JSONRPCError | None = _error(
+                    None, INVALID_REQUEST, f"Invalid Request: the line holds more than "
+                    f"{MAX_LINE_CHARS:,} characters, the most one message may (as over HTTP); "
+                    "it was not read")
+            else:
+                verdict = screen(line)
             if isinstance(verdict, str):
                 yield verdict
             elif verdict is not None:

@@ -46,6 +46,11 @@ REMEMBERED_FILE = "remembered.jsonl"
 #: (ingest a transcript or document for more).
 MAX_REMEMBER_CHARS = 20_000
 
+#: The most of standard input ``atc remember -`` reads: room for a note and a frame it quotes
+#: (stripped before the length check), while a device that never ends (``< /dev/zero``) or a
+#: large file piped by mistake is refused without being read into memory.
+MAX_REMEMBER_STDIN_BYTES = 4 * 1024 * 1024
+
 #: Curate a new remembered item at once when at most this many items await curation
 #: (a larger backlog is left to ``atc curate``, which the result says).
 CURATE_AT_ONCE_MAX = 200

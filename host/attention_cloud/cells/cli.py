@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import click
 
-from ..cli import emit_json, fail_cleanly, home_option, not_blank, open_memory
+from ..cli import emit_json, fail_cleanly, for_terminal, home_option, not_blank, open_memory
 from ..schema_option import schema_option
 from . import api
 
@@ -39,9 +39,10 @@ def cells_list(limit: int | None, fmt: str, home: str | None) -> None:
                    'no cells: "cells": false in config.json keeps atc curate from building '
                    "them (atc cells rebuild builds them once)")
     for r in rows:
-        click.echo(f"{r['id']}  {r['size']} items  {_span(r['span'])}  "
-                   f"entities: {', '.join(r['entities'][:4]) or '-'}  "
-                   f"neighbours: {', '.join(n['cell'] for n in r['neighbours'][:3]) or '-'}")
+        click.echo(for_terminal(
+            f"{r['id']}  {r['size']} items  {_span(r['span'])}  "
+            f"entities: {', '.join(r['entities'][:4]) or '-'}  "
+            f"neighbours: {', '.join(n['cell'] for n in r['neighbours'][:3]) or '-'}"))
 
 
 @click.command("show")
@@ -61,12 +62,12 @@ def cells_show(cell: str, fmt: str, home: str | None) -> None:
         return
     click.echo(f"{row['id']}: {row['size']} items, {_span(row['span'])}")
     click.echo(f"segments: {', '.join(row['segments'])}")
-    click.echo(f"entities: {', '.join(row['entities']) or '-'}")
-    click.echo(f"tags: {', '.join(row['tags']) or '-'}")
+    click.echo(for_terminal(f"entities: {', '.join(row['entities']) or '-'}"))
+    click.echo(for_terminal(f"tags: {', '.join(row['tags']) or '-'}"))
     click.echo("neighbours: " + (", ".join(f"{n['cell']} ({n['weight']:.2f})"
                                            for n in row["neighbours"]) or "-"))
     for level, text in row["ladder"].items():
-        click.echo(f"{level}: " + "\n    ".join(text.splitlines()))
+        click.echo(f"{level}: " + "\n    ".join(for_terminal(text).splitlines()))
     click.echo(f"members ({len(row['members'])}): {' '.join(row['members'])}")
 
 
@@ -88,7 +89,7 @@ def cells_hot(limit: int, fmt: str, home: str | None) -> None:
     if not rows:
         click.echo("no hot cells (no stored receipt drew on a cell)")
     for r in rows:
-        click.echo(f"{r['id']}  heat {r['score']:.3f}  {r['size']} items  {r['l1']}")
+        click.echo(for_terminal(f"{r['id']}  heat {r['score']:.3f}  {r['size']} items  {r['l1']}"))
 
 
 @click.command("rebuild")

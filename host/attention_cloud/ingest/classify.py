@@ -91,12 +91,15 @@ def tool_output_kind(call: ToolCall | None, output: str, is_error: bool) -> str 
 
     Output of a successful file operation is noise: a read returns the file (which the
     ``file_op`` item records and which may since have changed), a write or edit echoes what
-    was just written; shell commands that write files still report their output. Known
+    was just written; shell commands that write files still report their output, and a read
+    of a command's output or a log (:attr:`ToolCall.reads_output`) returns what no file
+    keeps. Known
     boilerplate ("Todos have been modified successfully") is noise too.
     """
     if is_error:
         return "error"
-    if call is not None and call.is_file_op and (call.op == "read" or not call.shell):
+    if call is not None and call.is_file_op and not call.reads_output and (
+            call.op == "read" or not call.shell):
         return None
     if looks_like_error(output):
         return "error"

@@ -12,11 +12,13 @@ still reads its first line, and ``atc show --source`` finds the whole turn by pa
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
+from .source import as_utf8
 
 _LINE_SUFFIX = re.compile(r":(\d+)(?:-(\d+))?\Z")
 
@@ -45,10 +47,40 @@ def line_pointer(base: str, first: int, last: int) -> str:
 
 
 def parse_pointer(pointer: str) -> Pointer:
-    """Split a pointer into its parts (see the module docstring)."""
-    hash_at = pointer.rfind("#/")
-    if hash_at < 0 and pointer.endswith("#"):  # the whole value
-        hash_at = len(pointer) - 1
+    """Split a pointer into its parts (see the module docstring).
+
+    A path may hold ``#/`` itself (a folder named ``C#``), so the JSON pointer may start at
+    any ``#/`` of the pointer, or nowhere. Where it could start at more than one place, the
+    reading whose path is an existing file wins; for a file gone, the one whose path ends as
+    a transcript's name does (``.jsonl``, ``.txt`` ...); else the JSON pointer starts at the
+    last ``#/``.
+    """
+    readings = [r for r in (_split(pointer, at) for at in _json_starts(pointer)) if r]
+    if not readings:
+        _split(pointer, _json_starts(pointer)[0], strict=True)  # raises, saying why
+    if len(readings) > 1:
+        from .source import TRANSCRIPT_SUFFIXES
+
+        for fits in (os.path.isfile, lambda path: path.lower().endswith(TRANSCRIPT_SUFFIXES)):
+            found = next((r for r in readings if fits(r.path)), None)
+            if found is not None:
+                return found
+    return readings[0]
+
+
+def _json_starts(pointer: str) -> list[int]:
+    """Where the JSON pointer may start (the index of its ``#``, -1 for none), likeliest
+    first: the last ``#/`` (or a final ``#``: the whole value), then no JSON pointer, then
+    each earlier ``#/``."""
+    marks = [at for at in range(len(pointer) - 1) if pointer.startswith("#/", at)]
+    if pointer.endswith("#"):
+        marks.append(len(pointer) - 1)
+    return list(dict.fromkeys([*marks[-1:], -1, *reversed(marks[:-1])]))
+
+
+def _split(pointer: str, hash_at: int, strict: bool = False) -> Pointer | None:
+    """The pointer read with its JSON pointer starting at ``hash_at`` (-1: none); None (with
+    ``strict``, an InputError) when it is not a pointer read so."""
     location, json_pointer = (
         (pointer, "") if hash_at < 0 else (pointer[:hash_at], pointer[hash_at + 1 :])
     )
@@ -57,10 +89,16 @@ def parse_pointer(pointer: str) -> Pointer:
         first = int(match.group(1))
         last = None if match.group(2) is None else int(match.group(2))
         if last is not None and last < first:
-            raise InputError(f"{pointer}: not a pointer (the line range ends before it starts)")
+            if strict:
+                raise InputError(f"{pointer}: not a pointer (the line range ends before it "
+                                 "starts)")
+            return None
         return Pointer(location[: match.start()], first, json_pointer, last)
     if not json_pointer and hash_at < 0:
-        raise InputError(f"{pointer}: not a pointer (expected PATH:LINE or PATH#/JSON/POINTER)")
+        if strict:
+            raise InputError(f"{pointer}: not a pointer (expected PATH:LINE or "
+                             "PATH#/JSON/POINTER)")
+        return None
     return Pointer(location, None, json_pointer)
 
 
@@ -72,13 +110,12 @@ def read_pointer(pointer: str) -> Any:
     """
     target = parse_pointer(pointer)
     try:
-        # Binary reading splits on b"\n" only, as the parser does, and decodes just the line
-        # wanted: other lines of a JSONL file may be invalid UTF-8 (the parser skipped them).
         with open(target.path, "rb") as handle:
-            if target.line is None:
-                value: Any = json.loads(handle.read().decode("utf-8"))
-            else:
-                value = _lines(handle, target.line, target.last_line or target.line, pointer)
+            data = as_utf8(handle.read(), target.path)  # the bytes as ingest read them
+        if target.line is None:
+            value: Any = json.loads(data.decode("utf-8"))
+        else:
+            value = _lines(data, target.line, target.last_line or target.line, pointer)
     except OSError as error:
         raise InputError(f"{target.path}: cannot read ({error.strerror or error})") from None
     except (ValueError, RecursionError) as error:
@@ -93,12 +130,18 @@ def read_pointer(pointer: str) -> Any:
     return resolve_json_pointer(value, target.json_pointer, pointer)
 
 
-def _lines(handle: Any, first: int, last: int, pointer: str) -> str:
-    """Lines ``first`` to ``last`` of the file, joined by newlines (each without its ``\\r``)."""
+def _lines(data: bytes, first: int, last: int, pointer: str) -> str:
+    """Lines ``first`` to ``last`` of the file, joined by newlines (each without its ``\\r``).
+
+    Split on ``b"\\n"`` only, as the parser splits, and only the lines wanted are decoded:
+    other lines of a JSONL file may be invalid UTF-8 (the parser skipped them)."""
     found: list[str] = []
-    for current, raw in enumerate(handle, 1):
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()  # the empty piece after the last newline is no line
+    for current, raw in enumerate(lines, 1):
         if current >= first:
-            line = raw.decode("utf-8").rstrip("\n")
+            line = raw.decode("utf-8")
             line = line[:-1] if line.endswith("\r") else line
             found.append(line[1:] if current == 1 and line.startswith("\ufeff") else line)
             if current == last:

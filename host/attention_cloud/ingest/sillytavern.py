@@ -26,7 +26,7 @@ from typing import Any
 from .classify import assistant_text_kind, clean_message, message_text, user_message_kind
 from .collector import ItemCollector
 from .jsonlines import json_records
-from .source import Source, fail
+from .source import Source
 
 # "2023-05-08@13h56m03s", "2023-5-8 @13h 56m 03s 120ms": SillyTavern's own date form
 _AT_CLOCK = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*@\s*(\d{1,2})h\s*(\d{1,2})m"
@@ -63,22 +63,22 @@ class SillyTavernParser:
         self.links: tuple[tuple[str, str], ...] = ()
 
     def parse(self, source: Source) -> int:
-        """Read every message; return how many lines were read."""
+        """Read every message; return how many lines were SillyTavern's (its header or a
+        message): none, and the file is refused as no SillyTavern chat."""
         read = 0
         for number, record in json_records(source, self.collector):
-            read += 1
             if "mes" not in record and "character_name" in record:
                 character = record.get("character_name")
                 if isinstance(character, str) and character.strip():
                     self.links = (("character", " ".join(character.split())[:80]),)
                 self.collector.ignore("chat header")
+                read += 1
                 continue
             if not is_sillytavern_line(record):
                 self.collector.skip(number, 'not a SillyTavern message ("mes" and "is_user")')
                 continue
+            read += 1
             self._message(record, number, f"{source.pointer_base}:{number}")
-        if read == 0:
-            raise fail(source.name, "no SillyTavern messages found")
         return read
 
     def _message(self, record: dict[str, Any], number: int, pointer: str) -> None:

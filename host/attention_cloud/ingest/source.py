@@ -1,5 +1,11 @@
 """Reading transcript bytes and turning them into text, with one-line errors.
 
+Transcripts are read as UTF-8 with lines ending in LF (CRLF too). Two other shapes of text that
+tools write are brought to that first, by :func:`as_utf8`, so that every reader of a file's bytes
+(the parsers, the watermark's digest, a pointer read back by ``atc show --source``) counts the
+same lines: UTF-16 or UTF-32 that starts with its byte order mark (Windows Notepad's "Unicode",
+PowerShell 5's ``>``), and lines ending in CR alone (classic Mac OS).
+
 Every refusal is an :class:`~attention_cloud.errors.InputError` whose message is one line that
 names the file, and the line when it is known: ``notes.txt:3: invalid UTF-8 (byte 0xff at
 column 7)``. Invalid UTF-8 is never replaced silently; only line-oriented JSON formats, where
@@ -26,17 +32,30 @@ TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".ndjson", ".txt", ".md", ".markdown",
 DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
+#: The byte order marks of the encodings other than UTF-8 that a transcript is read in, longest
+#: first (UTF-32's little-endian mark starts with UTF-16's), with their names as errors give them.
+_WIDE_MARKS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32"),
+    (b"\xff\xfe", "utf-16-le", "UTF-16"),
+    (b"\xfe\xff", "utf-16-be", "UTF-16"),
+)
+
+
 @dataclass
 class Source:
-    """A transcript's raw bytes and, when they are valid UTF-8, its text.
+    """A transcript's bytes (as :func:`as_utf8` gives them) and, when they are valid UTF-8, its
+    text.
 
     Attributes:
         name: how errors name the transcript (the path as given, or the ``name=`` of text).
         pointer_base: how pointers name it (absolute path, or the given name for text).
         stem: the default session name (file name without its extension).
-        data: the bytes.
+        data: the bytes, UTF-8 unless invalid, lines ending in LF (or CRLF).
         text: the decoded text without a byte order mark, or None when not valid UTF-8.
         decode_error: the first decoding error when ``text`` is None.
+        file_size: the size of the file as read when ``data`` differs in length (a UTF-16 file
+            re-encoded), else None.
     """
 
     name: str
@@ -45,6 +64,12 @@ class Source:
     data: bytes
     text: str | None
     decode_error: UnicodeDecodeError | None = None
+    file_size: int | None = None
+
+    @property
+    def size_read(self) -> int:
+        """How many bytes of the file were read (what a file's size on disk is compared with)."""
+        return len(self.data) if self.file_size is None else self.file_size
 
     @property
     def ends_with_newline(self) -> bool:
@@ -246,10 +271,53 @@ def skipped_within(root: Path, skip: str | os.PathLike[str] | None) -> Path | No
     return root / inside
 
 
+def as_utf8(data: bytes, name: str) -> bytes:
+    """``data`` as UTF-8 with LF line ends: text in UTF-16 or UTF-32 that starts with its byte
+    order mark re-encoded (the mark dropped), and lines ending in CR alone (a file with no LF at
+    all: a CR inside lines that end in LF is part of their text) ended with LF instead; other
+    bytes as they are.
+
+    Raises:
+        InputError: a byte order mark of UTF-16 or UTF-32 on bytes that are not that encoding
+            (``NAME:LINE: invalid UTF-16 (byte order mark FF FE): an odd number of bytes ...``).
+    """
+    for mark, codec, label in _WIDE_MARKS:
+        if data.startswith(mark):
+            try:
+                text = data[len(mark):].decode(codec)
+            except UnicodeDecodeError as error:
+                raise _wide_error(data, len(mark), codec, label, error, name) from None
+            data = text.encode("utf-8")
+            break
+    if b"\r" in data and b"\n" not in data:
+        data = data.replace(b"\r", b"\n")
+    return data
+
+
+def _wide_error(data: bytes, skip: int, codec: str, label: str, error: UnicodeDecodeError,
+                name: str) -> InputError:
+    """The one-line error for UTF-16 or UTF-32 that is not what its byte order mark claims."""
+    unit = 4 if label == "UTF-32" else 2
+    body = data[skip:]
+    if "surrogate" in error.reason:
+        what = "a lone surrogate (half of a character's pair)"
+    elif len(body) % unit and error.start >= len(body) - len(body) % unit:
+        what = f"{'an odd number of bytes' if unit == 2 else 'a length not a multiple of 4'} " \
+            "(a half character at the end)"
+    else:
+        what = error.reason
+    line = body[:error.start].decode(codec, "replace").count("\n") + 1
+    mark = " ".join(f"{byte:02X}" for byte in data[:skip])
+    return fail(name, f"invalid {label} (byte order mark {mark}): {what}", line)
+
+
 def make_source(data: bytes | str, *, name: str, pointer_base: str | None = None) -> Source:
-    """Check and decode in-memory transcript data named ``name``."""
+    """Check and decode in-memory transcript data named ``name`` (bytes as :func:`as_utf8`
+    reads them; text with CR line ends alone given LF)."""
     stem = Path(name).stem or name
     if isinstance(data, str):
+        if "\r" in data and "\n" not in data:
+            data = data.replace("\r", "\n")
         if "\x00" in data:
             raise _binary_error(data.encode("utf-8", "surrogatepass"), name)
         text = data[1:] if data.startswith("\ufeff") else data
@@ -257,15 +325,18 @@ def make_source(data: bytes | str, *, name: str, pointer_base: str | None = None
             name, pointer_base or name, stem, text.encode("utf-8", "surrogatepass"), text
         )
     else:
+        read = len(data)
+        data = as_utf8(data, name)
         if b"\x00" in data:
             raise _binary_error(data, name)
+        size = None if len(data) == read else read
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
-            source = Source(name, pointer_base or name, stem, data, None, error)
+            source = Source(name, pointer_base or name, stem, data, None, error, size)
         else:
             text = text[1:] if text.startswith("\ufeff") else text
-            source = Source(name, pointer_base or name, stem, data, text)
+            source = Source(name, pointer_base or name, stem, data, text, file_size=size)
     if not source.data or source.data.isspace():
         raise fail(name, "empty file, nothing to parse")
     return source

@@ -46,8 +46,17 @@ _EDITOR_COMMANDS = {
 # "execute_command", "terminal" ...).
 _SHELL_WORDS = ("bash", "shell", "command", "terminal", "exec", "cmd")
 _WRITE_COMMANDS = frozenset({"rm", "mv", "cp", "touch", "tee", "truncate", "chmod", "ln"})
-_READ_COMMANDS = frozenset({"cat", "head", "tail", "less", "more", "wc"})
+# Commands whose output is (part of) the file read, which its file_op item records; `wc` is
+# not one: its output is a count, an answer kept as the call's result.
+_READ_COMMANDS = frozenset({"cat", "head", "tail", "less", "more"})
 _REDIRECT = re.compile(r"(?<![0-9&<>])>>?\s*([^\s;&|<>]+)")
+
+
+#: A file read of a command's output rather than of a file the project keeps: one in a
+#: temporary folder (Claude Code writes a background command's output to
+#: ``/tmp/claude-<uid>/…/tasks/<id>.output``) or a log. What such a read returns is the only
+#: record of that output, so it is kept (a project file's content is not: the file keeps it).
+_OUTPUT_FILE = re.compile(r"(?:\A|/)te?mp/|\.(?:log|out|output)\Z", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,12 @@ class ToolCall:
     def is_file_op(self) -> bool:
         """True when the call reads or changes a file."""
         return bool(self.op and self.path)
+
+    @property
+    def reads_output(self) -> bool:
+        """True for a read of a command's output or a log (a file in a temporary folder,
+        ``*.log``, ``*.output``), whose content no project file keeps."""
+        return self.op == "read" and bool(_OUTPUT_FILE.search(self.path))
 
     @property
     def file_op_links(self) -> tuple[tuple[str, str], ...]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..cli import emit_json, fail_cleanly, home_option, not_blank, note, open_memory
+from ..cli import emit_json, fail_cleanly, for_terminal, home_option, not_blank, note, open_memory
 from ..schema_option import schema_option
 from ..errors import UsageError
 from . import policy
@@ -394,7 +394,7 @@ def audit(reader: str | None, since: str | None, fmt: str, home: str | None) -> 
         emit_json(events)
         return
     for e in events:
-        click.echo(describe_event(e))
+        click.echo(for_terminal(describe_event(e)))   # a grantee's goal is their text
 
 
 COMMANDS: dict[str, Any] = {"principal": principal, "team": team, "grant": grant, "mount": mount,

@@ -81,6 +81,9 @@ class FileTable:
         for root in self.roots:
             if not root.exists():
                 continue                      # a named file rotated away: wait for it
+            if not root.is_dir():
+                present.add(root)             # named itself: check() says why one is unread
+                continue
             try:
                 found = find_transcripts([root], skip=self.skip)
             except Exception:                 # vanished mid-walk: the next scan sees it
