@@ -22,8 +22,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import socket
 import sys
+import threading
 import time
 from typing import Any, Callable
 
@@ -346,26 +348,67 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
     ``burst`` as for :func:`make_app`."""
     import uvicorn
 
-    app = make_app(home, share=share, burst=burst)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    sock.listen(128)
-    bound = sock.getsockname()[1]
-    shown = f"[{host}]" if family == socket.AF_INET6 else host
-    if announce is not None:
-        announce(f"http://{shown}:{bound}")
-    _say_when_nobody_holds_a_token(app)     # after the address: a script waits for that line
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            limit_concurrency=MAX_CONNECTIONS)
-    server = uvicorn.Server(config)
-    try:
+    with _StopRequests() as stop:
+        app = make_app(home, share=share, burst=burst)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            sock.close()
+            raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        sock.listen(128)
+        bound = sock.getsockname()[1]
+        shown = f"[{host}]" if family == socket.AF_INET6 else host
+        if announce is not None:
+            announce(f"http://{shown}:{bound}")
+        _say_when_nobody_holds_a_token(app)     # after the address: a script waits for that line
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                                limit_concurrency=MAX_CONNECTIONS)
+        try:
+            stop.run(uvicorn.Server(config), sock)
+        finally:
+            sock.close()
+            sys.stdout.flush()
+
+
+class _StopRequests:
+    """SIGTERM and SIGINT (Ctrl-C) stop the server the way uvicorn stops it (the requests
+    being answered are answered, then it exits), and ``serve`` returns: ``atc serve`` exits 0.
+
+    uvicorn takes both signals over while it runs, and once stopped raises the signal again
+    for the handler that was in place before it: with Python's own handlers that ended the
+    process by SIGTERM (exit 143) or as a KeyboardInterrupt (``atc: interrupted``, exit 130),
+    a stop asked for reported as a failure. This context's handler is the one in place: it
+    asks the server to stop, so a signal raised again is a no-op and one that arrives before
+    uvicorn took over (the address is printed first) stops the server as it starts. In place
+    before the engine starts, it also keeps Ctrl-C from being forwarded into the Prolog call of
+    a request (bridge/interrupts.py), which is answered instead. Outside the main thread
+    (a program serving from a thread of its own) signals are left to their owner."""
+
+    def __init__(self) -> None:
+        self.server: Any = None             # the uvicorn.Server, once running
+        self.asked = False
+        self._previous: dict[int, Any] = {}
+
+    def _ask(self, _signum: int, _frame: Any) -> None:
+        self.asked = True
+        if self.server is not None:
+            self.server.should_exit = True
+
+    def __enter__(self) -> "_StopRequests":
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._ask)
+        return self
+
+    def run(self, server: Any, sock: socket.socket) -> None:
+        """Run ``server`` (a uvicorn.Server) on ``sock`` until a stop is asked for."""
+        self.server = server
+        server.should_exit = self.asked     # asked before the server was made: it stops at once
         server.run(sockets=[sock])
-    finally:
-        sock.close()
-        sys.stdout.flush()
+
+    def __exit__(self, *_exc: Any) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
