@@ -275,3 +275,67 @@ def test_ctrl_c_during_frames_in_an_embedding_program_is_a_keyboard_interrupt(tm
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[:-1] == ["KeyboardInterrupt"] * 6, done.stdout
     assert "Exception ignored" not in done.stderr
+
+
+# -- atc watch stopped in a long batch: at the batch's next checkpoint, exit 0 ------------------
+
+def _stop_watch_at_second_batch(src: Path, home: Path, sig: int, where: str) -> tuple[int, list]:
+    """``atc watch SRC`` with small batches, sent ``sig`` as the second batch of ``where``
+    (``ingest``: a batch of files written; ``curate``: a batch of items curated) starts;
+    (exit code, its JSON events)."""
+    program = _ATC_SMALL_BATCHES.replace(
+        "memory.Memory._write_batch = announcing" if where == "curate"
+        else "curation._curate_batch = announcing", "# not announced: ")
+    proc = subprocess.Popen([sys.executable, "-c", program, "watch", str(src), "--home", str(home),
+                             "--format-output", "json", "--debounce", "0", "--settle", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = ""
+        while "running" not in seen:
+            line = proc.stderr.readline()
+            assert line, f"ended before running: {seen}"
+            seen += line
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, seen + err
+    return proc.returncode, [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def watched(tmp_path_factory) -> tuple[Path, Path]:
+    """Transcripts, and a home holding them ingested and curated (with small batches)."""
+    root = tmp_path_factory.mktemp("watched")
+    src = _transcripts(root / "src", files=6, turns=30)
+    reference = _hash_home(root / "reference")
+    assert _atc_small_batches(["ingest", str(src)], reference).wait(timeout=300) == 0
+    assert _atc_small_batches(["curate"], reference).wait(timeout=300) == 0
+    return src, reference
+
+
+@pytest.mark.parametrize("sig, where", [(signal.SIGTERM, "curate"), (signal.SIGINT, "ingest")],
+                         ids=["SIGTERM-curating", "Ctrl-C-ingesting"])
+def test_a_watcher_stopped_in_a_long_batch_stops_at_its_next_checkpoint(watched, tmp_path, sig,
+                                                                         where):
+    """A backfill's batch runs for minutes, and a watcher used to finish it before stopping
+    (a service manager kills it first). Now it stops where the batch has written whole what it
+    wrote, exits 0 with its stop event, and the same memory as an uninterrupted run is what
+    ingest and curate make of it next."""
+    src, reference = watched
+    home = _hash_home(tmp_path / "home")
+    code, events = _stop_watch_at_second_batch(src, home, sig, where)
+    assert code == 0
+    assert [e["event"] for e in events] == ["start", "stop"], events   # no batch finished
+    assert events[-1]["why"] == signal.Signals(sig).name
+    atc = [sys.executable, "-m", "attention_cloud.cli"]
+    assert subprocess.run(atc + ["doctor", "--home", str(home)], capture_output=True,
+                          timeout=120).returncode == 0
+    for finish in (["ingest", str(src)], ["curate"]):
+        done = subprocess.run(atc + finish + ["--home", str(home)], capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    assert _handles(home) == _handles(reference)
+    assert _curated(home) == _curated(reference)

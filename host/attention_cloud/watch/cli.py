@@ -140,7 +140,8 @@ def watch(paths: tuple[str, ...], fmt: str | None, segment: str, item_budget: in
     been quiet for --debounce seconds, a half-written last line only once it is complete.
     Rotated, truncated, rewritten, new and deleted files are followed. Each batch takes the
     home's write lock and gives it back, so other writers wait at most one batch. SIGTERM or
-    Ctrl-C stops it after the batch in progress (exit 0); SIGUSR1 logs its status.
+    Ctrl-C stops it at the next checkpoint of the batch in progress (exit 0); SIGUSR1 logs its
+    status.
 
     Example: atc watch ~/.claude/projects/ --segment work
     """
