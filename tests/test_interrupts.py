@@ -286,9 +286,15 @@ def _stop_watch_at_second_batch(src: Path, home: Path, sig: int, where: str) -> 
     program = _ATC_SMALL_BATCHES.replace(
         "memory.Memory._write_batch = announcing" if where == "curate"
         else "curation._curate_batch = announcing", "# not announced: ")
-    proc = subprocess.Popen([sys.executable, "-c", program, "watch", str(src), "--home", str(home),
-                             "--format-output", "json", "--debounce", "0", "--settle", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return _stop_watch_once_running([sys.executable, "-c", program, "watch", str(src), "--home",
+                                     str(home), "--debounce", "0", "--settle", "0"], sig)
+
+
+def _stop_watch_once_running(argv: list[str], sig: int) -> tuple[int, list]:
+    """Run ``argv`` (an ``atc watch``), send ``sig`` once it says "running" on stderr;
+    (exit code, its JSON events)."""
+    proc = subprocess.Popen(argv + ["--format-output", "json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
         seen = ""
         while "running" not in seen:
@@ -339,3 +345,36 @@ def test_a_watcher_stopped_in_a_long_batch_stops_at_its_next_checkpoint(watched,
         assert done.returncode == 0, done.stderr
     assert _handles(home) == _handles(reference)
     assert _curated(home) == _curated(reference)
+
+
+# An `atc watch` that says "running" on stderr as it starts opening the home, and takes a second
+# over it (opening a big home takes seconds): a stop sent then lands before the watcher runs.
+_WATCH_SLOW_OPEN = """
+import sys, time
+import attention_cloud.cli as cli
+from attention_cloud.cli import run
+
+real = cli.open_memory
+
+def slow_open(*args, **kwargs):
+    print("running", file=sys.stderr, flush=True)
+    time.sleep(1.0)
+    return real(*args, **kwargs)
+
+cli.open_memory = slow_open
+sys.argv[0] = "atc"
+run()
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_a_watcher_stopped_while_it_opens_the_home_exits_0(tmp_path, sig):
+    """Before the watcher took the signals over, Python's own handlers ended it: killed by
+    SIGTERM (exit 143: a service manager stopping it as it starts) or `atc: interrupted`."""
+    src = _transcripts(tmp_path / "src", files=1, turns=4)
+    home = _hash_home(tmp_path / "home")
+    code, events = _stop_watch_once_running([sys.executable, "-c", _WATCH_SLOW_OPEN, "watch",
+                                             str(src), "--home", str(home)], sig)
+    assert code == 0
+    assert [e["event"] for e in events] == ["start", "stop"], events
+    assert events[-1]["why"] == signal.Signals(sig).name

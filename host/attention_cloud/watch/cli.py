@@ -6,6 +6,7 @@ same watcher without curation (:func:`run_watcher`).
 from __future__ import annotations
 
 import json
+import signal
 import time
 from typing import Any, Callable
 
@@ -91,10 +92,25 @@ def run_watcher(home: str | None, paths: tuple[str, ...], options: WatchOptions,
     """Open the home, watch ``paths`` until SIGTERM/SIGINT, close the home."""
     from ..cli import open_memory as default_open
 
+    # Opening a big home takes seconds, before the watcher takes the signals over: one that
+    # came then ended the process with Python's own handlers (killed by SIGTERM, exit 143;
+    # Ctrl-C as `atc: interrupted`, exit 130). It is noted instead, and the watcher starts
+    # stopped; a second one stops it at once, as later.
+    early: list[str] = []
+
+    def note(signum: int, _frame: Any) -> None:
+        if early:
+            raise KeyboardInterrupt
+        early.append(signal.Signals(signum).name)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, note)
     mem = (open_memory or default_open)(home)
     try:
         watcher = Watcher(mem, paths, options, log, progress=progress, reported=reported or ())
         watcher.install_signal_handlers()
+        if early:
+            watcher.stop(early[0])
         watcher.run()
     finally:
         mem.close()
