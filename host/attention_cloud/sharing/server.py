@@ -346,31 +346,37 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
     """Serve ``home`` on ``host:port`` until interrupted (port 0: a free one). ``announce``
     gets the address once the socket listens (``atc serve`` prints it); ``share`` and
     ``burst`` as for :func:`make_app`."""
+    with _StopRequests() as stop:   # before the address is printed: a stop from then on counts
+        _serve(stop, home, host=host, port=port, announce=announce, share=share, burst=burst)
+
+
+def _serve(stop: "_StopRequests", home: str | os.PathLike[str] | None, *, host: str, port: int,
+           announce: Callable[[str], None] | None, share: float, burst: float) -> None:
     import uvicorn
 
-    with _StopRequests() as stop:
-        app = make_app(home, share=share, burst=burst)
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            sock.close()
-            raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-        sock.listen(128)
-        bound = sock.getsockname()[1]
-        shown = f"[{host}]" if family == socket.AF_INET6 else host
-        if announce is not None:
-            announce(f"http://{shown}:{bound}")
-        _say_when_nobody_holds_a_token(app)     # after the address: a script waits for that line
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                                limit_concurrency=MAX_CONNECTIONS)
-        try:
-            stop.run(uvicorn.Server(config), sock)
-        finally:
-            sock.close()
-            sys.stdout.flush()
+    app = make_app(home, share=share, burst=burst)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    if announce is not None:
+        announce(f"http://{shown}:{bound}")
+    _say_when_nobody_holds_a_token(app)     # after the address: a script waits for that line
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                            limit_concurrency=MAX_CONNECTIONS)
+    server = uvicorn.Server(config)
+    try:
+        stop.run(server, sock)
+    finally:
+        sock.close()
+        sys.stdout.flush()
 
 
 class _StopRequests:
