@@ -49,6 +49,15 @@ def interrupt_once_running(proc: subprocess.Popen, *, settle: float,
                            timeout: float) -> tuple[int, str, float]:
     """Send ``proc`` SIGINT ``settle`` seconds after it writes "running" on stderr; return
     (exit code, stderr, seconds from the signal to the end)."""
+    code, _, err, seconds = signal_once_running(proc, signal.SIGINT, settle=settle,
+                                                timeout=timeout)
+    return code, err, seconds
+
+
+def signal_once_running(proc: subprocess.Popen, sig: int, *, settle: float,
+                        timeout: float) -> tuple[int, str, str, float]:
+    """Send ``proc`` ``sig`` ``settle`` seconds after it writes "running" on stderr; return
+    (exit code, stdout, stderr, seconds from the signal to the end)."""
     try:
         assert proc.stderr is not None
         seen = ""
@@ -58,9 +67,9 @@ def interrupt_once_running(proc: subprocess.Popen, *, settle: float,
             seen += line
         time.sleep(settle)
         sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        _, rest = proc.communicate(timeout=timeout)
-        return proc.returncode, seen + rest, time.monotonic() - sent
+        proc.send_signal(sig)
+        out, rest = proc.communicate(timeout=timeout)
+        return proc.returncode, out, seen + rest, time.monotonic() - sent
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -295,20 +304,9 @@ def _stop_watch_once_running(argv: list[str], sig: int) -> tuple[int, list]:
     (exit code, its JSON events)."""
     proc = subprocess.Popen(argv + ["--format-output", "json"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    try:
-        seen = ""
-        while "running" not in seen:
-            line = proc.stderr.readline()
-            assert line, f"ended before running: {seen}"
-            seen += line
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, seen + err
-    return proc.returncode, [json.loads(line) for line in out.splitlines()]
+    code, out, err, _ = signal_once_running(proc, sig, settle=0, timeout=120)
+    assert code == 0, err
+    return code, [json.loads(line) for line in out.splitlines()]
 
 
 @pytest.fixture(scope="module")
