@@ -49,6 +49,15 @@ def interrupt_once_running(proc: subprocess.Popen, *, settle: float,
                            timeout: float) -> tuple[int, str, float]:
     """Send ``proc`` SIGINT ``settle`` seconds after it writes "running" on stderr; return
     (exit code, stderr, seconds from the signal to the end)."""
+    code, _, err, seconds = signal_once_running(proc, signal.SIGINT, settle=settle,
+                                                timeout=timeout)
+    return code, err, seconds
+
+
+def signal_once_running(proc: subprocess.Popen, sig: int, *, settle: float,
+                        timeout: float) -> tuple[int, str, str, float]:
+    """Send ``proc`` ``sig`` ``settle`` seconds after it writes "running" on stderr; return
+    (exit code, stdout, stderr, seconds from the signal to the end)."""
     try:
         assert proc.stderr is not None
         seen = ""
@@ -58,9 +67,9 @@ def interrupt_once_running(proc: subprocess.Popen, *, settle: float,
             seen += line
         time.sleep(settle)
         sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        _, rest = proc.communicate(timeout=timeout)
-        return proc.returncode, seen + rest, time.monotonic() - sent
+        proc.send_signal(sig)
+        out, rest = proc.communicate(timeout=timeout)
+        return proc.returncode, out, seen + rest, time.monotonic() - sent
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -275,3 +284,95 @@ def test_ctrl_c_during_frames_in_an_embedding_program_is_a_keyboard_interrupt(tm
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[:-1] == ["KeyboardInterrupt"] * 6, done.stdout
     assert "Exception ignored" not in done.stderr
+
+
+# -- atc watch stopped in a long batch: at the batch's next checkpoint, exit 0 ------------------
+
+def _stop_watch_at_second_batch(src: Path, home: Path, sig: int, where: str) -> tuple[int, list]:
+    """``atc watch SRC`` with small batches, sent ``sig`` as the second batch of ``where``
+    (``ingest``: a batch of files written; ``curate``: a batch of items curated) starts;
+    (exit code, its JSON events)."""
+    program = _ATC_SMALL_BATCHES.replace(
+        "memory.Memory._write_batch = announcing" if where == "curate"
+        else "curation._curate_batch = announcing", "# not announced: ")
+    return _stop_watch_once_running([sys.executable, "-c", program, "watch", str(src), "--home",
+                                     str(home), "--debounce", "0", "--settle", "0"], sig)
+
+
+def _stop_watch_once_running(argv: list[str], sig: int) -> tuple[int, list]:
+    """Run ``argv`` (an ``atc watch``), send ``sig`` once it says "running" on stderr;
+    (exit code, its JSON events)."""
+    proc = subprocess.Popen(argv + ["--format-output", "json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    code, out, err, _ = signal_once_running(proc, sig, settle=0, timeout=120)
+    assert code == 0, err
+    return code, [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def watched(tmp_path_factory) -> tuple[Path, Path]:
+    """Transcripts, and a home holding them ingested and curated (with small batches)."""
+    root = tmp_path_factory.mktemp("watched")
+    src = _transcripts(root / "src", files=6, turns=30)
+    reference = _hash_home(root / "reference")
+    assert _atc_small_batches(["ingest", str(src)], reference).wait(timeout=300) == 0
+    assert _atc_small_batches(["curate"], reference).wait(timeout=300) == 0
+    return src, reference
+
+
+@pytest.mark.parametrize("sig, where", [(signal.SIGTERM, "curate"), (signal.SIGINT, "ingest")],
+                         ids=["SIGTERM-curating", "Ctrl-C-ingesting"])
+def test_a_watcher_stopped_in_a_long_batch_stops_at_its_next_checkpoint(watched, tmp_path, sig,
+                                                                         where):
+    """A backfill's batch runs for minutes, and a watcher used to finish it before stopping
+    (a service manager kills it first). Now it stops where the batch has written whole what it
+    wrote, exits 0 with its stop event, and the same memory as an uninterrupted run is what
+    ingest and curate make of it next."""
+    src, reference = watched
+    home = _hash_home(tmp_path / "home")
+    code, events = _stop_watch_at_second_batch(src, home, sig, where)
+    assert code == 0
+    assert [e["event"] for e in events] == ["start", "stop"], events   # no batch finished
+    assert events[-1]["why"] == signal.Signals(sig).name
+    atc = [sys.executable, "-m", "attention_cloud.cli"]
+    assert subprocess.run(atc + ["doctor", "--home", str(home)], capture_output=True,
+                          timeout=120).returncode == 0
+    for finish in (["ingest", str(src)], ["curate"]):
+        done = subprocess.run(atc + finish + ["--home", str(home)], capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    assert _handles(home) == _handles(reference)
+    assert _curated(home) == _curated(reference)
+
+
+# An `atc watch` that says "running" on stderr as it starts opening the home, and takes a second
+# over it (opening a big home takes seconds): a stop sent then lands before the watcher runs.
+_WATCH_SLOW_OPEN = """
+import sys, time
+import attention_cloud.cli as cli
+from attention_cloud.cli import run
+
+real = cli.open_memory
+
+def slow_open(*args, **kwargs):
+    print("running", file=sys.stderr, flush=True)
+    time.sleep(1.0)
+    return real(*args, **kwargs)
+
+cli.open_memory = slow_open
+sys.argv[0] = "atc"
+run()
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_a_watcher_stopped_while_it_opens_the_home_exits_0(tmp_path, sig):
+    """Before the watcher took the signals over, Python's own handlers ended it: killed by
+    SIGTERM (exit 143: a service manager stopping it as it starts) or `atc: interrupted`."""
+    src = _transcripts(tmp_path / "src", files=1, turns=4)
+    home = _hash_home(tmp_path / "home")
+    code, events = _stop_watch_once_running([sys.executable, "-c", _WATCH_SLOW_OPEN, "watch",
+                                             str(src), "--home", str(home)], sig)
+    assert code == 0
+    assert [e["event"] for e in events] == ["start", "stop"], events
+    assert events[-1]["why"] == signal.Signals(sig).name

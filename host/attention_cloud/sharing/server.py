@@ -23,8 +23,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import socket
 import sys
+import threading
 import time
 from typing import Any, Callable
 
@@ -440,6 +442,12 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
     """Serve ``home`` on ``host:port`` until interrupted (port 0: a free one). ``announce``
     gets the address once the socket listens (``atc serve`` prints it); ``share`` and
     ``burst`` as for :func:`make_app`."""
+    with _StopRequests() as stop:   # before the address is printed: a stop from then on counts
+        _serve(stop, home, host=host, port=port, announce=announce, share=share, burst=burst)
+
+
+def _serve(stop: "_StopRequests", home: str | os.PathLike[str] | None, *, host: str, port: int,
+           announce: Callable[[str], None] | None, share: float, burst: float) -> None:
     import uvicorn
 
     app = make_app(home, share=share, burst=burst)
@@ -461,7 +469,48 @@ def serve(home: str | os.PathLike[str] | None, *, host: str = DEFAULT_HOST,
                             http=_serve_protocol())    # its own MAX_CONNECTIONS
     server = uvicorn.Server(config)
     try:
-        server.run(sockets=[sock])
+        stop.run(server, sock)
     finally:
         sock.close()
         sys.stdout.flush()
+
+
+class _StopRequests:
+    """SIGTERM and SIGINT (Ctrl-C) stop the server the way uvicorn stops it (the requests
+    being answered are answered, then it exits), and ``serve`` returns: ``atc serve`` exits 0.
+
+    uvicorn takes both signals over while it runs, and once stopped raises the signal again
+    for the handler that was in place before it: with Python's own handlers that ended the
+    process by SIGTERM (exit 143) or as a KeyboardInterrupt (``atc: interrupted``, exit 130),
+    a stop asked for reported as a failure. This context's handler is the one in place: it
+    asks the server to stop, so a signal raised again is a no-op and one that arrives before
+    uvicorn took over (the address is printed first) stops the server as it starts. In place
+    before the engine starts, it also keeps Ctrl-C from being forwarded into the Prolog call of
+    a request (bridge/interrupts.py), which is answered instead. Outside the main thread
+    (a program serving from a thread of its own) signals are left to their owner."""
+
+    def __init__(self) -> None:
+        self.server: Any = None             # the uvicorn.Server, once running
+        self.asked = False
+        self._previous: dict[int, Any] = {}
+
+    def _ask(self, _signum: int, _frame: Any) -> None:
+        self.asked = True
+        if self.server is not None:
+            self.server.should_exit = True
+
+    def __enter__(self) -> "_StopRequests":
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._ask)
+        return self
+
+    def run(self, server: Any, sock: socket.socket) -> None:
+        """Run ``server`` (a uvicorn.Server) on ``sock`` until a stop is asked for."""
+        self.server = server
+        server.should_exit = self.asked     # asked before the server was made: it stops at once
+        server.run(sockets=[sock])
+
+    def __exit__(self, *_exc: Any) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)

@@ -6,6 +6,7 @@ same watcher without curation (:func:`run_watcher`).
 from __future__ import annotations
 
 import json
+import signal
 import time
 from typing import Any, Callable
 
@@ -91,10 +92,25 @@ def run_watcher(home: str | None, paths: tuple[str, ...], options: WatchOptions,
     """Open the home, watch ``paths`` until SIGTERM/SIGINT, close the home."""
     from ..cli import open_memory as default_open
 
+    # Opening a big home takes seconds, before the watcher takes the signals over: one that
+    # came then ended the process with Python's own handlers (killed by SIGTERM, exit 143;
+    # Ctrl-C as `atc: interrupted`, exit 130). It is noted instead, and the watcher starts
+    # stopped; a second one stops it at once, as later.
+    early: list[str] = []
+
+    def note(signum: int, _frame: Any) -> None:
+        if early:
+            raise KeyboardInterrupt
+        early.append(signal.Signals(signum).name)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, note)
     mem = (open_memory or default_open)(home)
     try:
         watcher = Watcher(mem, paths, options, log, progress=progress, reported=reported or ())
         watcher.install_signal_handlers()
+        if early:
+            watcher.stop(early[0])
         watcher.run()
     finally:
         mem.close()
@@ -140,7 +156,8 @@ def watch(paths: tuple[str, ...], fmt: str | None, segment: str, item_budget: in
     been quiet for --debounce seconds, a half-written last line only once it is complete.
     Rotated, truncated, rewritten, new and deleted files are followed. Each batch takes the
     home's write lock and gives it back, so other writers wait at most one batch. SIGTERM or
-    Ctrl-C stops it after the batch in progress (exit 0); SIGUSR1 logs its status.
+    Ctrl-C stops it at the next checkpoint of the batch in progress (exit 0); SIGUSR1 logs its
+    status.
 
     Example: atc watch ~/.claude/projects/ --segment work
     """

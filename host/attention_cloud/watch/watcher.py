@@ -14,8 +14,11 @@ still runs every ``rescan`` seconds, so an event lost (a full inotify queue) del
 never loses it; if events cannot be had, or the observer dies (watches ran out on a new
 folder), the watcher polls every ``interval`` seconds and says why.
 
-SIGTERM and SIGINT stop it after the batch in progress (exit 0); a second one stops it at
-once. SIGUSR1 logs where it stands (a ``status`` event).
+SIGTERM and SIGINT stop it (exit 0) at the next checkpoint of the batch in progress: after the
+ingest's batch of files or the curate's step being written, each committed whole, which the
+next run goes on from (a backfill's batch runs for minutes; a service manager kills what does
+not stop within seconds). A second one stops it at once. SIGUSR1 logs where it stands (a
+``status`` event).
 """
 from __future__ import annotations
 
@@ -34,6 +37,12 @@ from .wake import Wake
 
 #: The watcher's events (dicts with an ``event`` key) go to a callable of this type.
 EventLog = Callable[[dict[str, Any]], None]
+
+
+class _Stopped(KeyboardInterrupt):
+    """Raised at a batch's checkpoint once a stop was asked for. A KeyboardInterrupt, as a
+    Ctrl-C is: an ingest keeps the batches it wrote, a curate leaves its pending list for the
+    next run to finish (a kill at that point would leave the same)."""
 
 
 @dataclass
@@ -127,7 +136,7 @@ class Watcher:
 
     # -- control (safe from signal handlers) ---------------------------------------------------
     def stop(self, why: str = "stopped") -> None:
-        """Stop after the batch in progress."""
+        """Stop at the next checkpoint of the batch in progress, or before the next batch."""
         self._stop = why
         self.wake.set()
 
@@ -137,7 +146,8 @@ class Watcher:
         self.wake.set()
 
     def install_signal_handlers(self) -> None:
-        """SIGTERM/SIGINT: stop after the batch (a second one: at once); SIGUSR1: status."""
+        """SIGTERM/SIGINT: stop at the batch's next checkpoint (a second one: at once);
+        SIGUSR1: status."""
 
         def on_stop(signum: int, _frame: Any) -> None:
             if self._stop is not None:
@@ -254,8 +264,10 @@ class Watcher:
         try:
             report = self._ingest(due, finished)
             if o.curate and (report.new or not self._curated_once):
-                curated = self.mem.curate()
+                curated = self.mem.curate(progress=self._checkpoints(None))
                 self._curated_once = True
+        except _Stopped:
+            return                              # the loop ends; the next run goes on from here
         except AtcError as exc:
             self.totals.errors += 1
             if o.curate:  # the retry curates even if its ingest finds nothing new then
@@ -315,6 +327,18 @@ class Watcher:
         self._noted = said                  # bounded: the notes of each file's latest read
         return fresh
 
+    def _checkpoints(self, progress: Any) -> Callable[[Any], None]:
+        """The ``progress`` callable of a batch's ingest or curate, which hears of each step
+        between writes (a file parsed, a curate batch written, a session's arcs, echoes): once
+        a stop was asked for, it ends the batch there (``_Stopped``); else it passes the step
+        on to ``progress`` (the backfill's progress bar), if any."""
+        def step(done: Any) -> None:
+            if self._stop is not None:
+                raise _Stopped(self._stop)
+            if progress is not None:
+                progress(done)
+        return step
+
     def _acquire(self) -> bool:
         """Take the write lock, waiting while another process writes; False when stopped."""
         said = False
@@ -344,8 +368,8 @@ class Watcher:
 
                 return IngestReport()
             try:
-                return self.mem.ingest(present, unfinished=finished,
-                                       progress=self.progress if first else None, **kwargs)
+                return self.mem.ingest(present, unfinished=finished, progress=self._checkpoints(
+                    self.progress if first else None), **kwargs)
             except InputError as exc:       # a file went away between the walk and the read
                 if attempt == 2 or all(p.exists() for p in present):
                     raise exc
