@@ -12,6 +12,7 @@ failure for a grantee; it is the same error for both now.
 """
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -83,6 +84,7 @@ def test_a_grantees_frame_still_walks_a_saved_plane(shared):
     frame = reader_hydrate(mem, "bob", "cache ttl fix", plane="sec", budget=1500)
     assert frame.receipt["facts"]
     assert "security" not in frame.text and "vault" not in frame.text
+    assert "security" not in json.dumps(frame.receipt)
     owner = mem.query("item_segment(H, security)").rows
     hidden = {r["H"] for r in owner}
     assert hidden and not hidden & {f["handle"] for f in frame.receipt["facts"]}
@@ -119,3 +121,16 @@ def test_cell_path_on_an_unknown_cell_is_the_same_error_for_owner_and_grantee(sh
         reader_query(mem, "bob", goal)
     assert "cell_nope" in str(owner.value)
     assert str(grantee.value) == str(owner.value)
+
+
+def test_atc_query_as_a_grantee_says_the_saved_rule_is_unknown_in_one_line(shared):
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    mem, _ = shared
+    out = CliRunner().invoke(main, ["query", "plane_segment(P, S, W)", "--as", "bob",
+                                    "--home", str(mem.home)])
+    assert out.exit_code == 2, out.output
+    assert out.output.count("\n") == 1 and "Unknown procedure" in out.output
+    assert "security" not in out.output
