@@ -915,7 +915,7 @@ def test_atc_show_shows_a_cell_a_frame_cites_to_its_owner_and_to_a_grantee(topic
 
     for args, level in ((["--level", "L2"], "l2"), ([], "l1")):   # no L0: L1, as for an arc
         shown = json.loads(ok("show", cell["id"], *args, "--format", "json"))
-        assert (shown["record"], shown["level"]) == ("cell", level)
+        assert (shown["record"], shown["level"]) == ("cell", level.upper())  # as `show` says
         assert shown["text"] == cell["ladder"][level.upper()]
         assert shown["members"] == cell["members"]
     assert ok("show", cell["id"]).startswith(cell["ladder"]["L1"])
