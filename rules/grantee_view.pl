@@ -348,10 +348,12 @@ cell_neighbours(C0, Pairs) :-
     named_(cell_neighbours/2, ( seen_cell_arg_(C), seen_neighbours_(C, Pairs) )).
 %!  cell_path(+C1, +C2, -Path) is semidet.
 %   A shortest path through cells the reader sees (the owner's may cross one they do not).
+%   A cell they do not see is an error as for no such cell, as the owner's unknown cell is
+%   (it failed, which the owner's never does for a cell: the two answers differed).
 cell_path(A0, B0, Path) :-
     atom_arg_(A0, A), atom_arg_(B0, B),
-    named_(cell_path/3, ( must_be(atom, A), must_be(atom, B) )),
-    seen_cell_(A), seen_cell_(B),
+    named_(cell_path/3, ( must_be(atom, A), must_be(atom, B),
+                          seen_cell_arg_(A), seen_cell_arg_(B) )),
     atc_cells:cells_path_via(atc_grantee_view:seen_neighbours_, A, B, Path).
 %!  cell_region(+C, +Depth, -Cells) is det.
 %   The cells the reader sees within Depth links of C, linked through cells they see.

@@ -84,8 +84,11 @@ grantee when
     values given per key, every key; keys segment, session, tag, entity, from, to), and the
     item's labels admit the grantee; the ceiling is the most detailed of those grants';
   - or it was derived from items (an arc, a rollup: provenance/2), every one of them is
-    visible, and the record's labels admit the grantee; its ceiling is the least detailed of
-    theirs. So a summary never shows more of a source than the source itself would.
+    visible through grants of whole sessions (filters of segments and sessions alone, or of
+    the whole home: whole_grant_/1), and the record's labels admit the grantee; its ceiling is
+    the least detailed of theirs. So a summary never shows more of a source than the source
+    itself would, and does not vanish when the owner writes on in its session outside a
+    grant's time window or tag (no grantee sees a derived record through those).
   - A cell is visible to no grantee: cells partition every item of the home, hidden ones
     included, so which items share a cell, its aggregates and links, and whether all its
     members are visible all move when the owner writes where the grantee cannot see.
@@ -724,10 +727,12 @@ visible_(Now, P, Grants, R, Max) :-
     ;   cell(R)
     ->  fail        % the owner's partition of every item, hidden ones included
     ;   derived_record_(R)
-    ->  findall(H, record_source_(R, H), Hs0),
+    ->  include(whole_grant_, Grants, Whole),     % an arc or rollup: through these alone
+        Whole \== [],
+        findall(H, record_source_(R, H), Hs0),
         sort(Hs0, Hs),
         Hs \== [],
-        foldl(source_ceiling_(Grants, Now, P), Hs, l0, Max),
+        foldl(source_ceiling_(Whole, Now, P), Hs, l0, Max),
         labels_admit_(Now, P, R)
     ),
     \+ ( Max == l3, l3_says_text_(R) ).
@@ -745,6 +750,15 @@ l3_says_text_(R) :-
         string_concat(Head, _, Text)
     ),
     !.
+
+% whole_grant_(+Grant): Grant gives whole sessions: its filter names only segments and
+% sessions (or nothing: the whole home), so every item the owner writes later in a session it
+% covers is covered too. A derived record (an arc, a session rollup) is seen only through such
+% grants: through a time window, a tag or an entity, a session's summary was visible while each
+% of its members was, and vanished when the owner wrote on in that session outside the window
+% (or without the tag), which told the grantee that something was written there.
+whole_grant_(g(Filter, _)) :-
+    forall(member(C, Filter), ( C = segment(_) ; C = session(_) )).
 
 source_ceiling_(Grants, Now, P, H, Max0, Max) :-
     item(H),

@@ -52,12 +52,14 @@ def _grantee_goal(goal: Any) -> str:
     return goal
 
 
-def _rules_module(mem: Any, rules_text: str | None, rules_source: str | None) -> str | None:
-    """The grantee user module with the saved rules and ``rules_text`` loaded, as the owner's
-    are: a predicate (a plane) the text defines is the text's alone, and an error in it names
-    ``rules_source`` (the --rules file) and its line; None, and that module emptied, when
-    there are none."""
-    sources = mem.saved_rule_sources(named_in_home=True)   # errors name no owner's directory
+def _rules_module(mem: Any, rules_text: str | None, rules_source: str | None, *,
+                  saved: bool = True) -> str | None:
+    """The grantee user module with the saved rules (unless ``saved`` is false) and
+    ``rules_text`` loaded, as the owner's are: a predicate (a plane) the text defines is the
+    text's alone, and an error in it names ``rules_source`` (the --rules file) and its line;
+    None, and that module emptied, when there are none."""
+    # errors name no owner's directory
+    sources = mem.saved_rule_sources(named_in_home=True) if saved else []
     if rules_text:
         if len(rules_text.encode("utf-8")) > MAX_RULES_BYTES:
             raise UsageError(f"rules text is larger than {MAX_RULES_BYTES} bytes")
@@ -124,8 +126,9 @@ def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
                  rules_source: str | None = None,
                  via: str = "cli") -> QueryResult:
     """Solutions of ``goal`` as ``reader`` sees memory (every vocabulary predicate filtered);
-    logged with the records the answers name. ``rules_text`` and ``rules_source`` as for
-    :func:`reader_hydrate`."""
+    logged with the records the answers name. ``rules_text`` (the grantee's own rules) and
+    ``rules_source`` as for :func:`reader_hydrate`, but loaded alone: the owner's saved rules
+    are not part of a grantee's goals (a predicate only they define is unknown there)."""
     require_principal(mem, reader)
     _grantee_goal(goal)
     args.whole("limit", limit, minimum=1)
@@ -133,7 +136,11 @@ def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
     args.text("rules_text", rules_text, optional=True)
     args.text("rules_source", rules_source, optional=True)
     mem.jump  # nearest/3 needs the host's search registered
-    module = _rules_module(mem, rules_text, rules_source)
+    # the owner's saved rules stay out of a grantee's goal: a goal calls any predicate they
+    # define, and what a rules file writes as facts (plane_segment(P, S, W) naming a segment
+    # the grantee cannot read, any literal) would answer it; their frames run them, where
+    # every record a plane or walk rule gives passes the policy
+    module = _rules_module(mem, rules_text, rules_source, saved=False)
     options: dict[str, Any] = {"limit": limit, "module": Atom(module or "grantee_query")}
     if time_limit is not None:
         options["time_limit"] = float(time_limit)

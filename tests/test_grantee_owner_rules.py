@@ -1,0 +1,136 @@
+"""A grantee's goals do not run the owner's saved rules; their frames still walk them.
+
+Before: the owner's saved rules loaded into every grantee goal, so what a rules file writes
+as facts reached the grantee: `plane_segment(P, S, W)` as bob answered `security`, a segment
+he has no grant on (which `hydrate --as` hides), and any fact of the file (`vault(X)`) was
+theirs to read. Now a grantee's goal loads their own `--rules` alone; a saved predicate is
+unknown to it, as in a home without it. Their frames still load the saved rules (planes and
+walk rules), whose answers pass the policy like every record of the frame.
+
+Also: `cell_path/3` on a cell no one knows was an existence error for the owner and a silent
+failure for a grantee; it is the same error for both now.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from granted_home import granted_memory
+
+RULES = """
+plane(sec, _{seeds: 3, walk: rule(around)}).
+plane_segment(sec, security, 1).
+plane_segment(sec, default, 1).
+vault("the vault code is 4711").
+around(Seed, H) :- item_session(Seed, S), item_session(H, S), H \\== Seed.
+"""
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """Alice's home (one session in `default`, a note in `security`) with a saved rules file;
+    bob granted `default` at L0, with a token."""
+    from attention_cloud.sharing import add_principal
+
+    root = tmp_path_factory.mktemp("owner_rules")
+    mem = granted_memory(root, "L0")
+    note = root / "note.txt"
+    note.write_text("User: rotate the production vault keys tonight\n", encoding="utf-8")
+    mem.ingest([note], format="text", segment="security")
+    mem.rules_add(RULES, "sec")
+    token = add_principal(mem, "carol")
+    from attention_cloud.sharing import add_grant
+    add_grant(mem, "carol", segments=["default"], ceiling="L0")
+    try:
+        yield mem, token
+    finally:
+        mem.close()
+
+
+def test_the_owner_reads_her_rules(shared):
+    mem, _ = shared
+    rows = mem.query("plane_segment(P, S, W)").rows
+    assert {r["S"] for r in rows} == {"security", "default"}
+
+
+@pytest.mark.parametrize("goal", ["plane_segment(P, S, W)", "vault(X)", "plane(P, S)"])
+def test_a_grantees_goal_cannot_read_the_owners_rules(shared, goal):
+    from attention_cloud.errors import AtcError
+    from attention_cloud.sharing import reader_query
+
+    mem, _ = shared
+    with pytest.raises(AtcError) as err:
+        reader_query(mem, "bob", goal)
+    message = str(err.value)
+    assert "Unknown procedure" in message
+    assert "security" not in message and "4711" not in message
+
+
+def test_a_grantees_own_rules_still_run(shared):
+    from attention_cloud.sharing import reader_query
+
+    mem, _ = shared
+    rows = reader_query(mem, "bob", "mine(N)",
+                        rules_text="mine(N) :- aggregate_all(count, item(_), N).").rows
+    assert rows and rows[0]["N"] > 0
+
+
+def test_a_grantees_frame_still_walks_a_saved_plane(shared):
+    from attention_cloud.sharing import reader_hydrate
+
+    mem, _ = shared
+    frame = reader_hydrate(mem, "bob", "cache ttl fix", plane="sec", budget=1500)
+    assert frame.receipt["facts"]
+    assert "security" not in frame.text and "vault" not in frame.text
+    assert "security" not in json.dumps(frame.receipt)
+    owner = mem.query("item_segment(H, security)").rows
+    hidden = {r["H"] for r in owner}
+    assert hidden and not hidden & {f["handle"] for f in frame.receipt["facts"]}
+
+
+def test_a_grantee_through_serve_cannot_read_the_owners_rules(shared):
+    from test_serve_share import call
+    from test_sharing import Server
+
+    mem, token = shared
+    server = Server(mem.home, argv=[sys.executable, "-m", "attention_cloud.cli", "serve",
+                                    "--port", "0", "--home", str(mem.home)])
+    try:
+        status, answer, _ = call(server.url, token, "/v1/query",
+                                 {"goal": "plane_segment(P, S, W)"})
+        assert status == 400, answer
+        assert "security" not in str(answer)
+        status, answer, _ = call(server.url, token, "/v1/query", {"goal": "item(H)",
+                                                                   "limit": 1})
+        assert status == 200 and answer["rows"], answer
+    finally:
+        server.stop()
+
+
+def test_cell_path_on_an_unknown_cell_is_the_same_error_for_owner_and_grantee(shared):
+    from attention_cloud.errors import AtcError
+    from attention_cloud.sharing import reader_query
+
+    mem, _ = shared
+    goal = "cell_path(cell_nope, cell_nope2, P)"
+    with pytest.raises(AtcError) as owner:
+        mem.query(goal)
+    with pytest.raises(AtcError) as grantee:
+        reader_query(mem, "bob", goal)
+    assert "cell_nope" in str(owner.value)
+    assert str(grantee.value) == str(owner.value)
+
+
+def test_atc_query_as_a_grantee_says_the_saved_rule_is_unknown_in_one_line(shared):
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    mem, _ = shared
+    out = CliRunner().invoke(main, ["query", "plane_segment(P, S, W)", "--as", "bob",
+                                    "--home", str(mem.home)])
+    assert out.exit_code == 2, out.output
+    assert out.output.count("\n") == 1 and "Unknown procedure" in out.output
+    assert "security" not in out.output
