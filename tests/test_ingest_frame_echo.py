@@ -99,3 +99,20 @@ def test_ingest_cli_keeps_no_recall(session, tmp_path):
                       if "journal" in p.name)
     assert CONCLUSION.split(";")[0] in journal
     assert RID not in journal and RECALLED not in journal
+
+
+def test_other_formats_drop_the_receipt_line_too():
+    from attention_cloud.ingest import parse_text
+
+    messages = [
+        {"role": "user", "content": GOAL},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function",
+             "function": {"name": "hydrate", "arguments": '{"goal": "payment retries"}'}}]},
+        {"role": "tool", "tool_call_id": "call_1",
+         "content": envelope(RID, FRAME_TEXT) + "\n" + receipt_line(RID)},
+        {"role": "assistant", "content": CONCLUSION},
+    ]
+    result = parse_text(json.dumps({"messages": messages}), name="chat.json", format="openai")
+    assert [i.kind for i in result.items] == ["user_goal", "conclusion"]
+    assert result.ignored["memory recall"] == 1

@@ -31,7 +31,8 @@ Claude Code 2.1:
 * A call that memory's own recall answered (the MCP ``hydrate`` or ``receipt`` tool, ``atc
   hydrate`` or ``atc receipt`` in a shell) makes no item, counted as ``memory recall``: the
   envelope is stripped before, and the receipt line, plain-text frame or printed receipt
-  around it by :mod:`.frame_echo`; other output of the same call stays.
+  around it by :mod:`.frame_echo` (:func:`.classify.tool_output_kind`, as for every format);
+  other output of the same call stays.
 * Compaction runs as a subagent (``agentId`` ``acompact-*``, file ``agent-acompact-*.jsonl``):
   its prompt and the summary it writes restate the session and are gated out, counted as
   ``compaction``.
@@ -52,7 +53,6 @@ from .classify import (
     user_message_kind,
 )
 from .collector import ItemCollector
-from .frame_echo import strip_frame_echo
 from .jsonlines import json_records
 from .open_calls import OpenCalls
 from .source import Source
@@ -365,11 +365,6 @@ class ClaudeCodeParser:
         self.open_calls.close(call_id)
         output = clean_message(_joined_text(block.get("content")))
         self.collector.parts_left_out(rec.number, block.get("content"), _TEXT_BLOCK, "block")
-        output, echoes = strip_frame_echo(output)
-        if echoes and not output:
-            # memory's own recall answered the call: neither the call nor its answer is news
-            self.collector.ignore("memory recall")
-            return
         outcome = rec.record.get("toolUseResult")
         outcome = outcome if isinstance(outcome, dict) else {}
         background = outcome.get("backgroundTaskId")
