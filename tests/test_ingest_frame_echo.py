@@ -63,6 +63,10 @@ def _session(tmp_path):
                           "facts": [{"handle": "it_1", "rung": "L0"}]}, indent=2)
     call("toolu_01Rec", "mcp__attention-cloud__receipt", {"receipt_id": RID})
     result("toolu_01Rec", [{"type": "text", "text": receipt}], [{"type": "text", "text": receipt}])
+    as_json = json.dumps({"receipt_id": RID, "text": FRAME_TEXT,
+                          "receipt": {"id": RID, "facts": []}}, indent=2)
+    call("toolu_01Json", "Bash", {"command": "atc hydrate retries --format json"})
+    result("toolu_01Json", as_json, {"stdout": as_json, "stderr": ""})
     both = "retry attempts in staging.log: 3\n" + FRAME_TEXT
     call("toolu_01Both", "Bash", {"command": "grep -c retry staging.log; atc hydrate retries"})
     result("toolu_01Both", both, {"stdout": both, "stderr": ""})
@@ -87,7 +91,7 @@ def test_recall_leaves_no_item_and_what_was_said_stays(session):
     ]
     assert not any(RID in text or "receipt" in text.lower() or RECALLED in text
                    for _, text in texts)
-    assert result.ignored["memory recall"] == 3
+    assert result.ignored["memory recall"] == 4
 
 
 def test_ingest_cli_keeps_no_recall(session, tmp_path):

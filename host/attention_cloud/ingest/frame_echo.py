@@ -11,8 +11,9 @@ ingested:
   a shell call: it starts at its heading ``memory frame for: GOAL`` followed by the line
   ``plane P · path X · S/T tokens · receipt r_… …``, and runs to the end of the output (the
   frame has no closing line, so the scan errs on the side of removal, as the envelope's does);
-* a receipt printed whole (the MCP ``receipt`` tool, ``atc receipt ID``): output that is one
-  JSON object whose ``id`` (or ``receipt_id``) has the form ``r_<hex>`` and its ``facts``.
+* a receipt printed whole (the MCP ``receipt`` tool, ``atc receipt ID``) or a frame printed as
+  JSON (``atc hydrate --format json``): output that is one JSON object whose ``id`` (or
+  ``receipt_id``) has the form ``r_<hex>``, with its ``facts`` or its ``receipt``.
 
 What the user or the agent said around them stays.
 """
@@ -61,7 +62,9 @@ def _is_printed_receipt(text: str) -> bool:
         document = json.loads(stripped)
     except ValueError:
         return False
-    if not isinstance(document, dict) or "facts" not in document:
+    # a receipt has its facts; ``atc hydrate --format json`` holds the receipt whole
+    if not isinstance(document, dict) or not ("facts" in document
+                                              or isinstance(document.get("receipt"), dict)):
         return False
     receipt_id = document.get("id", document.get("receipt_id"))
     return isinstance(receipt_id, str) and _PRINTED_RECEIPT.match(receipt_id) is not None
