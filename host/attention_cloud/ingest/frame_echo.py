@@ -42,12 +42,17 @@ def strip_frame_echo(text: str) -> tuple[str, int]:
     Returns the text left (stripped of surrounding whitespace when anything was removed) and
     how many such pieces were removed.
     """
-    if "r_" not in text:
-        return text, 0  # every piece names its receipt
-    if _is_printed_receipt(text):
+    line = "Receipt r_" in text
+    frame = "memory frame for: " in text
+    printed = '"r_' in text
+    if not (line or frame or printed):
+        return text, 0  # the common case: tool output that names no receipt
+    if printed and _is_printed_receipt(text):
         return "", 1
-    text, count = _RECEIPT_LINE.subn("", text)
-    head = _FRAME_HEAD.search(text)
+    count = 0
+    if line:
+        text, count = _RECEIPT_LINE.subn("", text)
+    head = _FRAME_HEAD.search(text) if frame else None
     if head is not None:
         text = text[: head.start()]
         count += 1
