@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from .entities import looks_like_error
+from .frame_echo import strip_frame_echo
 from .textutil import head_and_tail, is_acknowledgement, is_bare_reply, strip_system_reminders
 from .tools import ToolCall
 
@@ -76,9 +77,12 @@ def no_item_reason(text: str, call: ToolCall | None = None) -> str:
     """What a message or tool output that the ``*_kind`` functions make no item of is, as the
     ingest report counts it among the records ignored by design: ``empty`` (no text),
     ``file-op-output`` (what a file operation returned: its ``file_op`` item records it),
-    ``acknowledgement`` ("thanks", "ok") or ``boilerplate`` (a tool's known no-news output)."""
+    ``acknowledgement`` ("thanks", "ok"), ``memory recall`` (what memory's own recall answered:
+    :mod:`.frame_echo`) or ``boilerplate`` (a tool's known no-news output)."""
     if not text.strip() or text == _NO_CONTENT:
         return "empty"
+    if _only_recall(text):
+        return "memory recall"
     if call is not None and call.is_file_op:
         return "file-op-output"
     if is_acknowledgement(text):
@@ -101,6 +105,9 @@ def tool_output_kind(call: ToolCall | None, output: str, is_error: bool) -> str 
     if call is not None and call.is_file_op and not call.reads_output and (
             call.op == "read" or not call.shell):
         return None
+    output, echoes = strip_frame_echo(output)  # what recall added says nothing of the call
+    if echoes and not output:
+        return None  # memory's own recall answered the call
     if looks_like_error(output):
         return "error"
     if output.strip().lower() in _TRIVIAL_OUTPUT or output.startswith(_TODO_RESULT):
@@ -127,9 +134,16 @@ def message_text(text: str) -> L0Text:
 def output_text(call: ToolCall | None, output: str, kind: str) -> L0Text:
     """The L0 text of tool output: the call's label, then the whole output; with its
     handle's basis (the label, then the output's head and tail)."""
-    whole = output.strip()
+    whole = strip_frame_echo(output)[0].strip()  # what recall added is not the tool's news
     head, tail = (ERROR_HEAD, ERROR_TAIL) if kind == "error" else (OUTPUT_HEAD, OUTPUT_TAIL)
     return L0Text(_labelled(call, whole), _labelled(call, head_and_tail(whole, head, tail)))
+
+
+def _only_recall(output: str) -> bool:
+    """Whether ``output`` holds nothing but what memory's recall wrote (a receipt line, a
+    plain-text frame, a printed receipt)."""
+    stripped, echoes = strip_frame_echo(output)
+    return echoes > 0 and not stripped
 
 
 def _labelled(call: ToolCall | None, body: str) -> str:

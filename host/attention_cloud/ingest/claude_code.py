@@ -28,6 +28,11 @@ Claude Code 2.1:
   ``relation(H, launched_agent, Id)``. A subagent's own file names its ``agentId``
   (``subagent``; each item links ``relation(H, agent, Id)``); its items get the launching goal
   from whoever resolves it (:mod:`.subagents`).
+* A call that memory's own recall answered (the MCP ``hydrate`` or ``receipt`` tool, ``atc
+  hydrate`` or ``atc receipt`` in a shell) makes no item, counted as ``memory recall``: the
+  envelope is stripped before, and the receipt line, plain-text frame or printed receipt
+  around it by :mod:`.frame_echo` (:func:`.classify.tool_output_kind`, as for every format);
+  other output of the same call stays.
 * Compaction runs as a subagent (``agentId`` ``acompact-*``, file ``agent-acompact-*.jsonl``):
   its prompt and the summary it writes restate the session and are gated out, counted as
   ``compaction``.

@@ -19,7 +19,10 @@ its speaker's name (a name of up to three words, or a longer one written as one:
 la Cruz (09:15)``; never a day or a part of one, ``## Morning (07:30)``, which times a section of
 notes, nor a name heading turns only at one hour on two days or more, ``## Standup (09:00)``
 under each date, unless another name heads two turns). A role heading without a time (``## User``) starts a turn too. Headings
-inside fenced code blocks never do.
+inside fenced code blocks never do. Headings with a day but no clock (``## Priya — May 8,
+2023``) start turns where two names or more take turns under one date, one of them back after
+another (:func:`_alternating_dated_names`); a notes file's daily sections (``## Standup —
+2025-03-04``, ``## Standup — 2025-03-05``) are not turns, their days date the notes.
 
 The time goes to the item. A heading time that names its day (``2026-01-02 03:57``) is read as
 it is, and its day is the date of the clock times after it; a clock time alone (``03:56 UTC``,
@@ -90,6 +93,57 @@ def timed_heading(line: str) -> tuple[str, str] | None:
     if not _CLOCK.search(written):
         return None
     return match.group("name"), written
+
+
+def dated_heading(line: str) -> tuple[str, str] | None:
+    """``(words, date as written)`` for a heading that names someone or something and a whole
+    day without a clock (``## Priya — May 8, 2023``, ``## Standup — 2025-03-04``), else None."""
+    if "#" not in line[:4]:
+        return None
+    match = _TIMED_HEADING.fullmatch(line)
+    if match is None:
+        return None
+    written = (match.group("paren") or match.group("bracket") or match.group("after")).strip()
+    if _CLOCK.search(written) or date_line(written) is None or not _is_name(match.group("name")):
+        return None
+    return match.group("name"), written
+
+
+def _alternating_dated_names(lines: list[str]) -> set[str]:
+    """The names that take turns under dated headings: headings in a row under one date
+    (``## Priya — May 8, 2023``, ``## Tomás — May 8, 2023``, ``## Priya — May 8, 2023``), two
+    names or more among them and one of them back after another spoke. A notes file's daily
+    sections (``## Standup — 2025-03-04``, then ``## Standup — 2025-03-05``) change their
+    date at each heading, and sections of one day (``## Standup — …``, ``## Retro — …``) never
+    come back: neither is a conversation."""
+    speakers: set[str] = set()
+    run: list[str] = []
+    run_day = ""
+    for line in outside_fences(lines):
+        found = dated_heading(line)
+        if found is None:
+            if line.lstrip().startswith("#"):
+                run, run_day = _closed_run(run, speakers), ""  # another section ends the run
+            continue
+        name, written = found
+        if role_of(name) is None and is_label_word(name):
+            run, run_day = _closed_run(run, speakers), ""
+            continue
+        day = date_line(written).day
+        if day != run_day:
+            run, run_day = _closed_run(run, speakers), day
+        run.append(name)
+    _closed_run(run, speakers)
+    return speakers
+
+
+def _closed_run(run: list[str], speakers: set[str]) -> list[str]:
+    """Add the names of one date's run of headings to ``speakers`` when they alternate;
+    return a new, empty run."""
+    returns = any(run[at - 1] != run[at] and run[at] in run[:at - 1] for at in range(2, len(run)))
+    if len(set(run)) >= 2 and returns:
+        speakers.update(run)
+    return []
 
 
 def _is_name(name: str) -> bool:
@@ -182,6 +236,8 @@ def has_timed_headings(text: str) -> bool:
     names = _timed_names(lines)
     if _head_sections_of_a_chat(lines, names):
         return False
+    if _alternating_dated_names(lines):
+        return True
     return any(role_of(name) is not None for name in names) or _heads_two_turns(names) \
         or _each_spoke_once(lines, names)
 
@@ -236,6 +292,7 @@ class MarkdownLogParser:
         text = self.collector.text_without_envelopes(source, lone_close=False)
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
         people = _people(_timed_names(lines), lines)
+        dated_people = _alternating_dated_names(lines)
         self.day_first, note = day_first_of(_date_heads(lines), "turns")
         if note:
             self.collector.note(note)
@@ -247,7 +304,8 @@ class MarkdownLogParser:
         for number, line in enumerate(lines, 1):
             if FENCE.match(line):
                 fenced = not fenced
-            turn = None if fenced else self._starts_turn(line, number, people, roles)
+            turn = None if fenced else self._starts_turn(line, number, people, roles,
+                                                         dated_people)
             if turn is None:
                 if not fenced and (not role or line.lstrip().startswith("#")
                                    or DATE_LABEL.match(line.strip("#*_ \t"))):
@@ -274,9 +332,13 @@ class MarkdownLogParser:
         return turns
 
     def _starts_turn(self, line: str, number: int, people: set[str],
-                     roles: dict[str, str]) -> tuple[str, str, str] | None:
+                     roles: dict[str, str], dated_people: set[str]) -> tuple[str, str, str] | None:
         """``(role, speaker name or "", time)`` for a line that starts a turn."""
         timed = timed_heading(line)
+        if timed is None and dated_people:
+            dated = dated_heading(line)
+            if dated is not None and dated[0] in dated_people:
+                timed, people = dated, people | dated_people
         if timed is None:
             plain = speaker_of(line) if line.lstrip().startswith("#") else None
             if plain is None:

@@ -14,7 +14,10 @@ first of them to speak takes it instead (:func:`named_role`), so a person is not
 session and the assistant of the next because someone else spoke first there. Lines
 inside fenced code blocks (````` ``` ````` or ``~~~``) never start a turn, so pasted logs and
 YAML keep their ``user:`` lines. Text before the first speaker (a title, a preamble) is not part
-of any turn.
+of any turn; in a transcript of named speakers, a labelled line there (``[09:00] Standup: Priya,
+Omar and Lee joined the call.``) is kept as a ``note`` item. A name that starts only the file's
+first line and whose text names two or more of the speakers after it is such a label (a
+meeting's roll call), never a speaker.
 
 Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:56] Priya: …``,
 ``13:56 Priya: …``) or hold one in brackets after the name (``Priya (2023-05-08 13:56): …``,
@@ -89,6 +92,7 @@ _LABELS = frozenset("""
     session step question answer q a summary tldr result results output input error reason
     status goal context source sources link links url email phone price cost total agenda
     action actions decision decisions attendees participants topic title reminder fyi btw
+    standup stand-up meeting sync retro retrospective kickoff kick-off minutes recap
 """.split())
 # A log's levels ("[10:02] INFO: server started", "WARN:", "DEBUG:") are never speakers, however
 # many lines they start: an application log read as a chat made INFO and WARN its people and
@@ -213,9 +217,20 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
         timed = shape[0] or shape[1]  # "[time] Name:" or "Name (time):" says a turn starts
         if (counts[name] == 1 and shape in usual
                 and (len(known) >= 2 or timed or _answers_between(order, name, known)) and rest
-                and name.lower() not in _LABELS and date_line(f"{name}: {rest}") is None):
+                and name.lower() not in _LABELS and date_line(f"{name}: {rest}") is None
+                and not _opens_with_roll_call(order, name, rest, known)):
             names.add(name)
     return frozenset(names)
+
+
+def _opens_with_roll_call(order: list[str], name: str, rest: str, speakers: set[str]) -> bool:
+    """Whether the one line ``name`` starts is the first of the file and names two or more of
+    the people who speak after it (``[09:00] Q3 planning: Priya, Omar and Lee joined.``): a
+    meeting's label over its roll call, not a person who spoke once (who would be the user)."""
+    if not order or order[0] != name:
+        return False
+    words = set(re.findall(r"[\w'.\-]+", rest))
+    return sum(1 for speaker in speakers if set(speaker.split()) <= words) >= 2
 
 
 def _answers_between(order: list[str], name: str, speakers: set[str]) -> bool:
@@ -375,6 +390,8 @@ class PlainTextParser:
                         role = ""
                     self.collector.unread_times.append((number, unread_date(line)[:120]))
                     session_time = ""  # its turns have no time, not the session's before
+                elif not role and names and not fenced:
+                    self._label_note(line, number, source.pointer_base, session_time)
                 elif role:
                     body.append(line)
                     end = number if line.strip() else end  # blank lines before the next: not it
@@ -417,6 +434,21 @@ class PlainTextParser:
             stamp = self._stamp(number, written)
         role = roles.setdefault(name, named_role(name, roles, returning))
         return role, name, rest, stamp
+
+    def _label_note(self, line: str, number: int, base: str, session_time: str) -> None:
+        """Keep a labelled line before the first turn (``[09:00] Standup: Priya, Omar and Lee
+        joined.``) as a note: its label is no speaker, but what it says is no title to drop."""
+        named = named_speaker_of(line)
+        if named is None or not named[1].strip():
+            return
+        label, rest, written = named
+        stamped = _STAMPED_SPEAKER.match(line)
+        stamp = self._stamp(number, stamped.group("stamp") if stamped else written) \
+            if (stamped or written) else session_time
+        text = strip_system_reminders(f"{label}: {rest}").strip()
+        self.collector.add(record_no=number, session=self.session, kind="note", role="user",
+                           identity=f"line{number}", text=message_text(text), time=stamp,
+                           pointer=line_pointer(base, number, number))
 
     def _stamp(self, number: int, written: str) -> str:
         """A speaker line's own time: as written when it names its day (``08/05/2023`` in the
