@@ -468,24 +468,71 @@ def _check_port_free(port: int) -> None:
 def serve(home: str | os.PathLike[str] | None = None, *, http: bool = False,
           port: int = 8765) -> None:
     """Run the server until the client goes away (stdio) or it is interrupted (HTTP: on
-    127.0.0.1 only, every request bearing the token of :func:`.mcp_auth.server_token`)."""
-    token = None
+    127.0.0.1 only, every request bearing the token of :func:`.mcp_auth.server_token`;
+    SIGTERM or Ctrl-C end it with exit 0, see :class:`_StopsAtExit0`)."""
     if http:
-        import sys
-
-        from ..home import resolve_home
-        from .mcp_auth import server_token
-
-        token, where = server_token(resolve_home(home))
-        _check_port_free(port)
-        print(f"atc mcp: serving http://127.0.0.1:{port}/mcp; every request needs "
-              f"'Authorization: Bearer TOKEN' with the token in {where}", file=sys.stderr,
-              flush=True)
-    server = build_server(home, http_token=token)
+        with _StopsAtExit0():       # before the serving line: a stop from then on counts
+            _serve_http(home, port)
+        return
+    server = build_server(home)
     try:
-        if http:
-            server.run("streamable-http", host="127.0.0.1", port=port)
-        else:
-            server.run("stdio")
+        server.run("stdio")
     finally:
         server.atc_close()
+
+
+def _serve_http(home: str | os.PathLike[str] | None, port: int) -> None:
+    import sys
+
+    from ..home import resolve_home
+    from .mcp_auth import server_token
+
+    token, where = server_token(resolve_home(home))
+    _check_port_free(port)
+    print(f"atc mcp: serving http://127.0.0.1:{port}/mcp; every request needs "
+          f"'Authorization: Bearer TOKEN' with the token in {where}", file=sys.stderr,
+          flush=True)
+    server = build_server(home, http_token=token)
+    try:
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    finally:
+        server.atc_close()
+
+
+class _Stopped(Exception):
+    """SIGTERM or SIGINT outside uvicorn's own handling: the HTTP server is to end, exit 0."""
+
+
+class _StopsAtExit0:
+    """SIGTERM and Ctrl-C end ``atc mcp --http`` with exit 0, as they end ``atc serve``.
+
+    While it serves, uvicorn handles both (the requests being answered are answered); once
+    stopped it raises the signal again for the handler in place before it, which with Python's
+    own ended the process by SIGTERM (exit 143) or as ``atc: interrupted`` (exit 130). Here
+    that handler is this one: it raises :class:`_Stopped` in the main thread, at the re-raise
+    (uvicorn is done) or before uvicorn took over (the server is still starting: no request
+    can be in flight, and memory opens only at the first call), and the context ends it.
+    Outside the main thread signals are left to their owner."""
+
+    def __init__(self) -> None:
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> "_StopsAtExit0":
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._stop)
+        return self
+
+    @staticmethod
+    def _stop(_signum: int, _frame: Any) -> None:
+        raise _Stopped
+
+    def __exit__(self, kind: Any, _value: Any, _tb: Any) -> bool:
+        import signal
+
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        return kind is not None and issubclass(kind, _Stopped)
