@@ -46,13 +46,13 @@ from .cells.rows import drop as drop_cell_rows
 from .errors import InputError, PrologError, UsageError
 from .erasure_texts import dropped_texts
 from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
-from .home import fsync_path
+from .home import ERASURE_PLAN_FILE, fsync_path
 from .hydration import receipt_text
 from .receipt_cap import receipts_locked
 from .store import journal_path, snapshot_due, sync_journal, write_snapshot
 
 #: In the home: the plan of an erasure that has not finished (handles and ids only).
-PENDING_FILE = "erasure.pending.json"
+PENDING_FILE = ERASURE_PLAN_FILE
 #: The compacted journal before it replaces ``journal.pl``.
 COMPACT_FILE = "journal.compact"
 #: Line files of the home redacted like receipts: the owner's audit log, the records of

@@ -57,6 +57,9 @@ LOCK_WAIT = 10.0
 #: In a home: the pid of the ``atc watch`` following it, the file locked (``flock``) while it
 #: runs (see :class:`WatcherMark`).
 WATCHER_FILE = "watch.pid"
+#: In a home: the plan of an erasure that has not finished (handles and ids only). Named here,
+#: not in :mod:`.erasure`, so that every call's check for one imports nothing heavy.
+ERASURE_PLAN_FILE = "erasure.pending.json"
 
 
 def lock_wait(home: Path) -> float:

@@ -34,8 +34,8 @@ from .api_lock import serialised
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import HomeError, InputError, PrologError, UsageError
 from .heap import give_back_c_heap
-from .home import (WriteLock, check_not_foreign, fsync_path, read_config, require_home,
-                   resolve_home)
+from .home import (ERASURE_PLAN_FILE, WriteLock, check_not_foreign, fsync_path, read_config,
+                   require_home, resolve_home)
 from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.source import (DEFAULT_MAX_FILE_BYTES, OTHER_HOME, TRANSCRIPT_SUFFIXES,  # noqa: F401
                             find_transcripts, not_regular)
@@ -321,10 +321,10 @@ class Memory:
         and given back; a writer at work (that erasure itself, still running) is left to it,
         and so is a home this process cannot write to or whose plan it cannot read (the reader
         answers as before; one ``stat`` when there is no plan)."""
-        from . import erasure
-
-        if not (self.home / erasure.PENDING_FILE).exists():
+        if not (self.home / ERASURE_PLAN_FILE).exists():
             return
+        from . import erasure   # only then: it imports most of the package (0.45 s of CPU)
+
         try:
             self.acquire(wait=0)
         except (HomeError, OSError):
