@@ -6,10 +6,10 @@ from pathlib import Path
 SESSION = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_session.jsonl"
 
 
-def granted_memory(root: Path, ceiling: str):
+def granted_memory(root: Path, ceiling: str, *, curate: bool = False):
     """A Memory (``hash`` embedder) on a new home under ``root`` holding one Claude Code
-    session, owned by alice and granted to bob on segment ``default`` at ``ceiling``; the
-    caller closes it."""
+    session (curated with ``curate``), owned by alice and granted to bob on segment
+    ``default`` at ``ceiling``; the caller closes it."""
     from attention_cloud import Memory
     from attention_cloud.sharing import add_grant, add_principal
 
@@ -18,6 +18,8 @@ def granted_memory(root: Path, ceiling: str):
     (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
     memory = Memory.open(home)
     memory.ingest([SESSION])
+    if curate:
+        memory.curate()
     add_principal(memory, "alice", owner=True)
     add_principal(memory, "bob")
     add_grant(memory, "bob", segments=["default"], ceiling=ceiling)

@@ -15,26 +15,15 @@ from click.testing import CliRunner
 
 from attention_cloud.cli import main
 
-SESSION = Path(__file__).parent / "fixtures" / "ingest" / "claude_code_session.jsonl"
+from granted_home import granted_memory
 
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    from attention_cloud import Memory
-    from attention_cloud.sharing import add_grant, add_principal
-
-    home = tmp_path_factory.mktemp("defaults") / "home"
-    home.mkdir()
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    with Memory.open(home) as mem:
-        mem.ingest([SESSION])
-        mem.curate()
-        add_principal(mem, "alice", owner=True)
-        add_principal(mem, "bob")
-        add_grant(mem, "bob", segments=["default"], ceiling="L2")
+    with granted_memory(tmp_path_factory.mktemp("defaults"), "L2", curate=True) as mem:
         item = mem.query("item(H), rung(H, l2, _)", limit=1).rows[0]["H"]
         cell = mem.query("cell(C)", limit=1).rows[0]["C"]
-    return home, item, cell
+        return mem.home, item, cell
 
 
 def _atc(home: Path, *args: str):

@@ -84,28 +84,33 @@ _LINES_TO_TRY = 2000
 def timed_heading(line: str) -> tuple[str, str] | None:
     """``(speaker as written, time as written)`` for a heading with a time, else None (whether
     its words name a speaker is for :func:`_is_name` and the whole file to say)."""
-    if "#" not in line[:4]:
+    parts = _heading_parts(line)
+    if parts is None or not _CLOCK.search(parts[1]):
         return None
-    match = _TIMED_HEADING.fullmatch(line)
-    if match is None:
-        return None
-    written = (match.group("paren") or match.group("bracket") or match.group("after")).strip()
-    if not _CLOCK.search(written):
-        return None
-    return match.group("name"), written
+    return parts
 
 
 def dated_heading(line: str) -> tuple[str, str] | None:
     """``(words, date as written)`` for a heading that names someone or something and a whole
     day without a clock (``## Priya — May 8, 2023``, ``## Standup — 2025-03-04``), else None."""
+    parts = _heading_parts(line)
+    if parts is None:
+        return None
+    name, written = parts
+    if _CLOCK.search(written) or date_line(written) is None or not _is_name(name):
+        return None
+    return parts
+
+
+def _heading_parts(line: str) -> tuple[str, str] | None:
+    """``(words, what follows them as written)`` for a heading of words and a time or date
+    (in brackets or after a dash or dot), else None."""
     if "#" not in line[:4]:
         return None
     match = _TIMED_HEADING.fullmatch(line)
     if match is None:
         return None
     written = (match.group("paren") or match.group("bracket") or match.group("after")).strip()
-    if _CLOCK.search(written) or date_line(written) is None or not _is_name(match.group("name")):
-        return None
     return match.group("name"), written
 
 
