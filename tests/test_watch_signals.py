@@ -54,3 +54,20 @@ def test_a_signal_at_any_line_of_the_loop_stops_the_watcher_or_logs_its_status()
         raise AssertionError("the watcher hung on a signal instead of stopping") from None
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["stop", "SIGTERM", "True"]
+
+
+def test_the_wake_up_set_past_a_full_pipe_stays_set_and_clears_whole():
+    """Events in a burst (thousands of files touched at once) set the wake-up more often than
+    the loop wakes: past a full pipe a set() must neither block nor raise, and clear() must
+    forget them all."""
+    from attention_cloud.watch.wake import Wake
+
+    wake = Wake()
+    assert wake.wait(0) is False
+    for _ in range(200_000):            # past the pipe's 64 KiB
+        wake.set()
+    assert wake.wait(0) is True
+    wake.clear()
+    assert wake.wait(0) is False
+    wake.set()
+    assert wake.wait(5) is True
