@@ -220,20 +220,14 @@ def test_each_mcp_tool_publishes_its_results_schema_self_contained(tmp_path) -> 
     """The SDK published `{"type": "object"}` for every tool: now each tool's outputSchema is
     its result's schema with what it refers to bundled, so a client validates without
     fetching anything, and no other tool's schema beside it (tools/list stays small) (the SDK client does, on every call: tests/test_agents_mcp.py)."""
-    import asyncio
-
     from jsonschema.validators import validator_for
 
-    from attention_cloud.agents.mcp_server import build_server
+    from attention_cloud.agents.mcp_server import listed_tools
 
     home = tmp_path / "home"
     home.mkdir()
     write_config(home, {"embedder": "hash"})
-    server = build_server(home)
-    try:
-        tools = asyncio.run(server.list_tools())
-    finally:
-        server.atc_close()
+    tools = listed_tools(home)
     # receipts://recent is a resource only; a receipt is the receipt tool's and receipt://ID's
     assert {t.name for t in tools} == set(schema("mcp")["$defs"]) - {"recent_receipts"}
     for tool in tools:

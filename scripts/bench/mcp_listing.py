@@ -9,13 +9,12 @@ A client that puts tool definitions in a model's context pays for these bytes on
 """
 from __future__ import annotations
 
-import asyncio
 import json
 import tempfile
 from pathlib import Path
 
 from attention_cloud import schemas
-from attention_cloud.agents.mcp_server import build_server
+from attention_cloud.agents.mcp_server import listed_tools
 from attention_cloud.home import write_config
 
 
@@ -38,11 +37,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         write_config(home, {"embedder": "hash"})
-        server = build_server(home)
-        try:
-            tools = asyncio.run(server.list_tools())
-        finally:
-            server.atc_close()
+        tools = listed_tools(home)
     listing = {"tools": [t.model_dump(mode="json", by_alias=True, exclude_none=True)
                          for t in tools]}
     print("| tool | input schema bytes | output schema bytes | carrying the whole tool document |")

@@ -124,6 +124,16 @@ def busy_message(exc: WriterBusy, waited: float) -> str:
             "once it is done")
 
 
+def listed_tools(home: str | os.PathLike[str]) -> list[Any]:
+    """The tools ``tools/list`` hands a client (the SDK's Tool objects: name, description,
+    input and output schema), from a server on ``home`` opened and closed for it."""
+    server = build_server(home)
+    try:
+        return asyncio.run(server.list_tools())
+    finally:
+        server.atc_close()
+
+
 def build_server(home: str | os.PathLike[str] | None = None, *,
                  http_token: str | None = None) -> Any:
     """The MCPServer with memory's tools and receipt resources, for ``home``; its HTTP app
