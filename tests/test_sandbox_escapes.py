@@ -79,6 +79,7 @@ def shared(tmp_path_factory):
     add_grant(mem, "bob", segments=["default"], ceiling="L2")
     mem.set_limits(time_limit=5)
     yield mem, home
+    mem.set_limits(time_limit=30)  # limits are per process: later tests run under the default
     mem.close()
 
 

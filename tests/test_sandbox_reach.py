@@ -20,6 +20,7 @@ def mem(tmp_path_factory):
     memory = granted_memory(tmp_path_factory.mktemp("sandbox_reach"), "L2")
     memory.set_limits(time_limit=5)
     yield memory
+    memory.set_limits(time_limit=30)  # limits are per process: later tests run under the default
     memory.close()
 
 
