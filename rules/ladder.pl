@@ -99,7 +99,12 @@ atc_store:durable_predicate(atc_ladder:rung_sizes_/5).
    - Ri is the text of rung li (a string), or the atom `l0` (the item's own L0 text), `l1` or
      `l2` (the text of that rung of this record), or `none` (the rung expired); Ti its tokens.
      Short items have the same text on several rungs: it is held once. Before L0 text or a
-     rung is dropped, the rungs that name it get the text itself (unshare_/2).
+     rung is dropped, the rungs that name it get the text itself (unshare_/2). R2 may also
+     be `fields`: the L2 is the record's distillation rendered as curation renders it
+     ("decisions: a | b; entities: x, y", fields_text_/2), the case of most items, so that
+     text is not held beside the values it repeats (~150 bytes a record); it is named so only
+     when the rendering gives the very text stored, and snapshots write an older record's L2
+     so when it does (atc_store:current_form/2).
    - Fields is the distillation as groups of consecutive values of one field, in the order
      given, held as one term fields(G1, ..., Gn), each group Field(V1, ..., Vk), or `[]` when
      there is none (a list [Field-[V1, ..., Vk], ...] in homes written before: it took half
@@ -138,11 +143,11 @@ rung(Id, Level, Text) :-
     stored_(Id, Stored),
     rung_in_(Stored, Id, Level, Text).
 
-rung_in_(rec(_, R1, _, R2, _, R3, _, _, Prov, _), Id, Level, Text) :-
+rung_in_(rec(_, R1, _, R2, _, R3, _, F, Prov, _), Id, Level, Text) :-
     live_prov_(Prov, Id),
     record_level_(Level, R1, R2, R3, R),
     R \== none,
-    rung_text_(item(Id), R, R1, R2, Text0),
+    rung_text_(item(Id), R, R1, R2, F, Text0),
     Text = Text0.
 rung_in_(old, Id, Level, Text) :-
     rung_(Id, Level, Text, _),
@@ -214,11 +219,50 @@ record_level_(l1, R, _, _, R).
 record_level_(l2, _, R, _, R).
 record_level_(l3, _, _, R, R).
 
-% The text of stored rung R; L0 is item(Id) (the live item's L0 text) or text(Text).
-rung_text_(_, R, _, _, Text) :- string(R), !, Text = R.
-rung_text_(L0, l0, _, _, Text) :- !, l0_text_(L0, Text).
-rung_text_(L0, l1, R1, R2, Text) :- !, rung_text_(L0, R1, R1, R2, Text).
-rung_text_(L0, l2, R1, R2, Text) :- rung_text_(L0, R2, R1, R2, Text).
+% The text of stored rung R of a record whose rungs are R1, R2 and distillation Fields; L0 is
+% item(Id) (the live item's L0 text) or text(Text).
+rung_text_(_, R, _, _, _, Text) :- string(R), !, Text = R.
+rung_text_(L0, l0, _, _, _, Text) :- !, l0_text_(L0, Text).
+rung_text_(L0, l1, R1, R2, F, Text) :- !, rung_text_(L0, R1, R1, R2, F, Text).
+rung_text_(L0, l2, R1, R2, F, Text) :- !, rung_text_(L0, R2, R1, R2, F, Text).
+rung_text_(_, fields, _, _, F, Text) :- fields_text_(F, Text).
+
+% Fields rendered as curation renders an L2 (Distillation.render in curate/distill.py): the
+% sections in the order decisions, constraints, outcomes, facts, entities, each "label: "
+% and its values in their order, joined by " | " (by ", " for entities); the sections joined
+% by "; ". Fails for a distillation with no section (tags alone render nothing).
+fields_text_(F, Text) :-
+    compound(F), \+ F = [_|_],
+    compound_name_arguments(F, _, Groups),
+    section_(Groups, decision, "decisions: ", " | ", Parts0, Parts1),
+    section_(Groups, constraint, "constraints: ", " | ", Parts1, Parts2),
+    section_(Groups, outcome, "outcomes: ", " | ", Parts2, Parts3),
+    section_(Groups, fact, "facts: ", " | ", Parts3, Parts4),
+    section_(Groups, entity, "entities: ", ", ", Parts4, []),
+    Parts0 = [_|Parts],                         % the first section has no "; " before it
+    atomics_to_string(Parts, Text).
+
+% The section of Field, if it has values: "; ", Label and its values joined by Joiner.
+section_(Groups, Field, Label, Joiner, Parts0, Parts) :-
+    (   field_values_(Groups, Field, [V1|Vn])
+    ->  Parts0 = ["; ", Label, V1|Joined],
+        joined_(Vn, Joiner, Joined, Parts)
+    ;   Parts0 = Parts
+    ).
+
+% The values of Field's groups, in their order (a field's values may come in several groups).
+field_values_([], _, []).
+field_values_([G|Gs], Field, Values) :-
+    (   functor(G, Field, _)
+    ->  G =.. [_|Vs],
+        append(Vs, Rest, Values),
+        field_values_(Gs, Field, Rest)
+    ;   field_values_(Gs, Field, Values)
+    ).
+
+joined_([], _, Parts, Parts).
+joined_([V|Vs], Joiner, [Joiner, V|Parts0], Parts) :-
+    joined_(Vs, Joiner, Parts0, Parts).
 
 l0_text_(item(Id), Text) :- item_text(Id, Text).
 l0_text_(text(Text), Text).
@@ -504,9 +548,9 @@ store_member_(A, H, I0, I) :-
 % dropped rung), Fields (Field-Value), Prov (handles) and L0 (tokens or none).
 assert_record_(Id, Curator, Levels, Fields, Prov, L0) :-
     (   Prov == [Id], item_text(Id, L0Text) -> true ; L0Text = none ),
-    pack_rungs_(L0Text, Levels, [R1-T1, R2-T2, R3-T3]),
     pack_fields_(Fields, Groups),
     fields_term_(Groups, Packed),
+    pack_rungs_(L0Text, Packed, Levels, [R1-T1, R2-T2, R3-T3]),
     pack_prov_(Id, Prov, P),
     durable_assert(atc_ladder:record_(Id, Curator, R1, T1, R2, T2, R3, T3, Packed, P, L0)),
     entity_live_(P, Live),
@@ -517,11 +561,20 @@ assert_record_(Id, Curator, Levels, Fields, Prov, L0) :-
     ;   true
     ).
 
-% A rung's text is held once: the item's L0 text becomes `l0`, a lower rung's text `l1`/`l2`.
-pack_rungs_(L0, [L1-T1, L2-T2, L3-T3], [R1-T1, R2-T2, R3-T3]) :-
+% A rung's text is held once: the item's L0 text becomes `l0`, a lower rung's text `l1`/`l2`,
+% an L2 that is the distillation Packed rendered `fields`.
+pack_rungs_(L0, Packed, [L1-T1, L2-T2, L3-T3], [R1-T1, R2-T2, R3-T3]) :-
     pack_rung_(L1, [L0-l0], R1),
-    pack_rung_(L2, [L0-l0, L1-l1], R2),
+    pack_rung_(L2, [L0-l0, L1-l1], R20),
+    rendered_l2_(R20, Packed, R2),
     pack_rung_(L3, [L0-l0, L1-l1, L2-l2], R3).
+
+% R2 is `fields` where the stored L2 text R20 is the distillation Packed rendered.
+rendered_l2_(R20, Packed, R2) :-
+    (   string(R20), fields_text_(Packed, Text), Text == R20
+    ->  R2 = fields
+    ;   R2 = R20
+    ).
 
 pack_rung_(none, _, R) :- !, R = none.
 pack_rung_(Text, Shared, R) :-
@@ -556,11 +609,13 @@ fields_term_(Groups, Term) :-
 
 % A record of a home written before holds its fields as a list: snapshots and compaction
 % write it with the term (the same record; readers read both).
+% An older record's L2 that is its fields rendered is written as `fields` (the storage note).
 :- multifile atc_store:current_form/2.
-atc_store:current_form(atc_ladder:record_(Id, C, R1, T1, R2, T2, R3, T3, Groups, P, L0),
+atc_store:current_form(atc_ladder:record_(Id, C, R1, T1, R20, T2, R3, T3, F0, P, L0),
                        record_(Id, C, R1, T1, R2, T2, R3, T3, Packed, P, L0)) :-
-    Groups = [_|_],
-    fields_term_(Groups, Packed).
+    (   F0 = [_|_] -> fields_term_(F0, Packed) ; Packed = F0 ),
+    rendered_l2_(R20, Packed, R2),
+    (   Packed \== F0 -> true ; R2 \== R20 ).
 
 stored_value_(F, V, S) :-
     (   text_field_(F), string(V) -> atom_string(S, V) ; S = V ).
@@ -606,19 +661,19 @@ clear_record_(Id) :-
     durable_retract(atc_ladder:curated_(Id, _)).
 
 % The rungs of record Id as Text-Tokens (Text `none` for a dropped rung), L0 its item's L0
-% text as rung_text_/5 takes it: to change one and store the record again.
+% text as rung_text_/6 takes it: to change one and store the record again.
 record_texts_(Id, L0, Texts) :-
-    record_(Id, _, R1, T1, R2, T2, R3, T3, _, _, _),
+    record_(Id, _, R1, T1, R2, T2, R3, T3, F, _, _),
     findall(Text-T,
             ( member(R-T, [R1-T1, R2-T2, R3-T3]),
-              (   R == none -> Text = none ; rung_text_(L0, R, R1, R2, Text) ) ),
+              (   R == none -> Text = none ; rung_text_(L0, R, R1, R2, F, Text) ) ),
             Texts).
 
 % Store record Id again with the rungs Levels (Text-Tokens), sharing L0Text (or none); its
 % distillation, provenance and entity index stay as they are.
 restore_rungs_(Id, Levels, L0Text) :-
     record_(Id, C, _, _, _, _, _, _, Packed, P, L0),
-    pack_rungs_(L0Text, Levels, [R1-T1, R2-T2, R3-T3]),
+    pack_rungs_(L0Text, Packed, Levels, [R1-T1, R2-T2, R3-T3]),
     durable_retract(atc_ladder:record_(Id, _, _, _, _, _, _, _, _, _, _)),
     durable_assert(atc_ladder:record_(Id, C, R1, T1, R2, T2, R3, T3, Packed, P, L0)).
 

@@ -111,3 +111,36 @@ def test_forgetting_in_a_home_of_the_first_forms_leaves_nothing(old_home: Path) 
     with Memory.open(old_home, create=False) as mem:
         assert answers(mem) == after
         assert old_facts(mem) == 0
+
+
+def _l2_forms(mem: Memory) -> dict[str, int]:
+    """How the records of ``mem`` hold their L2: as text, as ``fields`` (the distillation
+    rendered), or another form (a shared rung, none)."""
+    record = Term("record_", [Var() for _ in range(11)])
+    *_, rows = mem.pl.once("findall", record, Term(":", [Atom("atc_ladder"), record]), Var())
+    forms = {"text": 0, "fields": 0, "other": 0}
+    for row in rows:
+        r2 = row.args[4]
+        if isinstance(r2, Atom):
+            forms["fields" if r2 == Atom("fields") else "other"] += 1
+        elif isinstance(r2, str):
+            forms["text"] += 1
+        else:
+            forms["other"] += 1
+    return forms
+
+
+def test_an_l2_that_renders_the_distillation_is_not_held_twice(curated_samples):
+    """Most curated L2s are the distillation rendered ("outcomes: ...; entities: ..."): the
+    record holds the values once and every reader gets the same L2 text, before and after a
+    snapshot and a reopen."""
+    mem = curated_samples
+    before = answers(mem)
+    forms = _l2_forms(mem)
+    assert forms["fields"] > forms["text"], forms
+    home = mem.home
+    mem.snapshot()
+    mem.close()
+    with Memory.open(home) as again:
+        assert answers(again) == before
+        assert _l2_forms(again) == forms

@@ -258,6 +258,45 @@ test(entity_index_follows_the_record, [setup(fresh), true(Got == [[], [h1], [], 
     aggregate_all(count, atc_ladder:entity_(_, _, _), N),
     Got = [Old, New, Dead, N].
 
+% An L2 that is its distillation rendered (curation's L2 of most items: "outcomes: a | b;
+% entities: x, y") is not held a second time as text: the record names it `fields` and it
+% reads back the same, as does an L3 sharing it, after its L1 expires and after the L0 text
+% is dropped. An L2 that says anything else is kept as it was given.
+test(l2_rendered_from_its_fields,
+     [setup(fresh), true(Got == [fields, l2, T, T, T, T, "decisions: other", "decisions: other"])]) :-
+    T = "decisions: use backoff | retry twice; outcomes: ok; entities: X, Y",
+    Fields = [entity-"X", decision-"use backoff", tag-"t", entity-"Y", outcome-"ok",
+              decision-"retry twice"],
+    add_at(h1, s1, 0, "We decided to use backoff and retry twice; it was ok for X and Y."),
+    ladder_store([rungs(h1, c, "one", T, T, t(1, 9, 9), Fields, [h1])]),
+    record(h1, _, R2, R3, _, _),
+    rung(h1, l2, L2a), rung(h1, l3, L3a),
+    ladder_expire(l1, "2027-01-01", 1),
+    rung(h1, l2, L2b),
+    ladder_expire(l0, "2027-01-01", 1),
+    rung(h1, l2, L2c),
+    add_at(h2, s1, 1, "Other."),
+    ladder_store([rungs(h2, c, "one", "decisions: other", "x", t(1, 3, 1),
+                        [decision-"something else"], [h2])]),
+    rung(h2, l2, Other),
+    record(h2, _, OtherR2, _, _, _),
+    Got = [R2, R3, L2a, L3a, L2b, L2c, Other, OtherR2].
+
+% A home written before holds such an L2 as text: its snapshot writes the record in the
+% form above (and its fields as the term), a record whose L2 says anything else unchanged.
+test(l2_text_of_older_records_written_as_fields,
+     [true(Got == [fields-fields(entity('X'), outcome("ok")), "outcomes: not ok"-none])]) :-
+    Old = record_(h1, c, "one", 1, "outcomes: ok; entities: X", 4, l2, 4,
+                  [entity-['X'], outcome-["ok"]], self, 3),
+    atc_store:current_form(atc_ladder:Old, record_(_, _, _, _, R2, _, _, _, F, _, _)),
+    Other = record_(h2, c, "one", 1, "outcomes: not ok", 4, l2, 4,
+                    fields(outcome("ok")), self, 3),
+    (   atc_store:current_form(atc_ladder:Other, record_(_, _, _, _, R2b, _, _, _, _, _, _))
+    ->  Changed = R2b
+    ;   Changed = none
+    ),
+    Got = [R2-F, "outcomes: not ok"-Changed].
+
 test(bad_field, [setup(fresh), throws(error(type_error(field_value, oops), _))]) :-
     ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1), [oops], [h1])]).
 
