@@ -16,6 +16,7 @@ one bad line is one skippable record, decode line by line instead of failing (se
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -40,6 +41,9 @@ _WIDE_MARKS = (
     (b"\xff\xfe", "utf-16-le", "UTF-16"),
     (b"\xfe\xff", "utf-16-be", "UTF-16"),
 )
+# Control characters no transcript holds (tab, line ends, form feed and ESC, which terminal
+# colours use, are text): decoded "text" holding them was binary data after all.
+_NOT_TEXT = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
 
 
 @dataclass
@@ -273,7 +277,8 @@ def skipped_within(root: Path, skip: str | os.PathLike[str] | None) -> Path | No
 
 def as_utf8(data: bytes, name: str) -> bytes:
     """``data`` as UTF-8 with LF line ends: text in UTF-16 or UTF-32 that starts with its byte
-    order mark re-encoded (the mark dropped), and lines ending in CR alone (a file with no LF at
+    order mark re-encoded (the mark dropped), and such text without its mark too, known by
+    decoding cleanly where its NUL bytes say it is wide (:func:`_unmarked_wide_text`), and lines ending in CR alone (a file with no LF at
     all: a CR inside lines that end in LF is part of their text) ended with LF instead; other
     bytes as they are.
 
@@ -289,9 +294,69 @@ def as_utf8(data: bytes, name: str) -> bytes:
                 raise _wide_error(data, len(mark), codec, label, error, name) from None
             data = text.encode("utf-8")
             break
+    else:
+        if b"\x00" in data:
+            text = _unmarked_wide_text(data)
+            if text is not None:
+                data = text.encode("utf-8")
     if b"\r" in data and b"\n" not in data:
         data = data.replace(b"\r", b"\n")
     return data
+
+
+def _unmarked_wide_text(data: bytes) -> str | None:
+    """``data`` decoded as UTF-32 or UTF-16 written without a byte order mark, or None when
+    it is neither. UTF-32 decodes only where every fourth byte is NUL; UTF-16 is tried in the
+    byte order its NULs say (:func:`_utf16_order`), as any even number of bytes decodes as
+    UTF-16 of some script. Either way the text must hold only characters text holds: binary
+    data decodes to NULs and control characters."""
+    candidates = [codec for codec in ("utf-32-le", "utf-32-be") if len(data) % 4 == 0]
+    order = _utf16_order(data)
+    if order is not None and len(data) % 2 == 0:
+        candidates.append(order[0])
+    for codec in candidates:
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if not _NOT_TEXT.search(text):
+            return text
+    return None
+
+
+def _utf16_order(data: bytes) -> tuple[str, str] | None:
+    """``(codec, label)`` of the UTF-16 that bytes holding NULs seem to be, or None: text of
+    Latin script in UTF-16 is about every other byte NUL, the high byte of each unit (at odd
+    offsets little-endian, even big-endian), while binary data has NULs anywhere."""
+    sample = data[:65536]
+    odd = sample[1::2].count(0)
+    even = sample[0::2].count(0)
+    if odd + even < len(sample) // 5:
+        return None
+    if odd >= 9 * even:
+        return "utf-16-le", "UTF-16 LE"
+    if even >= 9 * odd:
+        return "utf-16-be", "UTF-16 BE"
+    return None
+
+
+def _wide_hint(data: bytes) -> str:
+    """What bytes refused as binary seem to be when their NULs fall as UTF-16's do:
+    `` (it looks like UTF-16 LE without a byte order mark, but ...)``; else ``""``."""
+    order = _utf16_order(data)
+    if order is None:
+        return ""
+    codec, label = order
+    if len(data) % 2:
+        why = "an odd number of bytes"
+    else:
+        try:
+            data.decode(codec)
+        except UnicodeDecodeError as error:
+            why = error.reason
+        else:
+            why = "it holds control characters no text has"
+    return f" (it looks like {label} without a byte order mark, but does not decode as it: {why})"
 
 
 def _wide_error(data: bytes, skip: int, codec: str, label: str, error: UnicodeDecodeError,
@@ -350,7 +415,8 @@ def _position(data: bytes, offset: int) -> tuple[int, int]:
 
 def _binary_error(data: bytes, name: str) -> InputError:
     line, column = _position(data, data.index(b"\x00"))
-    return fail(name, f"binary data (NUL byte at column {column}), not a text transcript", line)
+    return fail(name, f"binary data (NUL byte at column {column}), not a text transcript"
+                f"{_wide_hint(data)}", line)
 
 
 def utf8_error(source: Source) -> InputError:
