@@ -728,6 +728,20 @@ def test_goal_speaker_reads_names_memory_knows(conversation_home):
     assert json.loads(none.stdout) == []
 
 
+def test_a_name_typed_in_lower_case_in_a_sentence_is_that_speaker(conversation_home):
+    """People type "What did priya say?": a capital at a sentence's start (or on "I") shows
+    nothing of how the writer spells names, so the lower-case name is Priya's; a goal that
+    capitalises another word mid-sentence spells names with capitals, and "will" there is no
+    one's name."""
+    out = conversation_home("query", 'goal_speaker("What did priya say about the pottery class?", A), '
+                            'goal_speaker("When did tomas book the trip? I forgot.", B), '
+                            'goal_speaker("Is it true? what did priya make", C)', "--format", "json")
+    assert json.loads(out.stdout) == [{"A": "Priya", "B": "Tomás", "C": "Priya"}]
+    cased = conversation_home("query", 'goal_speaker("Did priya visit Lisbon with Dana?", X)',
+                              "--format", "json")
+    assert json.loads(cased.stdout) == []
+
+
 def test_a_name_in_a_question_written_without_spaces_between_words(home):
     """Chinese and Japanese write no spaces between words: "李雷昨天做了什么？" names 李雷, but
     the goal was read word by word and no word was his name, so nobody was asked about (it was
