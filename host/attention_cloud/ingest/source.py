@@ -19,7 +19,7 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
@@ -49,15 +49,15 @@ _NOT_TEXT = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
 @dataclass
 class Source:
     """A transcript's bytes (as :func:`as_utf8` gives them) and, when they are valid UTF-8, its
-    text.
+    text, decoded the first time it is asked for: a reader of JSON Lines takes the bytes a line
+    at a time (:func:`lines_of`), so a large session is never held decoded whole (one emoji
+    makes Python store every character of a text in four bytes).
 
     Attributes:
         name: how errors name the transcript (the path as given, or the ``name=`` of text).
         pointer_base: how pointers name it (absolute path, or the given name for text).
         stem: the default session name (file name without its extension).
         data: the bytes, UTF-8 unless invalid, lines ending in LF (or CRLF).
-        text: the decoded text without a byte order mark, or None when not valid UTF-8.
-        decode_error: the first decoding error when ``text`` is None.
         file_size: the size of the file as read when ``data`` differs in length (a UTF-16 file
             re-encoded), else None.
     """
@@ -66,9 +66,38 @@ class Source:
     pointer_base: str
     stem: str
     data: bytes
-    text: str | None
-    decode_error: UnicodeDecodeError | None = None
     file_size: int | None = None
+    _text: str | None = field(default=None, repr=False, compare=False)
+    _decode_error: UnicodeDecodeError | None = field(default=None, repr=False, compare=False)
+    _decoded: bool = field(default=False, repr=False, compare=False)
+
+    @property
+    def text(self) -> str | None:
+        """The decoded text without a byte order mark, or None when not valid UTF-8."""
+        if not self._decoded:
+            self._decode()
+        return self._text
+
+    @property
+    def decode_error(self) -> UnicodeDecodeError | None:
+        """The first decoding error when ``text`` is None."""
+        if not self._decoded:
+            self._decode()
+        return self._decode_error
+
+    @property
+    def decoded(self) -> bool:
+        """True once the text has been decoded (and is held)."""
+        return self._decoded
+
+    def _decode(self) -> None:
+        try:
+            text = self.data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            self._text, self._decode_error = None, error
+        else:
+            self._text = text[1:] if text.startswith("\ufeff") else text
+        self._decoded = True
 
     @property
     def size_read(self) -> int:
@@ -125,7 +154,11 @@ def read_path(path: str | os.PathLike[str], *, max_bytes: int | None = DEFAULT_M
         raise fail(name, too_large(info.st_size, max_bytes))
     with os.fdopen(fd, "rb") as handle:
         try:
-            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+            # read what fstat said is there (a buffer of max_bytes would be allocated whole),
+            # then whatever the file grew by while it was read, up to the limit
+            data = handle.read(info.st_size + 1)
+            if len(data) > info.st_size:
+                data += handle.read() if max_bytes is None else handle.read(max_bytes + 1 - len(data))
         except OSError as error:
             raise fail(name, f"cannot read ({error.strerror or error})") from None
     if max_bytes is not None and len(data) > max_bytes:  # it grew while being read
@@ -386,22 +419,15 @@ def make_source(data: bytes | str, *, name: str, pointer_base: str | None = None
         if "\x00" in data:
             raise _binary_error(data.encode("utf-8", "surrogatepass"), name)
         text = data[1:] if data.startswith("\ufeff") else data
-        source = Source(
-            name, pointer_base or name, stem, text.encode("utf-8", "surrogatepass"), text
-        )
+        source = Source(name, pointer_base or name, stem, text.encode("utf-8", "surrogatepass"),
+                        _text=text, _decoded=True)
     else:
         read = len(data)
         data = as_utf8(data, name)
         if b"\x00" in data:
             raise _binary_error(data, name)
         size = None if len(data) == read else read
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            source = Source(name, pointer_base or name, stem, data, None, error, size)
-        else:
-            text = text[1:] if text.startswith("\ufeff") else text
-            source = Source(name, pointer_base or name, stem, data, text, file_size=size)
+        source = Source(name, pointer_base or name, stem, data, file_size=size)
     if not source.data or source.data.isspace():
         raise fail(name, "empty file, nothing to parse")
     return source
@@ -435,6 +461,18 @@ def require_text(source: Source) -> str:
     return source.text
 
 
+def _byte_lines(data: bytes) -> Iterator[bytes]:
+    """The lines of ``data`` split on LF, one at a time (no list of them all)."""
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            yield data[start:]
+            return
+        yield data[start:end]
+        start = end + 1
+
+
 def lines_of(source: Source) -> Iterator[tuple[int, str | None, str]]:
     """Yield ``(line number, text or None, problem)`` for every line of the source.
 
@@ -443,11 +481,11 @@ def lines_of(source: Source) -> Iterator[tuple[int, str | None, str]]:
     split on ``\\n`` only (``str.splitlines`` would also split on characters such as U+2028
     that JSON strings may contain); a trailing ``\\r`` is dropped.
     """
-    if source.text is not None:
+    if source.decoded and source.text is not None:
         for number, line in enumerate(source.text.split("\n"), 1):
             yield number, line[:-1] if line.endswith("\r") else line, ""
         return
-    for number, raw in enumerate(source.data.split(b"\n"), 1):
+    for number, raw in enumerate(_byte_lines(source.data), 1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as error:
