@@ -48,3 +48,19 @@ def test_a_question_names_the_discord_account_by_its_name(home, tmp_path):
                          'item_speaker(H, A), item_text(H, T)').rows
     assert rows == [{"A": "tomas", "H": rows[0]["H"],
                      "T": "Are we still on for the river run tomorrow?"}]
+
+
+def test_a_chat_message_names_its_writer_under_the_keys_chat_logs_use():
+    """Chat logs written by bots and scripts name the writer as ``username``, ``display_name``
+    or a ``user`` object, not only OpenAI's ``name``: each is the speaker (a ``user`` given as
+    a bare string is an id, not a name, and stays unread)."""
+    messages = [
+        {"role": "user", "username": "dana", "content": "Can I join the run tomorrow morning?"},
+        {"role": "user", "display_name": "Lee Park", "content": "Count me in for the bridge start."},
+        {"role": "user", "user": {"display_name": "Omar"}, "content": "I will bring the water."},
+        {"role": "user", "user": {"username": "kim.j"}, "content": "Save me a spot at the front."},
+        {"role": "user", "author": {"displayName": "Ana"}, "content": "See you all at seven then."},
+        {"role": "user", "user": "U024BE7LH", "content": "Who is leading the warm-up then?"},
+    ]
+    result = parse_text(json.dumps(messages), name="chat.json", format="openai")
+    assert [i.speaker for i in result.items] == ["dana", "Lee Park", "Omar", "kim.j", "Ana", ""]

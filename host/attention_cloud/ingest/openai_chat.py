@@ -403,14 +403,27 @@ def _date_order(text: str) -> tuple[bool | None, str]:
                   "writes them")
 
 
+# Keys naming a message's writer, in the order they are trusted: OpenAI's participant name,
+# then what chat logs written by other tools and bots use. A ``user`` key is read only as an
+# object: as a string it is an account id (``U024BE7LH``), not a name.
+_SPEAKER_KEYS = ("name", "speaker", "author", "sender", "username", "user_name",
+                 "display_name", "displayName", "user")
+_NAME_KEYS = ("name", "display_name", "displayName", "username", "full_name")
+
+
 def message_speaker(message: dict[str, Any]) -> str:
     """Who wrote a message: its ``name`` (OpenAI's participant name), or a ``speaker`` (as
-    LoCoMo's turns name theirs), ``author`` or ``sender`` given as a string or as
-    ``{"name": ...}``; "" when the message names nobody."""
-    for value in (message.get("name"), message.get("speaker"), message.get("author"),
-                  message.get("sender")):
+    LoCoMo's turns name theirs), ``author``, ``sender``, ``username``, ``user_name`` or
+    ``display_name`` given as a string, or one of those or ``user`` given as an object with
+    a ``name``, ``display_name``, ``username`` or ``full_name``; "" when the message names
+    nobody."""
+    for key in _SPEAKER_KEYS:
+        value = message.get(key)
         if isinstance(value, dict):
-            value = value.get("name")
+            value = next((value[k] for k in _NAME_KEYS
+                          if isinstance(value.get(k), str) and value[k].strip()), None)
+        elif key == "user":
+            continue
         if isinstance(value, str) and value.strip():
             return " ".join(value.split())[:80]
     return ""
