@@ -300,6 +300,16 @@ def date_line(line: str) -> str | None:
 _DATE_ONLY_LABEL = re.compile(r"(?:session[ \t]+)?date[ \t]*:[ \t]*", re.I)
 
 
+_MONTH_NAME = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+               r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+# A line that is only a day of a month, its weekday perhaps, and no year: "May 8th", "Mon 8 May",
+# "Tuesday, the 9th of May". It dates the turns below it, but in no year this reader can name.
+_YEARLESS_DAY = re.compile(
+    r"(?i)(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
+    r"(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MONTH_NAME
+    + r"|" + _MONTH_NAME + r"\s+\d{1,2}(?:st|nd|rd|th)?)")
+
+
 def unread_date(line: str) -> str:
     """The date a line gives under a date's label ("Date: …", "Session date: …") where
     :func:`date_line` cannot read it ("Date: sometime in June"), as written; "" for any other
@@ -307,7 +317,16 @@ def unread_date(line: str) -> str:
     silence."""
     text = line.strip().strip("#*_ \t")
     label = _DATE_ONLY_LABEL.match(text)
-    return text[label.end():].strip() if label else ""
+    if label:
+        return text[label.end():].strip()
+    return yearless_day(line)
+
+
+def yearless_day(line: str) -> str:
+    """The day and month a line that is only those gives without a year (``## May 8th``,
+    ``Tue 9 May``), as written; "" for any other line."""
+    bare = line.strip().strip("#*_[]()=~-:. \t")
+    return bare if _YEARLESS_DAY.fullmatch(bare) else ""
 
 
 def heading_date(title: str) -> str:
@@ -384,7 +403,7 @@ class PlainTextParser:
                 if dated is not None:
                     session_time = dated  # dates the turns after it
                     self.clock.dated(dated.day)
-                elif heads and not fenced and unread_date(line):
+                elif (heads or yearless_day(line)) and not fenced and unread_date(line):
                     if role:  # the turn before ends here, with the time it had
                         self._turn(role, (start, end), body, source.pointer_base, who, when)
                         role = ""
