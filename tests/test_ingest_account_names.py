@@ -32,8 +32,8 @@ def test_a_discord_csv_author_is_named_without_the_discriminator():
 
 
 def test_a_skype_sender_is_named_without_the_account_prefix():
-    result = parse_text(_skype("8:live:priya", "8:live:dana", "8:live:.cid.3f2a9c1b7d", "8:tomas.ruiz"),
-                        name="messages.json", format="skype")
+    senders = ("8:live:priya", "8:live:dana", "8:live:.cid.3f2a9c1b7d", "8:tomas.ruiz")
+    result = parse_text(_skype(*senders), name="messages.json", format="skype")
     assert [i.speaker for i in result.items] == ["priya", "dana", "live:.cid.3f2a9c1b7d",
                                                  "tomas.ruiz"]
 
@@ -56,7 +56,7 @@ def test_a_chat_message_names_its_writer_under_the_keys_chat_logs_use():
     a bare string is an id, not a name, and stays unread)."""
     messages = [
         {"role": "user", "username": "dana", "content": "Can I join the run tomorrow morning?"},
-        {"role": "user", "display_name": "Lee Park", "content": "Count me in for the bridge start."},
+        {"role": "user", "display_name": "Lee Park", "content": "Count me in at the bridge."},
         {"role": "user", "user": {"display_name": "Omar"}, "content": "I will bring the water."},
         {"role": "user", "user": {"username": "kim.j"}, "content": "Save me a spot at the front."},
         {"role": "user", "author": {"displayName": "Ana"}, "content": "See you all at seven then."},

@@ -163,4 +163,5 @@ def test_real_binary_data_is_still_refused_as_binary(tmp_path):
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00" + bytes(range(256)) * 4)
     with pytest.raises(InputError) as caught:
         parse_path(path)
-    assert str(caught.value) == f"{path}:3: binary data (NUL byte at column 1), not a text transcript"
+    assert str(caught.value) == \
+        f"{path}:3: binary data (NUL byte at column 1), not a text transcript"

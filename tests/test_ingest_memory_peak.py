@@ -15,7 +15,8 @@ def _session(path, records):
         for n in range(records):
             user = {"type": "user", "uuid": f"u{n}", "sessionId": "s1",
                     "timestamp": f"2026-01-02T03:{n // 60 % 60:02d}:{n % 60:02d}Z",
-                    "message": {"role": "user", "content": f"step {n}: run the checks " + "x" * 300}}
+                    "message": {"role": "user",
+                                "content": f"step {n}: run the checks " + "x" * 300}}
             done = {"type": "assistant", "uuid": f"a{n}", "sessionId": "s1",
                     "timestamp": f"2026-01-02T03:{n // 60 % 60:02d}:{n % 60:02d}Z",
                     "message": {"role": "assistant", "content": [

@@ -762,9 +762,11 @@ def test_a_name_typed_in_lower_case_in_a_sentence_is_that_speaker(conversation_h
     nothing of how the writer spells names, so the lower-case name is Priya's; a goal that
     capitalises another word mid-sentence spells names with capitals, and "will" there is no
     one's name."""
-    out = conversation_home("query", 'goal_speaker("What did priya say about the pottery class?", A), '
+    out = conversation_home("query",
+                            'goal_speaker("What did priya say about the pottery class?", A), '
                             'goal_speaker("When did tomas book the trip? I forgot.", B), '
-                            'goal_speaker("Is it true? what did priya make", C)', "--format", "json")
+                            'goal_speaker("Is it true? what did priya make", C)',
+                            "--format", "json")
     assert json.loads(out.stdout) == [{"A": "Priya", "B": "Tomás", "C": "Priya"}]
     cased = conversation_home("query", 'goal_speaker("Did priya visit Lisbon with Dana?", X)',
                               "--format", "json")

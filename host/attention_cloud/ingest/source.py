@@ -158,7 +158,8 @@ def read_path(path: str | os.PathLike[str], *, max_bytes: int | None = DEFAULT_M
             # then whatever the file grew by while it was read, up to the limit
             data = handle.read(info.st_size + 1)
             if len(data) > info.st_size:
-                data += handle.read() if max_bytes is None else handle.read(max_bytes + 1 - len(data))
+                rest = -1 if max_bytes is None else max_bytes + 1 - len(data)
+                data += handle.read(rest)
         except OSError as error:
             raise fail(name, f"cannot read ({error.strerror or error})") from None
     if max_bytes is not None and len(data) > max_bytes:  # it grew while being read
@@ -311,9 +312,9 @@ def skipped_within(root: Path, skip: str | os.PathLike[str] | None) -> Path | No
 def as_utf8(data: bytes, name: str) -> bytes:
     """``data`` as UTF-8 with LF line ends: text in UTF-16 or UTF-32 that starts with its byte
     order mark re-encoded (the mark dropped), and such text without its mark too, known by
-    decoding cleanly where its NUL bytes say it is wide (:func:`_unmarked_wide_text`), and lines ending in CR alone (a file with no LF at
-    all: a CR inside lines that end in LF is part of their text) ended with LF instead; other
-    bytes as they are.
+    decoding cleanly where its NUL bytes say it is wide (:func:`_unmarked_wide_text`), and
+    lines ending in CR alone (a file with no LF at all: a CR inside lines that end in LF is
+    part of their text) ended with LF instead; other bytes as they are.
 
     Raises:
         InputError: a byte order mark of UTF-16 or UTF-32 on bytes that are not that encoding
