@@ -43,3 +43,29 @@ def test_a_large_json_lines_session_is_read_without_decoding_it_whole(tmp_path):
     assert len(result.items) == 4000
     assert "📋" in result.items[15].text
     assert peak < 3 * size, f"peak {peak / size:.1f}x the file's {size} bytes"
+
+
+def test_a_large_openai_json_lines_chat_is_read_without_decoding_it_whole(tmp_path):
+    """OpenAI-style JSON Lines (a chat logged a message a line) are read the same way; the
+    order of day and month its times are written in is still decided from all of them."""
+    path = tmp_path / "chat.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for n in range(6000):
+            day = 8 + n // 3000 * 6  # 08/05 then 14/05: only the second says the day is first
+            message = {"role": "user" if n % 2 == 0 else "assistant",
+                       "timestamp": f"{day:02d}/05/2023 13:{n % 60:02d}",
+                       "content": f"message {n} about the long run plan " + "w" * 200
+                       + (" 📋" if n == 7 else ""),
+                       "metadata": {"trace": "t" * 1500}}
+            out.write(json.dumps(message, ensure_ascii=False) + "\n")
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        result = parse_path(path, max_file_bytes=None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.format == "openai"
+    assert len(result.items) == 6000
+    assert result.items[0].time == "2023-05-08T13:00:00Z"
+    assert peak < 3 * size, f"peak {peak / size:.1f}x the file's {size} bytes"
