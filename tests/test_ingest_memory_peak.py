@@ -29,16 +29,21 @@ def _session(path, records):
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
+def _parsed_with_peak(path):
+    """The parse of ``path`` and the most memory Python held at once while parsing it."""
+    tracemalloc.start()
+    try:
+        result = parse_path(path, max_file_bytes=None)
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_a_large_json_lines_session_is_read_without_decoding_it_whole(tmp_path):
     path = tmp_path / "session.jsonl"
     _session(path, 2000)
     size = path.stat().st_size
-    tracemalloc.start()
-    try:
-        result = parse_path(path, max_file_bytes=None)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    result, peak = _parsed_with_peak(path)
     assert result.format == "claude-code"
     assert len(result.items) == 4000
     assert "📋" in result.items[15].text
@@ -59,12 +64,7 @@ def test_a_large_openai_json_lines_chat_is_read_without_decoding_it_whole(tmp_pa
                        "metadata": {"trace": "t" * 1500}}
             out.write(json.dumps(message, ensure_ascii=False) + "\n")
     size = path.stat().st_size
-    tracemalloc.start()
-    try:
-        result = parse_path(path, max_file_bytes=None)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    result, peak = _parsed_with_peak(path)
     assert result.format == "openai"
     assert len(result.items) == 6000
     assert result.items[0].time == "2023-05-08T13:00:00Z"
