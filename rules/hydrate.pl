@@ -1400,8 +1400,9 @@ assistant_output_(W) :- memberchk(W, ["suggestion", "suggestions", "recommendati
 % The speakers memory knows (journal_speakers/1) that Goal names, in the order it names them.
 % A name matches the goal's words case-insensitively and without accents, a possessive
 % ("Priya's", "James'") included, but a capitalised name only where the goal writes it
-% capitalised too (or writes no capitals at all): "will" in "will it rain" is not a speaker
-% called Will. No word list: the names are memory's own. A speaker of several words is named
+% capitalised too, when the goal shows that it spells names with capitals (goal_cased_/2):
+% "will" in "Will you check if it will rain in Lisbon?" is not a speaker called Will, while
+% "What did priya say?" asks about Priya. No word list: the names are memory's own. A speaker of several words is named
 % by the first of them too, as people name each other ("What did Dana suggest?" asks about
 % "Dana Whitfield" of a chat export), unless the goal writes another speaker's whole name
 % there ("Dana Lee" is not "Dana Whitfield").
@@ -1412,7 +1413,7 @@ goal_people_(Goal, Reader, Names) :-
     ;   split_string(Goal, " \t\n\r,.;:!?()\"", " \t\n\r,.;:!?()\"", Tokens0),
         exclude(==(""), Tokens0, Tokens1),
         maplist(goal_token_, Tokens1, Tokens),
-        (   string_lower(Goal, Goal) -> Cased = false ; Cased = true ),
+        goal_cased_(Goal, Cased),
         findall(At-Name-Len, ( member(Name, Known),
                                name_at_(Name, Tokens, Cased, At, Len),
                                speaks_to_(Reader, Name) ), Found0),
@@ -1425,6 +1426,32 @@ goal_people_(Goal, Reader, Names) :-
     ).
 
 first_word_taken_(Whole, At-_-1) :- memberchk(At, Whole).
+
+% goal_cased_(+Goal, -Cased): Cased is true when Goal capitalises a word no sentence asks to
+% be capitalised: not its first word, nor one after a word ending a sentence (. ! ?), nor "I"
+% ("I'm", "I'd" ...). Such a writer spells names with capitals, so a lower-case word is no
+% name; one whose only capitals start sentences ("What did priya say?") shows nothing.
+goal_cased_(Goal, Cased) :-
+    split_string(Goal, " \t\n\r", " \t\n\r", Words0),
+    exclude(==(""), Words0, Words),
+    (   append(_, [Before, Word|_], Words),
+        \+ sentence_end_(Before),
+        capitalised_word_(Word),
+        \+ ( written_token_(Word, _-Lower), first_person_(Lower) )
+    ->  Cased = true
+    ;   Cased = false
+    ).
+
+sentence_end_(Word) :-
+    split_string(Word, "", ")\"'’”", [Bare]),
+    sub_string(Bare, _, 1, 0, Last),
+    memberchk(Last, [".", "!", "?", "。", "！", "？"]).
+
+% capitalised_word_(+Word): Word's first letter (after quotes or brackets) is a capital.
+capitalised_word_(Word) :-
+    string_chars(Word, Chars),
+    member(C, Chars), char_type(C, alpha), !,
+    char_type(C, upper(_)), \+ char_type(C, lower(_)).
 
 % speaks_to_(+Reader, +Name): Reader sees a record Name speaks in (the owner, `none`, sees all).
 speaks_to_(none, _) :- !.
@@ -1441,7 +1468,7 @@ semantic_goal_(Goal, speaker(Names), SemGoal) :-
     split_string(Goal, " \t\n\r", " \t\n\r", Words0),
     exclude(==(""), Words0, Words),
     maplist(written_token_, Words, Tokens),
-    (   string_lower(Goal, Goal) -> Cased = false ; Cased = true ),
+    goal_cased_(Goal, Cased),
     foldl(drop_name_(Cased), Names, Words-Tokens, Kept-_),
     atomic_list_concat(Kept, ' ', Text),
     (   sub_atom(Text, _, 1, _, C), char_type(C, alpha)

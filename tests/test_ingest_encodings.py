@@ -126,3 +126,42 @@ def test_cli_ingests_utf16_and_shows_its_source_then_refuses_a_broken_one(tmp_pa
         f"atc: {bad}: line 2: invalid UTF-16 (byte order mark FF FE): an odd number of bytes "
         "(a half character at the end)"]
     assert {p: p.read_bytes() for p in home.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+@pytest.mark.parametrize("name,text", [("chat.txt", CHAT + "User: ça coûte 5 € — 一\n"),
+                                       ("session.jsonl", RECORDS)])
+def test_wide_text_without_a_byte_order_mark_reads_as_its_utf8_twin(tmp_path, codec, name, text):
+    """Some tools (a .NET StreamWriter given Encoding.Unicode without a preamble, a Python
+    script's ``open(..., encoding="utf-16-le")``) write UTF-16 with no mark: its NUL pattern
+    gives it away, and it reads as the same transcript in UTF-8 would."""
+    twin = tmp_path / "utf8" / name
+    twin.parent.mkdir()
+    twin.write_text(text, encoding="utf-8")
+    plain = parse_path(twin)
+    path, wide = _read(tmp_path, name, text.encode(codec))
+    assert wide.format == plain.format
+    assert [(i.kind, i.text, i.time, i.handle) for i in wide.items] == \
+        [(i.kind, i.text, i.time, i.handle) for i in plain.items]
+    assert read_pointer(wide.items[0].pointer) == text.split("\n")[0]
+
+
+def test_binary_data_that_looks_like_utf16_says_so(tmp_path):
+    """UTF-16 without its mark that does not decode (cut in half a character) is refused, with
+    a hint at what the file seems to be rather than "binary" alone."""
+    path = tmp_path / "cut.txt"
+    path.write_bytes(CHAT.encode("utf-16-le")[:-1])
+    with pytest.raises(InputError) as caught:
+        parse_path(path)
+    assert str(caught.value) == (
+        f"{path}:1: binary data (NUL byte at column 2), not a text transcript (it looks like "
+        "UTF-16 LE without a byte order mark, but does not decode as it: an odd number of bytes)")
+
+
+def test_real_binary_data_is_still_refused_as_binary(tmp_path):
+    path = tmp_path / "image.txt"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00" + bytes(range(256)) * 4)
+    with pytest.raises(InputError) as caught:
+        parse_path(path)
+    assert str(caught.value) == \
+        f"{path}:3: binary data (NUL byte at column 1), not a text transcript"

@@ -27,7 +27,7 @@ def test_each_conversation_keeps_every_sender_and_time_oldest_first(parsed):
          "Count me in & I'll bring water :) https://maps.example.org/loop"),
         ("Running Club", "Dana Whitfield", "2023-05-09T08:13:20Z",
          "[attached: training-plan.pdf]"),
-        ("8:live:dana", "live:priya", "2023-05-10T06:26:40Z", "See you at the bridge at seven"),
+        ("8:live:dana", "priya", "2023-05-10T06:26:40Z", "See you at the bridge at seven"),
     ]
     assert [i.role for i in parsed.items] == ["user", "assistant", "assistant", "user"]
 

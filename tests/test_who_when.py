@@ -332,6 +332,35 @@ def test_a_session_date_line_that_cannot_be_read_is_reported_with_its_line(tmp_p
     assert result.unread_times == [] and {i.time for i in result.items} == {"2023-05-08T00:00:00Z"}
 
 
+def test_a_date_line_without_a_year_is_reported_not_called_no_time(tmp_path):
+    """A chat kept by day with dates written without a year (``## May 8th``, ``Mon 8 May``)
+    had its turns kept without a time and the report said the file writes none, which it does.
+    Such a line cannot be placed in a year: it is listed under times unread with its line, and
+    the turns below it keep no time (not the day of a date line above)."""
+    path = tmp_path / "chat.md"
+    path.write_text("## May 8th\n"
+                    "Priya: Are we still on for the river run tomorrow morning?\n"
+                    "Tomás: Yes, seven sharp at the bridge.\n\n"
+                    "## Tuesday, 9 May\n"
+                    "Priya: I got there early and the path was flooded.\n"
+                    "Tomás: Sorry, I overslept this morning.\n")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", ""), ("Tomás", ""), ("Priya", ""), ("Tomás", "")]
+    assert result.unread_times == [(1, "May 8th"), (5, "Tuesday, 9 May")]
+    assert result.notes == []
+    # between turns with no blank line too, as a date line with its year is read; a turn's
+    # own line that says more than a day stays its text
+    kept = tmp_path / "kept.txt"
+    kept.write_text("Mon 8 May\nPriya: When is the next race?\nTomás: It is on\n"
+                    "June 3rd works for me\nTue 9 May\nPriya: Great, I will sign up tonight.\n")
+    result = parse_path(kept)
+    assert result.unread_times == [(1, "Mon 8 May"), (5, "Tue 9 May")]
+    assert [i.text for i in result.items] == ["When is the next race?",
+                                             "It is on\nJune 3rd works for me",
+                                             "Great, I will sign up tonight."]
+
+
 # -- relative dates ---------------------------------------------------------------------------------
 def test_relative_dates_resolve_against_the_turns_own_time():
     text = ("I signed up for the pottery class yesterday. Two days ago I bought clay, last "
@@ -726,6 +755,22 @@ def test_goal_speaker_reads_names_memory_knows(conversation_home):
     assert json.loads(out.stdout) == [{"A": "Tomás", "B": "Priya", "C": "assistant"}]
     none = conversation_home("query", 'goal_speaker("will priyanka like clay", X)', "--format", "json")
     assert json.loads(none.stdout) == []
+
+
+def test_a_name_typed_in_lower_case_in_a_sentence_is_that_speaker(conversation_home):
+    """People type "What did priya say?": a capital at a sentence's start (or on "I") shows
+    nothing of how the writer spells names, so the lower-case name is Priya's; a goal that
+    capitalises another word mid-sentence spells names with capitals, and "will" there is no
+    one's name."""
+    out = conversation_home("query",
+                            'goal_speaker("What did priya say about the pottery class?", A), '
+                            'goal_speaker("When did tomas book the trip? I forgot.", B), '
+                            'goal_speaker("Is it true? what did priya make", C)',
+                            "--format", "json")
+    assert json.loads(out.stdout) == [{"A": "Priya", "B": "Tomás", "C": "Priya"}]
+    cased = conversation_home("query", 'goal_speaker("Did priya visit Lisbon with Dana?", X)',
+                              "--format", "json")
+    assert json.loads(cased.stdout) == []
 
 
 def test_a_name_in_a_question_written_without_spaces_between_words(home):

@@ -17,7 +17,7 @@ from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .item_limits import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS  # noqa: F401  (re-exported)
 from .records import ItemRecord, ParseResult, Relation
 from .source import Source, require_text
-from .textutil import capped_text, goal_text
+from .textutil import capped_text, goal_text, scalar_text
 from .timefmt import names_a_season, read_turn_time, relative_dates, with_iso_dates
 from .tools import ToolCall
 
@@ -119,7 +119,7 @@ class ItemCollector:
         content list (read with the same ``types``): a part of another type, or without text
         (an image), as ``<type> <noun>``; one whose type is not a name as ``untyped <noun>``;
         a part that is not an object (a number, null, a list), or a text part whose text is
-        no string, as skipped. Nothing read vanishes uncounted."""
+        neither a string nor a number, as skipped. Nothing read vanishes uncounted."""
         for index, part in enumerate(content if isinstance(content, list) else ()):
             if isinstance(part, str):
                 continue
@@ -128,8 +128,9 @@ class ItemCollector:
                 continue
             kind = part.get("type", "text")
             text = part.get("text")
-            has_text = isinstance(text, str) or (isinstance(text, dict)
-                                                 and isinstance(text.get("value"), str))
+            if isinstance(text, dict):
+                text = text.get("value")
+            has_text = isinstance(text, str) or bool(scalar_text(text))
             if not isinstance(kind, str):
                 self.ignore(f"untyped {noun}")
             elif types is not None and kind not in types or not has_text and kind not in _TEXTUAL:

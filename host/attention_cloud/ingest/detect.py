@@ -97,9 +97,12 @@ from .sillytavern import is_sillytavern_line
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
+from .jsonlines import json_lines_head
 from .source import TRANSCRIPT_SUFFIXES, Source, fail, make_source, read_path
 
 _LINES_TO_TRY = 50
+# A file up to this size is looked at whole; a larger one of JSON Lines, by its first lines.
+_WHOLE_TEXT_BYTES = 1 << 20
 _CLAUDE_CODE_FIELDS = ("sessionId", "uuid", "leafUuid", "message", "parentUuid")
 
 
@@ -129,9 +132,20 @@ def _names_a_file(text: str) -> bool:
     return os.path.exists(text) or Path(text).suffix.lower() in TRANSCRIPT_SUFFIXES
 
 
+def _detection_text(source: Source) -> str:
+    """The text formats are told apart by: for a large JSON Lines file not yet decoded, its
+    first lines (what the line-by-line checks read), so detection does not hold the whole file
+    decoded; else all of it (invalid UTF-8 replaced)."""
+    if not source.decoded and len(source.data) > _WHOLE_TEXT_BYTES:
+        head = json_lines_head(source.data, 4 * _LINES_TO_TRY + 1)
+        if head is not None:
+            return head
+    return source.text if source.text is not None else source.data.decode("utf-8", "replace")
+
+
 def detect_source_format(source: Source) -> str:
     """The format of a read source (see :func:`detect_format`)."""
-    text = source.text if source.text is not None else source.data.decode("utf-8", "replace")
+    text = _detection_text(source)
     head = text.lstrip()
     if is_base_state(source.name):
         return "openhands"

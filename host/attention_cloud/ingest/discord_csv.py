@@ -4,8 +4,9 @@ quoted; a message's text may run over several lines.
 
 - **Session**: the file's name (the exporter names it ``<guild> - <channel> [<id>].csv``); the
   CSV names neither guild nor channel.
-- **Speakers**: ``Author`` (the account's name, ``priya.p`` or ``priya#4821``); roles as
-  :mod:`.chat_messages` gives them.
+- **Speakers**: ``Author``, the account's name (``priya.p``), without the discriminator
+  Discord added to names before 2023 (``priya#4821`` is ``priya``; ``#0`` marks a name
+  migrated since); roles as :mod:`.chat_messages` gives them.
 - **Time**: ``Date``, as the exporter prints a date in its culture (``5/8/2023 3:56 PM``,
   ``08/05/2023 13:56``, ``08.05.2023 13:56``) in the exporting machine's zone, which it does not
   name: read as UTC, as every time without a zone. A numeric date's order of day and month is
@@ -37,6 +38,9 @@ from .timefmt import day_first_of
 
 COLUMNS = ("AuthorID", "Author", "Date", "Content", "Attachments", "Reactions")
 HEADER = ",".join(COLUMNS)
+# Discord's discriminator after an account's name: four digits, or "#0" for a name migrated to
+# the unique usernames of 2023. Never after a space ("Team #1" is a name).
+_DISCRIMINATOR = re.compile(r"(?<=\S)#(?:\d{4}|0)$")
 # What the exporter writes in place of a system message's text (by the JSON export's type).
 _SYSTEM_TEXTS = (
     ("RecipientAdd", re.compile(r"Added (?:a recipient|.+ to the group)\.")),
@@ -74,6 +78,11 @@ def _rows(text: str) -> Iterator[tuple[int, int, list[str] | str]]:
         if first == 1 or (isinstance(row, list) and not any(field.strip() for field in row)):
             continue  # the header, or a blank line (the one after the last row)
         yield first, last, row
+
+
+def shown_name(account: str) -> str:
+    """The name an account shows, without its discriminator: ``tomas#4821`` is ``tomas``."""
+    return _DISCRIMINATOR.sub("", account) or account
 
 
 def file_name_of(address: str) -> str:
@@ -123,8 +132,9 @@ class DiscordCsvParser(ChatExportParser):
         if not text and not attached:
             self.collector.ignore("empty")
             return
-        sender = one_line_name(author, 80) or one_line_name(author_id, 80) or "unknown"
-        key = f"{author_id or sender}@{date.strip()}"
+        account = one_line_name(author, 80) or one_line_name(author_id, 80) or "unknown"
+        key = f"{author_id or account}@{date.strip()}"  # as before names lost the discriminator
+        sender = shown_name(account)
         seen[key] = seen.get(key, 0) + 1
         add_chat_message(self.collector, self.senders, record_no=number,
                          session=self.default_session, sender=sender, text=text,

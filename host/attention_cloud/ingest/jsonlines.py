@@ -87,6 +87,30 @@ def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int
         yield number, record
 
 
+def json_lines_head(data: bytes, lines: int) -> str | None:
+    """The first ``lines`` lines of ``data`` as text when ``data`` is JSON Lines of objects
+    beyond doubt (its first non-blank line an object on its own, another line with text after
+    it), else None. What tells a format apart is in its first lines, so a large session is
+    recognised without decoding all of it."""
+    start = len(data) - len(data.lstrip())
+    end = data.find(b"\n", start)
+    if end < 0 or data[start:start + 1] != b"{" or data[end:].isspace():
+        return None
+    try:
+        first = _decode(data[start:end].decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(first, dict):
+        return None
+    cut = end
+    for _ in range(lines):
+        cut = data.find(b"\n", cut + 1)
+        if cut < 0:
+            cut = len(data)
+            break
+    return data[:cut].decode("utf-8", "replace")
+
+
 def json_document(source: Source) -> Any | None:
     """The transcript as one JSON document (envelopes still in it), or None when it is not
     one: it does not start with ``[`` or ``{``, or it is JSON Lines (several values, one per
@@ -99,6 +123,8 @@ def json_document(source: Source) -> Any | None:
     first = source.data.lstrip()[:1]
     if first not in (b"[", b"{"):
         return None
+    if first == b"{" and json_lines_head(source.data, 0) is not None:
+        return None  # JSON Lines, known from its first line: read a line at a time
     if source.text is None:
         if first == b"[":
             require_text(source)  # raises: a JSON document must be valid UTF-8 throughout

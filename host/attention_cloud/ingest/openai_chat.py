@@ -25,6 +25,7 @@ call without its result (:mod:`.open_calls`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -38,9 +39,9 @@ from .classify import (
     named_user_kind,
 )
 from .collector import ItemCollector
-from .jsonlines import json_document, json_records, strip_document_envelopes
+from .jsonlines import json_document, json_lines_head, json_records, strip_document_envelopes
 from .open_calls import AddItem, OpenCalls
-from .source import Source, fail
+from .source import Source, fail, lines_of
 from .textutil import parts_text
 from .timefmt import NUMERIC_DATE, day_first_by_span, day_first_order, numeric_dates, read_time
 from .tools import ToolCall, describe_call, describe_function
@@ -100,9 +101,7 @@ class OpenAIChatParser:
     def parse(self, source: Source) -> int:
         """Read every message; return how many were well-formed messages. A call left without
         its result at the end is kept as one (:mod:`.open_calls`)."""
-        # a file with a line that is not UTF-8 has no text; its other lines' times still count
-        text = source.text if source.text is not None else source.data.decode("utf-8", "replace")
-        self.collector.day_first, note = _date_order(text)
+        self.collector.day_first, note = _date_order(_texts_of(source))
         if note:
             self.collector.note(note)
         read = self._read(source)
@@ -378,14 +377,27 @@ _TIME_VALUES = re.compile(r'"(?:' + "|".join(TIME_KEYS) + r')"\s*:\s*"([^"\\]{1,
 _NUMERIC_VALUES = re.compile(r':\s*"(\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}[^"\\]{0,60})"')
 
 
-def _date_order(text: str) -> tuple[bool | None, str]:
-    """``(day first?, note)``: whether the file's ``A/B/YEAR`` times put the day first, as all
-    of them decide it (``13/05/2023 09:00`` after ``08/05/2023 13:56``: 8 May, not 5
-    August), else as the order under which they lie closest together decides it (said in
-    ``note``); None when nothing decides it (each is then read month first, as written in the
-    US, and ``note`` says so)."""
-    written = {m.start(1): m.group(1) for m in _TIME_VALUES.finditer(text)}
-    written.update((m.start(1), m.group(1)) for m in _NUMERIC_VALUES.finditer(text))
+def _texts_of(source: Source) -> Iterable[str]:
+    """The text of a chat to look for its times in: JSON Lines not yet decoded a line at a
+    time (a large log is never held decoded whole), else the whole text (a file with a line
+    that is not UTF-8 has no text: its other lines' times still count)."""
+    if not source.decoded and json_lines_head(source.data, 0) is not None:
+        return (line for _, line, _ in lines_of(source) if line)
+    return [source.text if source.text is not None else source.data.decode("utf-8", "replace")]
+
+
+def _date_order(texts: Iterable[str]) -> tuple[bool | None, str]:
+    """``(day first?, note)``: whether the file's ``A/B/YEAR`` times (in ``texts``, its whole
+    text or its lines) put the day first, as all of them decide it (``13/05/2023 09:00``
+    after ``08/05/2023 13:56``: 8 May, not 5 August), else as the order under which they lie
+    closest together decides it (said in ``note``); None when nothing decides it (each is
+    then read month first, as written in the US, and ``note`` says so)."""
+    written: dict[tuple[int, int], str] = {}
+    numeric: dict[tuple[int, int], str] = {}
+    for index, text in enumerate(texts):
+        written.update(((index, m.start(1)), m.group(1)) for m in _TIME_VALUES.finditer(text))
+        numeric.update(((index, m.start(1)), m.group(1)) for m in _NUMERIC_VALUES.finditer(text))
+    written.update(numeric)
     dates = [d for value in written.values() for d in numeric_dates(value)]
     if not dates:
         return None, ""
@@ -403,14 +415,27 @@ def _date_order(text: str) -> tuple[bool | None, str]:
                   "writes them")
 
 
+# Keys naming a message's writer, in the order they are trusted: OpenAI's participant name,
+# then what chat logs written by other tools and bots use. A ``user`` key is read only as an
+# object: as a string it is an account id (``U024BE7LH``), not a name.
+_SPEAKER_KEYS = ("name", "speaker", "author", "sender", "username", "user_name",
+                 "display_name", "displayName", "user")
+_NAME_KEYS = ("name", "display_name", "displayName", "username", "full_name")
+
+
 def message_speaker(message: dict[str, Any]) -> str:
     """Who wrote a message: its ``name`` (OpenAI's participant name), or a ``speaker`` (as
-    LoCoMo's turns name theirs), ``author`` or ``sender`` given as a string or as
-    ``{"name": ...}``; "" when the message names nobody."""
-    for value in (message.get("name"), message.get("speaker"), message.get("author"),
-                  message.get("sender")):
+    LoCoMo's turns name theirs), ``author``, ``sender``, ``username``, ``user_name`` or
+    ``display_name`` given as a string, or one of those or ``user`` given as an object with
+    a ``name``, ``display_name``, ``username`` or ``full_name``; "" when the message names
+    nobody."""
+    for key in _SPEAKER_KEYS:
+        value = message.get(key)
         if isinstance(value, dict):
-            value = value.get("name")
+            value = next((value[k] for k in _NAME_KEYS
+                          if isinstance(value.get(k), str) and value[k].strip()), None)
+        elif key == "user":
+            continue
         if isinstance(value, str) and value.strip():
             return " ".join(value.split())[:80]
     return ""

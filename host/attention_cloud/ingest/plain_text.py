@@ -84,6 +84,20 @@ _NAMED_SPEAKER = re.compile(
     r"(?:\*\*|__)?" + _PAREN_STAMP + r"(?:\*\*|__)?[ \t]*[:\uff1a](?:\*\*|__)?[ \t]?(?P<rest>.*)",
     re.DOTALL,
 )
+# IRC's shape, as irssi, WeeChat, ZNC, HexChat and Matrix bridges log it: "[13:56] <priya> …",
+# "13:56 <@priya> …": the nick in angle brackets (its channel mode, @ + % & ~, is no part of
+# it) says a turn starts, so it may be lower case; nothing else on the line names it. The
+# groups are those of _NAMED_SPEAKER (paren, square and bold never take part).
+_IRC_SPEAKER = re.compile(
+    r"[ \t]{0,3}" + _STAMP + _BARE_STAMP
+    + r"<[ \t]?[@+%&~]?(?P<name>[^\W\d][\w\-.'\[\]`^{|}]{0,31})>[ \t]+"
+    r"(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>.*)",
+    re.DOTALL,
+)
+# What an IRC log writes that no one said: joins, parts, quits, topic and mode changes ("-!-",
+# "***", "-->", "<--", "--"), and "/me" actions ("* priya waves"), after the line's time.
+_IRC_EVENT = re.compile(r"[ \t]{0,3}" + _STAMP + _BARE_STAMP
+                        + r"(?:-!-|\*\*\*|-->|<--|--|\*[ \t]+[^\W\d][^\s]{0,31}[ \t])")
 # Words that label a line ("Note: …", "Date: …") rather than name a person: never a speaker on
 # the strength of one line (a name that starts two lines is one whatever it is).
 _LABELS = frozenset("""
@@ -102,6 +116,10 @@ _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
 _LAST_BRACKETS = re.compile(r"[(\[]((?:[^()\[\]\n]|\([^()\[\]\n]{1,12}\)){6,60})[)\]][ \t:]*\Z")
+# An IRC client's day banner: irssi's "--- Day changed Tue May 09 2023", "--- Log opened Mon May
+# 08 13:55:12 2023", WeeChat's "-- Date changed to …".
+_LOG_DAY = re.compile(r"(?:day changed|date changed(?: to)?|log opened|log closed)[ \t:]+(.+)",
+                      re.IGNORECASE)
 _ON_DATE = re.compile(r"(?:on|as of)[ \t]+(.+)", re.IGNORECASE)
 _DATE_SEPARATORS = (" \u2014 ", " \u2013 ", " - ", ": ", ", ")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -160,8 +178,14 @@ def _named_match(line: str) -> re.Match[str] | None:
     match = _NAMED_SPEAKER.match(line)
     # a name is capitalised, or written in a script without case (李雷, محمد): never lower-case
     if match is None or any(word[0].islower() for word in match.group("name").split()):
-        return None
+        return _IRC_SPEAKER.match(line) if "<" in line[:80] else None
     return match
+
+
+def irc_event(line: str) -> bool:
+    """True for a line an IRC log writes that no one said (``-!- tomas has joined``, ``*
+    priya waves``)."""
+    return _IRC_EVENT.match(line) is not None
 
 
 def _shape(match: re.Match[str]) -> tuple[bool, bool, bool]:
@@ -282,7 +306,8 @@ def date_line(line: str) -> str | None:
     candidates = [text] + [text.rsplit(sep, 1)[1] for sep in _DATE_SEPARATORS if sep in text]
     # "Session 1 (1:56 pm on 8 May, 2023)", "On 8 May 2023:"
     banner = line.strip().strip("#*_=~:- \t")
-    candidates += [found[1] for found in (_LAST_BRACKETS.search(banner), _ON_DATE.match(text))
+    candidates += [found[1] for found in (_LAST_BRACKETS.search(banner), _ON_DATE.match(text),
+                                          _LOG_DAY.match(text))
                    if found is not None]
     for candidate in candidates:
         if _YEAR.search(candidate):
@@ -300,6 +325,16 @@ def date_line(line: str) -> str | None:
 _DATE_ONLY_LABEL = re.compile(r"(?:session[ \t]+)?date[ \t]*:[ \t]*", re.I)
 
 
+_MONTH_NAME = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+               r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+# A line that is only a day of a month, its weekday perhaps, and no year: "May 8th", "Mon 8 May",
+# "Tuesday, the 9th of May". It dates the turns below it, but in no year this reader can name.
+_YEARLESS_DAY = re.compile(
+    r"(?i)(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
+    r"(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MONTH_NAME
+    + r"|" + _MONTH_NAME + r"\s+\d{1,2}(?:st|nd|rd|th)?)")
+
+
 def unread_date(line: str) -> str:
     """The date a line gives under a date's label ("Date: …", "Session date: …") where
     :func:`date_line` cannot read it ("Date: sometime in June"), as written; "" for any other
@@ -307,7 +342,16 @@ def unread_date(line: str) -> str:
     silence."""
     text = line.strip().strip("#*_ \t")
     label = _DATE_ONLY_LABEL.match(text)
-    return text[label.end():].strip() if label else ""
+    if label:
+        return text[label.end():].strip()
+    return yearless_day(line)
+
+
+def yearless_day(line: str) -> str:
+    """The day and month a line that is only those gives without a year (``## May 8th``,
+    ``Tue 9 May``), as written; "" for any other line."""
+    bare = line.strip().strip("#*_[]()=~-:. \t")
+    return bare if _YEARLESS_DAY.fullmatch(bare) else ""
 
 
 def heading_date(title: str) -> str:
@@ -363,6 +407,10 @@ class PlainTextParser:
         text = self.collector.text_without_envelopes(source, lone_close=False)
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
         names = speaker_names(lines)
+        # a log whose speakers are nicks in angle brackets: its events end turns
+        irc = bool(names) and any(
+            (m := _IRC_SPEAKER.match(line)) is not None and m.group("name") in names
+            for line in lines[:2000] if "<" in line[:80])
         self.day_first = self._day_order(lines)
         if file_date(source.stem):  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
             self.clock.dated(file_date(source.stem))
@@ -384,12 +432,17 @@ class PlainTextParser:
                 if dated is not None:
                     session_time = dated  # dates the turns after it
                     self.clock.dated(dated.day)
-                elif heads and not fenced and unread_date(line):
+                elif (heads or yearless_day(line)) and not fenced and unread_date(line):
                     if role:  # the turn before ends here, with the time it had
                         self._turn(role, (start, end), body, source.pointer_base, who, when)
                         role = ""
                     self.collector.unread_times.append((number, unread_date(line)[:120]))
                     session_time = ""  # its turns have no time, not the session's before
+                elif irc and not fenced and irc_event(line):
+                    if role:  # a join or an action ends the turn above: it is no one's words
+                        self._turn(role, (start, end), body, source.pointer_base, who, when)
+                        role = ""
+                    self.collector.ignore("irc-event")
                 elif not role and names and not fenced:
                     self._label_note(line, number, source.pointer_base, session_time)
                 elif role:

@@ -39,6 +39,7 @@ from .openai_chat import time_key
 from .plain_text import is_label_word
 from .source import Source, fail
 from .tools import ToolCall, describe_call
+from .textutil import scalar_text
 
 ROLES_BY_FROM: dict[str, str] = {
     **dict.fromkeys(("human", "user", "prompter"), "user"),
@@ -114,7 +115,8 @@ class ShareGPTParser:
             if line is None:
                 self.collector.records_read += 1
             record_no = number if line is None else line
-            if not isinstance(turn, dict) or not isinstance(turn.get("value"), str):
+            if not isinstance(turn, dict) or not isinstance(turn.get("value"), (str, int, float)) \
+                    or isinstance(turn.get("value"), bool):
                 self.collector.skip(record_no, f"turn {index} has no text value")
                 continue
             speaker = str(turn.get("from", "")).lower()
@@ -126,7 +128,7 @@ class ShareGPTParser:
                 self.collector.skip(record_no, f"turn {index}: unknown from {turn.get('from')!r}")
                 continue
             read += 1
-            text = clean_message(turn["value"])
+            text = clean_message(scalar_text(turn["value"]))
             time = self._time_of(turn, record_no, when)
             name = turn.get("name") if role in ("user", "assistant") else None
             if person and not (isinstance(name, str) and name.strip()):

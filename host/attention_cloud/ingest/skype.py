@@ -6,7 +6,9 @@
 - **Session**: each conversation by its ``displayName`` (a group's name), else its ``id``
   (``8:live:dana`` for a one-to-one chat).
 - **Speakers**: a message's ``displayName``, else its ``from`` without the ``8:`` prefix
-  (the export leaves the exporter's own name out); roles as :mod:`.chat_messages` gives them.
+  nor the ``live:`` of a Microsoft account (``8:live:priya`` is ``priya``; an id that names
+  no one, ``live:.cid.3f2a…``, is kept whole); the export leaves the exporter's own name
+  out; roles as :mod:`.chat_messages` gives them.
 - **Time**: ``originalarrivaltime``, ISO 8601 in UTC. The export writes each conversation's
   newest message first: messages are read oldest first.
 - **Text**: ``content`` is Skype's markup: tags dropped, entities written as characters
@@ -68,6 +70,14 @@ def _epoch_ms(value: Any) -> str:
     return (read_time(value) or "") if isinstance(value, (int, float)) else ""
 
 
+
+def account_name(sender: str) -> str:
+    """The name in a Skype account id: ``8:live:priya`` is ``priya``, ``8:tomas.ruiz`` is
+    ``tomas.ruiz``; a Microsoft account's id that names no one (``live:.cid.…``) stays whole."""
+    name = sender.removeprefix("8:")
+    rest = name.removeprefix("live:")
+    return name if not rest or rest.startswith(".cid.") else rest
+
 class SkypeParser(ChatExportParser):
     """Parses Skype's ``messages.json`` into an :class:`ItemCollector`."""
 
@@ -125,7 +135,7 @@ class SkypeParser(ChatExportParser):
             self.collector.ignore("empty")
             return
         sender = (one_line_name(message.get("displayName"), 120)
-                  or one_line_name(str(message.get("from") or "").removeprefix("8:"), 120)
+                  or account_name(one_line_name(str(message.get("from") or ""), 120))
                   or "unknown")
         links = []
         edited = _epoch_ms(properties.get("edittime"))

@@ -16,9 +16,10 @@ one bad line is one skippable record, decode line by line instead of failing (se
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
@@ -40,20 +41,23 @@ _WIDE_MARKS = (
     (b"\xff\xfe", "utf-16-le", "UTF-16"),
     (b"\xfe\xff", "utf-16-be", "UTF-16"),
 )
+# Control characters no transcript holds (tab, line ends, form feed and ESC, which terminal
+# colours use, are text): decoded "text" holding them was binary data after all.
+_NOT_TEXT = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
 
 
 @dataclass
 class Source:
     """A transcript's bytes (as :func:`as_utf8` gives them) and, when they are valid UTF-8, its
-    text.
+    text, decoded the first time it is asked for: a reader of JSON Lines takes the bytes a line
+    at a time (:func:`lines_of`), so a large session is never held decoded whole (one emoji
+    makes Python store every character of a text in four bytes).
 
     Attributes:
         name: how errors name the transcript (the path as given, or the ``name=`` of text).
         pointer_base: how pointers name it (absolute path, or the given name for text).
         stem: the default session name (file name without its extension).
         data: the bytes, UTF-8 unless invalid, lines ending in LF (or CRLF).
-        text: the decoded text without a byte order mark, or None when not valid UTF-8.
-        decode_error: the first decoding error when ``text`` is None.
         file_size: the size of the file as read when ``data`` differs in length (a UTF-16 file
             re-encoded), else None.
     """
@@ -62,9 +66,38 @@ class Source:
     pointer_base: str
     stem: str
     data: bytes
-    text: str | None
-    decode_error: UnicodeDecodeError | None = None
     file_size: int | None = None
+    _text: str | None = field(default=None, repr=False, compare=False)
+    _decode_error: UnicodeDecodeError | None = field(default=None, repr=False, compare=False)
+    _decoded: bool = field(default=False, repr=False, compare=False)
+
+    @property
+    def text(self) -> str | None:
+        """The decoded text without a byte order mark, or None when not valid UTF-8."""
+        if not self._decoded:
+            self._decode()
+        return self._text
+
+    @property
+    def decode_error(self) -> UnicodeDecodeError | None:
+        """The first decoding error when ``text`` is None."""
+        if not self._decoded:
+            self._decode()
+        return self._decode_error
+
+    @property
+    def decoded(self) -> bool:
+        """True once the text has been decoded (and is held)."""
+        return self._decoded
+
+    def _decode(self) -> None:
+        try:
+            text = self.data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            self._text, self._decode_error = None, error
+        else:
+            self._text = text[1:] if text.startswith("\ufeff") else text
+        self._decoded = True
 
     @property
     def size_read(self) -> int:
@@ -121,7 +154,12 @@ def read_path(path: str | os.PathLike[str], *, max_bytes: int | None = DEFAULT_M
         raise fail(name, too_large(info.st_size, max_bytes))
     with os.fdopen(fd, "rb") as handle:
         try:
-            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+            # read what fstat said is there (a buffer of max_bytes would be allocated whole),
+            # then whatever the file grew by while it was read, up to the limit
+            data = handle.read(info.st_size + 1)
+            if len(data) > info.st_size:
+                rest = -1 if max_bytes is None else max_bytes + 1 - len(data)
+                data += handle.read(rest)
         except OSError as error:
             raise fail(name, f"cannot read ({error.strerror or error})") from None
     if max_bytes is not None and len(data) > max_bytes:  # it grew while being read
@@ -273,9 +311,10 @@ def skipped_within(root: Path, skip: str | os.PathLike[str] | None) -> Path | No
 
 def as_utf8(data: bytes, name: str) -> bytes:
     """``data`` as UTF-8 with LF line ends: text in UTF-16 or UTF-32 that starts with its byte
-    order mark re-encoded (the mark dropped), and lines ending in CR alone (a file with no LF at
-    all: a CR inside lines that end in LF is part of their text) ended with LF instead; other
-    bytes as they are.
+    order mark re-encoded (the mark dropped), and such text without its mark too, known by
+    decoding cleanly where its NUL bytes say it is wide (:func:`_unmarked_wide_text`), and
+    lines ending in CR alone (a file with no LF at all: a CR inside lines that end in LF is
+    part of their text) ended with LF instead; other bytes as they are.
 
     Raises:
         InputError: a byte order mark of UTF-16 or UTF-32 on bytes that are not that encoding
@@ -289,9 +328,69 @@ def as_utf8(data: bytes, name: str) -> bytes:
                 raise _wide_error(data, len(mark), codec, label, error, name) from None
             data = text.encode("utf-8")
             break
+    else:
+        if b"\x00" in data:
+            text = _unmarked_wide_text(data)
+            if text is not None:
+                data = text.encode("utf-8")
     if b"\r" in data and b"\n" not in data:
         data = data.replace(b"\r", b"\n")
     return data
+
+
+def _unmarked_wide_text(data: bytes) -> str | None:
+    """``data`` decoded as UTF-32 or UTF-16 written without a byte order mark, or None when
+    it is neither. UTF-32 decodes only where every fourth byte is NUL; UTF-16 is tried in the
+    byte order its NULs say (:func:`_utf16_order`), as any even number of bytes decodes as
+    UTF-16 of some script. Either way the text must hold only characters text holds: binary
+    data decodes to NULs and control characters."""
+    candidates = [codec for codec in ("utf-32-le", "utf-32-be") if len(data) % 4 == 0]
+    order = _utf16_order(data)
+    if order is not None and len(data) % 2 == 0:
+        candidates.append(order[0])
+    for codec in candidates:
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if not _NOT_TEXT.search(text):
+            return text
+    return None
+
+
+def _utf16_order(data: bytes) -> tuple[str, str] | None:
+    """``(codec, label)`` of the UTF-16 that bytes holding NULs seem to be, or None: text of
+    Latin script in UTF-16 is about every other byte NUL, the high byte of each unit (at odd
+    offsets little-endian, even big-endian), while binary data has NULs anywhere."""
+    sample = data[:65536]
+    odd = sample[1::2].count(0)
+    even = sample[0::2].count(0)
+    if odd + even < len(sample) // 5:
+        return None
+    if odd >= 9 * even:
+        return "utf-16-le", "UTF-16 LE"
+    if even >= 9 * odd:
+        return "utf-16-be", "UTF-16 BE"
+    return None
+
+
+def _wide_hint(data: bytes) -> str:
+    """What bytes refused as binary seem to be when their NULs fall as UTF-16's do:
+    `` (it looks like UTF-16 LE without a byte order mark, but ...)``; else ``""``."""
+    order = _utf16_order(data)
+    if order is None:
+        return ""
+    codec, label = order
+    if len(data) % 2:
+        why = "an odd number of bytes"
+    else:
+        try:
+            data.decode(codec)
+        except UnicodeDecodeError as error:
+            why = error.reason
+        else:
+            why = "it holds control characters no text has"
+    return f" (it looks like {label} without a byte order mark, but does not decode as it: {why})"
 
 
 def _wide_error(data: bytes, skip: int, codec: str, label: str, error: UnicodeDecodeError,
@@ -321,22 +420,15 @@ def make_source(data: bytes | str, *, name: str, pointer_base: str | None = None
         if "\x00" in data:
             raise _binary_error(data.encode("utf-8", "surrogatepass"), name)
         text = data[1:] if data.startswith("\ufeff") else data
-        source = Source(
-            name, pointer_base or name, stem, text.encode("utf-8", "surrogatepass"), text
-        )
+        source = Source(name, pointer_base or name, stem, text.encode("utf-8", "surrogatepass"),
+                        _text=text, _decoded=True)
     else:
         read = len(data)
         data = as_utf8(data, name)
         if b"\x00" in data:
             raise _binary_error(data, name)
         size = None if len(data) == read else read
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            source = Source(name, pointer_base or name, stem, data, None, error, size)
-        else:
-            text = text[1:] if text.startswith("\ufeff") else text
-            source = Source(name, pointer_base or name, stem, data, text, file_size=size)
+        source = Source(name, pointer_base or name, stem, data, file_size=size)
     if not source.data or source.data.isspace():
         raise fail(name, "empty file, nothing to parse")
     return source
@@ -350,7 +442,8 @@ def _position(data: bytes, offset: int) -> tuple[int, int]:
 
 def _binary_error(data: bytes, name: str) -> InputError:
     line, column = _position(data, data.index(b"\x00"))
-    return fail(name, f"binary data (NUL byte at column {column}), not a text transcript", line)
+    return fail(name, f"binary data (NUL byte at column {column}), not a text transcript"
+                f"{_wide_hint(data)}", line)
 
 
 def utf8_error(source: Source) -> InputError:
@@ -369,6 +462,18 @@ def require_text(source: Source) -> str:
     return source.text
 
 
+def _byte_lines(data: bytes) -> Iterator[bytes]:
+    """The lines of ``data`` split on LF, one at a time (no list of them all)."""
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            yield data[start:]
+            return
+        yield data[start:end]
+        start = end + 1
+
+
 def lines_of(source: Source) -> Iterator[tuple[int, str | None, str]]:
     """Yield ``(line number, text or None, problem)`` for every line of the source.
 
@@ -377,11 +482,11 @@ def lines_of(source: Source) -> Iterator[tuple[int, str | None, str]]:
     split on ``\\n`` only (``str.splitlines`` would also split on characters such as U+2028
     that JSON strings may contain); a trailing ``\\r`` is dropped.
     """
-    if source.text is not None:
+    if source.decoded and source.text is not None:
         for number, line in enumerate(source.text.split("\n"), 1):
             yield number, line[:-1] if line.endswith("\r") else line, ""
         return
-    for number, raw in enumerate(source.data.split(b"\n"), 1):
+    for number, raw in enumerate(_byte_lines(source.data), 1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as error:

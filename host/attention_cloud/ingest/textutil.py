@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
 
 from .envelope import strip_tag_blocks
@@ -50,13 +52,12 @@ def parts_text(content: object, types: frozenset[str] | None = None) -> str:
     (or of one part) joined by newlines: strings, and ``{"text": ...}`` parts (``{"text":
     {"value": ...}}`` in an older OpenAI API) whose ``type`` is in ``types`` (any when None;
     a part without a type counts as ``text``). Images and other parts without text are left
-    out."""
-    if isinstance(content, str):
-        return content
+    out. A number as the content or as a part's ``text`` is its text (:func:`scalar_text`);
+    a bare number among parts is no part (the reader reports it)."""
     if isinstance(content, dict):
         content = [content]
     if not isinstance(content, list):
-        return ""
+        return scalar_text(content)
     texts: list[str] = []
     for part in content:
         if isinstance(part, str):
@@ -65,9 +66,20 @@ def parts_text(content: object, types: frozenset[str] | None = None) -> str:
             text = part.get("text")
             if isinstance(text, dict):
                 text = text.get("value")
-            if isinstance(text, str) and text:
-                texts.append(text)
+            if scalar_text(text):
+                texts.append(scalar_text(text))
     return "\n".join(texts)
+
+
+def scalar_text(value: object) -> str:
+    """The text a JSON value says as a message: a string as it is, a number as JSON writes
+    it (``42``, ``3.5``: a logger that parsed a model's reply "42" as JSON stored a number,
+    and the reply is still "42"); ``""`` for anything else (null, true, objects, lists)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return json.dumps(value)
+    return ""
 
 
 def _typed_as(part: dict[str, object], types: frozenset[str]) -> bool:
