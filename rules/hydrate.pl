@@ -252,6 +252,7 @@ framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, Left
                         Verbatim0, Derived0, Excerpt0, VerbatimM, DerivedM, ExcerptM,
                         VerbatimM0, DerivedM0, ExcerptM0, DayLine, Lone]),
     b_setval(atc_day_line, DayLine),
+    b_setval(atc_day_shared, none),
     retractall(day_seen_(_, _)),
     Fact = framings(framing(Verbatim, Derived, Excerpt), framing(Verbatim0, Derived0, Excerpt0),
                     framing(VerbatimM, DerivedM, ExcerptM), framing(VerbatimM0, DerivedM0, ExcerptM0)).
@@ -3140,17 +3141,36 @@ used_tokens_(Placed, Used) :-
 % the frame will write. Never more than the prices: a cost of facts together is at most the
 % sum of their costs apart.
 shared_day_lines_(Placed, Tokens) :-
-    findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Placed), Ids),
+    placed_ids_(Placed, Ids),
     shared_day_lines_of_(Ids, Tokens).
 
-% shared_day_lines_of_(+Ids, -Tokens): shared_day_lines_/2 of the records Ids.
+% placed_ids_(+Placed, -Ids): the records of the facts Placed, in order (what a findall/3 of
+% member/2 gives, without copying the facts).
+placed_ids_([], []).
+placed_ids_([P|Ps], Ids) :-
+    (   nonvar(P), P = p(C, _, _, _), nonvar(C), C = c(Id, _, _, _, _)
+    ->  Ids = [Id|Ids1]
+    ;   Ids = Ids1
+    ),
+    placed_ids_(Ps, Ids1).
+
+% shared_day_lines_of_(+Ids, -Tokens): shared_day_lines_/2 of the records Ids. The fit, the
+% promotion and the refill ask for the same records at step after step (a rung changed, no
+% fact dropped; ~9 times a frame over ~50 facts, each fact's day looked up each time), so the
+% last answer is kept with its line's price and records (atc_day_shared, per thread, undone on
+% backtracking, reset by framing_/10 for each frame) and given again for the same ones.
 shared_day_lines_of_(Ids, Tokens) :-
     (   nb_current(atc_day_line, Line), Line > 0
-    ->  findall(Day, ( member(Id, Ids), fact_day_(Id, Day) ), Days),
-        length(Days, Timed),
-        sort(Days, Distinct),
-        length(Distinct, N),
-        Tokens is Line * (Timed - N)
+    ->  (   nb_current(atc_day_shared, shared(Line0, Ids0, Tokens0)),
+            Line0 == Line, Ids0 == Ids
+        ->  Tokens = Tokens0
+        ;   findall(Day, ( member(Id, Ids), fact_day_(Id, Day) ), Days),
+            length(Days, Timed),
+            sort(Days, Distinct),
+            length(Distinct, N),
+            Tokens is Line * (Timed - N),
+            b_setval(atc_day_shared, shared(Line, Ids, Tokens))
+        )
     ;   Tokens = 0
     ).
 

@@ -310,6 +310,26 @@ test(without_the_lines_price_the_facts_cost_their_prices, [true(Used == 40)]) :-
     maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1, m2, untimed], Placed),
     atc_hydrate:used_tokens_(Placed, Used).
 
+% The fit, the promotion and the refill ask again and again; each asking is answered for the
+% facts and the line's price it names, never for those of an earlier one.
+test(each_asking_counts_its_own_facts_days,
+     [true(Used == [36, 16, 20, 36, 76, 20, 57])]) :-
+    b_setval(atc_day_line, 4),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1, m2, untimed], All),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, m2], SameDay),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1], TwoDays),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-20, l1-10], P), [m1, t1, m2, untimed], AllRicher),
+    atc_hydrate:used_tokens_(All, U1),
+    atc_hydrate:used_tokens_(SameDay, U2),
+    atc_hydrate:used_tokens_(TwoDays, U3),
+    atc_hydrate:used_tokens_(All, U4),
+    atc_hydrate:used_tokens_(AllRicher, U5),
+    atc_hydrate:used_tokens_(TwoDays, U6),
+    b_setval(atc_day_line, 1),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1, m2, untimed, m1, m2], Six),
+    atc_hydrate:used_tokens_(Six, U7),
+    Used = [U1, U2, U3, U4, U5, U6, U7].
+
 test(a_days_facts_are_written_together_the_best_first, [true(Ids == [m1, m2, t1, untimed])]) :-
     maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1, untimed, m2], Placed),
     atc_hydrate:by_day_(Placed, Grouped),
