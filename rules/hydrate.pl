@@ -3206,15 +3206,31 @@ day_keyed_(P, Key-P, N0, N) :-
     N is N0 + 1,
     (   fact_day_(Id, Day) -> Key = day(Day) ; Key = alone(N0) ).
 
-group_first_seen_([], []).
-group_first_seen_([Key-P|Rest], [P|Grouped]) :-
-    partition(keyed_by_(Key), Rest, Same, Others),
-    pairs_values(Same, SameFacts),
-    append(SameFacts, Tail, Grouped),
-    group_first_seen_(Others, Tail).
+% group_first_seen_(+Keyed, -Grouped): the values of the Key-Value pairs Keyed, those of one key
+% together at the place of its first, each key's in their order. By two stable sorts, not a
+% pass over the rest per key: a frame of ~50 facts on ~40 days made ~1,000 comparisons
+% (~0.15 ms), and its square grows with the facts of a large budget's frame.
+group_first_seen_(Keyed, Grouped) :-
+    numbered_pairs_(Keyed, 0, Numbered),    % Key-(Place-Value)
+    keysort(Numbered, ByKey),
+    first_places_(ByKey, Placed),           % FirstPlace-Value
+    keysort(Placed, InOrder),
+    pairs_values(InOrder, Grouped).
 
-keyed_by_(Key, K-_) :-
-    K == Key.
+numbered_pairs_([], _, []).
+numbered_pairs_([K-V|T], I, [K-(I-V)|T1]) :-
+    I1 is I + 1,
+    numbered_pairs_(T, I1, T1).
+
+first_places_([], []).
+first_places_([K-(I-V)|T], [I-V|T1]) :-
+    same_key_first_(T, K, I, T1).
+
+same_key_first_([K1-(_-V)|T], K, I, [I-V|T1]) :-
+    K1 == K, !,
+    same_key_first_(T, K, I, T1).
+same_key_first_(T, _, _, T1) :-
+    first_places_(T, T1).
 
 add_tokens_(p(_, _, T, _), A0, A) :-
     A is A0 + T.

@@ -335,4 +335,28 @@ test(a_days_facts_are_written_together_the_best_first, [true(Ids == [m1, m2, t1,
     atc_hydrate:by_day_(Placed, Grouped),
     findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Grouped), Ids).
 
+% The frame's order as plainly read: each day's facts after the first of that day, the days in
+% the order of their first fact, a fact without a day on its own.
+plain_first_seen_([], []).
+plain_first_seen_([Key-P|Rest], [P|Grouped]) :-
+    partition([K-_]>>(K == Key), Rest, Same, Others),
+    pairs_values(Same, SameFacts),
+    append(SameFacts, Tail, Grouped),
+    plain_first_seen_(Others, Tail).
+
+day_keys_(N, Days, Keyed) :-
+    findall(Key-f(I), ( between(1, N, I),
+                        (   I mod 7 =:= 0 -> Key = alone(I)
+                        ;   D is (I * 13) mod Days, format(string(Day), "2024-01-~|~`0t~d~2+", [D]),
+                            Key = day(Day)
+                        ) ),
+            Keyed).
+
+test(many_days_facts_grouped_in_the_order_of_their_first,
+     [forall(member(N-Days, [0-1, 1-1, 2-1, 7-3, 30-4, 50-20, 50-40, 150-60, 150-150])),
+      true(Grouped == Plain)]) :-
+    day_keys_(N, Days, Keyed),
+    atc_hydrate:group_first_seen_(Keyed, Grouped),
+    plain_first_seen_(Keyed, Plain).
+
 :- end_tests(hydrate_day_lines).
