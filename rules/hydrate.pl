@@ -253,7 +253,7 @@ framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, Left
                         VerbatimM0, DerivedM0, ExcerptM0, DayLine, Lone]),
     b_setval(atc_day_line, DayLine),
     b_setval(atc_day_shared, none),
-    retractall(day_seen_(_, _)),
+    frame_memos_,
     Fact = framings(framing(Verbatim, Derived, Excerpt), framing(Verbatim0, Derived0, Excerpt0),
                     framing(VerbatimM, DerivedM, ExcerptM), framing(VerbatimM0, DerivedM0, ExcerptM0)).
 
@@ -3093,7 +3093,33 @@ reader_date_note_(Reader, Id, Note) :-
 % without it); counted in the fact's tokens. Tool output, system text and file operations
 % ("read src/x.py") are not labelled: they say what they are, and an agent's memory holds
 % many of them.
+% Within a frame each record's label is told once (label_kept_/2, kept from framing_/10's
+% frame_memos_/0 to the frame's end): the selection's word sets, the fit's prices, the fovea's
+% and the rendered texts ask for it ~220 times a frame for ~60 records, each asking three
+% look-ups of the journal's 100k-fact tables. Outside a frame it is told from the journal.
 speaker_label_(Id, Label) :-
+    (   nb_current(atc_labels_kept, true)
+    ->  (   label_kept_(Id, Kept)
+        ->  true
+        ;   ( speaker_label_told_(Id, Kept0) -> Kept = Kept0 ; Kept = none ),
+            assertz(label_kept_(Id, Kept))
+        ),
+        Kept \== none,
+        Label = Kept
+    ;   speaker_label_told_(Id, Label)
+    ).
+
+% label_kept_(Id, Label): speaker_label_/2 of record Id in this thread's frame, or none.
+:- thread_local label_kept_/2.
+
+% frame_memos_: what a frame tells once per record starts empty, and the labels are kept
+% until the frame's end (a backtrackable flag: a later query outside a frame reads the journal).
+frame_memos_ :-
+    retractall(day_seen_(_, _)),
+    retractall(label_kept_(_, _)),
+    b_setval(atc_labels_kept, true).
+
+speaker_label_told_(Id, Label) :-
     (   relation(Id, speaker, Name)
     ->  true
     ;   item_role(Id, Name),
