@@ -546,6 +546,13 @@ readable_(Reader, Id) :-
 readable_pair_(Reader, Id-_) :-
     readable_(Reader, Id).
 
+% readable_pairs_(+Reader, +Pairs0, -Pairs): the Id-Value pairs of Pairs0 whose Id Reader may
+% read; for the owner (none) all of them, without a call per pair (the jump filters its ~250
+% hits twice a frame).
+readable_pairs_(none, Pairs, Pairs) :- !.
+readable_pairs_(Reader, Pairs0, Pairs) :-
+    include(readable_pair_(Reader), Pairs0, Pairs).
+
 % The most detailed level a fact of Id may show: the frame's ceiling, or the reader's ceiling
 % for Id when that is less detailed.
 record_ceiling_(Settings, _, Ceiling) :-
@@ -857,7 +864,7 @@ reader_region_(Reader, C, Depth, Cells) :-
 
 readable_neighbours_(Reader, C, Pairs) :-
     cell_neighbours(C, Pairs0),
-    include(readable_pair_(Reader), Pairs0, Pairs).
+    readable_pairs_(Reader, Pairs0, Pairs).
 
 % Mounts render independently; a record two of them hold is kept where it came first (the
 % later part gives back its tokens). So do segments: a cell of two segments' items is in
@@ -970,10 +977,10 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
     ->  recency_seeds_(Reader, Segment, K, Seeds), Reserve = []
     ;   lexical_cosines_(HaveSem, SemGoal, Sem, Lex, Sem1),
         window_cosines_(HaveSem, Anchor, SemGoal, Segment, Reader, Fetch, Sem1, SemAll0),
-        include(readable_pair_(Reader), SemAll0, SemAll),
+        readable_pairs_(Reader, SemAll0, SemAll),
         fuse_(SemAll, Lex, Fused0),
         open_arcs_(Segment, Fused0, Fused10),
-        include(readable_pair_(Reader), Fused10, Fused1),
+        readable_pairs_(Reader, Fused10, Fused1),
         speaker_prior_(Speaker, Fused1, Fused1a),
         failure_prior_(Goal, Fused1a, Fused1b),
         instructions_prior_(Fused1b, Fused2),
