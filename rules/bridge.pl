@@ -1,6 +1,5 @@
 :- module(atc_bridge,
           [ error_message/2,              % +Error, -Message
-            frame_stack_room/0,
             define_python_predicate/5,    % +Module, +Name, +Arity, +Key, +Nondet
             format_directive_in/2,        % +Codes, +Letters
             compile_rules/2               % +Source, +Wrapper
@@ -21,22 +20,6 @@ error(python_error(Type, Message), _) and read like any other error.
 
 prolog:error_message(python_error(Type, Message)) -->
     [ 'Python ~w: ~w'-[Type, Message] ].
-
-%!  frame_stack_room is det.
-%
-%   The calling thread keeps 2 MB (262,144 cells) of its global stack free after a garbage
-%   collection, where SWI-Prolog keeps 2 KB: a warm frame leaves ~1.3 MB of garbage (the
-%   journal's strings copied by each look-up, findall/3's copies), and with the default room
-%   a 100k-item home's frames were collected ~1.9 times each (~0.55 ms), with this room once
-%   (~0.13 ms); resident memory moves by no more than its run-to-run spread. Set for the
-%   loading thread and, by thread_initialization/1, for every thread made or attached later
-%   (the stack parameters are per thread).
-
-frame_stack_room :-
-    set_prolog_stack(global, min_free(262144)).
-
-:- frame_stack_room.
-:- thread_initialization(atc_bridge:frame_stack_room).
 
 %!  error_message(+Error, -Message:string) is det.
 %
