@@ -252,7 +252,8 @@ framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, Left
                         Verbatim0, Derived0, Excerpt0, VerbatimM, DerivedM, ExcerptM,
                         VerbatimM0, DerivedM0, ExcerptM0, DayLine, Lone]),
     b_setval(atc_day_line, DayLine),
-    retractall(day_seen_(_, _)),
+    b_setval(atc_day_shared, none),
+    frame_memos_,
     Fact = framings(framing(Verbatim, Derived, Excerpt), framing(Verbatim0, Derived0, Excerpt0),
                     framing(VerbatimM, DerivedM, ExcerptM), framing(VerbatimM0, DerivedM0, ExcerptM0)).
 
@@ -544,6 +545,13 @@ readable_(Reader, Id) :-
 
 readable_pair_(Reader, Id-_) :-
     readable_(Reader, Id).
+
+% readable_pairs_(+Reader, +Pairs0, -Pairs): the Id-Value pairs of Pairs0 whose Id Reader may
+% read; for the owner (none) all of them, without a call per pair (the jump filters its ~250
+% hits twice a frame).
+readable_pairs_(none, Pairs, Pairs) :- !.
+readable_pairs_(Reader, Pairs0, Pairs) :-
+    include(readable_pair_(Reader), Pairs0, Pairs).
 
 % The most detailed level a fact of Id may show: the frame's ceiling, or the reader's ceiling
 % for Id when that is less detailed.
@@ -856,7 +864,7 @@ reader_region_(Reader, C, Depth, Cells) :-
 
 readable_neighbours_(Reader, C, Pairs) :-
     cell_neighbours(C, Pairs0),
-    include(readable_pair_(Reader), Pairs0, Pairs).
+    readable_pairs_(Reader, Pairs0, Pairs).
 
 % Mounts render independently; a record two of them hold is kept where it came first (the
 % later part gives back its tokens). So do segments: a cell of two segments' items is in
@@ -969,10 +977,10 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
     ->  recency_seeds_(Reader, Segment, K, Seeds), Reserve = []
     ;   lexical_cosines_(HaveSem, SemGoal, Sem, Lex, Sem1),
         window_cosines_(HaveSem, Anchor, SemGoal, Segment, Reader, Fetch, Sem1, SemAll0),
-        include(readable_pair_(Reader), SemAll0, SemAll),
+        readable_pairs_(Reader, SemAll0, SemAll),
         fuse_(SemAll, Lex, Fused0),
         open_arcs_(Segment, Fused0, Fused10),
-        include(readable_pair_(Reader), Fused10, Fused1),
+        readable_pairs_(Reader, Fused10, Fused1),
         speaker_prior_(Speaker, Fused1, Fused1a),
         failure_prior_(Goal, Fused1a, Fused1b),
         instructions_prior_(Fused1b, Fused2),
@@ -3119,7 +3127,33 @@ reader_date_note_(Reader, Id, Note) :-
 % without it); counted in the fact's tokens. Tool output, system text and file operations
 % ("read src/x.py") are not labelled: they say what they are, and an agent's memory holds
 % many of them.
+% Within a frame each record's label is told once (label_kept_/2, kept from framing_/10's
+% frame_memos_/0 to the frame's end): the selection's word sets, the fit's prices, the fovea's
+% and the rendered texts ask for it ~220 times a frame for ~60 records, each asking three
+% look-ups of the journal's 100k-fact tables. Outside a frame it is told from the journal.
 speaker_label_(Id, Label) :-
+    (   nb_current(atc_labels_kept, true)
+    ->  (   label_kept_(Id, Kept)
+        ->  true
+        ;   ( speaker_label_told_(Id, Kept0) -> Kept = Kept0 ; Kept = none ),
+            assertz(label_kept_(Id, Kept))
+        ),
+        Kept \== none,
+        Label = Kept
+    ;   speaker_label_told_(Id, Label)
+    ).
+
+% label_kept_(Id, Label): speaker_label_/2 of record Id in this thread's frame, or none.
+:- thread_local label_kept_/2.
+
+% frame_memos_: what a frame tells once per record starts empty, and the labels are kept
+% until the frame's end (a backtrackable flag: a later query outside a frame reads the journal).
+frame_memos_ :-
+    retractall(day_seen_(_, _)),
+    retractall(label_kept_(_, _)),
+    b_setval(atc_labels_kept, true).
+
+speaker_label_told_(Id, Label) :-
     (   relation(Id, speaker, Name)
     ->  true
     ;   item_role(Id, Name),
@@ -3167,17 +3201,36 @@ used_tokens_(Placed, Used) :-
 % the frame will write. Never more than the prices: a cost of facts together is at most the
 % sum of their costs apart.
 shared_day_lines_(Placed, Tokens) :-
-    findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Placed), Ids),
+    placed_ids_(Placed, Ids),
     shared_day_lines_of_(Ids, Tokens).
 
-% shared_day_lines_of_(+Ids, -Tokens): shared_day_lines_/2 of the records Ids.
+% placed_ids_(+Placed, -Ids): the records of the facts Placed, in order (what a findall/3 of
+% member/2 gives, without copying the facts).
+placed_ids_([], []).
+placed_ids_([P|Ps], Ids) :-
+    (   nonvar(P), P = p(C, _, _, _), nonvar(C), C = c(Id, _, _, _, _)
+    ->  Ids = [Id|Ids1]
+    ;   Ids = Ids1
+    ),
+    placed_ids_(Ps, Ids1).
+
+% shared_day_lines_of_(+Ids, -Tokens): shared_day_lines_/2 of the records Ids. The fit, the
+% promotion and the refill ask for the same records at step after step (a rung changed, no
+% fact dropped; ~9 times a frame over ~50 facts, each fact's day looked up each time), so the
+% last answer is kept with its line's price and records (atc_day_shared, per thread, undone on
+% backtracking, reset by framing_/10 for each frame) and given again for the same ones.
 shared_day_lines_of_(Ids, Tokens) :-
     (   nb_current(atc_day_line, Line), Line > 0
-    ->  findall(Day, ( member(Id, Ids), fact_day_(Id, Day) ), Days),
-        length(Days, Timed),
-        sort(Days, Distinct),
-        length(Distinct, N),
-        Tokens is Line * (Timed - N)
+    ->  (   nb_current(atc_day_shared, shared(Line0, Ids0, Tokens0)),
+            Line0 == Line, Ids0 == Ids
+        ->  Tokens = Tokens0
+        ;   findall(Day, ( member(Id, Ids), fact_day_(Id, Day) ), Days),
+            length(Days, Timed),
+            sort(Days, Distinct),
+            length(Distinct, N),
+            Tokens is Line * (Timed - N),
+            b_setval(atc_day_shared, shared(Line, Ids, Tokens))
+        )
     ;   Tokens = 0
     ).
 
@@ -3213,15 +3266,31 @@ day_keyed_(P, Key-P, N0, N) :-
     N is N0 + 1,
     (   fact_day_(Id, Day) -> Key = day(Day) ; Key = alone(N0) ).
 
-group_first_seen_([], []).
-group_first_seen_([Key-P|Rest], [P|Grouped]) :-
-    partition(keyed_by_(Key), Rest, Same, Others),
-    pairs_values(Same, SameFacts),
-    append(SameFacts, Tail, Grouped),
-    group_first_seen_(Others, Tail).
+% group_first_seen_(+Keyed, -Grouped): the values of the Key-Value pairs Keyed, those of one key
+% together at the place of its first, each key's in their order. By two stable sorts, not a
+% pass over the rest per key: a frame of ~50 facts on ~40 days made ~1,000 comparisons
+% (~0.15 ms), and its square grows with the facts of a large budget's frame.
+group_first_seen_(Keyed, Grouped) :-
+    numbered_pairs_(Keyed, 0, Numbered),    % Key-(Place-Value)
+    keysort(Numbered, ByKey),
+    first_places_(ByKey, Placed),           % FirstPlace-Value
+    keysort(Placed, InOrder),
+    pairs_values(InOrder, Grouped).
 
-keyed_by_(Key, K-_) :-
-    K == Key.
+numbered_pairs_([], _, []).
+numbered_pairs_([K-V|T], I, [K-(I-V)|T1]) :-
+    I1 is I + 1,
+    numbered_pairs_(T, I1, T1).
+
+first_places_([], []).
+first_places_([K-(I-V)|T], [I-V|T1]) :-
+    same_key_first_(T, K, I, T1).
+
+same_key_first_([K1-(_-V)|T], K, I, [I-V|T1]) :-
+    K1 == K, !,
+    same_key_first_(T, K, I, T1).
+same_key_first_(T, _, _, T1) :-
+    first_places_(T, T1).
 
 add_tokens_(p(_, _, T, _), A0, A) :-
     A is A0 + T.

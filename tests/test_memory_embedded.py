@@ -497,3 +497,16 @@ def test_the_attention_controller_takes_the_api_lock_too(tmp_path):
     done = subprocess.run([sys.executable, "-c", _FORK_WHILE_ATTENDING, str(home)],
                           capture_output=True, text=True, timeout=300)
     assert done.stdout.splitlines() == ["child 40"] * 4, (done.stdout, done.stderr[-2000:])
+
+
+def test_a_query_under_a_small_stack_limit_still_answers_what_fits(typed_home):
+    """A call keeps room on its global stack after a collection, scaled to its stack limit: a
+    fixed 2 MB of room in every thread made set_limits(stack_limit=1_000_000) refused ("No
+    permission to limit stacks"); a 1 MB limit answers what it answered before that room."""
+    with Memory.open(typed_home) as mem:
+        mem.set_limits(stack_limit=1_000_000)
+        try:
+            rows = mem.query("numlist(1, 5000, L), length(L, N)").rows
+        finally:
+            mem.set_limits(stack_limit=268435456)  # the default again: limits are per process
+        assert rows[0]["N"] == 5000

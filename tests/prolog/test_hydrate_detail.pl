@@ -310,9 +310,53 @@ test(without_the_lines_price_the_facts_cost_their_prices, [true(Used == 40)]) :-
     maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1, m2, untimed], Placed),
     atc_hydrate:used_tokens_(Placed, Used).
 
+% The fit, the promotion and the refill ask again and again; each asking is answered for the
+% facts and the line's price it names, never for those of an earlier one.
+test(each_asking_counts_its_own_facts_days,
+     [true(Used == [36, 16, 20, 36, 76, 20, 57])]) :-
+    b_setval(atc_day_line, 4),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1, m2, untimed], All),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, m2], SameDay),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1], TwoDays),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-20, l1-10], P), [m1, t1, m2, untimed], AllRicher),
+    atc_hydrate:used_tokens_(All, U1),
+    atc_hydrate:used_tokens_(SameDay, U2),
+    atc_hydrate:used_tokens_(TwoDays, U3),
+    atc_hydrate:used_tokens_(All, U4),
+    atc_hydrate:used_tokens_(AllRicher, U5),
+    atc_hydrate:used_tokens_(TwoDays, U6),
+    b_setval(atc_day_line, 1),
+    maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1, m2, untimed, m1, m2], Six),
+    atc_hydrate:used_tokens_(Six, U7),
+    Used = [U1, U2, U3, U4, U5, U6, U7].
+
 test(a_days_facts_are_written_together_the_best_first, [true(Ids == [m1, m2, t1, untimed])]) :-
     maplist([Id, P]>>placed(Id, 0.5, l0, [l0-10], P), [m1, t1, untimed, m2], Placed),
     atc_hydrate:by_day_(Placed, Grouped),
     findall(Id, member(p(c(Id, _, _, _, _), _, _, _), Grouped), Ids).
+
+% The frame's order as plainly read: each day's facts after the first of that day, the days in
+% the order of their first fact, a fact without a day on its own.
+plain_first_seen_([], []).
+plain_first_seen_([Key-P|Rest], [P|Grouped]) :-
+    partition([K-_]>>(K == Key), Rest, Same, Others),
+    pairs_values(Same, SameFacts),
+    append(SameFacts, Tail, Grouped),
+    plain_first_seen_(Others, Tail).
+
+day_keys_(N, Days, Keyed) :-
+    findall(Key-f(I), ( between(1, N, I),
+                        (   I mod 7 =:= 0 -> Key = alone(I)
+                        ;   D is (I * 13) mod Days, format(string(Day), "2024-01-~|~`0t~d~2+", [D]),
+                            Key = day(Day)
+                        ) ),
+            Keyed).
+
+test(many_days_facts_grouped_in_the_order_of_their_first,
+     [forall(member(N-Days, [0-1, 1-1, 2-1, 7-3, 30-4, 50-20, 50-40, 150-60, 150-150])),
+      true(Grouped == Plain)]) :-
+    day_keys_(N, Days, Keyed),
+    atc_hydrate:group_first_seen_(Keyed, Grouped),
+    plain_first_seen_(Keyed, Plain).
 
 :- end_tests(hydrate_day_lines).

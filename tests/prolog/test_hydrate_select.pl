@@ -165,6 +165,28 @@ test(a_turn_is_labelled_with_who_said_it,
                  atc_hydrate:fact_tokens_(Id, l0, T), E is T - Own ), Extra),
     select_([u1, a1, p1], 80, 1000, _, Suppressed).
 
+% A frame tells each record's label once and keeps it to the frame's end: the same labels as
+% told from the journal, and the next frame (or a query outside a frame) sees a speaker named
+% since.
+labels_(Ids, Labels) :-
+    findall(L, ( member(Id, Ids), ( atc_hydrate:speaker_label_(Id, L0) -> L = L0 ; L = none ) ),
+            Labels).
+
+test(a_frame_keeps_each_label_and_the_next_frame_sees_a_new_speaker,
+     [true([InFrame, InFrameAgain, NextFrame, Outside] == [Plain, Plain, Named, Named]),
+      cleanup(retractall(atc_journal:relation_(u1, speaker, 'Ana')))]) :-
+    Ids = [u1, a1, p1, diag, o1, u1],
+    labels_(Ids, Plain),
+    atc_hydrate:frame_memos_,
+    labels_(Ids, InFrame),
+    labels_(Ids, InFrameAgain),
+    assertz(atc_journal:relation_(u1, speaker, 'Ana')),
+    atc_hydrate:frame_memos_,               % the next frame
+    labels_(Ids, NextFrame),
+    b_setval(atc_labels_kept, []),          % a query outside a frame
+    labels_(Ids, Outside),
+    Named = ["Ana: ", "assistant: ", "Priya: ", none, none, "Ana: "].
+
 % A fact starts at its role's rung unless a more detailed one costs no more: a short record's
 % summary is its text, and the line heading a derived rung (it names the handle) makes it the
 % dearer of the two.
