@@ -714,9 +714,15 @@ spend_(C, L0, L) :-
 % names of every speaker in the home, whatever a grantee may see). It allows tabled_call/1,
 % whose table outlives the call, shared by every later call and reader and never reclaimed: a
 % grantee's `tabled_call(between(N, 400000, X))` grew the server by ~57 MB a request, under
-% limits that count each call afresh. So before the sandbox sees
-% user code, any mention (as a goal, a closure passed to call/N or maplist/N, or data) of these
-% names, and any module qualification, is refused.
+% limits that count each call afresh. library(sandbox) also takes a library's word for its own
+% predicates (a multifile sandbox:safe_primitive/1 clause in the library): library(pengines_io),
+% which the autoloader loads for the first goal that names one of them, declares all of its
+% own safe, though outside a pengine pengine_write_term/2 passes any write options to
+% write_term/2 (`portray_goal(shell)` ran a shell command from a grantee's goal) and
+% pengine_read/1 and pengine_read_line_to_string/2 read the process's standard input (under
+% `atc mcp`, the client's next request); once loaded, it declares system:write_term/2 safe
+% too. So before the sandbox sees user code, any mention (as a goal, a closure passed to
+% call/N or maplist/N, or data) of these names, and any module qualification, is refused.
 user_code_refused_(Name, database) :-
     memberchk(Name, [assert, asserta, assertz, retract, retractall, abolish, erase,
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
@@ -737,6 +743,14 @@ user_code_refused_(Name, system) :-
 user_code_refused_(Name, unchecked) :-
     memberchk(Name, [print_message, print_message_lines, message_to_codes,
                      message_to_string, term_string, put_attr, put_attrs]).
+user_code_refused_(Name, library_trusted) :-
+    memberchk(Name, [pengine_writeln, pengine_nl, pengine_tab, pengine_flush_output,
+                     pengine_format, pengine_write_term, pengine_write, pengine_writeq,
+                     pengine_display, pengine_print, pengine_write_canonical, pengine_listing,
+                     pengine_portray_clause, pengine_read, pengine_read_line_to_string,
+                     pengine_read_line_to_codes, pengine_io_predicate, pengine_bind_io_to_html,
+                     pengine_io_goal_expansion, pengine_input, pengine_output, pengine_debug,
+                     write_term]).
 
 %!  user_code_vet_(+Term) is det.
 %   Throw permission_error(call, sandboxed, What) when Term (a goal or a rule clause) names a

@@ -44,6 +44,11 @@ ESCAPES = [
     "G =.. [shell, 'touch {m}'], throw(format(\"~@\", [G]))",
     "atom_codes(F, [0'~, 0'@]), G =.. [shell, 'touch {m}'], throw(format(F, [G]))",
     "atom_codes(F, [0'~, 0'W]), throw(format(F, ['touch {m}', [portray_goal(shell)]]))",
+    # library(pengines_io) declares its own predicates safe to library(sandbox), which takes
+    # its word: pengine_write_term/2 passes any write options to write_term/2
+    "pengine_write_term('touch {m}', [portray_goal(shell)])",
+    "call(pengine_write_term, 'touch {m}', [portray_goal(shell)])",
+    "maplist(pengine_write_term('touch {m}'), [[portray_goal(shell)]])",
 ]
 
 
@@ -103,6 +108,42 @@ def test_a_goal_cannot_run_code_the_sandbox_never_checked(shared, tmp_path, goal
     assert not marker.exists(), f"ran code: {text}"
     assert _home_digest(home) == before
     assert mem.query("item(H)", limit=1).rows, "memory still answers"
+
+
+def test_write_term_stays_refused_once_pengines_io_is_loaded(shared, tmp_path):
+    """Loading library(pengines_io) (any code of the process may) declares system:write_term/2
+    and prompt/2 safe to library(sandbox): write_term's portray_goal(shell) then ran a shell
+    command from a goal, as the owner and as a grantee."""
+    from attention_cloud.sharing import reader_query
+
+    mem, home = shared
+    loader = tmp_path / "load_pengines_io.pl"
+    loader.write_text(":- use_module(library(pengines_io), []).\n", encoding="utf-8")
+    mem.pl.consult(loader)
+    marker = tmp_path / "PWNED"
+    before = _home_digest(home)
+    for goal in (f"write_term('touch {marker}', [portray_goal(shell)])",
+                 f"call(write_term, 'touch {marker}', [portray_goal(shell)])"):
+        _refused(lambda: mem.query(goal))
+        _refused(lambda: reader_query(mem, "bob", goal))
+    assert not marker.exists()
+    assert _home_digest(home) == before
+
+
+@pytest.mark.parametrize("goal", ["pengine_read(X)", "pengine_read_line_to_string(user_input, X)",
+                                  "pengine_read_line_to_codes(user_input, X)"])
+def test_a_goal_cannot_read_the_processes_standard_input(shared, goal):
+    """pengine_read/1 and pengine_read_line_to_string/2 (library(pengines_io), safe by its own
+    word) read the process's standard input: `atc query` answered the line a pipe gave it,
+    and under `atc mcp` (whose standard input is the client's requests) a goal would read the
+    client's next request."""
+    mem, home = shared
+    out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query", goal],
+                         input="stolen_line.\n", capture_output=True, text=True, timeout=120,
+                         cwd=home.parent, env={**os.environ, "ATC_HOME": str(home)})
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert out.stderr.startswith("atc: ") and out.stderr.count("\n") == 1, out.stderr
+    assert "stolen_line" not in out.stdout + out.stderr
 
 
 def test_rules_and_walk_rules_cannot_run_unchecked_code(shared, tmp_path):
