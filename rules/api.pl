@@ -721,21 +721,24 @@ spend_(C, L0, L) :-
 % write_term/2 (`portray_goal(shell)` ran a shell command from a grantee's goal) and
 % pengine_read/1 and pengine_read_line_to_string/2 read the process's standard input (under
 % `atc mcp`, the client's next request); once loaded, it declares system:write_term/2 safe
-% too. So before the sandbox sees user code, any mention (as a goal, a closure passed to
+% too. library(gensym) declares gensym/2, whose counters every later call and principal reads
+% (a global variable by another name); library(lazy_lists) lazy_findall/3, whose goal runs in
+% an engine of its own that the watchdog's abort, sent to the caller's thread, never reaches
+% (a goal of 5 s ran on for minutes). So before the sandbox sees user code, any mention (as a goal, a closure passed to
 % call/N or maplist/N, or data) of these names, and any module qualification, is refused.
 user_code_refused_(Name, database) :-
     memberchk(Name, [assert, asserta, assertz, retract, retractall, abolish, erase,
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
                      nb_setval, b_setval, nb_linkval, nb_delete, nb_getval, b_getval,
                      nb_current, abolish_all_tables, abolish_private_tables,
-                     abolish_shared_tables, tabled_call]).
+                     abolish_shared_tables, tabled_call, gensym, reset_gensym]).
 user_code_refused_(Name, system) :-
     memberchk(Name, [abort, halt, sleep, call_with_time_limit, call_with_inference_limit,
                      call_with_depth_limit, alarm, alarm_at, remove_alarm, install_alarm,
                      set_prolog_flag, create_prolog_flag, set_prolog_stack,
                      set_stream, op, style_check, garbage_collect, prolog_listen,
                      thread_create, thread_signal, thread_send_message, thread_exit,
-                     with_mutex, mutex_lock, mutex_create, engine_create,
+                     with_mutex, mutex_lock, mutex_create, engine_create, lazy_findall,
                      initialization, consult, load_files, use_module, ensure_loaded,
                      '$set_source_module', '@',
                      sig_atomic, sig_block, sig_unblock, on_signal, prolog_alert_signal,
