@@ -724,7 +724,9 @@ spend_(C, L0, L) :-
 % too. library(gensym) declares gensym/2, whose counters every later call and principal reads
 % (a global variable by another name); library(lazy_lists) lazy_findall/3, whose goal runs in
 % an engine of its own that the watchdog's abort, sent to the caller's thread, never reaches
-% (a goal of 5 s ran on for minutes). So before the sandbox sees user code, any mention (as a goal, a closure passed to
+% (a goal of 5 s ran on for minutes); library(sgml) load_structure/3, which opens any file the
+% process can read (a grantee's goal read the home's journal.pl whole, hidden records and
+% all), and so do its wrappers (load_html/3, load_xml/3, ...). So before the sandbox sees user code, any mention (as a goal, a closure passed to
 % call/N or maplist/N, or data) of these names, and any module qualification, is refused.
 user_code_refused_(Name, database) :-
     memberchk(Name, [assert, asserta, assertz, retract, retractall, abolish, erase,
@@ -753,7 +755,10 @@ user_code_refused_(Name, library_trusted) :-
                      pengine_portray_clause, pengine_read, pengine_read_line_to_string,
                      pengine_read_line_to_codes, pengine_io_predicate, pengine_bind_io_to_html,
                      pengine_io_goal_expansion, pengine_input, pengine_output, pengine_debug,
-                     write_term]).
+                     write_term,
+                     load_structure, load_html, load_xml, load_sgml, load_xhtml,
+                     load_html_file, load_xml_file, load_sgml_file, load_dtd,
+                     new_sgml_parser, sgml_parse]).
 
 %!  user_code_vet_(+Term) is det.
 %   Throw permission_error(call, sandboxed, What) when Term (a goal or a rule clause) names a

@@ -216,6 +216,31 @@ def test_a_grantee_cannot_read_the_hosts_global_variables(shared):
         assert "nb_" in message and "Zebediah" not in message, message
 
 
+@pytest.mark.parametrize("goal", [
+    "load_structure('{f}', D, [dialect(sgml)])",
+    "load_html('{f}', D, [])",
+    "load_xml('{f}', D, [])",
+    "load_sgml('{f}', D, [])",
+    "load_html_file('{f}', D)",
+    "call(load_structure, '{f}', D, [])",
+    "maplist(load_xml('{f}'), [D], [[]])",
+])
+def test_a_goal_cannot_read_a_file_of_the_server(shared, tmp_path, goal):
+    """load_structure/3 (library(sgml), safe by that library's word) opens any file the
+    process can read: a grantee's `load_structure('/home/alice/.atc/journal.pl', D,
+    [dialect(sgml)])` answered the text of every record of the home, hidden ones included,
+    and its wrappers (load_html/3, load_xml/3, ...) did the same."""
+    from attention_cloud.sharing import reader_query
+
+    mem, _ = shared
+    secret = tmp_path / "outside.txt"
+    secret.write_text("the launch code is 9911\n", encoding="utf-8")
+    text = goal.replace("{f}", str(secret))
+    for message in (_refused(lambda: reader_query(mem, "bob", text)),
+                    _refused(lambda: mem.query(text))):
+        assert "9911" not in message and "No permission" in message, message
+
+
 def test_principals_share_no_counter_through_gensym(shared):
     """gensym/2 (safe by library(gensym)'s word) keeps its counters for the life of the
     process, for every principal: what one grantee's goal counted, the next caller read
