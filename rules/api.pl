@@ -749,13 +749,11 @@ user_code_refused_(Name, unchecked) :-
     memberchk(Name, [print_message, print_message_lines, message_to_codes,
                      message_to_string, term_string, put_attr, put_attrs]).
 user_code_refused_(Name, library_trusted) :-
-    memberchk(Name, [pengine_writeln, pengine_nl, pengine_tab, pengine_flush_output,
-                     pengine_format, pengine_write_term, pengine_write, pengine_writeq,
-                     pengine_display, pengine_print, pengine_write_canonical, pengine_listing,
-                     pengine_portray_clause, pengine_read, pengine_read_line_to_string,
-                     pengine_read_line_to_codes, pengine_io_predicate, pengine_bind_io_to_html,
-                     pengine_io_goal_expansion, pengine_input, pengine_output, pengine_debug,
-                     write_term,
+    sub_atom(Name, 0, _, _, pengine_).      % pengines_io's, and pengine_rpc/3, pengine_create/1
+                                            % (HTTP requests, threads) should anything load
+                                            % library(pengines_sandbox), which declares them
+user_code_refused_(Name, library_trusted) :-
+    memberchk(Name, [write_term,
                      load_structure, load_html, load_xml, load_sgml, load_xhtml,
                      load_html_file, load_xml_file, load_sgml_file, load_dtd,
                      new_sgml_parser, sgml_parse]).
