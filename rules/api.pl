@@ -749,6 +749,7 @@ user_code_refused_(Name, unchecked) :-
     memberchk(Name, [print_message, print_message_lines, message_to_codes,
                      message_to_string, term_string, put_attr, put_attrs]).
 user_code_refused_(Name, library_trusted) :-
+    atom(Name),                             % not a dict's reserved functor name
     sub_atom(Name, 0, _, _, pengine_).      % pengines_io's, and pengine_rpc/3, pengine_create/1
                                             % (HTTP requests, threads) should anything load
                                             % library(pengines_sandbox), which declares them

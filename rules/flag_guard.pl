@@ -209,6 +209,12 @@ sandbox:safe_primitive(atc_flag_guard:grantee_statistics(_, _)).
 sandbox:safe_primitive(atc_flag_guard:grantee_thread_statistics(_, _, _)).
 sandbox:safe_primitive(atc_flag_guard:prolog_flag(_, _)).
 sandbox:safe_primitive(atc_flag_guard:grantee_predicate_property(_, _, _)).
-sandbox:safe_primitive(atc_flag_guard:Head) :-
-    grantee_library_guard(Name/Arity),
-    functor(Head, Name, Arity).
+sandbox:safe_primitive(atc_flag_guard:statistics).     % grantee_library_guard/1's, each
+sandbox:safe_primitive(atc_flag_guard:statistics(_)).  % refusing when called
+sandbox:safe_primitive(atc_flag_guard:call_time(_, _)).
+sandbox:safe_primitive(atc_flag_guard:call_time(_, _, _)).
+sandbox:safe_primitive(atc_flag_guard:time(_)).
+sandbox:safe_primitive(atc_flag_guard:profile(_)).
+sandbox:safe_primitive(atc_flag_guard:profile(_, _)).
+sandbox:safe_primitive(atc_flag_guard:help(_)).
+sandbox:safe_primitive(atc_flag_guard:apropos(_)).
