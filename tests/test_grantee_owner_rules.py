@@ -90,6 +90,30 @@ def test_a_grantees_frame_still_walks_a_saved_plane(shared):
     assert hidden and not hidden & {f["handle"] for f in frame.receipt["facts"]}
 
 
+def test_a_grantees_own_walk_rule_cannot_read_the_owners_rules(shared):
+    """A grantee's rules in a frame (`POST /v1/hydrate` with `rules` and `walk`, `atc hydrate
+    --as --rules`) were loaded beside the owner's saved rules, so their walk rule could call a
+    saved predicate and carry its text out in the scores it gave records they see:
+    `leak(S, H-W) :- ..., vault(T), string_length(T, N), W is N / 100` scored each fact 0.23,
+    the length of the owner's vault line (any character of it the same way). A grantee's own
+    rules now load alone: a saved predicate is unknown to them, as in their goals."""
+    from attention_cloud.errors import AtcError
+    from attention_cloud.sharing import reader_hydrate
+
+    mem, _ = shared
+    rules = ("leak(Seeds, H-W) :- member(S-_, Seeds), item_session(S, X), item_session(H, X),"
+             " vault(T), string_length(T, N), W is N / 100.\n")
+    with pytest.raises(AtcError) as caught:
+        frame = reader_hydrate(mem, "bob", "cache ttl fix", budget=3000, rules_text=rules,
+                               walk="leak")
+        scores = {f["score"] for f in frame.receipt["facts"] if f.get("seeded_by") == "rule:leak"}
+        assert not scores, f"the walk rule read the owner's rules: {scores}"
+    assert "vault" in str(caught.value) and "\n" not in str(caught.value), caught.value
+    own = "near(Seeds, H-0.9) :- member(S-_, Seeds), item_session(S, X), item_session(H, X).\n"
+    frame = reader_hydrate(mem, "bob", "cache ttl fix", budget=3000, rules_text=own, walk="near")
+    assert any(f.get("seeded_by") == "rule:near" for f in frame.receipt["facts"])
+
+
 def test_a_grantee_through_serve_cannot_read_the_owners_rules(shared):
     from test_serve_share import call
     from test_sharing import Server
