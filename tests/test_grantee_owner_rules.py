@@ -114,6 +114,28 @@ def test_a_grantees_own_walk_rule_cannot_read_the_owners_rules(shared):
     assert any(f.get("seeded_by") == "rule:near" for f in frame.receipt["facts"])
 
 
+def test_a_saved_rule_named_as_a_grantees_walk_tells_them_nothing_of_its_text(shared):
+    """A grantee may name a saved rule as their frame's walk (`"walk": "pin"`); one that is no
+    walk rule answered them with its text in the error: `pin(_, 'the vault pin is 4711')`
+    gave `walk rule pin failed: Type error: ... found 'the vault pin is 4711'`. What a saved
+    rule raises in a grantee's frame is now not shown to them; the owner still reads it."""
+    from attention_cloud.errors import AtcError
+    from attention_cloud.sharing import reader_hydrate
+
+    mem, _ = shared
+    mem.rules_add("pin(_, 'the vault pin is 4711').\n", "pin")
+    try:
+        with pytest.raises(AtcError) as caught:
+            reader_hydrate(mem, "bob", "cache ttl fix", budget=1500, walk="pin")
+        message = str(caught.value)
+        assert "walk rule pin failed" in message and "\n" not in message, message
+        assert "4711" not in message and "vault" not in message, message
+        with pytest.raises(AtcError, match="4711"):
+            mem.hydrate("cache ttl fix", budget=1500, walk="pin")
+    finally:
+        mem.rules_remove("pin")
+
+
 def test_a_grantee_through_serve_cannot_read_the_owners_rules(shared):
     from test_serve_share import call
     from test_sharing import Server

@@ -112,17 +112,32 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     # rules of their own load alone: beside the owner's saved rules, their walk rule could
     # call a saved predicate and carry its text out in the scores it gives records they see
     module = _rules_module(mem, rules_text, rules_source, saved=not rules_text)
-    with mem._limits():
-        frame = hydrate(mem, goal, budget=budget, plane=plane, ceiling=ceiling, now=now,
-                        rules=module, walk_rule=walk, reader=reader, segments=segments,
-                        mount=mounts or None,
-                        depth=depth, cells=cells,
-                        bridge=bridge, excerpt=excerpt)
+    try:
+        with mem._limits():
+            frame = hydrate(mem, goal, budget=budget, plane=plane, ceiling=ceiling, now=now,
+                            rules=module, walk_rule=walk, reader=reader, segments=segments,
+                            mount=mounts or None,
+                            depth=depth, cells=cells,
+                            bridge=bridge, excerpt=excerpt)
+    except PrologError as exc:
+        raise _saved_walk_error_withheld(exc, reader, own_rules=bool(rules_text)) from None
     facts = [{"handle": f["handle"], "level": f["level"]} for f in frame.receipt["facts"]]
     facts += [{"handle": c["handle"], "level": c["level"], "beyond": True}
               for c in frame.receipt["beyond"]]
     _log_read(mem, reader, "hydrate", goal, facts, via, receipt=frame.receipt_id)
     return frame
+
+
+def _saved_walk_error_withheld(exc: PrologError, reader: str, *,
+                               own_rules: bool) -> PrologError:
+    """``exc``, or when a saved rule run as the walk of ``reader``'s frame raised it, the same
+    error without what it raised: the owner's text, which a rule that is no walk rule (`pin(_,
+    'the vault pin is 4711')` named as the walk) gave in the error's words."""
+    match = re.match(r"walk rule (\S+) failed: ", str(exc))
+    if own_rules or match is None:
+        return exc
+    return PrologError(f"walk rule {match.group(1)} failed (a rule saved in the owner's "
+                       f"home: what it raised is not shown to {reader})")
 
 
 @serialised
