@@ -136,6 +136,25 @@ def test_a_saved_rule_named_as_a_grantees_walk_tells_them_nothing_of_its_text(sh
         mem.rules_remove("pin")
 
 
+def test_a_broken_saved_plane_tells_a_grantee_nothing_of_its_settings(shared):
+    """`plane(leak, [seeds='the vault pin is 4711'])` saved by the owner answered a grantee's
+    frame on it with `plane leak: seeds must be a count, not 'the vault pin is 4711'`."""
+    from attention_cloud.errors import AtcError
+    from attention_cloud.sharing import reader_hydrate
+
+    mem, _ = shared
+    mem.rules_add("plane(leak, [seeds='the vault pin is 4711']).\n", "leak")
+    try:
+        with pytest.raises(AtcError) as caught:
+            reader_hydrate(mem, "bob", "cache ttl fix", budget=1500, plane="leak")
+        message = str(caught.value)
+        assert "plane leak" in message and "4711" not in message, message
+        with pytest.raises(AtcError, match="4711"):
+            mem.hydrate("cache ttl fix", budget=1500, plane="leak")
+    finally:
+        mem.rules_remove("leak")
+
+
 def test_a_grantee_through_serve_cannot_read_the_owners_rules(shared):
     from test_serve_share import call
     from test_sharing import Server

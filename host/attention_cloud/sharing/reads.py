@@ -130,14 +130,18 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
 
 def _saved_walk_error_withheld(exc: PrologError, reader: str, *,
                                own_rules: bool) -> PrologError:
-    """``exc``, or when a saved rule run as the walk of ``reader``'s frame raised it, the same
-    error without what it raised: the owner's text, which a rule that is no walk rule (`pin(_,
-    'the vault pin is 4711')` named as the walk) gave in the error's words."""
-    match = re.match(r"walk rule (\S+) failed: ", str(exc))
-    if own_rules or match is None:
+    """``exc``, or when a saved rule run in ``reader``'s frame (as its walk, or a plane's
+    settings) raised it, the same error without what it said: the owner's text, which a rule
+    that is no walk rule (`pin(_, 'the vault pin is 4711')` named as the walk) or a plane's
+    bad setting (`seeds='the vault pin is 4711'`) gave in the error's words."""
+    text = str(exc)
+    walk = re.match(r"walk rule (\S+) failed: ", text)
+    plane = re.match(r"plane (\S+): ", text)
+    if own_rules or not (walk or plane):
         return exc
-    return PrologError(f"walk rule {match.group(1)} failed (a rule saved in the owner's "
-                       f"home: what it raised is not shown to {reader})")
+    what = f"walk rule {walk.group(1)} failed" if walk else f"plane {plane.group(1)} is broken"
+    return PrologError(f"{what} (a rule saved in the owner's home: what it raised is not "
+                       f"shown to {reader})")
 
 
 @serialised
