@@ -726,7 +726,9 @@ spend_(C, L0, L) :-
 % an engine of its own that the watchdog's abort, sent to the caller's thread, never reaches
 % (a goal of 5 s ran on for minutes); library(sgml) load_structure/3, which opens any file the
 % process can read (a grantee's goal read the home's journal.pl whole, hidden records and
-% all), and so do its wrappers (load_html/3, load_xml/3, ...). So before the sandbox sees user code, any mention (as a goal, a closure passed to
+% all), and so do its wrappers (load_html/3, load_xml/3, ...); library(crypto)
+% crypto_password_hash/3, whose 2^cost rounds run in one C call no limit interrupts (cost(26)
+% ran 117 s under a limit of 5 s; cost(30), half an hour). So before the sandbox sees user code, any mention (as a goal, a closure passed to
 % call/N or maplist/N, or data) of these names, and any module qualification, is refused.
 user_code_refused_(Name, database) :-
     memberchk(Name, [assert, asserta, assertz, retract, retractall, abolish, erase,
@@ -757,7 +759,8 @@ user_code_refused_(Name, library_trusted) :-
     memberchk(Name, [write_term,
                      load_structure, load_html, load_xml, load_sgml, load_xhtml,
                      load_html_file, load_xml_file, load_sgml_file, load_dtd,
-                     new_sgml_parser, sgml_parse]).
+                     new_sgml_parser, sgml_parse,
+                     crypto_password_hash]).
 
 %!  user_code_vet_(+Term) is det.
 %   Throw permission_error(call, sandboxed, What) when Term (a goal or a rule clause) names a

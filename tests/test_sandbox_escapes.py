@@ -241,6 +241,22 @@ def test_a_goal_cannot_read_a_file_of_the_server(shared, tmp_path, goal):
         assert "9911" not in message and "No permission" in message, message
 
 
+@pytest.mark.parametrize("goal", ["crypto_password_hash(x, H, [cost(30)])",
+                                  "maplist(crypto_password_hash(x), [H], [[cost(30)]])"])
+def test_a_goal_cannot_ask_for_an_hour_of_hashing_in_one_call(shared, goal):
+    """crypto_password_hash/3 (library(crypto), safe by that library's word) runs 2^cost
+    rounds of PBKDF2 in one C call, which no limit interrupts: cost(26) ran 117 s under a
+    limit of 5 s, and each step of the cost doubles it, so one short goal (cost(30)) held
+    the server, or an MCP server's only worker, for half an hour. It is refused before
+    anything runs."""
+    from attention_cloud.sharing import reader_query
+
+    mem, _ = shared
+    for message in (_refused(lambda: reader_query(mem, "bob", goal)),
+                    _refused(lambda: mem.query(goal))):
+        assert "crypto_password_hash" in message, message
+
+
 def test_principals_share_no_counter_through_gensym(shared):
     """gensym/2 (safe by library(gensym)'s word) keeps its counters for the life of the
     process, for every principal: what one grantee's goal counted, the next caller read
