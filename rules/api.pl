@@ -714,22 +714,35 @@ spend_(C, L0, L) :-
 % names of every speaker in the home, whatever a grantee may see). It allows tabled_call/1,
 % whose table outlives the call, shared by every later call and reader and never reclaimed: a
 % grantee's `tabled_call(between(N, 400000, X))` grew the server by ~57 MB a request, under
-% limits that count each call afresh. So before the sandbox sees
-% user code, any mention (as a goal, a closure passed to call/N or maplist/N, or data) of these
-% names, and any module qualification, is refused.
+% limits that count each call afresh. library(sandbox) also takes a library's word for its own
+% predicates (a multifile sandbox:safe_primitive/1 clause in the library): library(pengines_io),
+% which the autoloader loads for the first goal that names one of them, declares all of its
+% own safe, though outside a pengine pengine_write_term/2 passes any write options to
+% write_term/2 (`portray_goal(shell)` ran a shell command from a grantee's goal) and
+% pengine_read/1 and pengine_read_line_to_string/2 read the process's standard input (under
+% `atc mcp`, the client's next request); once loaded, it declares system:write_term/2 safe
+% too. library(gensym) declares gensym/2, whose counters every later call and principal reads
+% (a global variable by another name); library(lazy_lists) lazy_findall/3, whose goal runs in
+% an engine of its own that the watchdog's abort, sent to the caller's thread, never reaches
+% (a goal of 5 s ran on for minutes); library(sgml) load_structure/3, which opens any file the
+% process can read (a grantee's goal read the home's journal.pl whole, hidden records and
+% all), and so do its wrappers (load_html/3, load_xml/3, ...); library(crypto)
+% crypto_password_hash/3, whose 2^cost rounds run in one C call no limit interrupts (cost(26)
+% ran 117 s under a limit of 5 s; cost(30), half an hour). So before the sandbox sees user code, any mention (as a goal, a closure passed to
+% call/N or maplist/N, or data) of these names, and any module qualification, is refused.
 user_code_refused_(Name, database) :-
     memberchk(Name, [assert, asserta, assertz, retract, retractall, abolish, erase,
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
                      nb_setval, b_setval, nb_linkval, nb_delete, nb_getval, b_getval,
                      nb_current, abolish_all_tables, abolish_private_tables,
-                     abolish_shared_tables, tabled_call]).
+                     abolish_shared_tables, tabled_call, gensym, reset_gensym]).
 user_code_refused_(Name, system) :-
     memberchk(Name, [abort, halt, sleep, call_with_time_limit, call_with_inference_limit,
                      call_with_depth_limit, alarm, alarm_at, remove_alarm, install_alarm,
                      set_prolog_flag, create_prolog_flag, set_prolog_stack,
                      set_stream, op, style_check, garbage_collect, prolog_listen,
                      thread_create, thread_signal, thread_send_message, thread_exit,
-                     with_mutex, mutex_lock, mutex_create, engine_create,
+                     with_mutex, mutex_lock, mutex_create, engine_create, lazy_findall,
                      initialization, consult, load_files, use_module, ensure_loaded,
                      '$set_source_module', '@',
                      sig_atomic, sig_block, sig_unblock, on_signal, prolog_alert_signal,
@@ -737,6 +750,17 @@ user_code_refused_(Name, system) :-
 user_code_refused_(Name, unchecked) :-
     memberchk(Name, [print_message, print_message_lines, message_to_codes,
                      message_to_string, term_string, put_attr, put_attrs]).
+user_code_refused_(Name, library_trusted) :-
+    atom(Name),                             % not a dict's reserved functor name
+    sub_atom(Name, 0, _, _, pengine_).      % pengines_io's, and pengine_rpc/3, pengine_create/1
+                                            % (HTTP requests, threads) should anything load
+                                            % library(pengines_sandbox), which declares them
+user_code_refused_(Name, library_trusted) :-
+    memberchk(Name, [write_term,
+                     load_structure, load_html, load_xml, load_sgml, load_xhtml,
+                     load_html_file, load_xml_file, load_sgml_file, load_dtd,
+                     new_sgml_parser, sgml_parse,
+                     crypto_password_hash]).
 
 %!  user_code_vet_(+Term) is det.
 %   Throw permission_error(call, sandboxed, What) when Term (a goal or a rule clause) names a

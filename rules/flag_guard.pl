@@ -5,7 +5,17 @@
             grantee_statistics/2,       % +Key, -Value
             grantee_thread_statistics/3, % +Thread, +Key, -Value
             prolog_flag/2,              % ?Flag, ?Value (a grantee's, imported: see below)
-            grantee_predicate_property/3 % +Module, +Head, ?Property
+            grantee_predicate_property/3, % +Module, +Head, ?Property
+            grantee_library_guard/1,    % ?Name/Arity
+            statistics/0,               % a grantee's: refused (see below)
+            statistics/1,
+            call_time/2,
+            call_time/3,
+            time/1,
+            profile/1,
+            profile/2,
+            help/1,
+            apropos/1
           ]).
 :- use_module(library(error)).
 :- use_module(library(sandbox), []).
@@ -32,6 +42,15 @@ language, so a grantee's module gets a statistics/2 that refuses each by name,
 prolog_flag/2 (library(quintus), which library(sandbox) allows) read every flag
 current_prolog_flag/2 refuses (`prolog_flag(os_argv, V)`, `prolog_flag(pid, P)`): a grantee's
 module imports this module's prolog_flag/2, which is grantee_prolog_flag/2.
+
+library(statistics) and library(help) declare their own predicates safe to library(sandbox),
+which takes their word: statistics/1 answered a grantee, as one dict, every count statistics/2
+refuses them (atoms, functors, predicates, code, CPU time, inferences), call_time/2,3 the CPU
+time and inferences of a goal of theirs over the owner's memory, and statistics/0, time/1,
+profile/1,2, help/1 and apropos/1 print to standard error (help/1 through a pager when it is
+a terminal), which is the server's log where a grantee's goal must print nothing. A grantee's
+module imports this module's versions (grantee_library_guard/1), which refuse by name,
+`permission_error(call, sandboxed, statistics/1)`.
 
 predicate_property/2 names the owner's files (`file('/home/alice/.local/.../grantee_view.pl')`,
 `line_count/1`, `autoload/1`) and the database's generation when a predicate was last changed
@@ -63,6 +82,7 @@ flag_guard_install(M) :-
         assertz(M:(thread_statistics(Thread, Key, Value) :-
                        atc_flag_guard:grantee_thread_statistics(Thread, Key, Value))),
         @(import(atc_flag_guard:prolog_flag/2), M),
+        forall(grantee_library_guard(PI), @(import(atc_flag_guard:PI), M)),
         @(redefine_system_predicate(predicate_property(_, _)), M),
         assertz(M:(predicate_property(Head, Property) :-
                        atc_flag_guard:grantee_predicate_property(M, Head, Property))),
@@ -114,6 +134,42 @@ grantee_statistics(Key, _Value) :-
 grantee_thread_statistics(_Thread, Key, Value) :-
     grantee_statistics(Key, Value).
 
+%!  grantee_library_guard(?PI) is nondet.
+%   The library predicates a grantee's module takes from this module, each refused.
+grantee_library_guard(statistics/0).
+grantee_library_guard(statistics/1).
+grantee_library_guard(call_time/2).
+grantee_library_guard(call_time/3).
+grantee_library_guard(time/1).
+grantee_library_guard(profile/1).
+grantee_library_guard(profile/2).
+grantee_library_guard(help/1).
+grantee_library_guard(apropos/1).
+
+%!  statistics is det.
+%!  statistics(-Dict) is det.
+%!  call_time(:Goal, -Time) is det.
+%!  call_time(:Goal, -Time, -Result) is det.
+%!  time(:Goal) is det.
+%!  profile(:Goal) is det.
+%!  profile(:Goal, +Options) is det.
+%!  help(+What) is det.
+%!  apropos(+Pattern) is det.
+%   A grantee's: each throws permission_error(call, sandboxed, Name/Arity) without running
+%   its goal (what they would measure is the owner's process, what they print its log).
+statistics :- refused_(statistics/0).
+statistics(_) :- refused_(statistics/1).
+call_time(_, _) :- refused_(call_time/2).
+call_time(_, _, _) :- refused_(call_time/3).
+time(_) :- refused_(time/1).
+profile(_) :- refused_(profile/1).
+profile(_, _) :- refused_(profile/2).
+help(_) :- refused_(help/1).
+apropos(_) :- refused_(apropos/1).
+
+refused_(PI) :-
+    permission_error(call, sandboxed, PI).
+
 %!  prolog_flag(?Flag, ?Value) is nondet.
 %   A grantee's prolog_flag/2: grantee_prolog_flag/2.
 prolog_flag(Flag, Value) :-
@@ -153,3 +209,12 @@ sandbox:safe_primitive(atc_flag_guard:grantee_statistics(_, _)).
 sandbox:safe_primitive(atc_flag_guard:grantee_thread_statistics(_, _, _)).
 sandbox:safe_primitive(atc_flag_guard:prolog_flag(_, _)).
 sandbox:safe_primitive(atc_flag_guard:grantee_predicate_property(_, _, _)).
+sandbox:safe_primitive(atc_flag_guard:statistics).     % grantee_library_guard/1's, each
+sandbox:safe_primitive(atc_flag_guard:statistics(_)).  % refusing when called
+sandbox:safe_primitive(atc_flag_guard:call_time(_, _)).
+sandbox:safe_primitive(atc_flag_guard:call_time(_, _, _)).
+sandbox:safe_primitive(atc_flag_guard:time(_)).
+sandbox:safe_primitive(atc_flag_guard:profile(_)).
+sandbox:safe_primitive(atc_flag_guard:profile(_, _)).
+sandbox:safe_primitive(atc_flag_guard:help(_)).
+sandbox:safe_primitive(atc_flag_guard:apropos(_)).

@@ -156,3 +156,33 @@ def test_thread_statistics_is_refused_a_grantee_as_statistics_is(mem, key):
         message = str(caught.value)
         assert "\n" not in message and key in message and "statistics" in message, message
     assert mem.query(f"thread_statistics(main, {key}, V)").rows            # the owner's
+
+
+@pytest.mark.parametrize("goal", ["statistics(S)", "statistics", "call_time(true, T)",
+                                  "call_time(true, T, R)", "time(true)", "profile(true)",
+                                  "profile(true, [])", "help(append)", "apropos(append)",
+                                  "maplist(statistics, [S])", "call(call_time(true), T)"])
+def test_a_grantee_is_refused_the_library_predicates_that_measure_or_print_the_process(mem,
+                                                                                       goal):
+    """statistics/1 (library(statistics), which library(sandbox) allows on that library's word)
+    answered a grantee the dict statistics/2 refuses key by key: the process's atoms,
+    functors, predicates, code size, CPU time and inferences; call_time/2,3 the inferences
+    and CPU time of a goal of theirs over the owner's memory. statistics/0, time/1,
+    profile/1,2, help/1 and apropos/1 printed to the server's standard error, where what a
+    grantee prints must never go (a loop of them filled the owner's log). Each is refused in
+    one line, however it is called."""
+    from attention_cloud.sharing import reader_query
+
+    with pytest.raises(AtcError) as caught:
+        reader_query(mem, "bob", goal)
+    message = str(caught.value)
+    assert "\n" not in message and "permission" in message.lower(), message
+
+
+def test_a_grantees_rule_is_refused_statistics_1_and_the_owner_still_reads_it(mem):
+    from attention_cloud.sharing import reader_query
+
+    with pytest.raises(AtcError, match="statistics"):
+        reader_query(mem, "bob", "size(S)", rules_text="size(S) :- statistics(S).\n")
+    assert mem.query("statistics(S)").rows[0]["S"]["data"]["atoms"] > 0
+    assert mem.query("call_time(true, T)").rows

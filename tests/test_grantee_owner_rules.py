@@ -90,6 +90,71 @@ def test_a_grantees_frame_still_walks_a_saved_plane(shared):
     assert hidden and not hidden & {f["handle"] for f in frame.receipt["facts"]}
 
 
+def test_a_grantees_own_walk_rule_cannot_read_the_owners_rules(shared):
+    """A grantee's rules in a frame (`POST /v1/hydrate` with `rules` and `walk`, `atc hydrate
+    --as --rules`) were loaded beside the owner's saved rules, so their walk rule could call a
+    saved predicate and carry its text out in the scores it gave records they see:
+    `leak(S, H-W) :- ..., vault(T), string_length(T, N), W is N / 100` scored each fact 0.23,
+    the length of the owner's vault line (any character of it the same way). A grantee's own
+    rules now load alone: a saved predicate is unknown to them, as in their goals."""
+    from attention_cloud.errors import AtcError
+    from attention_cloud.sharing import reader_hydrate
+
+    mem, _ = shared
+    rules = ("leak(Seeds, H-W) :- member(S-_, Seeds), item_session(S, X), item_session(H, X),"
+             " vault(T), string_length(T, N), W is N / 100.\n")
+    with pytest.raises(AtcError) as caught:
+        frame = reader_hydrate(mem, "bob", "cache ttl fix", budget=3000, rules_text=rules,
+                               walk="leak")
+        scores = {f["score"] for f in frame.receipt["facts"] if f.get("seeded_by") == "rule:leak"}
+        assert not scores, f"the walk rule read the owner's rules: {scores}"
+    assert "vault" in str(caught.value) and "\n" not in str(caught.value), caught.value
+    own = "near(Seeds, H-0.9) :- member(S-_, Seeds), item_session(S, X), item_session(H, X).\n"
+    frame = reader_hydrate(mem, "bob", "cache ttl fix", budget=3000, rules_text=own, walk="near")
+    assert any(f.get("seeded_by") == "rule:near" for f in frame.receipt["facts"])
+
+
+def test_a_saved_rule_named_as_a_grantees_walk_tells_them_nothing_of_its_text(shared):
+    """A grantee may name a saved rule as their frame's walk (`"walk": "pin"`); one that is no
+    walk rule answered them with its text in the error: `pin(_, 'the vault pin is 4711')`
+    gave `walk rule pin failed: Type error: ... found 'the vault pin is 4711'`. What a saved
+    rule raises in a grantee's frame is now not shown to them; the owner still reads it."""
+    from attention_cloud.errors import AtcError
+    from attention_cloud.sharing import reader_hydrate
+
+    mem, _ = shared
+    mem.rules_add("pin(_, 'the vault pin is 4711').\n", "pin")
+    try:
+        with pytest.raises(AtcError) as caught:
+            reader_hydrate(mem, "bob", "cache ttl fix", budget=1500, walk="pin")
+        message = str(caught.value)
+        assert "walk rule pin failed" in message and "\n" not in message, message
+        assert "4711" not in message and "vault" not in message, message
+        with pytest.raises(AtcError, match="4711"):
+            mem.hydrate("cache ttl fix", budget=1500, walk="pin")
+    finally:
+        mem.rules_remove("pin")
+
+
+def test_a_broken_saved_plane_tells_a_grantee_nothing_of_its_settings(shared):
+    """`plane(leak, [seeds='the vault pin is 4711'])` saved by the owner answered a grantee's
+    frame on it with `plane leak: seeds must be a count, not 'the vault pin is 4711'`."""
+    from attention_cloud.errors import AtcError
+    from attention_cloud.sharing import reader_hydrate
+
+    mem, _ = shared
+    mem.rules_add("plane(leak, [seeds='the vault pin is 4711']).\n", "leak")
+    try:
+        with pytest.raises(AtcError) as caught:
+            reader_hydrate(mem, "bob", "cache ttl fix", budget=1500, plane="leak")
+        message = str(caught.value)
+        assert "plane leak" in message and "4711" not in message, message
+        with pytest.raises(AtcError, match="4711"):
+            mem.hydrate("cache ttl fix", budget=1500, plane="leak")
+    finally:
+        mem.rules_remove("leak")
+
+
 def test_a_grantee_through_serve_cannot_read_the_owners_rules(shared):
     from test_serve_share import call
     from test_sharing import Server

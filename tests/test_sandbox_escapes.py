@@ -44,6 +44,11 @@ ESCAPES = [
     "G =.. [shell, 'touch {m}'], throw(format(\"~@\", [G]))",
     "atom_codes(F, [0'~, 0'@]), G =.. [shell, 'touch {m}'], throw(format(F, [G]))",
     "atom_codes(F, [0'~, 0'W]), throw(format(F, ['touch {m}', [portray_goal(shell)]]))",
+    # library(pengines_io) declares its own predicates safe to library(sandbox), which takes
+    # its word: pengine_write_term/2 passes any write options to write_term/2
+    "pengine_write_term('touch {m}', [portray_goal(shell)])",
+    "call(pengine_write_term, 'touch {m}', [portray_goal(shell)])",
+    "maplist(pengine_write_term('touch {m}'), [[portray_goal(shell)]])",
 ]
 
 
@@ -104,6 +109,42 @@ def test_a_goal_cannot_run_code_the_sandbox_never_checked(shared, tmp_path, goal
     assert not marker.exists(), f"ran code: {text}"
     assert _home_digest(home) == before
     assert mem.query("item(H)", limit=1).rows, "memory still answers"
+
+
+def test_write_term_stays_refused_once_pengines_io_is_loaded(shared, tmp_path):
+    """Loading library(pengines_io) (any code of the process may) declares system:write_term/2
+    and prompt/2 safe to library(sandbox): write_term's portray_goal(shell) then ran a shell
+    command from a goal, as the owner and as a grantee."""
+    from attention_cloud.sharing import reader_query
+
+    mem, home = shared
+    loader = tmp_path / "load_pengines_io.pl"
+    loader.write_text(":- use_module(library(pengines_io), []).\n", encoding="utf-8")
+    mem.pl.consult(loader)
+    marker = tmp_path / "PWNED"
+    before = _home_digest(home)
+    for goal in (f"write_term('touch {marker}', [portray_goal(shell)])",
+                 f"call(write_term, 'touch {marker}', [portray_goal(shell)])"):
+        _refused(lambda: mem.query(goal))
+        _refused(lambda: reader_query(mem, "bob", goal))
+    assert not marker.exists()
+    assert _home_digest(home) == before
+
+
+@pytest.mark.parametrize("goal", ["pengine_read(X)", "pengine_read_line_to_string(user_input, X)",
+                                  "pengine_read_line_to_codes(user_input, X)"])
+def test_a_goal_cannot_read_the_processes_standard_input(shared, goal):
+    """pengine_read/1 and pengine_read_line_to_string/2 (library(pengines_io), safe by its own
+    word) read the process's standard input: `atc query` answered the line a pipe gave it,
+    and under `atc mcp` (whose standard input is the client's requests) a goal would read the
+    client's next request."""
+    mem, home = shared
+    out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query", goal],
+                         input="stolen_line.\n", capture_output=True, text=True, timeout=120,
+                         cwd=home.parent, env={**os.environ, "ATC_HOME": str(home)})
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert out.stderr.startswith("atc: ") and out.stderr.count("\n") == 1, out.stderr
+    assert "stolen_line" not in out.stdout + out.stderr
 
 
 def test_rules_and_walk_rules_cannot_run_unchecked_code(shared, tmp_path):
@@ -176,6 +217,61 @@ def test_a_grantee_cannot_read_the_hosts_global_variables(shared):
         assert "nb_" in message and "Zebediah" not in message, message
 
 
+@pytest.mark.parametrize("goal", [
+    "load_structure('{f}', D, [dialect(sgml)])",
+    "load_html('{f}', D, [])",
+    "load_xml('{f}', D, [])",
+    "load_sgml('{f}', D, [])",
+    "load_html_file('{f}', D)",
+    "call(load_structure, '{f}', D, [])",
+    "maplist(load_xml('{f}'), [D], [[]])",
+])
+def test_a_goal_cannot_read_a_file_of_the_server(shared, tmp_path, goal):
+    """load_structure/3 (library(sgml), safe by that library's word) opens any file the
+    process can read: a grantee's `load_structure('/home/alice/.atc/journal.pl', D,
+    [dialect(sgml)])` answered the text of every record of the home, hidden ones included,
+    and its wrappers (load_html/3, load_xml/3, ...) did the same."""
+    from attention_cloud.sharing import reader_query
+
+    mem, _ = shared
+    secret = tmp_path / "outside.txt"
+    secret.write_text("the launch code is 9911\n", encoding="utf-8")
+    text = goal.replace("{f}", str(secret))
+    for message in (_refused(lambda: reader_query(mem, "bob", text)),
+                    _refused(lambda: mem.query(text))):
+        assert "9911" not in message and "No permission" in message, message
+
+
+@pytest.mark.parametrize("goal", ["crypto_password_hash(x, H, [cost(30)])",
+                                  "maplist(crypto_password_hash(x), [H], [[cost(30)]])"])
+def test_a_goal_cannot_ask_for_an_hour_of_hashing_in_one_call(shared, goal):
+    """crypto_password_hash/3 (library(crypto), safe by that library's word) runs 2^cost
+    rounds of PBKDF2 in one C call, which no limit interrupts: cost(26) ran 117 s under a
+    limit of 5 s, and each step of the cost doubles it, so one short goal (cost(30)) held
+    the server, or an MCP server's only worker, for half an hour. It is refused before
+    anything runs."""
+    from attention_cloud.sharing import reader_query
+
+    mem, _ = shared
+    for message in (_refused(lambda: reader_query(mem, "bob", goal)),
+                    _refused(lambda: mem.query(goal))):
+        assert "crypto_password_hash" in message, message
+
+
+def test_principals_share_no_counter_through_gensym(shared):
+    """gensym/2 (safe by library(gensym)'s word) keeps its counters for the life of the
+    process, for every principal: what one grantee's goal counted, the next caller read
+    (`gensym(k, X)` answered k2 to whoever came after a k1), a channel between principals
+    and calls that global variables are refused to close."""
+    from attention_cloud.sharing import reader_query
+
+    mem, _ = shared
+    for goal in ("gensym(k, X)", "maplist(gensym(k), [X])"):
+        message = _refused(lambda: reader_query(mem, "bob", goal))
+        assert "gensym" in message, message
+        _refused(lambda: mem.query(goal))
+
+
 def test_ordinary_formatting_still_works(shared):
     mem, _ = shared
     rows = mem.query('format(atom(A), "~a~t~20|~w", [abc, 1]), format(atom(B), "~~W ~q", [x]), '
@@ -195,7 +291,9 @@ mem = Memory.open(sys.argv[1], create=False)
 for goal in ["setup_call_cleanup((repeat, fail), true, true)",
              "setup_call_cleanup(true, true, (repeat, fail))",
              "call_cleanup(true, (repeat, fail))",
-             "setup_call_catcher_cleanup(true, true, _, (repeat, fail))"]:
+             "setup_call_catcher_cleanup(true, true, _, (repeat, fail))",
+             "lazy_findall(X, (repeat, fail), L), L = [_|_]",
+             "lazy_findall(X, between(1, inf, X), L), nth1(100000000, L, _)"]:
     started = time.monotonic()
     try:
         mem.query(goal, time_limit=0.5)
@@ -209,7 +307,9 @@ print("ok")
 
 def test_a_setup_or_cleanup_goal_cannot_outlive_the_time_limit(shared):
     """Setup and cleanup run with signals blocked: the watchdog's abort never arrived, and a
-    looping one held the process (an MCP server's only worker) for good."""
+    looping one held the process (an MCP server's only worker) for good. lazy_findall/3
+    (library(lazy_lists), safe by that library's word) runs its goal in an engine of its own,
+    which the abort sent to the caller's thread never reaches: a goal of 5 s ran for minutes."""
     _, home = shared
     out = subprocess.run([sys.executable, "-c", _HANGS, str(home)], capture_output=True,
                          text=True, timeout=90)

@@ -504,9 +504,25 @@ def _serve_http(home: str | os.PathLike[str] | None, port: int) -> None:
           flush=True)
     server = build_server(home, http_token=token)
     try:
-        server.run("streamable-http", host="127.0.0.1", port=port)
+        _run_http(server, port)
     finally:
         server.atc_close()
+
+
+def _run_http(server: Any, port: int) -> None:
+    """What the SDK's ``run("streamable-http")`` does, on uvicorn with ``atc serve``'s bounds on
+    connections (:func:`..sharing.server.bounded_http_protocol`): uvicorn's own held a
+    connection that sent nothing, or never the end of its headers, for ever, and took any
+    number of them, so any local process, token or not, could hold every file descriptor."""
+    import anyio
+    import uvicorn
+
+    from ..sharing.server import bounded_http_protocol
+
+    config = uvicorn.Config(server.streamable_http_app(host="127.0.0.1"), host="127.0.0.1",
+                            port=port, log_level=server.settings.log_level.lower(),
+                            http=bounded_http_protocol())
+    anyio.run(uvicorn.Server(config).serve)
 
 
 class _Stopped(Exception):

@@ -18,6 +18,7 @@ Python             Prolog
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,26 +75,33 @@ def pair(key: Any, value: Any) -> Term:
     return Term("-", (key, value))
 
 
+#: A lone surrogate: a code point Prolog text may hold (a goal's `atom_codes(A, [0xD800])`)
+#: that UTF-8, and so JSON on the wire and a terminal, cannot.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def to_plain(value: Any) -> Any:
     """Turn a converted Prolog value into JSON-ready Python (atoms to str, pairs and terms to text).
 
     Lists stay lists and dicts stay dicts; compounds render in Prolog-like syntax so a user sees them.
+    A lone surrogate code point in text becomes U+FFFD, as ingest stores one: written as it is,
+    it ended `atc query` in a traceback.
     """
-    if isinstance(value, Atom):
-        return str(value)
-    if isinstance(value, (str, int, float)) or value is None:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", str(value))
+    if isinstance(value, (int, float)) or value is None:
         return value
     if isinstance(value, list):
         return [to_plain(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): to_plain(v) for k, v in value.items()}
+        return {to_plain(str(k)): to_plain(v) for k, v in value.items()}
     if isinstance(value, Term):
         if value.name == "-" and value.arity == 2:
             return [to_plain(value.args[0]), to_plain(value.args[1])]
-        return f"{value.name}({', '.join(_text(a) for a in value.args)})"
+        return to_plain(f"{value.name}({', '.join(_text(a) for a in value.args)})")
     if isinstance(value, Var):
         return "_"
-    return str(value)
+    return to_plain(str(value))
 
 
 def _text(value: Any) -> str:

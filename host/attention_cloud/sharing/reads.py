@@ -94,8 +94,11 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     most at their ceiling; logged (reader, goal, handles and rungs). ``segments``, ``mount``
     (cells and their region to ``depth``), ``cells``, ``bridge`` and ``excerpt`` shape the
     frame as they do the owner's (the owner's check; the server takes none of them).
-    ``rules_text`` loads beside the saved rules as a --rules file does for the owner (what it
-    defines is its own); ``rules_source`` is the file it came from, which its errors name."""
+    Without ``rules_text`` the frame runs the owner's saved planes and walk rules (whose
+    answers pass the policy); ``rules_text`` (the reader's own rules) loads alone, the saved
+    rules not beside it, since a rule of theirs could call a saved predicate and carry what
+    it says out in a score; ``rules_source`` is the file it came from, which its errors
+    name."""
     from ..hydration import hydrate
 
     require_principal(mem, reader)
@@ -106,18 +109,39 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     mounts = args.texts("mount", mount) if mount is not None else None
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
         raise UsageError(f"depth must be a whole number of links, 0 or more, not {depth!r}")
-    module = _rules_module(mem, rules_text, rules_source)
-    with mem._limits():
-        frame = hydrate(mem, goal, budget=budget, plane=plane, ceiling=ceiling, now=now,
-                        rules=module, walk_rule=walk, reader=reader, segments=segments,
-                        mount=mounts or None,
-                        depth=depth, cells=cells,
-                        bridge=bridge, excerpt=excerpt)
+    # rules of their own load alone: beside the owner's saved rules, their walk rule could
+    # call a saved predicate and carry its text out in the scores it gives records they see
+    module = _rules_module(mem, rules_text, rules_source, saved=not rules_text)
+    try:
+        with mem._limits():
+            frame = hydrate(mem, goal, budget=budget, plane=plane, ceiling=ceiling, now=now,
+                            rules=module, walk_rule=walk, reader=reader, segments=segments,
+                            mount=mounts or None,
+                            depth=depth, cells=cells,
+                            bridge=bridge, excerpt=excerpt)
+    except PrologError as exc:
+        raise _saved_walk_error_withheld(exc, reader, own_rules=bool(rules_text)) from None
     facts = [{"handle": f["handle"], "level": f["level"]} for f in frame.receipt["facts"]]
     facts += [{"handle": c["handle"], "level": c["level"], "beyond": True}
               for c in frame.receipt["beyond"]]
     _log_read(mem, reader, "hydrate", goal, facts, via, receipt=frame.receipt_id)
     return frame
+
+
+def _saved_walk_error_withheld(exc: PrologError, reader: str, *,
+                               own_rules: bool) -> PrologError:
+    """``exc``, or when a saved rule run in ``reader``'s frame (as its walk, or a plane's
+    settings) raised it, the same error without what it said: the owner's text, which a rule
+    that is no walk rule (`pin(_, 'the vault pin is 4711')` named as the walk) or a plane's
+    bad setting (`seeds='the vault pin is 4711'`) gave in the error's words."""
+    text = str(exc)
+    walk = re.match(r"walk rule (\S+) failed: ", text)
+    plane = re.match(r"plane (\S+): ", text)
+    if own_rules or not (walk or plane):
+        return exc
+    what = f"walk rule {walk.group(1)} failed" if walk else f"plane {plane.group(1)} is broken"
+    return PrologError(f"{what} (a rule saved in the owner's home: what it raised is not "
+                       f"shown to {reader})")
 
 
 @serialised

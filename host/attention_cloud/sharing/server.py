@@ -373,7 +373,7 @@ TOO_MANY_CONNECTIONS = ("the server is answering as many connections as it takes
                         "retry in a moment")
 
 
-def _serve_protocol() -> type:
+def bounded_http_protocol() -> type:
     """uvicorn's HTTP/1.1 protocol with this server's bounds on connections:
 
     - a connection whose request's headers have not all come HEADERS_TIMEOUT seconds after it
@@ -466,7 +466,7 @@ def _serve(stop: "_StopRequests", home: str | os.PathLike[str] | None, *, host: 
         announce(f"http://{shown}:{bound}")
     _say_when_nobody_holds_a_token(app)     # after the address: a script waits for that line
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            http=_serve_protocol())    # its own MAX_CONNECTIONS
+                            http=bounded_http_protocol())    # its own MAX_CONNECTIONS
     server = uvicorn.Server(config)
     try:
         stop.run(server, sock)

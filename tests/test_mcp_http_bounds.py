@@ -1,0 +1,80 @@
+"""`atc mcp --http` bounds its connections as `atc serve` does.
+
+Any process of any user of the machine can reach its loopback port, with no token: a
+connection that sent nothing, or a request line and never the end of its headers, was held
+open for ever (still open after 210 s), so such callers could hold every file descriptor of the
+server and leave the owner's agent without memory. Now each request's headers have
+HEADERS_TIMEOUT seconds to arrive, and past MAX_CONNECTIONS a caller is answered 503 at once.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from test_agents_mcp import _free_port, _wait_listening
+
+TOKEN = "t" * 32
+
+
+def _start(home: Path) -> tuple[subprocess.Popen, int]:
+    """`atc mcp --http` with the serving bounds shortened (headers 1 s, 4 connections)."""
+    port = _free_port()
+    code = ("import attention_cloud.sharing.server as s\n"
+            "s.HEADERS_TIMEOUT = 1.0\ns.MAX_CONNECTIONS = 4\n"
+            "from attention_cloud.cli import main\n"
+            f"main(['mcp', '--http', '--port', '{port}'])")
+    env = {**os.environ, "ATC_HOME": str(home), "ATC_MCP_TOKEN": TOKEN}
+    server = subprocess.Popen([sys.executable, "-c", code], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return server, port
+
+
+def _status(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        return sock.recv(4096).split(b"\r\n", 1)[0]
+
+
+def test_a_connection_that_never_finishes_its_headers_is_closed(tmp_path):
+    server, port = _start(tmp_path / "home")
+    held = []
+    try:
+        _wait_listening(port, server)
+        for n in range(2):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            if n == 1:
+                sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            held.append(sock)
+        closed = []
+        for sock in held:
+            sock.settimeout(8)
+            try:
+                closed.append(sock.recv(4096) == b"")
+            except (socket.timeout, ConnectionResetError):
+                closed.append(False)
+        answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    finally:
+        for sock in held:
+            sock.close()
+        server.terminate()
+        server.wait(timeout=60)
+    assert closed == [True, True]
+    assert answer.startswith(b"HTTP/1.1 401"), answer
+
+
+def test_past_its_connections_a_caller_is_answered_503_at_once(tmp_path):
+    server, port = _start(tmp_path / "home")
+    held = []
+    try:
+        _wait_listening(port, server)
+        held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(4)]
+        answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    finally:
+        for sock in held:
+            sock.close()
+        server.terminate()
+        server.wait(timeout=60)
+    assert answer.startswith(b"HTTP/1.1 503"), answer
