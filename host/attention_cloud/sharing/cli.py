@@ -389,12 +389,26 @@ def audit(reader: str | None, since: str | None, fmt: str, home: str | None) -> 
     from ..audit import describe_event, read_events
     from ..home import require_home, resolve_home
 
-    events = list(read_events(require_home(resolve_home(home)), reader=reader, since=since))
+    path = require_home(resolve_home(home))
+    events = list(read_events(path, reader=reader, since=since))
+    if reader is not None and not events and not any(read_events(path, reader=reader)):
+        _require_known_reader(home, reader)
     if fmt == "json":
         emit_json(events)
         return
     for e in events:
         click.echo(for_terminal(describe_event(e)))   # a grantee's goal is their text
+
+
+def _require_known_reader(home: str | None, reader: str) -> None:
+    """UsageError unless ``reader`` is a principal of the home: a name neither the ledger nor
+    the home knows is a typo, which an empty answer would pass off as a clean ledger (a
+    removed principal's reads stay in the ledger, so the log is asked first)."""
+    with open_memory(home, create=False) as mem:
+        names = {p["name"] for p in policy.sharing_state(mem).principals}
+    if reader not in names:
+        raise UsageError(f"{reader}: no such principal in this home, and no event of the "
+                         "audit log names it (atc principal list)")
 
 
 COMMANDS: dict[str, Any] = {"principal": principal, "team": team, "grant": grant, "mount": mount,
