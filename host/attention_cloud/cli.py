@@ -620,8 +620,9 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
               help="Extra rules file (walk rules, planes), checked by library(sandbox).")
 @click.option("--walk", default=None, help="Name of a walk rule to use instead of the plane's.")
-@click.option("--now", default=None, metavar="ISO8601",
-              help='The present a goal\'s "two weeks ago" is read against (default: the newest item\'s time).')
+@click.option("--now", default=None, metavar="TIME",
+              help='The present a goal\'s "two weeks ago" is read against (default: the newest '
+                   'item\'s time): ISO 8601, a date, or Unix epoch seconds, as --since reads it.')
 @click.option("--mount", "mounts", multiple=True, metavar="CELL",
               help="Draw the frame only from this cell and its neighbourhood (repeatable: "
                    "each mount renders with its share of the budget, merged into one frame).")
