@@ -184,7 +184,8 @@ def _names_memory_lacks(mem: Any, kind: str, names: tuple[str, ...]) -> list[tup
 
 @grant.command("list")
 @schema_option("grants")
-@click.option("--grantee", default=None, help="Only the grants that reach this principal.")
+@click.option("--grantee", default=None, callback=not_blank,
+              help="Only the grants that reach this principal.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @home_option
@@ -375,7 +376,8 @@ def serve(bind: str, port: int, share: float, burst: float, home: str | None) ->
 
 @click.command()
 @schema_option("audit")
-@click.option("--reader", default=None, help="Only this principal's reads (and acts).")
+@click.option("--reader", default=None, callback=not_blank,
+              help="Only this principal's reads (and acts).")
 @click.option("--since", default=None, metavar="TIME", help="Only events at or after TIME.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
