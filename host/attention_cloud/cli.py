@@ -641,8 +641,9 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "envelope", "html"]),
               default="text", show_default=True,
               help="html: one self-contained page picturing the fovea and the receipt.")
-@click.option("--output", "-o", "output", type=click.Path(dir_okay=False, writable=True),
-              default=None, help="Write the frame to this file instead of stdout.")
+@click.option("--output", "-o", "output",
+              type=click.Path(dir_okay=False, writable=True, allow_dash=True), default=None,
+              help="Write the frame to this file instead of stdout (- is stdout).")
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL", callback=not_blank,
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @home_option
@@ -665,6 +666,8 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
         raise UsageError("--depth goes with --mount (how many links around a mounted cell "
                          "the frame reaches)")
     budgets = _segment_budgets(segments)
+    if output == "-":
+        output = None             # stdout, as `-` is stdin to rules add and remember
     if output is not None:
         _check_writable(output)   # before the frame: a frame stores its receipt in the home
     mem = open_memory(home, create=False)
