@@ -100,6 +100,7 @@ _REFUSALS = {
     ("create", "owner"): "this home already has an owner, {}",
     ("grant", "principal"): "{} owns this home and reads all of it: a grant is for someone else",
     ("remove", "owner"): "{} owns this home and cannot be removed",
+    ("join", "team"): "{} is a team, and a team holds persons only (no team in a team)",
 }
 
 
@@ -108,7 +109,7 @@ def _change(mem: Any, change: Term | list[Term]) -> Any:
     try:
         (result,) = mem.pl.once("atc_api:api_sharing_change", change, Var())
     except PrologError as exc:
-        raise _refusal(exc) or _missing(exc) or exc
+        raise _refusal(exc) or _missing(exc) or _not_a_team(exc) or exc
     sync_journal(mem.home)
     return result
 
@@ -142,6 +143,16 @@ def _missing_label(record: str, key: str, value: str) -> str:
         return f"{record}: carries no restriction {value} to lift"
     verb = "widen" if key == "reader" else "lift"
     return f"{record}: names no readers to {verb} (anyone a grant reaches reads it)"
+
+
+def _not_a_team(exc: PrologError) -> UsageError | None:
+    """The policy's ``type_error(team, Name)`` (a person named where a team goes) in words."""
+    formal = exc.term.args[0] if isinstance(exc.term, Term) and exc.term.args else None
+    if (isinstance(formal, Term) and formal.name == "type_error" and len(formal.args) == 2
+            and str(formal.args[0]) == "team"):
+        return UsageError(f"{formal.args[1]} is a person, not a team (atc team add NAME "
+                          "makes a team)")
+    return None
 
 
 def _refusal(exc: PrologError) -> UsageError | None:
