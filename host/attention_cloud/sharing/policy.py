@@ -316,10 +316,15 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
                    ("entity", entities)) for v in args.texts(key + "s", values)]
     for name, value in (("since", since), ("until", until), ("expires", expires)):
         args.text(name, value, optional=True)
-    if since:
-        conditions.append(Term("from", [Atom(normalise_time(since))]))
-    if until:
-        conditions.append(Term("to", [Atom(normalise_time(until))]))
+    start = normalise_time(since) if since else None
+    end = normalise_time(until) if until else None
+    if start and end and start > end:     # ISO 8601 UTC text: ordered as the times are
+        raise UsageError(f"since {start} is after until {end}: the grant would reach no "
+                         "item (swap them?)")
+    if start:
+        conditions.append(Term("from", [Atom(start)]))
+    if end:
+        conditions.append(Term("to", [Atom(end)]))
     expiry = Atom(normalise_time(expires)) if expires else Atom("none")
     grant_id = "g_" + secrets.token_hex(6)
     made = _change(mem, Term("grant_add", [Atom(grant_id), Atom(check_name(grantee)),
