@@ -370,9 +370,10 @@ def label(mem: Any, handles: Iterable[str], *, readers: Iterable[str] = (),
     restrictions = args.texts("restrictions", restrictions)
     args.text("retention", retention, optional=True)
     changes = []
+    named = sorted({check_name(r) for r in readers})
     for h in handles:
-        for r in readers:
-            changes.append(Term("label", [Atom(h), Atom("reader"), Atom(check_name(r))]))
+        if named:   # together: one at a time, the second would widen the list the first made
+            changes.append(Term("label", [Atom(h), Atom("readers"), [Atom(r) for r in named]]))
         for x in restrictions:
             changes.append(Term("label", [Atom(h), Atom("restriction"), _restriction(x)]))
         if retention:
@@ -383,7 +384,7 @@ def label(mem: Any, handles: Iterable[str], *, readers: Iterable[str] = (),
     for change in changes:
         _known_record(mem, str(change.args[0]))
     _change(mem, changes)
-    return len(changes)
+    return len(handles) * (len(named) + len(restrictions) + bool(retention))
 
 
 def _known_record(mem: Any, handle: str) -> None:
