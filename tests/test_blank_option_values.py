@@ -2,7 +2,8 @@
 read as no value at all: `--as ""` read the frame, the query or the record as the home's
 owner instead of refusing, `grant list --grantee ""` listed every grant, `--walk ""` ran the
 plane's walk, `audit --reader ""` and `--mount ""` named nothing (`atc: : no such ...`), and
-`atc ingest ""` said `atc: str: no such file or directory`. Each is now refused as an empty
+`atc ingest ""` said `atc: str: no such file or directory`, and `curate --reembed --embedder
+""` re-embedded everything with the configured embedder. Each is now refused as an empty
 `--home` is: click's usage, one `Error: ... must not be empty` line, exit 2, nothing read or
 written."""
 from __future__ import annotations
@@ -39,6 +40,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ["hydrate", "staging", "--mount", ""],
     ["hydrate", "staging", "--walk", ""],
     ["ingest", ""],
+    ["curate", "--reembed", "--embedder", ""],
 ])
 def test_an_empty_value_is_refused(home: Path, args: list[str]) -> None:
     journal = (home / "journal.pl").read_bytes()

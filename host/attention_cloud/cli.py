@@ -455,6 +455,7 @@ def _print_ingest(report: Any, out: str, *, compact: bool = False) -> None:
               help="Embed every curated record again, beside the current vectors (which keep "
                    "serving), and switch to the new ones when complete; resumable.")
 @click.option("--embedder", "embedder_spec", default=None, metavar="SPEC",
+              callback=not_blank,
               help="With --reembed: the embedder to move to (config.json is updated at the "
                    "switch); default the configured one.")
 @schema_option("curate")
