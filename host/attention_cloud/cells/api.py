@@ -226,17 +226,14 @@ def _keeping_ids(mem: Any, cells: list[Any], state: _State) -> tuple[list[Any], 
     region after it. A cell made from members its id was not made of (grown by placements,
     or a new region) otherwise got a new id at every rebuild. Other cells keep the digest of
     their members, made unique should one equal a kept id."""
-    (pairs,) = mem.pl.once("atc_cells:cells_membership", Var())
-    if not pairs:
-        return cells, state
     old_size: dict[str, int] = {}
     old_of: dict[str, str] = {}
-    one_copy: dict[str, str] = {}             # a cell's id held once, not once per member
-    for p in pairs:
-        was = one_copy.setdefault(str(p.args[1]), str(p.args[1]))
-        old_size[was] = old_size.get(was, 0) + 1
-        old_of[str(p.args[0])] = was
-    del pairs
+    for was in _cell_ids(mem):   # a list of atoms a cell: a fourth of the CPU of H-C pairs
+        members_before = _members(mem, was)
+        old_size[was] = len(members_before)
+        old_of.update(dict.fromkeys(members_before, was))
+    if not old_of:
+        return cells, state
     kept: dict[str, str] = {}                   # new digest id -> the old id it continues
     for cid, members, _ in cells:
         shared: dict[str, int] = {}
