@@ -81,17 +81,23 @@ def strip_frame_echo(text: str) -> tuple[str, int]:
     return (text.strip(), count) if count else (text, 0)
 
 
-def _is_printed_receipt(text: str) -> bool:
+def _one_object(text: str) -> dict | None:
+    """``text`` when it is one JSON object and nothing else, decoded; None otherwise."""
     stripped = text.strip()
     if not (stripped.startswith("{") and stripped.endswith("}")):
-        return False
+        return None
     try:
         document = json.loads(stripped)
     except ValueError:
-        return False
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def _is_printed_receipt(text: str) -> bool:
+    document = _one_object(text)
     # a receipt has its facts; ``atc hydrate --format json`` holds the receipt whole
-    if not isinstance(document, dict) or not ("facts" in document
-                                              or isinstance(document.get("receipt"), dict)):
+    if document is None or not ("facts" in document
+                                or isinstance(document.get("receipt"), dict)):
         return False
     receipt_id = document.get("id", document.get("receipt_id"))
     return isinstance(receipt_id, str) and _PRINTED_RECEIPT.match(receipt_id) is not None
@@ -100,14 +106,8 @@ def _is_printed_receipt(text: str) -> bool:
 def _is_remember_answer(text: str) -> bool:
     """Whether ``text`` is one JSON object as memory's ``remember`` answers (the MCP tool,
     ``atc remember --format json``): an item handle and a source in ``remembered.jsonl``."""
-    stripped = text.strip()
-    if not (stripped.startswith("{") and stripped.endswith("}")):
-        return False
-    try:
-        document = json.loads(stripped)
-    except ValueError:
-        return False
-    if not isinstance(document, dict):
+    document = _one_object(text)
+    if document is None:
         return False
     handle, source = document.get("handle"), document.get("source")
     return (isinstance(handle, str) and _ITEM_HANDLE.match(handle) is not None
