@@ -1050,8 +1050,10 @@ grants_grant_revoke(Id, Who) :-
 %
 %   Tighten the labels of a record: Key `reader` adds a reader to a record without readers
 %   only as the first of a new list (adding one to an existing list would widen it: that is
-%   declassification); `restriction` adds private, pii or team(T); `retention` sets a date
-%   no later than the one in force.
+%   declassification); `readers` gives a list of them at once, which becomes the record's
+%   first list together (one at a time, the second would widen the list the first made), or
+%   changes nothing when the record's list holds each already; `restriction` adds private,
+%   pii or team(T); `retention` sets a date no later than the one in force.
 %   @error permission_error(loosen, label, Key-Value) for a change that would loosen
 grants_label(H, Key, Value) :-
     must_be(atom, H),
@@ -1063,6 +1065,16 @@ grants_label(H, Key, Value) :-
         ;   Readers == all, \+ label_(H, reader, _)
         ->  durable_assert(atc_grants:label_(H, reader, Value))
         ;   permission_error(loosen, label, reader-Value)
+        )
+    ;   Key == readers
+    ->  must_be(list(atom), Value),
+        maplist(existing_principal_, Value),
+        (   forall(member(R, Value), label_(H, reader, R)) -> true
+        ;   Readers == all, \+ label_(H, reader, _)
+        ->  sort(Value, New),
+            forall(member(R, New), durable_assert(atc_grants:label_(H, reader, R)))
+        ;   member(R, Value), \+ label_(H, reader, R)
+        ->  permission_error(loosen, label, reader-R)
         )
     ;   Key == restriction
     ->  restriction_(Value),

@@ -482,18 +482,25 @@ log_change(Change) :-
     ).
 
 %!  store_commit is det.
-%   End the batch: append its commit marker and flush. The host fsyncs afterwards.
+%   End the batch: append its commit marker and flush. The host fsyncs afterwards. A batch
+%   that logged nothing (it changed nothing, or was aborted and cut) appends no marker: a
+%   failed command leaves the journal's bytes as they were.
 store_commit :-
     retractall(pending_(_)),
     (   open_store_(Dir, Stream, N0), Stream \== none
-    ->  N is N0 + 1,
-        write_term(Stream, commit(N), [fullstop(true), nl(true)]),
-        flush_output(Stream),
+    ->  flush_output(Stream),
         journal_file(Dir, Journal),
-        size_file(Journal, End),                % we hold the lock: the end is ours
-        set_view_end_(End),
-        retractall(open_store_(_, _, _)),
-        asserta(open_store_(Dir, Stream, N))
+        size_file(Journal, Size),               % we hold the lock: the end is ours
+        (   view_end_(Size)
+        ->  true                                % no line since the last commit's end
+        ;   N is N0 + 1,
+            write_term(Stream, commit(N), [fullstop(true), nl(true)]),
+            flush_output(Stream),
+            size_file(Journal, End),
+            set_view_end_(End),
+            retractall(open_store_(_, _, _)),
+            asserta(open_store_(Dir, Stream, N))
+        )
     ;   true                            % nothing was written in this batch
     ).
 

@@ -93,9 +93,11 @@ _STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROF
 
 
 def not_blank(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    """A click callback refusing an empty handle or id (one, or any of several): a shell
+    """A click callback refusing an empty value (one, or any of several) of an argument or
+    option that names something (a handle, an id, a principal, a cell, a path): a shell
     variable that expanded to nothing was looked up as a record no one has, its message
-    naming nothing (``atc: : no such item``)."""
+    naming nothing (``atc: : no such item``), or read as no value at all (``--as ""`` read
+    as the owner)."""
     values = value if isinstance(value, tuple) else (value,)
     if any(isinstance(v, str) and not v.strip() for v in values):
         raise click.BadParameter("must not be empty", ctx=ctx, param=param)
@@ -234,7 +236,7 @@ def _list_formats(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True, type=click.Path(), callback=not_blank)
 @click.option("--format", "fmt", type=click.Choice(list(FORMAT_DESCRIPTIONS)),
               default=None, help="Transcript format [default: detected per file; "
                                  "--list-formats names them].")
@@ -453,6 +455,7 @@ def _print_ingest(report: Any, out: str, *, compact: bool = False) -> None:
               help="Embed every curated record again, beside the current vectors (which keep "
                    "serving), and switch to the new ones when complete; resumable.")
 @click.option("--embedder", "embedder_spec", default=None, metavar="SPEC",
+              callback=not_blank,
               help="With --reembed: the embedder to move to (config.json is updated at the "
                    "switch); default the configured one.")
 @schema_option("curate")
@@ -510,7 +513,7 @@ def _plain(value: Any) -> Any:
               show_default=True, help="Seconds the goal may run (catch/3 cannot extend it).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
-@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
+@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL", callback=not_blank,
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @schema_option("query")
 @home_option
@@ -619,10 +622,12 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
               default="L0", show_default=True, help="Most detailed level allowed in the frame.")
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
               help="Extra rules file (walk rules, planes), checked by library(sandbox).")
-@click.option("--walk", default=None, help="Name of a walk rule to use instead of the plane's.")
-@click.option("--now", default=None, metavar="ISO8601",
-              help='The present a goal\'s "two weeks ago" is read against (default: the newest item\'s time).')
-@click.option("--mount", "mounts", multiple=True, metavar="CELL",
+@click.option("--walk", default=None, callback=not_blank,
+              help="Name of a walk rule to use instead of the plane's.")
+@click.option("--now", default=None, metavar="TIME",
+              help='The present a goal\'s "two weeks ago" is read against (default: the newest '
+                   'item\'s time): ISO 8601, a date, or Unix epoch seconds, as --since reads it.')
+@click.option("--mount", "mounts", multiple=True, metavar="CELL", callback=not_blank,
               help="Draw the frame only from this cell and its neighbourhood (repeatable: "
                    "each mount renders with its share of the budget, merged into one frame).")
 @click.option("--depth", type=click.IntRange(min=0), default=1, show_default=True,
@@ -637,9 +642,10 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "envelope", "html"]),
               default="text", show_default=True,
               help="html: one self-contained page picturing the fovea and the receipt.")
-@click.option("--output", "-o", "output", type=click.Path(dir_okay=False, writable=True),
-              default=None, help="Write the frame to this file instead of stdout.")
-@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
+@click.option("--output", "-o", "output",
+              type=click.Path(dir_okay=False, writable=True, allow_dash=True), default=None,
+              help="Write the frame to this file instead of stdout (- is stdout).")
+@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL", callback=not_blank,
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @home_option
 @fail_cleanly
@@ -661,6 +667,8 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
         raise UsageError("--depth goes with --mount (how many links around a mounted cell "
                          "the frame reaches)")
     budgets = _segment_budgets(segments)
+    if output == "-":
+        output = None             # stdout, as `-` is stdin to rules add and remember
     if output is not None:
         _check_writable(output)   # before the frame: a frame stores its receipt in the home
     mem = open_memory(home, create=False)
@@ -718,7 +726,7 @@ def _check_writable(output: str) -> None:
 
 @main.command()
 @click.argument("receipt_id", required=False, callback=not_blank)
-@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
+@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL", callback=not_blank,
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @click.option("--schema", type=click.Choice(["receipt", "frame"]), is_flag=False,
               flag_value="receipt", default=None,
@@ -834,7 +842,8 @@ def rules_remove(name: str, home: str | None) -> None:
               help="Forget the items the goal's first variable binds (sandboxed, as atc query).")
 @click.option("--reason", default="forgotten by request", show_default=True,
               help="Why, kept in the audit record.")
-@click.option("--as", "who", metavar="WHO", help="Who asked [default: the OS user].")
+@click.option("--as", "who", metavar="WHO", callback=not_blank,
+              help="Who asked [default: the OS user].")
 @click.option("--dry-run", is_flag=True, help="List what would be forgotten; change nothing.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -916,7 +925,7 @@ def _print_list(report, verb: str) -> None:  # noqa: ANN001 - a ForgetReport
               help="Print the verbatim source record the item points to.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL",
+@click.option("--as", "as_principal", default=None, metavar="PRINCIPAL", callback=not_blank,
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @home_option
 @fail_cleanly

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from .agents.remember import REMEMBERED_FILE
+from .agents.remember import REMEMBER_SESSION, REMEMBERED_FILE
 from .audit import AUDIT_FILE, append_event
 from .bridge import Atom, Var, to_plain
 from .cells.api import STATE_FILE as CELLS_STATE
@@ -183,8 +183,11 @@ def forget(mem: Any, handles: list[str], *, who: str | None = None,
         handles=handles, dry_run=dry_run,
         items=[{"handle": i["handle"], "kind": i["kind"], "session": i["session"],
                 "source": i["source"]} for i in items if not i["forgotten"]],
-        sources=sorted({_source_file(i["source"]) for i in items if i["source"]}
-                       - {str(mem.home / REMEMBERED_FILE)}),  # redacted below
+        # a remembered item's file is this home's remembered.jsonl, redacted below, whatever
+        # path its pointer kept (a moved or copied home's is another folder's)
+        sources=sorted({_source_file(i["source"]) for i in items if i["source"]
+                        and not (i["session"] == REMEMBER_SESSION
+                                 and Path(_source_file(i["source"])).name == REMEMBERED_FILE)}),
         already=[i["handle"] for i in items if i["forgotten"]],
         regoaled=list(the_plan["recurate"]), invalidated=list(the_plan["invalidated"]))
     if dry_run:

@@ -439,19 +439,17 @@ def _check_arguments(goal: Any, budget: Any, plane: Any, segments: Any, ceiling:
 
 
 def _now_value(now: str | float) -> str | float:
-    """The ``now`` option as Prolog takes it: a POSIX stamp, or a time in any form the host
-    reads (ingest/timefmt.py: ISO 8601, RFC 2822, "8 May 2023 1:56 pm", ...) as ISO 8601 UTC."""
+    """The ``now`` option as Prolog takes it: a POSIX stamp, or text read as every option
+    that takes a time reads it (:func:`..audit.normalise_time`: ISO 8601, RFC 2822, "8 May
+    2023 1:56 pm", a count of epoch seconds, ...) as ISO 8601 UTC."""
     if isinstance(now, (int, float)) and not isinstance(now, bool):
         if not _STAMP_MIN <= now <= _STAMP_MAX:          # NaN fails both
             raise UsageError(f"now must be a time (a POSIX stamp of the years 1 to 9999, or "
                              f"ISO 8601 such as 2026-05-01T12:00:00Z), not {now!r}")
         return float(now)
-    from .ingest.timefmt import read_time
+    from .audit import normalise_time
 
-    text = read_time(str(now))
-    if not text:
-        raise UsageError(f"now must be a time (ISO 8601 such as 2026-05-01T12:00:00Z), not {now!r}")
-    return text
+    return normalise_time(str(now))   # one reader of times for every option that takes one
 
 
 def build_frame(frame: FrameParts | Term, *, home: Path | None, status: dict[str, Any] | None = None,

@@ -1044,8 +1044,9 @@ class Memory:
             rules: an extra rules file (checked by library(sandbox)) with walk rules or planes.
             walk: a walk rule ``Name(+Seeds, -Handle-Score)`` to use instead of the plane's,
                 or ``entity_walk``, the built-in walk.
-            now: the present a goal's "two weeks ago" is read against (ISO 8601 text or POSIX
-                seconds); default the time of the newest item in memory.
+            now: the present a goal's "two weeks ago" is read against (POSIX seconds, or
+                text read as every time option reads it: ISO 8601, a date, a count of epoch
+                seconds; a year alone is refused); default the time of the newest item.
             mount: a cell, or cells, to draw the frame from, each with its neighbourhood to
                 ``depth`` links; each mount renders with an equal share of the budget and the parts
                 merge into one frame (``atc cells list`` names the cells).

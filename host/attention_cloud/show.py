@@ -74,7 +74,7 @@ def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any
         pointer = record.get("source") or ""
         if not pointer:
             raise InputError(f"{handle}: has no source pointer")
-        now = pointer
+        now = pointer = _in_this_home(mem, record, pointer)
         if _ingested(mem, str(record.get("source_name") or "")):  # not a file remember writes
             now = _current_pointer(handle, pointer, str(record.get("session") or "") or None)
         if parse_pointer(now).start != parse_pointer(pointer).start:
@@ -85,6 +85,22 @@ def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any
         record["verbatim"] = source if isinstance(source, str) else json.dumps(
             source, ensure_ascii=False, indent=2)
     return record
+
+
+def _in_this_home(mem: Memory, record: dict[str, Any], pointer: str) -> str:
+    """``pointer`` read in this home: a remembered item's record is a line of the
+    remembered.jsonl of the home that holds the item, wherever the home was when it was
+    written (its pointer names that file by its absolute path, which a moved or copied home
+    no longer has)."""
+    from .agents.remember import REMEMBER_SESSION, REMEMBERED_FILE
+
+    if record.get("session") != REMEMBER_SESSION:
+        return pointer
+    target = parse_pointer(pointer)
+    if Path(target.path).name != REMEMBERED_FILE or target.line is None \
+            or _ingested(mem, str(record.get("source_name") or "")):
+        return pointer
+    return f"{mem.home / REMEMBERED_FILE}:{target.line}"
 
 
 def _most_detailed_rung(mem: Memory, handle: str) -> str | None:

@@ -160,6 +160,22 @@ test(labels_only_tighten, [setup(fresh), throws(error(permission_error(loosen, l
     grants_label(p1, reader, bob),
     grants_label(p1, reader, carol).
 
+% Several readers given at once become the record's first list together: one at a time, the
+% second widened the list the first had just made (`atc label H --reader a --reader b`).
+test(readers_given_together_make_the_first_list, [setup(fresh), true(Rs == [bob, carol])]) :-
+    grants_label(p1, readers, [carol, bob]),
+    findall(R, item_label(p1, reader, R), Rs0), msort(Rs0, Rs).
+
+test(readers_given_again_change_nothing, [setup(fresh), true(Rs == [bob, carol])]) :-
+    grants_label(p1, readers, [bob, carol]),
+    grants_label(p1, readers, [carol]),
+    findall(R, item_label(p1, reader, R), Rs0), msort(Rs0, Rs).
+
+test(readers_beyond_the_list_widen_it,
+     [setup(fresh), throws(error(permission_error(loosen, label, reader-dan), _))]) :-
+    grants_label(p1, readers, [bob]),
+    grants_label(p1, readers, [bob, dan]).
+
 test(retention_only_earlier, [setup(fresh), throws(error(permission_error(loosen, label, _), _))]) :-
     grants_label(p1, retention, '2030-01-01T00:00:00Z'),
     grants_label(p1, retention, '2031-01-01T00:00:00Z').

@@ -206,6 +206,35 @@ test(commit_keeps_batch, [setup(fresh), true(Items == [h8])]) :-
     store_abort,
     findall(H, item(H), Items).
 
+% A commit of a batch that logged nothing (one aborted, or one that changed nothing) appends no
+% `commit(N).` marker: a failed `atc curate` left one in the journal for every run.
+test(an_empty_batch_appends_no_commit_marker,
+     [setup(fresh), cleanup(( store_close, fresh )), true(After == Before)]) :-
+    scratch_home(atc_store, Dir),
+    store_open(Dir, _),
+    item_term(h1, error, "boom", I1), item_term(h2, error, "bang", I2),
+    journal_add_items([I1], _), store_commit,
+    directory_file_path(Dir, 'journal.pl', Journal),
+    read_file_to_string(Journal, Before, []),
+    store_commit,
+    journal_add_items([I2], _), store_abort,
+    store_commit,
+    read_file_to_string(Journal, After, []).
+
+test(a_batch_after_an_empty_commit_is_numbered_next,
+     [setup(fresh), cleanup(( store_close, fresh )), true(Markers == [1, 2])]) :-
+    scratch_home(atc_store, Dir),
+    store_open(Dir, _),
+    item_term(h1, error, "boom", I1), item_term(h2, error, "bang", I2),
+    journal_add_items([I1], _), store_commit,
+    store_commit,
+    journal_add_items([I2], _), store_commit,
+    directory_file_path(Dir, 'journal.pl', Journal),
+    read_file_to_string(Journal, Text, []),     % record blocks are no terms: lines, then
+    split_string(Text, "\n", "", Lines),
+    findall(N, ( member(L, Lines), string_concat("commit(", Rest, L),
+                 string_concat(Digits, ").", Rest), number_string(N, Digits) ), Markers).
+
 % A compacted journal holds what memory holds, and nothing erased: reopened from it alone
 % (no snapshot), memory is the same; the file starts with its epoch.
 test(compacted_journal_replays_to_the_same_memory,

@@ -9,7 +9,8 @@ against the tool's outputSchema). ``hydrate``'s text is the frame in its envelop
 budget, and one line naming the receipt and how to read it (:func:`hydrate_text`): the receipt,
 twice the frame's size and more, stays in the structured content, where the SDK had also put
 it, indented, in the text. Every other tool's text is its structured result as compact JSON,
-so a client that reads only text content still gets all of it.
+so a client that reads only text content still gets all of it; the resources are compact JSON
+too.
 Resources: ``receipt://{receipt_id}``, every receipt stored in the home, and
 ``receipts://recent``, the newest 50 of them (id, goal, created, facts, URI). Served over stdio, or
 streamable HTTP on 127.0.0.1 only (``--http [--port N]``; path ``/mcp``), where every request
@@ -92,9 +93,15 @@ def answer(result: dict[str, Any], text: str | None = None) -> CallToolResult:
     ``text`` or ``result`` as compact JSON (the serialised JSON the MCP specification asks of a
     tool with structured content, without the SDK's indentation)."""
     if text is None:
-        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+        text = compact_json(result)
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=result)
+
+
+def compact_json(value: Any) -> str:
+    """``value`` as the server writes all its JSON text (tool results and resources alike):
+    on one line, no spaces, so a model reading it pays no tokens for indentation."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def receipt_line(receipt_id: str) -> str:
@@ -378,14 +385,14 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
         from ..hydration import load_receipt
 
         try:
-            return json.dumps(load_receipt(host.home, receipt_id), ensure_ascii=False, indent=2)
+            return compact_json(load_receipt(host.home, receipt_id))
         except AtcError as exc:
             raise ResourceNotFoundError(one_line(exc, "mcp")) from None
 
     @server.resource("receipts://recent", mime_type="application/json",
                      description="The 50 most recent receipts: id, goal, created, facts.")
     def recent_receipts() -> str:
-        return json.dumps(recent(host.home), ensure_ascii=False, indent=2)
+        return compact_json(recent(host.home))
 
     # The SDK ignores an argument a tool does not take (call_tool refuses it): the schemas
     # say so, so that a client may check its calls before sending them.

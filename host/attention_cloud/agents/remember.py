@@ -209,25 +209,100 @@ def _append_record(path: Path, record: dict[str, Any]) -> int:
     record always starts a line of its own and line numbers stay what they were. A last line
     that is this very record (a remember killed before its item was committed: the caller
     holds the lock and found no such item) is reused rather than written twice.
+
+    Only the last line is read: the file's line count is kept beside it
+    (:data:`REMEMBERED_COUNT_FILE`), and counted again only when the file is not the one the
+    count was written for; reading the whole file made each note cost all before it.
     """
     data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     try:
-        with os.fdopen(fd, "r+b", closefd=False) as fh:
-            body = fh.read()
-        lines = body.count(b"\n")
-        last = body[body.rfind(b"\n", 0, -1) + 1:] if body.endswith(b"\n") else b""
-        if _same_record(last, record):
+        size = os.fstat(fd).st_size
+        lines = _kept_count(path, os.fstat(fd))
+        if lines is None:
+            lines = _count_lines(fd, size)
+        last, ended = _last_line(fd, size)
+        if ended and _same_record(last, record):
             record["time"] = json.loads(last)["time"]
+            _keep_count(path, os.fstat(fd), lines)
             return lines
-        if body and not body.endswith(b"\n"):
+        if size and not ended:
             os.write(fd, b"\n")
             lines += 1
         os.write(fd, data)
         os.fsync(fd)
+        lines += 1
+        _keep_count(path, os.fstat(fd), lines)
     finally:
         os.close(fd)
-    return lines + 1
+    return lines
+
+
+#: Beside remembered.jsonl: ``SIZE LINES INODE`` of the file as the last remember left it,
+#: so the next finds its line count without reading it. Holds no text (erasure leaves it).
+REMEMBERED_COUNT_FILE = REMEMBERED_FILE + ".count"
+
+_CHUNK = 1 << 16
+_COUNT_WIDTH = 64                   # three counts of up to 20 digits, spaces and a newline
+
+
+def _count_path(path: Path) -> Path:
+    return path.with_name(path.name + ".count")
+
+
+def _kept_count(path: Path, stat: os.stat_result) -> int | None:
+    """The kept line count when it was written for the file as it is now (same size and
+    inode), else None: another writer, a crash between the two writes, an erasure's rewrite
+    or an older home's file without one is counted again."""
+    try:
+        size, lines, inode = (int(x) for x in _count_path(path).read_text("ascii").split())
+    except (OSError, ValueError):
+        return None
+    return lines if (size, inode) == (stat.st_size, stat.st_ino) else None
+
+
+def _keep_count(path: Path, stat: os.stat_result, lines: int) -> None:
+    """Write the line count for the file as it is now (not fsynced: a stale one is found)."""
+    # overwritten in place at a fixed width, never truncated: a truncate and rewrite made
+    # ext4 flush it at close (auto_da_alloc), doubling a note's cost
+    text = f"{stat.st_size} {lines} {stat.st_ino}".ljust(_COUNT_WIDTH - 1) + "\n"
+    try:
+        fd = os.open(_count_path(path), os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            os.pwrite(fd, text.encode("ascii"), 0)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass                        # the next remember counts the file again
+
+
+def _count_lines(fd: int, size: int) -> int:
+    """Newlines in the first ``size`` bytes of ``fd``, read a chunk at a time."""
+    lines, at = 0, 0
+    while at < size:
+        chunk = os.pread(fd, min(_CHUNK, size - at), at)
+        if not chunk:
+            break
+        lines += chunk.count(b"\n")
+        at += len(chunk)
+    return lines
+
+
+def _last_line(fd: int, size: int) -> tuple[bytes, bool]:
+    """The file's last line (with its newline) and whether it ends with one; ``(b"", False)``
+    for an empty file. Read backwards a chunk at a time, so only that line is read."""
+    if size == 0:
+        return b"", False
+    tail, at = b"", size
+    while at > 0:
+        step = min(_CHUNK, at)
+        at -= step
+        tail = os.pread(fd, step, at) + tail
+        cut = tail.rfind(b"\n", 0, len(tail) - 1)
+        if cut >= 0:
+            tail = tail[cut + 1:]
+            break
+    return tail, tail.endswith(b"\n")
 
 
 def _same_record(line: bytes, record: dict[str, Any]) -> bool:

@@ -342,7 +342,8 @@ def source_add(ctx: click.Context, name: str, claim_type: str, kind: str | None,
 def source_changed(ctx: click.Context, name: str, home: str | None, scope: str,
                    now: float | None) -> None:
     """A source changed: mark every belief depending on it, transitively, dirty."""
-    dirtied = _controller(ctx, home, scope).source_changed(name, now=_now(now))
+    # a source a home holds: a missing home is a mistyped --home, not a new one to make
+    dirtied = _controller(ctx, home, scope, create=False).source_changed(name, now=_now(now))
     click.echo(f"dirtied {len(dirtied)}: {', '.join(dirtied) or '-'}")
 
 
@@ -413,7 +414,8 @@ def attend(ctx: click.Context, goal_id: str, budget: int, current: str | None,
 
     Example: atc attend --goal deploy --budget 3
     """
-    ctl = _controller(ctx, home, scope)
+    # a goal the home holds, unless --depends-on sets it here
+    ctl = _controller(ctx, home, scope, create=bool(depends_on))
     at = _now(now)
     # Checked before the goal is set: refused after it, the command failed and still changed
     # memory (the goal was journalled). Without a goal to set, the same words.
@@ -488,7 +490,7 @@ def inspect(ctx: click.Context, candidate_id: str, value: str | None, failed: bo
     if failed and value is not None:
         raise UsageError("--result and --failed: an inspection that failed returned nothing; "
                          "give one of them")
-    ctl = _controller(ctx, home, scope)
+    ctl = _controller(ctx, home, scope, create=False)   # a candidate an attend proposed
     if value is None and not failed and ctl.candidate(candidate_id).get("kind") == "inspect_source":
         # Without it the empty text was recorded as the source's reading, and superseded
         # the belief it was read about (libfoo = "").

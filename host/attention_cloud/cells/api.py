@@ -199,6 +199,7 @@ def rebuild(mem: Any) -> CellsReport:
         labels = P.kmeans(feats, P.cell_count(len(handles)))
         cells, state = _cells_of(lambda rows: [handles[i] for i in rows], labels, space,
                                  lambda rows: feats[rows])
+    cells, state = _keeping_ids(mem, cells, state)
     old = _cell_ids(mem)
     new_ids = set(state.ids)
     rows.note_changed(mem.home, state.ids)  # their copies, should the rebuild die
@@ -215,6 +216,48 @@ def rebuild(mem: Any) -> CellsReport:
     report.rows_copied = _copy_rows(mem, state.ids, state.ids)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _keeping_ids(mem: Any, cells: list[Any], state: _State) -> tuple[list[Any], _State]:
+    """A rebuild's cells with the ids of the cells they continue: a new cell holding more than
+    half the members of a cell of the partition it replaces, which holds more than half of
+    its own, is that cell (at most one old cell can be, and at most one new cell can continue
+    it), and keeps its id, so a ``--mount CELL`` saved before the rebuild mounts the same
+    region after it. A cell made from members its id was not made of (grown by placements,
+    or a new region) otherwise got a new id at every rebuild. Other cells keep the digest of
+    their members, made unique should one equal a kept id."""
+    old_size: dict[str, int] = {}
+    old_of: dict[str, str] = {}
+    for was in _cell_ids(mem):   # a list of atoms a cell: a fourth of the CPU of H-C pairs
+        members_before = _members(mem, was)
+        old_size[was] = len(members_before)
+        old_of.update(dict.fromkeys(members_before, was))
+    if not old_of:
+        return cells, state
+    kept: dict[str, str] = {}                   # new digest id -> the old id it continues
+    for cid, members, _ in cells:
+        shared: dict[str, int] = {}
+        for h in members.handles():
+            was = old_of.get(h)
+            if was is not None:
+                shared[was] = shared.get(was, 0) + 1
+        if shared:
+            was, common = max(shared.items(), key=lambda kv: (kv[1], kv[0]))
+            if 2 * common > len(members) and 2 * common > old_size[was]:
+                kept[cid] = was
+    taken = set(kept.values())
+    ids: dict[str, str] = {}
+    for cid, members, _ in cells:
+        new = kept.get(cid, cid)
+        salt = 0
+        while cid not in kept and new in taken:   # a digest equal to a kept id: another
+            salt += 1
+            new = P.cell_id([*members.handles(), f"#{salt}"])
+        taken.add(new)
+        ids[cid] = new
+    renamed = [(ids[cid], members, central) for cid, members, central in cells]
+    state.ids = [ids[cid] for cid in state.ids]
+    return renamed, state
 
 
 def _cells_of(members_of: Any, labels: np.ndarray, space: P.FeatureSpace,

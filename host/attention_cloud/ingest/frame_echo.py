@@ -15,6 +15,14 @@ ingested:
   JSON (``atc hydrate --format json``): output that is one JSON object whose ``id`` (or
   ``receipt_id``) has the form ``r_<hex>``, with its ``facts`` or its ``receipt``.
 
+Nor does memory's own ``remember`` answer need keeping: the note is an item of its own, and the
+call that stored it, captured with its session, repeated the note (its label holds the text)
+as a second item. Its answer is recognised as an echo too: the MCP tool's JSON (``handle``
+``it_<hex>``, ``source`` ``…remembered.jsonl:N``; ``atc remember --format json`` prints the
+same) and ``atc remember``'s line (``remembered it_… (KIND, segment S) <- …remembered.jsonl:N``,
+``already remembered`` when it was, with the note ``atc: note: not curated yet: …`` a shell
+call shows beside it).
+
 What the user or the agent said around them stays.
 """
 
@@ -34,6 +42,14 @@ _FRAME_HEAD = re.compile(
     re.MULTILINE,
 )
 _PRINTED_RECEIPT = re.compile(rf"{_RECEIPT_ID}\Z")
+_ITEM_HANDLE = re.compile(r"it_[0-9a-f]{16}\Z")
+_REMEMBERED_SOURCE = re.compile(r"remembered\.jsonl:\d+\Z")
+_REMEMBER_LINE = re.compile(
+    r"^[ \t]*(?:already )?remembered it_[0-9a-f]{16} \([^\n]*\) <- [^\n]*remembered\.jsonl:\d+"
+    r"[ \t]*$\n?"
+    r"(?:[ \t]*atc: note: not curated yet: [^\n]*$\n?)?",
+    re.MULTILINE,
+)
 
 
 def strip_frame_echo(text: str) -> tuple[str, int]:
@@ -45,13 +61,19 @@ def strip_frame_echo(text: str) -> tuple[str, int]:
     line = "Receipt r_" in text
     frame = "memory frame for: " in text
     printed = '"r_' in text
-    if not (line or frame or printed):
+    remembered = "remembered.jsonl:" in text
+    if not (line or frame or printed or remembered):
         return text, 0  # the common case: tool output that names no receipt
     if printed and _is_printed_receipt(text):
+        return "", 1
+    if remembered and _is_remember_answer(text):
         return "", 1
     count = 0
     if line:
         text, count = _RECEIPT_LINE.subn("", text)
+    if remembered:
+        text, lines = _REMEMBER_LINE.subn("", text)
+        count += lines
     head = _FRAME_HEAD.search(text) if frame else None
     if head is not None:
         text = text[: head.start()]
@@ -59,17 +81,34 @@ def strip_frame_echo(text: str) -> tuple[str, int]:
     return (text.strip(), count) if count else (text, 0)
 
 
-def _is_printed_receipt(text: str) -> bool:
+def _one_object(text: str) -> dict | None:
+    """``text`` when it is one JSON object and nothing else, decoded; None otherwise."""
     stripped = text.strip()
     if not (stripped.startswith("{") and stripped.endswith("}")):
-        return False
+        return None
     try:
         document = json.loads(stripped)
     except ValueError:
-        return False
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def _is_printed_receipt(text: str) -> bool:
+    document = _one_object(text)
     # a receipt has its facts; ``atc hydrate --format json`` holds the receipt whole
-    if not isinstance(document, dict) or not ("facts" in document
-                                              or isinstance(document.get("receipt"), dict)):
+    if document is None or not ("facts" in document
+                                or isinstance(document.get("receipt"), dict)):
         return False
     receipt_id = document.get("id", document.get("receipt_id"))
     return isinstance(receipt_id, str) and _PRINTED_RECEIPT.match(receipt_id) is not None
+
+
+def _is_remember_answer(text: str) -> bool:
+    """Whether ``text`` is one JSON object as memory's ``remember`` answers (the MCP tool,
+    ``atc remember --format json``): an item handle and a source in ``remembered.jsonl``."""
+    document = _one_object(text)
+    if document is None:
+        return False
+    handle, source = document.get("handle"), document.get("source")
+    return (isinstance(handle, str) and _ITEM_HANDLE.match(handle) is not None
+            and isinstance(source, str) and _REMEMBERED_SOURCE.search(source) is not None)

@@ -184,7 +184,8 @@ def _names_memory_lacks(mem: Any, kind: str, names: tuple[str, ...]) -> list[tup
 
 @grant.command("list")
 @schema_option("grants")
-@click.option("--grantee", default=None, help="Only the grants that reach this principal.")
+@click.option("--grantee", default=None, callback=not_blank,
+              help="Only the grants that reach this principal.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @home_option
@@ -375,7 +376,8 @@ def serve(bind: str, port: int, share: float, burst: float, home: str | None) ->
 
 @click.command()
 @schema_option("audit")
-@click.option("--reader", default=None, help="Only this principal's reads (and acts).")
+@click.option("--reader", default=None, callback=not_blank,
+              help="Only this principal's reads (and acts).")
 @click.option("--since", default=None, metavar="TIME", help="Only events at or after TIME.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
@@ -389,12 +391,26 @@ def audit(reader: str | None, since: str | None, fmt: str, home: str | None) -> 
     from ..audit import describe_event, read_events
     from ..home import require_home, resolve_home
 
-    events = list(read_events(require_home(resolve_home(home)), reader=reader, since=since))
+    path = require_home(resolve_home(home))
+    events = list(read_events(path, reader=reader, since=since))
+    if reader is not None and not events and not any(read_events(path, reader=reader)):
+        _require_known_reader(home, reader)
     if fmt == "json":
         emit_json(events)
         return
     for e in events:
         click.echo(for_terminal(describe_event(e)))   # a grantee's goal is their text
+
+
+def _require_known_reader(home: str | None, reader: str) -> None:
+    """UsageError unless ``reader`` is a principal of the home: a name neither the ledger nor
+    the home knows is a typo, which an empty answer would pass off as a clean ledger (a
+    removed principal's reads stay in the ledger, so the log is asked first)."""
+    with open_memory(home, create=False) as mem:
+        names = {p["name"] for p in policy.sharing_state(mem).principals}
+    if reader not in names:
+        raise UsageError(f"{reader}: no such principal in this home, and no event of the "
+                         "audit log names it (atc principal list)")
 
 
 COMMANDS: dict[str, Any] = {"principal": principal, "team": team, "grant": grant, "mount": mount,

@@ -100,6 +100,7 @@ _REFUSALS = {
     ("create", "owner"): "this home already has an owner, {}",
     ("grant", "principal"): "{} owns this home and reads all of it: a grant is for someone else",
     ("remove", "owner"): "{} owns this home and cannot be removed",
+    ("join", "team"): "{} is a team, and a team holds persons only (no team in a team)",
 }
 
 
@@ -108,7 +109,7 @@ def _change(mem: Any, change: Term | list[Term]) -> Any:
     try:
         (result,) = mem.pl.once("atc_api:api_sharing_change", change, Var())
     except PrologError as exc:
-        raise _refusal(exc) or _missing(exc) or exc
+        raise _refusal(exc) or _missing(exc) or _not_a_team(exc) or exc
     sync_journal(mem.home)
     return result
 
@@ -142,6 +143,16 @@ def _missing_label(record: str, key: str, value: str) -> str:
         return f"{record}: carries no restriction {value} to lift"
     verb = "widen" if key == "reader" else "lift"
     return f"{record}: names no readers to {verb} (anyone a grant reaches reads it)"
+
+
+def _not_a_team(exc: PrologError) -> UsageError | None:
+    """The policy's ``type_error(team, Name)`` (a person named where a team goes) in words."""
+    formal = exc.term.args[0] if isinstance(exc.term, Term) and exc.term.args else None
+    if (isinstance(formal, Term) and formal.name == "type_error" and len(formal.args) == 2
+            and str(formal.args[0]) == "team"):
+        return UsageError(f"{formal.args[1]} is a person, not a team (atc team add NAME "
+                          "makes a team)")
+    return None
 
 
 def _refusal(exc: PrologError) -> UsageError | None:
@@ -305,10 +316,15 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
                    ("entity", entities)) for v in args.texts(key + "s", values)]
     for name, value in (("since", since), ("until", until), ("expires", expires)):
         args.text(name, value, optional=True)
-    if since:
-        conditions.append(Term("from", [Atom(normalise_time(since))]))
-    if until:
-        conditions.append(Term("to", [Atom(normalise_time(until))]))
+    start = normalise_time(since) if since else None
+    end = normalise_time(until) if until else None
+    if start and end and start > end:     # ISO 8601 UTC text: ordered as the times are
+        raise UsageError(f"since {start} is after until {end}: the grant would reach no "
+                         "item (swap them?)")
+    if start:
+        conditions.append(Term("from", [Atom(start)]))
+    if end:
+        conditions.append(Term("to", [Atom(end)]))
     expiry = Atom(normalise_time(expires)) if expires else Atom("none")
     grant_id = "g_" + secrets.token_hex(6)
     made = _change(mem, Term("grant_add", [Atom(grant_id), Atom(check_name(grantee)),
@@ -354,9 +370,10 @@ def label(mem: Any, handles: Iterable[str], *, readers: Iterable[str] = (),
     restrictions = args.texts("restrictions", restrictions)
     args.text("retention", retention, optional=True)
     changes = []
+    named = sorted({check_name(r) for r in readers})
     for h in handles:
-        for r in readers:
-            changes.append(Term("label", [Atom(h), Atom("reader"), Atom(check_name(r))]))
+        if named:   # together: one at a time, the second would widen the list the first made
+            changes.append(Term("label", [Atom(h), Atom("readers"), [Atom(r) for r in named]]))
         for x in restrictions:
             changes.append(Term("label", [Atom(h), Atom("restriction"), _restriction(x)]))
         if retention:
@@ -367,7 +384,7 @@ def label(mem: Any, handles: Iterable[str], *, readers: Iterable[str] = (),
     for change in changes:
         _known_record(mem, str(change.args[0]))
     _change(mem, changes)
-    return len(changes)
+    return len(handles) * (len(named) + len(restrictions) + bool(retention))
 
 
 def _known_record(mem: Any, handle: str) -> None:

@@ -1,0 +1,54 @@
+"""An option or argument given an empty value (a shell variable that expanded to nothing) was
+read as no value at all: `--as ""` read the frame, the query or the record as the home's
+owner instead of refusing, `grant list --grantee ""` listed every grant, `--walk ""` ran the
+plane's walk, `audit --reader ""` and `--mount ""` named nothing (`atc: : no such ...`), and
+`atc ingest ""` said `atc: str: no such file or directory`, and `curate --reembed --embedder
+""` re-embedded everything with the configured embedder. Each is now refused as an empty
+`--home` is: click's usage, one `Error: ... must not be empty` line, exit 2, nothing read or
+written."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud.cli import main
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("blank") / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    runner = CliRunner()
+    for args in (["remember", "the staging DB is read-only on Fridays"],
+                 ["principal", "add", "alice", "--owner"], ["principal", "add", "bob"]):
+        done = runner.invoke(main, [*args, "--home", str(home)])
+        assert done.exit_code == 0, done.output
+    return home
+
+
+@pytest.mark.parametrize("args", [
+    ["hydrate", "staging", "--as", ""],
+    ["query", "item(H)", "--as", " "],
+    ["show", "it_0123456789abcdef", "--as", ""],
+    ["receipt", "r_0123456789abcdef", "--as", ""],
+    ["forget", "it_0123456789abcdef", "--as", "", "--yes"],
+    ["grant", "list", "--grantee", ""],
+    ["audit", "--reader", ""],
+    ["hydrate", "staging", "--mount", ""],
+    ["hydrate", "staging", "--walk", ""],
+    ["ingest", ""],
+    ["curate", "--reembed", "--embedder", ""],
+])
+def test_an_empty_value_is_refused(home: Path, args: list[str]) -> None:
+    journal = (home / "journal.pl").read_bytes()
+    receipts = sorted((home / "receipts").rglob("*")) if (home / "receipts").exists() else []
+    out = CliRunner().invoke(main, [*args, "--home", str(home)])
+    assert out.exit_code == 2, out.output
+    assert out.stdout == ""
+    assert out.stderr.splitlines()[-1].endswith("must not be empty"), out.stderr
+    assert (home / "journal.pl").read_bytes() == journal
+    assert (sorted((home / "receipts").rglob("*")) if (home / "receipts").exists()
+            else []) == receipts

@@ -1,0 +1,66 @@
+"""`atc hydrate --now` read its value with the transcript reader of times while every other
+option that takes a time (`audit --since`, `grant add --since/--until/--expires`, `label
+--retain-until`) reads it with the typed-time reader: `--now 0` was refused though `--since 0`
+is 1970, `--now 2024` got the general error instead of "a year names no moment". One reader
+now serves them all, so a value is a time for every option or for none, the same time."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud.audit import normalise_time
+from attention_cloud.cli import main
+from attention_cloud.errors import UsageError
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from attention_cloud import Memory
+    from attention_cloud.home import write_config
+    from attention_cloud.paths import samples_dir
+
+    home = tmp_path_factory.mktemp("times") / "home"
+    home.mkdir()
+    write_config(home, {"embedder": "hash"})
+    with Memory.open(home) as mem:
+        mem.ingest([samples_dir()])
+        mem.curate()
+    return home
+
+
+def _typed(value: str) -> str | None:
+    try:
+        return normalise_time(value)
+    except UsageError:
+        return None
+
+
+@pytest.mark.parametrize("value", ["1700000000", "1700000000000", "99999999999999999999",
+                                   "2026-01-14", "20260114", "14 Jan 2026 3:04 pm"])
+def test_now_reads_what_since_reads(home: Path, value: str) -> None:
+    out = CliRunner().invoke(main, ["hydrate", "retries", "--now", value, "--format", "json",
+                                    "--home", str(home)])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["receipt"]["now"] == _typed(value)
+
+
+def test_now_zero_is_accepted_as_since_zero_is(home: Path) -> None:
+    # 1970-01-01T00:00:00Z, the epoch itself: the frame's `now` stays null, as hydrate.pl
+    # reads a stamp of 0 as "no time" (an empty memory's), but it is no longer refused
+    out = CliRunner().invoke(main, ["hydrate", "retries", "--now", "0", "--home", str(home)])
+    assert out.exit_code == 0, out.output
+
+
+@pytest.mark.parametrize("value,says", [("2024", "'2024' is a year, which names no moment"),
+                                        ("soon", "'soon' is not a time"),
+                                        ("-5", "'-5' is not a time")])
+def test_now_refuses_what_since_refuses(home: Path, value: str, says: str) -> None:
+    before = (home / "journal.pl").read_bytes()
+    for command in (["hydrate", "retries", "--now", value], ["audit", "--since", value]):
+        out = CliRunner().invoke(main, [*command, "--home", str(home)])
+        assert out.exit_code == 2, out.output
+        assert out.stderr.startswith(f"atc: {says}") and out.stderr.count("\n") == 1
+    assert (home / "journal.pl").read_bytes() == before
