@@ -967,7 +967,13 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
     ),
     reader_stats_(Reader, Segment, Stats),
     reader_fetch_(Reader, Want, Fetch, scope_lexical_(Segment, Goal1, Stats),
-                  readable_pair_(Reader), Lex),
+                  readable_pair_(Reader), Lex0),
+    (   Speaker = speaker(Names), is_list(Names), SemGoal \== Goal1, Lex0 \== []
+    ->  reader_fetch_(Reader, Want, Fetch, scope_lexical_(Segment, SemGoal, Stats),
+                      readable_pair_(Reader), Topic),
+        named_lexical_(Names, Lex0, Topic, Sem, Lex)
+    ;   Lex = Lex0
+    ),
     (   HaveSem == true, Lex \== [] -> Path = hybrid
     ;   HaveSem == true -> Path = semantic
     ;   Lex \== [] -> Path = lexical
@@ -992,6 +998,37 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
         findall(c(Id, S, relevance, 0, reserve), ( member(Id-S, Rest), S > 0 ), Reserve)
     ).
+
+% named_lexical_(+Names, +Hits, +TopicHits, +Sem, -Lex): the BM25 hits of a goal that names
+% people (Names, goal_people_/3), with the names' match given to every record those people
+% speak that either search found, not only to those on BM25's page. Each record a person
+% speaks is indexed after their name ("Jonas: Very London."), so the name matches all of them
+% and BM25's length norm ranks the shortest first: for "Which city does Jonas live in now?" at
+% 500 tokens the page of 48 hits was his 48 shortest turns, each with most of BM25's share,
+% and his turns about moving to Bergen, past the page, had none of it (0.36 where the page's
+% fillers had 0.37-0.51). Now such a record past the page scores what the goal without the
+% names scores it (TopicHits) plus the least the name gave any of that person's records on
+% the page, at most the page's best; what the page found keeps its score (BM25's share is
+% measured against the page's best, which stays the best), and a record of someone else is a
+% hit only by its own words (TopicHits: the name flooding the page had pushed it past).
+named_lexical_(Names, Hits, TopicHits, Sem, Lex) :-
+    list_to_assoc(TopicHits, Topic),
+    findall(Only, ( member(H-S, Hits), spoken_by_(H, Names),
+                    ( get_assoc(H, Topic, T) -> true ; T = 0.0 ),
+                    Only is S - T ), Onlys),
+    (   min_list(Onlys, Least0) -> Least is max(0.0, Least0) ; Least = 0.0 ),
+    pairs_keys(Hits, Found0),
+    sort(Found0, Found),
+    Hits = [_-Top|_],
+    findall(H-S, ( ( member(H-T, TopicHits) ; member(H-_, Sem), T = 0.0 ),
+                   \+ ord_memberchk(H, Found),
+                   (   spoken_by_(H, Names) -> S0 is T + Least ; S0 = T ),
+                   S is min(Top, S0),
+                   S > 0 ), More0),
+    sort(2, @>=, More0, More1),             % a record both searches found: its best
+    sort(1, @<, More1, More),
+    append(Hits, More, All),
+    sort_by_score_(All, Lex).
 
 % timeless_goal_(+Goal, +Anchor, -Goal1): Goal without the words of the time it names, for the
 % embedder and BM25. Those words say when, which the window weighs (time_prior_/3); read as

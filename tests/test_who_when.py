@@ -867,7 +867,8 @@ def test_the_jump_reads_the_goal_without_the_time_it_names(conversation_home, ho
         frame = mem.hydrate("Which trip did Tomás book in June 2023?", budget=400)
         assert frame.receipt["anchor"]["phrase"] == "in june 2023"
         assert set(asked) == {"Which trip did book"}   # the "?" went with "2023?"
-        assert set(searched) == {"Which trip did Tomás book"}
+        # BM25 reads it with the name, and without it for Tomás's own turns past its page
+        assert set(searched) == {"Which trip did Tomás book", "Which trip did book"}
         asked.clear(), searched.clear()
         mem.hydrate("What happened two years ago?", budget=400, now="2023-06-02T09:05:00Z")
         assert set(asked) == {"What happened"} and set(searched) == {"What happened"}
