@@ -1,8 +1,11 @@
 """`atc mcp`, driven by the official MCP SDK's own client (stdio_client + ClientSession)
 against a real server subprocess: tools listed, each tool called, a receipt read as a
-resource, errors as tool errors, and the home's write lock free between calls."""
+resource, errors as tool errors, and the home's write lock free between calls. The tests
+that only call tools share one server (``served``), as a client's session does; those about
+the server's environment, its bytes on stdin or its end start their own."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -64,7 +67,9 @@ def _error(result) -> str:
     return result.content[0].text
 
 
-async def _session_run(home: Path, body, env: dict | None = None) -> None:
+@contextlib.asynccontextmanager
+async def _session(home: Path, env: dict | None = None):
+    """An initialized SDK client session with a new `atc mcp` server process."""
     params = StdioServerParameters(command=ATC, args=["mcp"],
                                    env={"ATC_HOME": str(home),
                                         "ATC_PROLOG": os.environ.get("ATC_PROLOG", ""),
@@ -73,10 +78,26 @@ async def _session_run(home: Path, body, env: dict | None = None) -> None:
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
-                await body(session)
+                yield session
 
 
-def test_every_tool_and_a_receipt_resource_through_the_sdk_client(home: Path) -> None:
+async def _session_run(home: Path, body, env: dict | None = None) -> None:
+    async with _session(home, env) as session:
+        await body(session)
+
+
+@pytest.fixture(scope="module")
+def served(home: Path):
+    """``served(body)`` runs ``body(session)`` in one `atc mcp` server for the module's tests
+    that need no server of their own (no environment of their own, no end of the server
+    under test): the server is what a client keeps for a whole session, and each start of
+    one (Python, the SDK, SWI-Prolog, the home) cost more than most of these tests' calls."""
+    with anyio.from_thread.start_blocking_portal() as portal:
+        with portal.wrap_async_context_manager(_session(home)) as session:
+            yield lambda body: portal.call(body, session)
+
+
+def test_every_tool_and_a_receipt_resource_through_the_sdk_client(home: Path, served) -> None:
     seen: dict = {}
 
     async def body(session: ClientSession) -> None:
@@ -115,7 +136,7 @@ def test_every_tool_and_a_receipt_resource_through_the_sdk_client(home: Path) ->
         seen["after"] = _data(await session.call_tool(
             "query", {"goal": f"item({json.dumps(handle)})"}))
 
-    anyio.run(_session_run, home, body)
+    served(body)
     assert seen["tools"] == TOOLS
     assert seen["templates"] == ["receipt://{receipt_id}"]
     frame = seen["frame"]
@@ -142,7 +163,8 @@ def test_every_tool_and_a_receipt_resource_through_the_sdk_client(home: Path) ->
     assert seen["after"]["rows"] == []
 
 
-def test_errors_are_tool_errors_of_one_line_and_the_server_keeps_serving(home: Path) -> None:
+def test_errors_are_tool_errors_of_one_line_and_the_server_keeps_serving(home: Path,
+                                                                        served) -> None:
     seen: dict = {}
 
     async def body(session: ClientSession) -> None:
@@ -161,7 +183,7 @@ def test_errors_are_tool_errors_of_one_line_and_the_server_keeps_serving(home: P
             seen["resource"] = str(exc)
         seen["still"] = _data(await session.call_tool("query", {"goal": "item(H)", "limit": 1}))
 
-    anyio.run(_session_run, home, body)
+    served(body)
     for key in ("bad_query", "syntax", "empty", "kind", "show", "forget", "goal"):
         assert "\n" not in seen[key].strip(), (key, seen[key])
     assert "nothing to remember" in seen["empty"]
@@ -172,7 +194,7 @@ def test_errors_are_tool_errors_of_one_line_and_the_server_keeps_serving(home: P
     assert len(seen["still"]["rows"]) == 1
 
 
-def test_the_server_does_not_keep_other_writers_out(home: Path) -> None:
+def test_the_server_does_not_keep_other_writers_out(home: Path, served) -> None:
     """Between calls the server holds no lock: `atc remember` in another process succeeds
     while it runs, and the server's next answer sees that process's item."""
     seen: dict = {}
@@ -187,7 +209,7 @@ def test_the_server_does_not_keep_other_writers_out(home: Path) -> None:
         seen["rows"] = _data(await session.call_tool(
             "query", {"goal": 'item_text(H, "another process wrote this note")'}))["rows"]
 
-    anyio.run(_session_run, home, body)
+    served(body)
     assert seen["other"].returncode == 0, seen["other"].stderr
     handle = json.loads(seen["other"].stdout)["handle"]
     assert seen["rows"] == [{"H": handle}]
@@ -213,7 +235,7 @@ def _hold_write_lock(home: Path, seconds: float) -> subprocess.Popen:
     return holder
 
 
-def test_a_write_tool_waits_for_another_writer_and_says_so(home: Path) -> None:
+def test_a_write_tool_waits_for_another_writer_and_says_so(home: Path, served) -> None:
     """While another process writes (a long ingest, the Stop hook's capture), `remember`
     failed at once with a message for a script's author (release(), ATC_LOCK_WAIT). It now
     waits for the writer, a bounded time, and its answer says how long; reads go on being
@@ -247,7 +269,7 @@ def test_a_write_tool_waits_for_another_writer_and_says_so(home: Path) -> None:
         seen["rows"] = _data(await session.call_tool(
             "query", {"goal": f"item({json.dumps(handle)})"}))["rows"]
 
-    anyio.run(_session_run, home, body)
+    served(body)
     remembered = seen["remember"]
     assert remembered["new"] is True and seen["rows"] == [{}]
     assert 1.0 <= remembered["waited_s"] <= seen["remember_at"]
@@ -482,7 +504,7 @@ def test_readme_shows_the_client_configuration() -> None:
     assert shutil.which is not None
 
 
-def test_tool_schemas_say_which_values_each_argument_takes(home: Path) -> None:
+def test_tool_schemas_say_which_values_each_argument_takes(home: Path, served) -> None:
     """An agent framework builds its calls from the tools' input schemas: a kind, level or
     mode given as any string, or a budget, limit or time limit as any number, let a model
     send values every call refused. The schemas now list the choices and bounds the tools
@@ -502,7 +524,7 @@ def test_tool_schemas_say_which_values_each_argument_takes(home: Path) -> None:
         [ATC, "query", "item(H)", "--limit", "1", "--format", "json", "--home", str(home)],
         capture_output=True, text=True, check=True).stdout)
     seen["handle"] = with_item[0]["H"]
-    anyio.run(_session_run, home, body)
+    served(body)
     schemas = seen["schemas"]
     assert schemas["remember"]["kind"]["enum"] == ["note", "decision", "preference"]
     assert set(schemas["show"]["level"]["enum"]) >= {"L0", "L1", "L2", "L3"}
@@ -518,7 +540,7 @@ def test_tool_schemas_say_which_values_each_argument_takes(home: Path) -> None:
                             "'attention-only' or 'production'")
 
 
-def test_a_float_json_cannot_hold_comes_back_as_atc_query_prints_it(home: Path) -> None:
+def test_a_float_json_cannot_hold_comes_back_as_atc_query_prints_it(home: Path, served) -> None:
     """Prolog's inf and nan came back as bare Infinity/NaN in the tool's text (no JSON:
     JSON.parse refuses it) and as null in its structured content (a value lost); they are now
     the strings "inf", "-inf" and "nan", as `atc query --format json` prints them."""
@@ -528,7 +550,7 @@ def test_a_float_json_cannot_hold_comes_back_as_atc_query_prints_it(home: Path) 
         seen["result"] = await session.call_tool("query", {"goal": "X is inf, Y is nan, "
                                                                    "Z is -inf, W is 1.5"})
 
-    anyio.run(_session_run, home, body)
+    served(body)
     result = seen["result"]
     assert not result.is_error
     expected = {"rows": [{"X": "inf", "Y": "nan", "Z": "-inf", "W": 1.5}], "more": False}
@@ -540,7 +562,7 @@ def test_a_float_json_cannot_hold_comes_back_as_atc_query_prints_it(home: Path) 
     assert result.structured_content == expected
 
 
-def test_arguments_of_the_wrong_type_are_one_line_tool_errors(home: Path) -> None:
+def test_arguments_of_the_wrong_type_are_one_line_tool_errors(home: Path, served) -> None:
     """Arguments the tool's schema rejects (missing, wrong type) come back as one line naming
     each argument and what it must be, not pydantic's multi-line report with its URL."""
     seen: dict = {}
@@ -553,7 +575,7 @@ def test_arguments_of_the_wrong_type_are_one_line_tool_errors(home: Path) -> Non
                                                                  "depends_on": "b1"}))
         seen["still"] = _data(await session.call_tool("query", {"goal": "item(H)", "limit": 1}))
 
-    anyio.run(_session_run, home, body)
+    served(body)
     for key in ("type", "missing", "two", "list"):
         assert "\n" not in seen[key] and "pydantic" not in seen[key], (key, seen[key])
     assert seen["type"] == ("Error executing tool hydrate: budget: Input should be a valid "
@@ -565,7 +587,8 @@ def test_arguments_of_the_wrong_type_are_one_line_tool_errors(home: Path) -> Non
     assert len(seen["still"]["rows"]) == 1
 
 
-def test_a_query_may_not_hold_the_server_past_the_default_time_limit(home: Path) -> None:
+def test_a_query_may_not_hold_the_server_past_the_default_time_limit(home: Path,
+                                                                      served) -> None:
     """Calls run one at a time on one thread and a running goal cannot be cancelled, so a
     client's time_limit is capped at 30 s: with time_limit 1e6, `repeat, fail` held every
     later call, and the server went on running long after its client had gone."""
@@ -577,7 +600,7 @@ def test_a_query_may_not_hold_the_server_past_the_default_time_limit(home: Path)
         seen["still"] = _data(await session.call_tool(
             "query", {"goal": "item(H)", "limit": 1, "time_limit": 30}))
 
-    anyio.run(_session_run, home, body)
+    served(body)
     assert seen["long"] == ("Error executing tool query: time_limit: Input should be less "
                             "than or equal to 30")
     assert len(seen["still"]["rows"]) == 1
@@ -697,7 +720,7 @@ def test_http_on_a_port_in_use_is_one_line_before_any_serving_line(home: Path) -
         f"atc: cannot listen on 127.0.0.1:{port}: Address already in use"]
 
 
-def test_an_argument_a_tool_does_not_take_is_refused_not_ignored(home: Path) -> None:
+def test_an_argument_a_tool_does_not_take_is_refused_not_ignored(home: Path, served) -> None:
     """A misspelt argument (`budgte`) or one the tool does not offer (`ceiling`) was dropped
     without a word: the agent got a frame of the default 2,000 tokens and took it for the
     one it asked for. It is now a one-line tool error naming it and what the tool takes, and
@@ -712,7 +735,7 @@ def test_an_argument_a_tool_does_not_take_is_refused_not_ignored(home: Path) -> 
                                                               "depth": 1}))
         seen["still"] = _data(await session.call_tool("hydrate", {"goal": "x", "budget": 100}))
 
-    anyio.run(_session_run, home, body)
+    served(body)
     assert set(seen["closed"].values()) == {False}, seen["closed"]
     assert seen["typo"] == ("Error executing tool hydrate: budgte: not an argument of hydrate "
                             "(it takes goal, budget, plane, now)")
@@ -721,7 +744,7 @@ def test_an_argument_a_tool_does_not_take_is_refused_not_ignored(home: Path) -> 
     assert seen["still"]["receipt"]["budget"]["total"] == 100
 
 
-def test_attend_with_a_goal_and_a_bad_budget_changes_nothing(home: Path) -> None:
+def test_attend_with_a_goal_and_a_bad_budget_changes_nothing(home: Path, served) -> None:
     # Before: the attend tool set the goal (journalled) and only then had its budget refused:
     # a tool error that still changed memory (`atc attend` checks first; the tool did not).
     seen: dict = {}
@@ -736,7 +759,7 @@ def test_attend_with_a_goal_and_a_bad_budget_changes_nothing(home: Path) -> None
             "attend", {"goal_id": "fresh-goal", "depends_on": ["compat"],
                        "current": "attn-404"}))
 
-    anyio.run(_session_run, home, body)
+    served(body)
     assert "budget -1: inspections left, 0 to 10000" in seen[-1], seen
     assert "budget 10001: inspections left, 0 to 10000" in seen[10001], seen
     assert "candidate `attn-404' does not exist" in seen["current"], seen
@@ -768,7 +791,7 @@ def test_a_client_gone_mid_call_ends_the_server_quietly(home: Path) -> None:
     assert status == 0, err
 
 
-def test_what_the_model_reads_of_a_frame_keeps_its_budget(home: Path) -> None:
+def test_what_the_model_reads_of_a_frame_keeps_its_budget(home: Path, served) -> None:
     """A hydrate answer's text content (what an MCP client shows its model) is the frame in its
     envelope, within the budget, and one line naming the receipt; the receipt and the rest stay
     in the structured content, which still meets the tool's outputSchema, and the receipt the
@@ -795,7 +818,7 @@ def test_what_the_model_reads_of_a_frame_keeps_its_budget(home: Path) -> None:
             seen[budget] = (text, result.structured_content, by_tool,
                             json.loads(by_resource.contents[0].text))
 
-    anyio.run(_session_run, home, body)
+    served(body)
     validate = validator_for(seen["schema"])(seen["schema"])
     for budget in (150, 600, 3000):
         text, structured, by_tool, by_resource = seen[budget]
@@ -816,7 +839,7 @@ def test_what_the_model_reads_of_a_frame_keeps_its_budget(home: Path) -> None:
     assert len(seen[3000][0]) < len(json.dumps(seen[3000][1], indent=2)) / 2
 
 
-def test_other_tools_answer_text_a_text_only_client_can_read_whole(home: Path) -> None:
+def test_other_tools_answer_text_a_text_only_client_can_read_whole(home: Path, served) -> None:
     """Every tool but hydrate gives its whole result as compact JSON text too, so a client that
     ignores structured content loses nothing; a receipt id that is not stored is one line."""
     seen: dict = {}
@@ -830,7 +853,7 @@ def test_other_tools_answer_text_a_text_only_client_can_read_whole(home: Path) -
                                                   {"receipt_id": "r_0000000000000000"})
         seen["bad"] = await session.call_tool("receipt", {"receipt_id": "x) :- halt"})
 
-    anyio.run(_session_run, home, body)
+    served(body)
     for name in ("query", "show"):
         result = seen[name]
         assert not result.is_error, result.content

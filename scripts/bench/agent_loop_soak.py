@@ -11,8 +11,9 @@ over ``--weeks`` weeks), ingests it (incremental), and then:
                     "yesterday", "last week", read against the turn's time), ``query`` of a few
                     vocabulary predicates, and a query for the newest ingested item's handle
   every k turns     ``curate`` (``--curate-every``)
-  now and then      ``remember``, ``forget`` of an earlier item, ``rules_add`` of a traversal
-                    rule and a hydrate with ``walk=``
+  now and then      ``remember``, ``forget`` of an earlier item (``--forget-every``),
+                    ``rules_add`` of a traversal rule (``--rules-every``) and a hydrate with
+                    ``walk=``
   in the background a second process runs ``atc ingest`` (its own transcript) or ``atc curate``
                     on the same home every ``--side-every`` turns; the API waits for the write
                     lock (``ATC_LOCK_WAIT``) or fails with the documented HomeError
@@ -295,7 +296,7 @@ class Soak:
                 self.fail(t, f"remembered {r.handle} not found")
         if "forget" not in self.skip and t % a.forget_every == a.forget_every - 1:
             self.forget(t)
-        if "rules" not in self.skip and t % 100 == 3:
+        if "rules" not in self.skip and t % a.rules_every == 3:
             self.timed("rules", t, mem.rules_add, RULE, "soak_next")
         if "walk" not in self.skip and "rules" not in self.skip and t % 10 == 5 and t > 3:
             frame = self.timed("walk", t, mem.hydrate, f"what happened after {info['topic']}",
@@ -430,6 +431,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="ATC_LOCK_WAIT for this process and the second one")
     ap.add_argument("--skip", type=lambda v: [k for k in v.split(",") if k], default=[],
                     help=f"call kinds to turn off: {','.join(KINDS)}")
+    ap.add_argument("--rules-every", type=int, default=100,
+                    help="turns between adds of the walk rule (the first at turn 3)")
     ap.add_argument("--probe-every", type=int, default=50,
                     help="hydrate the fixed PROBE_GOALS every N turns (0: never)")
     ap.add_argument("--minutes", type=float, default=0,

@@ -22,8 +22,9 @@ resume each, and compare the end state with an uninterrupted run.
   alive two seconds later is an orphan.
 
 A *failed reopen* is a resumed run that does not exit 0, or a home this process cannot open.
-After every resumed run (ingest and curate) ``atc doctor`` runs on the home: *doctor_unclean*
-counts those that did not exit 0 or named a problem (MISSING, UNUSABLE, NOT A HOME); *doubled*
+After every resumed run (ingest and curate) the checks of ``atc doctor`` run on the home (in
+this process): *doctor_unclean* counts those that failed (``atc doctor`` would exit 1) or
+named a problem (MISSING, UNUSABLE, NOT A HOME); *doubled*
 counts facts and keys a resumed home holds more than once (an item, a rung, an arc member, a
 vector key: the state comparisons are of sets, blind to them); *pending_left* counts resumed
 curates that left ``curation.pending.jsonl`` behind (a run that completes removes it).
@@ -150,12 +151,18 @@ DOCTOR_PROBLEMS = ("MISSING", "UNUSABLE", "NOT A HOME")
 
 
 def doctor_unclean(home: Path) -> str | None:
-    """Why ``atc doctor`` on ``home`` is not clean (its exit status or a problem line), or None."""
-    done = _run(["doctor", "--home", str(home)])
-    problems = [line.strip() for line in done.stdout.splitlines()
-                if any(word in line for word in DOCTOR_PROBLEMS)]
-    if done.returncode != 0 or problems:
-        return f"exit {done.returncode}: {'; '.join(problems) or done.stderr.strip()[-300:]}"
+    """Why ``atc doctor`` on ``home`` is not clean (it fails, or names a problem), or None.
+
+    The doctor's checks run in this process (what ``atc doctor`` prints is their lines, and
+    it exits 1 when they fail): they read the home's files only, and a process of its own
+    would add no more than a start of Python and SWI-Prolog, which the resumed run just made.
+    """
+    from attention_cloud.doctor import run_doctor
+
+    ok, lines = run_doctor(str(home))
+    problems = [line.strip() for line in lines if any(word in line for word in DOCTOR_PROBLEMS)]
+    if not ok or problems:
+        return f"exit {0 if ok else 1}: {'; '.join(problems) or lines[-1]}"
     return None
 
 
@@ -205,13 +212,14 @@ def soak_ingest(work: Path, kills: int, files_per_trial: int, check_every: int,
         for path in group:
             acknowledged.update(item.handle for item in parse_path(path).items)
         if (trial + 1) % check_every == 0 or killed >= kills:
-            state = read_state(home, lambda mem: _facts(mem, "atc_journal:item", 1))
+            read = read_state(home, lambda mem: (_facts(mem, "atc_journal:item", 1), doubled(mem)))
             checks += 1
-            if state is None:
+            if read is None:
                 failed_reopens += 1
                 continue
+            state, twice = read
             lost += len(acknowledged - {h for (h,) in state})
-            extra += read_state(home, doubled) or 0
+            extra += twice
             why = doctor_unclean(home)
             if why:
                 unclean += 1
@@ -256,13 +264,15 @@ def soak_curate(work: Path, kills: int, items: int, rng: random.Random) -> dict[
         killed += _kill_after(_start(["curate", "--home", str(home), "--format", "json"]),
                               rng.uniform(0.2, took))
         resumed = _run(["curate", "--home", str(home), "--format", "json"])
-        state = read_state(home, curated_state) if resumed.returncode == 0 else None
-        if state is None:
+        read = (read_state(home, lambda mem: (curated_state(mem), doubled(mem)))
+                if resumed.returncode == 0 else None)
+        if read is None:
             failed_reopens += 1
             progress(f"curate trial {trial}: resumed run failed: {resumed.stderr.strip()[-300:]}")
             continue
+        state, twice = read
         repaired += json.loads(resumed.stdout).get("repaired", 0)
-        extra += read_state(home, doubled) or 0
+        extra += twice
         pending += (home / "curation.pending.jsonl").exists()
         why = doctor_unclean(home)
         if why:
