@@ -32,9 +32,9 @@ sandbox_hooks_wrapped :-
 
 % trusted_declaration_(+Head): Head, a call of a hook of library(sandbox), holds by a clause
 % of a trusted file. The hooks are asked for every goal a check meets, so they answer from a
-% copy of the trusted clauses (indexed as the originals are), made again when the
-% hook's clause count shows a library has loaded since. A copy's body runs in the module its
-% clause named; a cut in it is local (the hooks are tests, asked for a yes or a no).
+% copy of the trusted clauses (copy_head_/4), made again when the hook's clause count shows a
+% library has loaded since. A copy's body runs in the module its clause named; a cut in it is
+% local (the hooks are tests, asked for a yes or a no).
 trusted_declaration_(Head) :-
     functor(Head, Name, Arity),
     (   predicate_property(sandbox:Head, number_of_clauses(Count)) -> true ; Count = 0 ),
@@ -47,13 +47,40 @@ trusted_declaration_(Head) :-
     call(Body).
 
 % copy_head_(+Head, ?Generation, ?Body, -Copy): the copy of a hook's clause is a clause of a
-% predicate of this module named after the hook ('trusted safe_primitive'/3, ...), its
-% arguments first, so that its first argument is indexed as the hook's is.
+% predicate of this module named after the hook ('trusted safe_primitive'/6, ...). Its first
+% three arguments are the module, name and arity of the goal the hook's first argument names
+% where the clause (or the call) gives them, left unbound otherwise, so that the copies are
+% indexed by predicate name: a first argument `system:G` of every hook's clause alike is not.
+% Two arguments that unify have keys that unify, so the key only skips clauses that could not
+% have answered.
 copy_head_(Head, Generation, Body, Copy) :-
-    Head =.. [Name|Args],
-    atom_concat('trusted ', Name, CopyName),
-    append(Args, [Generation, Body], CopyArgs),
-    Copy =.. [CopyName|CopyArgs].
+    Head =.. [Name, First|Rest],
+    copy_name_(Name, CopyName),
+    key_(First, M, N, A),
+    append(Rest, [Generation, Body], Rest1),
+    Copy =.. [CopyName, M, N, A, First|Rest1].
+
+copy_name_(safe_primitive, 'trusted safe_primitive').
+copy_name_(safe_meta_predicate, 'trusted safe_meta_predicate').
+copy_name_(safe_meta, 'trusted safe_meta').
+copy_name_(safe_global_variable, 'trusted safe_global_variable').
+copy_name_(safe_directive, 'trusted safe_directive').
+copy_name_(safe_prolog_flag, 'trusted safe_prolog_flag').
+
+% key_(+Arg, -Module, -Name, -Arity): what Arg (a goal, Module:Goal or Name/Arity) names.
+key_(Arg, M, N, A) :-
+    (   var(Arg)
+    ->  true
+    ;   Arg = M0:G
+    ->  ( atom(M0) -> M = M0 ; true ),
+        key_(G, _, N, A)
+    ;   Arg = N0/A0
+    ->  ( atom(N0) -> N = N0 ; true ),
+        ( integer(A0) -> A = A0 ; true )
+    ;   callable(Arg)
+    ->  functor(Arg, N, A)
+    ;   true
+    ).
 
 :- dynamic copied_count_/3.
 
