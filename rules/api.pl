@@ -58,6 +58,7 @@
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(sandbox)).
+:- use_module(sandbox_trust, []).      % libraries' own sandbox declarations: vouched ones only
 :- use_module(library(time)).
 :- use_module(library(solution_sequences)).
 :- use_module(library(ordsets)).
@@ -730,6 +731,8 @@ spend_(C, L0, L) :-
 % crypto_password_hash/3, whose 2^cost rounds run in one C call no limit interrupts (cost(26)
 % ran 117 s under a limit of 5 s; cost(30), half an hour). So before the sandbox sees user code, any mention (as a goal, a closure passed to
 % call/N or maplist/N, or data) of these names, and any module qualification, is refused.
+% Those names stay refused, but the cause is closed at its root too: library(sandbox) now takes
+% the word of the libraries sandbox_trust.pl vouches for alone, whenever they were loaded.
 user_code_refused_(Name, database) :-
     memberchk(Name, [assert, asserta, assertz, retract, retractall, abolish, erase,
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
