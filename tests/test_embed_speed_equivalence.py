@@ -160,7 +160,9 @@ def _twin(minilm, threads: int):
 def test_a_call_of_many_batches_runs_on_both_cores_with_the_vectors_of_one(minilm):
     import threading
 
-    corpus = texts(5, 60)
+    # 20 texts make 18 batches at this budget (one of two short rows): enough for both workers
+    # to take some, at a third of the model runs of 60
+    corpus = texts(5, 20)
     reference = _twin(minilm, threads=1).embed(corpus)
     both = _twin(minilm, threads=2)
     both.token_budget = 256  # many small batches

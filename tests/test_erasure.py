@@ -52,17 +52,40 @@ def files_holding(home: Path, phrase: str) -> list[str]:
                   if p.is_file() and any(w in p.read_bytes().lower() for w in words))
 
 
-@pytest.fixture
-def curated(home: Path, tmp_path: Path):
+def _curate(home: Path, source: Path) -> str:
+    """Ingest and curate ``source`` into ``home`` and ask two frames (one quotes the secret);
+    the secret item's handle."""
     write_config(home, {"embedder": "hash"})
-    source = transcript(tmp_path)
     with Memory.open(home) as mem:
         mem.ingest([source])
         mem.curate()
         mem.hydrate("what did we decide about the vault", budget=400)
         mem.hydrate(f"Please store the {SECRET} password for the vault", budget=400)  # quotes it
-        secret = mem.query(f'item_text(H, T), sub_string(T, _, _, _, "{SECRET}")').rows[0]["H"]
-    return home, source, secret
+        return mem.query(f'item_text(H, T), sub_string(T, _, _, _, "{SECRET}")').rows[0]["H"]
+
+
+_BUILT: dict[str, object] = {}
+
+
+def _build_curated(home: Path) -> None:
+    home.mkdir()
+    _BUILT["source"] = transcript(home.parent)
+    _BUILT["secret"] = _curate(home, _BUILT["source"])
+
+
+@pytest.fixture
+def curated(home: Path, built_home):
+    """A home of its own holding the vault transcript curated: a copy of one built per process.
+    Its transcript is the built one's, shared: a test that changes it takes ``curated_here``."""
+    built_home("erasure-curated", _build_curated, home)
+    return home, _BUILT["source"], _BUILT["secret"]
+
+
+@pytest.fixture
+def curated_here(home: Path, tmp_path: Path):
+    """As ``curated``, from a transcript of the test's own."""
+    source = transcript(tmp_path)
+    return home, source, _curate(home, source)
 
 
 def test_forget_leaves_no_byte_of_the_text_in_any_file(curated):
@@ -116,8 +139,8 @@ def test_forgetting_an_item_again_keeps_the_audit_record_of_its_erasure(curated)
     assert files_holding(home, SECRET) == []
 
 
-def test_reingesting_the_transcript_never_brings_it_back(curated, tmp_path):
-    home, source, secret = curated
+def test_reingesting_the_transcript_never_brings_it_back(curated_here, tmp_path):
+    home, source, secret = curated_here
     with Memory.open(home) as mem:
         mem.forget([secret], reason="secret")
         with open(source, "a", encoding="utf-8") as fh:  # the file grows: it is parsed again

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -192,11 +191,21 @@ def _hash_home(path: Path) -> Path:
     return path
 
 
+def _atc_here(*args: str):
+    """``atc ARGS`` in this process: for the command after a stopped one, whose process
+    boundary is not what is tested (a real process costs seconds of start-up)."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
 def test_ctrl_c_during_an_ingest_keeps_what_was_written_and_the_next_ingest_goes_on(tmp_path):
     src = _transcripts(tmp_path / "src", files=12, turns=20)
     reference = _hash_home(tmp_path / "reference")
-    done = _atc_small_batches(["ingest", str(src)], reference)
-    assert done.wait(timeout=120) == 0
+    with Memory.open(reference) as mem:      # every item an uninterrupted ingest writes
+        mem.ingest([src])
     home = _hash_home(tmp_path / "home")
     with Memory.open(home) as mem:
         mem.remember("The staging database is read-only on Fridays.", curate=False)
@@ -207,10 +216,8 @@ def test_ctrl_c_during_an_ingest_keeps_what_was_written_and_the_next_ingest_goes
     assert (code, err.strip().splitlines()[-1]) == (130, "atc: interrupted"), err
     kept = _handles(home) - before      # the batch written before Ctrl-C stays, as a kill's
     assert kept and kept < _handles(reference)
-    again = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "ingest", str(src),
-                            "--home", str(home), "--format-output", "json"],
-                           capture_output=True, text=True, timeout=120)
-    assert again.returncode == 0, again.stderr
+    again = _atc_here("ingest", str(src), "--home", str(home), "--format-output", "json")
+    assert again.exit_code == 0, again.output
     report = json.loads(again.stdout)
     assert report["files_unchanged"] > 0     # the files written are not read again
     assert _handles(home) == before | _handles(reference)
@@ -219,21 +226,17 @@ def test_ctrl_c_during_an_ingest_keeps_what_was_written_and_the_next_ingest_goes
         assert all(mem.jump.lexical.has(h) for h in wanted)
 
 
-def test_ctrl_c_during_a_curate_resumes_to_the_uninterrupted_ladder(tmp_path):
-    src = _transcripts(tmp_path / "src", files=6, turns=30)
-    reference = _hash_home(tmp_path / "reference")
-    with Memory.open(reference) as mem:  # the set-up, as atc ingest does it; then the same
-        mem.ingest([src])                # uncurated home twice, a copy for the interrupted run
-    home = tmp_path / "home"
-    shutil.copytree(reference, home)
-    assert _atc_small_batches(["curate"], reference).wait(timeout=300) == 0
+def test_ctrl_c_during_a_curate_resumes_to_the_uninterrupted_ladder(watched, tmp_path):
+    src, reference = watched             # the same transcripts ingested and curated whole
+    home = _hash_home(tmp_path / "home")
+    with Memory.open(home) as mem:       # the set-up, as atc ingest does it
+        mem.ingest([src])
 
     code, err = _interrupt_at_second_batch(["curate"], home)
 
     assert (code, err.strip().splitlines()[-1]) == (130, "atc: interrupted"), err
-    resumed = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "curate", "--home",
-                              str(home)], capture_output=True, text=True, timeout=300)
-    assert resumed.returncode == 0, resumed.stderr
+    resumed = _atc_here("curate", "--home", str(home))
+    assert resumed.exit_code == 0, resumed.output
     assert _curated(home) == _curated(reference)
 
 
@@ -311,12 +314,14 @@ def _stop_watch_once_running(argv: list[str], sig: int) -> tuple[int, list]:
 
 @pytest.fixture(scope="module")
 def watched(tmp_path_factory) -> tuple[Path, Path]:
-    """Transcripts, and a home holding them ingested and curated (with small batches)."""
+    """Transcripts, and a home holding them ingested and curated whole, in this process: the
+    memory an uninterrupted run makes, whatever its batches."""
     root = tmp_path_factory.mktemp("watched")
     src = _transcripts(root / "src", files=6, turns=30)
     reference = _hash_home(root / "reference")
-    assert _atc_small_batches(["ingest", str(src)], reference).wait(timeout=300) == 0
-    assert _atc_small_batches(["curate"], reference).wait(timeout=300) == 0
+    with Memory.open(reference) as mem:
+        mem.ingest([src])
+        mem.curate()
     return src, reference
 
 
@@ -334,13 +339,10 @@ def test_a_watcher_stopped_in_a_long_batch_stops_at_its_next_checkpoint(watched,
     assert code == 0
     assert [e["event"] for e in events] == ["start", "stop"], events   # no batch finished
     assert events[-1]["why"] == signal.Signals(sig).name
-    atc = [sys.executable, "-m", "attention_cloud.cli"]
-    assert subprocess.run(atc + ["doctor", "--home", str(home)], capture_output=True,
-                          timeout=120).returncode == 0
+    assert _atc_here("doctor", "--home", str(home)).exit_code == 0
     for finish in (["ingest", str(src)], ["curate"]):
-        done = subprocess.run(atc + finish + ["--home", str(home)], capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
+        done = _atc_here(*finish, "--home", str(home))
+        assert done.exit_code == 0, done.output
     assert _handles(home) == _handles(reference)
     assert _curated(home) == _curated(reference)
 

@@ -24,6 +24,16 @@ def _atc(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+def _atc_here(*args: str):
+    """The same command in this process, where a step builds or completes a state and its
+    process boundary is not what is tested (each real process costs seconds of start-up)."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
 def _live(home: Path) -> int:
     """Live items as ``atc stats`` counts them (the same open and stats), in this process:
     opening reads the journal as a reader does, cutting a torn tail; the errors a damaged
@@ -41,8 +51,8 @@ def three_batches(tmp_path_factory) -> tuple[Path, list[Path]]:
     home = root / "home"
     srcs = [_session(root / f"s{i}.jsonl", f"S{i}") for i in range(4)]
     for src in srcs[:3]:
-        out = _atc("ingest", str(src), "--home", str(home))
-        assert out.returncode == 0, out.stderr
+        out = _atc_here("ingest", str(src), "--home", str(home))
+        assert out.exit_code == 0, out.output
     return home, srcs
 
 
@@ -83,7 +93,7 @@ def test_a_record_text_that_holds_a_commit_line_is_not_taken_for_one(tmp_path):
                                "message": {"role": "user",
                                            "content": "the journal shows\ncommit(9).\nthen"}})
                    + "\n", encoding="utf-8")
-    assert _atc("ingest", str(src), "--home", str(home)).returncode == 0
+    assert _atc_here("ingest", str(src), "--home", str(home)).exit_code == 0
     journal = home / "journal.pl"
     whole = journal.read_bytes()
     journal.write_bytes(whole[: whole.rindex(b"commit(1).")])   # torn before its commit
@@ -104,8 +114,8 @@ def test_a_torn_or_garbage_last_line_is_cut_and_loses_nothing_before_it(three_ba
     copy = _copy(home, tmp_path / "mid-block")
     (copy / "journal.pl").write_bytes(whole[:-60])         # inside batch 3: it was not committed
     assert _live(copy) == 20
-    out = _atc("ingest", str(srcs[2]), "--home", str(copy))  # the same command completes it
-    assert out.returncode == 0, out.stderr
+    out = _atc_here("ingest", str(srcs[2]), "--home", str(copy))  # the same command completes it
+    assert out.exit_code == 0, out.output
     assert _live(copy) == 30
 
 
@@ -117,12 +127,12 @@ def test_a_commit_marker_torn_before_its_newline_does_not_cost_the_next_batch(th
     copy = _copy(home, tmp_path / "home")
     journal = copy / "journal.pl"
     journal.write_bytes(journal.read_bytes()[:-1])         # "commit(3)." without its newline
-    out = _atc("ingest", str(srcs[3]), "--home", str(copy), "--format-output", "json")
-    assert out.returncode == 0, out.stderr
+    out = _atc_here("ingest", str(srcs[3]), "--home", str(copy), "--format-output", "json")
+    assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["new"] == 10             # acknowledged
     assert _live(copy) == 30                               # batch 3 never was: 2 + the new one
-    out = _atc("ingest", str(srcs[2]), "--home", str(copy))
-    assert out.returncode == 0, out.stderr
+    out = _atc_here("ingest", str(srcs[2]), "--home", str(copy))
+    assert out.exit_code == 0, out.output
     assert _live(copy) == 40
     assert _live(copy) == 40
 
@@ -155,8 +165,8 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_committed(three_batches, tmp
             out.stderr                                      # in Python's writes or Prolog's
         assert _live(home) in (30, 31, 1530)               # whole batches only
     for args in (("ingest", str(big)), ("remember", "the cache is warmed at six")):
-        out = _atc(*args, "--home", str(home))
-        assert out.returncode == 0, out.stderr
+        out = _atc_here(*args, "--home", str(home))
+        assert out.exit_code == 0, out.output
     assert _live(home) == 1531
-    out = _atc("stats", "--home", str(home), "--format", "json")
+    out = _atc_here("stats", "--home", str(home), "--format", "json")
     assert json.loads(out.stdout)["kinds"]["note"] == 1

@@ -86,20 +86,36 @@ def _compiled(cache: Path) -> list[str]:
     return sorted(p.name for p in (cache / "rules").iterdir() if p.suffix != ".source")
 
 
-@pytest.fixture
-def state_helper(tmp_path: Path) -> str:
-    path = tmp_path / "state.pl"
-    path.write_text(STATE, encoding="utf-8")
-    return str(path)
-
-
-def test_the_compiled_rules_load_exactly_what_the_sources_load(tmp_path, state_helper):
-    cache = tmp_path / "cache"
-    first = _run(cache, state_helper)
-    second = _run(cache, state_helper)
-    unusable = tmp_path / "a-file"
+@pytest.fixture(scope="module")
+def first_starts(tmp_path_factory) -> dict:
+    """The two kinds of first start, once per module (each compiles or reads every rule): one
+    on an empty cache, which compiles it, and one where no cache can be made (below a file),
+    which loads the sources. Each with what it loaded, and its stderr. Tests that change a
+    compiled cache change a copy of this one (:func:`_copy_of`)."""
+    tmp = tmp_path_factory.mktemp("rules_cache")
+    helper = tmp / "state.pl"
+    helper.write_text(STATE, encoding="utf-8")
+    unusable = tmp / "a-file"
     unusable.write_text("not a folder")
-    source = _run(unusable / "cache", state_helper)  # no cache can be made below a file
+    starts = {"helper": str(helper), "cache": tmp / "cache"}
+    for name, cache in (("compiled", tmp / "cache"), ("source", unusable / "cache")):
+        proc = _start(cache, str(helper))
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        starts[name] = {**json.loads(out), "stderr": err}
+    return starts
+
+
+def _copy_of(first_starts: dict, to: Path) -> Path:
+    """A copy of the cache the first start compiled (modes kept: a private folder)."""
+    shutil.copytree(first_starts["cache"], to)
+    return to
+
+
+def test_the_compiled_rules_load_exactly_what_the_sources_load(tmp_path, first_starts):
+    cache = _copy_of(first_starts, tmp_path / "cache")
+    first, source = first_starts["compiled"], first_starts["source"]
+    second = _run(cache, first_starts["helper"])
     assert (first["origin"], second["origin"], source["origin"]) == \
         ("compiled", "cache", "source")
     assert second["state"] == source["state"]
@@ -107,19 +123,14 @@ def test_the_compiled_rules_load_exactly_what_the_sources_load(tmp_path, state_h
     assert [name.endswith(".qlf") for name in _compiled(cache)] == [True]
 
 
-def test_the_rules_load_without_a_warning(tmp_path):
+def test_the_rules_load_without_a_warning(first_starts):
     """A process that compiles the rules (the first after an install or an upgrade) or loads
     them from source printed SWI-Prolog's warnings on the user's stderr: a predicate's clauses
     split by another's (jump_option_/2 in jump.pl) was five lines of `Warning:` before the
     answer of whatever command ran, the prompt hook's and the MCP server's logs included."""
-    unusable = tmp_path / "a-file"
-    unusable.write_text("not a folder")
-    for cache, origin in ((tmp_path / "cache", "compiled"), (unusable / "cache", "source")):
-        proc = _start(cache)
-        out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err
-        assert json.loads(out)["origin"] == origin
-        assert "Warning" not in err, err
+    for origin in ("compiled", "source"):
+        assert first_starts[origin]["origin"] == origin
+        assert "Warning" not in first_starts[origin]["stderr"], first_starts[origin]["stderr"]
 
 
 def test_doctor_says_where_the_rules_came_from(tmp_path):
@@ -204,9 +215,8 @@ def test_concurrent_first_starts_each_load_whole_rules(tmp_path):
     assert _run(cache)["origin"] == "cache"
 
 
-def test_a_cache_others_can_write_is_never_loaded(tmp_path):
-    cache = tmp_path / "cache"
-    assert _run(cache)["origin"] == "compiled"
+def test_a_cache_others_can_write_is_never_loaded(tmp_path, first_starts):
+    cache = _copy_of(first_starts, tmp_path / "cache")   # compiled by a first start
     (cache / "rules").chmod(0o777)  # anyone could have planted the compiled file
     assert _run(cache)["origin"] == "source"
     (cache / "rules").chmod(0o700)
@@ -215,9 +225,8 @@ def test_a_cache_others_can_write_is_never_loaded(tmp_path):
     assert _run(cache)["origin"] == "compiled"
 
 
-def test_a_damaged_compiled_file_falls_back_to_source_and_is_rebuilt(tmp_path):
-    cache = tmp_path / "cache"
-    assert _run(cache)["origin"] == "compiled"
+def test_a_damaged_compiled_file_falls_back_to_source_and_is_rebuilt(tmp_path, first_starts):
+    cache = _copy_of(first_starts, tmp_path / "cache")   # compiled by a first start
     (compiled,) = (cache / "rules").glob("*.qlf")
     compiled.write_bytes(b"garbage, not a QLF file")
     assert _run(cache)["origin"] == "source"
