@@ -185,4 +185,6 @@ def test_a_grantees_rule_is_refused_statistics_1_and_the_owner_still_reads_it(me
     with pytest.raises(AtcError, match="statistics"):
         reader_query(mem, "bob", "size(S)", rules_text="size(S) :- statistics(S).\n")
     assert mem.query("statistics(S)").rows[0]["S"]["data"]["atoms"] > 0
-    assert mem.query("call_time(true, T)").rows
+    # call_time/3 (call_time/2 calls the result it reifies, which library(sandbox) cannot
+    # check on SWI-Prolog 9.2, so there the owner is refused call_time/2 by SWI itself)
+    assert mem.query("call_time(true, T, R)").rows[0]["R"] == "true"
