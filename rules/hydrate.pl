@@ -217,7 +217,7 @@ item_window_(Id, From, To, How) :-
 
 % The time the goal was read against (time_anchor_/4), ISO 8601 UTC; null for an empty memory.
 stamp_meta_(Now, Meta) :-
-    (   Now > 0 -> format_time(string(Meta), '%FT%TZ', Now, posix) ; Meta = null ).
+    (   Now == none -> Meta = null ; format_time(string(Meta), '%FT%TZ', Now, posix) ).
 
 % Who said each item of the frame (item_speaker/2: the transcript's name, else the role), a
 % dict by handle; records that are not items (arcs, rollups, cells) have none.
@@ -246,7 +246,7 @@ fact_speakers_(Facts, Speakers) :-
 % head): the frame's second line gives its path and its tokens already.
 framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, LeftOut), Lone) :-
     (   Anchor = window(_, _, Phrase) -> true ; Phrase = "" ),
-    (   Now > 0 -> Timed = true ; Timed = false ),
+    (   Now == none -> Timed = false ; Timed = true ),
     host_frame_framing(Goal, Plane, Phrase, Budget, Timed,
                        [Frame, Verbatim, Derived, Excerpt, Crumb, Beyond, LeftOut,
                         Verbatim0, Derived0, Excerpt0, VerbatimM, DerivedM, ExcerptM,
@@ -376,9 +376,13 @@ segment_framing_sum_(Meta, F0, F) :-
     F is F0 + Meta.framing.
 
 % The time window the goal names (when.pl), read against Now: the `now` option (a POSIX stamp
-% or an ISO 8601 text) or else the newest item's time (0 in an empty memory).
+% or an ISO 8601 text, any time of the years 1 to 9999, 1970 and before included) or else the
+% newest item's time; Now is `none` in an empty memory (memory_now/1's 0), which no window
+% is read against. A given time of 0 or less was taken for that "no time" before.
 time_anchor_(Goal, Now0, Now, Anchor) :-
-    (   Now0 == default -> memory_now_for(Goal, Now)
+    (   Now0 == default
+    ->  memory_now_for(Goal, Newest),
+        (   Newest > 0 -> Now = Newest ; Now = none )
     ;   number(Now0)
     ->  (   Now0 >= -62135596800, Now0 =< 253402300799   % the years 1 to 9999 (NaN is neither)
         ->  Now = Now0
@@ -389,7 +393,7 @@ time_anchor_(Goal, Now0, Now, Anchor) :-
         ;   domain_error(iso_8601_time, Now0)
         )
     ),
-    (   Now > 0, goal_time_window(Goal, Now, From-To, Phrase)
+    (   Now \== none, goal_time_window(Goal, Now, From-To, Phrase)
     ->  Anchor = window(From, To, Phrase)
     ;   Anchor = none
     ).

@@ -184,7 +184,7 @@ def test_cli_remember_show_source_and_errors(home: Path) -> None:
     assert piped.returncode == 0 and "remembered it_" in piped.stdout
     assert "not curated yet" in piped.stderr
     empty = _cli(home, "remember", "")
-    assert (empty.exit_code, empty.stderr) == (1, "atc: nothing to remember: the text is empty\n")
+    assert (empty.exit_code, empty.stderr) == (2, "atc: nothing to remember: the text is empty\n")
     bad = _cli(home, "remember", "x", "--kind", "idea")
     assert bad.exit_code == 2 and "'idea' is not one of 'note', 'decision', 'preference'" \
         in bad.stderr

@@ -72,7 +72,7 @@ def test_the_command_line_still_names_its_options(curated_samples) -> None:
 def test_forgetting_a_handle_memory_never_held_is_an_input_error(curated_samples) -> None:
     """It was a PrologError in Prolog's words (item `it_…' does not exist), exit 2 as for a
     bad query; it is now what `show` and the MCP tool say of a missing item: an InputError
-    (exit 1) naming the handle, memory unchanged."""
+    naming the handle (exit 2, as every name the home does not hold), memory unchanged."""
     from click.testing import CliRunner
 
     from attention_cloud.cli import main
@@ -86,7 +86,7 @@ def test_forgetting_a_handle_memory_never_held_is_an_input_error(curated_samples
     journal = (mem.home / "journal.pl").read_bytes()
     mem.close()
     out = CliRunner().invoke(main, ["forget", missing, "--yes", "--home", home])
-    assert out.exit_code == 1 and out.output == f"atc: {missing}: no such item in this memory\n"
+    assert out.exit_code == 2 and out.output == f"atc: {missing}: no such item in this memory\n"
     assert (curated_samples.home / "journal.pl").read_bytes() == journal
 
 
@@ -109,7 +109,7 @@ def test_the_labels_of_a_record_memory_never_held_are_refused(curated_samples) -
     home = str(mem.home)
     mem.close()
     out = CliRunner().invoke(main, ["label", missing, "--show", "--home", home])
-    assert out.exit_code == 1 and out.output == f"atc: {said}\n"
+    assert out.exit_code == 2 and out.output == f"atc: {said}\n"
 
 
 def test_naming_a_grant_principal_or_membership_that_is_not_there_is_one_plain_line(
@@ -139,5 +139,5 @@ def test_naming_a_grant_principal_or_membership_that_is_not_there_is_one_plain_l
     journal = (mem.home / "journal.pl").read_bytes()
     mem.close()
     out = CliRunner().invoke(main, ["grant", "revoke", "g_nope", "--home", home])
-    assert out.exit_code == 1 and out.output == "atc: g_nope: no such grant in this home\n"
+    assert out.exit_code == 2 and out.output == "atc: g_nope: no such grant in this home\n"
     assert (curated_samples.home / "journal.pl").read_bytes() == journal

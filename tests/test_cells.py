@@ -927,7 +927,7 @@ def test_atc_show_shows_a_cell_a_frame_cites_to_its_owner_and_to_a_grantee(topic
     # no grantee sees a cell (tests/test_grantee_cells_hidden.py): as for no such record
     for handle in (cell["id"], "cell_000000000000"):
         unseen = runner.invoke(main, ["show", handle, "--as", "bob", "--home", home])
-        assert unseen.exit_code == 1
+        assert unseen.exit_code == 2
         assert unseen.output.strip() == (f"atc: {handle}: no such item, arc or rollup "
                                          "visible to bob")
 

@@ -5,6 +5,8 @@ connection that sent nothing, or a request line and never the end of its headers
 open for ever (still open after 210 s), so such callers could hold every file descriptor of the
 server and leave the owner's agent without memory. Now each request's headers have
 HEADERS_TIMEOUT seconds to arrive, and past MAX_CONNECTIONS a caller is answered 503 at once.
+The bearer of the token whose request body never finished held its connection (and what of the
+body had come) for ever; now the body has BODY_TIMEOUT seconds, as in `atc serve`, then 408.
 """
 from __future__ import annotations
 
@@ -20,10 +22,11 @@ TOKEN = "t" * 32
 
 
 def _start(home: Path) -> tuple[subprocess.Popen, int]:
-    """`atc mcp --http` with the serving bounds shortened (headers 1 s, 4 connections)."""
+    """`atc mcp --http` with the serving bounds shortened (headers and body 1 s, 4
+    connections)."""
     port = _free_port()
     code = ("import attention_cloud.sharing.server as s\n"
-            "s.HEADERS_TIMEOUT = 1.0\ns.MAX_CONNECTIONS = 4\n"
+            "s.HEADERS_TIMEOUT = 1.0\ns.BODY_TIMEOUT = 1.0\ns.MAX_CONNECTIONS = 4\n"
             "from attention_cloud.cli import main\n"
             f"main(['mcp', '--http', '--port', '{port}'])")
     env = {**os.environ, "ATC_HOME": str(home), "ATC_MCP_TOKEN": TOKEN}
@@ -78,3 +81,25 @@ def test_past_its_connections_a_caller_is_answered_503_at_once(tmp_path):
         server.terminate()
         server.wait(timeout=60)
     assert answer.startswith(b"HTTP/1.1 503"), answer
+
+
+def test_an_authorised_body_that_never_finishes_is_answered_408(tmp_path):
+    server, port = _start(tmp_path / "home")
+    try:
+        _wait_listening(port, server)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         b"Authorization: Bearer " + TOKEN.encode() + b"\r\n"
+                         b"Content-Type: application/json\r\n"
+                         b"Accept: application/json, text/event-stream\r\n"
+                         b"Content-Length: 100\r\n\r\n{\"jsonrpc\": ")
+            sock.settimeout(8)
+            try:
+                answer = sock.recv(4096)
+            except socket.timeout:
+                answer = b"(nothing within 8 s)"
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    assert answer.startswith(b"HTTP/1.1 408"), answer
+    assert b"did not arrive within" in answer, answer

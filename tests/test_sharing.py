@@ -194,7 +194,7 @@ def test_show_as_grantee_respects_ceiling_and_segment(alice):
     out = run("show", pay, "--level", "L0", "--as", "bob", home=home)
     assert out.exit_code == 2 and "above bob's ceiling" in out.output
     out = run("show", sec, "--level", "L3", "--as", "bob", home=home)
-    assert out.exit_code == 1 and "no such item" in out.output
+    assert out.exit_code == 2 and "no such item" in out.output
 
 
 def test_a_presence_ceiling_never_shows_what_a_short_item_says(alice):
@@ -213,7 +213,7 @@ def test_a_presence_ceiling_never_shows_what_a_short_item_says(alice):
     assert rows and not any(r["T"] == secret for r in rows)  # other records keep presence
     assert ok("query", f"item({handle})", "--as", "carol", home=home).strip() == "false."
     out = run("show", handle, "--level", "L3", "--as", "carol", home=home)
-    assert out.exit_code == 1 and "hunter2" not in out.output
+    assert out.exit_code == 2 and "hunter2" not in out.output
     for goal in ("db pw", GOAL):
         frame = json.loads(ok("hydrate", "--goal", goal, "--budget", "1200", "--format",
                               "json", "--as", "carol", home=home))

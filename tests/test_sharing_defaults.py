@@ -37,7 +37,7 @@ def test_show_as_a_grantee_with_no_level_shows_the_record_at_their_ceiling(home)
     record = json.loads(out.output)
     assert record["level"].upper() == "L2" == record["ceiling"], record
     unseen = _atc(path, "show", cell, "--as", "bob")    # no grantee sees a cell
-    assert unseen.exit_code == 1 and "no such item, arc or rollup visible to bob" in unseen.output
+    assert unseen.exit_code == 2 and "no such item, arc or rollup visible to bob" in unseen.output
     above = _atc(path, "show", item, "--as", "bob", "--level", "L0")
     assert above.exit_code == 2 and "above bob's ceiling" in above.output, above.output
     owner = _atc(path, "show", item, "--format", "json")

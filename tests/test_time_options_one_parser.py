@@ -48,10 +48,23 @@ def test_now_reads_what_since_reads(home: Path, value: str) -> None:
 
 
 def test_now_zero_is_accepted_as_since_zero_is(home: Path) -> None:
-    # 1970-01-01T00:00:00Z, the epoch itself: the frame's `now` stays null, as hydrate.pl
-    # reads a stamp of 0 as "no time" (an empty memory's), but it is no longer refused
     out = CliRunner().invoke(main, ["hydrate", "retries", "--now", "0", "--home", str(home)])
     assert out.exit_code == 0, out.output
+
+
+@pytest.mark.parametrize("value,now,window", [
+    ("0", "1970-01-01T00:00:00Z", ("1969-12-21T12:00:00Z", "1970-01-01T00:00:00Z")),
+    ("1969-07-20", "1969-07-20T00:00:00Z", ("1969-07-09T12:00:00Z", "1969-07-20T00:00:00Z"))])
+def test_a_now_at_or_before_1970_is_the_present_the_goal_is_read_against(
+        home: Path, value: str, now: str, window: tuple[str, str]) -> None:
+    # hydrate.pl took a stamp <= 0 for an empty memory's "no time": `--now 0` or any time
+    # before 1970 gave a frame with no `now` and no window for "last week", without a word
+    out = CliRunner().invoke(main, ["hydrate", "retries last week", "--now", value,
+                                    "--format", "json", "--home", str(home)])
+    assert out.exit_code == 0, out.output
+    receipt = json.loads(out.stdout)["receipt"]
+    assert receipt["now"] == now
+    assert (receipt["anchor"]["from"], receipt["anchor"]["to"]) == window
 
 
 @pytest.mark.parametrize("value,says", [("2024", "'2024' is a year, which names no moment"),

@@ -9,8 +9,8 @@ Public API::
 """
 from __future__ import annotations
 
-from .errors import (AtcError, BridgeError, EmbeddingError, HomeError, InputError, PrologError,
-                     UsageError, WriterBusy)
+from .errors import (AtcError, BadArgument, BridgeError, EmbeddingError, HomeError, InputError,
+                     PrologError, UsageError, WriterBusy)
 
 # Memory and its result types are imported on first use (PEP 562): a process that only needs
 # a light part of the package (the prompt hook's client, `atc --help`) does not pay for the
@@ -28,6 +28,6 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["Memory", "IngestReport", "Item", "QueryResult", "AtcError", "BridgeError",
+__all__ = ["Memory", "IngestReport", "Item", "QueryResult", "AtcError", "BadArgument", "BridgeError",
            "EmbeddingError", "HomeError", "InputError", "PrologError", "UsageError", "WriterBusy"]
 __version__ = "0.1.0"

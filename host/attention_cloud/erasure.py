@@ -43,7 +43,7 @@ from .audit import AUDIT_FILE, append_event
 from .bridge import Atom, Var, to_plain
 from .cells.api import STATE_FILE as CELLS_STATE
 from .cells.rows import drop as drop_cell_rows
-from .errors import InputError, PrologError, UsageError
+from .errors import BadArgument, InputError, PrologError, UsageError
 from .erasure_texts import dropped_texts
 from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
 from .home import ERASURE_PLAN_FILE, fsync_path
@@ -166,7 +166,7 @@ def _missing_item(exc: PrologError) -> InputError | None:
     ``show`` and the MCP tools give for a missing item; None for any other error."""
     missing = exc.existence()
     if missing is not None and missing[0] == "item":
-        return InputError(f"{missing[1]}: no such item in this memory")
+        return BadArgument(f"{missing[1]}: no such item in this memory")
     return None
 
 

@@ -55,6 +55,15 @@ class InputError(AtcError):
     exit_code = 1
 
 
+class BadArgument(InputError):
+    """An argument that names nothing the home holds (a handle, receipt id, grant, principal,
+    saved rule, cell) or is no value at all (an empty text to remember): bad usage, so exit 2
+    on the command line as for a path that does not exist or an unknown ``--reader``; still an
+    InputError for Python callers that catch one (``atc serve`` answers it 404)."""
+
+    exit_code = 2
+
+
 class HomeError(AtcError):
     """The memory home is missing, locked, corrupt or of an incompatible version."""
 

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from .api_lock import serialised
 from .bridge import Atom, Term, Var, to_plain
-from .errors import InputError, PrologError, UsageError
+from .errors import BadArgument, PrologError, UsageError
 from .ingest.envelope import escape_envelope_content
 
 ESTIMATOR = "max(ceil(utf8_bytes/4), ceil(words*1.3))"
@@ -992,10 +992,10 @@ def receipt_text(receipt: dict[str, Any]) -> str:
 def load_receipt(home: Path, receipt_id: str) -> dict[str, Any]:
     """A stored receipt by id; InputError when there is none."""
     if not receipt_id.replace("_", "").isalnum():
-        raise InputError(f"{receipt_id}: not a receipt id")
+        raise BadArgument(f"{receipt_id}: not a receipt id")
     path = home / "receipts" / f"{receipt_id}.json"
     if not path.exists():
-        raise InputError(f"{receipt_id}: no such receipt in {home} (each reader's oldest "
+        raise BadArgument(f"{receipt_id}: no such receipt in {home} (each reader's oldest "
                          "receipts past the home's receipts_kept are pruned; the audit log "
                          "keeps every read)")
     return json.loads(path.read_text(encoding="utf-8"))

@@ -32,7 +32,7 @@ from . import api_args as args
 from . import api_lock
 from .api_lock import serialised
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
-from .errors import HomeError, InputError, PrologError, UsageError
+from .errors import BadArgument, HomeError, InputError, PrologError, UsageError
 from .heap import give_back_c_heap
 from .home import (ERASURE_PLAN_FILE, WriteLock, check_not_foreign, fsync_path, read_config,
                    require_home, resolve_home)
@@ -972,7 +972,7 @@ class Memory:
             name = name[:-3]
         path = self._rule_path(name)
         if not path.is_file() or path.is_symlink():
-            raise InputError(f"{name}: no such saved rule")
+            raise BadArgument(f"{name}: no such saved rule")
         path.unlink()
 
     def _rule_path(self, name: str) -> Path:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .api_lock import serialised
 from .bridge import Atom, Var, to_plain
-from .errors import InputError
+from .errors import BadArgument, InputError
 from .memory import Memory, session_apart
 from .ingest.pointers import parse_pointer, read_pointer
 
@@ -58,7 +58,7 @@ def _record(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, A
     if mem.pl.succeeds("atc_cells:cell", h):  # a frame cites a cell summary by its handle
         (members,) = mem.pl.once("atc_cells:cells_members", h, Var())
         return _derived(mem, handle, "cell", level, verbatim, [str(m) for m in members])
-    raise InputError(f"{handle}: no such item, arc, rollup or cell in this memory")
+    raise BadArgument(f"{handle}: no such item, arc, rollup or cell in this memory")
 
 
 def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any
         level = _most_detailed_rung(mem, handle) or level  # retention dropped L0
     found = mem.pl.once("atc_api:api_describe", Atom(handle), Atom(level), Var())
     if not found:
-        raise InputError(f"{handle}: no such item, arc or rollup in this memory")
+        raise BadArgument(f"{handle}: no such item, arc or rollup in this memory")
     record = {"record": "item", **to_plain(found[0])}
     if verbatim:
         pointer = record.get("source") or ""

@@ -195,14 +195,17 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
             :mod:`.mcp_wire` (the request's id, one line naming the problem)."""
             from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
+            from ..sharing.server import BodyInTime
             from .mcp_auth import BearerGate
             from .mcp_wire import ScreenedHTTP
 
             if not http_token:
                 raise RuntimeError("atc mcp serves HTTP only behind a bearer token")
-            return BearerGate(ScreenedHTTP(super().streamable_http_app(**options),
-                                           options.get("max_request_body_size",
-                                                       DEFAULT_MAX_REQUEST_BODY_SIZE)),
+            most = options.get("max_request_body_size", DEFAULT_MAX_REQUEST_BODY_SIZE)
+            # the SDK reads a body with no deadline: the token's bearer sending one byte now
+            # and then held the connection for ever; BodyInTime gives it atc serve's deadline
+            return BearerGate(BodyInTime(ScreenedHTTP(super().streamable_http_app(**options),
+                                                      most), most),
                               http_token)
 
     host = MemoryHost(home)

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..curation import PENDING_FILE
 
-from ..errors import InputError, UsageError
+from ..errors import BadArgument, InputError, UsageError
 from ..ingest.envelope import ENVELOPE_TAG, scan_tag_blocks
 from ..ingest.records import check_segment
 
@@ -82,7 +82,7 @@ def check_text(text: Any) -> str:
     # journal's wire format would make it, so the handle matches what is stored.
     text = _SURROGATE.sub("\ufffd", unicodedata.normalize("NFC", text)).strip()
     if not text:
-        raise InputError("nothing to remember: the text is empty")
+        raise BadArgument("nothing to remember: the text is empty")
     # A frame hydration injected is recalled memory: an agent that remembers text holding one
     # stores only its own words, as ingest strips envelopes before anything reads a transcript.
     # A closing tag no opening precedes is kept as written: one typed note quoting the tag is
@@ -90,7 +90,7 @@ def check_text(text: Any) -> str:
     text, _, _ = scan_tag_blocks(text, ENVELOPE_TAG, lone_close=False)
     text = text.strip()
     if not text:
-        raise InputError("nothing to remember: the text is only a <memory-frame> envelope "
+        raise BadArgument("nothing to remember: the text is only a <memory-frame> envelope "
                          "(recalled memory is not remembered again)")
     if len(text) > MAX_REMEMBER_CHARS:
         raise InputError(f"the text to remember is {len(text):,} characters; at most "

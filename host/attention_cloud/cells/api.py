@@ -20,7 +20,7 @@ import numpy as np
 
 from ..bridge import Atom, Term, Var, to_plain
 from .. import api_args
-from ..errors import InputError
+from ..errors import BadArgument
 from ..api_lock import serialised
 from ..store import sync_journal
 from ..curate.handles import HandleList
@@ -98,7 +98,7 @@ def cell_show(mem: Any, cell: str) -> dict[str, Any]:
         if row["id"] == cell:
             break
     else:
-        raise InputError(f"{cell}: no such cell (atc cells list names them)")
+        raise BadArgument(f"{cell}: no such cell (atc cells list names them)")
     (members,) = mem.pl.once("atc_cells:cells_members", Atom(cell), Var())
     row["members"] = [str(h) for h in members]
     (central,) = mem.pl.once("atc_cells:cell_info", Atom(cell), Atom("central"), Var()) or ([],)

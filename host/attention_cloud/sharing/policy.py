@@ -25,7 +25,7 @@ from typing import Any, Iterable
 
 from ..audit import append_event, normalise_time
 from ..bridge import Atom, Term, Var, to_plain
-from ..errors import InputError, PrologError, UsageError
+from ..errors import BadArgument, InputError, PrologError, UsageError
 from .. import api_args as args
 from ..api_lock import serialised
 from ..store import sync_journal
@@ -129,11 +129,11 @@ def _missing(exc: PrologError) -> InputError | None:
         return None
     kind, culprit = missing
     if kind == "label" and isinstance(culprit, Term) and len(culprit.args) == 3:
-        return InputError(_missing_label(*(_label_text(arg) for arg in culprit.args)))
+        return BadArgument(_missing_label(*(_label_text(arg) for arg in culprit.args)))
     if kind == "membership" and isinstance(culprit, Term) and len(culprit.args) == 2:
-        return InputError(f"{culprit.args[0]} is not a member of {culprit.args[1]}")
+        return BadArgument(f"{culprit.args[0]} is not a member of {culprit.args[1]}")
     if kind in _MISSING and not isinstance(culprit, Term):
-        return InputError(_MISSING[kind].format(culprit))
+        return BadArgument(_MISSING[kind].format(culprit))
     return None
 
 
@@ -389,7 +389,7 @@ def label(mem: Any, handles: Iterable[str], *, readers: Iterable[str] = (),
 
 def _known_record(mem: Any, handle: str) -> None:
     if not mem.pl.succeeds("atc_grants:visible", Atom(_owner_or_fail(mem)), Atom(handle), Var()):
-        raise InputError(f"{handle}: no such item, arc or rollup in this memory")
+        raise BadArgument(f"{handle}: no such item, arc or rollup in this memory")
 
 
 def _owner_or_fail(mem: Any) -> str:
@@ -472,10 +472,10 @@ def record_labels(mem: Any, handle: str) -> dict[str, Any]:
     # record_labels/2 answers for any handle: a typo got an unlabelled record's labels
     if (mem.pl.once("atc_journal:item", h) is None and mem.pl.once("atc_ladder:arc", h) is None
             and mem.pl.once("atc_ladder:rollup", h, Var()) is None):
-        raise InputError(f"{handle}: no such item, arc or rollup in this memory")
+        raise BadArgument(f"{handle}: no such item, arc or rollup in this memory")
     found = mem.pl.once("atc_grants:record_labels", h, Var())
     if found is None:
-        raise InputError(f"{handle}: no such record")
+        raise BadArgument(f"{handle}: no such record")
     readers, restrictions, retention = found[0].args
     return {"readers": None if str(readers) == "all" else [str(r) for r in readers],
             "restrictions": [_label_text(x) for x in restrictions],

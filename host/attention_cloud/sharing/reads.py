@@ -15,7 +15,7 @@ from .. import api_args as args
 from ..api_lock import serialised
 from ..audit import append_event
 from ..bridge import Atom, Term, Var, to_plain
-from ..errors import InputError, PrologError, UsageError, one_line
+from ..errors import BadArgument, InputError, PrologError, UsageError, one_line
 from ..jump import MAX_QUERY_CHARS
 from ..memory import MAX_RULES_BYTES, QueryResult
 from .policy import RESERVED_NAMES
@@ -223,7 +223,7 @@ def reader_show(mem: Any, reader: str, handle: str, level: str | None = None, *,
     if level is None:
         ceiling = _max_level(mem, reader, handle)
         if ceiling is None:
-            raise InputError(f"{handle}: no such item, arc or rollup visible to {reader}")
+            raise BadArgument(f"{handle}: no such item, arc or rollup visible to {reader}")
         level = ceiling
     if level.lower() not in ("l0", "l1", "l2", "l3"):  # else "L9 is above bob's ceiling"
         raise UsageError(f"level must be one of L0, L1, L2, L3, not {level!r}")
@@ -236,7 +236,7 @@ def reader_show(mem: Any, reader: str, handle: str, level: str | None = None, *,
             ceiling = _max_level(mem, reader, handle)
             raise UsageError(f"{handle}: {level.upper()} is above {reader}'s ceiling for it "
                              f"({ceiling})") from None
-        raise InputError(f"{handle}: no such item, arc or rollup visible to {reader}") from None
+        raise BadArgument(f"{handle}: no such item, arc or rollup visible to {reader}") from None
     from ..show import rung_named
 
     out = rung_named(to_plain(record))
@@ -258,6 +258,6 @@ def reader_receipt(mem: Any, reader: str, receipt_id: str, *, via: str = "cli") 
     except InputError:
         receipt = None
     if not receipt or receipt.get("reader") != reader:
-        raise InputError(f"{receipt_id}: no such receipt for {reader}")
+        raise BadArgument(f"{receipt_id}: no such receipt for {reader}")
     _log_read(mem, reader, "receipt", "", [], via, receipt=receipt_id)
     return receipt

@@ -121,10 +121,9 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
                 body: dict[str, Any] = {}
                 if request.method == "POST":
                     try:
-                        raw = await asyncio.wait_for(_body(request), BODY_TIMEOUT)
-                    except asyncio.TimeoutError:
-                        return refuse(408, f"the request body did not arrive within "
-                                           f"{BODY_TIMEOUT:g} s")
+                        raw = await body_in_time(request)
+                    except BodyLate as exc:
+                        return refuse(408, str(exc))
                     if raw is None:
                         return refuse(413, f"the request body is larger than "
                                            f"{MAX_BODY_BYTES:,} bytes")
@@ -309,17 +308,78 @@ def routing_refusal(method: str, path: str, status: int, detail: str,
     return str(detail)
 
 
-async def _body(request: Any) -> bytes | None:
-    """The request's body, or None when it is longer than MAX_BODY_BYTES (read no further)."""
+class BodyLate(Exception):
+    """A request's body had not all arrived BODY_TIMEOUT seconds after its headers (408)."""
+
+
+async def body_in_time(request: Any, most: int | None = None) -> bytes | None:
+    """The request's body, or None when it is longer than ``most`` bytes (MAX_BODY_BYTES by
+    default; read no further). :class:`BodyLate` when it has not all come within BODY_TIMEOUT
+    seconds: a caller sending a byte now and then would hold its connection for ever.
+    ``atc serve`` and ``atc mcp --http`` (:class:`BodyInTime`) both read bodies here."""
+    try:
+        return await asyncio.wait_for(_body(request, MAX_BODY_BYTES if most is None else most),
+                                      BODY_TIMEOUT)
+    except asyncio.TimeoutError:
+        raise BodyLate(f"the request body did not arrive within {BODY_TIMEOUT:g} s") from None
+
+
+async def _body(request: Any, most: int) -> bytes | None:
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+    if declared.isdigit() and int(declared) > most:
         return None
     data = bytearray()
     async for chunk in request.stream():
         data += chunk
-        if len(data) > MAX_BODY_BYTES:
+        if len(data) > most:
             return None
     return bytes(data)
+
+
+class BodyInTime:
+    """ASGI wrapper that reads a POST's whole body with :func:`body_in_time` before the app
+    it wraps runs, and hands that app the body as one message: a body not all come within
+    BODY_TIMEOUT is answered 408, one longer than ``most`` bytes 413 (``{"error": ...}``,
+    ``Connection: close``). For an app that reads bodies itself with no deadline (the MCP
+    SDK's)."""
+
+    def __init__(self, app: Any, most: int) -> None:
+        self.app = app
+        self._most = most
+
+    def __getattr__(self, name: str) -> Any:  # the wrapped app's state, routes ...
+        return getattr(self.app, name)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        from starlette.requests import Request
+        from starlette.responses import JSONResponse
+
+        try:
+            body = await body_in_time(Request(scope, receive), self._most)
+        except BodyLate as exc:
+            refusal = JSONResponse({"error": str(exc)}, status_code=408,
+                                   headers={"Connection": "close"})
+            await refusal(scope, receive, send)
+            return
+        if body is None:
+            refusal = JSONResponse(
+                {"error": f"the request body is larger than {self._most:,} bytes"},
+                status_code=413, headers={"Connection": "close"})
+            await refusal(scope, receive, send)
+            return
+        given = False
+
+        async def replay() -> Any:
+            nonlocal given
+            if not given:
+                given = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()          # after the body: the client's disconnect
+
+        await self.app(scope, replay, send)
 
 
 def _int(body: dict, key: str, default: int) -> int:
