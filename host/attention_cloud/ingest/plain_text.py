@@ -17,7 +17,9 @@ YAML keep their ``user:`` lines. Text before the first speaker (a title, a pream
 of any turn; in a transcript of named speakers, a labelled line there (``[09:00] Standup: Priya,
 Omar and Lee joined the call.``) is kept as a ``note`` item. A name that starts only the file's
 first line and whose text names two or more of the speakers after it is such a label (a
-meeting's roll call), never a speaker.
+meeting's roll call), never a speaker. A chat written as bullets under a date line
+(``**2023-05-08**``, then ``- **Priya**: …``) is read as those speaker lines when the evidence says
+it is one (:func:`is_bulleted_chat`); meeting notes' ``- Omar: …`` items stay notes.
 
 Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:56] Priya: …``,
 ``13:56 Priya: …``) or hold one in brackets after the name (``Priya (2023-05-08 13:56): …``,
@@ -379,10 +381,73 @@ def named_role(name: str, roles: dict[str, str], returning: frozenset[str]) -> s
     return "user" if not roles else "assistant"
 
 
+_BULLET = re.compile(r"[ \t]{0,3}[-*+][ \t]+")  # a top-level list item's marker
+_ATTENDEES = re.compile(r"[-*+ \t]*[*_]*(?:attendees|participants|present)[*_]*[ \t]*:", re.I)
+
+
+def _speaker_bullet(line: str) -> re.Match[str] | None:
+    """The speaker-line match of a top-level list item that starts ``Name:`` (``- **Priya**:
+    …``), the name no label word; else None."""
+    bullet = _BULLET.match(line)
+    if bullet is None:
+        return None
+    match = _named_match(line[bullet.end():])
+    return None if match is None or is_label_word(match.group("name")) else match
+
+
+def is_bulleted_chat(lines: list[str]) -> bool:
+    """Whether ``lines`` are a chat written as bullets of named speakers under a date line
+    (``**2023-05-08**`` or ``## 2023-05-08``, then ``- **Priya**: …``), not meeting notes
+    whose items name who said them (``- Omar: …`` among ``- Decided …``). The evidence: a date
+    line above the first such bullet, two names or more with one back after another spoke, every
+    name in bold, and every top-level item a speaker's, with no attendees line: minutes mix
+    ``- Decided …`` items in, or name people in plain text."""
+    names: list[str] = []
+    bold = True
+    every_item_a_speaker = True
+    dated = False
+    for line in outside_fences(lines):
+        match = _speaker_bullet(line)
+        if match is None:
+            if _BULLET.match(line) or _ATTENDEES.match(line):
+                every_item_a_speaker = False
+            elif not names and (date_line(line) or yearless_day(line)):
+                dated = True
+            continue
+        if not dated:
+            return False
+        names.append(match.group("name"))
+        bold = bold and bool(match.group("bold"))
+    returns = any(names[at - 1] != names[at] and names[at] in names[:at - 1]
+                  for at in range(2, len(names)))
+    return len(set(names)) >= 2 and returns and bold and every_item_a_speaker
+
+
+def without_bullets(lines: list[str]) -> list[str]:
+    """``lines`` with the list marker cut from each speaker's bullet when they are a bulleted
+    chat (:func:`is_bulleted_chat`), so each bullet reads as a speaker line; else as they are
+    (line numbers never change)."""
+    if not any(_BULLET.match(line) for line in lines[:_LINES_TO_SCAN]) \
+            or not is_bulleted_chat(lines[:_LINES_TO_SCAN]):
+        return lines
+    fenced = False
+    out = []
+    for line in lines:
+        if FENCE.match(line):
+            fenced = not fenced
+        bullet = None if fenced or _speaker_bullet(line) is None else _BULLET.match(line)
+        out.append(line[bullet.end():] if bullet else line)
+    return out
+
+
+_LINES_TO_SCAN = 2000
+
+
 def has_speaker_lines(text: str, lines_to_try: int = 2000) -> bool:
     """True when the first lines of ``text`` (outside code fences) name a speaker: a
     ``User:``-style line, or a person's name starting two turns."""
-    lines = [line.rstrip("\r") for line in text.split("\n", lines_to_try)[:lines_to_try]]
+    lines = without_bullets(
+        [line.rstrip("\r") for line in text.split("\n", lines_to_try)[:lines_to_try]])
     fenced = False
     for line in lines:
         if FENCE.match(line):
@@ -405,7 +470,8 @@ class PlainTextParser:
         """Read every turn; return how many turns there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
         text = self.collector.text_without_envelopes(source, lone_close=False)
-        lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+        lines = without_bullets(
+            [line[:-1] if line.endswith("\r") else line for line in text.split("\n")])
         names = speaker_names(lines)
         # a log whose speakers are nicks in angle brackets: its events end turns
         irc = bool(names) and any(
