@@ -27,12 +27,15 @@ Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:5
 that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, ``## Session 2 —
 1:56 pm on 8 May, 2023``), dates the turns after it, and the clock time alone of a speaker line
 after it (``[10:30] Priya: …``) is on its day (the next day once the clock goes back past
-midnight), or before any, on the day the file's name gives (``club-2023-05-08.txt``). Any form :mod:`.timefmt` reads; numeric dates (``08/05/2023``) in one order of day
+midnight), or before any, on the day the file's name gives (``club-2023-05-08.txt``). A date line without a year (``## May 8th``, ``Tue 9 May``) is reported unread,
+its turns kept without a time, unless the file's name and date lines give one year only
+(:func:`the_one_year`), which then places it. Any form :mod:`.timefmt` reads; numeric dates (``08/05/2023``) in one order of day
 and month for the whole file (:meth:`PlainTextParser._day_order`).
 """
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Iterable, Iterator
 
@@ -48,7 +51,14 @@ from .envelope import strip_envelopes
 from .pointers import line_pointer
 from .source import Source, fail
 from .textutil import strip_system_reminders
-from .timefmt import LogClock, day_first_of, file_date, read_turn_time, with_iso_dates
+from .timefmt import (
+    LogClock,
+    TurnTime,
+    day_first_of,
+    file_date,
+    read_turn_time,
+    with_iso_dates,
+)
 
 _NAMES = r"(user|human|assistant|ai|system|tool)"
 _COLON_SPEAKER = re.compile(
@@ -349,6 +359,31 @@ def unread_date(line: str) -> str:
     return yearless_day(line)
 
 
+def the_one_year(lines: list[str], named_day: str) -> str:
+    """The year the dates of a file give when they give one only: its name's day
+    (``club-2023-05-08.md``) and every date line outside code fences; "" when none does, or
+    they give two years or more (a date line without one cannot then be placed)."""
+    years = {named_day[:4]} if named_day else set()
+    for line in outside_fences(lines):
+        if len(line) <= 90 and _YEAR.search(line):
+            dated = date_line(line)
+            if dated is not None:
+                years.add(dated.day[:4])
+    return years.pop() if len(years) == 1 else ""
+
+
+_THE_OF = re.compile(r"(?i)\bthe\s+|\s+of\b")
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _weekday_fits(written: str, day: str) -> bool:
+    """Whether the weekday a date line names, if any, is that of ``day`` (``YYYY-MM-DD``)."""
+    named = re.match(r"(?i)(mon|tue|wed|thu|fri|sat|sun)", written.strip())
+    if named is None:
+        return True
+    return _WEEKDAYS[datetime.date.fromisoformat(day).weekday()] == named.group(1).lower()
+
+
 def yearless_day(line: str) -> str:
     """The day and month a line that is only those gives without a year (``## May 8th``,
     ``Tue 9 May``), as written; "" for any other line."""
@@ -480,6 +515,9 @@ class PlainTextParser:
         self.day_first = self._day_order(lines)
         if file_date(source.stem):  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
             self.clock.dated(file_date(source.stem))
+        year = the_one_year(lines, file_date(source.stem))
+        self.yearless_read: list[tuple[int, str]] = []
+        last_day = ""  # the day of the date line above: a year's day before it is the next's
         roles = self.collector.named_roles  # name -> role, as named_role gives them
         returning = names & self.collector.user_names
         turns = 0
@@ -495,9 +533,12 @@ class PlainTextParser:
             after_blank = not line.strip()
             if speaker is None:
                 dated = None if fenced else date_line(with_iso_dates(line, self.day_first))
+                if dated is None and year and not fenced and yearless_day(line):
+                    dated = self._in_year(line, number, year, last_day)
                 if dated is not None:
                     session_time = dated  # dates the turns after it
                     self.clock.dated(dated.day)
+                    last_day = dated.day
                 elif (heads or yearless_day(line)) and not fenced and unread_date(line):
                     if role:  # the turn before ends here, with the time it had
                         self._turn(role, (start, end), body, source.pointer_base, who, when)
@@ -524,6 +565,11 @@ class PlainTextParser:
             when = session_time if stamp is None else stamp
         if role:
             self._turn(role, (start, end), body, source.pointer_base, who, when)
+        if self.yearless_read:
+            self.collector.note(
+                f"{len(self.yearless_read)} date line(s) without a year read in {year}, the "
+                f"only year the file's name and dates give (line {self.yearless_read[0][0]}: "
+                f"{self.yearless_read[0][1]!r})")
         self.collector.records_read += turns
         if turns == 0:
             raise fail(source.name, "no speaker lines (User:, Assistant:, ## User ...) found")
@@ -553,6 +599,19 @@ class PlainTextParser:
             stamp = self._stamp(number, written)
         role = roles.setdefault(name, named_role(name, roles, returning))
         return role, name, rest, stamp
+
+    def _in_year(self, line: str, number: int, year: str, last_day: str) -> TurnTime | None:
+        """The day a date line without a year (``## May 8th``, ``Tue 9 May``) names in
+        ``year``, the one the file gives; None (left to be reported unread) when that is no
+        day, not the weekday the line names, or before the date line above it (``Jan 2``
+        after ``Dec 30, 2023``: the year may have turned)."""
+        written = yearless_day(line)
+        plain = _THE_OF.sub(" ", written).strip()  # "the 9th of May": "9th May"
+        dated = date_line(f"{plain} {year}")
+        if dated is None or not _weekday_fits(written, dated.day) or dated.day < last_day:
+            return None
+        self.yearless_read.append((number, written))
+        return dated
 
     def _label_note(self, line: str, number: int, base: str, session_time: str) -> None:
         """Keep a labelled line before the first turn (``[09:00] Standup: Priya, Omar and Lee
