@@ -35,6 +35,17 @@ def test_bullets_of_named_speakers_under_a_date_are_dated_turns(tmp_path, day1, 
     assert {i.kind for i in result.items} != {"note"}
 
 
+def test_a_bullets_sub_items_stay_in_its_turn(tmp_path):
+    path = tmp_path / "trip.md"
+    path.write_text("**2023-05-08**\n- **Priya**: What do we pack?\n"
+                    "- **Tomás**: Three things:\n  - a tent\n  - two stoves\n"
+                    "- **Priya**: I have the tent already.\n")
+    result = parse_path(path)
+    assert [(i.speaker, i.time[:10]) for i in result.items] == [
+        ("Priya", "2023-05-08"), ("Tomás", "2023-05-08"), ("Priya", "2023-05-08")]
+    assert "two stoves" in result.items[1].text
+
+
 def test_the_cli_ingests_a_bullet_chat(tmp_path):
     path = tmp_path / "club.md"
     path.write_text(CHAT.format(day1="**2023-05-08**", day2="**2023-05-09**"))

@@ -416,7 +416,7 @@ def named_role(name: str, roles: dict[str, str], returning: frozenset[str]) -> s
     return "user" if not roles else "assistant"
 
 
-_BULLET = re.compile(r"[ \t]{0,3}[-*+][ \t]+")  # a top-level list item's marker
+_BULLET = re.compile(r"[-*+][ \t]+")  # a top-level list item's marker: none indented
 _ATTENDEES = re.compile(r"[-*+ \t]*[*_]*(?:attendees|participants|present)[*_]*[ \t]*:", re.I)
 
 
