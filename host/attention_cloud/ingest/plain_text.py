@@ -515,7 +515,7 @@ class PlainTextParser:
         self.day_first = self._day_order(lines)
         if file_date(source.stem):  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
             self.clock.dated(file_date(source.stem))
-        year = the_one_year(lines, file_date(source.stem))
+        year: str | None = None  # read at the first date line without one: most have none
         self.yearless_read: list[tuple[int, str]] = []
         last_day = ""  # the day of the date line above: a year's day before it is the next's
         roles = self.collector.named_roles  # name -> role, as named_role gives them
@@ -533,8 +533,10 @@ class PlainTextParser:
             after_blank = not line.strip()
             if speaker is None:
                 dated = None if fenced else date_line(with_iso_dates(line, self.day_first))
-                if dated is None and year and not fenced and yearless_day(line):
-                    dated = self._in_year(line, number, year, last_day)
+                if dated is None and not fenced and yearless_day(line):
+                    if year is None:
+                        year = the_one_year(lines, file_date(source.stem))
+                    dated = self._in_year(line, number, year, last_day) if year else None
                 if dated is not None:
                     session_time = dated  # dates the turns after it
                     self.clock.dated(dated.day)
