@@ -17,7 +17,9 @@ YAML keep their ``user:`` lines. Text before the first speaker (a title, a pream
 of any turn; in a transcript of named speakers, a labelled line there (``[09:00] Standup: Priya,
 Omar and Lee joined the call.``) is kept as a ``note`` item. A name that starts only the file's
 first line and whose text names two or more of the speakers after it is such a label (a
-meeting's roll call), never a speaker.
+meeting's roll call), never a speaker. A chat written as bullets under a date line
+(``**2023-05-08**``, then ``- **Priya**: …``) is read as those speaker lines when the evidence says
+it is one (:func:`is_bulleted_chat`); meeting notes' ``- Omar: …`` items stay notes.
 
 Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:56] Priya: …``,
 ``13:56 Priya: …``) or hold one in brackets after the name (``Priya (2023-05-08 13:56): …``,
@@ -25,12 +27,15 @@ Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:5
 that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, ``## Session 2 —
 1:56 pm on 8 May, 2023``), dates the turns after it, and the clock time alone of a speaker line
 after it (``[10:30] Priya: …``) is on its day (the next day once the clock goes back past
-midnight), or before any, on the day the file's name gives (``club-2023-05-08.txt``). Any form :mod:`.timefmt` reads; numeric dates (``08/05/2023``) in one order of day
+midnight), or before any, on the day the file's name gives (``club-2023-05-08.txt``). A date line without a year (``## May 8th``, ``Tue 9 May``) is reported unread,
+its turns kept without a time, unless the file's name and date lines give one year only
+(:func:`the_one_year`), which then places it. Any form :mod:`.timefmt` reads; numeric dates (``08/05/2023``) in one order of day
 and month for the whole file (:meth:`PlainTextParser._day_order`).
 """
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Iterable, Iterator
 
@@ -46,7 +51,14 @@ from .envelope import strip_envelopes
 from .pointers import line_pointer
 from .source import Source, fail
 from .textutil import strip_system_reminders
-from .timefmt import LogClock, day_first_of, file_date, read_turn_time, with_iso_dates
+from .timefmt import (
+    LogClock,
+    TurnTime,
+    day_first_of,
+    file_date,
+    read_turn_time,
+    with_iso_dates,
+)
 
 _NAMES = r"(user|human|assistant|ai|system|tool)"
 _COLON_SPEAKER = re.compile(
@@ -347,6 +359,31 @@ def unread_date(line: str) -> str:
     return yearless_day(line)
 
 
+def the_one_year(lines: list[str], named_day: str) -> str:
+    """The year the dates of a file give when they give one only: its name's day
+    (``club-2023-05-08.md``) and every date line outside code fences; "" when none does, or
+    they give two years or more (a date line without one cannot then be placed)."""
+    years = {named_day[:4]} if named_day else set()
+    for line in outside_fences(lines):
+        if len(line) <= 90 and _YEAR.search(line):
+            dated = date_line(line)
+            if dated is not None:
+                years.add(dated.day[:4])
+    return years.pop() if len(years) == 1 else ""
+
+
+_THE_OF = re.compile(r"(?i)\bthe\s+|\s+of\b")
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _weekday_fits(written: str, day: str) -> bool:
+    """Whether the weekday a date line names, if any, is that of ``day`` (``YYYY-MM-DD``)."""
+    named = re.match(r"(?i)(mon|tue|wed|thu|fri|sat|sun)", written.strip())
+    if named is None:
+        return True
+    return _WEEKDAYS[datetime.date.fromisoformat(day).weekday()] == named.group(1).lower()
+
+
 def yearless_day(line: str) -> str:
     """The day and month a line that is only those gives without a year (``## May 8th``,
     ``Tue 9 May``), as written; "" for any other line."""
@@ -379,10 +416,73 @@ def named_role(name: str, roles: dict[str, str], returning: frozenset[str]) -> s
     return "user" if not roles else "assistant"
 
 
+_BULLET = re.compile(r"[-*+][ \t]+")  # a top-level list item's marker: none indented
+_ATTENDEES = re.compile(r"[-*+ \t]*[*_]*(?:attendees|participants|present)[*_]*[ \t]*:", re.I)
+
+
+def _speaker_bullet(line: str) -> re.Match[str] | None:
+    """The speaker-line match of a top-level list item that starts ``Name:`` (``- **Priya**:
+    …``), the name no label word; else None."""
+    bullet = _BULLET.match(line)
+    if bullet is None:
+        return None
+    match = _named_match(line[bullet.end():])
+    return None if match is None or is_label_word(match.group("name")) else match
+
+
+def is_bulleted_chat(lines: list[str]) -> bool:
+    """Whether ``lines`` are a chat written as bullets of named speakers under a date line
+    (``**2023-05-08**`` or ``## 2023-05-08``, then ``- **Priya**: …``), not meeting notes
+    whose items name who said them (``- Omar: …`` among ``- Decided …``). The evidence: a date
+    line above the first such bullet, two names or more with one back after another spoke, every
+    name in bold, and every top-level item a speaker's, with no attendees line: minutes mix
+    ``- Decided …`` items in, or name people in plain text."""
+    names: list[str] = []
+    bold = True
+    every_item_a_speaker = True
+    dated = False
+    for line in outside_fences(lines):
+        match = _speaker_bullet(line)
+        if match is None:
+            if _BULLET.match(line) or _ATTENDEES.match(line):
+                every_item_a_speaker = False
+            elif not names and (date_line(line) or yearless_day(line)):
+                dated = True
+            continue
+        if not dated:
+            return False
+        names.append(match.group("name"))
+        bold = bold and bool(match.group("bold"))
+    returns = any(names[at - 1] != names[at] and names[at] in names[:at - 1]
+                  for at in range(2, len(names)))
+    return len(set(names)) >= 2 and returns and bold and every_item_a_speaker
+
+
+def without_bullets(lines: list[str]) -> list[str]:
+    """``lines`` with the list marker cut from each speaker's bullet when they are a bulleted
+    chat (:func:`is_bulleted_chat`), so each bullet reads as a speaker line; else as they are
+    (line numbers never change)."""
+    if not any(_BULLET.match(line) for line in lines[:_LINES_TO_SCAN]) \
+            or not is_bulleted_chat(lines[:_LINES_TO_SCAN]):
+        return lines
+    fenced = False
+    out = []
+    for line in lines:
+        if FENCE.match(line):
+            fenced = not fenced
+        bullet = None if fenced or _speaker_bullet(line) is None else _BULLET.match(line)
+        out.append(line[bullet.end():] if bullet else line)
+    return out
+
+
+_LINES_TO_SCAN = 2000
+
+
 def has_speaker_lines(text: str, lines_to_try: int = 2000) -> bool:
     """True when the first lines of ``text`` (outside code fences) name a speaker: a
     ``User:``-style line, or a person's name starting two turns."""
-    lines = [line.rstrip("\r") for line in text.split("\n", lines_to_try)[:lines_to_try]]
+    lines = without_bullets(
+        [line.rstrip("\r") for line in text.split("\n", lines_to_try)[:lines_to_try]])
     fenced = False
     for line in lines:
         if FENCE.match(line):
@@ -405,7 +505,8 @@ class PlainTextParser:
         """Read every turn; return how many turns there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
         text = self.collector.text_without_envelopes(source, lone_close=False)
-        lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+        lines = without_bullets(
+            [line[:-1] if line.endswith("\r") else line for line in text.split("\n")])
         names = speaker_names(lines)
         # a log whose speakers are nicks in angle brackets: its events end turns
         irc = bool(names) and any(
@@ -414,6 +515,9 @@ class PlainTextParser:
         self.day_first = self._day_order(lines)
         if file_date(source.stem):  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
             self.clock.dated(file_date(source.stem))
+        year: str | None = None  # read at the first date line without one: most have none
+        self.yearless_read: list[tuple[int, str]] = []
+        last_day = ""  # the day of the date line above: a year's day before it is the next's
         roles = self.collector.named_roles  # name -> role, as named_role gives them
         returning = names & self.collector.user_names
         turns = 0
@@ -429,9 +533,14 @@ class PlainTextParser:
             after_blank = not line.strip()
             if speaker is None:
                 dated = None if fenced else date_line(with_iso_dates(line, self.day_first))
+                if dated is None and not fenced and yearless_day(line):
+                    if year is None:
+                        year = the_one_year(lines, file_date(source.stem))
+                    dated = self._in_year(line, number, year, last_day) if year else None
                 if dated is not None:
                     session_time = dated  # dates the turns after it
                     self.clock.dated(dated.day)
+                    last_day = dated.day
                 elif (heads or yearless_day(line)) and not fenced and unread_date(line):
                     if role:  # the turn before ends here, with the time it had
                         self._turn(role, (start, end), body, source.pointer_base, who, when)
@@ -458,6 +567,11 @@ class PlainTextParser:
             when = session_time if stamp is None else stamp
         if role:
             self._turn(role, (start, end), body, source.pointer_base, who, when)
+        if self.yearless_read:
+            self.collector.note(
+                f"{len(self.yearless_read)} date line(s) without a year read in {year}, the "
+                f"only year the file's name and dates give (line {self.yearless_read[0][0]}: "
+                f"{self.yearless_read[0][1]!r})")
         self.collector.records_read += turns
         if turns == 0:
             raise fail(source.name, "no speaker lines (User:, Assistant:, ## User ...) found")
@@ -487,6 +601,19 @@ class PlainTextParser:
             stamp = self._stamp(number, written)
         role = roles.setdefault(name, named_role(name, roles, returning))
         return role, name, rest, stamp
+
+    def _in_year(self, line: str, number: int, year: str, last_day: str) -> TurnTime | None:
+        """The day a date line without a year (``## May 8th``, ``Tue 9 May``) names in
+        ``year``, the one the file gives; None (left to be reported unread) when that is no
+        day, not the weekday the line names, or before the date line above it (``Jan 2``
+        after ``Dec 30, 2023``: the year may have turned)."""
+        written = yearless_day(line)
+        plain = _THE_OF.sub(" ", written).strip()  # "the 9th of May": "9th May"
+        dated = date_line(f"{plain} {year}")
+        if dated is None or not _weekday_fits(written, dated.day) or dated.day < last_day:
+            return None
+        self.yearless_read.append((number, written))
+        return dated
 
     def _label_note(self, line: str, number: int, base: str, session_time: str) -> None:
         """Keep a labelled line before the first turn (``[09:00] Standup: Priya, Omar and Lee
