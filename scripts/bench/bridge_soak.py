@@ -126,7 +126,7 @@ def _measure(step: Callable[[int], Any], steps: int, warm: int,
     seconds = time.perf_counter() - start
     after = settled_rss_kb()
     calls = steps * calls_per_step
-    return {"calls": calls, "seconds": round(seconds, 2),
+    return {"calls": calls, "warm": warm, "seconds": round(seconds, 2),
             "us_per_call": round(seconds / calls * 1e6, 2),
             "rss_before_mb": round(before / 1024, 1), "rss_after_mb": round(after / 1024, 1),
             "growth": round((after - before) / before, 4)}
@@ -154,8 +154,14 @@ def _soak_memory(n: int) -> dict[str, Any]:
             mem.close()
 
 
-def child(calls: int, memory: int, kinds: list[str]) -> None:
-    """Run the soak in this process and print one JSON object."""
+def default_warm(calls: int) -> int:
+    """The benchmark's warm-up per kind: a tenth of its calls, at least 20,000."""
+    return max(20_000, calls // 10)
+
+
+def child(calls: int, memory: int, kinds: list[str], warm: int | None = None) -> None:
+    """Run the soak in this process and print one JSON object (``warm`` calls of each kind
+    before its measured ones; default_warm when None)."""
     from attention_cloud.bridge import get_prolog
 
     pl = get_prolog()
@@ -163,7 +169,8 @@ def child(calls: int, memory: int, kinds: list[str]) -> None:
     fns = _calls(pl)
     out: dict[str, Any] = {"backend": pl.backend, "swipl": pl.version, "kinds": {}}
     for kind in kinds:
-        out["kinds"][kind] = _measure(fns[kind], calls, max(20_000, calls // 10))
+        out["kinds"][kind] = _measure(fns[kind], calls,
+                                      default_warm(calls) if warm is None else warm)
         print(f"soak: {pl.backend} {kind} done", file=sys.stderr, flush=True)
     if memory:
         out["kinds"]["memory"] = _soak_memory(memory)
@@ -173,11 +180,12 @@ def child(calls: int, memory: int, kinds: list[str]) -> None:
 
 
 def run_backend(backend: str, calls: int, memory: int, kinds: list[str],
-                timeout: float | None = None) -> dict[str, Any]:
+                timeout: float | None = None, warm: int | None = None) -> dict[str, Any]:
     """Run the soak for one backend in a child process; its JSON result plus ``rc``."""
     env = {**os.environ, "ATC_PROLOG": backend, "PYTHONDONTWRITEBYTECODE": "1"}
+    warm_args = [] if warm is None else ["--warm", str(warm)]
     proc = subprocess.run([sys.executable, __file__, "--child", "--calls", str(calls),
-                           "--memory", str(memory), "--kinds", ",".join(kinds)],
+                           "--memory", str(memory), "--kinds", ",".join(kinds), *warm_args],
                           env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     lines = proc.stdout.strip().splitlines()
     result: dict[str, Any] = json.loads(lines[-1]) if proc.returncode == 0 and lines else {}
@@ -216,6 +224,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory", type=int, default=0,
                     help="also keep a Memory open through N hydrations and N queries")
     ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--warm", type=int, default=None,
+                    help="calls of each kind before its measured ones (default: a tenth of "
+                         "--calls, at least 20,000)")
     ap.add_argument("--update-md", action="store_true", help="write the table into BENCHMARKS.md")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -223,8 +234,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
         ap.error(f"unknown kinds: {', '.join(unknown)} (known: {', '.join(KINDS)})")
+    if args.warm is not None and args.warm < 0:
+        ap.error(f"--warm {args.warm}: must be 0 or more")
     if args.child:
-        child(args.calls, args.memory, kinds)
+        child(args.calls, args.memory, kinds, args.warm)
         return 0
     from attention_cloud.bridge.janus_engine import locate_janus
 
@@ -234,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         if backend == "janus" and not locate_janus().usable:
             print(f"soak: janus unavailable ({locate_janus().reason}); skipped", file=sys.stderr)
             continue
-        results.append(run_backend(backend, args.calls, args.memory, kinds))
+        results.append(run_backend(backend, args.calls, args.memory, kinds, warm=args.warm))
     table = _table(results)
     print(table)
     bad = [f"{r['backend']} {msg}" for r in results for msg in leaks(r)]

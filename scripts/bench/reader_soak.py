@@ -134,6 +134,21 @@ class Watcher:
         for line in proc.stdout:
             self.output.append(line.rstrip("\n"))
 
+    def took_in(self, path: Path) -> bool:
+        """Whether a batch this watcher (or one before it) reported took in all of ``path`` as it
+        is now: a batch is logged once it is written to the journal."""
+        size, where = path.stat().st_size, path.resolve()
+        for line in list(self.output):
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue                # a note or a traceback, counted at the end
+            if isinstance(event, dict) and event.get("event") == "batch" and any(
+                    Path(f["path"]).resolve() == where and f["size"] == size and f["whole"]
+                    for f in event.get("ingested", [])):
+                return True
+        return False
+
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
@@ -181,7 +196,13 @@ def soak_watch(work: Path, rounds: int, kill_share: float, rng: random.Random) -
             watcher.kill()
             figures["watcher_kills"] += 1
             watcher.start()
-    time.sleep(6)                       # the last turns settle and the watcher takes them in
+    # the last turns settle and the watcher takes them in: 6 s at most, as long as it needs
+    # (a batch logged by a watcher killed later still counts; one killed before logging it
+    # leaves the whole 6 s, and the missing turns are counted from memory below either way)
+    waited = time.monotonic()
+    while time.monotonic() < waited + 6 and not watcher.took_in(transcript):
+        time.sleep(0.1)
+    figures["settle_s"] = round(time.monotonic() - waited, 1)
     watcher.stop()
     out = "\n".join(watcher.output)
     figures["took_over"] = out.count('"took_over"')
