@@ -2,7 +2,7 @@
 
 A shorter run of scripts/bench/bridge_soak.py (the benchmark makes 1,000,000 calls of each kind):
 every kind of call — once, many solutions, Prolog->Python callbacks, text of every type,
-exceptions both ways — 25,000 times after a warm-up of 2,000, in a child process on the backend
+exceptions both ways — 25,000 times after a warm-up (2,000 calls on pyswip), in a child process on the backend
 this run of the suite is on. Before the C-API engine released SWI-Prolog's string buffers, each text fetch
 leaked one and the default backend grew by about half a kilobyte a call until SWI-Prolog aborted
 the process.
@@ -27,8 +27,9 @@ CALLS = 25_000
 #: Calls of each kind before its measured ones. The benchmark's 20,000 were nearly half this
 #: test's work; after 2,000 (and after none) no kind grew by more than 0.1 MB over its 25,000
 #: calls (pyswip, load ~7), while the pass threshold of 8 MB still caught a planted leak of
-#: 500 bytes a call in each kind (+12 MB).
-WARM = 2_000
+#: 500 bytes a call in each kind (+12 MB). Measured on pyswip only: janus keeps the benchmark's
+#: warm-up (after 2,000 its error kind still grew 20 % over the measured calls).
+WARM = {"pyswip": 2_000}
 
 
 def _soak_module():
@@ -49,10 +50,11 @@ def test_every_kind_of_call_stays_flat(backend):
     if backend == "janus" and not locate_janus().usable:
         pytest.skip(f"janus backend unavailable: {locate_janus().reason}")
     soak = _soak_module()
-    result = soak.run_backend(backend, CALLS, 0, list(soak.KINDS), timeout=600, warm=WARM)
+    warm = WARM.get(backend, soak.default_warm(CALLS))
+    result = soak.run_backend(backend, CALLS, 0, list(soak.KINDS), timeout=600, warm=warm)
     assert result["rc"] == 0, result["stderr_tail"]
     assert result["backend"] == backend
     assert set(result["kinds"]) == set(soak.KINDS)
     assert sum(k["calls"] for k in result["kinds"].values()) >= 100_000
-    assert {k["warm"] for k in result["kinds"].values()} == {WARM}
+    assert {k["warm"] for k in result["kinds"].values()} == {warm}
     assert soak.leaks(result) == []

@@ -52,5 +52,5 @@ def test_declassifying_a_label_the_record_lacks_is_one_line_and_changes_nothing(
     home, handle = owned
     before = _state(home, handle)
     out = run(home, "declassify", handle, *args, "--why", "reviewed")
-    assert (out.exit_code, out.stdout, out.stderr) == (1, "", f"atc: {said.format(h=handle)}\n")
+    assert (out.exit_code, out.stdout, out.stderr) == (2, "", f"atc: {said.format(h=handle)}\n")
     assert _state(home, handle) == before

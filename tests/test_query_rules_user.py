@@ -234,7 +234,7 @@ def test_a_rules_file_with_no_clause_is_refused_and_a_rule_is_removed_by_its_fil
     out = atc("rules", "remove", "fixes.pl", home=home)
     assert (out.exit_code, out.output) == (0, "removed rule fixes\n")
     assert atc("rules", "list", home=home).output == ""
-    assert atc("rules", "remove", "fixes.pl", home=home).exit_code == 1
+    assert atc("rules", "remove", "fixes.pl", home=home).exit_code == 2   # no such saved rule now
 
 
 def test_a_rules_file_an_editor_saved_with_a_byte_order_mark_is_read(chat_home, tmp_path):
