@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from test_agents_mcp import _free_port, _wait_listening
@@ -35,6 +36,22 @@ def _start(home: Path) -> tuple[subprocess.Popen, int]:
     return server, port
 
 
+@contextmanager
+def _serving(home: Path):
+    """A listening server (as _start makes it) and a list for the sockets a test holds: both
+    closed, whatever the test asserts, when it ends."""
+    server, port = _start(home)
+    held: list[socket.socket] = []
+    try:
+        _wait_listening(port, server)
+        yield port, held
+    finally:
+        for sock in held:
+            sock.close()
+        server.terminate()
+        server.wait(timeout=60)
+
+
 def _status(port: int, request: bytes) -> bytes:
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall(request)
@@ -42,10 +59,7 @@ def _status(port: int, request: bytes) -> bytes:
 
 
 def test_a_connection_that_never_finishes_its_headers_is_closed(tmp_path):
-    server, port = _start(tmp_path / "home")
-    held = []
-    try:
-        _wait_listening(port, server)
+    with _serving(tmp_path / "home") as (port, held):
         for n in range(2):
             sock = socket.create_connection(("127.0.0.1", port), timeout=10)
             if n == 1:
@@ -59,34 +73,19 @@ def test_a_connection_that_never_finishes_its_headers_is_closed(tmp_path):
             except (socket.timeout, ConnectionResetError):
                 closed.append(False)
         answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-    finally:
-        for sock in held:
-            sock.close()
-        server.terminate()
-        server.wait(timeout=60)
     assert closed == [True, True]
     assert answer.startswith(b"HTTP/1.1 401"), answer
 
 
 def test_past_its_connections_a_caller_is_answered_503_at_once(tmp_path):
-    server, port = _start(tmp_path / "home")
-    held = []
-    try:
-        _wait_listening(port, server)
-        held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(4)]
+    with _serving(tmp_path / "home") as (port, held):
+        held.extend(socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(4))
         answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-    finally:
-        for sock in held:
-            sock.close()
-        server.terminate()
-        server.wait(timeout=60)
     assert answer.startswith(b"HTTP/1.1 503"), answer
 
 
 def test_an_authorised_body_that_never_finishes_is_answered_408(tmp_path):
-    server, port = _start(tmp_path / "home")
-    try:
-        _wait_listening(port, server)
+    with _serving(tmp_path / "home") as (port, _):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
             sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                          b"Authorization: Bearer " + TOKEN.encode() + b"\r\n"
@@ -100,8 +99,5 @@ def test_an_authorised_body_that_never_finishes_is_answered_408(tmp_path):
                     answer += chunk
             except socket.timeout:
                 answer += b"(nothing more within 8 s)"
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
     assert answer.startswith(b"HTTP/1.1 408"), answer
     assert b"did not arrive within" in answer, answer
