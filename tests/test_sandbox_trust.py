@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from attention_cloud.errors import AtcError
+from test_sandbox_escapes import _refused
 
 #: Goals that library(sandbox) allowed on the word of a library nobody vouched for.
 UNVOUCHED = [
@@ -43,14 +43,6 @@ def shared(tmp_path_factory):
     add_grant(mem, "bob", segments=["default"], ceiling="L2")
     yield mem
     mem.close()
-
-
-def _refused(call) -> str:
-    with pytest.raises(AtcError) as caught:
-        call()
-    message = str(caught.value)
-    assert message and "\n" not in message, message
-    return message
 
 
 @pytest.mark.parametrize("goal", UNVOUCHED)
