@@ -101,3 +101,29 @@ def test_an_authorised_body_that_never_finishes_is_answered_408(tmp_path):
                 answer += b"(nothing more within 8 s)"
     assert answer.startswith(b"HTTP/1.1 408"), answer
     assert b"did not arrive within" in answer, answer
+
+
+def test_an_authorised_body_over_the_sdks_limit_is_answered_413_in_json(tmp_path):
+    """README: a body over 4 MiB is a 413 whose answer is JSON, as every refusal of the
+    served surfaces is (the SDK's own answer was plain text)."""
+    body = b"x" * (4 * 1024 * 1024 + 1)
+    with _serving(tmp_path / "home") as (port, _):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         b"Authorization: Bearer " + TOKEN.encode() + b"\r\n"
+                         b"Content-Type: application/json\r\n"
+                         b"Accept: application/json, text/event-stream\r\n"
+                         b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+            try:
+                sock.sendall(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass                      # refused before all of it was read
+            sock.settimeout(8)
+            answer = b""
+            try:
+                while chunk := sock.recv(4096):
+                    answer += chunk
+            except (socket.timeout, ConnectionResetError):
+                pass
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:300]
+    assert b"application/json" in answer and b'{"error"' in answer, answer[:300]
