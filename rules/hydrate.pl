@@ -329,10 +329,22 @@ segment_heading_tokens_(Settings, Label, Share, Tokens) :-
     ;   host_segment_framing(Label, Share, Tokens)
     ).
 
-fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, _, _, _), F0, F) :-
+fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, Time, _, _), F0, F) :-
     (   memberchk(Id, CutIds) -> Level = excerpt(_, _, _, _) ; Level = Level0 ),
-    fact_framing_(Framing, Id, Level, T),
+    timed_framing_(Framing, Id, Time, Triple),
+    fact_framing_(Triple, Id, Level, T),
     F is F0 + T.
+
+% timed_framing_(+Framing, +Id, +Time, -Triple): record_framing_/3 for a rendered fact, whose
+% time (time_of_/2) it carries: not looked up again.
+timed_framing_(framing(Timed, Untimed), _, Time, Triple) :- !,
+    (   Time == "" -> Triple = Untimed ; Triple = Timed ).
+timed_framing_(framings(Timed, Untimed, TimedM, UntimedM), Id, Time, Triple) :- !,
+    (   marked_dirty_(Id)
+    ->  timed_framing_(framing(TimedM, UntimedM), Id, Time, Triple)
+    ;   timed_framing_(framing(Timed, Untimed), Id, Time, Triple)
+    ).
+timed_framing_(Framing, _, _, Framing).
 
 % fact_framing_(+Framing, +Id, +Level, -Tokens): the line heading record Id at Level. Framing is
 % framing(Verbatim, Derived, Excerpt), or framing(Timed, Untimed) with one such triple for a
@@ -4064,7 +4076,8 @@ exact_kept_limit_(200000).
 
 exact_rungs_of_(Framing, Exact, p(C, Rung, T0, Rungs0), p(C, Rung, T, Rungs)) :-
     C = c(Id, _, _, _, _),
-    maplist(exact_rung_(Framing, Exact, Id), Rungs0, Rungs),
+    record_framing_(Framing, Id, Triple),   % its heading, told once for all of its rungs
+    maplist(exact_rung_(Triple, Exact, Id), Rungs0, Rungs),
     (   atom(Rung), memberchk(Rung-T1, Rungs) -> T = T1 ; T = T0 ).
 
 exact_rung_(Framing, Exact, Id, Level-T0, Level-T) :-
