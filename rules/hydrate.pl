@@ -329,10 +329,22 @@ segment_heading_tokens_(Settings, Label, Share, Tokens) :-
     ;   host_segment_framing(Label, Share, Tokens)
     ).
 
-fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, _, _, _), F0, F) :-
+fact_framing_sum_(Framing, CutIds, fact(Id, _, Level0, _, _, _, _, _, Time, _, _), F0, F) :-
     (   memberchk(Id, CutIds) -> Level = excerpt(_, _, _, _) ; Level = Level0 ),
-    fact_framing_(Framing, Id, Level, T),
+    timed_framing_(Framing, Id, Time, Triple),
+    fact_framing_(Triple, Id, Level, T),
     F is F0 + T.
+
+% timed_framing_(+Framing, +Id, +Time, -Triple): record_framing_/3 for a rendered fact, whose
+% time (time_of_/2) it carries: not looked up again.
+timed_framing_(framing(Timed, Untimed), _, Time, Triple) :- !,
+    (   Time == "" -> Triple = Untimed ; Triple = Timed ).
+timed_framing_(framings(Timed, Untimed, TimedM, UntimedM), Id, Time, Triple) :- !,
+    (   marked_dirty_(Id)
+    ->  timed_framing_(framing(TimedM, UntimedM), Id, Time, Triple)
+    ;   timed_framing_(framing(Timed, Untimed), Id, Time, Triple)
+    ).
+timed_framing_(Framing, _, _, Framing).
 
 % fact_framing_(+Framing, +Id, +Level, -Tokens): the line heading record Id at Level. Framing is
 % framing(Verbatim, Derived, Excerpt), or framing(Timed, Untimed) with one such triple for a
@@ -3014,19 +3026,21 @@ apart_within_([X|Xs], [Y|Ys], Apart0, Max, Apart) :-
 fovea_(Settings, C, Placed) :-
     C = c(Id, _, _, _, Role),
     (   record_ceiling_(Settings, Id, Ceiling)
-    ->  available_levels_(Id, Ceiling, Levels)
-    ;   Levels = []                     % not visible to the reader: never placed
+    ->  levels_from_(Ceiling, Allowed),
+        rungs_of(Id, Allowed, Stored)   % the levels it has, and their stored prices
+    ;   Stored = []                     % not visible to the reader: never placed
     ),
-    (   Levels == []
+    (   Stored == []
     ->  Placed = none
     ;   target_level_(Role, Target),
         level_rank(Ceiling, CR),
         level_rank(Target, TR0),
         TR is max(CR, TR0),
+        pairs_keys(Stored, Levels),
         first_at_or_below_(Levels, TR, Target1),
         label_tokens_(Id, LabelTokens),
         record_framing_(Settings.fact_framing, Id, Framing),
-        maplist(framed_rung_tokens_(Framing, Id, LabelTokens), Levels, Rungs),
+        maplist(framed_rung_tokens_(Framing, Id, LabelTokens), Stored, Rungs),
         memberchk(Target1-TargetTokens, Rungs),
         once(( member(Level-Tokens, Rungs), Tokens =< TargetTokens )),
         Placed = p(C, Level, Tokens, Rungs)
@@ -3035,8 +3049,8 @@ fovea_(Settings, C, Placed) :-
 % What a rung costs the frame: its text (its speaker label's LabelTokens included) and the
 % line that heads the fact (fit, give way and promotion all count it; the receipt reports the
 % text's tokens).
-framed_rung_tokens_(Framing, Id, LabelTokens, Level, Level-Tokens) :-
-    fact_tokens_(Id, LabelTokens, Level, Tokens0),
+framed_rung_tokens_(Framing, Id, LabelTokens, Level-Stored, Level-Tokens) :-
+    priced_tokens_(Id, LabelTokens, Level, Stored, Tokens0),
     fact_framing_(Framing, Id, Level, Line),
     Tokens is Tokens0 + Line.
 
@@ -3046,14 +3060,16 @@ target_level_(arc, l1).
 target_level_(near, l2).
 target_level_(far, l3).
 
+% available_levels_(+Id, +Ceiling, -Levels): the levels under Ceiling Id has a rung at.
 available_levels_(Id, Ceiling, Levels) :-
-    level_rank(Ceiling, CR),
-    findall(L, available_level_(Id, CR, L), Levels).
+    levels_from_(Ceiling, Allowed),
+    rungs_of(Id, Allowed, Rungs),
+    pairs_keys(Rungs, Levels).
 
-available_level_(Id, CR, L) :-
-    level_rank(L, R),
-    R >= CR,
-    once(rung(Id, L, _)).
+% levels_from_(+Ceiling, -Levels): the levels a fact may take under Ceiling, detail first.
+levels_from_(Ceiling, Levels) :-
+    level_rank(Ceiling, CR),
+    findall(L, ( level_rank(L, R), R >= CR ), Levels).
 
 % The first available level at or below (less detailed than) rank TR, else the least detailed.
 first_at_or_below_(Levels, TR, Level) :-
@@ -3068,7 +3084,13 @@ fact_tokens_(Id, Level, Tokens) :-
     fact_tokens_(Id, LabelTokens, Level, Tokens).
 
 fact_tokens_(Id, LabelTokens, Level, Tokens) :-
-    (   rung_tokens(Id, Level, T) -> Tokens0 = T
+    (   rung_tokens(Id, Level, T) -> Stored = T ; Stored = none ),
+    priced_tokens_(Id, LabelTokens, Level, Stored, Tokens).
+
+% priced_tokens_(+Id, +LabelTokens, +Level, +Stored, -Tokens): fact_tokens_/4 given the
+% rung's stored price (rung_tokens/3), or `none` where it has none (its text is estimated).
+priced_tokens_(Id, LabelTokens, Level, Stored, Tokens) :-
+    (   Stored \== none -> Tokens0 = Stored
     ;   rung(Id, Level, Text) -> estimate_tokens(Text, Tokens0)
     ;   Tokens0 = 0
     ),
@@ -4054,7 +4076,8 @@ exact_kept_limit_(200000).
 
 exact_rungs_of_(Framing, Exact, p(C, Rung, T0, Rungs0), p(C, Rung, T, Rungs)) :-
     C = c(Id, _, _, _, _),
-    maplist(exact_rung_(Framing, Exact, Id), Rungs0, Rungs),
+    record_framing_(Framing, Id, Triple),   % its heading, told once for all of its rungs
+    maplist(exact_rung_(Triple, Exact, Id), Rungs0, Rungs),
     (   atom(Rung), memberchk(Rung-T1, Rungs) -> T = T1 ; T = T0 ).
 
 exact_rung_(Framing, Exact, Id, Level-T0, Level-T) :-

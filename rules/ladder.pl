@@ -2,6 +2,7 @@
           [ rung/3,                     % ?Id, ?Level, ?Text
             rung_tokens/3,              % ?Id, ?Level, ?Tokens
             rung_size/4,                % +Id, +Level, -Bytes, -Words
+            rungs_of/3,                 % +Id, +Levels, -Rungs
             distilled/3,                % ?Id, ?Field, ?Value
             provenance/2,               % ?Id, ?SourceHandle
             arc/1,                      % ?Arc
@@ -193,6 +194,58 @@ rung_tokens_in_(rec(_, R1, T1, R2, T2, R3, T3, _, Prov, _), Id, Level, Tokens) :
 rung_tokens_in_(old, Id, Level, Tokens) :-
     rung_(Id, Level, _, Tokens),
     live_record_(Id).
+
+%!  rungs_of(+Id, +Levels:list(atom), -Rungs:list(pair)) is det.
+%
+%   Rungs are Level-Tokens for each of Levels at which Id has a rung (rung/3 succeeds), in
+%   the order of Levels; Tokens is the rung's rung_tokens/3 count, or `none` where it has
+%   none. rung/3 and rung_tokens/3 give the same answers, but each reads the record again
+%   (its rung texts and distillation copied each time): a frame asks ~4 levels of ~60
+%   records for both, ~8 reads a record; here it is read once.
+rungs_of(Id, Levels, Rungs) :-
+    must_be(nonvar, Id),
+    stored_(Id, Stored),
+    (   item_text(Id, _) -> Held = true ; Held = false ),
+    rungs_of_(Levels, Id, Stored, Held, Rungs).
+
+rungs_of_([], _, _, _, []).
+rungs_of_([Level|Levels], Id, Stored, Held, Rungs) :-
+    (   stored_rung_(Stored, Id, Held, Level)
+    ->  (   stored_rung_tokens_(Stored, Id, Level, T) -> Tokens = T ; Tokens = none ),
+        Rungs = [Level-Tokens|Rest]
+    ;   Rungs = Rest
+    ),
+    rungs_of_(Levels, Id, Stored, Held, Rest).
+
+% once(rung(Id, Level, _)), Id's record read as Stored, Held whether its L0 text is
+% (item_text/2): a rung that is the L0 text ("a short turn's summary is the turn itself")
+% does not copy that text again.
+stored_rung_(_, _, true, l0) :- !.
+stored_rung_(rec(_, R1, _, R2, _, R3, _, F, Prov, _), Id, Held, Level) :- !,
+    live_prov_(Prov, Id),
+    record_level_(Level, R1, R2, R3, R),
+    R \== none,
+    rung_held_(R, R1, R2, F, Held), !.
+stored_rung_(Stored, Id, _, Level) :-
+    rung_in_(Stored, Id, Level, _), !.
+
+% rung_text_/6 succeeds for stored rung R, the L0 text held or not (Held), not built.
+rung_held_(R, _, _, _, _) :- string(R), !.
+rung_held_(l0, _, _, _, Held) :- !, Held == true.
+rung_held_(l1, R1, R2, F, Held) :- !, rung_held_(R1, R1, R2, F, Held).
+rung_held_(l2, R1, R2, F, Held) :- !, rung_held_(R2, R1, R2, F, Held).
+rung_held_(fields, _, _, F, _) :- fields_text_(F, _).
+
+% once(rung_tokens(Id, Level, Tokens)), Id's record read as Stored.
+stored_rung_tokens_(Stored, Id, l0, Tokens) :-
+    (   Stored = rec(_, _, _, _, _, _, _, _, _, T0), integer(T0)
+    ->  T = T0
+    ;   l0_tokens_(Id, T)
+    ),
+    item(Id), !,
+    Tokens = T.
+stored_rung_tokens_(Stored, Id, Level, Tokens) :-
+    rung_tokens_in_(Stored, Id, Level, Tokens), !.
 
 %!  rung_size(+Id, +Level, -Bytes:integer, -Words:integer) is semidet.
 %   The UTF-8 bytes and the words (runs of non-space, as the host's estimator splits them) of

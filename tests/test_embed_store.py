@@ -677,6 +677,42 @@ def test_a_checkpoint_saves_the_index_a_plain_flush_leaves_for_readers_to_catch_
     store.close()
 
 
+def test_a_saved_ivf_index_holds_no_rows_of_removed_or_replaced_keys(tmp_path, monkeypatch):
+    """Keys removed or replaced (a record curated again) leave dead rows in the index; once they
+    are as many as the new rows that make a save due, the saved file drops them, so a reader's
+    search neither scans their codes nor masks them out, and finds what the writer finds."""
+    import attention_cloud.embed.store as store_module
+
+    monkeypatch.setattr(store_module, "_SAVE_MIN_ROWS", 100)
+    policy = IndexPolicy(kind="ivf", background=False)
+    keys = [f"k{i}" for i in range(5000)]
+    vectors = unit_rows(5000, seed=41)
+    saved = lambda: json.loads((tmp_path / "manifest.json").read_text())["index"]  # noqa: E731
+    with open_store(tmp_path, policy=policy) as store:
+        store.add(keys, vectors)
+    first = saved()["file"]
+    with open_store(tmp_path, policy=policy) as store:
+        store.remove(keys[:60])
+        store.add(keys[60:120], unit_rows(60, seed=42))  # replaced: 60 dead rows, 60 new
+        store.flush(checkpoint=True)  # 60 new rows, under the floor of 100, but 120 changed
+        queries = np.vstack([vectors[100:140], unit_rows(40, seed=43)])
+        expected = [store.search(q, 10) for q in queries]
+    assert saved()["ntotal"] == 4940 and saved()["file"] != first
+    with open_store(tmp_path, policy=policy, read_only=True) as reader:
+        assert reader._index.ntotal + reader._tail.ntotal == len(reader) == 4940
+        assert reader._index_dead == 0
+        assert [reader.search(q, 10) for q in queries] == expected
+    with open_store(tmp_path, policy=policy) as store:  # removals alone, no new row
+        store.remove(keys[200:320])
+        store.flush(checkpoint=True)
+        expected = [store.search(q, 10) for q in queries]
+    # saved again at the same next id: under a name of its own (a reader may be opening the other)
+    assert saved()["ntotal"] == 4820 and sorted(p.name for p in tmp_path.glob("index*.faiss")) == [saved()["file"]]
+    with open_store(tmp_path, policy=policy, read_only=True) as reader:
+        assert reader._index.ntotal == 4820 and reader._index_dead == 0
+        assert [reader.search(q, 10) for q in queries] == expected
+
+
 def test_rows_read_by_file_come_back_in_the_order_asked_repeats_included(tmp_path, monkeypatch):
     """A frame asks for rows in its own order, some twice (a record's rows in two cells'
     groups); each is read once, and every one comes back where it was asked."""

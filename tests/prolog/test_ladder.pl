@@ -189,6 +189,42 @@ test(fields_in_order_with_their_multiplicity,
     findall(I, distilled(I, entity, 'X'), ByAtom),        % values are strings
     Got = [Fields, ByEntity, ByTag, ByAtom].
 
+% rungs_of/3 reads a record once for the levels a frame may show: it answers what rung/3
+% (which levels exist) and rung_tokens/3 (their stored prices) answer level by level, for
+% rungs that are the L0 text, rendered fields, an empty rung, expired rungs,
+% an arc, an item without a record, a dropped L0 text and a tombstoned item.
+rungs_agree_(Id) :-
+    Levels = [l0, l1, l2, l3],
+    findall(L-T, ( member(L, Levels), once(rung(Id, L, _)),
+                   ( rung_tokens(Id, L, T0) -> T = T0 ; T = none ) ), Expected),
+    rungs_of(Id, Levels, Got),
+    assertion(Got == Expected),
+    findall(L-T, ( member(L, [l1, l3]), member(L-T, Expected) ), Part),
+    rungs_of(Id, [l1, l3], GotPart),
+    assertion(GotPart == Part).
+
+test(rungs_of_answers_as_rung_and_rung_tokens, [setup(fresh), true(Shapes == [4, 4, 4, 1]-fields)]) :-
+    Ids = [h1, h2, h3, h4, arc_1, nothing],
+    add_at(h1, s1, 0, "Short."), add_at(h2, s1, 1, "Long text about backoff."),
+    add_at(h3, s1, 2, "Third."), add_at(h4, s1, 3, "Uncurated."),
+    ladder_store([rungs(h1, c, "Short.", "Short.", "tag line", t(2, 2, 3), [], [h1]),
+                  rungs(h2, c, "one", "decisions: use backoff", "decisions: use backoff",
+                        t(1, 4, 4), [decision-"use backoff"], [h2]),
+                  rungs(h3, c, "three", "", "tags: t", t(1, 0, 2), [tag-"t"], [h3]),
+                  arc(arc_1, s1, "g", [h1, h2]),
+                  rungs(arc_1, c, "a", "b", "c", t(1, 1, 1), [], [h1, h2])]),
+    maplist(rungs_agree_, Ids),
+    findall(N, ( member(Id, [h1, h2, h3, h4]), rungs_of(Id, [l0, l1, l2, l3], R),
+                 length(R, N) ), Ns),
+    record(h2, _, R2, _, _, _),
+    Shapes = Ns-R2,
+    ladder_expire(l1, "2027-01-01", _),
+    maplist(rungs_agree_, Ids),
+    ladder_expire(l0, "2027-01-01", _),
+    maplist(rungs_agree_, Ids),
+    journal_tombstone(h2, "gone"),
+    maplist(rungs_agree_, Ids).
+
 test(provenance_implied_and_found_from_the_item,
      [setup(fresh), true(Got == [self-[h1], members-[h1, h2], rollup-[h1, h2], facts-[h2, h1],
                                  [arc_1, h1, other, ses_1]])]) :-

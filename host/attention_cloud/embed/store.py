@@ -1170,17 +1170,24 @@ class VectorStore:
 
     def _save_index_if_due(self, *, checkpoint: bool = False) -> None:
         index = self._index
-        if index is None or not self._index_unsaved:
+        # the rows of removed (or replaced) keys an IVF index still holds: every search scans
+        # their codes and every reader masks them out, so they count as change, as new rows do
+        dead = self._index_dead if index is not None and index_kind(index) != "hnsw" else 0
+        if index is None or not (self._index_unsaved or dead):
             return
         saved = self._saved_index
         grown = int(index.ntotal) - (saved["ntotal"] if saved else 0)
         due = _SAVE_MIN_ROWS if checkpoint else max(_SAVE_MIN_ROWS, _SAVE_FRACTION * index.ntotal)
         if (saved and not self._index_rebuilt and saved["kind"] == index_kind(index)
-                and 0 <= grown < due):
+                and 0 <= grown and grown + dead < due):
             return  # cheap to catch up on open; not worth rewriting a large file now
+        self._drop_index_tombstones()  # the file is written anyway: without the dead rows
         # A new name each time: a reader that read the manifest may be about to open the file
-        # it names; the writer deletes it only once a newer manifest names another.
+        # it names; the writer deletes it only once a newer manifest names another. (An index
+        # saved again without new rows, its dead ones dropped or rebuilt, has the same next id.)
         name = f"index-{self._next_id}.faiss"
+        if saved and saved.get("file") == name:
+            name = f"index-{self._next_id}-{uuid.uuid4().hex[:8]}.faiss"
         write_index(index, self.directory / name)
         self._saved_index = {"kind": index_kind(index), "ntotal": int(index.ntotal), "covered": self._next_id,
                              "file": name}
