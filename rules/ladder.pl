@@ -127,12 +127,13 @@ atc_store:durable_predicate(atc_ladder:rung_sizes_/5).
      (rung_size/4: Si the UTF-8 bytes << 32 + words of rung li, or `none`). L0Tokens is an
      item's L0 token count (`none` for arcs, rollups and cells); an item whose record is
      dropped keeps it as l0_tokens_/2. Sizes given with the rungs (curation gives them in the
-     same list) are stored in the record; sizes stored later (a home curated before them,
-     filled once) are a rung_sizes_/5 fact, as every record's were in homes written before:
-     a journal line of their own rather than the record written again. Such a fact is newer
-     than its record (storing the record drops it), so it is read first; snapshots and
-     compaction write it into the record (atc_store:current_form/2). A fact of its own took
-     176 bytes a record and a clause index entry; in the record they take 88.
+     same list) are stored in the record; sizes stored later for a record without them (a
+     home curated before them, filled once) are a rung_sizes_/5 fact, as every record's were
+     in homes written before: a journal line of their own rather than the record written
+     again. A record holds its sizes in one place only (sizes stored later for a record that
+     has them replace them there), so rung_size/4 reads the record, else the fact; snapshots
+     and compaction write such a fact into the record (atc_store:current_form/2). A fact of
+     its own took 176 bytes a record and a clause index entry; in the record they take 88.
 
    The first fact forms (rung_/4, distill_/3, curated_/2, provenance_/2) of homes written
    before stay readable: every predicate below answers from both; ladder_upgrade/2 rewrites
@@ -213,9 +214,9 @@ rung_tokens_in_(old, Id, Level, Tokens) :-
 %   rung_tokens/3 (hydrate.pl checks the price counted from those), so that sizes of a text
 %   since replaced are never used.
 rung_size(Id, Level, Bytes, Words) :-
-    (   rung_sizes_(Id, S0, S1, S2, S3)        % stored after its record (see the storage note)
+    (   record_(Id, _, _, _, _, _, _, _, _, _, sized(_, S0, S1, S2, S3))
     ->  true
-    ;   record_(Id, _, _, _, _, _, _, _, _, _, sized(_, S0, S1, S2, S3))
+    ;   rung_sizes_(Id, S0, S1, S2, S3)        % stored apart (see the storage note)
     ),
     size_at_(Level, S0, S1, S2, S3, S),
     integer(S),
@@ -562,9 +563,17 @@ store_record_(_, sizes(Id, S0, S1, S2, S3)) :- !,
     must_be(atom, Id),
     maplist(must_be_size_, [S0, S1, S2, S3]),
     durable_retract(atc_ladder:rung_sizes_(Id, _, _, _, _)),
-    (   record_(Id, _, _, _, _, _, _, _, _, _, _)      % sizes of rungs stored, not of others
-    ->  durable_assert(atc_ladder:rung_sizes_(Id, S0, S1, S2, S3))  % a line, not the record
-    ;   true                                           % again: the next snapshot moves them
+    (   record_(Id, C, R1, T1, R2, T2, R3, T3, Fs, P, Tail0)  % sizes of rungs stored, not of others
+    ->  (   Tail0 = sized(L0, _, _, _, _)           % stored with its rungs: replaced there
+        ->  Tail = sized(L0, S0, S1, S2, S3),
+            (   Tail == Tail0
+            ->  true
+            ;   durable_retract(atc_ladder:record_(Id, _, _, _, _, _, _, _, _, _, _)),
+                durable_assert(atc_ladder:record_(Id, C, R1, T1, R2, T2, R3, T3, Fs, P, Tail))
+            )
+        ;   durable_assert(atc_ladder:rung_sizes_(Id, S0, S1, S2, S3))   % a line, not the
+        )                                                               % record again
+    ;   true
     ).
 store_record_(_, arc(A, S, G, Members)) :- !,
     must_be(list(atom), Members),

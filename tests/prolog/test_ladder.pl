@@ -44,11 +44,11 @@ test(rung_sizes_stored_and_dropped,
     assertion(Stray == []).
 
 % The sizes given with a record's rungs are held in the record itself (no fact of their own,
-% ~90 bytes a record less); storing its L0 tokens again keeps them. Sizes stored later (a
-% home curated before them) are a fact of their own until a snapshot writes them into the
-% record, and win over the record's (they are newer).
+% ~90 bytes a record less); storing its L0 tokens again keeps them; sizes stored later
+% replace them there. Sizes stored later for a record without them (a home curated before
+% them) are a fact of their own until a snapshot writes them into the record.
 test(rung_sizes_held_in_the_record,
-     [setup(fresh), true(R == [26-4, 22-3, 0, 9-2, 1, Tail, 5-[h3]])]) :-
+     [setup(fresh), true(R == [26-4, 22-3, 0, 9-2, 0, Tail, 5-[h3], 11-3, 1, Tail4])]) :-
     add(h1, 0, "g"), add(h2, 1, "g"), add(h3, 2, "g"),
     size_(26, 4, S0), size_(3, 1, S1), size_(22, 3, S2), size_(7, 2, S3),
     ladder_store([rungs(h1, 'extractive@1', "one", "decisions: use backoff", "tags: x",
@@ -62,18 +62,24 @@ test(rung_sizes_held_in_the_record,
                   l0_tokens(h2, 5),
                   sizes(h2, S0, S1, S2, S3)]),
     size_(9, 2, T0),
-    ladder_store([sizes(h2, T0, S1, S2, S3)]),   % later: newer than the record's
+    ladder_store([sizes(h2, T0, S1, S2, S3)]),   % later: replace the record's
     ladder_store([l0_tokens(h2, 6)]),
     rung_size(h2, l0, B, W),
     aggregate_all(count, atc_ladder:rung_sizes_(_, _, _, _, _), N2),
     Tail = sized(6, T0, S1, S2, S3),
-    atc_ladder:record_(h2, C, A1, U1, A2, U2, A3, U3, F, P, Tail2),
-    atc_store:current_form(atc_ladder:record_(h2, C, A1, U1, A2, U2, A3, U3, F, P, Tail2),
-                           record_(_, _, _, _, _, _, _, _, _, _, Written)),
+    atc_ladder:record_(h2, _, _, _, _, _, _, _, _, _, Written),
     rungs(h3, [h3]),                            % none given: listed to be sized
     once(rung_tokens(h1, l0, L0Tokens)),
     ladder_unsized(10, Left), findall(Id, member(unsized(Id, _, _, _, _), Left), Ids),
-    R = [B0-W0, B2-W2, N1, B-W, N2, Written, L0Tokens-Ids].
+    size_(11, 3, U0),
+    ladder_store([sizes(h3, U0, S1, S2, S3)]),   % later, for a record without them
+    rung_size(h3, l0, B3, W3),
+    aggregate_all(count, atc_ladder:rung_sizes_(_, _, _, _, _), N3),
+    atc_ladder:record_(h3, C3, V1, X1, V2, X2, V3, X3, F3, P3, Tail3),
+    atc_store:current_form(atc_ladder:record_(h3, C3, V1, X1, V2, X2, V3, X3, F3, P3, Tail3),
+                           record_(_, _, _, _, _, _, _, _, _, _, Tail4)),
+    Tail4 = sized(none, U0, S1, S2, S3),
+    R = [B0-W0, B2-W2, N1, B-W, N2, Written, L0Tokens-Ids, B3-W3, N3, Tail4].
 
 % A home written before holds the sizes as rung_sizes_/5 facts beside its records: they are
 % read from there, and its snapshot writes them in the record and no such fact.
