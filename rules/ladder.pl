@@ -163,15 +163,18 @@ rung_in_(old, Id, Level, Text) :-
     live_record_(Id).
 
 % How record Id is stored: rec(Curator, R1, T1, R2, T2, R3, T3, Fields, Prov, L0Tokens) from
-% its record_/11 (read once), or `old` (the first fact forms); each record, then `old`, when
-% Id is unbound. An Id is never in both forms.
+% its record_/11 (read once; L0Tokens taken out of its Tail, so a reader of rec/10 never sees
+% the sizes), or `old` (the first fact forms); each record, then `old`, when Id is unbound. An
+% Id is never in both forms.
 stored_(Id, Stored) :-
     (   nonvar(Id)
-    ->  (   record_(Id, C, R1, T1, R2, T2, R3, T3, F, P, L0)
-        ->  Stored = rec(C, R1, T1, R2, T2, R3, T3, F, P, L0)
+    ->  (   record_(Id, C, R1, T1, R2, T2, R3, T3, F, P, Tail)
+        ->  tail_l0_(Tail, L0),
+            Stored = rec(C, R1, T1, R2, T2, R3, T3, F, P, L0)
         ;   Stored = old
         )
-    ;   record_(Id, C, R1, T1, R2, T2, R3, T3, F, P, L0),
+    ;   record_(Id, C, R1, T1, R2, T2, R3, T3, F, P, Tail),
+        tail_l0_(Tail, L0),
         Stored = rec(C, R1, T1, R2, T2, R3, T3, F, P, L0)
     ;   Stored = old
     ).

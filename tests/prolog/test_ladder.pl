@@ -81,6 +81,16 @@ test(rung_sizes_held_in_the_record,
     Tail4 = sized(none, U0, S1, S2, S3),
     R = [B0-W0, B2-W2, N1, B-W, N2, Written, L0Tokens-Ids, B3-W3, N3, Tail4].
 
+% A record read once for several answers (stored_/2, what rungs_of/3 reads) carries its L0
+% token count where the record's tail holds the sizes beside it.
+test(stored_record_carries_l0_tokens_not_its_sizes, [setup(fresh), true(L0 == 5)]) :-
+    add(h1, 0, "g"),
+    size_(26, 4, S0), size_(3, 1, S1), size_(22, 3, S2), size_(7, 2, S3),
+    ladder_store([rungs(h1, 'extractive@1', "one", "decisions: use backoff", "tags: x",
+                        t(1, 4, 2), [decision-"use backoff"], [h1]),
+                  l0_tokens(h1, 5), sizes(h1, S0, S1, S2, S3)]),
+    atc_ladder:stored_(h1, rec(_, _, _, _, _, _, _, _, _, L0)).
+
 % A home written before holds the sizes as rung_sizes_/5 facts beside its records: they are
 % read from there, and its snapshot writes them in the record and no such fact.
 test(rung_sizes_of_older_records_written_in_the_record,
