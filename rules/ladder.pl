@@ -61,7 +61,7 @@ derived from it.
 */
 
 :- dynamic
-    record_/11,       % Id, Curator, R1, T1, R2, T2, R3, T3, Fields, Prov, L0Tokens (see below)
+    record_/11,       % Id, Curator, R1, T1, R2, T2, R3, T3, Fields, Prov, Tail (see below)
     entity_/3,        % EntityAtom, Id, Live: distilled(Id, entity, E) looked up by E
     entity_ids_/2,    % EntityAtom, ids(Id, ...): the same, grouped (written by snapshots)
     arc_/3,           % Arc, Session, Goal
@@ -69,7 +69,7 @@ derived from it.
     rollup_/2,        % Rollup, Session
     echo_/3,          % Echo, Original, Similarity
     l0_tokens_/2,     % Handle, Tokens   (an item whose L0 count is not in its record_/11)
-    rung_sizes_/5,    % Id, S0, S1, S2, S3: each rung's UTF-8 bytes and words (rung_size/4)
+    rung_sizes_/5,    % Id, S0, S1, S2, S3: sizes of a record written before they were in it
     provenance_/2,    % Id, SourceHandle (provenance that record_/11 does not imply)
     rung_/4,          % Id, Level, Text, Tokens \
     distill_/3,       % Id, Field, Value         > the first fact forms, read but no longer
@@ -92,7 +92,7 @@ atc_store:durable_predicate(atc_ladder:rung_sizes_/5).
 
 /* How a curated record is stored: ONE fact per record,
 
-     record_(Id, Curator, R1, T1, R2, T2, R3, T3, Fields, Prov, L0Tokens)
+     record_(Id, Curator, R1, T1, R2, T2, R3, T3, Fields, Prov, Tail)
 
    instead of the three rung_/4, one distill_/3 per field value, one provenance_/2 per source
    item, curated_/2 and l0_tokens_/2 it took before (about 28 facts per item, 5 kB):
@@ -124,8 +124,17 @@ atc_store:durable_predicate(atc_ladder:rung_sizes_/5).
    - Prov is `self` (an item's own record), `members` (an arc's, its members), `rollup(Hs)`
      (a rollup's: items of its session, found from the item by its session), `[]`, or `facts`
      (anything else: provenance_/2 facts, as before).
-   - L0Tokens is an item's L0 token count (`none` for arcs, rollups and cells); an item whose
-     record is dropped keeps it as l0_tokens_/2.
+   - Tail is L0Tokens, or sized(L0Tokens, S0, S1, S2, S3) once the rungs' sizes are known
+     (rung_size/4: Si the UTF-8 bytes << 32 + words of rung li, or `none`). L0Tokens is an
+     item's L0 token count (`none` for arcs, rollups and cells); an item whose record is
+     dropped keeps it as l0_tokens_/2. Sizes given with the rungs (curation gives them in the
+     same list) are stored in the record; sizes stored later for a record without them (a
+     home curated before them, filled once) are a rung_sizes_/5 fact, as every record's were
+     in homes written before: a journal line of their own rather than the record written
+     again. A record holds its sizes in one place only (sizes stored later for a record that
+     has them replace them there), so rung_size/4 reads the record, else the fact; snapshots
+     and compaction write such a fact into the record (atc_store:current_form/2). A fact of
+     its own took 176 bytes a record and a clause index entry; in the record they take 88.
 
    The first fact forms (rung_/4, distill_/3, curated_/2, provenance_/2) of homes written
    before stay readable: every predicate below answers from both; ladder_upgrade/2 rewrites
@@ -155,15 +164,18 @@ rung_in_(old, Id, Level, Text) :-
     live_record_(Id).
 
 % How record Id is stored: rec(Curator, R1, T1, R2, T2, R3, T3, Fields, Prov, L0Tokens) from
-% its record_/11 (read once), or `old` (the first fact forms); each record, then `old`, when
-% Id is unbound. An Id is never in both forms.
+% its record_/11 (read once; L0Tokens taken out of its Tail, so a reader of rec/10 never sees
+% the sizes), or `old` (the first fact forms); each record, then `old`, when Id is unbound. An
+% Id is never in both forms.
 stored_(Id, Stored) :-
     (   nonvar(Id)
-    ->  (   record_(Id, C, R1, T1, R2, T2, R3, T3, F, P, L0)
-        ->  Stored = rec(C, R1, T1, R2, T2, R3, T3, F, P, L0)
+    ->  (   record_(Id, C, R1, T1, R2, T2, R3, T3, F, P, Tail)
+        ->  tail_l0_(Tail, L0),
+            Stored = rec(C, R1, T1, R2, T2, R3, T3, F, P, L0)
         ;   Stored = old
         )
-    ;   record_(Id, C, R1, T1, R2, T2, R3, T3, F, P, L0),
+    ;   record_(Id, C, R1, T1, R2, T2, R3, T3, F, P, Tail),
+        tail_l0_(Tail, L0),
         Stored = rec(C, R1, T1, R2, T2, R3, T3, F, P, L0)
     ;   Stored = old
     ).
@@ -172,11 +184,12 @@ stored_(Id, Stored) :-
 %   Estimated token cost of a rung (the project's one estimator, see estimate_tokens/2 docs).
 rung_tokens(Id, l0, Tokens) :-
     (   nonvar(Id)
-    ->  (   record_(Id, _, _, _, _, _, _, _, _, _, T0), integer(T0)
+    ->  (   record_(Id, _, _, _, _, _, _, _, _, _, Tail), tail_l0_(Tail, T0), integer(T0)
         ->  T = T0
         ;   l0_tokens_(Id, T)
         )
-    ;   record_(Id, _, _, _, _, _, _, _, _, _, T),
+    ;   record_(Id, _, _, _, _, _, _, _, _, _, Tail),
+        tail_l0_(Tail, T),
         integer(T)
     ;   l0_tokens_(Id, T)
     ),
@@ -257,7 +270,10 @@ stored_rung_tokens_(Stored, Id, Level, Tokens) :-
 %   rung_tokens/3 (hydrate.pl checks the price counted from those), so that sizes of a text
 %   since replaced are never used.
 rung_size(Id, Level, Bytes, Words) :-
-    rung_sizes_(Id, S0, S1, S2, S3),
+    (   record_(Id, _, _, _, _, _, _, _, _, _, sized(_, S0, S1, S2, S3))
+    ->  true
+    ;   rung_sizes_(Id, S0, S1, S2, S3)        % stored apart (see the storage note)
+    ),
     size_at_(Level, S0, S1, S2, S3, S),
     integer(S),
     Bytes is S >> 32,
@@ -267,6 +283,18 @@ size_at_(l0, S, _, _, _, S).
 size_at_(l1, _, S, _, _, S).
 size_at_(l2, _, _, S, _, S).
 size_at_(l3, _, _, _, S, S).
+
+% The L0 token count a record's Tail holds (see the storage note).
+tail_l0_(Tail, L0) :-
+    (   Tail = sized(L00, _, _, _, _) -> L0 = L00 ; L0 = Tail ).
+
+% Tail with its L0 token count replaced by L0 (its sizes kept).
+tail_with_l0_(Tail0, L0, Tail) :-
+    (   Tail0 = sized(_, S0, S1, S2, S3) -> Tail = sized(L0, S0, S1, S2, S3) ; Tail = L0 ).
+
+% Tail holding L0 and the sizes Sizes (sized(S0, S1, S2, S3), or none).
+tail_sized_(L0, Sizes, Tail) :-
+    (   Sizes = sized(S0, S1, S2, S3) -> Tail = sized(L0, S0, S1, S2, S3) ; Tail = L0 ).
 
 record_level_(l1, R, _, _, R).
 record_level_(l2, _, R, _, R).
@@ -519,6 +547,7 @@ has_record_(Id) :-
 %     - l0_tokens(Handle, Tokens);
 %     - sizes(Id, S0, S1, S2, S3): the UTF-8 bytes and words of Id's rungs l0..l3 (rung_size/4),
 %       each Bytes << 32 + Words, or none; after Id's rungs (storing them drops the sizes);
+%       in the same list as Id's rungs, they are stored in the same fact;
 %     - arc(Arc, Session, Goal, Members);
 %     - rollup(Id, Session);
 %     - echo(Echo, Original, Similarity);
@@ -536,9 +565,25 @@ ladder_store(Records) :-
                    get_assoc(H, Given, T) ), L0s2),
     sort(1, @<, L0s2, L0s3),
     list_to_assoc(L0s3, L0s),                   % those kept in their record_/11
-    maplist(store_record_(L0s), Records).
+    findall(H-sized(S0, S1, S2, S3), member(sizes(H, S0, S1, S2, S3), Records), Sizes0),
+    reverse(Sizes0, Sizes1),
+    sort(1, @<, Sizes1, Sizes2),                % one per record, the last given
+    list_to_assoc(Sizes2, SizesGiven),
+    findall(H-S, ( member(rungs(H, _, _, _, _, _, _, _), Records),
+                   get_assoc(H, SizesGiven, S) ), Sizes3),
+    sort(1, @<, Sizes3, Sizes4),
+    list_to_assoc(Sizes4, Sizes),               % those kept in their record_/11
+    maplist(store_record_(L0s, Sizes), Records).
 
-store_record_(L0s, rungs(Id, Curator, L1, L2, L3, t(T1, T2, T3), Fields, Prov)) :- !,
+store_record_(L0s, Sizes, Record) :-
+    (   Record = rungs(_, _, _, _, _, _, _, _)
+    ->  store_rungs_(L0s, Sizes, Record)
+    ;   Record = sizes(Id, _, _, _, _), atom(Id), get_assoc(Id, Sizes, _)
+    ->  true                                    % in the record of its rungs (above)
+    ;   store_record_(L0s, Record)
+    ).
+
+store_rungs_(L0s, Sizes, rungs(Id, Curator, L1, L2, L3, t(T1, T2, T3), Fields, Prov)) :-
     must_be(atom, Id),
     maplist(must_be(string), [L1, L2, L3]),
     must_be(list, Fields),
@@ -550,14 +595,23 @@ store_record_(L0s, rungs(Id, Curator, L1, L2, L3, t(T1, T2, T3), Fields, Prov)) 
         L0 = T0
     ;   L0 = none
     ),
-    assert_record_(Id, Curator, [L1-T1, L2-T2, L3-T3], Fields, Prov, L0).
+    (   get_assoc(Id, Sizes, Sized)
+    ->  Sized = sized(S0, S1, S2, S3),
+        maplist(must_be_size_, [S0, S1, S2, S3])
+    ;   Sized = none
+    ),
+    tail_sized_(L0, Sized, Tail),
+    assert_record_(Id, Curator, [L1-T1, L2-T2, L3-T3], Fields, Prov, Tail).
+
 store_record_(L0s, l0_tokens(H, T)) :- !,
     must_be(nonneg, T),
     (   get_assoc(H, L0s, T0), T0 == T
     ->  true                                % in its record (above)
-    ;   record_(H, C, R1, T1, R2, T2, R3, T3, Fs, P, L0), integer(L0)
-    ->  durable_retract(atc_ladder:record_(H, _, _, _, _, _, _, _, _, _, _)),
-        durable_assert(atc_ladder:record_(H, C, R1, T1, R2, T2, R3, T3, Fs, P, T))
+    ;   record_(H, C, R1, T1, R2, T2, R3, T3, Fs, P, Tail0),
+        tail_l0_(Tail0, L0), integer(L0)
+    ->  tail_with_l0_(Tail0, T, Tail),
+        durable_retract(atc_ladder:record_(H, _, _, _, _, _, _, _, _, _, _)),
+        durable_assert(atc_ladder:record_(H, C, R1, T1, R2, T2, R3, T3, Fs, P, Tail))
     ;   durable_retract(atc_ladder:l0_tokens_(H, _)),
         durable_assert(atc_ladder:l0_tokens_(H, T))
     ).
@@ -565,8 +619,16 @@ store_record_(_, sizes(Id, S0, S1, S2, S3)) :- !,
     must_be(atom, Id),
     maplist(must_be_size_, [S0, S1, S2, S3]),
     durable_retract(atc_ladder:rung_sizes_(Id, _, _, _, _)),
-    (   record_(Id, _, _, _, _, _, _, _, _, _, _)      % sizes of rungs stored, not of others
-    ->  durable_assert(atc_ladder:rung_sizes_(Id, S0, S1, S2, S3))
+    (   record_(Id, C, R1, T1, R2, T2, R3, T3, Fs, P, Tail0)  % sizes of rungs stored, not of others
+    ->  (   Tail0 = sized(L0, _, _, _, _)           % stored with its rungs: replaced there
+        ->  Tail = sized(L0, S0, S1, S2, S3),
+            (   Tail == Tail0
+            ->  true
+            ;   durable_retract(atc_ladder:record_(Id, _, _, _, _, _, _, _, _, _, _)),
+                durable_assert(atc_ladder:record_(Id, C, R1, T1, R2, T2, R3, T3, Fs, P, Tail))
+            )
+        ;   durable_assert(atc_ladder:rung_sizes_(Id, S0, S1, S2, S3))   % a line, not the
+        )                                                               % record again
     ;   true
     ).
 store_record_(_, arc(A, S, G, Members)) :- !,
@@ -598,14 +660,15 @@ store_member_(A, H, I0, I) :-
     I is I0 + 1.
 
 % The record of Id in its one fact, from Levels ([Text-Tokens] for l1..l3, Text `none` for a
-% dropped rung), Fields (Field-Value), Prov (handles) and L0 (tokens or none).
-assert_record_(Id, Curator, Levels, Fields, Prov, L0) :-
+% dropped rung), Fields (Field-Value), Prov (handles) and Tail (L0 tokens or none, with the
+% rungs' sizes where known: see the storage note).
+assert_record_(Id, Curator, Levels, Fields, Prov, Tail) :-
     (   Prov == [Id], item_text(Id, L0Text) -> true ; L0Text = none ),
     pack_fields_(Fields, Groups),
     fields_term_(Groups, Packed),
     pack_rungs_(L0Text, Packed, Levels, [R1-T1, R2-T2, R3-T3]),
     pack_prov_(Id, Prov, P),
-    durable_assert(atc_ladder:record_(Id, Curator, R1, T1, R2, T2, R3, T3, Packed, P, L0)),
+    durable_assert(atc_ladder:record_(Id, Curator, R1, T1, R2, T2, R3, T3, Packed, P, Tail)),
     entity_live_(P, Live),
     forall(( field_group_(Packed, entity, Es), member(E, Es), atom(E) ),
            durable_assert(atc_ladder:entity_(E, Id, Live))),
@@ -662,13 +725,26 @@ fields_term_(Groups, Term) :-
 
 % A record of a home written before holds its fields as a list: snapshots and compaction
 % write it with the term (the same record; readers read both).
-% An older record's L2 that is its fields rendered is written as `fields` (the storage note).
+% An older record's L2 that is its fields rendered is written as `fields` (the storage note),
+% and the sizes of its rungs held in rung_sizes_/5 go into its Tail.
 :- multifile atc_store:current_form/2.
-atc_store:current_form(atc_ladder:record_(Id, C, R1, T1, R20, T2, R3, T3, F0, P, L0),
-                       record_(Id, C, R1, T1, R2, T2, R3, T3, Packed, P, L0)) :-
+atc_store:current_form(atc_ladder:record_(Id, C, R1, T1, R20, T2, R3, T3, F0, P, Tail0),
+                       record_(Id, C, R1, T1, R2, T2, R3, T3, Packed, P, Tail)) :-
     (   F0 = [_|_] -> fields_term_(F0, Packed) ; Packed = F0 ),
     rendered_l2_(R20, Packed, R2),
-    (   Packed \== F0 -> true ; R2 \== R20 ).
+    (   rung_sizes_(Id, S0, S1, S2, S3)
+    ->  tail_l0_(Tail0, L0),
+        tail_sized_(L0, sized(S0, S1, S2, S3), Tail)
+    ;   Tail = Tail0
+    ),
+    (   Packed \== F0 -> true ; R2 \== R20 -> true ; Tail \== Tail0 ).
+
+% Snapshots and compaction write the sizes of a record in its record_/11 (above); a
+% rung_sizes_/5 fact whose record is not in that form (none is, as stored) is written as is.
+:- multifile atc_store:written_facts/2.
+atc_store:written_facts(atc_ladder:rung_sizes_/5, rung_sizes_(Id, S0, S1, S2, S3)) :-
+    rung_sizes_(Id, S0, S1, S2, S3),
+    \+ record_(Id, _, _, _, _, _, _, _, _, _, _).
 
 stored_value_(F, V, S) :-
     (   text_field_(F), string(V) -> atom_string(S, V) ; S = V ).
@@ -695,8 +771,9 @@ pack_prov_(Id, Prov, P) :-
 
 % Everything stored for record Id, in either form. An item keeps its L0 token count.
 clear_record_(Id) :-
-    (   record_(Id, _, _, _, _, _, _, _, Packed, P, L0)
-    ->  record_entities_(Packed, Entities),
+    (   record_(Id, _, _, _, _, _, _, _, Packed, P, Tail)
+    ->  tail_l0_(Tail, L0),
+        record_entities_(Packed, Entities),
         forall(member(E, Entities), durable_retract(atc_ladder:entity_(E, Id, _))),
         durable_retract(atc_ladder:record_(Id, _, _, _, _, _, _, _, _, _, _)),
         (   integer(L0)
@@ -725,10 +802,10 @@ record_texts_(Id, L0, Texts) :-
 % Store record Id again with the rungs Levels (Text-Tokens), sharing L0Text (or none); its
 % distillation, provenance and entity index stay as they are.
 restore_rungs_(Id, Levels, L0Text) :-
-    record_(Id, C, _, _, _, _, _, _, Packed, P, L0),
+    record_(Id, C, _, _, _, _, _, _, Packed, P, Tail),
     pack_rungs_(L0Text, Packed, Levels, [R1-T1, R2-T2, R3-T3]),
     durable_retract(atc_ladder:record_(Id, _, _, _, _, _, _, _, _, _, _)),
-    durable_assert(atc_ladder:record_(Id, C, R1, T1, R2, T2, R3, T3, Packed, P, L0)).
+    durable_assert(atc_ladder:record_(Id, C, R1, T1, R2, T2, R3, T3, Packed, P, Tail)).
 
 %!  ladder_unshare_l0(+Handle, +Text:string) is det.
 %   Item Handle's L0 text, Text, is about to be dropped: the rungs of its record that share it
@@ -775,9 +852,14 @@ ladder_unsized(Limit, Records) :-
     must_be(positive_integer, Limit),
     clauses_(record_(_, _, _, _, _, _, _, _, _, _, _), NRecords),
     clauses_(rung_sizes_(_, _, _, _, _), NSized),
-    (   NSized >= NRecords              % sizes are only ever a record's: every one has them
-    ->  Records = []                    % (a run's start asks: no scan of every record)
-    ;   unsized_(Limit, Records)
+    generation_(atc_ladder:record_(_, _, _, _, _, _, _, _, _, _, _), GR),
+    generation_(atc_ladder:rung_sizes_(_, _, _, _, _), GS),
+    (   NSized >= NRecords              % sizes only ever of a record (a home written before)
+    ->  Records = []
+    ;   nb_current(atc_ladder_sized, g(GR, GS))
+    ->  Records = []                    % none found since the records last changed: a run's
+    ;   unsized_(Limit, Records),       % start asks, and scans once per change of them
+        (   Records == [] -> nb_setval(atc_ladder_sized, g(GR, GS)) ; true )
     ).
 
 clauses_(Head, N) :-
@@ -785,7 +867,8 @@ clauses_(Head, N) :-
 
 unsized_(Limit, Records) :-
     findall(unsized(Id, T0, T1, T2, T3),
-            limit(Limit, ( record_(Id, _, _, _, _, _, _, _, _, _, _),
+            limit(Limit, ( record_(Id, _, _, _, _, _, _, _, _, _, Tail),
+                           Tail \= sized(_, _, _, _, _),
                            \+ rung_sizes_(Id, _, _, _, _),
                            maplist(rung_or_none_(Id), [l0, l1, l2, l3], [T0, T1, T2, T3]) )),
             Records).

@@ -68,6 +68,18 @@ def test_every_rung_of_a_curated_record_has_its_sizes_stored(mem):
 
 
 SIZES = Term(":", [Atom("atc_ladder"), Term("rung_sizes_", [Var() for _ in range(5)])])
+
+
+def _forget_sizes(mem) -> None:
+    """Memory as a home curated before the sizes holds it: no rung_sizes_/5 fact (the form
+    before), no sizes in a record_/11's tail (the form now), the L0 tokens kept."""
+    mem.pl.once("retractall", SIZES)
+    args = [Var() for _ in range(10)]
+    l0 = Var()
+    sized = Term("sized", [l0] + [Var() for _ in range(4)])
+    record = Term(":", [Atom("atc_ladder"), Term("record_", args + [sized])])
+    bare = Term(":", [Atom("atc_ladder"), Term("record_", args + [l0])])
+    mem.pl.once("forall", Term("retract", [record]), Term("assertz", [bare]))
 KEPT = Term(":", [Atom("atc_hydrate"), Term("exact_known_", [Var() for _ in range(4)])])
 
 
@@ -101,7 +113,7 @@ def test_the_fit_prices_the_owners_facts_without_counting_their_texts(mem):
     be written; a home without them (curated before them) gets the same frames, counted."""
     mem.hydrate(GOALS[0], budget=1200)          # names and notes sized once in a process
     receipts, sent = _counted(mem)
-    mem.pl.once("retractall", SIZES)            # as a home curated before the sizes
+    _forget_sizes(mem)                          # as a home curated before the sizes
     try:
         receipts_unsized, sent_unsized = _counted(mem)
     finally:
@@ -117,7 +129,7 @@ def test_the_fit_prices_the_owners_facts_without_counting_their_texts(mem):
 
 
 def test_curating_a_home_curated_before_the_sizes_stores_them(mem):
-    mem.pl.once("retractall", SIZES)
+    _forget_sizes(mem)
     assert mem.pl.once("atc_ladder:rung_sizes_", Var(), Var(), Var(), Var(), Var()) is None
     assert _unsized(mem) != []
     mem.curate()

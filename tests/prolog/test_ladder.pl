@@ -43,6 +43,77 @@ test(rung_sizes_stored_and_dropped,
     R = [B0-W0, B1-W1, B2-W2, Again, Before, Left],
     assertion(Stray == []).
 
+% The sizes given with a record's rungs are held in the record itself (no fact of their own,
+% ~90 bytes a record less); storing its L0 tokens again keeps them; sizes stored later
+% replace them there. Sizes stored later for a record without them (a home curated before
+% them) are a fact of their own until a snapshot writes them into the record.
+test(rung_sizes_held_in_the_record,
+     [setup(fresh), true(R == [26-4, 22-3, 0, 9-2, 0, Tail, 5-[h3], 11-3, 1, Tail4])]) :-
+    add(h1, 0, "g"), add(h2, 1, "g"), add(h3, 2, "g"),
+    size_(26, 4, S0), size_(3, 1, S1), size_(22, 3, S2), size_(7, 2, S3),
+    ladder_store([rungs(h1, 'extractive@1', "one", "decisions: use backoff", "tags: x",
+                        t(1, 4, 2), [decision-"use backoff"], [h1]),
+                  l0_tokens(h1, 5),
+                  sizes(h1, S0, S1, S2, S3)]),
+    rung_size(h1, l0, B0, W0), rung_size(h1, l2, B2, W2),
+    aggregate_all(count, atc_ladder:rung_sizes_(_, _, _, _, _), N1),
+    ladder_store([rungs(h2, 'extractive@1', "one", "decisions: use backoff", "tags: x",
+                        t(1, 4, 2), [decision-"use backoff"], [h2]),
+                  l0_tokens(h2, 5),
+                  sizes(h2, S0, S1, S2, S3)]),
+    size_(9, 2, T0),
+    ladder_store([sizes(h2, T0, S1, S2, S3)]),   % later: replace the record's
+    ladder_store([l0_tokens(h2, 6)]),
+    rung_size(h2, l0, B, W),
+    aggregate_all(count, atc_ladder:rung_sizes_(_, _, _, _, _), N2),
+    Tail = sized(6, T0, S1, S2, S3),
+    atc_ladder:record_(h2, _, _, _, _, _, _, _, _, _, Written),
+    rungs(h3, [h3]),                            % none given: listed to be sized
+    once(rung_tokens(h1, l0, L0Tokens)),
+    ladder_unsized(10, Left), findall(Id, member(unsized(Id, _, _, _, _), Left), Ids),
+    size_(11, 3, U0),
+    ladder_store([sizes(h3, U0, S1, S2, S3)]),   % later, for a record without them
+    rung_size(h3, l0, B3, W3),
+    aggregate_all(count, atc_ladder:rung_sizes_(_, _, _, _, _), N3),
+    atc_ladder:record_(h3, C3, V1, X1, V2, X2, V3, X3, F3, P3, Tail3),
+    atc_store:current_form(atc_ladder:record_(h3, C3, V1, X1, V2, X2, V3, X3, F3, P3, Tail3),
+                           record_(_, _, _, _, _, _, _, _, _, _, Tail4)),
+    Tail4 = sized(none, U0, S1, S2, S3),
+    R = [B0-W0, B2-W2, N1, B-W, N2, Written, L0Tokens-Ids, B3-W3, N3, Tail4].
+
+% A record read once for several answers (stored_/2, what rungs_of/3 reads) carries its L0
+% token count where the record's tail holds the sizes beside it.
+test(stored_record_carries_l0_tokens_not_its_sizes, [setup(fresh), true(L0 == 5)]) :-
+    add(h1, 0, "g"),
+    size_(26, 4, S0), size_(3, 1, S1), size_(22, 3, S2), size_(7, 2, S3),
+    ladder_store([rungs(h1, 'extractive@1', "one", "decisions: use backoff", "tags: x",
+                        t(1, 4, 2), [decision-"use backoff"], [h1]),
+                  l0_tokens(h1, 5), sizes(h1, S0, S1, S2, S3)]),
+    atc_ladder:stored_(h1, rec(_, _, _, _, _, _, _, _, _, L0)).
+
+% A home written before holds the sizes as rung_sizes_/5 facts beside its records: they are
+% read from there, and its snapshot writes them in the record and no such fact.
+test(rung_sizes_of_older_records_written_in_the_record,
+     [setup(fresh), true(R == [26-4, [], sized(5, S0, S1, S2, S3), [], 26-4])]) :-
+    add(h1, 0, "g"), rungs(h1, [h1]),
+    size_(26, 4, S0), size_(3, 1, S1), size_(22, 3, S2), size_(7, 2, S3),
+    % as the code before wrote them: the record with its L0 tokens alone, the sizes apart
+    retract(atc_ladder:record_(h1, C, R1, T1, R2, T2, R3, T3, F, P, _)),
+    assertz(atc_ladder:record_(h1, C, R1, T1, R2, T2, R3, T3, F, P, 5)),
+    assertz(atc_ladder:rung_sizes_(h1, S0, S1, S2, S3)),
+    rung_size(h1, l0, B0, W0),
+    ladder_unsized(10, Left),
+    atc_ladder:record_(h1, C1, A1, U1, A2, U2, A3, U3, F1, P1, Tail1),
+    atc_store:current_form(atc_ladder:record_(h1, C1, A1, U1, A2, U2, A3, U3, F1, P1, Tail1),
+                           record_(_, _, _, _, _, _, _, _, _, _, Tail)),
+    findall(X, atc_store:written_facts(atc_ladder:rung_sizes_/5, X), Written),
+    % and a snapshot's record read back
+    retract(atc_ladder:record_(h1, _, _, _, _, _, _, _, _, _, _)),
+    assertz(atc_ladder:record_(h1, C, R1, T1, R2, T2, R3, T3, F, P, Tail)),
+    retractall(atc_ladder:rung_sizes_(_, _, _, _, _)),
+    rung_size(h1, l0, B, W),
+    R = [B0-W0, Left, Tail, Written, B-W].
+
 test(uncurated, [setup(fresh), true(Hs == [h2])]) :-
     add(h1, 0, "g"), add(h2, 1, "g"), rungs(h1, [h1]),
     ladder_uncurated(10, Vs),
