@@ -92,10 +92,13 @@ def _controller(ctx: click.Context, home: str | None, scope: str, *,
                          "command changed would be gone when it exits; choose another name")
     if memory is None:
         from ..bridge import get_prolog
+        from ..cli import note_made_home
         from ..memory import Memory
 
         # Load the attention rules before the home's journal is replayed into them.
         ensure_loaded(get_prolog())
+        if create:
+            note_made_home(home)      # taken away again if the command is refused
         memory = Memory.open(home, create=create)
     return Controller(memory.pl, scope, memory=memory)
 
@@ -532,9 +535,11 @@ def claim(ctx: click.Context, text: str, claim_type: str, evidence: tuple[str, .
 
     Example: atc claim "deploy B" --type compatibility --evidence insp-2 --mode production
     """
-    verdict = _controller(ctx, home, scope).claim(text, claim_type=claim_type,
-                                                  evidence=evidence, mode=mode, now=_now(now),
-                                                  subject=subject)
+    # Checked against what a home holds (sources, beliefs, inspections): a missing home is a
+    # mistyped --home, which made an empty one and judged the claim against nothing.
+    ctl = _controller(ctx, home, scope, create=False)
+    verdict = ctl.claim(text, claim_type=claim_type, evidence=evidence, mode=mode, now=_now(now),
+                        subject=subject)
     if fmt == "json":
         _json(verdict.__dict__)
     elif verdict.allowed and not verdict.violations:
