@@ -338,14 +338,19 @@ def _dateutil_reading(text: str, dayfirst: bool,
 
 def read_typed_time(text: str) -> str | None:
     """A time a person typed (``--expires``, ``--since``), as :func:`read_time` reads it, save
-    that every count of Unix epoch seconds is one, 0 and counts before 1973 included (read
-    from a transcript those are placeholders and are refused): ``0`` is
-    1970-01-01T00:00:00Z as ``1577836800`` is 2020-01-01T00:00:00Z. Four digits read as a
+    that every count of Unix epoch seconds is one, 0, counts before 1973 and negative ones
+    included (read from a transcript those are placeholders and are refused): ``0`` is
+    1970-01-01T00:00:00Z as ``1577836800`` is 2020-01-01T00:00:00Z and ``-86400``
+    1969-12-31T00:00:00Z. Four digits read as a
     year alone (``2023``) and eight as a date (``20230508``) stay what they were."""
     value = read_time(text)
     stripped = text.strip()
     if value is None and _EPOCH.match(stripped) and not _YEAR_ALONE.match(stripped):
         return _from_epoch(float(stripped), floor=0)
+    if value is None and stripped.startswith("-") and _EPOCH.match(stripped[1:]):
+        # Before 1970, as `date +%s -d 1969-07-20` writes it: a date of 1969 was a time and its
+        # count of seconds was refused. Milliseconds as above (JavaScript's getTime()).
+        return _from_epoch(float(stripped), floor=float("-inf"))
     return value
 
 
@@ -353,13 +358,14 @@ def _from_epoch(number: float, floor: float = _EPOCH_MIN) -> str | None:
     if number != number or number < floor:  # NaN, 0 or a count from a run's start
         return None
     divisor = next((d for threshold, d in ((_NS_THRESHOLD, 1e9), (_US_THRESHOLD, 1e6),
-                                           (_MS_THRESHOLD, 1e3)) if number > threshold), 1)
+                                           (_MS_THRESHOLD, 1e3)) if abs(number) > threshold), 1)
     seconds = number / divisor
     try:
         moment = datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    # %Y writes a year before 1000 in fewer than four digits ("1-01-01"), which is no ISO 8601
+    return f"{moment.year:04d}" + moment.strftime("-%m-%dT%H:%M:%SZ")
 
 
 _FILE_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?!\d)")
