@@ -377,12 +377,14 @@ segment_framing_sum_(Meta, F0, F) :-
 
 % The time window the goal names (when.pl), read against Now: the `now` option (a POSIX stamp
 % or an ISO 8601 text, any time of the years 1 to 9999, 1970 and before included) or else the
-% newest item's time; Now is `none` in an empty memory (memory_now/1's 0), which no window
-% is read against. A given time of 0 or less was taken for that "no time" before.
+% newest item's time, before 1970 too; Now is `none` when no item has a time (or a grantee
+% sees none: the `now` option `none`), which no window is read against. A time of 0 or less,
+% given or the newest item's, was taken for that "no time" before.
 time_anchor_(Goal, Now0, Now, Anchor) :-
     (   Now0 == default
-    ->  memory_now_for(Goal, Newest),
-        (   Newest > 0 -> Now = Newest ; Now = none )
+    ->  memory_now_for(Goal, Now)
+    ;   Now0 == none
+    ->  Now = none
     ;   number(Now0)
     ->  (   Now0 >= -62135596800, Now0 =< 253402300799   % the years 1 to 9999 (NaN is neither)
         ->  Now = Now0
@@ -1716,8 +1718,9 @@ role_latest_(speaker(Speaker), Goal, Reader, Segment, Pairs, Out) :-
     forall(member(W, Words),
            ( topicless_word_(W) ; memberchk(W, CueWords) ; role_goal_word_(W)
            ; spoken_name_word_(Named, W) )),
-    memory_now(Now), Now > 0,
-    reader_fetch_(Reader, 2000, 2000, items_between(0, Now), readable_(Reader), Newest0),
+    memory_newest(Now),
+    reader_fetch_(Reader, 2000, 2000, items_between(-62135596800, Now), readable_(Reader),
+                  Newest0),                     % from the year 1: before 1970 too
     take_(2000, Newest0, Newest),
     include(role_turn_(Whos, Segment, Reader), Newest, Turns0),
     take_(10, Turns0, Turns),
