@@ -215,9 +215,19 @@ item_window_(Id, From, To, How) :-
     ->  atom_string(Day, How)
     ).
 
-% The time the goal was read against (time_anchor_/4), ISO 8601 UTC; null for an empty memory.
+% The time the goal was read against (time_anchor_/4), ISO 8601 UTC; null when there is none.
 stamp_meta_(Now, Meta) :-
-    (   Now == none -> Meta = null ; format_time(string(Meta), '%FT%TZ', Now, posix) ).
+    (   Now == none -> Meta = null ; iso_utc_(Now, Meta) ).
+
+% iso_utc_(+Stamp, -Text): Stamp as ISO 8601 UTC text, the year in four digits (a sign before
+% the year 1): format_time/4's %F writes the year 1 as "1-01-01", which no reader of ISO 8601
+% takes, though `now` may be any time of the years 1 to 9999.
+iso_utc_(Stamp, Text) :-
+    stamp_date_time(Stamp, date(Year, _, _, _, _, _, _, _, _), 'UTC'),
+    format_time(string(Rest), '-%m-%dT%TZ', Stamp, posix),
+    Digits is abs(Year),
+    (   Year < 0 -> Sign = "-" ; Sign = "" ),
+    format(string(Text), "~w~|~`0t~d~4+~w", [Sign, Digits, Rest]).
 
 % Who said each item of the frame (item_speaker/2: the transcript's name, else the role), a
 % dict by handle; records that are not items (arcs, rollups, cells) have none.
@@ -412,8 +422,8 @@ goal_priors_(Goal, Reader, Anchor, priors(Speaker, Anchor)) :-
 
 anchor_meta_(none, null).
 anchor_meta_(window(From, To, Phrase), _{phrase: Phrase, from: F, to: T}) :-
-    format_time(string(F), '%FT%TZ', From, posix),
-    format_time(string(T), '%FT%TZ', To, posix).
+    iso_utc_(From, F),
+    iso_utc_(To, T).
 
 % A user rules module may define its own planes (plane/2, plane_segment/3). A user plane
 % without plane_segment/3 clauses of its own takes every segment ('*'), as when the module

@@ -98,3 +98,27 @@ def test_a_negative_count_is_the_now_the_goal_is_read_against(home: Path) -> Non
     assert receipt["anchor"]["to"] == "1969-07-20T00:00:00Z"
     since = CliRunner().invoke(main, ["audit", "--since", "-86400", "--home", str(home)])
     assert since.exit_code == 0, since.output
+
+
+@pytest.mark.parametrize("value", ["0999-05-01", "0999-05-01T00:00:00Z", "-30631392000"])
+def test_a_now_before_the_year_1000_is_written_in_four_digits(home: Path, value: str) -> None:
+    # README: `now` is any time of the years 1 to 9999. strftime's and format_time's %Y wrote
+    # the year 999 as "999": `--now 0999-05-01` was "Domain error: `iso_8601_time' expected,
+    # found "999-05-01T00:00:00Z"", and a receipt's now of the year 1 "1-01-01T00:00:00Z"
+    runner = CliRunner()
+    out = runner.invoke(main, ["hydrate", "retries last week", "--now", value,
+                               "--format", "json", "--home", str(home)])
+    assert out.exit_code == 0, out.output
+    receipt = json.loads(out.stdout)["receipt"]
+    assert receipt["now"] == "0999-05-01T00:00:00Z"
+    assert receipt["anchor"]["from"] == "0999-04-20T12:00:00Z"
+    text = runner.invoke(main, ["hydrate", "retries last week", "--now", value,
+                                "--home", str(home)])
+    assert "as of Wed 0999-05-01 00:00" in text.stdout
+
+
+def test_the_year_1_is_iso_8601_in_the_receipt(home: Path) -> None:
+    out = CliRunner().invoke(main, ["hydrate", "retries", "--now", "0001-01-01T00:00:00Z",
+                                    "--format", "json", "--home", str(home)])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["receipt"]["now"] == "0001-01-01T00:00:00Z"

@@ -166,7 +166,7 @@ class LogClock:
             moment += timedelta(days=1)
         self.last = moment
         day = date.fromisoformat(self.day) + timedelta(days=self.shift)
-        return TurnTime(moment.strftime("%Y-%m-%dT%H:%M:%SZ"), day.isoformat())
+        return TurnTime(utc_text(moment), day.isoformat())
 
 
 def read_time(value: Any) -> str | None:
@@ -198,7 +198,14 @@ def read_time(value: Any) -> str | None:
     if _EPOCH.match(text) and not _BASIC_DATE.match(text):
         return _from_epoch(float(text))
     moment = parse_moment(text)
-    return None if moment is None else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return None if moment is None else utc_text(moment)
+
+
+def utc_text(moment: datetime) -> str:
+    """``moment`` (UTC) as ``YYYY-MM-DDTHH:MM:SSZ``, the year in four digits: strftime's %Y
+    writes the year 999 as "999", which Prolog's ISO 8601 reader refuses and which sorts
+    after "2023" as text (``--now 0999-05-01`` was a domain error naming "999-05-01...")."""
+    return f"{moment.year:04d}" + moment.strftime("-%m-%dT%H:%M:%SZ")
 
 
 def is_year_alone(text: str) -> bool:
@@ -364,8 +371,7 @@ def _from_epoch(number: float, floor: float = _EPOCH_MIN) -> str | None:
         moment = datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
-    # %Y writes a year before 1000 in fewer than four digits ("1-01-01"), which is no ISO 8601
-    return f"{moment.year:04d}" + moment.strftime("-%m-%dT%H:%M:%SZ")
+    return utc_text(moment)
 
 
 _FILE_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?!\d)")
@@ -772,7 +778,7 @@ def date_note(text: str, time: str, days: list[str]) -> str:
         # a season was read in the hemisphere the turn was written in, which the UTC time no
         # longer says: the southern reading is tried too
         for shift, south in ((0, None), (0, True), (-1, None), (-1, True), (1, None), (1, True)):
-            iso = (moment + timedelta(days=shift)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            iso = utc_text(moment + timedelta(days=shift))
             read = relative_dates(text, TurnTime(iso, iso[:10], south))
             if any(day in wanted for _, day in read):
                 for phrase, day in read:
