@@ -26,6 +26,7 @@ import json
 import math
 import time
 import unicodedata
+from datetime import datetime
 from typing import Any, Callable
 
 import click
@@ -66,9 +67,38 @@ class _Finite(click.ParamType):
 
 FINITE = _Finite()
 
+
+class _Moment(click.ParamType):
+    """A moment as Unix seconds: a number (any, as before), or a time written as every other
+    option that takes one reads it (``atc hydrate --now``, ``grant --since``: ISO 8601, a
+    date, RFC 2822, ...). ``--now 2026-03-20T09:00:00Z`` was "is not a valid float" here
+    while ``atc hydrate --now`` took it and refused nothing but a bare year."""
+
+    name = "time"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return FINITE.convert(value, param, ctx)
+        try:
+            return FINITE.convert(value, param, ctx)
+        except click.BadParameter:
+            pass
+        from ..audit import normalise_time
+
+        try:
+            iso = normalise_time(str(value))
+        except UsageError as exc:
+            self.fail(str(exc), param, ctx)
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+MOMENT = _Moment()
+
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = click.option("--now", type=FINITE, default=None, envvar="ATC_NOW", show_envvar=True,
-                      help="The current time in Unix seconds [default: now].")(fn)
+    fn = click.option("--now", type=MOMENT, default=None, envvar="ATC_NOW", show_envvar=True,
+                      help="The current time: Unix seconds or a date and time such as "
+                           "2026-03-20T09:00:00Z [default: now].")(fn)
     fn = click.option("--scope", envvar="ATC_SCOPE", default="default", show_default=True,
                       show_envvar=True, help="Namespace of beliefs, goals and trace.")(fn)
     return click.option("--home", envvar="ATC_HOME", type=click.Path(file_okay=False),
@@ -166,7 +196,8 @@ def belief() -> None:
 @click.option("--subject", required=True, help="What the claim is about.")
 @click.option("--value", required=True, help="The believed value.")
 @click.option("--confidence", type=FINITE, required=True, help="Confidence in [0,1].")
-@click.option("--observed-at", type=FINITE, default=None, help="When it was observed (Unix s).")
+@click.option("--observed-at", type=MOMENT, default=None,
+              help="When it was observed: Unix seconds or a date and time.")
 @click.option("--age", type=FINITE, default=None, help="Or: how many seconds ago.")
 @click.option("--volatility", required=True,
               help="Volatility class, e.g. deploy_state, or a hazard rate per second.")

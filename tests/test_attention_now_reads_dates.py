@@ -1,0 +1,53 @@
+"""The attention commands' `--now` (and `$ATC_NOW`) and `belief add --observed-at` read a
+time as every other option that takes one does (`atc hydrate --now`, `grant add --since`):
+Unix seconds as before, or ISO 8601, a date, RFC 2822... `--now 2026-03-20T09:00:00Z` was
+"'2026-03-20T09:00:00Z' is not a valid float" (exit 2) for the attention commands alone."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from attention_cloud.cli import main
+
+NOW = "2026-03-20T09:00:00Z"
+STAMP = str(int(datetime(2026, 3, 20, 9, tzinfo=timezone.utc).timestamp()))
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("attention") / "home"
+    runner = CliRunner()
+    for args in (["source", "add", "registry", "--type", "dependency_version",
+                  "--kind", "package_registry"],
+                 ["belief", "add", "ver", "--type", "dependency_version", "--subject", "libfoo",
+                  "--value", "4.1", "--confidence", "0.9", "--observed-at",
+                  "2026-03-19 21:00", "--volatility", "package_release",
+                  "--source", "registry"]):
+        out = runner.invoke(main, [*args, "--home", str(home), "--now", NOW])
+        assert out.exit_code == 0, out.output
+    return home
+
+
+def _show(home: Path, *now: str, env: dict[str, str] | None = None) -> str:
+    out = CliRunner().invoke(main, ["belief", "show", "ver", "--format", "json", *now,
+                                    "--home", str(home)], env=env)
+    assert out.exit_code == 0, out.output
+    return out.stdout
+
+
+def test_a_date_is_the_same_now_as_its_unix_seconds(home: Path) -> None:
+    by_stamp = _show(home, "--now", STAMP)
+    assert '"age_s": 43200' in by_stamp            # observed 12 hours before
+    assert _show(home, "--now", NOW) == by_stamp
+    assert _show(home, "--now", "Fri, 20 Mar 2026 09:00:00 +0000") == by_stamp
+    assert _show(home, env={"ATC_NOW": NOW}) == by_stamp
+
+
+def test_what_is_no_time_is_refused_naming_the_option(home: Path) -> None:
+    out = CliRunner().invoke(main, ["belief", "show", "ver", "--now", "soon",
+                                    "--home", str(home)])
+    assert out.exit_code == 2
+    assert "Error: Invalid value for '--now'" in out.output and "'soon' is not a time" in out.output
