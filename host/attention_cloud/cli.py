@@ -562,8 +562,10 @@ def _plain(value: Any) -> Any:
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=30.0,
               show_default=True, help="Seconds the goal may run (catch/3 cannot extend it).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+# `text` as every other command names its text output (a script passing `--format text` to
+# each command failed here alone); `table` is what it prints, and stays its name too.
+@click.option("--format", "fmt", type=click.Choice(["table", "text", "json"]), default="table",
+              show_default=True, help="table (or text): columns; json: an array of objects.")
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL", callback=not_blank,
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @schema_option("query")
