@@ -51,6 +51,19 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _not_blank(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """An empty name refused as the host CLI refuses one (``Error: Invalid value for
+    'BELIEF_ID': must not be empty``, exit 2): an empty belief, source, goal or candidate id
+    reached Prolog and came back as "Domain error: `non_empty_text' expected, found `""'",
+    naming no argument, and an empty ``trace --goal`` filtered every event out unsaid."""
+    values = value if isinstance(value, tuple) else (value,)
+    if "" in values:
+        raise click.BadParameter("must not be empty", ctx=ctx, param=param)
+    # a blank one (spaces) is refused by the id's own check, in one line: "needs a visible
+    # character and no control characters"
+    return value
+
+
 class _Finite(click.ParamType):
     """A float that is a number: click's FLOAT lets ``nan`` and ``inf`` through, which reached
     Prolog and came back as "found `1.5NaN'"."""
@@ -191,18 +204,21 @@ def belief() -> None:
 
 
 @belief.command("add")
-@click.argument("belief_id")
-@click.option("--type", "claim_type", required=True, help="Claim type, e.g. deploy_state.")
+@click.argument("belief_id", callback=_not_blank)
+@click.option("--type", "claim_type", required=True, help="Claim type, e.g. deploy_state.",
+              callback=_not_blank)
 @click.option("--subject", required=True, help="What the claim is about.")
 @click.option("--value", required=True, help="The believed value.")
 @click.option("--confidence", type=FINITE, required=True, help="Confidence in [0,1].")
 @click.option("--observed-at", type=MOMENT, default=None,
               help="When it was observed: Unix seconds or a date and time.")
 @click.option("--age", type=FINITE, default=None, help="Or: how many seconds ago.")
-@click.option("--volatility", required=True,
+@click.option("--volatility", required=True, callback=_not_blank,
               help="Volatility class, e.g. deploy_state, or a hazard rate per second.")
-@click.option("--supports", multiple=True, help="Belief, it_ item, source or inspection id.")
-@click.option("--source", default=None, help="The source this belief is a reading of.")
+@click.option("--supports", multiple=True, help="Belief, it_ item, source or inspection id.",
+              callback=_not_blank)
+@click.option("--source", default=None, help="The source this belief is a reading of.",
+              callback=_not_blank)
 @_common
 @click.pass_context
 @fail_cleanly
@@ -247,7 +263,7 @@ def _volatility(text: str) -> str | float:
 
 @belief.command("show")
 @schema_option("belief")
-@click.argument("belief_id")
+@click.argument("belief_id", callback=_not_blank)
 @_format_option
 @_common
 @click.pass_context
@@ -286,7 +302,7 @@ def _belief_line(info: dict[str, Any]) -> str:
 
 @belief.command("why")
 @schema_option("why")
-@click.argument("belief_id")
+@click.argument("belief_id", callback=_not_blank)
 @_format_option
 @_common
 @click.pass_context
@@ -342,9 +358,10 @@ def source() -> None:
 
 
 @source.command("add")
-@click.argument("name")
-@click.option("--type", "claim_type", required=True, help="The claim type it answers.")
-@click.option("--kind", default=None, help="Registry kind [default: NAME].")
+@click.argument("name", callback=_not_blank)
+@click.option("--type", "claim_type", required=True, help="The claim type it answers.",
+              callback=_not_blank)
+@click.option("--kind", default=None, help="Registry kind [default: NAME].", callback=_not_blank)
 @click.option("--authority", type=FINITE, default=None, help="Override the registry.")
 @click.option("--cost", type=FINITE, default=1.0, show_default=True,
               help="What one inspection of it costs (the VOC weighs it).")
@@ -369,7 +386,7 @@ def source_add(ctx: click.Context, name: str, claim_type: str, kind: str | None,
 
 
 @source.command("changed")
-@click.argument("name")
+@click.argument("name", callback=_not_blank)
 @_common
 @click.pass_context
 @fail_cleanly
@@ -384,7 +401,8 @@ def source_changed(ctx: click.Context, name: str, home: str | None, scope: str,
 @source.command("event")
 @click.argument("kind", type=click.Choice(["interruption", "failed_action", "state_change",
                                            "claim_drafted"]))
-@click.option("--from", "origin", required=True, help="The source reporting the event.")
+@click.option("--from", "origin", required=True, help="The source reporting the event.",
+              callback=_not_blank)
 @click.option("--target", required=True, help="What it is about.")
 @click.option("--payload", default="", help="Free text; kept, never interpreted.")
 @click.option("--priority", type=FINITE, default=None, help="Honoured from trusted sources only.")
@@ -403,15 +421,17 @@ def source_event(ctx: click.Context, kind: str, origin: str, target: str, payloa
 
 # -- goal -------------------------------------------------------------------------------------
 @click.command()
-@click.argument("goal_id")
-@click.option("--depends-on", multiple=True, required=True, help="Belief ids the decision needs.")
+@click.argument("goal_id", callback=_not_blank)
+@click.option("--depends-on", multiple=True, required=True, help="Belief ids the decision needs.",
+              callback=_not_blank)
 @click.option("--loss", type=FINITE, required=True, help="Loss if the decision is wrong.")
 @click.option("--deadline-s", type=FINITE, default=None, help="Seconds until the deadline.")
 @click.option("--irreversible", is_flag=True,
               help="The action cannot be undone: its evidence must be fresh (a floor).")
 @click.option("--safety-critical", is_flag=True,
               help="A wrong decision is unsafe: its invariant is checked first (a floor).")
-@click.option("--decides", default=None, help="The belief whose value is the decision.")
+@click.option("--decides", default=None, help="The belief whose value is the decision.",
+              callback=_not_blank)
 @_common
 @click.pass_context
 @fail_cleanly
@@ -429,10 +449,13 @@ def goal(ctx: click.Context, goal_id: str, depends_on: tuple[str, ...], loss: fl
 # -- attend / inspect -------------------------------------------------------------------------
 @click.command()
 @schema_option("attend")
-@click.option("--goal", "goal_id", required=True, help="The goal to attend to.")
+@click.option("--goal", "goal_id", required=True, help="The goal to attend to.",
+              callback=_not_blank)
 @click.option("--budget", type=int, default=3, show_default=True, help="Inspections left.")
-@click.option("--current", default=None, help="Candidate being worked on (hysteresis).")
-@click.option("--depends-on", multiple=True, help="Set the goal first: its dependencies.")
+@click.option("--current", default=None, help="Candidate being worked on (hysteresis).",
+              callback=_not_blank)
+@click.option("--depends-on", multiple=True, help="Set the goal first: its dependencies.",
+              callback=_not_blank)
 @click.option("--loss", type=FINITE, default=1.0, show_default=True,
               help="With --depends-on: loss if the decision is wrong.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
@@ -504,7 +527,7 @@ def _candidate_row(c: Candidate) -> str:
 
 @click.command()
 @schema_option("inspect")
-@click.argument("candidate_id")
+@click.argument("candidate_id", callback=_not_blank)
 @click.option("--result", "value", default=None,
               help="What the inspection returned (required for a source's reading, "
                    "unless --failed).")
@@ -548,8 +571,10 @@ def inspect(ctx: click.Context, candidate_id: str, value: str | None, failed: bo
 @click.command()
 @schema_option("claim")
 @click.argument("text")
-@click.option("--type", "claim_type", required=True, help="Claim type of the claim.")
-@click.option("--evidence", multiple=True, help="Inspection or belief id cited.")
+@click.option("--type", "claim_type", required=True, help="Claim type of the claim.",
+              callback=_not_blank)
+@click.option("--evidence", multiple=True, help="Inspection or belief id cited.",
+              callback=_not_blank)
 @click.option("--subject", default=None, help="What the claim is about [default: any].")
 @click.option("--mode", type=click.Choice(["attention-only", "production"]),
               default="attention-only", show_default=True,
@@ -595,9 +620,10 @@ def claim(ctx: click.Context, text: str, claim_type: str, evidence: tuple[str, .
 
 @click.command()
 @schema_option("trace")
-@click.option("--goal", "goal_id", default=None, help="Only this goal's events.")
+@click.option("--goal", "goal_id", default=None, help="Only this goal's events.",
+              callback=_not_blank)
 @click.option("--category", type=click.Choice(["attention", "validator"]), default=None)
-@click.option("--event", default=None, help="Only this event type.")
+@click.option("--event", default=None, help="Only this event type.", callback=_not_blank)
 @_format_option
 @_common
 @click.pass_context
