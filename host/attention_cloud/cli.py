@@ -48,6 +48,10 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
             if exc.exit_code:
                 _undo_made_home()
             raise
+        except SystemExit as exc:
+            if exc.code not in (0, None):     # a watcher stopped by a signal exits 0: no failure
+                _undo_made_home()
+            raise
         except BaseException:
             _undo_made_home()
             raise
