@@ -51,3 +51,16 @@ def test_what_is_no_time_is_refused_naming_the_option(home: Path) -> None:
                                     "--home", str(home)])
     assert out.exit_code == 2
     assert "Error: Invalid value for '--now'" in out.output and "'soon' is not a time" in out.output
+
+
+@pytest.mark.parametrize("variable", ["ATC_SCOPE", "ATC_NOW"])
+def test_an_empty_environment_variable_is_refused_not_read_as_unset(home: Path,
+                                                                     variable: str) -> None:
+    # click reads an empty variable as unset: `ATC_SCOPE=` (a script's variable never filled)
+    # listed and wrote the default scope, `ATC_NOW=` ran at the present, without a word;
+    # an empty $ATC_HOME is refused (README)
+    out = CliRunner().invoke(main, ["belief", "list", "--home", str(home)],
+                             env={variable: ""})
+    assert out.exit_code == 2, out.output
+    assert f"${variable} is set but empty" in out.stderr
+    assert out.stdout == ""

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 import time
 import unicodedata
 from datetime import datetime
@@ -108,12 +109,29 @@ class _Moment(click.ParamType):
 
 MOMENT = _Moment()
 
+def _env_set_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Refuse an option's environment variable set to nothing (a script exporting a variable
+    it never filled), as an empty ``$ATC_HOME`` is refused: click reads an empty variable as
+    unset, so ``ATC_SCOPE=`` wrote into the default scope and ``ATC_NOW=`` ran at the
+    present instead of the pinned clock, without a word."""
+    envvar = param.envvar if isinstance(param.envvar, str) else None
+    if (envvar and ctx.get_parameter_source(param.name or "") is
+            click.core.ParameterSource.DEFAULT):
+        raw = os.environ.get(envvar)
+        if raw is not None and not raw.strip():
+            raise click.BadParameter(f"${envvar} is set but empty: give it a value, or unset "
+                                     "it for the default", ctx=ctx, param=param)
+    return value
+
+
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--now", type=MOMENT, default=None, envvar="ATC_NOW", show_envvar=True,
+                      callback=_env_set_empty,
                       help="The current time: Unix seconds or a date and time such as "
                            "2026-03-20T09:00:00Z [default: now].")(fn)
     fn = click.option("--scope", envvar="ATC_SCOPE", default="default", show_default=True,
-                      show_envvar=True, help="Namespace of beliefs, goals and trace.")(fn)
+                      show_envvar=True, callback=_env_set_empty,
+                      help="Namespace of beliefs, goals and trace.")(fn)
     return click.option("--home", envvar="ATC_HOME", type=click.Path(file_okay=False),
                         default=None, show_envvar=True,
                         help="Memory home directory [default: ~/.attention-cloud].")(fn)
