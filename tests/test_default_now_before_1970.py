@@ -49,3 +49,15 @@ def test_the_default_is_the_now_given_as_that_time(home: Path) -> None:
     given = _receipt(home, goal, "--now", "1965-03-05T09:00:00Z")
     default = _receipt(home, goal)
     assert default["now"] == given["now"] and default["anchor"] == given["anchor"]
+
+
+def test_a_grantee_who_sees_no_dated_item_has_no_now(home: Path) -> None:
+    # the grantee's now is the newest item they see; seeing none, it was 0, read as
+    # 1970-01-01T00:00:00Z (their "last week" a window of 1969) rather than no time
+    runner = CliRunner()
+    for args in (["principal", "add", "alice", "--owner"], ["principal", "add", "bob"],
+                 ["grant", "add", "bob", "--segment", "elsewhere", "--ceiling", "L2"]):
+        out = runner.invoke(main, [*args, "--home", str(home)])
+        assert out.exit_code == 0, out.output
+    receipt = _receipt(home, "what happened to the tapes last week", "--as", "bob")
+    assert receipt["facts"] == [] and receipt["now"] is None and receipt["anchor"] is None
