@@ -64,3 +64,19 @@ def test_an_empty_environment_variable_is_refused_not_read_as_unset(home: Path,
     assert out.exit_code == 2, out.output
     assert f"${variable} is set but empty" in out.stderr
     assert out.stdout == ""
+
+
+@pytest.mark.parametrize("option, value", [("--now", "1969-07-20"), ("--now", "-5"),
+                                           ("--now", "2e11"), ("--observed-at", "1965-03-04")])
+def test_a_time_outside_the_attention_clock_is_refused_naming_the_option(
+        home: Path, option: str, value: str) -> None:
+    # the controller's times are Unix seconds from 1970: what lay before came back from Prolog
+    # as "Domain error: `time_seconds' expected, found `-14256000.0'", naming no option
+    args = (["belief", "list", option, value] if option == "--now" else
+            ["belief", "add", "old", "--type", "dependency_version", "--subject", "libfoo",
+             "--value", "1.0", "--confidence", "0.5", option, value,
+             "--volatility", "package_release"])
+    out = CliRunner().invoke(main, [*args, "--home", str(home)])
+    assert out.exit_code == 2, out.output
+    assert f"Invalid value for '{option}'" in out.stderr
+    assert "is outside the attention clock, which runs from 1970" in out.stderr

@@ -92,12 +92,19 @@ class _Moment(click.ParamType):
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return FINITE.convert(value, param, ctx)
         try:
-            return FINITE.convert(value, param, ctx)
+            seconds = FINITE.convert(value, param, ctx)
         except click.BadParameter:
-            pass
+            seconds = self._read(value, param, ctx)
+        if not 0 <= seconds <= _LAST_SECOND:
+            # the controller's times are Unix seconds from 1970 (atc_attention_checks): what
+            # lay outside came back from Prolog as "Domain error: `time_seconds' expected"
+            self.fail(f"{value!r} is outside the attention clock, which runs from 1970 "
+                      f"to 5138 (Unix seconds 0 to {_LAST_SECOND:,.0f})", param, ctx)
+        return seconds
+
+    def _read(self, value: Any, param: click.Parameter | None,
+              ctx: click.Context | None) -> float:
         from ..audit import normalise_time
 
         try:
@@ -105,6 +112,10 @@ class _Moment(click.ParamType):
         except UsageError as exc:
             self.fail(str(exc), param, ctx)
         return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+#: The last Unix second the attention rules take (rules/attention_checks.pl, time_seconds).
+_LAST_SECOND = 1.0e11
 
 
 MOMENT = _Moment()
