@@ -37,6 +37,10 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
       "--cost", "-1"], "-1.0 is not a cost: a cost is between 0 and 1000000"),
     (["goal", "ship", "--depends-on", "ver", "--loss", "-3"],
      "-3.0 is not a loss if wrong: a loss is between 0 and 1000000"),
+    (["belief", "add", "b3", "--type", "dependency_version", "--subject", "x", "--value", "1",
+      "--confidence", "0.5", "--volatility", "-5"],
+     "-5.0 is not a hazard rate: a volatility given as a number is changes per second, 0 to 1 "
+     "(or name a volatility class)"),
 ])
 def test_out_of_range_is_said_with_its_range(home: Path, args: list[str], says: str) -> None:
     journal = (home / "journal.pl").read_bytes()
