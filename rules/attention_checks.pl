@@ -154,6 +154,20 @@ must_be_finite(Value) :-
     ;   true
     ).
 
+% The range checks above in words naming the range: SWI-Prolog's own "Domain error:
+% `probability' expected, found `1.5'" said neither what a probability is here nor the bounds.
+prolog:error_message(domain_error(probability, X)) -->
+    [ '~p is not a probability: a confidence or an authority is between 0 and 1'-[X] ].
+prolog:error_message(domain_error(cost, X)) -->
+    [ '~p is not a cost: a cost is between 0 and 1000000'-[X] ].
+prolog:error_message(domain_error(loss_if_wrong, X)) -->
+    [ '~p is not a loss if wrong: a loss is between 0 and 1000000'-[X] ].
+prolog:error_message(domain_error(time_seconds, X)) -->
+    [ '~p is outside the attention clock: a time or an age is Unix seconds from 0 (1970) \c
+       to 1e11 (the year 5138)'-[X] ].
+prolog:error_message(domain_error(non_empty_text, X)) -->
+    [ '~q is empty: an id or a name needs a visible character'-[X] ].
+
 prolog:error_message(domain_error(finite_number, Value)) -->
     [ '~p is not a finite number: NaN and infinities are refused (JSON cannot hold them)'-[Value] ].
 

@@ -704,7 +704,7 @@ hydrate(Goal, Options, Frame) :-
     ),
     (   get_dict(now, Options, Now), Now \== null, Now \== default
     ->  Options1 = Options
-    ;   memory_now(Stamp),              % the newest item *they* see, not the owner's newest
+    ;   reader_newest_(Stamp),          % the newest item *they* see, not the owner's newest
         Options1 = Options.put(now, Stamp)
     ),
     atc_memory:hydrate(Goal, Options1.put(reader, P), Frame),
@@ -728,6 +728,13 @@ goal_time_window(G, N, W, P) :- atc_when:goal_time_window(G, N, W, P).
 %   their grants name (grant_scopes/2), newest first, until one the reader sees (a grant of
 %   one old session of a large segment checks every newer item of it).
 memory_now(Stamp) :-
+    reader_newest_(Newest),
+    (   Newest == none -> Stamp = 0 ; Stamp = Newest ).
+
+% reader_newest_(-Stamp): the newest time among the items the reader sees, or `none` when they
+% see no item with a time (a frame's `now` then: 0 is a time, 1970-01-01, and items before it
+% are read against their own newest).
+reader_newest_(Stamp) :-
     (   grantee_view_reader(P)              % no reader: no item is seen (the view fails closed)
     ->  (   reader_records(P, Records)      % their kept set: the newest of it, no scan
         ->  findall(T, ( member(H, Records), dated_(H, T, _) ), Ts)
@@ -735,7 +742,7 @@ memory_now(Stamp) :-
         )
     ;   Ts = []
     ),
-    (   Ts == [] -> Stamp = 0
+    (   Ts == [] -> Stamp = none
     ;   max_member(Newest, Ts),
         parse_time(Newest, iso_8601, Stamp)
     ).

@@ -215,9 +215,19 @@ item_window_(Id, From, To, How) :-
     ->  atom_string(Day, How)
     ).
 
-% The time the goal was read against (time_anchor_/4), ISO 8601 UTC; null for an empty memory.
+% The time the goal was read against (time_anchor_/4), ISO 8601 UTC; null when there is none.
 stamp_meta_(Now, Meta) :-
-    (   Now == none -> Meta = null ; format_time(string(Meta), '%FT%TZ', Now, posix) ).
+    (   Now == none -> Meta = null ; iso_utc_(Now, Meta) ).
+
+% iso_utc_(+Stamp, -Text): Stamp as ISO 8601 UTC text, the year in four digits (a sign before
+% the year 1): format_time/4's %F writes the year 1 as "1-01-01", which no reader of ISO 8601
+% takes, though `now` may be any time of the years 1 to 9999.
+iso_utc_(Stamp, Text) :-
+    stamp_date_time(Stamp, date(Year, _, _, _, _, _, _, _, _), 'UTC'),
+    format_time(string(Rest), '-%m-%dT%TZ', Stamp, posix),
+    Digits is abs(Year),
+    (   Year < 0 -> Sign = "-" ; Sign = "" ),
+    format(string(Text), "~w~|~`0t~d~4+~w", [Sign, Digits, Rest]).
 
 % Who said each item of the frame (item_speaker/2: the transcript's name, else the role), a
 % dict by handle; records that are not items (arcs, rollups, cells) have none.
@@ -389,12 +399,14 @@ segment_framing_sum_(Meta, F0, F) :-
 
 % The time window the goal names (when.pl), read against Now: the `now` option (a POSIX stamp
 % or an ISO 8601 text, any time of the years 1 to 9999, 1970 and before included) or else the
-% newest item's time; Now is `none` in an empty memory (memory_now/1's 0), which no window
-% is read against. A given time of 0 or less was taken for that "no time" before.
+% newest item's time, before 1970 too; Now is `none` when no item has a time (or a grantee
+% sees none: the `now` option `none`), which no window is read against. A time of 0 or less,
+% given or the newest item's, was taken for that "no time" before.
 time_anchor_(Goal, Now0, Now, Anchor) :-
     (   Now0 == default
-    ->  memory_now_for(Goal, Newest),
-        (   Newest > 0 -> Now = Newest ; Now = none )
+    ->  memory_now_for(Goal, Now)
+    ;   Now0 == none
+    ->  Now = none
     ;   number(Now0)
     ->  (   Now0 >= -62135596800, Now0 =< 253402300799   % the years 1 to 9999 (NaN is neither)
         ->  Now = Now0
@@ -422,8 +434,8 @@ goal_priors_(Goal, Reader, Anchor, priors(Speaker, Anchor)) :-
 
 anchor_meta_(none, null).
 anchor_meta_(window(From, To, Phrase), _{phrase: Phrase, from: F, to: T}) :-
-    format_time(string(F), '%FT%TZ', From, posix),
-    format_time(string(T), '%FT%TZ', To, posix).
+    iso_utc_(From, F),
+    iso_utc_(To, T).
 
 % A user rules module may define its own planes (plane/2, plane_segment/3). A user plane
 % without plane_segment/3 clauses of its own takes every segment ('*'), as when the module
@@ -1728,8 +1740,9 @@ role_latest_(speaker(Speaker), Goal, Reader, Segment, Pairs, Out) :-
     forall(member(W, Words),
            ( topicless_word_(W) ; memberchk(W, CueWords) ; role_goal_word_(W)
            ; spoken_name_word_(Named, W) )),
-    memory_now(Now), Now > 0,
-    reader_fetch_(Reader, 2000, 2000, items_between(0, Now), readable_(Reader), Newest0),
+    memory_newest(Now),
+    reader_fetch_(Reader, 2000, 2000, items_between(-62135596800, Now), readable_(Reader),
+                  Newest0),                     % from the year 1: before 1970 too
     take_(2000, Newest0, Newest),
     include(role_turn_(Whos, Segment, Reader), Newest, Turns0),
     take_(10, Turns0, Turns),

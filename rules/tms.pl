@@ -354,6 +354,9 @@ required(Dict, Key, Value) :-
 :- multifile prolog:error_message//1.
 prolog:error_message(domain_error(belief_field(Key), null)) -->
     [ 'a belief needs a ~w (null given)'-[Key] ].
+prolog:error_message(domain_error(hazard_per_second, Hazard)) -->
+    [ '~p is not a hazard rate: a volatility given as a number is changes per second, \c
+       0 to 1 (or name a volatility class)'-[Hazard] ].
 
 % A volatility is a class name or a hazard per second (at most 1: a change every second).
 known_volatility(Hazard, Hazard) :-

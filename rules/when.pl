@@ -1,6 +1,7 @@
 :- module(atc_when,
           [ goal_time_window/4,         % +Goal, +Now, -Window, -Phrase
             memory_now/1,               % -Stamp
+            memory_newest/1,            % -Stamp
             memory_now_for/2,           % +Goal, -Stamp
             items_between/3,            % +From, +To, -Items
             items_between/4,            % +From, +To, +Max, -Items
@@ -125,11 +126,28 @@ goal_words(Goal, Words) :-
 
 %!  memory_now(-Stamp:number) is det.
 %
-%   The time of the newest item in memory (0 when memory is empty). Read from the day index
-%   when it is current; after a change of the items it is found without rebuilding the index
-%   (newest_stamp_/1), so a frame whose goal names no time does not pay the index's scan after
-%   every write (an agent loop ingests every turn): the index is built when a window is asked.
+%   The time of the newest item in memory (0 when no item has a time: see memory_newest/1,
+%   which tells that apart from a memory whose newest item is of 1970-01-01T00:00:00Z).
 memory_now(Stamp) :-
+    newest_(Newest),
+    (   Newest == none -> Stamp = 0 ; Stamp = Newest ).
+
+%!  memory_newest(-Stamp:number) is semidet.
+%
+%   The time of the newest item in memory, before 1970 too (a negative stamp); fails when no
+%   item has a time. What a frame's default `now` is.
+memory_newest(Stamp) :-
+    newest_(Newest),
+    Newest \== none,
+    Stamp = Newest.
+
+% newest_(-Stamp): the newest item's stamp, or `none`. Read from the day index when it is
+% current; after a change of the items it is found without rebuilding the index
+% (newest_stamp_/1), so a frame whose goal names no time does not pay the index's scan after
+% every write (an agent loop ingests every turn): the index is built when a window is asked.
+% `none`, not 0, for no time: 0 and every stamp below it are times (before 1970), which a
+% memory of only such items was taken for "no time" by (no `now`, no window).
+newest_(Stamp) :-
     items_generation_(G),
     (   nb_current(when_time_index, G)
     ->  nb_getval(when_memory_now, Stamp)
@@ -158,20 +176,21 @@ newer_(Item, S0, S) :-
     arg(1, Item, H),
     (   item_time(H, T), T \== ""
     ->  item_stamp_(T, S1),
-        S is max(S0, S1)
+        (   S0 == none -> S = S1 ; S is max(S0, S1) )
     ;   S = S0
     ).
 
-%!  memory_now_for(+Goal, -Stamp:number) is det.
+%!  memory_now_for(+Goal, -Stamp) is det.
 %
-%   memory_now/1 for a frame of Goal: when Goal names a time, its window will be read from the
-%   day index, so the index is brought up to date first and the newest time read from it (not
-%   found once without it and then again by the rebuild).
+%   The newest item's time for a frame of Goal, `none` when no item has one (memory_newest/1):
+%   when Goal names a time, its window will be read from the day index, so the index is
+%   brought up to date first and the newest time read from it (not found once without it and
+%   then again by the rebuild).
 memory_now_for(Goal, Stamp) :-
     (   goal_time_window(Goal, 4.0e9, _, _)     % any present: does the goal name a time at all
     ->  time_index_ready_,
         nb_getval(when_memory_now, Stamp)
-    ;   memory_now(Stamp)
+    ;   newest_(Stamp)
     ).
 
 % newest_stamp_(-Stamp): the stamp the day index would give as memory_now, from the item times
@@ -190,7 +209,7 @@ newest_stamp_(Stamp) :-
     ),
     findall(S1, ( member(T1, Other), item_stamp_(T1, S1) ), Stamps1),
     append(Stamps0, Stamps1, Stamps),
-    (   Stamps == [] -> Stamp = 0 ; max_list(Stamps, Stamp) ).
+    (   Stamps == [] -> Stamp = none ; max_list(Stamps, Stamp) ).
 
 plain_utc_(T) :-
     string_length(T, Len), Len >= 19,
@@ -448,7 +467,7 @@ time_index_ready_ :-
             nb_setval(when_time_days, Oldest-Newest),
             nb_setval(when_memory_now, Now)
         ;   nb_setval(when_time_days, 1-0),           % no dated item: every window is empty
-            nb_setval(when_memory_now, 0)
+            nb_setval(when_memory_now, none)
         ),
         nb_setval(when_time_index, G),
         garbage_collect,                              % the scan's terms: give the stacks back

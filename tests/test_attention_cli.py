@@ -320,7 +320,7 @@ def test_atc_now_pins_the_clock_of_every_attention_command_as_now_does(home, mon
     assert run("attend", "--goal", "deploy", "--budget", "3") != pinned
     monkeypatch.setenv("ATC_NOW", "soon")
     result = runner.invoke(COMMANDS["attend"], ["--goal", "deploy", "--home", str(home)])
-    assert result.exit_code == 2 and "'ATC_NOW'): 'soon' is not a valid float" in result.output
+    assert result.exit_code == 2 and "'ATC_NOW'): 'soon' is not a time" in result.output
 
 
 def test_belief_why_of_a_long_chain_prints_a_bounded_tree_not_a_traceback(pl):

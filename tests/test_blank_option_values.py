@@ -41,6 +41,21 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ["hydrate", "staging", "--walk", ""],
     ["ingest", ""],
     ["curate", "--reembed", "--embedder", ""],
+    # the attention commands' ids and names: "Domain error: `non_empty_text' expected, found
+    # `""'" naming no argument, and `trace --goal ""` filtered every event out without a word
+    ["belief", "show", ""],
+    ["belief", "why", ""],
+    ["belief", "add", "", "--type", "dependency_version", "--subject", "s", "--value", "v",
+     "--confidence", "0.5", "--volatility", "package_release"],
+    ["belief", "add", "b", "--type", "dependency_version", "--subject", "s", "--value", "v",
+     "--confidence", "0.5", "--volatility", "package_release", "--supports", ""],
+    ["source", "add", "", "--type", "dependency_version", "--kind", "package_registry"],
+    ["source", "changed", ""],
+    ["goal", "g", "--depends-on", "", "--loss", "1"],
+    ["attend", "--goal", ""],
+    ["inspect", "", "--result", "4.2"],
+    ["claim", "deploy A", "--type", "live_system_state", "--evidence", ""],
+    ["trace", "--goal", ""],
 ])
 def test_an_empty_value_is_refused(home: Path, args: list[str]) -> None:
     journal = (home / "journal.pl").read_bytes()

@@ -33,6 +33,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (["receipt", "r_0000000000000000"], "r_0000000000000000: no such receipt"),
     (["receipt", "../../etc/passwd"], "../../etc/passwd: not a receipt id"),
     (["forget", "it_0000000000000000", "--yes"], "it_0000000000000000: no such item"),
+    # a session no item has exited 1, where a handle no item has exits 2
+    (["forget", "--session", "no-such-session", "--yes"], "no-such-session: no items in"),
+    (["forget", "--session", "no-such-session", "--dry-run"], "no-such-session: no items in"),
     (["grant", "revoke", "g_nope"], "g_nope: no such grant"),
     (["grant", "add", "nobody"], "nobody: no such principal"),
     (["grant", "list", "--grantee", "nobody"], "nobody: no such principal"),

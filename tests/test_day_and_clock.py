@@ -12,12 +12,14 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
 def reference(text: str) -> tuple[str, str]:
-    """The day and clock as strptime and strftime read and write them."""
+    """The day and clock as strptime reads them and ISO 8601 writes them (the year in four
+    digits: strftime's %Y writes the year 906 as "906")."""
     try:
         moment = datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
         return "", text
-    return f"{WEEKDAYS[moment.weekday()]} {moment:%Y-%m-%d}", f"{moment:%H:%M}"
+    return (f"{WEEKDAYS[moment.weekday()]} {moment.year:04d}-{moment:%m-%d}",
+            f"{moment:%H:%M}")
 
 
 def test_every_valid_time_reads_as_its_day_and_clock():

@@ -87,3 +87,17 @@ def test_forget_of_an_unknown_handle_is_memory_forgets_own_line(home):
             mem.forget(["it_0000000000000000"])
     said = tool_error(home, "forget", {"handle": "it_0000000000000000"})
     assert said == str(caught.value) == "it_0000000000000000: no such item in this memory"
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("claim", {"text": "deploy A", "claim_type": "live_system_state"}),
+    ("attend", {"goal_id": "deploy"}),
+])
+def test_a_claim_on_a_missing_home_is_refused_as_atc_claim_refuses_it(tmp_path, tool, arguments):
+    # The claim tool made a home where none was and judged the claim against nothing
+    # ("allowed", a violation logged into the new home); `atc claim` refuses a missing home
+    missing = tmp_path / "nowhere"
+    said = tool_error(missing, tool, arguments)
+    assert said == (f"{missing}: no memory home here (the `remember` tool creates one; "
+                    "check the server's --home or $ATC_HOME)")
+    assert not missing.exists()

@@ -58,6 +58,7 @@ def test_reader_show_with_no_level_reads_at_the_ceiling(home):
 
 @pytest.mark.parametrize("expires,shown", [("0", "1970-01-01T00:00:00Z"),
                                            ("99", "1970-01-01T00:01:39Z"),
+                                           ("-5", "1969-12-31T23:59:55Z"),
                                            ("1577836800", "2020-01-01T00:00:00Z")])
 def test_any_count_of_epoch_seconds_is_a_time_for_expires(home, expires, shown):
     path, _, _ = home
@@ -70,7 +71,7 @@ def test_any_count_of_epoch_seconds_is_a_time_for_expires(home, expires, shown):
     assert shown in listed.output
 
 
-@pytest.mark.parametrize("expires", ["-5", "soon", "2023"])
+@pytest.mark.parametrize("expires", ["--5", "soon", "2023"])
 def test_what_is_not_a_time_is_refused_in_one_line_naming_it(home, expires):
     path, _, _ = home
     before = (path / "journal.pl").read_bytes()

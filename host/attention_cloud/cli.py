@@ -37,28 +37,81 @@ class _Fail(click.ClickException):
 
 
 def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn library errors (and interrupted runs) into one clear line and an exit code."""
+    """Turn library errors (and interrupted runs) into one clear line and an exit code; a home
+    the failed command made and left untouched is taken away again (home_undo.py)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
-        except AtcError as exc:
-            refused = _write_refused(exc)
-            if refused:
-                raise _Fail(_storage_message(refused), 1) from exc
-            raise _Fail(one_line(exc, "cli"), exc.exit_code) from exc
-        except KeyboardInterrupt:
-            raise _Fail("interrupted", 130) from None
-        except OSError as exc:
-            if exc.errno in _PERMISSION_ERRNOS and exc.filename:
-                raise _Fail(_permission_message(exc), 1) from exc
-            if exc.errno not in _STORAGE_ERRNOS:
-                raise
-            where = f": {exc.filename}" if exc.filename else ""
-            raise _Fail(_storage_message(f"{exc.strerror or exc}{where}"), 1) from exc
+            return _explaining_errors(fn, *args, **kwargs)
+        except click.exceptions.Exit as exc:
+            if exc.exit_code:
+                _undo_made_home()
+            raise
+        except SystemExit as exc:
+            if exc.code not in (0, None):     # a watcher stopped by a signal exits 0: no failure
+                _undo_made_home()
+            raise
+        except BaseException:
+            _undo_made_home()
+            raise
 
     return wrapper
+
+
+def _explaining_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    except AtcError as exc:
+        refused = _write_refused(exc)
+        if refused:
+            raise _Fail(_storage_message(refused), 1) from exc
+        raise _Fail(one_line(exc, "cli"), exc.exit_code) from exc
+    except KeyboardInterrupt:
+        raise _Fail("interrupted", 130) from None
+    except OSError as exc:
+        if exc.errno in _PERMISSION_ERRNOS and exc.filename:
+            raise _Fail(_permission_message(exc), 1) from exc
+        if exc.errno not in _STORAGE_ERRNOS:
+            raise
+        where = f": {exc.filename}" if exc.filename else ""
+        raise _Fail(_storage_message(f"{exc.strerror or exc}{where}"), 1) from exc
+
+
+#: Where open_memory notes the folders it is about to make (the click context's meta, which
+#: every context of one command line shares), for fail_cleanly to take back on a failure.
+_MADE_HOME = "attention_cloud.made_home"
+
+
+def note_made_home(home: str | os.PathLike[str] | None) -> None:
+    """Before a command opens ``home`` to write: note the folders opening it will make, so
+    that a failure of the command takes them away again (:func:`fail_cleanly`)."""
+    from .home import resolve_home
+    from .home_undo import folders_to_make
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+    try:
+        made = folders_to_make(resolve_home(home))
+    except AtcError:
+        return                            # Memory.open says what is wrong with the name
+    if made:
+        ctx.meta[_MADE_HOME] = made
+
+
+def _undo_made_home() -> None:
+    ctx = click.get_current_context(silent=True)
+    made = ctx.meta.pop(_MADE_HOME, None) if ctx is not None else None
+    if not made:
+        return
+    from .home_undo import undo_made_home
+    from .memory import current
+
+    mem = current()
+    if mem is not None and mem.home == made[-1]:
+        mem.close()                       # its lock and journal stream, before they go
+    undo_made_home(made)
 
 
 def _storage_message(reason: str) -> str:
@@ -117,6 +170,8 @@ def open_memory(home: str | None, *, create: bool = True) -> Memory:
     from .home import config_warnings
     from .memory import Memory
 
+    if create:
+        note_made_home(home)
     mem = Memory.open(home, create=create)
     for line in config_warnings(mem.config):
         note(f"{mem.home / 'config.json'}: {line}")
@@ -511,8 +566,10 @@ def _plain(value: Any) -> Any:
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=30.0,
               show_default=True, help="Seconds the goal may run (catch/3 cannot extend it).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+# `text` as every other command names its text output (a script passing `--format text` to
+# each command failed here alone); `table` is what it prints, and stays its name too.
+@click.option("--format", "fmt", type=click.Choice(["table", "text", "json"]), default="table",
+              show_default=True, help="table (or text): columns; json: an array of objects.")
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL", callback=not_blank,
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
 @schema_option("query")

@@ -115,7 +115,8 @@ def select(mem: Any, handles: Iterable[str] = (), *, session: str | None = None,
         rows = mem.pl.solutions("atc_journal:item_session", Var(), Atom(session))
         found = sorted(str(h) for (h,) in rows)
         if not found:
-            raise InputError(f"{session}: no items in this session")
+            # a name the home does not hold, as a handle no item has: bad usage (exit 2)
+            raise BadArgument(f"{session}: no items in this session")
         chosen += found
     if query is not None:
         result = mem.query(query, limit=1_000_000)

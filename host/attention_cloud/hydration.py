@@ -934,7 +934,8 @@ def _day_and_clock(time_text: str) -> tuple[str, str]:
             moment = datetime.strptime(time_text, "%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
         return "", time_text
-    return f"{_WEEKDAYS[moment.weekday()]} {moment:%Y-%m-%d}", f"{moment:%H:%M}"
+    # the year in four digits: %Y writes the year 999 as "999"
+    return f"{_WEEKDAYS[moment.weekday()]} {moment.year:04d}-{moment:%m-%d}", f"{moment:%H:%M}"
 
 
 _ISO_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)

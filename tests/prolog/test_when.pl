@@ -127,7 +127,9 @@ test(memory_now_follows_new_items, [setup(store_reset), cleanup(store_reset),
 % After a write memory_now/1 reads the newest time without rebuilding the day index; it must
 % give what the index gives, whatever the forms of the times (UTC text with or without a
 % fraction or the Z, an offset read one by one, no time at all).
-index_now(Now) :- atc_when:time_index_ready_, nb_getval(when_memory_now, Now).
+index_now(Now) :-
+    atc_when:time_index_ready_, nb_getval(when_memory_now, Now0),
+    (   Now0 == none -> Now = 0 ; Now = Now0 ).   % no dated item: memory_now/1's 0
 
 test(memory_now_after_a_write_is_the_index_s, [setup(store_reset), cleanup(store_reset),
                                                true(Nows == [Day1-Day1, Day2-Day2, Day3-Day3])]) :-
@@ -192,6 +194,26 @@ test(memory_now_of_an_undated_memory_is_zero, [setup(store_reset), cleanup(store
                                                true(Now == 0)]) :-
     journal_add_items([item(h1, src, "s", 0, turn, user, "", "", default, "f:1", "a", [])], _),
     memory_now(Now).
+
+test(memory_newest_of_an_undated_memory_fails, [setup(store_reset), cleanup(store_reset),
+                                                fail]) :-
+    journal_add_items([item(h1, src, "s", 0, turn, user, "", "", default, "f:1", "a", [])], _),
+    memory_newest(_).
+
+% A memory of items written before 1970 has a newest time (a negative stamp): it was taken for
+% "no time", so a frame over it had no `now` and read no window ("yesterday") against it.
+test(memory_newest_before_1970, [setup(store_reset), cleanup(store_reset),
+                                 true(Days == ['1965-03-05', '1965-03-05', '1965-03-05'])]) :-
+    journal_add_items([item(h1, src, "s", 0, turn, user, "", "1965-03-04T10:00:00Z", default, "f:1", "a", []),
+                       item(h2, src, "s", 1, turn, user, "", "1965-03-05T09:00:00Z", default, "f:2", "b", [])], _),
+    memory_newest(A), memory_now(B),
+    memory_now_for("what broke yesterday", C),
+    maplist(day, [A, B, C], Days).
+
+test(memory_newest_at_the_epoch_is_a_time, [setup(store_reset), cleanup(store_reset),
+                                            true(Now =:= 0)]) :-
+    journal_add_items([item(h1, src, "s", 0, turn, user, "", "1970-01-01T00:00:00Z", default, "f:1", "a", [])], _),
+    memory_newest(Now).
 
 stamp(Text, Stamp) :- parse_time(Text, iso_8601, Stamp).
 

@@ -354,7 +354,8 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
                 ctl.check_attend(budget=budget, current=current)
                 ctl.add_goal(goal_id, depends_on=depends_on, loss_if_wrong=loss, now=now)
             return ctl.attend(goal_id, budget=budget, now=now, current=current).as_dict()
-        return answer(await write(call, create=True))
+        # a goal the home holds, unless depends_on sets it here (as `atc attend`)
+        return answer(await write(call, create=bool(depends_on)))
 
     @server.tool()
     async def claim(text: str, claim_type: str, evidence: list[str] | None = None,
@@ -370,7 +371,8 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
                 text, claim_type=claim_type, evidence=tuple(evidence or ()), mode=mode,
                 now=time.time(), subject=subject)
             return dict(verdict.__dict__)
-        return answer(await write(call, create=True))
+        # judged by what a home holds: a missing one is a mistyped home, not one to make
+        return answer(await write(call, create=False))
 
     @server.tool()
     async def show(handle: str, level: Level = "L0", source: bool = False) -> Answer:

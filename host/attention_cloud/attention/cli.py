@@ -24,8 +24,10 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 import time
 import unicodedata
+from datetime import datetime
 from typing import Any, Callable
 
 import click
@@ -50,6 +52,19 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _not_blank(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """An empty name refused as the host CLI refuses one (``Error: Invalid value for
+    'BELIEF_ID': must not be empty``, exit 2): an empty belief, source, goal or candidate id
+    reached Prolog and came back as "Domain error: `non_empty_text' expected, found `""'",
+    naming no argument, and an empty ``trace --goal`` filtered every event out unsaid."""
+    values = value if isinstance(value, tuple) else (value,)
+    if "" in values:
+        raise click.BadParameter("must not be empty", ctx=ctx, param=param)
+    # a blank one (spaces) is refused by the id's own check, in one line: "needs a visible
+    # character and no control characters"
+    return value
+
+
 class _Finite(click.ParamType):
     """A float that is a number: click's FLOAT lets ``nan`` and ``inf`` through, which reached
     Prolog and came back as "found `1.5NaN'"."""
@@ -66,11 +81,68 @@ class _Finite(click.ParamType):
 
 FINITE = _Finite()
 
+
+class _Moment(click.ParamType):
+    """A moment as Unix seconds: a number (any, as before), or a time written as every other
+    option that takes one reads it (``atc hydrate --now``, ``grant --since``: ISO 8601, a
+    date, RFC 2822, ...). ``--now 2026-03-20T09:00:00Z`` was "is not a valid float" here
+    while ``atc hydrate --now`` took it and refused nothing but a bare year."""
+
+    name = "time"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        try:
+            seconds = FINITE.convert(value, param, ctx)
+        except click.BadParameter:
+            seconds = self._read(value, param, ctx)
+        if not 0 <= seconds <= _LAST_SECOND:
+            # the controller's times are Unix seconds from 1970 (atc_attention_checks): what
+            # lay outside came back from Prolog as "Domain error: `time_seconds' expected"
+            self.fail(f"{value!r} is outside the attention clock, which runs from 1970 "
+                      f"to 5138 (Unix seconds 0 to {_LAST_SECOND:,.0f})", param, ctx)
+        return seconds
+
+    def _read(self, value: Any, param: click.Parameter | None,
+              ctx: click.Context | None) -> float:
+        from ..audit import normalise_time
+
+        try:
+            iso = normalise_time(str(value))
+        except UsageError as exc:
+            self.fail(str(exc), param, ctx)
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+#: The last Unix second the attention rules take (rules/attention_checks.pl, time_seconds).
+_LAST_SECOND = 1.0e11
+
+
+MOMENT = _Moment()
+
+def _env_set_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Refuse an option's environment variable set to nothing (a script exporting a variable
+    it never filled), as an empty ``$ATC_HOME`` is refused: click reads an empty variable as
+    unset, so ``ATC_SCOPE=`` wrote into the default scope and ``ATC_NOW=`` ran at the
+    present instead of the pinned clock, without a word."""
+    envvar = param.envvar if isinstance(param.envvar, str) else None
+    if (envvar and ctx.get_parameter_source(param.name or "") is
+            click.core.ParameterSource.DEFAULT):
+        raw = os.environ.get(envvar)
+        if raw is not None and not raw.strip():
+            raise click.BadParameter(f"${envvar} is set but empty: give it a value, or unset "
+                                     "it for the default", ctx=ctx, param=param)
+    return value
+
+
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = click.option("--now", type=FINITE, default=None, envvar="ATC_NOW", show_envvar=True,
-                      help="The current time in Unix seconds [default: now].")(fn)
+    fn = click.option("--now", type=MOMENT, default=None, envvar="ATC_NOW", show_envvar=True,
+                      callback=_env_set_empty,
+                      help="The current time: Unix seconds or a date and time such as "
+                           "2026-03-20T09:00:00Z [default: now].")(fn)
     fn = click.option("--scope", envvar="ATC_SCOPE", default="default", show_default=True,
-                      show_envvar=True, help="Namespace of beliefs, goals and trace.")(fn)
+                      show_envvar=True, callback=_env_set_empty,
+                      help="Namespace of beliefs, goals and trace.")(fn)
     return click.option("--home", envvar="ATC_HOME", type=click.Path(file_okay=False),
                         default=None, show_envvar=True,
                         help="Memory home directory [default: ~/.attention-cloud].")(fn)
@@ -92,10 +164,13 @@ def _controller(ctx: click.Context, home: str | None, scope: str, *,
                          "command changed would be gone when it exits; choose another name")
     if memory is None:
         from ..bridge import get_prolog
+        from ..cli import note_made_home
         from ..memory import Memory
 
         # Load the attention rules before the home's journal is replayed into them.
         ensure_loaded(get_prolog())
+        if create:
+            note_made_home(home)      # taken away again if the command is refused
         memory = Memory.open(home, create=create)
     return Controller(memory.pl, scope, memory=memory)
 
@@ -158,17 +233,21 @@ def belief() -> None:
 
 
 @belief.command("add")
-@click.argument("belief_id")
-@click.option("--type", "claim_type", required=True, help="Claim type, e.g. deploy_state.")
+@click.argument("belief_id", callback=_not_blank)
+@click.option("--type", "claim_type", required=True, help="Claim type, e.g. deploy_state.",
+              callback=_not_blank)
 @click.option("--subject", required=True, help="What the claim is about.")
 @click.option("--value", required=True, help="The believed value.")
 @click.option("--confidence", type=FINITE, required=True, help="Confidence in [0,1].")
-@click.option("--observed-at", type=FINITE, default=None, help="When it was observed (Unix s).")
+@click.option("--observed-at", type=MOMENT, default=None,
+              help="When it was observed: Unix seconds or a date and time.")
 @click.option("--age", type=FINITE, default=None, help="Or: how many seconds ago.")
-@click.option("--volatility", required=True,
+@click.option("--volatility", required=True, callback=_not_blank,
               help="Volatility class, e.g. deploy_state, or a hazard rate per second.")
-@click.option("--supports", multiple=True, help="Belief, it_ item, source or inspection id.")
-@click.option("--source", default=None, help="The source this belief is a reading of.")
+@click.option("--supports", multiple=True, help="Belief, it_ item, source or inspection id.",
+              callback=_not_blank)
+@click.option("--source", default=None, help="The source this belief is a reading of.",
+              callback=_not_blank)
 @_common
 @click.pass_context
 @fail_cleanly
@@ -213,7 +292,7 @@ def _volatility(text: str) -> str | float:
 
 @belief.command("show")
 @schema_option("belief")
-@click.argument("belief_id")
+@click.argument("belief_id", callback=_not_blank)
 @_format_option
 @_common
 @click.pass_context
@@ -252,7 +331,7 @@ def _belief_line(info: dict[str, Any]) -> str:
 
 @belief.command("why")
 @schema_option("why")
-@click.argument("belief_id")
+@click.argument("belief_id", callback=_not_blank)
 @_format_option
 @_common
 @click.pass_context
@@ -308,9 +387,10 @@ def source() -> None:
 
 
 @source.command("add")
-@click.argument("name")
-@click.option("--type", "claim_type", required=True, help="The claim type it answers.")
-@click.option("--kind", default=None, help="Registry kind [default: NAME].")
+@click.argument("name", callback=_not_blank)
+@click.option("--type", "claim_type", required=True, help="The claim type it answers.",
+              callback=_not_blank)
+@click.option("--kind", default=None, help="Registry kind [default: NAME].", callback=_not_blank)
 @click.option("--authority", type=FINITE, default=None, help="Override the registry.")
 @click.option("--cost", type=FINITE, default=1.0, show_default=True,
               help="What one inspection of it costs (the VOC weighs it).")
@@ -335,7 +415,7 @@ def source_add(ctx: click.Context, name: str, claim_type: str, kind: str | None,
 
 
 @source.command("changed")
-@click.argument("name")
+@click.argument("name", callback=_not_blank)
 @_common
 @click.pass_context
 @fail_cleanly
@@ -350,7 +430,8 @@ def source_changed(ctx: click.Context, name: str, home: str | None, scope: str,
 @source.command("event")
 @click.argument("kind", type=click.Choice(["interruption", "failed_action", "state_change",
                                            "claim_drafted"]))
-@click.option("--from", "origin", required=True, help="The source reporting the event.")
+@click.option("--from", "origin", required=True, help="The source reporting the event.",
+              callback=_not_blank)
 @click.option("--target", required=True, help="What it is about.")
 @click.option("--payload", default="", help="Free text; kept, never interpreted.")
 @click.option("--priority", type=FINITE, default=None, help="Honoured from trusted sources only.")
@@ -369,15 +450,17 @@ def source_event(ctx: click.Context, kind: str, origin: str, target: str, payloa
 
 # -- goal -------------------------------------------------------------------------------------
 @click.command()
-@click.argument("goal_id")
-@click.option("--depends-on", multiple=True, required=True, help="Belief ids the decision needs.")
+@click.argument("goal_id", callback=_not_blank)
+@click.option("--depends-on", multiple=True, required=True, help="Belief ids the decision needs.",
+              callback=_not_blank)
 @click.option("--loss", type=FINITE, required=True, help="Loss if the decision is wrong.")
 @click.option("--deadline-s", type=FINITE, default=None, help="Seconds until the deadline.")
 @click.option("--irreversible", is_flag=True,
               help="The action cannot be undone: its evidence must be fresh (a floor).")
 @click.option("--safety-critical", is_flag=True,
               help="A wrong decision is unsafe: its invariant is checked first (a floor).")
-@click.option("--decides", default=None, help="The belief whose value is the decision.")
+@click.option("--decides", default=None, help="The belief whose value is the decision.",
+              callback=_not_blank)
 @_common
 @click.pass_context
 @fail_cleanly
@@ -395,10 +478,13 @@ def goal(ctx: click.Context, goal_id: str, depends_on: tuple[str, ...], loss: fl
 # -- attend / inspect -------------------------------------------------------------------------
 @click.command()
 @schema_option("attend")
-@click.option("--goal", "goal_id", required=True, help="The goal to attend to.")
+@click.option("--goal", "goal_id", required=True, help="The goal to attend to.",
+              callback=_not_blank)
 @click.option("--budget", type=int, default=3, show_default=True, help="Inspections left.")
-@click.option("--current", default=None, help="Candidate being worked on (hysteresis).")
-@click.option("--depends-on", multiple=True, help="Set the goal first: its dependencies.")
+@click.option("--current", default=None, help="Candidate being worked on (hysteresis).",
+              callback=_not_blank)
+@click.option("--depends-on", multiple=True, help="Set the goal first: its dependencies.",
+              callback=_not_blank)
 @click.option("--loss", type=FINITE, default=1.0, show_default=True,
               help="With --depends-on: loss if the decision is wrong.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
@@ -470,7 +556,7 @@ def _candidate_row(c: Candidate) -> str:
 
 @click.command()
 @schema_option("inspect")
-@click.argument("candidate_id")
+@click.argument("candidate_id", callback=_not_blank)
 @click.option("--result", "value", default=None,
               help="What the inspection returned (required for a source's reading, "
                    "unless --failed).")
@@ -514,8 +600,10 @@ def inspect(ctx: click.Context, candidate_id: str, value: str | None, failed: bo
 @click.command()
 @schema_option("claim")
 @click.argument("text")
-@click.option("--type", "claim_type", required=True, help="Claim type of the claim.")
-@click.option("--evidence", multiple=True, help="Inspection or belief id cited.")
+@click.option("--type", "claim_type", required=True, help="Claim type of the claim.",
+              callback=_not_blank)
+@click.option("--evidence", multiple=True, help="Inspection or belief id cited.",
+              callback=_not_blank)
 @click.option("--subject", default=None, help="What the claim is about [default: any].")
 @click.option("--mode", type=click.Choice(["attention-only", "production"]),
               default="attention-only", show_default=True,
@@ -532,9 +620,11 @@ def claim(ctx: click.Context, text: str, claim_type: str, evidence: tuple[str, .
 
     Example: atc claim "deploy B" --type compatibility --evidence insp-2 --mode production
     """
-    verdict = _controller(ctx, home, scope).claim(text, claim_type=claim_type,
-                                                  evidence=evidence, mode=mode, now=_now(now),
-                                                  subject=subject)
+    # Checked against what a home holds (sources, beliefs, inspections): a missing home is a
+    # mistyped --home, which made an empty one and judged the claim against nothing.
+    ctl = _controller(ctx, home, scope, create=False)
+    verdict = ctl.claim(text, claim_type=claim_type, evidence=evidence, mode=mode, now=_now(now),
+                        subject=subject)
     if fmt == "json":
         _json(verdict.__dict__)
     elif verdict.allowed and not verdict.violations:
@@ -559,9 +649,10 @@ def claim(ctx: click.Context, text: str, claim_type: str, evidence: tuple[str, .
 
 @click.command()
 @schema_option("trace")
-@click.option("--goal", "goal_id", default=None, help="Only this goal's events.")
+@click.option("--goal", "goal_id", default=None, help="Only this goal's events.",
+              callback=_not_blank)
 @click.option("--category", type=click.Choice(["attention", "validator"]), default=None)
-@click.option("--event", default=None, help="Only this event type.")
+@click.option("--event", default=None, help="Only this event type.", callback=_not_blank)
 @_format_option
 @_common
 @click.pass_context

@@ -166,7 +166,7 @@ class LogClock:
             moment += timedelta(days=1)
         self.last = moment
         day = date.fromisoformat(self.day) + timedelta(days=self.shift)
-        return TurnTime(moment.strftime("%Y-%m-%dT%H:%M:%SZ"), day.isoformat())
+        return TurnTime(utc_text(moment), day.isoformat())
 
 
 def read_time(value: Any) -> str | None:
@@ -198,7 +198,14 @@ def read_time(value: Any) -> str | None:
     if _EPOCH.match(text) and not _BASIC_DATE.match(text):
         return _from_epoch(float(text))
     moment = parse_moment(text)
-    return None if moment is None else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return None if moment is None else utc_text(moment)
+
+
+def utc_text(moment: datetime) -> str:
+    """``moment`` (UTC) as ``YYYY-MM-DDTHH:MM:SSZ``, the year in four digits: strftime's %Y
+    writes the year 999 as "999", which Prolog's ISO 8601 reader refuses and which sorts
+    after "2023" as text (``--now 0999-05-01`` was a domain error naming "999-05-01...")."""
+    return f"{moment.year:04d}" + moment.strftime("-%m-%dT%H:%M:%SZ")
 
 
 def is_year_alone(text: str) -> bool:
@@ -338,14 +345,19 @@ def _dateutil_reading(text: str, dayfirst: bool,
 
 def read_typed_time(text: str) -> str | None:
     """A time a person typed (``--expires``, ``--since``), as :func:`read_time` reads it, save
-    that every count of Unix epoch seconds is one, 0 and counts before 1973 included (read
-    from a transcript those are placeholders and are refused): ``0`` is
-    1970-01-01T00:00:00Z as ``1577836800`` is 2020-01-01T00:00:00Z. Four digits read as a
+    that every count of Unix epoch seconds is one, 0, counts before 1973 and negative ones
+    included (read from a transcript those are placeholders and are refused): ``0`` is
+    1970-01-01T00:00:00Z as ``1577836800`` is 2020-01-01T00:00:00Z and ``-86400``
+    1969-12-31T00:00:00Z. Four digits read as a
     year alone (``2023``) and eight as a date (``20230508``) stay what they were."""
     value = read_time(text)
     stripped = text.strip()
     if value is None and _EPOCH.match(stripped) and not _YEAR_ALONE.match(stripped):
         return _from_epoch(float(stripped), floor=0)
+    if value is None and stripped.startswith("-") and _EPOCH.match(stripped[1:]):
+        # Before 1970, as `date +%s -d 1969-07-20` writes it: a date of 1969 was a time and its
+        # count of seconds was refused. Milliseconds as above (JavaScript's getTime()).
+        return _from_epoch(float(stripped), floor=float("-inf"))
     return value
 
 
@@ -353,13 +365,13 @@ def _from_epoch(number: float, floor: float = _EPOCH_MIN) -> str | None:
     if number != number or number < floor:  # NaN, 0 or a count from a run's start
         return None
     divisor = next((d for threshold, d in ((_NS_THRESHOLD, 1e9), (_US_THRESHOLD, 1e6),
-                                           (_MS_THRESHOLD, 1e3)) if number > threshold), 1)
+                                           (_MS_THRESHOLD, 1e3)) if abs(number) > threshold), 1)
     seconds = number / divisor
     try:
         moment = datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc_text(moment)
 
 
 _FILE_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?!\d)")
@@ -766,7 +778,7 @@ def date_note(text: str, time: str, days: list[str]) -> str:
         # a season was read in the hemisphere the turn was written in, which the UTC time no
         # longer says: the southern reading is tried too
         for shift, south in ((0, None), (0, True), (-1, None), (-1, True), (1, None), (1, True)):
-            iso = (moment + timedelta(days=shift)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            iso = utc_text(moment + timedelta(days=shift))
             read = relative_dates(text, TurnTime(iso, iso[:10], south))
             if any(day in wanted for _, day in read):
                 for phrase, day in read:
