@@ -28,7 +28,7 @@ that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, 
 1:56 pm on 8 May, 2023``), dates the turns after it, and the clock time alone of a speaker line
 after it (``[10:30] Priya: …``) is on its day (the next day once the clock goes back past
 midnight), or before any, on the day the file's name gives (``club-2023-05-08.txt``). A date line without a year (``## May 8th``, ``Tue 9 May``) is reported unread,
-its turns kept without a time, unless the file's name and date lines give one year only
+its turns (their clock times too) kept without a time, unless the file's name, date lines and fully dated speaker lines give one year only
 (:func:`the_one_year`), which then places it. Any form :mod:`.timefmt` reads; numeric dates (``08/05/2023``) in one order of day
 and month for the whole file (:meth:`PlainTextParser._day_order`).
 """
@@ -359,11 +359,13 @@ def unread_date(line: str) -> str:
     return yearless_day(line)
 
 
-def the_one_year(lines: list[str], named_day: str) -> str:
+def the_one_year(lines: list[str], named_day: str, stamped_days: Iterable[str] = ()) -> str:
     """The year the dates of a file give when they give one only: its name's day
-    (``club-2023-05-08.md``) and every date line outside code fences; "" when none does, or
-    they give two years or more (a date line without one cannot then be placed)."""
+    (``club-2023-05-08.md``), the days its speaker lines write in full (``stamped_days``,
+    ``YYYY-MM-DD``) and every date line outside code fences; "" when none does, or they give
+    two years or more (a date line without one cannot then be placed)."""
     years = {named_day[:4]} if named_day else set()
+    years.update(day[:4] for day in stamped_days if day)
     for line in outside_fences(lines):
         if len(line) <= 90 and _YEAR.search(line):
             dated = date_line(line)
@@ -500,6 +502,7 @@ class PlainTextParser:
         self.session = default_session
         self.clock = LogClock()  # the day a speaker line's clock time alone ("[10:30]") is on
         self.day_first = False  # "08/05/2023": month first unless the file says otherwise
+        self.undated = False  # a date line above could not be read (reported once, there)
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
@@ -535,7 +538,8 @@ class PlainTextParser:
                 dated = None if fenced else date_line(with_iso_dates(line, self.day_first))
                 if dated is None and not fenced and yearless_day(line):
                     if year is None:
-                        year = the_one_year(lines, file_date(source.stem))
+                        year = the_one_year(lines, file_date(source.stem),
+                                            self._stamped_days(lines, names))
                     dated = self._in_year(line, number, year, last_day) if year else None
                 if dated is not None:
                     session_time = dated  # dates the turns after it
@@ -547,6 +551,8 @@ class PlainTextParser:
                         role = ""
                     self.collector.unread_times.append((number, unread_date(line)[:120]))
                     session_time = ""  # its turns have no time, not the session's before
+                    self.clock.dated("")  # nor do its clock times ("[13:56]"): no day to be on
+                    self.undated = True
                 elif irc and not fenced and irc_event(line):
                     if role:  # a join or an action ends the turn above: it is no one's words
                         self._turn(role, (start, end), body, source.pointer_base, who, when)
@@ -602,6 +608,22 @@ class PlainTextParser:
         role = roles.setdefault(name, named_role(name, roles, returning))
         return role, name, rest, stamp
 
+    def _stamped_days(self, lines: list[str], names: frozenset[str]) -> Iterator[str]:
+        """The days the file's speaker lines write in full (``[2023-05-07 10:00] Priya: …``),
+        in its order of day and month: a year they give places a date line without one."""
+        for line in outside_fences(lines):
+            stamped = _STAMPED_SPEAKER.match(line)
+            named = _named_match(line)
+            if stamped and _role_speaker(line):  # "[2023-05-07 10:00] User: …"
+                written = stamped.group("stamp")
+            elif named is not None and named.group("name") in names:
+                written = _written_time(named)
+            else:
+                continue
+            dated = read_turn_time(with_iso_dates(written, self.day_first)) if written else None
+            if dated:
+                yield dated.day
+
     def _in_year(self, line: str, number: int, year: str, last_day: str) -> TurnTime | None:
         """The day a date line without a year (``## May 8th``, ``Tue 9 May``) names in
         ``year``, the one the file gives; None (left to be reported unread) when that is no
@@ -638,6 +660,8 @@ class PlainTextParser:
         found = self.clock.read(rewritten)
         if found:
             return found
+        if self.undated and not self.clock.day:
+            return ""  # a clock time under the unread date line, which the report names
         if rewritten != written:
             self.collector.unread_times.append((number, written))
             return ""
