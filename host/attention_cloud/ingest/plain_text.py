@@ -433,31 +433,39 @@ def _speaker_bullet(line: str) -> re.Match[str] | None:
 
 
 def is_bulleted_chat(lines: list[str]) -> bool:
-    """Whether ``lines`` are a chat written as bullets of named speakers under a date line
-    (``**2023-05-08**`` or ``## 2023-05-08``, then ``- **Priya**: …``), not meeting notes
-    whose items name who said them (``- Omar: …`` among ``- Decided …``). The evidence: a date
-    line above the first such bullet, two names or more with one back after another spoke, every
-    name in bold, and every top-level item a speaker's, with no attendees line: minutes mix
-    ``- Decided …`` items in, or name people in plain text."""
+    """Whether ``lines`` are a chat written as bullets of named speakers (``- **Priya**: …``
+    under ``**2023-05-08**`` or ``## 2023-05-08``, ``- Priya: …`` under a date line that is no
+    heading, ``* 13:56 Priya: …``), not meeting notes whose items name who said them (``- Omar:
+    …`` among ``- Decided …``, or a dated heading's ``- Omar: …`` items, which notes read). The
+    evidence: two names or more with one back after another spoke, every top-level item a
+    speaker's, with no attendees line (minutes mix ``- Decided …`` items in, or list who came),
+    and either every bullet with its own time (a log of messages; with a date line above unless
+    the times name their day), or a date line above the first bullet with the names in bold, or
+    in plain text under a date line no notes reader takes (``**2023-05-08**``, not ``## …``)."""
     names: list[str] = []
-    bold = True
+    bold = timed = whole_dates = True
     every_item_a_speaker = True
-    dated = False
+    dated = under_heading = False
     for line in outside_fences(lines):
         match = _speaker_bullet(line)
         if match is None:
             if _BULLET.match(line) or _ATTENDEES.match(line):
                 every_item_a_speaker = False
             elif not names and (date_line(line) or yearless_day(line)):
-                dated = True
+                dated, under_heading = True, line.lstrip().startswith("#")
             continue
-        if not dated:
-            return False
         names.append(match.group("name"))
         bold = bold and bool(match.group("bold"))
+        written = _written_time(match)
+        timed = timed and bool(written)
+        whole_dates = whole_dates and bool(written) and bool(read_turn_time(written))
     returns = any(names[at - 1] != names[at] and names[at] in names[:at - 1]
                   for at in range(2, len(names)))
-    return len(set(names)) >= 2 and returns and bold and every_item_a_speaker
+    if len(set(names)) < 2 or not returns or not every_item_a_speaker:
+        return False
+    if timed:
+        return dated or whole_dates
+    return dated and (bold or not under_heading)
 
 
 def without_bullets(lines: list[str]) -> list[str]:
