@@ -4,7 +4,7 @@ A turn starts at a speaker line and runs until the next one: ``User:``/``Human:`
 ``Assistant:``/``AI:``, ``System:`` and ``Tool:`` at the start of a line (also bold, as
 ``**User:**``), or a markdown heading naming the speaker (``## User``, ``### Assistant``).
 Speaker names are matched case-insensitively. In a transcript without those, people's names
-start turns (``Priya: …``, ``**Tomás:** …``): a capitalised name of up to three words that starts
+start turns (``Priya: …``, ``**Tomás:** …``, or in lower case where the file says so, :func:`_lower_case_speakers`): a capitalised name of up to three words that starts
 at least two lines, or one line written as the other speakers' are when two names do (a group
 chat's third person who spoke once) or between two lines of the one name that does (the other
 person's one reply); never a label such as ``Note:``; the first such name takes
@@ -170,12 +170,12 @@ def speaker_of(line: str) -> tuple[str, str] | None:
     return None
 
 
-def named_speaker_of(line: str) -> tuple[str, str, str] | None:
+def named_speaker_of(line: str, lower: bool = False) -> tuple[str, str, str] | None:
     """``(name, rest of the line, time or "")`` when ``line`` looks like ``Name: …``,
     ``[time] Name: …`` or ``Name (time): …`` (a capitalised name of up to three words), else
     None. Whether the name is a speaker is for the whole transcript to say
-    (:func:`speaker_names`)."""
-    match = _named_match(line)
+    (:func:`speaker_names`); with ``lower``, a lower-case user name too."""
+    match = _named_match(line, lower)
     if match is None:
         return None
     return match.group("name"), match.group("rest"), _written_time(match)
@@ -186,12 +186,48 @@ def _written_time(match: re.Match[str]) -> str:
     return next((match.group(g) for g in ("stamp", "bare", "paren", "square") if match.group(g)), "")
 
 
-def _named_match(line: str) -> re.Match[str] | None:
+def _named_match(line: str, lower: bool = False) -> re.Match[str] | None:
+    """The speaker-line match of ``line``: a capitalised name, or one in a script without case
+    (李雷, محمد); with ``lower``, a lower-case user name too (``priya``), for a file whose
+    evidence says its lower-case names are people (:func:`_lower_case_speakers`)."""
     match = _NAMED_SPEAKER.match(line)
-    # a name is capitalised, or written in a script without case (李雷, محمد): never lower-case
+    if match is not None and lower and _LOWER_NAME.fullmatch(match.group("name")):
+        return match
     if match is None or any(word[0].islower() for word in match.group("name").split()):
         return _IRC_SPEAKER.match(line) if "<" in line[:80] else None
     return match
+
+
+# A user name in lower case: one word of letters (a logger's "urllib3.connectionpool" or
+# "worker-1" is none).
+_LOWER_NAME = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-](?=[^\W\d_])){0,30}")
+# What people say to each other and a log never writes: a question, I, you, we.
+_ADDRESSED = re.compile(r"\?|(?i:\b(?:i|i'm|i'll|i've|me|my|you|you're|your|we|we're|us|our)\b)")
+
+
+def _lower_case_speakers(lines: list[str]) -> frozenset[str]:
+    """The lower-case names of a chat exported with user names (``2023-05-08 13:56 priya:
+    …``), told from a log's components (``13:56:01 worker: started``) by the evidence over the
+    file rather than by case: every such line with a time before the name, two to twelve
+    names, one back after another spoke, and people addressed in a quarter of the lines or
+    more (a question, I, you, we: what a log never writes); else none."""
+    order: list[str] = []
+    addressed = 0
+    for line in outside_fences(lines):
+        match = _NAMED_SPEAKER.match(line)
+        if match is None or not _LOWER_NAME.fullmatch(match.group("name")) \
+                or match.group("name") in _LABELS or match.group("name").upper() in _LOG_LEVELS:
+            continue
+        if not (match.group("stamp") or match.group("bare")):
+            return frozenset()  # "name: value": a record's fields, however they read
+        order.append(match.group("name"))
+        addressed += bool(_ADDRESSED.search(match.group("rest")))
+    names = set(order)
+    returns = any(order[at - 1] != order[at] and order[at] in order[:at - 1]
+                  for at in range(2, len(order)))
+    if 2 <= len(names) <= 12 and returns and addressed * 4 >= len(order):
+        return frozenset(names)
+    return frozenset()
 
 
 def irc_event(line: str) -> bool:
@@ -246,7 +282,7 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             once.setdefault(name, (_shape(match), match.group("rest").strip()))
     names = {name for name, n in counts.items() if n >= 2}
     if not names:
-        return _each_line_timed_speaker(lines, once)
+        return _each_line_timed_speaker(lines, once) or _lower_case_speakers(lines)
     usual = set().union(*(shapes[name] for name in names))
     known = set(names)
     for name, (shape, rest) in once.items():
@@ -604,7 +640,7 @@ class PlainTextParser:
                 if stamped else None
         if not names:
             return None
-        named = named_speaker_of(line)
+        named = named_speaker_of(line, lower=True)  # a lower-case name only when one of names
         if named is None or named[0] not in names:
             return None
         # read only once the line is known to start a turn: a turn's own line opening with
@@ -621,7 +657,7 @@ class PlainTextParser:
         in its order of day and month: a year they give places a date line without one."""
         for line in outside_fences(lines):
             stamped = _STAMPED_SPEAKER.match(line)
-            named = _named_match(line)
+            named = _named_match(line, lower=True)
             if stamped and _role_speaker(line):  # "[2023-05-07 10:00] User: …"
                 written = stamped.group("stamp")
             elif named is not None and named.group("name") in names:
