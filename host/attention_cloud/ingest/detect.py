@@ -140,6 +140,10 @@ def _detection_text(source: Source) -> str:
         head = json_lines_head(source.data, 4 * _LINES_TO_TRY + 1)
         if head is not None:
             return head
+    if not source.decoded and source.data.lstrip()[:1] in (b"[", b"{"):
+        text = source.json_text  # a JSON document: its emoji as escapes, see Source.json_text
+        if text is not None:
+            return text
     return source.text if source.text is not None else source.data.decode("utf-8", "replace")
 
 
