@@ -121,3 +121,27 @@ def test_invalid_json_after_an_emoji_names_the_column_the_file_writes(tmp_path):
     assert out.exit_code == 1 and "(column 35)" in out.output, out.output
     home = tmp_path / "home"
     assert not home.exists() or not any(home.iterdir())  # nothing written
+
+
+def _text_chat(path, lines, emoji):
+    with path.open("w", encoding="utf-8") as out:
+        for n in range(lines):
+            who = "Priya" if n % 2 == 0 else "Tomás"
+            out.write(f"[2023-05-08 {n // 60 % 24:02d}:{n % 60:02d}] {who}: line {n} about the "
+                      "long run plan " + "w" * 200 + (" 📋" if emoji and n == 7 else "") + "\n")
+
+
+def test_a_text_chat_with_one_emoji_is_read_a_line_at_a_time(tmp_path):
+    """A chat of speaker lines (and a WhatsApp export, Markdown, notes) was decoded whole, and
+    detection kept that text while the parse ran: one emoji made it four bytes a character, a
+    peak of 13x the file against 7.8x without it. It is read a line at a time now (a file that
+    holds an envelope's tag excepted), a line with an emoji alone in being wide."""
+    plain, emoji = tmp_path / "plain" / "chat.txt", tmp_path / "chat.txt"
+    plain.parent.mkdir()
+    _text_chat(plain, 3000, emoji=False)
+    _text_chat(emoji, 3000, emoji=True)
+    plain_result, plain_peak = _parsed_with_peak(plain)
+    result, peak = _parsed_with_peak(emoji)
+    assert result.format == "text" and len(result.items) == len(plain_result.items) == 3000
+    assert result.items[7].text.endswith(" 📋") and result.items[7].speaker == "Tomás"
+    assert peak < 1.2 * plain_peak, f"{peak / plain_peak:.2f}x the peak without the emoji"

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,9 @@ def _names_a_file(text: str) -> bool:
     return os.path.exists(text) or Path(text).suffix.lower() in TRANSCRIPT_SUFFIXES
 
 
+_ASTRAL_CHAR = re.compile(rb"[\xf0-\xf4][\x80-\xbf]{3}")
+
+
 def _detection_text(source: Source) -> str:
     """The text formats are told apart by: for a large JSON Lines file not yet decoded, its
     first lines (what the line-by-line checks read), so detection does not hold the whole file
@@ -144,6 +148,15 @@ def _detection_text(source: Source) -> str:
         text = source.json_text  # a JSON document: its emoji as escapes, see Source.json_text
         if text is not None:
             return text
+    if not source.decoded:
+        # lines of text, decoded for detection alone and not kept (a parser of lines reads the
+        # file a line at a time): each character beyond U+FFFF (an emoji) as U+FFFD, which no
+        # check tells from it, so the text is two bytes a character at most, not four
+        try:
+            text = _ASTRAL_CHAR.sub("\ufffd".encode(), source.data).decode("utf-8")
+        except UnicodeDecodeError:
+            return source.data.decode("utf-8", "replace")  # its parser reports the bad byte
+        return text[1:] if text.startswith("\ufeff") else text
     return source.text if source.text is not None else source.data.decode("utf-8", "replace")
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from .collector import ItemCollector
 from .envelope import (
     ENVELOPE_TAG,
+    bytes_may_hold_envelope,
     has_closing_envelope_tag,
     may_hold_envelope,
     scan_tag_blocks,
@@ -159,8 +160,7 @@ def _decode_error(text: str | None) -> json.JSONDecodeError | None:
 
 def strip_document_envelopes(source: Source, collector: ItemCollector, document: Any) -> None:
     """Remove envelopes from every string of a decoded JSON document, counting them."""
-    text = source.json_text
-    if text is not None and may_hold_envelope(text):
+    if bytes_may_hold_envelope(source.data):
         collector.envelopes_stripped += strip_envelopes_in(document)
 
 

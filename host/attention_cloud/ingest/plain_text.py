@@ -551,9 +551,7 @@ class PlainTextParser:
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
-        text = self.collector.text_without_envelopes(source, lone_close=False)
-        lines = without_bullets(
-            [line[:-1] if line.endswith("\r") else line for line in text.split("\n")])
+        lines = without_bullets(self.collector.lines_without_envelopes(source, lone_close=False))
         names = speaker_names(lines)
         # a log whose speakers are nicks in angle brackets: its events end turns
         irc = bool(names) and any(

@@ -85,8 +85,9 @@ class Source:
         surrogate pair (``\\ud83d\\udccb`` for 📋), which a decoder turns back into that
         character inside its own string. One emoji makes Python store every character of a
         text in four bytes; so a large JSON document is held at one or two bytes a character
-        while it is decoded. Neither is kept: a reader holds the document it decodes."""
-        if self._decoded or not _ASTRAL.search(self.data):
+        while it is decoded. It is not kept (``text`` is, once asked for): a reader holds the
+        document it decodes."""
+        if self._decoded:
             return self.text
         try:
             text = _ASTRAL.sub(_json_escape, self.data).decode("utf-8")
