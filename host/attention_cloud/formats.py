@@ -42,7 +42,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                    "<session>:<turn> kept as relation turn_id; question and answers not read",
     "markdown": "Markdown logs whose turns start at timed speaker headings "
                 "(## User (03:56 UTC))",
-    "text": "plain text or markdown with speaker lines (User:, ## Assistant, Priya: ...)",
+    "text": "plain text or markdown with speaker lines (User:, ## Assistant, Priya: ...), "
+            "and LINE's chat history export (2023/05/08(Mon), then 13:56<TAB>Priya<TAB>...)",
     "whatsapp": "WhatsApp chat exports, iOS ([5/8/23, 1:56:03 PM] Priya: ...) and Android "
                 "(08/05/2023, 13:56 - Priya: ...): every sender and time, day/month order "
                 "decided from the whole file",

@@ -19,7 +19,10 @@ Omar and Lee joined the call.``) is kept as a ``note`` item. A name that starts 
 first line and whose text names two or more of the speakers after it is such a label (a
 meeting's roll call), never a speaker. A chat written as bullets under a date line
 (``**2023-05-08**``, then ``- **Priya**: …``) is read as those speaker lines when the evidence says
-it is one (:func:`is_bulleted_chat`); meeting notes' ``- Omar: …`` items stay notes.
+it is one (:func:`is_bulleted_chat`); meeting notes' ``- Omar: …`` items stay notes. LINE's
+chat history export writes each message ``13:56<TAB>Priya<TAB>…`` under its day's line
+(``2023/05/08(Mon)``): the tabs name the speaker whatever the name's case; its one-tab lines
+(``Priya unsent a message.``) are events, counted, and ``[Sticker]`` alone is media.
 
 Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:56] Priya: …``,
 ``13:56 Priya: …``) or hold one in brackets after the name (``Priya (2023-05-08 13:56): …``,
@@ -106,6 +109,20 @@ _IRC_SPEAKER = re.compile(
     r"(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>.*)",
     re.DOTALL,
 )
+# LINE's chat history export: "13:56<TAB>Priya<TAB>text" ("1:56 PM", "午後1:56" on some
+# phones). The tabs say where the name is, so it may be anything a LINE name is (lower case,
+# an emoji in it); the groups are those of _NAMED_SPEAKER.
+_TAB_CLOCK = r"(?:(?:午前|午後|[AaPp][Mm] ?)?\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?)"
+_TAB_SPEAKER = re.compile(
+    r"(?P<bare>" + _TAB_CLOCK + r")\t(?P<name>[^\t\n]*[^\W\d_][^\t\n]{0,60})\t"
+    r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>.*)",
+    re.DOTALL,
+)
+# What LINE writes that no one said, after the clock and one tab: "Priya unsent a message.",
+# "Priya joined the group.", "Priyaがメッセージの送信を取り消しました".
+_TAB_EVENT = re.compile(_TAB_CLOCK + r"\t[^\t\n]+\Z")
+# A message that is only what LINE names for a sticker, photo, video or file: "[Sticker]", "[写真]"
+_TAB_MEDIA = re.compile(r"\[[^\[\]\n]{1,30}\]\Z")
 # What an IRC log writes that no one said: joins, parts, quits, topic and mode changes ("-!-",
 # "***", "-->", "<--", "--"), and "/me" actions ("* priya waves"), after the line's time.
 _IRC_EVENT = re.compile(r"[ \t]{0,3}" + _STAMP + _BARE_STAMP
@@ -126,7 +143,10 @@ _LABELS = frozenset("""
 _LOG_LEVELS = frozenset("TRACE DEBUG INFO NOTICE WARN WARNING ERROR ERR FATAL CRITICAL SEVERE".split())
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
-DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
+DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?|saved on|保存日時)"
+                        r"[ \t]*[:\uff1a][ \t]*", re.I)
+# A weekday in brackets after a date, as LINE writes its day lines: "2023/05/08(Mon)", "(月)"
+_BRACKETED_WEEKDAY = re.compile(r"[ \t]*[(\uff08][^()\uff08\uff09\d]{1,12}[)\uff09][ \t]*\Z")
 _LAST_BRACKETS = re.compile(r"[(\[]((?:[^()\[\]\n]|\([^()\[\]\n]{1,12}\)){6,60})[)\]][ \t:]*\Z")
 # An IRC client's day banner: irssi's "--- Day changed Tue May 09 2023", "--- Log opened Mon May
 # 08 13:55:12 2023", WeeChat's "-- Date changed to …".
@@ -190,6 +210,10 @@ def _named_match(line: str, lower: bool = False) -> re.Match[str] | None:
     """The speaker-line match of ``line``: a capitalised name, or one in a script without case
     (李雷, محمد); with ``lower``, a lower-case user name too (``priya``), for a file whose
     evidence says its lower-case names are people (:func:`_lower_case_speakers`)."""
+    if "\t" in line[:80]:
+        tabbed = _TAB_SPEAKER.match(line)
+        if tabbed is not None:
+            return tabbed
     match = _NAMED_SPEAKER.match(line)
     if match is not None and lower and _LOWER_NAME.fullmatch(match.group("name")):
         return match
@@ -266,10 +290,15 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
     once: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
     shapes: dict[str, set[tuple[bool, bool, bool]]] = {}
     order: list[str] = []  # the names starting lines, in the order of the lines
+    dated = False  # a date line seen: LINE's "13:56<TAB>Priya<TAB>…" lines are under one
     for line in outside_fences(lines):
         if _role_speaker(line) is not None:
             return frozenset()
         match = _named_match(line)
+        if match is not None and match.re is _TAB_SPEAKER and not dated:
+            continue  # a table's "13:56<TAB>worker<TAB>…" rows, with no day above them
+        if match is None and not dated:
+            dated = date_line(line) is not None
         if match is not None:
             name = match.group("name")
             if name.lower() in _LABELS and date_line(line) is not None:
@@ -347,7 +376,7 @@ def date_line(line: str) -> str | None:
     ``--- 2023-05-08 13:56 ---``, ``On 8 May 2023:``), or a Markdown heading that holds a whole
     date (``# Session log 2026-01-02``: the day of the clock times below it), else None; a
     :class:`~attention_cloud.ingest.timefmt.TurnTime`, which knows the day as written."""
-    text = line.strip().strip("#*_[]()=~ \t").strip(":- \t")
+    text = _BRACKETED_WEEKDAY.sub("", line.strip()).strip("#*_[]()=~ \t").strip(":- \t")
     if not text or len(text) > 90 or not _YEAR.search(text):
         return None
     text = DATE_LABEL.sub("", text, count=1) if DATE_LABEL.match(text) else text
@@ -547,6 +576,7 @@ class PlainTextParser:
         self.clock = LogClock()  # the day a speaker line's clock time alone ("[10:30]") is on
         self.day_first = False  # "08/05/2023": month first unless the file says otherwise
         self.undated = False  # a date line above could not be read (reported once, there)
+        self.tabbed = False  # a LINE export ("13:56<TAB>Priya<TAB>…"), known once names are
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
@@ -557,6 +587,10 @@ class PlainTextParser:
         irc = bool(names) and any(
             (m := _IRC_SPEAKER.match(line)) is not None and m.group("name") in names
             for line in lines[:2000] if "<" in line[:80])
+        # a LINE export: its one-tab lines are events, and its messages of several lines quoted
+        self.tabbed = bool(names) and any(
+            (m := _TAB_SPEAKER.match(line)) is not None and m.group("name") in names
+            for line in lines[:2000] if "\t" in line[:80])
         self.day_first = self._day_order(lines)
         if file_date(source.stem):  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
             self.clock.dated(file_date(source.stem))
@@ -595,6 +629,11 @@ class PlainTextParser:
                     session_time = ""  # its turns have no time, not the session's before
                     self.clock.dated("")  # nor do its clock times ("[13:56]"): no day to be on
                     self.undated = True
+                elif self.tabbed and not fenced and _TAB_EVENT.match(line):
+                    if role:  # "Priya unsent a message.": no one's words, and the turn's end
+                        self._turn(role, (start, end), body, source.pointer_base, who, when)
+                        role = ""
+                    self.collector.ignore("system")
                 elif irc and not fenced and irc_event(line):
                     if role:  # a join or an action ends the turn above: it is no one's words
                         self._turn(role, (start, end), body, source.pointer_base, who, when)
@@ -610,6 +649,10 @@ class PlainTextParser:
                 self._turn(role, (start, end), body, source.pointer_base, who, when)
             turns += 1
             role, who, rest, stamp = speaker
+            if self.tabbed and _TAB_MEDIA.match(rest.strip()):
+                role = ""  # "[Sticker]", "[Photo]": LINE left the file out
+                self.collector.ignore("media")
+                continue
             # no stamp: the date line's time; an unreadable one (reported): none
             start, end, body = number, number, [rest]
             when = session_time if stamp is None else stamp
@@ -738,7 +781,19 @@ class PlainTextParser:
         self, role: str, lines: tuple[int, int], body: list[str], base: str, speaker: str,
         time: str
     ) -> None:
+        if self.tabbed:
+            body = _unquoted(body)
         add_turn(self.collector, self.session, role, lines, body, base, speaker, time)
+
+
+def _unquoted(body: list[str]) -> list[str]:
+    """A LINE message of several lines without the double quotes the export wraps it in (a
+    quote inside it written twice, as in CSV); other messages as they are."""
+    filled = [line for line in body if line.strip()]
+    if len(filled) < 2 or not body[0].startswith('"') or not filled[-1].rstrip().endswith('"'):
+        return body
+    text = "\n".join(body).strip()
+    return text[1:-1].replace('""', '"').split("\n")
 
 
 def add_turn(
