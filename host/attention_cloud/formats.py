@@ -43,7 +43,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
     "markdown": "Markdown logs whose turns start at timed speaker headings "
                 "(## User (03:56 UTC))",
     "text": "plain text or markdown with speaker lines (User:, ## Assistant, Priya: ...), "
-            "and LINE's chat history export (2023/05/08(Mon), then 13:56<TAB>Priya<TAB>...)",
+            "LINE's chat history export (2023/05/08(Mon), then 13:56<TAB>Priya<TAB>...) and "
+            "Zoom's saved meeting chat (13:56:03 From Priya to Everyone:)",
     "whatsapp": "WhatsApp chat exports, iOS ([5/8/23, 1:56:03 PM] Priya: ...) and Android "
                 "(08/05/2023, 13:56 - Priya: ...): every sender and time, day/month order "
                 "decided from the whole file",

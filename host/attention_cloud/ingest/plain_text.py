@@ -23,6 +23,8 @@ it is one (:func:`is_bulleted_chat`); meeting notes' ``- Omar: …`` items stay 
 chat history export writes each message ``13:56<TAB>Priya<TAB>…`` under its day's line
 (``2023/05/08(Mon)``): the tabs name the speaker whatever the name's case; its one-tab lines
 (``Priya unsent a message.``) are events, counted, and ``[Sticker]`` alone is media.
+Zoom's saved meeting chat writes ``13:56:03 From Priya Patel to Everyone:`` over the message's
+tab-indented lines; its clock times are on the day its folder is named after.
 
 Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:56] Priya: …``,
 ``13:56 Priya: …``) or hold one in brackets after the name (``Priya (2023-05-08 13:56): …``,
@@ -41,6 +43,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from .classify import (
     assistant_text_kind,
@@ -115,6 +118,15 @@ _IRC_SPEAKER = re.compile(
 _TAB_CLOCK = r"(?:(?:午前|午後|[AaPp][Mm] ?)?\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?)"
 _TAB_SPEAKER = re.compile(
     r"(?P<bare>" + _TAB_CLOCK + r")\t(?P<name>[^\t\n]*[^\W\d_][^\t\n]{0,60})\t"
+    r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>.*)",
+    re.DOTALL,
+)
+# Zoom's saved meeting chat: "13:56:03 From Priya Patel to Everyone:" with the message on the
+# lines below (tab-indented), or an older client's "13:56:03<TAB> From  Priya Patel : …". The
+# words say where the name is, so it may be anything a display name is ("tomás (he/him)").
+_ZOOM_SPEAKER = re.compile(
+    r"(?P<bare>\d{1,2}:\d\d:\d\d)[ \t]+From[ \t]+(?P<name>[^\t\n]*?[^\W\d_][^\t\n]*?)"
+    r"(?:[ \t]+to[ \t]+[^\t\n:]+?)?[ \t]*:(?:[ \t]+|\Z)"
     r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>.*)",
     re.DOTALL,
 )
@@ -214,6 +226,10 @@ def _named_match(line: str, lower: bool = False) -> re.Match[str] | None:
         tabbed = _TAB_SPEAKER.match(line)
         if tabbed is not None:
             return tabbed
+    if "From" in line[:20]:
+        zoom = _ZOOM_SPEAKER.match(line)
+        if zoom is not None:
+            return zoom
     match = _NAMED_SPEAKER.match(line)
     if match is not None and lower and _LOWER_NAME.fullmatch(match.group("name")):
         return match
@@ -577,6 +593,7 @@ class PlainTextParser:
         self.day_first = False  # "08/05/2023": month first unless the file says otherwise
         self.undated = False  # a date line above could not be read (reported once, there)
         self.tabbed = False  # a LINE export ("13:56<TAB>Priya<TAB>…"), known once names are
+        self.zoom = False  # a Zoom meeting's chat ("13:56:03 From Priya to Everyone:")
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
@@ -591,9 +608,16 @@ class PlainTextParser:
         self.tabbed = bool(names) and any(
             (m := _TAB_SPEAKER.match(line)) is not None and m.group("name") in names
             for line in lines[:2000] if "\t" in line[:80])
+        # a Zoom meeting's chat: its messages on the lines below the sender's, tab-indented
+        self.zoom = bool(names) and any(
+            (m := _ZOOM_SPEAKER.match(line)) is not None and m.group("name") in names
+            for line in lines[:2000] if "From" in line[:20])
         self.day_first = self._day_order(lines)
-        if file_date(source.stem):  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
-            self.clock.dated(file_date(source.stem))
+        named_day = file_date(source.stem)
+        if not named_day and self.zoom:  # its folder is named after the meeting's start
+            named_day = file_date(Path(source.pointer_base).parent.name)
+        if named_day:  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
+            self.clock.dated(named_day)
         year: str | None = None  # read at the first date line without one: most have none
         self.yearless_read: list[tuple[int, str]] = []
         last_day = ""  # the day of the date line above: a year's day before it is the next's
@@ -783,6 +807,8 @@ class PlainTextParser:
     ) -> None:
         if self.tabbed:
             body = _unquoted(body)
+        if self.zoom:
+            body = [line[1:] if line.startswith("\t") else line for line in body]
         add_turn(self.collector, self.session, role, lines, body, base, speaker, time)
 
 
