@@ -25,6 +25,8 @@ chat history export writes each message ``13:56<TAB>Priya<TAB>…`` under its da
 (``Priya unsent a message.``) are events, counted, and ``[Sticker]`` alone is media.
 Zoom's saved meeting chat writes ``13:56:03 From Priya Patel to Everyone:`` over the message's
 tab-indented lines; its clock times are on the day its folder is named after.
+Discord messages pasted from the app sit under their author's line, ``Priya — 05/08/2023 1:56
+PM``.
 
 Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:56] Priya: …``,
 ``13:56 Priya: …``) or hold one in brackets after the name (``Priya (2023-05-08 13:56): …``,
@@ -130,6 +132,16 @@ _ZOOM_SPEAKER = re.compile(
     r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>.*)",
     re.DOTALL,
 )
+# Discord messages copied from the app: the author's line, "Priya — 05/08/2023 1:56 PM" or
+# "Tomás — Today at 1:56 PM", over the message's lines. The dash and the clock at the line's
+# end say where the name is, so it may be lower case.
+_DASH_SPEAKER = re.compile(
+    r"(?P<name>[^\W\d_][^\t\n\u2014]{0,60}?)[ \t]+\u2014[ \t]+"
+    r"(?P<bare>[^\t\n\u2014]{0,30}?\d{1,2}:\d\d(?:[ \t]?[AaPp]\.?[Mm]\.?)?)[ \t]*\Z"
+    r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>)",
+)
+# Speaker lines whose message is on the lines below them, never after the name.
+_HEADER_SHAPES = (_ZOOM_SPEAKER, _DASH_SPEAKER)
 # What LINE writes that no one said, after the clock and one tab: "Priya unsent a message.",
 # "Priya joined the group.", "Priyaがメッセージの送信を取り消しました".
 _TAB_EVENT = re.compile(_TAB_CLOCK + r"\t[^\t\n]+\Z")
@@ -230,6 +242,10 @@ def _named_match(line: str, lower: bool = False) -> re.Match[str] | None:
         zoom = _ZOOM_SPEAKER.match(line)
         if zoom is not None:
             return zoom
+    if "\u2014" in line[:64]:
+        dashed = _DASH_SPEAKER.match(line)
+        if dashed is not None and not is_label_word(dashed.group("name")):
+            return dashed
     match = _NAMED_SPEAKER.match(line)
     if match is not None and lower and _LOWER_NAME.fullmatch(match.group("name")):
         return match
@@ -324,7 +340,10 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             counts[name] = counts.get(name, 0) + 1
             order.append(name)
             shapes.setdefault(name, set()).add(_shape(match))
-            once.setdefault(name, (_shape(match), match.group("rest").strip()))
+            rest = match.group("rest").strip()
+            if not rest and match.re in _HEADER_SHAPES:
+                rest = "\n"  # its words are on the lines below it, as every message's are
+            once.setdefault(name, (_shape(match), rest))
     names = {name for name, n in counts.items() if n >= 2}
     if not names:
         return _each_line_timed_speaker(lines, once) or _lower_case_speakers(lines)
