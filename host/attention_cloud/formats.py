@@ -49,7 +49,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                 "(08/05/2023, 13:56 - Priya: ...): every sender and time, day/month order "
                 "decided from the whole file",
     "telegram": "Telegram Desktop chat exports (result.json): one chat's messages, or every "
-                "chat of an account's export, each message with its sender and time",
+                "chat of an account's export, each message with its sender and time; and its "
+                "HTML export (messages.html, when named)",
     "slack": "Slack workspace exports: a channel folder's day files (general/2023-05-08.json), "
              "each message with its sender's name and time, threads linked; users.json read "
              "for names",

@@ -94,6 +94,7 @@ from .slack import is_slack_day, is_slack_metadata
 from .google_chat import is_empty_google_chat, is_google_chat_export, is_google_chat_metadata
 from .open_webui import is_open_webui_export
 from .imessage import is_imessage_export
+from .telegram_html import is_telegram_html
 from .sillytavern import is_sillytavern_line
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
@@ -172,6 +173,8 @@ def detect_source_format(source: Source) -> str:
         return "discord"
     if head[:1] == "<" and is_discord_html(head[:1_000_000]):  # its HTML page
         return "discord"
+    if head[:1] == "<" and is_telegram_html(head[:1_000_000]):  # Telegram Desktop's default
+        return "telegram"
     if is_claude_ai_users(source.name, text):  # before Slack's lists: the same name
         return "claude-ai"
     if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels
