@@ -76,6 +76,10 @@ _COLON_SPEAKER = re.compile(
 _HEADING_SPEAKER = re.compile(
     r"[ \t]{0,3}#{1,6}[ \t]+" + _NAMES + r"[ \t]*:?[ \t]*#*[ \t]*", re.IGNORECASE
 )
+# "## Prompt:" and "## Response:", as exporters of ChatGPT and Claude chats write them: with
+# the colon only (a report's "## Response" section is no speaker).
+_HEADING_PROMPT = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(prompt|response)[ \t]*:[ \t]*#*[ \t]*",
+                             re.IGNORECASE)
 FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
 _STAMP = r"(?:\[(?P<stamp>[^\]\n]{4,60})\][ \t]*)?"
 #: One character of a time written in brackets, or a short bracketed word inside it: the weekday
@@ -140,8 +144,6 @@ _DASH_SPEAKER = re.compile(
     r"(?P<bare>[^\t\n\u2014]{0,30}?\d{1,2}:\d\d(?:[ \t]?[AaPp]\.?[Mm]\.?)?)[ \t]*\Z"
     r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>)",
 )
-# Speaker lines whose message is on the lines below them, never after the name.
-_HEADER_SHAPES = (_ZOOM_SPEAKER, _DASH_SPEAKER)
 # What LINE writes that no one said, after the clock and one tab: "Priya unsent a message.",
 # "Priya joined the group.", "Priyaがメッセージの送信を取り消しました".
 _TAB_EVENT = re.compile(_TAB_CLOCK + r"\t[^\t\n]+\Z")
@@ -193,6 +195,15 @@ _ROLES = {
     "system": "system",
     "tool": "tool",
 }
+# A heading that is only a name and a colon, as the ChatGPT Exporter writes each turn's:
+# "#### You:", "#### ChatGPT:" (the message on the lines below). The groups are those of
+# _NAMED_SPEAKER.
+_HEADING_NAME = re.compile(
+    r"[ \t]{0,3}#{1,6}[ \t]+(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
+    r"[ \t]*[:\uff1a][ \t]*#*[ \t]*\Z"
+    r"(?P<stamp>(?!))?(?P<bare>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>)")
+# Speaker lines whose message is on the lines below them, never after the name.
+_HEADER_SHAPES = (_ZOOM_SPEAKER, _DASH_SPEAKER, _HEADING_NAME)
 
 
 def is_label_word(name: str) -> bool:
@@ -208,6 +219,9 @@ def speaker_of(line: str) -> tuple[str, str] | None:
     heading = _HEADING_SPEAKER.fullmatch(line)
     if heading:
         return _ROLES[heading.group(1).lower()], ""
+    prompt = _HEADING_PROMPT.fullmatch(line) if line.lstrip().startswith("#") else None
+    if prompt:
+        return ("user" if prompt.group(1).lower() == "prompt" else "assistant"), ""
     colon = _COLON_SPEAKER.match(line)
     if colon:
         return _ROLES[colon.group(1).lower()], colon.group(2)
@@ -238,6 +252,11 @@ def _named_match(line: str, lower: bool = False) -> re.Match[str] | None:
         tabbed = _TAB_SPEAKER.match(line)
         if tabbed is not None:
             return tabbed
+    if line.lstrip()[:1] == "#":
+        heading = _HEADING_NAME.match(line)
+        if heading is not None and not is_label_word(heading.group("name")) \
+                and not heading.group("name")[0].islower():
+            return heading
     if "From" in line[:20]:
         zoom = _ZOOM_SPEAKER.match(line)
         if zoom is not None:
@@ -322,10 +341,15 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
     once: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
     shapes: dict[str, set[tuple[bool, bool, bool]]] = {}
     order: list[str] = []  # the names starting lines, in the order of the lines
+    sequence: list[str] = []  # the same with "" for each User:-style line among them
+    role_lines: set[str] = set()  # the roles User:-style lines name
     dated = False  # a date line seen: LINE's "13:56<TAB>Priya<TAB>…" lines are under one
     for line in outside_fences(lines):
-        if _role_speaker(line) is not None:
-            return frozenset()
+        role_line = _role_speaker(line)
+        if role_line is not None:
+            role_lines.add(role_line[0])
+            sequence.append("")
+            continue
         match = _named_match(line)
         if match is not None and match.re is _TAB_SPEAKER and not dated:
             continue  # a table's "13:56<TAB>worker<TAB>…" rows, with no day above them
@@ -339,11 +363,14 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
                 continue
             counts[name] = counts.get(name, 0) + 1
             order.append(name)
+            sequence.append(name)
             shapes.setdefault(name, set()).add(_shape(match))
             rest = match.group("rest").strip()
             if not rest and match.re in _HEADER_SHAPES:
                 rest = "\n"  # its words are on the lines below it, as every message's are
             once.setdefault(name, (_shape(match), rest))
+    if role_lines:
+        return _beside_roles(sequence, role_lines, counts)
     names = {name for name, n in counts.items() if n >= 2}
     if not names:
         return _each_line_timed_speaker(lines, once) or _lower_case_speakers(lines)
@@ -357,6 +384,35 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
                 and not _opens_with_roll_call(order, name, rest, known)):
             names.add(name)
     return frozenset(names)
+
+
+def _beside_roles(sequence: list[str], role_lines: set[str],
+                  counts: dict[str, int]) -> frozenset[str]:
+    """The names that take turns with ``User:``-style lines of one role (``User:`` beside
+    ``Gemini:``, ``**Human:**`` beside ``**Claude:**``): each starts two lines or more, no label
+    word, and a role line comes between any two of its lines (``Items: tent`` then ``Items:
+    water`` inside one turn are its text). Lines of two roles already are a whole chat: none."""
+    if len(role_lines) != 1 or role_lines & {"system", "tool"}:
+        return frozenset()
+    found = set()
+    for name, n in counts.items():
+        if n < 2 or is_label_word(name):
+            continue
+        mine = [token for token in sequence if token in ("", name)]
+        if all(not (a == b == name) for a, b in zip(mine, mine[1:])):
+            found.add(name)
+    return frozenset(found)
+
+
+def role_beside(lines: list[str]) -> str:
+    """The role of the names that take turns with ``User:``-style lines of one role
+    (:func:`_beside_roles`): the assistant's beside the user's, and the other way round; "" in
+    a file without such lines."""
+    roles = {found[0] for line in outside_fences(lines)
+             if (found := _role_speaker(line)) is not None}
+    if roles == {"user"}:
+        return "assistant"
+    return "user" if roles == {"assistant"} else ""
 
 
 def _opens_with_roll_call(order: list[str], name: str, rest: str, speakers: set[str]) -> bool:
@@ -613,12 +669,15 @@ class PlainTextParser:
         self.undated = False  # a date line above could not be read (reported once, there)
         self.tabbed = False  # a LINE export ("13:56<TAB>Priya<TAB>…"), known once names are
         self.zoom = False  # a Zoom meeting's chat ("13:56:03 From Priya to Everyone:")
+        self.beside = ""  # the role of names beside User:-style lines ("Gemini:" by "User:")
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
         lines = without_bullets(self.collector.lines_without_envelopes(source, lone_close=False))
         names = speaker_names(lines)
+        # "Gemini:" beside "User:" lines: the role the User: lines leave
+        self.beside = role_beside(lines) if names else ""
         # a log whose speakers are nicks in angle brackets: its events end turns
         irc = bool(names) and any(
             (m := _IRC_SPEAKER.match(line)) is not None and m.group("name") in names
@@ -733,6 +792,8 @@ class PlainTextParser:
         name, rest, written = named
         if stamp is None and written:  # "Priya (13:56): …", "13:56 Priya: …"
             stamp = self._stamp(number, written)
+        if self.beside:
+            return self.beside, name, rest, stamp
         role = roles.setdefault(name, named_role(name, roles, returning))
         return role, name, rest, stamp
 
