@@ -27,6 +27,8 @@ Zoom's saved meeting chat writes ``13:56:03 From Priya Patel to Everyone:`` over
 tab-indented lines; its clock times are on the day its folder is named after.
 Discord messages pasted from the app sit under their author's line, ``Priya — 05/08/2023 1:56
 PM``.
+Caption files (WebVTT, SubRip: Zoom's and Teams' meeting transcripts) have their cue numbers and
+timings blanked (:func:`without_cues`); Teams names each cue's speaker ``<v Priya Patel>``.
 
 Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:56] Priya: …``,
 ``13:56 Priya: …``) or hold one in brackets after the name (``Priya (2023-05-08 13:56): …``,
@@ -144,6 +146,48 @@ _DASH_SPEAKER = re.compile(
     r"(?P<bare>[^\t\n\u2014]{0,30}?\d{1,2}:\d\d(?:[ \t]?[AaPp]\.?[Mm]\.?)?)[ \t]*\Z"
     r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>)",
 )
+# A caption cue's voice, as Teams writes its transcripts: "<v Priya Patel>Are we on?</v>". The
+# tag says where the name is, so it may be anything; the groups are those of _NAMED_SPEAKER.
+_VOICE_SPEAKER = re.compile(
+    r"<v(?:\.[^\s>]+)?[ \t]+(?P<name>[^>\n]*?[^\W\d_][^>\n]{0,60}?)>(?P<rest>.*?)(?:</v>)?[ \t]*\Z"
+    r"(?P<stamp>(?!))?(?P<bare>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?",
+    re.DOTALL,
+)
+# A caption cue's timing line (WebVTT, SubRip): "00:00:05.000 --> 00:00:07.000".
+_CUE_TIMING = re.compile(r"[ \t]*(?:(\d{1,2}):)?(\d{1,2}):(\d\d)[.,](\d{1,3})[ \t]+-->[ \t]+"
+                         r"(?:\d{1,2}:)?\d{1,2}:\d\d[.,]\d{1,3}(?:[ \t].*)?\Z")
+# Zoom names a recording's transcript after the meeting's start, in UTC:
+# "GMT20230508-135603_Recording.transcript.vtt".
+_ZOOM_START = re.compile(r"GMT(\d{4})(\d\d)(\d\d)-(\d\d)(\d\d)(\d\d)")
+
+
+def without_cues(lines: list[str]) -> tuple[list[str], dict[int, float]]:
+    """``lines`` of a caption file (WebVTT, SubRip) with what no one said blanked, the
+    ``WEBVTT`` header, each cue's number or id and timing line (line numbers never change),
+    and the start of each cue in seconds by the number of its first line of text; other
+    lines as they are, and no starts."""
+    if not any(_CUE_TIMING.match(line) for line in lines[:50]):
+        return lines, {}
+    out = list(lines)
+    starts: dict[int, float] = {}
+    if out and out[0].lstrip("\ufeff").startswith("WEBVTT"):
+        for at, line in enumerate(out):
+            if not line.strip():
+                break
+            out[at] = ""  # the header and its settings, up to the first blank line
+    for at, line in enumerate(lines):
+        timing = _CUE_TIMING.match(line)
+        if timing is None:
+            continue
+        out[at] = ""
+        if at and lines[at - 1].strip() and not _CUE_TIMING.match(lines[at - 1]):
+            out[at - 1] = ""  # the cue's number or id
+        hours, minutes, seconds, fraction = timing.groups()
+        starts[at + 2] = (int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds)
+                          + int(fraction) / 10 ** len(fraction))
+    return out, starts
+
+
 # What LINE writes that no one said, after the clock and one tab: "Priya unsent a message.",
 # "Priya joined the group.", "Priyaがメッセージの送信を取り消しました".
 _TAB_EVENT = re.compile(_TAB_CLOCK + r"\t[^\t\n]+\Z")
@@ -252,6 +296,8 @@ def _named_match(line: str, lower: bool = False) -> re.Match[str] | None:
         tabbed = _TAB_SPEAKER.match(line)
         if tabbed is not None:
             return tabbed
+    if line.startswith("<v"):
+        return _VOICE_SPEAKER.match(line)
     if line.lstrip()[:1] == "#":
         heading = _HEADING_NAME.match(line)
         if heading is not None and not is_label_word(heading.group("name")) \
@@ -647,8 +693,8 @@ _LINES_TO_SCAN = 2000
 def has_speaker_lines(text: str, lines_to_try: int = 2000) -> bool:
     """True when the first lines of ``text`` (outside code fences) name a speaker: a
     ``User:``-style line, or a person's name starting two turns."""
-    lines = without_bullets(
-        [line.rstrip("\r") for line in text.split("\n", lines_to_try)[:lines_to_try]])
+    lines = without_bullets(without_cues(
+        [line.rstrip("\r") for line in text.split("\n", lines_to_try)[:lines_to_try]])[0])
     fenced = False
     for line in lines:
         if FENCE.match(line):
@@ -670,11 +716,17 @@ class PlainTextParser:
         self.tabbed = False  # a LINE export ("13:56<TAB>Priya<TAB>…"), known once names are
         self.zoom = False  # a Zoom meeting's chat ("13:56:03 From Priya to Everyone:")
         self.beside = ""  # the role of names beside User:-style lines ("Gemini:" by "User:")
+        self.cued = False  # a caption file (WebVTT, SubRip): a turn's cues have no paragraphs
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
-        lines = without_bullets(self.collector.lines_without_envelopes(source, lone_close=False))
+        lines, cue_starts = without_cues(
+            self.collector.lines_without_envelopes(source, lone_close=False))
+        lines = without_bullets(lines)
+        self.cued = bool(cue_starts)
+        zoom_start = _ZOOM_START.search(source.stem) if cue_starts else None
+        meeting = datetime.datetime(*map(int, zoom_start.groups())) if zoom_start else None
         names = speaker_names(lines)
         # "Gemini:" beside "User:" lines: the role the User: lines leave
         self.beside = role_beside(lines) if names else ""
@@ -758,6 +810,9 @@ class PlainTextParser:
             # no stamp: the date line's time; an unreadable one (reported): none
             start, end, body = number, number, [rest]
             when = session_time if stamp is None else stamp
+            if meeting is not None and number in cue_starts:  # the meeting's start + the cue's
+                moment = meeting + datetime.timedelta(seconds=cue_starts[number])
+                when = TurnTime(moment.strftime("%Y-%m-%dT%H:%M:%SZ"), moment.date().isoformat())
         if role:
             self._turn(role, (start, end), body, source.pointer_base, who, when)
         if self.yearless_read:
@@ -889,6 +944,8 @@ class PlainTextParser:
             body = _unquoted(body)
         if self.zoom:
             body = [line[1:] if line.startswith("\t") else line for line in body]
+        if self.cued:  # a speaker's cues, one after the other: lines of one text
+            body = [line for line in body if line.strip()]
         add_turn(self.collector, self.session, role, lines, body, base, speaker, time)
 
 

@@ -1,0 +1,41 @@
+"""Meeting transcripts as captions: Zoom's ``.transcript.vtt`` (``Priya Patel: …`` in each
+cue), Teams' ``.vtt`` (``<v Priya Patel>…</v>``) and ``.srt``. Before, each turn's text ended
+with the next cue's number and timing (``Are we on?\\n\\n2\\n00:00:05.000 --> …``), and a Teams
+transcript was ``cannot detect format``. Cue numbers and timings are no one's words now; a cue
+without a name continues its speaker's turn; Zoom's file name (``GMT20230508-135603_…``) gives
+the meeting's start, to which each cue's offset is added."""
+from __future__ import annotations
+
+import pytest
+
+from attention_cloud.ingest import detect_format, parse_path
+
+ZOOM = ("WEBVTT\n\n1\n00:00:01.000 --> 00:00:04.000\nPriya Patel: Are we on for the run?\n\n"
+        "2\n00:00:05.000 --> 00:00:07.000\nTomás Ruiz: Yes, at seven.\n\n"
+        "3\n00:00:07.500 --> 00:00:09.000\nBring water.\n\n"
+        "4\n00:01:08.000 --> 00:01:09.500\nPriya Patel: Great.\n")
+TEAMS = ("WEBVTT\n\n0f1e2d3c-1/12-0\n00:00:01.000 --> 00:00:04.000\n"
+         "<v Priya Patel>Are we on for the run?</v>\n\n0f1e2d3c-1/13-0\n"
+         "00:00:05.000 --> 00:00:07.000\n<v Tomás Ruiz>Yes, at seven.</v>\n\n"
+         "00:00:07.500 --> 00:00:09.000\n<v Tomás Ruiz>Bring water.</v>\n\n"
+         "00:01:08.000 --> 00:01:09.500\n<v Priya Patel>Great.</v>\n")
+SRT = ZOOM.replace("WEBVTT\n\n", "").replace(".000 -->", ",000 -->").replace(".500\n", ",500\n")
+
+
+@pytest.mark.parametrize("name, text", [("GMT20230508-135603_Recording.transcript.vtt", ZOOM),
+                                        ("Running club sync.vtt", TEAMS),
+                                        ("sync.srt", SRT)])
+def test_each_cue_is_its_speakers_words_alone(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    assert detect_format(path) == "text"
+    result = parse_path(path)
+    texts = [(i.speaker, i.role, i.text) for i in result.items]
+    assert texts[0] == ("Priya Patel", "user", "Are we on for the run?")
+    assert texts[-1] == ("Priya Patel", "user", "Great.")
+    assert [t for _, _, t in texts[1:-1]] in (["Yes, at seven.\nBring water."],
+                                              ["Yes, at seven.", "Bring water."])
+    assert all(i.speaker == "Tomás Ruiz" for i in result.items[1:-1])
+    if name.startswith("GMT"):
+        assert [i.time for i in result.items] == [
+            "2023-05-08T13:56:04Z", "2023-05-08T13:56:08Z", "2023-05-08T13:57:11Z"]
