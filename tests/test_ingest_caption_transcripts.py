@@ -39,3 +39,19 @@ def test_each_cue_is_its_speakers_words_alone(tmp_path, name, text):
     if name.startswith("GMT"):
         assert [i.time for i in result.items] == [
             "2023-05-08T13:56:04Z", "2023-05-08T13:56:08Z", "2023-05-08T13:57:11Z"]
+
+
+@pytest.mark.parametrize("stamps", [("0:01", "0:05", "1:08"), ("1:56 PM", "1:57 PM", "1:58 PM")])
+def test_a_name_and_time_over_the_words_is_a_turn(tmp_path, stamps):
+    """Otter.ai's text export (``Priya Patel  0:01`` over each paragraph) and a Slack channel
+    copied from the app (``Priya Patel  1:56 PM``) were ``cannot detect format``."""
+    path = tmp_path / "sync.txt"
+    path.write_text(f"Priya Patel  {stamps[0]}\nAre we on for the run?\n\n"
+                    f"Tomás Ruiz  {stamps[1]}\nYes, at seven.\nBring water.\n\n"
+                    f"Priya Patel  {stamps[2]}\nGreat.\n", encoding="utf-8")
+    assert detect_format(path) == "text"
+    result = parse_path(path)
+    assert [(i.speaker, i.role, i.text) for i in result.items] == [
+        ("Priya Patel", "user", "Are we on for the run?"),
+        ("Tomás Ruiz", "assistant", "Yes, at seven.\nBring water."),
+        ("Priya Patel", "user", "Great.")]

@@ -153,6 +153,13 @@ _VOICE_SPEAKER = re.compile(
     r"(?P<stamp>(?!))?(?P<bare>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?",
     re.DOTALL,
 )
+# A name, two spaces or more and a time, over the words: Otter.ai's text export ("Priya Patel
+# 0:01", the recording's offset) and a Slack channel copied from the app ("Priya Patel  1:56
+# PM"). The groups are those of _NAMED_SPEAKER.
+_SPACED_SPEAKER = re.compile(
+    r"(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2}) {2,}"
+    r"(?P<bare>\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)[ \t]*\Z"
+    r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>)")
 # A caption cue's timing line (WebVTT, SubRip): "00:00:05.000 --> 00:00:07.000".
 _CUE_TIMING = re.compile(r"[ \t]*(?:(\d{1,2}):)?(\d{1,2}):(\d\d)[.,](\d{1,3})[ \t]+-->[ \t]+"
                          r"(?:\d{1,2}:)?\d{1,2}:\d\d[.,]\d{1,3}(?:[ \t].*)?\Z")
@@ -247,7 +254,7 @@ _HEADING_NAME = re.compile(
     r"[ \t]*[:\uff1a][ \t]*#*[ \t]*\Z"
     r"(?P<stamp>(?!))?(?P<bare>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>)")
 # Speaker lines whose message is on the lines below them, never after the name.
-_HEADER_SHAPES = (_ZOOM_SPEAKER, _DASH_SPEAKER, _HEADING_NAME)
+_HEADER_SHAPES = (_ZOOM_SPEAKER, _DASH_SPEAKER, _HEADING_NAME, _SPACED_SPEAKER)
 
 
 def is_label_word(name: str) -> bool:
@@ -307,6 +314,10 @@ def _named_match(line: str, lower: bool = False) -> re.Match[str] | None:
         zoom = _ZOOM_SPEAKER.match(line)
         if zoom is not None:
             return zoom
+    if "  " in line[:100]:
+        spaced = _SPACED_SPEAKER.match(line)
+        if spaced is not None and not is_label_word(spaced.group("name")):
+            return spaced
     if "\u2014" in line[:64]:
         dashed = _DASH_SPEAKER.match(line)
         if dashed is not None and not is_label_word(dashed.group("name")):
