@@ -45,3 +45,12 @@ def test_a_name_that_never_answers_the_role_lines_stays_their_text(tmp_path):
     assert [(i.role, i.text) for i in result.items] == [
         ("user", "What do I pack?\nItems: tent, stove\nItems: water"),
         ("assistant", "That is enough.")]
+
+
+def test_notes_whose_sections_end_in_a_colon_stay_notes(tmp_path):
+    path = tmp_path / "sync.md"
+    path.write_text("## 2025-03-04\n### Next steps:\n- ship the ledger fix\n"
+                    "### Open questions:\n- who owns billing?\n\n"
+                    "## 2025-03-11\n### Next steps:\n- review the fix\n"
+                    "### Open questions:\n- none\n", encoding="utf-8")
+    assert detect_format(path) == "notes"

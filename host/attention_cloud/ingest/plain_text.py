@@ -401,6 +401,8 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
     sequence: list[str] = []  # the same with "" for each User:-style line among them
     role_lines: set[str] = set()  # the roles User:-style lines name
     dated = False  # a date line seen: LINE's "13:56<TAB>Priya<TAB>…" lines are under one
+    dated_heading = False  # a heading that is a date: notes, whose "## Next steps:" are no one
+    headed: dict[str, bool] = {}  # whether every line a name starts is a "#### You:" heading
     for line in outside_fences(lines):
         role_line = _role_speaker(line)
         if role_line is not None:
@@ -412,8 +414,11 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             continue  # a table's "13:56<TAB>worker<TAB>…" rows, with no day above them
         if match is None and not dated:
             dated = date_line(line) is not None
+        if match is None and line.startswith("#") and not dated_heading:
+            dated_heading = date_line(line) is not None
         if match is not None:
             name = match.group("name")
+            headed[name] = headed.get(name, True) and match.re is _HEADING_NAME
             if name.lower() in _LABELS and date_line(line) is not None:
                 continue  # "Date: 08/05/2023" dates the turns after it, however often
             if name in _LOG_LEVELS:
@@ -426,6 +431,14 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             if not rest and match.re in _HEADER_SHAPES:
                 rest = "\n"  # its words are on the lines below it, as every message's are
             once.setdefault(name, (_shape(match), rest))
+    heads = {name for name, only in headed.items() if only}
+    if heads and (dated_heading or not _take_turns([n for n in order if n in heads])):
+        # "## Next steps:" of notes, day after day, is a section, not someone speaking
+        for name in heads:
+            counts.pop(name)
+            once.pop(name, None)
+        order = [name for name in order if name not in heads]
+        sequence = [name for name in sequence if name not in heads]
     if role_lines:
         return _beside_roles(sequence, role_lines, counts)
     names = {name for name, n in counts.items() if n >= 2}
@@ -441,6 +454,13 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
                 and not _opens_with_roll_call(order, name, rest, known)):
             names.add(name)
     return frozenset(names)
+
+
+def _take_turns(names: list[str]) -> bool:
+    """Whether ``names`` (who starts each turn, in order) are two or more taking turns: one
+    back after another spoke."""
+    return len(set(names)) >= 2 and any(
+        names[at - 1] != names[at] and names[at] in names[:at - 1] for at in range(2, len(names)))
 
 
 def _beside_roles(sequence: list[str], role_lines: set[str],
