@@ -476,6 +476,13 @@ def _position(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def _binary_error(data: bytes, name: str) -> InputError:
+    # exports arrive zipped (WhatsApp's with media, ChatGPT's, Slack's, Telegram's): say so
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return fail(name, "a zip archive, not a transcript: unzip it and ingest the folder or "
+                          "the chat inside (WhatsApp's _chat.txt, ChatGPT's conversations.json, "
+                          "a Slack export's channel folders)")
+    if data.startswith(b"\x1f\x8b"):
+        return fail(name, "gzip-compressed, not a transcript: gunzip it and ingest the file")
     line, column = _position(data, data.index(b"\x00"))
     return fail(name, f"binary data (NUL byte at column {column}), not a text transcript"
                 f"{_wide_hint(data)}", line)
