@@ -55,3 +55,15 @@ def test_a_name_and_time_over_the_words_is_a_turn(tmp_path, stamps):
         ("Priya Patel", "user", "Are we on for the run?"),
         ("Tomás Ruiz", "assistant", "Yes, at seven.\nBring water."),
         ("Priya Patel", "user", "Great.")]
+
+
+def test_a_google_meet_transcripts_time_marks_are_no_ones_words(tmp_path):
+    """Google Meet's transcript (a Docs file saved as text) marks the recording's time on a line
+    of its own every few minutes (``00:05:00``): it ended the turn above as its last line."""
+    path = tmp_path / "Running Club - Transcript.txt"
+    path.write_text("Running Club - Transcript\n00:00:00\n\n"
+                    "Priya Patel: Are we on for the run?\nTomás Ruiz: Yes, at seven.\n"
+                    "00:05:00\nPriya Patel: Great.\n", encoding="utf-8")
+    result = parse_path(path)
+    assert [i.text for i in result.items] == ["Are we on for the run?", "Yes, at seven.",
+                                             "Great."]

@@ -160,6 +160,9 @@ _SPACED_SPEAKER = re.compile(
     r"(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2}) {2,}"
     r"(?P<bare>\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)[ \t]*\Z"
     r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>)")
+# A line that is only a recording's time with its seconds, as Google Meet's transcript marks
+# one every few minutes: "00:05:00".
+_TIME_MARK = re.compile(r"[ \t]*\d{1,2}:\d\d:\d\d[ \t]*")
 # A caption cue's timing line (WebVTT, SubRip): "00:00:05.000 --> 00:00:07.000".
 _CUE_TIMING = re.compile(r"[ \t]*(?:(\d{1,2}):)?(\d{1,2}):(\d\d)[.,](\d{1,3})[ \t]+-->[ \t]+"
                          r"(?:\d{1,2}:)?\d{1,2}:\d\d[.,]\d{1,3}(?:[ \t].*)?\Z")
@@ -814,6 +817,11 @@ class PlainTextParser:
                     session_time = ""  # its turns have no time, not the session's before
                     self.clock.dated("")  # nor do its clock times ("[13:56]"): no day to be on
                     self.undated = True
+                elif names and not fenced and _TIME_MARK.fullmatch(line):
+                    if role:  # Google Meet's "00:05:00": the recording's time, no one's words
+                        self._turn(role, (start, end), body, source.pointer_base, who, when)
+                        role = ""
+                    self.collector.ignore("time mark")
                 elif self.tabbed and not fenced and _TAB_EVENT.match(line):
                     if role:  # "Priya unsent a message.": no one's words, and the turn's end
                         self._turn(role, (start, end), body, source.pointer_base, who, when)
