@@ -58,6 +58,21 @@ from .classify import (
 )
 from .collector import ItemCollector
 from .envelope import strip_envelopes
+from .export_shapes import (
+    DASH_SPEAKER,
+    HEADER_SHAPES,
+    HEADING_NAME,
+    SPACED_SPEAKER,
+    TAB_EVENT,
+    TAB_MEDIA,
+    TAB_SPEAKER,
+    TIME_MARK,
+    unquoted,
+    VOICE_SPEAKER,
+    without_cues,
+    ZOOM_SPEAKER,
+    ZOOM_START,
+)
 from .pointers import line_pointer
 from .source import Source, fail
 from .textutil import strip_system_reminders
@@ -120,89 +135,6 @@ _IRC_SPEAKER = re.compile(
     r"(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>.*)",
     re.DOTALL,
 )
-# LINE's chat history export: "13:56<TAB>Priya<TAB>text" ("1:56 PM", "午後1:56" on some
-# phones). The tabs say where the name is, so it may be anything a LINE name is (lower case,
-# an emoji in it); the groups are those of _NAMED_SPEAKER.
-_TAB_CLOCK = r"(?:(?:午前|午後|[AaPp][Mm] ?)?\d{1,2}:\d\d(?::\d\d)?(?: ?[AaPp]\.?[Mm]\.?)?)"
-_TAB_SPEAKER = re.compile(
-    r"(?P<bare>" + _TAB_CLOCK + r")\t(?P<name>[^\t\n]*[^\W\d_][^\t\n]{0,60})\t"
-    r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>.*)",
-    re.DOTALL,
-)
-# Zoom's saved meeting chat: "13:56:03 From Priya Patel to Everyone:" with the message on the
-# lines below (tab-indented), or an older client's "13:56:03<TAB> From  Priya Patel : …". The
-# words say where the name is, so it may be anything a display name is ("tomás (he/him)").
-_ZOOM_SPEAKER = re.compile(
-    r"(?P<bare>\d{1,2}:\d\d:\d\d)[ \t]+From[ \t]+(?P<name>[^\t\n]*?[^\W\d_][^\t\n]*?)"
-    r"(?:[ \t]+to[ \t]+[^\t\n:]+?)?[ \t]*:(?:[ \t]+|\Z)"
-    r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>.*)",
-    re.DOTALL,
-)
-# Discord messages copied from the app: the author's line, "Priya — 05/08/2023 1:56 PM" or
-# "Tomás — Today at 1:56 PM", over the message's lines. The dash and the clock at the line's
-# end say where the name is, so it may be lower case.
-_DASH_SPEAKER = re.compile(
-    r"(?P<name>[^\W\d_][^\t\n\u2014]{0,60}?)[ \t]+\u2014[ \t]+"
-    r"(?P<bare>[^\t\n\u2014]{0,30}?\d{1,2}:\d\d(?:[ \t]?[AaPp]\.?[Mm]\.?)?)[ \t]*\Z"
-    r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>)",
-)
-# A caption cue's voice, as Teams writes its transcripts: "<v Priya Patel>Are we on?</v>". The
-# tag says where the name is, so it may be anything; the groups are those of _NAMED_SPEAKER.
-_VOICE_SPEAKER = re.compile(
-    r"<v(?:\.[^\s>]+)?[ \t]+(?P<name>[^>\n]*?[^\W\d_][^>\n]{0,60}?)>(?P<rest>.*?)(?:</v>)?[ \t]*\Z"
-    r"(?P<stamp>(?!))?(?P<bare>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?",
-    re.DOTALL,
-)
-# A name, two spaces or more and a time, over the words: Otter.ai's text export ("Priya Patel
-# 0:01", the recording's offset) and a Slack channel copied from the app ("Priya Patel  1:56
-# PM"). The groups are those of _NAMED_SPEAKER.
-_SPACED_SPEAKER = re.compile(
-    r"(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2}) {2,}"
-    r"(?P<bare>\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)[ \t]*\Z"
-    r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>)")
-# A line that is only a recording's time with its seconds, as Google Meet's transcript marks
-# one every few minutes: "00:05:00".
-_TIME_MARK = re.compile(r"[ \t]*\d{1,2}:\d\d:\d\d[ \t]*")
-# A caption cue's timing line (WebVTT, SubRip): "00:00:05.000 --> 00:00:07.000".
-_CUE_TIMING = re.compile(r"[ \t]*(?:(\d{1,2}):)?(\d{1,2}):(\d\d)[.,](\d{1,3})[ \t]+-->[ \t]+"
-                         r"(?:\d{1,2}:)?\d{1,2}:\d\d[.,]\d{1,3}(?:[ \t].*)?\Z")
-# Zoom names a recording's transcript after the meeting's start, in UTC:
-# "GMT20230508-135603_Recording.transcript.vtt".
-_ZOOM_START = re.compile(r"GMT(\d{4})(\d\d)(\d\d)-(\d\d)(\d\d)(\d\d)")
-
-
-def without_cues(lines: list[str]) -> tuple[list[str], dict[int, float]]:
-    """``lines`` of a caption file (WebVTT, SubRip) with what no one said blanked, the
-    ``WEBVTT`` header, each cue's number or id and timing line (line numbers never change),
-    and the start of each cue in seconds by the number of its first line of text; other
-    lines as they are, and no starts."""
-    if not any(_CUE_TIMING.match(line) for line in lines[:50]):
-        return lines, {}
-    out = list(lines)
-    starts: dict[int, float] = {}
-    if out and out[0].lstrip("\ufeff").startswith("WEBVTT"):
-        for at, line in enumerate(out):
-            if not line.strip():
-                break
-            out[at] = ""  # the header and its settings, up to the first blank line
-    for at, line in enumerate(lines):
-        timing = _CUE_TIMING.match(line)
-        if timing is None:
-            continue
-        out[at] = ""
-        if at and lines[at - 1].strip() and not _CUE_TIMING.match(lines[at - 1]):
-            out[at - 1] = ""  # the cue's number or id
-        hours, minutes, seconds, fraction = timing.groups()
-        starts[at + 2] = (int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds)
-                          + int(fraction) / 10 ** len(fraction))
-    return out, starts
-
-
-# What LINE writes that no one said, after the clock and one tab: "Priya unsent a message.",
-# "Priya joined the group.", "Priyaがメッセージの送信を取り消しました".
-_TAB_EVENT = re.compile(_TAB_CLOCK + r"\t[^\t\n]+\Z")
-# A message that is only what LINE names for a sticker, photo, video or file: "[Sticker]", "[写真]"
-_TAB_MEDIA = re.compile(r"\[[^\[\]\n]{1,30}\]\Z")
 # What an IRC log writes that no one said: joins, parts, quits, topic and mode changes ("-!-",
 # "***", "-->", "<--", "--"), and "/me" actions ("* priya waves"), after the line's time.
 _IRC_EVENT = re.compile(r"[ \t]{0,3}" + _STAMP + _BARE_STAMP
@@ -249,15 +181,6 @@ _ROLES = {
     "system": "system",
     "tool": "tool",
 }
-# A heading that is only a name and a colon, as the ChatGPT Exporter writes each turn's:
-# "#### You:", "#### ChatGPT:" (the message on the lines below). The groups are those of
-# _NAMED_SPEAKER.
-_HEADING_NAME = re.compile(
-    r"[ \t]{0,3}#{1,6}[ \t]+(?P<name>[^\W\d_][\w'.\-]{0,30}(?: [^\W\d_][\w'.\-]{0,30}){0,2})"
-    r"[ \t]*[:\uff1a][ \t]*#*[ \t]*\Z"
-    r"(?P<stamp>(?!))?(?P<bare>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>)")
-# Speaker lines whose message is on the lines below them, never after the name.
-_HEADER_SHAPES = (_ZOOM_SPEAKER, _DASH_SPEAKER, _HEADING_NAME, _SPACED_SPEAKER)
 
 
 def is_label_word(name: str) -> bool:
@@ -303,26 +226,26 @@ def _named_match(line: str, lower: bool = False) -> re.Match[str] | None:
     (李雷, محمد); with ``lower``, a lower-case user name too (``priya``), for a file whose
     evidence says its lower-case names are people (:func:`_lower_case_speakers`)."""
     if "\t" in line[:80]:
-        tabbed = _TAB_SPEAKER.match(line)
+        tabbed = TAB_SPEAKER.match(line)
         if tabbed is not None:
             return tabbed
     if line.startswith("<v"):
-        return _VOICE_SPEAKER.match(line)
+        return VOICE_SPEAKER.match(line)
     if line.lstrip()[:1] == "#":
-        heading = _HEADING_NAME.match(line)
+        heading = HEADING_NAME.match(line)
         if heading is not None and not is_label_word(heading.group("name")) \
                 and not heading.group("name")[0].islower():
             return heading
     if "From" in line[:20]:
-        zoom = _ZOOM_SPEAKER.match(line)
+        zoom = ZOOM_SPEAKER.match(line)
         if zoom is not None:
             return zoom
     if "  " in line[:100]:
-        spaced = _SPACED_SPEAKER.match(line)
+        spaced = SPACED_SPEAKER.match(line)
         if spaced is not None and not is_label_word(spaced.group("name")):
             return spaced
     if "\u2014" in line[:64]:
-        dashed = _DASH_SPEAKER.match(line)
+        dashed = DASH_SPEAKER.match(line)
         if dashed is not None and not is_label_word(dashed.group("name")):
             return dashed
     match = _NAMED_SPEAKER.match(line)
@@ -413,7 +336,7 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             sequence.append("")
             continue
         match = _named_match(line)
-        if match is not None and match.re is _TAB_SPEAKER and not dated:
+        if match is not None and match.re is TAB_SPEAKER and not dated:
             continue  # a table's "13:56<TAB>worker<TAB>…" rows, with no day above them
         if match is None and not dated:
             dated = date_line(line) is not None
@@ -421,7 +344,7 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             dated_heading = date_line(line) is not None
         if match is not None:
             name = match.group("name")
-            headed[name] = headed.get(name, True) and match.re is _HEADING_NAME
+            headed[name] = headed.get(name, True) and match.re is HEADING_NAME
             if name.lower() in _LABELS and date_line(line) is not None:
                 continue  # "Date: 08/05/2023" dates the turns after it, however often
             if name in _LOG_LEVELS:
@@ -431,7 +354,7 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             sequence.append(name)
             shapes.setdefault(name, set()).add(_shape(match))
             rest = match.group("rest").strip()
-            if not rest and match.re in _HEADER_SHAPES:
+            if not rest and match.re in HEADER_SHAPES:
                 rest = "\n"  # its words are on the lines below it, as every message's are
             once.setdefault(name, (_shape(match), rest))
     heads = {name for name, only in headed.items() if only}
@@ -759,7 +682,7 @@ class PlainTextParser:
             self.collector.lines_without_envelopes(source, lone_close=False))
         lines = without_bullets(lines)
         self.cued = bool(cue_starts)
-        zoom_start = _ZOOM_START.search(source.stem) if cue_starts else None
+        zoom_start = ZOOM_START.search(source.stem) if cue_starts else None
         meeting = datetime.datetime(*map(int, zoom_start.groups())) if zoom_start else None
         names = speaker_names(lines)
         # "Gemini:" beside "User:" lines: the role the User: lines leave
@@ -770,11 +693,11 @@ class PlainTextParser:
             for line in lines[:2000] if "<" in line[:80])
         # a LINE export: its one-tab lines are events, and its messages of several lines quoted
         self.tabbed = bool(names) and any(
-            (m := _TAB_SPEAKER.match(line)) is not None and m.group("name") in names
+            (m := TAB_SPEAKER.match(line)) is not None and m.group("name") in names
             for line in lines[:2000] if "\t" in line[:80])
         # a Zoom meeting's chat: its messages on the lines below the sender's, tab-indented
         self.zoom = bool(names) and any(
-            (m := _ZOOM_SPEAKER.match(line)) is not None and m.group("name") in names
+            (m := ZOOM_SPEAKER.match(line)) is not None and m.group("name") in names
             for line in lines[:2000] if "From" in line[:20])
         self.day_first = self._day_order(lines)
         named_day = file_date(source.stem)
@@ -817,12 +740,12 @@ class PlainTextParser:
                     session_time = ""  # its turns have no time, not the session's before
                     self.clock.dated("")  # nor do its clock times ("[13:56]"): no day to be on
                     self.undated = True
-                elif names and not fenced and _TIME_MARK.fullmatch(line):
+                elif names and not fenced and TIME_MARK.fullmatch(line):
                     if role:  # Google Meet's "00:05:00": the recording's time, no one's words
                         self._turn(role, (start, end), body, source.pointer_base, who, when)
                         role = ""
                     self.collector.ignore("time mark")
-                elif self.tabbed and not fenced and _TAB_EVENT.match(line):
+                elif self.tabbed and not fenced and TAB_EVENT.match(line):
                     if role:  # "Priya unsent a message.": no one's words, and the turn's end
                         self._turn(role, (start, end), body, source.pointer_base, who, when)
                         role = ""
@@ -842,7 +765,7 @@ class PlainTextParser:
                 self._turn(role, (start, end), body, source.pointer_base, who, when)
             turns += 1
             role, who, rest, stamp = speaker
-            if self.tabbed and _TAB_MEDIA.match(rest.strip()):
+            if self.tabbed and TAB_MEDIA.match(rest.strip()):
                 role = ""  # "[Sticker]", "[Photo]": LINE left the file out
                 self.collector.ignore("media")
                 continue
@@ -980,22 +903,12 @@ class PlainTextParser:
         time: str
     ) -> None:
         if self.tabbed:
-            body = _unquoted(body)
+            body = unquoted(body)
         if self.zoom:
             body = [line[1:] if line.startswith("\t") else line for line in body]
         if self.cued:  # a speaker's cues, one after the other: lines of one text
             body = [line for line in body if line.strip()]
         add_turn(self.collector, self.session, role, lines, body, base, speaker, time)
-
-
-def _unquoted(body: list[str]) -> list[str]:
-    """A LINE message of several lines without the double quotes the export wraps it in (a
-    quote inside it written twice, as in CSV); other messages as they are."""
-    filled = [line for line in body if line.strip()]
-    if len(filled) < 2 or not body[0].startswith('"') or not filled[-1].rstrip().endswith('"'):
-        return body
-    text = "\n".join(body).strip()
-    return text[1:-1].replace('""', '"').split("\n")
 
 
 def add_turn(
