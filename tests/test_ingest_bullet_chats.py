@@ -75,3 +75,39 @@ def test_notes_with_name_items_stay_notes(tmp_path, text):
     path.write_text(text)
     assert detect_format(path) == "notes"
     assert {i.kind for i in parse_path(path).items} == {"note"}
+
+
+PLAIN = ("# Running club\n{day}\n"
+         "{b} {t1}Priya: Are we still on for the long run on Saturday?\n"
+         "{b} {t2}Tomás: Yes, meeting at the bridge at seven sharp.\n"
+         "{b} {t3}Priya: Great, I will bring the water bottles.\n")
+
+
+@pytest.mark.parametrize("day, b, stamps, times", [
+    # names in plain text under a date line that is no heading: no notes reader takes them
+    ("**2023-05-08**", "-", ("", "", ""), ["2023-05-08T00:00:00Z"] * 3),
+    ("2023-05-08", "*", ("", "", ""), ["2023-05-08T00:00:00Z"] * 3),
+    # each bullet with its clock time: a log of messages, under a heading too
+    ("2023-05-08", "*", ("13:56 ", "13:57 ", "13:58 "),
+     ["2023-05-08T13:56:00Z", "2023-05-08T13:57:00Z", "2023-05-08T13:58:00Z"]),
+    ("## 2023-05-08", "-", ("[13:56] ", "[13:57] ", "[13:58] "),
+     ["2023-05-08T13:56:00Z", "2023-05-08T13:57:00Z", "2023-05-08T13:58:00Z"]),
+    # each bullet with its whole date: no date line needed
+    ("", "-", ("2023-05-08 13:56 ", "2023-05-08 13:57 ", "2023-05-08 13:58 "),
+     ["2023-05-08T13:56:00Z", "2023-05-08T13:57:00Z", "2023-05-08T13:58:00Z"]),
+])
+def test_plain_or_timed_bullet_chats_are_turns(tmp_path, day, b, stamps, times):
+    """Bullets of people's names in plain text under a bold or bare date line (``- Priya:
+    …``), or bullets that each carry their time (``* 13:56 Priya: …``), were no chat (the
+    names were not bold) and no notes (no dated heading): ``cannot detect format``, the whole
+    file left out. They are turns of each speaker, each with its time."""
+    path = tmp_path / "club.md"
+    path.write_text(PLAIN.format(day=day, b=b, t1=stamps[0], t2=stamps[1], t3=stamps[2]))
+    assert detect_format(path) == "text"
+    result = parse_path(path)
+    assert [(i.speaker, i.role, i.time) for i in result.items] == [
+        ("Priya", "user", times[0]), ("Tomás", "assistant", times[1]),
+        ("Priya", "user", times[2])]
+    assert result.items[1].text == "Yes, meeting at the bridge at seven sharp."
+    out = CliRunner().invoke(main, ["ingest", str(path), "--home", str(tmp_path / "home")])
+    assert out.exit_code == 0 and "new: 3" in out.output, out.output

@@ -60,3 +60,37 @@ def test_no_year_two_years_or_a_wrong_weekday_stay_unread(tmp_path):
     turned.write_text("## Dec 30, 2023\nPriya: Any plans for the new year?\nTomás: A run.\n\n"
                       "## Jan 2\nPriya: How was the run?\nTomás: Cold but good.\n")
     assert parse_path(turned).unread_times == [(5, "Jan 2")]
+
+
+STAMPED = ("[2023-05-07 10:00] Priya: Kicking off the plan for the week ahead.\n"
+           "[2023-05-07 10:01] Tomás: Sounds good to me, let's do it.\n"
+           "Tue 9 May\n"
+           "[13:56] Priya: Are we still on for the long run?\n"
+           "[13:57] Tomás: Yes, at the bridge at seven.\n")
+
+
+def test_speaker_lines_dated_in_full_give_the_year(tmp_path):
+    """Speaker lines that write their whole date (``[2023-05-07 10:00] Priya: …``) gave no
+    year to a date line without one below them: ``Tue 9 May`` was reported unread, and the
+    clock times after it were put on 7 May, the day of the stamps above (a wrong day, not
+    none). Their year is the file's as a date line's is."""
+    path = tmp_path / "chat.txt"
+    path.write_text(STAMPED)
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2023-05-07T10:00:00Z"), ("Tomás", "2023-05-07T10:01:00Z"),
+        ("Priya", "2023-05-09T13:56:00Z"), ("Tomás", "2023-05-09T13:57:00Z")]
+    assert result.unread_times == []
+    assert any("without a year" in note and "2023" in note for note in result.notes)
+
+
+def test_clock_times_below_an_unread_date_line_are_on_no_day(tmp_path):
+    """Where the year cannot be told (stamps of two years), ``Tue 9 May`` stays unread, and
+    the clock times below it keep no time rather than the day of the stamps above."""
+    path = tmp_path / "chat.txt"
+    path.write_text("[2022-12-30 10:00] Priya: Any plans for the new year?\n"
+                    "[2023-01-02 10:01] Tomás: A run, as always.\n" + STAMPED.split("\n", 2)[2])
+    result = parse_path(path)
+    assert result.unread_times == [(3, "Tue 9 May")]
+    assert [i.time for i in result.items] == ["2022-12-30T10:00:00Z", "2023-01-02T10:01:00Z",
+                                             "", ""]

@@ -42,12 +42,15 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
                    "<session>:<turn> kept as relation turn_id; question and answers not read",
     "markdown": "Markdown logs whose turns start at timed speaker headings "
                 "(## User (03:56 UTC))",
-    "text": "plain text or markdown with speaker lines (User:, ## Assistant, Priya: ...)",
+    "text": "plain text or markdown with speaker lines (User:, ## Assistant, Priya: ...), "
+            "LINE's chat history export (2023/05/08(Mon), then 13:56<TAB>Priya<TAB>...) and "
+            "Zoom's saved meeting chat (13:56:03 From Priya to Everyone:)",
     "whatsapp": "WhatsApp chat exports, iOS ([5/8/23, 1:56:03 PM] Priya: ...) and Android "
                 "(08/05/2023, 13:56 - Priya: ...): every sender and time, day/month order "
                 "decided from the whole file",
     "telegram": "Telegram Desktop chat exports (result.json): one chat's messages, or every "
-                "chat of an account's export, each message with its sender and time",
+                "chat of an account's export, each message with its sender and time; and its "
+                "HTML export (messages.html, when named)",
     "slack": "Slack workspace exports: a channel folder's day files (general/2023-05-08.json), "
              "each message with its sender's name and time, threads linked; users.json read "
              "for names",

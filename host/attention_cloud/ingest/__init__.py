@@ -62,7 +62,8 @@ Formats (detected from the content; ``format=`` overrides)
         (:mod:`.whatsapp`).
     ``telegram``
         Telegram Desktop exports (``result.json``): each chat a session, each message with its
-        sender (``from``) and time (``date_unixtime``) (:mod:`.telegram`).
+        sender (``from``) and time (``date_unixtime``) (:mod:`.telegram`); its HTML export,
+        ``messages.html``, the same way (:mod:`.telegram_html`).
     ``slack``
         Slack workspace exports: each channel's day file a session ``<channel>/<day>``, each
         message with its sender's name and time (``ts``), thread replies linked

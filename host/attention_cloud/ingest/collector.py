@@ -8,6 +8,7 @@ detection, and the entity relations every item carries.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -16,10 +17,14 @@ from .entities import error_classes, file_paths
 from .envelope import ENVELOPE_TAG, scan_tag_blocks
 from .item_limits import DEFAULT_MAX_ITEM_CHARS, MIN_ITEM_CHARS  # noqa: F401  (re-exported)
 from .records import ItemRecord, ParseResult, Relation
-from .source import Source, require_text
+from .source import Source, lines_of, require_text, utf8_error
 from .textutil import capped_text, goal_text, scalar_text
 from .timefmt import names_a_season, read_turn_time, relative_dates, with_iso_dates
 from .tools import ToolCall
+
+# An envelope's tag in a file's bytes, open or close (``<memory-frame``, ``</Memory-Frame``):
+# without one, a line-oriented file need not be scanned as one text.
+_ENVELOPE_NAME = re.compile(rb"</?(?i:" + re.escape(ENVELOPE_TAG.encode()) + rb")")
 
 #: Part types that are text: one without its text is malformed, not a part of another kind.
 _TEXTUAL = frozenset({"text", "input_text", "output_text"})
@@ -151,6 +156,21 @@ class ItemCollector:
             self.skip(text.count("\n", 0, open_at) + 1,
                       "unclosed <memory-frame> envelope: the rest of the file is dropped")
         return text
+
+    def lines_without_envelopes(self, source: Source, *, lone_close: bool = True) -> list[str]:
+        """The lines of a line-oriented transcript (a trailing CR cut) as
+        :meth:`text_without_envelopes` gives them; a file that names no envelope's tag is
+        decoded a line at a time, never held whole: one emoji would make Python store all of
+        its text four bytes a character (a line holding one is alone in that)."""
+        if not source.decoded and _ENVELOPE_NAME.search(source.data) is None:
+            lines = []
+            for _, line, _problem in lines_of(source):
+                if line is None:
+                    raise utf8_error(source)  # the first bad byte, with its line and column
+                lines.append(line)
+            return lines
+        text = self.text_without_envelopes(source, lone_close=lone_close)
+        return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
     def no_item(self, text: str, call: ToolCall | None = None) -> None:
         """Count a message or tool output that makes no item by design (an empty message, an

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,7 @@ from .slack import is_slack_day, is_slack_metadata
 from .google_chat import is_empty_google_chat, is_google_chat_export, is_google_chat_metadata
 from .open_webui import is_open_webui_export
 from .imessage import is_imessage_export
+from .telegram_html import is_telegram_html
 from .sillytavern import is_sillytavern_line
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
@@ -132,6 +134,9 @@ def _names_a_file(text: str) -> bool:
     return os.path.exists(text) or Path(text).suffix.lower() in TRANSCRIPT_SUFFIXES
 
 
+_ASTRAL_CHAR = re.compile(rb"[\xf0-\xf4][\x80-\xbf]{3}")
+
+
 def _detection_text(source: Source) -> str:
     """The text formats are told apart by: for a large JSON Lines file not yet decoded, its
     first lines (what the line-by-line checks read), so detection does not hold the whole file
@@ -140,6 +145,19 @@ def _detection_text(source: Source) -> str:
         head = json_lines_head(source.data, 4 * _LINES_TO_TRY + 1)
         if head is not None:
             return head
+    if not source.decoded and source.data.lstrip()[:1] in (b"[", b"{"):
+        text = source.json_text  # a JSON document: its emoji as escapes, see Source.json_text
+        if text is not None:
+            return text
+    if not source.decoded:
+        # lines of text, decoded for detection alone and not kept (a parser of lines reads the
+        # file a line at a time): each character beyond U+FFFF (an emoji) as U+FFFD, which no
+        # check tells from it, so the text is two bytes a character at most, not four
+        try:
+            text = _ASTRAL_CHAR.sub("\ufffd".encode(), source.data).decode("utf-8")
+        except UnicodeDecodeError:
+            return source.data.decode("utf-8", "replace")  # its parser reports the bad byte
+        return text[1:] if text.startswith("\ufeff") else text
     return source.text if source.text is not None else source.data.decode("utf-8", "replace")
 
 
@@ -155,6 +173,8 @@ def detect_source_format(source: Source) -> str:
         return "discord"
     if head[:1] == "<" and is_discord_html(head[:1_000_000]):  # its HTML page
         return "discord"
+    if head[:1] == "<" and is_telegram_html(head[:1_000_000]):  # Telegram Desktop's default
+        return "telegram"
     if is_claude_ai_users(source.name, text):  # before Slack's lists: the same name
         return "claude-ai"
     if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels

@@ -145,6 +145,14 @@ def may_hold_envelope(raw_json: str) -> bool:
     return "\\u" in raw_json or _TAG_TAIL.search(raw_json) is not None
 
 
+_TAG_TAIL_BYTES = re.compile(rb"-(?i:frame)")
+
+
+def bytes_may_hold_envelope(raw_json: bytes) -> bool:
+    """:func:`may_hold_envelope` of a JSON file's bytes, which it need not decode."""
+    return b"\\u" in raw_json or _TAG_TAIL_BYTES.search(raw_json) is not None
+
+
 def has_closing_envelope_tag(text: str) -> bool:
     """True when ``text`` contains ``</memory-frame>``."""
     return any(m.group(1) == "/" for m in _tag_pattern(ENVELOPE_TAG).finditer(text))

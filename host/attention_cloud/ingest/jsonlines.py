@@ -17,6 +17,7 @@ from typing import Any
 from .collector import ItemCollector
 from .envelope import (
     ENVELOPE_TAG,
+    bytes_may_hold_envelope,
     has_closing_envelope_tag,
     may_hold_envelope,
     scan_tag_blocks,
@@ -125,27 +126,41 @@ def json_document(source: Source) -> Any | None:
         return None
     if first == b"{" and json_lines_head(source.data, 0) is not None:
         return None  # JSON Lines, known from its first line: read a line at a time
-    if source.text is None:
+    text = source.json_text  # never the whole text at four bytes a character for one emoji
+    if text is None:
         if first == b"[":
             require_text(source)  # raises: a JSON document must be valid UTF-8 throughout
         return None
     try:
-        return json.loads(source.text)
+        return json.loads(text)
     except RecursionError:
         raise fail(source.name, "JSON nested too deeply") from None
     except json.JSONDecodeError as error:
-        if first == b"{" and (error.msg == "Extra data" or some_line_parses(source.text)):
+        if first == b"{" and (error.msg == "Extra data" or some_line_parses(text)):
             return None  # several values, one per line: JSON Lines
+        if text is not source.text:  # the column as the file writes it, not as escaped
+            error = _decode_error(source.text) or error
         raise fail(source.name, json_error_reason(error), error.lineno) from None
     except ValueError as error:
-        if first == b"{" and some_line_parses(source.text):
+        if first == b"{" and some_line_parses(text):
             return None  # JSON Lines: the number fails its own line only
         raise fail(source.name, _number_error_reason(error)) from None
 
 
+def _decode_error(text: str | None) -> json.JSONDecodeError | None:
+    """The error decoding ``text`` as JSON gives, if any."""
+    try:
+        json.loads(text or "")
+    except json.JSONDecodeError as error:
+        return error
+    except (ValueError, RecursionError):
+        pass
+    return None
+
+
 def strip_document_envelopes(source: Source, collector: ItemCollector, document: Any) -> None:
     """Remove envelopes from every string of a decoded JSON document, counting them."""
-    if source.text is not None and may_hold_envelope(source.text):
+    if bytes_may_hold_envelope(source.data):
         collector.envelopes_stripped += strip_envelopes_in(document)
 
 

@@ -294,8 +294,7 @@ class MarkdownLogParser:
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
-        text = self.collector.text_without_envelopes(source, lone_close=False)
-        lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+        lines = self.collector.lines_without_envelopes(source, lone_close=False)
         people = _people(_timed_names(lines), lines)
         dated_people = _alternating_dated_names(lines)
         self.day_first, note = day_first_of(_date_heads(lines), "turns")

@@ -86,8 +86,7 @@ class NotesParser:
 
     def parse(self, source: Source) -> int:
         """Read every note; return how many there were."""
-        text = self.collector.text_without_envelopes(source)
-        lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+        lines = self.collector.lines_without_envelopes(source)
         headings = {number: (level, title, date)
                     for number, level, title, date in dated_headings(lines)}
         day_first, note = day_first_of((date for _, _, date in headings.values() if date),

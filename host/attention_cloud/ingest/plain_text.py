@@ -4,7 +4,7 @@ A turn starts at a speaker line and runs until the next one: ``User:``/``Human:`
 ``Assistant:``/``AI:``, ``System:`` and ``Tool:`` at the start of a line (also bold, as
 ``**User:**``), or a markdown heading naming the speaker (``## User``, ``### Assistant``).
 Speaker names are matched case-insensitively. In a transcript without those, people's names
-start turns (``Priya: …``, ``**Tomás:** …``): a capitalised name of up to three words that starts
+start turns (``Priya: …``, ``**Tomás:** …``, or in lower case where the file says so, :func:`_lower_case_speakers`): a capitalised name of up to three words that starts
 at least two lines, or one line written as the other speakers' are when two names do (a group
 chat's third person who spoke once) or between two lines of the one name that does (the other
 person's one reply); never a label such as ``Note:``; the first such name takes
@@ -19,7 +19,16 @@ Omar and Lee joined the call.``) is kept as a ``note`` item. A name that starts 
 first line and whose text names two or more of the speakers after it is such a label (a
 meeting's roll call), never a speaker. A chat written as bullets under a date line
 (``**2023-05-08**``, then ``- **Priya**: …``) is read as those speaker lines when the evidence says
-it is one (:func:`is_bulleted_chat`); meeting notes' ``- Omar: …`` items stay notes.
+it is one (:func:`is_bulleted_chat`); meeting notes' ``- Omar: …`` items stay notes. LINE's
+chat history export writes each message ``13:56<TAB>Priya<TAB>…`` under its day's line
+(``2023/05/08(Mon)``): the tabs name the speaker whatever the name's case; its one-tab lines
+(``Priya unsent a message.``) are events, counted, and ``[Sticker]`` alone is media.
+Zoom's saved meeting chat writes ``13:56:03 From Priya Patel to Everyone:`` over the message's
+tab-indented lines; its clock times are on the day its folder is named after.
+Discord messages pasted from the app sit under their author's line, ``Priya — 05/08/2023 1:56
+PM``.
+Caption files (WebVTT, SubRip: Zoom's and Teams' meeting transcripts) have their cue numbers and
+timings blanked (:func:`without_cues`); Teams names each cue's speaker ``<v Priya Patel>``.
 
 Times: a speaker line may start with one, in brackets or not (``[2023-05-08 13:56] Priya: …``,
 ``13:56 Priya: …``) or hold one in brackets after the name (``Priya (2023-05-08 13:56): …``,
@@ -28,7 +37,7 @@ that is only a time, or a heading or label ending in one (``Date: 8 May 2023``, 
 1:56 pm on 8 May, 2023``), dates the turns after it, and the clock time alone of a speaker line
 after it (``[10:30] Priya: …``) is on its day (the next day once the clock goes back past
 midnight), or before any, on the day the file's name gives (``club-2023-05-08.txt``). A date line without a year (``## May 8th``, ``Tue 9 May``) is reported unread,
-its turns kept without a time, unless the file's name and date lines give one year only
+its turns (their clock times too) kept without a time, unless the file's name, date lines and fully dated speaker lines give one year only
 (:func:`the_one_year`), which then places it. Any form :mod:`.timefmt` reads; numeric dates (``08/05/2023``) in one order of day
 and month for the whole file (:meth:`PlainTextParser._day_order`).
 """
@@ -38,6 +47,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from .classify import (
     assistant_text_kind,
@@ -48,6 +58,21 @@ from .classify import (
 )
 from .collector import ItemCollector
 from .envelope import strip_envelopes
+from .export_shapes import (
+    DASH_SPEAKER,
+    HEADER_SHAPES,
+    HEADING_NAME,
+    SPACED_SPEAKER,
+    TAB_EVENT,
+    TAB_MEDIA,
+    TAB_SPEAKER,
+    TIME_MARK,
+    unquoted,
+    VOICE_SPEAKER,
+    without_cues,
+    ZOOM_SPEAKER,
+    ZOOM_START,
+)
 from .pointers import line_pointer
 from .source import Source, fail
 from .textutil import strip_system_reminders
@@ -68,6 +93,10 @@ _COLON_SPEAKER = re.compile(
 _HEADING_SPEAKER = re.compile(
     r"[ \t]{0,3}#{1,6}[ \t]+" + _NAMES + r"[ \t]*:?[ \t]*#*[ \t]*", re.IGNORECASE
 )
+# "## Prompt:" and "## Response:", as exporters of ChatGPT and Claude chats write them: with
+# the colon only (a report's "## Response" section is no speaker).
+_HEADING_PROMPT = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(prompt|response)[ \t]*:[ \t]*#*[ \t]*",
+                             re.IGNORECASE)
 FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
 _STAMP = r"(?:\[(?P<stamp>[^\]\n]{4,60})\][ \t]*)?"
 #: One character of a time written in brackets, or a short bracketed word inside it: the weekday
@@ -126,7 +155,10 @@ _LABELS = frozenset("""
 _LOG_LEVELS = frozenset("TRACE DEBUG INFO NOTICE WARN WARNING ERROR ERR FATAL CRITICAL SEVERE".split())
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
-DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?)[ \t]*:[ \t]*", re.I)
+DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?|saved on|保存日時)"
+                        r"[ \t]*[:\uff1a][ \t]*", re.I)
+# A weekday in brackets after a date, as LINE writes its day lines: "2023/05/08(Mon)", "(月)"
+_BRACKETED_WEEKDAY = re.compile(r"[ \t]*[(\uff08][^()\uff08\uff09\d]{1,12}[)\uff09][ \t]*\Z")
 _LAST_BRACKETS = re.compile(r"[(\[]((?:[^()\[\]\n]|\([^()\[\]\n]{1,12}\)){6,60})[)\]][ \t:]*\Z")
 # An IRC client's day banner: irssi's "--- Day changed Tue May 09 2023", "--- Log opened Mon May
 # 08 13:55:12 2023", WeeChat's "-- Date changed to …".
@@ -164,18 +196,21 @@ def speaker_of(line: str) -> tuple[str, str] | None:
     heading = _HEADING_SPEAKER.fullmatch(line)
     if heading:
         return _ROLES[heading.group(1).lower()], ""
+    prompt = _HEADING_PROMPT.fullmatch(line) if line.lstrip().startswith("#") else None
+    if prompt:
+        return ("user" if prompt.group(1).lower() == "prompt" else "assistant"), ""
     colon = _COLON_SPEAKER.match(line)
     if colon:
         return _ROLES[colon.group(1).lower()], colon.group(2)
     return None
 
 
-def named_speaker_of(line: str) -> tuple[str, str, str] | None:
+def named_speaker_of(line: str, lower: bool = False) -> tuple[str, str, str] | None:
     """``(name, rest of the line, time or "")`` when ``line`` looks like ``Name: …``,
     ``[time] Name: …`` or ``Name (time): …`` (a capitalised name of up to three words), else
     None. Whether the name is a speaker is for the whole transcript to say
-    (:func:`speaker_names`)."""
-    match = _named_match(line)
+    (:func:`speaker_names`); with ``lower``, a lower-case user name too."""
+    match = _named_match(line, lower)
     if match is None:
         return None
     return match.group("name"), match.group("rest"), _written_time(match)
@@ -186,12 +221,71 @@ def _written_time(match: re.Match[str]) -> str:
     return next((match.group(g) for g in ("stamp", "bare", "paren", "square") if match.group(g)), "")
 
 
-def _named_match(line: str) -> re.Match[str] | None:
+def _named_match(line: str, lower: bool = False) -> re.Match[str] | None:
+    """The speaker-line match of ``line``: a capitalised name, or one in a script without case
+    (李雷, محمد); with ``lower``, a lower-case user name too (``priya``), for a file whose
+    evidence says its lower-case names are people (:func:`_lower_case_speakers`)."""
+    if "\t" in line[:80]:
+        tabbed = TAB_SPEAKER.match(line)
+        if tabbed is not None:
+            return tabbed
+    if line.startswith("<v"):
+        return VOICE_SPEAKER.match(line)
+    if line.lstrip()[:1] == "#":
+        heading = HEADING_NAME.match(line)
+        if heading is not None and not is_label_word(heading.group("name")) \
+                and not heading.group("name")[0].islower():
+            return heading
+    if "From" in line[:20]:
+        zoom = ZOOM_SPEAKER.match(line)
+        if zoom is not None:
+            return zoom
+    if "  " in line[:100]:
+        spaced = SPACED_SPEAKER.match(line)
+        if spaced is not None and not is_label_word(spaced.group("name")):
+            return spaced
+    if "\u2014" in line[:64]:
+        dashed = DASH_SPEAKER.match(line)
+        if dashed is not None and not is_label_word(dashed.group("name")):
+            return dashed
     match = _NAMED_SPEAKER.match(line)
-    # a name is capitalised, or written in a script without case (李雷, محمد): never lower-case
+    if match is not None and lower and _LOWER_NAME.fullmatch(match.group("name")):
+        return match
     if match is None or any(word[0].islower() for word in match.group("name").split()):
         return _IRC_SPEAKER.match(line) if "<" in line[:80] else None
     return match
+
+
+# A user name in lower case: one word of letters (a logger's "urllib3.connectionpool" or
+# "worker-1" is none).
+_LOWER_NAME = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-](?=[^\W\d_])){0,30}")
+# What people say to each other and a log never writes: a question, I, you, we.
+_ADDRESSED = re.compile(r"\?|(?i:\b(?:i|i'm|i'll|i've|me|my|you|you're|your|we|we're|us|our)\b)")
+
+
+def _lower_case_speakers(lines: list[str]) -> frozenset[str]:
+    """The lower-case names of a chat exported with user names (``2023-05-08 13:56 priya:
+    …``), told from a log's components (``13:56:01 worker: started``) by the evidence over the
+    file rather than by case: every such line with a time before the name, two to twelve
+    names, one back after another spoke, and people addressed in a quarter of the lines or
+    more (a question, I, you, we: what a log never writes); else none."""
+    order: list[str] = []
+    addressed = 0
+    for line in outside_fences(lines):
+        match = _NAMED_SPEAKER.match(line)
+        if match is None or not _LOWER_NAME.fullmatch(match.group("name")) \
+                or match.group("name") in _LABELS or match.group("name").upper() in _LOG_LEVELS:
+            continue
+        if not (match.group("stamp") or match.group("bare")):
+            return frozenset()  # "name: value": a record's fields, however they read
+        order.append(match.group("name"))
+        addressed += bool(_ADDRESSED.search(match.group("rest")))
+    names = set(order)
+    returns = any(order[at - 1] != order[at] and order[at] in order[:at - 1]
+                  for at in range(2, len(order)))
+    if 2 <= len(names) <= 12 and returns and addressed * 4 >= len(order):
+        return frozenset(names)
+    return frozenset()
 
 
 def irc_event(line: str) -> bool:
@@ -230,23 +324,52 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
     once: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
     shapes: dict[str, set[tuple[bool, bool, bool]]] = {}
     order: list[str] = []  # the names starting lines, in the order of the lines
+    sequence: list[str] = []  # the same with "" for each User:-style line among them
+    role_lines: set[str] = set()  # the roles User:-style lines name
+    dated = False  # a date line seen: LINE's "13:56<TAB>Priya<TAB>…" lines are under one
+    dated_heading = False  # a heading that is a date: notes, whose "## Next steps:" are no one
+    headed: dict[str, bool] = {}  # whether every line a name starts is a "#### You:" heading
     for line in outside_fences(lines):
-        if _role_speaker(line) is not None:
-            return frozenset()
+        role_line = _role_speaker(line)
+        if role_line is not None:
+            role_lines.add(role_line[0])
+            sequence.append("")
+            continue
         match = _named_match(line)
+        if match is not None and match.re is TAB_SPEAKER and not dated:
+            continue  # a table's "13:56<TAB>worker<TAB>…" rows, with no day above them
+        if match is None and not dated:
+            dated = date_line(line) is not None
+        if match is None and line.startswith("#") and not dated_heading:
+            dated_heading = date_line(line) is not None
         if match is not None:
             name = match.group("name")
+            headed[name] = headed.get(name, True) and match.re is HEADING_NAME
             if name.lower() in _LABELS and date_line(line) is not None:
                 continue  # "Date: 08/05/2023" dates the turns after it, however often
             if name in _LOG_LEVELS:
                 continue
             counts[name] = counts.get(name, 0) + 1
             order.append(name)
+            sequence.append(name)
             shapes.setdefault(name, set()).add(_shape(match))
-            once.setdefault(name, (_shape(match), match.group("rest").strip()))
+            rest = match.group("rest").strip()
+            if not rest and match.re in HEADER_SHAPES:
+                rest = "\n"  # its words are on the lines below it, as every message's are
+            once.setdefault(name, (_shape(match), rest))
+    heads = {name for name, only in headed.items() if only}
+    if heads and (dated_heading or not _take_turns([n for n in order if n in heads])):
+        # "## Next steps:" of notes, day after day, is a section, not someone speaking
+        for name in heads:
+            counts.pop(name)
+            once.pop(name, None)
+        order = [name for name in order if name not in heads]
+        sequence = [name for name in sequence if name not in heads]
+    if role_lines:
+        return _beside_roles(sequence, role_lines, counts)
     names = {name for name, n in counts.items() if n >= 2}
     if not names:
-        return _each_line_timed_speaker(lines, once)
+        return _each_line_timed_speaker(lines, once) or _lower_case_speakers(lines)
     usual = set().union(*(shapes[name] for name in names))
     known = set(names)
     for name, (shape, rest) in once.items():
@@ -257,6 +380,42 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
                 and not _opens_with_roll_call(order, name, rest, known)):
             names.add(name)
     return frozenset(names)
+
+
+def _take_turns(names: list[str]) -> bool:
+    """Whether ``names`` (who starts each turn, in order) are two or more taking turns: one
+    back after another spoke."""
+    return len(set(names)) >= 2 and any(
+        names[at - 1] != names[at] and names[at] in names[:at - 1] for at in range(2, len(names)))
+
+
+def _beside_roles(sequence: list[str], role_lines: set[str],
+                  counts: dict[str, int]) -> frozenset[str]:
+    """The names that take turns with ``User:``-style lines of one role (``User:`` beside
+    ``Gemini:``, ``**Human:**`` beside ``**Claude:**``): each starts two lines or more, no label
+    word, and a role line comes between any two of its lines (``Items: tent`` then ``Items:
+    water`` inside one turn are its text). Lines of two roles already are a whole chat: none."""
+    if len(role_lines) != 1 or role_lines & {"system", "tool"}:
+        return frozenset()
+    found = set()
+    for name, n in counts.items():
+        if n < 2 or is_label_word(name):
+            continue
+        mine = [token for token in sequence if token in ("", name)]
+        if all(not (a == b == name) for a, b in zip(mine, mine[1:])):
+            found.add(name)
+    return frozenset(found)
+
+
+def role_beside(lines: list[str]) -> str:
+    """The role of the names that take turns with ``User:``-style lines of one role
+    (:func:`_beside_roles`): the assistant's beside the user's, and the other way round; "" in
+    a file without such lines."""
+    roles = {found[0] for line in outside_fences(lines)
+             if (found := _role_speaker(line)) is not None}
+    if roles == {"user"}:
+        return "assistant"
+    return "user" if roles == {"assistant"} else ""
 
 
 def _opens_with_roll_call(order: list[str], name: str, rest: str, speakers: set[str]) -> bool:
@@ -311,7 +470,7 @@ def date_line(line: str) -> str | None:
     ``--- 2023-05-08 13:56 ---``, ``On 8 May 2023:``), or a Markdown heading that holds a whole
     date (``# Session log 2026-01-02``: the day of the clock times below it), else None; a
     :class:`~attention_cloud.ingest.timefmt.TurnTime`, which knows the day as written."""
-    text = line.strip().strip("#*_[]()=~ \t").strip(":- \t")
+    text = _BRACKETED_WEEKDAY.sub("", line.strip()).strip("#*_[]()=~ \t").strip(":- \t")
     if not text or len(text) > 90 or not _YEAR.search(text):
         return None
     text = DATE_LABEL.sub("", text, count=1) if DATE_LABEL.match(text) else text
@@ -359,11 +518,13 @@ def unread_date(line: str) -> str:
     return yearless_day(line)
 
 
-def the_one_year(lines: list[str], named_day: str) -> str:
+def the_one_year(lines: list[str], named_day: str, stamped_days: Iterable[str] = ()) -> str:
     """The year the dates of a file give when they give one only: its name's day
-    (``club-2023-05-08.md``) and every date line outside code fences; "" when none does, or
-    they give two years or more (a date line without one cannot then be placed)."""
+    (``club-2023-05-08.md``), the days its speaker lines write in full (``stamped_days``,
+    ``YYYY-MM-DD``) and every date line outside code fences; "" when none does, or they give
+    two years or more (a date line without one cannot then be placed)."""
     years = {named_day[:4]} if named_day else set()
+    years.update(day[:4] for day in stamped_days if day)
     for line in outside_fences(lines):
         if len(line) <= 90 and _YEAR.search(line):
             dated = date_line(line)
@@ -431,31 +592,39 @@ def _speaker_bullet(line: str) -> re.Match[str] | None:
 
 
 def is_bulleted_chat(lines: list[str]) -> bool:
-    """Whether ``lines`` are a chat written as bullets of named speakers under a date line
-    (``**2023-05-08**`` or ``## 2023-05-08``, then ``- **Priya**: …``), not meeting notes
-    whose items name who said them (``- Omar: …`` among ``- Decided …``). The evidence: a date
-    line above the first such bullet, two names or more with one back after another spoke, every
-    name in bold, and every top-level item a speaker's, with no attendees line: minutes mix
-    ``- Decided …`` items in, or name people in plain text."""
+    """Whether ``lines`` are a chat written as bullets of named speakers (``- **Priya**: …``
+    under ``**2023-05-08**`` or ``## 2023-05-08``, ``- Priya: …`` under a date line that is no
+    heading, ``* 13:56 Priya: …``), not meeting notes whose items name who said them (``- Omar:
+    …`` among ``- Decided …``, or a dated heading's ``- Omar: …`` items, which notes read). The
+    evidence: two names or more with one back after another spoke, every top-level item a
+    speaker's, with no attendees line (minutes mix ``- Decided …`` items in, or list who came),
+    and either every bullet with its own time (a log of messages; with a date line above unless
+    the times name their day), or a date line above the first bullet with the names in bold, or
+    in plain text under a date line no notes reader takes (``**2023-05-08**``, not ``## …``)."""
     names: list[str] = []
-    bold = True
+    bold = timed = whole_dates = True
     every_item_a_speaker = True
-    dated = False
+    dated = under_heading = False
     for line in outside_fences(lines):
         match = _speaker_bullet(line)
         if match is None:
             if _BULLET.match(line) or _ATTENDEES.match(line):
                 every_item_a_speaker = False
             elif not names and (date_line(line) or yearless_day(line)):
-                dated = True
+                dated, under_heading = True, line.lstrip().startswith("#")
             continue
-        if not dated:
-            return False
         names.append(match.group("name"))
         bold = bold and bool(match.group("bold"))
+        written = _written_time(match)
+        timed = timed and bool(written)
+        whole_dates = whole_dates and bool(written) and bool(read_turn_time(written))
     returns = any(names[at - 1] != names[at] and names[at] in names[:at - 1]
                   for at in range(2, len(names)))
-    return len(set(names)) >= 2 and returns and bold and every_item_a_speaker
+    if len(set(names)) < 2 or not returns or not every_item_a_speaker:
+        return False
+    if timed:
+        return dated or whole_dates
+    return dated and (bold or not under_heading)
 
 
 def without_bullets(lines: list[str]) -> list[str]:
@@ -481,8 +650,8 @@ _LINES_TO_SCAN = 2000
 def has_speaker_lines(text: str, lines_to_try: int = 2000) -> bool:
     """True when the first lines of ``text`` (outside code fences) name a speaker: a
     ``User:``-style line, or a person's name starting two turns."""
-    lines = without_bullets(
-        [line.rstrip("\r") for line in text.split("\n", lines_to_try)[:lines_to_try]])
+    lines = without_bullets(without_cues(
+        [line.rstrip("\r") for line in text.split("\n", lines_to_try)[:lines_to_try]])[0])
     fenced = False
     for line in lines:
         if FENCE.match(line):
@@ -500,21 +669,42 @@ class PlainTextParser:
         self.session = default_session
         self.clock = LogClock()  # the day a speaker line's clock time alone ("[10:30]") is on
         self.day_first = False  # "08/05/2023": month first unless the file says otherwise
+        self.undated = False  # a date line above could not be read (reported once, there)
+        self.tabbed = False  # a LINE export ("13:56<TAB>Priya<TAB>…"), known once names are
+        self.zoom = False  # a Zoom meeting's chat ("13:56:03 From Priya to Everyone:")
+        self.beside = ""  # the role of names beside User:-style lines ("Gemini:" by "User:")
+        self.cued = False  # a caption file (WebVTT, SubRip): a turn's cues have no paragraphs
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
-        text = self.collector.text_without_envelopes(source, lone_close=False)
-        lines = without_bullets(
-            [line[:-1] if line.endswith("\r") else line for line in text.split("\n")])
+        lines, cue_starts = without_cues(
+            self.collector.lines_without_envelopes(source, lone_close=False))
+        lines = without_bullets(lines)
+        self.cued = bool(cue_starts)
+        zoom_start = ZOOM_START.search(source.stem) if cue_starts else None
+        meeting = datetime.datetime(*map(int, zoom_start.groups())) if zoom_start else None
         names = speaker_names(lines)
+        # "Gemini:" beside "User:" lines: the role the User: lines leave
+        self.beside = role_beside(lines) if names else ""
         # a log whose speakers are nicks in angle brackets: its events end turns
         irc = bool(names) and any(
             (m := _IRC_SPEAKER.match(line)) is not None and m.group("name") in names
             for line in lines[:2000] if "<" in line[:80])
+        # a LINE export: its one-tab lines are events, and its messages of several lines quoted
+        self.tabbed = bool(names) and any(
+            (m := TAB_SPEAKER.match(line)) is not None and m.group("name") in names
+            for line in lines[:2000] if "\t" in line[:80])
+        # a Zoom meeting's chat: its messages on the lines below the sender's, tab-indented
+        self.zoom = bool(names) and any(
+            (m := ZOOM_SPEAKER.match(line)) is not None and m.group("name") in names
+            for line in lines[:2000] if "From" in line[:20])
         self.day_first = self._day_order(lines)
-        if file_date(source.stem):  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
-            self.clock.dated(file_date(source.stem))
+        named_day = file_date(source.stem)
+        if not named_day and self.zoom:  # its folder is named after the meeting's start
+            named_day = file_date(Path(source.pointer_base).parent.name)
+        if named_day:  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
+            self.clock.dated(named_day)
         year: str | None = None  # read at the first date line without one: most have none
         self.yearless_read: list[tuple[int, str]] = []
         last_day = ""  # the day of the date line above: a year's day before it is the next's
@@ -535,7 +725,8 @@ class PlainTextParser:
                 dated = None if fenced else date_line(with_iso_dates(line, self.day_first))
                 if dated is None and not fenced and yearless_day(line):
                     if year is None:
-                        year = the_one_year(lines, file_date(source.stem))
+                        year = the_one_year(lines, file_date(source.stem),
+                                            self._stamped_days(lines, names))
                     dated = self._in_year(line, number, year, last_day) if year else None
                 if dated is not None:
                     session_time = dated  # dates the turns after it
@@ -547,6 +738,18 @@ class PlainTextParser:
                         role = ""
                     self.collector.unread_times.append((number, unread_date(line)[:120]))
                     session_time = ""  # its turns have no time, not the session's before
+                    self.clock.dated("")  # nor do its clock times ("[13:56]"): no day to be on
+                    self.undated = True
+                elif names and not fenced and TIME_MARK.fullmatch(line):
+                    if role:  # Google Meet's "00:05:00": the recording's time, no one's words
+                        self._turn(role, (start, end), body, source.pointer_base, who, when)
+                        role = ""
+                    self.collector.ignore("time mark")
+                elif self.tabbed and not fenced and TAB_EVENT.match(line):
+                    if role:  # "Priya unsent a message.": no one's words, and the turn's end
+                        self._turn(role, (start, end), body, source.pointer_base, who, when)
+                        role = ""
+                    self.collector.ignore("system")
                 elif irc and not fenced and irc_event(line):
                     if role:  # a join or an action ends the turn above: it is no one's words
                         self._turn(role, (start, end), body, source.pointer_base, who, when)
@@ -562,9 +765,16 @@ class PlainTextParser:
                 self._turn(role, (start, end), body, source.pointer_base, who, when)
             turns += 1
             role, who, rest, stamp = speaker
+            if self.tabbed and TAB_MEDIA.match(rest.strip()):
+                role = ""  # "[Sticker]", "[Photo]": LINE left the file out
+                self.collector.ignore("media")
+                continue
             # no stamp: the date line's time; an unreadable one (reported): none
             start, end, body = number, number, [rest]
             when = session_time if stamp is None else stamp
+            if meeting is not None and number in cue_starts:  # the meeting's start + the cue's
+                moment = meeting + datetime.timedelta(seconds=cue_starts[number])
+                when = TurnTime(moment.strftime("%Y-%m-%dT%H:%M:%SZ"), moment.date().isoformat())
         if role:
             self._turn(role, (start, end), body, source.pointer_base, who, when)
         if self.yearless_read:
@@ -590,7 +800,7 @@ class PlainTextParser:
                 if stamped else None
         if not names:
             return None
-        named = named_speaker_of(line)
+        named = named_speaker_of(line, lower=True)  # a lower-case name only when one of names
         if named is None or named[0] not in names:
             return None
         # read only once the line is known to start a turn: a turn's own line opening with
@@ -599,8 +809,26 @@ class PlainTextParser:
         name, rest, written = named
         if stamp is None and written:  # "Priya (13:56): …", "13:56 Priya: …"
             stamp = self._stamp(number, written)
+        if self.beside:
+            return self.beside, name, rest, stamp
         role = roles.setdefault(name, named_role(name, roles, returning))
         return role, name, rest, stamp
+
+    def _stamped_days(self, lines: list[str], names: frozenset[str]) -> Iterator[str]:
+        """The days the file's speaker lines write in full (``[2023-05-07 10:00] Priya: …``),
+        in its order of day and month: a year they give places a date line without one."""
+        for line in outside_fences(lines):
+            stamped = _STAMPED_SPEAKER.match(line)
+            named = _named_match(line, lower=True)
+            if stamped and _role_speaker(line):  # "[2023-05-07 10:00] User: …"
+                written = stamped.group("stamp")
+            elif named is not None and named.group("name") in names:
+                written = _written_time(named)
+            else:
+                continue
+            dated = read_turn_time(with_iso_dates(written, self.day_first)) if written else None
+            if dated:
+                yield dated.day
 
     def _in_year(self, line: str, number: int, year: str, last_day: str) -> TurnTime | None:
         """The day a date line without a year (``## May 8th``, ``Tue 9 May``) names in
@@ -638,6 +866,8 @@ class PlainTextParser:
         found = self.clock.read(rewritten)
         if found:
             return found
+        if self.undated and not self.clock.day:
+            return ""  # a clock time under the unread date line, which the report names
         if rewritten != written:
             self.collector.unread_times.append((number, written))
             return ""
@@ -672,6 +902,12 @@ class PlainTextParser:
         self, role: str, lines: tuple[int, int], body: list[str], base: str, speaker: str,
         time: str
     ) -> None:
+        if self.tabbed:
+            body = unquoted(body)
+        if self.zoom:
+            body = [line[1:] if line.startswith("\t") else line for line in body]
+        if self.cued:  # a speaker's cues, one after the other: lines of one text
+            body = [line for line in body if line.strip()]
         add_turn(self.collector, self.session, role, lines, body, base, speaker, time)
 
 

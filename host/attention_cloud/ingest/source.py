@@ -79,6 +79,23 @@ class Source:
         return self._text
 
     @property
+    def json_text(self) -> str | None:
+        """The text for a JSON decoder, None when not valid UTF-8: ``text`` itself once decoded,
+        else decoded with each character beyond U+FFFF written as the JSON escape of its
+        surrogate pair (``\\ud83d\\udccb`` for 📋), which a decoder turns back into that
+        character inside its own string. One emoji makes Python store every character of a
+        text in four bytes; so a large JSON document is held at one or two bytes a character
+        while it is decoded. It is not kept (``text`` is, once asked for): a reader holds the
+        document it decodes."""
+        if self._decoded:
+            return self.text
+        try:
+            text = _ASTRAL.sub(_json_escape, self.data).decode("utf-8")
+        except UnicodeDecodeError:
+            return self.text  # not valid UTF-8: text says so (None) and decode_error why
+        return text[1:] if text.startswith("\ufeff") else text
+
+    @property
     def decode_error(self) -> UnicodeDecodeError | None:
         """The first decoding error when ``text`` is None."""
         if not self._decoded:
@@ -108,6 +125,24 @@ class Source:
     def ends_with_newline(self) -> bool:
         """True when the last line is complete (a writer that was cut off leaves no newline)."""
         return self.data.endswith(b"\n")
+
+
+# A UTF-8 character beyond U+FFFF (four bytes), after the backslashes before it: after an odd
+# number of them it is an invalid escape that writing it as one would make valid, and is left.
+_ASTRAL = re.compile(rb"(\\*)([\xf0-\xf4][\x80-\xbf]{3})")
+
+
+def _json_escape(match: re.Match[bytes]) -> bytes:
+    """A four-byte UTF-8 character as the JSON escape of its surrogate pair (see
+    :attr:`Source.json_text`)."""
+    slashes, char = match.group(1), match.group(2)
+    if len(slashes) % 2:
+        return match.group(0)
+    try:
+        code = ord(char.decode("utf-8")) - 0x10000
+    except UnicodeDecodeError:
+        return match.group(0)  # not a character: the whole decode reports it
+    return slashes + b"\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
 
 
 def one_line(name: str) -> str:
@@ -441,6 +476,13 @@ def _position(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def _binary_error(data: bytes, name: str) -> InputError:
+    # exports arrive zipped (WhatsApp's with media, ChatGPT's, Slack's, Telegram's): say so
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return fail(name, "a zip archive, not a transcript: unzip it and ingest the folder or "
+                          "the chat inside (WhatsApp's _chat.txt, ChatGPT's conversations.json, "
+                          "a Slack export's channel folders)")
+    if data.startswith(b"\x1f\x8b"):
+        return fail(name, "gzip-compressed, not a transcript: gunzip it and ingest the file")
     line, column = _position(data, data.index(b"\x00"))
     return fail(name, f"binary data (NUL byte at column {column}), not a text transcript"
                 f"{_wide_hint(data)}", line)

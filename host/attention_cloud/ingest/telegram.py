@@ -28,6 +28,7 @@ from .chat_messages import ChatExportParser, add_chat_message, attachment_names
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
+from .telegram_html import TelegramHtmlReader
 from .timefmt import TurnTime, read_time
 
 _CHAT_KEYS = ("name", "type", "id")
@@ -87,6 +88,9 @@ class TelegramParser(ChatExportParser):
 
     def parse(self, source: Source) -> int:
         """Read every message of every chat; return how many there were."""
+        if source.data.lstrip()[:1] == b"<":  # the HTML export, Telegram Desktop's default
+            return TelegramHtmlReader(self.collector, self.default_session,
+                                      self.senders).parse(source)
         document = json_document(source)
         if not is_telegram_export(document):
             raise fail(source.name, 'not a Telegram export (a chat with "messages" of type '

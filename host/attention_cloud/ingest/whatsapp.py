@@ -221,10 +221,9 @@ class WhatsAppParser:
     def parse(self, source: Source) -> int:
         """Read every message and system line; return how many there were."""
         # Envelopes go first, replaced by their newlines so line numbers stay the file's own.
-        text = self.collector.text_without_envelopes(source, lone_close=False)
         messages: list[tuple[_Line, list[str]]] = []
-        for number, raw in enumerate(text.split("\n"), 1):
-            raw = raw[:-1] if raw.endswith("\r") else raw
+        for number, raw in enumerate(
+                self.collector.lines_without_envelopes(source, lone_close=False), 1):
             match = header_of(raw)
             if match is not None:
                 parts = tuple(part.strip() for part in re.split(r"[./-]", match["date"]))
