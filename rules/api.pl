@@ -65,6 +65,7 @@
 :- use_module(library(pairs)).
 :- use_module(bridge, [format_directive_in/2]).
 :- use_module(term_guard, [text_nesting_checked/1]).
+:- use_module(number_guard, [number_text_checked/1]).  % and wraps the builtins reading numbers
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
@@ -532,6 +533,7 @@ api_query(Text, Options, Solutions, More) :-
 
 query_(Text, Module, Limit, Options, Solutions, More) :-
     text_nesting_checked(Text),
+    number_text_checked(Text),
     goal_read_(Text, Module, Goal, Bindings),
     (   callable(Goal) -> true ; type_error(callable, Goal) ),
     user_code_vet_(Goal),
@@ -1338,6 +1340,7 @@ defines_key_(_-T, Key) :-
 % says nothing of where naming the source and the term's line.
 source_terms_(M, Name-Text, Terms) :-
     text_nesting_checked(Text),
+    number_text_checked(Text),
     setup_call_cleanup(open_source_(Text, Name, S),
                        read_rule_terms_(S, M, Terms0),
                        close(S)),
@@ -1524,6 +1527,7 @@ api_rule_predicates(Text, Indicators) :-
 
 api_rule_predicates(Name, Text, Indicators) :-
     text_nesting_checked(Text),
+    number_text_checked(Text),
     setup_call_cleanup(open_source_(Text, Name, S),
                        read_clauses_(S, Clauses),
                        close(S)),
