@@ -50,7 +50,9 @@ powm_bits_max(50000000).
 %   integer of more than arith_bits_max/1 bits (What = bits) or a powm/3 past its bound
 %   (What = powm_bits). An expression that does not evaluate is left to the builtin's error.
 expression_checked(E) :-
-    (   plain_(E, 64, _)
+    (   number(E)
+    ->  true
+    ;   plain_(E, 64, _)
     ->  true
     ;   catch(eval_(E, _), error(Formal, _), unevaluable_(Formal))
     ).
