@@ -65,6 +65,11 @@
 :- use_module(library(pairs)).
 :- use_module(bridge, [format_directive_in/2]).
 :- use_module(term_guard, [text_nesting_checked/1]).
+:- use_module(number_guard, [number_text_checked/1]).  % and wraps the builtins reading numbers
+:- use_module(isub_guard, []).       % wraps isub/4: its time grows as the cube of its texts
+:- use_module(arith_guard, []).      % wraps is/2 and comparisons: no big-integer step past a bound
+:- use_module(search_guard, []).     % wraps sub_atom/5 and the like: a long search a place at a time
+:- use_module(occurs_guard, []).     % wraps unify_with_occurs_check/2: big terms a binding at a time
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
@@ -532,6 +537,7 @@ api_query(Text, Options, Solutions, More) :-
 
 query_(Text, Module, Limit, Options, Solutions, More) :-
     text_nesting_checked(Text),
+    number_text_checked(Text),
     goal_read_(Text, Module, Goal, Bindings),
     (   callable(Goal) -> true ; type_error(callable, Goal) ),
     user_code_vet_(Goal),
@@ -1338,6 +1344,7 @@ defines_key_(_-T, Key) :-
 % says nothing of where naming the source and the term's line.
 source_terms_(M, Name-Text, Terms) :-
     text_nesting_checked(Text),
+    number_text_checked(Text),
     setup_call_cleanup(open_source_(Text, Name, S),
                        read_rule_terms_(S, M, Terms0),
                        close(S)),
@@ -1524,6 +1531,7 @@ api_rule_predicates(Text, Indicators) :-
 
 api_rule_predicates(Name, Text, Indicators) :-
     text_nesting_checked(Text),
+    number_text_checked(Text),
     setup_call_cleanup(open_source_(Text, Name, S),
                        read_clauses_(S, Clauses),
                        close(S)),

@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "fixtures" / "sandbox" / "attempts.jsonl"
 SESSION = ROOT / "tests" / "fixtures" / "ingest" / "claude_code_session.jsonl"
 LIMIT = re.compile(r"stopped: |Stack limit|answer \w+ is a cyclic term|answer nests deeper|"
-                   r"answer holds an integer|answers too large|larger than [\d,]+ bytes")
+                   r"answer holds an integer|answers too large|larger than [\d,]+ bytes|"
+                   r"too (?:large|long) to (?:compute|read|compare)")
 
 
 def home_bytes(root: Path) -> dict[str, bytes]:

@@ -1,0 +1,59 @@
+"""A step of arithmetic may not hold the process past the time limit.
+
+SWI-Prolog evaluates a big-integer step in one GMP call that no signal interrupts, and 9.0 has
+no flag bounding an integer: `X is powm(3, 2^100000, 2^100000 + 7)` ran past 100 s under a
+5 s limit, and an expression can be built at run time and handed to a library predicate that
+evaluates it (`sum_list/2`), so no check of the goal's text caught it. Now every step that
+would make an integer of more than 1,000,000 bits, or a modular power past 50,000,000
+exponent-by-modulus bits, is refused in one line before it runs, from any caller.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from granted_home import granted_memory
+
+POWM = "powm(3, 2^100000, 2^100000 + 7)"
+POWM_REFUSED = ("atc: powm/3: its exponent's and modulus's bits multiply past 50,000,000: "
+                "too long to compute\n")
+BITS_REFUSED = "atc: arithmetic would make an integer of more than 1,000,000 bits: too large to compute\n"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    memory = granted_memory(tmp_path_factory.mktemp("arith"), "L3")
+    home = memory.home
+    memory.close()
+    return home
+
+
+def _query(home, *args: str) -> subprocess.CompletedProcess:
+    # the timeout only stops a run that hangs: before, the modular power ran for minutes
+    return subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query", *args],
+                          capture_output=True, text=True, timeout=60, cwd=home.parent,
+                          env={**os.environ, "ATC_HOME": str(home)})
+
+
+@pytest.mark.parametrize("who", [[], ["--as", "bob"]], ids=["owner", "grantee"])
+@pytest.mark.parametrize("goal", [f"X is {POWM}", f"sum_list([{POWM}], S)",
+                                  f"E = {POWM}, foldl([T, A0, A]>>(A is A0 + T), [E], 0, S)"])
+def test_a_long_modular_power_is_refused_in_one_line(home, who, goal):
+    out = _query(home, *who, "--time-limit", "1", goal)
+    assert out.returncode == 2, (out.stdout, out.stderr[-2000:])
+    assert out.stderr == POWM_REFUSED
+
+
+def test_a_power_past_a_million_bits_is_refused(home):
+    out = _query(home, "--as", "bob", "X = 3 ** (10 ** 8), max_list([1, X], M)")
+    assert out.returncode == 2, out.stdout
+    assert out.stderr == BITS_REFUSED
+
+
+def test_ordinary_arithmetic_answers_as_before(home):
+    out = _query(home, "--as", "bob", "X is 2 ** 64 + powm(3, 1000, 1009), Y is 7 * 6, Y > 1")
+    assert out.returncode == 0, out.stderr
+    assert "184467440737095" in out.stdout and "42" in out.stdout
