@@ -3,7 +3,7 @@
 (``partition.seed_centroids``, the product) against k-means started afresh from a seeded
 sample (the code before it), on copies of one curated home, in one process::
 
-    nice .venv/bin/python scripts/bench/cells_rebuild_ids.py --home HOME --grow 200
+    nice .venv/bin/python scripts/bench/cells_rebuild_ids.py --home HOME --grow 200 [--stream]
 
 For each way, on its own copy of ``--home``: ``--grow`` items of another generated corpus
 (``gen_corpus.py``, seed 2) ingested and curated (placed in the cells as curation places
@@ -71,9 +71,10 @@ def run(home: Path, grow: Path | None, seeded: bool) -> dict:
         P.seed_centroids, P.seeded_count = (lambda *a, **k: None), (lambda k, old: k)
     try:
         with Memory.open(home) as mem:
+            placed = {}
             if grow is not None:
                 mem.ingest([grow])
-                mem.curate()
+                placed = mem.curate().cells
             before = _membership(mem)
             cpu, wall = time.process_time(), time.perf_counter()
             api.rebuild(mem)
@@ -89,14 +90,20 @@ def run(home: Path, grow: Path | None, seeded: bool) -> dict:
     return {"before": before, "after": after, "cells_before": old, "cells_after": len(set(after.values())),
             "kept": kept, "items_same_id": same, "ari": _ari(before, after), "spread": spread,
             "cpu": cpu, "wall": wall, "again_kept": kept2, "again_of": old2, "again_same": same2,
-            "again_ari": _ari(after, again)}
+            "again_ari": _ari(after, again), "placed": placed}
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--home", type=Path, required=True, help="a curated home (copied, never changed)")
     parser.add_argument("--grow", type=int, default=200, help="items to add before the rebuild (0: none)")
+    parser.add_argument("--stream", action="store_true",
+                        help="rebuild as a home above STREAM_FROM items does (k-means on a sample)")
     args = parser.parse_args(argv)
+    if args.stream:
+        from attention_cloud.cells import api
+
+        api.STREAM_FROM = 0
     from bench_env import corpus
 
     grow = corpus(args.grow, seed=2) if args.grow else None
@@ -116,6 +123,12 @@ def main(argv: list[str] | None = None) -> None:
               f"| {r['items_same_id']:.3f} | {r['ari']:.3f} | {r['spread']:.4f} "
               f"| {r['cpu']:.2f} / {r['wall']:.2f} | {r['again_kept']} of {r['again_of']}, "
               f"{r['again_ari']:.3f} |")
+    for name, r in results.items():
+        p = r["placed"]
+        if p.get("assigned"):
+            print(f"\n{name}: the curate placing the new items: {p['assigned']} placed in "
+                  f"{p['seconds']:.2f} s ({1000 * p['seconds'] / p['assigned']:.1f} ms an item), "
+                  f"{p['split']} split, {p['merged']} merged, rebuilt {p['rebuilt']}")
     a, b = (results[n]["after"] for n in results)
     print(f"\nthe two rebuilds against each other: ARI {_ari(a, b):.3f}")
 
