@@ -66,9 +66,18 @@ def run(home: Path, grow: Path | None, seeded: bool) -> dict:
     from attention_cloud.cells import api
     from attention_cloud.cells import partition as P
 
-    original = P.seed_centroids, P.seeded_count
-    if not seeded:   # the code before: cell_count(n) clusters from a seeded sample
+    original = P.seed_centroids, P.seeded_count, api.SETTLE_ROUNDS, P.kmeans
+    if not seeded:   # the code before: cell_count(n) clusters from a seeded sample, once
         P.seed_centroids, P.seeded_count = (lambda *a, **k: None), (lambda k, old: k)
+        api.SETTLE_ROUNDS = 0
+    runs = []
+
+    def counted(*a, **k):   # the partition's runs, not the 2-means of a split
+        if a[1] > 2:
+            runs.append(1)
+        return original[3](*a, **k)
+
+    P.kmeans = counted
     try:
         with Memory.open(home) as mem:
             placed = {}
@@ -77,20 +86,22 @@ def run(home: Path, grow: Path | None, seeded: bool) -> dict:
                 placed = mem.curate().cells
             before = _membership(mem)
             cpu, wall = time.process_time(), time.perf_counter()
+            runs.clear()
             api.rebuild(mem)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            rounds = len(runs)
             after = _membership(mem)
             spread = _spread(mem, after)
             api.rebuild(mem)
             again = _membership(mem)
     finally:
-        P.seed_centroids, P.seeded_count = original
+        P.seed_centroids, P.seeded_count, api.SETTLE_ROUNDS, P.kmeans = original
     kept, old, same = _kept(before, after)
     kept2, old2, same2 = _kept(after, again)
     return {"before": before, "after": after, "cells_before": old, "cells_after": len(set(after.values())),
             "kept": kept, "items_same_id": same, "ari": _ari(before, after), "spread": spread,
             "cpu": cpu, "wall": wall, "again_kept": kept2, "again_of": old2, "again_same": same2,
-            "again_ari": _ari(after, again), "placed": placed}
+            "again_ari": _ari(after, again), "placed": placed, "rounds": rounds}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -116,12 +127,12 @@ def main(argv: list[str] | None = None) -> None:
             shutil.rmtree(copy)
     print("| k-means starts | cells before → after | ids kept | items keeping their cell id "
           "| ARI before/after | mean sq. distance to centroid | rebuild CPU / wall s "
-          "| a second rebuild keeps (ids, ARI) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| k-means runs | a second rebuild keeps (ids, ARI) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, r in results.items():
         print(f"| {name} | {r['cells_before']} → {r['cells_after']} | {r['kept']} of {r['cells_before']} "
               f"| {r['items_same_id']:.3f} | {r['ari']:.3f} | {r['spread']:.4f} "
-              f"| {r['cpu']:.2f} / {r['wall']:.2f} | {r['again_kept']} of {r['again_of']}, "
+              f"| {r['cpu']:.2f} / {r['wall']:.2f} | {r['rounds']} | {r['again_kept']} of {r['again_of']}, "
               f"{r['again_ari']:.3f} |")
     for name, r in results.items():
         p = r["placed"]
