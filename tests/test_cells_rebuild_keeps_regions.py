@@ -19,12 +19,10 @@ from attention_cloud.cells import adjusted_rand, rebuild
 from test_cells import _membership, _open, _sessions, _write
 
 
-@pytest.fixture(scope="module")
-def grown(tmp_path_factory: pytest.TempPathFactory):
+def _grown(base: Path):
     """Thirty topical sessions curated (the cells built), three more curated (placed in
     them), then `cells.rebuild`: the membership before and after it, and after a second
     rebuild with nothing new."""
-    base = tmp_path_factory.mktemp("cells-regions")
     home = base / "home"
     home.mkdir()
     sessions = _sessions(5, 33, 1)
@@ -44,12 +42,32 @@ def grown(tmp_path_factory: pytest.TempPathFactory):
     return before, after, again
 
 
+@pytest.fixture(scope="module")
+def grown(tmp_path_factory: pytest.TempPathFactory):
+    return _grown(tmp_path_factory.mktemp("cells-regions"))
+
+
+@pytest.fixture(scope="module")
+def grown_streamed(tmp_path_factory: pytest.TempPathFactory):
+    """The same, every partition made as a home above STREAM_FROM items makes it (k-means
+    trained on a sample, features a chunk at a time)."""
+    from attention_cloud.cells import api
+
+    kept = api.STREAM_FROM
+    api.STREAM_FROM = 0
+    try:
+        return _grown(tmp_path_factory.mktemp("cells-regions-streamed"))
+    finally:
+        api.STREAM_FROM = kept
+
+
 def _same_id(a: dict[str, str], b: dict[str, str]) -> float:
     return sum(a[h] == b[h] for h in a) / len(a)
 
 
-def test_a_rebuild_of_memory_grown_a_little_keeps_most_cells_and_their_ids(grown) -> None:
-    before, after, _ = grown
+@pytest.mark.parametrize("made", ["grown", "grown_streamed"])
+def test_a_rebuild_of_memory_grown_a_little_keeps_most_cells_and_their_ids(made, request) -> None:
+    before, after, _ = request.getfixturevalue(made)
     assert set(after) == set(before)
     old, new = set(before.values()), set(after.values())
     assert len(old & new) >= 0.75 * len(old), (len(old & new), len(old))
