@@ -470,9 +470,10 @@ def _stream_partition(stream: _Stream, per_cell: int | None = None,
     train = stream.features(sample)
     start = P.seed_centroids(train, was(sample), k, seed) if was is not None else None
     del sample
-    km = faiss.Kmeans(train.shape[1], k, niter=P.NITER, seed=seed, verbose=False,
-                      max_points_per_centroid=per_cell, min_points_per_centroid=1)
-    km.train(train, init_centroids=start if start is not None and len(start) == k else None)
+    seeded = start is not None and len(start) == k
+    km = faiss.Kmeans(train.shape[1], k, niter=P.SEEDED_NITER if seeded else P.NITER, seed=seed,
+                      verbose=False, max_points_per_centroid=per_cell, min_points_per_centroid=1)
+    km.train(train, init_centroids=start if seeded else None)
     del train, start
     labels = np.zeros(n, dtype=np.int64)
     for start in range(0, n, CHUNK):

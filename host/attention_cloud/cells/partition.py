@@ -45,6 +45,10 @@ ENTITY_SHARE = 0.25
 CENTRAL = 5
 SEED = 1234
 NITER = 20
+#: Iterations of a k-means started from the cells it replaces (:func:`seed_centroids`): the
+#: start already fits most items, and a rebuild runs k-means again from its own cells until
+#: they settle, so the iterations add up over its runs.
+SEEDED_NITER = 8
 
 
 def cell_count(n: int) -> int:
@@ -184,9 +188,10 @@ def kmeans(features: np.ndarray, k: int, seed: int = SEED,
     if k == 1:
         return np.zeros(n, dtype=np.int64)
     x = np.ascontiguousarray(features, dtype=np.float32)
-    km = faiss.Kmeans(x.shape[1], k, niter=NITER, seed=seed, verbose=False,
-                      max_points_per_centroid=256, min_points_per_centroid=1)
-    km.train(x, init_centroids=init if init is not None and len(init) == k else None)
+    seeded = init is not None and len(init) == k
+    km = faiss.Kmeans(x.shape[1], k, niter=SEEDED_NITER if seeded else NITER, seed=seed,
+                      verbose=False, max_points_per_centroid=256, min_points_per_centroid=1)
+    km.train(x, init_centroids=init if seeded else None)
     _, labels = km.index.search(x, 1)
     return labels[:, 0].astype(np.int64)
 
