@@ -162,8 +162,9 @@ STORE_MEMBERS = 50_000
 @serialised
 def rebuild(mem: Any) -> CellsReport:
     """Partition every live curated item anew (k-means over blended features, see
-    :mod:`.partition`), replacing the partition as it was. Deterministic for a given
-    journal and vector store; above :data:`STREAM_FROM` items in bounded memory."""
+    :mod:`.partition`, started from the cells it replaces), replacing the partition as it
+    was; the cells that continue old ones keep their ids. Deterministic for a given journal
+    and vector store; above :data:`STREAM_FROM` items in bounded memory."""
     started = time.perf_counter()
     mem.lock.acquire()
     report = CellsReport(rebuilt=True)
