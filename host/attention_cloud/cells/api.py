@@ -162,11 +162,13 @@ STORE_MEMBERS = 50_000
 @serialised
 def rebuild(mem: Any) -> CellsReport:
     """Partition every live curated item anew (k-means over blended features, see
-    :mod:`.partition`), replacing the partition as it was. Deterministic for a given
-    journal and vector store; above :data:`STREAM_FROM` items in bounded memory."""
+    :mod:`.partition`, started from the cells it replaces), replacing the partition as it
+    was; the cells that continue old ones keep their ids. Deterministic for a given journal
+    and vector store; above :data:`STREAM_FROM` items in bounded memory."""
     started = time.perf_counter()
     mem.lock.acquire()
     report = CellsReport(rebuilt=True)
+    before = _old_partition(mem)   # where k-means starts, and the ids its cells keep
     (curated,) = mem.pl.once("atc_ladder:ladder_curated_items", Var())
     if len(curated) > STREAM_FROM:
         handles = HandleList()
@@ -178,7 +180,9 @@ def rebuild(mem: Any) -> CellsReport:
         stream = _stream_inputs(mem, handles)
         del handles
         mem.give_back_memory()  # the rows read from Prolog
-        cells, state = _stream_partition(stream)
+        cells, state = _stream_partition(
+            stream, was=lambda rows: [before.cell_of.get(h) for h in stream.handles.take(rows)],
+            old_cells=len(before.size))
         del stream  # the key counts and times; the cells keep the handles
     else:
         del curated
@@ -196,10 +200,11 @@ def rebuild(mem: Any) -> CellsReport:
         space = P.feature_space(dim, inputs.times)
         feats = space.features(vectors, inputs.keys, inputs.times)
         del vectors, inputs
-        labels = P.kmeans(feats, P.cell_count(len(handles)))
-        cells, state = _cells_of(lambda rows: [handles[i] for i in rows], labels, space,
-                                 lambda rows: feats[rows])
-    cells, state = _keeping_ids(mem, cells, state)
+        cells, state = _settled_partition(handles, feats, space,
+                                          [before.cell_of.get(h) for h in handles],
+                                          len(before.size))
+    cells, state = _keeping_ids(before, cells, state)
+    del before
     old = _cell_ids(mem)
     new_ids = set(state.ids)
     rows.note_changed(mem.home, state.ids)  # their copies, should the rebuild die
@@ -218,20 +223,67 @@ def rebuild(mem: Any) -> CellsReport:
     return report
 
 
-def _keeping_ids(mem: Any, cells: list[Any], state: _State) -> tuple[list[Any], _State]:
+#: Times a rebuild (up to :data:`STREAM_FROM` items) runs k-means again from the cells it
+#: made, until they come back the same: the splits and merges that bound cell sizes leave
+#: cells k-means would move a little, so a second rebuild of the same memory moved a few
+#: items (and a cell's id now and then); settled, it makes the same cells.
+SETTLE_ROUNDS = 3
+
+
+def _settled_partition(handles: list[str], feats: np.ndarray, space: P.FeatureSpace,
+                       was: list[str | None], old_cells: int) -> tuple[list[Any], _State]:
+    """The cells of ``handles`` (features ``feats``): k-means started from the old cells
+    (``was`` names each item's, :func:`.partition.seed_centroids`), sizes bounded, then run
+    again from the cells made until they come back the same (at most :data:`SETTLE_ROUNDS`
+    times more)."""
+    members_of = lambda rows: [handles[i] for i in rows]   # noqa: E731
+    target = P.cell_count(len(handles))
+    made: tuple[list[Any], _State] | None = None
+    for _ in range(1 + SETTLE_ROUNDS):
+        k = P.seeded_count(target, old_cells)
+        labels = P.kmeans(feats, k, init=P.seed_centroids(feats, was, k))
+        cells, state = _cells_of(members_of, labels, space, lambda rows: feats[rows])
+        if made is not None and state.ids == made[1].ids:
+            break
+        made = (cells, state)
+        was = [None] * len(handles)
+        for cid, members, _ in cells:
+            for row in members.rows:
+                was[row] = cid
+        old_cells = len(cells)
+    return made
+
+
+@dataclass
+class _OldPartition:
+    """The partition a rebuild replaces: each old cell's size, and each member's old cell."""
+
+    size: dict[str, int]
+    cell_of: dict[str, str]
+
+
+def _old_partition(mem: Any) -> _OldPartition:
+    """Read the stored partition, a cell's member list at a time (a list of atoms a cell: a
+    fourth of the CPU of Handle-Cell pairs)."""
+    out = _OldPartition({}, {})
+    for was in _cell_ids(mem):
+        members_before = _members(mem, was)
+        out.size[was] = len(members_before)
+        out.cell_of.update(dict.fromkeys(members_before, was))
+    return out
+
+
+def _keeping_ids(before: _OldPartition, cells: list[Any],
+                 state: _State) -> tuple[list[Any], _State]:
     """A rebuild's cells with the ids of the cells they continue: a new cell holding more than
     half the members of a cell of the partition it replaces, which holds more than half of
     its own, is that cell (at most one old cell can be, and at most one new cell can continue
     it), and keeps its id, so a ``--mount CELL`` saved before the rebuild mounts the same
     region after it. A cell made from members its id was not made of (grown by placements,
     or a new region) otherwise got a new id at every rebuild. Other cells keep the digest of
-    their members, made unique should one equal a kept id."""
-    old_size: dict[str, int] = {}
-    old_of: dict[str, str] = {}
-    for was in _cell_ids(mem):   # a list of atoms a cell: a fourth of the CPU of H-C pairs
-        members_before = _members(mem, was)
-        old_size[was] = len(members_before)
-        old_of.update(dict.fromkeys(members_before, was))
+    their members, made unique should one equal a kept id. (k-means starts from the old
+    cells' centroids, :func:`.partition.seed_centroids`, so most regions do continue.)"""
+    old_size, old_of = before.size, before.cell_of
     if not old_of:
         return cells, state
     kept: dict[str, str] = {}                   # new digest id -> the old id it continues
@@ -401,22 +453,29 @@ def _stream_inputs(mem: Any, handles: HandleList) -> _Stream:
 
 
 def _stream_partition(stream: _Stream, per_cell: int | None = None,
-                      seed: int = P.SEED) -> tuple[list[Any], _State]:
+                      seed: int = P.SEED, was: Any = None,
+                      old_cells: int = 0) -> tuple[list[Any], _State]:
     """:func:`rebuild`'s partition of the items of ``stream``, a chunk of features at a time,
-    k-means trained on ``per_cell`` rows a cell (:data:`SAMPLE_PER_CELL`)."""
+    k-means trained on ``per_cell`` rows a cell (:data:`SAMPLE_PER_CELL`), started from the
+    old cells' centroids over that sample where ``was(rows)`` names those rows' old cells."""
     import faiss
 
     per_cell = per_cell or SAMPLE_PER_CELL
     n = len(stream.handles)
-    k = max(1, min(P.cell_count(n), n))
+    k = P.cell_count(n)
+    if was is not None:
+        k = P.seeded_count(k, old_cells)
+    k = max(1, min(k, n))
     rng = np.random.default_rng(seed)
     sample = np.sort(rng.choice(n, size=min(n, per_cell * k), replace=False))
     train = stream.features(sample)
+    start = P.seed_centroids(train, was(sample), k, seed) if was is not None else None
     del sample
-    km = faiss.Kmeans(train.shape[1], k, niter=P.NITER, seed=seed, verbose=False,
-                      max_points_per_centroid=per_cell, min_points_per_centroid=1)
-    km.train(train)
-    del train
+    seeded = start is not None and len(start) == k
+    km = faiss.Kmeans(train.shape[1], k, niter=P.SEEDED_NITER if seeded else P.NITER, seed=seed,
+                      verbose=False, max_points_per_centroid=per_cell, min_points_per_centroid=1)
+    km.train(train, init_centroids=start if seeded else None)
+    del train, start
     labels = np.zeros(n, dtype=np.int64)
     for start in range(0, n, CHUNK):
         _, found = km.index.search(stream.features(np.arange(start, min(start + CHUNK, n))), 1)

@@ -98,7 +98,8 @@ def cells_hot(limit: int, fmt: str, home: str | None) -> None:
 @home_option
 @fail_cleanly
 def cells_rebuild(fmt: str, home: str | None) -> None:
-    """Partition every curated item anew (curation otherwise keeps the cells up to date).
+    """Partition every curated item anew (curation otherwise keeps the cells up to date),
+    starting from the cells there are: regions that persist keep their ids.
 
     Example: atc cells rebuild
     """
