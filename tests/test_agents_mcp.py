@@ -514,16 +514,13 @@ def test_tool_schemas_say_which_values_each_argument_takes(home: Path, served) -
     async def body(session: ClientSession) -> None:
         listed = await session.list_tools()
         seen["schemas"] = {t.name: t.input_schema["properties"] for t in listed.tools}
-        seen["level"] = _data(await session.call_tool("show", {"handle": seen["handle"],
-                                                               "level": "l2"}))
+        with_item = _data(await session.call_tool("query", {"goal": "item(H)", "limit": 1}))
+        seen["level"] = _data(await session.call_tool("show", {
+            "handle": with_item["rows"][0]["H"], "level": "l2"}))
         seen["budget"] = _error(await session.call_tool("hydrate", {"goal": "x", "budget": -1}))
         seen["mode"] = _error(await session.call_tool("claim", {"text": "x", "claim_type": "y",
                                                                 "mode": "strict"}))
 
-    with_item = json.loads(subprocess.run(
-        [ATC, "query", "item(H)", "--limit", "1", "--format", "json", "--home", str(home)],
-        capture_output=True, text=True, check=True).stdout)
-    seen["handle"] = with_item[0]["H"]
     served(body)
     schemas = seen["schemas"]
     assert schemas["remember"]["kind"]["enum"] == ["note", "decision", "preference"]
