@@ -162,3 +162,10 @@ def curated_samples(home: Path, built_home):
     mem = Memory.open(built_home("samples-hash-curated", _curate_the_samples, home))
     yield mem
     mem.close()
+
+
+@pytest.fixture
+def curated_samples_home(home: Path, built_home) -> Path:
+    """As ``curated_samples`` (the same built home, copied into ``home``), left closed: for a
+    test whose own process or child opens it."""
+    return built_home("samples-hash-curated", _curate_the_samples, home)

@@ -33,6 +33,21 @@ def hook(home: Path, *args: str, stdin: str | bytes,
                           capture_output=True, text=isinstance(stdin, str), timeout=120)
 
 
+def hook_here(home: Path, *args: str, stdin: str) -> subprocess.CompletedProcess:
+    """As :func:`hook` (no recall server), in this process through click, as ``atc`` runs it:
+    for a test of what the hook decides (its receipt, its log), where the process boundary is
+    not what is tested (a real process costs seconds of start-up). The tests of what a real
+    hook process prints and exits with use :func:`hook`."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    done = CliRunner().invoke(main, ["hook", *args, "--home", str(home)], input=stdin,
+                              env={"ATC_HOOK_SERVER": "off"})
+    return subprocess.CompletedProcess(["atc", "hook", *args], done.exit_code, done.stdout,
+                                       done.stderr)
+
+
 def _stats(home: Path) -> dict:
     """What ``atc stats`` reports on ``home`` (the same open and counts), in this process: the
     hooks under test are the real processes, counting what they kept needs none."""
@@ -109,7 +124,7 @@ def test_the_sessions_own_items_are_known_by_session_id_too(captured) -> None:
     """The transcript was ingested under another path name (a copy, a relative path): the
     items still carry the session's id, so they are still not injected back."""
     home, _ = captured
-    run = hook(home, "user-prompt", stdin=payload("user_prompt", transcript_path=""))
+    run = hook_here(home, "user-prompt", stdin=payload("user_prompt", transcript_path=""))
     assert (run.returncode, run.stdout) == (0, "")
     ambient = _receipt(home, run)["ambient"]
     assert ambient["inject"] is False and ambient["own_session"] > 0
@@ -134,7 +149,7 @@ def test_another_session_gets_a_frame_once_then_nothing_new(captured) -> None:
     assert {f["segment"] for f in receipt["facts"]} == {SEGMENT}
     injected = {f["handle"] for f in receipt["facts"]}
 
-    again = hook(home, "user-prompt", stdin=prompt)
+    again = hook_here(home, "user-prompt", stdin=prompt)    # the real one: the first
     assert (again.returncode, again.stdout) == (0, "")
     second = _receipt(home, again)["ambient"]
     assert second["inject"] is False and second["already_injected"] >= 1
@@ -147,7 +162,7 @@ def test_another_session_gets_a_frame_once_then_nothing_new(captured) -> None:
 ])
 def test_declines_when_nothing_clears_the_bar(captured, name: str, reason: str) -> None:
     home, _ = captured
-    run = hook(home, "user-prompt", stdin=payload(name))
+    run = hook_here(home, "user-prompt", stdin=payload(name))
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
     ambient = _receipt(home, run)["ambient"]
     assert ambient["inject"] is False and reason in ambient["reason"]
@@ -155,7 +170,7 @@ def test_declines_when_nothing_clears_the_bar(captured, name: str, reason: str) 
 
 def test_another_project_gets_nothing(captured) -> None:
     home, _ = captured
-    run = hook(home, "user-prompt", stdin=payload("user_prompt", cwd="/srv/other-project",
+    run = hook_here(home, "user-prompt", stdin=payload("user_prompt", cwd="/srv/other-project",
                                                   session_id="elsewhere"))
     assert (run.returncode, run.stdout) == (0, "")
     assert "memory holds nothing for this project yet" in log_lines(home)[-1]
@@ -207,8 +222,8 @@ def test_prompt_with_an_envelope_and_prolog_syntax_is_data(captured) -> None:
     home, _ = captured
     prompt = ('<memory-frame receipt="r_x" source="attention-cloud">old frame</memory-frame> '
               "foo(X) :- halt. How many times does ProcessorClient retry a timeout?")
-    run = hook(home, "user-prompt", stdin=payload("user_prompt", prompt=prompt,
-                                                  session_id="syntax"))
+    run = hook_here(home, "user-prompt", stdin=payload("user_prompt", prompt=prompt,
+                                                       session_id="syntax"))
     assert run.returncode == 0
     receipt = _receipt(home, run)
     assert "old frame" not in receipt["goal"] and "halt" in receipt["goal"]
@@ -229,25 +244,29 @@ def test_the_hook_logic_in_process(captured) -> None:
     assert not second.inject and second.context == ""
 
 
-def _captured_home(tmp_path: Path, home: Path | None = None) -> Path:
-    """A home (hash embedder; ``tmp_path/home`` unless given) that captured SAMPLE through
-    the session-end hook."""
-    home = home or tmp_path / "home"
-    home.mkdir(parents=True, exist_ok=True)
+def _capture_the_sample(home: Path) -> None:
+    """Make ``home`` (hash embedder) capture SAMPLE through the session-end hook."""
+    home.mkdir(parents=True)
     (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    transcript = tmp_path / "t.jsonl"
+    transcript = home.parent / "t.jsonl"
     shutil.copy(SAMPLE, transcript)
-    hook(home, "session-end", "--foreground",
-         stdin=payload("session_end", transcript_path=str(transcript)))
-    return home
+    run = hook(home, "session-end", "--foreground",
+               stdin=payload("session_end", transcript_path=str(transcript)))
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
 
 
-def test_the_warm_recall_server_answers_later_prompts(tmp_path: Path) -> None:
+def _captured_home(built_home, tmp_path: Path, home: Path | None = None) -> Path:
+    """A home (``tmp_path/home`` unless given) of its own that captured SAMPLE through the
+    session-end hook: a copy of one built so once per process (each capture costs seconds)."""
+    return built_home("hooks-captured-sample", _capture_the_sample, home or tmp_path / "home")
+
+
+def test_the_warm_recall_server_answers_later_prompts(tmp_path: Path, built_home) -> None:
     """The first prompt is answered cold and starts the home's recall server; the next ones
     are answered by it (the same output), it sees a later capture, and it stops on request."""
     from attention_cloud.agents.recall_server import ask, socket_path
 
-    home = _captured_home(tmp_path)
+    home = _captured_home(built_home, tmp_path)
     try:
         cold = hook(home, "user-prompt", stdin=payload("user_prompt", session_id="w1"),
                     server=True)
@@ -323,13 +342,14 @@ def test_a_long_pasted_prompt_still_gets_memory_within_the_budget(captured) -> N
     assert estimate_tokens(context) <= receipt["budget"]["total"] == 800
 
 
-def test_the_recall_server_serves_a_home_whose_socket_path_is_too_long(tmp_path: Path) -> None:
+def test_the_recall_server_serves_a_home_whose_socket_path_is_too_long(tmp_path: Path,
+                                                                        built_home) -> None:
     """A Unix socket's address holds at most 107 bytes: a home deep in the tree (here its
     socket path is over 150) still gets its warm server (it failed to bind, said nothing, and
     every prompt paid a cold start and a server process that died)."""
     from attention_cloud.agents.recall_server import ask, socket_path, start
 
-    home = _captured_home(tmp_path, tmp_path / ("a-long-folder-name-" * 4)
+    home = _captured_home(built_home, tmp_path, tmp_path / ("a-long-folder-name-" * 4)
                           / ("another-long-folder-name-" * 2) / "home")
     assert len(str(socket_path(home))) > 150
     start(home)
@@ -346,7 +366,8 @@ def test_the_recall_server_serves_a_home_whose_socket_path_is_too_long(tmp_path:
         assert ask(home, {"stop": True}) == {"stopped": True}
 
 
-def test_a_malformed_request_does_not_end_the_recall_server(tmp_path: Path) -> None:
+def test_a_malformed_request_does_not_end_the_recall_server(tmp_path: Path,
+                                                             built_home) -> None:
     """One request that is not an object (`[1]`), JSON nested past Python's recursion limit, or
     options of the wrong type ended the warm server (an uncaught exception in its loop): every
     later prompt paid a cold start until a hook started another."""
@@ -354,7 +375,7 @@ def test_a_malformed_request_does_not_end_the_recall_server(tmp_path: Path) -> N
 
     from attention_cloud.agents.recall_server import ask, socket_path, start
 
-    home = _captured_home(tmp_path)
+    home = _captured_home(built_home, tmp_path)
     start(home)
 
     def send(data: bytes) -> bytes:

@@ -514,16 +514,13 @@ def test_tool_schemas_say_which_values_each_argument_takes(home: Path, served) -
     async def body(session: ClientSession) -> None:
         listed = await session.list_tools()
         seen["schemas"] = {t.name: t.input_schema["properties"] for t in listed.tools}
-        seen["level"] = _data(await session.call_tool("show", {"handle": seen["handle"],
-                                                               "level": "l2"}))
+        with_item = _data(await session.call_tool("query", {"goal": "item(H)", "limit": 1}))
+        seen["level"] = _data(await session.call_tool("show", {
+            "handle": with_item["rows"][0]["H"], "level": "l2"}))
         seen["budget"] = _error(await session.call_tool("hydrate", {"goal": "x", "budget": -1}))
         seen["mode"] = _error(await session.call_tool("claim", {"text": "x", "claim_type": "y",
                                                                 "mode": "strict"}))
 
-    with_item = json.loads(subprocess.run(
-        [ATC, "query", "item(H)", "--limit", "1", "--format", "json", "--home", str(home)],
-        capture_output=True, text=True, check=True).stdout)
-    seen["handle"] = with_item[0]["H"]
     served(body)
     schemas = seen["schemas"]
     assert schemas["remember"]["kind"]["enum"] == ["note", "decision", "preference"]
@@ -644,25 +641,46 @@ def _raw_replies(home: Path, lines: list[str], last_id: int, timeout: float = 60
     return replies, stdin_target
 
 
-def test_every_request_gets_an_answer_over_stdio(home: Path) -> None:
+#: Lines no client should send, each a case of the test below: a lone surrogate escape, no
+#: JSON, no JSON-RPC message, a null id; the last (id 6) a request that must be served.
+_ODD_LINES = [
+    r'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"show",'
+    r'"arguments":{"handle":"a\ud800"}}}',
+    'not json',
+    '',
+    '{"id":4,"method":"ping"}',
+    '[1]',
+    r'{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\udc00"}}',
+    r'{"jsonrpc":"2.0","id":"k\ud800","method":"ping"}',
+    r'{"jsonrpc":"2.0","id":5,"method":"x\ud800"}',
+    '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"query",'
+    '"arguments":{"goal":"true"}}}']
+
+
+@pytest.fixture(scope="module")
+def raw_replies(home: Path) -> tuple[list, list, str]:
+    """One real `atc mcp` sent, byte for byte on its stdin, a line past the request limit and
+    a ping (id 7), then _ODD_LINES (each start of a server costs seconds): the replies to
+    _ODD_LINES (the handshake's first, up to the one to id 6), the replies to the long line
+    and the ping, and what fd 0 was."""
+    from attention_cloud.agents.mcp_wire import MAX_LINE_CHARS
+
+    huge = ('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"' + "x" * MAX_LINE_CHARS
+            + '"}}')
+    replies, stdin_target = _raw_replies(
+        home, [huge, '{"jsonrpc":"2.0","id":7,"method":"ping"}', *_ODD_LINES], last_id=6)
+    long_line = [r for r in replies if r.get("id") == 7 or (
+        r.get("id") is None and "the line holds more than" in r["error"]["message"])]
+    return [r for r in replies if r not in long_line], long_line, stdin_target
+
+
+def test_every_request_gets_an_answer_over_stdio(raw_replies) -> None:
     """The SDK's stdio transport dropped a line it could not parse: a request holding a lone
     surrogate escape ("\\ud800"), a line that is no JSON, JSON that is no JSON-RPC message got
     no reply at all and the client waited for ever. Each now gets a JSON-RPC error of one line
     with the request's id (null when it has none), and later requests are served."""
-    lines = [
-        r'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"show",'
-        r'"arguments":{"handle":"a\ud800"}}}',
-        'not json',
-        '',
-        '{"id":4,"method":"ping"}',
-        '[1]',
-        r'{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\udc00"}}',
-        r'{"jsonrpc":"2.0","id":"k\ud800","method":"ping"}',
-        r'{"jsonrpc":"2.0","id":5,"method":"x\ud800"}',
-        '{"jsonrpc":"2.0","id":null,"method":"ping"}',
-        '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"query",'
-        '"arguments":{"goal":"true"}}}']
-    replies, stdin_target = _raw_replies(home, lines, last_id=6)
+    replies, _, stdin_target = raw_replies
     by_id = {}
     for reply in replies[1:]:
         by_id.setdefault(json.dumps(reply["id"]), []).append(reply)
@@ -864,17 +882,15 @@ def test_other_tools_answer_text_a_text_only_client_can_read_whole(home: Path, s
         message = _error(seen[name])
         assert "\n" not in message and "receipt" in message, message
 
-def test_a_line_past_the_request_limit_is_answered_not_read_into_memory(home: Path) -> None:
+def test_a_line_past_the_request_limit_is_answered_not_read_into_memory(raw_replies) -> None:
     """A stdio line was read whole however long: a client that wrote 5 MiB (or `< /dev/zero`,
     a line without end) grew the server's memory without bound. Over HTTP the SDK refuses a
     body over 4 MiB; now a line over that is read no further than the limit at a time, its
     rest dropped, answered with one error (id null), and the next request served."""
     from attention_cloud.agents.mcp_wire import MAX_LINE_CHARS
 
-    huge = '{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"' + "x" * MAX_LINE_CHARS + '"}}'
-    lines = [huge, '{"jsonrpc":"2.0","id":7,"method":"ping"}']
-    replies, _ = _raw_replies(home, lines, last_id=7)
-    assert replies[1:] == [
+    _, after, _ = raw_replies     # the same server's replies to these two lines
+    assert after == [
         {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message":
          f"Invalid Request: the line holds more than {MAX_LINE_CHARS:,} characters, the most "
          "one message may (as over HTTP); it was not read"}},

@@ -288,14 +288,24 @@ def _short_turns(folder: Path, n: int = 150) -> Path:
     return folder
 
 
-def test_a_frame_of_short_turns_spends_its_budget(home, tmp_path):
+def _short_turns_home(built_home, home: Path, n: int = 150) -> Memory:
+    """A Memory on ``home``: a copy of a home (hash embedder) holding ``_short_turns(n)``
+    ingested and curated, built once per process (each build costs seconds)."""
+    def build(folder: Path) -> None:
+        folder.mkdir()
+        with _open(folder, "hash") as mem:
+            mem.ingest([_short_turns(folder.parent / "chats", n)])
+            mem.curate()
+
+    return Memory.open(built_home(f"hydrate-short-turns-{n}", build, home))
+
+
+def test_a_frame_of_short_turns_spends_its_budget(home, built_home):
     # The number of facts follows from their sizes: short turns fill a frame with many facts
     # (a fixed fact per ~50 tokens ended it at a third of its budget); the plane's fact cap
     # stays a hard bound.
-    mem = _open(home, "hash")
+    mem = _short_turns_home(built_home, home)
     try:
-        mem.ingest([_short_turns(tmp_path / "chats")])
-        mem.curate()
         for budget in (500, 2000):
             r = mem.hydrate("what got watered in the garden", budget=budget).receipt
             assert r["budget"]["spent"] + r["budget"]["framing"] >= 0.95 * budget, (budget, r["budget"])
@@ -309,15 +319,13 @@ def test_a_frame_of_short_turns_spends_its_budget(home, tmp_path):
 
 
 @pytest.mark.parametrize("plane", ["default", "execution"])
-def test_a_large_frame_of_short_turns_spends_its_budget_on_every_plane(home, tmp_path, plane):
+def test_a_large_frame_of_short_turns_spends_its_budget_on_every_plane(home, built_home, plane):
     # A plane's fact cap was a count whatever the budget: a 6000-token frame of short turns
     # ended at 80 facts on the default plane (60 % of its budget) and at 24 on the execution
     # plane (18 %; on the real Claude Code sessions "what tests were run" spent 11 %). The
     # cap is stated for the default budget of 2000 tokens and scales with the segment's.
-    mem = _open(home, "hash")
+    mem = _short_turns_home(built_home, home, 400)
     try:
-        mem.ingest([_short_turns(tmp_path / "chats", 400)])
-        mem.curate()
         for budget in (2000, 6000):
             r = mem.hydrate("what got watered in the garden", budget=budget, plane=plane).receipt
             used = r["budget"]["spent"] + r["budget"]["framing"]
@@ -326,16 +334,14 @@ def test_a_large_frame_of_short_turns_spends_its_budget_on_every_plane(home, tmp
         mem.close()
 
 
-def test_a_small_frame_shows_turns_before_pointers(home, tmp_path):
+def test_a_small_frame_shows_turns_before_pointers(home, built_home):
     # A frame too small for its plane's breadcrumb share (the default plane's 5 % holds one
     # crumb from about 700 tokens) reserved room for one anyway: a crumb's heading and line
     # cost what a short turn shown whole does, and a 250-token frame of short turns showed 3
     # turns and 3 pointers where 5 turns fit. Its breadcrumbs now take only what no turn
     # fits in, and the frame's lines are priced as this frame writes them.
-    mem = _open(home, "hash")
+    mem = _short_turns_home(built_home, home)
     try:
-        mem.ingest([_short_turns(tmp_path / "chats")])
-        mem.curate()
         for budget in (250, 500):
             frame = mem.hydrate("what got watered in the garden", budget=budget)
             lines = frame.text.splitlines()

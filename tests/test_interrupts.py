@@ -96,11 +96,11 @@ def test_ctrl_c_stops_a_frame_whose_walk_rule_loops(small_home, tmp_path):
 
 def test_the_next_call_after_an_interrupt_runs_whole(small_home):
     # the interrupt is the call's it reached; the home answers the next command as before
+    # (that next command in this process: what it reads is the home the interrupted one left)
     interrupt_when_running(["query", ENDLESS], small_home)
-    done = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query",
-                           'item_text(H, T), sub_string(T, _, _, _, "Fridays")', "--home",
-                           str(small_home)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and "read-only on Fridays" in done.stdout, done.stderr
+    done = _atc_here("query", 'item_text(H, T), sub_string(T, _, _, _, "Fridays")', "--home",
+                     str(small_home))
+    assert done.exit_code == 0 and "read-only on Fridays" in done.stdout, done.output
 
 
 def test_a_program_embedding_memory_keeps_its_own_sigint_handling(small_home):
@@ -201,11 +201,9 @@ def _atc_here(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
-def test_ctrl_c_during_an_ingest_keeps_what_was_written_and_the_next_ingest_goes_on(tmp_path):
-    src = _transcripts(tmp_path / "src", files=12, turns=20)
-    reference = _hash_home(tmp_path / "reference")
-    with Memory.open(reference) as mem:      # every item an uninterrupted ingest writes
-        mem.ingest([src])
+def test_ctrl_c_during_an_ingest_keeps_what_was_written_and_the_next_ingest_goes_on(watched,
+                                                                                   tmp_path):
+    src, reference = watched  # every item an uninterrupted ingest writes: 3 batches of 60
     home = _hash_home(tmp_path / "home")
     with Memory.open(home) as mem:
         mem.remember("The staging database is read-only on Fridays.", curate=False)
@@ -264,21 +262,14 @@ print("\\n".join(outcomes))
 """
 
 
-def test_ctrl_c_during_frames_in_an_embedding_program_is_a_keyboard_interrupt(tmp_path):
+def test_ctrl_c_during_frames_in_an_embedding_program_is_a_keyboard_interrupt(
+        curated_samples_home):
     """README: a KeyboardInterrupt raised while a Python predicate runs reaches the caller as
     itself. Python runs a signal's handler at the entry of the next Python function, and
     during a frame that is the bridge's callback, before its ``try``: ctypes dropped the
     exception, and about two Ctrl-C in three came back as PrologError "Domain error:
     `foreign_return_value' expected" (an agent loop catching AtcError went on)."""
-    from attention_cloud.home import write_config
-
-    home = tmp_path / "home"
-    home.mkdir()
-    write_config(home, {"embedder": "hash"})
-    samples = Path(__file__).resolve().parent.parent / "host" / "attention_cloud" / "samples"
-    with Memory.open(home) as mem:
-        mem.ingest([samples])
-        mem.curate()
+    home = curated_samples_home
     done = subprocess.run([sys.executable, "-c", _EMBEDDED_CTRL_C, str(home)],
                           capture_output=True, text=True, timeout=300)
     if done.returncode < 0:  # the rare abort README's Limits names (~1 Ctrl-C in 300): once more

@@ -408,54 +408,89 @@ def _atc(home_path: Path, *commands: list[str]) -> list[str]:
     return [out for _, out in outs]
 
 
-@pytest.mark.parametrize("goal, extra", [
+CLI_CASES = [
     ("which ryokan did dana book and how much", ["--budget", "700", "--plane", "exploration"]),
     ("what tests were run and did they pass", ["--budget", "1500", "--ceiling", "L1",
                                                 "--now", "2024-03-01T12:00:00Z"]),
     ("When did Priya start the pottery class?", ["--budget", "900", "--as", "bob"]),
-])
-def test_the_command_line_prints_the_frame_the_api_gives(home, goal, extra):
+]
+
+
+def _reader_of(extra: list[str]) -> str | None:
+    return extra[extra.index("--as") + 1] if "--as" in extra else None
+
+
+def _fact_shown(receipt: dict[str, Any]) -> dict[str, Any] | None:
+    """The first item among the receipt's facts, the one ``atc show`` is asked for."""
+    return next((f for f in receipt["facts"] if f["handle"].startswith("it_")), None)
+
+
+@pytest.fixture(scope="module")
+def printed(home) -> dict[str, dict[str, Any]]:
+    """For each of CLI_CASES, what ``atc hydrate --format json|text|envelope`` printed, then
+    what ``atc receipt`` of the printed receipt and ``atc show [--source]`` of its first item
+    printed: every case's commands in two processes (each costs seconds of start-up), run
+    before any case's API frame, as a scorer's commands run in a process of their own."""
+    hydrated = _atc(home.home, *(["hydrate", goal, *extra, "--format", fmt]
+                                 for goal, extra in CLI_CASES
+                                 for fmt in ("json", "text", "envelope")))
+    cases = {}
+    for n, (goal, _) in enumerate(CLI_CASES):
+        as_json, text, wrapped = hydrated[3 * n:3 * n + 3]
+        cases[goal] = {"json": json.loads(as_json), "text": text, "envelope": wrapped}
+    asked = []
+    for goal, extra in CLI_CASES:
+        reader = _reader_of(extra)
+        as_reader = ["--as", reader] if reader else []
+        receipt = cases[goal]["json"]["receipt"]
+        commands = [["receipt", receipt["id"], *as_reader]]
+        fact = _fact_shown(receipt)
+        if fact is not None:
+            commands += [["show", fact["handle"], "--level", fact["level"], "--format", "json",
+                          *as_reader],
+                         *([["show", fact["handle"], "--source", "--format", "json"]]
+                           if reader is None else [])]
+        asked.append((goal, len(commands)))
+        cases[goal]["commands"] = commands
+    outs = iter(_atc(home.home, *(c for goal, _ in asked for c in cases[goal]["commands"])))
+    for goal, n in asked:
+        cases[goal]["stored"], *cases[goal]["shown"] = [next(outs) for _ in range(n)]
+    return cases
+
+
+@pytest.mark.parametrize("goal, extra", CLI_CASES)
+def test_the_command_line_prints_the_frame_the_api_gives(home, printed, goal, extra):
     # what a scorer reads through `atc hydrate --format json|text|envelope`, `atc receipt`
     # and `atc show [--source]` is the frame and receipt the Python API returns
-    reader = extra[extra.index("--as") + 1] if "--as" in extra else None
+    reader = _reader_of(extra)
     kw: dict[str, Any] = {"budget": int(extra[extra.index("--budget") + 1])}
     for flag, key in (("--plane", "plane"), ("--ceiling", "ceiling"), ("--now", "now")):
         if flag in extra:
             kw[key] = extra[extra.index(flag) + 1]
     api = _hydrate(home, goal, reader=reader, **kw)
-    as_reader = ["--as", reader] if reader else []
-    printed, text, wrapped = _atc(home.home, *(["hydrate", goal, *extra, "--format", fmt]
-                                               for fmt in ("json", "text", "envelope")))
-    printed = json.loads(printed)
-    receipt = printed["receipt"]
+    out = printed[goal]
+    receipt = out["json"]["receipt"]
     assert _comparable(receipt) == _comparable(api.receipt)
-    assert printed["receipt_id"] == receipt["id"]
+    assert out["json"]["receipt_id"] == receipt["id"]
     check_promises(home, api, budget=kw["budget"], ceiling=kw.get("ceiling", "L0"),
                    reader=reader)
     # the printed text is the API's but for the receipt id it names (the receipt's
     # ``created`` is its second: a call a second later has another id)
-    assert printed["text"].replace(receipt["id"], api.receipt_id) == api.text
-    text = text.rstrip("\n")
+    assert out["json"]["text"].replace(receipt["id"], api.receipt_id) == api.text
+    text = out["text"].rstrip("\n")
     rid = text.split("\n")[1].split("· receipt ")[1].split(" ")[0]
     assert text == api.text.replace(api.receipt_id, rid)
-    wrapped = wrapped.rstrip("\n")
+    wrapped = out["envelope"].rstrip("\n")
     rid = wrapped.split('receipt="')[1].split('"')[0]
     assert wrapped == envelope(rid, api.text.replace(api.receipt_id, rid))
-    commands = [["receipt", receipt["id"], *as_reader]]
-    fact = next((f for f in receipt["facts"] if f["handle"].startswith("it_")), None)
+    assert json.loads(out["stored"]) == receipt
+    fact = _fact_shown(receipt)
     if fact is not None:
-        commands += [["show", fact["handle"], "--level", fact["level"], "--format", "json",
-                      *as_reader],
-                     *([["show", fact["handle"], "--source", "--format", "json"]]
-                       if reader is None else [])]
-    stored, *shown = _atc(home.home, *commands)
-    assert json.loads(stored) == receipt
-    if fact is not None:
-        record = json.loads(shown[0])
+        record = json.loads(out["shown"][0])
         assert record["handle"] == fact["handle"] and record["time"] == fact["time"]
         assert record["text"]
         if reader is None:
-            assert json.loads(shown[1])["verbatim"]
+            assert json.loads(out["shown"][1])["verbatim"]
 
 
 def test_a_record_is_written_into_the_frame_as_it_is_held(home):

@@ -414,13 +414,27 @@ def server(alice):
     srv.stop()
 
 
-def test_server_refuses_missing_and_wrong_tokens(server, alice):
+@pytest.fixture(scope="module")
+def served(alice_template, tmp_path_factory):
+    """One `atc serve` on a copy of alice's home, shared by the tests that only read through
+    it and look at nothing the server writes (each start of a server costs seconds): a test
+    that changes alice's principals or grants, or reads her audit, takes ``server``."""
+    import shutil
+
+    home = tmp_path_factory.mktemp("served") / "alice"
+    shutil.copytree(alice_template[0], home)
+    srv = Server(home)
+    yield srv
+    srv.stop()
+
+
+def test_server_refuses_missing_and_wrong_tokens(served, alice):
     _, tokens = alice
     for token in (None, "", "atc_0123456789abcdef.wrongwrongwrongwrongwrong",
                   tokens["bob"][:-3] + "abc", "Basic dXNlcjpwYXNz"):
         with pytest.raises(MountError, match="HTTP 401"):
-            call_mount(server.url, token, "/v1/hydrate", {"goal": GOAL})
-    who = call_mount(server.url, tokens["bob"], "/v1/whoami")
+            call_mount(served.url, token, "/v1/hydrate", {"goal": GOAL})
+    who = call_mount(served.url, tokens["bob"], "/v1/whoami")
     assert who["principal"] == "bob" and who["owner"] == "alice"
 
 
@@ -439,37 +453,37 @@ def _post_raw(url: str, token: str, path: str, body: bytes, timeout: float = 30)
         return exc.code, json.loads(exc.read())
 
 
-def test_a_query_may_not_hold_the_server_past_the_default_time_limit(server, alice):
+def test_a_query_may_not_hold_the_server_past_the_default_time_limit(served, alice):
     """Requests are answered one at a time: `time_limit: 1e9` with a goal that never ends held
     every other caller for as long (whoami timed out); above 30 s it is now a 400."""
     _, tokens = alice
     for limit in (1e9, 31, 0, -1, "5", True):
         started = time.monotonic()
         with pytest.raises(MountError, match="HTTP 400: .*time_limit"):
-            call_mount(server.url, tokens["bob"], "/v1/query",
+            call_mount(served.url, tokens["bob"], "/v1/query",
                        {"goal": "repeat, fail", "time_limit": limit}, timeout=20)
         assert time.monotonic() - started < 10
-    status, answer = _post_raw(server.url, tokens["bob"], "/v1/query",
+    status, answer = _post_raw(served.url, tokens["bob"], "/v1/query",
                                b'{"goal": "repeat, fail", "time_limit": Infinity}', timeout=20)
     assert status == 400 and "time_limit" in answer["error"]
-    stopped = call_mount(server.url, tokens["bob"], "/v1/query",
+    stopped = call_mount(served.url, tokens["bob"], "/v1/query",
                          {"goal": "item_kind(H, K)", "limit": 1, "time_limit": 30}, timeout=60)
     assert stopped["rows"]
-    assert call_mount(server.url, tokens["bob"], "/v1/whoami", timeout=10)["principal"] == "bob"
+    assert call_mount(served.url, tokens["bob"], "/v1/whoami", timeout=10)["principal"] == "bob"
 
 
-def test_a_deeply_nested_or_oversized_body_is_one_line_and_the_server_serves_on(server, alice):
+def test_a_deeply_nested_or_oversized_body_is_one_line_and_the_server_serves_on(served, alice):
     """JSON nested 100,000 deep was an Internal Server Error (Python's decoder raised
     RecursionError) and a body of any size was read whole into memory before it was parsed."""
     _, tokens = alice
-    status, answer = _post_raw(server.url, tokens["bob"], "/v1/query",
+    status, answer = _post_raw(served.url, tokens["bob"], "/v1/query",
                                b"[" * 100_000 + b"]" * 100_000)
     assert (status, answer) == (400, {"error": "the request body must be a JSON object"})
     # 9 MB announced, the first 64 KB sent: the answer comes before the rest is read
     import http.client
     import urllib.parse
 
-    where = urllib.parse.urlsplit(server.url)
+    where = urllib.parse.urlsplit(served.url)
     conn = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
     conn.putrequest("POST", "/v1/query")
     conn.putheader("Authorization", f"Bearer {tokens['bob']}")
@@ -479,30 +493,30 @@ def test_a_deeply_nested_or_oversized_body_is_one_line_and_the_server_serves_on(
     assert response.status == 413
     assert "larger than 8,388,608 bytes" in json.loads(response.read())["error"]
     conn.close()
-    assert call_mount(server.url, tokens["bob"], "/v1/whoami")["principal"] == "bob"
+    assert call_mount(served.url, tokens["bob"], "/v1/whoami")["principal"] == "bob"
 
 
-def test_a_field_the_server_does_not_take_is_refused_not_ignored(server, alice):
+def test_a_field_the_server_does_not_take_is_refused_not_ignored(served, alice):
     """`mount` (a CLI option the server does not offer) and a misspelt `ceiling` were ignored:
     the caller got a frame of everything granted, at the grant's own ceiling."""
     _, tokens = alice
     for path, body in (("/v1/hydrate", {"goal": "refunds", "mount": "cell_x"}),
                        ("/v1/hydrate", {"goal": "refunds", "celing": "L3"}),
                        ("/v1/query", {"goal": "true", "limits": 3})):
-        status, answer = _post_raw(server.url, tokens["bob"], path, json.dumps(body).encode())
+        status, answer = _post_raw(served.url, tokens["bob"], path, json.dumps(body).encode())
         wrong = next(key for key in body if key != "goal")
         assert status == 400 and f"unknown field '{wrong}'" in answer["error"], (path, answer)
-    status, answer = _post_raw(server.url, tokens["bob"], "/v1/hydrate",
+    status, answer = _post_raw(served.url, tokens["bob"], "/v1/hydrate",
                                json.dumps({"goal": "refunds", "budget": 300}).encode())
     assert status == 200 and answer["receipt"]["budget"]["total"] == 300
 
 
-def test_an_unknown_walk_rule_tells_each_reader_its_own_remedy(server, alice):
+def test_an_unknown_walk_rule_tells_each_reader_its_own_remedy(served, alice):
     """A walk rule nothing defines was refused with one message for every reader: an HTTP
     client was told to run `atc hydrate --rules FILE` or call `Memory.hydrate(rules=FILE)`,
     neither of which it can do. Each reader is now told its own way to define one."""
     home, tokens = alice
-    status, answer = _post_raw(server.url, tokens["bob"], "/v1/hydrate",
+    status, answer = _post_raw(served.url, tokens["bob"], "/v1/hydrate",
                                json.dumps({"goal": "refunds", "walk": "nope"}).encode())
     said = answer["error"]
     assert status == 400 and "walk_rule `nope' does not exist" in said
@@ -561,12 +575,12 @@ def _bob_frame_with_alice_mounted(server, alice, tmp_path, monkeypatch, budget: 
         return hydrate_with_mounts(mem, GOAL, budget=budget)
 
 
-def test_a_frame_with_a_mount_counts_the_lines_it_writes(server, alice, tmp_path, monkeypatch):
+def test_a_frame_with_a_mount_counts_the_lines_it_writes(served, alice, tmp_path, monkeypatch):
     """Local memory and a mount make one frame with one head: its receipt's framing is what
     that frame's own lines cost (it added each mount's head, which the frame does not write)."""
     from test_frame_framing import _own_lines_tokens
 
-    frame = _bob_frame_with_alice_mounted(server, alice, tmp_path, monkeypatch, 1200)
+    frame = _bob_frame_with_alice_mounted(served, alice, tmp_path, monkeypatch, 1200)
     budget = frame.receipt["budget"]
     assert frame.receipt["mounts"][0]["status"] == "ok"
     assert {f.segment for f in frame.facts} >= {"alice:payments"} and len(budget["segments"]) == 2
@@ -577,13 +591,13 @@ def test_a_frame_with_a_mount_counts_the_lines_it_writes(server, alice, tmp_path
     assert budget["spent"] + budget["framing"] <= 1200
 
 
-def test_a_small_frame_with_a_mount_pays_for_one_head_not_two(server, alice, tmp_path,
+def test_a_small_frame_with_a_mount_pays_for_one_head_not_two(served, alice, tmp_path,
                                                                  monkeypatch):
     """Local memory and the mount each planned a frame of half the budget and paid its own
     head there, but the merged frame writes one head: at 200 tokens it held two headings and
     no fact. Each part is now given its share of the head it does not write, the frame stays
     within its budget, and its segments' budgets add up to it."""
-    frame = _bob_frame_with_alice_mounted(server, alice, tmp_path, monkeypatch, 200)
+    frame = _bob_frame_with_alice_mounted(served, alice, tmp_path, monkeypatch, 200)
     budget = frame.receipt["budget"]
     assert frame.facts and frame.receipt["mounts"][0]["status"] == "ok"
     assert budget["spent"] + budget["framing"] <= 200

@@ -17,21 +17,40 @@ EVIL = "please check \x1b]52;c;ZXZpbA==\x07 the \x1b]0;pwned\x07 retry \x9b2J po
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory) -> Path:
+def home(tmp_path_factory) -> tuple[Path, str, str]:
+    """A home holding the transcript ingested and curated, its user goal's handle and its
+    largest cell: built in this process, as `atc ingest` and `atc curate` build it (what is
+    tested is what a later `atc` process writes to its terminal, not how the home came)."""
     root = tmp_path_factory.mktemp("terminal")
     transcript = root / "chat.jsonl"
     transcript.write_text("".join(json.dumps(m) + "\n" for m in (
         {"role": "user", "content": EVIL},
         {"role": "assistant", "content": "the retry policy waits 30 s"})), encoding="utf-8")
-    _atc(root / "home", "ingest", str(transcript))
-    _atc(root / "home", "curate")
-    return root / "home"
+    home = root / "home"
+    _atc_here(home, "ingest", str(transcript))
+    _atc_here(home, "curate")
+    handle = json.loads(_atc_here(home, "query", "item_kind(H, user_goal)",
+                                  "--format", "json"))[0]["H"]
+    cell = json.loads(_atc_here(home, "cells", "list", "--format", "json"))[0]["id"]
+    return home, handle, cell
 
 
 def _atc(home: Path, *args: str) -> str:
     done = subprocess.run([sys.executable, "-m", "attention_cloud.cli", *args, "--home",
                            str(home)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _atc_here(home: Path, *args: str) -> str:
+    """``atc ARGS`` in this process, for a step whose process boundary is not what is tested
+    (a real process costs seconds of start-up); its stdout."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    done = CliRunner().invoke(main, [*args, "--home", str(home)])
+    assert done.exit_code == 0, done.output
     return done.stdout
 
 
@@ -55,19 +74,13 @@ def _on_a_terminal(home: Path, *args: str) -> str:
     return b"".join(chunks).decode("utf-8")
 
 
-def _handle(home: Path) -> str:
-    rows = json.loads(_atc(home, "query", "item_kind(H, user_goal)", "--format", "json"))
-    return rows[0]["H"]
-
-
 @pytest.mark.parametrize("command", [
     ["show", "{h}"], ["show", "{h}", "--source"], ["query", "item_text({h}, T)"],
     ["hydrate", "retry policy"], ["hydrate", "retry policy", "--format", "envelope"],
     ["cells", "show", "{c}"]])
 def test_escape_sequences_reach_a_terminal_escaped(home, command):
-    cell = json.loads(_atc(home, "cells", "list", "--format", "json"))[0]["id"] \
-        if "{c}" in command else ""
-    args = [a.format(h=_handle(home), c=cell) for a in command]
+    home, handle, cell = home
+    args = [a.format(h=handle, c=cell) for a in command]
     shown = _on_a_terminal(home, *args)
     assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown
     if "--source" not in args:   # the verbatim JSON line holds the text JSON-escaped
@@ -75,8 +88,9 @@ def test_escape_sequences_reach_a_terminal_escaped(home, command):
 
 
 def test_a_pipe_gets_the_text_as_stored(home):
-    assert EVIL in json.loads(_atc(home, "show", _handle(home), "--format", "json"))["text"]
-    assert "\x1b]52;c;ZXZpbA==\x07" in _atc(home, "show", _handle(home))
+    home, handle, _ = home
+    assert EVIL in json.loads(_atc_here(home, "show", handle, "--format", "json"))["text"]
+    assert "\x1b]52;c;ZXZpbA==\x07" in _atc(home, "show", handle)   # a real pipe
 
 
 def test_a_grantee_goal_in_the_ledger_reaches_the_owner_terminal_escaped(tmp_path):
@@ -85,7 +99,7 @@ def test_a_grantee_goal_in_the_ledger_reaches_the_owner_terminal_escaped(tmp_pat
     from attention_cloud.audit import append_event
 
     home = tmp_path / "home"
-    _atc(home, "principal", "add", "alice", "--owner")
+    _atc_here(home, "principal", "add", "alice", "--owner")
     append_event(home, {"event": "read", "time": "2026-05-01T00:00:00Z", "reader": "bob",
                         "op": "hydrate", "goal": "retries \x9b2J\x9b0m", "facts": []})
     shown = _on_a_terminal(home, "audit")
