@@ -29,7 +29,7 @@ porter_stem(Word, Word).
 :- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
                         home_owner/1,
                         reader_items/2, reader_records/2, reader_segments/2,
-                        reader_unseen_options/2]).
+                        reader_unseen_options/2, scope_record/2]).
 :- use_module(cells).
 :- use_module('../facts/planes').
 % Arithmetic compiled to VM instructions (this file only; the flag is scoped to it): a frame
@@ -2230,8 +2230,8 @@ bridge_weight_(0.7).
 % bridge_df_/1 + 1, each read from its record) per seed that names it cost ~1.5 ms of such a
 % frame. For a grantee only the holders they see count: records hidden from them made an
 % entity common (no bridge, and a hint that hidden records name it). Their count stops at
-% bridge_df_/1 + 1 visible holders, or after bridge_scan_/1 holders read, visible or not: an
-% entity held by more is common for everyone.
+% bridge_df_/1 + 1 visible holders; past bridge_scan_/1 holders read, it goes on among the
+% records they may see alone (reader_holders_/4), so hidden holders never make it common.
 % A person who speaks in memory (journal_speakers/1, or the first word of such a name) is no
 % such thing, however few turns write their name: "thanks, Priya" in three sessions linked
 % every seed that named her to them, and who a goal asks about the speaker prior weighs.
@@ -2272,8 +2272,32 @@ rare_entity_(Reader, E) :-
     ->  true
     ;   true
     ),
-    Count = held(Held, N),
-    Held =< Scan, N >= 2, N =< Max.
+    Count = held(Held, N0),
+    (   Held =< Scan
+    ->  N = N0
+    ;   reader_holders_(Reader, E, Max, N)
+    ),
+    N >= 2, N =< Max.
+
+% reader_holders_(+Reader, +E, +Max, -N): how many items Reader sees hold E, counted to Max + 1,
+% read from the records they may see (their kept set, else the records of the segments their
+% grants name), once the holders read passed bridge_scan_/1. Stopping there called E common
+% for them whoever held it: two holders they see beside 400 hidden ones made no bridge, which
+% told them hidden records name E. Where neither can be listed (a grant of the whole home,
+% or by a tag, an entity or a time alone, past reader_set_limit_/1 items) E stays common.
+reader_holders_(Reader, E, Max, N) :-
+    Over is Max + 1,
+    (   reader_records(Reader, Records)
+    ->  aggregate_all(count,
+                      limit(Over, ( member(X, Records), item(X), distilled(X, entity, E) )),
+                      N)
+    ;   grant_segments(Reader, Segments), Segments \== any
+    ->  aggregate_all(count,
+                      limit(Over, ( scope_record(Reader, X), item(X), distilled(X, entity, E),
+                                    readable_(Reader, X) )),
+                      N)
+    ;   N = Over
+    ).
 
 bridge_scan_(400).
 

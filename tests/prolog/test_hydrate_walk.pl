@@ -108,6 +108,49 @@ test(a_grantees_rare_entities_count_the_holders_they_see,
 
 :- end_tests(hydrate_walk).
 
+/* A named thing two records the grantee sees hold, that hundreds they cannot see hold too:
+   rare for them, as in a home without the hidden ones. The count of holders stopped at the
+   first 400 read, visible or not, and called the thing common past them: no bridge for the
+   grantee, and a sign that records hidden from them name it (the owner's frame alone may
+   find it common). Two visible holders in segment `pay`, 420 hidden ones in `sec`, read
+   first. */
+
+holder_(H, Session, Segment, Seq, item(H, src, Session, Seq, turn, user, "", "2024-01-05T10:00:00Z",
+                                       Segment, Pointer, "text", [])) :-
+    format(string(Pointer), "src:~d", [Seq]).
+
+hidden_holders :-
+    store_reset,
+    numlist(0, 419, Is),
+    findall(H, ( member(I, Is), atom_concat(x, I, H) ), Xs),
+    maplist([H, I, It]>>holder_(H, "hidden", sec, I, It), Xs, Is, Hidden),
+    holder_(v0, "seen", pay, 500, V0),
+    holder_(v1, "seen", pay, 501, V1),
+    append(Hidden, [V0, V1], Items),
+    journal_add_items(Items, _),
+    forall(member(H, [v0, v1|Xs]),
+           ladder_store([rungs(H, c, "summary", "distilled", "skeleton", t(3, 2, 1),
+                               [entity-"Halvorsen"], [H])])),
+    grants_principal_add(alice, person, true),
+    grants_principal_add(bob, person, false),
+    grants_principal_add(carol, person, false).
+
+:- begin_tests(hydrate_walk_hidden_holders, [setup(hidden_holders), cleanup(store_reset)]).
+
+test(hidden_holders_leave_a_thing_rare_for_a_reader_of_whole_segments,
+     [true(Bob-Owner == ["Halvorsen"]-[])]) :-
+    grants_grant_add(g1, bob, [segment(pay)], l2, none),
+    atc_hydrate:rare_entities_(bob, [c(v0, 1.0, relevance, 0, seed)], Bob),
+    atc_hydrate:rare_entities_(none, [c(v0, 1.0, relevance, 0, seed)], Owner).
+
+test(hidden_holders_leave_a_thing_rare_for_a_reader_with_a_kept_set,
+     [true(Carol == ["Halvorsen"])]) :-
+    grants_grant_add(g2, carol, [session("seen")], l2, none),
+    atc_grants:reader_records(carol, _),        % the set is kept: the searches read it
+    atc_hydrate:rare_entities_(carol, [c(v0, 1.0, relevance, 0, seed)], Carol).
+
+:- end_tests(hydrate_walk_hidden_holders).
+
 /* A cell holding items of two segments is adjacent in each: the central members it offers
    a segment's frame are that segment's own (one of the other segment's became this frame's
    fact while the other frame listed it past its edge). A cell's ladder is counted by the
