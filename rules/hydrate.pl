@@ -2104,12 +2104,13 @@ in_segment_(Id, Segment) :-
 % entity graph and the goal's trajectory.
 neighbour_(Settings, Id, N, W, Role) :-
     story_neighbour_(Settings.reader, Id, N, W, Role).
-neighbour_(_, Id, Other, 0.7, near) :-
-    shared_entity_(Id, Other).
+neighbour_(Settings, Id, Other, 0.7, near) :-
+    shared_entity_(Settings.reader, Id, Other).
 neighbour_(Settings, Id, Other, W, near) :-
     item_goal(Id, G), G \== "",
     W is 0.4 + 0.5 * Settings.trajectory,
-    limit(6, ( item_goal(Other, G), Other \== Id, \+ item_arc(Id, _) )).
+    \+ item_arc(Id, _),
+    first_seen_(Settings.reader, 6, Other, ( item_goal(Other, G), Other \== Id )).
 
 % story_neighbour_(+Reader, +Id, -Neighbour, -Weight, -Role)
 % An arc with several members stands in for them; a small arc contributes its members. The
@@ -2164,10 +2165,51 @@ walk_predicate_(touches_file).
 walk_predicate_(mentions).
 walk_predicate_(names).
 
-shared_entity_(Id, Other) :-
+shared_entity_(Reader, Id, Other) :-
     walk_predicate_(P),
     relation(Id, P, E),
-    limit(5, ( relation(Other, P, E), Other \== Id )).
+    first_seen_(Reader, 5, Other, ( relation(Other, P, E), Other \== Id )).
+
+% first_seen_(+Reader, +Most, ?Other, :Candidate): Other is one of the first Most records
+% Candidate gives that Reader may read. A grantee's are counted among those they see: taking
+% the first Most and then leaving out the hidden ones let records hidden from them, written
+% first, take every place (a seed touching a file 420 hidden records touch had no neighbour by
+% it), which told them such records exist. Past walk_scan_/1 candidates read they are sought
+% among the records Reader may see (reader_holders_/4's reading), so hidden ones never cost
+% more than that.
+:- meta_predicate first_seen_(+, +, ?, 0).
+first_seen_(none, Most, _, Candidate) :- !,
+    limit(Most, Candidate).
+first_seen_(Reader, Most, Other, Candidate) :-
+    walk_scan_(Scan),
+    Read = read(0),
+    findall(Other, limit(Most, ( limit(Scan, Candidate),
+                                 arg(1, Read, R0), R is R0 + 1, nb_setarg(1, Read, R),
+                                 readable_(Reader, Other) )),
+            Seen0),
+    length(Seen0, N),
+    (   N < Most, arg(1, Read, Scan), records_listed_(Reader)
+    ->  findall(Other, limit(Most, ( listed_record_(Reader, Other), Candidate )), Seen)
+    ;   Seen = Seen0
+    ),
+    member(Other, Seen).
+
+walk_scan_(400).
+
+% listed_record_(+Reader, -Record): the records Reader may see, listed: their kept set, else
+% the records of the segments their grants name that they see; none where neither can be
+% listed (records_listed_/1 fails: a grant of the whole home or by a tag, an entity or a time
+% alone, past reader_set_limit_/1 items).
+records_listed_(Reader) :-
+    (   reader_records(Reader, _) -> true ; grant_segments(Reader, Segments), Segments \== any ).
+
+listed_record_(Reader, X) :-
+    (   reader_records(Reader, Records)
+    ->  member(X, Records)
+    ;   grant_segments(Reader, Segments), Segments \== any
+    ->  scope_record(Reader, X),
+        readable_(Reader, X)
+    ).
 
 		 /*******************************
 		 *     BRIDGE: THE SECOND HOP   *
@@ -2287,14 +2329,9 @@ rare_entity_(Reader, E) :-
 % or by a tag, an entity or a time alone, past reader_set_limit_/1 items) E stays common.
 reader_holders_(Reader, E, Max, N) :-
     Over is Max + 1,
-    (   reader_records(Reader, Records)
+    (   records_listed_(Reader)
     ->  aggregate_all(count,
-                      limit(Over, ( member(X, Records), item(X), distilled(X, entity, E) )),
-                      N)
-    ;   grant_segments(Reader, Segments), Segments \== any
-    ->  aggregate_all(count,
-                      limit(Over, ( scope_record(Reader, X), item(X), distilled(X, entity, E),
-                                    readable_(Reader, X) )),
+                      limit(Over, ( listed_record_(Reader, X), item(X), distilled(X, entity, E) )),
                       N)
     ;   N = Over
     ).
