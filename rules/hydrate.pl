@@ -2175,7 +2175,7 @@ shared_entity_(Reader, Id, Other) :-
 % the first Most and then leaving out the hidden ones let records hidden from them, written
 % first, take every place (a seed touching a file 420 hidden records touch had no neighbour by
 % it), which told them such records exist. Past walk_scan_/1 candidates read they are sought
-% among the records Reader may see (reader_holders_/4's reading), so hidden ones never cost
+% among the records Reader may see (listed_record_/2), so hidden ones never cost
 % more than that.
 :- meta_predicate first_seen_(+, +, ?, 0).
 first_seen_(none, Most, _, Candidate) :- !,
